@@ -1,0 +1,86 @@
+/**
+ * Conversation messages: the OpenAI-compatible chat history the engine keeps for a session.
+ *
+ * A message may carry display-only fields under `meta` (timestamps, source sidecars, usage,
+ * notices). They are persisted with the history but stripped by `toModelMessage` before anything
+ * is sent to a model. Reasoning is never stored as content.
+ */
+
+/** One tool call the assistant made, as the OpenAI wire format spells it. */
+export interface ToolCallRecord {
+  readonly id: string;
+  readonly type: "function";
+  readonly function: { readonly name: string; readonly arguments: string };
+}
+
+/** Display-only sidecar fields: never sent to the model. */
+export interface MessageMeta {
+  readonly at?: string;
+  readonly source?: string;
+  readonly usage?: TokenUsage;
+  readonly notice?: string;
+  /** Set on an assistant message that ended in a provider error (enables `retry()`). */
+  readonly error?: string;
+  /** Set on a user message that carries untrusted channel content (a subscription wake-up). */
+  readonly untrusted?: boolean;
+  readonly [key: string]: unknown;
+}
+
+export type ConversationMessage =
+  | { readonly role: "system"; readonly content: string; readonly meta?: MessageMeta }
+  | { readonly role: "user"; readonly content: string; readonly meta?: MessageMeta }
+  | {
+      readonly role: "assistant";
+      readonly content: string | null;
+      readonly tool_calls?: readonly ToolCallRecord[];
+      readonly meta?: MessageMeta;
+    }
+  | {
+      readonly role: "tool";
+      readonly tool_call_id: string;
+      readonly content: string;
+      readonly meta?: MessageMeta;
+    };
+
+/** The shape sent to a model: the same roles with every display-only field removed. */
+export type ModelMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: ToolCallRecord[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export interface TokenUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly totalTokens: number;
+}
+
+/** Strip display-only fields so only what the model understands goes on the wire. */
+export function toModelMessage(message: ConversationMessage): ModelMessage {
+  switch (message.role) {
+    case "system":
+    case "user":
+      return { role: message.role, content: message.content };
+    case "assistant":
+      return message.tool_calls && message.tool_calls.length > 0
+        ? {
+            role: "assistant",
+            content: message.content,
+            tool_calls: message.tool_calls.map((c) => ({ ...c })),
+          }
+        : { role: "assistant", content: message.content ?? "" };
+    case "tool":
+      return { role: "tool", tool_call_id: message.tool_call_id, content: message.content };
+  }
+}
+
+/** Sum two usage records (either may be absent). */
+export function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUsage | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The contract between channel adapters and the session layer. Channels normalise platform
+ * payloads into these shapes and implement `ThreadOutput`; the session layer never imports a
+ * channel. All of these are plain serialisable data except the output interfaces.
+ */
+import type { Card, CardRef } from "../approvals/card.js";
+import type { AgentEvent } from "../engine/events.js";
+
+/** One conversation place on a platform. Serialisable: it is stored with the session. */
+export interface ThreadTarget {
+  readonly platform: string;
+  /** Slack team id / Telegram "tg" / console "local". */
+  readonly workspace: string;
+  readonly channel: string;
+  /** Slack thread_ts, Telegram forum topic id, or undefined for one session per chat. */
+  readonly thread?: string;
+  /** Platform details the renderer needs (e.g. reply-to message id, chat type). */
+  readonly extra?: Readonly<Record<string, string | number | boolean>>;
+}
+
+/** The session key for a target: platform + workspace + channel + thread. */
+export function sessionKeyOf(target: ThreadTarget): string {
+  return [target.platform, target.workspace, target.channel, target.thread ?? "-"].join(":");
+}
+
+export interface PlatformUser {
+  /** Platform user id ("U0123", "4567"). */
+  readonly id: string;
+  readonly name: string;
+}
+
+export interface InboundFile {
+  /** Workspace-relative path where the channel saved the file. */
+  readonly path: string;
+  readonly name: string;
+  readonly bytes: number;
+}
+
+export interface InboundMessage {
+  /** Every id this delivery is known by (event id, channel+ts, update id): all are deduped. */
+  readonly dedupeKeys: readonly string[];
+  readonly target: ThreadTarget;
+  readonly user: PlatformUser;
+  readonly text: string;
+  readonly files: readonly InboundFile[];
+  /** ISO time the platform says it was sent. */
+  readonly sentAt: string;
+}
+
+export type ButtonPress =
+  | {
+      readonly kind: "card";
+      readonly platform: string;
+      readonly pendingId: string;
+      readonly action: string;
+      readonly user: PlatformUser;
+    }
+  | {
+      readonly kind: "control";
+      readonly control: "stop" | "retry";
+      readonly target: ThreadTarget;
+      readonly user: PlatformUser;
+    };
+
+/** What a press led to; channels show refusals privately (ephemeral / alert). */
+export type PressResult =
+  | { readonly status: "accepted"; readonly message: string }
+  | {
+      readonly status: "not_allowed" | "already_decided" | "expired" | "unknown" | "invalid";
+      readonly message: string;
+    };
+
+/** Renders one running turn's events into the thread. */
+export interface TurnRenderer {
+  handle(event: AgentEvent): Promise<void>;
+  /** The turn is over (after `turn-completed`, or abandoned): flush everything. */
+  close(): Promise<void>;
+}
+
+/** A channel's handle on one thread: streams turns and posts / updates cards there. */
+export interface ThreadOutput {
+  beginTurn(info: { readonly sessionId: string; readonly turnId: string }): TurnRenderer;
+  postCard(card: Card): Promise<CardRef>;
+  updateCard(ref: CardRef, card: Card): Promise<void>;
+  /** A short standalone message (command replies, refusals, subscription notices). */
+  postText(text: string): Promise<void>;
+}
+
+/** Each channel registers one: the session layer can reach any thread, also after a restart. */
+export type ThreadOutputFactory = (target: ThreadTarget) => ThreadOutput;
