@@ -88,3 +88,24 @@ export interface ThreadOutput {
 
 /** Each channel registers one: the session layer can reach any thread, also after a restart. */
 export type ThreadOutputFactory = (target: ThreadTarget) => ThreadOutput;
+
+/** What became of an inbound message. */
+export type ReceiveResult =
+  | { readonly status: "started" | "queued" | "answered" | "command" | "duplicate" }
+  | { readonly status: "ignored"; readonly reason: string };
+
+/**
+ * The session layer as channels see it. `receive` records the message (dedupe, persist) and
+ * schedules the turn; it resolves once recorded, never when the turn ends, so platform handlers
+ * can ack at once.
+ */
+export interface ConversationService {
+  registerOutput(platform: string, factory: ThreadOutputFactory): void;
+  receive(message: InboundMessage): Promise<ReceiveResult>;
+  press(press: ButtonPress): Promise<PressResult>;
+  /**
+   * A control command (slash command or its text form): stop, new, mode <m>, model <name>,
+   * status, grants [revoke], approve <id>, deny <id>. Resolves with the reply text to show.
+   */
+  command(target: ThreadTarget, user: PlatformUser, name: string, args: readonly string[]): Promise<string>;
+}
