@@ -1,0 +1,64 @@
+/**
+ * Backend: what each storage engine (SQLite, Redis, Postgres, memory) hands the store — one keyv
+ * instance per namespace, an optional atomic insert, a health probe and a close.
+ */
+import { type DeserializedData, Keyv, type KeyvStoreAdapter } from "keyv";
+import type { StoreNamespace } from "../store.js";
+
+/** One opened storage engine. */
+export interface Backend {
+  /** The keyv instance holding this namespace's keys. */
+  keyv(namespace: StoreNamespace): Keyv;
+  /**
+   * Atomic write-if-absent across processes, when the engine has one (Redis SET NX). Backends
+   * without it get the store's in-process get-then-set under a per-key mutex.
+   */
+  insertIfAbsent?(
+    namespace: StoreNamespace,
+    key: string,
+    serialized: string,
+    ttlMs?: number,
+  ): Promise<boolean>;
+  /** One real round trip to the engine; throws when it does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Reports background errors (lost connections, failed reconnects) that no caller is awaiting. */
+export type ErrorSink = (error: unknown) => void;
+
+/**
+ * Serialise an entry exactly as the store's keyv instances do (plain JSON: values must be
+ * JSON-compatible), so an atomic insert writes what a later `get` reads.
+ */
+export function serializeEntry(entry: DeserializedData<unknown>): string {
+  return JSON.stringify(entry);
+}
+
+function deserializeEntry<T>(text: string): DeserializedData<T> {
+  return JSON.parse(text) as DeserializedData<T>;
+}
+
+/**
+ * A keyv instance over `store` for one namespace. `prefixKeys: false` when the adapter prefixes
+ * keys itself (Redis); otherwise keyv writes `<namespace>:<key>`, which lets several namespaces
+ * share one adapter (one SQLite connection, one table). Errors are thrown to the caller rather
+ * than swallowed, so a failed write is never mistaken for success.
+ */
+export function namespacedKeyv(
+  store: KeyvStoreAdapter | Map<string, unknown>,
+  namespace: StoreNamespace,
+  prefixKeys: boolean,
+  onError: ErrorSink,
+): Keyv {
+  const keyv = new Keyv({
+    store,
+    namespace,
+    useKeyPrefix: prefixKeys,
+    throwOnErrors: true,
+    serialize: serializeEntry,
+    deserialize: deserializeEntry,
+  });
+  keyv.on("error", onError);
+  return keyv;
+}

@@ -1,0 +1,20 @@
+/**
+ * Memory backend: keyv's in-memory Map, for unit tests of other modules. Nothing survives the
+ * process; values are still JSON round-tripped like every other backend.
+ */
+import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
+import { type Backend, type ErrorSink, namespacedKeyv } from "./backend.js";
+
+/** Open an empty in-memory backend; all namespaces share one Map with prefixed keys. */
+export function openMemoryBackend(onError: ErrorSink): Backend {
+  const map = new Map<string, unknown>();
+  const spaces = new Map(STORE_NAMESPACES.map((ns) => [ns, namespacedKeyv(map, ns, true, onError)] as const));
+  return {
+    keyv: (namespace: StoreNamespace) => spaces.get(namespace)!,
+    // Nothing to reach: the Map lives in this process (a closed store is reported by the store).
+    ping: async () => undefined,
+    close: async () => {
+      map.clear();
+    },
+  };
+}

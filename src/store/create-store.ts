@@ -1,0 +1,95 @@
+/**
+ * createStore: opens the configured backend (embedded SQLite by default, Redis, Postgres or an
+ * in-memory Map) and exposes it as the Store contract — one KeyValueSpace per namespace.
+ */
+import { mkdir } from "node:fs/promises";
+import type { Backend, ErrorSink } from "./backends/backend.js";
+import { KeyedMutex } from "./key-mutex.js";
+import { KeyvSpace } from "./keyv-space.js";
+import { STORE_NAMESPACES, type KeyValueSpace, type Store, type StoreNamespace } from "./store.js";
+import { describeStoreTarget, resolveStoreTarget, type StoreTarget } from "./store-url.js";
+
+/** How long `ping()` waits for the backend before reporting it unhealthy. */
+export const PING_TIMEOUT_MS = 2_000;
+
+export interface CreateStoreOptions {
+  /** COWORKER_STORE_URL: redis://, rediss://, postgres://, postgresql:// or memory:; unset → SQLite. */
+  readonly url?: string | undefined;
+  /** COWORKER_DATA_DIR: created when missing; holds the SQLite file. */
+  readonly dataDir: string;
+  /** Background errors no caller awaits (a dropped Redis connection); default: ignored. */
+  readonly onError?: ErrorSink;
+}
+
+/**
+ * Open the store selected by `options.url`. Fails with a clear message for an unknown URL scheme
+ * or an unreachable backend; the message and `description` never contain credentials.
+ */
+export async function createStore(options: CreateStoreOptions): Promise<Store> {
+  const target = resolveStoreTarget(options.url, options.dataDir);
+  const description = describeStoreTarget(target);
+  await mkdir(options.dataDir, { recursive: true });
+  const onError = options.onError ?? (() => undefined);
+  const backend = await openBackend(target, description, onError);
+  return new KeyvStore(backend, description);
+}
+
+async function openBackend(target: StoreTarget, description: string, onError: ErrorSink): Promise<Backend> {
+  switch (target.kind) {
+    case "memory":
+      return (await import("./backends/memory.js")).openMemoryBackend(onError);
+    case "sqlite":
+      return (await import("./backends/sqlite.js")).openSqliteBackend(target.file, onError);
+    case "redis":
+      return (await import("./backends/redis.js")).openRedisBackend(target.url, description, onError);
+    case "postgres":
+      return (await import("./backends/postgres.js")).openPostgresBackend(target.url, description, onError);
+  }
+}
+
+class KeyvStore implements Store {
+  private closed = false;
+  private readonly spaces: ReadonlyMap<StoreNamespace, KeyValueSpace>;
+
+  constructor(
+    private readonly backend: Backend,
+    readonly description: string,
+  ) {
+    const context = {
+      backend,
+      mutex: new KeyedMutex(),
+      assertOpen: () => {
+        if (this.closed) throw new Error(`store ${description} is closed`);
+      },
+    };
+    this.spaces = new Map(STORE_NAMESPACES.map((ns) => [ns, new KeyvSpace(ns, context)] as const));
+  }
+
+  space(namespace: StoreNamespace): KeyValueSpace {
+    const space = this.spaces.get(namespace);
+    if (!space)
+      throw new Error(`unknown store namespace "${namespace}"; known: ${STORE_NAMESPACES.join(", ")}`);
+    return space;
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.closed) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([this.backend.ping().then(() => true), timeout]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.backend.close();
+  }
+}
