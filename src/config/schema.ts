@@ -1,0 +1,205 @@
+/**
+ * The configuration schema: every section, key and default of config/coworker.yaml. Keys are
+ * snake_case in YAML and in the parsed `CoworkerConfig` alike. Every object is strict, so an
+ * unknown key (a typo) is an error rather than silently ignored.
+ */
+import { z } from "zod";
+import type { ToolCategory } from "../engine/events.js";
+import { permissionModeSchema } from "../engine/modes.js";
+
+const MB = 1024 * 1024;
+
+const positiveInt = z.number().int().positive();
+const nonNegativeInt = z.number().int().nonnegative();
+const port = z.number().int().min(0).max(65_535);
+const nonEmpty = z.string().trim().min(1, "must not be empty");
+const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+const urlPath = z.string().regex(/^\/\S*$/, "must start with /");
+/** Platform ids may be written as numbers in YAML (Telegram user ids); they are kept as strings. */
+const idList = z.array(z.union([nonEmpty, z.number().int()]).transform((id) => String(id))).default([]);
+const stringMap = z.record(z.string(), z.string()).default({});
+
+const TOOL_CATEGORIES = [
+  "read",
+  "write",
+  "exec",
+  "network",
+  "interactive",
+  "messaging",
+] as const satisfies readonly ToolCategory[];
+
+const modelSchema = z.strictObject({
+  base_url: httpUrl.optional(),
+  api_key: nonEmpty.optional(),
+  name: nonEmpty.default("gpt-4o-mini"),
+  stall_timeout_s: positiveInt.default(60),
+  max_retries: nonNegativeInt.default(3),
+  max_output_tokens: positiveInt.optional(),
+});
+
+const agentSchema = z.strictObject({
+  mode: permissionModeSchema.default("interactive"),
+  max_steps: positiveInt.default(30),
+  queue_mode: z.enum(["steer", "followup"]).default("steer"),
+  rules: z.string().default(""),
+  memory: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
+  tool_result_max_chars: positiveInt.default(20_000),
+});
+
+const workspaceSchema = z.strictObject({
+  root: nonEmpty.default("./workspace"),
+  extra_roots: z.array(nonEmpty).default([]),
+});
+
+const runCommandSchema = z
+  .strictObject({
+    default_timeout_s: positiveInt.default(120),
+    max_timeout_s: positiveInt.default(600),
+    output_max_chars: positiveInt.default(30_000),
+  })
+  .refine((value) => value.default_timeout_s <= value.max_timeout_s, {
+    message: "default_timeout_s must not exceed max_timeout_s",
+    path: ["default_timeout_s"],
+  });
+
+const webFetchSchema = z.strictObject({
+  allow_private: z.boolean().default(false),
+  max_bytes: positiveInt.default(2_000_000),
+  timeout_s: positiveInt.default(20),
+});
+
+/** One MCP server as written in YAML: a stdio command or a remote URL, never both. */
+const mcpServerInput = z
+  .strictObject({
+    command: nonEmpty.optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    url: httpUrl.optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    risk: z.enum(TOOL_CATEGORIES).optional(),
+  })
+  .superRefine((server, ctx) => {
+    if ((server.command === undefined) === (server.url === undefined)) {
+      ctx.addIssue({ code: "custom", message: "set exactly one of `command` (stdio) or `url` (HTTP)" });
+    }
+    if (server.url !== undefined && (server.args !== undefined || server.env !== undefined)) {
+      ctx.addIssue({ code: "custom", message: "`args` and `env` apply only to a stdio `command` server" });
+    }
+    if (server.command !== undefined && server.headers !== undefined) {
+      ctx.addIssue({ code: "custom", message: "`headers` apply only to a `url` server" });
+    }
+  });
+
+/** A validated MCP server: stdio child process or streamable-HTTP endpoint. */
+export type McpServerConfig =
+  | {
+      readonly transport: "stdio";
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly env: Readonly<Record<string, string>>;
+      readonly risk?: ToolCategory;
+    }
+  | {
+      readonly transport: "http";
+      readonly url: string;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly risk?: ToolCategory;
+    };
+
+const mcpServerSchema = mcpServerInput.transform((server): McpServerConfig => {
+  const risk = server.risk === undefined ? {} : { risk: server.risk };
+  return server.url !== undefined
+    ? { transport: "http", url: server.url, headers: server.headers ?? {}, ...risk }
+    : {
+        transport: "stdio",
+        command: server.command ?? "",
+        args: server.args ?? [],
+        env: server.env ?? {},
+        ...risk,
+      };
+});
+
+const toolsSchema = z.strictObject({
+  run_command: runCommandSchema.prefault({}),
+  allowed_commands: z.array(nonEmpty).default([]),
+  hard_deny: z.array(nonEmpty).default([]),
+  web_fetch: webFetchSchema.prefault({}),
+  mcp_servers: z
+    .record(z.string().regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ or -"), mcpServerSchema)
+    .default({}),
+});
+
+const approvalsSchema = z.strictObject({
+  approvers: idList,
+  per_channel: z.record(nonEmpty, idList).default({}),
+  expire_after_h: z.number().positive().default(24),
+});
+
+const slackSchema = z.strictObject({
+  bot_token: nonEmpty.optional(),
+  app_token: nonEmpty.optional(),
+  signing_secret: nonEmpty.optional(),
+  api_url: httpUrl.default("https://slack.com/api/"),
+  http: z.strictObject({ port: port.default(3000), path: urlPath.default("/slack/events") }).prefault({}),
+  require_mention_in_threads: z.boolean().default(false),
+  allowed_users: idList,
+  allowed_channels: idList,
+  allowed_bots: idList,
+  file_max_bytes: positiveInt.default(20 * MB),
+});
+
+const telegramSchema = z.strictObject({
+  bot_token: nonEmpty.optional(),
+  api_root: httpUrl.default("https://api.telegram.org"),
+  allowed_users: idList,
+  allowed_chats: idList,
+  webhook: z
+    .strictObject({
+      url: httpUrl,
+      secret: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, "1-256 characters: letters, digits, _ or -"),
+      port: port.default(8443),
+      path: urlPath.default("/telegram/webhook"),
+    })
+    .optional(),
+  file_max_bytes: positiveInt.default(20 * MB),
+});
+
+const subscriptionsSchema = z.strictObject({
+  buffer_max_messages: positiveInt.default(500),
+  buffer_max_age_h: z.number().positive().default(168),
+  debounce_s: z.number().nonnegative().default(8),
+  max_batch: positiveInt.default(50),
+  max_wait_s: z.number().positive().default(30),
+  wake_rate_per_hour: positiveInt.default(12),
+});
+
+/** The whole configuration file. */
+export const configSchema = z.strictObject({
+  model: modelSchema.prefault({}),
+  agent: agentSchema.prefault({}),
+  workspace: workspaceSchema.prefault({}),
+  data_dir: nonEmpty.default("./data"),
+  store_url: nonEmpty.optional(),
+  tools: toolsSchema.prefault({}),
+  approvals: approvalsSchema.prefault({}),
+  sessions: z.strictObject({ max_in_memory: positiveInt.default(500) }).prefault({}),
+  slack: slackSchema.prefault({}),
+  telegram: telegramSchema.prefault({}),
+  subscriptions: subscriptionsSchema.prefault({}),
+  server: z.strictObject({ host: nonEmpty.default("127.0.0.1"), port: port.default(8080) }).prefault({}),
+  log: z
+    .strictObject({
+      level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    })
+    .prefault({}),
+});
+
+/** Recursively readonly plain data. */
+export type DeepReadonly<T> = T extends (infer E)[]
+  ? readonly DeepReadonly<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+/** The validated, frozen configuration (paths already resolved to absolute by `loadConfig`). */
+export type CoworkerConfig = DeepReadonly<z.output<typeof configSchema>>;

@@ -1,0 +1,88 @@
+/**
+ * Secret hygiene shared by logging, config errors and doctor output: which keys hold secrets,
+ * a scrubber for token-shaped strings (Slack, OpenAI, Telegram, bearer headers, URL passwords),
+ * and a deep redactor for structured data.
+ */
+
+/** Replacement text for a hidden value. */
+export const REDACTED = "[redacted]";
+
+const SECRET_KEY =
+  /token|secret|password|passwd|authorization|cookie|credential|api[-_]?key|private[-_]?key/i;
+
+/** Whether a property name holds a secret (`bot_token`, `apiKey`, `Authorization`, …). */
+export function isSecretKey(name: string): boolean {
+  return SECRET_KEY.test(name);
+}
+
+interface Pattern {
+  readonly re: RegExp;
+  readonly replace: string;
+}
+
+const PATTERNS: readonly Pattern[] = [
+  // Slack bot / user / app / config tokens.
+  { re: /\b(xox[abposre]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]{6,}/g, replace: `$1-${REDACTED}` },
+  // OpenAI-style keys, including sk-proj- and OpenRouter's sk-or-.
+  { re: /\bsk-[A-Za-z0-9_-]{12,}/g, replace: `sk-${REDACTED}` },
+  // Telegram bot tokens, bare or inside an API URL (`/bot123:abc/`).
+  { re: /\b(bot)?\d{5,12}:[A-Za-z0-9_-]{30,}/g, replace: `$1${REDACTED}` },
+  // Authorization header values.
+  { re: /\b(Bearer|Basic|Bot)\s+[A-Za-z0-9._~+/=:-]{8,}/gi, replace: `$1 ${REDACTED}` },
+  // Passwords in URLs (redis://:pw@host, postgres://user:pw@host).
+  { re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]+@/gi, replace: `$1:${REDACTED}@` },
+];
+
+/** Replace token-shaped substrings with `[redacted]`, keeping a recognisable prefix. */
+export function scrubSecrets(text: string): string {
+  let out = text;
+  for (const { re, replace } of PATTERNS) out = out.replace(re, replace);
+  return out;
+}
+
+const MAX_DEPTH = 8;
+
+/**
+ * A copy of `value` in which every secret-named string property is `[redacted]` and every other
+ * string is scrubbed (numbers such as `max_output_tokens` stay readable). Errors, dates and other class instances are left for their serializers.
+ */
+export function redactDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return scrubSecrets(value);
+  if (value === null || typeof value !== "object" || depth >= MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth + 1));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = isSecretKey(key) && typeof item === "string" ? REDACTED : redactDeep(item, depth + 1);
+  }
+  return out;
+}
+
+const SECRET_FIELDS = [
+  "token",
+  "bot_token",
+  "botToken",
+  "app_token",
+  "appToken",
+  "api_key",
+  "apiKey",
+  "signing_secret",
+  "signingSecret",
+  "secret",
+  "password",
+  "authorization",
+  "Authorization",
+  "cookie",
+];
+
+/** pino `redact` paths: the secret fields at the top level, one level down and in request headers. */
+export const REDACT_PATHS: readonly string[] = [
+  ...SECRET_FIELDS,
+  ...SECRET_FIELDS.map((field) => `*.${field}`),
+  "headers.authorization",
+  "req.headers.authorization",
+  "req.headers.cookie",
+  "*.headers.authorization",
+  "*.headers.Authorization",
+];
