@@ -1,0 +1,108 @@
+/**
+ * edit_file {path, old_text, new_text}: replace one exact, unique occurrence of old_text. Not
+ * found and found-more-than-once are clear errors; the approval card shows the unified diff.
+ */
+import { writeFile } from "node:fs/promises";
+import { z } from "zod";
+import { defineTool, fail, ok, type ToolPreview } from "../tool.js";
+import { DEFAULT_DIFF_PREVIEW_CHARS, unifiedDiff } from "./diff-preview.js";
+import { fileErrorMessage } from "./fs-errors.js";
+import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
+import { readTextFile } from "./text-file.js";
+import type { WorkspacePaths } from "./workspace-paths.js";
+
+/** Dependencies of edit_file. */
+export interface EditFileOptions {
+  readonly paths: WorkspacePaths;
+  readonly maxPreviewChars?: number;
+  readonly maxFileBytes?: number;
+}
+
+const editFileSchema = z.object({
+  path: z.string().min(1).describe("File path, relative to the workspace root"),
+  old_text: z.string().describe("Exact text to replace; must occur exactly once in the file"),
+  new_text: z.string().describe("Replacement text"),
+});
+
+type EditArgs = z.infer<typeof editFileSchema>;
+
+/** The outcome of planning an edit on a file's text. */
+export type PlannedEdit =
+  | { readonly ok: true; readonly after: string; readonly line: number }
+  | { readonly ok: false; readonly error: string };
+
+/** Count occurrences of `needle` (non-overlapping) in `haystack`. */
+function countOccurrences(haystack: string, needle: string): number {
+  let count = 0;
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) {
+    count += 1;
+  }
+  return count;
+}
+
+/** Apply an exact unique replacement to `before`, or explain why it cannot be applied. */
+export function planEdit(before: string, args: EditArgs, shownPath: string): PlannedEdit {
+  if (args.old_text === "") return { ok: false, error: "old_text is empty; give the exact text to replace" };
+  if (args.old_text === args.new_text) return { ok: false, error: "old_text and new_text are identical" };
+  const count = countOccurrences(before, args.old_text);
+  if (count === 0) {
+    return {
+      ok: false,
+      error: `old_text was not found in ${shownPath}; it must match exactly, including whitespace and indentation (read_file shows the current text)`,
+    };
+  }
+  if (count > 1) {
+    return {
+      ok: false,
+      error: `old_text was found ${count} times in ${shownPath}; include more surrounding lines so it matches exactly once`,
+    };
+  }
+  const at = before.indexOf(args.old_text);
+  const after = before.slice(0, at) + args.new_text + before.slice(at + args.old_text.length);
+  return { ok: true, after, line: before.slice(0, at).split("\n").length };
+}
+
+/** Build the edit_file tool. */
+export function createEditFileTool(options: EditFileOptions) {
+  const maxPreviewChars = options.maxPreviewChars ?? DEFAULT_DIFF_PREVIEW_CHARS;
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  return defineTool({
+    name: "edit_file",
+    description:
+      "Replace one exact occurrence of old_text with new_text in a file. old_text must match " +
+      "exactly once (whitespace included); add surrounding lines to make it unique.",
+    inputSchema: editFileSchema,
+    category: "write",
+    risk: "medium",
+    concurrent: false,
+    grantKey: "path",
+    async execute(args) {
+      let shown = args.path;
+      try {
+        const file = await options.paths.resolve(args.path);
+        shown = file.display;
+        const before = await readTextFile(file.absolute, shown, maxFileBytes);
+        const edit = planEdit(before, args, shown);
+        if (!edit.ok) return fail(edit.error);
+        await writeFile(file.absolute, edit.after, "utf8");
+        return ok(`Edited ${shown} at line ${edit.line}.`, [shown]);
+      } catch (error) {
+        return fail(fileErrorMessage(error, shown));
+      }
+    },
+    async preview(args): Promise<ToolPreview> {
+      try {
+        const file = await options.paths.resolve(args.path);
+        const before = await readTextFile(file.absolute, file.display, maxFileBytes);
+        const edit = planEdit(before, args, file.display);
+        if (!edit.ok) return { summary: `Edit ${file.display} — will fail: ${edit.error}` };
+        return {
+          summary: `Edit ${file.display} at line ${edit.line}`,
+          detail: { kind: "diff", text: unifiedDiff(file.display, before, edit.after, maxPreviewChars) },
+        };
+      } catch (error) {
+        return { summary: `Edit ${args.path} — will fail: ${fileErrorMessage(error, args.path)}` };
+      }
+    },
+  });
+}

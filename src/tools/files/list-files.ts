@@ -1,0 +1,105 @@
+/**
+ * list_files {path?, depth?}: a depth-limited listing of a workspace directory (directories end
+ * in "/", symlinks show "@" and are not followed), skipping node_modules and .git, capped.
+ */
+import type { Dirent } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { defineTool, fail, ok } from "../tool.js";
+import { fileErrorMessage } from "./fs-errors.js";
+import type { WorkspacePaths } from "./workspace-paths.js";
+
+/** Directory names never descended into or listed by the workspace tools. */
+export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(["node_modules", ".git"]);
+
+/** Limits for list_files. */
+export interface ListFilesOptions {
+  readonly paths: WorkspacePaths;
+  /** Most entries listed (default 500). */
+  readonly maxEntries?: number;
+  /** Depth used when none is given (default 2) and the deepest allowed (default 8). */
+  readonly defaultDepth?: number;
+  readonly maxDepth?: number;
+}
+
+const listFilesSchema = z.object({
+  path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Directory, relative to the workspace root (default: the root)"),
+  depth: z.number().int().min(1).optional().describe("How many levels to descend (default 2)"),
+});
+
+/** Locale-independent name order (by UTF-16 code units), the same on every machine. */
+export function compareNames(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+function entryLabel(entry: Dirent): string {
+  if (entry.isSymbolicLink()) return `${entry.name}@`;
+  if (entry.isDirectory()) return `${entry.name}/`;
+  return entry.name;
+}
+
+/** Build the list_files tool. */
+export function createListFilesTool(options: ListFilesOptions) {
+  const maxEntries = options.maxEntries ?? 500;
+  const defaultDepth = options.defaultDepth ?? 2;
+  const maxDepth = options.maxDepth ?? 8;
+  return defineTool({
+    name: "list_files",
+    description:
+      "List files and directories in the workspace (directories end in '/', symlinks in '@'), " +
+      "descending `depth` levels. node_modules and .git are skipped.",
+    inputSchema: listFilesSchema,
+    category: "read",
+    risk: "low",
+    concurrent: true,
+    async execute(args) {
+      const requested = args.path ?? ".";
+      let shown = requested;
+      try {
+        const dir = await options.paths.resolve(requested);
+        shown = dir.display;
+        if (!(await stat(dir.absolute)).isDirectory()) {
+          return fail(`${shown} is a file, not a directory; use read_file to read it.`);
+        }
+        const depth = Math.min(args.depth ?? defaultDepth, maxDepth);
+        const lines: string[] = [];
+        let omitted = 0;
+        const walk = async (absolute: string, relative: string, level: number): Promise<void> => {
+          const entries = (await readdir(absolute, { withFileTypes: true }))
+            .filter((entry) => !SKIPPED_DIRECTORIES.has(entry.name))
+            .sort(compareNames);
+          for (const entry of entries) {
+            if (lines.length >= maxEntries) {
+              omitted += 1;
+              continue;
+            }
+            const label = entryLabel(entry);
+            lines.push(`${relative ? `${relative}/` : ""}${label}`);
+            if (entry.isDirectory() && level + 1 < depth) {
+              await walk(
+                path.join(absolute, entry.name),
+                relative ? `${relative}/${entry.name}` : entry.name,
+                level + 1,
+              );
+            }
+          }
+        };
+        await walk(dir.absolute, "", 0);
+        if (lines.length === 0) return ok(`${shown} is empty.`);
+        const header = `${shown === "." ? "workspace root" : shown}:`;
+        const footer =
+          omitted > 0
+            ? `\n… at least ${omitted} more entries not shown; list a subdirectory or use a lower depth.`
+            : "";
+        return ok(`${header}\n${lines.join("\n")}${footer}`);
+      } catch (error) {
+        return fail(fileErrorMessage(error, shown));
+      }
+    },
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * read_file {path, offset?, limit?}: a workspace text file with line numbers, paged for large
+ * files (a marker says how many lines remain and which offset continues); binary files refused.
+ */
+import { z } from "zod";
+import { defineTool, fail, ok } from "../tool.js";
+import { fileErrorMessage } from "./fs-errors.js";
+import { readTextFile, splitLines } from "./text-file.js";
+import type { WorkspacePaths } from "./workspace-paths.js";
+
+/** Limits for read_file. */
+export interface ReadFileOptions {
+  readonly paths: WorkspacePaths;
+  /** Lines returned when no limit is given, and the largest limit accepted (default 2000). */
+  readonly maxLines?: number;
+  /** Longer lines are cut with a marker (default 2000 characters). */
+  readonly maxLineChars?: number;
+  /** Files above this size are refused (default 20 MB). */
+  readonly maxFileBytes?: number;
+}
+
+export const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;
+
+const readFileSchema = z.object({
+  path: z.string().min(1).describe("File path, relative to the workspace root"),
+  offset: z.number().int().min(1).optional().describe("First line to show (1-based, default 1)"),
+  limit: z.number().int().min(1).optional().describe("How many lines to show"),
+});
+
+/** Render lines `cat -n` style, starting at line number `first`. */
+export function numberLines(lines: readonly string[], first: number, maxLineChars: number): string {
+  const width = String(first + lines.length - 1).length;
+  return lines
+    .map((line, index) => {
+      const shown =
+        line.length > maxLineChars
+          ? `${line.slice(0, maxLineChars)}… [line cut, ${line.length - maxLineChars} more characters]`
+          : line;
+      return `${String(first + index).padStart(width, " ")}\t${shown}`;
+    })
+    .join("\n");
+}
+
+/** Build the read_file tool. */
+export function createReadFileTool(options: ReadFileOptions) {
+  const maxLines = options.maxLines ?? 2000;
+  const maxLineChars = options.maxLineChars ?? 2000;
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  return defineTool({
+    name: "read_file",
+    description:
+      "Read a text file from the workspace. Lines are numbered; large files come in pages — " +
+      "pass offset (1-based line) and limit to read further. Binary files are refused.",
+    inputSchema: readFileSchema,
+    category: "read",
+    risk: "low",
+    concurrent: true,
+    async execute(args) {
+      let shown = args.path;
+      try {
+        const file = await options.paths.resolve(args.path);
+        shown = file.display;
+        const lines = splitLines(await readTextFile(file.absolute, shown, maxFileBytes));
+        if (lines.length === 0) return ok(`${shown} is empty.`);
+        const first = args.offset ?? 1;
+        if (first > lines.length) {
+          return fail(`${shown} has ${lines.length} lines; offset ${first} is past the end.`);
+        }
+        const count = Math.min(args.limit ?? maxLines, maxLines);
+        const page = lines.slice(first - 1, first - 1 + count);
+        const next = first + page.length;
+        const remaining = lines.length - (next - 1);
+        const marker = remaining > 0 ? `\n… ${remaining} more lines, use offset=${next} to continue.` : "";
+        return ok(numberLines(page, first, maxLineChars) + marker);
+      } catch (error) {
+        return fail(fileErrorMessage(error, shown));
+      }
+    },
+  });
+}

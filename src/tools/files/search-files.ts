@@ -1,0 +1,100 @@
+/**
+ * search_files {pattern, path?, glob?}: regex search across the workspace, answered by ripgrep
+ * when it is on PATH and by a JS walk otherwise; results are capped with a marker.
+ */
+import { z } from "zod";
+import { defineTool, fail, ok } from "../tool.js";
+import { fileErrorMessage } from "./fs-errors.js";
+import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
+import {
+  RipgrepMissingError,
+  type SearchMatch,
+  type SearchQuery,
+  SearchQueryError,
+  searchWithJs,
+  searchWithRipgrep,
+} from "./search-backends.js";
+import type { WorkspacePaths } from "./workspace-paths.js";
+
+/** Limits and engine choice for search_files. */
+export interface SearchFilesOptions {
+  readonly paths: WorkspacePaths;
+  /** Most matches returned (default 200). */
+  readonly maxResults?: number;
+  /** Matching lines are cut to this length (default 300). */
+  readonly maxLineChars?: number;
+  /** false forces the JS engine even when rg is installed (default true). */
+  readonly useRipgrep?: boolean;
+  /** The ripgrep binary (default "rg", looked up on PATH). */
+  readonly ripgrepCommand?: string;
+  /** Larger files are skipped by the JS engine (default 20 MB). */
+  readonly maxFileBytes?: number;
+}
+
+const searchFilesSchema = z.object({
+  pattern: z.string().min(1).describe("Regular expression to search for"),
+  path: z.string().min(1).optional().describe("Directory or file to search (default: the workspace root)"),
+  glob: z.string().min(1).optional().describe("Only files matching this glob, e.g. '*.ts' or 'src/**/*.md'"),
+});
+
+/** Build the search_files tool. */
+export function createSearchFilesTool(options: SearchFilesOptions) {
+  const maxResults = options.maxResults ?? 200;
+  const maxLineChars = options.maxLineChars ?? 300;
+  let ripgrepAvailable = options.useRipgrep ?? true;
+
+  const run = async (query: SearchQuery): Promise<SearchMatch[]> => {
+    if (ripgrepAvailable) {
+      try {
+        return await searchWithRipgrep(query, options.ripgrepCommand);
+      } catch (error) {
+        if (!(error instanceof RipgrepMissingError)) throw error;
+        ripgrepAvailable = false;
+      }
+    }
+    return searchWithJs(query);
+  };
+
+  return defineTool({
+    name: "search_files",
+    description:
+      "Search file contents in the workspace with a regular expression. Returns matching lines " +
+      "as path:line: text. Narrow with path (a directory or file) and glob (e.g. '*.py').",
+    inputSchema: searchFilesSchema,
+    category: "read",
+    risk: "low",
+    concurrent: true,
+    async execute(args, context) {
+      const requested = args.path ?? ".";
+      let shown = requested;
+      try {
+        const target = await options.paths.resolve(requested);
+        shown = target.display;
+        const matches = await run({
+          pattern: args.pattern,
+          target: target.absolute,
+          glob: args.glob,
+          limit: maxResults,
+          maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+          signal: context.signal,
+        });
+        if (matches.length === 0) return ok(`No matches for /${args.pattern}/ in ${shown}.`);
+        const lines = await Promise.all(
+          matches.slice(0, maxResults).map(async (match) => {
+            const text =
+              match.text.length > maxLineChars ? `${match.text.slice(0, maxLineChars)}…` : match.text;
+            return `${await options.paths.display(match.file)}:${match.line}: ${text}`;
+          }),
+        );
+        const more =
+          matches.length > maxResults
+            ? `\n… more matches not shown (first ${maxResults} listed); narrow the pattern, path or glob.`
+            : "";
+        return ok(lines.join("\n") + more);
+      } catch (error) {
+        if (error instanceof SearchQueryError) return fail(`search failed: ${error.message}`);
+        return fail(fileErrorMessage(error, shown));
+      }
+    },
+  });
+}

@@ -1,0 +1,56 @@
+/**
+ * Reading workspace files as text: binary detection (NUL bytes in the first block, or bytes that
+ * are not valid UTF-8) and a size ceiling, shared by read_file, edit_file and search's fallback.
+ */
+import { readFile, stat } from "node:fs/promises";
+
+/** How many leading bytes are checked for NUL (git uses the same heuristic). */
+const NUL_SCAN_BYTES = 8000;
+
+/** The outcome of decoding a file's bytes. */
+export type DecodedText =
+  | { readonly kind: "text"; readonly text: string }
+  | { readonly kind: "binary"; readonly reason: string };
+
+/** Decode bytes as UTF-8 text, or say why they look binary. */
+export function decodeText(bytes: Uint8Array): DecodedText {
+  const scanned = bytes.subarray(0, NUL_SCAN_BYTES);
+  if (scanned.includes(0)) return { kind: "binary", reason: "it contains NUL bytes" };
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+    return { kind: "text", text };
+  } catch {
+    return { kind: "binary", reason: "it is not valid UTF-8 text" };
+  }
+}
+
+/** Thrown when a file cannot be treated as text. */
+export class NotTextError extends Error {
+  override readonly name = "NotTextError";
+}
+
+/** Read a whole file as text; throws NotTextError for binary or oversized files. */
+export async function readTextFile(absolute: string, shownPath: string, maxBytes: number): Promise<string> {
+  const info = await stat(absolute);
+  if (info.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+  if (info.size > maxBytes) {
+    throw new NotTextError(
+      `${shownPath} is ${info.size} bytes, over the ${maxBytes}-byte limit for text tools; use search_files or run_command (head, sed -n) to look at parts of it`,
+    );
+  }
+  const decoded = decodeText(await readFile(absolute));
+  if (decoded.kind === "binary") {
+    throw new NotTextError(
+      `${shownPath} looks like a binary file (${decoded.reason}); refusing to read it as text`,
+    );
+  }
+  return decoded.text;
+}
+
+/** Split text into lines without inventing a trailing empty line for a final newline. */
+export function splitLines(text: string): string[] {
+  if (text === "") return [];
+  const lines = text.split(/\r?\n/);
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}

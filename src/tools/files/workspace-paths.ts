@@ -1,0 +1,122 @@
+/**
+ * Workspace confinement: every path a tool touches resolves (realpath, following symlinks, also
+ * for files that do not exist yet) inside the workspace root or one of the configured extra roots.
+ * `..`, absolute paths elsewhere, symlinks pointing out and dangling symlinks whose target lies
+ * outside are refused with an error naming the allowed roots.
+ */
+import { lstat, readlink, realpath } from "node:fs/promises";
+import path from "node:path";
+
+/** Where tools may read and write. */
+export interface WorkspaceRootsOptions {
+  /** The session's workspace (COWORKER_WORKSPACE); relative paths resolve against it. */
+  readonly root: string;
+  /** Further directories the configuration opens to the agent. */
+  readonly extraRoots?: readonly string[];
+}
+
+/** A path that passed confinement. */
+export interface ResolvedPath {
+  /** Real absolute path (symlinks resolved). */
+  readonly absolute: string;
+  /** How to show it to the model and people: relative to the workspace root when inside it. */
+  readonly display: string;
+}
+
+/** Thrown when a path leaves the allowed roots. */
+export class PathOutsideWorkspaceError extends Error {
+  override readonly name = "PathOutsideWorkspaceError";
+}
+
+/** Resolves tool paths against the workspace, refusing anything outside the allowed roots. */
+export interface WorkspacePaths {
+  /** The configured workspace root, as given (absolute). */
+  readonly root: string;
+  /** Real paths of the workspace root (first) and the extra roots. */
+  realRoots(): Promise<readonly string[]>;
+  /** Resolve a tool argument; throws PathOutsideWorkspaceError when it escapes. */
+  resolve(input: string): Promise<ResolvedPath>;
+  /** Display form of a resolved absolute path: relative inside the workspace root, else absolute. */
+  display(absolute: string): Promise<string>;
+}
+
+const MAX_LINK_HOPS = 40;
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+/**
+ * The real path of `candidate` even when it does not exist: the nearest existing ancestor is
+ * realpath'd and the missing tail appended; a dangling symlink is followed to where it points.
+ */
+export async function realpathOfMaybeMissing(candidate: string, hops = 0): Promise<string> {
+  if (hops > MAX_LINK_HOPS) throw new PathOutsideWorkspaceError(`too many symbolic links at ${candidate}`);
+  try {
+    return await realpath(candidate);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+  const stats = await lstat(candidate).catch((error: unknown) => {
+    if (isMissing(error)) return undefined;
+    throw error;
+  });
+  if (stats?.isSymbolicLink()) {
+    const target = path.resolve(path.dirname(candidate), await readlink(candidate));
+    return realpathOfMaybeMissing(target, hops + 1);
+  }
+  const parent = path.dirname(candidate);
+  if (parent === candidate) return candidate;
+  const realParent = await realpathOfMaybeMissing(parent, hops);
+  return path.join(realParent, path.basename(candidate));
+}
+
+/** Whether `child` is `root` or lies below it (both absolute and normalised). */
+export function isInside(child: string, root: string): boolean {
+  if (child === root) return true;
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  return child.startsWith(prefix);
+}
+
+/**
+ * Confinement for one workspace root plus extra roots. The roots' real paths are computed once,
+ * on first use, so building tools stays synchronous.
+ */
+export function createWorkspacePaths(options: WorkspaceRootsOptions): WorkspacePaths {
+  const root = path.resolve(options.root);
+  const configured = [root, ...(options.extraRoots ?? []).map((extra) => path.resolve(extra))];
+  let realRoots: Promise<readonly string[]> | undefined;
+  const getRoots = (): Promise<readonly string[]> => {
+    realRoots ??= Promise.all(configured.map((dir) => realpathOfMaybeMissing(dir))).then((dirs) =>
+      Object.freeze(dirs),
+    );
+    return realRoots;
+  };
+
+  const display = async (absolute: string): Promise<string> => {
+    const workspaceRoot = (await getRoots())[0] as string;
+    if (!isInside(absolute, workspaceRoot)) return absolute;
+    return path.relative(workspaceRoot, absolute) || ".";
+  };
+
+  return Object.freeze({
+    root,
+    realRoots: getRoots,
+    display,
+    async resolve(input: string): Promise<ResolvedPath> {
+      if (input.trim() === "") throw new PathOutsideWorkspaceError("the path is empty");
+      if (input.includes("\0")) throw new PathOutsideWorkspaceError("the path contains a NUL character");
+      const roots = await getRoots();
+      const lexical = path.resolve(roots[0] as string, input);
+      const absolute = await realpathOfMaybeMissing(lexical);
+      if (!roots.some((dir) => isInside(absolute, dir))) {
+        const how = absolute === lexical ? "is" : `resolves to ${absolute}, which is`;
+        throw new PathOutsideWorkspaceError(
+          `path "${input}" ${how} outside the workspace; allowed roots: ${roots.join(", ")}`,
+        );
+      }
+      return { absolute, display: await display(absolute) };
+    },
+  });
+}

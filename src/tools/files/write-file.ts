@@ -1,0 +1,88 @@
+/**
+ * write_file {path, content}: create or overwrite a workspace text file (parent directories are
+ * created). The approval card shows a unified diff against the current content.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { defineTool, fail, ok, type ToolPreview } from "../tool.js";
+import { DEFAULT_DIFF_PREVIEW_CHARS, unifiedDiff } from "./diff-preview.js";
+import { fileErrorMessage } from "./fs-errors.js";
+import { decodeText } from "./text-file.js";
+import type { WorkspacePaths } from "./workspace-paths.js";
+
+/** Dependencies of write_file. */
+export interface WriteFileOptions {
+  readonly paths: WorkspacePaths;
+  /** Cap of the diff shown on the approval card (default 6000 characters). */
+  readonly maxPreviewChars?: number;
+}
+
+const writeFileSchema = z.object({
+  path: z.string().min(1).describe("File path, relative to the workspace root"),
+  content: z.string().describe("The complete new content of the file"),
+});
+
+/** The current text of a file: undefined when it does not exist, null when it is not text. */
+async function currentText(absolute: string): Promise<string | undefined | null> {
+  try {
+    const decoded = decodeText(await readFile(absolute));
+    return decoded.kind === "text" ? decoded.text : null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+function countLines(text: string): number {
+  if (text === "") return 0;
+  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}
+
+/** Build the write_file tool. */
+export function createWriteFileTool(options: WriteFileOptions) {
+  const maxPreviewChars = options.maxPreviewChars ?? DEFAULT_DIFF_PREVIEW_CHARS;
+  return defineTool({
+    name: "write_file",
+    description:
+      "Create a file or replace its whole content. Parent directories are created. " +
+      "For small changes to an existing file prefer edit_file.",
+    inputSchema: writeFileSchema,
+    category: "write",
+    risk: "medium",
+    concurrent: false,
+    grantKey: "path",
+    async execute(args) {
+      let shown = args.path;
+      try {
+        const file = await options.paths.resolve(args.path);
+        shown = file.display;
+        const existed = (await currentText(file.absolute)) !== undefined;
+        await mkdir(path.dirname(file.absolute), { recursive: true });
+        await writeFile(file.absolute, args.content, "utf8");
+        const size = `${countLines(args.content)} lines, ${Buffer.byteLength(args.content)} bytes`;
+        return ok(`${existed ? "Overwrote" : "Created"} ${shown} (${size}).`, [shown]);
+      } catch (error) {
+        return fail(fileErrorMessage(error, shown));
+      }
+    },
+    async preview(args): Promise<ToolPreview> {
+      try {
+        const file = await options.paths.resolve(args.path);
+        const before = await currentText(file.absolute);
+        if (before === null) {
+          return {
+            summary: `Replace binary file ${file.display} with ${countLines(args.content)} lines of text`,
+          };
+        }
+        const verb = before === undefined ? "Create" : "Overwrite";
+        return {
+          summary: `${verb} ${file.display} (${countLines(args.content)} lines)`,
+          detail: { kind: "diff", text: unifiedDiff(file.display, before, args.content, maxPreviewChars) },
+        };
+      } catch (error) {
+        return { summary: `Write ${args.path} — will fail: ${fileErrorMessage(error, args.path)}` };
+      }
+    },
+  });
+}
