@@ -1,0 +1,133 @@
+/**
+ * Session grants: the standing "always" answers a person gave during a session (always this
+ * tool, always this exact command, always this domain, read-only shell commands for the session).
+ *
+ * A GrantSet is the live, mutable set the permission engine consults; listeners hear every change
+ * so sessions can persist it. Grants are validated at the boundary (`grantSchema`).
+ */
+import { z } from "zod";
+
+export const grantSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("tool"), tool: z.string().min(1) }),
+  z.object({ kind: z.literal("command"), command: z.string().min(1) }),
+  z.object({ kind: z.literal("domain"), domain: z.string().min(1) }),
+  z.object({ kind: z.literal("readonly_session") }),
+]);
+
+export type Grant =
+  | { readonly kind: "tool"; readonly tool: string }
+  | { readonly kind: "command"; readonly command: string }
+  | { readonly kind: "domain"; readonly domain: string }
+  | { readonly kind: "readonly_session" };
+
+export type GrantListener = (grants: readonly Grant[]) => void;
+
+/** Normalise a host name for comparison: lower case, no trailing dot. */
+export function normaliseDomain(domain: string): string {
+  return domain.trim().toLowerCase().replace(/\.$/, "");
+}
+
+function normalise(grant: Grant): Grant {
+  switch (grant.kind) {
+    case "tool":
+      return Object.freeze({ kind: "tool", tool: grant.tool });
+    case "command":
+      return Object.freeze({ kind: "command", command: grant.command.trim() });
+    case "domain":
+      return Object.freeze({ kind: "domain", domain: normaliseDomain(grant.domain) });
+    case "readonly_session":
+      return Object.freeze({ kind: "readonly_session" });
+  }
+}
+
+function sameGrant(a: Grant, b: Grant): boolean {
+  switch (a.kind) {
+    case "tool":
+      return b.kind === "tool" && a.tool === b.tool;
+    case "command":
+      return b.kind === "command" && a.command === b.command;
+    case "domain":
+      return b.kind === "domain" && a.domain === b.domain;
+    case "readonly_session":
+      return b.kind === "readonly_session";
+  }
+}
+
+/** The live grants of one session. */
+export class GrantSet {
+  private grants: readonly Grant[] = [];
+  private readonly listeners = new Set<GrantListener>();
+
+  /** Start from persisted grants (validated; throws a ZodError naming a bad entry). */
+  constructor(initial: readonly Grant[] = []) {
+    for (const grant of initial) this.insert(normalise(grantSchema.parse(grant)));
+  }
+
+  /** Add a grant; false when an identical one was already there. */
+  add(grant: Grant): boolean {
+    const added = this.insert(normalise(grantSchema.parse(grant)));
+    if (added) this.notify();
+    return added;
+  }
+
+  /** Remove the grant at `index`, or every grant matching `predicate`; returns how many went. */
+  revoke(target: number | ((grant: Grant) => boolean)): number {
+    const before = this.grants.length;
+    this.grants = Object.freeze(
+      typeof target === "number"
+        ? this.grants.filter((_, i) => i !== target)
+        : this.grants.filter((g) => !target(g)),
+    );
+    const removed = before - this.grants.length;
+    if (removed > 0) this.notify();
+    return removed;
+  }
+
+  /** The grants, in the order they were given. */
+  list(): readonly Grant[] {
+    return this.grants;
+  }
+
+  /** Whether the tool is always allowed. */
+  hasTool(tool: string): boolean {
+    return this.grants.some((g) => g.kind === "tool" && g.tool === tool);
+  }
+
+  /** Whether this exact command (whitespace-trimmed) is always allowed. */
+  hasCommand(command: string): boolean {
+    const wanted = command.trim();
+    return this.grants.some((g) => g.kind === "command" && g.command === wanted);
+  }
+
+  /** Whether requests to this host are always allowed (exact host match). */
+  hasDomain(domain: string): boolean {
+    const wanted = normaliseDomain(domain);
+    return this.grants.some((g) => g.kind === "domain" && g.domain === wanted);
+  }
+
+  /** Whether read-only shell commands are allowed for the session. */
+  hasReadonlySession(): boolean {
+    return this.grants.some((g) => g.kind === "readonly_session");
+  }
+
+  /** Plain copies for persistence. */
+  toJSON(): Grant[] {
+    return this.grants.map((g) => ({ ...g }));
+  }
+
+  /** Hear every change; returns the unsubscribe function. */
+  onChange(listener: GrantListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private insert(grant: Grant): boolean {
+    if (this.grants.some((g) => sameGrant(g, grant))) return false;
+    this.grants = Object.freeze([...this.grants, grant]);
+    return true;
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener(this.grants);
+  }
+}

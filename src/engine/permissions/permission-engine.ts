@@ -1,0 +1,195 @@
+/**
+ * PermissionEngine: decides allow / ask / deny for one tool call, with the reason and the rule.
+ *
+ * Order of precedence (first match wins):
+ *  1. hard deny — never turned into anything else by a grant, mode or approval;
+ *  2. plan / discuss modes — read and interactive tools only (propose_plan only in plan mode);
+ *  3. read and interactive tools run;
+ *  4. untrusted channel content — every other call asks, in every mode, over every grant;
+ *  5. download-then-execute — a command touching a file downloaded this session asks, likewise;
+ *  6. auto mode runs everything else;
+ *  7. interactive mode: allowed-command prefixes and session grants allow, otherwise ask.
+ * `alwaysOptions` lists only the standing answers that make sense for the call.
+ */
+import { z } from "zod";
+import { modeOffersTool } from "../../tools/registry.js";
+import type { AnyTool, SessionFacts } from "../../tools/tool.js";
+import type { AlwaysOption, Provenance } from "../events.js";
+import type { PermissionMode } from "../modes.js";
+import type { ConversationExecutionRequest } from "../request.js";
+import type { GrantSet } from "./grants.js";
+import { compileHardDenyRules, type HardDenyRule, matchHardDeny } from "./hard-deny.js";
+import { isReadOnlyCommand } from "./readonly-command.js";
+
+export interface PermissionPolicy {
+  /** Commands starting with one of these (and using no shell operators) run without asking. */
+  readonly allowedCommandPrefixes: readonly string[];
+  /** Regex sources added to the built-in hard-deny rules. */
+  readonly hardDenyPatterns: readonly string[];
+}
+
+export type DecisionAction = "allow" | "ask" | "deny";
+
+export interface Decision {
+  readonly action: DecisionAction;
+  readonly reason: string;
+  /** Which rule decided, for the audit trail (e.g. "hard_deny", "grant:command", "mode:auto"). */
+  readonly rule: string;
+  readonly alwaysOptions: readonly AlwaysOption[];
+}
+
+export interface DecisionContext {
+  readonly mode: PermissionMode;
+  readonly grants: GrantSet;
+  readonly facts: SessionFacts;
+  readonly provenance: Provenance;
+}
+
+const NO_OPTIONS: readonly AlwaysOption[] = Object.freeze([]);
+const SHELL_OPERATORS = /[;&|<>`$()\n\\]/;
+
+const channelContentSchema = z.object({ channel: z.string(), quote: z.string() });
+
+/** The provenance of a request: channel content when `metadata.channelContent` is present. */
+export function provenanceOf(request: ConversationExecutionRequest): Provenance {
+  const parsed = channelContentSchema.safeParse(request.metadata.channelContent);
+  return parsed.success
+    ? { kind: "channel_content", channel: parsed.data.channel, quote: parsed.data.quote }
+    : { kind: "user" };
+}
+
+/** The host a call targets (its `url` argument), lower-cased; undefined when absent or invalid. */
+export function domainOf(args: Readonly<Record<string, unknown>>): string | undefined {
+  if (typeof args.url !== "string") return undefined;
+  try {
+    return new URL(args.url).hostname.toLowerCase() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The shell command of a command tool call. */
+export function commandOf(tool: AnyTool, args: Readonly<Record<string, unknown>>): string | undefined {
+  return tool.grantKey === "command" && typeof args.command === "string" ? args.command : undefined;
+}
+
+function normalisePath(path: string): string {
+  return path.replace(/^\.\//, "").replace(/\/+$/, "");
+}
+
+/** Whether a command mentions one of the files downloaded this session (path or file name). */
+export function referencesDownloadedFile(command: string, downloaded: ReadonlySet<string>): boolean {
+  if (downloaded.size === 0) return false;
+  const tokens = command
+    .split(/[\s;&|<>()`'"=]+/)
+    .filter(Boolean)
+    .map(normalisePath);
+  for (const file of downloaded) {
+    const path = normalisePath(file);
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    if (tokens.some((t) => t === path || t.endsWith(`/${path}`) || t === name || t.endsWith(`/${name}`)))
+      return true;
+  }
+  return false;
+}
+
+function matchesPrefix(command: string, prefix: string): boolean {
+  const cmd = command.trim();
+  const p = prefix.trim();
+  if (p === "" || SHELL_OPERATORS.test(cmd)) return false;
+  return cmd === p || cmd.startsWith(`${p} `);
+}
+
+/** Decides what may run, given the policy, the session mode, grants and facts. */
+export class PermissionEngine {
+  private readonly hardDeny: readonly HardDenyRule[];
+  private readonly prefixes: readonly string[];
+
+  /** Throws if a configured hard-deny pattern is not a valid regular expression. */
+  constructor(policy: PermissionPolicy) {
+    this.hardDeny = compileHardDenyRules(policy.hardDenyPatterns);
+    this.prefixes = [...policy.allowedCommandPrefixes];
+  }
+
+  /** Decide one call; pure apart from reading the grants and facts. */
+  decide(tool: AnyTool, args: Record<string, unknown>, ctx: DecisionContext): Decision {
+    const hit = matchHardDeny(this.hardDeny, args);
+    if (hit)
+      return deny(
+        "hard_deny",
+        `blocked by a hard-deny rule (${hit.rule}): this action is never allowed, whatever the mode or approval`,
+      );
+
+    if (!modeOffersTool(tool, ctx.mode)) return deny(`mode:${ctx.mode}`, modeRefusal(tool, ctx.mode));
+    if (tool.category === "read" || tool.category === "interactive")
+      return allow(`category:${tool.category}`, `${tool.category} tools run without asking`);
+
+    const command = commandOf(tool, args);
+    if (ctx.provenance.kind === "channel_content")
+      return ask(
+        "provenance:channel_content",
+        `this turn was triggered by content from ${ctx.provenance.channel ?? "a channel"} ("${ctx.provenance.quote ?? ""}"), so every action needs a person's approval`,
+        NO_OPTIONS,
+      );
+    if (command !== undefined && referencesDownloadedFile(command, ctx.facts.downloadedFiles))
+      return ask(
+        "download_execute",
+        "this command uses a file the agent downloaded this session; running downloaded files always needs approval",
+        NO_OPTIONS,
+      );
+
+    if (ctx.mode === "auto") return allow("mode:auto", "auto mode runs everything that is not hard-denied");
+    return this.interactive(tool, args, command, ctx.grants);
+  }
+
+  private interactive(
+    tool: AnyTool,
+    args: Record<string, unknown>,
+    command: string | undefined,
+    grants: GrantSet,
+  ): Decision {
+    if (command !== undefined) {
+      const prefix = this.prefixes.find((p) => matchesPrefix(command, p));
+      if (prefix !== undefined)
+        return allow("allowed_prefix", `command matches the allowed prefix "${prefix}"`);
+      if (grants.hasCommand(command)) return allow("grant:command", "this exact command is always allowed");
+      const readOnly = isReadOnlyCommand(command);
+      if (readOnly && grants.hasReadonlySession())
+        return allow("grant:readonly_session", "read-only commands are allowed for this session");
+      if (grants.hasTool(tool.name)) return allow("grant:tool", `${tool.name} is always allowed`);
+      const options: AlwaysOption[] = ["always_command"];
+      if (readOnly) options.push("readonly_session");
+      return ask("default:ask", `${tool.name} wants to run \`${command}\``, options);
+    }
+    if (grants.hasTool(tool.name)) return allow("grant:tool", `${tool.name} is always allowed`);
+    if (tool.grantKey === "domain") {
+      const domain = domainOf(args);
+      if (domain !== undefined && grants.hasDomain(domain))
+        return allow("grant:domain", `requests to ${domain} are always allowed`);
+      return ask(
+        "default:ask",
+        `${tool.name} (${tool.category}) wants to reach ${domain ?? "an unknown host"}`,
+        domain === undefined ? NO_OPTIONS : ["always_domain"],
+      );
+    }
+    return ask("default:ask", `${tool.name} (${tool.category}) needs approval`, ["always_tool"]);
+  }
+}
+
+function modeRefusal(tool: AnyTool, mode: PermissionMode): string {
+  if (mode === "plan")
+    return `the session is in plan mode (read-only): ${tool.name} is not available. Explore with read tools and present your approach with propose_plan.`;
+  if (mode === "discuss")
+    return `the session is in discuss mode (read-only): ${tool.name} is not available. Describe the change in chat instead.`;
+  return `${tool.name} is only available in plan mode; proceed with the work directly.`;
+}
+
+function allow(rule: string, reason: string): Decision {
+  return { action: "allow", rule, reason, alwaysOptions: NO_OPTIONS };
+}
+function deny(rule: string, reason: string): Decision {
+  return { action: "deny", rule, reason, alwaysOptions: NO_OPTIONS };
+}
+function ask(rule: string, reason: string, alwaysOptions: readonly AlwaysOption[]): Decision {
+  return { action: "ask", rule, reason, alwaysOptions: Object.freeze([...alwaysOptions]) };
+}

@@ -1,0 +1,89 @@
+/**
+ * The interactive tools: update_plan, ask_user and propose_plan.
+ *
+ * They are declared like any tool (so the model sees their schemas and the registry validates
+ * their arguments) but the TurnEngine intercepts them: it emits the plan, asks the person through
+ * the injected Asker, or submits the plan to the PlanApprover. Their own `execute` only answers
+ * when something outside the engine calls them directly.
+ */
+import { z } from "zod";
+import { defineTool, fail } from "./tool.js";
+
+export const UPDATE_PLAN = "update_plan";
+export const ASK_USER = "ask_user";
+export const PROPOSE_PLAN = "propose_plan";
+
+/** The names the engine intercepts. */
+export const INTERACTIVE_TOOL_NAMES: ReadonlySet<string> = new Set([UPDATE_PLAN, ASK_USER, PROPOSE_PLAN]);
+
+const handledByEngine = (name: string) => async () =>
+  fail(`${name} is handled by the conversation engine and cannot run on its own.`);
+
+export const updatePlanInput = z.object({
+  steps: z
+    .array(
+      z.object({
+        title: z.string().min(1).describe("One short step"),
+        status: z.enum(["pending", "in_progress", "done"]),
+      }),
+    )
+    .describe("The whole plan, in order; send it again with updated statuses as you progress"),
+});
+
+export const updatePlanTool = defineTool({
+  name: UPDATE_PLAN,
+  description:
+    "Show the user your plan for this task as a short checklist and keep it current: send the full list each time a step starts or finishes.",
+  inputSchema: updatePlanInput,
+  category: "interactive",
+  risk: "low",
+  concurrent: false,
+  execute: handledByEngine(UPDATE_PLAN),
+});
+
+const questionInput = z.object({
+  question: z.string().min(1),
+  options: z.array(z.string().min(1)).optional().describe("Suggested answers the user can pick"),
+});
+
+export const askUserInput = z
+  .object({
+    question: z.string().optional().describe("A single question for the user"),
+    options: z.array(z.string().min(1)).optional().describe("Suggested answers for the single question"),
+    questions: z.array(questionInput).optional().describe("Several questions asked together"),
+  })
+  .refine((v) => (v.question ?? "").trim() !== "" || (v.questions?.length ?? 0) > 0, {
+    message: "ask at least one question: set `question` or a non-empty `questions` list",
+  });
+
+export const askUserTool = defineTool({
+  name: ASK_USER,
+  description:
+    "Ask the user a question and wait for the answer. Use it when you cannot proceed without a decision only they can make.",
+  inputSchema: askUserInput,
+  category: "interactive",
+  risk: "low",
+  concurrent: false,
+  execute: handledByEngine(ASK_USER),
+});
+
+export const proposePlanInput = z.object({
+  plan: z
+    .string()
+    .min(1)
+    .describe("What you will change, in which files, and how you will verify it (markdown)"),
+});
+
+export const proposePlanTool = defineTool({
+  name: PROPOSE_PLAN,
+  description:
+    "Plan mode only: present your implementation plan for the user's approval. If approved, the session leaves plan mode and you implement it; if not, revise it using the feedback.",
+  inputSchema: proposePlanInput,
+  category: "interactive",
+  risk: "low",
+  concurrent: false,
+  execute: handledByEngine(PROPOSE_PLAN),
+});
+
+/** All three interactive tools, ready to register. */
+export const interactiveTools = [updatePlanTool, askUserTool, proposePlanTool] as const;

@@ -1,0 +1,262 @@
+import { describe, expect, it } from "vitest";
+import type { Provenance } from "../../src/engine/events.js";
+import type { PermissionMode } from "../../src/engine/modes.js";
+import { GrantSet } from "../../src/engine/permissions/grants.js";
+import {
+  PermissionEngine,
+  provenanceOf,
+  referencesDownloadedFile,
+} from "../../src/engine/permissions/permission-engine.js";
+import { createRequest } from "../../src/engine/request.js";
+import type { AnyTool, SessionFacts } from "../../src/tools/tool.js";
+import { freshFacts, RunLog, testRegistry } from "./helpers/test-tools.js";
+
+const registry = testRegistry(new RunLog());
+const tool = (name: string): AnyTool => registry.get(name)!;
+const user: Provenance = { kind: "user" };
+const channel: Provenance = { kind: "channel_content", channel: "#ops", quote: "please run the script" };
+const MODES: readonly PermissionMode[] = ["interactive", "auto", "plan", "discuss"];
+
+function allGrants(): GrantSet {
+  return new GrantSet([
+    { kind: "tool", tool: "run_command" },
+    { kind: "tool", tool: "read_file" },
+    { kind: "tool", tool: "write_file" },
+    { kind: "tool", tool: "web_fetch" },
+    { kind: "command", command: "rm -rf /" },
+    { kind: "command", command: "bash install.sh" },
+    { kind: "domain", domain: "example.com" },
+    { kind: "readonly_session" },
+  ]);
+}
+
+function decide(
+  name: string,
+  args: Record<string, unknown>,
+  opts: {
+    mode?: PermissionMode;
+    grants?: GrantSet;
+    facts?: SessionFacts;
+    provenance?: Provenance;
+    engine?: PermissionEngine;
+  } = {},
+) {
+  const engine = opts.engine ?? new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
+  return engine.decide(tool(name), args, {
+    mode: opts.mode ?? "interactive",
+    grants: opts.grants ?? new GrantSet(),
+    facts: opts.facts ?? freshFacts(),
+    provenance: opts.provenance ?? user,
+  });
+}
+
+describe("hard deny", () => {
+  const denied: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+    ["run_command", { command: "rm -rf /" }],
+    ["run_command", { command: "sudo rm -rf --no-preserve-root /" }],
+    ["run_command", { command: "rm -fr ~" }],
+    ["run_command", { command: "mkfs.ext4 /dev/sda1" }],
+    ["run_command", { command: ":(){ :|:& };:" }],
+    ["run_command", { command: "cat ~/.ssh/id_rsa" }],
+    ["run_command", { command: "cat .env" }],
+    ["read_file", { path: "/home/me/.ssh/config" }],
+    ["read_file", { path: "config/.env.production" }],
+    ["read_file", { path: "~/.aws/credentials" }],
+    ["write_file", { path: ".env", content: "x" }],
+  ];
+
+  it.each(denied)("%s %j is denied in every mode over every grant and provenance", (name, args) => {
+    for (const mode of MODES) {
+      for (const provenance of [user, channel]) {
+        const d = decide(name, args, { mode, grants: allGrants(), provenance });
+        expect(d.action).toBe("deny");
+        expect(d.rule).toBe("hard_deny");
+        expect(d.alwaysOptions).toEqual([]);
+      }
+    }
+  });
+
+  it("beats a matching allowed-command prefix", () => {
+    const engine = new PermissionEngine({ allowedCommandPrefixes: ["rm"], hardDenyPatterns: [] });
+    expect(decide("run_command", { command: "rm -rf /" }, { engine, mode: "auto" }).action).toBe("deny");
+  });
+
+  it("adds configured patterns and rejects invalid ones", () => {
+    const engine = new PermissionEngine({
+      allowedCommandPrefixes: [],
+      hardDenyPatterns: ["\\bterraform\\s+destroy\\b"],
+    });
+    expect(decide("run_command", { command: "terraform destroy" }, { engine, mode: "auto" }).action).toBe(
+      "deny",
+    );
+    expect(
+      () => new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: ["(unclosed"] }),
+    ).toThrow(/invalid hard-deny pattern/);
+  });
+
+  it("does not match content, only targets, and leaves harmless look-alikes alone", () => {
+    expect(
+      decide("write_file", { path: "docs/danger.md", content: "never run rm -rf /" }, { mode: "auto" })
+        .action,
+    ).toBe("allow");
+    expect(decide("read_file", { path: ".env.example" }).action).toBe("allow");
+    expect(decide("run_command", { command: "rm -rf /tmp/build" }, { mode: "auto" }).action).toBe("allow");
+  });
+});
+
+describe("modes", () => {
+  it("interactive: reads and interactive tools run, the rest asks", () => {
+    expect(decide("read_file", { path: "a" }).action).toBe("allow");
+    expect(decide("update_plan", { steps: [] }).action).toBe("allow");
+    for (const [name, args] of [
+      ["write_file", { path: "a", content: "" }],
+      ["run_command", { command: "make" }],
+      ["web_fetch", { url: "https://example.com/x" }],
+      ["send_message", { text: "hi" }],
+    ] as const)
+      expect(decide(name, args).action).toBe("ask");
+  });
+
+  it("auto: everything that is not hard-denied runs", () => {
+    expect(decide("run_command", { command: "make deploy" }, { mode: "auto" })).toMatchObject({
+      action: "allow",
+      rule: "mode:auto",
+    });
+  });
+
+  it("plan: read-only plus propose_plan; others denied with a plan-mode reason", () => {
+    expect(decide("read_file", { path: "a" }, { mode: "plan" }).action).toBe("allow");
+    expect(decide("propose_plan", { plan: "x" }, { mode: "plan" }).action).toBe("allow");
+    const d = decide("write_file", { path: "a", content: "" }, { mode: "plan", grants: allGrants() });
+    expect(d.action).toBe("deny");
+    expect(d.reason).toMatch(/plan mode/);
+    expect(d.reason).toMatch(/propose_plan/);
+  });
+
+  it("discuss: read-only and no plan tool", () => {
+    expect(decide("read_file", { path: "a" }, { mode: "discuss" }).action).toBe("allow");
+    expect(decide("propose_plan", { plan: "x" }, { mode: "discuss" })).toMatchObject({ action: "deny" });
+    expect(decide("run_command", { command: "ls" }, { mode: "discuss", grants: allGrants() }).reason).toMatch(
+      /discuss mode/,
+    );
+  });
+
+  it("propose_plan outside plan mode is refused with a 'proceed directly' reason", () => {
+    expect(decide("propose_plan", { plan: "x" }, { mode: "interactive" }).reason).toMatch(/proceed/);
+  });
+});
+
+describe("grants and prefixes in interactive mode", () => {
+  it("a read-only command runs only with the readonly_session grant", () => {
+    expect(decide("run_command", { command: "ls -la" })).toMatchObject({
+      action: "ask",
+      alwaysOptions: ["always_command", "readonly_session"],
+    });
+    const grants = new GrantSet([{ kind: "readonly_session" }]);
+    expect(decide("run_command", { command: "ls -la" }, { grants })).toMatchObject({
+      action: "allow",
+      rule: "grant:readonly_session",
+    });
+    expect(decide("run_command", { command: "make" }, { grants })).toMatchObject({
+      action: "ask",
+      alwaysOptions: ["always_command"],
+    });
+  });
+
+  it("an exact command grant covers only that command", () => {
+    const grants = new GrantSet([{ kind: "command", command: "npm test" }]);
+    expect(decide("run_command", { command: " npm test " }, { grants }).action).toBe("allow");
+    expect(decide("run_command", { command: "npm test -- --watch" }, { grants }).action).toBe("ask");
+  });
+
+  it("allowed prefixes match at a word boundary and never across shell operators", () => {
+    const engine = new PermissionEngine({
+      allowedCommandPrefixes: ["npm test", "make"],
+      hardDenyPatterns: [],
+    });
+    expect(decide("run_command", { command: "npm test -- a" }, { engine }).rule).toBe("allowed_prefix");
+    expect(decide("run_command", { command: "makeover" }, { engine }).action).toBe("ask");
+    expect(decide("run_command", { command: "make; curl x | sh" }, { engine }).action).toBe("ask");
+    expect(decide("run_command", { command: "make $(evil)" }, { engine }).action).toBe("ask");
+  });
+
+  it("domain grants match the URL host; tool grants cover the tool", () => {
+    const grants = new GrantSet([
+      { kind: "domain", domain: "Example.COM" },
+      { kind: "tool", tool: "write_file" },
+    ]);
+    expect(decide("web_fetch", { url: "https://example.com/a" }, { grants }).rule).toBe("grant:domain");
+    expect(decide("web_fetch", { url: "https://other.org/" }, { grants })).toMatchObject({
+      action: "ask",
+      alwaysOptions: ["always_domain"],
+    });
+    expect(decide("write_file", { path: "a", content: "" }, { grants }).rule).toBe("grant:tool");
+    expect(decide("send_message", { text: "x" })).toMatchObject({
+      action: "ask",
+      alwaysOptions: ["always_tool"],
+    });
+  });
+});
+
+describe("channel content and download-then-execute", () => {
+  it("channel content makes every non-read call ask, even in auto mode and over every grant", () => {
+    for (const mode of ["interactive", "auto"] as const) {
+      const d = decide("run_command", { command: "ls" }, { mode, grants: allGrants(), provenance: channel });
+      expect(d).toMatchObject({ action: "ask", rule: "provenance:channel_content", alwaysOptions: [] });
+      expect(d.reason).toContain("#ops");
+    }
+    expect(decide("read_file", { path: "a" }, { mode: "auto", provenance: channel }).action).toBe("allow");
+  });
+
+  it("running a downloaded file asks in every mode over every grant", () => {
+    const facts: SessionFacts = { downloadedFiles: new Set(["downloads/install.sh"]) };
+    for (const mode of ["interactive", "auto"] as const) {
+      const d = decide("run_command", { command: "bash install.sh" }, { mode, grants: allGrants(), facts });
+      expect(d).toMatchObject({ action: "ask", rule: "download_execute", alwaysOptions: [] });
+    }
+    expect(decide("run_command", { command: "ls" }, { mode: "auto", facts }).action).toBe("allow");
+  });
+
+  it("referencesDownloadedFile matches by path or file name", () => {
+    const files = new Set(["./tmp/get.py"]);
+    expect(referencesDownloadedFile("python3 tmp/get.py --x", files)).toBe(true);
+    expect(referencesDownloadedFile("cd tmp && python3 ./get.py", files)).toBe(true);
+    expect(referencesDownloadedFile("python3 other.py", files)).toBe(false);
+  });
+
+  it("provenanceOf reads request.metadata.channelContent", () => {
+    const base = {
+      prompt: "x",
+      messages: [],
+      sessionId: "s",
+      platform: "slack",
+      model: "m",
+      workspace: { root: "/w", context: "" },
+      requester: { userId: "U1", displayName: "Ann" },
+      mode: "auto" as const,
+    };
+    expect(provenanceOf(createRequest(base))).toEqual({ kind: "user" });
+    expect(
+      provenanceOf(
+        createRequest({ ...base, metadata: { channelContent: { channel: "#ops", quote: "hi" } } }),
+      ),
+    ).toEqual({ kind: "channel_content", channel: "#ops", quote: "hi" });
+  });
+});
+
+describe("GrantSet", () => {
+  it("dedupes, revokes, serialises and notifies", () => {
+    const grants = new GrantSet([{ kind: "tool", tool: "a" }]);
+    const seen: number[] = [];
+    grants.onChange((list) => seen.push(list.length));
+    expect(grants.add({ kind: "tool", tool: "a" })).toBe(false);
+    expect(grants.add({ kind: "domain", domain: "X.org." })).toBe(true);
+    expect(grants.hasDomain("x.org")).toBe(true);
+    expect(grants.revoke((g) => g.kind === "tool")).toBe(1);
+    expect(grants.revoke(5)).toBe(0);
+    expect(grants.toJSON()).toEqual([{ kind: "domain", domain: "x.org" }]);
+    expect(new GrantSet(grants.toJSON()).list()).toEqual(grants.list());
+    expect(seen).toEqual([2, 1]);
+    expect(() => new GrantSet([{ kind: "bogus" } as never])).toThrow();
+  });
+});
