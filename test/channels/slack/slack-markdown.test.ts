@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { markdownPreview, markdownToMrkdwn } from "../../../src/channels/slack/slack-markdown.js";
+
+describe("markdownToMrkdwn", () => {
+  it("converts emphasis, strike-through, inline code and headings", () => {
+    expect(markdownToMrkdwn("# Title\n\nSome **bold**, *it* and ~~gone~~ with `x`")).toBe(
+      "*Title*\n\nSome *bold*, _it_ and ~gone~ with `x`",
+    );
+  });
+
+  it("writes links as <url|text>, bare URLs as <url>, and escapes & < > everywhere", () => {
+    expect(markdownToMrkdwn("[docs](https://e.com/?a=1&b=2) and https://e.com")).toBe(
+      "<https://e.com/?a=1&amp;b=2|docs> and <https://e.com>",
+    );
+    expect(markdownToMrkdwn("a < b && c > d <script>")).toBe("a &lt; b &amp;&amp; c &gt; d &lt;script&gt;");
+    expect(markdownToMrkdwn("`<tag>` and\n\n```\nif (a < b) {}\n```")).toBe(
+      "`&lt;tag&gt;` and\n\n```\nif (a &lt; b) {}\n```",
+    );
+  });
+
+  it("never produces a clickable link for non-web schemes", () => {
+    expect(markdownToMrkdwn("[click](javascript:alert(1))")).toBe("click (javascript:alert(1))");
+  });
+
+  it("keeps pipes from breaking link syntax", () => {
+    expect(markdownToMrkdwn("[a|b](https://e.com/x|y)")).toBe("<https://e.com/x%7Cy|a¦b>");
+  });
+
+  it("drops the code fence language and keeps the code verbatim", () => {
+    expect(markdownToMrkdwn("```ts\nconst a = 1;\n  indented();\n```")).toBe(
+      "```\nconst a = 1;\n  indented();\n```",
+    );
+  });
+
+  it("keeps backtick fences inside code from ending the Slack code block", () => {
+    expect(markdownToMrkdwn("````md\n```js\nx\n```\n````")).toBe("```\n``\u200b`js\nx\n``\u200b`\n```");
+  });
+
+  it("renders nested, ordered and task lists", () => {
+    expect(markdownToMrkdwn("- a\n- b\n  1. c\n  2. d\n- [x] done\n- [ ] todo")).toBe(
+      "• a\n• b\n    1. c\n    2. d\n• ☑ done\n• ☐ todo",
+    );
+    expect(markdownToMrkdwn("3. three\n4. four")).toBe("3. three\n4. four");
+  });
+
+  it("quotes block quotes line by line", () => {
+    expect(markdownToMrkdwn("> one\n> two")).toBe("> one\n> two");
+  });
+
+  it("renders tables as an aligned monospace block", () => {
+    expect(markdownToMrkdwn("| a | bb |\n|---|---|\n| 1 | 2 |")).toBe("```\na | bb\n--+---\n1 | 2\n```");
+  });
+
+  it("resolves character references before escaping", () => {
+    expect(markdownToMrkdwn("Tom &amp; Jerry &#39;s")).toBe("Tom &amp; Jerry 's");
+  });
+
+  it("returns an empty string for blank input and previews on one line", () => {
+    expect(markdownToMrkdwn("  \n ")).toBe("");
+    expect(markdownPreview("# Hi\n\nthere **you**", 100)).toBe("*Hi* there *you*");
+    expect(markdownPreview("x".repeat(50), 10)).toBe("xxxxxxxxx…");
+  });
+});
