@@ -1,0 +1,198 @@
+/**
+ * HistoryLog: a session's conversation history as an append-only paged log in one KeyValueSpace.
+ * A small head `{ count, pageSize, pages }` plus fixed-size pages of messages; an append rewrites
+ * only the last page and then the head (the head is the commit point), so the cost of an append
+ * does not grow with the session. Pages are validated when read.
+ */
+import { z } from "zod";
+import type { ConversationMessage } from "../engine/messages.js";
+import { KeyedMutex } from "./key-mutex.js";
+import { conversationMessageSchema } from "./message-schema.js";
+import type { KeyValueSpace } from "./store.js";
+import { describeIssues, fromVersioned, StoredDataError, toVersioned } from "./versioned.js";
+
+/** Messages per page for sessions created with default options. */
+export const DEFAULT_HISTORY_PAGE_SIZE = 100;
+/** Longest session id accepted (keys must fit the store's key limit with their prefix). */
+export const MAX_HISTORY_SESSION_ID_LENGTH = 180;
+export const HISTORY_HEAD_KIND = "history-head";
+export const HISTORY_PAGE_KIND = "history-page";
+
+/** The head record: how many messages, in pages of what size. */
+export interface HistoryHead {
+  readonly count: number;
+  readonly pageSize: number;
+  readonly pages: number;
+}
+
+/** Validates a stored head's `data`. */
+export const historyHeadSchema: z.ZodType<HistoryHead> = z
+  .object({
+    count: z.number().int().nonnegative(),
+    pageSize: z.number().int().positive(),
+    pages: z.number().int().nonnegative(),
+  })
+  .refine((head) => head.pages === Math.ceil(head.count / head.pageSize), {
+    message: "pages does not match count and pageSize",
+  });
+
+/** Validates a stored page's `data`. */
+export const historyPageSchema = z.object({ messages: z.array(conversationMessageSchema) });
+
+/** Storage keys: heads and pages live under distinct prefixes so no session id can collide with a page. */
+export function historyHeadKey(sessionId: string): string {
+  return `head:${sessionId}`;
+}
+
+/** Key of page `index` (0-based) of a session's history. */
+export function historyPageKey(sessionId: string, index: number): string {
+  return `page:${sessionId}:${index}`;
+}
+
+/** Appends from every HistoryLog over the same space are serialised per session. */
+const mutexes = new WeakMap<KeyValueSpace, KeyedMutex>();
+
+/** A paged, append-only message log per session. */
+export class HistoryLog {
+  private readonly pageSize: number;
+  private readonly mutex: KeyedMutex;
+
+  /** `pageSize` applies to sessions created from now on; existing sessions keep the size in their head. */
+  constructor(
+    private readonly space: KeyValueSpace,
+    options: { readonly pageSize?: number } = {},
+  ) {
+    const pageSize = options.pageSize ?? DEFAULT_HISTORY_PAGE_SIZE;
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
+      throw new Error(`HistoryLog pageSize must be a positive whole number, got ${pageSize}`);
+    }
+    this.pageSize = pageSize;
+    let mutex = mutexes.get(space);
+    if (!mutex) {
+      mutex = new KeyedMutex();
+      mutexes.set(space, mutex);
+    }
+    this.mutex = mutex;
+  }
+
+  /** Append one message to the session's history. */
+  async append(sessionId: string, message: ConversationMessage): Promise<void> {
+    await this.appendMany(sessionId, [message]);
+  }
+
+  /**
+   * Append messages in order. Each is validated first; nothing is written when one is invalid.
+   * Touched pages are written before the head, so a crash in between leaves the old history.
+   */
+  async appendMany(sessionId: string, messages: readonly ConversationMessage[]): Promise<void> {
+    checkSessionId(sessionId);
+    const valid = messages.map((message, index) => {
+      const parsed = conversationMessageSchema.safeParse(message);
+      if (!parsed.success) {
+        throw new Error(
+          `history of session "${sessionId}": message ${index} is invalid: ${describeIssues(parsed.error)}`,
+        );
+      }
+      return parsed.data;
+    });
+    if (valid.length === 0) return;
+    await this.mutex.run(sessionId, async () => {
+      const head = (await this.readHead(sessionId)) ?? { count: 0, pageSize: this.pageSize, pages: 0 };
+      const { pageSize } = head;
+      let index = Math.floor(head.count / pageSize);
+      const filled = head.count % pageSize;
+      let page = filled === 0 ? [] : await this.readPage(sessionId, index, filled);
+      const writes: Promise<void>[] = [];
+      for (const message of valid) {
+        page.push(message);
+        if (page.length === pageSize) {
+          writes.push(this.writePage(sessionId, index, page));
+          index += 1;
+          page = [];
+        }
+      }
+      if (page.length > 0) writes.push(this.writePage(sessionId, index, page));
+      await Promise.all(writes);
+      const count = head.count + valid.length;
+      const next: HistoryHead = { count, pageSize, pages: Math.ceil(count / pageSize) };
+      await this.space.set(historyHeadKey(sessionId), toVersioned(HISTORY_HEAD_KIND, next));
+    });
+  }
+
+  /** The whole history, oldest first ([] for an unknown session). Throws naming the page when one is corrupt. */
+  async load(sessionId: string): Promise<ConversationMessage[]> {
+    checkSessionId(sessionId);
+    const head = await this.readHead(sessionId);
+    if (!head) return [];
+    const pages = await Promise.all(
+      Array.from({ length: head.pages }, (_, index) =>
+        this.readPage(sessionId, index, Math.min(head.pageSize, head.count - index * head.pageSize)),
+      ),
+    );
+    return pages.flat();
+  }
+
+  /** How many messages the session holds (reads only the head). */
+  async count(sessionId: string): Promise<number> {
+    checkSessionId(sessionId);
+    return (await this.readHead(sessionId))?.count ?? 0;
+  }
+
+  /** Forget the session's history: the head goes first, so a crash midway leaves an empty history. */
+  async clear(sessionId: string): Promise<void> {
+    checkSessionId(sessionId);
+    await this.mutex.run(sessionId, async () => {
+      const head = await this.readHead(sessionId);
+      if (!head) return;
+      await this.space.delete(historyHeadKey(sessionId));
+      await Promise.all(
+        Array.from({ length: head.pages }, (_, index) => this.space.delete(historyPageKey(sessionId, index))),
+      );
+    });
+  }
+
+  private async readHead(sessionId: string): Promise<HistoryHead | undefined> {
+    const raw = await this.space.get(historyHeadKey(sessionId));
+    if (raw === undefined) return undefined;
+    return fromVersioned(raw, {
+      kind: HISTORY_HEAD_KIND,
+      schema: historyHeadSchema,
+      where: `session "${sessionId}"`,
+    });
+  }
+
+  /**
+   * The first `expected` messages of a page. The head's count is authoritative: a page may hold
+   * more when a crash hit between writing it and writing the head; those are not part of history.
+   */
+  private async readPage(sessionId: string, index: number, expected: number): Promise<ConversationMessage[]> {
+    const where = `session "${sessionId}", page ${index}`;
+    const raw = await this.space.get(historyPageKey(sessionId, index));
+    if (raw === undefined) throw new StoredDataError(`stored ${HISTORY_PAGE_KIND} (${where}) is missing`);
+    const { messages } = fromVersioned(raw, { kind: HISTORY_PAGE_KIND, schema: historyPageSchema, where });
+    if (messages.length < expected) {
+      throw new StoredDataError(
+        `stored ${HISTORY_PAGE_KIND} (${where}) is truncated: ${messages.length} of ${expected} messages`,
+      );
+    }
+    return messages.slice(0, expected);
+  }
+
+  private async writePage(
+    sessionId: string,
+    index: number,
+    messages: readonly ConversationMessage[],
+  ): Promise<void> {
+    await this.space.set(historyPageKey(sessionId, index), toVersioned(HISTORY_PAGE_KIND, { messages }));
+  }
+}
+
+function checkSessionId(sessionId: string): void {
+  if (
+    typeof sessionId !== "string" ||
+    sessionId.length === 0 ||
+    sessionId.length > MAX_HISTORY_SESSION_ID_LENGTH
+  ) {
+    throw new Error(`history session id must be a string of 1–${MAX_HISTORY_SESSION_ID_LENGTH} characters`);
+  }
+}

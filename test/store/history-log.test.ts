@@ -1,0 +1,203 @@
+/** HistoryLog: paged append-only session history — shape on disk, flat append cost, ordering, failures. */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ConversationMessage } from "../../src/engine/messages.js";
+import { createStore } from "../../src/store/create-store.js";
+import { HistoryLog, historyHeadKey, historyPageKey } from "../../src/store/history-log.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { StoredDataError } from "../../src/store/versioned.js";
+
+const user = (n: number): ConversationMessage => ({ role: "user", content: `message ${n}` });
+const users = (from: number, count: number) => Array.from({ length: count }, (_, i) => user(from + i));
+
+/** Wraps a space and counts the operations that reach it. */
+function counting(space: KeyValueSpace) {
+  const counts = { get: 0, set: 0, delete: 0 };
+  const wrapped: KeyValueSpace = {
+    get: (key) => {
+      counts.get += 1;
+      return space.get(key);
+    },
+    set: (key, value, ttl) => {
+      counts.set += 1;
+      return space.set(key, value, ttl);
+    },
+    delete: (key) => {
+      counts.delete += 1;
+      return space.delete(key);
+    },
+    setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+  };
+  return { counts, space: wrapped };
+}
+
+describe("HistoryLog", () => {
+  let store: Store;
+  let space: KeyValueSpace;
+  beforeEach(async () => {
+    store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    space = store.space("history");
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  it("stores a small head and fixed-size pages, and loads messages in order", async () => {
+    const log = new HistoryLog(space, { pageSize: 3 });
+    for (const message of users(0, 7)) await log.append("s", message);
+    expect(await log.load("s")).toEqual(users(0, 7));
+    expect(await log.count("s")).toBe(7);
+    expect(await space.get(historyHeadKey("s"))).toEqual({
+      v: 1,
+      kind: "history-head",
+      data: { count: 7, pageSize: 3, pages: 3 },
+    });
+    expect(await space.get(historyPageKey("s", 1))).toEqual({
+      v: 1,
+      kind: "history-page",
+      data: { messages: users(3, 3) },
+    });
+    expect(await space.get(historyPageKey("s", 2))).toEqual({
+      v: 1,
+      kind: "history-page",
+      data: { messages: [user(6)] },
+    });
+  });
+
+  it("appendMany fills the open page then starts new ones; an empty batch writes nothing", async () => {
+    const log = new HistoryLog(space, { pageSize: 4 });
+    await log.appendMany("s", []);
+    expect(await space.get(historyHeadKey("s"))).toBeUndefined();
+    await log.appendMany("s", users(0, 2));
+    await log.appendMany("s", users(2, 9));
+    expect(await log.load("s")).toEqual(users(0, 11));
+    expect(await space.get(historyHeadKey("s"))).toMatchObject({ data: { count: 11, pages: 3 } });
+    expect(await log.load("unknown")).toEqual([]);
+    expect(await log.count("unknown")).toBe(0);
+  });
+
+  it("touches only the head and the last page per append, however long the session is", async () => {
+    const seed = new HistoryLog(space, { pageSize: 100 });
+    await seed.appendMany("short", users(0, 10));
+    await seed.appendMany("long", users(0, 1_010));
+    await seed.appendMany("full-page", users(0, 1_000));
+    for (const [session, expected] of [
+      ["short", { get: 2, set: 2, delete: 0 }],
+      ["long", { get: 2, set: 2, delete: 0 }],
+      ["full-page", { get: 1, set: 2, delete: 0 }],
+    ] as const) {
+      const { counts, space: counted } = counting(space);
+      await new HistoryLog(counted).append(session, user(-1));
+      expect({ session, ...counts }).toEqual({ session, ...expected });
+    }
+    expect(await seed.count("full-page")).toBe(1_001);
+    expect((await seed.load("full-page")).at(-1)).toEqual(user(-1));
+  });
+
+  it("serialises concurrent appends per session, also across HistoryLog instances on one space", async () => {
+    const a = new HistoryLog(space, { pageSize: 4 });
+    const b = new HistoryLog(space, { pageSize: 4 });
+    await Promise.all([
+      ...users(0, 30).map((message, i) => (i % 2 === 0 ? a : b).append("busy", message)),
+      a.appendMany("other", users(100, 5)),
+    ]);
+    expect(await a.load("busy")).toEqual(users(0, 30));
+    expect(await b.load("other")).toEqual(users(100, 5));
+  });
+
+  it("keeps each session's original page size when the option changes later", async () => {
+    await new HistoryLog(space, { pageSize: 2 }).appendMany("s", users(0, 3));
+    const wider = new HistoryLog(space, { pageSize: 50 });
+    await wider.appendMany("s", users(3, 4));
+    expect(await wider.load("s")).toEqual(users(0, 7));
+    expect(await space.get(historyHeadKey("s"))).toMatchObject({ data: { count: 7, pageSize: 2, pages: 4 } });
+  });
+
+  it("clear removes the head and every page; the next append starts a fresh history", async () => {
+    const log = new HistoryLog(space, { pageSize: 2 });
+    await log.appendMany("s", users(0, 5));
+    await log.clear("s");
+    await log.clear("never-existed");
+    expect(await space.get(historyHeadKey("s"))).toBeUndefined();
+    for (const index of [0, 1, 2]) expect(await space.get(historyPageKey("s", index))).toBeUndefined();
+    await log.append("s", user(9));
+    expect(await log.load("s")).toEqual([user(9)]);
+  });
+
+  it("validates messages before writing anything", async () => {
+    const log = new HistoryLog(space);
+    await log.append("s", user(0));
+    const bad = { role: "assistant", content: 42 } as unknown as ConversationMessage;
+    await expect(log.appendMany("s", [user(1), bad])).rejects.toThrow(
+      /^history of session "s": message 1 is invalid: /,
+    );
+    expect(await log.load("s")).toEqual([user(0)]);
+  });
+
+  it("names the session and page when a page is corrupt or missing, and never appends past it", async () => {
+    const log = new HistoryLog(space, { pageSize: 2 });
+    await log.appendMany("s", users(0, 3));
+    await space.set(historyPageKey("s", 1), {
+      v: 1,
+      kind: "history-page",
+      data: { messages: [{ role: "robot" }] },
+    });
+    await expect(log.load("s")).rejects.toThrow(StoredDataError);
+    await expect(log.load("s")).rejects.toThrow(
+      /^stored history-page \(session "s", page 1\) is corrupt: messages\.0/,
+    );
+    await expect(log.append("s", user(3))).rejects.toThrow(/session "s", page 1\) is corrupt/);
+    expect(await log.count("s")).toBe(3);
+    await space.delete(historyPageKey("s", 0));
+    await expect(log.load("s")).rejects.toThrow('stored history-page (session "s", page 0) is missing');
+    await space.set(historyPageKey("s", 0), { v: 1, kind: "history-page", data: { messages: [user(0)] } });
+    await expect(log.load("s")).rejects.toThrow(
+      'stored history-page (session "s", page 0) is truncated: 1 of 2 messages',
+    );
+  });
+
+  it("refuses a head written by a newer build", async () => {
+    await space.set(historyHeadKey("s"), {
+      v: 2,
+      kind: "history-head",
+      data: { count: 0, pageSize: 1, pages: 0 },
+    });
+    await expect(new HistoryLog(space).load("s")).rejects.toThrow(
+      'stored history-head (session "s") was written by a newer Coworker (schema v2); this build reads v1',
+    );
+  });
+
+  it("rejects bad session ids and page sizes", async () => {
+    const log = new HistoryLog(space);
+    await expect(log.append("", user(0))).rejects.toThrow(
+      "history session id must be a string of 1–180 characters",
+    );
+    await expect(log.load("x".repeat(181))).rejects.toThrow(/1–180 characters/);
+    expect(() => new HistoryLog(space, { pageSize: 0 })).toThrow(
+      "HistoryLog pageSize must be a positive whole number",
+    );
+  });
+});
+
+describe("HistoryLog on the SQLite file", () => {
+  let dataDir: string;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), "coworker-history-"));
+  });
+  afterEach(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("survives closing and reopening the store", async () => {
+    const first = await createStore({ dataDir });
+    await new HistoryLog(first.space("history"), { pageSize: 3 }).appendMany("slack:T1:C1:1.2", users(0, 8));
+    await first.close();
+    const second = await createStore({ dataDir });
+    const log = new HistoryLog(second.space("history"));
+    await log.append("slack:T1:C1:1.2", user(8));
+    expect(await log.load("slack:T1:C1:1.2")).toEqual(users(0, 9));
+    await second.close();
+  });
+});

@@ -1,0 +1,67 @@
+/** The embedded SQLite store: where its file lives, purging of expired rows, and open failures. */
+import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import sqlite3 from "sqlite3";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createStore } from "../../src/store/create-store.js";
+
+/** Rows of the store's table, read straight from the file. */
+function rawQuery(file: string, sql: string): Promise<Array<Record<string, unknown>>> {
+  return new Promise((resolve, reject) => {
+    const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (openError) => {
+      if (openError) return reject(openError);
+      db.all(sql, (error, rows: Array<Record<string, unknown>>) => {
+        db.close();
+        if (error) reject(error);
+        else resolve(rows);
+      });
+    });
+  });
+}
+
+describe("sqlite store", () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), "coworker-sqlite-"));
+  });
+  afterEach(async () => {
+    vi.useRealTimers();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("creates a missing data dir and keeps namespaced rows in <dataDir>/coworker.sqlite (WAL mode)", async () => {
+    const dataDir = path.join(root, "nested", "data");
+    const store = await createStore({ dataDir });
+    const file = path.join(dataDir, "coworker.sqlite");
+    expect(store.description).toBe(`sqlite:${file}`);
+    await store.space("sessions").set("s1", { ok: true });
+    await store.close();
+    expect((await stat(file)).isFile()).toBe(true);
+    expect(await rawQuery(file, "SELECT key, value FROM keyv")).toEqual([
+      { key: "sessions:s1", value: JSON.stringify({ value: { ok: true } }) },
+    ]);
+    expect(await rawQuery(file, "PRAGMA journal_mode")).toEqual([{ journal_mode: "wal" }]);
+  });
+
+  it("purges rows past their TTL when the store opens", async () => {
+    const store = await createStore({ dataDir: root });
+    await store.space("dedupe").set("old-event", true, 60_000);
+    await store.space("dedupe").set("kept", true);
+    await store.close();
+    const file = path.join(root, "coworker.sqlite");
+    expect(await rawQuery(file, "SELECT key FROM keyv ORDER BY key")).toHaveLength(2);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 61_000);
+    const reopened = await createStore({ dataDir: root });
+    await reopened.close();
+    expect(await rawQuery(file, "SELECT key FROM keyv")).toEqual([{ key: "dedupe:kept" }]);
+  });
+
+  it("fails with a clear error naming the file when SQLite cannot open it", async () => {
+    await mkdir(path.join(root, "coworker.sqlite"));
+    await expect(createStore({ dataDir: root })).rejects.toThrow(
+      `cannot open the SQLite store at ${path.join(root, "coworker.sqlite")}: `,
+    );
+  });
+});

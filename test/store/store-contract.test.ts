@@ -1,0 +1,214 @@
+/**
+ * Store contract: one suite run against every backend we can host here — the embedded SQLite
+ * file, a real redis-server on a loopback port, and the in-memory Map. Redis must be installed:
+ * without it the Redis suite fails with install instructions.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createStore } from "../../src/store/create-store.js";
+import type { Store } from "../../src/store/store.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+
+interface Backend {
+  readonly name: string;
+  /** Whether data survives close + reopen. */
+  readonly persistent: boolean;
+  setup(): Promise<void>;
+  open(): Promise<Store>;
+  teardown(): Promise<void>;
+}
+
+/** Poll until `condition` holds (bounded), for effects that take wall-clock time such as expiry. */
+async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function sqliteBackend(): Backend {
+  let dataDir = "";
+  return {
+    name: "sqlite file",
+    persistent: true,
+    setup: async () => {
+      dataDir = await mkdtemp(path.join(os.tmpdir(), "coworker-store-"));
+    },
+    open: () => createStore({ dataDir }),
+    teardown: () => rm(dataDir, { recursive: true, force: true }),
+  };
+}
+
+function redisBackend(): Backend {
+  let server: RedisServer | undefined;
+  return {
+    name: "redis-server",
+    persistent: true,
+    setup: async () => {
+      server = await startRedisServer();
+    },
+    open: () => {
+      if (!server) throw new Error("redis-server did not start (see the setup error above)");
+      return createStore({ url: server.url, dataDir: os.tmpdir() });
+    },
+    teardown: async () => {
+      await server?.stop();
+    },
+  };
+}
+
+function memoryBackend(): Backend {
+  return {
+    name: "memory",
+    persistent: false,
+    setup: async () => undefined,
+    open: () => createStore({ url: "memory:", dataDir: os.tmpdir() }),
+    teardown: async () => undefined,
+  };
+}
+
+describe.each([sqliteBackend(), redisBackend(), memoryBackend()])("store contract: $name", (backend) => {
+  let store: Store;
+  let run = 0;
+  /** A key unique to this test, so tests sharing one store never see each other's data. */
+  const key = (name: string) => `${name}-${run}`;
+
+  beforeAll(async () => {
+    await backend.setup();
+    store = await backend.open();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await backend.teardown();
+  });
+
+  it("sets, gets, overwrites and deletes JSON values", async () => {
+    run += 1;
+    const space = store.space("sessions");
+    const value = { text: ":colon-led string", n: 3.5, list: [1, "two", null], nested: { ok: true } };
+    expect(await space.get(key("a"))).toBeUndefined();
+    await space.set(key("a"), value);
+    expect(await space.get(key("a"))).toEqual(value);
+    await space.set(key("a"), "replaced");
+    expect(await space.get(key("a"))).toBe("replaced");
+    await space.set(key("null"), null);
+    expect(await space.get(key("null"))).toBeNull();
+    expect(await space.delete(key("a"))).toBe(true);
+    expect(await space.delete(key("a"))).toBe(false);
+    expect(await space.get(key("a"))).toBeUndefined();
+  });
+
+  it("keeps namespaces apart", async () => {
+    run += 1;
+    await store.space("sessions").set(key("shared"), "session value");
+    await store.space("approvals").set(key("shared"), "approval value");
+    expect(await store.space("sessions").get(key("shared"))).toBe("session value");
+    expect(await store.space("approvals").get(key("shared"))).toBe("approval value");
+    expect(await store.space("grants").get(key("shared"))).toBeUndefined();
+    await store.space("sessions").delete(key("shared"));
+    expect(await store.space("approvals").get(key("shared"))).toBe("approval value");
+  });
+
+  it("does not return values past their TTL, and setIfAbsent may then write again", async () => {
+    run += 1;
+    const space = store.space("dedupe");
+    await space.set(key("long"), "stays", 60_000);
+    await space.set(key("short"), "goes", 150);
+    expect(await space.setIfAbsent(key("once"), "first", 150)).toBe(true);
+    expect(await space.setIfAbsent(key("once"), "second", 150)).toBe(false);
+    await eventually(async () => (await space.get(key("short"))) === undefined, "the short TTL to expire");
+    await eventually(
+      async () => (await space.get(key("once"))) === undefined,
+      "the setIfAbsent TTL to expire",
+    );
+    expect(await space.get(key("long"))).toBe("stays");
+    expect(await space.setIfAbsent(key("once"), "third")).toBe(true);
+    expect(await space.get(key("once"))).toBe("third");
+  });
+
+  it("setIfAbsent: of 20 concurrent callers exactly one wins, and its value is stored", async () => {
+    run += 1;
+    const space = store.space("approvals");
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, caller) => space.setIfAbsent(key("press"), { caller })),
+    );
+    const winners = results.flatMap((won, caller) => (won ? [caller] : []));
+    expect(winners).toHaveLength(1);
+    expect(await space.get(key("press"))).toEqual({ caller: winners[0] });
+    expect(await space.setIfAbsent(key("press"), { caller: 99 })).toBe(false);
+    expect(await space.get(key("press"))).toEqual({ caller: winners[0] });
+  });
+
+  it("rejects bad keys, undefined values and bad TTLs with clear errors", async () => {
+    const space = store.space("sessions");
+    await expect(space.set("", 1)).rejects.toThrow(/key in sessions must be a string of 1–200 characters/);
+    await expect(space.get("k".repeat(201))).rejects.toThrow(/1–200 characters/);
+    await expect(space.set("k", undefined)).rejects.toThrow(/cannot store undefined at sessions\/k/);
+    for (const ttl of [0, -5, 1.5, Number.POSITIVE_INFINITY]) {
+      await expect(space.set("k", 1, ttl)).rejects.toThrow(/ttlMs .* positive whole number/);
+      await expect(space.setIfAbsent("k", 1, ttl)).rejects.toThrow(/ttlMs .* positive whole number/);
+    }
+    expect(() => store.space("nope" as never)).toThrow(/unknown store namespace "nope"; known: sessions, /);
+  });
+
+  it("answers ping with a round trip while open", async () => {
+    expect(await store.ping()).toBe(true);
+  });
+
+  it("keeps data across close and reopen (memory starts empty); a closed store refuses work", async () => {
+    run += 1;
+    await store.space("sessions").set(key("durable"), { turn: 7 });
+    await store.space("dedupe").setIfAbsent(key("seen"), true, 60_000);
+    await store.close();
+    expect(await store.ping()).toBe(false);
+    await expect(store.space("sessions").get(key("durable"))).rejects.toThrow(/is closed/);
+    store = await backend.open();
+    expect(await store.space("sessions").get(key("durable"))).toEqual(
+      backend.persistent ? { turn: 7 } : undefined,
+    );
+    expect(await store.space("dedupe").setIfAbsent(key("seen"), true)).toBe(!backend.persistent);
+  });
+});
+
+describe("store contract: redis-server across connections", () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("setIfAbsent stays atomic between two stores on separate connections (SET NX)", async () => {
+    const first = await createStore({ url: server.url, dataDir: os.tmpdir() });
+    const second = await createStore({ url: server.url, dataDir: os.tmpdir() });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, caller) =>
+          (caller % 2 === 0 ? first : second).space("dedupe").setIfAbsent("event-1", { caller }),
+        ),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await second.space("dedupe").get("event-1")).toEqual(await first.space("dedupe").get("event-1"));
+      expect(first.description).toBe(`redis://127.0.0.1:${server.port}`);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it("fails to open with a clear, credential-free error when nothing listens", async () => {
+    await server.stop();
+    await expect(
+      createStore({ url: `redis://user:s3cret@127.0.0.1:${server.port}/0`, dataDir: os.tmpdir() }),
+    ).rejects.toThrow(
+      new RegExp(`^cannot connect to the Redis store at redis://127\\.0\\.0\\.1:${server.port}/0: `),
+    );
+    await expect(
+      createStore({ url: `redis://user:s3cret@127.0.0.1:${server.port}/0`, dataDir: os.tmpdir() }),
+    ).rejects.not.toThrow(/s3cret/);
+  });
+});
