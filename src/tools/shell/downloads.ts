@@ -1,0 +1,185 @@
+/**
+ * Download provenance for shell commands: which files a command downloads (curl -o/-O, wget,
+ * `curl … > file`, `curl … | tee file`) so they can be recorded in the session facts, and whether
+ * a command executes a file downloaded this session (or pipes a download straight into an
+ * interpreter) — fetch-then-execute always needs a person's approval. Heuristics over
+ * `splitCommands`; they lean towards flagging.
+ */
+import path from "node:path";
+import type { SessionFacts } from "../tool.js";
+import { realpathOfMaybeMissing } from "../files/workspace-paths.js";
+import { programName, programOf, type SimpleCommand, splitCommands } from "./shell-words.js";
+
+const DOWNLOADERS = new Set(["curl", "wget"]);
+/** Programs that run the file (or stdin) they are given. */
+const INTERPRETERS = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "ksh",
+  "fish",
+  "source",
+  ".",
+  "python",
+  "python2",
+  "python3",
+  "node",
+  "deno",
+  "bun",
+  "perl",
+  "ruby",
+  "php",
+  "pwsh",
+  "lua",
+  "Rscript",
+  "tclsh",
+  "osascript",
+]);
+
+function urlBasename(word: string): string | undefined {
+  try {
+    const url = new URL(word);
+    if (!/^(https?|ftps?):$/.test(url.protocol)) return undefined;
+    const last = url.pathname.split("/").pop() ?? "";
+    return decodeURIComponent(last) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function curlTargets(args: readonly string[]): string[] {
+  const outputs: string[] = [];
+  const urls: string[] = [];
+  let remoteName = false;
+  let outputDir = "";
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    if (arg === "--output" || arg === "--output-dir") {
+      const value = args[i + 1] ?? "";
+      if (arg === "--output") outputs.push(value);
+      else outputDir = value;
+      i += 1;
+    } else if (arg.startsWith("--output=")) outputs.push(arg.slice("--output=".length));
+    else if (arg.startsWith("--output-dir=")) outputDir = arg.slice("--output-dir=".length);
+    else if (arg === "--remote-name" || arg === "--remote-name-all") remoteName = true;
+    else if (/^-[A-Za-z]/.test(arg) && !arg.startsWith("--")) {
+      for (let c = 1; c < arg.length; c += 1) {
+        if (arg[c] === "O") remoteName = true;
+        if (arg[c] === "o") {
+          const rest = arg.slice(c + 1);
+          outputs.push(rest || (args[i + 1] ?? ""));
+          if (!rest) i += 1;
+          break;
+        }
+      }
+    } else if (urlBasename(arg)) urls.push(arg);
+  }
+  const named = remoteName ? urls.map((url) => urlBasename(url) as string) : [];
+  return [...outputs, ...named]
+    .filter((file) => file !== "" && file !== "-")
+    .map((file) => (outputDir && !path.isAbsolute(file) ? path.join(outputDir, file) : file));
+}
+
+function wgetTargets(args: readonly string[]): string[] {
+  let document: string | undefined;
+  let prefix = "";
+  const urls: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    if (arg === "--output-document" || arg === "--directory-prefix") {
+      const value = args[i + 1] ?? "";
+      if (arg === "--output-document") document = value;
+      else prefix = value;
+      i += 1;
+    } else if (arg.startsWith("--output-document=")) document = arg.slice("--output-document=".length);
+    else if (arg.startsWith("--directory-prefix=")) prefix = arg.slice("--directory-prefix=".length);
+    else if (/^-[A-Za-z]/.test(arg)) {
+      const at = arg.search(/[OP]/);
+      if (at === -1) continue;
+      const rest = arg.slice(at + 1);
+      const value = rest || (args[i + 1] ?? "");
+      if (!rest) i += 1;
+      if (arg[at] === "O") document = value;
+      else prefix = value;
+    } else if (urlBasename(arg) !== undefined || /^https?:\/\/[^/]+\/?$/.test(arg)) urls.push(arg);
+  }
+  if (document !== undefined) return document === "-" ? [] : [document];
+  return urls.map((url) => path.join(prefix, urlBasename(url) ?? "index.html"));
+}
+
+/** Whether a simple command runs curl or wget. */
+function isDownloader(command: SimpleCommand): boolean {
+  return DOWNLOADERS.has(programName(programOf(command).program));
+}
+
+/** Files a command line would download, as written (relative to the command's directory). */
+export function detectDownloads(command: string): string[] {
+  const commands = splitCommands(command);
+  const targets: string[] = [];
+  let pipelineHasDownloader = false;
+  for (const simple of commands) {
+    pipelineHasDownloader = simple.pipedFromPrevious && pipelineHasDownloader;
+    const { program, args } = programOf(simple);
+    const name = programName(program);
+    if (name === "curl") targets.push(...curlTargets(args));
+    if (name === "wget") targets.push(...wgetTargets(args));
+    const downloads = isDownloader(simple);
+    if (downloads || pipelineHasDownloader) {
+      targets.push(...simple.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
+    }
+    if (pipelineHasDownloader && name === "tee") targets.push(...args.filter((arg) => !arg.startsWith("-")));
+    pipelineHasDownloader ||= downloads;
+  }
+  return [...new Set(targets)];
+}
+
+/** Record the files a finished command downloaded, as real absolute paths, in the session facts. */
+export async function recordDownloads(command: string, cwd: string, facts: SessionFacts): Promise<string[]> {
+  const files = await Promise.all(
+    detectDownloads(command).map((file) => realpathOfMaybeMissing(path.resolve(cwd, file))),
+  );
+  for (const file of files) facts.downloadedFiles.add(file);
+  return files;
+}
+
+/**
+ * Why running `command` executes something downloaded this session, or undefined. Checks the
+ * program itself, interpreter arguments and input redirections against `facts.downloadedFiles`
+ * (real absolute paths), and flags a download piped straight into an interpreter.
+ */
+export async function findDownloadedExecution(
+  command: string,
+  facts: SessionFacts,
+  cwd: string,
+): Promise<string | undefined> {
+  const downloaded = new Set(
+    await Promise.all(
+      [...facts.downloadedFiles].map((file) => realpathOfMaybeMissing(path.resolve(cwd, file))),
+    ),
+  );
+  const isDownloaded = async (word: string): Promise<boolean> =>
+    downloaded.size > 0 && downloaded.has(await realpathOfMaybeMissing(path.resolve(cwd, word)));
+  let pipelineHasDownloader = false;
+  for (const simple of splitCommands(command)) {
+    pipelineHasDownloader = simple.pipedFromPrevious && pipelineHasDownloader;
+    const { program, args } = programOf(simple);
+    const name = programName(program);
+    const interpreter = INTERPRETERS.has(name);
+    if (program.includes("/") && (await isDownloaded(program))) {
+      return `it runs ${program}, which was downloaded this session`;
+    }
+    if (interpreter) {
+      for (const word of [...args, ...simple.redirects.filter((r) => r.op === "<").map((r) => r.target)]) {
+        if (!word.startsWith("-") && (await isDownloaded(word))) {
+          return `it runs ${word} with ${name}, and that file was downloaded this session`;
+        }
+      }
+      if (pipelineHasDownloader && simple.pipedFromPrevious) {
+        return `it pipes a download straight into ${name}`;
+      }
+    }
+    pipelineHasDownloader ||= isDownloader(simple);
+  }
+  return undefined;
+}

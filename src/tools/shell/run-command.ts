@@ -1,0 +1,180 @@
+/**
+ * run_command {command, timeout_s?}: `bash -c` in the workspace, in its own process group, with a
+ * clean environment. Live output lines become tool-output events; the result keeps the head and
+ * tail of the output with an omission marker and reports the exit code. A timeout or an interrupt
+ * stops the whole group (SIGTERM, then SIGKILL). Downloads (curl/wget) are recorded in the facts.
+ */
+import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { z } from "zod";
+import type { WorkspacePaths } from "../files/workspace-paths.js";
+import { DEFAULT_TOOL_OUTPUT_CHARS, HeadTailBuffer } from "../output-cap.js";
+import { defineTool, type ToolContext, type ToolResult } from "../tool.js";
+import { cleanEnv } from "./clean-env.js";
+import { recordDownloads } from "./downloads.js";
+import { killProcessGroup } from "./process-group.js";
+
+/** Limits and environment of run_command (config: tools.run_command). */
+export interface RunCommandOptions {
+  readonly paths: WorkspacePaths;
+  /** Default 120 s. */
+  readonly defaultTimeoutS?: number;
+  /** Longer requested timeouts are cut to this (default 600 s). */
+  readonly maxTimeoutS?: number;
+  /** Output kept for the model: head + tail (default 30,000 characters). */
+  readonly outputMaxChars?: number;
+  /** Between SIGTERM and SIGKILL (default 2000 ms). */
+  readonly killGraceMs?: number;
+  /** After the shell exits, how long background processes may keep the output open (default 500 ms). */
+  readonly drainMs?: number;
+  /** Live output lines sent as events before they are summarised (default 1000). */
+  readonly maxLiveLines?: number;
+  /** Extra variables for the command's environment (never copied from the service's own). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+const runCommandSchema = z.object({
+  command: z.string().min(1).describe("A bash command line, run in the workspace directory"),
+  timeout_s: z.number().positive().optional().describe("Seconds before the command is stopped (default 120)"),
+});
+
+const MAX_LIVE_LINE_CHARS = 1000;
+
+interface Outcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stoppedBackground: boolean;
+}
+
+/**
+ * Feed a child's output into the capped buffer (as chunks, so one endless line costs bounded
+ * memory) and report complete lines for live display, each cut to MAX_LIVE_LINE_CHARS.
+ */
+function forwardOutput(stream: Readable, output: HeadTailBuffer, onLine: (line: string) => void): void {
+  let partial = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    output.push(chunk);
+    const lines = (partial + chunk).split("\n");
+    partial = (lines.pop() ?? "").slice(0, MAX_LIVE_LINE_CHARS);
+    for (const line of lines) onLine(line.replace(/\r$/, "").slice(0, MAX_LIVE_LINE_CHARS));
+  });
+  stream.on("end", () => {
+    if (partial !== "") onLine(partial);
+  });
+}
+
+function statusLine(outcome: Outcome, stop: "timeout" | "interrupt" | undefined, timeoutS: number): string {
+  if (stop === "timeout")
+    return `[timed out after ${timeoutS} s; the command and its child processes were stopped]`;
+  if (stop === "interrupt") return "[interrupted; the command and its child processes were stopped]";
+  if (outcome.code !== null) return `[exit code ${outcome.code}]`;
+  return `[killed by ${outcome.signal ?? "a signal"}]`;
+}
+
+/** Build the run_command tool. */
+export function createRunCommandTool(options: RunCommandOptions) {
+  const defaultTimeoutS = options.defaultTimeoutS ?? 120;
+  const maxTimeoutS = options.maxTimeoutS ?? 600;
+  const outputMaxChars = options.outputMaxChars ?? DEFAULT_TOOL_OUTPUT_CHARS;
+  const killGraceMs = options.killGraceMs ?? 2000;
+  const drainMs = options.drainMs ?? 500;
+  const maxLiveLines = options.maxLiveLines ?? 1000;
+
+  const run = async (command: string, timeoutS: number, context: ToolContext): Promise<ToolResult> => {
+    const cwd = options.paths.root;
+    const output = new HeadTailBuffer(Math.floor(outputMaxChars / 2), Math.ceil(outputMaxChars / 2));
+    let liveLines = 0;
+    const onLine = (line: string) => {
+      liveLines += 1;
+      if (liveLines <= maxLiveLines) context.emitOutput(line.slice(0, MAX_LIVE_LINE_CHARS));
+      else if (liveLines === maxLiveLines + 1)
+        context.emitOutput("… (more output; the result will show its end)");
+    };
+    const child = spawn("bash", ["-c", command], {
+      cwd,
+      env: cleanEnv(options.env),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<Outcome>((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code, signal, stoppedBackground: false })),
+    );
+    const closed = new Promise<true>((resolve) => child.once("close", () => resolve(true)));
+    const spawnError = await new Promise<Error | undefined>((resolve) => {
+      child.once("spawn", () => resolve(undefined));
+      child.on("error", resolve);
+    });
+    if (spawnError) return { ok: false, output: `could not start bash in ${cwd}: ${spawnError.message}` };
+    const pgid = child.pid as number;
+    forwardOutput(child.stdout, output, onLine);
+    forwardOutput(child.stderr, output, onLine);
+
+    let stop: "timeout" | "interrupt" | undefined;
+    let killing: Promise<boolean> | undefined;
+    const terminate = (reason: "timeout" | "interrupt") => {
+      stop ??= reason;
+      killing ??= killProcessGroup(pgid, killGraceMs);
+    };
+    const timer = setTimeout(() => terminate("timeout"), timeoutS * 1000);
+    const onAbort = () => terminate("interrupt");
+    if (context.signal.aborted) onAbort();
+    else context.signal.addEventListener("abort", onAbort, { once: true });
+
+    try {
+      const outcome = await exited;
+      const drained = await Promise.race([
+        closed,
+        new Promise<false>((resolve) => setTimeout(resolve, drainMs, false)),
+      ]);
+      if (!drained) {
+        outcome.stoppedBackground = true;
+        killing ??= killProcessGroup(pgid, killGraceMs);
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }
+      await killing;
+      await recordDownloads(command, cwd, context.facts);
+      const text = output.receivedChars === 0 ? "(no output)" : output.toString().replace(/\n$/, "");
+      const notes = [statusLine(outcome, stop, timeoutS)];
+      if (outcome.stoppedBackground && !stop) {
+        notes.push("[background processes still holding the output were stopped]");
+      }
+      return { ok: !stop && outcome.code === 0, output: `${text}\n${notes.join("\n")}` };
+    } finally {
+      clearTimeout(timer);
+      context.signal.removeEventListener("abort", onAbort);
+    }
+  };
+
+  return defineTool({
+    name: "run_command",
+    description:
+      "Run a bash command in the workspace directory and return its output and exit code. " +
+      "No interactive input; the environment holds no credentials. Long output is shortened to " +
+      `its start and end. Stopped after timeout_s seconds (default ${defaultTimeoutS}, at most ${maxTimeoutS}).`,
+    inputSchema: runCommandSchema,
+    category: "exec",
+    risk: "high",
+    concurrent: false,
+    grantKey: "command",
+    async execute(args, context) {
+      const requested = args.timeout_s ?? defaultTimeoutS;
+      const timeoutS = Math.min(requested, maxTimeoutS);
+      const result = await run(args.command, timeoutS, context);
+      if (requested <= maxTimeoutS) return result;
+      return {
+        ...result,
+        output: `[timeout_s ${requested} is above the maximum; using ${maxTimeoutS} s]\n${result.output}`,
+      };
+    },
+    async preview(args) {
+      const timeout =
+        args.timeout_s === undefined ? "" : ` (timeout ${Math.min(args.timeout_s, maxTimeoutS)} s)`;
+      return {
+        summary: `Run a command in the workspace${timeout}`,
+        detail: { kind: "code", text: args.command },
+      };
+    },
+  });
+}
