@@ -1,0 +1,101 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  escapeHtml,
+  htmlToPlainText,
+  markdownToTelegramHtml,
+} from "../../../src/channels/telegram/telegram-html.js";
+import { parseTelegramHtml } from "../../fakes/fake-telegram/html-parser.js";
+
+function accepted(html: string): string {
+  const parsed = parseTelegramHtml(html);
+  if (!parsed.ok) throw new Error(`${parsed.description}\n${html}`);
+  return parsed.text;
+}
+
+describe("markdownToTelegramHtml", () => {
+  it("escapes &, < and > in text, code and raw HTML", () => {
+    const html = markdownToTelegramHtml("a < b && c > d <script>x</script> `1<2`");
+    expect(html).toBe("a &lt; b &amp;&amp; c &gt; d &lt;script&gt;x&lt;/script&gt; <code>1&lt;2</code>");
+    expect(accepted(html)).toBe("a < b && c > d <script>x</script> 1<2");
+  });
+
+  it("renders bold, italic, strikethrough and links", () => {
+    const html = markdownToTelegramHtml('**bold** *it* ~~gone~~ [site](https://x.test/?a=1&b="2")');
+    expect(html).toBe(
+      '<b>bold</b> <i>it</i> <s>gone</s> <a href="https://x.test/?a=1&amp;b=&quot;2&quot;">site</a>',
+    );
+    accepted(html);
+  });
+
+  it("drops links with unsafe schemes but keeps their text", () => {
+    expect(markdownToTelegramHtml("[click](javascript:alert(1))")).toBe("click");
+  });
+
+  it("renders fenced code with its language class and keeps indentation", () => {
+    const html = markdownToTelegramHtml("```ts\nif (a < b) {\n  go();\n}\n```");
+    expect(html).toBe('<pre><code class="language-ts">if (a &lt; b) {\n  go();\n}</code></pre>');
+    expect(markdownToTelegramHtml("```\nplain\n```")).toBe("<pre>plain</pre>");
+  });
+
+  it("renders headings as bold lines and separates blocks with a blank line", () => {
+    expect(markdownToTelegramHtml("# Title\n\nBody text")).toBe("<b>Title</b>\n\nBody text");
+  });
+
+  it("renders lists as bullet and numbered lines, nested ones indented, tasks with boxes", () => {
+    const html = markdownToTelegramHtml(
+      "- one\n- two\n  1. sub\n  2. sub2\n\n3. c\n4. d\n\n- [x] done\n- [ ] open",
+    );
+    expect(html).toBe("• one\n• two\n  1. sub\n  2. sub2\n\n3. c\n4. d\n\n• ☑ done\n• ☐ open");
+  });
+
+  it("renders quotes, rules and tables sensibly", () => {
+    expect(markdownToTelegramHtml("> quoted **b**")).toBe("<blockquote>quoted <b>b</b></blockquote>");
+    expect(markdownToTelegramHtml("---")).toBe("──────────");
+    const table = markdownToTelegramHtml("| a | bb |\n|---|---|\n| 1 | 2 |");
+    expect(table).toBe("<pre>a | bb\n--+---\n1 | 2</pre>");
+  });
+
+  it("produces HTML Telegram accepts for any input; visible letters come from the input, in order", () => {
+    const markdownish = fc.stringMatching(/^[a-z0-9 *_~`#>\-[\]()<>&\n|.!:/]{0,200}$/);
+    fc.assert(
+      fc.property(markdownish, (markdown) => {
+        const text = accepted(markdownToTelegramHtml(markdown));
+        expect(isSubsequence(letters(text), letters(markdown))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("keeps every letter and digit when there are no links or code fences", () => {
+    const markdownish = fc.stringMatching(/^[a-z0-9 *_~#>\-<>&\n|.!]{0,200}$/);
+    fc.assert(
+      fc.property(markdownish, (markdown) => {
+        expect(letters(accepted(markdownToTelegramHtml(markdown)))).toBe(letters(markdown));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+function letters(value: string): string {
+  return value.replace(/[^a-z0-9]/g, "");
+}
+
+function isSubsequence(part: string, whole: string): boolean {
+  let index = 0;
+  for (const char of whole) if (char === part[index]) index++;
+  return index === part.length;
+}
+
+describe("htmlToPlainText", () => {
+  it("strips tags and decodes entities", () => {
+    expect(htmlToPlainText('<b>a &lt;b&gt; &amp; &quot;c&quot;</b> <a href="x">&#65;&#x42;</a>')).toBe(
+      'a <b> & "c" AB',
+    );
+  });
+
+  it("is the inverse of escapeHtml", () => {
+    fc.assert(fc.property(fc.string(), (text) => htmlToPlainText(escapeHtml(text)) === text));
+  });
+});

@@ -1,0 +1,395 @@
+/**
+ * A local fake Telegram Bot API server for tests and benchmarks (node:http on 127.0.0.1, port 0).
+ * Serves `/bot<token>/<method>` and `/file/bot<token>/<path>`; getUpdates long-polls with
+ * offsets and timeouts and keeps updates until a later offset confirms them (a second poller
+ * takes over with a 409, as on Telegram). Every call is recorded; tests inject user messages and
+ * button presses, queue failures (429 with retry_after, 409, any error text) and `waitFor` a
+ * condition instead of sleeping.
+ */
+import { EventEmitter } from "node:events";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { apiMessage, METHODS } from "./bot-methods.js";
+import { BotApiError, BotState, type FakeChat, type FakeUser, type StoredMessage } from "./bot-state.js";
+import { type Params, readParams, respond } from "./http-body.js";
+
+export type { FakeChat, FakeUser, StoredMessage } from "./bot-state.js";
+
+export interface RecordedCall {
+  readonly method: string;
+  readonly params: Params;
+  /** ms since the fake started */
+  readonly at: number;
+  /** Telegram's error description when the call failed. */
+  readonly error?: string;
+}
+
+export interface FakeTelegramOptions {
+  readonly token?: string;
+  readonly bot?: FakeUser;
+  /** false answers sendMessageDraft with 404 (a Bot API server without drafts). */
+  readonly draftsSupported?: boolean;
+}
+
+export interface UserMessageInput {
+  readonly chat: FakeChat;
+  readonly from: FakeUser;
+  readonly text?: string;
+  /** Forum topic id: the message is a topic message (and implicitly "replies" to the topic root). */
+  readonly threadId?: number;
+  /** An explicit reply to this message id in the same chat. */
+  readonly replyTo?: number;
+  readonly document?: { readonly content: Buffer; readonly name: string; readonly mime?: string };
+  readonly photo?: { readonly content: Buffer };
+  readonly caption?: string;
+}
+
+type Update = Params & { update_id: number };
+
+interface Waiter {
+  readonly response: ServerResponse;
+  readonly timer: NodeJS.Timeout;
+  readonly limit: number;
+  readonly allowed: readonly string[] | undefined;
+}
+
+const CONFLICT =
+  "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running";
+
+function updateKind(update: Update): string {
+  return Object.keys(update).find((key) => key !== "update_id") ?? "";
+}
+
+/** Entities Telegram would attach: bot commands at the start, @mentions anywhere. */
+function entitiesOf(text: string): Record<string, unknown>[] {
+  const entities: Record<string, unknown>[] = [];
+  const command = /^\/[a-zA-Z0-9_]+(@[a-zA-Z0-9_]+)?/.exec(text);
+  if (command) entities.push({ type: "bot_command", offset: 0, length: command[0].length });
+  for (const match of text.matchAll(/(^|[^\w])(@[a-zA-Z0-9_]{3,})/g)) {
+    entities.push({
+      type: "mention",
+      offset: (match.index ?? 0) + (match[1]?.length ?? 0),
+      length: match[2]!.length,
+    });
+  }
+  return entities;
+}
+
+/** The running fake; create with `startFakeTelegram`. */
+export class FakeTelegram {
+  readonly state = new BotState();
+  readonly calls: RecordedCall[] = [];
+  readonly bot: FakeUser;
+  readonly token: string;
+  private readonly changes = new EventEmitter();
+  private readonly started = Date.now();
+  private readonly failures = new Map<string, BotApiError[]>();
+  private updates: Update[] = [];
+  private nextUpdateId = 100_000;
+  private waiter: Waiter | undefined;
+  private readonly server = createServer((request, response) => {
+    this.route(request, response).catch((error: unknown) =>
+      respond(response, 500, { ok: false, description: String(error) }),
+    );
+  });
+
+  constructor(private readonly options: FakeTelegramOptions = {}) {
+    this.token = options.token ?? "123456:TEST-token";
+    this.bot = options.bot ?? { id: 123456, is_bot: true, first_name: "Coworker", username: "coworker_bot" };
+    this.changes.setMaxListeners(0);
+  }
+
+  /** `http://127.0.0.1:<port>`, the grammY `client.apiRoot`. */
+  apiRoot = "";
+
+  /** grammY's `botInfo` for this bot (skips getMe). */
+  get botInfo() {
+    return {
+      ...this.bot,
+      is_bot: true as const,
+      username: this.bot.username ?? "coworker_bot",
+      can_join_groups: true,
+      can_read_all_group_messages: false,
+      supports_inline_queries: false,
+      can_connect_to_business: false,
+      has_main_web_app: false,
+      has_topics_enabled: false,
+      allows_users_to_create_topics: false,
+    };
+  }
+
+  async listen(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    this.apiRoot = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    if (this.waiter) this.finishPoll([]);
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Calls of one method, in order. */
+  callsOf(method: string): RecordedCall[] {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  /** The next `times` calls of `method` fail with this error. */
+  failNext(
+    method: string,
+    code: number,
+    description: string,
+    times = 1,
+    parameters?: { retry_after?: number },
+  ): void {
+    const queue = this.failures.get(method) ?? [];
+    for (let i = 0; i < times; i++) queue.push(new BotApiError(code, description, parameters));
+    this.failures.set(method, queue);
+  }
+
+  /** The next `times` calls of `method` get Telegram's 429 with `retry_after` seconds. */
+  rateLimitNext(method: string, retryAfter: number, times = 1): void {
+    this.failNext(method, 429, `Too Many Requests: retry after ${retryAfter}`, times, {
+      retry_after: retryAfter,
+    });
+  }
+
+  /** The next `times` getUpdates calls get the 409 another poller would cause. */
+  conflictNext(times = 1): void {
+    this.failNext("getUpdates", 409, CONFLICT, times);
+  }
+
+  /** Updates not yet confirmed by a later getUpdates offset. */
+  unconfirmed(): number {
+    return this.updates.length;
+  }
+
+  /** Queue a raw update (the id is assigned here). */
+  injectUpdate(body: Record<string, unknown>): Update {
+    const update: Update = { update_id: this.nextUpdateId++, ...body };
+    this.updates.push(update);
+    setImmediate(() => this.wakePoller());
+    this.changed();
+    return update;
+  }
+
+  /** A user writes in a chat: the message is stored and delivered as an update. */
+  sendUserMessage(input: UserMessageInput): { update: Update; message: Record<string, unknown> } {
+    const chat = this.state.chat(input.chat);
+    const text = input.text ?? "";
+    const file = input.document ?? input.photo;
+    const fileName = input.document?.name ?? "photo.jpg";
+    const stored = this.state.addMessage({
+      chat_id: chat.id,
+      from: input.from,
+      text: input.caption ?? text,
+      source: input.caption ?? text,
+      ...(input.threadId !== undefined ? { message_thread_id: input.threadId } : {}),
+      ...(input.replyTo !== undefined ? { reply_to_message_id: input.replyTo } : {}),
+    });
+    const message: Record<string, unknown> = { ...apiMessage(this.state, stored) };
+    if (input.replyTo !== undefined) {
+      const replied = this.state.message(chat.id, input.replyTo);
+      if (replied) message.reply_to_message = apiMessage(this.state, replied);
+    } else if (input.threadId !== undefined) {
+      message.reply_to_message = {
+        message_id: input.threadId,
+        date: stored.date,
+        chat,
+        forum_topic_created: { name: `topic ${input.threadId}`, icon_color: 7322096 },
+      };
+    }
+    const body = input.caption ?? text;
+    const entities = entitiesOf(body);
+    if (file) {
+      delete message.text;
+      const saved = this.state.addFile(file.content, fileName);
+      const meta = {
+        file_id: saved.file_id,
+        file_unique_id: saved.file_unique_id,
+        file_size: file.content.length,
+      };
+      if (input.document) {
+        message.document = { ...meta, file_name: input.document.name, mime_type: input.document.mime };
+      } else {
+        message.photo = [{ ...meta, width: 90, height: 90 }];
+      }
+      if (input.caption !== undefined) {
+        message.caption = input.caption;
+        if (entities.length > 0) message.caption_entities = entities;
+      }
+    } else if (entities.length > 0) {
+      message.entities = entities;
+    }
+    return { update: this.injectUpdate({ message }), message };
+  }
+
+  /** A user presses an inline button (by its callback data) under a message. */
+  pressButton(input: { chat: FakeChat; from: FakeUser; messageId: number; data: string }): Update {
+    const chat = this.state.requireChat(input.chat.id);
+    const stored = this.state.message(chat.id, input.messageId);
+    const query = this.state.openQuery(chat.id, input.messageId, input.from);
+    return this.injectUpdate({
+      callback_query: {
+        id: query.id,
+        from: input.from,
+        chat_instance: `ci${chat.id}`,
+        data: input.data,
+        ...(stored ? { message: apiMessage(this.state, stored) } : {}),
+      },
+    });
+  }
+
+  /** The callback data of the button labelled `label` (substring) on a stored message. */
+  buttonData(message: StoredMessage, label: string): string {
+    const button = message.reply_markup?.inline_keyboard
+      .flat()
+      .find((candidate) => candidate.text.includes(label));
+    if (!button?.callback_data) throw new Error(`no button "${label}" on message ${message.message_id}`);
+    return button.callback_data;
+  }
+
+  /** Resolve with the predicate's first truthy value, re-checked after every change. */
+  waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 8000): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const value = predicate();
+        if (value) {
+          cleanup();
+          resolve(value);
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        const recent = this.calls
+          .slice(-8)
+          .map((call) => `${call.method}${call.error ? ` (${call.error})` : ""}`);
+        reject(
+          new Error(`fake Telegram: condition not met in ${timeoutMs} ms; last calls: ${recent.join(", ")}`),
+        );
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.changes.off("change", check);
+      };
+      this.changes.on("change", check);
+      check();
+    });
+  }
+
+  private changed(): void {
+    this.changes.emit("change");
+  }
+
+  private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
+    if (file) return this.download(file[1]!, decodeURIComponent(file[2]!), response);
+    const call = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
+    if (!call) return respond(response, 404, { ok: false, error_code: 404, description: "Not Found" });
+    if (call[1] !== this.token)
+      return respond(response, 401, { ok: false, error_code: 401, description: "Unauthorized" });
+    const method = call[2]!;
+    const params = await readParams(request, url);
+    const failure = this.failures.get(method)?.shift();
+    if (failure) return this.answerError(method, params, response, failure);
+    if (method === "getUpdates") return this.getUpdates(params, response);
+    if (method === "sendMessageDraft" && this.options.draftsSupported === false) {
+      return this.answerError(method, params, response, new BotApiError(404, "Not Found"));
+    }
+    const handler = METHODS[method];
+    if (!handler) return this.answerError(method, params, response, new BotApiError(404, "Not Found"));
+    try {
+      const result = handler(this.state, params, this.bot);
+      this.record(method, params);
+      respond(response, 200, { ok: true, result });
+    } catch (error) {
+      if (!(error instanceof BotApiError)) throw error;
+      this.answerError(method, params, response, error);
+    }
+  }
+
+  private answerError(method: string, params: Params, response: ServerResponse, error: BotApiError): void {
+    this.record(method, params, error.description);
+    respond(response, error.code, {
+      ok: false,
+      error_code: error.code,
+      description: error.description,
+      ...(error.parameters ? { parameters: error.parameters } : {}),
+    });
+  }
+
+  private record(method: string, params: Params, error?: string): void {
+    this.calls.push({ method, params, at: Date.now() - this.started, ...(error ? { error } : {}) });
+    this.changed();
+  }
+
+  private download(token: string, path: string, response: ServerResponse): void {
+    const stored = [...this.state.files.values()].find((file) => file.file_path === path);
+    if (token !== this.token || !stored) {
+      respond(response, 404, { ok: false, error_code: 404, description: "Not Found" });
+      return;
+    }
+    response.writeHead(200, {
+      "content-type": "application/octet-stream",
+      "content-length": stored.content.length,
+    });
+    response.end(stored.content);
+  }
+
+  private getUpdates(params: Params, response: ServerResponse): void {
+    this.record("getUpdates", params);
+    const offset = Number(params.offset ?? 0);
+    if (offset > 0) this.updates = this.updates.filter((update) => update.update_id >= offset);
+    const allowed = Array.isArray(params.allowed_updates) ? (params.allowed_updates as string[]) : undefined;
+    if (allowed && allowed.length > 0)
+      this.updates = this.updates.filter((update) => allowed.includes(updateKind(update)));
+    const limit = Math.min(Math.max(Number(params.limit ?? 100), 1), 100);
+    const timeout = Number(params.timeout ?? 0);
+    if (this.waiter) {
+      const previous = this.waiter;
+      this.waiter = undefined;
+      clearTimeout(previous.timer);
+      respond(previous.response, 409, { ok: false, error_code: 409, description: CONFLICT });
+    }
+    const ready = this.updates.slice(0, limit);
+    if (ready.length > 0 || timeout <= 0) {
+      respond(response, 200, { ok: true, result: ready });
+      return;
+    }
+    const timer = setTimeout(() => this.finishPoll([]), timeout * 1000);
+    this.waiter = { response, timer, limit, allowed };
+    response.once("close", () => {
+      if (this.waiter?.response === response) {
+        clearTimeout(timer);
+        this.waiter = undefined;
+      }
+    });
+  }
+
+  private wakePoller(): void {
+    const waiter = this.waiter;
+    if (!waiter) return;
+    const ready = this.updates
+      .filter(
+        (update) =>
+          !waiter.allowed || waiter.allowed.length === 0 || waiter.allowed.includes(updateKind(update)),
+      )
+      .slice(0, waiter.limit);
+    if (ready.length > 0) this.finishPoll(ready);
+  }
+
+  private finishPoll(result: Update[]): void {
+    const waiter = this.waiter;
+    if (!waiter) return;
+    this.waiter = undefined;
+    clearTimeout(waiter.timer);
+    respond(waiter.response, 200, { ok: true, result });
+  }
+}
+
+/** Start a fake Bot API server on 127.0.0.1 with a random port. */
+export function startFakeTelegram(options: FakeTelegramOptions = {}): Promise<FakeTelegram> {
+  return new FakeTelegram(options).listen();
+}
