@@ -12,6 +12,7 @@ import { describeStoreTarget, resolveStoreTarget, type StoreTarget } from "./sto
 /** How long `ping()` waits for the backend before reporting it unhealthy. */
 export const PING_TIMEOUT_MS = 2_000;
 
+/** Where the store lives: COWORKER_STORE_URL and COWORKER_DATA_DIR, plus a sink for background errors. */
 export interface CreateStoreOptions {
   /** COWORKER_STORE_URL: redis://, rediss://, postgres://, postgresql:// or memory:; unset → SQLite. */
   readonly url?: string | undefined;
