@@ -1,0 +1,141 @@
+/**
+ * Outgoing rate limiting for the Bot API, as a grammY API transformer. Telegram allows about one
+ * message per second per chat (short bursts are fine), 20 per minute per group and 30 per second
+ * overall; going over earns 429s that stall a whole chat. Each limit is a token bucket with a
+ * burst, kept as a GCRA "theoretical arrival time", so the first message of a reply goes out at
+ * once and only sustained traffic waits. answerCallbackQuery and other non-message calls pass
+ * straight through; drafts and chat actions count only against the global limit.
+ */
+import type { Transformer } from "grammy";
+
+/** One token bucket: `ratePerSecond` sustained, up to `burst` at once. */
+export interface RateRule {
+  readonly ratePerSecond: number;
+  readonly burst: number;
+}
+
+export interface SendLimits {
+  readonly perChat: RateRule;
+  readonly perGroup: RateRule;
+  readonly global: RateRule;
+}
+
+/**
+ * Telegram's published limits. A bucket lets `burst + rate × 60` through in any minute, so the
+ * group bucket is 3 + 17/min to stay within 20 per minute; the chat burst of 3 keeps the first
+ * messages of a reply from waiting.
+ */
+export const TELEGRAM_SEND_LIMITS: SendLimits = Object.freeze({
+  perChat: { ratePerSecond: 1, burst: 3 },
+  perGroup: { ratePerSecond: 17 / 60, burst: 3 },
+  global: { ratePerSecond: 30, burst: 30 },
+});
+
+/** What a Bot API call costs: a message in a chat, a global-only call, or nothing. */
+export type SendCost =
+  | { readonly kind: "message"; readonly chatId: number }
+  | { readonly kind: "global" }
+  | undefined;
+
+const MESSAGE_METHODS = /^(send|edit|copyMessage|forwardMessage)/;
+const GLOBAL_ONLY = new Set(["sendChatAction", "sendMessageDraft"]);
+
+/** Classify a Bot API call for throttling. */
+export function sendCostOf(method: string, payload: unknown): SendCost {
+  if (GLOBAL_ONLY.has(method)) return { kind: "global" };
+  if (!MESSAGE_METHODS.test(method)) return undefined;
+  const chatId = Number((payload as { chat_id?: unknown } | undefined)?.chat_id);
+  return Number.isFinite(chatId) ? { kind: "message", chatId } : { kind: "global" };
+}
+
+interface Bucket {
+  readonly intervalMs: number;
+  readonly toleranceMs: number;
+}
+
+function bucketOf(rule: RateRule): Bucket {
+  const intervalMs = 1000 / rule.ratePerSecond;
+  return { intervalMs, toleranceMs: (rule.burst - 1) * intervalMs };
+}
+
+const PRUNE_AT = 2048;
+
+/**
+ * Books send slots in GCRA buckets. A message first books its chat (and group) slot, waits for
+ * it, and only then books a global slot: a chat's backlog is booked into the future, and booking
+ * the shared global bucket that early would make every other chat wait behind it.
+ */
+export class SendScheduler {
+  private readonly chat: Bucket;
+  private readonly group: Bucket;
+  private readonly global: Bucket;
+  /** Theoretical arrival time per key (ms on the scheduler's clock). */
+  private readonly arrival = new Map<string, number>();
+
+  constructor(
+    limits: SendLimits = TELEGRAM_SEND_LIMITS,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.chat = bucketOf(limits.perChat);
+    this.group = bucketOf(limits.perGroup);
+    this.global = bucketOf(limits.global);
+  }
+
+  /** Book one message's slot in its chat (and, for groups, the group) bucket: ms to wait. */
+  reserveChat(chatId: number): number {
+    const keys: [string, Bucket][] = [[`c${chatId}`, this.chat]];
+    if (chatId < 0) keys.push([`g${chatId}`, this.group]);
+    return this.book(keys);
+  }
+
+  /** Book a slot in the global bucket (call once the chat slot is due): ms to wait. */
+  reserveGlobal(): number {
+    return this.book([["*", this.global]]);
+  }
+
+  private book(keys: readonly [string, Bucket][]): number {
+    const now = this.now();
+    let at = now;
+    for (const [key, bucket] of keys) {
+      const arrival = this.arrival.get(key);
+      if (arrival !== undefined) at = Math.max(at, arrival - bucket.toleranceMs);
+    }
+    // Float sums of intervals drift by ~1e-13: a wait under a microsecond is no wait.
+    if (at - now < 0.001) at = now;
+    for (const [key, bucket] of keys) {
+      this.arrival.set(key, Math.max(this.arrival.get(key) ?? at, at) + bucket.intervalMs);
+    }
+    if (this.arrival.size > PRUNE_AT) this.prune(now);
+    return at - now;
+  }
+
+  private prune(now: number): void {
+    for (const [key, arrival] of this.arrival) if (arrival <= now) this.arrival.delete(key);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", abort);
+      resolve();
+    }, ms);
+    const abort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", abort, { once: true });
+  });
+}
+
+/** A grammY API transformer that waits for a slot before each message-sending call. */
+export function throttleTransformer(scheduler: SendScheduler = new SendScheduler()): Transformer {
+  return async (prev, method, payload, signal) => {
+    const cost = sendCostOf(method, payload);
+    if (cost?.kind === "message") await sleep(scheduler.reserveChat(cost.chatId), signal);
+    if (cost !== undefined) await sleep(scheduler.reserveGlobal(), signal);
+    return prev(method, payload, signal);
+  };
+}
