@@ -4,7 +4,7 @@
  *
  * Each request's parsed body is recorded; a handler decides the reply (text chunks, reasoning,
  * tool calls streamed as real-shaped fragments split across chunks, finish reason, usage, an
- * HTTP error, delays, or a hang). A client that closes the connection before the reply ended is
+ * HTTP error, delays, a hang or a dropped connection). A client that closes the connection before the reply ended is
  * recorded in `aborted`, so tests can prove an abort reached the server.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -36,6 +36,8 @@ export interface FakeReply {
   chunkDelayMs?: number;
   /** Send only this many SSE events, then keep the connection open without a word. */
   hangAfterChunks?: number;
+  /** Send only this many SSE events (flushed), then destroy the connection (a server or proxy dying). */
+  dropAfterChunks?: number;
 }
 
 /** A parsed JSON request body: arbitrary JSON that tests inspect freely. */
@@ -54,10 +56,13 @@ export interface FakeOpenAI {
   /** Resolves once the request with this index has been aborted by its client. */
   waitForAbort(index: number): Promise<void>;
   setHandler(handler: FakeHandler): void;
+  /** Stop listening and cut open connections; calling it again is a no-op. */
   close(): Promise<void>;
 }
 
 const MODEL_ID = "fake-model";
+/** Responses the fake itself cut off (`dropAfterChunks`), which are not client aborts. */
+const droppedByServer = new WeakSet<ServerResponse>();
 
 /** The default reply: a short answer quoting the last user message. */
 export const echoHandler: FakeHandler = ({ body }) => {
@@ -108,7 +113,7 @@ export async function startFakeOpenAI(handler: FakeHandler = echoHandler): Promi
     }
     const index = requests.push(body) - 1;
     res.on("close", () => {
-      if (!res.writableEnded) markAborted(index);
+      if (!res.writableEnded && !droppedByServer.has(res)) markAborted(index);
     });
     const reply = await current({ body, index });
     if (reply.status !== undefined && reply.status >= 400) {
@@ -137,6 +142,7 @@ export async function startFakeOpenAI(handler: FakeHandler = echoHandler): Promi
       current = next;
     },
     close() {
+      if (!server.listening) return Promise.resolve();
       server.closeAllConnections();
       return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     },
@@ -158,12 +164,16 @@ async function streamReply(res: ServerResponse, reply: FakeReply, ctx: ReplyCont
   });
   res.flushHeaders();
   const events = [...streamChunks(reply, ctx).map((c) => JSON.stringify(c)), "[DONE]"];
-  const limit = reply.hangAfterChunks ?? events.length;
   for (const [i, data] of events.entries()) {
-    if (i >= limit) return; // hang: leave the connection open until the client or close() ends it
+    if (i === reply.dropAfterChunks) {
+      droppedByServer.add(res);
+      res.destroy();
+      return;
+    }
+    if (i === reply.hangAfterChunks) return; // leave the connection open until the client or close() ends it
     if (reply.chunkDelayMs) await delay(reply.chunkDelayMs);
     if (res.destroyed) return;
-    res.write(`data: ${data}\n\n`);
+    await new Promise<void>((resolve) => res.write(`data: ${data}\n\n`, () => resolve()));
   }
   res.end();
 }
