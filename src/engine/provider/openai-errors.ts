@@ -1,0 +1,223 @@
+/**
+ * Failure handling for the OpenAI-compatible provider: turns whatever an attempt threw (SDK
+ * errors, fetch errors, mid-stream error payloads) into a `ProviderError` with a short friendly
+ * message, says whether a retry could help, and reads Retry-After. Also normalises error bodies
+ * from servers that put the error at the top level (older vLLM) so the SDK sees the message.
+ */
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import { ContextOverflowError, ProviderError, type ProviderErrorKind } from "./provider.js";
+
+/** What the error mapping needs to name the failure. */
+export interface FailureContext {
+  readonly model: string;
+  readonly baseURL: string;
+  readonly now: () => number;
+}
+
+/** A mapped failure: the error to surface, and whether (and when) a retry may help. */
+export interface Failure {
+  readonly error: ProviderError;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+}
+
+const OVERFLOW_MESSAGE =
+  /maximum context length|context[ _-]?length|context (?:window|size)|too many tokens|prompt is too long|exceeds? the available context/i;
+const OVERFLOW_STATUSES = new Set([400, 413, 422]);
+const DETAIL_LIMIT = 200;
+const NETWORK_CODE = /^(?:E[A-Z]+|UND_ERR_\w+)$/;
+
+/** Whether an error code / message pair says the prompt did not fit the context window. */
+export function isContextOverflow(code: unknown, message: string): boolean {
+  return code === "context_length_exceeded" || OVERFLOW_MESSAGE.test(message);
+}
+
+/** The error for an error payload the server sent inside an already-open stream (OpenRouter, vLLM). */
+export function midStreamError(payload: unknown, cause?: unknown): ProviderError {
+  const { message, code } = describePayload(payload);
+  if (isContextOverflow(code, message)) return new ContextOverflowError(undefined, { cause });
+  const kind: ProviderErrorKind = code === 429 || code === "rate_limit_exceeded" ? "rate_limited" : "server";
+  return new ProviderError(
+    kind,
+    `The model endpoint reported an error mid-response: ${clip(message)}`,
+    undefined,
+    {
+      cause,
+    },
+  );
+}
+
+/** Map anything an attempt threw to a `Failure`. */
+export function classifyFailure(error: unknown, ctx: FailureContext): Failure {
+  if (error instanceof ProviderError) return { error, retryable: false, retryAfterMs: undefined };
+  if (error instanceof APIConnectionTimeoutError) {
+    return retryable(
+      new ProviderError("timeout", "The model endpoint did not respond in time.", undefined, {
+        cause: error,
+      }),
+    );
+  }
+  if (error instanceof APIConnectionError) {
+    const code = causeCode(error);
+    const suffix = code ? ` (${code})` : "";
+    return retryable(
+      new ProviderError(
+        "connection",
+        `Could not connect to the model endpoint at ${ctx.baseURL}${suffix}.`,
+        undefined,
+        {
+          cause: error,
+        },
+      ),
+    );
+  }
+  if (error instanceof APIError) {
+    if (error.status === undefined) return final(midStreamError(error.error ?? error.message, error));
+    return fromStatus(error, error.status, ctx);
+  }
+  if (error instanceof SyntaxError) {
+    return final(
+      new ProviderError(
+        "server",
+        `The model endpoint sent a stream chunk that is not JSON: ${clip(error.message)}`,
+        undefined,
+        {
+          cause: error,
+        },
+      ),
+    );
+  }
+  // undici reports a connection lost mid-body as TypeError("terminated"); sockets as E* codes.
+  if (error instanceof TypeError || NETWORK_CODE.test(causeCode(error) ?? "")) {
+    return retryable(
+      new ProviderError(
+        "connection",
+        `The connection to the model endpoint at ${ctx.baseURL} dropped mid-response.`,
+        undefined,
+        {
+          cause: error,
+        },
+      ),
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return final(
+    new ProviderError("server", `Unexpected model endpoint failure: ${clip(message)}`, undefined, {
+      cause: error,
+    }),
+  );
+}
+
+function fromStatus(error: APIError, status: number, ctx: FailureContext): Failure {
+  const { message, code } = describePayload(error.error ?? error.message);
+  const options = { cause: error };
+  if (OVERFLOW_STATUSES.has(status) && isContextOverflow(code, message)) {
+    return final(new ContextOverflowError(undefined, options));
+  }
+  if (status === 401 || status === 403) {
+    const text = `The model endpoint rejected the API key (HTTP ${status}). Check OPENAI_API_KEY and the endpoint's access rules.`;
+    return final(new ProviderError("auth", text, status, options));
+  }
+  if (status === 404) {
+    const text = `Model "${ctx.model}" was not found at ${ctx.baseURL} (HTTP 404). Check the model name and base URL.`;
+    return final(new ProviderError("bad_request", text, status, options));
+  }
+  if (status === 429 && code === "insufficient_quota") {
+    const text = "The account behind the API key has no quota left (HTTP 429). Check its plan and billing.";
+    return final(new ProviderError("auth", text, status, options));
+  }
+  const retryAfterMs = retryAfter(error.headers, ctx.now);
+  if (status === 429) {
+    const text = "The model endpoint is rate limiting requests (HTTP 429). Try again shortly.";
+    return { error: new ProviderError("rate_limited", text, status, options), retryable: true, retryAfterMs };
+  }
+  if (status === 408) {
+    const text = "The model endpoint timed out handling the request (HTTP 408).";
+    return { error: new ProviderError("timeout", text, status, options), retryable: true, retryAfterMs };
+  }
+  if (status >= 500) {
+    const text = `The model endpoint had a server error (HTTP ${status}). Try again shortly.`;
+    return { error: new ProviderError("server", text, status, options), retryable: true, retryAfterMs };
+  }
+  const text = `The model endpoint rejected the request (HTTP ${status}): ${clip(message)}`;
+  return final(new ProviderError("bad_request", text, status, options));
+}
+
+/**
+ * Milliseconds to wait according to `retry-after-ms` or `retry-after` (seconds or an HTTP date),
+ * or undefined when the response says nothing usable.
+ */
+export function retryAfter(headers: Headers | undefined, now: () => number): number | undefined {
+  const ms = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get("retry-after")?.trim();
+  if (!value) return undefined;
+  if (/^\d+(?:\.\d+)?$/.test(value)) return Number.parseFloat(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now());
+}
+
+/**
+ * A fetch that rewrites top-level error bodies (`{"object":"error","message":…}`) into the
+ * `{"error":{…}}` shape, so the SDK's error carries the server's message and code.
+ */
+export function errorNormalizingFetch(base: () => typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await base()(input, init);
+    if (response.ok) return response;
+    const text = await response.text();
+    return new Response(normalizeErrorBody(text), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/** Wrap a top-level error object under `error`; any other text is returned unchanged. */
+export function normalizeErrorBody(text: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (isRecord(parsed) && !("error" in parsed) && typeof parsed.message === "string") {
+    return JSON.stringify({ error: parsed });
+  }
+  return text;
+}
+
+function describePayload(payload: unknown): { message: string; code: unknown } {
+  if (typeof payload === "string") return { message: payload, code: undefined };
+  if (isRecord(payload)) {
+    const message = typeof payload.message === "string" ? payload.message : JSON.stringify(payload);
+    return { message, code: payload.code };
+  }
+  return { message: String(payload), code: undefined };
+}
+
+function causeCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; isRecord(current) && depth < 5; depth++) {
+    if (typeof current.code === "string") return current.code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+function retryable(error: ProviderError): Failure {
+  return { error, retryable: true, retryAfterMs: undefined };
+}
+
+function final(error: ProviderError): Failure {
+  return { error, retryable: false, retryAfterMs: undefined };
+}
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > DETAIL_LIMIT ? `${oneLine.slice(0, DETAIL_LIMIT - 1)}…` : oneLine;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}

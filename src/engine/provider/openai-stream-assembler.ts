@@ -1,0 +1,102 @@
+/**
+ * Folds the chunks of one streamed chat completion into provider events: text and reasoning
+ * deltas as they arrive, then one `step-finished` with the whole text, the raw tool calls, the
+ * finish reason and usage. A stream that ends without a finish reason is an "incomplete" error,
+ * never a silent success; error payloads inside the stream become ProviderErrors.
+ */
+import type { TokenUsage } from "../messages.js";
+import { parseChunk, type StreamChunk } from "./openai-chunk.js";
+import { midStreamError } from "./openai-errors.js";
+import { ToolCallAssembler } from "./openai-tool-calls.js";
+import { type FinishReason, ProviderError, type ProviderStreamEvent } from "./provider.js";
+
+/** Assembles one assistant step from its stream chunks. */
+export class StreamAssembler {
+  private text = "";
+  private rawFinishReason: string | undefined;
+  private usage: TokenUsage | undefined;
+  private output = false;
+  private readonly toolCalls: ToolCallAssembler;
+
+  /** @param syntheticId makes a tool-call id when the server sent none. */
+  constructor(syntheticId: (position: number) => string) {
+    this.toolCalls = new ToolCallAssembler(syntheticId);
+  }
+
+  /** Whether the model has produced any output yet (text, reasoning or a tool-call fragment). */
+  get outputBegan(): boolean {
+    return this.output;
+  }
+
+  /** Validate and fold one parsed SSE payload; returns the deltas to emit, in order. */
+  push(raw: unknown): ProviderStreamEvent[] {
+    const chunk = parseChunk(raw);
+    if (chunk.object === "error") throw midStreamError(raw);
+    if (chunk.usage) this.usage = toUsage(chunk.usage);
+    const events: ProviderStreamEvent[] = [];
+    for (const choice of chunk.choices ?? []) {
+      if ((choice.index ?? 0) !== 0) continue;
+      const delta = choice.delta;
+      const reasoning = delta?.reasoning_content || delta?.reasoning;
+      if (reasoning) {
+        this.output = true;
+        events.push(Object.freeze({ type: "reasoning-delta", delta: reasoning }));
+      }
+      if (delta?.content) {
+        this.output = true;
+        this.text += delta.content;
+        events.push(Object.freeze({ type: "text-delta", delta: delta.content }));
+      }
+      for (const fragment of delta?.tool_calls ?? []) {
+        this.output = true;
+        this.toolCalls.add(fragment);
+      }
+      if (choice.finish_reason === "error") {
+        throw midStreamError(chunk.error ?? 'the server ended the reply with finish_reason "error"');
+      }
+      if (choice.finish_reason) this.rawFinishReason = choice.finish_reason;
+    }
+    return events;
+  }
+
+  /** The closing event; throws "incomplete" when the server never said why it stopped. */
+  finish(): ProviderStreamEvent {
+    if (this.rawFinishReason === undefined) {
+      throw new ProviderError(
+        "incomplete",
+        "The model's reply was cut off: the stream ended without a finish reason. Try again.",
+      );
+    }
+    const toolCalls = Object.freeze(this.toolCalls.finish());
+    return Object.freeze({
+      type: "step-finished",
+      text: this.text,
+      toolCalls,
+      finishReason: mapFinishReason(this.rawFinishReason, toolCalls.length > 0),
+      usage: this.usage,
+    });
+  }
+}
+
+/**
+ * Normalise a server's finish reason: "function_call" is "tool_calls"; servers that say "stop"
+ * (or something unknown such as "eos") after tool calls mean "tool_calls"; "tool_calls" with no
+ * call assembled means "stop".
+ */
+export function mapFinishReason(raw: string, hasToolCalls: boolean): FinishReason {
+  switch (raw) {
+    case "length":
+    case "content_filter":
+      return raw;
+    default:
+      return hasToolCalls ? "tool_calls" : "stop";
+  }
+}
+
+function toUsage(usage: NonNullable<StreamChunk["usage"]>): TokenUsage {
+  return Object.freeze({
+    inputTokens: usage.prompt_tokens,
+    outputTokens: usage.completion_tokens,
+    totalTokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
+  });
+}

@@ -1,0 +1,181 @@
+/** OpenAIProvider maps HTTP failures to friendly errors, detects overflow, stalls and aborts. */
+import nock from "nock";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ContextOverflowError, ProviderError } from "../../src/engine/provider/provider.js";
+import {
+  BASE_URL,
+  chunk,
+  collect,
+  HOST,
+  hangingStream,
+  isolateNetwork,
+  PATH,
+  request,
+  SSE_HEADERS,
+  testProvider,
+} from "./sse-helpers.js";
+
+const openStreams: { destroy(): void }[] = [];
+beforeEach(isolateNetwork);
+afterEach(() => {
+  for (const stream of openStreams.splice(0)) stream.destroy();
+});
+
+function hanging(...payloads: object[]) {
+  const stream = hangingStream(...payloads);
+  openStreams.push(stream);
+  return stream;
+}
+
+describe("OpenAIProvider HTTP errors", () => {
+  it.each([401, 403])("says the endpoint rejected the API key on %i, without retrying", async (status) => {
+    const scope = nock(HOST)
+      .post(PATH)
+      .reply(status, { error: { message: "Incorrect API key provided: sk-abc…", code: "invalid_api_key" } });
+    const { provider, waits } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ kind: "auth", status, recoverable: false });
+    expect((error as Error).message).toMatch(/^The model endpoint rejected the API key \(HTTP \d+\)\./);
+    expect((error as Error).message).not.toContain("sk-abc");
+    expect(waits).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it("names the model on a 404", async () => {
+    nock(HOST).post(PATH).reply(404, { error: "model 'qwen3:99b' not found" });
+    const { provider } = testProvider();
+    const { error } = await collect(provider.stream(request({ model: "qwen3:99b" })));
+    expect(error).toMatchObject({ kind: "bad_request", status: 404 });
+    expect((error as Error).message).toBe(
+      `Model "qwen3:99b" was not found at ${BASE_URL} (HTTP 404). Check the model name and base URL.`,
+    );
+  });
+
+  it("maps a 400 context_length_exceeded (OpenAI shape) to ContextOverflowError", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(400, {
+        error: {
+          message:
+            "This model's maximum context length is 128000 tokens. However, your messages resulted in 130401 tokens. Please reduce the length of the messages.",
+          type: "invalid_request_error",
+          param: "messages",
+          code: "context_length_exceeded",
+        },
+      });
+    const { provider } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    expect(error).toMatchObject({ kind: "context_overflow", recoverable: true });
+  });
+
+  it("maps a vLLM 400 overflow (top-level error object, numeric code) to ContextOverflowError", async () => {
+    nock(HOST).post(PATH).reply(400, {
+      object: "error",
+      message:
+        "This model's maximum context length is 32768 tokens. However, you requested 33000 tokens (32000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+      type: "BadRequestError",
+      param: null,
+      code: 400,
+    });
+    const { provider } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toBeInstanceOf(ContextOverflowError);
+  });
+
+  it("keeps the server's reason for any other 400", async () => {
+    nock(HOST).post(PATH).reply(400, {
+      object: "error",
+      message: '"auto" tool choice requires --enable-auto-tool-choice',
+      code: 400,
+    });
+    const { provider } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).not.toBeInstanceOf(ContextOverflowError);
+    expect(error).toMatchObject({ kind: "bad_request", recoverable: false });
+    expect((error as Error).message).toBe(
+      'The model endpoint rejected the request (HTTP 400): "auto" tool choice requires --enable-auto-tool-choice',
+    );
+  });
+
+  it("treats a 429 for exhausted quota as final, not as a rate limit to wait out", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(429, { error: { message: "You exceeded your current quota", code: "insufficient_quota" } });
+    const { provider, waits } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toMatchObject({ kind: "auth", status: 429 });
+    expect(waits).toEqual([]);
+  });
+});
+
+describe("OpenAIProvider stalls and aborts", () => {
+  it("aborts a stream that goes silent after its first chunk and reports 'stalled'", async () => {
+    const scope = nock(HOST)
+      .post(PATH)
+      .reply(
+        200,
+        () => hanging(chunk({ role: "assistant", content: "" }), chunk({ content: "Thinking" })),
+        SSE_HEADERS,
+      );
+    const { provider, waits } = testProvider({ stallTimeoutMs: 40 });
+    const { events, error } = await collect(provider.stream(request()));
+    expect(events).toEqual([{ type: "text-delta", delta: "Thinking" }]);
+    expect(error).toMatchObject({ kind: "stalled" });
+    expect((error as Error).message).toBe("The model sent nothing for 40 ms, so the request was cancelled.");
+    expect(waits).toEqual([]);
+    expect(scope.isDone()).toBe(true);
+  });
+
+  it("still completes a step whose finish reason arrived before the server went silent", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(200, () => hanging(chunk({ content: "Done." }), chunk({}, "stop")), SSE_HEADERS);
+    const { provider } = testProvider({ stallTimeoutMs: 40 });
+    const { events, error } = await collect(provider.stream(request()));
+    expect(error).toBeUndefined();
+    expect(events.at(-1)).toMatchObject({ type: "step-finished", text: "Done.", finishReason: "stop" });
+  });
+
+  it("reports 'stalled' when the server sends no response at all", async () => {
+    nock(HOST).post(PATH).delay(5_000).reply(200, "", SSE_HEADERS);
+    const { provider } = testProvider({ stallTimeoutMs: 40 });
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toMatchObject({ kind: "stalled" });
+  });
+
+  it("does not count the consumer's own time as a stall", async () => {
+    const body = hanging(chunk({ content: "a" }));
+    nock(HOST)
+      .post(PATH)
+      .reply(200, () => body, SSE_HEADERS);
+    const { provider } = testProvider({ stallTimeoutMs: 40 });
+    const iterator = provider.stream(request())[Symbol.asyncIterator]();
+    expect(await iterator.next()).toMatchObject({ value: { type: "text-delta", delta: "a" } });
+    await new Promise((resolve) => setTimeout(resolve, 80)); // a slow consumer, longer than the stall timeout
+    body.end(`data: ${JSON.stringify(chunk({}, "stop"))}\n\ndata: [DONE]\n\n`);
+    expect(await iterator.next()).toMatchObject({ value: { type: "step-finished", text: "a" } });
+  });
+
+  it("aborts mid-stream at once when the request signal fires", async () => {
+    const controller = new AbortController();
+    nock(HOST)
+      .post(PATH)
+      .reply(200, () => hanging(chunk({ content: "Once upon" })), SSE_HEADERS);
+    const { provider } = testProvider();
+    const { events, error } = await collect(provider.stream(request({ signal: controller.signal })), () =>
+      controller.abort(),
+    );
+    expect(events).toEqual([{ type: "text-delta", delta: "Once upon" }]);
+    expect(error).toMatchObject({ kind: "aborted", message: "The model request was cancelled." });
+  });
+
+  it("does not send a request whose signal is already aborted", async () => {
+    const scope = nock(HOST).post(PATH).reply(200, "", SSE_HEADERS);
+    const { provider } = testProvider();
+    const { error } = await collect(provider.stream(request({ signal: AbortSignal.abort() })));
+    expect(error).toMatchObject({ kind: "aborted" });
+    expect(scope.isDone()).toBe(false);
+  });
+});

@@ -1,0 +1,256 @@
+/** OpenAIProvider turns real-shaped SSE streams (replayed with nock) into provider events. */
+import nock from "nock";
+import { beforeEach, describe, expect, it } from "vitest";
+import { ProviderError } from "../../src/engine/provider/provider.js";
+import {
+  chunk,
+  collect,
+  finished,
+  HOST,
+  isolateNetwork,
+  PATH,
+  request,
+  SSE_HEADERS,
+  sse,
+  testProvider,
+  usageChunk,
+} from "./sse-helpers.js";
+
+beforeEach(isolateNetwork);
+
+describe("OpenAIProvider streaming", () => {
+  it("streams text deltas, sends tools and usage options, and maps the usage chunk", async () => {
+    let sent: unknown;
+    nock(HOST)
+      .post(PATH, (body) => {
+        sent = body;
+        return true;
+      })
+      .reply(
+        200,
+        sse(
+          chunk({ role: "assistant", content: "", refusal: null }),
+          chunk({ content: "Hel" }),
+          chunk({ content: "lo!" }),
+          chunk({}, "stop"),
+          usageChunk(12, 3),
+        ),
+        SSE_HEADERS,
+      );
+    const { provider } = testProvider();
+    const tool = {
+      name: "read_file",
+      description: "Read a file",
+      parameters: { type: "object", properties: {} },
+    };
+    const { events, error } = await collect(
+      provider.stream(request({ tools: [tool], maxOutputTokens: 256 })),
+    );
+
+    expect(error).toBeUndefined();
+    expect(events.slice(0, -1)).toEqual([
+      { type: "text-delta", delta: "Hel" },
+      { type: "text-delta", delta: "lo!" },
+    ]);
+    expect(finished(events)).toEqual({
+      type: "step-finished",
+      text: "Hello!",
+      toolCalls: [],
+      finishReason: "stop",
+      usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 },
+    });
+    expect(sent).toMatchObject({
+      model: "test-model",
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 256,
+      messages: [{ role: "user", content: "hello" }],
+      tools: [{ type: "function", function: tool }],
+    });
+  });
+
+  it("emits reasoning deltas from reasoning_content (vLLM) and reasoning (OpenRouter, Ollama)", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(
+        200,
+        sse(
+          chunk({ role: "assistant", content: null, reasoning_content: "Let me " }),
+          chunk({ reasoning: "think.", reasoning_details: [{ type: "reasoning.text", text: "think." }] }),
+          chunk({ content: "42" }),
+          chunk({}, "stop"),
+        ),
+        SSE_HEADERS,
+      );
+    const { provider } = testProvider();
+    const { events } = await collect(provider.stream(request()));
+    expect(events.map((e) => e.type)).toEqual([
+      "reasoning-delta",
+      "reasoning-delta",
+      "text-delta",
+      "step-finished",
+    ]);
+    expect(events.slice(0, 2).map((e) => (e.type === "reasoning-delta" ? e.delta : ""))).toEqual([
+      "Let me ",
+      "think.",
+    ]);
+    expect(finished(events).text).toBe("42");
+    expect(finished(events).usage).toBeUndefined();
+  });
+
+  it("assembles two parallel tool calls whose argument fragments interleave across chunks", async () => {
+    const call = (index: number, fields: object) => chunk({ tool_calls: [{ index, ...fields }] });
+    nock(HOST)
+      .post(PATH)
+      .reply(
+        200,
+        sse(
+          chunk({ role: "assistant", content: null }),
+          call(0, { id: "call_A", type: "function", function: { name: "read_file", arguments: "" } }),
+          call(0, { function: { arguments: '{"pa' } }),
+          call(1, { id: "call_B", type: "function", function: { name: "list_dir", arguments: '{"dir"' } }),
+          call(0, { function: { arguments: 'th":"a.t' } }),
+          call(1, { function: { arguments: ':"src"}' } }),
+          call(0, { function: { arguments: 'xt"}' } }),
+          chunk({}, "tool_calls"),
+          usageChunk(50, 20),
+        ),
+        SSE_HEADERS,
+      );
+    const { provider } = testProvider();
+    const { events } = await collect(provider.stream(request()));
+    expect(events).toHaveLength(1);
+    expect(finished(events)).toMatchObject({
+      text: "",
+      finishReason: "tool_calls",
+      toolCalls: [
+        { id: "call_A", name: "read_file", arguments: '{"path":"a.txt"}' },
+        { id: "call_B", name: "list_dir", arguments: '{"dir":"src"}' },
+      ],
+    });
+  });
+
+  it("tolerates fragments without index or id (Ollama shape) and synthesises stable ids", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(
+        200,
+        sse(
+          chunk({ role: "assistant", content: "Checking." }),
+          chunk({
+            tool_calls: [{ type: "function", function: { name: "read_file", arguments: '{"path":' } }],
+          }),
+          chunk({ tool_calls: [{ function: { arguments: '"a.txt"}' } }] }),
+          chunk({
+            tool_calls: [{ type: "function", function: { name: "list_dir", arguments: { dir: "." } } }],
+          }),
+          chunk({}, "stop"),
+        ),
+        SSE_HEADERS,
+      );
+    const { provider } = testProvider();
+    const { events } = await collect(provider.stream(request()));
+    const step = finished(events);
+    expect(step.finishReason).toBe("tool_calls");
+    expect(step.toolCalls.map((c) => [c.name, c.arguments])).toEqual([
+      ["read_file", '{"path":"a.txt"}'],
+      ["list_dir", '{"dir":"."}'],
+    ]);
+    const [first, second] = step.toolCalls.map((c) => c.id);
+    expect(first).toMatch(/^call_[0-9a-f]+_0$/);
+    expect(second).toMatch(/^call_[0-9a-f]+_1$/);
+  });
+
+  it("starts a new call when an index is reused with a different id and a name", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(
+        200,
+        sse(
+          chunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "a", arguments: "{}" } }] }),
+          chunk({ tool_calls: [{ index: 0, id: "c2", function: { name: "b", arguments: "{}" } }] }),
+          chunk({}, "tool_calls"),
+        ),
+        SSE_HEADERS,
+      );
+    const { provider } = testProvider();
+    const { events } = await collect(provider.stream(request()));
+    expect(finished(events).toolCalls.map((c) => `${c.id}:${c.name}`)).toEqual(["c1:a", "c2:b"]);
+  });
+
+  it("keeps finish_reason length so the engine can tell a cut-off call", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(
+        200,
+        sse(
+          chunk({
+            tool_calls: [{ index: 0, id: "c1", function: { name: "write_file", arguments: '{"text":"ab' } }],
+          }),
+          chunk({}, "length"),
+        ),
+        SSE_HEADERS,
+      );
+    const { provider } = testProvider();
+    const step = finished((await collect(provider.stream(request()))).events);
+    expect(step.finishReason).toBe("length");
+    expect(step.toolCalls[0]?.arguments).toBe('{"text":"ab');
+  });
+
+  it("fails with 'incomplete' when the stream ends without a finish reason, without retrying", async () => {
+    const scope = nock(HOST)
+      .post(PATH)
+      .reply(200, sse(chunk({ content: "Half an ans" })), SSE_HEADERS)
+      .post(PATH)
+      .reply(200, sse(chunk({ content: "never" }), chunk({}, "stop")), SSE_HEADERS);
+    const { provider } = testProvider();
+    const { events, error } = await collect(provider.stream(request()));
+    expect(events).toEqual([{ type: "text-delta", delta: "Half an ans" }]);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).kind).toBe("incomplete");
+    expect(scope.pendingMocks()).toHaveLength(1);
+  });
+
+  it("turns an SSE error payload after output began into a ProviderError (OpenRouter)", async () => {
+    const scope = nock(HOST)
+      .post(PATH)
+      .reply(
+        200,
+        sse(chunk({ content: "Partial" }), {
+          ...chunk({ content: "" }, "error"),
+          error: { code: 502, message: "Provider disconnected unexpectedly" },
+        }),
+        SSE_HEADERS,
+      )
+      .post(PATH)
+      .reply(200, sse(chunk({}, "stop")), SSE_HEADERS);
+    const { provider } = testProvider();
+    const { events, error } = await collect(provider.stream(request()));
+    expect(events).toEqual([{ type: "text-delta", delta: "Partial" }]);
+    expect(error).toMatchObject({
+      kind: "server",
+      message: "The model endpoint reported an error mid-response: Provider disconnected unexpectedly",
+    });
+    expect(scope.pendingMocks()).toHaveLength(1);
+  });
+
+  it("reports a malformed chunk by naming the offending field", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(200, sse(chunk({ content: 42 }), chunk({}, "stop")), SSE_HEADERS);
+    const { provider } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toContain("choices.0.delta.content");
+  });
+
+  it("reports a chunk that is not JSON", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(200, sse("{not json", chunk({}, "stop")), SSE_HEADERS);
+    const { provider } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toMatchObject({ kind: "server" });
+    expect((error as Error).message).toMatch(/not JSON/);
+  });
+});
