@@ -1,0 +1,94 @@
+/**
+ * SSRF guard for web_fetch: hostnames are resolved here (not by the HTTP client), every address
+ * is classified with ipaddr.js, and only global unicast addresses pass — loopback, link-local,
+ * private, unique-local, multicast, unspecified, carrier-grade NAT and the other special ranges
+ * are refused (IPv4, IPv6 and IPv4-mapped IPv6 alike) unless the policy allows private targets.
+ * The caller connects to the returned address, so DNS cannot change between check and connect.
+ */
+import { lookup } from "node:dns/promises";
+import ipaddr from "ipaddr.js";
+
+/** Resolves a hostname to its addresses (injectable for tests). */
+export type Resolver = (hostname: string) => Promise<readonly string[]>;
+
+/** The system resolver (getaddrinfo, so /etc/hosts applies). */
+export const systemResolver: Resolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+
+/** Which addresses a fetch may reach. */
+export interface AddressPolicy {
+  /** Allow loopback / private / link-local … targets (config tools.web_fetch.allow_private). */
+  readonly allowPrivate: boolean;
+  /** Per-address exception consulted for special-range addresses; `hop` 0 is the first request. */
+  readonly allowAddress?: (address: string, hop: number) => boolean;
+}
+
+/** Thrown when a URL's host is, or resolves to, a refused address. */
+export class BlockedAddressError extends Error {
+  override readonly name = "BlockedAddressError";
+}
+
+/** A checked address to connect to. */
+export interface PinnedAddress {
+  readonly address: string;
+  readonly family: 4 | 6;
+}
+
+const RANGE_NAMES: Readonly<Record<string, string>> = {
+  loopback: "a loopback",
+  private: "a private",
+  linkLocal: "a link-local",
+  uniqueLocal: "a unique-local",
+  multicast: "a multicast",
+  unspecified: "an unspecified",
+  broadcast: "a broadcast",
+  carrierGradeNat: "a carrier-grade NAT",
+};
+
+/** The ipaddr.js range of an address ("unicast" for ordinary public addresses), IPv4-mapped unwrapped. */
+export function addressRange(address: string): string {
+  return ipaddr.process(address).range();
+}
+
+/** Host part of a URL without IPv6 brackets. */
+export function bareHostname(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, "$1");
+}
+
+function checkAddress(address: string, hop: number, policy: AddressPolicy, host: string): PinnedAddress {
+  if (!ipaddr.isValid(address))
+    throw new BlockedAddressError(`${host} resolved to an invalid address ${address}`);
+  const parsed = ipaddr.process(address);
+  const range = parsed.range();
+  const family = parsed.kind() === "ipv4" ? 4 : 6;
+  if (range === "unicast" || policy.allowPrivate || policy.allowAddress?.(parsed.toString(), hop)) {
+    return { address: parsed.toString(), family };
+  }
+  const what = RANGE_NAMES[range] ?? `a special-purpose (${range})`;
+  const via = host === address ? "" : ` (${host} resolves to ${address})`;
+  throw new BlockedAddressError(
+    `refusing to fetch ${what} address${via}: web_fetch only reaches public internet addresses`,
+  );
+}
+
+/**
+ * Resolve `hostname` and check every address it has; returns the address to pin the connection
+ * to. Throws BlockedAddressError when any address is refused or nothing resolves.
+ */
+export async function checkHost(
+  hostname: string,
+  hop: number,
+  policy: AddressPolicy,
+  resolver: Resolver = systemResolver,
+): Promise<PinnedAddress> {
+  if (ipaddr.isValid(hostname)) return checkAddress(hostname, hop, policy, hostname);
+  let addresses: readonly string[];
+  try {
+    addresses = await resolver(hostname);
+  } catch (error) {
+    throw new BlockedAddressError(`could not resolve ${hostname}: ${(error as Error).message}`);
+  }
+  if (addresses.length === 0) throw new BlockedAddressError(`${hostname} has no addresses`);
+  const checked = addresses.map((address) => checkAddress(address, hop, policy, hostname));
+  return checked[0] as PinnedAddress;
+}

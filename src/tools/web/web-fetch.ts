@@ -1,0 +1,207 @@
+/**
+ * web_fetch {url, save_to?}: GET an http(s) URL and return it as readable text (HTML → markdown),
+ * within size and time limits. Every hop — the first request and each redirect (at most 5) — is
+ * checked by the SSRF guard and connected to the checked address. With save_to the body is saved
+ * into the workspace instead and recorded as downloaded this session.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { fileErrorMessage } from "../files/fs-errors.js";
+import { realpathOfMaybeMissing, type WorkspacePaths } from "../files/workspace-paths.js";
+import { decodeText } from "../files/text-file.js";
+import { capOutput, DEFAULT_TOOL_OUTPUT_CHARS } from "../output-cap.js";
+import { defineTool, fail, ok, type ToolContext, type ToolResult } from "../tool.js";
+import { htmlToMarkdown } from "./html-to-markdown.js";
+import { type FetchedResponse, FetchError, pinnedGet } from "./pinned-request.js";
+import {
+  type AddressPolicy,
+  BlockedAddressError,
+  bareHostname,
+  checkHost,
+  type Resolver,
+} from "./ssrf-guard.js";
+
+/** Limits and network policy of web_fetch (config: tools.web_fetch). */
+export interface WebFetchOptions {
+  /** Where save_to files go. */
+  readonly paths: WorkspacePaths;
+  readonly allowPrivate?: boolean;
+  /** Exception hook for special-range addresses, per hop (tests, or a vetted intranet host). */
+  readonly allowAddress?: AddressPolicy["allowAddress"];
+  /** Defaults to the system resolver. */
+  readonly resolver?: Resolver;
+  /** Largest body read (default 2,000,000 bytes). */
+  readonly maxBytes?: number;
+  /** Whole fetch, redirects included (default 20,000 ms). */
+  readonly timeoutMs?: number;
+  readonly maxRedirects?: number;
+  readonly outputMaxChars?: number;
+  readonly userAgent?: string;
+}
+
+const webFetchSchema = z.object({
+  url: z.string().min(1).describe("The http(s) URL to fetch"),
+  save_to: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Save the body to this workspace path instead of returning it (for files and downloads)"),
+});
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Thrown for refusals that are the URL's fault (scheme, redirects). */
+class UrlRefusedError extends Error {}
+
+function parseHttpUrl(raw: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    throw new UrlRefusedError(`"${raw}" is not a valid URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UrlRefusedError(
+      `only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}:`,
+    );
+  }
+  if (url.username || url.password) throw new UrlRefusedError("URLs with credentials are not fetched");
+  return url;
+}
+
+function mediaType(response: FetchedResponse): { type: string; charset: string | undefined } {
+  const header = String(response.headers["content-type"] ?? "");
+  const [type = "", ...params] = header.split(";").map((part) => part.trim());
+  const charset = params
+    .find((param) => /^charset=/i.test(param))
+    ?.slice("charset=".length)
+    .replace(/"/g, "");
+  return { type: type.toLowerCase(), charset };
+}
+
+function decodeBody(body: Buffer, charset: string | undefined): string {
+  try {
+    return new TextDecoder(charset ?? "utf-8").decode(body);
+  } catch {
+    return new TextDecoder("utf-8").decode(body);
+  }
+}
+
+const TEXTUAL =
+  /^(text\/|application\/(json|xml|javascript|ecmascript|x-yaml|yaml|toml|x-sh|ld\+json)|[^;]*\+(json|xml))/;
+
+/** Body → text for the model, or undefined when it is binary. */
+function readableBody(response: FetchedResponse): { text: string; title?: string } | undefined {
+  const { type, charset } = mediaType(response);
+  if (type === "text/html" || type === "application/xhtml+xml") {
+    const page = htmlToMarkdown(decodeBody(response.body, charset));
+    return page.title ? { text: page.markdown, title: page.title } : { text: page.markdown };
+  }
+  if (TEXTUAL.test(type)) return { text: decodeBody(response.body, charset) };
+  if (type === "") {
+    const sniffed = decodeText(response.body);
+    return sniffed.kind === "text" ? { text: sniffed.text } : undefined;
+  }
+  return undefined;
+}
+
+/** Build the web_fetch tool. */
+export function createWebFetchTool(options: WebFetchOptions) {
+  const maxBytes = options.maxBytes ?? 2_000_000;
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const maxRedirects = options.maxRedirects ?? 5;
+  const outputMaxChars = options.outputMaxChars ?? DEFAULT_TOOL_OUTPUT_CHARS;
+  const policy: AddressPolicy = {
+    allowPrivate: options.allowPrivate ?? false,
+    allowAddress: options.allowAddress,
+  };
+  const headers = {
+    "user-agent": options.userAgent ?? "Coworker/0.1 (web_fetch)",
+    accept: "text/html,application/xhtml+xml,text/plain,application/json;q=0.9,*/*;q=0.8",
+    "accept-encoding": "gzip, deflate, br",
+  };
+
+  /** Follow redirects by hand, checking and pinning every hop. */
+  const fetchChecked = async (
+    start: URL,
+    signal: AbortSignal,
+  ): Promise<{ url: URL; response: FetchedResponse }> => {
+    let url = start;
+    for (let hop = 0; ; hop += 1) {
+      const pinned = await checkHost(bareHostname(url), hop, policy, options.resolver);
+      const response = await pinnedGet(url, pinned, { signal, maxBytes, headers });
+      const location = response.headers.location;
+      if (!REDIRECT_STATUSES.has(response.status) || !location) return { url, response };
+      if (hop >= maxRedirects)
+        throw new UrlRefusedError(`more than ${maxRedirects} redirects; stopped at ${url.href}`);
+      url = parseHttpUrl(location, url);
+    }
+  };
+
+  const save = async (
+    savePath: string,
+    url: URL,
+    response: FetchedResponse,
+    context: ToolContext,
+  ): Promise<ToolResult> => {
+    if (response.truncated) {
+      return fail(`${url.href} is larger than the ${maxBytes}-byte download limit; nothing was saved.`);
+    }
+    const file = await options.paths.resolve(savePath);
+    await mkdir(path.dirname(file.absolute), { recursive: true });
+    await writeFile(file.absolute, response.body);
+    context.facts.downloadedFiles.add(await realpathOfMaybeMissing(file.absolute));
+    const type = mediaType(response).type || "unknown type";
+    return ok(`Saved ${response.body.length} bytes (${type}) from ${url.href} to ${file.display}.`, [
+      file.display,
+    ]);
+  };
+
+  return defineTool({
+    name: "web_fetch",
+    description:
+      "Fetch a public web page or file over http(s). HTML comes back as markdown; other text as is. " +
+      "With save_to, the body is saved into the workspace instead (for downloads). " +
+      "Private and local network addresses are not reachable.",
+    inputSchema: webFetchSchema,
+    category: "network",
+    risk: "medium",
+    concurrent: true,
+    grantKey: "domain",
+    async execute(args, context) {
+      const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
+      try {
+        const start = parseHttpUrl(args.url);
+        const { url, response } = await fetchChecked(start, signal);
+        if (args.save_to !== undefined) return await save(args.save_to, url, response, context);
+        const { type } = mediaType(response);
+        const status = `${response.status} ${response.statusText}`.trim();
+        const lines = [
+          `URL: ${url.href}${url.href === start.href ? "" : ` (redirected from ${start.href})`}`,
+        ];
+        lines.push(`Status: ${status}${type ? ` · ${type}` : ""} · ${response.body.length} bytes`);
+        const readable = readableBody(response);
+        if (readable?.title) lines.push(`Title: ${readable.title}`);
+        const body =
+          readable === undefined
+            ? `[binary content (${type || "unknown type"}); use save_to to store it in the workspace]`
+            : readable.text;
+        const cut = response.truncated ? `\n\n[content cut at ${maxBytes} bytes]` : "";
+        const output = capOutput(`${lines.join("\n")}\n\n${body}${cut}`, outputMaxChars);
+        return response.status >= 400 ? fail(output) : ok(output);
+      } catch (error) {
+        if (error instanceof UrlRefusedError || error instanceof BlockedAddressError)
+          return fail(error.message);
+        if (context.signal.aborted) return fail("the fetch was interrupted");
+        if (signal.aborted) return fail(`the fetch timed out after ${timeoutMs} ms`);
+        if (error instanceof FetchError) return fail(`fetching ${args.url} failed: ${error.message}`);
+        return fail(fileErrorMessage(error, args.save_to ?? args.url));
+      }
+    },
+    async preview(args) {
+      const target = args.save_to ? ` and save it to ${args.save_to}` : "";
+      return { summary: `Fetch a URL${target}`, detail: { kind: "url", text: args.url } };
+    },
+  });
+}
