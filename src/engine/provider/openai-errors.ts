@@ -37,75 +37,35 @@ export function midStreamError(payload: unknown, cause?: unknown): ProviderError
   const { message, code } = describePayload(payload);
   if (isContextOverflow(code, message)) return new ContextOverflowError(undefined, { cause });
   const kind: ProviderErrorKind = code === 429 || code === "rate_limit_exceeded" ? "rate_limited" : "server";
-  return new ProviderError(
-    kind,
-    `The model endpoint reported an error mid-response: ${clip(message)}`,
-    undefined,
-    {
-      cause,
-    },
-  );
+  return providerError(kind, `The model endpoint reported an error mid-response: ${clip(message)}`, cause);
 }
 
 /** Map anything an attempt threw to a `Failure`. */
 export function classifyFailure(error: unknown, ctx: FailureContext): Failure {
-  if (error instanceof ProviderError) return { error, retryable: false, retryAfterMs: undefined };
+  if (error instanceof ProviderError) return final(error);
   if (error instanceof APIConnectionTimeoutError) {
-    return retryable(
-      new ProviderError("timeout", "The model endpoint did not respond in time.", undefined, {
-        cause: error,
-      }),
-    );
+    return retryable(providerError("timeout", "The model endpoint did not respond in time.", error));
   }
   if (error instanceof APIConnectionError) {
     const code = causeCode(error);
-    const suffix = code ? ` (${code})` : "";
-    return retryable(
-      new ProviderError(
-        "connection",
-        `Could not connect to the model endpoint at ${ctx.baseURL}${suffix}.`,
-        undefined,
-        {
-          cause: error,
-        },
-      ),
-    );
+    const text = `Could not connect to the model endpoint at ${ctx.baseURL}${code ? ` (${code})` : ""}.`;
+    return retryable(providerError("connection", text, error));
   }
   if (error instanceof APIError) {
     if (error.status === undefined) return final(midStreamError(error.error ?? error.message, error));
     return fromStatus(error, error.status, ctx);
   }
   if (error instanceof SyntaxError) {
-    return final(
-      new ProviderError(
-        "server",
-        `The model endpoint sent a stream chunk that is not JSON: ${clip(error.message)}`,
-        undefined,
-        {
-          cause: error,
-        },
-      ),
-    );
+    const text = `The model endpoint sent a stream chunk that is not JSON: ${clip(error.message)}`;
+    return final(providerError("server", text, error));
   }
   // undici reports a connection lost mid-body as TypeError("terminated"); sockets as E* codes.
   if (error instanceof TypeError || NETWORK_CODE.test(causeCode(error) ?? "")) {
-    return retryable(
-      new ProviderError(
-        "connection",
-        `The connection to the model endpoint at ${ctx.baseURL} dropped mid-response.`,
-        undefined,
-        {
-          cause: error,
-        },
-      ),
-    );
+    const text = `The connection to the model endpoint at ${ctx.baseURL} dropped mid-response.`;
+    return retryable(providerError("connection", text, error));
   }
   const message = error instanceof Error ? error.message : String(error);
-  return final(
-    new ProviderError("server", `Unexpected model endpoint failure: ${clip(message)}`, undefined, {
-      cause: error,
-    }),
-  );
+  return final(providerError("server", `Unexpected model endpoint failure: ${clip(message)}`, error));
 }
 
 function fromStatus(error: APIError, status: number, ctx: FailureContext): Failure {
@@ -203,6 +163,10 @@ function causeCode(error: unknown): string | undefined {
     current = current.cause;
   }
   return undefined;
+}
+
+function providerError(kind: ProviderErrorKind, text: string, cause: unknown): ProviderError {
+  return new ProviderError(kind, text, undefined, { cause });
 }
 
 function retryable(error: ProviderError): Failure {
