@@ -17,7 +17,6 @@ const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" })
 const urlPath = z.string().regex(/^\/\S*$/, "must start with /");
 /** Platform ids may be written as numbers in YAML (Telegram user ids); they are kept as strings. */
 const idList = z.array(z.union([nonEmpty, z.number().int()]).transform((id) => String(id))).default([]);
-const stringMap = z.record(z.string(), z.string()).default({});
 
 const TOOL_CATEGORIES = [
   "read",

@@ -1,0 +1,74 @@
+/**
+ * Readiness: named checks (channel connected, store reachable, accepting work) that `/readyz`
+ * evaluates together. Ready only when every registered check passes; a check that throws or
+ * does not answer in time counts as failing, with the reason in its detail.
+ */
+import { scrubSecrets } from "../logging/redact.js";
+
+export type CheckOutcome = boolean | { readonly ok: boolean; readonly detail?: string };
+export type ReadinessCheck = () => CheckOutcome | Promise<CheckOutcome>;
+
+export interface CheckReport {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail?: string;
+}
+
+export interface ReadinessReport {
+  readonly ready: boolean;
+  readonly checks: readonly CheckReport[];
+}
+
+/** How long one check may take before it is reported as failing. */
+export const CHECK_TIMEOUT_MS = 3_000;
+
+async function runCheck(name: string, check: ReadinessCheck, timeoutMs: number): Promise<CheckReport> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<CheckReport>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ name, ok: false, detail: `no answer within ${timeoutMs} ms` }),
+      timeoutMs,
+    );
+  });
+  const run = (async (): Promise<CheckReport> => {
+    try {
+      const outcome = await check();
+      if (typeof outcome === "boolean") return { name, ok: outcome };
+      return outcome.detail === undefined
+        ? { name, ok: outcome.ok }
+        : { name, ok: outcome.ok, detail: scrubSecrets(outcome.detail) };
+    } catch (error) {
+      return {
+        name,
+        ok: false,
+        detail: scrubSecrets(error instanceof Error ? error.message : String(error)),
+      };
+    }
+  })();
+  try {
+    return await Promise.race([run, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The set of readiness checks the app registers as its parts come up. */
+export class Readiness {
+  private readonly checks = new Map<string, ReadinessCheck>();
+
+  /** Add (or replace) a named check; returns a function that removes it. */
+  register(name: string, check: ReadinessCheck): () => void {
+    this.checks.set(name, check);
+    return () => {
+      if (this.checks.get(name) === check) this.checks.delete(name);
+    };
+  }
+
+  /** Run every check concurrently. */
+  async evaluate(timeoutMs = CHECK_TIMEOUT_MS): Promise<ReadinessReport> {
+    const checks = await Promise.all(
+      [...this.checks].map(([name, check]) => runCheck(name, check, timeoutMs)),
+    );
+    return { ready: checks.every((check) => check.ok), checks };
+  }
+}

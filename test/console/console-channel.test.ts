@@ -1,0 +1,199 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import type { Card } from "../../src/approvals/card.js";
+import { CONSOLE_TARGET, ConsoleChannel } from "../../src/channels/console/console-channel.js";
+import { FakeService, type TurnScript } from "./fake-service.js";
+
+const approvalCard: Card = {
+  pendingId: "ap1",
+  kind: "approval",
+  title: "Approve: run_command",
+  blocks: [
+    { kind: "text", text: "The agent wants to run a command." },
+    { kind: "code", text: "npm test" },
+  ],
+  buttons: [
+    { action: "once", label: "Approve", style: "primary" },
+    { action: "always_command", label: "Always allow `npm`", style: "default" },
+    { action: "deny", label: "Deny", style: "danger" },
+  ],
+  footer: "or reply approve ap1 / deny ap1",
+};
+
+const questionCard: Card = {
+  pendingId: "q1",
+  kind: "question",
+  title: "Question",
+  blocks: [{ kind: "text", text: "Where should I deploy?" }],
+  buttons: [
+    { action: "q0:o0", label: "staging", style: "default" },
+    { action: "q0:o1", label: "production", style: "default" },
+  ],
+};
+
+const runTests: TurnScript = async (kit) => {
+  await kit.emit({ type: "plan-updated", steps: [{ title: "Run the tests", status: "in_progress" }] });
+  await kit.emit({
+    type: "tool-call-started",
+    callId: "c1",
+    name: "run_command",
+    args: {},
+    preview: "npm test",
+  });
+  const decision = await kit.ask(approvalCard);
+  if (decision === "deny") {
+    await kit.emit({
+      type: "tool-call-finished",
+      callId: "c1",
+      name: "run_command",
+      status: "denied",
+      outputPreview: "denied by the user",
+      files: [],
+      durationMs: 0,
+    });
+  } else {
+    await kit.emit({
+      type: "tool-call-finished",
+      callId: "c1",
+      name: "run_command",
+      status: "ok",
+      outputPreview: "12 passed",
+      files: [],
+      durationMs: 3200,
+    });
+    await kit.emit({ type: "text-delta", delta: "All 12 tests " });
+    await kit.emit({ type: "text-delta", delta: "pass." });
+  }
+  await kit.emit({
+    type: "turn-completed",
+    status: "completed",
+    iterations: 2,
+    finalText: "",
+    usage: undefined,
+  });
+};
+
+const deploy: TurnScript = async (kit) => {
+  const answer = await kit.ask(questionCard);
+  await kit.emit({ type: "text-delta", delta: `Deploying: ${answer}` });
+  await kit.emit({
+    type: "turn-completed",
+    status: "completed",
+    iterations: 1,
+    finalText: "",
+    usage: undefined,
+  });
+};
+
+function harness(lines: string, interactive = false) {
+  const service = new FakeService({ "run the tests": runTests, deploy });
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let text = "";
+  output.on("data", (chunk: Buffer) => {
+    text += chunk.toString("utf8");
+  });
+  const channel = new ConsoleChannel({
+    service,
+    input,
+    output,
+    interactive,
+    user: { id: "u1", name: "ana" },
+  });
+  channel.start();
+  if (lines !== "") input.end(lines);
+  return { service, channel, input, output: () => text };
+}
+
+describe("console channel with piped streams", () => {
+  it("runs a turn whose approval is answered at the prompt", async () => {
+    const h = harness("run the tests\na\n");
+    await h.channel.finished;
+    expect(h.service.received.map((m) => m.text)).toEqual(["run the tests"]);
+    expect(h.service.presses).toEqual([
+      {
+        kind: "card",
+        platform: "console",
+        pendingId: "ap1",
+        action: "once",
+        user: { id: "u1", name: "ana" },
+      },
+    ]);
+    const out = h.output();
+    expect(out).toContain("[~] Run the tests");
+    expect(out).toContain("▸ Running `npm test`…");
+    expect(out).toContain("[a]pprove / [A]lways (Always allow `npm`) / [d]eny, or 1-3");
+    expect(out).toContain("✓ npm test 3.2 s");
+    expect(out).toContain("All 12 tests pass.\n");
+    expect(out).toContain("→ Answered: once");
+    expect(out.indexOf("[d]eny")).toBeLessThan(out.indexOf("✓ npm test"));
+    expect(h.service.turnsDone).toEqual(["t1"]);
+  });
+
+  it("maps A to the always option and d to deny, re-prompting on an unknown answer", async () => {
+    const always = harness("run the tests\nA\n");
+    await always.channel.finished;
+    expect(always.service.presses.map((p) => (p.kind === "card" ? p.action : p.control))).toEqual([
+      "always_command",
+    ]);
+
+    const denied = harness("run the tests\nmaybe\nd\n");
+    await denied.channel.finished;
+    expect(denied.service.presses.map((p) => (p.kind === "card" ? p.action : p.control))).toEqual(["deny"]);
+    expect(denied.service.received).toHaveLength(1);
+    expect(denied.output()).toMatch(/\[a\]pprove .*\n(.|\n)*\[a\]pprove/);
+    expect(denied.output()).toContain("✗ npm test denied 0.0 s — denied by the user");
+  });
+
+  it("answers a question by option number", async () => {
+    const h = harness("deploy\n2\n");
+    await h.channel.finished;
+    expect(h.service.presses).toMatchObject([{ kind: "card", pendingId: "q1", action: "q0:o1" }]);
+    const out = h.output();
+    expect(out).toContain("1) staging");
+    expect(out).toContain("2) production");
+    expect(out).toContain("type 1-2 or a free-text answer");
+    expect(out).toContain("Deploying: q0:o1");
+  });
+
+  it("answers a question with free text sent as the reply", async () => {
+    const h = harness("deploy\nthe canary cluster\n");
+    await h.channel.finished;
+    expect(h.service.presses).toEqual([]);
+    expect(h.service.received.map((m) => m.text)).toEqual(["deploy", "the canary cluster"]);
+    expect(h.output()).toContain("Deploying: the canary cluster");
+  });
+
+  it("sends slash commands as commands and sends messages with unique dedupe keys", async () => {
+    const h = harness("/mode auto\nhello\nhello\n");
+    await h.channel.finished;
+    expect(h.service.commands).toEqual(["mode auto"]);
+    expect(h.output()).toContain("mode for ana: ok");
+    expect(h.output()).toContain('(ignored: no script for "hello")');
+    const keys = h.service.received.map((m) => m.dedupeKeys[0]);
+    expect(new Set(keys).size).toBe(2);
+    expect(h.service.received[0]?.target).toEqual(CONSOLE_TARGET);
+  });
+
+  it("finishes when input ends while a card still waits, saying it stays pending", async () => {
+    const h = harness("run the tests\n");
+    await h.channel.finished;
+    expect(h.output()).toContain('(input ended; "Approve: run_command" stays pending)');
+    expect(h.service.presses).toEqual([]);
+  });
+});
+
+describe("console channel in a terminal", () => {
+  it("stops the running turn on Ctrl-C", async () => {
+    const h = harness("", true);
+    h.input.write("run the tests\r");
+    await expect.poll(() => h.output()).toContain("[d]eny");
+    h.input.write("\u0003");
+    await expect.poll(() => h.service.presses.length).toBe(1);
+    expect(h.service.presses[0]).toMatchObject({ kind: "control", control: "stop", target: CONSOLE_TARGET });
+    h.input.write("a\r");
+    await expect.poll(() => h.service.turnsDone).toEqual(["t1"]);
+    h.input.write("/quit\r");
+    await h.channel.finished;
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * An in-test ConversationService: records what the console sends and runs a scripted turn per
+ * received message through the registered ThreadOutput, pausing for card presses or text answers
+ * exactly as the session layer would.
+ */
+import type { Card, CardRef } from "../../src/approvals/card.js";
+import { type AgentEvent, agentEvent } from "../../src/engine/events.js";
+import type {
+  ButtonPress,
+  ConversationService,
+  InboundMessage,
+  PlatformUser,
+  PressResult,
+  ReceiveResult,
+  ThreadOutput,
+  ThreadOutputFactory,
+  ThreadTarget,
+  TurnRenderer,
+} from "../../src/sessions/contracts.js";
+
+/** What a scripted turn can do. */
+export interface TurnKit {
+  readonly message: InboundMessage;
+  emit(event: AgentEvent): Promise<void>;
+  /** Post a card and wait for a press (or a text answer for questions); returns the action or text. */
+  ask(card: Card): Promise<string>;
+}
+
+export type TurnScript = (kit: TurnKit) => Promise<void>;
+
+export class FakeService implements ConversationService {
+  readonly received: InboundMessage[] = [];
+  readonly presses: ButtonPress[] = [];
+  readonly commands: string[] = [];
+  readonly turnsDone: string[] = [];
+  private readonly factories = new Map<string, ThreadOutputFactory>();
+  private waiting: { pendingId: string; resolve: (answer: string) => void } | undefined;
+  private turnCount = 0;
+
+  constructor(private readonly scripts: Readonly<Record<string, TurnScript>>) {}
+
+  registerOutput(platform: string, factory: ThreadOutputFactory): void {
+    this.factories.set(platform, factory);
+  }
+
+  private output(target: ThreadTarget): ThreadOutput {
+    const factory = this.factories.get(target.platform);
+    if (!factory) throw new Error(`no output for ${target.platform}`);
+    return factory(target);
+  }
+
+  async receive(message: InboundMessage): Promise<ReceiveResult> {
+    this.received.push(message);
+    if (this.waiting !== undefined) {
+      const { resolve } = this.waiting;
+      this.waiting = undefined;
+      resolve(message.text);
+      return { status: "answered" };
+    }
+    const script = this.scripts[message.text];
+    if (script === undefined) return { status: "ignored", reason: `no script for "${message.text}"` };
+    this.turnCount++;
+    const turnId = `t${this.turnCount}`;
+    setImmediate(() => void this.runTurn(turnId, message, script));
+    return { status: "started" };
+  }
+
+  private async runTurn(turnId: string, message: InboundMessage, script: TurnScript): Promise<void> {
+    const output = this.output(message.target);
+    const renderer: TurnRenderer = output.beginTurn({ sessionId: "s1", turnId });
+    await script({
+      message,
+      emit: (event) => renderer.handle(agentEvent(event)),
+      ask: async (card) => {
+        // Like the session layer: the pending item exists before the card is shown.
+        const answered = new Promise<string>((resolve) => {
+          this.waiting = { pendingId: card.pendingId, resolve };
+        });
+        const ref: CardRef = await output.postCard(card);
+        const answer = await answered;
+        await output.updateCard(ref, { ...card, buttons: [], outcome: `Answered: ${answer}` });
+        return answer;
+      },
+    });
+    this.turnsDone.push(turnId);
+    await renderer.close();
+  }
+
+  async press(press: ButtonPress): Promise<PressResult> {
+    this.presses.push(press);
+    if (press.kind === "control") return { status: "accepted", message: "Stopping." };
+    const waiting = this.waiting;
+    if (waiting === undefined || waiting.pendingId !== press.pendingId) {
+      return { status: "already_decided", message: "That was already decided." };
+    }
+    this.waiting = undefined;
+    waiting.resolve(press.action);
+    return { status: "accepted", message: `Recorded ${press.action}.` };
+  }
+
+  async command(
+    _target: ThreadTarget,
+    user: PlatformUser,
+    name: string,
+    args: readonly string[],
+  ): Promise<string> {
+    this.commands.push([name, ...args].join(" "));
+    return `${name} for ${user.name}: ok`;
+  }
+}
