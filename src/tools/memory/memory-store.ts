@@ -1,0 +1,201 @@
+/**
+ * MemoryStore: what the agent remembers about a user (across chats) and about a channel, kept in
+ * the Store's "memory" space as one versioned list per owner. Changes go through the lists this
+ * session can see (the requester's and the current channel's), so nobody edits others' memories.
+ * `memoryBlock` renders the known memories for the instructions at session start.
+ */
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { ConversationExecutionRequest } from "../../engine/request.js";
+import { KeyedMutex } from "../../store/key-mutex.js";
+import type { KeyValueSpace } from "../../store/store.js";
+import { fromVersioned, toVersioned } from "../../store/versioned.js";
+import { threadTargetOf } from "../session-target.js";
+
+export const MEMORY_SCOPES = ["user", "channel"] as const;
+export type MemoryScope = (typeof MEMORY_SCOPES)[number];
+
+const memoryItemSchema = z.object({
+  id: z.string(),
+  scope: z.enum(MEMORY_SCOPES),
+  content: z.string(),
+  summary: z.string(),
+  createdBy: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** One remembered fact. */
+export type MemoryItem = Readonly<z.infer<typeof memoryItemSchema>>;
+
+const memoryListSchema = z.array(memoryItemSchema);
+const LIST_KIND = "memory-list";
+
+/** Whose memories a session sees: the requester's and (when known) the current channel's. */
+export interface MemoryKeys {
+  readonly userKey: string;
+  readonly channelKey: string | undefined;
+}
+
+/** Memory keys for a request: user = platform + workspace + user id; channel = platform + workspace + channel. */
+export function memoryKeysOf(request: ConversationExecutionRequest): MemoryKeys {
+  const target = threadTargetOf(request);
+  const workspace = target?.workspace ?? "-";
+  return {
+    userKey: `${request.platform}:${workspace}:${request.requester.userId}`,
+    channelKey: target ? `${target.platform}:${target.workspace}:${target.channel}` : undefined,
+  };
+}
+
+/** Thrown when a memory cannot be saved (limits, no channel). */
+export class MemoryLimitError extends Error {
+  override readonly name = "MemoryLimitError";
+}
+
+/** Limits and clock of the memory store. */
+export interface MemoryStoreOptions {
+  /** Most memories per user or channel (default 100). */
+  readonly maxItemsPerOwner?: number;
+  /** Longest content (default 2000 characters). */
+  readonly maxContentChars?: number;
+  readonly now?: () => Date;
+  readonly newId?: () => string;
+}
+
+/** Reads and changes memories in the Store's "memory" space. */
+export class MemoryStore {
+  private readonly mutex = new KeyedMutex();
+  private readonly maxItems: number;
+  private readonly maxContent: number;
+  private readonly now: () => Date;
+  private readonly newId: () => string;
+
+  /** `space` is `store.space("memory")`. */
+  constructor(
+    private readonly space: KeyValueSpace,
+    options: MemoryStoreOptions = {},
+  ) {
+    this.maxItems = options.maxItemsPerOwner ?? 100;
+    this.maxContent = options.maxContentChars ?? 2000;
+    this.now = options.now ?? (() => new Date());
+    this.newId = options.newId ?? (() => `m${randomBytes(4).toString("hex")}`);
+  }
+
+  private async read(owner: string): Promise<MemoryItem[]> {
+    const raw = await this.space.get(`list:${owner}`);
+    if (raw === undefined) return [];
+    return fromVersioned(raw, { kind: LIST_KIND, schema: memoryListSchema, where: owner });
+  }
+
+  private async write(owner: string, items: readonly MemoryItem[]): Promise<void> {
+    if (items.length === 0) await this.space.delete(`list:${owner}`);
+    else await this.space.set(`list:${owner}`, toVersioned(LIST_KIND, items));
+  }
+
+  private owners(keys: MemoryKeys): string[] {
+    return [`user:${keys.userKey}`, ...(keys.channelKey ? [`channel:${keys.channelKey}`] : [])];
+  }
+
+  /** The user's memories, then the channel's. */
+  async list(userKey: string, channelKey?: string): Promise<MemoryItem[]> {
+    const lists = await Promise.all(this.owners({ userKey, channelKey }).map((owner) => this.read(owner)));
+    return lists.flat();
+  }
+
+  /** Save a new memory in the user's or the channel's list. */
+  async add(
+    keys: MemoryKeys,
+    input: {
+      readonly scope: MemoryScope;
+      readonly content: string;
+      readonly summary: string;
+      readonly createdBy: string;
+    },
+  ): Promise<MemoryItem> {
+    if (input.scope === "channel" && !keys.channelKey) {
+      throw new MemoryLimitError(
+        "this conversation has no channel, so there is nowhere to keep a channel memory",
+      );
+    }
+    this.checkContent(input.content);
+    const owner = input.scope === "user" ? `user:${keys.userKey}` : `channel:${keys.channelKey}`;
+    return this.mutex.run(owner, async () => {
+      const items = await this.read(owner);
+      if (items.length >= this.maxItems) {
+        throw new MemoryLimitError(
+          `there are already ${items.length} ${input.scope} memories (the limit); update or forget one first`,
+        );
+      }
+      const at = this.now().toISOString();
+      const item: MemoryItem = { id: this.newId(), ...input, createdAt: at, updatedAt: at };
+      await this.write(owner, [...items, item]);
+      return item;
+    });
+  }
+
+  /** Change a memory visible to `keys`; undefined when there is no such memory. */
+  async update(
+    keys: MemoryKeys,
+    id: string,
+    change: { readonly content: string; readonly summary: string },
+  ): Promise<MemoryItem | undefined> {
+    this.checkContent(change.content);
+    return this.change(keys, id, (item) => ({ ...item, ...change, updatedAt: this.now().toISOString() }));
+  }
+
+  /** Delete a memory visible to `keys`; returns it, or undefined when there is no such memory. */
+  async forget(keys: MemoryKeys, id: string): Promise<MemoryItem | undefined> {
+    return this.change(keys, id, () => undefined);
+  }
+
+  private async change(
+    keys: MemoryKeys,
+    id: string,
+    apply: (item: MemoryItem) => MemoryItem | undefined,
+  ): Promise<MemoryItem | undefined> {
+    for (const owner of this.owners(keys)) {
+      const found = await this.mutex.run(owner, async () => {
+        const items = await this.read(owner);
+        const index = items.findIndex((item) => item.id === id);
+        if (index === -1) return undefined;
+        const old = items[index] as MemoryItem;
+        const next = apply(old);
+        await this.write(
+          owner,
+          next ? items.map((item, i) => (i === index ? next : item)) : items.filter((_, i) => i !== index),
+        );
+        return next ?? old;
+      });
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  private checkContent(content: string): void {
+    if (content.length > this.maxContent) {
+      throw new MemoryLimitError(
+        `a memory may be at most ${this.maxContent} characters; this one has ${content.length}`,
+      );
+    }
+  }
+
+  /** The known memories as a block for the instructions; "" when there are none. */
+  async memoryBlock(userKey: string, channelKey?: string): Promise<string> {
+    const items = await this.list(userKey, channelKey);
+    if (items.length === 0) return "";
+    const section = (scope: MemoryScope, title: string): string[] => {
+      const entries = items.filter((item) => item.scope === scope);
+      if (entries.length === 0) return [];
+      return [
+        title,
+        ...entries.map((item) => `- [${item.id}] ${item.content} (saved ${item.updatedAt.slice(0, 10)})`),
+      ];
+    };
+    return [
+      "## What you remember",
+      "Memories saved in earlier conversations. Each has an id for memory_update and memory_forget.",
+      ...section("user", "About this user:"),
+      ...section("channel", "About this channel:"),
+    ].join("\n");
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * remember {content, summary, scope}, memory_update {id, content, summary}, memory_forget {id}.
+ * Saving is a live switch consulted on every call: when it is off the tools refuse and say so, so
+ * the agent never pretends to have remembered. Category "write": a memory outlives the session
+ * (and untrusted channel content must not plant one without a person seeing it).
+ */
+import { z } from "zod";
+import { defineTool, fail, ok, type ToolResult } from "../tool.js";
+import {
+  type MemoryItem,
+  MemoryLimitError,
+  type MemoryStore,
+  MEMORY_SCOPES,
+  memoryKeysOf,
+} from "./memory-store.js";
+
+/** Dependencies of the memory tools. */
+export interface MemoryToolsOptions {
+  readonly store: MemoryStore;
+  /** Whether saving is on right now (the user's setting); read per call. */
+  readonly savingEnabled: () => boolean;
+  /** Called after a memory was saved, changed or deleted (e.g. for a "memory saved" notice). */
+  readonly onChange?: (change: {
+    readonly kind: "saved" | "updated" | "forgotten";
+    readonly item: MemoryItem;
+  }) => void;
+}
+
+/** The refusal when saving is off. */
+export const MEMORY_OFF_MESSAGE =
+  "Saving memories is switched off in this user's settings: nothing was saved, changed or deleted. " +
+  "Tell the user you cannot remember this; do not pretend you will.";
+
+const summary = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .describe("One line (15 words at most) describing the memory");
+const content = z
+  .string()
+  .trim()
+  .min(1)
+  .describe("The full fact to remember, with the why; use absolute dates");
+const id = z.string().min(1).describe("The memory's id, as shown in the known-memories list");
+
+const rememberSchema = z.object({
+  content,
+  summary,
+  scope: z
+    .enum(MEMORY_SCOPES)
+    .describe("user: about this person, in every chat · channel: about this channel"),
+});
+const updateSchema = z.object({ id, content, summary });
+const forgetSchema = z.object({ id });
+
+async function guarded(task: () => Promise<ToolResult>): Promise<ToolResult> {
+  try {
+    return await task();
+  } catch (error) {
+    if (error instanceof MemoryLimitError) return fail(error.message);
+    throw error;
+  }
+}
+
+/** Build remember, memory_update and memory_forget. */
+export function createMemoryTools(options: MemoryToolsOptions) {
+  const { store, savingEnabled } = options;
+  const notFound = (memoryId: string) =>
+    fail(`There is no memory with id ${memoryId} for this user or channel; check the known-memories list.`);
+
+  const remember = defineTool({
+    name: "remember",
+    description:
+      "Save a durable fact for future conversations: about the user (scope user) or this channel (scope channel). " +
+      "Save conservatively; update an existing memory instead of adding a near-duplicate.",
+    inputSchema: rememberSchema,
+    category: "write",
+    risk: "low",
+    concurrent: false,
+    async execute(args, context) {
+      if (!savingEnabled()) return fail(MEMORY_OFF_MESSAGE);
+      return guarded(async () => {
+        const item = await store.add(memoryKeysOf(context.request), {
+          ...args,
+          createdBy: context.request.requester.userId,
+        });
+        options.onChange?.({ kind: "saved", item });
+        return ok(`Remembered (${item.scope} memory ${item.id}): ${item.summary}`);
+      });
+    },
+    async preview(args) {
+      return {
+        summary: `Remember (${args.scope}): ${args.summary}`,
+        detail: { kind: "text", text: args.content },
+      };
+    },
+  });
+
+  const update = defineTool({
+    name: "memory_update",
+    description: "Revise a saved memory (by id) when a fact changed or was incomplete.",
+    inputSchema: updateSchema,
+    category: "write",
+    risk: "low",
+    concurrent: false,
+    async execute(args, context) {
+      if (!savingEnabled()) return fail(MEMORY_OFF_MESSAGE);
+      return guarded(async () => {
+        const item = await store.update(memoryKeysOf(context.request), args.id, args);
+        if (!item) return notFound(args.id);
+        options.onChange?.({ kind: "updated", item });
+        return ok(`Updated memory ${item.id}: ${item.summary}`);
+      });
+    },
+    async preview(args) {
+      return {
+        summary: `Update memory ${args.id}: ${args.summary}`,
+        detail: { kind: "text", text: args.content },
+      };
+    },
+  });
+
+  const forget = defineTool({
+    name: "memory_forget",
+    description: "Delete a saved memory (by id) that is wrong or obsolete.",
+    inputSchema: forgetSchema,
+    category: "write",
+    risk: "low",
+    concurrent: false,
+    async execute(args, context) {
+      if (!savingEnabled()) return fail(MEMORY_OFF_MESSAGE);
+      const item = await store.forget(memoryKeysOf(context.request), args.id);
+      if (!item) return notFound(args.id);
+      options.onChange?.({ kind: "forgotten", item });
+      return ok(`Forgot memory ${item.id}: ${item.summary}`);
+    },
+    async preview(args) {
+      return { summary: `Forget memory ${args.id}` };
+    },
+  });
+
+  return [remember, update, forget] as const;
+}

@@ -1,0 +1,124 @@
+/**
+ * send_message {channel, text} and send_file {path, caption?}: post to another channel or chat the
+ * bot is in, or upload a workspace file into the current thread, through a Messenger. Posting to
+ * the current thread needs no approval: the permission engine asks `isCurrentThreadTarget`.
+ */
+import { stat } from "node:fs/promises";
+import { z } from "zod";
+import type { ConversationExecutionRequest } from "../../engine/request.js";
+import { fileErrorMessage } from "../files/fs-errors.js";
+import type { WorkspacePaths } from "../files/workspace-paths.js";
+import { threadTargetOf } from "../session-target.js";
+import { defineTool, fail, ok, type ToolResult } from "../tool.js";
+import type { Messenger, MessengerResult } from "./messenger.js";
+
+/** The channel value that means "this conversation". */
+export const CURRENT_CHANNEL = "current";
+
+/** Dependencies of the messaging tools. */
+export interface MessagingToolsOptions {
+  readonly messenger: Messenger;
+  /** For send_file: which files may be uploaded. */
+  readonly paths: WorkspacePaths;
+  /** Largest upload (default 50 MB). */
+  readonly maxFileBytes?: number;
+}
+
+const sendMessageSchema = z.object({
+  channel: z
+    .string()
+    .trim()
+    .min(1)
+    .describe(
+      `Channel or chat id/name to post to; "${CURRENT_CHANNEL}" (or this conversation's channel id) means this thread`,
+    ),
+  text: z.string().trim().min(1).describe("The message text"),
+});
+const sendFileSchema = z.object({
+  path: z.string().min(1).describe("Workspace file to upload into this conversation"),
+  caption: z.string().optional().describe("Optional caption shown with the file"),
+});
+
+/**
+ * Whether a send_message call targets the conversation it was made from: channel "current", or
+ * the session's own channel id (which the Messenger delivers into the session's thread).
+ */
+export function isCurrentThreadTarget(
+  args: Readonly<Record<string, unknown>>,
+  request: ConversationExecutionRequest,
+): boolean {
+  const target = threadTargetOf(request);
+  if (!target || typeof args.channel !== "string") return false;
+  const channel = args.channel.trim();
+  return channel === CURRENT_CHANNEL || channel === target.channel;
+}
+
+function answer(result: MessengerResult, success: string): ToolResult {
+  return result.ok ? ok(`${success} ${result.where}.`) : fail(result.error);
+}
+
+const NO_TARGET = "This conversation has no known thread to post from, so nothing was sent.";
+
+/** Build send_message and send_file. */
+export function createMessagingTools(options: MessagingToolsOptions) {
+  const maxFileBytes = options.maxFileBytes ?? 50 * 1024 * 1024;
+
+  const sendMessage = defineTool({
+    name: "send_message",
+    description:
+      "Post a message to another channel or chat the bot is in (needs approval), or to this conversation " +
+      `with channel "${CURRENT_CHANNEL}".`,
+    inputSchema: sendMessageSchema,
+    category: "messaging",
+    risk: "medium",
+    concurrent: false,
+    async execute(args, context) {
+      const from = threadTargetOf(context.request);
+      if (!from) return fail(NO_TARGET);
+      const channel = args.channel === CURRENT_CHANNEL ? from.channel : args.channel;
+      return answer(await options.messenger.sendMessage(from, channel, args.text), "Sent to");
+    },
+    async preview(args, context) {
+      const here = isCurrentThreadTarget(args, context.request);
+      return {
+        summary: here ? "Post a message in this conversation" : `Post a message to ${args.channel}`,
+        detail: { kind: "text", text: args.text },
+      };
+    },
+  });
+
+  const sendFile = defineTool({
+    name: "send_file",
+    description: "Upload a file from the workspace into this conversation, with an optional caption.",
+    inputSchema: sendFileSchema,
+    category: "messaging",
+    risk: "low",
+    concurrent: false,
+    async execute(args, context) {
+      const target = threadTargetOf(context.request);
+      if (!target) return fail(NO_TARGET);
+      let shown = args.path;
+      try {
+        const file = await options.paths.resolve(args.path);
+        shown = file.display;
+        const info = await stat(file.absolute);
+        if (!info.isFile()) return fail(`${shown} is not a file`);
+        if (info.size > maxFileBytes)
+          return fail(`${shown} is ${info.size} bytes, over the ${maxFileBytes}-byte upload limit`);
+        return answer(
+          await options.messenger.sendFile(target, file.absolute, args.caption),
+          `Uploaded ${shown} to`,
+        );
+      } catch (error) {
+        return fail(fileErrorMessage(error, shown));
+      }
+    },
+    async preview(args) {
+      return {
+        summary: `Upload ${args.path} into this conversation${args.caption ? ` — "${args.caption}"` : ""}`,
+      };
+    },
+  });
+
+  return [sendMessage, sendFile] as const;
+}

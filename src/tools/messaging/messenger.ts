@@ -1,0 +1,21 @@
+/**
+ * Messenger: how tools post outside the running turn's stream. Implemented by the channel layer
+ * (Slack / Telegram); the tools only see this interface. The session's own ThreadTarget comes
+ * from `request.metadata.target` (put there by the session layer).
+ */
+import type { ThreadTarget } from "../../sessions/contracts.js";
+
+/** The outcome of a send: where it landed (for the model) or why it failed. */
+export type MessengerResult =
+  | { readonly ok: true; readonly where: string }
+  | { readonly ok: false; readonly error: string };
+
+export interface Messenger {
+  /**
+   * Post `text` to `channel` (an id or name on `fromTarget`'s platform and workspace). When
+   * `channel` equals `fromTarget.channel` the message goes into `fromTarget`'s thread.
+   */
+  sendMessage(fromTarget: ThreadTarget, channel: string, text: string): Promise<MessengerResult>;
+  /** Upload a file (absolute path, already confined to the workspace) into `target`'s thread. */
+  sendFile(target: ThreadTarget, absolutePath: string, caption?: string): Promise<MessengerResult>;
+}

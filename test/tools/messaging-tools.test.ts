@@ -1,0 +1,108 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ThreadTarget } from "../../src/sessions/contracts.js";
+import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import { createMessagingTools, isCurrentThreadTarget } from "../../src/tools/messaging/messaging-tools.js";
+import type { Messenger, MessengerResult } from "../../src/tools/messaging/messenger.js";
+import { call, makeContext, TEST_TARGET, tempDir } from "./support/tool-context.js";
+
+/** A Messenger that records sends; channels named "#closed" fail like a platform refusal. */
+class FakeMessenger implements Messenger {
+  readonly sent: Array<{ from: ThreadTarget; channel: string; text: string }> = [];
+  readonly files: Array<{ target: ThreadTarget; path: string; caption?: string }> = [];
+
+  async sendMessage(from: ThreadTarget, channel: string, text: string): Promise<MessengerResult> {
+    if (channel === "#closed") return { ok: false, error: "the bot is not a member of #closed" };
+    this.sent.push({ from, channel, text });
+    return { ok: true, where: channel === from.channel ? "this thread" : channel };
+  }
+
+  async sendFile(target: ThreadTarget, absolutePath: string, caption?: string): Promise<MessengerResult> {
+    this.files.push(
+      caption === undefined ? { target, path: absolutePath } : { target, path: absolutePath, caption },
+    );
+    return { ok: true, where: "this thread" };
+  }
+}
+
+let ws: string;
+let cleanup: () => Promise<void>;
+let messenger: FakeMessenger;
+beforeEach(async () => {
+  ({ dir: ws, cleanup } = await tempDir("msg-"));
+  messenger = new FakeMessenger();
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+const tools = () =>
+  createMessagingTools({ messenger, paths: createWorkspacePaths({ root: ws }), maxFileBytes: 10 });
+
+describe("send_message", () => {
+  it("posts through the Messenger from the session's thread", async () => {
+    const [sendMessage] = tools();
+    expect(await call(sendMessage, { channel: "#ops", text: "Deploy done" })).toEqual({
+      ok: true,
+      output: "Sent to #ops.",
+    });
+    expect(await call(sendMessage, { channel: "current", text: "Here too" })).toEqual({
+      ok: true,
+      output: "Sent to this thread.",
+    });
+    expect(messenger.sent).toEqual([
+      { from: TEST_TARGET, channel: "#ops", text: "Deploy done" },
+      { from: TEST_TARGET, channel: "C1", text: "Here too" },
+    ]);
+    expect(await call(sendMessage, { channel: "#closed", text: "x" })).toEqual({
+      ok: false,
+      output: "the bot is not a member of #closed",
+    });
+    expect(
+      (await call(sendMessage, { channel: "#ops", text: "x" }, makeContext({ metadata: {} }))).output,
+    ).toMatch(/no known thread/);
+  });
+
+  it("tells the permission engine which calls stay in the current thread", () => {
+    const { request } = makeContext();
+    expect(isCurrentThreadTarget({ channel: "current", text: "x" }, request)).toBe(true);
+    expect(isCurrentThreadTarget({ channel: "C1", text: "x" }, request)).toBe(true);
+    expect(isCurrentThreadTarget({ channel: "C2", text: "x" }, request)).toBe(false);
+    expect(isCurrentThreadTarget({ channel: "current" }, makeContext({ metadata: {} }).request)).toBe(false);
+  });
+
+  it("previews where the message goes", async () => {
+    const [sendMessage] = tools();
+    expect(await sendMessage.preview?.({ channel: "#ops", text: "hi" }, makeContext())).toEqual({
+      summary: "Post a message to #ops",
+      detail: { kind: "text", text: "hi" },
+    });
+  });
+});
+
+describe("send_file", () => {
+  it("uploads a confined workspace file into the current thread", async () => {
+    await writeFile(path.join(ws, "report.csv"), "a,b\n");
+    const [, sendFile] = tools();
+    expect(await call(sendFile, { path: "report.csv", caption: "Weekly" })).toEqual({
+      ok: true,
+      output: "Uploaded report.csv to this thread.",
+    });
+    expect(messenger.files).toEqual([
+      { target: TEST_TARGET, path: path.join(ws, "report.csv"), caption: "Weekly" },
+    ]);
+  });
+
+  it("refuses files outside the workspace, directories, missing and oversized files", async () => {
+    await writeFile(path.join(ws, "big.bin"), "x".repeat(11));
+    const [, sendFile] = tools();
+    expect((await call(sendFile, { path: "/etc/passwd" })).output).toMatch(/outside the workspace/);
+    expect((await call(sendFile, { path: "." })).output).toBe(". is not a file");
+    expect((await call(sendFile, { path: "nope.txt" })).output).toBe("nope.txt: no such file or directory");
+    expect((await call(sendFile, { path: "big.bin" })).output).toBe(
+      "big.bin is 11 bytes, over the 10-byte upload limit",
+    );
+    expect(messenger.files).toEqual([]);
+  });
+});
