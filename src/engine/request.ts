@@ -108,6 +108,14 @@ export function withModel(
   return frozenCopy({ ...request, model });
 }
 
+/** The same request in another permission mode (a plan approval switches mode mid-turn). */
+export function withMode(
+  request: ConversationExecutionRequest,
+  mode: PermissionMode,
+): ConversationExecutionRequest {
+  return frozenCopy({ ...request, mode });
+}
+
 /** Whether this turn may be offered / may run the named tool. */
 export function allowsTool(request: ConversationExecutionRequest, toolName: string): boolean {
   return (

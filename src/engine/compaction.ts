@@ -1,0 +1,155 @@
+/**
+ * Context compaction: what to do when the conversation no longer fits the model's window.
+ *
+ * The model summarises the older turns; the most recent turns stay verbatim. Compaction is
+ * outbound-only — the stored history stays whole and the summary replaces the covered prefix only
+ * in what is sent. If summarising fails, the oldest turns are trimmed instead. Every pass must
+ * move the boundary forward (keeping fewer recent turns, never fewer than the current one), so a
+ * model that keeps overflowing ends in an error instead of looping.
+ */
+import type { ConversationMessage } from "./messages.js";
+import type { ProviderClient } from "./provider/provider.js";
+
+export const DEFAULT_KEEP_RECENT_TURNS = 2;
+const MESSAGE_CHARS = 2_000;
+const TRANSCRIPT_CHARS = 60_000;
+const TRIMMED_NOTE = "Some earlier turns were dropped without a summary to fit the context window.";
+
+const SUMMARY_INSTRUCTIONS =
+  "You compress conversations between a user and an AI assistant that uses tools. Summarise the transcript you are given so the assistant can continue the work without it: the user's goals and constraints, decisions made, facts learned (file names, commands, results, errors), what is done and what is still open. Be concise and factual; use short bullet points; do not address the user.";
+
+export interface CompactionView {
+  readonly summary: string | undefined;
+  readonly messages: readonly ConversationMessage[];
+}
+
+export interface CompactionResult {
+  readonly removedMessages: number;
+  readonly summaryChars: number;
+  /** True when summarising failed and the turns were dropped instead. */
+  readonly trimmed: boolean;
+}
+
+interface CompactionState {
+  /** How many leading history messages the summary stands for. */
+  readonly covered: number;
+  /** The last covered message, serialised: the state applies only to the history it was built on. */
+  readonly anchor: string;
+  readonly summary: string;
+  readonly trimmed: boolean;
+}
+
+/** Produces a summary of a rendered transcript (usually one model call). */
+export type Summariser = (transcript: string, signal: AbortSignal) => Promise<string>;
+
+function renderMessage(message: ConversationMessage): string {
+  const clip = (text: string) =>
+    text.length <= MESSAGE_CHARS ? text : `${text.slice(0, MESSAGE_CHARS)}… [${text.length} chars]`;
+  switch (message.role) {
+    case "assistant": {
+      const calls = (message.tool_calls ?? []).map(
+        (c) => `→ ${c.function.name}(${clip(c.function.arguments)})`,
+      );
+      return [`[assistant] ${clip(message.content ?? "")}`, ...calls].join("\n");
+    }
+    case "tool":
+      return `[tool result ${message.tool_call_id}] ${clip(message.content)}`;
+    default:
+      return `[${message.role}] ${clip(message.content)}`;
+  }
+}
+
+/** The text handed to the summariser: the prior summary, then the turns being compacted. */
+export function renderTranscript(
+  prior: string | undefined,
+  messages: readonly ConversationMessage[],
+): string {
+  let body = messages.map(renderMessage).join("\n\n");
+  if (body.length > TRANSCRIPT_CHARS) body = `[…older part omitted…]\n${body.slice(-TRANSCRIPT_CHARS)}`;
+  return prior ? `Summary of what came before:\n${prior}\n\nTranscript to add:\n${body}` : body;
+}
+
+/** A Summariser that asks the model itself (no tools). */
+export function modelSummariser(provider: ProviderClient, model: string): Summariser {
+  return async (transcript, signal) => {
+    const stream = provider.stream({
+      model,
+      messages: [
+        { role: "system", content: SUMMARY_INSTRUCTIONS },
+        { role: "user", content: transcript },
+      ],
+      tools: [],
+      signal,
+    });
+    for await (const event of stream) if (event.type === "step-finished") return event.text;
+    throw new Error("the summary stream ended without finishing");
+  };
+}
+
+/** Compaction state for one session's history, and the policy that advances it. */
+export class Compactor {
+  private state: CompactionState | undefined;
+
+  constructor(private readonly keepRecentTurns = DEFAULT_KEEP_RECENT_TURNS) {}
+
+  /** What to send: the summary and the uncovered tail, or the whole history. */
+  view(history: readonly ConversationMessage[]): CompactionView {
+    const state = this.validState(history);
+    if (!state) return { summary: undefined, messages: history };
+    const summary = [state.summary, state.trimmed ? TRIMMED_NOTE : ""].filter(Boolean).join("\n\n");
+    return { summary: summary || undefined, messages: history.slice(state.covered) };
+  }
+
+  /**
+   * Move the boundary forward: summarise the turns between the current boundary and the start of
+   * the recent turns kept verbatim. Undefined when no progress is possible (only the current turn
+   * is left) or the signal aborted.
+   */
+  async compact(
+    history: readonly ConversationMessage[],
+    summarise: Summariser,
+    signal: AbortSignal,
+  ): Promise<CompactionResult | undefined> {
+    const prior = this.validState(history);
+    const covered = prior?.covered ?? 0;
+    const boundary = this.nextBoundary(history, covered);
+    if (boundary === undefined) return undefined;
+    let summary: string;
+    let trimmed = false;
+    try {
+      summary = (
+        await summarise(renderTranscript(prior?.summary, history.slice(covered, boundary)), signal)
+      ).trim();
+      if (!summary) throw new Error("empty summary");
+    } catch {
+      if (signal.aborted) return undefined;
+      summary = prior?.summary ?? "";
+      trimmed = true;
+    }
+    this.state = {
+      covered: boundary,
+      anchor: JSON.stringify(history[boundary - 1]),
+      summary,
+      trimmed: trimmed || (prior?.trimmed ?? false),
+    };
+    return { removedMessages: boundary - covered, summaryChars: summary.length, trimmed };
+  }
+
+  private nextBoundary(history: readonly ConversationMessage[], covered: number): number | undefined {
+    const turnStarts: number[] = [];
+    history.forEach((m, i) => {
+      if (m.role === "user") turnStarts.push(i);
+    });
+    for (let keep = this.keepRecentTurns; keep >= 1; keep--) {
+      const boundary = turnStarts[turnStarts.length - keep];
+      if (boundary !== undefined && boundary > covered) return boundary;
+    }
+    return undefined;
+  }
+
+  private validState(history: readonly ConversationMessage[]): CompactionState | undefined {
+    const state = this.state;
+    if (!state || history.length < state.covered) return undefined;
+    return JSON.stringify(history[state.covered - 1]) === state.anchor ? state : undefined;
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * One model call of a turn: build the outbound view, stream the reply, and turn what happens into
+ * a step outcome. An interrupt aborts the request at once (the stream is abandoned even if the
+ * provider is slow to notice) and keeps the partial text the user watched; a context overflow
+ * compacts and tries again; any other failure stores an error marker (so `retry` works) and
+ * emits a friendly `error` event.
+ */
+import { raceAbort } from "./abort.js";
+import { type Compactor, modelSummariser } from "./compaction.js";
+import { buildOutbound } from "./outbound.js";
+import {
+  type FinishReason,
+  ProviderError,
+  type ProviderStreamEvent,
+  type RawToolCall,
+} from "./provider/provider.js";
+import type { TurnContext } from "./turn-context.js";
+import type { TokenUsage } from "./messages.js";
+
+export type StepOutcome =
+  | {
+      readonly kind: "finished";
+      readonly text: string;
+      readonly toolCalls: readonly RawToolCall[];
+      readonly finishReason: FinishReason;
+      readonly usage: TokenUsage | undefined;
+    }
+  | { readonly kind: "interrupted" }
+  | { readonly kind: "failed" };
+
+type Attempt = StepOutcome | { readonly kind: "overflow"; readonly error: ProviderError };
+
+function asProviderError(error: unknown): ProviderError {
+  if (error instanceof ProviderError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ProviderError("connection", `The model request failed: ${message}`, undefined, { cause: error });
+}
+
+function contextBlock(ctx: TurnContext): string | undefined {
+  try {
+    return ctx.deps.contextProvider?.(ctx.request);
+  } catch (error) {
+    ctx.emit({ type: "notice", level: "warning", message: `Context provider failed: ${String(error)}` });
+    return undefined;
+  }
+}
+
+async function streamOnce(ctx: TurnContext, compactor: Compactor): Promise<Attempt> {
+  const { provider, registry, instructions } = ctx.deps;
+  const view = compactor.view(ctx.history);
+  const messages = buildOutbound({
+    instructions,
+    summary: view.summary,
+    messages: view.messages,
+    context: contextBlock(ctx),
+  });
+  let text = "";
+  let finished: Extract<ProviderStreamEvent, { type: "step-finished" }> | undefined;
+  let iterator: AsyncIterator<ProviderStreamEvent> | undefined;
+  try {
+    iterator = provider
+      .stream({
+        model: ctx.request.model,
+        messages,
+        tools: registry.schemasFor(ctx.request),
+        signal: ctx.signal,
+      })
+      [Symbol.asyncIterator]();
+    for (;;) {
+      const next = await raceAbort(iterator.next(), ctx.signal);
+      if (next.aborted || next.value.done) break;
+      const event = next.value.value;
+      if (event.type === "text-delta") {
+        text += event.delta;
+        ctx.emit({ type: "text-delta", delta: event.delta });
+      } else if (event.type === "reasoning-delta") {
+        ctx.emit({ type: "reasoning-delta", delta: event.delta });
+      } else {
+        finished = event;
+      }
+    }
+    if (!ctx.aborted && !finished)
+      throw new ProviderError("incomplete", "The model's reply ended before it finished. Try again.");
+  } catch (error) {
+    if (!ctx.aborted) {
+      const failure = asProviderError(error);
+      if (failure.kind === "context_overflow" && text === "") return { kind: "overflow", error: failure };
+      await ctx.append({
+        role: "assistant",
+        content: text || null,
+        meta: { at: ctx.stamp(), error: failure.message },
+      });
+      ctx.emit({ type: "error", message: failure.message, recoverable: failure.recoverable });
+      return { kind: "failed" };
+    }
+  } finally {
+    if (ctx.aborted) iterator?.return?.().catch(() => undefined);
+  }
+  if (ctx.aborted || !finished) {
+    // Stopped mid-stream: keep exactly what the user watched arrive, and no half-formed calls.
+    if (text)
+      await ctx.append({ role: "assistant", content: text, meta: { at: ctx.stamp(), interrupted: true } });
+    return { kind: "interrupted" };
+  }
+  return {
+    kind: "finished",
+    text: finished.text || text,
+    toolCalls: finished.toolCalls,
+    finishReason: finished.finishReason,
+    usage: finished.usage,
+  };
+}
+
+/** Compact after an overflow; false when no further progress is possible. */
+async function compactAfterOverflow(ctx: TurnContext, compactor: Compactor): Promise<boolean> {
+  ctx.emit({ type: "compaction-started" });
+  const result = await compactor.compact(
+    ctx.history,
+    modelSummariser(ctx.deps.provider, ctx.request.model),
+    ctx.signal,
+  );
+  ctx.emit({
+    type: "compaction-finished",
+    removedMessages: result?.removedMessages ?? 0,
+    summaryChars: result?.summaryChars ?? 0,
+  });
+  if (!result) return false;
+  ctx.emit(
+    result.trimmed
+      ? {
+          type: "notice",
+          level: "warning",
+          message: "Context trimmed — the oldest turns were dropped (summary unavailable).",
+        }
+      : { type: "notice", level: "info", message: "Context compacted — earlier turns were summarised." },
+  );
+  return true;
+}
+
+/** Run one model step, compacting and retrying on context overflow until it fits or cannot shrink. */
+export async function runModelStep(ctx: TurnContext, compactor: Compactor): Promise<StepOutcome> {
+  for (;;) {
+    const attempt = await streamOnce(ctx, compactor);
+    if (attempt.kind !== "overflow") return attempt;
+    const progressed = await compactAfterOverflow(ctx, compactor);
+    if (ctx.aborted) return { kind: "interrupted" };
+    if (!progressed) {
+      const message = `${attempt.error.message} It could not be compacted any further.`;
+      await ctx.append({ role: "assistant", content: null, meta: { at: ctx.stamp(), error: message } });
+      ctx.emit({ type: "error", message, recoverable: false });
+      return { kind: "failed" };
+    }
+  }
+}

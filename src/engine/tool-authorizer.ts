@@ -1,0 +1,188 @@
+/**
+ * The authorisation phase for one tool call: allowed-tools check, argument validation, the
+ * permission decision and, when it says "ask", the approval round-trip through the injected
+ * Approver. Calls that cannot run are answered here with their own wording; interactive tools
+ * (ask_user, propose_plan, update_plan) are handled in place once allowed.
+ */
+import type { AnyTool } from "../tools/tool.js";
+import { INTERACTIVE_TOOL_NAMES } from "../tools/interactive-tools.js";
+import { raceAbort } from "./abort.js";
+import type { AlwaysOption } from "./events.js";
+import type { ApprovalOutcome, PermissionRequest } from "./interaction.js";
+import { runInteractiveCall } from "./interactive-calls.js";
+import type { Grant } from "./permissions/grants.js";
+import { type Decision, domainOf } from "./permissions/permission-engine.js";
+import type { FinishReason, RawToolCall } from "./provider/provider.js";
+import { allowsTool } from "./request.js";
+import { deniedByPolicy, notEnabled, preview, TOOL_RESULT } from "./tool-results.js";
+import type { TurnContext } from "./turn-context.js";
+
+/** A call that passed authorisation and waits for the execution phase. */
+export interface ClearedCall {
+  readonly call: RawToolCall;
+  readonly tool: AnyTool;
+  readonly args: Record<string, unknown>;
+  readonly summary: string;
+}
+
+const OUTCOMES: ReadonlySet<string> = new Set<ApprovalOutcome>([
+  "once",
+  "always_tool",
+  "always_command",
+  "always_domain",
+  "readonly_session",
+  "deny",
+  "interrupted",
+]);
+
+/** One line naming the call, for cards and started events. */
+export function summarizeCall(name: string, args: Readonly<Record<string, unknown>>): string {
+  return `${name} ${preview(JSON.stringify(args), 160)}`;
+}
+
+function grantFor(option: AlwaysOption, tool: AnyTool, args: Record<string, unknown>): Grant | undefined {
+  switch (option) {
+    case "always_tool":
+      return { kind: "tool", tool: tool.name };
+    case "always_command":
+      return typeof args.command === "string" ? { kind: "command", command: args.command } : undefined;
+    case "always_domain": {
+      const domain = domainOf(args);
+      return domain ? { kind: "domain", domain } : undefined;
+    }
+    case "readonly_session":
+      return { kind: "readonly_session" };
+  }
+}
+
+async function cardPreview(ctx: TurnContext, tool: AnyTool, args: Record<string, unknown>) {
+  const fallback = { summary: summarizeCall(tool.name, args) };
+  if (!tool.preview) return fallback;
+  try {
+    return await tool.preview(args, { request: ctx.request, facts: ctx.deps.facts });
+  } catch {
+    return fallback;
+  }
+}
+
+/** Ask a person; true when the call may run. Answers the call itself when it may not. */
+async function requestApproval(
+  ctx: TurnContext,
+  call: RawToolCall,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  decision: Decision,
+): Promise<boolean> {
+  const answer = (status: "denied" | "not_started", content: string) =>
+    ctx.answer({ callId: call.id, name: tool.name, status, content });
+  const request: PermissionRequest = {
+    callId: call.id,
+    tool: tool.name,
+    args,
+    reason: decision.reason,
+    category: tool.category,
+    provenance: ctx.provenance,
+    alwaysOptions: decision.alwaysOptions,
+    preview: await cardPreview(ctx, tool, args),
+  };
+  ctx.emit({
+    type: "permission-required",
+    callId: call.id,
+    tool: tool.name,
+    args,
+    reason: decision.reason,
+    category: tool.category,
+    provenance: ctx.provenance,
+    alwaysOptions: decision.alwaysOptions,
+  });
+  ctx.audit("approval_requested", call.id, tool.name, {
+    reason: decision.reason,
+    rule: decision.rule,
+    alwaysOptions: decision.alwaysOptions,
+  });
+  const approver = ctx.deps.approver;
+  if (!approver) {
+    ctx.audit("approval_resolved", call.id, tool.name, { outcome: "unavailable" });
+    await answer("denied", TOOL_RESULT.approvalUnavailable);
+    return false;
+  }
+  let outcome: ApprovalOutcome;
+  try {
+    const raced = await raceAbort(approver(request, ctx.signal), ctx.signal);
+    outcome = raced.aborted ? "interrupted" : raced.value;
+  } catch (error) {
+    ctx.emit({
+      type: "notice",
+      level: "warning",
+      message: `Approval failed, treating it as denied: ${String(error)}`,
+    });
+    outcome = "deny";
+  }
+  if (!OUTCOMES.has(outcome)) outcome = "deny";
+  ctx.audit("approval_resolved", call.id, tool.name, { outcome });
+  if (outcome === "interrupted") {
+    ctx.interrupt();
+    await answer("not_started", TOOL_RESULT.notStartedWhileWaiting);
+    return false;
+  }
+  if (outcome === "deny") {
+    await answer("denied", TOOL_RESULT.deniedByUser);
+    return false;
+  }
+  if (outcome !== "once" && decision.alwaysOptions.includes(outcome)) {
+    const grant = grantFor(outcome, tool, args);
+    if (grant) ctx.deps.grants.add(grant);
+  }
+  return true;
+}
+
+/**
+ * Authorise one call. Returns the cleared call, or undefined when the call was answered here
+ * (invalid, denied, not approved, or an interactive tool that already ran).
+ */
+export async function authorizeCall(
+  ctx: TurnContext,
+  call: RawToolCall,
+  finishReason: FinishReason | undefined,
+): Promise<ClearedCall | undefined> {
+  const { registry, permissions, grants, facts } = ctx.deps;
+  ctx.audit("proposal", call.id, call.name, { arguments: preview(call.arguments, 1_000) });
+  if (registry.get(call.name) && !allowsTool(ctx.request, call.name)) {
+    await ctx.answer({ callId: call.id, name: call.name, status: "denied", content: notEnabled(call.name) });
+    return undefined;
+  }
+  const validated = registry.validate(call.name, call.arguments, finishReason);
+  if (!validated.ok) {
+    ctx.audit("decision", call.id, call.name, { action: "invalid", reason: validated.error });
+    await ctx.answer({ callId: call.id, name: call.name, status: "error", content: validated.error });
+    return undefined;
+  }
+  const { tool, args } = validated;
+  const decision = permissions.decide(tool, args, {
+    mode: ctx.mode,
+    grants,
+    facts,
+    provenance: ctx.provenance,
+  });
+  ctx.audit("decision", call.id, tool.name, {
+    action: decision.action,
+    rule: decision.rule,
+    reason: decision.reason,
+  });
+  if (decision.action === "deny") {
+    await ctx.answer({
+      callId: call.id,
+      name: tool.name,
+      status: "denied",
+      content: deniedByPolicy(decision.reason),
+    });
+    return undefined;
+  }
+  if (decision.action === "ask" && !(await requestApproval(ctx, call, tool, args, decision)))
+    return undefined;
+  if (INTERACTIVE_TOOL_NAMES.has(tool.name)) {
+    await runInteractiveCall(ctx, call, tool.name, args);
+    return undefined;
+  }
+  return { call, tool, args, summary: summarizeCall(tool.name, args) };
+}

@@ -1,0 +1,122 @@
+/**
+ * The tool calls of one assistant step, in two phases.
+ *
+ * 1. Authorise every call first, strictly in call order (approvals reach the person one at a
+ *    time), so nothing runs before every call of the step has a decision.
+ * 2. Execute the cleared calls in call order: a run of consecutive low-risk, concurrent-safe calls
+ *    executes together; every other call runs alone, after everything before it finished.
+ *
+ * An interrupt answers every call that has no result yet — not started, or interrupted while
+ * running — so the history never holds an orphaned tool call. Results are stored in call order.
+ */
+import type { ToolContext } from "../tools/tool.js";
+import { raceAbort } from "./abort.js";
+import type { FinishReason, RawToolCall } from "./provider/provider.js";
+import { authorizeCall, type ClearedCall } from "./tool-authorizer.js";
+import { failed, TOOL_RESULT } from "./tool-results.js";
+import type { CallAnswer, TurnContext } from "./turn-context.js";
+
+/** Whether a cleared call may run alongside its neighbours. */
+export function isConcurrentSafe(cleared: ClearedCall): boolean {
+  return cleared.tool.concurrent && cleared.tool.risk === "low";
+}
+
+/** Group cleared calls into execution batches, preserving call order. */
+export function executionBatches(cleared: readonly ClearedCall[]): ClearedCall[][] {
+  const batches: ClearedCall[][] = [];
+  for (const call of cleared) {
+    const last = batches.at(-1);
+    const lastCall = last?.[0];
+    if (last && lastCall && isConcurrentSafe(lastCall) && isConcurrentSafe(call)) last.push(call);
+    else batches.push([call]);
+  }
+  return batches;
+}
+
+function notStarted(cleared: ClearedCall): CallAnswer {
+  return {
+    callId: cleared.call.id,
+    name: cleared.tool.name,
+    status: "not_started",
+    content: TOOL_RESULT.notStarted,
+  };
+}
+
+async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnswer> {
+  const { call, tool, args } = cleared;
+  if (ctx.aborted) return notStarted(cleared);
+  await ctx.deps.persistence?.markToolStarted(call.id);
+  if (ctx.aborted) return notStarted(cleared);
+  ctx.emit({ type: "tool-call-started", callId: call.id, name: tool.name, args, preview: cleared.summary });
+  const startedAt = performance.now();
+  let live = true;
+  const toolContext: ToolContext = {
+    request: ctx.request,
+    callId: call.id,
+    signal: ctx.signal,
+    facts: ctx.deps.facts,
+    emitOutput: (line) => {
+      if (live) ctx.emit({ type: "tool-output-delta", callId: call.id, name: tool.name, delta: line });
+    },
+  };
+  let answer: Omit<CallAnswer, "callId" | "name" | "durationMs">;
+  try {
+    const raced = await raceAbort(
+      Promise.resolve().then(() => tool.execute(args, toolContext)),
+      ctx.signal,
+    );
+    if (raced.aborted) answer = { status: "interrupted", content: TOOL_RESULT.interruptedWhileRunning };
+    else {
+      const output = String(raced.value.output ?? "");
+      answer = raced.value.ok
+        ? { status: "ok", content: output, files: raced.value.files }
+        : { status: "error", content: failed(output), files: raced.value.files };
+    }
+  } catch (error) {
+    answer = ctx.aborted
+      ? { status: "interrupted", content: TOOL_RESULT.interruptedWhileRunning }
+      : { status: "error", content: failed(error instanceof Error ? error.message : String(error)) };
+  }
+  live = false;
+  const finished: CallAnswer = {
+    ...answer,
+    callId: call.id,
+    name: tool.name,
+    durationMs: Math.round(performance.now() - startedAt),
+  };
+  ctx.emitFinished(finished);
+  return finished;
+}
+
+/** Authorise, then execute, every tool call of one step (see the module header). */
+export async function runToolCalls(
+  ctx: TurnContext,
+  calls: readonly RawToolCall[],
+  finishReason: FinishReason | undefined,
+): Promise<void> {
+  const cleared: ClearedCall[] = [];
+  for (const call of calls) {
+    if (ctx.aborted)
+      await ctx.answer({
+        callId: call.id,
+        name: call.name,
+        status: "not_started",
+        content: TOOL_RESULT.notStarted,
+      });
+    else {
+      const ready = await authorizeCall(ctx, call, finishReason);
+      if (ready) cleared.push(ready);
+    }
+  }
+  for (const batch of executionBatches(cleared)) {
+    if (ctx.aborted) {
+      for (const call of batch) await ctx.answer(notStarted(call));
+      continue;
+    }
+    const answers = await Promise.all(batch.map((call) => execute(ctx, call)));
+    for (const answer of answers) {
+      if (answer.status === "not_started") ctx.emitFinished(answer);
+      await ctx.storeResult(answer);
+    }
+  }
+}

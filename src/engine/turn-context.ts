@@ -1,0 +1,200 @@
+/**
+ * TurnContext: the state of one running turn and the few operations every part of the loop
+ * shares — append (and persist) a message, emit a frozen event, write an audit record, answer a
+ * tool call, switch mode, stop. One context per run / resume / retry.
+ */
+import type { ToolRegistry } from "../tools/registry.js";
+import type { SessionFacts } from "../tools/tool.js";
+import { deepFreeze } from "./deep-freeze.js";
+import {
+  type AgentEvent,
+  agentEvent,
+  type Provenance,
+  type ToolCallStatus,
+  type TurnStatus,
+} from "./events.js";
+import type { Approver, Asker, AuditRecord, AuditSink, PlanApprover } from "./interaction.js";
+import { addUsage, type ConversationMessage, type TokenUsage } from "./messages.js";
+import type { PermissionMode } from "./modes.js";
+import type { GrantSet } from "./permissions/grants.js";
+import { type PermissionEngine, provenanceOf } from "./permissions/permission-engine.js";
+import type { ProviderClient } from "./provider/provider.js";
+import { type ConversationExecutionRequest, withMode } from "./request.js";
+import { preview } from "./tool-results.js";
+
+/** Durable storage hooks for a turn (see TurnEngine). */
+export interface TurnPersistence {
+  /** Awaited before the loop moves on: the user message before the model call, a result before the next. */
+  append(message: ConversationMessage): Promise<void>;
+  /** Awaited before a tool executes. */
+  markToolStarted(callId: string): Promise<void>;
+  /** Calls journaled as started (for resume). */
+  startedToolCalls(): Promise<ReadonlySet<string>>;
+}
+
+/** The session-lifetime collaborators a turn works with. */
+export interface TurnDeps {
+  readonly provider: ProviderClient;
+  readonly registry: ToolRegistry;
+  readonly permissions: PermissionEngine;
+  readonly instructions: string;
+  readonly grants: GrantSet;
+  readonly facts: SessionFacts;
+  readonly approver?: Approver | undefined;
+  readonly asker?: Asker | undefined;
+  readonly planApprover?: PlanApprover | undefined;
+  readonly audit?: AuditSink | undefined;
+  readonly contextProvider?: ((request: ConversationExecutionRequest) => string | undefined) | undefined;
+  readonly persistence?: TurnPersistence | undefined;
+  readonly onModeChange?: ((mode: PermissionMode) => void) | undefined;
+  readonly now: () => Date;
+}
+
+/** What finishing a call reports: the stored result and the card's details. */
+export interface CallAnswer {
+  readonly callId: string;
+  readonly name: string;
+  readonly status: ToolCallStatus;
+  readonly content: string;
+  readonly files?: readonly string[] | undefined;
+  readonly durationMs?: number | undefined;
+}
+
+/** Per-turn state and shared operations. */
+export class TurnContext {
+  readonly history: ConversationMessage[];
+  readonly provenance: Provenance;
+  iterations = 0;
+  finalText = "";
+  usage: TokenUsage | undefined;
+  private readonly controller = new AbortController();
+  private completed = false;
+
+  constructor(
+    readonly deps: TurnDeps,
+    public request: ConversationExecutionRequest,
+    private readonly sink: (event: AgentEvent) => void,
+  ) {
+    this.history = [...request.messages];
+    this.provenance = provenanceOf(request);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  get mode(): PermissionMode {
+    return this.request.mode;
+  }
+
+  /** Stop the turn: aborts the model request, running tools and any pending wait. */
+  interrupt(): void {
+    this.controller.abort();
+  }
+
+  /** The display-only timestamp for a new message. */
+  stamp(): string {
+    return this.deps.now().toISOString();
+  }
+
+  /** Freeze, keep and persist a message; resolves once it is durable. */
+  async append(message: ConversationMessage): Promise<void> {
+    const frozen = deepFreeze(message);
+    this.history.push(frozen);
+    await this.deps.persistence?.append(frozen);
+  }
+
+  /** Emit a frozen event to the caller. */
+  emit(event: AgentEvent): void {
+    this.sink(agentEvent(event));
+  }
+
+  addUsage(usage: TokenUsage | undefined): void {
+    this.usage = addUsage(this.usage, usage);
+  }
+
+  /** Write a structured audit record; a failing sink becomes a warning notice, never a crash. */
+  audit(kind: AuditRecord["kind"], callId: string, tool: string, fields: Record<string, unknown> = {}): void {
+    const sink = this.deps.audit;
+    if (!sink) return;
+    try {
+      sink({
+        ...fields,
+        kind,
+        sessionId: this.request.sessionId,
+        turnId: this.request.turnId,
+        callId,
+        tool,
+        at: this.stamp(),
+      });
+    } catch (error) {
+      this.emit({
+        type: "notice",
+        level: "warning",
+        message: `Audit record was not written: ${String(error)}`,
+      });
+    }
+  }
+
+  /** Switch the permission mode for the rest of the turn and tell the session. */
+  setMode(mode: PermissionMode): void {
+    if (mode === this.request.mode) return;
+    this.request = withMode(this.request, mode);
+    this.deps.onModeChange?.(mode);
+  }
+
+  /** Emit the finished event for a call (the card) without storing anything. */
+  emitFinished(answer: CallAnswer): void {
+    this.emit({
+      type: "tool-call-finished",
+      callId: answer.callId,
+      name: answer.name,
+      status: answer.status,
+      outputPreview: preview(answer.content),
+      files: answer.files ?? [],
+      durationMs: answer.durationMs ?? 0,
+    });
+  }
+
+  /** Store a call's result message and audit it (events are emitted separately). */
+  async storeResult(answer: CallAnswer): Promise<void> {
+    await this.append({
+      role: "tool",
+      tool_call_id: answer.callId,
+      content: answer.content,
+      meta: {
+        at: this.stamp(),
+        status: answer.status,
+        ...(answer.files?.length ? { files: answer.files } : {}),
+      },
+    });
+    this.audit("result", answer.callId, answer.name, {
+      status: answer.status,
+      preview: preview(answer.content),
+      ...(answer.files?.length ? { files: answer.files } : {}),
+    });
+  }
+
+  /** Answer a call in one go: finished event, stored result, audit. */
+  async answer(answer: CallAnswer): Promise<void> {
+    this.emitFinished(answer);
+    await this.storeResult(answer);
+  }
+
+  /** Emit `turn-completed` once. */
+  complete(status: TurnStatus): void {
+    if (this.completed) return;
+    this.completed = true;
+    this.emit({
+      type: "turn-completed",
+      status,
+      iterations: this.iterations,
+      finalText: this.finalText,
+      usage: this.usage,
+    });
+  }
+}

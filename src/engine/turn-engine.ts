@@ -1,0 +1,267 @@
+/**
+ * TurnEngine: the agent loop of one conversation.
+ *
+ * A user turn is model ↔ tool iterations until the model stops calling tools, the step budget is
+ * spent, a provider error ends it, or the user stops it. The engine talks to its caller only
+ * through frozen AgentEvents; it keeps no platform code. One engine lives as long as a session
+ * (grants, facts, compaction state, queued steering) while each run receives the history in its
+ * request snapshot. The system prompt (`instructions`) is sent first on every call and is not
+ * part of the stored history.
+ *
+ * Guarantees: every tool call the model made gets a tool result (no orphans, whatever happens);
+ * a message is persisted before the loop moves past it; a stopped stream keeps its partial text;
+ * provider failures leave an error marker so `retry()` can re-run without a new user message.
+ */
+import { Compactor } from "./compaction.js";
+import { EventChannel } from "./event-channel.js";
+import { type AgentEvent, agentEvent } from "./events.js";
+import type { Approver, Asker, AuditSink, PlanApprover } from "./interaction.js";
+import type { ConversationMessage, ToolCallRecord } from "./messages.js";
+import { runModelStep } from "./model-step.js";
+import type { PermissionMode } from "./modes.js";
+import { isErrorMarker } from "./outbound.js";
+import type { GrantSet } from "./permissions/grants.js";
+import type { PermissionEngine } from "./permissions/permission-engine.js";
+import type { ProviderClient, RawToolCall } from "./provider/provider.js";
+import { type ConversationExecutionRequest, effectiveMaxSteps } from "./request.js";
+import { mangledArgumentsRecord, TOOL_RESULT } from "./tool-results.js";
+import { runToolCalls } from "./tool-scheduler.js";
+import { TurnContext, type TurnPersistence } from "./turn-context.js";
+import { parseToolArguments, type ToolRegistry } from "../tools/registry.js";
+import type { SessionFacts } from "../tools/tool.js";
+
+export type { TurnPersistence } from "./turn-context.js";
+
+export interface TurnEngineOptions {
+  provider: ProviderClient;
+  registry: ToolRegistry;
+  permissions: PermissionEngine;
+  /** System prompt, fixed at session start. */
+  instructions: string;
+  grants: GrantSet;
+  facts: SessionFacts;
+  approver?: Approver;
+  asker?: Asker;
+  planApprover?: PlanApprover;
+  audit?: AuditSink;
+  /** Ephemeral block appended to the last user message at send time, never persisted. */
+  contextProvider?: (request: ConversationExecutionRequest) => string | undefined;
+  persistence?: TurnPersistence;
+  /** Called when a plan approval switches the mode. */
+  onModeChange?: (mode: PermissionMode) => void;
+  now?: () => Date;
+  compaction?: { keepRecentTurns?: number };
+}
+
+type TurnKind = "run" | "resume" | "retry";
+
+/** The tool calls of the trailing assistant message that have no result yet. */
+export function unansweredToolCalls(history: readonly ConversationMessage[]): RawToolCall[] {
+  const answered = new Set<string>();
+  for (let i = history.length - 1; i >= 0; i--) {
+    const message = history[i]!;
+    if (message.role === "tool") answered.add(message.tool_call_id);
+    else if (message.role === "assistant" && message.tool_calls?.length)
+      return message.tool_calls
+        .filter((c) => !answered.has(c.id))
+        .map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+    else return [];
+  }
+  return [];
+}
+
+/** Give every call a unique, non-empty id (some servers omit or repeat them). */
+function normaliseIds(calls: readonly RawToolCall[], turnId: string, step: number): RawToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((call, i) => {
+    const id = call.id && !seen.has(call.id) ? call.id : `call_${turnId}_${step}_${i}`;
+    seen.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}
+
+/** How a call is stored in history: mangled argument text shrinks to a short preview. */
+function toRecord(call: RawToolCall): ToolCallRecord {
+  const stored =
+    parseToolArguments(call.arguments).kind === "mangled"
+      ? mangledArgumentsRecord(call.arguments)
+      : call.arguments;
+  return { id: call.id, type: "function", function: { name: call.name, arguments: stored } };
+}
+
+/** The owned agent loop (see the module header). */
+export class TurnEngine {
+  private readonly deps: TurnContext["deps"];
+  private readonly compactor: Compactor;
+  private readonly steering: string[] = [];
+  private current: TurnContext | undefined;
+  private lastHistory: readonly ConversationMessage[] = [];
+
+  constructor(options: TurnEngineOptions) {
+    this.deps = { ...options, now: options.now ?? (() => new Date()) };
+    this.compactor = new Compactor(options.compaction?.keepRecentTurns);
+  }
+
+  /** A user turn: `request.messages` is the history before it; `request.prompt` is appended (and persisted) first. */
+  run(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
+    return this.drive(request, "run");
+  }
+
+  /**
+   * Continue a turn persisted while waiting at an approval or question: answers the trailing
+   * assistant message's unanswered calls (never re-running one that has a result; a call
+   * journaled as started is answered "interrupted while running"), then continues the loop.
+   */
+  resume(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
+    return this.drive(request, "resume");
+  }
+
+  /** Re-run after a provider error without a new user message; refuses unless history ends in an error. */
+  retry(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
+    return this.drive(request, "retry");
+  }
+
+  /** Stop the running turn from any state; aborts the in-flight model request at once. */
+  interrupt(): void {
+    this.current?.interrupt();
+  }
+
+  /** Queue user text; it joins the history at the next step boundary (or the next turn's first). */
+  steer(text: string): void {
+    this.steering.push(text);
+  }
+
+  /** The history as it stands, including the running (or last) turn. */
+  get messages(): readonly ConversationMessage[] {
+    return this.current ? [...this.current.history] : this.lastHistory;
+  }
+
+  get isRunning(): boolean {
+    return this.current !== undefined;
+  }
+
+  private async *drive(request: ConversationExecutionRequest, kind: TurnKind): AsyncGenerator<AgentEvent> {
+    if (this.current) {
+      yield refusal("A turn is already running in this conversation.", true);
+      return;
+    }
+    const channel = new EventChannel<AgentEvent>();
+    const ctx = new TurnContext(this.deps, request, (event) => channel.push(event));
+    this.current = ctx;
+    const done = this.execute(ctx, kind).finally(() => channel.close());
+    let drained = false;
+    try {
+      for await (const event of channel) yield event;
+      drained = true;
+    } finally {
+      if (!drained) ctx.interrupt(); // the caller stopped listening: stop the turn too
+      await done;
+      this.lastHistory = Object.freeze([...ctx.history]);
+      this.current = undefined;
+    }
+  }
+
+  private async execute(ctx: TurnContext, kind: TurnKind): Promise<void> {
+    try {
+      if (kind === "retry") {
+        const last = ctx.history.at(-1);
+        if (!last || !isErrorMarker(last)) {
+          ctx.emit(refusal("Nothing to retry: the conversation does not end in an error.", false));
+          return;
+        }
+      } else if (kind === "resume") {
+        const pending = unansweredToolCalls(ctx.history);
+        if (pending.length === 0 && ctx.history.at(-1)?.role !== "tool") {
+          ctx.emit(refusal("Nothing to resume: no tool call is waiting for an answer.", false));
+          return;
+        }
+        await this.answerPending(ctx, pending, true);
+      } else {
+        await this.answerPending(ctx, unansweredToolCalls(ctx.history), false);
+        const untrusted = ctx.provenance.kind === "channel_content";
+        await ctx.append({
+          role: "user",
+          content: ctx.request.prompt,
+          meta: { at: ctx.stamp(), ...(untrusted ? { untrusted: true } : {}) },
+        });
+      }
+      await this.loop(ctx);
+    } catch (error) {
+      const message = `The turn failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
+      ctx.emit({ type: "error", message, recoverable: true });
+      ctx.complete("error");
+    }
+  }
+
+  /**
+   * Answer the calls a persisted turn left open. Journaled-as-started calls may have partly run
+   * and are never re-run; on resume the rest go through the normal authorise/execute path, on a
+   * new run they are answered as not started.
+   */
+  private async answerPending(
+    ctx: TurnContext,
+    pending: readonly RawToolCall[],
+    rerun: boolean,
+  ): Promise<void> {
+    if (pending.length === 0) return;
+    const started = (await this.deps.persistence?.startedToolCalls()) ?? new Set<string>();
+    const open: RawToolCall[] = [];
+    for (const call of pending) {
+      if (started.has(call.id))
+        await ctx.answer({
+          callId: call.id,
+          name: call.name,
+          status: "interrupted",
+          content: TOOL_RESULT.interruptedWhileRunning,
+        });
+      else if (rerun) open.push(call);
+      else
+        await ctx.answer({
+          callId: call.id,
+          name: call.name,
+          status: "not_started",
+          content: TOOL_RESULT.notStarted,
+        });
+    }
+    if (open.length > 0) await runToolCalls(ctx, open, undefined);
+  }
+
+  private async loop(ctx: TurnContext): Promise<void> {
+    const maxSteps = effectiveMaxSteps(ctx.request);
+    for (;;) {
+      if (ctx.aborted) return ctx.complete("interrupted");
+      if (ctx.iterations >= maxSteps) return ctx.complete("max_iterations");
+      await this.injectSteering(ctx);
+      ctx.iterations++;
+      const step = await runModelStep(ctx, this.compactor);
+      if (step.kind === "interrupted") return ctx.complete("interrupted");
+      if (step.kind === "failed") return ctx.complete("error");
+      ctx.addUsage(step.usage);
+      ctx.finalText = step.text;
+      const calls = normaliseIds(step.toolCalls, ctx.request.turnId, ctx.iterations);
+      await ctx.append({
+        role: "assistant",
+        content: step.text || (calls.length > 0 ? null : ""),
+        ...(calls.length > 0 ? { tool_calls: calls.map(toRecord) } : {}),
+        meta: { at: ctx.stamp(), ...(step.usage ? { usage: step.usage } : {}) },
+      });
+      ctx.emit({ type: "assistant-message-done", content: step.text, step: ctx.iterations });
+      if (calls.length === 0) {
+        if (this.steering.length > 0 && !ctx.aborted) continue;
+        return ctx.complete(ctx.aborted ? "interrupted" : "completed");
+      }
+      await runToolCalls(ctx, calls, step.finishReason);
+    }
+  }
+
+  private async injectSteering(ctx: TurnContext): Promise<void> {
+    while (this.steering.length > 0) {
+      const text = this.steering.shift()!;
+      await ctx.append({ role: "user", content: text, meta: { at: ctx.stamp(), steered: true } });
+    }
+  }
+}
+
+function refusal(message: string, recoverable: boolean): AgentEvent {
+  return agentEvent({ type: "error", message, recoverable });
+}

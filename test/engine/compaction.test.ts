@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { Compactor } from "../../src/engine/compaction.js";
+import type { ConversationMessage } from "../../src/engine/messages.js";
+import { ContextOverflowError, ProviderError } from "../../src/engine/provider/provider.js";
+import { textStep } from "../support/scripted-provider.js";
+import { collect, completion, makeHarness, makeRequest, ofType } from "./helpers/harness.js";
+
+/** Three earlier turns: user/assistant pairs. */
+const history: ConversationMessage[] = [1, 2, 3].flatMap((n) => [
+  { role: "user" as const, content: `question ${n}` },
+  { role: "assistant" as const, content: `answer ${n}` },
+]);
+
+const overflow = () => ({ error: new ContextOverflowError() });
+
+describe("context overflow", () => {
+  it("summarises older turns, keeps recent turns verbatim, retries, and keeps the stored history whole", async () => {
+    const h = makeHarness({ steps: [overflow(), textStep("- asked q1 and q2"), textStep("fits now")] });
+    const events = await collect(h.engine.run(makeRequest({ messages: history, prompt: "question 4" })));
+    expect(completion(events)).toMatchObject({ status: "completed", finalText: "fits now", iterations: 1 });
+    const [, summaryRequest, retried] = h.provider.requests;
+    expect(summaryRequest?.tools).toEqual([]);
+    expect(summaryRequest?.messages[1]?.content).toContain("[user] question 1");
+    expect(summaryRequest?.messages[1]?.content).toContain("[assistant] answer 2");
+    expect(summaryRequest?.messages[1]?.content).not.toContain("question 3");
+    expect(retried?.messages.map((m) => m.content)).toEqual([
+      expect.stringContaining("- asked q1 and q2"),
+      "question 3",
+      "answer 3",
+      "question 4",
+    ]);
+    expect(ofType(events, "compaction-finished")).toEqual([
+      { type: "compaction-finished", removedMessages: 4, summaryChars: "- asked q1 and q2".length },
+    ]);
+    expect(ofType(events, "notice")[0]).toMatchObject({ level: "info" });
+    expect(h.engine.messages.map((m) => m.content)).toEqual([
+      ...history.map((m) => m.content),
+      "question 4",
+      "fits now",
+    ]);
+  });
+
+  it("falls back to trimming when the summary fails", async () => {
+    const h = makeHarness({
+      steps: [overflow(), { error: new ProviderError("server", "boom") }, textStep("ok")],
+    });
+    const events = await collect(h.engine.run(makeRequest({ messages: history, prompt: "question 4" })));
+    expect(completion(events).status).toBe("completed");
+    expect(ofType(events, "notice")[0]).toMatchObject({
+      level: "warning",
+      message: expect.stringMatching(/trimmed/),
+    });
+    expect(h.provider.lastRequest.messages[0]?.content).toMatch(/dropped without a summary/);
+    expect(h.provider.lastRequest.messages.slice(1).map((m) => m.content)).toEqual([
+      "question 3",
+      "answer 3",
+      "question 4",
+    ]);
+  });
+
+  it("is progress-guarded: a model that keeps overflowing ends in an error", async () => {
+    const h = makeHarness({
+      steps: [overflow(), textStep("s1"), overflow(), textStep("s2"), overflow()],
+    });
+    const events = await collect(h.engine.run(makeRequest({ messages: history, prompt: "question 4" })));
+    expect(completion(events).status).toBe("error");
+    expect(ofType(events, "error")[0]).toMatchObject({
+      recoverable: false,
+      message: expect.stringMatching(/compacted/),
+    });
+    expect(h.provider.requests).toHaveLength(5);
+    h.provider.assertAllConsumed();
+    expect(h.engine.messages.at(-1)).toMatchObject({
+      role: "assistant",
+      meta: { error: expect.any(String) },
+    });
+  });
+
+  it("reuses the summary on the next turn of the same history, and drops it for another history", async () => {
+    const compactor = new Compactor(1);
+    const signal = new AbortController().signal;
+    const result = await compactor.compact(history, async () => "S", signal);
+    expect(result).toEqual({ removedMessages: 4, summaryChars: 1, trimmed: false });
+    const grown = [...history, { role: "user" as const, content: "next" }];
+    expect(compactor.view(grown)).toEqual({ summary: "S", messages: grown.slice(4) });
+    const other = history.map((m) => ({ ...m, content: `${m.content}!` }));
+    expect(compactor.view(other)).toEqual({ summary: undefined, messages: other });
+  });
+});

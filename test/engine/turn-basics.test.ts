@@ -1,0 +1,279 @@
+import { describe, expect, it } from "vitest";
+import { ProviderError } from "../../src/engine/provider/provider.js";
+import { withMessages } from "../../src/engine/request.js";
+import { TurnEngine } from "../../src/engine/turn-engine.js";
+import { MALFORMED_ARGUMENTS_ERROR, TRUNCATED_ARGUMENTS_ERROR } from "../../src/tools/registry.js";
+import { textStep, toolStep } from "../support/scripted-provider.js";
+import {
+  collect,
+  completion,
+  expectNoOrphans,
+  isDeepFrozen,
+  makeHarness,
+  makeRequest,
+  ofType,
+  resultOf,
+} from "./helpers/harness.js";
+import { freshPermissions } from "./helpers/test-tools.js";
+
+describe("TurnEngine basics", () => {
+  it("streams a text answer and persists the user message before the model call", async () => {
+    const h = makeHarness();
+    h.provider.push({
+      text: ["Hel", "lo"],
+      reasoning: ["thinking…"],
+      usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12 },
+      onStart: () => expect(h.persistence.appended.map((m) => m.role)).toEqual(["user"]),
+    });
+    const events = await collect(h.engine.run(makeRequest({ prompt: "hi" })));
+    expect(events.map((e) => e.type)).toEqual([
+      "reasoning-delta",
+      "text-delta",
+      "text-delta",
+      "assistant-message-done",
+      "turn-completed",
+    ]);
+    expect(completion(events)).toMatchObject({ status: "completed", iterations: 1, finalText: "Hello" });
+    expect(completion(events).usage).toEqual({ inputTokens: 10, outputTokens: 2, totalTokens: 12 });
+    expect(h.engine.messages.map((m) => [m.role, m.content])).toEqual([
+      ["user", "hi"],
+      ["assistant", "Hello"],
+    ]);
+    expect(JSON.stringify(h.engine.messages)).not.toContain("thinking");
+    expect(h.provider.requests[0]?.messages[0]).toEqual({ role: "system", content: "You are a test agent." });
+    h.provider.assertAllConsumed();
+  });
+
+  it("runs tools across steps and persists each result before the next model call", async () => {
+    const h = makeHarness({ grants: [] });
+    h.provider.push(toolStep(["c1", "read_file", { path: "a.txt" }]), {
+      ...textStep("done"),
+      onStart: () =>
+        expect(h.persistence.appended.at(-1)).toMatchObject({ role: "tool", tool_call_id: "c1" }),
+    });
+    const events = await collect(h.engine.run(makeRequest()));
+    expect(completion(events)).toMatchObject({ status: "completed", iterations: 2, finalText: "done" });
+    expect(resultOf(h.engine.messages, "c1")).toBe('read_file done: {"path":"a.txt"}');
+    expect(ofType(events, "tool-output-delta")[0]).toMatchObject({
+      callId: "c1",
+      delta: "running read_file",
+    });
+    expect(h.provider.requests[1]?.messages.at(-1)).toEqual({
+      role: "tool",
+      tool_call_id: "c1",
+      content: 'read_file done: {"path":"a.txt"}',
+    });
+    expectNoOrphans(h.engine.messages);
+  });
+
+  it("strips display-only fields and failed attempts from what the model receives", async () => {
+    const h = makeHarness({ steps: [textStep("ok")] });
+    const history = [
+      { role: "user" as const, content: "earlier", meta: { at: "t", source: "slack", untrusted: true } },
+      { role: "assistant" as const, content: "partial", meta: { error: "The model failed." } },
+      {
+        role: "assistant" as const,
+        content: "answer",
+        meta: { usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } },
+      },
+    ];
+    await collect(h.engine.run(makeRequest({ messages: history, prompt: "now" })));
+    expect(h.provider.lastRequest.messages).toEqual([
+      { role: "system", content: "You are a test agent." },
+      { role: "user", content: "earlier" },
+      { role: "assistant", content: "answer" },
+      { role: "user", content: "now" },
+    ]);
+  });
+
+  it("appends the ephemeral context block at send time only", async () => {
+    let n = 0;
+    const h = makeHarness({
+      steps: [toolStep(["c1", "read_file", { path: "a" }]), textStep("ok")],
+      options: { contextProvider: (request) => `mode=${request.mode} call=${++n}` },
+    });
+    await collect(h.engine.run(makeRequest({ prompt: "go" })));
+    expect(h.provider.requests[0]?.messages.at(-1)).toEqual({
+      role: "user",
+      content: "go\n\n<context>\nmode=interactive call=1\n</context>",
+    });
+    expect(h.provider.requests[1]?.messages[1]).toEqual({
+      role: "user",
+      content: "go\n\n<context>\nmode=interactive call=2\n</context>",
+    });
+    expect(h.engine.messages[0]).toMatchObject({ role: "user", content: "go" });
+    expect(h.persistence.appended[0]).toMatchObject({ content: "go" });
+  });
+
+  it("emits only deeply frozen events", async () => {
+    const h = makeHarness({
+      steps: [toolStep(["c1", "update_plan", { steps: [{ title: "a", status: "pending" }] }]), textStep("x")],
+    });
+    const events = await collect(h.engine.run(makeRequest()));
+    expect(events.length).toBeGreaterThan(3);
+    for (const event of events) expect(isDeepFrozen(event), event.type).toBe(true);
+    expect(ofType(events, "plan-updated")[0]?.steps).toEqual([{ title: "a", status: "pending" }]);
+  });
+
+  it("stops at the step budget with max_iterations", async () => {
+    const h = makeHarness({
+      steps: [toolStep(["c1", "read_file", { path: "a" }]), toolStep(["c2", "read_file", { path: "b" }])],
+    });
+    const events = await collect(h.engine.run(makeRequest({ maxSteps: 2 })));
+    expect(completion(events)).toMatchObject({ status: "max_iterations", iterations: 2 });
+    expectNoOrphans(h.engine.messages);
+    h.provider.assertAllConsumed();
+  });
+
+  it("adds steered messages at the next step boundary, and continues for late ones", async () => {
+    const h = makeHarness();
+    h.provider.push(
+      { ...toolStep(["c1", "read_file", { path: "a" }]), onStart: () => h.engine.steer("also check b") },
+      { ...textStep("checked"), onStart: () => h.engine.steer("and c") },
+      textStep("all done"),
+    );
+    const events = await collect(h.engine.run(makeRequest({ prompt: "check a" })));
+    expect(completion(events)).toMatchObject({ status: "completed", iterations: 3, finalText: "all done" });
+    expect(h.engine.messages.map((m) => `${m.role}:${m.content ?? ""}`)).toEqual([
+      "user:check a",
+      "assistant:",
+      'tool:read_file done: {"path":"a"}',
+      "user:also check b",
+      "assistant:checked",
+      "user:and c",
+      "assistant:all done",
+    ]);
+  });
+
+  it("diagnoses mangled arguments and keeps only a short preview in history", async () => {
+    const raw = `{"path": "big.txt", "content": "${"x".repeat(5_000)}`;
+    const h = makeHarness({
+      steps: [
+        { toolCalls: [{ id: "c1", name: "write_file", arguments: raw }], finishReason: "length" },
+        { toolCalls: [{ id: "c2", name: "write_file", arguments: "{oops" }] },
+        textStep("ok"),
+      ],
+    });
+    await collect(h.engine.run(makeRequest()));
+    expect(resultOf(h.engine.messages, "c1")).toBe(TRUNCATED_ARGUMENTS_ERROR);
+    expect(resultOf(h.engine.messages, "c2")).toBe(MALFORMED_ARGUMENTS_ERROR);
+    const stored = h.engine.messages.find((m) => m.role === "assistant" && m.tool_calls?.[0]?.id === "c1");
+    const args = stored?.role === "assistant" ? stored.tool_calls?.[0]?.function.arguments : undefined;
+    expect(args?.length).toBeLessThan(400);
+    expect(JSON.parse(args!).unparsed_arguments_preview).toContain(`[${raw.length} chars, truncated]`);
+    expect(JSON.stringify(h.provider.lastRequest)).not.toContain("x".repeat(300));
+    expect(h.log.spans).toEqual([]);
+  });
+
+  it("answers unknown tools, disallowed tools and invalid arguments with an error naming the problem", async () => {
+    const h = makeHarness({
+      steps: [
+        toolStep(
+          ["c1", "nope", {}],
+          ["c2", "read_file", { path: 3 }],
+          ["c3", "web_fetch", { url: "https://x.org" }],
+        ),
+        textStep("ok"),
+      ],
+    });
+    const events = await collect(h.engine.run(makeRequest({ allowedTools: ["read_file"] })));
+    expect(resultOf(h.engine.messages, "c1")).toMatch(/Unknown tool "nope"/);
+    expect(resultOf(h.engine.messages, "c2")).toMatch(/Invalid arguments for read_file — path: /);
+    expect(resultOf(h.engine.messages, "c3")).toMatch(/not enabled in this conversation/);
+    expect(ofType(events, "tool-call-finished").map((e) => e.status)).toEqual(["error", "error", "denied"]);
+    expect(completion(events).status).toBe("completed");
+  });
+
+  it("ends a provider failure with an error marker, a friendly error, and supports retry", async () => {
+    const h = makeHarness({
+      steps: [
+        {
+          text: ["par", "tial"],
+          error: new ProviderError("server", "The model service had a problem.", 502),
+        },
+      ],
+    });
+    const events = await collect(h.engine.run(makeRequest({ prompt: "q" })));
+    expect(completion(events).status).toBe("error");
+    expect(ofType(events, "error")).toEqual([
+      { type: "error", message: "The model service had a problem.", recoverable: true },
+    ]);
+    const history = h.engine.messages;
+    expect(history.at(-1)).toMatchObject({
+      role: "assistant",
+      content: "partial",
+      meta: { error: "The model service had a problem." },
+    });
+
+    h.provider.push(textStep("recovered"));
+    const retried = await collect(h.engine.retry(makeRequest({ messages: history })));
+    expect(completion(retried)).toMatchObject({ status: "completed", finalText: "recovered" });
+    expect(h.provider.lastRequest.messages.map((m) => m.role)).toEqual(["system", "user"]);
+
+    const refused = await collect(h.engine.retry(makeRequest({ messages: h.engine.messages })));
+    expect(refused).toEqual([
+      { type: "error", message: expect.stringMatching(/Nothing to retry/), recoverable: false },
+    ]);
+    h.provider.assertAllConsumed();
+  });
+
+  it("treats a stream that ends without finishing as an error", async () => {
+    const h = makeHarness();
+    const provider = {
+      async *stream() {},
+    };
+    const engine = new TurnEngine({
+      provider,
+      registry: h.registry,
+      permissions: freshPermissions(),
+      instructions: "",
+      grants: h.grants,
+      facts: h.facts,
+    });
+    const events = await collect(engine.run(makeRequest()));
+    expect(completion(events).status).toBe("error");
+    expect(ofType(events, "error")[0]?.message).toMatch(/ended before it finished/);
+  });
+
+  it("refuses a second concurrent run and normalises missing or duplicate call ids", async () => {
+    const h = makeHarness();
+    h.provider.push(
+      {
+        toolCalls: [
+          { id: "", name: "read_file", arguments: '{"path":"a"}' },
+          { id: "dup", name: "read_file", arguments: '{"path":"b"}' },
+          { id: "dup", name: "read_file", arguments: '{"path":"c"}' },
+        ],
+      },
+      textStep("ok"),
+    );
+    const events = await collect(h.engine.run(makeRequest()), async (event) => {
+      if (event.type === "assistant-message-done" && event.step === 1) {
+        expect(h.engine.isRunning).toBe(true);
+        const second = await collect(h.engine.run(makeRequest()));
+        expect(second).toEqual([
+          { type: "error", message: expect.stringMatching(/already running/), recoverable: true },
+        ]);
+      }
+    });
+    expect(completion(events).status).toBe("completed");
+    const ids = ofType(events, "tool-call-finished").map((e) => e.callId);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids).toContain("dup");
+    expectNoOrphans(h.engine.messages);
+    expect(h.engine.isRunning).toBe(false);
+  });
+
+  it("request snapshots passed to tools do not change when the caller mutates its inputs", async () => {
+    const h = makeHarness({ steps: [textStep("ok")] });
+    const messages = [{ role: "user" as const, content: "before" }];
+    const request = makeRequest({ messages });
+    messages.push({ role: "user", content: "injected later" });
+    await collect(h.engine.run(withMessages(request, request.messages)));
+    expect(h.provider.lastRequest.messages.map((m) => m.content)).toEqual([
+      "You are a test agent.",
+      "before",
+      "do the thing",
+    ]);
+  });
+});

@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import type { ConversationMessage } from "../../src/engine/messages.js";
+import { TOOL_RESULT } from "../../src/engine/tool-results.js";
+import { unansweredToolCalls } from "../../src/engine/turn-engine.js";
+import { textStep, toolStep } from "../support/scripted-provider.js";
+import {
+  collect,
+  completion,
+  expectNoOrphans,
+  makeHarness,
+  makeRequest,
+  resultOf,
+} from "./helpers/harness.js";
+
+const call = (id: string, name: string, args: Record<string, unknown>) => ({
+  id,
+  type: "function" as const,
+  function: { name, arguments: JSON.stringify(args) },
+});
+
+/** A turn persisted while waiting: c1 answered, c2 journaled as started, c3 waiting for approval. */
+const suspended: ConversationMessage[] = [
+  { role: "user", content: "update the files" },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [
+      call("c1", "write_file", { path: "a", content: "1" }),
+      call("c2", "run_command", { command: "make" }),
+      call("c3", "write_file", { path: "c", content: "3" }),
+    ],
+  },
+  { role: "tool", tool_call_id: "c1", content: "write_file done" },
+];
+
+describe("resume", () => {
+  it("never re-runs an answered call, answers a started one as interrupted, and processes the rest", async () => {
+    const h = makeHarness({ steps: [textStep("all set")] });
+    h.persistence.started.add("c1");
+    h.persistence.started.add("c2");
+    const turn = collect(h.engine.resume(makeRequest({ messages: suspended, prompt: "" })));
+    await h.broker.next("c3");
+    h.broker.approve("c3", "once");
+    const events = await turn;
+    expect(h.log.spans.map((s) => s.callId)).toEqual(["c3"]);
+    expect(resultOf(h.engine.messages, "c1")).toBe("write_file done");
+    expect(resultOf(h.engine.messages, "c2")).toBe(TOOL_RESULT.interruptedWhileRunning);
+    expect(resultOf(h.engine.messages, "c3")).toMatch(/write_file done/);
+    expect(completion(events)).toMatchObject({ status: "completed", finalText: "all set" });
+    expect(h.engine.messages.filter((m) => m.role === "user")).toHaveLength(1); // no new user message
+    expect(h.persistence.appended.map((m) => m.role)).toEqual(["tool", "tool", "assistant"]);
+    expectNoOrphans(h.engine.messages);
+  });
+
+  it("continues the loop when every call was answered before the restart", async () => {
+    const h = makeHarness({ steps: [textStep("finished")] });
+    const answered: ConversationMessage[] = [
+      ...suspended,
+      { role: "tool", tool_call_id: "c2", content: "ok" },
+      { role: "tool", tool_call_id: "c3", content: "ok" },
+    ];
+    const events = await collect(h.engine.resume(makeRequest({ messages: answered })));
+    expect(completion(events).status).toBe("completed");
+    expect(h.log.spans).toEqual([]);
+  });
+
+  it("refuses when nothing waits for an answer", async () => {
+    const h = makeHarness();
+    const events = await collect(
+      h.engine.resume(
+        makeRequest({
+          messages: [
+            { role: "user", content: "x" },
+            { role: "assistant", content: "y" },
+          ],
+        }),
+      ),
+    );
+    expect(events).toEqual([
+      { type: "error", message: expect.stringMatching(/Nothing to resume/), recoverable: false },
+    ]);
+    expect(h.provider.requests).toEqual([]);
+  });
+
+  it("a new run after an abandoned suspension answers the open calls first, never running them", async () => {
+    const h = makeHarness({ steps: [textStep("ok")] });
+    h.persistence.started.add("c2");
+    await collect(h.engine.run(makeRequest({ messages: suspended, prompt: "never mind" })));
+    expect(resultOf(h.engine.messages, "c2")).toBe(TOOL_RESULT.interruptedWhileRunning);
+    expect(resultOf(h.engine.messages, "c3")).toBe(TOOL_RESULT.notStarted);
+    expect(h.engine.messages.at(-2)).toMatchObject({ role: "user", content: "never mind" });
+    expect(h.log.spans).toEqual([]);
+    expectNoOrphans(h.engine.messages);
+  });
+
+  it("unansweredToolCalls looks only at the trailing assistant message", () => {
+    expect(unansweredToolCalls(suspended).map((c) => c.id)).toEqual(["c2", "c3"]);
+    expect(unansweredToolCalls([...suspended, { role: "user", content: "later" }])).toEqual([]);
+  });
+
+  it("a turn suspended by a real engine can be resumed by a fresh engine", async () => {
+    const first = makeHarness({ steps: [toolStep(["w1", "write_file", { path: "a", content: "" }])] });
+    const turn = collect(first.engine.run(makeRequest()));
+    await first.broker.next("w1");
+    // The process "dies" here: the journal holds the user and assistant messages.
+    const persisted = [...first.persistence.appended];
+    first.engine.interrupt();
+    await turn;
+
+    const second = makeHarness({ steps: [textStep("resumed")] });
+    const resumed = collect(second.engine.resume(makeRequest({ messages: persisted })));
+    await second.broker.next("w1");
+    second.broker.approve("w1", "once");
+    expect(completion(await resumed).status).toBe("completed");
+    expect(second.log.spans.map((s) => s.callId)).toEqual(["w1"]);
+  });
+});

@@ -1,0 +1,293 @@
+import { describe, expect, it } from "vitest";
+import { TOOL_RESULT } from "../../src/engine/tool-results.js";
+import { textStep, toolStep } from "../support/scripted-provider.js";
+import {
+  collect,
+  completion,
+  expectNoOrphans,
+  makeHarness,
+  makeRequest,
+  ofType,
+  resultOf,
+} from "./helpers/harness.js";
+import type { Span } from "./helpers/test-tools.js";
+
+const overlaps = (a: Span, b: Span) => a.start < b.end! && b.start < a.end!;
+const span = (spans: readonly Span[], id: string) => spans.find((s) => s.callId === id)!;
+
+describe("tool scheduling", () => {
+  it("runs adjacent concurrent-safe reads together and every write alone, in call order", async () => {
+    const h = makeHarness({
+      steps: [
+        toolStep(
+          ["r1", "read_file", { path: "a" }],
+          ["r2", "grep", { pattern: "x", path: "." }],
+          ["w1", "write_file", { path: "o1", content: "" }],
+          ["r3", "read_file", { path: "b" }],
+          ["r4", "read_file", { path: "c" }],
+          ["w2", "write_file", { path: "o2", content: "" }],
+        ),
+        textStep("done"),
+      ],
+    });
+    const events = await collect(h.engine.run(makeRequest({ mode: "auto" })));
+    const s = h.log.spans;
+    expect(overlaps(span(s, "r1"), span(s, "r2"))).toBe(true);
+    expect(overlaps(span(s, "r3"), span(s, "r4"))).toBe(true);
+    const writes = [span(s, "w1"), span(s, "w2")];
+    for (const w of writes)
+      for (const other of s)
+        if (other !== w) expect(overlaps(w, other), `${w.callId} vs ${other.callId}`).toBe(false);
+    // Call order between batches: reads before w1 finish before it starts; w1 ends before r3 starts.
+    expect(span(s, "r2").end!).toBeLessThan(span(s, "w1").start);
+    expect(span(s, "w1").end!).toBeLessThan(span(s, "r3").start);
+    expect(span(s, "r4").end!).toBeLessThan(span(s, "w2").start);
+    // Results are stored in call order.
+    expect(h.engine.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual([
+      "r1",
+      "r2",
+      "w1",
+      "r3",
+      "r4",
+      "w2",
+    ]);
+    expect(completion(events).status).toBe("completed");
+  });
+
+  it("authorises every call in order before any write runs", async () => {
+    const h = makeHarness({
+      steps: [
+        toolStep(
+          ["w1", "write_file", { path: "a", content: "" }],
+          ["r1", "read_file", { path: "x" }],
+          ["x1", "run_command", { command: "make" }],
+        ),
+        textStep("ok"),
+      ],
+    });
+    const turn = collect(h.engine.run(makeRequest()));
+    expect((await h.broker.next()).request.callId).toBe("w1");
+    expect(h.broker.approve("w1", "once")).toBe(true);
+    expect((await h.broker.next("x1")).request.callId).toBe("x1");
+    expect(h.log.spans).toEqual([]); // nothing ran while x1 still waits for a decision
+    h.broker.approve("x1", "once");
+    const events = await turn;
+    expect(ofType(events, "permission-required").map((e) => e.callId)).toEqual(["w1", "x1"]);
+    expect(h.log.spans.map((s) => s.callId)).toEqual(["w1", "r1", "x1"]);
+    expectNoOrphans(h.engine.messages);
+  });
+
+  it("ignores a stale approval for another call id", async () => {
+    const h = makeHarness({
+      steps: [toolStep(["w2", "write_file", { path: "a", content: "" }]), textStep("ok")],
+    });
+    const turn = collect(h.engine.run(makeRequest()));
+    await h.broker.next("w2");
+    expect(h.broker.approve("w1-from-an-old-card", "once")).toBe(false);
+    expect(h.broker.pending().map((p) => p.request.callId)).toEqual(["w2"]);
+    expect(h.log.spans).toEqual([]);
+    expect(h.broker.approve("w2", "deny")).toBe(true);
+    expect(h.broker.approve("w2", "once")).toBe(false); // a second press changes nothing
+    await turn;
+    expect(resultOf(h.engine.messages, "w2")).toBe(TOOL_RESULT.deniedByUser);
+    expect(h.log.spans).toEqual([]);
+  });
+
+  it("applies 'always' outcomes as grants that cover later calls", async () => {
+    const h = makeHarness({
+      steps: [
+        toolStep(["c1", "run_command", { command: "npm test" }]),
+        toolStep(
+          ["c2", "run_command", { command: "npm test" }],
+          ["c3", "run_command", { command: "npm run build" }],
+        ),
+        textStep("ok"),
+      ],
+    });
+    const turn = collect(h.engine.run(makeRequest()));
+    const first = await h.broker.next("c1");
+    expect(first.kind === "approval" && first.request.alwaysOptions).toEqual(["always_command"]);
+    h.broker.approve("c1", "always_command");
+    await h.broker.next("c3");
+    h.broker.approve("c3", "deny");
+    const events = await turn;
+    expect(h.grants.list()).toEqual([{ kind: "command", command: "npm test" }]);
+    expect(ofType(events, "permission-required").map((e) => e.callId)).toEqual(["c1", "c3"]);
+    expect(h.log.spans.map((s) => s.callId)).toEqual(["c1", "c2"]);
+  });
+
+  it("answers 'approval isn't available here' when no approver is injected", async () => {
+    const h = makeHarness({
+      interactions: false,
+      steps: [
+        toolStep(
+          ["c1", "write_file", { path: "a", content: "" }],
+          ["q1", "ask_user", { question: "which?" }],
+          ["p1", "propose_plan", { plan: "x" }],
+        ),
+        textStep("ok"),
+      ],
+    });
+    await collect(h.engine.run(makeRequest()));
+    expect(resultOf(h.engine.messages, "c1")).toBe(TOOL_RESULT.approvalUnavailable);
+    expect(resultOf(h.engine.messages, "q1")).toBe(TOOL_RESULT.askUnavailable);
+    expect(resultOf(h.engine.messages, "p1")).toMatch(/only available in plan mode/);
+    const plan = makeHarness({
+      interactions: false,
+      steps: [toolStep(["p2", "propose_plan", { plan: "x" }]), textStep("ok")],
+    });
+    await collect(plan.engine.run(makeRequest({ mode: "plan" })));
+    expect(resultOf(plan.engine.messages, "p2")).toBe(TOOL_RESULT.planUnavailable);
+  });
+
+  it("never lets a grant, auto mode or an approval run a hard-denied call", async () => {
+    const h = makeHarness({
+      grants: [
+        { kind: "tool", tool: "run_command" },
+        { kind: "command", command: "rm -rf /" },
+      ],
+      allowedCommandPrefixes: ["rm"],
+      steps: [toolStep(["c1", "run_command", { command: "rm -rf /" }]), textStep("ok")],
+    });
+    const events = await collect(h.engine.run(makeRequest({ mode: "auto" })));
+    expect(ofType(events, "permission-required")).toEqual([]);
+    expect(resultOf(h.engine.messages, "c1")).toMatch(
+      /^Not run: denied by policy — blocked by a hard-deny rule/,
+    );
+    expect(ofType(events, "tool-call-finished")[0]?.status).toBe("denied");
+    expect(h.log.spans).toEqual([]);
+  });
+
+  it("asks for every action triggered by channel content, even in auto mode", async () => {
+    const h = makeHarness({
+      grants: [{ kind: "tool", tool: "send_message" }],
+      steps: [
+        toolStep(["c1", "send_message", { text: "hi" }], ["c2", "read_file", { path: "a" }]),
+        textStep("ok"),
+      ],
+    });
+    const request = makeRequest({
+      mode: "auto",
+      metadata: { channelContent: { channel: "#general", quote: "ping all" } },
+    });
+    const turn = collect(h.engine.run(request));
+    const pending = await h.broker.next("c1");
+    h.broker.approve("c1", "always_tool");
+    const events = await turn;
+    expect(ofType(events, "permission-required")).toEqual([
+      expect.objectContaining({
+        callId: "c1",
+        provenance: { kind: "channel_content", channel: "#general", quote: "ping all" },
+        alwaysOptions: [],
+      }),
+    ]);
+    expect(pending.kind === "approval" && pending.request.provenance.kind).toBe("channel_content");
+    expect(h.grants.list()).toEqual([{ kind: "tool", tool: "send_message" }]); // "always" not applicable: no new grant
+    expect(h.engine.messages[0]).toMatchObject({ role: "user", meta: { untrusted: true } });
+  });
+
+  it("writes audit records for proposal, decision, approval and result", async () => {
+    const h = makeHarness({
+      steps: [toolStep(["c1", "write_file", { path: "a", content: "" }]), textStep("ok")],
+    });
+    const turn = collect(h.engine.run(makeRequest()));
+    await h.broker.next("c1");
+    h.broker.approve("c1", "once");
+    await turn;
+    expect(h.audit.map((r) => r.kind)).toEqual([
+      "proposal",
+      "decision",
+      "approval_requested",
+      "approval_resolved",
+      "result",
+    ]);
+    expect(h.audit[1]).toMatchObject({
+      action: "ask",
+      rule: "default:ask",
+      sessionId: "session-1",
+      turnId: "turn1",
+    });
+    expect(h.audit[3]).toMatchObject({ outcome: "once", callId: "c1", tool: "write_file" });
+    expect(h.audit[4]).toMatchObject({ status: "ok", at: "2026-01-02T03:04:05.000Z" });
+  });
+
+  it("keeps going with a warning when the audit sink throws", async () => {
+    const h = makeHarness({
+      steps: [toolStep(["c1", "read_file", { path: "a" }]), textStep("ok")],
+      options: {
+        audit: () => {
+          throw new Error("disk full");
+        },
+      },
+    });
+    const events = await collect(h.engine.run(makeRequest()));
+    expect(completion(events).status).toBe("completed");
+    expect(ofType(events, "notice")[0]?.message).toMatch(/disk full/);
+  });
+});
+
+describe("interactive tools", () => {
+  it("ask_user goes to the asker and returns the answers", async () => {
+    const h = makeHarness({
+      steps: [
+        toolStep([
+          "q1",
+          "ask_user",
+          { question: "Which db?", options: ["pg", "sqlite"], questions: [{ question: "Port?" }] },
+        ]),
+        textStep("ok"),
+      ],
+    });
+    const turn = collect(h.engine.run(makeRequest()));
+    const asked = await h.broker.next("q1");
+    expect(asked.kind === "question" && asked.request.questions).toEqual([
+      { id: "q1", question: "Which db?", options: ["pg", "sqlite"] },
+      { id: "q2", question: "Port?", options: [] },
+    ]);
+    h.broker.answer("q1", { q1: "pg", q2: "5432" });
+    const events = await turn;
+    expect(ofType(events, "question-asked")[0]?.questions).toHaveLength(2);
+    expect(JSON.parse(resultOf(h.engine.messages, "q1"))).toEqual({
+      answers: [
+        { question: "Which db?", answer: "pg" },
+        { question: "Port?", answer: "5432" },
+      ],
+    });
+  });
+
+  it("an approved plan switches the mode for the rest of the turn", async () => {
+    const h = makeHarness({
+      steps: [
+        toolStep(
+          ["p1", "propose_plan", { plan: "1. edit a" }],
+          ["w0", "write_file", { path: "a", content: "" }],
+        ),
+        toolStep(["w1", "write_file", { path: "a", content: "" }]),
+        textStep("implemented"),
+      ],
+    });
+    const turn = collect(h.engine.run(makeRequest({ mode: "plan" })));
+    const proposal = await h.broker.next("p1");
+    expect(proposal.kind === "plan" && proposal.request.plan).toBe("1. edit a");
+    h.broker.decidePlan("p1", { approved: true, mode: "auto" });
+    const events = await turn;
+    expect(h.modes).toEqual(["auto"]);
+    expect(resultOf(h.engine.messages, "p1")).toMatch(/Plan approved\. The session is now in auto mode/);
+    expect(h.log.spans.map((s) => s.callId)).toEqual(["w0", "w1"]);
+    expect(h.provider.requests[0]?.tools.map((t) => t.name)).not.toContain("write_file");
+    expect(h.provider.requests[1]?.tools.map((t) => t.name)).toContain("write_file");
+    expect(completion(events).status).toBe("completed");
+  });
+
+  it("a rejected plan keeps plan mode and passes the feedback on", async () => {
+    const h = makeHarness({ steps: [toolStep(["p1", "propose_plan", { plan: "x" }]), textStep("revising")] });
+    const turn = collect(h.engine.run(makeRequest({ mode: "plan" })));
+    await h.broker.next("p1");
+    h.broker.decidePlan("p1", { approved: false, feedback: "add tests" });
+    await turn;
+    expect(resultOf(h.engine.messages, "p1")).toBe(
+      "Plan not approved. Their feedback: add tests Revise the plan and propose it again.",
+    );
+    expect(h.modes).toEqual([]);
+  });
+});
