@@ -1,0 +1,132 @@
+/**
+ * Approval and plan cards: the platform-neutral Card for a pending approval or plan proposal, in
+ * its open form (buttons) and its settled form (no buttons, an outcome line saying who decided).
+ */
+import type { AlwaysOption } from "../engine/events.js";
+import type { Card, CardBlock, CardButton } from "./card.js";
+import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.js";
+
+/** Approval card actions besides the always options. */
+export const APPROVE_ONCE = "once";
+export const DENY = "deny";
+/** Plan card actions. */
+export const PLAN_ACTIONS = ["plan_interactive", "plan_auto", "plan_reject"] as const;
+export type PlanAction = (typeof PLAN_ACTIONS)[number];
+
+const ALWAYS_LABEL: Record<AlwaysOption, (tool: string) => string> = {
+  always_tool: (tool) => `Always allow ${tool}`,
+  always_command: () => "Always allow this command",
+  always_domain: () => "Always allow this domain",
+  readonly_session: () => "Allow read-only commands this session",
+};
+
+/** The actions a press may carry for this item. */
+export function validActions(item: PendingItem): readonly string[] {
+  switch (item.kind) {
+    case "approval":
+      return [APPROVE_ONCE, ...item.alwaysOptions, DENY];
+    case "plan":
+      return PLAN_ACTIONS;
+    case "question":
+      return item.questions.flatMap((q, i) => q.options.map((_, j) => `q${i}:o${j}`));
+  }
+}
+
+/** Who settled an item, for outcome lines: "Approved by Ana", or the system outcome. */
+export function settledLine(item: PendingItem, verb: string): string | undefined {
+  const decision = item.decision;
+  if (item.status === "pending" || !decision) return undefined;
+  if (item.status === "expired") return "Expired — no decision in time";
+  if (item.status === "cancelled") return decision.note ? `Cancelled: ${decision.note}` : "Cancelled";
+  return `${verb} by ${decision.by?.name ?? "the system"}`;
+}
+
+function expiryField(item: PendingItem): { label: string; value: string } {
+  return { label: "Expires", value: item.expiresAt.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC") };
+}
+
+function detailBlock(detail: PendingApproval["detail"]): CardBlock | undefined {
+  if (!detail || detail.text.length === 0) return undefined;
+  if (detail.kind === "diff") return { kind: "diff", text: detail.text };
+  if (detail.kind === "code") return { kind: "code", text: detail.text };
+  if (detail.kind === "url") return { kind: "text", text: `URL: ${detail.text}` };
+  return { kind: "text", text: detail.text };
+}
+
+/** The card for a pending approval, open or settled. */
+export function approvalCard(item: PendingApproval): Card {
+  const open = item.status === "pending";
+  const blocks: CardBlock[] = [{ kind: "text", text: item.argSummary }];
+  const detail = detailBlock(item.detail);
+  if (detail) blocks.push(detail);
+  if (item.reason) blocks.push({ kind: "quote", text: item.reason });
+  if (item.provenanceQuote)
+    blocks.push({ kind: "quote", text: `Triggered by channel content: ${item.provenanceQuote}` });
+  blocks.push({
+    kind: "fields",
+    fields: [
+      { label: "Tool", value: item.tool },
+      { label: "Requested by", value: item.requester.name },
+      expiryField(item),
+    ],
+  });
+  const buttons: CardButton[] = open
+    ? [
+        { action: APPROVE_ONCE, label: "Approve", style: "primary" },
+        ...item.alwaysOptions.map(
+          (option): CardButton => ({
+            action: option,
+            label: ALWAYS_LABEL[option](item.tool),
+            style: "default",
+          }),
+        ),
+        { action: DENY, label: "Deny", style: "danger" },
+      ]
+    : [];
+  const action = item.decision?.action;
+  const verb = action === DENY ? "Denied" : "Approved";
+  const always =
+    action && action in ALWAYS_LABEL ? ` — ${ALWAYS_LABEL[action as AlwaysOption](item.tool)}` : "";
+  const outcome = settledLine(item, verb);
+  return {
+    pendingId: item.id,
+    kind: "approval",
+    title: `Approve ${item.tool}?`,
+    blocks,
+    buttons,
+    ...(open ? { footer: `Or reply "approve ${item.id}" or "deny ${item.id}" in this thread.` } : {}),
+    ...(outcome ? { outcome: item.status === "decided" ? `${outcome}${always}` : outcome } : {}),
+  };
+}
+
+/** The card for a proposed plan, open or settled. */
+export function planCard(item: PendingPlan): Card {
+  const open = item.status === "pending";
+  const action = item.decision?.action;
+  const verb =
+    action === "plan_reject"
+      ? "Rejected"
+      : action === "plan_auto"
+        ? "Approved (auto mode)"
+        : "Approved (ask first)";
+  const outcome = settledLine(item, verb);
+  const feedback = item.decision?.note && action === "plan_reject" ? `: ${item.decision.note}` : "";
+  return {
+    pendingId: item.id,
+    kind: "plan",
+    title: "Plan proposed",
+    blocks: [
+      { kind: "text", text: item.plan },
+      { kind: "fields", fields: [expiryField(item)] },
+    ],
+    buttons: open
+      ? [
+          { action: "plan_interactive", label: "Approve (ask before risky steps)", style: "primary" },
+          { action: "plan_auto", label: "Approve (run automatically)", style: "default" },
+          { action: "plan_reject", label: "Reject", style: "danger" },
+        ]
+      : [],
+    ...(open ? { footer: "Or reply in this thread with changes to revise the plan." } : {}),
+    ...(outcome ? { outcome: `${outcome}${feedback}` } : {}),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * ApprovalService: the engine-facing Approver and PlanApprover of one session, built on the
+ * PendingHub. An approval is keyed by tool call id and the hash of tool name + arguments, so on
+ * durable resume the engine's repeated request finds the recorded decision instead of a new card,
+ * and a decision can never apply to a call with different arguments.
+ */
+import type {
+  ApprovalOutcome,
+  Approver,
+  PermissionRequest,
+  PlanApprover,
+  PlanDecision,
+  PlanProposal,
+} from "../engine/interaction.js";
+import { APPROVE_ONCE, DENY } from "./approval-card.js";
+import type { AskContext, PendingHub } from "./pending-hub.js";
+import { PROPOSE_PLAN } from "../tools/interactive-tools.js";
+import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.js";
+
+/** What a settled approval means for the engine. */
+export function approvalOutcomeOf(item: PendingItem, signal: AbortSignal): ApprovalOutcome {
+  if (signal.aborted || item.status === "cancelled") return "interrupted";
+  if (item.status === "expired") return "deny";
+  const action = item.decision?.action;
+  if (action === APPROVE_ONCE) return "once";
+  if (item.kind === "approval" && item.alwaysOptions.some((option) => option === action))
+    return action as ApprovalOutcome;
+  return DENY;
+}
+
+/** What a settled plan proposal means for the engine. */
+export function planDecisionOf(item: PendingItem, signal: AbortSignal): PlanDecision {
+  if (signal.aborted || item.status === "cancelled") return { interrupted: true };
+  if (item.status === "expired") return { approved: false, feedback: "The plan was not approved in time." };
+  const action = item.decision?.action;
+  if (action === "plan_interactive") return { approved: true, mode: "interactive" };
+  if (action === "plan_auto") return { approved: true, mode: "auto" };
+  const note = item.decision?.note;
+  return note ? { approved: false, feedback: note } : { approved: false };
+}
+
+/** Builds per-session approvers. */
+export class ApprovalService {
+  constructor(private readonly hub: PendingHub) {}
+
+  /** An Approver for the session; `context` is read when a request arrives (the turn's requester). */
+  approverFor(context: () => AskContext): Approver {
+    return async (request: PermissionRequest, signal: AbortSignal) => {
+      const ctx = context();
+      const build = (argsHash: string): PendingApproval => ({
+        ...this.hub.base(ctx, request.callId, argsHash),
+        kind: "approval",
+        tool: request.tool,
+        argSummary: request.preview.summary,
+        reason: request.reason,
+        ...(request.preview.detail ? { detail: { ...request.preview.detail } } : {}),
+        alwaysOptions: [...request.alwaysOptions],
+        ...(request.provenance.kind === "channel_content"
+          ? {
+              provenanceQuote: `${request.provenance.channel ?? "a channel"}: ${request.provenance.quote ?? ""}`,
+            }
+          : {}),
+      });
+      const fallback = { tool: request.tool, args: request.args };
+      const item = await this.hub.obtain("approval", ctx, request.callId, fallback, build, signal);
+      return approvalOutcomeOf(item, signal);
+    };
+  }
+
+  /** A PlanApprover for the session. */
+  planApproverFor(context: () => AskContext): PlanApprover {
+    return async (proposal: PlanProposal, signal: AbortSignal) => {
+      const ctx = context();
+      const build = (argsHash: string): PendingPlan => ({
+        ...this.hub.base(ctx, proposal.callId, argsHash),
+        kind: "plan",
+        plan: proposal.plan,
+      });
+      const fallback = { tool: PROPOSE_PLAN, args: { plan: proposal.plan } };
+      const item = await this.hub.obtain("plan", ctx, proposal.callId, fallback, build, signal);
+      return planDecisionOf(item, signal);
+    };
+  }
+}

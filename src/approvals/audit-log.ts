@@ -1,0 +1,71 @@
+/**
+ * AuditLog: the engine's audit records (proposals, decisions, approvals, results) as an
+ * append-only JSONL file in the data dir, mirrored to the logger at debug level. Secrets are
+ * redacted before anything is written, with the shared redactor (Slack / OpenAI / Telegram
+ * tokens, bearer credentials, secret-named fields) plus authorisation header values quoted inside
+ * tool arguments ("-H 'Authorization: token abc'").
+ */
+import { appendFile, mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { Logger } from "pino";
+import type { AuditRecord, AuditSink } from "../engine/interaction.js";
+import { REDACTED, redactDeep } from "../logging/redact.js";
+
+const HEADER_VALUE =
+  /\b(authorization|proxy-authorization|x-api-key|api-key|x-auth-token)(\s*[:=]\s*)(?!\[redacted\])(?:(bearer|basic|token|bot)\s+)?[^\s"',;]+/gi;
+
+/** A deep copy of an audit record with every secret replaced by `[redacted]`. */
+export function redactAudit(record: AuditRecord): Record<string, unknown> {
+  const scrubHeaders = (value: unknown): unknown => {
+    if (typeof value === "string")
+      return value.replace(HEADER_VALUE, (_m, name: string, sep: string, scheme?: string) =>
+        scheme ? `${name}${sep}${scheme} ${REDACTED}` : `${name}${sep}${REDACTED}`,
+      );
+    if (Array.isArray(value)) return value.map(scrubHeaders);
+    if (value !== null && typeof value === "object")
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubHeaders(v)]));
+    return value;
+  };
+  return scrubHeaders(redactDeep(record)) as Record<string, unknown>;
+}
+
+/** Appends redacted audit records to a JSONL file in order; `sink` is what the engine calls. */
+export class AuditLog {
+  private tail: Promise<void> = Promise.resolve();
+  private directoryReady: Promise<unknown> | undefined;
+  private failures = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The engine-facing sink: never throws, never blocks the turn. */
+  readonly sink: AuditSink = (record: AuditRecord) => {
+    const clean = redactAudit(record);
+    this.logger.debug({ audit: clean }, `audit ${record.kind} ${record.tool}`);
+    const line = `${JSON.stringify(clean)}\n`;
+    this.tail = this.tail.then(() => this.write(line));
+  };
+
+  /** Resolves once every record handed to `sink` so far is on disk (or reported as failed). */
+  flush(): Promise<void> {
+    return this.tail;
+  }
+
+  /** How many records could not be written (each is logged at error level). */
+  get failedWrites(): number {
+    return this.failures;
+  }
+
+  private async write(line: string): Promise<void> {
+    try {
+      this.directoryReady ??= mkdir(dirname(this.path), { recursive: true });
+      await this.directoryReady;
+      await appendFile(this.path, line, { encoding: "utf8", mode: 0o600 });
+    } catch (error) {
+      this.failures++;
+      this.logger.error({ err: error, path: this.path }, "audit log write failed");
+    }
+  }
+}

@@ -1,0 +1,396 @@
+/**
+ * PendingHub: the life cycle shared by approvals, questions and plans — raise (persist, then post
+ * the card), wait (in memory, interruptible, with an expiry timer), resolve a press (authorise,
+ * check it is still the waiting call, first press wins), update the card, and hand the outcome
+ * to the waiting turn or, when no turn waits in this process, ask the host to resume the session.
+ */
+import type { Logger } from "pino";
+import type {
+  ButtonPress,
+  PlatformUser,
+  PressResult,
+  ThreadOutput,
+  ThreadTarget,
+} from "../sessions/contracts.js";
+import { approvalCard, planCard, settledLine, validActions } from "./approval-card.js";
+import { type ApprovalsConfig, allowedApproversFor, mayDecide } from "./authorisation.js";
+import type { Card } from "./card.js";
+import {
+  callHash,
+  isOpen,
+  newPendingId,
+  type PendingDecision,
+  type PendingItem,
+  type PendingKind,
+  type PendingPerson,
+} from "./pending-item.js";
+import type { PendingStore } from "./pending-store.js";
+import { firstUnanswered, parseQuestionAction, questionCard } from "./question-card.js";
+
+/** The tool call a session's persisted history is waiting on. */
+export interface WaitingCall {
+  readonly tool: string;
+  readonly args: unknown;
+}
+
+/** What the hub needs from the session layer. */
+export interface PendingHost {
+  outputFor(target: ThreadTarget): ThreadOutput | undefined;
+  /** The call if `callId` is still unanswered in the session's history. */
+  waitingCall(sessionId: string, callId: string): Promise<WaitingCall | undefined>;
+  /** An item settled and no turn in this process waits for it: continue the session's turn. */
+  resume(sessionId: string): void;
+}
+
+/** Who is asking, for the turn that raises an item. */
+export interface AskContext {
+  readonly sessionId: string;
+  readonly target: ThreadTarget;
+  readonly requester: PendingPerson;
+}
+
+export interface PendingHubOptions {
+  readonly store: PendingStore;
+  readonly host: PendingHost;
+  readonly config: Pick<ApprovalsConfig, "approvers" | "perChannel" | "ttlMs">;
+  readonly logger: Logger;
+  readonly now: () => Date;
+}
+
+interface Waiter {
+  readonly callId: string;
+  readonly argsHash: string;
+  readonly sessionId: string;
+  readonly resolve: (item: PendingItem) => void;
+}
+
+type CardPress = Extract<ButtonPress, { kind: "card" }>;
+/** setTimeout's ceiling; longer expiries re-arm. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The card for any pending item. */
+export function cardFor(item: PendingItem): Card {
+  switch (item.kind) {
+    case "approval":
+      return approvalCard(item);
+    case "question":
+      return questionCard(item);
+    case "plan":
+      return planCard(item);
+  }
+}
+
+/** Shared pending-item machinery; one per process. */
+export class PendingHub {
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly store: PendingStore;
+  private readonly host: PendingHost;
+  private readonly logger: Logger;
+  private readonly now: () => Date;
+
+  constructor(private readonly options: PendingHubOptions) {
+    this.store = options.store;
+    this.host = options.host;
+    this.logger = options.logger;
+    this.now = options.now;
+  }
+
+  /** The fields every new item shares. */
+  base(context: AskContext, callId: string, argsHash: string) {
+    const created = this.now();
+    return {
+      id: newPendingId(),
+      sessionId: context.sessionId,
+      target: context.target,
+      callId,
+      argsHash,
+      requester: context.requester,
+      allowedApprovers: allowedApproversFor(this.options.config, context.target, context.requester.userId),
+      createdAt: created.toISOString(),
+      expiresAt: new Date(created.getTime() + this.options.config.ttlMs).toISOString(),
+      status: "pending" as const,
+    };
+  }
+
+  /**
+   * The settled item for a call: a decision already recorded for this exact call (durable resume)
+   * is returned at once; a still-pending one is waited for again without a new card; otherwise a
+   * new item is built, persisted, shown and waited for. A pending item for the same call id but
+   * different arguments is cancelled as superseded first. The call is identified by the hash of
+   * its tool name and arguments as the history holds them (`fallback` when it is not there).
+   */
+  async obtain(
+    kind: PendingKind,
+    context: AskContext,
+    callId: string,
+    fallback: WaitingCall,
+    build: (argsHash: string) => PendingItem,
+    signal: AbortSignal,
+  ): Promise<PendingItem> {
+    const call = (await this.host.waitingCall(context.sessionId, callId)) ?? fallback;
+    const argsHash = callHash(call.tool, call.args);
+    const existing = await this.store.forCall(kind, context.sessionId, callId);
+    if (existing?.argsHash === argsHash) {
+      if (existing.status !== "pending") return existing;
+      if (!isOpen(existing, this.now())) return (await this.expire(existing.id)) ?? existing;
+      return this.wait(existing, signal);
+    }
+    if (existing?.status === "pending")
+      await this.close(existing.id, {
+        action: "cancelled",
+        note: "superseded by a newer request",
+        at: this.stamp(),
+      });
+    return this.raise(build(argsHash), signal);
+  }
+
+  /** Resolve a card button press. Refusals change nothing. */
+  async press(press: CardPress): Promise<PressResult> {
+    const item = await this.load(press.pendingId);
+    if (!item) return { status: "unknown", message: "This request is no longer known." };
+    if (!mayDecide(item.allowedApprovers, press.platform, press.user.id))
+      return {
+        status: "not_allowed",
+        message: `Only ${item.requester.name} or a configured approver can decide this.`,
+      };
+    const closed = await this.closedResult(item);
+    if (closed) return closed;
+    if (!validActions(item).includes(press.action))
+      return { status: "invalid", message: `"${press.action}" is not an option on this card.` };
+    if (!(await this.stillWaiting(item)))
+      return { status: "invalid", message: "This card is out of date: its call is no longer waiting." };
+    const by: PendingPerson = { platform: press.platform, userId: press.user.id, name: press.user.name };
+    if (item.kind === "question") {
+      const choice = parseQuestionAction(press.action);
+      const question = choice && item.questions[choice.question];
+      const option = choice && question?.options[choice.option];
+      if (!question || option === undefined) return { status: "invalid", message: "Unknown option." };
+      return this.answer(item.id, question.id, option, by);
+    }
+    return this.decide(item.id, { action: press.action, by, at: this.stamp() });
+  }
+
+  /**
+   * A thread message from the person who was asked answers their open question (or revises their
+   * open plan). True when the message was consumed that way.
+   */
+  async answerText(sessionId: string, platform: string, user: PlatformUser, text: string): Promise<boolean> {
+    const open = (await this.store.openItems()).filter(
+      (e) => e.sessionId === sessionId && (e.kind === "question" || e.kind === "plan"),
+    );
+    for (const entry of open) {
+      const item = await this.load(entry.id);
+      if (!item || item.requester.platform !== platform || item.requester.userId !== user.id) continue;
+      if ((await this.closedResult(item)) || !(await this.stillWaiting(item))) continue;
+      const by: PendingPerson = { platform, userId: user.id, name: user.name };
+      if (item.kind === "plan") {
+        await this.decide(item.id, { action: "plan_reject", by, at: this.stamp(), note: text });
+        return true;
+      }
+      if (item.kind !== "question") continue;
+      const index = firstUnanswered(item);
+      const question = index === undefined ? undefined : item.questions[index];
+      if (!question) continue;
+      await this.answer(item.id, question.id, text, by);
+      return true;
+    }
+    return false;
+  }
+
+  /** Cancel every open item of a session (stop, new session); their cards say why. */
+  async cancelSession(sessionId: string, note: string): Promise<number> {
+    const open = (await this.store.openItems()).filter((e) => e.sessionId === sessionId);
+    let cancelled = 0;
+    for (const entry of open)
+      if (await this.close(entry.id, { action: "cancelled", note, at: this.stamp() })) cancelled++;
+    return cancelled;
+  }
+
+  /** Whether the session has an open item (a person is being waited for). */
+  async hasOpenItems(sessionId: string): Promise<boolean> {
+    return (await this.store.openItems()).some((e) => e.sessionId === sessionId);
+  }
+
+  /** After a restart: expire what expired while down, re-arm timers for the rest. */
+  async start(): Promise<void> {
+    for (const entry of await this.store.openItems()) {
+      if (Date.parse(entry.expiresAt) <= this.now().getTime()) await this.expire(entry.id);
+      else this.armTimer(entry.id, entry.expiresAt);
+    }
+  }
+
+  /** Sessions whose turn is parked waiting for a person in this process. */
+  waitingSessions(): ReadonlySet<string> {
+    return new Set([...this.waiters.values()].map((w) => w.sessionId));
+  }
+
+  /** Stop all expiry timers (shutdown). Parked waits stay parked; their items stay durable. */
+  stopTimers(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  /** Settle an item as expired; returns it when this call expired it. */
+  async expire(id: string): Promise<PendingItem | undefined> {
+    return this.close(id, { action: "expired", at: this.stamp() }, true);
+  }
+
+  private async raise(item: PendingItem, signal: AbortSignal): Promise<PendingItem> {
+    await this.store.create(item);
+    const output = this.host.outputFor(item.target);
+    let failure = output ? undefined : `no output is registered for platform "${item.target.platform}"`;
+    if (output)
+      try {
+        await this.store.setCardRef(item.id, await output.postCard(cardFor(item)));
+      } catch (error) {
+        this.logger.error({ err: error, pendingId: item.id }, "posting a card failed");
+        failure = "the card could not be posted";
+      }
+    if (failure) {
+      this.logger.error({ pendingId: item.id, sessionId: item.sessionId }, failure);
+      return (await this.close(item.id, { action: "cancelled", note: failure, at: this.stamp() })) ?? item;
+    }
+    return this.wait(item, signal);
+  }
+
+  private async wait(item: PendingItem, signal: AbortSignal): Promise<PendingItem> {
+    const settled = new Promise<PendingItem>((resolve) => {
+      this.waiters.set(item.id, {
+        callId: item.callId,
+        argsHash: item.argsHash,
+        sessionId: item.sessionId,
+        resolve,
+      });
+    });
+    this.armTimer(item.id, item.expiresAt);
+    const onAbort = () => {
+      void this.close(item.id, { action: "cancelled", note: "the turn was stopped", at: this.stamp() }).then(
+        async (closed) => this.release(item.id, closed ?? (await this.load(item.id)) ?? item),
+      );
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    // A press may have settled the item between the caller's read and the waiter's registration.
+    const latest = await this.load(item.id);
+    if (latest && latest.status !== "pending") this.release(item.id, latest);
+    try {
+      return await settled;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private async decide(id: string, decision: PendingDecision): Promise<PressResult> {
+    const { won, item } = await this.store.settle(id, decision);
+    if (!won || !item) return { status: "already_decided", message: this.alreadyMessage(item) };
+    await this.finish(item, true);
+    return { status: "accepted", message: settledLine(item, "Decided") ?? "Recorded." };
+  }
+
+  private async answer(
+    id: string,
+    questionId: string,
+    answer: string,
+    by: PendingPerson,
+  ): Promise<PressResult> {
+    const { won, item } = await this.store.recordAnswer(id, questionId, answer, by);
+    if (!won || item?.kind !== "question")
+      return { status: "already_decided", message: "That question was already answered." };
+    if (firstUnanswered(item) === undefined)
+      return this.decide(id, { action: "answered", by, at: this.stamp() });
+    await this.updateCard(item);
+    return { status: "accepted", message: "Answer recorded." };
+  }
+
+  /** Settle by the system; returns the item when this call settled it. */
+  private async close(
+    id: string,
+    decision: PendingDecision,
+    resume = false,
+  ): Promise<PendingItem | undefined> {
+    const { won, item } = await this.store.settle(id, decision);
+    if (!won || !item) return undefined;
+    await this.finish(item, resume);
+    return item;
+  }
+
+  private async finish(item: PendingItem, resume: boolean): Promise<void> {
+    this.clearTimer(item.id);
+    await this.updateCard(item);
+    if (this.waiters.has(item.id)) this.release(item.id, item);
+    else if (resume) this.host.resume(item.sessionId);
+  }
+
+  private release(id: string, item: PendingItem): void {
+    const waiter = this.waiters.get(id);
+    if (!waiter) return;
+    this.waiters.delete(id);
+    this.clearTimer(id);
+    waiter.resolve(item);
+  }
+
+  private async stillWaiting(item: PendingItem): Promise<boolean> {
+    const waiter = this.waiters.get(item.id);
+    if (waiter) return waiter.callId === item.callId && waiter.argsHash === item.argsHash;
+    const call = await this.host.waitingCall(item.sessionId, item.callId);
+    return call !== undefined && callHash(call.tool, call.args) === item.argsHash;
+  }
+
+  private async closedResult(item: PendingItem): Promise<PressResult | undefined> {
+    if (item.status === "expired") return { status: "expired", message: "This request expired." };
+    if (item.status !== "pending") return { status: "already_decided", message: this.alreadyMessage(item) };
+    if (isOpen(item, this.now())) return undefined;
+    await this.expire(item.id);
+    return { status: "expired", message: "This request expired." };
+  }
+
+  private alreadyMessage(item: PendingItem | undefined): string {
+    const line = item && settledLine(item, "Decided");
+    return line ? `Already decided: ${line}.` : "Already decided.";
+  }
+
+  private async updateCard(item: PendingItem): Promise<void> {
+    const output = this.host.outputFor(item.target);
+    if (!output || !item.cardRef) return;
+    try {
+      await output.updateCard(item.cardRef, cardFor(item));
+    } catch (error) {
+      this.logger.warn({ err: error, pendingId: item.id }, "updating a card failed");
+    }
+  }
+
+  private armTimer(id: string, expiresAt: string): void {
+    this.clearTimer(id);
+    const delay = Date.parse(expiresAt) - this.now().getTime();
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(id);
+        if (delay > MAX_TIMER_MS) this.armTimer(id, expiresAt);
+        else void this.expire(id).catch((err) => this.logger.error({ err, pendingId: id }, "expiry failed"));
+      },
+      Math.min(Math.max(delay, 0), MAX_TIMER_MS),
+    );
+    timer.unref();
+    this.timers.set(id, timer);
+  }
+
+  private clearTimer(id: string): void {
+    const timer = this.timers.get(id);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(id);
+  }
+
+  private async load(id: string): Promise<PendingItem | undefined> {
+    try {
+      return await this.store.get(id);
+    } catch (error) {
+      this.logger.error({ err: error, pendingId: id }, "reading a pending item failed");
+      return undefined;
+    }
+  }
+
+  private stamp(): string {
+    return this.now().toISOString();
+  }
+}

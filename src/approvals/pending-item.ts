@@ -1,0 +1,147 @@
+/**
+ * Pending items: the durable record of something a turn waits for a person to decide — an
+ * approval, a (group of) question(s), or a plan. Persisted before the card is posted; buttons
+ * carry only the item's id and an action. Also the ids, the call hash and the zod schemas used
+ * to validate items read back from the store.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { AlwaysOption, QuestionSpec } from "../engine/events.js";
+import type { CardRef } from "./card.js";
+import type { ThreadTarget } from "../sessions/contracts.js";
+
+export const PENDING_KINDS = ["approval", "question", "plan"] as const;
+export type PendingKind = (typeof PENDING_KINDS)[number];
+export type PendingStatus = "pending" | "decided" | "expired" | "cancelled";
+
+/** A person on a platform, as an item records them. */
+export interface PendingPerson {
+  readonly platform: string;
+  readonly userId: string;
+  readonly name: string;
+}
+
+/** How an item was settled. `by` is undefined for system outcomes (expiry, stop). */
+export interface PendingDecision {
+  /** A card action ("once", "always_tool", "deny", "plan_auto", …), "answered", "expired" or "cancelled". */
+  readonly action: string;
+  readonly by?: PendingPerson;
+  readonly at: string;
+  /** Plan rejection feedback, or why an item was cancelled. */
+  readonly note?: string;
+}
+
+interface PendingCommon {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly target: ThreadTarget;
+  readonly callId: string;
+  /** sha256 of the tool name and canonical JSON arguments of the waiting call. */
+  readonly argsHash: string;
+  readonly requester: PendingPerson;
+  /** Platform-qualified ids of everyone who may decide ("slack:U0123"). */
+  readonly allowedApprovers: readonly string[];
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  readonly cardRef?: CardRef;
+  readonly status: PendingStatus;
+  readonly decision?: PendingDecision;
+}
+
+export interface PendingApproval extends PendingCommon {
+  readonly kind: "approval";
+  readonly tool: string;
+  readonly argSummary: string;
+  readonly reason: string;
+  readonly detail?: { readonly kind: string; readonly text: string };
+  readonly alwaysOptions: readonly AlwaysOption[];
+  /** Set when the request came from untrusted channel content. */
+  readonly provenanceQuote?: string;
+}
+
+export interface PendingQuestion extends PendingCommon {
+  readonly kind: "question";
+  readonly questions: readonly QuestionSpec[];
+  /** Answers given so far, by question id. */
+  readonly answers: Readonly<Record<string, string>>;
+}
+
+export interface PendingPlan extends PendingCommon {
+  readonly kind: "plan";
+  readonly plan: string;
+}
+
+export type PendingItem = PendingApproval | PendingQuestion | PendingPlan;
+
+/** A fresh unguessable id: base64url of 15 random bytes (20 chars, fits Telegram callback_data). */
+export function newPendingId(): string {
+  return randomBytes(15).toString("base64url");
+}
+
+/** JSON with object keys sorted at every level, so equal values always serialise the same. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** sha256 (hex) of a tool name and its canonical JSON arguments. */
+export function callHash(tool: string, args: unknown): string {
+  return createHash("sha256").update(tool).update("\u0000").update(canonicalJson(args)).digest("hex");
+}
+
+/** Whether an item can still be decided at `now` (pending and not past its expiry). */
+export function isOpen(item: PendingItem, now: Date): boolean {
+  return item.status === "pending" && Date.parse(item.expiresAt) > now.getTime();
+}
+
+const person = z.object({ platform: z.string().min(1), userId: z.string().min(1), name: z.string() });
+const target = z.object({
+  platform: z.string().min(1),
+  workspace: z.string(),
+  channel: z.string(),
+  thread: z.string().optional(),
+  extra: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+});
+const common = {
+  id: z.string().min(1).max(24),
+  sessionId: z.string().min(1),
+  target,
+  callId: z.string().min(1),
+  argsHash: z.string().min(1),
+  requester: person,
+  allowedApprovers: z.array(z.string()),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  cardRef: z.looseObject({ messageId: z.string() }).optional(),
+  status: z.enum(["pending", "decided", "expired", "cancelled"]),
+  decision: z
+    .object({ action: z.string(), by: person.optional(), at: z.iso.datetime(), note: z.string().optional() })
+    .optional(),
+};
+
+/** Validates an item read back from the store. */
+export const pendingItemSchema = z.discriminatedUnion("kind", [
+  z.object({
+    ...common,
+    kind: z.literal("approval"),
+    tool: z.string(),
+    argSummary: z.string(),
+    reason: z.string(),
+    detail: z.object({ kind: z.string(), text: z.string() }).optional(),
+    alwaysOptions: z.array(z.enum(["always_tool", "always_command", "always_domain", "readonly_session"])),
+    provenanceQuote: z.string().optional(),
+  }),
+  z.object({
+    ...common,
+    kind: z.literal("question"),
+    questions: z.array(z.object({ id: z.string(), question: z.string(), options: z.array(z.string()) })),
+    answers: z.record(z.string(), z.string()),
+  }),
+  z.object({ ...common, kind: z.literal("plan"), plan: z.string() }),
+]);

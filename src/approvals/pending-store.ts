@@ -1,0 +1,183 @@
+/**
+ * PendingStore: durable pending approvals, questions and plans. Approvals and plans live in the
+ * store's "approvals" space, questions in "questions". A decision is a `setIfAbsent` on its own
+ * key, so the first valid press wins even across processes; the item record is then updated to
+ * match, and a decision key found next to a still-"pending" record (a crash in between) wins.
+ */
+import type { Store, KeyValueSpace } from "../store/store.js";
+import { KeyedMutex } from "../store/key-mutex.js";
+import type { CardRef } from "./card.js";
+import {
+  type PendingDecision,
+  type PendingItem,
+  type PendingKind,
+  type PendingPerson,
+  type PendingStatus,
+  pendingItemSchema,
+} from "./pending-item.js";
+import { decodePending, encodePending } from "./pending-codec.js";
+
+/** How long settled items stay readable after they expire (for "already decided" answers). */
+export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** An open item as the expiry sweep sees it. */
+export interface OpenEntry {
+  readonly id: string;
+  readonly kind: PendingKind;
+  readonly sessionId: string;
+  readonly expiresAt: string;
+}
+
+interface StoredAnswer {
+  readonly answer: string;
+  readonly by: PendingPerson;
+  readonly at: string;
+}
+
+/** The status an item takes for a decision action. */
+export function statusFor(action: string): PendingStatus {
+  if (action === "expired") return "expired";
+  if (action === "cancelled") return "cancelled";
+  return "decided";
+}
+
+/** Reads and writes pending items; one instance per process. */
+export class PendingStore {
+  private readonly approvals: KeyValueSpace;
+  private readonly questions: KeyValueSpace;
+  private readonly mutex = new KeyedMutex();
+
+  constructor(
+    store: Store,
+    private readonly now: () => Date = () => new Date(),
+    private readonly retentionMs = DEFAULT_RETENTION_MS,
+  ) {
+    this.approvals = store.space("approvals");
+    this.questions = store.space("questions");
+  }
+
+  /** Persist a new item, its call index and its open-index entry (before any card is posted). */
+  async create(item: PendingItem): Promise<void> {
+    pendingItemSchema.parse(item);
+    const space = this.spaceOf(item.kind);
+    const ttl = this.ttlFor(item);
+    await space.set(`item:${item.id}`, encodePending(item), ttl);
+    await space.set(`call:${item.sessionId}:${item.callId}`, item.id, ttl);
+    await this.updateOpen((open) => ({
+      ...open,
+      [item.id]: { id: item.id, kind: item.kind, sessionId: item.sessionId, expiresAt: item.expiresAt },
+    }));
+  }
+
+  /** The item with its latest decision and answers, or undefined when unknown (or malformed). */
+  async get(id: string): Promise<PendingItem | undefined> {
+    for (const space of [this.approvals, this.questions]) {
+      const raw = await space.get<unknown>(`item:${id}`);
+      if (raw !== undefined) return this.reconcile(decodePending(raw), space);
+    }
+    return undefined;
+  }
+
+  /** The item raised for one tool call of a session, if any. */
+  async forCall(kind: PendingKind, sessionId: string, callId: string): Promise<PendingItem | undefined> {
+    const id = await this.spaceOf(kind).get<string>(`call:${sessionId}:${callId}`);
+    return id === undefined ? undefined : this.get(id);
+  }
+
+  /** Remember where the item's card was posted. */
+  async setCardRef(id: string, cardRef: CardRef): Promise<PendingItem | undefined> {
+    return this.modify(id, (item) => ({ ...item, cardRef }));
+  }
+
+  /**
+   * Settle an item: true when this call's decision won (the item was still undecided), false when
+   * another decision (press, expiry, stop) got there first. Returns the item as it now stands.
+   */
+  async settle(
+    id: string,
+    decision: PendingDecision,
+  ): Promise<{ won: boolean; item: PendingItem | undefined }> {
+    const current = await this.get(id);
+    if (!current) return { won: false, item: undefined };
+    const space = this.spaceOf(current.kind);
+    const won = await space.setIfAbsent(`decision:${id}`, decision, this.ttlFor(current));
+    if (won) {
+      await this.modify(id, (item) => ({ ...item, status: statusFor(decision.action), decision }));
+      await this.updateOpen(({ [id]: _, ...rest }) => rest);
+    }
+    return { won, item: await this.get(id) };
+  }
+
+  /** Record one question's answer; true when it was the first answer to that question. */
+  async recordAnswer(
+    id: string,
+    questionId: string,
+    answer: string,
+    by: PendingPerson,
+  ): Promise<{ won: boolean; item: PendingItem | undefined }> {
+    const current = await this.get(id);
+    if (current?.kind !== "question") return { won: false, item: current };
+    const stored: StoredAnswer = { answer, by, at: this.now().toISOString() };
+    const won = await this.questions.setIfAbsent(`answer:${id}:${questionId}`, stored, this.ttlFor(current));
+    if (won)
+      await this.modify(id, (item) =>
+        item.kind === "question" ? { ...item, answers: { ...item.answers, [questionId]: answer } } : item,
+      );
+    return { won, item: await this.get(id) };
+  }
+
+  /** Every item still open (for the expiry sweep after a restart). */
+  async openItems(): Promise<readonly OpenEntry[]> {
+    return Object.values(await this.readOpen());
+  }
+
+  private spaceOf(kind: PendingKind): KeyValueSpace {
+    return kind === "question" ? this.questions : this.approvals;
+  }
+
+  private ttlFor(item: PendingItem): number {
+    return Math.max(Date.parse(item.expiresAt) - this.now().getTime(), 0) + this.retentionMs;
+  }
+
+  /** Fold in a decision or answers written by a process that died before updating the record. */
+  private async reconcile(item: PendingItem, space: KeyValueSpace): Promise<PendingItem> {
+    if (item.status !== "pending") return item;
+    let result: PendingItem = item;
+    if (item.kind === "question") {
+      const answers = { ...item.answers };
+      for (const question of item.questions) {
+        if (answers[question.id] !== undefined) continue;
+        const stored = await space.get<StoredAnswer>(`answer:${item.id}:${question.id}`);
+        if (stored) answers[question.id] = stored.answer;
+      }
+      result = { ...item, answers };
+    }
+    const decision = await space.get<PendingDecision>(`decision:${item.id}`);
+    return decision ? { ...result, status: statusFor(decision.action), decision } : result;
+  }
+
+  private async modify(
+    id: string,
+    change: (item: PendingItem) => PendingItem,
+  ): Promise<PendingItem | undefined> {
+    return this.mutex.run(`item:${id}`, async () => {
+      const item = await this.get(id);
+      if (!item) return undefined;
+      const next = change(item);
+      await this.spaceOf(next.kind).set(`item:${id}`, encodePending(next), this.ttlFor(next));
+      return next;
+    });
+  }
+
+  private async readOpen(): Promise<Record<string, OpenEntry>> {
+    return (await this.approvals.get<Record<string, OpenEntry>>("open")) ?? {};
+  }
+
+  private async updateOpen(
+    change: (open: Record<string, OpenEntry>) => Record<string, OpenEntry>,
+  ): Promise<void> {
+    await this.mutex.run("open", async () => {
+      await this.approvals.set("open", change(await this.readOpen()));
+    });
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Question cards: one card for one or several questions the agent asks (ask_user). Each option
+ * becomes a button "q<i>:o<j>"; answered questions show their answer; the card settles once every
+ * question is answered (or the item expires / is stopped).
+ */
+import type { Card, CardBlock, CardButton } from "./card.js";
+import { settledLine } from "./approval-card.js";
+import type { PendingQuestion } from "./pending-item.js";
+
+/** "q1:o2" → question 1, option 2; undefined for anything else. */
+export function parseQuestionAction(action: string): { question: number; option: number } | undefined {
+  const match = /^q(\d{1,3}):o(\d{1,3})$/.exec(action);
+  if (!match) return undefined;
+  return { question: Number(match[1]), option: Number(match[2]) };
+}
+
+/** The first question still without an answer (free text answers it). */
+export function firstUnanswered(item: PendingQuestion): number | undefined {
+  const index = item.questions.findIndex((q) => item.answers[q.id] === undefined);
+  return index < 0 ? undefined : index;
+}
+
+/** The card for a pending question group, open or settled. */
+export function questionCard(item: PendingQuestion): Card {
+  const open = item.status === "pending";
+  const grouped = item.questions.length > 1;
+  const blocks: CardBlock[] = [];
+  const buttons: CardButton[] = [];
+  item.questions.forEach((q, i) => {
+    const answer = item.answers[q.id];
+    const prefix = grouped ? `${i + 1}. ` : "";
+    blocks.push({ kind: "text", text: `${prefix}${q.question}` });
+    if (answer !== undefined) blocks.push({ kind: "quote", text: `Answer: ${answer}` });
+    else if (open)
+      q.options.forEach((option, j) => {
+        buttons.push({
+          action: `q${i}:o${j}`,
+          label: grouped ? `${i + 1}: ${option}` : option,
+          style: "default",
+        });
+      });
+  });
+  const answered = item.questions.filter((q) => item.answers[q.id] !== undefined);
+  const outcome =
+    item.status === "decided"
+      ? `Answered by ${item.decision?.by?.name ?? item.requester.name}: ${answered
+          .map((q) => item.answers[q.id])
+          .join(" · ")}`
+      : settledLine(item, "Answered");
+  return {
+    pendingId: item.id,
+    kind: "question",
+    title: grouped ? `${item.questions.length} questions` : "Question",
+    blocks,
+    buttons,
+    ...(open ? { footer: "Or reply in this thread with your answer." } : {}),
+    ...(outcome ? { outcome } : {}),
+  };
+}

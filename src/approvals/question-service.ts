@@ -1,0 +1,45 @@
+/**
+ * QuestionService: the engine-facing Asker of one session (ask_user), built on the PendingHub.
+ * Questions are durable and authorised like approvals; options become buttons, several questions
+ * share one card, and the asker's next thread message answers the first open question.
+ */
+import type { Asker, QuestionAnswers, QuestionRequest } from "../engine/interaction.js";
+import type { AskContext, PendingHub } from "./pending-hub.js";
+import { ASK_USER } from "../tools/interactive-tools.js";
+import type { PendingItem, PendingQuestion } from "./pending-item.js";
+
+export const EXPIRED_ANSWER = "(no answer: the question expired)";
+
+/** What a settled question group means for the engine. */
+export function questionAnswersOf(item: PendingItem, signal: AbortSignal): QuestionAnswers {
+  if (signal.aborted || item.status === "cancelled" || item.kind !== "question") return { interrupted: true };
+  const answers: Record<string, string> = {};
+  for (const question of item.questions) answers[question.id] = item.answers[question.id] ?? EXPIRED_ANSWER;
+  return { answers };
+}
+
+/** Builds per-session askers. */
+export class QuestionService {
+  constructor(private readonly hub: PendingHub) {}
+
+  /** An Asker for the session; `context` is read when the question is asked. */
+  askerFor(context: () => AskContext): Asker {
+    return async (request: QuestionRequest, signal: AbortSignal) => {
+      if (request.questions.length === 0) return { answers: {} };
+      const ctx = context();
+      const build = (argsHash: string): PendingQuestion => ({
+        ...this.hub.base(ctx, request.callId, argsHash),
+        kind: "question",
+        questions: request.questions.map((q) => ({
+          id: q.id,
+          question: q.question,
+          options: [...q.options],
+        })),
+        answers: {},
+      });
+      const fallback = { tool: ASK_USER, args: { questions: request.questions } };
+      const item = await this.hub.obtain("question", ctx, request.callId, fallback, build, signal);
+      return questionAnswersOf(item, signal);
+    };
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Zod schemas for what channels hand the session layer: inbound messages and button presses.
+ * The session manager validates both, so a channel bug becomes a clear refusal, never a crash.
+ */
+import { z } from "zod";
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+export const threadTargetSchema = z.object({
+  platform: z.string().min(1),
+  workspace: z.string().min(1),
+  channel: z.string().min(1),
+  thread: z.string().min(1).optional(),
+  extra: z.record(z.string(), scalar).optional(),
+});
+
+export const platformUserSchema = z.object({ id: z.string().min(1), name: z.string() });
+
+export const inboundMessageSchema = z.object({
+  dedupeKeys: z.array(z.string()),
+  target: threadTargetSchema,
+  user: platformUserSchema,
+  text: z.string(),
+  files: z.array(z.object({ path: z.string().min(1), name: z.string(), bytes: z.number().nonnegative() })),
+  sentAt: z.string(),
+});
+
+export const buttonPressSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("card"),
+    platform: z.string().min(1),
+    pendingId: z.string().min(1).max(24),
+    action: z.string().min(1).max(64),
+    user: platformUserSchema,
+  }),
+  z.object({
+    kind: z.literal("control"),
+    control: z.enum(["stop", "retry"]),
+    target: threadTargetSchema,
+    user: platformUserSchema,
+  }),
+]);
+
+/** "path: problem; path: problem" for a failed parse. */
+export function describeProblems(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+}

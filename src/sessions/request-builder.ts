@@ -1,0 +1,68 @@
+/**
+ * Request builder: turns a session and one inbound message into the engine's immutable request
+ * snapshot. The session's ThreadTarget travels in `metadata.target` (tools that post, schedule or
+ * subscribe read it from there); attached files are named in the prompt.
+ */
+import type { ConversationMessage } from "../engine/messages.js";
+import {
+  type ConversationExecutionRequest,
+  createRequest,
+  requestFromJSON,
+  withMessages,
+} from "../engine/request.js";
+import type { ThreadTarget } from "./contracts.js";
+import type { QueuedMessage, SessionRecord } from "./session-record.js";
+
+export interface RequestSettings {
+  readonly workspace: { readonly root: string; readonly context: string };
+  readonly maxSteps: number;
+}
+
+/** The prompt text for a message: its text plus a line naming each attached file. */
+export function promptOf(message: Pick<QueuedMessage, "text" | "files">): string {
+  if (message.files.length === 0) return message.text;
+  const files = message.files.map((f) => `- ${f.path} (${f.name}, ${f.bytes} bytes)`).join("\n");
+  return `${message.text}\n\nAttached files (saved in the workspace):\n${files}`;
+}
+
+/** Where on the platform the thread is: the channel may say so in `extra.surface`. */
+export function surfaceOf(target: ThreadTarget): string {
+  const declared = target.extra?.surface;
+  if (typeof declared === "string" && declared.length > 0) return declared;
+  return target.thread === undefined ? "channel" : "thread";
+}
+
+/** The snapshot for a new turn of `record` answering `message`. */
+export function buildTurnRequest(input: {
+  readonly record: SessionRecord;
+  readonly message: QueuedMessage;
+  readonly history: readonly ConversationMessage[];
+  readonly settings: RequestSettings;
+  readonly turnId: string;
+}): ConversationExecutionRequest {
+  const { record, message, settings } = input;
+  return createRequest({
+    prompt: promptOf(message),
+    messages: input.history,
+    sessionId: record.id,
+    turnId: input.turnId,
+    platform: record.target.platform,
+    surface: surfaceOf(record.target),
+    provider: record.provider,
+    model: record.model,
+    title: record.title,
+    workspace: settings.workspace,
+    requester: { userId: message.user.id, displayName: message.user.name },
+    maxSteps: settings.maxSteps,
+    mode: record.mode,
+    metadata: { target: record.target, sentAt: message.sentAt, files: message.files },
+  });
+}
+
+/** The snapshot of a persisted pending turn, with the session's current history and mode. */
+export function rebuildTurnRequest(
+  stored: Readonly<Record<string, unknown>>,
+  history: readonly ConversationMessage[],
+): ConversationExecutionRequest {
+  return withMessages(requestFromJSON(stored), history);
+}

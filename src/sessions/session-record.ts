@@ -1,0 +1,183 @@
+/**
+ * SessionRecord: the persisted state of one session (everything but its history, which lives in
+ * the history log): thread target, mode, model, grants, title, usage totals, the follow-up
+ * queue, and the marker of a turn in progress with its request snapshot for durable resume.
+ * Stored schema-versioned in the "sessions" space under `rec:<id>`; `key:<session key>` names the
+ * thread's current session.
+ */
+import { z } from "zod";
+import { grantSchema, type Grant } from "../engine/permissions/grants.js";
+import type { TokenUsage } from "../engine/messages.js";
+import { type PermissionMode, permissionModeSchema } from "../engine/modes.js";
+import { fromVersioned, toVersioned } from "../store/versioned.js";
+import { KeyedMutex } from "../store/key-mutex.js";
+import type { KeyValueSpace } from "../store/store.js";
+import type { InboundFile, PlatformUser, ThreadTarget } from "./contracts.js";
+
+export const SESSION_RECORD_KIND = "session";
+
+/** An inbound message accepted but not yet started as a turn. */
+export interface QueuedMessage {
+  readonly user: PlatformUser;
+  readonly text: string;
+  readonly files: readonly InboundFile[];
+  readonly sentAt: string;
+  /** Sent into a running turn as steering; dropped once the engine takes it into the history. */
+  readonly steered?: boolean;
+}
+
+/** A turn that started and has not finished: enough to resume it after a restart. */
+export interface PendingTurn {
+  readonly turnId: string;
+  /** requestToJSON of the turn's snapshot, with an empty message list (history is stored apart). */
+  readonly request: Readonly<Record<string, unknown>>;
+  readonly startedAt: string;
+}
+
+export interface SessionRecord {
+  readonly id: string;
+  readonly key: string;
+  readonly target: ThreadTarget;
+  readonly mode: PermissionMode;
+  readonly provider: string;
+  readonly model: string;
+  readonly grants: readonly Grant[];
+  readonly title: string;
+  readonly usage: TokenUsage;
+  readonly turns: number;
+  readonly downloadedFiles: readonly string[];
+  readonly queue: readonly QueuedMessage[];
+  readonly pendingTurn?: PendingTurn;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+const user = z.object({ id: z.string(), name: z.string() });
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+/** Validates a record read back from the store. */
+export const sessionRecordSchema = z.object({
+  id: z.string().min(1),
+  key: z.string().min(1),
+  target: z.object({
+    platform: z.string().min(1),
+    workspace: z.string(),
+    channel: z.string(),
+    thread: z.string().optional(),
+    extra: z.record(z.string(), scalar).optional(),
+  }),
+  mode: permissionModeSchema,
+  provider: z.string(),
+  model: z.string(),
+  grants: z.array(grantSchema),
+  title: z.string(),
+  usage: z.object({
+    inputTokens: z.number().nonnegative(),
+    outputTokens: z.number().nonnegative(),
+    totalTokens: z.number().nonnegative(),
+  }),
+  turns: z.number().int().nonnegative(),
+  downloadedFiles: z.array(z.string()),
+  queue: z.array(
+    z.object({
+      user,
+      text: z.string(),
+      files: z.array(z.object({ path: z.string(), name: z.string(), bytes: z.number() })),
+      sentAt: z.string(),
+      steered: z.boolean().optional(),
+    }),
+  ),
+  pendingTurn: z
+    .object({ turnId: z.string().min(1), request: z.record(z.string(), z.unknown()), startedAt: z.string() })
+    .optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const ZERO_USAGE: TokenUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+
+/** A fresh record for a new session. */
+export function newSessionRecord(input: {
+  readonly id: string;
+  readonly target: ThreadTarget;
+  readonly key: string;
+  readonly mode: PermissionMode;
+  readonly provider: string;
+  readonly model: string;
+  readonly now: Date;
+}): SessionRecord {
+  const at = input.now.toISOString();
+  return Object.freeze({
+    id: input.id,
+    key: input.key,
+    target: input.target,
+    mode: input.mode,
+    provider: input.provider,
+    model: input.model,
+    grants: [],
+    title: "",
+    usage: ZERO_USAGE,
+    turns: 0,
+    downloadedFiles: [],
+    queue: [],
+    createdAt: at,
+    updatedAt: at,
+  });
+}
+
+/** Whether a record has work that must survive a restart: a turn in progress or queued messages. */
+export function hasPendingWork(record: SessionRecord): boolean {
+  return record.pendingTurn !== undefined || record.queue.length > 0;
+}
+
+/**
+ * Reads and writes session records, the thread → current session index, and the "active" index of
+ * sessions with pending work (so `start()` can find them after a restart). The active index is a
+ * single key updated under an in-process mutex.
+ */
+export class SessionRecords {
+  private readonly mutex = new KeyedMutex();
+
+  constructor(private readonly space: KeyValueSpace) {}
+
+  /** The record, or undefined when unknown; throws a StoredDataError for unreadable data. */
+  async get(id: string): Promise<SessionRecord | undefined> {
+    const raw = await this.space.get<unknown>(`rec:${id}`);
+    if (raw === undefined) return undefined;
+    return Object.freeze(
+      fromVersioned(raw, { kind: SESSION_RECORD_KIND, schema: sessionRecordSchema, where: `session ${id}` }),
+    ) as SessionRecord;
+  }
+
+  /** Save the record and keep the active index in step with it. */
+  async put(record: SessionRecord): Promise<void> {
+    await this.space.set(`rec:${record.id}`, toVersioned(SESSION_RECORD_KIND, record));
+    const active = hasPendingWork(record);
+    await this.mutex.run("active", async () => {
+      const ids = await this.activeIds();
+      if (ids.includes(record.id) === active) return;
+      const next = active ? [...ids, record.id] : ids.filter((id) => id !== record.id);
+      await this.space.set("active", next);
+    });
+  }
+
+  /** Ids of sessions with a turn in progress or queued messages. */
+  async activeIds(): Promise<readonly string[]> {
+    return (await this.space.get<string[]>("active")) ?? [];
+  }
+
+  /** The id of the thread's current session. */
+  currentId(key: string): Promise<string | undefined> {
+    return this.space.get<string>(`key:${key}`);
+  }
+
+  /** Make `id` the thread's current session. */
+  async setCurrent(key: string, id: string): Promise<void> {
+    await this.space.set(`key:${key}`, id);
+  }
+
+  /** Claim `key` for a new session unless another process got there first; true when claimed. */
+  claim(key: string, id: string): Promise<boolean> {
+    return this.space.setIfAbsent(`key:${key}`, id);
+  }
+}
