@@ -108,4 +108,10 @@ export interface ConversationService {
    * status, grants [revoke], approve <id>, deny <id>. Resolves with the reply text to show.
    */
   command(target: ThreadTarget, user: PlatformUser, name: string, args: readonly string[]): Promise<string>;
+  /**
+   * Optional: whether a session exists for this target. Channels ask it when a thread reply
+   * without a mention arrives in a thread they have no local record of (e.g. after a restart),
+   * to decide whether the reply continues a conversation.
+   */
+  hasSession?(target: ThreadTarget): Promise<boolean>;
 }
