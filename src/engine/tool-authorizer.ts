@@ -163,6 +163,7 @@ export async function authorizeCall(
     grants,
     facts,
     provenance: ctx.provenance,
+    request: ctx.request,
   });
   ctx.audit("decision", call.id, tool.name, {
     action: decision.action,

@@ -198,6 +198,39 @@ describe("grants and prefixes in interactive mode", () => {
   });
 });
 
+describe("messaging into the current thread", () => {
+  it("runs unasked in interactive mode, asks for other channels and under channel content", () => {
+    const request = createRequest({
+      prompt: "x",
+      messages: [],
+      sessionId: "s",
+      platform: "slack",
+      model: "m",
+      workspace: { root: "/w", context: "" },
+      requester: { userId: "U1", displayName: "Ann" },
+      mode: "interactive",
+      metadata: { target: { platform: "slack", workspace: "T1", channel: "C1", thread: "1.2" } },
+    });
+    const engine = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
+    const decideSend = (channelArg: string, provenance: Provenance) =>
+      engine.decide(
+        tool("send_message"),
+        { channel: channelArg, text: "hi" },
+        {
+          mode: "interactive",
+          grants: new GrantSet(),
+          facts: freshFacts(),
+          provenance,
+          request,
+        },
+      );
+    expect(decideSend("current", user)).toMatchObject({ action: "allow", rule: "messaging:current_thread" });
+    expect(decideSend("C1", user).action).toBe("allow");
+    expect(decideSend("C2", user).action).toBe("ask");
+    expect(decideSend("current", channel).action).toBe("ask");
+  });
+});
+
 describe("channel content and download-then-execute", () => {
   it("channel content makes every non-read call ask, even in auto mode and over every grant", () => {
     for (const mode of ["interactive", "auto"] as const) {

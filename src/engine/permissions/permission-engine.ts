@@ -8,10 +8,12 @@
  *  4. untrusted channel content — every other call asks, in every mode, over every grant;
  *  5. download-then-execute — a command touching a file downloaded this session asks, likewise;
  *  6. auto mode runs everything else;
- *  7. interactive mode: allowed-command prefixes and session grants allow, otherwise ask.
+ *  7. interactive mode: a messaging call into the current thread, allowed-command prefixes and
+ *     session grants allow; otherwise ask.
  * `alwaysOptions` lists only the standing answers that make sense for the call.
  */
 import { z } from "zod";
+import { isCurrentThreadTarget } from "../../tools/messaging/messaging-tools.js";
 import { modeOffersTool } from "../../tools/registry.js";
 import type { AnyTool, SessionFacts } from "../../tools/tool.js";
 import type { AlwaysOption, Provenance } from "../events.js";
@@ -43,6 +45,8 @@ export interface DecisionContext {
   readonly grants: GrantSet;
   readonly facts: SessionFacts;
   readonly provenance: Provenance;
+  /** The turn's request: lets a messaging call into the conversation's own thread run unasked. */
+  readonly request?: ConversationExecutionRequest | undefined;
 }
 
 const NO_OPTIONS: readonly AlwaysOption[] = Object.freeze([]);
@@ -139,6 +143,11 @@ export class PermissionEngine {
       );
 
     if (ctx.mode === "auto") return allow("mode:auto", "auto mode runs everything that is not hard-denied");
+    if (tool.category === "messaging" && ctx.request && isCurrentThreadTarget(args, ctx.request))
+      return allow(
+        "messaging:current_thread",
+        "posting into this conversation's own thread needs no approval",
+      );
     return this.interactive(tool, args, command, ctx.grants);
   }
 

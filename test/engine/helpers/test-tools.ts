@@ -118,7 +118,15 @@ export function testTools(log: RunLog): AnyTool[] {
     ),
     makeTool(log, "run_command", "exec", "high", false, "command", z.object({ command: z.string() })),
     makeTool(log, "web_fetch", "network", "medium", false, "domain", z.object({ url: z.string() })),
-    makeTool(log, "send_message", "messaging", "medium", false, undefined, z.object({ text: z.string() })),
+    makeTool(
+      log,
+      "send_message",
+      "messaging",
+      "medium",
+      false,
+      undefined,
+      z.object({ channel: z.string().default("elsewhere"), text: z.string() }),
+    ),
   ];
 }
 
