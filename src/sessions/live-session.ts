@@ -1,0 +1,164 @@
+/**
+ * LiveSession: one session loaded into memory — its record, its history mirror, live grants and
+ * facts, its engine, and the turn currently running. Record changes are saved in order; the
+ * engine's history appends and tool-start journal entries are written through `persistence`
+ * before the engine moves on.
+ */
+import type { ToolCallRecord, ConversationMessage } from "../engine/messages.js";
+import { GrantSet } from "../engine/permissions/grants.js";
+import type { TurnEngine, TurnPersistence } from "../engine/turn-engine.js";
+import type { HistoryLog } from "../store/history-log.js";
+import type { KeyValueSpace } from "../store/store.js";
+import type { SessionFacts } from "../tools/tool.js";
+import type { PendingPerson } from "../approvals/pending-item.js";
+import type { PlatformUser } from "./contracts.js";
+import { promptOf } from "./request-builder.js";
+import type { QueuedMessage, SessionRecord, SessionRecords } from "./session-record.js";
+
+/** How long a tool-start journal entry is kept. */
+const JOURNAL_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+export interface LiveSessionStores {
+  readonly records: SessionRecords;
+  readonly history: HistoryLog;
+  readonly journal: KeyValueSpace;
+  readonly now: () => Date;
+}
+
+/** The turn a session is running now. */
+export interface ActiveTurn {
+  readonly turnId: string;
+  readonly requester: PendingPerson;
+}
+
+/** A session in memory. */
+export class LiveSession {
+  readonly grants: GrantSet;
+  readonly facts: SessionFacts;
+  /** The running pump (turns one after another under the session lock), if any. */
+  pump: Promise<void> | undefined;
+  activeTurn: ActiveTurn | undefined;
+  /** Who asked for a retry of the last turn (a control button), until the pump takes it. */
+  retryBy: PlatformUser | undefined;
+  /** Set by "new": this session is no longer the thread's current one. */
+  retired = false;
+  private engineInstance: TurnEngine | undefined;
+  private current: SessionRecord;
+  private saves: Promise<void> = Promise.resolve();
+
+  private constructor(
+    record: SessionRecord,
+    private readonly messages: ConversationMessage[],
+    private readonly stores: LiveSessionStores,
+  ) {
+    this.current = record;
+    this.grants = new GrantSet(record.grants);
+    this.facts = { downloadedFiles: new Set(record.downloadedFiles) };
+    this.grants.onChange((grants) => {
+      void this.update((r) => ({ ...r, grants: [...grants] }));
+    });
+  }
+
+  /** Load a session's history and wrap its record. */
+  static async load(record: SessionRecord, stores: LiveSessionStores): Promise<LiveSession> {
+    return new LiveSession(record, await stores.history.load(record.id), stores);
+  }
+
+  get id(): string {
+    return this.current.id;
+  }
+
+  get record(): SessionRecord {
+    return this.current;
+  }
+
+  /** The persisted history, oldest first. */
+  get history(): readonly ConversationMessage[] {
+    return this.messages;
+  }
+
+  get engine(): TurnEngine {
+    if (!this.engineInstance) throw new Error(`session ${this.id} has no engine bound`);
+    return this.engineInstance;
+  }
+
+  bindEngine(engine: TurnEngine): void {
+    this.engineInstance = engine;
+  }
+
+  /** Whether a pump is running for this session (a turn, or turns queued behind it). */
+  get busy(): boolean {
+    return this.pump !== undefined;
+  }
+
+  /** Change the record and save it; saves happen in call order. Resolves once saved. */
+  update(change: (record: SessionRecord) => SessionRecord): Promise<SessionRecord> {
+    const next = Object.freeze({ ...change(this.current), updatedAt: this.stores.now().toISOString() });
+    this.current = next;
+    const saved = this.saves.then(() => this.stores.records.put(next));
+    this.saves = saved.catch(() => undefined);
+    return saved.then(() => next);
+  }
+
+  /** Resolves once every record change so far is saved. */
+  flush(): Promise<void> {
+    return this.saves;
+  }
+
+  /** The engine-facing persistence: history appends and the tool-start journal. */
+  readonly persistence: TurnPersistence = {
+    append: async (message: ConversationMessage) => {
+      await this.stores.history.append(this.id, message);
+      this.messages.push(message);
+      if (message.role === "user" && message.meta?.steered === true)
+        await this.steeringTaken(message.content);
+    },
+    markToolStarted: async (callId: string) => {
+      await this.stores.journal.set(this.journalKey(callId), this.stores.now().toISOString(), JOURNAL_TTL_MS);
+    },
+    startedToolCalls: async () => {
+      const started = new Set<string>();
+      for (const call of this.unansweredCalls()) {
+        if ((await this.stores.journal.get(this.journalKey(call.id))) !== undefined) started.add(call.id);
+      }
+      return started;
+    },
+  };
+
+  /** Steered messages the engine has not taken into the history yet. */
+  get untakenSteering(): readonly QueuedMessage[] {
+    return this.current.queue.filter((m) => m.steered === true);
+  }
+
+  /** The engine took a steered message into the history: it is no longer queued. */
+  private async steeringTaken(content: string): Promise<void> {
+    const taken = this.current.queue.find((m) => m.steered === true && promptOf(m) === content);
+    if (taken) await this.update((r) => ({ ...r, queue: r.queue.filter((m) => m !== taken) }));
+  }
+
+  /** Tool calls in the history that have no result message yet. */
+  unansweredCalls(): readonly ToolCallRecord[] {
+    const answered = new Set<string>();
+    for (const message of this.messages) if (message.role === "tool") answered.add(message.tool_call_id);
+    const open: ToolCallRecord[] = [];
+    for (const message of this.messages)
+      if (message.role === "assistant")
+        for (const call of message.tool_calls ?? []) if (!answered.has(call.id)) open.push(call);
+    return open;
+  }
+
+  /** The unanswered call with this id: its tool name and parsed arguments. */
+  waitingCall(callId: string): { tool: string; args: unknown } | undefined {
+    const call = this.unansweredCalls().find((c) => c.id === callId);
+    if (!call) return undefined;
+    try {
+      return { tool: call.function.name, args: JSON.parse(call.function.arguments || "{}") };
+    } catch {
+      return { tool: call.function.name, args: call.function.arguments };
+    }
+  }
+
+  private journalKey(callId: string): string {
+    return `${this.id}:${callId}`;
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * SessionCache: get-or-create of sessions by thread, lookup by id, and the bounded in-memory set
+ * of live sessions. Idle sessions are evicted least-recently-used first and reload from the store
+ * on their next use; busy ones (a turn running or parked at a person) are never evicted.
+ * Concurrent loads of one session share a single load.
+ */
+import type { PermissionMode } from "../engine/modes.js";
+import { type ThreadTarget, sessionKeyOf } from "./contracts.js";
+import { LiveSession, type LiveSessionStores } from "./live-session.js";
+import { LruCache } from "./lru.js";
+import { newSessionRecord } from "./session-record.js";
+
+export interface SessionCacheOptions {
+  readonly stores: LiveSessionStores;
+  readonly capacity: number;
+  readonly defaults: { readonly mode: PermissionMode; readonly provider: string; readonly model: string };
+  readonly newId: () => string;
+  /** Bind the engine (and anything else per session) to a freshly loaded session. */
+  readonly prepare: (live: LiveSession) => void;
+  /** Sessions that must stay in memory besides busy ones (parked at a person). */
+  readonly isPinned: (live: LiveSession) => boolean;
+}
+
+/** The live sessions of this process. */
+export class SessionCache {
+  private readonly lru: LruCache<string, LiveSession>;
+  private readonly loading = new Map<string, Promise<LiveSession | undefined>>();
+
+  constructor(private readonly options: SessionCacheOptions) {
+    this.lru = new LruCache(options.capacity, (live) => live.busy || options.isPinned(live));
+  }
+
+  /** The thread's current session, created when the thread has none. */
+  async forTarget(target: ThreadTarget): Promise<LiveSession> {
+    const key = sessionKeyOf(target);
+    const records = this.options.stores.records;
+    const existingId = await records.currentId(key);
+    if (existingId !== undefined) {
+      const live = await this.byId(existingId);
+      if (live) return live;
+    }
+    const created = await this.create(target);
+    if (existingId === undefined && !(await records.claim(key, created.id))) {
+      // Another process created the thread's session first: use theirs.
+      const winner = await records.currentId(key);
+      const live = winner === undefined ? undefined : await this.byId(winner);
+      if (live) return live;
+    }
+    if (existingId !== undefined) await records.setCurrent(key, created.id);
+    return this.remember(created);
+  }
+
+  /** The thread's current session if it has one (never creates). */
+  async existingFor(target: ThreadTarget): Promise<LiveSession | undefined> {
+    const id = await this.options.stores.records.currentId(sessionKeyOf(target));
+    return id === undefined ? undefined : this.byId(id);
+  }
+
+  /** A session by id, loaded from the store when not in memory; undefined when unknown. */
+  async byId(id: string): Promise<LiveSession | undefined> {
+    const cached = this.lru.get(id);
+    if (cached) return cached;
+    let pending = this.loading.get(id);
+    if (!pending) {
+      pending = this.load(id).finally(() => this.loading.delete(id));
+      this.loading.set(id, pending);
+    }
+    return pending;
+  }
+
+  /** Start a fresh session for the thread ("new"); the old one stays readable by id. */
+  async renew(target: ThreadTarget): Promise<LiveSession> {
+    const created = await this.create(target);
+    await this.options.stores.records.setCurrent(sessionKeyOf(target), created.id);
+    return this.remember(created);
+  }
+
+  /** Sessions in memory now. */
+  live(): readonly LiveSession[] {
+    return [...this.lru.values()];
+  }
+
+  /** Evict idle sessions over capacity (after a turn ends, a session may have become evictable). */
+  trim(): void {
+    this.lru.evictOverflow();
+  }
+
+  get size(): number {
+    return this.lru.size;
+  }
+
+  private async create(target: ThreadTarget): Promise<LiveSession> {
+    const { stores, defaults } = this.options;
+    const record = newSessionRecord({
+      id: this.options.newId(),
+      key: sessionKeyOf(target),
+      target,
+      mode: defaults.mode,
+      provider: defaults.provider,
+      model: defaults.model,
+      now: stores.now(),
+    });
+    await stores.records.put(record);
+    return LiveSession.load(record, stores);
+  }
+
+  private async load(id: string): Promise<LiveSession | undefined> {
+    const record = await this.options.stores.records.get(id);
+    if (!record) return undefined;
+    return this.remember(await LiveSession.load(record, this.options.stores));
+  }
+
+  private remember(live: LiveSession): LiveSession {
+    const cached = this.lru.get(live.id);
+    if (cached) return cached;
+    this.options.prepare(live);
+    this.lru.set(live.id, live);
+    return live;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * ThreadCommands: carries out the thread commands (stop, new, mode, model, status, grants,
+ * approve, deny) for one thread and returns the reply text. The same code serves slash commands,
+ * their typed forms and control buttons.
+ */
+import type { PendingHub } from "../approvals/pending-hub.js";
+import type { PendingStore } from "../approvals/pending-store.js";
+import type { PlatformUser, ThreadTarget } from "./contracts.js";
+import type { SessionCache } from "./session-cache.js";
+import { describeGrants, describeStatus } from "./session-status.js";
+import type { ThreadCommand } from "./text-commands.js";
+import type { TurnScheduler } from "./turn-scheduler.js";
+
+export interface ThreadCommandsDeps {
+  readonly cache: SessionCache;
+  readonly scheduler: TurnScheduler;
+  readonly hub: PendingHub;
+  readonly pending: PendingStore;
+  readonly statusExtras?: ((sessionId: string) => Promise<readonly string[]>) | undefined;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** Executes parsed thread commands. */
+export class ThreadCommands {
+  constructor(private readonly deps: ThreadCommandsDeps) {}
+
+  /** Run one command in the thread of `target` on behalf of `user`; resolves with the reply. */
+  async execute(target: ThreadTarget, user: PlatformUser, command: ThreadCommand): Promise<string> {
+    switch (command.name) {
+      case "stop":
+        return this.stop(target);
+      case "new":
+        return this.renew(target);
+      case "mode": {
+        const live = await this.deps.cache.forTarget(target);
+        await live.update((r) => ({ ...r, mode: command.mode }));
+        return `Mode set to ${command.mode}${live.activeTurn ? " (from the next turn)" : ""}.`;
+      }
+      case "model": {
+        const live = await this.deps.cache.forTarget(target);
+        await live.update((r) => ({ ...r, model: command.model }));
+        return `Model set to ${command.model}${live.activeTurn ? " (from the next turn)" : ""}.`;
+      }
+      case "status": {
+        const live = await this.deps.cache.forTarget(target);
+        const extras = (await this.deps.statusExtras?.(live.id)) ?? [];
+        return describeStatus({
+          record: live.record,
+          running: live.activeTurn !== undefined,
+          queued: live.record.queue.length,
+          extras,
+        });
+      }
+      case "grants":
+        return describeGrants((await this.deps.cache.forTarget(target)).grants.list());
+      case "grants-revoke": {
+        const live = await this.deps.cache.forTarget(target);
+        const count = live.grants.list().length;
+        if (command.index === undefined) {
+          const removed = live.grants.revoke(() => true);
+          await live.flush();
+          return removed === 0 ? "No grants to revoke." : `Revoked ${plural(removed, "grant")}.`;
+        }
+        if (command.index > count)
+          return `There is no grant ${command.index}; this session has ${plural(count, "grant")}.`;
+        live.grants.revoke(command.index - 1);
+        await live.flush();
+        return `Revoked grant ${command.index}.\n${describeGrants(live.grants.list())}`;
+      }
+      case "approve":
+      case "deny":
+        return this.decide(target, user, command.id, command.name);
+    }
+  }
+
+  private async stop(target: ThreadTarget): Promise<string> {
+    const live = await this.deps.cache.existingFor(target);
+    if (!live) return "Nothing is running.";
+    const queued = live.record.queue.length;
+    if (queued > 0) await live.update((r) => ({ ...r, queue: [] }));
+    const dropped = queued > 0 ? ` Dropped ${plural(queued, "queued message")}.` : "";
+    if (live.activeTurn) {
+      live.engine.interrupt();
+      return `Stopping the running turn.${dropped}`;
+    }
+    if (live.record.pendingTurn) {
+      // Suspended in the store (restart or eviction): close its cards, then let it end as stopped.
+      await this.deps.hub.cancelSession(live.id, "the turn was stopped");
+      this.deps.scheduler.schedule(live);
+      return `Stopped the waiting turn.${dropped}`;
+    }
+    return queued > 0 ? dropped.trim() : "Nothing is running.";
+  }
+
+  private async renew(target: ThreadTarget): Promise<string> {
+    const old = await this.deps.cache.existingFor(target);
+    if (old) {
+      old.retired = true;
+      if (old.record.queue.length > 0) await old.update((r) => ({ ...r, queue: [] }));
+      if (old.activeTurn) old.engine.interrupt();
+      await this.deps.hub.cancelSession(old.id, "a new session was started");
+    }
+    const fresh = await this.deps.cache.renew(target);
+    return `Started a new session (${fresh.id}). Mode ${fresh.record.mode}, model ${fresh.record.model}.`;
+  }
+
+  private async decide(
+    target: ThreadTarget,
+    user: PlatformUser,
+    id: string,
+    verb: "approve" | "deny",
+  ): Promise<string> {
+    const item = await this.deps.pending.get(id).catch(() => undefined);
+    if (!item) return `No pending request has the id ${id}.`;
+    if (item.kind === "question")
+      return "That is a question: answer it with its buttons or by replying here.";
+    const action =
+      item.kind === "plan"
+        ? verb === "approve"
+          ? "plan_interactive"
+          : "plan_reject"
+        : verb === "approve"
+          ? "once"
+          : "deny";
+    const result = await this.deps.hub.press({
+      kind: "card",
+      platform: target.platform,
+      pendingId: id,
+      action,
+      user,
+    });
+    return result.message;
+  }
+}

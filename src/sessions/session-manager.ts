@@ -1,0 +1,302 @@
+/**
+ * SessionManager: the session layer as channels and the CLI see it (ConversationService). It
+ * dedupes and records inbound messages, answers thread commands, routes a pending question's
+ * typed answer, steers or queues messages while a turn runs, and runs turns in the background
+ * (one at a time per session). It owns durable approvals and questions: presses are authorised,
+ * first-wins and exactly-once, and a decision that finds no waiting turn resumes the session's turn
+ * into the same thread — also after a restart.
+ */
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import { AuditLog } from "../approvals/audit-log.js";
+import { ApprovalService } from "../approvals/approval-service.js";
+import { approvalsConfigSchema } from "../approvals/authorisation.js";
+import { type AskContext, PendingHub } from "../approvals/pending-hub.js";
+import { PendingStore } from "../approvals/pending-store.js";
+import { QuestionService } from "../approvals/question-service.js";
+import { type PermissionMode, permissionModeSchema } from "../engine/modes.js";
+import { HistoryLog } from "../store/history-log.js";
+import type { Store } from "../store/store.js";
+import type {
+  ButtonPress,
+  ConversationService,
+  InboundMessage,
+  PlatformUser,
+  PressResult,
+  ReceiveResult,
+  ThreadOutput,
+  ThreadOutputFactory,
+  ThreadTarget,
+} from "./contracts.js";
+import type { EngineContext, EngineFactory } from "./engine-context.js";
+import { InboundDedupe } from "./inbound-dedupe.js";
+import { buttonPressSchema, describeProblems, inboundMessageSchema } from "./inbound-schema.js";
+import type { LiveSession } from "./live-session.js";
+import { SessionCache } from "./session-cache.js";
+import { ThreadCommands } from "./session-commands.js";
+import { InProcessSessionLock, type SessionLock } from "./session-lock.js";
+import { SessionRecords } from "./session-record.js";
+import { parseCommand, parseTextCommand } from "./text-commands.js";
+import { type DrainReport, TurnScheduler } from "./turn-scheduler.js";
+
+export type { EngineContext, EngineFactory } from "./engine-context.js";
+export type { DrainReport } from "./turn-scheduler.js";
+
+export interface SessionManagerOptions {
+  readonly store: Store;
+  readonly createEngine: EngineFactory;
+  readonly defaults: {
+    readonly model: string;
+    readonly provider: string;
+    readonly mode: PermissionMode;
+    readonly maxSteps: number;
+    readonly queueMode: "steer" | "followup";
+  };
+  readonly approvals: {
+    /** Platform-qualified ids ("slack:U0123"). */
+    readonly approvers: readonly string[];
+    /** Keyed "platform:channel". */
+    readonly perChannel?: Readonly<Record<string, readonly string[]>>;
+    readonly ttlMs: number;
+  };
+  readonly maxSessionsInMemory: number;
+  readonly workspace: { readonly root: string; readonly context: string };
+  /** The append-only JSONL audit log. */
+  readonly auditLogPath: string;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+  readonly newId?: () => string;
+  /** Extra `status` lines for a session (subscriptions, schedules, …). */
+  readonly statusExtras?: (sessionId: string) => Promise<readonly string[]>;
+  /** Replaces the in-process session lock (e.g. a distributed one). */
+  readonly lock?: SessionLock;
+}
+
+/** The durable, per-thread session layer. */
+export class SessionManager implements ConversationService {
+  private readonly outputs = new Map<string, ThreadOutputFactory>();
+  private readonly logger: Logger;
+  private readonly dedupe: InboundDedupe;
+  private readonly pending: PendingStore;
+  private readonly hub: PendingHub;
+  private readonly approvalService: ApprovalService;
+  private readonly questionService: QuestionService;
+  private readonly cache: SessionCache;
+  private readonly scheduler: TurnScheduler;
+  private readonly commands: ThreadCommands;
+  private readonly auditLog: AuditLog;
+
+  /** Throws when the options are invalid (bad approver ids, mode, limits). */
+  constructor(private readonly options: SessionManagerOptions) {
+    approvalsConfigSchema.parse(options.approvals);
+    permissionModeSchema.parse(options.defaults.mode);
+    for (const [name, value] of [
+      ["defaults.maxSteps", options.defaults.maxSteps],
+      ["maxSessionsInMemory", options.maxSessionsInMemory],
+    ] as const)
+      if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+    const now = options.now ?? (() => new Date());
+    this.logger = options.logger.child({ component: "sessions" });
+    this.auditLog = new AuditLog(options.auditLogPath, options.logger.child({ component: "audit" }));
+    this.dedupe = new InboundDedupe(options.store);
+    this.pending = new PendingStore(options.store, now);
+    this.hub = new PendingHub({
+      store: this.pending,
+      config: options.approvals,
+      logger: this.logger,
+      now,
+      host: {
+        outputFor: (target) => this.outputFor(target),
+        waitingCall: async (sessionId, callId) => (await this.cache.byId(sessionId))?.waitingCall(callId),
+        resume: (sessionId) => void this.resume(sessionId),
+      },
+    });
+    this.approvalService = new ApprovalService(this.hub);
+    this.questionService = new QuestionService(this.hub);
+    this.cache = new SessionCache({
+      stores: {
+        records: new SessionRecords(options.store.space("sessions")),
+        history: new HistoryLog(options.store.space("history")),
+        journal: options.store.space("journal"),
+        now,
+      },
+      capacity: options.maxSessionsInMemory,
+      defaults: options.defaults,
+      newId: options.newId ?? (() => randomBytes(12).toString("base64url")),
+      prepare: (live) => this.bindEngine(live),
+      isPinned: (live) => this.hub.waitingSessions().has(live.id),
+    });
+    this.scheduler = new TurnScheduler({
+      lock: options.lock ?? new InProcessSessionLock(),
+      outputFor: (target) => this.outputFor(target),
+      settings: { workspace: options.workspace, maxSteps: options.defaults.maxSteps },
+      logger: this.logger,
+      now,
+      onIdle: () => this.cache.trim(),
+      rebind: (live) => this.bindEngine(live),
+    });
+    this.commands = new ThreadCommands({
+      cache: this.cache,
+      scheduler: this.scheduler,
+      hub: this.hub,
+      pending: this.pending,
+      statusExtras: options.statusExtras,
+    });
+  }
+
+  /** A channel registers how to reach its threads (also used to resume after a restart). */
+  registerOutput(platform: string, factory: ThreadOutputFactory): void {
+    this.outputs.set(platform, factory);
+  }
+
+  /**
+   * After a restart: expire pending items that expired while down (their turns then finish with a
+   * denial), re-arm expiry timers, and continue sessions that had work in progress — except those
+   * parked at a person, which continue when the person answers.
+   */
+  async start(): Promise<void> {
+    await this.hub.start();
+    const records = new SessionRecords(this.options.store.space("sessions"));
+    for (const id of await records.activeIds()) {
+      if (await this.hub.hasOpenItems(id)) continue;
+      await this.resume(id);
+    }
+  }
+
+  /** Dedupe, then answer a command, a pending question, steer the running turn, or queue a turn. */
+  async receive(message: InboundMessage): Promise<ReceiveResult> {
+    const parsed = inboundMessageSchema.safeParse(message);
+    if (!parsed.success)
+      return { status: "ignored", reason: `invalid message: ${describeProblems(parsed.error)}` };
+    if (this.scheduler.draining) return { status: "ignored", reason: "shutting down" };
+    if (!(await this.dedupe.firstSeen(message.dedupeKeys))) return { status: "duplicate" };
+    const command = parseTextCommand(message.text);
+    if (command) {
+      const reply = command.ok
+        ? await this.commands.execute(message.target, message.user, command.command)
+        : command.error;
+      await this.reply(message.target, reply);
+      return { status: "command" };
+    }
+    if (message.text.trim() === "" && message.files.length === 0)
+      return { status: "ignored", reason: "empty message" };
+    const live = await this.cache.forTarget(message.target);
+    if (await this.hub.answerText(live.id, message.target.platform, message.user, message.text))
+      return { status: "answered" };
+    const queued = { user: message.user, text: message.text, files: message.files, sentAt: message.sentAt };
+    if (this.options.defaults.queueMode === "steer" && (await this.scheduler.steer(live, queued)))
+      return { status: "queued" };
+    const wasBusy = live.busy || live.record.pendingTurn !== undefined || live.record.queue.length > 0;
+    await live.update((r) => ({ ...r, queue: [...r.queue, queued] }));
+    this.scheduler.schedule(live);
+    return { status: wasBusy ? "queued" : "started" };
+  }
+
+  /** A card button (approval / question / plan) or a control button (stop / retry). */
+  async press(press: ButtonPress): Promise<PressResult> {
+    const parsed = buttonPressSchema.safeParse(press);
+    if (!parsed.success)
+      return { status: "invalid", message: `Invalid press: ${describeProblems(parsed.error)}` };
+    if (press.kind === "card") return this.hub.press(press);
+    if (press.control === "stop")
+      return {
+        status: "accepted",
+        message: await this.commands.execute(press.target, press.user, { name: "stop" }),
+      };
+    const live = await this.cache.existingFor(press.target);
+    if (!live) return { status: "invalid", message: "There is nothing to retry in this thread." };
+    return this.scheduler.retry(live, press.user)
+      ? { status: "accepted", message: "Retrying." }
+      : { status: "invalid", message: "A turn is already running." };
+  }
+
+  /** A slash command (or its text form); resolves with the reply to show. */
+  async command(
+    target: ThreadTarget,
+    user: PlatformUser,
+    name: string,
+    args: readonly string[],
+  ): Promise<string> {
+    const parsed = parseCommand(name, args);
+    if (!parsed.ok) return parsed.error;
+    return this.commands.execute(target, user, parsed.command);
+  }
+
+  /**
+   * Shut down: take no new messages, wait up to `graceMs` for running turns, interrupt the rest
+   * (their open tool calls are answered, none is orphaned), leave turns parked at a person for
+   * after the restart, stop expiry timers and flush the audit log.
+   */
+  async drain(graceMs: number): Promise<DrainReport> {
+    const parked = this.hub.waitingSessions();
+    const report = await this.scheduler.drain(graceMs, (live) => parked.has(live.id));
+    this.hub.stopTimers();
+    await this.auditLog.flush();
+    this.logger.info(report, "sessions drained");
+    return report;
+  }
+
+  /** Resolves when no turn is running or queued in this process (tests, tools). */
+  idle(): Promise<void> {
+    return this.scheduler.idle();
+  }
+
+  /** How many sessions are loaded in memory. */
+  get sessionsInMemory(): number {
+    return this.cache.size;
+  }
+
+  private outputFor(target: ThreadTarget): ThreadOutput | undefined {
+    const factory = this.outputs.get(target.platform);
+    if (!factory) {
+      this.logger.warn({ platform: target.platform }, "no output registered for platform");
+      return undefined;
+    }
+    return factory(target);
+  }
+
+  private async reply(target: ThreadTarget, text: string): Promise<void> {
+    try {
+      await this.outputFor(target)?.postText(text);
+    } catch (error) {
+      this.logger.warn({ err: error }, "posting a command reply failed");
+    }
+  }
+
+  /** Continue a session's work in the background (a decision arrived, or after a restart). */
+  private async resume(sessionId: string): Promise<void> {
+    try {
+      const live = await this.cache.byId(sessionId);
+      if (live) this.scheduler.schedule(live);
+      else this.logger.warn({ sessionId }, "cannot resume an unknown session");
+    } catch (error) {
+      this.logger.error({ err: error, sessionId }, "loading a session to resume failed");
+    }
+  }
+
+  private bindEngine(live: LiveSession): void {
+    const context = (): AskContext => ({
+      sessionId: live.id,
+      target: live.record.target,
+      requester: live.activeTurn?.requester ?? {
+        platform: live.record.target.platform,
+        userId: "unknown",
+        name: "unknown",
+      },
+    });
+    const engineContext: EngineContext = {
+      sessionId: live.id,
+      target: live.record.target,
+      grants: live.grants,
+      facts: live.facts,
+      approver: this.approvalService.approverFor(context),
+      asker: this.questionService.askerFor(context),
+      planApprover: this.approvalService.planApproverFor(context),
+      persistence: live.persistence,
+      audit: this.auditLog.sink,
+      onModeChange: (mode) => void live.update((r) => ({ ...r, mode })),
+      mode: live.record.mode,
+    };
+    live.bindEngine(this.options.createEngine(engineContext));
+  }
+}

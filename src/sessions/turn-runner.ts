@@ -1,0 +1,55 @@
+/**
+ * Turn runner: drives one engine event stream (run, resume or retry) into the thread's renderer.
+ * A failing renderer never stops the turn (the events are still persisted by the engine); the
+ * usage of a completed turn is returned for the session totals.
+ */
+import type { Logger } from "pino";
+import type { AgentEvent, TurnStatus } from "../engine/events.js";
+import type { TokenUsage } from "../engine/messages.js";
+import type { ThreadOutput, TurnRenderer } from "./contracts.js";
+
+export interface TurnOutcome {
+  readonly status: TurnStatus | "abandoned";
+  readonly usage: TokenUsage | undefined;
+  readonly finalText: string;
+}
+
+/** A renderer that drops everything (no output registered for the platform). */
+const SILENT: TurnRenderer = { handle: async () => undefined, close: async () => undefined };
+
+/** Consume `events`, rendering each; resolves when the stream ends. */
+export async function driveTurn(input: {
+  readonly events: AsyncGenerator<AgentEvent>;
+  readonly output: ThreadOutput | undefined;
+  readonly ids: { readonly sessionId: string; readonly turnId: string };
+  readonly logger: Logger;
+}): Promise<TurnOutcome> {
+  const { logger } = input;
+  let renderer = SILENT;
+  try {
+    renderer = input.output?.beginTurn(input.ids) ?? SILENT;
+  } catch (error) {
+    logger.error({ err: error }, "the channel could not begin rendering a turn");
+  }
+  let outcome: TurnOutcome = { status: "abandoned", usage: undefined, finalText: "" };
+  try {
+    for await (const event of input.events) {
+      if (event.type === "turn-completed")
+        outcome = { status: event.status, usage: event.usage, finalText: event.finalText };
+      if (event.type === "error")
+        logger.warn({ recoverable: event.recoverable }, `turn error: ${event.message}`);
+      try {
+        await renderer.handle(event);
+      } catch (error) {
+        logger.warn({ err: error, event: event.type }, "rendering an event failed");
+      }
+    }
+  } finally {
+    try {
+      await renderer.close();
+    } catch (error) {
+      logger.warn({ err: error }, "closing a turn renderer failed");
+    }
+  }
+  return outcome;
+}

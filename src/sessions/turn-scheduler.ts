@@ -1,0 +1,257 @@
+/**
+ * TurnScheduler: runs each session's turns one at a time, in the background. A session's pump
+ * holds the session lock while it first resumes a turn left in progress (restart, eviction, a
+ * decision that arrived with no turn waiting), then starts queued messages as turns until the
+ * queue is empty. Pumps are tracked so shutdown can wait for them, interrupt them, or leave turns
+ * parked at a person (their state is durable) — never leaving a running tool call orphaned.
+ */
+import type { Logger } from "pino";
+import { addUsage } from "../engine/messages.js";
+import { unansweredToolCalls } from "../engine/turn-engine.js";
+import {
+  type ConversationExecutionRequest,
+  newTurnId,
+  requestToJSON,
+  withMessages,
+} from "../engine/request.js";
+import type { PlatformUser, ThreadOutput, ThreadTarget } from "./contracts.js";
+import type { LiveSession } from "./live-session.js";
+import { buildTurnRequest, promptOf, type RequestSettings, rebuildTurnRequest } from "./request-builder.js";
+import type { SessionLock } from "./session-lock.js";
+import { type QueuedMessage, ZERO_USAGE } from "./session-record.js";
+import { driveTurn, type TurnOutcome } from "./turn-runner.js";
+
+export interface TurnSchedulerOptions {
+  readonly lock: SessionLock;
+  readonly outputFor: (target: ThreadTarget) => ThreadOutput | undefined;
+  readonly settings: RequestSettings;
+  readonly logger: Logger;
+  readonly now: () => Date;
+  /** Called when a pump ends (the session may now be evictable). */
+  readonly onIdle: (live: LiveSession) => void;
+  /** Give the session a fresh engine (drops steering an ended turn never took). */
+  readonly rebind: (live: LiveSession) => void;
+}
+
+/** What `drain` did. */
+export interface DrainReport {
+  readonly finished: number;
+  readonly interrupted: number;
+  readonly parked: number;
+}
+
+const TITLE_CHARS = 80;
+
+/** Background turn execution for all sessions of this process. */
+export class TurnScheduler {
+  private readonly pumps = new Map<LiveSession, Promise<void>>();
+  private stopping = false;
+
+  constructor(private readonly options: TurnSchedulerOptions) {}
+
+  /** Whether shutdown has begun (no new turns start). */
+  get draining(): boolean {
+    return this.stopping;
+  }
+
+  /** Make sure the session's pump runs; it picks up any pending work. Never waits for a turn. */
+  schedule(live: LiveSession): void {
+    if (live.pump || this.stopping || live.retired) return;
+    const pump = this.pump(live)
+      .catch((error) => this.options.logger.error({ err: error, sessionId: live.id }, "session pump failed"))
+      .finally(() => {
+        live.pump = undefined;
+        this.pumps.delete(live);
+        this.options.onIdle(live);
+      });
+    live.pump = pump;
+    this.pumps.set(live, pump);
+  }
+
+  /**
+   * Send a message into the running turn; false when no turn is running to take it. The message is
+   * also queued (flagged as steering) until the engine takes it into the history, so it survives a
+   * restart, and becomes a follow-up turn if the turn ends without taking it.
+   */
+  async steer(live: LiveSession, message: QueuedMessage): Promise<boolean> {
+    if (!live.activeTurn || !live.engine.isRunning) return false;
+    const saved = live.update((r) => ({ ...r, queue: [...r.queue, { ...message, steered: true }] }));
+    live.engine.steer(promptOf(message));
+    await saved;
+    return true;
+  }
+
+  /** Resolves when every pump running now has ended (for tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.pumps.size > 0) await Promise.allSettled([...this.pumps.values()]);
+  }
+
+  /**
+   * Stop starting turns, wait up to `graceMs` for running ones, then interrupt those still running
+   * (the engine answers their open calls), wait for them again up to `graceMs`, and leave turns
+   * parked at a person as they are: their pending items and histories are already persisted.
+   */
+  async drain(graceMs: number, isParked: (live: LiveSession) => boolean): Promise<DrainReport> {
+    this.stopping = true;
+    const before = [...this.pumps.keys()];
+    const settle = (lives: readonly LiveSession[]) =>
+      withTimeout(Promise.allSettled(lives.map((l) => this.pumps.get(l) ?? Promise.resolve())), graceMs);
+    await settle(before.filter((l) => !isParked(l)));
+    const running = [...this.pumps.keys()].filter((l) => !isParked(l));
+    for (const live of running) live.engine.interrupt();
+    await settle(running);
+    const parked = [...this.pumps.keys()].filter(isParked);
+    await Promise.allSettled(before.map((l) => l.flush()));
+    return {
+      finished: before.length - running.length - parked.length,
+      interrupted: running.length,
+      parked: parked.length,
+    };
+  }
+
+  private async pump(live: LiveSession): Promise<void> {
+    const lease = await this.options.lock.acquire(live.id);
+    try {
+      while (!this.stopping && !live.retired) {
+        const record = live.record;
+        const retry = live.retryBy;
+        live.retryBy = undefined;
+        if (record.pendingTurn) await this.resumeTurn(live);
+        else if (retry)
+          await this.startTurn(live, { user: retry, text: "", files: [], sentAt: this.stamp() }, "retry");
+        else if (record.queue[0]) await this.startTurn(live, record.queue[0], "run");
+        else return;
+      }
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** Re-run the session's last turn after a provider error; false when a turn is running. */
+  retry(live: LiveSession, user: PlatformUser): boolean {
+    if (live.busy) return false;
+    live.retryBy = user;
+    this.schedule(live);
+    return true;
+  }
+
+  private stamp(): string {
+    return this.options.now().toISOString();
+  }
+
+  private async startTurn(live: LiveSession, message: QueuedMessage, how: "run" | "retry"): Promise<void> {
+    const turnId = newTurnId();
+    const request = buildTurnRequest({
+      record: live.record,
+      message,
+      history: live.history,
+      settings: this.options.settings,
+      turnId,
+    });
+    await live.update((r) => ({
+      ...r,
+      title: r.title || message.text.trim().slice(0, TITLE_CHARS),
+      turns: how === "run" ? r.turns + 1 : r.turns,
+      queue: r.queue.filter((m) => m !== message),
+      pendingTurn: {
+        turnId,
+        request: requestToJSON(withMessages(request, [])),
+        startedAt: this.stamp(),
+      },
+    }));
+    await this.drive(live, request, how);
+  }
+
+  private async resumeTurn(live: LiveSession): Promise<void> {
+    const marker = live.record.pendingTurn;
+    if (!marker) return;
+    let request: ConversationExecutionRequest;
+    try {
+      request = rebuildTurnRequest(marker.request, live.history);
+    } catch (error) {
+      this.options.logger.error({ err: error, sessionId: live.id }, "stored turn is unreadable; dropping it");
+      await this.finish(live, { status: "error", usage: undefined, finalText: "" });
+      return;
+    }
+    if (unansweredToolCalls(live.history).length === 0 && live.history.at(-1)?.role !== "tool") {
+      // The turn had finished its calls when the process stopped: nothing to continue.
+      await this.finish(live, { status: "completed", usage: undefined, finalText: "" });
+      return;
+    }
+    await this.drive(live, request, "resume");
+  }
+
+  private async drive(
+    live: LiveSession,
+    request: ConversationExecutionRequest,
+    how: "run" | "resume" | "retry",
+  ) {
+    const logger = this.options.logger.child({ sessionId: live.id, turnId: request.turnId });
+    live.activeTurn = {
+      turnId: request.turnId,
+      requester: {
+        platform: live.record.target.platform,
+        userId: request.requester.userId,
+        name: request.requester.displayName,
+      },
+    };
+    let outcome: TurnOutcome = { status: "error", usage: undefined, finalText: "" };
+    try {
+      const events =
+        how === "run"
+          ? live.engine.run(request)
+          : how === "retry"
+            ? live.engine.retry(request)
+            : live.engine.resume(request);
+      outcome = await driveTurn({
+        events,
+        output: this.options.outputFor(live.record.target),
+        ids: { sessionId: live.id, turnId: request.turnId },
+        logger,
+      });
+    } catch (error) {
+      logger.error({ err: error }, "turn failed");
+      await this.notify(live, `The turn failed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      live.activeTurn = undefined;
+    }
+    if (live.untakenSteering.length > 0) {
+      this.options.rebind(live);
+      await live.update((r) => ({ ...r, queue: r.queue.map(({ steered: _, ...m }) => m) }));
+    }
+    await this.finish(live, outcome);
+  }
+
+  private async finish(live: LiveSession, outcome: TurnOutcome): Promise<void> {
+    await live.update((r) => {
+      const { pendingTurn: _, ...rest } = r;
+      return {
+        ...rest,
+        usage: addUsage(r.usage, outcome.usage) ?? ZERO_USAGE,
+        downloadedFiles: [...live.facts.downloadedFiles],
+      };
+    });
+  }
+
+  private async notify(live: LiveSession, text: string): Promise<void> {
+    try {
+      await this.options.outputFor(live.record.target)?.postText(text);
+    } catch (error) {
+      this.options.logger.warn({ err: error, sessionId: live.id }, "posting a notice failed");
+    }
+  }
+}
+
+/** Resolve with the promise, or after `ms` regardless (the timer never holds the process). */
+async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  try {
+    await Promise.race([promise.then(() => undefined), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

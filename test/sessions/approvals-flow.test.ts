@@ -1,0 +1,215 @@
+import { describe, expect, it } from "vitest";
+import { PendingStore } from "../../src/approvals/pending-store.js";
+import type { Card } from "../../src/approvals/card.js";
+import { TOOL_RESULT } from "../../src/engine/tool-results.js";
+import { textStep, toolStep } from "../support/scripted-provider.js";
+import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread } from "./helpers/harness.js";
+
+/** Start a turn whose first step calls write_note (needs approval) and wait for the card. */
+async function suspendAtApproval(h: Harness, text = "hi"): Promise<Card> {
+  await h.manager.receive(message(`write ${text}`));
+  const out = h.outputs.for(thread());
+  return h.outputs.until(
+    () => out.latestCards.find((c) => c.kind === "approval" && c.buttons.length > 0),
+    "card",
+  );
+}
+
+const pressAs = (h: Harness, card: Card, user = ANA, action = "once") =>
+  h.manager.press({ kind: "card", platform: "slack", pendingId: card.pendingId, action, user });
+
+describe("approvals through the session manager", () => {
+  it("persists the pending approval before posting its card, then runs the approved call once", async () => {
+    const h = await makeHarness({
+      steps: [toolStep(["c1", "write_note", { text: "hi" }]), textStep("done")],
+    });
+    const pending = new PendingStore(h.store);
+    const seenAtPost: string[] = [];
+    h.outputs.onPostCard = async (card) => {
+      const item = await pending.get(card.pendingId);
+      seenAtPost.push(`${item?.status}:${item?.callId}`);
+    };
+    const card = await suspendAtApproval(h);
+    expect(seenAtPost).toEqual(["pending:c1"]);
+    expect(card.pendingId).toMatch(/^[A-Za-z0-9_-]{20}$/);
+    expect(card.buttons.map((b) => [b.action, b.style])).toEqual([
+      ["once", "primary"],
+      ["always_tool", "default"],
+      ["deny", "danger"],
+    ]);
+    expect(h.runs.count("c1")).toBe(0);
+
+    expect(await pressAs(h, card)).toMatchObject({ status: "accepted" });
+    await h.manager.idle();
+    const out = h.outputs.for(thread());
+    expect(h.runs.count("c1")).toBe(1);
+    expect(out.card(card.pendingId)).toMatchObject({ buttons: [], outcome: "Approved by Ana" });
+    const last = out.closedTurns.at(-1)!;
+    expect(last.events.at(-1)).toMatchObject({
+      type: "turn-completed",
+      status: "completed",
+      finalText: "done",
+    });
+    h.provider.assertAllConsumed();
+  });
+
+  it("first press wins: a second press is told it is already decided and changes nothing", async () => {
+    const h = await makeHarness({ steps: [toolStep(["c1", "write_note", { text: "x" }]), textStep("ok")] });
+    const card = await suspendAtApproval(h);
+    const [a, b] = await Promise.all([pressAs(h, card, ANA, "once"), pressAs(h, card, BOSS, "deny")]);
+    expect([a.status, b.status].sort()).toEqual(["accepted", "already_decided"]);
+    await h.manager.idle();
+    const again = await pressAs(h, card, ANA, "deny");
+    expect(again.status).toBe("already_decided");
+    const outcome = h.outputs.for(thread()).card(card.pendingId)?.outcome;
+    expect(h.runs.count("c1")).toBe(a.status === "accepted" ? 1 : 0);
+    expect(outcome).toBe(a.status === "accepted" ? "Approved by Ana" : "Denied by Boss");
+  });
+
+  it("refuses a press by someone who is neither the requester nor an approver", async () => {
+    const h = await makeHarness({ steps: [toolStep(["c1", "write_note", { text: "x" }]), textStep("ok")] });
+    const card = await suspendAtApproval(h);
+    const refused = await pressAs(h, card, BEN, "once");
+    expect(refused.status).toBe("not_allowed");
+    expect(refused.message).toMatch(/Only Ana or a configured approver/);
+    // Same user id on another platform is someone else, too.
+    const otherPlatform = await h.manager.press({
+      kind: "card",
+      platform: "telegram",
+      pendingId: card.pendingId,
+      action: "once",
+      user: ANA,
+    });
+    expect(otherPlatform.status).toBe("not_allowed");
+    expect(h.outputs.for(thread()).card(card.pendingId)?.buttons).toHaveLength(3);
+    expect(h.runs.count("c1")).toBe(0);
+    // A configured approver may decide.
+    expect((await pressAs(h, card, BOSS, "deny")).status).toBe("accepted");
+    await h.manager.idle();
+    expect(h.runs.count("c1")).toBe(0);
+    expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe("Denied by Boss");
+  });
+
+  it("accepts per-channel approvers only in their channel", async () => {
+    const h = await makeHarness({
+      steps: [toolStep(["c1", "write_note", { text: "x" }]), textStep("ok")],
+      overrides: {
+        approvals: { approvers: [], perChannel: { "slack:C1": ["slack:U_BEN"] }, ttlMs: 3_600_000 },
+      },
+    });
+    const card = await suspendAtApproval(h);
+    expect((await pressAs(h, card, BOSS)).status).toBe("not_allowed");
+    expect((await pressAs(h, card, BEN)).status).toBe("accepted");
+    await h.manager.idle();
+    expect(h.runs.count("c1")).toBe(1);
+  });
+
+  it("rejects a stale card whose call no longer matches the waiting call", async () => {
+    const h = await makeHarness({ steps: [toolStep(["c1", "write_note", { text: "x" }]), textStep("ok")] });
+    const card = await suspendAtApproval(h);
+    // The stored item now describes different arguments than the call that waits.
+    const space = h.store.space("approvals");
+    const raw = await space.get<{ data: Record<string, unknown> }>(`item:${card.pendingId}`);
+    await space.set(`item:${card.pendingId}`, { ...raw, data: { ...raw!.data, argsHash: "0".repeat(64) } });
+    const stale = await pressAs(h, card, ANA, "once");
+    expect(stale).toMatchObject({ status: "invalid", message: expect.stringMatching(/out of date/) });
+    expect(h.runs.count("c1")).toBe(0);
+    expect((await new PendingStore(h.store).get(card.pendingId))?.status).toBe("pending");
+    await h.manager.command(thread(), ANA, "stop", []);
+    await h.manager.idle();
+    expect(h.runs.count("c1")).toBe(0);
+  });
+
+  it("rejects an action the card does not offer", async () => {
+    const h = await makeHarness({ steps: [toolStep(["c1", "write_note", { text: "x" }]), textStep("ok")] });
+    const card = await suspendAtApproval(h);
+    expect((await pressAs(h, card, ANA, "always_domain")).status).toBe("invalid");
+    expect((await pressAs(h, card, ANA, "q0:o0")).status).toBe("invalid");
+    expect(
+      (
+        await h.manager.press({
+          kind: "card",
+          platform: "slack",
+          pendingId: "nope",
+          action: "once",
+          user: ANA,
+        })
+      ).status,
+    ).toBe("unknown");
+    await pressAs(h, card, ANA, "deny");
+    await h.manager.idle();
+  });
+
+  it("an expired approval resolves as deny and its card says so", async () => {
+    const h = await makeHarness({
+      steps: [toolStep(["c1", "write_note", { text: "x" }]), textStep("not done")],
+      overrides: { approvals: { approvers: [], ttlMs: 30 } },
+    });
+    const card = await suspendAtApproval(h);
+    const out = h.outputs.for(thread());
+    await h.outputs.until(() => out.card(card.pendingId)?.outcome, "expiry");
+    await h.manager.idle();
+    expect(out.card(card.pendingId)).toMatchObject({ buttons: [], outcome: "Expired — no decision in time" });
+    expect(h.runs.count("c1")).toBe(0);
+    expect((await pressAs(h, card)).status).toBe("expired");
+    const request = h.provider.lastRequest;
+    expect(request.messages.find((m) => m.role === "tool")).toMatchObject({
+      content: TOOL_RESULT.deniedByUser,
+    });
+  });
+
+  it("'always allow' stores a grant with the session, shown by status and revocable", async () => {
+    const h = await makeHarness({
+      steps: [
+        toolStep(["c1", "write_note", { text: "one" }]),
+        textStep("first"),
+        toolStep(["c2", "write_note", { text: "two" }]),
+        textStep("second"),
+      ],
+    });
+    const card = await suspendAtApproval(h, "one");
+    expect(card.buttons.find((b) => b.action === "always_tool")?.label).toBe("Always allow write_note");
+    await pressAs(h, card, ANA, "always_tool");
+    await h.manager.idle();
+    expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe(
+      "Approved by Ana — Always allow write_note",
+    );
+    expect(await h.manager.command(thread(), ANA, "grants", [])).toBe("1. always allow tool write_note");
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(
+      /Grants:\n1\. always allow tool write_note/,
+    );
+    // The grant lets the next call run without a card.
+    await h.manager.receive(message("write two"));
+    await h.manager.idle();
+    expect(h.runs.count("c2")).toBe(1);
+    expect(h.outputs.for(thread()).cards).toHaveLength(1);
+    expect(await h.manager.command(thread(), ANA, "grants", ["revoke", "1"])).toMatch(/Revoked grant 1/);
+    expect(await h.manager.command(thread(), ANA, "grants", [])).toBe("No standing grants in this session.");
+  });
+
+  it("text fallback: 'approve <id>' and 'deny <id>' typed in the thread decide like buttons", async () => {
+    const h = await makeHarness({
+      steps: [
+        toolStep(["c1", "write_note", { text: "a" }]),
+        textStep("approved one"),
+        toolStep(["c2", "write_note", { text: "b" }]),
+        textStep("denied one"),
+      ],
+    });
+    const first = await suspendAtApproval(h, "a");
+    expect(first.footer).toContain(`approve ${first.pendingId}`);
+    expect((await h.manager.receive(message(`approve ${first.pendingId}`, { user: BEN }))).status).toBe(
+      "command",
+    );
+    const out = h.outputs.for(thread());
+    expect(out.texts.at(-1)).toMatch(/Only Ana/);
+    expect((await h.manager.receive(message(`approve ${first.pendingId}`))).status).toBe("command");
+    await h.manager.idle();
+    expect(h.runs.count("c1")).toBe(1);
+    const second = await suspendAtApproval(h, "b");
+    expect(await h.manager.command(thread(), ANA, "deny", [second.pendingId])).toMatch(/Decided by Ana/);
+    await h.manager.idle();
+    expect(h.runs.count("c2")).toBe(0);
+    expect(out.card(second.pendingId)?.outcome).toBe("Denied by Ana");
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * RecordingOutput: a fake channel for session tests. One recorder per thread records every turn's
+ * events, posted and updated cards and plain texts; `RecordingOutputs` is the factory a test
+ * registers for a platform. Tests await conditions (`until`) that are re-checked on every change,
+ * never on a timer.
+ */
+import type { Card, CardRef } from "../../src/approvals/card.js";
+import type { AgentEvent } from "../../src/engine/events.js";
+import {
+  type ThreadOutput,
+  type ThreadOutputFactory,
+  type ThreadTarget,
+  type TurnRenderer,
+  sessionKeyOf,
+} from "../../src/sessions/contracts.js";
+
+export interface RecordedTurn {
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly events: AgentEvent[];
+  closed: boolean;
+}
+
+export interface RecordedCard {
+  readonly ref: CardRef;
+  /** Every version of the card, first the posted one. */
+  readonly versions: Card[];
+}
+
+type Listener = () => void;
+
+/** Records everything the session layer sends to one thread. */
+export class RecordingOutput implements ThreadOutput {
+  readonly turns: RecordedTurn[] = [];
+  readonly cards: RecordedCard[] = [];
+  readonly texts: string[] = [];
+
+  constructor(
+    readonly target: ThreadTarget,
+    private readonly changed: () => void,
+    private readonly nextRef: () => string,
+    private readonly onPostCard: (card: Card) => Promise<void>,
+  ) {}
+
+  beginTurn(info: { readonly sessionId: string; readonly turnId: string }): TurnRenderer {
+    const turn: RecordedTurn = { ...info, events: [], closed: false };
+    this.turns.push(turn);
+    this.changed();
+    return {
+      handle: async (event) => {
+        turn.events.push(event);
+        this.changed();
+      },
+      close: async () => {
+        turn.closed = true;
+        this.changed();
+      },
+    };
+  }
+
+  async postCard(card: Card): Promise<CardRef> {
+    await this.onPostCard(card);
+    const ref = { messageId: this.nextRef() };
+    this.cards.push({ ref, versions: [card] });
+    this.changed();
+    return ref;
+  }
+
+  async updateCard(ref: CardRef, card: Card): Promise<void> {
+    const found = this.cards.find((c) => c.ref.messageId === ref.messageId);
+    if (!found) throw new Error(`updateCard: unknown card ${ref.messageId}`);
+    found.versions.push(card);
+    this.changed();
+  }
+
+  async postText(text: string): Promise<void> {
+    this.texts.push(text);
+    this.changed();
+  }
+
+  /** The latest version of every card. */
+  get latestCards(): Card[] {
+    return this.cards.map((c) => c.versions.at(-1)!);
+  }
+
+  /** The latest version of the card for a pending id. */
+  card(pendingId: string): Card | undefined {
+    return this.latestCards.find((c) => c.pendingId === pendingId);
+  }
+
+  /** Closed turns, in order. */
+  get closedTurns(): RecordedTurn[] {
+    return this.turns.filter((t) => t.closed);
+  }
+
+  /** Concatenated text deltas of a turn. */
+  static textOf(turn: RecordedTurn): string {
+    return turn.events.map((e) => (e.type === "text-delta" ? e.delta : "")).join("");
+  }
+}
+
+/** One recorder per thread, and waiting on conditions across all of them. */
+export class RecordingOutputs {
+  private readonly byThread = new Map<string, RecordingOutput>();
+  private readonly listeners = new Set<Listener>();
+  private refs = 0;
+  /** Runs inside every postCard before it returns (to observe what was persisted by then). */
+  onPostCard: (card: Card) => Promise<void> = async () => undefined;
+
+  /** The factory to register with the session layer. */
+  readonly factory: ThreadOutputFactory = (target) => this.for(target);
+
+  /** The recorder of a thread (created on first use). */
+  for(target: ThreadTarget): RecordingOutput {
+    const key = sessionKeyOf(target);
+    let output = this.byThread.get(key);
+    if (!output) {
+      output = new RecordingOutput(
+        target,
+        () => this.notify(),
+        () => `m${++this.refs}`,
+        (card) => this.onPostCard(card),
+      );
+      this.byThread.set(key, output);
+    }
+    return output;
+  }
+
+  /** Resolve once `condition` holds (checked now and after every recorded change). */
+  until<T>(condition: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const value = condition();
+        if (value === undefined || value === false) return false;
+        this.listeners.delete(check);
+        clearTimeout(timer);
+        resolve(value);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        this.listeners.delete(check);
+        reject(new Error(`timed out waiting for: ${what}`));
+      }, timeoutMs);
+      if (!check()) this.listeners.add(check);
+    });
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+}
