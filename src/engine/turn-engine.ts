@@ -136,6 +136,7 @@ export class TurnEngine {
     return this.current ? [...this.current.history] : this.lastHistory;
   }
 
+  /** Whether a run / resume / retry is in progress. */
   get isRunning(): boolean {
     return this.current !== undefined;
   }

@@ -54,6 +54,7 @@ describe("TurnEngine basics", () => {
     const events = await collect(h.engine.run(makeRequest()));
     expect(completion(events)).toMatchObject({ status: "completed", iterations: 2, finalText: "done" });
     expect(resultOf(h.engine.messages, "c1")).toBe('read_file done: {"path":"a.txt"}');
+    expect([...h.persistence.started]).toEqual(["c1"]);
     expect(ofType(events, "tool-output-delta")[0]).toMatchObject({
       callId: "c1",
       delta: "running read_file",
