@@ -1,0 +1,73 @@
+/**
+ * McpManager: starts every configured MCP server, supervises them (failures are reported through
+ * `onNotice` and the logger, and restarted with backoff — never thrown into the process) and
+ * hands out their tools as agent tools.
+ */
+import type { McpServerConfig } from "../../config/schema.js";
+import type { AnyTool } from "../tool.js";
+import {
+  type McpConnectionTiming,
+  type McpLogger,
+  McpServerConnection,
+  type McpServerState,
+} from "./mcp-server-connection.js";
+import { mcpToolsOf } from "./mcp-tools.js";
+
+/** Configuration of the manager. */
+export interface McpManagerOptions {
+  /** config tools.mcp_servers, by server name. */
+  readonly servers: Readonly<Record<string, McpServerConfig>>;
+  /** One-line reports for people (server failed, restarting, back again). */
+  readonly onNotice?: (message: string) => void;
+  readonly logger?: McpLogger;
+  /** Working directory of stdio servers (default: this process's). */
+  readonly cwd?: string;
+  readonly timing?: Partial<McpConnectionTiming>;
+  /** Cap of one tool result (default 30,000 characters). */
+  readonly outputMaxChars?: number;
+}
+
+const DEFAULT_TIMING: McpConnectionTiming = {
+  startTimeoutMs: 30_000,
+  callTimeoutMs: 120_000,
+  restartInitialMs: 1_000,
+  restartMaxMs: 60_000,
+  stableAfterMs: 60_000,
+};
+
+/** Starts, supervises and exposes the configured MCP servers. */
+export class McpManager {
+  private readonly connections: McpServerConnection[];
+  private readonly outputMaxChars: number | undefined;
+
+  /** Nothing starts until `start()`. */
+  constructor(options: McpManagerOptions) {
+    const timing = { ...DEFAULT_TIMING, ...options.timing };
+    const notice = options.onNotice ?? (() => undefined);
+    this.outputMaxChars = options.outputMaxChars;
+    this.connections = Object.entries(options.servers).map(
+      ([name, config]) => new McpServerConnection(name, config, timing, notice, options.logger, options.cwd),
+    );
+  }
+
+  /** Start all servers in parallel; resolves when each has connected or failed once (never rejects). */
+  async start(): Promise<void> {
+    await Promise.all(this.connections.map((connection) => connection.start()));
+  }
+
+  /** The agent tools of every server, from each server's latest tool listing (names unique). */
+  tools(): AnyTool[] {
+    const taken = new Set<string>();
+    return this.connections.flatMap((connection) => mcpToolsOf(connection, taken, this.outputMaxChars));
+  }
+
+  /** Each server's state (for status commands and health checks). */
+  status(): Record<string, McpServerState> {
+    return Object.fromEntries(this.connections.map((connection) => [connection.name, connection.state]));
+  }
+
+  /** Stop all servers and cancel pending restarts. */
+  async close(): Promise<void> {
+    await Promise.all(this.connections.map((connection) => connection.close()));
+  }
+}

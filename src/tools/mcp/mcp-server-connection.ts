@@ -1,0 +1,200 @@
+/**
+ * One MCP server connection: starts the server (stdio child process with a clean environment, or
+ * streamable HTTP), lists its tools, and keeps it alive — a server that fails to start or stops
+ * is reported (notice + log line) and restarted with exponential backoff. Calls while it is down
+ * fail fast with McpUnavailableError; nothing here ever throws into the process.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig } from "../../config/schema.js";
+import { cleanEnv } from "../shell/clean-env.js";
+
+/** What the connection reports through; pino's Logger fits. */
+export interface McpLogger {
+  info(object: Record<string, unknown>, message: string): void;
+  warn(object: Record<string, unknown>, message: string): void;
+}
+
+export type McpServerState = "starting" | "ready" | "down" | "closed";
+
+/** Timing of one connection. */
+export interface McpConnectionTiming {
+  /** Connect + initialize + list tools (default 30 s). */
+  readonly startTimeoutMs: number;
+  /** One tool call (default 120 s). */
+  readonly callTimeoutMs: number;
+  /** First restart delay, doubled per failed attempt (default 1 s) … */
+  readonly restartInitialMs: number;
+  /** … up to this (default 60 s). */
+  readonly restartMaxMs: number;
+  /** A server that ran this long before stopping restarts from the initial delay again (default 60 s). */
+  readonly stableAfterMs: number;
+}
+
+/** Thrown by `callTool` while the server is not connected. */
+export class McpUnavailableError extends Error {
+  override readonly name = "McpUnavailableError";
+}
+
+const STDERR_LINES_KEPT = 40;
+
+/** A supervised connection to one configured MCP server. */
+export class McpServerConnection {
+  private stateValue: McpServerState = "starting";
+  private client: Client | undefined;
+  private toolList: readonly Tool[] = [];
+  private attempt = 0;
+  private readySince = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly stderrTail: string[] = [];
+
+  /** `notice` gets one-line, user-facing reports; `cwd` is where stdio servers start. */
+  constructor(
+    readonly name: string,
+    readonly config: McpServerConfig,
+    private readonly timing: McpConnectionTiming,
+    private readonly notice: (message: string) => void,
+    private readonly logger: McpLogger | undefined,
+    private readonly cwd: string | undefined,
+  ) {}
+
+  /** Current state. */
+  get state(): McpServerState {
+    return this.stateValue;
+  }
+
+  /** The tools from the latest successful listing (kept while the server restarts). */
+  get tools(): readonly Tool[] {
+    return this.toolList;
+  }
+
+  private get closed(): boolean {
+    return this.stateValue === "closed";
+  }
+
+  /** Connect once; on failure a restart is scheduled. Resolves either way. */
+  async start(): Promise<void> {
+    if (this.closed) return;
+    this.stateValue = "starting";
+    this.stderrTail.length = 0;
+    const client = new Client({ name: "coworker", version: "0.1.0" }, { capabilities: {} });
+    this.client = client;
+    try {
+      const transport = this.createTransport();
+      client.onclose = () => this.handleClose(client);
+      client.onerror = (error) => this.logger?.warn({ server: this.name, err: error }, "MCP transport error");
+      await client.connect(transport, { timeout: this.timing.startTimeoutMs });
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {}, {
+          timeout: this.timing.startTimeoutMs,
+        });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+      if (this.client !== client || this.closed) return;
+      const wasRestart = this.attempt > 0;
+      this.toolList = tools;
+      this.stateValue = "ready";
+      this.readySince = Date.now();
+      this.logger?.info({ server: this.name, tools: tools.length }, "MCP server ready");
+      if (wasRestart) this.notice(`MCP server "${this.name}" is running again (${tools.length} tools).`);
+    } catch (error) {
+      if (this.client !== client || this.closed) return;
+      this.client = undefined;
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+      this.scheduleRestart(`failed to start: ${this.describe(error)}`);
+    }
+  }
+
+  private createTransport(): Transport {
+    if (this.config.transport === "http") {
+      return new StreamableHTTPClientTransport(new URL(this.config.url), {
+        requestInit: { headers: { ...this.config.headers } },
+      });
+    }
+    const transport = new StdioClientTransport({
+      command: this.config.command,
+      args: [...this.config.args],
+      env: cleanEnv(this.config.env),
+      stderr: "pipe",
+      ...(this.cwd ? { cwd: this.cwd } : {}),
+    });
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      for (const line of chunk.toString("utf8").split("\n")) {
+        if (line.trim() === "") continue;
+        this.stderrTail.push(line.slice(0, 500));
+        if (this.stderrTail.length > STDERR_LINES_KEPT) this.stderrTail.shift();
+        this.logger?.info({ server: this.name }, `MCP stderr: ${line.slice(0, 500)}`);
+      }
+    });
+    return transport;
+  }
+
+  /** The most telling recent stderr line: a thrown error's message, else an error-like line, else the last. */
+  private stderrHint(): string | undefined {
+    const lines = this.stderrTail.filter((line) => !/^\s+at /.test(line));
+    const thrown = lines.filter((line) => /^\s*[\w.]*(Error|Exception)\b/.test(line));
+    const errorLike = lines.filter((line) => /error|exception|fatal|cannot|not found|denied/i.test(line));
+    return thrown.at(-1) ?? errorLike.at(-1) ?? lines.at(-1);
+  }
+
+  private describe(error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    const hint = this.stderrHint();
+    return hint ? `${message} (stderr: ${hint.trim()})` : message;
+  }
+
+  private handleClose(client: Client): void {
+    if (this.client !== client || this.stateValue === "closed" || this.stateValue === "starting") return;
+    this.client = undefined;
+    if (Date.now() - this.readySince >= this.timing.stableAfterMs) this.attempt = 0;
+    const hint = this.stderrHint();
+    this.scheduleRestart(`stopped unexpectedly${hint ? ` (stderr: ${hint.trim()})` : ""}`);
+  }
+
+  private scheduleRestart(why: string): void {
+    this.stateValue = "down";
+    const delay = Math.min(this.timing.restartInitialMs * 2 ** this.attempt, this.timing.restartMaxMs);
+    this.attempt += 1;
+    const message = `MCP server "${this.name}" ${why}; restarting in ${Math.round(delay / 100) / 10} s.`;
+    this.logger?.warn({ server: this.name, attempt: this.attempt, delayMs: delay }, message);
+    this.notice(message);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.start(), delay);
+    this.timer.unref();
+  }
+
+  /** Call a tool by its server-side name; throws McpUnavailableError while the server is down. */
+  async callTool(
+    toolName: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    const client = this.client;
+    if (this.stateValue !== "ready" || !client) {
+      throw new McpUnavailableError(
+        `MCP server "${this.name}" is not available right now (${this.stateValue}); it is being restarted, try again later`,
+      );
+    }
+    const result = await client.callTool({ name: toolName, arguments: args }, undefined, {
+      signal,
+      timeout: this.timing.callTimeoutMs,
+    });
+    return result as CallToolResult;
+  }
+
+  /** Stop for good: cancel restarts and close the connection (the stdio child is terminated). */
+  async close(): Promise<void> {
+    this.stateValue = "closed";
+    clearTimeout(this.timer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+  }
+}
