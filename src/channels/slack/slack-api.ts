@@ -1,0 +1,95 @@
+/**
+ * The Web API clients the channel talks through, and how their failures are read. Two clients
+ * with the same token and base URL: `api` for posts, cards and final updates, `edits` for
+ * best-effort live edits. Both reject rate-limited calls instead of pausing their whole queue
+ * (the SDK default), so one busy channel never stalls the others: `callWithRetry` waits out
+ * Retry-After for the calls that must land, and live edits simply skip a beat.
+ */
+import { webApi } from "@slack/bolt";
+import type { Logger } from "pino";
+import { sdkLogger } from "./slack-logger.js";
+
+export type WebClient = InstanceType<typeof webApi.WebClient>;
+
+export interface SlackClients {
+  readonly api: WebClient;
+  readonly edits: WebClient;
+}
+
+export interface ClientOptions {
+  readonly token: string;
+  /** Base URL with a trailing slash, e.g. "https://slack.com/api/". */
+  readonly slackApiUrl: string;
+  readonly logger: Logger;
+}
+
+/** Ensure the base URL ends in "/" (the SDK appends method names to it). */
+export function withTrailingSlash(url: string): string {
+  return url.endsWith("/") ? url : `${url}/`;
+}
+
+/** Build the two clients. */
+export function createClients(options: ClientOptions): SlackClients {
+  const common = {
+    slackApiUrl: withTrailingSlash(options.slackApiUrl),
+    rejectRateLimitedCalls: true,
+    logger: sdkLogger(options.logger, "slack-web"),
+  };
+  return {
+    api: new webApi.WebClient(options.token, {
+      ...common,
+      timeout: 30_000,
+      retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
+    }),
+    edits: new webApi.WebClient(options.token, { ...common, timeout: 10_000, retryConfig: { retries: 0 } }),
+  };
+}
+
+/** Slack's error code of a failed call ("ratelimited" for 429s), or undefined for other failures. */
+export function slackErrorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const e = error as { code?: unknown; data?: { error?: unknown } };
+  if (e.code === webApi.ErrorCode.RateLimitedError) return "ratelimited";
+  if (e.code === webApi.ErrorCode.PlatformError && typeof e.data?.error === "string") return e.data.error;
+  return undefined;
+}
+
+/** Milliseconds Slack asked us to wait (Retry-After), for a rate-limited failure. */
+export function retryAfterMs(error: unknown): number | undefined {
+  if (slackErrorCode(error) !== "ratelimited") return undefined;
+  const seconds = (error as { retryAfter?: unknown }).retryAfter;
+  return typeof seconds === "number" && Number.isFinite(seconds) ? Math.max(0, seconds) * 1_000 : 1_000;
+}
+
+/** A short description of any failure, for logs. */
+export function describeError(error: unknown): string {
+  const code = slackErrorCode(error);
+  if (code) return code;
+  return error instanceof Error ? error.message : String(error);
+}
+
+export interface RetryOptions {
+  /** Attempts in total (default 5). */
+  readonly attempts?: number;
+  /** Longest single wait honoured (default 60 s); longer Retry-After values fail the call. */
+  readonly maxWaitMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Run `call`, waiting out Retry-After and trying again while Slack rate-limits it. */
+export async function callWithRetry<T>(call: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
+  const attempts = options.attempts ?? 5;
+  const maxWaitMs = options.maxWaitMs ?? 60_000;
+  const sleep = options.sleep ?? defaultSleep;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await call();
+    } catch (error) {
+      const wait = retryAfterMs(error);
+      if (wait === undefined || attempt >= attempts || wait > maxWaitMs) throw error;
+      await sleep(wait);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * NativeOps: the ordered queue of what a turn still has to send to its native stream — answer
+ * text, task cards for tool calls and plan steps, notes — drained in order on each flush, with
+ * neighbouring text merged into one append. It remembers how the stream ended, if it did.
+ */
+import type { types } from "@slack/bolt";
+import type { PlanStep } from "../../engine/events.js";
+import { formatDuration, type ToolLineState, toolLabel } from "./slack-status-lines.js";
+import type { NativeStream, StreamResult } from "./slack-stream.js";
+
+type Op =
+  | { readonly kind: "text"; readonly text: string }
+  | { readonly kind: "task"; readonly chunk: types.TaskUpdateChunk };
+
+const PLAN_STATUS: Readonly<Record<PlanStep["status"], types.TaskUpdateChunk["status"]>> = {
+  pending: "pending",
+  in_progress: "in_progress",
+  done: "complete",
+};
+
+/** The task card of one tool call. */
+export function toolTask(state: ToolLineState): types.TaskUpdateChunk {
+  const base = { type: "task_update" as const, id: state.callId, title: toolLabel(state) };
+  if (state.waiting === "approval") return { ...base, status: "pending", details: "waiting for approval" };
+  if (state.waiting === "answer") return { ...base, status: "pending", details: "waiting for your answer" };
+  const took = state.durationMs !== undefined ? formatDuration(state.durationMs) : undefined;
+  switch (state.status) {
+    case "running":
+      return { ...base, status: "in_progress" };
+    case "ok":
+      return took ? { ...base, status: "complete", details: took } : { ...base, status: "complete" };
+    case "error":
+      return took ? { ...base, status: "error", details: took } : { ...base, status: "error" };
+    case "denied":
+      return { ...base, status: "error", details: "denied" };
+    case "interrupted":
+      return { ...base, status: "error", details: "interrupted" };
+    case "not_started":
+      return { ...base, status: "error", details: "not run" };
+  }
+}
+
+export class NativeOps {
+  private ops: Op[] = [];
+  private streamedSinceDone = false;
+  private lastWasText = false;
+  private wroteAny = false;
+  /** How the stream ended, once it did ("ok" never ends it). */
+  result: StreamResult | undefined;
+
+  constructor(readonly stream: NativeStream) {}
+
+  /** Whether the stream can no longer be used. */
+  get ended(): boolean {
+    return this.result !== undefined && this.result !== "ok";
+  }
+
+  /** Record an external failure (e.g. of the final stop). */
+  fail(result: StreamResult): void {
+    this.result = result;
+  }
+
+  text(delta: string): void {
+    if (delta.length === 0) return;
+    if (!this.lastWasText && this.wroteAny) this.ops.push({ kind: "text", text: "\n\n" });
+    this.ops.push({ kind: "text", text: delta });
+    this.streamedSinceDone = true;
+    this.lastWasText = true;
+    this.wroteAny = true;
+  }
+
+  /** An assistant message ended; if none of it was streamed (no deltas), send it whole. */
+  messageDone(content: string): void {
+    if (!this.streamedSinceDone && content.trim().length > 0) this.text(content);
+    this.streamedSinceDone = false;
+    this.lastWasText = false;
+  }
+
+  tool(state: ToolLineState): void {
+    this.ops.push({ kind: "task", chunk: toolTask(state) });
+    this.lastWasText = false;
+  }
+
+  plan(steps: readonly PlanStep[]): void {
+    steps.forEach((step, index) => {
+      this.ops.push({
+        kind: "task",
+        chunk: {
+          type: "task_update",
+          id: `plan-${index}`,
+          title: step.title,
+          status: PLAN_STATUS[step.status],
+        },
+      });
+    });
+    this.lastWasText = false;
+  }
+
+  note(mrkdwn: string): void {
+    this.text(`> ${mrkdwn}`);
+    this.lastWasText = false;
+  }
+
+  /** Send everything queued, in order; unless final, also flush text the helper still buffers. */
+  async drain(final: boolean): Promise<void> {
+    while (this.ops.length > 0 && !this.ended) {
+      const first = this.ops[0] as Op;
+      let run = 1;
+      while (run < this.ops.length && (this.ops[run] as Op).kind === first.kind) run += 1;
+      const batch = this.ops.splice(0, run);
+      this.result =
+        first.kind === "text"
+          ? await this.stream.appendText(batch.map((op) => (op.kind === "text" ? op.text : "")).join(""))
+          : await this.stream.tasks(batch.flatMap((op) => (op.kind === "task" ? [op.chunk] : [])));
+    }
+    if (!final && !this.ended) this.result = await this.stream.flush();
+  }
+}

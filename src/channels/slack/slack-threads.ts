@@ -1,0 +1,47 @@
+/**
+ * ThreadRegistry: which Slack threads the bot is part of, so a thread reply without a mention
+ * continues the conversation. Local knowledge first (threads the bot accepted a message in or
+ * posted into during this process, bounded), then — for threads it has no record of, as after a
+ * restart — the session layer's optional `hasSession`. Also remembers each person's latest
+ * thread per channel, the target of slash commands (Slack does not allow them inside threads).
+ */
+import type { ConversationService, ThreadTarget } from "../../sessions/contracts.js";
+import { LruCache } from "../../sessions/lru.js";
+
+export class ThreadRegistry {
+  private readonly threads: LruCache<string, true>;
+  private readonly latest: LruCache<string, string>;
+
+  constructor(
+    private readonly service: Pick<ConversationService, "hasSession">,
+    capacity = 50_000,
+  ) {
+    this.threads = new LruCache(capacity);
+    this.latest = new LruCache(capacity);
+  }
+
+  /** The bot takes part in this thread. */
+  remember(channel: string, threadTs: string): void {
+    this.threads.set(`${channel}:${threadTs}`, true);
+  }
+
+  /** Whether the bot takes part in the target's thread (asking the session layer on a miss). */
+  async isPartOf(target: ThreadTarget): Promise<boolean> {
+    if (target.thread === undefined) return false;
+    if (this.threads.get(`${target.channel}:${target.thread}`)) return true;
+    if (!this.service.hasSession) return false;
+    const known = await this.service.hasSession(target);
+    if (known) this.remember(target.channel, target.thread);
+    return known;
+  }
+
+  /** Record the thread a person last talked to the bot in, in this channel. */
+  rememberLatest(channel: string, userId: string, threadTs: string): void {
+    this.latest.set(`${channel}:${userId}`, threadTs);
+  }
+
+  /** The thread a person last talked to the bot in, in this channel. */
+  latestThread(channel: string, userId: string): string | undefined {
+    return this.latest.get(`${channel}:${userId}`);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * UserDirectory: Slack user ids → display names (users.info), cached with a TTL so a busy
+ * thread costs one lookup per person. A failed lookup falls back to the id and is not cached.
+ */
+import type { Logger } from "pino";
+import type { PlatformUser } from "../../sessions/contracts.js";
+import { LruCache } from "../../sessions/lru.js";
+import { describeError, type WebClient } from "./slack-api.js";
+
+const TTL_MS = 60 * 60 * 1_000;
+
+interface Entry {
+  readonly name: string;
+  readonly at: number;
+}
+
+export class UserDirectory {
+  private readonly cache = new LruCache<string, Entry>(10_000);
+  private readonly inflight = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly client: WebClient,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Remember a name the platform already told us (interaction payloads carry it). */
+  learn(id: string, name: string | undefined): void {
+    if (name && name.length > 0) this.cache.set(id, { name, at: Date.now() });
+  }
+
+  /** The person as a PlatformUser. */
+  async user(id: string): Promise<PlatformUser> {
+    return { id, name: await this.name(id) };
+  }
+
+  private async name(id: string): Promise<string> {
+    const hit = this.cache.get(id);
+    if (hit && Date.now() - hit.at < TTL_MS) return hit.name;
+    const pending = this.inflight.get(id);
+    if (pending) return pending;
+    const lookup = this.lookup(id).finally(() => this.inflight.delete(id));
+    this.inflight.set(id, lookup);
+    return lookup;
+  }
+
+  private async lookup(id: string): Promise<string> {
+    try {
+      const result = await this.client.users.info({ user: id });
+      const user = result.user;
+      const name = user?.profile?.display_name || user?.real_name || user?.name || id;
+      this.cache.set(id, { name, at: Date.now() });
+      return name;
+    } catch (error) {
+      this.logger.debug({ err: describeError(error), user: id }, "slack users.info failed");
+      return id;
+    }
+  }
+}

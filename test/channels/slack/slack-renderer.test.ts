@@ -1,0 +1,212 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ThreadTarget } from "../../../src/sessions/contracts.js";
+import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
+import { actionIds, blockTexts, ev, outputFor } from "./support.js";
+
+let fake: FakeSlack;
+const DM = "D0DM";
+const CHANNEL = "C0GEN";
+let dm: ThreadTarget;
+let channel: ThreadTarget;
+
+beforeEach(async () => {
+  fake = await startFakeSlack();
+  fake.state.addUser({ id: "U1", name: "ana" });
+  fake.state.addChannel({ id: DM, name: "dm-ana", type: "im", members: ["U1"] });
+  fake.state.addChannel({ id: CHANNEL, name: "general", type: "channel", members: ["U1"] });
+  const root = fake.state.nextTs();
+  dm = {
+    platform: "slack",
+    workspace: fake.state.teamId,
+    channel: DM,
+    thread: root,
+    extra: { user: "U1", kind: "dm" },
+  };
+  channel = { ...dm, channel: CHANNEL, extra: { user: "U1", kind: "channel" } };
+});
+afterEach(async () => fake.close());
+
+describe("pages mode (no native streaming)", () => {
+  it("posts a live reply with a Stop button, updates tool lines in place, and ends without it", async () => {
+    const { output } = outputFor(fake, dm, { nativeStreaming: false });
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Let me run the tests."));
+    const live = await fake.waitFor(() => fake.state.botMessages(DM, dm.thread)[0], "the live reply");
+    expect(actionIds(live.blocks)).toEqual(["coworker_stop"]);
+    await turn.handle(ev.done("Let me run the tests."));
+    await turn.handle(ev.toolStart("c1", "npm test"));
+    await fake.waitFor(
+      () => blockTexts(live.blocks).some((t) => t.includes("Running `npm test`…")),
+      "running line",
+    );
+    await turn.handle(ev.toolEnd("c1", "ok", 3_200));
+    await turn.handle(ev.text("All **green**."));
+    await turn.handle(ev.done("All **green**.", 2));
+    await turn.handle(ev.completed("All **green**."));
+    await turn.close();
+
+    const messages = fake.state.botMessages(DM, dm.thread);
+    expect(messages).toHaveLength(1);
+    const final = messages[0]!;
+    expect(blockTexts(final.blocks)).toEqual([
+      "Let me run the tests.",
+      "✓ `npm test` · 3.2 s",
+      "All *green*.",
+    ]);
+    expect(actionIds(final.blocks)).toEqual([]);
+    expect(fake.state.callsOf("chat.startStream")).toHaveLength(0);
+  });
+
+  it("shows a failed tool with ✗ and a model failure with a friendly message and a Retry button", async () => {
+    const { output } = outputFor(fake, dm, { nativeStreaming: false });
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.toolStart("c1", "make build"));
+    await turn.handle(ev.toolEnd("c1", "error", 850));
+    await turn.handle(ev.error("provider returned 500 Internal Server Error"));
+    await turn.handle(ev.completed("", "error"));
+    await turn.close();
+    const [message] = fake.state.botMessages(DM, dm.thread);
+    const texts = blockTexts(message!.blocks);
+    expect(texts[0]).toBe("✗ `make build` · 850 ms");
+    expect(texts[1]).toMatch(/^:warning: Sorry — I couldn't finish this answer \(provider returned 500/);
+    expect(actionIds(message!.blocks)).toEqual(["coworker_retry"]);
+  });
+});
+
+describe("native streaming", () => {
+  it("streams a DM answer with task cards and finishes with stopStream, posting nothing else", async () => {
+    const { output } = outputFor(fake, dm);
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Checking"));
+    await turn.handle(ev.toolStart("c1", "npm test"));
+    await turn.handle(ev.toolEnd("c1", "ok", 1_500));
+    await turn.handle(ev.text("Done."));
+    await turn.handle(ev.completed("Checking\n\nDone."));
+    await turn.close();
+    const [message] = fake.state.botMessages(DM, dm.thread);
+    expect(message?.streamed).toBe(true);
+    expect(message?.streaming).toBe(false);
+    expect(message?.markdown).toBe("Checking\n\nDone.");
+    expect(message?.tasks.get("c1")).toEqual({
+      id: "c1",
+      title: "npm test",
+      status: "complete",
+      details: "1.5 s",
+    });
+    expect(fake.state.callsOf("chat.postMessage")).toHaveLength(0);
+    expect(fake.state.callsOf("chat.update")).toHaveLength(0);
+  });
+
+  it("streams in channels with the recipient, and latches to pages when Slack refuses streaming", async () => {
+    fake.state.streaming = "feature_not_enabled";
+    const harness = outputFor(fake, channel);
+    const first = harness.output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await first.handle(ev.text("Hello there"));
+    await fake.waitFor(() => fake.state.callsOf("chat.startStream")[0], "a stream attempt");
+    await first.handle(ev.completed("Hello there"));
+    await first.close();
+    const start = fake.state.callsOf("chat.startStream")[0];
+    expect(start?.args).toMatchObject({ recipient_user_id: "U1", recipient_team_id: fake.state.teamId });
+    expect(blockTexts(fake.state.botMessages(CHANNEL, channel.thread)[0]!.blocks)).toEqual(["Hello there"]);
+    expect(harness.capabilities.isOff("stream", "channel")).toBe(true);
+
+    const second = harness.output.beginTurn({ sessionId: "s1", turnId: "t2" });
+    await second.handle(ev.text("Again"));
+    await second.handle(ev.completed("Again"));
+    await second.close();
+    expect(fake.state.callsOf("chat.startStream")).toHaveLength(1);
+    expect(fake.state.botMessages(CHANNEL, channel.thread)).toHaveLength(2);
+  });
+
+  it("keeps the stream's message and finishes with chat.update when the stream expires", async () => {
+    const { output } = outputFor(fake, dm);
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Part one. "));
+    const message = await fake.waitFor(() => fake.state.botMessages(DM, dm.thread)[0], "stream start");
+    message.streaming = false;
+    await turn.handle(ev.text("Part two."));
+    await turn.handle(ev.completed("Part one. Part two."));
+    await turn.close();
+    expect(fake.state.botMessages(DM, dm.thread)).toHaveLength(1);
+    expect(blockTexts(message.blocks)).toEqual(["Part one. Part two."]);
+  });
+
+  it("asks to stop the turn when the person stops the stream in Slack", async () => {
+    const harness = outputFor(fake, dm);
+    const turn = harness.output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Working on it"));
+    const message = await fake.waitFor(() => fake.state.botMessages(DM, dm.thread)[0], "stream start");
+    message.stoppedByUser = true;
+    await turn.handle(ev.text(" more"));
+    await fake.waitFor(() => harness.stops.length > 0, "stop request");
+    expect(harness.stops[0]?.userId).toBe("U1");
+    await turn.handle(ev.completed("", "interrupted"));
+    await turn.close();
+    expect(blockTexts(message.blocks).at(-1)).toBe("■ Stopped.");
+  });
+});
+
+describe("limits and failures", () => {
+  it("splits a long answer into ordered pages that each fit Slack's limits", async () => {
+    const { output } = outputFor(fake, dm, { nativeStreaming: false });
+    const paragraphs = Array.from({ length: 60 }, (_, i) => `Paragraph ${i}: ${"lorem ipsum ".repeat(30)}`);
+    const answer = paragraphs.join("\n\n");
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text(answer));
+    await turn.handle(ev.completed(answer));
+    await turn.close();
+    const messages = fake.state.botMessages(DM, dm.thread);
+    expect(messages.length).toBeGreaterThanOrEqual(3);
+    const shown = messages.flatMap((m) => blockTexts(m.blocks)).join("\n\n");
+    expect(shown.replace(/\s+/g, " ").trim()).toBe(answer.replace(/\s+/g, " ").trim());
+    expect(fake.state.calls.every((c) => c.error === undefined)).toBe(true);
+  });
+
+  it("waits out a rate-limited final update and still delivers the answer", async () => {
+    const { output } = outputFor(fake, dm, { nativeStreaming: false });
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("first"));
+    await fake.waitFor(() => fake.state.botMessages(DM, dm.thread)[0], "live post");
+    fake.state.rateLimit("chat.update", 1, 1);
+    await turn.handle(ev.text(" and final"));
+    await turn.handle(ev.completed("first and final"));
+    await turn.close();
+    expect(fake.state.callsOf("chat.update").some((c) => c.status === 429)).toBe(true);
+    expect(blockTexts(fake.state.botMessages(DM, dm.thread)[0]!.blocks)).toEqual(["first and final"]);
+  });
+
+  it("falls back to smaller pages, then plain text, when Slack refuses the layout", async () => {
+    const { output } = outputFor(fake, dm, { nativeStreaming: false });
+    fake.state.fail("chat.postMessage", "msg_blocks_too_long", "invalid_blocks");
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.completed("An answer that must not be lost."));
+    await turn.close();
+    const [message] = fake.state.botMessages(DM, dm.thread);
+    expect(message?.blocks).toEqual([]);
+    expect(message?.text).toBe("An answer that must not be lost.");
+  });
+});
+
+describe("thinking indicator", () => {
+  it("sets the thread status while working and clears it at the end", async () => {
+    const { output } = outputFor(fake, dm, { nativeStreaming: false });
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await fake.waitFor(() => fake.state.statuses.length === 1, "the first status");
+    await turn.handle(ev.toolStart("c1", "npm test"));
+    await turn.handle(ev.completed("ok"));
+    await turn.close();
+    expect(fake.state.statuses.map((s) => s.status)).toEqual(["is thinking…", "is running npm test…", ""]);
+  });
+
+  it("falls back to a reaction where the status is refused", async () => {
+    fake.state.assistantStatus = "method_not_supported_for_channel_type";
+    const { output } = outputFor(fake, dm, { nativeStreaming: false });
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.completed("ok"));
+    await turn.close();
+    expect(fake.state.reactions).toEqual([
+      { channel: DM, ts: dm.thread, name: "hourglass_flowing_sand", added: true },
+      { channel: DM, ts: dm.thread, name: "hourglass_flowing_sand", added: false },
+    ]);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Shared set-up for the Slack channel tests: a silent logger, clients pointed at a fake Slack,
+ * a ThreadOutput factory with fast render settings, and event builders.
+ */
+import pino from "pino";
+import { type AgentEvent, agentEvent } from "../../../src/engine/events.js";
+import type { ThreadTarget } from "../../../src/sessions/contracts.js";
+import { createClients, type SlackClients } from "../../../src/channels/slack/slack-api.js";
+import { CapabilityLatch } from "../../../src/channels/slack/slack-capabilities.js";
+import {
+  DEFAULT_RENDER_SETTINGS,
+  type RenderSettings,
+  SlackThreadOutput,
+} from "../../../src/channels/slack/slack-thread-output.js";
+import { ThreadRegistry } from "../../../src/channels/slack/slack-threads.js";
+import type { FakeSlack } from "../../fakes/fake-slack/index.js";
+
+export const silentLogger = pino({ level: "silent" });
+
+export function clientsFor(fake: FakeSlack): SlackClients {
+  return createClients({ token: fake.state.botToken, slackApiUrl: fake.apiUrl, logger: silentLogger });
+}
+
+export interface OutputHarness {
+  readonly output: SlackThreadOutput;
+  readonly capabilities: CapabilityLatch;
+  readonly stops: { target: ThreadTarget; userId: string }[];
+  readonly threads: ThreadRegistry;
+}
+
+export function outputFor(
+  fake: FakeSlack,
+  target: ThreadTarget,
+  settings: Partial<RenderSettings> = {},
+  capabilities = new CapabilityLatch(),
+): OutputHarness {
+  const stops: { target: ThreadTarget; userId: string }[] = [];
+  const threads = new ThreadRegistry({});
+  const output = new SlackThreadOutput(
+    {
+      clients: clientsFor(fake),
+      capabilities,
+      threads,
+      logger: silentLogger,
+      settings: { ...DEFAULT_RENDER_SETTINGS, editIntervalMs: 20, ...settings },
+      stopTurn: (t, userId) => stops.push({ target: t, userId }),
+    },
+    target,
+  );
+  return { output, capabilities, stops, threads };
+}
+
+export const ev = {
+  text: (delta: string): AgentEvent => agentEvent({ type: "text-delta", delta }),
+  done: (content: string, step = 1): AgentEvent =>
+    agentEvent({ type: "assistant-message-done", content, step }),
+  toolStart: (callId: string, preview: string, name = "run_command"): AgentEvent =>
+    agentEvent({ type: "tool-call-started", callId, name, args: {}, preview }),
+  toolEnd: (
+    callId: string,
+    status: "ok" | "error" | "denied" = "ok",
+    durationMs = 3_200,
+    name = "run_command",
+  ): AgentEvent =>
+    agentEvent({
+      type: "tool-call-finished",
+      callId,
+      name,
+      status,
+      outputPreview: "",
+      files: [],
+      durationMs,
+    }),
+  completed: (
+    finalText = "",
+    status: "completed" | "interrupted" | "error" | "max_iterations" = "completed",
+  ): AgentEvent => agentEvent({ type: "turn-completed", status, iterations: 1, finalText, usage: undefined }),
+  error: (message: string, recoverable = false): AgentEvent =>
+    agentEvent({ type: "error", message, recoverable }),
+};
+
+/** The mrkdwn texts of a message's section and context blocks, in order. */
+export function blockTexts(blocks: unknown[]): string[] {
+  const out: string[] = [];
+  for (const block of blocks as { type: string; text?: { text: string }; elements?: { text?: string }[] }[]) {
+    if (block.type === "section" && block.text) out.push(block.text.text);
+    if (block.type === "context") for (const e of block.elements ?? []) if (e.text) out.push(e.text);
+  }
+  return out;
+}
+
+/** The action ids of a message's buttons. */
+export function actionIds(blocks: unknown[]): string[] {
+  return (blocks as { type: string; elements?: { action_id?: string }[] }[])
+    .filter((b) => b.type === "actions")
+    .flatMap((b) => (b.elements ?? []).map((e) => e.action_id ?? ""));
+}

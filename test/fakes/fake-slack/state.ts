@@ -1,0 +1,214 @@
+/**
+ * The fake Slack's world: workspace, users, channels, messages (with native-stream state),
+ * files, and a record of every Web API call, ephemeral message, reaction, assistant status,
+ * response_url post and Socket Mode ack. Tests configure failures through it: rate limits with
+ * Retry-After, injected error codes, and feature switches (native streaming, thread status).
+ * Every change emits "change", which `waitFor` listens to instead of sleeping.
+ */
+import { EventEmitter } from "node:events";
+
+export interface FakeUser {
+  readonly id: string;
+  readonly name: string;
+  readonly realName?: string;
+  readonly displayName?: string;
+  readonly botId?: string;
+}
+
+export type ChannelType = "im" | "channel" | "group" | "mpim";
+
+export interface FakeChannel {
+  readonly id: string;
+  readonly name: string;
+  readonly type: ChannelType;
+  readonly members: Set<string>;
+}
+
+export interface TaskCard {
+  readonly id: string;
+  readonly title: string;
+  readonly status: string;
+  readonly details?: string;
+}
+
+export interface FakeMessage {
+  readonly channel: string;
+  readonly ts: string;
+  readonly threadTs?: string;
+  readonly user?: string;
+  readonly botId?: string;
+  text: string;
+  blocks: unknown[];
+  /** Native streaming: the accumulated markdown text and task cards, and whether it is open. */
+  streaming: boolean;
+  streamed: boolean;
+  markdown: string;
+  readonly tasks: Map<string, TaskCard>;
+  /** The person pressed Slack's stop on this stream. */
+  stoppedByUser: boolean;
+  deleted: boolean;
+  updates: number;
+}
+
+export interface ApiCall {
+  readonly method: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly at: number;
+  readonly status: number;
+  readonly error?: string;
+}
+
+export interface FakeFile {
+  readonly id: string;
+  readonly name: string;
+  readonly mimetype: string;
+  readonly content: Buffer;
+  /** Serve Slack's login page even with a valid token (a broken share). */
+  readonly loginPageOnly?: boolean;
+}
+
+export interface AckRecord {
+  readonly envelopeId: string;
+  readonly type: string;
+  readonly sentAt: number;
+  ackedAt?: number;
+  ackPayload?: unknown;
+}
+
+export interface Ephemeral {
+  readonly channel: string;
+  readonly user: string;
+  readonly text: string;
+  readonly threadTs?: string;
+}
+
+export interface ResponseUrlPost {
+  readonly id: string;
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+export class FakeSlackState extends EventEmitter {
+  readonly teamId = "T0FAKE";
+  readonly appId = "A0FAKE";
+  readonly botUserId = "U0BOT";
+  readonly botId = "B0BOT";
+  readonly botToken = "xoxb-fake-bot-token";
+  readonly appToken = "xapp-fake-app-token";
+
+  readonly users = new Map<string, FakeUser>();
+  readonly channels = new Map<string, FakeChannel>();
+  readonly messages: FakeMessage[] = [];
+  readonly calls: ApiCall[] = [];
+  readonly ephemerals: Ephemeral[] = [];
+  readonly reactions: { channel: string; ts: string; name: string; added: boolean }[] = [];
+  readonly statuses: { channel: string; threadTs: string; status: string }[] = [];
+  readonly responses: ResponseUrlPost[] = [];
+  readonly files = new Map<string, FakeFile>();
+  readonly acks = new Map<string, AckRecord>();
+  readonly fileDownloads: { id: string; authorized: boolean }[] = [];
+
+  /** Native streaming: true, or the error code chat.startStream answers with. */
+  streaming: true | string = true;
+  /** assistant.threads.setStatus: true, or the error code it answers with. */
+  assistantStatus: true | string = true;
+  /** Calls of a method answer 429 with Retry-After while `remaining` > 0. */
+  readonly rateLimits = new Map<string, { remaining: number; retryAfterS: number }>();
+  /** Error codes a method answers with, one per call, before it works again. */
+  readonly failures = new Map<string, string[]>();
+  /** Milliseconds every API answer is delayed by (latency simulation). */
+  latencyMs = 0;
+
+  private clock = 1_700_000_000_000_000;
+
+  constructor() {
+    super();
+    this.setMaxListeners(0);
+    this.users.set(this.botUserId, { id: this.botUserId, name: "coworker", botId: this.botId });
+  }
+
+  /** A fresh, increasing message ts ("1700000000.000001"). */
+  nextTs(): string {
+    this.clock += 1;
+    const micros = String(this.clock);
+    return `${micros.slice(0, 10)}.${micros.slice(10)}`;
+  }
+
+  /** Tell waiters something changed. */
+  changed(): void {
+    this.emit("change");
+  }
+
+  addUser(user: FakeUser): FakeUser {
+    this.users.set(user.id, user);
+    this.changed();
+    return user;
+  }
+
+  /** Add a channel; the bot is a member unless `botMember` is false. */
+  addChannel(channel: {
+    id: string;
+    name: string;
+    type: ChannelType;
+    members?: string[];
+    botMember?: boolean;
+  }): FakeChannel {
+    const members = new Set(channel.members ?? []);
+    if (channel.botMember !== false) members.add(this.botUserId);
+    const created: FakeChannel = { id: channel.id, name: channel.name, type: channel.type, members };
+    this.channels.set(channel.id, created);
+    this.changed();
+    return created;
+  }
+
+  addMessage(
+    message: Omit<
+      FakeMessage,
+      "streaming" | "streamed" | "markdown" | "tasks" | "stoppedByUser" | "deleted" | "updates"
+    >,
+  ): FakeMessage {
+    const created: FakeMessage = {
+      ...message,
+      streaming: false,
+      streamed: false,
+      markdown: "",
+      tasks: new Map(),
+      stoppedByUser: false,
+      deleted: false,
+      updates: 0,
+    };
+    this.messages.push(created);
+    this.changed();
+    return created;
+  }
+
+  message(channel: string, ts: string): FakeMessage | undefined {
+    return this.messages.find((m) => m.channel === channel && m.ts === ts);
+  }
+
+  /** The bot's visible messages in a thread (or top-level when `threadTs` is undefined), oldest first. */
+  botMessages(channel: string, threadTs?: string): FakeMessage[] {
+    return this.messages.filter(
+      (m) => m.channel === channel && m.botId === this.botId && !m.deleted && m.threadTs === threadTs,
+    );
+  }
+
+  /** Calls of one method. */
+  callsOf(method: string): ApiCall[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+
+  /** Make the next `times` calls of `method` answer 429 with Retry-After. */
+  rateLimit(method: string, times: number, retryAfterS = 1): void {
+    this.rateLimits.set(method, { remaining: times, retryAfterS });
+  }
+
+  /** Make the next calls of `method` fail with these error codes, one per call. */
+  fail(method: string, ...codes: string[]): void {
+    this.failures.set(method, [...(this.failures.get(method) ?? []), ...codes]);
+  }
+
+  addFile(file: FakeFile): FakeFile {
+    this.files.set(file.id, file);
+    return file;
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The fake Slack's HTTP side on 127.0.0.1: `POST /api/<method>` (form-encoded or JSON bodies,
+ * bot or app token in the Authorization header), file downloads at `/files/<id>` that need the
+ * bot token — without it they answer Slack's login page as HTML, like the real thing — and
+ * response_url posts at `/respond/<id>`. Configured rate limits answer 429 with Retry-After;
+ * every call is recorded with its outcome.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { runMethod, SlackFailure } from "./methods.js";
+import type { FakeSlackState } from "./state.js";
+
+/** Arguments Slack clients send JSON-encoded inside form bodies. */
+const JSON_ARGS = new Set(["blocks", "chunks", "attachments", "metadata", "loading_messages"]);
+
+const LOGIN_PAGE =
+  "<!DOCTYPE html><html><head><title>Slack</title></head><body>Sign in to Slack</body></html>";
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString("utf8");
+}
+
+function parseArgs(raw: string, contentType: string | undefined): Record<string, unknown> {
+  if (raw.length === 0) return {};
+  if (contentType?.includes("application/json")) return JSON.parse(raw) as Record<string, unknown>;
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    if (JSON_ARGS.has(key)) {
+      try {
+        args[key] = JSON.parse(value);
+      } catch {
+        args[key] = value;
+      }
+    } else args[key] = value;
+  }
+  return args;
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  return header?.startsWith("Bearer ") ? header.slice("Bearer ".length) : undefined;
+}
+
+async function handleApi(
+  state: FakeSlackState,
+  method: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  socketUrl: () => string,
+): Promise<void> {
+  const args = parseArgs(await readBody(req), req.headers["content-type"]);
+  const token = bearer(req) ?? (typeof args.token === "string" ? args.token : undefined);
+  const record = (status: number, error?: string) => {
+    const { token: _token, ...visible } = args;
+    state.calls.push({ method, args: visible, at: Date.now(), status, ...(error ? { error } : {}) });
+    state.changed();
+  };
+  if (state.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, state.latencyMs));
+  const expected = method === "apps.connections.open" ? state.appToken : state.botToken;
+  if (token === undefined) {
+    record(200, "not_authed");
+    return send(res, 200, { ok: false, error: "not_authed" });
+  }
+  if (token !== expected) {
+    record(200, "invalid_auth");
+    return send(res, 200, { ok: false, error: "invalid_auth" });
+  }
+  const limit = state.rateLimits.get(method);
+  if (limit && limit.remaining > 0) {
+    limit.remaining -= 1;
+    record(429, "ratelimited");
+    return send(res, 429, { ok: false, error: "ratelimited" }, { "retry-after": String(limit.retryAfterS) });
+  }
+  const injected = state.failures.get(method);
+  if (injected && injected.length > 0) {
+    const code = injected.shift() as string;
+    record(200, code);
+    return send(res, 200, { ok: false, error: code });
+  }
+  try {
+    const result = runMethod(state, method, args, { socketUrl });
+    record(200);
+    send(res, 200, { ok: true, ...result });
+  } catch (error) {
+    if (!(error instanceof SlackFailure)) throw error;
+    record(200, error.code);
+    send(res, 200, { ok: false, error: error.code });
+  }
+}
+
+function handleFile(state: FakeSlackState, id: string, req: IncomingMessage, res: ServerResponse): void {
+  const file = state.files.get(id);
+  const authorized = bearer(req) === state.botToken;
+  state.fileDownloads.push({ id, authorized });
+  state.changed();
+  if (!file) {
+    res.writeHead(404, { "content-type": "text/plain" });
+    res.end("not found");
+    return;
+  }
+  if (!authorized || file.loginPageOnly) {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(LOGIN_PAGE);
+    return;
+  }
+  res.writeHead(200, { "content-type": file.mimetype, "content-length": String(file.content.length) });
+  res.end(file.content);
+}
+
+async function handleResponseUrl(
+  state: FakeSlackState,
+  id: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+) {
+  const body = parseArgs(await readBody(req), req.headers["content-type"] ?? "application/json");
+  state.responses.push({ id, body });
+  state.changed();
+  send(res, 200, { ok: true });
+}
+
+/** The request listener of the fake's HTTP server. */
+export function webApiListener(state: FakeSlackState, socketUrl: () => string) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const path = url.pathname;
+    const done = (work: Promise<void>) =>
+      work.catch((error: unknown) => {
+        if (!res.headersSent) send(res, 500, { ok: false, error: String(error) });
+      });
+    if (req.method === "POST" && path.startsWith("/api/")) {
+      done(handleApi(state, path.slice("/api/".length), req, res, socketUrl));
+    } else if (req.method === "GET" && path.startsWith("/files/")) {
+      handleFile(state, decodeURIComponent(path.slice("/files/".length).split("/")[0] ?? ""), req, res);
+    } else if (req.method === "POST" && path.startsWith("/respond/")) {
+      done(handleResponseUrl(state, path.slice("/respond/".length), req, res));
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  };
+}
