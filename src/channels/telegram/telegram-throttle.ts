@@ -114,19 +114,21 @@ export class SendScheduler {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+type ApiSignal = Parameters<Transformer>[3];
+
+function sleep(ms: number, signal: ApiSignal): Promise<void> {
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(new Error("Bot API call aborted while throttled"));
+    const abort = () => {
+      clearTimeout(timer);
+      reject(new Error("Bot API call aborted while throttled"));
+    };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", abort);
       resolve();
     }, ms);
-    const abort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", abort, { once: true });
+    signal?.addEventListener("abort", abort);
   });
 }
 

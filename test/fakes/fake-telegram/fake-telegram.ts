@@ -174,6 +174,13 @@ export class FakeTelegram {
     return update;
   }
 
+  /** Deliver an already delivered update again, as Telegram does when its offset was never confirmed. */
+  redeliver(update: Update): void {
+    this.updates.push(update);
+    setImmediate(() => this.wakePoller());
+    this.changed();
+  }
+
   /** A user writes in a chat: the message is stored and delivered as an update. */
   sendUserMessage(input: UserMessageInput): { update: Update; message: Record<string, unknown> } {
     const chat = this.state.chat(input.chat);
@@ -250,7 +257,10 @@ export class FakeTelegram {
     return button.callback_data;
   }
 
-  /** Resolve with the predicate's first truthy value, re-checked after every change. */
+  /**
+   * Resolve with the predicate's first truthy value, re-checked after every change here and every
+   * 10 ms (for conditions on state outside the fake, such as a service double).
+   */
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 8000): Promise<T> {
     return new Promise((resolve, reject) => {
       const check = () => {
@@ -269,8 +279,10 @@ export class FakeTelegram {
           new Error(`fake Telegram: condition not met in ${timeoutMs} ms; last calls: ${recent.join(", ")}`),
         );
       }, timeoutMs);
+      const ticker = setInterval(check, 10);
       const cleanup = () => {
         clearTimeout(timer);
+        clearInterval(ticker);
         this.changes.off("change", check);
       };
       this.changes.on("change", check);

@@ -1,0 +1,130 @@
+/**
+ * Cards (approvals, questions, plans) as Telegram messages with inline keyboards, and the
+ * callback_data format behind their buttons: `k:<pendingId>:<action>` for card buttons and
+ * `c:<control>` for the Stop button, always within Telegram's 64 bytes. A decided card shows its
+ * outcome instead of buttons.
+ */
+import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
+import type { Card, CardBlock, CardButton } from "../../approvals/card.js";
+import { escapeHtml, markdownToTelegramHtml } from "./telegram-html.js";
+import { splitTelegramHtml } from "./telegram-split.js";
+
+/** What a button press asks for. */
+export type CallbackAction =
+  | { readonly kind: "card"; readonly pendingId: string; readonly action: string }
+  | { readonly kind: "control"; readonly control: "stop" | "retry" };
+
+const MAX_DATA_BYTES = 64;
+const CARD_DATA = /^k:([A-Za-z0-9_-]{1,24}):([\w:.-]{1,37})$/;
+const CONTROL_DATA = /^c:(stop|retry)$/;
+
+/** callback_data for a card button; throws when the ids do not fit Telegram's 64 bytes. */
+export function cardCallbackData(pendingId: string, action: string): string {
+  const data = `k:${pendingId}:${action}`;
+  if (!CARD_DATA.test(data) || Buffer.byteLength(data, "utf8") > MAX_DATA_BYTES) {
+    throw new Error(
+      `card button does not fit Telegram callback_data: pending id "${pendingId}", action "${action}"`,
+    );
+  }
+  return data;
+}
+
+/** callback_data for a turn control button. */
+export function controlCallbackData(control: "stop" | "retry"): string {
+  return `c:${control}`;
+}
+
+/** Read callback_data; undefined for anything we did not create. */
+export function parseCallbackData(data: string | undefined): CallbackAction | undefined {
+  if (data === undefined) return undefined;
+  const card = CARD_DATA.exec(data);
+  if (card) return { kind: "card", pendingId: card[1]!, action: card[2]! };
+  const control = CONTROL_DATA.exec(data);
+  if (control) return { kind: "control", control: control[1] as "stop" | "retry" };
+  return undefined;
+}
+
+/** The keyboard on a live reply: one Stop button. */
+export const STOP_KEYBOARD: InlineKeyboardMarkup = Object.freeze({
+  inline_keyboard: [[{ text: "⏹ Stop", callback_data: controlCallbackData("stop") }]],
+}) as InlineKeyboardMarkup;
+
+const ICONS: Readonly<Record<Card["kind"], string>> = { approval: "🔐", question: "❓", plan: "📋" };
+const BLOCK_CHARS = 1500;
+const LABEL_CHARS = 60;
+const SHORT_LABEL = 18;
+
+function cut(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const kept = text.slice(0, limit);
+  const dropped = text.slice(limit).split("\n").length - 1;
+  return `${kept}\n… ${dropped > 0 ? `${dropped} more lines` : "cut"}`;
+}
+
+function blockHtml(block: CardBlock): string {
+  switch (block.kind) {
+    case "text":
+      return markdownToTelegramHtml(cut(block.text, BLOCK_CHARS));
+    case "code": {
+      const language = block.language?.replace(/[^\w+#.-]/g, "");
+      const body = escapeHtml(cut(block.text, BLOCK_CHARS));
+      return language ? `<pre><code class="language-${language}">${body}</code></pre>` : `<pre>${body}</pre>`;
+    }
+    case "diff":
+      return `<pre><code class="language-diff">${escapeHtml(cut(block.text, BLOCK_CHARS))}</code></pre>`;
+    case "quote":
+      return `<blockquote>${escapeHtml(cut(block.text, BLOCK_CHARS))}</blockquote>`;
+    case "fields":
+      return block.fields
+        .map((field) => `<b>${escapeHtml(field.label)}:</b> ${escapeHtml(cut(field.value, 300))}`)
+        .join("\n");
+  }
+}
+
+function button(pendingId: string, entry: CardButton): InlineKeyboardButton {
+  const label = entry.label.length > LABEL_CHARS ? `${entry.label.slice(0, LABEL_CHARS - 1)}…` : entry.label;
+  return {
+    text: label,
+    callback_data: cardCallbackData(pendingId, entry.action),
+    ...(entry.style === "default" ? {} : { style: entry.style }),
+  };
+}
+
+/** Short labels share a row (up to three); long ones get a row each. */
+function rows(card: Card): InlineKeyboardButton[][] {
+  const layout: InlineKeyboardButton[][] = [];
+  let row: InlineKeyboardButton[] = [];
+  for (const entry of card.buttons) {
+    if (entry.label.length > SHORT_LABEL) {
+      if (row.length > 0) layout.push(row);
+      layout.push([button(card.pendingId, entry)]);
+      row = [];
+    } else {
+      row.push(button(card.pendingId, entry));
+      if (row.length === 3) {
+        layout.push(row);
+        row = [];
+      }
+    }
+  }
+  if (row.length > 0) layout.push(row);
+  return layout;
+}
+
+/** Render a card as one Telegram message: HTML text plus its keyboard (none once decided). */
+export function renderCard(card: Card): { html: string; replyMarkup?: InlineKeyboardMarkup } {
+  const decided = card.outcome !== undefined || card.buttons.length === 0;
+  const body = [
+    `<b>${ICONS[card.kind]} ${escapeHtml(card.title)}</b>`,
+    ...card.blocks.map(blockHtml),
+    ...(!decided && card.footer ? [`<i>${escapeHtml(card.footer)}</i>`] : []),
+  ]
+    .filter((part) => part !== "")
+    .join("\n\n");
+  const outcome = card.outcome ? `\n\n<b>${escapeHtml(card.outcome)}</b>` : "";
+  const full = body + outcome;
+  // Blocks are already cut; a card with many blocks may still be long: keep its head and the outcome.
+  const html =
+    splitTelegramHtml(full).length <= 1 ? full : `${splitTelegramHtml(body, 3800)[0] ?? ""}\n…${outcome}`;
+  return decided ? { html } : { html, replyMarkup: { inline_keyboard: rows(card) } };
+}

@@ -1,0 +1,199 @@
+/**
+ * TelegramChannel: the Telegram adapter assembled on grammY. Long polling with @grammyjs/runner
+ * (concurrent across chats, ordered per chat and topic only around the record-and-return
+ * handlers) or a webhook; 429s retried by @grammyjs/auto-retry within set bounds; outgoing
+ * traffic throttled per chat, per group and overall; the ThreadOutput factory registered with
+ * the session layer so turns — also resumed ones after a restart — can reach any chat.
+ */
+import { autoRetry } from "@grammyjs/auto-retry";
+import { sequentialize } from "@grammyjs/runner";
+import { Bot, type Context } from "grammy";
+import type { UserFromGetMe } from "grammy/types";
+import type { Logger } from "pino";
+import { z } from "zod";
+import type { ConversationService, ThreadTarget } from "../../sessions/contracts.js";
+import type { KeyValueSpace } from "../../store/store.js";
+import { TelegramAccess } from "./telegram-access.js";
+import { errorText } from "./telegram-errors.js";
+import { TelegramFiles } from "./telegram-files.js";
+import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
+import { TelegramThreadOutput } from "./telegram-output.js";
+import { PollingLoop } from "./telegram-polling.js";
+import type { DraftSupport, StreamTiming } from "./telegram-stream.js";
+import { SendScheduler, type SendLimits, throttleTransformer } from "./telegram-throttle.js";
+import { type WebhookOptions, WebhookServer } from "./telegram-webhook.js";
+
+export interface TelegramChannelOptions {
+  readonly botToken: string;
+  /** Bot API root (TELEGRAM_API_ROOT), no trailing slash; https://api.telegram.org by default. */
+  readonly apiRoot?: string;
+  /** User ids that may use the bot anywhere (TELEGRAM_ALLOWED_USERS); they also approve pairings. */
+  readonly allowedUsers: readonly string[];
+  /** Group chat ids whose every member may use the bot (config `allowed_chats`). */
+  readonly allowedChats: readonly string[];
+  /** Webhook mode instead of long polling. */
+  readonly webhook?: WebhookOptions;
+  /** Largest file accepted from users. */
+  readonly fileMaxBytes: number;
+  /** Uploads are saved under `<workspaceRoot>/uploads/<session>/`. */
+  readonly workspaceRoot: string;
+  readonly service: ConversationService;
+  readonly logger: Logger;
+  /** Skips getMe (tests, or a cached identity). */
+  readonly botInfo?: UserFromGetMe;
+  /** Persists approved pairing codes; in memory otherwise. */
+  readonly accessStore?: KeyValueSpace;
+  /** 429 / 5xx retries: defaults 5 attempts, at most 60 s per wait. */
+  readonly retry?: { readonly maxRetryAttempts: number; readonly maxDelaySeconds: number };
+  /** Backoff after a 409 or a stopped runner: defaults 1 s doubling to 60 s. */
+  readonly pollingBackoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** Long-poll timeout in seconds (default 30). */
+  readonly pollTimeoutSeconds?: number;
+  /** Preview cadence overrides (tests); Telegram-safe defaults otherwise. */
+  readonly timing?: { readonly private?: StreamTiming; readonly group?: StreamTiming };
+  /** Outgoing limits; Telegram's published ones by default. */
+  readonly sendLimits?: SendLimits;
+}
+
+const optionsSchema = z.object({
+  botToken: z.string().regex(/^\d+:[\w-]+$/, "a bot token looks like 123456:ABC-def"),
+  apiRoot: z
+    .url()
+    .refine((url) => !url.endsWith("/"), "apiRoot must not end with /")
+    .optional(),
+  allowedUsers: z.array(z.string().regex(/^\d+$/, "user ids are numbers")),
+  allowedChats: z.array(z.string().regex(/^-?\d+$/, "chat ids are numbers")),
+  webhook: z
+    .object({
+      url: z.url().startsWith("https://"),
+      secret: z.string().regex(/^[\w-]{1,256}$/),
+      port: z.number().int().min(0).max(65_535),
+      path: z.string().startsWith("/"),
+      host: z.string().optional(),
+    })
+    .optional(),
+  fileMaxBytes: z.number().int().positive(),
+  workspaceRoot: z.string().min(1),
+});
+
+const DEFAULT_API_ROOT = "https://api.telegram.org";
+
+/** The Telegram channel (see module comment). */
+export class TelegramChannel {
+  private readonly bot: Bot;
+  private readonly polling: PollingLoop | undefined;
+  private readonly webhook: WebhookServer | undefined;
+  private readonly drafts: DraftSupport = { enabled: true };
+  private started = false;
+
+  constructor(private readonly options: TelegramChannelOptions) {
+    const checked = optionsSchema.safeParse(options);
+    if (!checked.success) throw new Error(`invalid Telegram options: ${z.prettifyError(checked.error)}`);
+    const apiRoot = options.apiRoot ?? DEFAULT_API_ROOT;
+    const logger = options.logger.child({ channel: "telegram" });
+    this.bot = new Bot(options.botToken, {
+      client: { apiRoot },
+      ...(options.botInfo ? { botInfo: options.botInfo } : {}),
+    });
+    this.bot.api.config.use(throttleTransformer(new SendScheduler(options.sendLimits)));
+    this.bot.api.config.use(autoRetry(options.retry ?? { maxRetryAttempts: 5, maxDelaySeconds: 60 }));
+    this.bot.catch((error) => {
+      logger.error(
+        { err: errorText(error.error), updateId: error.ctx.update.update_id },
+        "telegram update failed",
+      );
+    });
+    const outputFor = (target: ThreadTarget) => this.outputFor(target);
+    const access = new TelegramAccess({
+      allowedUsers: options.allowedUsers,
+      allowedChats: options.allowedChats,
+      ...(options.accessStore ? { store: options.accessStore } : {}),
+    });
+    const files = new TelegramFiles({
+      api: this.bot.api,
+      token: options.botToken,
+      apiRoot,
+      workspaceRoot: options.workspaceRoot,
+      maxBytes: options.fileMaxBytes,
+    });
+    // Ordered per chat + topic, but only around handlers that record and return.
+    this.bot.use(sequentialize(orderKey));
+    this.bot.use(
+      telegramHandlers({
+        service: options.service,
+        access,
+        files,
+        bot: () => ({ id: this.bot.botInfo.id, username: this.bot.botInfo.username }),
+        outputFor,
+        logger,
+      }),
+    );
+    if (options.webhook) {
+      this.webhook = new WebhookServer(this.bot, options.webhook, ALLOWED_UPDATES, logger);
+    } else {
+      this.polling = new PollingLoop(this.bot, {
+        allowedUpdates: ALLOWED_UPDATES,
+        logger,
+        backoff: options.pollingBackoff ?? { initialMs: 1000, maxMs: 60_000 },
+        ...(options.pollTimeoutSeconds !== undefined ? { timeoutSeconds: options.pollTimeoutSeconds } : {}),
+      });
+    }
+    options.service.registerOutput("telegram", outputFor);
+  }
+
+  private outputFor(target: ThreadTarget): TelegramThreadOutput {
+    return new TelegramThreadOutput(
+      {
+        api: this.bot.api,
+        logger: this.options.logger.child({ channel: "telegram" }),
+        drafts: this.drafts,
+        ...(this.options.timing ? { timing: this.options.timing } : {}),
+      },
+      target,
+    );
+  }
+
+  /** Connect: identify the bot, register commands, then poll or serve the webhook. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.bot.init();
+    await this.bot.api.setMyCommands([...COMMAND_MENU]).catch((error: unknown) => {
+      this.options.logger.warn({ err: errorText(error) }, "telegram setMyCommands failed");
+    });
+    if (this.webhook) {
+      await this.webhook.start();
+    } else {
+      await this.bot.api.deleteWebhook();
+      this.polling?.start();
+    }
+    this.options.logger.info(
+      { bot: this.bot.botInfo.username, mode: this.webhook ? "webhook" : "polling" },
+      "telegram started",
+    );
+  }
+
+  /** Stop receiving; turns already running finish through the session layer. */
+  async stop(): Promise<void> {
+    await this.polling?.stop();
+    await this.webhook?.stop();
+  }
+
+  /** Receiving works: the webhook listens, or the last getUpdates answered. */
+  isReady(): boolean {
+    return this.webhook ? this.webhook.isListening() : this.polling?.isHealthy() === true;
+  }
+
+  /** The webhook server's bound port (webhook mode). */
+  webhookPort(): number | undefined {
+    return this.webhook?.port();
+  }
+}
+
+/** Per chat + topic for messages; button presses and stops are never queued behind messages. */
+function orderKey(ctx: Context): string | undefined {
+  const message = ctx.message;
+  if (!message) return undefined;
+  const topic = message.is_topic_message ? message.message_thread_id : undefined;
+  return `${message.chat.id}:${topic ?? "-"}`;
+}

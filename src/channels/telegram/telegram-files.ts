@@ -1,0 +1,107 @@
+/**
+ * Files people send the bot: a document, or the largest photo size within the cap, is fetched
+ * with getFile + `<apiRoot>/file/bot<token>/<file_path>` into
+ * `<workspaceRoot>/uploads/<session>/` and handed to the session as a workspace-relative path.
+ * Oversized or failed downloads become short notes instead of errors.
+ */
+import { createWriteStream } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { Api } from "grammy";
+import { sessionKeyOf, type InboundFile, type ThreadTarget } from "../../sessions/contracts.js";
+import { errorText } from "./telegram-errors.js";
+import type { TelegramMessage } from "./telegram-inbound.js";
+
+export interface TelegramFilesOptions {
+  readonly api: Api;
+  readonly token: string;
+  readonly apiRoot: string;
+  readonly workspaceRoot: string;
+  readonly maxBytes: number;
+}
+
+interface Attachment {
+  readonly fileId: string;
+  readonly name: string;
+  readonly declaredBytes: number | undefined;
+}
+
+export interface Downloaded {
+  readonly files: readonly InboundFile[];
+  /** Human-readable notes about files that were not saved. */
+  readonly notes: readonly string[];
+}
+
+function safeName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? "";
+  const cleaned = base.replace(/[^\w.+-]/g, "_").replace(/^\.+/, "");
+  return (cleaned || "file").slice(0, 120);
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1_048_576).toFixed(1)} MB`;
+}
+
+/** The file in a message, if any: a document, or the largest photo size under the cap. */
+export function attachmentOf(message: TelegramMessage, maxBytes: number): Attachment | undefined {
+  if (message.document) {
+    const { document } = message;
+    return {
+      fileId: document.file_id,
+      name: safeName(document.file_name ?? `document-${document.file_unique_id}`),
+      declaredBytes: document.file_size,
+    };
+  }
+  const sizes = [...(message.photo ?? [])].sort((a, b) => b.width * b.height - a.width * a.height);
+  const photo = sizes.find((size) => (size.file_size ?? 0) <= maxBytes) ?? sizes[0];
+  return photo
+    ? {
+        fileId: photo.file_id,
+        name: `photo-${safeName(photo.file_unique_id)}.jpg`,
+        declaredBytes: photo.file_size,
+      }
+    : undefined;
+}
+
+/** Downloads message attachments into the workspace (see module comment). */
+export class TelegramFiles {
+  constructor(private readonly options: TelegramFilesOptions) {}
+
+  async download(message: TelegramMessage, target: ThreadTarget): Promise<Downloaded> {
+    const attachment = attachmentOf(message, this.options.maxBytes);
+    if (!attachment) return { files: [], notes: [] };
+    const limit = this.options.maxBytes;
+    if (attachment.declaredBytes !== undefined && attachment.declaredBytes > limit) {
+      return {
+        files: [],
+        notes: [
+          `${attachment.name} (${megabytes(attachment.declaredBytes)}) was not saved: over the ${megabytes(limit)} limit.`,
+        ],
+      };
+    }
+    const folder = join("uploads", sessionKeyOf(target).replace(/[^\w-]/g, "_"));
+    const relative = join(folder, `${message.message_id}-${attachment.name}`);
+    const absolute = join(this.options.workspaceRoot, relative);
+    try {
+      const file = await this.options.api.getFile(attachment.fileId);
+      if (!file.file_path) throw new Error("Telegram returned no file_path");
+      const response = await fetch(`${this.options.apiRoot}/file/bot${this.options.token}/${file.file_path}`);
+      if (!response.ok || !response.body) throw new Error(`file download answered HTTP ${response.status}`);
+      await mkdir(join(this.options.workspaceRoot, folder), { recursive: true });
+      let bytes = 0;
+      const cap = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          bytes += chunk.length;
+          callback(bytes > limit ? new Error(`over the ${megabytes(limit)} limit`) : null, chunk);
+        },
+      });
+      await pipeline(Readable.fromWeb(response.body as never), cap, createWriteStream(absolute));
+      return { files: [{ path: relative, name: attachment.name, bytes }], notes: [] };
+    } catch (error) {
+      await rm(absolute, { force: true });
+      return { files: [], notes: [`${attachment.name} could not be saved: ${errorText(error)}.`] };
+    }
+  }
+}

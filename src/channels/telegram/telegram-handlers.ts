@@ -1,0 +1,232 @@
+/**
+ * The update handlers: messages, button presses and the draft stop button. Each records and
+ * returns — `service.receive()` / `press()` / `command()` resolve once recorded, never when a
+ * turn ends — so the per-chat ordering around them never holds a chat for a whole turn, and an
+ * approval press is never stuck behind the turn waiting for it.
+ */
+import { Composer, type Context } from "grammy";
+import type { Logger } from "pino";
+import type {
+  ButtonPress,
+  ConversationService,
+  PressResult,
+  ThreadOutput,
+  ThreadTarget,
+} from "../../sessions/contracts.js";
+import type { TelegramAccess } from "./telegram-access.js";
+import { parseCallbackData } from "./telegram-card.js";
+import { errorText } from "./telegram-errors.js";
+import type { TelegramFiles } from "./telegram-files.js";
+import {
+  type BotIdentity,
+  commandOf,
+  isAddressedToBot,
+  type TelegramMessage,
+  targetOf,
+  telegramMessageSchema,
+  textFor,
+  topicOf,
+  userOf,
+} from "./telegram-inbound.js";
+
+/** Commands passed to `service.command()`; /start and /pair are answered here. */
+export const SERVICE_COMMANDS = new Set([
+  "new",
+  "stop",
+  "mode",
+  "model",
+  "status",
+  "grants",
+  "approve",
+  "deny",
+]);
+
+/** The command menu registered with setMyCommands. */
+export const COMMAND_MENU = [
+  { command: "start", description: "What this bot is and how to get access" },
+  { command: "new", description: "Start a fresh session here" },
+  { command: "stop", description: "Stop the running turn" },
+  { command: "mode", description: "Permission mode: /mode <mode>" },
+  { command: "model", description: "Switch the model: /model <name>" },
+  { command: "status", description: "Session, mode, model and usage" },
+  { command: "grants", description: "List or revoke standing grants" },
+] as const;
+
+const PRESS_ANSWER_WITHIN_MS = 5000;
+
+export interface HandlerDeps {
+  readonly service: ConversationService;
+  readonly access: TelegramAccess;
+  readonly files: TelegramFiles;
+  readonly bot: () => BotIdentity;
+  readonly outputFor: (target: ThreadTarget) => ThreadOutput;
+  readonly logger: Logger;
+}
+
+function startText(userId: number, allowed: boolean): string {
+  const access = allowed
+    ? "You have access: write to me here, or mention me in a group."
+    : "You do not have access yet: an admin can add your id to TELEGRAM_ALLOWED_USERS.";
+  return (
+    "I am Coworker, an AI agent that can use tools (files, shell, web) in this chat, asking before risky steps.\n\n" +
+    `Your Telegram user id is ${userId}. ${access}\n\n` +
+    "Commands: /new, /stop, /mode, /model, /status, /grants."
+  );
+}
+
+async function onMessage(ctx: Context, deps: HandlerDeps): Promise<void> {
+  const parsed = telegramMessageSchema.safeParse(ctx.message);
+  if (!parsed.success) {
+    deps.logger.warn(
+      { updateId: ctx.update.update_id, issues: parsed.error.issues.length },
+      "telegram: unreadable message",
+    );
+    return;
+  }
+  const message = parsed.data;
+  const from = message.from;
+  if (!from || from.is_bot || message.chat.type === "channel") return;
+  const bot = deps.bot();
+  if (!isAddressedToBot(message, bot)) return;
+  const target = targetOf(message);
+  const output = deps.outputFor(target);
+  const user = { id: from.id, name: userOf(from).name };
+  const command = commandOf(message, bot);
+  if (command?.name === "pair") return output.postText(await deps.access.approve(user, command.args[0]));
+  const allowed = await deps.access.allows(message.chat, user);
+  if (command?.name === "start") return output.postText(startText(from.id, allowed));
+  if (!allowed) {
+    const refusal = deps.access.refusal(message.chat, user);
+    deps.logger.info(
+      { userId: from.id, chatId: message.chat.id, told: refusal !== undefined },
+      "telegram: refused",
+    );
+    if (refusal) await output.postText(refusal);
+    return;
+  }
+  if (command && SERVICE_COMMANDS.has(command.name)) {
+    const reply = await deps.service.command(target, userOf(from), command.name, command.args);
+    return output.postText(reply);
+  }
+  await receive(message, target, ctx.update.update_id, deps, output);
+}
+
+async function receive(
+  message: TelegramMessage,
+  target: ThreadTarget,
+  updateId: number,
+  deps: HandlerDeps,
+  output: ThreadOutput,
+): Promise<void> {
+  const text = textFor(message, deps.bot());
+  const { files, notes } = await deps.files.download(message, target);
+  if (text === "" && files.length === 0) {
+    if (notes.length > 0) await output.postText(notes.join("\n"));
+    return;
+  }
+  const result = await deps.service.receive({
+    dedupeKeys: [`tg:update:${updateId}`, `tg:msg:${message.chat.id}:${message.message_id}`],
+    target,
+    user: userOf(message.from!),
+    text: notes.length === 0 ? text : [text, ...notes.map((note) => `[${note}]`)].filter(Boolean).join("\n"),
+    files,
+    sentAt: new Date(message.date * 1000).toISOString(),
+  });
+  deps.logger.debug({ updateId, result }, "telegram: message recorded");
+}
+
+function alertFor(result: PressResult): { text: string; show_alert: boolean } {
+  const text = result.message.length > 200 ? `${result.message.slice(0, 199)}…` : result.message;
+  return { text, show_alert: result.status !== "accepted" };
+}
+
+async function onCallback(ctx: Context, deps: HandlerDeps): Promise<void> {
+  const query = ctx.callbackQuery!;
+  const action = parseCallbackData(query.data);
+  const message = query.message;
+  const answer = (text: string, show_alert = false) => ctx.answerCallbackQuery({ text, show_alert });
+  if (!action || (action.kind === "control" && !message)) {
+    await answer("Sorry, this button is not something I can act on.");
+    return;
+  }
+  const chat = message?.chat ?? { id: query.from.id, type: "private" };
+  const user = { id: query.from.id, name: userOf(query.from).name };
+  if (!(await deps.access.allows(chat, user))) {
+    await answer(`You are not allowed to use this bot (your user id is ${query.from.id}).`, true);
+    return;
+  }
+  let press: ButtonPress;
+  if (action.kind === "card") {
+    press = {
+      kind: "card",
+      platform: "telegram",
+      pendingId: action.pendingId,
+      action: action.action,
+      user: userOf(query.from),
+    };
+  } else {
+    const topic = message && "message_thread_id" in message ? topicOf(message as TelegramMessage) : undefined;
+    const target: ThreadTarget = {
+      platform: "telegram",
+      workspace: "tg",
+      channel: String(chat.id),
+      ...(topic !== undefined ? { thread: String(topic) } : {}),
+    };
+    press = { kind: "control", control: action.control, target, user: userOf(query.from) };
+  }
+  const pressed = deps.service.press(press);
+  let timer: NodeJS.Timeout | undefined;
+  const slow = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, PRESS_ANSWER_WITHIN_MS, undefined);
+  });
+  try {
+    const result = await Promise.race([pressed, slow]);
+    if (result) await answer(alertFor(result).text, alertFor(result).show_alert);
+    else {
+      await answer("Working on it…");
+      pressed.catch((error: unknown) =>
+        deps.logger.error({ err: errorText(error) }, "telegram: press failed"),
+      );
+    }
+  } catch (error) {
+    deps.logger.error({ err: errorText(error) }, "telegram: press failed");
+    await answer("Sorry, that did not work. Please try again.", true);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function onStopGeneration(ctx: Context, deps: HandlerDeps): Promise<void> {
+  const stopped = ctx.update.stopped_message_generation!;
+  const user = {
+    id: stopped.chat.id,
+    name: stopped.chat.username ? `@${stopped.chat.username}` : (stopped.chat.first_name ?? ""),
+  };
+  if (!(await deps.access.allows(stopped.chat, user))) return;
+  const target: ThreadTarget = {
+    platform: "telegram",
+    workspace: "tg",
+    channel: String(stopped.chat.id),
+    ...(stopped.message_thread_id !== undefined && stopped.message_thread_id !== 1
+      ? { thread: String(stopped.message_thread_id) }
+      : {}),
+  };
+  await deps.service.press({
+    kind: "control",
+    control: "stop",
+    target,
+    user: { id: String(user.id), name: user.name },
+  });
+}
+
+/** The handlers as one grammY middleware tree. */
+export function telegramHandlers(deps: HandlerDeps): Composer<Context> {
+  const composer = new Composer<Context>();
+  composer.on("message", (ctx) => onMessage(ctx, deps));
+  composer.on("callback_query", (ctx) => onCallback(ctx, deps));
+  composer.on("stopped_message_generation", (ctx) => onStopGeneration(ctx, deps));
+  return composer;
+}
+
+/** Updates the bot asks Telegram for. */
+export const ALLOWED_UPDATES = ["message", "callback_query", "stopped_message_generation"] as const;

@@ -1,0 +1,149 @@
+/**
+ * Reading Telegram messages: a zod schema for the fields we rely on, the thread target (chat +
+ * forum topic), whether a group message is addressed to the bot (mention, reply to one of its
+ * messages, or its command — checked by us even when privacy mode is off), the command in a
+ * message, and the text with the bot's own mention removed.
+ */
+import { z } from "zod";
+import type { PlatformUser, ThreadTarget } from "../../sessions/contracts.js";
+
+const userSchema = z.object({
+  id: z.number().int(),
+  is_bot: z.boolean().optional(),
+  first_name: z.string(),
+  last_name: z.string().optional(),
+  username: z.string().optional(),
+});
+
+const entitySchema = z.object({
+  type: z.string(),
+  offset: z.number().int().nonnegative(),
+  length: z.number().int().nonnegative(),
+  user: userSchema.optional(),
+});
+
+const fileSchema = z.object({
+  file_id: z.string().min(1),
+  file_unique_id: z.string().min(1),
+  file_size: z.number().int().nonnegative().optional(),
+});
+
+/** The parts of a Bot API Message the channel uses. */
+export const telegramMessageSchema = z.object({
+  message_id: z.number().int().positive(),
+  date: z.number().int(),
+  chat: z.object({ id: z.number().int(), type: z.enum(["private", "group", "supergroup", "channel"]) }),
+  from: userSchema.optional(),
+  text: z.string().optional(),
+  caption: z.string().optional(),
+  entities: z.array(entitySchema).optional(),
+  caption_entities: z.array(entitySchema).optional(),
+  message_thread_id: z.number().int().optional(),
+  is_topic_message: z.boolean().optional(),
+  reply_to_message: z
+    .object({
+      message_id: z.number().int(),
+      from: userSchema.optional(),
+      forum_topic_created: z.unknown().optional(),
+    })
+    .optional(),
+  document: fileSchema
+    .extend({ file_name: z.string().optional(), mime_type: z.string().optional() })
+    .optional(),
+  photo: z.array(fileSchema.extend({ width: z.number(), height: z.number() })).optional(),
+});
+
+export type TelegramMessage = z.infer<typeof telegramMessageSchema>;
+export type TelegramUser = z.infer<typeof userSchema>;
+
+/** The bot's own identity, for mentions and replies. */
+export interface BotIdentity {
+  readonly id: number;
+  readonly username: string;
+}
+
+/** The forum topic a message belongs to, if any (General and non-forum chats have none). */
+export function topicOf(
+  message: Pick<TelegramMessage, "is_topic_message" | "message_thread_id">,
+): number | undefined {
+  return message.is_topic_message &&
+    message.message_thread_id !== undefined &&
+    message.message_thread_id !== 1
+    ? message.message_thread_id
+    : undefined;
+}
+
+/** Where a chat's (or topic's) session lives; `extra` carries what replies need. */
+export function targetOf(message: TelegramMessage): ThreadTarget {
+  const topic = topicOf(message);
+  return {
+    platform: "telegram",
+    workspace: "tg",
+    channel: String(message.chat.id),
+    ...(topic !== undefined ? { thread: String(topic) } : {}),
+    extra: { chatType: message.chat.type, replyTo: message.message_id },
+  };
+}
+
+/** A person as the session layer sees them. */
+export function userOf(user: TelegramUser): PlatformUser {
+  const full = [user.first_name, user.last_name].filter(Boolean).join(" ");
+  return { id: String(user.id), name: user.username ? `@${user.username}` : full };
+}
+
+function body(message: TelegramMessage): { text: string; entities: readonly z.infer<typeof entitySchema>[] } {
+  return message.text !== undefined
+    ? { text: message.text, entities: message.entities ?? [] }
+    : { text: message.caption ?? "", entities: message.caption_entities ?? [] };
+}
+
+function mentionsBot(text: string, entity: z.infer<typeof entitySchema>, bot: BotIdentity): boolean {
+  if (entity.type === "text_mention") return entity.user?.id === bot.id;
+  if (entity.type !== "mention") return false;
+  return (
+    text.slice(entity.offset, entity.offset + entity.length).toLowerCase() ===
+    `@${bot.username.toLowerCase()}`
+  );
+}
+
+/** A slash command for this bot at the start of the message: `/mode auto` or `/mode@bot auto`. */
+export function commandOf(
+  message: TelegramMessage,
+  bot: BotIdentity,
+): { name: string; args: string[] } | undefined {
+  const { text, entities } = body(message);
+  const entity = entities.find((candidate) => candidate.type === "bot_command" && candidate.offset === 0);
+  if (!entity) return undefined;
+  const [command = "", addressee] = text.slice(1, entity.length).split("@");
+  if (addressee !== undefined && addressee.toLowerCase() !== bot.username.toLowerCase()) return undefined;
+  const args = text.slice(entity.length).trim().split(/\s+/).filter(Boolean);
+  return { name: command.toLowerCase(), args };
+}
+
+/**
+ * Whether the bot should act on this message: always in private chats; in groups only when it
+ * is mentioned, replied to, or commanded. In a forum topic every message "replies" to the
+ * topic's first message; that is not a reply to the bot.
+ */
+export function isAddressedToBot(message: TelegramMessage, bot: BotIdentity): boolean {
+  if (message.chat.type === "private") return true;
+  const { text, entities } = body(message);
+  if (entities.some((entity) => mentionsBot(text, entity, bot))) return true;
+  if (commandOf(message, bot)) return true;
+  const replied = message.reply_to_message;
+  const topicRoot =
+    replied?.forum_topic_created !== undefined || replied?.message_id === message.message_thread_id;
+  return replied?.from?.id === bot.id && !(message.is_topic_message === true && topicRoot);
+}
+
+/** The message text (or caption) without the bot's @mention. */
+export function textFor(message: TelegramMessage, bot: BotIdentity): string {
+  const { text, entities } = body(message);
+  const mentions = entities
+    .filter((entity) => entity.type === "mention" && mentionsBot(text, entity, bot))
+    .sort((a, b) => b.offset - a.offset);
+  let result = text;
+  for (const entity of mentions)
+    result = result.slice(0, entity.offset) + result.slice(entity.offset + entity.length);
+  return result.replace(/[ \t]{2,}/g, " ").trim();
+}

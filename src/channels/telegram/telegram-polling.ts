@@ -1,0 +1,113 @@
+/**
+ * Long polling with @grammyjs/runner, supervised: the runner retries network blips itself, but
+ * stops on a 409 (another process polls the same token, or a webhook is set) — we report that
+ * clearly and start it again after an exponential backoff instead of crash-looping. A 401 (bad
+ * token) stops polling for good. "Healthy" means the last getUpdates answered.
+ */
+import { type RunnerHandle, run } from "@grammyjs/runner";
+import type { Bot, Transformer } from "grammy";
+import type { Logger } from "pino";
+import { errorText, isConflict, isUnauthorized } from "./telegram-errors.js";
+
+export interface PollingOptions {
+  readonly allowedUpdates: readonly string[];
+  readonly logger: Logger;
+  readonly backoff: { readonly initialMs: number; readonly maxMs: number };
+  /** Long-poll timeout in seconds. */
+  readonly timeoutSeconds?: number;
+}
+
+/** Supervises the runner (see module comment). */
+export class PollingLoop {
+  private handle: RunnerHandle | undefined;
+  private stopped = false;
+  private healthy = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly bot: Bot,
+    private readonly options: PollingOptions,
+  ) {
+    bot.api.config.use(this.observe());
+  }
+
+  /** Watches getUpdates outcomes: success marks the loop healthy, failures are logged once each. */
+  private observe(): Transformer {
+    return async (prev, method, payload, signal) => {
+      if (method !== "getUpdates") return prev(method, payload, signal);
+      const result = await prev(method, payload, signal).catch((error: unknown) => {
+        this.healthy = false;
+        throw error;
+      });
+      if (result.ok) this.healthy = true;
+      else if (!this.stopped && result.error_code !== 409) {
+        this.options.logger.warn(
+          { code: result.error_code, description: result.description },
+          "telegram getUpdates failed",
+        );
+      }
+      return result;
+    };
+  }
+
+  start(): void {
+    this.loop ??= this.supervise();
+  }
+
+  /** Polling works: the runner runs and its last getUpdates answered. */
+  isHealthy(): boolean {
+    return !this.stopped && this.handle?.isRunning() === true && this.healthy;
+  }
+
+  private async supervise(): Promise<void> {
+    let delay = this.options.backoff.initialMs;
+    while (!this.stopped) {
+      const startedAt = Date.now();
+      this.handle = run(this.bot, {
+        runner: {
+          silent: true,
+          fetch: {
+            timeout: this.options.timeoutSeconds ?? 30,
+            allowed_updates: [...this.options.allowedUpdates] as never,
+          },
+        },
+      });
+      try {
+        await this.handle.task();
+        if (this.stopped) return;
+        this.options.logger.warn("telegram runner ended on its own; restarting");
+      } catch (error) {
+        if (this.stopped) return;
+        if (isUnauthorized(error)) {
+          this.options.logger.fatal(
+            { err: errorText(error) },
+            "telegram rejected the bot token (401); polling stopped",
+          );
+          this.stopped = true;
+          return;
+        }
+        if (Date.now() - startedAt > this.options.backoff.maxMs) delay = this.options.backoff.initialMs;
+        this.options.logger.error(
+          { err: errorText(error), retryInMs: delay },
+          isConflict(error)
+            ? "telegram 409 conflict: another process is polling this bot token (or a webhook is set); retrying"
+            : "telegram polling stopped; retrying",
+        );
+      }
+      this.healthy = false;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        setTimeout(resolve, delay);
+      });
+      delay = Math.min(delay * 2, this.options.backoff.maxMs);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    if (this.handle?.isRunning()) await this.handle.stop();
+    await this.loop;
+  }
+}

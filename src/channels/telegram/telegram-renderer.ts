@@ -1,0 +1,241 @@
+/**
+ * TurnRenderer for Telegram: folds one turn's AgentEvents into a compact live view (plan, tool
+ * status lines, notices, what it waits for, the answer's tail) shown through a LiveReply, keeps
+ * "typing…" alive every ~4 s while the agent works, and on close delivers the final answer as
+ * Telegram HTML split into ≤ 4096-character messages.
+ */
+import type { Logger } from "pino";
+import { assertNever, type AgentEvent, type PlanStep, type ToolCallStatus } from "../../engine/events.js";
+import type { TurnRenderer } from "../../sessions/contracts.js";
+import { errorText } from "./telegram-errors.js";
+import { escapeHtml, htmlToPlainText, markdownToTelegramHtml } from "./telegram-html.js";
+import type { ChatSender } from "./telegram-send.js";
+import { splitTelegramHtml, TELEGRAM_TEXT_LIMIT } from "./telegram-split.js";
+import { LiveReply, type LiveReplyOptions } from "./telegram-stream.js";
+
+export const TYPING_INTERVAL_MS = 4000;
+
+interface ToolLine {
+  readonly callId: string;
+  readonly name: string;
+  readonly preview: string;
+  status: ToolCallStatus | "running";
+  durationMs?: number;
+}
+
+const TOOL_ICONS: Readonly<Record<ToolLine["status"], string>> = {
+  running: "⏳",
+  ok: "✓",
+  error: "✗",
+  denied: "⛔",
+  interrupted: "⏹",
+  not_started: "–",
+};
+const PLAN_ICONS: Readonly<Record<PlanStep["status"], string>> = {
+  pending: "▫️",
+  in_progress: "▶️",
+  done: "✅",
+};
+const MAX_TOOL_LINES = 6;
+const MAX_NOTES = 3;
+
+function clip(text: string, limit: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
+}
+
+/** A non-zero 31-bit draft id derived from the turn id. */
+export function draftIdOf(turnId: string): number {
+  let hash = 7;
+  for (const char of turnId) hash = (hash * 31 + (char.codePointAt(0) ?? 0)) | 0;
+  return (Math.abs(hash) % 2_147_483_646) + 1;
+}
+
+export interface TelegramTurnRendererOptions {
+  readonly sender: ChatSender;
+  readonly live: Omit<LiveReplyOptions, "sender" | "logger">;
+  readonly logger: Logger;
+  readonly typingIntervalMs?: number;
+}
+
+/** Renders one turn into a Telegram chat (see module comment). */
+export class TelegramTurnRenderer implements TurnRenderer {
+  private readonly live: LiveReply;
+  private text = "";
+  private stepDone = false;
+  private lastAnswer = "";
+  private thinking = false;
+  private plan: readonly PlanStep[] = [];
+  private readonly tools: ToolLine[] = [];
+  private notes: readonly { readonly text: string; readonly transient: boolean }[] = [];
+  private waiting: string | undefined;
+  private working = true;
+  private ending: { readonly text: string; readonly note?: string } | undefined;
+  private fatal: string | undefined;
+  private readonly typingTimer: NodeJS.Timeout;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly options: TelegramTurnRendererOptions) {
+    this.live = new LiveReply({ ...options.live, sender: options.sender, logger: options.logger });
+    this.typing();
+    this.typingTimer = setInterval(
+      () => this.working && this.typing(),
+      options.typingIntervalMs ?? TYPING_INTERVAL_MS,
+    );
+    this.typingTimer.unref();
+  }
+
+  private typing(): void {
+    this.options.sender.typing().catch((error: unknown) => {
+      this.options.logger.debug({ err: errorText(error) }, "telegram chat action failed");
+    });
+  }
+
+  async handle(event: AgentEvent): Promise<void> {
+    this.working = event.type !== "permission-required" && event.type !== "question-asked";
+    this.apply(event);
+    if (!this.ending) this.live.show(this.liveView());
+  }
+
+  private apply(event: AgentEvent): void {
+    switch (event.type) {
+      case "text-delta":
+        if (this.stepDone) this.text = "";
+        this.stepDone = false;
+        this.thinking = false;
+        this.waiting = undefined;
+        this.text += event.delta;
+        return;
+      case "reasoning-delta":
+        this.thinking = true;
+        return;
+      case "assistant-message-done":
+        if (event.content.trim() !== "") this.lastAnswer = event.content;
+        this.stepDone = true;
+        this.thinking = false;
+        return;
+      case "plan-updated":
+        this.plan = event.steps;
+        return;
+      case "tool-call-started":
+        this.waiting = undefined;
+        this.tools.push({
+          callId: event.callId,
+          name: event.name,
+          preview: event.preview,
+          status: "running",
+        });
+        return;
+      case "tool-output-delta":
+        return;
+      case "tool-call-finished": {
+        const line = this.tools.find((tool) => tool.callId === event.callId);
+        if (line) Object.assign(line, { status: event.status, durationMs: event.durationMs });
+        this.waiting = undefined;
+        return;
+      }
+      case "permission-required":
+        this.waiting = `⏸ Waiting for approval: <code>${escapeHtml(event.tool)}</code>`;
+        return;
+      case "question-asked":
+        this.waiting = "⏸ Waiting for your answer…";
+        return;
+      case "notice":
+        this.note(
+          event.level === "progress" ? `⏳ ${event.message}` : `ℹ️ ${event.message}`,
+          event.level === "progress",
+        );
+        return;
+      case "compaction-started":
+        this.note("🗜 Compacting the conversation…", true);
+        return;
+      case "compaction-finished":
+        this.note(`🗜 Compacted ${event.removedMessages} earlier messages`, true);
+        return;
+      case "turn-completed":
+        this.ending = { text: event.finalText, ...this.endingNote(event.status, event.iterations) };
+        return;
+      case "error":
+        if (event.recoverable) this.note(`⚠️ ${event.message}`, false);
+        else this.fatal = event.message;
+        return;
+      default:
+        assertNever(event);
+    }
+  }
+
+  private endingNote(status: string, iterations: number): { note?: string } {
+    if (status === "interrupted") return { note: "⏹ Stopped." };
+    if (status === "max_iterations") return { note: `⚠️ Stopped after ${iterations} steps (the step limit).` };
+    if (status === "error") return { note: `⚠️ The turn failed${this.fatal ? `: ${this.fatal}` : "."}` };
+    return {};
+  }
+
+  /** Progress notes replace the previous progress note; others accumulate (last three kept). */
+  private note(text: string, transient: boolean): void {
+    const kept = transient && this.notes.at(-1)?.transient ? this.notes.slice(0, -1) : this.notes;
+    this.notes = [...kept, { text, transient }].slice(-MAX_NOTES);
+  }
+
+  private statusHtml(): string {
+    const plan = this.plan.map((step) => `${PLAN_ICONS[step.status]} ${escapeHtml(clip(step.title, 80))}`);
+    const tools = this.tools.slice(-MAX_TOOL_LINES).map((tool) => {
+      const took = tool.durationMs === undefined ? "" : ` <i>${(tool.durationMs / 1000).toFixed(1)} s</i>`;
+      const preview = tool.preview ? ` ${escapeHtml(clip(tool.preview, 80))}` : "";
+      return `${TOOL_ICONS[tool.status]} <code>${escapeHtml(tool.name)}</code>${preview}${took}`;
+    });
+    const hidden = this.tools.length - tools.length;
+    const lines = [
+      ...plan,
+      ...(hidden > 0 ? [`<i>… ${hidden} earlier tool calls</i>`] : []),
+      ...tools,
+      ...this.notes.map((note) => `<i>${escapeHtml(note.text)}</i>`),
+      ...(this.waiting ? [this.waiting] : []),
+      ...(this.thinking && this.text === "" ? ["💭 thinking…"] : []),
+    ];
+    return lines.join("\n");
+  }
+
+  /** The live view: status lines, then as much of the answer's tail as fits. */
+  private liveView(): string {
+    const status = this.statusHtml();
+    const answer = this.text.trim() === "" ? "" : markdownToTelegramHtml(this.text);
+    if (answer === "") return status;
+    const budget = TELEGRAM_TEXT_LIMIT - htmlToPlainText(status).length - 4;
+    const chunks = splitTelegramHtml(answer, Math.max(budget, 1000));
+    const tail = chunks.length > 1 ? `…\n${chunks.at(-1)}` : (chunks[0] ?? "");
+    return status === "" ? tail : `${status}\n\n${tail}`;
+  }
+
+  private toolSummary(): string {
+    if (this.tools.length === 0) return "";
+    const shown = this.tools.slice(0, 8).map((tool) => `${escapeHtml(tool.name)} ${TOOL_ICONS[tool.status]}`);
+    const more = this.tools.length > shown.length ? ` · +${this.tools.length - shown.length} more` : "";
+    return `<i>🔧 ${shown.join(" · ")}${more}</i>`;
+  }
+
+  /** The final answer as ≤ 4096-character HTML chunks. */
+  private finalChunks(): string[] {
+    const ending = this.ending ?? { text: "", note: "⚠️ The turn ended before it finished." };
+    const answer = ending.text.trim() !== "" ? ending.text : this.lastAnswer || this.text;
+    const parts = [
+      this.toolSummary(),
+      markdownToTelegramHtml(answer),
+      ending.note ? escapeHtml(ending.note) : "",
+    ];
+    const html = parts.filter((part) => part !== "").join("\n\n");
+    return splitTelegramHtml(html === "" ? "(no answer)" : html);
+  }
+
+  async close(): Promise<void> {
+    this.closing ??= (async () => {
+      clearInterval(this.typingTimer);
+      try {
+        await this.live.finish(this.finalChunks());
+      } catch (error) {
+        this.options.logger.error({ err: errorText(error) }, "telegram: could not deliver the final answer");
+      }
+    })();
+    return this.closing;
+  }
+}

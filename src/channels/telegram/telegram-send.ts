@@ -1,0 +1,146 @@
+/**
+ * One chat (and forum topic) as a place to write: every send and chat action carries the topic's
+ * message_thread_id, replies point at the triggering message, HTML that Telegram cannot parse is
+ * re-sent as plain text, and "message is not modified" counts as success. The only module that
+ * turns our HTML into Bot API calls.
+ */
+import { type Api, InputFile } from "grammy";
+import type { InlineKeyboardMarkup } from "grammy/types";
+import type { Logger } from "pino";
+import { z } from "zod";
+import type { ThreadTarget } from "../../sessions/contracts.js";
+import { errorText, isMessageGone, isNotModified, isParseError } from "./telegram-errors.js";
+import { htmlToPlainText } from "./telegram-html.js";
+
+/** Where a thread's messages go on Telegram, derived from a ThreadTarget. */
+export interface ChatAddress {
+  readonly chatId: number;
+  /** Forum topic; never 1 (the General topic takes no explicit id). */
+  readonly threadId?: number;
+  /** The message that started the current exchange, replied to when posting. */
+  readonly replyTo?: number;
+  readonly isPrivate: boolean;
+}
+
+const integer = z.coerce.number().int().safe();
+const addressSchema = z.object({
+  channel: integer,
+  thread: integer.positive().optional(),
+  extra: z
+    .object({ replyTo: integer.positive().optional(), chatType: z.string().optional() })
+    .loose()
+    .optional(),
+});
+
+/** Read a Telegram ThreadTarget; throws a clear error for a target from elsewhere. */
+export function addressOf(target: ThreadTarget): ChatAddress {
+  const parsed = addressSchema.safeParse(target);
+  if (target.platform !== "telegram" || !parsed.success) {
+    throw new Error(`not a Telegram thread target: ${JSON.stringify(target)}`);
+  }
+  const { channel, thread, extra } = parsed.data;
+  const chatType = extra?.chatType ?? (channel > 0 ? "private" : "group");
+  return {
+    chatId: channel,
+    ...(thread !== undefined && thread !== 1 ? { threadId: thread } : {}),
+    ...(extra?.replyTo !== undefined ? { replyTo: extra.replyTo } : {}),
+    isPrivate: chatType === "private",
+  };
+}
+
+export type EditResult = "edited" | "unchanged" | "gone";
+
+/** Bot API calls for one chat address. */
+export class ChatSender {
+  constructor(
+    private readonly api: Api,
+    readonly address: ChatAddress,
+    private readonly logger: Logger,
+  ) {}
+
+  private get topic(): { message_thread_id?: number } {
+    return this.address.threadId === undefined ? {} : { message_thread_id: this.address.threadId };
+  }
+
+  /** Send one HTML message (≤ 4096 visible chars); falls back to plain text. Returns its id. */
+  async send(
+    html: string,
+    options: { replyMarkup?: InlineKeyboardMarkup; reply?: boolean } = {},
+  ): Promise<number> {
+    const other = {
+      ...this.topic,
+      link_preview_options: { is_disabled: true },
+      ...(options.reply && this.address.replyTo !== undefined
+        ? { reply_parameters: { message_id: this.address.replyTo, allow_sending_without_reply: true } }
+        : {}),
+      ...(options.replyMarkup ? { reply_markup: options.replyMarkup } : {}),
+    };
+    try {
+      return (await this.api.sendMessage(this.address.chatId, html, { ...other, parse_mode: "HTML" }))
+        .message_id;
+    } catch (error) {
+      if (!isParseError(error)) throw error;
+      this.logger.warn({ err: errorText(error) }, "telegram rejected our HTML; sending plain text");
+      return (await this.api.sendMessage(this.address.chatId, htmlToPlainText(html), other)).message_id;
+    }
+  }
+
+  /** Send chunks in order; only the first replies to the trigger. Returns their ids. */
+  async sendAll(chunks: readonly string[], options: { reply?: boolean } = {}): Promise<number[]> {
+    const ids: number[] = [];
+    for (const [index, chunk] of chunks.entries()) {
+      ids.push(await this.send(chunk, { reply: options.reply === true && index === 0 }));
+    }
+    return ids;
+  }
+
+  /** Replace a message's text (and keyboard: none unless given). */
+  async edit(messageId: number, html: string, replyMarkup?: InlineKeyboardMarkup): Promise<EditResult> {
+    const other = {
+      link_preview_options: { is_disabled: true },
+      ...(replyMarkup ? { reply_markup: replyMarkup } : {}),
+    };
+    try {
+      await this.api.editMessageText(this.address.chatId, messageId, html, { ...other, parse_mode: "HTML" });
+      return "edited";
+    } catch (error) {
+      if (isNotModified(error)) return "unchanged";
+      if (isMessageGone(error)) return "gone";
+      if (!isParseError(error)) throw error;
+      this.logger.warn({ err: errorText(error) }, "telegram rejected our HTML edit; using plain text");
+      try {
+        await this.api.editMessageText(this.address.chatId, messageId, htmlToPlainText(html), other);
+        return "edited";
+      } catch (retry) {
+        if (isNotModified(retry)) return "unchanged";
+        if (isMessageGone(retry)) return "gone";
+        throw retry;
+      }
+    }
+  }
+
+  /** Show or replace a private chat's streaming draft (Bot API 9.5+). */
+  async draft(draftId: number, html: string): Promise<void> {
+    const other = { ...this.topic, can_stop: true };
+    try {
+      await this.api.sendMessageDraft(this.address.chatId, draftId, html, { ...other, parse_mode: "HTML" });
+    } catch (error) {
+      if (!isParseError(error)) throw error;
+      await this.api.sendMessageDraft(this.address.chatId, draftId, htmlToPlainText(html), other);
+    }
+  }
+
+  /** "typing…" for about five seconds. */
+  async typing(): Promise<void> {
+    await this.api.sendChatAction(this.address.chatId, "typing", this.topic);
+  }
+
+  /** Upload a file from disk into this chat and topic; returns the message id. */
+  async document(path: string, name: string, caption?: string): Promise<number> {
+    const sent = await this.api.sendDocument(this.address.chatId, new InputFile(path, name), {
+      ...this.topic,
+      ...(caption ? { caption } : {}),
+    });
+    return sent.message_id;
+  }
+}

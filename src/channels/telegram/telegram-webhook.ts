@@ -1,0 +1,82 @@
+/**
+ * Webhook mode: registers the public URL with Telegram (setWebhook with a secret token) and
+ * serves it with node:http. grammY's webhook callback checks the
+ * `X-Telegram-Bot-Api-Secret-Token` header (401 otherwise); handlers only record, so the answer
+ * goes back fast and Telegram does not re-send.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Bot, webhookCallback } from "grammy";
+import type { Logger } from "pino";
+import { errorText } from "./telegram-errors.js";
+
+export interface WebhookOptions {
+  /** The public HTTPS URL Telegram posts to (including the path). */
+  readonly url: string;
+  /** 1–256 characters of A-Z, a-z, 0-9, _ and -. */
+  readonly secret: string;
+  readonly port: number;
+  /** The path this server answers on, e.g. "/telegram/webhook". */
+  readonly path: string;
+  /** Interface to listen on; all interfaces by default. */
+  readonly host?: string;
+}
+
+/** The webhook HTTP server (see module comment). */
+export class WebhookServer {
+  private server: Server | undefined;
+
+  constructor(
+    private readonly bot: Bot,
+    private readonly options: WebhookOptions,
+    private readonly allowedUpdates: readonly string[],
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    const handle = webhookCallback(this.bot, "http", {
+      secretToken: this.options.secret,
+      onTimeout: "return",
+      timeoutMilliseconds: 9000,
+    });
+    const server = createServer((request, response) => {
+      const path = new URL(request.url ?? "/", "http://localhost").pathname;
+      if (request.method !== "POST" || path !== this.options.path) {
+        response.writeHead(404).end();
+        return;
+      }
+      handle(request, response).catch((error: unknown) => {
+        this.logger.error({ err: errorText(error) }, "telegram webhook update failed");
+        if (!response.headersSent) response.writeHead(500);
+        response.end();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.options.port, this.options.host, () => resolve());
+    });
+    this.server = server;
+    await this.bot.api.setWebhook(this.options.url, {
+      secret_token: this.options.secret,
+      allowed_updates: [...this.allowedUpdates] as never,
+    });
+    this.logger.info({ port: this.port(), path: this.options.path }, "telegram webhook listening");
+  }
+
+  /** The port actually bound (useful with port 0). */
+  port(): number | undefined {
+    return (this.server?.address() as AddressInfo | null)?.port;
+  }
+
+  isListening(): boolean {
+    return this.server?.listening === true;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}

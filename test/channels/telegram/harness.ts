@@ -1,0 +1,159 @@
+/**
+ * Test harness for the Telegram channel: the fake Bot API, a TelegramChannel on the real grammY
+ * bot and runner, a scriptable in-test ConversationService, and a pino logger whose lines tests
+ * can read. Timings are shortened; everything else is production code.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import pino from "pino";
+import type {
+  ButtonPress,
+  ConversationService,
+  InboundMessage,
+  PlatformUser,
+  PressResult,
+  ReceiveResult,
+  ThreadOutput,
+  ThreadOutputFactory,
+  ThreadTarget,
+} from "../../../src/sessions/contracts.js";
+import {
+  TelegramChannel,
+  type TelegramChannelOptions,
+} from "../../../src/channels/telegram/telegram-channel.js";
+import {
+  type FakeChat,
+  type FakeTelegram,
+  type FakeUser,
+  startFakeTelegram,
+} from "../../fakes/fake-telegram/fake-telegram.js";
+
+export const ALICE: FakeUser = { id: 1001, first_name: "Alice", username: "alice" };
+export const BOB: FakeUser = { id: 1002, first_name: "Bob", username: "bob" };
+export const MALLORY: FakeUser = { id: 6666, first_name: "Mallory" };
+export const ALICE_DM: FakeChat = { id: ALICE.id, type: "private", first_name: "Alice" };
+export const BOB_DM: FakeChat = { id: BOB.id, type: "private", first_name: "Bob" };
+export const MALLORY_DM: FakeChat = { id: MALLORY.id, type: "private", first_name: "Mallory" };
+export const GROUP: FakeChat = { id: -100200, type: "supergroup", title: "Team" };
+export const OPEN_GROUP: FakeChat = { id: -100300, type: "supergroup", title: "Open" };
+export const FORUM: FakeChat = { id: -100400, type: "supergroup", title: "Forum", is_forum: true };
+
+/** A ConversationService double: records everything, runs `onReceive` as the "turn". */
+export class ScriptedService implements ConversationService {
+  readonly factories = new Map<string, ThreadOutputFactory>();
+  readonly received: InboundMessage[] = [];
+  readonly presses: ButtonPress[] = [];
+  readonly commands: { target: ThreadTarget; user: PlatformUser; name: string; args: readonly string[] }[] =
+    [];
+  private readonly seen = new Set<string>();
+  onReceive: (message: InboundMessage, output: ThreadOutput) => Promise<void> | void = () => {};
+  onPress: (press: ButtonPress) => PressResult | Promise<PressResult> = () => ({
+    status: "accepted",
+    message: "Done",
+  });
+  readonly turns: Promise<void>[] = [];
+
+  registerOutput(platform: string, factory: ThreadOutputFactory): void {
+    this.factories.set(platform, factory);
+  }
+
+  output(target: ThreadTarget): ThreadOutput {
+    const factory = this.factories.get(target.platform);
+    if (!factory) throw new Error(`no output for ${target.platform}`);
+    return factory(target);
+  }
+
+  async receive(message: InboundMessage): Promise<ReceiveResult> {
+    if (message.dedupeKeys.some((key) => this.seen.has(key))) return { status: "duplicate" };
+    for (const key of message.dedupeKeys) this.seen.add(key);
+    this.received.push(message);
+    this.turns.push(Promise.resolve(this.onReceive(message, this.output(message.target))));
+    return { status: "started" };
+  }
+
+  async press(press: ButtonPress): Promise<PressResult> {
+    this.presses.push(press);
+    return this.onPress(press);
+  }
+
+  async command(
+    target: ThreadTarget,
+    user: PlatformUser,
+    name: string,
+    args: readonly string[],
+  ): Promise<string> {
+    this.commands.push({ target, user, name, args });
+    return `ran ${name}${args.length ? ` ${args.join(" ")}` : ""}`;
+  }
+}
+
+export interface Harness {
+  readonly tg: FakeTelegram;
+  readonly service: ScriptedService;
+  readonly channel: TelegramChannel;
+  readonly workspace: string;
+  readonly logs: () => Record<string, unknown>[];
+  /** Stop the channel and start a new one on the same fake (a process restart). */
+  restart(service?: ScriptedService): Promise<Harness>;
+  close(): Promise<void>;
+}
+
+export const FAST_TIMING = {
+  private: { intervalMs: 60, firstPreviewMs: 30 },
+  group: { intervalMs: 120, firstPreviewMs: 30 },
+} as const;
+
+/** Start the fake Bot API and a channel on it (long polling unless options say otherwise). */
+export async function startHarness(
+  overrides: Partial<TelegramChannelOptions> = {},
+  fakeOptions: Parameters<typeof startFakeTelegram>[0] = {},
+): Promise<Harness> {
+  const tg = await startFakeTelegram(fakeOptions);
+  const workspace = await mkdtemp(join(tmpdir(), "tg-ws-"));
+  const launch = async (service: ScriptedService): Promise<Harness> => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, callback) {
+        for (const line of String(chunk).split("\n")) if (line) lines.push(JSON.parse(line));
+        callback();
+      },
+    });
+    const channel = new TelegramChannel({
+      botToken: tg.token,
+      apiRoot: tg.apiRoot,
+      allowedUsers: [String(ALICE.id), String(BOB.id)],
+      allowedChats: [String(OPEN_GROUP.id)],
+      fileMaxBytes: 1024 * 1024,
+      workspaceRoot: workspace,
+      service,
+      logger: pino({ level: "debug" }, sink),
+      botInfo: tg.botInfo,
+      timing: FAST_TIMING,
+      pollTimeoutSeconds: 5,
+      pollingBackoff: { initialMs: 20, maxMs: 200 },
+      retry: { maxRetryAttempts: 3, maxDelaySeconds: 5 },
+      ...overrides,
+    });
+    await channel.start();
+    const harness: Harness = {
+      tg,
+      service,
+      channel,
+      workspace,
+      logs: () => lines,
+      restart: async (next = new ScriptedService()) => {
+        await channel.stop();
+        return launch(next);
+      },
+      close: async () => {
+        await channel.stop();
+        await tg.close();
+        await rm(workspace, { recursive: true, force: true });
+      },
+    };
+    return harness;
+  };
+  return launch(new ScriptedService());
+}

@@ -1,0 +1,209 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  ALICE,
+  ALICE_DM,
+  BOB,
+  FORUM,
+  GROUP,
+  type Harness,
+  MALLORY,
+  MALLORY_DM,
+  OPEN_GROUP,
+  startHarness,
+} from "./harness.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+describe("Telegram channel: inbound messages", () => {
+  it("records a DM as an InboundMessage with dedupe keys, user, target and reply id", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    const { update, message } = tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "hello there" });
+    await tg.waitFor(() => service.received.length === 1);
+    const inbound = service.received[0]!;
+    expect(inbound.dedupeKeys).toEqual([
+      `tg:update:${update.update_id}`,
+      `tg:msg:${ALICE.id}:${message.message_id}`,
+    ]);
+    expect(inbound.text).toBe("hello there");
+    expect(inbound.user).toEqual({ id: String(ALICE.id), name: "@alice" });
+    expect(inbound.target).toEqual({
+      platform: "telegram",
+      workspace: "tg",
+      channel: String(ALICE.id),
+      extra: { chatType: "private", replyTo: message.message_id },
+    });
+    expect(harness.channel.isReady()).toBe(true);
+  });
+
+  it("refuses a user who is not allowed once, with their id and a pairing code an admin can approve", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "let me in" });
+    const refusal = await tg.waitFor(() => tg.state.botMessages(MALLORY.id)[0]);
+    expect(refusal.text).toContain(`Your Telegram user id is ${MALLORY.id}`);
+    const code = /\/pair ([A-Z0-9]{6})/.exec(refusal.text)?.[1];
+    expect(code).toBeDefined();
+    tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "please?" });
+    await vi.waitFor(() => {
+      expect(
+        harness!.logs().filter((line) => line.msg === "telegram: refused" && line.told === false),
+      ).toHaveLength(1);
+    });
+    expect(tg.state.botMessages(MALLORY.id)).toHaveLength(1);
+    expect(service.received).toHaveLength(0);
+
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: `/pair ${code}` });
+    const approved = await tg.waitFor(() => tg.state.botMessages(ALICE.id)[0]);
+    expect(approved.text).toContain(`user id ${MALLORY.id}`);
+    tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "thanks" });
+    await tg.waitFor(() => service.received.length === 1);
+    expect(service.received[0]!.text).toBe("thanks");
+  });
+
+  it("in groups acts only on a mention, a reply to the bot or its command", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "just chatting" });
+    tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "hey @someone_else" });
+    tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "/status@other_bot" });
+    tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "@coworker_bot what is up?" });
+    await tg.waitFor(() => service.received.length === 1);
+    expect(service.received[0]!.text).toBe("what is up?");
+    await service.output(service.received[0]!.target).postText("an answer");
+    const [answer] = tg.state.botMessages(GROUP.id);
+    expect(answer?.reply_to_message_id).toBe(Number(service.received[0]!.target.extra?.replyTo));
+    tg.sendUserMessage({ chat: GROUP, from: BOB, text: "and a follow-up", replyTo: answer!.message_id });
+    await tg.waitFor(() => service.received.length === 2);
+    expect(service.received[1]!.user.id).toBe(String(BOB.id));
+    tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "/status@coworker_bot" });
+    await tg.waitFor(() => service.commands.length === 1);
+    expect(service.received).toHaveLength(2);
+  });
+
+  it("lets every member of an allowed chat in, but nobody else in other groups", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    tg.sendUserMessage({ chat: GROUP, from: MALLORY, text: "@coworker_bot hi" });
+    const refusal = await tg.waitFor(() => tg.state.botMessages(GROUP.id)[0]);
+    expect(refusal.text).toContain(`chat id ${GROUP.id}`);
+    tg.sendUserMessage({ chat: OPEN_GROUP, from: MALLORY, text: "@coworker_bot hi" });
+    await tg.waitFor(() => service.received.length === 1);
+    expect(service.received[0]!.target.channel).toBe(String(OPEN_GROUP.id));
+  });
+
+  it("gives each forum topic its own target; a topic message is not a reply to the bot", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    tg.sendUserMessage({ chat: FORUM, from: ALICE, threadId: 11, text: "@coworker_bot in eleven" });
+    tg.sendUserMessage({ chat: FORUM, from: ALICE, threadId: 12, text: "@coworker_bot in twelve" });
+    tg.sendUserMessage({ chat: FORUM, from: ALICE, text: "@coworker_bot in general" });
+    await tg.waitFor(() => service.received.length === 3);
+    const threads = service.received.map((message) => message.target.thread);
+    expect(new Set(threads)).toEqual(new Set(["11", "12", undefined]));
+    // The topic "reply" quirk: a plain topic message without a mention is ignored.
+    tg.sendUserMessage({ chat: FORUM, from: ALICE, threadId: 11, text: "no mention" });
+    tg.sendUserMessage({ chat: FORUM, from: ALICE, threadId: 11, text: "@coworker_bot last" });
+    await tg.waitFor(() => service.received.length === 4);
+    expect(service.received[3]!.text).toBe("last");
+  });
+
+  it("routes commands to the service and answers /start itself", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/mode auto" });
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/new" });
+    await tg.waitFor(() => service.commands.length === 2);
+    expect(service.commands.map((command) => [command.name, command.args])).toEqual([
+      ["mode", ["auto"]],
+      ["new", []],
+    ]);
+    await tg.waitFor(() => tg.state.botMessages(ALICE.id).length === 2);
+    expect(tg.state.botMessages(ALICE.id).map((message) => message.text)).toEqual([
+      "ran mode auto",
+      "ran new",
+    ]);
+    tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "/start" });
+    const start = await tg.waitFor(() => tg.state.botMessages(MALLORY.id)[0]);
+    expect(start.text).toContain(`Your Telegram user id is ${MALLORY.id}`);
+    expect(start.text).toContain("TELEGRAM_ALLOWED_USERS");
+    expect(tg.state.commands.map((command) => (command as { command: string }).command)).toEqual([
+      "start",
+      "new",
+      "stop",
+      "mode",
+      "model",
+      "status",
+      "grants",
+    ]);
+  });
+
+  it("saves documents and photos under uploads/<session>/ and refuses oversized ones with a note", async () => {
+    harness = await startHarness({ fileMaxBytes: 64 });
+    const { tg, service, workspace } = harness;
+    tg.sendUserMessage({
+      chat: ALICE_DM,
+      from: ALICE,
+      caption: "read this",
+      document: { content: Buffer.from("col1,col2\n1,2\n"), name: "../data.csv" },
+    });
+    await tg.waitFor(() => service.received.length === 1);
+    const [file] = service.received[0]!.files;
+    expect(file?.path).toMatch(/^uploads\/telegram_tg_1001_-\/\d+-data\.csv$/);
+    expect(await readFile(join(workspace, file!.path), "utf8")).toBe("col1,col2\n1,2\n");
+    expect(service.received[0]!.text).toBe("read this");
+
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, photo: { content: Buffer.alloc(32, 1) } });
+    await tg.waitFor(() => service.received.length === 2);
+    expect(service.received[1]!.files[0]?.name).toMatch(/^photo-u\d+\.jpg$/);
+
+    tg.sendUserMessage({
+      chat: ALICE_DM,
+      from: ALICE,
+      document: { content: Buffer.alloc(100), name: "big.bin" },
+    });
+    const note = await tg.waitFor(() => tg.state.botMessages(ALICE.id)[0]);
+    expect(note.text).toContain("big.bin");
+    expect(note.text).toContain("limit");
+    expect(service.received).toHaveLength(2);
+  });
+
+  it("passes the same dedupe keys when an update is delivered again after a restart", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    const { update } = tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "once" });
+    await tg.waitFor(() => service.received.length === 1);
+    harness = await harness.restart(service);
+    tg.redeliver(update);
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "twice" });
+    await tg.waitFor(() => service.received.length === 2);
+    await vi.waitFor(() => {
+      const duplicates = harness!
+        .logs()
+        .filter((line) => (line.result as { status?: string })?.status === "duplicate");
+      expect(duplicates).toHaveLength(1);
+    });
+    expect(service.received.map((message) => message.text)).toEqual(["once", "twice"]);
+  });
+
+  it("reports a 409 conflict clearly and keeps polling after a backoff", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    tg.conflictNext(2);
+    await tg.waitFor(
+      () => tg.callsOf("getUpdates").filter((call) => call.error?.startsWith("Conflict")).length === 2,
+    );
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "still there?" });
+    await tg.waitFor(() => service.received.length === 1);
+    const conflicts = harness.logs().filter((line) => String(line.msg).includes("409 conflict"));
+    expect(conflicts.length).toBeGreaterThanOrEqual(1);
+    expect(conflicts[0]?.msg).toContain("another process is polling this bot token");
+    expect(harness.channel.isReady()).toBe(true);
+  });
+});
