@@ -143,6 +143,13 @@ describe("run_command", () => {
     expect(liveMembers(pidFrom(result.output))).toEqual([]);
   });
 
+  it("reports a workspace that does not exist instead of crashing", async () => {
+    const missing = createRunCommandTool({ paths: createWorkspacePaths({ root: path.join(ws, "gone") }) });
+    const result = await call(missing, { command: "true" });
+    expect(result.ok).toBe(false);
+    expect(result.output).toMatch(/^could not start bash in .*gone: /);
+  });
+
   it("cuts a timeout above the maximum and previews the command as code", async () => {
     const limited = tool({ maxTimeoutS: 1 });
     const result = await call(limited, { command: "echo ok", timeout_s: 9999 });
