@@ -9,6 +9,7 @@
 import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { UserFromGetMe } from "grammy/types";
 import { apiMessage, METHODS } from "./bot-methods.js";
 import { BotApiError, BotState, type FakeChat, type FakeUser, type StoredMessage } from "./bot-state.js";
 import { type Params, readParams, respond } from "./http-body.js";
@@ -103,7 +104,7 @@ export class FakeTelegram {
   apiRoot = "";
 
   /** grammY's `botInfo` for this bot (skips getMe). */
-  get botInfo() {
+  get botInfo(): UserFromGetMe {
     return {
       ...this.bot,
       is_bot: true as const,
@@ -115,6 +116,8 @@ export class FakeTelegram {
       has_main_web_app: false,
       has_topics_enabled: false,
       allows_users_to_create_topics: false,
+      can_manage_bots: false,
+      supports_join_request_queries: false,
     };
   }
 
