@@ -84,6 +84,8 @@ export function cardFor(item: PendingItem): Card {
 export class PendingHub {
   private readonly waiters = new Map<string, Waiter>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly waitListeners: Array<() => void> = [];
+  private readonly inflight = new Set<Promise<unknown>>();
   private readonly store: PendingStore;
   private readonly host: PendingHost;
   private readonly logger: Logger;
@@ -146,7 +148,11 @@ export class PendingHub {
   }
 
   /** Resolve a card button press. Refusals change nothing. */
-  async press(press: CardPress): Promise<PressResult> {
+  press(press: CardPress): Promise<PressResult> {
+    return this.track(this.resolvePress(press));
+  }
+
+  private async resolvePress(press: CardPress): Promise<PressResult> {
     const item = await this.load(press.pendingId);
     if (!item) return { status: "unknown", message: "This request is no longer known." };
     if (!mayDecide(item.allowedApprovers, press.platform, press.user.id))
@@ -225,6 +231,16 @@ export class PendingHub {
     return new Set([...this.waiters.values()].map((w) => w.sessionId));
   }
 
+  /** Resolves once card posts and presses in progress have finished (shutdown). */
+  async quiesce(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  /** Resolves the next time a turn starts waiting for a person. */
+  nextWait(): Promise<void> {
+    return new Promise((resolve) => this.waitListeners.push(resolve));
+  }
+
   /** Stop all expiry timers (shutdown). Parked waits stay parked; their items stay durable. */
   stopTimers(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
@@ -238,20 +254,39 @@ export class PendingHub {
 
   private async raise(item: PendingItem, signal: AbortSignal): Promise<PendingItem> {
     await this.store.create(item);
+    // Wait first, so a turn counts as parked at a person as soon as its card can be seen.
+    const settled = this.wait(item, signal);
+    await this.track(this.show(item));
+    return settled;
+  }
+
+  /** Post the card and remember its ref; an item whose card cannot be shown is cancelled. */
+  private async show(item: PendingItem): Promise<void> {
     const output = this.host.outputFor(item.target);
     let failure = output ? undefined : `no output is registered for platform "${item.target.platform}"`;
     if (output)
       try {
-        await this.store.setCardRef(item.id, await output.postCard(cardFor(item)));
+        const withRef = await this.store.setCardRef(item.id, await output.postCard(cardFor(item)));
+        // Decided while the card was being posted: the decision could not update it yet.
+        if (withRef && withRef.status !== "pending") await this.updateCard(withRef);
       } catch (error) {
         this.logger.error({ err: error, pendingId: item.id }, "posting a card failed");
         failure = "the card could not be posted";
       }
     if (failure) {
       this.logger.error({ pendingId: item.id, sessionId: item.sessionId }, failure);
-      return (await this.close(item.id, { action: "cancelled", note: failure, at: this.stamp() })) ?? item;
+      await this.close(item.id, { action: "cancelled", note: failure, at: this.stamp() });
     }
-    return this.wait(item, signal);
+  }
+
+  /** Keep `work` in the in-flight set until it settles (shutdown waits for it). */
+  private async track<T>(work: Promise<T>): Promise<T> {
+    this.inflight.add(work);
+    try {
+      return await work;
+    } finally {
+      this.inflight.delete(work);
+    }
   }
 
   private async wait(item: PendingItem, signal: AbortSignal): Promise<PendingItem> {
@@ -263,6 +298,7 @@ export class PendingHub {
         resolve,
       });
     });
+    for (const listener of this.waitListeners.splice(0)) listener();
     this.armTimer(item.id, item.expiresAt);
     const onAbort = () => {
       void this.close(item.id, { action: "cancelled", note: "the turn was stopped", at: this.stamp() }).then(

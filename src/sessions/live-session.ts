@@ -40,6 +40,8 @@ export class LiveSession {
   activeTurn: ActiveTurn | undefined;
   /** Who asked for a retry of the last turn (a control button), until the pump takes it. */
   retryBy: PlatformUser | undefined;
+  /** Set by "stop": steering the engine still holds must be dropped once the turn ends. */
+  discardSteering = false;
   /** Set by "new": this session is no longer the thread's current one. */
   retired = false;
   private engineInstance: TurnEngine | undefined;

@@ -78,6 +78,7 @@ export class ThreadCommands {
     const live = await this.deps.cache.existingFor(target);
     if (!live) return "Nothing is running.";
     const queued = live.record.queue.length;
+    if (live.untakenSteering.length > 0) live.discardSteering = true;
     if (queued > 0) await live.update((r) => ({ ...r, queue: [] }));
     const dropped = queued > 0 ? ` Dropped ${plural(queued, "queued message")}.` : "";
     if (live.activeTurn) {
@@ -97,6 +98,7 @@ export class ThreadCommands {
     const old = await this.deps.cache.existingFor(target);
     if (old) {
       old.retired = true;
+      old.discardSteering = true;
       if (old.record.queue.length > 0) await old.update((r) => ({ ...r, queue: [] }));
       if (old.activeTurn) old.engine.interrupt();
       await this.deps.hub.cancelSession(old.id, "a new session was started");

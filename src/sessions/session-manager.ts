@@ -228,8 +228,12 @@ export class SessionManager implements ConversationService {
    * after the restart, stop expiry timers and flush the audit log.
    */
   async drain(graceMs: number): Promise<DrainReport> {
-    const parked = this.hub.waitingSessions();
-    const report = await this.scheduler.drain(graceMs, (live) => parked.has(live.id));
+    const report = await this.scheduler.drain(
+      graceMs,
+      (live) => this.hub.waitingSessions().has(live.id),
+      () => this.hub.nextWait(),
+    );
+    await this.hub.quiesce();
     this.hub.stopTimers();
     await this.auditLog.flush();
     this.logger.info(report, "sessions drained");

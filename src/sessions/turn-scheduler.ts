@@ -87,24 +87,38 @@ export class TurnScheduler {
   }
 
   /**
-   * Stop starting turns, wait up to `graceMs` for running ones, then interrupt those still running
-   * (the engine answers their open calls), wait for them again up to `graceMs`, and leave turns
-   * parked at a person as they are: their pending items and histories are already persisted.
+   * Stop starting turns, wait up to `graceMs` for running ones to end or park at a person, then
+   * interrupt those still running (the engine answers their open calls) and wait for them again up
+   * to `graceMs`. Turns parked at a person are left as they are: their pending items and histories
+   * are already persisted, and they continue after the restart.
    */
-  async drain(graceMs: number, isParked: (live: LiveSession) => boolean): Promise<DrainReport> {
+  async drain(
+    graceMs: number,
+    isParked: (live: LiveSession) => boolean,
+    nextPark: () => Promise<void>,
+  ): Promise<DrainReport> {
     this.stopping = true;
     const before = [...this.pumps.keys()];
-    const settle = (lives: readonly LiveSession[]) =>
-      withTimeout(Promise.allSettled(lives.map((l) => this.pumps.get(l) ?? Promise.resolve())), graceMs);
-    await settle(before.filter((l) => !isParked(l)));
-    const running = [...this.pumps.keys()].filter((l) => !isParked(l));
-    for (const live of running) live.engine.interrupt();
-    await settle(running);
+    const running = () => [...this.pumps.keys()].filter((l) => !isParked(l));
+    const settle = async (wakeOnPark: boolean) => {
+      const deadline = Date.now() + graceMs;
+      for (;;) {
+        const left = running();
+        const remaining = deadline - Date.now();
+        if (left.length === 0 || remaining <= 0) return;
+        const ended = Promise.allSettled(left.map((l) => this.pumps.get(l)));
+        await withTimeout(wakeOnPark ? Promise.race([ended, nextPark()]) : ended, remaining);
+      }
+    };
+    await settle(true);
+    const interrupted = running();
+    for (const live of interrupted) live.engine.interrupt();
+    await settle(false);
     const parked = [...this.pumps.keys()].filter(isParked);
     await Promise.allSettled(before.map((l) => l.flush()));
     return {
-      finished: before.length - running.length - parked.length,
-      interrupted: running.length,
+      finished: before.length - interrupted.length - parked.length,
+      interrupted: interrupted.length,
       parked: parked.length,
     };
   }
@@ -215,7 +229,8 @@ export class TurnScheduler {
     } finally {
       live.activeTurn = undefined;
     }
-    if (live.untakenSteering.length > 0) {
+    if (live.untakenSteering.length > 0 || live.discardSteering) {
+      live.discardSteering = false;
       this.options.rebind(live);
       await live.update((r) => ({ ...r, queue: r.queue.map(({ steered: _, ...m }) => m) }));
     }

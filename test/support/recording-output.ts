@@ -68,8 +68,9 @@ export class RecordingOutput implements ThreadOutput {
 
   async updateCard(ref: CardRef, card: Card): Promise<void> {
     const found = this.cards.find((c) => c.ref.messageId === ref.messageId);
-    if (!found) throw new Error(`updateCard: unknown card ${ref.messageId}`);
-    found.versions.push(card);
+    // A card posted by an earlier process is updated by its stored ref, like a real channel does.
+    if (found) found.versions.push(card);
+    else this.cards.push({ ref, versions: [card] });
     this.changed();
   }
 

@@ -14,6 +14,8 @@ export interface ToolRun {
   readonly callId: string;
   readonly tool: string;
   readonly args: Record<string, unknown>;
+  /** The request's `metadata.target` as the tool saw it. */
+  readonly target?: unknown;
 }
 
 /** The record of tool runs, with a gate for slow_task. */
@@ -81,7 +83,7 @@ export function sessionTestRegistry(runs: ToolRuns): ToolRegistry {
       risk: "low",
       concurrent: true,
       async execute(args, ctx) {
-        runs.record({ callId: ctx.callId, tool: "read_note", args });
+        runs.record({ callId: ctx.callId, tool: "read_note", args, target: ctx.request.metadata.target });
         return ok(`note ${args.name}: hello`);
       },
     }),

@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { textStep, toolStep } from "../support/scripted-provider.js";
+import { ANA, BEN, type Harness, makeHarness, message, thread } from "./helpers/harness.js";
+
+const askColor = toolStep(["q1", "ask_user", { question: "Which color?", options: ["red", "blue"] }]);
+
+async function questionCard(h: Harness) {
+  const out = h.outputs.for(thread());
+  return h.outputs.until(() => out.latestCards.find((c) => c.kind === "question"), "question card");
+}
+
+function answersSent(h: Harness): unknown {
+  const result = h.provider.requests
+    .flatMap((r) => r.messages)
+    .find((m) => m.role === "tool" && m.tool_call_id === "q1");
+  return result ? JSON.parse((result as { content: string }).content) : undefined;
+}
+
+describe("questions (ask_user)", () => {
+  it("options become buttons; a press answers the question and the card shows the answer", async () => {
+    const h = await makeHarness({ steps: [askColor, textStep("blue it is")] });
+    await h.manager.receive(message("pick a color"));
+    const card = await questionCard(h);
+    expect(card.title).toBe("Question");
+    expect(card.buttons.map((b) => [b.action, b.label])).toEqual([
+      ["q0:o0", "red"],
+      ["q0:o1", "blue"],
+    ]);
+    const refused = await h.manager.press({
+      kind: "card",
+      platform: "slack",
+      pendingId: card.pendingId,
+      action: "q0:o0",
+      user: BEN,
+    });
+    expect(refused.status).toBe("not_allowed");
+    const pressed = await h.manager.press({
+      kind: "card",
+      platform: "slack",
+      pendingId: card.pendingId,
+      action: "q0:o1",
+      user: ANA,
+    });
+    expect(pressed.status).toBe("accepted");
+    await h.manager.idle();
+    expect(answersSent(h)).toEqual({ answers: [{ question: "Which color?", answer: "blue" }] });
+    const settled = h.outputs.for(thread()).card(card.pendingId);
+    expect(settled).toMatchObject({ buttons: [], outcome: "Answered by Ana: blue" });
+    expect(settled?.blocks).toContainEqual({ kind: "quote", text: "Answer: blue" });
+  });
+
+  it("the asker's next message answers the question instead of starting a turn; others' messages do not", async () => {
+    const h = await makeHarness({
+      steps: [askColor, textStep("green, noted"), textStep("hello Ben")],
+      overrides: {
+        defaults: {
+          model: "m",
+          provider: "scripted",
+          mode: "interactive",
+          maxSteps: 10,
+          queueMode: "followup",
+        },
+      },
+    });
+    await h.manager.receive(message("pick a color"));
+    const card = await questionCard(h);
+    expect(card.footer).toMatch(/reply in this thread/);
+    expect((await h.manager.receive(message("hi there", { user: BEN }))).status).toBe("queued");
+    expect((await h.manager.receive(message("green"))).status).toBe("answered");
+    await h.manager.idle();
+    expect(answersSent(h)).toEqual({ answers: [{ question: "Which color?", answer: "green" }] });
+    expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe("Answered by Ana: green");
+    // Ben's message became the next turn, after the answered one.
+    expect(h.provider.lastRequest.messages.at(-1)).toMatchObject({ role: "user", content: "hi there" });
+    expect(h.outputs.for(thread()).closedTurns).toHaveLength(2);
+    h.provider.assertAllConsumed();
+  });
+
+  it("groups several questions on one card and settles once all are answered", async () => {
+    const h = await makeHarness({
+      steps: [
+        toolStep([
+          "q1",
+          "ask_user",
+          { questions: [{ question: "Size?", options: ["S", "M"] }, { question: "Name?" }] },
+        ]),
+        textStep("thanks"),
+      ],
+    });
+    await h.manager.receive(message("order a shirt"));
+    const card = await questionCard(h);
+    expect(card.title).toBe("2 questions");
+    expect(card.buttons.map((b) => [b.action, b.label])).toEqual([
+      ["q0:o0", "1: S"],
+      ["q0:o1", "1: M"],
+    ]);
+    const first = await h.manager.press({
+      kind: "card",
+      platform: "slack",
+      pendingId: card.pendingId,
+      action: "q0:o1",
+      user: ANA,
+    });
+    expect(first).toEqual({ status: "accepted", message: "Answer recorded." });
+    const out = h.outputs.for(thread());
+    const partial = out.card(card.pendingId)!;
+    expect(partial.outcome).toBeUndefined();
+    expect(partial.blocks).toContainEqual({ kind: "quote", text: "Answer: M" });
+    const twice = await h.manager.press({
+      kind: "card",
+      platform: "slack",
+      pendingId: card.pendingId,
+      action: "q0:o0",
+      user: ANA,
+    });
+    expect(twice.status).toBe("already_decided");
+    expect((await h.manager.receive(message("Ana Lima"))).status).toBe("answered");
+    await h.manager.idle();
+    expect(answersSent(h)).toEqual({
+      answers: [
+        { question: "Size?", answer: "M" },
+        { question: "Name?", answer: "Ana Lima" },
+      ],
+    });
+    expect(out.card(card.pendingId)?.outcome).toBe("Answered by Ana: M · Ana Lima");
+  });
+});

@@ -1,0 +1,202 @@
+import { describe, expect, it } from "vitest";
+import { ProviderError } from "../../src/engine/provider/provider.js";
+import { TOOL_RESULT } from "../../src/engine/tool-results.js";
+import { RecordingOutput } from "../support/recording-output.js";
+import { textStep, toolStep } from "../support/scripted-provider.js";
+import { ANA, BEN, makeHarness, message, thread } from "./helpers/harness.js";
+
+const followup = { model: "test-model", provider: "scripted", mode: "interactive" as const, maxSteps: 10 };
+
+describe("SessionManager turns", () => {
+  it("receive returns before the turn ends; 'stop' interrupts it", async () => {
+    const h = await makeHarness({ steps: [{ text: ["thinking"], hang: true }] });
+    const received = await h.manager.receive(message("long question"));
+    expect(received.status).toBe("started");
+    const out = h.outputs.for(thread());
+    await h.outputs.until(() => out.turns[0]?.events.some((e) => e.type === "text-delta"), "streaming");
+    expect(out.closedTurns).toHaveLength(0);
+    expect((await h.manager.receive(message("stop"))).status).toBe("command");
+    await h.manager.idle();
+    expect(out.texts.at(-1)).toBe("Stopping the running turn.");
+    expect(out.closedTurns[0]?.events.at(-1)).toMatchObject({
+      type: "turn-completed",
+      status: "interrupted",
+    });
+    expect(h.provider.signals[0]?.aborted).toBe(true);
+  });
+
+  it("steers a message sent during a turn into that turn (queue_mode steer)", async () => {
+    const h = await makeHarness({ steps: [toolStep(["s1", "slow_task", {}]), textStep("took your note")] });
+    await h.manager.receive(message("start the task"));
+    await h.runs.started("s1");
+    expect((await h.manager.receive(message("also mention cats", { user: BEN }))).status).toBe("queued");
+    h.runs.release();
+    await h.manager.idle();
+    const out = h.outputs.for(thread());
+    expect(out.closedTurns).toHaveLength(1);
+    expect(h.provider.lastRequest.messages.at(-1)).toMatchObject({
+      role: "user",
+      content: "also mention cats",
+    });
+    expect(h.provider.requests).toHaveLength(2);
+    h.provider.assertAllConsumed();
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/\(idle\)/);
+  });
+
+  it("queues a message sent during a turn as a follow-up turn (queue_mode followup)", async () => {
+    const h = await makeHarness({
+      steps: [toolStep(["s1", "slow_task", {}]), textStep("task done"), textStep("and the follow-up")],
+      overrides: { defaults: { ...followup, queueMode: "followup" } },
+    });
+    await h.manager.receive(message("start the task"));
+    await h.runs.started("s1");
+    expect((await h.manager.receive(message("then summarise"))).status).toBe("queued");
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/a turn is running, 1 queued/);
+    h.runs.release();
+    await h.manager.idle();
+    const out = h.outputs.for(thread());
+    expect(out.closedTurns.map((t) => RecordingOutput.textOf(t))).toEqual(["task done", "and the follow-up"]);
+    expect(h.provider.requests[1]!.messages.some((m) => m.content === "then summarise")).toBe(false);
+    expect(h.provider.lastRequest.messages.at(-1)).toMatchObject({ role: "user", content: "then summarise" });
+  });
+
+  it("stop drops queued follow-ups and steering the turn never took", async () => {
+    const h = await makeHarness({
+      steps: [toolStep(["w1", "write_note", { text: "x" }]), textStep("fresh start")],
+    });
+    await h.manager.receive(message("write it"));
+    const out = h.outputs.for(thread());
+    await h.outputs.until(() => out.latestCards[0], "card");
+    expect((await h.manager.receive(message("actually, forget cats"))).status).toBe("queued");
+    expect(await h.manager.command(thread(), ANA, "stop", [])).toBe(
+      "Stopping the running turn. Dropped 1 queued message.",
+    );
+    await h.manager.idle();
+    expect(out.latestCards[0]?.outcome).toBe("Cancelled: the turn was stopped");
+    await h.manager.receive(message("hello again"));
+    await h.manager.idle();
+    const sent = h.provider.lastRequest.messages;
+    expect(sent.some((m) => m.content === "actually, forget cats")).toBe(false);
+    expect(sent.find((m) => m.role === "tool")).toMatchObject({
+      content: TOOL_RESULT.notStartedWhileWaiting,
+    });
+    expect(h.runs.count("w1")).toBe(0);
+  });
+
+  it("evicts idle sessions beyond the cap and reloads them from the store with their history", async () => {
+    const h = await makeHarness({
+      steps: [textStep("hi A"), textStep("hi B"), textStep("A again")],
+      overrides: { maxSessionsInMemory: 1 },
+    });
+    const a = thread("1.1");
+    const b = thread("2.2");
+    await h.manager.receive(message("I am A", { target: a }));
+    await h.manager.idle();
+    await h.manager.command(a, ANA, "mode", ["auto"]);
+    await h.manager.receive(message("I am B", { target: b }));
+    await h.manager.idle();
+    expect(h.manager.sessionsInMemory).toBe(1);
+    const enginesBefore = h.engines.length;
+    await h.manager.receive(message("remember me?", { target: a }));
+    await h.manager.idle();
+    expect(h.engines.length).toBe(enginesBefore + 1);
+    const sent = h.provider.lastRequest.messages.map((m) => [m.role, m.content]);
+    expect(sent).toEqual([
+      ["system", "You are a test agent."],
+      ["user", "I am A"],
+      ["assistant", "hi A"],
+      ["user", "remember me?"],
+    ]);
+    expect(await h.manager.command(a, ANA, "status", [])).toMatch(/Mode: auto/);
+    expect(h.manager.sessionsInMemory).toBe(1);
+  });
+
+  it("answers thread commands: mode, model, status with extras and usage, new, and bad input", async () => {
+    const h = await makeHarness({
+      steps: [
+        { text: ["one"], usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } },
+        textStep("two"),
+      ],
+      overrides: { statusExtras: async (id) => [`Subscriptions: none (${id.length} char id)`] },
+    });
+    await h.manager.receive(message("first"));
+    await h.manager.idle();
+    expect(await h.manager.command(thread(), ANA, "model", ["gpt-x"])).toBe("Model set to gpt-x.");
+    expect(await h.manager.command(thread(), ANA, "mode", ["plan"])).toBe("Mode set to plan.");
+    const status = await h.manager.command(thread(), ANA, "status", []);
+    expect(status).toMatch(/Mode: plan/);
+    expect(status).toMatch(/Model: scripted:gpt-x/);
+    expect(status).toMatch(/Subscriptions: none \(16 char id\)/);
+    expect(status).toMatch(/Usage: 1 turns, 10 input \+ 5 output = 15 tokens/);
+    expect(await h.manager.command(thread(), ANA, "mode", ["banana"])).toMatch(/^Usage: mode </);
+    expect(await h.manager.command(thread(), ANA, "frobnicate", [])).toMatch(/^Unknown command "frobnicate"/);
+    await h.manager.receive(message("/mode@CoworkerBot banana"));
+    expect(h.outputs.for(thread()).texts.at(-1)).toMatch(/^Usage: mode </);
+    expect(await h.manager.command(thread(), ANA, "new", [])).toMatch(/^Started a new session/);
+    await h.manager.receive(message("second"));
+    await h.manager.idle();
+    expect(h.provider.lastRequest.model).toBe("test-model");
+    expect(h.provider.lastRequest.messages.map((m) => m.content)).toEqual([
+      "You are a test agent.",
+      "second",
+    ]);
+  });
+
+  it("drain interrupts a running tool, leaves no orphaned call, and refuses new messages", async () => {
+    const h = await makeHarness({ steps: [toolStep(["s1", "slow_task", {}])] });
+    await h.manager.receive(message("start"));
+    await h.runs.started("s1");
+    expect(await h.manager.drain(20)).toEqual({ finished: 0, interrupted: 1, parked: 0 });
+    const turn = h.outputs.for(thread()).closedTurns[0]!;
+    expect(turn.events).toContainEqual(
+      expect.objectContaining({ type: "tool-call-finished", status: "interrupted" }),
+    );
+    expect(turn.events.at(-1)).toMatchObject({ type: "turn-completed", status: "interrupted" });
+    expect(await h.manager.receive(message("too late"))).toEqual({
+      status: "ignored",
+      reason: "shutting down",
+    });
+  });
+
+  it("the retry control re-runs a turn that ended in a provider error", async () => {
+    const h = await makeHarness({
+      steps: [
+        { error: new ProviderError("server", "The model service failed.", 500) },
+        textStep("second try"),
+      ],
+    });
+    await h.manager.receive(message("hello"));
+    await h.manager.idle();
+    const out = h.outputs.for(thread());
+    expect(out.closedTurns[0]?.events.at(-1)).toMatchObject({ type: "turn-completed", status: "error" });
+    const retried = await h.manager.press({ kind: "control", control: "retry", target: thread(), user: ANA });
+    expect(retried).toEqual({ status: "accepted", message: "Retrying." });
+    await h.manager.idle();
+    expect(RecordingOutput.textOf(out.closedTurns[1]!)).toBe("second try");
+    expect(h.provider.lastRequest.messages.filter((m) => m.role === "user")).toHaveLength(1);
+  });
+
+  it("puts the thread target into the request metadata and refuses malformed input", async () => {
+    const h = await makeHarness({ steps: [toolStep(["r1", "read_note", { name: "a" }]), textStep("ok")] });
+    await h.manager.receive(message("read a"));
+    await h.manager.idle();
+    expect(h.runs.runs).toEqual([{ callId: "r1", tool: "read_note", args: { name: "a" }, target: thread() }]);
+    const bad = await h.manager.receive({
+      ...message("x"),
+      target: { platform: "", workspace: "", channel: "" },
+    });
+    expect(bad).toMatchObject({
+      status: "ignored",
+      reason: expect.stringMatching(/^invalid message: target\.platform/),
+    });
+    const badPress = await h.manager.press({
+      kind: "card",
+      platform: "slack",
+      pendingId: "",
+      action: "",
+      user: ANA,
+    });
+    expect(badPress.status).toBe("invalid");
+    expect(h.outputs.for(thread()).closedTurns).toHaveLength(1);
+  });
+});
