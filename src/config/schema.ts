@@ -185,7 +185,13 @@ export const configSchema = z.strictObject({
   slack: slackSchema.prefault({}),
   telegram: telegramSchema.prefault({}),
   subscriptions: subscriptionsSchema.prefault({}),
-  server: z.strictObject({ host: nonEmpty.default("127.0.0.1"), port: port.default(8080) }).prefault({}),
+  server: z
+    .strictObject({
+      host: nonEmpty.default("127.0.0.1"),
+      port: port.default(8080),
+      shutdown_grace_s: z.number().nonnegative().default(20),
+    })
+    .prefault({}),
   log: z
     .strictObject({
       level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

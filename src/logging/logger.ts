@@ -1,7 +1,7 @@
 /**
  * The process logger: pino JSON lines by default, pino-pretty when writing to a terminal, with
- * secrets redacted everywhere (known secret fields via pino `redact`, token-shaped strings in
- * messages, bindings and nested objects via a scrubber). Turn loggers carry session and turn ids.
+ * secrets redacted everywhere (known secret fields via pino `redact` and a deep key redactor,
+ * token-shaped strings anywhere in the written line via a scrubber). Turn loggers carry session and turn ids.
  */
 import pino, { type DestinationStream, type Level, type Logger } from "pino";
 import pretty from "pino-pretty";
@@ -15,40 +15,34 @@ export interface LoggerOptions {
   readonly level: LogLevel;
   /** Where lines go; default stdout. */
   readonly destination?: DestinationStream;
+  /** Append JSON lines to this file instead (its directory is created); wins over `destination`. */
+  readonly file?: string;
   /** Human-readable output; default: when the destination is stdout and stdout is a TTY. */
   readonly pretty?: boolean;
 }
 
-function scrubArgs(args: unknown[]): unknown[] {
-  return args.map((arg) => (typeof arg === "string" ? scrubSecrets(arg) : arg));
-}
-
-/** Serialize an error and scrub its message and stack (they may quote a request URL or header). */
-function errorSerializer(err: unknown): unknown {
-  return redactDeep(pino.stdSerializers.err(err as Error));
-}
-
 /** Create the root logger. */
 export function createLogger(options: LoggerOptions): Logger {
+  if (options.file !== undefined) {
+    return buildLogger(options.level, pino.destination({ dest: options.file, mkdir: true, sync: false }));
+  }
   const toStdout = options.destination === undefined;
   const usePretty = options.pretty ?? (toStdout && process.stdout.isTTY === true);
   const destination: DestinationStream = usePretty
     ? pretty({ colorize: toStdout, sync: true, destination: options.destination ?? 1 })
     : (options.destination ?? pino.destination({ dest: 1, sync: false }));
+  return buildLogger(options.level, destination);
+}
+
+function buildLogger(level: LogLevel, destination: DestinationStream): Logger {
   return pino(
     {
-      level: options.level,
+      level,
+      // Known secret fields by path, secret-named fields at any depth, then every token-shaped
+      // string in the finished line (messages, child bindings, error messages and stacks).
       redact: { paths: [...REDACT_PATHS], censor: REDACTED },
-      serializers: { err: errorSerializer, error: errorSerializer },
-      formatters: {
-        log: (object) => redactDeep(object) as Record<string, unknown>,
-        bindings: (bindings) => redactDeep(bindings) as Record<string, unknown>,
-      },
-      hooks: {
-        logMethod(args, method) {
-          method.apply(this, scrubArgs(args) as Parameters<typeof method>);
-        },
-      },
+      formatters: { log: (object) => redactDeep(object) as Record<string, unknown> },
+      hooks: { streamWrite: scrubSecrets },
     },
     destination,
   );

@@ -29,8 +29,9 @@ const PATTERNS: readonly Pattern[] = [
   { re: /\b(bot)?\d{5,12}:[A-Za-z0-9_-]{30,}/g, replace: `$1${REDACTED}` },
   // Authorization header values.
   { re: /\b(Bearer|Basic|Bot)\s+[A-Za-z0-9._~+/=:-]{8,}/gi, replace: `$1 ${REDACTED}` },
-  // Passwords in URLs (redis://:pw@host, postgres://user:pw@host).
-  { re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]+@/gi, replace: `$1:${REDACTED}@` },
+  // Passwords in URLs (redis://:pw@host, postgres://user:pw@host); quotes end a match, so a JSON
+  // line is never cut across fields.
+  { re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@"]*):[^\s@/"]+@/gi, replace: `$1:${REDACTED}@` },
 ];
 
 /** Replace token-shaped substrings with `[redacted]`, keeping a recognisable prefix. */

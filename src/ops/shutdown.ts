@@ -1,8 +1,8 @@
 /**
  * Graceful shutdown. On SIGTERM / SIGINT (or `run()`): stop taking new work, give the registered
  * drainers (running turns) a grace period, then abort their signal so they interrupt at a safe
- * point, run the closers (channels, servers, store) newest first, and exit 0 — 1 when a step
- * failed or overran. A second signal exits at once.
+ * point, run the closers (channels, servers, store) newest first, and report exit code 0 — 1
+ * when a step failed or overran. A second signal exits the process at once.
  */
 import type { Logger } from "../logging/logger.js";
 
@@ -21,8 +21,8 @@ export interface ShutdownOptions {
   readonly graceMs: number;
   /** How long drainers get after the abort before shutdown proceeds without them; default 5 s. */
   readonly interruptMs?: number;
-  /** Ends the process; injected so tests can observe it. */
-  readonly exit: (code: number) => void;
+  /** Ends the process at once on a second signal; injected so tests can observe it. */
+  readonly forceExit: (code: number) => void;
   /** Where SIGTERM / SIGINT come from; default `process`. */
   readonly signals?: SignalSource;
 }
@@ -49,8 +49,15 @@ export class Shutdown {
   private readonly closers: Step<() => Promise<void>>[] = [];
   private running: Promise<number> | undefined;
   private detach: (() => void) | undefined;
+  private resolveDone: (code: number) => void = () => undefined;
+  /** Resolves with the exit code once a shutdown (however triggered) has completed. */
+  readonly done: Promise<number>;
 
-  constructor(private readonly options: ShutdownOptions) {}
+  constructor(private readonly options: ShutdownOptions) {
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+  }
 
   /** True once shutdown has begun (channels use it to refuse new work). */
   get stopping(): boolean {
@@ -76,7 +83,7 @@ export class Shutdown {
   install(): () => void {
     const source = this.options.signals ?? process;
     const handlers = (["SIGTERM", "SIGINT"] as const).map((signal) => {
-      const handler = (): void => this.onSignal(signal);
+      const handler = (): void => this.signal(signal);
       source.on(signal, handler);
       return [signal, handler] as const;
     });
@@ -86,20 +93,21 @@ export class Shutdown {
     return this.detach;
   }
 
-  private onSignal(signal: "SIGTERM" | "SIGINT"): void {
+  /** Handle a signal (also used for Ctrl-C read by a terminal): first shuts down, second forces exit. */
+  signal(signal: "SIGTERM" | "SIGINT"): void {
     if (this.running !== undefined) {
       this.options.logger.warn({ signal }, "second signal: exiting now");
-      this.options.exit(SIGNAL_EXIT_CODES[signal]);
+      this.options.forceExit(SIGNAL_EXIT_CODES[signal]);
       return;
     }
     void this.run(signal);
   }
 
-  /** Shut down once (later calls return the same result) and exit with its code. */
+  /** Shut down once (later calls return the same promise); resolves with the exit code. */
   run(reason: string): Promise<number> {
     this.running ??= this.sequence(reason).then((code) => {
       this.detach?.();
-      this.options.exit(code);
+      this.resolveDone(code);
       return code;
     });
     return this.running;

@@ -1,0 +1,74 @@
+/**
+ * The shapes `startApp` assembles the running service from: the context every part receives,
+ * the conversation service factory (sessions + engine), and channel starters (Slack, Telegram,
+ * the console fallback). New modules plug in through `AppAssembly` in src/app/assembly.ts.
+ */
+import type { Readable, Writable } from "node:stream";
+import type { CoworkerConfig } from "../config/schema.js";
+import type { Logger } from "../logging/logger.js";
+import type { Metrics } from "../ops/metrics.js";
+import type { Readiness } from "../ops/readiness.js";
+import type { Shutdown } from "../ops/shutdown.js";
+import type { ConversationService } from "../sessions/contracts.js";
+import type { Store } from "../store/store.js";
+
+/** What every part of the app is built with. */
+export interface AppContext {
+  readonly config: CoworkerConfig;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly readiness: Readiness;
+  readonly shutdown: Shutdown;
+  readonly store: Store;
+}
+
+/** The session layer as the app runs it (a SessionManager fits structurally). */
+export interface AppConversation {
+  readonly service: ConversationService;
+  /** Let running turns reach a safe point within `graceMs`, then interrupt and persist them. */
+  drain?(graceMs: number): Promise<unknown>;
+  close?(): Promise<void>;
+}
+
+/** Builds the session layer (sessions + engine + tools) on the app's store. */
+export type ConversationServiceFactory = (context: AppContext) => Promise<AppConversation>;
+
+/** A channel that is up and receiving. */
+export interface RunningChannel {
+  /** For the banner: "slack (socket mode)", "telegram (polling)", "console". */
+  readonly description: string;
+  /** Readiness: is the platform connection alive? */
+  connected(): boolean | Promise<boolean>;
+  /** Stop taking new messages (first step of shutdown). */
+  stopIntake(): void | Promise<void>;
+  /** Close connections (last step of shutdown). */
+  close(): Promise<void>;
+}
+
+export interface ChannelContext extends AppContext {
+  readonly service: ConversationService;
+}
+
+/** How a channel module joins the app: whether it is configured, and how to start it. */
+export interface ChannelStarter {
+  /** The platform name it registers its ThreadOutputFactory under. */
+  readonly platform: string;
+  /** Whether the config holds this channel's credentials. */
+  hasCredentials(config: CoworkerConfig): boolean;
+  start(context: ChannelContext): Promise<RunningChannel>;
+}
+
+/** Everything `coworker start` runs besides ops, store and the console fallback. */
+export interface AppAssembly {
+  /** The session layer; startApp refuses to run channels without one. */
+  readonly createConversation?: ConversationServiceFactory;
+  /** Platform channels, started when their credentials are present. */
+  readonly channels: readonly ChannelStarter[];
+}
+
+/** The process streams the app talks through (the console channel uses stdin / stdout). */
+export interface AppIo {
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+}

@@ -1,0 +1,28 @@
+/** The short startup banner: channels, model, store, workspace, mode — never a secret. */
+import { modelBaseUrl } from "../config/model-endpoint.js";
+import type { CoworkerConfig } from "../config/schema.js";
+import { scrubSecrets } from "../logging/redact.js";
+
+export interface BannerFacts {
+  readonly version: string;
+  readonly channels: readonly string[];
+  readonly store: string;
+  readonly opsUrl: string;
+  /** The config file read, if any. */
+  readonly configSource: string | undefined;
+}
+
+/** Multi-line banner text (ends with a newline). */
+export function formatBanner(config: CoworkerConfig, facts: BannerFacts): string {
+  const rows: [string, string][] = [
+    ["channels", facts.channels.join(", ")],
+    ["model", `${config.model.name} @ ${modelBaseUrl(config.model) ?? "(none)"}`],
+    ["store", facts.store],
+    ["workspace", config.workspace.root],
+    ["mode", config.agent.mode],
+    ["ops", `${facts.opsUrl} (/healthz /readyz /metrics)`],
+    ["config", facts.configSource ?? "defaults + environment"],
+  ];
+  const lines = rows.map(([label, value]) => `  ${label.padEnd(10)}${value}`);
+  return scrubSecrets([`Coworker ${facts.version}`, ...lines, ""].join("\n"));
+}

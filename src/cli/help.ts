@@ -1,0 +1,34 @@
+/** The `--help` text: commands, options and the environment variables that override the config. */
+
+/** Help text for `coworker --help`. */
+export function helpText(version: string): string {
+  return `Coworker ${version} — a tool-using AI agent for Slack threads and Telegram chats.
+
+Usage: coworker <command> [options]
+
+Commands:
+  start     Start the agent: every channel whose credentials are set, or a terminal
+            chat (the console channel) when none are
+  doctor    Check the config, Slack / Telegram tokens, model endpoint, store and
+            workspace; prints a fix for each failure and exits 1 if any failed
+  help      Show this help
+
+Options:
+  -c, --config <file>  Config file (default: $COWORKER_CONFIG, else config/coworker.yaml)
+  -h, --help           Show this help
+  -v, --version        Print the version
+
+Environment (overrides the config file; a .env file in the working directory is read too):
+  Model      OPENAI_API_KEY, OPENAI_BASE_URL (e.g. http://localhost:11434/v1 for Ollama),
+             COWORKER_MODEL
+  Slack      SLACK_BOT_TOKEN, SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP),
+             SLACK_API_URL
+  Telegram   TELEGRAM_BOT_TOKEN, TELEGRAM_ALLOWED_USERS (comma list), TELEGRAM_API_ROOT
+  Agent      COWORKER_MODE (interactive | auto | plan | discuss), COWORKER_APPROVERS
+             (comma list of platform:user ids, e.g. slack:U0123,telegram:4567)
+  Storage    COWORKER_DATA_DIR (default ./data), COWORKER_WORKSPACE (default ./workspace),
+             COWORKER_STORE_URL (redis://… or postgres://…; default SQLite in the data dir)
+
+Every key is documented in config/coworker.example.yaml.
+`;
+}

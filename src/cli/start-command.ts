@@ -1,0 +1,64 @@
+/**
+ * `coworker start`: load and validate the config, insist on a model endpoint, pick the log
+ * destination (a file in console mode, so logs do not interleave with the chat), start the app
+ * and wait until it has shut down. Returns the exit code.
+ */
+import { join } from "node:path";
+import { defaultAssembly } from "../app/assembly.js";
+import { planChannels, startApp } from "../app/start-app.js";
+import { loadConfig } from "../config/load-config.js";
+import { modelBaseUrl, NO_MODEL_ENDPOINT_HELP } from "../config/model-endpoint.js";
+import { createLogger, type Logger } from "../logging/logger.js";
+import { scrubSecrets } from "../logging/redact.js";
+import type { CliIo } from "./cli-io.js";
+import { packageVersion } from "./version.js";
+
+/** Print config problems, one per line. */
+export function printProblems(io: CliIo, problems: readonly string[]): void {
+  io.stderr.write(`✗ Configuration has ${problems.length} problem(s):\n`);
+  for (const problem of problems) io.stderr.write(`  - ${problem}\n`);
+  io.stderr.write("See config/coworker.example.yaml for every key, or run `coworker doctor`.\n");
+}
+
+function flush(logger: Logger): Promise<void> {
+  return new Promise((resolve) => logger.flush(() => resolve()));
+}
+
+/** Run `coworker start`; resolves with the exit code. */
+export async function startCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const loaded = loadConfig({ env: io.env, cwd: io.cwd, argv });
+  if (!loaded.ok) {
+    printProblems(io, loaded.problems);
+    return 1;
+  }
+  const config = loaded.config;
+  if (modelBaseUrl(config.model) === undefined) {
+    io.stderr.write(`✗ ${NO_MODEL_ENDPOINT_HELP}\n`);
+    return 1;
+  }
+  const assembly = io.assembly ?? defaultAssembly;
+  const consoleMode = planChannels(config, assembly.channels).includes("console");
+  const logFile = consoleMode ? join(config.data_dir, "coworker.log") : undefined;
+  const logger = createLogger({ level: config.log.level, ...(logFile ? { file: logFile } : {}) });
+  if (logFile) io.stderr.write(`Logs: ${logFile}\n`);
+  try {
+    const app = await startApp(config, logger, {
+      assembly,
+      io,
+      version: packageVersion(),
+      configSource: loaded.source,
+      forceExit: io.forceExit,
+      ...(io.signals ? { signals: io.signals } : {}),
+    });
+    const code = await app.stopped;
+    await flush(logger);
+    return code;
+  } catch (error) {
+    logger.error({ err: error }, "startup failed");
+    await flush(logger);
+    io.stderr.write(
+      `✗ Coworker could not start: ${scrubSecrets(error instanceof Error ? error.message : String(error))}\n`,
+    );
+    return 1;
+  }
+}

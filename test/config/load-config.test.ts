@@ -1,0 +1,208 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load-config.js";
+
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "coworker-config-"));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, ".."), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+function problemsOf(result: ReturnType<typeof loadConfig>): readonly string[] {
+  if (result.ok) throw new Error("expected problems, got a valid config");
+  return result.problems;
+}
+
+const GOOD = `
+model:
+  base_url: http://localhost:11434/v1
+  name: llama3.1
+  max_output_tokens: 2048
+agent:
+  mode: auto
+  queue_mode: followup
+  rules: "Answer in English."
+workspace:
+  root: ./ws
+  extra_roots: [/srv/shared]
+tools:
+  allowed_commands: [npm test]
+  mcp_servers:
+    git: { command: uvx, args: [mcp-server-git] }
+    docs: { url: "https://mcp.example.com/mcp", headers: { X-Team: core }, risk: read }
+telegram:
+  allowed_users: [4567, "@ana"]
+server: { port: 0 }
+`;
+
+describe("loadConfig", () => {
+  it("reads config/coworker.yaml, applies defaults and resolves paths against cwd", () => {
+    const cwd = project({ "config/coworker.yaml": GOOD });
+    const result = loadConfig({ env: {}, cwd });
+    if (!result.ok) throw new Error(result.problems.join("\n"));
+    const { config } = result;
+    expect(result.source).toBe(join(cwd, "config/coworker.yaml"));
+    expect(config.model).toEqual({
+      base_url: "http://localhost:11434/v1",
+      name: "llama3.1",
+      max_output_tokens: 2048,
+      stall_timeout_s: 60,
+      max_retries: 3,
+    });
+    expect(config.agent.mode).toBe("auto");
+    expect(config.agent.queue_mode).toBe("followup");
+    expect(config.agent.memory.enabled).toBe(true);
+    expect(config.workspace).toEqual({ root: join(cwd, "ws"), extra_roots: ["/srv/shared"] });
+    expect(config.data_dir).toBe(join(cwd, "data"));
+    expect(config.tools.run_command).toEqual({
+      default_timeout_s: 120,
+      max_timeout_s: 600,
+      output_max_chars: 30_000,
+    });
+    expect(config.tools.mcp_servers).toEqual({
+      git: { transport: "stdio", command: "uvx", args: ["mcp-server-git"], env: {} },
+      docs: {
+        transport: "http",
+        url: "https://mcp.example.com/mcp",
+        headers: { "X-Team": "core" },
+        risk: "read",
+      },
+    });
+    expect(config.telegram.allowed_users).toEqual(["4567", "@ana"]);
+    expect(config.slack.http).toEqual({ port: 3000, path: "/slack/events" });
+    expect(config.slack.file_max_bytes).toBe(20 * 1024 * 1024);
+    expect(config.subscriptions.wake_rate_per_hour).toBe(12);
+    expect(config.server).toEqual({ host: "127.0.0.1", port: 0, shutdown_grace_s: 20 });
+    expect(Object.isFrozen(config.tools.mcp_servers)).toBe(true);
+  });
+
+  it("runs on defaults when there is no file", () => {
+    const result = loadConfig({ env: {}, cwd: project({}) });
+    expect(result.ok && result.source === undefined && result.config.model.name === "gpt-4o-mini").toBe(true);
+  });
+
+  it("reports every problem of a bad file at once, each with its path and a hint", () => {
+    const cwd = project({
+      "config/coworker.yaml": `
+model:
+  nmae: gpt-4o
+  max_retries: many
+agent:
+  mode: autoo
+port: 9000
+tools:
+  run_command: { default_timeout_s: 900 }
+  mcp_servers:
+    both: { command: x, url: "https://x.example" }
+slack:
+  http: { path: events }
+`,
+    });
+    const problems = problemsOf(loadConfig({ env: {}, cwd }));
+    expect(problems).toEqual([
+      "model.max_retries: expected number, got text",
+      'model.nmae: unknown key — did you mean "name"?',
+      'agent.mode: must be one of interactive, auto, plan, discuss (got "autoo") — did you mean "auto"?',
+      "tools.run_command.default_timeout_s: default_timeout_s must not exceed max_timeout_s (got 900)",
+      "tools.mcp_servers.both: set exactly one of `command` (stdio) or `url` (HTTP)",
+      'slack.http.path: must start with / (got "events")',
+      "port: unknown key — this key belongs under slack.http.port or telegram.webhook.port or server.port",
+    ]);
+  });
+
+  it("lets the environment override the file, with lists split on commas", () => {
+    const cwd = project({ "config/coworker.yaml": GOOD });
+    const result = loadConfig({
+      cwd,
+      env: {
+        COWORKER_MODE: "plan",
+        COWORKER_MODEL: "qwen2.5",
+        OPENAI_API_KEY: "sk-test-override-0000000000",
+        TELEGRAM_ALLOWED_USERS: "1, 2,,3",
+        COWORKER_APPROVERS: "slack:U1,telegram:2",
+        COWORKER_DATA_DIR: "/var/lib/coworker",
+        COWORKER_WORKSPACE: "./other",
+        SLACK_BOT_TOKEN: "",
+      },
+    });
+    if (!result.ok) throw new Error(result.problems.join("\n"));
+    expect(result.config.agent.mode).toBe("plan");
+    expect(result.config.model.name).toBe("qwen2.5");
+    expect(result.config.model.api_key).toBe("sk-test-override-0000000000");
+    expect(result.config.telegram.allowed_users).toEqual(["1", "2", "3"]);
+    expect(result.config.approvals.approvers).toEqual(["slack:U1", "telegram:2"]);
+    expect(result.config.data_dir).toBe("/var/lib/coworker");
+    expect(result.config.workspace.root).toBe(join(cwd, "other"));
+    expect(result.config.slack.bot_token).toBeUndefined();
+  });
+
+  it("names the variable behind a bad overridden value", () => {
+    const problems = problemsOf(
+      loadConfig({ env: { COWORKER_MODE: "yolo", OPENAI_BASE_URL: "localhost" }, cwd: project({}) }),
+    );
+    expect(problems).toContain(
+      'agent.mode (from COWORKER_MODE): must be one of interactive, auto, plan, discuss (got "yolo")',
+    );
+    expect(problems).toContain(
+      'model.base_url (from OPENAI_BASE_URL): must be an http(s) URL (got "localhost")',
+    );
+  });
+
+  it("reads .env beneath the real environment, and COWORKER_CONFIG or --config to pick the file", () => {
+    const cwd = project({
+      ".env": "COWORKER_MODEL=from-dotenv\nCOWORKER_MODE=discuss\nCOWORKER_CONFIG=elsewhere.yaml\n",
+      "elsewhere.yaml": "agent: { max_steps: 7 }\n",
+      "flag.yaml": "agent: { max_steps: 9 }\n",
+    });
+    const viaEnv = loadConfig({ env: { COWORKER_MODE: "auto" }, cwd });
+    if (!viaEnv.ok) throw new Error(viaEnv.problems.join("\n"));
+    expect(viaEnv.config.model.name).toBe("from-dotenv");
+    expect(viaEnv.config.agent.mode).toBe("auto");
+    expect(viaEnv.config.agent.max_steps).toBe(7);
+    const viaFlag = loadConfig({ env: {}, cwd, argv: ["start", "--config", "flag.yaml"] });
+    expect(viaFlag.ok && viaFlag.config.agent.max_steps).toBe(9);
+    const missing = problemsOf(loadConfig({ env: {}, cwd, argv: ["--config=nope.yaml"] }));
+    expect(missing[0]).toMatch(/^--config names .*nope\.yaml, which does not exist/);
+  });
+
+  it("never prints secret values, whatever is wrong with them", () => {
+    const secrets = [
+      "xoxb-1111111111-2222222222-abcdefABCDEF",
+      "xapp-1-A0123-4444-abcdef0123456789",
+      "sk-proj-abcdefghijklmnopqrstuvwxyz",
+      "hunter2-is-my-password",
+      "ghp_supersecretvalue0123456789",
+      "my webhook secret!",
+    ];
+    const cwd = project({
+      "config/coworker.yaml": `
+model: { api_key: ["${secrets[2]}"] }
+slack:
+  bot_token: [${secrets[0]}]
+  app_token: { value: "${secrets[1]}" }
+store_url: [redis://:${secrets[3]}@cache:6379]
+telegram:
+  webhook: { url: "https://bot.example/tg", secret: "${secrets[5]}" }
+tools:
+  mcp_servers:
+    gh: { command: gh-mcp, url: "https://x.example", env: { GH_TOKEN: ${secrets[4]} } }
+`,
+    });
+    const problems = problemsOf(loadConfig({ env: {}, cwd }));
+    expect(problems.length).toBeGreaterThanOrEqual(5);
+    const text = `${problems.join("\n")}\n`;
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    expect(text).toContain("slack.bot_token: expected string, got a list");
+    expect(text).toContain("telegram.webhook.secret: 1-256 characters: letters, digits, _ or -\n");
+
+    const broken = project({ "config/coworker.yaml": `slack:\n  bot_token: "${secrets[0]}\n  x: [\n` });
+    const yamlProblems = problemsOf(loadConfig({ env: {}, cwd: broken })).join("\n");
+    expect(yamlProblems).toMatch(/line \d+, column \d+/);
+    expect(yamlProblems).not.toContain(secrets[0]);
+  });
+});

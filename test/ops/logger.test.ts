@@ -1,0 +1,95 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createLogger, turnLogger } from "../../src/logging/logger.js";
+import { redactDeep, scrubSecrets } from "../../src/logging/redact.js";
+
+function capture() {
+  const lines: string[] = [];
+  return { lines, destination: { write: (line: string) => void lines.push(line) } };
+}
+
+const SLACK = "xoxb-1234567890-0987654321-AbCdEfGhIjKl";
+const APP = "xapp-1-A01234-5678901234-abcdef0123";
+const OPENAI = "sk-proj-AbCdEfGhIjKlMnOpQrStUv";
+const TELEGRAM = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
+
+describe("logger", () => {
+  it("writes JSON lines with secrets redacted in fields, nested objects, messages, errors and bindings", () => {
+    const { lines, destination } = capture();
+    const logger = createLogger({ level: "info", destination, pretty: false });
+    const child = logger.child({ channel: `https://api.telegram.org/bot${TELEGRAM}/getMe` });
+    child.info(
+      { token: SLACK, config: { slack: { app_token: APP, signing_secret: "abc123signing" } } },
+      "with fields",
+    );
+    child.info(
+      { req: { headers: { authorization: `Bearer ${OPENAI}`, accept: "json" } } },
+      `key ${OPENAI} in text`,
+    );
+    child.error(
+      { err: new Error(`fetch https://api.telegram.org/bot${TELEGRAM}/sendMessage failed`) },
+      "boom",
+    );
+    child.warn("store redis://:hunter2pass@cache:6379 is slow");
+
+    const text = lines.join("");
+    for (const secret of [SLACK, APP, OPENAI, TELEGRAM, "abc123signing", "hunter2pass"])
+      expect(text).not.toContain(secret);
+    const [first, second, third, fourth] = lines.map((line) => JSON.parse(line));
+    expect(first).toMatchObject({
+      msg: "with fields",
+      token: "[redacted]",
+      config: { slack: { app_token: "[redacted]" } },
+    });
+    expect(first.channel).toBe("https://api.telegram.org/bot[redacted]/getMe");
+    expect(second.msg).toBe("key sk-[redacted] in text");
+    expect(second.req.headers).toEqual({ authorization: "[redacted]", accept: "json" });
+    expect(third.err.message).toBe("fetch https://api.telegram.org/bot[redacted]/sendMessage failed");
+    expect(third.err.stack).not.toContain(TELEGRAM);
+    expect(fourth.msg).toBe("store redis://:[redacted]@cache:6379 is slow");
+  });
+
+  it("tags every line of a turn with its session and turn ids", () => {
+    const { lines, destination } = capture();
+    const turn = turnLogger(createLogger({ level: "debug", destination, pretty: false }), {
+      sessionId: "s1",
+      turnId: "t9",
+    });
+    turn.debug({ tool: "read_file" }, "tool started");
+    turn.child({ callId: "c1" }).info("tool finished");
+    expect(lines.map((line) => JSON.parse(line))).toMatchObject([
+      { sessionId: "s1", turnId: "t9", tool: "read_file", msg: "tool started" },
+      { sessionId: "s1", turnId: "t9", callId: "c1", msg: "tool finished" },
+    ]);
+  });
+
+  it("keeps numbers under token-like names readable and scrubs strings", () => {
+    expect(redactDeep({ usage: { max_output_tokens: 2048 }, note: `use ${SLACK}` })).toEqual({
+      usage: { max_output_tokens: 2048 },
+      note: "use xoxb-[redacted]",
+    });
+    expect(scrubSecrets("Authorization: Bot abcdefgh12345678")).toBe("Authorization: Bot [redacted]");
+    expect(scrubSecrets("plain text with 12:30 times")).toBe("plain text with 12:30 times");
+  });
+
+  it("keeps every line valid JSON when scrubbing near quotes", () => {
+    const { lines, destination } = capture();
+    createLogger({ level: "info", destination, pretty: false }).info({ a: "http://host", b: "me:x@y" }, "ok");
+    expect(JSON.parse(lines[0] ?? "")).toMatchObject({ a: "http://host", b: "me:x@y" });
+  });
+
+  it("writes readable redacted lines in pretty mode", async () => {
+    const out = new PassThrough();
+    let text = "";
+    out.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    createLogger({ level: "info", destination: out, pretty: true }).info(
+      { sessionId: "s1" },
+      `posting with ${SLACK}`,
+    );
+    await expect.poll(() => text).toContain("posting with xoxb-[redacted]");
+    expect(text).toContain('sessionId: "s1"');
+    expect(text).not.toContain(SLACK);
+  });
+});

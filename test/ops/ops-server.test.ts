@@ -1,0 +1,123 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logging/logger.js";
+import { createMetrics } from "../../src/ops/metrics.js";
+import { type OpsServer, startOpsServer } from "../../src/ops/ops-server.js";
+import { Readiness } from "../../src/ops/readiness.js";
+
+const logger = createLogger({ level: "silent" });
+let server: OpsServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function start(readiness = new Readiness(), metrics = createMetrics({ processMetrics: false })) {
+  server = await startOpsServer({ host: "127.0.0.1", port: 0, metrics, readiness, logger });
+  return { url: server.url, readiness, metrics };
+}
+
+describe("ops server", () => {
+  it("answers /healthz while alive, on the port it picked", async () => {
+    const { url } = await start();
+    expect(server?.port).toBeGreaterThan(0);
+    const response = await fetch(`${url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ status: "ok" });
+  });
+
+  it("keeps /readyz red until every check passes, listing each check", async () => {
+    const readiness = new Readiness();
+    let connected = false;
+    readiness.register("channel:slack", () => connected);
+    readiness.register("store", async () => ({ ok: true, detail: "sqlite" }));
+    const remove = readiness.register("broken", () => {
+      throw new Error("boom with xoxb-1234567890-secret");
+    });
+    const { url } = await start(readiness);
+
+    const red = await fetch(`${url}/readyz`);
+    expect(red.status).toBe(503);
+    expect(await red.json()).toEqual({
+      status: "not ready",
+      checks: [
+        { name: "channel:slack", ok: false },
+        { name: "store", ok: true, detail: "sqlite" },
+        { name: "broken", ok: false, detail: "boom with xoxb-[redacted]" },
+      ],
+    });
+
+    connected = true;
+    expect((await fetch(`${url}/readyz`)).status).toBe(503);
+    remove();
+    const green = await fetch(`${url}/readyz`);
+    expect(green.status).toBe(200);
+    expect(await green.json()).toMatchObject({
+      status: "ready",
+      checks: [{ name: "channel:slack", ok: true }, { name: "store" }],
+    });
+  });
+
+  it("reports a check that does not answer in time as failing", async () => {
+    const readiness = new Readiness();
+    readiness.register("hangs", () => new Promise<boolean>(() => undefined));
+    const report = await readiness.evaluate(20);
+    expect(report).toEqual({
+      ready: false,
+      checks: [{ name: "hangs", ok: false, detail: "no answer within 20 ms" }],
+    });
+  });
+
+  it("serves Prometheus metrics that others increment", async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    const { url } = await start(new Readiness(), metrics);
+    metrics.turnStarted("slack");
+    metrics.turnFinished("slack", "completed", 1500);
+    metrics.toolCallFinished("run_command", "ok", 3200);
+    metrics.toolCallFinished("run_command", "denied", 0);
+    metrics.approvalRequested("telegram");
+    metrics.approvalRequested("telegram");
+    metrics.approvalResolved("telegram", "once");
+    metrics.modelRequestFinished("gpt-4o-mini", "ok", 800, 120);
+    metrics.tokensUsed("gpt-4o-mini", "prompt", 1200);
+    metrics.messageReceived("slack", "duplicate");
+    metrics.error("model");
+
+    const response = await fetch(`${url}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await response.text();
+    expect(text).toContain("# TYPE coworker_turns_total counter");
+    expect(text).toContain('coworker_turns_total{platform="slack",status="completed"} 1');
+    expect(text).toContain('coworker_turns_running{platform="slack"} 0');
+    expect(text).toContain('coworker_turn_duration_seconds_bucket{le="2",platform="slack"} 1');
+    expect(text).toContain('coworker_tool_calls_total{tool="run_command",status="denied"} 1');
+    expect(text).toContain('coworker_tool_call_duration_seconds_sum{tool="run_command"} 3.2');
+    expect(text).toContain("# TYPE coworker_approvals_pending gauge");
+    expect(text).toContain('coworker_approvals_pending{platform="telegram"} 1');
+    expect(text).toContain('coworker_approvals_resolved_total{platform="telegram",outcome="once"} 1');
+    expect(text).toContain(
+      'coworker_model_request_duration_seconds_count{model="gpt-4o-mini",outcome="ok"} 1',
+    );
+    expect(text).toContain('coworker_model_first_token_seconds_bucket{le="0.25",model="gpt-4o-mini"} 1');
+    expect(text).toContain('coworker_model_tokens_total{model="gpt-4o-mini",kind="prompt"} 1200');
+    expect(text).toContain('coworker_inbound_messages_total{platform="slack",result="duplicate"} 1');
+    expect(text).toContain('coworker_errors_total{area="model"} 1');
+  });
+
+  it("includes process metrics by default and keeps registries apart", async () => {
+    const withProcess = await createMetrics().render();
+    expect(withProcess).toContain("coworker_process_cpu_seconds_total");
+    const other = createMetrics({ processMetrics: false });
+    other.error("store");
+    expect(await createMetrics({ processMetrics: false }).render()).not.toContain('area="store"');
+  });
+
+  it("answers unknown paths with 404 and other methods with 405", async () => {
+    const { url } = await start();
+    expect((await fetch(`${url}/nope`)).status).toBe(404);
+    const post = await fetch(`${url}/healthz`, { method: "POST" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
+  });
+});
