@@ -1,0 +1,91 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import { AuditLog, redactAudit } from "../../src/approvals/audit-log.js";
+import type { AuditRecord } from "../../src/engine/interaction.js";
+import { textStep, toolStep } from "../support/scripted-provider.js";
+import { ANA, makeHarness, message, tempDir, thread } from "../sessions/helpers/harness.js";
+
+const record = (fields: Record<string, unknown>): AuditRecord => ({
+  kind: "proposal",
+  sessionId: "s1",
+  turnId: "t1",
+  callId: "c1",
+  tool: "run_command",
+  at: "2026-01-02T03:04:05.000Z",
+  ...fields,
+});
+
+describe("audit log", () => {
+  it("redacts tokens, keys and authorisation headers", () => {
+    const clean = redactAudit(
+      record({
+        arguments: {
+          command: `curl -H 'Authorization: token ghp_abcdefgh12345' -H "X-Api-Key: k3y-v4lue" https://x`,
+          env: "SLACK=xoxb-1234-5678-abcdefgh OPENAI=sk-proj-abcdefghijklmnop TG=123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawXX",
+        },
+        headers: { authorization: "Bearer abc.def.ghi" },
+      }),
+    );
+    const text = JSON.stringify(clean);
+    for (const secret of [
+      "ghp_abcdefgh12345",
+      "k3y-v4lue",
+      "1234-5678-abcdefgh",
+      "abcdefghijklmnop",
+      "AAHdqTcv",
+      "abc.def.ghi",
+    ])
+      expect(text).not.toContain(secret);
+    expect(text).toContain("Authorization: token [redacted]");
+  });
+
+  it("appends one JSON line per record, in order, and mirrors them to the logger at debug", async () => {
+    const path = join(tempDir(), "nested", "audit.jsonl");
+    const lines: string[] = [];
+    const logger = pino({ level: "debug" }, { write: (line: string) => lines.push(line) });
+    const log = new AuditLog(path, logger);
+    log.sink(record({ kind: "proposal", note: "first" }));
+    log.sink(record({ kind: "decision", note: "second" }));
+    await log.flush();
+    log.sink(record({ kind: "result", note: "third" }));
+    await log.flush();
+    const stored = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(stored.map((r) => [r.kind, r.note])).toEqual([
+      ["proposal", "first"],
+      ["decision", "second"],
+      ["result", "third"],
+    ]);
+    expect(lines.filter((l) => l.includes('"audit"'))).toHaveLength(3);
+    expect(log.failedWrites).toBe(0);
+  });
+
+  it("receives the engine's records for a session's approval round trip", async () => {
+    const h = await makeHarness({
+      steps: [toolStep(["c1", "write_note", { text: "token xoxb-9999-8888-secretvalue" }]), textStep("ok")],
+    });
+    await h.manager.receive(message("write it"));
+    const out = h.outputs.for(thread());
+    const card = await h.outputs.until(() => out.latestCards[0], "card");
+    await h.manager.press({
+      kind: "card",
+      platform: "slack",
+      pendingId: card.pendingId,
+      action: "once",
+      user: ANA,
+    });
+    await h.manager.idle();
+    await h.manager.drain(10);
+    const text = readFileSync(h.auditLogPath, "utf8");
+    const kinds = text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).kind);
+    expect(kinds).toEqual(["proposal", "decision", "approval_requested", "approval_resolved", "result"]);
+    expect(text).not.toContain("secretvalue");
+  });
+});

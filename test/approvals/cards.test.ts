@@ -1,0 +1,139 @@
+import { describe, expect, it } from "vitest";
+import { approvalCard, planCard, validActions } from "../../src/approvals/approval-card.js";
+import type { PendingApproval, PendingPlan, PendingQuestion } from "../../src/approvals/pending-item.js";
+import { firstUnanswered, parseQuestionAction, questionCard } from "../../src/approvals/question-card.js";
+
+const common = {
+  id: "AbCdEfGhIjKlMnOpQrSt",
+  sessionId: "s1",
+  target: { platform: "slack", workspace: "T1", channel: "C1" },
+  callId: "c1",
+  argsHash: "h",
+  requester: { platform: "slack", userId: "U1", name: "Ana" },
+  allowedApprovers: ["slack:U1"],
+  createdAt: "2026-01-02T03:04:05.000Z",
+  expiresAt: "2026-01-03T03:04:05.000Z",
+  status: "pending" as const,
+};
+
+const approval: PendingApproval = {
+  ...common,
+  kind: "approval",
+  tool: "run_command",
+  argSummary: "run_command ls -la",
+  reason: "run_command wants to run `ls -la`",
+  detail: { kind: "code", text: "ls -la" },
+  alwaysOptions: ["always_command", "readonly_session"],
+};
+
+describe("approval card", () => {
+  it("shows the call, detail, fields and only the buttons that apply", () => {
+    const card = approvalCard(approval);
+    expect(card).toMatchObject({ pendingId: approval.id, kind: "approval", title: "Approve run_command?" });
+    expect(card.blocks).toEqual([
+      { kind: "text", text: "run_command ls -la" },
+      { kind: "code", text: "ls -la" },
+      { kind: "quote", text: "run_command wants to run `ls -la`" },
+      {
+        kind: "fields",
+        fields: [
+          { label: "Tool", value: "run_command" },
+          { label: "Requested by", value: "Ana" },
+          { label: "Expires", value: "2026-01-03 03:04:05 UTC" },
+        ],
+      },
+    ]);
+    expect(card.buttons).toEqual([
+      { action: "once", label: "Approve", style: "primary" },
+      { action: "always_command", label: "Always allow this command", style: "default" },
+      { action: "readonly_session", label: "Allow read-only commands this session", style: "default" },
+      { action: "deny", label: "Deny", style: "danger" },
+    ]);
+    expect(validActions(approval)).toEqual(["once", "always_command", "readonly_session", "deny"]);
+    expect(card.footer).toContain(`deny ${approval.id}`);
+    expect(card.outcome).toBeUndefined();
+  });
+
+  it("renders diffs, URLs and untrusted provenance", () => {
+    const diff = approvalCard({
+      ...approval,
+      detail: { kind: "diff", text: "-a\n+b" },
+      provenanceQuote: "#news: rm it",
+    });
+    expect(diff.blocks).toContainEqual({ kind: "diff", text: "-a\n+b" });
+    expect(diff.blocks).toContainEqual({ kind: "quote", text: "Triggered by channel content: #news: rm it" });
+    const url = approvalCard({ ...approval, detail: { kind: "url", text: "https://example.com" } });
+    expect(url.blocks).toContainEqual({ kind: "text", text: "URL: https://example.com" });
+  });
+
+  it("settled cards have no buttons and say who decided", () => {
+    const by = { platform: "slack", userId: "U2", name: "Boss" };
+    const at = "2026-01-02T03:05:00.000Z";
+    const decided = (action: string, status: PendingApproval["status"] = "decided") =>
+      approvalCard({ ...approval, status, decision: { action, by, at } });
+    expect(decided("once")).toMatchObject({ buttons: [], outcome: "Approved by Boss" });
+    expect(decided("deny").outcome).toBe("Denied by Boss");
+    expect(decided("always_command").outcome).toBe("Approved by Boss — Always allow this command");
+    expect(
+      approvalCard({ ...approval, status: "expired", decision: { action: "expired", at } }).outcome,
+    ).toBe("Expired — no decision in time");
+    expect(
+      approvalCard({
+        ...approval,
+        status: "cancelled",
+        decision: { action: "cancelled", note: "stopped", at },
+      }).outcome,
+    ).toBe("Cancelled: stopped");
+    expect(decided("once").footer).toBeUndefined();
+  });
+});
+
+describe("plan card", () => {
+  const plan: PendingPlan = { ...common, kind: "plan", plan: "1. edit a\n2. test" };
+  it("offers approve (two modes) and reject, and shows rejection feedback", () => {
+    expect(planCard(plan).buttons.map((b) => b.action)).toEqual([
+      "plan_interactive",
+      "plan_auto",
+      "plan_reject",
+    ]);
+    const by = { platform: "slack", userId: "U1", name: "Ana" };
+    const rejected = planCard({
+      ...plan,
+      status: "decided",
+      decision: { action: "plan_reject", by, at: common.createdAt, note: "skip step 2" },
+    });
+    expect(rejected.outcome).toBe("Rejected by Ana: skip step 2");
+    const auto = planCard({
+      ...plan,
+      status: "decided",
+      decision: { action: "plan_auto", by, at: common.createdAt },
+    });
+    expect(auto.outcome).toBe("Approved (auto mode) by Ana");
+  });
+});
+
+describe("question card", () => {
+  const question: PendingQuestion = {
+    ...common,
+    kind: "question",
+    questions: [
+      { id: "q1", question: "Size?", options: ["S", "M"] },
+      { id: "q2", question: "Colour?", options: ["red"] },
+    ],
+    answers: { q1: "M" },
+  };
+  it("shows answers, offers buttons only for open questions, and parses actions", () => {
+    const card = questionCard(question);
+    expect(card.title).toBe("2 questions");
+    expect(card.blocks).toEqual([
+      { kind: "text", text: "1. Size?" },
+      { kind: "quote", text: "Answer: M" },
+      { kind: "text", text: "2. Colour?" },
+    ]);
+    expect(card.buttons).toEqual([{ action: "q1:o0", label: "2: red", style: "default" }]);
+    expect(firstUnanswered(question)).toBe(1);
+    expect(parseQuestionAction("q1:o0")).toEqual({ question: 1, option: 0 });
+    expect(parseQuestionAction("once")).toBeUndefined();
+    expect(validActions(question)).toEqual(["q0:o0", "q0:o1", "q1:o0"]);
+  });
+});
