@@ -79,9 +79,11 @@ export class LiveReply {
     const html = this.wanted;
     if (this.finished || html === this.shown) return;
     this.inFlight = this.deliver(html)
-      .catch((error: unknown) =>
-        this.options.logger.warn({ err: errorText(error) }, "telegram preview failed"),
-      )
+      .catch((error: unknown) => {
+        // A preview is best effort: retry only once there is something new to show.
+        this.shown = html;
+        this.options.logger.warn({ err: errorText(error) }, "telegram preview failed");
+      })
       .finally(() => {
         this.inFlight = undefined;
         this.lastShownAt = Date.now();

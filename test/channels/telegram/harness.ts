@@ -105,6 +105,13 @@ export const FAST_TIMING = {
   group: { intervalMs: 120, firstPreviewMs: 30 },
 } as const;
 
+/** Roomy limits so tests run at their own pace; the throttle has its own tests. */
+const TEST_SEND_LIMITS = {
+  perChat: { ratePerSecond: 200, burst: 20 },
+  perGroup: { ratePerSecond: 200, burst: 20 },
+  global: { ratePerSecond: 2000, burst: 200 },
+} as const;
+
 /** Start the fake Bot API and a channel on it (long polling unless options say otherwise). */
 export async function startHarness(
   overrides: Partial<TelegramChannelOptions> = {},
@@ -134,6 +141,7 @@ export async function startHarness(
       pollTimeoutSeconds: 5,
       pollingBackoff: { initialMs: 20, maxMs: 200 },
       retry: { maxRetryAttempts: 3, maxDelaySeconds: 5 },
+      sendLimits: TEST_SEND_LIMITS,
       ...overrides,
     });
     await channel.start();

@@ -1,0 +1,234 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { Card } from "../../../src/approvals/card.js";
+import { agentEvent } from "../../../src/engine/events.js";
+import {
+  cardCallbackData,
+  parseCallbackData,
+  renderCard,
+} from "../../../src/channels/telegram/telegram-card.js";
+import { parseTelegramHtml } from "../../fakes/fake-telegram/html-parser.js";
+import { ALICE, ALICE_DM, BOB, FORUM, GROUP, type Harness, MALLORY, startHarness } from "./harness.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const approval: Card = {
+  pendingId: "p_0123456789abcdefghijkl",
+  kind: "approval",
+  title: "Run a command?",
+  blocks: [
+    { kind: "text", text: "The agent wants to run **bash**:" },
+    { kind: "code", text: "rm -rf build && npm run build", language: "bash" },
+    { kind: "fields", fields: [{ label: "Reason", value: "rebuild <all>" }] },
+  ],
+  buttons: [
+    { action: "once", label: "Approve", style: "primary" },
+    { action: "always_command", label: "Always allow `npm run build`", style: "default" },
+    { action: "deny", label: "Deny", style: "danger" },
+  ],
+  footer: "Only @alice or an approver can decide.",
+};
+
+describe("cards", () => {
+  it("render as valid HTML with a keyboard whose callback data fits 64 bytes", () => {
+    const { html, replyMarkup } = renderCard(approval);
+    expect(parseTelegramHtml(html).ok).toBe(true);
+    expect(html).toContain(
+      '<pre><code class="language-bash">rm -rf build &amp;&amp; npm run build</code></pre>',
+    );
+    const buttons = replyMarkup!.inline_keyboard.flat() as {
+      text: string;
+      callback_data: string;
+      style?: string;
+    }[];
+    expect(buttons.map((button) => button.text)).toEqual(["Approve", "Always allow `npm run build`", "Deny"]);
+    expect(replyMarkup!.inline_keyboard.map((row) => row.length)).toEqual([1, 1, 1]);
+    for (const button of buttons) expect(Buffer.byteLength(button.callback_data)).toBeLessThanOrEqual(64);
+    expect(buttons[0]).toMatchObject({ callback_data: `k:${approval.pendingId}:once`, style: "primary" });
+    expect(parseCallbackData(buttons[2]!.callback_data)).toEqual({
+      kind: "card",
+      pendingId: approval.pendingId,
+      action: "deny",
+    });
+  });
+
+  it("show the outcome instead of buttons once decided", () => {
+    const { html, replyMarkup } = renderCard({ ...approval, buttons: [], outcome: "Approved by @alice" });
+    expect(replyMarkup).toBeUndefined();
+    expect(html).toContain("<b>Approved by @alice</b>");
+    expect(html).not.toContain("Only @alice");
+  });
+
+  it("keep long cards within one message", () => {
+    const long = {
+      ...approval,
+      blocks: Array.from({ length: 8 }, () => ({ kind: "diff" as const, text: "+x\n".repeat(800) })),
+    };
+    const parsed = parseTelegramHtml(renderCard(long).html);
+    expect(parsed.ok && parsed.text.length).toBeLessThanOrEqual(4096);
+  });
+
+  it("reject ids that would not fit and data we never made", () => {
+    expect(() => cardCallbackData("p1", "x".repeat(60))).toThrow(/callback_data/);
+    for (const data of ["", "k:", "k:p1", "x:stop", "c:explode", "k:a b:once", "k:p1:" + "a".repeat(40)]) {
+      expect(parseCallbackData(data)).toBeUndefined();
+    }
+    expect(parseCallbackData("k:p1:q0:o1")).toEqual({ kind: "card", pendingId: "p1", action: "q0:o1" });
+    expect(parseCallbackData("c:stop")).toEqual({ kind: "control", control: "stop" });
+  });
+});
+
+describe("Telegram channel: button presses", () => {
+  async function postApproval(h: Harness) {
+    h.tg.state.chat(GROUP);
+    const output = h.service.output({
+      platform: "telegram",
+      workspace: "tg",
+      channel: String(GROUP.id),
+      extra: { chatType: "supergroup" },
+    });
+    const ref = await output.postCard(approval);
+    const message = h.tg.state.message(GROUP.id, Number(ref.messageId))!;
+    return { output, ref, message };
+  }
+
+  it("answers a press at once, passes it on, and shows the decision and who made it", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    const { output, ref, message } = await postApproval(harness);
+    service.onPress = async (press) => {
+      await output.updateCard(ref, { ...approval, buttons: [], outcome: `Approved by ${press.user.name}` });
+      return { status: "accepted", message: "Approved" };
+    };
+    const update = tg.pressButton({
+      chat: GROUP,
+      from: ALICE,
+      messageId: message.message_id,
+      data: tg.buttonData(message, "Approve"),
+    });
+    await tg.waitFor(() => tg.state.queries.get(update.callback_query.id)?.answer);
+    expect(tg.state.queries.get(update.callback_query.id)!.answer).toEqual({
+      text: "Approved",
+      show_alert: false,
+    });
+    expect(service.presses).toEqual([
+      {
+        kind: "card",
+        platform: "telegram",
+        pendingId: approval.pendingId,
+        action: "once",
+        user: { id: String(ALICE.id), name: "@alice" },
+      },
+    ]);
+    const edited = tg.state.message(GROUP.id, message.message_id)!;
+    expect(edited.text).toContain("Approved by @alice");
+    expect(edited.reply_markup).toBeUndefined();
+  });
+
+  it("shows refusals from the session layer as an alert and changes nothing", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    const { message } = await postApproval(harness);
+    service.onPress = () => ({
+      status: "not_allowed",
+      message: "Only @alice or an approver can decide this.",
+    });
+    const update = tg.pressButton({
+      chat: GROUP,
+      from: BOB,
+      messageId: message.message_id,
+      data: tg.buttonData(message, "Deny"),
+    });
+    await tg.waitFor(() => tg.state.queries.get(update.callback_query.id)?.answer);
+    expect(tg.state.queries.get(update.callback_query.id)!.answer).toEqual({
+      text: "Only @alice or an approver can decide this.",
+      show_alert: true,
+    });
+    expect(tg.state.message(GROUP.id, message.message_id)!.edits).toBe(0);
+  });
+
+  it("answers garbage data and presses from users without access politely, without passing them on", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    const { message } = await postApproval(harness);
+    const garbage = tg.pressButton({
+      chat: GROUP,
+      from: ALICE,
+      messageId: message.message_id,
+      data: "k:../../etc:once!",
+    });
+    const stranger = tg.pressButton({
+      chat: GROUP,
+      from: MALLORY,
+      messageId: message.message_id,
+      data: tg.buttonData(message, "Approve"),
+    });
+    await tg.waitFor(
+      () =>
+        tg.state.queries.get(garbage.callback_query.id)?.answer &&
+        tg.state.queries.get(stranger.callback_query.id)?.answer,
+    );
+    expect(tg.state.queries.get(garbage.callback_query.id)!.answer).toEqual({
+      text: "Sorry, this button is not something I can act on.",
+      show_alert: false,
+    });
+    expect(tg.state.queries.get(stranger.callback_query.id)!.answer).toMatchObject({ show_alert: true });
+    expect(tg.state.queries.get(stranger.callback_query.id)!.answer!.text).toContain(String(MALLORY.id));
+    expect(service.presses).toHaveLength(0);
+    expect(tg.state.message(GROUP.id, message.message_id)!.edits).toBe(0);
+  });
+
+  it("turns the Stop button on a live reply into a stop for that chat and topic", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    tg.state.chat(FORUM);
+    const output = service.output({
+      platform: "telegram",
+      workspace: "tg",
+      channel: String(FORUM.id),
+      thread: "33",
+    });
+    const renderer = output.beginTurn({ sessionId: "s", turnId: "t" });
+    await renderer.handle(agentEvent({ type: "text-delta", delta: "working…" }));
+    const live = await tg.waitFor(() => tg.state.botMessages(FORUM.id, 33)[0]);
+    const update = tg.pressButton({
+      chat: FORUM,
+      from: ALICE,
+      messageId: live.message_id,
+      data: tg.buttonData(live, "Stop"),
+    });
+    await tg.waitFor(() => tg.state.queries.get(update.callback_query.id)?.answer);
+    expect(service.presses[0]).toEqual({
+      kind: "control",
+      control: "stop",
+      target: { platform: "telegram", workspace: "tg", channel: String(FORUM.id), thread: "33" },
+      user: { id: String(ALICE.id), name: "@alice" },
+    });
+    await renderer.handle(
+      agentEvent({
+        type: "turn-completed",
+        status: "interrupted",
+        iterations: 1,
+        finalText: "",
+        usage: undefined,
+      }),
+    );
+    await renderer.close();
+    expect(tg.state.botMessages(FORUM.id, 33)[0]!.text).toBe("working…\n\n⏹ Stopped.");
+  });
+
+  it("turns Telegram's draft stop button (stopped_message_generation) into a stop", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    tg.injectUpdate({ stopped_message_generation: { chat: ALICE_DM, draft_id: 77 } });
+    await tg.waitFor(() => service.presses.length === 1);
+    expect(service.presses[0]).toMatchObject({
+      kind: "control",
+      control: "stop",
+      target: { platform: "telegram", workspace: "tg", channel: String(ALICE.id) },
+    });
+  });
+});

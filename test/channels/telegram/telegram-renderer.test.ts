@@ -1,0 +1,154 @@
+import pino from "pino";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { agentEvent } from "../../../src/engine/events.js";
+import { draftIdOf, TelegramTurnRenderer } from "../../../src/channels/telegram/telegram-renderer.js";
+import type { ChatSender, EditResult } from "../../../src/channels/telegram/telegram-send.js";
+import type { DraftSupport } from "../../../src/channels/telegram/telegram-stream.js";
+
+/** Records what the renderer asks of a chat; resolves each call at once. */
+class RecordingSender {
+  readonly calls: { kind: string; html?: string; markup?: unknown }[] = [];
+  readonly address = { chatId: 5, isPrivate: true, replyTo: 9 };
+  private nextId = 100;
+  async send(html: string, options: { replyMarkup?: unknown } = {}): Promise<number> {
+    this.calls.push({ kind: "send", html, markup: options.replyMarkup });
+    return this.nextId++;
+  }
+  async sendAll(chunks: readonly string[]): Promise<number[]> {
+    const ids: number[] = [];
+    for (const chunk of chunks) ids.push(await this.send(chunk));
+    return ids;
+  }
+  async edit(_id: number, html: string, markup?: unknown): Promise<EditResult> {
+    this.calls.push({ kind: "edit", html, markup });
+    return "edited";
+  }
+  async draft(_id: number, html: string): Promise<void> {
+    this.calls.push({ kind: "draft", html });
+  }
+  async typing(): Promise<void> {
+    this.calls.push({ kind: "typing" });
+  }
+  count(kind: string): number {
+    return this.calls.filter((call) => call.kind === kind).length;
+  }
+}
+
+function renderer(sender: RecordingSender, drafts?: DraftSupport) {
+  return new TelegramTurnRenderer({
+    sender: sender as unknown as ChatSender,
+    logger: pino({ level: "silent" }),
+    live: {
+      timing: { intervalMs: 1100, firstPreviewMs: 800 },
+      ...(drafts ? { draft: { id: 42, support: drafts } } : {}),
+    },
+  });
+}
+
+const completed = (finalText: string) =>
+  agentEvent({ type: "turn-completed", status: "completed", iterations: 1, finalText, usage: undefined });
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("TelegramTurnRenderer", () => {
+  it("re-sends typing about every 4 s while working and pauses while waiting for a person", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender, { enabled: true });
+    expect(sender.count("typing")).toBe(1);
+    await vi.advanceTimersByTimeAsync(8100);
+    expect(sender.count("typing")).toBe(3);
+    await turn.handle(
+      agentEvent({
+        type: "permission-required",
+        callId: "c",
+        tool: "bash",
+        args: {},
+        reason: "",
+        category: "exec",
+        provenance: { kind: "user" },
+        alwaysOptions: [],
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(sender.count("typing")).toBe(3);
+    await turn.handle(
+      agentEvent({ type: "tool-call-started", callId: "c", name: "bash", args: {}, preview: "ls" }),
+    );
+    await vi.advanceTimersByTimeAsync(4000);
+    expect(sender.count("typing")).toBe(4);
+    await turn.handle(completed("done"));
+    await turn.close();
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(sender.count("typing")).toBe(4);
+  });
+
+  it("sends a quick answer as one message without any preview", async () => {
+    const sender = new RecordingSender();
+    const turn = renderer(sender, { enabled: true });
+    await turn.handle(agentEvent({ type: "text-delta", delta: "Quick" }));
+    await turn.handle(completed("Quick"));
+    await turn.close();
+    expect(sender.calls.filter((call) => call.kind !== "typing")).toEqual([
+      { kind: "send", html: "Quick", markup: undefined },
+    ]);
+  });
+
+  it("delivers the final answer exactly once, even when closed twice with a preview in flight", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender, { enabled: true });
+    await turn.handle(agentEvent({ type: "text-delta", delta: "Par" }));
+    await vi.advanceTimersByTimeAsync(800);
+    await turn.handle(agentEvent({ type: "text-delta", delta: "tial" }));
+    await turn.handle(completed("Partial"));
+    // The "Partial" preview is still scheduled when the turn closes: it must never be sent.
+    await Promise.all([turn.close(), turn.close()]);
+    await turn.close();
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(sender.calls.filter((call) => call.kind === "draft").map((call) => call.html)).toEqual(["Par"]);
+    expect(sender.calls.filter((call) => call.kind === "send")).toEqual([
+      { kind: "send", html: "Partial", markup: undefined },
+    ]);
+  });
+
+  it("waits the edit interval before the final edit of a live message", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender);
+    await turn.handle(agentEvent({ type: "text-delta", delta: "Live" }));
+    await vi.advanceTimersByTimeAsync(800);
+    expect(sender.calls.at(-1)).toMatchObject({ kind: "send", html: "Live" });
+    await turn.handle(completed("Live and final"));
+    const closing = turn.close();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(sender.count("edit")).toBe(0);
+    await vi.advanceTimersByTimeAsync(200);
+    await closing;
+    expect(sender.calls.at(-1)).toEqual({ kind: "edit", html: "Live and final", markup: undefined });
+  });
+
+  it("reports how the turn ended when it did not complete", async () => {
+    const sender = new RecordingSender();
+    const turn = renderer(sender);
+    await turn.handle(agentEvent({ type: "error", message: "provider down", recoverable: false }));
+    await turn.handle(
+      agentEvent({ type: "turn-completed", status: "error", iterations: 2, finalText: "", usage: undefined }),
+    );
+    await turn.close();
+    expect(sender.calls.at(-1)?.html).toBe("⚠️ The turn failed: provider down");
+    const abandoned = new RecordingSender();
+    const lost = renderer(abandoned);
+    await lost.handle(agentEvent({ type: "text-delta", delta: "half an answer" }));
+    await lost.close();
+    expect(abandoned.calls.at(-1)?.html).toBe("half an answer\n\n⚠️ The turn ended before it finished.");
+  });
+
+  it("derives a stable non-zero draft id from the turn id", () => {
+    expect(draftIdOf("turn-1")).toBe(draftIdOf("turn-1"));
+    expect(draftIdOf("turn-1")).not.toBe(draftIdOf("turn-2"));
+    for (const id of ["", "a", "x".repeat(1000)]) expect(draftIdOf(id)).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ALICE, ALICE_DM, type Harness, startHarness } from "./harness.js";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const SECRET = "s3cret-token_1";
+
+function post(port: number, path: string, body: unknown, secret?: string): Promise<Response> {
+  return fetch(`http://127.0.0.1:${port}${path}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(secret ? { "x-telegram-bot-api-secret-token": secret } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+describe("Telegram channel: webhook mode", () => {
+  it("registers the webhook with its secret and accepts only updates that carry it", async () => {
+    harness = await startHarness({
+      webhook: {
+        url: "https://bot.example.test/tg/hook",
+        secret: SECRET,
+        port: 0,
+        path: "/tg/hook",
+        host: "127.0.0.1",
+      },
+    });
+    const { tg, service, channel } = harness;
+    expect(tg.state.webhook).toEqual({ url: "https://bot.example.test/tg/hook", secret_token: SECRET });
+    expect(tg.callsOf("getUpdates")).toHaveLength(0);
+    expect(channel.isReady()).toBe(true);
+    const port = channel.webhookPort()!;
+    const update = {
+      update_id: 5001,
+      message: { message_id: 7, date: 1_700_000_000, chat: ALICE_DM, from: ALICE, text: "via webhook" },
+    };
+    expect((await post(port, "/tg/hook", update)).status).toBe(401);
+    expect((await post(port, "/tg/hook", update, "wrong")).status).toBe(401);
+    expect((await post(port, "/elsewhere", update, SECRET)).status).toBe(404);
+    expect(service.received).toHaveLength(0);
+    const accepted = await post(port, "/tg/hook", update, SECRET);
+    expect(accepted.status).toBe(200);
+    expect(service.received.map((message) => [message.text, message.dedupeKeys[0]])).toEqual([
+      ["via webhook", "tg:update:5001"],
+    ]);
+  });
+});
