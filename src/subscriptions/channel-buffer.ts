@@ -1,0 +1,339 @@
+/**
+ * ChannelBuffer: a bounded, paged log of the messages seen in each watched channel, kept in the
+ * store's "buffers" space. Like HistoryLog it is a small head plus fixed-size pages, and an
+ * append rewrites only the last page and the head (the head is the commit point). Unlike
+ * HistoryLog it forgets: entries beyond the count cap or older than the age cap are hidden at
+ * once and their pages deleted as soon as a whole page is stale, so the buffer stays bounded.
+ *
+ * Appends to one channel made while a write is in flight are committed together in the next
+ * write (group commit), so a burst costs one page write, not one per message. Duplicate message
+ * ids (Slack's twin `message` / `app_mention` events) are stored once.
+ */
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { KeyedMutex } from "../store/key-mutex.js";
+import type { KeyValueSpace } from "../store/store.js";
+import { fromVersioned, toVersioned } from "../store/versioned.js";
+import {
+  type BufferEntry,
+  type BufferEntryInput,
+  type BufferPosition,
+  bufferEntrySchema,
+  capEntryText,
+  DEFAULT_MAX_ENTRY_CHARS,
+  isAfter,
+  positionOf,
+} from "./buffer-entry.js";
+import { type Clock, systemClock } from "./clock.js";
+
+export const BUFFER_HEAD_KIND = "channel-buffer-head";
+export const BUFFER_PAGE_KIND = "channel-buffer-page";
+/** How many recent message ids per channel are remembered for duplicate detection. */
+const RECENT_IDS = 256;
+
+export interface ChannelBufferOptions {
+  /** Count cap per channel. */
+  readonly maxEntries: number;
+  /** Age cap per channel, in milliseconds. */
+  readonly maxAgeMs: number;
+  /** Entries per page (default: 50, at most maxEntries). */
+  readonly pageSize?: number;
+  readonly maxEntryChars?: number;
+  readonly clock?: Clock;
+}
+
+interface PageInfo {
+  readonly index: number;
+  /** Latest `at` of the page's entries: the page is stale once this is older than the age cap. */
+  readonly maxAt: string;
+}
+
+interface BufferHead {
+  readonly epoch: string;
+  readonly pageSize: number;
+  readonly lastSeq: number;
+  /** Entries below this seq are forgotten (count cap or age cap). */
+  readonly floorSeq: number;
+  readonly pages: readonly PageInfo[];
+}
+
+const headSchema: z.ZodType<BufferHead> = z.object({
+  epoch: z.string().min(1).max(64),
+  pageSize: z.number().int().positive(),
+  lastSeq: z.number().int().nonnegative(),
+  floorSeq: z.number().int().positive(),
+  pages: z.array(
+    z.object({ index: z.number().int().nonnegative(), maxAt: z.iso.datetime({ offset: true }) }),
+  ),
+});
+const pageSchema = z.object({ entries: z.array(bufferEntrySchema) });
+
+interface ChannelState {
+  readonly head: BufferHead;
+  /** Entries of the last page (its index is `pageOf(head.lastSeq)`). */
+  readonly tail: readonly BufferEntry[];
+  readonly recentIds: readonly string[];
+}
+
+interface PendingAppend {
+  readonly input: BufferEntryInput;
+  readonly resolve: (result: AppendResult | undefined) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** A stored entry and where it sits. */
+export interface AppendResult {
+  readonly entry: BufferEntry;
+  readonly position: BufferPosition;
+}
+
+/** What a read returns: entries oldest first, and how many more matched beyond `limit`. */
+export interface BufferRead {
+  readonly epoch: string;
+  readonly entries: readonly BufferEntry[];
+  readonly remaining: number;
+}
+
+export interface ReadOptions {
+  /** Only entries after this position. */
+  readonly after?: BufferPosition;
+  /** Only entries sent at or after this ISO time. */
+  readonly since?: string;
+  /** Only entries in this topic / thread. */
+  readonly thread?: string;
+  readonly limit: number;
+}
+
+/** Storage keys (heads and pages under distinct prefixes). */
+export const bufferHeadKey = (channelKey: string) => `head:${channelKey}`;
+export const bufferPageKey = (channelKey: string, index: number) => `page:${channelKey}:${index}`;
+
+/** The per-channel message buffers. One instance per store; it caches each channel's head and last page. */
+export class ChannelBuffer {
+  private readonly mutex = new KeyedMutex();
+  private readonly states = new Map<string, ChannelState | null>();
+  private readonly queues = new Map<string, PendingAppend[]>();
+  private readonly pageSize: number;
+  private readonly maxEntryChars: number;
+  private readonly clock: Clock;
+
+  /** Throws for caps that are not positive whole numbers. */
+  constructor(
+    private readonly space: KeyValueSpace,
+    private readonly options: ChannelBufferOptions,
+  ) {
+    for (const [name, value] of [
+      ["maxEntries", options.maxEntries],
+      ["maxAgeMs", options.maxAgeMs],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || value < 1)
+        throw new Error(`ChannelBuffer ${name} must be a positive whole number, got ${value}`);
+    }
+    this.pageSize = Math.min(options.pageSize ?? 50, options.maxEntries);
+    this.maxEntryChars = options.maxEntryChars ?? DEFAULT_MAX_ENTRY_CHARS;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /**
+   * Append one message. Resolves once it is stored (undefined when the id is already in the
+   * buffer); rejects when the store write fails — nothing of that write's batch is then kept.
+   */
+  append(channelKey: string, input: BufferEntryInput): Promise<AppendResult | undefined> {
+    return new Promise((resolve, reject) => {
+      const queue = this.queues.get(channelKey);
+      if (queue) {
+        queue.push({ input, resolve, reject });
+        return;
+      }
+      this.queues.set(channelKey, [{ input, resolve, reject }]);
+      void this.drain(channelKey);
+    });
+  }
+
+  /** Entries matching `options`, oldest first, at most `limit` of them. */
+  async read(channelKey: string, options: ReadOptions): Promise<BufferRead | undefined> {
+    return this.mutex.run(channelKey, async () => {
+      const state = await this.state(channelKey);
+      if (!state) return undefined;
+      const { head } = state;
+      const cutoff = this.clock.now() - this.options.maxAgeMs;
+      const sinceMs = options.since === undefined ? undefined : Date.parse(options.since);
+      const afterSeq =
+        options.after && options.after.epoch === head.epoch ? options.after.seq : head.floorSeq - 1;
+      const firstPage = this.pageOf(Math.max(afterSeq + 1, head.floorSeq), head.pageSize);
+      const entries: BufferEntry[] = [];
+      let remaining = 0;
+      for (const page of head.pages) {
+        if (page.index < firstPage) continue;
+        for (const entry of await this.loadPage(channelKey, state, page.index)) {
+          if (entry.seq < head.floorSeq || entry.seq > head.lastSeq) continue;
+          const at = Date.parse(entry.at);
+          if (at < cutoff || (sinceMs !== undefined && at < sinceMs)) continue;
+          if (options.thread !== undefined && entry.thread !== options.thread) continue;
+          if (!isAfter(entry, head.epoch, options.after)) continue;
+          if (entries.length < options.limit) entries.push(entry);
+          else remaining += 1;
+        }
+      }
+      return { epoch: head.epoch, entries, remaining };
+    });
+  }
+
+  /** The buffer incarnation of a channel, or undefined when nothing is buffered for it. */
+  async epochOf(channelKey: string): Promise<string | undefined> {
+    return this.mutex.run(channelKey, async () => (await this.state(channelKey))?.head.epoch);
+  }
+
+  /**
+   * Forget a channel's buffer (also the way out of a corrupt one): the head goes first, so a crash
+   * midway leaves an empty buffer.
+   */
+  async drop(channelKey: string): Promise<void> {
+    await this.mutex.run(channelKey, async () => {
+      // A corrupt head is being thrown away anyway; its pages are then unknown and get overwritten later.
+      const state = await this.state(channelKey).catch(() => null);
+      this.states.set(channelKey, null);
+      await this.space.delete(bufferHeadKey(channelKey));
+      if (!state) return;
+      await Promise.all(state.head.pages.map((p) => this.space.delete(bufferPageKey(channelKey, p.index))));
+    });
+  }
+
+  private pageOf(seq: number, pageSize: number): number {
+    return Math.floor((seq - 1) / pageSize);
+  }
+
+  private async drain(channelKey: string): Promise<void> {
+    for (;;) {
+      const batch = this.queues.get(channelKey) ?? [];
+      if (batch.length === 0) {
+        this.queues.delete(channelKey);
+        return;
+      }
+      this.queues.set(channelKey, []);
+      try {
+        const results = await this.mutex.run(channelKey, () =>
+          this.write(
+            channelKey,
+            batch.map((p) => p.input),
+          ),
+        );
+        for (const [i, pending] of batch.entries()) pending.resolve(results[i]);
+      } catch (error) {
+        for (const pending of batch) pending.reject(error);
+      }
+    }
+  }
+
+  private async write(
+    channelKey: string,
+    inputs: readonly BufferEntryInput[],
+  ): Promise<(AppendResult | undefined)[]> {
+    const state = await this.state(channelKey);
+    let head: BufferHead = state?.head ?? {
+      epoch: randomBytes(8).toString("hex"),
+      pageSize: this.pageSize,
+      lastSeq: 0,
+      floorSeq: 1,
+      pages: [],
+    };
+    const recent = new Set(state?.recentIds ?? []);
+    const recentIds = [...(state?.recentIds ?? [])];
+    let tail = [...(state?.tail ?? [])];
+    const touched = new Map<number, BufferEntry[]>();
+    const results: (AppendResult | undefined)[] = [];
+    for (const input of inputs) {
+      if (recent.has(input.id)) {
+        results.push(undefined);
+        continue;
+      }
+      const entry: BufferEntry = { ...capEntryText(input, this.maxEntryChars), seq: head.lastSeq + 1 };
+      const index = this.pageOf(entry.seq, head.pageSize);
+      const last = head.pages.at(-1);
+      if (last?.index !== index) tail = [];
+      tail.push(entry);
+      touched.set(index, tail);
+      const maxAt =
+        last?.index === index && Date.parse(last.maxAt) > Date.parse(entry.at) ? last.maxAt : entry.at;
+      const pages = last?.index === index ? head.pages.slice(0, -1) : head.pages;
+      head = { ...head, lastSeq: entry.seq, pages: [...pages, { index, maxAt }] };
+      recent.add(entry.id);
+      recentIds.push(entry.id);
+      results.push({ entry, position: positionOf(entry, head.epoch) });
+    }
+    if (touched.size === 0) return results;
+    const trimmed = this.trim(head);
+    const kept = new Set(trimmed.pages.map((p) => p.index));
+    await Promise.all(
+      [...touched]
+        .filter(([index]) => kept.has(index))
+        .map(([index, entries]) =>
+          this.space.set(bufferPageKey(channelKey, index), toVersioned(BUFFER_PAGE_KIND, { entries })),
+        ),
+    );
+    await this.space.set(bufferHeadKey(channelKey), toVersioned(BUFFER_HEAD_KIND, trimmed));
+    const dropped = head.pages.filter((p) => !kept.has(p.index) && !touched.has(p.index));
+    await Promise.all(dropped.map((p) => this.space.delete(bufferPageKey(channelKey, p.index))));
+    const keptIds = recentIds.slice(-RECENT_IDS);
+    this.states.set(channelKey, { head: trimmed, tail, recentIds: keptIds });
+    return results;
+  }
+
+  /** Apply the count and age caps: raise the floor, drop whole pages below it or gone stale. */
+  private trim(head: BufferHead): BufferHead {
+    let floorSeq = Math.max(head.floorSeq, head.lastSeq - this.options.maxEntries + 1);
+    const cutoff = this.clock.now() - this.options.maxAgeMs;
+    const pages = [...head.pages];
+    while (pages.length > 1) {
+      const first = pages[0]!;
+      const lastSeqOfPage = (first.index + 1) * head.pageSize;
+      if (lastSeqOfPage >= floorSeq && Date.parse(first.maxAt) >= cutoff) break;
+      pages.shift();
+      floorSeq = Math.max(floorSeq, lastSeqOfPage + 1);
+    }
+    return { ...head, floorSeq, pages };
+  }
+
+  private async state(channelKey: string): Promise<ChannelState | null> {
+    const cached = this.states.get(channelKey);
+    if (cached !== undefined) return cached;
+    const raw = await this.space.get(bufferHeadKey(channelKey));
+    if (raw === undefined) {
+      this.states.set(channelKey, null);
+      return null;
+    }
+    const head = fromVersioned(raw, { kind: BUFFER_HEAD_KIND, schema: headSchema, where: channelKey });
+    const last = head.pages.at(-1);
+    const previous = head.pages.at(-2);
+    const tail = last ? await this.readPage(channelKey, head, last.index) : [];
+    const before = previous ? await this.readPage(channelKey, head, previous.index) : [];
+    const state: ChannelState = {
+      head,
+      tail,
+      recentIds: [...before, ...tail].map((e) => e.id).slice(-RECENT_IDS),
+    };
+    this.states.set(channelKey, state);
+    return state;
+  }
+
+  private async loadPage(
+    channelKey: string,
+    state: ChannelState,
+    index: number,
+  ): Promise<readonly BufferEntry[]> {
+    if (state.head.pages.at(-1)?.index === index) return state.tail;
+    return this.readPage(channelKey, state.head, index);
+  }
+
+  /** A page's entries up to the head's last seq (a crash between page and head writes may leave more). */
+  private async readPage(channelKey: string, head: BufferHead, index: number): Promise<BufferEntry[]> {
+    const raw = await this.space.get(bufferPageKey(channelKey, index));
+    if (raw === undefined) return [];
+    const { entries } = fromVersioned(raw, {
+      kind: BUFFER_PAGE_KIND,
+      schema: pageSchema,
+      where: `${channelKey}, page ${index}`,
+    });
+    return entries.filter((e) => e.seq <= head.lastSeq);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Channel content formatting: how messages written by other people in a watched channel are
+ * shown to the model — one line per message with time and author, inside a code fence longer
+ * than any backtick run in the text (so no message can close the fence and pose as something
+ * else), and a short quote of a message for approval cards.
+ */
+import type { BufferEntryInput } from "./buffer-entry.js";
+
+/** Characters of the triggering text kept in the provenance quote. */
+export const QUOTE_CHARS = 200;
+
+/** "2026-11-29 18:48 UTC". */
+export function formatTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** One message as a line (continuation lines indented): time, author, where, text. */
+export function formatMessage(entry: BufferEntryInput): string {
+  const who = `${entry.author.name || entry.author.id}${entry.author.isBot ? " (bot)" : ""}`;
+  const where = entry.thread === undefined ? "" : ` [thread ${entry.thread}]`;
+  const text = entry.text.trim() === "" ? "(no text)" : entry.text.replace(/\r\n?/g, "\n");
+  return `[${formatTime(entry.at)}] ${who}${where}: ${text.split("\n").join("\n    ")}`;
+}
+
+/** The messages inside a fence no message text can close. */
+export function fencedMessages(entries: readonly BufferEntryInput[]): string {
+  const body = entries.map(formatMessage).join("\n");
+  const longestRun = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(Math.max(3, longestRun + 1));
+  return `${fence}text\n${body}\n${fence}`;
+}
+
+/** The first ~200 characters of a message, whitespace collapsed, for "triggered by" quotes. */
+export function quoteOf(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= QUOTE_CHARS ? flat : `${flat.slice(0, QUOTE_CHARS - 1)}…`;
+}

@@ -1,0 +1,161 @@
+/**
+ * TelegramDirectory: the PlatformDirectory for Telegram on grammY's `Api`. Chats are found by id
+ * or @username (a forum topic as chat:topic) with getChat, members checked with getChatMember,
+ * and the bot's own reading rights worked out from its membership and privacy mode (getMe's
+ * can_read_all_group_messages): with privacy mode on, only an admin bot sees every group message.
+ * Telegram has no history API for bots, so a backfill returns nothing and says so.
+ */
+import { type Api, GrammyError } from "grammy";
+import type { UserFromGetMe } from "grammy/types";
+import { z } from "zod";
+import type {
+  BotIdentity,
+  HistoryPage,
+  PlatformDirectory,
+  ReadAccess,
+  ResolveResult,
+} from "../platform-directory.js";
+
+export interface TelegramDirectoryOptions {
+  /** The bot (getMe, or the botInfo the Bot was created with). */
+  readonly botInfo: Pick<UserFromGetMe, "id" | "username">;
+  /** ThreadTarget.workspace of Telegram sessions (default "tg"). */
+  readonly workspace?: string;
+}
+
+const chatSchema = z.looseObject({
+  id: z.number().int(),
+  type: z.enum(["private", "group", "supergroup", "channel"]),
+  title: z.string().optional(),
+  username: z.string().optional(),
+  is_forum: z.boolean().optional(),
+});
+type TelegramChat = z.infer<typeof chatSchema>;
+const memberSchema = z.looseObject({
+  status: z.enum(["creator", "administrator", "member", "restricted", "left", "kicked"]),
+  is_member: z.boolean().optional(),
+});
+const meSchema = z.looseObject({
+  id: z.number().int(),
+  username: z.string(),
+  can_read_all_group_messages: z.boolean().optional(),
+});
+const CHAT_REF = /^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})(?::(\d{1,10}))?$/;
+/** getChatMember answers for someone who is not (or never was) in the chat. */
+const NOT_A_MEMBER = /user not found|member not found|participant_id_invalid|user_id_invalid/i;
+const NO_HISTORY =
+  "Telegram bots cannot read chat history: only messages I saw while subscribed to the chat are available.";
+
+/** Telegram chats and members for subscriptions. */
+export class TelegramDirectory implements PlatformDirectory {
+  readonly platform = "telegram";
+  readonly workspace: string;
+  readonly bot: BotIdentity;
+  private readonly handle: string;
+
+  constructor(
+    private readonly api: Api,
+    options: TelegramDirectoryOptions,
+  ) {
+    this.workspace = options.workspace ?? "tg";
+    this.bot = Object.freeze({
+      userId: String(options.botInfo.id),
+      names: Object.freeze([options.botInfo.username]),
+    });
+    this.handle = `@${options.botInfo.username}`;
+  }
+
+  /** Find a group, supergroup or channel by id or @username; "chat:topic" names a forum topic. */
+  async resolveChannel(ref: string): Promise<ResolveResult> {
+    const match = CHAT_REF.exec(ref);
+    if (!match)
+      return { ok: false, error: `"${ref}" is not a Telegram chat id (-100…), @username, or chat:topic.` };
+    const [, chatRef, topic] = match;
+    let chat: TelegramChat;
+    try {
+      chat = chatSchema.parse(await this.api.getChat(chatRef!));
+    } catch (error) {
+      if (error instanceof GrammyError && (error.error_code === 400 || error.error_code === 403))
+        return {
+          ok: false,
+          error: `I can't see the chat ${chatRef}: add ${this.handle} to it first (Telegram said "${error.description}").`,
+        };
+      throw readable(error);
+    }
+    if (chat.type === "private")
+      return {
+        ok: false,
+        error: `${ref} is a private chat with a person; only groups and channels can be watched.`,
+      };
+    if (topic !== undefined && !chat.is_forum)
+      return { ok: false, error: `${chat.title ?? ref} has no topics; subscribe to the chat itself.` };
+    const title = chat.title ?? (chat.username ? `@${chat.username}` : String(chat.id));
+    return {
+      ok: true,
+      channel: String(chat.id),
+      name: topic === undefined ? title : `${title} (topic ${topic})`,
+      ...(topic !== undefined ? { thread: topic } : {}),
+    };
+  }
+
+  /** getChatMember: owner, admin, member, or restricted but still in the chat. */
+  async isMember(channel: string, userId: string): Promise<boolean> {
+    if (!/^\d{1,20}$/.test(userId)) return false;
+    try {
+      const member = memberSchema.parse(await this.api.getChatMember(channel, Number(userId)));
+      return isIn(member);
+    } catch (error) {
+      if (error instanceof GrammyError && error.error_code === 400 && NOT_A_MEMBER.test(error.description))
+        return false;
+      if (error instanceof GrammyError && /chat_admin_required/i.test(error.description))
+        throw new Error(
+          `Telegram lets only admins check this group's members: make ${this.handle} an admin there`,
+        );
+      throw readable(error);
+    }
+  }
+
+  /** The bot must be in the chat and see every message: an admin, or privacy mode off (channels: admin). */
+  async ensureBotCanRead(channel: string): Promise<ReadAccess> {
+    const chat = chatSchema.parse(await call(() => this.api.getChat(channel)));
+    const title = chat.title ?? channel;
+    const me = meSchema.parse(await call(() => this.api.getMe()));
+    const member = memberSchema.parse(await call(() => this.api.getChatMember(channel, me.id)));
+    if (!isIn(member)) return { ok: false, whatToDo: `add ${this.handle} to ${title} first.` };
+    if (member.status === "administrator" || member.status === "creator") return { ok: true };
+    if (chat.type === "channel")
+      return {
+        ok: false,
+        whatToDo: `make ${this.handle} an administrator of the channel ${title} so it receives posts.`,
+      };
+    if (me.can_read_all_group_messages) return { ok: true };
+    return {
+      ok: false,
+      whatToDo: `with privacy mode on I only see commands and mentions in ${title}: make ${this.handle} an admin there, or disable privacy mode with @BotFather /setprivacy → Disable (then remove ${this.handle} from the group and add it again so the change applies).`,
+    };
+  }
+
+  /** Telegram has no history API for bots: nothing to backfill. */
+  async history(): Promise<HistoryPage> {
+    return { entries: [], note: NO_HISTORY };
+  }
+}
+
+function isIn(member: z.infer<typeof memberSchema>): boolean {
+  if (member.status === "restricted") return member.is_member === true;
+  return member.status === "creator" || member.status === "administrator" || member.status === "member";
+}
+
+async function call<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw readable(error);
+  }
+}
+
+function readable(error: unknown): Error {
+  if (error instanceof GrammyError)
+    return new Error(`Telegram answered ${error.error_code} "${error.description}"`);
+  return error instanceof Error ? error : new Error(String(error));
+}

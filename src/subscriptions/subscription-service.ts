@@ -1,0 +1,379 @@
+/**
+ * SubscriptionService: ties channel subscriptions together. Channel adapters report every
+ * message they see (`observe`); messages in subscribed channels are buffered, run through each
+ * subscription's trigger and loop guards, and batched into wake-ups of the subscribing session
+ * through the injected WakeSink. The tools call `subscribe` / `remove` / `listFor` / `catchUp`;
+ * the session layer calls `sessionIdle` after each turn and `listForSession` for `status`.
+ * Subscriptions, buffers, read cursors and wake markers live in the store, and `open` rebuilds
+ * the indexes and the batches that were pending when the process stopped.
+ */
+import type { ThreadTarget } from "../sessions/contracts.js";
+import type { Store } from "../store/store.js";
+import { type BufferEntry, type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
+import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
+import { ChannelBuffer } from "./channel-buffer.js";
+import {
+  accessChannel,
+  type Caller,
+  DirectoryLookup,
+  isOwnConversation,
+  type Outcome,
+} from "./channel-access.js";
+import { type Clock, systemClock } from "./clock.js";
+import { entryInputOf, type ObservedMessage, observedMessageSchema } from "./observed-message.js";
+import { type BotIdentity, failureText, type PlatformDirectory } from "./platform-directory.js";
+import { ReadCursors } from "./read-cursors.js";
+import {
+  type ChannelRef,
+  channelKeyOf,
+  channelLabel,
+  inScope,
+  MAX_INSTRUCTIONS_CHARS,
+  newSubscriptionId,
+  type Subscription,
+  scopeKeyOf,
+} from "./subscription.js";
+import { SubscriptionRegistry } from "./subscription-registry.js";
+import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "./subscription-settings.js";
+import { describeSubscription, statusLines } from "./subscription-text.js";
+import { matchesTrigger, mentionsIdentity, parseTrigger, type TriggerArgs } from "./triggers.js";
+import { renderWakeInput, type WakeInput } from "./wake-prompt.js";
+import { type ReadyBatch, WakeScheduler } from "./wake-scheduler.js";
+
+/** A wake-up as the session layer receives it. */
+export interface WakeBatch {
+  /** The matched messages, oldest first. */
+  readonly entries: readonly BufferEntry[];
+  /** Older matches left out of an oversized batch (still in the buffer for catch_up). */
+  readonly omitted: number;
+  /** The prompt and the `channelContent` provenance to put on the request. */
+  readonly input: WakeInput;
+}
+
+/** The session layer's side of wake-ups. */
+export interface WakeSink {
+  /**
+   * Start (or queue) a turn of `subscription.sessionId` in `subscription.subscriberTarget` with
+   * prompt `batch.input.text`, requester `subscription.createdBy`, and
+   * `metadata.channelContent = batch.input.channelContent`. Resolve once accepted.
+   */
+  wake(subscription: Subscription, batch: WakeBatch): Promise<void>;
+  /** Whether the session is running a turn now (its batch then waits for `sessionIdle`). */
+  isBusy(sessionId: string): boolean;
+}
+
+/** Posts a short notice into a subscriber's thread (e.g. ThreadOutputFactory(target).postText). */
+export type SubscriberNotifier = (target: ThreadTarget, text: string) => Promise<void>;
+
+export interface SubscriptionServiceOptions {
+  readonly store: Store;
+  readonly directories: readonly PlatformDirectory[];
+  readonly sink: WakeSink;
+  readonly notify: SubscriberNotifier;
+  readonly settings?: SubscriptionSettings;
+  readonly clock?: Clock;
+  /** Failures nobody awaits (a store write in observe, a failed wake-up): log them. */
+  readonly onError?: (error: unknown, context: string) => void;
+}
+
+export interface SubscribeArgs {
+  readonly channel: string;
+  readonly trigger?: TriggerArgs | undefined;
+  readonly instructions?: string | undefined;
+}
+
+/** What became of an observed message. */
+export type ObserveResult =
+  | { readonly status: "ignored" | "duplicate" | "failed" }
+  | { readonly status: "invalid"; readonly reason: string }
+  | { readonly status: "buffered"; readonly matched: number };
+
+/** Channel subscriptions: buffering, triggers, wake-ups, tools' requests and lifecycle. */
+export class SubscriptionService {
+  private readonly buffer: ChannelBuffer;
+  private readonly cursors: ReadCursors;
+  private readonly scheduler: WakeScheduler;
+  private readonly directories: DirectoryLookup;
+  private readonly settings: SubscriptionSettings;
+  private readonly clock: Clock;
+  private readonly onError: (error: unknown, context: string) => void;
+
+  private constructor(
+    private readonly registry: SubscriptionRegistry,
+    private readonly options: SubscriptionServiceOptions,
+  ) {
+    const settings = options.settings ?? DEFAULT_SUBSCRIPTION_SETTINGS;
+    this.settings = settings;
+    this.clock = options.clock ?? systemClock;
+    this.onError = options.onError ?? (() => undefined);
+    this.directories = new DirectoryLookup(options.directories);
+    const buffers = options.store.space("buffers");
+    this.buffer = new ChannelBuffer(buffers, {
+      maxEntries: settings.bufferMaxMessages,
+      maxAgeMs: settings.bufferMaxAgeMs,
+      clock: this.clock,
+    });
+    this.cursors = new ReadCursors(buffers, settings.bufferMaxAgeMs + 86_400_000);
+    this.scheduler = new WakeScheduler({
+      debounceMs: settings.debounceMs,
+      maxBatch: settings.maxBatch,
+      maxWaitMs: settings.maxWaitMs,
+      maxWakesPerHour: settings.wakesPerHour,
+      busyRetryMs: settings.busyRetryMs,
+      clock: this.clock,
+      isBusy: (sessionId) => options.sink.isBusy(sessionId),
+      deliver: (batch) => this.deliver(batch),
+      onError: (error, id) => this.onError(error, `waking subscription ${id}`),
+    });
+  }
+
+  /** Load subscriptions and re-arm the wake-ups that were pending when the process stopped. */
+  static async open(options: SubscriptionServiceOptions): Promise<SubscriptionService> {
+    const onError = options.onError ?? (() => undefined);
+    const registry = await SubscriptionRegistry.load(options.store.space("subscriptions"), onError);
+    const service = new SubscriptionService(registry, options);
+    for (const subscription of registry.all()) await service.rebuildPending(subscription);
+    return service;
+  }
+
+  /** Report one message seen in any channel. Never throws; failures go to `onError`. */
+  async observe(message: ObservedMessage): Promise<ObserveResult> {
+    const parsed = observedMessageSchema.safeParse(message);
+    if (!parsed.success) {
+      const reason = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+      this.onError(new Error(`invalid observed message: ${reason}`), "observe");
+      return { status: "invalid", reason };
+    }
+    const observed = parsed.data;
+    const key = channelKeyOf(observed);
+    const watching = this.registry.forChannel(key).filter((s) => inScope(s.channelRef, observed.thread));
+    if (watching.length === 0) return { status: "ignored" };
+    const bot = this.directories.find(observed.platform, observed.workspace)?.bot;
+    const mentions = observed.mentionsBot || mentionsIdentity(observed.text, bot);
+    let appended: Awaited<ReturnType<ChannelBuffer["append"]>>;
+    try {
+      appended = await this.buffer.append(key, entryInputOf(observed, mentions));
+    } catch (error) {
+      this.onError(error, `buffering message ${observed.id} of ${key}`);
+      return { status: "failed" };
+    }
+    if (!appended) return { status: "duplicate" };
+    let matched = 0;
+    for (const subscription of watching) {
+      if (!this.shouldWake(subscription, appended.entry, bot)) continue;
+      this.scheduler.add(subscription.id, subscription.sessionId, appended);
+      matched += 1;
+    }
+    return { status: "buffered", matched };
+  }
+
+  /** Subscribe the caller's session to a channel (or update its trigger and instructions). */
+  async subscribe(caller: Caller, args: SubscribeArgs): Promise<Outcome> {
+    const trigger = parseTrigger(args.trigger);
+    if (!trigger.ok) return { ok: false, message: trigger.error };
+    const instructions = args.instructions?.trim() || undefined;
+    if (instructions !== undefined && instructions.length > MAX_INSTRUCTIONS_CHARS)
+      return { ok: false, message: `instructions are limited to ${MAX_INSTRUCTIONS_CHARS} characters` };
+    const access = await accessChannel(this.directories, caller, args.channel);
+    if (!access.ok) return { ok: false, message: access.message };
+    const { directory, ref } = access;
+    const label = channelLabel(ref);
+    if (isOwnConversation(ref, caller.target))
+      return { ok: false, message: `${label} is this conversation itself; I already see what is said here.` };
+    const existing = this.registry.find(caller.sessionId, scopeKeyOf(ref));
+    if (!existing && this.registry.forSession(caller.sessionId).length >= this.settings.maxPerSession)
+      return {
+        ok: false,
+        message: `This conversation already has ${this.settings.maxPerSession} subscriptions (the limit); unsubscribe from one first.`,
+      };
+    const canRead = await directory.ensureBotCanRead(ref.channel).catch((error: unknown) => ({
+      ok: false as const,
+      whatToDo: `checking my access failed: ${failureText(error)}`,
+    }));
+    if (!canRead.ok) return { ok: false, message: `I can't watch ${label} yet: ${canRead.whatToDo}` };
+    const subscription = await this.registry.put({
+      id: existing?.id ?? newSubscriptionId(),
+      sessionId: caller.sessionId,
+      subscriberTarget: caller.target,
+      channelRef: ref,
+      trigger: trigger.trigger,
+      ...(instructions !== undefined ? { instructions } : {}),
+      createdAt: existing?.createdAt ?? new Date(this.clock.now()).toISOString(),
+      createdBy: existing?.createdBy ?? caller.requester,
+    });
+    const verb = existing ? "Updated the subscription to" : "Subscribed to";
+    return {
+      ok: true,
+      message: `${verb} ${describeSubscription(subscription)}. Matching messages wake this conversation in batches (at most ${this.settings.wakesPerHour} wake-ups an hour); my own messages and messages in this thread never do.`,
+    };
+  }
+
+  /** catch_up for the caller: unread messages of a channel, oldest first; advances the read cursor. */
+  async catchUp(caller: Caller, args: CatchUpArgs): Promise<Outcome> {
+    return runCatchUp(
+      { directories: this.directories, buffer: this.buffer, cursors: this.cursors, settings: this.settings },
+      caller,
+      args,
+    );
+  }
+
+  /**
+   * Remove the session's subscription to `channel` (a subscription id, a channel id, "#name" or
+   * name, "chat:topic"), for the unsubscribe tool and the user's command. Resolves with the reply.
+   */
+  async remove(sessionId: string, channel: string): Promise<Outcome> {
+    const mine = this.registry.forSession(sessionId);
+    const wanted = channel.trim().toLowerCase().replace(/^#/, "");
+    const matches = mine.filter((s) => {
+      const ref = s.channelRef;
+      const names = [
+        s.id,
+        ref.channel,
+        scopeKeyOf(ref),
+        ref.thread ? `${ref.channel}:${ref.thread}` : ref.channel,
+      ];
+      if (ref.name) names.push(ref.name.replace(/^#/, ""));
+      return names.some((name) => name.toLowerCase() === wanted);
+    });
+    if (matches.length !== 1) {
+      const known = mine.map((s) => `${channelLabel(s.channelRef)} (${s.id})`).join(", ") || "none";
+      const why =
+        matches.length === 0
+          ? `No subscription to ${channel} here`
+          : `${channel} matches several subscriptions`;
+      return { ok: false, message: `${why}. This conversation's subscriptions: ${known}.` };
+    }
+    const subscription = matches[0]!;
+    await this.close(subscription);
+    return {
+      ok: true,
+      message: `Unsubscribed from ${channelLabel(subscription.channelRef)}; it no longer wakes this conversation.`,
+    };
+  }
+
+  /** The session's subscriptions, oldest first. */
+  listFor(sessionId: string): readonly Subscription[] {
+    return this.registry.forSession(sessionId);
+  }
+
+  /** Lines for the `status` command. */
+  listForSession(sessionId: string): readonly string[] {
+    return statusLines(this.registry.forSession(sessionId));
+  }
+
+  /** The bot was removed from a channel: close its subscriptions there and tell each subscriber. */
+  async onBotRemoved(channel: Pick<ChannelRef, "platform" | "workspace" | "channel">): Promise<number> {
+    const key = channelKeyOf(channel);
+    const closed = this.registry.forChannel(key);
+    for (const subscription of closed) {
+      await this.close(subscription);
+      const text = `I was removed from ${channelLabel(subscription.channelRef)}, so I stopped watching it (subscription ${subscription.id} is closed). Add me back and ask again to resume.`;
+      await this.options.notify(subscription.subscriberTarget, text).catch((error: unknown) => {
+        this.onError(error, `telling session ${subscription.sessionId} that ${key} was closed`);
+      });
+    }
+    await this.buffer.drop(key);
+    return closed.length;
+  }
+
+  /** The session's turn ended: wake-ups held back while it was busy go now. */
+  sessionIdle(sessionId: string): void {
+    this.scheduler.sessionIdle(sessionId);
+  }
+
+  /** Resolves once wake-ups already started have been handed to the sink. */
+  async settled(): Promise<void> {
+    await this.scheduler.settled();
+  }
+
+  /** Stop timers and wait for deliveries in flight (pending batches are rebuilt by the next `open`). */
+  async shutdown(): Promise<void> {
+    await this.scheduler.close();
+  }
+
+  private shouldWake(subscription: Subscription, entry: BufferEntry, bot: BotIdentity | undefined): boolean {
+    if (bot && entry.author.id === bot.userId) return false;
+    const target = subscription.subscriberTarget;
+    const sameChannel =
+      target.platform === subscription.channelRef.platform &&
+      target.workspace === subscription.channelRef.workspace &&
+      target.channel === subscription.channelRef.channel;
+    if (
+      sameChannel &&
+      (target.thread === undefined || target.thread === entry.thread || target.thread === entry.id)
+    )
+      return false;
+    return inScope(subscription.channelRef, entry.thread) && matchesTrigger(subscription.trigger, entry, bot);
+  }
+
+  private async close(subscription: Subscription): Promise<void> {
+    await this.registry.remove(subscription.id);
+    this.scheduler.cancel(subscription.id);
+    await this.cursors.delete(subscription.sessionId, scopeKeyOf(subscription.channelRef));
+    const key = channelKeyOf(subscription.channelRef);
+    if (this.registry.forChannel(key).length === 0) await this.buffer.drop(key);
+  }
+
+  private async deliver(ready: ReadyBatch): Promise<void> {
+    const subscription = this.registry.get(ready.subscriptionId);
+    const last = ready.items.at(-1);
+    if (!subscription || !last) return;
+    const entries = ready.items.map((item) => item.entry);
+    const input = renderWakeInput(subscription, entries, ready.omitted);
+    await this.options.sink.wake(subscription, { entries, omitted: ready.omitted, input });
+    await this.registry.markWoken(subscription.id, last.position);
+    await this.markRead(subscription, new Set(entries.map((e) => e.seq)), last.position);
+  }
+
+  /**
+   * After a wake-up the session has read the delivered messages: move its read cursor over the
+   * unbroken run of delivered (or the bot's own) messages, so catch_up does not repeat them but
+   * still shows messages the trigger skipped.
+   */
+  private async markRead(
+    subscription: Subscription,
+    delivered: Set<number>,
+    last: BufferPosition,
+  ): Promise<void> {
+    const ref = subscription.channelRef;
+    const scope = scopeKeyOf(ref);
+    const cursor = await this.cursors.get(subscription.sessionId, scope);
+    const read = await this.buffer.read(channelKeyOf(ref), {
+      ...(cursor ? { after: cursor } : { since: subscription.createdAt }),
+      ...(ref.thread !== undefined ? { thread: ref.thread } : {}),
+      limit: this.settings.bufferMaxMessages,
+    });
+    if (!read || read.epoch !== last.epoch) return;
+    const bot = this.directories.find(ref.platform, ref.workspace)?.bot;
+    let through: BufferPosition | undefined;
+    for (const entry of read.entries) {
+      if (entry.seq > last.seq || !(delivered.has(entry.seq) || entry.author.id === bot?.userId)) break;
+      through = positionOf(entry, read.epoch);
+    }
+    if (through) await this.cursors.advance(subscription.sessionId, scope, through);
+  }
+
+  /** Re-schedule matches buffered after the last delivered wake-up (or after subscribing). */
+  private async rebuildPending(subscription: Subscription): Promise<void> {
+    const ref = subscription.channelRef;
+    try {
+      const woken = await this.registry.wokenThrough(subscription.id);
+      const read = await this.buffer.read(channelKeyOf(ref), {
+        ...(woken ? { after: woken } : { since: subscription.createdAt }),
+        ...(ref.thread !== undefined ? { thread: ref.thread } : {}),
+        limit: this.settings.bufferMaxMessages,
+      });
+      if (!read) return;
+      const bot = this.directories.find(ref.platform, ref.workspace)?.bot;
+      for (const entry of read.entries) {
+        if (!isAfter(entry, read.epoch, woken) || !this.shouldWake(subscription, entry, bot)) continue;
+        this.scheduler.add(subscription.id, subscription.sessionId, {
+          entry,
+          position: positionOf(entry, read.epoch),
+        });
+      }
+    } catch (error) {
+      this.onError(error, `rebuilding pending wake-ups of subscription ${subscription.id}`);
+    }
+  }
+}

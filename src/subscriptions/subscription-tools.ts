@@ -1,0 +1,160 @@
+/**
+ * The agent's subscription tools — subscribe_channel, unsubscribe_channel, list_subscriptions and
+ * catch_up — scoped to the calling session: the session id and thread come from the request
+ * (`request.sessionId`, `request.metadata.target`), the person from `request.requester`. They are
+ * reads (no approval), guarded instead by the platform membership check. A turn woken by channel
+ * content may read, but may not change what the session watches.
+ */
+import { z } from "zod";
+import { provenanceOf } from "../engine/permissions/permission-engine.js";
+import type { ConversationExecutionRequest } from "../engine/request.js";
+import { type AnyTool, defineTool, fail, ok, type ToolResult } from "../tools/tool.js";
+import type { Caller, Outcome } from "./channel-access.js";
+import {
+  MAX_INSTRUCTIONS_CHARS,
+  MAX_KEYWORD_CHARS,
+  MAX_KEYWORDS,
+  threadTargetSchema,
+} from "./subscription.js";
+import type { SubscriptionService } from "./subscription-service.js";
+import { subscriptionLine } from "./subscription-text.js";
+
+/** What the tools need from the service. */
+export type SubscriptionToolsService = Pick<
+  SubscriptionService,
+  "subscribe" | "remove" | "listFor" | "catchUp"
+>;
+
+const channelArg = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .describe(
+    "Slack: channel id or #name. Telegram: chat id or @username; a forum topic as chat:topic (e.g. -1001234:5)",
+  );
+
+const subscribeSchema = z.object({
+  channel: channelArg,
+  trigger: z
+    .object({
+      type: z.enum(["all", "mention", "keywords"]).describe("all (default), mention (of me), or keywords"),
+      keywords: z
+        .array(z.string().max(MAX_KEYWORD_CHARS))
+        .max(MAX_KEYWORDS)
+        .optional()
+        .describe("Words or phrases, matched case-insensitively as whole words (keywords trigger only)"),
+    })
+    .optional()
+    .describe("Which messages wake this conversation (default: every message)"),
+  instructions: z
+    .string()
+    .max(MAX_INSTRUCTIONS_CHARS)
+    .optional()
+    .describe("What to do when woken, in the person's words (e.g. 'tell me here when a deploy fails')"),
+});
+
+const unsubscribeSchema = z.object({
+  channel: channelArg.describe("The channel (or subscription id) to stop watching"),
+});
+
+const listSchema = z.object({});
+
+const catchUpSchema = z.object({
+  channel: channelArg,
+  limit: z.number().int().min(1).max(200).optional().describe("Most messages to return (default 50)"),
+  since: z
+    .string()
+    .max(40)
+    .optional()
+    .describe("ISO date or date-time: messages since then, read or not (default: only unread ones)"),
+});
+
+/** The calling session and person, or why the tool cannot run here. */
+function callerOf(request: ConversationExecutionRequest): Caller | string {
+  const target = threadTargetSchema.safeParse(request.metadata.target);
+  if (!target.success)
+    return "This conversation has no thread to report to, so channel subscriptions are unavailable here.";
+  return {
+    sessionId: request.sessionId,
+    target: target.data,
+    requester: { id: request.requester.userId, name: request.requester.displayName },
+  };
+}
+
+function untrustedTurn(request: ConversationExecutionRequest): string | undefined {
+  const provenance = provenanceOf(request);
+  if (provenance.kind !== "channel_content") return undefined;
+  return `This turn was started by messages from ${provenance.channel ?? "a watched channel"}, so it cannot change what this conversation watches. Ask the person here to request it.`;
+}
+
+function result(outcome: Outcome): ToolResult {
+  return outcome.ok ? ok(outcome.message) : fail(outcome.message);
+}
+
+/** Build the four subscription tools over a service. */
+export function createSubscriptionTools(service: SubscriptionToolsService): readonly AnyTool[] {
+  const subscribe = defineTool({
+    name: "subscribe_channel",
+    description:
+      "Watch a Slack channel or Telegram group/topic for this conversation: matching new messages wake you here " +
+      "(batched) as channel content, with the instructions given. Only for channels the person asking is a member of.",
+    inputSchema: subscribeSchema,
+    category: "read",
+    risk: "low",
+    concurrent: false,
+    async execute(args, context) {
+      const caller = callerOf(context.request);
+      if (typeof caller === "string") return fail(caller);
+      const refusal = untrustedTurn(context.request);
+      if (refusal) return fail(refusal);
+      return result(await service.subscribe(caller, args));
+    },
+  });
+  const unsubscribe = defineTool({
+    name: "unsubscribe_channel",
+    description: "Stop watching a channel for this conversation.",
+    inputSchema: unsubscribeSchema,
+    category: "read",
+    risk: "low",
+    concurrent: false,
+    async execute(args, context) {
+      const caller = callerOf(context.request);
+      if (typeof caller === "string") return fail(caller);
+      const refusal = untrustedTurn(context.request);
+      if (refusal) return fail(refusal);
+      return result(await service.remove(caller.sessionId, args.channel));
+    },
+  });
+  const list = defineTool({
+    name: "list_subscriptions",
+    description: "List the channels this conversation watches, with their triggers and instructions.",
+    inputSchema: listSchema,
+    category: "read",
+    risk: "low",
+    concurrent: true,
+    async execute(_args, context) {
+      const caller = callerOf(context.request);
+      if (typeof caller === "string") return fail(caller);
+      const mine = service.listFor(caller.sessionId);
+      if (mine.length === 0) return ok("This conversation watches no channels.");
+      return ok([`This conversation watches ${mine.length}:`, ...mine.map(subscriptionLine)].join("\n"));
+    },
+  });
+  const catchUp = defineTool({
+    name: "catch_up",
+    description:
+      "Read the messages of a channel this conversation has not read yet (or those since a date), oldest first, " +
+      "with author and time. Calling it again continues where it stopped. Only for channels the person asking is in.",
+    inputSchema: catchUpSchema,
+    category: "read",
+    risk: "low",
+    concurrent: true,
+    async execute(args, context) {
+      const caller = callerOf(context.request);
+      if (typeof caller === "string") return fail(caller);
+      return result(await service.catchUp(caller, args));
+    },
+  });
+  return Object.freeze([subscribe, unsubscribe, list, catchUp]);
+}

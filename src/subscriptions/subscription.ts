@@ -1,0 +1,145 @@
+/**
+ * Subscription: a session's standing request to watch one channel (a Slack channel, a Telegram
+ * group, or one forum topic of it) and to be woken when a message there matches its trigger.
+ * Immutable domain types, their zod schemas (for stored records and boundaries) and the keys that
+ * group subscriptions by channel.
+ */
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { PlatformUser, ThreadTarget } from "../sessions/contracts.js";
+
+/** What wakes a subscription: every message, only mentions of the bot, or keyword matches. */
+export type Trigger =
+  | { readonly type: "all" }
+  | { readonly type: "mention" }
+  | { readonly type: "keywords"; readonly keywords: readonly string[] };
+
+/** The watched place on a platform. */
+export interface ChannelRef {
+  readonly platform: string;
+  /** Slack team id / Telegram "tg". */
+  readonly workspace: string;
+  /** Slack channel id / Telegram chat id. */
+  readonly channel: string;
+  /** A Telegram forum topic (or a Slack thread ts): only messages there count. */
+  readonly thread?: string;
+  /** "#deploys", "Ops team (topic 5)" — for people; ids stay authoritative. */
+  readonly name?: string;
+}
+
+export interface Subscription {
+  readonly id: string;
+  readonly sessionId: string;
+  /** Where the subscribing session lives: wake-ups are answered there, never in the channel. */
+  readonly subscriberTarget: ThreadTarget;
+  readonly channelRef: ChannelRef;
+  readonly trigger: Trigger;
+  readonly instructions?: string;
+  /** ISO time. */
+  readonly createdAt: string;
+  /** The person who asked for it (the membership check was made for them). */
+  readonly createdBy: PlatformUser;
+}
+
+/** Longest standing instructions accepted. */
+export const MAX_INSTRUCTIONS_CHARS = 2_000;
+/** Most keywords, and the longest keyword, accepted for a keywords trigger. */
+export const MAX_KEYWORDS = 20;
+export const MAX_KEYWORD_CHARS = 60;
+
+const idText = z.string().min(1).max(120);
+
+/** A stored ThreadTarget. */
+export const threadTargetSchema: z.ZodType<ThreadTarget> = z.object({
+  platform: idText,
+  workspace: idText,
+  channel: idText,
+  thread: idText.optional(),
+  extra: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+});
+
+const keywordSchema = z.string().trim().min(1).max(MAX_KEYWORD_CHARS);
+
+/** A validated trigger (keywords required, non-empty and unique for the keywords type). */
+export const triggerSchema: z.ZodType<Trigger> = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("all") }),
+  z.object({ type: z.literal("mention") }),
+  z.object({
+    type: z.literal("keywords"),
+    keywords: z
+      .array(keywordSchema)
+      .min(1, "give at least one keyword")
+      .max(MAX_KEYWORDS)
+      .transform((words) => [...new Set(words.map((w) => w.toLowerCase()))]),
+  }),
+]);
+
+export const channelRefSchema: z.ZodType<ChannelRef> = z.object({
+  platform: idText,
+  workspace: idText,
+  channel: idText,
+  thread: idText.optional(),
+  name: z.string().min(1).max(200).optional(),
+});
+
+export const platformUserSchema: z.ZodType<PlatformUser> = z.object({
+  id: idText,
+  name: z.string().max(200),
+});
+
+export const subscriptionSchema: z.ZodType<Subscription> = z.object({
+  id: z.string().regex(/^sub_[0-9a-f]{12}$/),
+  sessionId: z.string().min(1).max(180),
+  subscriberTarget: threadTargetSchema,
+  channelRef: channelRefSchema,
+  trigger: triggerSchema,
+  instructions: z.string().max(MAX_INSTRUCTIONS_CHARS).optional(),
+  createdAt: z.iso.datetime(),
+  createdBy: platformUserSchema,
+});
+
+/** A fresh subscription id ("sub_" + 12 hex digits). */
+export function newSubscriptionId(): string {
+  return `sub_${randomBytes(6).toString("hex")}`;
+}
+
+/** The buffer key of a channel: platform + workspace + channel (a topic shares its chat's buffer). */
+export function channelKeyOf(ref: Pick<ChannelRef, "platform" | "workspace" | "channel">): string {
+  return `${ref.platform}:${ref.workspace}:${ref.channel}`;
+}
+
+/** What a subscription or read cursor covers: the channel, narrowed to a topic / thread when set. */
+export function scopeKeyOf(ref: Pick<ChannelRef, "platform" | "workspace" | "channel" | "thread">): string {
+  return ref.thread === undefined ? channelKeyOf(ref) : `${channelKeyOf(ref)}/${ref.thread}`;
+}
+
+/** Whether a message in `thread` of the ref's channel falls inside the ref's scope. */
+export function inScope(ref: Pick<ChannelRef, "thread">, thread: string | undefined): boolean {
+  return ref.thread === undefined || ref.thread === thread;
+}
+
+/** "#deploys", or the id (and topic) when no name is known. */
+export function channelLabel(ref: ChannelRef): string {
+  if (ref.name !== undefined) return ref.name;
+  return ref.thread === undefined ? ref.channel : `${ref.channel} (topic ${ref.thread})`;
+}
+
+/** Freeze a subscription (and its nested records) so no holder can change it. */
+export function freezeSubscription(subscription: Subscription): Subscription {
+  return Object.freeze({
+    ...subscription,
+    subscriberTarget: Object.freeze({
+      ...subscription.subscriberTarget,
+      ...(subscription.subscriberTarget.extra
+        ? { extra: Object.freeze({ ...subscription.subscriberTarget.extra }) }
+        : {}),
+    }),
+    channelRef: Object.freeze({ ...subscription.channelRef }),
+    trigger: Object.freeze(
+      subscription.trigger.type === "keywords"
+        ? { type: "keywords" as const, keywords: Object.freeze([...subscription.trigger.keywords]) }
+        : { ...subscription.trigger },
+    ),
+    createdBy: Object.freeze({ ...subscription.createdBy }),
+  });
+}

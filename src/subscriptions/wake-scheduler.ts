@@ -1,0 +1,177 @@
+/**
+ * WakeScheduler: turns a stream of trigger matches into few wake-ups. Matches are batched per
+ * subscription: a batch is delivered once no new match came for the debounce time, or when it
+ * reaches the maximum size, or at the latest the maximum wait after its first match — so a burst
+ * becomes one wake-up. Two guards hold a ready batch back (it keeps collecting meanwhile): the
+ * per-subscription rate limit (so many wake-ups per rolling hour) and a busy session (the batch
+ * waits for the end of the running turn: `sessionIdle`, with a periodic re-check as a safety net).
+ * All time comes from the injected clock.
+ */
+import type { BufferEntry, BufferPosition } from "./buffer-entry.js";
+import type { Clock, TimerHandle } from "./clock.js";
+
+const HOUR_MS = 3_600_000;
+
+/** One matched message and where it sits in its channel buffer. */
+export interface WakeItem {
+  readonly entry: BufferEntry;
+  readonly position: BufferPosition;
+}
+
+/** A batch ready to wake its session: items oldest first; `omitted` older matches were dropped for size. */
+export interface ReadyBatch {
+  readonly subscriptionId: string;
+  readonly sessionId: string;
+  readonly items: readonly WakeItem[];
+  readonly omitted: number;
+}
+
+export interface WakeTiming {
+  readonly debounceMs: number;
+  readonly maxBatch: number;
+  readonly maxWaitMs: number;
+  readonly maxWakesPerHour: number;
+  /** How often a batch held for a busy session re-checks on its own (default 15 s). */
+  readonly busyRetryMs?: number;
+}
+
+export interface WakeSchedulerOptions extends WakeTiming {
+  readonly clock: Clock;
+  /** Whether the session is running a turn now. */
+  readonly isBusy: (sessionId: string) => boolean;
+  /** Wake the session with the batch; a rejection is reported to `onError` (the messages stay in the buffer). */
+  readonly deliver: (batch: ReadyBatch) => Promise<void>;
+  readonly onError: (error: unknown, subscriptionId: string) => void;
+}
+
+interface PendingBatch {
+  readonly subscriptionId: string;
+  readonly sessionId: string;
+  items: WakeItem[];
+  omitted: number;
+  readonly firstAt: number;
+  timer: TimerHandle | undefined;
+  /** Why a ready batch is waiting, if it is. */
+  held: "rate" | "busy" | undefined;
+}
+
+/** Batches trigger matches into wake-ups per subscription. */
+export class WakeScheduler {
+  private readonly pending = new Map<string, PendingBatch>();
+  private readonly wakes = new Map<string, number[]>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private closed = false;
+
+  /** Throws for a timing that is not usable. */
+  constructor(private readonly options: WakeSchedulerOptions) {
+    if (!(options.maxBatch >= 1 && options.maxWakesPerHour >= 1))
+      throw new Error("WakeScheduler maxBatch and maxWakesPerHour must be at least 1");
+    if (!(options.debounceMs >= 0 && options.maxWaitMs >= options.debounceMs))
+      throw new Error("WakeScheduler needs 0 ≤ debounceMs ≤ maxWaitMs");
+  }
+
+  /** Add a matched message to the subscription's batch (ignored when that message is already in it). */
+  add(subscriptionId: string, sessionId: string, item: WakeItem): void {
+    if (this.closed) return;
+    const now = this.options.clock.now();
+    let batch = this.pending.get(subscriptionId);
+    if (!batch) {
+      batch = {
+        subscriptionId,
+        sessionId,
+        items: [],
+        omitted: 0,
+        firstAt: now,
+        timer: undefined,
+        held: undefined,
+      };
+      this.pending.set(subscriptionId, batch);
+    }
+    if (batch.items.some((i) => i.entry.id === item.entry.id)) return;
+    batch.items.push(item);
+    if (batch.items.length > this.options.maxBatch) {
+      batch.items.shift();
+      batch.omitted += 1;
+    }
+    if (batch.held !== undefined) return;
+    const due =
+      batch.items.length >= this.options.maxBatch
+        ? now
+        : Math.min(now + this.options.debounceMs, batch.firstAt + this.options.maxWaitMs);
+    this.arm(batch, due - now);
+  }
+
+  /** Drop the subscription's batch and history (it was removed). */
+  cancel(subscriptionId: string): void {
+    const batch = this.pending.get(subscriptionId);
+    if (batch?.timer !== undefined) this.options.clock.clearTimer(batch.timer);
+    this.pending.delete(subscriptionId);
+    this.wakes.delete(subscriptionId);
+  }
+
+  /** The session's turn ended: batches waiting for it go now (rate limit permitting). */
+  sessionIdle(sessionId: string): void {
+    for (const batch of this.pending.values()) {
+      if (batch.sessionId === sessionId && batch.held === "busy") this.arm(batch, 0);
+    }
+  }
+
+  /** How many messages wait in the subscription's batch. */
+  pendingCount(subscriptionId: string): number {
+    return this.pending.get(subscriptionId)?.items.length ?? 0;
+  }
+
+  /** Stop all timers and wait for deliveries already started. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const batch of this.pending.values()) {
+      if (batch.timer !== undefined) this.options.clock.clearTimer(batch.timer);
+    }
+    this.pending.clear();
+    await this.settled();
+  }
+
+  /** Resolves once every delivery started so far has finished. */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private arm(batch: PendingBatch, delayMs: number): void {
+    const { clock } = this.options;
+    if (batch.timer !== undefined) clock.clearTimer(batch.timer);
+    batch.timer = clock.setTimer(() => this.fire(batch.subscriptionId), Math.max(0, delayMs));
+  }
+
+  private fire(subscriptionId: string): void {
+    const batch = this.pending.get(subscriptionId);
+    if (!batch || this.closed) return;
+    batch.timer = undefined;
+    const { clock } = this.options;
+    if (this.options.isBusy(batch.sessionId)) {
+      batch.held = "busy";
+      this.arm(batch, this.options.busyRetryMs ?? 15_000);
+      return;
+    }
+    const now = clock.now();
+    const recent = (this.wakes.get(subscriptionId) ?? []).filter((at) => at > now - HOUR_MS);
+    this.wakes.set(subscriptionId, recent);
+    if (recent.length >= this.options.maxWakesPerHour) {
+      batch.held = "rate";
+      this.arm(batch, recent[0]! + HOUR_MS - now);
+      return;
+    }
+    recent.push(now);
+    this.pending.delete(subscriptionId);
+    const ready: ReadyBatch = {
+      subscriptionId,
+      sessionId: batch.sessionId,
+      items: [...batch.items].sort((a, b) => a.entry.seq - b.entry.seq),
+      omitted: batch.omitted,
+    };
+    const delivery = this.options
+      .deliver(ready)
+      .catch((error: unknown) => this.options.onError(error, subscriptionId))
+      .finally(() => this.inFlight.delete(delivery));
+    this.inFlight.add(delivery);
+  }
+}
