@@ -40,6 +40,8 @@ export class LiveSession {
   activeTurn: ActiveTurn | undefined;
   /** Who asked for a retry of the last turn (a control button), until the pump takes it. */
   retryBy: PlatformUser | undefined;
+  /** In-flight operations using this instance (it must not be evicted meanwhile). */
+  holds = 0;
   /** Set by "stop": steering the engine still holds must be dropped once the turn ends. */
   discardSteering = false;
   /** Set by "new": this session is no longer the thread's current one. */
@@ -91,6 +93,11 @@ export class LiveSession {
   /** Whether a pump is running for this session (a turn, or turns queued behind it). */
   get busy(): boolean {
     return this.pump !== undefined;
+  }
+
+  /** Whether this instance must stay in memory: busy, or in use by a request being handled. */
+  get inUse(): boolean {
+    return this.busy || this.holds > 0;
   }
 
   /** Change the record and save it; saves happen in call order. Resolves once saved. */

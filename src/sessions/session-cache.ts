@@ -27,7 +27,7 @@ export class SessionCache {
   private readonly loading = new Map<string, Promise<LiveSession | undefined>>();
 
   constructor(private readonly options: SessionCacheOptions) {
-    this.lru = new LruCache(options.capacity, (live) => live.busy || options.isPinned(live));
+    this.lru = new LruCache(options.capacity, (live) => live.inUse || options.isPinned(live));
   }
 
   /** The thread's current session, created when the thread has none. */

@@ -48,6 +48,7 @@ export class ThreadCommands {
         return describeStatus({
           record: live.record,
           running: live.activeTurn !== undefined,
+          suspended: live.record.pendingTurn !== undefined,
           queued: live.record.queue.length,
           extras,
         });

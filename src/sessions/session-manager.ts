@@ -85,6 +85,7 @@ export class SessionManager implements ConversationService {
   private readonly scheduler: TurnScheduler;
   private readonly commands: ThreadCommands;
   private readonly auditLog: AuditLog;
+  private readonly records: SessionRecords;
 
   /** Throws when the options are invalid (bad approver ids, mode, limits). */
   constructor(private readonly options: SessionManagerOptions) {
@@ -113,9 +114,10 @@ export class SessionManager implements ConversationService {
     });
     this.approvalService = new ApprovalService(this.hub);
     this.questionService = new QuestionService(this.hub);
+    this.records = new SessionRecords(options.store.space("sessions"));
     this.cache = new SessionCache({
       stores: {
-        records: new SessionRecords(options.store.space("sessions")),
+        records: this.records,
         history: new HistoryLog(options.store.space("history")),
         journal: options.store.space("journal"),
         now,
@@ -156,8 +158,7 @@ export class SessionManager implements ConversationService {
    */
   async start(): Promise<void> {
     await this.hub.start();
-    const records = new SessionRecords(this.options.store.space("sessions"));
-    for (const id of await records.activeIds()) {
+    for (const id of await this.records.activeIds()) {
       if (await this.hub.hasOpenItems(id)) continue;
       await this.resume(id);
     }
@@ -181,15 +182,20 @@ export class SessionManager implements ConversationService {
     if (message.text.trim() === "" && message.files.length === 0)
       return { status: "ignored", reason: "empty message" };
     const live = await this.cache.forTarget(message.target);
-    if (await this.hub.answerText(live.id, message.target.platform, message.user, message.text))
-      return { status: "answered" };
-    const queued = { user: message.user, text: message.text, files: message.files, sentAt: message.sentAt };
-    if (this.options.defaults.queueMode === "steer" && (await this.scheduler.steer(live, queued)))
-      return { status: "queued" };
-    const wasBusy = live.busy || live.record.pendingTurn !== undefined || live.record.queue.length > 0;
-    await live.update((r) => ({ ...r, queue: [...r.queue, queued] }));
-    this.scheduler.schedule(live);
-    return { status: wasBusy ? "queued" : "started" };
+    live.holds++;
+    try {
+      if (await this.hub.answerText(live.id, message.target.platform, message.user, message.text))
+        return { status: "answered" };
+      const queued = { user: message.user, text: message.text, files: message.files, sentAt: message.sentAt };
+      if (this.options.defaults.queueMode === "steer" && (await this.scheduler.steer(live, queued)))
+        return { status: "queued" };
+      const wasBusy = live.busy || live.record.pendingTurn !== undefined || live.record.queue.length > 0;
+      await live.update((r) => ({ ...r, queue: [...r.queue, queued] }));
+      this.scheduler.schedule(live);
+      return { status: wasBusy ? "queued" : "started" };
+    } finally {
+      live.holds--;
+    }
   }
 
   /** A card button (approval / question / plan) or a control button (stop / retry). */

@@ -28,12 +28,18 @@ export function describeGrant(grant: Grant): string {
 export function describeStatus(input: {
   readonly record: SessionRecord;
   readonly running: boolean;
+  /** A turn is stored as in progress but not running here (waiting for a person after a restart). */
+  readonly suspended: boolean;
   readonly queued: number;
   readonly extras: readonly string[];
 }): string {
   const { record } = input;
   const usage = record.usage;
-  const turn = input.running ? "a turn is running" : "idle";
+  const turn = input.running
+    ? "a turn is running"
+    : input.suspended
+      ? "a turn is waiting to continue"
+      : "idle";
   const lines = [
     `Session ${record.id} (${turn}${input.queued > 0 ? `, ${input.queued} queued` : ""})`,
     `Mode: ${record.mode}`,

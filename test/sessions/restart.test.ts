@@ -130,6 +130,29 @@ describe("durable resume across restarts (SQLite)", () => {
     await second.store.close();
   });
 
+  it("a typed answer after a restart answers the stored question and resumes the turn", async () => {
+    const dataDir = tempDir();
+    const ask = toolStep(["q1", "ask_user", { question: "Which file?", options: ["a", "b"] }]);
+    const first = await makeHarness({ dataDir, steps: [ask] });
+    await first.manager.receive(message("edit a file"));
+    const out1 = first.outputs.for(thread());
+    const card = await first.outputs.until(() => out1.latestCards[0], "question card");
+    await first.manager.drain(1_000);
+    await first.store.close();
+
+    const second = await makeHarness({ dataDir, steps: [textStep("editing c.txt")] });
+    await second.manager.start();
+    expect(await second.manager.command(thread(), ANA, "status", [])).toMatch(
+      /a turn is waiting to continue/,
+    );
+    expect((await second.manager.receive(message("c.txt, actually"))).status).toBe("answered");
+    await second.manager.idle();
+    const out2 = second.outputs.for(thread());
+    expect(out2.card(card.pendingId)?.outcome).toBe("Answered by Ana: c.txt, actually");
+    expect(RecordingOutput.textOf(out2.closedTurns.at(-1)!)).toBe("editing c.txt");
+    await second.store.close();
+  });
+
   it("'stop' after a restart closes the suspended turn without running its call", async () => {
     const dataDir = tempDir();
     const runs = new ToolRuns();
