@@ -11,6 +11,8 @@ import { LruCache } from "../../sessions/lru.js";
 export class ThreadRegistry {
   private readonly threads: LruCache<string, true>;
   private readonly latest: LruCache<string, string>;
+  /** Channels the bot left: their threads no longer count (until it takes part again). */
+  private readonly left = new Map<string, number>();
 
   constructor(
     private readonly service: Pick<ConversationService, "hasSession">,
@@ -22,12 +24,18 @@ export class ThreadRegistry {
 
   /** The bot takes part in this thread. */
   remember(channel: string, threadTs: string): void {
+    this.left.delete(channel);
     this.threads.set(`${channel}:${threadTs}`, true);
+  }
+
+  /** The bot left (or was removed from) a channel: forget its threads there. */
+  forgetChannel(channel: string): void {
+    this.left.set(channel, Date.now());
   }
 
   /** Whether the bot takes part in the target's thread (asking the session layer on a miss). */
   async isPartOf(target: ThreadTarget): Promise<boolean> {
-    if (target.thread === undefined) return false;
+    if (target.thread === undefined || this.left.has(target.channel)) return false;
     if (this.threads.get(`${target.channel}:${target.thread}`)) return true;
     if (!this.service.hasSession) return false;
     const known = await this.service.hasSession(target);

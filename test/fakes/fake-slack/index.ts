@@ -44,7 +44,7 @@ export interface FakeSlack {
   sendEvent(event: Record<string, unknown>, options?: { eventId?: string; retryAttempt?: number }): Delivery;
   pressButton(press: { user: string; channel: string; messageTs: string; actionId: string }): Delivery;
   slashCommand(command: { user: string; channel: string; text: string; command?: string }): Delivery;
-  /** Resolve with the predicate's first truthy value; re-checked on every change. */
+  /** Resolve with the predicate's first truthy value; re-checked on every change (and every 20 ms). */
   waitFor<T>(
     predicate: () => T | undefined | false | null,
     description?: string,
@@ -208,8 +208,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         cleanup();
         reject(new Error(`fake slack: timed out waiting for ${description}`));
       }, timeoutMs);
+      // Conditions may also depend on the app under test (e.g. its readiness): re-check on a tick too.
+      const tick = setInterval(check, 20);
       const cleanup = () => {
         clearTimeout(timer);
+        clearInterval(tick);
         state.off("change", check);
       };
       state.on("change", check);

@@ -1,0 +1,60 @@
+/**
+ * Who may use the bot in Slack: allowed users and allowed channels from configuration (empty =
+ * anyone in the workspace / any channel; DMs are governed by the user list only). Ids may be
+ * written with or without a "slack:" prefix. A refused person hears it once per channel per
+ * hour, privately, so a chatty thread does not turn into a wall of refusals.
+ */
+import { LruCache } from "../../sessions/lru.js";
+
+export type AccessDecision =
+  | { readonly allowed: true }
+  | { readonly allowed: false; readonly refusal: string };
+
+export const REFUSALS = Object.freeze({
+  user: "Sorry — I'm not set up to work with you yet. Please ask a Coworker admin to add you to the allowed users.",
+  channel:
+    "Sorry — I'm not enabled in this channel. Ask a Coworker admin to allow it, or message me directly instead.",
+});
+
+const REFUSAL_INTERVAL_MS = 60 * 60 * 1_000;
+
+function normalise(ids: readonly string[]): Set<string> {
+  return new Set(ids.map((id) => id.trim().replace(/^slack:/, "")).filter((id) => id.length > 0));
+}
+
+export class AccessPolicy {
+  private readonly users: Set<string>;
+  private readonly channels: Set<string>;
+  private readonly refused = new LruCache<string, number>(10_000);
+
+  constructor(allowedUsers: readonly string[], allowedChannels: readonly string[]) {
+    this.users = normalise(allowedUsers);
+    this.channels = normalise(allowedChannels);
+  }
+
+  /** Whether this person may use the bot at all (button presses, slash commands). */
+  checkUser(userId: string): AccessDecision {
+    return this.users.size === 0 || this.users.has(userId)
+      ? { allowed: true }
+      : { allowed: false, refusal: REFUSALS.user };
+  }
+
+  /** Whether this person may talk to the bot in this conversation. */
+  check(userId: string, channel: string, kind: "dm" | "channel"): AccessDecision {
+    const user = this.checkUser(userId);
+    if (!user.allowed) return user;
+    if (kind === "channel" && this.channels.size > 0 && !this.channels.has(channel)) {
+      return { allowed: false, refusal: REFUSALS.channel };
+    }
+    return { allowed: true };
+  }
+
+  /** True the first time in an hour a person is refused in a channel: then say so. */
+  shouldTell(userId: string, channel: string, now = Date.now()): boolean {
+    const key = `${channel}:${userId}`;
+    const last = this.refused.get(key);
+    if (last !== undefined && now - last < REFUSAL_INTERVAL_MS) return false;
+    this.refused.set(key, now);
+    return true;
+  }
+}

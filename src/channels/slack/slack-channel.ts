@@ -1,0 +1,271 @@
+/**
+ * SlackChannel: Coworker in Slack, on the real @slack/bolt App. Socket Mode when an app token is
+ * given (no public URL needed), the HTTP Events API otherwise (Bolt verifies the signatures).
+ * `apiUrl` points the Web API — and through apps.connections.open the Socket Mode client — at a
+ * Slack-compatible gateway or a local fake. Every event, action and command is acknowledged at
+ * once; turns run in the session layer after the ack. The channel registers its ThreadOutput
+ * factory with the session layer, so it can reach any thread, also after a restart.
+ */
+import { App, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { z } from "zod";
+import type { ConversationService, ThreadTarget } from "../../sessions/contracts.js";
+import { AccessPolicy } from "./slack-access.js";
+import { createClients, describeError, type SlackClients, withTrailingSlash } from "./slack-api.js";
+import { ACTION_IDS, CARD_ACTION_PATTERN } from "./slack-blocks.js";
+import { CapabilityLatch } from "./slack-capabilities.js";
+import { SocketHealth } from "./slack-connection.js";
+import type { BotIdentity } from "./slack-events.js";
+import { SlackInbound } from "./slack-inbound.js";
+import { SlackInteractions } from "./slack-interactions.js";
+import { sdkLogger } from "./slack-logger.js";
+import { DEFAULT_RENDER_SETTINGS, type RenderSettings, SlackThreadOutput } from "./slack-thread-output.js";
+import { ThreadRegistry } from "./slack-threads.js";
+import { UserDirectory } from "./slack-users.js";
+
+const optionsSchema = z
+  .object({
+    botToken: z.string().min(1, "a bot token (xoxb-…) is required"),
+    appToken: z.string().min(1).optional(),
+    signingSecret: z.string().min(1).optional(),
+    apiUrl: z.url().optional(),
+    http: z
+      .object({
+        port: z.number().int().min(0).max(65_535),
+        path: z.string().startsWith("/"),
+        host: z.string().optional(),
+      })
+      .optional(),
+    requireMentionInThreads: z.boolean(),
+    allowedUsers: z.array(z.string()),
+    allowedChannels: z.array(z.string()),
+    allowedBots: z.array(z.string()),
+    fileMaxBytes: z.number().int().positive(),
+    workspaceRoot: z.string().min(1),
+  })
+  .refine((o) => o.appToken !== undefined || o.signingSecret !== undefined, {
+    message: "Slack needs an app token (Socket Mode) or a signing secret (HTTP Events API)",
+  });
+
+export interface SlackChannelOptions {
+  readonly botToken: string;
+  /** xapp-… token: Socket Mode. Without it, the HTTP Events API with `signingSecret`. */
+  readonly appToken?: string;
+  readonly signingSecret?: string;
+  /** Web API base URL (SLACK_API_URL); default https://slack.com/api/. */
+  readonly apiUrl?: string;
+  /** HTTP mode: where Bolt listens (default port 3000, path /slack/events, all interfaces). */
+  readonly http?: { readonly port: number; readonly path: string; readonly host?: string };
+  readonly requireMentionInThreads: boolean;
+  readonly allowedUsers: readonly string[];
+  readonly allowedChannels: readonly string[];
+  /** Bot ids or names whose messages are handled like a person's. */
+  readonly allowedBots: readonly string[];
+  readonly fileMaxBytes: number;
+  /** Absolute workspace path; uploads land in <workspaceRoot>/uploads/<session>/. */
+  readonly workspaceRoot: string;
+  readonly service: ConversationService;
+  readonly logger: Logger;
+  /** Socket Mode health tuning (defaults: pong 5 s, server ping 30 s, watchdog 5 min). */
+  readonly socket?: {
+    readonly clientPingTimeoutMs?: number;
+    readonly serverPingTimeoutMs?: number;
+    readonly watchdogMs?: number;
+  };
+  /** Rendering tuning (edit interval, status refresh, native streaming on/off, stream budget). */
+  readonly render?: Partial<RenderSettings>;
+}
+
+export class SlackChannel {
+  private readonly options: SlackChannelOptions;
+  private readonly logger: Logger;
+  private readonly clients: SlackClients;
+  private app: App | undefined;
+  private health: SocketHealth | undefined;
+  private httpServer: Server | undefined;
+  private readonly inflight = new Set<Promise<void>>();
+  private identity: BotIdentity | undefined;
+
+  /** Validates the options; throws a readable error for a bad configuration. */
+  constructor(options: SlackChannelOptions) {
+    const checked = optionsSchema.safeParse(options);
+    if (!checked.success) {
+      throw new Error(
+        `Invalid Slack configuration: ${checked.error.issues.map((i) => i.message).join("; ")}`,
+      );
+    }
+    this.options = options;
+    this.logger = options.logger.child({ channel: "slack" });
+    this.clients = createClients({
+      token: options.botToken,
+      slackApiUrl: options.apiUrl ?? "https://slack.com/api/",
+      logger: this.logger,
+    });
+  }
+
+  /** Who the bot is in Slack (known after `start`). */
+  get bot(): BotIdentity | undefined {
+    return this.identity;
+  }
+
+  /** Connect: checks the token (auth.test), registers the thread outputs, starts Bolt. */
+  async start(): Promise<void> {
+    if (this.app) return;
+    const auth = await this.clients.api.auth.test().catch((error: unknown) => {
+      throw new Error(`Slack rejected the bot token (auth.test: ${describeError(error)})`);
+    });
+    if (!auth.user_id || !auth.team_id) throw new Error("Slack auth.test returned no bot user or team");
+    const bot: BotIdentity = { userId: auth.user_id, botId: auth.bot_id ?? "", teamId: auth.team_id };
+    this.identity = bot;
+    const o = this.options;
+    const capabilities = new CapabilityLatch();
+    const threads = new ThreadRegistry(o.service);
+    const users = new UserDirectory(this.clients.api, this.logger);
+    const access = new AccessPolicy(o.allowedUsers, o.allowedChannels);
+    const settings: RenderSettings = { ...DEFAULT_RENDER_SETTINGS, ...o.render };
+    const stopTurn = (target: ThreadTarget, userId: string) =>
+      this.track(
+        users
+          .user(userId)
+          .then((user) => o.service.press({ kind: "control", control: "stop", target, user }))
+          .then(() => undefined),
+      );
+    o.service.registerOutput(
+      "slack",
+      (target) =>
+        new SlackThreadOutput(
+          { clients: this.clients, capabilities, threads, logger: this.logger, settings, stopTurn },
+          target,
+        ),
+    );
+    const inbound = new SlackInbound({
+      bot,
+      service: o.service,
+      clients: this.clients,
+      threads,
+      users,
+      access,
+      allowedBots: new Set(o.allowedBots),
+      requireMentionInThreads: o.requireMentionInThreads,
+      files: { botToken: o.botToken, maxBytes: o.fileMaxBytes, workspaceRoot: o.workspaceRoot },
+      logger: this.logger,
+    });
+    const interactions = new SlackInteractions({
+      bot,
+      service: o.service,
+      clients: this.clients,
+      threads,
+      users,
+      access,
+      logger: this.logger,
+    });
+    const app = this.createApp(bot);
+    app.event("app_mention", async ({ event, body }) => this.track(inbound.handle(event, body)));
+    app.event("message", async ({ event, body }) => this.track(inbound.handle(event, body)));
+    app.event("member_left_channel", async ({ event }) => {
+      if (event.user === bot.userId) {
+        threads.forgetChannel(event.channel);
+        this.logger.info({ slackChannel: event.channel }, "slack bot left a channel");
+      }
+    });
+    const onPress = async ({ ack, body }: { ack: () => Promise<void>; body: unknown }) => {
+      await ack();
+      this.track(interactions.press(body));
+    };
+    app.action(CARD_ACTION_PATTERN, onPress);
+    app.action(ACTION_IDS.stop, onPress);
+    app.action(ACTION_IDS.retry, onPress);
+    app.command("/coworker", async ({ ack, command, respond }) => {
+      await ack();
+      this.track(interactions.command(command, respond));
+    });
+    app.error(async (error) => {
+      this.logger.error({ err: describeError(error) }, "slack handler error");
+    });
+    this.app = app;
+    await this.listen(app);
+  }
+
+  private createApp(bot: BotIdentity): App {
+    const o = this.options;
+    const sdk = sdkLogger(this.logger, "bolt");
+    const clientOptions = { slackApiUrl: withTrailingSlash(o.apiUrl ?? "https://slack.com/api/") };
+    const authorize = async () => ({
+      botToken: o.botToken,
+      botId: bot.botId,
+      botUserId: bot.userId,
+      teamId: bot.teamId,
+    });
+    if (o.appToken) {
+      const receiver = new SocketModeReceiver({
+        appToken: o.appToken,
+        logger: sdk,
+        installerOptions: { clientOptions },
+        clientPingTimeout: o.socket?.clientPingTimeoutMs ?? 5_000,
+        serverPingTimeout: o.socket?.serverPingTimeoutMs ?? 30_000,
+      });
+      this.health = new SocketHealth(receiver.client, this.logger, o.socket?.watchdogMs ?? 300_000);
+      return new App({ receiver, authorize, logger: sdk, clientOptions, convoStore: false });
+    }
+    const receiver = new HTTPReceiver({
+      signingSecret: o.signingSecret as string,
+      endpoints: o.http?.path ?? "/slack/events",
+      logger: sdk,
+    });
+    return new App({ receiver, authorize, logger: sdk, clientOptions, convoStore: false });
+  }
+
+  private async listen(app: App): Promise<void> {
+    if (this.health) {
+      await app.start();
+      this.health.watch();
+      return;
+    }
+    const http = this.options.http ?? { port: 3000, path: "/slack/events" };
+    const server = (await app.start({
+      port: http.port,
+      ...(http.host ? { host: http.host } : {}),
+    })) as Server;
+    this.httpServer = server;
+    this.logger.info(
+      { port: (server.address() as AddressInfo).port, path: http.path },
+      "slack http events listening",
+    );
+  }
+
+  /** Where the HTTP receiver listens (HTTP mode, after start). */
+  address(): AddressInfo | undefined {
+    const address = this.httpServer?.address();
+    return typeof address === "object" && address !== null ? address : undefined;
+  }
+
+  /** Connected (Socket Mode) or listening (HTTP). */
+  isReady(): boolean {
+    if (!this.app) return false;
+    if (this.health) return this.health.isReady();
+    return this.httpServer?.listening === true;
+  }
+
+  /** Disconnect and wait for in-flight handlers (turns keep running in the session layer). */
+  async stop(): Promise<void> {
+    const app = this.app;
+    if (!app) return;
+    this.app = undefined;
+    this.health?.stop();
+    await app
+      .stop()
+      .catch((error: unknown) => this.logger.warn({ err: describeError(error) }, "slack stop failed"));
+    await Promise.allSettled([...this.inflight]);
+    this.httpServer = undefined;
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work.catch((error: unknown) => {
+      this.logger.error({ err: describeError(error) }, "slack background work failed");
+    });
+    this.inflight.add(tracked);
+    void tracked.finally(() => this.inflight.delete(tracked));
+  }
+}

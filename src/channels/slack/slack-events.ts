@@ -1,0 +1,118 @@
+/**
+ * Slack message and app_mention events: their validated shape, the decision whether the bot
+ * should act on one (its own and other bots' messages, edits, deletions and housekeeping
+ * subtypes are ignored; channel posts need a mention unless they continue a thread), and the
+ * conversion of Slack's escaped text with <@U…>, <#C…|name> and <url|label> into plain text.
+ */
+import { z } from "zod";
+
+export const slackFileSchema = z.looseObject({
+  id: z.string().min(1),
+  name: z.string().optional(),
+  title: z.string().optional(),
+  mimetype: z.string().optional(),
+  size: z.number().int().nonnegative().optional(),
+  url_private: z.string().optional(),
+  url_private_download: z.string().optional(),
+  mode: z.string().optional(),
+});
+export type SlackFile = z.infer<typeof slackFileSchema>;
+
+export const messageEventSchema = z.looseObject({
+  type: z.enum(["message", "app_mention"]),
+  subtype: z.string().optional(),
+  hidden: z.boolean().optional(),
+  channel: z.string().min(1),
+  channel_type: z.string().optional(),
+  user: z.string().optional(),
+  bot_id: z.string().optional(),
+  username: z.string().optional(),
+  bot_profile: z.looseObject({ name: z.string().optional() }).optional(),
+  text: z.string().optional(),
+  ts: z.string().regex(/^\d+\.\d+$/),
+  thread_ts: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .optional(),
+  client_msg_id: z.string().optional(),
+  team: z.string().optional(),
+  files: z.array(slackFileSchema).optional(),
+});
+export type MessageEvent = z.infer<typeof messageEventSchema>;
+
+/** Subtypes that are a person (or an allowed bot) saying something. Everything else is ignored. */
+const SPOKEN_SUBTYPES = new Set([undefined, "file_share", "thread_broadcast", "me_message", "bot_message"]);
+
+export interface BotIdentity {
+  readonly userId: string;
+  readonly botId: string;
+  readonly teamId: string;
+}
+
+export type Decision =
+  | { readonly act: false; readonly reason: string }
+  | {
+      readonly act: true;
+      readonly kind: "dm" | "channel";
+      /** The author: a user id, or the bot id of an allowed bot. */
+      readonly author: string;
+      /** A thread reply without a mention: act only if the bot takes part in that thread. */
+      readonly needsThread: boolean;
+    };
+
+export interface DecideOptions {
+  readonly bot: BotIdentity;
+  readonly allowedBots: ReadonlySet<string>;
+  readonly requireMentionInThreads: boolean;
+}
+
+function mentionsBot(text: string, botUserId: string): boolean {
+  return text.includes(`<@${botUserId}>`) || text.includes(`<@${botUserId}|`);
+}
+
+/** Decide whether the bot acts on a message or app_mention event. */
+export function decide(event: MessageEvent, options: DecideOptions): Decision {
+  const { bot } = options;
+  if (!SPOKEN_SUBTYPES.has(event.subtype) || event.hidden) {
+    return { act: false, reason: `subtype ${event.subtype ?? "hidden"}` };
+  }
+  if (event.user === bot.userId || event.bot_id === bot.botId) return { act: false, reason: "own message" };
+  const isBot = event.bot_id !== undefined || event.subtype === "bot_message";
+  if (isBot) {
+    const names = [event.bot_id, event.username, event.bot_profile?.name].filter((n): n is string => !!n);
+    if (!names.some((name) => options.allowedBots.has(name))) return { act: false, reason: "other bot" };
+  }
+  const author = isBot ? (event.bot_id ?? event.username ?? "") : (event.user ?? "");
+  if (author.length === 0) return { act: false, reason: "no author" };
+  if (event.channel_type === "im") return { act: true, kind: "dm", author, needsThread: false };
+  if (event.type === "app_mention" || mentionsBot(event.text ?? "", bot.userId)) {
+    return { act: true, kind: "channel", author, needsThread: false };
+  }
+  if (event.thread_ts !== undefined && event.thread_ts !== event.ts && !options.requireMentionInThreads) {
+    return { act: true, kind: "channel", author, needsThread: true };
+  }
+  return { act: false, reason: "channel message without a mention" };
+}
+
+/** Slack's message text as plain text: the bot's mention removed, entities and links resolved. */
+export function plainText(text: string, botUserId: string): string {
+  return text
+    .replace(new RegExp(`<@${botUserId}(?:\\|[^>]*)?>`, "g"), "")
+    .replace(/<@([A-Z0-9]+)(?:\|([^>]*))?>/g, (_m, id: string, name?: string) => `@${name ?? id}`)
+    .replace(/<#([A-Z0-9]+)(?:\|([^>]*))?>/g, (_m, id: string, name?: string) => `#${name || id}`)
+    .replace(/<!(here|channel|everyone)(?:\|[^>]*)?>/g, "@$1")
+    .replace(/<!subteam\^[A-Z0-9]+(?:\|([^>]*))?>/g, (_m, name?: string) => name ?? "@group")
+    .replace(/<([a-z][a-z0-9+.-]*:[^|>]+)\|([^>]+)>/gi, "$2 ($1)")
+    .replace(/<([a-z][a-z0-9+.-]*:[^|>]+)>/gi, "$1")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&")
+    .replace(/[ \t]{2,}/g, " ")
+    .trim();
+}
+
+/** When the platform says the message was sent, as ISO time. */
+export function sentAtOf(ts: string): string {
+  const millis = Math.round(Number(ts) * 1_000);
+  return new Date(Number.isFinite(millis) ? millis : Date.now()).toISOString();
+}

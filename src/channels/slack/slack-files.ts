@@ -1,0 +1,129 @@
+/**
+ * Files attached to Slack messages: downloaded with the bot token (Slack answers unauthenticated
+ * requests with its login page), capped in size while streaming, checked to really be the file
+ * (an HTML body for a non-HTML file is the login page, not the file), and saved into the
+ * workspace under uploads/<session>/. Whatever could not be fetched becomes a note the model
+ * sees, never a silent loss.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join, posix } from "node:path";
+import type { Logger } from "pino";
+import type { InboundFile } from "../../sessions/contracts.js";
+import type { SlackFile } from "./slack-events.js";
+
+export interface FileDownloadOptions {
+  readonly botToken: string;
+  readonly maxBytes: number;
+  /** Absolute path of the agent's workspace. */
+  readonly workspaceRoot: string;
+  readonly logger: Logger;
+  readonly timeoutMs?: number;
+}
+
+export interface DownloadResult {
+  readonly files: readonly InboundFile[];
+  /** One line per file that could not be saved, for the prompt. */
+  readonly notes: readonly string[];
+}
+
+class FileRefused extends Error {}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** A file name safe on every filesystem, keeping the extension. */
+export function safeFileName(name: string): string {
+  const cleaned = name
+    .normalize("NFKC")
+    .replace(/[^\w.\- ]+/g, "_")
+    .replace(/\s+/g, "_")
+    .replace(/^\.+/, "")
+    .slice(-120);
+  return cleaned.length > 0 ? cleaned : "file";
+}
+
+/** The uploads folder name for a session key ("slack:T1:C1:1700.1" → "slack_T1_C1_1700.1"). */
+export function sessionFolder(sessionKey: string): string {
+  return sessionKey.replace(/[^A-Za-z0-9._-]/g, "_");
+}
+
+function looksLikeHtml(head: Buffer): boolean {
+  const start = head.subarray(0, 256).toString("utf8").trimStart().toLowerCase();
+  return start.startsWith("<!doctype html") || start.startsWith("<html");
+}
+
+async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
+  const declared = Number(response.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    throw new FileRefused(`it is ${megabytes(declared)}, over the ${megabytes(maxBytes)} limit`);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const reader = response.body?.getReader();
+  if (!reader) return Buffer.alloc(0);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new FileRefused(`it is over the ${megabytes(maxBytes)} limit`);
+    }
+    chunks.push(Buffer.from(value));
+  }
+  return Buffer.concat(chunks);
+}
+
+async function fetchFile(file: SlackFile, options: FileDownloadOptions): Promise<Buffer> {
+  const url = file.url_private_download ?? file.url_private;
+  if (!url || file.mode === "tombstone" || file.mode === "hidden_by_limit") {
+    throw new FileRefused("Slack no longer makes it available");
+  }
+  if (file.size !== undefined && file.size > options.maxBytes) {
+    throw new FileRefused(`it is ${megabytes(file.size)}, over the ${megabytes(options.maxBytes)} limit`);
+  }
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${options.botToken}` },
+    signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+  });
+  if (!response.ok) throw new FileRefused(`Slack answered HTTP ${response.status}`);
+  const expectsHtml = (file.mimetype ?? "").includes("html");
+  const contentType = response.headers.get("content-type") ?? "";
+  if (!expectsHtml && contentType.includes("text/html")) {
+    await response.body?.cancel();
+    throw new FileRefused("Slack sent its sign-in page instead of the file (does the app have files:read?)");
+  }
+  const body = await readCapped(response, options.maxBytes);
+  if (!expectsHtml && looksLikeHtml(body)) {
+    throw new FileRefused("Slack sent a web page instead of the file (does the app have files:read?)");
+  }
+  return body;
+}
+
+/** Download a message's files into uploads/<folder>/ of the workspace. */
+export async function downloadFiles(
+  files: readonly SlackFile[],
+  folder: string,
+  options: FileDownloadOptions,
+): Promise<DownloadResult> {
+  const saved: InboundFile[] = [];
+  const notes: string[] = [];
+  const relativeDir = posix.join("uploads", folder);
+  for (const file of files) {
+    const name = file.name ?? file.title ?? file.id;
+    try {
+      const body = await fetchFile(file, options);
+      const fileName = `${safeFileName(file.id)}-${safeFileName(name)}`;
+      await mkdir(join(options.workspaceRoot, relativeDir), { recursive: true });
+      await writeFile(join(options.workspaceRoot, relativeDir, fileName), body);
+      saved.push({ path: posix.join(relativeDir, fileName), name, bytes: body.length });
+    } catch (error) {
+      const reason = error instanceof FileRefused ? error.message : "it could not be downloaded";
+      if (!(error instanceof FileRefused))
+        options.logger.warn({ err: error, file: file.id }, "slack file download failed");
+      notes.push(`The attached file "${name}" was not saved: ${reason}.`);
+    }
+  }
+  return { files: saved, notes };
+}

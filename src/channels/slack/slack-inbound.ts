@@ -1,0 +1,160 @@
+/**
+ * SlackInbound: turns message / app_mention events into InboundMessages for the session layer.
+ * The event is already acknowledged when this runs (Bolt acks Events API deliveries first).
+ * Steps: validate → decide (own / other bots / subtypes / mention rules) → claim the post once
+ * (its message and app_mention twins, and redeliveries, share channel + ts) → thread check for
+ * mention-less replies → access policy (one polite private refusal, the service never called)
+ * → download files → `service.receive`, which only records and schedules. Messages of one thread
+ * are handed over in arrival order.
+ */
+import type { Logger } from "pino";
+import type { ConversationService, InboundMessage, ThreadTarget } from "../../sessions/contracts.js";
+import { sessionKeyOf } from "../../sessions/contracts.js";
+import { LruCache } from "../../sessions/lru.js";
+import type { AccessPolicy } from "./slack-access.js";
+import { describeError, type SlackClients } from "./slack-api.js";
+import {
+  type BotIdentity,
+  decide,
+  type MessageEvent,
+  messageEventSchema,
+  plainText,
+  sentAtOf,
+} from "./slack-events.js";
+import { downloadFiles, type FileDownloadOptions, sessionFolder } from "./slack-files.js";
+import type { ThreadRegistry } from "./slack-threads.js";
+import type { UserDirectory } from "./slack-users.js";
+
+export interface InboundDeps {
+  readonly bot: BotIdentity;
+  readonly service: ConversationService;
+  readonly clients: SlackClients;
+  readonly threads: ThreadRegistry;
+  readonly users: UserDirectory;
+  readonly access: AccessPolicy;
+  readonly allowedBots: ReadonlySet<string>;
+  readonly requireMentionInThreads: boolean;
+  readonly files: Omit<FileDownloadOptions, "logger">;
+  readonly logger: Logger;
+}
+
+/** The envelope fields of an Events API delivery that matter here. */
+export interface EventEnvelope {
+  readonly event_id?: string;
+  readonly team_id?: string;
+}
+
+const ACCEPTED = new Set(["started", "queued", "answered", "command"]);
+
+export class SlackInbound {
+  private readonly claimed = new LruCache<string, true>(20_000);
+  private readonly order = new Map<string, Promise<void>>();
+
+  constructor(private readonly deps: InboundDeps) {}
+
+  /** Handle one message or app_mention event; never throws. */
+  async handle(rawEvent: unknown, envelope: EventEnvelope): Promise<void> {
+    const parsed = messageEventSchema.safeParse(rawEvent);
+    if (!parsed.success) {
+      this.deps.logger.debug({ issues: parsed.error.issues.length }, "slack event ignored: unexpected shape");
+      return;
+    }
+    const event = parsed.data;
+    const decision = decide(event, {
+      bot: this.deps.bot,
+      allowedBots: this.deps.allowedBots,
+      requireMentionInThreads: this.deps.requireMentionInThreads,
+    });
+    if (!decision.act) {
+      this.deps.logger.trace({ reason: decision.reason, channel: event.channel }, "slack event ignored");
+      return;
+    }
+    const postKey = `${event.channel}:${event.ts}`;
+    if (this.claimed.get(postKey)) return;
+    this.claimed.set(postKey, true);
+    const target: ThreadTarget = {
+      platform: "slack",
+      workspace: event.team ?? envelope.team_id ?? this.deps.bot.teamId,
+      channel: event.channel,
+      thread: event.thread_ts ?? event.ts,
+      extra: { user: decision.author, kind: decision.kind },
+    };
+    await this.inOrder(`${target.channel}:${target.thread}`, async () => {
+      try {
+        await this.process(event, envelope, target, decision.author, decision.needsThread);
+      } catch (error) {
+        this.claimed.delete(postKey);
+        this.deps.logger.error(
+          { err: describeError(error), channel: event.channel },
+          "slack message not handled",
+        );
+      }
+    });
+  }
+
+  private async inOrder(key: string, work: () => Promise<void>): Promise<void> {
+    const previous = this.order.get(key) ?? Promise.resolve();
+    const next = previous.then(work);
+    this.order.set(key, next);
+    await next;
+    if (this.order.get(key) === next) this.order.delete(key);
+  }
+
+  private async process(
+    event: MessageEvent,
+    envelope: EventEnvelope,
+    target: ThreadTarget,
+    author: string,
+    needsThread: boolean,
+  ): Promise<void> {
+    if (needsThread && !(await this.deps.threads.isPartOf(target))) return;
+    const kind = target.extra?.kind === "dm" ? "dm" : "channel";
+    const access = this.deps.access.check(author, event.channel, kind);
+    if (!access.allowed) {
+      if (this.deps.access.shouldTell(author, event.channel))
+        await this.refuse(target, author, access.refusal);
+      return;
+    }
+    const user = await this.deps.users.user(author);
+    const downloaded = event.files?.length
+      ? await downloadFiles(event.files, sessionFolder(sessionKeyOf(target)), {
+          ...this.deps.files,
+          logger: this.deps.logger,
+        })
+      : { files: [], notes: [] };
+    const text = [plainText(event.text ?? "", this.deps.bot.userId), ...downloaded.notes]
+      .filter((part) => part.length > 0)
+      .join("\n\n");
+    const message: InboundMessage = {
+      dedupeKeys: [
+        ...(envelope.event_id ? [`slack:event:${envelope.event_id}`] : []),
+        ...(event.client_msg_id ? [`slack:msg:${event.client_msg_id}`] : []),
+        `slack:${event.channel}:${event.ts}`,
+      ],
+      target,
+      user,
+      text,
+      files: downloaded.files,
+      sentAt: sentAtOf(event.ts),
+    };
+    const result = await this.deps.service.receive(message);
+    if (ACCEPTED.has(result.status)) {
+      this.deps.threads.remember(target.channel, target.thread as string);
+      this.deps.threads.rememberLatest(target.channel, author, target.thread as string);
+    }
+    this.deps.logger.debug({ status: result.status, channel: target.channel }, "slack message received");
+  }
+
+  private async refuse(target: ThreadTarget, userId: string, text: string): Promise<void> {
+    try {
+      await this.deps.clients.api.chat.postEphemeral({
+        channel: target.channel,
+        user: userId,
+        text,
+        ...(target.thread ? { thread_ts: target.thread } : {}),
+      });
+    } catch (error) {
+      this.deps.logger.warn({ err: describeError(error) }, "slack refusal could not be delivered");
+    }
+  }
+}

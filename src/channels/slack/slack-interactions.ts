@@ -1,0 +1,182 @@
+/**
+ * Button presses and the /coworker slash command. Both are acknowledged first; then card
+ * presses go to `service.press` with only the pending id and action from the button, Stop and
+ * Retry become control presses for the message's thread, and anything refused (not allowed,
+ * already decided, expired) is explained privately with chat.postEphemeral. The slash command
+ * (Slack does not allow them inside threads) acts on the person's latest thread in that channel.
+ */
+import type { Logger } from "pino";
+import type {
+  ButtonPress,
+  ConversationService,
+  PlatformUser,
+  ThreadTarget,
+} from "../../sessions/contracts.js";
+import { COMMAND_HELP } from "../../sessions/text-commands.js";
+import { z } from "zod";
+import type { AccessPolicy } from "./slack-access.js";
+import { callWithRetry, describeError, type SlackClients } from "./slack-api.js";
+import { ACTION_IDS, context, decodeCardValue } from "./slack-blocks.js";
+import type { BotIdentity } from "./slack-events.js";
+import { markdownToMrkdwn } from "./slack-markdown.js";
+import type { ThreadRegistry } from "./slack-threads.js";
+import type { UserDirectory } from "./slack-users.js";
+
+export interface InteractionDeps {
+  readonly bot: BotIdentity;
+  readonly service: ConversationService;
+  readonly clients: SlackClients;
+  readonly threads: ThreadRegistry;
+  readonly users: UserDirectory;
+  readonly access: AccessPolicy;
+  readonly logger: Logger;
+}
+
+const blockActionsSchema = z.looseObject({
+  user: z.looseObject({ id: z.string(), username: z.string().optional(), name: z.string().optional() }),
+  team: z.looseObject({ id: z.string() }).nullish(),
+  channel: z.looseObject({ id: z.string() }).optional(),
+  container: z
+    .looseObject({ channel_id: z.string().optional(), message_ts: z.string().optional() })
+    .optional(),
+  message: z
+    .looseObject({
+      ts: z.string(),
+      thread_ts: z.string().optional(),
+      blocks: z.array(z.unknown()).optional(),
+    })
+    .optional(),
+  actions: z.array(z.looseObject({ action_id: z.string(), value: z.string().optional() })).min(1),
+});
+type BlockActions = z.infer<typeof blockActionsSchema>;
+
+const slashSchema = z.looseObject({
+  user_id: z.string(),
+  user_name: z.string().optional(),
+  team_id: z.string(),
+  channel_id: z.string(),
+  text: z.string(),
+});
+
+/** What the slash command replies through (Bolt's `respond`). */
+export type Respond = (message: { response_type: "ephemeral"; text: string }) => Promise<unknown>;
+
+export class SlackInteractions {
+  constructor(private readonly deps: InteractionDeps) {}
+
+  /** A block_actions payload (already acknowledged). Never throws. */
+  async press(rawBody: unknown): Promise<void> {
+    const parsed = blockActionsSchema.safeParse(rawBody);
+    if (!parsed.success) {
+      this.deps.logger.warn("slack button press ignored: unexpected payload");
+      return;
+    }
+    const body = parsed.data;
+    const action = body.actions[0] as BlockActions["actions"][number];
+    const channel = body.channel?.id ?? body.container?.channel_id;
+    const messageTs = body.message?.ts ?? body.container?.message_ts;
+    if (!channel || !messageTs) return;
+    const threadTs = body.message?.thread_ts ?? messageTs;
+    this.deps.users.learn(body.user.id, body.user.name ?? body.user.username);
+    const user: PlatformUser = await this.deps.users.user(body.user.id);
+    const tell = (text: string) => this.ephemeral(channel, user.id, threadTs, text);
+    try {
+      const access = this.deps.access.checkUser(user.id);
+      if (!access.allowed) return await tell(access.refusal);
+      const press = this.toPress(body, action, user, channel, threadTs);
+      if (!press) return await tell("That button is no longer valid.");
+      const result = await this.deps.service.press(press);
+      if (result.status !== "accepted") return await tell(result.message);
+      if (press.kind === "control" && press.control === "retry") await this.retired(channel, messageTs, body);
+    } catch (error) {
+      this.deps.logger.error({ err: describeError(error) }, "slack button press failed");
+      await tell("Sorry — that didn't work. Please try again.");
+    }
+  }
+
+  private toPress(
+    body: BlockActions,
+    action: BlockActions["actions"][number],
+    user: PlatformUser,
+    channel: string,
+    threadTs: string,
+  ): ButtonPress | undefined {
+    if (action.action_id === ACTION_IDS.stop || action.action_id === ACTION_IDS.retry) {
+      const target: ThreadTarget = {
+        platform: "slack",
+        workspace: body.team?.id ?? this.deps.bot.teamId,
+        channel,
+        thread: threadTs,
+        extra: { user: user.id, kind: channel.startsWith("D") ? "dm" : "channel" },
+      };
+      return {
+        kind: "control",
+        control: action.action_id === ACTION_IDS.stop ? "stop" : "retry",
+        target,
+        user,
+      };
+    }
+    const card = decodeCardValue(action.value);
+    return card
+      ? { kind: "card", platform: "slack", pendingId: card.pendingId, action: card.action, user }
+      : undefined;
+  }
+
+  /** After a retry was accepted, the failed reply loses its Retry button. */
+  private async retired(channel: string, ts: string, body: BlockActions): Promise<void> {
+    const blocks = (body.message?.blocks ?? []).filter((b) => (b as { type?: string }).type !== "actions");
+    try {
+      await callWithRetry(() =>
+        this.deps.clients.api.chat.update({
+          channel,
+          ts,
+          text: "Retrying…",
+          blocks: [...(blocks as never[]), context("↻ Retrying…")],
+        }),
+      );
+    } catch (error) {
+      this.deps.logger.debug({ err: describeError(error) }, "slack could not retire the retry button");
+    }
+  }
+
+  /** A /coworker command (already acknowledged). Never throws. */
+  async command(rawCommand: unknown, respond: Respond): Promise<void> {
+    const parsed = slashSchema.safeParse(rawCommand);
+    if (!parsed.success) return;
+    const command = parsed.data;
+    const reply = (text: string) =>
+      respond({ response_type: "ephemeral", text: markdownToMrkdwn(text) || text }).catch((error: unknown) =>
+        this.deps.logger.warn({ err: describeError(error) }, "slack command reply failed"),
+      );
+    const access = this.deps.access.checkUser(command.user_id);
+    if (!access.allowed) return void (await reply(access.refusal));
+    const [name, ...args] = command.text
+      .trim()
+      .split(/\s+/)
+      .filter((w) => w.length > 0);
+    if (name === undefined) return void (await reply(`Usage: \`/coworker <command>\`\n${COMMAND_HELP}`));
+    const thread = this.deps.threads.latestThread(command.channel_id, command.user_id);
+    const target: ThreadTarget = {
+      platform: "slack",
+      workspace: command.team_id,
+      channel: command.channel_id,
+      ...(thread ? { thread } : {}),
+      extra: { user: command.user_id, kind: command.channel_id.startsWith("D") ? "dm" : "channel" },
+    };
+    try {
+      const user = await this.deps.users.user(command.user_id);
+      await reply(await this.deps.service.command(target, user, name.toLowerCase(), args));
+    } catch (error) {
+      this.deps.logger.error({ err: describeError(error) }, "slack command failed");
+      await reply("Sorry — that command failed. Please try again.");
+    }
+  }
+
+  private async ephemeral(channel: string, user: string, threadTs: string, text: string): Promise<void> {
+    try {
+      await this.deps.clients.api.chat.postEphemeral({ channel, user, text, thread_ts: threadTs });
+    } catch (error) {
+      this.deps.logger.warn({ err: describeError(error) }, "slack ephemeral message failed");
+    }
+  }
+}

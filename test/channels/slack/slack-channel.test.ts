@@ -1,0 +1,354 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SlackChannel, type SlackChannelOptions } from "../../../src/channels/slack/slack-channel.js";
+import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
+import { FakeService } from "./fake-service.js";
+import { actionIds, silentLogger } from "./support.js";
+
+let fake: FakeSlack;
+let service: FakeService;
+let channel: SlackChannel;
+let workspace: string;
+const BOT = "<@U0BOT>";
+
+async function startChannel(overrides: Partial<SlackChannelOptions> = {}): Promise<SlackChannel> {
+  channel = new SlackChannel({
+    botToken: fake.state.botToken,
+    appToken: fake.state.appToken,
+    apiUrl: fake.apiUrl,
+    requireMentionInThreads: false,
+    allowedUsers: [],
+    allowedChannels: [],
+    allowedBots: [],
+    fileMaxBytes: 1024,
+    workspaceRoot: workspace,
+    service,
+    logger: silentLogger,
+    render: { editIntervalMs: 20 },
+    ...overrides,
+  });
+  await channel.start();
+  return channel;
+}
+
+beforeEach(async () => {
+  fake = await startFakeSlack({ pingIntervalMs: 100 });
+  fake.state.addUser({ id: "U1", name: "ana", displayName: "Ana" });
+  fake.state.addUser({ id: "U2", name: "bo" });
+  fake.state.addChannel({ id: "D1", name: "dm", type: "im", members: ["U1"] });
+  fake.state.addChannel({ id: "C1", name: "general", type: "channel", members: ["U1", "U2"] });
+  service = new FakeService();
+  workspace = await mkdtemp(join(tmpdir(), "slack-ws-"));
+});
+
+afterEach(async () => {
+  await channel?.stop();
+  await fake.close();
+  await rm(workspace, { recursive: true, force: true });
+});
+
+describe("connection", () => {
+  it("connects over Socket Mode through the configured API URL and reports ready", async () => {
+    await startChannel();
+    expect(channel.isReady()).toBe(true);
+    expect(fake.state.callsOf("apps.connections.open")).toHaveLength(1);
+    expect(fake.state.callsOf("auth.test").length).toBeGreaterThanOrEqual(1);
+    expect(service.factories.has("slack")).toBe(true);
+  });
+
+  it("reconnects when Slack asks it to, and when the connection goes silent", async () => {
+    await startChannel({ socket: { clientPingTimeoutMs: 300, serverPingTimeoutMs: 1_000 } });
+    fake.socket.requestReconnect();
+    await fake.waitFor(() => fake.socket.connections >= 2 && channel.isReady(), "a reconnect");
+    fake.socket.goSilent();
+    await fake.waitFor(() => fake.socket.connections >= 3 && channel.isReady(), "a reconnect after silence");
+    expect(fake.state.callsOf("apps.connections.open")).toHaveLength(3);
+    const { deliveries } = fake.userPosts({ user: "U1", channel: "D1", text: "still there?" });
+    await deliveries[0]!.acked;
+    await service.waitFor(() => service.received.length === 1);
+  });
+
+  it("refuses to start with a bad token and explains why", async () => {
+    await expect(startChannel({ botToken: "xoxb-wrong" })).rejects.toThrow(/auth.test: invalid_auth/);
+  });
+
+  it("rejects a configuration without an app token or signing secret", () => {
+    expect(
+      () =>
+        new SlackChannel({
+          botToken: "x",
+          requireMentionInThreads: false,
+          allowedUsers: [],
+          allowedChannels: [],
+          allowedBots: [],
+          fileMaxBytes: 1,
+          workspaceRoot: "/tmp",
+          service,
+          logger: silentLogger,
+        }),
+    ).toThrow(/app token \(Socket Mode\) or a signing secret/);
+  });
+});
+
+describe("inbound messages", () => {
+  it("hands a DM to the service with the thread, author, text and dedupe keys, acking first", async () => {
+    await startChannel();
+    const { ts, deliveries } = fake.userPosts({
+      user: "U1",
+      channel: "D1",
+      text: "hello &amp; <https://e.com|link>",
+    });
+    expect(await deliveries[0]!.acked).toBeLessThan(3_000);
+    await service.waitFor(() => service.received.length === 1);
+    const message = service.received[0]!;
+    expect(message.target).toEqual({
+      platform: "slack",
+      workspace: fake.state.teamId,
+      channel: "D1",
+      thread: ts,
+      extra: { user: "U1", kind: "dm" },
+    });
+    expect(message.user).toEqual({ id: "U1", name: "Ana" });
+    expect(message.text).toBe("hello & link (https://e.com)");
+    expect(message.dedupeKeys).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^slack:event:Ev/),
+        expect.stringMatching(/^slack:msg:/),
+        `slack:D1:${ts}`,
+      ]),
+    );
+  });
+
+  it("handles a channel mention once although it arrives as message and app_mention, without the mention", async () => {
+    await startChannel();
+    const { deliveries } = fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} summarise this` });
+    expect(deliveries).toHaveLength(2);
+    await Promise.all(deliveries.map((d) => d.acked));
+    await service.waitFor(() => service.received.length === 1);
+    await channel.stop();
+    expect(service.received).toHaveLength(1);
+    expect(service.received[0]!.text).toBe("summarise this");
+  });
+
+  it("continues threads it is part of without a mention, and ignores other channel chatter", async () => {
+    await startChannel();
+    const first = fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} start` });
+    await service.waitFor(() => service.received.length === 1);
+    fake.userPosts({ user: "U2", channel: "C1", text: "unrelated top-level post" });
+    fake.userPosts({ user: "U2", channel: "C1", text: "reply elsewhere", threadTs: fake.state.nextTs() });
+    fake.userPosts({ user: "U2", channel: "C1", text: "follow-up", threadTs: first.ts });
+    await service.waitFor(() => service.received.length === 2);
+    await channel.stop();
+    expect(service.received.map((m) => m.text)).toEqual(["start", "follow-up"]);
+    expect(service.received[1]!.target.thread).toBe(first.ts);
+  });
+
+  it("asks the session layer about unknown threads (after a restart) and honours require-mention", async () => {
+    const root = fake.state.nextTs();
+    service.sessions.add(`C1:${root}`);
+    await startChannel();
+    fake.userPosts({ user: "U1", channel: "C1", text: "continuing", threadTs: root });
+    await service.waitFor(() => service.received.length === 1);
+    await channel.stop();
+    await startChannel({ requireMentionInThreads: true });
+    fake.userPosts({ user: "U1", channel: "C1", text: "no mention", threadTs: root });
+    fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} with mention`, threadTs: root });
+    await service.waitFor(() => service.received.length === 2);
+    await channel.stop();
+    expect(service.received.map((m) => m.text)).toEqual(["continuing", "with mention"]);
+  });
+
+  it("ignores its own and other bots' messages, edits and deletions, but accepts allowed bots", async () => {
+    await startChannel({ allowedBots: ["deploybot"] });
+    const base = { channel: "D1", channel_type: "im", team: fake.state.teamId };
+    const events = [
+      { type: "message", ...base, user: "U0BOT", bot_id: "B0BOT", text: "my own", ts: fake.state.nextTs() },
+      {
+        type: "message",
+        ...base,
+        subtype: "bot_message",
+        bot_id: "B9",
+        username: "other",
+        text: "x",
+        ts: fake.state.nextTs(),
+      },
+      {
+        type: "message",
+        ...base,
+        subtype: "message_changed",
+        message: { text: "edited" },
+        ts: fake.state.nextTs(),
+      },
+      { type: "message", ...base, subtype: "message_deleted", deleted_ts: "1.2", ts: fake.state.nextTs() },
+      {
+        type: "message",
+        ...base,
+        subtype: "bot_message",
+        bot_id: "B7",
+        username: "deploybot",
+        text: "deployed",
+        ts: fake.state.nextTs(),
+      },
+    ];
+    await Promise.all(events.map((event) => fake.sendEvent(event).acked));
+    await service.waitFor(() => service.received.length === 1);
+    await channel.stop();
+    expect(service.received.map((m) => m.text)).toEqual(["deployed"]);
+  });
+
+  it("processes a redelivered event once", async () => {
+    await startChannel();
+    const ts = fake.state.nextTs();
+    const event = {
+      type: "message",
+      channel: "D1",
+      channel_type: "im",
+      user: "U1",
+      text: "once",
+      ts,
+      client_msg_id: "m1",
+    };
+    await fake.sendEvent(event, { eventId: "Ev1" }).acked;
+    await fake.sendEvent(event, { eventId: "Ev1", retryAttempt: 1 }).acked;
+    await service.waitFor(() => service.received.length === 1);
+    await channel.stop();
+    expect(service.received).toHaveLength(1);
+  });
+
+  it("refuses people who are not allowed, once and privately, without calling the service", async () => {
+    await startChannel({ allowedUsers: ["slack:U1"], allowedChannels: ["C9"] });
+    fake.userPosts({ user: "U2", channel: "D1", text: "hi" });
+    fake.userPosts({ user: "U2", channel: "D1", text: "hi again" });
+    fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} here?` });
+    fake.userPosts({ user: "U1", channel: "D1", text: "allowed in DMs" });
+    await service.waitFor(() => service.received.length === 1);
+    await fake.waitFor(() => fake.state.ephemerals.length === 2, "two refusals");
+    await channel.stop();
+    expect(service.received.map((m) => m.text)).toEqual(["allowed in DMs"]);
+    expect(fake.state.ephemerals.map((e) => [e.user, e.channel])).toEqual([
+      ["U2", "D1"],
+      ["U1", "C1"],
+    ]);
+    expect(fake.state.ephemerals[1]!.text).toMatch(/not enabled in this channel/);
+  });
+
+  it("downloads files with the bot token into uploads/<session>/ and notes the ones it could not use", async () => {
+    await startChannel();
+    fake.state.addFile({
+      id: "F1",
+      name: "notes.txt",
+      mimetype: "text/plain",
+      content: Buffer.from("hello file"),
+    });
+    fake.state.addFile({
+      id: "F2",
+      name: "report.pdf",
+      mimetype: "application/pdf",
+      content: Buffer.from("%PDF"),
+      loginPageOnly: true,
+    });
+    fake.state.addFile({
+      id: "F3",
+      name: "big.bin",
+      mimetype: "application/octet-stream",
+      content: Buffer.alloc(5_000),
+    });
+    const { ts } = fake.userPosts({
+      user: "U1",
+      channel: "D1",
+      text: "see attached",
+      files: ["F1", "F2", "F3"],
+    });
+    await service.waitFor(() => service.received.length === 1);
+    const message = service.received[0]!;
+    const folder = `uploads/slack_${fake.state.teamId}_D1_${ts}`;
+    expect(message.files).toEqual([{ path: `${folder}/F1-notes.txt`, name: "notes.txt", bytes: 10 }]);
+    expect(await readFile(join(workspace, message.files[0]!.path), "utf8")).toBe("hello file");
+    expect(message.text).toContain('"report.pdf" was not saved: Slack sent its sign-in page');
+    expect(message.text).toContain('"big.bin" was not saved: it is 0.0 MB, over the 0.0 MB limit');
+    expect(fake.state.fileDownloads.every((d) => d.authorized)).toBe(true);
+  });
+});
+
+describe("buttons and commands", () => {
+  async function postedCard() {
+    const { ts } = fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} deploy` });
+    await service.waitFor(() => service.received.length === 1);
+    const output = service.factories.get("slack")!(service.received[0]!.target);
+    const ref = await output.postCard({
+      pendingId: "p1",
+      kind: "approval",
+      title: "Run a command?",
+      blocks: [{ kind: "code", text: "npm publish" }],
+      buttons: [
+        { action: "once", label: "Approve", style: "primary" },
+        { action: "deny", label: "Deny", style: "danger" },
+      ],
+    });
+    return { ref, thread: ts };
+  }
+
+  it("forwards a card press with only the pending id and action, and explains refusals privately", async () => {
+    await startChannel();
+    const { ref } = await postedCard();
+    fake.pressButton({ user: "U1", channel: "C1", messageTs: ref.messageId, actionId: "coworker_card_0" });
+    await service.waitFor(() => service.presses.length === 1);
+    expect(service.presses[0]).toEqual({
+      kind: "card",
+      platform: "slack",
+      pendingId: "p1",
+      action: "once",
+      user: { id: "U1", name: "ana" },
+    });
+    service.pressResult = { status: "not_allowed", message: "Only Ana or an approver can decide this." };
+    fake.pressButton({ user: "U2", channel: "C1", messageTs: ref.messageId, actionId: "coworker_card_1" });
+    await fake.waitFor(() => fake.state.ephemerals[0], "an ephemeral");
+    expect(fake.state.ephemerals[0]).toMatchObject({
+      user: "U2",
+      text: "Only Ana or an approver can decide this.",
+    });
+  });
+
+  it("turns Stop into a control press for the message's thread", async () => {
+    await startChannel({ render: { editIntervalMs: 20, nativeStreaming: false } });
+    const { thread } = await postedCard();
+    const output = service.factories.get("slack")!(service.received[0]!.target);
+    const turn = output.beginTurn({ sessionId: "s", turnId: "t" });
+    await turn.handle({ type: "text-delta", delta: "working" });
+    const live = await fake.waitFor(
+      () => fake.state.botMessages("C1", thread).find((m) => actionIds(m.blocks).includes("coworker_stop")),
+      "the live reply",
+    );
+    fake.pressButton({ user: "U1", channel: "C1", messageTs: live.ts, actionId: "coworker_stop" });
+    await service.waitFor(() => service.presses.length === 1);
+    expect(service.presses[0]).toMatchObject({
+      kind: "control",
+      control: "stop",
+      target: { channel: "C1", thread },
+    });
+    await turn.close();
+  });
+
+  it("runs /coworker commands against the person's latest thread and replies privately", async () => {
+    await startChannel();
+    const { ts } = fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} hi` });
+    await service.waitFor(() => service.received.length === 1);
+    service.commandReply = "Mode is now **auto**.";
+    await fake.slashCommand({ user: "U1", channel: "C1", text: "mode auto" }).acked;
+    await fake.waitFor(() => fake.state.responses[0], "a command reply");
+    expect(service.commands[0]).toMatchObject({
+      name: "mode",
+      args: ["auto"],
+      target: { channel: "C1", thread: ts },
+    });
+    expect(fake.state.responses[0]!.body).toMatchObject({
+      response_type: "ephemeral",
+      text: "Mode is now *auto*.",
+    });
+    await fake.slashCommand({ user: "U1", channel: "C1", text: "" }).acked;
+    await fake.waitFor(() => fake.state.responses[1], "usage");
+    expect(String(fake.state.responses[1]!.body.text)).toContain("stop — interrupt the running turn");
+  });
+});
