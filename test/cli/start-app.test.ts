@@ -1,0 +1,167 @@
+import { EventEmitter } from "node:events";
+import { writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import type { AppAssembly, ChannelStarter } from "../../src/app/app-parts.js";
+import { planChannels, startApp } from "../../src/app/start-app.js";
+import { loadConfig } from "../../src/config/load-config.js";
+import type { CoworkerConfig } from "../../src/config/schema.js";
+import { createLogger } from "../../src/logging/logger.js";
+import { FakeService } from "../console/fake-service.js";
+import { tempProject } from "./io.js";
+
+const logger = createLogger({ level: "silent" });
+
+function config(yaml: string, env: Record<string, string> = {}): CoworkerConfig {
+  const cwd = tempProject();
+  writeFileSync(join(cwd, "coworker.yaml"), yaml);
+  const loaded = loadConfig({
+    env: { OPENAI_API_KEY: "sk-test-0123456789abcdef", ...env },
+    cwd,
+    argv: ["-c", "coworker.yaml"],
+  });
+  if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
+  return loaded.config;
+}
+
+function io() {
+  return { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough() };
+}
+
+async function readyz(
+  url: string,
+): Promise<{ status: number; body: { checks: { name: string; ok: boolean }[] } }> {
+  const response = await fetch(`${url}/readyz`);
+  return {
+    status: response.status,
+    body: (await response.json()) as { checks: { name: string; ok: boolean }[] },
+  };
+}
+
+describe("startApp", () => {
+  it("starts ops, store and the console, is ready, and shuts down on SIGTERM draining the session layer", async () => {
+    const signals = new EventEmitter();
+    const steps: string[] = [];
+    const service = new FakeService({});
+    const assembly: AppAssembly = {
+      channels: [],
+      createConversation: async (context) => {
+        steps.push(`create with store ${context.store.description.startsWith("sqlite:")}`);
+        return {
+          service,
+          drain: async (graceMs) => steps.push(`drain ${graceMs}`),
+          close: async () => {
+            steps.push("close conversation");
+          },
+        };
+      },
+    };
+    const streams = io();
+    const app = await startApp(config("server: { port: 0, shutdown_grace_s: 3 }\n"), logger, {
+      assembly,
+      io: streams,
+      version: "9.9.9",
+      configSource: undefined,
+      forceExit: () => steps.push("forced"),
+      signals,
+    });
+    expect(app.channels).toEqual(["console"]);
+    expect((await fetch(`${app.opsUrl}/healthz`)).status).toBe(200);
+    const ready = await readyz(app.opsUrl);
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks.map((check) => `${check.name}:${check.ok}`)).toEqual([
+      "startup:true",
+      "intake:true",
+      "store:true",
+      "channel:console:true",
+    ]);
+
+    signals.emit("SIGTERM");
+    expect(await app.stopped).toBe(0);
+    expect(steps).toEqual(["create with store true", "drain 3000", "close conversation"]);
+    await expect(fetch(`${app.opsUrl}/healthz`)).rejects.toThrow();
+    expect(signals.listenerCount("SIGTERM")).toBe(0);
+  });
+
+  it("starts configured channels instead of the console, gating readiness on their connection", async () => {
+    const signals = new EventEmitter();
+    const steps: string[] = [];
+    let connected = false;
+    const slack: ChannelStarter = {
+      platform: "slack",
+      hasCredentials: (c) => c.slack.bot_token !== undefined,
+      start: async (context) => {
+        steps.push(`start slack (service ${context.service instanceof FakeService})`);
+        return {
+          description: "slack (socket mode)",
+          connected: () => connected,
+          stopIntake: () => {
+            steps.push("slack stop intake");
+          },
+          close: async () => {
+            steps.push("slack close");
+          },
+        };
+      },
+    };
+    const assembly: AppAssembly = {
+      channels: [slack],
+      createConversation: async () => ({ service: new FakeService({}) }),
+    };
+    const cfg = config("server: { port: 0 }\n", {
+      SLACK_BOT_TOKEN: "xoxb-1-2-3",
+      SLACK_APP_TOKEN: "xapp-1-2-3",
+    });
+    expect(planChannels(cfg, assembly.channels)).toEqual(["slack"]);
+    expect(planChannels(config("{}\n"), assembly.channels)).toEqual(["console"]);
+    const streams = io();
+    let stderr = "";
+    streams.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const app = await startApp(cfg, logger, {
+      assembly,
+      io: streams,
+      version: "9.9.9",
+      configSource: "/etc/coworker.yaml",
+      forceExit: () => undefined,
+      signals,
+    });
+    expect(app.channels).toEqual(["slack (socket mode)"]);
+    expect(stderr).toContain("Coworker 9.9.9\n  channels  slack\n");
+    expect(stderr).toContain("config    /etc/coworker.yaml");
+    expect(stderr).not.toContain("xoxb-1-2-3");
+    expect((await readyz(app.opsUrl)).status).toBe(503);
+    connected = true;
+    expect((await readyz(app.opsUrl)).status).toBe(200);
+
+    signals.emit("SIGINT");
+    expect(await app.stopped).toBe(0);
+    expect(steps).toEqual(["start slack (service true)", "slack stop intake", "slack close"]);
+  });
+
+  it("shuts down what it started when a step fails, and rethrows", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    const signals = new EventEmitter();
+    try {
+      await expect(
+        startApp(config(`server: { port: ${port} }\n`), logger, {
+          assembly: { channels: [], createConversation: async () => ({ service: new FakeService({}) }) },
+          io: io(),
+          version: "9.9.9",
+          configSource: undefined,
+          forceExit: () => undefined,
+          signals,
+        }),
+      ).rejects.toThrow(/EADDRINUSE/);
+      expect(signals.listenerCount("SIGTERM")).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
+  });
+});
