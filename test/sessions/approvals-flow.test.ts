@@ -145,8 +145,10 @@ describe("approvals through the session manager", () => {
       steps: [toolStep(["c1", "write_note", { text: "x" }]), textStep("not done")],
       overrides: { approvals: { approvers: [], ttlMs: 30 } },
     });
-    const card = await suspendAtApproval(h);
+    await h.manager.receive(message("write x"));
     const out = h.outputs.for(thread());
+    const card = await h.outputs.until(() => out.cards[0]?.versions[0], "card");
+    expect(card.buttons).toHaveLength(3);
     await h.outputs.until(() => out.card(card.pendingId)?.outcome, "expiry");
     await h.manager.idle();
     expect(out.card(card.pendingId)).toMatchObject({ buttons: [], outcome: "Expired — no decision in time" });

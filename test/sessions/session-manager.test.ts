@@ -146,7 +146,8 @@ describe("SessionManager turns", () => {
     const h = await makeHarness({ steps: [toolStep(["s1", "slow_task", {}])] });
     await h.manager.receive(message("start"));
     await h.runs.started("s1");
-    expect(await h.manager.drain(20)).toEqual({ finished: 0, interrupted: 1, parked: 0 });
+    expect(await h.manager.drain(20)).toMatchObject({ finished: 0, interrupted: 1, parked: 0 });
+    await h.manager.idle();
     const turn = h.outputs.for(thread()).closedTurns[0]!;
     expect(turn.events).toContainEqual(
       expect.objectContaining({ type: "tool-call-finished", status: "interrupted" }),
