@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import type { Card } from "../../../src/approvals/card.js";
+import { decodeCardValue } from "../../../src/channels/slack/slack-blocks.js";
+import { cardPlainText, renderCard } from "../../../src/channels/slack/slack-cards.js";
+import { checkBlocks } from "../../fakes/fake-slack/limits.js";
+import { actionIds, blockTexts } from "./support.js";
+
+const approval: Card = {
+  pendingId: "pA1b2C3",
+  kind: "approval",
+  title: "Approve run_command?",
+  blocks: [
+    { kind: "text", text: "Run `npm publish` in **/repo**" },
+    { kind: "code", text: "npm publish --tag next && echo <done>" },
+    { kind: "quote", text: "Publishing changes the registry" },
+    {
+      kind: "fields",
+      fields: [
+        { label: "Tool", value: "run_command" },
+        { label: "Requested by", value: "Ana" },
+      ],
+    },
+  ],
+  buttons: [
+    { action: "once", label: "Approve", style: "primary" },
+    { action: "always_command", label: "Always allow this command", style: "default" },
+    { action: "deny", label: "Deny", style: "danger" },
+  ],
+  footer: 'Or reply "approve pA1b2C3" or "deny pA1b2C3" in this thread.',
+};
+
+type Button = { action_id: string; value: string; style?: string; text: { text: string } };
+const buttonsOf = (blocks: unknown[]) =>
+  (blocks as { type: string; elements?: Button[] }[])
+    .filter((b) => b.type === "actions")
+    .flatMap((b) => b.elements ?? []);
+
+describe("renderCard", () => {
+  it("renders the request, its detail and reason, fields, and one button per action carrying only ids", () => {
+    const { blocks, text } = renderCard(approval);
+    expect(checkBlocks(blocks)).toBeUndefined();
+    expect(text).toBe("Approve run_command?");
+    const texts = blockTexts(blocks);
+    expect(texts[0]).toBe(":lock: *Approve run_command?*");
+    expect(texts[1]).toBe("Run `npm publish` in */repo*");
+    expect(texts[2]).toBe("```\nnpm publish --tag next &amp;&amp; echo &lt;done&gt;\n```");
+    expect(texts[3]).toBe("> Publishing changes the registry");
+    expect(texts.at(-1)).toBe('Or reply "approve pA1b2C3" or "deny pA1b2C3" in this thread.');
+    const buttons = buttonsOf(blocks);
+    expect(buttons.map((b) => b.text.text)).toEqual(["Approve", "Always allow this command", "Deny"]);
+    expect(buttons.map((b) => b.style)).toEqual(["primary", undefined, "danger"]);
+    expect(new Set(buttons.map((b) => b.action_id)).size).toBe(3);
+    expect(buttons.map((b) => decodeCardValue(b.value))).toEqual([
+      { pendingId: "pA1b2C3", action: "once" },
+      { pendingId: "pA1b2C3", action: "always_command" },
+      { pendingId: "pA1b2C3", action: "deny" },
+    ]);
+  });
+
+  it("shows the outcome instead of buttons and footer once decided", () => {
+    const { blocks, text } = renderCard({ ...approval, buttons: [], outcome: "Approved by Ana" });
+    expect(actionIds(blocks)).toEqual([]);
+    expect(blockTexts(blocks).at(-1)).toBe("*Approved by Ana*");
+    expect(blockTexts(blocks).some((t) => t.includes("Or reply"))).toBe(false);
+    expect(text).toBe("Approve run_command? — Approved by Ana");
+  });
+
+  it("cuts long labels to 75 characters and keeps huge diffs and many options inside Slack's limits", () => {
+    const card: Card = {
+      pendingId: "q1",
+      kind: "question",
+      title: "Which one?",
+      blocks: [
+        { kind: "diff", text: "+ added line\n".repeat(2_000) },
+        ...Array.from({ length: 60 }, (_, i) => ({ kind: "text" as const, text: `Question ${i}` })),
+      ],
+      buttons: Array.from({ length: 30 }, (_, i) => ({
+        action: `q0:o${i}`,
+        label: `${"option ".repeat(20)}${i}`,
+        style: "default" as const,
+      })),
+      footer: "Or reply in this thread with your answer.",
+    };
+    const { blocks } = renderCard(card);
+    expect(checkBlocks(blocks)).toBeUndefined();
+    const buttons = buttonsOf(blocks);
+    expect(buttons).toHaveLength(30);
+    expect(buttons.every((b) => b.text.text.length <= 75)).toBe(true);
+    expect(blockTexts(blocks)).toContain("_(shortened to fit in Slack)_");
+  });
+
+  it("has a plain-text form with the typed replies that do the same as the buttons", () => {
+    expect(cardPlainText(approval, 3_900)).toContain(
+      "Reply `approve pA1b2C3` or `deny pA1b2C3` in this thread.",
+    );
+    const question: Card = {
+      pendingId: "q1",
+      kind: "question",
+      title: "Colour?",
+      blocks: [],
+      buttons: [{ action: "q0:o0", label: "red", style: "default" }],
+    };
+    expect(cardPlainText(question, 3_900)).toContain("Options: red — reply in this thread.");
+  });
+
+  it("rejects button values that are not ours", () => {
+    expect(decodeCardValue("stop")).toBeUndefined();
+    expect(decodeCardValue(JSON.stringify({ p: "x", a: "once", extra: 1 }))).toBeUndefined();
+    expect(decodeCardValue(undefined)).toBeUndefined();
+  });
+});
