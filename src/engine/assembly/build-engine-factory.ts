@@ -1,0 +1,163 @@
+/**
+ * The engine factory: one function that builds a ready engine for a session. Per session it
+ * assembles the tool registry for the session's platform (the registry then offers per turn what
+ * the mode allows), shares one permission engine (config's allowed command prefixes and hard
+ * denies), and wires everything the session layer passes in its EngineContext. On the session's
+ * first turn it reads AGENTS.md and the memories of the person asking and the channel, builds the
+ * instructions (fixed from then on) and the per-turn context provider (see SessionEngine).
+ */
+import os from "node:os";
+import type { EngineContext, EngineFactory } from "../../sessions/engine-context.js";
+import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
+import type { MemoryStore } from "../../tools/memory/memory-store.js";
+import type { MemoryToolsOptions } from "../../tools/memory/memory-tools.js";
+import type { Messenger } from "../../tools/messaging/messenger.js";
+import type { AnyTool } from "../../tools/tool.js";
+import { PermissionEngine } from "../permissions/permission-engine.js";
+import type { ProviderClient } from "../provider/provider.js";
+import type { ConversationExecutionRequest } from "../request.js";
+import { TurnEngine, type TurnEngineOptions } from "../turn-engine.js";
+import { createContextProvider } from "./context-provider.js";
+import { AGENTS_MD_MAX_CHARS, buildInstructions, describeDate } from "./instructions.js";
+import {
+  type KnowledgePart,
+  loadMemoryBlock,
+  readAgentsMd,
+  type TextPrefixReader,
+} from "./session-knowledge.js";
+import { SessionEngine } from "./session-engine.js";
+import { type McpToolSource, registryOf, sessionTools, type ToolLimits } from "./tool-set.js";
+
+/** Everything the factory needs besides the per-session EngineContext. */
+export interface EngineFactoryDeps {
+  readonly provider: ProviderClient;
+  /** The workspace (COWORKER_WORKSPACE, absolute). */
+  readonly workspaceRoot: string;
+  readonly extraRoots?: readonly string[];
+  /** Replaces the default persona prompt. */
+  readonly persona?: string;
+  /** The user's standing rules (config agent.rules). */
+  readonly userRules?: string;
+  /** Memory tools and the memory block only when given. */
+  readonly memory?: MemoryStore;
+  /** The live memory-saving switch (config agent.memory.enabled or a person's setting); default on. */
+  readonly memoryEnabled?: () => boolean;
+  /** Hears every memory saved, changed or forgotten. */
+  readonly onMemoryChange?: MemoryToolsOptions["onChange"];
+  readonly toolLimits?: ToolLimits;
+  readonly allowedCommandPrefixes?: readonly string[];
+  /** Regex sources added to the built-in hard-deny rules; an invalid one throws here, at startup. */
+  readonly hardDenyPatterns?: readonly string[];
+  /** The Messenger of a platform; messaging tools only where one exists. */
+  readonly messengerFor?: (platform: string) => Messenger | undefined;
+  /** MCP tools (McpManager), listed when each session is built. */
+  readonly mcp?: McpToolSource;
+  /** Tools other modules contribute per session (e.g. subscriptions). */
+  readonly extraTools?: (context: EngineContext) => readonly AnyTool[];
+  readonly now?: () => Date;
+  /** Reads a prefix of AGENTS.md (default: the file system, regular files only). */
+  readonly readFile?: TextPrefixReader;
+  readonly agentsMdMaxChars?: number;
+  /** How the operating system is described (default from node:os). */
+  readonly os?: string;
+  readonly compaction?: TurnEngineOptions["compaction"];
+}
+
+/** The host's operating system, e.g. "Linux 6.8.0 (x64)". */
+export function describeOs(): string {
+  return `${os.type()} ${os.release()} (${os.arch()})`;
+}
+
+function noticesOf(parts: readonly KnowledgePart[]): string[] {
+  return parts.flatMap((part) => (part.notice === undefined ? [] : [part.notice]));
+}
+
+/**
+ * Build the engine factory the session layer calls once per loaded session. Throws at once when
+ * a hard-deny pattern is not a valid regular expression.
+ */
+export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
+  const permissions = new PermissionEngine({
+    allowedCommandPrefixes: deps.allowedCommandPrefixes ?? [],
+    hardDenyPatterns: deps.hardDenyPatterns ?? [],
+  });
+  const workspace = { root: deps.workspaceRoot, extraRoots: deps.extraRoots ?? [] };
+  const paths = createWorkspacePaths(workspace);
+  const now = deps.now ?? (() => new Date());
+  const hostOs = deps.os ?? describeOs();
+  const agentsMdMaxChars = deps.agentsMdMaxChars ?? AGENTS_MD_MAX_CHARS;
+  const savingEnabled = deps.memoryEnabled ?? (() => true);
+  const memory = deps.memory;
+  const memoryTools = memory && { store: memory, savingEnabled, onChange: deps.onMemoryChange };
+
+  const instructionsOf = (
+    platform: string,
+    memoryEnabled: boolean,
+    agentsMd?: string,
+    memoryBlock?: string,
+  ): string =>
+    buildInstructions({
+      persona: deps.persona,
+      workspaceRoot: workspace.root,
+      extraRoots: workspace.extraRoots,
+      os: hostOs,
+      date: describeDate(now()),
+      agentsMd,
+      userRules: deps.userRules,
+      memoryBlock,
+      memoryEnabled,
+      platform,
+      agentsMdMaxChars,
+    });
+
+  return (context) => {
+    const platform = context.target.platform;
+    const registry = registryOf(
+      sessionTools({
+        workspace,
+        limits: deps.toolLimits,
+        memory: memoryTools,
+        messenger: deps.messengerFor?.(platform),
+        mcp: deps.mcp,
+        extra: deps.extraTools?.(context),
+      }),
+    );
+    const common: Omit<TurnEngineOptions, "instructions" | "contextProvider"> = {
+      provider: deps.provider,
+      registry,
+      permissions,
+      grants: context.grants,
+      facts: context.facts,
+      approver: context.approver,
+      asker: context.asker,
+      planApprover: context.planApprover,
+      audit: context.audit,
+      persistence: context.persistence,
+      onModeChange: context.onModeChange,
+      now,
+      compaction: deps.compaction,
+    };
+
+    const prepare = async (request: ConversationExecutionRequest) => {
+      const memoryEnabled = memory !== undefined && savingEnabled();
+      const [agentsMd, memoryBlock] = await Promise.all([
+        readAgentsMd(paths, agentsMdMaxChars, deps.readFile),
+        memory ? loadMemoryBlock(memory, request) : Promise.resolve<KnowledgePart>({}),
+      ]);
+      const engine = new TurnEngine({
+        ...common,
+        instructions: instructionsOf(platform, memoryEnabled, agentsMd.text, memoryBlock.text),
+        contextProvider: createContextProvider({
+          memory: memory && { enabledAtStart: memoryEnabled, enabled: savingEnabled },
+          now,
+        }),
+      });
+      return { engine, notices: noticesOf([agentsMd, memoryBlock]) };
+    };
+
+    return new SessionEngine(
+      { ...common, instructions: instructionsOf(platform, memory !== undefined && savingEnabled()) },
+      prepare,
+    );
+  };
+}

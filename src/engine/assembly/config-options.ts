@@ -1,0 +1,41 @@
+/**
+ * The engine factory's options that come from configuration: workspace roots, the user's standing
+ * rules, the memory-saving setting, tool limits, allowed command prefixes and hard-deny patterns.
+ * One mapping from config keys to factory options, so the application wires none of it by hand.
+ */
+import type { CoworkerConfig } from "../../config/schema.js";
+import type { EngineFactoryDeps } from "./build-engine-factory.js";
+
+/** The config-derived part of EngineFactoryDeps. */
+export type ConfigDerivedOptions = Pick<
+  EngineFactoryDeps,
+  | "workspaceRoot"
+  | "extraRoots"
+  | "userRules"
+  | "memoryEnabled"
+  | "toolLimits"
+  | "allowedCommandPrefixes"
+  | "hardDenyPatterns"
+>;
+
+/** Map a validated configuration to the factory's config-derived options. */
+export function engineOptionsFromConfig(config: CoworkerConfig): ConfigDerivedOptions {
+  const { run_command: run, web_fetch: web } = config.tools;
+  return {
+    workspaceRoot: config.workspace.root,
+    extraRoots: config.workspace.extra_roots,
+    userRules: config.agent.rules,
+    memoryEnabled: () => config.agent.memory.enabled,
+    toolLimits: {
+      runCommand: {
+        defaultTimeoutS: run.default_timeout_s,
+        maxTimeoutS: run.max_timeout_s,
+        outputMaxChars: run.output_max_chars,
+      },
+      webFetch: { allowPrivate: web.allow_private, maxBytes: web.max_bytes, timeoutMs: web.timeout_s * 1000 },
+      resultMaxChars: config.agent.tool_result_max_chars,
+    },
+    allowedCommandPrefixes: config.tools.allowed_commands,
+    hardDenyPatterns: config.tools.hard_deny,
+  };
+}

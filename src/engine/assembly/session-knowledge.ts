@@ -1,0 +1,97 @@
+/**
+ * Session-start knowledge: what the instructions need from disk and the store, read once when a
+ * session starts — the workspace's AGENTS.md (confined like any tool path, so a symlink cannot
+ * smuggle a file from outside the workspace into the prompt; only a regular file, only a capped
+ * prefix) and the memory block of the person asking and the current channel. A failure never
+ * stops the conversation: it becomes a notice people see, and the part is left out.
+ */
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
+import type { ConversationExecutionRequest } from "../request.js";
+import { fileErrorMessage } from "../../tools/files/fs-errors.js";
+import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
+import { type MemoryStore, memoryKeysOf } from "../../tools/memory/memory-store.js";
+
+/** The workspace file whose conventions join the instructions. */
+export const AGENTS_MD = "AGENTS.md";
+
+/** Reads at most `maxBytes` of a text file; rejects with the file-system error (ENOENT when missing). */
+export type TextPrefixReader = (absolutePath: string, maxBytes: number) => Promise<string>;
+
+/** Thrown by `readTextPrefix` for a directory, FIFO, socket or device. */
+export class NotRegularFileError extends Error {
+  override readonly name = "NotRegularFileError";
+}
+
+/**
+ * Read up to `maxBytes` of a regular file as UTF-8. Opened non-blocking and checked on the open
+ * handle, so a FIFO in the workspace cannot hang a session start.
+ */
+export const readTextPrefix: TextPrefixReader = async (absolutePath, maxBytes) => {
+  const handle = await open(absolutePath, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new NotRegularFileError(`${absolutePath} is not a regular file`);
+    const buffer = Buffer.alloc(Math.min(maxBytes, stats.size));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return new TextDecoder("utf-8").decode(buffer.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
+};
+
+/** What a read contributed: the text (when there is one) and a notice (when something failed). */
+export interface KnowledgePart {
+  readonly text?: string;
+  readonly notice?: string;
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+/**
+ * The workspace's AGENTS.md, read as a prefix long enough to tell whether it exceeds `maxChars`
+ * (the instructions cap it). Missing is not a failure; anything else is reported.
+ */
+export async function readAgentsMd(
+  paths: WorkspacePaths,
+  maxChars: number,
+  read: TextPrefixReader = readTextPrefix,
+): Promise<KnowledgePart> {
+  try {
+    const { absolute } = await paths.resolve(AGENTS_MD);
+    // UTF-8 needs at most 4 bytes per character: this is always more than maxChars characters.
+    return { text: await read(absolute, maxChars * 4 + 4) };
+  } catch (error) {
+    if (isMissing(error)) return {};
+    const reason =
+      error instanceof NotRegularFileError ? "it is not a regular file" : fileErrorMessage(error, AGENTS_MD);
+    return { notice: `The workspace's ${AGENTS_MD} was not read (${reason}); continuing without it.` };
+  }
+}
+
+/**
+ * The memory block for the person making `request` and its channel. The user part belongs to
+ * whoever started the session, so the block says who that is (others may join the thread).
+ */
+export async function loadMemoryBlock(
+  store: MemoryStore,
+  request: ConversationExecutionRequest,
+): Promise<KnowledgePart> {
+  try {
+    const keys = memoryKeysOf(request);
+    const block = await store.memoryBlock(keys.userKey, keys.channelKey);
+    if (block === "") return {};
+    const { displayName, userId } = request.requester;
+    return {
+      text: `${block}\n("This user" is ${displayName || userId}, user id ${userId}, who started this conversation; others in the thread are different people.)`,
+    };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      notice: `Saved memories could not be loaded (${reason}); this conversation continues without them.`,
+    };
+  }
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import {
+  AGENTS_MD_MAX_CHARS,
+  buildInstructions,
+  DEFAULT_PERSONA,
+  describeDate,
+  type InstructionsInput,
+  MEMORY_GUIDANCE,
+  MEMORY_OFF_STATEMENT,
+  NARRATION_RULE,
+} from "../../src/engine/assembly/instructions.js";
+
+const base: InstructionsInput = {
+  workspaceRoot: "/srv/workspace",
+  extraRoots: ["/srv/shared"],
+  os: "Linux 6.8.0 (x64)",
+  date: "2026-11-29 14:05 UTC (Sunday)",
+  memoryEnabled: true,
+  platform: "slack",
+};
+
+const BLOCK = "## What you remember\nAbout this user:\n- [m1] Prefers short answers (saved 2026-11-01)";
+
+describe("buildInstructions", () => {
+  it("contains the persona, narration rule, environment, AGENTS.md, standing rules and memories in order", () => {
+    const text = buildInstructions({
+      ...base,
+      agentsMd: "Run `npm test` before committing.",
+      userRules: "Always answer in British English.",
+      memoryBlock: BLOCK,
+    });
+    const order = [
+      DEFAULT_PERSONA.slice(0, 40),
+      "## Narration",
+      "## Environment",
+      "## Workspace conventions (AGENTS.md)",
+      "## Standing rules",
+      "## Memory",
+      "## What you remember",
+    ].map((marker) => text.indexOf(marker));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(text).toContain(NARRATION_RULE);
+    expect(text).toContain("- Workspace: /srv/workspace");
+    expect(text).toContain("- Further folders you may use: /srv/shared");
+    expect(text).toContain("- Operating system: Linux 6.8.0 (x64)");
+    expect(text).toContain("- Conversation started: 2026-11-29 14:05 UTC (Sunday)");
+    expect(text).toContain("- Chat platform: slack");
+    expect(text).toContain("<agents-md>\nRun `npm test` before committing.\n</agents-md>");
+    expect(text).toContain("Always answer in British English.");
+    expect(text).toContain(MEMORY_GUIDANCE);
+    expect(text).toContain("[m1] Prefers short answers");
+    expect(text).not.toContain(MEMORY_OFF_STATEMENT);
+  });
+
+  it("leaves out what is absent: no extra roots, no AGENTS.md, blank rules; says there are no memories", () => {
+    const text = buildInstructions({ ...base, extraRoots: [], agentsMd: "  \n", userRules: "   " });
+    expect(text).not.toContain("Further folders");
+    expect(text).not.toContain("## Workspace conventions");
+    expect(text).not.toContain("<agents-md>");
+    expect(text).not.toContain("## Standing rules");
+    expect(text).toContain("You have no saved memories about this person or this channel yet.");
+  });
+
+  it("when memory is off: states it honestly instead of the when-to-remember rules, and keeps what is known", () => {
+    const text = buildInstructions({ ...base, memoryEnabled: false, memoryBlock: BLOCK });
+    expect(text).toContain(MEMORY_OFF_STATEMENT);
+    expect(text).toContain("Never imply you saved, noted or will remember anything new.");
+    expect(text).not.toContain(MEMORY_GUIDANCE);
+    expect(text).not.toContain("Use `remember`");
+    expect(text).toContain("[m1] Prefers short answers");
+  });
+
+  it("caps AGENTS.md with a marker saying the rest was left out", () => {
+    const long = `${"a".repeat(AGENTS_MD_MAX_CHARS)}TAIL-BEYOND-THE-CAP`;
+    const text = buildInstructions({ ...base, agentsMd: long });
+    expect(text).not.toContain("TAIL-BEYOND-THE-CAP");
+    expect(text).toContain(`[AGENTS.md continues beyond ${AGENTS_MD_MAX_CHARS} characters`);
+    const small = buildInstructions({ ...base, agentsMd: "0123456789ABC", agentsMdMaxChars: 10 });
+    expect(small).toContain("0123456789\n[AGENTS.md continues beyond 10 characters");
+    expect(small).not.toContain("ABC");
+  });
+
+  it("a persona replaces the default prompt but keeps every other part", () => {
+    const text = buildInstructions({ ...base, persona: "You are Ops Bot, terse and exact." });
+    expect(text.startsWith("You are Ops Bot, terse and exact.\n\n## Narration")).toBe(true);
+    expect(text).not.toContain(DEFAULT_PERSONA);
+    expect(text).toContain("## Environment");
+  });
+});
+
+describe("describeDate", () => {
+  it("gives the UTC date, time and weekday", () => {
+    expect(describeDate(new Date("2026-11-29T14:05:09Z"))).toBe("2026-11-29 14:05 UTC (Sunday)");
+  });
+});

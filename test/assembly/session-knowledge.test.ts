@@ -1,0 +1,122 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  loadMemoryBlock,
+  readAgentsMd,
+  readTextPrefix,
+} from "../../src/engine/assembly/session-knowledge.js";
+import { createStore } from "../../src/store/create-store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import { MemoryStore } from "../../src/tools/memory/memory-store.js";
+import { request, TARGET, tempDir } from "./support.js";
+
+let root: string;
+let outside: string;
+let cleanups: (() => Promise<void>)[] = [];
+
+beforeEach(async () => {
+  const ws = await tempDir();
+  const other = await tempDir("coworker-outside-");
+  cleanups = [ws.cleanup, other.cleanup];
+  root = ws.dir;
+  outside = other.dir;
+});
+afterEach(async () => {
+  for (const cleanup of cleanups) await cleanup();
+});
+
+const paths = () => createWorkspacePaths({ root });
+
+describe("readAgentsMd", () => {
+  it("reads the workspace's AGENTS.md; a missing one is no failure", async () => {
+    expect(await readAgentsMd(paths(), 1000)).toEqual({});
+    await writeFile(path.join(root, "AGENTS.md"), "Use pnpm, not npm.\n");
+    expect(await readAgentsMd(paths(), 1000)).toEqual({ text: "Use pnpm, not npm.\n" });
+  });
+
+  it("reads only a prefix, long enough for the instructions to see the file exceeds the cap", async () => {
+    await writeFile(path.join(root, "AGENTS.md"), "x".repeat(100_000));
+    const part = await readAgentsMd(paths(), 100);
+    expect(part.text?.length).toBe(404);
+  });
+
+  it("refuses an AGENTS.md symlink pointing outside the workspace, with a notice", async () => {
+    await writeFile(path.join(outside, "secret.txt"), "TOP-SECRET");
+    await symlink(path.join(outside, "secret.txt"), path.join(root, "AGENTS.md"));
+    const part = await readAgentsMd(paths(), 1000);
+    expect(part.text).toBeUndefined();
+    expect(part.notice).toMatch(
+      /^The workspace's AGENTS.md was not read \(path "AGENTS.md" resolves to .* outside the workspace/,
+    );
+    expect(JSON.stringify(part)).not.toContain("TOP-SECRET");
+  });
+
+  it("does not hang on a FIFO or read a directory named AGENTS.md", async () => {
+    execFileSync("mkfifo", [path.join(root, "AGENTS.md")]);
+    expect((await readAgentsMd(paths(), 1000)).notice).toContain("it is not a regular file");
+    const second = await tempDir();
+    cleanups.push(second.cleanup);
+    await mkdir(path.join(second.dir, "AGENTS.md"));
+    const part = await readAgentsMd(createWorkspacePaths({ root: second.dir }), 1000);
+    expect(part).toEqual({
+      notice: "The workspace's AGENTS.md was not read (it is not a regular file); continuing without it.",
+    });
+  });
+
+  it("reports other read failures as a notice", async () => {
+    await writeFile(path.join(root, "AGENTS.md"), "x");
+    const denied = Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
+    const part = await readAgentsMd(paths(), 1000, async () => Promise.reject(denied));
+    expect(part).toEqual({
+      notice: "The workspace's AGENTS.md was not read (AGENTS.md: permission denied); continuing without it.",
+    });
+  });
+
+  it("readTextPrefix stops at maxBytes", async () => {
+    await writeFile(path.join(root, "f.txt"), "abcdefgh");
+    expect(await readTextPrefix(path.join(root, "f.txt"), 3)).toBe("abc");
+    expect(await readTextPrefix(path.join(root, "f.txt"), 100)).toBe("abcdefgh");
+  });
+});
+
+describe("loadMemoryBlock", () => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await createStore({ url: "memory:", dataDir: root });
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  it("renders the requester's and the channel's memories and says who 'this user' is", async () => {
+    const memories = new MemoryStore(store.space("memory"), { newId: () => "m1" });
+    expect(await loadMemoryBlock(memories, request())).toEqual({});
+    await memories.add(
+      { userKey: "slack:T1:U_ANA", channelKey: `slack:T1:${TARGET.channel}` },
+      { scope: "user", content: "Ana prefers bullet points", summary: "bullets", createdBy: "U_ANA" },
+    );
+    const part = await loadMemoryBlock(memories, request());
+    expect(part.text).toContain("About this user:\n- [m1] Ana prefers bullet points");
+    expect(part.text).toContain('("This user" is Ana, user id U_ANA, who started this conversation');
+    const ben = await loadMemoryBlock(
+      memories,
+      request({ requester: { userId: "U_BEN", displayName: "Ben" } }),
+    );
+    expect(ben).toEqual({});
+  });
+
+  it("turns a store failure into a notice", async () => {
+    const broken: KeyValueSpace = {
+      get: async () => Promise.reject(new Error("store offline")),
+      set: async () => undefined,
+      delete: async () => false,
+      setIfAbsent: async () => true,
+    };
+    expect(await loadMemoryBlock(new MemoryStore(broken), request())).toEqual({
+      notice: "Saved memories could not be loaded (store offline); this conversation continues without them.",
+    });
+  });
+});
