@@ -12,9 +12,10 @@ import type {
   ThreadOutput,
   ThreadTarget,
 } from "../sessions/contracts.js";
-import { approvalCard, planCard, settledLine, validActions } from "./approval-card.js";
+import { settledLine, validActions } from "./approval-card.js";
 import { type ApprovalsConfig, allowedApproversFor, mayDecide } from "./authorisation.js";
-import type { Card } from "./card.js";
+import { ExpiryTimers } from "./expiry-timers.js";
+import { CardDisplay } from "./card-display.js";
 import {
   callHash,
   isOpen,
@@ -25,7 +26,7 @@ import {
   type PendingPerson,
 } from "./pending-item.js";
 import type { PendingStore } from "./pending-store.js";
-import { firstUnanswered, parseQuestionAction, questionCard } from "./question-card.js";
+import { firstUnanswered, parseQuestionAction } from "./question-card.js";
 
 /** The tool call a session's persisted history is waiting on. */
 export interface WaitingCall {
@@ -65,25 +66,12 @@ interface Waiter {
 }
 
 type CardPress = Extract<ButtonPress, { kind: "card" }>;
-/** setTimeout's ceiling; longer expiries re-arm. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** The card for any pending item. */
-export function cardFor(item: PendingItem): Card {
-  switch (item.kind) {
-    case "approval":
-      return approvalCard(item);
-    case "question":
-      return questionCard(item);
-    case "plan":
-      return planCard(item);
-  }
-}
 
 /** Shared pending-item machinery; one per process. */
 export class PendingHub {
   private readonly waiters = new Map<string, Waiter>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers: ExpiryTimers;
+  private readonly cards: CardDisplay;
   private readonly waitListeners: Array<() => void> = [];
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly store: PendingStore;
@@ -96,6 +84,10 @@ export class PendingHub {
     this.host = options.host;
     this.logger = options.logger;
     this.now = options.now;
+    this.cards = new CardDisplay((target) => this.host.outputFor(target), this.store, this.logger);
+    this.timers = new ExpiryTimers(this.now, (id) => {
+      void this.expire(id).catch((err) => this.logger.error({ err, pendingId: id }, "expiry failed"));
+    });
   }
 
   /** The fields every new item shares. */
@@ -222,7 +214,7 @@ export class PendingHub {
   async start(): Promise<void> {
     for (const entry of await this.store.openItems()) {
       if (Date.parse(entry.expiresAt) <= this.now().getTime()) await this.expire(entry.id);
-      else this.armTimer(entry.id, entry.expiresAt);
+      else this.timers.arm(entry.id, entry.expiresAt);
     }
   }
 
@@ -243,8 +235,7 @@ export class PendingHub {
 
   /** Stop all expiry timers (shutdown). Parked waits stay parked; their items stay durable. */
   stopTimers(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
+    this.timers.clearAll();
   }
 
   /** Settle an item as expired; returns it when this call expired it. */
@@ -260,23 +251,12 @@ export class PendingHub {
     return settled;
   }
 
-  /** Post the card and remember its ref; an item whose card cannot be shown is cancelled. */
+  /** Post the card; an item whose card cannot be shown is cancelled. */
   private async show(item: PendingItem): Promise<void> {
-    const output = this.host.outputFor(item.target);
-    let failure = output ? undefined : `no output is registered for platform "${item.target.platform}"`;
-    if (output)
-      try {
-        const withRef = await this.store.setCardRef(item.id, await output.postCard(cardFor(item)));
-        // Decided while the card was being posted: the decision could not update it yet.
-        if (withRef && withRef.status !== "pending") await this.updateCard(withRef);
-      } catch (error) {
-        this.logger.error({ err: error, pendingId: item.id }, "posting a card failed");
-        failure = "the card could not be posted";
-      }
-    if (failure) {
-      this.logger.error({ pendingId: item.id, sessionId: item.sessionId }, failure);
-      await this.close(item.id, { action: "cancelled", note: failure, at: this.stamp() });
-    }
+    const failure = await this.cards.post(item);
+    if (!failure) return;
+    this.logger.error({ pendingId: item.id, sessionId: item.sessionId }, failure);
+    await this.close(item.id, { action: "cancelled", note: failure, at: this.stamp() });
   }
 
   /** Keep `work` in the in-flight set until it settles (shutdown waits for it). */
@@ -299,7 +279,7 @@ export class PendingHub {
       });
     });
     for (const listener of this.waitListeners.splice(0)) listener();
-    this.armTimer(item.id, item.expiresAt);
+    this.timers.arm(item.id, item.expiresAt);
     const onAbort = () => {
       void this.close(item.id, { action: "cancelled", note: "the turn was stopped", at: this.stamp() }).then(
         async (closed) => this.release(item.id, closed ?? (await this.load(item.id)) ?? item),
@@ -335,7 +315,7 @@ export class PendingHub {
       return { status: "already_decided", message: "That question was already answered." };
     if (firstUnanswered(item) === undefined)
       return this.decide(id, { action: "answered", by, at: this.stamp() });
-    await this.updateCard(item);
+    await this.cards.update(item);
     return { status: "accepted", message: "Answer recorded." };
   }
 
@@ -352,8 +332,8 @@ export class PendingHub {
   }
 
   private async finish(item: PendingItem, resume: boolean): Promise<void> {
-    this.clearTimer(item.id);
-    await this.updateCard(item);
+    this.timers.clear(item.id);
+    await this.cards.update(item);
     if (this.waiters.has(item.id)) this.release(item.id, item);
     else if (resume) this.host.resume(item.sessionId);
   }
@@ -362,7 +342,7 @@ export class PendingHub {
     const waiter = this.waiters.get(id);
     if (!waiter) return;
     this.waiters.delete(id);
-    this.clearTimer(id);
+    this.timers.clear(id);
     waiter.resolve(item);
   }
 
@@ -384,37 +364,6 @@ export class PendingHub {
   private alreadyMessage(item: PendingItem | undefined): string {
     const line = item && settledLine(item, "Decided");
     return line ? `Already decided: ${line}.` : "Already decided.";
-  }
-
-  private async updateCard(item: PendingItem): Promise<void> {
-    const output = this.host.outputFor(item.target);
-    if (!output || !item.cardRef) return;
-    try {
-      await output.updateCard(item.cardRef, cardFor(item));
-    } catch (error) {
-      this.logger.warn({ err: error, pendingId: item.id }, "updating a card failed");
-    }
-  }
-
-  private armTimer(id: string, expiresAt: string): void {
-    this.clearTimer(id);
-    const delay = Date.parse(expiresAt) - this.now().getTime();
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(id);
-        if (delay > MAX_TIMER_MS) this.armTimer(id, expiresAt);
-        else void this.expire(id).catch((err) => this.logger.error({ err, pendingId: id }, "expiry failed"));
-      },
-      Math.min(Math.max(delay, 0), MAX_TIMER_MS),
-    );
-    timer.unref();
-    this.timers.set(id, timer);
-  }
-
-  private clearTimer(id: string): void {
-    const timer = this.timers.get(id);
-    if (timer) clearTimeout(timer);
-    this.timers.delete(id);
   }
 
   private async load(id: string): Promise<PendingItem | undefined> {

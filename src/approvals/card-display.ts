@@ -1,0 +1,59 @@
+/**
+ * CardDisplay: shows pending items in their threads — renders the right card for an item, posts
+ * it and stores its ref, and updates it after every change. Channel failures are logged, never
+ * thrown at the turn.
+ */
+import type { Logger } from "pino";
+import type { ThreadOutput, ThreadTarget } from "../sessions/contracts.js";
+import { approvalCard, planCard } from "./approval-card.js";
+import type { Card } from "./card.js";
+import type { PendingItem } from "./pending-item.js";
+import type { PendingStore } from "./pending-store.js";
+import { questionCard } from "./question-card.js";
+
+/** The card for any pending item. */
+export function cardFor(item: PendingItem): Card {
+  switch (item.kind) {
+    case "approval":
+      return approvalCard(item);
+    case "question":
+      return questionCard(item);
+    case "plan":
+      return planCard(item);
+  }
+}
+
+/** Posts and updates cards through the thread outputs. */
+export class CardDisplay {
+  constructor(
+    private readonly outputFor: (target: ThreadTarget) => ThreadOutput | undefined,
+    private readonly store: PendingStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Post the item's card and store its ref; resolves with why it could not be shown, if so. */
+  async post(item: PendingItem): Promise<string | undefined> {
+    const output = this.outputFor(item.target);
+    if (!output) return `no output is registered for platform "${item.target.platform}"`;
+    try {
+      const withRef = await this.store.setCardRef(item.id, await output.postCard(cardFor(item)));
+      // Decided while the card was being posted: the decision could not update it yet.
+      if (withRef && withRef.status !== "pending") await this.update(withRef);
+      return undefined;
+    } catch (error) {
+      this.logger.error({ err: error, pendingId: item.id }, "posting a card failed");
+      return "the card could not be posted";
+    }
+  }
+
+  /** Show the item's current state on its posted card (no-op when it has none). */
+  async update(item: PendingItem): Promise<void> {
+    const output = this.outputFor(item.target);
+    if (!output || !item.cardRef) return;
+    try {
+      await output.updateCard(item.cardRef, cardFor(item));
+    } catch (error) {
+      this.logger.warn({ err: error, pendingId: item.id }, "updating a card failed");
+    }
+  }
+}
