@@ -1,6 +1,7 @@
 /** Where the model lives: the configured base URL, or OpenAI's when only an API key is set. */
 import type { CoworkerConfig } from "./schema.js";
 
+/** OpenAI's API, used when only an API key is configured. */
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
 /** The endpoint's base URL, or undefined when neither a key nor a base URL is configured. */

@@ -21,6 +21,11 @@ interface Pattern {
 }
 
 const PATTERNS: readonly Pattern[] = [
+  // Credential headers written out as text ("x-api-key: abc", "Authorization=Bearer abc").
+  {
+    re: /\b(authorization|proxy-authorization|x-api-key|api-key|x-auth-token)(\s*[:=]\s*)(?!(?:(?:bearer|basic|token|bot)\s+)?\[redacted\])((?:bearer|basic|token|bot)\s+)?[^\s"',;]+/gi,
+    replace: `$1$2$3${REDACTED}`,
+  },
   // Slack bot / user / app / config tokens.
   { re: /\b(xox[abposre]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]{6,}/g, replace: `$1-${REDACTED}` },
   // OpenAI-style keys, including sk-proj- and OpenRouter's sk-or-.
@@ -45,7 +50,8 @@ const MAX_DEPTH = 8;
 
 /**
  * A copy of `value` in which every secret-named string property is `[redacted]` and every other
- * string is scrubbed (numbers such as `max_output_tokens` stay readable). Errors, dates and other class instances are left for their serializers.
+ * string is scrubbed (numbers such as `max_output_tokens` stay readable). Errors, dates and
+ * other class instances are left for their serializers.
  */
 export function redactDeep(value: unknown, depth = 0): unknown {
   if (typeof value === "string") return scrubSecrets(value);

@@ -69,6 +69,11 @@ describe("logger", () => {
       note: "use xoxb-[redacted]",
     });
     expect(scrubSecrets("Authorization: Bot abcdefgh12345678")).toBe("Authorization: Bot [redacted]");
+    expect(scrubSecrets("x-api-key: abc123, next")).toBe("x-api-key: [redacted], next");
+    expect(scrubSecrets("authorization=Bearer short")).toBe("authorization=Bearer [redacted]");
+    expect(scrubSecrets(scrubSecrets("Authorization: Bearer abcdefgh12345678"))).toBe(
+      "Authorization: Bearer [redacted]",
+    );
     expect(scrubSecrets("plain text with 12:30 times")).toBe("plain text with 12:30 times");
   });
 

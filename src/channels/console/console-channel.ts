@@ -21,6 +21,7 @@ import { parseCardAnswer, renderCard } from "./card-prompt.js";
 import { ConsoleTurnRenderer } from "./console-renderer.js";
 import { TerminalWriter } from "./terminal-writer.js";
 
+/** The platform name the console registers its output under. */
 export const CONSOLE_PLATFORM = "console";
 
 /** The console's single conversation place. */
