@@ -11,7 +11,8 @@ import { Bot, type Context } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Logger } from "pino";
 import { z } from "zod";
-import type { ConversationService, ThreadTarget } from "../../sessions/contracts.js";
+import { type ConversationService, sessionKeyOf, type ThreadTarget } from "../../sessions/contracts.js";
+import { LruCache } from "../../sessions/lru.js";
 import type { KeyValueSpace } from "../../store/store.js";
 import { TelegramAccess } from "./telegram-access.js";
 import { errorText } from "./telegram-errors.js";
@@ -84,6 +85,11 @@ export class TelegramChannel {
   private readonly polling: PollingLoop | undefined;
   private readonly webhook: WebhookServer | undefined;
   private readonly drafts: DraftSupport = { enabled: true };
+  /**
+   * The latest message each session was given, per session key. Sessions keep the target of their
+   * first message; replies should thread to the message that triggered the current turn.
+   */
+  private readonly triggers = new LruCache<string, number>(10_000);
   private started = false;
 
   constructor(private readonly options: TelegramChannelOptions) {
@@ -125,6 +131,10 @@ export class TelegramChannel {
         files,
         bot: () => ({ id: this.bot.botInfo.id, username: this.bot.botInfo.username }),
         outputFor,
+        noteTrigger: (target) => {
+          const replyTo = target.extra?.replyTo;
+          if (typeof replyTo === "number") this.triggers.set(sessionKeyOf(target), replyTo);
+        },
         logger,
       }),
     );
@@ -141,7 +151,9 @@ export class TelegramChannel {
     options.service.registerOutput("telegram", outputFor);
   }
 
-  private outputFor(target: ThreadTarget): TelegramThreadOutput {
+  private outputFor(stored: ThreadTarget): TelegramThreadOutput {
+    const replyTo = this.triggers.get(sessionKeyOf(stored));
+    const target = replyTo === undefined ? stored : { ...stored, extra: { ...stored.extra, replyTo } };
     return new TelegramThreadOutput(
       {
         api: this.bot.api,

@@ -60,6 +60,8 @@ export interface HandlerDeps {
   readonly files: TelegramFiles;
   readonly bot: () => BotIdentity;
   readonly outputFor: (target: ThreadTarget) => ThreadOutput;
+  /** Called with each message passed to the session layer: later replies thread to it. */
+  readonly noteTrigger: (target: ThreadTarget) => void;
   readonly logger: Logger;
 }
 
@@ -124,6 +126,7 @@ async function receive(
     if (notes.length > 0) await output.postText(notes.join("\n"));
     return;
   }
+  deps.noteTrigger(target);
   const result = await deps.service.receive({
     dedupeKeys: [`tg:update:${updateId}`, `tg:msg:${message.chat.id}:${message.message_id}`],
     target,

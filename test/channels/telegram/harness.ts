@@ -106,7 +106,7 @@ export const FAST_TIMING = {
 } as const;
 
 /** Roomy limits so tests run at their own pace; the throttle has its own tests. */
-const TEST_SEND_LIMITS = {
+export const TEST_SEND_LIMITS = {
   perChat: { ratePerSecond: 200, burst: 20 },
   perGroup: { ratePerSecond: 200, burst: 20 },
   global: { ratePerSecond: 2000, burst: 200 },

@@ -1,0 +1,143 @@
+/**
+ * The whole Telegram stack for end-to-end tests and the benchmark: the fake Bot API, the fake
+ * OpenAI-compatible server, the real SessionManager (SQLite store in a temp dir) with TurnEngines
+ * on the real OpenAIProvider and the session test tools, and a TelegramChannel on the real grammY
+ * bot and runner. `restart()` rebuilds everything but the two fakes and the data directory.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino, { type Logger } from "pino";
+import {
+  TelegramChannel,
+  type TelegramChannelOptions,
+} from "../../../src/channels/telegram/telegram-channel.js";
+import { PermissionEngine } from "../../../src/engine/permissions/permission-engine.js";
+import { OpenAIProvider } from "../../../src/engine/provider/openai-provider.js";
+import { TurnEngine } from "../../../src/engine/turn-engine.js";
+import { SessionManager } from "../../../src/sessions/session-manager.js";
+import { createStore } from "../../../src/store/create-store.js";
+import type { Store } from "../../../src/store/store.js";
+import { type FakeHandler, type FakeOpenAI, startFakeOpenAI } from "../../fakes/fake-openai.js";
+import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
+import { sessionTestRegistry, ToolRuns } from "../../sessions/helpers/test-tools.js";
+import { FAST_TIMING, TEST_SEND_LIMITS } from "./harness.js";
+
+export interface Stack {
+  readonly tg: FakeTelegram;
+  readonly openai: FakeOpenAI;
+  readonly manager: SessionManager;
+  readonly channel: TelegramChannel;
+  readonly store: Store;
+  readonly runs: ToolRuns;
+  readonly dataDir: string;
+  /** Drain the sessions, stop the channel, close the store; start them again on the same data. */
+  restart(): Promise<Stack>;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  readonly handler?: FakeHandler;
+  /** Telegram user ids allowed to use the bot. */
+  readonly allowedUsers: readonly number[];
+  readonly allowedChats?: readonly number[];
+  /** Platform-qualified approvers besides the requester ("telegram:1002"). */
+  readonly approvers?: readonly string[];
+  readonly channel?: Partial<TelegramChannelOptions>;
+  readonly logger?: Logger;
+  /** Store URL; SQLite in the data dir by default. */
+  readonly storeUrl?: string;
+}
+
+interface Shared {
+  readonly tg: FakeTelegram;
+  readonly openai: FakeOpenAI;
+  readonly runs: ToolRuns;
+  readonly dataDir: string;
+}
+
+async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
+  const { tg, openai, runs, dataDir } = shared;
+  const logger = options.logger ?? pino({ level: "silent" });
+  const store = await createStore({ url: options.storeUrl, dataDir });
+  const registry = sessionTestRegistry(runs);
+  const permissions = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
+  const provider = new OpenAIProvider({ baseURL: openai.baseURL, apiKey: "test-key", maxRetries: 0 });
+  const manager = new SessionManager({
+    store,
+    createEngine: (ctx) =>
+      new TurnEngine({
+        provider,
+        registry,
+        permissions,
+        instructions: "You are a test agent.",
+        grants: ctx.grants,
+        facts: ctx.facts,
+        approver: ctx.approver,
+        asker: ctx.asker,
+        planApprover: ctx.planApprover,
+        audit: ctx.audit,
+        persistence: ctx.persistence,
+        onModeChange: ctx.onModeChange,
+      }),
+    defaults: {
+      model: "fake-model",
+      provider: "openai",
+      mode: "interactive",
+      maxSteps: 10,
+      queueMode: "steer",
+    },
+    approvals: { approvers: [...(options.approvers ?? [])], ttlMs: 60 * 60 * 1000 },
+    maxSessionsInMemory: 1000,
+    workspace: { root: join(dataDir, "workspace"), context: "" },
+    auditLogPath: join(dataDir, "audit.jsonl"),
+    logger,
+  });
+  const channel = new TelegramChannel({
+    botToken: tg.token,
+    apiRoot: tg.apiRoot,
+    allowedUsers: options.allowedUsers.map(String),
+    allowedChats: (options.allowedChats ?? []).map(String),
+    fileMaxBytes: 1024 * 1024,
+    workspaceRoot: join(dataDir, "workspace"),
+    service: manager,
+    logger,
+    botInfo: tg.botInfo,
+    pollTimeoutSeconds: 5,
+    pollingBackoff: { initialMs: 20, maxMs: 200 },
+    retry: { maxRetryAttempts: 3, maxDelaySeconds: 5 },
+    timing: FAST_TIMING,
+    sendLimits: TEST_SEND_LIMITS,
+    ...options.channel,
+  });
+  await manager.start();
+  await channel.start();
+  return {
+    ...shared,
+    manager,
+    channel,
+    store,
+    restart: async () => {
+      await channel.stop();
+      await manager.drain(1000);
+      await store.close();
+      return launch(shared, options);
+    },
+    close: async () => {
+      await channel.stop();
+      await manager.drain(1000);
+      await store.close();
+      await tg.close();
+      await openai.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Start the fakes and the stack on them. */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const tg = await startFakeTelegram();
+  const openai = await startFakeOpenAI(options.handler);
+  const dataDir = await mkdtemp(join(tmpdir(), "tg-stack-"));
+  return launch({ tg, openai, runs: new ToolRuns(), dataDir }, options);
+}
