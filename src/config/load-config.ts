@@ -43,7 +43,7 @@ function configFlag(argv: readonly string[]): string | undefined {
 }
 
 /** The environment with `.env` values filled in beneath the real environment. */
-export function environmentWithDotenv(env: Env, cwd: string): Env {
+function environmentWithDotenv(env: Env, cwd: string): Env {
   const file = resolve(cwd, ".env");
   if (!existsSync(file)) return env;
   const fromFile = parseDotenv(readFileSync(file, "utf8"));

@@ -86,7 +86,6 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
-        server.closeIdleConnections();
       }),
   };
 }

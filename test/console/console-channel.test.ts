@@ -2,7 +2,7 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { CONSOLE_TARGET, ConsoleChannel } from "../../src/channels/console/console-channel.js";
 import { FakeService } from "./fake-service.js";
-import { deploy, runTests } from "./scripts.js";
+import { approvalCard, deploy, runTests } from "./scripts.js";
 
 function harness(lines: string, interactive = false) {
   const service = new FakeService({ "run the tests": runTests, deploy });
@@ -99,6 +99,26 @@ describe("console channel with piped streams", () => {
     await h.channel.finished;
     expect(h.output()).toContain('(input ended; "Approve: run_command" stays pending)');
     expect(h.service.presses).toEqual([]);
+  });
+});
+
+describe("console channel cards from earlier runs", () => {
+  it("prompts for a still-open card it did not post (a pending approval after a restart)", async () => {
+    const service = new FakeService({});
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let text = "";
+    output.on("data", (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+    });
+    const channel = new ConsoleChannel({ service, input, output, interactive: false });
+    channel.start();
+    await channel.updateCard({ messageId: "card-earlier-1" }, approvalCard);
+    input.end("d\n");
+    await channel.finished;
+    expect(text).toContain("┌ Approve: run_command");
+    expect(service.presses).toMatchObject([{ kind: "card", pendingId: "ap1", action: "deny" }]);
+    expect(text).toContain("That was already decided.");
   });
 });
 

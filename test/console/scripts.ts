@@ -2,7 +2,7 @@
 import type { Card } from "../../src/approvals/card.js";
 import type { TurnScript } from "./fake-service.js";
 
-const approvalCard: Card = {
+export const approvalCard: Card = {
   pendingId: "ap1",
   kind: "approval",
   title: "Approve: run_command",

@@ -137,7 +137,8 @@ export class ConsoleChannel implements ThreadOutput {
 
   async postCard(card: Card): Promise<CardRef> {
     this.cardCount++;
-    const ref: CardRef = { messageId: `card-${this.cardCount}` };
+    // The nonce keeps refs of this run apart from those a store kept from earlier runs.
+    const ref: CardRef = { messageId: `card-${this.nonce}-${this.cardCount}` };
     renderCard(this.writer, card);
     if (card.buttons.length > 0) this.cards.push({ card, ref, state: "prompting" });
     this.settle();
@@ -146,15 +147,18 @@ export class ConsoleChannel implements ThreadOutput {
 
   async updateCard(ref: CardRef, card: Card): Promise<void> {
     const index = this.cards.findIndex((pending) => pending.ref.messageId === ref.messageId);
-    const pending = this.cards[index];
     if (card.buttons.length === 0 || card.outcome !== undefined) {
-      if (pending !== undefined) this.cards.splice(index, 1);
+      if (index >= 0) this.cards.splice(index, 1);
       this.writer.line(`  ${this.writer.style("dim", "→")} ${card.outcome ?? `${card.title}: closed`}`);
-    } else if (pending !== undefined) {
-      pending.card = card;
-      pending.state = "prompting";
-      renderCard(this.writer, card);
     } else {
+      // Still open (one of several questions answered, or a card from before a restart): ask again.
+      const pending = this.cards[index];
+      if (pending !== undefined) {
+        pending.card = card;
+        pending.state = "prompting";
+      } else {
+        this.cards.push({ card, ref, state: "prompting" });
+      }
       renderCard(this.writer, card);
     }
     this.settle();
