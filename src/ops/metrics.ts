@@ -53,83 +53,63 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: "coworker_" });
   const registers = [registry];
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter<L>({ name, help, labelNames, registers });
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Gauge<L>({ name, help, labelNames, registers });
+  const histogram = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    buckets: number[],
+  ) => new Histogram<L>({ name, help, labelNames, buckets, registers });
 
-  const turnsRunning = new Gauge({
-    name: "coworker_turns_running",
-    help: "Turns currently running",
-    labelNames: ["platform"] as const,
-    registers,
-  });
-  const turns = new Counter({
-    name: "coworker_turns_total",
-    help: "Finished turns by platform and status",
-    labelNames: ["platform", "status"] as const,
-    registers,
-  });
-  const turnDuration = new Histogram({
-    name: "coworker_turn_duration_seconds",
-    help: "Wall time of a turn",
-    labelNames: ["platform"] as const,
-    buckets: TURN_BUCKETS,
-    registers,
-  });
-  const toolCalls = new Counter({
-    name: "coworker_tool_calls_total",
-    help: "Tool calls by tool and status",
-    labelNames: ["tool", "status"] as const,
-    registers,
-  });
-  const toolDuration = new Histogram({
-    name: "coworker_tool_call_duration_seconds",
-    help: "Wall time of a tool call",
-    labelNames: ["tool"] as const,
-    buckets: TOOL_BUCKETS,
-    registers,
-  });
-  const approvalsPending = new Gauge({
-    name: "coworker_approvals_pending",
-    help: "Approval cards waiting for a decision",
-    labelNames: ["platform"] as const,
-    registers,
-  });
-  const approvals = new Counter({
-    name: "coworker_approvals_resolved_total",
-    help: "Approval decisions by outcome",
-    labelNames: ["platform", "outcome"] as const,
-    registers,
-  });
-  const modelLatency = new Histogram({
-    name: "coworker_model_request_duration_seconds",
-    help: "Wall time of a model request, from send to end of stream",
-    labelNames: ["model", "outcome"] as const,
-    buckets: MODEL_BUCKETS,
-    registers,
-  });
-  const firstToken = new Histogram({
-    name: "coworker_model_first_token_seconds",
-    help: "Time from sending a model request to its first streamed token",
-    labelNames: ["model"] as const,
-    buckets: MODEL_BUCKETS,
-    registers,
-  });
-  const tokens = new Counter({
-    name: "coworker_model_tokens_total",
-    help: "Tokens reported by the model provider",
-    labelNames: ["model", "kind"] as const,
-    registers,
-  });
-  const messages = new Counter({
-    name: "coworker_inbound_messages_total",
-    help: "Inbound messages by platform and result",
-    labelNames: ["platform", "result"] as const,
-    registers,
-  });
-  const errors = new Counter({
-    name: "coworker_errors_total",
-    help: "Errors by area",
-    labelNames: ["area"] as const,
-    registers,
-  });
+  const turnsRunning = gauge("coworker_turns_running", "Turns currently running", ["platform"]);
+  const turns = counter("coworker_turns_total", "Finished turns by platform and status", [
+    "platform",
+    "status",
+  ]);
+  const turnDuration = histogram(
+    "coworker_turn_duration_seconds",
+    "Wall time of a turn",
+    ["platform"],
+    TURN_BUCKETS,
+  );
+  const toolCalls = counter("coworker_tool_calls_total", "Tool calls by tool and status", ["tool", "status"]);
+  const toolDuration = histogram(
+    "coworker_tool_call_duration_seconds",
+    "Wall time of a tool call",
+    ["tool"],
+    TOOL_BUCKETS,
+  );
+  const approvalsPending = gauge("coworker_approvals_pending", "Approval cards waiting for a decision", [
+    "platform",
+  ]);
+  const approvals = counter("coworker_approvals_resolved_total", "Approval decisions by outcome", [
+    "platform",
+    "outcome",
+  ]);
+  const modelLatency = histogram(
+    "coworker_model_request_duration_seconds",
+    "Wall time of a model request, from send to end of stream",
+    ["model", "outcome"],
+    MODEL_BUCKETS,
+  );
+  const firstToken = histogram(
+    "coworker_model_first_token_seconds",
+    "Time from sending a model request to its first streamed token",
+    ["model"],
+    MODEL_BUCKETS,
+  );
+  const tokens = counter("coworker_model_tokens_total", "Tokens reported by the model provider", [
+    "model",
+    "kind",
+  ]);
+  const messages = counter("coworker_inbound_messages_total", "Inbound messages by platform and result", [
+    "platform",
+    "result",
+  ]);
+  const errors = counter("coworker_errors_total", "Errors by area", ["area"]);
 
   return {
     registry,
