@@ -18,6 +18,8 @@ import { TelegramAccess } from "./telegram-access.js";
 import { errorText } from "./telegram-errors.js";
 import { TelegramFiles } from "./telegram-files.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
+import type { Messenger } from "../../tools/messaging/messenger.js";
+import { TelegramMessenger } from "./telegram-messenger.js";
 import { TelegramThreadOutput } from "./telegram-output.js";
 import { PollingLoop } from "./telegram-polling.js";
 import type { DraftSupport, StreamTiming } from "./telegram-stream.js";
@@ -194,6 +196,11 @@ export class TelegramChannel {
   /** Receiving works: the webhook listens, or the last getUpdates answered. */
   isReady(): boolean {
     return this.webhook ? this.webhook.isListening() : this.polling?.isHealthy() === true;
+  }
+
+  /** send_message / send_file for sessions on Telegram. */
+  messenger(): Messenger {
+    return new TelegramMessenger(this.bot.api, this.options.logger.child({ channel: "telegram" }));
   }
 
   /** The webhook server's bound port (webhook mode). */

@@ -33,21 +33,34 @@ function decodeField(value: string): unknown {
   return value;
 }
 
-async function parseMultipart(body: Buffer, contentType: string): Promise<Params> {
-  const form = await new Request("http://fake.invalid/", {
-    method: "POST",
-    headers: { "content-type": contentType },
-    body,
-  }).formData();
+function dispositionValue(header: string, key: string): string | undefined {
+  const match = new RegExp(`(?:^|;)\\s*${key}=(?:"([^"]*)"|([^;]*))`, "i").exec(header);
+  return match ? (match[1] ?? match[2]?.trim()) : undefined;
+}
+
+/** A tolerant multipart/form-data parser (grammY writes `name=x;filename=y` without quotes or spaces). */
+function parseMultipart(body: Buffer, contentType: string): Params {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
+  const delimiter = Buffer.from(`--${boundary?.[1] ?? boundary?.[2]?.trim() ?? ""}`);
   const params: Params = {};
   const files = new Map<string, UploadedFile>();
-  for (const [key, value] of form.entries()) {
-    if (typeof value === "string") {
-      params[key] = decodeField(value);
-    } else {
-      const content = Buffer.from(await value.arrayBuffer());
-      files.set(key, { filename: value.name, bytes: content.length, content });
+  let start = body.indexOf(delimiter);
+  while (start !== -1) {
+    const next = body.indexOf(delimiter, start + delimiter.length);
+    if (next === -1) break;
+    const part = body.subarray(start + delimiter.length + 2, next - 2);
+    const split = part.indexOf("\r\n\r\n");
+    const headers = part.subarray(0, split).toString("utf8");
+    const content = part.subarray(split + 4);
+    const disposition = /content-disposition:([^\r\n]*)/i.exec(headers)?.[1] ?? "";
+    const name = dispositionValue(disposition, "name");
+    const filename = dispositionValue(disposition, "filename");
+    if (name !== undefined) {
+      if (filename !== undefined)
+        files.set(name, { filename, bytes: content.length, content: Buffer.from(content) });
+      else params[name] = decodeField(content.toString("utf8"));
     }
+    start = next;
   }
   for (const [key, value] of Object.entries(params)) {
     if (typeof value === "string" && value.startsWith("attach://")) {
@@ -67,7 +80,7 @@ export async function readParams(request: IncomingMessage, url: URL): Promise<Pa
   if (body.length === 0) return params;
   const contentType = request.headers["content-type"] ?? "";
   if (contentType.startsWith("multipart/form-data"))
-    return { ...params, ...(await parseMultipart(body, contentType)) };
+    return { ...params, ...parseMultipart(body, contentType) };
   if (contentType.startsWith("application/x-www-form-urlencoded")) {
     for (const [key, value] of new URLSearchParams(body.toString("utf8"))) params[key] = decodeField(value);
     return params;

@@ -1,0 +1,67 @@
+/**
+ * TelegramMessenger: send_message / send_file for sessions on Telegram. A message to the
+ * session's own chat goes into its forum topic; another chat is addressed by its numeric chat id.
+ * Files are uploaded with sendDocument into the session's chat and topic. Failures come back as
+ * results for the model, never as exceptions.
+ */
+import { basename } from "node:path";
+import type { Api } from "grammy";
+import type { Logger } from "pino";
+import type { ThreadTarget } from "../../sessions/contracts.js";
+import type { Messenger, MessengerResult } from "../../tools/messaging/messenger.js";
+import { errorText } from "./telegram-errors.js";
+import { markdownToTelegramHtml } from "./telegram-html.js";
+import { addressOf, type ChatAddress, ChatSender } from "./telegram-send.js";
+import { splitTelegramHtml } from "./telegram-split.js";
+
+const CAPTION_LIMIT = 1024;
+
+function describe(address: ChatAddress): string {
+  return `Telegram chat ${address.chatId}${address.threadId === undefined ? "" : ` (topic ${address.threadId})`}`;
+}
+
+/** The Messenger for the "telegram" platform. */
+export class TelegramMessenger implements Messenger {
+  constructor(
+    private readonly api: Api,
+    private readonly logger: Logger,
+  ) {}
+
+  async sendMessage(fromTarget: ThreadTarget, channel: string, text: string): Promise<MessengerResult> {
+    let address: ChatAddress;
+    if (channel.trim() === fromTarget.channel) {
+      address = addressOf(fromTarget);
+    } else if (/^-?\d+$/.test(channel.trim())) {
+      const chatId = Number(channel.trim());
+      address = { chatId, isPrivate: chatId > 0 };
+    } else {
+      return {
+        ok: false,
+        error: `"${channel}" is not a Telegram chat id (Telegram chats are numbers, e.g. -1001234567890).`,
+      };
+    }
+    try {
+      const sender = new ChatSender(this.api, address, this.logger);
+      await sender.sendAll(splitTelegramHtml(markdownToTelegramHtml(text)));
+      return { ok: true, where: describe(address) };
+    } catch (error) {
+      return { ok: false, error: `Telegram refused the message: ${errorText(error)}` };
+    }
+  }
+
+  async sendFile(target: ThreadTarget, absolutePath: string, caption?: string): Promise<MessengerResult> {
+    const address = addressOf(target);
+    const shortCaption =
+      caption && caption.length > CAPTION_LIMIT ? `${caption.slice(0, CAPTION_LIMIT - 1)}…` : caption;
+    try {
+      await new ChatSender(this.api, address, this.logger).document(
+        absolutePath,
+        basename(absolutePath),
+        shortCaption,
+      );
+      return { ok: true, where: describe(address) };
+    } catch (error) {
+      return { ok: false, error: `Telegram refused the file: ${errorText(error)}` };
+    }
+  }
+}
