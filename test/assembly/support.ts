@@ -6,8 +6,14 @@ import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { AgentEvent } from "../../src/engine/events.js";
+import type { AuditRecord } from "../../src/engine/interaction.js";
+import type { ConversationMessage, ModelMessage } from "../../src/engine/messages.js";
+import type { PermissionMode } from "../../src/engine/modes.js";
+import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { createRequest, type RequestInput } from "../../src/engine/request.js";
+import type { TurnPersistence } from "../../src/engine/turn-engine.js";
 import type { ThreadTarget } from "../../src/sessions/contracts.js";
+import type { EngineContext } from "../../src/sessions/engine-context.js";
 
 /** The Slack thread the assembly tests talk in. */
 export const TARGET: ThreadTarget = { platform: "slack", workspace: "T1", channel: "C42", thread: "1700.1" };
@@ -42,4 +48,58 @@ export async function collect(events: AsyncIterable<AgentEvent>): Promise<AgentE
   const out: AgentEvent[] = [];
   for await (const event of events) out.push(event);
   return out;
+}
+
+/** An EngineContext for TARGET whose person-facing collaborators record what reached them. */
+export function engineContext(overrides: Partial<EngineContext> = {}) {
+  const appended: ConversationMessage[] = [];
+  const started = new Set<string>();
+  const approvals: string[] = [];
+  const modes: PermissionMode[] = [];
+  const audit: AuditRecord[] = [];
+  const persistence: TurnPersistence = {
+    append: async (message) => {
+      appended.push(message);
+    },
+    markToolStarted: async (callId) => {
+      started.add(callId);
+    },
+    startedToolCalls: async () => new Set(started),
+  };
+  const context: EngineContext = {
+    sessionId: "s1",
+    target: TARGET,
+    grants: new GrantSet(),
+    facts: { downloadedFiles: new Set() },
+    approver: async (req) => {
+      approvals.push(req.tool);
+      return "deny";
+    },
+    asker: async () => ({ answers: {} }),
+    planApprover: async () => ({ approved: false, feedback: "no" }),
+    persistence,
+    audit: (record) => audit.push(record),
+    onModeChange: (mode) => modes.push(mode),
+    mode: "interactive",
+    ...overrides,
+  };
+  return { context, appended, approvals, modes, audit };
+}
+
+/** The names of the tools a recorded model request advertised. */
+export const toolNames = (req: { readonly tools: readonly { readonly name: string }[] }) =>
+  req.tools.map((tool) => tool.name);
+
+/** The system prompt of a recorded model request. */
+export function systemPrompt(req: { readonly messages: readonly ModelMessage[] }): string {
+  const first = req.messages[0];
+  if (first?.role !== "system" || typeof first.content !== "string") throw new Error("no system prompt");
+  return first.content;
+}
+
+/** The text of the last user message of a recorded model request. */
+export function lastUserText(req: { readonly messages: readonly ModelMessage[] }): string {
+  const last = [...req.messages].reverse().find((m) => m.role === "user");
+  if (!last || typeof last.content !== "string") throw new Error("no user message");
+  return last.content;
 }

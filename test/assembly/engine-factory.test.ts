@@ -1,0 +1,235 @@
+import { symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  createEngineFactory,
+  type EngineFactoryDeps,
+} from "../../src/engine/assembly/build-engine-factory.js";
+import {
+  DISCUSS_MODE_REMINDER,
+  MEMORY_SWITCHED_OFF_NOTICE,
+} from "../../src/engine/assembly/context-provider.js";
+import {
+  MEMORY_GUIDANCE,
+  MEMORY_OFF_STATEMENT,
+  NARRATION_RULE,
+} from "../../src/engine/assembly/instructions.js";
+import type { AgentEvent } from "../../src/engine/events.js";
+import { createStore } from "../../src/store/create-store.js";
+import type { Store } from "../../src/store/store.js";
+import { MemoryStore } from "../../src/tools/memory/memory-store.js";
+import { MEMORY_OFF_MESSAGE } from "../../src/tools/memory/memory-tools.js";
+import { ScriptedProvider, textStep, toolStep } from "../support/scripted-provider.js";
+import {
+  collect,
+  engineContext,
+  lastUserText,
+  request,
+  systemPrompt,
+  TARGET,
+  tempDir,
+  toolNames,
+} from "./support.js";
+
+const NOW = new Date("2026-11-29T14:05:00Z");
+let root: string;
+let store: Store;
+let cleanup: () => Promise<void>;
+
+beforeEach(async () => {
+  const temp = await tempDir();
+  root = temp.dir;
+  cleanup = temp.cleanup;
+  store = await createStore({ url: "memory:", dataDir: root });
+  await writeFile(path.join(root, "notes.txt"), "alpha\nbeta\n");
+});
+afterEach(async () => {
+  await store.close();
+  await cleanup();
+});
+
+function factory(provider: ScriptedProvider, deps: Partial<EngineFactoryDeps> = {}) {
+  return createEngineFactory({
+    provider,
+    workspaceRoot: root,
+    now: () => NOW,
+    os: "TestOS 1.0 (x64)",
+    ...deps,
+  });
+}
+
+const finished = (events: AgentEvent[]) => events.filter((e) => e.type === "tool-call-finished");
+const completed = (events: AgentEvent[]) => events.find((e) => e.type === "turn-completed");
+
+describe("createEngineFactory", () => {
+  it("builds an engine that reads a workspace file and answers, with the full system prompt and tool schemas", async () => {
+    await writeFile(path.join(root, "AGENTS.md"), "Always run the tests before you say done.");
+    const provider = new ScriptedProvider([
+      toolStep(["c1", "read_file", { path: "notes.txt" }]),
+      textStep("notes.txt lists alpha and beta."),
+    ]);
+    const { context, appended, approvals } = engineContext();
+    const engine = factory(provider, { userRules: "Answer in English." })(context);
+    const events = await collect(
+      engine.run(request({ prompt: "What is in notes.txt?", workspace: { root, context: "" } })),
+    );
+
+    expect(completed(events)).toMatchObject({
+      status: "completed",
+      finalText: "notes.txt lists alpha and beta.",
+    });
+    expect(finished(events)).toMatchObject([{ callId: "c1", name: "read_file", status: "ok" }]);
+    expect(approvals).toEqual([]); // reads never ask
+    provider.assertAllConsumed();
+
+    const [first, second] = provider.requests;
+    const system = systemPrompt(first!);
+    expect(system).toContain(NARRATION_RULE);
+    expect(system).toContain(`- Workspace: ${root}`);
+    expect(system).toContain("- Operating system: TestOS 1.0 (x64)");
+    expect(system).toContain("- Conversation started: 2026-11-29 14:05 UTC (Sunday)");
+    expect(system).toContain("- Chat platform: slack");
+    expect(system).toContain("Always run the tests before you say done.");
+    expect(system).toContain("Answer in English.");
+    expect(system).toContain(MEMORY_OFF_STATEMENT); // no memory store wired: saving is honestly off
+    expect(toolNames(first!)).toEqual([
+      "read_file",
+      "list_files",
+      "search_files",
+      "write_file",
+      "edit_file",
+      "run_command",
+      "web_fetch",
+      "update_plan",
+      "ask_user",
+    ]);
+    const readSchema = first!.tools.find((t) => t.name === "read_file")!.parameters;
+    expect(Object.keys(readSchema.properties as object)).toEqual(["path", "offset", "limit"]);
+    expect(second!.messages.find((m) => m.role === "tool")?.content).toMatch(/1\talpha\n2\tbeta/);
+    expect(systemPrompt(second!)).toBe(system);
+
+    // The per-turn context reaches the model on the last user message but is never persisted.
+    const sent = lastUserText(first!);
+    expect(sent.startsWith("What is in notes.txt?\n\n<context>\n")).toBe(true);
+    expect(sent).toContain("Platform: slack (thread), channel C42, thread 1700.1");
+    expect(sent).toContain("Asking: Ana (user id U_ANA)");
+    const storedUser = appended.find((m) => m.role === "user");
+    expect(storedUser?.content).toBe("What is in notes.txt?");
+    expect(JSON.stringify(appended)).not.toContain("<context>");
+  });
+
+  it("discuss mode advertises no write, exec or network tools and reminds the mode; plan mode adds propose_plan", async () => {
+    const provider = new ScriptedProvider([textStep("Here is how I would do it."), textStep("Plan coming.")]);
+    const make = factory(provider);
+    const discuss = make(engineContext({ mode: "discuss" }).context);
+    await collect(discuss.run(request({ mode: "discuss" })));
+    const plan = make(engineContext({ mode: "plan" }).context);
+    await collect(plan.run(request({ mode: "plan" })));
+
+    const [d, p] = provider.requests;
+    expect(toolNames(d!)).toEqual(["read_file", "list_files", "search_files", "update_plan", "ask_user"]);
+    expect(lastUserText(d!)).toContain(DISCUSS_MODE_REMINDER);
+    expect(toolNames(p!)).toEqual([
+      "read_file",
+      "list_files",
+      "search_files",
+      "update_plan",
+      "ask_user",
+      "propose_plan",
+    ]);
+    expect(lastUserText(p!)).toContain("Plan mode is active");
+  });
+
+  it("fixes the instructions at the session's first turn: a later AGENTS.md change waits for a new session", async () => {
+    await writeFile(path.join(root, "AGENTS.md"), "Version one.");
+    const provider = new ScriptedProvider([textStep("a"), textStep("b"), textStep("c")]);
+    const make = factory(provider);
+    const engine = make(engineContext().context);
+    await collect(engine.run(request()));
+    await writeFile(path.join(root, "AGENTS.md"), "Version two.");
+    await collect(engine.run(request({ messages: engine.messages })));
+    const fresh = make(engineContext().context);
+    await collect(fresh.run(request()));
+    const [one, two, three] = provider.requests.map(systemPrompt);
+    expect(one).toContain("Version one.");
+    expect(two).toBe(one);
+    expect(three).toContain("Version two.");
+  });
+
+  it("shows a notice on the first turn when AGENTS.md could not be read, and still answers", async () => {
+    const outside = await tempDir("coworker-outside-");
+    await writeFile(path.join(outside.dir, "secret.md"), "TOP-SECRET");
+    await symlink(path.join(outside.dir, "secret.md"), path.join(root, "AGENTS.md"));
+    const provider = new ScriptedProvider([textStep("ok")]);
+    const events = await collect(factory(provider)(engineContext().context).run(request()));
+    await outside.cleanup();
+    expect(events[0]).toMatchObject({ type: "notice", level: "warning" });
+    expect((events[0] as { message: string }).message).toContain("AGENTS.md was not read");
+    expect(completed(events)).toMatchObject({ status: "completed" });
+    expect(systemPrompt(provider.lastRequest)).not.toContain("TOP-SECRET");
+  });
+});
+
+describe("memory in the assembled engine", () => {
+  const seed = async (memories: MemoryStore) => {
+    await memories.add(
+      { userKey: "slack:T1:U_ANA", channelKey: `slack:T1:${TARGET.channel}` },
+      {
+        scope: "user",
+        content: "Ana wants answers in bullet points",
+        summary: "bullets",
+        createdBy: "U_ANA",
+      },
+    );
+  };
+
+  it("puts the asker's memories and the when-to-remember rules into the instructions and offers the memory tools", async () => {
+    const memories = new MemoryStore(store.space("memory"), { newId: () => "m1" });
+    await seed(memories);
+    const provider = new ScriptedProvider([textStep("ok")]);
+    await collect(factory(provider, { memory: memories })(engineContext().context).run(request()));
+    const system = systemPrompt(provider.lastRequest);
+    expect(system).toContain(MEMORY_GUIDANCE);
+    expect(system).toContain("- [m1] Ana wants answers in bullet points");
+    expect(toolNames(provider.lastRequest)).toEqual(
+      expect.arrayContaining(["remember", "memory_update", "memory_forget"]),
+    );
+  });
+
+  it("memory off: the instructions say so, known memories stay, and remember refuses", async () => {
+    const memories = new MemoryStore(store.space("memory"), { newId: () => "m1" });
+    await seed(memories);
+    const provider = new ScriptedProvider([
+      toolStep(["c1", "remember", { content: "likes tea", summary: "tea", scope: "user" }]),
+      textStep("I can't save that."),
+    ]);
+    const { context } = engineContext({ mode: "auto" });
+    const engine = factory(provider, { memory: memories, memoryEnabled: () => false })(context);
+    const events = await collect(engine.run(request({ mode: "auto" })));
+    const system = systemPrompt(provider.requests[0]!);
+    expect(system).toContain(MEMORY_OFF_STATEMENT);
+    expect(system).not.toContain(MEMORY_GUIDANCE);
+    expect(system).toContain("Ana wants answers in bullet points");
+    expect(finished(events)).toMatchObject([{ name: "remember", status: "error" }]);
+    expect(provider.requests[1]!.messages.find((m) => m.role === "tool")?.content).toContain(
+      MEMORY_OFF_MESSAGE,
+    );
+    expect(await memories.list("slack:T1:U_ANA")).toHaveLength(1);
+  });
+
+  it("switching saving off mid-session reaches the next turn's context, not the fixed instructions", async () => {
+    const memories = new MemoryStore(store.space("memory"));
+    let saving = true;
+    const provider = new ScriptedProvider([textStep("a"), textStep("b")]);
+    const engine = factory(provider, { memory: memories, memoryEnabled: () => saving })(
+      engineContext().context,
+    );
+    await collect(engine.run(request()));
+    saving = false;
+    await collect(engine.run(request({ messages: engine.messages })));
+    const [before, after] = provider.requests;
+    expect(lastUserText(before!)).not.toContain(MEMORY_SWITCHED_OFF_NOTICE);
+    expect(lastUserText(after!)).toContain(MEMORY_SWITCHED_OFF_NOTICE);
+    expect(systemPrompt(after!)).toBe(systemPrompt(before!));
+  });
+});
