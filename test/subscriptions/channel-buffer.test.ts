@@ -1,0 +1,215 @@
+import os from "node:os";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createStore } from "../../src/store/create-store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
+import { bufferHeadKey, bufferPageKey, ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
+import type { Clock } from "../../src/subscriptions/clock.js";
+import { ReadCursors } from "../../src/subscriptions/read-cursors.js";
+
+const CH = "slack:T1:CDEPLOY";
+const START = Date.parse("2026-11-30T09:00:00Z");
+
+/** A clock whose time the test sets; timers are not used by the buffer. */
+function manualClock(): Clock & { time: number } {
+  return {
+    time: START,
+    now() {
+      return this.time;
+    },
+    setTimer: () => undefined,
+    clearTimer: () => undefined,
+  };
+}
+
+/** A space that records which keys were written. */
+function recording(space: KeyValueSpace): KeyValueSpace & { writes: string[] } {
+  const writes: string[] = [];
+  return {
+    writes,
+    get: (key) => space.get(key),
+    set: async (key, value, ttl) => {
+      writes.push(key);
+      await space.set(key, value, ttl);
+    },
+    delete: (key) => space.delete(key),
+    setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+  };
+}
+
+function entry(n: number, at = START + n * 1_000, extra: Partial<BufferEntryInput> = {}): BufferEntryInput {
+  return {
+    id: `m${n}`,
+    author: { id: "UBOB", name: "Bob", isBot: false },
+    at: new Date(at).toISOString(),
+    text: `message ${n}`,
+    ...extra,
+  };
+}
+
+describe("ChannelBuffer", () => {
+  let store: Store;
+  let clock: ReturnType<typeof manualClock>;
+
+  beforeEach(async () => {
+    store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    clock = manualClock();
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  it("appends write only the last page and the head, never the whole buffer", async () => {
+    const space = recording(store.space("buffers"));
+    const buffer = new ChannelBuffer(space, { maxEntries: 100, maxAgeMs: 86_400_000, pageSize: 10, clock });
+    for (let n = 1; n <= 25; n += 1) await buffer.append(CH, entry(n));
+    space.writes.length = 0;
+    await buffer.append(CH, entry(26));
+    expect(space.writes).toEqual([bufferPageKey(CH, 2), bufferHeadKey(CH)]);
+    const read = await buffer.read(CH, { limit: 100 });
+    expect(read?.entries.map((e) => e.seq)).toEqual(Array.from({ length: 26 }, (_, i) => i + 1));
+  });
+
+  it("commits a burst to one channel together and keeps the order of the calls", async () => {
+    const space = recording(store.space("buffers"));
+    const buffer = new ChannelBuffer(space, { maxEntries: 100, maxAgeMs: 86_400_000, pageSize: 50, clock });
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => buffer.append(CH, entry(i + 1))));
+    expect(results.map((r) => r?.entry.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(space.writes.length).toBeLessThanOrEqual(4);
+  });
+
+  it("stores a duplicate message id once", async () => {
+    const buffer = new ChannelBuffer(store.space("buffers"), { maxEntries: 10, maxAgeMs: 86_400_000, clock });
+    expect(await buffer.append(CH, entry(1))).toMatchObject({ entry: { seq: 1 } });
+    expect(await buffer.append(CH, entry(1))).toBeUndefined();
+    const [a, b] = await Promise.all([buffer.append(CH, entry(2)), buffer.append(CH, entry(2))]);
+    expect([a?.entry.seq, b]).toEqual([2, undefined]);
+  });
+
+  it("keeps at most maxEntries and deletes pages that fell below the floor", async () => {
+    const space = store.space("buffers");
+    const buffer = new ChannelBuffer(space, { maxEntries: 25, maxAgeMs: 86_400_000, pageSize: 10, clock });
+    for (let n = 1; n <= 60; n += 1) await buffer.append(CH, entry(n));
+    const read = await buffer.read(CH, { limit: 100 });
+    expect(read?.entries.map((e) => e.seq)).toEqual(Array.from({ length: 25 }, (_, i) => i + 36));
+    expect(await space.get(bufferPageKey(CH, 0))).toBeUndefined();
+    expect(await space.get(bufferPageKey(CH, 2))).toBeUndefined();
+    expect(await space.get(bufferPageKey(CH, 3))).toBeDefined();
+  });
+
+  it("hides entries older than the age cap and drops stale pages", async () => {
+    const space = store.space("buffers");
+    const buffer = new ChannelBuffer(space, { maxEntries: 100, maxAgeMs: 60_000, pageSize: 5, clock });
+    for (let n = 1; n <= 7; n += 1) await buffer.append(CH, entry(n, START));
+    clock.time = START + 30_000;
+    for (let n = 8; n <= 12; n += 1) await buffer.append(CH, entry(n, clock.time));
+    clock.time = START + 75_000;
+    expect((await buffer.read(CH, { limit: 100 }))?.entries.map((e) => e.seq)).toEqual([8, 9, 10, 11, 12]);
+    await buffer.append(CH, entry(13, clock.time));
+    expect(await space.get(bufferPageKey(CH, 0))).toBeUndefined();
+    expect((await buffer.read(CH, { limit: 100 }))?.entries.map((e) => e.seq)).toEqual([
+      8, 9, 10, 11, 12, 13,
+    ]);
+  });
+
+  it("reads after a position, since a time, within a thread, with a limit and a remaining count", async () => {
+    const buffer = new ChannelBuffer(store.space("buffers"), {
+      maxEntries: 100,
+      maxAgeMs: 86_400_000,
+      pageSize: 4,
+      clock,
+    });
+    for (let n = 1; n <= 10; n += 1)
+      await buffer.append(CH, entry(n, START + n * 1_000, n % 2 ? { thread: "5" } : {}));
+    const epoch = (await buffer.epochOf(CH))!;
+    const after = await buffer.read(CH, {
+      after: { epoch, seq: 6, at: new Date(START).toISOString() },
+      limit: 3,
+    });
+    expect(after?.entries.map((e) => e.seq)).toEqual([7, 8, 9]);
+    expect(after?.remaining).toBe(1);
+    const since = await buffer.read(CH, { since: new Date(START + 9_000).toISOString(), limit: 10 });
+    expect(since?.entries.map((e) => e.seq)).toEqual([9, 10]);
+    const thread = await buffer.read(CH, { thread: "5", limit: 10 });
+    expect(thread?.entries.map((e) => e.seq)).toEqual([1, 3, 5, 7, 9]);
+    const byTime = await buffer.read(CH, {
+      after: { epoch: "", seq: 0, at: new Date(START + 8_000).toISOString() },
+      limit: 10,
+    });
+    expect(byTime?.entries.map((e) => e.seq)).toEqual([9, 10]);
+  });
+
+  it("survives a new instance on the same space, then continues the sequence", async () => {
+    const space = store.space("buffers");
+    const first = new ChannelBuffer(space, { maxEntries: 100, maxAgeMs: 86_400_000, pageSize: 3, clock });
+    for (let n = 1; n <= 7; n += 1) await first.append(CH, entry(n));
+    const second = new ChannelBuffer(space, { maxEntries: 100, maxAgeMs: 86_400_000, pageSize: 3, clock });
+    expect(await second.append(CH, entry(7))).toBeUndefined();
+    expect(await second.append(CH, entry(8))).toMatchObject({ entry: { seq: 8 } });
+    expect((await second.read(CH, { limit: 100 }))?.entries.map((e) => e.id)).toEqual(
+      Array.from({ length: 8 }, (_, i) => `m${i + 1}`),
+    );
+  });
+
+  it("caps long texts with a visible marker", async () => {
+    const buffer = new ChannelBuffer(store.space("buffers"), {
+      maxEntries: 5,
+      maxAgeMs: 86_400_000,
+      maxEntryChars: 10,
+      clock,
+    });
+    const stored = await buffer.append(CH, { ...entry(1), text: "x".repeat(25) });
+    expect(stored?.entry.text).toBe(`${"x".repeat(10)}… [15 more characters not kept]`);
+  });
+
+  it("drop forgets the channel, and a new buffer starts a new epoch", async () => {
+    const buffer = new ChannelBuffer(store.space("buffers"), { maxEntries: 5, maxAgeMs: 86_400_000, clock });
+    await buffer.append(CH, entry(1));
+    const before = await buffer.epochOf(CH);
+    await buffer.drop(CH);
+    expect(await buffer.read(CH, { limit: 5 })).toBeUndefined();
+    await buffer.append(CH, entry(2));
+    expect(await buffer.epochOf(CH)).not.toBe(before);
+  });
+
+  it("rejects an append when the store write fails and keeps the previous state", async () => {
+    const space = store.space("buffers");
+    let failing = false;
+    const flaky: KeyValueSpace = {
+      ...space,
+      get: (key) => space.get(key),
+      delete: (key) => space.delete(key),
+      setIfAbsent: (key, value) => space.setIfAbsent(key, value),
+      set: async (key, value, ttl) => {
+        if (failing) throw new Error("disk full");
+        await space.set(key, value, ttl);
+      },
+    };
+    const buffer = new ChannelBuffer(flaky, { maxEntries: 5, maxAgeMs: 86_400_000, clock });
+    await buffer.append(CH, entry(1));
+    failing = true;
+    await expect(buffer.append(CH, entry(2))).rejects.toThrow("disk full");
+    failing = false;
+    expect(await buffer.append(CH, entry(3))).toMatchObject({ entry: { seq: 2 } });
+  });
+});
+
+describe("ReadCursors", () => {
+  it("only moves forward, compares by seq within an epoch and by time across epochs", async () => {
+    const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    const cursors = new ReadCursors(store.space("buffers"), 60_000);
+    const at = (s: number) => new Date(START + s * 1_000).toISOString();
+    await cursors.advance("s1", CH, { epoch: "e1", seq: 5, at: at(5) });
+    expect(await cursors.advance("s1", CH, { epoch: "e1", seq: 3, at: at(9) })).toMatchObject({ seq: 5 });
+    expect(await cursors.advance("s1", CH, { epoch: "e2", seq: 1, at: at(4) })).toMatchObject({
+      epoch: "e1",
+    });
+    expect(await cursors.advance("s1", CH, { epoch: "e2", seq: 1, at: at(6) })).toMatchObject({
+      epoch: "e2",
+    });
+    expect(await cursors.get("s2", CH)).toBeUndefined();
+    await cursors.delete("s1", CH);
+    expect(await cursors.get("s1", CH)).toBeUndefined();
+    await store.close();
+  });
+});

@@ -1,0 +1,180 @@
+/** TelegramDirectory against the Bot API's shapes, served by nock to grammY's real Api client. */
+import { Api } from "grammy";
+import nock from "nock";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TelegramDirectory } from "../../src/subscriptions/platforms/telegram-directory.js";
+
+const HOST = "http://telegram.test";
+const TOKEN = "123:abc";
+const BOT = { id: 777, is_bot: true, first_name: "Coworker", username: "coworker_bot" };
+type Body = Record<string, unknown>;
+
+function directory(): TelegramDirectory {
+  return new TelegramDirectory(new Api(TOKEN, { apiRoot: HOST }), { botInfo: BOT });
+}
+
+const tg = () => nock(HOST);
+/**
+ * A reply with an explicit Content-Length: grammY sends `Connection: keep-alive`, and nock 14
+ * otherwise writes an unterminated body for such requests that never ends (nock issue #3001).
+ */
+function answer(body: unknown, status = 200): [number, string, Record<string, string>] {
+  const text = JSON.stringify(body);
+  return [
+    status,
+    text,
+    { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) },
+  ];
+}
+const method = (name: string) => `/bot${TOKEN}/${name}`;
+const ok = (result: unknown) => ({ ok: true, result });
+const bad = (description: string, code = 400) => ({ ok: false, error_code: code, description });
+const forum = { id: -1001234, type: "supergroup", title: "Ops", is_forum: true };
+const me = (canReadAll: boolean) =>
+  ok({
+    ...BOT,
+    can_join_groups: true,
+    can_read_all_group_messages: canReadAll,
+    supports_inline_queries: false,
+  });
+const member = (status: string, extra: object = {}) =>
+  ok({ status, user: { id: 42, is_bot: false, first_name: "Alice" }, ...extra });
+
+beforeEach(() => {
+  nock.cleanAll();
+  nock.disableNetConnect();
+});
+afterEach(() => {
+  expect(nock.pendingMocks()).toEqual([]);
+  nock.cleanAll();
+  nock.enableNetConnect();
+});
+
+describe("TelegramDirectory", () => {
+  it("resolves chat ids, @usernames and forum topics with getChat", async () => {
+    tg()
+      .post(method("getChat"), (b: Body) => b.chat_id === "-1001234")
+      .times(2)
+      .reply(...answer(ok(forum)))
+      .post(method("getChat"), (b: Body) => b.chat_id === "@opsgroup")
+      .reply(...answer(ok({ ...forum, username: "opsgroup" })));
+    const dir = directory();
+    expect(await dir.resolveChannel("-1001234")).toEqual({ ok: true, channel: "-1001234", name: "Ops" });
+    expect(await dir.resolveChannel("-1001234:5")).toEqual({
+      ok: true,
+      channel: "-1001234",
+      name: "Ops (topic 5)",
+      thread: "5",
+    });
+    expect(await dir.resolveChannel("@opsgroup")).toMatchObject({ ok: true, channel: "-1001234" });
+    expect(await dir.resolveChannel("#ops")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("not a Telegram chat id"),
+    });
+  });
+
+  it("refuses private chats, topics of chats without topics, and chats it cannot see", async () => {
+    tg()
+      .post(method("getChat"), (b: Body) => b.chat_id === "42")
+      .reply(...answer(ok({ id: 42, type: "private", first_name: "Alice" })))
+      .post(method("getChat"), (b: Body) => b.chat_id === "-100999")
+      .reply(...answer(ok({ id: -100999, type: "supergroup", title: "Plain" })))
+      .post(method("getChat"), (b: Body) => b.chat_id === "-100555")
+      .reply(...answer(bad("Bad Request: chat not found"), 400));
+    const dir = directory();
+    expect(await dir.resolveChannel("42")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("private chat"),
+    });
+    expect(await dir.resolveChannel("-100999:3")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("no topics"),
+    });
+    expect(await dir.resolveChannel("-100555")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining(
+        'add @coworker_bot to it first (Telegram said "Bad Request: chat not found")',
+      ),
+    });
+  });
+
+  it("checks membership with getChatMember", async () => {
+    const ask = (userId: number) => (b: Body) => b.chat_id === "-1001234" && b.user_id === userId;
+    tg()
+      .post(method("getChatMember"), ask(1))
+      .reply(...answer(member("member")))
+      .post(method("getChatMember"), ask(2))
+      .reply(...answer(member("left")))
+      .post(method("getChatMember"), ask(3))
+      .reply(...answer(member("restricted", { is_member: false })))
+      .post(method("getChatMember"), ask(4))
+      .reply(...answer(member("creator")))
+      .post(method("getChatMember"), ask(5))
+      .reply(...answer(bad("Bad Request: user not found"), 400))
+      .post(method("getChatMember"), ask(6))
+      .reply(...answer(bad("Bad Request: CHAT_ADMIN_REQUIRED"), 400));
+    const dir = directory();
+    expect(await dir.isMember("-1001234", "1")).toBe(true);
+    expect(await dir.isMember("-1001234", "2")).toBe(false);
+    expect(await dir.isMember("-1001234", "3")).toBe(false);
+    expect(await dir.isMember("-1001234", "4")).toBe(true);
+    expect(await dir.isMember("-1001234", "5")).toBe(false);
+    await expect(dir.isMember("-1001234", "6")).rejects.toThrow("make @coworker_bot an admin");
+    expect(await dir.isMember("-1001234", "U0SLACK")).toBe(false);
+  });
+
+  it("an admin bot, or a member with privacy mode off, reads everything", async () => {
+    tg()
+      .post(method("getChat"))
+      .times(2)
+      .reply(...answer(ok(forum)))
+      .post(method("getMe"))
+      .reply(...answer(me(false)))
+      .post(method("getChatMember"), (b: Body) => b.user_id === 777)
+      .reply(...answer(member("administrator", { can_manage_chat: true })))
+      .post(method("getMe"))
+      .reply(...answer(me(true)))
+      .post(method("getChatMember"), (b: Body) => b.user_id === 777)
+      .reply(...answer(member("member")));
+    const dir = directory();
+    expect(await dir.ensureBotCanRead("-1001234")).toEqual({ ok: true });
+    expect(await dir.ensureBotCanRead("-1001234")).toEqual({ ok: true });
+  });
+
+  it("says what to do with privacy mode on, when not in the group, and for channels", async () => {
+    tg()
+      .post(method("getChat"))
+      .times(2)
+      .reply(...answer(ok(forum)))
+      .post(method("getChat"))
+      .reply(...answer(ok({ id: -100777, type: "channel", title: "Announcements" })))
+      .post(method("getMe"))
+      .times(3)
+      .reply(...answer(me(false)))
+      .post(method("getChatMember"))
+      .reply(...answer(member("member")))
+      .post(method("getChatMember"))
+      .reply(...answer(member("left")))
+      .post(method("getChatMember"))
+      .reply(...answer(member("member")));
+    const dir = directory();
+    const privacy = await dir.ensureBotCanRead("-1001234");
+    expect(privacy).toMatchObject({ ok: false });
+    expect(privacy.ok ? "" : privacy.whatToDo).toMatch(
+      /make @coworker_bot an admin there, or disable privacy mode with @BotFather \/setprivacy/,
+    );
+    expect(await dir.ensureBotCanRead("-1001234")).toEqual({
+      ok: false,
+      whatToDo: "add @coworker_bot to Ops first.",
+    });
+    expect(await dir.ensureBotCanRead("-100777")).toMatchObject({
+      ok: false,
+      whatToDo: expect.stringContaining("administrator of the channel Announcements"),
+    });
+  });
+
+  it("has no history to backfill and says so", async () => {
+    const page = await directory().history();
+    expect(page).toEqual({ entries: [], note: expect.stringContaining("cannot read chat history") });
+  });
+});
