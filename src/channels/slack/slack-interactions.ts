@@ -77,8 +77,7 @@ export class SlackInteractions {
     const messageTs = body.message?.ts ?? body.container?.message_ts;
     if (!channel || !messageTs) return;
     const threadTs = body.message?.thread_ts ?? messageTs;
-    this.deps.users.learn(body.user.id, body.user.name ?? body.user.username);
-    const user: PlatformUser = await this.deps.users.user(body.user.id);
+    const user: PlatformUser = await this.deps.users.user(body.user.id, body.user.name ?? body.user.username);
     const tell = (text: string) => this.ephemeral(channel, user.id, threadTs, text);
     try {
       const access = this.deps.access.checkUser(user.id);
@@ -164,7 +163,7 @@ export class SlackInteractions {
       extra: { user: command.user_id, kind: command.channel_id.startsWith("D") ? "dm" : "channel" },
     };
     try {
-      const user = await this.deps.users.user(command.user_id);
+      const user = await this.deps.users.user(command.user_id, command.user_name);
       await reply(await this.deps.service.command(target, user, name.toLowerCase(), args));
     } catch (error) {
       this.deps.logger.error({ err: describeError(error) }, "slack command failed");

@@ -1,6 +1,7 @@
 /**
  * UserDirectory: Slack user ids → display names (users.info), cached with a TTL so a busy
- * thread costs one lookup per person. A failed lookup falls back to the id and is not cached.
+ * thread costs one lookup per person. A failed lookup falls back to the handle (or id) and is
+ * not cached.
  */
 import type { Logger } from "pino";
 import type { PlatformUser } from "../../sessions/contracts.js";
@@ -23,27 +24,22 @@ export class UserDirectory {
     private readonly logger: Logger,
   ) {}
 
-  /** Remember a name the platform already told us (interaction payloads carry it). */
-  learn(id: string, name: string | undefined): void {
-    if (name && name.length > 0) this.cache.set(id, { name, at: Date.now() });
+  /** The person as a PlatformUser; `fallbackName` (e.g. the handle a payload carried) if the lookup fails. */
+  async user(id: string, fallbackName?: string): Promise<PlatformUser> {
+    return { id, name: await this.name(id, fallbackName ?? id) };
   }
 
-  /** The person as a PlatformUser. */
-  async user(id: string): Promise<PlatformUser> {
-    return { id, name: await this.name(id) };
-  }
-
-  private async name(id: string): Promise<string> {
+  private async name(id: string, fallback: string): Promise<string> {
     const hit = this.cache.get(id);
     if (hit && Date.now() - hit.at < TTL_MS) return hit.name;
     const pending = this.inflight.get(id);
     if (pending) return pending;
-    const lookup = this.lookup(id).finally(() => this.inflight.delete(id));
+    const lookup = this.lookup(id, fallback).finally(() => this.inflight.delete(id));
     this.inflight.set(id, lookup);
     return lookup;
   }
 
-  private async lookup(id: string): Promise<string> {
+  private async lookup(id: string, fallback: string): Promise<string> {
     try {
       const result = await this.client.users.info({ user: id });
       const user = result.user;
@@ -52,7 +48,7 @@ export class UserDirectory {
       return name;
     } catch (error) {
       this.logger.debug({ err: describeError(error), user: id }, "slack users.info failed");
-      return id;
+      return fallback;
     }
   }
 }

@@ -300,7 +300,7 @@ describe("buttons and commands", () => {
       platform: "slack",
       pendingId: "p1",
       action: "once",
-      user: { id: "U1", name: "ana" },
+      user: { id: "U1", name: "Ana" },
     });
     service.pressResult = { status: "not_allowed", message: "Only Ana or an approver can decide this." };
     fake.pressButton({ user: "U2", channel: "C1", messageTs: ref.messageId, actionId: "coworker_card_1" });

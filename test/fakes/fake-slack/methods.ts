@@ -150,18 +150,24 @@ const methods: Record<string, Method> = {
       if (typeof args.recipient_user_id !== "string") throw new SlackFailure("missing_recipient_user_id");
       if (typeof args.recipient_team_id !== "string") throw new SlackFailure("missing_recipient_team_id");
     }
-    const message = state.addMessage({
-      channel: channel.id,
-      ts: state.nextTs(),
-      threadTs,
-      user: state.botUserId,
-      botId: state.botId,
-      text: "",
-      blocks: [],
-    });
-    message.streaming = true;
-    message.streamed = true;
-    applyChunks(message, args);
+    const message = state.addMessage(
+      {
+        channel: channel.id,
+        ts: state.nextTs(),
+        threadTs,
+        user: state.botUserId,
+        botId: state.botId,
+        text: "",
+        blocks: [],
+      },
+      true,
+    );
+    try {
+      applyChunks(message, args);
+    } catch (error) {
+      state.messages.splice(state.messages.indexOf(message), 1);
+      throw error;
+    }
     state.changed();
     return { channel: channel.id, ts: message.ts };
   },

@@ -160,16 +160,18 @@ export class FakeSlackState extends EventEmitter {
     return created;
   }
 
+  /** Record a message; `streaming` starts a native stream (the caller applies its chunks, then reports the change). */
   addMessage(
     message: Omit<
       FakeMessage,
       "streaming" | "streamed" | "markdown" | "tasks" | "stoppedByUser" | "deleted" | "updates"
     >,
+    streaming = false,
   ): FakeMessage {
     const created: FakeMessage = {
       ...message,
-      streaming: false,
-      streamed: false,
+      streaming,
+      streamed: streaming,
       markdown: "",
       tasks: new Map(),
       stoppedByUser: false,
@@ -177,7 +179,7 @@ export class FakeSlackState extends EventEmitter {
       updates: 0,
     };
     this.messages.push(created);
-    this.changed();
+    if (!streaming) this.changed();
     return created;
   }
 
