@@ -13,13 +13,20 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import type { ConversationService, ThreadTarget } from "../../sessions/contracts.js";
 import { AccessPolicy } from "./slack-access.js";
-import { createClients, describeError, type SlackClients, withTrailingSlash } from "./slack-api.js";
+import {
+  createClients,
+  describeError,
+  type SlackClients,
+  type WebClient,
+  withTrailingSlash,
+} from "./slack-api.js";
 import { ACTION_IDS, CARD_ACTION_PATTERN } from "./slack-blocks.js";
 import { CapabilityLatch } from "./slack-capabilities.js";
 import { SocketHealth } from "./slack-connection.js";
 import type { BotIdentity } from "./slack-events.js";
 import { SlackInbound } from "./slack-inbound.js";
 import { SlackInteractions } from "./slack-interactions.js";
+import { type ChannelResolver, SlackMessenger } from "./slack-messenger.js";
 import { sdkLogger } from "./slack-logger.js";
 import { DEFAULT_RENDER_SETTINGS, type RenderSettings, SlackThreadOutput } from "./slack-thread-output.js";
 import { ThreadRegistry } from "./slack-threads.js";
@@ -87,6 +94,7 @@ export class SlackChannel {
   private httpServer: Server | undefined;
   private readonly inflight = new Set<Promise<void>>();
   private identity: BotIdentity | undefined;
+  private botName = "coworker";
 
   /** Validates the options; throws a readable error for a bad configuration. */
   constructor(options: SlackChannelOptions) {
@@ -119,6 +127,7 @@ export class SlackChannel {
     if (!auth.user_id || !auth.team_id) throw new Error("Slack auth.test returned no bot user or team");
     const bot: BotIdentity = { userId: auth.user_id, botId: auth.bot_id ?? "", teamId: auth.team_id };
     this.identity = bot;
+    if (auth.user) this.botName = auth.user;
     const o = this.options;
     const capabilities = new CapabilityLatch();
     const threads = new ThreadRegistry(o.service);
@@ -233,6 +242,21 @@ export class SlackChannel {
       { port: (server.address() as AddressInfo).port, path: http.path },
       "slack http events listening",
     );
+  }
+
+  /** The Web API client the channel posts with (for the Slack directory of subscriptions). */
+  get apiClient(): WebClient {
+    return this.clients.api;
+  }
+
+  /** send_message / send_file for Slack sessions; `resolver` finds channels by name. */
+  messenger(resolver: ChannelResolver): SlackMessenger {
+    return new SlackMessenger({
+      clients: this.clients,
+      resolver,
+      botName: () => this.botName,
+      logger: this.logger,
+    });
   }
 
   /** Where the HTTP receiver listens (HTTP mode, after start). */

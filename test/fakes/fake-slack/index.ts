@@ -60,7 +60,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const state = new FakeSlackState();
   const socket = new FakeSocketMode(state, options);
   let baseUrl = "";
-  const server: Server = createServer(webApiListener(state, () => `${baseUrl.replace("http", "ws")}/socket`));
+  const server: Server = createServer(
+    webApiListener(state, {
+      socketUrl: () => `${baseUrl.replace("http", "ws")}/socket`,
+      baseUrl: () => baseUrl,
+    }),
+  );
   server.on("upgrade", (req, duplex, head) => {
     if (req.url?.startsWith("/socket")) socket.upgrade(req, duplex, head);
     else duplex.destroy();

@@ -13,7 +13,11 @@ export class SlackFailure extends Error {
 }
 
 type Args = Record<string, unknown>;
-type Method = (state: FakeSlackState, args: Args, context: { socketUrl: () => string }) => Args;
+export interface MethodContext {
+  readonly socketUrl: () => string;
+  readonly baseUrl: () => string;
+}
+type Method = (state: FakeSlackState, args: Args, context: MethodContext) => Args;
 
 function need(args: Args, key: string): string {
   const value = args[key];
@@ -236,6 +240,17 @@ const methods: Record<string, Method> = {
       },
     };
   },
+  "conversations.list": (state) => ({
+    channels: [...state.channels.values()]
+      .filter((c) => c.type === "channel" || c.type === "group")
+      .map((c) => ({
+        id: c.id,
+        name: c.name,
+        is_private: c.type !== "channel",
+        is_member: c.members.has(state.botUserId),
+      })),
+    response_metadata: { next_cursor: "" },
+  }),
   "conversations.members": (state, args) => ({ members: [...channelOf(state, args).members] }),
   "conversations.join": (state, args) => {
     const channel = channelOf(state, args);
@@ -251,6 +266,46 @@ const methods: Record<string, Method> = {
       (m) => m.channel === channel.id && (m.ts === ts || m.threadTs === ts),
     );
     return { messages: thread.map((m) => ({ ts: m.ts, thread_ts: m.threadTs, user: m.user, text: m.text })) };
+  },
+  "files.getUploadURLExternal": (state, args, context) => {
+    const filename = need(args, "filename");
+    const length = Number(args.length);
+    if (!Number.isInteger(length) || length <= 0) throw new SlackFailure("invalid_arguments");
+    const id = `F${state.nextTs().replace(".", "")}`;
+    state.uploads.set(id, { filename, length, received: 0, completed: false });
+    return { upload_url: `${context.baseUrl()}/upload/${id}`, file_id: id };
+  },
+  "files.completeUploadExternal": (state, args) => {
+    const files = (typeof args.files === "string" ? JSON.parse(args.files) : args.files) as {
+      id: string;
+      title?: string;
+    }[];
+    if (!Array.isArray(files) || files.length === 0) throw new SlackFailure("invalid_arguments");
+    for (const file of files) {
+      const upload = state.uploads.get(file.id);
+      if (!upload || upload.received === 0) throw new SlackFailure("file_not_found");
+      upload.completed = true;
+    }
+    const shared = files.map((f) => ({
+      id: f.id,
+      title: f.title ?? state.uploads.get(f.id)?.filename ?? f.id,
+    }));
+    if (typeof args.channel_id === "string") {
+      const channel = assertCanPost(state, { channel: args.channel_id });
+      const threadTs = threadOf(args);
+      const message = state.addMessage({
+        channel: channel.id,
+        ts: state.nextTs(),
+        ...(threadTs ? { threadTs } : {}),
+        user: state.botUserId,
+        botId: state.botId,
+        text: typeof args.initial_comment === "string" ? args.initial_comment : "",
+        blocks: [],
+      });
+      message.files = shared;
+    }
+    state.changed();
+    return { files: shared };
   },
   "users.info": (state, args) => {
     const user = state.users.get(need(args, "user"));
@@ -268,12 +323,7 @@ const methods: Record<string, Method> = {
 };
 
 /** Run a method; unknown methods answer `unknown_method` like Slack. */
-export function runMethod(
-  state: FakeSlackState,
-  name: string,
-  args: Args,
-  context: { socketUrl: () => string },
-): Args {
+export function runMethod(state: FakeSlackState, name: string, args: Args, context: MethodContext): Args {
   const method = methods[name];
   if (!method) throw new SlackFailure("unknown_method");
   return method(state, args, context);

@@ -39,6 +39,8 @@ export interface FakeMessage {
   readonly botId?: string;
   text: string;
   blocks: unknown[];
+  /** Files shared with the message (files.completeUploadExternal). */
+  files?: { id: string; title: string }[];
   /** Native streaming: the accumulated markdown text and task cards, and whether it is open. */
   streaming: boolean;
   streamed: boolean;
@@ -106,6 +108,11 @@ export class FakeSlackState extends EventEmitter {
   readonly files = new Map<string, FakeFile>();
   readonly acks = new Map<string, AckRecord>();
   readonly fileDownloads: { id: string; authorized: boolean }[] = [];
+  /** Files uploaded through files.getUploadURLExternal + the upload URL, by file id. */
+  readonly uploads = new Map<
+    string,
+    { filename: string; length: number; received: number; completed: boolean }
+  >();
 
   /** Native streaming: true, or the error code chat.startStream answers with. */
   streaming: true | string = true;

@@ -1,12 +1,13 @@
 /**
  * The fake Slack's HTTP side on 127.0.0.1: `POST /api/<method>` (form-encoded or JSON bodies,
  * bot or app token in the Authorization header), file downloads at `/files/<id>` that need the
- * bot token — without it they answer Slack's login page as HTML, like the real thing — and
- * response_url posts at `/respond/<id>`. Configured rate limits answer 429 with Retry-After;
+ * bot token — without it they answer Slack's login page as HTML, like the real thing — file
+ * uploads at `/upload/<id>` (from files.getUploadURLExternal) and response_url posts at
+ * `/respond/<id>`. Configured rate limits answer 429 with Retry-After;
  * every call is recorded with its outcome.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { runMethod, SlackFailure } from "./methods.js";
+import { type MethodContext, runMethod, SlackFailure } from "./methods.js";
 import type { FakeSlackState } from "./state.js";
 
 /** Arguments Slack clients send JSON-encoded inside form bodies. */
@@ -57,7 +58,7 @@ async function handleApi(
   method: string,
   req: IncomingMessage,
   res: ServerResponse,
-  socketUrl: () => string,
+  context: MethodContext,
 ): Promise<void> {
   const args = parseArgs(await readBody(req), req.headers["content-type"]);
   const token = bearer(req) ?? (typeof args.token === "string" ? args.token : undefined);
@@ -89,7 +90,7 @@ async function handleApi(
     return send(res, 200, { ok: false, error: code });
   }
   try {
-    const result = runMethod(state, method, args, { socketUrl });
+    const result = runMethod(state, method, args, context);
     record(200);
     send(res, 200, { ok: true, ...result });
   } catch (error) {
@@ -130,8 +131,23 @@ async function handleResponseUrl(
   send(res, 200, { ok: true });
 }
 
+async function handleUpload(state: FakeSlackState, id: string, req: IncomingMessage, res: ServerResponse) {
+  const upload = state.uploads.get(id);
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  if (!upload) {
+    res.writeHead(404);
+    res.end();
+    return;
+  }
+  upload.received = Buffer.concat(parts).length;
+  state.changed();
+  res.writeHead(200, { "content-type": "text/plain" });
+  res.end(`OK - ${upload.received}`);
+}
+
 /** The request listener of the fake's HTTP server. */
-export function webApiListener(state: FakeSlackState, socketUrl: () => string) {
+export function webApiListener(state: FakeSlackState, context: MethodContext) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const path = url.pathname;
@@ -140,9 +156,11 @@ export function webApiListener(state: FakeSlackState, socketUrl: () => string) {
         if (!res.headersSent) send(res, 500, { ok: false, error: String(error) });
       });
     if (req.method === "POST" && path.startsWith("/api/")) {
-      done(handleApi(state, path.slice("/api/".length), req, res, socketUrl));
+      done(handleApi(state, path.slice("/api/".length), req, res, context));
     } else if (req.method === "GET" && path.startsWith("/files/")) {
       handleFile(state, decodeURIComponent(path.slice("/files/".length).split("/")[0] ?? ""), req, res);
+    } else if (req.method === "POST" && path.startsWith("/upload/")) {
+      done(handleUpload(state, path.slice("/upload/".length), req, res));
     } else if (req.method === "POST" && path.startsWith("/respond/")) {
       done(handleResponseUrl(state, path.slice("/respond/".length), req, res));
     } else {

@@ -1,0 +1,132 @@
+/**
+ * SlackMessenger: send_message / send_file for sessions in Slack. A message to the session's own
+ * channel goes into its thread; another channel is found by id, <#C…|name> or #name through the
+ * directory. Text is converted to mrkdwn and split under Slack's limits; files are uploaded with
+ * files.uploadV2 into the session's thread. Failures come back as results that say what to do,
+ * never as exceptions.
+ */
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
+import type { Logger } from "pino";
+import type { ThreadTarget } from "../../sessions/contracts.js";
+import type { ResolveResult } from "../../subscriptions/platform-directory.js";
+import type { Messenger, MessengerResult } from "../../tools/messaging/messenger.js";
+import { callWithRetry, describeError, type SlackClients, slackErrorCode } from "./slack-api.js";
+import { escapeMrkdwn, truncate } from "./slack-limits.js";
+import { markdownToMrkdwn } from "./slack-markdown.js";
+import { splitMrkdwn } from "./slack-split.js";
+
+const TEXT_LIMIT = 3_900;
+const CAPTION_LIMIT = 3_000;
+
+/** How the messenger finds a channel by name (the subscriptions' SlackDirectory fits). */
+export interface ChannelResolver {
+  resolveChannel(ref: string): Promise<ResolveResult>;
+}
+
+export interface SlackMessengerOptions {
+  readonly clients: SlackClients;
+  readonly resolver: ChannelResolver;
+  /** The handle people invite the bot with ("coworker"), for advice in errors. */
+  readonly botName: () => string;
+  readonly logger: Logger;
+}
+
+/** What to tell the model when Slack refuses a post or an upload. */
+function advice(code: string | undefined, where: string, botName: string): string {
+  switch (code) {
+    case "not_in_channel":
+      return `I am not a member of ${where}: invite me there with /invite @${botName}, then try again.`;
+    case "channel_not_found":
+      return `I can't see ${where}: it does not exist, or it is private and I am not in it.`;
+    case "is_archived":
+      return `${where} is archived.`;
+    case "restricted_action":
+    case "restricted_action_read_only_channel":
+    case "restricted_action_thread_only_channel":
+      return `The workspace does not let me post in ${where} (${code}).`;
+    default:
+      return `Slack refused it (${code ?? "unknown error"}).`;
+  }
+}
+
+/** The Messenger for the "slack" platform. */
+export class SlackMessenger implements Messenger {
+  constructor(private readonly options: SlackMessengerOptions) {}
+
+  async sendMessage(fromTarget: ThreadTarget, channel: string, text: string): Promise<MessengerResult> {
+    const ref = channel.trim();
+    let destination: { channel: string; thread?: string; name: string };
+    if (ref === fromTarget.channel) {
+      destination = {
+        channel: fromTarget.channel,
+        ...(fromTarget.thread ? { thread: fromTarget.thread } : {}),
+        name: "this thread",
+      };
+    } else {
+      const resolved = await this.options.resolver
+        .resolveChannel(ref)
+        .catch(
+          (error: unknown): ResolveResult => ({
+            ok: false,
+            error: `I couldn't look up ${ref}: ${describeError(error)}`,
+          }),
+        );
+      if (!resolved.ok) return { ok: false, error: resolved.error };
+      destination = { channel: resolved.channel, name: resolved.name };
+    }
+    const mrkdwn = markdownToMrkdwn(text) || escapeMrkdwn(text);
+    try {
+      let first: string | undefined;
+      for (const chunk of splitMrkdwn(mrkdwn, TEXT_LIMIT)) {
+        const posted = await callWithRetry(() =>
+          this.options.clients.api.chat.postMessage({
+            channel: destination.channel,
+            ...(destination.thread ? { thread_ts: destination.thread } : {}),
+            text: chunk,
+            unfurl_links: false,
+          }),
+        );
+        first ??= posted.ts;
+      }
+      return { ok: true, where: `${destination.name}${first ? ` (message ${first})` : ""}` };
+    } catch (error) {
+      this.options.logger.info(
+        { err: describeError(error), channel: destination.channel },
+        "slack send_message refused",
+      );
+      return { ok: false, error: advice(slackErrorCode(error), destination.name, this.options.botName()) };
+    }
+  }
+
+  async sendFile(target: ThreadTarget, absolutePath: string, caption?: string): Promise<MessengerResult> {
+    const filename = basename(absolutePath);
+    try {
+      const data = await readFile(absolutePath);
+      const comment = caption
+        ? truncate(markdownToMrkdwn(caption) || escapeMrkdwn(caption), CAPTION_LIMIT)
+        : undefined;
+      const common = {
+        file: data,
+        filename,
+        title: filename,
+        ...(comment ? { initial_comment: comment } : {}),
+      };
+      await this.options.clients.api.filesUploadV2(
+        target.thread
+          ? { ...common, channel_id: target.channel, thread_ts: target.thread }
+          : { ...common, channel_id: target.channel },
+      );
+      return { ok: true, where: target.thread ? "this thread" : target.channel };
+    } catch (error) {
+      const code = slackErrorCode(error);
+      this.options.logger.info({ err: describeError(error), file: filename }, "slack send_file failed");
+      return {
+        ok: false,
+        error: code
+          ? advice(code, "this conversation", this.options.botName())
+          : `The upload failed: ${describeError(error)}`,
+      };
+    }
+  }
+}

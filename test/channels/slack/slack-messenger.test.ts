@@ -1,0 +1,91 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SlackMessenger } from "../../../src/channels/slack/slack-messenger.js";
+import type { ThreadTarget } from "../../../src/sessions/contracts.js";
+import { SlackDirectory } from "../../../src/subscriptions/platforms/slack-directory.js";
+import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
+import { clientsFor, silentLogger } from "./support.js";
+
+let fake: FakeSlack;
+let messenger: SlackMessenger;
+let dir: string;
+let from: ThreadTarget;
+
+beforeEach(async () => {
+  fake = await startFakeSlack();
+  fake.state.addChannel({ id: "C1", name: "general", type: "channel" });
+  fake.state.addChannel({ id: "C2", name: "deploys", type: "channel", botMember: false });
+  fake.state.addChannel({ id: "D1", name: "dm", type: "im" });
+  const clients = clientsFor(fake);
+  const directory = new SlackDirectory(clients.api, {
+    workspace: fake.state.teamId,
+    botUserId: fake.state.botUserId,
+    botName: "coworker",
+  });
+  messenger = new SlackMessenger({
+    clients,
+    resolver: directory,
+    botName: () => "coworker",
+    logger: silentLogger,
+  });
+  dir = await mkdtemp(join(tmpdir(), "slack-messenger-"));
+  from = { platform: "slack", workspace: fake.state.teamId, channel: "D1", thread: fake.state.nextTs() };
+});
+
+afterEach(async () => {
+  await fake.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("SlackMessenger", () => {
+  it("posts into the session's own thread when the channel is the session's", async () => {
+    const result = await messenger.sendMessage(from, "D1", "**done**");
+    expect(result).toEqual({ ok: true, where: expect.stringMatching(/^this thread \(message \d+\.\d+\)$/) });
+    expect(fake.state.botMessages("D1", from.thread).map((m) => m.text)).toEqual(["*done*"]);
+  });
+
+  it("finds another channel by #name and posts there, split under the limit", async () => {
+    const long = Array.from({ length: 30 }, (_, i) => `Paragraph ${i} ${"x".repeat(200)}`).join("\n\n");
+    const result = await messenger.sendMessage(from, "#general", long);
+    expect(result).toMatchObject({ ok: true, where: expect.stringMatching(/^#general/) });
+    const posted = fake.state.botMessages("C1");
+    expect(posted.length).toBeGreaterThan(1);
+    expect(posted.every((m) => m.text.length <= 3_900)).toBe(true);
+    expect(posted.map((m) => m.text.trim()).join("\n\n")).toBe(long);
+  });
+
+  it("says what to do when it is not in the channel or the channel is unknown", async () => {
+    expect(await messenger.sendMessage(from, "#deploys", "hi")).toEqual({
+      ok: false,
+      error: "I am not a member of #deploys: invite me there with /invite @coworker, then try again.",
+    });
+    const unknown = await messenger.sendMessage(from, "#nope", "hi");
+    expect(unknown.ok).toBe(false);
+  });
+
+  it("uploads a file into the session's thread with its caption", async () => {
+    const path = join(dir, "report.csv");
+    await writeFile(path, "a,b\n1,2\n");
+    const result = await messenger.sendFile(from, path, "The **report**");
+    expect(result).toEqual({ ok: true, where: "this thread" });
+    const [message] = fake.state.botMessages("D1", from.thread);
+    expect(message?.text).toBe("The *report*");
+    expect(message?.files?.[0]?.title).toBe("report.csv");
+    const upload = fake.state.uploads.get(message!.files![0]!.id);
+    expect(upload).toMatchObject({ filename: "report.csv", completed: true });
+    expect(upload!.received).toBeGreaterThanOrEqual(8);
+  });
+
+  it("reports an upload Slack refuses instead of throwing", async () => {
+    const path = join(dir, "x.txt");
+    await writeFile(path, "x");
+    const result = await messenger.sendFile({ ...from, channel: "C2" }, path);
+    expect(result).toEqual({
+      ok: false,
+      error:
+        "I am not a member of this conversation: invite me there with /invite @coworker, then try again.",
+    });
+  });
+});
