@@ -64,14 +64,12 @@ export class SlackMessenger implements Messenger {
         name: "this thread",
       };
     } else {
-      const resolved = await this.options.resolver
-        .resolveChannel(ref)
-        .catch(
-          (error: unknown): ResolveResult => ({
-            ok: false,
-            error: `I couldn't look up ${ref}: ${describeError(error)}`,
-          }),
-        );
+      const resolved = await this.options.resolver.resolveChannel(ref).catch(
+        (error: unknown): ResolveResult => ({
+          ok: false,
+          error: `I couldn't look up ${ref}: ${describeError(error)}`,
+        }),
+      );
       if (!resolved.ok) return { ok: false, error: resolved.error };
       destination = { channel: resolved.channel, name: resolved.name };
     }
