@@ -87,6 +87,7 @@ export class TelegramChannel {
   private readonly polling: PollingLoop | undefined;
   private readonly webhook: WebhookServer | undefined;
   private readonly drafts: DraftSupport = { enabled: true };
+  private readonly logger: Logger;
   /**
    * The latest message each session was given, per session key. Sessions keep the target of their
    * first message; replies should thread to the message that triggered the current turn.
@@ -99,6 +100,7 @@ export class TelegramChannel {
     if (!checked.success) throw new Error(`invalid Telegram options: ${z.prettifyError(checked.error)}`);
     const apiRoot = options.apiRoot ?? DEFAULT_API_ROOT;
     const logger = options.logger.child({ channel: "telegram" });
+    this.logger = logger;
     this.bot = new Bot(options.botToken, {
       client: { apiRoot },
       ...(options.botInfo ? { botInfo: options.botInfo } : {}),
@@ -159,7 +161,7 @@ export class TelegramChannel {
     return new TelegramThreadOutput(
       {
         api: this.bot.api,
-        logger: this.options.logger.child({ channel: "telegram" }),
+        logger: this.logger,
         drafts: this.drafts,
         ...(this.options.timing ? { timing: this.options.timing } : {}),
       },
@@ -173,7 +175,7 @@ export class TelegramChannel {
     this.started = true;
     await this.bot.init();
     await this.bot.api.setMyCommands([...COMMAND_MENU]).catch((error: unknown) => {
-      this.options.logger.warn({ err: errorText(error) }, "telegram setMyCommands failed");
+      this.logger.warn({ err: errorText(error) }, "telegram setMyCommands failed");
     });
     if (this.webhook) {
       await this.webhook.start();
@@ -181,7 +183,7 @@ export class TelegramChannel {
       await this.bot.api.deleteWebhook();
       this.polling?.start();
     }
-    this.options.logger.info(
+    this.logger.info(
       { bot: this.bot.botInfo.username, mode: this.webhook ? "webhook" : "polling" },
       "telegram started",
     );
@@ -200,7 +202,7 @@ export class TelegramChannel {
 
   /** send_message / send_file for sessions on Telegram. */
   messenger(): Messenger {
-    return new TelegramMessenger(this.bot.api, this.options.logger.child({ channel: "telegram" }));
+    return new TelegramMessenger(this.bot.api, this.logger);
   }
 
   /** The webhook server's bound port (webhook mode). */

@@ -20,7 +20,6 @@ export interface TelegramOutputOptions {
   readonly drafts: DraftSupport;
   /** Overrides for the preview cadence (tests); Telegram-safe defaults otherwise. */
   readonly timing?: { readonly private?: StreamTiming; readonly group?: StreamTiming };
-  readonly typingIntervalMs?: number;
 }
 
 /** One Telegram thread as the session layer sees it. */
@@ -46,7 +45,6 @@ export class TelegramThreadOutput implements ThreadOutput {
         timing,
         ...(isPrivate ? { draft: { id: draftIdOf(info.turnId), support: this.options.drafts } } : {}),
       },
-      ...(this.options.typingIntervalMs ? { typingIntervalMs: this.options.typingIntervalMs } : {}),
     });
   }
 

@@ -14,6 +14,8 @@ import { splitTelegramHtml, TELEGRAM_TEXT_LIMIT } from "./telegram-split.js";
 import { LiveReply, type LiveReplyOptions } from "./telegram-stream.js";
 
 export const TYPING_INTERVAL_MS = 4000;
+/** The first "typing…" waits this long: a turn answered sooner needs none (and spends no API call). */
+export const TYPING_DELAY_MS = 500;
 
 interface ToolLine {
   readonly callId: string;
@@ -55,7 +57,6 @@ export interface TelegramTurnRendererOptions {
   readonly sender: ChatSender;
   readonly live: Omit<LiveReplyOptions, "sender" | "logger">;
   readonly logger: Logger;
-  readonly typingIntervalMs?: number;
 }
 
 /** Renders one turn into a Telegram chat (see module comment). */
@@ -72,29 +73,33 @@ export class TelegramTurnRenderer implements TurnRenderer {
   private working = true;
   private ending: { readonly text: string; readonly note?: string } | undefined;
   private fatal: string | undefined;
-  private readonly typingTimer: NodeJS.Timeout;
+  private typingTimer: NodeJS.Timeout | undefined;
+  private closed = false;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: TelegramTurnRendererOptions) {
     this.live = new LiveReply({ ...options.live, sender: options.sender, logger: options.logger });
-    this.typing();
-    this.typingTimer = setInterval(
-      () => this.working && this.typing(),
-      options.typingIntervalMs ?? TYPING_INTERVAL_MS,
-    );
-    this.typingTimer.unref();
+    this.scheduleTyping(TYPING_DELAY_MS);
   }
 
-  private typing(): void {
-    this.options.sender.typing().catch((error: unknown) => {
-      this.options.logger.debug({ err: errorText(error) }, "telegram chat action failed");
-    });
+  /** "typing…" lasts about 5 s: re-send it every ~4 s while the agent works (not while it waits). */
+  private scheduleTyping(delayMs: number): void {
+    this.typingTimer = setTimeout(() => {
+      if (this.closed) return;
+      if (this.working) {
+        this.options.sender.typing().catch((error: unknown) => {
+          this.options.logger.debug({ err: errorText(error) }, "telegram chat action failed");
+        });
+      }
+      this.scheduleTyping(TYPING_INTERVAL_MS);
+    }, delayMs);
+    this.typingTimer.unref();
   }
 
   async handle(event: AgentEvent): Promise<void> {
     this.working = event.type !== "permission-required" && event.type !== "question-asked";
     this.apply(event);
-    if (!this.ending) this.live.show(this.liveView());
+    if (!this.ending) this.live.show(this.view);
   }
 
   private apply(event: AgentEvent): void {
@@ -197,7 +202,7 @@ export class TelegramTurnRenderer implements TurnRenderer {
   }
 
   /** The live view: status lines, then as much of the answer's tail as fits. */
-  private liveView(): string {
+  private readonly view = (): string => {
     const status = this.statusHtml();
     const answer = this.text.trim() === "" ? "" : markdownToTelegramHtml(this.text);
     if (answer === "") return status;
@@ -205,7 +210,7 @@ export class TelegramTurnRenderer implements TurnRenderer {
     const chunks = splitTelegramHtml(answer, Math.max(budget, 1000));
     const tail = chunks.length > 1 ? `…\n${chunks.at(-1)}` : (chunks[0] ?? "");
     return status === "" ? tail : `${status}\n\n${tail}`;
-  }
+  };
 
   private toolSummary(): string {
     if (this.tools.length === 0) return "";
@@ -229,7 +234,8 @@ export class TelegramTurnRenderer implements TurnRenderer {
 
   async close(): Promise<void> {
     this.closing ??= (async () => {
-      clearInterval(this.typingTimer);
+      this.closed = true;
+      clearTimeout(this.typingTimer);
       try {
         await this.live.finish(this.finalChunks());
       } catch (error) {

@@ -38,7 +38,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
 
 /** One turn's preview and final delivery. */
 export class LiveReply {
-  private wanted = "";
+  /** Renders the current view; called only when a preview is due, never per event. */
+  private view: (() => string) | undefined;
+  private dirty = false;
   private shown = "";
   private messageId: number | undefined;
   private lastShownAt = 0;
@@ -52,16 +54,16 @@ export class LiveReply {
     return this.options.draft?.support.enabled === true && this.messageId === undefined;
   }
 
-  /** The preview should now read `html` (≤ 4096 visible chars); sent when the rate allows. */
-  show(html: string): void {
+  /** The preview changed; `view` renders it (≤ 4096 visible chars) when the rate allows a send. */
+  show(view: () => string): void {
     if (this.finished) return;
-    this.wanted = html;
+    this.view = view;
+    this.dirty = true;
     this.schedule();
   }
 
   private schedule(): void {
-    if (this.timer || this.inFlight || this.finished || this.wanted === this.shown || this.wanted === "")
-      return;
+    if (this.timer || this.inFlight || this.finished || !this.dirty) return;
     const delay =
       this.lastShownAt === 0
         ? this.options.timing.firstPreviewMs
@@ -76,14 +78,14 @@ export class LiveReply {
   }
 
   private flush(): void {
-    const html = this.wanted;
-    if (this.finished || html === this.shown) return;
+    if (this.finished || !this.dirty || !this.view) return;
+    this.dirty = false;
+    const html = this.view();
+    if (html === "" || html === this.shown) return;
     this.inFlight = this.deliver(html)
-      .catch((error: unknown) => {
-        // A preview is best effort: retry only once there is something new to show.
-        this.shown = html;
-        this.options.logger.warn({ err: errorText(error) }, "telegram preview failed");
-      })
+      .catch((error: unknown) =>
+        this.options.logger.warn({ err: errorText(error) }, "telegram preview failed"),
+      )
       .finally(() => {
         this.inFlight = undefined;
         this.lastShownAt = Date.now();

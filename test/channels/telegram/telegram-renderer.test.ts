@@ -53,12 +53,14 @@ afterEach(() => {
 });
 
 describe("TelegramTurnRenderer", () => {
-  it("re-sends typing about every 4 s while working and pauses while waiting for a person", async () => {
+  it("sends typing after half a second, again about every 4 s while working, not while waiting", async () => {
     vi.useFakeTimers();
     const sender = new RecordingSender();
     const turn = renderer(sender, { enabled: true });
+    expect(sender.count("typing")).toBe(0);
+    await vi.advanceTimersByTimeAsync(500);
     expect(sender.count("typing")).toBe(1);
-    await vi.advanceTimersByTimeAsync(8100);
+    await vi.advanceTimersByTimeAsync(8000);
     expect(sender.count("typing")).toBe(3);
     await turn.handle(
       agentEvent({

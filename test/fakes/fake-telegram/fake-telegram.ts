@@ -293,8 +293,15 @@ export class FakeTelegram {
     });
   }
 
-  private changed(): void {
-    this.changes.emit("change");
+  /** Call `listener` with every recorded call from now on; returns the unsubscribe function. */
+  onCall(listener: (call: RecordedCall) => void): () => void {
+    const relay = (call?: RecordedCall) => call && listener(call);
+    this.changes.on("change", relay);
+    return () => this.changes.off("change", relay);
+  }
+
+  private changed(call?: RecordedCall): void {
+    this.changes.emit("change", call);
   }
 
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -336,8 +343,9 @@ export class FakeTelegram {
   }
 
   private record(method: string, params: Params, error?: string): void {
-    this.calls.push({ method, params, at: Date.now() - this.started, ...(error ? { error } : {}) });
-    this.changed();
+    const call: RecordedCall = { method, params, at: Date.now() - this.started, ...(error ? { error } : {}) };
+    this.calls.push(call);
+    this.changed(call);
   }
 
   private download(token: string, path: string, response: ServerResponse): void {
