@@ -5,6 +5,7 @@
  * else), and a short quote of a message for approval cards.
  */
 import type { BufferEntryInput } from "./buffer-entry.js";
+import { displayName } from "./platform-directory.js";
 
 /** Characters of the triggering text kept in the provenance quote. */
 export const QUOTE_CHARS = 200;
@@ -18,7 +19,7 @@ export function formatTime(iso: string): string {
 
 /** One message as a line (continuation lines indented): time, author, where, text. */
 export function formatMessage(entry: BufferEntryInput): string {
-  const who = `${entry.author.name || entry.author.id}${entry.author.isBot ? " (bot)" : ""}`;
+  const who = `${displayName(entry.author.name) || entry.author.id}${entry.author.isBot ? " (bot)" : ""}`;
   const where = entry.thread === undefined ? "" : ` [thread ${entry.thread}]`;
   const text = entry.text.trim() === "" ? "(no text)" : entry.text.replace(/\r\n?/g, "\n");
   return `[${formatTime(entry.at)}] ${who}${where}: ${text.split("\n").join("\n    ")}`;

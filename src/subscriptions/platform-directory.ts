@@ -56,6 +56,18 @@ export interface PlatformDirectory {
   history(channel: string, options: HistoryOptions): Promise<HistoryPage>;
 }
 
+/** Longest channel display name kept. */
+export const MAX_DISPLAY_NAME_CHARS = 80;
+
+/**
+ * A channel or person name as shown to people and the model: one line, at most 80 characters.
+ * (Telegram titles are free text chosen by anyone who can edit the group.)
+ */
+export function displayName(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= MAX_DISPLAY_NAME_CHARS ? line : `${line.slice(0, MAX_DISPLAY_NAME_CHARS - 1)}…`;
+}
+
 /** The message of a thrown platform failure, for refusals that say why. */
 export function failureText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

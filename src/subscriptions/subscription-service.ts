@@ -228,9 +228,8 @@ export class SubscriptionService {
       const ref = s.channelRef;
       const names = [
         s.id,
-        ref.channel,
         scopeKeyOf(ref),
-        ref.thread ? `${ref.channel}:${ref.thread}` : ref.channel,
+        ref.thread === undefined ? ref.channel : `${ref.channel}:${ref.thread}`,
       ];
       if (ref.name) names.push(ref.name.replace(/^#/, ""));
       return names.some((name) => name.toLowerCase() === wanted);

@@ -198,6 +198,26 @@ describe("SubscriptionService", () => {
     });
   });
 
+  it("removes by subscription id or channel id, and the user's command gets the same replies", async () => {
+    await h.service.subscribe(ALICE, { channel: "#deploys" });
+    const [sub] = h.service.listFor(ALICE.sessionId);
+    expect(await h.service.remove(ALICE.sessionId, sub!.id)).toMatchObject({ ok: true });
+    await h.service.subscribe(ALICE, { channel: "#deploys" });
+    expect(await h.service.remove("another-session", "CDEPLOY")).toMatchObject({ ok: false });
+    expect(await h.service.remove(ALICE.sessionId, "CDEPLOY")).toMatchObject({ ok: true });
+  });
+
+  it("skips an unreadable stored subscription on start, reporting it, and keeps the others", async () => {
+    await h.service.subscribe(ALICE, { channel: "#deploys" });
+    const space = h.store.space("subscriptions");
+    const catalog = (await space.get<{ v: number; kind: string; data: { ids: string[] } }>("catalog"))!;
+    await space.set("catalog", { ...catalog, data: { ids: [...catalog.data.ids, "sub_ffffffffffff"] } });
+    await space.set("sub:sub_ffffffffffff", { v: 1, kind: "subscription", data: { id: "broken" } });
+    await h.restart();
+    expect(h.service.listFor(ALICE.sessionId)).toHaveLength(1);
+    expect(h.errors.map((e) => e.context)).toEqual(["loading subscription sub_ffffffffffff"]);
+  });
+
   it("never wakes on the bot's own messages or on messages in the subscribing thread", async () => {
     await h.service.subscribe(ALICE, { channel: "#home" });
     const own = message("I posted this", {

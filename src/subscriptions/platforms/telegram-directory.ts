@@ -8,12 +8,13 @@
 import { type Api, GrammyError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import { z } from "zod";
-import type {
-  BotIdentity,
-  HistoryPage,
-  PlatformDirectory,
-  ReadAccess,
-  ResolveResult,
+import {
+  type BotIdentity,
+  displayName,
+  type HistoryPage,
+  type PlatformDirectory,
+  type ReadAccess,
+  type ResolveResult,
 } from "../platform-directory.js";
 
 export interface TelegramDirectoryOptions {
@@ -89,7 +90,7 @@ export class TelegramDirectory implements PlatformDirectory {
       };
     if (topic !== undefined && !chat.is_forum)
       return { ok: false, error: `${chat.title ?? ref} has no topics; subscribe to the chat itself.` };
-    const title = chat.title ?? (chat.username ? `@${chat.username}` : String(chat.id));
+    const title = displayName(chat.title ?? (chat.username ? `@${chat.username}` : String(chat.id)));
     return {
       ok: true,
       channel: String(chat.id),
@@ -118,7 +119,7 @@ export class TelegramDirectory implements PlatformDirectory {
   /** The bot must be in the chat and see every message: an admin, or privacy mode off (channels: admin). */
   async ensureBotCanRead(channel: string): Promise<ReadAccess> {
     const chat = chatSchema.parse(await call(() => this.api.getChat(channel)));
-    const title = chat.title ?? channel;
+    const title = displayName(chat.title ?? channel);
     const me = meSchema.parse(await call(() => this.api.getMe()));
     const member = memberSchema.parse(await call(() => this.api.getChatMember(channel, me.id)));
     if (!isIn(member)) return { ok: false, whatToDo: `add ${this.handle} to ${title} first.` };
