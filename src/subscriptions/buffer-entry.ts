@@ -47,12 +47,14 @@ export const DEFAULT_MAX_ENTRY_CHARS = 4_000;
 
 const shortText = z.string().min(1).max(200);
 
+/** Validates a message author. */
 export const bufferAuthorSchema: z.ZodType<BufferAuthor> = z.object({
   id: shortText,
   name: z.string().max(200),
   isBot: z.boolean(),
 });
 
+/** Validates a message handed to the buffer. */
 export const bufferEntryInputSchema: z.ZodType<BufferEntryInput> = z.object({
   id: shortText,
   author: bufferAuthorSchema,
@@ -63,6 +65,7 @@ export const bufferEntryInputSchema: z.ZodType<BufferEntryInput> = z.object({
   mentionsBot: z.boolean().optional(),
 });
 
+/** Validates a stored buffer entry. */
 export const bufferEntrySchema: z.ZodType<BufferEntry> = z.object({
   id: shortText,
   author: bufferAuthorSchema,
@@ -74,6 +77,7 @@ export const bufferEntrySchema: z.ZodType<BufferEntry> = z.object({
   seq: z.number().int().positive(),
 });
 
+/** Validates a stored position (read cursors, wake markers). */
 export const bufferPositionSchema: z.ZodType<BufferPosition> = z.object({
   epoch: z.string().max(64),
   seq: z.number().int().nonnegative(),

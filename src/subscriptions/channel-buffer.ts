@@ -104,8 +104,9 @@ export interface ReadOptions {
   readonly limit: number;
 }
 
-/** Storage keys (heads and pages under distinct prefixes). */
+/** Store key of a channel buffer's head (heads and pages use distinct prefixes). */
 export const bufferHeadKey = (channelKey: string) => `head:${channelKey}`;
+/** Store key of page `index` of a channel's buffer. */
 export const bufferPageKey = (channelKey: string, index: number) => `page:${channelKey}:${index}`;
 
 /** The per-channel message buffers. One instance per store; it caches each channel's head and last page. */

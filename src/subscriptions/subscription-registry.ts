@@ -26,7 +26,9 @@ const CATALOG_KEY = "catalog";
 
 const catalogSchema = z.object({ ids: z.array(z.string()) });
 
+/** Store key of a subscription record. */
 export const subscriptionKey = (id: string) => `sub:${id}`;
+/** Store key of a subscription's "woken through" marker. */
 export const wokenKey = (id: string) => `woken:${id}`;
 
 /** Persisted subscriptions with indexes by session and by channel. */

@@ -74,6 +74,7 @@ export const triggerSchema: z.ZodType<Trigger> = z.discriminatedUnion("type", [
   }),
 ]);
 
+/** A stored ChannelRef. */
 export const channelRefSchema: z.ZodType<ChannelRef> = z.object({
   platform: idText,
   workspace: idText,
@@ -82,11 +83,13 @@ export const channelRefSchema: z.ZodType<ChannelRef> = z.object({
   name: z.string().min(1).max(200).optional(),
 });
 
+/** A stored PlatformUser. */
 export const platformUserSchema: z.ZodType<PlatformUser> = z.object({
   id: idText,
   name: z.string().max(200),
 });
 
+/** A stored Subscription (the `data` of its versioned record). */
 export const subscriptionSchema: z.ZodType<Subscription> = z.object({
   id: z.string().regex(/^sub_[0-9a-f]{12}$/),
   sessionId: z.string().min(1).max(180),
