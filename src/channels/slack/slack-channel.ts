@@ -27,6 +27,7 @@ import type { BotIdentity } from "./slack-events.js";
 import { SlackInbound } from "./slack-inbound.js";
 import { SlackInteractions } from "./slack-interactions.js";
 import { type ChannelResolver, SlackMessenger } from "./slack-messenger.js";
+import { missingScopes } from "./slack-requirements.js";
 import { sdkLogger } from "./slack-logger.js";
 import { DEFAULT_RENDER_SETTINGS, type RenderSettings, SlackThreadOutput } from "./slack-thread-output.js";
 import { ThreadRegistry } from "./slack-threads.js";
@@ -128,6 +129,14 @@ export class SlackChannel {
     const bot: BotIdentity = { userId: auth.user_id, botId: auth.bot_id ?? "", teamId: auth.team_id };
     this.identity = bot;
     if (auth.user) this.botName = auth.user;
+    const granted = auth.response_metadata?.scopes;
+    const missing = granted ? missingScopes(granted) : [];
+    if (missing.length > 0) {
+      this.logger.warn(
+        { missing },
+        "the Slack app lacks scopes Coworker uses; reinstall it from config/slack-app-manifest.yaml",
+      );
+    }
     const o = this.options;
     const capabilities = new CapabilityLatch();
     const threads = new ThreadRegistry(o.service);

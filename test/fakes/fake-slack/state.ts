@@ -6,6 +6,7 @@
  * Every change emits "change", which `waitFor` listens to instead of sleeping.
  */
 import { EventEmitter } from "node:events";
+import { REQUIRED_BOT_SCOPES } from "../../../src/channels/slack/slack-requirements.js";
 
 export interface FakeUser {
   readonly id: string;
@@ -122,6 +123,8 @@ export class FakeSlackState extends EventEmitter {
   readonly rateLimits = new Map<string, { remaining: number; retryAfterS: number }>();
   /** Error codes a method answers with, one per call, before it works again. */
   readonly failures = new Map<string, string[]>();
+  /** The bot token's scopes, reported in the x-oauth-scopes header like Slack does. */
+  scopes: string[] = [...REQUIRED_BOT_SCOPES];
   /** Milliseconds every API answer is delayed by (latency simulation). */
   latencyMs = 0;
 

@@ -92,7 +92,7 @@ async function handleApi(
   try {
     const result = runMethod(state, method, args, context);
     record(200);
-    send(res, 200, { ok: true, ...result });
+    send(res, 200, { ok: true, ...result }, { "x-oauth-scopes": state.scopes.join(",") });
   } catch (error) {
     if (!(error instanceof SlackFailure)) throw error;
     record(200, error.code);
