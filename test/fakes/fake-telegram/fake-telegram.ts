@@ -13,8 +13,10 @@ import type { UserFromGetMe } from "grammy/types";
 import { apiMessage, METHODS } from "./bot-methods.js";
 import { BotApiError, BotState, type FakeChat, type FakeUser, type StoredMessage } from "./bot-state.js";
 import { type Params, readParams, respond } from "./http-body.js";
+import { type UserMessageInput, userMessage } from "./user-messages.js";
 
 export type { FakeChat, FakeUser, StoredMessage } from "./bot-state.js";
+export type { UserMessageInput } from "./user-messages.js";
 
 export interface RecordedCall {
   readonly method: string;
@@ -32,19 +34,6 @@ export interface FakeTelegramOptions {
   readonly draftsSupported?: boolean;
 }
 
-export interface UserMessageInput {
-  readonly chat: FakeChat;
-  readonly from: FakeUser;
-  readonly text?: string;
-  /** Forum topic id: the message is a topic message (and implicitly "replies" to the topic root). */
-  readonly threadId?: number;
-  /** An explicit reply to this message id in the same chat. */
-  readonly replyTo?: number;
-  readonly document?: { readonly content: Buffer; readonly name: string; readonly mime?: string };
-  readonly photo?: { readonly content: Buffer };
-  readonly caption?: string;
-}
-
 type Update = Params & { update_id: number };
 
 interface Waiter {
@@ -59,21 +48,6 @@ const CONFLICT =
 
 function updateKind(update: Update): string {
   return Object.keys(update).find((key) => key !== "update_id") ?? "";
-}
-
-/** Entities Telegram would attach: bot commands at the start, @mentions anywhere. */
-function entitiesOf(text: string): Record<string, unknown>[] {
-  const entities: Record<string, unknown>[] = [];
-  const command = /^\/[a-zA-Z0-9_]+(@[a-zA-Z0-9_]+)?/.exec(text);
-  if (command) entities.push({ type: "bot_command", offset: 0, length: command[0].length });
-  for (const match of text.matchAll(/(^|[^\w])(@[a-zA-Z0-9_]{3,})/g)) {
-    entities.push({
-      type: "mention",
-      offset: (match.index ?? 0) + (match[1]?.length ?? 0),
-      length: match[2]!.length,
-    });
-  }
-  return entities;
 }
 
 /** The running fake; create with `startFakeTelegram`. */
@@ -163,11 +137,6 @@ export class FakeTelegram {
     this.failNext("getUpdates", 409, CONFLICT, times);
   }
 
-  /** Updates not yet confirmed by a later getUpdates offset. */
-  unconfirmed(): number {
-    return this.updates.length;
-  }
-
   /** Queue a raw update (the id is assigned here). */
   injectUpdate(body: Record<string, unknown>): Update {
     const update: Update = { update_id: this.nextUpdateId++, ...body };
@@ -186,52 +155,7 @@ export class FakeTelegram {
 
   /** A user writes in a chat: the message is stored and delivered as an update. */
   sendUserMessage(input: UserMessageInput): { update: Update; message: Record<string, unknown> } {
-    const chat = this.state.chat(input.chat);
-    const text = input.text ?? "";
-    const file = input.document ?? input.photo;
-    const fileName = input.document?.name ?? "photo.jpg";
-    const stored = this.state.addMessage({
-      chat_id: chat.id,
-      from: input.from,
-      text: input.caption ?? text,
-      source: input.caption ?? text,
-      ...(input.threadId !== undefined ? { message_thread_id: input.threadId } : {}),
-      ...(input.replyTo !== undefined ? { reply_to_message_id: input.replyTo } : {}),
-    });
-    const message: Record<string, unknown> = { ...apiMessage(this.state, stored) };
-    if (input.replyTo !== undefined) {
-      const replied = this.state.message(chat.id, input.replyTo);
-      if (replied) message.reply_to_message = apiMessage(this.state, replied);
-    } else if (input.threadId !== undefined) {
-      message.reply_to_message = {
-        message_id: input.threadId,
-        date: stored.date,
-        chat,
-        forum_topic_created: { name: `topic ${input.threadId}`, icon_color: 7322096 },
-      };
-    }
-    const body = input.caption ?? text;
-    const entities = entitiesOf(body);
-    if (file) {
-      delete message.text;
-      const saved = this.state.addFile(file.content, fileName);
-      const meta = {
-        file_id: saved.file_id,
-        file_unique_id: saved.file_unique_id,
-        file_size: file.content.length,
-      };
-      if (input.document) {
-        message.document = { ...meta, file_name: input.document.name, mime_type: input.document.mime };
-      } else {
-        message.photo = [{ ...meta, width: 90, height: 90 }];
-      }
-      if (input.caption !== undefined) {
-        message.caption = input.caption;
-        if (entities.length > 0) message.caption_entities = entities;
-      }
-    } else if (entities.length > 0) {
-      message.entities = entities;
-    }
+    const message = userMessage(this.state, input);
     return { update: this.injectUpdate({ message }), message };
   }
 

@@ -1,0 +1,85 @@
+/**
+ * What a user's message looks like when the fake delivers it: the Bot API Message with entities
+ * Telegram would attach (bot commands, @mentions), replies, forum-topic fields (a topic message
+ * "replies" to the topic's first message unless it is an explicit reply) and files.
+ */
+import { apiMessage } from "./bot-methods.js";
+import type { BotState, FakeChat, FakeUser } from "./bot-state.js";
+
+export interface UserMessageInput {
+  readonly chat: FakeChat;
+  readonly from: FakeUser;
+  readonly text?: string;
+  /** Forum topic id: the message is a topic message (and implicitly "replies" to the topic root). */
+  readonly threadId?: number;
+  /** An explicit reply to this message id in the same chat. */
+  readonly replyTo?: number;
+  readonly document?: { readonly content: Buffer; readonly name: string; readonly mime?: string };
+  readonly photo?: { readonly content: Buffer };
+  readonly caption?: string;
+}
+
+/** Entities Telegram would attach: bot commands at the start, @mentions anywhere. */
+function entitiesOf(text: string): Record<string, unknown>[] {
+  const entities: Record<string, unknown>[] = [];
+  const command = /^\/[a-zA-Z0-9_]+(@[a-zA-Z0-9_]+)?/.exec(text);
+  if (command) entities.push({ type: "bot_command", offset: 0, length: command[0].length });
+  for (const match of text.matchAll(/(^|[^\w])(@[a-zA-Z0-9_]{3,})/g)) {
+    entities.push({
+      type: "mention",
+      offset: (match.index ?? 0) + (match[1]?.length ?? 0),
+      length: match[2]!.length,
+    });
+  }
+  return entities;
+}
+
+/** Store a user's message in the fake's state and return it as the Bot API would deliver it. */
+export function userMessage(state: BotState, input: UserMessageInput): Record<string, unknown> {
+  const chat = state.chat(input.chat);
+  const text = input.text ?? "";
+  const file = input.document ?? input.photo;
+  const fileName = input.document?.name ?? "photo.jpg";
+  const stored = state.addMessage({
+    chat_id: chat.id,
+    from: input.from,
+    text: input.caption ?? text,
+    source: input.caption ?? text,
+    ...(input.threadId !== undefined ? { message_thread_id: input.threadId } : {}),
+    ...(input.replyTo !== undefined ? { reply_to_message_id: input.replyTo } : {}),
+  });
+  const message: Record<string, unknown> = { ...apiMessage(state, stored) };
+  if (input.replyTo !== undefined) {
+    const replied = state.message(chat.id, input.replyTo);
+    if (replied) message.reply_to_message = apiMessage(state, replied);
+  } else if (input.threadId !== undefined) {
+    message.reply_to_message = {
+      message_id: input.threadId,
+      date: stored.date,
+      chat,
+      forum_topic_created: { name: `topic ${input.threadId}`, icon_color: 7322096 },
+    };
+  }
+  const entities = entitiesOf(input.caption ?? text);
+  if (file) {
+    delete message.text;
+    const saved = state.addFile(file.content, fileName);
+    const meta = {
+      file_id: saved.file_id,
+      file_unique_id: saved.file_unique_id,
+      file_size: file.content.length,
+    };
+    if (input.document) {
+      message.document = { ...meta, file_name: input.document.name, mime_type: input.document.mime };
+    } else {
+      message.photo = [{ ...meta, width: 90, height: 90 }];
+    }
+    if (input.caption !== undefined) {
+      message.caption = input.caption;
+      if (entities.length > 0) message.caption_entities = entities;
+    }
+  } else if (entities.length > 0) {
+    message.entities = entities;
+  }
+  return message;
+}
