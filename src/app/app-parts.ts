@@ -25,6 +25,11 @@ export interface AppContext {
 /** The session layer as the app runs it (a SessionManager fits structurally). */
 export interface AppConversation {
   readonly service: ConversationService;
+  /**
+   * Called once every channel has started (and registered its output): continue the work left
+   * from before a restart, which may need to reach those channels' threads.
+   */
+  start?(): Promise<void>;
   /** Let running turns reach a safe point within `graceMs`, then interrupt and persist them. */
   drain?(graceMs: number): Promise<unknown>;
   close?(): Promise<void>;

@@ -1,10 +1,23 @@
 /**
- * The wiring point of `coworker start`. As modules land, they are added here and nowhere else:
- * `createConversation` builds the SessionManager (store, engine factory with provider and tools,
- * approvals config) and `channels` lists the Slack and Telegram ChannelStarters. Until a
- * conversation factory is set, `startApp` stops with a message saying so.
+ * The wiring point of `coworker start`: the session layer (SessionManager, engine factory,
+ * provider, tools, approvals — see conversation-assembly.ts) and the Slack and Telegram channel
+ * starters, sharing one Messenger registry per assembly so messaging tools reach the channels
+ * that are running.
  */
 import type { AppAssembly } from "./app-parts.js";
+import { createConversation } from "./conversation-assembly.js";
+import { MessengerRegistry } from "./messenger-registry.js";
+import { slackStarter } from "./slack-starter.js";
+import { telegramStarter } from "./telegram-starter.js";
+
+/** A fresh assembly (its own Messenger registry): one per app. */
+export function createAssembly(): AppAssembly {
+  const messengers = new MessengerRegistry();
+  return {
+    createConversation: (context) => createConversation(context, { messengers }),
+    channels: [slackStarter, telegramStarter(messengers)],
+  };
+}
 
 /** The assembly the CLI starts. */
-export const defaultAssembly: AppAssembly = { channels: [] };
+export const defaultAssembly: AppAssembly = createAssembly();

@@ -1,8 +1,9 @@
 /**
  * startApp: brings the service up in order — shutdown handling, store, ops server, the session
  * layer from the assembly, then every channel whose credentials are present (the console when
- * none are) — and registers each part's readiness check, drainer and closer. If any step fails,
- * what already started is shut down before the error is rethrown.
+ * none are), then lets the session layer resume earlier work — and registers each part's
+ * readiness check, drainer and closer. If any step fails, what already started is shut down
+ * before the error is rethrown.
  */
 import { mkdir } from "node:fs/promises";
 import type { CoworkerConfig } from "../config/schema.js";
@@ -135,6 +136,7 @@ export async function startApp(
       }),
     );
     const channels = await startChannels(context, options, conversation.service);
+    await conversation.start?.();
     started = true;
     logger.info({ channels, ops: ops.url, store: store.description }, "coworker started");
     return { context, opsUrl: ops.url, channels, stopped: shutdown.done };

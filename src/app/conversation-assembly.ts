@@ -1,0 +1,133 @@
+/**
+ * The session layer of `coworker start`, built from the validated config on the app's store: the
+ * OpenAI-compatible provider (timed into Metrics), memories, MCP servers, the engine factory with
+ * the config-derived tool options and the channels' Messengers, and the SessionManager with its
+ * defaults, approvals, audit log and workspace. Channels register on a metrics-observing wrapper
+ * of the manager, so every platform's turns are counted.
+ */
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { approvalsConfigSchema, type ApprovalsConfig } from "../approvals/authorisation.js";
+import type { CoworkerConfig } from "../config/schema.js";
+import { createEngineFactory } from "../engine/assembly/build-engine-factory.js";
+import { engineOptionsFromConfig } from "../engine/assembly/config-options.js";
+import { OpenAIProvider } from "../engine/provider/openai-provider.js";
+import type { ProviderClient } from "../engine/provider/provider.js";
+import { SessionManager } from "../sessions/session-manager.js";
+import { McpManager } from "../tools/mcp/mcp-manager.js";
+import { MemoryStore } from "../tools/memory/memory-store.js";
+import type { AppContext, AppConversation } from "./app-parts.js";
+import { MessengerRegistry } from "./messenger-registry.js";
+import { observeService } from "./observed-service.js";
+import { MeteredProvider } from "./provider-metrics.js";
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** The name of the append-only audit log inside the data directory. */
+export const AUDIT_LOG_FILE = "audit.jsonl";
+
+/** What the conversation shares with the rest of the assembly. */
+export interface ConversationParts {
+  /** Where channel starters register their Messengers; default: a fresh (empty) registry. */
+  readonly messengers?: MessengerRegistry;
+}
+
+/** Thrown when the approvals section holds ids the session layer cannot use. */
+export class ApprovalsConfigError extends Error {
+  override readonly name = "ApprovalsConfigError";
+}
+
+/** The SessionManager's approvals options from config; throws ApprovalsConfigError listing every problem. */
+export function approvalsFromConfig(section: CoworkerConfig["approvals"]): ApprovalsConfig {
+  const candidate = {
+    approvers: section.approvers,
+    perChannel: section.per_channel,
+    ttlMs: Math.max(1, Math.round(section.expire_after_h * HOUR_MS)),
+  };
+  const parsed = approvalsConfigSchema.safeParse(candidate);
+  if (parsed.success) return candidate;
+  const problems = parsed.error.issues.map((issue) => {
+    const [head, ...rest] = issue.path.map(String);
+    const key = head === "perChannel" ? "per_channel" : head;
+    return `approvals.${[key, ...rest].join(".")}: ${issue.message}`;
+  });
+  throw new ApprovalsConfigError(`Invalid approvals configuration — ${problems.join("; ")}`);
+}
+
+/** Fill in config `model.max_output_tokens` on requests that do not set their own. */
+function capOutputTokens(provider: ProviderClient, maxOutputTokens: number | undefined): ProviderClient {
+  if (maxOutputTokens === undefined) return provider;
+  return {
+    stream: (request) =>
+      provider.stream(request.maxOutputTokens === undefined ? { ...request, maxOutputTokens } : request),
+  };
+}
+
+/** The model client from config, timed into the app's metrics. */
+function createProvider(context: AppContext): ProviderClient {
+  const { model } = context.config;
+  const openai = new OpenAIProvider({
+    ...(model.base_url !== undefined ? { baseURL: model.base_url } : {}),
+    ...(model.api_key !== undefined ? { apiKey: model.api_key } : {}),
+    stallTimeoutMs: model.stall_timeout_s * 1000,
+    maxRetries: model.max_retries,
+  });
+  return new MeteredProvider(capOutputTokens(openai, model.max_output_tokens), context.metrics);
+}
+
+/**
+ * Build the session layer on `context`. Resolves once the MCP servers have started (or failed
+ * once — they keep retrying in the background); `start` must be called after the channels have
+ * registered their outputs, so turns resumed from before a restart can reach their threads.
+ */
+export async function createConversation(
+  context: AppContext,
+  parts: ConversationParts = {},
+): Promise<AppConversation> {
+  const { config, logger, store } = context;
+  const approvals = approvalsFromConfig(config.approvals);
+  await mkdir(config.workspace.root, { recursive: true });
+  const mcpLogger = logger.child({ component: "mcp" });
+  const mcp = new McpManager({
+    servers: config.tools.mcp_servers,
+    onNotice: (message) => mcpLogger.info({ notice: true }, message),
+    logger: mcpLogger,
+    cwd: config.workspace.root,
+  });
+  await mcp.start();
+  try {
+    const messengers = parts.messengers ?? new MessengerRegistry();
+    const createEngine = createEngineFactory({
+      ...engineOptionsFromConfig(config),
+      provider: createProvider(context),
+      memory: new MemoryStore(store.space("memory")),
+      messengerFor: (platform) => messengers.messengerFor(platform),
+      mcp,
+    });
+    const manager = new SessionManager({
+      store,
+      createEngine,
+      defaults: {
+        model: config.model.name,
+        provider: "openai",
+        mode: config.agent.mode,
+        maxSteps: config.agent.max_steps,
+        queueMode: config.agent.queue_mode,
+      },
+      approvals,
+      maxSessionsInMemory: config.sessions.max_in_memory,
+      workspace: { root: config.workspace.root, context: "" },
+      auditLogPath: join(config.data_dir, AUDIT_LOG_FILE),
+      logger,
+    });
+    return {
+      service: observeService(manager, context.metrics),
+      start: () => manager.start(),
+      drain: (graceMs) => manager.drain(graceMs),
+      close: () => mcp.close(),
+    };
+  } catch (error) {
+    await mcp.close();
+    throw error;
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * A ThreadOutputFactory decorator that feeds Metrics from the AgentEvents a channel renders:
+ * turns started and finished (by status, with duration), tool calls (by status, with duration),
+ * approvals requested and resolved (which moves the pending gauge) and turn errors. The wrapped
+ * output renders exactly what it would have rendered; a renderer that throws is counted and its
+ * error passed on unchanged.
+ */
+import type { Card, CardRef } from "../approvals/card.js";
+import type { AgentEvent, ToolCallStatus } from "../engine/events.js";
+import type { Metrics } from "../ops/metrics.js";
+import type { ThreadOutput, ThreadOutputFactory, ThreadTarget, TurnRenderer } from "../sessions/contracts.js";
+import type { Clock } from "./provider-metrics.js";
+
+/** How an approval ended, read from the status of its call's `tool-call-finished`. */
+export function approvalOutcomeOf(status: ToolCallStatus): string {
+  switch (status) {
+    case "ok":
+    case "error":
+      return "approved";
+    case "denied":
+      return "denied";
+    case "interrupted":
+    case "not_started":
+      return "interrupted";
+  }
+}
+
+/** Outcome recorded for approvals still open when their turn's renderer closed. */
+export const ABANDONED_APPROVAL = "abandoned";
+
+/** Counts one turn's events, then hands each to the channel's renderer. */
+class ObservedRenderer implements TurnRenderer {
+  private readonly started: number;
+  private readonly openApprovals = new Set<string>();
+  private finished = false;
+  private closed = false;
+
+  constructor(
+    private readonly inner: TurnRenderer,
+    private readonly platform: string,
+    private readonly metrics: Metrics,
+    private readonly clock: Clock,
+  ) {
+    this.started = clock();
+    metrics.turnStarted(platform);
+  }
+
+  async handle(event: AgentEvent): Promise<void> {
+    this.observe(event);
+    try {
+      await this.inner.handle(event);
+    } catch (error) {
+      this.metrics.error(this.platform);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      for (const _ of this.openApprovals) this.metrics.approvalResolved(this.platform, ABANDONED_APPROVAL);
+      this.openApprovals.clear();
+      // A turn whose stream ended without `turn-completed` was abandoned (e.g. the turn failed).
+      if (!this.finished) this.finish("interrupted");
+    }
+    try {
+      await this.inner.close();
+    } catch (error) {
+      this.metrics.error(this.platform);
+      throw error;
+    }
+  }
+
+  private observe(event: AgentEvent): void {
+    switch (event.type) {
+      case "permission-required":
+        if (!this.openApprovals.has(event.callId)) {
+          this.openApprovals.add(event.callId);
+          this.metrics.approvalRequested(this.platform);
+        }
+        return;
+      case "tool-call-finished":
+        this.metrics.toolCallFinished(event.name, event.status, event.durationMs);
+        if (this.openApprovals.delete(event.callId))
+          this.metrics.approvalResolved(this.platform, approvalOutcomeOf(event.status));
+        return;
+      case "turn-completed":
+        if (!this.finished) this.finish(event.status);
+        return;
+      case "error":
+        this.metrics.error("turn");
+        return;
+      default:
+        return;
+    }
+  }
+
+  private finish(status: Parameters<Metrics["turnFinished"]>[1]): void {
+    this.finished = true;
+    this.metrics.turnFinished(this.platform, status, this.clock() - this.started);
+  }
+}
+
+/** A ThreadOutput whose turns are observed; cards and texts go straight through. */
+class ObservedOutput implements ThreadOutput {
+  constructor(
+    private readonly inner: ThreadOutput,
+    private readonly platform: string,
+    private readonly metrics: Metrics,
+    private readonly clock: Clock,
+  ) {}
+
+  beginTurn(info: { readonly sessionId: string; readonly turnId: string }): TurnRenderer {
+    return new ObservedRenderer(this.inner.beginTurn(info), this.platform, this.metrics, this.clock);
+  }
+
+  postCard(card: Card): Promise<CardRef> {
+    return this.inner.postCard(card);
+  }
+
+  updateCard(ref: CardRef, card: Card): Promise<void> {
+    return this.inner.updateCard(ref, card);
+  }
+
+  postText(text: string): Promise<void> {
+    return this.inner.postText(text);
+  }
+}
+
+/** Wrap a platform's output factory so every turn it renders is counted in `metrics`. */
+export function observeOutputs(
+  platform: string,
+  factory: ThreadOutputFactory,
+  metrics: Metrics,
+  clock: Clock = () => performance.now(),
+): ThreadOutputFactory {
+  return (target: ThreadTarget) => new ObservedOutput(factory(target), platform, metrics, clock);
+}
