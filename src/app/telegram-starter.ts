@@ -1,0 +1,54 @@
+/**
+ * Joins the Telegram channel to the app: configured when a bot token is set; starts the grammY
+ * channel (long polling, or the webhook when configured) on the session layer, registers its
+ * Messenger for send_message / send_file, and keeps pairings in the store so they survive restarts.
+ */
+import { TelegramChannel } from "../channels/telegram/telegram-channel.js";
+import type { CoworkerConfig } from "../config/schema.js";
+import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
+import type { MessengerRegistry } from "./messenger-registry.js";
+
+/** The platform name the Telegram channel registers under. */
+export const TELEGRAM_PLATFORM = "telegram";
+
+function hasCredentials(config: CoworkerConfig): boolean {
+  return config.telegram.bot_token !== undefined;
+}
+
+async function start(context: ChannelContext, messengers: MessengerRegistry): Promise<RunningChannel> {
+  const { config } = context;
+  const section = config.telegram;
+  if (section.bot_token === undefined) throw new Error("telegram.bot_token is not set");
+  const webhook = section.webhook;
+  const channel = new TelegramChannel({
+    botToken: section.bot_token,
+    apiRoot: section.api_root.replace(/\/+$/, ""),
+    allowedUsers: section.allowed_users,
+    allowedChats: section.allowed_chats,
+    ...(webhook
+      ? { webhook: { url: webhook.url, secret: webhook.secret, port: webhook.port, path: webhook.path } }
+      : {}),
+    fileMaxBytes: section.file_max_bytes,
+    workspaceRoot: config.workspace.root,
+    service: context.service,
+    logger: context.logger,
+    accessStore: context.store.space("grants"),
+  });
+  messengers.register(TELEGRAM_PLATFORM, channel.messenger());
+  await channel.start();
+  return {
+    description: webhook ? `telegram (webhook ${webhook.path})` : "telegram (polling)",
+    connected: () => channel.isReady(),
+    stopIntake: () => channel.stop(),
+    close: () => channel.stop(),
+  };
+}
+
+/** The Telegram ChannelStarter; its Messenger goes into `messengers`. */
+export function telegramStarter(messengers: MessengerRegistry): ChannelStarter {
+  return {
+    platform: TELEGRAM_PLATFORM,
+    hasCredentials,
+    start: (context) => start(context, messengers),
+  };
+}
