@@ -44,9 +44,14 @@ export function parseCallbackData(data: string | undefined): CallbackAction | un
   return undefined;
 }
 
-/** The keyboard on a live reply: one Stop button. */
+/** The keyboard on a live reply: one Stop button (Telegram's own stop button on drafts). */
 export const STOP_KEYBOARD: InlineKeyboardMarkup = Object.freeze({
   inline_keyboard: [[{ text: "⏹ Stop", callback_data: controlCallbackData("stop") }]],
+}) as InlineKeyboardMarkup;
+
+/** The keyboard under the answer of a failed turn: one Retry button. */
+export const RETRY_KEYBOARD: InlineKeyboardMarkup = Object.freeze({
+  inline_keyboard: [[{ text: "🔁 Retry", callback_data: controlCallbackData("retry") }]],
 }) as InlineKeyboardMarkup;
 
 const ICONS: Readonly<Record<Card["kind"], string>> = { approval: "🔐", question: "❓", plan: "📋" };

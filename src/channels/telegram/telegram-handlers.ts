@@ -184,8 +184,15 @@ async function onCallback(ctx: Context, deps: HandlerDeps): Promise<void> {
   });
   try {
     const result = await Promise.race([pressed, slow]);
-    if (result) await answer(alertFor(result).text, alertFor(result).show_alert);
-    else {
+    if (result) {
+      await answer(alertFor(result).text, alertFor(result).show_alert);
+      // A retry started: take the button away so it is not pressed twice.
+      if (result.status === "accepted" && action.kind === "control" && action.control === "retry") {
+        await ctx.editMessageReplyMarkup().catch((error: unknown) => {
+          deps.logger.debug({ err: errorText(error) }, "telegram: could not remove the retry button");
+        });
+      }
+    } else {
       await answer("Working on it…");
       pressed.catch((error: unknown) =>
         deps.logger.error({ err: errorText(error) }, "telegram: press failed"),

@@ -7,6 +7,7 @@
 import type { Logger } from "pino";
 import { assertNever, type AgentEvent, type PlanStep, type ToolCallStatus } from "../../engine/events.js";
 import type { TurnRenderer } from "../../sessions/contracts.js";
+import { RETRY_KEYBOARD } from "./telegram-card.js";
 import { errorText } from "./telegram-errors.js";
 import { escapeHtml, htmlToPlainText, markdownToTelegramHtml } from "./telegram-html.js";
 import type { ChatSender } from "./telegram-send.js";
@@ -72,6 +73,7 @@ export class TelegramTurnRenderer implements TurnRenderer {
   private waiting: string | undefined;
   private working = true;
   private ending: { readonly text: string; readonly note?: string } | undefined;
+  private failed = false;
   private fatal: string | undefined;
   private typingTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -159,6 +161,7 @@ export class TelegramTurnRenderer implements TurnRenderer {
         return;
       case "turn-completed":
         this.ending = { text: event.finalText, ...this.endingNote(event.status, event.iterations) };
+        this.failed = event.status === "error";
         return;
       case "error":
         if (event.recoverable) this.note(`⚠️ ${event.message}`, false);
@@ -237,7 +240,8 @@ export class TelegramTurnRenderer implements TurnRenderer {
       this.closed = true;
       clearTimeout(this.typingTimer);
       try {
-        await this.live.finish(this.finalChunks());
+        // A turn that failed (provider error) can be retried from its last message.
+        await this.live.finish(this.finalChunks(), this.failed ? RETRY_KEYBOARD : undefined);
       } catch (error) {
         this.options.logger.error({ err: errorText(error) }, "telegram: could not deliver the final answer");
       }

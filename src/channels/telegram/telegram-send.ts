@@ -85,11 +85,20 @@ export class ChatSender {
     }
   }
 
-  /** Send chunks in order; only the first replies to the trigger. Returns their ids. */
-  async sendAll(chunks: readonly string[], options: { reply?: boolean } = {}): Promise<number[]> {
+  /** Send chunks in order; only the first replies to the trigger, only the last has `lastMarkup`. */
+  async sendAll(
+    chunks: readonly string[],
+    options: { reply?: boolean; lastMarkup?: InlineKeyboardMarkup } = {},
+  ): Promise<number[]> {
     const ids: number[] = [];
     for (const [index, chunk] of chunks.entries()) {
-      ids.push(await this.send(chunk, { reply: options.reply === true && index === 0 }));
+      const last = index === chunks.length - 1;
+      ids.push(
+        await this.send(chunk, {
+          reply: options.reply === true && index === 0,
+          ...(last && options.lastMarkup ? { replyMarkup: options.lastMarkup } : {}),
+        }),
+      );
     }
     return ids;
   }

@@ -6,6 +6,7 @@
  * (private) / 3.1 s (groups) and finally edited into the first chunk of the answer. Identical
  * views are never re-sent. A turn that ends before the first preview is due sends only the answer.
  */
+import type { InlineKeyboardMarkup } from "grammy/types";
 import type { Logger } from "pino";
 import { STOP_KEYBOARD } from "./telegram-card.js";
 import { errorText, isUnsupported } from "./telegram-errors.js";
@@ -119,9 +120,10 @@ export class LiveReply {
 
   /**
    * Deliver the answer (already split into chunks) exactly once: the preview message becomes the
-   * first chunk, the rest follow as new messages. Later calls do nothing.
+   * first chunk, the rest follow as new messages; the last one carries `markup` if given. Later
+   * calls do nothing.
    */
-  async finish(chunks: readonly string[]): Promise<void> {
+  async finish(chunks: readonly string[], markup?: InlineKeyboardMarkup): Promise<void> {
     if (this.finished) return;
     this.finished = true;
     clearTimeout(this.timer);
@@ -132,8 +134,9 @@ export class LiveReply {
     const [first, ...others] = chunks;
     if (this.messageId !== undefined && first !== undefined) {
       await sleep(this.lastShownAt + timing.intervalMs - Date.now());
-      if ((await sender.edit(this.messageId, first)) !== "gone") rest = others;
+      const firstMarkup = others.length === 0 ? markup : undefined;
+      if ((await sender.edit(this.messageId, first, firstMarkup)) !== "gone") rest = others;
     }
-    await sender.sendAll(rest, { reply: rest === chunks });
+    await sender.sendAll(rest, { reply: rest === chunks, ...(markup ? { lastMarkup: markup } : {}) });
   }
 }

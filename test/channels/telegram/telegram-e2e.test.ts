@@ -231,6 +231,32 @@ describe("Telegram end to end", () => {
     expect(openai.requests).toHaveLength(1);
   });
 
+  it("puts a Retry button under a failed turn; pressing it runs the turn again", async () => {
+    let calls = 0;
+    stack = await startStack({
+      allowedUsers: [ALICE.id],
+      handler: ({ body }) =>
+        ++calls === 1 ? { status: 500 } : { text: `second try: ${lastUserText(body)}` },
+    });
+    const { tg } = stack;
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "flaky" });
+    const failed = await tg.waitFor(() => cardWith(stack!, ALICE.id, "🔁 Retry"));
+    expect(failed.text).toContain("⚠️ The turn failed");
+    await stack.manager.idle();
+    const press = tg.pressButton({
+      chat: ALICE_DM,
+      from: ALICE,
+      messageId: failed.message_id,
+      data: tg.buttonData(failed, "Retry"),
+    });
+    const answer = await tg.waitFor(() =>
+      tg.state.botMessages(ALICE.id).find((m) => m.text === "second try: flaky"),
+    );
+    expect(answer).toBeDefined();
+    expect(tg.state.queries.get(press.callback_query.id)!.answer!.show_alert).toBe(false);
+    await tg.waitFor(() => tg.state.message(ALICE.id, failed.message_id)!.reply_markup === undefined);
+  });
+
   it("resumes a turn parked at an approval after a restart when the old card is pressed", async () => {
     stack = await startStack({ allowedUsers: [ALICE.id], handler: writeThenAnswer });
     stack.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "keep this" });
