@@ -173,7 +173,9 @@ export class TelegramChannel {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    await this.bot.init();
+    await this.bot.init().catch((error: unknown) => {
+      throw new Error(`Telegram: could not identify the bot (getMe): ${errorText(error)}`);
+    });
     await this.bot.api.setMyCommands([...COMMAND_MENU]).catch((error: unknown) => {
       this.logger.warn({ err: errorText(error) }, "telegram setMyCommands failed");
     });

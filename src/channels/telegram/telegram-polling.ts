@@ -1,6 +1,6 @@
 /**
- * Long polling with @grammyjs/runner, supervised: the runner retries network blips itself, but
- * stops on a 409 (another process polls the same token, or a webhook is set) — we report that
+ * Long polling with @grammyjs/runner, supervised: the runner retries network blips itself (for at
+ * most five minutes, at a slowly growing interval), but stops on a 409 (another process polls the same token, or a webhook is set) — we report that
  * clearly and start it again after an exponential backoff instead of crash-looping. A 401 (bad
  * token) stops polling for good. "Healthy" means the last getUpdates answered.
  */
@@ -38,6 +38,7 @@ export class PollingLoop {
       if (method !== "getUpdates") return prev(method, payload, signal);
       const result = await prev(method, payload, signal).catch((error: unknown) => {
         this.healthy = false;
+        if (!this.stopped) this.options.logger.warn({ err: errorText(error) }, "telegram getUpdates failed");
         throw error;
       });
       if (result.ok) this.healthy = true;
@@ -67,6 +68,10 @@ export class PollingLoop {
       this.handle = run(this.bot, {
         runner: {
           silent: true,
+          // The runner's own retries grow by 100 ms each; after 5 minutes of failures it gives up
+          // and this loop restarts it (its default doubling would reach hours between polls).
+          retryInterval: "quadratic",
+          maxRetryTime: 5 * 60 * 1000,
           fetch: {
             timeout: this.options.timeoutSeconds ?? 30,
             allowed_updates: [...this.options.allowedUpdates] as never,
