@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { ConversationService, ThreadTarget } from "../../sessions/contracts.js";
+import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { AccessPolicy } from "./slack-access.js";
 import {
   createClients,
@@ -84,6 +85,8 @@ export interface SlackChannelOptions {
   };
   /** Rendering tuning (edit interval, status refresh, native streaming on/off, stream budget). */
   readonly render?: Partial<RenderSettings>;
+  /** Told about every message seen in a channel, for subscriptions (SubscriptionService.observe). */
+  readonly observe?: (message: ObservedMessage) => Promise<unknown> | undefined;
 }
 
 export class SlackChannel {
@@ -169,6 +172,7 @@ export class SlackChannel {
       requireMentionInThreads: o.requireMentionInThreads,
       files: { botToken: o.botToken, maxBytes: o.fileMaxBytes, workspaceRoot: o.workspaceRoot },
       logger: this.logger,
+      ...(o.observe ? { observe: o.observe } : {}),
     });
     const interactions = new SlackInteractions({
       bot,

@@ -70,6 +70,17 @@ function mentionsBot(text: string, botUserId: string): boolean {
   return text.includes(`<@${botUserId}>`) || text.includes(`<@${botUserId}|`);
 }
 
+/**
+ * Whether a message event is channel talk worth reporting to subscriptions: a person's or
+ * another bot's post (not the bot's own, not an edit or housekeeping subtype), outside DMs, and
+ * only the `message` twin of a mention.
+ */
+export function isChannelTalk(event: MessageEvent, bot: BotIdentity): boolean {
+  if (event.type !== "message" || event.channel_type === "im") return false;
+  if (!SPOKEN_SUBTYPES.has(event.subtype) || event.hidden) return false;
+  return event.user !== bot.userId && event.bot_id !== bot.botId;
+}
+
 /** Decide whether the bot acts on a message or app_mention event. */
 export function decide(event: MessageEvent, options: DecideOptions): Decision {
   const { bot } = options;

@@ -9,6 +9,7 @@
  */
 import type { Logger } from "pino";
 import type { ConversationService, InboundMessage, ThreadTarget } from "../../sessions/contracts.js";
+import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { sessionKeyOf } from "../../sessions/contracts.js";
 import { LruCache } from "../../sessions/lru.js";
 import type { AccessPolicy } from "./slack-access.js";
@@ -16,6 +17,7 @@ import { describeError, type SlackClients } from "./slack-api.js";
 import {
   type BotIdentity,
   decide,
+  isChannelTalk,
   type MessageEvent,
   messageEventSchema,
   plainText,
@@ -36,6 +38,8 @@ export interface InboundDeps {
   readonly requireMentionInThreads: boolean;
   readonly files: Omit<FileDownloadOptions, "logger">;
   readonly logger: Logger;
+  /** Told about every message seen in a channel (subscriptions buffer them). */
+  readonly observe?: (message: ObservedMessage) => Promise<unknown> | undefined;
 }
 
 /** The envelope fields of an Events API delivery that matter here. */
@@ -60,6 +64,16 @@ export class SlackInbound {
       return;
     }
     const event = parsed.data;
+    const reporting =
+      this.deps.observe && isChannelTalk(event, this.deps.bot) ? this.report(event, envelope) : undefined;
+    try {
+      await this.act(event, envelope);
+    } finally {
+      await reporting;
+    }
+  }
+
+  private async act(event: MessageEvent, envelope: EventEnvelope): Promise<void> {
     const decision = decide(event, {
       bot: this.deps.bot,
       allowedBots: this.deps.allowedBots,
@@ -143,6 +157,31 @@ export class SlackInbound {
       this.deps.threads.rememberLatest(target.channel, author, target.thread as string);
     }
     this.deps.logger.debug({ status: result.status, channel: target.channel }, "slack message received");
+  }
+
+  /** Report channel talk to the observer; its failures are logged, never passed on. */
+  private async report(event: MessageEvent, envelope: EventEnvelope): Promise<void> {
+    const isBot = event.bot_id !== undefined || event.subtype === "bot_message";
+    const authorId = isBot ? (event.bot_id ?? event.username ?? "bot") : (event.user ?? "unknown");
+    const name = isBot
+      ? (event.bot_profile?.name ?? event.username ?? authorId)
+      : (await this.deps.users.user(authorId)).name;
+    const text = event.text ?? "";
+    try {
+      await this.deps.observe?.({
+        platform: "slack",
+        workspace: event.team ?? envelope.team_id ?? this.deps.bot.teamId,
+        channel: event.channel,
+        ...(event.thread_ts !== undefined && event.thread_ts !== event.ts ? { thread: event.thread_ts } : {}),
+        id: event.ts,
+        author: { id: authorId, name, isBot },
+        text: plainText(text, ""),
+        at: sentAtOf(event.ts),
+        mentionsBot: text.includes(`<@${this.deps.bot.userId}`),
+      });
+    } catch (error) {
+      this.deps.logger.warn({ err: describeError(error) }, "slack channel message could not be reported");
+    }
   }
 
   private async refuse(target: ThreadTarget, userId: string, text: string): Promise<void> {

@@ -2,7 +2,7 @@
  * The "working on it" indicator of a turn. Primarily the assistant thread status
  * (assistant.threads.setStatus "is thinking…", "is running `npm test`…"), which Slack clears by
  * itself after two minutes or when the bot posts, so it is re-sent on a timer while the turn
- * runs. Where the workspace refuses the status, it falls back (latched per conversation kind)
+ * runs. A turn that is over within `delayMs` shows no indicator at all. Where the workspace refuses the status, it falls back (latched per conversation kind)
  * to an hourglass reaction on the thread's first message. Everything here is best-effort.
  */
 import type { Logger } from "pino";
@@ -20,6 +20,8 @@ export interface IndicatorOptions {
   readonly logger: Logger;
   /** How often the status is re-sent while shown (Slack drops it after 2 min). */
   readonly refreshMs: number;
+  /** Nothing is shown before the turn has run this long (quick turns need no indicator). */
+  readonly delayMs: number;
 }
 
 export class ThinkingIndicator {
@@ -28,8 +30,12 @@ export class ThinkingIndicator {
   private reacted = false;
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
+  private readonly shownFrom: number;
+  private delayTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly options: IndicatorOptions) {}
+  constructor(private readonly options: IndicatorOptions) {
+    this.shownFrom = Date.now() + options.delayMs;
+  }
 
   /** Show `status` ("is thinking…"); an empty string hides the indicator. */
   set(status: string): void {
@@ -39,7 +45,12 @@ export class ThinkingIndicator {
       this.timer.unref();
     }
     if (status.length === 0) this.clearTimer();
-    this.enqueue(false);
+    const wait = this.shownFrom - Date.now();
+    if (wait <= 0) this.enqueue(false);
+    else if (this.delayTimer === undefined) {
+      this.delayTimer = setTimeout(() => this.enqueue(false), wait);
+      this.delayTimer.unref();
+    }
   }
 
   /** Hide the indicator and wait for every pending call. */
@@ -53,6 +64,8 @@ export class ThinkingIndicator {
   private clearTimer(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
+    if (this.delayTimer !== undefined) clearTimeout(this.delayTimer);
+    this.delayTimer = undefined;
   }
 
   private enqueue(refresh: boolean): void {

@@ -1,7 +1,8 @@
 /**
  * SlackTurnRenderer: renders one turn's AgentEvents into its Slack thread. `handle` only updates
- * the turn document and queues work, so the engine never waits on Slack; a flush runs at once
- * for the first content and then at most every `editIntervalMs` (~1 s).
+ * the turn document and queues work, so the engine never waits on Slack; the first flush runs
+ * `firstFlushMs` after the turn began (an answer complete by then is one plain message) and then
+ * at most every `editIntervalMs` (~1 s).
  *
  * Two modes. Native: the answer streams through chat.*Stream, tool calls and plan steps as task
  * cards, Slack's own stop control as the Stop button. Pages (the fallback, latched when the
@@ -35,6 +36,8 @@ export interface RendererOptions {
   readonly capabilities: CapabilityLatch;
   readonly logger: Logger;
   readonly editIntervalMs: number;
+  readonly firstFlushMs: number;
+  readonly statusDelayMs: number;
   readonly statusRefreshMs: number;
   /** Try native streaming at all (default on). */
   readonly nativeStreaming: boolean;
@@ -64,6 +67,7 @@ export class SlackTurnRenderer implements TurnRenderer {
   private backoffUntil = 0;
   private closed = false;
   private failure: string | undefined;
+  private readonly startedAt = Date.now();
 
   constructor(private readonly options: RendererOptions) {
     this.pages = new PageSync({
@@ -81,6 +85,7 @@ export class SlackTurnRenderer implements TurnRenderer {
         capabilities: options.capabilities,
         logger: options.logger,
         refreshMs: options.statusRefreshMs,
+        delayMs: options.statusDelayMs,
       });
       this.indicator.set(THINKING);
     }
@@ -226,7 +231,11 @@ export class SlackTurnRenderer implements TurnRenderer {
   private schedule(): void {
     if (this.closed || this.timer !== undefined) return;
     const now = Date.now();
-    const delay = Math.max(0, this.lastFlushAt + this.options.editIntervalMs - now, this.backoffUntil - now);
+    const notBefore =
+      this.lastFlushAt === 0
+        ? this.startedAt + this.options.firstFlushMs
+        : this.lastFlushAt + this.options.editIntervalMs;
+    const delay = Math.max(0, notBefore - now, this.backoffUntil - now);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.enqueue(() => this.flushLive());

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SlackChannel, type SlackChannelOptions } from "../../../src/channels/slack/slack-channel.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
+import type { ObservedMessage } from "../../../src/subscriptions/observed-message.js";
 import { FakeService } from "./fake-service.js";
 import { actionIds, silentLogger } from "./support.js";
 
@@ -196,6 +197,49 @@ describe("inbound messages", () => {
     await service.waitFor(() => service.received.length === 1);
     await channel.stop();
     expect(service.received.map((m) => m.text)).toEqual(["deployed"]);
+  });
+
+  it("reports every channel message it sees to the observer (subscriptions), but not DMs or its own", async () => {
+    const observed: ObservedMessage[] = [];
+    await startChannel({ observe: async (message) => void observed.push(message) });
+    fake.userPosts({ user: "U2", channel: "C1", text: "deploy *failed* &amp; rolled back" });
+    const mention = fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} look` });
+    fake.userPosts({ user: "U1", channel: "D1", text: "private" });
+    const ts = fake.state.nextTs();
+    await fake.sendEvent({
+      type: "message",
+      channel: "C1",
+      channel_type: "channel",
+      subtype: "bot_message",
+      bot_id: "B7",
+      username: "ci",
+      text: "build red",
+      ts,
+    }).acked;
+    await fake.sendEvent({
+      type: "message",
+      channel: "C1",
+      channel_type: "channel",
+      user: "U0BOT",
+      bot_id: "B0BOT",
+      text: "mine",
+      ts: fake.state.nextTs(),
+    }).acked;
+    await service.waitFor(() => service.received.length === 2);
+    await channel.stop();
+    observed.sort((a, b) => a.id.localeCompare(b.id));
+    expect(observed.map((m) => [m.author.name, m.text, m.mentionsBot])).toEqual([
+      ["bo", "deploy *failed* & rolled back", false],
+      ["Ana", "@U0BOT look", true],
+      ["ci", "build red", false],
+    ]);
+    expect(observed[1]).toMatchObject({
+      platform: "slack",
+      workspace: fake.state.teamId,
+      channel: "C1",
+      id: mention.ts,
+    });
+    expect(observed[2]?.author).toEqual({ id: "B7", name: "ci", isBot: true });
   });
 
   it("processes a redelivered event once", async () => {

@@ -97,6 +97,16 @@ describe("native streaming", () => {
     expect(fake.state.callsOf("chat.update")).toHaveLength(0);
   });
 
+  it("sends a quick answer as one message, without a stream or a thinking status", async () => {
+    const { output } = outputFor(fake, dm, { firstFlushMs: 500, statusDelayMs: 500 });
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Quick."));
+    await turn.handle(ev.completed("Quick."));
+    await turn.close();
+    expect(fake.state.calls.map((c) => c.method)).toEqual(["chat.postMessage"]);
+    expect(blockTexts(fake.state.botMessages(DM, dm.thread)[0]!.blocks)).toEqual(["Quick."]);
+  });
+
   it("streams in channels with the recipient, and latches to pages when Slack refuses streaming", async () => {
     fake.state.streaming = "feature_not_enabled";
     const harness = outputFor(fake, channel);

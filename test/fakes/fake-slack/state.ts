@@ -3,7 +3,8 @@
  * files, and a record of every Web API call, ephemeral message, reaction, assistant status,
  * response_url post and Socket Mode ack. Tests configure failures through it: rate limits with
  * Retry-After, injected error codes, and feature switches (native streaming, thread status).
- * Every change emits "change", which `waitFor` listens to instead of sleeping.
+ * Every change emits "change", which `waitFor` listens to instead of sleeping; every recorded Web
+ * API call is also emitted as "call" (benchmarks follow replies that way).
  */
 import { EventEmitter } from "node:events";
 import { REQUIRED_BOT_SCOPES } from "../../../src/channels/slack/slack-requirements.js";
@@ -202,6 +203,15 @@ export class FakeSlackState extends EventEmitter {
     return this.messages.filter(
       (m) => m.channel === channel && m.botId === this.botId && !m.deleted && m.threadTs === threadTs,
     );
+  }
+
+  /** Forget recorded calls, messages and acks (long benchmark runs). */
+  clearHistory(): void {
+    this.calls.length = 0;
+    this.messages.length = 0;
+    this.acks.clear();
+    this.statuses.length = 0;
+    this.reactions.length = 0;
   }
 
   /** Calls of one method. */

@@ -64,7 +64,9 @@ async function handleApi(
   const token = bearer(req) ?? (typeof args.token === "string" ? args.token : undefined);
   const record = (status: number, error?: string) => {
     const { token: _token, ...visible } = args;
-    state.calls.push({ method, args: visible, at: Date.now(), status, ...(error ? { error } : {}) });
+    const call = { method, args: visible, at: Date.now(), status, ...(error ? { error } : {}) };
+    state.calls.push(call);
+    state.emit("call", call);
     state.changed();
   };
   if (state.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, state.latencyMs));

@@ -1,0 +1,340 @@
+/**
+ * Slack channel benchmark (issue 5): inbound events → finished replies per second and ack latency
+ * p50 / p99 at 1, 50 and 200 concurrent threads, plus RSS, with the fake Slack on loopback (Web
+ * API + Socket Mode) and an instant in-process model. Each "thread" is a person in their own DM
+ * running a closed loop: a new top-level message (so a new thread and session) as soon as the
+ * reply to the previous one is finished. Subjects, all on the same fake:
+ * - echo: a bare Bolt app (Socket Mode, `say` into the thread) — the floor;
+ * - channel: SlackChannel (validation, mention rules, dedupe, users, renderer with native
+ *   streaming, thinking status) on a service that answers at once;
+ * - full stack: SlackChannel → SessionManager (SQLite store) → TurnEngine with the instant model.
+ * Ratio = replies/s ÷ echo replies/s at the same concurrency (goal for the channel ≥ 0.5).
+ * Writes bench/results/slack.json and bench/results/slack.md.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { App, LogLevel } from "@slack/bolt";
+import pino from "pino";
+import { SlackChannel } from "../src/channels/slack/slack-channel.js";
+import { agentEvent } from "../src/engine/events.js";
+import type { ModelMessage } from "../src/engine/messages.js";
+import { PermissionEngine } from "../src/engine/permissions/permission-engine.js";
+import type {
+  ProviderClient,
+  ProviderRequest,
+  ProviderStreamEvent,
+} from "../src/engine/provider/provider.js";
+import { TurnEngine } from "../src/engine/turn-engine.js";
+import type {
+  ConversationService,
+  InboundMessage,
+  PressResult,
+  ReceiveResult,
+  ThreadOutputFactory,
+} from "../src/sessions/contracts.js";
+import { SessionManager } from "../src/sessions/session-manager.js";
+import { createStore } from "../src/store/create-store.js";
+import { ToolRegistry } from "../src/tools/registry.js";
+import { type ApiCall, type FakeSlack, startFakeSlack } from "../test/fakes/fake-slack/index.js";
+
+const LEVELS = [1, 50, 200] as const;
+const MESSAGES_PER_LEVEL: Record<(typeof LEVELS)[number], number> = { 1: 200, 50: 1_000, 200: 1_200 };
+const WARMUP_MESSAGES = 100;
+const WORKERS = 200;
+const GOAL_RATIO = 0.5;
+const RESULTS_DIR = path.resolve(import.meta.dirname, "results");
+const silent = pino({ level: "silent" });
+
+/** Answers every prompt at once with one short text step. */
+class InstantModel implements ProviderClient {
+  async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
+    const last = [...request.messages].reverse().find((m: ModelMessage) => m.role === "user");
+    const text = `You said: ${typeof last?.content === "string" ? last.content : "…"}`;
+    yield { type: "text-delta", delta: text };
+    yield { type: "step-finished", text, toolCalls: [], finishReason: "stop", usage: undefined };
+  }
+}
+
+/** A session layer that answers at once (what the channel alone costs). */
+class InstantService implements ConversationService {
+  private factory: ThreadOutputFactory | undefined;
+
+  registerOutput(_platform: string, factory: ThreadOutputFactory): void {
+    this.factory = factory;
+  }
+
+  async receive(message: InboundMessage): Promise<ReceiveResult> {
+    const renderer = this.factory!(message.target).beginTurn({
+      sessionId: message.target.thread ?? "",
+      turnId: "t",
+    });
+    const text = `You said: ${message.text}`;
+    void (async () => {
+      await renderer.handle(agentEvent({ type: "text-delta", delta: text }));
+      await renderer.handle(
+        agentEvent({
+          type: "turn-completed",
+          status: "completed",
+          iterations: 1,
+          finalText: text,
+          usage: undefined,
+        }),
+      );
+      await renderer.close();
+    })();
+    return { status: "started" };
+  }
+
+  async press(): Promise<PressResult> {
+    return { status: "invalid", message: "no buttons in the benchmark" };
+  }
+
+  async command(): Promise<string> {
+    return "no commands in the benchmark";
+  }
+}
+
+interface LevelFigures {
+  readonly threads: number;
+  readonly messages: number;
+  readonly repliesPerSecond: number;
+  readonly ackMs: { readonly p50: number; readonly p99: number };
+  readonly replyMs: { readonly p50: number; readonly p99: number };
+  readonly peakRssMb: number;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+const hasStop = (blocks: unknown): boolean => JSON.stringify(blocks ?? []).includes("coworker_stop");
+
+/** The thread whose reply this call finished, if it finished one. */
+function finishedThread(fake: FakeSlack, call: ApiCall): string | undefined {
+  if (call.error) return undefined;
+  const args = call.args as { channel?: string; ts?: string; thread_ts?: string; blocks?: unknown };
+  if (call.method === "chat.postMessage" && !hasStop(args.blocks)) return args.thread_ts;
+  if (
+    (call.method === "chat.stopStream" || (call.method === "chat.update" && !hasStop(args.blocks))) &&
+    args.channel &&
+    args.ts
+  ) {
+    return fake.state.message(args.channel, args.ts)?.threadTs;
+  }
+  return undefined;
+}
+
+/** Drive `threads` people in closed loops until `total` replies are finished. */
+async function drive(fake: FakeSlack, threads: number, total: number): Promise<LevelFigures> {
+  fake.state.clearHistory();
+  const sentAt = new Map<string, { worker: number; at: number }>();
+  const replyMs: number[] = [];
+  const acks: Promise<number>[] = [];
+  let sent = 0;
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 20);
+  const send = (worker: number) => {
+    sent += 1;
+    const posted = fake.userPosts({ user: `UB${worker}`, channel: `DB${worker}`, text: `m${sent}` });
+    sentAt.set(posted.ts, { worker, at: performance.now() });
+    acks.push(...posted.deliveries.map((d) => d.acked));
+  };
+  const started = performance.now();
+  await new Promise<void>((resolve) => {
+    const onCall = (call: ApiCall) => {
+      const thread = finishedThread(fake, call);
+      const pending = thread === undefined ? undefined : sentAt.get(thread);
+      if (thread === undefined || pending === undefined) return;
+      sentAt.delete(thread);
+      replyMs.push(performance.now() - pending.at);
+      if (replyMs.length === total) {
+        fake.state.off("call", onCall);
+        resolve();
+      } else if (sent < total) send(pending.worker);
+    };
+    fake.state.on("call", onCall);
+    for (let worker = 0; worker < threads && sent < total; worker += 1) send(worker);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  const ackSorted = (await Promise.all(acks)).sort((a, b) => a - b);
+  const replySorted = [...replyMs].sort((a, b) => a - b);
+  const round = (value: number) => Number(value.toFixed(1));
+  return {
+    threads,
+    messages: total,
+    repliesPerSecond: Math.round(total / seconds),
+    ackMs: { p50: round(percentile(ackSorted, 50)), p99: round(percentile(ackSorted, 99)) },
+    replyMs: { p50: round(percentile(replySorted, 50)), p99: round(percentile(replySorted, 99)) },
+    peakRssMb: Math.round(peakRss / 1_048_576),
+  };
+}
+
+async function measureLevels(fake: FakeSlack): Promise<LevelFigures[]> {
+  await drive(fake, 10, WARMUP_MESSAGES);
+  const figures: LevelFigures[] = [];
+  for (const threads of LEVELS) figures.push(await drive(fake, threads, MESSAGES_PER_LEVEL[threads]));
+  return figures;
+}
+
+function slackChannel(fake: FakeSlack, service: ConversationService, dataDir: string): SlackChannel {
+  return new SlackChannel({
+    botToken: fake.state.botToken,
+    appToken: fake.state.appToken,
+    apiUrl: fake.apiUrl,
+    requireMentionInThreads: false,
+    allowedUsers: [],
+    allowedChannels: [],
+    allowedBots: [],
+    fileMaxBytes: 1_048_576,
+    workspaceRoot: path.join(dataDir, "workspace"),
+    service,
+    logger: silent,
+  });
+}
+
+async function echoApp(fake: FakeSlack): Promise<LevelFigures[]> {
+  const app = new App({
+    token: fake.state.botToken,
+    appToken: fake.state.appToken,
+    socketMode: true,
+    logLevel: LogLevel.ERROR,
+    clientOptions: { slackApiUrl: fake.apiUrl },
+  });
+  app.message(async ({ message, say }) => {
+    if (message.subtype === undefined) await say({ text: message.text ?? "", thread_ts: message.ts });
+  });
+  await app.start();
+  try {
+    return await measureLevels(fake);
+  } finally {
+    await app.stop();
+  }
+}
+
+async function channelOnly(fake: FakeSlack): Promise<LevelFigures[]> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "slack-bench-"));
+  const channel = slackChannel(fake, new InstantService(), dataDir);
+  await channel.start();
+  try {
+    return await measureLevels(fake);
+  } finally {
+    await channel.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function fullStack(fake: FakeSlack): Promise<LevelFigures[]> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "slack-bench-"));
+  const store = await createStore({ url: undefined, dataDir });
+  const manager = new SessionManager({
+    store,
+    createEngine: (ctx) =>
+      new TurnEngine({
+        provider: new InstantModel(),
+        registry: new ToolRegistry(),
+        permissions: new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] }),
+        instructions: "You are a helpful coworker.",
+        grants: ctx.grants,
+        facts: ctx.facts,
+        approver: ctx.approver,
+        asker: ctx.asker,
+        planApprover: ctx.planApprover,
+        audit: ctx.audit,
+        persistence: ctx.persistence,
+        onModeChange: ctx.onModeChange,
+      }),
+    defaults: { model: "instant", provider: "instant", mode: "interactive", maxSteps: 5, queueMode: "steer" },
+    approvals: { approvers: [], ttlMs: 3_600_000 },
+    maxSessionsInMemory: 1_000,
+    workspace: { root: path.join(dataDir, "workspace"), context: "" },
+    auditLogPath: path.join(dataDir, "audit.jsonl"),
+    logger: silent,
+  });
+  const channel = slackChannel(fake, manager, dataDir);
+  await manager.start();
+  await channel.start();
+  try {
+    return await measureLevels(fake);
+  } finally {
+    await channel.stop();
+    await manager.drain(2_000);
+    await store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+interface Row {
+  readonly subject: string;
+  readonly figures: LevelFigures;
+  readonly ratio: number;
+}
+
+function rowsFor(subject: string, ours: readonly LevelFigures[], floor: readonly LevelFigures[]): Row[] {
+  return ours.map((figures, index) => ({
+    subject,
+    figures,
+    ratio: Number((figures.repliesPerSecond / (floor[index] as LevelFigures).repliesPerSecond).toFixed(2)),
+  }));
+}
+
+function markdown(generatedAt: string, rows: readonly Row[], meetsGoal: boolean): string {
+  const line = (row: Row) =>
+    `| ${row.subject} | ${row.figures.threads} | ${row.figures.repliesPerSecond} | ${row.ratio} | ` +
+    `${row.figures.ackMs.p50} / ${row.figures.ackMs.p99} | ${row.figures.replyMs.p50} / ${row.figures.replyMs.p99} | ${row.figures.peakRssMb} |`;
+  return [
+    "# Slack channel benchmark",
+    "",
+    `${generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus()[0]?.model ?? "cpu"}`,
+    "",
+    "Closed-loop DMs against the fake Slack (Web API + Socket Mode on loopback), one message in flight per thread, all in one process.",
+    "- **echo**: a bare Bolt app in Socket Mode (`say` into the thread) — the floor.",
+    "- **channel**: SlackChannel (validation, mention rules, dedupe, users.info, native streaming renderer, thinking status) on a service that answers at once.",
+    "- **full stack**: SlackChannel → SessionManager (default SQLite store) → TurnEngine with an instant in-process model.",
+    "",
+    "A reply is finished when its last message is final (stopStream, or a post / update without the Stop button).",
+    "Ack = push of the Socket Mode envelope → the app's ack. Ratio = replies/s ÷ echo replies/s at the same concurrency.",
+    "",
+    "| subject | threads | replies/s | ratio | ack p50 / p99 ms | reply p50 / p99 ms | peak RSS MB |",
+    "|---|---|---|---|---|---|---|",
+    ...rows.map(line),
+    "",
+    `Goal: channel ratio ≥ ${GOAL_RATIO} at every level — ${meetsGoal ? "✅ met" : "❌ not met"}.`,
+    "",
+  ].join("\n");
+}
+
+/** Run the Slack benchmark, write bench/results/slack.{json,md}, and return the figures. */
+export async function run(): Promise<Record<string, unknown>> {
+  const fake = await startFakeSlack({ pingIntervalMs: 5_000 });
+  for (let worker = 0; worker < WORKERS; worker += 1) {
+    fake.state.addUser({ id: `UB${worker}`, name: `person${worker}` });
+    fake.state.addChannel({ id: `DB${worker}`, name: `dm${worker}`, type: "im", members: [`UB${worker}`] });
+  }
+  try {
+    const echo = await echoApp(fake);
+    const channel = await channelOnly(fake);
+    const stack = await fullStack(fake);
+    const rows = [
+      ...rowsFor("echo", echo, echo),
+      ...rowsFor("channel", channel, echo),
+      ...rowsFor("full stack", stack, echo),
+    ];
+    const meetsGoal = rows.filter((row) => row.subject === "channel").every((row) => row.ratio >= GOAL_RATIO);
+    const generatedAt = new Date().toISOString();
+    const results = { generatedAt, node: process.version, goalRatio: GOAL_RATIO, meetsGoal, rows };
+    await mkdir(RESULTS_DIR, { recursive: true });
+    await writeFile(path.join(RESULTS_DIR, "slack.json"), `${JSON.stringify(results, null, 2)}\n`);
+    await writeFile(path.join(RESULTS_DIR, "slack.md"), markdown(generatedAt, rows, meetsGoal));
+    return {
+      meetsGoal,
+      ratios: Object.fromEntries(rows.map((row) => [`${row.subject}@${row.figures.threads}`, row.ratio])),
+    };
+  } finally {
+    await fake.close();
+  }
+}
