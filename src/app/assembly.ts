@@ -15,7 +15,7 @@ export function createAssembly(): AppAssembly {
   const messengers = new MessengerRegistry();
   return {
     createConversation: (context) => createConversation(context, { messengers }),
-    channels: [slackStarter, telegramStarter(messengers)],
+    channels: [slackStarter(messengers), telegramStarter(messengers)],
   };
 }
 
