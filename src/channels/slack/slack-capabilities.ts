@@ -44,13 +44,8 @@ export class CapabilityLatch {
     return true;
   }
 
-  /** Latch the feature off for this kind; the reason is kept for status output. */
+  /** Latch the feature off for this kind (the reason is kept for debugging). */
   turnOff(feature: Feature, kind: ConversationKind, reason: string): void {
     this.off.set(`${feature}:${kind}`, { until: this.now() + this.ttlMs, reason });
-  }
-
-  /** Why a feature is off, if it is. */
-  reason(feature: Feature, kind: ConversationKind): string | undefined {
-    return this.isOff(feature, kind) ? this.off.get(`${feature}:${kind}`)?.reason : undefined;
   }
 }

@@ -117,9 +117,9 @@ export class SlackChannel {
     });
   }
 
-  /** Who the bot is in Slack (known after `start`). */
-  get bot(): BotIdentity | undefined {
-    return this.identity;
+  /** Who the bot is in Slack, with its handle (known after `start`; the Slack directory needs it). */
+  get bot(): (BotIdentity & { readonly name: string }) | undefined {
+    return this.identity ? { ...this.identity, name: this.botName } : undefined;
   }
 
   /** Connect: checks the token (auth.test), registers the thread outputs, starts Bolt. */
@@ -283,6 +283,13 @@ export class SlackChannel {
     if (!this.app) return false;
     if (this.health) return this.health.isReady();
     return this.httpServer?.listening === true;
+  }
+
+  /** For readiness details: the Socket Mode state, "listening" (HTTP), or "stopped". */
+  connectionState(): string {
+    if (!this.app) return "stopped";
+    if (this.health) return this.health.current();
+    return this.httpServer?.listening ? "listening" : "stopped";
   }
 
   /** Disconnect and wait for in-flight handlers (turns keep running in the session layer). */

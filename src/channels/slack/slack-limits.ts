@@ -6,24 +6,16 @@
 export const SLACK_LIMITS = Object.freeze({
   /** chat.update rejects `text` above this with `msg_too_long`. */
   updateText: 4_000,
-  /** chat.postMessage truncates `text` above this. */
-  postText: 40_000,
   /** Blocks per message. */
   blocks: 50,
   /** Text of one section block (and of one context element). */
   sectionText: 3_000,
-  /** All `markdown` blocks of one payload together; also one streamed markdown_text call. */
-  markdownTotal: 12_000,
-  /** The undocumented total-text cap of one message's blocks (`msg_blocks_too_long`). */
-  blocksTextTotal: 12_000,
   /** Button label. */
   buttonText: 75,
   buttonValue: 2_000,
   actionId: 255,
   /** Elements of one actions block. */
   actionsElements: 25,
-  /** Elements of one context block. */
-  contextElements: 10,
   /** Fields of one section block, and the text of each. */
   sectionFields: 10,
   sectionFieldText: 2_000,

@@ -12,12 +12,12 @@ import type { ThreadTarget } from "../../sessions/contracts.js";
 import type { ResolveResult } from "../../subscriptions/platform-directory.js";
 import type { Messenger, MessengerResult } from "../../tools/messaging/messenger.js";
 import { callWithRetry, describeError, type SlackClients, slackErrorCode } from "./slack-api.js";
-import { escapeMrkdwn, truncate } from "./slack-limits.js";
+import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
 
-const TEXT_LIMIT = 3_900;
-const CAPTION_LIMIT = 3_000;
+const TEXT_LIMIT = SLACK_LIMITS.updateText - 100;
+const CAPTION_LIMIT = SLACK_LIMITS.sectionText;
 
 /** How the messenger finds a channel by name (the subscriptions' SlackDirectory fits). */
 export interface ChannelResolver {

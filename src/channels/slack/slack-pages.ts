@@ -15,7 +15,7 @@ import {
   slackErrorCode,
 } from "./slack-api.js";
 import { layoutPages, type Page, plainPages, type TurnDocument } from "./slack-document.js";
-import { PAGE_BUDGET } from "./slack-limits.js";
+import { PAGE_BUDGET, SLACK_LIMITS } from "./slack-limits.js";
 
 /** Slack's answers that mean "this payload is too big or malformed", not "try again". */
 const PAYLOAD_ERRORS = new Set([
@@ -29,7 +29,7 @@ const PAYLOAD_ERRORS = new Set([
 ]);
 
 /** Plain-text pages stay under chat.update's 4,000-character limit. */
-const PLAIN_LIMIT = 3_900;
+const PLAIN_LIMIT = SLACK_LIMITS.updateText - 100;
 
 const SMALLER_BUDGET = Object.freeze({ text: 4_000, blocks: 20, section: 2_000 });
 
@@ -59,11 +59,6 @@ export class PageSync {
   /** Take over an already posted message (a native stream's) as the first page. */
   adopt(ts: string): void {
     if (this.posted.length === 0) this.posted.push({ ts, signature: "" });
-  }
-
-  /** The timestamps of the posted pages, in order. */
-  timestamps(): readonly string[] {
-    return this.posted.map((p) => p.ts);
   }
 
   /**

@@ -65,11 +65,6 @@ export class NativeStream {
     return this.streamer.ts !== undefined;
   }
 
-  /** Whether the stream can take more. */
-  get open(): boolean {
-    return !this.done;
-  }
-
   /** Append answer text (buffered by the helper). */
   async appendText(text: string): Promise<StreamResult> {
     if (this.done) return "failed";

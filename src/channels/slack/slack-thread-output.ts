@@ -10,7 +10,7 @@ import type { ThreadOutput, ThreadTarget, TurnRenderer } from "../../sessions/co
 import { callWithRetry, type SlackClients } from "./slack-api.js";
 import type { CapabilityLatch, ConversationKind } from "./slack-capabilities.js";
 import { cardPlainText, renderCard } from "./slack-cards.js";
-import { escapeMrkdwn } from "./slack-limits.js";
+import { escapeMrkdwn, SLACK_LIMITS } from "./slack-limits.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { isPayloadError } from "./slack-pages.js";
 import { SlackTurnRenderer } from "./slack-renderer.js";
@@ -55,7 +55,8 @@ export interface ThreadOutputDeps {
   readonly stopTurn: (target: ThreadTarget, userId: string) => void;
 }
 
-const TEXT_LIMIT = 3_900;
+/** Plain-text messages stay under chat.update's limit, so they can be edited later. */
+const TEXT_LIMIT = SLACK_LIMITS.updateText - 100;
 
 /** DMs have channel ids starting with "D"; the inbound side also records the kind in `extra`. */
 export function kindOf(target: ThreadTarget): ConversationKind {

@@ -54,6 +54,13 @@ describe("connection", () => {
   it("connects over Socket Mode through the configured API URL and reports ready", async () => {
     await startChannel();
     expect(channel.isReady()).toBe(true);
+    expect(channel.connectionState()).toBe("connected");
+    expect(channel.bot).toEqual({
+      userId: "U0BOT",
+      botId: "B0BOT",
+      teamId: fake.state.teamId,
+      name: "coworker",
+    });
     expect(fake.state.callsOf("apps.connections.open")).toHaveLength(1);
     expect(fake.state.callsOf("auth.test").length).toBeGreaterThanOrEqual(1);
     expect(service.factories.has("slack")).toBe(true);

@@ -52,6 +52,7 @@ const eventPayload = (eventId: string, text: string) => ({
 describe("HTTP Events API mode", () => {
   it("is ready once listening and handles signed events after acknowledging them", async () => {
     expect(channel.isReady()).toBe(true);
+    expect(channel.connectionState()).toBe("listening");
     expect(fake.state.callsOf("apps.connections.open")).toHaveLength(0);
     const delivery = await deliverHttp(url, SECRET, eventPayload("Ev1", "over http"));
     expect(delivery.status).toBe(200);
