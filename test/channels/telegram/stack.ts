@@ -14,10 +14,13 @@ import {
 } from "../../../src/channels/telegram/telegram-channel.js";
 import { PermissionEngine } from "../../../src/engine/permissions/permission-engine.js";
 import { OpenAIProvider } from "../../../src/engine/provider/openai-provider.js";
+import type { ProviderClient } from "../../../src/engine/provider/provider.js";
 import { TurnEngine } from "../../../src/engine/turn-engine.js";
+import type { EngineFactory } from "../../../src/sessions/engine-context.js";
 import { SessionManager } from "../../../src/sessions/session-manager.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
+import type { ToolRegistry } from "../../../src/tools/registry.js";
 import { type FakeHandler, type FakeOpenAI, startFakeOpenAI } from "../../fakes/fake-openai.js";
 import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
 import { sessionTestRegistry, ToolRuns } from "../../sessions/helpers/test-tools.js";
@@ -49,6 +52,26 @@ export interface StackOptions {
   readonly storeUrl?: string;
 }
 
+/** Sessions get a TurnEngine on `provider` with `registry`, wired to what the session passes in. */
+export function engineFactory(provider: ProviderClient, registry: ToolRegistry): EngineFactory {
+  const permissions = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
+  return (ctx) =>
+    new TurnEngine({
+      provider,
+      registry,
+      permissions,
+      instructions: "You are a test agent.",
+      grants: ctx.grants,
+      facts: ctx.facts,
+      approver: ctx.approver,
+      asker: ctx.asker,
+      planApprover: ctx.planApprover,
+      audit: ctx.audit,
+      persistence: ctx.persistence,
+      onModeChange: ctx.onModeChange,
+    });
+}
+
 interface Shared {
   readonly tg: FakeTelegram;
   readonly openai: FakeOpenAI;
@@ -60,26 +83,10 @@ async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
   const { tg, openai, runs, dataDir } = shared;
   const logger = options.logger ?? pino({ level: "silent" });
   const store = await createStore({ url: options.storeUrl, dataDir });
-  const registry = sessionTestRegistry(runs);
-  const permissions = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
   const provider = new OpenAIProvider({ baseURL: openai.baseURL, apiKey: "test-key", maxRetries: 0 });
   const manager = new SessionManager({
     store,
-    createEngine: (ctx) =>
-      new TurnEngine({
-        provider,
-        registry,
-        permissions,
-        instructions: "You are a test agent.",
-        grants: ctx.grants,
-        facts: ctx.facts,
-        approver: ctx.approver,
-        asker: ctx.asker,
-        planApprover: ctx.planApprover,
-        audit: ctx.audit,
-        persistence: ctx.persistence,
-        onModeChange: ctx.onModeChange,
-      }),
+    createEngine: engineFactory(provider, sessionTestRegistry(runs)),
     defaults: {
       model: "fake-model",
       provider: "openai",
