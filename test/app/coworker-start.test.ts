@@ -89,6 +89,33 @@ describe("coworker start (console channel, real assembly, fake model)", () => {
     expect(await run.exited).toBe(0);
   });
 
+  it("an approval left pending at exit can be approved after a restart; the turn resumes into the console", async () => {
+    fake = await startFakeOpenAI(({ body }) =>
+      lastMessage(body).role === "user"
+        ? { toolCalls: [{ name: "write_file", arguments: '{"path":"later.txt","content":"kept"}' }] }
+        : { text: "Wrote later.txt." },
+    );
+    const project = makeProject();
+    const first = runCoworker(project, fake.baseURL);
+    first.stdin.write("write later.txt\n");
+    await first.waitForStdout("[a]pprove");
+    first.stdin.end();
+    expect(await first.exited).toBe(0);
+    expect(first.stdout()).toContain("stays pending");
+    const pendingId = /reply "approve ([\w-]+)"/.exec(first.stdout())?.[1];
+    expect(pendingId).toBeDefined();
+
+    const second = runCoworker(project, fake.baseURL);
+    second.stdin.write("/status\n");
+    await second.waitForStdout("a turn is waiting to continue");
+    second.stdin.write(`approve ${pendingId}\n`);
+    await second.waitForStdout("Wrote later.txt.");
+    second.stdin.end();
+    expect(await second.exited).toBe(0);
+    expect(readFileSync(join(project.workspace, "later.txt"), "utf8")).toBe("kept");
+    expect(fake.requests).toHaveLength(2);
+  });
+
   it("SIGTERM during a running tool call interrupts it cleanly; a restart resumes the intact session", async () => {
     fake = await startFakeOpenAI(({ body }) => {
       const last = lastMessage(body);
