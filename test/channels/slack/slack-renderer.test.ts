@@ -128,6 +128,22 @@ describe("native streaming", () => {
     expect(fake.state.botMessages(CHANNEL, channel.thread)).toHaveLength(2);
   });
 
+  it("ends a failed streamed turn with the friendly message and a Retry button under the stream", async () => {
+    const { output } = outputFor(fake, dm);
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Half an answer"));
+    const message = await fake.waitFor(() => fake.state.botMessages(DM, dm.thread)[0], "stream start");
+    await turn.handle(ev.error("connection reset"));
+    await turn.handle(ev.completed("", "error"));
+    await turn.close();
+    expect(message.streamed).toBe(true);
+    expect(message.markdown).toBe("Half an answer");
+    expect(blockTexts(message.blocks)[0]).toMatch(
+      /^:warning: Sorry — I couldn't finish this answer \(connection reset\)/,
+    );
+    expect(actionIds(message.blocks)).toEqual(["coworker_retry"]);
+  });
+
   it("keeps the stream's message and finishes with chat.update when the stream expires", async () => {
     const { output } = outputFor(fake, dm);
     const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
