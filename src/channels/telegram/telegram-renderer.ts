@@ -5,7 +5,13 @@
  * Telegram HTML split into ≤ 4096-character messages.
  */
 import type { Logger } from "pino";
-import { assertNever, type AgentEvent, type PlanStep, type ToolCallStatus } from "../../engine/events.js";
+import {
+  type AgentEvent,
+  assertNever,
+  type PlanStep,
+  type ToolCallStatus,
+  type TurnStatus,
+} from "../../engine/events.js";
 import type { TurnRenderer } from "../../sessions/contracts.js";
 import { RETRY_KEYBOARD } from "./telegram-card.js";
 import { errorText } from "./telegram-errors.js";
@@ -74,7 +80,7 @@ export class TelegramTurnRenderer implements TurnRenderer {
   private working = true;
   private ending: { readonly text: string; readonly note?: string } | undefined;
   private failed = false;
-  private fatal: string | undefined;
+  private lastError: string | undefined;
   private typingTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
@@ -165,17 +171,18 @@ export class TelegramTurnRenderer implements TurnRenderer {
         return;
       case "error":
         if (event.recoverable) this.note(`⚠️ ${event.message}`, false);
-        else this.fatal = event.message;
+        this.lastError = event.message;
         return;
       default:
         assertNever(event);
     }
   }
 
-  private endingNote(status: string, iterations: number): { note?: string } {
+  private endingNote(status: TurnStatus, iterations: number): { note?: string } {
     if (status === "interrupted") return { note: "⏹ Stopped." };
     if (status === "max_iterations") return { note: `⚠️ Stopped after ${iterations} steps (the step limit).` };
-    if (status === "error") return { note: `⚠️ The turn failed${this.fatal ? `: ${this.fatal}` : "."}` };
+    if (status === "error")
+      return { note: `⚠️ The turn failed${this.lastError ? `: ${this.lastError}` : "."}` };
     return {};
   }
 
