@@ -153,6 +153,31 @@ describe("inbound messages", () => {
     expect(service.received[1]!.target.thread).toBe(first.ts);
   });
 
+  it("stops continuing a channel's threads after the bot was removed from it", async () => {
+    await startChannel();
+    const first = fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} start` });
+    await service.waitFor(() => service.received.length === 1);
+    await fake.sendEvent({
+      type: "member_left_channel",
+      user: "U0BOT",
+      channel: "C1",
+      channel_type: "C",
+      team: fake.state.teamId,
+    }).acked;
+    await fake.sendEvent({
+      type: "member_left_channel",
+      user: "U2",
+      channel: "C1",
+      channel_type: "C",
+      team: fake.state.teamId,
+    }).acked;
+    fake.userPosts({ user: "U1", channel: "C1", text: "anyone?", threadTs: first.ts });
+    fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} back again`, threadTs: first.ts });
+    await service.waitFor(() => service.received.length === 2);
+    await channel.stop();
+    expect(service.received.map((m) => m.text)).toEqual(["start", "back again"]);
+  });
+
   it("asks the session layer about unknown threads (after a restart) and honours require-mention", async () => {
     const root = fake.state.nextTs();
     service.sessions.add(`C1:${root}`);
