@@ -6,7 +6,7 @@
  * error passed on unchanged.
  */
 import type { Card, CardRef } from "../approvals/card.js";
-import type { AgentEvent, ToolCallStatus } from "../engine/events.js";
+import type { AgentEvent, ToolCallStatus, TurnStatus } from "../engine/events.js";
 import type { Metrics } from "../ops/metrics.js";
 import type { ThreadOutput, ThreadOutputFactory, ThreadTarget, TurnRenderer } from "../sessions/contracts.js";
 import type { Clock } from "./provider-metrics.js";
@@ -95,7 +95,7 @@ class ObservedRenderer implements TurnRenderer {
     }
   }
 
-  private finish(status: Parameters<Metrics["turnFinished"]>[1]): void {
+  private finish(status: TurnStatus): void {
     this.finished = true;
     this.metrics.turnFinished(this.platform, status, this.clock() - this.started);
   }
