@@ -1,7 +1,8 @@
 /**
  * Request builder: turns a session and one inbound message into the engine's immutable request
  * snapshot. The session's ThreadTarget travels in `metadata.target` (tools that post, schedule or
- * subscribe read it from there); attached files are named in the prompt.
+ * subscribe read it from there), a subscription wake-up's provenance in `metadata.channelContent`
+ * (which makes every non-read call of the turn ask a person); attached files are named in the prompt.
  */
 import type { ConversationMessage } from "../engine/messages.js";
 import {
@@ -55,7 +56,12 @@ export function buildTurnRequest(input: {
     requester: { userId: message.user.id, displayName: message.user.name },
     maxSteps: settings.maxSteps,
     mode: record.mode,
-    metadata: { target: record.target, sentAt: message.sentAt, files: message.files },
+    metadata: {
+      target: record.target,
+      sentAt: message.sentAt,
+      files: message.files,
+      ...(message.channelContent ? { channelContent: message.channelContent } : {}),
+    },
   });
 }
 

@@ -4,7 +4,8 @@
  * typed answer, steers or queues messages while a turn runs, and runs turns in the background
  * (one at a time per session). It owns durable approvals and questions: presses are authorised,
  * first-wins and exactly-once, and a decision that finds no waiting turn resumes the session's turn
- * into the same thread — also after a restart.
+ * into the same thread — also after a restart. Other modules start wake turns (channel
+ * subscriptions: `wake`, `isBusy`, `onIdle`), add thread commands and `status` lines.
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
@@ -17,18 +18,20 @@ import { QuestionService } from "../approvals/question-service.js";
 import { type PermissionMode, permissionModeSchema } from "../engine/modes.js";
 import { HistoryLog } from "../store/history-log.js";
 import type { Store } from "../store/store.js";
-import type {
-  ButtonPress,
-  ConversationService,
-  InboundMessage,
-  PlatformUser,
-  PressResult,
-  ReceiveResult,
-  ThreadOutput,
-  ThreadOutputFactory,
-  ThreadTarget,
+import {
+  type ButtonPress,
+  type ConversationService,
+  type InboundMessage,
+  type PlatformUser,
+  type PressResult,
+  type ReceiveResult,
+  sessionKeyOf,
+  type ThreadOutput,
+  type ThreadOutputFactory,
+  type ThreadTarget,
 } from "./contracts.js";
 import type { EngineContext, EngineFactory } from "./engine-context.js";
+import { type ExtraCommand, matchExtraCommand, matchExtraTextCommand } from "./extra-commands.js";
 import { InboundDedupe } from "./inbound-dedupe.js";
 import { buttonPressSchema, describeProblems, inboundMessageSchema } from "./inbound-schema.js";
 import type { LiveSession } from "./live-session.js";
@@ -38,9 +41,12 @@ import { InProcessSessionLock, type SessionLock } from "./session-lock.js";
 import { SessionRecords } from "./session-record.js";
 import { parseCommand, parseTextCommand } from "./text-commands.js";
 import { type DrainReport, TurnScheduler } from "./turn-scheduler.js";
+import { queuedWake, type WakeResult, type WakeTurn, wakeTurnSchema } from "./wake-turns.js";
 
 export type { EngineContext, EngineFactory } from "./engine-context.js";
 export type { DrainReport } from "./turn-scheduler.js";
+export type { ExtraCommand } from "./extra-commands.js";
+export type { WakeResult, WakeTurn } from "./wake-turns.js";
 
 export interface SessionManagerOptions {
   readonly store: Store;
@@ -70,6 +76,10 @@ export interface SessionManagerOptions {
   readonly statusExtras?: (sessionId: string) => Promise<readonly string[]>;
   /** Replaces the in-process session lock (e.g. a distributed one). */
   readonly lock?: SessionLock;
+  /** Told each time a session has no turn running or queued any more (after its last turn). */
+  readonly onIdle?: (sessionId: string) => void;
+  /** Thread commands other modules add (e.g. `unsubscribe <channel>`). */
+  readonly extraCommands?: readonly ExtraCommand[];
 }
 
 /** The durable, per-thread session layer. */
@@ -134,7 +144,10 @@ export class SessionManager implements ConversationService {
       settings: { workspace: options.workspace, maxSteps: options.defaults.maxSteps },
       logger: this.logger,
       now,
-      onIdle: () => this.cache.trim(),
+      onIdle: (live) => {
+        this.cache.trim();
+        this.tellIdle(live.id);
+      },
       rebind: (live) => this.bindEngine(live),
     });
     this.commands = new ThreadCommands({
@@ -171,6 +184,11 @@ export class SessionManager implements ConversationService {
       return { status: "ignored", reason: `invalid message: ${describeProblems(parsed.error)}` };
     if (this.scheduler.draining) return { status: "ignored", reason: "shutting down" };
     if (!(await this.dedupe.firstSeen(message.dedupeKeys))) return { status: "duplicate" };
+    const extra = matchExtraTextCommand(this.options.extraCommands ?? [], message.text);
+    if (extra) {
+      await this.reply(message.target, await this.runExtra(message.target, message.user, extra));
+      return { status: "command" };
+    }
     const command = parseTextCommand(message.text);
     if (command) {
       const reply = command.ok
@@ -223,9 +241,55 @@ export class SessionManager implements ConversationService {
     name: string,
     args: readonly string[],
   ): Promise<string> {
+    const extra = matchExtraCommand(this.options.extraCommands ?? [], name, args);
+    if (extra) return this.runExtra(target, user, extra);
     const parsed = parseCommand(name, args);
     if (!parsed.ok) return parsed.error;
     return this.commands.execute(target, user, parsed.command);
+  }
+
+  /** Whether the thread has a session (channels ask after a restart whether a reply continues one). */
+  async hasSession(target: ThreadTarget): Promise<boolean> {
+    return (await this.records.currentId(sessionKeyOf(target))) !== undefined;
+  }
+
+  /** Whether the session runs a turn (or has turns queued), or waits for a person's decision. */
+  isBusy(sessionId: string): boolean {
+    if (this.hub.waitingSessions().has(sessionId)) return true;
+    return this.cache.live().some((live) => live.id === sessionId && live.busy);
+  }
+
+  /**
+   * Queue a wake turn (a channel subscription's batch) in its session and start it when the
+   * session is free. "gone" when the session no longer takes turns in its thread. Rejects while
+   * shutting down (the caller keeps the batch for the next start) or for an invalid turn.
+   */
+  async wake(turn: WakeTurn): Promise<WakeResult> {
+    const parsed = wakeTurnSchema.safeParse(turn);
+    if (!parsed.success) throw new Error(`invalid wake turn: ${describeProblems(parsed.error)}`);
+    if (this.scheduler.draining) throw new Error("the session layer is shutting down");
+    const live = await this.cache.byId(turn.sessionId);
+    if (!live) return { status: "gone", reason: "the conversation no longer exists" };
+    const current = await this.records.currentId(live.record.key);
+    if (live.retired || current !== live.id || live.record.key !== sessionKeyOf(turn.target))
+      return { status: "gone", reason: "a new session was started in its thread" };
+    live.holds++;
+    try {
+      const wasBusy = live.busy || live.record.pendingTurn !== undefined || live.record.queue.length > 0;
+      const queued = queuedWake(turn, (this.options.now?.() ?? new Date()).toISOString());
+      await live.update((r) => ({ ...r, queue: [...r.queue, queued] }));
+      this.scheduler.schedule(live);
+      return { status: wasBusy ? "queued" : "started" };
+    } finally {
+      live.holds--;
+    }
+  }
+
+  /** Post a short notice into a thread through its platform's output; rejects when that fails. */
+  async notify(target: ThreadTarget, text: string): Promise<void> {
+    const output = this.outputFor(target);
+    if (!output) throw new Error(`no output is registered for ${target.platform}`);
+    await output.postText(text);
   }
 
   /**
@@ -263,6 +327,29 @@ export class SessionManager implements ConversationService {
       return undefined;
     }
     return factory(target);
+  }
+
+  private async runExtra(
+    target: ThreadTarget,
+    user: PlatformUser,
+    match: NonNullable<ReturnType<typeof matchExtraCommand>>,
+  ): Promise<string> {
+    if (!match.ok) return match.error;
+    const live = await this.cache.forTarget(target);
+    try {
+      return await match.command.run({ sessionId: live.id, target, user, args: match.args });
+    } catch (error) {
+      this.logger.error({ err: error, command: match.command.name }, "a thread command failed");
+      return `The ${match.command.name} command failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  private tellIdle(sessionId: string): void {
+    try {
+      this.options.onIdle?.(sessionId);
+    } catch (error) {
+      this.logger.warn({ err: error, sessionId }, "an idle listener failed");
+    }
   }
 
   private async reply(target: ThreadTarget, text: string): Promise<void> {

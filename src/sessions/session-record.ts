@@ -24,6 +24,14 @@ export interface QueuedMessage {
   readonly sentAt: string;
   /** Sent into a running turn as steering; dropped once the engine takes it into the history. */
   readonly steered?: boolean;
+  /** A subscription wake-up: the turn runs as untrusted channel content (channel and a quote of it). */
+  readonly channelContent?: ChannelContent;
+}
+
+/** Where a woken turn's input came from: a watched channel and a short quote of the trigger. */
+export interface ChannelContent {
+  readonly channel: string;
+  readonly quote: string;
 }
 
 /** A turn that started and has not finished: enough to resume it after a restart. */
@@ -85,6 +93,7 @@ export const sessionRecordSchema = z.object({
       files: z.array(z.object({ path: z.string(), name: z.string(), bytes: z.number() })),
       sentAt: z.string(),
       steered: z.boolean().optional(),
+      channelContent: z.object({ channel: z.string(), quote: z.string() }).optional(),
     }),
   ),
   pendingTurn: z

@@ -20,6 +20,7 @@ import { buildTurnRequest, promptOf, type RequestSettings, rebuildTurnRequest } 
 import type { SessionLock } from "./session-lock.js";
 import { type QueuedMessage, ZERO_USAGE } from "./session-record.js";
 import { driveTurn, type TurnOutcome } from "./turn-runner.js";
+import { retryProvenance } from "./wake-turns.js";
 
 export interface TurnSchedulerOptions {
   readonly lock: SessionLock;
@@ -131,9 +132,11 @@ export class TurnScheduler {
         const retry = live.retryBy;
         live.retryBy = undefined;
         if (record.pendingTurn) await this.resumeTurn(live);
-        else if (retry)
-          await this.startTurn(live, { user: retry, text: "", files: [], sentAt: this.stamp() }, "retry");
-        else if (record.queue[0]) await this.startTurn(live, record.queue[0], "run");
+        else if (retry) {
+          const channelContent = retryProvenance(live.history);
+          const message = { user: retry, text: "", files: [], sentAt: this.stamp() };
+          await this.startTurn(live, channelContent ? { ...message, channelContent } : message, "retry");
+        } else if (record.queue[0]) await this.startTurn(live, record.queue[0], "run");
         else return;
       }
     } finally {

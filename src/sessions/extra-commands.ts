@@ -1,0 +1,72 @@
+/**
+ * Extra thread commands: commands other modules add to the thread's own (e.g. `subscriptions` and
+ * `unsubscribe <channel>` from channel subscriptions). They are recognised like the built-in ones:
+ * as a slash command, or typed in the thread — plain words count only when they form a complete
+ * command (the right number of arguments), so ordinary sentences stay messages; a slash form with
+ * wrong arguments gets the usage text.
+ */
+import type { PlatformUser, ThreadTarget } from "./contracts.js";
+
+/** Who runs an extra command, where. */
+export interface ExtraCommandCall {
+  /** The thread's current session. */
+  readonly sessionId: string;
+  readonly target: ThreadTarget;
+  readonly user: PlatformUser;
+  readonly args: readonly string[];
+}
+
+/** A command another module adds; `run` resolves with the reply to show. */
+export interface ExtraCommand {
+  /** Lower-case command word, e.g. "unsubscribe". */
+  readonly name: string;
+  /** One help line: "unsubscribe <channel> — stop watching a channel". */
+  readonly usage: string;
+  readonly minArgs: number;
+  readonly maxArgs: number;
+  run(call: ExtraCommandCall): Promise<string>;
+}
+
+/** A recognised extra command: run it with these arguments, or answer with the usage error. */
+export type ExtraCommandMatch =
+  | { readonly ok: true; readonly command: ExtraCommand; readonly args: readonly string[] }
+  | { readonly ok: false; readonly error: string };
+
+const SLASH_WORD = /^\/([a-z_]+)(@\w+)?$/i;
+
+function fits(command: ExtraCommand, args: readonly string[]): boolean {
+  return args.length >= command.minArgs && args.length <= command.maxArgs;
+}
+
+function usageError(command: ExtraCommand): ExtraCommandMatch {
+  return { ok: false, error: `Usage: ${command.usage}` };
+}
+
+/** The extra command named `name` (a slash command's name and arguments), if there is one. */
+export function matchExtraCommand(
+  commands: readonly ExtraCommand[],
+  name: string,
+  args: readonly string[],
+): ExtraCommandMatch | undefined {
+  const wanted = name.replace(/^\//, "").replace(/@.*$/, "").toLowerCase();
+  const command = commands.find((candidate) => candidate.name === wanted);
+  if (!command) return undefined;
+  return fits(command, args) ? { ok: true, command, args } : usageError(command);
+}
+
+/** An extra command typed as a thread message, or undefined for an ordinary message. */
+export function matchExtraTextCommand(
+  commands: readonly ExtraCommand[],
+  text: string,
+): ExtraCommandMatch | undefined {
+  const [first, ...args] = text
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word.length > 0);
+  if (first === undefined) return undefined;
+  const slash = SLASH_WORD.exec(first);
+  const command = commands.find((candidate) => candidate.name === (slash?.[1] ?? first).toLowerCase());
+  if (!command) return undefined;
+  if (fits(command, args)) return { ok: true, command, args };
+  return slash ? usageError(command) : undefined;
+}

@@ -1,0 +1,77 @@
+/**
+ * Wake turns: turns the session layer starts without a person writing in the thread — a channel
+ * subscription's batch of new messages. A wake turn is queued like a message (so it survives a
+ * restart and never mixes into a running turn), with the subscribing person as requester and the
+ * channel content's provenance on the request, which makes every non-read tool call of the turn
+ * ask a person whatever the mode or grants. A retry of such a turn keeps that provenance.
+ */
+import { z } from "zod";
+import type { ConversationMessage } from "../engine/messages.js";
+import type { PlatformUser, ThreadTarget } from "./contracts.js";
+import type { ChannelContent, QueuedMessage } from "./session-record.js";
+
+/** A turn to start (or queue) in a session on behalf of a subscription. */
+export interface WakeTurn {
+  /** The session to wake (the one that subscribed). */
+  readonly sessionId: string;
+  /** The session's thread, as the subscription recorded it (checked against the session). */
+  readonly target: ThreadTarget;
+  /** The turn's input: the channel content, marked as such, with the standing instructions. */
+  readonly prompt: string;
+  /** Whose standing request this turn serves (the person who subscribed). */
+  readonly requester: PlatformUser;
+  readonly channelContent: ChannelContent;
+}
+
+/** What became of a wake turn. */
+export type WakeResult =
+  | { readonly status: "started" | "queued" }
+  /** The session no longer takes turns in its thread (unknown, or replaced with "new"). */
+  | { readonly status: "gone"; readonly reason: string };
+
+const text = z.string().min(1).max(200);
+
+/** Validates a wake turn at the session layer's boundary. */
+export const wakeTurnSchema = z.object({
+  sessionId: z.string().min(1).max(180),
+  target: z.object({
+    platform: text,
+    workspace: z.string().max(200),
+    channel: z.string().max(200),
+    thread: z.string().max(200).optional(),
+    extra: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  }),
+  prompt: z.string().min(1).max(200_000),
+  requester: z.object({ id: text, name: z.string().max(200) }),
+  channelContent: z.object({ channel: z.string().max(400), quote: z.string().max(2_000) }),
+});
+
+/** The queue entry of a wake turn, sent at `sentAt`. */
+export function queuedWake(turn: WakeTurn, sentAt: string): QueuedMessage {
+  return {
+    user: turn.requester,
+    text: turn.prompt,
+    files: [],
+    sentAt,
+    channelContent: { channel: turn.channelContent.channel, quote: turn.channelContent.quote },
+  };
+}
+
+/** Characters of an earlier untrusted input quoted when its turn is retried. */
+const RETRY_QUOTE_CHARS = 200;
+
+/**
+ * The provenance a retry of the session's last turn must keep: when the last user message in the
+ * history is untrusted channel content, the retried turn is channel content too.
+ */
+export function retryProvenance(history: readonly ConversationMessage[]): ChannelContent | undefined {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const message = history[i];
+    if (message?.role !== "user") continue;
+    if (message.meta?.untrusted !== true) return undefined;
+    const flat = message.content.replace(/\s+/g, " ").trim();
+    const quote = flat.length <= RETRY_QUOTE_CHARS ? flat : `${flat.slice(0, RETRY_QUOTE_CHARS - 1)}…`;
+    return { channel: "a watched channel (retrying the turn it started)", quote };
+  }
+  return undefined;
+}
