@@ -2,20 +2,22 @@
  * The wiring point of `coworker start`: the session layer (SessionManager, engine factory,
  * provider, tools, approvals — see conversation-assembly.ts) and the Slack and Telegram channel
  * starters, sharing one Messenger registry per assembly so messaging tools reach the channels
- * that are running.
+ * that are running, and one set of channel subscriptions so what the channels see reaches them.
  */
 import type { AppAssembly } from "./app-parts.js";
+import { AppSubscriptions } from "./app-subscriptions.js";
 import { createConversation } from "./conversation-assembly.js";
 import { MessengerRegistry } from "./messenger-registry.js";
 import { slackStarter } from "./slack-starter.js";
 import { telegramStarter } from "./telegram-starter.js";
 
-/** A fresh assembly (its own Messenger registry): one per app. */
+/** A fresh assembly (its own Messenger registry and subscriptions): one per app. */
 export function createAssembly(): AppAssembly {
   const messengers = new MessengerRegistry();
+  const subscriptions = new AppSubscriptions();
   return {
-    createConversation: (context) => createConversation(context, { messengers }),
-    channels: [slackStarter(messengers), telegramStarter(messengers)],
+    createConversation: (context) => createConversation(context, { messengers, subscriptions }),
+    channels: [slackStarter(messengers, subscriptions), telegramStarter(messengers, subscriptions)],
   };
 }
 

@@ -2,8 +2,10 @@
  * The session layer of `coworker start`, built from the validated config on the app's store: the
  * OpenAI-compatible provider (timed into Metrics), memories, MCP servers, the engine factory with
  * the config-derived tool options and the channels' Messengers, and the SessionManager with its
- * defaults, approvals, audit log and workspace. Channels register on a metrics-observing wrapper
- * of the manager, so every platform's turns are counted.
+ * defaults, approvals, audit log and workspace, and channel subscriptions on the same store (their
+ * tools in every session, wake-ups as turns of the subscribing sessions, `status` lines and
+ * commands). Channels register on a metrics-observing wrapper of the manager, so every platform's
+ * turns are counted.
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -14,9 +16,11 @@ import { engineOptionsFromConfig } from "../engine/assembly/config-options.js";
 import { OpenAIProvider } from "../engine/provider/openai-provider.js";
 import type { ProviderClient } from "../engine/provider/provider.js";
 import { SessionManager } from "../sessions/session-manager.js";
+import { settingsFromConfig } from "../subscriptions/subscription-settings.js";
 import { McpManager } from "../tools/mcp/mcp-manager.js";
 import { MemoryStore } from "../tools/memory/memory-store.js";
 import type { AppContext, AppConversation } from "./app-parts.js";
+import { AppSubscriptions } from "./app-subscriptions.js";
 import { MessengerRegistry } from "./messenger-registry.js";
 import { observeService } from "./observed-service.js";
 import { MeteredProvider } from "./provider-metrics.js";
@@ -30,6 +34,8 @@ export const AUDIT_LOG_FILE = "audit.jsonl";
 export interface ConversationParts {
   /** Where channel starters register their Messengers; default: a fresh (empty) registry. */
   readonly messengers?: MessengerRegistry;
+  /** Channel subscriptions, shared with the channel starters; default: fresh ones. */
+  readonly subscriptions?: AppSubscriptions;
 }
 
 /** Thrown when the approvals section holds ids the session layer cannot use. */
@@ -97,12 +103,14 @@ export async function createConversation(
   await mcp.start();
   try {
     const messengers = parts.messengers ?? new MessengerRegistry();
+    const subscriptions = parts.subscriptions ?? new AppSubscriptions();
     const createEngine = createEngineFactory({
       ...engineOptionsFromConfig(config),
       provider: createProvider(context),
       memory: new MemoryStore(store.space("memory")),
       messengerFor: (platform) => messengers.messengerFor(platform),
       mcp,
+      extraTools: () => subscriptions.tools,
     });
     const manager = new SessionManager({
       store,
@@ -119,12 +127,25 @@ export async function createConversation(
       workspace: { root: config.workspace.root, context: "" },
       auditLogPath: join(config.data_dir, AUDIT_LOG_FILE),
       logger,
+      ...subscriptions.sessionOptions(),
+    });
+    await subscriptions.open({
+      store,
+      sessions: manager,
+      settings: settingsFromConfig(config.subscriptions),
+      logger,
     });
     return {
       service: observeService(manager, context.metrics),
       start: () => manager.start(),
-      drain: (graceMs) => manager.drain(graceMs),
-      close: () => mcp.close(),
+      drain: async (graceMs) => {
+        await subscriptions.shutdown();
+        return manager.drain(graceMs);
+      },
+      close: async () => {
+        await subscriptions.shutdown();
+        await mcp.close();
+      },
     };
   } catch (error) {
     await mcp.close();

@@ -3,12 +3,15 @@
  * (Socket Mode) or a signing secret (HTTP Events API) are set; starts the Bolt channel on the
  * session layer with the config's access lists, mention rule and file limit, and registers its
  * Messenger (send_message / send_file), which finds other channels through the Slack directory.
+ * Channel subscriptions hear every channel message and the bot's removal from channels, and get
+ * the same directory once the bot's identity is known.
  */
 import { SlackChannel } from "../channels/slack/slack-channel.js";
 import type { ChannelResolver } from "../channels/slack/slack-messenger.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { SlackDirectory } from "../subscriptions/platforms/slack-directory.js";
 import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
+import type { AppSubscriptions } from "./app-subscriptions.js";
 import type { MessengerRegistry } from "./messenger-registry.js";
 
 /** The platform name the Slack channel registers under. */
@@ -19,36 +22,38 @@ function hasCredentials(config: CoworkerConfig): boolean {
   return bot_token !== undefined && (app_token !== undefined || signing_secret !== undefined);
 }
 
-/** Build the bot's Slack directory once the channel knows who the bot is. */
-async function directoryOf(channel: SlackChannel): Promise<SlackDirectory> {
+/** The bot's Slack directory; throws until the channel has started and knows who the bot is. */
+export function slackDirectoryOf(channel: SlackChannel): SlackDirectory {
   const bot = channel.bot;
   if (!bot) throw new Error("Slack is not connected yet");
-  const auth = await channel.apiClient.auth.test();
   return new SlackDirectory(channel.apiClient, {
     workspace: bot.teamId,
     botUserId: bot.userId,
-    botName: auth.user ?? bot.userId,
+    botName: bot.name,
   });
 }
 
-/**
- * A channel resolver usable before the channel has started (so the Messenger is in place before
- * any message arrives): the directory is built on the first lookup, and again after a failure.
- */
-function lazyResolver(channel: SlackChannel): ChannelResolver {
-  let directory: Promise<SlackDirectory> | undefined;
+/** A resolver usable before the channel starts (the Messenger is registered first). */
+function directoryResolver(): { resolver: ChannelResolver; set(directory: SlackDirectory): void } {
+  let directory: SlackDirectory | undefined;
   return {
-    resolveChannel: async (ref) => {
-      directory ??= directoryOf(channel).catch((error: unknown) => {
-        directory = undefined;
-        throw error;
-      });
-      return (await directory).resolveChannel(ref);
+    resolver: {
+      resolveChannel: async (ref) => {
+        if (!directory) throw new Error("Slack is not connected yet");
+        return directory.resolveChannel(ref);
+      },
+    },
+    set: (started) => {
+      directory = started;
     },
   };
 }
 
-async function start(context: ChannelContext, messengers: MessengerRegistry): Promise<RunningChannel> {
+async function start(
+  context: ChannelContext,
+  messengers: MessengerRegistry,
+  subscriptions: AppSubscriptions,
+): Promise<RunningChannel> {
   const { config } = context;
   const section = config.slack;
   if (section.bot_token === undefined) throw new Error("slack.bot_token is not set");
@@ -67,9 +72,14 @@ async function start(context: ChannelContext, messengers: MessengerRegistry): Pr
     workspaceRoot: config.workspace.root,
     service: context.service,
     logger: context.logger,
+    ...subscriptions.channelHooks,
   });
-  messengers.register(SLACK_PLATFORM, channel.messenger(lazyResolver(channel)));
+  const directory = directoryResolver();
+  messengers.register(SLACK_PLATFORM, channel.messenger(directory.resolver));
   await channel.start();
+  const started = slackDirectoryOf(channel);
+  directory.set(started);
+  subscriptions.registerDirectory(started);
   return {
     description: socketMode
       ? "slack (socket mode)"
@@ -80,11 +90,11 @@ async function start(context: ChannelContext, messengers: MessengerRegistry): Pr
   };
 }
 
-/** The Slack ChannelStarter; its Messenger goes into `messengers`. */
-export function slackStarter(messengers: MessengerRegistry): ChannelStarter {
+/** The Slack ChannelStarter; its Messenger goes into `messengers`, its hooks to `subscriptions`. */
+export function slackStarter(messengers: MessengerRegistry, subscriptions: AppSubscriptions): ChannelStarter {
   return {
     platform: SLACK_PLATFORM,
     hasCredentials,
-    start: (context) => start(context, messengers),
+    start: (context) => start(context, messengers, subscriptions),
   };
 }

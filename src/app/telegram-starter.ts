@@ -2,10 +2,14 @@
  * Joins the Telegram channel to the app: configured when a bot token is set; starts the grammY
  * channel (long polling, or the webhook when configured) on the session layer, registers its
  * Messenger for send_message / send_file, and keeps pairings in the store so they survive restarts.
+ * Channel subscriptions hear every group and channel message and the bot's removal from chats, and
+ * get the Telegram directory once the bot's identity is known.
  */
 import { TelegramChannel } from "../channels/telegram/telegram-channel.js";
 import type { CoworkerConfig } from "../config/schema.js";
+import { TelegramDirectory } from "../subscriptions/platforms/telegram-directory.js";
 import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
+import type { AppSubscriptions } from "./app-subscriptions.js";
 import type { MessengerRegistry } from "./messenger-registry.js";
 
 /** The platform name the Telegram channel registers under. */
@@ -15,7 +19,16 @@ function hasCredentials(config: CoworkerConfig): boolean {
   return config.telegram.bot_token !== undefined;
 }
 
-async function start(context: ChannelContext, messengers: MessengerRegistry): Promise<RunningChannel> {
+/** The bot's Telegram directory, on the channel's Bot API client (after `start`: getMe is known). */
+export function telegramDirectoryOf(channel: TelegramChannel): TelegramDirectory {
+  return new TelegramDirectory(channel.api, { botInfo: channel.botInfo });
+}
+
+async function start(
+  context: ChannelContext,
+  messengers: MessengerRegistry,
+  subscriptions: AppSubscriptions,
+): Promise<RunningChannel> {
   const { config } = context;
   const section = config.telegram;
   if (section.bot_token === undefined) throw new Error("telegram.bot_token is not set");
@@ -33,9 +46,11 @@ async function start(context: ChannelContext, messengers: MessengerRegistry): Pr
     service: context.service,
     logger: context.logger,
     accessStore: context.store.space("grants"),
+    ...subscriptions.channelHooks,
   });
   messengers.register(TELEGRAM_PLATFORM, channel.messenger());
   await channel.start();
+  subscriptions.registerDirectory(telegramDirectoryOf(channel));
   return {
     description: webhook ? `telegram (webhook ${webhook.path})` : "telegram (polling)",
     connected: () => channel.isReady(),
@@ -44,11 +59,14 @@ async function start(context: ChannelContext, messengers: MessengerRegistry): Pr
   };
 }
 
-/** The Telegram ChannelStarter; its Messenger goes into `messengers`. */
-export function telegramStarter(messengers: MessengerRegistry): ChannelStarter {
+/** The Telegram ChannelStarter; its Messenger goes into `messengers`, its hooks to `subscriptions`. */
+export function telegramStarter(
+  messengers: MessengerRegistry,
+  subscriptions: AppSubscriptions,
+): ChannelStarter {
   return {
     platform: TELEGRAM_PLATFORM,
     hasCredentials,
-    start: (context) => start(context, messengers),
+    start: (context) => start(context, messengers, subscriptions),
   };
 }

@@ -1,6 +1,8 @@
 /**
  * Approval and plan cards: the platform-neutral Card for a pending approval or plan proposal, in
  * its open form (buttons) and its settled form (no buttons, an outcome line saying who decided).
+ * An approval asked for in a turn woken by channel content says so in its title and body and
+ * quotes the channel content that started the turn, so nobody approves it as their own request.
  */
 import type { AlwaysOption } from "../engine/events.js";
 import type { Card, CardBlock, CardButton } from "./card.js";
@@ -53,20 +55,26 @@ function detailBlock(detail: PendingApproval["detail"]): CardBlock | undefined {
   return { kind: "text", text: detail.text };
 }
 
+/** What tells people an approval comes from channel content, and which content. */
+export const CHANNEL_CONTENT_WARNING =
+  "Nobody here asked for this: the turn was triggered by channel content — messages other people wrote in a watched channel. Approve only if you want it to happen.";
+
 /** The card for a pending approval, open or settled. */
 export function approvalCard(item: PendingApproval): Card {
   const open = item.status === "pending";
+  const fromChannel = item.provenanceQuote !== undefined;
   const blocks: CardBlock[] = [{ kind: "text", text: item.argSummary }];
   const detail = detailBlock(item.detail);
   if (detail) blocks.push(detail);
-  if (item.reason) blocks.push({ kind: "quote", text: item.reason });
-  if (item.provenanceQuote)
+  if (item.provenanceQuote !== undefined) {
+    blocks.push({ kind: "text", text: CHANNEL_CONTENT_WARNING });
     blocks.push({ kind: "quote", text: `Triggered by channel content: ${item.provenanceQuote}` });
+  } else if (item.reason) blocks.push({ kind: "quote", text: item.reason });
   blocks.push({
     kind: "fields",
     fields: [
       { label: "Tool", value: item.tool },
-      { label: "Requested by", value: item.requester.name },
+      { label: fromChannel ? "Woken for" : "Requested by", value: item.requester.name },
       expiryField(item),
     ],
   });
@@ -91,7 +99,7 @@ export function approvalCard(item: PendingApproval): Card {
   return {
     pendingId: item.id,
     kind: "approval",
-    title: `Approve ${item.tool}?`,
+    title: fromChannel ? `Approve ${item.tool}? (triggered by channel content)` : `Approve ${item.tool}?`,
     blocks,
     buttons,
     ...(open ? { footer: `Or reply "approve ${item.id}" or "deny ${item.id}" in this thread.` } : {}),

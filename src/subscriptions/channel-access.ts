@@ -27,10 +27,15 @@ export type ChannelAccess =
 
 /** Directories by platform and workspace. */
 export class DirectoryLookup {
-  private readonly directories: ReadonlyMap<string, PlatformDirectory>;
+  private readonly directories: Map<string, PlatformDirectory>;
 
   constructor(directories: readonly PlatformDirectory[]) {
     this.directories = new Map(directories.map((d) => [`${d.platform}:${d.workspace}`, d]));
+  }
+
+  /** Add (or replace) the directory of a platform workspace, e.g. once its channel has connected. */
+  add(directory: PlatformDirectory): void {
+    this.directories.set(`${directory.platform}:${directory.workspace}`, directory);
   }
 
   /** The directory for a platform workspace, if that platform supports subscriptions. */

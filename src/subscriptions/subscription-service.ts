@@ -28,6 +28,7 @@ import {
   channelKeyOf,
   channelLabel,
   inScope,
+  isNamedBy,
   MAX_INSTRUCTIONS_CHARS,
   newSubscriptionId,
   type Subscription,
@@ -50,12 +51,22 @@ export interface WakeBatch {
   readonly input: WakeInput;
 }
 
+/**
+ * Thrown by a WakeSink when the subscribing session takes no more turns (unknown, or replaced
+ * with "new" in its thread): the subscription is closed and the thread told why.
+ */
+export class SubscriberGoneError extends Error {
+  override readonly name = "SubscriberGoneError";
+}
+
 /** The session layer's side of wake-ups. */
 export interface WakeSink {
   /**
    * Start (or queue) a turn of `subscription.sessionId` in `subscription.subscriberTarget` with
    * prompt `batch.input.text`, requester `subscription.createdBy`, and
-   * `metadata.channelContent = batch.input.channelContent`. Resolve once accepted.
+   * `metadata.channelContent = batch.input.channelContent`. Resolve once accepted; reject with a
+   * SubscriberGoneError when the session is gone, or with any error when the turn cannot be taken
+   * now (the batch is then rebuilt from the buffer by the next `open`).
    */
   wake(subscription: Subscription, batch: WakeBatch): Promise<void>;
   /** Whether the session is running a turn now (its batch then waits for `sessionIdle`). */
@@ -67,6 +78,7 @@ export type SubscriberNotifier = (target: ThreadTarget, text: string) => Promise
 
 export interface SubscriptionServiceOptions {
   readonly store: Store;
+  /** Directories known at open; channels that connect later add theirs with `registerDirectory`. */
   readonly directories: readonly PlatformDirectory[];
   readonly sink: WakeSink;
   readonly notify: SubscriberNotifier;
@@ -134,6 +146,11 @@ export class SubscriptionService {
     const service = new SubscriptionService(registry, options);
     for (const subscription of registry.all()) await service.rebuildPending(subscription);
     return service;
+  }
+
+  /** Make a platform workspace's channels usable (its channel adapter has connected). */
+  registerDirectory(directory: PlatformDirectory): void {
+    this.directories.add(directory);
   }
 
   /** Report one message seen in any channel. Never throws; failures go to `onError`. */
@@ -223,17 +240,7 @@ export class SubscriptionService {
    */
   async remove(sessionId: string, channel: string): Promise<Outcome> {
     const mine = this.registry.forSession(sessionId);
-    const wanted = channel.trim().toLowerCase().replace(/^#/, "");
-    const matches = mine.filter((s) => {
-      const ref = s.channelRef;
-      const names = [
-        s.id,
-        scopeKeyOf(ref),
-        ref.thread === undefined ? ref.channel : `${ref.channel}:${ref.thread}`,
-      ];
-      if (ref.name) names.push(ref.name.replace(/^#/, ""));
-      return names.some((name) => name.toLowerCase() === wanted);
-    });
+    const matches = mine.filter((subscription) => isNamedBy(subscription, channel));
     if (matches.length !== 1) {
       const known = mine.map((s) => `${channelLabel(s.channelRef)} (${s.id})`).join(", ") || "none";
       const why =
@@ -267,9 +274,7 @@ export class SubscriptionService {
     for (const subscription of closed) {
       await this.close(subscription);
       const text = `I was removed from ${channelLabel(subscription.channelRef)}, so I stopped watching it (subscription ${subscription.id} is closed). Add me back and ask again to resume.`;
-      await this.options.notify(subscription.subscriberTarget, text).catch((error: unknown) => {
-        this.onError(error, `telling session ${subscription.sessionId} that ${key} was closed`);
-      });
+      await this.tell(subscription, text);
     }
     await this.buffer.drop(key);
     return closed.length;
@@ -305,6 +310,12 @@ export class SubscriptionService {
     return inScope(subscription.channelRef, entry.thread) && matchesTrigger(subscription.trigger, entry, bot);
   }
 
+  private async tell(subscription: Subscription, text: string): Promise<void> {
+    await this.options.notify(subscription.subscriberTarget, text).catch((error: unknown) => {
+      this.onError(error, `telling session ${subscription.sessionId} about subscription ${subscription.id}`);
+    });
+  }
+
   private async close(subscription: Subscription): Promise<void> {
     await this.registry.remove(subscription.id);
     this.scheduler.cancel(subscription.id);
@@ -319,7 +330,18 @@ export class SubscriptionService {
     if (!subscription || !last) return;
     const entries = ready.items.map((item) => item.entry);
     const input = renderWakeInput(subscription, entries, ready.omitted);
-    await this.options.sink.wake(subscription, { entries, omitted: ready.omitted, input });
+    try {
+      await this.options.sink.wake(subscription, { entries, omitted: ready.omitted, input });
+    } catch (error) {
+      if (!(error instanceof SubscriberGoneError)) throw error;
+      await this.close(subscription);
+      const label = channelLabel(subscription.channelRef);
+      await this.tell(
+        subscription,
+        `I stopped watching ${label} for this thread (subscription ${subscription.id} is closed): ${error.message}. Ask me again to watch it.`,
+      );
+      return;
+    }
     await this.registry.markWoken(subscription.id, last.position);
     await this.markRead(subscription, new Set(entries.map((e) => e.seq)), last.position);
   }

@@ -127,6 +127,22 @@ export function channelLabel(ref: ChannelRef): string {
   return ref.thread === undefined ? ref.channel : `${ref.channel} (topic ${ref.thread})`;
 }
 
+/**
+ * Whether `reference` names the subscription: its id, its channel id (or "chat:topic"), its scope
+ * key, or its channel name with or without "#" — case-insensitively.
+ */
+export function isNamedBy(subscription: Subscription, reference: string): boolean {
+  const wanted = reference.trim().toLowerCase().replace(/^#/, "");
+  const ref = subscription.channelRef;
+  const names = [
+    subscription.id,
+    scopeKeyOf(ref),
+    ref.thread === undefined ? ref.channel : `${ref.channel}:${ref.thread}`,
+  ];
+  if (ref.name) names.push(ref.name.replace(/^#/, ""));
+  return names.some((name) => name.toLowerCase() === wanted);
+}
+
 /** Freeze a subscription (and its nested records) so no holder can change it. */
 export function freezeSubscription(subscription: Subscription): Subscription {
   return Object.freeze({

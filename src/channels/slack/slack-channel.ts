@@ -87,6 +87,12 @@ export interface SlackChannelOptions {
   readonly render?: Partial<RenderSettings>;
   /** Told about every message seen in a channel, for subscriptions (SubscriptionService.observe). */
   readonly observe?: (message: ObservedMessage) => Promise<unknown> | undefined;
+  /** Told when the bot left or was removed from a channel (subscriptions there end). */
+  readonly onBotRemoved?: (channel: {
+    readonly platform: "slack";
+    readonly workspace: string;
+    readonly channel: string;
+  }) => void;
 }
 
 export class SlackChannel {
@@ -186,12 +192,16 @@ export class SlackChannel {
     const app = this.createApp(bot);
     app.event("app_mention", async ({ event, body }) => this.track(inbound.handle(event, body)));
     app.event("message", async ({ event, body }) => this.track(inbound.handle(event, body)));
-    app.event("member_left_channel", async ({ event }) => {
-      if (event.user === bot.userId) {
-        threads.forgetChannel(event.channel);
-        this.logger.info({ slackChannel: event.channel }, "slack bot left a channel");
-      }
+    const left = (channel: string, team: string | undefined) => {
+      threads.forgetChannel(channel);
+      this.logger.info({ slackChannel: channel }, "slack bot left a channel");
+      o.onBotRemoved?.({ platform: "slack", workspace: team ?? bot.teamId, channel });
+    };
+    app.event("member_left_channel", async ({ event, body }) => {
+      if (event.user === bot.userId) left(event.channel, event.team || teamOf(body));
     });
+    app.event("channel_left", async ({ event, body }) => left(event.channel, teamOf(body)));
+    app.event("group_left", async ({ event, body }) => left(event.channel, teamOf(body)));
     const onPress = async ({ ack, body }: { ack: () => Promise<void>; body: unknown }) => {
       await ack();
       this.track(interactions.press(body));
@@ -312,4 +322,10 @@ export class SlackChannel {
     this.inflight.add(tracked);
     void tracked.finally(() => this.inflight.delete(tracked));
   }
+}
+
+/** The team of an Events API delivery, when the envelope names one. */
+function teamOf(body: unknown): string | undefined {
+  const team = (body as { team_id?: unknown } | undefined)?.team_id;
+  return typeof team === "string" && team.length > 0 ? team : undefined;
 }

@@ -27,6 +27,8 @@ export const REQUIRED_BOT_SCOPES: readonly string[] = Object.freeze([
 /** Bot events the adapter handles. */
 export const BOT_EVENTS: readonly string[] = Object.freeze([
   "app_mention",
+  "channel_left",
+  "group_left",
   "member_left_channel",
   "message.channels",
   "message.groups",

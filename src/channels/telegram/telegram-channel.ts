@@ -7,17 +7,19 @@
  */
 import { autoRetry } from "@grammyjs/auto-retry";
 import { sequentialize } from "@grammyjs/runner";
-import { Bot, type Context } from "grammy";
+import { type Api, Bot, type Context } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { type ConversationService, sessionKeyOf, type ThreadTarget } from "../../sessions/contracts.js";
+import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { LruCache } from "../../sessions/lru.js";
 import type { KeyValueSpace } from "../../store/store.js";
 import { TelegramAccess } from "./telegram-access.js";
 import { errorText } from "./telegram-errors.js";
 import { TelegramFiles } from "./telegram-files.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
+import type { RemovedChat } from "./telegram-observe.js";
 import type { Messenger } from "../../tools/messaging/messenger.js";
 import { TelegramMessenger } from "./telegram-messenger.js";
 import { TelegramThreadOutput } from "./telegram-output.js";
@@ -56,6 +58,10 @@ export interface TelegramChannelOptions {
   readonly timing?: { readonly private?: StreamTiming; readonly group?: StreamTiming };
   /** Outgoing limits; Telegram's published ones by default. */
   readonly sendLimits?: SendLimits;
+  /** Told about every group, supergroup and channel message seen, for subscriptions. */
+  readonly observe?: (message: ObservedMessage) => Promise<unknown> | undefined;
+  /** Told when the bot left or was removed from a chat (subscriptions there end). */
+  readonly onBotRemoved?: (chat: RemovedChat) => void;
 }
 
 const optionsSchema = z.object({
@@ -140,6 +146,8 @@ export class TelegramChannel {
           if (typeof replyTo === "number") this.triggers.set(sessionKeyOf(target), replyTo);
         },
         logger,
+        observe: options.observe,
+        onBotRemoved: options.onBotRemoved,
       }),
     );
     if (options.webhook) {
@@ -200,6 +208,16 @@ export class TelegramChannel {
   /** Receiving works: the webhook listens, or the last getUpdates answered. */
   isReady(): boolean {
     return this.webhook ? this.webhook.isListening() : this.polling?.isHealthy() === true;
+  }
+
+  /** The Bot API client the channel uses (for the subscriptions' Telegram directory). */
+  get api(): Api {
+    return this.bot.api;
+  }
+
+  /** Who the bot is (getMe; known after `start`, or from the `botInfo` option). */
+  get botInfo(): UserFromGetMe {
+    return this.bot.botInfo;
   }
 
   /** send_message / send_file for sessions on Telegram. */

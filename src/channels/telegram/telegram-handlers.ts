@@ -2,7 +2,9 @@
  * The update handlers: messages, button presses and the draft stop button. Each records and
  * returns — `service.receive()` / `press()` / `command()` resolve once recorded, never when a
  * turn ends — so the per-chat ordering around them never holds a chat for a whole turn, and an
- * approval press is never stuck behind the turn waiting for it.
+ * approval press is never stuck behind the turn waiting for it. Every group and channel message
+ * (addressed to the bot or not) and the bot's removal from a chat are also reported to the
+ * optional observers (channel subscriptions); what starts a turn is unchanged by them.
  */
 import { Composer, type Context } from "grammy";
 import type { Logger } from "pino";
@@ -15,6 +17,7 @@ import type {
 } from "../../sessions/contracts.js";
 import type { TelegramAccess } from "./telegram-access.js";
 import { parseCallbackData } from "./telegram-card.js";
+import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { errorText } from "./telegram-errors.js";
 import type { TelegramFiles } from "./telegram-files.js";
 import {
@@ -28,9 +31,12 @@ import {
   topicOf,
   userOf,
 } from "./telegram-inbound.js";
+import { observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.js";
 
 /** Commands passed to `service.command()`; /start and /pair are answered here. */
 export const SERVICE_COMMANDS = new Set([
+  "subscriptions",
+  "unsubscribe",
   "new",
   "stop",
   "mode",
@@ -63,6 +69,10 @@ export interface HandlerDeps {
   /** Called with each message passed to the session layer: later replies thread to it. */
   readonly noteTrigger: (target: ThreadTarget) => void;
   readonly logger: Logger;
+  /** Told about every group, supergroup and channel message seen (channel subscriptions). */
+  readonly observe?: ((message: ObservedMessage) => Promise<unknown> | undefined) | undefined;
+  /** Told when the bot left or was removed from a chat. */
+  readonly onBotRemoved?: ((chat: RemovedChat) => void) | undefined;
 }
 
 function startText(userId: number, allowed: boolean): string {
@@ -76,16 +86,39 @@ function startText(userId: number, allowed: boolean): string {
   );
 }
 
-async function onMessage(ctx: Context, deps: HandlerDeps): Promise<void> {
-  const parsed = telegramMessageSchema.safeParse(ctx.message);
-  if (!parsed.success) {
-    deps.logger.warn(
-      { updateId: ctx.update.update_id, issues: parsed.error.issues.length },
-      "telegram: unreadable message",
-    );
-    return;
+function readMessage(ctx: Context, raw: unknown, deps: HandlerDeps): TelegramMessage | undefined {
+  const parsed = telegramMessageSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  deps.logger.warn(
+    { updateId: ctx.update.update_id, issues: parsed.error.issues.length },
+    "telegram: unreadable message",
+  );
+  return undefined;
+}
+
+/** Report a group or channel message to the observer; its failures are logged, never passed on. */
+async function report(message: TelegramMessage, deps: HandlerDeps): Promise<void> {
+  const observed = deps.observe ? observedOf(message, deps.bot()) : undefined;
+  if (!observed) return;
+  try {
+    await deps.observe?.(observed);
+  } catch (error) {
+    deps.logger.warn({ err: errorText(error), chatId: message.chat.id }, "telegram: observing failed");
   }
-  const message = parsed.data;
+}
+
+async function onMessage(ctx: Context, deps: HandlerDeps): Promise<void> {
+  const message = readMessage(ctx, ctx.message, deps);
+  if (!message) return;
+  const reporting = report(message, deps);
+  try {
+    await act(ctx, message, deps);
+  } finally {
+    await reporting;
+  }
+}
+
+async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): Promise<void> {
   const from = message.from;
   if (!from || from.is_bot || message.chat.type === "channel") return;
   const bot = deps.bot();
@@ -229,14 +262,34 @@ async function onStopGeneration(ctx: Context, deps: HandlerDeps): Promise<void> 
   });
 }
 
+async function onChannelPost(ctx: Context, deps: HandlerDeps): Promise<void> {
+  const message = readMessage(ctx, ctx.channelPost, deps);
+  if (message) await report(message, deps);
+}
+
+function onMyChatMember(ctx: Context, deps: HandlerDeps): void {
+  const removed = removedChatOf(ctx.update.my_chat_member, deps.bot());
+  if (!removed) return;
+  deps.logger.info({ chatId: removed.channel }, "telegram: the bot was removed from a chat");
+  deps.onBotRemoved?.(removed);
+}
+
 /** The handlers as one grammY middleware tree. */
 export function telegramHandlers(deps: HandlerDeps): Composer<Context> {
   const composer = new Composer<Context>();
   composer.on("message", (ctx) => onMessage(ctx, deps));
+  composer.on("channel_post", (ctx) => onChannelPost(ctx, deps));
+  composer.on("my_chat_member", (ctx) => onMyChatMember(ctx, deps));
   composer.on("callback_query", (ctx) => onCallback(ctx, deps));
   composer.on("stopped_message_generation", (ctx) => onStopGeneration(ctx, deps));
   return composer;
 }
 
 /** Updates the bot asks Telegram for. */
-export const ALLOWED_UPDATES = ["message", "callback_query", "stopped_message_generation"] as const;
+export const ALLOWED_UPDATES = [
+  "message",
+  "channel_post",
+  "my_chat_member",
+  "callback_query",
+  "stopped_message_generation",
+] as const;

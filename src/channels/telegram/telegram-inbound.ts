@@ -32,8 +32,17 @@ const fileSchema = z.object({
 export const telegramMessageSchema = z.object({
   message_id: z.number().int().positive(),
   date: z.number().int(),
-  chat: z.object({ id: z.number().int(), type: z.enum(["private", "group", "supergroup", "channel"]) }),
+  chat: z.object({
+    id: z.number().int(),
+    type: z.enum(["private", "group", "supergroup", "channel"]),
+    title: z.string().optional(),
+    username: z.string().optional(),
+  }),
   from: userSchema.optional(),
+  /** The chat a channel post (or an anonymous admin's message) was sent on behalf of. */
+  sender_chat: z
+    .object({ id: z.number().int(), title: z.string().optional(), username: z.string().optional() })
+    .optional(),
   text: z.string().optional(),
   caption: z.string().optional(),
   entities: z.array(entitySchema).optional(),

@@ -1,0 +1,94 @@
+/**
+ * What the Telegram channel reports to channel subscriptions: every group, supergroup or channel
+ * message the bot sees (also those not addressed to it) as an ObservedMessage — author, time,
+ * text or caption, forum topic, a t.me permalink where Telegram has one, and whether it addresses
+ * the bot — and the bot's own removal from a chat (a `my_chat_member` update to left / kicked).
+ */
+import { z } from "zod";
+import type { ObservedMessage } from "../../subscriptions/observed-message.js";
+import {
+  type BotIdentity,
+  isAddressedToBot,
+  type TelegramMessage,
+  topicOf,
+  userOf,
+} from "./telegram-inbound.js";
+
+/** A chat the bot was removed from, as subscriptions key it. */
+export interface RemovedChat {
+  readonly platform: "telegram";
+  readonly workspace: "tg";
+  readonly channel: string;
+}
+
+const myChatMemberSchema = z.object({
+  chat: z.object({ id: z.number().int() }),
+  new_chat_member: z.object({
+    status: z.string(),
+    user: z.object({ id: z.number().int() }),
+  }),
+});
+
+/** Where people can open the message: public chats by username, supergroups and channels by id. */
+function permalinkOf(message: TelegramMessage): string | undefined {
+  const { chat } = message;
+  if (chat.username) return `https://t.me/${chat.username}/${message.message_id}`;
+  const id = String(chat.id);
+  if ((chat.type === "supergroup" || chat.type === "channel") && id.startsWith("-100"))
+    return `https://t.me/c/${id.slice(4)}/${message.message_id}`;
+  return undefined;
+}
+
+function authorOf(message: TelegramMessage): ObservedMessage["author"] {
+  if (message.from) {
+    return {
+      id: String(message.from.id),
+      name: userOf(message.from).name,
+      isBot: message.from.is_bot === true,
+    };
+  }
+  const sender = message.sender_chat ?? message.chat;
+  const name = sender.title ?? (sender.username ? `@${sender.username}` : String(sender.id));
+  return { id: String(sender.id), name, isBot: false };
+}
+
+function textOf(message: TelegramMessage): string {
+  const text = message.text ?? message.caption ?? "";
+  const attachment = message.document
+    ? `[file: ${message.document.file_name ?? "document"}]`
+    : message.photo
+      ? "[photo]"
+      : "";
+  return [attachment, text].filter((part) => part.length > 0).join(" ");
+}
+
+/**
+ * The observed form of a message in a group, supergroup or channel; undefined for private chats
+ * and for the bot's own messages.
+ */
+export function observedOf(message: TelegramMessage, bot: BotIdentity): ObservedMessage | undefined {
+  if (message.chat.type === "private" || message.from?.id === bot.id) return undefined;
+  const topic = topicOf(message);
+  const permalink = permalinkOf(message);
+  return {
+    platform: "telegram",
+    workspace: "tg",
+    channel: String(message.chat.id),
+    ...(topic !== undefined ? { thread: String(topic) } : {}),
+    id: String(message.message_id),
+    author: authorOf(message),
+    text: textOf(message),
+    at: new Date(message.date * 1000).toISOString(),
+    ...(permalink !== undefined ? { permalink } : {}),
+    mentionsBot: isAddressedToBot(message, bot),
+  };
+}
+
+/** The chat the bot left or was removed from, when a `my_chat_member` update says so. */
+export function removedChatOf(update: unknown, bot: BotIdentity): RemovedChat | undefined {
+  const parsed = myChatMemberSchema.safeParse(update);
+  if (!parsed.success) return undefined;
+  const { chat, new_chat_member: member } = parsed.data;
+  if (member.user.id !== bot.id || (member.status !== "left" && member.status !== "kicked")) return undefined;
+  return { platform: "telegram", workspace: "tg", channel: String(chat.id) };
+}

@@ -1,0 +1,55 @@
+/**
+ * The subscriptions' side of the session layer: a WakeSink that turns a wake-up into a wake turn
+ * of the subscribing session (SessionManager.wake: queued in its thread, the subscriber as
+ * requester, the batch's channel-content provenance on the request), and the thread commands
+ * `subscriptions` and `unsubscribe <channel>` people use without asking the agent.
+ */
+import type { ExtraCommand } from "../sessions/extra-commands.js";
+import type { WakeResult, WakeTurn } from "../sessions/wake-turns.js";
+import { SubscriberGoneError, type SubscriptionService, type WakeSink } from "./subscription-service.js";
+import { statusLines } from "./subscription-text.js";
+
+/** The session layer as wake-ups need it (the SessionManager fits). */
+export interface WakeableSessions {
+  wake(turn: WakeTurn): Promise<WakeResult>;
+  isBusy(sessionId: string): boolean;
+}
+
+/** A WakeSink that starts (or queues) wake turns in the sessions' threads. */
+export function sessionWakeSink(sessions: WakeableSessions): WakeSink {
+  return {
+    async wake(subscription, batch) {
+      const result = await sessions.wake({
+        sessionId: subscription.sessionId,
+        target: subscription.subscriberTarget,
+        prompt: batch.input.text,
+        requester: subscription.createdBy,
+        channelContent: batch.input.channelContent,
+      });
+      if (result.status === "gone") throw new SubscriberGoneError(result.reason);
+    },
+    isBusy: (sessionId) => sessions.isBusy(sessionId),
+  };
+}
+
+/** `subscriptions` (list this thread's) and `unsubscribe <channel>` as thread commands. */
+export function subscriptionCommands(
+  service: Pick<SubscriptionService, "remove" | "listFor">,
+): readonly ExtraCommand[] {
+  return Object.freeze([
+    {
+      name: "subscriptions",
+      usage: "subscriptions — list the channels this conversation watches",
+      minArgs: 0,
+      maxArgs: 0,
+      run: async ({ sessionId }) => statusLines(service.listFor(sessionId)).join("\n"),
+    },
+    {
+      name: "unsubscribe",
+      usage: "unsubscribe <channel> — stop watching a channel (#name, id, chat:topic or subscription id)",
+      minArgs: 1,
+      maxArgs: 1,
+      run: async ({ sessionId, args }) => (await service.remove(sessionId, args[0] ?? "")).message,
+    },
+  ]);
+}
