@@ -4,7 +4,7 @@
  * Approver. Calls that cannot run are answered here with their own wording; interactive tools
  * (ask_user, propose_plan, update_plan) are handled in place once allowed.
  */
-import type { AnyTool } from "../tools/tool.js";
+import { type AnyTool, compactArgs, labelText } from "../tools/tool.js";
 import { INTERACTIVE_TOOL_NAMES } from "../tools/interactive-tools.js";
 import { raceAbort } from "./abort.js";
 import type { AlwaysOption } from "./events.js";
@@ -22,7 +22,8 @@ export interface ClearedCall {
   readonly call: RawToolCall;
   readonly tool: AnyTool;
   readonly args: Record<string, unknown>;
-  readonly summary: string;
+  /** What the call does, for status lines (see `callLabel`). */
+  readonly label: string;
 }
 
 const OUTCOMES: ReadonlySet<string> = new Set<ApprovalOutcome>([
@@ -35,9 +36,25 @@ const OUTCOMES: ReadonlySet<string> = new Set<ApprovalOutcome>([
   "interrupted",
 ]);
 
-/** One line naming the call, for cards and started events. */
+/** One line naming the call, for an approval card whose tool has no preview of its own. */
 export function summarizeCall(name: string, args: Readonly<Record<string, unknown>>): string {
   return `${name} ${preview(JSON.stringify(args), 160)}`;
+}
+
+/**
+ * The status-line label of a call: the tool's own `label` (one line, capped), else — or when it
+ * throws or comes back blank — a compact `key=value` rendering of the scalar arguments.
+ */
+export function callLabel(tool: AnyTool, args: Readonly<Record<string, unknown>>): string {
+  if (tool.label) {
+    try {
+      const own = labelText(String(tool.label(args)));
+      if (own !== "") return own;
+    } catch {
+      // A label is decoration: fall back to the arguments.
+    }
+  }
+  return compactArgs(args);
 }
 
 function grantFor(option: AlwaysOption, tool: AnyTool, args: Record<string, unknown>): Grant | undefined {
@@ -185,5 +202,5 @@ export async function authorizeCall(
     await runInteractiveCall(ctx, call, tool.name, args);
     return undefined;
   }
-  return { call, tool, args, summary: summarizeCall(tool.name, args) };
+  return { call, tool, args, label: callLabel(tool, args) };
 }

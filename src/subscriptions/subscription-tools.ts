@@ -103,6 +103,7 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     category: "read",
     risk: "low",
     concurrent: false,
+    label: (args) => args.channel,
     async execute(args, context) {
       const caller = callerOf(context.request);
       if (typeof caller === "string") return fail(caller);
@@ -118,6 +119,7 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     category: "read",
     risk: "low",
     concurrent: false,
+    label: (args) => args.channel,
     async execute(args, context) {
       const caller = callerOf(context.request);
       if (typeof caller === "string") return fail(caller);
@@ -133,6 +135,7 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     category: "read",
     risk: "low",
     concurrent: true,
+    label: () => "this conversation",
     async execute(_args, context) {
       const caller = callerOf(context.request);
       if (typeof caller === "string") return fail(caller);
@@ -150,6 +153,7 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     category: "read",
     risk: "low",
     concurrent: true,
+    label: (args) => args.channel,
     async execute(args, context) {
       const caller = callerOf(context.request);
       if (typeof caller === "string") return fail(caller);

@@ -7,7 +7,7 @@
  * when something outside the engine calls them directly.
  */
 import { z } from "zod";
-import { defineTool, fail } from "./tool.js";
+import { defineTool, fail, labelText } from "./tool.js";
 
 export const UPDATE_PLAN = "update_plan";
 export const ASK_USER = "ask_user";
@@ -38,6 +38,8 @@ export const updatePlanTool = defineTool({
   category: "interactive",
   risk: "low",
   concurrent: false,
+  label: (args) =>
+    `${args.steps.filter((step) => step.status === "done").length}/${args.steps.length} steps done`,
   execute: handledByEngine(UPDATE_PLAN),
 });
 
@@ -64,6 +66,11 @@ export const askUserTool = defineTool({
   category: "interactive",
   risk: "low",
   concurrent: false,
+  label(args) {
+    const questions = [args.question ?? "", ...(args.questions ?? []).map((q) => q.question)];
+    const asked = questions.map((question) => labelText(question)).filter((question) => question !== "");
+    return asked.length > 1 ? `${asked[0]} (+${asked.length - 1} more)` : (asked[0] ?? "");
+  },
   execute: handledByEngine(ASK_USER),
 });
 
@@ -82,6 +89,7 @@ export const proposePlanTool = defineTool({
   category: "interactive",
   risk: "low",
   concurrent: false,
+  label: (args) => labelText(args.plan),
   execute: handledByEngine(PROPOSE_PLAN),
 });
 

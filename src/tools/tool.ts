@@ -53,6 +53,11 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   execute(args: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
   /** What the approval card shows (diff for edits, command, URL). Defaults to the JSON args. */
   preview?(args: z.infer<Schema>, context: Pick<ToolContext, "request" | "facts">): Promise<ToolPreview>;
+  /**
+   * A short human label of what one call does, for status lines: the command, the path, the URL.
+   * One line, no tool name. Defaults to `compactArgs(args)`.
+   */
+  label?(args: z.infer<Schema>): string;
 }
 
 /** Declare a tool with its argument types inferred from the schema. */
@@ -65,6 +70,44 @@ export function defineTool<Schema extends z.ZodType>(
 /** A tool whose argument types are erased, as held by the registry. */
 // biome-ignore lint/suspicious/noExplicitAny: the registry validates arguments with the schema at run time
 export type AnyTool = ToolDefinition<any>;
+
+/** Longest status-line label, in characters. */
+export const LABEL_MAX_CHARS = 80;
+
+/** Cut `text` to `max` characters, marking a cut with "…". */
+export function capLabel(text: string, max = LABEL_MAX_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/**
+ * A text as a one-line label: its first non-blank line with whitespace collapsed, "…" when more
+ * lines follow, cut to `max` characters.
+ */
+export function labelText(text: string, max = LABEL_MAX_CHARS): string {
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== "");
+  const first = (lines[0] ?? "").replace(/\s+/g, " ").trim();
+  return capLabel(lines.length > 1 ? `${first} …` : first, max);
+}
+
+const ARG_VALUE_MAX = 40;
+
+/**
+ * A compact `key=value` label of a call's scalar arguments (strings, numbers, booleans), in order:
+ * strings as their first line cut to 40 characters (quoted when they hold spaces), other values
+ * skipped, the whole cut to `max` characters. Never the raw JSON of long content.
+ */
+export function compactArgs(args: Readonly<Record<string, unknown>>, max = LABEL_MAX_CHARS): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(args)) {
+    if (typeof value === "number" || typeof value === "boolean") parts.push(`${key}=${value}`);
+    else if (typeof value === "string") {
+      const text = labelText(value, ARG_VALUE_MAX);
+      parts.push(`${key}=${/\s/.test(text) || text === "" ? JSON.stringify(text) : text}`);
+    }
+    if (parts.join(" ").length > max) break;
+  }
+  return capLabel(parts.join(" "), max);
+}
 
 /** Shorthand results. */
 export const ok = (output: string, files?: readonly string[]): ToolResult =>

@@ -42,10 +42,12 @@ describe("console channel with piped streams", () => {
     expect(out).toContain("[~] Run the tests");
     expect(out).toContain("▸ Running `npm test`…");
     expect(out).toContain("[a]pprove / [A]lways (Always allow `npm`) / [d]eny, or 1-3");
-    expect(out).toContain("✓ npm test 3.2 s");
+    expect(out).toContain("✓ `npm test` · 3.2 s");
     expect(out).toContain("All 12 tests pass.\n");
-    expect(out).toContain("→ Answered: once");
-    expect(out.indexOf("[d]eny")).toBeLessThan(out.indexOf("✓ npm test"));
+    // The decision is printed once, by the card's update — not again as the press's reply.
+    expect(out.split("→ Answered: once")).toHaveLength(2);
+    expect(out).not.toContain("Recorded once.");
+    expect(out.indexOf("[d]eny")).toBeLessThan(out.indexOf("✓ `npm test`"));
     expect(h.service.turnsDone).toEqual(["t1"]);
   });
 
@@ -61,7 +63,7 @@ describe("console channel with piped streams", () => {
     expect(denied.service.presses.map((p) => (p.kind === "card" ? p.action : p.control))).toEqual(["deny"]);
     expect(denied.service.received).toHaveLength(1);
     expect(denied.output()).toMatch(/\[a\]pprove .*\n(.|\n)*\[a\]pprove/);
-    expect(denied.output()).toContain("✗ npm test denied 0.0 s — denied by the user");
+    expect(denied.output()).toContain("✗ `npm test` · denied · 0.0 s — denied by the user");
   });
 
   it("answers a question by option number", async () => {

@@ -266,14 +266,18 @@ export class ConsoleChannel implements ThreadOutput {
     this.showPress(pending, result);
   }
 
+  /**
+   * An accepted press prints nothing: the card's update shows the decision ("→ Approved by you"),
+   * once. A refused press says why, and re-prompts only when the answer was invalid.
+   */
   private showPress(pending: PendingCard, result: PressResult): void {
-    if (result.status === "accepted") {
-      this.writer.line(this.writer.style("dim", `  ${result.message}`));
-      return;
-    }
+    if (result.status === "accepted") return;
     this.writer.line(this.writer.style("yellow", `  ${result.message}`));
     if (result.status === "invalid") pending.state = "prompting";
-    else this.cards.splice(this.cards.indexOf(pending), 1);
+    else {
+      const index = this.cards.indexOf(pending);
+      if (index >= 0) this.cards.splice(index, 1);
+    }
   }
 
   /** Queue `text` for the service; the agent counts as busy until `receive` has answered. */

@@ -1,10 +1,12 @@
 /**
  * Renders one turn's AgentEvents in the terminal: streamed text, tool status lines
- * ("▸ Running `npm test`…" → "✓ … 3.2 s" / "✗ …"), the plan checklist, notices and the turn's end.
+ * ("▸ Running `npm test`…" → "✓ `npm test` · 3.2 s" / "✗ `npm test` · failed · 3.2 s — why"),
+ * the plan checklist, notices and the turn's end.
  * Approvals and questions arrive as cards (ThreadOutput.postCard), so their events print nothing.
  */
 import { type AgentEvent, assertNever, type PlanStep, type ToolCallStatus } from "../../engine/events.js";
 import type { TurnRenderer } from "../../sessions/contracts.js";
+import { RUN_COMMAND } from "../../tools/shell/run-command.js";
 import type { TerminalWriter } from "./terminal-writer.js";
 
 const PREVIEW_MAX = 100;
@@ -20,14 +22,28 @@ const FAILED_WORD: Readonly<Record<Exclude<ToolCallStatus, "ok">, string>> = {
   not_started: "not started",
 };
 
-/** First line of a tool preview, cut to a status-line length. */
-export function shortPreview(preview: string, name: string): string {
-  const first =
-    preview
-      .split("\n")
-      .find((line) => line.trim() !== "")
-      ?.trim() ?? name;
-  return first.length > PREVIEW_MAX ? `${first.slice(0, PREVIEW_MAX - 1)}…` : first;
+function cut(text: string): string {
+  return text.length > PREVIEW_MAX ? `${text.slice(0, PREVIEW_MAX - 1)}…` : text;
+}
+
+/**
+ * A call as a status-line label: the first line of its preview in backticks, after the tool name
+ * (left out for a command, which speaks for itself); the tool name alone when there is no preview.
+ */
+export function statusLabel(preview: string, name: string): string {
+  const first = preview
+    .split("\n")
+    .find((line) => line.trim() !== "")
+    ?.trim();
+  if (first === undefined) return `\`${name}\``;
+  const code = `\`${cut(first)}\``;
+  return name === RUN_COMMAND ? code : `${name} ${code}`;
+}
+
+/** The first line of a failed call's output preview, without the engine's "Failed:" prefix. */
+function failureReason(outputPreview: string): string {
+  const first = outputPreview.split(/\n|⏎/)[0] ?? "";
+  return cut(first.replace(/^Failed:\s*/, "").trim());
 }
 
 /** "3.2 s" */
@@ -37,7 +53,7 @@ export function formatSeconds(durationMs: number): string {
 
 /** The TurnRenderer for one console turn; `onClose` tells the channel the turn is over. */
 export class ConsoleTurnRenderer implements TurnRenderer {
-  private readonly previews = new Map<string, string>();
+  private readonly labels = new Map<string, string>();
   private closed = false;
 
   constructor(
@@ -65,9 +81,9 @@ export class ConsoleTurnRenderer implements TurnRenderer {
         for (const step of event.steps) w.line(`  ${PLAN_MARK[step.status]} ${step.title}`);
         return;
       case "tool-call-started": {
-        const preview = shortPreview(event.preview, event.name);
-        this.previews.set(event.callId, preview);
-        w.line(w.style("cyan", `▸ Running \`${preview}\`…`));
+        const label = statusLabel(event.preview, event.name);
+        this.labels.set(event.callId, label);
+        w.line(w.style("cyan", `▸ Running ${label}…`));
         return;
       }
       case "tool-call-finished":
@@ -99,16 +115,16 @@ export class ConsoleTurnRenderer implements TurnRenderer {
 
   private toolFinished(event: Extract<AgentEvent, { type: "tool-call-finished" }>): void {
     const w = this.writer;
-    const preview = this.previews.get(event.callId) ?? event.name;
-    this.previews.delete(event.callId);
+    const label = this.labels.get(event.callId) ?? `\`${event.name}\``;
+    this.labels.delete(event.callId);
     const took = w.style("dim", formatSeconds(event.durationMs));
     if (event.status === "ok") {
-      w.line(`${w.style("green", "✓")} ${preview} ${took}`);
+      w.line(`${w.style("green", "✓")} ${label} · ${took}`);
       return;
     }
-    const reason = event.outputPreview.split("\n")[0]?.trim() ?? "";
-    const detail = reason === "" ? "" : w.style("dim", ` — ${reason.slice(0, PREVIEW_MAX)}`);
-    w.line(`${w.style("red", "✗")} ${preview} ${FAILED_WORD[event.status]} ${took}${detail}`);
+    const reason = failureReason(event.outputPreview);
+    const detail = reason === "" ? "" : w.style("dim", ` — ${reason}`);
+    w.line(`${w.style("red", "✗")} ${label} · ${FAILED_WORD[event.status]} · ${took}${detail}`);
   }
 
   async close(): Promise<void> {

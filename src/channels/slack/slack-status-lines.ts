@@ -4,6 +4,7 @@
  * notes. Pure formatting: the renderer decides where the lines go.
  */
 import type { PlanStep, ToolCallStatus } from "../../engine/events.js";
+import { RUN_COMMAND } from "../../tools/shell/run-command.js";
 import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
 
 /** What one tool call looks like right now. */
@@ -28,15 +29,27 @@ export function formatDuration(ms: number): string {
   return seconds > 0 ? `${minutes} min ${seconds} s` : `${minutes} min`;
 }
 
-/** The call's one-line label as plain text (preview, else the tool name). */
-export function toolLabel(state: Pick<ToolLineState, "name" | "preview">): string {
-  const raw = state.preview.trim().length > 0 ? state.preview : state.name;
-  return truncate(raw.replace(/\s+/g, " ").trim(), LABEL_MAX);
+/**
+ * The two parts of a call's label: the tool name to show before it (none for a command, which
+ * speaks for itself, or when the call has no label) and the label (the preview, else the name).
+ */
+function labelParts(state: Pick<ToolLineState, "name" | "preview">): { tool?: string; label: string } {
+  const label = truncate(state.preview.replace(/\s+/g, " ").trim(), LABEL_MAX);
+  if (label === "") return { label: state.name };
+  return state.name === RUN_COMMAND ? { label } : { tool: state.name, label };
 }
 
-/** The label as inline code (backticks inside would end it, so they become look-alikes). */
+/** The call's one-line label as plain text: "npm test", "read_file src/app.ts:1-40". */
+export function toolLabel(state: Pick<ToolLineState, "name" | "preview">): string {
+  const { tool, label } = labelParts(state);
+  return tool === undefined ? label : `${tool} ${label}`;
+}
+
+/** The label as inline code after the plain tool name (backticks inside become look-alikes). */
 function codeLabel(state: ToolLineState): string {
-  return "`" + escapeMrkdwn(toolLabel(state).replace(/`/g, "ˋ")) + "`";
+  const { tool, label } = labelParts(state);
+  const code = "`" + escapeMrkdwn(label.replace(/`/g, "ˋ")) + "`";
+  return tool === undefined ? code : `${escapeMrkdwn(tool)} ${code}`;
 }
 
 /** The mrkdwn status line of one tool call. */

@@ -13,6 +13,7 @@ import {
   type TurnStatus,
 } from "../../engine/events.js";
 import type { TurnRenderer } from "../../sessions/contracts.js";
+import { RUN_COMMAND } from "../../tools/shell/run-command.js";
 import { RETRY_KEYBOARD } from "./telegram-card.js";
 import { errorText } from "./telegram-errors.js";
 import { escapeHtml, htmlToPlainText, markdownToTelegramHtml } from "./telegram-html.js";
@@ -40,6 +41,12 @@ const TOOL_ICONS: Readonly<Record<ToolLine["status"], string>> = {
   interrupted: "⏹",
   not_started: "–",
 };
+/** What follows the label of a call that did not run to an ordinary end. */
+const TOOL_OUTCOMES: Readonly<Partial<Record<ToolLine["status"], string>>> = {
+  denied: "denied",
+  interrupted: "interrupted",
+  not_started: "not run",
+};
 const PLAN_ICONS: Readonly<Record<PlanStep["status"], string>> = {
   pending: "▫️",
   in_progress: "▶️",
@@ -51,6 +58,21 @@ const MAX_NOTES = 3;
 function clip(text: string, limit: number): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
+}
+
+/**
+ * One tool call's status line: "⏳ Running <code>npm test</code>…", "✓ <code>npm test</code> · 3.2 s",
+ * "✓ read_file <code>src/app.ts</code> · 0.1 s" (a command's label speaks for itself; other calls
+ * name their tool), "⛔ … · denied".
+ */
+function toolLineHtml(tool: ToolLine): string {
+  const preview = clip(tool.preview, 80);
+  const code = `<code>${escapeHtml(preview === "" ? tool.name : preview)}</code>`;
+  const label = preview === "" || tool.name === RUN_COMMAND ? code : `${escapeHtml(tool.name)} ${code}`;
+  if (tool.status === "running") return `${TOOL_ICONS.running} Running ${label}…`;
+  const outcome = TOOL_OUTCOMES[tool.status];
+  const took = tool.durationMs === undefined ? "" : ` · ${(tool.durationMs / 1000).toFixed(1)} s`;
+  return `${TOOL_ICONS[tool.status]} ${label}${outcome === undefined ? took : ` · ${outcome}`}`;
 }
 
 /** A non-zero 31-bit draft id derived from the turn id. */
@@ -194,11 +216,7 @@ export class TelegramTurnRenderer implements TurnRenderer {
 
   private statusHtml(): string {
     const plan = this.plan.map((step) => `${PLAN_ICONS[step.status]} ${escapeHtml(clip(step.title, 80))}`);
-    const tools = this.tools.slice(-MAX_TOOL_LINES).map((tool) => {
-      const took = tool.durationMs === undefined ? "" : ` <i>${(tool.durationMs / 1000).toFixed(1)} s</i>`;
-      const preview = tool.preview ? ` ${escapeHtml(clip(tool.preview, 80))}` : "";
-      return `${TOOL_ICONS[tool.status]} <code>${escapeHtml(tool.name)}</code>${preview}${took}`;
-    });
+    const tools = this.tools.slice(-MAX_TOOL_LINES).map(toolLineHtml);
     const hidden = this.tools.length - tools.length;
     const lines = [
       ...plan,

@@ -76,6 +76,7 @@ export function createEditFileTool(options: EditFileOptions) {
     risk: "medium",
     concurrent: false,
     grantKey: "path",
+    label: (args) => args.path,
     async execute(args) {
       let shown = args.path;
       try {

@@ -57,6 +57,7 @@ export function createListFilesTool(options: ListFilesOptions) {
     category: "read",
     risk: "low",
     concurrent: true,
+    label: (args) => args.path ?? ".",
     async execute(args) {
       const requested = args.path ?? ".";
       let shown = requested;

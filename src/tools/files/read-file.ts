@@ -55,6 +55,12 @@ export function createReadFileTool(options: ReadFileOptions) {
     category: "read",
     risk: "low",
     concurrent: true,
+    label(args) {
+      if (args.offset === undefined && args.limit === undefined) return args.path;
+      const first = args.offset ?? 1;
+      const last = args.limit === undefined ? "" : String(first + args.limit - 1);
+      return `${args.path}:${first}-${last}`;
+    },
     async execute(args) {
       let shown = args.path;
       try {

@@ -64,6 +64,10 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
     category: "read",
     risk: "low",
     concurrent: true,
+    label(args) {
+      const where = args.path === undefined ? "" : ` in ${args.path}`;
+      return `${args.pattern}${where}${args.glob === undefined ? "" : ` (${args.glob})`}`;
+    },
     async execute(args, context) {
       const requested = args.path ?? ".";
       let shown = requested;

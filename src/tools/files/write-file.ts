@@ -52,6 +52,7 @@ export function createWriteFileTool(options: WriteFileOptions) {
     risk: "medium",
     concurrent: false,
     grantKey: "path",
+    label: (args) => args.path,
     async execute(args) {
       let shown = args.path;
       try {

@@ -8,7 +8,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolCategory } from "../../engine/events.js";
 import { capOutput, DEFAULT_TOOL_OUTPUT_CHARS } from "../output-cap.js";
-import { type AnyTool, defineTool, fail, ok, type ToolRisk } from "../tool.js";
+import { type AnyTool, compactArgs, defineTool, fail, ok, type ToolRisk } from "../tool.js";
 import type { McpServerConnection } from "./mcp-server-connection.js";
 
 const MAX_TOOL_NAME = 64;
@@ -78,6 +78,7 @@ export function mcpToolsOf(
       category,
       risk,
       concurrent: category === "read",
+      label: (args) => compactArgs(args),
       async execute(args, context) {
         try {
           const result = await connection.callTool(tool.name, args, context.signal);

@@ -5,7 +5,7 @@
  * (and untrusted channel content must not plant one without a person seeing it).
  */
 import { z } from "zod";
-import { defineTool, fail, ok, type ToolResult } from "../tool.js";
+import { defineTool, fail, labelText, ok, type ToolResult } from "../tool.js";
 import {
   type MemoryItem,
   MemoryLimitError,
@@ -78,6 +78,7 @@ export function createMemoryTools(options: MemoryToolsOptions) {
     category: "write",
     risk: "low",
     concurrent: false,
+    label: (args) => labelText(args.summary),
     async execute(args, context) {
       if (!savingEnabled()) return fail(MEMORY_OFF_MESSAGE);
       return guarded(async () => {
@@ -104,6 +105,7 @@ export function createMemoryTools(options: MemoryToolsOptions) {
     category: "write",
     risk: "low",
     concurrent: false,
+    label: (args) => labelText(`${args.id}: ${args.summary}`),
     async execute(args, context) {
       if (!savingEnabled()) return fail(MEMORY_OFF_MESSAGE);
       return guarded(async () => {
@@ -128,6 +130,7 @@ export function createMemoryTools(options: MemoryToolsOptions) {
     category: "write",
     risk: "low",
     concurrent: false,
+    label: (args) => args.id,
     async execute(args, context) {
       if (!savingEnabled()) return fail(MEMORY_OFF_MESSAGE);
       const item = await store.forget(memoryKeysOf(context.request), args.id);

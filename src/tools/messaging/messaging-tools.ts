@@ -72,6 +72,7 @@ export function createMessagingTools(options: MessagingToolsOptions) {
     category: "messaging",
     risk: "medium",
     concurrent: false,
+    label: (args) => `to ${args.channel === CURRENT_CHANNEL ? "this conversation" : args.channel}`,
     async execute(args, context) {
       const from = threadTargetOf(context.request);
       if (!from) return fail(NO_TARGET);
@@ -94,6 +95,7 @@ export function createMessagingTools(options: MessagingToolsOptions) {
     category: "messaging",
     risk: "low",
     concurrent: false,
+    label: (args) => args.path,
     async execute(args, context) {
       const target = threadTargetOf(context.request);
       if (!target) return fail(NO_TARGET);

@@ -9,10 +9,13 @@ import type { Readable } from "node:stream";
 import { z } from "zod";
 import type { WorkspacePaths } from "../files/workspace-paths.js";
 import { DEFAULT_TOOL_OUTPUT_CHARS, HeadTailBuffer } from "../output-cap.js";
-import { defineTool, type ToolContext, type ToolResult } from "../tool.js";
+import { defineTool, labelText, type ToolContext, type ToolResult } from "../tool.js";
 import { cleanEnv } from "./clean-env.js";
 import { recordDownloads } from "./downloads.js";
 import { killProcessGroup } from "./process-group.js";
+
+/** The tool's name; its label (the command) speaks for itself in status lines. */
+export const RUN_COMMAND = "run_command";
 
 /** Limits and environment of run_command (config: tools.run_command). */
 export interface RunCommandOptions {
@@ -148,7 +151,7 @@ export function createRunCommandTool(options: RunCommandOptions) {
   };
 
   return defineTool({
-    name: "run_command",
+    name: RUN_COMMAND,
     description:
       "Run a bash command in the workspace directory and return its output and exit code. " +
       "No interactive input; the environment holds no credentials. Long output is shortened to " +
@@ -158,6 +161,7 @@ export function createRunCommandTool(options: RunCommandOptions) {
     risk: "high",
     concurrent: false,
     grantKey: "command",
+    label: (args) => labelText(args.command),
     async execute(args, context) {
       const requested = args.timeout_s ?? defaultTimeoutS;
       const timeoutS = Math.min(requested, maxTimeoutS);

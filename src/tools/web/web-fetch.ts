@@ -169,6 +169,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
     risk: "medium",
     concurrent: true,
     grantKey: "domain",
+    label: (args) => (args.save_to === undefined ? args.url : `${args.url} → ${args.save_to}`),
     async execute(args, context) {
       const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
       try {

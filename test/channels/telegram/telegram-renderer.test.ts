@@ -148,6 +148,48 @@ describe("TelegramTurnRenderer", () => {
     expect(abandoned.calls.at(-1)?.html).toBe("half an answer\n\n⚠️ The turn ended before it finished.");
   });
 
+  it("shows each tool call as one status line that changes in place, commands without the tool name", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender);
+    const started = (callId: string, name: string, preview: string) =>
+      agentEvent({ type: "tool-call-started", callId, name, args: {}, preview });
+    const finished = (callId: string, name: string, status: "ok" | "error" | "denied", durationMs: number) =>
+      agentEvent({
+        type: "tool-call-finished",
+        callId,
+        name,
+        status,
+        outputPreview: "",
+        files: [],
+        durationMs,
+      });
+    await turn.handle(started("c1", "run_command", "npm test"));
+    await turn.handle(started("c2", "write_file", "notes/<b>.md"));
+    await vi.advanceTimersByTimeAsync(800);
+    expect(sender.calls.at(-1)).toMatchObject({
+      kind: "send",
+      html: "⏳ Running <code>npm test</code>…\n⏳ Running write_file <code>notes/&lt;b&gt;.md</code>…",
+    });
+    await turn.handle(finished("c1", "run_command", "ok", 3200));
+    await turn.handle(finished("c2", "write_file", "error", 40));
+    await turn.handle(started("c3", "mcp__lookup", ""));
+    await turn.handle(finished("c3", "mcp__lookup", "denied", 0));
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(sender.calls.at(-1)).toMatchObject({
+      kind: "edit",
+      html: [
+        "✓ <code>npm test</code> · 3.2 s",
+        "✗ write_file <code>notes/&lt;b&gt;.md</code> · 0.0 s",
+        "⛔ <code>mcp__lookup</code> · denied",
+      ].join("\n"),
+    });
+    await turn.handle(completed("done"));
+    const closing = turn.close();
+    await vi.advanceTimersByTimeAsync(1100);
+    await closing;
+  });
+
   it("derives a stable non-zero draft id from the turn id", () => {
     expect(draftIdOf("turn-1")).toBe(draftIdOf("turn-1"));
     expect(draftIdOf("turn-1")).not.toBe(draftIdOf("turn-2"));

@@ -271,7 +271,7 @@ describe("Telegram channel: rendering turns", () => {
     await tg.waitFor(() => service.turns.length === 1);
     await Promise.all(service.turns);
     const live = tg.callsOf("sendMessage").map(visible)[0];
-    expect(live).toBe("✅ Look\n▶️ Fix\n✓ bash npm test 1.2 s\n⏸ Waiting for approval: write_file");
+    expect(live).toBe("✅ Look\n▶️ Fix\n✓ bash npm test · 1.2 s\n⏸ Waiting for approval: write_file");
     expect(tg.state.botMessages(GROUP.id)[0]!.text).toBe("🔧 bash ✓\n\nFixed.");
   });
 });

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { type ToolLineState, toolLabel, toolLine } from "../../../src/channels/slack/slack-status-lines.js";
+
+const state = (over: Partial<ToolLineState>): ToolLineState => ({
+  callId: "c1",
+  name: "run_command",
+  preview: "npm test",
+  status: "running",
+  ...over,
+});
+
+describe("Slack tool status lines", () => {
+  it("shows a command by itself, in code, updating from running to its outcome", () => {
+    expect(toolLine(state({}))).toBe(":hourglass_flowing_sand: Running `npm test`…");
+    expect(toolLine(state({ status: "ok", durationMs: 3_200 }))).toBe("✓ `npm test` · 3.2 s");
+    expect(toolLine(state({ status: "error", durationMs: 850 }))).toBe("✗ `npm test` · 850 ms");
+    expect(toolLine(state({ status: "denied" }))).toBe("⊘ `npm test` — denied");
+  });
+
+  it("names the tool before the label of any other call", () => {
+    const write = state({ name: "write_file", preview: "notes/hello.md", status: "ok", durationMs: 12 });
+    expect(toolLine(write)).toBe("✓ write_file `notes/hello.md` · 12 ms");
+    expect(toolLabel(write)).toBe("write_file notes/hello.md");
+    expect(toolLabel(state({}))).toBe("npm test");
+  });
+
+  it("shows the tool name alone when a call has no label yet (waiting for approval)", () => {
+    const waiting = state({ name: "web_fetch", preview: "", waiting: "approval" });
+    expect(toolLine(waiting)).toBe(":double_vertical_bar: `web_fetch` — waiting for approval");
+    expect(toolLabel(waiting)).toBe("web_fetch");
+  });
+
+  it("keeps the code span intact and escaped, and the label on one short line", () => {
+    const tricky = state({ preview: "echo `date` > <out>.txt &&\n  cat  it" });
+    expect(toolLine(tricky)).toBe(
+      ":hourglass_flowing_sand: Running `echo ˋdateˋ &gt; &lt;out&gt;.txt &amp;&amp; cat it`…",
+    );
+    expect(toolLabel(state({ preview: "x".repeat(300) })).length).toBeLessThanOrEqual(80);
+  });
+});
