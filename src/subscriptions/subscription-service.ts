@@ -33,6 +33,7 @@ import {
   newSubscriptionId,
   type Subscription,
   scopeKeyOf,
+  watchedSince,
 } from "./subscription.js";
 import { SubscriptionRegistry } from "./subscription-registry.js";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "./subscription-settings.js";
@@ -360,7 +361,7 @@ export class SubscriptionService {
     const scope = scopeKeyOf(ref);
     const cursor = await this.cursors.get(subscription.sessionId, scope);
     const read = await this.buffer.read(channelKeyOf(ref), {
-      ...(cursor ? { after: cursor } : { since: subscription.createdAt }),
+      ...(cursor ? { after: cursor } : { since: watchedSince(subscription) }),
       ...(ref.thread !== undefined ? { thread: ref.thread } : {}),
       limit: this.settings.bufferMaxMessages,
     });
@@ -380,7 +381,7 @@ export class SubscriptionService {
     try {
       const woken = await this.registry.wokenThrough(subscription.id);
       const read = await this.buffer.read(channelKeyOf(ref), {
-        ...(woken ? { after: woken } : { since: subscription.createdAt }),
+        ...(woken ? { after: woken } : { since: watchedSince(subscription) }),
         ...(ref.thread !== undefined ? { thread: ref.thread } : {}),
         limit: this.settings.bufferMaxMessages,
       });

@@ -162,3 +162,12 @@ export function freezeSubscription(subscription: Subscription): Subscription {
     createdBy: Object.freeze({ ...subscription.createdBy }),
   });
 }
+
+/**
+ * From when a subscription's channel counts as watched: its creation, to the second — platforms
+ * date messages in whole seconds (Telegram), so a message sent just after subscribing may carry
+ * an earlier time than the subscription's millisecond stamp.
+ */
+export function watchedSince(subscription: Subscription): string {
+  return new Date(Math.floor(Date.parse(subscription.createdAt) / 1_000) * 1_000).toISOString();
+}

@@ -2,18 +2,22 @@
  * End-to-end set-up for the Slack channel: the real Bolt app (SlackChannel, Socket Mode) against
  * the fake Slack, the real SessionManager on a SQLite store, and TurnEngines whose provider is
  * the real OpenAI-compatible client talking to the fake OpenAI server. `restart` builds a new
- * SessionManager and SlackChannel on the same store file, as a new process would.
+ * SessionManager and SlackChannel on the same store file, as a new process would. An optional
+ * extension adds to every "process" (another engine, manager and channel options, start/stop
+ * steps) — e.g. channel subscriptions.
  */
 import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
+import { SlackChannel, type SlackChannelOptions } from "../../../src/channels/slack/slack-channel.js";
 import type { RenderSettings } from "../../../src/channels/slack/slack-thread-output.js";
 import { PermissionEngine } from "../../../src/engine/permissions/permission-engine.js";
 import { OpenAIProvider } from "../../../src/engine/provider/openai-provider.js";
+import type { ProviderClient } from "../../../src/engine/provider/provider.js";
 import { TurnEngine } from "../../../src/engine/turn-engine.js";
-import { SessionManager } from "../../../src/sessions/session-manager.js";
+import type { EngineFactory } from "../../../src/sessions/engine-context.js";
+import { SessionManager, type SessionManagerOptions } from "../../../src/sessions/session-manager.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
 import { type FakeHandler, type FakeOpenAI, startFakeOpenAI } from "../../fakes/fake-openai.js";
@@ -28,11 +32,33 @@ export const DM = "D1ANA";
 export const GENERAL = "C1GEN";
 export const MENTION = "<@U0BOT>";
 
-interface Process {
+export interface Process {
   readonly store: Store;
   readonly manager: SessionManager;
   readonly channel: SlackChannel;
+  readonly extras: ProcessExtras;
 }
+
+/** What an extension adds to one "process" (built again for each restart). */
+export interface ProcessExtras {
+  /** Replaces the test engine (e.g. the real engine factory with more tools). */
+  readonly createEngine?: EngineFactory;
+  /** Merged over the harness's SessionManager options. */
+  readonly manager?: Partial<SessionManagerOptions>;
+  /** Merged over the harness's SlackChannel options. */
+  readonly channel?: Partial<SlackChannelOptions>;
+  /** After the channel has started, before the manager resumes earlier work. */
+  readonly started?: (process: Process) => Promise<void>;
+  /** First step of stopping the process. */
+  readonly stopping?: () => Promise<void>;
+}
+
+/** Builds a process's extras from its store, the provider on the fake model and the data dir. */
+export type ProcessExtension = (deps: {
+  readonly store: Store;
+  readonly provider: ProviderClient;
+  readonly dataDir: string;
+}) => ProcessExtras | Promise<ProcessExtras>;
 
 export interface E2E {
   readonly fake: FakeSlack;
@@ -51,28 +77,31 @@ async function startProcess(
   runs: ToolRuns,
   dataDir: string,
   render: Partial<RenderSettings>,
+  extend: ProcessExtension | undefined,
 ): Promise<Process> {
   const store = await createStore({ url: undefined, dataDir });
   const provider = new OpenAIProvider({ baseURL: openai.baseURL, apiKey: "test", maxRetries: 0 });
+  const extras = (await extend?.({ store, provider, dataDir })) ?? {};
   const registry = sessionTestRegistry(runs);
   const permissions = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
+  const testEngine: EngineFactory = (ctx) =>
+    new TurnEngine({
+      provider,
+      registry,
+      permissions,
+      instructions: "You are a test agent.",
+      grants: ctx.grants,
+      facts: ctx.facts,
+      approver: ctx.approver,
+      asker: ctx.asker,
+      planApprover: ctx.planApprover,
+      audit: ctx.audit,
+      persistence: ctx.persistence,
+      onModeChange: ctx.onModeChange,
+    });
   const manager = new SessionManager({
     store,
-    createEngine: (ctx) =>
-      new TurnEngine({
-        provider,
-        registry,
-        permissions,
-        instructions: "You are a test agent.",
-        grants: ctx.grants,
-        facts: ctx.facts,
-        approver: ctx.approver,
-        asker: ctx.asker,
-        planApprover: ctx.planApprover,
-        audit: ctx.audit,
-        persistence: ctx.persistence,
-        onModeChange: ctx.onModeChange,
-      }),
+    createEngine: extras.createEngine ?? testEngine,
     defaults: {
       model: "fake-model",
       provider: "openai",
@@ -85,6 +114,7 @@ async function startProcess(
     workspace: { root: dataDir, context: "" },
     auditLogPath: join(dataDir, "audit.jsonl"),
     logger: silentLogger,
+    ...extras.manager,
   });
   const channel = new SlackChannel({
     botToken: fake.state.botToken,
@@ -99,20 +129,28 @@ async function startProcess(
     service: manager,
     logger: silentLogger,
     render: { editIntervalMs: 50, ...render },
+    ...extras.channel,
   });
   await channel.start();
+  const running: Process = { store, manager, channel, extras };
+  await extras.started?.(running);
   await manager.start();
-  return { store, manager, channel };
+  return running;
 }
 
 async function stopProcess(process: Process): Promise<void> {
+  await process.extras.stopping?.();
   await process.channel.stop();
   await process.manager.drain(0);
   await process.store.close();
 }
 
-/** Start the fakes and a first "process". */
-export async function startE2E(handler: FakeHandler, render: Partial<RenderSettings> = {}): Promise<E2E> {
+/** Start the fakes and a first "process" (`extend` adds to it and to every restarted one). */
+export async function startE2E(
+  handler: FakeHandler,
+  render: Partial<RenderSettings> = {},
+  extend?: ProcessExtension,
+): Promise<E2E> {
   const fake = await startFakeSlack({ pingIntervalMs: 1_000 });
   fake.state.addUser({ id: ANA, name: "ana", displayName: "Ana" });
   fake.state.addUser({ id: BEN, name: "ben", displayName: "Ben" });
@@ -127,10 +165,10 @@ export async function startE2E(handler: FakeHandler, render: Partial<RenderSetti
     openai,
     runs,
     dataDir,
-    current: await startProcess(fake, openai, runs, dataDir, render),
+    current: await startProcess(fake, openai, runs, dataDir, render, extend),
     async restart() {
       await stopProcess(e2e.current);
-      e2e.current = await startProcess(fake, openai, runs, dataDir, render);
+      e2e.current = await startProcess(fake, openai, runs, dataDir, render, extend);
     },
     async close() {
       await stopProcess(e2e.current);

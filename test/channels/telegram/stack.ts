@@ -2,7 +2,9 @@
  * The whole Telegram stack for end-to-end tests and the benchmark: the fake Bot API, the fake
  * OpenAI-compatible server, the real SessionManager (SQLite store in a temp dir) with TurnEngines
  * on the real OpenAIProvider and the session test tools, and a TelegramChannel on the real grammY
- * bot and runner. `restart()` rebuilds everything but the two fakes and the data directory.
+ * bot and runner. `restart()` rebuilds everything but the two fakes and the data directory. An
+ * optional extension adds to every start (another engine, manager and channel options, start/stop
+ * steps) — e.g. channel subscriptions.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -17,7 +19,7 @@ import { OpenAIProvider } from "../../../src/engine/provider/openai-provider.js"
 import type { ProviderClient } from "../../../src/engine/provider/provider.js";
 import { TurnEngine } from "../../../src/engine/turn-engine.js";
 import type { EngineFactory } from "../../../src/sessions/engine-context.js";
-import { SessionManager } from "../../../src/sessions/session-manager.js";
+import { SessionManager, type SessionManagerOptions } from "../../../src/sessions/session-manager.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
 import type { ToolRegistry } from "../../../src/tools/registry.js";
@@ -50,7 +52,30 @@ export interface StackOptions {
   readonly logger?: Logger;
   /** Store URL; SQLite in the data dir by default. */
   readonly storeUrl?: string;
+  /** Adds to every start of the stack (the first and each restart). */
+  readonly extend?: StackExtension;
 }
+
+/** What an extension adds to one start of the stack. */
+export interface StackExtras {
+  /** Replaces the test engine (e.g. the real engine factory with more tools). */
+  readonly createEngine?: EngineFactory;
+  /** Merged over the stack's SessionManager options. */
+  readonly manager?: Partial<SessionManagerOptions>;
+  /** Merged over the stack's TelegramChannel options (after `options.channel`). */
+  readonly channel?: Partial<TelegramChannelOptions>;
+  /** After the manager and the channel have started. */
+  readonly started?: (parts: { manager: SessionManager; channel: TelegramChannel }) => Promise<void>;
+  /** First step of stopping. */
+  readonly stopping?: () => Promise<void>;
+}
+
+/** Builds a start's extras from its store, the provider on the fake model and the workspace. */
+export type StackExtension = (deps: {
+  readonly store: Store;
+  readonly provider: ProviderClient;
+  readonly workspaceRoot: string;
+}) => StackExtras | Promise<StackExtras>;
 
 /** Sessions get a TurnEngine on `provider` with `registry`, wired to what the session passes in. */
 export function engineFactory(provider: ProviderClient, registry: ToolRegistry): EngineFactory {
@@ -84,9 +109,11 @@ async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
   const logger = options.logger ?? pino({ level: "silent" });
   const store = await createStore({ url: options.storeUrl, dataDir });
   const provider = new OpenAIProvider({ baseURL: openai.baseURL, apiKey: "test-key", maxRetries: 0 });
+  const workspaceRoot = join(dataDir, "workspace");
+  const extras = (await options.extend?.({ store, provider, workspaceRoot })) ?? {};
   const manager = new SessionManager({
     store,
-    createEngine: engineFactory(provider, sessionTestRegistry(runs)),
+    createEngine: extras.createEngine ?? engineFactory(provider, sessionTestRegistry(runs)),
     defaults: {
       model: "fake-model",
       provider: "openai",
@@ -99,6 +126,7 @@ async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
     workspace: { root: join(dataDir, "workspace"), context: "" },
     auditLogPath: join(dataDir, "audit.jsonl"),
     logger,
+    ...extras.manager,
   });
   const channel = new TelegramChannel({
     botToken: tg.token,
@@ -116,21 +144,25 @@ async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
     timing: FAST_TIMING,
     sendLimits: TEST_SEND_LIMITS,
     ...options.channel,
+    ...extras.channel,
   });
   await manager.start();
   await channel.start();
+  await extras.started?.({ manager, channel });
   return {
     ...shared,
     manager,
     channel,
     store,
     restart: async () => {
+      await extras.stopping?.();
       await channel.stop();
       await manager.drain(1000);
       await store.close();
       return launch(shared, options);
     },
     close: async () => {
+      await extras.stopping?.();
       await channel.stop();
       await manager.drain(1000);
       await store.close();

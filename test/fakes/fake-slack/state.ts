@@ -129,7 +129,8 @@ export class FakeSlackState extends EventEmitter {
   /** Milliseconds every API answer is delayed by (latency simulation). */
   latencyMs = 0;
 
-  private clock = 1_700_000_000_000_000;
+  /** The last ts handed out, in microseconds since the epoch. */
+  private clock = 0;
 
   constructor() {
     super();
@@ -137,9 +138,9 @@ export class FakeSlackState extends EventEmitter {
     this.users.set(this.botUserId, { id: this.botUserId, name: "coworker", botId: this.botId });
   }
 
-  /** A fresh, increasing message ts ("1700000000.000001"). */
+  /** A fresh, increasing message ts from the real time, as Slack's are ("1767225600.123456"). */
   nextTs(): string {
-    this.clock += 1;
+    this.clock = Math.max(this.clock + 1, Date.now() * 1_000);
     const micros = String(this.clock);
     return `${micros.slice(0, 10)}.${micros.slice(10)}`;
   }

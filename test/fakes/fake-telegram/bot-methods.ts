@@ -232,9 +232,19 @@ const sendDocument: MethodHandler = (state, params, bot) => {
   return apiMessage(state, stored);
 };
 
-const getChatMember: MethodHandler = (state, params) => {
-  state.requireChat(params.chat_id);
-  return { status: "member", user: { id: Number(params.user_id), is_bot: false, first_name: "User" } };
+const getChatMember: MethodHandler = (state, params, bot) => {
+  const chat = state.requireChat(params.chat_id);
+  const userId = Number(params.user_id);
+  const members = state.members.get(chat.id);
+  const status = members ? (members.get(userId) ?? "left") : "member";
+  const user =
+    userId === bot.id ? { ...bot, is_bot: true } : { id: userId, is_bot: false, first_name: "User" };
+  return { status, user };
+};
+
+const getChat: MethodHandler = (state, params) => {
+  const chat = state.requireChat(params.chat_id);
+  return { ...chat };
 };
 
 /** Every method the fake answers besides getUpdates. */
@@ -249,6 +259,7 @@ export const METHODS: Readonly<Record<string, MethodHandler>> = {
   getFile,
   sendDocument,
   getChatMember,
+  getChat,
   setMyCommands: (state, params) => {
     state.commands = Array.isArray(params.commands) ? params.commands : [];
     return true;

@@ -17,7 +17,7 @@ export class BotApiError extends Error {
 
 export interface FakeChat {
   readonly id: number;
-  readonly type: "private" | "group" | "supergroup";
+  readonly type: "private" | "group" | "supergroup" | "channel";
   readonly title?: string;
   readonly is_forum?: boolean;
   readonly first_name?: string;
@@ -71,6 +71,11 @@ export class BotState {
   readonly files = new Map<string, StoredFile>();
   readonly queries = new Map<string, OpenQuery>();
   readonly drafts: { chat_id: number; draft_id: number; text: string; message_thread_id?: number }[] = [];
+  /**
+   * Chat members' statuses ("creator", "administrator", "member", "left", …) for chats whose
+   * membership a test set; getChatMember answers "member" for anyone in chats not listed here.
+   */
+  readonly members = new Map<number, Map<number, string>>();
   commands: unknown[] = [];
   webhook: { url: string; secret_token?: string } | undefined;
   private nextFile = 1;
@@ -82,6 +87,13 @@ export class BotState {
     if (known) return known.chat;
     this.chats.set(chat.id, { chat, nextMessageId: 1 });
     return chat;
+  }
+
+  /** Set a user's (or the bot's) status in a chat; others in that chat are then "left". */
+  setMember(chatId: number, userId: number, status: string): void {
+    const members = this.members.get(chatId) ?? new Map<number, string>();
+    members.set(userId, status);
+    this.members.set(chatId, members);
   }
 
   requireChat(chatId: unknown): FakeChat {

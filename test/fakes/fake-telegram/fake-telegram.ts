@@ -159,6 +159,20 @@ export class FakeTelegram {
     return { update: this.injectUpdate({ message }), message };
   }
 
+  /** Someone removes the bot from a chat: its status there becomes "left" and a my_chat_member update arrives. */
+  removeBot(chat: FakeChat, by: FakeUser): Update {
+    this.state.setMember(chat.id, this.bot.id, "left");
+    return this.injectUpdate({
+      my_chat_member: {
+        chat,
+        from: by,
+        date: Math.floor(Date.now() / 1000),
+        old_chat_member: { status: "administrator", user: { ...this.bot, is_bot: true } },
+        new_chat_member: { status: "left", user: { ...this.bot, is_bot: true } },
+      },
+    });
+  }
+
   /** A user presses an inline button (by its callback data) under a message. */
   pressButton(input: { chat: FakeChat; from: FakeUser; messageId: number; data: string }): Update {
     const chat = this.state.requireChat(input.chat.id);
