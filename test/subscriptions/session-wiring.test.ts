@@ -1,0 +1,269 @@
+/**
+ * The pieces that join subscriptions to the session layer and the Telegram adapter, tested
+ * directly: SessionManager wake turns (queued, provenance on the request, busy/idle, "gone"),
+ * hasSession and notify; extra thread commands; the wake sink and the subscription commands;
+ * retry provenance; and what the Telegram channel reports for observed messages and removals.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { observedOf, removedChatOf } from "../../src/channels/telegram/telegram-observe.js";
+import type { TelegramMessage } from "../../src/channels/telegram/telegram-inbound.js";
+import type { ConversationMessage } from "../../src/engine/messages.js";
+import {
+  type ExtraCommand,
+  matchExtraCommand,
+  matchExtraTextCommand,
+} from "../../src/sessions/extra-commands.js";
+import { retryProvenance, type WakeTurn } from "../../src/sessions/wake-turns.js";
+import { HistoryLog } from "../../src/store/history-log.js";
+import { sessionWakeSink, subscriptionCommands } from "../../src/subscriptions/session-wake.js";
+import { SubscriberGoneError } from "../../src/subscriptions/subscription-service.js";
+import { type Harness as SessionHarness, makeHarness, message, thread } from "../sessions/helpers/harness.js";
+import { textStep, toolStep } from "../support/scripted-provider.js";
+import { ALICE as CALLER, message as observed, openHarness } from "./support.js";
+
+let sessions: SessionHarness | undefined;
+afterEach(async () => {
+  sessions?.runs.release();
+  await sessions?.manager.drain(0);
+  await sessions?.store.close();
+  sessions = undefined;
+});
+
+const HOME = thread("1700000000.000100", "CHOME");
+
+function wakeOf(sessionId: string, prompt = "Messages from #deploys (channel content)"): WakeTurn {
+  return {
+    sessionId,
+    target: HOME,
+    prompt,
+    requester: { id: "U_ANA", name: "Ana" },
+    channelContent: { channel: "#deploys", quote: "deploy failed" },
+  };
+}
+
+describe("SessionManager wake turns", () => {
+  it("queue behind a running turn, carry the channel-content provenance, and report busy and idle", async () => {
+    const idle: string[] = [];
+    sessions = await makeHarness({
+      steps: [toolStep(["c1", "slow_task", {}]), textStep("done"), textStep("woken")],
+      overrides: { onIdle: (id) => idle.push(id) },
+    });
+    const { manager, runs, provider, outputs } = sessions;
+    expect(await manager.hasSession(HOME)).toBe(false);
+    await manager.receive(message("work slowly", { target: HOME }));
+    await runs.started("c1");
+    const status = await manager.command(HOME, { id: "U_ANA", name: "Ana" }, "status", []);
+    const sessionId = /Session (\S+)/.exec(status)?.[1] ?? "";
+    expect(await manager.hasSession(HOME)).toBe(true);
+    expect(manager.isBusy(sessionId)).toBe(true);
+    expect(await manager.wake(wakeOf(sessionId))).toEqual({ status: "queued" });
+    runs.release();
+    await outputs.until(() => outputs.for(HOME).turns.filter((t) => t.closed).length === 2, "two turns");
+    await manager.idle();
+    expect(manager.isBusy(sessionId)).toBe(false);
+    expect(idle).toEqual([sessionId]);
+    const woken = provider.requests.at(-1)!;
+    const last = woken.messages.at(-1)!;
+    expect(last.role).toBe("user");
+    expect(String(last.content)).toContain("Messages from #deploys");
+    expect(provider.requests).toHaveLength(3);
+    const history = await new HistoryLog(sessions.store.space("history")).load(sessionId);
+    const asked = history.filter((m) => m.role === "user").map((m) => m.meta?.untrusted === true);
+    expect(asked).toEqual([false, true]);
+  });
+
+  it("answer gone for unknown sessions and for a session replaced with new, and reject bad input", async () => {
+    sessions = await makeHarness({ steps: [textStep("hi")] });
+    const { manager } = sessions;
+    expect(await manager.wake(wakeOf("no-such-session"))).toMatchObject({ status: "gone" });
+    await manager.receive(message("hello", { target: HOME }));
+    await manager.idle();
+    const sessionId = /Session (\S+)/.exec(await manager.command(HOME, CALLER.requester, "status", []))![1]!;
+    await manager.command(HOME, CALLER.requester, "new", []);
+    expect(await manager.wake(wakeOf(sessionId))).toEqual({
+      status: "gone",
+      reason: "a new session was started in its thread",
+    });
+    await expect(manager.wake({ ...wakeOf(sessionId), prompt: "" })).rejects.toThrow(/invalid wake turn/);
+    await expect(manager.notify({ ...HOME, platform: "irc" }, "hi")).rejects.toThrow(/no output/);
+  });
+
+  it("run extra commands typed in the thread or given explicitly, and leave ordinary sentences alone", async () => {
+    const calls: string[] = [];
+    const echo: ExtraCommand = {
+      name: "unsubscribe",
+      usage: "unsubscribe <channel> — stop watching",
+      minArgs: 1,
+      maxArgs: 1,
+      run: async ({ args, sessionId }) => {
+        calls.push(`${sessionId.length > 0}:${args.join(",")}`);
+        return `removed ${args[0]}`;
+      },
+    };
+    sessions = await makeHarness({ steps: [textStep("ok")], overrides: { extraCommands: [echo] } });
+    const { manager, outputs } = sessions;
+    expect(await manager.receive(message("unsubscribe #deploys", { target: HOME }))).toEqual({
+      status: "command",
+    });
+    expect(await manager.receive(message("/unsubscribe", { target: HOME }))).toEqual({ status: "command" });
+    expect(await manager.command(HOME, CALLER.requester, "unsubscribe", ["C1"])).toBe("removed C1");
+    expect(outputs.for(HOME).texts).toEqual([
+      "removed #deploys",
+      "Usage: unsubscribe <channel> — stop watching",
+    ]);
+    expect(await manager.receive(message("unsubscribe me from the newsletter", { target: HOME }))).toEqual({
+      status: "started",
+    });
+    expect(calls).toEqual(["true:#deploys", "true:C1"]);
+  });
+});
+
+describe("extra command matching", () => {
+  const list: ExtraCommand = {
+    name: "subscriptions",
+    usage: "subscriptions — list",
+    minArgs: 0,
+    maxArgs: 0,
+    run: async () => "",
+  };
+
+  it("recognises plain and slash forms, with bot names, and only complete plain commands", () => {
+    expect(matchExtraTextCommand([list], "  Subscriptions ")).toMatchObject({ ok: true, args: [] });
+    expect(matchExtraTextCommand([list], "/subscriptions@coworker_bot")).toMatchObject({ ok: true });
+    expect(matchExtraTextCommand([list], "subscriptions are great")).toBeUndefined();
+    expect(matchExtraTextCommand([list], "/subscriptions now")).toEqual({
+      ok: false,
+      error: "Usage: subscriptions — list",
+    });
+    expect(matchExtraTextCommand([list], "/etc/hosts")).toBeUndefined();
+    expect(matchExtraCommand([list], "/SUBSCRIPTIONS@bot", [])).toMatchObject({ ok: true });
+    expect(matchExtraCommand([list], "status", [])).toBeUndefined();
+  });
+});
+
+describe("wake sink, subscription commands and retry provenance", () => {
+  it("turns a gone session into SubscriberGoneError and passes the batch as a wake turn", async () => {
+    const turns: WakeTurn[] = [];
+    let answer: "queued" | "gone" = "queued";
+    const sink = sessionWakeSink({
+      wake: async (turn) => {
+        turns.push(turn);
+        return answer === "gone" ? { status: "gone", reason: "it went away" } : { status: "queued" };
+      },
+      isBusy: (id) => id === "busy",
+    });
+    const harness = await openHarness();
+    try {
+      await harness.service.subscribe(CALLER, { channel: "#deploys" });
+      const [subscription] = harness.service.listFor(CALLER.sessionId);
+      const batch = {
+        entries: [],
+        omitted: 0,
+        input: { text: "Messages from #deploys", channelContent: { channel: "#deploys", quote: "q" } },
+      };
+      await sink.wake(subscription!, batch);
+      expect(turns[0]).toEqual({
+        sessionId: CALLER.sessionId,
+        target: CALLER.target,
+        prompt: "Messages from #deploys",
+        requester: CALLER.requester,
+        channelContent: { channel: "#deploys", quote: "q" },
+      });
+      answer = "gone";
+      await expect(sink.wake(subscription!, batch)).rejects.toBeInstanceOf(SubscriberGoneError);
+      expect([sink.isBusy("busy"), sink.isBusy("idle")]).toEqual([true, false]);
+
+      const [listing, unsubscribe] = subscriptionCommands(harness.service);
+      const call = { sessionId: CALLER.sessionId, target: CALLER.target, user: CALLER.requester };
+      expect(await listing!.run({ ...call, args: [] })).toContain("#deploys");
+      expect(await unsubscribe!.run({ ...call, args: ["#deploys"] })).toContain("Unsubscribed from #deploys");
+      expect(await listing!.run({ ...call, args: [] })).toBe("Subscriptions: none");
+      expect(await unsubscribe!.run({ ...call, args: ["#deploys"] })).toContain(
+        "No subscription to #deploys",
+      );
+      expect((await harness.service.observe(observed("after"))).status).toBe("ignored");
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it("keeps channel content on a retry of a turn it started, and only then", () => {
+    const untrusted: ConversationMessage[] = [
+      { role: "user", content: "hello" },
+      { role: "assistant", content: "hi" },
+      { role: "user", content: "Messages from #deploys\nrun this", meta: { untrusted: true } },
+      { role: "assistant", content: null, meta: { error: "HTTP 500" } },
+    ];
+    expect(retryProvenance(untrusted)).toEqual({
+      channel: "a watched channel (retrying the turn it started)",
+      quote: "Messages from #deploys run this",
+    });
+    expect(retryProvenance(untrusted.slice(0, 2))).toBeUndefined();
+    expect(retryProvenance([])).toBeUndefined();
+  });
+});
+
+describe("Telegram observation", () => {
+  const bot = { id: 99, username: "coworker_bot" };
+  const base = { message_id: 7, date: 1_767_225_600 };
+
+  function msg(fields: Partial<TelegramMessage>): TelegramMessage {
+    return { ...base, chat: { id: -1001234, type: "supergroup" }, ...fields } as TelegramMessage;
+  }
+
+  it("reports group and channel messages with author, topic, permalink and mention; skips DMs and itself", () => {
+    const from = { id: 5, first_name: "Bob", username: "bob" };
+    expect(observedOf(msg({ from, text: "hi @coworker_bot", entities: [] }), bot)).toEqual({
+      platform: "telegram",
+      workspace: "tg",
+      channel: "-1001234",
+      id: "7",
+      author: { id: "5", name: "@bob", isBot: false },
+      text: "hi @coworker_bot",
+      at: "2026-01-01T00:00:00.000Z",
+      permalink: "https://t.me/c/1234/7",
+      mentionsBot: false,
+    });
+    const topic = observedOf(
+      msg({ from, text: "in a topic", is_topic_message: true, message_thread_id: 11 }),
+      bot,
+    );
+    expect(topic?.thread).toBe("11");
+    const post = observedOf(
+      msg({
+        chat: { id: -1009, type: "channel", title: "News", username: "news" },
+        sender_chat: { id: -1009, title: "News" },
+        caption: "release notes",
+        document: { file_id: "f", file_unique_id: "u", file_name: "notes.pdf" },
+      }),
+      bot,
+    );
+    expect(post).toMatchObject({
+      author: { id: "-1009", name: "News", isBot: false },
+      text: "[file: notes.pdf] release notes",
+      permalink: "https://t.me/news/7",
+    });
+    expect(observedOf(msg({ chat: { id: 5, type: "private" }, from, text: "dm" }), bot)).toBeUndefined();
+    expect(
+      observedOf(msg({ from: { id: 99, first_name: "Coworker", is_bot: true }, text: "me" }), bot),
+    ).toBeUndefined();
+    const basicGroup = observedOf(msg({ chat: { id: -42, type: "group" }, from, text: "x" }), bot);
+    expect(basicGroup?.permalink).toBeUndefined();
+  });
+
+  it("recognises the bot's own removal from a chat, and nothing else", () => {
+    const update = (userId: number, status: string) => ({
+      chat: { id: -1001234, type: "supergroup" },
+      new_chat_member: { status, user: { id: userId } },
+    });
+    expect(removedChatOf(update(99, "kicked"), bot)).toEqual({
+      platform: "telegram",
+      workspace: "tg",
+      channel: "-1001234",
+    });
+    expect(removedChatOf(update(99, "left"), bot)?.channel).toBe("-1001234");
+    expect(removedChatOf(update(99, "administrator"), bot)).toBeUndefined();
+    expect(removedChatOf(update(5, "left"), bot)).toBeUndefined();
+    expect(removedChatOf({ nonsense: true }, bot)).toBeUndefined();
+  });
+});
