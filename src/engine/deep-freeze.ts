@@ -1,15 +1,67 @@
-/** Recursive Object.freeze for plain data: snapshots and events are immutable once built. */
+/**
+ * Recursive Object.freeze for plain data: snapshots and events are immutable once built.
+ *
+ * Every object this module has frozen all the way down is remembered (in a WeakSet), so a value
+ * that is already deeply frozen is neither walked again nor copied again: a turn's request
+ * snapshot shares the history's frozen messages instead of cloning the whole history each turn.
+ */
 
-/** Freeze `value` and everything reachable from it; returns the same reference. */
+/** Objects known to be frozen together with everything reachable from them. */
+const deeplyFrozen = new WeakSet<object>();
+
+/** Whether `value` is a primitive or an object this module has deep-frozen. */
+export function isDeeplyFrozen(value: unknown): boolean {
+  return value === null || typeof value !== "object" || deeplyFrozen.has(value);
+}
+
+/**
+ * Freeze `value` and everything reachable from it; returns the same reference. Objects that were
+ * frozen elsewhere (shallowly) are still walked, so their children end up frozen too.
+ */
 export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
+  freezeAll(value, new Set());
   return value;
 }
 
-/** A structured copy that is then frozen, so the caller's later mutations cannot reach inside. */
+function freezeAll(value: unknown, visiting: Set<object>): void {
+  if (value === null || typeof value !== "object" || deeplyFrozen.has(value) || visiting.has(value)) return;
+  visiting.add(value);
+  Object.freeze(value);
+  for (const key of Object.keys(value)) freezeAll((value as Record<string, unknown>)[key], visiting);
+  deeplyFrozen.add(value);
+}
+
+/**
+ * A copy that is then deep-frozen, so the caller's later mutations cannot reach inside. Parts of
+ * `value` that are already deep-frozen are shared rather than copied (nobody can change them);
+ * plain objects and arrays are copied; anything else (Date, Map, …) goes through structuredClone,
+ * which also rejects what cannot be data (functions, symbols).
+ */
 export function frozenCopy<T>(value: T): T {
-  return deepFreeze(structuredClone(value));
+  return deepFreeze(copyUnfrozen(value, new Map()) as T);
+}
+
+function copyUnfrozen(value: unknown, copies: Map<object, unknown>): unknown {
+  if (typeof value === "function" || typeof value === "symbol") return structuredClone(value);
+  if (value === null || typeof value !== "object" || deeplyFrozen.has(value)) return value;
+  const known = copies.get(value);
+  if (known !== undefined) return known;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    copies.set(value, copy);
+    for (const item of value) copy.push(copyUnfrozen(item, copies));
+    return copy;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) {
+    const cloned = structuredClone(value);
+    copies.set(value, cloned);
+    return cloned;
+  }
+  const copy: Record<string, unknown> = {};
+  copies.set(value, copy);
+  for (const key of Object.keys(value)) {
+    copy[key] = copyUnfrozen((value as Record<string, unknown>)[key], copies);
+  }
+  return copy;
 }

@@ -4,6 +4,9 @@
  * It is captured when the message arrives, so nothing that changes later (a config reload, a
  * mode switch, another message) leaks into a running turn. The snapshot is deep-frozen and
  * serialisable (`toJSON` / `requestFromJSON`) so a turn can be persisted, resumed and replayed.
+ * Building one copies only what is still mutable: history messages that are already deep-frozen
+ * (every message a turn appends, and a loaded session's history) are shared, not cloned, so the
+ * cost of a snapshot does not grow with the size of each message in a long session.
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
@@ -74,7 +77,8 @@ export function createRequest(input: RequestInput): ConversationExecutionRequest
     throw new RangeError(`maxSteps must be a positive integer`);
   return frozenCopy({
     prompt: input.prompt,
-    messages: [...input.messages],
+    // frozenCopy shares the list when it is already deep-frozen, and copies it otherwise.
+    messages: input.messages,
     sessionId: input.sessionId,
     turnId: input.turnId ?? newTurnId(),
     platform: input.platform,
@@ -97,7 +101,7 @@ export function withMessages(
   request: ConversationExecutionRequest,
   messages: readonly ConversationMessage[],
 ): ConversationExecutionRequest {
-  return frozenCopy({ ...request, messages: [...messages] });
+  return frozenCopy({ ...request, messages });
 }
 
 /** The same request on a different model. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { deepFreeze } from "../../src/engine/deep-freeze.js";
 import type { ConversationMessage } from "../../src/engine/messages.js";
 import {
   allowsTool,
@@ -44,6 +45,22 @@ describe("ConversationExecutionRequest", () => {
     expect(request.workspace.root).toBe("/w");
     expect(isDeepFrozen(request)).toBe(true);
     expect(() => (request.messages as ConversationMessage[]).push({ role: "user", content: "x" })).toThrow();
+  });
+
+  it("shares a deep-frozen history instead of copying it, and copies a mutable one", () => {
+    const history = deepFreeze([
+      { role: "user", content: "first" },
+      { role: "assistant", content: "second" },
+    ] as ConversationMessage[]);
+    const request = createRequest({ ...input(), messages: history });
+    expect(request.messages).toBe(history);
+    expect(withMessages(request, history).messages).toBe(history);
+    const mutable: ConversationMessage[] = [history[0]!, { role: "user", content: "third" }];
+    const next = withMessages(request, mutable);
+    expect(next.messages).not.toBe(mutable);
+    expect(next.messages[0]).toBe(history[0]);
+    expect(next.messages[1]).not.toBe(mutable[1]);
+    expect(isDeepFrozen(next)).toBe(true);
   });
 
   it("round-trips through toJSON / fromJSON", () => {

@@ -1,0 +1,61 @@
+/** deepFreeze / frozenCopy: everything reachable ends up frozen; deep-frozen parts are shared, not copied. */
+import { describe, expect, it } from "vitest";
+import { deepFreeze, frozenCopy, isDeeplyFrozen } from "../../src/engine/deep-freeze.js";
+import { isDeepFrozen } from "./helpers/harness.js";
+
+describe("deepFreeze", () => {
+  it("freezes everything reachable, also below an object someone else froze shallowly", () => {
+    const inner = { list: [{ n: 1 }] };
+    const value = { shallow: Object.freeze({ inner }), plain: { x: 1 } };
+    expect(deepFreeze(value)).toBe(value);
+    expect(isDeepFrozen(value)).toBe(true);
+    expect(Object.isFrozen(inner.list[0])).toBe(true);
+    expect(isDeeplyFrozen(value)).toBe(true);
+    expect(isDeeplyFrozen(inner)).toBe(true);
+    expect(isDeeplyFrozen("text")).toBe(true);
+    expect(isDeeplyFrozen({})).toBe(false);
+    expect(isDeeplyFrozen(Object.freeze({ open: {} }))).toBe(false);
+  });
+
+  it("handles cycles", () => {
+    const a: Record<string, unknown> = { name: "a" };
+    const b = { name: "b", a };
+    a.b = b;
+    deepFreeze(a);
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(Object.isFrozen(b)).toBe(true);
+    expect(isDeeplyFrozen(b)).toBe(true);
+  });
+});
+
+describe("frozenCopy", () => {
+  it("shares deep-frozen parts and copies the rest, so the caller's later mutations never reach it", () => {
+    const history = deepFreeze([{ role: "user", content: "hi" }]);
+    const loose = { role: "user", content: "later", meta: { at: "t" } };
+    const input = { history, loose, list: [loose], when: new Date(0) };
+    const copy = frozenCopy(input);
+    expect(copy).not.toBe(input);
+    expect(copy.history).toBe(history);
+    expect(copy.loose).not.toBe(loose);
+    expect(copy.list[0]).toBe(copy.loose);
+    expect(copy.when).toBeInstanceOf(Date);
+    expect(copy.when).not.toBe(input.when);
+    loose.content = "changed";
+    loose.meta.at = "changed";
+    input.list.push({ role: "user", content: "x", meta: { at: "x" } });
+    expect(copy.loose).toEqual({ role: "user", content: "later", meta: { at: "t" } });
+    expect(copy.list).toHaveLength(1);
+    expect(isDeepFrozen(copy)).toBe(true);
+    expect(Object.isFrozen(loose)).toBe(false);
+    expect(frozenCopy(copy)).toBe(copy);
+  });
+
+  it("copies cycles and rejects what is not data, as structuredClone does", () => {
+    const a: Record<string, unknown> = { name: "a" };
+    a.self = a;
+    const copy = frozenCopy(a);
+    expect(copy.self).toBe(copy);
+    expect(copy).not.toBe(a);
+    expect(() => frozenCopy({ run: () => 1 })).toThrow();
+  });
+});
