@@ -51,6 +51,8 @@ async function openBackend(target: StoreTarget, description: string, onError: Er
 class KeyvStore implements Store {
   private closed = false;
   private readonly spaces: ReadonlyMap<StoreNamespace, KeyValueSpace>;
+  /** Calls made and not yet settled: close() lets them finish first. */
+  private readonly inflight = new Set<Promise<unknown>>();
 
   constructor(
     private readonly backend: Backend,
@@ -61,6 +63,12 @@ class KeyvStore implements Store {
       mutex: new KeyedMutex(),
       assertOpen: () => {
         if (this.closed) throw new Error(`store ${description} is closed`);
+      },
+      track: <T>(call: Promise<T>): Promise<T> => {
+        this.inflight.add(call);
+        const forget = () => this.inflight.delete(call);
+        call.then(forget, forget);
+        return call;
       },
     };
     this.spaces = new Map(STORE_NAMESPACES.map((ns) => [ns, new KeyvSpace(ns, context)] as const));
@@ -88,9 +96,11 @@ class KeyvStore implements Store {
     }
   }
 
+  /** Refuse new calls, let every call already made finish, then close the backend. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
     await this.backend.close();
   }
 }

@@ -1,18 +1,25 @@
 /**
  * HistoryLog: a session's conversation history as an append-only paged log in one KeyValueSpace.
  * A small head `{ count, pageSize, pages }` plus fixed-size pages of messages; an append rewrites
- * only the last page and then the head (the head is the commit point), so the cost of an append
- * does not grow with the session. Pages are validated when read.
+ * only the last page and then the head (the head is the commit point; both go out in one
+ * `setMany`, a single commit on SQLite), so the cost of an append does not grow with the session.
+ * Pages are validated when read. A session's live writer opens it as a SessionHistory, which
+ * keeps the head and the open page in memory so appends read nothing back.
  */
 import { z } from "zod";
+import { deepFreeze } from "../engine/deep-freeze.js";
 import type { ConversationMessage } from "../engine/messages.js";
 import { KeyedMutex } from "./key-mutex.js";
 import { conversationMessageSchema } from "./message-schema.js";
-import type { KeyValueSpace } from "./store.js";
+import { type KeyValueSpace, type SpaceEntry, setAll } from "./store.js";
 import { describeIssues, fromVersioned, StoredDataError, toVersioned } from "./versioned.js";
 
-/** Messages per page for sessions created with default options. */
-export const DEFAULT_HISTORY_PAGE_SIZE = 100;
+/**
+ * Messages per page for sessions created with default options. An append rewrites the open page,
+ * so small pages keep appends cheap when messages are large (tool output); loading reads all
+ * pages at once (one grouped round trip on SQLite).
+ */
+export const DEFAULT_HISTORY_PAGE_SIZE = 25;
 /** Longest session id accepted (keys must fit the store's key limit with their prefix). */
 export const MAX_HISTORY_SESSION_ID_LENGTH = 180;
 export const HISTORY_HEAD_KIND = "history-head";
@@ -86,50 +93,40 @@ export class HistoryLog {
    */
   async appendMany(sessionId: string, messages: readonly ConversationMessage[]): Promise<void> {
     checkSessionId(sessionId);
-    const valid = messages.map((message, index) => {
-      const parsed = conversationMessageSchema.safeParse(message);
-      if (!parsed.success) {
-        throw new Error(
-          `history of session "${sessionId}": message ${index} is invalid: ${describeIssues(parsed.error)}`,
-        );
-      }
-      return parsed.data;
-    });
+    const valid = validated(sessionId, messages);
     if (valid.length === 0) return;
     await this.mutex.run(sessionId, async () => {
-      const head = (await this.readHead(sessionId)) ?? { count: 0, pageSize: this.pageSize, pages: 0 };
-      const { pageSize } = head;
-      let index = Math.floor(head.count / pageSize);
-      const filled = head.count % pageSize;
-      let page = filled === 0 ? [] : await this.readPage(sessionId, index, filled);
-      const writes: Promise<void>[] = [];
-      for (const message of valid) {
-        page.push(message);
-        if (page.length === pageSize) {
-          writes.push(this.writePage(sessionId, index, page));
-          index += 1;
-          page = [];
-        }
-      }
-      if (page.length > 0) writes.push(this.writePage(sessionId, index, page));
-      await Promise.all(writes);
-      const count = head.count + valid.length;
-      const next: HistoryHead = { count, pageSize, pages: Math.ceil(count / pageSize) };
-      await this.space.set(historyHeadKey(sessionId), toVersioned(HISTORY_HEAD_KIND, next));
+      const head = (await this.readHead(sessionId)) ?? emptyHead(this.pageSize);
+      const filled = head.count % head.pageSize;
+      const tail = filled === 0 ? [] : await this.readPage(sessionId, head.pages - 1, filled);
+      await setAll(this.space, appendWrites(sessionId, head, tail, valid).entries);
     });
+  }
+
+  /**
+   * Open a session's history for its only writer: the whole history (validated, deep-frozen) and
+   * appends that need no reads. While it is open, append to the session through it alone.
+   */
+  async open(sessionId: string): Promise<SessionHistory> {
+    checkSessionId(sessionId);
+    const head = await this.readHead(sessionId);
+    if (!head) return new SessionHistory(this.space, sessionId, emptyHead(this.pageSize), []);
+    const messages = await this.readPages(sessionId, head);
+    for (const message of messages) deepFreeze(message);
+    return new SessionHistory(this.space, sessionId, head, messages);
+  }
+
+  /** A SessionHistory for a session created just now: empty, and nothing is read. */
+  openNew(sessionId: string): SessionHistory {
+    checkSessionId(sessionId);
+    return new SessionHistory(this.space, sessionId, emptyHead(this.pageSize), []);
   }
 
   /** The whole history, oldest first ([] for an unknown session). Throws naming the page when one is corrupt. */
   async load(sessionId: string): Promise<ConversationMessage[]> {
     checkSessionId(sessionId);
     const head = await this.readHead(sessionId);
-    if (!head) return [];
-    const pages = await Promise.all(
-      Array.from({ length: head.pages }, (_, index) =>
-        this.readPage(sessionId, index, Math.min(head.pageSize, head.count - index * head.pageSize)),
-      ),
-    );
-    return pages.flat();
+    return head ? this.readPages(sessionId, head) : [];
   }
 
   /** How many messages the session holds (reads only the head). */
@@ -149,6 +146,15 @@ export class HistoryLog {
         Array.from({ length: head.pages }, (_, index) => this.space.delete(historyPageKey(sessionId, index))),
       );
     });
+  }
+
+  private async readPages(sessionId: string, head: HistoryHead): Promise<ConversationMessage[]> {
+    const pages = await Promise.all(
+      Array.from({ length: head.pages }, (_, index) =>
+        this.readPage(sessionId, index, Math.min(head.pageSize, head.count - index * head.pageSize)),
+      ),
+    );
+    return pages.flat();
   }
 
   private async readHead(sessionId: string): Promise<HistoryHead | undefined> {
@@ -177,14 +183,110 @@ export class HistoryLog {
     }
     return messages.slice(0, expected);
   }
+}
 
-  private async writePage(
-    sessionId: string,
-    index: number,
-    messages: readonly ConversationMessage[],
-  ): Promise<void> {
-    await this.space.set(historyPageKey(sessionId, index), toVersioned(HISTORY_PAGE_KIND, { messages }));
+/**
+ * One session's history held open by its only writer (a live session, under its session lock):
+ * the messages so far and the head are kept in memory, so an append writes the open page and the
+ * head in one `setMany` and reads nothing. Appends are applied in call order; each resolves once
+ * durable, and only then joins `messages`.
+ */
+export class SessionHistory {
+  private readonly all: ConversationMessage[];
+  /** A frozen copy of `all`, made on demand and kept until the next append. */
+  private snapshot: readonly ConversationMessage[] | undefined;
+  private writes: Promise<void> = Promise.resolve();
+
+  /** @internal built by HistoryLog.open / openNew, with deep-frozen `messages` */
+  constructor(
+    private readonly space: KeyValueSpace,
+    readonly sessionId: string,
+    private head: HistoryHead,
+    messages: ConversationMessage[],
+  ) {
+    this.all = messages;
   }
+
+  /**
+   * Every durable message, oldest first: a deep-frozen list (request snapshots share it rather
+   * than copying it), the same one until the next append.
+   */
+  get messages(): readonly ConversationMessage[] {
+    this.snapshot ??= deepFreeze(this.all.slice());
+    return this.snapshot;
+  }
+
+  /** Validate, freeze and persist messages; resolves once they are durable (throws, writing nothing, when one is invalid). */
+  append(...messages: ConversationMessage[]): Promise<void> {
+    let valid: ConversationMessage[];
+    try {
+      valid = validated(this.sessionId, messages).map((message) => deepFreeze(message));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const write = this.writes.then(async () => {
+      if (valid.length === 0) return;
+      const filled = this.head.count % this.head.pageSize;
+      const tail = this.all.slice(this.all.length - filled);
+      const { entries, head } = appendWrites(this.sessionId, this.head, tail, valid);
+      await setAll(this.space, entries);
+      this.head = head;
+      this.all.push(...valid);
+      this.snapshot = undefined;
+    });
+    this.writes = write.catch(() => undefined);
+    return write;
+  }
+}
+
+function emptyHead(pageSize: number): HistoryHead {
+  return { count: 0, pageSize, pages: 0 };
+}
+
+/** Check every message; the messages themselves (not zod's copies) are what gets stored. */
+function validated(sessionId: string, messages: readonly ConversationMessage[]): ConversationMessage[] {
+  return messages.map((message, index) => {
+    const parsed = conversationMessageSchema.safeParse(message);
+    if (!parsed.success) {
+      throw new Error(
+        `history of session "${sessionId}": message ${index} is invalid: ${describeIssues(parsed.error)}`,
+      );
+    }
+    return message;
+  });
+}
+
+/**
+ * The writes that append `messages` to a history whose open page holds `tail`: each touched page,
+ * then the new head last (the commit point).
+ */
+function appendWrites(
+  sessionId: string,
+  head: HistoryHead,
+  tail: readonly ConversationMessage[],
+  messages: readonly ConversationMessage[],
+): { entries: SpaceEntry[]; head: HistoryHead } {
+  const { pageSize } = head;
+  const entries: SpaceEntry[] = [];
+  let index = Math.floor(head.count / pageSize);
+  let page = [...tail];
+  for (const message of messages) {
+    page.push(message);
+    if (page.length === pageSize) {
+      entries.push(pageEntry(sessionId, index, page));
+      index += 1;
+      page = [];
+    }
+  }
+  if (page.length > 0) entries.push(pageEntry(sessionId, index, page));
+  const count = head.count + messages.length;
+  const next: HistoryHead = { count, pageSize, pages: Math.ceil(count / pageSize) };
+  entries.push({ key: historyHeadKey(sessionId), value: toVersioned(HISTORY_HEAD_KIND, next) });
+  return { entries, head: next };
+}
+
+function pageEntry(sessionId: string, index: number, messages: readonly ConversationMessage[]): SpaceEntry {
+  return { key: historyPageKey(sessionId, index), value: toVersioned(HISTORY_PAGE_KIND, { messages }) };
 }
 
 function checkSessionId(sessionId: string): void {

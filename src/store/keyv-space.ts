@@ -1,11 +1,12 @@
 /**
- * KeyvSpace: one namespace of the store as a KeyValueSpace — input checks, TTLs and a
- * write-if-absent that is atomic on Redis and serialised per key within this process elsewhere.
+ * KeyvSpace: one namespace of the store as a KeyValueSpace — input checks, TTLs, grouped writes
+ * and a write-if-absent that is atomic on Redis and SQLite and serialised per key within this
+ * process elsewhere.
  */
 import type { Backend } from "./backends/backend.js";
 import { serializeEntry } from "./backends/backend.js";
 import type { KeyedMutex } from "./key-mutex.js";
-import type { KeyValueSpace, StoreNamespace } from "./store.js";
+import type { KeyValueSpace, SpaceEntry, StoreNamespace } from "./store.js";
 
 /** Longest key accepted: leaves room for the namespace prefix inside SQL's 255-character key column. */
 export const MAX_KEY_LENGTH = 200;
@@ -16,6 +17,8 @@ export interface SpaceContext {
   readonly mutex: KeyedMutex;
   /** Throws when the store has been closed. */
   readonly assertOpen: () => void;
+  /** Registers a call in progress, so closing the store can wait for it. */
+  readonly track: <T>(call: Promise<T>) => Promise<T>;
 }
 
 /** A namespaced key-value space over the backend's keyv instance for that namespace. */
@@ -26,41 +29,84 @@ export class KeyvSpace implements KeyValueSpace {
   ) {}
 
   /** The stored value, or undefined when absent or expired. */
-  async get<T>(key: string): Promise<T | undefined> {
-    this.check(key);
-    return (await this.context.backend.keyv(this.namespace).get(key)) as T | undefined;
+  get<T>(key: string): Promise<T | undefined> {
+    return this.guarded(
+      () => this.check(key),
+      () => this.read<T>(key),
+    );
   }
 
   /** Write (or overwrite) a value, optionally expiring after `ttlMs` milliseconds. */
-  async set(key: string, value: unknown, ttlMs?: number): Promise<void> {
-    this.check(key, value, ttlMs);
-    const written = await this.context.backend.keyv(this.namespace).set(key, value, ttlMs);
-    if (!written) throw new Error(`store: writing ${this.namespace}/${key} failed`);
+  set(key: string, value: unknown, ttlMs?: number): Promise<void> {
+    return this.guarded(
+      () => this.check(key, value, ttlMs),
+      () => this.write(key, value, ttlMs),
+    );
+  }
+
+  /** Write the entries as one unit when the backend can, else one after another in order. */
+  setMany(entries: readonly SpaceEntry[]): Promise<void> {
+    return this.guarded(
+      () => {
+        for (const { key, value, ttlMs } of entries) this.check(key, value, ttlMs);
+      },
+      async () => {
+        if (entries.length === 0) return;
+        const { backend } = this.context;
+        if (backend.setMany) return backend.setMany(this.namespace, entries);
+        for (const { key, value, ttlMs } of entries) await this.write(key, value, ttlMs);
+      },
+    );
   }
 
   /** Remove a key; true when it existed. */
-  async delete(key: string): Promise<boolean> {
-    this.check(key);
-    return this.context.backend.keyv(this.namespace).delete(key);
+  delete(key: string): Promise<boolean> {
+    return this.guarded(
+      () => this.check(key),
+      () => this.context.backend.keyv(this.namespace).delete(key),
+    );
   }
 
   /**
    * Write only when the key is absent (or expired); true when this call wrote it. Atomic across
-   * processes on Redis; on SQLite, Postgres and memory it is atomic within this process only
-   * (a per-key mutex over get + set), so running several processes on one store needs Redis.
+   * processes on Redis (SET NX) and on SQLite (one conditional upsert); on Postgres and memory it
+   * is atomic within this process only (a per-key mutex over get + set).
    */
-  async setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
-    this.check(key, value, ttlMs);
-    const { backend, mutex } = this.context;
-    if (backend.insertIfAbsent) {
-      const expires = ttlMs === undefined ? undefined : Date.now() + ttlMs;
-      return backend.insertIfAbsent(this.namespace, key, serializeEntry({ value, expires }), ttlMs);
+  setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
+    return this.guarded(
+      () => this.check(key, value, ttlMs),
+      async () => {
+        const { backend, mutex } = this.context;
+        if (backend.insertIfAbsent) {
+          const expires = ttlMs === undefined ? undefined : Date.now() + ttlMs;
+          return backend.insertIfAbsent(this.namespace, key, serializeEntry({ value, expires }), ttlMs);
+        }
+        return mutex.run(`${this.namespace}\u0000${key}`, async () => {
+          if ((await this.read(key)) !== undefined) return false;
+          await this.write(key, value, ttlMs);
+          return true;
+        });
+      },
+    );
+  }
+
+  /** Check the arguments (a failure rejects), then run and track the call. */
+  private guarded<T>(check: () => void, call: () => Promise<T>): Promise<T> {
+    try {
+      check();
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return mutex.run(`${this.namespace}\u0000${key}`, async () => {
-      if ((await this.get(key)) !== undefined) return false;
-      await this.set(key, value, ttlMs);
-      return true;
-    });
+    return this.context.track(call());
+  }
+
+  private async read<T>(key: string): Promise<T | undefined> {
+    return (await this.context.backend.keyv(this.namespace).get(key)) as T | undefined;
+  }
+
+  private async write(key: string, value: unknown, ttlMs: number | undefined): Promise<void> {
+    const written = await this.context.backend.keyv(this.namespace).set(key, value, ttlMs);
+    if (!written) throw new Error(`store: writing ${this.namespace}/${key} failed`);
   }
 
   private check(key: string, ...write: [value: unknown, ttlMs: number | undefined] | []): void {

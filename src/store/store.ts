@@ -17,12 +17,32 @@ export const STORE_NAMESPACES = [
 ] as const;
 export type StoreNamespace = (typeof STORE_NAMESPACES)[number];
 
+/** One write of a `setMany`. */
+export interface SpaceEntry {
+  readonly key: string;
+  readonly value: unknown;
+  readonly ttlMs?: number;
+}
+
 export interface KeyValueSpace {
   get<T>(key: string): Promise<T | undefined>;
   set(key: string, value: unknown, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<boolean>;
   /** Write only when the key is absent; true when this call wrote it (dedupe, first press wins). */
   setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean>;
+  /**
+   * Write several keys as one unit where the backend can (SQLite: all or none, in one commit),
+   * else one after another in order — either way a reader never sees an entry without those
+   * listed before it, so a record written last can serve as the commit point. Optional (spaces
+   * built elsewhere may lack it): call it through `setAll`.
+   */
+  setMany?(entries: readonly SpaceEntry[]): Promise<void>;
+}
+
+/** `space.setMany(entries)` when the space has it, else the same writes one after another in order. */
+export async function setAll(space: KeyValueSpace, entries: readonly SpaceEntry[]): Promise<void> {
+  if (space.setMany) return space.setMany(entries);
+  for (const { key, value, ttlMs } of entries) await space.set(key, value, ttlMs);
 }
 
 export interface Store {

@@ -6,15 +6,16 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/engine/messages.js";
 import { createStore } from "../../src/store/create-store.js";
 import { HistoryLog, historyHeadKey, historyPageKey } from "../../src/store/history-log.js";
-import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import type { KeyValueSpace, SpaceEntry, Store } from "../../src/store/store.js";
 import { StoredDataError } from "../../src/store/versioned.js";
 
 const user = (n: number): ConversationMessage => ({ role: "user", content: `message ${n}` });
 const users = (from: number, count: number) => Array.from({ length: count }, (_, i) => user(from + i));
 
-/** Wraps a space and counts the operations that reach it. */
-function counting(space: KeyValueSpace) {
-  const counts = { get: 0, set: 0, delete: 0 };
+/** Wraps a space and counts the operations that reach it (with `setMany` only when asked). */
+function counting(space: KeyValueSpace, options: { setMany?: boolean } = {}) {
+  const counts = { get: 0, set: 0, delete: 0, setMany: 0 };
+  const writes: string[][] = [];
   const wrapped: KeyValueSpace = {
     get: (key) => {
       counts.get += 1;
@@ -29,8 +30,17 @@ function counting(space: KeyValueSpace) {
       return space.delete(key);
     },
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+    ...(options.setMany
+      ? {
+          setMany: (entries: readonly SpaceEntry[]) => {
+            counts.setMany += 1;
+            writes.push(entries.map((entry) => entry.key));
+            return space.setMany!(entries);
+          },
+        }
+      : {}),
   };
-  return { counts, space: wrapped };
+  return { counts, writes, space: wrapped };
 }
 
 describe("HistoryLog", () => {
@@ -84,9 +94,9 @@ describe("HistoryLog", () => {
     await seed.appendMany("long", users(0, 1_010));
     await seed.appendMany("full-page", users(0, 1_000));
     for (const [session, expected] of [
-      ["short", { get: 2, set: 2, delete: 0 }],
-      ["long", { get: 2, set: 2, delete: 0 }],
-      ["full-page", { get: 1, set: 2, delete: 0 }],
+      ["short", { get: 2, set: 2, delete: 0, setMany: 0 }],
+      ["long", { get: 2, set: 2, delete: 0, setMany: 0 }],
+      ["full-page", { get: 1, set: 2, delete: 0, setMany: 0 }],
     ] as const) {
       const { counts, space: counted } = counting(space);
       await new HistoryLog(counted).append(session, user(-1));
@@ -178,6 +188,94 @@ describe("HistoryLog", () => {
     expect(() => new HistoryLog(space, { pageSize: 0 })).toThrow(
       "HistoryLog pageSize must be a positive whole number",
     );
+  });
+});
+
+describe("SessionHistory (a history held open by its only writer)", () => {
+  let store: Store;
+  let space: KeyValueSpace;
+  beforeEach(async () => {
+    store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    space = store.space("history");
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  it("opens the stored history deep-frozen, and appends with one setMany (pages, then the head) and no reads", async () => {
+    await new HistoryLog(space, { pageSize: 3 }).appendMany("s", users(0, 4));
+    const { counts, writes, space: counted } = counting(space, { setMany: true });
+    const log = new HistoryLog(counted, { pageSize: 3 });
+    const history = await log.open("s");
+    expect(history.messages).toEqual(users(0, 4));
+    expect(Object.isFrozen(history.messages)).toBe(true);
+    expect(Object.isFrozen(history.messages[0])).toBe(true);
+    const readsToOpen = counts.get;
+    await history.append(user(4));
+    await history.append(user(5), user(6));
+    expect(counts).toEqual({ get: readsToOpen, set: 0, delete: 0, setMany: 2 });
+    expect(writes).toEqual([
+      [historyPageKey("s", 1), historyHeadKey("s")],
+      [historyPageKey("s", 1), historyPageKey("s", 2), historyHeadKey("s")],
+    ]);
+    expect(history.messages).toEqual(users(0, 7));
+    expect(await log.load("s")).toEqual(users(0, 7));
+  });
+
+  it("starts a new session's history without reading, and keeps one frozen list until the next append", async () => {
+    const { counts, space: counted } = counting(space, { setMany: true });
+    const history = new HistoryLog(counted, { pageSize: 2 }).openNew("fresh");
+    expect(history.messages).toEqual([]);
+    const message = user(0);
+    await history.append(message);
+    const list = history.messages;
+    expect(list).toBe(history.messages);
+    expect(list[0]).toBe(message);
+    expect(Object.isFrozen(message)).toBe(true);
+    await history.append(user(1));
+    expect(history.messages).not.toBe(list);
+    expect(list).toEqual([user(0)]);
+    expect(counts.get).toBe(0);
+    expect(await new HistoryLog(space).load("fresh")).toEqual(users(0, 2));
+  });
+
+  it("applies concurrent appends in call order; a failed write changes nothing and the next append still lands", async () => {
+    let failNext = false;
+    const flaky: KeyValueSpace = {
+      ...space,
+      get: (key) => space.get(key),
+      set: (key, value, ttl) => space.set(key, value, ttl),
+      delete: (key) => space.delete(key),
+      setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+      setMany: async (entries) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error("disk full");
+        }
+        await space.setMany!(entries);
+      },
+    };
+    const log = new HistoryLog(flaky, { pageSize: 2 });
+    const history = log.openNew("s");
+    await Promise.all(users(0, 5).map((message) => history.append(message)));
+    expect(history.messages).toEqual(users(0, 5));
+    failNext = true;
+    await expect(history.append(user(5))).rejects.toThrow("disk full");
+    expect(history.messages).toEqual(users(0, 5));
+    await history.append(user(6));
+    expect(history.messages).toEqual([...users(0, 5), user(6)]);
+    expect(await log.load("s")).toEqual([...users(0, 5), user(6)]);
+  });
+
+  it("rejects an invalid message without writing anything", async () => {
+    const { counts, space: counted } = counting(space, { setMany: true });
+    const history = new HistoryLog(counted).openNew("s");
+    const bad = { role: "robot", content: "?" } as unknown as ConversationMessage;
+    await expect(history.append(user(0), bad)).rejects.toThrow(
+      /^history of session "s": message 1 is invalid/,
+    );
+    expect(counts.setMany).toBe(0);
+    expect(history.messages).toEqual([]);
   });
 });
 

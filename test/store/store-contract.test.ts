@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
-import type { Store } from "../../src/store/store.js";
+import { type KeyValueSpace, type Store, setAll } from "../../src/store/store.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 interface Backend {
@@ -142,6 +142,28 @@ describe.each([sqliteBackend(), redisBackend(), memoryBackend()])("store contrac
     expect(await space.get(key("press"))).toEqual({ caller: winners[0] });
   });
 
+  it("setMany writes every entry with its TTL, and checks them all before writing any", async () => {
+    run += 1;
+    const space = store.space("history");
+    await space.setMany!([
+      { key: key("page"), value: { messages: ["a"] } },
+      { key: key("short"), value: "goes", ttlMs: 150 },
+      { key: key("head"), value: { count: 1 } },
+    ]);
+    expect(await space.get(key("page"))).toEqual({ messages: ["a"] });
+    expect(await space.get(key("head"))).toEqual({ count: 1 });
+    await expect(
+      space.setMany!([
+        { key: key("page"), value: { messages: ["b"] } },
+        { key: "", value: 1 },
+      ]),
+    ).rejects.toThrow(/key in history must be a string/);
+    await expect(space.setMany!([{ key: key("bad-ttl"), value: 1, ttlMs: 0 }])).rejects.toThrow(/ttlMs/);
+    expect(await space.get(key("page"))).toEqual({ messages: ["a"] });
+    await space.setMany!([]);
+    await eventually(async () => (await space.get(key("short"))) === undefined, "the setMany TTL to expire");
+  });
+
   it("rejects bad keys, undefined values and bad TTLs with clear errors", async () => {
     const space = store.space("sessions");
     await expect(space.set("", 1)).rejects.toThrow(/key in sessions must be a string of 1–200 characters/);
@@ -210,5 +232,26 @@ describe("store contract: redis-server across connections", () => {
     await expect(
       createStore({ url: `redis://user:s3cret@127.0.0.1:${server.port}/0`, dataDir: os.tmpdir() }),
     ).rejects.not.toThrow(/s3cret/);
+  });
+});
+
+describe("setAll", () => {
+  it("uses setMany when the space has it, else writes the entries one by one in order", async () => {
+    const calls: string[] = [];
+    const plain: KeyValueSpace = {
+      get: async () => undefined,
+      set: async (key) => {
+        calls.push(`set ${key}`);
+      },
+      delete: async () => false,
+      setIfAbsent: async () => true,
+    };
+    const entries = [
+      { key: "page", value: 1 },
+      { key: "head", value: 2 },
+    ];
+    await setAll(plain, entries);
+    await setAll({ ...plain, setMany: async (all) => void calls.push(`setMany ${all.length}`) }, entries);
+    expect(calls).toEqual(["set page", "set head", "setMany 2"]);
   });
 });

@@ -3,7 +3,7 @@
  * instance per namespace, an optional atomic insert, a health probe and a close.
  */
 import { type DeserializedData, Keyv, type KeyvStoreAdapter } from "keyv";
-import type { StoreNamespace } from "../store.js";
+import type { SpaceEntry, StoreNamespace } from "../store.js";
 
 /** One opened storage engine. */
 export interface Backend {
@@ -19,6 +19,11 @@ export interface Backend {
     serialized: string,
     ttlMs?: number,
   ): Promise<boolean>;
+  /**
+   * Write several entries of one namespace as one unit, when the engine can: all are committed
+   * or none (SQLite: one statement). Backends without it get ordered one-by-one writes.
+   */
+  setMany?(namespace: StoreNamespace, entries: readonly SpaceEntry[]): Promise<void>;
   /** One real round trip to the engine; throws when it does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
