@@ -1,13 +1,14 @@
 /**
- * LiveSession: one session loaded into memory — its record, its history mirror, live grants and
+ * LiveSession: one session loaded into memory — its record, its open history, live grants and
  * facts, its engine, and the turn currently running. Record changes are saved in order; the
  * engine's history appends and tool-start journal entries are written through `persistence`
- * before the engine moves on.
+ * before the engine moves on. The session is its history's only writer (the session lock keeps
+ * one turn at a time), so appends read nothing back from the store.
  */
 import type { ToolCallRecord, ConversationMessage } from "../engine/messages.js";
 import { GrantSet } from "../engine/permissions/grants.js";
 import type { TurnEngine, TurnPersistence } from "../engine/turn-engine.js";
-import type { HistoryLog } from "../store/history-log.js";
+import type { HistoryLog, SessionHistory } from "../store/history-log.js";
 import type { KeyValueSpace } from "../store/store.js";
 import type { SessionFacts } from "../tools/tool.js";
 import type { PendingPerson } from "../approvals/pending-item.js";
@@ -52,7 +53,7 @@ export class LiveSession {
 
   private constructor(
     record: SessionRecord,
-    private readonly messages: ConversationMessage[],
+    private readonly log: SessionHistory,
     private readonly stores: LiveSessionStores,
   ) {
     this.current = record;
@@ -65,7 +66,12 @@ export class LiveSession {
 
   /** Load a session's history and wrap its record. */
   static async load(record: SessionRecord, stores: LiveSessionStores): Promise<LiveSession> {
-    return new LiveSession(record, await stores.history.load(record.id), stores);
+    return new LiveSession(record, await stores.history.open(record.id), stores);
+  }
+
+  /** Wrap the record of a session created just now (its history is empty: nothing is read). */
+  static create(record: SessionRecord, stores: LiveSessionStores): LiveSession {
+    return new LiveSession(record, stores.history.openNew(record.id), stores);
   }
 
   get id(): string {
@@ -76,9 +82,9 @@ export class LiveSession {
     return this.current;
   }
 
-  /** The persisted history, oldest first. */
+  /** The persisted history, oldest first; every message is deep-frozen (request snapshots share them). */
   get history(): readonly ConversationMessage[] {
-    return this.messages;
+    return this.log.messages;
   }
 
   get engine(): TurnEngine {
@@ -117,8 +123,7 @@ export class LiveSession {
   /** The engine-facing persistence: history appends and the tool-start journal. */
   readonly persistence: TurnPersistence = {
     append: async (message: ConversationMessage) => {
-      await this.stores.history.append(this.id, message);
-      this.messages.push(message);
+      await this.log.append(message);
       if (message.role === "user" && message.meta?.steered === true)
         await this.steeringTaken(message.content);
     },
@@ -148,9 +153,9 @@ export class LiveSession {
   /** Tool calls in the history that have no result message yet. */
   unansweredCalls(): readonly ToolCallRecord[] {
     const answered = new Set<string>();
-    for (const message of this.messages) if (message.role === "tool") answered.add(message.tool_call_id);
+    for (const message of this.history) if (message.role === "tool") answered.add(message.tool_call_id);
     const open: ToolCallRecord[] = [];
-    for (const message of this.messages)
+    for (const message of this.history)
       if (message.role === "assistant")
         for (const call of message.tool_calls ?? []) if (!answered.has(call.id)) open.push(call);
     return open;

@@ -2,7 +2,9 @@
  * SessionCache: get-or-create of sessions by thread, lookup by id, and the bounded in-memory set
  * of live sessions. Idle sessions are evicted least-recently-used first and reload from the store
  * on their next use; busy ones (a turn running or parked at a person) are never evicted.
- * Concurrent loads of one session share a single load.
+ * Concurrent loads of one session share a single load. While a thread's current session is in
+ * memory, finding it reads nothing from the store (this process owns the thread → session index,
+ * as it owns the session lock).
  */
 import type { PermissionMode } from "../engine/modes.js";
 import { type ThreadTarget, sessionKeyOf } from "./contracts.js";
@@ -25,35 +27,49 @@ export interface SessionCacheOptions {
 export class SessionCache {
   private readonly lru: LruCache<string, LiveSession>;
   private readonly loading = new Map<string, Promise<LiveSession | undefined>>();
+  /** Session key → id of the thread's current session, for threads whose session is in memory. */
+  private readonly current = new Map<string, string>();
 
   constructor(private readonly options: SessionCacheOptions) {
-    this.lru = new LruCache(options.capacity, (live) => live.inUse || options.isPinned(live));
+    this.lru = new LruCache(
+      options.capacity,
+      (live) => live.inUse || options.isPinned(live),
+      (id, live) => {
+        if (this.current.get(live.record.key) === id) this.current.delete(live.record.key);
+      },
+    );
   }
 
   /** The thread's current session, created when the thread has none. */
   async forTarget(target: ThreadTarget): Promise<LiveSession> {
     const key = sessionKeyOf(target);
+    const known = this.inMemory(key);
+    if (known) return known;
     const records = this.options.stores.records;
     const existingId = await records.currentId(key);
     if (existingId !== undefined) {
       const live = await this.byId(existingId);
-      if (live) return live;
+      if (live) return this.makeCurrent(key, live);
     }
     const created = await this.create(target);
     if (existingId === undefined && !(await records.claim(key, created.id))) {
       // Another process created the thread's session first: use theirs.
       const winner = await records.currentId(key);
       const live = winner === undefined ? undefined : await this.byId(winner);
-      if (live) return live;
+      if (live) return this.makeCurrent(key, live);
     }
     if (existingId !== undefined) await records.setCurrent(key, created.id);
-    return this.remember(created);
+    return this.makeCurrent(key, this.remember(created));
   }
 
   /** The thread's current session if it has one (never creates). */
   async existingFor(target: ThreadTarget): Promise<LiveSession | undefined> {
-    const id = await this.options.stores.records.currentId(sessionKeyOf(target));
-    return id === undefined ? undefined : this.byId(id);
+    const key = sessionKeyOf(target);
+    const known = this.inMemory(key);
+    if (known) return known;
+    const id = await this.options.stores.records.currentId(key);
+    const live = id === undefined ? undefined : await this.byId(id);
+    return live && this.makeCurrent(key, live);
   }
 
   /** A session by id, loaded from the store when not in memory; undefined when unknown. */
@@ -70,9 +86,10 @@ export class SessionCache {
 
   /** Start a fresh session for the thread ("new"); the old one stays readable by id. */
   async renew(target: ThreadTarget): Promise<LiveSession> {
+    const key = sessionKeyOf(target);
     const created = await this.create(target);
-    await this.options.stores.records.setCurrent(sessionKeyOf(target), created.id);
-    return this.remember(created);
+    await this.options.stores.records.setCurrent(key, created.id);
+    return this.makeCurrent(key, this.remember(created));
   }
 
   /** Sessions in memory now. */
@@ -101,13 +118,25 @@ export class SessionCache {
       now: stores.now(),
     });
     await stores.records.put(record);
-    return LiveSession.load(record, stores);
+    return LiveSession.create(record, stores);
   }
 
   private async load(id: string): Promise<LiveSession | undefined> {
     const record = await this.options.stores.records.get(id);
     if (!record) return undefined;
     return this.remember(await LiveSession.load(record, this.options.stores));
+  }
+
+  /** The thread's current session when it is in memory (marked as recently used). */
+  private inMemory(key: string): LiveSession | undefined {
+    const id = this.current.get(key);
+    return id === undefined ? undefined : this.lru.get(id);
+  }
+
+  /** Remember `live` as the thread's current session while it stays in memory. */
+  private makeCurrent(key: string, live: LiveSession): LiveSession {
+    if (this.lru.peek(live.id) === live) this.current.set(key, live.id);
+    return live;
   }
 
   private remember(live: LiveSession): LiveSession {

@@ -10,8 +10,7 @@ import { grantSchema, type Grant } from "../engine/permissions/grants.js";
 import type { TokenUsage } from "../engine/messages.js";
 import { type PermissionMode, permissionModeSchema } from "../engine/modes.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
-import { KeyedMutex } from "../store/key-mutex.js";
-import type { KeyValueSpace } from "../store/store.js";
+import { type KeyValueSpace, setAll } from "../store/store.js";
 import type { InboundFile, PlatformUser, ThreadTarget } from "./contracts.js";
 
 export const SESSION_RECORD_KIND = "session";
@@ -142,10 +141,21 @@ export function hasPendingWork(record: SessionRecord): boolean {
 /**
  * Reads and writes session records, the thread → current session index, and the "active" index of
  * sessions with pending work (so `start()` can find them after a restart). The active index is a
- * single key updated under an in-process mutex.
+ * single key: read once, then kept in memory and rewritten only when a session joins or leaves
+ * it — together with the records that made it change, in one `setMany` (one commit on SQLite).
+ * Index writes are chained (never two in flight, so they land in order on every backend) and
+ * coalesced (a write that has not started yet also carries every change made before it starts).
+ * This process must be the only writer of the index, as it is the only holder of session locks.
  */
 export class SessionRecords {
-  private readonly mutex = new KeyedMutex();
+  private active: Promise<Set<string>> | undefined;
+  /** Records waiting for the next index write, by whether their session joined the index. */
+  private readonly joined = new Map<string, unknown>();
+  private readonly left = new Map<string, unknown>();
+  /** The last index write issued (settled or not). */
+  private indexWritten: Promise<void> = Promise.resolve();
+  /** An index write not yet started: changes made now are carried by it. */
+  private indexPending: Promise<void> | undefined;
 
   constructor(private readonly space: KeyValueSpace) {}
 
@@ -158,21 +168,32 @@ export class SessionRecords {
     ) as SessionRecord;
   }
 
-  /** Save the record and keep the active index in step with it. */
+  /**
+   * Save the record and keep the active index in step with it; resolves once both are stored.
+   * When the session joins or leaves the index, the record travels with the index write, ordered
+   * for backends that write a `setMany` one entry at a time: records leaving the index, then the
+   * index, then records joining it — a crash midway leaves at most an extra index entry (that
+   * session is loaded at start and found idle), never pending work missing from the index.
+   */
   async put(record: SessionRecord): Promise<void> {
-    await this.space.set(`rec:${record.id}`, toVersioned(SESSION_RECORD_KIND, record));
+    const key = `rec:${record.id}`;
+    const value = toVersioned(SESSION_RECORD_KIND, record);
+    const ids = await this.activeSet();
     const active = hasPendingWork(record);
-    await this.mutex.run("active", async () => {
-      const ids = await this.activeIds();
-      if (ids.includes(record.id) === active) return;
-      const next = active ? [...ids, record.id] : ids.filter((id) => id !== record.id);
-      await this.space.set("active", next);
-    });
+    if (ids.has(record.id) === active) return this.space.set(key, value);
+    if (active) {
+      ids.add(record.id);
+      this.joined.set(key, value);
+    } else {
+      ids.delete(record.id);
+      this.left.set(key, value);
+    }
+    return this.saveIndex();
   }
 
   /** Ids of sessions with a turn in progress or queued messages. */
   async activeIds(): Promise<readonly string[]> {
-    return (await this.space.get<string[]>("active")) ?? [];
+    return [...(await this.activeSet())];
   }
 
   /** The id of the thread's current session. */
@@ -188,5 +209,38 @@ export class SessionRecords {
   /** Claim `key` for a new session unless another process got there first; true when claimed. */
   claim(key: string, id: string): Promise<boolean> {
     return this.space.setIfAbsent(`key:${key}`, id);
+  }
+
+  private activeSet(): Promise<Set<string>> {
+    if (!this.active) {
+      const loading = this.space.get<string[]>("active").then((ids) => new Set(ids ?? []));
+      this.active = loading;
+      loading.catch(() => {
+        if (this.active === loading) this.active = undefined;
+      });
+    }
+    return this.active;
+  }
+
+  /** Resolves once an index write carrying every change made so far has been stored. */
+  private saveIndex(): Promise<void> {
+    if (this.indexPending) return this.indexPending;
+    const write = this.indexWritten
+      .catch(() => undefined)
+      .then(async () => {
+        const ids = await this.activeSet();
+        this.indexPending = undefined;
+        const entries = [
+          ...[...this.left].map(([key, value]) => ({ key, value })),
+          { key: "active", value: [...ids] },
+          ...[...this.joined].map(([key, value]) => ({ key, value })),
+        ];
+        this.left.clear();
+        this.joined.clear();
+        await setAll(this.space, entries);
+      });
+    this.indexPending = write;
+    this.indexWritten = write;
+    return write;
   }
 }

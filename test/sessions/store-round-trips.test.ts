@@ -1,0 +1,172 @@
+/**
+ * What the session layer asks of the store: the active index is read once and written only when a
+ * session joins or leaves it (with that record, ordered so a crash midway is harmless), index
+ * writes never overlap and coalesce, and a thread whose session is in memory is found without a
+ * read while a new session's history is never read at all.
+ */
+import { describe, expect, it } from "vitest";
+import { HistoryLog } from "../../src/store/history-log.js";
+import { SessionCache } from "../../src/sessions/session-cache.js";
+import { newSessionRecord, type SessionRecord, SessionRecords } from "../../src/sessions/session-record.js";
+import type { KeyValueSpace, SpaceEntry } from "../../src/store/store.js";
+import { openStore, thread } from "./helpers/harness.js";
+
+/** A space that logs every call reaching it; setMany can be held open to observe overlap. */
+function recording(space: KeyValueSpace) {
+  const log: string[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let gate: Promise<void> | undefined;
+  const wrapped: KeyValueSpace = {
+    get: (key) => {
+      log.push(`get ${key}`);
+      return space.get(key);
+    },
+    set: (key, value, ttl) => {
+      log.push(`set ${key}`);
+      return space.set(key, value, ttl);
+    },
+    delete: (key) => {
+      log.push(`delete ${key}`);
+      return space.delete(key);
+    },
+    setIfAbsent: (key, value, ttl) => {
+      log.push(`setIfAbsent ${key}`);
+      return space.setIfAbsent(key, value, ttl);
+    },
+    setMany: async (entries: readonly SpaceEntry[]) => {
+      log.push(`setMany ${entries.map((e) => e.key).join(",")}`);
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      try {
+        await gate;
+        await space.setMany!(entries);
+      } finally {
+        inFlight -= 1;
+      }
+    },
+  };
+  return {
+    log,
+    space: wrapped,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    hold(): () => void {
+      let release!: () => void;
+      gate = new Promise((resolve) => {
+        release = resolve;
+      });
+      return release;
+    },
+  };
+}
+
+function record(id: string, queued = false): SessionRecord {
+  const base = newSessionRecord({
+    id,
+    key: `k-${id}`,
+    target: thread(id),
+    mode: "interactive",
+    provider: "p",
+    model: "m",
+    now: new Date(0),
+  });
+  return queued
+    ? { ...base, queue: [{ user: { id: "U", name: "U" }, text: "hi", files: [], sentAt: "t" }] }
+    : base;
+}
+
+describe("session records and the active index", () => {
+  it("reads the index once, writes it only on a change, and orders it against the record", async () => {
+    const store = await openStore();
+    const rec = recording(store.space("sessions"));
+    const records = new SessionRecords(rec.space);
+    await records.put(record("a"));
+    await records.put(record("a", true));
+    await records.put(record("a", true));
+    await records.put(record("a"));
+    expect(rec.log).toEqual([
+      "get active",
+      "set rec:a",
+      // joining: the index first, then the record
+      "setMany active,rec:a",
+      "set rec:a",
+      // leaving: the record first, then the index
+      "setMany rec:a,active",
+    ]);
+    expect(await new SessionRecords(store.space("sessions")).activeIds()).toEqual([]);
+  });
+
+  it("never has two index writes in flight, and one write carries every change made while it waited", async () => {
+    const store = await openStore();
+    const rec = recording(store.space("sessions"));
+    const records = new SessionRecords(rec.space);
+    await records.activeIds();
+    const release = rec.hold();
+    const first = records.put(record("s0", true));
+    await new Promise((resolve) => setImmediate(resolve));
+    const rest = Array.from({ length: 9 }, (_, i) => records.put(record(`s${i + 1}`, true)));
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await Promise.all([first, ...rest]);
+    expect(rec.maxInFlight).toBe(1);
+    expect(rec.log.filter((line) => line.startsWith("setMany"))).toHaveLength(2);
+    const reopened = new SessionRecords(store.space("sessions"));
+    expect([...(await reopened.activeIds())].sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `s${i}`).sort(),
+    );
+    for (let i = 0; i < 10; i += 1) expect((await reopened.get(`s${i}`))?.queue).toHaveLength(1);
+  });
+});
+
+describe("session cache reads", () => {
+  async function cacheOn(capacity: number) {
+    const store = await openStore();
+    const sessions = recording(store.space("sessions"));
+    const history = recording(store.space("history"));
+    let n = 0;
+    const cache = new SessionCache({
+      stores: {
+        records: new SessionRecords(sessions.space),
+        history: new HistoryLog(history.space),
+        journal: store.space("journal"),
+        now: () => new Date(0),
+      },
+      capacity,
+      defaults: { mode: "interactive", provider: "p", model: "m" },
+      newId: () => `id${++n}`,
+      prepare: () => undefined,
+      isPinned: () => false,
+    });
+    return { cache, sessions, history };
+  }
+
+  it("finds a thread's session in memory without reading, and a new session's history is never read", async () => {
+    const { cache, sessions, history } = await cacheOn(10);
+    const created = await cache.forTarget(thread("1.1"));
+    await created.persistence.append({ role: "user", content: "hello" });
+    expect(history.log.filter((line) => line.startsWith("get"))).toEqual([]);
+    sessions.log.length = 0;
+    expect(await cache.forTarget(thread("1.1"))).toBe(created);
+    expect(await cache.existingFor(thread("1.1"))).toBe(created);
+    expect(sessions.log).toEqual([]);
+    const renewed = await cache.renew(thread("1.1"));
+    sessions.log.length = 0;
+    expect(await cache.forTarget(thread("1.1"))).toBe(renewed);
+    expect(sessions.log).toEqual([]);
+  });
+
+  it("reads again once the session was evicted, and reloads it with its history", async () => {
+    const { cache, sessions } = await cacheOn(1);
+    const first = await cache.forTarget(thread("1.1"));
+    await first.persistence.append({ role: "user", content: "remember me" });
+    await cache.forTarget(thread("2.2"));
+    sessions.log.length = 0;
+    const again = await cache.forTarget(thread("1.1"));
+    expect(again).not.toBe(first);
+    expect(again.id).toBe(first.id);
+    expect(again.history).toEqual([{ role: "user", content: "remember me" }]);
+    expect(sessions.log).toEqual(["get key:slack:T1:C1:1.1", `get rec:${first.id}`]);
+  });
+});
