@@ -6,5 +6,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",
+    setupFiles: ["test/setup/fast-check-seed.ts"],
   },
 });

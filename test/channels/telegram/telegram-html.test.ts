@@ -68,7 +68,11 @@ describe("markdownToTelegramHtml", () => {
   });
 
   it("keeps every letter and digit when there are no links or code fences", () => {
-    const markdownish = fc.stringMatching(/^[a-z0-9 *_~#>\-<>&\n|.!]{0,200}$/);
+    expect(markdownToTelegramHtml("~~~0")).toBe(""); // a tilde fence: "0" is its language, not text
+    // "~~~" opens a code fence whose info string is not content; that case is excluded here.
+    const markdownish = fc
+      .stringMatching(/^[a-z0-9 *_~#>\-<>&\n|.!]{0,200}$/)
+      .filter((s) => !s.includes("~~~"));
     fc.assert(
       fc.property(markdownish, (markdown) => {
         expect(letters(accepted(markdownToTelegramHtml(markdown)))).toBe(letters(markdown));
