@@ -8,7 +8,7 @@
  * (every message a turn appends, and a loaded session's history) are shared, not cloned, so the
  * cost of a snapshot does not grow with the size of each message in a long session.
  */
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { frozenCopy } from "./deep-freeze.js";
 import type { ConversationMessage } from "./messages.js";
@@ -67,7 +67,9 @@ export type RequestInput = Omit<
 
 /** A fresh turn id: short and random, unique within a session, readable in logs. */
 export function newTurnId(): string {
-  return randomBytes(6).toString("hex");
+  // 12 random hex digits (a v4 UUID's first 48 bits); randomUUID draws from a cached entropy pool.
+  const uuid = randomUUID();
+  return uuid.slice(0, 8) + uuid.slice(9, 13);
 }
 
 /** Build a frozen snapshot from mutable inputs; later mutation of the inputs cannot reach inside. */

@@ -4,17 +4,22 @@
  * are group-committed (see GroupedSqliteAdapter). Expired rows are purged when the store opens
  * and hourly after that.
  *
- * Durability: the file runs in WAL mode with `synchronous = NORMAL`. Every commit is written to
- * the WAL before the write resolves, so a process crash (SIGKILL, OOM, a thrown error) loses
- * nothing that was acknowledged; only an OS crash or power loss can roll back the last commits
- * since the WAL was last synced (at checkpoints) — never corrupting the file. FULL would fsync on
- * every commit, which costs far more than it buys for a chat service whose platforms redeliver
- * unacknowledged events anyway.
+ * Durability: the file runs in WAL mode with `synchronous = NORMAL`. Every commit is in the WAL
+ * (the OS's hands) before the write resolves, so a process crash (SIGKILL, OOM, a thrown error)
+ * loses nothing that was acknowledged. Only an OS crash or power loss can roll back the commits
+ * made since the WAL was last synced (at each checkpoint) — the last moments of writes, never a
+ * corrupt file. FULL would fsync on every commit: under load group commit hides most of that,
+ * but one busy conversation runs at about half the speed (bench/stack-bench.ts), which is not
+ * worth it for a chat service.
  */
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
 import { type Backend, type ErrorSink, namespacedKeyv } from "./backend.js";
 import { GroupedSqliteAdapter } from "./sqlite-adapter.js";
 
+/** When SQLite syncs the WAL to disk (see the header). */
+const SYNCHRONOUS = "NORMAL";
+/** The journal and sync settings the file runs with, for reports. */
+export const SQLITE_DURABILITY = `WAL, synchronous=${SYNCHRONOUS}`;
 /** How long a write waits for another connection's lock before failing. */
 const BUSY_TIMEOUT_MS = 5_000;
 /** How often rows past their TTL are deleted (reads never return them in between). */
@@ -32,7 +37,7 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
   adapter.on("error", onError);
   try {
     await adapter.query("PRAGMA journal_mode = WAL");
-    await adapter.query("PRAGMA synchronous = NORMAL");
+    await adapter.query(`PRAGMA synchronous = ${SYNCHRONOUS}`);
     await purgeExpired(adapter);
   } catch (error) {
     await adapter.disconnect().catch(() => undefined);
