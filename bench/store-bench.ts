@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { ConversationMessage } from "../src/engine/messages.js";
+import { SQLITE_DURABILITY } from "../src/store/backends/sqlite.js";
 import { createStore } from "../src/store/create-store.js";
 import { DEFAULT_HISTORY_PAGE_SIZE, HistoryLog } from "../src/store/history-log.js";
 
@@ -161,7 +162,7 @@ function markdown(
   return [
     "# Store benchmark (embedded SQLite)",
     "",
-    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · page size ${DEFAULT_HISTORY_PAGE_SIZE} · SQLite WAL, synchronous=FULL`,
+    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · page size ${DEFAULT_HISTORY_PAGE_SIZE} · SQLite ${SQLITE_DURABILITY}`,
     "",
     `## Append one message (${MEASURED_APPENDS} appends per session, round-robin)`,
     "",
@@ -192,7 +193,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const results: Record<string, unknown> = {
       generatedAt: new Date().toISOString(),
       node: process.version,
-      backend: "sqlite (WAL, synchronous=FULL)",
+      backend: `sqlite (${SQLITE_DURABILITY})`,
       pageSize: DEFAULT_HISTORY_PAGE_SIZE,
       append: { ...append, limit: FLAT_APPEND_LIMIT, measuredAppendsPerSession: MEASURED_APPENDS },
       load,
