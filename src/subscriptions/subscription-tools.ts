@@ -88,6 +88,13 @@ function untrustedTurn(request: ConversationExecutionRequest): string | undefine
   return `This turn was started by messages from ${provenance.channel ?? "a watched channel"}, so it cannot change what this conversation watches. Ask the person here to request it.`;
 }
 
+/** The caller of a tool that changes what the session watches, or why it cannot run here. */
+function changingCaller(request: ConversationExecutionRequest): Caller | string {
+  const caller = callerOf(request);
+  if (typeof caller === "string") return caller;
+  return untrustedTurn(request) ?? caller;
+}
+
 function result(outcome: Outcome): ToolResult {
   return outcome.ok ? ok(outcome.message) : fail(outcome.message);
 }
@@ -105,10 +112,8 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     concurrent: false,
     label: (args) => args.channel,
     async execute(args, context) {
-      const caller = callerOf(context.request);
+      const caller = changingCaller(context.request);
       if (typeof caller === "string") return fail(caller);
-      const refusal = untrustedTurn(context.request);
-      if (refusal) return fail(refusal);
       return result(await service.subscribe(caller, args));
     },
   });
@@ -121,10 +126,8 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     concurrent: false,
     label: (args) => args.channel,
     async execute(args, context) {
-      const caller = callerOf(context.request);
+      const caller = changingCaller(context.request);
       if (typeof caller === "string") return fail(caller);
-      const refusal = untrustedTurn(context.request);
-      if (refusal) return fail(refusal);
       return result(await service.remove(caller.sessionId, args.channel));
     },
   });
