@@ -6,10 +6,9 @@
  */
 import { raceAbort } from "./abort.js";
 import type { PlanStep, QuestionSpec } from "./events.js";
-import type { PlanDecision, QuestionAnswers } from "./interaction.js";
 import type { RawToolCall } from "./provider/provider.js";
 import { failed, planApproved, planRejected, TOOL_RESULT } from "./tool-results.js";
-import type { TurnContext } from "./turn-context.js";
+import type { CallAnswer, TurnContext } from "./turn-context.js";
 import { ASK_USER, PROPOSE_PLAN, UPDATE_PLAN } from "../tools/interactive-tools.js";
 
 interface QuestionArgs {
@@ -26,108 +25,93 @@ export function questionsOf(args: QuestionArgs): QuestionSpec[] {
   return list.map((q, i) => ({ id: `q${i + 1}`, question: q.question, options: q.options ?? [] }));
 }
 
+type Interrupted = { readonly interrupted: true };
+
 /** Wait for a person, racing the turn's interrupt; undefined means interrupted. */
-async function waitFor<T extends object>(ctx: TurnContext, pending: Promise<T>): Promise<T | undefined> {
+async function waitFor<T extends object>(
+  ctx: TurnContext,
+  pending: Promise<T>,
+): Promise<Exclude<T, Interrupted> | undefined> {
   const raced = await raceAbort(pending, ctx.signal);
   if (raced.aborted || "interrupted" in raced.value) {
     ctx.interrupt();
     return undefined;
   }
-  return raced.value;
+  return raced.value as Exclude<T, Interrupted>;
+}
+
+/** Store the result of an interactive call. */
+function answer(
+  ctx: TurnContext,
+  call: RawToolCall,
+  name: string,
+  status: CallAnswer["status"],
+  content: string,
+): Promise<void> {
+  return ctx.answer({ callId: call.id, name, status, content });
+}
+
+/**
+ * Put a call to a person (audited) and wait for the reply. When there is none — the request
+ * failed or the turn was interrupted — the call is answered here and the result is undefined.
+ */
+async function consult<T extends object>(
+  ctx: TurnContext,
+  call: RawToolCall,
+  name: string,
+  requested: { readonly interaction: "question" | "plan" } & Record<string, unknown>,
+  ask: () => Promise<T>,
+): Promise<Exclude<T, Interrupted> | undefined> {
+  ctx.audit("approval_requested", call.id, name, requested);
+  let reply: Exclude<T, Interrupted> | undefined;
+  try {
+    reply = await waitFor(ctx, ask());
+  } catch (error) {
+    await answer(ctx, call, name, "error", failed(String(error)));
+    return undefined;
+  }
+  if (!reply) {
+    ctx.audit("approval_resolved", call.id, name, {
+      interaction: requested.interaction,
+      outcome: "interrupted",
+    });
+    await answer(ctx, call, name, "not_started", TOOL_RESULT.notStartedWhileWaiting);
+  }
+  return reply;
 }
 
 async function askUser(ctx: TurnContext, call: RawToolCall, args: QuestionArgs): Promise<void> {
   const questions = questionsOf(args);
   const asker = ctx.deps.asker;
-  if (!asker) {
-    await ctx.answer({
-      callId: call.id,
-      name: ASK_USER,
-      status: "error",
-      content: TOOL_RESULT.askUnavailable,
-    });
-    return;
-  }
+  if (!asker) return answer(ctx, call, ASK_USER, "error", TOOL_RESULT.askUnavailable);
   ctx.emit({ type: "question-asked", callId: call.id, questions });
-  ctx.audit("approval_requested", call.id, ASK_USER, { interaction: "question", questions });
-  let reply: QuestionAnswers | undefined;
-  try {
-    reply = await waitFor(ctx, asker({ callId: call.id, questions }, ctx.signal));
-  } catch (error) {
-    await ctx.answer({ callId: call.id, name: ASK_USER, status: "error", content: failed(String(error)) });
-    return;
-  }
-  if (!reply || !("answers" in reply)) {
-    ctx.audit("approval_resolved", call.id, ASK_USER, { interaction: "question", outcome: "interrupted" });
-    await ctx.answer({
-      callId: call.id,
-      name: ASK_USER,
-      status: "not_started",
-      content: TOOL_RESULT.notStartedWhileWaiting,
-    });
-    return;
-  }
-  const answers = reply.answers;
+  const reply = await consult(ctx, call, ASK_USER, { interaction: "question", questions }, () =>
+    asker({ callId: call.id, questions }, ctx.signal),
+  );
+  if (!reply) return;
   ctx.audit("approval_resolved", call.id, ASK_USER, { interaction: "question", outcome: "answered" });
   const content = JSON.stringify({
-    answers: questions.map((q) => ({ question: q.question, answer: answers[q.id] ?? "" })),
+    answers: questions.map((q) => ({ question: q.question, answer: reply.answers[q.id] ?? "" })),
   });
-  await ctx.answer({ callId: call.id, name: ASK_USER, status: "ok", content });
+  await answer(ctx, call, ASK_USER, "ok", content);
 }
 
 async function proposePlan(ctx: TurnContext, call: RawToolCall, plan: string): Promise<void> {
   const approver = ctx.deps.planApprover;
-  if (!approver) {
-    await ctx.answer({
-      callId: call.id,
-      name: PROPOSE_PLAN,
-      status: "error",
-      content: TOOL_RESULT.planUnavailable,
-    });
-    return;
-  }
-  ctx.audit("approval_requested", call.id, PROPOSE_PLAN, { interaction: "plan" });
-  let decision: PlanDecision | undefined;
-  try {
-    decision = await waitFor(ctx, approver({ callId: call.id, plan }, ctx.signal));
-  } catch (error) {
-    await ctx.answer({
-      callId: call.id,
-      name: PROPOSE_PLAN,
-      status: "error",
-      content: failed(String(error)),
-    });
-    return;
-  }
-  if (!decision || !("approved" in decision)) {
-    ctx.audit("approval_resolved", call.id, PROPOSE_PLAN, { interaction: "plan", outcome: "interrupted" });
-    await ctx.answer({
-      callId: call.id,
-      name: PROPOSE_PLAN,
-      status: "not_started",
-      content: TOOL_RESULT.notStartedWhileWaiting,
-    });
-    return;
-  }
+  if (!approver) return answer(ctx, call, PROPOSE_PLAN, "error", TOOL_RESULT.planUnavailable);
+  const decision = await consult(ctx, call, PROPOSE_PLAN, { interaction: "plan" }, () =>
+    approver({ callId: call.id, plan }, ctx.signal),
+  );
+  if (!decision) return;
   ctx.audit("approval_resolved", call.id, PROPOSE_PLAN, {
     interaction: "plan",
     outcome: decision.approved ? `approved:${decision.mode}` : "rejected",
   });
   if (decision.approved) {
     ctx.setMode(decision.mode);
-    await ctx.answer({
-      callId: call.id,
-      name: PROPOSE_PLAN,
-      status: "ok",
-      content: planApproved(decision.mode),
-    });
+    await answer(ctx, call, PROPOSE_PLAN, "ok", planApproved(decision.mode));
   } else {
-    await ctx.answer({
-      callId: call.id,
-      name: PROPOSE_PLAN,
-      status: "denied",
-      content: planRejected(decision.feedback),
-    });
+    await answer(ctx, call, PROPOSE_PLAN, "denied", planRejected(decision.feedback));
   }
 }
 
@@ -142,7 +126,7 @@ export async function runInteractiveCall(
     case UPDATE_PLAN: {
       const steps = args.steps as readonly PlanStep[];
       ctx.emit({ type: "plan-updated", steps });
-      await ctx.answer({ callId: call.id, name, status: "ok", content: TOOL_RESULT.planUpdated });
+      await answer(ctx, call, name, "ok", TOOL_RESULT.planUpdated);
       return;
     }
     case ASK_USER:
