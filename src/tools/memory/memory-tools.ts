@@ -5,7 +5,7 @@
  * (and untrusted channel content must not plant one without a person seeing it).
  */
 import { z } from "zod";
-import { defineTool, fail, labelText, ok, type ToolResult } from "../tool.js";
+import { defineTool, fail, labelText, ok, type ToolPreview, type ToolResult } from "../tool.js";
 import {
   type MemoryItem,
   MemoryLimitError,
@@ -14,16 +14,16 @@ import {
   memoryKeysOf,
 } from "./memory-store.js";
 
+/** What happened to a memory. */
+export type MemoryChangeKind = "saved" | "updated" | "forgotten";
+
 /** Dependencies of the memory tools. */
 export interface MemoryToolsOptions {
   readonly store: MemoryStore;
   /** Whether saving is on right now (the user's setting); read per call. */
   readonly savingEnabled: () => boolean;
   /** Called after a memory was saved, changed or deleted (e.g. for a "memory saved" notice). */
-  readonly onChange?: (change: {
-    readonly kind: "saved" | "updated" | "forgotten";
-    readonly item: MemoryItem;
-  }) => void;
+  readonly onChange?: (change: { readonly kind: MemoryChangeKind; readonly item: MemoryItem }) => void;
 }
 
 /** The refusal when saving is off. */
@@ -63,11 +63,26 @@ async function guarded(task: () => Promise<ToolResult>): Promise<ToolResult> {
   }
 }
 
+/** An approval preview: a one-line summary over the memory's full text. */
+function textPreview(summary: string, text: string): ToolPreview {
+  return { summary, detail: { kind: "text", text } };
+}
+
 /** Build remember, memory_update and memory_forget. */
 export function createMemoryTools(options: MemoryToolsOptions) {
   const { store, savingEnabled } = options;
-  const notFound = (memoryId: string) =>
-    fail(`There is no memory with id ${memoryId} for this user or channel; check the known-memories list.`);
+  /** Run a change only while saving is on; a limit error becomes a failed result. */
+  const whileSaving = (task: () => Promise<ToolResult>): Promise<ToolResult> =>
+    savingEnabled() ? guarded(task) : Promise.resolve(fail(MEMORY_OFF_MESSAGE));
+  /** Report a change to the memory `memoryId` named (and tell onChange), or that there is none. */
+  const changed = (kind: MemoryChangeKind, memoryId: string, item: MemoryItem | undefined, done: string) => {
+    if (!item)
+      return fail(
+        `There is no memory with id ${memoryId} for this user or channel; check the known-memories list.`,
+      );
+    options.onChange?.({ kind, item });
+    return ok(`${done} memory ${item.id}: ${item.summary}`);
+  };
 
   const remember = defineTool({
     name: "remember",
@@ -80,8 +95,7 @@ export function createMemoryTools(options: MemoryToolsOptions) {
     concurrent: false,
     label: (args) => labelText(args.summary),
     async execute(args, context) {
-      if (!savingEnabled()) return fail(MEMORY_OFF_MESSAGE);
-      return guarded(async () => {
+      return whileSaving(async () => {
         const item = await store.add(memoryKeysOf(context.request), {
           ...args,
           createdBy: context.request.requester.userId,
@@ -91,10 +105,7 @@ export function createMemoryTools(options: MemoryToolsOptions) {
       });
     },
     async preview(args) {
-      return {
-        summary: `Remember (${args.scope}): ${args.summary}`,
-        detail: { kind: "text", text: args.content },
-      };
+      return textPreview(`Remember (${args.scope}): ${args.summary}`, args.content);
     },
   });
 
@@ -107,19 +118,17 @@ export function createMemoryTools(options: MemoryToolsOptions) {
     concurrent: false,
     label: (args) => labelText(`${args.id}: ${args.summary}`),
     async execute(args, context) {
-      if (!savingEnabled()) return fail(MEMORY_OFF_MESSAGE);
-      return guarded(async () => {
-        const item = await store.update(memoryKeysOf(context.request), args.id, args);
-        if (!item) return notFound(args.id);
-        options.onChange?.({ kind: "updated", item });
-        return ok(`Updated memory ${item.id}: ${item.summary}`);
-      });
+      return whileSaving(async () =>
+        changed(
+          "updated",
+          args.id,
+          await store.update(memoryKeysOf(context.request), args.id, args),
+          "Updated",
+        ),
+      );
     },
     async preview(args) {
-      return {
-        summary: `Update memory ${args.id}: ${args.summary}`,
-        detail: { kind: "text", text: args.content },
-      };
+      return textPreview(`Update memory ${args.id}: ${args.summary}`, args.content);
     },
   });
 
@@ -132,11 +141,9 @@ export function createMemoryTools(options: MemoryToolsOptions) {
     concurrent: false,
     label: (args) => args.id,
     async execute(args, context) {
-      if (!savingEnabled()) return fail(MEMORY_OFF_MESSAGE);
-      const item = await store.forget(memoryKeysOf(context.request), args.id);
-      if (!item) return notFound(args.id);
-      options.onChange?.({ kind: "forgotten", item });
-      return ok(`Forgot memory ${item.id}: ${item.summary}`);
+      return whileSaving(async () =>
+        changed("forgotten", args.id, await store.forget(memoryKeysOf(context.request), args.id), "Forgot"),
+      );
     },
     async preview(args) {
       return { summary: `Forget memory ${args.id}` };
