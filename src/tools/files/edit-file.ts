@@ -7,6 +7,7 @@ import { z } from "zod";
 import { defineTool, fail, ok, type ToolPreview } from "../tool.js";
 import { DEFAULT_DIFF_PREVIEW_CHARS, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";
+import { onWorkspacePath } from "./on-workspace-path.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 import { readTextFile } from "./text-file.js";
 import type { WorkspacePaths } from "./workspace-paths.js";
@@ -78,18 +79,14 @@ export function createEditFileTool(options: EditFileOptions) {
     grantKey: "path",
     label: (args) => args.path,
     async execute(args) {
-      let shown = args.path;
-      try {
-        const file = await options.paths.resolve(args.path);
-        shown = file.display;
+      return onWorkspacePath(options.paths, args.path, async (file) => {
+        const shown = file.display;
         const before = await readTextFile(file.absolute, shown, maxFileBytes);
         const edit = planEdit(before, args, shown);
         if (!edit.ok) return fail(edit.error);
         await writeFile(file.absolute, edit.after, "utf8");
         return ok(`Edited ${shown} at line ${edit.line}.`, [shown]);
-      } catch (error) {
-        return fail(fileErrorMessage(error, shown));
-      }
+      });
     },
     async preview(args): Promise<ToolPreview> {
       try {

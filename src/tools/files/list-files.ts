@@ -7,7 +7,7 @@ import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool, fail, ok } from "../tool.js";
-import { fileErrorMessage } from "./fs-errors.js";
+import { onWorkspacePath } from "./on-workspace-path.js";
 import type { WorkspacePaths } from "./workspace-paths.js";
 
 /** Directory names never descended into or listed by the workspace tools. */
@@ -60,10 +60,8 @@ export function createListFilesTool(options: ListFilesOptions) {
     label: (args) => args.path ?? ".",
     async execute(args) {
       const requested = args.path ?? ".";
-      let shown = requested;
-      try {
-        const dir = await options.paths.resolve(requested);
-        shown = dir.display;
+      return onWorkspacePath(options.paths, requested, async (dir) => {
+        const shown = dir.display;
         if (!(await stat(dir.absolute)).isDirectory()) {
           return fail(`${shown} is a file, not a directory; use read_file to read it.`);
         }
@@ -98,9 +96,7 @@ export function createListFilesTool(options: ListFilesOptions) {
             ? `\n… at least ${omitted} more entries not shown; list a subdirectory or use a lower depth.`
             : "";
         return ok(`${header}\n${lines.join("\n")}${footer}`);
-      } catch (error) {
-        return fail(fileErrorMessage(error, shown));
-      }
+      });
     },
   });
 }

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { defineTool, fail, ok } from "../tool.js";
-import { fileErrorMessage } from "./fs-errors.js";
+import { onWorkspacePath } from "./on-workspace-path.js";
 import { readTextFile, splitLines } from "./text-file.js";
 import type { WorkspacePaths } from "./workspace-paths.js";
 
@@ -62,10 +62,8 @@ export function createReadFileTool(options: ReadFileOptions) {
       return `${args.path}:${first}-${last}`;
     },
     async execute(args) {
-      let shown = args.path;
-      try {
-        const file = await options.paths.resolve(args.path);
-        shown = file.display;
+      return onWorkspacePath(options.paths, args.path, async (file) => {
+        const shown = file.display;
         const lines = splitLines(await readTextFile(file.absolute, shown, maxFileBytes));
         if (lines.length === 0) return ok(`${shown} is empty.`);
         const first = args.offset ?? 1;
@@ -78,9 +76,7 @@ export function createReadFileTool(options: ReadFileOptions) {
         const remaining = lines.length - (next - 1);
         const marker = remaining > 0 ? `\n… ${remaining} more lines, use offset=${next} to continue.` : "";
         return ok(numberLines(page, first, maxLineChars) + marker);
-      } catch (error) {
-        return fail(fileErrorMessage(error, shown));
-      }
+      });
     },
   });
 }

@@ -5,9 +5,10 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { defineTool, fail, ok, type ToolPreview } from "../tool.js";
+import { defineTool, ok, type ToolPreview } from "../tool.js";
 import { DEFAULT_DIFF_PREVIEW_CHARS, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";
+import { onWorkspacePath } from "./on-workspace-path.js";
 import { decodeText } from "./text-file.js";
 import type { WorkspacePaths } from "./workspace-paths.js";
 
@@ -54,18 +55,14 @@ export function createWriteFileTool(options: WriteFileOptions) {
     grantKey: "path",
     label: (args) => args.path,
     async execute(args) {
-      let shown = args.path;
-      try {
-        const file = await options.paths.resolve(args.path);
-        shown = file.display;
+      return onWorkspacePath(options.paths, args.path, async (file) => {
+        const shown = file.display;
         const existed = (await currentText(file.absolute)) !== undefined;
         await mkdir(path.dirname(file.absolute), { recursive: true });
         await writeFile(file.absolute, args.content, "utf8");
         const size = `${countLines(args.content)} lines, ${Buffer.byteLength(args.content)} bytes`;
         return ok(`${existed ? "Overwrote" : "Created"} ${shown} (${size}).`, [shown]);
-      } catch (error) {
-        return fail(fileErrorMessage(error, shown));
-      }
+      });
     },
     async preview(args): Promise<ToolPreview> {
       try {
