@@ -12,17 +12,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SlackChannel, type SlackChannelOptions } from "../../../src/channels/slack/slack-channel.js";
 import type { RenderSettings } from "../../../src/channels/slack/slack-thread-output.js";
-import { PermissionEngine } from "../../../src/engine/permissions/permission-engine.js";
 import { OpenAIProvider } from "../../../src/engine/provider/openai-provider.js";
 import type { ProviderClient } from "../../../src/engine/provider/provider.js";
-import { TurnEngine } from "../../../src/engine/turn-engine.js";
 import type { EngineFactory } from "../../../src/sessions/engine-context.js";
-import { SessionManager, type SessionManagerOptions } from "../../../src/sessions/session-manager.js";
+import type { SessionManager, SessionManagerOptions } from "../../../src/sessions/session-manager.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
 import { type FakeHandler, type FakeOpenAI, startFakeOpenAI } from "../../fakes/fake-openai.js";
 import { type FakeMessage, type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { sessionTestRegistry, ToolRuns } from "../../sessions/helpers/test-tools.js";
+import { buildSessionManager, engineFactory, stopStack } from "../../support/session-stack.js";
 import { blockTexts, silentLogger } from "./support.js";
 
 export const ANA = "U1ANA";
@@ -82,39 +81,16 @@ async function startProcess(
   const store = await createStore({ url: undefined, dataDir });
   const provider = new OpenAIProvider({ baseURL: openai.baseURL, apiKey: "test", maxRetries: 0 });
   const extras = (await extend?.({ store, provider, dataDir })) ?? {};
-  const registry = sessionTestRegistry(runs);
-  const permissions = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
-  const testEngine: EngineFactory = (ctx) =>
-    new TurnEngine({
-      provider,
-      registry,
-      permissions,
-      instructions: "You are a test agent.",
-      grants: ctx.grants,
-      facts: ctx.facts,
-      approver: ctx.approver,
-      asker: ctx.asker,
-      planApprover: ctx.planApprover,
-      audit: ctx.audit,
-      persistence: ctx.persistence,
-      onModeChange: ctx.onModeChange,
-    });
-  const manager = new SessionManager({
+  const manager = buildSessionManager({
     store,
-    createEngine: extras.createEngine ?? testEngine,
-    defaults: {
-      model: "fake-model",
-      provider: "openai",
-      mode: "interactive",
-      maxSteps: 10,
-      queueMode: "steer",
-    },
-    approvals: { approvers: [`slack:${BOSS}`], ttlMs: 60 * 60 * 1000 },
+    createEngine: extras.createEngine ?? engineFactory(provider, sessionTestRegistry(runs)),
+    dataDir,
+    model: "fake-model",
+    provider: "openai",
+    approvers: [`slack:${BOSS}`],
     maxSessionsInMemory: 100,
-    workspace: { root: dataDir, context: "" },
-    auditLogPath: join(dataDir, "audit.jsonl"),
     logger: silentLogger,
-    ...extras.manager,
+    overrides: extras.manager,
   });
   const channel = new SlackChannel({
     botToken: fake.state.botToken,
@@ -139,10 +115,7 @@ async function startProcess(
 }
 
 async function stopProcess(process: Process): Promise<void> {
-  await process.extras.stopping?.();
-  await process.channel.stop();
-  await process.manager.drain(0);
-  await process.store.close();
+  await stopStack({ ...process, stopping: process.extras.stopping }, 0);
 }
 
 /** Start the fakes and a first "process" (`extend` adds to it and to every restarted one). */

@@ -14,18 +14,16 @@ import {
   TelegramChannel,
   type TelegramChannelOptions,
 } from "../../../src/channels/telegram/telegram-channel.js";
-import { PermissionEngine } from "../../../src/engine/permissions/permission-engine.js";
 import { OpenAIProvider } from "../../../src/engine/provider/openai-provider.js";
 import type { ProviderClient } from "../../../src/engine/provider/provider.js";
-import { TurnEngine } from "../../../src/engine/turn-engine.js";
 import type { EngineFactory } from "../../../src/sessions/engine-context.js";
-import { SessionManager, type SessionManagerOptions } from "../../../src/sessions/session-manager.js";
+import type { SessionManager, SessionManagerOptions } from "../../../src/sessions/session-manager.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
-import type { ToolRegistry } from "../../../src/tools/registry.js";
 import { type FakeHandler, type FakeOpenAI, startFakeOpenAI } from "../../fakes/fake-openai.js";
 import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
 import { sessionTestRegistry, ToolRuns } from "../../sessions/helpers/test-tools.js";
+import { buildSessionManager, engineFactory, stopStack } from "../../support/session-stack.js";
 import { FAST_TIMING, TEST_SEND_LIMITS } from "./harness.js";
 
 export interface Stack {
@@ -77,25 +75,8 @@ export type StackExtension = (deps: {
   readonly workspaceRoot: string;
 }) => StackExtras | Promise<StackExtras>;
 
-/** Sessions get a TurnEngine on `provider` with `registry`, wired to what the session passes in. */
-export function engineFactory(provider: ProviderClient, registry: ToolRegistry): EngineFactory {
-  const permissions = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
-  return (ctx) =>
-    new TurnEngine({
-      provider,
-      registry,
-      permissions,
-      instructions: "You are a test agent.",
-      grants: ctx.grants,
-      facts: ctx.facts,
-      approver: ctx.approver,
-      asker: ctx.asker,
-      planApprover: ctx.planApprover,
-      audit: ctx.audit,
-      persistence: ctx.persistence,
-      onModeChange: ctx.onModeChange,
-    });
-}
+/** The shared test engine factory (also used by the benchmarks that import it from here). */
+export { engineFactory } from "../../support/session-stack.js";
 
 interface Shared {
   readonly tg: FakeTelegram;
@@ -111,22 +92,17 @@ async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
   const provider = new OpenAIProvider({ baseURL: openai.baseURL, apiKey: "test-key", maxRetries: 0 });
   const workspaceRoot = join(dataDir, "workspace");
   const extras = (await options.extend?.({ store, provider, workspaceRoot })) ?? {};
-  const manager = new SessionManager({
+  const manager = buildSessionManager({
     store,
     createEngine: extras.createEngine ?? engineFactory(provider, sessionTestRegistry(runs)),
-    defaults: {
-      model: "fake-model",
-      provider: "openai",
-      mode: "interactive",
-      maxSteps: 10,
-      queueMode: "steer",
-    },
-    approvals: { approvers: [...(options.approvers ?? [])], ttlMs: 60 * 60 * 1000 },
+    dataDir,
+    workspaceRoot,
+    model: "fake-model",
+    provider: "openai",
+    approvers: options.approvers,
     maxSessionsInMemory: 1000,
-    workspace: { root: join(dataDir, "workspace"), context: "" },
-    auditLogPath: join(dataDir, "audit.jsonl"),
     logger,
-    ...extras.manager,
+    overrides: extras.manager,
   });
   const channel = new TelegramChannel({
     botToken: tg.token,
@@ -134,7 +110,7 @@ async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
     allowedUsers: options.allowedUsers.map(String),
     allowedChats: (options.allowedChats ?? []).map(String),
     fileMaxBytes: 1024 * 1024,
-    workspaceRoot: join(dataDir, "workspace"),
+    workspaceRoot,
     service: manager,
     logger,
     botInfo: tg.botInfo,
@@ -155,17 +131,11 @@ async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
     channel,
     store,
     restart: async () => {
-      await extras.stopping?.();
-      await channel.stop();
-      await manager.drain(1000);
-      await store.close();
+      await stopStack({ stopping: extras.stopping, channel, manager, store }, 1000);
       return launch(shared, options);
     },
     close: async () => {
-      await extras.stopping?.();
-      await channel.stop();
-      await manager.drain(1000);
-      await store.close();
+      await stopStack({ stopping: extras.stopping, channel, manager, store }, 1000);
       await tg.close();
       await openai.close();
       await rm(dataDir, { recursive: true, force: true });

@@ -5,15 +5,14 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pino from "pino";
-import { PermissionEngine } from "../../../src/engine/permissions/permission-engine.js";
-import { TurnEngine } from "../../../src/engine/turn-engine.js";
+import type { TurnEngine } from "../../../src/engine/turn-engine.js";
 import type { InboundMessage, PlatformUser, ThreadTarget } from "../../../src/sessions/contracts.js";
-import { SessionManager, type SessionManagerOptions } from "../../../src/sessions/session-manager.js";
+import type { SessionManager, SessionManagerOptions } from "../../../src/sessions/session-manager.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
 import { RecordingOutputs } from "../../support/recording-output.js";
 import { ScriptedProvider, type ScriptedStep } from "../../support/scripted-provider.js";
+import { auditLogPathIn, buildSessionManager, engineFactory } from "../../support/session-stack.js";
 import { sessionTestRegistry, ToolRuns } from "./test-tools.js";
 
 export const ANA: PlatformUser = { id: "U_ANA", name: "Ana" };
@@ -80,43 +79,22 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
   const store = options.store ?? (await openStore(options.dataDir));
   const provider = new ScriptedProvider(options.steps ?? []);
   const runs = options.runs ?? new ToolRuns();
-  const registry = sessionTestRegistry(runs);
-  const permissions = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
+  const createEngine = engineFactory(provider, sessionTestRegistry(runs));
   const engines: TurnEngine[] = [];
-  const auditLogPath = join(dataDir, "audit.jsonl");
-  const manager = new SessionManager({
+  const auditLogPath = auditLogPathIn(dataDir);
+  const manager = buildSessionManager({
     store,
     createEngine: (ctx) => {
-      const engine = new TurnEngine({
-        provider,
-        registry,
-        permissions,
-        instructions: "You are a test agent.",
-        grants: ctx.grants,
-        facts: ctx.facts,
-        approver: ctx.approver,
-        asker: ctx.asker,
-        planApprover: ctx.planApprover,
-        audit: ctx.audit,
-        persistence: ctx.persistence,
-        onModeChange: ctx.onModeChange,
-      });
+      const engine = createEngine(ctx);
       engines.push(engine);
       return engine;
     },
-    defaults: {
-      model: "test-model",
-      provider: "scripted",
-      mode: "interactive",
-      maxSteps: 10,
-      queueMode: "steer",
-    },
-    approvals: { approvers: ["slack:U_BOSS"], ttlMs: 60 * 60 * 1000 },
+    dataDir,
+    model: "test-model",
+    provider: "scripted",
+    approvers: ["slack:U_BOSS"],
     maxSessionsInMemory: 50,
-    workspace: { root: dataDir, context: "" },
-    auditLogPath,
-    logger: pino({ level: "silent" }),
-    ...options.overrides,
+    overrides: options.overrides,
   });
   const outputs = new RecordingOutputs();
   manager.registerOutput("slack", outputs.factory);
