@@ -1,8 +1,9 @@
 /** SlackDirectory against Slack's Web API shapes, served by nock to the real WebClient. */
 import { webApi } from "@slack/bolt";
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SlackDirectory } from "../../src/subscriptions/platforms/slack-directory.js";
+import { useNock } from "../support/nock-hooks.js";
 
 const HOST = "http://slack.test";
 type Form = Record<string, string>;
@@ -31,15 +32,7 @@ const publicChannel = (extra: object = {}) => ({
   ...extra,
 });
 
-beforeEach(() => {
-  nock.cleanAll();
-  nock.disableNetConnect();
-});
-afterEach(() => {
-  expect(nock.pendingMocks()).toEqual([]);
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
+useNock();
 
 describe("SlackDirectory", () => {
   it("finds #name through paginated conversations.list", async () => {

@@ -1,8 +1,9 @@
 /** TelegramDirectory against the Bot API's shapes, served by nock to grammY's real Api client. */
 import { Api } from "grammy";
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TelegramDirectory } from "../../src/subscriptions/platforms/telegram-directory.js";
+import { useNock } from "../support/nock-hooks.js";
 
 const HOST = "http://telegram.test";
 const TOKEN = "123:abc";
@@ -40,15 +41,7 @@ const me = (canReadAll: boolean) =>
 const member = (status: string, extra: object = {}) =>
   ok({ status, user: { id: 42, is_bot: false, first_name: "Alice" }, ...extra });
 
-beforeEach(() => {
-  nock.cleanAll();
-  nock.disableNetConnect();
-});
-afterEach(() => {
-  expect(nock.pendingMocks()).toEqual([]);
-  nock.cleanAll();
-  nock.enableNetConnect();
-});
+useNock();
 
 describe("TelegramDirectory", () => {
   it("resolves chat ids, @usernames and forum topics with getChat", async () => {
