@@ -88,6 +88,22 @@ function streamingMessage(state: FakeSlackState, args: Args): FakeMessage {
   return message;
 }
 
+/** reactions.add (`added`) or reactions.remove: records the change, or fails with `unchanged` as Slack does. */
+function reaction(added: boolean, unchanged: string): Method {
+  return (state, args) => {
+    const channel = channelOf(state, args);
+    const ts = need(args, "timestamp");
+    const name = need(args, "name");
+    const current = state.reactions
+      .filter((r) => r.channel === channel.id && r.ts === ts && r.name === name)
+      .at(-1);
+    if ((current?.added ?? false) === added) throw new SlackFailure(unchanged);
+    state.reactions.push({ channel: channel.id, ts, name, added });
+    state.changed();
+    return {};
+  };
+}
+
 const methods: Record<string, Method> = {
   "auth.test": (state) => ({
     url: "https://fake.slack.com/",
@@ -201,30 +217,8 @@ const methods: Record<string, Method> = {
     state.changed();
     return {};
   },
-  "reactions.add": (state, args) => {
-    const channel = channelOf(state, args);
-    const ts = need(args, "timestamp");
-    const name = need(args, "name");
-    const current = state.reactions
-      .filter((r) => r.channel === channel.id && r.ts === ts && r.name === name)
-      .at(-1);
-    if (current?.added) throw new SlackFailure("already_reacted");
-    state.reactions.push({ channel: channel.id, ts, name, added: true });
-    state.changed();
-    return {};
-  },
-  "reactions.remove": (state, args) => {
-    const channel = channelOf(state, args);
-    const ts = need(args, "timestamp");
-    const name = need(args, "name");
-    const current = state.reactions
-      .filter((r) => r.channel === channel.id && r.ts === ts && r.name === name)
-      .at(-1);
-    if (!current?.added) throw new SlackFailure("no_reaction");
-    state.reactions.push({ channel: channel.id, ts, name, added: false });
-    state.changed();
-    return {};
-  },
+  "reactions.add": reaction(true, "already_reacted"),
+  "reactions.remove": reaction(false, "no_reaction"),
   "conversations.info": (state, args) => {
     const channel = channelOf(state, args);
     return {
