@@ -88,7 +88,7 @@ describe("console channel with piped streams", () => {
   it("sends slash commands as commands and sends messages with unique dedupe keys", async () => {
     const h = harness("/mode auto\nhello\nhello\n");
     await h.channel.finished;
-    expect(h.service.commands).toEqual(["mode auto"]);
+    expect(h.service.commands.map(({ name, args }) => [name, ...args])).toEqual([["mode", "auto"]]);
     expect(h.output()).toContain("mode for ana: ok");
     expect(h.output()).toContain('(ignored: no script for "hello")');
     const keys = h.service.received.map((m) => m.dedupeKeys[0]);

@@ -7,16 +7,12 @@ import type { Card, CardRef } from "../../src/approvals/card.js";
 import { type AgentEvent, agentEvent } from "../../src/engine/events.js";
 import type {
   ButtonPress,
-  ConversationService,
   InboundMessage,
-  PlatformUser,
   PressResult,
   ReceiveResult,
-  ThreadOutput,
-  ThreadOutputFactory,
-  ThreadTarget,
   TurnRenderer,
 } from "../../src/sessions/contracts.js";
+import { type RecordedCommand, RecordingService } from "../support/recording-service.js";
 
 /** What a scripted turn can do. */
 export interface TurnKit {
@@ -28,29 +24,16 @@ export interface TurnKit {
 
 export type TurnScript = (kit: TurnKit) => Promise<void>;
 
-export class FakeService implements ConversationService {
-  readonly received: InboundMessage[] = [];
-  readonly presses: ButtonPress[] = [];
-  readonly commands: string[] = [];
+export class FakeService extends RecordingService {
   readonly turnsDone: string[] = [];
-  private readonly factories = new Map<string, ThreadOutputFactory>();
   private waiting: { pendingId: string; resolve: (answer: string) => void } | undefined;
   private turnCount = 0;
 
-  constructor(private readonly scripts: Readonly<Record<string, TurnScript>>) {}
-
-  registerOutput(platform: string, factory: ThreadOutputFactory): void {
-    this.factories.set(platform, factory);
+  constructor(private readonly scripts: Readonly<Record<string, TurnScript>>) {
+    super();
   }
 
-  private output(target: ThreadTarget): ThreadOutput {
-    const factory = this.factories.get(target.platform);
-    if (!factory) throw new Error(`no output for ${target.platform}`);
-    return factory(target);
-  }
-
-  async receive(message: InboundMessage): Promise<ReceiveResult> {
-    this.received.push(message);
+  protected handle(message: InboundMessage): ReceiveResult {
     if (this.waiting !== undefined) {
       const { resolve } = this.waiting;
       this.waiting = undefined;
@@ -86,8 +69,7 @@ export class FakeService implements ConversationService {
     await renderer.close();
   }
 
-  async press(press: ButtonPress): Promise<PressResult> {
-    this.presses.push(press);
+  protected decide(press: ButtonPress): PressResult {
     if (press.kind === "control") return { status: "accepted", message: "Stopping." };
     const waiting = this.waiting;
     if (waiting === undefined || waiting.pendingId !== press.pendingId) {
@@ -98,13 +80,7 @@ export class FakeService implements ConversationService {
     return { status: "accepted", message: `Recorded ${press.action}.` };
   }
 
-  async command(
-    _target: ThreadTarget,
-    user: PlatformUser,
-    name: string,
-    args: readonly string[],
-  ): Promise<string> {
-    this.commands.push([name, ...args].join(" "));
+  protected reply({ user, name }: RecordedCommand): string {
     return `${name} for ${user.name}: ok`;
   }
 }

@@ -10,14 +10,10 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import type {
   ButtonPress,
-  ConversationService,
   InboundMessage,
-  PlatformUser,
   PressResult,
   ReceiveResult,
   ThreadOutput,
-  ThreadOutputFactory,
-  ThreadTarget,
 } from "../../../src/sessions/contracts.js";
 import {
   TelegramChannel,
@@ -29,6 +25,7 @@ import {
   type FakeUser,
   startFakeTelegram,
 } from "../../fakes/fake-telegram/fake-telegram.js";
+import { type RecordedCommand, RecordingService } from "../../support/recording-service.js";
 
 export const ALICE: FakeUser = { id: 1001, first_name: "Alice", username: "alice" };
 export const BOB: FakeUser = { id: 1002, first_name: "Bob", username: "bob" };
@@ -41,13 +38,7 @@ export const OPEN_GROUP: FakeChat = { id: -100300, type: "supergroup", title: "O
 export const FORUM: FakeChat = { id: -100400, type: "supergroup", title: "Forum", is_forum: true };
 
 /** A ConversationService double: records everything, runs `onReceive` as the "turn". */
-export class ScriptedService implements ConversationService {
-  readonly factories = new Map<string, ThreadOutputFactory>();
-  readonly received: InboundMessage[] = [];
-  readonly presses: ButtonPress[] = [];
-  readonly commands: { target: ThreadTarget; user: PlatformUser; name: string; args: readonly string[] }[] =
-    [];
-  private readonly seen = new Set<string>();
+export class ScriptedService extends RecordingService {
   onReceive: (message: InboundMessage, output: ThreadOutput) => Promise<void> | void = () => {};
   onPress: (press: ButtonPress) => PressResult | Promise<PressResult> = () => ({
     status: "accepted",
@@ -55,36 +46,16 @@ export class ScriptedService implements ConversationService {
   });
   readonly turns: Promise<void>[] = [];
 
-  registerOutput(platform: string, factory: ThreadOutputFactory): void {
-    this.factories.set(platform, factory);
-  }
-
-  output(target: ThreadTarget): ThreadOutput {
-    const factory = this.factories.get(target.platform);
-    if (!factory) throw new Error(`no output for ${target.platform}`);
-    return factory(target);
-  }
-
-  async receive(message: InboundMessage): Promise<ReceiveResult> {
-    if (message.dedupeKeys.some((key) => this.seen.has(key))) return { status: "duplicate" };
-    for (const key of message.dedupeKeys) this.seen.add(key);
-    this.received.push(message);
+  protected handle(message: InboundMessage): ReceiveResult {
     this.turns.push(Promise.resolve(this.onReceive(message, this.output(message.target))));
     return { status: "started" };
   }
 
-  async press(press: ButtonPress): Promise<PressResult> {
-    this.presses.push(press);
+  protected decide(press: ButtonPress): PressResult | Promise<PressResult> {
     return this.onPress(press);
   }
 
-  async command(
-    target: ThreadTarget,
-    user: PlatformUser,
-    name: string,
-    args: readonly string[],
-  ): Promise<string> {
-    this.commands.push({ target, user, name, args });
+  protected reply({ name, args }: RecordedCommand): string {
     return `ran ${name}${args.length ? ` ${args.join(" ")}` : ""}`;
   }
 }
