@@ -31,7 +31,7 @@ import { engineFactory } from "../test/channels/telegram/stack.js";
 
 const LEVELS = [1, 50, 200] as const;
 type Level = (typeof LEVELS)[number];
-const MESSAGES_PER_LEVEL: Readonly<Record<Level, number>> = { 1: 300, 50: 1_500, 200: 2_000 };
+const MESSAGES_PER_LEVEL: Readonly<Record<Level, number>> = { 1: 1_000, 50: 2_000, 200: 2_000 };
 const WARMUP_MESSAGES = 300;
 const ROUNDS = 3;
 const COUNTED_THREADS = 20;
