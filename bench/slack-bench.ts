@@ -13,34 +13,31 @@
  * each figure is the median round, so a noisy shared host does not favour one subject.
  * Writes bench/results/slack.json and bench/results/slack.md.
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { App, LogLevel } from "@slack/bolt";
 import pino from "pino";
 import { SlackChannel } from "../src/channels/slack/slack-channel.js";
-import { agentEvent } from "../src/engine/events.js";
-import type { ModelMessage } from "../src/engine/messages.js";
-import { PermissionEngine } from "../src/engine/permissions/permission-engine.js";
-import type {
-  ProviderClient,
-  ProviderRequest,
-  ProviderStreamEvent,
-} from "../src/engine/provider/provider.js";
-import { TurnEngine } from "../src/engine/turn-engine.js";
-import type {
-  ConversationService,
-  InboundMessage,
-  PressResult,
-  ReceiveResult,
-  ThreadOutputFactory,
-} from "../src/sessions/contracts.js";
-import { SessionManager } from "../src/sessions/session-manager.js";
-import { createStore } from "../src/store/create-store.js";
-import { ToolRegistry } from "../src/tools/registry.js";
+import type { ConversationService } from "../src/sessions/contracts.js";
 import { type ApiCall, type FakeSlack, startFakeSlack } from "../test/fakes/fake-slack/index.js";
+import { stopStack } from "../test/support/session-stack.js";
 import { type StackRatio, stackGoalLine, stackMeetsGoal } from "./stack-goal.js";
+import { InstantService, instantStack } from "./support/instant.js";
+import {
+  channelGoalLine,
+  channelMeetsGoal,
+  hostLine,
+  percentile,
+  ratiosByRow,
+  type Row,
+  round1,
+  rowsFor,
+  sampleRss,
+  subjectRatios,
+  writeResults,
+} from "./support/report.js";
 
 const LEVELS = [1, 50, 200] as const;
 type Level = (typeof LEVELS)[number];
@@ -50,57 +47,7 @@ const WARMUP_MESSAGES = 100;
 const ROUNDS = 3;
 const WORKERS = 200;
 const GOAL_RATIO = 0.5;
-const RESULTS_DIR = path.resolve(import.meta.dirname, "results");
 const silent = pino({ level: "silent" });
-
-/** Answers every prompt at once with one short text step. */
-class InstantModel implements ProviderClient {
-  async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
-    const last = [...request.messages].reverse().find((m: ModelMessage) => m.role === "user");
-    const text = `You said: ${typeof last?.content === "string" ? last.content : "…"}`;
-    yield { type: "text-delta", delta: text };
-    yield { type: "step-finished", text, toolCalls: [], finishReason: "stop", usage: undefined };
-  }
-}
-
-/** A session layer that answers at once (what the channel alone costs). */
-class InstantService implements ConversationService {
-  private factory: ThreadOutputFactory | undefined;
-
-  registerOutput(_platform: string, factory: ThreadOutputFactory): void {
-    this.factory = factory;
-  }
-
-  async receive(message: InboundMessage): Promise<ReceiveResult> {
-    const renderer = this.factory!(message.target).beginTurn({
-      sessionId: message.target.thread ?? "",
-      turnId: "t",
-    });
-    const text = `You said: ${message.text}`;
-    void (async () => {
-      await renderer.handle(agentEvent({ type: "text-delta", delta: text }));
-      await renderer.handle(
-        agentEvent({
-          type: "turn-completed",
-          status: "completed",
-          iterations: 1,
-          finalText: text,
-          usage: undefined,
-        }),
-      );
-      await renderer.close();
-    })();
-    return { status: "started" };
-  }
-
-  async press(): Promise<PressResult> {
-    return { status: "invalid", message: "no buttons in the benchmark" };
-  }
-
-  async command(): Promise<string> {
-    return "no commands in the benchmark";
-  }
-}
 
 interface LevelFigures {
   readonly threads: number;
@@ -111,9 +58,7 @@ interface LevelFigures {
   readonly peakRssMb: number;
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
+const threadsOf = (figures: LevelFigures) => figures.threads;
 
 const hasStop = (blocks: unknown): boolean => JSON.stringify(blocks ?? []).includes("coworker_stop");
 
@@ -139,10 +84,7 @@ async function drive(fake: FakeSlack, threads: number, total: number): Promise<L
   const replyMs: number[] = [];
   const acks: Promise<number>[] = [];
   let sent = 0;
-  let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
-  }, 20);
+  const rss = sampleRss();
   const send = (worker: number) => {
     sent += 1;
     const posted = fake.userPosts({ user: `UB${worker}`, channel: `DB${worker}`, text: `m${sent}` });
@@ -166,17 +108,16 @@ async function drive(fake: FakeSlack, threads: number, total: number): Promise<L
     for (let worker = 0; worker < threads && sent < total; worker += 1) send(worker);
   });
   const seconds = (performance.now() - started) / 1000;
-  clearInterval(sampler);
+  const peakRssMb = rss.stop();
   const ackSorted = (await Promise.all(acks)).sort((a, b) => a - b);
   const replySorted = [...replyMs].sort((a, b) => a - b);
-  const round = (value: number) => Number(value.toFixed(1));
   return {
     threads,
     messages: total,
     repliesPerSecond: Math.round(total / seconds),
-    ackMs: { p50: round(percentile(ackSorted, 50)), p99: round(percentile(ackSorted, 99)) },
-    replyMs: { p50: round(percentile(replySorted, 50)), p99: round(percentile(replySorted, 99)) },
-    peakRssMb: Math.round(peakRss / 1_048_576),
+    ackMs: { p50: round1(percentile(ackSorted, 50)), p99: round1(percentile(ackSorted, 99)) },
+    replyMs: { p50: round1(percentile(replySorted, 50)), p99: round1(percentile(replySorted, 99)) },
+    peakRssMb,
   };
 }
 
@@ -250,71 +191,31 @@ async function channelOnly(fake: FakeSlack): Promise<LevelFigures[]> {
 
 async function fullStack(fake: FakeSlack): Promise<LevelFigures[]> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "slack-bench-"));
-  const store = await createStore({ url: undefined, dataDir });
-  const manager = new SessionManager({
-    store,
-    createEngine: (ctx) =>
-      new TurnEngine({
-        provider: new InstantModel(),
-        registry: new ToolRegistry(),
-        permissions: new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] }),
-        instructions: "You are a helpful coworker.",
-        grants: ctx.grants,
-        facts: ctx.facts,
-        approver: ctx.approver,
-        asker: ctx.asker,
-        planApprover: ctx.planApprover,
-        audit: ctx.audit,
-        persistence: ctx.persistence,
-        onModeChange: ctx.onModeChange,
-      }),
-    defaults: { model: "instant", provider: "instant", mode: "interactive", maxSteps: 5, queueMode: "steer" },
-    approvals: { approvers: [], ttlMs: 3_600_000 },
-    maxSessionsInMemory: 1_000,
-    workspace: { root: path.join(dataDir, "workspace"), context: "" },
-    auditLogPath: path.join(dataDir, "audit.jsonl"),
-    logger: silent,
-  });
+  const { store, manager } = await instantStack(undefined, dataDir);
   const channel = slackChannel(fake, manager, dataDir);
   await manager.start();
   await channel.start();
   try {
     return await measureLevels(fake, MESSAGES_PER_LEVEL);
   } finally {
-    await channel.stop();
-    await manager.drain(2_000);
-    await store.close();
+    await stopStack({ channel, manager, store }, 2_000);
     await rm(dataDir, { recursive: true, force: true });
   }
 }
 
-interface Row {
-  readonly subject: string;
-  readonly figures: LevelFigures;
-  readonly ratio: number;
-}
-
-function rowsFor(subject: string, ours: readonly LevelFigures[], floor: readonly LevelFigures[]): Row[] {
-  return ours.map((figures, index) => ({
-    subject,
-    figures,
-    ratio: Number((figures.repliesPerSecond / (floor[index] as LevelFigures).repliesPerSecond).toFixed(2)),
-  }));
-}
-
 function markdown(
   generatedAt: string,
-  rows: readonly Row[],
+  rows: readonly Row<LevelFigures>[],
   meetsGoal: boolean,
   stackRatios: readonly StackRatio[],
 ): string {
-  const line = (row: Row) =>
+  const line = (row: Row<LevelFigures>) =>
     `| ${row.subject} | ${row.figures.threads} | ${row.figures.repliesPerSecond} | ${row.ratio} | ` +
     `${row.figures.ackMs.p50} / ${row.figures.ackMs.p99} | ${row.figures.replyMs.p50} / ${row.figures.replyMs.p99} | ${row.figures.peakRssMb} |`;
   return [
     "# Slack channel benchmark",
     "",
-    `${generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus()[0]?.model ?? "cpu"}`,
+    hostLine(generatedAt),
     "",
     "Closed-loop DMs against the fake Slack (Web API + Socket Mode on loopback), one message in flight per thread, all in one process.",
     "- **echo**: a bare Bolt app in Socket Mode (`say` into the thread) — the floor.",
@@ -329,7 +230,7 @@ function markdown(
     "|---|---|---|---|---|---|---|",
     ...rows.map(line),
     "",
-    `Goal: channel ratio ≥ ${GOAL_RATIO} at every level — ${meetsGoal ? "✅ met" : "❌ not met"}.`,
+    channelGoalLine(GOAL_RATIO, meetsGoal),
     "",
     stackGoalLine("the full stack (inbound → finished reply)", stackRatios, GOAL_RATIO),
     "",
@@ -363,10 +264,8 @@ export async function run(): Promise<Record<string, unknown>> {
       ...rowsFor("channel", channel, echo),
       ...rowsFor("full stack", stack, echo),
     ];
-    const meetsGoal = rows.filter((row) => row.subject === "channel").every((row) => row.ratio >= GOAL_RATIO);
-    const stackRatios = rows
-      .filter((row) => row.subject === "full stack")
-      .map((row) => ({ level: row.figures.threads, ratio: row.ratio }));
+    const meetsGoal = channelMeetsGoal(rows, GOAL_RATIO);
+    const stackRatios = subjectRatios(rows, "full stack", threadsOf);
     const stackGoal = stackMeetsGoal(stackRatios, GOAL_RATIO);
     const generatedAt = new Date().toISOString();
     const results = {
@@ -377,13 +276,11 @@ export async function run(): Promise<Record<string, unknown>> {
       stackMeetsGoal: stackGoal,
       rows,
     };
-    await mkdir(RESULTS_DIR, { recursive: true });
-    await writeFile(path.join(RESULTS_DIR, "slack.json"), `${JSON.stringify(results, null, 2)}\n`);
-    await writeFile(path.join(RESULTS_DIR, "slack.md"), markdown(generatedAt, rows, meetsGoal, stackRatios));
+    await writeResults("slack", results, markdown(generatedAt, rows, meetsGoal, stackRatios));
     return {
       meetsGoal,
       stackMeetsGoal: stackGoal,
-      ratios: Object.fromEntries(rows.map((row) => [`${row.subject}@${row.figures.threads}`, row.ratio])),
+      ratios: ratiosByRow(rows, threadsOf),
     };
   } finally {
     await fake.close();

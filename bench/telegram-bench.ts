@@ -10,7 +10,7 @@
  * Writes bench/results/telegram.json and bench/results/telegram.md.
  */
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -19,30 +19,28 @@ import { run as runBot } from "@grammyjs/runner";
 import { Bot } from "grammy";
 import pino from "pino";
 import { TelegramChannel, type TelegramChannelOptions } from "../src/channels/telegram/telegram-channel.js";
-import { agentEvent } from "../src/engine/events.js";
-import type { ModelMessage } from "../src/engine/messages.js";
-import type {
-  ProviderClient,
-  ProviderRequest,
-  ProviderStreamEvent,
-} from "../src/engine/provider/provider.js";
-import type {
-  ConversationService,
-  InboundMessage,
-  PressResult,
-  ReceiveResult,
-  ThreadOutputFactory,
-} from "../src/sessions/contracts.js";
-import { SessionManager } from "../src/sessions/session-manager.js";
-import { createStore } from "../src/store/create-store.js";
-import { ToolRegistry } from "../src/tools/registry.js";
-import { engineFactory } from "../test/channels/telegram/stack.js";
+import type { ConversationService } from "../src/sessions/contracts.js";
 import {
   type FakeTelegram,
   type RecordedCall,
   startFakeTelegram,
 } from "../test/fakes/fake-telegram/fake-telegram.js";
-import { type StackRatio, stackGoalLine, stackMeetsGoal } from "./stack-goal.js";
+import { stopStack } from "../test/support/session-stack.js";
+import { stackGoalLine, stackMeetsGoal } from "./stack-goal.js";
+import { InstantService, instantStack } from "./support/instant.js";
+import {
+  channelGoalLine,
+  channelMeetsGoal,
+  hostLine,
+  percentile,
+  ratiosByRow,
+  type Row,
+  round1,
+  rowsFor,
+  sampleRss,
+  subjectRatios,
+  writeResults,
+} from "./support/report.js";
 
 const LEVELS = [1, 50, 200] as const;
 /** Messages per level: enough rounds for a stable rate, bounded for a quick run. */
@@ -52,61 +50,11 @@ const GOAL_RATIO = 0.5;
 const MEMORY_STACK = "stack (memory store)";
 const SQLITE_STACK = "stack (SQLite store)";
 const FIRST_USER = 500_000;
-const RESULTS_DIR = path.resolve(import.meta.dirname, "results");
 const ROOMY_LIMITS = {
   perChat: { ratePerSecond: 10_000, burst: 10_000 },
   perGroup: { ratePerSecond: 10_000, burst: 10_000 },
   global: { ratePerSecond: 100_000, burst: 100_000 },
 };
-
-/** Answers every prompt at once with one short text step. */
-class InstantEchoProvider implements ProviderClient {
-  async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
-    const last = [...request.messages].reverse().find((m: ModelMessage) => m.role === "user");
-    const text = `You said: ${typeof last?.content === "string" ? last.content : "…"}`;
-    yield { type: "text-delta", delta: text };
-    yield { type: "step-finished", text, toolCalls: [], finishReason: "stop", usage: undefined };
-  }
-}
-
-/** The session layer reduced to nothing: every message is answered at once (the channel's own cost). */
-class InstantService implements ConversationService {
-  private factory: ThreadOutputFactory | undefined;
-
-  registerOutput(_platform: string, factory: ThreadOutputFactory): void {
-    this.factory = factory;
-  }
-
-  async receive(message: InboundMessage): Promise<ReceiveResult> {
-    const renderer = this.factory!(message.target).beginTurn({
-      sessionId: message.target.channel,
-      turnId: message.dedupeKeys[0]!,
-    });
-    const text = `You said: ${message.text}`;
-    void (async () => {
-      await renderer.handle(agentEvent({ type: "text-delta", delta: text }));
-      await renderer.handle(
-        agentEvent({
-          type: "turn-completed",
-          status: "completed",
-          iterations: 1,
-          finalText: text,
-          usage: undefined,
-        }),
-      );
-      await renderer.close();
-    })();
-    return { status: "started" };
-  }
-
-  async press(): Promise<PressResult> {
-    return { status: "invalid", message: "no buttons in the benchmark" };
-  }
-
-  async command(): Promise<string> {
-    return "no commands in the benchmark";
-  }
-}
 
 interface LevelFigures {
   readonly chats: number;
@@ -116,9 +64,7 @@ interface LevelFigures {
   readonly peakRssMb: number;
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
+const chatsOf = (figures: LevelFigures) => figures.chats;
 
 /**
  * Drive `chats` private chats in closed loops until `total` replies arrived; a reply is the bot's
@@ -128,10 +74,7 @@ async function drive(tg: FakeTelegram, chats: number, total: number, offset: num
   const sentAt = new Map<number, number>();
   const latencies: number[] = [];
   let sent = 0;
-  let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
-  }, 20);
+  const rss = sampleRss();
   const send = (chat: number) => {
     sent++;
     sentAt.set(chat, performance.now());
@@ -159,19 +102,18 @@ async function drive(tg: FakeTelegram, chats: number, total: number, offset: num
     for (let i = 0; i < chats && sent < total; i++) send(FIRST_USER + offset + i);
   });
   const seconds = (performance.now() - started) / 1000;
-  clearInterval(sampler);
+  const peakRssMb = rss.stop();
   const sorted = [...latencies].sort((a, b) => a - b);
-  const round = (value: number) => Number(value.toFixed(1));
   return {
     chats,
     messages: total,
     repliesPerSecond: Math.round(total / seconds),
     latencyMs: {
-      p50: round(percentile(sorted, 50)),
-      p95: round(percentile(sorted, 95)),
-      max: round(sorted.at(-1) ?? 0),
+      p50: round1(percentile(sorted, 50)),
+      p95: round1(percentile(sorted, 95)),
+      max: round1(sorted.at(-1) ?? 0),
     },
-    peakRssMb: Math.round(peakRss / 1_048_576),
+    peakRssMb,
   };
 }
 
@@ -221,26 +163,14 @@ async function channelOnly(tg: FakeTelegram): Promise<LevelFigures[]> {
  */
 async function fullStack(tg: FakeTelegram, storeUrl: string | undefined): Promise<LevelFigures[]> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "tg-bench-"));
-  const store = await createStore({ url: storeUrl, dataDir });
-  const manager = new SessionManager({
-    store,
-    createEngine: engineFactory(new InstantEchoProvider(), new ToolRegistry()),
-    defaults: { model: "instant", provider: "instant", mode: "interactive", maxSteps: 5, queueMode: "steer" },
-    approvals: { approvers: [], ttlMs: 3_600_000 },
-    maxSessionsInMemory: 1000,
-    workspace: { root: path.join(dataDir, "workspace"), context: "" },
-    auditLogPath: path.join(dataDir, "audit.jsonl"),
-    logger: pino({ level: "silent" }),
-  });
+  const { store, manager } = await instantStack(storeUrl, dataDir);
   const channel = new TelegramChannel(channelOptions(tg, manager, dataDir));
   await manager.start();
   await channel.start();
   try {
     return await measureLevels(tg);
   } finally {
-    await channel.stop();
-    await manager.drain(2000);
-    await store.close();
+    await stopStack({ channel, manager, store }, 2000);
     await rm(dataDir, { recursive: true, force: true });
   }
 }
@@ -256,35 +186,14 @@ async function echoBot(tg: FakeTelegram): Promise<LevelFigures[]> {
   }
 }
 
-interface Row {
-  readonly subject: string;
-  readonly figures: LevelFigures;
-  readonly ratio: number;
-}
-
-function rowsFor(subject: string, ours: readonly LevelFigures[], floor: readonly LevelFigures[]): Row[] {
-  return ours.map((figures, index) => ({
-    subject,
-    figures,
-    ratio: Number((figures.repliesPerSecond / floor[index]!.repliesPerSecond).toFixed(2)),
-  }));
-}
-
-/** The ratios of one stack subject's rows, per level. */
-function stackRatios(rows: readonly Row[], subject: string): StackRatio[] {
-  return rows
-    .filter((row) => row.subject === subject)
-    .map((row) => ({ level: row.figures.chats, ratio: row.ratio }));
-}
-
-function markdown(generatedAt: string, rows: readonly Row[], meetsGoal: boolean): string {
-  const line = (row: Row) =>
+function markdown(generatedAt: string, rows: readonly Row<LevelFigures>[], meetsGoal: boolean): string {
+  const line = (row: Row<LevelFigures>) =>
     `| ${row.subject} | ${row.figures.chats} | ${row.figures.repliesPerSecond} | ${row.ratio} | ` +
     `${row.figures.latencyMs.p50} / ${row.figures.latencyMs.p95} | ${row.figures.peakRssMb} |`;
   return [
     "# Telegram channel benchmark",
     "",
-    `${generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus()[0]?.model ?? "cpu"}`,
+    hostLine(generatedAt),
     "",
     "Closed-loop private chats against the fake Bot API (one message in flight per chat). Each subject runs in a",
     `child process of its own on a fresh fake; the subjects alternate ${ROUNDS} times and each keeps its best round per`,
@@ -301,15 +210,15 @@ function markdown(generatedAt: string, rows: readonly Row[], meetsGoal: boolean)
     "|---|---|---|---|---|---|",
     ...rows.map(line),
     "",
-    `Goal: channel ratio ≥ ${GOAL_RATIO} at every level — ${meetsGoal ? "✅ met" : "❌ not met"}.`,
+    channelGoalLine(GOAL_RATIO, meetsGoal),
     "",
     stackGoalLine(
       "the stack on SQLite (inbound → finished reply)",
-      stackRatios(rows, SQLITE_STACK),
+      subjectRatios(rows, SQLITE_STACK, chatsOf),
       GOAL_RATIO,
     ),
     "",
-    stackGoalLine("the stack on the memory store", stackRatios(rows, MEMORY_STACK), GOAL_RATIO),
+    stackGoalLine("the stack on the memory store", subjectRatios(rows, MEMORY_STACK, chatsOf), GOAL_RATIO),
     "",
   ].join("\n");
 }
@@ -371,7 +280,7 @@ export async function run(): Promise<Record<string, unknown>> {
     ...rowsFor(MEMORY_STACK, best(rounds["stack-memory"]), echo),
     ...rowsFor(SQLITE_STACK, best(rounds["stack-sqlite"]), echo),
   ];
-  const meetsGoal = rows.filter((row) => row.subject === "channel").every((row) => row.ratio >= GOAL_RATIO);
+  const meetsGoal = channelMeetsGoal(rows, GOAL_RATIO);
   const generatedAt = new Date().toISOString();
   const results: Record<string, unknown> = {
     generatedAt,
@@ -380,15 +289,13 @@ export async function run(): Promise<Record<string, unknown>> {
     loadAverage: os.loadavg().map((load) => Number(load.toFixed(2))),
     goalRatio: GOAL_RATIO,
     meetsGoal,
-    stackMeetsGoal: stackMeetsGoal(stackRatios(rows, SQLITE_STACK), GOAL_RATIO),
+    stackMeetsGoal: stackMeetsGoal(subjectRatios(rows, SQLITE_STACK, chatsOf), GOAL_RATIO),
     rows,
   };
-  await mkdir(RESULTS_DIR, { recursive: true });
-  await writeFile(path.join(RESULTS_DIR, "telegram.json"), `${JSON.stringify(results, null, 2)}\n`);
-  await writeFile(path.join(RESULTS_DIR, "telegram.md"), markdown(generatedAt, rows, meetsGoal));
+  await writeResults("telegram", results, markdown(generatedAt, rows, meetsGoal));
   return {
     meetsGoal,
-    ratios: Object.fromEntries(rows.map((row) => [`${row.subject}@${row.figures.chats}`, row.ratio])),
+    ratios: ratiosByRow(rows, chatsOf),
   };
 }
 

@@ -1,0 +1,100 @@
+/**
+ * The instant subjects of the channel benchmarks, so a run measures our code rather than a model:
+ * a model that answers every prompt at once, a session layer that answers every message at once
+ * (what a channel alone costs), and the real session stack (SessionManager → TurnEngine) on that
+ * model.
+ */
+import path from "node:path";
+import { agentEvent } from "../../src/engine/events.js";
+import type { ModelMessage } from "../../src/engine/messages.js";
+import type {
+  ProviderClient,
+  ProviderRequest,
+  ProviderStreamEvent,
+} from "../../src/engine/provider/provider.js";
+import type {
+  ConversationService,
+  InboundMessage,
+  PressResult,
+  ReceiveResult,
+  ThreadOutputFactory,
+} from "../../src/sessions/contracts.js";
+import type { SessionManager } from "../../src/sessions/session-manager.js";
+import { createStore } from "../../src/store/create-store.js";
+import type { Store } from "../../src/store/store.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { buildSessionManager, engineFactory } from "../../test/support/session-stack.js";
+
+/** Answers every prompt at once with one short text step. */
+export class InstantModel implements ProviderClient {
+  async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
+    const last = [...request.messages].reverse().find((m: ModelMessage) => m.role === "user");
+    const text = `You said: ${typeof last?.content === "string" ? last.content : "…"}`;
+    yield { type: "text-delta", delta: text };
+    yield { type: "step-finished", text, toolCalls: [], finishReason: "stop", usage: undefined };
+  }
+}
+
+/** The session layer reduced to nothing: every message is answered at once (the channel's own cost). */
+export class InstantService implements ConversationService {
+  private factory: ThreadOutputFactory | undefined;
+
+  registerOutput(_platform: string, factory: ThreadOutputFactory): void {
+    this.factory = factory;
+  }
+
+  async receive(message: InboundMessage): Promise<ReceiveResult> {
+    const renderer = this.factory!(message.target).beginTurn({
+      sessionId: message.target.channel,
+      turnId: message.dedupeKeys[0]!,
+    });
+    const text = `You said: ${message.text}`;
+    void (async () => {
+      await renderer.handle(agentEvent({ type: "text-delta", delta: text }));
+      await renderer.handle(
+        agentEvent({
+          type: "turn-completed",
+          status: "completed",
+          iterations: 1,
+          finalText: text,
+          usage: undefined,
+        }),
+      );
+      await renderer.close();
+    })();
+    return { status: "started" };
+  }
+
+  async press(): Promise<PressResult> {
+    return { status: "invalid", message: "no buttons in the benchmark" };
+  }
+
+  async command(): Promise<string> {
+    return "no commands in the benchmark";
+  }
+}
+
+/** A started-to-be session stack on the instant model. */
+export interface InstantStack {
+  readonly store: Store;
+  readonly manager: SessionManager;
+}
+
+/**
+ * The session stack on the instant model, no tools: its store at `storeUrl` (undefined = the
+ * default SQLite file, "memory:" to leave the database out) in `dataDir`, the workspace below it.
+ */
+export async function instantStack(storeUrl: string | undefined, dataDir: string): Promise<InstantStack> {
+  const store = await createStore({ url: storeUrl, dataDir });
+  const manager = buildSessionManager({
+    store,
+    createEngine: engineFactory(new InstantModel(), new ToolRegistry()),
+    dataDir,
+    workspaceRoot: path.join(dataDir, "workspace"),
+    model: "instant",
+    provider: "instant",
+    maxSteps: 5,
+    maxSessionsInMemory: 1_000,
+  });
+  return { store, manager };
+}

@@ -1,0 +1,96 @@
+/**
+ * Measuring and reporting shared by the channel benchmarks: percentiles, the peak RSS while a level
+ * runs, rows with their ratio to the echo floor, the goal checks, the Markdown lines every report
+ * has, and writing bench/results/<name>.json and .md.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { StackRatio } from "../stack-goal.js";
+
+const RESULTS_DIR = path.resolve(import.meta.dirname, "..", "results");
+
+/** The `p`th percentile of ascending values (0 when there are none). */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+/** A figure to one decimal. */
+export function round1(value: number): number {
+  return Number(value.toFixed(1));
+}
+
+/** Samples the process's RSS every 20 ms until `stop`, which returns the peak in MB. */
+export function sampleRss(): { stop(): number } {
+  let peak = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  return {
+    stop: () => {
+      clearInterval(sampler);
+      return Math.round(peak / 1_048_576);
+    },
+  };
+}
+
+/** One subject's figures at one level, with its throughput as a share of the echo floor's. */
+export interface Row<F> {
+  readonly subject: string;
+  readonly figures: F;
+  readonly ratio: number;
+}
+
+/** A subject's rows, level by level against the floor's figures. */
+export function rowsFor<F extends { readonly repliesPerSecond: number }>(
+  subject: string,
+  ours: readonly F[],
+  floor: readonly F[],
+): Row<F>[] {
+  return ours.map((figures, index) => ({
+    subject,
+    figures,
+    ratio: Number((figures.repliesPerSecond / floor[index]!.repliesPerSecond).toFixed(2)),
+  }));
+}
+
+/** Whether the channel subject reaches `goal` at every level. */
+export function channelMeetsGoal(rows: readonly Row<unknown>[], goal: number): boolean {
+  return rows.filter((row) => row.subject === "channel").every((row) => row.ratio >= goal);
+}
+
+/** One subject's ratios per level (`levelOf` reads the level from its figures). */
+export function subjectRatios<F>(
+  rows: readonly Row<F>[],
+  subject: string,
+  levelOf: (figures: F) => number,
+): StackRatio[] {
+  return rows
+    .filter((row) => row.subject === subject)
+    .map((row) => ({ level: levelOf(row.figures), ratio: row.ratio }));
+}
+
+/** Every row's ratio, keyed "subject@level". */
+export function ratiosByRow<F>(
+  rows: readonly Row<F>[],
+  levelOf: (figures: F) => number,
+): Record<string, number> {
+  return Object.fromEntries(rows.map((row) => [`${row.subject}@${levelOf(row.figures)}`, row.ratio]));
+}
+
+/** The report's line saying when and on what it ran. */
+export function hostLine(generatedAt: string): string {
+  return `${generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus()[0]?.model ?? "cpu"}`;
+}
+
+/** The report's line on the channel goal. */
+export function channelGoalLine(goal: number, meetsGoal: boolean): string {
+  return `Goal: channel ratio ≥ ${goal} at every level — ${meetsGoal ? "✅ met" : "❌ not met"}.`;
+}
+
+/** Write bench/results/<name>.json (the figures) and <name>.md (the report). */
+export async function writeResults(name: string, results: unknown, markdown: string): Promise<void> {
+  await mkdir(RESULTS_DIR, { recursive: true });
+  await writeFile(path.join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);
+  await writeFile(path.join(RESULTS_DIR, `${name}.md`), markdown);
+}
