@@ -99,37 +99,57 @@ function result(outcome: Outcome): ToolResult {
   return outcome.ok ? ok(outcome.message) : fail(outcome.message);
 }
 
+/** What differs between the tools that act on one channel for the calling session. */
+interface ChannelToolSpec<Schema extends z.ZodType<{ readonly channel: string }>> {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Schema;
+  readonly concurrent: boolean;
+  /** Changes what the session watches: refused in a turn woken by channel content. */
+  readonly changesWatch: boolean;
+  /** The service's answer for the caller. */
+  readonly run: (caller: Caller, args: z.infer<Schema>) => Promise<Outcome>;
+}
+
+/** A read-category tool on one channel, run for the calling session, answering with the outcome. */
+function channelTool<Schema extends z.ZodType<{ readonly channel: string }>>(
+  spec: ChannelToolSpec<Schema>,
+): AnyTool {
+  return defineTool({
+    name: spec.name,
+    description: spec.description,
+    inputSchema: spec.inputSchema,
+    category: "read",
+    risk: "low",
+    concurrent: spec.concurrent,
+    label: (args) => args.channel,
+    async execute(args, context) {
+      const caller = spec.changesWatch ? changingCaller(context.request) : callerOf(context.request);
+      if (typeof caller === "string") return fail(caller);
+      return result(await spec.run(caller, args));
+    },
+  });
+}
+
 /** Build the four subscription tools over a service. */
 export function createSubscriptionTools(service: SubscriptionToolsService): readonly AnyTool[] {
-  const subscribe = defineTool({
+  const subscribe = channelTool({
     name: "subscribe_channel",
     description:
       "Watch a Slack channel or Telegram group/topic for this conversation: matching new messages wake you here " +
       "(batched) as channel content, with the instructions given. Only for channels the person asking is a member of.",
     inputSchema: subscribeSchema,
-    category: "read",
-    risk: "low",
     concurrent: false,
-    label: (args) => args.channel,
-    async execute(args, context) {
-      const caller = changingCaller(context.request);
-      if (typeof caller === "string") return fail(caller);
-      return result(await service.subscribe(caller, args));
-    },
+    changesWatch: true,
+    run: (caller, args) => service.subscribe(caller, args),
   });
-  const unsubscribe = defineTool({
+  const unsubscribe = channelTool({
     name: "unsubscribe_channel",
     description: "Stop watching a channel for this conversation.",
     inputSchema: unsubscribeSchema,
-    category: "read",
-    risk: "low",
     concurrent: false,
-    label: (args) => args.channel,
-    async execute(args, context) {
-      const caller = changingCaller(context.request);
-      if (typeof caller === "string") return fail(caller);
-      return result(await service.remove(caller.sessionId, args.channel));
-    },
+    changesWatch: true,
+    run: (caller, args) => service.remove(caller.sessionId, args.channel),
   });
   const list = defineTool({
     name: "list_subscriptions",
@@ -147,21 +167,15 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
       return ok([`This conversation watches ${mine.length}:`, ...mine.map(subscriptionLine)].join("\n"));
     },
   });
-  const catchUp = defineTool({
+  const catchUp = channelTool({
     name: "catch_up",
     description:
       "Read the messages of a channel this conversation has not read yet (or those since a date), oldest first, " +
       "with author and time. Calling it again continues where it stopped. Only for channels the person asking is in.",
     inputSchema: catchUpSchema,
-    category: "read",
-    risk: "low",
     concurrent: true,
-    label: (args) => args.channel,
-    async execute(args, context) {
-      const caller = callerOf(context.request);
-      if (typeof caller === "string") return fail(caller);
-      return result(await service.catchUp(caller, args));
-    },
+    changesWatch: false,
+    run: (caller, args) => service.catchUp(caller, args),
   });
   return Object.freeze([subscribe, unsubscribe, list, catchUp]);
 }
