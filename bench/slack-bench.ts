@@ -18,9 +18,9 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { App, LogLevel } from "@slack/bolt";
-import pino from "pino";
 import { SlackChannel } from "../src/channels/slack/slack-channel.js";
 import type { ConversationService } from "../src/sessions/contracts.js";
+import { fakeSlackChannelOptions } from "../test/channels/slack/support.js";
 import { type ApiCall, type FakeSlack, startFakeSlack } from "../test/fakes/fake-slack/index.js";
 import { stopStack } from "../test/support/session-stack.js";
 import { type StackRatio, stackGoalLine, stackMeetsGoal } from "./stack-goal.js";
@@ -47,7 +47,6 @@ const WARMUP_MESSAGES = 100;
 const ROUNDS = 3;
 const WORKERS = 200;
 const GOAL_RATIO = 0.5;
-const silent = pino({ level: "silent" });
 
 interface LevelFigures {
   readonly threads: number;
@@ -143,19 +142,13 @@ function medianRounds(rounds: readonly (readonly LevelFigures[])[]): LevelFigure
 }
 
 function slackChannel(fake: FakeSlack, service: ConversationService, dataDir: string): SlackChannel {
-  return new SlackChannel({
-    botToken: fake.state.botToken,
-    appToken: fake.state.appToken,
-    apiUrl: fake.apiUrl,
-    requireMentionInThreads: false,
-    allowedUsers: [],
-    allowedChannels: [],
-    allowedBots: [],
-    fileMaxBytes: 1_048_576,
-    workspaceRoot: path.join(dataDir, "workspace"),
-    service,
-    logger: silent,
-  });
+  return new SlackChannel(
+    fakeSlackChannelOptions(fake, {
+      fileMaxBytes: 1_048_576,
+      workspaceRoot: path.join(dataDir, "workspace"),
+      service,
+    }),
+  );
 }
 
 async function echoApp(fake: FakeSlack): Promise<LevelFigures[]> {

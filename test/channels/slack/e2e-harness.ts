@@ -22,7 +22,7 @@ import { type FakeHandler, type FakeOpenAI, startFakeOpenAI } from "../../fakes/
 import { type FakeMessage, type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { sessionTestRegistry, ToolRuns } from "../../sessions/helpers/test-tools.js";
 import { buildSessionManager, engineFactory, stopStack } from "../../support/session-stack.js";
-import { blockTexts, silentLogger } from "./support.js";
+import { blockTexts, fakeSlackChannelOptions, silentLogger } from "./support.js";
 
 export const ANA = "U1ANA";
 export const BEN = "U2BEN";
@@ -92,21 +92,15 @@ async function startProcess(
     logger: silentLogger,
     overrides: extras.manager,
   });
-  const channel = new SlackChannel({
-    botToken: fake.state.botToken,
-    appToken: fake.state.appToken,
-    apiUrl: fake.apiUrl,
-    requireMentionInThreads: false,
-    allowedUsers: [],
-    allowedChannels: [],
-    allowedBots: [],
-    fileMaxBytes: 1_000_000,
-    workspaceRoot: dataDir,
-    service: manager,
-    logger: silentLogger,
-    render: { editIntervalMs: 50, ...render },
-    ...extras.channel,
-  });
+  const channel = new SlackChannel(
+    fakeSlackChannelOptions(fake, {
+      fileMaxBytes: 1_000_000,
+      workspaceRoot: dataDir,
+      service: manager,
+      render: { editIntervalMs: 50, ...render },
+      ...extras.channel,
+    }),
+  );
   await channel.start();
   const running: Process = { store, manager, channel, extras };
   await extras.started?.(running);

@@ -6,7 +6,7 @@ import { SlackChannel, type SlackChannelOptions } from "../../../src/channels/sl
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import type { ObservedMessage } from "../../../src/subscriptions/observed-message.js";
 import { FakeService } from "./fake-service.js";
-import { actionIds, silentLogger } from "./support.js";
+import { actionIds, fakeSlackChannelOptions, silentLogger } from "./support.js";
 
 let fake: FakeSlack;
 let service: FakeService;
@@ -15,21 +15,15 @@ let workspace: string;
 const BOT = "<@U0BOT>";
 
 async function startChannel(overrides: Partial<SlackChannelOptions> = {}): Promise<SlackChannel> {
-  channel = new SlackChannel({
-    botToken: fake.state.botToken,
-    appToken: fake.state.appToken,
-    apiUrl: fake.apiUrl,
-    requireMentionInThreads: false,
-    allowedUsers: [],
-    allowedChannels: [],
-    allowedBots: [],
-    fileMaxBytes: 1024,
-    workspaceRoot: workspace,
-    service,
-    logger: silentLogger,
-    render: { editIntervalMs: 20 },
-    ...overrides,
-  });
+  channel = new SlackChannel(
+    fakeSlackChannelOptions(fake, {
+      fileMaxBytes: 1024,
+      workspaceRoot: workspace,
+      service,
+      render: { editIntervalMs: 20 },
+      ...overrides,
+    }),
+  );
   await channel.start();
   return channel;
 }

@@ -10,6 +10,7 @@ import {
 } from "../../../src/channels/slack/slack-requirements.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { FakeService } from "./fake-service.js";
+import { fakeSlackChannelOptions } from "./support.js";
 
 let fake: FakeSlack | undefined;
 afterEach(async () => fake?.close());
@@ -33,19 +34,14 @@ describe("Slack app manifest", () => {
     fake.state.scopes = REQUIRED_BOT_SCOPES.filter((s) => s !== "files:read");
     const lines: string[] = [];
     const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
-    const channel = new SlackChannel({
-      botToken: fake.state.botToken,
-      appToken: fake.state.appToken,
-      apiUrl: fake.apiUrl,
-      requireMentionInThreads: false,
-      allowedUsers: [],
-      allowedChannels: [],
-      allowedBots: [],
-      fileMaxBytes: 1,
-      workspaceRoot: "/tmp",
-      service: new FakeService(),
-      logger,
-    });
+    const channel = new SlackChannel(
+      fakeSlackChannelOptions(fake, {
+        fileMaxBytes: 1,
+        workspaceRoot: "/tmp",
+        service: new FakeService(),
+        logger,
+      }),
+    );
     await channel.start();
     await channel.stop();
     const warning = lines.map((l) => JSON.parse(l)).find((l) => l.msg?.includes("lacks scopes"));

@@ -1,5 +1,6 @@
 /**
- * Shared set-up for the Slack channel tests: a silent logger, clients pointed at a fake Slack,
+ * Shared set-up for the Slack channel tests: a silent logger, SlackChannel options and clients
+ * pointed at a fake Slack,
  * a ThreadOutput factory with fast render settings, and event builders.
  */
 import pino from "pino";
@@ -7,6 +8,7 @@ import { type AgentEvent, agentEvent } from "../../../src/engine/events.js";
 import type { ThreadTarget } from "../../../src/sessions/contracts.js";
 import { createClients, type SlackClients } from "../../../src/channels/slack/slack-api.js";
 import { CapabilityLatch } from "../../../src/channels/slack/slack-capabilities.js";
+import type { SlackChannelOptions } from "../../../src/channels/slack/slack-channel.js";
 import {
   DEFAULT_RENDER_SETTINGS,
   type RenderSettings,
@@ -16,6 +18,28 @@ import { ThreadRegistry } from "../../../src/channels/slack/slack-threads.js";
 import type { FakeSlack } from "../../fakes/fake-slack/index.js";
 
 export const silentLogger = pino({ level: "silent" });
+
+/** What a test must give a SlackChannel on the fake Slack; anything else it gives overrides the defaults. */
+export type FakeSlackChannelSetup = Pick<SlackChannelOptions, "service" | "workspaceRoot" | "fileMaxBytes"> &
+  Partial<SlackChannelOptions>;
+
+/**
+ * SlackChannel options on the fake Slack in Socket Mode: no allow-lists, no mention needed in
+ * threads, a silent logger — with `setup` over them.
+ */
+export function fakeSlackChannelOptions(fake: FakeSlack, setup: FakeSlackChannelSetup): SlackChannelOptions {
+  return {
+    botToken: fake.state.botToken,
+    appToken: fake.state.appToken,
+    apiUrl: fake.apiUrl,
+    requireMentionInThreads: false,
+    allowedUsers: [],
+    allowedChannels: [],
+    allowedBots: [],
+    logger: silentLogger,
+    ...setup,
+  };
+}
 
 export function clientsFor(fake: FakeSlack): SlackClients {
   return createClients({ token: fake.state.botToken, slackApiUrl: fake.apiUrl, logger: silentLogger });
