@@ -1,17 +1,14 @@
-import { EventEmitter } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAssembly } from "../../src/app/assembly.js";
 import { planChannels } from "../../src/app/start-app.js";
-import { runCli } from "../../src/cli/run-cli.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import type { Env } from "../../src/config/env-overrides.js";
 import { type FakeBody, type FakeOpenAI, startFakeOpenAI } from "../fakes/fake-openai.js";
 import { type FakeSlack, startFakeSlack } from "../fakes/fake-slack/index.js";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/fake-telegram/fake-telegram.js";
-import { testIo } from "../cli/io.js";
 import { ALICE, ALICE_DM } from "../channels/telegram/harness.js";
 import { shown } from "../channels/slack/e2e-harness.js";
-import { makeProject } from "./run-coworker.js";
+import { makeProject, startCoworker } from "./run-coworker.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -33,20 +30,7 @@ async function modelThatSends(args: Record<string, string>): Promise<FakeOpenAI>
 
 /** `coworker start` with `env` (platform credentials); logs silenced; resolves with the run. */
 function start(env: Env, yaml = "") {
-  const project = makeProject(`log:\n  level: silent\n${yaml}`);
-  const signals = new EventEmitter();
-  const t = testIo(
-    project.dir,
-    {
-      COWORKER_CONFIG: project.configPath,
-      COWORKER_DATA_DIR: project.dataDir,
-      COWORKER_WORKSPACE: project.workspace,
-      ...env,
-    },
-    { signals },
-  );
-  const exited = runCli(["start"], t.io);
-  return { t, signals, exited };
+  return startCoworker(makeProject(`log:\n  level: silent\n${yaml}`), env);
 }
 
 function opsUrl(stderr: string): string {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { runCli } from "../../src/cli/run-cli.js";
+import type { Env } from "../../src/config/env-overrides.js";
 import { testIo } from "../cli/io.js";
 
 /** A temp project: its data dir and workspace, and a config with the ops server on port 0. */
@@ -68,20 +69,25 @@ function waitFor(
   });
 }
 
-/** Start `coworker start` on `project` against the model at `baseURL`. */
-export function runCoworker(project: Project, baseURL: string): RunningCoworker {
+/** `coworker start` on `project`, with `env` besides the project's paths: its IO, signal source and exit. */
+export function startCoworker(project: Project, env: Env = {}) {
   const signals = new EventEmitter();
   const t = testIo(
     project.dir,
     {
-      OPENAI_BASE_URL: baseURL,
       COWORKER_CONFIG: project.configPath,
       COWORKER_DATA_DIR: project.dataDir,
       COWORKER_WORKSPACE: project.workspace,
+      ...env,
     },
     { signals },
   );
-  const exited = runCli(["start"], t.io);
+  return { t, signals, exited: runCli(["start"], t.io) };
+}
+
+/** Start `coworker start` on `project` against the model at `baseURL`. */
+export function runCoworker(project: Project, baseURL: string): RunningCoworker {
+  const { t, signals, exited } = startCoworker(project, { OPENAI_BASE_URL: baseURL });
   return {
     stdin: t.stdin,
     signals,

@@ -1,20 +1,11 @@
-/**
- * Channel subscriptions under `coworker start` (the CLI's own assembly: conversation-assembly and
- * the Slack and Telegram starters) against the fake Slack, fake Bot API and fake model: the tools
- * are offered, each platform's directory is registered, channel messages wake the subscribing
- * conversation, and the subscriptions outlive a restart of the whole app.
- */
-import { EventEmitter } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/run-cli.js";
 import type { FakeBody } from "../fakes/fake-openai.js";
 import { startFakeOpenAI } from "../fakes/fake-openai.js";
 import { type FakeSlack, startFakeSlack } from "../fakes/fake-slack/index.js";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/fake-telegram/fake-telegram.js";
 import { shown } from "../channels/slack/e2e-harness.js";
 import { ALICE, ALICE_DM, BOB, GROUP } from "../channels/telegram/harness.js";
-import { makeProject, type Project } from "../app/run-coworker.js";
-import { testIo } from "../cli/io.js";
+import { makeProject, type Project, startCoworker } from "../app/run-coworker.js";
 import { call, PuppetModel, wakePrompts } from "./e2e-support.js";
 
 const closers: (() => Promise<void>)[] = [];
@@ -24,18 +15,7 @@ afterEach(async () => {
 
 /** `coworker start` on `project` with `env`; resolves once it has exited after SIGTERM via `stop`. */
 function coworker(project: Project, env: Record<string, string>) {
-  const signals = new EventEmitter();
-  const t = testIo(
-    project.dir,
-    {
-      COWORKER_CONFIG: project.configPath,
-      COWORKER_DATA_DIR: project.dataDir,
-      COWORKER_WORKSPACE: project.workspace,
-      ...env,
-    },
-    { signals },
-  );
-  const exited = runCli(["start"], t.io);
+  const { signals, exited } = startCoworker(project, env);
   return {
     stop: async () => {
       signals.emit("SIGTERM");
