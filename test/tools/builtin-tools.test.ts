@@ -1,20 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createBuiltinTools } from "../../src/tools/builtin-tools.js";
-import type { KeyValueSpace } from "../../src/store/store.js";
 import { MemoryStore } from "../../src/tools/memory/memory-store.js";
-import type { Messenger } from "../../src/tools/messaging/messenger.js";
-
-const unusedSpace: KeyValueSpace = {
-  get: async () => undefined,
-  set: async () => undefined,
-  delete: async () => false,
-  setIfAbsent: async () => true,
-};
-const messenger: Messenger = {
-  sendMessage: async () => ({ ok: true, where: "x" }),
-  sendFile: async () => ({ ok: true, where: "x" }),
-};
+import { unusedMessenger, unusedSpace } from "./support/unused-deps.js";
 
 describe("createBuiltinTools", () => {
   it("builds the file, shell and web tools, with the metadata the permission engine needs", () => {
@@ -40,7 +28,7 @@ describe("createBuiltinTools", () => {
     const tools = createBuiltinTools({
       workspace: { root: "/tmp/ws" },
       memory: { store: new MemoryStore(unusedSpace), savingEnabled: () => true },
-      messenger,
+      messenger: unusedMessenger,
     });
     expect(tools.slice(7).map((t) => [t.name, t.category])).toEqual([
       ["remember", "write"],
@@ -55,7 +43,7 @@ describe("createBuiltinTools", () => {
     const tools = createBuiltinTools({
       workspace: { root: "/tmp/ws" },
       memory: { store: new MemoryStore(unusedSpace), savingEnabled: () => true },
-      messenger,
+      messenger: unusedMessenger,
     });
     const args = Object.fromEntries(
       tools.map((t) => {

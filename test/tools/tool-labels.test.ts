@@ -7,27 +7,16 @@ import { interactiveTools } from "../../src/tools/interactive-tools.js";
 import type { McpServerConnection } from "../../src/tools/mcp/mcp-server-connection.js";
 import { mcpToolsOf } from "../../src/tools/mcp/mcp-tools.js";
 import { MemoryStore } from "../../src/tools/memory/memory-store.js";
-import type { Messenger } from "../../src/tools/messaging/messenger.js";
-import type { KeyValueSpace } from "../../src/store/store.js";
 import { type AnyTool, compactArgs, LABEL_MAX_CHARS, labelText } from "../../src/tools/tool.js";
+import { unusedMessenger, unusedSpace } from "./support/unused-deps.js";
 
-const unusedSpace: KeyValueSpace = {
-  get: async () => undefined,
-  set: async () => undefined,
-  delete: async () => false,
-  setIfAbsent: async () => true,
-};
-const messenger: Messenger = {
-  sendMessage: async () => ({ ok: true, where: "x" }),
-  sendFile: async () => ({ ok: true, where: "x" }),
-};
 const unusedService = {} as SubscriptionToolsService;
 
 function builtins(): Map<string, AnyTool> {
   const tools = createBuiltinTools({
     workspace: { root: "/tmp/ws" },
     memory: { store: new MemoryStore(unusedSpace), savingEnabled: () => true },
-    messenger,
+    messenger: unusedMessenger,
   });
   return new Map(tools.map((tool) => [tool.name, tool]));
 }
