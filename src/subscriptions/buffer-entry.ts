@@ -54,8 +54,7 @@ export const bufferAuthorSchema: z.ZodType<BufferAuthor> = z.object({
   isBot: z.boolean(),
 });
 
-/** Validates a message handed to the buffer. */
-export const bufferEntryInputSchema: z.ZodType<BufferEntryInput> = z.object({
+const entryInputObject = z.object({
   id: shortText,
   author: bufferAuthorSchema,
   at: z.iso.datetime({ offset: true }),
@@ -65,15 +64,11 @@ export const bufferEntryInputSchema: z.ZodType<BufferEntryInput> = z.object({
   mentionsBot: z.boolean().optional(),
 });
 
+/** Validates a message handed to the buffer. */
+export const bufferEntryInputSchema: z.ZodType<BufferEntryInput> = entryInputObject;
+
 /** Validates a stored buffer entry. */
-export const bufferEntrySchema: z.ZodType<BufferEntry> = z.object({
-  id: shortText,
-  author: bufferAuthorSchema,
-  at: z.iso.datetime({ offset: true }),
-  text: z.string(),
-  thread: shortText.optional(),
-  permalink: z.string().max(2_000).optional(),
-  mentionsBot: z.boolean().optional(),
+export const bufferEntrySchema: z.ZodType<BufferEntry> = entryInputObject.extend({
   seq: z.number().int().positive(),
 });
 
