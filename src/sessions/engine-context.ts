@@ -3,13 +3,18 @@
  * session's identity and thread, its live grants and facts, the durable person-facing
  * collaborators (approver, asker, plan approver), history persistence, the audit sink and the
  * mode callback. The factory (assembled by the application) adds provider, tools and policy.
+ * `engineContextOf` wires a live session to the layer's shared services.
  */
+import type { ApprovalService } from "../approvals/approval-service.js";
+import type { AskContext } from "../approvals/pending-hub.js";
+import type { QuestionService } from "../approvals/question-service.js";
 import type { Approver, Asker, AuditSink, PlanApprover } from "../engine/interaction.js";
 import type { PermissionMode } from "../engine/modes.js";
 import type { GrantSet } from "../engine/permissions/grants.js";
 import type { TurnEngine, TurnPersistence } from "../engine/turn-engine.js";
 import type { SessionFacts } from "../tools/tool.js";
 import type { ThreadTarget } from "./contracts.js";
+import type { LiveSession } from "./live-session.js";
 
 export interface EngineContext {
   readonly sessionId: string;
@@ -28,3 +33,36 @@ export interface EngineContext {
 
 /** Builds the engine for one session; called once per session each time it is loaded into memory. */
 export type EngineFactory = (context: EngineContext) => TurnEngine;
+
+/** The session layer's services every session's engine is wired to. */
+export interface EngineServices {
+  readonly approvals: ApprovalService;
+  readonly questions: QuestionService;
+  readonly audit: AuditSink;
+}
+
+/** The engine context of a live session: its state, persistence and the shared services. */
+export function engineContextOf(live: LiveSession, services: EngineServices): EngineContext {
+  const context = (): AskContext => ({
+    sessionId: live.id,
+    target: live.record.target,
+    requester: live.activeTurn?.requester ?? {
+      platform: live.record.target.platform,
+      userId: "unknown",
+      name: "unknown",
+    },
+  });
+  return {
+    sessionId: live.id,
+    target: live.record.target,
+    grants: live.grants,
+    facts: live.facts,
+    approver: services.approvals.approverFor(context),
+    asker: services.questions.askerFor(context),
+    planApprover: services.approvals.planApproverFor(context),
+    persistence: live.persistence,
+    audit: services.audit,
+    onModeChange: (mode) => void live.update((r) => ({ ...r, mode })),
+    mode: live.record.mode,
+  };
+}

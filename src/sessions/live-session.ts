@@ -3,7 +3,9 @@
  * facts, its engine, and the turn currently running. Record changes are saved in order; the
  * engine's history appends and tool-start journal entries are written through `persistence`
  * before the engine moves on. The session is its history's only writer (the session lock keeps
- * one turn at a time), so appends read nothing back from the store.
+ * one turn at a time), so appends read nothing back from the store. A queued message's dedupe
+ * keys are recorded as seen before any record without that message is saved, so a redelivery is
+ * recognised either from the queue or from the dedupe marks — also after a crash in between.
  */
 import type { ToolCallRecord, ConversationMessage } from "../engine/messages.js";
 import { GrantSet } from "../engine/permissions/grants.js";
@@ -13,6 +15,7 @@ import type { KeyValueSpace } from "../store/store.js";
 import type { SessionFacts } from "../tools/tool.js";
 import type { PendingPerson } from "../approvals/pending-item.js";
 import type { PlatformUser } from "./contracts.js";
+import type { InboundDedupe } from "./inbound-dedupe.js";
 import { promptOf } from "./request-builder.js";
 import type { QueuedMessage, SessionRecord, SessionRecords } from "./session-record.js";
 
@@ -23,6 +26,7 @@ export interface LiveSessionStores {
   readonly records: SessionRecords;
   readonly history: HistoryLog;
   readonly journal: KeyValueSpace;
+  readonly dedupe: InboundDedupe;
   readonly now: () => Date;
 }
 
@@ -50,6 +54,8 @@ export class LiveSession {
   private engineInstance: TurnEngine | undefined;
   private current: SessionRecord;
   private saves: Promise<void> = Promise.resolve();
+  /** Dedupe keys of queued messages already recorded as seen (in memory: empty after a reload). */
+  private readonly recordedKeys = new Set<string>();
 
   private constructor(
     record: SessionRecord,
@@ -106,13 +112,61 @@ export class LiveSession {
     return this.busy || this.holds > 0;
   }
 
-  /** Change the record and save it; saves happen in call order. Resolves once saved. */
+  /**
+   * Change the record and save it; saves happen in call order. Resolves once saved. Messages that
+   * leave the queue have their dedupe keys recorded first, unless known to be recorded already.
+   */
   update(change: (record: SessionRecord) => SessionRecord): Promise<SessionRecord> {
     const next = Object.freeze({ ...change(this.current), updatedAt: this.stores.now().toISOString() });
+    const unrecorded = this.keysLeaving(this.current, next);
     this.current = next;
-    const saved = this.saves.then(() => this.stores.records.put(next));
+    const saved = this.saves
+      .then(() => (unrecorded.length > 0 ? this.stores.dedupe.record(unrecorded) : undefined))
+      .then(() => this.stores.records.put(next));
     this.saves = saved.catch(() => undefined);
     return saved.then(() => next);
+  }
+
+  /** Queue a message for a turn; resolves once saved, with whether work was pending before it. */
+  async enqueue(message: QueuedMessage): Promise<boolean> {
+    const hadWork = this.busy || this.current.pendingTurn !== undefined || this.current.queue.length > 0;
+    await this.update((r) => ({ ...r, queue: [...r.queue, message] }));
+    return hadWork;
+  }
+
+  /**
+   * Whether a delivery with these dedupe keys was taken before: it is still queued, or its keys
+   * are recorded as seen. The queue is checked first: a message leaves it only once its keys are
+   * recorded, and the record is read after the saves pending now (those writes included).
+   */
+  async isRedelivery(keys: readonly string[]): Promise<boolean> {
+    if (this.holdsDelivery(keys)) return true;
+    await this.flush();
+    return this.stores.dedupe.seen(keys);
+  }
+
+  /** Whether a queued message (steering included) was delivered under one of these dedupe keys. */
+  private holdsDelivery(keys: readonly string[]): boolean {
+    return this.current.queue.some((m) => m.dedupeKeys?.some((key) => keys.includes(key)));
+  }
+
+  /** Record a queued message's dedupe keys as seen (so it needs no second write when it leaves). */
+  async recordDelivery(keys: readonly string[]): Promise<void> {
+    await this.stores.dedupe.record(keys);
+    for (const key of keys) if (this.holdsDelivery([key])) this.recordedKeys.add(key);
+  }
+
+  /** Dedupe keys of messages queued in `before` but not in `after` that may not be recorded yet. */
+  private keysLeaving(before: SessionRecord, after: SessionRecord): string[] {
+    if (before.queue === after.queue) return [];
+    const staying = new Set(after.queue.flatMap((m) => m.dedupeKeys ?? []));
+    const leaving: string[] = [];
+    for (const message of before.queue)
+      for (const key of message.dedupeKeys ?? []) {
+        if (staying.has(key)) continue;
+        if (!this.recordedKeys.delete(key)) leaving.push(key);
+      }
+    return leaving;
   }
 
   /** Resolves once every record change so far is saved. */

@@ -12,7 +12,7 @@ import type { Logger } from "pino";
 import { AuditLog } from "../approvals/audit-log.js";
 import { ApprovalService } from "../approvals/approval-service.js";
 import { approvalsConfigSchema } from "../approvals/authorisation.js";
-import { type AskContext, PendingHub } from "../approvals/pending-hub.js";
+import { PendingHub } from "../approvals/pending-hub.js";
 import { PendingStore } from "../approvals/pending-store.js";
 import { QuestionService } from "../approvals/question-service.js";
 import { type PermissionMode, permissionModeSchema } from "../engine/modes.js";
@@ -30,15 +30,15 @@ import {
   type ThreadOutputFactory,
   type ThreadTarget,
 } from "./contracts.js";
-import type { EngineContext, EngineFactory } from "./engine-context.js";
+import { type EngineFactory, engineContextOf } from "./engine-context.js";
 import { type ExtraCommand, matchExtraCommand, matchExtraTextCommand } from "./extra-commands.js";
-import { InboundDedupe } from "./inbound-dedupe.js";
+import { dedupeKeysOf, InboundDedupe } from "./inbound-dedupe.js";
 import { buttonPressSchema, describeProblems, inboundMessageSchema } from "./inbound-schema.js";
 import type { LiveSession } from "./live-session.js";
 import { SessionCache } from "./session-cache.js";
 import { ThreadCommands } from "./session-commands.js";
 import { InProcessSessionLock, type SessionLock } from "./session-lock.js";
-import { SessionRecords } from "./session-record.js";
+import { queuedMessageOf, SessionRecords } from "./session-record.js";
 import { parseCommand, parseTextCommand } from "./text-commands.js";
 import { type DrainReport, TurnScheduler } from "./turn-scheduler.js";
 import { queuedWake, type WakeResult, type WakeTurn, wakeTurnSchema } from "./wake-turns.js";
@@ -130,6 +130,7 @@ export class SessionManager implements ConversationService {
         records: this.records,
         history: new HistoryLog(options.store.space("history")),
         journal: options.store.space("journal"),
+        dedupe: this.dedupe,
         now,
       },
       capacity: options.maxSessionsInMemory,
@@ -177,38 +178,60 @@ export class SessionManager implements ConversationService {
     }
   }
 
-  /** Dedupe, then answer a command, a pending question, steer the running turn, or queue a turn. */
+  /**
+   * Dedupe, then answer a command, a pending question, steer the running turn, or queue a turn.
+   * Exactly once across a crash: a message for a turn is queued (with its dedupe keys) before its
+   * keys are recorded as seen, and a redelivery is recognised from the queue or from those marks.
+   */
   async receive(message: InboundMessage): Promise<ReceiveResult> {
     const parsed = inboundMessageSchema.safeParse(message);
     if (!parsed.success)
       return { status: "ignored", reason: `invalid message: ${describeProblems(parsed.error)}` };
     if (this.scheduler.draining) return { status: "ignored", reason: "shutting down" };
-    if (!(await this.dedupe.firstSeen(message.dedupeKeys))) return { status: "duplicate" };
-    const extra = matchExtraTextCommand(this.options.extraCommands ?? [], message.text);
-    if (extra) {
-      await this.reply(message.target, await this.runExtra(message.target, message.user, extra));
-      return { status: "command" };
+    const keys = dedupeKeysOf(message.dedupeKeys);
+    const release = this.dedupe.claim(keys);
+    if (!release) return { status: "duplicate" };
+    try {
+      return await this.intake(message, keys);
+    } finally {
+      release();
     }
-    const command = parseTextCommand(message.text);
-    if (command) {
-      const reply = command.ok
-        ? await this.commands.execute(message.target, message.user, command.command)
-        : command.error;
+  }
+
+  private async intake(message: InboundMessage, keys: readonly string[]): Promise<ReceiveResult> {
+    const duplicate = { status: "duplicate" } as const;
+    const extra = matchExtraTextCommand(this.options.extraCommands ?? [], message.text);
+    const command = extra ? undefined : parseTextCommand(message.text);
+    if (extra || command) {
+      if (!(await this.dedupe.firstSeen(keys))) return duplicate;
+      const reply = extra
+        ? await this.runExtra(message.target, message.user, extra)
+        : command?.ok
+          ? await this.commands.execute(message.target, message.user, command.command)
+          : (command?.error ?? "");
       await this.reply(message.target, reply);
       return { status: "command" };
     }
     if (message.text.trim() === "" && message.files.length === 0)
-      return { status: "ignored", reason: "empty message" };
+      return (await this.dedupe.firstSeen(keys)) ? { status: "ignored", reason: "empty message" } : duplicate;
     const live = await this.cache.forTarget(message.target);
     live.holds++;
     try {
-      if (await this.hub.answerText(live.id, message.target.platform, message.user, message.text))
+      if (await live.isRedelivery(keys)) {
+        await this.dedupe.record(keys);
+        return duplicate;
+      }
+      if (await this.hub.answerText(live.id, message.target.platform, message.user, message.text)) {
+        await this.dedupe.record(keys);
         return { status: "answered" };
-      const queued = { user: message.user, text: message.text, files: message.files, sentAt: message.sentAt };
-      if (this.options.defaults.queueMode === "steer" && (await this.scheduler.steer(live, queued)))
+      }
+      const queued = queuedMessageOf(message, keys);
+      if (this.options.defaults.queueMode === "steer" && (await this.scheduler.steer(live, queued))) {
+        await live.recordDelivery(keys);
         return { status: "queued" };
-      const wasBusy = live.busy || live.record.pendingTurn !== undefined || live.record.queue.length > 0;
-      await live.update((r) => ({ ...r, queue: [...r.queue, queued] }));
+      }
+      const wasBusy = await live.enqueue(queued);
+      await live.recordDelivery(keys);
       this.scheduler.schedule(live);
       return { status: wasBusy ? "queued" : "started" };
     } finally {
@@ -275,9 +298,9 @@ export class SessionManager implements ConversationService {
       return { status: "gone", reason: "a new session was started in its thread" };
     live.holds++;
     try {
-      const wasBusy = live.busy || live.record.pendingTurn !== undefined || live.record.queue.length > 0;
-      const queued = queuedWake(turn, (this.options.now?.() ?? new Date()).toISOString());
-      await live.update((r) => ({ ...r, queue: [...r.queue, queued] }));
+      const wasBusy = await live.enqueue(
+        queuedWake(turn, (this.options.now?.() ?? new Date()).toISOString()),
+      );
       this.scheduler.schedule(live);
       return { status: wasBusy ? "queued" : "started" };
     } finally {
@@ -372,28 +395,11 @@ export class SessionManager implements ConversationService {
   }
 
   private bindEngine(live: LiveSession): void {
-    const context = (): AskContext => ({
-      sessionId: live.id,
-      target: live.record.target,
-      requester: live.activeTurn?.requester ?? {
-        platform: live.record.target.platform,
-        userId: "unknown",
-        name: "unknown",
-      },
-    });
-    const engineContext: EngineContext = {
-      sessionId: live.id,
-      target: live.record.target,
-      grants: live.grants,
-      facts: live.facts,
-      approver: this.approvalService.approverFor(context),
-      asker: this.questionService.askerFor(context),
-      planApprover: this.approvalService.planApproverFor(context),
-      persistence: live.persistence,
+    const services = {
+      approvals: this.approvalService,
+      questions: this.questionService,
       audit: this.auditLog.sink,
-      onModeChange: (mode) => void live.update((r) => ({ ...r, mode })),
-      mode: live.record.mode,
     };
-    live.bindEngine(this.options.createEngine(engineContext));
+    live.bindEngine(this.options.createEngine(engineContextOf(live, services)));
   }
 }

@@ -11,7 +11,7 @@ import type { TokenUsage } from "../engine/messages.js";
 import { type PermissionMode, permissionModeSchema } from "../engine/modes.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import { type KeyValueSpace, setAll } from "../store/store.js";
-import type { InboundFile, PlatformUser, ThreadTarget } from "./contracts.js";
+import type { InboundFile, InboundMessage, PlatformUser, ThreadTarget } from "./contracts.js";
 
 export const SESSION_RECORD_KIND = "session";
 
@@ -25,6 +25,11 @@ export interface QueuedMessage {
   readonly steered?: boolean;
   /** A subscription wake-up: the turn runs as untrusted channel content (channel and a quote of it). */
   readonly channelContent?: ChannelContent;
+  /**
+   * The delivery's dedupe keys: a redelivery of a queued message is recognised from the queue, and
+   * the keys are recorded as seen before the message leaves the queue.
+   */
+  readonly dedupeKeys?: readonly string[];
 }
 
 /** Where a woken turn's input came from: a watched channel and a short quote of the trigger. */
@@ -39,6 +44,17 @@ export interface PendingTurn {
   /** requestToJSON of the turn's snapshot, with an empty message list (history is stored apart). */
   readonly request: Readonly<Record<string, unknown>>;
   readonly startedAt: string;
+  /**
+   * How the turn began and how long the history was then: a turn whose opening never reached the
+   * history (the process died first) is started again rather than closed. Absent in older records.
+   */
+  readonly startedFrom?: TurnStart;
+}
+
+/** How a turn began: a new user message (`run`) or a retry, at a given history length. */
+export interface TurnStart {
+  readonly how: "run" | "retry";
+  readonly historyLength: number;
 }
 
 export interface SessionRecord {
@@ -93,10 +109,18 @@ export const sessionRecordSchema = z.object({
       sentAt: z.string(),
       steered: z.boolean().optional(),
       channelContent: z.object({ channel: z.string(), quote: z.string() }).optional(),
+      dedupeKeys: z.array(z.string()).optional(),
     }),
   ),
   pendingTurn: z
-    .object({ turnId: z.string().min(1), request: z.record(z.string(), z.unknown()), startedAt: z.string() })
+    .object({
+      turnId: z.string().min(1),
+      request: z.record(z.string(), z.unknown()),
+      startedAt: z.string(),
+      startedFrom: z
+        .object({ how: z.enum(["run", "retry"]), historyLength: z.number().int().nonnegative() })
+        .optional(),
+    })
     .optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -131,6 +155,12 @@ export function newSessionRecord(input: {
     createdAt: at,
     updatedAt: at,
   });
+}
+
+/** The queue entry of an inbound message delivered under `dedupeKeys`. */
+export function queuedMessageOf(message: InboundMessage, dedupeKeys: readonly string[]): QueuedMessage {
+  const { user, text, files, sentAt } = message;
+  return dedupeKeys.length > 0 ? { user, text, files, sentAt, dedupeKeys } : { user, text, files, sentAt };
 }
 
 /** Whether a record has work that must survive a restart: a turn in progress or queued messages. */

@@ -7,7 +7,6 @@
  */
 import type { Logger } from "pino";
 import { addUsage } from "../engine/messages.js";
-import { unansweredToolCalls } from "../engine/turn-engine.js";
 import {
   type ConversationExecutionRequest,
   newTurnId,
@@ -19,6 +18,7 @@ import type { LiveSession } from "./live-session.js";
 import { buildTurnRequest, promptOf, type RequestSettings, rebuildTurnRequest } from "./request-builder.js";
 import type { SessionLock } from "./session-lock.js";
 import { type QueuedMessage, ZERO_USAGE } from "./session-record.js";
+import { recoveryOf } from "./turn-recovery.js";
 import { driveTurn, type TurnOutcome } from "./turn-runner.js";
 import { retryProvenance } from "./wake-turns.js";
 
@@ -174,6 +174,7 @@ export class TurnScheduler {
         turnId,
         request: requestToJSON(withMessages(request, [])),
         startedAt: this.stamp(),
+        startedFrom: { how, historyLength: live.history.length },
       },
     }));
     await this.drive(live, request, how);
@@ -182,6 +183,19 @@ export class TurnScheduler {
   private async resumeTurn(live: LiveSession): Promise<void> {
     const marker = live.record.pendingTurn;
     if (!marker) return;
+    const recovery = recoveryOf(marker, live.history);
+    if (recovery === "done") {
+      // The turn had finished its work when the process stopped: nothing to continue.
+      await this.finish(live, { status: "completed", usage: undefined, finalText: "" });
+      return;
+    }
+    if (recovery === "answer")
+      // The model call was cut off: mark it failed (markers are never sent to the model), retry it.
+      await live.persistence.append({
+        role: "assistant",
+        content: null,
+        meta: { at: this.stamp(), error: "The service stopped before the model answered." },
+      });
     let request: ConversationExecutionRequest;
     try {
       request = rebuildTurnRequest(marker.request, live.history);
@@ -190,12 +204,11 @@ export class TurnScheduler {
       await this.finish(live, { status: "error", usage: undefined, finalText: "" });
       return;
     }
-    if (unansweredToolCalls(live.history).length === 0 && live.history.at(-1)?.role !== "tool") {
-      // The turn had finished its calls when the process stopped: nothing to continue.
-      await this.finish(live, { status: "completed", usage: undefined, finalText: "" });
-      return;
-    }
-    await this.drive(live, request, "resume");
+    await this.drive(
+      live,
+      request,
+      recovery === "rerun" ? "run" : recovery === "resume" ? "resume" : "retry",
+    );
   }
 
   private async drive(

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { HistoryLog } from "../../src/store/history-log.js";
+import { InboundDedupe } from "../../src/sessions/inbound-dedupe.js";
 import { SessionCache } from "../../src/sessions/session-cache.js";
 import { newSessionRecord, type SessionRecord, SessionRecords } from "../../src/sessions/session-record.js";
 import type { KeyValueSpace, SpaceEntry } from "../../src/store/store.js";
@@ -131,6 +132,7 @@ describe("session cache reads", () => {
         records: new SessionRecords(sessions.space),
         history: new HistoryLog(history.space),
         journal: store.space("journal"),
+        dedupe: new InboundDedupe(store),
         now: () => new Date(0),
       },
       capacity,

@@ -1,0 +1,31 @@
+/**
+ * Turn recovery: what to do with a turn found in progress when a session's pump starts (after a
+ * restart, an eviction, or a decision that found no turn waiting). The process may have died at
+ * any point of the turn — even before its opening user message reached the history, or while the
+ * model was answering — and the stored turn and history together say how far it got.
+ */
+import type { ConversationMessage } from "../engine/messages.js";
+import { isErrorMarker } from "../engine/outbound.js";
+import { unansweredToolCalls } from "../engine/turn-engine.js";
+import type { PendingTurn } from "./session-record.js";
+
+/**
+ * - `rerun`: the turn's user message never reached the history: run the turn again.
+ * - `retry`: a retry that had not written anything yet: retry again.
+ * - `resume`: tool calls are waiting for answers, or a tool answered last: resume the loop.
+ * - `answer`: the history ends with a user message nobody answered (the model call was cut off).
+ * - `done`: the turn had finished its work; only its closing was lost.
+ */
+export type TurnRecovery = "rerun" | "retry" | "resume" | "answer" | "done";
+
+/** How to continue the stored turn `marker` given the session's persisted history. */
+export function recoveryOf(marker: PendingTurn, history: readonly ConversationMessage[]): TurnRecovery {
+  const start = marker.startedFrom;
+  if (start?.how === "run" && !history.slice(start.historyLength).some((m) => m.role === "user"))
+    return "rerun";
+  const last = history.at(-1);
+  if (start?.how === "retry" && history.length === start.historyLength && last && isErrorMarker(last))
+    return "retry";
+  if (unansweredToolCalls(history).length > 0 || last?.role === "tool") return "resume";
+  return last?.role === "user" ? "answer" : "done";
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import type { ConversationMessage } from "../../src/engine/messages.js";
+import { sessionKeyOf } from "../../src/sessions/contracts.js";
+import { SessionRecords } from "../../src/sessions/session-record.js";
+import { HistoryLog } from "../../src/store/history-log.js";
+import type { Store } from "../../src/store/store.js";
+import { textStep } from "../support/scripted-provider.js";
+import { CrashingStore } from "./helpers/crashing-store.js";
+import { makeHarness, message, openStore, tempDir, thread } from "./helpers/harness.js";
+
+const TEXT = "please answer me";
+const KEYS = ["EvCrash", "C1:1700000000.000900"];
+
+/** What one thread's session holds in the store. */
+async function stored(store: Store) {
+  const records = new SessionRecords(store.space("sessions"));
+  const id = await records.currentId(sessionKeyOf(thread()));
+  const record = id === undefined ? undefined : await records.get(id);
+  const history = id === undefined ? [] : await new HistoryLog(store.space("history")).load(id);
+  return { record, history };
+}
+
+function answers(history: readonly ConversationMessage[]): string[] {
+  return history.flatMap((m) =>
+    m.role === "assistant" && typeof m.content === "string" && m.content !== "" ? [m.content] : [],
+  );
+}
+
+/**
+ * One "process" takes the message and dies after `writes` store writes; a new one is built on the
+ * same SQLite file, the platform redelivers the message, and the stored session is returned.
+ */
+async function crashThenRedeliver(writes: number) {
+  const dataDir = tempDir();
+  const base = await openStore(dataDir);
+  const crashing = new CrashingStore(base, writes);
+  const first = await makeHarness({ store: crashing, dataDir, steps: [textStep("first answer")] });
+  const event = message(TEXT, { keys: KEYS });
+  try {
+    await first.manager.start();
+    await first.manager.receive(event);
+  } catch {
+    // The "process" died mid-intake: the platform gets no acknowledgement and redelivers.
+  }
+  await first.manager.idle();
+  const second = await makeHarness({ store: base, dataDir, steps: [textStep("second answer")] });
+  await second.manager.start();
+  const redelivered = await second.manager.receive(event);
+  await second.manager.idle();
+  const result = { ...(await stored(base)), crashed: crashing.crashed, redelivered: redelivered.status };
+  await base.close();
+  return result;
+}
+
+describe("a crash at any write of intake and turn start (SQLite)", () => {
+  it("answers the message exactly once after a restart and a redelivery, wherever the process died", async () => {
+    const problems: string[] = [];
+    let writes = 0;
+    for (;;) {
+      const { record, history, crashed, redelivered } = await crashThenRedeliver(writes);
+      const users = history.filter((m) => m.role === "user").map((m) => m.content);
+      const seen = {
+        users,
+        answers: answers(history).length,
+        last: history.at(-1)?.role,
+        queued: record?.queue.length,
+        pending: record?.pendingTurn !== undefined,
+      };
+      const expected = { users: [TEXT], answers: 1, last: "assistant", queued: 0, pending: false };
+      if (JSON.stringify(seen) !== JSON.stringify(expected))
+        problems.push(`crash after ${writes} writes: ${JSON.stringify(seen)}`);
+      if (!crashed) {
+        expect(redelivered).toBe("duplicate");
+        break;
+      }
+      writes++;
+      expect(writes, "the intake path should need only a few writes").toBeLessThan(40);
+    }
+    expect(problems).toEqual([]);
+    expect(writes).toBeGreaterThan(3);
+  });
+});
