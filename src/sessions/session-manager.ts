@@ -15,9 +15,8 @@ import { approvalsConfigSchema } from "../approvals/authorisation.js";
 import { PendingHub } from "../approvals/pending-hub.js";
 import { PendingStore } from "../approvals/pending-store.js";
 import { QuestionService } from "../approvals/question-service.js";
-import { type PermissionMode, permissionModeSchema } from "../engine/modes.js";
+import { permissionModeSchema } from "../engine/modes.js";
 import { HistoryLog } from "../store/history-log.js";
-import type { Store } from "../store/store.js";
 import {
   type ButtonPress,
   type ConversationService,
@@ -30,57 +29,25 @@ import {
   type ThreadOutputFactory,
   type ThreadTarget,
 } from "./contracts.js";
-import { type EngineFactory, engineContextOf } from "./engine-context.js";
-import { type ExtraCommand, matchExtraCommand, matchExtraTextCommand } from "./extra-commands.js";
+import { engineContextOf } from "./engine-context.js";
+import { matchExtraCommand, matchExtraTextCommand } from "./extra-commands.js";
 import { dedupeKeysOf, InboundDedupe } from "./inbound-dedupe.js";
 import { buttonPressSchema, describeProblems, inboundMessageSchema } from "./inbound-schema.js";
 import type { LiveSession } from "./live-session.js";
 import { SessionCache } from "./session-cache.js";
 import { ThreadCommands } from "./session-commands.js";
-import { InProcessSessionLock, type SessionLock } from "./session-lock.js";
+import { InProcessSessionLock } from "./session-lock.js";
+import type { SessionManagerOptions } from "./session-manager-options.js";
 import { queuedMessageOf, SessionRecords } from "./session-record.js";
 import { parseCommand, parseTextCommand } from "./text-commands.js";
 import { type DrainReport, TurnScheduler } from "./turn-scheduler.js";
 import { queuedWake, type WakeResult, type WakeTurn, wakeTurnSchema } from "./wake-turns.js";
 
 export type { EngineContext, EngineFactory } from "./engine-context.js";
+export type { SessionManagerOptions } from "./session-manager-options.js";
 export type { DrainReport } from "./turn-scheduler.js";
 export type { ExtraCommand } from "./extra-commands.js";
 export type { WakeResult, WakeTurn } from "./wake-turns.js";
-
-export interface SessionManagerOptions {
-  readonly store: Store;
-  readonly createEngine: EngineFactory;
-  readonly defaults: {
-    readonly model: string;
-    readonly provider: string;
-    readonly mode: PermissionMode;
-    readonly maxSteps: number;
-    readonly queueMode: "steer" | "followup";
-  };
-  readonly approvals: {
-    /** Platform-qualified ids ("slack:U0123"). */
-    readonly approvers: readonly string[];
-    /** Keyed "platform:channel". */
-    readonly perChannel?: Readonly<Record<string, readonly string[]>>;
-    readonly ttlMs: number;
-  };
-  readonly maxSessionsInMemory: number;
-  readonly workspace: { readonly root: string; readonly context: string };
-  /** The append-only JSONL audit log. */
-  readonly auditLogPath: string;
-  readonly logger: Logger;
-  readonly now?: () => Date;
-  readonly newId?: () => string;
-  /** Extra `status` lines for a session (subscriptions, schedules, …). */
-  readonly statusExtras?: (sessionId: string) => Promise<readonly string[]>;
-  /** Replaces the in-process session lock (e.g. a distributed one). */
-  readonly lock?: SessionLock;
-  /** Told each time a session has no turn running or queued any more (after its last turn). */
-  readonly onIdle?: (sessionId: string) => void;
-  /** Thread commands other modules add (e.g. `unsubscribe <channel>`). */
-  readonly extraCommands?: readonly ExtraCommand[];
-}
 
 /** The durable, per-thread session layer. */
 export class SessionManager implements ConversationService {

@@ -1,0 +1,44 @@
+/**
+ * SessionManagerOptions: what the session layer is built from (store, engine factory, defaults,
+ * approvals policy, limits, logging and the hooks other modules plug in).
+ */
+import type { Logger } from "pino";
+import type { PermissionMode } from "../engine/modes.js";
+import type { Store } from "../store/store.js";
+import type { EngineFactory } from "./engine-context.js";
+import type { ExtraCommand } from "./extra-commands.js";
+import type { SessionLock } from "./session-lock.js";
+
+export interface SessionManagerOptions {
+  readonly store: Store;
+  readonly createEngine: EngineFactory;
+  readonly defaults: {
+    readonly model: string;
+    readonly provider: string;
+    readonly mode: PermissionMode;
+    readonly maxSteps: number;
+    readonly queueMode: "steer" | "followup";
+  };
+  readonly approvals: {
+    /** Platform-qualified ids ("slack:U0123"). */
+    readonly approvers: readonly string[];
+    /** Keyed "platform:channel". */
+    readonly perChannel?: Readonly<Record<string, readonly string[]>>;
+    readonly ttlMs: number;
+  };
+  readonly maxSessionsInMemory: number;
+  readonly workspace: { readonly root: string; readonly context: string };
+  /** The append-only JSONL audit log. */
+  readonly auditLogPath: string;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+  readonly newId?: () => string;
+  /** Extra `status` lines for a session (subscriptions, schedules, …). */
+  readonly statusExtras?: (sessionId: string) => Promise<readonly string[]>;
+  /** Replaces the in-process session lock (e.g. a distributed one). */
+  readonly lock?: SessionLock;
+  /** Told each time a session has no turn running or queued any more (after its last turn). */
+  readonly onIdle?: (sessionId: string) => void;
+  /** Thread commands other modules add (e.g. `unsubscribe <channel>`). */
+  readonly extraCommands?: readonly ExtraCommand[];
+}
