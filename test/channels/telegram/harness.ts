@@ -83,6 +83,35 @@ export const TEST_SEND_LIMITS = {
   global: { ratePerSecond: 2000, burst: 200 },
 } as const;
 
+/** What a test must give a TelegramChannel on the fake Bot API; anything else it gives overrides the defaults. */
+export type FakeTelegramChannelSetup = Pick<
+  TelegramChannelOptions,
+  "allowedUsers" | "allowedChats" | "workspaceRoot" | "service" | "logger"
+> &
+  Partial<TelegramChannelOptions>;
+
+/**
+ * TelegramChannel options on the fake Bot API: long polling with short timeouts and backoff, a
+ * bounded retry, fast preview timing and roomy send limits — with `setup` over them.
+ */
+export function fakeTelegramChannelOptions(
+  tg: FakeTelegram,
+  setup: FakeTelegramChannelSetup,
+): TelegramChannelOptions {
+  return {
+    botToken: tg.token,
+    apiRoot: tg.apiRoot,
+    fileMaxBytes: 1024 * 1024,
+    botInfo: tg.botInfo,
+    timing: FAST_TIMING,
+    pollTimeoutSeconds: 5,
+    pollingBackoff: { initialMs: 20, maxMs: 200 },
+    retry: { maxRetryAttempts: 3, maxDelaySeconds: 5 },
+    sendLimits: TEST_SEND_LIMITS,
+    ...setup,
+  };
+}
+
 /** Start the fake Bot API and a channel on it (long polling unless options say otherwise). */
 export async function startHarness(
   overrides: Partial<TelegramChannelOptions> = {},
@@ -98,23 +127,16 @@ export async function startHarness(
         callback();
       },
     });
-    const channel = new TelegramChannel({
-      botToken: tg.token,
-      apiRoot: tg.apiRoot,
-      allowedUsers: [String(ALICE.id), String(BOB.id)],
-      allowedChats: [String(OPEN_GROUP.id)],
-      fileMaxBytes: 1024 * 1024,
-      workspaceRoot: workspace,
-      service,
-      logger: pino({ level: "debug" }, sink),
-      botInfo: tg.botInfo,
-      timing: FAST_TIMING,
-      pollTimeoutSeconds: 5,
-      pollingBackoff: { initialMs: 20, maxMs: 200 },
-      retry: { maxRetryAttempts: 3, maxDelaySeconds: 5 },
-      sendLimits: TEST_SEND_LIMITS,
-      ...overrides,
-    });
+    const channel = new TelegramChannel(
+      fakeTelegramChannelOptions(tg, {
+        allowedUsers: [String(ALICE.id), String(BOB.id)],
+        allowedChats: [String(OPEN_GROUP.id)],
+        workspaceRoot: workspace,
+        service,
+        logger: pino({ level: "debug" }, sink),
+        ...overrides,
+      }),
+    );
     await channel.start();
     const harness: Harness = {
       tg,

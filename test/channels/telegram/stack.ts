@@ -24,7 +24,7 @@ import { type FakeHandler, type FakeOpenAI, startFakeOpenAI } from "../../fakes/
 import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
 import { sessionTestRegistry, ToolRuns } from "../../sessions/helpers/test-tools.js";
 import { buildSessionManager, engineFactory, stopStack } from "../../support/session-stack.js";
-import { FAST_TIMING, TEST_SEND_LIMITS } from "./harness.js";
+import { fakeTelegramChannelOptions } from "./harness.js";
 
 export interface Stack {
   readonly tg: FakeTelegram;
@@ -104,24 +104,17 @@ async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
     logger,
     overrides: extras.manager,
   });
-  const channel = new TelegramChannel({
-    botToken: tg.token,
-    apiRoot: tg.apiRoot,
-    allowedUsers: options.allowedUsers.map(String),
-    allowedChats: (options.allowedChats ?? []).map(String),
-    fileMaxBytes: 1024 * 1024,
-    workspaceRoot,
-    service: manager,
-    logger,
-    botInfo: tg.botInfo,
-    pollTimeoutSeconds: 5,
-    pollingBackoff: { initialMs: 20, maxMs: 200 },
-    retry: { maxRetryAttempts: 3, maxDelaySeconds: 5 },
-    timing: FAST_TIMING,
-    sendLimits: TEST_SEND_LIMITS,
-    ...options.channel,
-    ...extras.channel,
-  });
+  const channel = new TelegramChannel(
+    fakeTelegramChannelOptions(tg, {
+      allowedUsers: options.allowedUsers.map(String),
+      allowedChats: (options.allowedChats ?? []).map(String),
+      workspaceRoot,
+      service: manager,
+      logger,
+      ...options.channel,
+      ...extras.channel,
+    }),
+  );
   await manager.start();
   await channel.start();
   await extras.started?.({ manager, channel });
