@@ -88,6 +88,29 @@ function streamingMessage(state: FakeSlackState, args: Args): FakeMessage {
   return message;
 }
 
+/** A new message from the bot in `channel`, inside the thread `threadTs` when there is one. */
+function addBotMessage(
+  state: FakeSlackState,
+  channel: string,
+  threadTs: string | undefined,
+  text: string,
+  blocks: unknown[] = [],
+  streaming = false,
+): FakeMessage {
+  return state.addMessage(
+    {
+      channel,
+      ts: state.nextTs(),
+      ...(threadTs ? { threadTs } : {}),
+      user: state.botUserId,
+      botId: state.botId,
+      text,
+      blocks,
+    },
+    streaming,
+  );
+}
+
 /** reactions.add (`added`) or reactions.remove: records the change, or fails with `unchanged` as Slack does. */
 function reaction(added: boolean, unchanged: string): Method {
   return (state, args) => {
@@ -119,16 +142,7 @@ const methods: Record<string, Method> = {
     const blocks = checkedBlocks(args) ?? [];
     const text = typeof args.text === "string" ? args.text.slice(0, FAKE_LIMITS.postText) : "";
     if (text.length === 0 && blocks.length === 0) throw new SlackFailure("no_text");
-    const threadTs = threadOf(args);
-    const message = state.addMessage({
-      channel: channel.id,
-      ts: state.nextTs(),
-      ...(threadTs ? { threadTs } : {}),
-      user: state.botUserId,
-      botId: state.botId,
-      text,
-      blocks,
-    });
+    const message = addBotMessage(state, channel.id, threadOf(args), text, blocks);
     return { channel: channel.id, ts: message.ts, message: { text, ts: message.ts, bot_id: state.botId } };
   },
   "chat.update": (state, args) => {
@@ -170,18 +184,7 @@ const methods: Record<string, Method> = {
       if (typeof args.recipient_user_id !== "string") throw new SlackFailure("missing_recipient_user_id");
       if (typeof args.recipient_team_id !== "string") throw new SlackFailure("missing_recipient_team_id");
     }
-    const message = state.addMessage(
-      {
-        channel: channel.id,
-        ts: state.nextTs(),
-        threadTs,
-        user: state.botUserId,
-        botId: state.botId,
-        text: "",
-        blocks: [],
-      },
-      true,
-    );
+    const message = addBotMessage(state, channel.id, threadTs, "", [], true);
     try {
       applyChunks(message, args);
     } catch (error) {
@@ -286,17 +289,8 @@ const methods: Record<string, Method> = {
     }));
     if (typeof args.channel_id === "string") {
       const channel = assertCanPost(state, { channel: args.channel_id });
-      const threadTs = threadOf(args);
-      const message = state.addMessage({
-        channel: channel.id,
-        ts: state.nextTs(),
-        ...(threadTs ? { threadTs } : {}),
-        user: state.botUserId,
-        botId: state.botId,
-        text: typeof args.initial_comment === "string" ? args.initial_comment : "",
-        blocks: [],
-      });
-      message.files = shared;
+      const comment = typeof args.initial_comment === "string" ? args.initial_comment : "";
+      addBotMessage(state, channel.id, threadOf(args), comment).files = shared;
     }
     state.changed();
     return { files: shared };
