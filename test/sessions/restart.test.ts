@@ -14,7 +14,10 @@ const ROOT = join(import.meta.dirname, "..", "..");
 /** Run the child scenario until it prints its marker line, then SIGKILL it; resolves with the line. */
 function runChildUntilMarker(dataDir: string, scenario: string, runsFile: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn("npx", ["tsx", "test/support/session-child.ts", dataDir, scenario, runsFile], {
+    // node itself (tsx as a loader, not the npx/tsx wrappers) so the SIGKILL hits the process that
+    // holds the session, and no grandchild survives the test.
+    const script = ["--import", "tsx", "test/support/session-child.ts", dataDir, scenario, runsFile];
+    const child = spawn(process.execPath, script, {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
     });
