@@ -171,11 +171,12 @@ export class PendingHub {
 
   /**
    * A thread message from the person who was asked answers their open question (or revises their
-   * open plan). True when the message was consumed that way.
+   * open plan). True when the message was consumed that way. A session with nothing open is
+   * answered from the in-memory open index, without reading the store.
    */
   async answerText(sessionId: string, platform: string, user: PlatformUser, text: string): Promise<boolean> {
-    const open = (await this.store.openItems()).filter(
-      (e) => e.sessionId === sessionId && (e.kind === "question" || e.kind === "plan"),
+    const open = (await this.store.openItems(sessionId)).filter(
+      (e) => e.kind === "question" || e.kind === "plan",
     );
     for (const entry of open) {
       const item = await this.load(entry.id);
@@ -198,7 +199,7 @@ export class PendingHub {
 
   /** Cancel every open item of a session (stop, new session); their cards say why. */
   async cancelSession(sessionId: string, note: string): Promise<number> {
-    const open = (await this.store.openItems()).filter((e) => e.sessionId === sessionId);
+    const open = await this.store.openItems(sessionId);
     let cancelled = 0;
     for (const entry of open)
       if (await this.close(entry.id, { action: "cancelled", note, at: this.stamp() })) cancelled++;
@@ -207,7 +208,7 @@ export class PendingHub {
 
   /** Whether the session has an open item (a person is being waited for). */
   async hasOpenItems(sessionId: string): Promise<boolean> {
-    return (await this.store.openItems()).some((e) => e.sessionId === sessionId);
+    return (await this.store.openItems(sessionId)).length > 0;
   }
 
   /** After a restart: expire what expired while down, re-arm timers for the rest. */

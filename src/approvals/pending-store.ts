@@ -3,6 +3,9 @@
  * store's "approvals" space, questions in "questions". A decision is a `setIfAbsent` on its own
  * key, so the first valid press wins even across processes; the item record is then updated to
  * match, and a decision key found next to a still-"pending" record (a crash in between) wins.
+ * The open-items index is read from the store once (at start, or on first use) and then kept in
+ * memory: only this process's PendingStore writes it, and memory changes only after the store
+ * took the write, so every inbound message can ask "anything open here?" without a store read.
  */
 import type { Store, KeyValueSpace } from "../store/store.js";
 import { KeyedMutex } from "../store/key-mutex.js";
@@ -46,6 +49,8 @@ export class PendingStore {
   private readonly approvals: KeyValueSpace;
   private readonly questions: KeyValueSpace;
   private readonly mutex = new KeyedMutex();
+  /** The open-items index as last written or read; undefined until loaded (or after a failed write). */
+  private open: Promise<ReadonlyMap<string, OpenEntry>> | undefined;
 
   constructor(
     store: Store,
@@ -126,9 +131,10 @@ export class PendingStore {
     return { won, item: await this.get(id) };
   }
 
-  /** Every item still open (for the expiry sweep after a restart). */
-  async openItems(): Promise<readonly OpenEntry[]> {
-    return Object.values(await this.readOpen());
+  /** Every item still open, or only one session's (the expiry sweep after a restart, intake). */
+  async openItems(sessionId?: string): Promise<readonly OpenEntry[]> {
+    const entries = [...(await this.readOpen()).values()];
+    return sessionId === undefined ? entries : entries.filter((e) => e.sessionId === sessionId);
   }
 
   private spaceOf(kind: PendingKind): KeyValueSpace {
@@ -169,15 +175,34 @@ export class PendingStore {
     });
   }
 
-  private async readOpen(): Promise<Record<string, OpenEntry>> {
-    return (await this.approvals.get<Record<string, OpenEntry>>("open")) ?? {};
+  /** The open-items index: read from the store the first time, from memory afterwards. */
+  private readOpen(): Promise<ReadonlyMap<string, OpenEntry>> {
+    if (!this.open) {
+      const loading = this.approvals
+        .get<Record<string, OpenEntry>>("open")
+        .then((stored) => new Map(Object.entries(stored ?? {})));
+      // A failed read is not remembered: the next use reads again.
+      loading.catch(() => {
+        if (this.open === loading) this.open = undefined;
+      });
+      this.open = loading;
+    }
+    return this.open;
   }
 
+  /** Change the index in the store, then in memory; after a failed write the store is read again. */
   private async updateOpen(
     change: (open: Record<string, OpenEntry>) => Record<string, OpenEntry>,
   ): Promise<void> {
     await this.mutex.run("open", async () => {
-      await this.approvals.set("open", change(await this.readOpen()));
+      const next = change(Object.fromEntries(await this.readOpen()));
+      try {
+        await this.approvals.set("open", next);
+      } catch (error) {
+        this.open = undefined;
+        throw error;
+      }
+      this.open = Promise.resolve(new Map(Object.entries(next)));
     });
   }
 }

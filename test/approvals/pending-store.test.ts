@@ -11,7 +11,7 @@ import {
 } from "../../src/approvals/pending-item.js";
 import { PendingStore } from "../../src/approvals/pending-store.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { Store } from "../../src/store/store.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { StoredDataError } from "../../src/store/versioned.js";
 import { tempDir } from "../sessions/helpers/harness.js";
 
@@ -148,5 +148,78 @@ describe("PendingStore", () => {
     await pending.settle(b.id, { action: "cancelled", note: "stopped", at: NOW.toISOString() });
     expect((await pending.get(a.id))?.status).toBe("expired");
     expect((await pending.get(b.id))?.status).toBe("cancelled");
+  });
+});
+
+/** A store whose "approvals" space counts reads of the open index and can refuse its next write. */
+function watchedStore(inner: Store) {
+  const watch = { openReads: 0, failNextOpenWrite: false };
+  const wrap = (space: KeyValueSpace): KeyValueSpace => ({
+    get: (key) => {
+      if (key === "open") watch.openReads++;
+      return space.get(key);
+    },
+    set: async (key, value, ttl) => {
+      if (key === "open" && watch.failNextOpenWrite) {
+        watch.failNextOpenWrite = false;
+        throw new Error("disk full");
+      }
+      return space.set(key, value, ttl);
+    },
+    delete: (key) => space.delete(key),
+    setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+  });
+  const store: Store = {
+    description: inner.description,
+    space: (namespace) => (namespace === "approvals" ? wrap(inner.space(namespace)) : inner.space(namespace)),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+  return { store, watch };
+}
+
+describe("PendingStore open-items index in memory", () => {
+  let base: Store;
+  beforeEach(async () => {
+    base = await createStore({ url: "memory:", dataDir: tempDir() });
+  });
+
+  it("reads the stored index once, then answers from memory, per session too", async () => {
+    const { store, watch } = watchedStore(base);
+    const pending = new PendingStore(store, () => NOW);
+    const first = approval();
+    const second = approval({ sessionId: "s2", callId: "c2" });
+    await pending.create(first);
+    await pending.create(second);
+    await pending.settle(first.id, { action: "once", by: ana, at: NOW.toISOString() });
+    expect(await pending.openItems()).toEqual([
+      { id: second.id, kind: "approval", sessionId: "s2", expiresAt: second.expiresAt },
+    ]);
+    expect(await pending.openItems("s1")).toEqual([]);
+    expect((await pending.openItems("s2")).map((e) => e.id)).toEqual([second.id]);
+    expect(watch.openReads).toBe(1);
+  });
+
+  it("a new process on the same store starts from the stored index", async () => {
+    const before = new PendingStore(base, () => NOW);
+    const item = approval();
+    await before.create(item);
+    await before.openItems();
+    const other = approval({ sessionId: "s3", callId: "c9" });
+    await before.create(other);
+    await before.settle(item.id, { action: "deny", by: boss, at: NOW.toISOString() });
+    const after = new PendingStore(base, () => NOW);
+    expect((await after.openItems()).map((e) => e.id)).toEqual([other.id]);
+  });
+
+  it("after a refused index write, memory follows what the store holds", async () => {
+    const { store, watch } = watchedStore(base);
+    const pending = new PendingStore(store, () => NOW);
+    const kept = approval();
+    await pending.create(kept);
+    watch.failNextOpenWrite = true;
+    await expect(pending.create(approval({ sessionId: "s2", callId: "c2" }))).rejects.toThrow("disk full");
+    expect((await pending.openItems()).map((e) => e.id)).toEqual([kept.id]);
+    expect(watch.openReads).toBe(2);
   });
 });
