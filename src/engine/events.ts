@@ -68,6 +68,8 @@ export type AgentEvent =
       readonly outputPreview: string;
       readonly files: readonly string[];
       readonly durationMs: number;
+      /** Why the call ended the way it did, in a few words ("exit 1", "timed out after 120 s", "not found"). */
+      readonly reason?: string;
     }
   | {
       readonly type: "permission-required";

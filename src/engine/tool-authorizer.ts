@@ -90,8 +90,8 @@ async function requestApproval(
   args: Record<string, unknown>,
   decision: Decision,
 ): Promise<boolean> {
-  const answer = (status: "denied" | "not_started", content: string) =>
-    ctx.answer({ callId: call.id, name: tool.name, status, content });
+  const answer = (status: "denied" | "not_started", content: string, reason?: string) =>
+    ctx.answer({ callId: call.id, name: tool.name, status, content, reason });
   const request: PermissionRequest = {
     callId: call.id,
     tool: tool.name,
@@ -120,7 +120,7 @@ async function requestApproval(
   const approver = ctx.deps.approver;
   if (!approver) {
     ctx.audit("approval_resolved", call.id, tool.name, { outcome: "unavailable" });
-    await answer("denied", TOOL_RESULT.approvalUnavailable);
+    await answer("denied", TOOL_RESULT.approvalUnavailable, "no approval here");
     return false;
   }
   let outcome: ApprovalOutcome;
@@ -143,7 +143,7 @@ async function requestApproval(
     return false;
   }
   if (outcome === "deny") {
-    await answer("denied", TOOL_RESULT.deniedByUser);
+    await answer("denied", TOOL_RESULT.deniedByUser, "denied by you");
     return false;
   }
   if (outcome !== "once" && decision.alwaysOptions.includes(outcome)) {
@@ -165,13 +165,25 @@ export async function authorizeCall(
   const { registry, permissions, grants, facts } = ctx.deps;
   ctx.audit("proposal", call.id, call.name, { arguments: preview(call.arguments, 1_000) });
   if (registry.get(call.name) && !allowsTool(ctx.request, call.name)) {
-    await ctx.answer({ callId: call.id, name: call.name, status: "denied", content: notEnabled(call.name) });
+    await ctx.answer({
+      callId: call.id,
+      name: call.name,
+      status: "denied",
+      content: notEnabled(call.name),
+      reason: "not enabled",
+    });
     return undefined;
   }
   const validated = registry.validate(call.name, call.arguments, finishReason);
   if (!validated.ok) {
     ctx.audit("decision", call.id, call.name, { action: "invalid", reason: validated.error });
-    await ctx.answer({ callId: call.id, name: call.name, status: "error", content: validated.error });
+    await ctx.answer({
+      callId: call.id,
+      name: call.name,
+      status: "error",
+      content: validated.error,
+      reason: registry.get(call.name) ? "invalid arguments" : "not found",
+    });
     return undefined;
   }
   const { tool, args } = validated;
@@ -193,6 +205,7 @@ export async function authorizeCall(
       name: tool.name,
       status: "denied",
       content: deniedByPolicy(decision.reason),
+      reason: "denied by policy",
     });
     return undefined;
   }

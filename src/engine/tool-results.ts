@@ -55,6 +55,22 @@ export function preview(text: string, maxChars = 300): string {
   return flat.length <= maxChars ? flat : `${flat.slice(0, maxChars - 1)}…`;
 }
 
+/** Characters a status-line reason keeps. */
+export const REASON_MAX_CHARS = 60;
+
+/**
+ * A call's status-line reason: the first non-empty line of `text`, bounded to
+ * `REASON_MAX_CHARS`; undefined when there is nothing to say.
+ */
+export function statusReason(text: string | undefined): string | undefined {
+  const line = text
+    ?.split(/\r?\n/)
+    .map((part) => part.replace(/\s+/g, " ").trim())
+    .find((part) => part !== "");
+  if (line === undefined) return undefined;
+  return line.length <= REASON_MAX_CHARS ? line : `${line.slice(0, REASON_MAX_CHARS - 1)}…`;
+}
+
 /** Characters of a mangled argument text kept in history. */
 export const MANGLED_PREVIEW_CHARS = 200;
 

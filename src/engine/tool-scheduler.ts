@@ -68,14 +68,16 @@ async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnsw
     if (raced.aborted) answer = { status: "interrupted", content: TOOL_RESULT.interruptedWhileRunning };
     else {
       const output = String(raced.value.output ?? "");
+      const { files, summary: reason } = raced.value;
       answer = raced.value.ok
-        ? { status: "ok", content: output, files: raced.value.files }
-        : { status: "error", content: failed(output), files: raced.value.files };
+        ? { status: "ok", content: output, files, reason }
+        : { status: "error", content: failed(output), files, reason };
     }
   } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
     answer = ctx.aborted
       ? { status: "interrupted", content: TOOL_RESULT.interruptedWhileRunning }
-      : { status: "error", content: failed(error instanceof Error ? error.message : String(error)) };
+      : { status: "error", content: failed(message), reason: message };
   }
   live = false;
   const finished: CallAnswer = {

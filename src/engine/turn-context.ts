@@ -20,7 +20,7 @@ import type { GrantSet } from "./permissions/grants.js";
 import { type PermissionEngine, provenanceOf } from "./permissions/permission-engine.js";
 import type { ProviderClient } from "./provider/provider.js";
 import { type ConversationExecutionRequest, withMode } from "./request.js";
-import { preview } from "./tool-results.js";
+import { preview, statusReason } from "./tool-results.js";
 
 /** Durable storage hooks for a turn (see TurnEngine). */
 export interface TurnPersistence {
@@ -58,6 +58,8 @@ export interface CallAnswer {
   readonly content: string;
   readonly files?: readonly string[] | undefined;
   readonly durationMs?: number | undefined;
+  /** A few words on why the call ended this way, shown on status lines. */
+  readonly reason?: string | undefined;
 }
 
 /** Per-turn state and shared operations. */
@@ -149,6 +151,7 @@ export class TurnContext {
 
   /** Emit the finished event for a call (the card) without storing anything. */
   emitFinished(answer: CallAnswer): void {
+    const reason = statusReason(answer.reason);
     this.emit({
       type: "tool-call-finished",
       callId: answer.callId,
@@ -157,6 +160,7 @@ export class TurnContext {
       outputPreview: preview(answer.content),
       files: answer.files ?? [],
       durationMs: answer.durationMs ?? 0,
+      ...(reason === undefined ? {} : { reason }),
     });
   }
 

@@ -31,6 +31,8 @@ export interface ToolResult {
   readonly output: string;
   /** Files the tool produced or changed (workspace paths). */
   readonly files?: readonly string[];
+  /** A few words on how the call ended, for status lines ("exit 1", "timed out after 120 s"). */
+  readonly summary?: string;
 }
 
 /** What an approval card shows for a call: a one-line summary and an optional detail block. */

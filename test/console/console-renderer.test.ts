@@ -39,6 +39,27 @@ describe("console tool status lines", () => {
     ]);
   });
 
+  it("puts the engine's reason in place of the generic failure word", async () => {
+    const text = await render([
+      started("c1", "run_command", "npm test"),
+      agentEvent({
+        type: "tool-call-finished",
+        callId: "c1",
+        name: "run_command",
+        status: "error",
+        outputPreview: "Failed: > vitest run",
+        files: [],
+        durationMs: 3_200,
+        reason: "exit 1",
+      }),
+    ]);
+    expect(text.split("\n")).toEqual([
+      "▸ Running `npm test`…",
+      "✗ `npm test` · exit 1 · 3.2 s — > vitest run",
+      "",
+    ]);
+  });
+
   it("labels a call by its first non-blank preview line, or by the tool name when there is none", () => {
     expect(statusLabel("\n  git status\ngit diff", "run_command")).toBe("`git status`");
     expect(statusLabel("", "list_subscriptions")).toBe("`list_subscriptions`");

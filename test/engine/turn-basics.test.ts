@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { ProviderError } from "../../src/engine/provider/provider.js";
 import { withMessages } from "../../src/engine/request.js";
+import { REASON_MAX_CHARS } from "../../src/engine/tool-results.js";
 import { TurnEngine } from "../../src/engine/turn-engine.js";
 import { MALFORMED_ARGUMENTS_ERROR, TRUNCATED_ARGUMENTS_ERROR } from "../../src/tools/registry.js";
+import { defineTool } from "../../src/tools/tool.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import {
   collect,
@@ -181,8 +184,50 @@ describe("TurnEngine basics", () => {
     expect(resultOf(h.engine.messages, "c1")).toMatch(/Unknown tool "nope"/);
     expect(resultOf(h.engine.messages, "c2")).toMatch(/Invalid arguments for read_file — path: /);
     expect(resultOf(h.engine.messages, "c3")).toMatch(/not enabled in this conversation/);
-    expect(ofType(events, "tool-call-finished").map((e) => e.status)).toEqual(["error", "error", "denied"]);
+    expect(ofType(events, "tool-call-finished").map((e) => [e.status, e.reason])).toEqual([
+      ["error", "not found"],
+      ["error", "invalid arguments"],
+      ["denied", "not enabled"],
+    ]);
     expect(completion(events).status).toBe("completed");
+  });
+
+  it("carries a tool's short summary, or the first line of a thrown error, as the finished event's reason", async () => {
+    const longOutput = `${"line\n".repeat(200)}[exit code 1]`;
+    const failing = defineTool({
+      name: "failing",
+      description: "fails (test)",
+      inputSchema: z.object({ how: z.enum(["summary", "throw", "plain"]) }),
+      category: "read",
+      risk: "low",
+      concurrent: false,
+      async execute({ how }) {
+        if (how === "throw") throw new Error(`${"boom ".repeat(30)}\nsecond line`);
+        return how === "summary"
+          ? { ok: false, output: longOutput, summary: "exit 1" }
+          : { ok: false, output: "no" };
+      },
+    });
+    const h = makeHarness({
+      extraTools: [failing],
+      steps: [
+        toolStep(
+          ["s", "failing", { how: "summary" }],
+          ["t", "failing", { how: "throw" }],
+          ["p", "failing", { how: "plain" }],
+        ),
+        textStep("ok"),
+      ],
+    });
+    const events = await collect(h.engine.run(makeRequest()));
+    const [summary, thrown, plain] = ofType(events, "tool-call-finished");
+    expect(summary).toMatchObject({ status: "error", reason: "exit 1" });
+    expect(summary?.outputPreview).not.toContain("exit code 1");
+    expect(thrown?.status).toBe("error");
+    expect(thrown?.reason).toBe(`${"boom ".repeat(12)}`.slice(0, REASON_MAX_CHARS - 1) + "…");
+    expect(plain?.status).toBe("error");
+    expect(plain && "reason" in plain).toBe(false);
+    expect(resultOf(h.engine.messages, "s")).toContain("[exit code 1]");
   });
 
   it("ends a provider failure with an error marker, a friendly error, and supports retry", async () => {

@@ -88,8 +88,12 @@ describe("tool scheduling", () => {
     expect(h.log.spans).toEqual([]);
     expect(h.broker.approve("w2", "deny")).toBe(true);
     expect(h.broker.approve("w2", "once")).toBe(false); // a second press changes nothing
-    await turn;
+    const events = await turn;
     expect(resultOf(h.engine.messages, "w2")).toBe(TOOL_RESULT.deniedByUser);
+    expect(ofType(events, "tool-call-finished")[0]).toMatchObject({
+      status: "denied",
+      reason: "denied by you",
+    });
     expect(h.log.spans).toEqual([]);
   });
 
@@ -154,7 +158,10 @@ describe("tool scheduling", () => {
     expect(resultOf(h.engine.messages, "c1")).toMatch(
       /^Not run: denied by policy — blocked by a hard-deny rule/,
     );
-    expect(ofType(events, "tool-call-finished")[0]?.status).toBe("denied");
+    expect(ofType(events, "tool-call-finished")[0]).toMatchObject({
+      status: "denied",
+      reason: "denied by policy",
+    });
     expect(h.log.spans).toEqual([]);
   });
 

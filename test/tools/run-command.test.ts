@@ -45,12 +45,27 @@ describe("run_command", () => {
   it("runs bash in the workspace, streams lines live and reports the exit code", async () => {
     const context = makeContext();
     const result = await call(tool(), { command: "pwd; echo hello && echo world; exit 3" }, context);
-    expect(result).toEqual({ ok: false, output: `${ws}\nhello\nworld\n[exit code 3]` });
+    expect(result).toEqual({
+      ok: false,
+      output: `${ws}\nhello\nworld\n[exit code 3]`,
+      summary: "exit 3",
+    });
     expect(context.emitted).toEqual([ws, "hello", "world"]);
     expect(await call(tool(), { command: "true" })).toEqual({
       ok: true,
       output: "(no output)\n[exit code 0]",
     });
+  });
+
+  it("sums up a failed run for status lines: the exit code, or the signal that killed it", async () => {
+    expect((await call(tool(), { command: "exit 1" })).summary).toBe("exit 1");
+    const killed = await call(tool(), { command: "echo before; kill -KILL $$" });
+    expect(killed).toEqual({
+      ok: false,
+      output: "before\n[killed by SIGKILL]",
+      summary: "killed by SIGKILL",
+    });
+    expect((await call(tool(), { command: "exit 0" })).summary).toBeUndefined();
   });
 
   it("gives the command a clean environment: no secrets of the service", async () => {
@@ -87,6 +102,7 @@ describe("run_command", () => {
     expect(result.output).toMatch(
       /\[timed out after 0\.5 s; the command and its child processes were stopped\]$/,
     );
+    expect(result.summary).toBe("timed out after 0.5 s");
     expect(result.output).not.toContain("survived");
     expect(liveMembers(pidFrom(result.output))).toEqual([]);
   });
@@ -108,6 +124,7 @@ describe("run_command", () => {
     expect(result).toEqual({
       ok: false,
       output: `pid=${pid}\n[interrupted; the command and its child processes were stopped]`,
+      summary: "interrupted",
     });
     expect(liveMembers(pid)).toEqual([]);
   });

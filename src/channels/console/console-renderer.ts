@@ -122,9 +122,10 @@ export class ConsoleTurnRenderer implements TurnRenderer {
       w.line(`${w.style("green", "✓")} ${label} · ${took}`);
       return;
     }
+    const outcome = event.reason ?? FAILED_WORD[event.status];
     const reason = failureReason(event.outputPreview);
     const detail = reason === "" ? "" : w.style("dim", ` — ${reason}`);
-    w.line(`${w.style("red", "✗")} ${label} · ${FAILED_WORD[event.status]} · ${took}${detail}`);
+    w.line(`${w.style("red", "✗")} ${label} · ${outcome} · ${took}${detail}`);
   }
 
   async close(): Promise<void> {

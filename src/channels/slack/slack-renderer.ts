@@ -145,6 +145,7 @@ export class SlackTurnRenderer implements TurnRenderer {
           preview: before?.preview ?? "",
           status: event.status,
           durationMs: event.durationMs,
+          ...(event.reason === undefined ? {} : { reason: event.reason }),
         });
         this.indicator?.set(THINKING);
         break;

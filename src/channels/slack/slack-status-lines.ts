@@ -1,6 +1,6 @@
 /**
  * The compact progress lines of a turn: one status line per tool call that changes in place
- * ("Running `npm test`…" → "✓ `npm test` · 3.2 s" / "✗ …"), the plan as a checklist, and short
+ * ("Running `npm test`…" → "✓ `npm test` · 3.2 s" / "✗ `npm test` · exit 1"), the plan as a checklist, and short
  * notes. Pure formatting: the renderer decides where the lines go.
  */
 import type { PlanStep, ToolCallStatus } from "../../engine/events.js";
@@ -14,6 +14,8 @@ export interface ToolLineState {
   readonly preview: string;
   readonly status: "running" | ToolCallStatus;
   readonly durationMs?: number;
+  /** Why a call that did not succeed ended so ("exit 1", "denied by policy"). */
+  readonly reason?: string;
   /** Set while the call waits for a person. */
   readonly waiting?: "approval" | "answer";
 }
@@ -56,6 +58,7 @@ function codeLabel(state: ToolLineState): string {
 export function toolLine(state: ToolLineState): string {
   const label = codeLabel(state);
   const took = state.durationMs !== undefined ? ` · ${formatDuration(state.durationMs)}` : "";
+  const why = state.reason ? ` · ${escapeMrkdwn(state.reason)}` : undefined;
   if (state.waiting === "approval") return `:double_vertical_bar: ${label} — waiting for approval`;
   if (state.waiting === "answer") return `:double_vertical_bar: Waiting for your answer`;
   switch (state.status) {
@@ -64,13 +67,13 @@ export function toolLine(state: ToolLineState): string {
     case "ok":
       return `✓ ${label}${took}`;
     case "error":
-      return `✗ ${label}${took}`;
+      return `✗ ${label}${why ?? took}`;
     case "denied":
-      return `⊘ ${label} — denied`;
+      return `⊘ ${label}${why ?? " — denied"}`;
     case "interrupted":
-      return `■ ${label} — interrupted`;
+      return `■ ${label}${why ?? " — interrupted"}`;
     case "not_started":
-      return `– ${label} — not run`;
+      return `– ${label}${why ?? " — not run"}`;
   }
 }
 

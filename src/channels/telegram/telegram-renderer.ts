@@ -31,6 +31,8 @@ interface ToolLine {
   readonly preview: string;
   status: ToolCallStatus | "running";
   durationMs?: number;
+  /** Why a call that did not succeed ended so ("exit 1", "denied by policy"). */
+  reason?: string;
 }
 
 const TOOL_ICONS: Readonly<Record<ToolLine["status"], string>> = {
@@ -63,16 +65,16 @@ function clip(text: string, limit: number): string {
 /**
  * One tool call's status line: "⏳ Running <code>npm test</code>…", "✓ <code>npm test</code> · 3.2 s",
  * "✓ read_file <code>src/app.ts</code> · 0.1 s" (a command's label speaks for itself; other calls
- * name their tool), "⛔ … · denied".
+ * name their tool), "✗ <code>npm test</code> · exit 1", "⛔ … · denied".
  */
 function toolLineHtml(tool: ToolLine): string {
   const preview = clip(tool.preview, 80);
   const code = `<code>${escapeHtml(preview === "" ? tool.name : preview)}</code>`;
   const label = preview === "" || tool.name === RUN_COMMAND ? code : `${escapeHtml(tool.name)} ${code}`;
   if (tool.status === "running") return `${TOOL_ICONS.running} Running ${label}…`;
-  const outcome = TOOL_OUTCOMES[tool.status];
+  const outcome = tool.status === "ok" ? undefined : (tool.reason ?? TOOL_OUTCOMES[tool.status]);
   const took = tool.durationMs === undefined ? "" : ` · ${(tool.durationMs / 1000).toFixed(1)} s`;
-  return `${TOOL_ICONS[tool.status]} ${label}${outcome === undefined ? took : ` · ${outcome}`}`;
+  return `${TOOL_ICONS[tool.status]} ${label}${outcome === undefined ? took : ` · ${escapeHtml(outcome)}`}`;
 }
 
 /** A non-zero 31-bit draft id derived from the turn id. */
@@ -165,7 +167,8 @@ export class TelegramTurnRenderer implements TurnRenderer {
         return;
       case "tool-call-finished": {
         const line = this.tools.find((tool) => tool.callId === event.callId);
-        if (line) Object.assign(line, { status: event.status, durationMs: event.durationMs });
+        if (line)
+          Object.assign(line, { status: event.status, durationMs: event.durationMs, reason: event.reason });
         this.waiting = undefined;
         return;
       }

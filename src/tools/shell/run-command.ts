@@ -75,6 +75,18 @@ function statusLine(outcome: Outcome, stop: "timeout" | "interrupt" | undefined,
   return `[killed by ${outcome.signal ?? "a signal"}]`;
 }
 
+/** The status-line reason of a failed run: "exit 1", "timed out after 120 s", "killed by SIGKILL". */
+function failureSummary(
+  outcome: Outcome,
+  stop: "timeout" | "interrupt" | undefined,
+  timeoutS: number,
+): string {
+  if (stop === "timeout") return `timed out after ${timeoutS} s`;
+  if (stop === "interrupt") return "interrupted";
+  if (outcome.code !== null) return `exit ${outcome.code}`;
+  return `killed by ${outcome.signal ?? "a signal"}`;
+}
+
 /** Build the run_command tool. */
 export function createRunCommandTool(options: RunCommandOptions) {
   const defaultTimeoutS = options.defaultTimeoutS ?? 120;
@@ -108,7 +120,12 @@ export function createRunCommandTool(options: RunCommandOptions) {
       child.once("spawn", () => resolve(undefined));
       child.on("error", resolve);
     });
-    if (spawnError) return { ok: false, output: `could not start bash in ${cwd}: ${spawnError.message}` };
+    if (spawnError)
+      return {
+        ok: false,
+        output: `could not start bash in ${cwd}: ${spawnError.message}`,
+        summary: "could not start",
+      };
     const pgid = child.pid as number;
     forwardOutput(child.stdout, output, onLine);
     forwardOutput(child.stderr, output, onLine);
@@ -143,7 +160,9 @@ export function createRunCommandTool(options: RunCommandOptions) {
       if (outcome.stoppedBackground && !stop) {
         notes.push("[background processes still holding the output were stopped]");
       }
-      return { ok: !stop && outcome.code === 0, output: `${text}\n${notes.join("\n")}` };
+      const ok = !stop && outcome.code === 0;
+      const result = { ok, output: `${text}\n${notes.join("\n")}` };
+      return ok ? result : { ...result, summary: failureSummary(outcome, stop, timeoutS) };
     } finally {
       clearTimeout(timer);
       context.signal.removeEventListener("abort", onAbort);

@@ -17,6 +17,21 @@ describe("Slack tool status lines", () => {
     expect(toolLine(state({ status: "denied" }))).toBe("⊘ `npm test` — denied");
   });
 
+  it("says why a call did not succeed when the engine gives a reason", () => {
+    expect(toolLine(state({ status: "error", durationMs: 3_200, reason: "exit 1" }))).toBe(
+      "✗ `npm test` · exit 1",
+    );
+    expect(toolLine(state({ status: "denied", reason: "denied by policy" }))).toBe(
+      "⊘ `npm test` · denied by policy",
+    );
+    expect(toolLine(state({ status: "error", reason: "<not> found & gone" }))).toBe(
+      "✗ `npm test` · &lt;not&gt; found &amp; gone",
+    );
+    expect(toolLine(state({ status: "ok", durationMs: 3_200, reason: "exit 0" }))).toBe(
+      "✓ `npm test` · 3.2 s",
+    );
+  });
+
   it("names the tool before the label of any other call", () => {
     const write = state({ name: "write_file", preview: "notes/hello.md", status: "ok", durationMs: 12 });
     expect(toolLine(write)).toBe("✓ write_file `notes/hello.md` · 12 ms");

@@ -154,7 +154,13 @@ describe("TelegramTurnRenderer", () => {
     const turn = renderer(sender);
     const started = (callId: string, name: string, preview: string) =>
       agentEvent({ type: "tool-call-started", callId, name, args: {}, preview });
-    const finished = (callId: string, name: string, status: "ok" | "error" | "denied", durationMs: number) =>
+    const finished = (
+      callId: string,
+      name: string,
+      status: "ok" | "error" | "denied",
+      durationMs: number,
+      reason?: string,
+    ) =>
       agentEvent({
         type: "tool-call-finished",
         callId,
@@ -163,6 +169,7 @@ describe("TelegramTurnRenderer", () => {
         outputPreview: "",
         files: [],
         durationMs,
+        ...(reason === undefined ? {} : { reason }),
       });
     await turn.handle(started("c1", "run_command", "npm test"));
     await turn.handle(started("c2", "write_file", "notes/<b>.md"));
@@ -175,6 +182,10 @@ describe("TelegramTurnRenderer", () => {
     await turn.handle(finished("c2", "write_file", "error", 40));
     await turn.handle(started("c3", "mcp__lookup", ""));
     await turn.handle(finished("c3", "mcp__lookup", "denied", 0));
+    await turn.handle(started("c4", "run_command", "npm run lint"));
+    await turn.handle(finished("c4", "run_command", "error", 900, "exit <1>"));
+    await turn.handle(started("c5", "web_fetch", "x.org"));
+    await turn.handle(finished("c5", "web_fetch", "denied", 0, "denied by policy"));
     await vi.advanceTimersByTimeAsync(1100);
     expect(sender.calls.at(-1)).toMatchObject({
       kind: "edit",
@@ -182,6 +193,8 @@ describe("TelegramTurnRenderer", () => {
         "✓ <code>npm test</code> · 3.2 s",
         "✗ write_file <code>notes/&lt;b&gt;.md</code> · 0.0 s",
         "⛔ <code>mcp__lookup</code> · denied",
+        "✗ <code>npm run lint</code> · exit &lt;1&gt;",
+        "⛔ web_fetch <code>x.org</code> · denied by policy",
       ].join("\n"),
     });
     await turn.handle(completed("done"));
