@@ -5,7 +5,9 @@
  * message/app_mention twin are processed exactly once — also across restarts. Deliveries being
  * handled right now are also known in memory, so a twin arriving meanwhile is caught before either
  * is recorded. A message that starts a turn is recorded only once it is safely queued (the session
- * layer recognises a redelivery of a queued message from the queue itself).
+ * layer recognises a redelivery of a queued message from the queue itself). The "seen?" read of a
+ * message can be started early (`prefetch`, alongside the session lookup); its answer is used only
+ * when no write of those keys was under way when it started or began since — else `seen` reads again.
  */
 import { type KeyValueSpace, type Store, setAll } from "../store/store.js";
 
@@ -22,6 +24,10 @@ export class InboundDedupe {
   private readonly space: KeyValueSpace;
   private readonly ttlMs: number;
   private readonly handling = new Set<string>();
+  /** Keys being written now (how many writes of each). */
+  private readonly writing = new Map<string, number>();
+  /** Early "seen?" reads by key, until `seen` takes them or the claim is released. */
+  private readonly early = new Map<string, Prefetch>();
 
   /** @param ttlMs how long ids are remembered; raised to 24 h when lower */
   constructor(store: Store, ttlMs = 2 * MIN_DEDUPE_TTL_MS) {
@@ -38,21 +44,47 @@ export class InboundDedupe {
     if (unique.some((key) => this.handling.has(key))) return undefined;
     for (const key of unique) this.handling.add(key);
     return () => {
-      for (const key of unique) this.handling.delete(key);
+      for (const key of unique) {
+        this.handling.delete(key);
+        this.early.delete(key);
+      }
     };
   }
 
-  /** Whether any of the keys has been recorded. */
+  /**
+   * Start the "seen?" read of a claimed delivery now, so it overlaps other intake work; the next
+   * `seen` of the same keys uses it when it is still trustworthy. Dropped when the claim is released.
+   */
+  prefetch(keys: readonly string[]): void {
+    const unique = dedupeKeysOf(keys);
+    if (unique.length === 0) return;
+    const prefetch: Prefetch = {
+      keys: unique,
+      answer: this.read(unique),
+      disturbed: unique.some((key) => this.writing.has(key)),
+    };
+    prefetch.answer.catch(() => undefined);
+    for (const key of unique) this.early.set(key, prefetch);
+  }
+
+  /**
+   * Whether any of the keys has been recorded: the prefetched answer when no write of these keys
+   * overlapped it, else read now.
+   */
   async seen(keys: readonly string[]): Promise<boolean> {
-    const found = await Promise.all(dedupeKeysOf(keys).map((key) => this.space.get(storageKey(key))));
-    return found.some((value) => value !== undefined);
+    const unique = dedupeKeysOf(keys);
+    const prefetch = unique.length > 0 ? this.early.get(unique[0]!) : undefined;
+    for (const key of unique) this.early.delete(key);
+    const usable = prefetch && !prefetch.disturbed && sameKeys(prefetch.keys, unique);
+    return usable ? prefetch.answer : this.read(unique);
   }
 
   /** Record every key (one commit where the store can); resolves once they are stored. */
   async record(keys: readonly string[]): Promise<void> {
     const at = new Date().toISOString();
-    const entries = dedupeKeysOf(keys).map((key) => ({ key: storageKey(key), value: at, ttlMs: this.ttlMs }));
-    if (entries.length > 0) await setAll(this.space, entries);
+    const unique = dedupeKeysOf(keys);
+    const entries = unique.map((key) => ({ key: storageKey(key), value: at, ttlMs: this.ttlMs }));
+    if (entries.length > 0) await this.writingKeys(unique, () => setAll(this.space, entries));
   }
 
   /**
@@ -62,11 +94,46 @@ export class InboundDedupe {
    */
   async firstSeen(keys: readonly string[]): Promise<boolean> {
     const at = new Date().toISOString();
-    const fresh = await Promise.all(
-      dedupeKeysOf(keys).map((key) => this.space.setIfAbsent(storageKey(key), at, this.ttlMs)),
+    const unique = dedupeKeysOf(keys);
+    const fresh = await this.writingKeys(unique, () =>
+      Promise.all(unique.map((key) => this.space.setIfAbsent(storageKey(key), at, this.ttlMs))),
     );
     return fresh.every(Boolean);
   }
+
+  private async read(keys: readonly string[]): Promise<boolean> {
+    const found = await Promise.all(keys.map((key) => this.space.get(storageKey(key))));
+    return found.some((value) => value !== undefined);
+  }
+
+  /** Run a write of `keys`, marking them as being written (early reads of them become untrusted). */
+  private async writingKeys<T>(keys: readonly string[], write: () => Promise<T>): Promise<T> {
+    for (const key of keys) {
+      this.writing.set(key, (this.writing.get(key) ?? 0) + 1);
+      const prefetch = this.early.get(key);
+      if (prefetch) prefetch.disturbed = true;
+    }
+    try {
+      return await write();
+    } finally {
+      for (const key of keys) {
+        const left = (this.writing.get(key) ?? 1) - 1;
+        if (left > 0) this.writing.set(key, left);
+        else this.writing.delete(key);
+      }
+    }
+  }
+}
+
+/** An early "seen?" read; `disturbed` once a write of its keys overlapped it. */
+interface Prefetch {
+  readonly keys: readonly string[];
+  readonly answer: Promise<boolean>;
+  disturbed: boolean;
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((key) => b.includes(key));
 }
 
 function storageKey(key: string): string {

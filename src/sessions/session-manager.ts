@@ -181,6 +181,9 @@ export class SessionManager implements ConversationService {
     }
     if (message.text.trim() === "" && message.files.length === 0)
       return (await this.dedupe.firstSeen(keys)) ? { status: "ignored", reason: "empty message" } : duplicate;
+    // The "seen before?" read runs alongside the session lookup; isRedelivery uses it when no write
+    // of these keys overlapped it.
+    this.dedupe.prefetch(keys);
     const live = await this.cache.forTarget(message.target);
     live.holds++;
     try {

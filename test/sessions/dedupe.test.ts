@@ -51,3 +51,74 @@ describe("inbound dedupe", () => {
     expect(ttls).toEqual([MIN_DEDUPE_TTL_MS, MIN_DEDUPE_TTL_MS]);
   });
 });
+
+/** A "dedupe" space in memory that counts reads and can hold writes until released. */
+function heldSpace() {
+  const data = new Map<string, unknown>();
+  const state = { reads: 0, hold: undefined as Promise<void> | undefined };
+  const space: KeyValueSpace = {
+    get: async <T>(key: string) => {
+      state.reads++;
+      return data.get(key) as T | undefined;
+    },
+    set: async (key, value) => {
+      await state.hold;
+      data.set(key, value);
+    },
+    delete: async (key) => data.delete(key),
+    setIfAbsent: async (key, value) => {
+      await state.hold;
+      if (data.has(key)) return false;
+      data.set(key, value);
+      return true;
+    },
+  };
+  const dedupe = new InboundDedupe({ space: () => space } as unknown as Store);
+  return { dedupe, state };
+}
+
+describe("early 'seen?' reads", () => {
+  it("a prefetched answer serves the next seen without a second read", async () => {
+    const { dedupe, state } = heldSpace();
+    await dedupe.record(["old"]);
+    const release = dedupe.claim(["old", "other"])!;
+    dedupe.prefetch(["old", "other"]);
+    expect(await dedupe.seen(["other", "old"])).toBe(true);
+    expect(state.reads).toBe(2);
+    release();
+  });
+
+  it("a write of the keys that starts after the prefetch makes seen read again", async () => {
+    const { dedupe, state } = heldSpace();
+    const release = dedupe.claim(["k"])!;
+    dedupe.prefetch(["k"]);
+    await dedupe.record(["k"]);
+    expect(await dedupe.seen(["k"])).toBe(true);
+    expect(state.reads).toBe(2);
+    release();
+  });
+
+  it("a write of the keys still under way when the prefetch starts makes seen read again", async () => {
+    const { dedupe, state } = heldSpace();
+    let open!: () => void;
+    state.hold = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const writing = dedupe.record(["k"]);
+    const release = dedupe.claim(["k"])!;
+    dedupe.prefetch(["k"]);
+    open();
+    await writing;
+    expect(await dedupe.seen(["k"])).toBe(true);
+    release();
+  });
+
+  it("releasing the claim drops its prefetch: a later seen reads the store", async () => {
+    const { dedupe, state } = heldSpace();
+    const release = dedupe.claim(["k"])!;
+    dedupe.prefetch(["k"]);
+    release();
+    expect(await dedupe.seen(["k"])).toBe(false);
+    expect(state.reads).toBe(2);
+  });
+});
