@@ -15,19 +15,13 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import pino from "pino";
-import type { ModelMessage } from "../src/engine/messages.js";
-import type {
-  ProviderClient,
-  ProviderRequest,
-  ProviderStreamEvent,
-} from "../src/engine/provider/provider.js";
 import type { ThreadOutput, ThreadTarget } from "../src/sessions/contracts.js";
-import { SessionManager } from "../src/sessions/session-manager.js";
 import { createStore } from "../src/store/create-store.js";
 import type { KeyValueSpace, SpaceEntry, Store, StoreNamespace } from "../src/store/store.js";
 import { ToolRegistry } from "../src/tools/registry.js";
-import { engineFactory } from "../test/channels/telegram/stack.js";
+import type { SessionManager } from "../src/sessions/session-manager.js";
+import { buildSessionManager, engineFactory } from "../test/support/session-stack.js";
+import { InstantModel } from "./support/instant.js";
 
 const LEVELS = [1, 50, 200] as const;
 type Level = (typeof LEVELS)[number];
@@ -44,16 +38,6 @@ type Shape = (typeof SHAPES)[number];
 const SUBJECTS = (Object.keys(STORES) as StoreKind[]).flatMap((kind) =>
   SHAPES.map((shape) => ({ kind, shape, name: `${kind}/${shape}` })),
 );
-
-/** Answers every prompt at once with one short text step. */
-class InstantModel implements ProviderClient {
-  async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
-    const last = [...request.messages].reverse().find((m: ModelMessage) => m.role === "user");
-    const text = `You said: ${typeof last?.content === "string" ? last.content : "…"}`;
-    yield { type: "text-delta", delta: text };
-    yield { type: "step-finished", text, toolCalls: [], finishReason: "stop", usage: undefined };
-  }
-}
 
 type OpName = "get" | "set" | "setMany" | "delete" | "setIfAbsent";
 
@@ -126,15 +110,16 @@ interface Subject {
 async function openSubject(kind: StoreKind, wrap: (store: Store) => Store = (s) => s): Promise<Subject> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "stack-bench-"));
   const store = wrap(await createStore({ url: STORES[kind], dataDir }));
-  const manager = new SessionManager({
+  // The same stack as instantStack (bench/support/instant.ts), on a store this bench may wrap.
+  const manager = buildSessionManager({
     store,
     createEngine: engineFactory(new InstantModel(), new ToolRegistry()),
-    defaults: { model: "instant", provider: "instant", mode: "interactive", maxSteps: 5, queueMode: "steer" },
-    approvals: { approvers: [], ttlMs: 3_600_000 },
+    dataDir,
+    workspaceRoot: path.join(dataDir, "workspace"),
+    model: "instant",
+    provider: "instant",
+    maxSteps: 5,
     maxSessionsInMemory: 1_000,
-    workspace: { root: path.join(dataDir, "workspace"), context: "" },
-    auditLogPath: path.join(dataDir, "audit.jsonl"),
-    logger: pino({ level: "silent" }),
   });
   const waiting = new Map<string, () => void>();
   const output = (target: ThreadTarget): ThreadOutput => ({
