@@ -77,9 +77,21 @@ export interface TurnRenderer {
   close(): Promise<void>;
 }
 
+/** What a channel is told when a turn begins. */
+export interface TurnInfo {
+  readonly sessionId: string;
+  readonly turnId: string;
+  /**
+   * The `target.extra` of the message that triggered this turn (e.g. the message id to reply to);
+   * the session's target keeps the extra of its first message. Absent for retries and for turns
+   * whose trigger is unknown (queued or started by an older version): use the session's target.
+   */
+  readonly replyTo?: Readonly<Record<string, string | number | boolean>>;
+}
+
 /** A channel's handle on one thread: streams turns and posts / updates cards there. */
 export interface ThreadOutput {
-  beginTurn(info: { readonly sessionId: string; readonly turnId: string }): TurnRenderer;
+  beginTurn(info: TurnInfo): TurnRenderer;
   postCard(card: Card): Promise<CardRef>;
   updateCard(ref: CardRef, card: Card): Promise<void>;
   /** A short standalone message (command replies, refusals, subscription notices). */

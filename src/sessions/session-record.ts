@@ -30,7 +30,12 @@ export interface QueuedMessage {
    * the keys are recorded as seen before the message leaves the queue.
    */
   readonly dedupeKeys?: readonly string[];
+  /** The `target.extra` of the delivery (its reply-to message id…), handed to the turn's renderer. */
+  readonly targetExtra?: TargetExtra;
 }
+
+/** Platform details of one delivery's target (ThreadTarget's `extra`). */
+export type TargetExtra = Readonly<Record<string, string | number | boolean>>;
 
 /** Where a woken turn's input came from: a watched channel and a short quote of the trigger. */
 export interface ChannelContent {
@@ -49,6 +54,8 @@ export interface PendingTurn {
    * history (the process died first) is started again rather than closed. Absent in older records.
    */
   readonly startedFrom?: TurnStart;
+  /** The `target.extra` of the message that started the turn, for a resumed turn's renderer. */
+  readonly targetExtra?: TargetExtra;
 }
 
 /** How a turn began: a new user message (`run`) or a retry, at a given history length. */
@@ -77,6 +84,7 @@ export interface SessionRecord {
 
 const user = z.object({ id: z.string(), name: z.string() });
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
+const targetExtraSchema = z.record(z.string(), scalar);
 
 /** Validates a record read back from the store. */
 export const sessionRecordSchema = z.object({
@@ -87,7 +95,7 @@ export const sessionRecordSchema = z.object({
     workspace: z.string(),
     channel: z.string(),
     thread: z.string().optional(),
-    extra: z.record(z.string(), scalar).optional(),
+    extra: targetExtraSchema.optional(),
   }),
   mode: permissionModeSchema,
   provider: z.string(),
@@ -110,6 +118,7 @@ export const sessionRecordSchema = z.object({
       steered: z.boolean().optional(),
       channelContent: z.object({ channel: z.string(), quote: z.string() }).optional(),
       dedupeKeys: z.array(z.string()).optional(),
+      targetExtra: targetExtraSchema.optional(),
     }),
   ),
   pendingTurn: z
@@ -120,6 +129,7 @@ export const sessionRecordSchema = z.object({
       startedFrom: z
         .object({ how: z.enum(["run", "retry"]), historyLength: z.number().int().nonnegative() })
         .optional(),
+      targetExtra: targetExtraSchema.optional(),
     })
     .optional(),
   createdAt: z.string(),
@@ -160,7 +170,15 @@ export function newSessionRecord(input: {
 /** The queue entry of an inbound message delivered under `dedupeKeys`. */
 export function queuedMessageOf(message: InboundMessage, dedupeKeys: readonly string[]): QueuedMessage {
   const { user, text, files, sentAt } = message;
-  return dedupeKeys.length > 0 ? { user, text, files, sentAt, dedupeKeys } : { user, text, files, sentAt };
+  const extra = message.target.extra;
+  return {
+    user,
+    text,
+    files,
+    sentAt,
+    ...(dedupeKeys.length > 0 ? { dedupeKeys } : {}),
+    ...(extra === undefined ? {} : { targetExtra: extra }),
+  };
 }
 
 /** Whether a record has work that must survive a restart: a turn in progress or queued messages. */

@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import type { AgentEvent, TurnStatus } from "../engine/events.js";
 import type { TokenUsage } from "../engine/messages.js";
-import type { ThreadOutput, TurnRenderer } from "./contracts.js";
+import type { ThreadOutput, TurnInfo, TurnRenderer } from "./contracts.js";
 
 export interface TurnOutcome {
   readonly status: TurnStatus | "abandoned";
@@ -21,13 +21,13 @@ const SILENT: TurnRenderer = { handle: async () => undefined, close: async () =>
 export async function driveTurn(input: {
   readonly events: AsyncGenerator<AgentEvent>;
   readonly output: ThreadOutput | undefined;
-  readonly ids: { readonly sessionId: string; readonly turnId: string };
+  readonly info: TurnInfo;
   readonly logger: Logger;
 }): Promise<TurnOutcome> {
   const { logger } = input;
   let renderer = SILENT;
   try {
-    renderer = input.output?.beginTurn(input.ids) ?? SILENT;
+    renderer = input.output?.beginTurn(input.info) ?? SILENT;
   } catch (error) {
     logger.error({ err: error }, "the channel could not begin rendering a turn");
   }

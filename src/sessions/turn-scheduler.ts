@@ -17,7 +17,7 @@ import type { PlatformUser, ThreadOutput, ThreadTarget } from "./contracts.js";
 import type { LiveSession } from "./live-session.js";
 import { buildTurnRequest, promptOf, type RequestSettings, rebuildTurnRequest } from "./request-builder.js";
 import type { SessionLock } from "./session-lock.js";
-import { type QueuedMessage, ZERO_USAGE } from "./session-record.js";
+import { type QueuedMessage, type TargetExtra, ZERO_USAGE } from "./session-record.js";
 import { recoveryOf } from "./turn-recovery.js";
 import { driveTurn, type TurnOutcome } from "./turn-runner.js";
 import { retryProvenance } from "./wake-turns.js";
@@ -175,9 +175,10 @@ export class TurnScheduler {
         request: requestToJSON(withMessages(request, [])),
         startedAt: this.stamp(),
         startedFrom: { how, historyLength: live.history.length },
+        ...(message.targetExtra === undefined ? {} : { targetExtra: message.targetExtra }),
       },
     }));
-    await this.drive(live, request, how);
+    await this.drive(live, request, how, message.targetExtra);
   }
 
   private async resumeTurn(live: LiveSession): Promise<void> {
@@ -208,6 +209,7 @@ export class TurnScheduler {
       live,
       request,
       recovery === "rerun" ? "run" : recovery === "resume" ? "resume" : "retry",
+      marker.targetExtra,
     );
   }
 
@@ -215,6 +217,7 @@ export class TurnScheduler {
     live: LiveSession,
     request: ConversationExecutionRequest,
     how: "run" | "resume" | "retry",
+    replyTo: TargetExtra | undefined,
   ) {
     const logger = this.options.logger.child({ sessionId: live.id, turnId: request.turnId });
     live.activeTurn = {
@@ -236,7 +239,7 @@ export class TurnScheduler {
       outcome = await driveTurn({
         events,
         output: this.options.outputFor(live.record.target),
-        ids: { sessionId: live.id, turnId: request.turnId },
+        info: { sessionId: live.id, turnId: request.turnId, ...(replyTo === undefined ? {} : { replyTo }) },
         logger,
       });
     } catch (error) {

@@ -96,7 +96,8 @@ export class TelegramChannel {
   private readonly logger: Logger;
   /**
    * The latest message each session was given, per session key. Sessions keep the target of their
-   * first message; replies should thread to the message that triggered the current turn.
+   * first message; a turn's replies thread to its own trigger (the session layer passes it to
+   * `beginTurn`), while cards and notices, posted without one, thread to the latest message.
    */
   private readonly triggers = new LruCache<string, number>(10_000);
   private started = false;

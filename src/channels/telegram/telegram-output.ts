@@ -6,8 +6,9 @@
 import type { Api } from "grammy";
 import type { Logger } from "pino";
 import type { Card, CardRef } from "../../approvals/card.js";
-import type { ThreadOutput, ThreadTarget, TurnRenderer } from "../../sessions/contracts.js";
+import type { ThreadOutput, ThreadTarget, TurnInfo, TurnRenderer } from "../../sessions/contracts.js";
 import { renderCard } from "./telegram-card.js";
+import { errorText } from "./telegram-errors.js";
 import { markdownToTelegramHtml } from "./telegram-html.js";
 import { draftIdOf, TelegramTurnRenderer } from "./telegram-renderer.js";
 import { addressOf, ChatSender } from "./telegram-send.js";
@@ -28,24 +29,44 @@ export class TelegramThreadOutput implements ThreadOutput {
 
   constructor(
     private readonly options: TelegramOutputOptions,
-    target: ThreadTarget,
+    private readonly target: ThreadTarget,
   ) {
     this.sender = new ChatSender(options.api, addressOf(target), options.logger);
   }
 
-  beginTurn(info: { readonly sessionId: string; readonly turnId: string }): TurnRenderer {
-    const { isPrivate } = this.sender.address;
+  beginTurn(info: TurnInfo): TurnRenderer {
+    const logger = this.options.logger.child({ sessionId: info.sessionId, turnId: info.turnId });
+    const sender = this.senderFor(info.replyTo, logger);
+    const { isPrivate } = sender.address;
     const timing = isPrivate
       ? (this.options.timing?.private ?? PRIVATE_TIMING)
       : (this.options.timing?.group ?? GROUP_TIMING);
     return new TelegramTurnRenderer({
-      sender: this.sender,
-      logger: this.options.logger.child({ sessionId: info.sessionId, turnId: info.turnId }),
+      sender,
+      logger,
       live: {
         timing,
         ...(isPrivate ? { draft: { id: draftIdOf(info.turnId), support: this.options.drafts } } : {}),
       },
     });
+  }
+
+  /**
+   * The sender for one turn: replies thread to the turn's trigger (`replyTo`, the triggering
+   * message's target extra) when known and readable, else to the thread's stored trigger.
+   */
+  private senderFor(replyTo: TurnInfo["replyTo"], logger: Logger): ChatSender {
+    if (replyTo === undefined) return this.sender;
+    try {
+      const address = addressOf({ ...this.target, extra: { ...this.target.extra, ...replyTo } });
+      return new ChatSender(this.options.api, address, logger);
+    } catch (error) {
+      logger.warn(
+        { err: errorText(error), replyTo },
+        "unreadable reply target for a turn; using the thread's",
+      );
+      return this.sender;
+    }
   }
 
   async postCard(card: Card): Promise<CardRef> {

@@ -2,6 +2,7 @@
  * End to end: the real grammY bot and runner against the fake Bot API, the real SessionManager
  * and TurnEngine, and the fake OpenAI-compatible server as the model.
  */
+import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeHandler } from "../../fakes/fake-openai.js";
 import type { StoredMessage } from "../../fakes/fake-telegram/fake-telegram.js";
@@ -58,6 +59,68 @@ describe("Telegram end to end", () => {
     expect(next.reply_to_message_id).toBe(second.message.message_id);
     expect(openai.requests).toHaveLength(2);
     expect(tg.callsOf("sendMessage").filter((call) => !call.error)).toHaveLength(2);
+  });
+
+  it("threads each queued follow-up's answer to its own message, not to the latest one", async () => {
+    let queued = 0;
+    let bothQueued: () => void = () => undefined;
+    const queuedTwice = new Promise<void>((resolve) => {
+      bothQueued = resolve;
+    });
+    const log = pino(
+      { level: "debug" },
+      {
+        write(line: string) {
+          const entry = JSON.parse(line) as { msg?: string; result?: { status?: string } };
+          if (
+            entry.msg === "telegram: message recorded" &&
+            entry.result?.status === "queued" &&
+            ++queued === 2
+          )
+            bothQueued();
+        },
+      },
+    );
+    const handler: FakeHandler = ({ body }) => {
+      if (lastMessage(body).role === "tool") return { text: "noted" };
+      const text = lastUserText(body);
+      return text === "note this"
+        ? { toolCalls: [{ name: "write_note", arguments: JSON.stringify({ text }) }] }
+        : { text: `You said: "${text}"` };
+    };
+    stack = await startStack({
+      allowedUsers: [ALICE.id],
+      handler,
+      logger: log,
+      extend: () => ({
+        manager: {
+          defaults: {
+            model: "fake-model",
+            provider: "openai",
+            mode: "interactive",
+            maxSteps: 10,
+            queueMode: "followup",
+          },
+        },
+      }),
+    });
+    const { tg } = stack;
+    const first = tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "note this" });
+    const card = await tg.waitFor(() => cardWith(stack!, ALICE.id, "Approve"));
+    const second = tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "second" });
+    const third = tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "third" });
+    await queuedTwice;
+    tg.pressButton({
+      chat: ALICE_DM,
+      from: ALICE,
+      messageId: card.message_id,
+      data: tg.buttonData(card, "Approve"),
+    });
+    const answerTo = (text: string) =>
+      tg.waitFor(() => tg.state.botMessages(ALICE.id).find((m) => m.text.endsWith(text)));
+    expect((await answerTo("noted")).reply_to_message_id).toBe(first.message.message_id);
+    expect((await answerTo('You said: "second"')).reply_to_message_id).toBe(second.message.message_id);
+    expect((await answerTo('You said: "third"')).reply_to_message_id).toBe(third.message.message_id);
   });
 
   it("never calls the model for a user who is not allowed", async () => {
