@@ -10,6 +10,7 @@ import {
   type ThreadOutput,
   type ThreadOutputFactory,
   type ThreadTarget,
+  type TurnInfo,
   type TurnRenderer,
   sessionKeyOf,
 } from "../../src/sessions/contracts.js";
@@ -17,6 +18,7 @@ import {
 export interface RecordedTurn {
   readonly sessionId: string;
   readonly turnId: string;
+  readonly replyTo?: TurnInfo["replyTo"];
   readonly events: AgentEvent[];
   closed: boolean;
 }
@@ -42,7 +44,7 @@ export class RecordingOutput implements ThreadOutput {
     private readonly onPostCard: (card: Card) => Promise<void>,
   ) {}
 
-  beginTurn(info: { readonly sessionId: string; readonly turnId: string }): TurnRenderer {
+  beginTurn(info: TurnInfo): TurnRenderer {
     const turn: RecordedTurn = { ...info, events: [], closed: false };
     this.turns.push(turn);
     this.changed();

@@ -1,0 +1,67 @@
+/**
+ * The trigger of each turn reaches the channel: `beginTurn` gets the `target.extra` of the message
+ * that started the turn (not the session's first one), also for a queued follow-up and for a turn
+ * resumed after a restart.
+ */
+import { describe, expect, it } from "vitest";
+import type { ThreadTarget } from "../../src/sessions/contracts.js";
+import { textStep, toolStep } from "../support/scripted-provider.js";
+import { ANA, makeHarness, message, tempDir, thread } from "./helpers/harness.js";
+import { ToolRuns } from "./helpers/test-tools.js";
+
+const defaults = { model: "m", provider: "scripted", mode: "interactive" as const, maxSteps: 10 };
+const overrides = { defaults: { ...defaults, queueMode: "followup" as const } };
+
+/** The session's thread, as a message with its own platform details arrives in it. */
+const from = (replyTo: number): ThreadTarget => ({ ...thread(), extra: { replyTo, chatType: "private" } });
+
+describe("the trigger of a turn", () => {
+  it("reaches beginTurn for the first turn, a queued follow-up and a turn resumed after a restart", async () => {
+    const dataDir = tempDir();
+    const runs = new ToolRuns();
+    const first = await makeHarness({
+      dataDir,
+      runs,
+      overrides,
+      steps: [toolStep(["c1", "write_note", { text: "a" }])],
+    });
+    await first.manager.receive(message("write a", { target: from(11) }));
+    const out1 = first.outputs.for(thread());
+    const card = await first.outputs.until(() => out1.latestCards[0], "card");
+    expect(out1.turns.map((turn) => turn.replyTo)).toEqual([{ replyTo: 11, chatType: "private" }]);
+    expect((await first.manager.receive(message("then bye", { target: from(12) }))).status).toBe("queued");
+    await first.manager.drain(1_000);
+    await first.store.close();
+
+    const second = await makeHarness({
+      dataDir,
+      runs,
+      overrides,
+      steps: [textStep("wrote it"), textStep("bye")],
+    });
+    await second.manager.start();
+    await second.manager.press({
+      kind: "card",
+      platform: "slack",
+      pendingId: card.pendingId,
+      action: "once",
+      user: ANA,
+    });
+    await second.manager.idle();
+    const turns = second.outputs.for(thread()).closedTurns;
+    expect(turns.map((turn) => turn.replyTo)).toEqual([
+      { replyTo: 11, chatType: "private" },
+      { replyTo: 12, chatType: "private" },
+    ]);
+    await second.store.close();
+  });
+
+  it("is absent for a message without platform details, so the channel uses the session's target", async () => {
+    const h = await makeHarness({ steps: [textStep("hi")] });
+    await h.manager.receive(message("hello"));
+    await h.manager.idle();
+    const [turn] = h.outputs.for(thread()).closedTurns;
+    expect(turn && "replyTo" in turn).toBe(false);
+    await h.store.close();
+  });
+});
