@@ -7,7 +7,6 @@
  * Subscriptions, buffers, read cursors and wake markers live in the store, and `open` rebuilds
  * the indexes and the batches that were pending when the process stopped.
  */
-import type { ThreadTarget } from "../sessions/contracts.js";
 import type { Store } from "../store/store.js";
 import { type BufferEntry, type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
 import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
@@ -39,43 +38,11 @@ import { SubscriptionRegistry } from "./subscription-registry.js";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "./subscription-settings.js";
 import { describeSubscription, statusLines } from "./subscription-text.js";
 import { matchesTrigger, mentionsIdentity, parseTrigger, type TriggerArgs } from "./triggers.js";
-import { renderWakeInput, type WakeInput } from "./wake-prompt.js";
+import { renderWakeInput } from "./wake-prompt.js";
 import { type ReadyBatch, WakeScheduler } from "./wake-scheduler.js";
+import { SubscriberGoneError, type SubscriberNotifier, type WakeSink } from "./wake-sink.js";
 
-/** A wake-up as the session layer receives it. */
-export interface WakeBatch {
-  /** The matched messages, oldest first. */
-  readonly entries: readonly BufferEntry[];
-  /** Older matches left out of an oversized batch (still in the buffer for catch_up). */
-  readonly omitted: number;
-  /** The prompt and the `channelContent` provenance to put on the request. */
-  readonly input: WakeInput;
-}
-
-/**
- * Thrown by a WakeSink when the subscribing session takes no more turns (unknown, or replaced
- * with "new" in its thread): the subscription is closed and the thread told why.
- */
-export class SubscriberGoneError extends Error {
-  override readonly name = "SubscriberGoneError";
-}
-
-/** The session layer's side of wake-ups. */
-export interface WakeSink {
-  /**
-   * Start (or queue) a turn of `subscription.sessionId` in `subscription.subscriberTarget` with
-   * prompt `batch.input.text`, requester `subscription.createdBy`, and
-   * `metadata.channelContent = batch.input.channelContent`. Resolve once accepted; reject with a
-   * SubscriberGoneError when the session is gone, or with any error when the turn cannot be taken
-   * now (the batch is then rebuilt from the buffer by the next `open`).
-   */
-  wake(subscription: Subscription, batch: WakeBatch): Promise<void>;
-  /** Whether the session is running a turn now (its batch then waits for `sessionIdle`). */
-  isBusy(sessionId: string): boolean;
-}
-
-/** Posts a short notice into a subscriber's thread (e.g. ThreadOutputFactory(target).postText). */
-export type SubscriberNotifier = (target: ThreadTarget, text: string) => Promise<void>;
+export { SubscriberGoneError, type SubscriberNotifier, type WakeBatch, type WakeSink } from "./wake-sink.js";
 
 export interface SubscriptionServiceOptions {
   readonly store: Store;
