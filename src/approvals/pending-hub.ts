@@ -18,6 +18,7 @@ import { ExpiryTimers } from "./expiry-timers.js";
 import { CardDisplay } from "./card-display.js";
 import {
   callHash,
+  deliveriesOf,
   isOpen,
   newPendingId,
   type PendingDecision,
@@ -41,7 +42,12 @@ export interface PendingHost {
   waitingCall(sessionId: string, callId: string): Promise<WaitingCall | undefined>;
   /** An item settled and no turn in this process waits for it: continue the session's turn. */
   resume(sessionId: string): void;
+  /** Mark inbound dedupe keys as seen (those of a typed answer, before its item leaves the open index). */
+  recordDelivery(keys: readonly string[]): Promise<void>;
 }
+
+/** What a typed message did to the open items: answered one, or was a redelivery of an answer. */
+export type TextAnswer = "answered" | "redelivered";
 
 /** Who is asking, for the turn that raises an item. */
 export interface AskContext {
@@ -171,30 +177,62 @@ export class PendingHub {
 
   /**
    * A thread message from the person who was asked answers their open question (or revises their
-   * open plan). True when the message was consumed that way. A session with nothing open is
-   * answered from the in-memory open index, without reading the store.
+   * open plan); undefined when it is not consumed that way. Exactly once: the message's dedupe keys
+   * are stored with the answer (one write) and recorded as seen right after it, before the item
+   * leaves the open index, so a redelivery after a crash is recognised from the item (and the
+   * settling the crash interrupted is finished) or from the dedupe marks. A session with nothing
+   * open is answered from the in-memory open index, without reading the store.
    */
-  async answerText(sessionId: string, platform: string, user: PlatformUser, text: string): Promise<boolean> {
+  async answerText(
+    sessionId: string,
+    platform: string,
+    user: PlatformUser,
+    text: string,
+    keys: readonly string[],
+  ): Promise<TextAnswer | undefined> {
     const open = (await this.store.openItems(sessionId)).filter(
       (e) => e.kind === "question" || e.kind === "plan",
     );
     for (const entry of open) {
       const item = await this.load(entry.id);
       if (!item || item.requester.platform !== platform || item.requester.userId !== user.id) continue;
+      if (deliveriesOf(item).some((key) => keys.includes(key))) {
+        await this.complete(item);
+        return "redelivered";
+      }
       if ((await this.closedResult(item)) || !(await this.stillWaiting(item))) continue;
       const by: PendingPerson = { platform, userId: user.id, name: user.name };
       if (item.kind === "plan") {
-        await this.decide(item.id, { action: "plan_reject", by, at: this.stamp(), note: text });
-        return true;
+        const decision = { action: "plan_reject", by, at: this.stamp(), note: text, dedupeKeys: keys };
+        await this.decide(item.id, decision, () => this.host.recordDelivery(keys));
+        return "answered";
       }
       if (item.kind !== "question") continue;
       const index = firstUnanswered(item);
       const question = index === undefined ? undefined : item.questions[index];
       if (!question) continue;
-      await this.answer(item.id, question.id, text, by);
+      await this.answer(item.id, question.id, text, by, keys);
+      return "answered";
+    }
+    return undefined;
+  }
+
+  /**
+   * Finish settling an item a crash interrupted: the dedupe keys of typed answers it holds are
+   * recorded; then a question group whose answers are all stored is decided, and a decided item
+   * still in the open index leaves it and its turn resumes. True when the item is settled now.
+   */
+  private async complete(item: PendingItem): Promise<boolean> {
+    const keys = deliveriesOf(item);
+    if (keys.length > 0) await this.host.recordDelivery(keys);
+    if (item.status !== "pending") {
+      if (await this.store.dropOpen(item.id)) await this.finish(item, true);
       return true;
     }
-    return false;
+    if (item.kind !== "question" || firstUnanswered(item) !== undefined) return false;
+    const by = await this.store.lastAnswerer(item);
+    await this.decide(item.id, { action: "answered", ...(by ? { by } : {}), at: this.stamp() });
+    return true;
   }
 
   /** Cancel every open item of a session (stop, new session); their cards say why. */
@@ -211,9 +249,14 @@ export class PendingHub {
     return (await this.store.openItems(sessionId)).length > 0;
   }
 
-  /** After a restart: expire what expired while down, re-arm timers for the rest. */
+  /**
+   * After a restart: finish settling items a crash interrupted, expire what expired while down,
+   * re-arm timers for the rest.
+   */
   async start(): Promise<void> {
     for (const entry of await this.store.openItems()) {
+      const item = await this.load(entry.id);
+      if (item && (await this.complete(item))) continue;
       if (Date.parse(entry.expiresAt) <= this.now().getTime()) await this.expire(entry.id);
       else this.timers.arm(entry.id, entry.expiresAt);
     }
@@ -298,8 +341,12 @@ export class PendingHub {
     }
   }
 
-  private async decide(id: string, decision: PendingDecision): Promise<PressResult> {
-    const { won, item } = await this.store.settle(id, decision);
+  private async decide(
+    id: string,
+    decision: PendingDecision,
+    onWin?: () => Promise<void>,
+  ): Promise<PressResult> {
+    const { won, item } = await this.store.settle(id, decision, onWin);
     if (!won || !item) return { status: "already_decided", message: this.alreadyMessage(item) };
     await this.finish(item, true);
     return { status: "accepted", message: settledLine(item, "Decided") ?? "Recorded." };
@@ -310,8 +357,10 @@ export class PendingHub {
     questionId: string,
     answer: string,
     by: PendingPerson,
+    keys?: readonly string[],
   ): Promise<PressResult> {
-    const { won, item } = await this.store.recordAnswer(id, questionId, answer, by);
+    const typed = keys && { dedupeKeys: keys, onWin: () => this.host.recordDelivery(keys) };
+    const { won, item } = await this.store.recordAnswer(id, questionId, answer, by, typed);
     if (!won || item?.kind !== "question")
       return { status: "already_decided", message: "That question was already answered." };
     if (firstUnanswered(item) === undefined)

@@ -29,6 +29,8 @@ export interface PendingDecision {
   readonly at: string;
   /** Plan rejection feedback, or why an item was cancelled. */
   readonly note?: string;
+  /** Dedupe keys of the typed message that made the decision (plan feedback), to spot its redelivery. */
+  readonly dedupeKeys?: readonly string[];
 }
 
 interface PendingCommon {
@@ -64,6 +66,8 @@ export interface PendingQuestion extends PendingCommon {
   readonly questions: readonly QuestionSpec[];
   /** Answers given so far, by question id. */
   readonly answers: Readonly<Record<string, string>>;
+  /** Dedupe keys of the typed messages that gave answers, to spot their redelivery. */
+  readonly deliveries?: readonly string[];
 }
 
 export interface PendingPlan extends PendingCommon {
@@ -95,6 +99,11 @@ export function callHash(tool: string, args: unknown): string {
   return createHash("sha256").update(tool).update("\u0000").update(canonicalJson(args)).digest("hex");
 }
 
+/** Dedupe keys of the typed messages that answered or decided the item. */
+export function deliveriesOf(item: PendingItem): readonly string[] {
+  return [...(item.kind === "question" ? (item.deliveries ?? []) : []), ...(item.decision?.dedupeKeys ?? [])];
+}
+
 /** Whether an item can still be decided at `now` (pending and not past its expiry). */
 export function isOpen(item: PendingItem, now: Date): boolean {
   return item.status === "pending" && Date.parse(item.expiresAt) > now.getTime();
@@ -121,7 +130,13 @@ const common = {
   cardRef: z.looseObject({ messageId: z.string() }).optional(),
   status: z.enum(["pending", "decided", "expired", "cancelled"]),
   decision: z
-    .object({ action: z.string(), by: person.optional(), at: z.iso.datetime(), note: z.string().optional() })
+    .object({
+      action: z.string(),
+      by: person.optional(),
+      at: z.iso.datetime(),
+      note: z.string().optional(),
+      dedupeKeys: z.array(z.string()).optional(),
+    })
     .optional(),
 };
 
@@ -142,6 +157,7 @@ export const pendingItemSchema = z.discriminatedUnion("kind", [
     kind: z.literal("question"),
     questions: z.array(z.object({ id: z.string(), question: z.string(), options: z.array(z.string()) })),
     answers: z.record(z.string(), z.string()),
+    deliveries: z.array(z.string()).optional(),
   }),
   z.object({ ...common, kind: z.literal("plan"), plan: z.string() }),
 ]);

@@ -35,6 +35,8 @@ interface StoredAnswer {
   readonly answer: string;
   readonly by: PendingPerson;
   readonly at: string;
+  /** Dedupe keys of the typed message that gave the answer (none for a button press). */
+  readonly dedupeKeys?: readonly string[];
 }
 
 /** The status an item takes for a decision action. */
@@ -101,34 +103,68 @@ export class PendingStore {
   async settle(
     id: string,
     decision: PendingDecision,
+    onWin?: () => Promise<void>,
   ): Promise<{ won: boolean; item: PendingItem | undefined }> {
     const current = await this.get(id);
     if (!current) return { won: false, item: undefined };
     const space = this.spaceOf(current.kind);
     const won = await space.setIfAbsent(`decision:${id}`, decision, this.ttlFor(current));
     if (won) {
+      await onWin?.();
       await this.modify(id, (item) => ({ ...item, status: statusFor(decision.action), decision }));
       await this.updateOpen(({ [id]: _, ...rest }) => rest);
     }
     return { won, item: await this.get(id) };
   }
 
-  /** Record one question's answer; true when it was the first answer to that question. */
+  /**
+   * Record one question's answer; true when it was the first answer to that question. A typed
+   * answer's dedupe keys are stored with it (one write), and `onWin` runs right after that write.
+   */
   async recordAnswer(
     id: string,
     questionId: string,
     answer: string,
     by: PendingPerson,
+    delivery?: { readonly dedupeKeys: readonly string[]; readonly onWin: () => Promise<void> },
   ): Promise<{ won: boolean; item: PendingItem | undefined }> {
     const current = await this.get(id);
     if (current?.kind !== "question") return { won: false, item: current };
-    const stored: StoredAnswer = { answer, by, at: this.now().toISOString() };
+    const dedupeKeys = delivery?.dedupeKeys ?? [];
+    const stored: StoredAnswer = {
+      answer,
+      by,
+      at: this.now().toISOString(),
+      ...(dedupeKeys.length > 0 ? { dedupeKeys } : {}),
+    };
     const won = await this.questions.setIfAbsent(`answer:${id}:${questionId}`, stored, this.ttlFor(current));
-    if (won)
+    if (won) {
+      await delivery?.onWin();
       await this.modify(id, (item) =>
-        item.kind === "question" ? { ...item, answers: { ...item.answers, [questionId]: answer } } : item,
+        item.kind === "question"
+          ? withDeliveries({ ...item, answers: { ...item.answers, [questionId]: answer } }, dedupeKeys)
+          : item,
       );
+    }
     return { won, item: await this.get(id) };
+  }
+
+  /** Who gave the question group's latest answer (for settling a group found fully answered). */
+  async lastAnswerer(item: PendingItem): Promise<PendingPerson | undefined> {
+    if (item.kind !== "question") return undefined;
+    let latest: StoredAnswer | undefined;
+    for (const question of item.questions) {
+      const stored = await this.questions.get<StoredAnswer>(`answer:${item.id}:${question.id}`);
+      if (stored && (!latest || stored.at >= latest.at)) latest = stored;
+    }
+    return latest?.by;
+  }
+
+  /** Drop a settled item from the open index (a crash came between its decision and that); true if it was there. */
+  async dropOpen(id: string): Promise<boolean> {
+    if (!(await this.readOpen()).has(id)) return false;
+    await this.updateOpen(({ [id]: _, ...rest }) => rest);
+    return true;
   }
 
   /** Every item still open, or only one session's (the expiry sweep after a restart, intake). */
@@ -151,12 +187,15 @@ export class PendingStore {
     let result: PendingItem = item;
     if (item.kind === "question") {
       const answers = { ...item.answers };
+      const keys: string[] = [];
       for (const question of item.questions) {
         if (answers[question.id] !== undefined) continue;
         const stored = await space.get<StoredAnswer>(`answer:${item.id}:${question.id}`);
-        if (stored) answers[question.id] = stored.answer;
+        if (!stored) continue;
+        answers[question.id] = stored.answer;
+        keys.push(...(stored.dedupeKeys ?? []));
       }
-      result = { ...item, answers };
+      result = withDeliveries({ ...item, answers }, keys);
     }
     const decision = await space.get<PendingDecision>(`decision:${item.id}`);
     return decision ? { ...result, status: statusFor(decision.action), decision } : result;
@@ -205,4 +244,10 @@ export class PendingStore {
       this.open = Promise.resolve(new Map(Object.entries(next)));
     });
   }
+}
+
+/** A question with more dedupe keys of typed answers (unchanged when there are none). */
+function withDeliveries(item: PendingItem, keys: readonly string[]): PendingItem {
+  if (item.kind !== "question" || keys.length === 0) return item;
+  return { ...item, deliveries: [...new Set([...(item.deliveries ?? []), ...keys])] };
 }

@@ -87,6 +87,7 @@ export class SessionManager implements ConversationService {
         outputFor: (target) => this.outputFor(target),
         waitingCall: async (sessionId, callId) => (await this.cache.byId(sessionId))?.waitingCall(callId),
         resume: (sessionId) => void this.resume(sessionId),
+        recordDelivery: (keys) => this.dedupe.record(keys),
       },
     });
     this.approvalService = new ApprovalService(this.hub);
@@ -191,10 +192,14 @@ export class SessionManager implements ConversationService {
         await this.dedupe.record(keys);
         return duplicate;
       }
-      if (await this.hub.answerText(live.id, message.target.platform, message.user, message.text)) {
-        await this.dedupe.record(keys);
-        return { status: "answered" };
-      }
+      const answered = await this.hub.answerText(
+        live.id,
+        message.target.platform,
+        message.user,
+        message.text,
+        keys,
+      );
+      if (answered) return answered === "redelivered" ? duplicate : { status: "answered" };
       const queued = queuedMessageOf(message, keys);
       if (this.options.defaults.queueMode === "steer" && (await this.scheduler.steer(live, queued))) {
         await live.recordDelivery(keys);
