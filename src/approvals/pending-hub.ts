@@ -5,15 +5,9 @@
  * to the waiting turn or, when no turn waits in this process, ask the host to resume the session.
  */
 import type { Logger } from "pino";
-import type {
-  ButtonPress,
-  PlatformUser,
-  PressResult,
-  ThreadOutput,
-  ThreadTarget,
-} from "../sessions/contracts.js";
-import { settledLine, validActions } from "./approval-card.js";
-import { type ApprovalsConfig, allowedApproversFor, mayDecide } from "./authorisation.js";
+import type { ButtonPress, PlatformUser, PressResult } from "../sessions/contracts.js";
+import { alreadyDecidedMessage, settledLine, validActions } from "./approval-card.js";
+import { allowedApproversFor, mayDecide } from "./authorisation.js";
 import { ExpiryTimers } from "./expiry-timers.js";
 import { CardDisplay } from "./card-display.js";
 import {
@@ -28,48 +22,23 @@ import {
 } from "./pending-item.js";
 import type { PendingStore } from "./pending-store.js";
 import { firstUnanswered, parseQuestionAction } from "./question-card.js";
+import type {
+  AskContext,
+  PendingHost,
+  PendingHubOptions,
+  TextAnswer,
+  WaitingCall,
+  Waiter,
+} from "./pending-hub-types.js";
 
-/** The tool call a session's persisted history is waiting on. */
-export interface WaitingCall {
-  readonly tool: string;
-  readonly args: unknown;
-}
-
-/** What the hub needs from the session layer. */
-export interface PendingHost {
-  outputFor(target: ThreadTarget): ThreadOutput | undefined;
-  /** The call if `callId` is still unanswered in the session's history. */
-  waitingCall(sessionId: string, callId: string): Promise<WaitingCall | undefined>;
-  /** An item settled and no turn in this process waits for it: continue the session's turn. */
-  resume(sessionId: string): void;
-  /** Mark inbound dedupe keys as seen (those of a typed answer, before its item leaves the open index). */
-  recordDelivery(keys: readonly string[]): Promise<void>;
-}
-
-/** What a typed message did to the open items: answered one, or was a redelivery of an answer. */
-export type TextAnswer = "answered" | "redelivered";
-
-/** Who is asking, for the turn that raises an item. */
-export interface AskContext {
-  readonly sessionId: string;
-  readonly target: ThreadTarget;
-  readonly requester: PendingPerson;
-}
-
-export interface PendingHubOptions {
-  readonly store: PendingStore;
-  readonly host: PendingHost;
-  readonly config: Pick<ApprovalsConfig, "approvers" | "perChannel" | "ttlMs">;
-  readonly logger: Logger;
-  readonly now: () => Date;
-}
-
-interface Waiter {
-  readonly callId: string;
-  readonly argsHash: string;
-  readonly sessionId: string;
-  readonly resolve: (item: PendingItem) => void;
-}
+export type {
+  AskContext,
+  PendingHost,
+  PendingHubOptions,
+  TextAnswer,
+  WaitingCall,
+  Waiter,
+} from "./pending-hub-types.js";
 
 type CardPress = Extract<ButtonPress, { kind: "card" }>;
 
@@ -347,7 +316,7 @@ export class PendingHub {
     onWin?: () => Promise<void>,
   ): Promise<PressResult> {
     const { won, item } = await this.store.settle(id, decision, onWin);
-    if (!won || !item) return { status: "already_decided", message: this.alreadyMessage(item) };
+    if (!won || !item) return { status: "already_decided", message: alreadyDecidedMessage(item) };
     await this.finish(item, true);
     return { status: "accepted", message: settledLine(item, "Decided") ?? "Recorded." };
   }
@@ -405,15 +374,10 @@ export class PendingHub {
 
   private async closedResult(item: PendingItem): Promise<PressResult | undefined> {
     if (item.status === "expired") return { status: "expired", message: "This request expired." };
-    if (item.status !== "pending") return { status: "already_decided", message: this.alreadyMessage(item) };
+    if (item.status !== "pending") return { status: "already_decided", message: alreadyDecidedMessage(item) };
     if (isOpen(item, this.now())) return undefined;
     await this.expire(item.id);
     return { status: "expired", message: "This request expired." };
-  }
-
-  private alreadyMessage(item: PendingItem | undefined): string {
-    const line = item && settledLine(item, "Decided");
-    return line ? `Already decided: ${line}.` : "Already decided.";
   }
 
   private async load(id: string): Promise<PendingItem | undefined> {
