@@ -3,7 +3,7 @@ import { PendingStore } from "../../src/approvals/pending-store.js";
 import type { Card } from "../../src/approvals/card.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread } from "./helpers/harness.js";
+import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
 
 /** Start a turn whose first step calls write_note (needs approval) and wait for the card. */
 async function suspendAtApproval(h: Harness, text = "hi"): Promise<Card> {
@@ -14,9 +14,6 @@ async function suspendAtApproval(h: Harness, text = "hi"): Promise<Card> {
     "card",
   );
 }
-
-const pressAs = (h: Harness, card: Card, user = ANA, action = "once") =>
-  h.manager.press({ kind: "card", platform: "slack", pendingId: card.pendingId, action, user });
 
 describe("approvals through the session manager", () => {
   it("persists the pending approval before posting its card, then runs the approved call once", async () => {
@@ -39,7 +36,7 @@ describe("approvals through the session manager", () => {
     ]);
     expect(h.runs.count("c1")).toBe(0);
 
-    expect(await pressAs(h, card)).toMatchObject({ status: "accepted" });
+    expect(await pressCard(h, card)).toMatchObject({ status: "accepted" });
     await h.manager.idle();
     const out = h.outputs.for(thread());
     expect(h.runs.count("c1")).toBe(1);
@@ -56,10 +53,10 @@ describe("approvals through the session manager", () => {
   it("first press wins: a second press is told it is already decided and changes nothing", async () => {
     const h = await makeHarness({ steps: [toolStep(["c1", "write_note", { text: "x" }]), textStep("ok")] });
     const card = await suspendAtApproval(h);
-    const [a, b] = await Promise.all([pressAs(h, card, ANA, "once"), pressAs(h, card, BOSS, "deny")]);
+    const [a, b] = await Promise.all([pressCard(h, card, "once", ANA), pressCard(h, card, "deny", BOSS)]);
     expect([a.status, b.status].sort()).toEqual(["accepted", "already_decided"]);
     await h.manager.idle();
-    const again = await pressAs(h, card, ANA, "deny");
+    const again = await pressCard(h, card, "deny", ANA);
     expect(again.status).toBe("already_decided");
     const outcome = h.outputs.for(thread()).card(card.pendingId)?.outcome;
     expect(h.runs.count("c1")).toBe(a.status === "accepted" ? 1 : 0);
@@ -69,7 +66,7 @@ describe("approvals through the session manager", () => {
   it("refuses a press by someone who is neither the requester nor an approver", async () => {
     const h = await makeHarness({ steps: [toolStep(["c1", "write_note", { text: "x" }]), textStep("ok")] });
     const card = await suspendAtApproval(h);
-    const refused = await pressAs(h, card, BEN, "once");
+    const refused = await pressCard(h, card, "once", BEN);
     expect(refused.status).toBe("not_allowed");
     expect(refused.message).toMatch(/Only Ana or a configured approver/);
     // Same user id on another platform is someone else, too.
@@ -84,7 +81,7 @@ describe("approvals through the session manager", () => {
     expect(h.outputs.for(thread()).card(card.pendingId)?.buttons).toHaveLength(3);
     expect(h.runs.count("c1")).toBe(0);
     // A configured approver may decide.
-    expect((await pressAs(h, card, BOSS, "deny")).status).toBe("accepted");
+    expect((await pressCard(h, card, "deny", BOSS)).status).toBe("accepted");
     await h.manager.idle();
     expect(h.runs.count("c1")).toBe(0);
     expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe("Denied by Boss");
@@ -98,8 +95,8 @@ describe("approvals through the session manager", () => {
       },
     });
     const card = await suspendAtApproval(h);
-    expect((await pressAs(h, card, BOSS)).status).toBe("not_allowed");
-    expect((await pressAs(h, card, BEN)).status).toBe("accepted");
+    expect((await pressCard(h, card, "once", BOSS)).status).toBe("not_allowed");
+    expect((await pressCard(h, card, "once", BEN)).status).toBe("accepted");
     await h.manager.idle();
     expect(h.runs.count("c1")).toBe(1);
   });
@@ -111,7 +108,7 @@ describe("approvals through the session manager", () => {
     const space = h.store.space("approvals");
     const raw = await space.get<{ data: Record<string, unknown> }>(`item:${card.pendingId}`);
     await space.set(`item:${card.pendingId}`, { ...raw, data: { ...raw!.data, argsHash: "0".repeat(64) } });
-    const stale = await pressAs(h, card, ANA, "once");
+    const stale = await pressCard(h, card, "once", ANA);
     expect(stale).toMatchObject({ status: "invalid", message: expect.stringMatching(/out of date/) });
     expect(h.runs.count("c1")).toBe(0);
     expect((await new PendingStore(h.store).get(card.pendingId))?.status).toBe("pending");
@@ -123,8 +120,8 @@ describe("approvals through the session manager", () => {
   it("rejects an action the card does not offer", async () => {
     const h = await makeHarness({ steps: [toolStep(["c1", "write_note", { text: "x" }]), textStep("ok")] });
     const card = await suspendAtApproval(h);
-    expect((await pressAs(h, card, ANA, "always_domain")).status).toBe("invalid");
-    expect((await pressAs(h, card, ANA, "q0:o0")).status).toBe("invalid");
+    expect((await pressCard(h, card, "always_domain", ANA)).status).toBe("invalid");
+    expect((await pressCard(h, card, "q0:o0", ANA)).status).toBe("invalid");
     expect(
       (
         await h.manager.press({
@@ -136,7 +133,7 @@ describe("approvals through the session manager", () => {
         })
       ).status,
     ).toBe("unknown");
-    await pressAs(h, card, ANA, "deny");
+    await pressCard(h, card, "deny", ANA);
     await h.manager.idle();
   });
 
@@ -153,7 +150,7 @@ describe("approvals through the session manager", () => {
     await h.manager.idle();
     expect(out.card(card.pendingId)).toMatchObject({ buttons: [], outcome: "Expired — no decision in time" });
     expect(h.runs.count("c1")).toBe(0);
-    expect((await pressAs(h, card)).status).toBe("expired");
+    expect((await pressCard(h, card)).status).toBe("expired");
     const request = h.provider.lastRequest;
     expect(request.messages.find((m) => m.role === "tool")).toMatchObject({
       content: TOOL_RESULT.deniedByUser,
@@ -171,7 +168,7 @@ describe("approvals through the session manager", () => {
     });
     const card = await suspendAtApproval(h, "one");
     expect(card.buttons.find((b) => b.action === "always_tool")?.label).toBe("Always allow write_note");
-    await pressAs(h, card, ANA, "always_tool");
+    await pressCard(h, card, "always_tool", ANA);
     await h.manager.idle();
     expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe(
       "Approved by Ana — Always allow write_note",

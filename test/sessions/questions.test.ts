@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, BEN, type Harness, makeHarness, message, thread } from "./helpers/harness.js";
+import { ANA, BEN, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
 
 const askColor = toolStep(["q1", "ask_user", { question: "Which color?", options: ["red", "blue"] }]);
 
@@ -26,21 +26,9 @@ describe("questions (ask_user)", () => {
       ["q0:o0", "red"],
       ["q0:o1", "blue"],
     ]);
-    const refused = await h.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "q0:o0",
-      user: BEN,
-    });
+    const refused = await pressCard(h, card, "q0:o0", BEN);
     expect(refused.status).toBe("not_allowed");
-    const pressed = await h.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "q0:o1",
-      user: ANA,
-    });
+    const pressed = await pressCard(h, card, "q0:o1", ANA);
     expect(pressed.status).toBe("accepted");
     await h.manager.idle();
     expect(answersSent(h)).toEqual({ answers: [{ question: "Which color?", answer: "blue" }] });
@@ -94,25 +82,13 @@ describe("questions (ask_user)", () => {
       ["q0:o0", "1: S"],
       ["q0:o1", "1: M"],
     ]);
-    const first = await h.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "q0:o1",
-      user: ANA,
-    });
+    const first = await pressCard(h, card, "q0:o1", ANA);
     expect(first).toEqual({ status: "accepted", message: "Answer recorded." });
     const out = h.outputs.for(thread());
     const partial = out.card(card.pendingId)!;
     expect(partial.outcome).toBeUndefined();
     expect(partial.blocks).toContainEqual({ kind: "quote", text: "Answer: M" });
-    const twice = await h.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "q0:o0",
-      user: ANA,
-    });
+    const twice = await pressCard(h, card, "q0:o0", ANA);
     expect(twice.status).toBe("already_decided");
     expect((await h.manager.receive(message("Ana Lima"))).status).toBe("answered");
     await h.manager.idle();

@@ -6,7 +6,7 @@ import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { RecordingOutput } from "../support/recording-output.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, makeHarness, message, tempDir, thread } from "./helpers/harness.js";
+import { ANA, makeHarness, message, tempDir, thread, pressCard } from "./helpers/harness.js";
 import { type ToolRun, ToolRuns } from "./helpers/test-tools.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -67,13 +67,7 @@ describe("durable resume across restarts (SQLite)", () => {
 
     const second = await makeHarness({ dataDir, runs, steps: [textStep("done after restart")] });
     await second.manager.start();
-    const pressed = await second.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "once",
-      user: ANA,
-    });
+    const pressed = await pressCard(second, card, "once", ANA);
     expect(pressed.status).toBe("accepted");
     await second.manager.idle();
     expect(runs.count("c1")).toBe(1);
@@ -82,13 +76,7 @@ describe("durable resume across restarts (SQLite)", () => {
     expect(RecordingOutput.textOf(out2.closedTurns.at(-1)!)).toBe("done after restart");
     second.provider.assertAllConsumed();
     // A second press after the restart is idempotent.
-    const again = await second.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "deny",
-      user: ANA,
-    });
+    const again = await pressCard(second, card, "deny", ANA);
     expect(again.status).toBe("already_decided");
     expect(runs.count("c1")).toBe(1);
     await second.store.close();
@@ -119,13 +107,7 @@ describe("durable resume across restarts (SQLite)", () => {
       steps: [textStep("wrote it"), textStep("bye")],
     });
     await second.manager.start();
-    await second.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "once",
-      user: ANA,
-    });
+    await pressCard(second, card, "once", ANA);
     await second.manager.idle();
     expect(runs.count("c1")).toBe(1);
     const texts = second.outputs.for(thread()).closedTurns.map((t) => RecordingOutput.textOf(t));
@@ -181,13 +163,7 @@ describe("durable resume across restarts (SQLite)", () => {
       status: "interrupted",
     });
     expect(runs.count("c1")).toBe(0);
-    const late = await second.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "once",
-      user: ANA,
-    });
+    const late = await pressCard(second, card, "once", ANA);
     expect(late.status).toBe("already_decided");
     await second.store.close();
   });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadTarget } from "../../src/sessions/contracts.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, makeHarness, message, tempDir, thread } from "./helpers/harness.js";
+import { ANA, makeHarness, message, tempDir, thread, pressCard } from "./helpers/harness.js";
 import { ToolRuns } from "./helpers/test-tools.js";
 
 const defaults = { model: "m", provider: "scripted", mode: "interactive" as const, maxSteps: 10 };
@@ -40,13 +40,7 @@ describe("the trigger of a turn", () => {
       steps: [textStep("wrote it"), textStep("bye")],
     });
     await second.manager.start();
-    await second.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "once",
-      user: ANA,
-    });
+    await pressCard(second, card, "once", ANA);
     await second.manager.idle();
     const turns = second.outputs.for(thread()).closedTurns;
     expect(turns.map((turn) => turn.replyTo)).toEqual([

@@ -6,7 +6,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TurnEngine } from "../../../src/engine/turn-engine.js";
-import type { InboundMessage, PlatformUser, ThreadTarget } from "../../../src/sessions/contracts.js";
+import type {
+  InboundMessage,
+  PlatformUser,
+  PressResult,
+  ThreadTarget,
+} from "../../../src/sessions/contracts.js";
 import type { SessionManager, SessionManagerOptions } from "../../../src/sessions/session-manager.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
@@ -99,4 +104,14 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
   const outputs = new RecordingOutputs();
   manager.registerOutput("slack", outputs.factory);
   return { manager, outputs, provider, runs, store, dataDir, auditLogPath, engines };
+}
+
+/** Press a card's button as `user` (default Ana, the requester in these tests). */
+export function pressCard(
+  h: Harness,
+  card: { readonly pendingId: string },
+  action = "once",
+  user: PlatformUser = ANA,
+): Promise<PressResult> {
+  return h.manager.press({ kind: "card", platform: "slack", pendingId: card.pendingId, action, user });
 }
