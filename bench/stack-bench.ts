@@ -16,12 +16,9 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import type { ThreadOutput, ThreadTarget } from "../src/sessions/contracts.js";
-import { createStore } from "../src/store/create-store.js";
 import type { KeyValueSpace, SpaceEntry, Store, StoreNamespace } from "../src/store/store.js";
-import { ToolRegistry } from "../src/tools/registry.js";
 import type { SessionManager } from "../src/sessions/session-manager.js";
-import { buildSessionManager, engineFactory } from "../test/support/session-stack.js";
-import { InstantModel } from "./support/instant.js";
+import { instantStack } from "./support/instant.js";
 
 const LEVELS = [1, 50, 200] as const;
 type Level = (typeof LEVELS)[number];
@@ -109,18 +106,7 @@ interface Subject {
 
 async function openSubject(kind: StoreKind, wrap: (store: Store) => Store = (s) => s): Promise<Subject> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "stack-bench-"));
-  const store = wrap(await createStore({ url: STORES[kind], dataDir }));
-  // The same stack as instantStack (bench/support/instant.ts), on a store this bench may wrap.
-  const manager = buildSessionManager({
-    store,
-    createEngine: engineFactory(new InstantModel(), new ToolRegistry()),
-    dataDir,
-    workspaceRoot: path.join(dataDir, "workspace"),
-    model: "instant",
-    provider: "instant",
-    maxSteps: 5,
-    maxSessionsInMemory: 1_000,
-  });
+  const { store, manager } = await instantStack(STORES[kind], dataDir, wrap);
   const waiting = new Map<string, () => void>();
   const output = (target: ThreadTarget): ThreadOutput => ({
     beginTurn: () => ({
