@@ -60,6 +60,12 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
    * One line, no tool name. Defaults to `compactArgs(args)`.
    */
   label?(args: z.infer<Schema>): string;
+  /**
+   * True when this call only affects the conversation it was made from (e.g. send_message into
+   * its own thread): interactive mode then runs it without asking. Hard denies and channel-content
+   * asks still apply.
+   */
+  staysInConversation?(args: z.infer<Schema>, request: ConversationExecutionRequest): boolean;
 }
 
 /** Declare a tool with its argument types inferred from the schema. */

@@ -13,7 +13,6 @@
  * `alwaysOptions` lists only the standing answers that make sense for the call.
  */
 import { z } from "zod";
-import { isCurrentThreadTarget } from "../../tools/messaging/messaging-tools.js";
 import { modeOffersTool } from "../../tools/registry.js";
 import type { AnyTool, SessionFacts } from "../../tools/tool.js";
 import type { AlwaysOption, Provenance } from "../events.js";
@@ -143,10 +142,10 @@ export class PermissionEngine {
       );
 
     if (ctx.mode === "auto") return allow("mode:auto", "auto mode runs everything that is not hard-denied");
-    if (tool.category === "messaging" && ctx.request && isCurrentThreadTarget(args, ctx.request))
+    if (ctx.request && tool.staysInConversation?.(args, ctx.request))
       return allow(
-        "messaging:current_thread",
-        "posting into this conversation's own thread needs no approval",
+        `${tool.category}:current_thread`,
+        "this call only affects the conversation it was made from",
       );
     return this.interactive(tool, args, command, ctx.grants);
   }

@@ -1,7 +1,7 @@
 /**
  * send_message {channel, text} and send_file {path, caption?}: post to another channel or chat the
  * bot is in, or upload a workspace file into the current thread, through a Messenger. Posting to
- * the current thread needs no approval: the permission engine asks `isCurrentThreadTarget`.
+ * the current thread needs no approval: send_message declares `staysInConversation`.
  */
 import { stat } from "node:fs/promises";
 import { z } from "zod";
@@ -79,6 +79,7 @@ export function createMessagingTools(options: MessagingToolsOptions) {
       const channel = args.channel === CURRENT_CHANNEL ? from.channel : args.channel;
       return answer(await options.messenger.sendMessage(from, channel, args.text), "Sent to");
     },
+    staysInConversation: (args, request) => isCurrentThreadTarget(args, request),
     async preview(args, context) {
       const here = isCurrentThreadTarget(args, context.request);
       return {

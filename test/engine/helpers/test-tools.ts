@@ -3,6 +3,7 @@
  * on a logical clock (a counter, not wall time) so tests can prove overlap or strict ordering
  * without timing thresholds. A tool can be made to block until released or until aborted.
  */
+import { isCurrentThreadTarget } from "../../../src/tools/messaging/messaging-tools.js";
 import { z } from "zod";
 import type { ToolCategory } from "../../../src/engine/events.js";
 import { GrantSet } from "../../../src/engine/permissions/grants.js";
@@ -118,15 +119,19 @@ export function testTools(log: RunLog): AnyTool[] {
     ),
     makeTool(log, "run_command", "exec", "high", false, "command", z.object({ command: z.string() })),
     makeTool(log, "web_fetch", "network", "medium", false, "domain", z.object({ url: z.string() })),
-    makeTool(
-      log,
-      "send_message",
-      "messaging",
-      "medium",
-      false,
-      undefined,
-      z.object({ channel: z.string().default("elsewhere"), text: z.string() }),
-    ),
+    {
+      // Like the real send_message: posting into its own conversation needs no approval.
+      ...makeTool(
+        log,
+        "send_message",
+        "messaging",
+        "medium",
+        false,
+        undefined,
+        z.object({ channel: z.string().default("elsewhere"), text: z.string() }),
+      ),
+      staysInConversation: isCurrentThreadTarget,
+    },
   ];
 }
 
