@@ -45,7 +45,10 @@ export interface EngineServices {
 export function engineContextOf(live: LiveSession, services: EngineServices): EngineContext {
   const context = (): AskContext => ({
     sessionId: live.id,
-    target: live.record.target,
+    // Cards thread like the turn's replies: to the message that triggered the turn.
+    target: live.activeTurn?.replyTo
+      ? { ...live.record.target, extra: live.activeTurn.replyTo }
+      : live.record.target,
     requester: live.activeTurn?.requester ?? {
       platform: live.record.target.platform,
       userId: "unknown",

@@ -17,7 +17,7 @@ import type { PendingPerson } from "../approvals/pending-item.js";
 import type { PlatformUser } from "./contracts.js";
 import type { InboundDedupe } from "./inbound-dedupe.js";
 import { promptOf } from "./request-builder.js";
-import type { QueuedMessage, SessionRecord, SessionRecords } from "./session-record.js";
+import type { QueuedMessage, SessionRecord, SessionRecords, TargetExtra } from "./session-record.js";
 
 /** How long a tool-start journal entry is kept. */
 const JOURNAL_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -34,6 +34,8 @@ export interface LiveSessionStores {
 export interface ActiveTurn {
   readonly turnId: string;
   readonly requester: PendingPerson;
+  /** The triggering message's platform details: the turn's replies and cards thread to it. */
+  readonly replyTo?: TargetExtra;
 }
 
 /** A session in memory. */

@@ -227,6 +227,7 @@ export class TurnScheduler {
         userId: request.requester.userId,
         name: request.requester.displayName,
       },
+      ...(replyTo === undefined ? {} : { replyTo }),
     };
     let outcome: TurnOutcome = { status: "error", usage: undefined, finalText: "" };
     try {

@@ -59,3 +59,33 @@ describe("the trigger of a turn", () => {
     await h.store.close();
   });
 });
+
+describe("the trigger of a turn's approval card", () => {
+  it("is the message that started the turn, not the session's first message", async () => {
+    const h = await makeHarness({
+      steps: [textStep("hello"), toolStep(["c1", "write_note", { text: "b" }]), textStep("done")],
+    });
+    const cardTargets: ThreadTarget[] = [];
+    h.manager.registerOutput("slack", (target) => {
+      const output = h.outputs.factory(target);
+      return {
+        ...output,
+        beginTurn: (info) => output.beginTurn(info),
+        updateCard: (ref, card) => output.updateCard(ref, card),
+        postText: (text) => output.postText(text),
+        postCard: (card) => {
+          cardTargets.push(target);
+          return output.postCard(card);
+        },
+      };
+    });
+    await h.manager.receive(message("hi", { target: from(11) }));
+    await h.manager.idle();
+    await h.manager.receive(message("write b", { target: from(12) }));
+    const out = h.outputs.for(thread());
+    const card = await h.outputs.until(() => out.latestCards[0], "card");
+    expect(cardTargets.map((target) => target.extra?.replyTo)).toEqual([12]);
+    await pressCard(h, card);
+    await h.manager.idle();
+  });
+});

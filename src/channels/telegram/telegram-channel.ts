@@ -11,9 +11,8 @@ import { type Api, Bot, type Context } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { type ConversationService, sessionKeyOf, type ThreadTarget } from "../../sessions/contracts.js";
+import type { ConversationService, ThreadTarget } from "../../sessions/contracts.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
-import { LruCache } from "../../sessions/lru.js";
 import type { KeyValueSpace } from "../../store/store.js";
 import { TelegramAccess } from "./telegram-access.js";
 import { errorText } from "./telegram-errors.js";
@@ -94,12 +93,6 @@ export class TelegramChannel {
   private readonly webhook: WebhookServer | undefined;
   private readonly drafts: DraftSupport = { enabled: true };
   private readonly logger: Logger;
-  /**
-   * The latest message each session was given, per session key. Sessions keep the target of their
-   * first message; a turn's replies thread to its own trigger (the session layer passes it to
-   * `beginTurn`), while cards and notices, posted without one, thread to the latest message.
-   */
-  private readonly triggers = new LruCache<string, number>(10_000);
   private started = false;
 
   constructor(private readonly options: TelegramChannelOptions) {
@@ -142,10 +135,6 @@ export class TelegramChannel {
         files,
         bot: () => ({ id: this.bot.botInfo.id, username: this.bot.botInfo.username }),
         outputFor,
-        noteTrigger: (target) => {
-          const replyTo = target.extra?.replyTo;
-          if (typeof replyTo === "number") this.triggers.set(sessionKeyOf(target), replyTo);
-        },
         logger,
         observe: options.observe,
         onBotRemoved: options.onBotRemoved,
@@ -164,9 +153,7 @@ export class TelegramChannel {
     options.service.registerOutput("telegram", outputFor);
   }
 
-  private outputFor(stored: ThreadTarget): TelegramThreadOutput {
-    const replyTo = this.triggers.get(sessionKeyOf(stored));
-    const target = replyTo === undefined ? stored : { ...stored, extra: { ...stored.extra, replyTo } };
+  private outputFor(target: ThreadTarget): TelegramThreadOutput {
     return new TelegramThreadOutput(
       {
         api: this.bot.api,

@@ -66,8 +66,6 @@ export interface HandlerDeps {
   readonly files: TelegramFiles;
   readonly bot: () => BotIdentity;
   readonly outputFor: (target: ThreadTarget) => ThreadOutput;
-  /** Called with each message passed to the session layer: later replies thread to it. */
-  readonly noteTrigger: (target: ThreadTarget) => void;
   readonly logger: Logger;
   /** Told about every group, supergroup and channel message seen (channel subscriptions). */
   readonly observe?: ((message: ObservedMessage) => Promise<unknown> | undefined) | undefined;
@@ -159,7 +157,6 @@ async function receive(
     if (notes.length > 0) await output.postText(notes.join("\n"));
     return;
   }
-  deps.noteTrigger(target);
   const result = await deps.service.receive({
     dedupeKeys: [`tg:update:${updateId}`, `tg:msg:${message.chat.id}:${message.message_id}`],
     target,
