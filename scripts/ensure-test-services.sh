@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Makes sure the services the test suite starts itself are installed: Debian's redis-server
-# (the store's contract tests run against a real Redis on a free loopback port) and ripgrep
-# (search_files has a ripgrep path and a JS fallback; both are tested).
+# Makes sure the services the test suite starts itself are installed: Debian's redis-server and
+# postgresql (the store's contract tests run against a real Redis and a real PostgreSQL on free
+# loopback ports) and ripgrep (search_files has a ripgrep path and a JS fallback; both are tested).
 # Installs them with apt-get when running as root; otherwise says how.
 set -euo pipefail
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v rg >/dev/null 2>&1 || missing+=(ripgrep)
+# Debian keeps initdb out of PATH, under /usr/lib/postgresql/<version>/bin.
+command -v initdb >/dev/null 2>&1 || compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing test services: ${missing[*]}" >&2

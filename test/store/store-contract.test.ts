@@ -1,7 +1,8 @@
 /**
  * Store contract: one suite run against every backend we can host here — the embedded SQLite
- * file, a real redis-server on a loopback port, and the in-memory Map. Redis must be installed:
- * without it the Redis suite fails with install instructions.
+ * file, a real redis-server and a real PostgreSQL server on loopback ports, and the in-memory Map.
+ * Redis and PostgreSQL must be installed (`npm test`'s pretest step installs them as root):
+ * without them their suites fail with install instructions.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -9,6 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import { type KeyValueSpace, type Store, setAll } from "../../src/store/store.js";
+import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 interface Backend {
@@ -60,6 +62,24 @@ function redisBackend(): Backend {
   };
 }
 
+function postgresBackend(): Backend {
+  let server: PostgresServer | undefined;
+  return {
+    name: "postgresql",
+    persistent: true,
+    setup: async () => {
+      server = await startPostgresServer();
+    },
+    open: () => {
+      if (!server) throw new Error("postgres did not start (see the setup error above)");
+      return createStore({ url: server.url, dataDir: os.tmpdir() });
+    },
+    teardown: async () => {
+      await server?.stop();
+    },
+  };
+}
+
 function memoryBackend(): Backend {
   return {
     name: "memory",
@@ -70,7 +90,9 @@ function memoryBackend(): Backend {
   };
 }
 
-describe.each([sqliteBackend(), redisBackend(), memoryBackend()])("store contract: $name", (backend) => {
+const BACKENDS = [sqliteBackend(), redisBackend(), postgresBackend(), memoryBackend()];
+
+describe.each(BACKENDS)("store contract: $name", (backend) => {
   let store: Store;
   let run = 0;
   /** A key unique to this test, so tests sharing one store never see each other's data. */
@@ -232,6 +254,57 @@ describe("store contract: redis-server across connections", () => {
     await expect(
       createStore({ url: `redis://user:s3cret@127.0.0.1:${server.port}/0`, dataDir: os.tmpdir() }),
     ).rejects.not.toThrow(/s3cret/);
+  });
+});
+
+describe("store contract: postgresql across connections", () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgresServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("setIfAbsent is one conditional upsert: atomic across the pool's connections, an expired row counts as absent", async () => {
+    // The adapter's pool spreads concurrent calls over up to 10 server connections, so the 20
+    // callers race in separate Postgres sessions, as several processes would.
+    const store = await createStore({ url: server.url, dataDir: os.tmpdir() });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, caller) => store.space("dedupe").setIfAbsent("event-1", { caller })),
+      );
+      const winners = results.flatMap((won, caller) => (won ? [caller] : []));
+      expect(winners).toHaveLength(1);
+      expect(await store.space("dedupe").get("event-1")).toEqual({ caller: winners[0] });
+      expect(await store.space("dedupe").setIfAbsent("lease", "a", 100)).toBe(true);
+      expect(await store.space("dedupe").setIfAbsent("lease", "b", 100)).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(await store.space("dedupe").setIfAbsent("lease", "b", 60_000)).toBe(true);
+      expect(await store.space("dedupe").get("lease")).toBe("b");
+      expect(store.description).toBe(`postgres://127.0.0.1:${server.port}/postgres`);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("reports, not crashes, when the server goes away under an open store; then fails to open with a clear, credential-free error", async () => {
+    const errors: unknown[] = [];
+    const store = await createStore({
+      url: server.url,
+      dataDir: os.tmpdir(),
+      onError: (e) => errors.push(e),
+    });
+    await Promise.all([1, 2, 3].map((n) => store.space("sessions").set(`idle-${n}`, n)));
+    await server.stop(); // the pool's idle connections get "terminating connection due to administrator command"
+    expect(await store.ping()).toBe(false);
+    await store.close().catch(() => undefined);
+    const url = `postgres://bot:s3cret@127.0.0.1:${server.port}/coworker`;
+    const opening = createStore({ url, dataDir: os.tmpdir() });
+    await expect(opening).rejects.toThrow(
+      new RegExp(`^cannot reach the Postgres store at postgres://127\\.0\\.0\\.1:${server.port}/coworker: `),
+    );
+    await expect(createStore({ url, dataDir: os.tmpdir() })).rejects.not.toThrow(/s3cret/);
   });
 });
 

@@ -3,11 +3,11 @@
  * stops it afterwards. When the binary is missing it throws a message saying how to install it,
  * so a Redis test fails loudly rather than passing without Redis.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort, spawnServer, stopChild, waitUntil } from "./loopback-server.js";
 
 /** A running redis-server owned by the test. */
 export interface RedisServer {
@@ -44,31 +44,29 @@ export async function startRedisServer(): Promise<RedisServer> {
   }
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), "coworker-redis-"));
-  const child = spawn(
-    binary,
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exited = new Promise<never>((_, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code, signal) => {
-      reject(new Error(`redis-server exited early (code ${code}, signal ${signal}):\n${output}`));
-    });
-  });
-  exited.catch(() => undefined);
+  const child = spawnServer(binary, [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--dir",
+    dir,
+  ]);
   const stop = async (): Promise<void> => {
     await stopChild(child);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await Promise.race([waitForPong(port), exited]);
+    await waitUntil(
+      () => pingOnce(port),
+      child,
+      STARTUP_TIMEOUT_MS,
+      () => `redis-server on port ${port}:\n${child.output()}`,
+    );
   } catch (error) {
     await stop();
     throw error;
@@ -76,35 +74,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   return { url: `redis://127.0.0.1:${port}`, port, stop };
 }
 
-/** A port that was free a moment ago: bind port 0 on loopback, read it, release it. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Retry PING until the server answers +PONG or the startup deadline passes. */
-async function waitForPong(port: number): Promise<void> {
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      if (await pingOnce(port)) return;
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(
-    `redis-server on port ${port} did not answer PING within ${STARTUP_TIMEOUT_MS} ms: ${lastError}`,
-  );
-}
-
+/** One PING on a fresh connection: true when the answer is +PONG. */
 function pingOnce(port: number): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, "127.0.0.1");
@@ -120,11 +90,4 @@ function pingOnce(port: number): Promise<boolean> {
       }
     });
   });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  await exited;
 }

@@ -29,6 +29,9 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/** How often backends without native expiry delete rows past their TTL (reads never return them in between). */
+export const PURGE_INTERVAL_MS = 60 * 60 * 1_000;
+
 /** Reports background errors (lost connections, failed reconnects) that no caller is awaiting. */
 export type ErrorSink = (error: unknown) => void;
 

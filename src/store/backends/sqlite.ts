@@ -13,7 +13,7 @@
  * worth it for a chat service.
  */
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
-import { type Backend, type ErrorSink, namespacedKeyv } from "./backend.js";
+import { type Backend, type ErrorSink, namespacedKeyv, PURGE_INTERVAL_MS } from "./backend.js";
 import { GroupedSqliteAdapter } from "./sqlite-adapter.js";
 
 /** When SQLite syncs the WAL to disk (see the header). */
@@ -22,8 +22,6 @@ const SYNCHRONOUS = "NORMAL";
 export const SQLITE_DURABILITY = `WAL, synchronous=${SYNCHRONOUS}`;
 /** How long a write waits for another connection's lock before failing. */
 const BUSY_TIMEOUT_MS = 5_000;
-/** How often rows past their TTL are deleted (reads never return them in between). */
-export const PURGE_INTERVAL_MS = 60 * 60 * 1_000;
 const TABLE = "keyv";
 
 /** Open (creating if needed) the SQLite file and its table; throws a clear error when it cannot. */

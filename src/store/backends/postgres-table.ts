@@ -1,0 +1,97 @@
+/**
+ * PostgresTable: a keyv store adapter over one `pg` connection pool and one table of
+ * `(key, value)` rows — the same table and columns @keyv/postgres used, so existing databases
+ * keep their data. The store owns the pool (so several stores in one process stay apart) and
+ * listens for its errors: a server restart that drops idle connections is reported, never an
+ * uncaught 'error' event that ends the process.
+ */
+import { EventEmitter } from "node:events";
+import type { KeyvStoreAdapter, StoredData } from "keyv";
+import type pg from "pg";
+
+/** One `(key, value)` table over a pool; values are keyv's serialised envelopes. */
+export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
+  readonly opts: Record<string, unknown> = {};
+  namespace?: string | undefined;
+
+  /** `table` is a trusted, already-quoted identifier such as `public.keyv`. */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly table: string,
+  ) {
+    super();
+    pool.on("error", (error) => this.emit("error", error));
+  }
+
+  /** Create the table when it does not exist yet. */
+  async ensureTable(): Promise<void> {
+    await this.pool.query(
+      `CREATE TABLE IF NOT EXISTS ${this.table} (key VARCHAR(255) PRIMARY KEY, value TEXT)`,
+    );
+  }
+
+  /** One query; rows as objects. */
+  async query(sql: string, values: readonly unknown[] = []): Promise<Array<Record<string, unknown>>> {
+    return (await this.pool.query(sql, values as unknown[])).rows;
+  }
+
+  async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
+    const rows = await this.query(`SELECT value FROM ${this.table} WHERE key = $1`, [key]);
+    return rows[0]?.value as StoredData<Value> | undefined;
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    await this.setMany([{ key, value }]);
+  }
+
+  /** Every entry in one statement: committed together or not at all. */
+  async setMany(entries: ReadonlyArray<{ key: string; value: string }>): Promise<void> {
+    if (entries.length === 0) return;
+    await this.query(
+      `INSERT INTO ${this.table} (key, value) SELECT * FROM unnest($1::text[], $2::text[])
+       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+      [entries.map((entry) => entry.key), entries.map((entry) => entry.value)],
+    );
+  }
+
+  async delete(key: string): Promise<boolean> {
+    const rows = await this.query(`DELETE FROM ${this.table} WHERE key = $1 RETURNING key`, [key]);
+    return rows.length > 0;
+  }
+
+  /** Remove this namespace's rows (all rows when there is none). */
+  async clear(): Promise<void> {
+    await this.query(`DELETE FROM ${this.table} WHERE key LIKE $1`, [
+      this.namespace ? `${this.namespace}:%` : "%",
+    ]);
+  }
+
+  /**
+   * Write `value` unless a live row holds `key` (an expired envelope counts as absent), in one
+   * conditional upsert; true when this call wrote it. Atomic across connections and processes.
+   */
+  async insertIfAbsent(key: string, value: string, now: number): Promise<boolean> {
+    const rows = await this.query(
+      `INSERT INTO ${this.table} AS existing (key, value) VALUES ($1, $2)
+       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
+       WHERE ${expiresOf("existing.value")} < $3
+       RETURNING key`,
+      [key, value, now],
+    );
+    return rows.length === 1;
+  }
+
+  /** Delete every row whose envelope has expired by `now`. */
+  async purgeExpired(now: number): Promise<void> {
+    await this.query(`DELETE FROM ${this.table} WHERE ${expiresOf("value")} < $1`, [now]);
+  }
+
+  async disconnect(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** The expiry time (ms since the epoch) of a stored keyv envelope, NULL when it has none. */
+function expiresOf(column: string): string {
+  return `(${column}::jsonb ->> 'expires')::bigint`;
+}
