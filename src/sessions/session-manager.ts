@@ -15,6 +15,9 @@ import { approvalsConfigSchema } from "../approvals/authorisation.js";
 import { PendingHub } from "../approvals/pending-hub.js";
 import { PendingStore } from "../approvals/pending-store.js";
 import { QuestionService } from "../approvals/question-service.js";
+import { ReviewerDenials } from "../approvals/reviewer-denials.js";
+import { ReviewerStats } from "../approvals/reviewer-stats.js";
+import type { AuditSink } from "../engine/interaction.js";
 import { permissionModeSchema } from "../engine/modes.js";
 import { HistoryLog } from "../store/history-log.js";
 import {
@@ -63,6 +66,10 @@ export class SessionManager implements ConversationService {
   private readonly commands: ThreadCommands;
   private readonly auditLog: AuditLog;
   private readonly records: SessionRecords;
+  /** The audit sink sessions write to: the reviewer statistics, then the audit log. */
+  private readonly audit: AuditSink;
+  private readonly reviewerStats = new ReviewerStats();
+  private readonly denials: ReviewerDenials;
 
   /** Throws when the options are invalid (bad approver ids, mode, limits). */
   constructor(private readonly options: SessionManagerOptions) {
@@ -76,6 +83,10 @@ export class SessionManager implements ConversationService {
     const now = options.now ?? (() => new Date());
     this.logger = options.logger.child({ component: "sessions" });
     this.auditLog = new AuditLog(options.auditLogPath, options.logger.child({ component: "audit" }));
+    this.audit = (record) => {
+      this.reviewerStats.observe(record);
+      this.auditLog.sink(record);
+    };
     this.dedupe = new InboundDedupe(options.store);
     this.pending = new PendingStore(options.store, now);
     this.hub = new PendingHub({
@@ -91,6 +102,23 @@ export class SessionManager implements ConversationService {
       },
     });
     this.approvalService = new ApprovalService(this.hub);
+    this.denials = new ReviewerDenials({
+      store: options.store,
+      config: options.approvals,
+      logger: this.logger,
+      now,
+      host: {
+        outputFor: (target) => this.outputFor(target),
+        grant: async (sessionId, grant) => {
+          const live = await this.cache.byId(sessionId);
+          if (!live || live.retired) return false;
+          live.grants.add(grant);
+          await live.flush();
+          return true;
+        },
+        audit: this.audit,
+      },
+    });
     this.questionService = new QuestionService(this.hub);
     this.records = new SessionRecords(options.store.space("sessions"));
     this.cache = new SessionCache({
@@ -125,6 +153,7 @@ export class SessionManager implements ConversationService {
       hub: this.hub,
       pending: this.pending,
       statusExtras: options.statusExtras,
+      reviewerStats: this.reviewerStats,
     });
   }
 
@@ -219,7 +248,8 @@ export class SessionManager implements ConversationService {
     const parsed = buttonPressSchema.safeParse(press);
     if (!parsed.success)
       return { status: "invalid", message: `Invalid press: ${describeProblems(parsed.error)}` };
-    if (press.kind === "card") return this.hub.press(press);
+    if (press.kind === "card")
+      return this.denials.handles(press) ? this.denials.press(press) : this.hub.press(press);
     if (press.control === "stop")
       return {
         status: "accepted",
@@ -373,7 +403,8 @@ export class SessionManager implements ConversationService {
     const services = {
       approvals: this.approvalService,
       questions: this.questionService,
-      audit: this.auditLog.sink,
+      denials: this.denials,
+      audit: this.audit,
     };
     live.bindEngine(this.options.createEngine(engineContextOf(live, services)));
   }
