@@ -39,7 +39,7 @@ export function reviewedScript(
     const last = messages.at(-1);
     if (last?.role === "tool") return { text: `Tool said: ${String(last.content)}` };
     const user = String([...messages].reverse().find((m) => m.role === "user")?.content ?? "");
-    const note = user.replace(/<@\w+>\s*/g, "").trim();
+    const note = user.replace(/(<@\w+>|@\w+_bot)\s*/g, "").trim();
     return { toolCalls: [{ name: "write_note", arguments: JSON.stringify({ text: note }) }] };
   };
 }
