@@ -122,7 +122,7 @@ describe("Telegram end to end: reviewed mode", () => {
     say(s, "second");
     const second = await s.tg.waitFor(() => {
       const card = cardWith(s, "Deny");
-      return card && card.text.includes("second") ? card : undefined;
+      return card?.text.includes("second") ? card : undefined;
     });
     press(s, second, "Deny");
     await s.manager.idle();
