@@ -4,9 +4,12 @@
  * their token cost, and how often the reviewer agreed with the person who decided the same call
  * (joined by call id, whichever arrives first). The dangerous disagreements — the reviewer said
  * allow, a person denied — are listed one by one: they are what a team must see before it lets
- * the reviewer decide. Fed by `observe`, wired in front of the audit sink; in memory, counted
- * from process start.
+ * the reviewer decide. Fed by `observe`, wired in front of the audit sink, and rebuilt at start by
+ * replaying the audit log file, so the figures cover the log's whole history.
  */
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import { z } from "zod";
 import type { AuditRecord } from "../engine/interaction.js";
 import { VERDICTS, type VerdictKind } from "../engine/reviewer/verdict.js";
 
@@ -52,6 +55,15 @@ function humanOf(outcome: unknown): Human | undefined {
   return undefined;
 }
 
+const loggedRecord = z.looseObject({
+  kind: z.string(),
+  sessionId: z.string(),
+  turnId: z.string(),
+  callId: z.string(),
+  tool: z.string(),
+  at: z.string(),
+});
+
 const num = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
 
 /** Reviewer statistics from audit records (see the module header). */
@@ -75,6 +87,32 @@ export class ReviewerStats {
     }
   }
 
+  /**
+   * Take in every record of an audit log (JSONL, as AuditLog writes it). A missing file is an empty
+   * log; unreadable lines are skipped.
+   */
+  async replay(path: string): Promise<void> {
+    const lines = createInterface({
+      input: createReadStream(path, { encoding: "utf8" }),
+      crlfDelay: Infinity,
+    });
+    try {
+      for await (const line of lines) {
+        if (!line.includes('"kind":"reviewer_verdict"') && !line.includes('"kind":"approval_')) continue;
+        let json: unknown;
+        try {
+          json = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        const parsed = loggedRecord.safeParse(json);
+        if (parsed.success) this.observe(parsed.data as AuditRecord);
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  }
+
   /** The reviewer line of `status` for a session. */
   statusLine(sessionId: string): string {
     const t = this.sessions.get(sessionId) ?? emptyTally();
@@ -85,7 +123,7 @@ export class ReviewerStats {
   /** The `reviewer` command's reply: this session, overall, and the dangerous disagreements. */
   describe(sessionId: string): string {
     const lines = [
-      "*Safety reviewer statistics* (since the last restart)",
+      "*Safety reviewer statistics*",
       `This session: ${describeTally(this.sessions.get(sessionId) ?? emptyTally())}`,
       `Overall: ${describeTally(this.overall)}`,
     ];

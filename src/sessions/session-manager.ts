@@ -15,9 +15,6 @@ import { approvalsConfigSchema } from "../approvals/authorisation.js";
 import { PendingHub } from "../approvals/pending-hub.js";
 import { PendingStore } from "../approvals/pending-store.js";
 import { QuestionService } from "../approvals/question-service.js";
-import { ReviewerDenials } from "../approvals/reviewer-denials.js";
-import { ReviewerStats } from "../approvals/reviewer-stats.js";
-import type { AuditSink } from "../engine/interaction.js";
 import { permissionModeSchema } from "../engine/modes.js";
 import { HistoryLog } from "../store/history-log.js";
 import {
@@ -42,6 +39,7 @@ import { ThreadCommands } from "./session-commands.js";
 import { InProcessSessionLock } from "./session-lock.js";
 import type { SessionManagerOptions } from "./session-manager-options.js";
 import { queuedMessageOf, SessionRecords } from "./session-record.js";
+import { type SessionReviewer, sessionReviewer } from "./session-reviewer.js";
 import { parseCommand, parseTextCommand } from "./text-commands.js";
 import { type DrainReport, TurnScheduler } from "./turn-scheduler.js";
 import { queuedWake, type WakeResult, type WakeTurn, wakeTurnSchema } from "./wake-turns.js";
@@ -66,10 +64,7 @@ export class SessionManager implements ConversationService {
   private readonly commands: ThreadCommands;
   private readonly auditLog: AuditLog;
   private readonly records: SessionRecords;
-  /** The audit sink sessions write to: the reviewer statistics, then the audit log. */
-  private readonly audit: AuditSink;
-  private readonly reviewerStats = new ReviewerStats();
-  private readonly denials: ReviewerDenials;
+  private readonly reviewer: SessionReviewer;
 
   /** Throws when the options are invalid (bad approver ids, mode, limits). */
   constructor(private readonly options: SessionManagerOptions) {
@@ -83,10 +78,6 @@ export class SessionManager implements ConversationService {
     const now = options.now ?? (() => new Date());
     this.logger = options.logger.child({ component: "sessions" });
     this.auditLog = new AuditLog(options.auditLogPath, options.logger.child({ component: "audit" }));
-    this.audit = (record) => {
-      this.reviewerStats.observe(record);
-      this.auditLog.sink(record);
-    };
     this.dedupe = new InboundDedupe(options.store);
     this.pending = new PendingStore(options.store, now);
     this.hub = new PendingHub({
@@ -102,22 +93,13 @@ export class SessionManager implements ConversationService {
       },
     });
     this.approvalService = new ApprovalService(this.hub);
-    this.denials = new ReviewerDenials({
-      store: options.store,
-      config: options.approvals,
+    this.reviewer = sessionReviewer({
+      options,
+      auditLog: this.auditLog,
       logger: this.logger,
       now,
-      host: {
-        outputFor: (target) => this.outputFor(target),
-        grant: async (sessionId, grant) => {
-          const live = await this.cache.byId(sessionId);
-          if (!live || live.retired) return false;
-          live.grants.add(grant);
-          await live.flush();
-          return true;
-        },
-        audit: this.audit,
-      },
+      outputFor: (target) => this.outputFor(target),
+      liveById: (sessionId) => this.cache.byId(sessionId),
     });
     this.questionService = new QuestionService(this.hub);
     this.records = new SessionRecords(options.store.space("sessions"));
@@ -153,7 +135,7 @@ export class SessionManager implements ConversationService {
       hub: this.hub,
       pending: this.pending,
       statusExtras: options.statusExtras,
-      reviewerStats: this.reviewerStats,
+      reviewerStats: this.reviewer.stats,
     });
   }
 
@@ -168,6 +150,7 @@ export class SessionManager implements ConversationService {
    * parked at a person, which continue when the person answers.
    */
   async start(): Promise<void> {
+    await this.reviewer.stats.replay(this.options.auditLogPath);
     await this.hub.start();
     for (const id of await this.records.activeIds()) {
       if (await this.hub.hasOpenItems(id)) continue;
@@ -249,7 +232,9 @@ export class SessionManager implements ConversationService {
     if (!parsed.success)
       return { status: "invalid", message: `Invalid press: ${describeProblems(parsed.error)}` };
     if (press.kind === "card")
-      return this.denials.handles(press) ? this.denials.press(press) : this.hub.press(press);
+      return this.reviewer.denials.handles(press)
+        ? this.reviewer.denials.press(press)
+        : this.hub.press(press);
     if (press.control === "stop")
       return {
         status: "accepted",
@@ -403,8 +388,8 @@ export class SessionManager implements ConversationService {
     const services = {
       approvals: this.approvalService,
       questions: this.questionService,
-      denials: this.denials,
-      audit: this.audit,
+      denials: this.reviewer.denials,
+      audit: this.reviewer.audit,
     };
     live.bindEngine(this.options.createEngine(engineContextOf(live, services)));
   }

@@ -3,6 +3,9 @@
  * agreement joined by call id in either arrival order, unsure left out of agreement, and the
  * dangerous disagreements (reviewer allow, person denied) listed.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReviewerStats } from "../../src/approvals/reviewer-stats.js";
 import type { AuditRecord } from "../../src/engine/interaction.js";
@@ -66,5 +69,28 @@ describe("ReviewerStats", () => {
     stats.observe(verdict("s1", "a", "allow", "live"));
     expect(stats.describe("s1")).toContain("no verdict compared with a person yet");
     expect(stats.describe("s1")).toContain("No dangerous disagreements");
+  });
+
+  it("replays an audit log file (a missing file is an empty log, junk lines are skipped)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "reviewer-stats-"));
+    try {
+      const path = join(dir, "audit.jsonl");
+      const lines = [
+        card("s1", "a"),
+        verdict("s1", "a", "allow"),
+        record("result", "s1", "a", { status: "ok" }),
+        decided("s1", "a", "deny"),
+      ].map((r) => JSON.stringify(r));
+      await writeFile(path, `${lines.join("\n")}\n{"kind":"approval_requested" not json\n`);
+      const stats = new ReviewerStats();
+      await stats.replay(join(dir, "missing.jsonl"));
+      await stats.replay(path);
+      expect(stats.describe("s1")).toContain(
+        "This session: 1 card seen · reviewer 1 allow / 0 deny / 0 unsure",
+      );
+      expect(stats.describe("s1")).toContain("Dangerous disagreements (reviewer allow, person denied): 1");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -15,6 +15,7 @@ import {
 import { TurnContext } from "../../../src/engine/turn-context.js";
 import { textStep, toolStep } from "../../support/scripted-provider.js";
 import { collect, expectNoOrphans, makeRequest, ofType, resultOf } from "../helpers/harness.js";
+import { freshPermissions } from "../helpers/test-tools.js";
 import { reviewedHarness, verdict } from "./support.js";
 
 type Floor = "none" | "channel_content" | "downloaded_file";
@@ -88,17 +89,16 @@ describe("reviewed flow table", () => {
 
   it("a call marked human-only has a person as its floor", () => {
     const h = reviewedHarness([verdict("allow")]);
-    const ctx = new TurnContext(
-      {
-        ...h,
-        now: () => new Date(),
-        instructions: "",
-        permissions: undefined as never,
-        provider: undefined as never,
-      } as never,
-      makeRequest({ mode: "reviewed" }),
-      () => undefined,
-    );
+    const deps = {
+      provider: h.provider,
+      registry: h.registry,
+      permissions: freshPermissions(),
+      instructions: "",
+      grants: h.grants,
+      facts: h.facts,
+      now: () => new Date(),
+    };
+    const ctx = new TurnContext(deps, makeRequest({ mode: "reviewed" }), () => undefined);
     const tool = h.registry.get("write_file")!;
     const ask: Decision = { action: "ask", rule: "default:ask", reason: "r", alwaysOptions: [] };
     expect(humanFloor(ctx, tool, { path: "a", content: "b" }, ask)).toBeUndefined();
