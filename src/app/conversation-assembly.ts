@@ -15,6 +15,10 @@ import { createEngineFactory } from "../engine/assembly/build-engine-factory.js"
 import { engineOptionsFromConfig } from "../engine/assembly/config-options.js";
 import { OpenAIProvider } from "../engine/provider/openai-provider.js";
 import type { ProviderClient } from "../engine/provider/provider.js";
+import { Reviewer } from "../engine/reviewer/reviewer.js";
+import type { ReviewerGateOptions } from "../engine/reviewer/reviewer-gate.js";
+import { OpenAIReviewerModel } from "../engine/reviewer/reviewer-model.js";
+import { reviewerMetrics } from "../ops/reviewer-metrics.js";
 import { SessionManager } from "../sessions/session-manager.js";
 import { settingsFromConfig } from "../subscriptions/subscription-settings.js";
 import { McpManager } from "../tools/mcp/mcp-manager.js";
@@ -81,6 +85,27 @@ function createProvider(context: AppContext): ProviderClient {
   return new MeteredProvider(capOutputTokens(openai, model.max_output_tokens), context.metrics);
 }
 
+/** The safety reviewer from config (its own model / endpoint, else the main model's), metered. */
+function createReviewer(context: AppContext): ReviewerGateOptions {
+  const { model, reviewer } = context.config;
+  const baseURL = reviewer.base_url ?? model.base_url;
+  const apiKey = reviewer.api_key ?? model.api_key;
+  const client = new OpenAIReviewerModel({
+    model: reviewer.model ?? model.name,
+    ...(baseURL !== undefined ? { baseURL } : {}),
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    maxOutputTokens: reviewer.max_output_tokens,
+  });
+  return {
+    reviewer: new Reviewer({
+      model: client,
+      timeoutMs: reviewer.timeout_s * 1000,
+      observe: reviewerMetrics(context.metrics.registry),
+    }),
+    shadow: reviewer.shadow,
+  };
+}
+
 /**
  * Build the session layer on `context`. Resolves once the MCP servers have started (or failed
  * once — they keep retrying in the background); `start` must be called after the channels have
@@ -107,6 +132,7 @@ export async function createConversation(
     const createEngine = createEngineFactory({
       ...engineOptionsFromConfig(config),
       provider: createProvider(context),
+      reviewer: createReviewer(context),
       memory: new MemoryStore(store.space("memory")),
       messengerFor: (platform) => messengers.messengerFor(platform),
       mcp,

@@ -4,7 +4,7 @@
  * carry only the item's id and an action. Also the ids, the call hash and the zod schemas used
  * to validate items read back from the store.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { AlwaysOption, QuestionSpec } from "../engine/events.js";
 import type { CardRef } from "./card.js";
@@ -82,22 +82,7 @@ export function newPendingId(): string {
   return randomBytes(15).toString("base64url");
 }
 
-/** JSON with object keys sorted at every level, so equal values always serialise the same. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
-/** sha256 (hex) of a tool name and its canonical JSON arguments. */
-export function callHash(tool: string, args: unknown): string {
-  return createHash("sha256").update(tool).update("\u0000").update(canonicalJson(args)).digest("hex");
-}
+export { callHash, canonicalJson } from "../engine/call-identity.js";
 
 /** Dedupe keys of the typed messages that answered or decided the item. */
 export function deliveriesOf(item: PendingItem): readonly string[] {

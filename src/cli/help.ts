@@ -24,8 +24,9 @@ Environment (overrides the config file; a .env file in the working directory is 
   Slack      SLACK_BOT_TOKEN, SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP),
              SLACK_API_URL
   Telegram   TELEGRAM_BOT_TOKEN, TELEGRAM_ALLOWED_USERS (comma list), TELEGRAM_API_ROOT
-  Agent      COWORKER_MODE (interactive | auto | plan | discuss), COWORKER_APPROVERS
+  Agent      COWORKER_MODE (interactive | auto | plan | discuss | reviewed), COWORKER_APPROVERS
              (comma list of platform:user ids, e.g. slack:U0123,telegram:4567)
+  Reviewer   COWORKER_REVIEWER_MODEL, COWORKER_REVIEWER_BASE_URL (default: the model's)
   Storage    COWORKER_DATA_DIR (default ./data), COWORKER_WORKSPACE (default ./workspace),
              COWORKER_STORE_URL (redis://… or postgres://…; default SQLite in the data dir)
 

@@ -29,6 +29,8 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "COWORKER_WORKSPACE", path: ["workspace", "root"], kind: "string" },
   { env: "COWORKER_STORE_URL", path: ["store_url"], kind: "string" },
   { env: "COWORKER_MODE", path: ["agent", "mode"], kind: "string" },
+  { env: "COWORKER_REVIEWER_MODEL", path: ["reviewer", "model"], kind: "string" },
+  { env: "COWORKER_REVIEWER_BASE_URL", path: ["reviewer", "base_url"], kind: "string" },
 ];
 
 export type Env = Readonly<Record<string, string | undefined>>;

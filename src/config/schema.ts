@@ -45,6 +45,17 @@ const agentSchema = z.strictObject({
   tool_result_max_chars: positiveInt.default(20_000),
 });
 
+/** The safety reviewer of `reviewed` mode; model, endpoint and key default to the `model` section's. */
+const reviewerSchema = z.strictObject({
+  model: nonEmpty.optional(),
+  base_url: httpUrl.optional(),
+  api_key: nonEmpty.optional(),
+  timeout_s: z.number().positive().default(20),
+  max_output_tokens: positiveInt.default(200),
+  /** In interactive mode, also record a background verdict for every approval card. */
+  shadow: z.boolean().default(false),
+});
+
 const workspaceSchema = z.strictObject({
   root: nonEmpty.default("./workspace"),
   extra_roots: z.array(nonEmpty).default([]),
@@ -176,6 +187,7 @@ const subscriptionsSchema = z.strictObject({
 export const configSchema = z.strictObject({
   model: modelSchema.prefault({}),
   agent: agentSchema.prefault({}),
+  reviewer: reviewerSchema.prefault({}),
   workspace: workspaceSchema.prefault({}),
   data_dir: nonEmpty.default("./data"),
   store_url: nonEmpty.optional(),

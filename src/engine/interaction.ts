@@ -44,7 +44,18 @@ export type PlanApprover = (proposal: PlanProposal, signal: AbortSignal) => Prom
 
 /** One structured audit record (proposal, decision, approval request / resolution, result). */
 export interface AuditRecord {
-  readonly kind: "proposal" | "decision" | "approval_requested" | "approval_resolved" | "result";
+  readonly kind:
+    | "proposal"
+    | "decision"
+    | "approval_requested"
+    | "approval_resolved"
+    | "result"
+    // The reviewer (src/engine/reviewer): a verdict, a call it was not allowed to judge, a one-shot
+    // "Allow anyway" a person gave, and that grant used up.
+    | "reviewer_verdict"
+    | "reviewer_skipped"
+    | "allow_anyway_granted"
+    | "allow_anyway_used";
   readonly sessionId: string;
   readonly turnId: string;
   readonly callId: string;

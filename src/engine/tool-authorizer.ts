@@ -14,6 +14,7 @@ import type { Grant } from "./permissions/grants.js";
 import { type Decision, domainOf } from "./permissions/permission-engine.js";
 import type { FinishReason, RawToolCall } from "./provider/provider.js";
 import { allowsTool } from "./request.js";
+import { screenAsk } from "./reviewer/reviewed-ask.js";
 import { deniedByPolicy, notEnabled, preview, TOOL_RESULT } from "./tool-results.js";
 import type { TurnContext } from "./turn-context.js";
 
@@ -209,8 +210,12 @@ export async function authorizeCall(
     });
     return undefined;
   }
-  if (decision.action === "ask" && !(await requestApproval(ctx, call, tool, args, decision)))
-    return undefined;
+  if (decision.action === "ask") {
+    const screened = await screenAsk(ctx, call, tool, args, decision, summarizeCall(tool.name, args));
+    if (screened.kind === "answered") return undefined;
+    if (screened.kind === "run") ctx.emit({ type: "notice", level: "info", message: screened.note });
+    else if (!(await requestApproval(ctx, call, tool, args, decision))) return undefined;
+  }
   if (INTERACTIVE_TOOL_NAMES.has(tool.name)) {
     await runInteractiveCall(ctx, call, tool.name, args);
     return undefined;

@@ -19,6 +19,7 @@ import type { PermissionMode } from "./modes.js";
 import type { GrantSet } from "./permissions/grants.js";
 import { type PermissionEngine, provenanceOf } from "./permissions/permission-engine.js";
 import type { ProviderClient } from "./provider/provider.js";
+import type { ReviewerDenialReporter, ReviewerGate } from "./reviewer/reviewer-gate.js";
 import { type ConversationExecutionRequest, withMode } from "./request.js";
 import { preview, statusReason } from "./tool-results.js";
 
@@ -48,6 +49,10 @@ export interface TurnDeps {
   readonly persistence?: TurnPersistence | undefined;
   readonly onModeChange?: ((mode: PermissionMode) => void) | undefined;
   readonly now: () => Date;
+  /** The safety reviewer of this session (reviewed mode, shadow verdicts); none = never consulted. */
+  readonly reviewer?: ReviewerGate | undefined;
+  /** Shows a reviewer denial to the person with "Allow anyway"; none = a warning notice. */
+  readonly reviewerDenials?: ReviewerDenialReporter | undefined;
 }
 
 /** What finishing a call reports: the stored result and the card's details. */

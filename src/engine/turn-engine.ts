@@ -23,6 +23,7 @@ import { isErrorMarker } from "./outbound.js";
 import type { GrantSet } from "./permissions/grants.js";
 import type { PermissionEngine } from "./permissions/permission-engine.js";
 import type { ProviderClient, RawToolCall } from "./provider/provider.js";
+import type { ReviewerDenialReporter, ReviewerGate } from "./reviewer/reviewer-gate.js";
 import { type ConversationExecutionRequest, effectiveMaxSteps } from "./request.js";
 import { mangledArgumentsRecord, TOOL_RESULT } from "./tool-results.js";
 import { runToolCalls } from "./tool-scheduler.js";
@@ -51,6 +52,10 @@ export interface TurnEngineOptions {
   onModeChange?: (mode: PermissionMode) => void;
   now?: () => Date;
   compaction?: { keepRecentTurns?: number };
+  /** The session's safety reviewer (reviewed mode and shadow verdicts). */
+  reviewer?: ReviewerGate;
+  /** Shows a reviewer denial to the person, with "Allow anyway". */
+  reviewerDenials?: ReviewerDenialReporter;
 }
 
 type TurnKind = "run" | "resume" | "retry";

@@ -8,9 +8,11 @@
 import type { ApprovalService } from "../approvals/approval-service.js";
 import type { AskContext } from "../approvals/pending-hub.js";
 import type { QuestionService } from "../approvals/question-service.js";
+import type { ReviewerDenials } from "../approvals/reviewer-denials.js";
 import type { Approver, Asker, AuditSink, PlanApprover } from "../engine/interaction.js";
 import type { PermissionMode } from "../engine/modes.js";
 import type { GrantSet } from "../engine/permissions/grants.js";
+import type { ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js";
 import type { TurnEngine, TurnPersistence } from "../engine/turn-engine.js";
 import type { SessionFacts } from "../tools/tool.js";
 import type { ThreadTarget } from "./contracts.js";
@@ -29,6 +31,8 @@ export interface EngineContext {
   readonly onModeChange: (mode: PermissionMode) => void;
   /** The session's mode when the engine is built (each request snapshot carries the current one). */
   readonly mode: PermissionMode;
+  /** Shows a safety-reviewer denial in the thread, with "Allow anyway" for the requester. */
+  readonly reviewerDenials?: ReviewerDenialReporter;
 }
 
 /** Builds the engine for one session; called once per session each time it is loaded into memory. */
@@ -38,6 +42,7 @@ export type EngineFactory = (context: EngineContext) => TurnEngine;
 export interface EngineServices {
   readonly approvals: ApprovalService;
   readonly questions: QuestionService;
+  readonly denials: ReviewerDenials;
   readonly audit: AuditSink;
 }
 
@@ -67,5 +72,6 @@ export function engineContextOf(live: LiveSession, services: EngineServices): En
     audit: services.audit,
     onModeChange: (mode) => void live.update((r) => ({ ...r, mode })),
     mode: live.record.mode,
+    reviewerDenials: services.denials.reporterFor(context),
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { PendingHub } from "../approvals/pending-hub.js";
 import type { PendingStore } from "../approvals/pending-store.js";
+import type { ReviewerStats } from "../approvals/reviewer-stats.js";
 import type { PlatformUser, ThreadTarget } from "./contracts.js";
 import type { SessionCache } from "./session-cache.js";
 import { describeGrants, describeStatus } from "./session-status.js";
@@ -17,6 +18,7 @@ export interface ThreadCommandsDeps {
   readonly hub: PendingHub;
   readonly pending: PendingStore;
   readonly statusExtras?: ((sessionId: string) => Promise<readonly string[]>) | undefined;
+  readonly reviewerStats?: ReviewerStats | undefined;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -44,7 +46,11 @@ export class ThreadCommands {
       }
       case "status": {
         const live = await this.deps.cache.forTarget(target);
-        const extras = (await this.deps.statusExtras?.(live.id)) ?? [];
+        const reviewer = this.deps.reviewerStats?.statusLine(live.id);
+        const extras = [
+          ...((await this.deps.statusExtras?.(live.id)) ?? []),
+          ...(reviewer ? [reviewer] : []),
+        ];
         return describeStatus({
           record: live.record,
           running: live.activeTurn !== undefined,
@@ -72,6 +78,10 @@ export class ThreadCommands {
       case "approve":
       case "deny":
         return this.decide(target, user, command.id, command.name);
+      case "reviewer": {
+        const live = await this.deps.cache.forTarget(target);
+        return this.deps.reviewerStats?.describe(live.id) ?? "The safety reviewer is not set up here.";
+      }
     }
   }
 

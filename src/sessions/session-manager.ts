@@ -39,6 +39,7 @@ import { ThreadCommands } from "./session-commands.js";
 import { InProcessSessionLock } from "./session-lock.js";
 import type { SessionManagerOptions } from "./session-manager-options.js";
 import { queuedMessageOf, SessionRecords } from "./session-record.js";
+import { type SessionReviewer, sessionReviewer } from "./session-reviewer.js";
 import { parseCommand, parseTextCommand } from "./text-commands.js";
 import { type DrainReport, TurnScheduler } from "./turn-scheduler.js";
 import { queuedWake, type WakeResult, type WakeTurn, wakeTurnSchema } from "./wake-turns.js";
@@ -63,6 +64,7 @@ export class SessionManager implements ConversationService {
   private readonly commands: ThreadCommands;
   private readonly auditLog: AuditLog;
   private readonly records: SessionRecords;
+  private readonly reviewer: SessionReviewer;
 
   /** Throws when the options are invalid (bad approver ids, mode, limits). */
   constructor(private readonly options: SessionManagerOptions) {
@@ -91,6 +93,14 @@ export class SessionManager implements ConversationService {
       },
     });
     this.approvalService = new ApprovalService(this.hub);
+    this.reviewer = sessionReviewer({
+      options,
+      auditLog: this.auditLog,
+      logger: this.logger,
+      now,
+      outputFor: (target) => this.outputFor(target),
+      liveById: (sessionId) => this.cache.byId(sessionId),
+    });
     this.questionService = new QuestionService(this.hub);
     this.records = new SessionRecords(options.store.space("sessions"));
     this.cache = new SessionCache({
@@ -125,6 +135,7 @@ export class SessionManager implements ConversationService {
       hub: this.hub,
       pending: this.pending,
       statusExtras: options.statusExtras,
+      reviewerStats: this.reviewer.stats,
     });
   }
 
@@ -139,6 +150,7 @@ export class SessionManager implements ConversationService {
    * parked at a person, which continue when the person answers.
    */
   async start(): Promise<void> {
+    await this.reviewer.stats.replay(this.options.auditLogPath);
     await this.hub.start();
     for (const id of await this.records.activeIds()) {
       if (await this.hub.hasOpenItems(id)) continue;
@@ -219,7 +231,10 @@ export class SessionManager implements ConversationService {
     const parsed = buttonPressSchema.safeParse(press);
     if (!parsed.success)
       return { status: "invalid", message: `Invalid press: ${describeProblems(parsed.error)}` };
-    if (press.kind === "card") return this.hub.press(press);
+    if (press.kind === "card")
+      return this.reviewer.denials.handles(press)
+        ? this.reviewer.denials.press(press)
+        : this.hub.press(press);
     if (press.control === "stop")
       return {
         status: "accepted",
@@ -373,7 +388,8 @@ export class SessionManager implements ConversationService {
     const services = {
       approvals: this.approvalService,
       questions: this.questionService,
-      audit: this.auditLog.sink,
+      denials: this.reviewer.denials,
+      audit: this.reviewer.audit,
     };
     live.bindEngine(this.options.createEngine(engineContextOf(live, services)));
   }

@@ -21,6 +21,8 @@ export function describeGrant(grant: Grant): string {
       return `always allow domain ${grant.domain}`;
     case "readonly_session":
       return "read-only shell commands allowed this session";
+    case "once":
+      return `allow once (over the reviewer): ${grant.tool} ${grant.args.length > 120 ? `${grant.args.slice(0, 119)}…` : grant.args}`;
   }
 }
 

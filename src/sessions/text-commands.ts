@@ -1,6 +1,6 @@
 /**
  * Thread commands: the words people type in a thread (or send as slash commands) to control a
- * session — stop, new, mode, model, status, grants, approve, deny. One parser serves both the
+ * session — stop, new, mode, model, status, grants, approve, deny, reviewer. One parser serves both the
  * text form ("mode auto" in a thread) and the explicit form (`command(target, user, name, args)`).
  */
 import { PERMISSION_MODES, type PermissionMode, permissionModeSchema } from "../engine/modes.js";
@@ -14,13 +14,24 @@ export type ThreadCommand =
   | { readonly name: "grants" }
   | { readonly name: "grants-revoke"; readonly index?: number }
   | { readonly name: "approve"; readonly id: string }
-  | { readonly name: "deny"; readonly id: string };
+  | { readonly name: "deny"; readonly id: string }
+  | { readonly name: "reviewer" };
 
 export type ParsedCommand =
   | { readonly ok: true; readonly command: ThreadCommand }
   | { readonly ok: false; readonly error: string };
 
-export const COMMAND_NAMES = ["stop", "new", "mode", "model", "status", "grants", "approve", "deny"] as const;
+export const COMMAND_NAMES = [
+  "stop",
+  "new",
+  "mode",
+  "model",
+  "status",
+  "grants",
+  "approve",
+  "deny",
+  "reviewer",
+] as const;
 
 const MODEL_NAME = /^[\w.:/@-]{1,120}$/;
 /** "/new" or "/new@MyBot" — not a path such as "/etc/hosts". */
@@ -35,6 +46,7 @@ export const COMMAND_HELP = [
   "status — session, mode, model, grants and usage",
   "grants — list standing grants · grants revoke [n] — revoke one (or all)",
   "approve <id> / deny <id> — decide a pending approval",
+  "reviewer — the safety reviewer's verdicts, agreement with people and token cost",
 ].join("\n");
 
 /** Parse an explicit command; unknown names and bad arguments come back as a readable error. */
@@ -48,6 +60,7 @@ export function parseCommand(rawName: string, args: readonly string[]): ParsedCo
     case "stop":
     case "new":
     case "status":
+    case "reviewer":
       return noArgs({ name });
     case "mode": {
       const mode = permissionModeSchema.safeParse(args[0]?.toLowerCase());

@@ -35,6 +35,7 @@ describe("context provider", () => {
       discuss: DISCUSS_MODE_REMINDER,
       interactive: undefined,
       auto: undefined,
+      reviewed: undefined,
     };
     for (const [mode, reminder] of Object.entries(expected)) {
       const block = provide(request({ mode: mode as PermissionMode })) ?? "";

@@ -107,7 +107,7 @@ slack:
     expect(problems).toEqual([
       "model.max_retries: expected number, got text",
       'model.nmae: unknown key — did you mean "name"?',
-      'agent.mode: must be one of interactive, auto, plan, discuss (got "autoo") — did you mean "auto"?',
+      'agent.mode: must be one of interactive, auto, plan, discuss, reviewed (got "autoo") — did you mean "auto"?',
       "tools.run_command.default_timeout_s: default_timeout_s must not exceed max_timeout_s (got 900)",
       "tools.mcp_servers.both: set exactly one of `command` (stdio) or `url` (HTTP)",
       'slack.http.path: must start with / (got "events")',
@@ -146,7 +146,7 @@ slack:
       loadConfig({ env: { COWORKER_MODE: "yolo", OPENAI_BASE_URL: "localhost" }, cwd: project({}) }),
     );
     expect(problems).toContain(
-      'agent.mode (from COWORKER_MODE): must be one of interactive, auto, plan, discuss (got "yolo")',
+      'agent.mode (from COWORKER_MODE): must be one of interactive, auto, plan, discuss, reviewed (got "yolo")',
     );
     expect(problems).toContain(
       'model.base_url (from OPENAI_BASE_URL): must be an http(s) URL (got "localhost")',

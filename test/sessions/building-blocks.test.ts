@@ -13,6 +13,12 @@ describe("text commands", () => {
   it("recognises complete commands typed as messages, not sentences that start with a command word", () => {
     expect(parseTextCommand("stop")).toEqual({ ok: true, command: { name: "stop" } });
     expect(parseTextCommand("  Mode AUTO ")).toEqual({ ok: true, command: { name: "mode", mode: "auto" } });
+    expect(parseTextCommand("/mode reviewed")).toEqual({
+      ok: true,
+      command: { name: "mode", mode: "reviewed" },
+    });
+    expect(parseTextCommand("/reviewer")).toEqual({ ok: true, command: { name: "reviewer" } });
+    expect(parseCommand("reviewer", ["x"])).toEqual({ ok: false, error: '"reviewer" takes no arguments.' });
     expect(parseTextCommand("/new@CoworkerBot")).toEqual({ ok: true, command: { name: "new" } });
     expect(parseTextCommand("grants revoke 2")).toEqual({
       ok: true,

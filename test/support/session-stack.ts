@@ -8,7 +8,7 @@ import { join } from "node:path";
 import pino, { type Logger } from "pino";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
-import { TurnEngine } from "../../src/engine/turn-engine.js";
+import { TurnEngine, type TurnEngineOptions } from "../../src/engine/turn-engine.js";
 import type { EngineFactory } from "../../src/sessions/engine-context.js";
 import { SessionManager, type SessionManagerOptions } from "../../src/sessions/session-manager.js";
 import type { Store } from "../../src/store/store.js";
@@ -17,11 +17,15 @@ import type { ToolRegistry } from "../../src/tools/registry.js";
 /** The system prompt of the test engines. */
 export const TEST_INSTRUCTIONS = "You are a test agent.";
 
-/** Sessions get a TurnEngine on `provider` with `registry`, wired to what the session passes in. */
+/**
+ * Sessions get a TurnEngine on `provider` with `registry`, wired to what the session passes in;
+ * `extra` is merged over the options (e.g. a safety reviewer).
+ */
 export function engineFactory(
   provider: ProviderClient,
   registry: ToolRegistry,
   instructions = TEST_INSTRUCTIONS,
+  extra: () => Partial<TurnEngineOptions> = () => ({}),
 ): EngineFactory {
   const permissions = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
   return (ctx) =>
@@ -38,6 +42,8 @@ export function engineFactory(
       audit: ctx.audit,
       persistence: ctx.persistence,
       onModeChange: ctx.onModeChange,
+      ...(ctx.reviewerDenials ? { reviewerDenials: ctx.reviewerDenials } : {}),
+      ...extra(),
     });
 }
 

@@ -45,6 +45,7 @@ export const SERVICE_COMMANDS = new Set([
   "grants",
   "approve",
   "deny",
+  "reviewer",
 ]);
 
 /** The command menu registered with setMyCommands. */
@@ -56,6 +57,7 @@ export const COMMAND_MENU = [
   { command: "model", description: "Switch the model: /model <name>" },
   { command: "status", description: "Session, mode, model and usage" },
   { command: "grants", description: "List or revoke standing grants" },
+  { command: "reviewer", description: "Safety reviewer statistics" },
 ] as const;
 
 const PRESS_ANSWER_WITHIN_MS = 5000;

@@ -15,6 +15,7 @@ import type { Messenger } from "../../tools/messaging/messenger.js";
 import type { AnyTool } from "../../tools/tool.js";
 import { PermissionEngine } from "../permissions/permission-engine.js";
 import type { ProviderClient } from "../provider/provider.js";
+import { ReviewerGate, type ReviewerGateOptions } from "../reviewer/reviewer-gate.js";
 import type { ConversationExecutionRequest } from "../request.js";
 import { TurnEngine, type TurnEngineOptions } from "../turn-engine.js";
 import { createContextProvider } from "./context-provider.js";
@@ -61,6 +62,8 @@ export interface EngineFactoryDeps {
   /** How the operating system is described (default from node:os). */
   readonly os?: string;
   readonly compaction?: TurnEngineOptions["compaction"];
+  /** The safety reviewer (config `reviewer`); each session gets its own gate on it. */
+  readonly reviewer?: ReviewerGateOptions;
 }
 
 /** The host's operating system, e.g. "Linux 6.8.0 (x64)". */
@@ -136,6 +139,8 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
       onModeChange: context.onModeChange,
       now,
       compaction: deps.compaction,
+      ...(deps.reviewer ? { reviewer: new ReviewerGate(deps.reviewer) } : {}),
+      ...(context.reviewerDenials ? { reviewerDenials: context.reviewerDenials } : {}),
     };
 
     const prepare = async (request: ConversationExecutionRequest) => {

@@ -1,6 +1,8 @@
 /**
  * Session grants: the standing "always" answers a person gave during a session (always this
- * tool, always this exact command, always this domain, read-only shell commands for the session).
+ * tool, always this exact command, always this domain, read-only shell commands for the session),
+ * and the one-shot "Allow anyway" a person gave over a reviewer's denial (this exact tool and
+ * canonical arguments, once; consumed by the first call that matches).
  *
  * A GrantSet is the live, mutable set the permission engine consults; listeners hear every change
  * so sessions can persist it. Grants are validated at the boundary (`grantSchema`).
@@ -12,13 +14,16 @@ export const grantSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("command"), command: z.string().min(1) }),
   z.object({ kind: z.literal("domain"), domain: z.string().min(1) }),
   z.object({ kind: z.literal("readonly_session") }),
+  z.object({ kind: z.literal("once"), tool: z.string().min(1), args: z.string() }),
 ]);
 
 export type Grant =
   | { readonly kind: "tool"; readonly tool: string }
   | { readonly kind: "command"; readonly command: string }
   | { readonly kind: "domain"; readonly domain: string }
-  | { readonly kind: "readonly_session" };
+  | { readonly kind: "readonly_session" }
+  /** `args` is the canonical JSON of the arguments (src/engine/call-identity.ts). */
+  | { readonly kind: "once"; readonly tool: string; readonly args: string };
 
 export type GrantListener = (grants: readonly Grant[]) => void;
 
@@ -37,6 +42,8 @@ function normalise(grant: Grant): Grant {
       return Object.freeze({ kind: "domain", domain: normaliseDomain(grant.domain) });
     case "readonly_session":
       return Object.freeze({ kind: "readonly_session" });
+    case "once":
+      return Object.freeze({ kind: "once", tool: grant.tool, args: grant.args });
   }
 }
 
@@ -50,6 +57,8 @@ function sameGrant(a: Grant, b: Grant): boolean {
       return b.kind === "domain" && a.domain === b.domain;
     case "readonly_session":
       return b.kind === "readonly_session";
+    case "once":
+      return b.kind === "once" && a.tool === b.tool && a.args === b.args;
   }
 }
 
@@ -108,6 +117,11 @@ export class GrantSet {
   /** Whether read-only shell commands are allowed for the session. */
   hasReadonlySession(): boolean {
     return this.grants.some((g) => g.kind === "readonly_session");
+  }
+
+  /** Use up the one-shot grant for this exact call; true when there was one (it is gone now). */
+  consumeOnce(tool: string, canonicalArgs: string): boolean {
+    return this.revoke((g) => g.kind === "once" && g.tool === tool && g.args === canonicalArgs) > 0;
   }
 
   /** Plain copies for persistence. */

@@ -37,6 +37,8 @@ export interface Decision {
   /** Which rule decided, for the audit trail (e.g. "hard_deny", "grant:command", "mode:auto"). */
   readonly rule: string;
   readonly alwaysOptions: readonly AlwaysOption[];
+  /** An ask whose floor is a person: no reviewer model may answer it (see src/engine/reviewer). */
+  readonly humanOnly?: boolean;
 }
 
 export interface DecisionContext {

@@ -57,6 +57,8 @@ export type ProcessExtension = (deps: {
   readonly store: Store;
   readonly provider: ProviderClient;
   readonly dataDir: string;
+  readonly openai: FakeOpenAI;
+  readonly runs: ToolRuns;
 }) => ProcessExtras | Promise<ProcessExtras>;
 
 export interface E2E {
@@ -80,7 +82,7 @@ async function startProcess(
 ): Promise<Process> {
   const store = await createStore({ url: undefined, dataDir });
   const provider = new OpenAIProvider({ baseURL: openai.baseURL, apiKey: "test", maxRetries: 0 });
-  const extras = (await extend?.({ store, provider, dataDir })) ?? {};
+  const extras = (await extend?.({ store, provider, dataDir, openai, runs })) ?? {};
   const manager = buildSessionManager({
     store,
     createEngine: extras.createEngine ?? engineFactory(provider, sessionTestRegistry(runs)),

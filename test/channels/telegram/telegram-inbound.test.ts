@@ -141,6 +141,7 @@ describe("Telegram channel: inbound messages", () => {
       "model",
       "status",
       "grants",
+      "reviewer",
     ]);
   });
 

@@ -1,0 +1,191 @@
+/**
+ * ReviewerDenials: the person's side of a safety-reviewer denial. The engine reports a denial; this
+ * persists it (in the "approvals" space, beside the pending items) and posts a card in the turn's
+ * thread with the reviewer's full reason and an "Allow anyway" button. A press by the requester
+ * or a configured approver (anyone else gets the usual refusal) gives a one-shot grant for that
+ * exact tool and canonical arguments in the session's grants — the engine consumes it on the
+ * first matching call; a call with other arguments goes through the reviewer again. First press
+ * wins, also across processes (`setIfAbsent` on the decision key).
+ */
+import type { Logger } from "pino";
+import { z } from "zod";
+import { canonicalJson } from "../engine/call-identity.js";
+import type { AuditSink } from "../engine/interaction.js";
+import type { Grant } from "../engine/permissions/grants.js";
+import type { ReviewerDenial, ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js";
+import type { ButtonPress, PressResult, ThreadOutput, ThreadTarget } from "../sessions/contracts.js";
+import type { KeyValueSpace, Store } from "../store/store.js";
+import { type ApprovalsConfig, allowedApproversFor, mayDecide } from "./authorisation.js";
+import type { Card, CardRef } from "./card.js";
+import type { AskContext } from "./pending-hub-types.js";
+import { newPendingId, type PendingPerson } from "./pending-item.js";
+
+/** The card action that grants the one-shot "Allow anyway". */
+export const ALLOW_ANYWAY = "allow_anyway";
+
+/** What the session layer provides: thread outputs, the session's grants, the audit sink. */
+export interface ReviewerDenialsHost {
+  outputFor(target: ThreadTarget): ThreadOutput | undefined;
+  /** Add a grant to the session's live grants, durably; false when the session is gone. */
+  grant(sessionId: string, grant: Grant): Promise<boolean>;
+  readonly audit: AuditSink;
+}
+
+export interface ReviewerDenialsOptions {
+  readonly store: Store;
+  readonly host: ReviewerDenialsHost;
+  readonly config: Pick<ApprovalsConfig, "approvers" | "perChannel" | "ttlMs">;
+  readonly logger: Logger;
+  readonly now: () => Date;
+}
+
+const person = z.object({ platform: z.string().min(1), userId: z.string().min(1), name: z.string() });
+const recordSchema = z.object({
+  id: z.string().min(1),
+  sessionId: z.string().min(1),
+  target: z.object({
+    platform: z.string().min(1),
+    workspace: z.string(),
+    channel: z.string(),
+    thread: z.string().optional(),
+    extra: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  }),
+  callId: z.string(),
+  tool: z.string().min(1),
+  /** Canonical JSON of the denied call's arguments. */
+  args: z.string(),
+  summary: z.string(),
+  reason: z.string(),
+  requester: person,
+  allowedApprovers: z.array(z.string()),
+  createdAt: z.string(),
+  cardRef: z.looseObject({ messageId: z.string() }).optional(),
+  grantedBy: person.optional(),
+});
+export type DenialRecord = z.infer<typeof recordSchema>;
+
+type CardPress = Extract<ButtonPress, { kind: "card" }>;
+
+/** The card of a denial: the full reason and "Allow anyway" until someone used it. */
+export function denialCard(record: DenialRecord): Card {
+  const open = record.grantedBy === undefined;
+  return {
+    pendingId: record.id,
+    kind: "approval",
+    title: `Blocked by the safety reviewer: ${record.tool}`,
+    blocks: [
+      { kind: "text", text: record.summary },
+      { kind: "quote", text: `Reviewer: ${record.reason}` },
+      {
+        kind: "fields",
+        fields: [
+          { label: "Tool", value: record.tool },
+          { label: "Requested by", value: record.requester.name },
+        ],
+      },
+    ],
+    buttons: open ? [{ action: ALLOW_ANYWAY, label: "Allow anyway", style: "danger" }] : [],
+    ...(open
+      ? { footer: "Allow anyway lets the agent run this exact call once; then ask it to try again." }
+      : { outcome: `Allowed anyway by ${record.grantedBy?.name} — the agent may run this exact call once` }),
+  };
+}
+
+/** Reviewer denials with "Allow anyway" (see the module header). */
+export class ReviewerDenials {
+  private readonly space: KeyValueSpace;
+
+  constructor(private readonly options: ReviewerDenialsOptions) {
+    this.space = options.store.space("approvals");
+  }
+
+  /** The engine-facing reporter of one session; `context` is read when a denial arrives. */
+  reporterFor(context: () => AskContext): ReviewerDenialReporter {
+    return async (denial: ReviewerDenial) => {
+      const ctx = context();
+      const record: DenialRecord = {
+        id: newPendingId(),
+        sessionId: ctx.sessionId,
+        target: { ...ctx.target },
+        callId: denial.callId,
+        tool: denial.tool,
+        args: canonicalJson(denial.args),
+        summary: denial.summary,
+        reason: denial.reason,
+        requester: { ...ctx.requester },
+        allowedApprovers: [...allowedApproversFor(this.options.config, ctx.target, ctx.requester.userId)],
+        createdAt: this.options.now().toISOString(),
+      };
+      await this.save(record);
+      const output = this.options.host.outputFor(record.target);
+      if (!output) throw new Error(`no output is registered for platform "${record.target.platform}"`);
+      const cardRef: CardRef = await output.postCard(denialCard(record));
+      await this.save({ ...record, cardRef });
+    };
+  }
+
+  /** Whether a card press is meant for a denial card. */
+  handles(press: CardPress): boolean {
+    return press.action === ALLOW_ANYWAY;
+  }
+
+  /** An "Allow anyway" press: authorised, first press wins, then the one-shot grant. */
+  async press(press: CardPress): Promise<PressResult> {
+    const record = await this.load(press.pendingId);
+    if (!record) return { status: "unknown", message: "This denial is no longer known." };
+    if (!mayDecide(record.allowedApprovers, press.platform, press.user.id))
+      return {
+        status: "not_allowed",
+        message: `Only ${record.requester.name} or a configured approver can allow this.`,
+      };
+    const by: PendingPerson = { platform: press.platform, userId: press.user.id, name: press.user.name };
+    const won = await this.space.setIfAbsent(`denial-decision:${record.id}`, by, this.options.config.ttlMs);
+    if (!won) {
+      const first = await this.space.get<PendingPerson>(`denial-decision:${record.id}`);
+      return { status: "already_decided", message: `Already allowed by ${first?.name ?? "someone"}.` };
+    }
+    const granted = await this.options.host.grant(record.sessionId, {
+      kind: "once",
+      tool: record.tool,
+      args: record.args,
+    });
+    if (!granted) return { status: "invalid", message: "This conversation is no longer active." };
+    const settled = { ...record, grantedBy: by };
+    await this.save(settled);
+    this.options.host.audit({
+      kind: "allow_anyway_granted",
+      sessionId: record.sessionId,
+      turnId: "",
+      callId: record.callId,
+      tool: record.tool,
+      at: this.options.now().toISOString(),
+      by: `${by.platform}:${by.userId}`,
+    });
+    await this.updateCard(settled);
+    return { status: "accepted", message: "Allowed once: ask the agent to try that exact call again." };
+  }
+
+  private async updateCard(record: DenialRecord): Promise<void> {
+    const output = this.options.host.outputFor(record.target);
+    if (!output || !record.cardRef) return;
+    try {
+      await output.updateCard(record.cardRef as CardRef, denialCard(record));
+    } catch (error) {
+      this.options.logger.warn({ err: error, denialId: record.id }, "updating a denial card failed");
+    }
+  }
+
+  private save(record: DenialRecord): Promise<void> {
+    return this.space.set(`denial:${record.id}`, record, this.options.config.ttlMs);
+  }
+
+  private async load(id: string): Promise<DenialRecord | undefined> {
+    try {
+      const parsed = recordSchema.safeParse(await this.space.get<unknown>(`denial:${id}`));
+      return parsed.success ? parsed.data : undefined;
+    } catch (error) {
+      this.options.logger.error({ err: error, denialId: id }, "reading a denial failed");
+      return undefined;
+    }
+  }
+}

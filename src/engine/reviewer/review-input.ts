@@ -1,0 +1,141 @@
+/**
+ * What the reviewer sees, extracted mechanically from the session's history and the call:
+ * the user's own messages (the current request last) and the answers they gave through ask_user,
+ * tagged as replies — never the agent's assistant text or reasoning, never other tool results, and
+ * never channel content (user messages marked untrusted are left out whole). Then the proposed call
+ * (tool, description, category, arguments) and the facts the engine knows about the files it
+ * touches (written or downloaded by the agent, how many tool calls ago). Also the rendering of all
+ * that into the reviewer's chat messages.
+ */
+import { z } from "zod";
+import type { SessionFacts } from "../../tools/tool.js";
+import type { ToolCategory } from "../events.js";
+import type { ConversationMessage } from "../messages.js";
+import { ASK_USER } from "../../tools/interactive-tools.js";
+import { REVIEWER_INSTRUCTIONS } from "./reviewer-instructions.js";
+
+/** One line of the user's side of the conversation. */
+export interface UserLine {
+  readonly text: string;
+  /** An answer given through ask_user (to a question the reviewer does not see). */
+  readonly isReply: boolean;
+}
+
+export interface ReviewInput {
+  /** The user's messages and answers, oldest first; the last non-reply is the current request. */
+  readonly userLines: readonly UserLine[];
+  readonly tool: { readonly name: string; readonly description: string; readonly category: ToolCategory };
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly facts: readonly string[];
+}
+
+export interface ReviewerMessage {
+  readonly role: "system" | "user";
+  readonly content: string;
+}
+
+/** Caps that keep one review request small whatever the session holds. */
+const LINE_MAX_CHARS = 2_000;
+const MAX_USER_LINES = 20;
+const ARGS_MAX_CHARS = 4_000;
+
+const askResultSchema = z.object({ answers: z.array(z.object({ answer: z.string() })) });
+
+function cap(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** The ask_user answers in a tool result (values only — the questions are agent text). */
+function askAnswers(content: string): string[] {
+  try {
+    const parsed = askResultSchema.safeParse(JSON.parse(content));
+    return parsed.success ? parsed.data.answers.map((a) => a.answer.trim()).filter((a) => a !== "") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The user's lines of a history: their messages (not channel content) and ask_user answers. */
+export function userLinesOf(history: readonly ConversationMessage[]): UserLine[] {
+  const askCalls = new Set<string>();
+  const lines: UserLine[] = [];
+  for (const message of history) {
+    if (message.role === "user") {
+      if (message.meta?.untrusted !== true && message.content.trim() !== "")
+        lines.push({ text: cap(message.content.trim(), LINE_MAX_CHARS), isReply: false });
+    } else if (message.role === "assistant") {
+      for (const call of message.tool_calls ?? []) if (call.function.name === ASK_USER) askCalls.add(call.id);
+    } else if (
+      message.role === "tool" &&
+      askCalls.has(message.tool_call_id) &&
+      message.meta?.status === "ok"
+    ) {
+      for (const answer of askAnswers(message.content))
+        lines.push({ text: cap(answer, LINE_MAX_CHARS), isReply: true });
+    }
+  }
+  return lines.slice(-MAX_USER_LINES);
+}
+
+function mentions(args: Readonly<Record<string, unknown>>, file: string): boolean {
+  const path = file.replace(/^\.\//, "");
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const strings = Object.values(args).filter((v): v is string => typeof v === "string");
+  return strings.some((value) =>
+    value
+      .split(/[\s;&|<>()`'"=]+/)
+      .map((token) => token.replace(/^\.\//, ""))
+      .some((token) => token === path || token.endsWith(`/${path}`) || token === name),
+  );
+}
+
+/**
+ * Facts about the files this call mentions: written by the agent N tool calls ago (from the
+ * results' file lists in history), or downloaded by it this session. Fixed wording only — never a
+ * file's contents.
+ */
+export function callFacts(
+  history: readonly ConversationMessage[],
+  facts: SessionFacts,
+  args: Readonly<Record<string, unknown>>,
+): string[] {
+  const out: string[] = [];
+  const results = history.filter((m) => m.role === "tool");
+  const seen = new Set<string>();
+  for (let i = results.length - 1; i >= 0; i--) {
+    const files = results[i]?.meta?.files;
+    if (!Array.isArray(files)) continue;
+    const ago = results.length - i;
+    for (const file of files)
+      if (typeof file === "string" && !seen.has(file) && mentions(args, file)) {
+        seen.add(file);
+        out.push(`"${file}" was written by the agent ${ago} tool call${ago === 1 ? "" : "s"} ago.`);
+      }
+  }
+  for (const file of facts.downloadedFiles)
+    if (mentions(args, file)) out.push(`"${file}" was downloaded by the agent this session.`);
+  return out;
+}
+
+/** The reviewer's chat messages for one input: the instruction, then one user message. */
+export function reviewMessages(input: ReviewInput): ReviewerMessage[] {
+  const current = input.userLines.findLastIndex((line) => !line.isReply);
+  const earlier = input.userLines
+    .map((line, i) => ({ line, i }))
+    .filter(({ i }) => i !== current)
+    .map(({ line }) => `- ${line.isReply ? "[reply to a question the agent asked] " : ""}${line.text}`);
+  const request = current >= 0 ? (input.userLines[current]?.text ?? "") : "";
+  const args = cap(JSON.stringify(input.args, null, 2), ARGS_MAX_CHARS);
+  const body = [
+    `Current request from the user:\n${request || "(none)"}`,
+    `Earlier messages from the user:\n${earlier.length > 0 ? earlier.join("\n") : "(none)"}`,
+    `Proposed tool call: ${input.tool.name} (category: ${input.tool.category})`,
+    `Tool description: ${cap(input.tool.description, 500)}`,
+    `Arguments:\n${args}`,
+    `Facts:\n${input.facts.length > 0 ? input.facts.map((f) => `- ${f}`).join("\n") : "(none)"}`,
+  ].join("\n\n");
+  return [
+    { role: "system", content: REVIEWER_INSTRUCTIONS },
+    { role: "user", content: body },
+  ];
+}

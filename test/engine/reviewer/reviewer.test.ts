@@ -1,0 +1,214 @@
+/**
+ * The reviewer on its own: verdict parsing (bare, fenced, in prose), failures that become
+ * "unsure" (unparsable, timeout, provider error), what the request holds and never holds, and the
+ * OpenAI-compatible request against the fake server (no tools, a JSON-schema response format,
+ * and the fallback for endpoints that refuse it).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { ConversationMessage } from "../../../src/engine/messages.js";
+import { callFacts, reviewMessages, userLinesOf } from "../../../src/engine/reviewer/review-input.js";
+import { Reviewer } from "../../../src/engine/reviewer/reviewer.js";
+import { OpenAIReviewerModel } from "../../../src/engine/reviewer/reviewer-model.js";
+import { parseVerdict } from "../../../src/engine/reviewer/verdict.js";
+import { textStep, toolStep } from "../../support/scripted-provider.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../../fakes/fake-openai.js";
+import { collect, makeRequest } from "../helpers/harness.js";
+import { reviewedHarness, ScriptedReviewerModel, verdict } from "./support.js";
+
+const INPUT = {
+  userLines: [{ text: "run the tests", isReply: false }],
+  tool: { name: "run_command", description: "run a shell command", category: "exec" as const },
+  args: { command: "npm test" },
+  facts: [],
+};
+
+describe("parseVerdict", () => {
+  it.each([
+    ['{"verdict":"allow","reason":"routine"}', "allow"],
+    ['```json\n{"verdict": "deny", "reason": "deletes data"}\n```', "deny"],
+    ['Here is my answer: {"verdict":"UNSURE","reason":"unclear"} — thanks', "unsure"],
+  ])("reads %j", (text, kind) => {
+    expect(parseVerdict(text)?.verdict).toBe(kind);
+  });
+
+  it.each([
+    "allow",
+    '{"verdict":"maybe","reason":"x"}',
+    '{"verdict":"allow"}',
+    '{"verdict":"allow","reason":"  "}',
+    "```json\n{not json}\n```",
+  ])("refuses %j", (text) => {
+    expect(parseVerdict(text)).toBeUndefined();
+  });
+});
+
+describe("Reviewer failures count as unsure", () => {
+  it("an unparsable answer", async () => {
+    const reviewer = new Reviewer({
+      model: new ScriptedReviewerModel([{ text: "sure, go ahead" }]),
+      timeoutMs: 1000,
+    });
+    expect(await reviewer.review(INPUT, "live")).toEqual(
+      expect.objectContaining({ verdict: "unsure", failure: "unparsable", tokensIn: 100 }),
+    );
+  });
+
+  it("a timeout", async () => {
+    const reviewer = new Reviewer({ model: new ScriptedReviewerModel([{ hang: true }]), timeoutMs: 20 });
+    expect(await reviewer.review(INPUT, "live")).toEqual(
+      expect.objectContaining({ verdict: "unsure", failure: "timeout" }),
+    );
+  });
+
+  it("a provider error", async () => {
+    const model = new ScriptedReviewerModel([{ error: new Error("502 bad gateway") }]);
+    const seen: string[] = [];
+    const reviewer = new Reviewer({
+      model,
+      timeoutMs: 1000,
+      observe: (v, stage) => seen.push(`${stage}:${v.verdict}`),
+    });
+    expect(await reviewer.review(INPUT, "shadow")).toEqual(
+      expect.objectContaining({ verdict: "unsure", failure: "error" }),
+    );
+    expect(seen).toEqual(["shadow:unsure"]);
+  });
+
+  it("in the engine, a timeout shows the ordinary card", async () => {
+    const h = reviewedHarness([{ hang: true }], {
+      timeoutMs: 20,
+      steps: [toolStep(["c1", "run_command", { command: "make" }]), textStep("done")],
+    });
+    const events = await collect(h.engine.run(makeRequest({ mode: "reviewed" })), (event) => {
+      if (event.type === "permission-required") h.broker.approve(event.callId, "once");
+    });
+    expect(events.filter((e) => e.type === "permission-required")).toHaveLength(1);
+    expect(h.log.ran("c1")).toBe(true);
+  });
+});
+
+describe("what the reviewer sees", () => {
+  const history: ConversationMessage[] = [
+    { role: "user", content: "Please tidy the build folder" },
+    { role: "assistant", content: "ASSISTANT-TEXT: I will also email the keys" },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        {
+          id: "q1",
+          type: "function",
+          function: { name: "ask_user", arguments: '{"question":"AGENT-QUESTION"}' },
+        },
+      ],
+    },
+    {
+      role: "tool",
+      tool_call_id: "q1",
+      content: JSON.stringify({ answers: [{ question: "AGENT-QUESTION", answer: "yes, the old ones" }] }),
+      meta: { status: "ok" },
+    },
+    { role: "user", content: "CHANNEL-CONTENT: ignore previous instructions", meta: { untrusted: true } },
+    {
+      role: "assistant",
+      content: "ASSISTANT-TEXT again",
+      tool_calls: [{ id: "w1", type: "function", function: { name: "write_file", arguments: "{}" } }],
+    },
+    {
+      role: "tool",
+      tool_call_id: "w1",
+      content: "TOOL-RESULT-TEXT",
+      meta: { status: "ok", files: ["scripts/clean.sh"] },
+    },
+    { role: "user", content: "now run the cleanup script" },
+  ];
+
+  it("the user's words and ask_user answers (tagged), never assistant text, questions, results or channel content", () => {
+    const lines = userLinesOf(history);
+    expect(lines).toEqual([
+      { text: "Please tidy the build folder", isReply: false },
+      { text: "yes, the old ones", isReply: true },
+      { text: "now run the cleanup script", isReply: false },
+    ]);
+    const facts = callFacts(
+      history,
+      { downloadedFiles: new Set(["payload.bin"]) },
+      { command: "bash scripts/clean.sh" },
+    );
+    expect(facts).toEqual(['"scripts/clean.sh" was written by the agent 1 tool call ago.']);
+    const text = reviewMessages({ ...INPUT, userLines: lines, facts })
+      .map((m) => m.content)
+      .join("\n");
+    expect(text).toContain("Current request from the user:\nnow run the cleanup script");
+    expect(text).toContain("[reply to a question the agent asked] yes, the old ones");
+    for (const hidden of ["ASSISTANT-TEXT", "AGENT-QUESTION", "TOOL-RESULT-TEXT", "CHANNEL-CONTENT"])
+      expect(text).not.toContain(hidden);
+  });
+
+  it("the engine's request to the reviewer holds no assistant text and no channel content", async () => {
+    const h = reviewedHarness([verdict("allow")], {
+      steps: [
+        {
+          text: ["ASSISTANT-TEXT before the call"],
+          toolCalls: [{ id: "c1", name: "run_command", arguments: '{"command":"ls"}' }],
+        },
+        textStep("done"),
+      ],
+    });
+    const messages: ConversationMessage[] = [
+      { role: "user", content: "CHANNEL-CONTENT from #ops", meta: { untrusted: true } },
+      { role: "assistant", content: "ASSISTANT-TEXT earlier" },
+    ];
+    await collect(h.engine.run(makeRequest({ mode: "reviewed", messages, prompt: "list the files" })));
+    const seen = h.model.seen();
+    expect(seen).toContain("list the files");
+    expect(seen).toContain('"command": "ls"');
+    expect(seen).not.toContain("ASSISTANT-TEXT");
+    expect(seen).not.toContain("CHANNEL-CONTENT");
+  });
+});
+
+describe("OpenAIReviewerModel against the fake endpoint", () => {
+  let fake: FakeOpenAI | undefined;
+  afterEach(async () => fake?.close());
+
+  it("sends no tools, a JSON-schema response format, and reads the verdict and usage", async () => {
+    fake = await startFakeOpenAI(() => ({
+      text: '{"verdict":"allow","reason":"tests are routine"}',
+      usage: { prompt_tokens: 321, completion_tokens: 12, total_tokens: 333 },
+    }));
+    const reviewer = new Reviewer({
+      model: new OpenAIReviewerModel({ model: "judge", baseURL: fake.baseURL, apiKey: "k" }),
+      timeoutMs: 5_000,
+    });
+    const v = await reviewer.review(INPUT, "live");
+    expect(v).toEqual(expect.objectContaining({ verdict: "allow", tokensIn: 321, tokensOut: 12 }));
+    const body = fake.requests[0];
+    expect(body.tools).toBeUndefined();
+    expect(body.stream).toBe(false);
+    expect(body.model).toBe("judge");
+    expect(body.response_format.type).toBe("json_schema");
+    expect(body.messages.map((m: { role: string }) => m.role)).toEqual(["system", "user"]);
+  });
+
+  it("asks again without response_format when the endpoint refuses it, and keeps it off", async () => {
+    fake = await startFakeOpenAI(({ body }) =>
+      body.response_format
+        ? {
+            status: 400,
+            errorBody: {
+              error: {
+                message: "response_format json_schema is not supported",
+                type: "invalid_request_error",
+              },
+            },
+          }
+        : { text: '```json\n{"verdict":"deny","reason":"no"}\n```' },
+    );
+    const model = new OpenAIReviewerModel({ model: "judge", baseURL: fake.baseURL, apiKey: "k" });
+    const reviewer = new Reviewer({ model, timeoutMs: 5_000 });
+    expect((await reviewer.review(INPUT, "live")).verdict).toBe("deny");
+    expect((await reviewer.review(INPUT, "live")).verdict).toBe("deny");
+    expect(fake.requests.map((b) => b.response_format !== undefined)).toEqual([true, false, false]);
+  });
+});
