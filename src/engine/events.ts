@@ -53,6 +53,8 @@ export type AgentEvent =
       readonly name: string;
       readonly args: Readonly<Record<string, unknown>>;
       readonly preview: string;
+      /** What let an asking call run without a person's press ("allowed by reviewer: routine read"). */
+      readonly clearedBy?: string;
     }
   | {
       readonly type: "tool-output-delta";

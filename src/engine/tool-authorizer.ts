@@ -25,6 +25,8 @@ export interface ClearedCall {
   readonly args: Record<string, unknown>;
   /** What the call does, for status lines (see `callLabel`). */
   readonly label: string;
+  /** What let it run when it would have asked a person (the reviewer's allow), for its status line. */
+  readonly clearedBy?: string;
 }
 
 const OUTCOMES: ReadonlySet<string> = new Set<ApprovalOutcome>([
@@ -210,15 +212,16 @@ export async function authorizeCall(
     });
     return undefined;
   }
+  let clearedBy: string | undefined;
   if (decision.action === "ask") {
     const screened = await screenAsk(ctx, call, tool, args, decision, summarizeCall(tool.name, args));
     if (screened.kind === "answered") return undefined;
-    if (screened.kind === "run") ctx.emit({ type: "notice", level: "info", message: screened.note });
+    if (screened.kind === "run") clearedBy = screened.note;
     else if (!(await requestApproval(ctx, call, tool, args, decision))) return undefined;
   }
   if (INTERACTIVE_TOOL_NAMES.has(tool.name)) {
     await runInteractiveCall(ctx, call, tool.name, args);
     return undefined;
   }
-  return { call, tool, args, label: callLabel(tool, args) };
+  return { call, tool, args, label: callLabel(tool, args), ...(clearedBy ? { clearedBy } : {}) };
 }

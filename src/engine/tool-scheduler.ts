@@ -47,7 +47,14 @@ async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnsw
   if (ctx.aborted) return notStarted(cleared);
   await ctx.deps.persistence?.markToolStarted(call.id);
   if (ctx.aborted) return notStarted(cleared);
-  ctx.emit({ type: "tool-call-started", callId: call.id, name: tool.name, args, preview: cleared.label });
+  ctx.emit({
+    type: "tool-call-started",
+    callId: call.id,
+    name: tool.name,
+    args,
+    preview: cleared.label,
+    ...(cleared.clearedBy ? { clearedBy: cleared.clearedBy } : {}),
+  });
   const startedAt = performance.now();
   let live = true;
   const toolContext: ToolContext = {

@@ -83,7 +83,8 @@ export class ConsoleTurnRenderer implements TurnRenderer {
       case "tool-call-started": {
         const label = statusLabel(event.preview, event.name);
         this.labels.set(event.callId, label);
-        w.line(w.style("cyan", `▸ Running ${label}…`));
+        const cleared = event.clearedBy === undefined ? "" : w.style("dim", ` · ${event.clearedBy}`);
+        w.line(`${w.style("cyan", `▸ Running ${label}…`)}${cleared}`);
         return;
       }
       case "tool-call-finished":

@@ -24,11 +24,16 @@ export function toolTask(state: ToolLineState): types.TaskUpdateChunk {
   if (state.waiting === "approval") return { ...base, status: "pending", details: "waiting for approval" };
   if (state.waiting === "answer") return { ...base, status: "pending", details: "waiting for your answer" };
   const took = state.durationMs !== undefined ? formatDuration(state.durationMs) : undefined;
+  const okDetails = [took, state.clearedBy].filter((part) => part !== undefined).join(" · ");
   switch (state.status) {
     case "running":
-      return { ...base, status: "in_progress" };
+      return state.clearedBy
+        ? { ...base, status: "in_progress", details: state.clearedBy }
+        : { ...base, status: "in_progress" };
     case "ok":
-      return took ? { ...base, status: "complete", details: took } : { ...base, status: "complete" };
+      return okDetails
+        ? { ...base, status: "complete", details: okDetails }
+        : { ...base, status: "complete" };
     case "error":
       return took ? { ...base, status: "error", details: took } : { ...base, status: "error" };
     case "denied":

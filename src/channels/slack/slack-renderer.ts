@@ -132,7 +132,13 @@ export class SlackTurnRenderer implements TurnRenderer {
         this.native?.plan(event.steps);
         break;
       case "tool-call-started":
-        this.setTool({ callId: event.callId, name: event.name, preview: event.preview, status: "running" });
+        this.setTool({
+          callId: event.callId,
+          name: event.name,
+          preview: event.preview,
+          status: "running",
+          ...(event.clearedBy === undefined ? {} : { clearedBy: event.clearedBy }),
+        });
         this.indicator?.set(`is running ${toolLabel(event)}…`);
         break;
       case "tool-output-delta":
@@ -143,6 +149,7 @@ export class SlackTurnRenderer implements TurnRenderer {
           callId: event.callId,
           name: event.name,
           preview: before?.preview ?? "",
+          ...(before?.clearedBy === undefined ? {} : { clearedBy: before.clearedBy }),
           status: event.status,
           durationMs: event.durationMs,
           ...(event.reason === undefined ? {} : { reason: event.reason }),

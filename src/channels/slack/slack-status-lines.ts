@@ -16,6 +16,8 @@ export interface ToolLineState {
   readonly durationMs?: number;
   /** Why a call that did not succeed ended so ("exit 1", "denied by policy"). */
   readonly reason?: string;
+  /** What let it run without a person's press ("allowed by reviewer: …"). */
+  readonly clearedBy?: string;
   /** Set while the call waits for a person. */
   readonly waiting?: "approval" | "answer";
 }
@@ -59,13 +61,14 @@ export function toolLine(state: ToolLineState): string {
   const label = codeLabel(state);
   const took = state.durationMs !== undefined ? ` · ${formatDuration(state.durationMs)}` : "";
   const why = state.reason ? ` · ${escapeMrkdwn(state.reason)}` : undefined;
+  const cleared = state.clearedBy ? ` · ${escapeMrkdwn(state.clearedBy)}` : "";
   if (state.waiting === "approval") return `:double_vertical_bar: ${label} — waiting for approval`;
   if (state.waiting === "answer") return `:double_vertical_bar: Waiting for your answer`;
   switch (state.status) {
     case "running":
-      return `:hourglass_flowing_sand: Running ${label}…`;
+      return `:hourglass_flowing_sand: Running ${label}…${cleared}`;
     case "ok":
-      return `✓ ${label}${took}`;
+      return `✓ ${label}${took}${cleared}`;
     case "error":
       return `✗ ${label}${why ?? took}`;
     case "denied":

@@ -33,6 +33,8 @@ interface ToolLine {
   durationMs?: number;
   /** Why a call that did not succeed ended so ("exit 1", "denied by policy"). */
   reason?: string;
+  /** What let it run without a person's press ("allowed by reviewer: …"). */
+  readonly clearedBy?: string;
 }
 
 const TOOL_ICONS: Readonly<Record<ToolLine["status"], string>> = {
@@ -71,10 +73,11 @@ function toolLineHtml(tool: ToolLine): string {
   const preview = clip(tool.preview, 80);
   const code = `<code>${escapeHtml(preview === "" ? tool.name : preview)}</code>`;
   const label = preview === "" || tool.name === RUN_COMMAND ? code : `${escapeHtml(tool.name)} ${code}`;
-  if (tool.status === "running") return `${TOOL_ICONS.running} Running ${label}…`;
+  const cleared = tool.clearedBy === undefined ? "" : ` · ${escapeHtml(tool.clearedBy)}`;
+  if (tool.status === "running") return `${TOOL_ICONS.running} Running ${label}…${cleared}`;
   const outcome = tool.status === "ok" ? undefined : (tool.reason ?? TOOL_OUTCOMES[tool.status]);
   const took = tool.durationMs === undefined ? "" : ` · ${(tool.durationMs / 1000).toFixed(1)} s`;
-  return `${TOOL_ICONS[tool.status]} ${label}${outcome === undefined ? took : ` · ${escapeHtml(outcome)}`}`;
+  return `${TOOL_ICONS[tool.status]} ${label}${outcome === undefined ? took + cleared : ` · ${escapeHtml(outcome)}`}`;
 }
 
 /** A non-zero 31-bit draft id derived from the turn id. */
@@ -161,6 +164,7 @@ export class TelegramTurnRenderer implements TurnRenderer {
           name: event.name,
           preview: event.preview,
           status: "running",
+          ...(event.clearedBy === undefined ? {} : { clearedBy: event.clearedBy }),
         });
         return;
       case "tool-output-delta":

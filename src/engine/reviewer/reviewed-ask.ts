@@ -103,7 +103,7 @@ export async function screenAsk(
   }
   if (ctx.deps.grants.consumeOnce(tool.name, canonicalJson(args))) {
     ctx.audit("allow_anyway_used", call.id, tool.name, {});
-    return { kind: "run", note: `Allowed anyway by a person (one time, this exact call): ${summary}` };
+    return { kind: "run", note: "allowed anyway by a person (one time, this exact call)" };
   }
   if (!gate) return CARD;
   if (ctx.mode === "interactive" && gate.shadow) {
@@ -129,7 +129,7 @@ export async function screenAsk(
     });
     return { kind: "answered" };
   }
-  if (verdict.verdict === "allow") return { kind: "run", note: `Allowed by reviewer: ${verdict.reason}` };
+  if (verdict.verdict === "allow") return { kind: "run", note: `allowed by reviewer: ${verdict.reason}` };
   if (verdict.verdict === "unsure") return CARD;
   gate.noteDenial(ctx.request.turnId);
   await ctx.answer({

@@ -73,7 +73,14 @@ describe("Slack end to end: reviewed mode", () => {
     const ts = post("hello");
     expect(await reply(ts, /Tool said/)).toContain("wrote: hello");
     expect(notes()).toEqual(["hello"]);
-    expect(thread(e2e.fake, GENERAL, ts).some((t) => t.includes("Allowed by reviewer"))).toBe(true);
+    // The call's task card in the streamed answer says who cleared it.
+    const tasks = e2e.fake.state.botMessages(GENERAL, ts).flatMap((m) => [...m.tasks.values()]);
+    expect(tasks).toEqual([
+      expect.objectContaining({
+        status: "complete",
+        details: expect.stringMatching(/ · allowed by reviewer: /),
+      }),
+    ]);
     expect(messageWithButton(e2e.fake, GENERAL, ts, "Approve")).toBeUndefined();
     expect(reviewerRequests(e2e.openai)).toHaveLength(1);
   });

@@ -32,6 +32,16 @@ describe("Slack tool status lines", () => {
     );
   });
 
+  it("says what let a call run without a person's press, while running and after", () => {
+    const cleared = { clearedBy: "allowed by reviewer: a <routine> read" };
+    expect(toolLine(state(cleared))).toBe(
+      ":hourglass_flowing_sand: Running `npm test`… · allowed by reviewer: a &lt;routine&gt; read",
+    );
+    expect(toolLine(state({ ...cleared, status: "ok", durationMs: 3_200 }))).toBe(
+      "✓ `npm test` · 3.2 s · allowed by reviewer: a &lt;routine&gt; read",
+    );
+  });
+
   it("names the tool before the label of any other call", () => {
     const write = state({ name: "write_file", preview: "notes/hello.md", status: "ok", durationMs: 12 });
     expect(toolLine(write)).toBe("✓ write_file `notes/hello.md` · 12 ms");

@@ -80,9 +80,9 @@ describe("reviewed flow table", () => {
       ]);
     }
     if (outcome === "ran" && mode === "reviewed")
-      expect(ofType(events, "notice").map((n) => n.message)).toContain(
-        "Allowed by reviewer: reviewer says allow",
-      );
+      expect(ofType(events, "tool-call-started").map((e) => e.clearedBy)).toEqual([
+        "allowed by reviewer: reviewer says allow",
+      ]);
     if (mode === "reviewed" && floor !== "none")
       expect(h.audit.some((r) => r.kind === "reviewer_skipped" && r.callId === "c1")).toBe(true);
   });
@@ -199,8 +199,8 @@ describe("Allow anyway", () => {
     h.grants.add({ kind: "once", tool: "write_file", args: canonicalJson(other) });
     const events = await collect(h.engine.run(makeRequest({ mode: "reviewed" })));
     expect(h.log.ran("c1")).toBe(true);
-    expect(ofType(events, "notice").some((n) => n.message.startsWith("Allowed anyway by a person"))).toBe(
-      true,
+    expect(ofType(events, "tool-call-started").find((e) => e.callId === "c1")?.clearedBy).toBe(
+      "allowed anyway by a person (one time, this exact call)",
     );
     // The identical second call finds the grant used up and goes through the reviewer (denied).
     expect(h.log.ran("c2")).toBe(false);
