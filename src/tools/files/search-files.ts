@@ -1,6 +1,7 @@
 /**
  * search_files {pattern, path?, glob?}: regex search across the workspace, answered by ripgrep
- * when it is on PATH and by a JS walk otherwise; results are capped with a marker.
+ * when it is on PATH and by a JS walk otherwise; results are capped with a marker. Neither engine
+ * returns lines from credential files (credential-paths.ts).
  */
 import { z } from "zod";
 import { defineTool, fail, ok } from "../tool.js";
@@ -11,9 +12,9 @@ import {
   type SearchMatch,
   type SearchQuery,
   SearchQueryError,
-  searchWithJs,
   searchWithRipgrep,
 } from "./search-backends.js";
+import { type JsSearchLimits, searchWithJs } from "./search-js.js";
 import type { WorkspacePaths } from "./workspace-paths.js";
 
 /** Limits and engine choice for search_files. */
@@ -29,6 +30,8 @@ export interface SearchFilesOptions {
   readonly ripgrepCommand?: string;
   /** Larger files are skipped by the JS engine (default 20 MB). */
   readonly maxFileBytes?: number;
+  /** Line cap, time limit and pacing of the JS engine. */
+  readonly jsLimits?: JsSearchLimits;
 }
 
 const searchFilesSchema = z.object({
@@ -52,7 +55,7 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
         ripgrepAvailable = false;
       }
     }
-    return searchWithJs(query);
+    return searchWithJs(query, options.jsLimits);
   };
 
   return defineTool({
@@ -76,7 +79,7 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
         shown = target.display;
         const matches = await run({
           pattern: args.pattern,
-          target: target.absolute,
+          target,
           glob: args.glob,
           limit: maxResults,
           maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
