@@ -70,7 +70,7 @@ export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = 
       const text = lines[index] as string;
       const seen = text.length > maxLineChars ? text.slice(0, maxLineChars) : text;
       if (regex.test(seen)) matches.push({ file, line: index + 1, text });
-      if (index % 256 === 255) await pace();
+      await pace();
     }
   };
 
