@@ -282,4 +282,33 @@ describe("swap race", () => {
     expect(outcomes.outside).toBe(0);
     expect(outcomes.inside + outcomes.refused).toBe(10_000);
   }, 120_000);
+
+  it.each([
+    { engine: "ripgrep", useRipgrep: true },
+    { engine: "JS fallback", useRipgrep: false },
+  ])(
+    "search_files ($engine) and list_files under the same swaps: 0 outside hits",
+    async ({ useRipgrep }) => {
+      await mkdir(path.join(ws, "dir"));
+      await writeFile(path.join(ws, "dir/secret.txt"), "inside SECRET\n");
+      await writeFile(path.join(outside, "only-outside.txt"), "x\n");
+      const search = createSearchFilesTool({ paths, useRipgrep });
+      const list = createListFilesTool({ paths });
+      const swapper = startSwapper(ws, outside);
+      let outsideHits = 0;
+      try {
+        for (let round = 0; round < 300; round += 1) {
+          const [found, listed] = await Promise.all([
+            call(search, { pattern: "SECRET", path: "dir" }),
+            call(list, { path: "dir" }),
+          ]);
+          if (found.output.includes("OUTSIDE") || listed.output.includes("only-outside")) outsideHits += 1;
+        }
+      } finally {
+        await swapper.stop();
+      }
+      expect(outsideHits).toBe(0);
+    },
+    120_000,
+  );
 });

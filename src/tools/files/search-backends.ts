@@ -1,11 +1,14 @@
 /**
  * The query and match types of search_files and its ripgrep engine (`rg --json`, sorted by path,
- * hidden files included, .gitignore honoured, symlinks not followed). Matches in credential files
+ * hidden files included, .gitignore honoured, symlinks not followed, started inside the checked
+ * directory's open handle). Matches in credential files
  * are dropped as they stream in, so they neither reach the model nor count towards the limit.
  * The JS engine used when rg is missing lives in search-js.ts. Both stop after `limit + 1`.
  */
 import { spawn } from "node:child_process";
+import path from "node:path";
 import { createInterface } from "node:readline";
+import { openCheckedDir } from "./anchored-fs.js";
 import { credentialReasonFor } from "./credential-paths.js";
 import type { ResolvedPath } from "./workspace-paths.js";
 
@@ -50,13 +53,27 @@ interface RgEvent {
   };
 }
 
-/** Search with ripgrep; throws RipgrepMissingError when `command` cannot be spawned. */
-export function searchWithRipgrep(query: SearchQuery, command = "rg"): Promise<SearchMatch[]> {
+/**
+ * Search the checked directory `query.target` with ripgrep; throws RipgrepMissingError when
+ * `command` cannot be spawned. rg starts inside the directory as opened by the anchored walk
+ * (its working directory is the open handle) and searches ".", so a folder swapped after the
+ * check cannot point it elsewhere; it follows no symlinks below. Single files go to the JS engine.
+ */
+export async function searchWithRipgrep(query: SearchQuery, command = "rg"): Promise<SearchMatch[]> {
+  const dir = await openCheckedDir(query.target);
+  try {
+    return await runRipgrep(query, command, dir.path);
+  } finally {
+    await dir.close();
+  }
+}
+
+function runRipgrep(query: SearchQuery, command: string, cwd: string): Promise<SearchMatch[]> {
   const args = ["--json", "--sort", "path", "--hidden", "--glob", "!.git", "--glob", "!node_modules"];
   if (query.glob) args.push("--glob", query.glob);
-  args.push("-e", query.pattern, "--", query.target.absolute);
+  args.push("-e", query.pattern, "--", ".");
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], signal: query.signal });
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], signal: query.signal });
     const matches: SearchMatch[] = [];
     let stderr = "";
     let stoppedEarly = false;
@@ -73,7 +90,7 @@ export function searchWithRipgrep(query: SearchQuery, command = "rg"): Promise<S
         return;
       }
       if (event.type !== "match" || !event.data) return;
-      const file = rgText(event.data.path);
+      const file = path.join(query.target.absolute, rgText(event.data.path));
       if (credentialReasonFor(file, query.target.root) !== undefined) return;
       matches.push({
         file,

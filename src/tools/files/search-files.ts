@@ -1,10 +1,12 @@
 /**
  * search_files {pattern, path?, glob?}: regex search across the workspace, answered by ripgrep
- * when it is on PATH and by a JS walk otherwise; results are capped with a marker. Neither engine
+ * when it is on PATH and by a JS walk otherwise (also for a single file, which the JS engine
+ * opens swap-safely); results are capped with a marker. Neither engine
  * returns lines from credential files (credential-paths.ts).
  */
 import { z } from "zod";
 import { defineTool, fail, ok } from "../tool.js";
+import { openChecked } from "./anchored-fs.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 import {
@@ -15,7 +17,7 @@ import {
   searchWithRipgrep,
 } from "./search-backends.js";
 import { type JsSearchLimits, searchWithJs } from "./search-js.js";
-import type { WorkspacePaths } from "./workspace-paths.js";
+import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
 
 /** Limits and engine choice for search_files. */
 export interface SearchFilesOptions {
@@ -40,6 +42,13 @@ const searchFilesSchema = z.object({
   glob: z.string().min(1).optional().describe("Only files matching this glob, e.g. '*.ts' or 'src/**/*.md'"),
 });
 
+/** Whether a checked path is a directory (opened the swap-safe way). */
+async function isDirectory(target: ResolvedPath): Promise<boolean> {
+  const { handle, stats } = await openChecked(target);
+  await handle.close();
+  return stats.isDirectory();
+}
+
 /** Build the search_files tool. */
 export function createSearchFilesTool(options: SearchFilesOptions) {
   const maxResults = options.maxResults ?? 200;
@@ -47,7 +56,7 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
   let ripgrepAvailable = options.useRipgrep ?? true;
 
   const run = async (query: SearchQuery): Promise<SearchMatch[]> => {
-    if (ripgrepAvailable) {
+    if (ripgrepAvailable && (await isDirectory(query.target))) {
       try {
         return await searchWithRipgrep(query, options.ripgrepCommand);
       } catch (error) {
