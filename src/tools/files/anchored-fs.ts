@@ -145,7 +145,7 @@ function sameIdentity(stats: Stats, identity: FileIdentity | undefined): boolean
 }
 
 /** Run `use` with the checked path's parent directory held open; the directory is closed after. */
-export async function inParentDir<T>(
+async function inParentDir<T>(
   file: ResolvedPath,
   use: (dir: AnchoredDir, name: string) => Promise<T>,
   create = false,
