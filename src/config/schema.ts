@@ -87,6 +87,8 @@ const mcpServerInput = z
     url: httpUrl.optional(),
     headers: z.record(z.string(), z.string()).optional(),
     risk: z.enum(TOOL_CATEGORIES).optional(),
+    /** Believe the server's readOnlyHint / destructiveHint annotations (default false: they are ignored). */
+    trust_annotations: z.boolean().default(false),
   })
   .superRefine((server, ctx) => {
     if ((server.command === undefined) === (server.url === undefined)) {
@@ -108,16 +110,23 @@ export type McpServerConfig =
       readonly args: readonly string[];
       readonly env: Readonly<Record<string, string>>;
       readonly risk?: ToolCategory;
+      /** Whether the server's tool annotations (readOnlyHint, …) decide categories. */
+      readonly trustAnnotations?: boolean;
     }
   | {
       readonly transport: "http";
       readonly url: string;
       readonly headers: Readonly<Record<string, string>>;
       readonly risk?: ToolCategory;
+      /** Whether the server's tool annotations (readOnlyHint, …) decide categories. */
+      readonly trustAnnotations?: boolean;
     };
 
 const mcpServerSchema = mcpServerInput.transform((server): McpServerConfig => {
-  const risk = server.risk === undefined ? {} : { risk: server.risk };
+  const risk = {
+    ...(server.risk === undefined ? {} : { risk: server.risk }),
+    trustAnnotations: server.trust_annotations,
+  };
   return server.url !== undefined
     ? { transport: "http", url: server.url, headers: server.headers ?? {}, ...risk }
     : {

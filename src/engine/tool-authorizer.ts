@@ -4,7 +4,7 @@
  * Approver. Calls that cannot run are answered here with their own wording; interactive tools
  * (ask_user, propose_plan, update_plan) are handled in place once allowed.
  */
-import { type AnyTool, compactArgs, labelText } from "../tools/tool.js";
+import { type AnyTool, callCategory, compactArgs, labelText } from "../tools/tool.js";
 import { INTERACTIVE_TOOL_NAMES } from "../tools/interactive-tools.js";
 import { raceAbort } from "./abort.js";
 import type { AlwaysOption } from "./events.js";
@@ -85,22 +85,27 @@ async function cardPreview(ctx: TurnContext, tool: AnyTool, args: Record<string,
   }
 }
 
-/** Ask a person; true when the call may run. Answers the call itself when it may not. */
+/**
+ * Ask a person; true when the call may run. Answers the call itself when it may not — unless
+ * this is a `hop` of a running call (its own card, `<call id>~<hop>`), which the tool answers.
+ */
 async function requestApproval(
   ctx: TurnContext,
   call: RawToolCall,
   tool: AnyTool,
   args: Record<string, unknown>,
   decision: Decision,
+  hop?: string,
 ): Promise<boolean> {
-  const answer = (status: "denied" | "not_started", content: string, reason?: string) =>
-    ctx.answer({ callId: call.id, name: tool.name, status, content, reason });
+  const answer = async (status: "denied" | "not_started", content: string, reason?: string) => {
+    if (hop === undefined) await ctx.answer({ callId: call.id, name: tool.name, status, content, reason });
+  };
   const request: PermissionRequest = {
-    callId: call.id,
+    callId: hop === undefined ? call.id : `${call.id}~${hop}`,
     tool: tool.name,
     args,
     reason: decision.reason,
-    category: tool.category,
+    category: callCategory(tool, args),
     provenance: ctx.provenance,
     alwaysOptions: decision.alwaysOptions,
     preview: await cardPreview(ctx, tool, args),
@@ -111,7 +116,7 @@ async function requestApproval(
     tool: tool.name,
     args,
     reason: decision.reason,
-    category: tool.category,
+    category: callCategory(tool, args),
     provenance: ctx.provenance,
     alwaysOptions: decision.alwaysOptions,
   });
@@ -224,4 +229,33 @@ export async function authorizeCall(
     return undefined;
   }
   return { call, tool, args, label: callLabel(tool, args), ...(clearedBy ? { clearedBy } : {}) };
+}
+
+/**
+ * Put a changed target of a running call (a redirect hop) to the permission engine again: allow
+ * goes on, deny stops, ask raises a card of its own. True when the call may go on.
+ */
+export async function reauthorizeCall(
+  ctx: TurnContext,
+  call: RawToolCall,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  hop: string,
+): Promise<boolean> {
+  const { permissions, grants, facts } = ctx.deps;
+  const decision = permissions.decide(tool, args, {
+    mode: ctx.mode,
+    grants,
+    facts,
+    provenance: ctx.provenance,
+    request: ctx.request,
+  });
+  ctx.audit("decision", call.id, tool.name, {
+    action: decision.action,
+    rule: decision.rule,
+    reason: decision.reason,
+    hop,
+  });
+  if (decision.action === "ask") return requestApproval(ctx, call, tool, args, decision, hop);
+  return decision.action === "allow";
 }

@@ -12,7 +12,7 @@
 import type { ToolContext } from "../tools/tool.js";
 import { raceAbort } from "./abort.js";
 import type { FinishReason, RawToolCall } from "./provider/provider.js";
-import { authorizeCall, type ClearedCall } from "./tool-authorizer.js";
+import { authorizeCall, type ClearedCall, reauthorizeCall } from "./tool-authorizer.js";
 import { failed, TOOL_RESULT } from "./tool-results.js";
 import type { CallAnswer, TurnContext } from "./turn-context.js";
 
@@ -65,6 +65,7 @@ async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnsw
     emitOutput: (line) => {
       if (live) ctx.emit({ type: "tool-output-delta", callId: call.id, name: tool.name, delta: line });
     },
+    reauthorize: (changed, hop) => reauthorizeCall(ctx, call, tool, { ...args, ...changed }, hop),
   };
   let answer: Omit<CallAnswer, "callId" | "name" | "durationMs">;
   try {

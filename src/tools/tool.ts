@@ -24,6 +24,12 @@ export interface ToolContext {
   /** Report a line of live output (becomes a `tool-output-delta` event). */
   emitOutput(line: string): void;
   readonly facts: SessionFacts;
+  /**
+   * Put a changed target of this running call (e.g. web_fetch's next redirect hop: `{ url }`)
+   * to the permission engine again, asking a person on a card of its own (keyed by `hop`) when
+   * it says ask. True when the call may go on. Absent outside the engine: treat as refused.
+   */
+  reauthorize?(changed: Readonly<Record<string, unknown>>, hop: string): Promise<boolean>;
 }
 
 export interface ToolResult {
@@ -48,6 +54,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   /** Raw JSON Schema to advertise instead of converting `inputSchema` (MCP tools bring their own). */
   readonly jsonSchema?: Readonly<Record<string, unknown>>;
   readonly category: ToolCategory;
+  /** The category of one call when it depends on its arguments (web_fetch with save_to writes). */
+  categoryOf?(args: z.infer<Schema>): ToolCategory;
   readonly risk: ToolRisk;
   /** May run at the same time as other concurrent-safe calls of the same step. */
   readonly concurrent: boolean;
@@ -66,6 +74,11 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
    * asks still apply.
    */
   staysInConversation?(args: z.infer<Schema>, request: ConversationExecutionRequest): boolean;
+}
+
+/** The category of one call: the tool's `categoryOf` for these arguments, else its `category`. */
+export function callCategory(tool: AnyTool, args: Readonly<Record<string, unknown>>): ToolCategory {
+  return tool.categoryOf?.(args) ?? tool.category;
 }
 
 /** Declare a tool with its argument types inferred from the schema. */

@@ -76,6 +76,8 @@ describe("the assembled conversation under coworker start", () => {
       "    fixture:",
       `      command: ${JSON.stringify(process.execPath)}`,
       `      args: [${JSON.stringify(FIXTURE)}]`,
+      // The fixture marks echo readOnlyHint; only a trusted server's hint lets it run unasked.
+      "      trust_annotations: true",
       "",
     ].join("\n");
     const project = makeProject(yaml);

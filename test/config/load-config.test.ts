@@ -34,7 +34,7 @@ tools:
   allowed_commands: [npm test]
   mcp_servers:
     git: { command: uvx, args: [mcp-server-git] }
-    docs: { url: "https://mcp.example.com/mcp", headers: { X-Team: core }, risk: read }
+    docs: { url: "https://mcp.example.com/mcp", headers: { X-Team: core }, risk: read, trust_annotations: true }
 telegram:
   allowed_users: [4567, "@ana"]
 server: { port: 0 }
@@ -65,12 +65,13 @@ describe("loadConfig", () => {
       output_max_chars: 30_000,
     });
     expect(config.tools.mcp_servers).toEqual({
-      git: { transport: "stdio", command: "uvx", args: ["mcp-server-git"], env: {} },
+      git: { transport: "stdio", command: "uvx", args: ["mcp-server-git"], env: {}, trustAnnotations: false },
       docs: {
         transport: "http",
         url: "https://mcp.example.com/mcp",
         headers: { "X-Team": "core" },
         risk: "read",
+        trustAnnotations: true,
       },
     });
     expect(config.telegram.allowed_users).toEqual(["4567", "@ana"]);

@@ -211,4 +211,34 @@ describe("approvals through the session manager", () => {
     expect(h.runs.count("c2")).toBe(0);
     expect(out.card(second.pendingId)?.outcome).toBe("Denied by Ana");
   });
+
+  it("a running call's re-authorised hop gets a card of its own, decided separately from the call's", async () => {
+    const h = await makeHarness({
+      steps: [
+        toolStep(["c1", "hop_note", { text: "a", next: "b" }]),
+        textStep("first"),
+        toolStep(["c2", "hop_note", { text: "c", next: "d" }]),
+        textStep("second"),
+      ],
+    });
+    const out = h.outputs.for(thread());
+    const openCards = () => out.latestCards.filter((c) => c.kind === "approval" && c.buttons.length > 0);
+    for (const [text, hopAction, result] of [
+      ["first", "once", "moved on to b"],
+      ["second", "deny", "stopped before d"],
+    ] as const) {
+      await h.manager.receive(message(`hop ${text}`));
+      const callCard = await h.outputs.until(() => openCards()[0], "call card");
+      expect(await pressCard(h, callCard)).toMatchObject({ status: "accepted" });
+      const hopCard = await h.outputs.until(
+        () => openCards().find((c) => c.pendingId !== callCard.pendingId),
+        "hop card",
+      );
+      expect(await pressCard(h, hopCard, hopAction)).toMatchObject({ status: "accepted" });
+      await h.manager.idle();
+      expect(h.provider.lastRequest.messages.filter((m) => m.role === "tool").at(-1)).toMatchObject({
+        content: result,
+      });
+    }
+  });
 });

@@ -33,6 +33,7 @@ describe("workspace confinement", () => {
     await expect(paths.resolve("src/new.ts")).resolves.toEqual({
       absolute: path.join(ws, "src/new.ts"),
       display: "src/new.ts",
+      root: ws,
     });
   });
 

@@ -49,9 +49,13 @@ function byName(tools: AnyTool[], name: string): AnyTool {
 
 describe("MCP tools (stdio fixture server)", () => {
   it("lists the server's tools as <server>__<tool> with their JSON Schema, category and risk", async () => {
-    const { manager, notices } = startManager({ fx: stdio(), risky: stdio([FIXTURE], { risk: "network" }) });
+    const { manager, notices } = startManager({
+      fx: stdio([FIXTURE], { trustAnnotations: true }),
+      risky: stdio([FIXTURE], { risk: "network" }),
+      plain: stdio(),
+    });
     await manager.start();
-    expect(manager.status()).toEqual({ fx: "ready", risky: "ready" });
+    expect(manager.status()).toEqual({ fx: "ready", risky: "ready", plain: "ready" });
     expect(notices).toEqual([]);
     const tools = manager.tools();
     expect(tools.map((t) => t.name)).toEqual([
@@ -67,6 +71,12 @@ describe("MCP tools (stdio fixture server)", () => {
       "risky__slow",
       "risky__crash",
       "risky__dotted_name",
+      "plain__echo",
+      "plain__add",
+      "plain__fail",
+      "plain__slow",
+      "plain__crash",
+      "plain__dotted_name",
     ]);
     const add = byName(tools, "fx__add");
     expect(add.jsonSchema).toEqual({
@@ -79,7 +89,10 @@ describe("MCP tools (stdio fixture server)", () => {
     const echo = byName(tools, "fx__echo");
     expect([echo.category, echo.risk, echo.concurrent]).toEqual(["read", "low", true]);
     expect(byName(tools, "risky__add").category).toBe("network");
-    expect(byName(tools, "risky__echo").category).toBe("read");
+    // Annotations of a server without trust_annotations are ignored: its readOnlyHint echo asks.
+    expect(byName(tools, "risky__echo").category).toBe("network");
+    const plainEcho = byName(tools, "plain__echo");
+    expect([plainEcho.category, plainEcho.risk, plainEcho.concurrent]).toEqual(["exec", "high", false]);
   });
 
   it("calls tools and turns results (text, images, error results) into tool results", async () => {
@@ -218,13 +231,22 @@ describe("MCP helpers", () => {
     expect(mcpToolName("s", "x".repeat(100))).toHaveLength(64);
     const tool = { name: "t", inputSchema: { type: "object" as const } };
     expect(classifyMcpTool(tool, undefined)).toEqual({ category: "exec", risk: "high" });
-    expect(classifyMcpTool({ ...tool, annotations: { destructiveHint: false } }, "write")).toEqual({
+    expect(classifyMcpTool({ ...tool, annotations: { destructiveHint: false } }, "write", true)).toEqual({
       category: "write",
       risk: "medium",
     });
-    expect(classifyMcpTool({ ...tool, annotations: { readOnlyHint: true } }, "exec")).toEqual({
+    expect(classifyMcpTool({ ...tool, annotations: { readOnlyHint: true } }, "exec", true)).toEqual({
       category: "read",
       risk: "low",
+    });
+    // Untrusted (the default): the hints change nothing.
+    expect(classifyMcpTool({ ...tool, annotations: { readOnlyHint: true } }, undefined)).toEqual({
+      category: "exec",
+      risk: "high",
+    });
+    expect(classifyMcpTool({ ...tool, annotations: { destructiveHint: false } }, "write")).toEqual({
+      category: "write",
+      risk: "high",
     });
     expect(formatMcpResult({ content: [], structuredContent: { n: 1 } })).toBe('{\n  "n": 1\n}');
     expect(

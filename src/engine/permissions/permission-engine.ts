@@ -9,12 +9,13 @@
  *  5. download-then-execute — a command touching a file downloaded this session asks, likewise;
  *  6. auto mode runs everything else;
  *  7. interactive mode: a messaging call into the current thread, allowed-command prefixes and
- *     session grants allow; otherwise ask.
+ *     session grants allow; otherwise ask. A call's category comes from `callCategory`, so a
+ *     web_fetch that saves a file is a write a domain grant does not cover.
  * `alwaysOptions` lists only the standing answers that make sense for the call.
  */
 import { z } from "zod";
 import { modeOffersTool } from "../../tools/registry.js";
-import type { AnyTool, SessionFacts } from "../../tools/tool.js";
+import { type AnyTool, callCategory, type SessionFacts } from "../../tools/tool.js";
 import type { AlwaysOption, Provenance } from "../events.js";
 import type { PermissionMode } from "../modes.js";
 import type { ConversationExecutionRequest } from "../request.js";
@@ -126,8 +127,9 @@ export class PermissionEngine {
       );
 
     if (!modeOffersTool(tool, ctx.mode)) return deny(`mode:${ctx.mode}`, modeRefusal(tool, ctx.mode));
-    if (tool.category === "read" || tool.category === "interactive")
-      return allow(`category:${tool.category}`, `${tool.category} tools run without asking`);
+    const category = callCategory(tool, args);
+    if (category === "read" || category === "interactive")
+      return allow(`category:${category}`, `${category} tools run without asking`);
 
     const command = commandOf(tool, args);
     if (ctx.provenance.kind === "channel_content")
@@ -172,7 +174,7 @@ export class PermissionEngine {
       return ask("default:ask", `${tool.name} wants to run \`${command}\``, options);
     }
     if (grants.hasTool(tool.name)) return allow("grant:tool", `${tool.name} is always allowed`);
-    if (tool.grantKey === "domain") {
+    if (tool.grantKey === "domain" && callCategory(tool, args) !== "write") {
       const domain = domainOf(args);
       if (domain !== undefined && grants.hasDomain(domain))
         return allow("grant:domain", `requests to ${domain} are always allowed`);
@@ -182,7 +184,7 @@ export class PermissionEngine {
         domain === undefined ? NO_OPTIONS : ["always_domain"],
       );
     }
-    return ask("default:ask", `${tool.name} (${tool.category}) needs approval`, ["always_tool"]);
+    return ask("default:ask", `${tool.name} (${callCategory(tool, args)}) needs approval`, ["always_tool"]);
   }
 }
 

@@ -1,10 +1,11 @@
 /**
  * edit_file {path, old_text, new_text}: replace one exact, unique occurrence of old_text. Not
  * found and found-more-than-once are clear errors; the approval card shows the unified diff.
+ * The new text lands swap-safely (temp file + rename, no hard links; see anchored-fs.ts).
  */
-import { writeFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, fail, ok, type ToolPreview } from "../tool.js";
+import { writeChecked } from "./anchored-fs.js";
 import { DEFAULT_DIFF_PREVIEW_CHARS, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
@@ -81,17 +82,17 @@ export function createEditFileTool(options: EditFileOptions) {
     async execute(args) {
       return onWorkspacePath(options.paths, args.path, async (file) => {
         const shown = file.display;
-        const before = await readTextFile(file.absolute, shown, maxFileBytes);
+        const before = await readTextFile(file, maxFileBytes);
         const edit = planEdit(before, args, shown);
         if (!edit.ok) return fail(edit.error);
-        await writeFile(file.absolute, edit.after, "utf8");
+        await writeChecked(file, edit.after);
         return ok(`Edited ${shown} at line ${edit.line}.`, [shown]);
       });
     },
     async preview(args): Promise<ToolPreview> {
       try {
         const file = await options.paths.resolve(args.path);
-        const before = await readTextFile(file.absolute, file.display, maxFileBytes);
+        const before = await readTextFile(file, maxFileBytes);
         const edit = planEdit(before, args, file.display);
         if (!edit.ok) return { summary: `Edit ${file.display} — will fail: ${edit.error}` };
         return {

@@ -1,16 +1,26 @@
 /**
  * Turns file-system failures into short, clear tool errors for the model (never a stack trace).
  */
+import { UnsafeFileError } from "./anchored-fs.js";
+import { CredentialFileError } from "./credential-paths.js";
 import { NotTextError } from "./text-file.js";
 import { PathOutsideWorkspaceError } from "./workspace-paths.js";
 
 /** A one-line explanation of why an operation on `shownPath` failed. */
 export function fileErrorMessage(error: unknown, shownPath: string): string {
-  if (error instanceof PathOutsideWorkspaceError || error instanceof NotTextError) return error.message;
+  if (
+    error instanceof PathOutsideWorkspaceError ||
+    error instanceof NotTextError ||
+    error instanceof CredentialFileError ||
+    error instanceof UnsafeFileError
+  )
+    return error.message;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case "ENOENT":
       return `${shownPath}: no such file or directory`;
+    case "ELOOP":
+      return `${shownPath}: a symbolic link is in the way; the file tools do not follow links here`;
     case "ENOTDIR":
       return `${shownPath}: a parent of this path is not a directory`;
     case "EISDIR":

@@ -1,12 +1,12 @@
 /**
  * list_files {path?, depth?}: a depth-limited listing of a workspace directory (directories end
  * in "/", symlinks show "@" and are not followed), skipping node_modules and .git, capped.
+ * Each level is read through the directory opened above it, so a swapped folder cannot redirect it.
  */
 import type { Dirent } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
-import path from "node:path";
 import { z } from "zod";
 import { defineTool, fail, ok } from "../tool.js";
+import { type AnchoredDir, openChecked, openCheckedDir } from "./anchored-fs.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
 import type { WorkspacePaths } from "./workspace-paths.js";
 
@@ -62,14 +62,16 @@ export function createListFilesTool(options: ListFilesOptions) {
       const requested = args.path ?? ".";
       return onWorkspacePath(options.paths, requested, async (dir) => {
         const shown = dir.display;
-        if (!(await stat(dir.absolute)).isDirectory()) {
+        const opened = await openChecked(dir);
+        await opened.handle.close();
+        if (!opened.stats.isDirectory()) {
           return fail(`${shown} is a file, not a directory; use read_file to read it.`);
         }
         const depth = Math.min(args.depth ?? defaultDepth, maxDepth);
         const lines: string[] = [];
         let omitted = 0;
-        const walk = async (absolute: string, relative: string, level: number): Promise<void> => {
-          const entries = (await readdir(absolute, { withFileTypes: true }))
+        const walk = async (open: AnchoredDir, relative: string, level: number): Promise<void> => {
+          const entries = (await open.entries())
             .filter((entry) => !SKIPPED_DIRECTORIES.has(entry.name))
             .sort(compareNames);
           for (const entry of entries) {
@@ -78,17 +80,24 @@ export function createListFilesTool(options: ListFilesOptions) {
               continue;
             }
             const label = entryLabel(entry);
+            const childRelative = relative ? `${relative}/${entry.name}` : entry.name;
             lines.push(`${relative ? `${relative}/` : ""}${label}`);
             if (entry.isDirectory() && level + 1 < depth) {
-              await walk(
-                path.join(absolute, entry.name),
-                relative ? `${relative}/${entry.name}` : entry.name,
-                level + 1,
-              );
+              const child = await open.openDir(entry.name, childRelative);
+              try {
+                await walk(child, childRelative, level + 1);
+              } finally {
+                await child.close();
+              }
             }
           }
         };
-        await walk(dir.absolute, "", 0);
+        const top = await openCheckedDir(dir);
+        try {
+          await walk(top, "", 0);
+        } finally {
+          await top.close();
+        }
         if (lines.length === 0) return ok(`${shown} is empty.`);
         const header = `${shown === "." ? "workspace root" : shown}:`;
         const footer =

@@ -64,7 +64,7 @@ export function createReadFileTool(options: ReadFileOptions) {
     async execute(args) {
       return onWorkspacePath(options.paths, args.path, async (file) => {
         const shown = file.display;
-        const lines = splitLines(await readTextFile(file.absolute, shown, maxFileBytes));
+        const lines = splitLines(await readTextFile(file, maxFileBytes));
         if (lines.length === 0) return ok(`${shown} is empty.`);
         const first = args.offset ?? 1;
         if (first > lines.length) {

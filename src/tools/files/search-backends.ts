@@ -1,15 +1,16 @@
 /**
- * The two engines behind search_files: ripgrep (`rg --json`, sorted by path, hidden files
- * included, .gitignore honoured) and a JS walk used when rg is not installed or is switched off
- * (same skips and glob meaning, but .gitignore is not read). Both stop after `maxResults + 1`.
+ * The query and match types of search_files and its ripgrep engine (`rg --json`, sorted by path,
+ * hidden files included, .gitignore honoured, symlinks not followed, started inside the checked
+ * directory's open handle). Matches in credential files
+ * are dropped as they stream in, so they neither reach the model nor count towards the limit.
+ * The JS engine used when rg is missing lives in search-js.ts. Both stop after `limit + 1`.
  */
 import { spawn } from "node:child_process";
-import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import picomatch from "picomatch";
-import { compareNames, SKIPPED_DIRECTORIES } from "./list-files.js";
-import { decodeText } from "./text-file.js";
+import { openCheckedDir } from "./anchored-fs.js";
+import { credentialReasonFor } from "./credential-paths.js";
+import type { ResolvedPath } from "./workspace-paths.js";
 
 /** One matching line, with an absolute path. */
 export interface SearchMatch {
@@ -21,8 +22,8 @@ export interface SearchMatch {
 /** What to search. */
 export interface SearchQuery {
   readonly pattern: string;
-  /** Absolute directory or file to search in (already confined). */
-  readonly target: string;
+  /** Directory or file to search in (already confined). */
+  readonly target: ResolvedPath;
   readonly glob?: string;
   /** Collect at most this many matches plus one (to know there are more). */
   readonly limit: number;
@@ -52,13 +53,27 @@ interface RgEvent {
   };
 }
 
-/** Search with ripgrep; throws RipgrepMissingError when `command` cannot be spawned. */
-export function searchWithRipgrep(query: SearchQuery, command = "rg"): Promise<SearchMatch[]> {
+/**
+ * Search the checked directory `query.target` with ripgrep; throws RipgrepMissingError when
+ * `command` cannot be spawned. rg starts inside the directory as opened by the anchored walk
+ * (its working directory is the open handle) and searches ".", so a folder swapped after the
+ * check cannot point it elsewhere; it follows no symlinks below. Single files go to the JS engine.
+ */
+export async function searchWithRipgrep(query: SearchQuery, command = "rg"): Promise<SearchMatch[]> {
+  const dir = await openCheckedDir(query.target);
+  try {
+    return await runRipgrep(query, command, dir.path);
+  } finally {
+    await dir.close();
+  }
+}
+
+function runRipgrep(query: SearchQuery, command: string, cwd: string): Promise<SearchMatch[]> {
   const args = ["--json", "--sort", "path", "--hidden", "--glob", "!.git", "--glob", "!node_modules"];
   if (query.glob) args.push("--glob", query.glob);
-  args.push("-e", query.pattern, "--", query.target);
+  args.push("-e", query.pattern, "--", ".");
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], signal: query.signal });
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], signal: query.signal });
     const matches: SearchMatch[] = [];
     let stderr = "";
     let stoppedEarly = false;
@@ -75,8 +90,10 @@ export function searchWithRipgrep(query: SearchQuery, command = "rg"): Promise<S
         return;
       }
       if (event.type !== "match" || !event.data) return;
+      const file = path.join(query.target.absolute, rgText(event.data.path));
+      if (credentialReasonFor(file, query.target.root) !== undefined) return;
       matches.push({
-        file: rgText(event.data.path),
+        file,
         line: event.data.line_number ?? 0,
         text: rgText(event.data.lines).replace(/\r?\n$/, ""),
       });
@@ -95,50 +112,4 @@ export function searchWithRipgrep(query: SearchQuery, command = "rg"): Promise<S
       reject(new SearchQueryError(stderr.trim() || `ripgrep exited with code ${code}`));
     });
   });
-}
-
-/** Search with a JS walk over the files (no .gitignore support). */
-export async function searchWithJs(query: SearchQuery): Promise<SearchMatch[]> {
-  let regex: RegExp;
-  try {
-    regex = new RegExp(query.pattern);
-  } catch (error) {
-    throw new SearchQueryError(`invalid regular expression: ${(error as Error).message}`);
-  }
-  const isMatch = query.glob
-    ? picomatch(query.glob, { dot: true, basename: !query.glob.includes("/") })
-    : () => true;
-  const matches: SearchMatch[] = [];
-  const rootInfo = await stat(query.target);
-  const base = rootInfo.isDirectory() ? query.target : path.dirname(query.target);
-
-  const searchFile = async (file: string): Promise<void> => {
-    const info = await stat(file);
-    if (info.size > query.maxFileBytes) return;
-    const decoded = decodeText(await readFile(file));
-    if (decoded.kind === "binary") return;
-    const lines = decoded.text.split(/\r?\n/);
-    for (let index = 0; index < lines.length && matches.length <= query.limit; index += 1) {
-      const text = lines[index] as string;
-      if (regex.test(text)) matches.push({ file, line: index + 1, text });
-    }
-  };
-
-  const walk = async (dir: string): Promise<void> => {
-    const entries = (await readdir(dir, { withFileTypes: true })).sort(compareNames);
-    for (const entry of entries) {
-      if (matches.length > query.limit) return;
-      if (query.signal.aborted) throw new Error("search interrupted");
-      const absolute = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIPPED_DIRECTORIES.has(entry.name)) await walk(absolute);
-      } else if (entry.isFile() && isMatch(path.relative(base, absolute))) {
-        await searchFile(absolute);
-      }
-    }
-  };
-
-  if (rootInfo.isDirectory()) await walk(query.target);
-  else await searchFile(query.target);
-  return matches;
 }

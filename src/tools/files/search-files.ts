@@ -1,9 +1,12 @@
 /**
  * search_files {pattern, path?, glob?}: regex search across the workspace, answered by ripgrep
- * when it is on PATH and by a JS walk otherwise; results are capped with a marker.
+ * when it is on PATH and by a JS walk otherwise (also for a single file, which the JS engine
+ * opens swap-safely); results are capped with a marker. Neither engine
+ * returns lines from credential files (credential-paths.ts).
  */
 import { z } from "zod";
 import { defineTool, fail, ok } from "../tool.js";
+import { openChecked } from "./anchored-fs.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 import {
@@ -11,10 +14,10 @@ import {
   type SearchMatch,
   type SearchQuery,
   SearchQueryError,
-  searchWithJs,
   searchWithRipgrep,
 } from "./search-backends.js";
-import type { WorkspacePaths } from "./workspace-paths.js";
+import { type JsSearchLimits, searchWithJs } from "./search-js.js";
+import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
 
 /** Limits and engine choice for search_files. */
 export interface SearchFilesOptions {
@@ -29,6 +32,8 @@ export interface SearchFilesOptions {
   readonly ripgrepCommand?: string;
   /** Larger files are skipped by the JS engine (default 20 MB). */
   readonly maxFileBytes?: number;
+  /** Line cap, time limit and pacing of the JS engine. */
+  readonly jsLimits?: JsSearchLimits;
 }
 
 const searchFilesSchema = z.object({
@@ -37,6 +42,13 @@ const searchFilesSchema = z.object({
   glob: z.string().min(1).optional().describe("Only files matching this glob, e.g. '*.ts' or 'src/**/*.md'"),
 });
 
+/** Whether a checked path is a directory (opened the swap-safe way). */
+async function isDirectory(target: ResolvedPath): Promise<boolean> {
+  const { handle, stats } = await openChecked(target);
+  await handle.close();
+  return stats.isDirectory();
+}
+
 /** Build the search_files tool. */
 export function createSearchFilesTool(options: SearchFilesOptions) {
   const maxResults = options.maxResults ?? 200;
@@ -44,7 +56,7 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
   let ripgrepAvailable = options.useRipgrep ?? true;
 
   const run = async (query: SearchQuery): Promise<SearchMatch[]> => {
-    if (ripgrepAvailable) {
+    if (ripgrepAvailable && (await isDirectory(query.target))) {
       try {
         return await searchWithRipgrep(query, options.ripgrepCommand);
       } catch (error) {
@@ -52,7 +64,7 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
         ripgrepAvailable = false;
       }
     }
-    return searchWithJs(query);
+    return searchWithJs(query, options.jsLimits);
   };
 
   return defineTool({
@@ -76,7 +88,7 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
         shown = target.display;
         const matches = await run({
           pattern: args.pattern,
-          target: target.absolute,
+          target,
           glob: args.glob,
           limit: maxResults,
           maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,

@@ -2,7 +2,8 @@
  * Reading workspace files as text: binary detection (NUL bytes in the first block, or bytes that
  * are not valid UTF-8) and a size ceiling, shared by read_file, edit_file and search's fallback.
  */
-import { readFile, stat } from "node:fs/promises";
+import { openChecked } from "./anchored-fs.js";
+import type { ResolvedPath } from "./workspace-paths.js";
 
 /** How many leading bytes are checked for NUL (git uses the same heuristic). */
 const NUL_SCAN_BYTES = 8000;
@@ -29,16 +30,26 @@ export class NotTextError extends Error {
   override readonly name = "NotTextError";
 }
 
-/** Read a whole file as text; throws NotTextError for binary or oversized files. */
-export async function readTextFile(absolute: string, shownPath: string, maxBytes: number): Promise<string> {
-  const info = await stat(absolute);
-  if (info.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-  if (info.size > maxBytes) {
-    throw new NotTextError(
-      `${shownPath} is ${info.size} bytes, over the ${maxBytes}-byte limit for text tools; use search_files or run_command (head, sed -n) to look at parts of it`,
-    );
+/**
+ * Read a checked workspace file whole as text (opened swap-safely, see anchored-fs.ts); throws
+ * NotTextError for binary or oversized files.
+ */
+export async function readTextFile(file: ResolvedPath, maxBytes: number): Promise<string> {
+  const shownPath = file.display;
+  const { handle, stats } = await openChecked(file);
+  let bytes: Buffer;
+  try {
+    if (stats.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+    if (stats.size > maxBytes) {
+      throw new NotTextError(
+        `${shownPath} is ${stats.size} bytes, over the ${maxBytes}-byte limit for text tools; use search_files or run_command (head, sed -n) to look at parts of it`,
+      );
+    }
+    bytes = await handle.readFile();
+  } finally {
+    await handle.close();
   }
-  const decoded = decodeText(await readFile(absolute));
+  const decoded = decodeText(bytes);
   if (decoded.kind === "binary") {
     throw new NotTextError(
       `${shownPath} looks like a binary file (${decoded.reason}); refusing to read it as text`,

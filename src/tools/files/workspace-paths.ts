@@ -2,10 +2,14 @@
  * Workspace confinement: every path a tool touches resolves (realpath, following symlinks, also
  * for files that do not exist yet) inside the workspace root or one of the configured extra roots.
  * `..`, absolute paths elsewhere, symlinks pointing out and dangling symlinks whose target lies
- * outside are refused with an error naming the allowed roots.
+ * outside are refused with an error naming the allowed roots; so are credential files, judged on
+ * the resolved real path. The result carries the real root and the file's identity so the use
+ * (anchored-fs.ts) can prove it touches what was checked.
  */
 import { lstat, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
+import type { FileIdentity } from "./anchored-fs.js";
+import { refuseCredentialPath } from "./credential-paths.js";
 
 /** Where tools may read and write. */
 export interface WorkspaceRootsOptions {
@@ -21,6 +25,10 @@ export interface ResolvedPath {
   readonly absolute: string;
   /** How to show it to the model and people: relative to the workspace root when inside it. */
   readonly display: string;
+  /** Real path of the allowed root it lies in. */
+  readonly root: string;
+  /** Which file it was when checked; undefined when it did not exist yet. */
+  readonly identity?: FileIdentity;
 }
 
 /** Thrown when a path leaves the allowed roots. */
@@ -110,13 +118,21 @@ export function createWorkspacePaths(options: WorkspaceRootsOptions): WorkspaceP
       const roots = await getRoots();
       const lexical = path.resolve(roots[0] as string, input);
       const absolute = await realpathOfMaybeMissing(lexical);
-      if (!roots.some((dir) => isInside(absolute, dir))) {
+      const root = roots.find((dir) => isInside(absolute, dir));
+      if (root === undefined) {
         const how = absolute === lexical ? "is" : `resolves to ${absolute}, which is`;
         throw new PathOutsideWorkspaceError(
           `path "${input}" ${how} outside the workspace; allowed roots: ${roots.join(", ")}`,
         );
       }
-      return { absolute, display: await display(absolute) };
+      const shown = await display(absolute);
+      refuseCredentialPath(absolute, root, shown);
+      const stats = await lstat(absolute).catch((error: unknown) => {
+        if (isMissing(error)) return undefined;
+        throw error;
+      });
+      const identity = stats && { dev: stats.dev, ino: stats.ino };
+      return Object.freeze({ absolute, display: shown, root, ...(identity ? { identity } : {}) });
     },
   });
 }

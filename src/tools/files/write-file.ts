@@ -1,16 +1,16 @@
 /**
  * write_file {path, content}: create or overwrite a workspace text file (parent directories are
- * created). The approval card shows a unified diff against the current content.
+ * created). The approval card shows a unified diff against the current content. The bytes land
+ * swap-safely: temp file + rename in the same directory, never through a symlink or hard link.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { z } from "zod";
 import { defineTool, ok, type ToolPreview } from "../tool.js";
+import { readIfExists, writeChecked } from "./anchored-fs.js";
 import { DEFAULT_DIFF_PREVIEW_CHARS, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
 import { decodeText } from "./text-file.js";
-import type { WorkspacePaths } from "./workspace-paths.js";
+import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
 
 /** Dependencies of write_file. */
 export interface WriteFileOptions {
@@ -25,14 +25,11 @@ const writeFileSchema = z.object({
 });
 
 /** The current text of a file: undefined when it does not exist, null when it is not text. */
-async function currentText(absolute: string): Promise<string | undefined | null> {
-  try {
-    const decoded = decodeText(await readFile(absolute));
-    return decoded.kind === "text" ? decoded.text : null;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+async function currentText(file: ResolvedPath): Promise<string | undefined | null> {
+  const bytes = await readIfExists(file);
+  if (bytes === undefined) return undefined;
+  const decoded = decodeText(bytes);
+  return decoded.kind === "text" ? decoded.text : null;
 }
 
 function countLines(text: string): number {
@@ -57,9 +54,7 @@ export function createWriteFileTool(options: WriteFileOptions) {
     async execute(args) {
       return onWorkspacePath(options.paths, args.path, async (file) => {
         const shown = file.display;
-        const existed = (await currentText(file.absolute)) !== undefined;
-        await mkdir(path.dirname(file.absolute), { recursive: true });
-        await writeFile(file.absolute, args.content, "utf8");
+        const existed = await writeChecked(file, args.content);
         const size = `${countLines(args.content)} lines, ${Buffer.byteLength(args.content)} bytes`;
         return ok(`${existed ? "Overwrote" : "Created"} ${shown} (${size}).`, [shown]);
       });
@@ -67,7 +62,7 @@ export function createWriteFileTool(options: WriteFileOptions) {
     async preview(args): Promise<ToolPreview> {
       try {
         const file = await options.paths.resolve(args.path);
-        const before = await currentText(file.absolute);
+        const before = await currentText(file);
         if (before === null) {
           return {
             summary: `Replace binary file ${file.display} with ${countLines(args.content)} lines of text`,

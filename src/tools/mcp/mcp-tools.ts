@@ -1,8 +1,9 @@
 /**
  * MCP tools as agent tools: each server tool becomes `<server>__<tool>` (sanitised to the
  * characters model APIs accept), advertised with the server's own JSON Schema. The category is
- * read when the tool declares readOnlyHint, else the server's configured `risk`, else exec (so it
- * asks). Results are flattened to text and capped; a down server or a failed call is a tool error.
+ * the server's configured `risk`, else exec (so it asks). A server's annotations are its own
+ * claims: readOnlyHint (→ read) and destructiveHint: false (→ medium risk) count only when its
+ * config says `trust_annotations: true`. Results are flattened to text and capped; a down server or a failed call is a tool error.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -18,14 +19,16 @@ export function mcpToolName(server: string, tool: string): string {
   return `${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, MAX_TOOL_NAME);
 }
 
-/** Category and risk of a server tool. */
+/** Category and risk of a server tool; its annotations count only when `trustAnnotations`. */
 export function classifyMcpTool(
   tool: Tool,
   configured: ToolCategory | undefined,
+  trustAnnotations = false,
 ): { category: ToolCategory; risk: ToolRisk } {
-  if (tool.annotations?.readOnlyHint === true) return { category: "read", risk: "low" };
+  const hints = trustAnnotations ? tool.annotations : undefined;
+  if (hints?.readOnlyHint === true) return { category: "read", risk: "low" };
   const category = configured ?? "exec";
-  const risk: ToolRisk = tool.annotations?.destructiveHint === false ? "medium" : "high";
+  const risk: ToolRisk = hints?.destructiveHint === false ? "medium" : "high";
   return { category, risk: category === "read" ? "low" : risk };
 }
 
@@ -68,7 +71,8 @@ export function mcpToolsOf(
   outputMaxChars = DEFAULT_TOOL_OUTPUT_CHARS,
 ): AnyTool[] {
   return connection.tools.map((tool) => {
-    const { category, risk } = classifyMcpTool(tool, connection.config.risk);
+    const { config } = connection;
+    const { category, risk } = classifyMcpTool(tool, config.risk, config.trustAnnotations === true);
     const label = `MCP server "${connection.name}"`;
     return defineTool({
       name: uniqueName(mcpToolName(connection.name, tool.name), taken),

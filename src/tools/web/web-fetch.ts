@@ -1,15 +1,17 @@
 /**
  * web_fetch {url, save_to?}: GET an http(s) URL and return it as readable text (HTML → markdown),
  * within size and time limits. Every hop — the first request and each redirect (at most 5) — is
- * checked by the SSRF guard and connected to the checked address. With save_to the body is saved
- * into the workspace instead and recorded as downloaded this session.
+ * checked by the SSRF guard and connected to the checked address; a hop to a host this call was
+ * not authorised for goes back to the permission engine (a grant, or a card of its own). With
+ * save_to the call is a write: the body is saved into the workspace (never under .git/, swap-safe
+ * via anchored-fs.ts) and recorded as downloaded this session; the card says when it overwrites.
  */
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { writeChecked } from "../files/anchored-fs.js";
 import { fileErrorMessage } from "../files/fs-errors.js";
-import { realpathOfMaybeMissing, type WorkspacePaths } from "../files/workspace-paths.js";
 import { decodeText } from "../files/text-file.js";
+import type { ResolvedPath, WorkspacePaths } from "../files/workspace-paths.js";
 import { capOutput, DEFAULT_TOOL_OUTPUT_CHARS } from "../output-cap.js";
 import { defineTool, fail, ok, type ToolContext, type ToolResult } from "../tool.js";
 import { htmlToMarkdown } from "./html-to-markdown.js";
@@ -53,6 +55,18 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Thrown for refusals that are the URL's fault (scheme, redirects). */
 class UrlRefusedError extends Error {}
+
+/** Host of a URL as grants compare it: lower case, no trailing dot. */
+function hostOf(url: URL): string {
+  return url.hostname.toLowerCase().replace(/\.$/, "");
+}
+
+/** Why a save target may not be written (it lies in a .git folder), or undefined. */
+function saveRefusal(file: ResolvedPath): string | undefined {
+  const names = path.relative(file.root, file.absolute).toLowerCase().split(path.sep);
+  const inGit = names.includes(".git");
+  return inGit ? `${file.display} is inside a .git folder; web_fetch does not save there` : undefined;
+}
 
 function parseHttpUrl(raw: string, base?: URL): URL {
   let url: URL;
@@ -122,19 +136,46 @@ export function createWebFetchTool(options: WebFetchOptions) {
     "accept-encoding": "gzip, deflate, br",
   };
 
-  /** Follow redirects by hand, checking and pinning every hop. */
+  /** Whether a redirect to `next` may be followed: same hosts as before, else asked again. */
+  const mayFollow = async (next: URL, hop: number, authorised: Set<string>, context: ToolContext) => {
+    const host = hostOf(next);
+    if (authorised.has(host)) return true;
+    if (!context.reauthorize) return false;
+    if (!(await context.reauthorize({ url: next.href }, `redirect-${hop}`))) return false;
+    authorised.add(host);
+    return true;
+  };
+
+  /**
+   * Follow redirects by hand, checking and pinning every hop and authorising every new host.
+   * The time limit counts network time only, not a person deciding on a hop's card.
+   */
   const fetchChecked = async (
     start: URL,
-    signal: AbortSignal,
+    budget: { left: number; timedOut: boolean },
+    context: ToolContext,
   ): Promise<{ url: URL; response: FetchedResponse }> => {
     let url = start;
+    let from: URL | undefined;
+    const authorised = new Set([hostOf(start)]);
     for (let hop = 0; ; hop += 1) {
       const pinned = await checkHost(bareHostname(url), hop, policy, options.resolver);
-      const response = await pinnedGet(url, pinned, { signal, maxBytes, headers });
+      if (from && !(await mayFollow(url, hop, authorised, context)))
+        throw new UrlRefusedError(
+          `${from.href} redirected to ${url.href}, a host this call was not approved for; the redirect was not followed`,
+        );
+      const timer = AbortSignal.timeout(Math.max(1, Math.round(budget.left)));
+      const signal = AbortSignal.any([context.signal, timer]);
+      const began = performance.now();
+      const response = await pinnedGet(url, pinned, { signal, maxBytes, headers }).finally(() => {
+        budget.left -= performance.now() - began;
+        budget.timedOut = timer.aborted;
+      });
       const location = response.headers.location;
       if (!REDIRECT_STATUSES.has(response.status) || !location) return { url, response };
       if (hop >= maxRedirects)
         throw new UrlRefusedError(`more than ${maxRedirects} redirects; stopped at ${url.href}`);
+      from = url;
       url = parseHttpUrl(location, url);
     }
   };
@@ -149,11 +190,13 @@ export function createWebFetchTool(options: WebFetchOptions) {
       return fail(`${url.href} is larger than the ${maxBytes}-byte download limit; nothing was saved.`);
     }
     const file = await options.paths.resolve(savePath);
-    await mkdir(path.dirname(file.absolute), { recursive: true });
-    await writeFile(file.absolute, response.body);
-    context.facts.downloadedFiles.add(await realpathOfMaybeMissing(file.absolute));
+    const refusal = saveRefusal(file);
+    if (refusal !== undefined) return fail(refusal);
+    const replaced = await writeChecked(file, response.body);
+    context.facts.downloadedFiles.add(file.absolute);
     const type = mediaType(response).type || "unknown type";
-    return ok(`Saved ${response.body.length} bytes (${type}) from ${url.href} to ${file.display}.`, [
+    const note = replaced ? " (replacing the file that was there)" : "";
+    return ok(`Saved ${response.body.length} bytes (${type}) from ${url.href} to ${file.display}${note}.`, [
       file.display,
     ]);
   };
@@ -166,15 +209,20 @@ export function createWebFetchTool(options: WebFetchOptions) {
       "Private and local network addresses are not reachable.",
     inputSchema: webFetchSchema,
     category: "network",
+    categoryOf: (args) => (args.save_to === undefined ? "network" : "write"),
     risk: "medium",
     concurrent: true,
     grantKey: "domain",
     label: (args) => (args.save_to === undefined ? args.url : `${args.url} → ${args.save_to}`),
     async execute(args, context) {
-      const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
+      const budget = { left: timeoutMs, timedOut: false };
       try {
         const start = parseHttpUrl(args.url);
-        const { url, response } = await fetchChecked(start, signal);
+        if (args.save_to !== undefined) {
+          const refusal = saveRefusal(await options.paths.resolve(args.save_to));
+          if (refusal !== undefined) return fail(refusal);
+        }
+        const { url, response } = await fetchChecked(start, budget, context);
         if (args.save_to !== undefined) return await save(args.save_to, url, response, context);
         const { type } = mediaType(response);
         const status = `${response.status} ${response.statusText}`.trim();
@@ -195,14 +243,23 @@ export function createWebFetchTool(options: WebFetchOptions) {
         if (error instanceof UrlRefusedError || error instanceof BlockedAddressError)
           return fail(error.message);
         if (context.signal.aborted) return fail("the fetch was interrupted");
-        if (signal.aborted) return fail(`the fetch timed out after ${timeoutMs} ms`);
+        if (budget.timedOut) return fail(`the fetch timed out after ${timeoutMs} ms`);
         if (error instanceof FetchError) return fail(`fetching ${args.url} failed: ${error.message}`);
         return fail(fileErrorMessage(error, args.save_to ?? args.url));
       }
     },
     async preview(args) {
-      const target = args.save_to ? ` and save it to ${args.save_to}` : "";
-      return { summary: `Fetch a URL${target}`, detail: { kind: "url", text: args.url } };
+      const detail = { kind: "url", text: args.url } as const;
+      if (args.save_to === undefined) return { summary: "Fetch a URL", detail };
+      try {
+        const file = await options.paths.resolve(args.save_to);
+        const refusal = saveRefusal(file);
+        if (refusal !== undefined) return { summary: `Fetch a URL — will fail: ${refusal}`, detail };
+        const what = file.identity ? `overwrite ${file.display} (it exists)` : `save it to ${file.display}`;
+        return { summary: `Fetch a URL and ${what}`, detail };
+      } catch (error) {
+        return { summary: `Fetch a URL — will fail: ${fileErrorMessage(error, args.save_to)}`, detail };
+      }
     },
   });
 }

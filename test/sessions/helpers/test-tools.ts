@@ -103,6 +103,21 @@ export function sessionTestRegistry(runs: ToolRuns): ToolRegistry {
       },
     }),
   );
+  registry.register(
+    defineTool({
+      name: "hop_note",
+      description: "write a note, then move on to `next` (test of re-authorising a running call)",
+      inputSchema: z.object({ text: z.string(), next: z.string() }),
+      category: "write",
+      risk: "medium",
+      concurrent: false,
+      async execute(args, ctx) {
+        runs.record({ callId: ctx.callId, tool: "hop_note", args });
+        const allowed = (await ctx.reauthorize?.({ text: args.next }, "hop-1")) ?? false;
+        return ok(allowed ? `moved on to ${args.next}` : `stopped before ${args.next}`);
+      },
+    }),
+  );
   for (const tool of interactiveTools) registry.register(tool);
   return registry;
 }

@@ -1,0 +1,248 @@
+/**
+ * Swap- and link-resistant file access for the file tools. A path that passed confinement is
+ * used by walking down from its real root one component at a time, each directory opened with
+ * O_NOFOLLOW and the next name opened *relative to that open directory* (Linux: through
+ * /proc/self/fd/N, the openat of Node), so replacing a folder with a symlink between the check
+ * and the use cannot redirect the access outside. The opened file's identity (dev + inode) must
+ * be the one the check saw; FIFOs and devices are refused; a write never goes through a hard
+ * link (nlink > 1) and lands via a temporary file renamed over the target in the same directory.
+ * Without /proc the walk falls back to absolute paths with O_NOFOLLOW on each component.
+ */
+import { randomBytes } from "node:crypto";
+import { constants, existsSync, type Dirent, type Stats } from "node:fs";
+import { type FileHandle, lstat, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
+import path from "node:path";
+import type { ResolvedPath } from "./workspace-paths.js";
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+const DIRECTORY_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+const FILE_READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK;
+
+/** Where open directory handles can be named (Linux); undefined elsewhere. */
+const FD_DIRECTORY = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
+
+/** Thrown when a path changed between its check and its use, or is not a plain file to touch. */
+export class UnsafeFileError extends Error {
+  override readonly name = "UnsafeFileError";
+}
+
+/** dev + inode: which file a path named when it was checked. */
+export interface FileIdentity {
+  readonly dev: number;
+  readonly ino: number;
+}
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+function swapped(shown: string): UnsafeFileError {
+  return new UnsafeFileError(
+    `${shown} changed while it was being used (a symbolic link or another file took its place); nothing was done`,
+  );
+}
+
+/** A directory held open; children are opened relative to it. */
+export class AnchoredDir {
+  private constructor(
+    private readonly handle: FileHandle,
+    /** Real absolute path the directory had when it was opened (for messages and the fallback). */
+    readonly absolute: string,
+  ) {}
+
+  /** Open `root` (a real path from configuration) as the top of a walk. */
+  static async openRoot(root: string): Promise<AnchoredDir> {
+    return new AnchoredDir(await open(root, O_RDONLY | O_DIRECTORY), root);
+  }
+
+  /** A path naming this open directory itself. */
+  get path(): string {
+    return FD_DIRECTORY ? `${FD_DIRECTORY}/${this.handle.fd}` : this.absolute;
+  }
+
+  /** A path naming `name` inside this open directory, whatever has happened to its old path. */
+  child(name: string): string {
+    return `${this.path}/${name}`;
+  }
+
+  /** Open the sub-directory `name` without following a symlink there; `create` makes it when missing. */
+  async openDir(name: string, shown: string, create = false): Promise<AnchoredDir> {
+    const absolute = path.join(this.absolute, name);
+    try {
+      return new AnchoredDir(await open(this.child(name), DIRECTORY_FLAGS), absolute);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT" && create) {
+        await mkdir(this.child(name)).catch((made: unknown) => {
+          if (errorCode(made) !== "EEXIST") throw made;
+        });
+        return this.openDir(name, shown, false);
+      }
+      if (errorCode(error) === "ENOTDIR" || errorCode(error) === "ELOOP") {
+        const info = await lstat(this.child(name)).catch(() => undefined);
+        if (info?.isSymbolicLink()) throw swapped(shown);
+      }
+      throw error;
+    }
+  }
+
+  /** Entries of this directory (names and types; symlinks are reported, not followed). */
+  entries(): Promise<Dirent[]> {
+    return readdir(this.path, { withFileTypes: true });
+  }
+
+  /** Open the regular file `name` for reading without following a symlink; FIFOs, devices refused. */
+  async openFile(name: string, shown: string): Promise<{ handle: FileHandle; stats: Stats }> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.child(name), FILE_READ_FLAGS);
+    } catch (error) {
+      if (errorCode(error) === "ELOOP") throw swapped(shown);
+      throw error;
+    }
+    const stats = await handle.stat();
+    if (stats.isFile() || stats.isDirectory()) return { handle, stats };
+    await handle.close();
+    throw new UnsafeFileError(
+      `${shown} is not a regular file (a pipe, socket or device); refusing to open it`,
+    );
+  }
+
+  /** The open directory's own stats. */
+  stat(): Promise<Stats> {
+    return this.handle.stat();
+  }
+
+  /** Close the handle. */
+  close(): Promise<void> {
+    return this.handle.close();
+  }
+}
+
+/** The names from `file.root` down to `file.absolute` (empty for the root itself). */
+function componentsOf(file: ResolvedPath): string[] {
+  const relative = path.relative(file.root, file.absolute);
+  return relative === "" ? [] : relative.split(path.sep);
+}
+
+/** Walk from the root to the directory `names`, every step relative to the step before. */
+async function walkTo(root: string, names: readonly string[], shown: string, create: boolean) {
+  let dir = await AnchoredDir.openRoot(root);
+  for (const name of names) {
+    try {
+      const next = await dir.openDir(name, shown, create);
+      await dir.close();
+      dir = next;
+    } catch (error) {
+      await dir.close();
+      throw error;
+    }
+  }
+  return dir;
+}
+
+function sameIdentity(stats: Stats, identity: FileIdentity | undefined): boolean {
+  return identity === undefined || (stats.dev === identity.dev && stats.ino === identity.ino);
+}
+
+/** Run `use` with the checked path's parent directory held open; the directory is closed after. */
+async function inParentDir<T>(
+  file: ResolvedPath,
+  use: (dir: AnchoredDir, name: string) => Promise<T>,
+  create = false,
+): Promise<T> {
+  const names = componentsOf(file);
+  const name = names.pop();
+  if (name === undefined) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+  const dir = await walkTo(file.root, names, file.display, create);
+  try {
+    return await use(dir, name);
+  } finally {
+    await dir.close();
+  }
+}
+
+/** Open the checked directory `file` itself (for listing and searching), or throw. */
+export async function openCheckedDir(file: ResolvedPath): Promise<AnchoredDir> {
+  const dir = await walkTo(file.root, componentsOf(file), file.display, false);
+  if (sameIdentity(await dir.stat(), file.identity)) return dir;
+  await dir.close();
+  throw swapped(file.display);
+}
+
+/**
+ * Open the checked path read-only: a regular file or a directory, the same one the check saw.
+ * The caller closes the handle.
+ */
+export async function openChecked(file: ResolvedPath): Promise<{ handle: FileHandle; stats: Stats }> {
+  if (componentsOf(file).length === 0) {
+    const handle = await open(file.root, O_RDONLY | O_DIRECTORY);
+    return { handle, stats: await handle.stat() };
+  }
+  return inParentDir(file, async (dir, name) => {
+    const opened = await dir.openFile(name, file.display);
+    if (sameIdentity(opened.stats, file.identity)) return opened;
+    await opened.handle.close();
+    throw swapped(file.display);
+  });
+}
+
+/** The file's current bytes; undefined when it does not exist. */
+export async function readIfExists(file: ResolvedPath): Promise<Buffer | undefined> {
+  try {
+    const { handle, stats } = await openChecked(file);
+    try {
+      if (stats.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+      return await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Write `data` as the whole new content of the checked path: parents are created, the target
+ * must be a regular file with no other hard link (or missing), and the bytes land in a temporary
+ * file in the same directory renamed over the target. Returns whether a file was replaced.
+ */
+export async function writeChecked(file: ResolvedPath, data: string | Uint8Array): Promise<boolean> {
+  const shown = file.display;
+  return inParentDir(
+    file,
+    async (dir, name) => {
+      const existing = await lstat(dir.child(name)).catch((error: unknown) => {
+        if (errorCode(error) === "ENOENT") return undefined;
+        throw error;
+      });
+      if (existing?.isSymbolicLink() || (existing && !sameIdentity(existing, file.identity)))
+        throw swapped(shown);
+      if (existing?.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+      if (existing && !existing.isFile())
+        throw new UnsafeFileError(`${shown} is not a regular file; refusing to write it`);
+      if (existing && existing.nlink > 1)
+        throw new UnsafeFileError(
+          `${shown} has ${existing.nlink} hard links, so other paths (possibly outside the workspace) share its content; refusing to write through it`,
+        );
+      const temp = `.${name}.coworker-${randomBytes(6).toString("hex")}.tmp`;
+      const mode = existing ? existing.mode & 0o7777 : 0o666;
+      const handle = await open(dir.child(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+      try {
+        try {
+          await handle.writeFile(data);
+          if (existing) await handle.chmod(mode);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await rename(dir.child(temp), dir.child(name));
+      } catch (error) {
+        await unlink(dir.child(temp)).catch(() => undefined);
+        throw error;
+      }
+      return existing !== undefined;
+    },
+    true,
+  );
+}

@@ -1,0 +1,126 @@
+/**
+ * The JS engine of search_files, used when ripgrep is not installed or is switched off: a walk
+ * with the same skips and glob meaning (.gitignore is not read) that cannot stall the service.
+ * Patterns run on RE2JS, a linear-time engine with ripgrep's syntax (no backreferences or
+ * lookaround), so `(a+)+$` cannot backtrack; only the first `maxLineChars` of a line are matched;
+ * the walk yields to the event loop every few milliseconds and gives up after a time limit.
+ * Files open relative to their checked directory (anchored-fs.ts); credential files are skipped.
+ */
+import path from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import picomatch from "picomatch";
+import { RE2JS } from "re2js";
+import { type AnchoredDir, openChecked, openCheckedDir } from "./anchored-fs.js";
+import { credentialReasonFor } from "./credential-paths.js";
+import { compareNames, SKIPPED_DIRECTORIES } from "./list-files.js";
+import { type SearchMatch, type SearchQuery, SearchQueryError } from "./search-backends.js";
+import { decodeText } from "./text-file.js";
+
+/** Limits of the JS engine. */
+export interface JsSearchLimits {
+  /** Characters of a line the pattern sees (default 10,000). */
+  readonly maxLineChars?: number;
+  /** Whole search, walk included (default 30,000 ms). */
+  readonly timeLimitMs?: number;
+  /** Longest stretch of work between two yields to the event loop (default 10 ms). */
+  readonly sliceMs?: number;
+}
+
+function compile(pattern: string): RE2JS {
+  try {
+    return RE2JS.compile(pattern);
+  } catch (error) {
+    throw new SearchQueryError(`invalid regular expression: ${(error as Error).message}`);
+  }
+}
+
+/** Search with a JS walk over the files (no .gitignore support). */
+export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = {}): Promise<SearchMatch[]> {
+  const maxLineChars = limits.maxLineChars ?? 10_000;
+  const timeLimitMs = limits.timeLimitMs ?? 30_000;
+  const sliceMs = limits.sliceMs ?? 10;
+  const regex = compile(query.pattern);
+  const isMatch = query.glob
+    ? picomatch(query.glob, { dot: true, basename: !query.glob.includes("/") })
+    : () => true;
+  const matches: SearchMatch[] = [];
+  const { target } = query;
+  const started = performance.now();
+  let sliceStart = started;
+
+  /** Yield to the event loop when this slice is used up; stop at the time limit or an abort. */
+  const pace = async (): Promise<void> => {
+    const now = performance.now();
+    if (now - started > timeLimitMs)
+      throw new SearchQueryError(
+        `the search took longer than ${timeLimitMs} ms and was stopped; narrow the pattern, path or glob`,
+      );
+    if (query.signal.aborted) throw new Error("search interrupted");
+    if (now - sliceStart < sliceMs) return;
+    await nextTurn();
+    sliceStart = performance.now();
+  };
+
+  const searchText = async (file: string, bytes: Buffer): Promise<void> => {
+    if (bytes.length > query.maxFileBytes) return;
+    const decoded = decodeText(bytes);
+    if (decoded.kind === "binary") return;
+    const lines = decoded.text.split(/\r?\n/);
+    for (let index = 0; index < lines.length && matches.length <= query.limit; index += 1) {
+      const text = lines[index] as string;
+      const seen = text.length > maxLineChars ? text.slice(0, maxLineChars) : text;
+      if (regex.test(seen)) matches.push({ file, line: index + 1, text });
+      await pace();
+    }
+  };
+
+  const searchFileIn = async (dir: AnchoredDir, name: string, absolute: string): Promise<void> => {
+    if (credentialReasonFor(absolute, target.root) !== undefined) return;
+    const { handle, stats } = await dir.openFile(name, absolute);
+    try {
+      if (!stats.isFile() || stats.size > query.maxFileBytes) return;
+      await searchText(absolute, await handle.readFile());
+    } finally {
+      await handle.close();
+    }
+  };
+
+  const base = target.absolute;
+  const walk = async (dir: AnchoredDir): Promise<void> => {
+    const entries = (await dir.entries()).sort(compareNames);
+    for (const entry of entries) {
+      if (matches.length > query.limit) return;
+      await pace();
+      const absolute = path.join(dir.absolute, entry.name);
+      if (entry.isDirectory()) {
+        if (SKIPPED_DIRECTORIES.has(entry.name)) continue;
+        const child = await dir.openDir(entry.name, absolute);
+        try {
+          await walk(child);
+        } finally {
+          await child.close();
+        }
+      } else if (entry.isFile() && isMatch(path.relative(base, absolute))) {
+        await searchFileIn(dir, entry.name, absolute);
+      }
+    }
+  };
+
+  const opened = await openChecked(target);
+  try {
+    if (opened.stats.isFile()) {
+      if (opened.stats.size <= query.maxFileBytes)
+        await searchText(target.absolute, await opened.handle.readFile());
+      return matches;
+    }
+  } finally {
+    await opened.handle.close();
+  }
+  const top = await openCheckedDir(target);
+  try {
+    await walk(top);
+  } finally {
+    await top.close();
+  }
+  return matches;
+}
