@@ -17,7 +17,7 @@ import { PermissionEngine } from "../permissions/permission-engine.js";
 import type { ProviderClient } from "../provider/provider.js";
 import type { ConversationExecutionRequest } from "../request.js";
 import { TurnEngine, type TurnEngineOptions } from "../turn-engine.js";
-import { createContextProvider } from "./context-provider.js";
+import { type ContextPart, createContextProvider } from "./context-provider.js";
 import { AGENTS_MD_MAX_CHARS, buildInstructions, describeDate } from "./instructions.js";
 import {
   type KnowledgePart,
@@ -61,6 +61,10 @@ export interface EngineFactoryDeps {
   /** How the operating system is described (default from node:os). */
   readonly os?: string;
   readonly compaction?: TurnEngineOptions["compaction"];
+  /** Per-turn context blocks other modules contribute (e.g. the skill catalog). */
+  readonly contextParts?: readonly ContextPart[];
+  /** Rewrites a new turn's prompt before it is stored (e.g. a skill run directly). */
+  readonly framePrompt?: TurnEngineOptions["framePrompt"];
 }
 
 /** The host's operating system, e.g. "Linux 6.8.0 (x64)". */
@@ -136,6 +140,7 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
       onModeChange: context.onModeChange,
       now,
       compaction: deps.compaction,
+      framePrompt: deps.framePrompt,
     };
 
     const prepare = async (request: ConversationExecutionRequest) => {
@@ -150,6 +155,7 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
         contextProvider: createContextProvider({
           memory: memory && { enabledAtStart: memoryEnabled, enabled: savingEnabled },
           now,
+          parts: deps.contextParts,
         }),
       });
       return { engine, notices: noticesOf([agentsMd, memoryBlock]) };
