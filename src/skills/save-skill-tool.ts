@@ -150,8 +150,11 @@ async function writeSkill(plan: SavePlan): Promise<void> {
   }
 }
 
-/** Build save_skill writing into the workspace of `paths` (bundled files are copied only from there). */
-export function createSaveSkillTool(paths: WorkspacePaths) {
+/**
+ * Build save_skill writing into the workspace of `paths` (bundled files are copied only from
+ * there); `onSaved` hears every skill written.
+ */
+export function createSaveSkillTool(paths: WorkspacePaths, onSaved: (name: string) => void = () => {}) {
   return defineTool({
     name: "save_skill",
     description:
@@ -175,6 +178,7 @@ export function createSaveSkillTool(paths: WorkspacePaths) {
         return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);
       }
       await writeSkill(plan);
+      onSaved(args.name);
       const written = [
         `${plan.shownDir}/${SKILL_FILE}`,
         ...plan.files.map((file) => `${plan.shownDir}/${file.path}`),

@@ -7,7 +7,6 @@
  */
 import type { ConversationMessage } from "../engine/messages.js";
 import type { ConversationExecutionRequest } from "../engine/request.js";
-import { catalogText } from "./skill-catalog.js";
 import type { SkillLibrary } from "./skill-library.js";
 
 /** The tool whose successful calls count as loading a skill. */
@@ -56,12 +55,10 @@ export function skillsContext(
   request: ConversationExecutionRequest,
 ): string | undefined {
   const scan = library.scan();
-  const enabled = library.enabled(scan);
-  const available = new Set(enabled.map((skill) => skill.name));
   const parts: string[] = [];
-  const catalog = catalogText(enabled, library.catalogBudgetTokens);
+  const catalog = library.catalog(scan);
   if (catalog) parts.push(catalog);
   for (const name of loadedSkillNames(request.messages))
-    if (!available.has(name)) parts.push(countermandLine(name, !scan.skills.has(name)));
+    if (!library.find(name, scan)?.enabled) parts.push(countermandLine(name, !scan.skills.has(name)));
   return parts.length > 0 ? parts.join("\n") : undefined;
 }

@@ -1,14 +1,16 @@
 /**
  * SkillLibrary: the skills of one workspace as the rest of the app asks about them — the loader's
- * latest scan joined with the on/off switches. Every query scans again (cheap when nothing
- * changed, see SkillLoader), so what it answers is always current: a skill added, edited, removed
- * or switched counts from the next question on.
+ * latest scan joined with the on/off switches. A query rescans the sources when the last scan is
+ * older than `scanIntervalMs` (default 1 s), so the several model calls of one turn share a scan
+ * while each new message sees skills added, edited or removed since; a switch applies at once and
+ * a save through save_skill drops the scan. The catalog text is kept until the scan or the
+ * switches change.
  */
 import path from "node:path";
 import type { SkillLoader, SkillScan } from "./skill-loader.js";
 import type { SkillSwitches } from "./skill-switches.js";
 import type { Skill, SkillSource } from "./skill.js";
-import { DEFAULT_CATALOG_BUDGET_TOKENS } from "./skill-catalog.js";
+import { catalogText, DEFAULT_CATALOG_BUDGET_TOKENS } from "./skill-catalog.js";
 
 /** A skill with its current switch state. */
 export interface SkillEntry {
@@ -24,7 +26,13 @@ export interface SkillLibraryOptions {
   readonly workspaceRoot: string;
   /** Catalog budget in approximate tokens (default 2,000). */
   readonly catalogBudgetTokens?: number;
+  /** How long a scan is reused, in ms (default 1,000; 0 rescans on every query). */
+  readonly scanIntervalMs?: number;
+  readonly now?: () => number;
 }
+
+/** Default time a scan is reused. */
+export const DEFAULT_SCAN_INTERVAL_MS = 1_000;
 
 /** The folder of the team's skills inside a workspace. */
 export function workspaceSkillsDir(workspaceRoot: string): string {
@@ -47,6 +55,10 @@ export function skillSources(workspaceRoot: string, dataDir: string, dirs: reado
 export class SkillLibrary {
   readonly workspaceRoot: string;
   readonly catalogBudgetTokens: number;
+  private lastScan: { readonly scan: SkillScan; readonly at: number } | undefined;
+  private lastCatalog:
+    | { readonly scan: SkillScan; readonly version: number; readonly text: string | undefined }
+    | undefined;
 
   constructor(private readonly options: SkillLibraryOptions) {
     this.workspaceRoot = path.resolve(options.workspaceRoot);
@@ -58,9 +70,29 @@ export class SkillLibrary {
     return this.options.switches;
   }
 
-  /** A fresh scan of every source. */
+  /** The current scan of every source (see the module header). */
   scan(): SkillScan {
-    return this.options.loader.scan();
+    const now = (this.options.now ?? Date.now)();
+    const interval = this.options.scanIntervalMs ?? DEFAULT_SCAN_INTERVAL_MS;
+    if (this.lastScan && now - this.lastScan.at < interval) return this.lastScan.scan;
+    const scan = this.options.loader.scan();
+    this.lastScan = { scan, at: now };
+    return scan;
+  }
+
+  /** Forget the last scan: the next query rescans (after save_skill wrote a skill). */
+  invalidate(): void {
+    this.lastScan = undefined;
+  }
+
+  /** The catalog of the enabled skills within the budget; undefined when none is enabled. */
+  catalog(scan: SkillScan = this.scan()): string | undefined {
+    const version = this.options.switches.version;
+    const last = this.lastCatalog;
+    if (last && last.scan === scan && last.version === version) return last.text;
+    const text = catalogText(this.enabled(scan), this.catalogBudgetTokens);
+    this.lastCatalog = { scan, version, text };
+    return text;
   }
 
   /** Every usable skill with its state, sorted by name. */

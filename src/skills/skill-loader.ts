@@ -33,11 +33,19 @@ export interface SkillScan {
 interface CacheEntry {
   readonly mtimeMs: number;
   readonly size: number;
-  readonly parsed: ParsedSkillFile;
+  /** The skill (frozen once, shared by every scan) or why the file is not one. */
+  readonly outcome:
+    | { readonly ok: true; readonly skill: Skill }
+    | { readonly ok: false; readonly reason: string };
 }
 
 function errorCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
+}
+
+/** Whether a source entry is a folder (a symbolic link is followed). */
+function isFolder(dir: string, item: Dirent): boolean {
+  return item.isDirectory() || (statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false);
 }
 
 function entriesOf(dir: string): Dirent[] {
@@ -49,75 +57,102 @@ function entriesOf(dir: string): Dirent[] {
   }
 }
 
+function parseOutcome(file: string, source: SkillSource, size: number, isFile: boolean) {
+  const dir = path.dirname(file);
+  if (!isFile) return { ok: false as const, reason: `${SKILL_FILE} is not a regular file` };
+  if (size > SKILL_FILE_MAX_BYTES)
+    return { ok: false as const, reason: `${SKILL_FILE} is larger than ${SKILL_FILE_MAX_BYTES / 1024} KB` };
+  let parsed: ParsedSkillFile;
+  try {
+    parsed = parseSkillFile(readFileSync(file, "utf8"), path.basename(dir));
+  } catch (error) {
+    return { ok: false as const, reason: `unreadable: ${String(error)}` };
+  }
+  if (!parsed.ok) return parsed;
+  return { ok: true as const, skill: deepFreeze({ ...parsed.document, dir, source }) };
+}
+
 /** Loads skills from their sources (see the module header). */
 export class SkillLoader {
   private readonly cache = new Map<string, CacheEntry>();
+  private last: SkillScan | undefined;
 
   constructor(readonly sources: readonly SkillSource[]) {}
 
-  /** Scan every source now. Never throws for a bad skill; an unreadable source becomes a problem. */
+  /**
+   * Scan every source now. Never throws for a bad skill; an unreadable source becomes a problem.
+   * When no SKILL.md changed, appeared or disappeared, the previous scan object is returned.
+   */
   scan(): SkillScan {
-    const skills = new Map<string, Skill>();
+    const found: { file: string; entry: CacheEntry | undefined; source: SkillSource }[] = [];
     const problems: SkillProblem[] = [];
-    const shadowed: { name: string; hidden: string; by: string }[] = [];
-    const seen = new Set<string>();
+    let changed = this.last === undefined;
     for (const source of this.sources) {
       let entries: Dirent[];
       try {
         entries = entriesOf(source.dir);
       } catch (error) {
         problems.push({ file: source.dir, reason: `unreadable folder: ${String(error)}`, source });
+        changed = true;
         continue;
       }
-      for (const entry of entries) {
-        if (entry.name.startsWith(".") || !(entry.isDirectory() || entry.isSymbolicLink())) continue;
-        const dir = path.join(source.dir, entry.name);
+      for (const item of entries) {
+        if (item.name.startsWith(".") || !(item.isDirectory() || item.isSymbolicLink())) continue;
+        const dir = path.join(source.dir, item.name);
         const file = path.join(dir, SKILL_FILE);
-        seen.add(file);
-        const parsed = this.read(file, dir);
-        if (parsed === undefined) continue;
-        if (!parsed.ok) {
-          problems.push({ file, reason: parsed.reason, source });
-          continue;
-        }
-        const earlier = skills.get(parsed.document.name);
-        if (earlier) shadowed.push({ name: earlier.name, hidden: earlier.dir, by: dir });
-        skills.set(parsed.document.name, { ...parsed.document, dir, source });
+        const entry = this.read(file, source);
+        if (entry === undefined && !isFolder(dir, item)) continue;
+        if (entry !== this.cache.get(file)) changed = true;
+        found.push({ file, entry, source });
       }
     }
-    for (const key of this.cache.keys()) if (!seen.has(key)) this.cache.delete(key);
-    return deepFreeze({ skills, problems, shadowed });
+    const withFile = found.filter((item) => item.entry !== undefined).length;
+    if (!changed && this.last && withFile === this.cache.size && problems.length === 0) return this.last;
+    this.cache.clear();
+    const skills = new Map<string, Skill>();
+    const shadowed: { name: string; hidden: string; by: string }[] = [];
+    for (const { file, entry, source } of found) {
+      if (!entry) {
+        problems.push({ file, reason: `the folder has no ${SKILL_FILE}`, source });
+        continue;
+      }
+      this.cache.set(file, entry);
+      if (!entry.outcome.ok) {
+        problems.push({ file, reason: entry.outcome.reason, source });
+        continue;
+      }
+      const skill = entry.outcome.skill;
+      const earlier = skills.get(skill.name);
+      if (earlier) shadowed.push({ name: earlier.name, hidden: earlier.dir, by: skill.dir });
+      skills.set(skill.name, skill);
+    }
+    this.last = Object.freeze({
+      skills,
+      problems: deepFreeze(problems),
+      shadowed: deepFreeze(shadowed),
+    });
+    return this.last;
   }
 
-  /** The parsed SKILL.md, from the cache when unchanged; undefined for a folder that is not a skill. */
-  private read(file: string, dir: string): ParsedSkillFile | undefined {
+  /**
+   * The cache entry of a SKILL.md, reused when its modification time and size are unchanged;
+   * undefined when the folder has none.
+   */
+  private read(file: string, source: SkillSource): CacheEntry | undefined {
     let stats: ReturnType<typeof statSync>;
     try {
-      stats = statSync(file);
+      stats = statSync(file, { throwIfNoEntry: false });
     } catch (error) {
-      if (errorCode(error) !== "ENOENT") return { ok: false, reason: `unreadable: ${String(error)}` };
-      try {
-        if (!statSync(dir).isDirectory()) return undefined;
-      } catch {
-        return undefined;
-      }
-      return { ok: false, reason: `the folder has no ${SKILL_FILE}` };
+      return { mtimeMs: -1, size: -1, outcome: { ok: false, reason: `unreadable: ${String(error)}` } };
     }
+    if (stats === undefined) return undefined;
     const cached = this.cache.get(file);
-    if (cached && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size) return cached.parsed;
-    let parsed: ParsedSkillFile;
-    if (!stats.isFile()) parsed = { ok: false, reason: `${SKILL_FILE} is not a regular file` };
-    else if (stats.size > SKILL_FILE_MAX_BYTES)
-      parsed = { ok: false, reason: `${SKILL_FILE} is larger than ${SKILL_FILE_MAX_BYTES / 1024} KB` };
-    else {
-      try {
-        parsed = parseSkillFile(readFileSync(file, "utf8"), path.basename(dir));
-      } catch (error) {
-        parsed = { ok: false, reason: `unreadable: ${String(error)}` };
-      }
-    }
-    this.cache.set(file, { mtimeMs: stats.mtimeMs, size: stats.size, parsed });
-    return parsed;
+    if (cached && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size) return cached;
+    return {
+      mtimeMs: stats.mtimeMs,
+      size: stats.size,
+      outcome: parseOutcome(file, source, stats.size, stats.isFile()),
+    };
   }
 }
 

@@ -22,6 +22,8 @@ const OVERRIDES_KEY = "switches";
 
 /** The per-workspace on/off state of skills (see the module header). */
 export class SkillSwitches {
+  private changes = 0;
+
   private constructor(
     private readonly config: SkillSwitchConfig,
     private readonly space: KeyValueSpace | undefined,
@@ -44,6 +46,11 @@ export class SkillSwitches {
     return { enabled: true, origin: "default" };
   }
 
+  /** Grows with every change (lets callers keep what they derived from the switches). */
+  get version(): number {
+    return this.changes;
+  }
+
   /** Whether the skill is on. */
   isEnabled(name: string): boolean {
     return this.stateOf(name).enabled;
@@ -54,5 +61,6 @@ export class SkillSwitches {
     const next = Object.freeze({ ...this.overrides, [name]: enabled });
     await this.space?.set(OVERRIDES_KEY, next);
     this.overrides = next;
+    this.changes++;
   }
 }

@@ -38,6 +38,8 @@ export interface SkillsRuntimeOptions {
   /** Where approvers' switches persist (the store's "skills" space); none: in memory only. */
   readonly space?: KeyValueSpace;
   readonly approvers: SkillApprovers;
+  /** How long a scan is reused, in ms (default 1 s). */
+  readonly scanIntervalMs?: number;
 }
 
 /** The wired skills (see the module header). */
@@ -76,11 +78,15 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
     switches,
     workspaceRoot: options.workspaceRoot,
     catalogBudgetTokens: settings.catalogBudgetTokens,
+    scanIntervalMs: options.scanIntervalMs,
   });
   const paths = createWorkspacePaths({ root: options.workspaceRoot });
   return Object.freeze({
     library,
-    tools: Object.freeze([createLoadSkillTool(library), createSaveSkillTool(paths)]),
+    tools: Object.freeze([
+      createLoadSkillTool(library),
+      createSaveSkillTool(paths, () => library.invalidate()),
+    ]),
     commands: skillCommands(library, options.approvers),
     contextPart: (request: ConversationExecutionRequest) => {
       try {

@@ -7,7 +7,8 @@ import { utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseSkillFile, renderSkillFile } from "../../src/skills/skill-file.js";
-import { filesBeside } from "../../src/skills/skill-loader.js";
+import { SkillLibrary } from "../../src/skills/skill-library.js";
+import { filesBeside, SkillLoader } from "../../src/skills/skill-loader.js";
 import { skillMd, skillsFixture, writeSkill } from "./support.js";
 
 let fixture: Awaited<ReturnType<typeof skillsFixture>>;
@@ -118,6 +119,31 @@ describe("SkillLoader", () => {
     scan = fixture.library.scan();
     expect(scan.skills.has("notes")).toBe(false);
     expect(scan.problems.map((p) => p.reason)).toEqual([expect.stringMatching(/front matter/)]);
+  });
+
+  it("returns the same scan while nothing changed; a library reuses it for its interval", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.workspaceSkills, "notes", skillMd("notes", "first"));
+    const loader = new SkillLoader(fixture.sources);
+    const first = loader.scan();
+    expect(loader.scan()).toBe(first);
+    let now = 0;
+    const library = new SkillLibrary({
+      loader,
+      switches: fixture.switches,
+      workspaceRoot: fixture.workspace,
+      scanIntervalMs: 1_000,
+      now: () => now,
+    });
+    library.scan();
+    writeSkill(fixture.dataSkills, "added", skillMd("added", "new"));
+    now = 999;
+    expect(library.scan().skills.has("added")).toBe(false);
+    library.invalidate();
+    expect(library.scan().skills.has("added")).toBe(true);
+    writeSkill(fixture.dataSkills, "later", skillMd("later", "newer"));
+    now = 2_500;
+    expect(library.scan().skills.has("later")).toBe(true);
   });
 
   it("lists the files beside a skill, not SKILL.md or dot-files", async () => {

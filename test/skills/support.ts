@@ -59,8 +59,15 @@ export async function skillsFixture(config: SkillSwitchConfig = { enabled: [], d
   const sources = skillSources(workspace, dataDir, [extra]);
   const space = memorySpace();
   const switches = await SkillSwitches.open(config, space);
-  const library = new SkillLibrary({ loader: new SkillLoader(sources), switches, workspaceRoot: workspace });
+  const library = new SkillLibrary({
+    loader: new SkillLoader(sources),
+    switches,
+    workspaceRoot: workspace,
+    scanIntervalMs: 0,
+  });
   return {
+    sources,
+    switches,
     root: dir,
     workspace,
     dataDir,
