@@ -157,6 +157,7 @@ export async function createConversation(
       close: async () => {
         await subscriptions.shutdown();
         await mcp.close();
+        skills.close();
       },
     };
   } catch (error) {

@@ -83,6 +83,7 @@ export class SkillLibrary {
   /** Forget the last scan: the next query rescans (after save_skill wrote a skill). */
   invalidate(): void {
     this.lastScan = undefined;
+    this.options.loader.invalidate();
   }
 
   /** The catalog of the enabled skills within the budget; undefined when none is enabled. */

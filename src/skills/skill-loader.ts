@@ -1,14 +1,16 @@
 /**
  * SkillLoader: finds the skills in their sources — `<workspace>/.coworker/skills`,
  * `<data dir>/skills`, then each folder in `skills.dirs` — where a later source shadows an
- * earlier one of the same name. Every scan re-reads the folders (so a skill added, changed or
- * removed counts from the next turn), but a SKILL.md whose modification time and size are
- * unchanged is not read or parsed again, which keeps a per-turn scan of hundreds of skills well
- * under a millisecond or two. Scanning is synchronous because the per-turn context is built
- * synchronously. A malformed skill never throws: it is reported with its file and reason, and
- * does not shadow a valid skill of the same name from an earlier source.
+ * earlier one of the same name. A scan stats every SKILL.md but reads and parses only the ones
+ * whose modification time or size changed. With `watch` on, each existing source folder is
+ * watched (fs.watch, recursive) and a scan with no change reported since the last one — and a
+ * full scan not older than `fullScanEveryMs` — returns the previous result without touching the
+ * disk beyond one stat per missing source; a watcher that fails falls back to scanning. Scanning
+ * is synchronous because the per-turn context is built synchronously. A malformed skill never
+ * throws: it is reported with its file and reason, and does not shadow a valid skill of the same
+ * name from an earlier source.
  */
-import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
+import { type Dirent, type FSWatcher, readdirSync, readFileSync, statSync, watch } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { deepFreeze } from "../engine/deep-freeze.js";
@@ -72,18 +74,83 @@ function parseOutcome(file: string, source: SkillSource, size: number, isFile: b
   return { ok: true as const, skill: deepFreeze({ ...parsed.document, dir, source }) };
 }
 
+/** How a loader watches its sources. */
+export interface SkillLoaderOptions {
+  /** Watch the source folders and skip scans while nothing changed (default off). */
+  readonly watch?: boolean;
+  /** With `watch`, scan fully at least this often anyway, in ms (default 60,000). */
+  readonly fullScanEveryMs?: number;
+  readonly now?: () => number;
+}
+
+/** Default longest time between full scans while watching. */
+export const DEFAULT_FULL_SCAN_EVERY_MS = 60_000;
+
 /** Loads skills from their sources (see the module header). */
 export class SkillLoader {
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly watchers = new Map<string, FSWatcher>();
   private last: SkillScan | undefined;
+  private lastFullAt = 0;
+  private dirty = true;
 
-  constructor(readonly sources: readonly SkillSource[]) {}
+  constructor(
+    readonly sources: readonly SkillSource[],
+    private readonly options: SkillLoaderOptions = {},
+  ) {}
 
   /**
-   * Scan every source now. Never throws for a bad skill; an unreadable source becomes a problem.
+   * The current skills. Never throws for a bad skill; an unreadable source becomes a problem.
    * When no SKILL.md changed, appeared or disappeared, the previous scan object is returned.
    */
   scan(): SkillScan {
+    const now = (this.options.now ?? Date.now)();
+    if (this.options.watch && this.last && !this.changedSinceLastScan(now)) return this.last;
+    this.dirty = false;
+    this.lastFullAt = now;
+    if (this.options.watch) for (const source of this.sources) this.watchSource(source.dir);
+    return this.fullScan();
+  }
+
+  /** Forget what the watchers reported: the next scan reads the folders. */
+  invalidate(): void {
+    this.dirty = true;
+  }
+
+  /** Stop watching the sources. */
+  close(): void {
+    for (const watcher of this.watchers.values()) watcher.close();
+    this.watchers.clear();
+    this.dirty = true;
+  }
+
+  private changedSinceLastScan(now: number): boolean {
+    if (this.dirty || now - this.lastFullAt >= (this.options.fullScanEveryMs ?? DEFAULT_FULL_SCAN_EVERY_MS))
+      return true;
+    return this.sources.some(
+      (source) =>
+        !this.watchers.has(source.dir) && statSync(source.dir, { throwIfNoEntry: false }) !== undefined,
+    );
+  }
+
+  private watchSource(dir: string): void {
+    if (this.watchers.has(dir)) return;
+    try {
+      const watcher = watch(dir, { recursive: true, persistent: false }, () => {
+        this.dirty = true;
+      });
+      watcher.on("error", () => {
+        watcher.close();
+        this.watchers.delete(dir);
+        this.dirty = true;
+      });
+      this.watchers.set(dir, watcher);
+    } catch {
+      // A missing (or unwatchable) source is checked again on every scan instead.
+    }
+  }
+
+  private fullScan(): SkillScan {
     const found: { file: string; entry: CacheEntry | undefined; source: SkillSource }[] = [];
     const problems: SkillProblem[] = [];
     let changed = this.last === undefined;

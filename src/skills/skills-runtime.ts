@@ -40,6 +40,8 @@ export interface SkillsRuntimeOptions {
   readonly approvers: SkillApprovers;
   /** How long a scan is reused, in ms (default 1 s). */
   readonly scanIntervalMs?: number;
+  /** Watch the skill folders between scans (default on; off: every scan stats every SKILL.md). */
+  readonly watch?: boolean;
 }
 
 /** The wired skills (see the module header). */
@@ -49,6 +51,8 @@ export interface SkillsRuntime {
   readonly commands: readonly ExtraCommand[];
   readonly contextPart: (request: ConversationExecutionRequest) => string | undefined;
   readonly framePrompt: (request: ConversationExecutionRequest) => Promise<FramedPrompt | undefined>;
+  /** Stop watching the skill folders. */
+  close(): void;
 }
 
 /** The engine factory's settings from config's `skills` section. */
@@ -73,8 +77,11 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
     { enabled: settings.enabled, disabled: settings.disabled },
     options.space,
   );
+  const loader = new SkillLoader(skillSources(options.workspaceRoot, options.dataDir, settings.dirs), {
+    watch: options.watch ?? true,
+  });
   const library = new SkillLibrary({
-    loader: new SkillLoader(skillSources(options.workspaceRoot, options.dataDir, settings.dirs)),
+    loader,
     switches,
     workspaceRoot: options.workspaceRoot,
     catalogBudgetTokens: settings.catalogBudgetTokens,
@@ -96,5 +103,6 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
       }
     },
     framePrompt: (request: ConversationExecutionRequest) => frameSkillRun(library, request),
+    close: () => loader.close(),
   });
 }

@@ -41,7 +41,7 @@ async function wired(
     extraCommands: skills.commands,
     defaults: { model: "fake-model", provider: "openai", mode, maxSteps: 10, queueMode: "steer" },
   };
-  return { createEngine, manager };
+  return { createEngine, manager, stopping: async () => skills.close() };
 }
 
 /** The Slack harness with the app's skills; the workspace is the data dir. */

@@ -5,7 +5,7 @@
  */
 import { utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseSkillFile, renderSkillFile } from "../../src/skills/skill-file.js";
 import { SkillLibrary } from "../../src/skills/skill-library.js";
 import { filesBeside, SkillLoader } from "../../src/skills/skill-loader.js";
@@ -144,6 +144,25 @@ describe("SkillLoader", () => {
     writeSkill(fixture.dataSkills, "later", skillMd("later", "newer"));
     now = 2_500;
     expect(library.scan().skills.has("later")).toBe(true);
+  });
+
+  it("watching: a change is picked up after its event, a created source folder on the next scan", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.workspaceSkills, "notes", skillMd("notes", "first"));
+    let now = 0;
+    const loader = new SkillLoader(fixture.sources, { watch: true, fullScanEveryMs: 60_000, now: () => now });
+    try {
+      const first = loader.scan();
+      expect(loader.scan()).toBe(first);
+      writeSkill(fixture.workspaceSkills, "watched", skillMd("watched", "seen by the watcher"));
+      await vi.waitFor(() => expect(loader.scan().skills.has("watched")).toBe(true));
+      writeSkill(fixture.dataSkills, "fresh", skillMd("fresh", "in a new source folder"));
+      expect(loader.scan().skills.has("fresh")).toBe(true);
+      now = 60_000;
+      expect(loader.scan().skills.size).toBe(3);
+    } finally {
+      loader.close();
+    }
   });
 
   it("lists the files beside a skill, not SKILL.md or dot-files", async () => {
