@@ -4,7 +4,7 @@
  * the config-derived tool options and the channels' Messengers, and the SessionManager with its
  * defaults, approvals, audit log and workspace, and channel subscriptions on the same store (their
  * tools in every session, wake-ups as turns of the subscribing sessions, `status` lines and
- * commands). Channels register on a metrics-observing wrapper of the manager, so every platform's
+ * commands), and the workspace's skills (their tools, per-turn catalog, direct runs, commands). Channels register on a metrics-observing wrapper of the manager, so every platform's
  * turns are counted.
  */
 import { mkdir } from "node:fs/promises";
@@ -21,6 +21,7 @@ import { OpenAIReviewerModel } from "../engine/reviewer/reviewer-model.js";
 import { reviewerMetrics } from "../ops/reviewer-metrics.js";
 import { SessionManager } from "../sessions/session-manager.js";
 import { settingsFromConfig } from "../subscriptions/subscription-settings.js";
+import { openSkills, skillsSettingsFromConfig } from "../skills/skills-runtime.js";
 import { McpManager } from "../tools/mcp/mcp-manager.js";
 import { MemoryStore } from "../tools/memory/memory-store.js";
 import type { AppContext, AppConversation } from "./app-parts.js";
@@ -129,6 +130,13 @@ export async function createConversation(
   try {
     const messengers = parts.messengers ?? new MessengerRegistry();
     const subscriptions = parts.subscriptions ?? new AppSubscriptions();
+    const skills = await openSkills({
+      workspaceRoot: config.workspace.root,
+      dataDir: config.data_dir,
+      settings: skillsSettingsFromConfig(config.skills),
+      space: store.space("skills"),
+      approvers: approvals,
+    });
     const createEngine = createEngineFactory({
       ...engineOptionsFromConfig(config),
       provider: createProvider(context),
@@ -136,8 +144,11 @@ export async function createConversation(
       memory: new MemoryStore(store.space("memory")),
       messengerFor: (platform) => messengers.messengerFor(platform),
       mcp,
-      extraTools: () => subscriptions.tools,
+      extraTools: () => [...subscriptions.tools, ...skills.tools],
+      contextParts: [skills.contextPart],
+      framePrompt: skills.framePrompt,
     });
+    const subscriptionOptions = subscriptions.sessionOptions();
     const manager = new SessionManager({
       store,
       createEngine,
@@ -153,7 +164,8 @@ export async function createConversation(
       workspace: { root: config.workspace.root, context: "" },
       auditLogPath: join(config.data_dir, AUDIT_LOG_FILE),
       logger,
-      ...subscriptions.sessionOptions(),
+      ...subscriptionOptions,
+      extraCommands: [...(subscriptionOptions.extraCommands ?? []), ...skills.commands],
     });
     await subscriptions.open({
       store,
@@ -171,6 +183,7 @@ export async function createConversation(
       close: async () => {
         await subscriptions.shutdown();
         await mcp.close();
+        skills.close();
       },
     };
   } catch (error) {

@@ -98,6 +98,7 @@ function resolvePaths(config: CoworkerConfig, cwd: string): CoworkerConfig {
       root: absolute(config.workspace.root),
       extra_roots: config.workspace.extra_roots.map(absolute),
     },
+    skills: { ...config.skills, dirs: config.skills.dirs.map(absolute) },
   };
 }
 

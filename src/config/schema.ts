@@ -192,6 +192,17 @@ const subscriptionsSchema = z.strictObject({
   wake_rate_per_hour: positiveInt.default(12),
 });
 
+const skillNameList = z.array(
+  z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "a skill name (lower-case, digits, -)"),
+);
+
+const skillsSchema = z.strictObject({
+  dirs: z.array(nonEmpty).default([]),
+  enabled: skillNameList.default([]),
+  disabled: skillNameList.default([]),
+  catalog_budget_tokens: positiveInt.default(2_000),
+});
+
 /** The whole configuration file. */
 export const configSchema = z.strictObject({
   model: modelSchema.prefault({}),
@@ -206,6 +217,7 @@ export const configSchema = z.strictObject({
   slack: slackSchema.prefault({}),
   telegram: telegramSchema.prefault({}),
   subscriptions: subscriptionsSchema.prefault({}),
+  skills: skillsSchema.prefault({}),
   server: z
     .strictObject({
       host: nonEmpty.default("127.0.0.1"),

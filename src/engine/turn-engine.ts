@@ -16,7 +16,7 @@ import { Compactor } from "./compaction.js";
 import { EventChannel } from "./event-channel.js";
 import { type AgentEvent, agentEvent } from "./events.js";
 import type { Approver, Asker, AuditSink, PlanApprover } from "./interaction.js";
-import type { ConversationMessage, ToolCallRecord } from "./messages.js";
+import type { ConversationMessage, MessageMeta, ToolCallRecord } from "./messages.js";
 import { runModelStep } from "./model-step.js";
 import type { PermissionMode } from "./modes.js";
 import { isErrorMarker } from "./outbound.js";
@@ -56,6 +56,18 @@ export interface TurnEngineOptions {
   reviewer?: ReviewerGate;
   /** Shows a reviewer denial to the person, with "Allow anyway". */
   reviewerDenials?: ReviewerDenialReporter;
+  /**
+   * Rewrites a new turn's prompt before it is stored and sent (e.g. a skill run directly: the
+   * content frames the skill, `meta` keeps what the person typed). Not consulted for turns started
+   * by channel content; a framer that fails leaves the prompt as typed, with a warning notice.
+   */
+  framePrompt?: (request: ConversationExecutionRequest) => Promise<FramedPrompt | undefined>;
+}
+
+/** A prompt as a framer rewrote it: the model-facing content and display-only fields. */
+export interface FramedPrompt {
+  readonly content: string;
+  readonly meta?: MessageMeta;
 }
 
 type TurnKind = "run" | "resume" | "retry";
@@ -98,6 +110,7 @@ function toRecord(call: RawToolCall): ToolCallRecord {
 export class TurnEngine {
   private readonly deps: TurnContext["deps"];
   private readonly compactor: Compactor;
+  private readonly framePrompt: TurnEngineOptions["framePrompt"];
   private readonly steering: string[] = [];
   private current: TurnContext | undefined;
   private lastHistory: readonly ConversationMessage[] = [];
@@ -105,6 +118,7 @@ export class TurnEngine {
   constructor(options: TurnEngineOptions) {
     this.deps = { ...options, now: options.now ?? (() => new Date()) };
     this.compactor = new Compactor(options.compaction?.keepRecentTurns);
+    this.framePrompt = options.framePrompt;
   }
 
   /** A user turn: `request.messages` is the history before it; `request.prompt` is appended (and persisted) first. */
@@ -185,10 +199,11 @@ export class TurnEngine {
       } else {
         await this.answerPending(ctx, unansweredToolCalls(ctx.history), false);
         const untrusted = ctx.provenance.kind === "channel_content";
+        const framed = untrusted ? undefined : await this.framed(ctx);
         await ctx.append({
           role: "user",
-          content: ctx.request.prompt,
-          meta: { at: ctx.stamp(), ...(untrusted ? { untrusted: true } : {}) },
+          content: framed?.content ?? ctx.request.prompt,
+          meta: { ...framed?.meta, at: ctx.stamp(), ...(untrusted ? { untrusted: true } : {}) },
         });
       }
       await this.loop(ctx);
@@ -257,6 +272,17 @@ export class TurnEngine {
         return ctx.complete(ctx.aborted ? "interrupted" : "completed");
       }
       await runToolCalls(ctx, calls, step.finishReason);
+    }
+  }
+
+  private async framed(ctx: TurnContext): Promise<FramedPrompt | undefined> {
+    if (!this.framePrompt) return undefined;
+    try {
+      return await this.framePrompt(ctx.request);
+    } catch (error) {
+      const message = `The message could not be prepared, so it is used as typed: ${error instanceof Error ? error.message : String(error)}`;
+      ctx.emit({ type: "notice", level: "warning", message });
+      return undefined;
     }
   }
 

@@ -14,6 +14,11 @@ export interface ExtraCommandCall {
   readonly target: ThreadTarget;
   readonly user: PlatformUser;
   readonly args: readonly string[];
+  /**
+   * Queue `text` as this person's message in the thread (as if they had typed it) and start the
+   * turn when the session is free: how a command such as `skill <name>` starts a turn.
+   */
+  startTurn(text: string): Promise<"started" | "queued">;
 }
 
 /** A command another module adds; `run` resolves with the reply to show. */
@@ -24,6 +29,8 @@ export interface ExtraCommand {
   readonly usage: string;
   readonly minArgs: number;
   readonly maxArgs: number;
+  /** Only as a slash command: typed in a thread its word stays an ordinary message. */
+  readonly slashOnly?: boolean;
   run(call: ExtraCommandCall): Promise<string>;
 }
 
@@ -66,7 +73,7 @@ export function matchExtraTextCommand(
   if (first === undefined) return undefined;
   const slash = SLASH_WORD.exec(first);
   const command = commands.find((candidate) => candidate.name === (slash?.[1] ?? first).toLowerCase());
-  if (!command) return undefined;
+  if (!command || command.slashOnly) return undefined;
   if (fits(command, args)) return { ok: true, command, args };
   return slash ? usageError(command) : undefined;
 }

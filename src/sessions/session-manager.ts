@@ -349,8 +349,20 @@ export class SessionManager implements ConversationService {
   ): Promise<string> {
     if (!match.ok) return match.error;
     const live = await this.cache.forTarget(target);
+    const startTurn = async (text: string): Promise<"started" | "queued"> => {
+      const sentAt = (this.options.now?.() ?? new Date()).toISOString();
+      const extra = target.extra === undefined ? {} : { targetExtra: target.extra };
+      live.holds++;
+      try {
+        const wasBusy = await live.enqueue({ user, text, files: [], sentAt, ...extra });
+        this.scheduler.schedule(live);
+        return wasBusy ? "queued" : "started";
+      } finally {
+        live.holds--;
+      }
+    };
     try {
-      return await match.command.run({ sessionId: live.id, target, user, args: match.args });
+      return await match.command.run({ sessionId: live.id, target, user, args: match.args, startTurn });
     } catch (error) {
       this.logger.error({ err: error, command: match.command.name }, "a thread command failed");
       return `The ${match.command.name} command failed: ${error instanceof Error ? error.message : String(error)}`;

@@ -60,6 +60,11 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   /** May run at the same time as other concurrent-safe calls of the same step. */
   readonly concurrent: boolean;
   readonly grantKey?: GrantKey;
+  /**
+   * Every call asks a person, in every mode that offers the tool (auto included) and over any
+   * standing grant — for actions that must always be reviewed (e.g. save_skill).
+   */
+  readonly alwaysAsks?: boolean;
   execute(args: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
   /** What the approval card shows (diff for edits, command, URL). Defaults to the JSON args. */
   preview?(args: z.infer<Schema>, context: Pick<ToolContext, "request" | "facts">): Promise<ToolPreview>;

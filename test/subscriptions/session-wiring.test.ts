@@ -174,7 +174,12 @@ describe("wake sink, subscription commands and retry provenance", () => {
       expect([sink.isBusy("busy"), sink.isBusy("idle")]).toEqual([true, false]);
 
       const [listing, unsubscribe] = subscriptionCommands(harness.service);
-      const call = { sessionId: CALLER.sessionId, target: CALLER.target, user: CALLER.requester };
+      const call = {
+        sessionId: CALLER.sessionId,
+        target: CALLER.target,
+        user: CALLER.requester,
+        startTurn: async () => "started" as const,
+      };
       expect(await listing!.run({ ...call, args: [] })).toContain("#deploys");
       expect(await unsubscribe!.run({ ...call, args: ["#deploys"] })).toContain("Unsubscribed from #deploys");
       expect(await listing!.run({ ...call, args: [] })).toBe("Subscriptions: none");

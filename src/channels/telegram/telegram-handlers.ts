@@ -46,6 +46,8 @@ export const SERVICE_COMMANDS = new Set([
   "approve",
   "deny",
   "reviewer",
+  "skills",
+  "skill",
 ]);
 
 /** The command menu registered with setMyCommands. */
@@ -58,6 +60,8 @@ export const COMMAND_MENU = [
   { command: "status", description: "Session, mode, model and usage" },
   { command: "grants", description: "List or revoke standing grants" },
   { command: "reviewer", description: "Safety reviewer statistics" },
+  { command: "skills", description: "List skills; approvers: /skills enable|disable <name>" },
+  { command: "skill", description: "Run a skill: /skill <name> [text]" },
 ] as const;
 
 const PRESS_ANSWER_WITHIN_MS = 5000;
@@ -82,7 +86,7 @@ function startText(userId: number, allowed: boolean): string {
   return (
     "I am Coworker, an AI agent that can use tools (files, shell, web) in this chat, asking before risky steps.\n\n" +
     `Your Telegram user id is ${userId}. ${access}\n\n` +
-    "Commands: /new, /stop, /mode, /model, /status, /grants."
+    "Commands: /new, /stop, /mode, /model, /status, /grants, /skills, /skill."
   );
 }
 

@@ -18,7 +18,7 @@ import type { ProviderClient } from "../provider/provider.js";
 import { ReviewerGate, type ReviewerGateOptions } from "../reviewer/reviewer-gate.js";
 import type { ConversationExecutionRequest } from "../request.js";
 import { TurnEngine, type TurnEngineOptions } from "../turn-engine.js";
-import { createContextProvider } from "./context-provider.js";
+import { type ContextPart, createContextProvider } from "./context-provider.js";
 import { AGENTS_MD_MAX_CHARS, buildInstructions, describeDate } from "./instructions.js";
 import {
   type KnowledgePart,
@@ -64,6 +64,10 @@ export interface EngineFactoryDeps {
   readonly compaction?: TurnEngineOptions["compaction"];
   /** The safety reviewer (config `reviewer`); each session gets its own gate on it. */
   readonly reviewer?: ReviewerGateOptions;
+  /** Per-turn context blocks other modules contribute (e.g. the skill catalog). */
+  readonly contextParts?: readonly ContextPart[];
+  /** Rewrites a new turn's prompt before it is stored (e.g. a skill run directly). */
+  readonly framePrompt?: TurnEngineOptions["framePrompt"];
 }
 
 /** The host's operating system, e.g. "Linux 6.8.0 (x64)". */
@@ -141,6 +145,7 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
       compaction: deps.compaction,
       ...(deps.reviewer ? { reviewer: new ReviewerGate(deps.reviewer) } : {}),
       ...(context.reviewerDenials ? { reviewerDenials: context.reviewerDenials } : {}),
+      framePrompt: deps.framePrompt,
     };
 
     const prepare = async (request: ConversationExecutionRequest) => {
@@ -155,6 +160,7 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
         contextProvider: createContextProvider({
           memory: memory && { enabledAtStart: memoryEnabled, enabled: savingEnabled },
           now,
+          parts: deps.contextParts,
         }),
       });
       return { engine, notices: noticesOf([agentsMd, memoryBlock]) };

@@ -3,7 +3,8 @@
  * message, never persisted. It carries what can change mid-session and so cannot live in the
  * fixed instructions: the mode reminder (plan / discuss), a notice when the memory-saving switch
  * flipped since the session started, the live channel details (platform, channel, thread, who is
- * asking, the time) and a marker when the turn was woken by channel content rather than a person.
+ * asking, the time), a marker when the turn was woken by channel content rather than a person,
+ * and the parts other modules contribute (the skill catalog and countermands).
  */
 import { describeDate } from "./instructions.js";
 import type { PermissionMode } from "../modes.js";
@@ -41,7 +42,12 @@ export interface ContextProviderOptions {
   /** Absent when no memory store is wired (the instructions already say saving is off). */
   readonly memory?: MemorySwitch;
   readonly now?: () => Date;
+  /** Blocks other modules add per turn (e.g. skills), before the channel details. */
+  readonly parts?: readonly ContextPart[];
 }
+
+/** One contributed block of the per-turn context; undefined when it has nothing to say. */
+export type ContextPart = (request: ConversationExecutionRequest) => string | undefined;
 
 /** The per-turn block's provider, as `TurnEngineOptions.contextProvider` takes it. */
 export type ContextProvider = (request: ConversationExecutionRequest) => string | undefined;
@@ -82,6 +88,7 @@ export function createContextProvider(options: ContextProviderOptions = {}): Con
       MODE_REMINDERS[request.mode],
       memoryNotice(options.memory),
       channelContentMarker(request),
+      ...(options.parts ?? []).map((part) => part(request)),
       channelInfo(request, now()),
     ];
     return parts.filter((part): part is string => part !== undefined).join("\n\n");

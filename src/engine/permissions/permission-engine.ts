@@ -7,8 +7,9 @@
  *  3. read and interactive tools run;
  *  4. untrusted channel content — every other call asks, in every mode, over every grant;
  *  5. download-then-execute — a command touching a file downloaded this session asks, likewise;
- *  6. auto mode runs everything else;
- *  7. interactive mode: a messaging call into the current thread, allowed-command prefixes and
+ *  6. a tool that always asks (save_skill) asks, likewise;
+ *  7. auto mode runs everything else;
+ *  8. interactive mode: a messaging call into the current thread, allowed-command prefixes and
  *     session grants allow; otherwise ask. A call's category comes from `callCategory`, so a
  *     web_fetch that saves a file is a write a domain grant does not cover.
  * `alwaysOptions` lists only the standing answers that make sense for the call.
@@ -144,6 +145,9 @@ export class PermissionEngine {
         "this command uses a file the agent downloaded this session; running downloaded files always needs approval",
         NO_OPTIONS,
       );
+
+    if (tool.alwaysAsks)
+      return ask("tool:always_asks", `${tool.name} always needs a person's approval`, NO_OPTIONS);
 
     if (ctx.mode === "auto") return allow("mode:auto", "auto mode runs everything that is not hard-denied");
     if (ctx.request && tool.staysInConversation?.(args, ctx.request))

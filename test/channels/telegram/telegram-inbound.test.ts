@@ -142,6 +142,8 @@ describe("Telegram channel: inbound messages", () => {
       "status",
       "grants",
       "reviewer",
+      "skills",
+      "skill",
     ]);
   });
 

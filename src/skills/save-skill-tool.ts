@@ -1,0 +1,192 @@
+/**
+ * save_skill {name, description, instructions, files?}: write a skill into the workspace's
+ * `.coworker/skills/<name>/`. It always asks a person first — in every mode, over any grant — and
+ * the card shows the whole SKILL.md and each bundled file; over an existing skill the card says
+ * "Replace the existing skill", never just "Save". Bundled files are given inline or copied from the
+ * workspace (never from outside it). The folder is written beside its destination and renamed
+ * into place, so a failed save leaves no half-written skill.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { readTextFile } from "../tools/files/text-file.js";
+import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
+import { defineTool, fail, ok, type ToolPreview } from "../tools/tool.js";
+import { DESCRIPTION_MAX, parseSkillFile, renderSkillFile } from "./skill-file.js";
+import { workspaceSkillsDir } from "./skill-library.js";
+import { SKILL_FILE } from "./skill-loader.js";
+import { skillNameSchema } from "./skill.js";
+
+/** Most files bundled with one saved skill. */
+export const SAVED_FILES_MAX = 20;
+/** Largest bundled file, in bytes. */
+export const SAVED_FILE_MAX_BYTES = 256 * 1024;
+
+const relativeFile = z
+  .string()
+  .min(1)
+  .refine(
+    (value) => {
+      const normal = path.posix.normalize(value);
+      return (
+        !path.isAbsolute(value) &&
+        !value.includes("\\") &&
+        !value.includes("\0") &&
+        normal === value.replace(/^\.\//, "") &&
+        !normal.split("/").some((part) => part === ".." || part === "" || part.startsWith(".")) &&
+        normal !== SKILL_FILE
+      );
+    },
+    { message: `a plain relative path inside the skill's folder (no .., no dot-files, not ${SKILL_FILE})` },
+  );
+
+const bundledFile = z
+  .object({
+    path: relativeFile.describe(
+      "Where the file goes, relative to the skill's folder (e.g. scripts/check.sh)",
+    ),
+    content: z.string().max(SAVED_FILE_MAX_BYTES).optional().describe("The file's text"),
+    from: z.string().min(1).optional().describe("Or: a workspace path to copy the file from"),
+  })
+  .refine((file) => (file.content === undefined) !== (file.from === undefined), {
+    message: "give exactly one of `content` or `from`",
+  });
+
+const saveSkillSchema = z.object({
+  name: skillNameSchema.describe("Lower-case letters, digits and hyphens, at most 64 characters"),
+  description: z
+    .string()
+    .trim()
+    .min(1)
+    .max(DESCRIPTION_MAX)
+    .describe("One or two sentences: what the skill does and when to use it (shown in the catalog)"),
+  instructions: z.string().trim().min(1).describe("The Markdown body: the steps to follow"),
+  files: z.array(bundledFile).max(SAVED_FILES_MAX).optional().describe("Files to bundle beside SKILL.md"),
+});
+
+type SaveSkillArgs = z.infer<typeof saveSkillSchema>;
+
+interface SavePlan {
+  readonly dir: string;
+  readonly shownDir: string;
+  readonly exists: boolean;
+  readonly skillFile: string;
+  readonly files: readonly { readonly path: string; readonly content: string }[];
+}
+
+async function exists(target: string): Promise<boolean> {
+  return stat(target).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<SavePlan> {
+  const skillFile = renderSkillFile({
+    name: args.name,
+    description: args.description,
+    body: args.instructions,
+  });
+  const check = parseSkillFile(skillFile, args.name);
+  if (!check.ok) throw new Error(`the skill would not load: ${check.reason}`);
+  const files: { path: string; content: string }[] = [];
+  const seen = new Set<string>();
+  for (const file of args.files ?? []) {
+    if (seen.has(file.path)) throw new Error(`the file ${file.path} is listed twice`);
+    seen.add(file.path);
+    if (file.content !== undefined) files.push({ path: file.path, content: file.content });
+    else {
+      const source = await paths.resolve(file.from ?? "");
+      files.push({
+        path: file.path,
+        content: await readTextFile(source, SAVED_FILE_MAX_BYTES),
+      });
+    }
+  }
+  const dir = path.join(workspaceSkillsDir(paths.root), args.name);
+  return {
+    dir,
+    shownDir: path.relative(paths.root, dir),
+    exists: await exists(dir),
+    skillFile,
+    files,
+  };
+}
+
+/** The card of a save: the whole SKILL.md and every bundled file. */
+function previewOf(args: SaveSkillArgs, plan: SavePlan): ToolPreview {
+  const verb = plan.exists
+    ? `Replace the existing skill "${args.name}"`
+    : `Save the new skill "${args.name}"`;
+  const sections = [`${plan.shownDir}/${SKILL_FILE}\n${plan.skillFile}`];
+  for (const file of plan.files) sections.push(`${plan.shownDir}/${file.path}\n${file.content}`);
+  return {
+    summary: `${verb} in ${plan.shownDir}/ (${plan.files.length + 1} file${plan.files.length === 0 ? "" : "s"})`,
+    detail: { kind: "code", text: sections.join("\n\n") },
+  };
+}
+
+async function writeSkill(plan: SavePlan): Promise<void> {
+  const parent = path.dirname(plan.dir);
+  const tag = randomBytes(4).toString("hex");
+  const staging = path.join(parent, `.${path.basename(plan.dir)}.saving-${tag}`);
+  await mkdir(staging, { recursive: true });
+  try {
+    await writeFile(path.join(staging, SKILL_FILE), plan.skillFile, "utf8");
+    for (const file of plan.files) {
+      const target = path.join(staging, file.path);
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, file.content, "utf8");
+    }
+    if (plan.exists) {
+      const old = path.join(parent, `.${path.basename(plan.dir)}.old-${tag}`);
+      await rename(plan.dir, old);
+      await rename(staging, plan.dir);
+      await rm(old, { recursive: true, force: true });
+    } else await rename(staging, plan.dir);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Build save_skill writing into the workspace of `paths` (bundled files are copied only from
+ * there); `onSaved` hears every skill written.
+ */
+export function createSaveSkillTool(paths: WorkspacePaths, onSaved: (name: string) => void = () => {}) {
+  return defineTool({
+    name: "save_skill",
+    description:
+      "Save reusable instructions as a skill in this workspace (.coworker/skills/<name>/SKILL.md), " +
+      "so later conversations can load it. A person always reviews the whole skill before it is written; " +
+      "saving under the name of an existing workspace skill replaces it (the card says so).",
+    inputSchema: saveSkillSchema,
+    category: "write",
+    risk: "medium",
+    concurrent: false,
+    alwaysAsks: true,
+    label: (args) => args.name,
+    async preview(args) {
+      return previewOf(args, await planSave(paths, args));
+    },
+    async execute(args) {
+      let plan: SavePlan;
+      try {
+        plan = await planSave(paths, args);
+      } catch (error) {
+        return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      await writeSkill(plan);
+      onSaved(args.name);
+      const written = [
+        `${plan.shownDir}/${SKILL_FILE}`,
+        ...plan.files.map((file) => `${plan.shownDir}/${file.path}`),
+      ];
+      return ok(
+        `${plan.exists ? "Replaced" : "Saved"} the skill "${args.name}" in ${plan.shownDir}/ (${written.length} file${written.length === 1 ? "" : "s"}). It is in the catalog from the next turn.`,
+        written,
+      );
+    },
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * The skills' thread commands: `skills` lists every skill (source, description, on/off) and
+ * `skills enable|disable <name>` switches one for the workspace — only for a configured approver
+ * (global or of the channel); `skill <name> [text]` (a slash command: `/coworker skill …` on
+ * Slack, `/skill …` on Telegram) runs a skill directly by queueing the person's message as
+ * `skill <name> [text]`, which the engine then starts with the skill loaded. Typed in a thread,
+ * `skill <name> …` is an ordinary message that the engine recognises the same way.
+ */
+import { qualifiedUserId } from "../approvals/authorisation.js";
+import type { ThreadTarget } from "../sessions/contracts.js";
+import type { ExtraCommand, ExtraCommandCall } from "../sessions/extra-commands.js";
+import type { SkillLibrary } from "./skill-library.js";
+import { skillRunText } from "./skill-run.js";
+import { type Skill, sourceLabel } from "./skill.js";
+
+/** Who may switch skills: the approvals config's approvers. */
+export interface SkillApprovers {
+  /** Platform-qualified ids ("slack:U0123"). */
+  readonly approvers: readonly string[];
+  /** Keyed "platform:channel". */
+  readonly perChannel?: Readonly<Record<string, readonly string[]>>;
+}
+
+const DESCRIPTION_SHOWN = 120;
+
+function maySwitch(approvers: SkillApprovers, target: ThreadTarget, userId: string): boolean {
+  const id = qualifiedUserId(target.platform, userId);
+  const channel = approvers.perChannel?.[`${target.platform}:${target.channel}`] ?? [];
+  return approvers.approvers.includes(id) || channel.includes(id);
+}
+
+function shortDescription(skill: Skill): string {
+  const flat = skill.description.replace(/\s+/g, " ").trim();
+  return flat.length > DESCRIPTION_SHOWN ? `${flat.slice(0, DESCRIPTION_SHOWN - 1)}…` : flat;
+}
+
+/** The `skills` listing: each skill with its state and source, and how many are malformed. */
+export function describeSkills(library: SkillLibrary): string {
+  const scan = library.scan();
+  const entries = library.entries(scan);
+  const lines =
+    entries.length === 0
+      ? ["No skills are installed. Add a folder with a SKILL.md under .coworker/skills/ in the workspace."]
+      : [
+          `Skills (${entries.filter((entry) => entry.enabled).length} of ${entries.length} enabled):`,
+          ...entries.map(
+            ({ skill, enabled }) =>
+              `• ${skill.name} — ${enabled ? "on" : "off"} · ${sourceLabel(skill.source.kind)} — ${shortDescription(skill)}`,
+          ),
+        ];
+  if (scan.problems.length > 0)
+    lines.push(
+      `${scan.problems.length} malformed skill${scan.problems.length === 1 ? "" : "s"} skipped (\`coworker doctor\` lists the files and reasons).`,
+    );
+  lines.push("Run one: skill <name> [text] · approvers: skills enable <name> / skills disable <name>");
+  return lines.join("\n");
+}
+
+async function switchSkill(
+  library: SkillLibrary,
+  approvers: SkillApprovers,
+  call: ExtraCommandCall,
+  enabled: boolean,
+): Promise<string> {
+  const name = call.args[1];
+  const verb = enabled ? "enable" : "disable";
+  if (name === undefined) return `Usage: skills ${verb} <name>`;
+  if (!maySwitch(approvers, call.target, call.user.id))
+    return `Only a configured approver can ${verb} skills for this workspace.`;
+  const entry = library.find(name);
+  if (!entry) return `There is no skill named "${name}". \`skills\` lists them.`;
+  if (entry.enabled === enabled) return `The skill "${name}" is already ${enabled ? "on" : "off"}.`;
+  await library.switches.set(name, enabled);
+  return `The skill "${name}" is now ${enabled ? "enabled" : "disabled"} for this workspace (from the next turn on).`;
+}
+
+/** The `skills` and `skill` thread commands over the workspace's library. */
+export function skillCommands(library: SkillLibrary, approvers: SkillApprovers): readonly ExtraCommand[] {
+  return Object.freeze([
+    {
+      name: "skills",
+      usage: "skills — list skills · skills enable <name> / skills disable <name> — switch one (approvers)",
+      minArgs: 0,
+      maxArgs: 2,
+      run: async (call) => {
+        const sub = call.args[0]?.toLowerCase();
+        if (sub === undefined) return describeSkills(library);
+        if (sub === "enable" || sub === "disable")
+          return switchSkill(library, approvers, call, sub === "enable");
+        return "Usage: skills | skills enable <name> | skills disable <name>";
+      },
+    },
+    {
+      name: "skill",
+      usage: "skill <name> [text] — run a skill directly with the text as the request",
+      minArgs: 1,
+      maxArgs: Number.POSITIVE_INFINITY,
+      slashOnly: true,
+      run: async (call) => {
+        const [name = "", ...rest] = call.args;
+        const entry = library.find(name);
+        if (!entry) return `There is no skill named "${name}". \`skills\` lists them.`;
+        if (!entry.enabled) return `The skill "${name}" is disabled for this workspace.`;
+        const status = await call.startTurn(skillRunText(name, rest.join(" ")));
+        return status === "started"
+          ? `Running the skill "${name}".`
+          : `Running the skill "${name}" after the current turn.`;
+      },
+    },
+  ]);
+}

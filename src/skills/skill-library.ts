@@ -1,0 +1,124 @@
+/**
+ * SkillLibrary: the skills of one workspace as the rest of the app asks about them — the loader's
+ * latest scan joined with the on/off switches. A query rescans the sources when the last scan is
+ * older than `scanIntervalMs` (default 1 s), so the several model calls of one turn share a scan
+ * while each new message sees skills added, edited or removed since; a switch applies at once and
+ * a save through save_skill drops the scan. The catalog text is kept until the scan or the
+ * switches change.
+ */
+import path from "node:path";
+import type { SkillLoader, SkillScan } from "./skill-loader.js";
+import type { SkillSwitches } from "./skill-switches.js";
+import type { Skill, SkillSource } from "./skill.js";
+import { catalogText, DEFAULT_CATALOG_BUDGET_TOKENS } from "./skill-catalog.js";
+
+/** A skill with its current switch state. */
+export interface SkillEntry {
+  readonly skill: Skill;
+  readonly enabled: boolean;
+}
+
+/** What a library is built from. */
+export interface SkillLibraryOptions {
+  readonly loader: SkillLoader;
+  readonly switches: SkillSwitches;
+  /** The workspace root (absolute): save_skill writes below it, read_file reaches skills inside it. */
+  readonly workspaceRoot: string;
+  /** Catalog budget in approximate tokens (default 2,000). */
+  readonly catalogBudgetTokens?: number;
+  /** How long a scan is reused, in ms (default 1,000; 0 rescans on every query). */
+  readonly scanIntervalMs?: number;
+  readonly now?: () => number;
+}
+
+/** Default time a scan is reused. */
+export const DEFAULT_SCAN_INTERVAL_MS = 1_000;
+
+/** The folder of the team's skills inside a workspace. */
+export function workspaceSkillsDir(workspaceRoot: string): string {
+  return path.join(workspaceRoot, ".coworker", "skills");
+}
+
+/**
+ * The sources in shadowing order: the workspace's skills, the data dir's, then `skills.dirs`
+ * (a later one shadows an earlier one of the same name).
+ */
+export function skillSources(workspaceRoot: string, dataDir: string, dirs: readonly string[]): SkillSource[] {
+  return [
+    { kind: "workspace", dir: workspaceSkillsDir(workspaceRoot) },
+    { kind: "data", dir: path.join(dataDir, "skills") },
+    ...dirs.map((dir): SkillSource => ({ kind: "configured", dir: path.resolve(dir) })),
+  ];
+}
+
+/** The workspace's skills and their switches (see the module header). */
+export class SkillLibrary {
+  readonly workspaceRoot: string;
+  readonly catalogBudgetTokens: number;
+  private lastScan: { readonly scan: SkillScan; readonly at: number } | undefined;
+  private lastCatalog:
+    | { readonly scan: SkillScan; readonly version: number; readonly text: string | undefined }
+    | undefined;
+
+  constructor(private readonly options: SkillLibraryOptions) {
+    this.workspaceRoot = path.resolve(options.workspaceRoot);
+    this.catalogBudgetTokens = options.catalogBudgetTokens ?? DEFAULT_CATALOG_BUDGET_TOKENS;
+  }
+
+  /** The switches, for commands that change them. */
+  get switches(): SkillSwitches {
+    return this.options.switches;
+  }
+
+  /** The current scan of every source (see the module header). */
+  scan(): SkillScan {
+    const now = (this.options.now ?? Date.now)();
+    const interval = this.options.scanIntervalMs ?? DEFAULT_SCAN_INTERVAL_MS;
+    if (this.lastScan && now - this.lastScan.at < interval) return this.lastScan.scan;
+    const scan = this.options.loader.scan();
+    this.lastScan = { scan, at: now };
+    return scan;
+  }
+
+  /** Forget the last scan: the next query rescans (after save_skill wrote a skill). */
+  invalidate(): void {
+    this.lastScan = undefined;
+    this.options.loader.invalidate();
+  }
+
+  /** The catalog of the enabled skills within the budget; undefined when none is enabled. */
+  catalog(scan: SkillScan = this.scan()): string | undefined {
+    const version = this.options.switches.version;
+    const last = this.lastCatalog;
+    if (last && last.scan === scan && last.version === version) return last.text;
+    const text = catalogText(this.enabled(scan), this.catalogBudgetTokens);
+    this.lastCatalog = { scan, version, text };
+    return text;
+  }
+
+  /** Every usable skill with its state, sorted by name. */
+  entries(scan: SkillScan = this.scan()): SkillEntry[] {
+    return [...scan.skills.values()]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((skill) => ({ skill, enabled: this.options.switches.isEnabled(skill.name) }));
+  }
+
+  /** The skills that are on now, sorted by name. */
+  enabled(scan: SkillScan = this.scan()): Skill[] {
+    return this.entries(scan)
+      .filter((entry) => entry.enabled)
+      .map((entry) => entry.skill);
+  }
+
+  /** The named skill and its state, or undefined when no source has a usable one. */
+  find(name: string, scan: SkillScan = this.scan()): SkillEntry | undefined {
+    const skill = scan.skills.get(name);
+    return skill && { skill, enabled: this.options.switches.isEnabled(name) };
+  }
+
+  /** Whether a skill's folder lies inside the workspace (so read_file can reach its files). */
+  inWorkspace(skill: Pick<Skill, "dir">): boolean {
+    const relative = path.relative(this.workspaceRoot, skill.dir);
+    return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Skill: one folder of reusable know-how in the format the agent ecosystem shares — a `SKILL.md`
+ * with YAML front matter (`name`, `description`, optional `license`, `allowed-tools`, `metadata`)
+ * and a Markdown body, plus any files beside it (listed when the skill is loaded, not per scan). These are the frozen domain types the loader,
+ * catalog, tools and commands pass around, and the name rule every entry point validates.
+ */
+import { z } from "zod";
+
+/** Longest skill name, in characters. */
+export const SKILL_NAME_MAX = 64;
+
+/** Lower-case letters, digits and single hyphens, not starting or ending with a hyphen. */
+export const skillNameSchema = z
+  .string()
+  .max(SKILL_NAME_MAX, `a skill name has at most ${SKILL_NAME_MAX} characters`)
+  .regex(
+    /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
+    "a skill name uses lower-case letters, digits and single hyphens (e.g. check-deploy)",
+  );
+
+/** Where a skill was found: the team's workspace, this server's data dir, or a configured folder. */
+export type SkillSourceKind = "workspace" | "data" | "configured";
+
+/** One folder that holds skill folders. */
+export interface SkillSource {
+  readonly kind: SkillSourceKind;
+  /** Absolute path of the folder holding `<name>/SKILL.md` folders. */
+  readonly dir: string;
+}
+
+/** A parsed, valid skill. */
+export interface Skill {
+  readonly name: string;
+  readonly description: string;
+  readonly license?: string;
+  readonly allowedTools?: readonly string[];
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  /** The Markdown instructions after the front matter. */
+  readonly body: string;
+  /** Absolute path of the skill's folder. */
+  readonly dir: string;
+  readonly source: SkillSource;
+}
+
+/** A SKILL.md that could not be used, and why. */
+export interface SkillProblem {
+  /** Absolute path of the SKILL.md (or of the folder when it has none). */
+  readonly file: string;
+  readonly reason: string;
+  readonly source: SkillSource;
+}
+
+/** The skill's place in a reply: "workspace", "data dir" or "skills.dirs". */
+export function sourceLabel(kind: SkillSourceKind): string {
+  return kind === "workspace" ? "workspace" : kind === "data" ? "data dir" : "skills.dirs";
+}

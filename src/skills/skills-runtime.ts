@@ -1,0 +1,108 @@
+/**
+ * The skills as the app wires them: one library per workspace (loader over the three sources,
+ * switches persisted in the store's "skills" space) and what it contributes elsewhere — the
+ * `load_skill` and `save_skill` tools for every session, the per-turn context part (catalog and
+ * countermands), the prompt framer for a skill run directly, and the `skills` / `skill` commands.
+ * A broken skill never breaks a turn: the loader reports it instead of throwing, the context part
+ * leaves the skills out if scanning fails outright (the rest of the context stays), the engine
+ * uses the prompt as typed if framing fails, and `doctor` lists the details.
+ */
+import type { ConversationExecutionRequest } from "../engine/request.js";
+import type { FramedPrompt } from "../engine/turn-engine.js";
+import type { ExtraCommand } from "../sessions/extra-commands.js";
+import type { KeyValueSpace } from "../store/store.js";
+import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
+import type { AnyTool } from "../tools/tool.js";
+import { createLoadSkillTool } from "./load-skill-tool.js";
+import { createSaveSkillTool } from "./save-skill-tool.js";
+import { type SkillApprovers, skillCommands } from "./skill-commands.js";
+import { skillsContext } from "./skill-context.js";
+import { SkillLibrary, skillSources } from "./skill-library.js";
+import { SkillLoader } from "./skill-loader.js";
+import { frameSkillRun } from "./skill-run.js";
+import { SkillSwitches } from "./skill-switches.js";
+
+/** The config's `skills` section, as the runtime takes it. */
+export interface SkillsSettings {
+  readonly dirs: readonly string[];
+  readonly enabled: readonly string[];
+  readonly disabled: readonly string[];
+  readonly catalogBudgetTokens: number;
+}
+
+/** What the skills are opened with. */
+export interface SkillsRuntimeOptions {
+  readonly workspaceRoot: string;
+  readonly dataDir: string;
+  readonly settings: SkillsSettings;
+  /** Where approvers' switches persist (the store's "skills" space); none: in memory only. */
+  readonly space?: KeyValueSpace;
+  readonly approvers: SkillApprovers;
+  /** How long a scan is reused, in ms (default 1 s). */
+  readonly scanIntervalMs?: number;
+  /** Watch the skill folders between scans (default on; off: every scan stats every SKILL.md). */
+  readonly watch?: boolean;
+}
+
+/** The wired skills (see the module header). */
+export interface SkillsRuntime {
+  readonly library: SkillLibrary;
+  readonly tools: readonly AnyTool[];
+  readonly commands: readonly ExtraCommand[];
+  readonly contextPart: (request: ConversationExecutionRequest) => string | undefined;
+  readonly framePrompt: (request: ConversationExecutionRequest) => Promise<FramedPrompt | undefined>;
+  /** Stop watching the skill folders. */
+  close(): void;
+}
+
+/** The engine factory's settings from config's `skills` section. */
+export function skillsSettingsFromConfig(section: {
+  readonly dirs: readonly string[];
+  readonly enabled: readonly string[];
+  readonly disabled: readonly string[];
+  readonly catalog_budget_tokens: number;
+}): SkillsSettings {
+  return {
+    dirs: section.dirs,
+    enabled: section.enabled,
+    disabled: section.disabled,
+    catalogBudgetTokens: section.catalog_budget_tokens,
+  };
+}
+
+/** Open the workspace's skills: loads the persisted switches, then everything is synchronous. */
+export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsRuntime> {
+  const { settings } = options;
+  const switches = await SkillSwitches.open(
+    { enabled: settings.enabled, disabled: settings.disabled },
+    options.space,
+  );
+  const loader = new SkillLoader(skillSources(options.workspaceRoot, options.dataDir, settings.dirs), {
+    watch: options.watch ?? true,
+  });
+  const library = new SkillLibrary({
+    loader,
+    switches,
+    workspaceRoot: options.workspaceRoot,
+    catalogBudgetTokens: settings.catalogBudgetTokens,
+    scanIntervalMs: options.scanIntervalMs,
+  });
+  const paths = createWorkspacePaths({ root: options.workspaceRoot });
+  return Object.freeze({
+    library,
+    tools: Object.freeze([
+      createLoadSkillTool(library),
+      createSaveSkillTool(paths, () => library.invalidate()),
+    ]),
+    commands: skillCommands(library, options.approvers),
+    contextPart: (request: ConversationExecutionRequest) => {
+      try {
+        return skillsContext(library, request);
+      } catch {
+        return undefined;
+      }
+    },
+    framePrompt: (request: ConversationExecutionRequest) => frameSkillRun(library, request),
+    close: () => loader.close(),
+  });
+}

@@ -1,0 +1,177 @@
+/**
+ * Parsing and loading SKILL.md folders: a valid skill with every front-matter field, malformed
+ * ones reported with file and reason (no front matter, bad YAML, missing description, name not
+ * matching the folder, bad name), shadowing across sources, and edits seen by the next scan.
+ */
+import { utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { parseSkillFile, renderSkillFile } from "../../src/skills/skill-file.js";
+import { SkillLibrary } from "../../src/skills/skill-library.js";
+import { filesBeside, SkillLoader } from "../../src/skills/skill-loader.js";
+import { skillMd, skillsFixture, writeSkill } from "./support.js";
+
+let fixture: Awaited<ReturnType<typeof skillsFixture>>;
+afterEach(async () => fixture?.cleanup());
+
+describe("SKILL.md parsing", () => {
+  it("reads name, description, license, allowed-tools, metadata and the body", () => {
+    const text = [
+      "---",
+      "name: check-deploy",
+      "description: Check that a deploy went out.",
+      "license: MIT",
+      "allowed-tools: run_command read_file",
+      "metadata:",
+      "  owner: ops",
+      "---",
+      "",
+      "# Check a deploy",
+      "1. Look at the logs.",
+    ].join("\n");
+    const parsed = parseSkillFile(text, "check-deploy");
+    expect(parsed).toEqual({
+      ok: true,
+      document: {
+        name: "check-deploy",
+        description: "Check that a deploy went out.",
+        license: "MIT",
+        allowedTools: ["run_command", "read_file"],
+        metadata: { owner: "ops" },
+        body: "# Check a deploy\n1. Look at the logs.",
+      },
+    });
+  });
+
+  it.each([
+    ["no front matter", "# just markdown", /no YAML front matter/],
+    ["bad YAML", "---\nname: [unclosed\n---\nbody", /bad front matter/],
+    ["a missing description", "---\nname: x-skill\n---\nbody", /needs a `description`/],
+    ["an empty description", "---\nname: x-skill\ndescription: '  '\n---\nbody", /non-empty `description`/],
+    ["a name not matching the folder", skillMd("other", "d"), /does not match its folder "x-skill"/],
+    ["a bad name", "---\nname: X_Skill\ndescription: d\n---\n", /lower-case letters/],
+    ["a list as front matter", "---\n- a\n- b\n---\n", /mapping|name/],
+  ])("refuses %s with the reason", (_label, text, reason) => {
+    const parsed = parseSkillFile(text, "x-skill");
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.reason).toMatch(reason);
+  });
+
+  it("renders a SKILL.md that parses back to the same skill", () => {
+    const text = renderSkillFile({
+      name: "weekly-report",
+      description: "Write: the report #1",
+      body: "Do it.",
+    });
+    expect(parseSkillFile(text, "weekly-report")).toMatchObject({
+      ok: true,
+      document: { name: "weekly-report", description: "Write: the report #1", body: "Do it." },
+    });
+  });
+});
+
+describe("SkillLoader", () => {
+  it("loads valid skills and reports malformed ones with file and reason", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.workspaceSkills, "check-deploy", skillMd("check-deploy", "Check a deploy"));
+    writeSkill(fixture.workspaceSkills, "broken", "---\nname: broken\n---\nno description");
+    writeSkill(fixture.dataSkills, "misnamed", skillMd("something-else", "d"));
+    const scan = fixture.library.scan();
+    expect([...scan.skills.keys()]).toEqual(["check-deploy"]);
+    expect(scan.problems.map((p) => [path.relative(fixture.root, p.file), p.source.kind])).toEqual([
+      ["ws/.coworker/skills/broken/SKILL.md", "workspace"],
+      ["data/skills/misnamed/SKILL.md", "data"],
+    ]);
+    expect(scan.problems[0]!.reason).toMatch(/description/);
+    expect(scan.problems[1]!.reason).toMatch(/does not match its folder/);
+  });
+
+  it("a later source shadows an earlier one; a broken later one does not", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.workspaceSkills, "triage", skillMd("triage", "from the workspace"));
+    writeSkill(fixture.dataSkills, "triage", skillMd("triage", "from the data dir"));
+    writeSkill(fixture.extra, "triage", skillMd("triage", "from skills.dirs"));
+    writeSkill(fixture.workspaceSkills, "report", skillMd("report", "from the workspace"));
+    writeSkill(fixture.extra, "report", "---\nname: report\n---\n");
+    const scan = fixture.library.scan();
+    expect(scan.skills.get("triage")?.description).toBe("from skills.dirs");
+    expect(scan.skills.get("triage")?.source.kind).toBe("configured");
+    expect(scan.shadowed.map((s) => path.relative(fixture.root, s.hidden))).toEqual([
+      "ws/.coworker/skills/triage",
+      "data/skills/triage",
+    ]);
+    expect(scan.skills.get("report")?.description).toBe("from the workspace");
+    expect(scan.problems).toHaveLength(1);
+  });
+
+  it("sees a changed, added and removed skill on the next scan", async () => {
+    fixture = await skillsFixture();
+    const dir = writeSkill(fixture.workspaceSkills, "notes", skillMd("notes", "first"));
+    expect(fixture.library.scan().skills.get("notes")?.description).toBe("first");
+    writeFileSync(path.join(dir, "SKILL.md"), skillMd("notes", "second, longer"));
+    utimesSync(path.join(dir, "SKILL.md"), new Date(), new Date(Date.now() + 5_000));
+    writeSkill(fixture.dataSkills, "added", skillMd("added", "new"));
+    let scan = fixture.library.scan();
+    expect(scan.skills.get("notes")?.description).toBe("second, longer");
+    expect(scan.skills.has("added")).toBe(true);
+    writeFileSync(path.join(dir, "SKILL.md"), "garbage");
+    utimesSync(path.join(dir, "SKILL.md"), new Date(), new Date(Date.now() + 10_000));
+    scan = fixture.library.scan();
+    expect(scan.skills.has("notes")).toBe(false);
+    expect(scan.problems.map((p) => p.reason)).toEqual([expect.stringMatching(/front matter/)]);
+  });
+
+  it("returns the same scan while nothing changed; a library reuses it for its interval", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.workspaceSkills, "notes", skillMd("notes", "first"));
+    const loader = new SkillLoader(fixture.sources);
+    const first = loader.scan();
+    expect(loader.scan()).toBe(first);
+    let now = 0;
+    const library = new SkillLibrary({
+      loader,
+      switches: fixture.switches,
+      workspaceRoot: fixture.workspace,
+      scanIntervalMs: 1_000,
+      now: () => now,
+    });
+    library.scan();
+    writeSkill(fixture.dataSkills, "added", skillMd("added", "new"));
+    now = 999;
+    expect(library.scan().skills.has("added")).toBe(false);
+    library.invalidate();
+    expect(library.scan().skills.has("added")).toBe(true);
+    writeSkill(fixture.dataSkills, "later", skillMd("later", "newer"));
+    now = 2_500;
+    expect(library.scan().skills.has("later")).toBe(true);
+  });
+
+  it("watching: a change is picked up after its event, a created source folder on the next scan", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.workspaceSkills, "notes", skillMd("notes", "first"));
+    let now = 0;
+    const loader = new SkillLoader(fixture.sources, { watch: true, fullScanEveryMs: 60_000, now: () => now });
+    try {
+      const first = loader.scan();
+      expect(loader.scan()).toBe(first);
+      writeSkill(fixture.workspaceSkills, "watched", skillMd("watched", "seen by the watcher"));
+      await vi.waitFor(() => expect(loader.scan().skills.has("watched")).toBe(true));
+      writeSkill(fixture.dataSkills, "fresh", skillMd("fresh", "in a new source folder"));
+      expect(loader.scan().skills.has("fresh")).toBe(true);
+      now = 60_000;
+      expect(loader.scan().skills.size).toBe(3);
+    } finally {
+      loader.close();
+    }
+  });
+
+  it("lists the files beside a skill, not SKILL.md or dot-files", async () => {
+    fixture = await skillsFixture();
+    const dir = writeSkill(fixture.workspaceSkills, "kit", skillMd("kit", "d"), {
+      "scripts/check.sh": "echo ok",
+      "reference.md": "ref",
+      ".hidden": "x",
+    });
+    expect(await filesBeside({ dir })).toEqual(["reference.md", "scripts/check.sh"]);
+  });
+});

@@ -1,0 +1,231 @@
+/**
+ * The skill tools and commands on a real file system: load_skill (body, files as workspace paths
+ * or through the tool, refusals), save_skill (card with the whole SKILL.md and each file, "Replace"
+ * over an existing skill, files copied only from the workspace, asks in every mode), the `skills`
+ * and `skill` commands (approver-only switches, a run queued as the person's message) and the
+ * framing of a skill run directly.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { GrantSet } from "../../src/engine/permissions/grants.js";
+import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
+import { createLoadSkillTool } from "../../src/skills/load-skill-tool.js";
+import { createSaveSkillTool } from "../../src/skills/save-skill-tool.js";
+import { skillCommands } from "../../src/skills/skill-commands.js";
+import { frameSkillRun, parseSkillRun } from "../../src/skills/skill-run.js";
+import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import type { ToolContext } from "../../src/tools/tool.js";
+import { request, TARGET } from "../assembly/support.js";
+import { skillMd, skillsFixture, writeSkill } from "./support.js";
+
+let fixture: Awaited<ReturnType<typeof skillsFixture>>;
+afterEach(async () => fixture?.cleanup());
+
+const context = {
+  request: request(),
+  facts: { downloadedFiles: new Set<string>() },
+} as unknown as ToolContext;
+
+describe("load_skill", () => {
+  it("returns the body and the files beside it as workspace paths", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.workspaceSkills, "kit", skillMd("kit", "A kit", "Run scripts/check.sh."), {
+      "scripts/check.sh": "echo ok",
+    });
+    const result = await createLoadSkillTool(fixture.library).execute({ name: "kit" }, context);
+    expect(result.ok).toBe(true);
+    expect(result.output).toContain("Run scripts/check.sh.");
+    expect(result.output).toContain("read_file");
+    expect(result.output).toContain("- .coworker/skills/kit/scripts/check.sh");
+  });
+
+  it("reads a file of a skill outside the workspace only inside its folder", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.dataSkills, "ops", skillMd("ops", "Ops"), { "ref.md": "REFERENCE" });
+    writeFileSync(path.join(fixture.dataSkills, "secret.txt"), "SECRET");
+    const tool = createLoadSkillTool(fixture.library);
+    const listing = await tool.execute({ name: "ops" }, context);
+    expect(listing.output).toContain('load_skill {"name": "ops", "file": "<file>"}');
+    expect(listing.output).toContain("- ref.md");
+    expect(await tool.execute({ name: "ops", file: "ref.md" }, context)).toEqual({
+      ok: true,
+      output: "REFERENCE",
+    });
+    const escaped = await tool.execute({ name: "ops", file: "../secret.txt" }, context);
+    expect(escaped.ok).toBe(false);
+    expect(escaped.output).not.toContain("SECRET");
+  });
+
+  it("refuses a disabled or unknown skill, naming the enabled ones", async () => {
+    fixture = await skillsFixture({ enabled: [], disabled: ["off-one"] });
+    writeSkill(fixture.workspaceSkills, "off-one", skillMd("off-one", "Off"));
+    writeSkill(fixture.workspaceSkills, "on-one", skillMd("on-one", "On"));
+    const result = await createLoadSkillTool(fixture.library).execute({ name: "off-one" }, context);
+    expect(result).toEqual({
+      ok: false,
+      output: 'There is no enabled skill named "off-one". Enabled skills: on-one.',
+    });
+  });
+});
+
+describe("save_skill", () => {
+  const args = {
+    name: "weekly-report",
+    description: "Write the weekly report",
+    instructions: "1. Gather.\n2. Write.",
+    files: [{ path: "template.md", content: "# Week" }],
+  };
+
+  it("shows the whole SKILL.md and each file, then writes them", async () => {
+    fixture = await skillsFixture();
+    const tool = createSaveSkillTool(createWorkspacePaths({ root: fixture.workspace }));
+    const preview = await tool.preview!(args, context);
+    expect(preview.summary).toBe(
+      'Save the new skill "weekly-report" in .coworker/skills/weekly-report/ (2 files)',
+    );
+    expect(preview.detail?.text).toContain(
+      "name: weekly-report\ndescription: Write the weekly report\n---\n\n1. Gather.\n2. Write.",
+    );
+    expect(preview.detail?.text).toContain(".coworker/skills/weekly-report/template.md\n# Week");
+    const result = await tool.execute(args, context);
+    expect(result.ok).toBe(true);
+    expect(fixture.library.find("weekly-report")?.skill.body).toBe("1. Gather.\n2. Write.");
+    expect(readFileSync(path.join(fixture.workspaceSkills, "weekly-report", "template.md"), "utf8")).toBe(
+      "# Week",
+    );
+  });
+
+  it("says Replace over an existing skill and replaces it whole", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.workspaceSkills, "weekly-report", skillMd("weekly-report", "old"), {
+      "stale.md": "x",
+    });
+    const tool = createSaveSkillTool(createWorkspacePaths({ root: fixture.workspace }));
+    expect((await tool.preview!(args, context)).summary).toMatch(
+      /^Replace the existing skill "weekly-report"/,
+    );
+    await tool.execute(args, context);
+    expect(fixture.library.find("weekly-report")?.skill.description).toBe("Write the weekly report");
+    expect(existsSync(path.join(fixture.workspaceSkills, "weekly-report", "stale.md"))).toBe(false);
+  });
+
+  it("copies bundled files only from the workspace", async () => {
+    fixture = await skillsFixture();
+    mkdirSync(path.join(fixture.workspace, "docs"));
+    writeFileSync(path.join(fixture.workspace, "docs", "runbook.md"), "RUNBOOK");
+    writeFileSync(path.join(fixture.root, "outside.md"), "OUTSIDE");
+    const tool = createSaveSkillTool(createWorkspacePaths({ root: fixture.workspace }));
+    const copied = await tool.execute(
+      { ...args, files: [{ path: "runbook.md", from: "docs/runbook.md" }] },
+      context,
+    );
+    expect(copied.ok).toBe(true);
+    expect(readFileSync(path.join(fixture.workspaceSkills, "weekly-report", "runbook.md"), "utf8")).toBe(
+      "RUNBOOK",
+    );
+    const outside = await tool.execute(
+      { ...args, name: "other", files: [{ path: "x.md", from: "../outside.md" }] },
+      context,
+    );
+    expect(outside.ok).toBe(false);
+    expect(existsSync(path.join(fixture.workspaceSkills, "other"))).toBe(false);
+  });
+
+  it("validates names and file paths", () => {
+    const tool = createSaveSkillTool(createWorkspacePaths({ root: "/ws" }));
+    for (const name of ["Weekly", "a_b", "-a", "a".repeat(65)])
+      expect(tool.inputSchema.safeParse({ ...args, name }).success).toBe(false);
+    expect(tool.inputSchema.safeParse({ ...args, name: "a".repeat(64) }).success).toBe(true);
+    for (const file of ["../x", "/etc/x", "SKILL.md", ".env", "a//b"])
+      expect(tool.inputSchema.safeParse({ ...args, files: [{ path: file, content: "" }] }).success).toBe(
+        false,
+      );
+  });
+
+  it("asks a person in every mode that offers it, over any grant", () => {
+    const tool = createSaveSkillTool(createWorkspacePaths({ root: "/ws" }));
+    const permissions = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
+    const grants = new GrantSet();
+    grants.add({ kind: "tool", tool: "save_skill" });
+    for (const mode of ["auto", "interactive"] as const) {
+      const decision = permissions.decide(tool, args, {
+        mode,
+        grants,
+        facts: { downloadedFiles: new Set() },
+        provenance: { kind: "user" },
+      });
+      expect(decision).toMatchObject({ action: "ask", rule: "tool:always_asks", alwaysOptions: [] });
+    }
+  });
+});
+
+describe("skills commands", () => {
+  const approvers = { approvers: ["slack:U_BOSS"] };
+  const started: string[] = [];
+  const call = (userId: string, args: string[]) => ({
+    sessionId: "s1",
+    target: TARGET,
+    user: { id: userId, name: userId },
+    args,
+    startTurn: async (text: string) => {
+      started.push(text);
+      return "started" as const;
+    },
+  });
+
+  it("lists skills with source, state and description; only approvers switch them", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.workspaceSkills, "check-deploy", skillMd("check-deploy", "Check a deploy"));
+    writeSkill(fixture.dataSkills, "triage", skillMd("triage", "Triage an alert"));
+    writeSkill(fixture.dataSkills, "broken", "nope");
+    const [skills] = skillCommands(fixture.library, approvers);
+    const listing = await skills!.run(call("U_ANA", []));
+    expect(listing).toContain("Skills (2 of 2 enabled):");
+    expect(listing).toContain("• check-deploy — on · workspace — Check a deploy");
+    expect(listing).toContain("• triage — on · data dir — Triage an alert");
+    expect(listing).toContain("1 malformed skill skipped");
+    expect(await skills!.run(call("U_ANA", ["disable", "triage"]))).toBe(
+      "Only a configured approver can disable skills for this workspace.",
+    );
+    expect(await skills!.run(call("U_BOSS", ["disable", "triage"]))).toContain("is now disabled");
+    expect(await skills!.run(call("U_ANA", []))).toContain("• triage — off · data dir");
+    expect(await fixture.space.get("switches")).toEqual({ triage: false });
+  });
+
+  it("skill <name> [text] queues the person's message; unknown or disabled ones are refused", async () => {
+    fixture = await skillsFixture({ enabled: [], disabled: ["off-one"] });
+    writeSkill(fixture.workspaceSkills, "check-deploy", skillMd("check-deploy", "Check a deploy"));
+    writeSkill(fixture.workspaceSkills, "off-one", skillMd("off-one", "Off"));
+    const skill = skillCommands(fixture.library, approvers)[1]!;
+    started.length = 0;
+    expect(await skill.run(call("U_ANA", ["check-deploy", "prod", "now"]))).toBe(
+      'Running the skill "check-deploy".',
+    );
+    expect(await skill.run(call("U_ANA", ["nope"]))).toContain('There is no skill named "nope"');
+    expect(await skill.run(call("U_ANA", ["off-one"]))).toContain("disabled");
+    expect(started).toEqual(["skill check-deploy prod now"]);
+  });
+});
+
+describe("a skill run directly", () => {
+  it("recognises skill <name> [text] (also /skill@Bot)", () => {
+    expect(parseSkillRun("skill check-deploy prod")).toEqual({ name: "check-deploy", text: "prod" });
+    expect(parseSkillRun("/skill@MyBot weekly-report")).toEqual({ name: "weekly-report", text: "" });
+    expect(parseSkillRun("skills are great")).toBeUndefined();
+  });
+
+  it("frames the skill and keeps what the person typed; other messages stay as typed", async () => {
+    fixture = await skillsFixture();
+    writeSkill(
+      fixture.workspaceSkills,
+      "check-deploy",
+      skillMd("check-deploy", "Check a deploy", "STEP ONE"),
+    );
+    const framed = await frameSkillRun(fixture.library, request({ prompt: "skill check-deploy prod" }));
+    expect(framed?.meta).toEqual({ display: "skill check-deploy prod", skill: "check-deploy" });
+    expect(framed?.content).toContain("STEP ONE");
+    expect(framed?.content).toMatch(/Request: prod$/);
+    expect(await frameSkillRun(fixture.library, request({ prompt: "skill issues again" }))).toBeUndefined();
+  });
+});
