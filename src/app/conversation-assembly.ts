@@ -4,7 +4,7 @@
  * the config-derived tool options and the channels' Messengers, and the SessionManager with its
  * defaults, approvals, audit log and workspace, and channel subscriptions on the same store (their
  * tools in every session, wake-ups as turns of the subscribing sessions, `status` lines and
- * commands). Channels register on a metrics-observing wrapper of the manager, so every platform's
+ * commands), and scheduled tasks likewise (runs as wake turns of the tasks' sessions). Channels register on a metrics-observing wrapper of the manager, so every platform's
  * turns are counted.
  */
 import { mkdir } from "node:fs/promises";
@@ -16,14 +16,17 @@ import { engineOptionsFromConfig } from "../engine/assembly/config-options.js";
 import { OpenAIProvider } from "../engine/provider/openai-provider.js";
 import type { ProviderClient } from "../engine/provider/provider.js";
 import { SessionManager } from "../sessions/session-manager.js";
+import { scheduleSettingsFromConfig } from "../schedules/schedule-settings.js";
 import { settingsFromConfig } from "../subscriptions/subscription-settings.js";
 import { McpManager } from "../tools/mcp/mcp-manager.js";
 import { MemoryStore } from "../tools/memory/memory-store.js";
 import type { AppContext, AppConversation } from "./app-parts.js";
+import { AppSchedules } from "./app-schedules.js";
 import { AppSubscriptions } from "./app-subscriptions.js";
 import { MessengerRegistry } from "./messenger-registry.js";
 import { observeService } from "./observed-service.js";
 import { MeteredProvider } from "./provider-metrics.js";
+import { mergeSessionHooks } from "./session-hooks.js";
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -36,6 +39,8 @@ export interface ConversationParts {
   readonly messengers?: MessengerRegistry;
   /** Channel subscriptions, shared with the channel starters; default: fresh ones. */
   readonly subscriptions?: AppSubscriptions;
+  /** Scheduled tasks, shared with the channel starters; default: fresh ones. */
+  readonly schedules?: AppSchedules;
 }
 
 /** Thrown when the approvals section holds ids the session layer cannot use. */
@@ -104,13 +109,14 @@ export async function createConversation(
   try {
     const messengers = parts.messengers ?? new MessengerRegistry();
     const subscriptions = parts.subscriptions ?? new AppSubscriptions();
+    const schedules = parts.schedules ?? new AppSchedules();
     const createEngine = createEngineFactory({
       ...engineOptionsFromConfig(config),
       provider: createProvider(context),
       memory: new MemoryStore(store.space("memory")),
       messengerFor: (platform) => messengers.messengerFor(platform),
       mcp,
-      extraTools: () => subscriptions.tools,
+      extraTools: () => [...subscriptions.tools, ...schedules.tools],
     });
     const manager = new SessionManager({
       store,
@@ -127,7 +133,7 @@ export async function createConversation(
       workspace: { root: config.workspace.root, context: "" },
       auditLogPath: join(config.data_dir, AUDIT_LOG_FILE),
       logger,
-      ...subscriptions.sessionOptions(),
+      ...mergeSessionHooks(subscriptions.sessionOptions(), schedules.sessionOptions()),
     });
     await subscriptions.open({
       store,
@@ -135,14 +141,26 @@ export async function createConversation(
       settings: settingsFromConfig(config.subscriptions),
       logger,
     });
+    await schedules.open({
+      store,
+      sessions: manager,
+      settings: scheduleSettingsFromConfig(config.schedules),
+      approvers: approvals.approvers,
+      logger,
+    });
     return {
       service: observeService(manager, context.metrics),
-      start: () => manager.start(),
+      start: async () => {
+        await manager.start();
+        schedules.start();
+      },
       drain: async (graceMs) => {
+        await schedules.shutdown();
         await subscriptions.shutdown();
         return manager.drain(graceMs);
       },
       close: async () => {
+        await schedules.shutdown();
         await subscriptions.shutdown();
         await mcp.close();
       },

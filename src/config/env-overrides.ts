@@ -29,6 +29,7 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "COWORKER_WORKSPACE", path: ["workspace", "root"], kind: "string" },
   { env: "COWORKER_STORE_URL", path: ["store_url"], kind: "string" },
   { env: "COWORKER_MODE", path: ["agent", "mode"], kind: "string" },
+  { env: "COWORKER_DEFAULT_TIMEZONE", path: ["schedules", "default_timezone"], kind: "string" },
 ];
 
 export type Env = Readonly<Record<string, string | undefined>>;

@@ -8,6 +8,7 @@ import type { Store } from "../store/store.js";
 import type { EngineFactory } from "./engine-context.js";
 import type { ExtraCommand } from "./extra-commands.js";
 import type { SessionLock } from "./session-lock.js";
+import type { TurnEnd } from "./turn-scheduler.js";
 
 export interface SessionManagerOptions {
   readonly store: Store;
@@ -39,6 +40,8 @@ export interface SessionManagerOptions {
   readonly lock?: SessionLock;
   /** Told each time a session has no turn running or queued any more (after its last turn). */
   readonly onIdle?: (sessionId: string) => void;
+  /** Told how each turn ended, with its request metadata (scheduled tasks count failed runs). */
+  readonly onTurnEnd?: (end: TurnEnd) => void;
   /** Thread commands other modules add (e.g. `unsubscribe <channel>`). */
   readonly extraCommands?: readonly ExtraCommand[];
 }

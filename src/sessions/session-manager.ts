@@ -45,7 +45,7 @@ import { queuedWake, type WakeResult, type WakeTurn, wakeTurnSchema } from "./wa
 
 export type { EngineContext, EngineFactory } from "./engine-context.js";
 export type { SessionManagerOptions } from "./session-manager-options.js";
-export type { DrainReport } from "./turn-scheduler.js";
+export type { DrainReport, TurnEnd } from "./turn-scheduler.js";
 export type { ExtraCommand } from "./extra-commands.js";
 export type { WakeResult, WakeTurn } from "./wake-turns.js";
 
@@ -118,6 +118,7 @@ export class SessionManager implements ConversationService {
         this.tellIdle(live.id);
       },
       rebind: (live) => this.bindEngine(live),
+      ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
     });
     this.commands = new ThreadCommands({
       cache: this.cache,

@@ -14,6 +14,7 @@ export const STORE_NAMESPACES = [
   "subscriptions",
   "buffers",
   "memory",
+  "schedules",
 ] as const;
 export type StoreNamespace = (typeof STORE_NAMESPACES)[number];
 

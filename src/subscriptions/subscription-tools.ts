@@ -70,11 +70,13 @@ const catchUpSchema = z.object({
     .describe("ISO date or date-time: messages since then, read or not (default: only unread ones)"),
 });
 
-/** The calling session and person, or why the tool cannot run here. */
-function callerOf(request: ConversationExecutionRequest): Caller | string {
+/** The calling session and person, or why the tool (of `feature`) cannot run here. */
+export function callerOf(
+  request: ConversationExecutionRequest,
+  feature = "channel subscriptions are",
+): Caller | string {
   const target = threadTargetSchema.safeParse(request.metadata.target);
-  if (!target.success)
-    return "This conversation has no thread to report to, so channel subscriptions are unavailable here.";
+  if (!target.success) return `This conversation has no thread to report to, so ${feature} unavailable here.`;
   return {
     sessionId: request.sessionId,
     target: target.data,
@@ -82,10 +84,14 @@ function callerOf(request: ConversationExecutionRequest): Caller | string {
   };
 }
 
-function untrustedTurn(request: ConversationExecutionRequest): string | undefined {
+/** Why a turn started by channel content may not do `what` (undefined: a person's turn, it may). */
+export function untrustedTurn(
+  request: ConversationExecutionRequest,
+  what = "change what this conversation watches",
+): string | undefined {
   const provenance = provenanceOf(request);
   if (provenance.kind !== "channel_content") return undefined;
-  return `This turn was started by messages from ${provenance.channel ?? "a watched channel"}, so it cannot change what this conversation watches. Ask the person here to request it.`;
+  return `This turn was started by messages from ${provenance.channel ?? "a watched channel"}, so it cannot ${what}. Ask the person here to request it.`;
 }
 
 /** The caller of a tool that changes what the session watches, or why it cannot run here. */
