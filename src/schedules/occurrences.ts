@@ -79,11 +79,12 @@ export function shortestGapMs(schedule: TaskSchedule, afterMs: number): number {
 /** What fell due while nobody ran a schedule: the newest due time and how many came before it. */
 export interface Missed {
   readonly latest: number;
+  /** Due times before `latest`, counted up to MISSED_COUNT_CAP. */
   readonly earlier: number;
 }
 
-/** How many due times are listed per step while counting missed runs. */
-const MISSED_CHUNK = 500;
+/** Most missed runs counted (a long outage of a frequent task is not enumerated). */
+export const MISSED_COUNT_CAP = 500;
 
 /**
  * The due times of `schedule` in [fromMs, nowMs] (`fromMs` is the stored next run, itself due):
@@ -96,17 +97,20 @@ export function missedOccurrences(
   runsSoFar: number,
 ): Missed | undefined {
   if (fromMs > nowMs) return undefined;
-  let latest = fromMs;
-  let earlier = 0;
-  for (;;) {
-    const chunk = nextOccurrences(schedule, latest, MISSED_CHUNK, runsSoFar + earlier + 1);
-    const due = chunk.filter((at) => at <= nowMs);
-    if (due.length > 0) {
-      earlier += due.length;
-      latest = due.at(-1)!;
-    }
-    if (due.length < chunk.length || chunk.length < MISSED_CHUNK) return { latest, earlier };
+  if (schedule.type === "once") return { latest: fromMs, earlier: 0 };
+  const end = Math.min(nowMs, schedule.until === undefined ? nowMs : Date.parse(schedule.until));
+  const left = schedule.maxRuns === undefined ? Number.POSITIVE_INFINITY : schedule.maxRuns - runsSoFar;
+  if (left <= MISSED_COUNT_CAP) {
+    const due = [fromMs, ...nextOccurrences(schedule, fromMs, left - 1, runsSoFar + 1)].filter(
+      (at) => at <= end,
+    );
+    return { latest: due.at(-1) ?? fromMs, earlier: Math.max(0, due.length - 1) };
   }
+  const previous = cronOf(schedule.expression, schedule.timezone).previousRuns(1, new Date(end + 1))[0];
+  const latest = previous !== undefined && previous.getTime() > fromMs ? previous.getTime() : fromMs;
+  if (latest === fromMs) return { latest, earlier: 0 };
+  const between = nextOccurrences(schedule, fromMs, MISSED_COUNT_CAP).filter((at) => at < latest).length;
+  return { latest, earlier: Math.min(MISSED_COUNT_CAP, between + 1) };
 }
 
 /** A time as people read it in a timezone: "Tue 1 Dec 2026, 09:00 (Europe/Berlin)". */
