@@ -22,6 +22,7 @@ import type { ChannelRef, Subscription } from "../subscriptions/subscription.js"
 import {
   type SubscribeArgs,
   type SubscriberNotifier,
+  type SubscriptionOwner,
   SubscriptionService,
 } from "../subscriptions/subscription-service.js";
 import type { SubscriptionSettings } from "../subscriptions/subscription-settings.js";
@@ -102,12 +103,12 @@ export class AppSubscriptions implements SubscriptionToolsService {
     return this.opened().subscribe(caller, args);
   }
 
-  remove(sessionId: string, channel: string): Promise<Outcome> {
-    return this.opened().remove(sessionId, channel);
+  remove(owner: SubscriptionOwner, channel: string): Promise<Outcome> {
+    return this.opened().remove(owner, channel);
   }
 
-  listFor(sessionId: string): readonly Subscription[] {
-    return this.opened().listFor(sessionId);
+  listForPerson(person: Pick<SubscriptionOwner, "platform" | "userId">): readonly Subscription[] {
+    return this.opened().listForPerson(person);
   }
 
   catchUp(caller: Caller, args: CatchUpArgs): Promise<Outcome> {

@@ -29,7 +29,8 @@ import {
 import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "./schedule-settings.js";
 import { type Plan, planTask, planWake, type ScheduleArgs, type WakeArgs } from "./task-planner.js";
 import { TaskRegistry } from "./task-registry.js";
-import { creationPreview, describeSchedule, placeOf, runInput, taskLines, zoneOf } from "./task-text.js";
+import { creationPreview, describeSchedule, runInput, taskLines, zoneOf } from "./task-text.js";
+import { placeOf } from "../subscriptions/subscription-text.js";
 
 const HOUR_MS = 3_600_000;
 

@@ -5,6 +5,7 @@
  */
 import type { ThreadTarget } from "../sessions/contracts.js";
 import { quoteOf } from "../subscriptions/channel-content-format.js";
+import { placeOf } from "../subscriptions/subscription-text.js";
 import { formatIn, nextOccurrences } from "./occurrences.js";
 import type { ScheduledTask, TaskSchedule } from "./scheduled-task.js";
 
@@ -21,16 +22,6 @@ export function describeSchedule(schedule: TaskSchedule, fallbackZone: string): 
     schedule.maxRuns === undefined ? "" : `, at most ${schedule.maxRuns} runs`,
   ].join("");
   return `cron \`${schedule.expression}\` in ${schedule.timezone}${bounds}`;
-}
-
-/** Where a task posts: "slack D1ANA, thread 1700.1" / "telegram chat 42, topic 5". */
-export function placeOf(target: ThreadTarget): string {
-  const where = target.platform === "telegram" ? `chat ${target.channel}` : target.channel;
-  const thread =
-    target.thread === undefined
-      ? ""
-      : `, ${target.platform === "telegram" ? "topic" : "thread"} ${target.thread}`;
-  return `${target.platform} ${where}${thread}`;
 }
 
 /** The next `count` runs of a schedule after `nowMs`, as people read them. */

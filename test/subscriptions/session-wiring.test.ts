@@ -177,9 +177,9 @@ describe("wake sink, subscription commands and retry provenance", () => {
       const call = { sessionId: CALLER.sessionId, target: CALLER.target, user: CALLER.requester };
       expect(await listing!.run({ ...call, args: [] })).toContain("#deploys");
       expect(await unsubscribe!.run({ ...call, args: ["#deploys"] })).toContain("Unsubscribed from #deploys");
-      expect(await listing!.run({ ...call, args: [] })).toBe("Subscriptions: none");
+      expect(await listing!.run({ ...call, args: [] })).toBe("Your subscriptions: none");
       expect(await unsubscribe!.run({ ...call, args: ["#deploys"] })).toContain(
-        "No subscription to #deploys",
+        "You have no subscription to #deploys",
       );
       expect((await harness.service.observe(observed("after"))).status).toBe("ignored");
     } finally {
