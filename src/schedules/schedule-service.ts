@@ -329,7 +329,7 @@ export class ScheduleService {
         target: task.target,
         prompt,
         requester: task.createdBy,
-        scheduledRun: { taskId: task.id },
+        scheduledRun: { taskId: task.id, dueAt: new Date(dueMs).toISOString() },
       });
     } catch (error) {
       this.onError(error, `handing scheduled task ${task.id} to its session`);

@@ -39,6 +39,8 @@ export interface QueuedMessage {
 /** The scheduled task a turn runs for (`request.metadata.scheduledRun`). */
 export interface ScheduledRunMeta {
   readonly taskId: string;
+  /** The occurrence this run serves (ISO). */
+  readonly dueAt: string;
 }
 
 /** Platform details of one delivery's target (ThreadTarget's `extra`). */
@@ -124,7 +126,7 @@ export const sessionRecordSchema = z.object({
       sentAt: z.string(),
       steered: z.boolean().optional(),
       channelContent: z.object({ channel: z.string(), quote: z.string() }).optional(),
-      scheduledRun: z.object({ taskId: z.string() }).optional(),
+      scheduledRun: z.object({ taskId: z.string(), dueAt: z.string() }).optional(),
       dedupeKeys: z.array(z.string()).optional(),
       targetExtra: targetExtraSchema.optional(),
     }),

@@ -48,7 +48,7 @@ export const wakeTurnSchema = z.object({
   prompt: z.string().min(1).max(200_000),
   requester: z.object({ id: text, name: z.string().max(200) }),
   channelContent: z.object({ channel: z.string().max(400), quote: z.string().max(2_000) }).optional(),
-  scheduledRun: z.object({ taskId: z.string().min(1).max(40) }).optional(),
+  scheduledRun: z.object({ taskId: z.string().min(1).max(40), dueAt: z.iso.datetime() }).optional(),
 });
 
 /** The queue entry of a wake turn, sent at `sentAt`. */
@@ -61,7 +61,9 @@ export function queuedWake(turn: WakeTurn, sentAt: string): QueuedMessage {
     ...(turn.channelContent
       ? { channelContent: { channel: turn.channelContent.channel, quote: turn.channelContent.quote } }
       : {}),
-    ...(turn.scheduledRun ? { scheduledRun: { taskId: turn.scheduledRun.taskId } } : {}),
+    ...(turn.scheduledRun
+      ? { scheduledRun: { taskId: turn.scheduledRun.taskId, dueAt: turn.scheduledRun.dueAt } }
+      : {}),
   };
 }
 

@@ -38,7 +38,7 @@ describe("ScheduleService runs", () => {
       sessionId: "s-home",
       target: ANA_HOME.target,
       requester: ANA_HOME.requester,
-      scheduledRun: { taskId: id },
+      scheduledRun: { taskId: id, dueAt: iso(T0 + 10 * MIN) },
     });
     expect(turn.channelContent).toBeUndefined();
     expect(turn.prompt).toContain(`[Scheduled run of task ${id}, set up by Ana]`);
