@@ -1,18 +1,20 @@
 /**
  * Scheduled tasks as the app wires them: one per assembly, shared by the session layer (the
- * agent's scheduling tools, `status` lines, the `schedules` / `cancel_task` commands, turn ends
+ * agent's scheduling tools, `status` lines, the `schedules` / `cancel_task` commands and the
+ * Cancel buttons of the listing, turn ends
  * reported back for failure counting) and the channel starters (each platform's timezone lookup,
  * the bot's removal from a channel). The ScheduleService opens on the app's store once the
  * SessionManager exists, with runs as wake turns of the tasks' sessions.
  */
 import type { Logger } from "pino";
-import { scheduleCommands } from "../schedules/schedule-commands.js";
+import { scheduleCanceller, scheduleCommands } from "../schedules/schedule-commands.js";
 import {
   type Actor,
   ScheduleService,
   type TaskNotifier,
   type TimezoneLookup,
 } from "../schedules/schedule-service.js";
+import type { ScheduledTask } from "../schedules/scheduled-task.js";
 import type { ScheduleSettings } from "../schedules/schedule-settings.js";
 import { createScheduleTools, type ScheduleToolsService } from "../schedules/schedule-tools.js";
 import type { ScheduleArgs, WakeArgs } from "../schedules/task-planner.js";
@@ -68,8 +70,12 @@ export class AppSchedules implements ScheduleToolsService {
   }
 
   /** What the SessionManager takes from schedules: status lines, commands, turn ends. */
-  sessionOptions(): Pick<SessionManagerOptions, "statusExtras" | "extraCommands" | "onTurnEnd"> {
+  sessionOptions(): Pick<
+    SessionManagerOptions,
+    "statusExtras" | "extraCommands" | "onTurnEnd" | "itemCancellers"
+  > {
     return {
+      itemCancellers: [scheduleCanceller(this)],
       statusExtras: async (sessionId) => this.service?.statusLines(sessionId) ?? [],
       extraCommands: scheduleCommands(this),
       onTurnEnd: (end) => {
@@ -108,6 +114,10 @@ export class AppSchedules implements ScheduleToolsService {
 
   wakeLater(caller: Caller, args: WakeArgs): Promise<Outcome> {
     return this.opened().wakeLater(caller, args);
+  }
+
+  listFor(actor: Actor): readonly ScheduledTask[] {
+    return this.opened().listFor(actor);
   }
 
   linesFor(actor: Actor): readonly string[] {

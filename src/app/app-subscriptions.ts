@@ -15,6 +15,7 @@ import type { ObservedMessage } from "../subscriptions/observed-message.js";
 import type { PlatformDirectory } from "../subscriptions/platform-directory.js";
 import {
   sessionWakeSink,
+  subscriptionCanceller,
   subscriptionCommands,
   type WakeableSessions,
 } from "../subscriptions/session-wake.js";
@@ -73,8 +74,12 @@ export class AppSubscriptions implements SubscriptionToolsService {
   }
 
   /** What the SessionManager takes from subscriptions: status lines, idle notices, commands. */
-  sessionOptions(): Pick<SessionManagerOptions, "statusExtras" | "onIdle" | "extraCommands"> {
+  sessionOptions(): Pick<
+    SessionManagerOptions,
+    "statusExtras" | "onIdle" | "extraCommands" | "itemCancellers"
+  > {
     return {
+      itemCancellers: [subscriptionCanceller(this)],
       statusExtras: async (sessionId) => this.service?.listForSession(sessionId) ?? [],
       onIdle: (sessionId) => this.service?.sessionIdle(sessionId),
       extraCommands: subscriptionCommands(this),

@@ -1,13 +1,13 @@
 /**
  * Session hooks: several modules (channel subscriptions, scheduled tasks, …) each hand the
- * SessionManager status lines, idle and turn-end listeners and thread commands; this merges
- * them into one set of options — lines and commands in order, every listener told.
+ * SessionManager status lines, idle and turn-end listeners, thread commands and item cancellers;
+ * this merges them into one set of options — lines and commands in order, every listener told.
  */
 import type { SessionManagerOptions } from "../sessions/session-manager.js";
 
 /** The SessionManager options a module may contribute. */
 export type SessionHooks = Partial<
-  Pick<SessionManagerOptions, "statusExtras" | "onIdle" | "onTurnEnd" | "extraCommands">
+  Pick<SessionManagerOptions, "statusExtras" | "onIdle" | "onTurnEnd" | "extraCommands" | "itemCancellers">
 >;
 
 /** One set of hooks that runs each module's in turn. */
@@ -25,5 +25,6 @@ export function mergeSessionHooks(...parts: readonly SessionHooks[]): SessionHoo
       for (const part of parts) part.onTurnEnd?.(end);
     },
     extraCommands: parts.flatMap((part) => part.extraCommands ?? []),
+    itemCancellers: parts.flatMap((part) => part.itemCancellers ?? []),
   };
 }

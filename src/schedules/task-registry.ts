@@ -76,12 +76,12 @@ export class TaskRegistry {
 
   /** Active tasks of a person. */
   activeForOwner(ownerKey: string): number {
-    return this.forOwner(ownerKey).filter((t) => t.status === "active").length;
+    return this.countActive(this.byOwner.get(ownerKey));
   }
 
   /** Active tasks in a platform workspace ("platform:workspace"). */
   activeInWorkspace(workspaceKey: string): number {
-    return this.pick(this.byWorkspace.get(workspaceKey)).filter((t) => t.status === "active").length;
+    return this.countActive(this.byWorkspace.get(workspaceKey));
   }
 
   /** Create or replace a task (validated; its catalog shard is written after the record). */
@@ -137,6 +137,12 @@ export class TaskRegistry {
 
   private async writeShard(shard: number, ids: readonly string[]): Promise<void> {
     await this.space.set(shardKey(shard), toVersioned(TASK_CATALOG_KIND, { ids }));
+  }
+
+  private countActive(ids: ReadonlySet<string> | undefined): number {
+    let active = 0;
+    for (const id of ids ?? []) if (this.byId.get(id)?.status === "active") active += 1;
+    return active;
   }
 
   private pick(ids: ReadonlySet<string> | undefined): readonly ScheduledTask[] {

@@ -2,10 +2,11 @@
  * The subscriptions' side of the session layer: a WakeSink that turns a wake-up into a wake turn
  * of the subscribing session (SessionManager.wake: queued in its thread, the subscriber as
  * requester, the batch's channel-content provenance on the request), and the thread commands
- * `subscriptions` and `unsubscribe <channel>` people use without asking the agent — from any of
- * their conversations.
+ * `subscriptions` (one card each, with a Cancel button) and `unsubscribe <channel>` people use
+ * without asking the agent — from any of their conversations.
  */
 import type { ExtraCommand } from "../sessions/extra-commands.js";
+import type { ItemCanceller } from "../sessions/item-cards.js";
 import type { WakeResult, WakeTurn } from "../sessions/wake-turns.js";
 import { SubscriberGoneError, type SubscriptionService, type WakeSink } from "./subscription-service.js";
 import { personLines } from "./subscription-text.js";
@@ -46,10 +47,17 @@ export function subscriptionCommands(
       usage: "subscriptions — list your channel subscriptions, in every conversation",
       minArgs: 0,
       maxArgs: 0,
-      run: async ({ sessionId, target, user }) =>
-        personLines(service.listForPerson({ platform: target.platform, userId: user.id }), sessionId).join(
-          "\n",
-        ),
+      run: async ({ sessionId, target, user }) => {
+        const mine = service.listForPerson({ platform: target.platform, userId: user.id });
+        const [header = "", ...lines] = personLines(mine, sessionId);
+        if (mine.length === 0) return header;
+        const items = mine.map((subscription, i) => ({
+          id: subscription.id,
+          title: `Subscription ${subscription.id}`,
+          text: (lines[i] ?? "").replace(/^- /, ""),
+        }));
+        return { text: `${header} each below, with a Cancel button`, items };
+      },
     },
     {
       name: "unsubscribe",
@@ -61,4 +69,12 @@ export function subscriptionCommands(
           .message,
     },
   ]);
+}
+
+/** Cancels the person's own subscriptions from their listing cards. */
+export function subscriptionCanceller(service: Pick<SubscriptionService, "remove">): ItemCanceller {
+  return {
+    prefixes: ["sub_"],
+    cancel: (platform, user, id) => service.remove({ sessionId: "", platform, userId: user.id }, id),
+  };
 }

@@ -139,13 +139,13 @@ describe("Slack scheduled tasks end to end", () => {
     await replyIn(e, first, "Subscribed to #deploys");
 
     const other = askAna(e, "schedules");
-    const listing = await replyIn(e, other, "Scheduled tasks (1):");
+    expect(await replyIn(e, other, "Scheduled tasks (1):")).toContain("each below, with a Cancel button");
+    const listing = await replyIn(e, other, `Scheduled task ${id}`);
     expect(listing).toContain(`[${id}] "weekly report" — posts in slack D1ANA, thread ${first}`);
     expect(listing).toContain("cron `0 9 * * 1` in Europe/Berlin");
     follow(e, other, "subscriptions");
-    expect(await replyIn(e, other, "Your subscriptions (1):")).toContain(
-      `wakes slack D1ANA, thread ${first}`,
-    );
+    await replyIn(e, other, "Your subscriptions (1):");
+    expect(await replyIn(e, other, "Subscription sub_")).toContain(`wakes slack D1ANA, thread ${first}`);
     follow(e, other, call("list_scheduled_tasks", {}));
     expect(await replyIn(e, other, "Tool said: Scheduled tasks (1):")).toContain(id);
 
@@ -161,6 +161,57 @@ describe("Slack scheduled tasks end to end", () => {
     expect(await replyIn(e, first, "Scheduled tasks:")).toBe("Scheduled tasks: none");
     follow(e, first, "subscriptions");
     expect(await replyIn(e, first, "Your subscriptions:")).toBe("Your subscriptions: none");
+  });
+
+  it("the listing's Cancel buttons cancel: the owner's press works, someone else's is refused", async () => {
+    const e = await start();
+    const first = askAna(e, call("schedule_task", { prompt: "weekly report", cron: "0 9 * * 1" }));
+    await approve(e, first);
+    await replyIn(e, first, "Scheduled task tsk_");
+    follow(e, first, call("subscribe_channel", { channel: "#deploys" }));
+    await replyIn(e, first, "Subscribed to #deploys");
+    const other = askAna(e, "schedules");
+    const taskCard = await e.fake.waitFor(
+      () => messageWithButton(e.fake, DM, other, "Cancel"),
+      "a task card",
+    );
+    const cancel = buttonId(taskCard, "Cancel")!;
+    e.fake.pressButton({ user: "U2BEN", channel: DM, messageTs: taskCard.ts, actionId: cancel });
+    await e.fake.waitFor(
+      () =>
+        e.fake.state
+          .callsOf("chat.postEphemeral")
+          .find((c) => String(c.args.text).includes("no scheduled task")),
+      "Ben's refusal",
+    );
+    e.fake.pressButton({ user: ANA, channel: DM, messageTs: taskCard.ts, actionId: cancel });
+    await e.fake.waitFor(
+      () => (blockTexts(taskCard.blocks).includes("*Cancelled by Ana*") ? true : undefined),
+      "the cancelled card",
+    );
+    follow(e, other, "subscriptions");
+    await replyIn(e, other, "Your subscriptions (1):");
+    const subCard = await e.fake.waitFor(
+      () =>
+        e.fake.state
+          .botMessages(DM, other)
+          .find((m) => blockTexts(m.blocks).join(" ").includes("Subscription sub_") && buttonId(m, "Cancel")),
+      "a subscription card",
+    );
+    e.fake.pressButton({
+      user: ANA,
+      channel: DM,
+      messageTs: subCard.ts,
+      actionId: buttonId(subCard, "Cancel")!,
+    });
+    await e.fake.waitFor(
+      () => (blockTexts(subCard.blocks).includes("*Cancelled by Ana*") ? true : undefined),
+      "the cancelled subscription card",
+    );
+    follow(e, other, "schedules");
+    expect(await replyIn(e, other, "Scheduled tasks:")).toBe("Scheduled tasks: none");
+    follow(e, other, "subscriptions");
+    expect(await replyIn(e, other, "Your subscriptions:")).toBe("Your subscriptions: none");
   });
 
   it("a turn started by channel content cannot create a task, even when someone approves the call", async () => {

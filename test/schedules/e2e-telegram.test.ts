@@ -108,11 +108,13 @@ describe("Telegram scheduled tasks end to end", () => {
       "Subscribed to Team",
     );
 
-    const listing = await aliceSays(s, GROUP, "/schedules", "Scheduled tasks (1):");
-    expect(listing).toContain(`[${id}] "daily summary" — posts in telegram chat 1001`);
-    expect(await aliceSays(s, GROUP, "/subscriptions", "Your subscriptions (1):")).toContain(
-      "wakes telegram chat 1001",
+    const before = texts(s, GROUP).length;
+    await aliceSays(s, GROUP, "/schedules", "Scheduled tasks (1):");
+    expect(await reply(s, GROUP, `Scheduled task ${id}`, before)).toContain(
+      `[${id}] "daily summary" — posts in telegram chat 1001`,
     );
+    await aliceSays(s, GROUP, "/subscriptions", "Your subscriptions (1):");
+    expect(await reply(s, GROUP, "Subscription sub_", before)).toContain("wakes telegram chat 1001");
     expect(await aliceSays(s, GROUP, `/cancel_task ${id}`, "Cancelled")).toBe(
       `Cancelled task ${id} (posted in telegram chat 1001).`,
     );

@@ -37,6 +37,8 @@ import { observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.
 export const SERVICE_COMMANDS = new Set([
   "subscriptions",
   "unsubscribe",
+  "schedules",
+  "cancel_task",
   "new",
   "stop",
   "mode",
@@ -56,6 +58,8 @@ export const COMMAND_MENU = [
   { command: "model", description: "Switch the model: /model <name>" },
   { command: "status", description: "Session, mode, model and usage" },
   { command: "grants", description: "List or revoke standing grants" },
+  { command: "schedules", description: "Your scheduled tasks and wake-ups, with Cancel buttons" },
+  { command: "subscriptions", description: "Your channel subscriptions, with Cancel buttons" },
 ] as const;
 
 const PRESS_ANSWER_WITHIN_MS = 5000;
