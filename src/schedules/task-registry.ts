@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { KeyedMutex } from "../store/key-mutex.js";
-import type { KeyValueSpace } from "../store/store.js";
+import { type KeyValueSpace, setAll } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import {
   freezeTask,
@@ -87,11 +87,16 @@ export class TaskRegistry {
   /** Create or replace a task (validated; its catalog shard is written after the record). */
   async put(task: ScheduledTask): Promise<ScheduledTask> {
     const valid = freezeTask(scheduledTaskSchema.parse(task));
-    return this.mutex.run(shardKey(shardOf(valid.id)), async () => {
-      await this.space.set(taskKey(valid.id), toVersioned(TASK_KIND, valid));
-      const shard = shardOf(valid.id);
+    const shard = shardOf(valid.id);
+    return this.mutex.run(shardKey(shard), async () => {
       const ids = await this.shard(shard);
-      if (!ids.includes(valid.id)) await this.writeShard(shard, [...ids, valid.id]);
+      // One commit where the backend can; else the record first, then the shard naming it.
+      await setAll(this.space, [
+        { key: taskKey(valid.id), value: toVersioned(TASK_KIND, valid) },
+        ...(ids.includes(valid.id)
+          ? []
+          : [{ key: shardKey(shard), value: toVersioned(TASK_CATALOG_KIND, { ids: [...ids, valid.id] }) }]),
+      ]);
       this.unindex(valid.id);
       this.index(valid);
       return valid;
