@@ -4,7 +4,7 @@
  * an ItemCanceller for its id prefixes; a press is routed to it (it decides who may cancel: the
  * item's owner, or an approver), and an accepted cancel marks the card "Cancelled by …". Cards
  * posted by this process are remembered (in memory) so they can be updated; a press on an older
- * card still cancels, and the outcome is then posted as text instead.
+ * card (from before a restart) still cancels, but that card keeps its button.
  */
 import type { Card, CardRef } from "../approvals/card.js";
 import type { ButtonPress, PlatformUser, PressResult, ThreadOutput, ThreadTarget } from "./contracts.js";
