@@ -175,7 +175,10 @@ describe("wake sink, subscription commands and retry provenance", () => {
 
       const [listing, unsubscribe] = subscriptionCommands(harness.service);
       const call = { sessionId: CALLER.sessionId, target: CALLER.target, user: CALLER.requester };
-      expect(await listing!.run({ ...call, args: [] })).toContain("#deploys");
+      expect(await listing!.run({ ...call, args: [] })).toMatchObject({
+        text: "Your subscriptions (1): each below, with a Cancel button",
+        items: [{ id: subscription!.id, text: expect.stringContaining("#deploys") }],
+      });
       expect(await unsubscribe!.run({ ...call, args: ["#deploys"] })).toContain("Unsubscribed from #deploys");
       expect(await listing!.run({ ...call, args: [] })).toBe("Your subscriptions: none");
       expect(await unsubscribe!.run({ ...call, args: ["#deploys"] })).toContain(

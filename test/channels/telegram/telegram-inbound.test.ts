@@ -141,6 +141,8 @@ describe("Telegram channel: inbound messages", () => {
       "model",
       "status",
       "grants",
+      "schedules",
+      "subscriptions",
     ]);
   });
 
