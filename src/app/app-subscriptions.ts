@@ -15,6 +15,7 @@ import type { ObservedMessage } from "../subscriptions/observed-message.js";
 import type { PlatformDirectory } from "../subscriptions/platform-directory.js";
 import {
   sessionWakeSink,
+  subscriptionCanceller,
   subscriptionCommands,
   type WakeableSessions,
 } from "../subscriptions/session-wake.js";
@@ -22,6 +23,7 @@ import type { ChannelRef, Subscription } from "../subscriptions/subscription.js"
 import {
   type SubscribeArgs,
   type SubscriberNotifier,
+  type SubscriptionOwner,
   SubscriptionService,
 } from "../subscriptions/subscription-service.js";
 import type { SubscriptionSettings } from "../subscriptions/subscription-settings.js";
@@ -72,8 +74,12 @@ export class AppSubscriptions implements SubscriptionToolsService {
   }
 
   /** What the SessionManager takes from subscriptions: status lines, idle notices, commands. */
-  sessionOptions(): Pick<SessionManagerOptions, "statusExtras" | "onIdle" | "extraCommands"> {
+  sessionOptions(): Pick<
+    SessionManagerOptions,
+    "statusExtras" | "onIdle" | "extraCommands" | "itemCancellers"
+  > {
     return {
+      itemCancellers: [subscriptionCanceller(this)],
       statusExtras: async (sessionId) => this.service?.listForSession(sessionId) ?? [],
       onIdle: (sessionId) => this.service?.sessionIdle(sessionId),
       extraCommands: subscriptionCommands(this),
@@ -102,12 +108,12 @@ export class AppSubscriptions implements SubscriptionToolsService {
     return this.opened().subscribe(caller, args);
   }
 
-  remove(sessionId: string, channel: string): Promise<Outcome> {
-    return this.opened().remove(sessionId, channel);
+  remove(owner: SubscriptionOwner, channel: string): Promise<Outcome> {
+    return this.opened().remove(owner, channel);
   }
 
-  listFor(sessionId: string): readonly Subscription[] {
-    return this.opened().listFor(sessionId);
+  listForPerson(person: Pick<SubscriptionOwner, "platform" | "userId">): readonly Subscription[] {
+    return this.opened().listForPerson(person);
   }
 
   catchUp(caller: Caller, args: CatchUpArgs): Promise<Outcome> {

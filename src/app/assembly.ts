@@ -2,22 +2,28 @@
  * The wiring point of `coworker start`: the session layer (SessionManager, engine factory,
  * provider, tools, approvals — see conversation-assembly.ts) and the Slack and Telegram channel
  * starters, sharing one Messenger registry per assembly so messaging tools reach the channels
- * that are running, and one set of channel subscriptions so what the channels see reaches them.
+ * that are running, one set of channel subscriptions so what the channels see reaches them, and
+ * one set of scheduled tasks (the channels' timezone lookups and channel removals reach them).
  */
 import type { AppAssembly } from "./app-parts.js";
+import { AppSchedules } from "./app-schedules.js";
 import { AppSubscriptions } from "./app-subscriptions.js";
 import { createConversation } from "./conversation-assembly.js";
 import { MessengerRegistry } from "./messenger-registry.js";
 import { slackStarter } from "./slack-starter.js";
 import { telegramStarter } from "./telegram-starter.js";
 
-/** A fresh assembly (its own Messenger registry and subscriptions): one per app. */
+/** A fresh assembly (its own Messenger registry, subscriptions and schedules): one per app. */
 export function createAssembly(): AppAssembly {
   const messengers = new MessengerRegistry();
   const subscriptions = new AppSubscriptions();
+  const schedules = new AppSchedules();
   return {
-    createConversation: (context) => createConversation(context, { messengers, subscriptions }),
-    channels: [slackStarter(messengers, subscriptions), telegramStarter(messengers, subscriptions)],
+    createConversation: (context) => createConversation(context, { messengers, subscriptions, schedules }),
+    channels: [
+      slackStarter(messengers, subscriptions, schedules),
+      telegramStarter(messengers, subscriptions, schedules),
+    ],
   };
 }
 

@@ -4,7 +4,8 @@
  * the config-derived tool options and the channels' Messengers, and the SessionManager with its
  * defaults, approvals, audit log and workspace, and channel subscriptions on the same store (their
  * tools in every session, wake-ups as turns of the subscribing sessions, `status` lines and
- * commands), and the workspace's skills (their tools, per-turn catalog, direct runs, commands). Channels register on a metrics-observing wrapper of the manager, so every platform's
+ * commands), the workspace's skills (their tools, per-turn catalog, direct runs, commands), and
+ * scheduled tasks likewise (runs as wake turns of the tasks' sessions). Channels register on a metrics-observing wrapper of the manager, so every platform's
  * turns are counted.
  */
 import { mkdir } from "node:fs/promises";
@@ -20,15 +21,18 @@ import type { ReviewerGateOptions } from "../engine/reviewer/reviewer-gate.js";
 import { OpenAIReviewerModel } from "../engine/reviewer/reviewer-model.js";
 import { reviewerMetrics } from "../ops/reviewer-metrics.js";
 import { SessionManager } from "../sessions/session-manager.js";
+import { scheduleSettingsFromConfig } from "../schedules/schedule-settings.js";
 import { settingsFromConfig } from "../subscriptions/subscription-settings.js";
 import { openSkills, skillsSettingsFromConfig } from "../skills/skills-runtime.js";
 import { McpManager } from "../tools/mcp/mcp-manager.js";
 import { MemoryStore } from "../tools/memory/memory-store.js";
 import type { AppContext, AppConversation } from "./app-parts.js";
+import { AppSchedules } from "./app-schedules.js";
 import { AppSubscriptions } from "./app-subscriptions.js";
 import { MessengerRegistry } from "./messenger-registry.js";
 import { observeService } from "./observed-service.js";
 import { MeteredProvider } from "./provider-metrics.js";
+import { mergeSessionHooks } from "./session-hooks.js";
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -41,6 +45,8 @@ export interface ConversationParts {
   readonly messengers?: MessengerRegistry;
   /** Channel subscriptions, shared with the channel starters; default: fresh ones. */
   readonly subscriptions?: AppSubscriptions;
+  /** Scheduled tasks, shared with the channel starters; default: fresh ones. */
+  readonly schedules?: AppSchedules;
 }
 
 /** Thrown when the approvals section holds ids the session layer cannot use. */
@@ -137,6 +143,7 @@ export async function createConversation(
       space: store.space("skills"),
       approvers: approvals,
     });
+    const schedules = parts.schedules ?? new AppSchedules();
     const createEngine = createEngineFactory({
       ...engineOptionsFromConfig(config),
       provider: createProvider(context),
@@ -144,11 +151,10 @@ export async function createConversation(
       memory: new MemoryStore(store.space("memory")),
       messengerFor: (platform) => messengers.messengerFor(platform),
       mcp,
-      extraTools: () => [...subscriptions.tools, ...skills.tools],
+      extraTools: () => [...subscriptions.tools, ...schedules.tools, ...skills.tools],
       contextParts: [skills.contextPart],
       framePrompt: skills.framePrompt,
     });
-    const subscriptionOptions = subscriptions.sessionOptions();
     const manager = new SessionManager({
       store,
       createEngine,
@@ -164,8 +170,9 @@ export async function createConversation(
       workspace: { root: config.workspace.root, context: "" },
       auditLogPath: join(config.data_dir, AUDIT_LOG_FILE),
       logger,
-      ...subscriptionOptions,
-      extraCommands: [...(subscriptionOptions.extraCommands ?? []), ...skills.commands],
+      ...mergeSessionHooks(subscriptions.sessionOptions(), schedules.sessionOptions(), {
+        extraCommands: skills.commands,
+      }),
     });
     await subscriptions.open({
       store,
@@ -173,14 +180,26 @@ export async function createConversation(
       settings: settingsFromConfig(config.subscriptions),
       logger,
     });
+    await schedules.open({
+      store,
+      sessions: manager,
+      settings: scheduleSettingsFromConfig(config.schedules),
+      approvers: approvals.approvers,
+      logger,
+    });
     return {
       service: observeService(manager, context.metrics),
-      start: () => manager.start(),
+      start: async () => {
+        await manager.start();
+        schedules.start();
+      },
       drain: async (graceMs) => {
+        await schedules.shutdown();
         await subscriptions.shutdown();
         return manager.drain(graceMs);
       },
       close: async () => {
+        await schedules.shutdown();
         await subscriptions.shutdown();
         await mcp.close();
         skills.close();

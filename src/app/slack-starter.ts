@@ -11,6 +11,8 @@ import type { ChannelResolver } from "../channels/slack/slack-messenger.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { SlackDirectory } from "../subscriptions/platforms/slack-directory.js";
 import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
+import { slackTimezones } from "../channels/slack/slack-timezones.js";
+import type { AppSchedules } from "./app-schedules.js";
 import type { AppSubscriptions } from "./app-subscriptions.js";
 import type { MessengerRegistry } from "./messenger-registry.js";
 
@@ -53,6 +55,7 @@ async function start(
   context: ChannelContext,
   messengers: MessengerRegistry,
   subscriptions: AppSubscriptions,
+  schedules: AppSchedules | undefined,
 ): Promise<RunningChannel> {
   const { config } = context;
   const section = config.slack;
@@ -73,6 +76,10 @@ async function start(
     service: context.service,
     logger: context.logger,
     ...subscriptions.channelHooks,
+    onBotRemoved: (channel) => {
+      subscriptions.channelHooks.onBotRemoved(channel);
+      schedules?.channelGone(channel);
+    },
   });
   const directory = directoryResolver();
   messengers.register(SLACK_PLATFORM, channel.messenger(directory.resolver));
@@ -80,6 +87,8 @@ async function start(
   const started = slackDirectoryOf(channel);
   directory.set(started);
   subscriptions.registerDirectory(started);
+  const timezoneOf = slackTimezones(channel.apiClient);
+  schedules?.registerTimezones(SLACK_PLATFORM, (_target, userId) => timezoneOf(userId));
   return {
     description: socketMode
       ? "slack (socket mode)"
@@ -90,11 +99,18 @@ async function start(
   };
 }
 
-/** The Slack ChannelStarter; its Messenger goes into `messengers`, its hooks to `subscriptions`. */
-export function slackStarter(messengers: MessengerRegistry, subscriptions: AppSubscriptions): ChannelStarter {
+/**
+ * The Slack ChannelStarter; its Messenger goes into `messengers`, its hooks to `subscriptions`
+ * and `schedules` (which also learn people's timezones from Slack).
+ */
+export function slackStarter(
+  messengers: MessengerRegistry,
+  subscriptions: AppSubscriptions,
+  schedules?: AppSchedules,
+): ChannelStarter {
   return {
     platform: SLACK_PLATFORM,
     hasCredentials,
-    start: (context) => start(context, messengers, subscriptions),
+    start: (context) => start(context, messengers, subscriptions, schedules),
   };
 }

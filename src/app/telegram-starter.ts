@@ -9,6 +9,7 @@ import { TelegramChannel } from "../channels/telegram/telegram-channel.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { TelegramDirectory } from "../subscriptions/platforms/telegram-directory.js";
 import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
+import type { AppSchedules } from "./app-schedules.js";
 import type { AppSubscriptions } from "./app-subscriptions.js";
 import type { MessengerRegistry } from "./messenger-registry.js";
 
@@ -28,6 +29,7 @@ async function start(
   context: ChannelContext,
   messengers: MessengerRegistry,
   subscriptions: AppSubscriptions,
+  schedules: AppSchedules | undefined,
 ): Promise<RunningChannel> {
   const { config } = context;
   const section = config.telegram;
@@ -47,6 +49,10 @@ async function start(
     logger: context.logger,
     accessStore: context.store.space("grants"),
     ...subscriptions.channelHooks,
+    onBotRemoved: (channel) => {
+      subscriptions.channelHooks.onBotRemoved(channel);
+      schedules?.channelGone(channel);
+    },
   });
   messengers.register(TELEGRAM_PLATFORM, channel.messenger());
   await channel.start();
@@ -63,10 +69,11 @@ async function start(
 export function telegramStarter(
   messengers: MessengerRegistry,
   subscriptions: AppSubscriptions,
+  schedules?: AppSchedules,
 ): ChannelStarter {
   return {
     platform: TELEGRAM_PLATFORM,
     hasCredentials,
-    start: (context) => start(context, messengers, subscriptions),
+    start: (context) => start(context, messengers, subscriptions, schedules),
   };
 }

@@ -27,7 +27,8 @@ export interface CardButton {
 export interface Card {
   /** The pending item's id (≤ 24 chars), carried by every button. */
   readonly pendingId: string;
-  readonly kind: "approval" | "question" | "plan";
+  /** "item": a person's standing item (scheduled task, subscription) listed with a Cancel button. */
+  readonly kind: "approval" | "question" | "plan" | "item";
   readonly title: string;
   readonly blocks: readonly CardBlock[];
   /** Empty once decided. */

@@ -29,6 +29,7 @@ Environment (overrides the config file; a .env file in the working directory is 
   Reviewer   COWORKER_REVIEWER_MODEL, COWORKER_REVIEWER_BASE_URL (default: the model's)
   Storage    COWORKER_DATA_DIR (default ./data), COWORKER_WORKSPACE (default ./workspace),
              COWORKER_STORE_URL (redis://… or postgres://…; default SQLite in the data dir)
+  Schedules  COWORKER_DEFAULT_TIMEZONE (timezone of cron tasks when the person's is unknown)
 
 Every key is documented in config/coworker.example.yaml.
 `;

@@ -31,6 +31,7 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "COWORKER_MODE", path: ["agent", "mode"], kind: "string" },
   { env: "COWORKER_REVIEWER_MODEL", path: ["reviewer", "model"], kind: "string" },
   { env: "COWORKER_REVIEWER_BASE_URL", path: ["reviewer", "base_url"], kind: "string" },
+  { env: "COWORKER_DEFAULT_TIMEZONE", path: ["schedules", "default_timezone"], kind: "string" },
 ];
 
 export type Env = Readonly<Record<string, string | undefined>>;

@@ -203,6 +203,31 @@ const skillsSchema = z.strictObject({
   catalog_budget_tokens: positiveInt.default(2_000),
 });
 
+const schedulesSchema = z.strictObject({
+  default_timezone: z
+    .string()
+    .min(1)
+    .refine((zone) => {
+      try {
+        new Intl.DateTimeFormat("en-US", { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    }, "an IANA timezone name, e.g. Europe/Berlin")
+    .default("UTC"),
+  catch_up_s: z.number().nonnegative().default(3_600),
+  min_interval_s: z.number().positive().default(300),
+  max_active_per_person: positiveInt.default(20),
+  max_active_per_workspace: positiveInt.default(200),
+  max_wake_s: z
+    .number()
+    .positive()
+    .default(7 * 86_400),
+  wakes_per_session_per_hour: positiveInt.default(10),
+  max_failures: positiveInt.default(3),
+});
+
 /** The whole configuration file. */
 export const configSchema = z.strictObject({
   model: modelSchema.prefault({}),
@@ -218,6 +243,7 @@ export const configSchema = z.strictObject({
   telegram: telegramSchema.prefault({}),
   subscriptions: subscriptionsSchema.prefault({}),
   skills: skillsSchema.prefault({}),
+  schedules: schedulesSchema.prefault({}),
   server: z
     .strictObject({
       host: nonEmpty.default("127.0.0.1"),

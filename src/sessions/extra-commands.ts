@@ -6,6 +6,7 @@
  * wrong arguments gets the usage text.
  */
 import type { PlatformUser, ThreadTarget } from "./contracts.js";
+import type { ListedItem } from "./item-cards.js";
 
 /** Who runs an extra command, where. */
 export interface ExtraCommandCall {
@@ -21,6 +22,12 @@ export interface ExtraCommandCall {
   startTurn(text: string): Promise<"started" | "queued">;
 }
 
+/** A command's reply: its text, and standing items to post as cards with a Cancel button each. */
+export interface CommandReply {
+  readonly text: string;
+  readonly items: readonly ListedItem[];
+}
+
 /** A command another module adds; `run` resolves with the reply to show. */
 export interface ExtraCommand {
   /** Lower-case command word, e.g. "unsubscribe". */
@@ -31,7 +38,7 @@ export interface ExtraCommand {
   readonly maxArgs: number;
   /** Only as a slash command: typed in a thread its word stays an ordinary message. */
   readonly slashOnly?: boolean;
-  run(call: ExtraCommandCall): Promise<string>;
+  run(call: ExtraCommandCall): Promise<string | CommandReply>;
 }
 
 /** A recognised extra command: run it with these arguments, or answer with the usage error. */

@@ -61,6 +61,7 @@ export function buildTurnRequest(input: {
       sentAt: message.sentAt,
       files: message.files,
       ...(message.channelContent ? { channelContent: message.channelContent } : {}),
+      ...(message.scheduledRun ? { scheduledRun: message.scheduledRun } : {}),
     },
   });
 }

@@ -7,7 +7,9 @@ import type { PermissionMode } from "../engine/modes.js";
 import type { Store } from "../store/store.js";
 import type { EngineFactory } from "./engine-context.js";
 import type { ExtraCommand } from "./extra-commands.js";
+import type { ItemCanceller } from "./item-cards.js";
 import type { SessionLock } from "./session-lock.js";
+import type { TurnEnd } from "./turn-scheduler.js";
 
 export interface SessionManagerOptions {
   readonly store: Store;
@@ -39,6 +41,10 @@ export interface SessionManagerOptions {
   readonly lock?: SessionLock;
   /** Told each time a session has no turn running or queued any more (after its last turn). */
   readonly onIdle?: (sessionId: string) => void;
+  /** Told how each turn ended, with its request metadata (scheduled tasks count failed runs). */
+  readonly onTurnEnd?: (end: TurnEnd) => void;
+  /** Who cancels the standing items commands list as cards (by id prefix). */
+  readonly itemCancellers?: readonly ItemCanceller[];
   /** Thread commands other modules add (e.g. `unsubscribe <channel>`). */
   readonly extraCommands?: readonly ExtraCommand[];
 }

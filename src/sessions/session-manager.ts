@@ -5,7 +5,8 @@
  * (one at a time per session). It owns durable approvals and questions: presses are authorised,
  * first-wins and exactly-once, and a decision that finds no waiting turn resumes the session's turn
  * into the same thread — also after a restart. Other modules start wake turns (channel
- * subscriptions: `wake`, `isBusy`, `onIdle`), add thread commands and `status` lines.
+ * subscriptions: `wake`, `isBusy`, `onIdle`), add thread commands and `status` lines; commands
+ * may list standing items as cards whose Cancel presses go to the owning module.
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
@@ -30,9 +31,10 @@ import {
   type ThreadTarget,
 } from "./contracts.js";
 import { engineContextOf } from "./engine-context.js";
-import { matchExtraCommand, matchExtraTextCommand } from "./extra-commands.js";
+import { type CommandReply, matchExtraCommand, matchExtraTextCommand } from "./extra-commands.js";
 import { dedupeKeysOf, InboundDedupe } from "./inbound-dedupe.js";
 import { buttonPressSchema, describeProblems, inboundMessageSchema } from "./inbound-schema.js";
+import { ItemCards } from "./item-cards.js";
 import type { LiveSession } from "./live-session.js";
 import { SessionCache } from "./session-cache.js";
 import { ThreadCommands } from "./session-commands.js";
@@ -46,7 +48,7 @@ import { queuedWake, type WakeResult, type WakeTurn, wakeTurnSchema } from "./wa
 
 export type { EngineContext, EngineFactory } from "./engine-context.js";
 export type { SessionManagerOptions } from "./session-manager-options.js";
-export type { DrainReport } from "./turn-scheduler.js";
+export type { DrainReport, TurnEnd } from "./turn-scheduler.js";
 export type { ExtraCommand } from "./extra-commands.js";
 export type { WakeResult, WakeTurn } from "./wake-turns.js";
 
@@ -65,6 +67,7 @@ export class SessionManager implements ConversationService {
   private readonly auditLog: AuditLog;
   private readonly records: SessionRecords;
   private readonly reviewer: SessionReviewer;
+  private readonly items: ItemCards;
 
   /** Throws when the options are invalid (bad approver ids, mode, limits). */
   constructor(private readonly options: SessionManagerOptions) {
@@ -128,7 +131,9 @@ export class SessionManager implements ConversationService {
         this.tellIdle(live.id);
       },
       rebind: (live) => this.bindEngine(live),
+      ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
     });
+    this.items = new ItemCards(options.itemCancellers ?? [], (target) => this.outputFor(target));
     this.commands = new ThreadCommands({
       cache: this.cache,
       scheduler: this.scheduler,
@@ -189,7 +194,8 @@ export class SessionManager implements ConversationService {
         : command?.ok
           ? await this.commands.execute(message.target, message.user, command.command)
           : (command?.error ?? "");
-      await this.reply(message.target, reply);
+      await this.reply(message.target, typeof reply === "string" ? reply : reply.text);
+      if (typeof reply !== "string") await this.postItems(message.target, reply.items);
       return { status: "command" };
     }
     if (message.text.trim() === "" && message.files.length === 0)
@@ -231,10 +237,12 @@ export class SessionManager implements ConversationService {
     const parsed = buttonPressSchema.safeParse(press);
     if (!parsed.success)
       return { status: "invalid", message: `Invalid press: ${describeProblems(parsed.error)}` };
-    if (press.kind === "card")
+    if (press.kind === "card") {
+      if (this.items.owns(press.pendingId)) return this.items.press(press);
       return this.reviewer.denials.handles(press)
         ? this.reviewer.denials.press(press)
         : this.hub.press(press);
+    }
     if (press.control === "stop")
       return {
         status: "accepted",
@@ -255,7 +263,12 @@ export class SessionManager implements ConversationService {
     args: readonly string[],
   ): Promise<string> {
     const extra = matchExtraCommand(this.options.extraCommands ?? [], name, args);
-    if (extra) return this.runExtra(target, user, extra);
+    if (extra) {
+      const reply = await this.runExtra(target, user, extra);
+      if (typeof reply === "string") return reply;
+      await this.postItems(target, reply.items);
+      return reply.text;
+    }
     const parsed = parseCommand(name, args);
     if (!parsed.ok) return parsed.error;
     return this.commands.execute(target, user, parsed.command);
@@ -346,7 +359,7 @@ export class SessionManager implements ConversationService {
     target: ThreadTarget,
     user: PlatformUser,
     match: NonNullable<ReturnType<typeof matchExtraCommand>>,
-  ): Promise<string> {
+  ): Promise<string | CommandReply> {
     if (!match.ok) return match.error;
     const live = await this.cache.forTarget(target);
     const startTurn = async (text: string): Promise<"started" | "queued"> => {
@@ -366,6 +379,14 @@ export class SessionManager implements ConversationService {
     } catch (error) {
       this.logger.error({ err: error, command: match.command.name }, "a thread command failed");
       return `The ${match.command.name} command failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  private async postItems(target: ThreadTarget, items: CommandReply["items"]): Promise<void> {
+    try {
+      await this.items.post(target, items);
+    } catch (error) {
+      this.logger.warn({ err: error }, "posting item cards failed");
     }
   }
 

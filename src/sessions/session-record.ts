@@ -25,6 +25,8 @@ export interface QueuedMessage {
   readonly steered?: boolean;
   /** A subscription wake-up: the turn runs as untrusted channel content (channel and a quote of it). */
   readonly channelContent?: ChannelContent;
+  /** A scheduled task's run (or a wake-up): the task it serves, told its result when the turn ends. */
+  readonly scheduledRun?: ScheduledRunMeta;
   /**
    * The delivery's dedupe keys: a redelivery of a queued message is recognised from the queue, and
    * the keys are recorded as seen before the message leaves the queue.
@@ -32,6 +34,13 @@ export interface QueuedMessage {
   readonly dedupeKeys?: readonly string[];
   /** The `target.extra` of the delivery (its reply-to message id…), handed to the turn's renderer. */
   readonly targetExtra?: TargetExtra;
+}
+
+/** The scheduled task a turn runs for (`request.metadata.scheduledRun`). */
+export interface ScheduledRunMeta {
+  readonly taskId: string;
+  /** The occurrence this run serves (ISO). */
+  readonly dueAt: string;
 }
 
 /** Platform details of one delivery's target (ThreadTarget's `extra`). */
@@ -117,6 +126,7 @@ export const sessionRecordSchema = z.object({
       sentAt: z.string(),
       steered: z.boolean().optional(),
       channelContent: z.object({ channel: z.string(), quote: z.string() }).optional(),
+      scheduledRun: z.object({ taskId: z.string(), dueAt: z.string() }).optional(),
       dedupeKeys: z.array(z.string()).optional(),
       targetExtra: targetExtraSchema.optional(),
     }),

@@ -32,6 +32,15 @@ export interface TurnSchedulerOptions {
   readonly onIdle: (live: LiveSession) => void;
   /** Give the session a fresh engine (drops steering an ended turn never took). */
   readonly rebind: (live: LiveSession) => void;
+  /** Told how each turn ended (after it is recorded), with the turn's request metadata. */
+  readonly onTurnEnd?: (end: TurnEnd) => void;
+}
+
+/** How one turn ended, for listeners (e.g. a scheduled task counting failed runs). */
+export interface TurnEnd {
+  readonly sessionId: string;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly status: TurnOutcome["status"];
 }
 
 /** What `drain` did. */
@@ -255,6 +264,11 @@ export class TurnScheduler {
       await live.update((r) => ({ ...r, queue: r.queue.map(({ steered: _, ...m }) => m) }));
     }
     await this.finish(live, outcome);
+    try {
+      this.options.onTurnEnd?.({ sessionId: live.id, metadata: request.metadata, status: outcome.status });
+    } catch (error) {
+      logger.warn({ err: error }, "a turn-end listener failed");
+    }
   }
 
   private async finish(live: LiveSession, outcome: TurnOutcome): Promise<void> {

@@ -1,14 +1,15 @@
 /**
  * Wake turns: turns the session layer starts without a person writing in the thread — a channel
- * subscription's batch of new messages. A wake turn is queued like a message (so it survives a
+ * subscription's batch of new messages, or a scheduled task's run. A wake turn is queued like a message (so it survives a
  * restart and never mixes into a running turn), with the subscribing person as requester and the
- * channel content's provenance on the request, which makes every non-read tool call of the turn
- * ask a person whatever the mode or grants. A retry of such a turn keeps that provenance.
+ * channel content's provenance on the request (for a subscription), which makes every non-read
+ * tool call of the turn ask a person whatever the mode or grants; a retry of such a turn keeps
+ * that provenance. A scheduled run carries its task instead, so its result can be reported.
  */
 import { z } from "zod";
 import type { ConversationMessage } from "../engine/messages.js";
 import type { PlatformUser, ThreadTarget } from "./contracts.js";
-import type { ChannelContent, QueuedMessage } from "./session-record.js";
+import type { ChannelContent, QueuedMessage, ScheduledRunMeta } from "./session-record.js";
 
 /** A turn to start (or queue) in a session on behalf of a subscription. */
 export interface WakeTurn {
@@ -18,9 +19,12 @@ export interface WakeTurn {
   readonly target: ThreadTarget;
   /** The turn's input: the channel content, marked as such, with the standing instructions. */
   readonly prompt: string;
-  /** Whose standing request this turn serves (the person who subscribed). */
+  /** Whose standing request this turn serves (the person who subscribed or scheduled it). */
   readonly requester: PlatformUser;
-  readonly channelContent: ChannelContent;
+  /** A subscription's wake-up: the input is untrusted channel content. */
+  readonly channelContent?: ChannelContent;
+  /** A scheduled task's run: the task it serves. */
+  readonly scheduledRun?: ScheduledRunMeta;
 }
 
 /** What became of a wake turn. */
@@ -43,7 +47,8 @@ export const wakeTurnSchema = z.object({
   }),
   prompt: z.string().min(1).max(200_000),
   requester: z.object({ id: text, name: z.string().max(200) }),
-  channelContent: z.object({ channel: z.string().max(400), quote: z.string().max(2_000) }),
+  channelContent: z.object({ channel: z.string().max(400), quote: z.string().max(2_000) }).optional(),
+  scheduledRun: z.object({ taskId: z.string().min(1).max(40), dueAt: z.iso.datetime() }).optional(),
 });
 
 /** The queue entry of a wake turn, sent at `sentAt`. */
@@ -53,7 +58,12 @@ export function queuedWake(turn: WakeTurn, sentAt: string): QueuedMessage {
     text: turn.prompt,
     files: [],
     sentAt,
-    channelContent: { channel: turn.channelContent.channel, quote: turn.channelContent.quote },
+    ...(turn.channelContent
+      ? { channelContent: { channel: turn.channelContent.channel, quote: turn.channelContent.quote } }
+      : {}),
+    ...(turn.scheduledRun
+      ? { scheduledRun: { taskId: turn.scheduledRun.taskId, dueAt: turn.scheduledRun.dueAt } }
+      : {}),
   };
 }
 

@@ -15,6 +15,7 @@ export const STORE_NAMESPACES = [
   "buffers",
   "memory",
   "skills",
+  "schedules",
 ] as const;
 export type StoreNamespace = (typeof STORE_NAMESPACES)[number];
 

@@ -2,12 +2,14 @@
  * The subscriptions' side of the session layer: a WakeSink that turns a wake-up into a wake turn
  * of the subscribing session (SessionManager.wake: queued in its thread, the subscriber as
  * requester, the batch's channel-content provenance on the request), and the thread commands
- * `subscriptions` and `unsubscribe <channel>` people use without asking the agent.
+ * `subscriptions` (one card each, with a Cancel button) and `unsubscribe <channel>` people use
+ * without asking the agent — from any of their conversations.
  */
 import type { ExtraCommand } from "../sessions/extra-commands.js";
+import type { ItemCanceller } from "../sessions/item-cards.js";
 import type { WakeResult, WakeTurn } from "../sessions/wake-turns.js";
 import { SubscriberGoneError, type SubscriptionService, type WakeSink } from "./subscription-service.js";
-import { statusLines } from "./subscription-text.js";
+import { personLines } from "./subscription-text.js";
 
 /** The session layer as wake-ups need it (the SessionManager fits). */
 export interface WakeableSessions {
@@ -32,24 +34,47 @@ export function sessionWakeSink(sessions: WakeableSessions): WakeSink {
   };
 }
 
-/** `subscriptions` (list this thread's) and `unsubscribe <channel>` as thread commands. */
+/**
+ * `subscriptions` (the person's own, in every conversation) and `unsubscribe <channel>` (this
+ * conversation's, else one of the person's own anywhere) as thread commands.
+ */
 export function subscriptionCommands(
-  service: Pick<SubscriptionService, "remove" | "listFor">,
+  service: Pick<SubscriptionService, "remove" | "listForPerson">,
 ): readonly ExtraCommand[] {
   return Object.freeze([
     {
       name: "subscriptions",
-      usage: "subscriptions — list the channels this conversation watches",
+      usage: "subscriptions — list your channel subscriptions, in every conversation",
       minArgs: 0,
       maxArgs: 0,
-      run: async ({ sessionId }) => statusLines(service.listFor(sessionId)).join("\n"),
+      run: async ({ sessionId, target, user }) => {
+        const mine = service.listForPerson({ platform: target.platform, userId: user.id });
+        const [header = "", ...lines] = personLines(mine, sessionId);
+        if (mine.length === 0) return header;
+        const items = mine.map((subscription, i) => ({
+          id: subscription.id,
+          title: `Subscription ${subscription.id}`,
+          text: (lines[i] ?? "").replace(/^- /, ""),
+        }));
+        return { text: `${header} each below, with a Cancel button`, items };
+      },
     },
     {
       name: "unsubscribe",
       usage: "unsubscribe <channel> — stop watching a channel (#name, id, chat:topic or subscription id)",
       minArgs: 1,
       maxArgs: 1,
-      run: async ({ sessionId, args }) => (await service.remove(sessionId, args[0] ?? "")).message,
+      run: async ({ sessionId, target, user, args }) =>
+        (await service.remove({ sessionId, platform: target.platform, userId: user.id }, args[0] ?? ""))
+          .message,
     },
   ]);
+}
+
+/** Cancels the person's own subscriptions from their listing cards. */
+export function subscriptionCanceller(service: Pick<SubscriptionService, "remove">): ItemCanceller {
+  return {
+    prefixes: ["sub_"],
+    cancel: (platform, user, id) => service.remove({ sessionId: "", platform, userId: user.id }, id),
+  };
 }

@@ -36,7 +36,7 @@ import {
 } from "./subscription.js";
 import { SubscriptionRegistry } from "./subscription-registry.js";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "./subscription-settings.js";
-import { describeSubscription, statusLines } from "./subscription-text.js";
+import { describeSubscription, statusLines, wakesWhere } from "./subscription-text.js";
 import { matchesTrigger, mentionsIdentity, parseTrigger, type TriggerArgs } from "./triggers.js";
 import { renderWakeInput } from "./wake-prompt.js";
 import { type ReadyBatch, WakeScheduler } from "./wake-scheduler.js";
@@ -54,6 +54,13 @@ export interface SubscriptionServiceOptions {
   readonly clock?: Clock;
   /** Failures nobody awaits (a store write in observe, a failed wake-up): log them. */
   readonly onError?: (error: unknown, context: string) => void;
+}
+
+/** Who manages subscriptions: a person, asking from one of their conversations. */
+export interface SubscriptionOwner {
+  readonly sessionId: string;
+  readonly platform: string;
+  readonly userId: string;
 }
 
 export interface SubscribeArgs {
@@ -203,26 +210,39 @@ export class SubscriptionService {
   }
 
   /**
-   * Remove the session's subscription to `channel` (a subscription id, a channel id, "#name" or
-   * name, "chat:topic"), for the unsubscribe tool and the user's command. Resolves with the reply.
+   * Remove a subscription to `channel` (a subscription id, a channel id, "#name" or name,
+   * "chat:topic"), for the unsubscribe tool and the user's command: the asking session's own, else
+   * one of the person's own subscriptions in any of their conversations. Resolves with the reply.
    */
-  async remove(sessionId: string, channel: string): Promise<Outcome> {
-    const mine = this.registry.forSession(sessionId);
-    const matches = mine.filter((subscription) => isNamedBy(subscription, channel));
+  async remove(owner: SubscriptionOwner, channel: string): Promise<Outcome> {
+    const here = this.registry.forSession(owner.sessionId).filter((s) => isNamedBy(s, channel));
+    const mine = this.listForPerson(owner);
+    const matches = here.length > 0 ? here : mine.filter((s) => isNamedBy(s, channel));
     if (matches.length !== 1) {
-      const known = mine.map((s) => `${channelLabel(s.channelRef)} (${s.id})`).join(", ") || "none";
+      const known =
+        mine
+          .map((s) => `${channelLabel(s.channelRef)} (${s.id}, wakes ${wakesWhere(s, owner.sessionId)})`)
+          .join(", ") || "none";
       const why =
         matches.length === 0
-          ? `No subscription to ${channel} here`
-          : `${channel} matches several subscriptions`;
-      return { ok: false, message: `${why}. This conversation's subscriptions: ${known}.` };
+          ? `You have no subscription to ${channel}`
+          : `${channel} matches several of your subscriptions (name one by id)`;
+      return { ok: false, message: `${why}. Your subscriptions: ${known}.` };
     }
     const subscription = matches[0]!;
     await this.close(subscription);
     return {
       ok: true,
-      message: `Unsubscribed from ${channelLabel(subscription.channelRef)}; it no longer wakes this conversation.`,
+      message: `Unsubscribed from ${channelLabel(subscription.channelRef)}; it no longer wakes ${wakesWhere(subscription, owner.sessionId)}.`,
     };
+  }
+
+  /** The person's own subscriptions across all their conversations, oldest first. */
+  listForPerson(person: Pick<SubscriptionOwner, "platform" | "userId">): readonly Subscription[] {
+    return this.registry
+      .all()
+      .filter((s) => s.createdBy.id === person.userId && s.subscriberTarget.platform === person.platform)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /** The session's subscriptions, oldest first. */

@@ -1,7 +1,9 @@
 /**
  * Subscription text: how subscriptions read for people and the model — in tool replies,
- * list_subscriptions and the thread's `status` command.
+ * list_subscriptions, the `subscriptions` command (a person's, across conversations, saying which
+ * conversation each wakes) and the thread's `status` command.
  */
+import type { ThreadTarget } from "../sessions/contracts.js";
 import { quoteOf } from "./channel-content-format.js";
 import { channelLabel, type Subscription } from "./subscription.js";
 import { describeTrigger } from "./triggers.js";
@@ -26,4 +28,31 @@ export function subscriptionLine(subscription: Subscription): string {
 export function statusLines(subscriptions: readonly Subscription[]): readonly string[] {
   if (subscriptions.length === 0) return ["Subscriptions: none"];
   return [`Subscriptions (${subscriptions.length}):`, ...subscriptions.map(subscriptionLine)];
+}
+
+/** A conversation as people can find it: "slack D1ANA, thread 1700.1" / "telegram chat 42, topic 5". */
+export function placeOf(target: ThreadTarget): string {
+  const where = target.platform === "telegram" ? `chat ${target.channel}` : target.channel;
+  const thread =
+    target.thread === undefined
+      ? ""
+      : `, ${target.platform === "telegram" ? "topic" : "thread"} ${target.thread}`;
+  return `${target.platform} ${where}${thread}`;
+}
+
+/** Which conversation a subscription wakes, seen from the session `here`. */
+export function wakesWhere(subscription: Subscription, here: string | undefined): string {
+  return subscription.sessionId === here ? "this conversation" : placeOf(subscription.subscriberTarget);
+}
+
+/** A person's subscriptions across their conversations, each saying which conversation it wakes. */
+export function personLines(
+  subscriptions: readonly Subscription[],
+  here: string | undefined,
+): readonly string[] {
+  if (subscriptions.length === 0) return ["Your subscriptions: none"];
+  return [
+    `Your subscriptions (${subscriptions.length}):`,
+    ...subscriptions.map((s) => `${subscriptionLine(s)} — wakes ${wakesWhere(s, here)}`),
+  ];
 }

@@ -16,13 +16,13 @@ import {
   MAX_KEYWORDS,
   threadTargetSchema,
 } from "./subscription.js";
-import type { SubscriptionService } from "./subscription-service.js";
-import { subscriptionLine } from "./subscription-text.js";
+import type { SubscriptionOwner, SubscriptionService } from "./subscription-service.js";
+import { personLines } from "./subscription-text.js";
 
 /** What the tools need from the service. */
 export type SubscriptionToolsService = Pick<
   SubscriptionService,
-  "subscribe" | "remove" | "listFor" | "catchUp"
+  "subscribe" | "remove" | "listForPerson" | "catchUp"
 >;
 
 const channelArg = z
@@ -70,11 +70,13 @@ const catchUpSchema = z.object({
     .describe("ISO date or date-time: messages since then, read or not (default: only unread ones)"),
 });
 
-/** The calling session and person, or why the tool cannot run here. */
-function callerOf(request: ConversationExecutionRequest): Caller | string {
+/** The calling session and person, or why the tool (of `feature`) cannot run here. */
+export function callerOf(
+  request: ConversationExecutionRequest,
+  feature = "channel subscriptions are",
+): Caller | string {
   const target = threadTargetSchema.safeParse(request.metadata.target);
-  if (!target.success)
-    return "This conversation has no thread to report to, so channel subscriptions are unavailable here.";
+  if (!target.success) return `This conversation has no thread to report to, so ${feature} unavailable here.`;
   return {
     sessionId: request.sessionId,
     target: target.data,
@@ -82,10 +84,14 @@ function callerOf(request: ConversationExecutionRequest): Caller | string {
   };
 }
 
-function untrustedTurn(request: ConversationExecutionRequest): string | undefined {
+/** Why a turn started by channel content may not do `what` (undefined: a person's turn, it may). */
+export function untrustedTurn(
+  request: ConversationExecutionRequest,
+  what = "change what this conversation watches",
+): string | undefined {
   const provenance = provenanceOf(request);
   if (provenance.kind !== "channel_content") return undefined;
-  return `This turn was started by messages from ${provenance.channel ?? "a watched channel"}, so it cannot change what this conversation watches. Ask the person here to request it.`;
+  return `This turn was started by messages from ${provenance.channel ?? "a watched channel"}, so it cannot ${what}. Ask the person here to request it.`;
 }
 
 /** The caller of a tool that changes what the session watches, or why it cannot run here. */
@@ -93,6 +99,11 @@ function changingCaller(request: ConversationExecutionRequest): Caller | string 
   const caller = callerOf(request);
   if (typeof caller === "string") return caller;
   return untrustedTurn(request) ?? caller;
+}
+
+/** The person behind a caller, asking from the caller's conversation. */
+export function ownerOf(caller: Caller): SubscriptionOwner {
+  return { sessionId: caller.sessionId, platform: caller.target.platform, userId: caller.requester.id };
 }
 
 function result(outcome: Outcome): ToolResult {
@@ -145,26 +156,28 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
   });
   const unsubscribe = channelTool({
     name: "unsubscribe_channel",
-    description: "Stop watching a channel for this conversation.",
+    description:
+      "Stop watching a channel: this conversation's subscription to it, else one of the person's own " +
+      "subscriptions in any of their conversations.",
     inputSchema: unsubscribeSchema,
     concurrent: false,
     changesWatch: true,
-    run: (caller, args) => service.remove(caller.sessionId, args.channel),
+    run: (caller, args) => service.remove(ownerOf(caller), args.channel),
   });
   const list = defineTool({
     name: "list_subscriptions",
-    description: "List the channels this conversation watches, with their triggers and instructions.",
+    description:
+      "List the person's channel subscriptions across all their conversations with me: channel, trigger, " +
+      "instructions, and which conversation each one wakes.",
     inputSchema: listSchema,
     category: "read",
     risk: "low",
     concurrent: true,
-    label: () => "this conversation",
+    label: () => "the person's subscriptions",
     async execute(_args, context) {
       const caller = callerOf(context.request);
       if (typeof caller === "string") return fail(caller);
-      const mine = service.listFor(caller.sessionId);
-      if (mine.length === 0) return ok("This conversation watches no channels.");
-      return ok([`This conversation watches ${mine.length}:`, ...mine.map(subscriptionLine)].join("\n"));
+      return ok(personLines(service.listForPerson(ownerOf(caller)), caller.sessionId).join("\n"));
     },
   });
   const catchUp = channelTool({

@@ -114,7 +114,7 @@ describe("Slack subscriptions end to end", () => {
     expect(refusal).toContain("Ana is not a member of #secret");
     expect(e.fake.state.callsOf("conversations.members").map((c) => c.args.channel)).toEqual([SECRET]);
     follow(e, home, "subscriptions");
-    expect(await replyIn(e, DM, home, "Subscriptions:")).toBe("Subscriptions: none");
+    expect(await replyIn(e, DM, home, "subscriptions:")).toBe("Your subscriptions: none");
   });
 
   it("wakes only on keywords; catch_up returns the unread messages once and moves the cursor", async () => {
@@ -340,6 +340,6 @@ describe("Slack subscriptions end to end", () => {
     });
     expect(await replyIn(e, DM, home, "I was removed from #deploys")).toContain("stopped watching it");
     follow(e, home, "subscriptions");
-    expect(await replyIn(e, DM, home, "Subscriptions:")).toBe("Subscriptions: none");
+    expect(await replyIn(e, DM, home, "subscriptions:")).toBe("Your subscriptions: none");
   });
 });

@@ -112,7 +112,7 @@ describe("Telegram subscriptions end to end", () => {
     s.tg.state.setMember(GROUP.id, s.tg.bot.id, "member");
     const blind = await aliceAsks(s, call("subscribe_channel", { channel: String(GROUP.id) }), "Tool said:");
     expect(blind).toContain("with privacy mode on I only see commands and mentions in Team");
-    expect(await aliceAsks(s, "/subscriptions", "Subscriptions:")).toBe("Subscriptions: none");
+    expect(await aliceAsks(s, "/subscriptions", "subscriptions:")).toBe("Your subscriptions: none");
   });
 
   it("wakes only on keywords; catch_up returns the unread messages once and moves the cursor", async () => {
@@ -232,6 +232,6 @@ describe("Telegram subscriptions end to end", () => {
     const before = sentToAlice(s);
     s.tg.removeBot(GROUP, BOB);
     expect(await replyToAlice(s, "I was removed from Team", before)).toContain("stopped watching it");
-    expect(await aliceAsks(s, "/subscriptions", "Subscriptions:")).toBe("Subscriptions: none");
+    expect(await aliceAsks(s, "/subscriptions", "subscriptions:")).toBe("Your subscriptions: none");
   });
 });

@@ -180,11 +180,14 @@ describe("wake sink, subscription commands and retry provenance", () => {
         user: CALLER.requester,
         startTurn: async () => "started" as const,
       };
-      expect(await listing!.run({ ...call, args: [] })).toContain("#deploys");
+      expect(await listing!.run({ ...call, args: [] })).toMatchObject({
+        text: "Your subscriptions (1): each below, with a Cancel button",
+        items: [{ id: subscription!.id, text: expect.stringContaining("#deploys") }],
+      });
       expect(await unsubscribe!.run({ ...call, args: ["#deploys"] })).toContain("Unsubscribed from #deploys");
-      expect(await listing!.run({ ...call, args: [] })).toBe("Subscriptions: none");
+      expect(await listing!.run({ ...call, args: [] })).toBe("Your subscriptions: none");
       expect(await unsubscribe!.run({ ...call, args: ["#deploys"] })).toContain(
-        "No subscription to #deploys",
+        "You have no subscription to #deploys",
       );
       expect((await harness.service.observe(observed("after"))).status).toBe("ignored");
     } finally {

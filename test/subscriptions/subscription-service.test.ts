@@ -4,6 +4,8 @@ import { ALICE, type Harness, HOME, message, openHarness, tempDir } from "./supp
 
 const DEBOUNCE = 8_000;
 
+const ALICE_OWNER = { sessionId: ALICE.sessionId, platform: "slack", userId: "UALICE" };
+
 describe("SubscriptionService", () => {
   let h: Harness;
 
@@ -186,25 +188,50 @@ describe("SubscriptionService", () => {
   it("unsubscribe stops wake-ups, forgets the buffer, and says what is subscribed otherwise", async () => {
     await h.service.subscribe(ALICE, { channel: "#deploys" });
     await h.service.observe(message("pending"));
-    const removed = await h.service.remove(ALICE.sessionId, "#deploys");
+    const removed = await h.service.remove(ALICE_OWNER, "#deploys");
     expect(removed).toEqual({ ok: true, message: expect.stringContaining("Unsubscribed from #deploys") });
     await settle(DEBOUNCE * 2);
     expect(await h.service.observe(message("after"))).toEqual({ status: "ignored" });
     await settle(DEBOUNCE * 2);
     expect(h.sink.wakes).toHaveLength(0);
-    expect(await h.service.remove(ALICE.sessionId, "#deploys")).toEqual({
+    expect(await h.service.remove(ALICE_OWNER, "#deploys")).toEqual({
       ok: false,
-      message: "No subscription to #deploys here. This conversation's subscriptions: none.",
+      message: "You have no subscription to #deploys. Your subscriptions: none.",
     });
   });
 
   it("removes by subscription id or channel id, and the user's command gets the same replies", async () => {
     await h.service.subscribe(ALICE, { channel: "#deploys" });
     const [sub] = h.service.listFor(ALICE.sessionId);
-    expect(await h.service.remove(ALICE.sessionId, sub!.id)).toMatchObject({ ok: true });
+    expect(await h.service.remove(ALICE_OWNER, sub!.id)).toMatchObject({ ok: true });
     await h.service.subscribe(ALICE, { channel: "#deploys" });
-    expect(await h.service.remove("another-session", "CDEPLOY")).toMatchObject({ ok: false });
-    expect(await h.service.remove(ALICE.sessionId, "CDEPLOY")).toMatchObject({ ok: true });
+    expect(
+      await h.service.remove({ sessionId: "another-session", platform: "slack", userId: "UBOB" }, "CDEPLOY"),
+    ).toMatchObject({
+      ok: false,
+    });
+    expect(await h.service.remove(ALICE_OWNER, "CDEPLOY")).toMatchObject({ ok: true });
+  });
+
+  it("finds the person's own subscription from another conversation (a new DM thread), saying where it woke", async () => {
+    await h.service.subscribe(ALICE, { channel: "#deploys" });
+    const elsewhere = { ...ALICE_OWNER, sessionId: "slack:T1:CHOME:1800000000.000200" };
+    const listed = h.service.listForPerson(elsewhere);
+    expect(listed.map((s) => s.channelRef.name)).toEqual(["#deploys"]);
+    expect(await h.service.remove({ ...elsewhere, userId: "UBOB" }, "#deploys")).toEqual({
+      ok: false,
+      message: "You have no subscription to #deploys. Your subscriptions: none.",
+    });
+    expect(await h.service.remove(elsewhere, "random")).toEqual({
+      ok: false,
+      message: `You have no subscription to random. Your subscriptions: #deploys (${listed[0]!.id}, wakes slack CHOME, thread 1700000000.000100).`,
+    });
+    expect(await h.service.remove(elsewhere, "#deploys")).toEqual({
+      ok: true,
+      message: "Unsubscribed from #deploys; it no longer wakes slack CHOME, thread 1700000000.000100.",
+    });
+    expect(h.service.listFor(ALICE.sessionId)).toEqual([]);
+    expect(await h.service.observe(message("after"))).toEqual({ status: "ignored" });
   });
 
   it("skips an unreadable stored subscription on start, reporting it, and keeps the others", async () => {

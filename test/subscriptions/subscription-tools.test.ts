@@ -71,13 +71,13 @@ describe("subscription tools", () => {
       createdBy: { id: "UALICE" },
     });
     expect((await run("list_subscriptions", {}, ctx)).output).toMatch(
-      /^This conversation watches 1:\n- #deploys \(slack, keywords: failed\)/,
+      /^Your subscriptions \(1\):\n- #deploys \(slack, keywords: failed\).* — wakes this conversation$/,
     );
     await h.service.observe(message("deploy started"));
     const read = await run("catch_up", { channel: "#deploys" }, ctx);
     expect(read).toMatchObject({ ok: true, output: expect.stringContaining("Bob: deploy started") });
     expect(await run("unsubscribe_channel", { channel: "#deploys" }, ctx)).toMatchObject({ ok: true });
-    expect((await run("list_subscriptions", {}, ctx)).output).toBe("This conversation watches no channels.");
+    expect((await run("list_subscriptions", {}, ctx)).output).toBe("Your subscriptions: none");
   });
 
   it("checks membership for the requester of the turn", async () => {

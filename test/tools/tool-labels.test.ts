@@ -123,7 +123,7 @@ describe("tool labels", () => {
     expect(labelOf(byName.get("subscribe_channel"), { channel: "#deploys" })).toBe("#deploys");
     expect(labelOf(byName.get("unsubscribe_channel"), { channel: "#deploys" })).toBe("#deploys");
     expect(labelOf(byName.get("catch_up"), { channel: "-1001234:5", limit: 20 })).toBe("-1001234:5");
-    expect(labelOf(byName.get("list_subscriptions"), {})).toBe("this conversation");
+    expect(labelOf(byName.get("list_subscriptions"), {})).toBe("the person's subscriptions");
   });
 
   it("summarises an MCP call as compact key=value pairs", () => {

@@ -31,6 +31,7 @@ const KIND_ICON: Readonly<Record<Card["kind"], string>> = {
   approval: ":lock:",
   question: ":question:",
   plan: ":clipboard:",
+  item: ":pushpin:",
 };
 
 /** Content blocks and buttons leave room for the title, the outcome / footer and the actions. */

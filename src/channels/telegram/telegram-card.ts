@@ -54,7 +54,12 @@ export const RETRY_KEYBOARD: InlineKeyboardMarkup = Object.freeze({
   inline_keyboard: [[{ text: "🔁 Retry", callback_data: controlCallbackData("retry") }]],
 }) as InlineKeyboardMarkup;
 
-const ICONS: Readonly<Record<Card["kind"], string>> = { approval: "🔐", question: "❓", plan: "📋" };
+const ICONS: Readonly<Record<Card["kind"], string>> = {
+  approval: "🔐",
+  question: "❓",
+  plan: "📋",
+  item: "📌",
+};
 const BLOCK_CHARS = 1500;
 const LABEL_CHARS = 60;
 const SHORT_LABEL = 18;

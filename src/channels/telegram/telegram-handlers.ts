@@ -37,6 +37,8 @@ import { observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.
 export const SERVICE_COMMANDS = new Set([
   "subscriptions",
   "unsubscribe",
+  "schedules",
+  "cancel_task",
   "new",
   "stop",
   "mode",
@@ -62,6 +64,8 @@ export const COMMAND_MENU = [
   { command: "reviewer", description: "Safety reviewer statistics" },
   { command: "skills", description: "List skills; approvers: /skills enable|disable <name>" },
   { command: "skill", description: "Run a skill: /skill <name> [text]" },
+  { command: "schedules", description: "Your scheduled tasks and wake-ups, with Cancel buttons" },
+  { command: "subscriptions", description: "Your channel subscriptions, with Cancel buttons" },
 ] as const;
 
 const PRESS_ANSWER_WITHIN_MS = 5000;

@@ -144,6 +144,8 @@ describe("Telegram channel: inbound messages", () => {
       "reviewer",
       "skills",
       "skill",
+      "schedules",
+      "subscriptions",
     ]);
   });
 

@@ -15,6 +15,8 @@ export interface FakeUser {
   readonly realName?: string;
   readonly displayName?: string;
   readonly botId?: string;
+  /** IANA timezone (users.info `tz`). */
+  readonly tz?: string;
 }
 
 export type ChannelType = "im" | "channel" | "group" | "mpim";

@@ -1,0 +1,129 @@
+/**
+ * Occurrences: when a schedule is due, on croner (a maintained cron parser with timezone and DST
+ * handling: a local time skipped by a spring-forward runs at the first valid moment after it, a
+ * repeated fall-back hour runs once). Validates expressions (5 fields, or 6 with leading seconds)
+ * and IANA timezones, lists the next occurrences, and measures the shortest gap between runs for
+ * the minimum-interval guard.
+ */
+import { Cron } from "croner";
+import type { TaskSchedule } from "./scheduled-task.js";
+
+/** How many upcoming runs the shortest-gap check looks at. */
+const GAP_SAMPLE = 24;
+
+/** Whether `zone` is an IANA timezone this runtime knows. */
+export function isKnownTimezone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Parse a cron expression in a timezone; throws an Error saying what is wrong. */
+function cronOf(expression: string, timezone: string): Cron {
+  const fields = expression.trim().split(/\s+/).length;
+  if (fields !== 5 && fields !== 6)
+    throw new Error(`a cron expression has 5 fields (minute hour day month weekday), not ${fields}`);
+  if (!isKnownTimezone(timezone)) throw new Error(`unknown timezone "${timezone}" (use an IANA name)`);
+  return new Cron(expression.trim(), { timezone, paused: true, mode: "5-or-6-parts" });
+}
+
+/** Check a cron expression and timezone; the problem as text, or undefined when both are fine. */
+export function cronProblem(expression: string, timezone: string): string | undefined {
+  try {
+    cronOf(expression, timezone);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message.replace(/^CronPattern: /, "") : String(error);
+  }
+}
+
+/**
+ * Up to `count` due times of `schedule` strictly after `afterMs` (epoch ms), honouring `until`
+ * and, when `runsSoFar` is given, `maxRuns`.
+ */
+export function nextOccurrences(
+  schedule: TaskSchedule,
+  afterMs: number,
+  count: number,
+  runsSoFar = 0,
+): readonly number[] {
+  if (schedule.type === "once") {
+    const at = Date.parse(schedule.at);
+    return at > afterMs && runsSoFar === 0 && count > 0 ? [at] : [];
+  }
+  const left = schedule.maxRuns === undefined ? count : Math.min(count, schedule.maxRuns - runsSoFar);
+  if (left <= 0) return [];
+  const until = schedule.until === undefined ? Number.POSITIVE_INFINITY : Date.parse(schedule.until);
+  return cronOf(schedule.expression, schedule.timezone)
+    .nextRuns(left, new Date(afterMs))
+    .map((date) => date.getTime())
+    .filter((at) => at <= until);
+}
+
+/** The next due time after `afterMs`, or undefined when the schedule is over. */
+export function nextOccurrence(schedule: TaskSchedule, afterMs: number, runsSoFar = 0): number | undefined {
+  return nextOccurrences(schedule, afterMs, 1, runsSoFar)[0];
+}
+
+/** The shortest gap (ms) between the upcoming runs of a cron schedule; Infinity for fewer than two. */
+export function shortestGapMs(schedule: TaskSchedule, afterMs: number): number {
+  const runs = nextOccurrences(schedule, afterMs, GAP_SAMPLE);
+  let gap = Number.POSITIVE_INFINITY;
+  for (let i = 1; i < runs.length; i++) gap = Math.min(gap, runs[i]! - runs[i - 1]!);
+  return gap;
+}
+
+/** What fell due while nobody ran a schedule: the newest due time and how many came before it. */
+export interface Missed {
+  readonly latest: number;
+  /** Due times before `latest`, counted up to MISSED_COUNT_CAP. */
+  readonly earlier: number;
+}
+
+/** Most missed runs counted (a long outage of a frequent task is not enumerated). */
+export const MISSED_COUNT_CAP = 500;
+
+/**
+ * The due times of `schedule` in [fromMs, nowMs] (`fromMs` is the stored next run, itself due):
+ * the newest one and how many came before it; undefined when `fromMs` is still ahead.
+ */
+export function missedOccurrences(
+  schedule: TaskSchedule,
+  fromMs: number,
+  nowMs: number,
+  runsSoFar: number,
+): Missed | undefined {
+  if (fromMs > nowMs) return undefined;
+  if (schedule.type === "once") return { latest: fromMs, earlier: 0 };
+  const end = Math.min(nowMs, schedule.until === undefined ? nowMs : Date.parse(schedule.until));
+  const left = schedule.maxRuns === undefined ? Number.POSITIVE_INFINITY : schedule.maxRuns - runsSoFar;
+  if (left <= MISSED_COUNT_CAP) {
+    const due = [fromMs, ...nextOccurrences(schedule, fromMs, left - 1, runsSoFar + 1)].filter(
+      (at) => at <= end,
+    );
+    return { latest: due.at(-1) ?? fromMs, earlier: Math.max(0, due.length - 1) };
+  }
+  const previous = cronOf(schedule.expression, schedule.timezone).previousRuns(1, new Date(end + 1))[0];
+  const latest = previous !== undefined && previous.getTime() > fromMs ? previous.getTime() : fromMs;
+  if (latest === fromMs) return { latest, earlier: 0 };
+  const between = nextOccurrences(schedule, fromMs, MISSED_COUNT_CAP).filter((at) => at < latest).length;
+  return { latest, earlier: Math.min(MISSED_COUNT_CAP, between + 1) };
+}
+
+/** A time as people read it in a timezone: "Tue 1 Dec 2026, 09:00 (Europe/Berlin)". */
+export function formatIn(atMs: number, timezone: string): string {
+  const text = new Intl.DateTimeFormat("en-GB", {
+    timeZone: timezone,
+    weekday: "short",
+    day: "numeric",
+    month: "short",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    hour12: false,
+  }).format(new Date(atMs));
+  return `${text} (${timezone})`;
+}

@@ -1,0 +1,157 @@
+/**
+ * The agent's scheduling tools: schedule_task (a write: interactive mode asks, with a card saying
+ * what runs, where and the next three runs; auto runs it), list_scheduled_tasks and
+ * cancel_scheduled_task (the person's own tasks across all their conversations), and
+ * wake_me_later (no approval: it only wakes this same conversation, bounded and rate-limited).
+ * A turn started by channel content can never create a task or a wake-up.
+ */
+import { z } from "zod";
+import type { ConversationExecutionRequest } from "../engine/request.js";
+import type { Caller } from "../subscriptions/channel-access.js";
+import { callerOf, untrustedTurn } from "../subscriptions/subscription-tools.js";
+import { type AnyTool, defineTool, fail, labelText, ok } from "../tools/tool.js";
+import { MAX_PROMPT_CHARS } from "./scheduled-task.js";
+import type { ScheduleService } from "./schedule-service.js";
+
+/** What the tools need from the service. */
+export type ScheduleToolsService = Pick<
+  ScheduleService,
+  "preview" | "create" | "wakeLater" | "linesFor" | "cancel"
+>;
+
+const FEATURE = "scheduled tasks are";
+const isoArg = z.string().trim().min(1).max(40);
+
+const scheduleSchema = z.object({
+  prompt: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_PROMPT_CHARS)
+    .describe("What to do at each run, in the person's words (e.g. 'summarise #deploys here')"),
+  at: isoArg.optional().describe("One run at this ISO-8601 time with offset, e.g. 2026-12-01T09:00:00+01:00"),
+  cron: z
+    .string()
+    .trim()
+    .min(1)
+    .max(120)
+    .optional()
+    .describe("Repeating: a 5-field cron expression (minute hour day month weekday), e.g. '0 9 * * 1-5'"),
+  timezone: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("IANA timezone of the cron times (default: the person's, else the configured default)"),
+  until: isoArg.optional().describe("Cron only: no runs after this ISO time"),
+  max_runs: z.number().int().min(1).max(10_000).optional().describe("Cron only: stop after this many runs"),
+});
+
+const cancelSchema = z.object({
+  id: z.string().trim().min(1).max(40).describe("The task id (tsk_… or wak_…)"),
+});
+
+const wakeSchema = z.object({
+  note: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_PROMPT_CHARS)
+    .describe("What to check or do when woken, e.g. 'check whether the deploy finished'"),
+  in_s: z
+    .number()
+    .positive()
+    .max(400 * 86_400)
+    .optional()
+    .describe("Wake up this many seconds from now"),
+  at: isoArg.optional().describe("Or wake up at this ISO-8601 time with offset"),
+});
+
+/** The caller of a tool that creates a standing item, or why it cannot here. */
+function creatingCaller(request: ConversationExecutionRequest, what: string): Caller | string {
+  const caller = callerOf(request, FEATURE);
+  if (typeof caller === "string") return caller;
+  return untrustedTurn(request, what) ?? caller;
+}
+
+/** Build the four scheduling tools over a service. */
+export function createScheduleTools(service: ScheduleToolsService): readonly AnyTool[] {
+  const schedule = defineTool({
+    name: "schedule_task",
+    description:
+      "Run a prompt later in this conversation, as the person asking: once (`at`) or repeatedly (`cron`). " +
+      "Each run is posted here. Give exactly one of `at` or `cron`.",
+    inputSchema: scheduleSchema,
+    category: "write",
+    risk: "medium",
+    concurrent: false,
+    label: (args) => `${args.cron ?? args.at ?? ""} ${labelText(args.prompt, 40)}`,
+    async preview(args, { request }) {
+      const caller = creatingCaller(request, "schedule tasks");
+      if (typeof caller === "string") return { summary: `schedule_task (will be refused: ${caller})` };
+      const shown = await service.preview(caller, args);
+      return { summary: shown.summary, detail: { kind: "text", text: shown.detail } };
+    },
+    async execute(args, context) {
+      const caller = creatingCaller(context.request, "schedule tasks");
+      if (typeof caller === "string") return fail(caller);
+      const outcome = await service.create(caller, args);
+      return outcome.ok ? ok(outcome.message) : fail(outcome.message);
+    },
+  });
+  const list = defineTool({
+    name: "list_scheduled_tasks",
+    description:
+      "List the person's scheduled tasks and wake-ups across all their conversations with me: id, prompt, " +
+      "where each posts, schedule, next run and last result.",
+    inputSchema: z.object({}),
+    category: "read",
+    risk: "low",
+    concurrent: true,
+    label: () => "the person's tasks",
+    async execute(_args, context) {
+      const caller = callerOf(context.request, FEATURE);
+      if (typeof caller === "string") return fail(caller);
+      return ok(service.linesFor(actorOf(caller)).join("\n"));
+    },
+  });
+  const cancel = defineTool({
+    name: "cancel_scheduled_task",
+    description: "Cancel one of the person's scheduled tasks or wake-ups (from any conversation) by id.",
+    inputSchema: cancelSchema,
+    category: "read",
+    risk: "low",
+    concurrent: false,
+    label: (args) => args.id,
+    async execute(args, context) {
+      const caller = creatingCaller(context.request, "cancel scheduled tasks");
+      if (typeof caller === "string") return fail(caller);
+      const outcome = await service.cancel(actorOf(caller), args.id);
+      return outcome.ok ? ok(outcome.message) : fail(outcome.message);
+    },
+  });
+  const wake = defineTool({
+    name: "wake_me_later",
+    description:
+      "Wake this conversation once later with a note to yourself (e.g. check back on a deploy in 10 minutes). " +
+      "Give `in_s` or `at`. No approval needed; bounded and rate-limited.",
+    inputSchema: wakeSchema,
+    category: "read",
+    risk: "low",
+    concurrent: false,
+    label: (args) => labelText(args.note, 60),
+    async execute(args, context) {
+      const caller = creatingCaller(context.request, "set wake-ups");
+      if (typeof caller === "string") return fail(caller);
+      const outcome = await service.wakeLater(caller, args);
+      return outcome.ok ? ok(outcome.message) : fail(outcome.message);
+    },
+  });
+  return Object.freeze([schedule, list, cancel, wake]);
+}
+
+/** The person behind a caller, asking from the caller's conversation. */
+export function actorOf(caller: Caller) {
+  return { platform: caller.target.platform, userId: caller.requester.id, sessionId: caller.sessionId };
+}

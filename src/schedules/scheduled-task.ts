@@ -1,0 +1,118 @@
+/**
+ * ScheduledTask: a person's standing request that a conversation runs a prompt later — once at a
+ * time, or on a cron schedule in a timezone — or a session's own wake-up with a note. Immutable
+ * domain types with their zod schemas (stored records), the id format and freezing.
+ */
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { PlatformUser, ThreadTarget } from "../sessions/contracts.js";
+import { platformUserSchema, threadTargetSchema } from "../subscriptions/subscription.js";
+
+/** When a task runs: once at a time, or on a cron expression in a timezone (optionally bounded). */
+export type TaskSchedule =
+  | { readonly type: "once"; readonly at: string }
+  | {
+      readonly type: "cron";
+      readonly expression: string;
+      readonly timezone: string;
+      readonly until?: string;
+      readonly maxRuns?: number;
+    };
+
+/** A scheduled task the person approved, or a session's wake-up (no approval, one run). */
+export type TaskKind = "task" | "wake";
+
+/** Active tasks run; paused ones wait for a person (guard tripped, thread gone). */
+export type TaskStatus = "active" | "paused";
+
+export interface ScheduledTask {
+  readonly id: string;
+  readonly kind: TaskKind;
+  /** The session the task runs in (its origin). */
+  readonly sessionId: string;
+  /** That session's thread: runs are answered there. */
+  readonly target: ThreadTarget;
+  /** Who asked: runs are theirs (requester, approvals), and only they (or an approver) cancel. */
+  readonly createdBy: PlatformUser;
+  /** The prompt of a task, or the note of a wake-up. */
+  readonly prompt: string;
+  readonly schedule: TaskSchedule;
+  readonly status: TaskStatus;
+  /** Why a paused task is paused. */
+  readonly statusNote?: string;
+  /** ISO time. */
+  readonly createdAt: string;
+  /** The next due time (ISO); absent once nothing is left to run. */
+  readonly nextRunAt?: string;
+  readonly runs: number;
+  /** The due time of the latest run (ISO). */
+  readonly lastRunAt?: string;
+  /** How the latest run ended, in a few words. */
+  readonly lastResult?: string;
+  /** Runs that failed in a row. */
+  readonly failures: number;
+}
+
+/** Longest prompt or note accepted. */
+export const MAX_PROMPT_CHARS = 4_000;
+
+const isoTime = z.iso.datetime({ offset: true });
+
+/** A stored TaskSchedule. */
+export const taskScheduleSchema: z.ZodType<TaskSchedule> = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("once"), at: isoTime }),
+  z.object({
+    type: z.literal("cron"),
+    expression: z.string().min(1).max(120),
+    timezone: z.string().min(1).max(64),
+    until: isoTime.optional(),
+    maxRuns: z.number().int().positive().optional(),
+  }),
+]);
+
+/** A stored ScheduledTask (the `data` of its versioned record). */
+export const scheduledTaskSchema: z.ZodType<ScheduledTask> = z.object({
+  id: z.string().regex(/^(tsk|wak)_[0-9a-f]{12}$/),
+  kind: z.enum(["task", "wake"]),
+  sessionId: z.string().min(1).max(180),
+  target: threadTargetSchema,
+  createdBy: platformUserSchema,
+  prompt: z.string().min(1).max(MAX_PROMPT_CHARS),
+  schedule: taskScheduleSchema,
+  status: z.enum(["active", "paused"]),
+  statusNote: z.string().max(500).optional(),
+  createdAt: isoTime,
+  nextRunAt: isoTime.optional(),
+  runs: z.number().int().nonnegative(),
+  lastRunAt: isoTime.optional(),
+  lastResult: z.string().max(200).optional(),
+  failures: z.number().int().nonnegative(),
+});
+
+/** A fresh id: "tsk_" (tasks) or "wak_" (wake-ups) + 12 hex digits. */
+export function newTaskId(kind: TaskKind): string {
+  return `${kind === "task" ? "tsk" : "wak"}_${randomBytes(6).toString("hex")}`;
+}
+
+/** Freeze a task and its nested records. */
+export function freezeTask(task: ScheduledTask): ScheduledTask {
+  return Object.freeze({
+    ...task,
+    target: Object.freeze({
+      ...task.target,
+      ...(task.target.extra ? { extra: Object.freeze({ ...task.target.extra }) } : {}),
+    }),
+    createdBy: Object.freeze({ ...task.createdBy }),
+    schedule: Object.freeze({ ...task.schedule }),
+  });
+}
+
+/** The person key a task counts against: "platform:userId". */
+export function ownerKeyOf(task: Pick<ScheduledTask, "target" | "createdBy">): string {
+  return `${task.target.platform}:${task.createdBy.id}`;
+}
+
+/** The workspace key a task counts against: "platform:workspace". */
+export function workspaceKeyOf(target: Pick<ThreadTarget, "platform" | "workspace">): string {
+  return `${target.platform}:${target.workspace}`;
+}

@@ -1,0 +1,187 @@
+/**
+ * TaskRegistry: the persisted scheduled tasks ("schedules" space) and their in-memory indexes by
+ * owner and workspace. The store has no key listing, so catalog records list the ids — split
+ * into shards by id, so adding a task rewrites a small list even with many thousands of tasks.
+ * A record is written before a catalog names it and forgotten by its catalog before it is
+ * deleted, so a crash never leaves a catalog naming a missing record; a shard is re-read before
+ * each change so processes sharing a store keep each other's ids. `reload` re-reads one task,
+ * for a process that must see another's change (a cancel, a run) before acting on it.
+ */
+import { z } from "zod";
+import { KeyedMutex } from "../store/key-mutex.js";
+import { type KeyValueSpace, setAll } from "../store/store.js";
+import { fromVersioned, toVersioned } from "../store/versioned.js";
+import {
+  freezeTask,
+  ownerKeyOf,
+  type ScheduledTask,
+  scheduledTaskSchema,
+  workspaceKeyOf,
+} from "./scheduled-task.js";
+
+export const TASK_KIND = "scheduled-task";
+export const TASK_CATALOG_KIND = "scheduled-task-catalog";
+/** Catalog shards: a task's shard is picked by the last hex digit of its id. */
+const SHARDS = 16;
+
+const catalogSchema = z.object({ ids: z.array(z.string()) });
+
+/** Store key of a task record. */
+export const taskKey = (id: string) => `task:${id}`;
+const shardKey = (shard: number) => `catalog:${shard.toString(16)}`;
+const shardOf = (id: string) => Number.parseInt(id.slice(-1), 16) % SHARDS;
+
+/** Persisted tasks with indexes by owner and by workspace. */
+export class TaskRegistry {
+  private readonly byId = new Map<string, ScheduledTask>();
+  private readonly byOwner = new Map<string, Set<string>>();
+  private readonly byWorkspace = new Map<string, Set<string>>();
+  private readonly mutex = new KeyedMutex();
+
+  private constructor(private readonly space: KeyValueSpace) {}
+
+  /** Load every task the catalogs name; unreadable ones are reported to `onError` and skipped. */
+  static async load(
+    space: KeyValueSpace,
+    onError: (error: unknown, context: string) => void,
+  ): Promise<TaskRegistry> {
+    const registry = new TaskRegistry(space);
+    for (let shard = 0; shard < SHARDS; shard++) {
+      for (const id of await registry.shard(shard)) {
+        try {
+          const task = await registry.read(id);
+          if (!task) throw new Error(`task ${id} is in the catalog but its record is missing`);
+          registry.index(task);
+        } catch (error) {
+          onError(error, `loading scheduled task ${id}`);
+        }
+      }
+    }
+    return registry;
+  }
+
+  /** Every task. */
+  all(): readonly ScheduledTask[] {
+    return [...this.byId.values()];
+  }
+
+  get(id: string): ScheduledTask | undefined {
+    return this.byId.get(id);
+  }
+
+  /** The person's tasks ("platform:userId"), oldest first. */
+  forOwner(ownerKey: string): readonly ScheduledTask[] {
+    return this.pick(this.byOwner.get(ownerKey));
+  }
+
+  /** Active tasks of a person. */
+  activeForOwner(ownerKey: string): number {
+    return this.countActive(this.byOwner.get(ownerKey));
+  }
+
+  /** Active tasks in a platform workspace ("platform:workspace"). */
+  activeInWorkspace(workspaceKey: string): number {
+    return this.countActive(this.byWorkspace.get(workspaceKey));
+  }
+
+  /** Create or replace a task (validated; its catalog shard is written after the record). */
+  async put(task: ScheduledTask): Promise<ScheduledTask> {
+    const valid = freezeTask(scheduledTaskSchema.parse(task));
+    const shard = shardOf(valid.id);
+    return this.mutex.run(shardKey(shard), async () => {
+      const ids = await this.shard(shard);
+      // One commit where the backend can; else the record first, then the shard naming it.
+      await setAll(this.space, [
+        { key: taskKey(valid.id), value: toVersioned(TASK_KIND, valid) },
+        ...(ids.includes(valid.id)
+          ? []
+          : [{ key: shardKey(shard), value: toVersioned(TASK_CATALOG_KIND, { ids: [...ids, valid.id] }) }]),
+      ]);
+      this.unindex(valid.id);
+      this.index(valid);
+      return valid;
+    });
+  }
+
+  /** Remove a task; returns what was known of it, or undefined when unknown. */
+  async remove(id: string): Promise<ScheduledTask | undefined> {
+    const shard = shardOf(id);
+    return this.mutex.run(shardKey(shard), async () => {
+      const existing = this.byId.get(id);
+      const ids = await this.shard(shard);
+      if (ids.includes(id))
+        await this.writeShard(
+          shard,
+          ids.filter((other) => other !== id),
+        );
+      this.unindex(id);
+      await this.space.delete(taskKey(id));
+      return existing;
+    });
+  }
+
+  /** Re-read a task from the store (another process may have changed or removed it). */
+  async reload(id: string): Promise<ScheduledTask | undefined> {
+    const task = await this.read(id);
+    this.unindex(id);
+    if (task) this.index(task);
+    return task;
+  }
+
+  private async read(id: string): Promise<ScheduledTask | undefined> {
+    const raw = await this.space.get(taskKey(id));
+    if (raw === undefined) return undefined;
+    return freezeTask(fromVersioned(raw, { kind: TASK_KIND, schema: scheduledTaskSchema, where: id }));
+  }
+
+  private async shard(shard: number): Promise<string[]> {
+    const raw = await this.space.get(shardKey(shard));
+    if (raw === undefined) return [];
+    return fromVersioned(raw, { kind: TASK_CATALOG_KIND, schema: catalogSchema, where: shardKey(shard) }).ids;
+  }
+
+  private async writeShard(shard: number, ids: readonly string[]): Promise<void> {
+    await this.space.set(shardKey(shard), toVersioned(TASK_CATALOG_KIND, { ids }));
+  }
+
+  private countActive(ids: ReadonlySet<string> | undefined): number {
+    let active = 0;
+    for (const id of ids ?? []) if (this.byId.get(id)?.status === "active") active += 1;
+    return active;
+  }
+
+  private pick(ids: ReadonlySet<string> | undefined): readonly ScheduledTask[] {
+    if (!ids) return [];
+    return [...ids]
+      .map((id) => this.byId.get(id))
+      .filter((t): t is ScheduledTask => t !== undefined)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  private index(task: ScheduledTask): void {
+    this.byId.set(task.id, task);
+    addTo(this.byOwner, ownerKeyOf(task), task.id);
+    addTo(this.byWorkspace, workspaceKeyOf(task.target), task.id);
+  }
+
+  private unindex(id: string): void {
+    const existing = this.byId.get(id);
+    if (!existing) return;
+    this.byId.delete(id);
+    removeFrom(this.byOwner, ownerKeyOf(existing), id);
+    removeFrom(this.byWorkspace, workspaceKeyOf(existing.target), id);
+  }
+}
+
+function addTo(index: Map<string, Set<string>>, key: string, id: string): void {
+  const ids = index.get(key) ?? new Set<string>();
+  ids.add(id);
+  index.set(key, ids);
+}
+
+function removeFrom(index: Map<string, Set<string>>, key: string, id: string): void {
+  const ids = index.get(key);
+  if (!ids) return;
+  ids.delete(id);
+  if (ids.size === 0) index.delete(key);
+}

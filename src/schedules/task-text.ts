@@ -1,0 +1,121 @@
+/**
+ * Task text: how scheduled tasks read for people and the model — the schedule in words, where a
+ * task posts, the lines of list_scheduled_tasks and the `schedules` command, the approval card's
+ * preview (what, where, the next three runs), and the marked input of a scheduled run.
+ */
+import type { ThreadTarget } from "../sessions/contracts.js";
+import { quoteOf } from "../subscriptions/channel-content-format.js";
+import { placeOf } from "../subscriptions/subscription-text.js";
+import { formatIn, nextOccurrences } from "./occurrences.js";
+import type { ScheduledTask, TaskSchedule } from "./scheduled-task.js";
+
+/** Timezone a schedule's times are shown in. */
+export function zoneOf(schedule: TaskSchedule, fallback: string): string {
+  return schedule.type === "cron" ? schedule.timezone : fallback;
+}
+
+/** "once at …" / "cron `0 9 * * 1-5` in Europe/Berlin, until …, at most 5 runs". */
+export function describeSchedule(schedule: TaskSchedule, fallbackZone: string): string {
+  if (schedule.type === "once") return `once at ${formatIn(Date.parse(schedule.at), fallbackZone)}`;
+  const bounds = [
+    schedule.until === undefined ? "" : `, until ${formatIn(Date.parse(schedule.until), schedule.timezone)}`,
+    schedule.maxRuns === undefined ? "" : `, at most ${schedule.maxRuns} runs`,
+  ].join("");
+  return `cron \`${schedule.expression}\` in ${schedule.timezone}${bounds}`;
+}
+
+/** The next `count` runs of a schedule after `nowMs`, as people read them. */
+export function upcomingText(schedule: TaskSchedule, nowMs: number, count: number, zone: string): string[] {
+  return nextOccurrences(schedule, nowMs, count).map((at) => formatIn(at, zone));
+}
+
+/** One line per task: id, what, where, schedule, next run, last result. */
+export function taskLine(task: ScheduledTask, here: string | undefined, fallbackZone: string): string {
+  const zone = zoneOf(task.schedule, fallbackZone);
+  const what = task.kind === "wake" ? `wake-up: "${quoteOf(task.prompt)}"` : `"${quoteOf(task.prompt)}"`;
+  const where = task.sessionId === here ? "this conversation" : placeOf(task.target);
+  const next =
+    task.status === "paused"
+      ? `paused (${task.statusNote ?? "by a guard"})`
+      : task.nextRunAt === undefined
+        ? "no further runs"
+        : `next ${formatIn(Date.parse(task.nextRunAt), zone)}`;
+  const last =
+    task.lastRunAt === undefined
+      ? "not run yet"
+      : `last ${formatIn(Date.parse(task.lastRunAt), zone)}: ${task.lastResult ?? "started"}`;
+  return `- [${task.id}] ${what} — posts in ${where}; ${describeSchedule(task.schedule, zone)}; ${next}; ${last}`;
+}
+
+/** The listing of a person's tasks. */
+export function taskLines(
+  tasks: readonly ScheduledTask[],
+  here: string | undefined,
+  fallbackZone: string,
+): readonly string[] {
+  if (tasks.length === 0) return ["Scheduled tasks: none"];
+  return [`Scheduled tasks (${tasks.length}):`, ...tasks.map((t) => taskLine(t, here, fallbackZone))];
+}
+
+/** What the approval card of schedule_task says: what runs, where, and when next. */
+export function creationPreview(input: {
+  readonly prompt: string;
+  readonly schedule: TaskSchedule;
+  readonly target: ThreadTarget;
+  readonly zone: string;
+  readonly nowMs: number;
+}): { readonly summary: string; readonly detail: string } {
+  const next = upcomingText(input.schedule, input.nowMs, 3, input.zone);
+  const lines = [
+    `Runs: ${input.prompt}`,
+    `Where: this conversation (${placeOf(input.target)})`,
+    `Schedule: ${describeSchedule(input.schedule, input.zone)}`,
+    next.length === 0 ? "Next: never (the schedule has no future time)" : `Next: ${next.join("; ")}`,
+  ];
+  return {
+    summary: `schedule a task: "${quoteOf(input.prompt)}" ${describeSchedule(input.schedule, input.zone)}`,
+    detail: lines.join("\n"),
+  };
+}
+
+/** What a run is handed: the marked input of a scheduled run (or a wake-up with its note). */
+export function runInput(input: {
+  readonly task: ScheduledTask;
+  readonly dueMs: number;
+  readonly skipped: number;
+  readonly fallbackZone: string;
+}): string {
+  const { task, dueMs, skipped } = input;
+  const zone = zoneOf(task.schedule, input.fallbackZone);
+  const due = formatIn(dueMs, zone);
+  const previous =
+    task.lastRunAt === undefined ? "none (first run)" : formatIn(Date.parse(task.lastRunAt), zone);
+  const quoted = task.prompt
+    .split("\n")
+    .map((line) => `> ${line}`)
+    .join("\n");
+  const missed =
+    skipped > 0
+      ? [
+          `(${skipped} earlier run${skipped === 1 ? " was" : "s were"} missed while the service was down; only this one runs.)`,
+        ]
+      : [];
+  if (task.kind === "wake")
+    return [
+      `[Wake-up ${task.id}: you asked to be woken at ${due}]`,
+      "The note you left yourself:",
+      quoted,
+      "",
+      "Act on the note now; your reply is posted in this conversation.",
+    ].join("\n");
+  const by = task.createdBy.name || task.createdBy.id;
+  return [
+    `[Scheduled run of task ${task.id}, set up by ${by}]`,
+    `Schedule: ${describeSchedule(task.schedule, zone)} · this run was due ${due} · previous run: ${previous}`,
+    ...missed,
+    "The task:",
+    quoted,
+    "",
+    "Carry out the task now; your reply is posted in this conversation.",
+  ].join("\n");
+}

@@ -1,0 +1,106 @@
+/**
+ * Support for the schedules end-to-end tests: the app's scheduled tasks and channel
+ * subscriptions (AppSchedules and AppSubscriptions with the real engine factory, the
+ * SessionManager as their wake sink, hooks merged as the app merges them) as an extension of the
+ * Slack and Telegram harnesses, with a test-only minimum interval of one second so a cron task
+ * with a seconds field can run twice within a test.
+ */
+import pino from "pino";
+import { AppSchedules } from "../../src/app/app-schedules.js";
+import { AppSubscriptions } from "../../src/app/app-subscriptions.js";
+import { mergeSessionHooks } from "../../src/app/session-hooks.js";
+import { slackDirectoryOf } from "../../src/app/slack-starter.js";
+import { telegramDirectoryOf } from "../../src/app/telegram-starter.js";
+import { slackTimezones } from "../../src/channels/slack/slack-timezones.js";
+import { createEngineFactory } from "../../src/engine/assembly/build-engine-factory.js";
+import type { ProviderClient } from "../../src/engine/provider/provider.js";
+import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "../../src/schedules/schedule-settings.js";
+import type { ProcessExtension } from "../channels/slack/e2e-harness.js";
+import type { StackExtension } from "../channels/telegram/stack.js";
+import { TEST_SETTINGS } from "../subscriptions/e2e-support.js";
+
+/** Runs may be one second apart (the default guard is five minutes). */
+export const FAST_SCHEDULES: ScheduleSettings = Object.freeze({
+  ...DEFAULT_SCHEDULE_SETTINGS,
+  minIntervalMs: 1_000,
+});
+
+const silent = pino({ level: "silent" });
+
+function parts(provider: ProviderClient, workspaceRoot: string) {
+  const subscriptions = new AppSubscriptions();
+  const schedules = new AppSchedules();
+  return {
+    subscriptions,
+    schedules,
+    createEngine: createEngineFactory({
+      provider,
+      workspaceRoot,
+      extraTools: () => [...subscriptions.tools, ...schedules.tools],
+    }),
+    manager: mergeSessionHooks(subscriptions.sessionOptions(), schedules.sessionOptions()),
+    channel: {
+      ...subscriptions.channelHooks,
+      onBotRemoved: (channel: Parameters<typeof subscriptions.channelHooks.onBotRemoved>[0]) => {
+        subscriptions.channelHooks.onBotRemoved(channel);
+        schedules.channelGone(channel);
+      },
+    },
+    stopping: async () => {
+      await schedules.shutdown();
+      await subscriptions.shutdown();
+    },
+  };
+}
+
+/** The Slack harness with the app's schedules and subscriptions (built again for every restart). */
+export function slackSchedules(settings: ScheduleSettings = FAST_SCHEDULES): ProcessExtension {
+  return ({ store, provider, dataDir }) => {
+    const { subscriptions, schedules, ...extras } = parts(provider, dataDir);
+    return {
+      ...extras,
+      started: async ({ manager, channel }) => {
+        await subscriptions.open({ store, sessions: manager, settings: TEST_SETTINGS, logger: silent });
+        subscriptions.registerDirectory(slackDirectoryOf(channel));
+        await schedules.open({
+          store,
+          sessions: manager,
+          settings,
+          approvers: ["slack:U9BOSS"],
+          logger: silent,
+        });
+        const timezoneOf = slackTimezones(channel.apiClient);
+        schedules.registerTimezones("slack", (_target, userId) => timezoneOf(userId));
+        schedules.start();
+      },
+    };
+  };
+}
+
+/** The Telegram stack with the app's schedules and subscriptions (built again for every restart). */
+export function telegramSchedules(settings: ScheduleSettings = FAST_SCHEDULES): StackExtension {
+  return ({ store, provider, workspaceRoot }) => {
+    const { subscriptions, schedules, ...extras } = parts(provider, workspaceRoot);
+    return {
+      ...extras,
+      started: async ({ manager, channel }) => {
+        await subscriptions.open({ store, sessions: manager, settings: TEST_SETTINGS, logger: silent });
+        subscriptions.registerDirectory(telegramDirectoryOf(channel));
+        await schedules.open({ store, sessions: manager, settings, approvers: [], logger: silent });
+        schedules.start();
+      },
+    };
+  };
+}
+
+/** An ISO time `ms` from now. */
+export function fromNow(ms: number): string {
+  return new Date(Date.now() + ms).toISOString();
+}
+
+/** The first task id in a text. */
+export function taskIdIn(text: string): string {
+  const id = /(tsk|wak)_[0-9a-f]{12}/.exec(text)?.[0];
+  if (!id) throw new Error(`no task id in: ${text}`);
+  return id;
+}

@@ -1,0 +1,127 @@
+/**
+ * Scheduled tasks end to end on Telegram: the real grammY bot against the fake Bot API, the real
+ * engine with the scheduling tools against the fake model (the puppet), the real SessionManager
+ * on SQLite, and real time. Alice's DM is one conversation, the Team group another.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { ALICE, ALICE_DM, BOB, GROUP } from "../channels/telegram/harness.js";
+import { type Stack, startStack } from "../channels/telegram/stack.js";
+import type { FakeChat, StoredMessage } from "../fakes/fake-telegram/fake-telegram.js";
+import { call, PuppetModel } from "../subscriptions/e2e-support.js";
+import { fromNow, taskIdIn, telegramSchedules } from "./e2e-support.js";
+
+let stack: Stack | undefined;
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+async function start(): Promise<Stack> {
+  stack = await startStack({
+    allowedUsers: [ALICE.id],
+    handler: new PuppetModel().handler,
+    extend: telegramSchedules(),
+  });
+  const { state, bot } = stack.tg;
+  state.chat(GROUP);
+  state.setMember(GROUP.id, bot.id, "administrator");
+  state.setMember(GROUP.id, ALICE.id, "member");
+  state.setMember(GROUP.id, BOB.id, "member");
+  return stack;
+}
+
+function texts(s: Stack, chat: FakeChat): string[] {
+  return s.tg.state.botMessages(chat.id).map((m) => m.text);
+}
+
+/** Alice writes in `chat`; resolves with the first new bot message there containing `expected`. */
+async function aliceSays(s: Stack, chat: FakeChat, text: string, expected: string): Promise<string> {
+  const before = texts(s, chat).length;
+  s.tg.sendUserMessage({ chat, from: ALICE, text });
+  return reply(s, chat, expected, before);
+}
+
+function reply(s: Stack, chat: FakeChat, expected: string, after = 0): Promise<string> {
+  return s.tg.waitFor(() =>
+    texts(s, chat)
+      .slice(after)
+      .find((t) => t.includes(expected)),
+  );
+}
+
+/** Alice approves the newest approval card in her DM; resolves with its text. */
+async function approve(s: Stack): Promise<string> {
+  const card = await s.tg.waitFor(() =>
+    s.tg.state
+      .botMessages(ALICE.id)
+      .filter((m: StoredMessage) => m.reply_markup?.inline_keyboard.flat().some((b) => b.text === "Approve"))
+      .at(-1),
+  );
+  s.tg.pressButton({
+    chat: ALICE_DM,
+    from: ALICE,
+    messageId: card.message_id,
+    data: s.tg.buttonData(card, "Approve"),
+  });
+  return card.text;
+}
+
+describe("Telegram scheduled tasks end to end", () => {
+  it("a one-shot task created with approval runs in the chat at its time; wake_me_later wakes it with its note", async () => {
+    const s = await start();
+    s.tg.sendUserMessage({
+      chat: ALICE_DM,
+      from: ALICE,
+      text: call("schedule_task", { prompt: "remind me to stretch", at: fromNow(2_500) }),
+    });
+    const card = await approve(s);
+    expect(card).toContain("Runs: remind me to stretch");
+    expect(card).toContain("Where: this conversation (telegram chat 1001)");
+    const id = taskIdIn(await reply(s, ALICE_DM, "Scheduled task tsk_"));
+    expect(await reply(s, ALICE_DM, "You said: [Scheduled run")).toContain(`task ${id}, set up by @alice]`);
+
+    const woken = await aliceSays(
+      s,
+      ALICE_DM,
+      call("wake_me_later", { in_s: 1, note: "look at the build" }),
+      "Tool said: I will wake",
+    );
+    expect(woken).toContain("wak_");
+    expect(await reply(s, ALICE_DM, "You said: [Wake-up")).toContain("you asked to be woken at");
+    const prompt = JSON.stringify(s.openai.requests.at(-1));
+    expect(prompt).toContain("look at the build");
+  });
+
+  it("lists and cancels Alice's task and subscription from the group, a different conversation", async () => {
+    const s = await start();
+    s.tg.sendUserMessage({
+      chat: ALICE_DM,
+      from: ALICE,
+      text: call("schedule_task", { prompt: "daily summary", cron: "0 18 * * *", timezone: "Europe/Paris" }),
+    });
+    await approve(s);
+    const id = taskIdIn(await reply(s, ALICE_DM, "Scheduled task tsk_"));
+    await aliceSays(
+      s,
+      ALICE_DM,
+      call("subscribe_channel", { channel: String(GROUP.id) }),
+      "Subscribed to Team",
+    );
+
+    const before = texts(s, GROUP).length;
+    await aliceSays(s, GROUP, "/schedules", "Scheduled tasks (1):");
+    expect(await reply(s, GROUP, `Scheduled task ${id}`, before)).toContain(
+      `[${id}] "daily summary" — posts in telegram chat 1001`,
+    );
+    await aliceSays(s, GROUP, "/subscriptions", "Your subscriptions (1):");
+    expect(await reply(s, GROUP, "Subscription sub_", before)).toContain("wakes telegram chat 1001");
+    expect(await aliceSays(s, GROUP, `/cancel_task ${id}`, "Cancelled")).toBe(
+      `Cancelled task ${id} (posted in telegram chat 1001).`,
+    );
+    expect(await aliceSays(s, GROUP, `/unsubscribe ${GROUP.id}`, "Unsubscribed")).toContain(
+      "it no longer wakes telegram chat 1001",
+    );
+    expect(await aliceSays(s, ALICE_DM, "/schedules", "Scheduled tasks:")).toBe("Scheduled tasks: none");
+    expect(await aliceSays(s, ALICE_DM, "/subscriptions", "subscriptions:")).toBe("Your subscriptions: none");
+  });
+});
