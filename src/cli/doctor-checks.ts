@@ -12,6 +12,7 @@ import type { CoworkerConfig } from "../config/schema.js";
 import type { Store } from "../store/store.js";
 import type { CheckResult, DoctorCheck } from "./doctor.js";
 import { platformChecks } from "./doctor-platform-checks.js";
+import { shellSandboxCheck } from "./doctor-shell-check.js";
 import { type FetchLike, ProbeNetworkError, probe } from "./http-probe.js";
 
 export type StoreOpener = (config: CoworkerConfig) => Promise<Store>;
@@ -203,5 +204,6 @@ export function doctorChecks(loaded: LoadConfigResult, deps: DoctorDeps): Doctor
     ...platformChecks(config, deps.fetch),
     storeCheck(config, deps.openStore),
     workspaceCheck(config.workspace),
+    shellSandboxCheck(config),
   ];
 }
