@@ -61,7 +61,9 @@ describe("run_command", () => {
   it("sums up a failed run for status lines: the exit code, or the signal that killed it", async () => {
     expect((await call(tool(), { command: "exit 1" })).summary).toBe("exit 1");
     // Unsandboxed: bash is the spawned process itself (in the sandbox bwrap reports 128 + signal).
-    const killed = await call(tool({ sandbox: unsandboxedBackend() }), { command: "echo before; kill -KILL $$" });
+    const killed = await call(tool({ sandbox: unsandboxedBackend() }), {
+      command: "echo before; kill -KILL $$",
+    });
     expect(killed).toEqual({
       ok: false,
       output: "before\n[killed by SIGKILL]",
@@ -155,7 +157,9 @@ describe("run_command", () => {
 
   it("stops background processes that keep the output open after the shell exits", async () => {
     // Unsandboxed: in the sandbox the PID namespace ends them with the shell (sandbox.test.ts).
-    const result = await call(tool({ sandbox: unsandboxedBackend() }), { command: "echo pid=$$; sleep 30 &" });
+    const result = await call(tool({ sandbox: unsandboxedBackend() }), {
+      command: "echo pid=$$; sleep 30 &",
+    });
     expect(result.ok).toBe(true);
     expect(result.output).toMatch(
       /\[exit code 0\]\n\[background processes still holding the output were stopped\]$/,

@@ -161,9 +161,10 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
   let layout: Promise<Layout> | undefined;
   let status: Promise<SandboxStatus> | undefined;
   const getLayout = () => {
-    layout ??= Promise.all([systemArgs(), hiddenEntries(options.hidden ?? [])]).then(
-      ([args, hidden]) => ({ systemArgs: args, hidden }),
-    );
+    layout ??= Promise.all([systemArgs(), hiddenEntries(options.hidden ?? [])]).then(([args, hidden]) => ({
+      systemArgs: args,
+      hidden,
+    }));
     return layout;
   };
   return Object.freeze({

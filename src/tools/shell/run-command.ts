@@ -107,7 +107,8 @@ function unavailable(status: Extract<SandboxStatus, { kind: "unavailable" }>): T
 
 /** What an approval card adds about confinement: only the exceptions are worth a person's eye. */
 function cardNote(status: SandboxStatus): string {
-  if (status.kind === "unsandboxed") return " — UNSANDBOXED: it can read and change everything this service can";
+  if (status.kind === "unsandboxed")
+    return " — UNSANDBOXED: it can read and change everything this service can";
   if (status.kind === "unavailable") return ` — the shell is unavailable (${status.reason})`;
   return "";
 }

@@ -58,6 +58,7 @@ export function unsandboxedBackend(): SandboxBackend {
 
 /** One line for banners, logs and cards: "bubblewrap sandbox, no network" / "unsandboxed …" / "disabled: …". */
 export function describeSandboxStatus(status: SandboxStatus): string {
-  if (status.kind === "unavailable") return `disabled (shell unavailable: ${status.reason}; fix: ${status.fix})`;
+  if (status.kind === "unavailable")
+    return `disabled (shell unavailable: ${status.reason}; fix: ${status.fix})`;
   return status.description;
 }
