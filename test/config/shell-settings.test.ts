@@ -4,6 +4,7 @@ import { applyEnvOverrides } from "../../src/config/env-overrides.js";
 import { configSchema } from "../../src/config/schema.js";
 import { shellLimitsFromConfig } from "../../src/engine/assembly/config-options.js";
 import { describeSandboxStatus } from "../../src/tools/shell/sandbox-backend.js";
+import { createShellSandbox, hiddenServicePaths } from "../../src/tools/shell/shell-sandbox.js";
 
 describe("tools.shell settings", () => {
   it("default to the bubblewrap sandbox without network and with resource limits", () => {
@@ -33,6 +34,25 @@ describe("tools.shell settings", () => {
     ).toBe(false);
     const unsandboxed = configSchema.parse(applyEnvOverrides({}, { COWORKER_SHELL_SANDBOX: "off" }).raw);
     expect(unsandboxed.tools.shell.sandbox).toBe("off");
+  });
+
+  it("the sandbox is bubblewrap unless the settings say off, and hides the service's own paths", async () => {
+    const service = { dataDir: "./data", configFile: "config/coworker.yaml" };
+    expect((await createShellSandbox({ sandbox: "off", network: false }, service).status()).kind).toBe(
+      "unsandboxed",
+    );
+    expect(await createShellSandbox({ sandbox: "bubblewrap", network: true }, service).status()).toEqual({
+      kind: "sandboxed",
+      description: "bubblewrap sandbox, host network shared (tools.shell.network)",
+    });
+    expect(hiddenServicePaths(service)).toEqual(
+      expect.arrayContaining([
+        `${process.cwd()}/data`,
+        `${process.cwd()}/.env`,
+        `${process.cwd()}/config/coworker.yaml`,
+        process.cwd(),
+      ]),
+    );
   });
 
   it("the banner says how the shell runs, and names a disabled one with its fix", () => {
