@@ -135,9 +135,10 @@ export function createRunCommandTool(options: RunCommandOptions) {
         context.emitOutput("… (more output; the result will show its end)");
     };
     const roots = await options.paths.realRoots().catch(() => [cwd]);
+    // The real path: the sandbox binds the roots at their real paths only.
     const plan = await sandbox.plan({
       argv: limitedBashArgv(command, limits),
-      cwd,
+      cwd: roots[0] ?? cwd,
       env: cleanEnv(options.env),
       roots,
     });
