@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -9,6 +9,7 @@ import { shellSandboxCheck } from "../../src/cli/doctor-shell-check.js";
 import { configSchema } from "../../src/config/schema.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
+import { credentialLikeEntries } from "../../src/tools/shell/etc-secrets.js";
 import { createRunCommandTool, type RunCommandOptions } from "../../src/tools/shell/run-command.js";
 import { unsandboxedBackend } from "../../src/tools/shell/sandbox-backend.js";
 import { call, makeContext, tempDir } from "./support/tool-context.js";
@@ -133,6 +134,22 @@ describe("run_command in the bubblewrap sandbox", () => {
     const output = await run("head -c 5000000 /dev/zero > big; stat -c %s big", { limits });
     expect(output).toMatch(/File size limit exceeded/);
     expect(output).toMatch(/\n1048576\n/);
+  });
+});
+
+describe("credential-like /etc entries", () => {
+  it("are those other users may not read and those named like keys or secrets", async () => {
+    const etc = path.join(base, "etc");
+    await mkdir(path.join(etc, "ssl", "private"), { recursive: true });
+    await mkdir(path.join(etc, "app"), { recursive: true });
+    await writeFile(path.join(etc, "hosts"), "127.0.0.1 localhost\n");
+    await writeFile(path.join(etc, "shadow"), "root:x");
+    await chmod(path.join(etc, "shadow"), 0o640);
+    await chmod(path.join(etc, "ssl", "private"), 0o700);
+    await writeFile(path.join(etc, "app", "server.key"), "KEY");
+    await writeFile(path.join(etc, "app", "settings.conf"), "x=1");
+    const masked = (await credentialLikeEntries(etc)).map((entry) => path.relative(etc, entry.path)).sort();
+    expect(masked).toEqual(["app/server.key", "shadow", "ssl/private"]);
   });
 });
 

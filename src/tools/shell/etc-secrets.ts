@@ -2,10 +2,13 @@
  * Which parts of /etc the sandbox must not show: every entry other users may not read (shadow,
  * gshadow, sudoers, ssl/private, database auth files, daemon configs with passwords…) and
  * anything named like a private key or credential, whatever its mode (the service may run as
- * root, which reads everything). Found by a shallow walk, once per backend.
+ * root, which reads everything). An entry this process cannot read is left alone: the sandboxed
+ * command runs as the same user with fewer rights, so it cannot read it either (and every mask
+ * is a mount that costs start-up time). Found by a shallow walk, once per backend.
  */
 import type { Dirent } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 
 /** An /etc entry to cover: a directory gets an empty tmpfs, a file /dev/null. */
@@ -27,6 +30,13 @@ async function entries(dir: string): Promise<Dirent[]> {
   }
 }
 
+async function readable(file: string): Promise<boolean> {
+  return access(file, constants.R_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
 async function walk(dir: string, depth: number, out: MaskedEntry[]): Promise<void> {
   for (const entry of await entries(dir)) {
     if (entry.isSymbolicLink()) continue;
@@ -35,7 +45,7 @@ async function walk(dir: string, depth: number, out: MaskedEntry[]): Promise<voi
     if (info === undefined) continue;
     const directory = info.isDirectory();
     if ((info.mode & OTHERS_READ) === 0 || CREDENTIAL_NAME.test(entry.name)) {
-      out.push({ path: full, directory });
+      if (await readable(full)) out.push({ path: full, directory });
     } else if (directory && depth < MAX_DEPTH) {
       await walk(full, depth + 1, out);
     }
