@@ -10,6 +10,8 @@ export interface BannerFacts {
   readonly opsUrl: string;
   /** The config file read, if any. */
   readonly configSource: string | undefined;
+  /** How run_command runs: sandboxed, unsandboxed or disabled (describeSandboxStatus). */
+  readonly shell?: string;
 }
 
 /** Multi-line banner text (ends with a newline). */
@@ -22,6 +24,7 @@ export function formatBanner(config: CoworkerConfig, facts: BannerFacts): string
     ["mode", config.agent.mode],
     ["ops", `${facts.opsUrl} (/healthz /readyz /metrics)`],
     ["config", facts.configSource ?? "defaults + environment"],
+    ...(facts.shell === undefined ? [] : [["shell", facts.shell] as [string, string]]),
   ];
   const lines = rows.map(([label, value]) => `  ${label.padEnd(10)}${value}`);
   return scrubSecrets([`Coworker ${facts.version}`, ...lines, ""].join("\n"));

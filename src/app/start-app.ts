@@ -13,6 +13,8 @@ import { startOpsServer } from "../ops/ops-server.js";
 import { Readiness } from "../ops/readiness.js";
 import { Shutdown, type SignalSource } from "../ops/shutdown.js";
 import type { ConversationService } from "../sessions/contracts.js";
+import { describeSandboxStatus, type SandboxStatus } from "../tools/shell/sandbox-backend.js";
+import { createShellSandbox } from "../tools/shell/shell-sandbox.js";
 import { createStore } from "../store/create-store.js";
 import type { AppAssembly, AppContext, AppIo, ChannelStarter, RunningChannel } from "./app-parts.js";
 import { formatBanner } from "./banner.js";
@@ -75,6 +77,17 @@ async function startChannels(
   return started.map(({ channel }) => channel.description);
 }
 
+/** Say at start how run_command will run; a disabled or unsandboxed shell is worth a warning. */
+function logShellStatus(logger: Logger, shell: SandboxStatus): void {
+  if (shell.kind === "unavailable")
+    logger.error(
+      { reason: shell.reason, fix: shell.fix },
+      "shell disabled: run_command answers 'shell unavailable' until the sandbox can run",
+    );
+  else if (shell.kind === "unsandboxed") logger.warn({ shell: shell.description }, "shell runs UNSANDBOXED");
+  else logger.info({ shell: shell.description }, "shell sandbox ready");
+}
+
 /** Start the app; resolves once every part is up (then `stopped` tells when it ended). */
 export async function startApp(
   config: CoworkerConfig,
@@ -125,6 +138,11 @@ export async function startApp(
     });
     shutdown.addCloser("conversation", async () => conversation.close?.());
 
+    const shell = await createShellSandbox(config.tools.shell, {
+      dataDir: config.data_dir,
+      configFile: options.configSource,
+    }).status();
+    logShellStatus(logger, shell);
     const planned = planChannels(config, options.assembly.channels);
     options.io.stderr.write(
       formatBanner(config, {
@@ -133,6 +151,7 @@ export async function startApp(
         store: store.description,
         opsUrl: ops.url,
         configSource: options.configSource,
+        shell: describeSandboxStatus(shell),
       }),
     );
     const channels = await startChannels(context, options, conversation.service);

@@ -13,6 +13,7 @@ import type { Store } from "../store/store.js";
 import type { CheckResult, DoctorCheck } from "./doctor.js";
 import { platformChecks } from "./doctor-platform-checks.js";
 import { skillsCheck } from "./doctor-skills-check.js";
+import { shellSandboxCheck } from "./doctor-shell-check.js";
 import { type FetchLike, ProbeNetworkError, probe } from "./http-probe.js";
 
 export type StoreOpener = (config: CoworkerConfig) => Promise<Store>;
@@ -205,5 +206,6 @@ export function doctorChecks(loaded: LoadConfigResult, deps: DoctorDeps): Doctor
     storeCheck(config, deps.openStore),
     workspaceCheck(config.workspace),
     skillsCheck(config),
+    shellSandboxCheck(config),
   ];
 }

@@ -30,6 +30,7 @@ Environment (overrides the config file; a .env file in the working directory is 
   Storage    COWORKER_DATA_DIR (default ./data), COWORKER_WORKSPACE (default ./workspace),
              COWORKER_STORE_URL (redis://… or postgres://…; default SQLite in the data dir)
   Schedules  COWORKER_DEFAULT_TIMEZONE (timezone of cron tasks when the person's is unknown)
+  Shell      COWORKER_SHELL_SANDBOX (bubblewrap | off), COWORKER_SHELL_NETWORK (1 | 0)
 
 Every key is documented in config/coworker.example.yaml.
 `;

@@ -4,7 +4,7 @@
  * ignored (a blank line in .env does not wipe a file value).
  */
 
-type EnvKind = "string" | "list";
+type EnvKind = "string" | "list" | "boolean";
 
 interface EnvOverride {
   readonly env: string;
@@ -32,6 +32,8 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "COWORKER_REVIEWER_MODEL", path: ["reviewer", "model"], kind: "string" },
   { env: "COWORKER_REVIEWER_BASE_URL", path: ["reviewer", "base_url"], kind: "string" },
   { env: "COWORKER_DEFAULT_TIMEZONE", path: ["schedules", "default_timezone"], kind: "string" },
+  { env: "COWORKER_SHELL_SANDBOX", path: ["tools", "shell", "sandbox"], kind: "string" },
+  { env: "COWORKER_SHELL_NETWORK", path: ["tools", "shell", "network"], kind: "boolean" },
 ];
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -43,8 +45,16 @@ export interface AppliedOverrides {
   readonly sources: ReadonlyMap<string, string>;
 }
 
+/** 1/true/yes/on and 0/false/no/off; anything else stays a string so validation names it. */
+function parseBoolean(value: string): boolean | string {
+  if (/^(?:1|true|yes|on)$/i.test(value)) return true;
+  if (/^(?:0|false|no|off)$/i.test(value)) return false;
+  return value;
+}
+
 function parseValue(kind: EnvKind, value: string): unknown {
   if (kind === "string") return value.trim();
+  if (kind === "boolean") return parseBoolean(value.trim());
   return value
     .split(",")
     .map((item) => item.trim())

@@ -72,6 +72,20 @@ const runCommandSchema = z
     path: ["default_timeout_s"],
   });
 
+/** tools.shell: the sandbox run_command runs in and its per-command resource limits. */
+const shellSchema = z.strictObject({
+  sandbox: z.enum(["bubblewrap", "off"]).default("bubblewrap"),
+  network: z.boolean().default(false),
+  limits: z
+    .strictObject({
+      cpu_s: positiveInt.default(600),
+      file_size_mb: positiveInt.default(1024),
+      processes: positiveInt.default(1024),
+      memory_mb: positiveInt.default(8192),
+    })
+    .prefault({}),
+});
+
 const webFetchSchema = z.strictObject({
   allow_private: z.boolean().default(false),
   max_bytes: positiveInt.default(2_000_000),
@@ -140,6 +154,7 @@ const mcpServerSchema = mcpServerInput.transform((server): McpServerConfig => {
 
 const toolsSchema = z.strictObject({
   run_command: runCommandSchema.prefault({}),
+  shell: shellSchema.prefault({}),
   allowed_commands: z.array(nonEmpty).default([]),
   hard_deny: z.array(nonEmpty).default([]),
   web_fetch: webFetchSchema.prefault({}),

@@ -206,6 +206,7 @@ export async function authorizeCall(
     action: decision.action,
     rule: decision.rule,
     reason: decision.reason,
+    ...(decision.runArgs ? { runs: preview(JSON.stringify(decision.runArgs), 1_000) } : {}),
   });
   if (decision.action === "deny") {
     await ctx.answer({
@@ -228,7 +229,13 @@ export async function authorizeCall(
     await runInteractiveCall(ctx, call, tool.name, args);
     return undefined;
   }
-  return { call, tool, args, label: callLabel(tool, args), ...(clearedBy ? { clearedBy } : {}) };
+  return {
+    call,
+    tool,
+    args: { ...args, ...decision.runArgs },
+    label: callLabel(tool, args),
+    ...(clearedBy ? { clearedBy } : {}),
+  };
 }
 
 /**

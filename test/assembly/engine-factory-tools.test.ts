@@ -154,7 +154,13 @@ describe("engineOptionsFromConfig", () => {
       userRules: "Be brief.",
       memoryEnabled: undefined,
       toolLimits: {
-        runCommand: { defaultTimeoutS: 30, maxTimeoutS: 90, outputMaxChars: 5000 },
+        runCommand: {
+          defaultTimeoutS: 30,
+          maxTimeoutS: 90,
+          outputMaxChars: 5000,
+          sandbox: expect.objectContaining({ status: expect.any(Function), plan: expect.any(Function) }),
+          limits: { cpuSeconds: 600, fileSizeMb: 1024, processes: 1024, memoryMb: 8192 },
+        },
         webFetch: { allowPrivate: true, maxBytes: 1000, timeoutMs: 7000 },
         resultMaxChars: 1234,
       },

@@ -163,6 +163,20 @@ describe("grants and prefixes in interactive mode", () => {
     });
   });
 
+  it("a read-only git command allowed by the grant runs with git's protective options", () => {
+    const grants = new GrantSet([{ kind: "readonly_session" }]);
+    const decision = decide("run_command", { command: "git status", timeout_s: 5 }, { grants });
+    expect(decision).toMatchObject({ action: "allow", rule: "grant:readonly_session" });
+    expect(decision.runArgs).toEqual({
+      command: expect.stringMatching(
+        /^git -c core\.fsmonitor= -c core\.hooksPath=\/dev\/null .*--no-pager.* status$/,
+      ),
+      timeout_s: 5,
+    });
+    expect(decide("run_command", { command: "ls" }, { grants }).runArgs).toBeUndefined();
+    expect(decide("run_command", { command: "git status" }).runArgs).toBeUndefined();
+  });
+
   it("an exact command grant covers only that command", () => {
     const grants = new GrantSet([{ kind: "command", command: "npm test" }]);
     expect(decide("run_command", { command: " npm test " }, { grants }).action).toBe("allow");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isReadOnlyCommand } from "../../src/engine/permissions/readonly-command.js";
-import { parseCommandLine } from "../../src/engine/permissions/shell-words.js";
+import { lexCommandLine } from "../../src/engine/permissions/shell-words.js";
 
 const accepted = [
   "ls",
@@ -8,7 +8,7 @@ const accepted = [
   "cat README.md",
   "head -n 20 src/index.ts",
   "tail -n 5 log.txt",
-  "wc -l *.ts",
+  "wc -l src/a.ts src/b.ts",
   "grep -rn 'TODO' src",
   'rg "fn main" --type rust',
   "find . -name '*.ts' -type f",
@@ -20,7 +20,7 @@ const accepted = [
   "git tag -l 'v*'",
   "git remote -v",
   "pwd",
-  "echo $HOME",
+  "cat < notes.txt",
   'echo "hello world"',
   "cat a.txt | grep x | head -3",
   "ls && pwd",
@@ -37,7 +37,8 @@ const refused = [
   "rm -rf build",
   "echo hi > out.txt",
   "cat a >> b",
-  "cat < secret",
+  "echo $HOME",
+  "wc -l *.ts",
   "echo $(whoami)",
   "echo `whoami`",
   'echo "$(id)"',
@@ -90,15 +91,50 @@ describe("isReadOnlyCommand", () => {
   });
 });
 
-describe("parseCommandLine", () => {
+describe("lexCommandLine", () => {
   it("splits simple commands and removes quotes", () => {
-    expect(parseCommandLine(`grep -n "a b" 'c d' | head -2 && ls`)).toEqual({
-      commands: [["grep", "-n", "a b", "c d"], ["head", "-2"], ["ls"]],
-      joiners: ["|", "&&"],
-    });
+    const line = lexCommandLine(`grep -n "a b" 'c d' | head -2 && ls`);
+    expect(line.commands.map((c) => c.words.map((w) => w.text))).toEqual([
+      ["grep", "-n", "a b", "c d"],
+      ["head", "-2"],
+      ["ls"],
+    ]);
+    expect(line.joiners).toEqual(["|", "&&"]);
+    expect(line.plain).toBe(true);
   });
 
-  it("drops harmless redirections and keeps the fd out of the words", () => {
-    expect(parseCommandLine("rg x 2>/dev/null")?.commands).toEqual([["rg", "x"]]);
+  it("keeps redirections and their fd out of the words", () => {
+    const [command] = lexCommandLine("rg x 2>/dev/null").commands;
+    expect(command?.words.map((w) => w.text)).toEqual(["rg", "x"]);
+    expect(command?.redirects).toEqual([{ op: "2>", target: { text: "/dev/null", literal: true } }]);
+  });
+
+  it("sees through quoting tricks and into substitutions", () => {
+    const words = (command: string) =>
+      lexCommandLine(command).commands.map((c) => c.words.map((w) => w.text));
+    expect(words(`r''m -rf "/"`)).toEqual([["rm", "-rf", "/"]]);
+    expect(words(`\\rm -rf /`)).toEqual([["rm", "-rf", "/"]]);
+    expect(words(`$'\\x72m' -rf /`)).toEqual([["rm", "-rf", "/"]]);
+    expect(words(`echo "$(rm -rf /)"`)).toEqual([
+      ["rm", "-rf", "/"],
+      ["echo", ""],
+    ]);
+    expect(words("echo `id`; ls")).toEqual([["id"], ["echo", ""], ["ls"]]);
+    expect(lexCommandLine("echo $(id)").plain).toBe(false);
+  });
+
+  it("marks words bash would expand as not literal", () => {
+    const literal = (command: string) => lexCommandLine(command).commands[0]?.words.map((w) => w.literal);
+    expect(literal("ls *.ts '*.ts' a{b,c} ~/x HEAD~1 $A \"$B\" '$C'")).toEqual([
+      true,
+      false,
+      true,
+      false,
+      false,
+      true,
+      false,
+      false,
+      true,
+    ]);
   });
 });

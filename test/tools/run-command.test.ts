@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { cleanEnv } from "../../src/tools/shell/clean-env.js";
 import { createRunCommandTool, type RunCommandOptions } from "../../src/tools/shell/run-command.js";
+import { unsandboxedBackend } from "../../src/tools/shell/sandbox-backend.js";
 import { call, makeContext, type TestContext, tempDir } from "./support/tool-context.js";
 
 let ws: string;
@@ -59,7 +60,10 @@ describe("run_command", () => {
 
   it("sums up a failed run for status lines: the exit code, or the signal that killed it", async () => {
     expect((await call(tool(), { command: "exit 1" })).summary).toBe("exit 1");
-    const killed = await call(tool(), { command: "echo before; kill -KILL $$" });
+    // Unsandboxed: bash is the spawned process itself (in the sandbox bwrap reports 128 + signal).
+    const killed = await call(tool({ sandbox: unsandboxedBackend() }), {
+      command: "echo before; kill -KILL $$",
+    });
     expect(killed).toEqual({
       ok: false,
       output: "before\n[killed by SIGKILL]",
@@ -152,7 +156,10 @@ describe("run_command", () => {
   });
 
   it("stops background processes that keep the output open after the shell exits", async () => {
-    const result = await call(tool(), { command: "echo pid=$$; sleep 30 &" });
+    // Unsandboxed: in the sandbox the PID namespace ends them with the shell (sandbox.test.ts).
+    const result = await call(tool({ sandbox: unsandboxedBackend() }), {
+      command: "echo pid=$$; sleep 30 &",
+    });
     expect(result.ok).toBe(true);
     expect(result.output).toMatch(
       /\[exit code 0\]\n\[background processes still holding the output were stopped\]$/,

@@ -1,9 +1,12 @@
 /**
  * The engine factory's options that come from configuration: workspace roots, the user's standing
- * rules, the memory-saving setting, tool limits, allowed command prefixes and hard-deny patterns.
+ * rules, the memory-saving setting, tool limits (with run_command's sandbox and resource limits),
+ * allowed command prefixes and hard-deny patterns.
  * One mapping from config keys to factory options, so the application wires none of it by hand.
  */
 import type { CoworkerConfig } from "../../config/schema.js";
+import type { ResourceLimits } from "../../tools/shell/resource-limits.js";
+import { createShellSandbox } from "../../tools/shell/shell-sandbox.js";
 import type { EngineFactoryDeps } from "./build-engine-factory.js";
 
 /** The config-derived part of EngineFactoryDeps. */
@@ -31,11 +34,23 @@ export function engineOptionsFromConfig(config: CoworkerConfig): ConfigDerivedOp
         defaultTimeoutS: run.default_timeout_s,
         maxTimeoutS: run.max_timeout_s,
         outputMaxChars: run.output_max_chars,
+        sandbox: createShellSandbox(config.tools.shell, { dataDir: config.data_dir }),
+        limits: shellLimitsFromConfig(config.tools.shell.limits),
       },
       webFetch: { allowPrivate: web.allow_private, maxBytes: web.max_bytes, timeoutMs: web.timeout_s * 1000 },
       resultMaxChars: config.agent.tool_result_max_chars,
     },
     allowedCommandPrefixes: config.tools.allowed_commands,
     hardDenyPatterns: config.tools.hard_deny,
+  };
+}
+
+/** tools.shell.limits as run_command's ResourceLimits. */
+export function shellLimitsFromConfig(limits: CoworkerConfig["tools"]["shell"]["limits"]): ResourceLimits {
+  return {
+    cpuSeconds: limits.cpu_s,
+    fileSizeMb: limits.file_size_mb,
+    processes: limits.processes,
+    memoryMb: limits.memory_mb,
   };
 }

@@ -1,12 +1,16 @@
 /**
  * Hard-deny rules: actions that are never allowed, whatever the mode, grant or approval.
  *
- * Rules are regular expressions matched against the *target* arguments of a call (command, path,
- * url, cwd, …), never against free content such as the text of a file being written. Built-in
- * rules cover wiping the disk or home directory, filesystem creation, raw device writes, fork
- * bombs, power control and reading credential files; configured patterns add to them. Keeping
- * file tools inside the workspace is the tools' own confinement job, not this list's.
+ * Rules are matched against the *target* arguments of a call (command, path, url, cwd, …), never
+ * against free content such as the text of a file being written. A shell command is checked on
+ * the words the shell lexer produces after quote removal (hard-deny-commands.ts: recursive
+ * deletes and permission changes of /, home or system folders, `find / -delete`), and the
+ * regular expressions — filesystem creation, raw device writes, fork bombs, power control,
+ * credential files, plus configured patterns — see both the text as written and each lexed
+ * command's words, so `mk''fs` is `mkfs`. This is a speed bump in front of the sandbox, which is
+ * what actually contains a command; keeping file tools inside the workspace is the tools' job.
  */
+import { lexedCommandWords, matchCommandRules } from "./hard-deny-commands.js";
 
 export interface HardDenyRule {
   readonly label: string;
@@ -19,20 +23,12 @@ export interface HardDenyMatch {
 }
 
 const BUILTIN: ReadonlyArray<readonly [label: string, source: string]> = [
-  [
-    "recursive delete of / or the home directory",
-    String.raw`\brm\b[^;&|\n]*\s-(?:[a-zA-Z]*[rR][a-zA-Z]*|-recursive)\b[^;&|\n]*\s(?:--\s+)?(?:/|/\*|~/?\*?|\$\{?HOME\}?/?\*?)(?=$|[\s;&|])`,
-  ],
   ["filesystem creation (mkfs)", String.raw`\bmkfs(?:\.[a-z0-9]+)?\b`],
   [
     "raw write to a block device",
     String.raw`\bdd\b[^;&|\n]*\bof=/dev/(?!null\b)|>\s*/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk)`,
   ],
   ["fork bomb", String.raw`:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:?\s*&[^}]*\}`],
-  [
-    "recursive permission change of /",
-    String.raw`\bch(?:mod|own)\b[^;&|\n]*\s-[a-zA-Z]*R[^;&|\n]*\s/(?=$|[\s;&|])`,
-  ],
   ["power control", String.raw`(?:^|[;&|]\s*|\bsudo\s+)(?:shutdown|reboot|halt|poweroff)\b`],
   ["SSH keys and config", String.raw`(?:^|[\s'"=:/])\.ssh(?:/|$|[\s'"])|\bid_(?:rsa|dsa|ecdsa|ed25519)\b`],
   [
@@ -83,11 +79,9 @@ function collectStrings(value: unknown, out: string[]): void {
   else if (Array.isArray(value)) for (const item of value) collectStrings(item, out);
 }
 
-/** The target strings of a call's arguments. */
-export function targetStrings(args: Readonly<Record<string, unknown>>): string[] {
-  const out: string[] = [];
-  for (const [key, value] of Object.entries(args)) if (TARGET_KEYS.has(key)) collectStrings(value, out);
-  return out;
+/** The texts the regular expressions see for one target: as written, and a command's lexed words. */
+function subjectsOf(key: string, value: string): string[] {
+  return key === "command" ? [value, ...lexedCommandWords(value).map((words) => words.join(" "))] : [value];
 }
 
 /** The first rule a call's targets hit, if any. */
@@ -95,8 +89,17 @@ export function matchHardDeny(
   rules: readonly HardDenyRule[],
   args: Readonly<Record<string, unknown>>,
 ): HardDenyMatch | undefined {
-  for (const subject of targetStrings(args)) {
-    for (const rule of rules) if (rule.pattern.test(subject)) return { rule: rule.label, subject };
+  if (typeof args.command === "string") {
+    const rule = matchCommandRules(args.command);
+    if (rule !== undefined) return { rule, subject: args.command };
+  }
+  for (const [key, value] of Object.entries(args)) {
+    if (!TARGET_KEYS.has(key)) continue;
+    const strings: string[] = [];
+    collectStrings(value, strings);
+    for (const subject of strings.flatMap((text) => subjectsOf(key, text))) {
+      for (const rule of rules) if (rule.pattern.test(subject)) return { rule: rule.label, subject };
+    }
   }
   return undefined;
 }

@@ -22,7 +22,7 @@ import type { PermissionMode } from "../modes.js";
 import type { ConversationExecutionRequest } from "../request.js";
 import type { GrantSet } from "./grants.js";
 import { compileHardDenyRules, type HardDenyRule, matchHardDeny } from "./hard-deny.js";
-import { isReadOnlyCommand } from "./readonly-command.js";
+import { classifyReadOnly } from "./readonly-command.js";
 
 export interface PermissionPolicy {
   /** Commands starting with one of these (and using no shell operators) run without asking. */
@@ -41,6 +41,8 @@ export interface Decision {
   readonly alwaysOptions: readonly AlwaysOption[];
   /** An ask whose floor is a person: no reviewer model may answer it (see src/engine/reviewer). */
   readonly humanOnly?: boolean;
+  /** Arguments to run with instead of the proposed ones (a read-only git line gets its protection). */
+  readonly runArgs?: Readonly<Record<string, unknown>>;
 }
 
 export interface DecisionContext {
@@ -169,9 +171,14 @@ export class PermissionEngine {
       if (prefix !== undefined)
         return allow("allowed_prefix", `command matches the allowed prefix "${prefix}"`);
       if (grants.hasCommand(command)) return allow("grant:command", "this exact command is always allowed");
-      const readOnly = isReadOnlyCommand(command);
-      if (readOnly && grants.hasReadonlySession())
-        return allow("grant:readonly_session", "read-only commands are allowed for this session");
+      const verdict = classifyReadOnly(command);
+      const readOnly = verdict.readOnly;
+      if (verdict.readOnly && grants.hasReadonlySession()) {
+        const decision = allow("grant:readonly_session", "read-only commands are allowed for this session");
+        return verdict.command === command
+          ? decision
+          : { ...decision, runArgs: Object.freeze({ ...args, command: verdict.command }) };
+      }
       if (grants.hasTool(tool.name)) return allow("grant:tool", `${tool.name} is always allowed`);
       const options: AlwaysOption[] = ["always_command"];
       if (readOnly) options.push("readonly_session");

@@ -1,177 +1,349 @@
 /**
- * A small, deliberately strict POSIX-shell lexer for permission checks.
+ * A POSIX-shell lexer for permission checks: the words bash would see after quote removal.
  *
- * It splits a command line into simple commands (separated by `;`, `&&`, `||`, `|`, newlines)
- * made of unquoted words. Anything it cannot vouch for — command or process substitution,
- * subshells and brace groups, backgrounding, input redirection, here-documents, output
- * redirection to anything but /dev/null (or fd duplication like `2>&1`), unterminated quotes —
- * makes it return `undefined`, so callers treat the command as not read-only.
+ * It splits a command line into simple commands (at `;`, `&&`, `||`, `|`, `&`, newlines and
+ * parentheses), removes quotes and backslashes the way bash does (`r''m` is `rm`, `$'\x72m'` is
+ * `rm`), separates redirections, and lexes the commands inside `$(…)`, backticks and `<(…)` as
+ * commands of their own so a hard deny sees them too. It expands nothing: a word that bash
+ * would expand (unquoted `{ } * ? [ ~`, any `$` expansion) is marked not literal (a `~` only
+ * where bash expands it: at a word's start or after `=` / `:`), and anything
+ * beyond plain simple commands (substitutions, subshells, background jobs, here-documents,
+ * unterminated quotes) marks the whole line not plain. Callers decide what that means.
  */
 
-/** One simple command: its words after quote removal. */
-export type SimpleCommand = readonly string[];
-
-/** How two simple commands are joined. */
-export type Joiner = ";" | "&&" | "||" | "|";
-
-export interface ParsedCommandLine {
-  readonly commands: readonly SimpleCommand[];
-  readonly joiners: readonly Joiner[];
+/** One word after quote removal. */
+export interface ShellWord {
+  readonly text: string;
+  /** False when bash would expand it: unquoted `{ } * ? [ ~` or a `$` expansion anywhere. */
+  readonly literal: boolean;
 }
 
-const SAFE_REDIRECT_TARGETS = new Set(["/dev/null", "&1", "&2"]);
+/** A redirection: its operator (with any fd prefix, e.g. "2>", ">>", "<", ">&") and its target. */
+export interface ShellRedirect {
+  readonly op: string;
+  readonly target: ShellWord;
+}
+
+/** One simple command. */
+export interface ShellCommand {
+  readonly words: readonly ShellWord[];
+  readonly redirects: readonly ShellRedirect[];
+}
+
+/** How two top-level simple commands are joined. */
+export type Joiner = ";" | "&&" | "||" | "|" | "&";
+
+/** A lexed command line. */
+export interface LexedLine {
+  /** Every simple command, those inside substitutions included. */
+  readonly commands: readonly ShellCommand[];
+  /** Between consecutive commands; meaningful only when `plain`. */
+  readonly joiners: readonly Joiner[];
+  /** Only simple commands joined by `;`, `&&`, `||`, `|`: no substitution, subshell, `&`, heredoc. */
+  readonly plain: boolean;
+}
+
+const EXPANDING = new Set(["{", "}", "*", "?", "[", "]", "~"]);
+
+const ANSI_ESCAPES: Readonly<Record<string, string>> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
+};
 
 class Lexer {
-  private i = 0;
-  private word: string | undefined;
-  private current: string[] = [];
-  readonly commands: SimpleCommand[] = [];
+  private i: number;
+  private text: string | undefined;
+  private literal = true;
+  private words: ShellWord[] = [];
+  private redirects: ShellRedirect[] = [];
+  private pendingRedirect: string | undefined;
+  readonly commands: ShellCommand[] = [];
   readonly joiners: Joiner[] = [];
+  plain = true;
+  /** Open parentheses inside a substitution, so its closer is the matching one. */
+  private depth = 0;
 
-  constructor(private readonly src: string) {}
+  constructor(
+    private readonly src: string,
+    start: number,
+    private readonly closer: string | undefined,
+  ) {
+    this.i = start;
+  }
 
-  /** Lex the whole line; false when something unsafe or malformed was found. */
-  run(): boolean {
+  /** Lex until the end (or the unmatched closer); returns the index after it. */
+  run(): number {
     const s = this.src;
     while (this.i < s.length) {
-      const c = s[this.i]!;
+      const c = s[this.i] as string;
+      if (this.closer !== undefined && c === this.closer && this.depth === 0) {
+        this.endCommand(undefined);
+        return this.i + 1;
+      }
       if (c === " " || c === "\t") {
         this.endWord();
         this.i++;
       } else if (c === "\n" || c === ";") {
-        if (!this.endCommand(";")) return false;
+        this.endCommand(";");
+        this.i += s[this.i + 1] === ";" ? 2 : 1;
+      } else if (c === "|") this.pipe();
+      else if (c === "&") this.ampersand();
+      else if (c === ">" || c === "<") this.redirect();
+      else if (c === "(" || c === ")") {
+        this.depth = Math.max(0, this.depth + (c === "(" ? 1 : -1));
+        this.plain = false;
+        this.endCommand(";");
         this.i++;
-      } else if (c === "|") {
-        const op = s[this.i + 1] === "|" ? "||" : "|";
-        if (s[this.i + 1] === "&") return false; // |& pipes stderr too; keep the grammar small
-        if (!this.endCommand(op)) return false;
-        this.i += op.length;
-      } else if (c === "&") {
-        if (s[this.i + 1] === "&") {
-          if (!this.endCommand("&&")) return false;
-          this.i += 2;
-        } else if (s[this.i + 1] === ">") {
-          this.endWord();
-          this.i += 1;
-          if (!this.redirect()) return false;
-        } else return false; // backgrounding
-      } else if (c === ">") {
-        if (this.word !== undefined && /^\d+$/.test(this.word)) this.word = undefined; // fd number
-        this.endWord();
-        if (!this.redirect()) return false;
-      } else if (c === "<" || c === "(" || c === ")" || c === "`") {
-        return false;
-      } else if (c === "'") {
-        const end = s.indexOf("'", this.i + 1);
-        if (end < 0) return false;
-        this.append(s.slice(this.i + 1, end));
-        this.i = end + 1;
-      } else if (c === '"') {
-        if (!this.doubleQuoted()) return false;
-      } else if (c === "\\") {
-        if (this.i + 1 >= s.length) return false;
-        if (s[this.i + 1] !== "\n") this.append(s[this.i + 1]!);
+      } else if (c === "`") this.backtick();
+      else if (c === "'") this.singleQuoted();
+      else if (c === '"') this.doubleQuoted();
+      else if (c === "\\") {
+        if (s[this.i + 1] !== "\n") this.append(s[this.i + 1] ?? "");
         this.i += 2;
-      } else if (c === "$") {
-        if (!this.dollar()) return false;
+      } else if (c === "$") this.dollar(false);
+      else if (c === "#" && this.text === undefined) {
+        const end = s.indexOf("\n", this.i);
+        this.i = end === -1 ? s.length : end;
       } else {
+        if (EXPANDING.has(c) && (c !== "~" || this.tildeExpands())) this.literal = false;
         this.append(c);
         this.i++;
       }
     }
-    return this.endCommand(undefined);
+    if (this.closer !== undefined) this.plain = false; // unterminated substitution
+    this.endCommand(undefined);
+    return this.i;
+  }
+
+  /** bash expands an unquoted `~` at the start of a word and after `=` or `:` (`--dir=~/x`). */
+  private tildeExpands(): boolean {
+    return this.text === undefined || this.text === "" || /[=:]$/.test(this.text);
   }
 
   private append(text: string): void {
-    this.word = (this.word ?? "") + text;
+    this.text = (this.text ?? "") + text;
+  }
+
+  private takeWord(): ShellWord | undefined {
+    if (this.text === undefined) return undefined;
+    const word = { text: this.text, literal: this.literal };
+    this.text = undefined;
+    this.literal = true;
+    return word;
   }
 
   private endWord(): void {
-    if (this.word !== undefined) this.current.push(this.word);
-    this.word = undefined;
+    const word = this.takeWord();
+    if (word === undefined) return;
+    if (this.pendingRedirect !== undefined) {
+      this.redirects.push({ op: this.pendingRedirect, target: word });
+      this.pendingRedirect = undefined;
+    } else this.words.push(word);
   }
 
-  private endCommand(joiner: Joiner | undefined): boolean {
+  private endCommand(joiner: Joiner | undefined): void {
     this.endWord();
-    if (this.current.length === 0) {
-      // An empty command is fine only at the very end after `;` (e.g. "ls;") or for a blank line.
-      if (joiner === undefined) return this.joiners.length === 0 || this.joiners.at(-1) === ";";
-      if (joiner === ";" && (this.commands.length === 0 || this.joiners.at(-1) === ";")) return true;
-      return false;
+    if (this.pendingRedirect !== undefined) this.plain = false; // redirection without a target
+    this.pendingRedirect = undefined;
+    if (this.words.length === 0 && this.redirects.length === 0) {
+      // `a && || b`, a leading `|`, a trailing `|`: not something we vouch for. A trailing `;` is fine.
+      if (joiner !== undefined && joiner !== ";") this.plain = false;
+      const last = this.joiners.at(-1);
+      if (joiner === undefined && last !== undefined && last !== ";" && last !== "&") this.plain = false;
+      return;
     }
-    if (this.current[0] === "{" || this.current[0] === "}") return false; // brace group
-    this.commands.push(this.current);
-    this.current = [];
+    this.commands.push({ words: this.words, redirects: this.redirects });
+    this.words = [];
+    this.redirects = [];
     if (joiner !== undefined) this.joiners.push(joiner);
-    return true;
   }
 
-  /** At `>`: accept `>`/`>>`/`>&` followed by /dev/null or an fd duplicate; consume it. */
-  private redirect(): boolean {
-    const s = this.src;
-    this.i++; // the first '>'
-    if (s[this.i] === ">") this.i++;
-    let target = "";
-    if (s[this.i] === "&") {
-      target = "&";
-      this.i++;
+  private pipe(): void {
+    const next = this.src[this.i + 1];
+    if (next === "|") {
+      this.endCommand("||");
+      this.i += 2;
+    } else {
+      if (next === "&") this.plain = false; // |& pipes stderr too
+      this.endCommand("|");
+      this.i += next === "&" ? 2 : 1;
     }
-    while (s[this.i] === " " || s[this.i] === "\t") this.i++;
-    while (this.i < s.length && !" \t\n;|&<>()`'\"$\\".includes(s[this.i]!)) target += s[this.i++];
-    return SAFE_REDIRECT_TARGETS.has(target);
   }
 
-  private doubleQuoted(): boolean {
+  private ampersand(): void {
+    const next = this.src[this.i + 1];
+    if (next === "&") {
+      this.endCommand("&&");
+      this.i += 2;
+    } else if (next === ">") {
+      this.endWord();
+      this.i += 1;
+      this.redirect("&");
+    } else {
+      this.plain = false; // background job
+      this.endCommand("&");
+      this.i += 1;
+    }
+  }
+
+  /** At `>` or `<` (after an optional `&` prefix): record the operator; the next word is its target. */
+  private redirect(prefix = ""): void {
     const s = this.src;
-    let text = "";
+    let fd = "";
+    if (prefix === "" && this.text !== undefined && /^\d+$/.test(this.text) && this.literal) {
+      fd = this.text;
+      this.text = undefined;
+    } else this.endWord();
+    const start = this.i;
+    if ((s[this.i] === "<" || s[this.i] === ">") && s[this.i + 1] === "(") {
+      this.plain = false; // process substitution
+      this.nested(this.i + 2, ")");
+      return;
+    }
+    if (s.startsWith("<<", this.i)) this.plain = false; // here-document or here-string
+    this.i++;
+    while (this.i < s.length && ">|&-<".includes(s[this.i] as string) && this.i - start < 3) this.i++;
+    this.pendingRedirect = prefix + fd + s.slice(start, this.i);
+    while (s[this.i] === " " || s[this.i] === "\t") this.i++;
+  }
+
+  private singleQuoted(): void {
+    const end = this.src.indexOf("'", this.i + 1);
+    if (end < 0) {
+      this.plain = false;
+      this.append(this.src.slice(this.i + 1));
+      this.i = this.src.length;
+      return;
+    }
+    this.append(this.src.slice(this.i + 1, end));
+    this.i = end + 1;
+  }
+
+  private doubleQuoted(): void {
+    const s = this.src;
+    this.append("");
     this.i++;
     while (this.i < s.length) {
-      const c = s[this.i]!;
+      const c = s[this.i] as string;
       if (c === '"') {
-        this.append(text);
         this.i++;
-        return true;
+        return;
       }
-      if (c === "`") return false;
-      if (c === "\\" && this.i + 1 < s.length) {
-        text += s[this.i + 1];
+      if (c === "\\" && '$`"\\\n'.includes(s[this.i + 1] ?? "")) {
+        if (s[this.i + 1] !== "\n") this.append(s[this.i + 1] as string);
         this.i += 2;
-        continue;
+      } else if (c === "$") this.dollar(true);
+      else if (c === "`") this.backtick();
+      else {
+        this.append(c);
+        this.i++;
       }
-      if (c === "$") {
-        const name = this.variableAt(this.i);
-        if (name === undefined) return false;
-        text += s.slice(this.i, this.i + name);
-        this.i += name;
-        continue;
-      }
-      text += c;
-      this.i++;
     }
-    return false; // unterminated
+    this.plain = false; // unterminated
   }
 
-  private dollar(): boolean {
-    const length = this.variableAt(this.i);
-    if (length === undefined) return false;
-    this.append(this.src.slice(this.i, this.i + length));
-    this.i += length;
-    return true;
+  /** Lex a nested command line (substitution) from `start` to its closer into this line's commands. */
+  private nested(start: number, closer: string): void {
+    const inner = new Lexer(this.src, start, closer);
+    this.i = inner.run();
+    this.commands.push(...inner.commands);
+    this.literal = false;
   }
 
-  /** Length of a plain `$NAME`, `${NAME}` or special `$?`-style reference at `at`; undefined otherwise. */
-  private variableAt(at: number): number | undefined {
-    const rest = this.src.slice(at);
-    const match = /^\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\}|[0-9?#@*!$-])/.exec(rest);
-    if (match) return match[0].length;
-    // A lone `$` before a space or the end is a literal dollar sign.
-    return rest.length === 1 || rest[1] === " " || rest[1] === "\t" ? 1 : undefined;
+  private backtick(): void {
+    this.plain = false;
+    let end = this.i + 1;
+    while (end < this.src.length && this.src[end] !== "`") end += this.src[end] === "\\" ? 2 : 1;
+    const inner = new Lexer(this.src.slice(this.i + 1, end), 0, undefined);
+    inner.run();
+    this.commands.push(...inner.commands);
+    this.literal = false;
+    this.append("");
+    this.i = end + 1;
+  }
+
+  /** At `$`: an expansion (not literal), `$'…'` ANSI-C quoting, or a lone dollar sign. */
+  private dollar(inDoubleQuotes: boolean): void {
+    const s = this.src;
+    const next = s[this.i + 1] ?? "";
+    if (next === "(") {
+      this.plain = false;
+      this.append("");
+      this.nested(this.i + (s[this.i + 2] === "(" ? 3 : 2), ")");
+      return;
+    }
+    if (next === "'" && !inDoubleQuotes) {
+      this.literal = false;
+      this.ansiQuoted();
+      return;
+    }
+    if (next === '"' && !inDoubleQuotes) {
+      this.literal = false;
+      this.i++;
+      return;
+    }
+    const match = /^\$(?:\{[^}]*\}?|[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*!$-])/.exec(s.slice(this.i));
+    if (match === null) {
+      this.append("$"); // a lone dollar sign is literal
+      this.i++;
+      return;
+    }
+    this.literal = false;
+    this.append(match[0]);
+    this.i += match[0].length;
+  }
+
+  private ansiQuoted(): void {
+    const s = this.src;
+    this.i += 2;
+    let out = "";
+    while (this.i < s.length && s[this.i] !== "'") {
+      const c = s[this.i] as string;
+      if (c !== "\\") {
+        out += c;
+        this.i++;
+        continue;
+      }
+      const rest = s.slice(this.i + 1);
+      const hex = /^x([0-9a-fA-F]{1,2})/.exec(rest) ?? /^u([0-9a-fA-F]{1,4})/.exec(rest);
+      const octal = /^([0-7]{1,3})/.exec(rest);
+      if (hex) {
+        out += String.fromCodePoint(Number.parseInt(hex[1] as string, 16));
+        this.i += 1 + hex[0].length;
+      } else if (octal) {
+        out += String.fromCharCode(Number.parseInt(octal[1] as string, 8));
+        this.i += 1 + octal[0].length;
+      } else {
+        out += ANSI_ESCAPES[rest[0] ?? ""] ?? `\\${rest[0] ?? ""}`;
+        this.i += 2;
+      }
+    }
+    if (this.i >= s.length) this.plain = false;
+    this.append(out);
+    this.i++;
   }
 }
 
-/** Split a command line into simple commands, or undefined if it uses anything unsafe. */
-export function parseCommandLine(command: string): ParsedCommandLine | undefined {
-  const lexer = new Lexer(command);
-  if (!lexer.run() || lexer.commands.length === 0) return undefined;
-  return { commands: lexer.commands, joiners: lexer.joiners };
+/** Lex a command line (never throws; see LexedLine for what it reports). */
+export function lexCommandLine(command: string): LexedLine {
+  const lexer = new Lexer(command, 0, undefined);
+  lexer.run();
+  return { commands: lexer.commands, joiners: lexer.joiners, plain: lexer.plain };
+}
+
+/** A word quoted for bash so it reads back as exactly `text` (single quotes unless plainly safe). */
+export function quoteWord(text: string): string {
+  if (/^[A-Za-z0-9_\-+=.,/:@%^]+$/.test(text)) return text;
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }

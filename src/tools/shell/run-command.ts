@@ -1,8 +1,10 @@
 /**
- * run_command {command, timeout_s?}: `bash -c` in the workspace, in its own process group, with a
- * clean environment. Live output lines become tool-output events; the result keeps the head and
- * tail of the output with an omission marker and reports the exit code. A timeout or an interrupt
- * stops the whole group (SIGTERM, then SIGKILL). Downloads (curl/wget) are recorded in the facts.
+ * run_command {command, timeout_s?}: `bash -c` in the workspace, inside the configured sandbox
+ * (bubblewrap unless explicitly off), under per-command resource limits, in its own process
+ * group, with a clean environment. Live output lines become tool-output events; the result keeps
+ * the head and tail of the output with an omission marker and reports the exit code. A timeout or
+ * an interrupt stops the whole group (SIGTERM, then SIGKILL). Downloads (curl/wget) are recorded
+ * in the facts. When the sandbox cannot run here, the tool answers "shell unavailable: …".
  */
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
@@ -11,8 +13,11 @@ import type { WorkspacePaths } from "../files/workspace-paths.js";
 import { DEFAULT_TOOL_OUTPUT_CHARS, HeadTailBuffer } from "../output-cap.js";
 import { defineTool, labelText, type ToolContext, type ToolResult } from "../tool.js";
 import { cleanEnv } from "./clean-env.js";
+import { bubblewrapBackend } from "./bubblewrap-backend.js";
 import { recordDownloads } from "./downloads.js";
 import { killProcessGroup } from "./process-group.js";
+import { DEFAULT_RESOURCE_LIMITS, limitedBashArgv, type ResourceLimits } from "./resource-limits.js";
+import type { SandboxBackend, SandboxStatus } from "./sandbox-backend.js";
 
 /** The tool's name; its label (the command) speaks for itself in status lines. */
 export const RUN_COMMAND = "run_command";
@@ -34,6 +39,10 @@ export interface RunCommandOptions {
   readonly maxLiveLines?: number;
   /** Extra variables for the command's environment (never copied from the service's own). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Where commands run (default: bubblewrap, no network, nothing hidden beyond its defaults). */
+  readonly sandbox?: SandboxBackend;
+  /** Per-command limits (default DEFAULT_RESOURCE_LIMITS). */
+  readonly limits?: ResourceLimits;
 }
 
 const runCommandSchema = z.object({
@@ -87,6 +96,23 @@ function failureSummary(
   return `killed by ${outcome.signal ?? "a signal"}`;
 }
 
+/** The answer to the model when the sandbox cannot run here. */
+function unavailable(status: Extract<SandboxStatus, { kind: "unavailable" }>): ToolResult {
+  return {
+    ok: false,
+    output: `shell unavailable: ${status.reason}. Commands cannot run until an operator fixes this (${status.fix}).`,
+    summary: "shell unavailable",
+  };
+}
+
+/** What an approval card adds about confinement: only the exceptions are worth a person's eye. */
+function cardNote(status: SandboxStatus): string {
+  if (status.kind === "unsandboxed")
+    return " — UNSANDBOXED: it can read and change everything this service can";
+  if (status.kind === "unavailable") return ` — the shell is unavailable (${status.reason})`;
+  return "";
+}
+
 /** Build the run_command tool. */
 export function createRunCommandTool(options: RunCommandOptions) {
   const defaultTimeoutS = options.defaultTimeoutS ?? 120;
@@ -95,6 +121,8 @@ export function createRunCommandTool(options: RunCommandOptions) {
   const killGraceMs = options.killGraceMs ?? 2000;
   const drainMs = options.drainMs ?? 500;
   const maxLiveLines = options.maxLiveLines ?? 1000;
+  const sandbox = options.sandbox ?? bubblewrapBackend();
+  const limits = options.limits ?? DEFAULT_RESOURCE_LIMITS;
 
   const run = async (command: string, timeoutS: number, context: ToolContext): Promise<ToolResult> => {
     const cwd = options.paths.root;
@@ -106,9 +134,17 @@ export function createRunCommandTool(options: RunCommandOptions) {
       else if (liveLines === maxLiveLines + 1)
         context.emitOutput("… (more output; the result will show its end)");
     };
-    const child = spawn("bash", ["-c", command], {
-      cwd,
+    const roots = await options.paths.realRoots().catch(() => [cwd]);
+    // The real path: the sandbox binds the roots at their real paths only.
+    const plan = await sandbox.plan({
+      argv: limitedBashArgv(command, limits),
+      cwd: roots[0] ?? cwd,
       env: cleanEnv(options.env),
+      roots,
+    });
+    const child = spawn(plan.file, plan.args, {
+      cwd: plan.cwd,
+      env: plan.env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -182,6 +218,8 @@ export function createRunCommandTool(options: RunCommandOptions) {
     grantKey: "command",
     label: (args) => labelText(args.command),
     async execute(args, context) {
+      const status = await sandbox.status();
+      if (status.kind === "unavailable") return unavailable(status);
       const requested = args.timeout_s ?? defaultTimeoutS;
       const timeoutS = Math.min(requested, maxTimeoutS);
       const result = await run(args.command, timeoutS, context);
@@ -195,7 +233,7 @@ export function createRunCommandTool(options: RunCommandOptions) {
       const timeout =
         args.timeout_s === undefined ? "" : ` (timeout ${Math.min(args.timeout_s, maxTimeoutS)} s)`;
       return {
-        summary: `Run a command in the workspace${timeout}`,
+        summary: `Run a command in the workspace${timeout}${cardNote(await sandbox.status())}`,
         detail: { kind: "code", text: args.command },
       };
     },

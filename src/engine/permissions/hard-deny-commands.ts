@@ -1,0 +1,159 @@
+/**
+ * Hard denies on shell commands, matched on the words the shell lexer produces after quote
+ * removal (so `r''m -rf "/"`, `\rm -rf /.`, `$'\x72m' -rf //` are all `rm -rf /`), with target
+ * paths normalised (`/.`, `//`, `/usr/..` are `/`; `~` and `${HOME}` are the home directory).
+ * Wrappers (sudo, env, nohup, timeout, xargs…) are looked through, and the script of `sh -c`,
+ * `bash -c` and `eval` is lexed in turn. This is a speed bump in front of the sandbox, not the
+ * wall: it stops the obvious disasters by name; the sandbox contains whatever slips past.
+ */
+import path from "node:path";
+import { lexCommandLine, type ShellWord } from "./shell-words.js";
+
+/** One command-level rule: a label and a test on the program name and its argument words. */
+interface CommandRule {
+  readonly label: string;
+  readonly test: (program: string, args: readonly string[]) => boolean;
+}
+
+const WRAPPERS = new Set([
+  "sudo",
+  "doas",
+  "env",
+  "command",
+  "builtin",
+  "exec",
+  "nice",
+  "ionice",
+  "nohup",
+  "time",
+  "stdbuf",
+  "timeout",
+  "xargs",
+  "busybox",
+  "chroot",
+  "setsid",
+  "unbuffer",
+  // Reserved words that may precede a command.
+  "{",
+  "!",
+  "if",
+  "then",
+  "else",
+  "elif",
+  "do",
+  "while",
+  "until",
+]);
+/** Wrapper options whose value is the next word (sudo -u USER, xargs -I {}, timeout -s SIG). */
+const WRAPPER_VALUED = new Set(["-u", "-g", "-U", "-C", "-p", "-I", "-k", "-s", "-n", "-E", "-L"]);
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "fish"]);
+const PROTECTED = new Set([
+  "/",
+  "$HOME",
+  "/root",
+  "/home",
+  "/usr",
+  "/etc",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib64",
+  "/boot",
+  "/var",
+  "/opt",
+  "/srv",
+  "/dev",
+  "/proc",
+  "/sys",
+]);
+const MAX_NESTING = 4;
+
+/** `~`, `~/x`, `${HOME}`, `"$HOME"` as `$HOME…`; then a POSIX-normalised path without a trailing slash. */
+export function normaliseTarget(word: string): string {
+  const home = word.replace(/^~(?=\/|$)/, "$HOME").replace(/^\$\{HOME\}/, "$HOME");
+  const normal = path.posix.normalize(home);
+  return normal.length > 1 ? normal.replace(/\/+$/, "") : normal;
+}
+
+/** Whether a target is /, the home directory, a top-level system folder, or everything in one. */
+export function isProtectedTarget(word: string): boolean {
+  const target = normaliseTarget(word);
+  if (PROTECTED.has(target)) return true;
+  const glob = /^(.*?)\/+\.?\*$/.exec(target);
+  return glob !== null && PROTECTED.has(glob[1] === "" ? "/" : (glob[1] as string));
+}
+
+/** Whether option words switch on recursion: -r/-R in a short cluster, or --recursive (or a prefix). */
+function recursive(args: readonly string[]): boolean {
+  return args.some(
+    (arg) =>
+      (/^-[A-Za-z]+$/.test(arg) && /[rR]/.test(arg)) ||
+      (arg.startsWith("--") && arg.length > 4 && "--recursive".startsWith(arg)),
+  );
+}
+
+const operands = (args: readonly string[]) => args.filter((arg) => !arg.startsWith("-") || arg === "-");
+
+const COMMAND_RULES: readonly CommandRule[] = [
+  {
+    label: "recursive delete of /, the home directory or a system folder",
+    test: (program, args) => program === "rm" && recursive(args) && operands(args).some(isProtectedTarget),
+  },
+  {
+    label: "find deleting or executing from /, the home directory or a system folder",
+    test: (program, args) =>
+      program === "find" &&
+      args.some((arg) => /^-(?:delete|exec|execdir|ok|okdir)$/.test(arg)) &&
+      args.some((arg) => !arg.startsWith("-") && isProtectedTarget(arg)),
+  },
+  {
+    label: "recursive permission change of / or a system folder",
+    test: (program, args) =>
+      /^ch(?:mod|own|grp)$/.test(program) && recursive(args) && operands(args).some(isProtectedTarget),
+  },
+];
+
+/** The program (after assignments and wrappers, as a bare name) and its arguments. */
+function programOf(words: readonly string[]): { program: string; args: readonly string[] } {
+  let i = 0;
+  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string)) i += 1;
+  while (i < words.length && WRAPPERS.has(path.posix.basename(words[i] as string))) {
+    i += 1;
+    // A wrapper's own options, durations (timeout 5) and variables (env A=b).
+    while (i < words.length && /^-|^\d|^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string)) {
+      i += WRAPPER_VALUED.has(words[i] as string) ? 2 : 1;
+    }
+  }
+  return { program: path.posix.basename(words[i] ?? ""), args: words.slice(i + 1) };
+}
+
+/** The script a shell or eval would run from these arguments, if any. */
+function innerScript(program: string, args: readonly string[]): string | undefined {
+  if (program === "eval") return args.join(" ");
+  if (!SHELLS.has(program)) return undefined;
+  const flag = args.findIndex((arg) => /^-[A-Za-z]*c[A-Za-z]*$/.test(arg));
+  return flag === -1 ? undefined : args.slice(flag + 1).find((arg) => !arg.startsWith("-"));
+}
+
+/** Each simple command's words (inner scripts included), for rule matching. */
+export function lexedCommandWords(command: string, depth = 0): string[][] {
+  const out: string[][] = [];
+  for (const simple of lexCommandLine(command).commands) {
+    const words = simple.words.map((word: ShellWord) => word.text);
+    out.push([...words, ...simple.redirects.flatMap((r) => [r.op, r.target.text])]);
+    const { program, args } = programOf(words);
+    const script = innerScript(program, args);
+    if (script !== undefined && depth < MAX_NESTING) out.push(...lexedCommandWords(script, depth + 1));
+  }
+  return out;
+}
+
+/** The label of the first command rule a shell command line hits, if any. */
+export function matchCommandRules(command: string): string | undefined {
+  for (const words of lexedCommandWords(command)) {
+    const { program, args } = programOf(words);
+    const hit = COMMAND_RULES.find((rule) => rule.test(program, args));
+    if (hit) return hit.label;
+  }
+  return undefined;
+}

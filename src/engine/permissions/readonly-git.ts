@@ -1,0 +1,64 @@
+/**
+ * git for the read-only grant. A repository's own `.git/config` is attacker-writable (a cloned
+ * or fetched repo, a file the model wrote), and git runs programs from it: `core.fsmonitor` on
+ * every status, `diff.external` and textconv drivers on diffs, `gpg.program` when verifying
+ * signatures, hooks when the index is written, a pager. So only listed subcommands (never an
+ * alias: an alias is not a subcommand name here) with listed options count as read-only, and
+ * they run with those programs switched off on the command line — `-c core.fsmonitor=
+ * -c core.hooksPath=/dev/null --no-pager --no-ext-diff --no-textconv` and friends — which
+ * `protectGit` injects. Filter drivers (`filter.*.clean`) cannot be switched off this way; the
+ * sandbox is what contains them.
+ */
+import { parseArgs } from "./option-spec.js";
+import { SUBCOMMANDS } from "./readonly-git-subcommands.js";
+
+/** Global options placed before every read-only git subcommand. */
+const PROTECTIVE_GLOBALS: readonly string[] = Object.freeze([
+  "-c",
+  "core.fsmonitor=",
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "log.showSignature=false",
+  "-c",
+  "gpg.program=false",
+  "-c",
+  "gpg.ssh.program=false",
+  "-c",
+  "gpg.x509.program=false",
+  "--no-pager",
+  "--no-optional-locks",
+]);
+
+const DIFF_SWITCHES: readonly string[] = Object.freeze(["--no-ext-diff", "--no-textconv"]);
+
+/** Global options we accept before the subcommand (value-taking ones listed separately). */
+const GLOBAL_FLAGS = new Set([
+  "--no-pager",
+  "-P",
+  "--no-optional-locks",
+  "--literal-pathspecs",
+  "--glob-pathspecs",
+  "--noglob-pathspecs",
+  "--icase-pathspecs",
+]);
+
+/** The argument words of a read-only git command with its protection injected, or undefined. */
+export function protectGit(args: readonly string[]): string[] | undefined {
+  const globals: string[] = [];
+  let i = 0;
+  while (i < args.length) {
+    const arg = args[i] as string;
+    if (GLOBAL_FLAGS.has(arg)) globals.push(arg);
+    else if (arg === "-C" && i + 1 < args.length) globals.push(arg, args[++i] as string);
+    else break;
+    i += 1;
+  }
+  const sub = args[i];
+  const entry = sub === undefined ? undefined : SUBCOMMANDS.get(sub);
+  if (sub === undefined || entry === undefined) return undefined;
+  const rest = args.slice(i + 1);
+  if (parseArgs(entry.spec, rest) === undefined) return undefined;
+  const switches = entry.diff === "both" ? DIFF_SWITCHES : entry.diff === "textconv" ? ["--no-textconv"] : [];
+  return [...PROTECTIVE_GLOBALS, ...globals, sub, ...switches, ...rest];
+}

@@ -1,0 +1,198 @@
+/**
+ * The bubblewrap (`bwrap`) sandbox for run_command, the default on Linux. Inside: the workspace
+ * roots read-write at their real paths; /usr, /bin, /lib*, /sbin, /etc read-only with every
+ * credential-like /etc entry covered; a private /tmp and HOME; its own PID, IPC, UTS, cgroup and
+ * (unless `network`) network namespaces; nothing else of the host — so the service's data
+ * folder, config file, .env and code are out of sight unless they lie inside a bound folder, in
+ * which case they are covered too. bwrap is started with the command's clean environment (its
+ * PID 1 shows that environment in /proc/1/environ), dies with its parent, and its PID namespace
+ * ends every process the command started (setsid, nohup and `&` included) when the command ends.
+ */
+import { spawn } from "node:child_process";
+import { lstat, readlink, realpath, stat } from "node:fs/promises";
+import { credentialLikeEntries, type MaskedEntry } from "./etc-secrets.js";
+import type { SandboxBackend, SandboxRequest, SandboxStatus, SpawnPlan } from "./sandbox-backend.js";
+
+/** Settings of the bubblewrap backend. */
+export interface BubblewrapOptions {
+  /** The bwrap executable (default "bwrap", looked up on PATH). */
+  readonly bwrap?: string;
+  /** Share the host network (tools.shell.network); default: loopback only. */
+  readonly network?: boolean;
+  /** Host paths never to show (data folder, config file, .env, the service's own folder). */
+  readonly hidden?: readonly string[];
+}
+
+/** The private HOME inside the sandbox. */
+export const SANDBOX_HOME = "/home/coworker";
+const SYSTEM_DIRS = ["/usr", "/etc"] as const;
+const SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] as const;
+const PROBE_TIMEOUT_MS = 10_000;
+
+function isInside(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`);
+}
+
+async function kindOf(file: string): Promise<"dir" | "file" | undefined> {
+  const info = await stat(file).catch(() => undefined);
+  if (info === undefined) return undefined;
+  return info.isDirectory() ? "dir" : "file";
+}
+
+function maskArgs(entry: MaskedEntry): string[] {
+  return entry.directory ? ["--tmpfs", entry.path] : ["--ro-bind", "/dev/null", entry.path];
+}
+
+/** The host layout parts that do not change between commands, computed once. */
+interface Layout {
+  readonly systemArgs: readonly string[];
+  readonly hidden: readonly MaskedEntry[];
+}
+
+async function systemArgs(): Promise<string[]> {
+  const args: string[] = [];
+  for (const dir of SYSTEM_LINKS) {
+    const info = await lstat(dir).catch(() => undefined);
+    if (info === undefined) continue;
+    if (info.isSymbolicLink()) args.push("--symlink", await readlink(dir), dir);
+    else if (info.isDirectory()) args.push("--ro-bind", dir, dir);
+  }
+  for (const dir of SYSTEM_DIRS) args.push("--ro-bind", dir, dir);
+  for (const entry of await credentialLikeEntries()) args.push(...maskArgs(entry));
+  return args;
+}
+
+async function hiddenEntries(paths: readonly string[]): Promise<MaskedEntry[]> {
+  const out: MaskedEntry[] = [];
+  for (const candidate of paths) {
+    const real = await realpath(candidate).catch(() => undefined);
+    const kind = real === undefined ? undefined : await kindOf(real);
+    if (real !== undefined && kind !== undefined) out.push({ path: real, directory: kind === "dir" });
+  }
+  return out;
+}
+
+/** The fixed bwrap options: namespaces, lifetime, system folders, private /tmp and HOME. */
+function baseArgs(layout: Layout, network: boolean): string[] {
+  return [
+    "--unshare-all",
+    ...(network ? ["--share-net"] : []),
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    "--hostname",
+    "coworker-sandbox",
+    ...layout.systemArgs,
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--tmpfs",
+    "/tmp",
+    "--tmpfs",
+    SANDBOX_HOME,
+  ];
+}
+
+/** Cover hidden paths that a bound folder would show (never one that contains a root itself). */
+function hiddenArgs(hidden: readonly MaskedEntry[], roots: readonly string[]): string[] {
+  const visible = [...SYSTEM_DIRS, ...roots];
+  return hidden
+    .filter((entry) => visible.some((dir) => isInside(entry.path, dir)))
+    .filter((entry) => !roots.some((root) => isInside(root, entry.path)))
+    .flatMap(maskArgs);
+}
+
+interface ProbeResult {
+  readonly code: number | null;
+  readonly error?: NodeJS.ErrnoException;
+  readonly stderr: string;
+}
+
+function runProbe(file: string, args: readonly string[]): Promise<ProbeResult> {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, stdio: "pipe" });
+    let stderr = "";
+    const timer = setTimeout(() => child.kill("SIGKILL"), PROBE_TIMEOUT_MS);
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.once("error", (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve({ code: null, error, stderr });
+    });
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+const OFF_HINT = "or set tools.shell.sandbox: off to run commands unsandboxed (not recommended)";
+
+function probeStatus(result: ProbeResult, bwrap: string, network: boolean): SandboxStatus {
+  if (result.error?.code === "ENOENT")
+    return {
+      kind: "unavailable",
+      reason: `bubblewrap (${bwrap}) is not installed`,
+      fix: `install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), ${OFF_HINT}`,
+    };
+  if (result.code === 0)
+    return {
+      kind: "sandboxed",
+      description: `bubblewrap sandbox, ${network ? "host network shared (tools.shell.network)" : "no network"}`,
+    };
+  const detail = (result.stderr.trim().split("\n")[0] ?? "").trim() || (result.error?.message ?? "");
+  return {
+    kind: "unavailable",
+    reason: `bubblewrap cannot create its namespaces${detail ? ` (${detail})` : ""}`,
+    fix:
+      "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu " +
+      "kernel.apparmor_restrict_unprivileged_userns=0), or in Docker run with --security-opt " +
+      `seccomp=unconfined --security-opt apparmor=unconfined, ${OFF_HINT}`,
+  };
+}
+
+/** Build the bubblewrap backend; nothing runs until status() or plan() is called. */
+export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBackend {
+  const bwrap = options.bwrap ?? "bwrap";
+  const network = options.network ?? false;
+  let layout: Promise<Layout> | undefined;
+  let status: Promise<SandboxStatus> | undefined;
+  const getLayout = () => {
+    layout ??= Promise.all([systemArgs(), hiddenEntries(options.hidden ?? [])]).then(([args, hidden]) => ({
+      systemArgs: args,
+      hidden,
+    }));
+    return layout;
+  };
+  return Object.freeze({
+    status() {
+      status ??= getLayout().then(async (fixed) =>
+        probeStatus(
+          await runProbe(bwrap, [...baseArgs(fixed, network), "--chdir", "/", "--", "true"]),
+          bwrap,
+          network,
+        ),
+      );
+      return status;
+    },
+    async plan(request: SandboxRequest): Promise<SpawnPlan> {
+      const fixed = await getLayout();
+      const binds = request.roots.flatMap((root) => ["--bind", root, root]);
+      const args = [
+        ...baseArgs(fixed, network),
+        ...binds,
+        ...hiddenArgs(fixed.hidden, request.roots),
+        "--chdir",
+        request.cwd,
+        "--",
+        ...request.argv,
+      ];
+      // bwrap's own environment is the command's clean one: its PID 1 shows it in /proc/1/environ.
+      const env = { ...request.env, HOME: SANDBOX_HOME, TMPDIR: "/tmp" };
+      return { file: bwrap, args, cwd: request.cwd, env };
+    },
+  });
+}

@@ -1,0 +1,64 @@
+/**
+ * The seam between run_command and whatever isolates it. A backend turns "run this argv in this
+ * workspace with this environment" into the process to spawn (bubblewrap wraps it; the explicit
+ * "off" backend runs it as is) and says, once, whether it can run here at all — so a missing
+ * sandbox disables the shell instead of silently running commands unconfined.
+ */
+
+/** Whether commands can run, and how confined they are. */
+export type SandboxStatus =
+  | { readonly kind: "sandboxed"; readonly description: string }
+  | { readonly kind: "unsandboxed"; readonly description: string }
+  | { readonly kind: "unavailable"; readonly reason: string; readonly fix: string };
+
+/** One command to start: the argv inside the sandbox and where it runs. */
+export interface SandboxRequest {
+  /** Program and arguments as they should run inside (argv[0] is looked up on PATH). */
+  readonly argv: readonly string[];
+  /** Working directory (a real path inside one of `roots`). */
+  readonly cwd: string;
+  /** The command's whole environment (already clean of the service's secrets). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Real paths of the workspace roots: the only host folders the command may write. */
+  readonly roots: readonly string[];
+}
+
+/** What to spawn on the host for one command. */
+export interface SpawnPlan {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** An isolation backend for shell commands. */
+export interface SandboxBackend {
+  /** Whether (and how confined) commands can run; probed once, then remembered. */
+  status(): Promise<SandboxStatus>;
+  /** The host process for one command; call only when status() is not "unavailable". */
+  plan(request: SandboxRequest): Promise<SpawnPlan>;
+}
+
+/** The explicit `tools.shell.sandbox: off` backend: commands run directly on the host. */
+export function unsandboxedBackend(): SandboxBackend {
+  const status: SandboxStatus = Object.freeze({
+    kind: "unsandboxed",
+    description: "unsandboxed (tools.shell.sandbox: off): commands see and reach everything this service can",
+  });
+  return Object.freeze({
+    status: async () => status,
+    plan: async (request: SandboxRequest): Promise<SpawnPlan> => ({
+      file: request.argv[0] ?? "bash",
+      args: request.argv.slice(1),
+      cwd: request.cwd,
+      env: request.env,
+    }),
+  });
+}
+
+/** One line for banners, logs and cards: "bubblewrap sandbox, no network" / "unsandboxed …" / "disabled: …". */
+export function describeSandboxStatus(status: SandboxStatus): string {
+  if (status.kind === "unavailable")
+    return `disabled (shell unavailable: ${status.reason}; fix: ${status.fix})`;
+  return status.description;
+}

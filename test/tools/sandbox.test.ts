@@ -1,0 +1,187 @@
+import { existsSync } from "node:fs";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { shellSandboxCheck } from "../../src/cli/doctor-shell-check.js";
+import { configSchema } from "../../src/config/schema.js";
+import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
+import { credentialLikeEntries } from "../../src/tools/shell/etc-secrets.js";
+import { createRunCommandTool, type RunCommandOptions } from "../../src/tools/shell/run-command.js";
+import { unsandboxedBackend } from "../../src/tools/shell/sandbox-backend.js";
+import { call, makeContext, tempDir } from "./support/tool-context.js";
+
+let base: string;
+let ws: string;
+let data: string;
+let cleanup: () => Promise<void>;
+let server: Server;
+let port: number;
+
+beforeAll(async () => {
+  server = createServer((_request, response) => response.end("host-service-reply"));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(async () => {
+  ({ dir: base, cleanup } = await tempDir("sandbox-"));
+  ws = path.join(base, "workspace");
+  data = path.join(base, "data");
+  await mkdir(ws);
+  await mkdir(data);
+  await writeFile(path.join(data, "sessions.sqlite"), "OTHER-SESSION-TEXT");
+  await writeFile(path.join(base, ".env"), "SLACK_BOT_TOKEN=xoxb-in-dotenv");
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+const tool = (options: Partial<RunCommandOptions> = {}) =>
+  createRunCommandTool({
+    paths: createWorkspacePaths({ root: ws }),
+    killGraceMs: 300,
+    drainMs: 200,
+    sandbox: bubblewrapBackend({ hidden: [data, path.join(base, ".env")] }),
+    ...options,
+  });
+
+const run = async (command: string, options: Partial<RunCommandOptions> = {}) =>
+  (await call(tool(options), { command })).output;
+
+describe("run_command in the bubblewrap sandbox", () => {
+  it("sees the workspace read-write at its real path and nothing of the host beside it", async () => {
+    expect(await run("pwd; echo made > inside.txt; ls -a ..")).toBe(`${ws}\n.\n..\nworkspace\n[exit code 0]`);
+    expect(await readFile(path.join(ws, "inside.txt"), "utf8")).toBe("made\n");
+    const outside = await run(
+      `cat ../data/sessions.sqlite ../.env; strings ../data/*.sqlite; echo x > ../out`,
+    );
+    expect(outside).not.toMatch(/OTHER-SESSION-TEXT|xoxb-in-dotenv/);
+    expect(existsSync(path.join(base, "out"))).toBe(false);
+  });
+
+  it("keeps /tmp and HOME private: writes there never reach the host", async () => {
+    const marker = `coworker-sandbox-${process.pid}-${Date.now()}`;
+    expect(await run(`echo x > /tmp/${marker} && echo x > ~/${marker} && echo "$HOME"`)).toBe(
+      "/home/coworker\n[exit code 0]",
+    );
+    expect(existsSync(path.join("/tmp", marker))).toBe(false);
+    expect(await run(`ls /tmp/${marker}`)).toMatch(/No such file/);
+  });
+
+  it("shows no secret of the service: env, /proc/1/environ, $PPID and every /proc/*/environ", async () => {
+    process.env.SLACK_BOT_TOKEN = "xoxb-very-secret";
+    process.env.OPENAI_API_KEY = "sk-very-secret";
+    try {
+      const output = await run(
+        "env; cat /proc/1/environ /proc/$PPID/environ; for f in /proc/*/environ; do cat $f; done; ps -e | wc -l",
+      );
+      expect(output).not.toMatch(/very-secret|SLACK_BOT_TOKEN|OPENAI_API_KEY/);
+      expect(output).toMatch(/GIT_TERMINAL_PROMPT=0/);
+    } finally {
+      delete process.env.SLACK_BOT_TOKEN;
+      delete process.env.OPENAI_API_KEY;
+    }
+  });
+
+  it("covers credential-like /etc entries and hides a data folder inside the workspace", async () => {
+    expect(
+      await run("cat /etc/shadow 2>/dev/null | wc -c; test -r /etc/passwd && echo passwd-readable"),
+    ).toMatch(/^0\npasswd-readable\n/);
+    await mkdir(path.join(ws, "data"));
+    await writeFile(path.join(ws, "data", "store.sqlite"), "OTHER-SESSION-TEXT");
+    const inner = tool({ sandbox: bubblewrapBackend({ hidden: [path.join(ws, "data")] }) });
+    const output = (await call(inner, { command: "ls data; cat data/store.sqlite" })).output;
+    expect(output).not.toContain("OTHER-SESSION-TEXT");
+  });
+
+  it("ends whatever the command started when it ends: setsid, nohup and & included", async () => {
+    const result = await call(tool(), {
+      command:
+        "setsid sh -c 'sleep 1; touch late' & nohup sh -c 'sleep 1; touch late2' >/dev/null 2>&1 & echo started",
+    });
+    expect(result.output).toBe("started\n[exit code 0]");
+    await delay(1600);
+    expect(existsSync(path.join(ws, "late"))).toBe(false);
+    expect(existsSync(path.join(ws, "late2"))).toBe(false);
+  });
+
+  it("a timeout ends the whole sandbox, also a setsid child that ignores SIGTERM", async () => {
+    const result = await call(tool(), {
+      command: "setsid sh -c \"trap '' TERM; sleep 2; touch late\" & sleep 30",
+      timeout_s: 0.5,
+    });
+    expect(result.summary).toBe("timed out after 0.5 s");
+    await delay(2200);
+    expect(existsSync(path.join(ws, "late"))).toBe(false);
+  });
+
+  it("has no network unless tools.shell.network is set", async () => {
+    const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3`;
+    expect(await run(probe)).not.toContain("host-service-reply");
+    const networked = tool({ sandbox: bubblewrapBackend({ network: true }) });
+    expect((await call(networked, { command: probe })).output).toContain("host-service-reply");
+  });
+
+  it("contains a runaway file with the file-size limit", async () => {
+    const limits = { cpuSeconds: 10, fileSizeMb: 1, processes: 1024, memoryMb: 8192 };
+    const output = await run("head -c 5000000 /dev/zero > big; stat -c %s big", { limits });
+    expect(output).toMatch(/File size limit exceeded/);
+    expect(output).toMatch(/\n1048576\n/);
+  });
+});
+
+describe("credential-like /etc entries", () => {
+  it("are those other users may not read and those named like keys or secrets", async () => {
+    const etc = path.join(base, "etc");
+    await mkdir(path.join(etc, "ssl", "private"), { recursive: true });
+    await mkdir(path.join(etc, "app"), { recursive: true });
+    await writeFile(path.join(etc, "hosts"), "127.0.0.1 localhost\n");
+    await writeFile(path.join(etc, "shadow"), "root:x");
+    await chmod(path.join(etc, "shadow"), 0o640);
+    await chmod(path.join(etc, "ssl", "private"), 0o700);
+    await writeFile(path.join(etc, "app", "server.key"), "KEY");
+    await writeFile(path.join(etc, "app", "settings.conf"), "x=1");
+    const masked = (await credentialLikeEntries(etc)).map((entry) => path.relative(etc, entry.path)).sort();
+    expect(masked).toEqual(["app/server.key", "shadow", "ssl/private"]);
+  });
+});
+
+describe("when the sandbox cannot run", () => {
+  it("run_command answers 'shell unavailable' and doctor says how to fix it", async () => {
+    const missing = bubblewrapBackend({ bwrap: path.join(base, "no-such-bwrap") });
+    const result = await call(tool({ sandbox: missing }), { command: "touch ran" });
+    expect(result.ok).toBe(false);
+    expect(result.summary).toBe("shell unavailable");
+    expect(result.output).toMatch(/^shell unavailable: bubblewrap \(.*no-such-bwrap\) is not installed/);
+    expect(result.output).toMatch(/apt-get install bubblewrap/);
+    expect(existsSync(path.join(ws, "ran"))).toBe(false);
+    const config = configSchema.parse({});
+    const check = await shellSandboxCheck(config, missing).run(new AbortController().signal);
+    expect(check).toMatchObject({ status: "fail", fix: expect.stringMatching(/apt-get install bubblewrap/) });
+    expect(await shellSandboxCheck(config).run(new AbortController().signal)).toEqual({
+      status: "pass",
+      summary: "bubblewrap sandbox, no network",
+    });
+  });
+
+  it("an explicit sandbox: off runs on the host and every card says unsandboxed", async () => {
+    const off = tool({ sandbox: unsandboxedBackend() });
+    expect((await call(off, { command: "cat ../data/sessions.sqlite" })).output).toContain(
+      "OTHER-SESSION-TEXT",
+    );
+    const preview = await off.preview?.({ command: "ls" }, makeContext());
+    expect(preview?.summary).toMatch(/UNSANDBOXED/);
+    expect((await tool().preview?.({ command: "ls" }, makeContext()))?.summary).toBe(
+      "Run a command in the workspace",
+    );
+    const config = configSchema.parse({ tools: { shell: { sandbox: "off" } } });
+    expect((await shellSandboxCheck(config).run(new AbortController().signal)).status).toBe("warn");
+  });
+});
