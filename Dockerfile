@@ -30,8 +30,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY config/coworker.example.yaml ./config/coworker.example.yaml
 # Inside a container the ops server must listen on all interfaces for health probes. Mount your
-# own file and set COWORKER_CONFIG to replace this one (keep `server.host: 0.0.0.0` in it).
-RUN printf 'server:\n  host: 0.0.0.0\n  port: 8080\n' > ./config/coworker.yaml \
+# own file and set COWORKER_CONFIG to replace this one (keep `ops.host: 0.0.0.0` in it).
+RUN printf 'ops:\n  host: 0.0.0.0\n  port: 8080\n' > ./config/coworker.yaml \
  && mkdir -p /data /workspace \
  && chown node:node /data /workspace
 USER node

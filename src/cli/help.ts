@@ -28,6 +28,7 @@ Environment (overrides the config file; a .env file in the working directory is 
              (comma list of platform:user ids, e.g. slack:U0123,telegram:4567)
   Storage    COWORKER_DATA_DIR (default ./data), COWORKER_WORKSPACE (default ./workspace),
              COWORKER_STORE_URL (redis://… or postgres://…; default SQLite in the data dir)
+  Ops        COWORKER_OPS_PORT (/healthz /readyz /metrics; default 8080, 0 = any free port)
 
 Every key is documented in config/coworker.example.yaml.
 `;
