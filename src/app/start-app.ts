@@ -9,6 +9,7 @@
 import { mkdir } from "node:fs/promises";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { Logger } from "../logging/logger.js";
+import { scrubSecrets } from "../logging/redact.js";
 import type { ServiceFailure } from "../ops/failure.js";
 import { createMetrics } from "../ops/metrics.js";
 import { startOpsServer } from "../ops/ops-server.js";
@@ -134,7 +135,7 @@ export async function startApp(
     ...(options.signals ? { signals: options.signals } : {}),
   });
   shutdown.install();
-  const phases = new StartupPhases(shutdown.done);
+  const phases = new StartupPhases(() => shutdown.stopping, shutdown.done);
   const metrics = createMetrics();
   const readiness = new Readiness();
   readiness.register("startup", () => ({
@@ -145,9 +146,10 @@ export async function startApp(
     ok: !shutdown.stopping,
     detail: shutdown.stopping ? "shutting down" : "open",
   }));
-  const warn = (line: string, failure: ServiceFailure, part: string): void => {
+  const warn = (raw: string, failure: ServiceFailure, part: string): void => {
+    const line = scrubSecrets(raw);
     options.io.stderr.write(`${line}\n`);
-    logger.warn({ part, kind: failure.kind, reason: failure.reason, fix: failure.fix }, line);
+    logger.warn({ part, kind: failure.kind }, line);
   };
   const supervisors: ChannelSupervisor[] = [];
   let markStarted: () => void = () => undefined;

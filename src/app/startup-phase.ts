@@ -29,7 +29,15 @@ export class StartupInterrupted extends Error {
 export class StartupPhases {
   private current: StartupPhaseName | "config" = "config";
 
-  constructor(private readonly stopped: Promise<number>) {}
+  /**
+   * @param stopping whether shutdown has begun: a phase failing meanwhile (its store closed under
+   *   it) is the interruption, not a start-up failure.
+   * @param stopped resolves with the exit code once shutdown has finished.
+   */
+  constructor(
+    private readonly stopping: () => boolean,
+    private readonly stopped: Promise<number>,
+  ) {}
 
   get phase(): StartupPhaseName | "config" {
     return this.current;
@@ -62,6 +70,9 @@ export class StartupPhases {
     interrupted.catch(() => undefined);
     try {
       return await Promise.race([work(), deadline, interrupted]);
+    } catch (error) {
+      if (error instanceof StartupInterrupted || !this.stopping()) throw error;
+      throw new StartupInterrupted(await this.stopped);
     } finally {
       clearTimeout(timer);
     }

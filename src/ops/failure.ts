@@ -42,13 +42,21 @@ const KIND_WORDS: Readonly<Record<FailureKind, string>> = {
   misconfigured: "is misconfigured",
 };
 
-/** The errno-style code of a network failure (`ECONNREFUSED`, `ENOTFOUND`, …) anywhere in the cause chain. */
+/**
+ * The errno-style code of a network failure (`ECONNREFUSED`, `ENOTFOUND`, …) anywhere in the
+ * chain of wrapped errors: `cause`, grammY's `error`, the Slack SDK's `original`.
+ */
 export function networkCode(error: unknown): string | undefined {
   let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    const code = (current as Error & { code?: unknown }).code;
-    if (typeof code === "string" && NETWORK_CODES.has(code)) return code;
-    current = (current as Error & { cause?: unknown }).cause;
+  for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
+    const wrapped = current as Error & {
+      code?: unknown;
+      cause?: unknown;
+      error?: unknown;
+      original?: unknown;
+    };
+    if (typeof wrapped.code === "string" && NETWORK_CODES.has(wrapped.code)) return wrapped.code;
+    current = wrapped.cause ?? wrapped.error ?? wrapped.original;
   }
   return undefined;
 }

@@ -177,10 +177,14 @@ export class TelegramChannel {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    await this.bot.init().catch((error: unknown) => {
-      this.started = false;
-      throw telegramFailure(error, "getMe");
-    });
+    // One getMe, not `bot.init()`: grammY's init retries network errors forever, silently, and
+    // the supervisor that starts this channel retries visibly instead.
+    if (!this.bot.isInited()) {
+      this.bot.botInfo = await this.bot.api.getMe().catch((error: unknown) => {
+        this.started = false;
+        throw telegramFailure(error, "getMe");
+      });
+    }
     await this.bot.api.setMyCommands([...COMMAND_MENU]).catch((error: unknown) => {
       this.logger.warn({ err: errorText(error) }, "telegram setMyCommands failed");
     });

@@ -44,7 +44,9 @@ export function telegramFailure(error: unknown, step: string): ServiceFailure {
       cause,
     );
   }
-  const why = networkCode(error) ?? (error instanceof HttpError ? messageOf(error.error) : messageOf(error));
+  // Never the fetch error's own message: it quotes the URL, which carries the token.
+  const why =
+    networkCode(error) ?? (error instanceof HttpError ? "network request failed" : messageOf(error));
   return new ServiceFailure(
     "Telegram",
     "unreachable",
