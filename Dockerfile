@@ -9,11 +9,10 @@ WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
-RUN npm ci
-COPY tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# `npm ci` builds dist/ through the package's `prepare` script.
+RUN npm ci && npm prune --omit=dev
 
 FROM node:20-slim
 # tini reaps the agent's command subprocesses and forwards SIGTERM; git, ripgrep and bash are
