@@ -67,11 +67,6 @@ export class ChannelSupervisor {
     return this.options.platform;
   }
 
-  /** The running channel once connected. */
-  get running(): RunningChannel | undefined {
-    return this.channel;
-  }
-
   /** Begin connecting in the background (idempotent). */
   start(): void {
     this.loop ??= this.supervise();
