@@ -20,8 +20,8 @@ export interface ChannelStatus {
 
 export interface SupervisorOptions {
   readonly platform: string;
-  /** One connection attempt; resolves with the running channel. */
-  readonly connect: () => Promise<RunningChannel>;
+  /** One connection attempt; resolves with the running channel; stops what it began on abort. */
+  readonly connect: (signal: AbortSignal) => Promise<RunningChannel>;
   /** Where warning lines go (the operator's screen and the log). */
   readonly warn: (line: string, failure: ServiceFailure) => void;
   /** Told once when the channel is up. */
@@ -56,6 +56,7 @@ export class ChannelSupervisor {
   private stopped = false;
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
+  private attemptController: AbortController | undefined;
   private readonly now: () => number;
 
   constructor(private readonly options: SupervisorOptions) {
@@ -98,6 +99,7 @@ export class ChannelSupervisor {
     this.stopped = true;
     this.state = "stopped";
     this.wake?.();
+    this.attemptController?.abort();
     await this.channel?.stopIntake();
   }
 
@@ -148,18 +150,22 @@ export class ChannelSupervisor {
     }
   }
 
-  /** One attempt with its deadline; an attempt that connects after its deadline is closed. */
+  /** One attempt with its deadline; an attempt past it is aborted (and closed if it connects late). */
   private attempt(): Promise<RunningChannel> {
-    const pending = this.options.connect();
+    const controller = new AbortController();
+    this.attemptController = controller;
+    const pending = this.options.connect(controller.signal);
     return new Promise<RunningChannel>((resolve, reject) => {
       const timer = setTimeout(() => {
+        controller.abort();
         void pending.then((late) => late.close()).catch(() => undefined);
-        const seconds = Math.round(this.options.attemptMs / 1_000);
+        const ms = this.options.attemptMs;
+        const span = ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 1_000)} s`;
         reject(
           new ServiceFailure(
             this.options.platform,
             "unreachable",
-            `no connection within ${seconds} s`,
+            `no connection within ${span}`,
             "check network access to the platform; Coworker retries",
           ),
         );

@@ -13,6 +13,7 @@ import { SlackDirectory } from "../subscriptions/platforms/slack-directory.js";
 import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
 import type { AppSubscriptions } from "./app-subscriptions.js";
 import type { MessengerRegistry } from "./messenger-registry.js";
+import { startOrStop } from "./start-or-stop.js";
 
 /** The platform name the Slack channel registers under. */
 export const SLACK_PLATFORM = "slack";
@@ -53,6 +54,7 @@ async function start(
   context: ChannelContext,
   messengers: MessengerRegistry,
   subscriptions: AppSubscriptions,
+  signal?: AbortSignal,
 ): Promise<RunningChannel> {
   const { config } = context;
   const section = config.slack;
@@ -76,7 +78,7 @@ async function start(
   });
   const directory = directoryResolver();
   messengers.register(SLACK_PLATFORM, channel.messenger(directory.resolver));
-  await channel.start();
+  await startOrStop(channel, signal);
   const started = slackDirectoryOf(channel);
   directory.set(started);
   subscriptions.registerDirectory(started);
@@ -95,6 +97,6 @@ export function slackStarter(messengers: MessengerRegistry, subscriptions: AppSu
   return {
     platform: SLACK_PLATFORM,
     hasCredentials,
-    start: (context) => start(context, messengers, subscriptions),
+    start: (context, signal) => start(context, messengers, subscriptions, signal),
   };
 }

@@ -90,7 +90,7 @@ function superviseChannels(
   return starters.map((starter) => {
     const supervisor = new ChannelSupervisor({
       platform: starter.platform,
-      connect: () => starter.start(context),
+      connect: (signal) => starter.start(context, signal),
       warn: (line, failure) => warn(line, failure, starter.platform),
       onUp: (channel) => context.logger.info({ channel: channel.description }, "channel connected"),
       ...CONNECT,

@@ -11,6 +11,7 @@ import { TelegramDirectory } from "../subscriptions/platforms/telegram-directory
 import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
 import type { AppSubscriptions } from "./app-subscriptions.js";
 import type { MessengerRegistry } from "./messenger-registry.js";
+import { startOrStop } from "./start-or-stop.js";
 
 /** The platform name the Telegram channel registers under. */
 export const TELEGRAM_PLATFORM = "telegram";
@@ -28,6 +29,7 @@ async function start(
   context: ChannelContext,
   messengers: MessengerRegistry,
   subscriptions: AppSubscriptions,
+  signal?: AbortSignal,
 ): Promise<RunningChannel> {
   const { config } = context;
   const section = config.telegram;
@@ -49,7 +51,7 @@ async function start(
     ...subscriptions.channelHooks,
   });
   messengers.register(TELEGRAM_PLATFORM, channel.messenger());
-  await channel.start();
+  await startOrStop(channel, signal);
   subscriptions.registerDirectory(telegramDirectoryOf(channel));
   return {
     description: webhook ? `telegram (webhook ${webhook.path})` : "telegram (polling)",
@@ -67,6 +69,6 @@ export function telegramStarter(
   return {
     platform: TELEGRAM_PLATFORM,
     hasCredentials,
-    start: (context) => start(context, messengers, subscriptions),
+    start: (context, signal) => start(context, messengers, subscriptions, signal),
   };
 }

@@ -103,4 +103,25 @@ describe("ChannelSupervisor", () => {
     expect((await retrying.status()).state).toBe("stopped");
     expect(attempts).toBeLessThanOrEqual(stoppedAt + 1);
   });
+  it("aborts an attempt that outlives its deadline, so the channel stops its own retrying", async () => {
+    const signals: AbortSignal[] = [];
+    const warnings: string[] = [];
+    const supervisor = new ChannelSupervisor({
+      platform: "fake",
+      connect: (signal) => {
+        signals.push(signal);
+        return signals.length === 1
+          ? new Promise<RunningChannel>(() => undefined)
+          : Promise.resolve(channel(() => true));
+      },
+      warn: (line) => warnings.push(line),
+      attemptMs: 20,
+      backoff: { initialMs: 1, maxMs: 1 },
+    });
+    supervisor.start();
+    await until(async () => (await supervisor.status()).state === "up");
+    expect(signals[0]?.aborted).toBe(true);
+    expect(signals[1]?.aborted).toBe(false);
+    expect(warnings[0]).toContain("fake is unreachable: no connection within 20 ms");
+  });
 });
