@@ -9,11 +9,10 @@ WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
-RUN npm ci
-COPY tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+# `npm ci` builds dist/ through the package's `prepare` script.
+RUN npm ci && npm prune --omit=dev
 
 FROM node:20-slim
 # tini reaps the agent's command subprocesses and forwards SIGTERM; git, ripgrep and bash are
@@ -30,8 +29,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY config/coworker.example.yaml ./config/coworker.example.yaml
 # Inside a container the ops server must listen on all interfaces for health probes. Mount your
-# own file and set COWORKER_CONFIG to replace this one (keep `server.host: 0.0.0.0` in it).
-RUN printf 'server:\n  host: 0.0.0.0\n  port: 8080\n' > ./config/coworker.yaml \
+# own file and set COWORKER_CONFIG to replace this one (keep `ops.host: 0.0.0.0` in it).
+RUN printf 'ops:\n  host: 0.0.0.0\n  port: 8080\n' > ./config/coworker.yaml \
  && mkdir -p /data /workspace \
  && chown node:node /data /workspace
 USER node

@@ -60,7 +60,11 @@ export interface ChannelStarter {
   readonly platform: string;
   /** Whether the config holds this channel's credentials. */
   hasCredentials(config: CoworkerConfig): boolean;
-  start(context: ChannelContext): Promise<RunningChannel>;
+  /**
+   * Connect once. When `signal` aborts (the attempt's deadline passed, or shutdown began) the
+   * channel must stop whatever it started, so no abandoned attempt keeps retrying on its own.
+   */
+  start(context: ChannelContext, signal?: AbortSignal): Promise<RunningChannel>;
 }
 
 /** Everything `coworker start` runs besides ops, store and the console fallback. */

@@ -7,7 +7,8 @@ export interface BannerFacts {
   readonly version: string;
   readonly channels: readonly string[];
   readonly store: string;
-  readonly opsUrl: string;
+  /** Undefined when the ops server is turned off. */
+  readonly opsUrl: string | undefined;
   /** The config file read, if any. */
   readonly configSource: string | undefined;
   /** How run_command runs: sandboxed, unsandboxed or disabled (describeSandboxStatus). */
@@ -22,7 +23,10 @@ export function formatBanner(config: CoworkerConfig, facts: BannerFacts): string
     ["store", facts.store],
     ["workspace", config.workspace.root],
     ["mode", config.agent.mode],
-    ["ops", `${facts.opsUrl} (/healthz /readyz /metrics)`],
+    [
+      "ops",
+      facts.opsUrl === undefined ? "off (ops.enabled: false)" : `${facts.opsUrl} (/healthz /readyz /metrics)`,
+    ],
     ["config", facts.configSource ?? "defaults + environment"],
     ...(facts.shell === undefined ? [] : [["shell", facts.shell] as [string, string]]),
   ];

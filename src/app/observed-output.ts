@@ -103,12 +103,17 @@ class ObservedRenderer implements TurnRenderer {
 
 /** A ThreadOutput whose turns are observed; cards and texts go straight through. */
 class ObservedOutput implements ThreadOutput {
+  /** Present exactly when the inner output has it (the console). */
+  readonly reshowCard?: (card: Card) => Promise<CardRef>;
+
   constructor(
     private readonly inner: ThreadOutput,
     private readonly platform: string,
     private readonly metrics: Metrics,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    if (inner.reshowCard) this.reshowCard = (card) => inner.reshowCard?.(card) ?? inner.postCard(card);
+  }
 
   beginTurn(info: { readonly sessionId: string; readonly turnId: string }): TurnRenderer {
     return new ObservedRenderer(this.inner.beginTurn(info), this.platform, this.metrics, this.clock);

@@ -15,6 +15,7 @@ import { slackTimezones } from "../channels/slack/slack-timezones.js";
 import type { AppSchedules } from "./app-schedules.js";
 import type { AppSubscriptions } from "./app-subscriptions.js";
 import type { MessengerRegistry } from "./messenger-registry.js";
+import { startOrStop } from "./start-or-stop.js";
 
 /** The platform name the Slack channel registers under. */
 export const SLACK_PLATFORM = "slack";
@@ -56,6 +57,7 @@ async function start(
   messengers: MessengerRegistry,
   subscriptions: AppSubscriptions,
   schedules: AppSchedules | undefined,
+  signal?: AbortSignal,
 ): Promise<RunningChannel> {
   const { config } = context;
   const section = config.slack;
@@ -83,7 +85,7 @@ async function start(
   });
   const directory = directoryResolver();
   messengers.register(SLACK_PLATFORM, channel.messenger(directory.resolver));
-  await channel.start();
+  await startOrStop(channel, signal);
   const started = slackDirectoryOf(channel);
   directory.set(started);
   subscriptions.registerDirectory(started);
@@ -111,6 +113,6 @@ export function slackStarter(
   return {
     platform: SLACK_PLATFORM,
     hasCredentials,
-    start: (context) => start(context, messengers, subscriptions, schedules),
+    start: (context, signal) => start(context, messengers, subscriptions, schedules, signal),
   };
 }

@@ -1,48 +1,73 @@
 /**
- * startApp: brings the service up in order — shutdown handling, store, ops server, the session
- * layer from the assembly, then every channel whose credentials are present (the console when
- * none are), then lets the session layer resume earlier work — and registers each part's
- * readiness check, drainer and closer. If any step fails, what already started is shut down
- * before the error is rethrown.
+ * startApp: brings the service up as a state machine of phases with deadlines (startup-phase.ts):
+ * store → ops server → model check → session layer → channels → ready. Platform channels connect
+ * in the background under a ChannelSupervisor each (bounded, visible retries), so none blocks the
+ * others, the console or start-up; /readyz reports each channel's state and reason, /healthz
+ * fails once a configured channel has been down past `ops.channel_down_grace_s`. A signal during
+ * start-up ends it (StartupInterrupted); a failing phase shuts down what started and rethrows.
  */
 import { mkdir } from "node:fs/promises";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { Logger } from "../logging/logger.js";
+import { scrubSecrets } from "../logging/redact.js";
+import type { ServiceFailure } from "../ops/failure.js";
 import { createMetrics } from "../ops/metrics.js";
 import { startOpsServer } from "../ops/ops-server.js";
 import { Readiness } from "../ops/readiness.js";
 import { Shutdown, type SignalSource } from "../ops/shutdown.js";
-import type { ConversationService } from "../sessions/contracts.js";
 import { describeSandboxStatus, type SandboxStatus } from "../tools/shell/sandbox-backend.js";
 import { createShellSandbox } from "../tools/shell/shell-sandbox.js";
 import { createStore } from "../store/create-store.js";
-import type { AppAssembly, AppContext, AppIo, ChannelStarter, RunningChannel } from "./app-parts.js";
+import { storeFailure } from "../store/store-failure.js";
+import type { AppAssembly, AppContext, AppIo, ChannelContext, ChannelStarter } from "./app-parts.js";
 import { formatBanner } from "./banner.js";
+import { ChannelSupervisor } from "./channel-supervisor.js";
 import { startConsoleChannel } from "./console-starter.js";
+import { StartupPhases } from "./startup-phase.js";
 
 export interface StartAppOptions {
   readonly assembly: AppAssembly;
   readonly io: AppIo;
   readonly version: string;
   readonly configSource: string | undefined;
-  /** Ends the process on a second signal. */
+  /** Ends the process on a second signal, or when shutdown overruns. */
   readonly forceExit: (code: number) => void;
   /** Signal source; default `process`. */
   readonly signals?: SignalSource;
+  /** The model check phase: resolves with a warning line when the endpoint does not answer well. */
+  readonly checkModel?: (signal: AbortSignal) => Promise<string | undefined>;
 }
 
 export interface RunningApp {
   readonly context: AppContext;
-  readonly opsUrl: string;
+  /** Undefined when `ops.enabled` is false. */
+  readonly opsUrl: string | undefined;
+  /** The planned channels' platforms ("slack", "telegram", "console"). */
   readonly channels: readonly string[];
   /** Resolves with the exit code once the app has shut down. */
   readonly stopped: Promise<number>;
 }
 
-/** The channels `start` will run: those with credentials, or the console when there are none. */
-export function planChannels(config: CoworkerConfig, starters: readonly ChannelStarter[]): readonly string[] {
+/** Whether a person is at a terminal on both of the app's streams. */
+export function isTerminal(io: Pick<AppIo, "stdin" | "stdout">): boolean {
+  return (
+    (io.stdin as { isTTY?: boolean }).isTTY === true && (io.stdout as { isTTY?: boolean }).isTTY === true
+  );
+}
+
+/**
+ * The channels `start` will run: those with credentials, plus the console when `console.enabled`
+ * is true, or "auto" and no platform is configured or a person is at a terminal.
+ */
+export function planChannels(
+  config: CoworkerConfig,
+  starters: readonly ChannelStarter[],
+  terminal = false,
+): readonly string[] {
   const configured = starters.filter((starter) => starter.hasCredentials(config)).map((s) => s.platform);
-  return configured.length > 0 ? configured : ["console"];
+  const mode = config.console.enabled;
+  const console = mode === true || (mode === "auto" && (configured.length === 0 || terminal));
+  return console ? [...configured, "console"] : configured;
 }
 
 /** Thrown when the assembly has no session layer to run channels against. */
@@ -56,25 +81,34 @@ export class AssemblyIncompleteError extends Error {
   }
 }
 
-async function startChannels(
-  context: AppContext,
-  options: StartAppOptions,
-  service: ConversationService,
-): Promise<readonly string[]> {
-  const channelContext = { ...context, service };
-  const starters = options.assembly.channels.filter((starter) => starter.hasCredentials(context.config));
-  const started: { platform: string; channel: RunningChannel }[] = [];
-  for (const starter of starters) {
-    started.push({ platform: starter.platform, channel: await starter.start(channelContext) });
-  }
-  if (started.length === 0)
-    started.push({ platform: "console", channel: startConsoleChannel(channelContext, options.io) });
-  for (const { platform, channel } of started) {
-    context.readiness.register(`channel:${platform}`, () => channel.connected());
-    context.shutdown.onStopIntake(platform, () => channel.stopIntake());
-    context.shutdown.addCloser(platform, () => channel.close());
-  }
-  return started.map(({ channel }) => channel.description);
+/** Backoff between connection attempts, and the longest one attempt may take. */
+const CONNECT = { attemptMs: 30_000, backoff: { initialMs: 1_000, maxMs: 60_000 } } as const;
+
+function superviseChannels(
+  context: ChannelContext,
+  starters: readonly ChannelStarter[],
+  warn: (line: string, failure: ServiceFailure, platform: string) => void,
+): ChannelSupervisor[] {
+  return starters.map((starter) => {
+    const supervisor = new ChannelSupervisor({
+      platform: starter.platform,
+      connect: (signal) => starter.start(context, signal),
+      warn: (line, failure) => warn(line, failure, starter.platform),
+      onUp: (channel) => context.logger.info({ channel: channel.description }, "channel connected"),
+      ...CONNECT,
+    });
+    context.readiness.register(`channel:${starter.platform}`, async () => {
+      const status = await supervisor.status();
+      return {
+        ok: status.state === "up",
+        detail: status.reason === undefined ? status.state : `${status.state}: ${status.reason}`,
+      };
+    });
+    context.shutdown.onStopIntake(starter.platform, () => supervisor.stopIntake());
+    context.shutdown.addCloser(starter.platform, () => supervisor.close());
+    supervisor.start();
+    return supervisor;
+  });
 }
 
 /** Say at start how run_command will run; a disabled or unsandboxed shell is worth a warning. */
@@ -89,6 +123,19 @@ function logShellStatus(logger: Logger, shell: SandboxStatus): void {
 }
 
 /** Start the app; resolves once every part is up (then `stopped` tells when it ended). */
+/** /healthz problems: configured channels down for longer than the grace period. */
+function channelHealth(supervisors: readonly ChannelSupervisor[], graceMs: number) {
+  return async (): Promise<readonly string[]> => {
+    const problems: string[] = [];
+    for (const supervisor of supervisors) {
+      const down = await supervisor.downForMs();
+      if (down > graceMs) problems.push(`${supervisor.platform} down for ${Math.round(down / 1_000)} s`);
+    }
+    return problems;
+  };
+}
+
+/** Start the app; resolves once every phase has run (channels may still be connecting). */
 export async function startApp(
   config: CoworkerConfig,
   logger: Logger,
@@ -102,37 +149,70 @@ export async function startApp(
     ...(options.signals ? { signals: options.signals } : {}),
   });
   shutdown.install();
+  const phases = new StartupPhases(() => shutdown.stopping, shutdown.done);
   const metrics = createMetrics();
   const readiness = new Readiness();
-  let started = false;
-  readiness.register("startup", () => ({ ok: started, detail: started ? "started" : "starting" }));
+  readiness.register("startup", () => ({
+    ok: phases.phase === "ready",
+    detail: phases.phase === "ready" ? "started" : `starting (${phases.phase})`,
+  }));
   readiness.register("intake", () => ({
     ok: !shutdown.stopping,
     detail: shutdown.stopping ? "shutting down" : "open",
   }));
+  const warn = (raw: string, failure: ServiceFailure, part: string): void => {
+    const line = scrubSecrets(raw);
+    options.io.stderr.write(`${line}\n`);
+    logger.warn({ part, kind: failure.kind }, line);
+  };
+  const supervisors: ChannelSupervisor[] = [];
+  let markStarted: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => {
+    markStarted = resolve;
+  });
   try {
-    await mkdir(config.workspace.root, { recursive: true });
-    const store = await createStore({
-      url: config.store_url,
-      dataDir: config.data_dir,
-      onError: (error) => logger.error({ err: error }, "store error"),
+    const store = await phases.run("store", async () => {
+      await mkdir(config.workspace.root, { recursive: true });
+      return createStore({
+        url: config.store_url,
+        dataDir: config.data_dir,
+        onError: (error) => logger.error({ err: error }, "store error"),
+      }).catch((error: unknown) => {
+        throw storeFailure(error, config.store_url !== undefined, config.data_dir);
+      });
     });
     shutdown.addCloser("store", () => store.close());
     readiness.register("store", () => store.ping());
     const context: AppContext = { config, logger, metrics, readiness, shutdown, store };
 
-    const ops = await startOpsServer({
-      host: config.server.host,
-      port: config.server.port,
-      metrics,
-      readiness,
-      logger,
-    });
-    shutdown.addCloser("ops server", () => ops.close());
+    const ops = config.ops.enabled
+      ? await phases.run("ops", () =>
+          startOpsServer({
+            host: config.ops.host,
+            port: config.ops.port,
+            metrics,
+            readiness,
+            logger,
+            health: channelHealth(supervisors, config.ops.channel_down_grace_s * 1000),
+          }),
+        )
+      : undefined;
+    if (ops) shutdown.addCloser("ops server", () => ops.close());
+
+    const modelWarning = options.checkModel
+      ? await phases.run(
+          "model check",
+          () => options.checkModel?.(AbortSignal.timeout(8_000)) ?? Promise.resolve(undefined),
+        )
+      : undefined;
+    if (modelWarning !== undefined) {
+      options.io.stderr.write(`${modelWarning}\n`);
+      logger.warn(modelWarning);
+    }
 
     const factory = options.assembly.createConversation;
     if (factory === undefined) throw new AssemblyIncompleteError();
-    const conversation = await factory(context);
+    const conversation = await phases.run("conversation", () => factory(context));
     shutdown.addDrainer("turns", async () => {
       await conversation.drain?.(graceMs);
     });
@@ -143,23 +223,33 @@ export async function startApp(
       configFile: options.configSource,
     }).status();
     logShellStatus(logger, shell);
-    const planned = planChannels(config, options.assembly.channels);
+    const planned = planChannels(config, options.assembly.channels, isTerminal(options.io));
     options.io.stderr.write(
       formatBanner(config, {
         version: options.version,
         channels: planned,
         store: store.description,
-        opsUrl: ops.url,
+        opsUrl: ops?.url,
         configSource: options.configSource,
         shell: describeSandboxStatus(shell),
       }),
     );
-    const channels = await startChannels(context, options, conversation.service);
-    await conversation.start?.();
-    started = true;
-    logger.info({ channels, ops: ops.url, store: store.description }, "coworker started");
-    return { context, opsUrl: ops.url, channels, stopped: shutdown.done };
+    const channelContext: ChannelContext = { ...context, service: conversation.service };
+    const starters = options.assembly.channels.filter((starter) => planned.includes(starter.platform));
+    supervisors.push(...superviseChannels(channelContext, starters, warn));
+    if (planned.includes("console")) {
+      startConsoleChannel(channelContext, options.io, {
+        otherChannels: starters.map((starter) => starter.platform),
+        started,
+      });
+    }
+    await phases.run("channels", async () => conversation.start?.());
+    phases.ready();
+    markStarted();
+    logger.info({ channels: planned, ops: ops?.url, store: store.description }, "coworker started");
+    return { context, opsUrl: ops?.url, channels: planned, stopped: shutdown.done };
   } catch (error) {
+    markStarted();
     await shutdown.run("startup failed");
     throw error;
   }

@@ -12,6 +12,7 @@ import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts
 import type { AppSchedules } from "./app-schedules.js";
 import type { AppSubscriptions } from "./app-subscriptions.js";
 import type { MessengerRegistry } from "./messenger-registry.js";
+import { startOrStop } from "./start-or-stop.js";
 
 /** The platform name the Telegram channel registers under. */
 export const TELEGRAM_PLATFORM = "telegram";
@@ -30,6 +31,7 @@ async function start(
   messengers: MessengerRegistry,
   subscriptions: AppSubscriptions,
   schedules: AppSchedules | undefined,
+  signal?: AbortSignal,
 ): Promise<RunningChannel> {
   const { config } = context;
   const section = config.telegram;
@@ -55,7 +57,7 @@ async function start(
     },
   });
   messengers.register(TELEGRAM_PLATFORM, channel.messenger());
-  await channel.start();
+  await startOrStop(channel, signal);
   subscriptions.registerDirectory(telegramDirectoryOf(channel));
   return {
     description: webhook ? `telegram (webhook ${webhook.path})` : "telegram (polling)",
@@ -74,6 +76,6 @@ export function telegramStarter(
   return {
     platform: TELEGRAM_PLATFORM,
     hasCredentials,
-    start: (context) => start(context, messengers, subscriptions, schedules),
+    start: (context, signal) => start(context, messengers, subscriptions, schedules, signal),
   };
 }

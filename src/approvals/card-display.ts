@@ -46,6 +46,17 @@ export class CardDisplay {
     }
   }
 
+  /** After a restart: show a pending item's card again where cards do not persist (the console). */
+  async reshow(item: PendingItem): Promise<void> {
+    const output = this.outputFor(item.target);
+    if (!output?.reshowCard) return;
+    try {
+      await this.store.setCardRef(item.id, await output.reshowCard(cardFor(item)));
+    } catch (error) {
+      this.logger.warn({ err: error, pendingId: item.id }, "showing a card again failed");
+    }
+  }
+
   /** Show the item's current state on its posted card (no-op when it has none). */
   async update(item: PendingItem): Promise<void> {
     const output = this.outputFor(item.target);

@@ -220,14 +220,17 @@ export class PendingHub {
 
   /**
    * After a restart: finish settling items a crash interrupted, expire what expired while down,
-   * re-arm timers for the rest.
+   * re-arm timers for the rest and show their cards again where cards do not persist.
    */
   async start(): Promise<void> {
     for (const entry of await this.store.openItems()) {
       const item = await this.load(entry.id);
       if (item && (await this.complete(item))) continue;
       if (Date.parse(entry.expiresAt) <= this.now().getTime()) await this.expire(entry.id);
-      else this.timers.arm(entry.id, entry.expiresAt);
+      else {
+        this.timers.arm(entry.id, entry.expiresAt);
+        if (item) await this.cards.reshow(item);
+      }
     }
   }
 
@@ -294,8 +297,14 @@ export class PendingHub {
     for (const listener of this.waitListeners.splice(0)) listener();
     this.timers.arm(item.id, item.expiresAt);
     const onAbort = () => {
-      void this.close(item.id, { action: "cancelled", note: "the turn was stopped", at: this.stamp() }).then(
-        async (closed) => this.release(item.id, closed ?? (await this.load(item.id)) ?? item),
+      // Tracked, so shutdown (quiesce) waits for it before the store closes.
+      const closing = this.close(item.id, {
+        action: "cancelled",
+        note: "the turn was stopped",
+        at: this.stamp(),
+      });
+      void this.track(
+        closing.then(async (closed) => this.release(item.id, closed ?? (await this.load(item.id)) ?? item)),
       );
     };
     if (signal.aborted) onAbort();

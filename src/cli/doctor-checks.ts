@@ -42,12 +42,27 @@ export function configCheck(loaded: LoadConfigResult): DoctorCheck {
   };
 }
 
+/** An HTTP failure of the model endpoint, worded by kind: rejected, rate-limited or misconfigured. */
 function modelFailure(status: number, base: string): CheckResult {
   if (status === 401 || status === 403) {
     return {
       status: "fail",
-      summary: `${base} refused the API key (HTTP ${status})`,
+      summary: `${base} rejected the API key (HTTP ${status})`,
       fix: "set a valid OPENAI_API_KEY for this endpoint",
+    };
+  }
+  if (status === 429) {
+    return {
+      status: "warn",
+      summary: `${base} is rate-limiting us (HTTP 429)`,
+      fix: "wait, or raise the account's rate limits; Coworker retries model calls",
+    };
+  }
+  if (status >= 500) {
+    return {
+      status: "fail",
+      summary: `${base} is failing (HTTP ${status})`,
+      fix: "check the model server's own logs; it may still be loading the model",
     };
   }
   return {
@@ -112,7 +127,7 @@ export function modelCheck(model: CoworkerConfig["model"], fetchImpl: FetchLike)
         if (!(error instanceof ProbeNetworkError)) throw error;
         return {
           status: "fail",
-          summary: error.message,
+          summary: `unreachable: ${error.message}`,
           fix: "start the model server (e.g. `ollama serve`) or correct OPENAI_BASE_URL",
         };
       }

@@ -31,6 +31,7 @@ Environment (overrides the config file; a .env file in the working directory is 
              COWORKER_STORE_URL (redis://… or postgres://…; default SQLite in the data dir)
   Schedules  COWORKER_DEFAULT_TIMEZONE (timezone of cron tasks when the person's is unknown)
   Shell      COWORKER_SHELL_SANDBOX (bubblewrap | off), COWORKER_SHELL_NETWORK (1 | 0)
+  Ops        COWORKER_OPS_PORT (/healthz /readyz /metrics; default 8080, 0 = any free port)
 
 Every key is documented in config/coworker.example.yaml.
 `;

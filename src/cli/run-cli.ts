@@ -1,9 +1,10 @@
-/** Parse the command line and dispatch to `start`, `doctor`, help or version. Returns the exit code. */
+/**
+ * Parse the command line and dispatch to `start`, `doctor`, help or version. Returns the exit
+ * code. The commands are imported when run, so `--help` and `--version` load almost nothing.
+ */
 import { parseArgs } from "node:util";
 import type { CliIo } from "./cli-io.js";
-import { doctorCommand } from "./doctor-command.js";
 import { helpText } from "./help.js";
-import { startCommand } from "./start-command.js";
 import { packageVersion } from "./version.js";
 
 const OPTIONS = {
@@ -42,9 +43,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   switch (command) {
     case "start":
-      return startCommand(argv, io);
+      return (await import("./start-command.js")).startCommand(argv, io);
     case "doctor":
-      return doctorCommand(argv, io);
+      return (await import("./doctor-command.js")).doctorCommand(argv, io);
     default:
       io.stderr.write(`unknown command "${command}" — commands: start, doctor, help\n`);
       return USAGE_ERROR;

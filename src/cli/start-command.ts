@@ -1,16 +1,21 @@
 /**
- * `coworker start`: load and validate the config, insist on a model endpoint, pick the log
- * destination (a file in console mode, so logs do not interleave with the chat), start the app
- * and wait until it has shut down. Returns the exit code.
+ * `coworker start`: load and validate the config (the same validation `doctor` runs), insist on
+ * a model endpoint, pick the log destination (a file when the console runs, so logs do not
+ * interleave with the chat), start the app with the doctor's model check as its model phase, and
+ * wait until it has shut down. A start-up failure is one line saying what failed and the fix,
+ * never a stack. Returns the exit code.
  */
 import { join } from "node:path";
 import { defaultAssembly } from "../app/assembly.js";
-import { planChannels, startApp } from "../app/start-app.js";
+import { isTerminal, planChannels, startApp } from "../app/start-app.js";
+import { StartupInterrupted } from "../app/startup-phase.js";
 import { loadConfig } from "../config/load-config.js";
 import { modelBaseUrl, NO_MODEL_ENDPOINT_HELP } from "../config/model-endpoint.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { scrubSecrets } from "../logging/redact.js";
+import { ServiceFailure } from "../ops/failure.js";
 import type { CliIo } from "./cli-io.js";
+import { modelCheck } from "./doctor-checks.js";
 import { packageVersion } from "./version.js";
 
 /** Print config problems, one per line. */
@@ -37,7 +42,7 @@ export async function startCommand(argv: readonly string[], io: CliIo): Promise<
     return 1;
   }
   const assembly = io.assembly ?? defaultAssembly;
-  const consoleMode = planChannels(config, assembly.channels).includes("console");
+  const consoleMode = planChannels(config, assembly.channels, isTerminal(io)).includes("console");
   const logFile = consoleMode ? join(config.data_dir, "coworker.log") : undefined;
   const logger = createLogger({ level: config.log.level, ...(logFile ? { file: logFile } : {}) });
   if (logFile) io.stderr.write(`Logs: ${logFile}\n`);
@@ -49,11 +54,22 @@ export async function startCommand(argv: readonly string[], io: CliIo): Promise<
       configSource: loaded.source,
       forceExit: io.forceExit,
       ...(io.signals ? { signals: io.signals } : {}),
+      checkModel: (signal) => checkModelAtStart(config.model, io, signal),
     });
     const code = await app.stopped;
     await flush(logger);
     return code;
   } catch (error) {
+    if (error instanceof StartupInterrupted) {
+      await flush(logger);
+      return error.exitCode;
+    }
+    if (error instanceof ServiceFailure) {
+      logger.error({ kind: error.kind, reason: error.reason, fix: error.fix }, "startup failed");
+      await flush(logger);
+      io.stderr.write(`✗ Coworker could not start: ${scrubSecrets(error.line())}\n`);
+      return 1;
+    }
     logger.error({ err: error }, "startup failed");
     await flush(logger);
     io.stderr.write(
@@ -61,4 +77,17 @@ export async function startCommand(argv: readonly string[], io: CliIo): Promise<
     );
     return 1;
   }
+}
+
+/** The start-up model phase: the doctor's model check, as a warning line unless it passed. */
+async function checkModelAtStart(
+  model: Parameters<typeof modelCheck>[0],
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const fetchImpl = io.doctor?.fetch ?? ((input, init) => fetch(input, init));
+  const result = await modelCheck(model, fetchImpl).run(signal);
+  if (result.status === "pass" || result.status === "skip") return undefined;
+  const fix = result.fix === undefined ? "" : ` — fix: ${result.fix}`;
+  return scrubSecrets(`! the model endpoint: ${result.summary}${fix} (starting anyway)`);
 }

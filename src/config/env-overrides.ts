@@ -1,10 +1,11 @@
 /**
  * Environment overrides: each supported variable replaces one config path in the raw YAML object
  * before validation, so overridden values are validated like file values. Empty variables are
- * ignored (a blank line in .env does not wipe a file value).
+ * ignored (a blank line in .env does not wipe a file value), but reported, so validation can name
+ * a variable that was left empty where a value is required.
  */
 
-type EnvKind = "string" | "list" | "boolean";
+type EnvKind = "string" | "list" | "boolean" | "integer";
 
 interface EnvOverride {
   readonly env: string;
@@ -34,6 +35,7 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "COWORKER_DEFAULT_TIMEZONE", path: ["schedules", "default_timezone"], kind: "string" },
   { env: "COWORKER_SHELL_SANDBOX", path: ["tools", "shell", "sandbox"], kind: "string" },
   { env: "COWORKER_SHELL_NETWORK", path: ["tools", "shell", "network"], kind: "boolean" },
+  { env: "COWORKER_OPS_PORT", path: ["ops", "port"], kind: "integer" },
 ];
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -43,6 +45,8 @@ export interface AppliedOverrides {
   readonly raw: Record<string, unknown>;
   /** Dotted config path → the variable that set it, to say where a bad value came from. */
   readonly sources: ReadonlyMap<string, string>;
+  /** Supported variables that are set but blank (ignored above). */
+  readonly empty: ReadonlySet<string>;
 }
 
 /** 1/true/yes/on and 0/false/no/off; anything else stays a string so validation names it. */
@@ -55,6 +59,8 @@ function parseBoolean(value: string): boolean | string {
 function parseValue(kind: EnvKind, value: string): unknown {
   if (kind === "string") return value.trim();
   if (kind === "boolean") return parseBoolean(value.trim());
+  // A non-number stays text, so validation reports "expected number" naming the variable.
+  if (kind === "integer") return /^\s*-?\d+\s*$/.test(value) ? Number(value) : value.trim();
   return value
     .split(",")
     .map((item) => item.trim())
@@ -87,12 +93,17 @@ function setPath(root: Record<string, unknown>, path: readonly string[], value: 
 export function applyEnvOverrides(raw: Record<string, unknown>, env: Env): AppliedOverrides {
   const copy = structuredClone(raw);
   const sources = new Map<string, string>();
+  const empty = new Set<string>();
   for (const override of ENV_OVERRIDES) {
     const value = env[override.env];
-    if (value === undefined || value.trim() === "") continue;
+    if (value === undefined) continue;
+    if (value.trim() === "") {
+      empty.add(override.env);
+      continue;
+    }
     if (setPath(copy, override.path, parseValue(override.kind, value))) {
       sources.set(override.path.join("."), override.env);
     }
   }
-  return { raw: copy, sources };
+  return { raw: copy, sources, empty };
 }

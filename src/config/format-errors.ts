@@ -59,8 +59,17 @@ export interface FormatContext {
   readonly sources: ReadonlyMap<string, string>;
 }
 
+/** The variable that set `path` or a list or section holding it (COWORKER_APPROVERS for approvers[0]). */
+function sourceOf(path: readonly PropertyKey[], context: FormatContext): string | undefined {
+  for (let length = path.length; length > 0; length--) {
+    const source = context.sources.get(path.slice(0, length).map(String).join("."));
+    if (source !== undefined) return source;
+  }
+  return undefined;
+}
+
 function where(path: readonly PropertyKey[], context: FormatContext): string {
-  const source = context.sources.get(path.map(String).join("."));
+  const source = sourceOf(path, context);
   return source === undefined ? formatPath(path) : `${formatPath(path)} (from ${source})`;
 }
 

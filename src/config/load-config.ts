@@ -1,7 +1,9 @@
 /**
  * Load the configuration: `.env` (real environment wins), the YAML file (`--config`, else
  * COWORKER_CONFIG, else config/coworker.yaml when present), environment overrides, then zod
- * validation. Every problem is collected and returned at once; nothing throws, nothing prints.
+ * validation (the schema, then the cross-key rules of validate-config.ts). Every problem is
+ * collected and returned at once; nothing throws, nothing prints. `doctor` and `start` both load
+ * through here, so they accept and refuse the same configurations.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
@@ -12,6 +14,7 @@ import { scrubSecrets } from "../logging/redact.js";
 import { applyEnvOverrides, type Env } from "./env-overrides.js";
 import { formatIssues } from "./format-errors.js";
 import { type CoworkerConfig, configSchema } from "./schema.js";
+import { crossKeyProblems } from "./validate-config.js";
 
 export interface LoadConfigOptions {
   readonly env: Env;
@@ -29,6 +32,9 @@ export type LoadConfigResult =
       readonly source: string | undefined;
     }
   | { readonly ok: false; readonly problems: readonly string[]; readonly source: string | undefined };
+
+/** The variable naming the config file (read besides the overrides of env-overrides.ts). */
+export const CONFIG_FILE_VARIABLE = "COWORKER_CONFIG";
 
 /** The conventional file looked for when nothing else names one. */
 export const DEFAULT_CONFIG_PATH = "config/coworker.yaml";
@@ -57,8 +63,8 @@ type FileChoice = { readonly path: string; readonly explicit: string } | { reado
 function chooseFile(env: Env, cwd: string, argv: readonly string[]): FileChoice {
   const flag = configFlag(argv);
   if (flag !== undefined) return { path: resolve(cwd, flag), explicit: "--config" };
-  const fromEnv = env.COWORKER_CONFIG?.trim();
-  if (fromEnv) return { path: resolve(cwd, fromEnv), explicit: "COWORKER_CONFIG" };
+  const fromEnv = env[CONFIG_FILE_VARIABLE]?.trim();
+  if (fromEnv) return { path: resolve(cwd, fromEnv), explicit: CONFIG_FILE_VARIABLE };
   const conventional = resolve(cwd, DEFAULT_CONFIG_PATH);
   return existsSync(conventional)
     ? { path: conventional, explicit: DEFAULT_CONFIG_PATH }
@@ -127,5 +133,7 @@ export function loadConfig(options: LoadConfigOptions): LoadConfigResult {
     const context = { schema: configSchema, raw: overridden.raw, sources: overridden.sources };
     return { ok: false, source: file.path, problems: formatIssues(parsed.error.issues, context) };
   }
+  const problems = crossKeyProblems(parsed.data, overridden);
+  if (problems.length > 0) return { ok: false, source: file.path, problems: problems.map(scrubSecrets) };
   return { ok: true, source: file.path, config: deepFreeze(resolvePaths(parsed.data, options.cwd)) };
 }

@@ -6,6 +6,17 @@
 import { z } from "zod";
 import type { ToolCategory } from "../engine/events.js";
 import { permissionModeSchema } from "../engine/modes.js";
+import {
+  approverIds,
+  slackAppToken,
+  slackBotIds,
+  slackBotToken,
+  slackChannelIds,
+  slackUserIds,
+  telegramBotToken,
+  telegramChatIds,
+  telegramUserIds,
+} from "./platform-ids.js";
 
 const MB = 1024 * 1024;
 
@@ -15,8 +26,6 @@ const port = z.number().int().min(0).max(65_535);
 const nonEmpty = z.string().trim().min(1, "must not be empty");
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 const urlPath = z.string().regex(/^\/\S*$/, "must start with /");
-/** Platform ids may be written as numbers in YAML (Telegram user ids); they are kept as strings. */
-const idList = z.array(z.union([nonEmpty, z.number().int()]).transform((id) => String(id))).default([]);
 
 const TOOL_CATEGORIES = [
   "read",
@@ -164,29 +173,29 @@ const toolsSchema = z.strictObject({
 });
 
 const approvalsSchema = z.strictObject({
-  approvers: idList,
-  per_channel: z.record(nonEmpty, idList).default({}),
+  approvers: approverIds,
+  per_channel: z.record(nonEmpty, approverIds).default({}),
   expire_after_h: z.number().positive().default(24),
 });
 
 const slackSchema = z.strictObject({
-  bot_token: nonEmpty.optional(),
-  app_token: nonEmpty.optional(),
+  bot_token: slackBotToken.optional(),
+  app_token: slackAppToken.optional(),
   signing_secret: nonEmpty.optional(),
   api_url: httpUrl.default("https://slack.com/api/"),
   http: z.strictObject({ port: port.default(3000), path: urlPath.default("/slack/events") }).prefault({}),
   require_mention_in_threads: z.boolean().default(false),
-  allowed_users: idList,
-  allowed_channels: idList,
-  allowed_bots: idList,
+  allowed_users: slackUserIds,
+  allowed_channels: slackChannelIds,
+  allowed_bots: slackBotIds,
   file_max_bytes: positiveInt.default(20 * MB),
 });
 
 const telegramSchema = z.strictObject({
-  bot_token: nonEmpty.optional(),
+  bot_token: telegramBotToken.optional(),
   api_root: httpUrl.default("https://api.telegram.org"),
-  allowed_users: idList,
-  allowed_chats: idList,
+  allowed_users: telegramUserIds,
+  allowed_chats: telegramChatIds,
   webhook: z
     .strictObject({
       url: httpUrl,
@@ -261,10 +270,22 @@ export const configSchema = z.strictObject({
   schedules: schedulesSchema.prefault({}),
   server: z
     .strictObject({
-      host: nonEmpty.default("127.0.0.1"),
-      port: port.default(8080),
       shutdown_grace_s: z.number().nonnegative().default(20),
     })
+    .prefault({}),
+  /** The operations HTTP server (/healthz, /readyz, /metrics); port 0 picks any free port. */
+  ops: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      host: nonEmpty.default("127.0.0.1"),
+      port: port.default(8080),
+      /** /healthz fails once a configured channel has been down this long. */
+      channel_down_grace_s: positiveInt.default(300),
+    })
+    .prefault({}),
+  /** The terminal chat: "auto" runs it when no platform is configured or stdin is a terminal. */
+  console: z
+    .strictObject({ enabled: z.union([z.literal("auto"), z.boolean()]).default("auto") })
     .prefault({}),
   log: z
     .strictObject({

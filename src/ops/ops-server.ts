@@ -1,11 +1,13 @@
 /**
- * The operations HTTP server: `/healthz` (process alive), `/readyz` (every readiness check
- * passes; JSON body listing each) and `/metrics` (Prometheus text). Listens on the configured
- * host and port; port 0 picks a free one.
+ * The operations HTTP server: `/healthz` (alive, and no configured channel down past its grace
+ * period — so a container healthcheck means something), `/readyz` (every readiness check passes;
+ * JSON body listing each) and `/metrics` (Prometheus text). Listens on the configured host and
+ * port; port 0 picks a free one; a port in use is one ServiceFailure line, not a stack.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../logging/logger.js";
+import { messageOf, ServiceFailure } from "./failure.js";
 import type { Metrics } from "./metrics.js";
 import type { Readiness } from "./readiness.js";
 
@@ -15,6 +17,8 @@ export interface OpsServerOptions {
   readonly metrics: Metrics;
   readonly readiness: Readiness;
   readonly logger: Logger;
+  /** Problems that make the process unhealthy (a channel down too long); default none. */
+  readonly health?: () => Promise<readonly string[]>;
 }
 
 export interface OpsServer {
@@ -42,9 +46,13 @@ async function route(req: IncomingMessage, res: ServerResponse, options: OpsServ
     return;
   }
   switch (path) {
-    case "/healthz":
-      sendJson(res, 200, { status: "ok", uptime_s: Math.round(process.uptime()) });
+    case "/healthz": {
+      const problems = (await options.health?.()) ?? [];
+      const uptime_s = Math.round(process.uptime());
+      if (problems.length === 0) sendJson(res, 200, { status: "ok", uptime_s });
+      else sendJson(res, 503, { status: "unhealthy", uptime_s, problems });
       return;
+    }
     case "/readyz": {
       const report = await options.readiness.evaluate();
       sendJson(res, report.ready ? 200 : 503, {
@@ -72,7 +80,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error) => reject(listenFailure(error, options.host, options.port)));
     server.listen(options.port, options.host, () => {
       server.off("error", reject);
       resolve();
@@ -88,4 +96,39 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+}
+
+function listenFailure(error: unknown, host: string, port: number): ServiceFailure {
+  const code = (error as { code?: unknown }).code;
+  const fix =
+    "set COWORKER_OPS_PORT (or ops.port) to a free port — 0 picks any — or turn it off with ops.enabled: false";
+  if (code === "EADDRINUSE")
+    return new ServiceFailure(
+      "the ops server",
+      "misconfigured",
+      `port ${port} on ${host} is already in use`,
+      fix,
+      {
+        cause: error,
+      },
+    );
+  if (code === "EACCES")
+    return new ServiceFailure(
+      "the ops server",
+      "misconfigured",
+      `no permission to listen on port ${port}`,
+      fix,
+      {
+        cause: error,
+      },
+    );
+  return new ServiceFailure(
+    "the ops server",
+    "misconfigured",
+    `cannot listen on ${host}:${port}: ${messageOf(error)}`,
+    fix,
+    {
+      cause: error,
+    },
+  );
 }

@@ -2,7 +2,9 @@
  * Graceful shutdown. On SIGTERM / SIGINT (or `run()`): stop taking new work, give the registered
  * drainers (running turns) a grace period, then abort their signal so they interrupt at a safe
  * point, run the closers (channels, servers, store) newest first, and report exit code 0 — 1
- * when a step failed or overran. A second signal exits the process at once.
+ * when a step failed or overran. A second signal exits the process at once, and a shutdown that
+ * is still not done a few seconds past the grace period (a closer that hangs, a library retrying
+ * forever) exits it too: one signal always ends the process.
  */
 import type { Logger } from "../logging/logger.js";
 
@@ -21,6 +23,8 @@ export interface ShutdownOptions {
   readonly graceMs: number;
   /** How long drainers get after the abort before shutdown proceeds without them; default 5 s. */
   readonly interruptMs?: number;
+  /** How long the closers may take, after the drainers, before the process is ended; default 5 s. */
+  readonly closeMs?: number;
   /** Ends the process at once on a second signal; injected so tests can observe it. */
   readonly forceExit: (code: number) => void;
   /** Where SIGTERM / SIGINT come from; default `process`. */
@@ -105,7 +109,16 @@ export class Shutdown {
 
   /** Shut down once (later calls return the same promise); resolves with the exit code. */
   run(reason: string): Promise<number> {
-    this.running ??= this.sequence(reason).then((code) => {
+    if (this.running !== undefined) return this.running;
+    const limitMs =
+      this.options.graceMs + (this.options.interruptMs ?? 5_000) + (this.options.closeMs ?? 5_000);
+    const watchdog = setTimeout(() => {
+      this.options.logger.error({ limitMs }, "shutdown did not finish in time: exiting now");
+      this.options.forceExit(1);
+    }, limitMs);
+    watchdog.unref();
+    this.running = this.sequence(reason).then((code) => {
+      clearTimeout(watchdog);
       this.detach?.();
       this.resolveDone(code);
       return code;

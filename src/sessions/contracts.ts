@@ -96,6 +96,11 @@ export interface ThreadOutput {
   updateCard(ref: CardRef, card: Card): Promise<void>;
   /** A short standalone message (command replies, refusals, subscription notices). */
   postText(text: string): Promise<void>;
+  /**
+   * Optional, for channels whose cards do not outlive the process (the console): show a card
+   * that is still pending from before a restart again; resolves with its new ref.
+   */
+  reshowCard?(card: Card): Promise<CardRef>;
 }
 
 /** Each channel registers one: the session layer can reach any thread, also after a restart. */

@@ -52,7 +52,6 @@ describe("channel starters", () => {
     };
     expect(channels.map((starter) => starter.platform)).toEqual(["slack", "telegram"]);
     expect(plan({})).toEqual(["console"]);
-    expect(plan({ SLACK_BOT_TOKEN: "xoxb-1-2" })).toEqual(["console"]);
     expect(plan({ SLACK_BOT_TOKEN: "xoxb-1-2", SLACK_APP_TOKEN: "xapp-1-2" })).toEqual(["slack"]);
     expect(plan({ SLACK_BOT_TOKEN: "xoxb-1-2", SLACK_SIGNING_SECRET: "s3cr3t" })).toEqual(["slack"]);
     expect(plan({ TELEGRAM_BOT_TOKEN: "1:abc" })).toEqual(["telegram"]);

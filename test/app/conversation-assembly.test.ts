@@ -56,8 +56,10 @@ describe("the assembled conversation under coworker start", () => {
       COWORKER_APPROVERS: "U0123",
     });
     expect(await runCli(["start"], t.io)).toBe(1);
+    // Caught by the config validation, before the store, the ops port or the model are touched.
+    expect(t.stderr()).toContain("✗ Configuration has 1 problem(s):");
     expect(t.stderr()).toContain(
-      '✗ Coworker could not start: Invalid approvals configuration — approvals.approvers.0: approver ids are platform-qualified, e.g. "slack:U0123"',
+      'approvals.approvers[0] (from COWORKER_APPROVERS): is not platform-qualified: write "slack:U0123ABCD" or "telegram:4567" (got "U0123")',
     );
     expect(fake.requests).toHaveLength(0);
   });

@@ -20,14 +20,14 @@ export interface Project {
   readonly configPath: string;
 }
 
-/** Create a project; `yaml` is appended to the config (after `server:` settings). */
+/** Create a project; `yaml` is appended to the config (after the `ops:` and `server:` settings). */
 export function makeProject(yaml = "", graceS = 5): Project {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "coworker-app-")));
   const dataDir = join(dir, "data");
   const workspace = join(dir, "workspace");
   mkdirSync(workspace);
   const configPath = join(dir, "coworker.yaml");
-  writeFileSync(configPath, `server:\n  port: 0\n  shutdown_grace_s: ${graceS}\n${yaml}`);
+  writeFileSync(configPath, `ops:\n  port: 0\nserver:\n  shutdown_grace_s: ${graceS}\n${yaml}`);
   return { dir, dataDir, workspace, configPath };
 }
 

@@ -68,7 +68,7 @@ describe("coworker CLI", () => {
 
   it("start runs the console channel over piped stdin, prints a secret-free banner and exits 0 at EOF", async () => {
     const cwd = tempProject();
-    writeFileSync(join(cwd, "coworker.yaml"), "server: { port: 0 }\n");
+    writeFileSync(join(cwd, "coworker.yaml"), "ops: { port: 0 }\n");
     const service = new FakeService({ "run the tests": runTests, deploy });
     const assembly: AppAssembly = { createConversation: async () => ({ service }), channels: [] };
     const t = testIo(cwd, { OPENAI_API_KEY: KEY, COWORKER_CONFIG: "coworker.yaml" }, { assembly });
@@ -90,7 +90,7 @@ describe("coworker CLI", () => {
 
   it("start reports an assembly without a session layer instead of pretending to run", async () => {
     const cwd = tempProject();
-    writeFileSync(join(cwd, "coworker.yaml"), "server: { port: 0 }\n");
+    writeFileSync(join(cwd, "coworker.yaml"), "ops: { port: 0 }\n");
     const t = testIo(
       cwd,
       { OPENAI_API_KEY: KEY, COWORKER_CONFIG: "coworker.yaml" },

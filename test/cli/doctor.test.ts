@@ -64,7 +64,7 @@ describe("coworker doctor", () => {
     };
     const { code, out } = await doctor(env(fake.url, wrong));
     expect(code).toBe(1);
-    expect(out).toContain("✗ model endpoint: " + `${fake.url}/v1 refused the API key (HTTP 401)`);
+    expect(out).toContain("✗ model endpoint: " + `${fake.url}/v1 rejected the API key (HTTP 401)`);
     expect(out).toContain("fix:  set a valid OPENAI_API_KEY for this endpoint");
     expect(out).toContain("✗ Slack bot token: token rejected (invalid_auth)");
     expect(out).toContain("fix:  copy the Bot User OAuth Token (xoxb-…)");
@@ -104,7 +104,9 @@ describe("coworker doctor", () => {
     await fake.close();
     fake = undefined;
     const unreachable = await doctor({ OPENAI_BASE_URL: `${closedUrl}/v1` });
-    expect(unreachable.out).toContain(`✗ model endpoint: cannot reach ${closedUrl}: ECONNREFUSED`);
+    expect(unreachable.out).toContain(
+      `✗ model endpoint: unreachable: cannot reach ${closedUrl}: ECONNREFUSED`,
+    );
     expect(unreachable.out).toContain("– Slack bot token: not configured");
     expect(unreachable.out).toContain("– Telegram bot token: not configured");
 

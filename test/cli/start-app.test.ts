@@ -32,7 +32,7 @@ function io() {
 }
 
 async function readyz(
-  url: string,
+  url: string | undefined,
 ): Promise<{ status: number; body: { checks: { name: string; ok: boolean }[] } }> {
   const response = await fetch(`${url}/readyz`);
   return {
@@ -60,7 +60,7 @@ describe("startApp", () => {
       },
     };
     const streams = io();
-    const app = await startApp(config("server: { port: 0, shutdown_grace_s: 3 }\n"), logger, {
+    const app = await startApp(config("server: { shutdown_grace_s: 3 }\nops: { port: 0 }\n"), logger, {
       assembly,
       io: streams,
       version: "9.9.9",
@@ -69,7 +69,7 @@ describe("startApp", () => {
       signals,
     });
     expect(app.channels).toEqual(["console"]);
-    expect((await fetch(`${app.opsUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${app.opsUrl ?? ""}/healthz`)).status).toBe(200);
     const ready = await readyz(app.opsUrl);
     expect(ready.status).toBe(200);
     expect(ready.body.checks.map((check) => `${check.name}:${check.ok}`)).toEqual([
@@ -82,7 +82,7 @@ describe("startApp", () => {
     signals.emit("SIGTERM");
     expect(await app.stopped).toBe(0);
     expect(steps).toEqual(["create with store true", "drain 3000", "close conversation"]);
-    await expect(fetch(`${app.opsUrl}/healthz`)).rejects.toThrow();
+    await expect(fetch(`${app.opsUrl ?? ""}/healthz`)).rejects.toThrow();
     expect(signals.listenerCount("SIGTERM")).toBe(0);
   });
 
@@ -111,7 +111,7 @@ describe("startApp", () => {
       channels: [slack],
       createConversation: async () => ({ service: new FakeService({}) }),
     };
-    const cfg = config("server: { port: 0 }\n", {
+    const cfg = config("ops: { port: 0 }\n", {
       SLACK_BOT_TOKEN: "xoxb-1-2-3",
       SLACK_APP_TOKEN: "xapp-1-2-3",
     });
@@ -130,7 +130,7 @@ describe("startApp", () => {
       forceExit: () => undefined,
       signals,
     });
-    expect(app.channels).toEqual(["slack (socket mode)"]);
+    expect(app.channels).toEqual(["slack"]);
     expect(stderr).toContain("Coworker 9.9.9\n  channels  slack\n");
     expect(stderr).toContain("config    /etc/coworker.yaml");
     expect(stderr).not.toContain("xoxb-1-2-3");
@@ -150,7 +150,7 @@ describe("startApp", () => {
     const signals = new EventEmitter();
     try {
       await expect(
-        startApp(config(`server: { port: ${port} }\n`), logger, {
+        startApp(config(`ops: { port: ${port} }\n`), logger, {
           assembly: { channels: [], createConversation: async () => ({ service: new FakeService({}) }) },
           io: io(),
           version: "9.9.9",
@@ -158,7 +158,7 @@ describe("startApp", () => {
           forceExit: () => undefined,
           signals,
         }),
-      ).rejects.toThrow(/EADDRINUSE/);
+      ).rejects.toThrow(`port ${port} on 127.0.0.1 is already in use`);
       expect(signals.listenerCount("SIGTERM")).toBe(0);
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));

@@ -36,8 +36,8 @@ tools:
     git: { command: uvx, args: [mcp-server-git] }
     docs: { url: "https://mcp.example.com/mcp", headers: { X-Team: core }, risk: read, trust_annotations: true }
 telegram:
-  allowed_users: [4567, "@ana"]
-server: { port: 0 }
+  allowed_users: [4567, 8910]
+ops: { port: 0 }
 `;
 
 describe("loadConfig", () => {
@@ -74,11 +74,12 @@ describe("loadConfig", () => {
         trustAnnotations: true,
       },
     });
-    expect(config.telegram.allowed_users).toEqual(["4567", "@ana"]);
+    expect(config.telegram.allowed_users).toEqual(["4567", "8910"]);
     expect(config.slack.http).toEqual({ port: 3000, path: "/slack/events" });
     expect(config.slack.file_max_bytes).toBe(20 * 1024 * 1024);
     expect(config.subscriptions.wake_rate_per_hour).toBe(12);
-    expect(config.server).toEqual({ host: "127.0.0.1", port: 0, shutdown_grace_s: 20 });
+    expect(config.server).toEqual({ shutdown_grace_s: 20 });
+    expect(config.ops).toEqual({ enabled: true, host: "127.0.0.1", port: 0, channel_down_grace_s: 300 });
     expect(Object.isFrozen(config.tools.mcp_servers)).toBe(true);
   });
 
@@ -112,7 +113,7 @@ slack:
       "tools.run_command.default_timeout_s: default_timeout_s must not exceed max_timeout_s (got 900)",
       "tools.mcp_servers.both: set exactly one of `command` (stdio) or `url` (HTTP)",
       'slack.http.path: must start with / (got "events")',
-      "port: unknown key — this key belongs under slack.http.port or telegram.webhook.port or server.port",
+      "port: unknown key — this key belongs under slack.http.port or telegram.webhook.port or ops.port",
     ]);
   });
 

@@ -26,6 +26,40 @@ describe("ops server", () => {
     expect(await response.json()).toMatchObject({ status: "ok" });
   });
 
+  it("fails /healthz with the problems its health check reports (a channel down too long)", async () => {
+    let problems: string[] = [];
+    server = await startOpsServer({
+      host: "127.0.0.1",
+      port: 0,
+      metrics: createMetrics({ processMetrics: false }),
+      readiness: new Readiness(),
+      logger,
+      health: async () => problems,
+    });
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    problems = ["telegram down for 301 s"];
+    const sick = await fetch(`${server.url}/healthz`);
+    expect(sick.status).toBe(503);
+    expect(await sick.json()).toMatchObject({ status: "unhealthy", problems: ["telegram down for 301 s"] });
+  });
+
+  it("refuses a port in use with one classified line, not an EADDRINUSE stack", async () => {
+    const first = await start();
+    const port = Number(new URL(first.url).port);
+    await expect(
+      startOpsServer({
+        host: "127.0.0.1",
+        port,
+        metrics: createMetrics({ processMetrics: false }),
+        readiness: new Readiness(),
+        logger,
+      }),
+    ).rejects.toMatchObject({
+      kind: "misconfigured",
+      message: `the ops server is misconfigured: port ${port} on 127.0.0.1 is already in use`,
+    });
+  });
+
   it("keeps /readyz red until every check passes, listing each check", async () => {
     const readiness = new Readiness();
     let connected = false;

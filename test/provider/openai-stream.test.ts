@@ -98,6 +98,54 @@ describe("OpenAIProvider streaming", () => {
     expect(finished(events).usage).toBeUndefined();
   });
 
+  it("accepts delta.content as an array of typed parts: text is the answer, thinking the reasoning (Mistral)", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(
+        200,
+        sse(
+          chunk({
+            role: "assistant",
+            content: [{ type: "thinking", thinking: [{ type: "text", text: "Two " }] }],
+          }),
+          chunk({
+            content: [
+              { type: "thinking", thinking: "plus two." },
+              { type: "text", text: "It is " },
+            ],
+          }),
+          chunk({
+            content: [
+              { type: "reference", reference_ids: [1] },
+              { type: "text", text: "4." },
+            ],
+          }),
+          chunk({}, "stop"),
+        ),
+        SSE_HEADERS,
+      );
+    const { provider } = testProvider();
+    const { events, error } = await collect(provider.stream(request()));
+    expect(error).toBeUndefined();
+    expect(events.slice(0, -1)).toEqual([
+      { type: "reasoning-delta", delta: "Two " },
+      { type: "reasoning-delta", delta: "plus two." },
+      { type: "text-delta", delta: "It is " },
+      { type: "text-delta", delta: "4." },
+    ]);
+    expect(finished(events).text).toBe("It is 4.");
+  });
+
+  it("still rejects an array content whose parts are not typed objects", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(200, sse(chunk({ content: ["plain string part"] }), chunk({}, "stop")), SSE_HEADERS);
+    const { provider } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toContain("choices.0.delta.content");
+  });
+
   it("assembles two parallel tool calls whose argument fragments interleave across chunks", async () => {
     const call = (index: number, fields: object) => chunk({ tool_calls: [{ index, ...fields }] });
     nock(HOST)

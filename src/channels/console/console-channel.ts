@@ -3,6 +3,8 @@
  * It sends typed lines to the ConversationService and implements ThreadOutput for the one local
  * thread. In a TTY it reads with readline (prompt, Ctrl-C stops a running turn); with piped stdin
  * each line waits until the agent is idle or a card asks for an answer, so scripts are replayable.
+ * Control commands (stop, approve <id>, deny <id>) get through at any time, also while a
+ * card asks for an answer; cards still pending from before a restart are shown again.
  */
 import { randomUUID } from "node:crypto";
 import { createInterface, type Interface } from "node:readline";
@@ -17,6 +19,7 @@ import type {
   ThreadTarget,
   TurnRenderer,
 } from "../../sessions/contracts.js";
+import { parseTextCommand } from "../../sessions/text-commands.js";
 import { parseCardAnswer, renderCard } from "./card-prompt.js";
 import { ConsoleTurnRenderer } from "./console-renderer.js";
 import { TerminalWriter } from "./terminal-writer.js";
@@ -53,6 +56,14 @@ interface PendingCard {
 }
 
 const QUIT_COMMANDS = new Set(["/quit", "/exit"]);
+/** Commands that never wait: not for the agent to be idle, not behind a card's question. */
+const CONTROL_COMMANDS = new Set(["stop", "approve", "deny"]);
+
+/** Whether `line` is a complete control command ("stop", "/stop", "approve a1b2"). */
+function isControl(line: string): boolean {
+  const parsed = parseTextCommand(line);
+  return parsed?.ok === true && CONTROL_COMMANDS.has(parsed.command.name);
+}
 
 /** A terminal chat bound to one ConversationService. */
 export class ConsoleChannel implements ThreadOutput {
@@ -145,6 +156,12 @@ export class ConsoleChannel implements ThreadOutput {
     return ref;
   }
 
+  /** A card pending from before a restart: shown again, and the next line may answer it. */
+  async reshowCard(card: Card): Promise<CardRef> {
+    this.writer.line(this.writer.style("dim", "(still waiting from before the restart)"));
+    return this.postCard(card);
+  }
+
   async updateCard(ref: CardRef, card: Card): Promise<void> {
     const index = this.cards.findIndex((pending) => pending.ref.messageId === ref.messageId);
     if (card.buttons.length === 0 || card.outcome !== undefined) {
@@ -188,7 +205,7 @@ export class ConsoleChannel implements ThreadOutput {
     if (this.busy) return;
     this.busy = true;
     try {
-      while (this.lines.length > 0 && this.canConsume()) {
+      while (this.lines.length > 0 && (this.canConsume() || isControl(this.lines[0] ?? ""))) {
         await this.handleLine(this.lines.shift() ?? "");
       }
     } finally {
@@ -227,7 +244,7 @@ export class ConsoleChannel implements ThreadOutput {
       if (QUIT_COMMANDS.has(line)) {
         this.readline?.close();
         this.endInput();
-      } else if (line.startsWith("/")) {
+      } else if (line.startsWith("/") || isControl(line)) {
         await this.runCommand(line);
       } else {
         const card = this.prompting();
@@ -240,7 +257,7 @@ export class ConsoleChannel implements ThreadOutput {
   }
 
   private async runCommand(line: string): Promise<void> {
-    const [name = "", ...args] = line.slice(1).split(/\s+/);
+    const [name = "", ...args] = line.replace(/^\//, "").split(/\s+/);
     const reply = await this.options.service.command(CONSOLE_TARGET, this.user, name, args);
     this.writer.line(reply);
   }

@@ -25,6 +25,7 @@ import { ACTION_IDS, CARD_ACTION_PATTERN } from "./slack-blocks.js";
 import { CapabilityLatch } from "./slack-capabilities.js";
 import { SocketHealth } from "./slack-connection.js";
 import type { BotIdentity } from "./slack-events.js";
+import { listenFailure, slackFailure } from "./slack-failure.js";
 import { SlackInbound } from "./slack-inbound.js";
 import { SlackInteractions } from "./slack-interactions.js";
 import { type ChannelResolver, SlackMessenger } from "./slack-messenger.js";
@@ -132,7 +133,7 @@ export class SlackChannel {
   async start(): Promise<void> {
     if (this.app) return;
     const auth = await this.clients.api.auth.test().catch((error: unknown) => {
-      throw new Error(`Slack rejected the bot token (auth.test: ${describeError(error)})`);
+      throw slackFailure(error, "bot", "auth.test");
     });
     if (!auth.user_id || !auth.team_id) throw new Error("Slack auth.test returned no bot user or team");
     const bot: BotIdentity = { userId: auth.user_id, botId: auth.bot_id ?? "", teamId: auth.team_id };
@@ -251,15 +252,18 @@ export class SlackChannel {
 
   private async listen(app: App): Promise<void> {
     if (this.health) {
-      await app.start();
+      await app.start().catch((error: unknown) => {
+        throw slackFailure(error, "app", "Socket Mode (apps.connections.open)");
+      });
       this.health.watch();
       return;
     }
     const http = this.options.http ?? { port: 3000, path: "/slack/events" };
-    const server = (await app.start({
-      port: http.port,
-      ...(http.host ? { host: http.host } : {}),
-    })) as Server;
+    const server = (await app
+      .start({ port: http.port, ...(http.host ? { host: http.host } : {}) })
+      .catch((error: unknown) => {
+        throw listenFailure(error, http.port);
+      })) as Server;
     this.httpServer = server;
     this.logger.info(
       { port: (server.address() as AddressInfo).port, path: http.path },

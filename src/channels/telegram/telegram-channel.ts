@@ -15,6 +15,7 @@ import type { ConversationService, ThreadTarget } from "../../sessions/contracts
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import type { KeyValueSpace } from "../../store/store.js";
 import { TelegramAccess } from "./telegram-access.js";
+import { telegramFailure } from "./telegram-failure.js";
 import { errorText } from "./telegram-errors.js";
 import { TelegramFiles } from "./telegram-files.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
@@ -106,7 +107,14 @@ export class TelegramChannel {
       ...(options.botInfo ? { botInfo: options.botInfo } : {}),
     });
     this.bot.api.config.use(throttleTransformer(new SendScheduler(options.sendLimits)));
-    this.bot.api.config.use(autoRetry(options.retry ?? { maxRetryAttempts: 5, maxDelaySeconds: 60 }));
+    // Network errors are rethrown, not retried: the plugin's own retry for them is unbounded and
+    // silent (doubling waits up to an hour); start-up and polling retry visibly instead.
+    this.bot.api.config.use(
+      autoRetry({
+        ...(options.retry ?? { maxRetryAttempts: 5, maxDelaySeconds: 60 }),
+        rethrowHttpErrors: true,
+      }),
+    );
     this.bot.catch((error) => {
       logger.error(
         { err: errorText(error.error), updateId: error.ctx.update.update_id },
@@ -169,9 +177,14 @@ export class TelegramChannel {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    await this.bot.init().catch((error: unknown) => {
-      throw new Error(`Telegram: could not identify the bot (getMe): ${errorText(error)}`);
-    });
+    // One getMe, not `bot.init()`: grammY's init retries network errors forever, silently, and
+    // the supervisor that starts this channel retries visibly instead.
+    if (!this.bot.isInited()) {
+      this.bot.botInfo = await this.bot.api.getMe().catch((error: unknown) => {
+        this.started = false;
+        throw telegramFailure(error, "getMe");
+      });
+    }
     await this.bot.api.setMyCommands([...COMMAND_MENU]).catch((error: unknown) => {
       this.logger.warn({ err: errorText(error) }, "telegram setMyCommands failed");
     });

@@ -2,7 +2,8 @@
  * The lenient zod shape of one streamed `chat.completion.chunk` from an OpenAI-compatible server.
  *
  * Only the fields the provider reads are checked; unknown fields pass through, and optional
- * fields may be absent or null (servers differ). A chunk that breaks the shape is reported as a
+ * fields may be absent or null (servers differ); `delta.content` may be text or an array of typed
+ * parts (text, thinking). A chunk that breaks the shape is reported as a
  * `ProviderError` naming the offending field, never a crash deeper down.
  */
 import { z } from "zod";
@@ -21,8 +22,26 @@ const toolCallFragmentSchema = z.looseObject({
     .nullish(),
 });
 
+/** The text of a part: a string, or (Mistral's thinking parts) a list of text parts. */
+const partTextSchema = z.union([
+  z.string(),
+  z.array(z.looseObject({ type: z.string().nullish(), text: z.string().nullish() })),
+]);
+
+/**
+ * One typed part of an array `content` (Mistral and other servers): `text` parts carry the answer,
+ * `thinking` / `reasoning` parts the model's reasoning; parts of other types (references, images)
+ * carry nothing the provider can show and are skipped.
+ */
+const contentPartSchema = z.looseObject({
+  type: z.string(),
+  text: partTextSchema.nullish(),
+  thinking: partTextSchema.nullish(),
+  reasoning: partTextSchema.nullish(),
+});
+
 const deltaSchema = z.looseObject({
-  content: z.string().nullish(),
+  content: z.union([z.string(), z.array(contentPartSchema)]).nullish(),
   /** vLLM, DeepSeek and some Ollama builds. */
   reasoning_content: z.string().nullish(),
   /** OpenRouter, newer vLLM and Ollama. */
@@ -49,6 +68,7 @@ const chunkSchema = z.looseObject({
   usage: usageSchema.nullish(),
 });
 
+export type ContentPart = z.infer<typeof contentPartSchema>;
 export type ToolCallFragment = z.infer<typeof toolCallFragmentSchema>;
 export type StreamChunk = z.infer<typeof chunkSchema>;
 
@@ -60,4 +80,29 @@ export function parseChunk(raw: unknown): StreamChunk {
   const where = issue && issue.path.length > 0 ? issue.path.join(".") : "chunk";
   const what = issue?.message ?? "invalid shape";
   throw new ProviderError("server", `The model endpoint sent a malformed stream chunk (${where}: ${what}).`);
+}
+
+function joinPartText(value: z.infer<typeof partTextSchema> | null | undefined): string {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "string") return value;
+  return value
+    .map((part) => (part.type === undefined || part.type === "text" ? (part.text ?? "") : ""))
+    .join("");
+}
+
+/** A delta's answer text and reasoning text, from string content or an array of typed parts. */
+export function deltaTexts(content: string | readonly ContentPart[] | null | undefined): {
+  readonly text: string;
+  readonly reasoning: string;
+} {
+  if (content === null || content === undefined) return { text: "", reasoning: "" };
+  if (typeof content === "string") return { text: content, reasoning: "" };
+  let text = "";
+  let reasoning = "";
+  for (const part of content) {
+    if (part.type === "text") text += joinPartText(part.text);
+    else if (part.type === "thinking" || part.type === "reasoning")
+      reasoning += joinPartText(part.thinking ?? part.reasoning ?? part.text);
+  }
+  return { text, reasoning };
 }

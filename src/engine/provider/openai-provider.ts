@@ -21,9 +21,9 @@ import {
 } from "./provider.js";
 
 export interface OpenAIProviderOptions {
-  /** Defaults to OPENAI_BASE_URL, then https://api.openai.com/v1. */
+  /** Defaults to https://api.openai.com/v1. The config is the only source: no environment is read. */
   readonly baseURL?: string;
-  /** Defaults to OPENAI_API_KEY; local servers that need none get a placeholder. */
+  /** Absent or empty: a placeholder is sent (local servers need no key). */
   readonly apiKey?: string;
   /** Abort a request when no chunk arrives for this long (default 60 s). */
   readonly stallTimeoutMs?: number;
@@ -55,7 +55,7 @@ export class OpenAIProvider implements ProviderClient {
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
   constructor(options: OpenAIProviderOptions = {}) {
-    this.baseURL = (options.baseURL ?? process.env.OPENAI_BASE_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+    this.baseURL = (options.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
     this.stallTimeoutMs = options.stallTimeoutMs ?? 60_000;
     this.maxRetries = options.maxRetries ?? 3;
     this.now = options.now ?? Date.now;
@@ -63,7 +63,8 @@ export class OpenAIProvider implements ProviderClient {
     const baseFetch = options.fetch;
     this.client = new OpenAI({
       baseURL: this.baseURL,
-      apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "no-key",
+      // `||`, not `??`: an empty key must never reach the SDK, which rejects it as missing.
+      apiKey: options.apiKey || "no-key",
       maxRetries: 0,
       // Every failure surfaces as a ProviderError (with the SDK error as cause); no console noise.
       logLevel: "off",

@@ -5,7 +5,7 @@
  * never a silent success; error payloads inside the stream become ProviderErrors.
  */
 import type { TokenUsage } from "../messages.js";
-import { parseChunk, type StreamChunk } from "./openai-chunk.js";
+import { deltaTexts, parseChunk, type StreamChunk } from "./openai-chunk.js";
 import { midStreamError } from "./openai-errors.js";
 import { ToolCallAssembler } from "./openai-tool-calls.js";
 import { type FinishReason, ProviderError, type ProviderStreamEvent } from "./provider.js";
@@ -37,15 +37,16 @@ export class StreamAssembler {
     for (const choice of chunk.choices ?? []) {
       if ((choice.index ?? 0) !== 0) continue;
       const delta = choice.delta;
-      const reasoning = delta?.reasoning_content || delta?.reasoning;
+      const content = deltaTexts(delta?.content);
+      const reasoning = (delta?.reasoning_content || delta?.reasoning || "") + content.reasoning;
       if (reasoning) {
         this.output = true;
         events.push(Object.freeze({ type: "reasoning-delta", delta: reasoning }));
       }
-      if (delta?.content) {
+      if (content.text) {
         this.output = true;
-        this.text += delta.content;
-        events.push(Object.freeze({ type: "text-delta", delta: delta.content }));
+        this.text += content.text;
+        events.push(Object.freeze({ type: "text-delta", delta: content.text }));
       }
       for (const fragment of delta?.tool_calls ?? []) {
         this.output = true;

@@ -1,0 +1,58 @@
+/**
+ * The rules that span several keys, run after the schema on every load — so `doctor` and `start`
+ * (both through `loadConfig`) refuse the same configurations with the same words: a channel that
+ * is half configured, or a variable left empty where a value is required (OPENAI_API_KEY= from a
+ * copied .env.example with nothing else pointing at a model).
+ */
+import type { CoworkerConfig } from "./schema.js";
+
+export interface ValidationContext {
+  /** Dotted config path → the environment variable that set it. */
+  readonly sources: ReadonlyMap<string, string>;
+  /** Supported variables that are set but blank. */
+  readonly empty: ReadonlySet<string>;
+}
+
+/** "SLACK_APP_TOKEN (slack.app_token)": the variable people set, and the key behind it. */
+function named(variable: string, path: string): string {
+  return `${variable} (${path})`;
+}
+
+function blank(context: ValidationContext, variable: string): string {
+  return context.empty.has(variable) ? ` — ${variable} is set but empty` : "";
+}
+
+function modelProblems(config: CoworkerConfig, context: ValidationContext): string[] {
+  const { model } = config;
+  if (model.base_url !== undefined || model.api_key !== undefined) return [];
+  if (!context.empty.has("OPENAI_API_KEY")) return [];
+  return [
+    "OPENAI_API_KEY is set but empty, and no OPENAI_BASE_URL is set: put your API key in " +
+      "OPENAI_API_KEY, or set OPENAI_BASE_URL to a server that needs none (Ollama: http://localhost:11434/v1)",
+  ];
+}
+
+function slackProblems(config: CoworkerConfig, context: ValidationContext): string[] {
+  const { bot_token, app_token, signing_secret } = config.slack;
+  if (bot_token !== undefined && app_token === undefined && signing_secret === undefined) {
+    return [
+      `${named("SLACK_BOT_TOKEN", "slack.bot_token")} is set, but Slack also needs ` +
+        `${named("SLACK_APP_TOKEN", "slack.app_token")} for Socket Mode (xapp-…) or ` +
+        `${named("SLACK_SIGNING_SECRET", "slack.signing_secret")} for HTTP events` +
+        blank(context, "SLACK_APP_TOKEN"),
+    ];
+  }
+  if (bot_token === undefined && (app_token !== undefined || signing_secret !== undefined)) {
+    const other = app_token !== undefined ? "SLACK_APP_TOKEN" : "SLACK_SIGNING_SECRET";
+    return [
+      `${other} is set, but Slack also needs ${named("SLACK_BOT_TOKEN", "slack.bot_token")}: the ` +
+        `Bot User OAuth Token (xoxb-…) under OAuth & Permissions${blank(context, "SLACK_BOT_TOKEN")}`,
+    ];
+  }
+  return [];
+}
+
+/** Every cross-key problem of a config that passed the schema; empty when it can run. */
+export function crossKeyProblems(config: CoworkerConfig, context: ValidationContext): readonly string[] {
+  return [...modelProblems(config, context), ...slackProblems(config, context)];
+}

@@ -1,0 +1,112 @@
+/**
+ * The validation `doctor` and `start` share (loadConfig): blank variables where a value is
+ * required, token and id formats with a hint, half-configured Slack — and never a secret echoed.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/run-cli.js";
+import type { Env } from "../../src/config/env-overrides.js";
+import { loadConfig } from "../../src/config/load-config.js";
+import { testIo } from "../cli/io.js";
+
+function load(env: Env, yaml?: string) {
+  const cwd = mkdtempSync(join(tmpdir(), "coworker-validate-"));
+  if (yaml !== undefined) writeFileSync(join(cwd, "coworker.yaml"), yaml);
+  return loadConfig({ env, cwd, ...(yaml !== undefined ? { argv: ["-c", "coworker.yaml"] } : {}) });
+}
+
+function problems(env: Env, yaml?: string): string {
+  const result = load(env, yaml);
+  if (result.ok) throw new Error("expected problems, got a valid config");
+  return result.problems.join("\n");
+}
+
+const LOCAL = { OPENAI_BASE_URL: "http://localhost:11434/v1" };
+
+describe("config validation", () => {
+  it("rejects OPENAI_API_KEY= (blank) when nothing else points at a model, naming the variable", () => {
+    expect(problems({ OPENAI_API_KEY: "" })).toMatch(/^OPENAI_API_KEY is set but empty.*OPENAI_BASE_URL/);
+    expect(problems({ OPENAI_API_KEY: "   " })).toContain("OPENAI_API_KEY is set but empty");
+    // With a local endpoint a blank key just means "no key".
+    expect(load({ ...LOCAL, OPENAI_API_KEY: "" }).ok).toBe(true);
+  });
+
+  it("start and doctor both refuse a blank OPENAI_API_KEY with the same line", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "coworker-validate-"));
+    const start = testIo(cwd, { OPENAI_API_KEY: "" });
+    expect(await runCli(["start"], start.io)).toBe(1);
+    expect(start.stderr()).toContain("OPENAI_API_KEY is set but empty");
+    expect(start.stderr()).not.toContain("Missing credentials");
+    const doctor = testIo(cwd, { OPENAI_API_KEY: "" });
+    expect(await runCli(["doctor"], doctor.io)).toBe(1);
+    expect(doctor.stdout()).toContain("✗ configuration");
+    expect(doctor.stdout()).toContain("OPENAI_API_KEY is set but empty");
+  });
+
+  it("checks token formats before any network call, with a hint and without echoing the token", () => {
+    const wrongSlack = problems({
+      ...LOCAL,
+      SLACK_BOT_TOKEN: "xoxp-user-token-123",
+      SLACK_APP_TOKEN: "xoxb-1-2",
+    });
+    expect(wrongSlack).toContain('slack.bot_token (from SLACK_BOT_TOKEN): must start with "xoxb-"');
+    expect(wrongSlack).toContain('slack.app_token (from SLACK_APP_TOKEN): must start with "xapp-"');
+    expect(wrongSlack).not.toContain("xoxp-user-token-123");
+    const wrongTelegram = problems({ ...LOCAL, TELEGRAM_BOT_TOKEN: "AAsecretWithoutBotId" });
+    expect(wrongTelegram).toContain(
+      'telegram.bot_token (from TELEGRAM_BOT_TOKEN): must look like "123456789:AA…"',
+    );
+    expect(wrongTelegram).not.toContain("AAsecretWithoutBotId");
+    expect(load({ ...LOCAL, TELEGRAM_BOT_TOKEN: "123456789:AAGood-Token_01" }).ok).toBe(true);
+  });
+
+  it("checks user, channel and approver ids with a hint", () => {
+    const text = problems(
+      LOCAL,
+      [
+        "slack:",
+        "  allowed_users: [U0123ABCD, alice]",
+        "  allowed_channels: ['#general']",
+        "telegram:",
+        "  allowed_users: [4567, '@ana']",
+        "approvals:",
+        "  approvers: [slack:U0123ABCD, U0999, telegram:bob, slack:alice]",
+      ].join("\n"),
+    );
+    expect(text).toContain("slack.allowed_users[1]");
+    expect(text).toContain("is not a Slack member id");
+    expect(text).toContain("slack.allowed_channels[0]");
+    expect(text).toContain("telegram.allowed_users[1]");
+    expect(text).toContain("not @usernames");
+    expect(text).toContain(
+      'approvals.approvers[1]: is not platform-qualified: write "slack:U0123ABCD" or "telegram:4567" (got "U0999")',
+    );
+    expect(text).toContain(
+      'approvals.approvers[2]: has no Telegram user id after telegram: (they are numbers such as 4567) (got "telegram:bob")',
+    );
+    expect(text).toContain("approvals.approvers[3]: has no Slack member id after slack:");
+    expect(text).not.toContain("approvals.approvers[0]");
+  });
+
+  it("rejects a half-configured Slack instead of silently skipping it", () => {
+    expect(problems({ ...LOCAL, SLACK_BOT_TOKEN: "xoxb-1-2" })).toContain(
+      "SLACK_BOT_TOKEN (slack.bot_token) is set, but Slack also needs SLACK_APP_TOKEN",
+    );
+    expect(problems({ ...LOCAL, SLACK_BOT_TOKEN: "xoxb-1-2", SLACK_APP_TOKEN: "" })).toContain(
+      "SLACK_APP_TOKEN is set but empty",
+    );
+    expect(problems({ ...LOCAL, SLACK_APP_TOKEN: "xapp-1-2" })).toContain(
+      "SLACK_APP_TOKEN is set, but Slack also needs SLACK_BOT_TOKEN (slack.bot_token)",
+    );
+  });
+
+  it("reads COWORKER_OPS_PORT as a number and names it when it is not one", () => {
+    const ok = load({ ...LOCAL, COWORKER_OPS_PORT: "0" });
+    expect(ok.ok && ok.config.ops.port).toBe(0);
+    expect(problems({ ...LOCAL, COWORKER_OPS_PORT: "eighty" })).toContain(
+      "ops.port (from COWORKER_OPS_PORT)",
+    );
+  });
+});
