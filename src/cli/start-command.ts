@@ -1,7 +1,8 @@
 /**
  * `coworker start`: load and validate the config, insist on a model endpoint, pick the log
  * destination (a file in console mode, so logs do not interleave with the chat), start the app
- * and wait until it has shut down. Returns the exit code.
+ * and wait until it has shut down. Returns the exit code. While it runs, an uncaught exception or
+ * unhandled rejection ends the process with a clear line and exit code 1 (see ops/fatal-errors).
  */
 import { join } from "node:path";
 import { defaultAssembly } from "../app/assembly.js";
@@ -10,6 +11,7 @@ import { loadConfig } from "../config/load-config.js";
 import { modelBaseUrl, NO_MODEL_ENDPOINT_HELP } from "../config/model-endpoint.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { scrubSecrets } from "../logging/redact.js";
+import { installFatalHandlers } from "../ops/fatal-errors.js";
 import type { CliIo } from "./cli-io.js";
 import { packageVersion } from "./version.js";
 
@@ -41,6 +43,12 @@ export async function startCommand(argv: readonly string[], io: CliIo): Promise<
   const logFile = consoleMode ? join(config.data_dir, "coworker.log") : undefined;
   const logger = createLogger({ level: config.log.level, ...(logFile ? { file: logFile } : {}) });
   if (logFile) io.stderr.write(`Logs: ${logFile}\n`);
+  const stopFaultHandlers = installFatalHandlers({
+    logger,
+    stderr: io.stderr,
+    exit: io.forceExit,
+    ...(io.faults ? { source: io.faults } : {}),
+  });
   try {
     const app = await startApp(config, logger, {
       assembly,
@@ -60,5 +68,7 @@ export async function startCommand(argv: readonly string[], io: CliIo): Promise<
       `✗ Coworker could not start: ${scrubSecrets(error instanceof Error ? error.message : String(error))}\n`,
     );
     return 1;
+  } finally {
+    stopFaultHandlers();
   }
 }

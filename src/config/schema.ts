@@ -145,6 +145,8 @@ const slackSchema = z.strictObject({
   allowed_channels: idList,
   allowed_bots: idList,
   file_max_bytes: positiveInt.default(20 * MB),
+  /** Serve events from other teams and enterprises (Slack Connect channels); refused by default. */
+  allow_external: z.boolean().default(false),
 });
 
 const telegramSchema = z.strictObject({
