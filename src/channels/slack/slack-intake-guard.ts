@@ -11,12 +11,19 @@ import { HTTPModuleFunctions, type HTTPReceiver } from "@slack/bolt";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import type { IntakeLog } from "../intake-log.js";
-import type { Screening } from "./slack-intake.js";
+import type { BodyKind, Screening } from "./slack-intake.js";
 
 /** Screens one parsed body (see slack-intake.ts). */
 export type Screen = (body: unknown) => Screening;
 
 const ENVELOPE_TYPES = ["events_api", "interactive", "slash_commands"] as const;
+
+/** The body each envelope type must carry (the client reads `payload.event` of events_api). */
+const ENVELOPE_BODY: Readonly<Record<(typeof ENVELOPE_TYPES)[number], BodyKind>> = {
+  events_api: "event_callback",
+  interactive: "block_actions",
+  slash_commands: "command",
+};
 
 const frameSchema = z.union([
   z.looseObject({ type: z.enum(["hello", "disconnect"]) }),
@@ -100,11 +107,16 @@ export function guardSocketMode(client: unknown, screen: Screen, log: IntakeLog)
       return log.refused("socket_frame", { reason: "unexpected frame" });
     }
     if (frame.data.type === "hello" || frame.data.type === "disconnect") return deliver(text, false);
-    const envelope = frame.data as { envelope_id: string; payload: unknown; type: string };
+    const envelope = frame.data as {
+      envelope_id: string;
+      payload: unknown;
+      type: keyof typeof ENVELOPE_BODY;
+    };
     const verdict = screen(envelope.payload);
-    if (verdict.pass) return deliver(text, false);
-    ack(envelope.envelope_id, verdict.reply);
-    log.refused(verdict.kind, { transport: "socket_mode", envelope: envelope.type });
+    if (verdict.pass && verdict.body === ENVELOPE_BODY[envelope.type]) return deliver(text, false);
+    const kind = verdict.pass ? "mismatched_envelope" : verdict.kind;
+    ack(envelope.envelope_id, verdict.pass ? undefined : verdict.reply);
+    log.refused(kind, { transport: "socket_mode", envelope: envelope.type });
   });
 }
 

@@ -27,8 +27,11 @@ export interface Installation {
   readonly enterpriseId?: string | undefined;
 }
 
+/** What a passing body is. */
+export type BodyKind = "event_callback" | "block_actions" | "command" | "url_verification";
+
 export type Screening =
-  | { readonly pass: true }
+  | { readonly pass: true; readonly body: BodyKind }
   | {
       readonly pass: false;
       /** A short fixed name for the log ("malformed_body", "external_team", …). */
@@ -123,7 +126,7 @@ const urlVerificationSchema = z.looseObject({ type: z.literal("url_verification"
 
 const refuse = (kind: string, reply?: string): Screening =>
   reply === undefined ? { pass: false, kind } : { pass: false, kind, reply };
-const PASS: Screening = { pass: true };
+const pass = (body: BodyKind): Screening => ({ pass: true, body });
 
 /** Whether the teams and enterprises named by a delivery are all the installation's own. */
 export function isOwnInstallation(
@@ -156,7 +159,7 @@ export function screenSlackBody(
     if (!parsed.success) return refuse(eventKind(body));
     const { event } = parsed.data;
     const teams = [parsed.data.team_id, event.team, event.user_team, event.source_team];
-    return own(teams, [parsed.data.enterprise_id]) ? PASS : refuse("external_team");
+    return own(teams, [parsed.data.enterprise_id]) ? pass("event_callback") : refuse("external_team");
   }
   if (type === "block_actions") {
     const parsed = blockActionsSchema.safeParse(body);
@@ -164,11 +167,13 @@ export function screenSlackBody(
     const b = parsed.data;
     const teams = [b.team?.id, b.user.team_id];
     return own(teams, [b.enterprise?.id, b.team?.enterprise_id, b.user.enterprise_id])
-      ? PASS
+      ? pass("block_actions")
       : refuse("external_team");
   }
   if (type === "url_verification" && options.http)
-    return urlVerificationSchema.safeParse(body).success ? PASS : refuse("malformed_body");
+    return urlVerificationSchema.safeParse(body).success
+      ? pass("url_verification")
+      : refuse("malformed_body");
   if (type === undefined && "command" in body) {
     const parsed = slashSchema.safeParse(body);
     if (!parsed.success) return refuse("malformed_command");
@@ -176,7 +181,7 @@ export function screenSlackBody(
       return refuse("external_team", "This Coworker serves its own workspace only.");
     if (parsed.data.command !== SLASH_COMMAND)
       return refuse("unknown_command", `This app answers ${SLASH_COMMAND} only.`);
-    return PASS;
+    return pass("command");
   }
   return refuse(typeof type === "string" ? "unhandled_type" : "malformed_body");
 }
