@@ -14,7 +14,7 @@ import type { Grant } from "./permissions/grants.js";
 import { type Decision, domainOf } from "./permissions/permission-engine.js";
 import type { FinishReason, RawToolCall } from "./provider/provider.js";
 import { allowsTool } from "./request.js";
-import { deniedByPolicy, notEnabled, preview, TOOL_RESULT } from "./tool-results.js";
+import { deniedByPolicy, notEnabled, preview, TOOL_RESULT, UNKNOWN_TOOL_REASON } from "./tool-results.js";
 import type { TurnContext } from "./turn-context.js";
 
 /** A call that passed authorisation and waits for the execution phase. */
@@ -182,7 +182,7 @@ export async function authorizeCall(
       name: call.name,
       status: "error",
       content: validated.error,
-      reason: registry.get(call.name) ? "invalid arguments" : "not found",
+      reason: registry.get(call.name) ? "invalid arguments" : UNKNOWN_TOOL_REASON,
     });
     return undefined;
   }
