@@ -57,18 +57,26 @@ export function callLabel(tool: AnyTool, args: Readonly<Record<string, unknown>>
   return compactArgs(args);
 }
 
-function grantFor(option: AlwaysOption, tool: AnyTool, args: Record<string, unknown>): Grant | undefined {
+function grantFor(
+  option: AlwaysOption,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  by: string | undefined,
+): Grant | undefined {
+  const giver = by === undefined ? {} : { by };
   switch (option) {
     case "always_tool":
-      return { kind: "tool", tool: tool.name };
+      return { kind: "tool", tool: tool.name, ...giver };
     case "always_command":
-      return typeof args.command === "string" ? { kind: "command", command: args.command } : undefined;
+      return typeof args.command === "string"
+        ? { kind: "command", command: args.command, ...giver }
+        : undefined;
     case "always_domain": {
       const domain = domainOf(args);
-      return domain ? { kind: "domain", domain } : undefined;
+      return domain ? { kind: "domain", domain, ...giver } : undefined;
     }
     case "readonly_session":
-      return { kind: "readonly_session" };
+      return { kind: "readonly_session", ...giver };
   }
 }
 
@@ -124,9 +132,12 @@ async function requestApproval(
     return false;
   }
   let outcome: ApprovalOutcome;
+  let by: string | undefined;
   try {
     const raced = await raceAbort(approver(request, ctx.signal), ctx.signal);
-    outcome = raced.aborted ? "interrupted" : raced.value;
+    const verdict = raced.aborted ? "interrupted" : raced.value;
+    outcome = typeof verdict === "string" ? verdict : verdict.outcome;
+    by = typeof verdict === "string" ? undefined : verdict.by;
   } catch (error) {
     ctx.emit({
       type: "notice",
@@ -147,7 +158,7 @@ async function requestApproval(
     return false;
   }
   if (outcome !== "once" && decision.alwaysOptions.includes(outcome)) {
-    const grant = grantFor(outcome, tool, args);
+    const grant = grantFor(outcome, tool, args, by);
     if (grant) ctx.deps.grants.add(grant);
   }
   return true;

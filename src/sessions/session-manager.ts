@@ -125,6 +125,7 @@ export class SessionManager implements ConversationService {
       hub: this.hub,
       pending: this.pending,
       statusExtras: options.statusExtras,
+      approvals: options.approvals,
     });
   }
 

@@ -19,7 +19,8 @@ afterEach(async () => {
   h = undefined;
 });
 
-const HOME = thread("1700000000.000100", "CHOME");
+// A DM: its owner (Ana) may loosen the session herself.
+const HOME = thread("1700000000.000100", "DHOME");
 const WRITE = toolStep(["w1", "write_note", { text: "pwned" }]);
 
 function wakeOf(sessionId: string): WakeTurn {

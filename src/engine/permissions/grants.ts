@@ -7,18 +7,27 @@
  */
 import { z } from "zod";
 
+/** Who gave a grant (a display name), when known; never part of what the grant allows. */
+const by = z.string().max(200).optional();
+
 export const grantSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("tool"), tool: z.string().min(1) }),
-  z.object({ kind: z.literal("command"), command: z.string().min(1) }),
-  z.object({ kind: z.literal("domain"), domain: z.string().min(1) }),
-  z.object({ kind: z.literal("readonly_session") }),
+  z.object({ kind: z.literal("tool"), tool: z.string().min(1), by }),
+  z.object({ kind: z.literal("command"), command: z.string().min(1), by }),
+  z.object({ kind: z.literal("domain"), domain: z.string().min(1), by }),
+  z.object({ kind: z.literal("readonly_session"), by }),
 ]);
 
-export type Grant =
-  | { readonly kind: "tool"; readonly tool: string }
-  | { readonly kind: "command"; readonly command: string }
-  | { readonly kind: "domain"; readonly domain: string }
-  | { readonly kind: "readonly_session" };
+interface GrantedBy {
+  readonly by?: string | undefined;
+}
+
+export type Grant = GrantedBy &
+  (
+    | { readonly kind: "tool"; readonly tool: string }
+    | { readonly kind: "command"; readonly command: string }
+    | { readonly kind: "domain"; readonly domain: string }
+    | { readonly kind: "readonly_session" }
+  );
 
 export type GrantListener = (grants: readonly Grant[]) => void;
 
@@ -28,15 +37,16 @@ export function normaliseDomain(domain: string): string {
 }
 
 function normalise(grant: Grant): Grant {
+  const giver = grant.by === undefined ? {} : { by: grant.by };
   switch (grant.kind) {
     case "tool":
-      return Object.freeze({ kind: "tool", tool: grant.tool });
+      return Object.freeze({ kind: "tool", tool: grant.tool, ...giver });
     case "command":
-      return Object.freeze({ kind: "command", command: grant.command.trim() });
+      return Object.freeze({ kind: "command", command: grant.command.trim(), ...giver });
     case "domain":
-      return Object.freeze({ kind: "domain", domain: normaliseDomain(grant.domain) });
+      return Object.freeze({ kind: "domain", domain: normaliseDomain(grant.domain), ...giver });
     case "readonly_session":
-      return Object.freeze({ kind: "readonly_session" });
+      return Object.freeze({ kind: "readonly_session", ...giver });
   }
 }
 
