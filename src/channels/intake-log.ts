@@ -3,9 +3,13 @@
  * updates, events from outside the installation). Each refused item is logged exactly once with
  * its kind: the first of a kind as a warning, later ones of that kind at debug level with a
  * running count, so a flood of garbage cannot flood the log while the first occurrence is never
- * missed. It never throws.
+ * missed. It never throws. Also the one answer every channel gives a press of a button it does
+ * not act on (an old card, a stray client, a malformed payload).
  */
 import type { Logger } from "pino";
+
+/** What a person is told after pressing a button this version does not act on. */
+export const INACTIVE_BUTTON = "This button is no longer active.";
 
 /** Kinds whose count is kept; beyond that, further kinds share one bucket (bounded memory). */
 const MAX_KINDS = 100;
@@ -28,10 +32,5 @@ export class IntakeLog {
     } catch {
       // A logger that fails must not turn garbage into a crash.
     }
-  }
-
-  /** How many items of `kind` were refused so far. */
-  count(kind: string): number {
-    return this.counts.get(kind) ?? 0;
   }
 }

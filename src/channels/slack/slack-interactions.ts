@@ -15,6 +15,7 @@ import type {
 } from "../../sessions/contracts.js";
 import { COMMAND_HELP } from "../../sessions/text-commands.js";
 import { z } from "zod";
+import { INACTIVE_BUTTON } from "../intake-log.js";
 import type { AccessPolicy } from "./slack-access.js";
 import { callWithRetry, describeError, type SlackClients } from "./slack-api.js";
 import { ACTION_IDS, CARD_ACTION_PATTERN, context, decodeCardValue } from "./slack-blocks.js";
@@ -58,9 +59,6 @@ const slashSchema = z.looseObject({
   channel_id: z.string(),
   text: z.string(),
 });
-
-/** The reply to a press of a button this version does not know (an old card, a stray client). */
-export const INACTIVE_BUTTON = "This button is no longer active.";
 
 /** What the slash command replies through (Bolt's `respond`). */
 export type Respond = (message: { response_type: "ephemeral"; text: string }) => Promise<unknown>;

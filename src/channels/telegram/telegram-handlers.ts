@@ -32,7 +32,7 @@ import {
   userOf,
 } from "./telegram-inbound.js";
 import { observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.js";
-import { INACTIVE_BUTTON } from "./telegram-intake.js";
+import { INACTIVE_BUTTON } from "../intake-log.js";
 
 /** Commands passed to `service.command()`; /start and /pair are answered here. */
 export const SERVICE_COMMANDS = new Set([

@@ -10,11 +10,8 @@
  */
 import type { Context, MiddlewareFn, Transformer } from "grammy";
 import { z } from "zod";
-import type { IntakeLog } from "../intake-log.js";
+import { INACTIVE_BUTTON, type IntakeLog } from "../intake-log.js";
 import { telegramMessageSchema } from "./telegram-inbound.js";
-
-/** The answer to a press of a button this version does not act on. */
-export const INACTIVE_BUTTON = "This button is no longer active.";
 
 const userSchema = z.looseObject({ id: z.number().int(), first_name: z.string().optional() });
 const chatSchema = z.looseObject({ id: z.number().int(), type: z.string().optional() });

@@ -5,7 +5,7 @@
  * active"; an `events_api` envelope without `event` is acked and the app answers afterwards.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { INACTIVE_BUTTON } from "../../../src/channels/slack/slack-interactions.js";
+import { INACTIVE_BUTTON } from "../../../src/channels/intake-log.js";
 import { isOwnInstallation, screenSlackBody } from "../../../src/channels/slack/slack-intake.js";
 import { slackTemplates } from "../../support/intake-fuzz.js";
 import { ANA, DM, type E2E, shown, startE2E } from "./e2e-harness.js";
