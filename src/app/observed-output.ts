@@ -7,7 +7,8 @@
  */
 import type { Card, CardRef } from "../approvals/card.js";
 import type { AgentEvent, ToolCallStatus, TurnStatus } from "../engine/events.js";
-import type { Metrics } from "../ops/metrics.js";
+import { type Metrics, UNKNOWN_LABEL } from "../ops/metrics.js";
+import { UNKNOWN_TOOL_REASON } from "../engine/tool-results.js";
 import type { ThreadOutput, ThreadOutputFactory, ThreadTarget, TurnRenderer } from "../sessions/contracts.js";
 import type { Clock } from "./provider-metrics.js";
 
@@ -80,7 +81,12 @@ class ObservedRenderer implements TurnRenderer {
         }
         return;
       case "tool-call-finished":
-        this.metrics.toolCallFinished(event.name, event.status, event.durationMs);
+        // A name the model made up is not a tool: it must not become a metric label.
+        this.metrics.toolCallFinished(
+          event.reason === UNKNOWN_TOOL_REASON ? UNKNOWN_LABEL : event.name,
+          event.status,
+          event.durationMs,
+        );
         if (this.openApprovals.delete(event.callId))
           this.metrics.approvalResolved(this.platform, approvalOutcomeOf(event.status));
         return;

@@ -74,6 +74,7 @@ async function start(
     allowedChannels: section.allowed_channels,
     allowedBots: section.allowed_bots,
     fileMaxBytes: section.file_max_bytes,
+    allowExternal: section.allow_external,
     workspaceRoot: config.workspace.root,
     service: context.service,
     logger: context.logger,

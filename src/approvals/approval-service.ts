@@ -6,6 +6,7 @@
  */
 import type {
   ApprovalOutcome,
+  ApprovalVerdict,
   Approver,
   PermissionRequest,
   PlanApprover,
@@ -17,8 +18,15 @@ import type { AskContext, PendingHub } from "./pending-hub.js";
 import { PROPOSE_PLAN } from "../tools/interactive-tools.js";
 import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.js";
 
+/** What a settled approval means for the engine, with who decided it. */
+export function approvalVerdictOf(item: PendingItem, signal: AbortSignal): ApprovalVerdict {
+  const outcome = approvalOutcomeOf(item, signal);
+  const by = item.decision?.by?.name;
+  return by === undefined ? { outcome } : { outcome, by };
+}
+
 /** What a settled approval means for the engine. */
-export function approvalOutcomeOf(item: PendingItem, signal: AbortSignal): ApprovalOutcome {
+function approvalOutcomeOf(item: PendingItem, signal: AbortSignal): ApprovalOutcome {
   if (signal.aborted || item.status === "cancelled") return "interrupted";
   if (item.status === "expired") return "deny";
   const action = item.decision?.action;
@@ -63,7 +71,7 @@ export class ApprovalService {
       });
       const fallback = { tool: request.tool, args: request.args };
       const item = await this.hub.obtain("approval", ctx, request.callId, fallback, build, signal);
-      return approvalOutcomeOf(item, signal);
+      return approvalVerdictOf(item, signal);
     };
   }
 

@@ -1,10 +1,14 @@
 /**
  * Who may decide a pending approval or answer a question: the person whose turn asked, plus the
  * configured approvers — global or per channel, always platform-qualified ("slack:U0123",
- * "telegram:4567") so an id on one platform never authorises someone on another.
+ * "telegram:4567") so an id on one platform never authorises someone on another. Loosening a
+ * session (a standing "always" grant, a switch to a less safe mode) is narrower: in a DM only its
+ * owner; in a shared thread (Slack channel thread, Telegram group or topic) the configured
+ * approvers, or — when none is configured — the person who started the session.
  */
 import { z } from "zod";
 import type { ThreadTarget } from "../sessions/contracts.js";
+import type { PendingItem } from "./pending-item.js";
 
 const qualifiedId = z
   .string()
@@ -50,6 +54,59 @@ export function allowedApproversFor(
   ];
   return Object.freeze([...new Set(all)]);
 }
+
+/**
+ * Whether the thread is shared by several people rather than one person's DM: a Slack channel
+ * (ids not starting with "D"), a Telegram group, supergroup or topic (negative chat ids). Other
+ * platforms (the console) are one person's.
+ */
+export function isSharedThread(target: Pick<ThreadTarget, "platform" | "channel">): boolean {
+  if (target.platform === "slack") return !target.channel.startsWith("D");
+  if (target.platform === "telegram") return target.channel.startsWith("-");
+  return false;
+}
+
+/**
+ * Who may loosen a session in `target` that `starterId` started (platform user id): see the
+ * module header. Platform-qualified ids, never empty.
+ */
+export function loosenersFor(
+  config: Pick<ApprovalsConfig, "approvers" | "perChannel">,
+  target: ThreadTarget,
+  starterId: string,
+): readonly string[] {
+  const starter = [qualifiedUserId(target.platform, starterId)];
+  if (!isSharedThread(target)) return Object.freeze(starter);
+  const configured = [
+    ...config.approvers,
+    ...(config.perChannel?.[`${target.platform}:${target.channel}`] ?? []),
+  ].filter((id) => id.startsWith(`${target.platform}:`));
+  return Object.freeze(configured.length > 0 ? [...new Set(configured)] : starter);
+}
+
+/** Card actions that loosen the session: a standing grant, or a plan approved into auto mode. */
+function loosens(action: string): boolean {
+  return action.startsWith("always_") || action === "readonly_session" || action === "plan_auto";
+}
+
+/**
+ * Why the presser may not take `action` on `item` because it would loosen the session; undefined
+ * when it does not loosen or they may. Items stored before `mayLoosen`: the requester only.
+ */
+export function loosenRefusal(
+  item: Pick<PendingItem, "mayLoosen" | "requester">,
+  action: string,
+  platform: string,
+  userId: string,
+): string | undefined {
+  if (!loosens(action)) return undefined;
+  const allowed = item.mayLoosen ?? [qualifiedUserId(item.requester.platform, item.requester.userId)];
+  return mayDecide(allowed, platform, userId) ? undefined : LOOSEN_REFUSAL;
+}
+
+/** The refusal for a person who may not loosen the session. */
+export const LOOSEN_REFUSAL =
+  "Standing permissions and auto mode are for the session's owner — in a shared thread, a configured approver (or, without one, whoever started the session). You can still approve this once.";
 
 /** Whether the presser (platform + platform user id) is on the item's allowed list. */
 export function mayDecide(allowed: readonly string[], platform: string, userId: string): boolean {

@@ -33,6 +33,8 @@ export interface AskContext {
   readonly sessionId: string;
   readonly target: ThreadTarget;
   readonly requester: PendingPerson;
+  /** Who started the session; decides who may loosen it in a shared thread without approvers. */
+  readonly startedBy?: PendingPerson | undefined;
 }
 
 export interface PendingHubOptions {

@@ -7,7 +7,7 @@
 import type { Logger } from "pino";
 import type { ButtonPress, PlatformUser, PressResult } from "../sessions/contracts.js";
 import { alreadyDecidedMessage, settledLine, validActions } from "./approval-card.js";
-import { allowedApproversFor, mayDecide } from "./authorisation.js";
+import { allowedApproversFor, loosenersFor, loosenRefusal, mayDecide } from "./authorisation.js";
 import { ExpiryTimers } from "./expiry-timers.js";
 import { CardDisplay } from "./card-display.js";
 import {
@@ -76,6 +76,11 @@ export class PendingHub {
       argsHash,
       requester: context.requester,
       allowedApprovers: allowedApproversFor(this.options.config, context.target, context.requester.userId),
+      mayLoosen: loosenersFor(
+        this.options.config,
+        context.target,
+        (context.startedBy ?? context.requester).userId,
+      ),
       createdAt: created.toISOString(),
       expiresAt: new Date(created.getTime() + this.options.config.ttlMs).toISOString(),
       status: "pending" as const,
@@ -131,6 +136,8 @@ export class PendingHub {
     if (closed) return closed;
     if (!validActions(item).includes(press.action))
       return { status: "invalid", message: `"${press.action}" is not an option on this card.` };
+    const loosening = loosenRefusal(item, press.action, press.platform, press.user.id);
+    if (loosening) return { status: "not_allowed", message: loosening };
     if (!(await this.stillWaiting(item)))
       return { status: "invalid", message: "This card is out of date: its call is no longer waiting." };
     const by: PendingPerson = { platform: press.platform, userId: press.user.id, name: press.user.name };

@@ -43,6 +43,11 @@ interface PendingCommon {
   readonly requester: PendingPerson;
   /** Platform-qualified ids of everyone who may decide ("slack:U0123"). */
   readonly allowedApprovers: readonly string[];
+  /**
+   * Who may give a standing answer (an "always" grant, a switch to auto mode): see
+   * authorisation.ts. Absent in items stored before it existed: then only the requester may.
+   */
+  readonly mayLoosen?: readonly string[];
   readonly createdAt: string;
   readonly expiresAt: string;
   readonly cardRef?: CardRef;
@@ -110,6 +115,7 @@ const common = {
   argsHash: z.string().min(1),
   requester: person,
   allowedApprovers: z.array(z.string()),
+  mayLoosen: z.array(z.string()).optional(),
   createdAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
   cardRef: z.looseObject({ messageId: z.string() }).optional(),

@@ -2,6 +2,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { AppAssembly } from "../app/app-parts.js";
 import type { Env } from "../config/env-overrides.js";
+import type { FaultSource } from "../ops/fatal-errors.js";
 import type { SignalSource } from "../ops/shutdown.js";
 import type { DoctorDeps } from "./doctor-checks.js";
 
@@ -14,6 +15,8 @@ export interface CliIo {
   /** Ends the process at once (second Ctrl-C / signal during shutdown). */
   readonly forceExit: (code: number) => void;
   readonly signals?: SignalSource;
+  /** Where uncaught exceptions and unhandled rejections come from; default `process`. */
+  readonly faults?: FaultSource;
   /** Overrides for tests; default: the real assembly, fetch and store. */
   readonly assembly?: AppAssembly;
   readonly doctor?: Partial<DoctorDeps>;

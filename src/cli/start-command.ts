@@ -3,7 +3,8 @@
  * a model endpoint, pick the log destination (a file when the console runs, so logs do not
  * interleave with the chat), start the app with the doctor's model check as its model phase, and
  * wait until it has shut down. A start-up failure is one line saying what failed and the fix,
- * never a stack. Returns the exit code.
+ * never a stack. Returns the exit code. While it runs, an uncaught exception or unhandled
+ * rejection ends the process with a clear line and exit code 1 (see ops/fatal-errors).
  */
 import { join } from "node:path";
 import { defaultAssembly } from "../app/assembly.js";
@@ -14,6 +15,7 @@ import { modelBaseUrl, NO_MODEL_ENDPOINT_HELP } from "../config/model-endpoint.j
 import { createLogger, type Logger } from "../logging/logger.js";
 import { scrubSecrets } from "../logging/redact.js";
 import { ServiceFailure } from "../ops/failure.js";
+import { installFatalHandlers } from "../ops/fatal-errors.js";
 import type { CliIo } from "./cli-io.js";
 import { modelCheck } from "./doctor-checks.js";
 import { packageVersion } from "./version.js";
@@ -46,6 +48,12 @@ export async function startCommand(argv: readonly string[], io: CliIo): Promise<
   const logFile = consoleMode ? join(config.data_dir, "coworker.log") : undefined;
   const logger = createLogger({ level: config.log.level, ...(logFile ? { file: logFile } : {}) });
   if (logFile) io.stderr.write(`Logs: ${logFile}\n`);
+  const stopFaultHandlers = installFatalHandlers({
+    logger,
+    stderr: io.stderr,
+    exit: io.forceExit,
+    ...(io.faults ? { source: io.faults } : {}),
+  });
   try {
     const app = await startApp(config, logger, {
       assembly,
@@ -76,6 +84,8 @@ export async function startCommand(argv: readonly string[], io: CliIo): Promise<
       `✗ Coworker could not start: ${scrubSecrets(error instanceof Error ? error.message : String(error))}\n`,
     );
     return 1;
+  } finally {
+    stopFaultHandlers();
   }
 }
 

@@ -189,6 +189,8 @@ const slackSchema = z.strictObject({
   allowed_channels: slackChannelIds,
   allowed_bots: slackBotIds,
   file_max_bytes: positiveInt.default(20 * MB),
+  /** Serve events from other teams and enterprises (Slack Connect channels); refused by default. */
+  allow_external: z.boolean().default(false),
 });
 
 const telegramSchema = z.strictObject({

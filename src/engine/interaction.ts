@@ -19,8 +19,17 @@ export interface PermissionRequest {
   readonly preview: { readonly summary: string; readonly detail?: { kind: string; text: string } };
 }
 
+/** An outcome with who decided it (a display name), so a standing grant records its giver. */
+export interface ApprovalVerdict {
+  readonly outcome: ApprovalOutcome;
+  readonly by?: string | undefined;
+}
+
 /** Resolves when a person decided; an interrupted turn resolves it as "interrupted". */
-export type Approver = (request: PermissionRequest, signal: AbortSignal) => Promise<ApprovalOutcome>;
+export type Approver = (
+  request: PermissionRequest,
+  signal: AbortSignal,
+) => Promise<ApprovalOutcome | ApprovalVerdict>;
 
 export interface QuestionRequest {
   readonly callId: string;

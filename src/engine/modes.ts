@@ -8,3 +8,17 @@ export const permissionModeSchema = z.enum(PERMISSION_MODES);
  * reviewed: like interactive, but a safety reviewer model decides each ask first (src/engine/reviewer).
  */
 export type PermissionMode = z.infer<typeof permissionModeSchema>;
+
+/** How much a mode lets run unasked: read-only modes least, then interactive, reviewed (a model may clear asks), auto most. */
+const LATITUDE: Readonly<Record<PermissionMode, number>> = {
+  plan: 0,
+  discuss: 0,
+  interactive: 1,
+  reviewed: 2,
+  auto: 3,
+};
+
+/** Whether switching from `from` to `to` lets more run without asking (a less safe mode). */
+export function loosensMode(from: PermissionMode, to: PermissionMode): boolean {
+  return LATITUDE[to] > LATITUDE[from];
+}

@@ -15,7 +15,7 @@ import { type Decision, domainOf } from "./permissions/permission-engine.js";
 import type { FinishReason, RawToolCall } from "./provider/provider.js";
 import { allowsTool } from "./request.js";
 import { screenAsk } from "./reviewer/reviewed-ask.js";
-import { deniedByPolicy, notEnabled, preview, TOOL_RESULT } from "./tool-results.js";
+import { deniedByPolicy, notEnabled, preview, TOOL_RESULT, UNKNOWN_TOOL_REASON } from "./tool-results.js";
 import type { TurnContext } from "./turn-context.js";
 
 /** A call that passed authorisation and waits for the execution phase. */
@@ -60,18 +60,26 @@ export function callLabel(tool: AnyTool, args: Readonly<Record<string, unknown>>
   return compactArgs(args);
 }
 
-function grantFor(option: AlwaysOption, tool: AnyTool, args: Record<string, unknown>): Grant | undefined {
+function grantFor(
+  option: AlwaysOption,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  by: string | undefined,
+): Grant | undefined {
+  const giver = by === undefined ? {} : { by };
   switch (option) {
     case "always_tool":
-      return { kind: "tool", tool: tool.name };
+      return { kind: "tool", tool: tool.name, ...giver };
     case "always_command":
-      return typeof args.command === "string" ? { kind: "command", command: args.command } : undefined;
+      return typeof args.command === "string"
+        ? { kind: "command", command: args.command, ...giver }
+        : undefined;
     case "always_domain": {
       const domain = domainOf(args);
-      return domain ? { kind: "domain", domain } : undefined;
+      return domain ? { kind: "domain", domain, ...giver } : undefined;
     }
     case "readonly_session":
-      return { kind: "readonly_session" };
+      return { kind: "readonly_session", ...giver };
   }
 }
 
@@ -132,9 +140,12 @@ async function requestApproval(
     return false;
   }
   let outcome: ApprovalOutcome;
+  let by: string | undefined;
   try {
     const raced = await raceAbort(approver(request, ctx.signal), ctx.signal);
-    outcome = raced.aborted ? "interrupted" : raced.value;
+    const verdict = raced.aborted ? "interrupted" : raced.value;
+    outcome = typeof verdict === "string" ? verdict : verdict.outcome;
+    by = typeof verdict === "string" ? undefined : verdict.by;
   } catch (error) {
     ctx.emit({
       type: "notice",
@@ -155,7 +166,7 @@ async function requestApproval(
     return false;
   }
   if (outcome !== "once" && decision.alwaysOptions.includes(outcome)) {
-    const grant = grantFor(outcome, tool, args);
+    const grant = grantFor(outcome, tool, args, by);
     if (grant) ctx.deps.grants.add(grant);
   }
   return true;
@@ -190,7 +201,7 @@ export async function authorizeCall(
       name: call.name,
       status: "error",
       content: validated.error,
-      reason: registry.get(call.name) ? "invalid arguments" : "not found",
+      reason: registry.get(call.name) ? "invalid arguments" : UNKNOWN_TOOL_REASON,
     });
     return undefined;
   }

@@ -23,6 +23,9 @@ export const TOOL_RESULT = Object.freeze({
   planUpdated: "Plan updated.",
 });
 
+/** The `tool-call-finished` reason of a call naming a tool the registry does not have. */
+export const UNKNOWN_TOOL_REASON = "not found";
+
 /** A call the policy refused (hard deny, mode, …), with the policy's reason. */
 export function deniedByPolicy(reason: string): string {
   return `Not run: denied by policy — ${reason}`;

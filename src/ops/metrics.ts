@@ -1,7 +1,10 @@
 /**
  * Prometheus metrics (prom-client) behind a small typed API that the engine, sessions, approvals
  * and channels call. Each `createMetrics()` owns its own registry, so tests and several app
- * instances in one process never collide.
+ * instances in one process never collide. Label values that come from outside the code (tool
+ * names, model names) are bounded: a value that is not a short plain name is `unknown`, and past
+ * a fixed number of distinct values per label new ones become `other`, so no input can grow the
+ * series without limit.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ToolCallStatus, TurnStatus } from "../engine/events.js";
@@ -41,6 +44,25 @@ export interface Metrics {
 export interface MetricsOptions {
   /** Also collect Node process metrics (CPU, memory, event-loop lag); default true. */
   readonly processMetrics?: boolean;
+}
+
+/** The label of a value that is not a name we report (e.g. a tool the model made up). */
+export const UNKNOWN_LABEL = "unknown";
+/** The label of a value past the per-label budget. */
+export const OTHER_LABEL = "other";
+const LABEL_PATTERN = /^[A-Za-z0-9][\w.:/-]{0,79}$/;
+const DISTINCT_LABELS = 200;
+
+/** Bounds one label's values (see the module header). */
+function boundedLabel(): (value: string) => string {
+  const seen = new Set<string>();
+  return (value) => {
+    if (!LABEL_PATTERN.test(value)) return UNKNOWN_LABEL;
+    if (seen.has(value)) return value;
+    if (seen.size >= DISTINCT_LABELS) return OTHER_LABEL;
+    seen.add(value);
+    return value;
+  };
 }
 
 const SECONDS = 1000;
@@ -111,6 +133,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   ]);
   const errors = counter("coworker_errors_total", "Errors by area", ["area"]);
 
+  const toolLabel = boundedLabel();
+  const modelLabel = boundedLabel();
+
   return {
     registry,
     contentType: registry.contentType,
@@ -120,7 +145,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       turns.inc({ platform, status });
       turnDuration.observe({ platform }, durationMs / SECONDS);
     },
-    toolCallFinished: (tool, status, durationMs) => {
+    toolCallFinished: (name, status, durationMs) => {
+      const tool = toolLabel(name);
       toolCalls.inc({ tool, status });
       toolDuration.observe({ tool }, durationMs / SECONDS);
     },
@@ -130,11 +156,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       approvals.inc({ platform, outcome });
     },
     setApprovalsPending: (platform, count) => approvalsPending.set({ platform }, count),
-    modelRequestFinished: (model, outcome, durationMs, firstTokenMs) => {
+    modelRequestFinished: (name, outcome, durationMs, firstTokenMs) => {
+      const model = modelLabel(name);
       modelLatency.observe({ model, outcome }, durationMs / SECONDS);
       if (firstTokenMs !== undefined) firstToken.observe({ model }, firstTokenMs / SECONDS);
     },
-    tokensUsed: (model, kind, count) => tokens.inc({ model, kind }, count),
+    tokensUsed: (model, kind, count) => tokens.inc({ model: modelLabel(model), kind }, count),
     messageReceived: (platform, result) => messages.inc({ platform, result }),
     error: (area) => errors.inc({ area }),
     render: () => registry.metrics(),

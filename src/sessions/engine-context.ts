@@ -59,6 +59,15 @@ export function engineContextOf(live: LiveSession, services: EngineServices): En
       userId: "unknown",
       name: "unknown",
     },
+    ...(live.record.startedBy
+      ? {
+          startedBy: {
+            platform: live.record.target.platform,
+            userId: live.record.startedBy.id,
+            name: live.record.startedBy.name,
+          },
+        }
+      : {}),
   });
   return {
     sessionId: live.id,

@@ -3,7 +3,9 @@
  * approve, deny) for one thread and returns the reply text. The same code serves slash commands,
  * their typed forms and control buttons.
  */
+import { type ApprovalsConfig, loosenersFor, mayDecide } from "../approvals/authorisation.js";
 import type { PendingHub } from "../approvals/pending-hub.js";
+import { loosensMode, type PermissionMode } from "../engine/modes.js";
 import type { PendingStore } from "../approvals/pending-store.js";
 import type { ReviewerStats } from "../approvals/reviewer-stats.js";
 import type { PlatformUser, ThreadTarget } from "./contracts.js";
@@ -19,6 +21,8 @@ export interface ThreadCommandsDeps {
   readonly pending: PendingStore;
   readonly statusExtras?: ((sessionId: string) => Promise<readonly string[]>) | undefined;
   readonly reviewerStats?: ReviewerStats | undefined;
+  /** The configured approvers, who may loosen sessions in shared threads. */
+  readonly approvals: Pick<ApprovalsConfig, "approvers" | "perChannel">;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -34,11 +38,8 @@ export class ThreadCommands {
         return this.stop(target);
       case "new":
         return this.renew(target);
-      case "mode": {
-        const live = await this.deps.cache.forTarget(target);
-        await live.update((r) => ({ ...r, mode: command.mode }));
-        return `Mode set to ${command.mode}${live.activeTurn ? " (from the next turn)" : ""}.`;
-      }
+      case "mode":
+        return this.setMode(target, user, command.mode);
       case "model": {
         const live = await this.deps.cache.forTarget(target);
         await live.update((r) => ({ ...r, model: command.model }));
@@ -83,6 +84,20 @@ export class ThreadCommands {
         return this.deps.reviewerStats?.describe(live.id) ?? "The safety reviewer is not set up here.";
       }
     }
+  }
+
+  /**
+   * Switch the session's mode. A less safe mode needs whoever may loosen the session (see
+   * authorisation.ts); a session nobody has started yet is started by this person.
+   */
+  private async setMode(target: ThreadTarget, user: PlatformUser, mode: PermissionMode): Promise<string> {
+    const live = await this.deps.cache.forTarget(target);
+    const starter = live.record.startedBy ?? user;
+    const allowed = loosenersFor(this.deps.approvals, live.record.target, starter.id);
+    if (loosensMode(live.record.mode, mode) && !mayDecide(allowed, target.platform, user.id))
+      return `Only the session's owner can switch it to ${mode} mode — in a shared thread, a configured approver (or, without one, ${starter.name}, who started the session).`;
+    await live.update((r) => ({ ...r, mode, modeSetBy: user, startedBy: r.startedBy ?? user }));
+    return `Mode set to ${mode}${live.activeTurn ? " (from the next turn)" : ""}.`;
   }
 
   private async stop(target: ThreadTarget): Promise<string> {

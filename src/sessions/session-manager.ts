@@ -141,6 +141,7 @@ export class SessionManager implements ConversationService {
       pending: this.pending,
       statusExtras: options.statusExtras,
       reviewerStats: this.reviewer.stats,
+      approvals: options.approvals,
     });
   }
 

@@ -87,6 +87,15 @@ export interface SessionRecord {
   readonly downloadedFiles: readonly string[];
   readonly queue: readonly QueuedMessage[];
   readonly pendingTurn?: PendingTurn;
+  /**
+   * The provenance of the session's latest turn, when it ran on channel content: a retry of that
+   * turn stays untrusted whatever the history now ends with (steering a person added, say).
+   */
+  readonly lastTurnChannelContent?: ChannelContent;
+  /** Who started the session (the requester of its first turn a person asked for). */
+  readonly startedBy?: PlatformUser;
+  /** Who last set the session's mode, when a person did (shown by `status`). */
+  readonly modeSetBy?: PlatformUser;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -142,6 +151,9 @@ export const sessionRecordSchema = z.object({
       targetExtra: targetExtraSchema.optional(),
     })
     .optional(),
+  lastTurnChannelContent: z.object({ channel: z.string(), quote: z.string() }).optional(),
+  startedBy: user.optional(),
+  modeSetBy: user.optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -10,8 +10,12 @@ export function describeGrants(grants: readonly Grant[]): string {
   return grants.map((grant, i) => `${i + 1}. ${describeGrant(grant)}`).join("\n");
 }
 
-/** A grant in words. */
+/** A grant in words, with who gave it when known. */
 export function describeGrant(grant: Grant): string {
+  return grant.by === undefined ? grantText(grant) : `${grantText(grant)} (granted by ${grant.by})`;
+}
+
+function grantText(grant: Grant): string {
   switch (grant.kind) {
     case "tool":
       return `always allow tool ${grant.tool}`;
@@ -44,7 +48,8 @@ export function describeStatus(input: {
       : "idle";
   const lines = [
     `Session ${record.id} (${turn}${input.queued > 0 ? `, ${input.queued} queued` : ""})`,
-    `Mode: ${record.mode}`,
+    `Mode: ${record.mode}${record.modeSetBy ? ` (set by ${record.modeSetBy.name})` : ""}`,
+    ...(record.startedBy ? [`Started by: ${record.startedBy.name}`] : []),
     `Model: ${record.provider}:${record.model}`,
     `Grants:${record.grants.length === 0 ? " none" : `\n${describeGrants(record.grants)}`}`,
     ...input.extras,

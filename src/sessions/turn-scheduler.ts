@@ -142,7 +142,7 @@ export class TurnScheduler {
         live.retryBy = undefined;
         if (record.pendingTurn) await this.resumeTurn(live);
         else if (retry) {
-          const channelContent = retryProvenance(live.history);
+          const channelContent = retryProvenance(live.record, live.history);
           const message = { user: retry, text: "", files: [], sentAt: this.stamp() };
           await this.startTurn(live, channelContent ? { ...message, channelContent } : message, "retry");
         } else if (record.queue[0]) await this.startTurn(live, record.queue[0], "run");
@@ -174,8 +174,10 @@ export class TurnScheduler {
       settings: this.options.settings,
       turnId,
     });
-    await live.update((r) => ({
+    await live.update(({ lastTurnChannelContent: _, ...r }) => ({
       ...r,
+      ...(message.channelContent ? { lastTurnChannelContent: message.channelContent } : {}),
+      ...(r.startedBy || message.channelContent || how !== "run" ? {} : { startedBy: message.user }),
       title: r.title || message.text.trim().slice(0, TITLE_CHARS),
       turns: how === "run" ? r.turns + 1 : r.turns,
       queue: r.queue.filter((m) => m !== message),

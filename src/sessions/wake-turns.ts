@@ -9,7 +9,7 @@
 import { z } from "zod";
 import type { ConversationMessage } from "../engine/messages.js";
 import type { PlatformUser, ThreadTarget } from "./contracts.js";
-import type { ChannelContent, QueuedMessage, ScheduledRunMeta } from "./session-record.js";
+import type { ChannelContent, QueuedMessage, ScheduledRunMeta, SessionRecord } from "./session-record.js";
 
 /** A turn to start (or queue) in a session on behalf of a subscription. */
 export interface WakeTurn {
@@ -71,13 +71,18 @@ export function queuedWake(turn: WakeTurn, sentAt: string): QueuedMessage {
 const RETRY_QUOTE_CHARS = 200;
 
 /**
- * The provenance a retry of the session's last turn must keep: when the last user message in the
- * history is untrusted channel content, the retried turn is channel content too.
+ * The provenance a retry of the session's latest turn must keep: the turn's own, as the record
+ * holds it. Records written before turns carried it fall back to the history: the turn's opening
+ * user message (steering a person added during the turn does not count) decides.
  */
-export function retryProvenance(history: readonly ConversationMessage[]): ChannelContent | undefined {
+export function retryProvenance(
+  record: Pick<SessionRecord, "lastTurnChannelContent">,
+  history: readonly ConversationMessage[],
+): ChannelContent | undefined {
+  if (record.lastTurnChannelContent) return record.lastTurnChannelContent;
   for (let i = history.length - 1; i >= 0; i--) {
     const message = history[i];
-    if (message?.role !== "user") continue;
+    if (message?.role !== "user" || message.meta?.steered === true) continue;
     if (message.meta?.untrusted !== true) return undefined;
     const flat = message.content.replace(/\s+/g, " ").trim();
     const quote = flat.length <= RETRY_QUOTE_CHARS ? flat : `${flat.slice(0, RETRY_QUOTE_CHARS - 1)}…`;

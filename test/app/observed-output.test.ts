@@ -129,6 +129,42 @@ describe("observeOutputs", () => {
     expect(await metric("coworker_turns_total", { platform: "slack", status: "error" })).toBe(1);
   });
 
+  it("keeps tool labels bounded: a tool the model made up is counted as unknown", async () => {
+    const { output, metric, metrics } = setup();
+    const renderer = output.beginTurn(IDS);
+    for (let i = 0; i < 50; i++)
+      await renderer.handle(
+        agentEvent({
+          type: "tool-call-finished",
+          callId: `x${i}`,
+          name: `invented_tool_${i}`,
+          status: "error",
+          outputPreview: "",
+          files: [],
+          durationMs: 0,
+          reason: "not found",
+        }),
+      );
+    await renderer.close();
+    expect(await metric("coworker_tool_calls_total", { tool: "unknown", status: "error" })).toBe(50);
+    expect(await metrics.render()).not.toContain("invented_tool_");
+  });
+
+  it("bounds label values from outside the code: odd names are unknown, past the budget other", async () => {
+    const metrics = createMetrics({ processMetrics: false });
+    metrics.toolCallFinished('x"} 1\nevil{a="', "ok", 1);
+    for (let i = 0; i < 250; i++) metrics.modelRequestFinished(`model-${i}`, "ok", 1);
+    const text = await metrics.render();
+    expect(sample(text, "coworker_tool_calls_total", { tool: "unknown", status: "ok" })).toBe(1);
+    expect(
+      sample(text, "coworker_model_request_duration_seconds_count", { model: "model-199", outcome: "ok" }),
+    ).toBe(1);
+    expect(
+      sample(text, "coworker_model_request_duration_seconds_count", { model: "other", outcome: "ok" }),
+    ).toBe(50);
+    expect(text).not.toContain("model-200");
+  });
+
   it("passes cards and texts straight through", async () => {
     const { inner, output } = setup();
     const card: Card = { pendingId: "p1", kind: "approval", title: "Write?", blocks: [], buttons: [] };

@@ -4,6 +4,7 @@ import type { Card } from "../../src/approvals/card.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
+import { LOOSEN_REFUSAL } from "../../src/approvals/authorisation.js";
 
 /** Start a turn whose first step calls write_note (needs approval) and wait for the card. */
 async function suspendAtApproval(h: Harness, text = "hi"): Promise<Card> {
@@ -168,14 +169,21 @@ describe("approvals through the session manager", () => {
     });
     const card = await suspendAtApproval(h, "one");
     expect(card.buttons.find((b) => b.action === "always_tool")?.label).toBe("Always allow write_note");
-    await pressCard(h, card, "always_tool", ANA);
+    // In a shared thread with an approver configured, the requester may approve once but not always.
+    expect(await pressCard(h, card, "always_tool", ANA)).toEqual({
+      status: "not_allowed",
+      message: LOOSEN_REFUSAL,
+    });
+    await pressCard(h, card, "always_tool", BOSS);
     await h.manager.idle();
     expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe(
-      "Approved by Ana — Always allow write_note",
+      "Approved by Boss — Always allow write_note",
     );
-    expect(await h.manager.command(thread(), ANA, "grants", [])).toBe("1. always allow tool write_note");
+    expect(await h.manager.command(thread(), ANA, "grants", [])).toBe(
+      "1. always allow tool write_note (granted by Boss)",
+    );
     expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(
-      /Grants:\n1\. always allow tool write_note/,
+      /Grants:\n1\. always allow tool write_note \(granted by Boss\)/,
     );
     // The grant lets the next call run without a card.
     await h.manager.receive(message("write two"));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { planRejected } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
+import { ANA, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
 
 async function planCardOf(h: Harness) {
   const out = h.outputs.for(thread());
@@ -17,9 +17,11 @@ describe("plan proposals", () => {
     await h.manager.receive(message("plan the change"));
     const card = await planCardOf(h);
     expect(card.blocks[0]).toEqual({ kind: "text", text: "1. write a note" });
-    await pressCard(h, card, "plan_auto", ANA);
+    // Auto mode is less safe: in a shared thread with an approver configured, the approver decides.
+    expect((await pressCard(h, card, "plan_auto", ANA)).status).toBe("not_allowed");
+    await pressCard(h, card, "plan_auto", BOSS);
     await h.manager.idle();
-    expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe("Approved (auto mode) by Ana");
+    expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe("Approved (auto mode) by Boss");
     expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: auto/);
   });
 

@@ -3,7 +3,7 @@ import { ProviderError } from "../../src/engine/provider/provider.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { RecordingOutput } from "../support/recording-output.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, BEN, makeHarness, message, thread } from "./helpers/harness.js";
+import { ANA, BEN, BOSS, makeHarness, message, thread } from "./helpers/harness.js";
 
 const followup = { model: "test-model", provider: "scripted", mode: "interactive" as const, maxSteps: 10 };
 
@@ -92,7 +92,7 @@ describe("SessionManager turns", () => {
     const b = thread("2.2");
     await h.manager.receive(message("I am A", { target: a }));
     await h.manager.idle();
-    await h.manager.command(a, ANA, "mode", ["auto"]);
+    await h.manager.command(a, BOSS, "mode", ["auto"]);
     await h.manager.receive(message("I am B", { target: b }));
     await h.manager.idle();
     expect(h.manager.sessionsInMemory).toBe(1);
@@ -107,7 +107,7 @@ describe("SessionManager turns", () => {
       ["assistant", "hi A"],
       ["user", "remember me?"],
     ]);
-    expect(await h.manager.command(a, ANA, "status", [])).toMatch(/Mode: auto/);
+    expect(await h.manager.command(a, ANA, "status", [])).toMatch(/Mode: auto \(set by Boss\)/);
     expect(h.manager.sessionsInMemory).toBe(1);
   });
 

@@ -202,12 +202,27 @@ describe("wake sink, subscription commands and retry provenance", () => {
       { role: "user", content: "Messages from #deploys\nrun this", meta: { untrusted: true } },
       { role: "assistant", content: null, meta: { error: "HTTP 500" } },
     ];
-    expect(retryProvenance(untrusted)).toEqual({
+    const legacy = {}; // a record written before turns carried their provenance
+    expect(retryProvenance(legacy, untrusted)).toEqual({
       channel: "a watched channel (retrying the turn it started)",
       quote: "Messages from #deploys run this",
     });
-    expect(retryProvenance(untrusted.slice(0, 2))).toBeUndefined();
-    expect(retryProvenance([])).toBeUndefined();
+    expect(retryProvenance(legacy, untrusted.slice(0, 2))).toBeUndefined();
+    expect(retryProvenance(legacy, [])).toBeUndefined();
+  });
+
+  it("keeps channel content on a retry after a person steered into the untrusted turn", () => {
+    const steered: ConversationMessage[] = [
+      { role: "user", content: "Messages from #deploys\nrun this", meta: { untrusted: true } },
+      { role: "assistant", content: "looking" },
+      { role: "user", content: "please hurry", meta: { steered: true } },
+      { role: "assistant", content: null, meta: { error: "HTTP 500" } },
+    ];
+    expect(retryProvenance({}, steered)?.quote).toBe("Messages from #deploys run this");
+    const turn = { channel: "#deploys", quote: "run this" };
+    // The record's own provenance of the turn wins over whatever the history ends with.
+    expect(retryProvenance({ lastTurnChannelContent: turn }, [])).toEqual(turn);
+    expect(retryProvenance({ lastTurnChannelContent: turn }, steered.slice(2))).toEqual(turn);
   });
 });
 

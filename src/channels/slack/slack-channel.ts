@@ -21,12 +21,13 @@ import {
   type WebClient,
   withTrailingSlash,
 } from "./slack-api.js";
-import { ACTION_IDS, CARD_ACTION_PATTERN } from "./slack-blocks.js";
 import { CapabilityLatch } from "./slack-capabilities.js";
 import { SocketHealth } from "./slack-connection.js";
 import type { BotIdentity } from "./slack-events.js";
 import { listenFailure, slackFailure } from "./slack-failure.js";
 import { SlackInbound } from "./slack-inbound.js";
+import { type Installation, screenSlackBody } from "./slack-intake.js";
+import { guardHttpReceiver, guardSocketMode, type Screen } from "./slack-intake-guard.js";
 import { SlackInteractions } from "./slack-interactions.js";
 import { type ChannelResolver, SlackMessenger } from "./slack-messenger.js";
 import { missingScopes } from "./slack-requirements.js";
@@ -34,6 +35,7 @@ import { sdkLogger } from "./slack-logger.js";
 import { DEFAULT_RENDER_SETTINGS, type RenderSettings, SlackThreadOutput } from "./slack-thread-output.js";
 import { ThreadRegistry } from "./slack-threads.js";
 import { UserDirectory } from "./slack-users.js";
+import { IntakeLog } from "../intake-log.js";
 
 const optionsSchema = z
   .object({
@@ -54,6 +56,7 @@ const optionsSchema = z
     allowedBots: z.array(z.string()),
     fileMaxBytes: z.number().int().positive(),
     workspaceRoot: z.string().min(1),
+    allowExternal: z.boolean().optional(),
   })
   .refine((o) => o.appToken !== undefined || o.signingSecret !== undefined, {
     message: "Slack needs an app token (Socket Mode) or a signing secret (HTTP Events API)",
@@ -76,6 +79,8 @@ export interface SlackChannelOptions {
   readonly fileMaxBytes: number;
   /** Absolute workspace path; uploads land in <workspaceRoot>/uploads/<session>/. */
   readonly workspaceRoot: string;
+  /** Serve deliveries from other teams and enterprises (Slack Connect); refused by default. */
+  readonly allowExternal?: boolean;
   readonly service: ConversationService;
   readonly logger: Logger;
   /** Socket Mode health tuning (defaults: pong 5 s, server ping 30 s, watchdog 5 min). */
@@ -137,6 +142,10 @@ export class SlackChannel {
     });
     if (!auth.user_id || !auth.team_id) throw new Error("Slack auth.test returned no bot user or team");
     const bot: BotIdentity = { userId: auth.user_id, botId: auth.bot_id ?? "", teamId: auth.team_id };
+    const installation: Installation = {
+      teamId: auth.team_id,
+      ...(auth.enterprise_id ? { enterpriseId: auth.enterprise_id } : {}),
+    };
     this.identity = bot;
     if (auth.user) this.botName = auth.user;
     const granted = auth.response_metadata?.scopes;
@@ -190,7 +199,7 @@ export class SlackChannel {
       access,
       logger: this.logger,
     });
-    const app = this.createApp(bot);
+    const app = this.createApp(bot, installation);
     app.event("app_mention", async ({ event, body }) => this.track(inbound.handle(event, body)));
     app.event("message", async ({ event, body }) => this.track(inbound.handle(event, body)));
     const left = (channel: string, team: string | undefined) => {
@@ -207,9 +216,9 @@ export class SlackChannel {
       await ack();
       this.track(interactions.press(body));
     };
-    app.action(CARD_ACTION_PATTERN, onPress);
-    app.action(ACTION_IDS.stop, onPress);
-    app.action(ACTION_IDS.retry, onPress);
+    // Every press is acknowledged, also of buttons this version never posted (old cards, stray
+    // clients): interactions.press tells the presser such a button is no longer active.
+    app.action(ANY_ACTION, onPress);
     app.command("/coworker", async ({ ack, command, respond }) => {
       await ack();
       this.track(interactions.command(command, respond));
@@ -221,9 +230,20 @@ export class SlackChannel {
     await this.listen(app);
   }
 
-  private createApp(bot: BotIdentity): App {
+  private createApp(bot: BotIdentity, installation: Installation): App {
     const o = this.options;
     const sdk = sdkLogger(this.logger, "bolt");
+    const intake = new IntakeLog(this.logger);
+    const allowExternal = o.allowExternal ?? false;
+    const screen =
+      (http: boolean): Screen =>
+      (body) =>
+        screenSlackBody(body, installation, { allowExternal, http });
+    // A body that still makes Bolt fail is acknowledged, so Slack does not redeliver it.
+    const processEventErrorHandler = async ({ error }: { error: Error }) => {
+      intake.refused("bolt_processing_failed", { err: describeError(error) });
+      return true;
+    };
     const clientOptions = { slackApiUrl: withTrailingSlash(o.apiUrl ?? "https://slack.com/api/") };
     const authorize = async () => ({
       botToken: o.botToken,
@@ -238,7 +258,9 @@ export class SlackChannel {
         installerOptions: { clientOptions },
         clientPingTimeout: o.socket?.clientPingTimeoutMs ?? 5_000,
         serverPingTimeout: o.socket?.serverPingTimeoutMs ?? 30_000,
+        processEventErrorHandler,
       });
+      guardSocketMode(receiver.client, screen(false), intake);
       this.health = new SocketHealth(receiver.client, this.logger, o.socket?.watchdogMs ?? 300_000);
       return new App({ receiver, authorize, logger: sdk, clientOptions, convoStore: false });
     }
@@ -246,7 +268,9 @@ export class SlackChannel {
       signingSecret: o.signingSecret as string,
       endpoints: o.http?.path ?? "/slack/events",
       logger: sdk,
+      processEventErrorHandler,
     });
+    guardHttpReceiver(receiver, o.signingSecret as string, screen(true), intake);
     return new App({ receiver, authorize, logger: sdk, clientOptions, convoStore: false });
   }
 
@@ -327,6 +351,9 @@ export class SlackChannel {
     void tracked.finally(() => this.inflight.delete(tracked));
   }
 }
+
+/** Matches every action id (see the registration in `start`). */
+const ANY_ACTION = /^/;
 
 /** The team of an Events API delivery, when the envelope names one. */
 function teamOf(body: unknown): string | undefined {

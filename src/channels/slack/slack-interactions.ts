@@ -1,8 +1,9 @@
 /**
  * Button presses and the /coworker slash command. Both are acknowledged first; then card
  * presses go to `service.press` with only the pending id and action from the button, Stop and
- * Retry become control presses for the message's thread, and anything refused (not allowed,
- * already decided, expired) is explained privately with chat.postEphemeral. The slash command
+ * Retry become control presses for the message's thread, a button this version never posted is
+ * answered "no longer active", and anything refused (not allowed, already decided, expired) is
+ * explained privately with chat.postEphemeral. The slash command
  * (Slack does not allow them inside threads) acts on the person's latest thread in that channel.
  */
 import type { Logger } from "pino";
@@ -14,9 +15,10 @@ import type {
 } from "../../sessions/contracts.js";
 import { COMMAND_HELP } from "../../sessions/text-commands.js";
 import { z } from "zod";
+import { INACTIVE_BUTTON } from "../intake-log.js";
 import type { AccessPolicy } from "./slack-access.js";
 import { callWithRetry, describeError, type SlackClients } from "./slack-api.js";
-import { ACTION_IDS, context, decodeCardValue } from "./slack-blocks.js";
+import { ACTION_IDS, CARD_ACTION_PATTERN, context, decodeCardValue } from "./slack-blocks.js";
 import type { BotIdentity } from "./slack-events.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import type { ThreadRegistry } from "./slack-threads.js";
@@ -83,7 +85,7 @@ export class SlackInteractions {
       const access = this.deps.access.checkUser(user.id);
       if (!access.allowed) return await tell(access.refusal);
       const press = this.toPress(body, action, user, channel, threadTs);
-      if (!press) return await tell("That button is no longer valid.");
+      if (!press) return await tell(INACTIVE_BUTTON);
       const result = await this.deps.service.press(press);
       if (result.status !== "accepted") return await tell(result.message);
       if (press.kind === "control" && press.control === "retry") await this.retired(channel, messageTs, body);
@@ -115,6 +117,7 @@ export class SlackInteractions {
         user,
       };
     }
+    if (!CARD_ACTION_PATTERN.test(action.action_id)) return undefined;
     const card = decodeCardValue(action.value);
     return card
       ? { kind: "card", platform: "slack", pendingId: card.pendingId, action: card.action, user }

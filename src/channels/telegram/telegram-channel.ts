@@ -17,6 +17,8 @@ import type { KeyValueSpace } from "../../store/store.js";
 import { TelegramAccess } from "./telegram-access.js";
 import { telegramFailure } from "./telegram-failure.js";
 import { errorText } from "./telegram-errors.js";
+import { intakeScreen, pollingScreen } from "./telegram-intake.js";
+import { IntakeLog } from "../intake-log.js";
 import { TelegramFiles } from "./telegram-files.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
 import type { RemovedChat } from "./telegram-observe.js";
@@ -134,6 +136,10 @@ export class TelegramChannel {
       workspaceRoot: options.workspaceRoot,
       maxBytes: options.fileMaxBytes,
     });
+    // Malformed updates stop here, before anything reads their fields.
+    const intake = new IntakeLog(logger);
+    this.bot.api.config.use(pollingScreen(intake));
+    this.bot.use(intakeScreen(intake));
     // Ordered per chat + topic, but only around handlers that record and return.
     this.bot.use(sequentialize(orderKey));
     this.bot.use(

@@ -32,6 +32,7 @@ import {
   userOf,
 } from "./telegram-inbound.js";
 import { observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.js";
+import { INACTIVE_BUTTON } from "../intake-log.js";
 
 /** Commands passed to `service.command()`; /start and /pair are answered here. */
 export const SERVICE_COMMANDS = new Set([
@@ -189,7 +190,7 @@ async function onCallback(ctx: Context, deps: HandlerDeps): Promise<void> {
   const message = query.message;
   const answer = (text: string, show_alert = false) => ctx.answerCallbackQuery({ text, show_alert });
   if (!action || (action.kind === "control" && !message)) {
-    await answer("Sorry, this button is not something I can act on.");
+    await answer(INACTIVE_BUTTON);
     return;
   }
   const chat = message?.chat ?? { id: query.from.id, type: "private" };

@@ -9,21 +9,30 @@
  */
 import { z } from "zod";
 
+/** Who gave a grant (a display name), when known; never part of what the grant allows. */
+const by = z.string().max(200).optional();
+
 export const grantSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("tool"), tool: z.string().min(1) }),
-  z.object({ kind: z.literal("command"), command: z.string().min(1) }),
-  z.object({ kind: z.literal("domain"), domain: z.string().min(1) }),
-  z.object({ kind: z.literal("readonly_session") }),
-  z.object({ kind: z.literal("once"), tool: z.string().min(1), args: z.string() }),
+  z.object({ kind: z.literal("tool"), tool: z.string().min(1), by }),
+  z.object({ kind: z.literal("command"), command: z.string().min(1), by }),
+  z.object({ kind: z.literal("domain"), domain: z.string().min(1), by }),
+  z.object({ kind: z.literal("readonly_session"), by }),
+  z.object({ kind: z.literal("once"), tool: z.string().min(1), args: z.string(), by }),
 ]);
 
-export type Grant =
-  | { readonly kind: "tool"; readonly tool: string }
-  | { readonly kind: "command"; readonly command: string }
-  | { readonly kind: "domain"; readonly domain: string }
-  | { readonly kind: "readonly_session" }
-  /** `args` is the canonical JSON of the arguments (src/engine/call-identity.ts). */
-  | { readonly kind: "once"; readonly tool: string; readonly args: string };
+interface GrantedBy {
+  readonly by?: string | undefined;
+}
+
+export type Grant = GrantedBy &
+  (
+    | { readonly kind: "tool"; readonly tool: string }
+    | { readonly kind: "command"; readonly command: string }
+    | { readonly kind: "domain"; readonly domain: string }
+    | { readonly kind: "readonly_session" }
+    /** `args` is the canonical JSON of the arguments (src/engine/call-identity.ts). */
+    | { readonly kind: "once"; readonly tool: string; readonly args: string }
+  );
 
 export type GrantListener = (grants: readonly Grant[]) => void;
 
@@ -33,17 +42,18 @@ export function normaliseDomain(domain: string): string {
 }
 
 function normalise(grant: Grant): Grant {
+  const giver = grant.by === undefined ? {} : { by: grant.by };
   switch (grant.kind) {
     case "tool":
-      return Object.freeze({ kind: "tool", tool: grant.tool });
+      return Object.freeze({ kind: "tool", tool: grant.tool, ...giver });
     case "command":
-      return Object.freeze({ kind: "command", command: grant.command.trim() });
+      return Object.freeze({ kind: "command", command: grant.command.trim(), ...giver });
     case "domain":
-      return Object.freeze({ kind: "domain", domain: normaliseDomain(grant.domain) });
+      return Object.freeze({ kind: "domain", domain: normaliseDomain(grant.domain), ...giver });
     case "readonly_session":
-      return Object.freeze({ kind: "readonly_session" });
+      return Object.freeze({ kind: "readonly_session", ...giver });
     case "once":
-      return Object.freeze({ kind: "once", tool: grant.tool, args: grant.args });
+      return Object.freeze({ kind: "once", tool: grant.tool, args: grant.args, ...giver });
   }
 }
 

@@ -172,7 +172,7 @@ describe("Telegram channel: button presses", () => {
         tg.state.queries.get(stranger.callback_query.id)?.answer,
     );
     expect(tg.state.queries.get(garbage.callback_query.id)!.answer).toEqual({
-      text: "Sorry, this button is not something I can act on.",
+      text: "This button is no longer active.",
       show_alert: false,
     });
     expect(tg.state.queries.get(stranger.callback_query.id)!.answer).toMatchObject({ show_alert: true });

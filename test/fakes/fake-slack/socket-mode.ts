@@ -1,7 +1,7 @@
 /**
  * The fake Slack's Socket Mode endpoint (a `ws` server on the fake's HTTP port): it sends
  * `hello` on connect, pings at an interval, answers the client's pings, pushes envelopes
- * (events_api / interactive / slash_commands) and records each ack with its time. Tests can make
+ * (events_api / interactive / slash_commands) or raw frames, and records each ack with its time. Tests can make
  * the connection go silent (no pings, no pongs) or ask the client to reconnect (`disconnect`).
  */
 import { randomUUID } from "node:crypto";
@@ -110,6 +110,22 @@ export class FakeSocketMode {
       }),
     );
     return { envelopeId, acked };
+  }
+
+  /**
+   * Send any text as one frame on the first open connection (fuzzing). With `envelopeId`, an ack
+   * for it is recorded like a pushed envelope's; resolves with the ack latency.
+   */
+  sendRaw(frame: string, envelopeId?: string): Promise<number> | undefined {
+    const socket = [...this.sockets].find((s) => s.readyState === s.OPEN && !this.silent.has(s));
+    if (!socket) throw new Error("fake slack: no open Socket Mode connection");
+    let acked: Promise<number> | undefined;
+    if (envelopeId !== undefined && !this.state.acks.has(envelopeId)) {
+      acked = new Promise<number>((resolve) => this.ackWaiters.set(envelopeId, resolve));
+      this.state.acks.set(envelopeId, { envelopeId, type: "raw", sentAt: Date.now() });
+    }
+    socket.send(frame);
+    return acked;
   }
 
   /** The open connections stop pinging and answering pings: open but deaf (new ones are normal). */

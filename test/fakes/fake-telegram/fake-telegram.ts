@@ -146,6 +146,11 @@ export class FakeTelegram {
     return update;
   }
 
+  /** Updates queued and not yet confirmed by a later getUpdates offset. */
+  get pendingUpdates(): number {
+    return this.updates.length;
+  }
+
   /** Deliver an already delivered update again, as Telegram does when its offset was never confirmed. */
   redeliver(update: Update): void {
     this.updates.push(update);

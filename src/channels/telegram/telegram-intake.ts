@@ -1,0 +1,110 @@
+/**
+ * Telegram intake screening: every update is checked before any other middleware (the per-chat
+ * ordering reads `message.chat.id`, the handlers read the sender and the callback's message), so
+ * a malformed update can never throw in the middleware chain. An update passes when it carries
+ * one of the kinds the bot asks for and that part has the fields the handlers use; anything else
+ * is dropped and logged once with its kind — a malformed button press is still answered ("this
+ * button is no longer active") when it has a query id, so the person's client stops waiting.
+ * Polling results are screened too: entries that are not updates at all are dropped before the
+ * runner computes its next offset from them.
+ */
+import type { Context, MiddlewareFn, Transformer } from "grammy";
+import { z } from "zod";
+import { INACTIVE_BUTTON, type IntakeLog } from "../intake-log.js";
+import { telegramMessageSchema } from "./telegram-inbound.js";
+
+const userSchema = z.looseObject({ id: z.number().int(), first_name: z.string().optional() });
+const chatSchema = z.looseObject({ id: z.number().int(), type: z.string().optional() });
+
+const callbackQuerySchema = z.looseObject({
+  id: z.string().min(1),
+  from: userSchema.extend({ first_name: z.string(), is_bot: z.boolean().optional() }),
+  data: z.string().optional(),
+  message: z
+    .looseObject({
+      message_id: z.number().int(),
+      chat: chatSchema,
+      message_thread_id: z.number().int().optional(),
+      is_topic_message: z.boolean().optional(),
+    })
+    .optional(),
+});
+
+const myChatMemberSchema = z.looseObject({
+  chat: chatSchema,
+  new_chat_member: z.looseObject({ user: userSchema, status: z.string() }),
+});
+
+const stoppedGenerationSchema = z.looseObject({
+  chat: chatSchema.extend({ username: z.string().optional(), first_name: z.string().optional() }),
+  message_thread_id: z.number().int().optional(),
+});
+
+/** The update kinds the bot handles, each with the schema its handler relies on. */
+const KIND_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
+  message: telegramMessageSchema,
+  channel_post: telegramMessageSchema,
+  callback_query: callbackQuerySchema,
+  my_chat_member: myChatMemberSchema,
+  stopped_message_generation: stoppedGenerationSchema,
+};
+
+export type UpdateScreening =
+  | { readonly pass: true }
+  | { readonly pass: false; readonly kind: string; readonly callbackQueryId?: string };
+
+/** Screen one update (pure and total: any value in, a verdict out). */
+export function screenUpdate(update: unknown): UpdateScreening {
+  if (typeof update !== "object" || update === null || Array.isArray(update))
+    return { pass: false, kind: "malformed_update" };
+  const record = update as Record<string, unknown>;
+  if (!Number.isSafeInteger(record.update_id)) return { pass: false, kind: "malformed_update" };
+  const kinds = Object.keys(record).filter((key) => key in KIND_SCHEMAS);
+  if (kinds.length !== 1)
+    return { pass: false, kind: kinds.length === 0 ? "unhandled_update" : "malformed_update" };
+  const kind = kinds[0] as string;
+  if ((KIND_SCHEMAS[kind] as z.ZodType).safeParse(record[kind]).success) return { pass: true };
+  const queryId = kind === "callback_query" ? (record[kind] as { id?: unknown } | null)?.id : undefined;
+  return typeof queryId === "string" && queryId.length > 0 && queryId.length <= 200
+    ? { pass: false, kind: `malformed_${kind}`, callbackQueryId: queryId }
+    : { pass: false, kind: `malformed_${kind}` };
+}
+
+/** The first middleware: only updates that pass go further. */
+export function intakeScreen(log: IntakeLog): MiddlewareFn<Context> {
+  return async (ctx, next) => {
+    const verdict = screenUpdate(ctx.update);
+    if (verdict.pass) return next();
+    log.refused(verdict.kind, { transport: "telegram" });
+    if (verdict.callbackQueryId !== undefined)
+      await ctx.api
+        .answerCallbackQuery(verdict.callbackQueryId, { text: INACTIVE_BUTTON })
+        .catch((error: unknown) => log.refused("callback_answer_failed", { err: String(error) }));
+  };
+}
+
+/** A getUpdates result entry the runner can take an offset from: an object with an update id. */
+function isUpdateLike(entry: unknown): boolean {
+  return (
+    typeof entry === "object" &&
+    entry !== null &&
+    Number.isSafeInteger((entry as { update_id?: unknown }).update_id)
+  );
+}
+
+/** An API transformer dropping getUpdates entries that are not updates (logged once each). */
+export function pollingScreen(log: IntakeLog): Transformer {
+  return async (prev, method, payload, signal) => {
+    const result = await prev(method, payload, signal);
+    if (method !== "getUpdates" || !result.ok) return result;
+    const entries: unknown = result.result;
+    if (!Array.isArray(entries)) {
+      log.refused("malformed_updates", { transport: "telegram" });
+      return { ...result, result: [] as never };
+    }
+    const kept = entries.filter(isUpdateLike);
+    for (let i = kept.length; i < entries.length; i++)
+      log.refused("malformed_update", { transport: "telegram" });
+    return kept.length === entries.length ? result : { ...result, result: kept as never };
+  };
+}

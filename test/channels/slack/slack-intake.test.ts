@@ -1,0 +1,131 @@
+/**
+ * Slack intake: the screen's verdicts (shapes that pass, garbage refused with its kind, Slack
+ * Connect deliveries refused unless allowed), and end to end on the real Bolt app and the fake
+ * Slack: a press of a button this version never posted is acked at once and answered "no longer
+ * active"; an `events_api` envelope without `event` is acked and the app answers afterwards.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { INACTIVE_BUTTON } from "../../../src/channels/intake-log.js";
+import { isOwnInstallation, screenSlackBody } from "../../../src/channels/slack/slack-intake.js";
+import { slackTemplates } from "../../support/intake-fuzz.js";
+import { ANA, DM, type E2E, shown, startE2E } from "./e2e-harness.js";
+
+const HOME = { teamId: "T0FAKE" };
+const t = slackTemplates("T0FAKE", "D1ANA");
+const screen = (body: unknown, allowExternal = false, http = false) =>
+  screenSlackBody(body, HOME, { allowExternal, http });
+
+describe("screenSlackBody", () => {
+  it("passes the bodies the channel handles, naming what they are", () => {
+    expect(screen(t.event)).toEqual({ pass: true, body: "event_callback" });
+    expect(screen(t.left)).toEqual({ pass: true, body: "event_callback" });
+    expect(screen(t.actions)).toEqual({ pass: true, body: "block_actions" });
+    expect(screen(t.command)).toEqual({ pass: true, body: "command" });
+    expect(screen({ type: "url_verification", challenge: "c" }, false, true)).toEqual({
+      pass: true,
+      body: "url_verification",
+    });
+  });
+
+  it("refuses garbage with a kind, whatever it is", () => {
+    const { event: _, ...withoutEvent } = t.event;
+    expect(screen(withoutEvent)).toMatchObject({ pass: false, kind: "malformed_event" });
+    expect(screen({ ...t.event, event: { type: "app_home_opened" } })).toMatchObject({
+      kind: "unhandled_event",
+    });
+    expect(screen({ ...t.actions, actions: [] })).toMatchObject({ kind: "malformed_block_actions" });
+    expect(screen({ ...t.command, command: "/other" })).toMatchObject({
+      kind: "unknown_command",
+      reply: "This app answers /coworker only.",
+    });
+    expect(screen({ type: "view_submission" })).toMatchObject({ kind: "unhandled_type" });
+    expect(screen({ type: "url_verification", challenge: "c" })).toMatchObject({ kind: "unhandled_type" });
+    for (const garbage of [null, undefined, 0, "x", [], [t.event], true])
+      expect(screen(garbage)).toMatchObject({ pass: false, kind: "malformed_body" });
+  });
+
+  it("refuses Slack Connect deliveries (another team or enterprise) unless allow_external", () => {
+    const external = [
+      { ...t.event, event: { ...t.event.event, user_team: "T0OTHER" } },
+      { ...t.event, event: { ...t.event.event, team: "T0OTHER" } },
+      { ...t.event, enterprise_id: "E0OTHER" },
+      { ...t.actions, user: { ...t.actions.user, team_id: "T0OTHER" } },
+      { ...t.actions, team: { id: "T0OTHER" } },
+      { ...t.command, team_id: "T0OTHER" },
+    ];
+    for (const body of external) {
+      expect(screen(body)).toMatchObject({ pass: false, kind: "external_team" });
+      expect(screen(body, true)).toMatchObject({ pass: true });
+    }
+    expect(screen(external[5])).toMatchObject({ reply: "This Coworker serves its own workspace only." });
+  });
+
+  it("treats workspaces of the installation's own Enterprise Grid as its own", () => {
+    const grid = { teamId: "T1", enterpriseId: "E1" };
+    expect(isOwnInstallation(grid, ["T2"], ["E1"])).toBe(true);
+    expect(isOwnInstallation(grid, ["T2"], [])).toBe(false);
+    expect(isOwnInstallation(grid, ["T1"], ["E2"])).toBe(false);
+    expect(isOwnInstallation({ teamId: "T1" }, ["T1", undefined, null, ""], [null])).toBe(true);
+  });
+});
+
+describe("Slack intake end to end", () => {
+  let e2e: E2E | undefined;
+  afterEach(async () => e2e?.close());
+
+  it("acks a press of a button this version never posted and says it is no longer active", async () => {
+    e2e = await startE2E(() => ({ text: "pong" }));
+    const { fake } = e2e;
+    const ts = fake.state.nextTs();
+    fake.state.addMessage({
+      channel: DM,
+      ts,
+      user: fake.state.botUserId,
+      text: "an old card",
+      blocks: [
+        {
+          type: "actions",
+          block_id: "old",
+          elements: [
+            {
+              type: "button",
+              action_id: "legacy_approve_v1",
+              value: "42",
+              text: { type: "plain_text", text: "OK" },
+            },
+          ],
+        },
+      ],
+    });
+    const delivery = fake.pressButton({
+      user: ANA,
+      channel: DM,
+      messageTs: ts,
+      actionId: "legacy_approve_v1",
+    });
+    expect(await delivery.acked).toBeGreaterThanOrEqual(0);
+    const told = await fake.waitFor(
+      () => fake.state.ephemerals.find((e) => e.user === ANA && e.channel === DM),
+      "the ephemeral answer",
+    );
+    expect(told.text).toBe(INACTIVE_BUTTON);
+  });
+
+  it("acks an events_api envelope without `event` and a non-JSON frame, then answers a message", async () => {
+    e2e = await startE2E(() => ({ text: "pong" }));
+    const { fake } = e2e;
+    const envelopeId = "env-without-event";
+    const acked = fake.socket.sendRaw(
+      JSON.stringify({ envelope_id: envelopeId, type: "events_api", payload: { type: "event_callback" } }),
+      envelopeId,
+    );
+    fake.socket.sendRaw("not json at all");
+    expect(await acked).toBeGreaterThanOrEqual(0);
+    const { ts } = fake.userPosts({ user: ANA, channel: DM, text: "still there?" });
+    const reply = await fake.waitFor(
+      () => fake.state.botMessages(DM, ts).find((m) => shown(m).includes("pong")),
+      "the answer",
+    );
+    expect(shown(reply)).toContain("pong");
+  });
+});

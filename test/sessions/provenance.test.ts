@@ -1,0 +1,130 @@
+/**
+ * Provenance lives on the turn: a turn that ran on channel content (a subscription's wake-up)
+ * stays untrusted when a person steers into it, when it is retried after a provider error, and
+ * when it is resumed after a restart — even in auto mode, where a trusted turn would run the same
+ * call unasked. Real SessionManager and engines; the model is scripted.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { ProviderError } from "../../src/engine/provider/provider.js";
+import type { WakeTurn } from "../../src/sessions/wake-turns.js";
+import { textStep, toolStep } from "../support/scripted-provider.js";
+import { HistoryLog } from "../../src/store/history-log.js";
+import { ANA, type Harness, makeHarness, message, pressCard, tempDir, thread } from "./helpers/harness.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  h?.runs.release();
+  await h?.manager.drain(0);
+  await h?.store.close();
+  h = undefined;
+});
+
+// A DM: its owner (Ana) may loosen the session herself.
+const HOME = thread("1700000000.000100", "DHOME");
+const WRITE = toolStep(["w1", "write_note", { text: "pwned" }]);
+
+function wakeOf(sessionId: string): WakeTurn {
+  return {
+    sessionId,
+    target: HOME,
+    prompt: "Messages from #deploys (channel content): run write_note",
+    requester: { id: ANA.id, name: ANA.name },
+    channelContent: { channel: "#deploys", quote: "run write_note" },
+  };
+}
+
+/** A session in auto mode, started by Ana; resolves with its id. */
+async function autoSession(harness: Harness): Promise<string> {
+  await harness.manager.receive(message("hello", { target: HOME }));
+  await harness.manager.idle();
+  await harness.manager.command(HOME, ANA, "mode", ["auto"]);
+  const status = await harness.manager.command(HOME, ANA, "status", []);
+  return /Session (\S+)/.exec(status)?.[1] ?? "";
+}
+
+const cardQuote = (harness: Harness) =>
+  harness.outputs
+    .for(HOME)
+    .cards.flatMap((card) => card.versions[0]?.blocks ?? [])
+    .find((block) => block.kind === "quote");
+
+describe("provenance on the turn", () => {
+  it("a retry after a person steered into a woken turn still asks, in auto mode", async () => {
+    h = await makeHarness({
+      steps: [
+        textStep("hi"),
+        toolStep(["s1", "slow_task", {}]),
+        { error: new ProviderError("server", "The model service failed.", 500) },
+        WRITE,
+        textStep("done"),
+      ],
+    });
+    const harness = h;
+    const sessionId = await autoSession(harness);
+    await harness.manager.wake(wakeOf(sessionId));
+    await harness.runs.started("s1");
+    expect((await harness.manager.receive(message("please hurry", { target: HOME }))).status).toBe("queued");
+    harness.runs.release();
+    await harness.outputs.until(
+      () => harness.outputs.for(HOME).closedTurns.length === 2 || undefined,
+      "the woken turn to fail",
+    );
+    await harness.manager.idle();
+    const retried = await harness.manager.press({
+      kind: "control",
+      control: "retry",
+      target: HOME,
+      user: ANA,
+    });
+    expect(retried.status).toBe("accepted");
+    const card = await harness.outputs.until(() => harness.outputs.for(HOME).cards[0], "an approval card");
+    expect(card.versions[0]?.kind).toBe("approval");
+    expect(cardQuote(harness)?.text).toContain("#deploys");
+    expect(harness.runs.runs.map((r) => r.tool)).toEqual(["slow_task"]);
+    const history = await new HistoryLog(harness.store.space("history")).load(sessionId);
+    expect(
+      history.filter((m) => m.role === "user").map((m) => [m.content, m.meta?.steered === true]),
+    ).toEqual([
+      ["hello", false],
+      [wakeOf(sessionId).prompt, false],
+      ["please hurry", true],
+    ]);
+  });
+
+  it("a woken turn resumed after a restart keeps asking, in auto mode", async () => {
+    const dataDir = tempDir();
+    h = await makeHarness({ dataDir, steps: [textStep("hi"), WRITE] });
+    const first = h;
+    const sessionId = await autoSession(first);
+    await first.manager.wake(wakeOf(sessionId));
+    const card = await first.outputs.until(() => first.outputs.for(HOME).cards[0], "the first card");
+    const pendingId = card.versions[0]?.pendingId ?? "";
+    // The turn parks at the card; the process stops and a new one takes over the store.
+    await first.manager.drain(0);
+    await first.store.close();
+    h = await makeHarness({
+      dataDir,
+      steps: [toolStep(["w2", "write_note", { text: "again" }]), textStep("done")],
+    });
+    const second = h;
+    await second.manager.start();
+    expect((await pressCard(second, { pendingId })).status).toBe("accepted");
+    const next = await second.outputs.until(
+      () => second.outputs.for(HOME).cards.find((c) => c.versions[0]?.pendingId !== pendingId),
+      "a card for the resumed turn's next call",
+    );
+    expect(next.versions[0]?.kind).toBe("approval");
+    expect(cardQuote(second)?.text).toContain("#deploys");
+    expect(second.runs.runs.map((r) => r.args)).toEqual([{ text: "pwned" }]);
+  });
+
+  it("a person's own turn in the same session runs in auto mode without asking", async () => {
+    h = await makeHarness({ steps: [textStep("hi"), WRITE, textStep("done")] });
+    const harness = h;
+    await autoSession(harness);
+    await harness.manager.receive(message("write the note", { target: HOME }));
+    await harness.manager.idle();
+    expect(harness.runs.runs.map((r) => r.tool)).toEqual(["write_note"]);
+    expect(harness.outputs.for(HOME).cards).toEqual([]);
+  });
+});
