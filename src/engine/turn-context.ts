@@ -4,6 +4,8 @@
  * tool call, switch mode, stop. One context per run / resume / retry.
  */
 import type { ToolRegistry } from "../tools/registry.js";
+import type { Attachment } from "../media/attachment.js";
+import type { MediaOptions } from "./outbound-media.js";
 import type { SessionFacts } from "../tools/tool.js";
 import { deepFreeze } from "./deep-freeze.js";
 import {
@@ -47,6 +49,7 @@ export interface TurnDeps {
   readonly contextProvider?: ((request: ConversationExecutionRequest) => string | undefined) | undefined;
   readonly persistence?: TurnPersistence | undefined;
   readonly onModeChange?: ((mode: PermissionMode) => void) | undefined;
+  readonly media?: MediaOptions | undefined;
   readonly now: () => Date;
 }
 
@@ -57,6 +60,8 @@ export interface CallAnswer {
   readonly status: ToolCallStatus;
   readonly content: string;
   readonly files?: readonly string[] | undefined;
+  /** Images the result refers to (read_file on an image), adapted per model call. */
+  readonly attachments?: readonly Attachment[] | undefined;
   readonly durationMs?: number | undefined;
   /** A few words on why the call ended this way, shown on status lines. */
   readonly reason?: string | undefined;
@@ -170,6 +175,7 @@ export class TurnContext {
       role: "tool",
       tool_call_id: answer.callId,
       content: answer.content,
+      ...(answer.attachments?.length ? { attachments: answer.attachments } : {}),
       meta: {
         at: this.stamp(),
         status: answer.status,

@@ -20,6 +20,8 @@ import type { ConversationMessage, ToolCallRecord } from "./messages.js";
 import { runModelStep } from "./model-step.js";
 import type { PermissionMode } from "./modes.js";
 import { isErrorMarker } from "./outbound.js";
+import type { MediaOptions } from "./outbound-media.js";
+import type { Attachment } from "../media/attachment.js";
 import type { GrantSet } from "./permissions/grants.js";
 import type { PermissionEngine } from "./permissions/permission-engine.js";
 import type { ProviderClient, RawToolCall } from "./provider/provider.js";
@@ -51,6 +53,8 @@ export interface TurnEngineOptions {
   onModeChange?: (mode: PermissionMode) => void;
   now?: () => Date;
   compaction?: { keepRecentTurns?: number };
+  /** How attached images reach the model (vision decision, caps); placeholders only when absent. */
+  media?: MediaOptions;
 }
 
 type TurnKind = "run" | "resume" | "retry";
@@ -93,7 +97,7 @@ function toRecord(call: RawToolCall): ToolCallRecord {
 export class TurnEngine {
   private readonly deps: TurnContext["deps"];
   private readonly compactor: Compactor;
-  private readonly steering: string[] = [];
+  private readonly steering: { text: string; attachments: readonly Attachment[] }[] = [];
   private current: TurnContext | undefined;
   private lastHistory: readonly ConversationMessage[] = [];
 
@@ -126,9 +130,9 @@ export class TurnEngine {
     this.current?.interrupt();
   }
 
-  /** Queue user text; it joins the history at the next step boundary (or the next turn's first). */
-  steer(text: string): void {
-    this.steering.push(text);
+  /** Queue user text (and its attachments); it joins the history at the next step boundary (or the next turn's first). */
+  steer(text: string, attachments: readonly Attachment[] = []): void {
+    this.steering.push({ text, attachments });
   }
 
   /** The history as it stands, including the running (or last) turn. */
@@ -180,9 +184,11 @@ export class TurnEngine {
       } else {
         await this.answerPending(ctx, unansweredToolCalls(ctx.history), false);
         const untrusted = ctx.provenance.kind === "channel_content";
+        const { attachments } = ctx.request;
         await ctx.append({
           role: "user",
           content: ctx.request.prompt,
+          ...(attachments.length > 0 ? { attachments } : {}),
           meta: { at: ctx.stamp(), ...(untrusted ? { untrusted: true } : {}) },
         });
       }
@@ -257,8 +263,13 @@ export class TurnEngine {
 
   private async injectSteering(ctx: TurnContext): Promise<void> {
     while (this.steering.length > 0) {
-      const text = this.steering.shift()!;
-      await ctx.append({ role: "user", content: text, meta: { at: ctx.stamp(), steered: true } });
+      const { text, attachments } = this.steering.shift()!;
+      await ctx.append({
+        role: "user",
+        content: text,
+        ...(attachments.length > 0 ? { attachments } : {}),
+        meta: { at: ctx.stamp(), steered: true },
+      });
     }
   }
 }

@@ -14,6 +14,7 @@ import type { MemoryToolsOptions } from "../../tools/memory/memory-tools.js";
 import type { Messenger } from "../../tools/messaging/messenger.js";
 import type { AnyTool } from "../../tools/tool.js";
 import { PermissionEngine } from "../permissions/permission-engine.js";
+import type { MediaOptions } from "../outbound-media.js";
 import type { ProviderClient } from "../provider/provider.js";
 import type { ConversationExecutionRequest } from "../request.js";
 import { TurnEngine, type TurnEngineOptions } from "../turn-engine.js";
@@ -61,6 +62,8 @@ export interface EngineFactoryDeps {
   /** How the operating system is described (default from node:os). */
   readonly os?: string;
   readonly compaction?: TurnEngineOptions["compaction"];
+  /** How attached images reach the model (config model.vision and attachments.*). */
+  readonly media?: Omit<MediaOptions, "workspaceRoot">;
 }
 
 /** The host's operating system, e.g. "Linux 6.8.0 (x64)". */
@@ -136,6 +139,7 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
       onModeChange: context.onModeChange,
       now,
       compaction: deps.compaction,
+      ...(deps.media ? { media: { ...deps.media, workspaceRoot: deps.workspaceRoot } } : {}),
     };
 
     const prepare = async (request: ConversationExecutionRequest) => {
