@@ -29,6 +29,10 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "COWORKER_WORKSPACE", path: ["workspace", "root"], kind: "string" },
   { env: "COWORKER_STORE_URL", path: ["store_url"], kind: "string" },
   { env: "COWORKER_MODE", path: ["agent", "mode"], kind: "string" },
+  { env: "COWORKER_MODEL_VISION", path: ["model", "vision"], kind: "string" },
+  { env: "COWORKER_TRANSCRIPTION_MODEL", path: ["transcription", "model"], kind: "string" },
+  { env: "COWORKER_TRANSCRIPTION_BASE_URL", path: ["transcription", "base_url"], kind: "string" },
+  { env: "COWORKER_TRANSCRIPTION_API_KEY", path: ["transcription", "api_key"], kind: "string" },
 ];
 
 export type Env = Readonly<Record<string, string | undefined>>;

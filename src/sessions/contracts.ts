@@ -35,6 +35,10 @@ export interface InboundFile {
   readonly path: string;
   readonly name: string;
   readonly bytes: number;
+  /** What the platform says the file is (MIME type), when it says. */
+  readonly mediaType?: string;
+  /** Length of a voice note or audio clip, in seconds, when known. */
+  readonly durationS?: number;
 }
 
 export interface InboundMessage {

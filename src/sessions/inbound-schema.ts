@@ -22,7 +22,15 @@ export const inboundMessageSchema = z.object({
   target: threadTargetSchema,
   user: platformUserSchema,
   text: z.string(),
-  files: z.array(z.object({ path: z.string().min(1), name: z.string(), bytes: z.number().nonnegative() })),
+  files: z.array(
+    z.object({
+      path: z.string().min(1),
+      name: z.string(),
+      bytes: z.number().nonnegative(),
+      mediaType: z.string().optional(),
+      durationS: z.number().nonnegative().optional(),
+    }),
+  ),
   attachments: z.array(attachmentSchema).optional(),
   sentAt: z.string(),
 });
