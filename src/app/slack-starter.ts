@@ -9,6 +9,7 @@
 import { SlackChannel } from "../channels/slack/slack-channel.js";
 import type { ChannelResolver } from "../channels/slack/slack-messenger.js";
 import type { CoworkerConfig } from "../config/schema.js";
+import { attachmentIntakeFromConfig } from "./attachment-intake.js";
 import { SlackDirectory } from "../subscriptions/platforms/slack-directory.js";
 import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
 import type { AppSubscriptions } from "./app-subscriptions.js";
@@ -70,6 +71,7 @@ async function start(
     allowedBots: section.allowed_bots,
     fileMaxBytes: section.file_max_bytes,
     workspaceRoot: config.workspace.root,
+    attachments: attachmentIntakeFromConfig(config, context.logger),
     service: context.service,
     logger: context.logger,
     ...subscriptions.channelHooks,

@@ -25,6 +25,7 @@ import { ACTION_IDS, CARD_ACTION_PATTERN } from "./slack-blocks.js";
 import { CapabilityLatch } from "./slack-capabilities.js";
 import { SocketHealth } from "./slack-connection.js";
 import type { BotIdentity } from "./slack-events.js";
+import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { SlackInbound } from "./slack-inbound.js";
 import { SlackInteractions } from "./slack-interactions.js";
 import { type ChannelResolver, SlackMessenger } from "./slack-messenger.js";
@@ -75,6 +76,8 @@ export interface SlackChannelOptions {
   readonly fileMaxBytes: number;
   /** Absolute workspace path; uploads land in <workspaceRoot>/uploads/<session>/. */
   readonly workspaceRoot: string;
+  /** What saved files become for the model; default caps and no transcription when absent. */
+  readonly attachments?: AttachmentIntake;
   readonly service: ConversationService;
   readonly logger: Logger;
   /** Socket Mode health tuning (defaults: pong 5 s, server ping 30 s, watchdog 5 min). */
@@ -177,6 +180,8 @@ export class SlackChannel {
       allowedBots: new Set(o.allowedBots),
       requireMentionInThreads: o.requireMentionInThreads,
       files: { botToken: o.botToken, maxBytes: o.fileMaxBytes, workspaceRoot: o.workspaceRoot },
+      attachments:
+        o.attachments ?? new AttachmentIntake({ workspaceRoot: o.workspaceRoot, logger: this.logger }),
       logger: this.logger,
       ...(o.observe ? { observe: o.observe } : {}),
     });

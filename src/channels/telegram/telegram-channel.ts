@@ -17,6 +17,7 @@ import type { KeyValueSpace } from "../../store/store.js";
 import { TelegramAccess } from "./telegram-access.js";
 import { errorText } from "./telegram-errors.js";
 import { TelegramFiles } from "./telegram-files.js";
+import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
 import type { RemovedChat } from "./telegram-observe.js";
 import type { Messenger } from "../../tools/messaging/messenger.js";
@@ -41,6 +42,8 @@ export interface TelegramChannelOptions {
   readonly fileMaxBytes: number;
   /** Uploads are saved under `<workspaceRoot>/uploads/<session>/`. */
   readonly workspaceRoot: string;
+  /** What saved files become for the model; default caps and no transcription when absent. */
+  readonly attachments?: AttachmentIntake;
   readonly service: ConversationService;
   readonly logger: Logger;
   /** Skips getMe (tests, or a cached identity). */
@@ -133,6 +136,8 @@ export class TelegramChannel {
         service: options.service,
         access,
         files,
+        attachments:
+          options.attachments ?? new AttachmentIntake({ workspaceRoot: options.workspaceRoot, logger }),
         bot: () => ({ id: this.bot.botInfo.id, username: this.bot.botInfo.username }),
         outputFor,
         logger,

@@ -1,8 +1,14 @@
 /**
  * read_file {path, offset?, limit?}: a workspace text file with line numbers, paged for large
  * files (a marker says how many lines remain and which offset continues); binary files refused.
+ * An image (PNG, JPEG, GIF, WebP) is described and attached to the result, so a vision model
+ * sees it (the engine adapts the attachment per model call).
  */
+import { stat } from "node:fs/promises";
+import { basename } from "node:path";
 import { z } from "zod";
+import { describeImage, formatBytes } from "../../media/attachment.js";
+import { probeImageFile } from "../../media/image-probe.js";
 import { defineTool, fail, ok } from "../tool.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
 import { readTextFile, splitLines } from "./text-file.js";
@@ -50,7 +56,8 @@ export function createReadFileTool(options: ReadFileOptions) {
     name: "read_file",
     description:
       "Read a text file from the workspace. Lines are numbered; large files come in pages — " +
-      "pass offset (1-based line) and limit to read further. Binary files are refused.",
+      "pass offset (1-based line) and limit to read further. Images (PNG, JPEG, GIF, WebP) are " +
+      "shown to you when your model can see images. Other binary files are refused.",
     inputSchema: readFileSchema,
     category: "read",
     risk: "low",
@@ -64,6 +71,18 @@ export function createReadFileTool(options: ReadFileOptions) {
     async execute(args) {
       return onWorkspacePath(options.paths, args.path, async (file) => {
         const shown = file.display;
+        const { size } = await stat(file.absolute);
+        const image = await probeImageFile(file.absolute, {
+          path: shown,
+          name: basename(shown),
+          bytes: size,
+        });
+        if (image)
+          return {
+            ok: true,
+            output: `${shown} is an image (${image.mediaType}, ${describeImage(image)}, ${formatBytes(size)}). It is attached below when this model can see images; otherwise only this description is available.`,
+            attachments: [image],
+          };
         const lines = splitLines(await readTextFile(file.absolute, shown, maxFileBytes));
         if (lines.length === 0) return ok(`${shown} is empty.`);
         const first = args.offset ?? 1;
