@@ -194,11 +194,12 @@ export class AttachmentIntake {
       const note = `[voice/audio ${label} — not transcribed: transcription is not configured. The file is saved at ${file.path}.]`;
       return first ? { hint: TRANSCRIPTION_HINT, section: note } : { section: note };
     }
-    const transcript = await transcriber.transcribe({
+    const spoken = await transcriber.transcribe({
       absolute,
       name: file.name,
       ...(file.mediaType ? { mediaType: file.mediaType } : {}),
     });
+    const transcript = spoken.trim();
     return {
       section: `[voice transcript of ${label}]\n${transcript === "" ? "(no speech recognised)" : transcript}`,
     };
