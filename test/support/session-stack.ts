@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
+import type { MediaOptions } from "../../src/engine/outbound-media.js";
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
 import { TurnEngine } from "../../src/engine/turn-engine.js";
 import type { EngineFactory } from "../../src/sessions/engine-context.js";
@@ -22,6 +23,7 @@ export function engineFactory(
   provider: ProviderClient,
   registry: ToolRegistry,
   instructions = TEST_INSTRUCTIONS,
+  media?: MediaOptions,
 ): EngineFactory {
   const permissions = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
   return (ctx) =>
@@ -38,6 +40,7 @@ export function engineFactory(
       audit: ctx.audit,
       persistence: ctx.persistence,
       onModeChange: ctx.onModeChange,
+      ...(media ? { media } : {}),
     });
 }
 

@@ -51,13 +51,18 @@ export function tinyPdf(pages: readonly TinyPage[]): Buffer {
     );
   }
   objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesId} 0 R >>`;
-  objects[pagesId - 1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(" ")}] /Count ${kids.length} >>`;
+  objects[pagesId - 1] =
+    `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(" ")}] /Count ${kids.length} >>`;
   const parts: Buffer[] = [Buffer.from("%PDF-1.4\n")];
   const offsets: number[] = [];
   let length = parts[0]!.length;
   objects.forEach((body, i) => {
     offsets.push(length);
-    const chunk = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), Buffer.from(body), Buffer.from("\nendobj\n")]);
+    const chunk = Buffer.concat([
+      Buffer.from(`${i + 1} 0 obj\n`),
+      Buffer.from(body),
+      Buffer.from("\nendobj\n"),
+    ]);
     parts.push(chunk);
     length += chunk.length;
   });

@@ -73,6 +73,8 @@ export type StackExtension = (deps: {
   readonly store: Store;
   readonly provider: ProviderClient;
   readonly workspaceRoot: string;
+  /** The fake model server's base URL (`http://127.0.0.1:<port>/v1`). */
+  readonly openaiBaseURL: string;
 }) => StackExtras | Promise<StackExtras>;
 
 /** The shared test engine factory (also used by the benchmarks that import it from here). */
@@ -91,7 +93,8 @@ async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
   const store = await createStore({ url: options.storeUrl, dataDir });
   const provider = new OpenAIProvider({ baseURL: openai.baseURL, apiKey: "test-key", maxRetries: 0 });
   const workspaceRoot = join(dataDir, "workspace");
-  const extras = (await options.extend?.({ store, provider, workspaceRoot })) ?? {};
+  const extras =
+    (await options.extend?.({ store, provider, workspaceRoot, openaiBaseURL: openai.baseURL })) ?? {};
   const manager = buildSessionManager({
     store,
     createEngine: extras.createEngine ?? engineFactory(provider, sessionTestRegistry(runs)),
