@@ -2,10 +2,12 @@
  * PDF text extraction with pdf.js (pdfjs-dist 4, the legacy build that runs on Node 20), off the
  * main thread: each document is parsed in a short-lived worker thread, so a large PDF never
  * blocks the event loop that serves chats. Page-capped; the extract is cached beside the file
- * (`<file>.txt`, pages separated by form feeds under a one-line header) so a redelivery or a
- * second look costs nothing. A PDF whose pages carry no text (a scan) is reported as such.
+ * (`<file>.txt`, pages separated by form feeds under a one-line header naming the PDF's SHA-256)
+ * so a redelivery or the same document sent again costs a hash, not a parse. A PDF whose pages carry no text (a scan) is reported as such.
  */
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -32,7 +34,7 @@ export interface PdfTextOptions {
 const require = createRequire(import.meta.url);
 const PDFJS_URL = pathToFileURL(require.resolve("pdfjs-dist/legacy/build/pdf.mjs")).href;
 const FONTS_DIR = `${join(dirname(require.resolve("pdfjs-dist/package.json")), "standard_fonts")}/`;
-const HEADER = /^# PDF text: (\d+) of (\d+) pages\n/;
+const HEADER = /^# PDF text: (\d+) of (\d+) pages · sha256 ([0-9a-f]{64})\n/;
 
 /** The worker body (plain JavaScript: worker threads run outside the TypeScript toolchain). */
 const WORKER_SOURCE = `
@@ -99,13 +101,18 @@ function pdfTextOf(totalPages: number, pages: readonly string[], cachePath: stri
   return { totalPages, pages, scanned: pages.every((page) => page.trim() === ""), cachePath };
 }
 
-async function cached(cacheFile: string, pdfFile: string, cachePath: string): Promise<PdfText | undefined> {
+/** The file's SHA-256, read in chunks so a large file does not block the event loop. */
+async function digestOf(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+async function cached(cacheFile: string, digest: string, cachePath: string): Promise<PdfText | undefined> {
   try {
-    const [pdf, cache] = await Promise.all([stat(pdfFile), stat(cacheFile)]);
-    if (cache.mtimeMs < pdf.mtimeMs) return undefined;
     const text = await readFile(cacheFile, "utf8");
     const header = HEADER.exec(text);
-    if (!header) return undefined;
+    if (!header || header[3] !== digest) return undefined;
     const body = text.slice(header[0].length);
     const read = Number(header[1]);
     const pages = read === 0 ? [] : body.split("\f\n");
@@ -126,10 +133,11 @@ export async function extractPdfText(
 ): Promise<PdfText> {
   const cacheFile = `${absolute}.txt`;
   const cachePath = `${relative}.txt`;
-  const hit = await cached(cacheFile, absolute, cachePath);
+  const digest = await digestOf(absolute);
+  const hit = await cached(cacheFile, digest, cachePath);
   if (hit) return hit;
   const { totalPages, pages } = await inWorker(absolute, options);
-  const header = `# PDF text: ${pages.length} of ${totalPages} pages\n`;
+  const header = `# PDF text: ${pages.length} of ${totalPages} pages · sha256 ${digest}\n`;
   await writeFile(cacheFile, header + pages.join("\f\n"));
   return pdfTextOf(totalPages, pages, cachePath);
 }
