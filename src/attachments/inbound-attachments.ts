@@ -85,7 +85,7 @@ async function headOf(absolute: string): Promise<Uint8Array> {
 function fenced(text: string, language: string): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = "`".repeat(longest + 1);
-  return `${fence}${language}\n${text}\n${fence}`;
+  return `${fence}${language}\n${text.replace(/\n$/, "")}\n${fence}`;
 }
 
 function capped(text: string, maxChars: number, whole: string): string {

@@ -116,7 +116,7 @@ describe("images, text files, caps", () => {
     const small = await saved("app.ts", "const a = ```;\n");
     const big = await saved("big.log", "x".repeat(2_000));
     const result = await intake({ textInlineMaxBytes: 1_000 }).process([small, big], "s");
-    expect(result.sections[0]).toBe("app.ts:\n````typescript\nconst a = ```;\n\n````");
+    expect(result.sections[0]).toBe("app.ts:\n````typescript\nconst a = ```;\n````");
     expect(result.sections[1]).toMatch(
       /^big\.log \(2\.0 KB\) is too long to include here; it is saved at uploads\/s\/big\.log — read_file it\.$/,
     );
