@@ -9,6 +9,7 @@
 import { SlackChannel } from "../channels/slack/slack-channel.js";
 import type { ChannelResolver } from "../channels/slack/slack-messenger.js";
 import type { CoworkerConfig } from "../config/schema.js";
+import { attachmentIntakeFromConfig } from "./attachment-intake.js";
 import { SlackDirectory } from "../subscriptions/platforms/slack-directory.js";
 import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
 import { slackTimezones } from "../channels/slack/slack-timezones.js";
@@ -76,6 +77,7 @@ async function start(
     fileMaxBytes: section.file_max_bytes,
     allowExternal: section.allow_external,
     workspaceRoot: config.workspace.root,
+    attachments: attachmentIntakeFromConfig(config, context.logger),
     service: context.service,
     logger: context.logger,
     ...subscriptions.channelHooks,

@@ -7,6 +7,7 @@
  */
 import { TelegramChannel } from "../channels/telegram/telegram-channel.js";
 import type { CoworkerConfig } from "../config/schema.js";
+import { attachmentIntakeFromConfig } from "./attachment-intake.js";
 import { TelegramDirectory } from "../subscriptions/platforms/telegram-directory.js";
 import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
 import type { AppSchedules } from "./app-schedules.js";
@@ -47,6 +48,7 @@ async function start(
       : {}),
     fileMaxBytes: section.file_max_bytes,
     workspaceRoot: config.workspace.root,
+    attachments: attachmentIntakeFromConfig(config, context.logger),
     service: context.service,
     logger: context.logger,
     accessStore: context.store.space("grants"),

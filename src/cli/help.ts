@@ -20,7 +20,9 @@ Options:
 
 Environment (overrides the config file; a .env file in the working directory is read too):
   Model      OPENAI_API_KEY, OPENAI_BASE_URL (e.g. http://localhost:11434/v1 for Ollama),
-             COWORKER_MODEL
+             COWORKER_MODEL, COWORKER_MODEL_VISION (auto | true | false: does it see images)
+  Voice      COWORKER_TRANSCRIPTION_MODEL, COWORKER_TRANSCRIPTION_BASE_URL,
+             COWORKER_TRANSCRIPTION_API_KEY (voice notes transcribed when set)
   Slack      SLACK_BOT_TOKEN, SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP),
              SLACK_API_URL
   Telegram   TELEGRAM_BOT_TOKEN, TELEGRAM_ALLOWED_USERS (comma list), TELEGRAM_API_ROOT

@@ -36,6 +36,10 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "COWORKER_SHELL_SANDBOX", path: ["tools", "shell", "sandbox"], kind: "string" },
   { env: "COWORKER_SHELL_NETWORK", path: ["tools", "shell", "network"], kind: "boolean" },
   { env: "COWORKER_OPS_PORT", path: ["ops", "port"], kind: "integer" },
+  { env: "COWORKER_MODEL_VISION", path: ["model", "vision"], kind: "string" },
+  { env: "COWORKER_TRANSCRIPTION_MODEL", path: ["transcription", "model"], kind: "string" },
+  { env: "COWORKER_TRANSCRIPTION_BASE_URL", path: ["transcription", "base_url"], kind: "string" },
+  { env: "COWORKER_TRANSCRIPTION_API_KEY", path: ["transcription", "api_key"], kind: "string" },
 ];
 
 export type Env = Readonly<Record<string, string | undefined>>;

@@ -43,6 +43,13 @@ const modelSchema = z.strictObject({
   stall_timeout_s: positiveInt.default(60),
   max_retries: nonNegativeInt.default(3),
   max_output_tokens: positiveInt.optional(),
+  /** Whether the model sees images: auto decides from the model name (env COWORKER_MODEL_VISION). */
+  vision: z
+    .union([z.boolean(), z.enum(["auto", "true", "false"])])
+    .default("auto")
+    .transform((value) => (value === "true" ? true : value === "false" ? false : value)),
+  /** Extra model-name fragments counted as vision models when vision is auto. */
+  vision_models: z.array(nonEmpty).default([]),
 });
 
 const agentSchema = z.strictObject({
@@ -254,6 +261,25 @@ const schedulesSchema = z.strictObject({
   max_failures: positiveInt.default(3),
 });
 
+/** What people send: caps for files and how images go to the model. */
+const attachmentsSchema = z.strictObject({
+  max_files: positiveInt.default(10),
+  max_chars: positiveInt.default(20_000),
+  pdf_max_pages: positiveInt.default(50),
+  text_inline_max_bytes: positiveInt.default(100 * 1024),
+  image_detail: z.enum(["auto", "low", "high"]).default("auto"),
+  image_max_bytes: positiveInt.default(8 * MB),
+  max_images_per_call: positiveInt.default(8),
+});
+
+/** Voice and audio transcription on an OpenAI-compatible /audio/transcriptions endpoint. */
+const transcriptionSchema = z.strictObject({
+  model: nonEmpty.default("whisper-1"),
+  base_url: httpUrl.default("https://api.openai.com/v1"),
+  api_key: nonEmpty.optional(),
+  timeout_s: positiveInt.default(120),
+});
+
 /** The whole configuration file. */
 export const configSchema = z.strictObject({
   model: modelSchema.prefault({}),
@@ -270,6 +296,8 @@ export const configSchema = z.strictObject({
   subscriptions: subscriptionsSchema.prefault({}),
   skills: skillsSchema.prefault({}),
   schedules: schedulesSchema.prefault({}),
+  attachments: attachmentsSchema.prefault({}),
+  transcription: transcriptionSchema.optional(),
   server: z
     .strictObject({
       shutdown_grace_s: z.number().nonnegative().default(20),

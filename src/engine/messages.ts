@@ -4,7 +4,12 @@
  * A message may carry display-only fields under `meta` (timestamps, source sidecars, usage,
  * notices). They are persisted with the history but stripped by `toModelMessage` before anything
  * is sent to a model. Reasoning is never stored as content.
+ *
+ * A user message (a person's files) or a tool result (read_file on an image) may carry
+ * `attachments`: records naming workspace files, never their bytes. They are adapted to the
+ * model of each call at send time (see outbound-media.ts); the stored message never changes.
  */
+import type { Attachment } from "../media/attachment.js";
 
 /** One tool call the assistant made, as the OpenAI wire format spells it. */
 export interface ToolCallRecord {
@@ -28,7 +33,12 @@ export interface MessageMeta {
 
 export type ConversationMessage =
   | { readonly role: "system"; readonly content: string; readonly meta?: MessageMeta }
-  | { readonly role: "user"; readonly content: string; readonly meta?: MessageMeta }
+  | {
+      readonly role: "user";
+      readonly content: string;
+      readonly attachments?: readonly Attachment[];
+      readonly meta?: MessageMeta;
+    }
   | {
       readonly role: "assistant";
       readonly content: string | null;
@@ -39,13 +49,19 @@ export type ConversationMessage =
       readonly role: "tool";
       readonly tool_call_id: string;
       readonly content: string;
+      readonly attachments?: readonly Attachment[];
       readonly meta?: MessageMeta;
     };
+
+/** One part of a multi-part user message, as OpenAI-compatible servers spell it. */
+export type ContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string; detail: "auto" | "low" | "high" } };
 
 /** The shape sent to a model: the same roles with every display-only field removed. */
 export type ModelMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | ContentPart[] }
   | { role: "assistant"; content: string | null; tool_calls?: ToolCallRecord[] }
   | { role: "tool"; tool_call_id: string; content: string };
 

@@ -1,5 +1,5 @@
 /**
- * One model call of a turn: build the outbound view, stream the reply, and turn what happens into
+ * One model call of a turn: build the outbound view (images adapted to this call's model), stream the reply, and turn what happens into
  * a step outcome. An interrupt aborts the request at once (the stream is abandoned even if the
  * provider is slow to notice) and keeps the partial text the user watched; a context overflow
  * compacts and tries again; any other failure stores an error marker (so `retry` works) and
@@ -8,6 +8,7 @@
 import { raceAbort } from "./abort.js";
 import { type Compactor, modelSummariser } from "./compaction.js";
 import { buildOutbound } from "./outbound.js";
+import { prepareMedia } from "./outbound-media.js";
 import {
   type FinishReason,
   ProviderError,
@@ -53,6 +54,7 @@ async function streamOnce(ctx: TurnContext, compactor: Compactor): Promise<Attem
     summary: view.summary,
     messages: view.messages,
     context: contextBlock(ctx),
+    media: await prepareMedia(view.messages, ctx.request.model, ctx.deps.media),
   });
   let text = "";
   let finished: Extract<ProviderStreamEvent, { type: "step-finished" }> | undefined;

@@ -4,9 +4,12 @@
  * Built fresh for every call from the stored history, and never written back: the system prompt
  * (with the compaction summary, when older turns are compacted), the history with display-only
  * fields stripped and failed-attempt markers dropped, and the ephemeral context block appended to
- * the last user message.
+ * the last user message. Attachments are rendered by the call's media view: a user message's images
+ * join it as parts (or placeholder text), a tool result's images follow the run of tool results
+ * as one user message (tool messages cannot carry images) on a vision model.
  */
-import { type ConversationMessage, type ModelMessage, toModelMessage } from "./messages.js";
+import { type ContentPart, type ConversationMessage, type ModelMessage, toModelMessage } from "./messages.js";
+import { type MediaView, textOnlyView } from "./outbound-media.js";
 
 export interface OutboundInput {
   readonly instructions: string;
@@ -16,12 +19,17 @@ export interface OutboundInput {
   readonly messages: readonly ConversationMessage[];
   /** Ephemeral per-call context (mode reminders, channel info); never persisted. */
   readonly context?: string | undefined;
+  /** How this call renders attachments (placeholders when absent). */
+  readonly media?: MediaView;
 }
 
 /** Whether a stored message is a failed model attempt (kept for display and `retry`, never sent). */
 export function isErrorMarker(message: ConversationMessage): boolean {
   return message.role === "assistant" && typeof message.meta?.error === "string";
 }
+
+/** The text before the images that tool results (read_file on an image) returned. */
+export const TOOL_IMAGES_LEAD = "The images returned by the tool results above:";
 
 /** Build the model-facing message list (see the module header). */
 export function buildOutbound(input: OutboundInput): ModelMessage[] {
@@ -30,15 +38,45 @@ export function buildOutbound(input: OutboundInput): ModelMessage[] {
     ? `${input.instructions}\n\n<conversation-summary>\nEarlier turns of this conversation were compacted. Summary:\n${input.summary}\n</conversation-summary>`
     : input.instructions;
   if (system) out.push({ role: "system", content: system });
-  for (const message of input.messages) if (!isErrorMarker(message)) out.push(toModelMessage(message));
+  const media = input.media ?? textOnlyView();
+  const sent = input.messages.filter((message) => !isErrorMarker(message));
+  let toolImages: ContentPart[] = [];
+  sent.forEach((message, i) => {
+    out.push(withAttachments(message, media));
+    if (message.role === "tool" && media.vision && message.attachments?.length)
+      toolImages.push(...media.parts(message.attachments));
+    if (toolImages.length > 0 && sent[i + 1]?.role !== "tool") {
+      out.push({ role: "user", content: [{ type: "text", text: TOOL_IMAGES_LEAD }, ...toolImages] });
+      toolImages = [];
+    }
+  });
   if (input.context) {
     for (let i = out.length - 1; i >= 0; i--) {
       const message = out[i]!;
       if (message.role === "user") {
-        out[i] = { role: "user", content: `${message.content}\n\n<context>\n${input.context}\n</context>` };
+        out[i] = {
+          role: "user",
+          content: appendText(message.content, `<context>\n${input.context}\n</context>`),
+        };
         break;
       }
     }
   }
   return out;
+}
+
+/** The model message, with a user message's attachments rendered by the call's media view. */
+function withAttachments(message: ConversationMessage, media: MediaView): ModelMessage {
+  const model = toModelMessage(message);
+  if (message.role !== "user" || !message.attachments?.length) return model;
+  const parts = media.parts(message.attachments);
+  const texts = parts.flatMap((part) => (part.type === "text" ? [part.text] : []));
+  if (texts.length === parts.length)
+    return { role: "user", content: [message.content, ...texts].filter(Boolean).join("\n\n") };
+  const lead: ContentPart[] = message.content ? [{ type: "text", text: message.content }] : [];
+  return { role: "user", content: [...lead, ...parts] };
+}
+
+function appendText(content: string | ContentPart[], text: string): string | ContentPart[] {
+  return typeof content === "string" ? `${content}\n\n${text}` : [...content, { type: "text", text }];
 }

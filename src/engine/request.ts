@@ -13,6 +13,7 @@ import { z } from "zod";
 import { frozenCopy } from "./deep-freeze.js";
 import type { ConversationMessage } from "./messages.js";
 import { type PermissionMode, permissionModeSchema } from "./modes.js";
+import { type Attachment, attachmentSchema } from "../media/attachment.js";
 
 export const DEFAULT_MAX_STEPS = 30;
 export const RUN_TO_COMPLETION_MAX_STEPS = 200;
@@ -27,6 +28,8 @@ export interface Requester {
 
 export interface ConversationExecutionRequest {
   readonly prompt: string;
+  /** Files the prompt's user message carries (images adapted per model call). */
+  readonly attachments: readonly Attachment[];
   readonly messages: readonly ConversationMessage[];
   readonly sessionId: string;
   readonly turnId: string;
@@ -49,7 +52,15 @@ export interface ConversationExecutionRequest {
 
 export type RequestInput = Omit<
   ConversationExecutionRequest,
-  "turnId" | "maxSteps" | "runToCompletion" | "metadata" | "allowedTools" | "title" | "surface" | "provider"
+  | "turnId"
+  | "maxSteps"
+  | "runToCompletion"
+  | "metadata"
+  | "allowedTools"
+  | "title"
+  | "surface"
+  | "provider"
+  | "attachments"
 > &
   Partial<
     Pick<
@@ -62,6 +73,7 @@ export type RequestInput = Omit<
       | "title"
       | "surface"
       | "provider"
+      | "attachments"
     >
   >;
 
@@ -79,6 +91,7 @@ export function createRequest(input: RequestInput): ConversationExecutionRequest
     throw new RangeError(`maxSteps must be a positive integer`);
   return frozenCopy({
     prompt: input.prompt,
+    attachments: [...(input.attachments ?? [])],
     // frozenCopy shares the list when it is already deep-frozen, and copies it otherwise.
     messages: input.messages,
     sessionId: input.sessionId,
@@ -143,6 +156,7 @@ export function describeRequest(request: ConversationExecutionRequest): string {
 
 const requestJsonSchema = z.object({
   prompt: z.string(),
+  attachments: z.array(attachmentSchema).default([]),
   messages: z.array(z.looseObject({ role: z.enum(["system", "user", "assistant", "tool"]) })),
   sessionId: z.string().min(1),
   turnId: z.string().min(1),

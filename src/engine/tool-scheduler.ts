@@ -76,9 +76,9 @@ async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnsw
     if (raced.aborted) answer = { status: "interrupted", content: TOOL_RESULT.interruptedWhileRunning };
     else {
       const output = String(raced.value.output ?? "");
-      const { files, summary: reason } = raced.value;
+      const { files, summary: reason, attachments } = raced.value;
       answer = raced.value.ok
-        ? { status: "ok", content: output, files, reason }
+        ? { status: "ok", content: output, files, reason, attachments }
         : { status: "error", content: failed(output), files, reason };
     }
   } catch (error) {

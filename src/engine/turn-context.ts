@@ -4,6 +4,8 @@
  * tool call, switch mode, stop. One context per run / resume / retry.
  */
 import type { ToolRegistry } from "../tools/registry.js";
+import type { Attachment } from "../media/attachment.js";
+import type { MediaOptions } from "./outbound-media.js";
 import type { SessionFacts } from "../tools/tool.js";
 import { deepFreeze } from "./deep-freeze.js";
 import {
@@ -48,6 +50,7 @@ export interface TurnDeps {
   readonly contextProvider?: ((request: ConversationExecutionRequest) => string | undefined) | undefined;
   readonly persistence?: TurnPersistence | undefined;
   readonly onModeChange?: ((mode: PermissionMode) => void) | undefined;
+  readonly media?: MediaOptions | undefined;
   readonly now: () => Date;
   /** The safety reviewer of this session (reviewed mode, shadow verdicts); none = never consulted. */
   readonly reviewer?: ReviewerGate | undefined;
@@ -62,6 +65,8 @@ export interface CallAnswer {
   readonly status: ToolCallStatus;
   readonly content: string;
   readonly files?: readonly string[] | undefined;
+  /** Images the result refers to (read_file on an image), adapted per model call. */
+  readonly attachments?: readonly Attachment[] | undefined;
   readonly durationMs?: number | undefined;
   /** A few words on why the call ended this way, shown on status lines. */
   readonly reason?: string | undefined;
@@ -175,6 +180,7 @@ export class TurnContext {
       role: "tool",
       tool_call_id: answer.callId,
       content: answer.content,
+      ...(answer.attachments?.length ? { attachments: answer.attachments } : {}),
       meta: {
         at: this.stamp(),
         status: answer.status,

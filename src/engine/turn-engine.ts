@@ -20,6 +20,8 @@ import type { ConversationMessage, MessageMeta, ToolCallRecord } from "./message
 import { runModelStep } from "./model-step.js";
 import type { PermissionMode } from "./modes.js";
 import { isErrorMarker } from "./outbound.js";
+import type { MediaOptions } from "./outbound-media.js";
+import type { Attachment } from "../media/attachment.js";
 import type { GrantSet } from "./permissions/grants.js";
 import type { PermissionEngine } from "./permissions/permission-engine.js";
 import type { ProviderClient, RawToolCall } from "./provider/provider.js";
@@ -62,6 +64,8 @@ export interface TurnEngineOptions {
    * by channel content; a framer that fails leaves the prompt as typed, with a warning notice.
    */
   framePrompt?: (request: ConversationExecutionRequest) => Promise<FramedPrompt | undefined>;
+  /** How attached images reach the model (vision decision, caps); placeholders only when absent. */
+  media?: MediaOptions;
 }
 
 /** A prompt as a framer rewrote it: the model-facing content and display-only fields. */
@@ -111,7 +115,7 @@ export class TurnEngine {
   private readonly deps: TurnContext["deps"];
   private readonly compactor: Compactor;
   private readonly framePrompt: TurnEngineOptions["framePrompt"];
-  private readonly steering: string[] = [];
+  private readonly steering: { text: string; attachments: readonly Attachment[] }[] = [];
   private current: TurnContext | undefined;
   private lastHistory: readonly ConversationMessage[] = [];
 
@@ -145,9 +149,9 @@ export class TurnEngine {
     this.current?.interrupt();
   }
 
-  /** Queue user text; it joins the history at the next step boundary (or the next turn's first). */
-  steer(text: string): void {
-    this.steering.push(text);
+  /** Queue user text (and its attachments); it joins the history at the next step boundary (or the next turn's first). */
+  steer(text: string, attachments: readonly Attachment[] = []): void {
+    this.steering.push({ text, attachments });
   }
 
   /** The history as it stands, including the running (or last) turn. */
@@ -200,9 +204,11 @@ export class TurnEngine {
         await this.answerPending(ctx, unansweredToolCalls(ctx.history), false);
         const untrusted = ctx.provenance.kind === "channel_content";
         const framed = untrusted ? undefined : await this.framed(ctx);
+        const { attachments } = ctx.request;
         await ctx.append({
           role: "user",
           content: framed?.content ?? ctx.request.prompt,
+          ...(attachments.length > 0 ? { attachments } : {}),
           meta: { ...framed?.meta, at: ctx.stamp(), ...(untrusted ? { untrusted: true } : {}) },
         });
       }
@@ -288,8 +294,13 @@ export class TurnEngine {
 
   private async injectSteering(ctx: TurnContext): Promise<void> {
     while (this.steering.length > 0) {
-      const text = this.steering.shift()!;
-      await ctx.append({ role: "user", content: text, meta: { at: ctx.stamp(), steered: true } });
+      const { text, attachments } = this.steering.shift()!;
+      await ctx.append({
+        role: "user",
+        content: text,
+        ...(attachments.length > 0 ? { attachments } : {}),
+        meta: { at: ctx.stamp(), steered: true },
+      });
     }
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { Card, CardRef } from "../approvals/card.js";
 import type { AgentEvent } from "../engine/events.js";
+import type { Attachment } from "../media/attachment.js";
 
 /** One conversation place on a platform. Serialisable: it is stored with the session. */
 export interface ThreadTarget {
@@ -34,6 +35,10 @@ export interface InboundFile {
   readonly path: string;
   readonly name: string;
   readonly bytes: number;
+  /** What the platform says the file is (MIME type), when it says. */
+  readonly mediaType?: string;
+  /** Length of a voice note or audio clip, in seconds, when known. */
+  readonly durationS?: number;
 }
 
 export interface InboundMessage {
@@ -43,6 +48,8 @@ export interface InboundMessage {
   readonly user: PlatformUser;
   readonly text: string;
   readonly files: readonly InboundFile[];
+  /** Images among the files, as records the engine adapts to each model call. */
+  readonly attachments?: readonly Attachment[];
   /** ISO time the platform says it was sent. */
   readonly sentAt: string;
 }

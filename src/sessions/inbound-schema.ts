@@ -3,6 +3,7 @@
  * The session manager validates both, so a channel bug becomes a clear refusal, never a crash.
  */
 import { z } from "zod";
+import { attachmentSchema } from "../media/attachment.js";
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
@@ -21,7 +22,16 @@ export const inboundMessageSchema = z.object({
   target: threadTargetSchema,
   user: platformUserSchema,
   text: z.string(),
-  files: z.array(z.object({ path: z.string().min(1), name: z.string(), bytes: z.number().nonnegative() })),
+  files: z.array(
+    z.object({
+      path: z.string().min(1),
+      name: z.string(),
+      bytes: z.number().nonnegative(),
+      mediaType: z.string().optional(),
+      durationS: z.number().nonnegative().optional(),
+    }),
+  ),
+  attachments: z.array(attachmentSchema).optional(),
   sentAt: z.string(),
 });
 

@@ -44,6 +44,7 @@ export function buildTurnRequest(input: {
   const { record, message, settings } = input;
   return createRequest({
     prompt: promptOf(message),
+    attachments: message.attachments ?? [],
     messages: input.history,
     sessionId: record.id,
     turnId: input.turnId,

@@ -6,6 +6,7 @@
  * thread's current session.
  */
 import { z } from "zod";
+import { type Attachment, attachmentSchema } from "../media/attachment.js";
 import { grantSchema, type Grant } from "../engine/permissions/grants.js";
 import type { TokenUsage } from "../engine/messages.js";
 import { type PermissionMode, permissionModeSchema } from "../engine/modes.js";
@@ -20,6 +21,8 @@ export interface QueuedMessage {
   readonly user: PlatformUser;
   readonly text: string;
   readonly files: readonly InboundFile[];
+  /** Images among the files (see InboundMessage). */
+  readonly attachments?: readonly Attachment[];
   readonly sentAt: string;
   /** Sent into a running turn as steering; dropped once the engine takes it into the history. */
   readonly steered?: boolean;
@@ -132,6 +135,7 @@ export const sessionRecordSchema = z.object({
       user,
       text: z.string(),
       files: z.array(z.object({ path: z.string(), name: z.string(), bytes: z.number() })),
+      attachments: z.array(attachmentSchema).optional(),
       sentAt: z.string(),
       steered: z.boolean().optional(),
       channelContent: z.object({ channel: z.string(), quote: z.string() }).optional(),
@@ -191,12 +195,13 @@ export function newSessionRecord(input: {
 
 /** The queue entry of an inbound message delivered under `dedupeKeys`. */
 export function queuedMessageOf(message: InboundMessage, dedupeKeys: readonly string[]): QueuedMessage {
-  const { user, text, files, sentAt } = message;
+  const { user, text, files, sentAt, attachments } = message;
   const extra = message.target.extra;
   return {
     user,
     text,
     files,
+    ...(attachments?.length ? { attachments } : {}),
     sentAt,
     ...(dedupeKeys.length > 0 ? { dedupeKeys } : {}),
     ...(extra === undefined ? {} : { targetExtra: extra }),

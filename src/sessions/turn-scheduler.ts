@@ -86,7 +86,7 @@ export class TurnScheduler {
   async steer(live: LiveSession, message: QueuedMessage): Promise<boolean> {
     if (!live.activeTurn || !live.engine.isRunning) return false;
     const saved = live.update((r) => ({ ...r, queue: [...r.queue, { ...message, steered: true }] }));
-    live.engine.steer(promptOf(message));
+    live.engine.steer(promptOf(message), message.attachments ?? []);
     await saved;
     return true;
   }

@@ -1,9 +1,11 @@
 /**
  * Zod schema for ConversationMessage (src/engine/messages.ts), used to validate history read back
  * from the store. Unknown fields are kept, so a field added to the contract later is not lost.
+ * `attachments` (user and tool messages) is optional, so records written before it parse as before.
  */
 import { z } from "zod";
 import type { ConversationMessage } from "../engine/messages.js";
+import { attachmentSchema } from "../media/attachment.js";
 
 const usageSchema = z.object({
   inputTokens: z.number(),
@@ -29,7 +31,12 @@ const toolCallSchema = z.object({
 /** One stored conversation message; the output type is checked against ConversationMessage. */
 export const conversationMessageSchema: z.ZodType<ConversationMessage> = z.discriminatedUnion("role", [
   z.looseObject({ role: z.literal("system"), content: z.string(), meta: metaSchema.optional() }),
-  z.looseObject({ role: z.literal("user"), content: z.string(), meta: metaSchema.optional() }),
+  z.looseObject({
+    role: z.literal("user"),
+    content: z.string(),
+    attachments: z.array(attachmentSchema).optional(),
+    meta: metaSchema.optional(),
+  }),
   z.looseObject({
     role: z.literal("assistant"),
     content: z.string().nullable(),
@@ -40,6 +47,7 @@ export const conversationMessageSchema: z.ZodType<ConversationMessage> = z.discr
     role: z.literal("tool"),
     tool_call_id: z.string(),
     content: z.string(),
+    attachments: z.array(attachmentSchema).optional(),
     meta: metaSchema.optional(),
   }),
 ]);

@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import type { ToolCategory } from "../engine/events.js";
 import type { ConversationExecutionRequest } from "../engine/request.js";
+import type { Attachment } from "../media/attachment.js";
 
 export type ToolRisk = "low" | "medium" | "high";
 /** Which argument a standing "always" grant may pin for this tool. */
@@ -37,6 +38,8 @@ export interface ToolResult {
   readonly output: string;
   /** Files the tool produced or changed (workspace paths). */
   readonly files?: readonly string[];
+  /** Images the model should see with the result (sent as image parts to a vision model). */
+  readonly attachments?: readonly Attachment[];
   /** A few words on how the call ended, for status lines ("exit 1", "timed out after 120 s"). */
   readonly summary?: string;
 }

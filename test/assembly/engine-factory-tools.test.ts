@@ -166,6 +166,13 @@ describe("engineOptionsFromConfig", () => {
       },
       allowedCommandPrefixes: ["git status"],
       hardDenyPatterns: ["rm -rf /"],
+      media: {
+        vision: "auto",
+        visionFamilies: [],
+        imageDetail: "auto",
+        imageMaxBytes: 8 * 1024 * 1024,
+        maxImagesPerCall: 8,
+      },
     });
   });
 });

@@ -53,6 +53,8 @@ describe("loadConfig", () => {
       max_output_tokens: 2048,
       stall_timeout_s: 60,
       max_retries: 3,
+      vision: "auto",
+      vision_models: [],
     });
     expect(config.agent.mode).toBe("auto");
     expect(config.agent.queue_mode).toBe("followup");

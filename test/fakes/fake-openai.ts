@@ -1,6 +1,7 @@
 /**
  * A local fake OpenAI-compatible HTTP server for tests: `POST /v1/chat/completions` (SSE when
- * `stream: true`, one JSON completion otherwise) and `GET /v1/models`, on 127.0.0.1 port 0.
+ * `stream: true`, one JSON completion otherwise), `POST /v1/audio/transcriptions` (multipart
+ * `file` + `model`, answered with `transcript(...)`) and `GET /v1/models`, on 127.0.0.1 port 0.
  *
  * Each request's parsed body is recorded; a handler decides the reply (text chunks, reasoning,
  * tool calls streamed as real-shaped fragments split across chunks, finish reason, usage, an
@@ -9,6 +10,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readParams, type UploadedFile } from "./fake-telegram/http-body.js";
 
 export interface FakeUsage {
   prompt_tokens: number;
@@ -56,6 +58,10 @@ export interface FakeOpenAI {
   /** Resolves once the request with this index has been aborted by its client. */
   waitForAbort(index: number): Promise<void>;
   setHandler(handler: FakeHandler): void;
+  /** Every transcription request: the model, the uploaded file's name and bytes. */
+  readonly transcriptions: { model: string; filename: string; content: Buffer }[];
+  /** What a transcription request is answered with (default: "transcript of <filename>"). */
+  setTranscript(answer: (file: { filename: string; content: Buffer }) => string): void;
   /** Stop listening and cut open connections; calling it again is a no-op. */
   close(): Promise<void>;
 }
@@ -77,6 +83,8 @@ export async function startFakeOpenAI(handler: FakeHandler = echoHandler): Promi
   const requests: FakeBody[] = [];
   const aborted: number[] = [];
   const abortWaiters = new Map<number, Array<() => void>>();
+  const transcriptions: { model: string; filename: string; content: Buffer }[] = [];
+  let transcript = (file: { filename: string; content: Buffer }): string => `transcript of ${file.filename}`;
 
   const markAborted = (index: number): void => {
     aborted.push(index);
@@ -98,6 +106,21 @@ export async function startFakeOpenAI(handler: FakeHandler = echoHandler): Promi
         object: "list",
         data: [{ id: MODEL_ID, object: "model", created: 0, owned_by: "fake" }],
       });
+      return;
+    }
+    if (req.method === "POST" && path === "/v1/audio/transcriptions") {
+      const form = await readParams(req, new URL(req.url ?? "/", "http://fake"));
+      const file = form.file as UploadedFile | undefined;
+      if (!file?.content) {
+        sendJson(res, 400, errorPayload(400, "file is required"));
+        return;
+      }
+      transcriptions.push({
+        model: String(form.model ?? ""),
+        filename: file.filename,
+        content: file.content,
+      });
+      sendJson(res, 200, { text: transcript(file) });
       return;
     }
     if (req.method !== "POST" || path !== "/v1/chat/completions") {
@@ -140,6 +163,10 @@ export async function startFakeOpenAI(handler: FakeHandler = echoHandler): Promi
     },
     setHandler(next) {
       current = next;
+    },
+    transcriptions,
+    setTranscript(answer) {
+      transcript = answer;
     },
     close() {
       if (!server.listening) return Promise.resolve();

@@ -68,4 +68,16 @@ describe("stored-shape fixtures", () => {
     expect(after[5]).toEqual({ role: "user", content: "thanks" });
     await store.close();
   });
+
+  it("v1 history with attachment records loads them back on the user message and the tool result", async () => {
+    const store = await seeded(readFixture(1, "history-attachments.json"));
+    const history = new HistoryLog(store.space("history"));
+    const messages = await history.load("telegram:tg:1001");
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(messages[0]).toMatchObject({
+      attachments: [{ kind: "image", mediaType: "image/jpeg", width: 1280, height: 960, bytes: 48213 }],
+    });
+    expect(messages[2]).toMatchObject({ attachments: [{ kind: "image", path: "shot.png" }] });
+    await store.close();
+  });
 });

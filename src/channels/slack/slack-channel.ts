@@ -25,6 +25,7 @@ import { CapabilityLatch } from "./slack-capabilities.js";
 import { SocketHealth } from "./slack-connection.js";
 import type { BotIdentity } from "./slack-events.js";
 import { listenFailure, slackFailure } from "./slack-failure.js";
+import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { SlackInbound } from "./slack-inbound.js";
 import { type Installation, screenSlackBody } from "./slack-intake.js";
 import { guardHttpReceiver, guardSocketMode, type Screen } from "./slack-intake-guard.js";
@@ -81,6 +82,8 @@ export interface SlackChannelOptions {
   readonly workspaceRoot: string;
   /** Serve deliveries from other teams and enterprises (Slack Connect); refused by default. */
   readonly allowExternal?: boolean;
+  /** What saved files become for the model; default caps and no transcription when absent. */
+  readonly attachments?: AttachmentIntake;
   readonly service: ConversationService;
   readonly logger: Logger;
   /** Socket Mode health tuning (defaults: pong 5 s, server ping 30 s, watchdog 5 min). */
@@ -187,6 +190,8 @@ export class SlackChannel {
       allowedBots: new Set(o.allowedBots),
       requireMentionInThreads: o.requireMentionInThreads,
       files: { botToken: o.botToken, maxBytes: o.fileMaxBytes, workspaceRoot: o.workspaceRoot },
+      attachments:
+        o.attachments ?? new AttachmentIntake({ workspaceRoot: o.workspaceRoot, logger: this.logger }),
       logger: this.logger,
       ...(o.observe ? { observe: o.observe } : {}),
     });

@@ -117,7 +117,12 @@ export async function downloadFiles(
       const fileName = `${safeFileName(file.id)}-${safeFileName(name)}`;
       await mkdir(join(options.workspaceRoot, relativeDir), { recursive: true });
       await writeFile(join(options.workspaceRoot, relativeDir, fileName), body);
-      saved.push({ path: posix.join(relativeDir, fileName), name, bytes: body.length });
+      saved.push({
+        path: posix.join(relativeDir, fileName),
+        name,
+        bytes: body.length,
+        ...(file.mimetype ? { mediaType: file.mimetype } : {}),
+      });
     } catch (error) {
       const reason = error instanceof FileRefused ? error.message : "it could not be downloaded";
       if (!(error instanceof FileRefused))

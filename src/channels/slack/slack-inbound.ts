@@ -12,6 +12,7 @@ import type { ConversationService, InboundMessage, ThreadTarget } from "../../se
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { sessionKeyOf } from "../../sessions/contracts.js";
 import { LruCache } from "../../sessions/lru.js";
+import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { AccessPolicy } from "./slack-access.js";
 import { describeError, type SlackClients } from "./slack-api.js";
 import {
@@ -37,6 +38,8 @@ export interface InboundDeps {
   readonly allowedBots: ReadonlySet<string>;
   readonly requireMentionInThreads: boolean;
   readonly files: Omit<FileDownloadOptions, "logger">;
+  /** Turns saved files into model input (images, PDF text, transcripts, notes). */
+  readonly attachments: AttachmentIntake;
   readonly logger: Logger;
   /** Told about every message seen in a channel (subscriptions buffer them). */
   readonly observe?: (message: ObservedMessage) => Promise<unknown> | undefined;
@@ -130,13 +133,17 @@ export class SlackInbound {
       return;
     }
     const user = await this.deps.users.user(author);
-    const downloaded = event.files?.length
-      ? await downloadFiles(event.files, sessionFolder(sessionKeyOf(target)), {
+    const limited = this.deps.attachments.limit(event.files ?? [], (file) => file.name ?? file.id);
+    const downloaded = limited.kept.length
+      ? await downloadFiles(limited.kept, sessionFolder(sessionKeyOf(target)), {
           ...this.deps.files,
           logger: this.deps.logger,
         })
       : { files: [], notes: [] };
-    const text = [plainText(event.text ?? "", this.deps.bot.userId), ...downloaded.notes]
+    const intake = await this.deps.attachments.process(downloaded.files, sessionKeyOf(target));
+    const notes = [...downloaded.notes, ...limited.notes, ...intake.notes];
+    await this.tell(target, [...notes, ...intake.hints]);
+    const text = [plainText(event.text ?? "", this.deps.bot.userId), ...intake.sections, ...notes]
       .filter((part) => part.length > 0)
       .join("\n\n");
     const message: InboundMessage = {
@@ -149,6 +156,7 @@ export class SlackInbound {
       user,
       text,
       files: downloaded.files,
+      ...(intake.attachments.length > 0 ? { attachments: intake.attachments } : {}),
       sentAt: sentAtOf(event.ts),
     };
     const result = await this.deps.service.receive(message);
@@ -181,6 +189,20 @@ export class SlackInbound {
       });
     } catch (error) {
       this.deps.logger.warn({ err: describeError(error) }, "slack channel message could not be reported");
+    }
+  }
+
+  /** Tell the person, in the thread, what happened to their files (notes and hints). */
+  private async tell(target: ThreadTarget, lines: readonly string[]): Promise<void> {
+    if (lines.length === 0) return;
+    try {
+      await this.deps.clients.api.chat.postMessage({
+        channel: target.channel,
+        text: lines.join("\n"),
+        ...(target.thread ? { thread_ts: target.thread } : {}),
+      });
+    } catch (error) {
+      this.deps.logger.warn({ err: describeError(error) }, "slack file notes could not be delivered");
     }
   }
 

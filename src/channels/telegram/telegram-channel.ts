@@ -20,6 +20,7 @@ import { errorText } from "./telegram-errors.js";
 import { intakeScreen, pollingScreen } from "./telegram-intake.js";
 import { IntakeLog } from "../intake-log.js";
 import { TelegramFiles } from "./telegram-files.js";
+import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
 import type { RemovedChat } from "./telegram-observe.js";
 import type { Messenger } from "../../tools/messaging/messenger.js";
@@ -44,6 +45,8 @@ export interface TelegramChannelOptions {
   readonly fileMaxBytes: number;
   /** Uploads are saved under `<workspaceRoot>/uploads/<session>/`. */
   readonly workspaceRoot: string;
+  /** What saved files become for the model; default caps and no transcription when absent. */
+  readonly attachments?: AttachmentIntake;
   readonly service: ConversationService;
   readonly logger: Logger;
   /** Skips getMe (tests, or a cached identity). */
@@ -147,6 +150,8 @@ export class TelegramChannel {
         service: options.service,
         access,
         files,
+        attachments:
+          options.attachments ?? new AttachmentIntake({ workspaceRoot: options.workspaceRoot, logger }),
         bot: () => ({ id: this.bot.botInfo.id, username: this.bot.botInfo.username }),
         outputFor,
         logger,

@@ -1,5 +1,5 @@
 /**
- * Files people send the bot: a document, or the largest photo size within the cap, is fetched
+ * Files people send the bot: a document, a voice note or audio clip, or the largest photo size within the cap, is fetched
  * with getFile + `<apiRoot>/file/bot<token>/<file_path>` into
  * `<workspaceRoot>/uploads/<session>/` and handed to the session as a workspace-relative path.
  * Oversized or failed downloads become short notes instead of errors.
@@ -26,6 +26,8 @@ interface Attachment {
   readonly fileId: string;
   readonly name: string;
   readonly declaredBytes: number | undefined;
+  readonly mediaType?: string | undefined;
+  readonly durationS?: number | undefined;
 }
 
 export interface Downloaded {
@@ -44,7 +46,7 @@ function megabytes(bytes: number): string {
   return `${(bytes / 1_048_576).toFixed(1)} MB`;
 }
 
-/** The file in a message, if any: a document, or the largest photo size under the cap. */
+/** The file in a message, if any: a document, a voice note, audio, or the largest photo size under the cap. */
 export function attachmentOf(message: TelegramMessage, maxBytes: number): Attachment | undefined {
   if (message.document) {
     const { document } = message;
@@ -52,6 +54,18 @@ export function attachmentOf(message: TelegramMessage, maxBytes: number): Attach
       fileId: document.file_id,
       name: safeName(document.file_name ?? `document-${document.file_unique_id}`),
       declaredBytes: document.file_size,
+      mediaType: document.mime_type,
+    };
+  }
+  const sound = message.voice ?? message.audio;
+  if (sound) {
+    const named = message.audio?.file_name;
+    return {
+      fileId: sound.file_id,
+      name: safeName(named ?? `${message.voice ? "voice" : "audio"}-${sound.file_unique_id}.ogg`),
+      declaredBytes: sound.file_size,
+      mediaType: sound.mime_type ?? (message.voice ? "audio/ogg" : undefined),
+      durationS: sound.duration,
     };
   }
   const sizes = [...(message.photo ?? [])].sort((a, b) => b.width * b.height - a.width * a.height);
@@ -61,6 +75,7 @@ export function attachmentOf(message: TelegramMessage, maxBytes: number): Attach
         fileId: photo.file_id,
         name: `photo-${safeName(photo.file_unique_id)}.jpg`,
         declaredBytes: photo.file_size,
+        mediaType: "image/jpeg",
       }
     : undefined;
 }
@@ -98,7 +113,14 @@ export class TelegramFiles {
         },
       });
       await pipeline(Readable.fromWeb(response.body as never), cap, createWriteStream(absolute));
-      return { files: [{ path: relative, name: attachment.name, bytes }], notes: [] };
+      const saved: InboundFile = {
+        path: relative,
+        name: attachment.name,
+        bytes,
+        ...(attachment.mediaType ? { mediaType: attachment.mediaType } : {}),
+        ...(attachment.durationS !== undefined ? { durationS: attachment.durationS } : {}),
+      };
+      return { files: [saved], notes: [] };
     } catch (error) {
       await rm(absolute, { force: true });
       return { files: [], notes: [`${attachment.name} could not be saved: ${errorText(error)}.`] };

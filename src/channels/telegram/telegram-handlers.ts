@@ -20,6 +20,8 @@ import { parseCallbackData } from "./telegram-card.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { errorText } from "./telegram-errors.js";
 import type { TelegramFiles } from "./telegram-files.js";
+import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
+import { sessionKeyOf } from "../../sessions/contracts.js";
 import {
   type BotIdentity,
   commandOf,
@@ -75,6 +77,8 @@ export interface HandlerDeps {
   readonly service: ConversationService;
   readonly access: TelegramAccess;
   readonly files: TelegramFiles;
+  /** Turns saved files into model input (images, PDF text, transcripts, notes). */
+  readonly attachments: AttachmentIntake;
   readonly bot: () => BotIdentity;
   readonly outputFor: (target: ThreadTarget) => ThreadOutput;
   readonly logger: Logger;
@@ -163,17 +167,20 @@ async function receive(
   output: ThreadOutput,
 ): Promise<void> {
   const text = textFor(message, deps.bot());
-  const { files, notes } = await deps.files.download(message, target);
-  if (text === "" && files.length === 0) {
-    if (notes.length > 0) await output.postText(notes.join("\n"));
-    return;
-  }
+  const downloaded = await deps.files.download(message, target);
+  const { files } = downloaded;
+  const intake = await deps.attachments.process(files, sessionKeyOf(target));
+  const notes = [...downloaded.notes, ...intake.notes];
+  const told = [...notes, ...intake.hints];
+  if (told.length > 0) await output.postText(told.join("\n"));
+  if (text === "" && files.length === 0) return;
   const result = await deps.service.receive({
     dedupeKeys: [`tg:update:${updateId}`, `tg:msg:${message.chat.id}:${message.message_id}`],
     target,
     user: userOf(message.from!),
-    text: notes.length === 0 ? text : [text, ...notes.map((note) => `[${note}]`)].filter(Boolean).join("\n"),
+    text: [text, ...intake.sections, ...notes.map((note) => `[${note}]`)].filter(Boolean).join("\n\n"),
     files,
+    ...(intake.attachments.length > 0 ? { attachments: intake.attachments } : {}),
     sentAt: new Date(message.date * 1000).toISOString(),
   });
   deps.logger.debug({ updateId, result }, "telegram: message recorded");

@@ -60,6 +60,16 @@ export const telegramMessageSchema = z.object({
     .extend({ file_name: z.string().optional(), mime_type: z.string().optional() })
     .optional(),
   photo: z.array(fileSchema.extend({ width: z.number(), height: z.number() })).optional(),
+  voice: fileSchema
+    .extend({ duration: z.number().nonnegative().optional(), mime_type: z.string().optional() })
+    .optional(),
+  audio: fileSchema
+    .extend({
+      duration: z.number().nonnegative().optional(),
+      file_name: z.string().optional(),
+      mime_type: z.string().optional(),
+    })
+    .optional(),
 });
 
 export type TelegramMessage = z.infer<typeof telegramMessageSchema>;

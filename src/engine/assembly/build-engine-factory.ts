@@ -14,6 +14,7 @@ import type { MemoryToolsOptions } from "../../tools/memory/memory-tools.js";
 import type { Messenger } from "../../tools/messaging/messenger.js";
 import type { AnyTool } from "../../tools/tool.js";
 import { PermissionEngine } from "../permissions/permission-engine.js";
+import type { MediaOptions } from "../outbound-media.js";
 import type { ProviderClient } from "../provider/provider.js";
 import { ReviewerGate, type ReviewerGateOptions } from "../reviewer/reviewer-gate.js";
 import type { ConversationExecutionRequest } from "../request.js";
@@ -68,6 +69,8 @@ export interface EngineFactoryDeps {
   readonly contextParts?: readonly ContextPart[];
   /** Rewrites a new turn's prompt before it is stored (e.g. a skill run directly). */
   readonly framePrompt?: TurnEngineOptions["framePrompt"];
+  /** How attached images reach the model (config model.vision and attachments.*). */
+  readonly media?: Omit<MediaOptions, "workspaceRoot">;
 }
 
 /** The host's operating system, e.g. "Linux 6.8.0 (x64)". */
@@ -146,6 +149,7 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
       ...(deps.reviewer ? { reviewer: new ReviewerGate(deps.reviewer) } : {}),
       ...(context.reviewerDenials ? { reviewerDenials: context.reviewerDenials } : {}),
       framePrompt: deps.framePrompt,
+      ...(deps.media ? { media: { ...deps.media, workspaceRoot: deps.workspaceRoot } } : {}),
     };
 
     const prepare = async (request: ConversationExecutionRequest) => {

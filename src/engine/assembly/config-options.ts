@@ -1,7 +1,7 @@
 /**
  * The engine factory's options that come from configuration: workspace roots, the user's standing
  * rules, the memory-saving setting, tool limits (with run_command's sandbox and resource limits),
- * allowed command prefixes and hard-deny patterns.
+ * allowed command prefixes and hard-deny patterns, and how images reach the model.
  * One mapping from config keys to factory options, so the application wires none of it by hand.
  */
 import type { CoworkerConfig } from "../../config/schema.js";
@@ -19,6 +19,7 @@ export type ConfigDerivedOptions = Pick<
   | "toolLimits"
   | "allowedCommandPrefixes"
   | "hardDenyPatterns"
+  | "media"
 >;
 
 /** Map a validated configuration to the factory's config-derived options. */
@@ -42,6 +43,13 @@ export function engineOptionsFromConfig(config: CoworkerConfig): ConfigDerivedOp
     },
     allowedCommandPrefixes: config.tools.allowed_commands,
     hardDenyPatterns: config.tools.hard_deny,
+    media: {
+      vision: config.model.vision,
+      visionFamilies: config.model.vision_models,
+      imageDetail: config.attachments.image_detail,
+      imageMaxBytes: config.attachments.image_max_bytes,
+      maxImagesPerCall: config.attachments.max_images_per_call,
+    },
   };
 }
 

@@ -10,6 +10,7 @@
  * while it prepares are kept and applied to the real engine's turn, so the turn ends the way an
  * interrupted turn always does (user message stored, no orphaned calls).
  */
+import type { Attachment } from "../../media/attachment.js";
 import { type AgentEvent, agentEvent } from "../events.js";
 import type { ConversationMessage } from "../messages.js";
 import type { ConversationExecutionRequest } from "../request.js";
@@ -34,7 +35,7 @@ export class SessionEngine extends TurnEngine {
   /** A turn was accepted and the real engine's turn has not started yet. */
   private claimed = false;
   private stopRequested = false;
-  private readonly earlySteering: string[] = [];
+  private readonly earlySteering: { text: string; attachments: readonly Attachment[] }[] = [];
 
   /** `base` satisfies the TurnEngine constructor only; turns run on the engine `prepare` builds. */
   constructor(
@@ -61,9 +62,9 @@ export class SessionEngine extends TurnEngine {
     this.inner?.interrupt();
   }
 
-  override steer(text: string): void {
-    if (this.inner) this.inner.steer(text);
-    else this.earlySteering.push(text);
+  override steer(text: string, attachments: readonly Attachment[] = []): void {
+    if (this.inner) this.inner.steer(text, attachments);
+    else this.earlySteering.push({ text, attachments });
   }
 
   override get messages(): readonly ConversationMessage[] {
@@ -83,7 +84,8 @@ export class SessionEngine extends TurnEngine {
     if (this.inner) return { engine: this.inner, notices: [] };
     const prepared = await this.prepare(request);
     this.inner = prepared.engine;
-    for (const text of this.earlySteering.splice(0)) prepared.engine.steer(text);
+    for (const { text, attachments } of this.earlySteering.splice(0))
+      prepared.engine.steer(text, attachments);
     return prepared;
   }
 

@@ -157,8 +157,22 @@ function requestBody(request: ProviderRequest): ChatParams {
 function toWireMessage(message: ModelMessage): ChatMessage {
   switch (message.role) {
     case "system":
+      return { role: "system", content: message.content };
     case "user":
-      return { role: message.role, content: message.content };
+      return {
+        role: "user",
+        content:
+          typeof message.content === "string"
+            ? message.content
+            : message.content.map((part) =>
+                part.type === "text"
+                  ? { type: "text", text: part.text }
+                  : {
+                      type: "image_url",
+                      image_url: { url: part.image_url.url, detail: part.image_url.detail },
+                    },
+              ),
+      };
     case "tool":
       return { role: "tool", tool_call_id: message.tool_call_id, content: message.content };
     case "assistant":

@@ -1,12 +1,18 @@
 /**
  * read_file {path, offset?, limit?}: a workspace text file with line numbers, paged for large
  * files (a marker says how many lines remain and which offset continues); binary files refused.
+ * An image (PNG, JPEG, GIF, WebP) is described and attached to the result, so a vision model
+ * sees it (the engine adapts the attachment per model call).
  */
+import { basename } from "node:path";
 import { z } from "zod";
+import { describeImage, formatBytes, type ImageAttachment } from "../../media/attachment.js";
+import { probeImageHandle } from "../../media/image-probe.js";
 import { defineTool, fail, ok } from "../tool.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
 import { readTextFile, splitLines } from "./text-file.js";
-import type { WorkspacePaths } from "./workspace-paths.js";
+import { openChecked } from "./anchored-fs.js";
+import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
 
 /** Limits for read_file. */
 export interface ReadFileOptions {
@@ -50,7 +56,8 @@ export function createReadFileTool(options: ReadFileOptions) {
     name: "read_file",
     description:
       "Read a text file from the workspace. Lines are numbered; large files come in pages — " +
-      "pass offset (1-based line) and limit to read further. Binary files are refused.",
+      "pass offset (1-based line) and limit to read further. Images (PNG, JPEG, GIF, WebP) are " +
+      "shown to you when your model can see images. Other binary files are refused.",
     inputSchema: readFileSchema,
     category: "read",
     risk: "low",
@@ -64,6 +71,13 @@ export function createReadFileTool(options: ReadFileOptions) {
     async execute(args) {
       return onWorkspacePath(options.paths, args.path, async (file) => {
         const shown = file.display;
+        const image = await probeCheckedImage(file, { path: shown, name: basename(shown) });
+        if (image)
+          return {
+            ok: true,
+            output: `${shown} is an image (${image.mediaType}, ${describeImage(image)}, ${formatBytes(image.bytes)}). It is attached below when this model can see images; otherwise only this description is available.`,
+            attachments: [image],
+          };
         const lines = splitLines(await readTextFile(file, maxFileBytes));
         if (lines.length === 0) return ok(`${shown} is empty.`);
         const first = args.offset ?? 1;
@@ -79,4 +93,17 @@ export function createReadFileTool(options: ReadFileOptions) {
       });
     },
   });
+}
+
+/** The image record of a checked workspace file, opened swap-safely; undefined when it is not a viewable image. */
+async function probeCheckedImage(
+  file: ResolvedPath,
+  shown: { readonly path: string; readonly name: string },
+): Promise<ImageAttachment | undefined> {
+  const { handle, stats } = await openChecked(file);
+  try {
+    return stats.isFile() ? await probeImageHandle(handle, { ...shown, bytes: stats.size }) : undefined;
+  } finally {
+    await handle.close();
+  }
 }

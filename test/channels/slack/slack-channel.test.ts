@@ -334,7 +334,10 @@ describe("inbound messages", () => {
     await service.waitFor(() => service.received.length === 1);
     const message = service.received[0]!;
     const folder = `uploads/slack_${fake.state.teamId}_D1_${ts}`;
-    expect(message.files).toEqual([{ path: `${folder}/F1-notes.txt`, name: "notes.txt", bytes: 10 }]);
+    expect(message.files).toEqual([
+      { path: `${folder}/F1-notes.txt`, name: "notes.txt", bytes: 10, mediaType: "text/plain" },
+    ]);
+    expect(message.text).toContain("notes.txt:\n```text\nhello file\n```");
     expect(await readFile(join(workspace, message.files[0]!.path), "utf8")).toBe("hello file");
     expect(message.text).toContain('"report.pdf" was not saved: Slack sent its sign-in page');
     expect(message.text).toContain('"big.bin" was not saved: it is 0.0 MB, over the 0.0 MB limit');

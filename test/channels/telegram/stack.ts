@@ -75,6 +75,8 @@ export type StackExtension = (deps: {
   readonly workspaceRoot: string;
   readonly openai: FakeOpenAI;
   readonly runs: ToolRuns;
+  /** The fake model server's base URL (`http://127.0.0.1:<port>/v1`). */
+  readonly openaiBaseURL: string;
 }) => StackExtras | Promise<StackExtras>;
 
 /** The shared test engine factory (also used by the benchmarks that import it from here). */
@@ -93,7 +95,15 @@ async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
   const store = await createStore({ url: options.storeUrl, dataDir });
   const provider = new OpenAIProvider({ baseURL: openai.baseURL, apiKey: "test-key", maxRetries: 0 });
   const workspaceRoot = join(dataDir, "workspace");
-  const extras = (await options.extend?.({ store, provider, workspaceRoot, openai, runs })) ?? {};
+  const extras =
+    (await options.extend?.({
+      store,
+      provider,
+      workspaceRoot,
+      openai,
+      runs,
+      openaiBaseURL: openai.baseURL,
+    })) ?? {};
   const manager = buildSessionManager({
     store,
     createEngine: extras.createEngine ?? engineFactory(provider, sessionTestRegistry(runs)),

@@ -162,7 +162,7 @@ describe("Telegram channel: inbound messages", () => {
     const [file] = service.received[0]!.files;
     expect(file?.path).toMatch(/^uploads\/telegram_tg_1001_-\/\d+-data\.csv$/);
     expect(await readFile(join(workspace, file!.path), "utf8")).toBe("col1,col2\n1,2\n");
-    expect(service.received[0]!.text).toBe("read this");
+    expect(service.received[0]!.text).toBe("read this\n\ndata.csv:\n```csv\ncol1,col2\n1,2\n```");
 
     tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, photo: { content: Buffer.alloc(32, 1) } });
     await tg.waitFor(() => service.received.length === 2);
@@ -173,8 +173,9 @@ describe("Telegram channel: inbound messages", () => {
       from: ALICE,
       document: { content: Buffer.alloc(100), name: "big.bin" },
     });
-    const note = await tg.waitFor(() => tg.state.botMessages(ALICE.id)[0]);
-    expect(note.text).toContain("big.bin");
+    const note = await tg.waitFor(() =>
+      tg.state.botMessages(ALICE.id).find((m) => m.text.includes("big.bin")),
+    );
     expect(note.text).toContain("limit");
     expect(service.received).toHaveLength(2);
   });

@@ -15,7 +15,9 @@ export interface UserMessageInput {
   /** An explicit reply to this message id in the same chat. */
   readonly replyTo?: number;
   readonly document?: { readonly content: Buffer; readonly name: string; readonly mime?: string };
-  readonly photo?: { readonly content: Buffer };
+  readonly photo?: { readonly content: Buffer; readonly width?: number; readonly height?: number };
+  /** A voice note (OGG/Opus), delivered as `voice`. */
+  readonly voice?: { readonly content: Buffer; readonly duration: number };
   readonly caption?: string;
 }
 
@@ -38,8 +40,8 @@ function entitiesOf(text: string): Record<string, unknown>[] {
 export function userMessage(state: BotState, input: UserMessageInput): Record<string, unknown> {
   const chat = state.chat(input.chat);
   const text = input.text ?? "";
-  const file = input.document ?? input.photo;
-  const fileName = input.document?.name ?? "photo.jpg";
+  const file = input.document ?? input.photo ?? input.voice;
+  const fileName = input.document?.name ?? (input.voice ? "voice.oga" : "photo.jpg");
   const stored = state.addMessage({
     chat_id: chat.id,
     from: input.from,
@@ -71,8 +73,10 @@ export function userMessage(state: BotState, input: UserMessageInput): Record<st
     };
     if (input.document) {
       message.document = { ...meta, file_name: input.document.name, mime_type: input.document.mime };
+    } else if (input.voice) {
+      message.voice = { ...meta, duration: input.voice.duration, mime_type: "audio/ogg" };
     } else {
-      message.photo = [{ ...meta, width: 90, height: 90 }];
+      message.photo = [{ ...meta, width: input.photo?.width ?? 90, height: input.photo?.height ?? 90 }];
     }
     if (input.caption !== undefined) {
       message.caption = input.caption;

@@ -1,0 +1,218 @@
+/**
+ * What the agent gets from the files a person sent, shared by every channel. The channel saves
+ * each file into the workspace first; here each saved file becomes what a model can use: an
+ * image becomes an attachment record (adapted per model call later), a PDF its extracted text,
+ * voice or audio its transcript (when transcription is configured), a text-like file its
+ * fenced content. Anything that cannot be used becomes a one-line note the model sees and the
+ * person is told — never a silent loss, never a crash. The hint how to enable transcription is
+ * given once per conversation.
+ */
+import { open } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { Logger } from "pino";
+import { type Attachment, formatBytes } from "../media/attachment.js";
+import { probeImageFile } from "../media/image-probe.js";
+import type { InboundFile } from "../sessions/contracts.js";
+import { LruCache } from "../sessions/lru.js";
+import { fenceLanguage, fileKindOf } from "./file-kind.js";
+import { extractPdfText } from "./pdf-text.js";
+import type { Transcriber } from "./transcriber.js";
+
+/** Caps from config `attachments.*`. */
+export interface AttachmentSettings {
+  /** Files handled per message; the rest are named in a note. */
+  readonly maxFiles: number;
+  /** Characters of one inlined extract (PDF text, text file). */
+  readonly maxChars: number;
+  readonly pdfMaxPages: number;
+  /** Text-like files up to this size are inlined; bigger ones stay files for read_file. */
+  readonly textInlineMaxBytes: number;
+}
+
+export const DEFAULT_ATTACHMENT_SETTINGS: AttachmentSettings = Object.freeze({
+  maxFiles: 10,
+  maxChars: 20_000,
+  pdfMaxPages: 50,
+  textInlineMaxBytes: 100 * 1024,
+});
+
+export interface IntakeOptions {
+  /** Absolute workspace root the files' paths are relative to. */
+  readonly workspaceRoot: string;
+  readonly settings?: AttachmentSettings;
+  /** Absent when `transcription` is not configured. */
+  readonly transcriber?: Transcriber;
+  readonly logger: Logger;
+}
+
+/** What a message's files amount to. */
+export interface IntakeResult {
+  /** Text for the model: extracts, transcripts, inlined files (joined to the message text). */
+  readonly sections: readonly string[];
+  /** Images, as records. */
+  readonly attachments: readonly Attachment[];
+  /** One line each, for the model and the person. */
+  readonly notes: readonly string[];
+  /** For the person only (how to enable transcription). */
+  readonly hints: readonly string[];
+}
+
+/** What one file yields (usually one of these). */
+interface Outcome {
+  readonly section?: string;
+  readonly attachment?: Attachment;
+  readonly note?: string;
+  readonly hint?: string;
+}
+
+export const TRANSCRIPTION_HINT =
+  "Voice notes are not transcribed yet: set `transcription` (model, base_url, api_key) in the config, or COWORKER_TRANSCRIPTION_MODEL / _BASE_URL / _API_KEY, to turn them into text.";
+
+const HEAD_BYTES = 4096;
+
+async function headOf(absolute: string): Promise<Uint8Array> {
+  const handle = await open(absolute, "r");
+  try {
+    const buffer = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A fence that no run of backticks in `text` can close early. */
+function fenced(text: string, language: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  return `${fence}${language}\n${text.replace(/\n$/, "")}\n${fence}`;
+}
+
+function capped(text: string, maxChars: number, whole: string): string {
+  if (text.length <= maxChars) return text;
+  return `${text.slice(0, maxChars)}\n… [${text.length - maxChars} more characters; read_file ${whole} for the rest]`;
+}
+
+function duration(seconds: number | undefined): string {
+  if (seconds === undefined) return "";
+  return `, ${Math.floor(seconds / 60)}:${String(Math.round(seconds % 60)).padStart(2, "0")}`;
+}
+
+/** Turns saved files into model input (see the module header). */
+export class AttachmentIntake {
+  private readonly settings: AttachmentSettings;
+  private readonly hinted = new LruCache<string, true>(10_000);
+
+  constructor(private readonly options: IntakeOptions) {
+    this.settings = options.settings ?? DEFAULT_ATTACHMENT_SETTINGS;
+  }
+
+  /** Split off the files over the per-message count (before downloading them), with a note naming them. */
+  limit<T>(
+    files: readonly T[],
+    nameOf: (file: T) => string,
+  ): { kept: readonly T[]; notes: readonly string[] } {
+    const max = this.settings.maxFiles;
+    if (files.length <= max) return { kept: files, notes: [] };
+    const dropped = files.slice(max).map(nameOf);
+    return {
+      kept: files.slice(0, max),
+      notes: [
+        `${dropped.length} more file(s) were not taken (${dropped.join(", ")}): at most ${max} files per message.`,
+      ],
+    };
+  }
+
+  /** Process a message's saved files for the conversation `sessionKey`. Never throws. */
+  async process(files: readonly InboundFile[], sessionKey: string): Promise<IntakeResult> {
+    const { kept, notes: overCount } = this.limit(files, (file) => file.name);
+    const outcomes = await Promise.all(kept.map((file) => this.one(file, sessionKey)));
+    const pick = <K extends keyof Outcome>(key: K): NonNullable<Outcome[K]>[] =>
+      outcomes.flatMap((outcome) => (outcome[key] === undefined ? [] : [outcome[key]!]));
+    return {
+      sections: pick("section"),
+      attachments: pick("attachment"),
+      notes: [...pick("note"), ...overCount],
+      hints: pick("hint"),
+    };
+  }
+
+  private async one(file: InboundFile, sessionKey: string): Promise<Outcome> {
+    const absolute = resolve(this.options.workspaceRoot, file.path);
+    try {
+      const kind = fileKindOf(file.name, file.mediaType, await headOf(absolute));
+      switch (kind) {
+        case "image":
+          return await this.image(file, absolute);
+        case "pdf":
+          return await this.pdf(file, absolute);
+        case "audio":
+          return await this.audio(file, absolute, sessionKey);
+        case "text":
+          return await this.text(file, absolute);
+        case "other":
+          return {
+            note: `${file.name} (${file.mediaType ?? "unknown type"}) is not a kind of file I can read directly; it is saved at ${file.path}.`,
+          };
+      }
+    } catch (error) {
+      this.options.logger.warn({ err: error, file: file.path }, "attachment could not be processed");
+      const reason = error instanceof Error ? error.message : String(error);
+      return { note: `${file.name} could not be read: ${reason}. It is saved at ${file.path}.` };
+    }
+  }
+
+  private async image(file: InboundFile, absolute: string): Promise<Outcome> {
+    const image = await probeImageFile(absolute, file);
+    return image
+      ? { attachment: image }
+      : {
+          note: `${file.name} is an image format I cannot show the model (only PNG, JPEG, GIF and WebP); it is saved at ${file.path}.`,
+        };
+  }
+
+  private async pdf(file: InboundFile, absolute: string): Promise<Outcome> {
+    const pdf = await extractPdfText(absolute, file.path, { maxPages: this.settings.pdfMaxPages });
+    if (pdf.scanned)
+      return {
+        note: `${file.name} is a PDF with no text layer (${pdf.totalPages} page(s), probably scanned), so I cannot read its text; it is saved at ${file.path}.`,
+      };
+    const read = pdf.pages.length;
+    const span = read < pdf.totalPages ? `the first ${read} of ${pdf.totalPages} pages` : `${read} page(s)`;
+    const text = capped(pdf.pages.join("\n\n"), this.settings.maxChars, pdf.cachePath);
+    return {
+      section: `PDF ${file.name} (${span}; text extracted, saved at ${pdf.cachePath}):\n${fenced(text, "text")}`,
+    };
+  }
+
+  private async audio(file: InboundFile, absolute: string, sessionKey: string): Promise<Outcome> {
+    const label = `${file.name}${duration(file.durationS)}`;
+    const transcriber = this.options.transcriber;
+    if (!transcriber) {
+      const first = !this.hinted.get(sessionKey);
+      this.hinted.set(sessionKey, true);
+      const note = `[voice/audio ${label} — not transcribed: transcription is not configured. The file is saved at ${file.path}.]`;
+      return first ? { hint: TRANSCRIPTION_HINT, section: note } : { section: note };
+    }
+    const spoken = await transcriber.transcribe({
+      absolute,
+      name: file.name,
+      ...(file.mediaType ? { mediaType: file.mediaType } : {}),
+    });
+    const transcript = spoken.trim();
+    return {
+      section: `[voice transcript of ${label}]\n${transcript === "" ? "(no speech recognised)" : transcript}`,
+    };
+  }
+
+  private async text(file: InboundFile, absolute: string): Promise<Outcome> {
+    if (file.bytes > this.settings.textInlineMaxBytes)
+      return {
+        section: `${file.name} (${formatBytes(file.bytes)}) is too long to include here; it is saved at ${file.path} — read_file it.`,
+      };
+    const handle = await open(absolute, "r");
+    const content = await handle.readFile("utf8").finally(() => handle.close());
+    const text = capped(content, this.settings.maxChars, file.path);
+    return { section: `${file.name}:\n${fenced(text, fenceLanguage(file.name))}` };
+  }
+}

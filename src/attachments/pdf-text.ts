@@ -1,0 +1,143 @@
+/**
+ * PDF text extraction with pdf.js (pdfjs-dist 4, the legacy build that runs on Node 20), off the
+ * main thread: each document is parsed in a short-lived worker thread, so a large PDF never
+ * blocks the event loop that serves chats. Page-capped; the extract is cached beside the file
+ * (`<file>.txt`, pages separated by form feeds under a one-line header naming the PDF's SHA-256)
+ * so a redelivery or the same document sent again costs a hash, not a parse. A PDF whose pages carry no text (a scan) is reported as such.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import { z } from "zod";
+
+/** What a PDF yielded. */
+export interface PdfText {
+  readonly totalPages: number;
+  /** The text of the pages read (the first `min(totalPages, maxPages)`). */
+  readonly pages: readonly string[];
+  /** True when the pages read carry no text at all (a scanned document). */
+  readonly scanned: boolean;
+  /** Workspace file holding the whole extract. */
+  readonly cachePath: string;
+}
+
+export interface PdfTextOptions {
+  readonly maxPages: number;
+  /** Give up on a document after this long (default 60 s). */
+  readonly timeoutMs?: number;
+}
+
+const require = createRequire(import.meta.url);
+const PDFJS_URL = pathToFileURL(require.resolve("pdfjs-dist/legacy/build/pdf.mjs")).href;
+const FONTS_DIR = `${join(dirname(require.resolve("pdfjs-dist/package.json")), "standard_fonts")}/`;
+const HEADER = /^# PDF text: (\d+) of (\d+) pages · sha256 ([0-9a-f]{64})\n/;
+
+/** The worker body (plain JavaScript: worker threads run outside the TypeScript toolchain). */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { readFile } = require("node:fs/promises");
+(async () => {
+  const pdfjs = await import(workerData.pdfjs);
+  const data = new Uint8Array(await readFile(workerData.file));
+  const doc = await pdfjs.getDocument({
+    data, standardFontDataUrl: workerData.fonts, verbosity: 0, isEvalSupported: false, useSystemFonts: false,
+  }).promise;
+  const pages = [];
+  for (let n = 1; n <= Math.min(doc.numPages, workerData.maxPages); n++) {
+    const page = await doc.getPage(n);
+    const content = await page.getTextContent();
+    pages.push(content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\\n" : "") : "")).join(""));
+    page.cleanup();
+  }
+  const totalPages = doc.numPages;
+  await doc.destroy();
+  parentPort.postMessage({ ok: true, totalPages, pages });
+})().catch((error) => parentPort.postMessage({ ok: false, error: String((error && error.message) || error) }));
+`;
+
+const workerReply = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), totalPages: z.number().int().nonnegative(), pages: z.array(z.string()) }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
+
+function inWorker(file: string, options: PdfTextOptions): Promise<{ totalPages: number; pages: string[] }> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { file, pdfjs: PDFJS_URL, fonts: FONTS_DIR, maxPages: options.maxPages },
+      resourceLimits: { maxOldGenerationSizeMb: 512 },
+    });
+    const timer = setTimeout(() => {
+      void worker.terminate();
+      reject(new Error("reading it took too long"));
+    }, options.timeoutMs ?? 60_000);
+    const settle = (): void => {
+      clearTimeout(timer);
+      void worker.terminate();
+    };
+    worker.once("message", (message: unknown) => {
+      settle();
+      const reply = workerReply.safeParse(message);
+      if (!reply.success) reject(new Error("the PDF reader answered unexpectedly"));
+      else if (reply.data.ok) resolve(reply.data);
+      else reject(new Error(reply.data.error));
+    });
+    worker.once("error", (error) => {
+      settle();
+      reject(error);
+    });
+    worker.once("exit", (code) => {
+      clearTimeout(timer);
+      if (code !== 0) reject(new Error(`the PDF reader stopped (exit ${code})`));
+    });
+  });
+}
+
+function pdfTextOf(totalPages: number, pages: readonly string[], cachePath: string): PdfText {
+  return { totalPages, pages, scanned: pages.every((page) => page.trim() === ""), cachePath };
+}
+
+/** The file's SHA-256, read in chunks so a large file does not block the event loop. */
+async function digestOf(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+async function cached(cacheFile: string, digest: string, cachePath: string): Promise<PdfText | undefined> {
+  try {
+    const text = await readFile(cacheFile, "utf8");
+    const header = HEADER.exec(text);
+    if (!header || header[3] !== digest) return undefined;
+    const body = text.slice(header[0].length);
+    const read = Number(header[1]);
+    const pages = read === 0 ? [] : body.split("\f\n");
+    return pages.length === read ? pdfTextOf(Number(header[2]), pages, cachePath) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The text of a PDF in the workspace (`absolute`; `relative` names it in the workspace), from the
+ * cache beside it when that is current. Throws when the file is not a readable PDF.
+ */
+export async function extractPdfText(
+  absolute: string,
+  relative: string,
+  options: PdfTextOptions,
+): Promise<PdfText> {
+  const cacheFile = `${absolute}.txt`;
+  const cachePath = `${relative}.txt`;
+  const digest = await digestOf(absolute);
+  const hit = await cached(cacheFile, digest, cachePath);
+  if (hit) return hit;
+  const { totalPages, pages } = await inWorker(absolute, options);
+  const header = `# PDF text: ${pages.length} of ${totalPages} pages · sha256 ${digest}\n`;
+  await writeFile(cacheFile, header + pages.join("\f\n"));
+  return pdfTextOf(totalPages, pages, cachePath);
+}

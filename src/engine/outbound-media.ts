@@ -1,0 +1,108 @@
+/**
+ * Per-call media adaptation: images referenced by attachment records in the history become
+ * what the model of this call can take. A vision model gets each image as an `image_url`
+ * content part (a data URL read from the workspace now, with the configured detail); a text
+ * model, an image over the size cap, one beyond the per-call count or a file gone from the
+ * workspace gets a visible one-line placeholder instead. Nothing here is stored: the history
+ * keeps only the records, so a model switch re-decides on the next call.
+ */
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { type Attachment, describeImage, formatBytes } from "../media/attachment.js";
+import type { ContentPart, ConversationMessage } from "./messages.js";
+import { modelHasVision, type VisionSetting } from "./vision.js";
+
+/** How images are sent (config `model.vision` and `attachments.*`). */
+export interface MediaOptions {
+  /** Absolute workspace root the attachment paths are relative to. */
+  readonly workspaceRoot: string;
+  readonly vision: VisionSetting;
+  /** Extra model-name fragments counted as vision families when `vision` is auto. */
+  readonly visionFamilies?: readonly string[];
+  readonly imageDetail?: "auto" | "low" | "high";
+  /** Images larger than this are not sent (default 8 MB). */
+  readonly imageMaxBytes?: number;
+  /** Only the most recent images are sent in full on each call (default 8). */
+  readonly maxImagesPerCall?: number;
+}
+
+export const DEFAULT_IMAGE_MAX_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_IMAGES_PER_CALL = 8;
+
+/** How one call renders attachments: sync, after the images were read. */
+export interface MediaView {
+  /** Whether this call's model sees images. */
+  readonly vision: boolean;
+  /** The parts standing for these attachments (image parts, or text placeholders). */
+  parts(attachments: readonly Attachment[]): ContentPart[];
+}
+
+/** The placeholder a model that cannot see images gets. */
+export function textModelPlaceholder(image: Attachment): string {
+  return `[image: ${describeImage(image)} — this model cannot see images]`;
+}
+
+/** A view for a call without images to send (no media options, or nothing attached). */
+export function textOnlyView(vision = false): MediaView {
+  return {
+    vision,
+    parts: (attachments) => attachments.map((a) => ({ type: "text", text: textModelPlaceholder(a) })),
+  };
+}
+
+function attachmentsIn(messages: readonly ConversationMessage[]): Attachment[] {
+  return messages.flatMap((m) => (m.role === "user" || m.role === "tool" ? (m.attachments ?? []) : []));
+}
+
+/**
+ * Read what this call needs and return its view. Reads only for a vision model, only the most
+ * recent `maxImagesPerCall` images, and only those under the size cap.
+ */
+export async function prepareMedia(
+  messages: readonly ConversationMessage[],
+  model: string,
+  options: MediaOptions | undefined,
+): Promise<MediaView> {
+  const all = attachmentsIn(messages);
+  if (!options || all.length === 0) return textOnlyView();
+  const vision = modelHasVision(model, options.vision, options.visionFamilies);
+  if (!vision) return textOnlyView();
+  const maxBytes = options.imageMaxBytes ?? DEFAULT_IMAGE_MAX_BYTES;
+  const recent = new Set(all.slice(-(options.maxImagesPerCall ?? DEFAULT_MAX_IMAGES_PER_CALL)));
+  const detail = options.imageDetail ?? "auto";
+  const urls = new Map<Attachment, string | "missing">();
+  await Promise.all(
+    [...recent]
+      .filter((image) => image.bytes <= maxBytes)
+      .map(async (image) => {
+        try {
+          const data = await readFile(resolve(options.workspaceRoot, image.path));
+          urls.set(
+            image,
+            data.length > maxBytes ? "missing" : `data:${image.mediaType};base64,${data.toString("base64")}`,
+          );
+        } catch {
+          urls.set(image, "missing");
+        }
+      }),
+  );
+  const placeholder = (text: string): ContentPart => ({ type: "text", text });
+  return {
+    vision,
+    parts: (attachments) =>
+      attachments.map((image): ContentPart => {
+        if (image.bytes > maxBytes)
+          return placeholder(
+            `[image: ${describeImage(image)} — ${formatBytes(image.bytes)}, too large to send (limit ${formatBytes(maxBytes)})]`,
+          );
+        if (!recent.has(image))
+          return placeholder(
+            `[image: ${describeImage(image)} — an earlier image, not sent again; read_file ${image.path} to look at it]`,
+          );
+        const url = urls.get(image);
+        if (url === undefined || url === "missing")
+          return placeholder(`[image: ${describeImage(image)} — the file ${image.path} could not be read]`);
+        return { type: "image_url", image_url: { url, detail } };
+      }),
+  };
+}

@@ -1,0 +1,166 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  AttachmentIntake,
+  DEFAULT_ATTACHMENT_SETTINGS,
+  TRANSCRIPTION_HINT,
+} from "../../src/attachments/inbound-attachments.js";
+import { extractPdfText } from "../../src/attachments/pdf-text.js";
+import type { Transcriber } from "../../src/attachments/transcriber.js";
+import type { InboundFile } from "../../src/sessions/contracts.js";
+import { tinyPdf } from "../support/tiny-pdf.js";
+
+const FIXTURES = join(import.meta.dirname, "../fixtures/attachments");
+const logger = pino({ level: "silent" });
+let root: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "intake-"));
+  await mkdir(join(root, "uploads/s"), { recursive: true });
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+async function saved(name: string, content: Buffer | string, mediaType?: string): Promise<InboundFile> {
+  const path = `uploads/s/${name}`;
+  await writeFile(join(root, path), content);
+  return { path, name, bytes: Buffer.byteLength(content), ...(mediaType ? { mediaType } : {}) };
+}
+
+async function fixture(name: string): Promise<InboundFile> {
+  return saved(name, await readFile(join(FIXTURES, name)));
+}
+
+function intake(settings = {}, transcriber?: Transcriber): AttachmentIntake {
+  return new AttachmentIntake({
+    workspaceRoot: root,
+    settings: { ...DEFAULT_ATTACHMENT_SETTINGS, ...settings },
+    ...(transcriber ? { transcriber } : {}),
+    logger,
+  });
+}
+
+describe("PDF text", () => {
+  it("extracts a real PDF's text in page order, and caches the extract beside the file", async () => {
+    const file = await fixture("text.pdf");
+    const result = await intake().process([file], "s");
+    expect(result.notes).toEqual([]);
+    expect(result.sections[0]).toContain(
+      "PDF text.pdf (2 page(s); text extracted, saved at uploads/s/text.pdf.txt)",
+    );
+    expect(result.sections[0]).toMatch(
+      /Quarterly report[\s\S]*Revenue grew 12 percent\.[\s\S]*error budget is spent/,
+    );
+    const cache = await readFile(join(root, "uploads/s/text.pdf.txt"), "utf8");
+    const header = /^# PDF text: 2 of 2 pages · sha256 [0-9a-f]{64}\n/.exec(cache)?.[0];
+    expect(header).toBeDefined();
+    await writeFile(join(root, "uploads/s/text.pdf.txt"), `${header}from the cache\f\npage 2`);
+    expect((await extractPdfText(join(root, file.path), file.path, { maxPages: 50 })).pages).toEqual([
+      "from the cache",
+      "page 2",
+    ]);
+  });
+
+  it("says a scanned PDF has no text, and caps pages and characters", async () => {
+    const scanned = await intake().process([await fixture("scanned.pdf")], "s");
+    expect(scanned.sections).toEqual([]);
+    expect(scanned.notes[0]).toMatch(
+      /^scanned\.pdf is a PDF with no text layer \(1 page\(s\), probably scanned\)/,
+    );
+    const pages = Array.from({ length: 5 }, (_, i) => ({
+      kind: "text" as const,
+      lines: [`page ${i + 1} ${"x".repeat(50)}`],
+    }));
+    const long = await saved("long.pdf", tinyPdf(pages));
+    const [section] = (await intake({ pdfMaxPages: 3, maxChars: 80 }).process([long], "s")).sections;
+    expect(section).toContain("the first 3 of 5 pages");
+    expect(section).toContain("page 1");
+    expect(section).not.toContain("page 3");
+    expect(section).toMatch(/more characters; read_file uploads\/s\/long\.pdf\.txt for the rest/);
+  });
+
+  it("turns a broken PDF into a note, never a crash", async () => {
+    const result = await intake().process(
+      [await saved("broken.pdf", "not really a pdf", "application/pdf")],
+      "s",
+    );
+    expect(result.notes[0]).toMatch(
+      /^broken\.pdf could not be read: .+ It is saved at uploads\/s\/broken\.pdf\.$/,
+    );
+  });
+});
+
+describe("images, text files, caps", () => {
+  it("records an image with its media type and pixel size, never its bytes", async () => {
+    const result = await intake().process([await fixture("red-4x3.png")], "s");
+    expect(result.attachments).toEqual(
+      [
+        {
+          kind: "image",
+          path: "uploads/s/red-4x3.png",
+          name: "red-4x3.png",
+          bytes: 69,
+          mediaType: "image/png",
+          width: 4,
+          height: 3,
+        },
+      ].map((a) => ({ ...a, bytes: result.attachments[0]!.bytes })),
+    );
+    const heic = await intake().process([await saved("photo.heic", Buffer.alloc(64, 7), "image/heic")], "s");
+    expect(heic.notes[0]).toMatch(/image format I cannot show the model/);
+  });
+
+  it("inlines a small text file fenced (fence longer than any backticks inside) and leaves a big one as a file", async () => {
+    const small = await saved("app.ts", "const a = ```;\n");
+    const big = await saved("big.log", "x".repeat(2_000));
+    const result = await intake({ textInlineMaxBytes: 1_000 }).process([small, big], "s");
+    expect(result.sections[0]).toBe("app.ts:\n````typescript\nconst a = ```;\n````");
+    expect(result.sections[1]).toMatch(
+      /^big\.log \(2\.0 KB\) is too long to include here; it is saved at uploads\/s\/big\.log — read_file it\.$/,
+    );
+  });
+
+  it("notes an unsupported type and the files over the per-message count", async () => {
+    const zip = await saved("a.zip", Buffer.from([0x50, 0x4b, 3, 4, 0, 0]), "application/zip");
+    const files = [zip, await saved("b.txt", "b"), await saved("c.txt", "c")];
+    const result = await intake({ maxFiles: 2 }).process(files, "s");
+    expect(result.notes).toEqual([
+      "a.zip (application/zip) is not a kind of file I can read directly; it is saved at uploads/s/a.zip.",
+      "1 more file(s) were not taken (c.txt): at most 2 files per message.",
+    ]);
+    expect(result.sections).toHaveLength(1);
+  });
+});
+
+describe("voice and audio", () => {
+  it("without transcription: a note for the model every time, the hint for the person once per conversation", async () => {
+    const voice = { ...(await saved("voice-1.ogg", Buffer.from("OggS audio"), "audio/ogg")), durationS: 65 };
+    const once = intake();
+    const first = await once.process([voice], "chat-1");
+    expect(first.sections[0]).toMatch(
+      /^\[voice\/audio voice-1\.ogg, 1:05 — not transcribed: transcription is not configured\./,
+    );
+    expect(first.hints).toEqual([TRANSCRIPTION_HINT]);
+    expect((await once.process([voice], "chat-1")).hints).toEqual([]);
+    expect((await once.process([voice], "chat-2")).hints).toEqual([TRANSCRIPTION_HINT]);
+  });
+
+  it("with transcription: the transcript becomes text with a marker; a failure becomes a note", async () => {
+    const voice = await saved("voice-2.ogg", Buffer.from("OggS audio"), "audio/ogg");
+    const ok = await intake({}, { transcribe: async () => "  deploy the fix today " }).process([voice], "c");
+    expect(ok.sections).toEqual(["[voice transcript of voice-2.ogg]\ndeploy the fix today"]);
+    const failing = await intake(
+      {},
+      {
+        transcribe: async () => {
+          throw new Error("the transcription service answered HTTP 500");
+        },
+      },
+    ).process([voice], "c");
+    expect(failing.notes[0]).toMatch(
+      /^voice-2\.ogg could not be read: the transcription service answered HTTP 500\./,
+    );
+  });
+});

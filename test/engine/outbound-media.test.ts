@@ -1,0 +1,138 @@
+import { copyFile, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ConversationMessage } from "../../src/engine/messages.js";
+import { buildOutbound, TOOL_IMAGES_LEAD } from "../../src/engine/outbound.js";
+import { type MediaOptions, prepareMedia } from "../../src/engine/outbound-media.js";
+import { modelHasVision } from "../../src/engine/vision.js";
+import type { ImageAttachment } from "../../src/media/attachment.js";
+
+const FIXTURE = join(import.meta.dirname, "../fixtures/attachments/red-4x3.png");
+let root: string;
+let bytes: Buffer;
+const image: ImageAttachment = {
+  kind: "image",
+  path: "uploads/s/red.png",
+  name: "red.png",
+  mediaType: "image/png",
+  bytes: 0,
+  width: 4,
+  height: 3,
+};
+let stored: ImageAttachment;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "media-"));
+  await import("node:fs/promises").then((fs) => fs.mkdir(join(root, "uploads/s"), { recursive: true }));
+  await copyFile(FIXTURE, join(root, image.path));
+  bytes = await readFile(FIXTURE);
+  stored = Object.freeze({ ...image, bytes: bytes.length });
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+function history(): ConversationMessage[] {
+  return [{ role: "user", content: "what is this?", attachments: [stored] }];
+}
+
+async function outbound(model: string, options: Partial<MediaOptions> = {}, messages = history()) {
+  const media = await prepareMedia(messages, model, { workspaceRoot: root, vision: "auto", ...options });
+  return buildOutbound({ instructions: "sys", messages, media, context: "ctx" });
+}
+
+describe("per-call image adaptation", () => {
+  it("sends a vision model the image as an image_url data URL with the configured detail, plus the text", async () => {
+    const [, user] = await outbound("gpt-4o", { imageDetail: "low" });
+    expect(user).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "what is this?" },
+        {
+          type: "image_url",
+          image_url: { url: `data:image/png;base64,${bytes.toString("base64")}`, detail: "low" },
+        },
+        { type: "text", text: "<context>\nctx\n</context>" },
+      ],
+    });
+  });
+
+  it("gives a text model a visible placeholder instead, as plain text", async () => {
+    const [, user] = await outbound("llama3.1");
+    expect(user).toEqual({
+      role: "user",
+      content:
+        "what is this?\n\n[image: red.png, 4×3 — this model cannot see images]\n\n<context>\nctx\n</context>",
+    });
+  });
+
+  it("re-decides on every call: the same stored history after a model switch, and vision forced either way", async () => {
+    const messages = history();
+    const before = JSON.stringify(messages);
+    expect(typeof (await outbound("gpt-4o", {}, messages))[1]!.content).not.toBe("string");
+    expect(typeof (await outbound("mistral:7b", {}, messages))[1]!.content).toBe("string");
+    expect(typeof (await outbound("mistral:7b", { vision: true }, messages))[1]!.content).not.toBe("string");
+    expect(typeof (await outbound("gpt-4o", { vision: false }, messages))[1]!.content).toBe("string");
+    expect(JSON.stringify(messages)).toBe(before);
+  });
+
+  it("caps by size, by count per call, and says when the file is gone", async () => {
+    const [, big] = await outbound("gpt-4o", { imageMaxBytes: 10 });
+    expect(JSON.stringify(big!.content)).toContain("too large to send");
+    const two: ConversationMessage[] = [
+      { role: "user", content: "one", attachments: [stored] },
+      { role: "assistant", content: "ok" },
+      { role: "user", content: "two", attachments: [{ ...stored }] },
+    ];
+    const out = await outbound("gpt-4o", { maxImagesPerCall: 1 }, two);
+    expect(JSON.stringify(out[1]!.content)).toContain("an earlier image, not sent again");
+    expect(JSON.stringify(out[3]!.content)).toContain("image_url");
+    const gone: ConversationMessage[] = [
+      { role: "user", content: "x", attachments: [{ ...stored, path: "uploads/s/missing.png" }] },
+    ];
+    expect(JSON.stringify((await outbound("gpt-4o", {}, gone))[1]!.content)).toContain("could not be read");
+  });
+
+  it("follows tool results that returned images with one user message of image parts on a vision model only", async () => {
+    const messages: ConversationMessage[] = [
+      { role: "user", content: "look at red.png" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "c1", type: "function", function: { name: "read_file", arguments: '{"path":"red.png"}' } },
+          { id: "c2", type: "function", function: { name: "list_files", arguments: "{}" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "c1", content: "red.png is an image", attachments: [stored] },
+      { role: "tool", tool_call_id: "c2", content: "red.png" },
+    ];
+    const vision = await outbound("gpt-4.1-mini", {}, messages);
+    expect(vision.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool", "user"]);
+    const last = vision[5]!.content as { type: string; text?: string }[];
+    expect(last[0]).toEqual({ type: "text", text: TOOL_IMAGES_LEAD });
+    expect(last[1]!.type).toBe("image_url");
+    const text = await outbound("qwen2.5-coder", {}, messages);
+    expect(text.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool"]);
+  });
+});
+
+describe("modelHasVision (auto)", () => {
+  it.each([
+    ["gpt-4o-mini", true],
+    ["openai/gpt-4.1", true],
+    ["claude-3-5-sonnet", true],
+    ["gemini-2.0-flash", true],
+    ["llava:13b", true],
+    ["qwen2.5-vl-7b", true],
+    ["o3-mini", false],
+    ["gpt-3.5-turbo", false],
+    ["llama3.1", false],
+    ["qwen2.5-coder", false],
+  ])("%s → %s", (model, expected) => {
+    expect(modelHasVision(model, "auto")).toBe(expected);
+  });
+
+  it("counts configured families too", () => {
+    expect(modelHasVision("my-vlm-7b", "auto", ["my-vlm"])).toBe(true);
+  });
+});
