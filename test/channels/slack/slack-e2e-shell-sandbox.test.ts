@@ -21,6 +21,7 @@ import type { FakeMessage } from "../../fakes/fake-slack/index.js";
 import { engineFactory } from "../../support/session-stack.js";
 import {
   ANA,
+  BOSS,
   buttonId,
   DM,
   type E2E,
@@ -93,10 +94,10 @@ function openCards(ts: string): FakeMessage[] {
   return (e2e as E2E).fake.state.botMessages(GENERAL, ts).filter((m) => buttonId(m, "Deny") !== undefined);
 }
 
-function press(card: FakeMessage, label: string): void {
+function press(card: FakeMessage, label: string, user = ANA): void {
   const actionId = buttonId(card, label);
   if (!actionId) throw new Error(`no "${label}" button on ${blockTexts(card.blocks).join(" | ")}`);
-  (e2e as E2E).fake.pressButton({ user: ANA, channel: GENERAL, messageTs: card.ts, actionId });
+  (e2e as E2E).fake.pressButton({ user, channel: GENERAL, messageTs: card.ts, actionId });
 }
 
 const BYPASSES = [
@@ -121,7 +122,8 @@ describe("Slack end to end: the read-only grant with the real sandbox", () => {
 
     const ts = e2e.fake.userPosts({ user: ANA, channel: GENERAL, text: `${MENTION} look around` }).ts;
     const first = await e2e.fake.waitFor(() => openCards(ts)[0], "the first card");
-    press(first, "Allow read-only commands this session");
+    // A standing grant in a channel thread is the configured approver's to give.
+    press(first, "Allow read-only commands this session", BOSS);
     const pressed = new Set([first.ts]);
     for (const bypass of BYPASSES) {
       const card = await e2e.fake.waitFor(
