@@ -31,11 +31,11 @@ import {
   type ThreadTarget,
 } from "./contracts.js";
 import { engineContextOf } from "./engine-context.js";
-import { type CommandReply, matchExtraCommand, matchExtraTextCommand } from "./extra-commands.js";
 import { dedupeKeysOf, InboundDedupe } from "./inbound-dedupe.js";
 import { buttonPressSchema, describeProblems, inboundMessageSchema } from "./inbound-schema.js";
 import { ItemCards } from "./item-cards.js";
 import type { LiveSession } from "./live-session.js";
+import { ModuleCommands } from "./module-commands.js";
 import { SessionCache } from "./session-cache.js";
 import { ThreadCommands } from "./session-commands.js";
 import { InProcessSessionLock } from "./session-lock.js";
@@ -68,6 +68,7 @@ export class SessionManager implements ConversationService {
   private readonly records: SessionRecords;
   private readonly reviewer: SessionReviewer;
   private readonly items: ItemCards;
+  private readonly moduleCommands: ModuleCommands;
 
   /** Throws when the options are invalid (bad approver ids, mode, limits). */
   constructor(private readonly options: SessionManagerOptions) {
@@ -134,6 +135,14 @@ export class SessionManager implements ConversationService {
       ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
     });
     this.items = new ItemCards(options.itemCancellers ?? [], (target) => this.outputFor(target));
+    this.moduleCommands = new ModuleCommands({
+      commands: options.extraCommands ?? [],
+      cache: this.cache,
+      scheduler: this.scheduler,
+      items: this.items,
+      logger: this.logger,
+      now,
+    });
     this.commands = new ThreadCommands({
       cache: this.cache,
       scheduler: this.scheduler,
@@ -186,17 +195,20 @@ export class SessionManager implements ConversationService {
 
   private async intake(message: InboundMessage, keys: readonly string[]): Promise<ReceiveResult> {
     const duplicate = { status: "duplicate" } as const;
-    const extra = matchExtraTextCommand(this.options.extraCommands ?? [], message.text);
+    const extra = this.moduleCommands.matchText(message.text);
     const command = extra ? undefined : parseTextCommand(message.text);
     if (extra || command) {
       if (!(await this.dedupe.firstSeen(keys))) return duplicate;
       const reply = extra
-        ? await this.runExtra(message.target, message.user, extra)
-        : command?.ok
-          ? await this.commands.execute(message.target, message.user, command.command)
-          : (command?.error ?? "");
-      await this.reply(message.target, typeof reply === "string" ? reply : reply.text);
-      if (typeof reply !== "string") await this.postItems(message.target, reply.items);
+        ? await this.moduleCommands.run(message.target, message.user, extra)
+        : {
+            text: command?.ok
+              ? await this.commands.execute(message.target, message.user, command.command)
+              : (command?.error ?? ""),
+            items: [],
+          };
+      await this.reply(message.target, reply.text);
+      await this.moduleCommands.postItems(message.target, reply.items);
       return { status: "command" };
     }
     if (message.text.trim() === "" && message.files.length === 0)
@@ -263,11 +275,10 @@ export class SessionManager implements ConversationService {
     name: string,
     args: readonly string[],
   ): Promise<string> {
-    const extra = matchExtraCommand(this.options.extraCommands ?? [], name, args);
+    const extra = this.moduleCommands.matchSlash(name, args);
     if (extra) {
-      const reply = await this.runExtra(target, user, extra);
-      if (typeof reply === "string") return reply;
-      await this.postItems(target, reply.items);
+      const reply = await this.moduleCommands.run(target, user, extra);
+      await this.moduleCommands.postItems(target, reply.items);
       return reply.text;
     }
     const parsed = parseCommand(name, args);
@@ -300,16 +311,8 @@ export class SessionManager implements ConversationService {
     const current = await this.records.currentId(live.record.key);
     if (live.retired || current !== live.id || live.record.key !== sessionKeyOf(turn.target))
       return { status: "gone", reason: "a new session was started in its thread" };
-    live.holds++;
-    try {
-      const wasBusy = await live.enqueue(
-        queuedWake(turn, (this.options.now?.() ?? new Date()).toISOString()),
-      );
-      this.scheduler.schedule(live);
-      return { status: wasBusy ? "queued" : "started" };
-    } finally {
-      live.holds--;
-    }
+    const queued = queuedWake(turn, (this.options.now?.() ?? new Date()).toISOString());
+    return { status: await this.scheduler.submit(live, queued) };
   }
 
   /** Post a short notice into a thread through its platform's output; rejects when that fails. */
@@ -354,41 +357,6 @@ export class SessionManager implements ConversationService {
       return undefined;
     }
     return factory(target);
-  }
-
-  private async runExtra(
-    target: ThreadTarget,
-    user: PlatformUser,
-    match: NonNullable<ReturnType<typeof matchExtraCommand>>,
-  ): Promise<string | CommandReply> {
-    if (!match.ok) return match.error;
-    const live = await this.cache.forTarget(target);
-    const startTurn = async (text: string): Promise<"started" | "queued"> => {
-      const sentAt = (this.options.now?.() ?? new Date()).toISOString();
-      const extra = target.extra === undefined ? {} : { targetExtra: target.extra };
-      live.holds++;
-      try {
-        const wasBusy = await live.enqueue({ user, text, files: [], sentAt, ...extra });
-        this.scheduler.schedule(live);
-        return wasBusy ? "queued" : "started";
-      } finally {
-        live.holds--;
-      }
-    };
-    try {
-      return await match.command.run({ sessionId: live.id, target, user, args: match.args, startTurn });
-    } catch (error) {
-      this.logger.error({ err: error, command: match.command.name }, "a thread command failed");
-      return `The ${match.command.name} command failed: ${error instanceof Error ? error.message : String(error)}`;
-    }
-  }
-
-  private async postItems(target: ThreadTarget, items: CommandReply["items"]): Promise<void> {
-    try {
-      await this.items.post(target, items);
-    } catch (error) {
-      this.logger.warn({ err: error }, "posting item cards failed");
-    }
   }
 
   private tellIdle(sessionId: string): void {

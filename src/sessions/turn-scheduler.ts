@@ -64,6 +64,21 @@ export class TurnScheduler {
     return this.stopping;
   }
 
+  /**
+   * Queue a message (a wake-up, a command's turn) in the session and make sure its pump runs;
+   * "queued" when a turn was already under way. The session stays in memory meanwhile.
+   */
+  async submit(live: LiveSession, message: QueuedMessage): Promise<"started" | "queued"> {
+    live.holds++;
+    try {
+      const wasBusy = await live.enqueue(message);
+      this.schedule(live);
+      return wasBusy ? "queued" : "started";
+    } finally {
+      live.holds--;
+    }
+  }
+
   /** Make sure the session's pump runs; it picks up any pending work. Never waits for a turn. */
   schedule(live: LiveSession): void {
     if (live.pump || this.stopping || live.retired) return;
