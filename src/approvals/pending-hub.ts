@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import type { ButtonPress, PlatformUser, PressResult } from "../sessions/contracts.js";
 import { alreadyDecidedMessage, settledLine, validActions } from "./approval-card.js";
 import { allowedApproversFor, loosenersFor, loosenRefusal, mayDecide } from "./authorisation.js";
+import { InflightWork } from "./inflight-work.js";
 import { ExpiryTimers } from "./expiry-timers.js";
 import { CardDisplay } from "./card-display.js";
 import {
@@ -48,7 +49,7 @@ export class PendingHub {
   private readonly timers: ExpiryTimers;
   private readonly cards: CardDisplay;
   private readonly waitListeners: Array<() => void> = [];
-  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly inflight = new InflightWork();
   private readonly store: PendingStore;
   private readonly host: PendingHost;
   private readonly logger: Logger;
@@ -121,7 +122,7 @@ export class PendingHub {
 
   /** Resolve a card button press. Refusals change nothing. */
   press(press: CardPress): Promise<PressResult> {
-    return this.track(this.resolvePress(press));
+    return this.inflight.track(this.resolvePress(press));
   }
 
   private async resolvePress(press: CardPress): Promise<PressResult> {
@@ -248,7 +249,7 @@ export class PendingHub {
 
   /** Resolves once card posts and presses in progress have finished (shutdown). */
   async quiesce(): Promise<void> {
-    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+    await this.inflight.settled();
   }
 
   /** Resolves the next time a turn starts waiting for a person. */
@@ -270,7 +271,7 @@ export class PendingHub {
     await this.store.create(item);
     // Wait first, so a turn counts as parked at a person as soon as its card can be seen.
     const settled = this.wait(item, signal);
-    await this.track(this.show(item));
+    await this.inflight.track(this.show(item));
     return settled;
   }
 
@@ -280,16 +281,6 @@ export class PendingHub {
     if (!failure) return;
     this.logger.error({ pendingId: item.id, sessionId: item.sessionId }, failure);
     await this.close(item.id, { action: "cancelled", note: failure, at: this.stamp() });
-  }
-
-  /** Keep `work` in the in-flight set until it settles (shutdown waits for it). */
-  private async track<T>(work: Promise<T>): Promise<T> {
-    this.inflight.add(work);
-    try {
-      return await work;
-    } finally {
-      this.inflight.delete(work);
-    }
   }
 
   private async wait(item: PendingItem, signal: AbortSignal): Promise<PendingItem> {
@@ -310,7 +301,7 @@ export class PendingHub {
         note: "the turn was stopped",
         at: this.stamp(),
       });
-      void this.track(
+      void this.inflight.track(
         closing.then(async (closed) => this.release(item.id, closed ?? (await this.load(item.id)) ?? item)),
       );
     };
