@@ -181,7 +181,7 @@ export async function authorizeCall(
   call: RawToolCall,
   finishReason: FinishReason | undefined,
 ): Promise<ClearedCall | undefined> {
-  const { registry, permissions, grants, facts } = ctx.deps;
+  const { registry } = ctx.deps;
   ctx.audit("proposal", call.id, call.name, { arguments: preview(call.arguments, 1_000) });
   if (registry.get(call.name) && !allowsTool(ctx.request, call.name)) {
     await ctx.answer({
@@ -206,19 +206,7 @@ export async function authorizeCall(
     return undefined;
   }
   const { tool, args } = validated;
-  const decision = permissions.decide(tool, args, {
-    mode: ctx.mode,
-    grants,
-    facts,
-    provenance: ctx.provenance,
-    request: ctx.request,
-  });
-  ctx.audit("decision", call.id, tool.name, {
-    action: decision.action,
-    rule: decision.rule,
-    reason: decision.reason,
-    ...(decision.runArgs ? { runs: preview(JSON.stringify(decision.runArgs), 1_000) } : {}),
-  });
+  const decision = decideAndAudit(ctx, call, tool, args);
   if (decision.action === "deny") {
     await ctx.answer({
       callId: call.id,
@@ -260,6 +248,19 @@ export async function reauthorizeCall(
   args: Record<string, unknown>,
   hop: string,
 ): Promise<boolean> {
+  const decision = decideAndAudit(ctx, call, tool, args, { hop });
+  if (decision.action === "ask") return requestApproval(ctx, call, tool, args, decision, hop);
+  return decision.action === "allow";
+}
+
+/** The permission engine's decision on a call in this turn, written to the audit log. */
+function decideAndAudit(
+  ctx: TurnContext,
+  call: RawToolCall,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Decision {
   const { permissions, grants, facts } = ctx.deps;
   const decision = permissions.decide(tool, args, {
     mode: ctx.mode,
@@ -272,8 +273,8 @@ export async function reauthorizeCall(
     action: decision.action,
     rule: decision.rule,
     reason: decision.reason,
-    hop,
+    ...(decision.runArgs ? { runs: preview(JSON.stringify(decision.runArgs), 1_000) } : {}),
+    ...extra,
   });
-  if (decision.action === "ask") return requestApproval(ctx, call, tool, args, decision, hop);
-  return decision.action === "allow";
+  return decision;
 }
