@@ -50,8 +50,8 @@ export interface ConversationExecutionRequest {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
-export type RequestInput = Omit<
-  ConversationExecutionRequest,
+/** The request fields `createRequest` fills in when they are left out. */
+type DefaultedField =
   | "turnId"
   | "maxSteps"
   | "runToCompletion"
@@ -60,22 +60,10 @@ export type RequestInput = Omit<
   | "title"
   | "surface"
   | "provider"
-  | "attachments"
-> &
-  Partial<
-    Pick<
-      ConversationExecutionRequest,
-      | "turnId"
-      | "maxSteps"
-      | "runToCompletion"
-      | "metadata"
-      | "allowedTools"
-      | "title"
-      | "surface"
-      | "provider"
-      | "attachments"
-    >
-  >;
+  | "attachments";
+
+export type RequestInput = Omit<ConversationExecutionRequest, DefaultedField> &
+  Partial<Pick<ConversationExecutionRequest, DefaultedField>>;
 
 /** A fresh turn id: short and random, unique within a session, readable in logs. */
 export function newTurnId(): string {

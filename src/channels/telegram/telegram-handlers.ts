@@ -22,6 +22,7 @@ import { errorText } from "./telegram-errors.js";
 import type { TelegramFiles } from "./telegram-files.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { sessionKeyOf } from "../../sessions/contracts.js";
+import { COMMAND_NAMES } from "../../sessions/text-commands.js";
 import {
   type BotIdentity,
   commandOf,
@@ -37,20 +38,13 @@ import { observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.
 import { INACTIVE_BUTTON } from "../intake-log.js";
 
 /** Commands passed to `service.command()`; /start and /pair are answered here. */
-export const SERVICE_COMMANDS = new Set([
+const SERVICE_COMMANDS: ReadonlySet<string> = new Set([
+  ...COMMAND_NAMES,
+  // Contributed by other modules (subscriptions, schedules, skills).
   "subscriptions",
   "unsubscribe",
   "schedules",
   "cancel_task",
-  "new",
-  "stop",
-  "mode",
-  "model",
-  "status",
-  "grants",
-  "approve",
-  "deny",
-  "reviewer",
   "skills",
   "skill",
 ]);

@@ -249,7 +249,11 @@ export class TelegramTurnRenderer implements TurnRenderer {
 
   private toolSummary(): string {
     if (this.tools.length === 0) return "";
-    const shown = this.tools.slice(0, 8).map((tool) => `${escapeHtml(tool.name)} ${TOOL_ICONS[tool.status]}`);
+    // A call that ran without a person's press keeps saying what cleared it, in the lasting message too.
+    const shown = this.tools.slice(0, 8).map((tool) => {
+      const cleared = tool.clearedBy === undefined ? "" : ` (${escapeHtml(clip(tool.clearedBy, 80))})`;
+      return `${escapeHtml(tool.name)} ${TOOL_ICONS[tool.status]}${cleared}`;
+    });
     const more = this.tools.length > shown.length ? ` · +${this.tools.length - shown.length} more` : "";
     return `<i>🔧 ${shown.join(" · ")}${more}</i>`;
   }
