@@ -5,6 +5,7 @@
  * action, labels ≤ 75 chars) and the footer. A decided card shows its outcome instead of the
  * buttons. Everything is clamped to Slack's block, section and total-text limits.
  */
+import { DENY } from "../../approvals/approval-card.js";
 import type { Card, CardBlock, CardButton } from "../../approvals/card.js";
 import {
   ACTION_IDS,
@@ -127,14 +128,15 @@ function plainBlock(block: CardBlock): string {
 
 /**
  * The card as plain mrkdwn, for when Slack refuses its blocks: the same content, and instead of
- * buttons the typed replies that do the same (`approve <id>` / `deny <id>`, or an answer).
+ * buttons the typed replies that do the same (`approve <id>` / `deny <id>`, or an answer). Cards
+ * whose buttons have no typed form (a reviewer denial's Allow anyway, an item's Cancel) offer none.
  */
 export function cardPlainText(card: Card, limit: number): string {
   const parts = [`*${escapeMrkdwn(card.title)}*`, ...card.blocks.map(plainBlock)];
   if (card.outcome !== undefined) parts.push(`*${escapeMrkdwn(card.outcome)}*`);
-  else if (card.kind === "approval") {
+  else if (card.kind === "approval" && card.buttons.some((button) => button.action === DENY)) {
     parts.push(`Reply \`approve ${card.pendingId}\` or \`deny ${card.pendingId}\` in this thread.`);
-  } else if (card.buttons.length > 0) {
+  } else if ((card.kind === "question" || card.kind === "plan") && card.buttons.length > 0) {
     parts.push(
       `Options: ${card.buttons.map((b) => escapeMrkdwn(b.label)).join(" · ")} — reply in this thread.`,
     );

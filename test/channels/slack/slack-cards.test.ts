@@ -101,6 +101,15 @@ describe("renderCard", () => {
       buttons: [{ action: "q0:o0", label: "red", style: "default" }],
     };
     expect(cardPlainText(question, 3_900)).toContain("Options: red — reply in this thread.");
+    // A reviewer denial's "Allow anyway" has no typed form: the plain text offers no reply.
+    const denial: Card = {
+      pendingId: "d1",
+      kind: "approval",
+      title: "Blocked by the safety reviewer: run_command",
+      blocks: [],
+      buttons: [{ action: "allow_anyway", label: "Allow anyway", style: "danger" }],
+    };
+    expect(cardPlainText(denial, 3_900)).not.toMatch(/approve d1|reply in this thread/);
   });
 
   it("rejects button values that are not ours", () => {
