@@ -10,13 +10,13 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promi
 import os from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import { createRequest } from "../src/engine/request.js";
 import { createReadFileTool } from "../src/tools/files/read-file.js";
 import { createSearchFilesTool } from "../src/tools/files/search-files.js";
 import { createWorkspacePaths } from "../src/tools/files/workspace-paths.js";
 import { createWriteFileTool } from "../src/tools/files/write-file.js";
 import type { AnyTool, ToolContext } from "../src/tools/tool.js";
 import { hostLine, percentile, round1, writeResults } from "./support/report.js";
+import { benchToolContext } from "./support/tool-context.js";
 
 const READS = 2_000;
 const WRITES = 300;
@@ -25,25 +25,6 @@ const SEARCH_LINES = 200;
 const SEARCH_RUNS = 5;
 const LONG_LINES = 100;
 const LONG_LINE_CHARS = 20_000;
-
-function context(root: string): ToolContext {
-  return {
-    request: createRequest({
-      prompt: "bench",
-      messages: [],
-      sessionId: "bench",
-      platform: "console",
-      model: "bench",
-      workspace: { root, context: "" },
-      requester: { userId: "U1", displayName: "Bench" },
-      mode: "auto",
-    }),
-    callId: "bench",
-    signal: new AbortController().signal,
-    emitOutput: () => undefined,
-    facts: { downloadedFiles: new Set() },
-  };
-}
 
 /** p50 / p99 in ms of `runs` sequential runs of `work`. */
 async function timed(runs: number, work: (index: number) => Promise<unknown>) {
@@ -69,7 +50,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "coworker-files-bench-")));
   try {
     const paths = createWorkspacePaths({ root });
-    const ctx = context(root);
+    const ctx = benchToolContext(root);
     await mkdir(path.join(root, "src/deep/er"), { recursive: true });
     const body = Array.from({ length: 200 }, (_, i) => `line ${i} of a typical source file;`).join("\n");
     await writeFile(path.join(root, "src/deep/er/file.ts"), body);

@@ -9,37 +9,16 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { createRequest } from "../src/engine/request.js";
 import { createWorkspacePaths } from "../src/tools/files/workspace-paths.js";
 import { bubblewrapBackend } from "../src/tools/shell/bubblewrap-backend.js";
 import { createRunCommandTool } from "../src/tools/shell/run-command.js";
 import { type SandboxBackend, unsandboxedBackend } from "../src/tools/shell/sandbox-backend.js";
-import type { ToolContext } from "../src/tools/tool.js";
 import { hostLine, percentile, round1, writeResults } from "./support/report.js";
+import { benchToolContext } from "./support/tool-context.js";
 
 const RUNS = 200;
 const WARMUP = 10;
 const TARGET_ADDED_P50_MS = 30;
-
-function context(root: string): ToolContext {
-  return {
-    request: createRequest({
-      prompt: "bench",
-      messages: [],
-      sessionId: "bench",
-      platform: "slack",
-      model: "bench",
-      workspace: { root, context: "" },
-      requester: { userId: "U1", displayName: "Bench" },
-      mode: "auto",
-      metadata: {},
-    }),
-    callId: "bench",
-    signal: new AbortController().signal,
-    emitOutput: () => {},
-    facts: { downloadedFiles: new Set<string>() },
-  };
-}
 
 interface Figures {
   readonly p50Ms: number;
@@ -67,7 +46,7 @@ export async function run(): Promise<Record<string, unknown>> {
       unsandboxed: createRunCommandTool({ paths, sandbox: backends.unsandboxed }),
     };
     const samples = { sandboxed: [] as number[], unsandboxed: [] as number[] };
-    const ctx = context(root);
+    const ctx = benchToolContext(root);
     for (let i = 0; i < WARMUP + RUNS; i += 1) {
       for (const kind of ["sandboxed", "unsandboxed"] as const) {
         const started = performance.now();

@@ -39,6 +39,7 @@ export interface SkillDocument {
   readonly license?: string;
   readonly allowedTools?: readonly string[];
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /** The Markdown instructions after the front matter. */
   readonly body: string;
 }
 

@@ -5,6 +5,7 @@
  * catalog, tools and commands pass around, and the name rule every entry point validates.
  */
 import { z } from "zod";
+import type { SkillDocument } from "./skill-file.js";
 
 /** Longest skill name, in characters. */
 export const SKILL_NAME_MAX = 64;
@@ -29,14 +30,7 @@ export interface SkillSource {
 }
 
 /** A parsed, valid skill. */
-export interface Skill {
-  readonly name: string;
-  readonly description: string;
-  readonly license?: string;
-  readonly allowedTools?: readonly string[];
-  readonly metadata?: Readonly<Record<string, unknown>>;
-  /** The Markdown instructions after the front matter. */
-  readonly body: string;
+export interface Skill extends SkillDocument {
   /** Absolute path of the skill's folder. */
   readonly dir: string;
   readonly source: SkillSource;
