@@ -20,7 +20,7 @@ import { TelegramFiles } from "../src/channels/telegram/telegram-files.js";
 import { telegramMessageSchema } from "../src/channels/telegram/telegram-inbound.js";
 import { buildOutbound } from "../src/engine/outbound.js";
 import { prepareMedia } from "../src/engine/outbound-media.js";
-import type { ThreadTarget } from "../src/sessions/contracts.js";
+import type { ThreadTarget } from "../src/core/thread-target.js";
 import { startFakeTelegram } from "../test/fakes/fake-telegram/fake-telegram.js";
 import { tinyPdf } from "../test/support/tiny-pdf.js";
 import { hostLine, percentile, round1, writeResults } from "./support/report.js";

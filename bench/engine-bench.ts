@@ -11,15 +11,15 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
-import type { ConversationMessage } from "../src/engine/messages.js";
+import type { ConversationMessage } from "../src/core/messages.js";
 import { GrantSet } from "../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../src/engine/permissions/permission-engine.js";
 import type { ProviderClient, ProviderStreamEvent, RawToolCall } from "../src/engine/provider/provider.js";
-import { createRequest } from "../src/engine/request.js";
+import { createRequest } from "../src/core/request.js";
 import { TurnEngine } from "../src/engine/turn-engine.js";
 import { interactiveTools } from "../src/tools/interactive-tools.js";
 import { ToolRegistry } from "../src/tools/registry.js";
-import { defineTool, ok } from "../src/tools/tool.js";
+import { defineTool, ok } from "../src/core/tool.js";
 
 const WARMUP_TURNS = 300;
 /** Audit records received, counted so the sink does real (if tiny) work. */

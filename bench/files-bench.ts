@@ -14,7 +14,7 @@ import { createReadFileTool } from "../src/tools/files/read-file.js";
 import { createSearchFilesTool } from "../src/tools/files/search-files.js";
 import { createWorkspacePaths } from "../src/tools/files/workspace-paths.js";
 import { createWriteFileTool } from "../src/tools/files/write-file.js";
-import type { AnyTool, ToolContext } from "../src/tools/tool.js";
+import type { AnyTool, ToolContext } from "../src/core/tool.js";
 import { hostLine, percentile, round1, writeResults } from "./support/report.js";
 import { benchToolContext } from "./support/tool-context.js";
 

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import type { ConversationMessage } from "../src/engine/messages.js";
+import type { ConversationMessage } from "../src/core/messages.js";
 import { SQLITE_DURABILITY } from "../src/store/backends/sqlite.js";
 import { createStore } from "../src/store/create-store.js";
 import { DEFAULT_HISTORY_PAGE_SIZE, HistoryLog } from "../src/store/history-log.js";

@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import type { ThreadTarget } from "../src/sessions/contracts.js";
+import type { ThreadTarget } from "../src/core/thread-target.js";
 import { createStore } from "../src/store/create-store.js";
 import { type Clock, systemClock } from "../src/subscriptions/clock.js";
 import type { ObservedMessage } from "../src/subscriptions/observed-message.js";

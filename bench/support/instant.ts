@@ -5,20 +5,17 @@
  * model.
  */
 import path from "node:path";
-import { agentEvent } from "../../src/engine/events.js";
-import type { ModelMessage } from "../../src/engine/messages.js";
+import { agentEvent } from "../../src/core/events.js";
+import type { ModelMessage } from "../../src/core/messages.js";
 import type {
   ProviderClient,
   ProviderRequest,
   ProviderStreamEvent,
 } from "../../src/engine/provider/provider.js";
-import type {
-  ConversationService,
-  InboundMessage,
-  PressResult,
-  ReceiveResult,
-  ThreadOutputFactory,
-} from "../../src/sessions/contracts.js";
+import type { ConversationService, ReceiveResult } from "../../src/sessions/contracts.js";
+import type { InboundMessage } from "../../src/core/inbound-message.js";
+import type { PressResult } from "../../src/core/button-press.js";
+import type { ThreadOutputFactory } from "../../src/core/thread-output.js";
 import type { SessionManager } from "../../src/sessions/session-manager.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";

@@ -2,8 +2,8 @@
  * Bench support: the ToolContext a bench hands a tool it calls directly — an auto-mode request on
  * a workspace, no output listener, nothing downloaded — so tool benches measure the tool alone.
  */
-import { createRequest } from "../../src/engine/request.js";
-import type { ToolContext } from "../../src/tools/tool.js";
+import { createRequest } from "../../src/core/request.js";
+import type { ToolContext } from "../../src/core/tool.js";
 
 /** A context for calling a tool in the workspace `root`. */
 export function benchToolContext(root: string): ToolContext {

@@ -18,12 +18,12 @@ import type { ScheduledTask } from "../schedules/scheduled-task.js";
 import type { ScheduleSettings } from "../schedules/schedule-settings.js";
 import { createScheduleTools, type ScheduleToolsService } from "../schedules/schedule-tools.js";
 import type { ScheduleArgs, WakeArgs } from "../schedules/task-planner.js";
-import type { ThreadTarget } from "../sessions/contracts.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { SessionManagerOptions } from "../sessions/session-manager.js";
 import type { Store } from "../store/store.js";
 import type { Caller, Outcome } from "../subscriptions/channel-access.js";
 import type { WakeableSessions } from "../subscriptions/session-wake.js";
-import type { AnyTool } from "../tools/tool.js";
+import type { AnyTool } from "../core/tool.js";
 
 /** What the schedules open on: the store, the session layer and its notices, settings, approvers. */
 export interface SchedulesOpenOptions {

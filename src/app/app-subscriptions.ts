@@ -31,7 +31,7 @@ import {
   createSubscriptionTools,
   type SubscriptionToolsService,
 } from "../subscriptions/subscription-tools.js";
-import type { AnyTool } from "../tools/tool.js";
+import type { AnyTool } from "../core/tool.js";
 
 /** What the subscriptions open on: the store, the session layer and its notices, the settings. */
 export interface SubscriptionsOpenOptions {

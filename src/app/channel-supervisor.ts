@@ -7,7 +7,7 @@
  * reason and the fix at once, later ones at growing intervals (attempts 2, 4, 8, …). Its state
  * and reason feed /readyz; how long it has been down feeds /healthz.
  */
-import { messageOf, ServiceFailure } from "../ops/failure.js";
+import { messageOf, ServiceFailure } from "../core/failure.js";
 import type { RunningChannel } from "./app-parts.js";
 
 export type ChannelState = "connecting" | "retrying" | "up" | "down" | "failed" | "stopped";

@@ -5,11 +5,12 @@
  * output renders exactly what it would have rendered; a renderer that throws is counted and its
  * error passed on unchanged.
  */
-import type { Card, CardRef } from "../approvals/card.js";
-import type { AgentEvent, ToolCallStatus, TurnStatus } from "../engine/events.js";
+import type { Card, CardRef } from "../core/card.js";
+import type { AgentEvent, ToolCallStatus, TurnStatus } from "../core/events.js";
 import { type Metrics, UNKNOWN_LABEL } from "../ops/metrics.js";
 import { UNKNOWN_TOOL_REASON } from "../engine/tool-results.js";
-import type { ThreadOutput, ThreadOutputFactory, ThreadTarget, TurnRenderer } from "../sessions/contracts.js";
+import type { ThreadOutput, ThreadOutputFactory, TurnRenderer } from "../core/thread-output.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { Clock } from "./provider-metrics.js";
 
 /** How an approval ended, read from the status of its call's `tool-call-finished`. */

@@ -10,7 +10,7 @@ import { mkdir } from "node:fs/promises";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { Logger } from "../logging/logger.js";
 import { scrubSecrets } from "../logging/redact.js";
-import type { ServiceFailure } from "../ops/failure.js";
+import type { ServiceFailure } from "../core/failure.js";
 import { createMetrics } from "../ops/metrics.js";
 import { startOpsServer } from "../ops/ops-server.js";
 import { Readiness } from "../ops/readiness.js";

@@ -4,7 +4,7 @@
  * line naming the phase instead of hanging, and a signal during start-up ends it at once: the
  * phase in progress is abandoned and start-up rejects with StartupInterrupted.
  */
-import { ServiceFailure } from "../ops/failure.js";
+import { ServiceFailure } from "../core/failure.js";
 
 export type StartupPhaseName = "store" | "ops" | "model check" | "conversation" | "channels" | "ready";
 

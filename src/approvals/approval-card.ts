@@ -4,8 +4,8 @@
  * An approval asked for in a turn woken by channel content says so in its title and body and
  * quotes the channel content that started the turn, so nobody approves it as their own request.
  */
-import type { AlwaysOption } from "../engine/events.js";
-import type { Card, CardBlock, CardButton } from "./card.js";
+import type { AlwaysOption } from "../core/events.js";
+import type { Card, CardBlock, CardButton } from "../core/card.js";
 import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.js";
 
 /** Approval card actions besides the always options. */

@@ -7,7 +7,7 @@
  * approvers, or — when none is configured — the person who started the session.
  */
 import { z } from "zod";
-import type { ThreadTarget } from "../sessions/contracts.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { PendingItem } from "./pending-item.js";
 
 const qualifiedId = z

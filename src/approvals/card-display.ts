@@ -4,9 +4,10 @@
  * thrown at the turn.
  */
 import type { Logger } from "pino";
-import type { ThreadOutput, ThreadTarget } from "../sessions/contracts.js";
+import type { ThreadOutput } from "../core/thread-output.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import { approvalCard, planCard } from "./approval-card.js";
-import type { Card } from "./card.js";
+import type { Card } from "../core/card.js";
 import type { PendingItem } from "./pending-item.js";
 import type { PendingStore } from "./pending-store.js";
 import { questionCard } from "./question-card.js";

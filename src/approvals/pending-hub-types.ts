@@ -3,7 +3,8 @@
  * built, who asks, and what a typed answer did.
  */
 import type { Logger } from "pino";
-import type { ThreadOutput, ThreadTarget } from "../sessions/contracts.js";
+import type { ThreadOutput } from "../core/thread-output.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { ApprovalsConfig } from "./authorisation.js";
 import type { PendingItem, PendingPerson } from "./pending-item.js";
 import type { PendingStore } from "./pending-store.js";

@@ -5,7 +5,8 @@
  * to the waiting turn or, when no turn waits in this process, ask the host to resume the session.
  */
 import type { Logger } from "pino";
-import type { ButtonPress, PlatformUser, PressResult } from "../sessions/contracts.js";
+import type { ButtonPress, PressResult } from "../core/button-press.js";
+import type { PlatformUser } from "../core/thread-target.js";
 import { alreadyDecidedMessage, settledLine, validActions } from "./approval-card.js";
 import { allowedApproversFor, loosenersFor, loosenRefusal, mayDecide } from "./authorisation.js";
 import { InflightWork } from "./inflight-work.js";

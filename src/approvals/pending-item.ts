@@ -6,9 +6,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { AlwaysOption, QuestionSpec } from "../engine/events.js";
-import type { CardRef } from "./card.js";
-import type { ThreadTarget } from "../sessions/contracts.js";
+import type { AlwaysOption, QuestionSpec } from "../core/events.js";
+import type { CardRef } from "../core/card.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 
 export const PENDING_KINDS = ["approval", "question", "plan"] as const;
 export type PendingKind = (typeof PENDING_KINDS)[number];

@@ -9,7 +9,7 @@
  */
 import type { Store, KeyValueSpace } from "../store/store.js";
 import { KeyedMutex } from "../store/key-mutex.js";
-import type { CardRef } from "./card.js";
+import type { CardRef } from "../core/card.js";
 import {
   type PendingDecision,
   type PendingItem,

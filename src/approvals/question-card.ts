@@ -3,7 +3,7 @@
  * becomes a button "q<i>:o<j>"; answered questions show their answer; the card settles once every
  * question is answered (or the item expires / is stopped).
  */
-import type { Card, CardBlock, CardButton } from "./card.js";
+import type { Card, CardBlock, CardButton } from "../core/card.js";
 import { settledLine } from "./approval-card.js";
 import type { PendingQuestion } from "./pending-item.js";
 

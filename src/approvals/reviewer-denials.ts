@@ -13,10 +13,12 @@ import { canonicalJson } from "../engine/call-identity.js";
 import type { AuditSink } from "../engine/interaction.js";
 import type { Grant } from "../engine/permissions/grants.js";
 import type { ReviewerDenial, ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js";
-import type { ButtonPress, PressResult, ThreadOutput, ThreadTarget } from "../sessions/contracts.js";
+import type { ButtonPress, PressResult } from "../core/button-press.js";
+import type { ThreadOutput } from "../core/thread-output.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace, Store } from "../store/store.js";
 import { type ApprovalsConfig, allowedApproversFor, mayDecide } from "./authorisation.js";
-import type { Card, CardRef } from "./card.js";
+import type { Card, CardRef } from "../core/card.js";
 import type { AskContext } from "./pending-hub-types.js";
 import { newPendingId, type PendingPerson } from "./pending-item.js";
 

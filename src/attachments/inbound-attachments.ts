@@ -10,9 +10,9 @@
 import { open } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Logger } from "pino";
-import { type Attachment, formatBytes } from "../media/attachment.js";
+import { type Attachment, formatBytes } from "../core/attachment.js";
 import { probeImageFile } from "../media/image-probe.js";
-import type { InboundFile } from "../sessions/contracts.js";
+import type { InboundFile } from "../core/inbound-message.js";
 import { LruCache } from "../sessions/lru.js";
 import { fenceLanguage, fileKindOf } from "./file-kind.js";
 import { extractPdfText } from "./pdf-text.js";

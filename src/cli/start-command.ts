@@ -14,7 +14,7 @@ import { loadConfig } from "../config/load-config.js";
 import { modelBaseUrl, NO_MODEL_ENDPOINT_HELP } from "../config/model-endpoint.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { scrubSecrets } from "../logging/redact.js";
-import { ServiceFailure } from "../ops/failure.js";
+import { ServiceFailure } from "../core/failure.js";
 import { installFatalHandlers } from "../ops/fatal-errors.js";
 import type { CliIo } from "./cli-io.js";
 import { modelCheck } from "./doctor-checks.js";

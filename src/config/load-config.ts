@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { parse as parseDotenv } from "dotenv";
 import { LineCounter, parseDocument } from "yaml";
-import { deepFreeze } from "../engine/deep-freeze.js";
+import { deepFreeze } from "../core/deep-freeze.js";
 import { scrubSecrets } from "../logging/redact.js";
 import { applyEnvOverrides, type Env } from "./env-overrides.js";
 import { formatIssues } from "./format-errors.js";

@@ -4,8 +4,8 @@
  * unknown key (a typo) is an error rather than silently ignored.
  */
 import { z } from "zod";
-import type { ToolCategory } from "../engine/events.js";
-import { permissionModeSchema } from "../engine/modes.js";
+import type { ToolCategory } from "../core/events.js";
+import { permissionModeSchema } from "../core/modes.js";
 import {
   approverIds,
   slackAppToken,

@@ -7,7 +7,7 @@
  * move the boundary forward (keeping fewer recent turns, never fewer than the current one), so a
  * model that keeps overflowing ends in an error instead of looping.
  */
-import type { ConversationMessage } from "./messages.js";
+import type { ConversationMessage } from "../core/messages.js";
 import type { ProviderClient } from "./provider/provider.js";
 
 export const DEFAULT_KEEP_RECENT_TURNS = 2;

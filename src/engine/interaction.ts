@@ -3,7 +3,7 @@
  * plan proposals, and the audit sink. Sessions implement them durably (src/approvals); tests
  * implement them with scripts.
  */
-import type { AlwaysOption, Provenance, QuestionSpec, ToolCategory } from "./events.js";
+import type { AlwaysOption, Provenance, QuestionSpec, ToolCategory } from "../core/events.js";
 
 export type ApprovalOutcome = "once" | AlwaysOption | "deny" | "interrupted";
 

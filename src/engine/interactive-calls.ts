@@ -5,7 +5,7 @@
  * here" result; an interrupt while waiting answers it as not started.
  */
 import { raceAbort } from "./abort.js";
-import type { PlanStep, QuestionSpec } from "./events.js";
+import type { PlanStep, QuestionSpec } from "../core/events.js";
 import type { RawToolCall } from "./provider/provider.js";
 import { failed, planApproved, planRejected, TOOL_RESULT } from "./tool-results.js";
 import type { CallAnswer, TurnContext } from "./turn-context.js";

@@ -9,14 +9,10 @@ import { raceAbort } from "./abort.js";
 import { type Compactor, modelSummariser } from "./compaction.js";
 import { buildOutbound } from "./outbound.js";
 import { prepareMedia } from "./outbound-media.js";
-import {
-  type FinishReason,
-  ProviderError,
-  type ProviderStreamEvent,
-  type RawToolCall,
-} from "./provider/provider.js";
+import type { FinishReason } from "../core/messages.js";
+import { ProviderError, type ProviderStreamEvent, type RawToolCall } from "./provider/provider.js";
 import type { TurnContext } from "./turn-context.js";
-import type { TokenUsage } from "./messages.js";
+import type { TokenUsage } from "../core/messages.js";
 
 export type StepOutcome =
   | {

@@ -8,8 +8,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { type Attachment, describeImage, formatBytes } from "../media/attachment.js";
-import type { ContentPart, ConversationMessage } from "./messages.js";
+import { type Attachment, describeImage, formatBytes } from "../core/attachment.js";
+import type { ContentPart, ConversationMessage } from "../core/messages.js";
 import { modelHasVision, type VisionSetting } from "./vision.js";
 
 /** How images are sent (config `model.vision` and `attachments.*`). */

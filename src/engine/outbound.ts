@@ -8,7 +8,12 @@
  * join it as parts (or placeholder text), a tool result's images follow the run of tool results
  * as one user message (tool messages cannot carry images) on a vision model.
  */
-import { type ContentPart, type ConversationMessage, type ModelMessage, toModelMessage } from "./messages.js";
+import {
+  type ContentPart,
+  type ConversationMessage,
+  type ModelMessage,
+  toModelMessage,
+} from "../core/messages.js";
 import { type MediaView, textOnlyView } from "./outbound-media.js";
 
 export interface OutboundInput {

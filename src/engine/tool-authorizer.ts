@@ -4,16 +4,17 @@
  * Approver. Calls that cannot run are answered here with their own wording; interactive tools
  * (ask_user, propose_plan, update_plan) are handled in place once allowed.
  */
-import { type AnyTool, callCategory, compactArgs, labelText } from "../tools/tool.js";
+import { type AnyTool, callCategory, compactArgs, labelText } from "../core/tool.js";
 import { INTERACTIVE_TOOL_NAMES } from "../tools/interactive-tools.js";
 import { raceAbort } from "./abort.js";
-import type { AlwaysOption } from "./events.js";
+import type { AlwaysOption } from "../core/events.js";
 import type { ApprovalOutcome, PermissionRequest } from "./interaction.js";
 import { runInteractiveCall } from "./interactive-calls.js";
 import type { Grant } from "./permissions/grants.js";
 import { type Decision, domainOf } from "./permissions/permission-engine.js";
-import type { FinishReason, RawToolCall } from "./provider/provider.js";
-import { allowsTool } from "./request.js";
+import type { FinishReason } from "../core/messages.js";
+import type { RawToolCall } from "./provider/provider.js";
+import { allowsTool } from "../core/request.js";
 import { screenAsk } from "./reviewer/reviewed-ask.js";
 import { deniedByPolicy, notEnabled, preview, TOOL_RESULT, UNKNOWN_TOOL_REASON } from "./tool-results.js";
 import type { TurnContext } from "./turn-context.js";

@@ -9,9 +9,10 @@
  * An interrupt answers every call that has no result yet — not started, or interrupted while
  * running — so the history never holds an orphaned tool call. Results are stored in call order.
  */
-import type { ToolContext } from "../tools/tool.js";
+import type { ToolContext } from "../core/tool.js";
 import { raceAbort } from "./abort.js";
-import type { FinishReason, RawToolCall } from "./provider/provider.js";
+import type { FinishReason } from "../core/messages.js";
+import type { RawToolCall } from "./provider/provider.js";
 import { authorizeCall, type ClearedCall, reauthorizeCall } from "./tool-authorizer.js";
 import { failed, TOOL_RESULT } from "./tool-results.js";
 import type { CallAnswer, TurnContext } from "./turn-context.js";

@@ -4,25 +4,25 @@
  * tool call, switch mode, stop. One context per run / resume / retry.
  */
 import type { ToolRegistry } from "../tools/registry.js";
-import type { Attachment } from "../media/attachment.js";
+import type { Attachment } from "../core/attachment.js";
 import type { MediaOptions } from "./outbound-media.js";
-import type { SessionFacts } from "../tools/tool.js";
-import { deepFreeze } from "./deep-freeze.js";
+import type { SessionFacts } from "../core/tool.js";
+import { deepFreeze } from "../core/deep-freeze.js";
 import {
   type AgentEvent,
   agentEvent,
   type Provenance,
   type ToolCallStatus,
   type TurnStatus,
-} from "./events.js";
+} from "../core/events.js";
 import type { Approver, Asker, AuditRecord, AuditSink, PlanApprover } from "./interaction.js";
-import { addUsage, type ConversationMessage, type TokenUsage } from "./messages.js";
-import type { PermissionMode } from "./modes.js";
+import { addUsage, type ConversationMessage, type TokenUsage } from "../core/messages.js";
+import type { PermissionMode } from "../core/modes.js";
 import type { GrantSet } from "./permissions/grants.js";
 import { type PermissionEngine, provenanceOf } from "./permissions/permission-engine.js";
 import type { ProviderClient } from "./provider/provider.js";
 import type { ReviewerDenialReporter, ReviewerGate } from "./reviewer/reviewer-gate.js";
-import { type ConversationExecutionRequest, withMode } from "./request.js";
+import { type ConversationExecutionRequest, withMode } from "../core/request.js";
 import { preview, statusReason } from "./tool-results.js";
 
 /** Durable storage hooks for a turn (see TurnEngine). */

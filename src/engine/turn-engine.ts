@@ -14,24 +14,24 @@
  */
 import { Compactor } from "./compaction.js";
 import { EventChannel } from "./event-channel.js";
-import { type AgentEvent, agentEvent } from "./events.js";
+import { type AgentEvent, agentEvent } from "../core/events.js";
 import type { Approver, Asker, AuditSink, PlanApprover } from "./interaction.js";
-import type { ConversationMessage, MessageMeta, ToolCallRecord } from "./messages.js";
+import type { ConversationMessage, MessageMeta, ToolCallRecord } from "../core/messages.js";
 import { runModelStep } from "./model-step.js";
-import type { PermissionMode } from "./modes.js";
+import type { PermissionMode } from "../core/modes.js";
 import { isErrorMarker } from "./outbound.js";
 import type { MediaOptions } from "./outbound-media.js";
-import type { Attachment } from "../media/attachment.js";
+import type { Attachment } from "../core/attachment.js";
 import type { GrantSet } from "./permissions/grants.js";
 import type { PermissionEngine } from "./permissions/permission-engine.js";
 import type { ProviderClient, RawToolCall } from "./provider/provider.js";
 import type { ReviewerDenialReporter, ReviewerGate } from "./reviewer/reviewer-gate.js";
-import { type ConversationExecutionRequest, effectiveMaxSteps } from "./request.js";
+import { type ConversationExecutionRequest, effectiveMaxSteps } from "../core/request.js";
 import { mangledArgumentsRecord, TOOL_RESULT } from "./tool-results.js";
 import { runToolCalls } from "./tool-scheduler.js";
 import { TurnContext, type TurnPersistence } from "./turn-context.js";
 import { parseToolArguments, type ToolRegistry } from "../tools/registry.js";
-import type { SessionFacts } from "../tools/tool.js";
+import type { SessionFacts } from "../core/tool.js";
 
 export type { TurnPersistence } from "./turn-context.js";
 

@@ -5,7 +5,7 @@
  */
 import { type FileHandle, open } from "node:fs/promises";
 import { imageSize } from "image-size";
-import type { ImageAttachment } from "./attachment.js";
+import type { ImageAttachment } from "../core/attachment.js";
 
 const VIEWABLE: Readonly<Record<string, string>> = {
   png: "image/png",

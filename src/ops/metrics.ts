@@ -7,7 +7,7 @@
  * series without limit.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { ToolCallStatus, TurnStatus } from "../engine/events.js";
+import type { ToolCallStatus, TurnStatus } from "../core/events.js";
 
 /** The outcome of one model request. */
 export type ModelOutcome = "ok" | "error" | "interrupted";

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../logging/logger.js";
-import { messageOf, ServiceFailure } from "./failure.js";
+import { messageOf, ServiceFailure } from "../core/failure.js";
 import type { Metrics } from "./metrics.js";
 import type { Readiness } from "./readiness.js";
 

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { mayDecide } from "../approvals/authorisation.js";
-import type { ThreadTarget } from "../sessions/contracts.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { Store } from "../store/store.js";
 import type { Caller, Outcome } from "../subscriptions/channel-access.js";
 import { type Clock, systemClock } from "../subscriptions/clock.js";

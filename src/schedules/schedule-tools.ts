@@ -6,10 +6,10 @@
  * A turn started by channel content can never create a task or a wake-up.
  */
 import { z } from "zod";
-import type { ConversationExecutionRequest } from "../engine/request.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
 import type { Caller } from "../subscriptions/channel-access.js";
 import { callerOf, untrustedTurn } from "../subscriptions/subscription-tools.js";
-import { type AnyTool, defineTool, fail, labelText, ok } from "../tools/tool.js";
+import { type AnyTool, defineTool, fail, labelText, ok } from "../core/tool.js";
 import { MAX_PROMPT_CHARS } from "./scheduled-task.js";
 import type { ScheduleService } from "./schedule-service.js";
 

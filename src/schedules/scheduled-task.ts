@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { PlatformUser, ThreadTarget } from "../sessions/contracts.js";
+import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import { platformUserSchema, threadTargetSchema } from "../subscriptions/subscription.js";
 
 /** When a task runs: once at a time, or on a cron expression in a timezone (optionally bounded). */

@@ -3,7 +3,7 @@
  * task posts, the lines of list_scheduled_tasks and the `schedules` command, the approval card's
  * preview (what, where, the next three runs), and the marked input of a scheduled run.
  */
-import type { ThreadTarget } from "../sessions/contracts.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import { quoteOf } from "../subscriptions/channel-content-format.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
 import { formatIn, nextOccurrences } from "./occurrences.js";

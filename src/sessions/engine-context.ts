@@ -10,12 +10,12 @@ import type { AskContext } from "../approvals/pending-hub.js";
 import type { QuestionService } from "../approvals/question-service.js";
 import type { ReviewerDenials } from "../approvals/reviewer-denials.js";
 import type { Approver, Asker, AuditSink, PlanApprover } from "../engine/interaction.js";
-import type { PermissionMode } from "../engine/modes.js";
+import type { PermissionMode } from "../core/modes.js";
 import type { GrantSet } from "../engine/permissions/grants.js";
 import type { ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js";
 import type { TurnEngine, TurnPersistence } from "../engine/turn-engine.js";
-import type { SessionFacts } from "../tools/tool.js";
-import type { ThreadTarget } from "./contracts.js";
+import type { SessionFacts } from "../core/tool.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
 
 export interface EngineContext {

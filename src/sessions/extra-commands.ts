@@ -5,7 +5,7 @@
  * command (the right number of arguments), so ordinary sentences stay messages; a slash form with
  * wrong arguments gets the usage text.
  */
-import type { PlatformUser, ThreadTarget } from "./contracts.js";
+import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { ListedItem } from "./item-cards.js";
 
 /** Who runs an extra command, where. */

@@ -3,7 +3,7 @@
  * The session manager validates both, so a channel bug becomes a clear refusal, never a crash.
  */
 import { z } from "zod";
-import { attachmentSchema } from "../media/attachment.js";
+import { attachmentSchema } from "../core/attachment.js";
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 

@@ -6,8 +6,10 @@
  * posted by this process are remembered (in memory) so they can be updated; a press on an older
  * card (from before a restart) still cancels, but that card keeps its button.
  */
-import type { Card, CardRef } from "../approvals/card.js";
-import type { ButtonPress, PlatformUser, PressResult, ThreadOutput, ThreadTarget } from "./contracts.js";
+import type { Card, CardRef } from "../core/card.js";
+import type { ButtonPress, PressResult } from "../core/button-press.js";
+import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import type { ThreadOutput } from "../core/thread-output.js";
 import { LruCache } from "./lru.js";
 
 /** One standing item to list with a Cancel button. */

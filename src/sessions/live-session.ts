@@ -7,14 +7,14 @@
  * keys are recorded as seen before any record without that message is saved, so a redelivery is
  * recognised either from the queue or from the dedupe marks — also after a crash in between.
  */
-import type { ToolCallRecord, ConversationMessage } from "../engine/messages.js";
+import type { ToolCallRecord, ConversationMessage } from "../core/messages.js";
 import { GrantSet } from "../engine/permissions/grants.js";
 import type { TurnEngine, TurnPersistence } from "../engine/turn-engine.js";
 import type { HistoryLog, SessionHistory } from "../store/history-log.js";
 import type { KeyValueSpace } from "../store/store.js";
-import type { SessionFacts } from "../tools/tool.js";
+import type { SessionFacts } from "../core/tool.js";
 import type { PendingPerson } from "../approvals/pending-item.js";
-import type { PlatformUser } from "./contracts.js";
+import type { PlatformUser } from "../core/thread-target.js";
 import type { InboundDedupe } from "./inbound-dedupe.js";
 import { promptOf } from "./request-builder.js";
 import type { QueuedMessage, SessionRecord, SessionRecords, TargetExtra } from "./session-record.js";

@@ -12,7 +12,7 @@ import {
   matchExtraTextCommand,
 } from "./extra-commands.js";
 import type { ItemCards } from "./item-cards.js";
-import type { PlatformUser, ThreadTarget } from "./contracts.js";
+import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { SessionCache } from "./session-cache.js";
 import type { TurnScheduler } from "./turn-scheduler.js";
 

@@ -4,14 +4,14 @@
  * subscribe read it from there), a subscription wake-up's provenance in `metadata.channelContent`
  * (which makes every non-read call of the turn ask a person); attached files are named in the prompt.
  */
-import type { ConversationMessage } from "../engine/messages.js";
+import type { ConversationMessage } from "../core/messages.js";
 import {
   type ConversationExecutionRequest,
   createRequest,
   requestFromJSON,
   withMessages,
-} from "../engine/request.js";
-import type { ThreadTarget } from "./contracts.js";
+} from "../core/request.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { QueuedMessage, SessionRecord } from "./session-record.js";
 
 export interface RequestSettings {

@@ -6,8 +6,8 @@
  * memory, finding it reads nothing from the store (this process owns the thread → session index,
  * as it owns the session lock).
  */
-import type { PermissionMode } from "../engine/modes.js";
-import { type ThreadTarget, sessionKeyOf } from "./contracts.js";
+import type { PermissionMode } from "../core/modes.js";
+import { type ThreadTarget, sessionKeyOf } from "../core/thread-target.js";
 import { LiveSession, type LiveSessionStores } from "./live-session.js";
 import { LruCache } from "./lru.js";
 import { newSessionRecord } from "./session-record.js";

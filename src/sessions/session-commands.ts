@@ -5,10 +5,10 @@
  */
 import { type ApprovalsConfig, loosenersFor, mayDecide } from "../approvals/authorisation.js";
 import type { PendingHub } from "../approvals/pending-hub.js";
-import { loosensMode, type PermissionMode } from "../engine/modes.js";
+import { loosensMode, type PermissionMode } from "../core/modes.js";
 import type { PendingStore } from "../approvals/pending-store.js";
 import type { ReviewerStats } from "../approvals/reviewer-stats.js";
-import type { PlatformUser, ThreadTarget } from "./contracts.js";
+import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { SessionCache } from "./session-cache.js";
 import { describeGrants, describeStatus } from "./session-status.js";
 import type { ThreadCommand } from "./text-commands.js";

@@ -3,7 +3,7 @@
  * approvals policy, limits, logging and the hooks other modules plug in).
  */
 import type { Logger } from "pino";
-import type { PermissionMode } from "../engine/modes.js";
+import type { PermissionMode } from "../core/modes.js";
 import type { Store } from "../store/store.js";
 import type { EngineFactory } from "./engine-context.js";
 import type { ExtraCommand } from "./extra-commands.js";

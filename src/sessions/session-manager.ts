@@ -16,20 +16,13 @@ import { approvalsConfigSchema } from "../approvals/authorisation.js";
 import { PendingHub } from "../approvals/pending-hub.js";
 import { PendingStore } from "../approvals/pending-store.js";
 import { QuestionService } from "../approvals/question-service.js";
-import { permissionModeSchema } from "../engine/modes.js";
+import { permissionModeSchema } from "../core/modes.js";
 import { HistoryLog } from "../store/history-log.js";
-import {
-  type ButtonPress,
-  type ConversationService,
-  type InboundMessage,
-  type PlatformUser,
-  type PressResult,
-  type ReceiveResult,
-  sessionKeyOf,
-  type ThreadOutput,
-  type ThreadOutputFactory,
-  type ThreadTarget,
-} from "./contracts.js";
+import type { ButtonPress, PressResult } from "../core/button-press.js";
+import type { ConversationService, ReceiveResult } from "./contracts.js";
+import type { InboundMessage } from "../core/inbound-message.js";
+import { type PlatformUser, sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
+import type { ThreadOutput, ThreadOutputFactory } from "../core/thread-output.js";
 import { engineContextOf } from "./engine-context.js";
 import { dedupeKeysOf, InboundDedupe } from "./inbound-dedupe.js";
 import { buttonPressSchema, describeProblems, inboundMessageSchema } from "./inbound-schema.js";

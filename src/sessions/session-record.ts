@@ -6,13 +6,14 @@
  * thread's current session.
  */
 import { z } from "zod";
-import { type Attachment, attachmentSchema } from "../media/attachment.js";
+import { type Attachment, attachmentSchema } from "../core/attachment.js";
 import { grantSchema, type Grant } from "../engine/permissions/grants.js";
-import type { TokenUsage } from "../engine/messages.js";
-import { type PermissionMode, permissionModeSchema } from "../engine/modes.js";
+import type { TokenUsage } from "../core/messages.js";
+import { type PermissionMode, permissionModeSchema } from "../core/modes.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import { type KeyValueSpace, setAll } from "../store/store.js";
-import type { InboundFile, InboundMessage, PlatformUser, ThreadTarget } from "./contracts.js";
+import type { InboundFile, InboundMessage } from "../core/inbound-message.js";
+import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 
 export const SESSION_RECORD_KIND = "session";
 

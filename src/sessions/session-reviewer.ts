@@ -8,7 +8,8 @@ import type { AuditLog } from "../approvals/audit-log.js";
 import { ReviewerDenials } from "../approvals/reviewer-denials.js";
 import { ReviewerStats } from "../approvals/reviewer-stats.js";
 import type { AuditSink } from "../engine/interaction.js";
-import type { ThreadOutput, ThreadTarget } from "./contracts.js";
+import type { ThreadOutput } from "../core/thread-output.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
 import type { SessionManagerOptions } from "./session-manager-options.js";
 

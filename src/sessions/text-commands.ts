@@ -3,7 +3,7 @@
  * session — stop, new, mode, model, status, grants, approve, deny, reviewer. One parser serves both the
  * text form ("mode auto" in a thread) and the explicit form (`command(target, user, name, args)`).
  */
-import { PERMISSION_MODES, type PermissionMode, permissionModeSchema } from "../engine/modes.js";
+import { PERMISSION_MODES, type PermissionMode, permissionModeSchema } from "../core/modes.js";
 
 export type ThreadCommand =
   | { readonly name: "stop" }

@@ -4,7 +4,7 @@
  * any point of the turn — even before its opening user message reached the history, or while the
  * model was answering — and the stored turn and history together say how far it got.
  */
-import type { ConversationMessage } from "../engine/messages.js";
+import type { ConversationMessage } from "../core/messages.js";
 import { isErrorMarker } from "../engine/outbound.js";
 import { unansweredToolCalls } from "../engine/turn-engine.js";
 import type { PendingTurn } from "./session-record.js";

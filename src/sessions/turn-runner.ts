@@ -4,9 +4,9 @@
  * usage of a completed turn is returned for the session totals.
  */
 import type { Logger } from "pino";
-import type { AgentEvent, TurnStatus } from "../engine/events.js";
-import type { TokenUsage } from "../engine/messages.js";
-import type { ThreadOutput, TurnInfo, TurnRenderer } from "./contracts.js";
+import type { AgentEvent, TurnStatus } from "../core/events.js";
+import type { TokenUsage } from "../core/messages.js";
+import type { ThreadOutput, TurnInfo, TurnRenderer } from "../core/thread-output.js";
 
 export interface TurnOutcome {
   readonly status: TurnStatus | "abandoned";

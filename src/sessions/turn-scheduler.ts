@@ -6,14 +6,15 @@
  * parked at a person (their state is durable) — never leaving a running tool call orphaned.
  */
 import type { Logger } from "pino";
-import { addUsage } from "../engine/messages.js";
+import { addUsage } from "../core/messages.js";
 import {
   type ConversationExecutionRequest,
   newTurnId,
   requestToJSON,
   withMessages,
-} from "../engine/request.js";
-import type { PlatformUser, ThreadOutput, ThreadTarget } from "./contracts.js";
+} from "../core/request.js";
+import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import type { ThreadOutput } from "../core/thread-output.js";
 import type { LiveSession } from "./live-session.js";
 import { buildTurnRequest, promptOf, type RequestSettings, rebuildTurnRequest } from "./request-builder.js";
 import type { SessionLock } from "./session-lock.js";

@@ -7,8 +7,8 @@
  * that provenance. A scheduled run carries its task instead, so its result can be reported.
  */
 import { z } from "zod";
-import type { ConversationMessage } from "../engine/messages.js";
-import type { PlatformUser, ThreadTarget } from "./contracts.js";
+import type { ConversationMessage } from "../core/messages.js";
+import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { ChannelContent, QueuedMessage, ScheduledRunMeta, SessionRecord } from "./session-record.js";
 
 /** A turn to start (or queue) in a session on behalf of a subscription. */

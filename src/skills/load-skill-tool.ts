@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
 import { readTextFile } from "../tools/files/text-file.js";
-import { defineTool, fail, ok } from "../tools/tool.js";
+import { defineTool, fail, ok } from "../core/tool.js";
 import { LOAD_SKILL } from "./skill-context.js";
 import type { SkillLibrary } from "./skill-library.js";
 import { filesBeside } from "./skill-loader.js";

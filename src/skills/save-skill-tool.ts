@@ -12,7 +12,7 @@ import path from "node:path";
 import { z } from "zod";
 import { readTextFile } from "../tools/files/text-file.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
-import { defineTool, fail, ok, type ToolPreview } from "../tools/tool.js";
+import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
 import { DESCRIPTION_MAX, parseSkillFile, renderSkillFile } from "./skill-file.js";
 import { workspaceSkillsDir } from "./skill-library.js";
 import { SKILL_FILE } from "./skill-loader.js";

@@ -7,7 +7,7 @@
  * `skill <name> …` is an ordinary message that the engine recognises the same way.
  */
 import { qualifiedUserId } from "../approvals/authorisation.js";
-import type { ThreadTarget } from "../sessions/contracts.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { ExtraCommand, ExtraCommandCall } from "../sessions/extra-commands.js";
 import type { SkillLibrary } from "./skill-library.js";
 import { skillRunText } from "./skill-run.js";

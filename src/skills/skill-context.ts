@@ -5,8 +5,8 @@
  * be un-read, so a quietly shrinking catalog is not enough: the model is told to stop following
  * it. Both are recomputed every turn and never persisted — re-enabling a skill drops the line.
  */
-import type { ConversationMessage } from "../engine/messages.js";
-import type { ConversationExecutionRequest } from "../engine/request.js";
+import type { ConversationMessage } from "../core/messages.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
 import type { SkillLibrary } from "./skill-library.js";
 
 /** The tool whose successful calls count as loading a skill. */

@@ -13,7 +13,7 @@
 import { type Dirent, type FSWatcher, readdirSync, readFileSync, statSync, watch } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { deepFreeze } from "../engine/deep-freeze.js";
+import { deepFreeze } from "../core/deep-freeze.js";
 import { parseSkillFile, type ParsedSkillFile } from "./skill-file.js";
 import type { Skill, SkillProblem, SkillSource } from "./skill.js";
 

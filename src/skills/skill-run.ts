@@ -6,7 +6,7 @@
  * model reads — frames the skill's instructions and the request. A name that is not an enabled
  * skill leaves the message an ordinary one.
  */
-import type { ConversationExecutionRequest } from "../engine/request.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
 import type { FramedPrompt } from "../engine/turn-engine.js";
 import { SKILL_RUN_META } from "./skill-context.js";
 import type { SkillLibrary } from "./skill-library.js";

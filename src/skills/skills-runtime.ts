@@ -7,12 +7,12 @@
  * leaves the skills out if scanning fails outright (the rest of the context stays), the engine
  * uses the prompt as typed if framing fails, and `doctor` lists the details.
  */
-import type { ConversationExecutionRequest } from "../engine/request.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
 import type { FramedPrompt } from "../engine/turn-engine.js";
 import type { ExtraCommand } from "../sessions/extra-commands.js";
 import type { KeyValueSpace } from "../store/store.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
-import type { AnyTool } from "../tools/tool.js";
+import type { AnyTool } from "../core/tool.js";
 import { createLoadSkillTool } from "./load-skill-tool.js";
 import { createSaveSkillTool } from "./save-skill-tool.js";
 import { type SkillApprovers, skillCommands } from "./skill-commands.js";

@@ -7,8 +7,8 @@
  * keeps the head and the open page in memory so appends read nothing back.
  */
 import { z } from "zod";
-import { deepFreeze } from "../engine/deep-freeze.js";
-import type { ConversationMessage } from "../engine/messages.js";
+import { deepFreeze } from "../core/deep-freeze.js";
+import type { ConversationMessage } from "../core/messages.js";
 import { KeyedMutex } from "./key-mutex.js";
 import { conversationMessageSchema } from "./message-schema.js";
 import { type KeyValueSpace, type SpaceEntry, setAll } from "./store.js";

@@ -4,8 +4,8 @@
  * `attachments` (user and tool messages) is optional, so records written before it parse as before.
  */
 import { z } from "zod";
-import type { ConversationMessage } from "../engine/messages.js";
-import { attachmentSchema } from "../media/attachment.js";
+import type { ConversationMessage } from "../core/messages.js";
+import { attachmentSchema } from "../core/attachment.js";
 
 const usageSchema = z.object({
   inputTokens: z.number(),

@@ -3,7 +3,7 @@
  * refuses the credentials, and a store that is misconfigured (unknown URL scheme, a data
  * directory that cannot be written, a SQLite driver that was not built) — each with its fix.
  */
-import { messageOf, networkCode, ServiceFailure } from "../ops/failure.js";
+import { messageOf, networkCode, ServiceFailure } from "../core/failure.js";
 
 const AUTH = /WRONGPASS|NOAUTH|invalid password|password authentication failed|28P01|no pg_hba\.conf entry/i;
 const FILESYSTEM = new Set([

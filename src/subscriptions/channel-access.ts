@@ -4,7 +4,7 @@
  * it — the bot must never become a way to read a channel the person is not in. Every refusal says
  * why. Shared by subscribe_channel and catch_up.
  */
-import type { PlatformUser, ThreadTarget } from "../sessions/contracts.js";
+import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import { failureText, type PlatformDirectory } from "./platform-directory.js";
 import { type ChannelRef, channelLabel } from "./subscription.js";
 

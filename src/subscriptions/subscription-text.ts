@@ -3,7 +3,7 @@
  * list_subscriptions, the `subscriptions` command (a person's, across conversations, saying which
  * conversation each wakes) and the thread's `status` command.
  */
-import type { ThreadTarget } from "../sessions/contracts.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import { quoteOf } from "./channel-content-format.js";
 import { channelLabel, type Subscription } from "./subscription.js";
 import { describeTrigger } from "./triggers.js";

@@ -7,8 +7,8 @@
  */
 import { z } from "zod";
 import { provenanceOf } from "../engine/permissions/permission-engine.js";
-import type { ConversationExecutionRequest } from "../engine/request.js";
-import { type AnyTool, defineTool, fail, ok, type ToolResult } from "../tools/tool.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
+import { type AnyTool, defineTool, fail, ok, type ToolResult } from "../core/tool.js";
 import type { Caller, Outcome } from "./channel-access.js";
 import {
   MAX_INSTRUCTIONS_CHARS,

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { PlatformUser, ThreadTarget } from "../sessions/contracts.js";
+import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 
 /** What wakes a subscription: every message, only mentions of the bot, or keyword matches. */
 export type Trigger =

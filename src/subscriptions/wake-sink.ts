@@ -2,7 +2,7 @@
  * The session layer's side of wake-ups: the batch a subscribing session is woken with, the sink
  * that starts or queues that turn, and the notifier that posts notices into a subscriber's thread.
  */
-import type { ThreadTarget } from "../sessions/contracts.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { BufferEntry } from "./buffer-entry.js";
 import type { Subscription } from "./subscription.js";
 import type { WakeInput } from "./wake-prompt.js";

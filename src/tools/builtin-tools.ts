@@ -13,7 +13,7 @@ import { createMemoryTools, type MemoryToolsOptions } from "./memory/memory-tool
 import { createMessagingTools } from "./messaging/messaging-tools.js";
 import type { Messenger } from "./messaging/messenger.js";
 import { createRunCommandTool, type RunCommandOptions } from "./shell/run-command.js";
-import type { AnyTool } from "./tool.js";
+import type { AnyTool } from "../core/tool.js";
 import { createWebFetchTool, type WebFetchOptions } from "./web/web-fetch.js";
 
 /** Limits of the file tools. */

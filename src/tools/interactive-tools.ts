@@ -7,7 +7,7 @@
  * when something outside the engine calls them directly.
  */
 import { z } from "zod";
-import { defineTool, fail, labelText } from "./tool.js";
+import { defineTool, fail, labelText } from "../core/tool.js";
 
 export const UPDATE_PLAN = "update_plan";
 export const ASK_USER = "ask_user";

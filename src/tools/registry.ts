@@ -8,10 +8,11 @@
  * model output.
  */
 import { z } from "zod";
-import type { FinishReason, ToolSchema } from "../engine/provider/provider.js";
-import { allowsTool, type ConversationExecutionRequest } from "../engine/request.js";
+import type { FinishReason } from "../core/messages.js";
+import type { ToolSchema } from "../core/tool.js";
+import { allowsTool, type ConversationExecutionRequest } from "../core/request.js";
 import { PROPOSE_PLAN } from "./interactive-tools.js";
-import type { AnyTool } from "./tool.js";
+import type { AnyTool } from "../core/tool.js";
 
 /** Mangled-argument diagnosis: the stream was cut off by the output-token limit. */
 export const TRUNCATED_ARGUMENTS_ERROR =

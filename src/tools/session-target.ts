@@ -3,8 +3,8 @@
  * ThreadTarget into `request.metadata.target`; tools read it here, validated, never trusted raw.
  */
 import { z } from "zod";
-import type { ConversationExecutionRequest } from "../engine/request.js";
-import type { ThreadTarget } from "../sessions/contracts.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
+import type { ThreadTarget } from "../core/thread-target.js";
 
 const threadTargetSchema = z.object({
   platform: z.string().min(1),

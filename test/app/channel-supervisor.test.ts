@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunningChannel } from "../../src/app/app-parts.js";
 import { ChannelSupervisor } from "../../src/app/channel-supervisor.js";
-import { ServiceFailure } from "../../src/ops/failure.js";
+import { ServiceFailure } from "../../src/core/failure.js";
 
 const channel = (connected: () => boolean): RunningChannel => ({
   description: "fake",

@@ -1,15 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { Card } from "../../src/approvals/card.js";
+import type { Card } from "../../src/core/card.js";
 import { approvalOutcomeOf, observeOutputs } from "../../src/app/observed-output.js";
 import { observeService } from "../../src/app/observed-service.js";
-import { type AgentEvent, agentEvent } from "../../src/engine/events.js";
+import { type AgentEvent, agentEvent } from "../../src/core/events.js";
 import { createMetrics } from "../../src/ops/metrics.js";
-import type {
-  ConversationService,
-  InboundMessage,
-  ThreadOutputFactory,
-  ThreadTarget,
-} from "../../src/sessions/contracts.js";
+import type { ConversationService } from "../../src/sessions/contracts.js";
+import type { InboundMessage } from "../../src/core/inbound-message.js";
+import type { ThreadOutputFactory } from "../../src/core/thread-output.js";
+import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { RecordingOutput } from "../support/recording-output.js";
 import { sample } from "./run-coworker.js";
 

@@ -10,8 +10,8 @@ import {
   loosenersFor,
   loosenRefusal,
 } from "../../src/approvals/authorisation.js";
-import { loosensMode } from "../../src/engine/modes.js";
-import type { ThreadTarget } from "../../src/sessions/contracts.js";
+import { loosensMode } from "../../src/core/modes.js";
+import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { ANA, BEN, BOSS, makeHarness, thread } from "../sessions/helpers/harness.js";
 
 const slack = (channel: string): ThreadTarget => ({

@@ -6,8 +6,8 @@ import {
   MEMORY_SWITCHED_ON_NOTICE,
   PLAN_MODE_REMINDER,
 } from "../../src/engine/assembly/context-provider.js";
-import type { PermissionMode } from "../../src/engine/modes.js";
-import { createRequest, type RequestInput } from "../../src/engine/request.js";
+import type { PermissionMode } from "../../src/core/modes.js";
+import { createRequest, type RequestInput } from "../../src/core/request.js";
 
 const NOW = new Date("2026-11-29T09:30:00Z");
 

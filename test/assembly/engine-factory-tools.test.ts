@@ -6,10 +6,10 @@ import {
 } from "../../src/engine/assembly/build-engine-factory.js";
 import { engineOptionsFromConfig } from "../../src/engine/assembly/config-options.js";
 import { configSchema, type CoworkerConfig } from "../../src/config/schema.js";
-import type { AgentEvent } from "../../src/engine/events.js";
+import type { AgentEvent } from "../../src/core/events.js";
 import type { EngineContext } from "../../src/sessions/engine-context.js";
 import type { Messenger } from "../../src/tools/messaging/messenger.js";
-import { type AnyTool, defineTool, ok } from "../../src/tools/tool.js";
+import { type AnyTool, defineTool, ok } from "../../src/core/tool.js";
 import { ScriptedProvider, textStep, toolStep } from "../support/scripted-provider.js";
 import { collect, engineContext, request, TARGET, tempDir, toolNames } from "./support.js";
 

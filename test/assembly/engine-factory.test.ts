@@ -14,7 +14,7 @@ import {
   MEMORY_OFF_STATEMENT,
   NARRATION_RULE,
 } from "../../src/engine/assembly/instructions.js";
-import type { AgentEvent } from "../../src/engine/events.js";
+import type { AgentEvent } from "../../src/core/events.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { MemoryStore } from "../../src/tools/memory/memory-store.js";

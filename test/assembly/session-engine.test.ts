@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type PreparedSession, SessionEngine } from "../../src/engine/assembly/session-engine.js";
-import type { AgentEvent } from "../../src/engine/events.js";
-import type { ConversationExecutionRequest } from "../../src/engine/request.js";
+import type { AgentEvent } from "../../src/core/events.js";
+import type { ConversationExecutionRequest } from "../../src/core/request.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import { TurnEngine, type TurnEngineOptions } from "../../src/engine/turn-engine.js";
 import { ToolRegistry } from "../../src/tools/registry.js";

@@ -5,14 +5,14 @@
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { AgentEvent } from "../../src/engine/events.js";
+import type { AgentEvent } from "../../src/core/events.js";
 import type { AuditRecord } from "../../src/engine/interaction.js";
-import type { ConversationMessage, ModelMessage } from "../../src/engine/messages.js";
-import type { PermissionMode } from "../../src/engine/modes.js";
+import type { ConversationMessage, ModelMessage } from "../../src/core/messages.js";
+import type { PermissionMode } from "../../src/core/modes.js";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
-import { createRequest, type RequestInput } from "../../src/engine/request.js";
+import { createRequest, type RequestInput } from "../../src/core/request.js";
 import type { TurnPersistence } from "../../src/engine/turn-engine.js";
-import type { ThreadTarget } from "../../src/sessions/contracts.js";
+import type { ThreadTarget } from "../../src/core/thread-target.js";
 import type { EngineContext } from "../../src/sessions/engine-context.js";
 
 /** The Slack thread the assembly tests talk in. */

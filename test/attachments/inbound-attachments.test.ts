@@ -10,7 +10,7 @@ import {
 } from "../../src/attachments/inbound-attachments.js";
 import { extractPdfText } from "../../src/attachments/pdf-text.js";
 import type { Transcriber } from "../../src/attachments/transcriber.js";
-import type { InboundFile } from "../../src/sessions/contracts.js";
+import type { InboundFile } from "../../src/core/inbound-message.js";
 import { tinyPdf } from "../support/tiny-pdf.js";
 
 const FIXTURES = join(import.meta.dirname, "../fixtures/attachments");

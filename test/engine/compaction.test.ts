@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Compactor } from "../../src/engine/compaction.js";
-import type { ConversationMessage } from "../../src/engine/messages.js";
+import type { ConversationMessage } from "../../src/core/messages.js";
 import { ContextOverflowError, ProviderError } from "../../src/engine/provider/provider.js";
 import { textStep } from "../support/scripted-provider.js";
 import { collect, completion, makeHarness, makeRequest, ofType } from "./helpers/harness.js";

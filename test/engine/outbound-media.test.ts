@@ -2,11 +2,11 @@ import { copyFile, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConversationMessage } from "../../src/engine/messages.js";
+import type { ConversationMessage } from "../../src/core/messages.js";
 import { buildOutbound, TOOL_IMAGES_LEAD } from "../../src/engine/outbound.js";
 import { type MediaOptions, prepareMedia } from "../../src/engine/outbound-media.js";
 import { modelHasVision } from "../../src/engine/vision.js";
-import type { ImageAttachment } from "../../src/media/attachment.js";
+import type { ImageAttachment } from "../../src/core/attachment.js";
 
 const FIXTURE = join(import.meta.dirname, "../fixtures/attachments/red-4x3.png");
 let root: string;

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import type { Provenance } from "../../src/engine/events.js";
-import type { PermissionMode } from "../../src/engine/modes.js";
+import type { Provenance } from "../../src/core/events.js";
+import type { PermissionMode } from "../../src/core/modes.js";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import {
   PermissionEngine,
   provenanceOf,
   referencesDownloadedFile,
 } from "../../src/engine/permissions/permission-engine.js";
-import { createRequest } from "../../src/engine/request.js";
-import type { AnyTool, SessionFacts } from "../../src/tools/tool.js";
+import { createRequest } from "../../src/core/request.js";
+import type { AnyTool, SessionFacts } from "../../src/core/tool.js";
 import { freshFacts, RunLog, testRegistry } from "./helpers/test-tools.js";
 
 const registry = testRegistry(new RunLog());

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { PermissionMode } from "../../src/engine/modes.js";
-import { createRequest } from "../../src/engine/request.js";
+import type { PermissionMode } from "../../src/core/modes.js";
+import { createRequest } from "../../src/core/request.js";
 import {
   MALFORMED_ARGUMENTS_ERROR,
   parseToolArguments,
   TRUNCATED_ARGUMENTS_ERROR,
   ToolRegistry,
 } from "../../src/tools/registry.js";
-import { defineTool, ok } from "../../src/tools/tool.js";
+import { defineTool, ok } from "../../src/core/tool.js";
 import { RunLog, testRegistry } from "./helpers/test-tools.js";
 
 function request(mode: PermissionMode, allowedTools: string[] | null = null) {

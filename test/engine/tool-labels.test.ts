@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { callLabel } from "../../src/engine/tool-authorizer.js";
-import { type AnyTool, defineTool, ok } from "../../src/tools/tool.js";
+import { type AnyTool, defineTool, ok } from "../../src/core/tool.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { collect, makeHarness, makeRequest, ofType } from "./helpers/harness.js";
 

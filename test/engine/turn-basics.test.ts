@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ProviderError } from "../../src/engine/provider/provider.js";
-import { withMessages } from "../../src/engine/request.js";
+import { withMessages } from "../../src/core/request.js";
 import { REASON_MAX_CHARS } from "../../src/engine/tool-results.js";
 import { TurnEngine } from "../../src/engine/turn-engine.js";
 import { MALFORMED_ARGUMENTS_ERROR, TRUNCATED_ARGUMENTS_ERROR } from "../../src/tools/registry.js";
-import { defineTool } from "../../src/tools/tool.js";
+import { defineTool } from "../../src/core/tool.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import {
   collect,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ConversationMessage } from "../../src/engine/messages.js";
+import type { ConversationMessage } from "../../src/core/messages.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { unansweredToolCalls } from "../../src/engine/turn-engine.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";

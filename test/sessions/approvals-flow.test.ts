@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PendingStore } from "../../src/approvals/pending-store.js";
-import type { Card } from "../../src/approvals/card.js";
+import type { Card } from "../../src/core/card.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";

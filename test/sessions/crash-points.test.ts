@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ConversationMessage } from "../../src/engine/messages.js";
-import { sessionKeyOf } from "../../src/sessions/contracts.js";
+import type { ConversationMessage } from "../../src/core/messages.js";
+import { sessionKeyOf } from "../../src/core/thread-target.js";
 import { SessionRecords } from "../../src/sessions/session-record.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import type { Store } from "../../src/store/store.js";

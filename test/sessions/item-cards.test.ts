@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Card, CardRef } from "../../src/approvals/card.js";
-import type { ThreadOutput, ThreadTarget } from "../../src/sessions/contracts.js";
+import type { Card, CardRef } from "../../src/core/card.js";
+import type { ThreadOutput } from "../../src/core/thread-output.js";
+import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { type ItemCanceller, ItemCards, itemCard } from "../../src/sessions/item-cards.js";
 
 const HOME: ThreadTarget = { platform: "slack", workspace: "T1", channel: "D1", thread: "1.0" };

@@ -4,7 +4,7 @@
  * resumed after a restart.
  */
 import { describe, expect, it } from "vitest";
-import type { ThreadTarget } from "../../src/sessions/contracts.js";
+import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, makeHarness, message, tempDir, thread, pressCard } from "./helpers/harness.js";
 import { ToolRuns } from "./helpers/test-tools.js";

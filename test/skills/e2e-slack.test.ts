@@ -21,7 +21,7 @@ import {
   userTexts,
 } from "../channels/slack/e2e-harness.js";
 import { blockTexts } from "../channels/slack/support.js";
-import type { PermissionMode } from "../../src/engine/modes.js";
+import type { PermissionMode } from "../../src/core/modes.js";
 import { call, PuppetModel } from "../subscriptions/e2e-support.js";
 import { slackSkills } from "./e2e-support.js";
 import { skillMd, writeSkill } from "./support.js";

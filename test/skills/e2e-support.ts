@@ -4,7 +4,7 @@
  * commands in the SessionManager) as an extension of the Slack and Telegram harnesses, plus a
  * skill folder writer. The model is the subscriptions tests' puppet ("CALL <tool> <json>").
  */
-import type { PermissionMode } from "../../src/engine/modes.js";
+import type { PermissionMode } from "../../src/core/modes.js";
 import { createEngineFactory } from "../../src/engine/assembly/build-engine-factory.js";
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
 import { openSkills } from "../../src/skills/skills-runtime.js";

@@ -5,7 +5,7 @@
  */
 import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ConversationMessage } from "../../src/engine/messages.js";
+import type { ConversationMessage } from "../../src/core/messages.js";
 import { approxTokens, catalogText } from "../../src/skills/skill-catalog.js";
 import { loadedSkillNames, skillsContext } from "../../src/skills/skill-context.js";
 import { request } from "../assembly/support.js";

@@ -15,7 +15,7 @@ import { createSaveSkillTool } from "../../src/skills/save-skill-tool.js";
 import { skillCommands } from "../../src/skills/skill-commands.js";
 import { frameSkillRun, parseSkillRun } from "../../src/skills/skill-run.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
-import type { ToolContext } from "../../src/tools/tool.js";
+import type { ToolContext } from "../../src/core/tool.js";
 import { request, TARGET } from "../assembly/support.js";
 import { skillMd, skillsFixture, writeSkill } from "./support.js";
 

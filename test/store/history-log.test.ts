@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ConversationMessage } from "../../src/engine/messages.js";
+import type { ConversationMessage } from "../../src/core/messages.js";
 import { createStore } from "../../src/store/create-store.js";
 import { HistoryLog, historyHeadKey, historyPageKey } from "../../src/store/history-log.js";
 import type { KeyValueSpace, SpaceEntry, Store } from "../../src/store/store.js";

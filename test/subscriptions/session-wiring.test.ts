@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { observedOf, removedChatOf } from "../../src/channels/telegram/telegram-observe.js";
 import type { TelegramMessage } from "../../src/channels/telegram/telegram-inbound.js";
-import type { ConversationMessage } from "../../src/engine/messages.js";
+import type { ConversationMessage } from "../../src/core/messages.js";
 import {
   type ExtraCommand,
   matchExtraCommand,

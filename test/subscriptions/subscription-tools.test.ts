@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createRequest } from "../../src/engine/request.js";
+import { createRequest } from "../../src/core/request.js";
 import { createSubscriptionTools } from "../../src/subscriptions/subscription-tools.js";
-import type { AnyTool, ToolContext } from "../../src/tools/tool.js";
+import type { AnyTool, ToolContext } from "../../src/core/tool.js";
 import { ALICE, type Harness, HOME, message, openHarness } from "./support.js";
 
 function context(

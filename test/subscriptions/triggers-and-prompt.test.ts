@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { provenanceOf } from "../../src/engine/permissions/permission-engine.js";
-import { createRequest } from "../../src/engine/request.js";
+import { createRequest } from "../../src/core/request.js";
 import type { BufferEntry } from "../../src/subscriptions/buffer-entry.js";
 import { fencedMessages, quoteOf } from "../../src/subscriptions/channel-content-format.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";

@@ -4,16 +4,15 @@
  * registers for a platform. Tests await conditions (`until`) that are re-checked on every change,
  * never on a timer.
  */
-import type { Card, CardRef } from "../../src/approvals/card.js";
-import type { AgentEvent } from "../../src/engine/events.js";
-import {
-  type ThreadOutput,
-  type ThreadOutputFactory,
-  type ThreadTarget,
-  type TurnInfo,
-  type TurnRenderer,
-  sessionKeyOf,
-} from "../../src/sessions/contracts.js";
+import type { Card, CardRef } from "../../src/core/card.js";
+import type { AgentEvent } from "../../src/core/events.js";
+import type {
+  ThreadOutput,
+  ThreadOutputFactory,
+  TurnInfo,
+  TurnRenderer,
+} from "../../src/core/thread-output.js";
+import { type ThreadTarget, sessionKeyOf } from "../../src/core/thread-target.js";
 
 export interface RecordedTurn {
   readonly sessionId: string;

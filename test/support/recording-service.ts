@@ -4,17 +4,11 @@
  * order. Like the session layer, a message that repeats a known dedupe key is a duplicate, and all
  * of its keys are remembered either way. Subclasses decide what a turn, a press and a command do.
  */
-import type {
-  ButtonPress,
-  ConversationService,
-  InboundMessage,
-  PlatformUser,
-  PressResult,
-  ReceiveResult,
-  ThreadOutput,
-  ThreadOutputFactory,
-  ThreadTarget,
-} from "../../src/sessions/contracts.js";
+import type { ButtonPress, PressResult } from "../../src/core/button-press.js";
+import type { ConversationService, ReceiveResult } from "../../src/sessions/contracts.js";
+import type { InboundMessage } from "../../src/core/inbound-message.js";
+import type { PlatformUser, ThreadTarget } from "../../src/core/thread-target.js";
+import type { ThreadOutput, ThreadOutputFactory } from "../../src/core/thread-output.js";
 
 /** A thread command as the channel handed it over. */
 export interface RecordedCommand {

@@ -8,7 +8,7 @@ import type { ProviderClient } from "../../src/engine/provider/provider.js";
 import { Reviewer } from "../../src/engine/reviewer/reviewer.js";
 import { ReviewerGate } from "../../src/engine/reviewer/reviewer-gate.js";
 import { OpenAIReviewerModel } from "../../src/engine/reviewer/reviewer-model.js";
-import type { PermissionMode } from "../../src/engine/modes.js";
+import type { PermissionMode } from "../../src/core/modes.js";
 import type { SessionManagerOptions } from "../../src/sessions/session-manager.js";
 import type { FakeBody, FakeHandler, FakeOpenAI } from "../fakes/fake-openai.js";
 import { sessionTestRegistry, type ToolRuns } from "../sessions/helpers/test-tools.js";

@@ -6,9 +6,9 @@
  * aborted, or throw a ProviderError. Every request it receives is recorded as a deep copy (the
  * signal excluded) so tests can assert exactly what was sent to the model.
  */
-import type { TokenUsage } from "../../src/engine/messages.js";
+import type { TokenUsage } from "../../src/core/messages.js";
+import type { FinishReason } from "../../src/core/messages.js";
 import {
-  type FinishReason,
   type ProviderClient,
   ProviderError,
   type ProviderRequest,

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { McpServerConfig } from "../../src/config/schema.js";
 import { McpManager } from "../../src/tools/mcp/mcp-manager.js";
 import { classifyMcpTool, formatMcpResult, mcpToolName } from "../../src/tools/mcp/mcp-tools.js";
-import type { AnyTool } from "../../src/tools/tool.js";
+import type { AnyTool } from "../../src/core/tool.js";
 import { call, makeContext } from "./support/tool-context.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/mcp/test-server.mjs", import.meta.url));

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ThreadTarget } from "../../src/sessions/contracts.js";
+import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { createMessagingTools, isCurrentThreadTarget } from "../../src/tools/messaging/messaging-tools.js";
 import type { Messenger, MessengerResult } from "../../src/tools/messaging/messenger.js";

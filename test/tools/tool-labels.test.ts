@@ -7,7 +7,7 @@ import { interactiveTools } from "../../src/tools/interactive-tools.js";
 import type { McpServerConnection } from "../../src/tools/mcp/mcp-server-connection.js";
 import { mcpToolsOf } from "../../src/tools/mcp/mcp-tools.js";
 import { MemoryStore } from "../../src/tools/memory/memory-store.js";
-import { type AnyTool, compactArgs, LABEL_MAX_CHARS, labelText } from "../../src/tools/tool.js";
+import { type AnyTool, compactArgs, LABEL_MAX_CHARS, labelText } from "../../src/core/tool.js";
 import { unusedMessenger, unusedSpace } from "./support/unused-deps.js";
 
 const unusedService = {} as SubscriptionToolsService;

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
-import { callCategory } from "../../src/tools/tool.js";
+import { callCategory } from "../../src/core/tool.js";
 import { createWebFetchTool } from "../../src/tools/web/web-fetch.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { collect, makeHarness, makeRequest, resultOf } from "../engine/helpers/harness.js";

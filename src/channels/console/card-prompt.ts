@@ -3,7 +3,7 @@
  * answer to one of its buttons. Approvals take [a]pprove / [A]lways / [d]eny (or a number);
  * questions take an option number, or free text that is sent as the reply.
  */
-import type { Card, CardBlock, CardButton } from "../../approvals/card.js";
+import type { Card, CardBlock, CardButton } from "../../core/card.js";
 import type { TerminalWriter } from "./terminal-writer.js";
 
 /** What a typed line means for the card being prompted. */

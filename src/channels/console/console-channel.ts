@@ -9,16 +9,11 @@
 import { randomUUID } from "node:crypto";
 import { createInterface, type Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import type { Card, CardRef } from "../../approvals/card.js";
-import type {
-  ConversationService,
-  PlatformUser,
-  PressResult,
-  ReceiveResult,
-  ThreadOutput,
-  ThreadTarget,
-  TurnRenderer,
-} from "../../sessions/contracts.js";
+import type { Card, CardRef } from "../../core/card.js";
+import type { ConversationService, ReceiveResult } from "../../sessions/contracts.js";
+import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
+import type { PressResult } from "../../core/button-press.js";
+import type { ThreadOutput, TurnRenderer } from "../../core/thread-output.js";
 import { parseTextCommand } from "../../sessions/text-commands.js";
 import { parseCardAnswer, renderCard } from "./card-prompt.js";
 import { ConsoleTurnRenderer } from "./console-renderer.js";

@@ -4,8 +4,8 @@
  * the plan checklist, notices and the turn's end.
  * Approvals and questions arrive as cards (ThreadOutput.postCard), so their events print nothing.
  */
-import { type AgentEvent, assertNever, type PlanStep, type ToolCallStatus } from "../../engine/events.js";
-import type { TurnRenderer } from "../../sessions/contracts.js";
+import { type AgentEvent, assertNever, type PlanStep, type ToolCallStatus } from "../../core/events.js";
+import type { TurnRenderer } from "../../core/thread-output.js";
 import { RUN_COMMAND } from "../../tools/shell/run-command.js";
 import type { TerminalWriter } from "./terminal-writer.js";
 

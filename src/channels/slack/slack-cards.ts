@@ -6,7 +6,7 @@
  * buttons. Everything is clamped to Slack's block, section and total-text limits.
  */
 import { DENY } from "../../approvals/approval-card.js";
-import type { Card, CardBlock, CardButton } from "../../approvals/card.js";
+import type { Card, CardBlock, CardButton } from "../../core/card.js";
 import {
   ACTION_IDS,
   actions,

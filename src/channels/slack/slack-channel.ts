@@ -11,7 +11,8 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { z } from "zod";
-import type { ConversationService, ThreadTarget } from "../../sessions/contracts.js";
+import type { ConversationService } from "../../sessions/contracts.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { AccessPolicy } from "./slack-access.js";
 import {

@@ -5,7 +5,7 @@
  * several messages in order; the live page ends with the Stop button, a failed turn with Retry.
  * `plainPages` is the last-resort form: the same content as plain text messages.
  */
-import type { PlanStep } from "../../engine/events.js";
+import type { PlanStep } from "../../core/events.js";
 import {
   ACTION_IDS,
   actions,

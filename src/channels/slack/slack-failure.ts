@@ -4,7 +4,7 @@
  * Socket Mode, wrong token kind), each with its fix. Used when the channel connects.
  */
 import { webApi } from "@slack/bolt";
-import { messageOf, networkCode, ServiceFailure } from "../../ops/failure.js";
+import { messageOf, networkCode, ServiceFailure } from "../../core/failure.js";
 import { slackErrorCode } from "./slack-api.js";
 
 const REJECTED = new Set([

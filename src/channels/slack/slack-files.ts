@@ -8,7 +8,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, posix } from "node:path";
 import type { Logger } from "pino";
-import type { InboundFile } from "../../sessions/contracts.js";
+import type { InboundFile } from "../../core/inbound-message.js";
 import type { SlackFile } from "./slack-events.js";
 
 export interface FileDownloadOptions {

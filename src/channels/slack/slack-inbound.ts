@@ -8,9 +8,11 @@
  * are handed over in arrival order.
  */
 import type { Logger } from "pino";
-import type { ConversationService, InboundMessage, ThreadTarget } from "../../sessions/contracts.js";
+import type { ConversationService } from "../../sessions/contracts.js";
+import type { InboundMessage } from "../../core/inbound-message.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
-import { sessionKeyOf } from "../../sessions/contracts.js";
+import { sessionKeyOf } from "../../core/thread-target.js";
 import { LruCache } from "../../sessions/lru.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { AccessPolicy } from "./slack-access.js";

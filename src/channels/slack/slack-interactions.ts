@@ -7,12 +7,9 @@
  * (Slack does not allow them inside threads) acts on the person's latest thread in that channel.
  */
 import type { Logger } from "pino";
-import type {
-  ButtonPress,
-  ConversationService,
-  PlatformUser,
-  ThreadTarget,
-} from "../../sessions/contracts.js";
+import type { ButtonPress } from "../../core/button-press.js";
+import type { ConversationService } from "../../sessions/contracts.js";
+import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
 import { COMMAND_HELP } from "../../sessions/text-commands.js";
 import { z } from "zod";
 import { INACTIVE_BUTTON } from "../intake-log.js";

@@ -8,7 +8,7 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import type { Logger } from "pino";
-import type { ThreadTarget } from "../../sessions/contracts.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ResolveResult } from "../../subscriptions/platform-directory.js";
 import type { Messenger, MessengerResult } from "../../tools/messaging/messenger.js";
 import { callWithRetry, describeError, type SlackClients, slackErrorCode } from "./slack-api.js";

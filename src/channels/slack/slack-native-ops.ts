@@ -4,7 +4,7 @@
  * neighbouring text merged into one append. It remembers how the stream ended, if it did.
  */
 import type { types } from "@slack/bolt";
-import type { PlanStep } from "../../engine/events.js";
+import type { PlanStep } from "../../core/events.js";
 import { formatDuration, type ToolLineState, toolLabel } from "./slack-status-lines.js";
 import type { NativeStream, StreamResult } from "./slack-stream.js";
 

@@ -12,9 +12,9 @@
  * are synced for the last time in a form Slack accepts.
  */
 import type { Logger } from "pino";
-import type { AgentEvent } from "../../engine/events.js";
-import { assertNever } from "../../engine/events.js";
-import type { TurnRenderer } from "../../sessions/contracts.js";
+import type { AgentEvent } from "../../core/events.js";
+import { assertNever } from "../../core/events.js";
+import type { TurnRenderer } from "../../core/thread-output.js";
 import { describeError, type SlackClients } from "./slack-api.js";
 import type { CapabilityLatch, ConversationKind } from "./slack-capabilities.js";
 import { footerBlocks, layoutPages, TurnDocument } from "./slack-document.js";

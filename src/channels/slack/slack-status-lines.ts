@@ -3,7 +3,7 @@
  * ("Running `npm test`…" → "✓ `npm test` · 3.2 s" / "✗ `npm test` · exit 1"), the plan as a checklist, and short
  * notes. Pure formatting: the renderer decides where the lines go.
  */
-import type { PlanStep, ToolCallStatus } from "../../engine/events.js";
+import type { PlanStep, ToolCallStatus } from "../../core/events.js";
 import { RUN_COMMAND } from "../../tools/shell/run-command.js";
 import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
 

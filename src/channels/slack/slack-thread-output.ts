@@ -5,8 +5,9 @@
  * waits out rate limits, and marks the thread as one the bot takes part in.
  */
 import type { Logger } from "pino";
-import type { Card, CardRef } from "../../approvals/card.js";
-import type { ThreadOutput, ThreadTarget, TurnRenderer } from "../../sessions/contracts.js";
+import type { Card, CardRef } from "../../core/card.js";
+import type { ThreadOutput, TurnRenderer } from "../../core/thread-output.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
 import { callWithRetry, type SlackClients } from "./slack-api.js";
 import type { CapabilityLatch, ConversationKind } from "./slack-capabilities.js";
 import { cardPlainText, renderCard } from "./slack-cards.js";

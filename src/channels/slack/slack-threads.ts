@@ -5,7 +5,8 @@
  * restart — the session layer's optional `hasSession`. Also remembers each person's latest
  * thread per channel, the target of slash commands (Slack does not allow them inside threads).
  */
-import type { ConversationService, ThreadTarget } from "../../sessions/contracts.js";
+import type { ConversationService } from "../../sessions/contracts.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
 import { LruCache } from "../../sessions/lru.js";
 
 export class ThreadRegistry {

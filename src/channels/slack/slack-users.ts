@@ -4,7 +4,7 @@
  * not cached.
  */
 import type { Logger } from "pino";
-import type { PlatformUser } from "../../sessions/contracts.js";
+import type { PlatformUser } from "../../core/thread-target.js";
 import { LruCache } from "../../sessions/lru.js";
 import { describeError, type WebClient } from "./slack-api.js";
 

@@ -5,7 +5,7 @@
  * outcome instead of buttons.
  */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
-import type { Card, CardBlock, CardButton } from "../../approvals/card.js";
+import type { Card, CardBlock, CardButton } from "../../core/card.js";
 import { escapeHtml, markdownToTelegramHtml } from "./telegram-html.js";
 import { splitTelegramHtml } from "./telegram-split.js";
 

@@ -5,7 +5,7 @@
  * is set; other 4xx), each with its fix. Used when the channel connects.
  */
 import { GrammyError, HttpError } from "grammy";
-import { messageOf, networkCode, ServiceFailure } from "../../ops/failure.js";
+import { messageOf, networkCode, ServiceFailure } from "../../core/failure.js";
 
 const TOKEN_FIX =
   "copy the bot's token from @BotFather (/mybots → API Token) into TELEGRAM_BOT_TOKEN; revoked tokens must be replaced";

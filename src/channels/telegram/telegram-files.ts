@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Api } from "grammy";
-import { sessionKeyOf, type InboundFile, type ThreadTarget } from "../../sessions/contracts.js";
+import { sessionKeyOf, type ThreadTarget } from "../../core/thread-target.js";
+import type { InboundFile } from "../../core/inbound-message.js";
 import { errorText } from "./telegram-errors.js";
 import type { TelegramMessage } from "./telegram-inbound.js";
 

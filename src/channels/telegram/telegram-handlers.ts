@@ -8,20 +8,17 @@
  */
 import { Composer, type Context } from "grammy";
 import type { Logger } from "pino";
-import type {
-  ButtonPress,
-  ConversationService,
-  PressResult,
-  ThreadOutput,
-  ThreadTarget,
-} from "../../sessions/contracts.js";
+import type { ButtonPress, PressResult } from "../../core/button-press.js";
+import type { ConversationService } from "../../sessions/contracts.js";
+import type { ThreadOutput } from "../../core/thread-output.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
 import type { TelegramAccess } from "./telegram-access.js";
 import { parseCallbackData } from "./telegram-card.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { errorText } from "./telegram-errors.js";
 import type { TelegramFiles } from "./telegram-files.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
-import { sessionKeyOf } from "../../sessions/contracts.js";
+import { sessionKeyOf } from "../../core/thread-target.js";
 import { COMMAND_NAMES } from "../../sessions/text-commands.js";
 import {
   type BotIdentity,

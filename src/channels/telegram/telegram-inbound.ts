@@ -5,7 +5,7 @@
  * message, and the text with the bot's own mention removed.
  */
 import { z } from "zod";
-import type { PlatformUser, ThreadTarget } from "../../sessions/contracts.js";
+import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
 
 const userSchema = z.object({
   id: z.number().int(),

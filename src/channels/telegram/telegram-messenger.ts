@@ -7,7 +7,7 @@
 import { basename } from "node:path";
 import type { Api } from "grammy";
 import type { Logger } from "pino";
-import type { ThreadTarget } from "../../sessions/contracts.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
 import type { Messenger, MessengerResult } from "../../tools/messaging/messenger.js";
 import { errorText } from "./telegram-errors.js";
 import { markdownToTelegramHtml } from "./telegram-html.js";

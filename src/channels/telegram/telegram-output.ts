@@ -5,8 +5,9 @@
  */
 import type { Api } from "grammy";
 import type { Logger } from "pino";
-import type { Card, CardRef } from "../../approvals/card.js";
-import type { ThreadOutput, ThreadTarget, TurnInfo, TurnRenderer } from "../../sessions/contracts.js";
+import type { Card, CardRef } from "../../core/card.js";
+import type { ThreadOutput, TurnInfo, TurnRenderer } from "../../core/thread-output.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
 import { renderCard } from "./telegram-card.js";
 import { errorText } from "./telegram-errors.js";
 import { markdownToTelegramHtml } from "./telegram-html.js";

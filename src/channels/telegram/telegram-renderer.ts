@@ -11,8 +11,8 @@ import {
   type PlanStep,
   type ToolCallStatus,
   type TurnStatus,
-} from "../../engine/events.js";
-import type { TurnRenderer } from "../../sessions/contracts.js";
+} from "../../core/events.js";
+import type { TurnRenderer } from "../../core/thread-output.js";
 import { RUN_COMMAND } from "../../tools/shell/run-command.js";
 import { RETRY_KEYBOARD } from "./telegram-card.js";
 import { errorText } from "./telegram-errors.js";

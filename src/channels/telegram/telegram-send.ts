@@ -8,7 +8,7 @@ import { type Api, InputFile } from "grammy";
 import type { InlineKeyboardMarkup } from "grammy/types";
 import type { Logger } from "pino";
 import { z } from "zod";
-import type { ThreadTarget } from "../../sessions/contracts.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
 import { errorText, isMessageGone, isNotModified, isParseError } from "./telegram-errors.js";
 import { htmlToPlainText } from "./telegram-html.js";
 

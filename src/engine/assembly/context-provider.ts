@@ -7,9 +7,9 @@
  * and the parts other modules contribute (the skill catalog and countermands).
  */
 import { describeDate } from "./instructions.js";
-import type { PermissionMode } from "../modes.js";
+import type { PermissionMode } from "../../core/modes.js";
 import { provenanceOf } from "../permissions/permission-engine.js";
-import type { ConversationExecutionRequest } from "../request.js";
+import type { ConversationExecutionRequest } from "../../core/request.js";
 import { threadTargetOf } from "../../tools/session-target.js";
 
 /** Appended while plan mode is active: explore read-only, then propose. */

@@ -10,10 +10,10 @@
  * while it prepares are kept and applied to the real engine's turn, so the turn ends the way an
  * interrupted turn always does (user message stored, no orphaned calls).
  */
-import type { Attachment } from "../../media/attachment.js";
-import { type AgentEvent, agentEvent } from "../events.js";
-import type { ConversationMessage } from "../messages.js";
-import type { ConversationExecutionRequest } from "../request.js";
+import type { Attachment } from "../../core/attachment.js";
+import { type AgentEvent, agentEvent } from "../../core/events.js";
+import type { ConversationMessage } from "../../core/messages.js";
+import type { ConversationExecutionRequest } from "../../core/request.js";
 import { TurnEngine, type TurnEngineOptions } from "../turn-engine.js";
 
 /** The prepared engine and the notices (e.g. an unreadable AGENTS.md) to show before its first turn. */

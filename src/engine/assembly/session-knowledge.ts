@@ -7,7 +7,7 @@
  */
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
-import type { ConversationExecutionRequest } from "../request.js";
+import type { ConversationExecutionRequest } from "../../core/request.js";
 import { fileErrorMessage } from "../../tools/files/fs-errors.js";
 import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { type MemoryStore, memoryKeysOf } from "../../tools/memory/memory-store.js";

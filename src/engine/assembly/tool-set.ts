@@ -17,7 +17,7 @@ import type { MemoryToolsOptions } from "../../tools/memory/memory-tools.js";
 import type { Messenger } from "../../tools/messaging/messenger.js";
 import { capOutput } from "../../tools/output-cap.js";
 import { ToolRegistry } from "../../tools/registry.js";
-import type { AnyTool } from "../../tools/tool.js";
+import type { AnyTool } from "../../core/tool.js";
 
 /** The tool limits from config. */
 export interface ToolLimits {

@@ -16,10 +16,10 @@
  */
 import { z } from "zod";
 import { modeOffersTool } from "../../tools/registry.js";
-import { type AnyTool, callCategory, type SessionFacts } from "../../tools/tool.js";
-import type { AlwaysOption, Provenance } from "../events.js";
-import type { PermissionMode } from "../modes.js";
-import type { ConversationExecutionRequest } from "../request.js";
+import { type AnyTool, callCategory, type SessionFacts } from "../../core/tool.js";
+import type { AlwaysOption, Provenance } from "../../core/events.js";
+import type { PermissionMode } from "../../core/modes.js";
+import type { ConversationExecutionRequest } from "../../core/request.js";
 import type { GrantSet } from "./grants.js";
 import { compileHardDenyRules, type HardDenyRule, matchHardDeny } from "./hard-deny.js";
 import { classifyReadOnly } from "./readonly-command.js";

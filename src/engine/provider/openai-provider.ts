@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import OpenAI from "openai";
-import type { ModelMessage } from "../messages.js";
+import type { ModelMessage } from "../../core/messages.js";
 import { classifyFailure, errorNormalizingFetch, type FailureContext } from "./openai-errors.js";
 import { StreamAssembler } from "./openai-stream-assembler.js";
 import {
@@ -17,8 +17,8 @@ import {
   ProviderError,
   type ProviderRequest,
   type ProviderStreamEvent,
-  type ToolSchema,
 } from "./provider.js";
+import type { ToolSchema } from "../../core/tool.js";
 
 export interface OpenAIProviderOptions {
   /** Defaults to https://api.openai.com/v1. The config is the only source: no environment is read. */

@@ -4,11 +4,12 @@
  * finish reason and usage. A stream that ends without a finish reason is an "incomplete" error,
  * never a silent success; error payloads inside the stream become ProviderErrors.
  */
-import type { TokenUsage } from "../messages.js";
+import type { TokenUsage } from "../../core/messages.js";
 import { deltaTexts, parseChunk, type StreamChunk } from "./openai-chunk.js";
 import { midStreamError } from "./openai-errors.js";
 import { ToolCallAssembler } from "./openai-tool-calls.js";
-import { type FinishReason, ProviderError, type ProviderStreamEvent } from "./provider.js";
+import type { FinishReason } from "../../core/messages.js";
+import { ProviderError, type ProviderStreamEvent } from "./provider.js";
 
 /** Assembles one assistant step from its stream chunks. */
 export class StreamAssembler {

@@ -6,14 +6,8 @@
  * thrown as `ProviderError` with a short friendly message; context overflow has its own kind so
  * the engine can compact and retry.
  */
-import type { ModelMessage, TokenUsage } from "../messages.js";
-
-/** A tool as advertised to the model (OpenAI function-tool JSON Schema). */
-export interface ToolSchema {
-  readonly name: string;
-  readonly description: string;
-  readonly parameters: Readonly<Record<string, unknown>>;
-}
+import type { FinishReason, ModelMessage, TokenUsage } from "../../core/messages.js";
+import type { ToolSchema } from "../../core/tool.js";
 
 export interface ProviderRequest {
   readonly model: string;
@@ -29,8 +23,6 @@ export interface RawToolCall {
   readonly name: string;
   readonly arguments: string;
 }
-
-export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter";
 
 export type ProviderStreamEvent =
   | { readonly type: "text-delta"; readonly delta: string }

@@ -8,9 +8,9 @@
  * that into the reviewer's chat messages.
  */
 import { z } from "zod";
-import type { SessionFacts } from "../../tools/tool.js";
-import type { ToolCategory } from "../events.js";
-import type { ConversationMessage } from "../messages.js";
+import type { SessionFacts } from "../../core/tool.js";
+import type { ToolCategory } from "../../core/events.js";
+import type { ConversationMessage } from "../../core/messages.js";
 import { ASK_USER } from "../../tools/interactive-tools.js";
 import { REVIEWER_INSTRUCTIONS } from "./reviewer-instructions.js";
 

@@ -16,7 +16,7 @@
  * 4. Interactive mode with shadow on — the card is shown as usual, and a background verdict is
  *    audited next to it (joined to the person's decision by call id); it never changes anything.
  */
-import type { AnyTool } from "../../tools/tool.js";
+import type { AnyTool } from "../../core/tool.js";
 import { canonicalJson } from "../call-identity.js";
 import { type Decision, commandOf, referencesDownloadedFile } from "../permissions/permission-engine.js";
 import type { RawToolCall } from "../provider/provider.js";

@@ -4,7 +4,7 @@
  * The new text lands swap-safely (temp file + rename, no hard links; see anchored-fs.ts).
  */
 import { z } from "zod";
-import { defineTool, fail, ok, type ToolPreview } from "../tool.js";
+import { defineTool, fail, ok, type ToolPreview } from "../../core/tool.js";
 import { writeChecked } from "./anchored-fs.js";
 import { DEFAULT_DIFF_PREVIEW_CHARS, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";

@@ -5,7 +5,7 @@
  */
 import type { Dirent } from "node:fs";
 import { z } from "zod";
-import { defineTool, fail, ok } from "../tool.js";
+import { defineTool, fail, ok } from "../../core/tool.js";
 import { type AnchoredDir, openChecked, openCheckedDir } from "./anchored-fs.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
 import type { WorkspacePaths } from "./workspace-paths.js";

@@ -3,7 +3,7 @@
  * work on the resolved file, and answer any failure (outside the workspace, not text, missing,
  * denied, …) with a one-line error naming the path as far as it was resolved.
  */
-import { fail, type ToolResult } from "../tool.js";
+import { fail, type ToolResult } from "../../core/tool.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
 

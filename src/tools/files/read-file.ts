@@ -6,9 +6,9 @@
  */
 import { basename } from "node:path";
 import { z } from "zod";
-import { describeImage, formatBytes, type ImageAttachment } from "../../media/attachment.js";
+import { describeImage, formatBytes, type ImageAttachment } from "../../core/attachment.js";
 import { probeImageHandle } from "../../media/image-probe.js";
-import { defineTool, fail, ok } from "../tool.js";
+import { defineTool, fail, ok } from "../../core/tool.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
 import { readTextFile, splitLines } from "./text-file.js";
 import { openChecked } from "./anchored-fs.js";

@@ -5,7 +5,7 @@
  * returns lines from credential files (credential-paths.ts).
  */
 import { z } from "zod";
-import { defineTool, fail, ok } from "../tool.js";
+import { defineTool, fail, ok } from "../../core/tool.js";
 import { openChecked } from "./anchored-fs.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";

@@ -4,7 +4,7 @@
  * swap-safely: temp file + rename in the same directory, never through a symlink or hard link.
  */
 import { z } from "zod";
-import { defineTool, ok, type ToolPreview } from "../tool.js";
+import { defineTool, ok, type ToolPreview } from "../../core/tool.js";
 import { readIfExists, writeChecked } from "./anchored-fs.js";
 import { DEFAULT_DIFF_PREVIEW_CHARS, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";

@@ -4,7 +4,7 @@
  * hands out their tools as agent tools.
  */
 import type { McpServerConfig } from "../../config/schema.js";
-import type { AnyTool } from "../tool.js";
+import type { AnyTool } from "../../core/tool.js";
 import {
   type McpConnectionTiming,
   type McpLogger,

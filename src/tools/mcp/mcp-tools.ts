@@ -7,9 +7,9 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { ToolCategory } from "../../engine/events.js";
+import type { ToolCategory } from "../../core/events.js";
 import { capOutput, DEFAULT_TOOL_OUTPUT_CHARS } from "../output-cap.js";
-import { type AnyTool, compactArgs, defineTool, fail, ok, type ToolRisk } from "../tool.js";
+import { type AnyTool, compactArgs, defineTool, fail, ok, type ToolRisk } from "../../core/tool.js";
 import type { McpServerConnection } from "./mcp-server-connection.js";
 
 const MAX_TOOL_NAME = 64;

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { ConversationExecutionRequest } from "../../engine/request.js";
+import type { ConversationExecutionRequest } from "../../core/request.js";
 import { KeyedMutex } from "../../store/key-mutex.js";
 import type { KeyValueSpace } from "../../store/store.js";
 import { fromVersioned, toVersioned } from "../../store/versioned.js";

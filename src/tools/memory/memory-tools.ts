@@ -5,7 +5,7 @@
  * (and untrusted channel content must not plant one without a person seeing it).
  */
 import { z } from "zod";
-import { defineTool, fail, labelText, ok, type ToolPreview, type ToolResult } from "../tool.js";
+import { defineTool, fail, labelText, ok, type ToolPreview, type ToolResult } from "../../core/tool.js";
 import {
   type MemoryItem,
   MemoryLimitError,

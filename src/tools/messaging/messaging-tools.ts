@@ -5,11 +5,11 @@
  */
 import { stat } from "node:fs/promises";
 import { z } from "zod";
-import type { ConversationExecutionRequest } from "../../engine/request.js";
+import type { ConversationExecutionRequest } from "../../core/request.js";
 import { fileErrorMessage } from "../files/fs-errors.js";
 import type { WorkspacePaths } from "../files/workspace-paths.js";
 import { threadTargetOf } from "../session-target.js";
-import { defineTool, fail, ok, type ToolResult } from "../tool.js";
+import { defineTool, fail, ok, type ToolResult } from "../../core/tool.js";
 import type { Messenger, MessengerResult } from "./messenger.js";
 
 /** The channel value that means "this conversation". */

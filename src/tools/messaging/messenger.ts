@@ -3,7 +3,7 @@
  * (Slack / Telegram); the tools only see this interface. The session's own ThreadTarget comes
  * from `request.metadata.target` (put there by the session layer).
  */
-import type { ThreadTarget } from "../../sessions/contracts.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
 
 /** The outcome of a send: where it landed (for the model) or why it failed. */
 export type MessengerResult =

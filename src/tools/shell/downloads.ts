@@ -6,7 +6,7 @@
  * `splitCommands`; they lean towards flagging.
  */
 import path from "node:path";
-import type { SessionFacts } from "../tool.js";
+import type { SessionFacts } from "../../core/tool.js";
 import { realpathOfMaybeMissing } from "../files/workspace-paths.js";
 import { programName, programOf, type SimpleCommand, splitCommands } from "./shell-words.js";
 

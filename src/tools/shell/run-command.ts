@@ -11,7 +11,7 @@ import type { Readable } from "node:stream";
 import { z } from "zod";
 import type { WorkspacePaths } from "../files/workspace-paths.js";
 import { DEFAULT_TOOL_OUTPUT_CHARS, HeadTailBuffer } from "../output-cap.js";
-import { defineTool, labelText, type ToolContext, type ToolResult } from "../tool.js";
+import { defineTool, labelText, type ToolContext, type ToolResult } from "../../core/tool.js";
 import { cleanEnv } from "./clean-env.js";
 import { bubblewrapBackend } from "./bubblewrap-backend.js";
 import { recordDownloads } from "./downloads.js";

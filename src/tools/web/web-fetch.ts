@@ -13,7 +13,7 @@ import { fileErrorMessage } from "../files/fs-errors.js";
 import { decodeText } from "../files/text-file.js";
 import type { ResolvedPath, WorkspacePaths } from "../files/workspace-paths.js";
 import { capOutput, DEFAULT_TOOL_OUTPUT_CHARS } from "../output-cap.js";
-import { defineTool, fail, ok, type ToolContext, type ToolResult } from "../tool.js";
+import { defineTool, fail, ok, type ToolContext, type ToolResult } from "../../core/tool.js";
 import { htmlToMarkdown } from "./html-to-markdown.js";
 import { type FetchedResponse, FetchError, pinnedGet } from "./pinned-request.js";
 import {

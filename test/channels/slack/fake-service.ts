@@ -2,7 +2,9 @@
  * An in-test ConversationService: records what the channel hands it and answers with
  * configurable results, so the Slack adapter can be tested without the session layer.
  */
-import type { PressResult, ReceiveResult, ThreadTarget } from "../../../src/sessions/contracts.js";
+import type { PressResult } from "../../../src/core/button-press.js";
+import type { ReceiveResult } from "../../../src/sessions/contracts.js";
+import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { RecordingService } from "../../support/recording-service.js";
 
 export class FakeService extends RecordingService {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Card } from "../../../src/approvals/card.js";
+import type { Card } from "../../../src/core/card.js";
 import { decodeCardValue } from "../../../src/channels/slack/slack-blocks.js";
 import { cardPlainText, renderCard } from "../../../src/channels/slack/slack-cards.js";
 import { checkBlocks } from "../../fakes/fake-slack/limits.js";

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { REVIEWER_DENIED_RESULT } from "../../../src/engine/reviewer/reviewed-ask.js";
-import type { PermissionMode } from "../../../src/engine/modes.js";
+import type { PermissionMode } from "../../../src/core/modes.js";
 import type { FakeHandler } from "../../fakes/fake-openai.js";
 import type { FakeMessage } from "../../fakes/fake-slack/index.js";
 import {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SlackMessenger } from "../../../src/channels/slack/slack-messenger.js";
-import type { ThreadTarget } from "../../../src/sessions/contracts.js";
+import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { SlackDirectory } from "../../../src/subscriptions/platforms/slack-directory.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { clientsFor, silentLogger } from "./support.js";

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ThreadTarget } from "../../../src/sessions/contracts.js";
+import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { actionIds, blockTexts, ev, outputFor } from "./support.js";
 

@@ -4,8 +4,8 @@
  * a ThreadOutput factory with fast render settings, and event builders.
  */
 import pino from "pino";
-import { type AgentEvent, agentEvent } from "../../../src/engine/events.js";
-import type { ThreadTarget } from "../../../src/sessions/contracts.js";
+import { type AgentEvent, agentEvent } from "../../../src/core/events.js";
+import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { createClients, type SlackClients } from "../../../src/channels/slack/slack-api.js";
 import { CapabilityLatch } from "../../../src/channels/slack/slack-capabilities.js";
 import type { SlackChannelOptions } from "../../../src/channels/slack/slack-channel.js";

@@ -8,13 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import pino from "pino";
-import type {
-  ButtonPress,
-  InboundMessage,
-  PressResult,
-  ReceiveResult,
-  ThreadOutput,
-} from "../../../src/sessions/contracts.js";
+import type { ButtonPress, PressResult } from "../../../src/core/button-press.js";
+import type { InboundMessage } from "../../../src/core/inbound-message.js";
+import type { ReceiveResult } from "../../../src/sessions/contracts.js";
+import type { ThreadOutput } from "../../../src/core/thread-output.js";
 import {
   TelegramChannel,
   type TelegramChannelOptions,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Card } from "../../../src/approvals/card.js";
-import { agentEvent } from "../../../src/engine/events.js";
+import type { Card } from "../../../src/core/card.js";
+import { agentEvent } from "../../../src/core/events.js";
 import {
   cardCallbackData,
   parseCallbackData,

@@ -6,7 +6,7 @@
  * refusal; unsure shows the ordinary card; shadow mode statistics come back from /reviewer.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { PermissionMode } from "../../../src/engine/modes.js";
+import type { PermissionMode } from "../../../src/core/modes.js";
 import { REVIEWER_DENIED_RESULT } from "../../../src/engine/reviewer/reviewed-ask.js";
 import type { FakeHandler } from "../../fakes/fake-openai.js";
 import type { StoredMessage } from "../../fakes/fake-telegram/fake-telegram.js";

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ThreadTarget } from "../../../src/sessions/contracts.js";
+import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { ALICE_DM, FORUM, GROUP, type Harness, startHarness } from "./harness.js";
 
 let harness: Harness | undefined;

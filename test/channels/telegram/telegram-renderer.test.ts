@@ -1,6 +1,6 @@
 import pino from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { agentEvent } from "../../../src/engine/events.js";
+import { agentEvent } from "../../../src/core/events.js";
 import { draftIdOf, TelegramTurnRenderer } from "../../../src/channels/telegram/telegram-renderer.js";
 import type { ChatSender, EditResult } from "../../../src/channels/telegram/telegram-send.js";
 import type { DraftSupport } from "../../../src/channels/telegram/telegram-stream.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type AgentEvent, agentEvent } from "../../../src/engine/events.js";
-import type { ThreadOutput } from "../../../src/sessions/contracts.js";
+import { type AgentEvent, agentEvent } from "../../../src/core/events.js";
+import type { ThreadOutput } from "../../../src/core/thread-output.js";
 import { parseTelegramHtml } from "../../fakes/fake-telegram/html-parser.js";
 import type { FakeTelegram, RecordedCall } from "../../fakes/fake-telegram/fake-telegram.js";
 import { ALICE, ALICE_DM, FAST_TIMING, FORUM, GROUP, type Harness, startHarness } from "./harness.js";

@@ -4,10 +4,10 @@
  * check the history invariants.
  */
 import { expect } from "vitest";
-import type { AgentEvent, EventOf } from "../../../src/engine/events.js";
+import type { AgentEvent, EventOf } from "../../../src/core/events.js";
 import { InteractionBroker } from "../../../src/engine/interaction-broker.js";
 import type { AuditRecord } from "../../../src/engine/interaction.js";
-import type { ConversationMessage } from "../../../src/engine/messages.js";
+import type { ConversationMessage } from "../../../src/core/messages.js";
 import type { Grant } from "../../../src/engine/permissions/grants.js";
 import { GrantSet } from "../../../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../../../src/engine/permissions/permission-engine.js";
@@ -15,9 +15,9 @@ import {
   type ConversationExecutionRequest,
   createRequest,
   type RequestInput,
-} from "../../../src/engine/request.js";
+} from "../../../src/core/request.js";
 import { TurnEngine, type TurnEngineOptions, type TurnPersistence } from "../../../src/engine/turn-engine.js";
-import type { AnyTool, SessionFacts } from "../../../src/tools/tool.js";
+import type { AnyTool, SessionFacts } from "../../../src/core/tool.js";
 import { ScriptedProvider, type ScriptedStep } from "../../support/scripted-provider.js";
 import { RunLog, testRegistry } from "./test-tools.js";
 

@@ -5,7 +5,7 @@
  */
 import { isCurrentThreadTarget } from "../../../src/tools/messaging/messaging-tools.js";
 import { z } from "zod";
-import type { ToolCategory } from "../../../src/engine/events.js";
+import type { ToolCategory } from "../../../src/core/events.js";
 import { GrantSet } from "../../../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../../../src/engine/permissions/permission-engine.js";
 import { interactiveTools } from "../../../src/tools/interactive-tools.js";
@@ -18,7 +18,7 @@ import {
   type SessionFacts,
   type ToolContext,
   type ToolRisk,
-} from "../../../src/tools/tool.js";
+} from "../../../src/core/tool.js";
 
 export interface Span {
   readonly callId: string;

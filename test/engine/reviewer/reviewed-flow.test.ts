@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../../src/engine/call-identity.js";
-import { PERMISSION_MODES, type PermissionMode } from "../../../src/engine/modes.js";
+import { PERMISSION_MODES, type PermissionMode } from "../../../src/core/modes.js";
 import type { Decision } from "../../../src/engine/permissions/permission-engine.js";
 import {
   humanFloor,

@@ -5,7 +5,7 @@
  * and the fallback for endpoints that refuse it).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ConversationMessage } from "../../../src/engine/messages.js";
+import type { ConversationMessage } from "../../../src/core/messages.js";
 import { callFacts, reviewMessages, userLinesOf } from "../../../src/engine/reviewer/review-input.js";
 import { Reviewer } from "../../../src/engine/reviewer/reviewer.js";
 import { OpenAIReviewerModel } from "../../../src/engine/reviewer/reviewer-model.js";

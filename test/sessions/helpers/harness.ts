@@ -6,12 +6,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TurnEngine } from "../../../src/engine/turn-engine.js";
-import type {
-  InboundMessage,
-  PlatformUser,
-  PressResult,
-  ThreadTarget,
-} from "../../../src/sessions/contracts.js";
+import type { InboundMessage } from "../../../src/core/inbound-message.js";
+import type { PlatformUser, ThreadTarget } from "../../../src/core/thread-target.js";
+import type { PressResult } from "../../../src/core/button-press.js";
 import type { SessionManager, SessionManagerOptions } from "../../../src/sessions/session-manager.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";

@@ -8,7 +8,7 @@ import { appendFileSync } from "node:fs";
 import { z } from "zod";
 import { interactiveTools } from "../../../src/tools/interactive-tools.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
-import { defineTool, ok, type ToolContext } from "../../../src/tools/tool.js";
+import { defineTool, ok, type ToolContext } from "../../../src/core/tool.js";
 
 export interface ToolRun {
   readonly callId: string;

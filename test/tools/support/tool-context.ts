@@ -5,9 +5,9 @@
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRequest } from "../../../src/engine/request.js";
-import type { ThreadTarget } from "../../../src/sessions/contracts.js";
-import type { AnyTool, ToolContext, ToolResult } from "../../../src/tools/tool.js";
+import { createRequest } from "../../../src/core/request.js";
+import type { ThreadTarget } from "../../../src/core/thread-target.js";
+import type { AnyTool, ToolContext, ToolResult } from "../../../src/core/tool.js";
 
 /** A ToolContext plus handles to drive and inspect it. */
 export interface TestContext extends ToolContext {

@@ -3,9 +3,9 @@
  * metadata the permission engine and the scheduler need. Executors receive validated arguments.
  */
 import type { z } from "zod";
-import type { ToolCategory } from "../engine/events.js";
-import type { ConversationExecutionRequest } from "../engine/request.js";
-import type { Attachment } from "../media/attachment.js";
+import type { ToolCategory } from "./events.js";
+import type { ConversationExecutionRequest } from "./request.js";
+import type { Attachment } from "./attachment.js";
 
 export type ToolRisk = "low" | "medium" | "high";
 /** Which argument a standing "always" grant may pin for this tool. */
@@ -142,3 +142,10 @@ export function compactArgs(args: Readonly<Record<string, unknown>>, max = LABEL
 export const ok = (output: string, files?: readonly string[]): ToolResult =>
   files ? { ok: true, output, files } : { ok: true, output };
 export const fail = (output: string): ToolResult => ({ ok: false, output });
+
+/** A tool as advertised to the model (OpenAI function-tool JSON Schema). */
+export interface ToolSchema {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Readonly<Record<string, unknown>>;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { deepFreeze } from "../../src/engine/deep-freeze.js";
-import type { ConversationMessage } from "../../src/engine/messages.js";
+import { deepFreeze } from "../../src/core/deep-freeze.js";
+import type { ConversationMessage } from "../../src/core/messages.js";
 import {
   allowsTool,
   createRequest,
@@ -12,8 +12,8 @@ import {
   withMessages,
   withMode,
   withModel,
-} from "../../src/engine/request.js";
-import { isDeepFrozen } from "./helpers/harness.js";
+} from "../../src/core/request.js";
+import { isDeepFrozen } from "../engine/helpers/harness.js";
 
 function input() {
   return {

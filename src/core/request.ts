@@ -13,7 +13,7 @@ import { z } from "zod";
 import { frozenCopy } from "./deep-freeze.js";
 import type { ConversationMessage } from "./messages.js";
 import { type PermissionMode, permissionModeSchema } from "./modes.js";
-import { type Attachment, attachmentSchema } from "../media/attachment.js";
+import { type Attachment, attachmentSchema } from "./attachment.js";
 
 export const DEFAULT_MAX_STEPS = 30;
 export const RUN_TO_COMPLETION_MAX_STEPS = 200;

@@ -9,7 +9,7 @@
  * `attachments`: records naming workspace files, never their bytes. They are adapted to the
  * model of each call at send time (see outbound-media.ts); the stored message never changes.
  */
-import type { Attachment } from "../media/attachment.js";
+import type { Attachment } from "./attachment.js";
 
 /** One tool call the assistant made, as the OpenAI wire format spells it. */
 export interface ToolCallRecord {
@@ -100,3 +100,6 @@ export function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): 
     totalTokens: a.totalTokens + b.totalTokens,
   };
 }
+
+/** Why the model ended a step. */
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter";

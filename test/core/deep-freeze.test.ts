@@ -1,7 +1,7 @@
 /** deepFreeze / frozenCopy: everything reachable ends up frozen; deep-frozen parts are shared, not copied. */
 import { describe, expect, it } from "vitest";
-import { deepFreeze, frozenCopy, isDeeplyFrozen } from "../../src/engine/deep-freeze.js";
-import { isDeepFrozen } from "./helpers/harness.js";
+import { deepFreeze, frozenCopy, isDeeplyFrozen } from "../../src/core/deep-freeze.js";
+import { isDeepFrozen } from "../engine/helpers/harness.js";
 
 describe("deepFreeze", () => {
   it("freezes everything reachable, also below an object someone else froze shallowly", () => {

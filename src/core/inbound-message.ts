@@ -1,0 +1,30 @@
+/**
+ * One message as a channel hands it to the session layer, after the platform payload has been
+ * validated and normalised: who wrote what where, the files it carried, and its dedupe keys.
+ */
+import type { Attachment } from "./attachment.js";
+import type { PlatformUser, ThreadTarget } from "./thread-target.js";
+
+export interface InboundFile {
+  /** Workspace-relative path where the channel saved the file. */
+  readonly path: string;
+  readonly name: string;
+  readonly bytes: number;
+  /** What the platform says the file is (MIME type), when it says. */
+  readonly mediaType?: string;
+  /** Length of a voice note or audio clip, in seconds, when known. */
+  readonly durationS?: number;
+}
+
+export interface InboundMessage {
+  /** Every id this delivery is known by (event id, channel+ts, update id): all are deduped. */
+  readonly dedupeKeys: readonly string[];
+  readonly target: ThreadTarget;
+  readonly user: PlatformUser;
+  readonly text: string;
+  readonly files: readonly InboundFile[];
+  /** Images among the files, as records the engine adapts to each model call. */
+  readonly attachments?: readonly Attachment[];
+  /** ISO time the platform says it was sent. */
+  readonly sentAt: string;
+}
