@@ -5,8 +5,8 @@
  */
 import { PassThrough } from "node:stream";
 import nock from "nock";
-import { OpenAIProvider, type OpenAIProviderOptions } from "../../src/engine/provider/openai-provider.js";
-import type { ProviderRequest, ProviderStreamEvent } from "../../src/engine/provider/provider.js";
+import { OpenAIProvider, type OpenAIProviderOptions } from "../../../src/engine/provider/openai-provider.js";
+import type { ProviderRequest, ProviderStreamEvent } from "../../../src/engine/provider/provider.js";
 
 export const HOST = "http://model.test";
 export const BASE_URL = `${HOST}/v1`;

@@ -1,8 +1,8 @@
 /** OpenAIProvider over real HTTP against the local fake OpenAI-compatible server. */
 import { afterEach, describe, expect, it } from "vitest";
-import { OpenAIProvider } from "../../src/engine/provider/openai-provider.js";
-import type { ProviderStreamEvent } from "../../src/engine/provider/provider.js";
-import { type FakeOpenAI, startFakeOpenAI } from "../fakes/fake-openai.js";
+import { OpenAIProvider } from "../../../src/engine/provider/openai-provider.js";
+import type { ProviderStreamEvent } from "../../../src/engine/provider/provider.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../../fakes/fake-openai.js";
 import { collect, finished, request } from "./sse-helpers.js";
 
 let fake: FakeOpenAI | undefined;

@@ -1,6 +1,6 @@
 /** The fake OpenAI-compatible server speaks the real wire shapes (checked with plain fetch). */
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeBody, type FakeOpenAI, startFakeOpenAI } from "../fakes/fake-openai.js";
+import { type FakeBody, type FakeOpenAI, startFakeOpenAI } from "../../fakes/fake-openai.js";
 
 let fake: FakeOpenAI | undefined;
 afterEach(async () => {

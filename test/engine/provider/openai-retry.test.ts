@@ -1,8 +1,8 @@
 /** OpenAIProvider retries 429 / 5xx / connection failures before any output, and never after. */
 import nock from "nock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { abortableSleep, RETRY_AFTER_CAP_MS } from "../../src/engine/provider/openai-provider.js";
-import { ProviderError } from "../../src/engine/provider/provider.js";
+import { abortableSleep, RETRY_AFTER_CAP_MS } from "../../../src/engine/provider/openai-provider.js";
+import { ProviderError } from "../../../src/engine/provider/provider.js";
 import {
   BASE_URL,
   chunk,

@@ -1,7 +1,7 @@
 /** OpenAIProvider maps HTTP failures to friendly errors, detects overflow, stalls and aborts. */
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ContextOverflowError, ProviderError } from "../../src/engine/provider/provider.js";
+import { ContextOverflowError, ProviderError } from "../../../src/engine/provider/provider.js";
 import {
   BASE_URL,
   chunk,
