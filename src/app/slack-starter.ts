@@ -10,7 +10,7 @@ import { SlackChannel } from "../channels/slack/slack-channel.js";
 import type { ChannelResolver } from "../channels/slack/slack-messenger.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { attachmentIntakeFromConfig } from "./attachment-intake.js";
-import { SlackDirectory } from "../subscriptions/platforms/slack-directory.js";
+import { SlackDirectory } from "../channels/slack/slack-directory.js";
 import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
 import { slackTimezones } from "../channels/slack/slack-timezones.js";
 import type { AppSchedules } from "./app-schedules.js";

@@ -8,7 +8,7 @@
 import { TelegramChannel } from "../channels/telegram/telegram-channel.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { attachmentIntakeFromConfig } from "./attachment-intake.js";
-import { TelegramDirectory } from "../subscriptions/platforms/telegram-directory.js";
+import { TelegramDirectory } from "../channels/telegram/telegram-directory.js";
 import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
 import type { AppSchedules } from "./app-schedules.js";
 import type { AppSubscriptions } from "./app-subscriptions.js";
