@@ -27,9 +27,13 @@ export function startConsoleChannel(context: ChannelContext, io: AppIo, options:
     output: io.stdout,
     onInterrupt: () => context.shutdown.signal("SIGINT"),
   });
-  channel.start();
-  context.readiness.register("channel:console", () => ({ ok: true, detail: "up" }));
-  context.shutdown.onStopIntake("console", () => channel.stopIntake());
+  context.service.registerOutput(channel.platform, (target) => channel.outputFor(target));
+  void channel.start();
+  context.readiness.register(`channel:${channel.platform}`, () => {
+    const health = channel.health();
+    return { ok: health.ready, detail: health.state };
+  });
+  context.shutdown.onStopIntake(channel.platform, () => channel.stop());
   void channel.finished
     .then(() => options.started)
     .then(() => {

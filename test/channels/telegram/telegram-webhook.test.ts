@@ -34,7 +34,7 @@ describe("Telegram channel: webhook mode", () => {
     const { tg, service, channel } = harness;
     expect(tg.state.webhook).toEqual({ url: "https://bot.example.test/tg/hook", secret_token: SECRET });
     expect(tg.callsOf("getUpdates")).toHaveLength(0);
-    expect(channel.isReady()).toBe(true);
+    expect(channel.health().ready).toBe(true);
     const port = channel.webhookPort()!;
     const update = {
       update_id: 5001,
