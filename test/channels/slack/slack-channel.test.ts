@@ -53,6 +53,7 @@ describe("connection", () => {
     await startChannel();
     expect(channel.health().ready).toBe(true);
     expect(channel.health().state).toBe("connected");
+    expect(channel.description).toBe("slack (socket mode)");
     expect(channel.bot).toEqual({
       userId: "U0BOT",
       botId: "B0BOT",

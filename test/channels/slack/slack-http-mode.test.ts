@@ -57,6 +57,7 @@ describe("HTTP Events API mode", () => {
   it("is ready once listening and handles signed events after acknowledging them", async () => {
     expect(channel.health().ready).toBe(true);
     expect(channel.health().state).toBe("listening");
+    expect(channel.description).toBe("slack (http :0/slack/events)");
     expect(fake.state.callsOf("apps.connections.open")).toHaveLength(0);
     const delivery = await deliverHttp(url, SECRET, eventPayload("Ev1", "over http"));
     expect(delivery.status).toBe(200);

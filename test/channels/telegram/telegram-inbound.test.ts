@@ -39,7 +39,8 @@ describe("Telegram channel: inbound messages", () => {
       channel: String(ALICE.id),
       extra: { chatType: "private", replyTo: message.message_id },
     });
-    expect(harness.channel.health().ready).toBe(true);
+    expect(harness.channel.health()).toEqual({ ready: true, state: "polling" });
+    expect(harness.channel.description).toBe("telegram (polling)");
   });
 
   it("refuses a user who is not allowed once, with their id and a pairing code an admin can approve", async () => {
