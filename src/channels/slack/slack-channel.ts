@@ -90,6 +90,7 @@ export interface SlackChannelOptions extends InboundFileOptions, ChannelHooks {
   readonly render?: Partial<RenderSettings>;
 }
 
+/** The Slack ChannelAdapter (see the module comment). */
 export class SlackChannel implements ChannelAdapter {
   readonly platform = "slack";
   readonly description: string;
@@ -98,6 +99,8 @@ export class SlackChannel implements ChannelAdapter {
   private readonly options: SlackChannelOptions;
   private readonly logger: Logger;
   private readonly clients: SlackClients;
+  /** The Web API base URL with a trailing slash, as Bolt and the Socket Mode client want it. */
+  private readonly boltApiUrl: string;
   private readonly receiver: SlackReceiver;
   private readonly capabilities = new CapabilityLatch();
   private readonly threads: ThreadRegistry;
@@ -122,7 +125,8 @@ export class SlackChannel implements ChannelAdapter {
     this.logger = options.logger.child({ channel: "slack" });
     const slackApiUrl = options.apiUrl ?? "https://slack.com/api/";
     this.clients = createClients({ token: options.botToken, slackApiUrl, logger: this.logger });
-    this.receiver = receiverFor(options, withTrailingSlash(slackApiUrl), this.logger);
+    this.boltApiUrl = withTrailingSlash(slackApiUrl);
+    this.receiver = receiverFor(options, this.boltApiUrl, this.logger);
     this.description = `slack (${this.receiver.description})`;
     this.threads = new ThreadRegistry(options.service);
     this.users = new UserDirectory(this.clients.api, this.logger);
@@ -259,7 +263,7 @@ export class SlackChannel implements ChannelAdapter {
         return true;
       },
     });
-    const clientOptions = { slackApiUrl: withTrailingSlash(o.apiUrl ?? "https://slack.com/api/") };
+    const clientOptions = { slackApiUrl: this.boltApiUrl };
     const authorize = async () => ({
       botToken: o.botToken,
       botId: bot.botId,
