@@ -44,6 +44,14 @@ export interface AdapterPorts {
   readonly schedules?: AppSchedules;
 }
 
+/** Make `adapter`'s thread outputs the session layer's factory for its platform. */
+export function registerOutputs(
+  adapter: ChannelAdapter,
+  service: Pick<ConversationService, "registerOutput">,
+): void {
+  service.registerOutput(adapter.platform, (target) => adapter.outputFor(target));
+}
+
 /** The adapter's lifecycle as the supervisor and shutdown see it. */
 export function runningChannel(adapter: ChannelAdapter): RunningChannel {
   return {
@@ -77,7 +85,7 @@ async function connect(
   signal?: AbortSignal,
 ): Promise<RunningChannel> {
   const { platform } = adapter;
-  context.service.registerOutput(platform, (target) => adapter.outputFor(target));
+  registerOutputs(adapter, context.service);
   if (adapter.messenger) ports.messengers.register(platform, adapter.messenger);
   await startOrStop(adapter, signal);
   if (adapter.directory) ports.subscriptions.registerDirectory(adapter.directory());
