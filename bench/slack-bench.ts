@@ -38,6 +38,7 @@ import {
   subjectRatios,
   writeResults,
 } from "./support/report.js";
+import { withOutputs } from "../test/support/adapter-outputs.js";
 
 const LEVELS = [1, 50, 200] as const;
 type Level = (typeof LEVELS)[number];
@@ -142,12 +143,15 @@ function medianRounds(rounds: readonly (readonly LevelFigures[])[]): LevelFigure
 }
 
 function slackChannel(fake: FakeSlack, service: ConversationService, dataDir: string): SlackChannel {
-  return new SlackChannel(
-    fakeSlackChannelOptions(fake, {
-      fileMaxBytes: 1_048_576,
-      workspaceRoot: path.join(dataDir, "workspace"),
-      service,
-    }),
+  return withOutputs(
+    new SlackChannel(
+      fakeSlackChannelOptions(fake, {
+        fileMaxBytes: 1_048_576,
+        workspaceRoot: path.join(dataDir, "workspace"),
+        service,
+      }),
+    ),
+    service,
   );
 }
 

@@ -41,6 +41,7 @@ import {
   subjectRatios,
   writeResults,
 } from "./support/report.js";
+import { withOutputs } from "../test/support/adapter-outputs.js";
 
 const LEVELS = [1, 50, 200] as const;
 /** Messages per level: enough rounds for a stable rate, bounded for a quick run. */
@@ -147,7 +148,8 @@ function channelOptions(
 /** The channel alone, on a service that answers instantly. */
 async function channelOnly(tg: FakeTelegram): Promise<LevelFigures[]> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "tg-bench-"));
-  const channel = new TelegramChannel(channelOptions(tg, new InstantService(), dataDir));
+  const service = new InstantService();
+  const channel = withOutputs(new TelegramChannel(channelOptions(tg, service, dataDir)), service);
   await channel.start();
   try {
     return await measureLevels(tg);
@@ -164,7 +166,7 @@ async function channelOnly(tg: FakeTelegram): Promise<LevelFigures[]> {
 async function fullStack(tg: FakeTelegram, storeUrl: string | undefined): Promise<LevelFigures[]> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "tg-bench-"));
   const { store, manager } = await instantStack(storeUrl, dataDir);
-  const channel = new TelegramChannel(channelOptions(tg, manager, dataDir));
+  const channel = withOutputs(new TelegramChannel(channelOptions(tg, manager, dataDir)), manager);
   await manager.start();
   await channel.start();
   try {

@@ -11,7 +11,7 @@ import type { SessionManagerOptions } from "../sessions/session-manager.js";
 import type { Store } from "../store/store.js";
 import type { CatchUpArgs } from "../subscriptions/catch-up.js";
 import type { Caller, Outcome } from "../subscriptions/channel-access.js";
-import type { ObservedMessage } from "../subscriptions/observed-message.js";
+import type { ChannelHooks } from "../channels/channel-adapter.js";
 import type { PlatformDirectory } from "../subscriptions/platform-directory.js";
 import {
   sessionWakeSink,
@@ -19,7 +19,7 @@ import {
   subscriptionCommands,
   type WakeableSessions,
 } from "../subscriptions/session-wake.js";
-import type { ChannelRef, Subscription } from "../subscriptions/subscription.js";
+import type { Subscription } from "../subscriptions/subscription.js";
 import {
   type SubscribeArgs,
   type SubscriberNotifier,
@@ -39,12 +39,6 @@ export interface SubscriptionsOpenOptions {
   readonly sessions: WakeableSessions & { notify: SubscriberNotifier };
   readonly settings: SubscriptionSettings;
   readonly logger: Logger;
-}
-
-/** The channel adapters' hooks: every channel message seen, and the bot's removal from a channel. */
-export interface ChannelHooks {
-  readonly observe: (message: ObservedMessage) => Promise<unknown> | undefined;
-  readonly onBotRemoved: (channel: Pick<ChannelRef, "platform" | "workspace" | "channel">) => void;
 }
 
 /** The app's channel subscriptions (see module comment). */
@@ -87,7 +81,7 @@ export class AppSubscriptions implements SubscriptionToolsService {
   }
 
   /** The hooks a channel adapter reports to. */
-  readonly channelHooks: ChannelHooks = {
+  readonly channelHooks: Required<ChannelHooks> = {
     observe: (message) => this.service?.observe(message),
     onBotRemoved: (channel) => {
       const closing = this.service?.onBotRemoved(channel);
@@ -98,7 +92,7 @@ export class AppSubscriptions implements SubscriptionToolsService {
     },
   };
 
-  /** A platform workspace's directory, once its channel knows who the bot is. */
+  /** A platform workspace's directory (ChannelAdapter.directory), once its channel knows who the bot is. */
   registerDirectory(directory: PlatformDirectory): void {
     this.directories.push(directory);
     this.service?.registerDirectory(directory);

@@ -9,9 +9,10 @@ import type { AppAssembly } from "./app-parts.js";
 import { AppSchedules } from "./app-schedules.js";
 import { AppSubscriptions } from "./app-subscriptions.js";
 import { createConversation } from "./conversation-assembly.js";
+import { channelStarter } from "./channel-starter.js";
 import { MessengerRegistry } from "./messenger-registry.js";
-import { slackStarter } from "./slack-starter.js";
-import { telegramStarter } from "./telegram-starter.js";
+import { slackAdapter } from "./slack-starter.js";
+import { telegramAdapter } from "./telegram-starter.js";
 
 /** A fresh assembly (its own Messenger registry, subscriptions and schedules): one per app. */
 export function createAssembly(): AppAssembly {
@@ -20,10 +21,9 @@ export function createAssembly(): AppAssembly {
   const schedules = new AppSchedules();
   return {
     createConversation: (context) => createConversation(context, { messengers, subscriptions, schedules }),
-    channels: [
-      slackStarter(messengers, subscriptions, schedules),
-      telegramStarter(messengers, subscriptions, schedules),
-    ],
+    channels: [slackAdapter, telegramAdapter].map((adapter) =>
+      channelStarter(adapter, { messengers, subscriptions, schedules }),
+    ),
   };
 }
 

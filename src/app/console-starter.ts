@@ -3,10 +3,12 @@
  * process's stdin / stdout. The end of its input means "no console", never a crash: when it is
  * the only channel the app stops cleanly with a line saying why — once start-up has finished, so
  * the shutdown never races it — and otherwise the service keeps running for the other channels.
- * Ctrl-C at an idle prompt counts as SIGINT (a second one forces exit).
+ * Ctrl-C at an idle prompt counts as SIGINT (a second one forces exit). The console is a
+ * ChannelAdapter like the platforms, but never supervised: it has no connection to lose.
  */
 import { ConsoleChannel } from "../channels/console/console-channel.js";
 import type { AppIo, ChannelContext } from "./app-parts.js";
+import { registerOutputs } from "./channel-starter.js";
 
 export interface ConsoleStartOptions {
   /** The platform channels running beside the console. */
@@ -27,9 +29,13 @@ export function startConsoleChannel(context: ChannelContext, io: AppIo, options:
     output: io.stdout,
     onInterrupt: () => context.shutdown.signal("SIGINT"),
   });
-  channel.start();
-  context.readiness.register("channel:console", () => ({ ok: true, detail: "up" }));
-  context.shutdown.onStopIntake("console", () => channel.stopIntake());
+  registerOutputs(channel, context.service);
+  void channel.start();
+  context.readiness.register(`channel:${channel.platform}`, () => {
+    const health = channel.health();
+    return { ok: health.ready, detail: health.state };
+  });
+  context.shutdown.onStopIntake(channel.platform, () => channel.stop());
   void channel.finished
     .then(() => options.started)
     .then(() => {

@@ -2,7 +2,7 @@
  * PlatformDirectory: what the subscription code needs to know from a chat platform — find a
  * channel by id or name, whether a person is a member of it, whether the bot can read it (and
  * what a person must do when it cannot), and the channel's history for a rare backfill. One
- * directory per platform workspace; Slack and Telegram implementations live in ./platforms.
+ * directory per platform workspace; each channel adapter offers its own (…-directory.ts in its folder).
  */
 import type { BufferEntryInput } from "./buffer-entry.js";
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { CONSOLE_TARGET, ConsoleChannel } from "../../src/channels/console/console-channel.js";
 import { FakeService } from "./fake-service.js";
 import { approvalCard, deploy, runTests } from "./scripts.js";
+import { withOutputs } from "../support/adapter-outputs.js";
 
 function harness(lines: string, interactive = false) {
   const service = new FakeService({ "run the tests": runTests, deploy });
@@ -12,13 +13,16 @@ function harness(lines: string, interactive = false) {
   output.on("data", (chunk: Buffer) => {
     text += chunk.toString("utf8");
   });
-  const channel = new ConsoleChannel({
+  const channel = withOutputs(
+    new ConsoleChannel({
+      service,
+      input,
+      output,
+      interactive,
+      user: { id: "u1", name: "ana" },
+    }),
     service,
-    input,
-    output,
-    interactive,
-    user: { id: "u1", name: "ana" },
-  });
+  );
   channel.start();
   if (lines !== "") input.end(lines);
   return { service, channel, input, output: () => text };
@@ -113,7 +117,7 @@ describe("console channel cards from earlier runs", () => {
     output.on("data", (chunk: Buffer) => {
       text += chunk.toString("utf8");
     });
-    const channel = new ConsoleChannel({ service, input, output, interactive: false });
+    const channel = withOutputs(new ConsoleChannel({ service, input, output, interactive: false }), service);
     channel.start();
     await channel.updateCard({ messageId: "card-earlier-1" }, approvalCard);
     input.end("d\n");

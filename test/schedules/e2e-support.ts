@@ -9,9 +9,6 @@ import pino from "pino";
 import { AppSchedules } from "../../src/app/app-schedules.js";
 import { AppSubscriptions } from "../../src/app/app-subscriptions.js";
 import { mergeSessionHooks } from "../../src/app/session-hooks.js";
-import { slackDirectoryOf } from "../../src/app/slack-starter.js";
-import { telegramDirectoryOf } from "../../src/app/telegram-starter.js";
-import { slackTimezones } from "../../src/channels/slack/slack-timezones.js";
 import { createEngineFactory } from "../../src/engine/assembly/build-engine-factory.js";
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
 import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "../../src/schedules/schedule-settings.js";
@@ -61,7 +58,7 @@ export function slackSchedules(settings: ScheduleSettings = FAST_SCHEDULES): Pro
       ...extras,
       started: async ({ manager, channel }) => {
         await subscriptions.open({ store, sessions: manager, settings: TEST_SETTINGS, logger: silent });
-        subscriptions.registerDirectory(slackDirectoryOf(channel));
+        subscriptions.registerDirectory(channel.directory());
         await schedules.open({
           store,
           sessions: manager,
@@ -69,8 +66,7 @@ export function slackSchedules(settings: ScheduleSettings = FAST_SCHEDULES): Pro
           approvers: ["slack:U9BOSS"],
           logger: silent,
         });
-        const timezoneOf = slackTimezones(channel.apiClient);
-        schedules.registerTimezones("slack", (_target, userId) => timezoneOf(userId));
+        schedules.registerTimezones("slack", (_target, userId) => channel.timezoneOf(userId));
         schedules.start();
       },
     };
@@ -85,7 +81,7 @@ export function telegramSchedules(settings: ScheduleSettings = FAST_SCHEDULES): 
       ...extras,
       started: async ({ manager, channel }) => {
         await subscriptions.open({ store, sessions: manager, settings: TEST_SETTINGS, logger: silent });
-        subscriptions.registerDirectory(telegramDirectoryOf(channel));
+        subscriptions.registerDirectory(channel.directory());
         await schedules.open({ store, sessions: manager, settings, approvers: [], logger: silent });
         schedules.start();
       },

@@ -7,8 +7,6 @@
  */
 import pino from "pino";
 import { AppSubscriptions } from "../../src/app/app-subscriptions.js";
-import { slackDirectoryOf } from "../../src/app/slack-starter.js";
-import { telegramDirectoryOf } from "../../src/app/telegram-starter.js";
 import { createEngineFactory } from "../../src/engine/assembly/build-engine-factory.js";
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
 import {
@@ -46,7 +44,7 @@ export function slackSubscriptions(settings: SubscriptionSettings = TEST_SETTING
       channel: subscriptions.channelHooks,
       started: async ({ manager, channel }) => {
         await subscriptions.open({ store, sessions: manager, settings, logger: silent });
-        subscriptions.registerDirectory(slackDirectoryOf(channel));
+        subscriptions.registerDirectory(channel.directory());
       },
       stopping: () => subscriptions.shutdown(),
     };
@@ -63,7 +61,7 @@ export function telegramSubscriptions(settings: SubscriptionSettings = TEST_SETT
       channel: subscriptions.channelHooks,
       started: async ({ manager, channel }) => {
         await subscriptions.open({ store, sessions: manager, settings, logger: silent });
-        subscriptions.registerDirectory(telegramDirectoryOf(channel));
+        subscriptions.registerDirectory(channel.directory());
       },
       stopping: () => subscriptions.shutdown(),
     };

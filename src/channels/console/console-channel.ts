@@ -4,7 +4,8 @@
  * thread. In a TTY it reads with readline (prompt, Ctrl-C stops a running turn); with piped stdin
  * each line waits until the agent is idle or a card asks for an answer, so scripts are replayable.
  * Control commands (stop, approve <id>, deny <id>) get through at any time, also while a
- * card asks for an answer; cards still pending from before a restart are shown again.
+ * card asks for an answer; cards still pending from before a restart are shown again. It is the
+ * smallest ChannelAdapter: one thread, which is the channel itself, no Messenger, no directory.
  */
 import { randomUUID } from "node:crypto";
 import { createInterface, type Interface } from "node:readline";
@@ -15,6 +16,7 @@ import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
 import type { PressResult } from "../../core/button-press.js";
 import type { ThreadOutput, TurnRenderer } from "../../core/thread-output.js";
 import { parseTextCommand } from "../../sessions/text-commands.js";
+import type { ChannelAdapter, ChannelHealth } from "../channel-adapter.js";
 import { parseCardAnswer, renderCard } from "./card-prompt.js";
 import { ConsoleTurnRenderer } from "./console-renderer.js";
 import { TerminalWriter } from "./terminal-writer.js";
@@ -61,7 +63,9 @@ function isControl(line: string): boolean {
 }
 
 /** A terminal chat bound to one ConversationService. */
-export class ConsoleChannel implements ThreadOutput {
+export class ConsoleChannel implements ChannelAdapter, ThreadOutput {
+  readonly platform = CONSOLE_PLATFORM;
+  readonly description = "console";
   private readonly writer: TerminalWriter;
   private readonly interactive: boolean;
   private readonly user: PlatformUser;
@@ -83,7 +87,7 @@ export class ConsoleChannel implements ThreadOutput {
   private busy = false;
   private ended = false;
   private resolveFinished: () => void = () => undefined;
-  /** Resolves when input has ended (EOF, /quit, stopIntake) and nothing more can happen here. */
+  /** Resolves when input has ended (EOF, /quit, stop) and nothing more can happen here. */
   readonly finished: Promise<void>;
 
   constructor(private readonly options: ConsoleChannelOptions) {
@@ -98,9 +102,8 @@ export class ConsoleChannel implements ThreadOutput {
     });
   }
 
-  /** Register as the console platform's output and start reading lines. */
-  start(): void {
-    this.options.service.registerOutput(CONSOLE_PLATFORM, () => this);
+  /** Start reading lines. */
+  async start(): Promise<void> {
     const rl = createInterface({
       input: this.options.input,
       output: this.interactive ? this.options.output : undefined,
@@ -123,10 +126,20 @@ export class ConsoleChannel implements ThreadOutput {
   }
 
   /** Stop reading input (shutdown); lines not yet handled are dropped. */
-  stopIntake(): void {
+  async stop(): Promise<void> {
     this.lines.length = 0;
     this.readline?.close();
     this.endInput();
+  }
+
+  /** Always up: the terminal needs no connection. */
+  health(): ChannelHealth {
+    return { ready: true, state: "up" };
+  }
+
+  /** The console's one thread is the channel itself. */
+  outputFor(_target: ThreadTarget): ThreadOutput {
+    return this;
   }
 
   // ThreadOutput -----------------------------------------------------------------------------
@@ -351,6 +364,6 @@ export class ConsoleChannel implements ThreadOutput {
       return;
     }
     if (this.options.onInterrupt !== undefined) this.options.onInterrupt();
-    else this.stopIntake();
+    else await this.stop();
   }
 }

@@ -1,43 +1,41 @@
 /**
- * SlackChannel: Coworker in Slack, on the real @slack/bolt App. Socket Mode when an app token is
- * given (no public URL needed), the HTTP Events API otherwise (Bolt verifies the signatures).
+ * SlackChannel: Coworker in Slack, on the real @slack/bolt App — the Slack ChannelAdapter. How
+ * Slack delivers is the receiver's business (slack-receiver.ts): Socket Mode when an app token
+ * is given (no public URL needed), the HTTP Events API otherwise (Bolt verifies the signatures).
  * `apiUrl` points the Web API — and through apps.connections.open the Socket Mode client — at a
  * Slack-compatible gateway or a local fake. Every event, action and command is acknowledged at
- * once; turns run in the session layer after the ack. The channel registers its ThreadOutput
- * factory with the session layer, so it can reach any thread, also after a restart.
+ * once; turns run in the session layer after the ack. Its thread outputs work before `start`
+ * (the Web API needs no connection), so the session layer can reach any thread, also after a
+ * restart.
  */
-import { App, HTTPReceiver, SocketModeReceiver } from "@slack/bolt";
-import type { Server } from "node:http";
+import { App } from "@slack/bolt";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { z } from "zod";
-import type { ConversationService } from "../../sessions/contracts.js";
-import type { ThreadTarget } from "../../core/thread-target.js";
-import type { ObservedMessage } from "../../subscriptions/observed-message.js";
-import { AccessPolicy } from "./slack-access.js";
-import {
-  createClients,
-  describeError,
-  type SlackClients,
-  type WebClient,
-  withTrailingSlash,
-} from "./slack-api.js";
-import { CapabilityLatch } from "./slack-capabilities.js";
-import { SocketHealth } from "./slack-connection.js";
-import type { BotIdentity } from "./slack-events.js";
-import { listenFailure, slackFailure } from "./slack-failure.js";
 import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
+import type { ConversationService } from "../../sessions/contracts.js";
+import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
+import { IntakeLog } from "../intake-log.js";
+import { AccessPolicy } from "./slack-access.js";
+import { createClients, describeError, type SlackClients, withTrailingSlash } from "./slack-api.js";
+import { CapabilityLatch } from "./slack-capabilities.js";
+import { SlackDirectory } from "./slack-directory.js";
+import type { BotIdentity } from "./slack-events.js";
+import { slackFailure } from "./slack-failure.js";
+import { HttpReceiver } from "./slack-http-receiver.js";
 import { SlackInbound } from "./slack-inbound.js";
 import { type Installation, screenSlackBody } from "./slack-intake.js";
-import { guardHttpReceiver, guardSocketMode, type Screen } from "./slack-intake-guard.js";
 import { SlackInteractions } from "./slack-interactions.js";
-import { type ChannelResolver, SlackMessenger } from "./slack-messenger.js";
-import { missingScopes } from "./slack-requirements.js";
 import { sdkLogger } from "./slack-logger.js";
+import { SlackMessenger } from "./slack-messenger.js";
+import type { SlackReceiver } from "./slack-receiver.js";
+import { missingScopes } from "./slack-requirements.js";
+import { SocketReceiver } from "./slack-socket-receiver.js";
 import { DEFAULT_RENDER_SETTINGS, type RenderSettings, SlackThreadOutput } from "./slack-thread-output.js";
 import { ThreadRegistry } from "./slack-threads.js";
+import { slackTimezones } from "./slack-timezones.js";
 import { UserDirectory } from "./slack-users.js";
-import { IntakeLog } from "../intake-log.js";
 
 const optionsSchema = z
   .object({
@@ -64,7 +62,7 @@ const optionsSchema = z
     message: "Slack needs an app token (Socket Mode) or a signing secret (HTTP Events API)",
   });
 
-export interface SlackChannelOptions {
+export interface SlackChannelOptions extends InboundFileOptions, ChannelHooks {
   readonly botToken: string;
   /** xapp-… token: Socket Mode. Without it, the HTTP Events API with `signingSecret`. */
   readonly appToken?: string;
@@ -78,13 +76,8 @@ export interface SlackChannelOptions {
   readonly allowedChannels: readonly string[];
   /** Bot ids or names whose messages are handled like a person's. */
   readonly allowedBots: readonly string[];
-  readonly fileMaxBytes: number;
-  /** Absolute workspace path; uploads land in <workspaceRoot>/uploads/<session>/. */
-  readonly workspaceRoot: string;
   /** Serve deliveries from other teams and enterprises (Slack Connect); refused by default. */
   readonly allowExternal?: boolean;
-  /** What saved files become for the model; default caps and no transcription when absent. */
-  readonly attachments?: AttachmentIntake;
   readonly service: ConversationService;
   readonly logger: Logger;
   /** Socket Mode health tuning (defaults: pong 5 s, server ping 30 s, watchdog 5 min). */
@@ -95,28 +88,32 @@ export interface SlackChannelOptions {
   };
   /** Rendering tuning (edit interval, status refresh, native streaming on/off, stream budget). */
   readonly render?: Partial<RenderSettings>;
-  /** Told about every message seen in a channel, for subscriptions (SubscriptionService.observe). */
-  readonly observe?: (message: ObservedMessage) => Promise<unknown> | undefined;
-  /** Told when the bot left or was removed from a channel (subscriptions there end). */
-  readonly onBotRemoved?: (channel: {
-    readonly platform: "slack";
-    readonly workspace: string;
-    readonly channel: string;
-  }) => void;
 }
 
-export class SlackChannel {
+/** The Slack ChannelAdapter (see the module comment). */
+export class SlackChannel implements ChannelAdapter {
+  readonly platform = "slack";
+  readonly description: string;
+  /** send_message / send_file for Slack sessions; other channels are found through the directory. */
+  readonly messenger: SlackMessenger;
   private readonly options: SlackChannelOptions;
   private readonly logger: Logger;
   private readonly clients: SlackClients;
+  /** The Web API base URL with a trailing slash, as Bolt and the Socket Mode client want it. */
+  private readonly boltApiUrl: string;
+  private readonly receiver: SlackReceiver;
+  private readonly capabilities = new CapabilityLatch();
+  private readonly threads: ThreadRegistry;
+  private readonly users: UserDirectory;
+  private readonly settings: RenderSettings;
+  private readonly timezones: (userId: string) => Promise<string | undefined>;
   private app: App | undefined;
-  private health: SocketHealth | undefined;
-  private httpServer: Server | undefined;
   private readonly inflight = new Set<Promise<void>>();
   private identity: BotIdentity | undefined;
+  private slackDirectory: SlackDirectory | undefined;
   private botName = "coworker";
 
-  /** Validates the options; throws a readable error for a bad configuration. */
+  /** Validates the options and picks the receiver; throws a readable error for a bad configuration. */
   constructor(options: SlackChannelOptions) {
     const checked = optionsSchema.safeParse(options);
     if (!checked.success) {
@@ -126,19 +123,52 @@ export class SlackChannel {
     }
     this.options = options;
     this.logger = options.logger.child({ channel: "slack" });
-    this.clients = createClients({
-      token: options.botToken,
-      slackApiUrl: options.apiUrl ?? "https://slack.com/api/",
+    const slackApiUrl = options.apiUrl ?? "https://slack.com/api/";
+    this.clients = createClients({ token: options.botToken, slackApiUrl, logger: this.logger });
+    this.boltApiUrl = withTrailingSlash(slackApiUrl);
+    this.receiver = receiverFor(options, this.boltApiUrl, this.logger);
+    this.description = `slack (${this.receiver.description})`;
+    this.threads = new ThreadRegistry(options.service);
+    this.users = new UserDirectory(this.clients.api, this.logger);
+    this.settings = { ...DEFAULT_RENDER_SETTINGS, ...options.render };
+    this.timezones = slackTimezones(this.clients.api);
+    this.messenger = new SlackMessenger({
+      clients: this.clients,
+      resolver: { resolveChannel: async (ref) => this.directory().resolveChannel(ref) },
+      botName: () => this.botName,
       logger: this.logger,
     });
   }
 
-  /** Who the bot is in Slack, with its handle (known after `start`; the Slack directory needs it). */
+  /** Who the bot is in Slack, with its handle (known after `start`). */
   get bot(): (BotIdentity & { readonly name: string }) | undefined {
     return this.identity ? { ...this.identity, name: this.botName } : undefined;
   }
 
-  /** Connect: checks the token (auth.test), registers the thread outputs, starts Bolt. */
+  /** The thread output for `target`, on the channel's clients, thread registry and render settings. */
+  outputFor(target: ThreadTarget): SlackThreadOutput {
+    const o = this.options;
+    const stopTurn = (stopped: ThreadTarget, userId: string) =>
+      this.track(
+        this.users
+          .user(userId)
+          .then((user) => o.service.press({ kind: "control", control: "stop", target: stopped, user }))
+          .then(() => undefined),
+      );
+    return new SlackThreadOutput(
+      {
+        clients: this.clients,
+        capabilities: this.capabilities,
+        threads: this.threads,
+        logger: this.logger,
+        settings: this.settings,
+        stopTurn,
+      },
+      target,
+    );
+  }
+
+  /** Connect: checks the token (auth.test), then starts Bolt on the receiver. */
   async start(): Promise<void> {
     if (this.app) return;
     const auth = await this.clients.api.auth.test().catch((error: unknown) => {
@@ -151,6 +181,7 @@ export class SlackChannel {
       ...(auth.enterprise_id ? { enterpriseId: auth.enterprise_id } : {}),
     };
     this.identity = bot;
+    this.slackDirectory = undefined;
     if (auth.user) this.botName = auth.user;
     const granted = auth.response_metadata?.scopes;
     const missing = granted ? missingScopes(granted) : [];
@@ -161,26 +192,8 @@ export class SlackChannel {
       );
     }
     const o = this.options;
-    const capabilities = new CapabilityLatch();
-    const threads = new ThreadRegistry(o.service);
-    const users = new UserDirectory(this.clients.api, this.logger);
+    const { threads, users } = this;
     const access = new AccessPolicy(o.allowedUsers, o.allowedChannels);
-    const settings: RenderSettings = { ...DEFAULT_RENDER_SETTINGS, ...o.render };
-    const stopTurn = (target: ThreadTarget, userId: string) =>
-      this.track(
-        users
-          .user(userId)
-          .then((user) => o.service.press({ kind: "control", control: "stop", target, user }))
-          .then(() => undefined),
-      );
-    o.service.registerOutput(
-      "slack",
-      (target) =>
-        new SlackThreadOutput(
-          { clients: this.clients, capabilities, threads, logger: this.logger, settings, stopTurn },
-          target,
-        ),
-    );
     const inbound = new SlackInbound({
       bot,
       service: o.service,
@@ -233,107 +246,58 @@ export class SlackChannel {
       this.logger.error({ err: describeError(error) }, "slack handler error");
     });
     this.app = app;
-    await this.listen(app);
+    await this.receiver.listen(app);
   }
 
   private createApp(bot: BotIdentity, installation: Installation): App {
     const o = this.options;
     const sdk = sdkLogger(this.logger, "bolt");
-    const intake = new IntakeLog(this.logger);
+    const log = new IntakeLog(this.logger);
     const allowExternal = o.allowExternal ?? false;
-    const screen =
-      (http: boolean): Screen =>
-      (body) =>
-        screenSlackBody(body, installation, { allowExternal, http });
-    // A body that still makes Bolt fail is acknowledged, so Slack does not redeliver it.
-    const processEventErrorHandler = async ({ error }: { error: Error }) => {
-      intake.refused("bolt_processing_failed", { err: describeError(error) });
-      return true;
-    };
-    const clientOptions = { slackApiUrl: withTrailingSlash(o.apiUrl ?? "https://slack.com/api/") };
+    const receiver = this.receiver.open({
+      screenFor: (http) => (body) => screenSlackBody(body, installation, { allowExternal, http }),
+      log,
+      // A body that still makes Bolt fail is acknowledged, so Slack does not redeliver it.
+      processEventErrorHandler: async ({ error }) => {
+        log.refused("bolt_processing_failed", { err: describeError(error) });
+        return true;
+      },
+    });
+    const clientOptions = { slackApiUrl: this.boltApiUrl };
     const authorize = async () => ({
       botToken: o.botToken,
       botId: bot.botId,
       botUserId: bot.userId,
       teamId: bot.teamId,
     });
-    if (o.appToken) {
-      const receiver = new SocketModeReceiver({
-        appToken: o.appToken,
-        logger: sdk,
-        installerOptions: { clientOptions },
-        clientPingTimeout: o.socket?.clientPingTimeoutMs ?? 5_000,
-        serverPingTimeout: o.socket?.serverPingTimeoutMs ?? 30_000,
-        processEventErrorHandler,
-      });
-      guardSocketMode(receiver.client, screen(false), intake);
-      this.health = new SocketHealth(receiver.client, this.logger, o.socket?.watchdogMs ?? 300_000);
-      return new App({ receiver, authorize, logger: sdk, clientOptions, convoStore: false });
-    }
-    const receiver = new HTTPReceiver({
-      signingSecret: o.signingSecret as string,
-      endpoints: o.http?.path ?? "/slack/events",
-      logger: sdk,
-      processEventErrorHandler,
-    });
-    guardHttpReceiver(receiver, o.signingSecret as string, screen(true), intake);
     return new App({ receiver, authorize, logger: sdk, clientOptions, convoStore: false });
   }
 
-  private async listen(app: App): Promise<void> {
-    if (this.health) {
-      await app.start().catch((error: unknown) => {
-        throw slackFailure(error, "app", "Socket Mode (apps.connections.open)");
-      });
-      this.health.watch();
-      return;
-    }
-    const http = this.options.http ?? { port: 3000, path: "/slack/events" };
-    const server = (await app
-      .start({ port: http.port, ...(http.host ? { host: http.host } : {}) })
-      .catch((error: unknown) => {
-        throw listenFailure(error, http.port);
-      })) as Server;
-    this.httpServer = server;
-    this.logger.info(
-      { port: (server.address() as AddressInfo).port, path: http.path },
-      "slack http events listening",
-    );
-  }
-
-  /** The Web API client the channel posts with (for the Slack directory of subscriptions). */
-  get apiClient(): WebClient {
-    return this.clients.api;
-  }
-
-  /** send_message / send_file for Slack sessions; `resolver` finds channels by name. */
-  messenger(resolver: ChannelResolver): SlackMessenger {
-    return new SlackMessenger({
-      clients: this.clients,
-      resolver,
-      botName: () => this.botName,
-      logger: this.logger,
+  /** The workspace's directory for subscriptions (after `start`: the bot's identity is known). */
+  directory(): SlackDirectory {
+    const bot = this.bot;
+    if (!bot) throw new Error("Slack is not connected yet");
+    this.slackDirectory ??= new SlackDirectory(this.clients.api, {
+      workspace: bot.teamId,
+      botUserId: bot.userId,
+      botName: bot.name,
     });
+    return this.slackDirectory;
+  }
+
+  /** A person's timezone from users.info, cached (for scheduled tasks). */
+  timezoneOf(userId: string): Promise<string | undefined> {
+    return this.timezones(userId);
   }
 
   /** Where the HTTP receiver listens (HTTP mode, after start). */
   address(): AddressInfo | undefined {
-    const address = this.httpServer?.address();
-    return typeof address === "object" && address !== null ? address : undefined;
+    return this.receiver.address();
   }
 
-  /** Connected (Socket Mode) or listening (HTTP). */
-  isReady(): boolean {
-    if (!this.app) return false;
-    if (this.health) return this.health.isReady();
-    return this.httpServer?.listening === true;
-  }
-
-  /** For readiness details: the Socket Mode state, "listening" (HTTP), or "stopped". */
-  connectionState(): string {
-    if (!this.app) return "stopped";
-    if (this.health) return this.health.current();
-    return this.httpServer?.listening ? "listening" : "stopped";
+  /** Connected (Socket Mode) or listening (HTTP); "stopped" before start and after stop. */
+  health(): ChannelHealth {
+    return this.app ? this.receiver.health() : { ready: false, state: "stopped" };
   }
 
   /** Disconnect and wait for in-flight handlers (turns keep running in the session layer). */
@@ -341,12 +305,11 @@ export class SlackChannel {
     const app = this.app;
     if (!app) return;
     this.app = undefined;
-    this.health?.stop();
+    this.receiver.close();
     await app
       .stop()
       .catch((error: unknown) => this.logger.warn({ err: describeError(error) }, "slack stop failed"));
     await Promise.allSettled([...this.inflight]);
-    this.httpServer = undefined;
   }
 
   private track(work: Promise<void>): void {
@@ -356,6 +319,20 @@ export class SlackChannel {
     this.inflight.add(tracked);
     void tracked.finally(() => this.inflight.delete(tracked));
   }
+}
+
+/** Socket Mode when an app token is given, the HTTP Events API otherwise. */
+function receiverFor(options: SlackChannelOptions, slackApiUrl: string, logger: Logger): SlackReceiver {
+  if (options.appToken !== undefined) {
+    return new SocketReceiver({
+      appToken: options.appToken,
+      slackApiUrl,
+      logger,
+      ...options.socket,
+    });
+  }
+  const http = options.http ?? { port: 3000, path: "/slack/events" };
+  return new HttpReceiver({ signingSecret: options.signingSecret as string, ...http, logger });
 }
 
 /** Matches every action id (see the registration in `start`). */

@@ -1,20 +1,21 @@
 /**
- * TelegramChannel: the Telegram adapter assembled on grammY. Long polling with @grammyjs/runner
- * (concurrent across chats, ordered per chat and topic only around the record-and-return
- * handlers) or a webhook; 429s retried by @grammyjs/auto-retry within set bounds; outgoing
- * traffic throttled per chat, per group and overall; the ThreadOutput factory registered with
- * the session layer so turns — also resumed ones after a restart — can reach any chat.
+ * TelegramChannel: the Telegram ChannelAdapter assembled on grammY. Updates arrive through the
+ * receiver picked at construction (telegram-receiver.ts): long polling with @grammyjs/runner or
+ * a webhook; handling is concurrent across chats, ordered per chat and topic only around the
+ * record-and-return handlers. 429s are retried by @grammyjs/auto-retry within set bounds;
+ * outgoing traffic is throttled per chat, per group and overall. Its thread outputs work before
+ * `start`, so turns — also resumed ones after a restart — can reach any chat.
  */
 import { autoRetry } from "@grammyjs/auto-retry";
 import { sequentialize } from "@grammyjs/runner";
-import { type Api, Bot, type Context } from "grammy";
+import { Bot, type Context } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
-import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import type { KeyValueSpace } from "../../store/store.js";
+import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
 import { TelegramAccess } from "./telegram-access.js";
 import { telegramFailure } from "./telegram-failure.js";
 import { errorText } from "./telegram-errors.js";
@@ -23,16 +24,16 @@ import { IntakeLog } from "../intake-log.js";
 import { TelegramFiles } from "./telegram-files.js";
 import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
-import type { RemovedChat } from "./telegram-observe.js";
-import type { Messenger } from "../../tools/messaging/messenger.js";
+import { TelegramDirectory } from "./telegram-directory.js";
 import { TelegramMessenger } from "./telegram-messenger.js";
 import { TelegramThreadOutput } from "./telegram-output.js";
-import { PollingLoop } from "./telegram-polling.js";
+import { PollingReceiver } from "./telegram-polling.js";
+import type { TelegramReceiver } from "./telegram-receiver.js";
 import type { DraftSupport, StreamTiming } from "./telegram-stream.js";
 import { SendScheduler, type SendLimits, throttleTransformer } from "./telegram-throttle.js";
-import { type WebhookOptions, WebhookServer } from "./telegram-webhook.js";
+import { type WebhookOptions, WebhookReceiver } from "./telegram-webhook.js";
 
-export interface TelegramChannelOptions {
+export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks {
   readonly botToken: string;
   /** Bot API root (TELEGRAM_API_ROOT), no trailing slash; https://api.telegram.org by default. */
   readonly apiRoot?: string;
@@ -42,12 +43,6 @@ export interface TelegramChannelOptions {
   readonly allowedChats: readonly string[];
   /** Webhook mode instead of long polling. */
   readonly webhook?: WebhookOptions;
-  /** Largest file accepted from users. */
-  readonly fileMaxBytes: number;
-  /** Uploads are saved under `<workspaceRoot>/uploads/<session>/`. */
-  readonly workspaceRoot: string;
-  /** What saved files become for the model; default caps and no transcription when absent. */
-  readonly attachments?: AttachmentIntake;
   readonly service: ConversationService;
   readonly logger: Logger;
   /** Skips getMe (tests, or a cached identity). */
@@ -64,10 +59,6 @@ export interface TelegramChannelOptions {
   readonly timing?: { readonly private?: StreamTiming; readonly group?: StreamTiming };
   /** Outgoing limits; Telegram's published ones by default. */
   readonly sendLimits?: SendLimits;
-  /** Told about every group, supergroup and channel message seen, for subscriptions. */
-  readonly observe?: (message: ObservedMessage) => Promise<unknown> | undefined;
-  /** Told when the bot left or was removed from a chat (subscriptions there end). */
-  readonly onBotRemoved?: (chat: RemovedChat) => void;
 }
 
 const optionsSchema = z.object({
@@ -94,10 +85,13 @@ const optionsSchema = z.object({
 const DEFAULT_API_ROOT = "https://api.telegram.org";
 
 /** The Telegram channel (see module comment). */
-export class TelegramChannel {
+export class TelegramChannel implements ChannelAdapter {
+  readonly platform = "telegram";
+  readonly description: string;
+  /** send_message / send_file for sessions on Telegram. */
+  readonly messenger: TelegramMessenger;
   private readonly bot: Bot;
-  private readonly polling: PollingLoop | undefined;
-  private readonly webhook: WebhookServer | undefined;
+  private readonly receiver: TelegramReceiver;
   private readonly drafts: DraftSupport = { enabled: true };
   private readonly logger: Logger;
   private started = false;
@@ -160,20 +154,20 @@ export class TelegramChannel {
         onBotRemoved: options.onBotRemoved,
       }),
     );
-    if (options.webhook) {
-      this.webhook = new WebhookServer(this.bot, options.webhook, ALLOWED_UPDATES, logger);
-    } else {
-      this.polling = new PollingLoop(this.bot, {
-        allowedUpdates: ALLOWED_UPDATES,
-        logger,
-        backoff: options.pollingBackoff ?? { initialMs: 1000, maxMs: 60_000 },
-        ...(options.pollTimeoutSeconds !== undefined ? { timeoutSeconds: options.pollTimeoutSeconds } : {}),
-      });
-    }
-    options.service.registerOutput("telegram", outputFor);
+    this.receiver = options.webhook
+      ? new WebhookReceiver(this.bot, options.webhook, ALLOWED_UPDATES, logger)
+      : new PollingReceiver(this.bot, {
+          allowedUpdates: ALLOWED_UPDATES,
+          logger,
+          backoff: options.pollingBackoff ?? { initialMs: 1000, maxMs: 60_000 },
+          ...(options.pollTimeoutSeconds !== undefined ? { timeoutSeconds: options.pollTimeoutSeconds } : {}),
+        });
+    this.description = `telegram (${this.receiver.description})`;
+    this.messenger = new TelegramMessenger(this.bot.api, logger);
   }
 
-  private outputFor(target: ThreadTarget): TelegramThreadOutput {
+  /** The thread output for `target` (drafts, previews and sends on the channel's Bot API client). */
+  outputFor(target: ThreadTarget): TelegramThreadOutput {
     return new TelegramThreadOutput(
       {
         api: this.bot.api,
@@ -185,7 +179,7 @@ export class TelegramChannel {
     );
   }
 
-  /** Connect: identify the bot, register commands, then poll or serve the webhook. */
+  /** Connect: identify the bot, register commands, then start the receiver. */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
@@ -200,47 +194,28 @@ export class TelegramChannel {
     await this.bot.api.setMyCommands([...COMMAND_MENU]).catch((error: unknown) => {
       this.logger.warn({ err: errorText(error) }, "telegram setMyCommands failed");
     });
-    if (this.webhook) {
-      await this.webhook.start();
-    } else {
-      await this.bot.api.deleteWebhook();
-      this.polling?.start();
-    }
-    this.logger.info(
-      { bot: this.bot.botInfo.username, mode: this.webhook ? "webhook" : "polling" },
-      "telegram started",
-    );
+    await this.receiver.start();
+    this.logger.info({ bot: this.bot.botInfo.username, mode: this.receiver.mode }, "telegram started");
   }
 
   /** Stop receiving; turns already running finish through the session layer. */
   async stop(): Promise<void> {
-    await this.polling?.stop();
-    await this.webhook?.stop();
+    await this.receiver.stop();
   }
 
   /** Receiving works: the webhook listens, or the last getUpdates answered. */
-  isReady(): boolean {
-    return this.webhook ? this.webhook.isListening() : this.polling?.isHealthy() === true;
+  health(): ChannelHealth {
+    return this.receiver.health();
   }
 
-  /** The Bot API client the channel uses (for the subscriptions' Telegram directory). */
-  get api(): Api {
-    return this.bot.api;
-  }
-
-  /** Who the bot is (getMe; known after `start`, or from the `botInfo` option). */
-  get botInfo(): UserFromGetMe {
-    return this.bot.botInfo;
-  }
-
-  /** send_message / send_file for sessions on Telegram. */
-  messenger(): Messenger {
-    return new TelegramMessenger(this.bot.api, this.logger);
+  /** The chats and members for subscriptions, on the channel's Bot API client (after `start`). */
+  directory(): TelegramDirectory {
+    return new TelegramDirectory(this.bot.api, { botInfo: this.bot.botInfo });
   }
 
   /** The webhook server's bound port (webhook mode). */
   webhookPort(): number | undefined {
-    return this.webhook?.port();
+    return this.receiver.port();
   }
 }
 

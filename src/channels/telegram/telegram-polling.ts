@@ -2,12 +2,15 @@
  * Long polling with @grammyjs/runner, supervised: the runner retries network blips itself (for at
  * most five minutes, at a slowly growing interval), but stops on a 409 (another process polls the same token, or a webhook is set) — we report that
  * clearly and start it again after an exponential backoff instead of crash-looping. A 401 (bad
- * token) stops polling for good. "Healthy" means the last getUpdates answered.
+ * token) stops polling for good. "Healthy" means the last getUpdates answered. Starting removes
+ * any webhook first (Telegram refuses getUpdates while one is set).
  */
 import { type RunnerHandle, run } from "@grammyjs/runner";
 import type { Bot, Transformer } from "grammy";
 import type { Logger } from "pino";
+import type { ChannelHealth } from "../channel-adapter.js";
 import { errorText, isConflict, isUnauthorized } from "./telegram-errors.js";
+import type { TelegramReceiver } from "./telegram-receiver.js";
 
 export interface PollingOptions {
   readonly allowedUpdates: readonly string[];
@@ -17,8 +20,10 @@ export interface PollingOptions {
   readonly timeoutSeconds?: number;
 }
 
-/** Supervises the runner (see module comment). */
-export class PollingLoop {
+/** The long-polling TelegramReceiver: supervises the runner (see module comment). */
+export class PollingReceiver implements TelegramReceiver {
+  readonly mode = "polling";
+  readonly description = "polling";
   private handle: RunnerHandle | undefined;
   private stopped = false;
   private healthy = false;
@@ -52,13 +57,23 @@ export class PollingLoop {
     };
   }
 
-  start(): void {
+  /** Remove any webhook, then poll in the background until `stop`. */
+  async start(): Promise<void> {
+    if (this.loop) return;
+    await this.bot.api.deleteWebhook();
     this.loop ??= this.supervise();
   }
 
   /** Polling works: the runner runs and its last getUpdates answered. */
-  isHealthy(): boolean {
-    return !this.stopped && this.handle?.isRunning() === true && this.healthy;
+  health(): ChannelHealth {
+    if (this.stopped) return { ready: false, state: "stopped" };
+    if (!this.loop) return { ready: false, state: "idle" };
+    const ready = this.handle?.isRunning() === true && this.healthy;
+    return { ready, state: ready ? "polling" : "retrying" };
+  }
+
+  port(): number | undefined {
+    return undefined;
   }
 
   private async supervise(): Promise<void> {

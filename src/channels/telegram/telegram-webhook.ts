@@ -8,7 +8,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Bot, webhookCallback } from "grammy";
 import type { Logger } from "pino";
+import type { ChannelHealth } from "../channel-adapter.js";
 import { errorText } from "./telegram-errors.js";
+import type { TelegramReceiver } from "./telegram-receiver.js";
 
 export interface WebhookOptions {
   /** The public HTTPS URL Telegram posts to (including the path). */
@@ -22,8 +24,10 @@ export interface WebhookOptions {
   readonly host?: string;
 }
 
-/** The webhook HTTP server (see module comment). */
-export class WebhookServer {
+/** The webhook TelegramReceiver: its HTTP server (see module comment). */
+export class WebhookReceiver implements TelegramReceiver {
+  readonly mode = "webhook";
+  readonly description: string;
   private server: Server | undefined;
 
   constructor(
@@ -31,7 +35,9 @@ export class WebhookServer {
     private readonly options: WebhookOptions,
     private readonly allowedUpdates: readonly string[],
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.description = `webhook ${options.path}`;
+  }
 
   async start(): Promise<void> {
     const handle = webhookCallback(this.bot, "http", {
@@ -68,8 +74,10 @@ export class WebhookServer {
     return (this.server?.address() as AddressInfo | null)?.port;
   }
 
-  isListening(): boolean {
-    return this.server?.listening === true;
+  /** Ready while the server listens. */
+  health(): ChannelHealth {
+    const listening = this.server?.listening === true;
+    return { ready: listening, state: listening ? "listening" : "stopped" };
   }
 
   async stop(): Promise<void> {

@@ -23,6 +23,7 @@ import { type FakeMessage, type FakeSlack, startFakeSlack } from "../../fakes/fa
 import { sessionTestRegistry, ToolRuns } from "../../sessions/helpers/test-tools.js";
 import { buildSessionManager, engineFactory, stopStack } from "../../support/session-stack.js";
 import { blockTexts, fakeSlackChannelOptions, silentLogger } from "./support.js";
+import { withOutputs } from "../../support/adapter-outputs.js";
 
 export const ANA = "U1ANA";
 export const BEN = "U2BEN";
@@ -94,14 +95,17 @@ async function startProcess(
     logger: silentLogger,
     overrides: extras.manager,
   });
-  const channel = new SlackChannel(
-    fakeSlackChannelOptions(fake, {
-      fileMaxBytes: 1_000_000,
-      workspaceRoot: dataDir,
-      service: manager,
-      render: { editIntervalMs: 50, ...render },
-      ...extras.channel,
-    }),
+  const channel = withOutputs(
+    new SlackChannel(
+      fakeSlackChannelOptions(fake, {
+        fileMaxBytes: 1_000_000,
+        workspaceRoot: dataDir,
+        service: manager,
+        render: { editIntervalMs: 50, ...render },
+        ...extras.channel,
+      }),
+    ),
+    manager,
   );
   await channel.start();
   const running: Process = { store, manager, channel, extras };

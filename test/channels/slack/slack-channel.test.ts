@@ -7,6 +7,7 @@ import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js"
 import type { ObservedMessage } from "../../../src/subscriptions/observed-message.js";
 import { FakeService } from "./fake-service.js";
 import { actionIds, fakeSlackChannelOptions, silentLogger } from "./support.js";
+import { withOutputs } from "../../support/adapter-outputs.js";
 
 let fake: FakeSlack;
 let service: FakeService;
@@ -15,14 +16,17 @@ let workspace: string;
 const BOT = "<@U0BOT>";
 
 async function startChannel(overrides: Partial<SlackChannelOptions> = {}): Promise<SlackChannel> {
-  channel = new SlackChannel(
-    fakeSlackChannelOptions(fake, {
-      fileMaxBytes: 1024,
-      workspaceRoot: workspace,
-      service,
-      render: { editIntervalMs: 20 },
-      ...overrides,
-    }),
+  channel = withOutputs(
+    new SlackChannel(
+      fakeSlackChannelOptions(fake, {
+        fileMaxBytes: 1024,
+        workspaceRoot: workspace,
+        service,
+        render: { editIntervalMs: 20 },
+        ...overrides,
+      }),
+    ),
+    service,
   );
   await channel.start();
   return channel;
@@ -47,8 +51,9 @@ afterEach(async () => {
 describe("connection", () => {
   it("connects over Socket Mode through the configured API URL and reports ready", async () => {
     await startChannel();
-    expect(channel.isReady()).toBe(true);
-    expect(channel.connectionState()).toBe("connected");
+    expect(channel.health().ready).toBe(true);
+    expect(channel.health().state).toBe("connected");
+    expect(channel.description).toBe("slack (socket mode)");
     expect(channel.bot).toEqual({
       userId: "U0BOT",
       botId: "B0BOT",
@@ -63,9 +68,12 @@ describe("connection", () => {
   it("reconnects when Slack asks it to, and when the connection goes silent", async () => {
     await startChannel({ socket: { clientPingTimeoutMs: 300, serverPingTimeoutMs: 1_000 } });
     fake.socket.requestReconnect();
-    await fake.waitFor(() => fake.socket.connections >= 2 && channel.isReady(), "a reconnect");
+    await fake.waitFor(() => fake.socket.connections >= 2 && channel.health().ready, "a reconnect");
     fake.socket.goSilent();
-    await fake.waitFor(() => fake.socket.connections >= 3 && channel.isReady(), "a reconnect after silence");
+    await fake.waitFor(
+      () => fake.socket.connections >= 3 && channel.health().ready,
+      "a reconnect after silence",
+    );
     expect(fake.state.callsOf("apps.connections.open")).toHaveLength(3);
     const { deliveries } = fake.userPosts({ user: "U1", channel: "D1", text: "still there?" });
     await deliveries[0]!.acked;

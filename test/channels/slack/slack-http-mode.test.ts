@@ -4,6 +4,7 @@ import { deliverHttp } from "../../fakes/fake-slack/http-delivery.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { FakeService } from "./fake-service.js";
 import { silentLogger } from "./support.js";
+import { withOutputs } from "../../support/adapter-outputs.js";
 
 const SECRET = "test-signing-secret";
 let fake: FakeSlack;
@@ -16,20 +17,23 @@ beforeEach(async () => {
   fake.state.addUser({ id: "U1", name: "ana" });
   fake.state.addChannel({ id: "D1", name: "dm", type: "im", members: ["U1"] });
   service = new FakeService();
-  channel = new SlackChannel({
-    botToken: fake.state.botToken,
-    signingSecret: SECRET,
-    apiUrl: fake.apiUrl,
-    http: { port: 0, path: "/slack/events", host: "127.0.0.1" },
-    requireMentionInThreads: false,
-    allowedUsers: [],
-    allowedChannels: [],
-    allowedBots: [],
-    fileMaxBytes: 1_000,
-    workspaceRoot: "/tmp",
+  channel = withOutputs(
+    new SlackChannel({
+      botToken: fake.state.botToken,
+      signingSecret: SECRET,
+      apiUrl: fake.apiUrl,
+      http: { port: 0, path: "/slack/events", host: "127.0.0.1" },
+      requireMentionInThreads: false,
+      allowedUsers: [],
+      allowedChannels: [],
+      allowedBots: [],
+      fileMaxBytes: 1_000,
+      workspaceRoot: "/tmp",
+      service,
+      logger: silentLogger,
+    }),
     service,
-    logger: silentLogger,
-  });
+  );
   await channel.start();
   url = `http://127.0.0.1:${channel.address()?.port}/slack/events`;
 });
@@ -51,8 +55,9 @@ const eventPayload = (eventId: string, text: string) => ({
 
 describe("HTTP Events API mode", () => {
   it("is ready once listening and handles signed events after acknowledging them", async () => {
-    expect(channel.isReady()).toBe(true);
-    expect(channel.connectionState()).toBe("listening");
+    expect(channel.health().ready).toBe(true);
+    expect(channel.health().state).toBe("listening");
+    expect(channel.description).toBe("slack (http :0/slack/events)");
     expect(fake.state.callsOf("apps.connections.open")).toHaveLength(0);
     const delivery = await deliverHttp(url, SECRET, eventPayload("Ev1", "over http"));
     expect(delivery.status).toBe(200);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SlackMessenger } from "../../../src/channels/slack/slack-messenger.js";
 import type { ThreadTarget } from "../../../src/core/thread-target.js";
-import { SlackDirectory } from "../../../src/subscriptions/platforms/slack-directory.js";
+import { SlackDirectory } from "../../../src/channels/slack/slack-directory.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { clientsFor, silentLogger } from "./support.js";
 

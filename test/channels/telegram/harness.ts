@@ -23,6 +23,7 @@ import {
   startFakeTelegram,
 } from "../../fakes/fake-telegram/fake-telegram.js";
 import { type RecordedCommand, RecordingService } from "../../support/recording-service.js";
+import { withOutputs } from "../../support/adapter-outputs.js";
 
 export const ALICE: FakeUser = { id: 1001, first_name: "Alice", username: "alice" };
 export const BOB: FakeUser = { id: 1002, first_name: "Bob", username: "bob" };
@@ -124,15 +125,18 @@ export async function startHarness(
         callback();
       },
     });
-    const channel = new TelegramChannel(
-      fakeTelegramChannelOptions(tg, {
-        allowedUsers: [String(ALICE.id), String(BOB.id)],
-        allowedChats: [String(OPEN_GROUP.id)],
-        workspaceRoot: workspace,
-        service,
-        logger: pino({ level: "debug" }, sink),
-        ...overrides,
-      }),
+    const channel = withOutputs(
+      new TelegramChannel(
+        fakeTelegramChannelOptions(tg, {
+          allowedUsers: [String(ALICE.id), String(BOB.id)],
+          allowedChats: [String(OPEN_GROUP.id)],
+          workspaceRoot: workspace,
+          service,
+          logger: pino({ level: "debug" }, sink),
+          ...overrides,
+        }),
+      ),
+      overrides.service ?? service,
     );
     await channel.start();
     const harness: Harness = {

@@ -25,6 +25,7 @@ import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/
 import { sessionTestRegistry, ToolRuns } from "../../sessions/helpers/test-tools.js";
 import { buildSessionManager, engineFactory, stopStack } from "../../support/session-stack.js";
 import { fakeTelegramChannelOptions } from "./harness.js";
+import { withOutputs } from "../../support/adapter-outputs.js";
 
 export interface Stack {
   readonly tg: FakeTelegram;
@@ -116,16 +117,19 @@ async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
     logger,
     overrides: extras.manager,
   });
-  const channel = new TelegramChannel(
-    fakeTelegramChannelOptions(tg, {
-      allowedUsers: options.allowedUsers.map(String),
-      allowedChats: (options.allowedChats ?? []).map(String),
-      workspaceRoot,
-      service: manager,
-      logger,
-      ...options.channel,
-      ...extras.channel,
-    }),
+  const channel = withOutputs(
+    new TelegramChannel(
+      fakeTelegramChannelOptions(tg, {
+        allowedUsers: options.allowedUsers.map(String),
+        allowedChats: (options.allowedChats ?? []).map(String),
+        workspaceRoot,
+        service: manager,
+        logger,
+        ...options.channel,
+        ...extras.channel,
+      }),
+    ),
+    manager,
   );
   await manager.start();
   await channel.start();

@@ -39,7 +39,8 @@ describe("Telegram channel: inbound messages", () => {
       channel: String(ALICE.id),
       extra: { chatType: "private", replyTo: message.message_id },
     });
-    expect(harness.channel.isReady()).toBe(true);
+    expect(harness.channel.health()).toEqual({ ready: true, state: "polling" });
+    expect(harness.channel.description).toBe("telegram (polling)");
   });
 
   it("refuses a user who is not allowed once, with their id and a pairing code an admin can approve", async () => {
@@ -210,6 +211,6 @@ describe("Telegram channel: inbound messages", () => {
     const conflicts = harness.logs().filter((line) => String(line.msg).includes("409 conflict"));
     expect(conflicts.length).toBeGreaterThanOrEqual(1);
     expect(conflicts[0]?.msg).toContain("another process is polling this bot token");
-    expect(harness.channel.isReady()).toBe(true);
+    expect(harness.channel.health().ready).toBe(true);
   });
 });

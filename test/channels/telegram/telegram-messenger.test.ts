@@ -24,7 +24,7 @@ describe("TelegramMessenger", () => {
     const { tg, channel } = harness;
     tg.state.chat(FORUM);
     tg.state.chat(GROUP);
-    const messenger = channel.messenger();
+    const messenger = channel.messenger;
     expect(await messenger.sendMessage(topic, String(FORUM.id), "**hi** topic")).toEqual({
       ok: true,
       where: `Telegram chat ${FORUM.id} (topic 44)`,
@@ -42,7 +42,7 @@ describe("TelegramMessenger", () => {
 
   it("reports bad chat names and Telegram refusals as results", async () => {
     harness = await startHarness();
-    const messenger = harness.channel.messenger();
+    const messenger = harness.channel.messenger;
     const named = await messenger.sendMessage(topic, "#general", "x");
     expect(named).toMatchObject({ ok: false });
     expect(!named.ok && named.error).toContain("not a Telegram chat id");
@@ -57,7 +57,7 @@ describe("TelegramMessenger", () => {
     tg.state.chat(ALICE_DM);
     const path = join(workspace, "report.txt");
     await writeFile(path, "the report");
-    const result = await channel.messenger().sendFile(topic, path, "Here it is");
+    const result = await channel.messenger.sendFile(topic, path, "Here it is");
     expect(result).toEqual({ ok: true, where: `Telegram chat ${FORUM.id} (topic 44)` });
     const [upload] = tg.callsOf("sendDocument");
     expect(upload!.params.message_thread_id).toBe(44);

@@ -34,7 +34,8 @@ describe("Telegram channel: webhook mode", () => {
     const { tg, service, channel } = harness;
     expect(tg.state.webhook).toEqual({ url: "https://bot.example.test/tg/hook", secret_token: SECRET });
     expect(tg.callsOf("getUpdates")).toHaveLength(0);
-    expect(channel.isReady()).toBe(true);
+    expect(channel.health()).toEqual({ ready: true, state: "listening" });
+    expect(channel.description).toBe("telegram (webhook /tg/hook)");
     const port = channel.webhookPort()!;
     const update = {
       update_id: 5001,

@@ -7,7 +7,7 @@
  */
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
-import type { BufferEntryInput } from "../buffer-entry.js";
+import type { BufferEntryInput } from "../../subscriptions/buffer-entry.js";
 import type {
   BotIdentity,
   HistoryOptions,
@@ -15,7 +15,7 @@ import type {
   PlatformDirectory,
   ReadAccess,
   ResolveResult,
-} from "../platform-directory.js";
+} from "../../subscriptions/platform-directory.js";
 
 type WebClient = InstanceType<typeof webApi.WebClient>;
 

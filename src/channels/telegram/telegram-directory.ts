@@ -15,7 +15,7 @@ import {
   type PlatformDirectory,
   type ReadAccess,
   type ResolveResult,
-} from "../platform-directory.js";
+} from "../../subscriptions/platform-directory.js";
 
 export interface TelegramDirectoryOptions {
   /** The bot (getMe, or the botInfo the Bot was created with). */

@@ -2,8 +2,8 @@
 import { webApi } from "@slack/bolt";
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { SlackDirectory } from "../../src/subscriptions/platforms/slack-directory.js";
-import { useNock } from "../support/nock-hooks.js";
+import { SlackDirectory } from "../../../src/channels/slack/slack-directory.js";
+import { useNock } from "../../support/nock-hooks.js";
 
 const HOST = "http://slack.test";
 type Form = Record<string, string>;

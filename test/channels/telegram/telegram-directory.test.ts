@@ -2,8 +2,8 @@
 import { Api } from "grammy";
 import nock from "nock";
 import { describe, expect, it } from "vitest";
-import { TelegramDirectory } from "../../src/subscriptions/platforms/telegram-directory.js";
-import { useNock } from "../support/nock-hooks.js";
+import { TelegramDirectory } from "../../../src/channels/telegram/telegram-directory.js";
+import { useNock } from "../../support/nock-hooks.js";
 
 const HOST = "http://telegram.test";
 const TOKEN = "123:abc";

@@ -1,0 +1,107 @@
+/**
+ * How any ChannelAdapter joins the app, the same way for every platform: the platform's own
+ * module (slack-starter.ts, telegram-starter.ts) only turns the config into an adapter; this
+ * file registers what the adapter offers — its thread outputs with the session layer and its
+ * Messenger with the messaging tools before it starts, its directory with channel subscriptions
+ * and its timezone lookup with scheduled tasks once it has — wires its hooks to subscriptions
+ * and schedules, and hands the ChannelSupervisor a RunningChannel on the adapter's lifecycle.
+ */
+import type { AttachmentIntake } from "../attachments/inbound-attachments.js";
+import type { ChannelAdapter, ChannelHooks } from "../channels/channel-adapter.js";
+import type { CoworkerConfig } from "../config/schema.js";
+import type { Logger } from "../logging/logger.js";
+import type { ConversationService } from "../sessions/contracts.js";
+import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
+import type { AppSchedules } from "./app-schedules.js";
+import type { AppSubscriptions } from "./app-subscriptions.js";
+import { attachmentIntakeFromConfig } from "./attachment-intake.js";
+import type { MessengerRegistry } from "./messenger-registry.js";
+import { startOrStop } from "./start-or-stop.js";
+
+/** What every adapter is built with, whatever its platform. */
+export interface AdapterBase extends Required<ChannelHooks> {
+  readonly service: ConversationService;
+  readonly logger: Logger;
+  /** Where files people send are saved (`<workspaceRoot>/uploads/<session>/`). */
+  readonly workspaceRoot: string;
+  readonly attachments: AttachmentIntake;
+}
+
+/** A platform's part: whether the config names it, and how the config becomes its adapter. */
+export interface AdapterFactory {
+  /** The platform name (ThreadTarget.platform) the adapter registers under. */
+  readonly platform: string;
+  /** Whether the config holds this platform's credentials. */
+  hasCredentials(config: CoworkerConfig): boolean;
+  /** A new adapter for one connection attempt (throws on a configuration it cannot use). */
+  create(context: ChannelContext, base: AdapterBase): ChannelAdapter;
+}
+
+/** Where the app registers what adapters offer. */
+export interface AdapterPorts {
+  readonly messengers: MessengerRegistry;
+  readonly subscriptions: AppSubscriptions;
+  readonly schedules?: AppSchedules;
+}
+
+/** Make `adapter`'s thread outputs the session layer's factory for its platform. */
+export function registerOutputs(
+  adapter: ChannelAdapter,
+  service: Pick<ConversationService, "registerOutput">,
+): void {
+  service.registerOutput(adapter.platform, (target) => adapter.outputFor(target));
+}
+
+/** The adapter's lifecycle as the supervisor and shutdown see it. */
+export function runningChannel(adapter: ChannelAdapter): RunningChannel {
+  return {
+    description: adapter.description,
+    connected: () => adapter.health().ready,
+    stopIntake: () => adapter.stop(),
+    close: () => adapter.stop(),
+  };
+}
+
+function baseOf(context: ChannelContext, ports: AdapterPorts): AdapterBase {
+  const { subscriptions, schedules } = ports;
+  return {
+    service: context.service,
+    logger: context.logger,
+    workspaceRoot: context.config.workspace.root,
+    attachments: attachmentIntakeFromConfig(context.config, context.logger),
+    observe: subscriptions.channelHooks.observe,
+    onBotRemoved: (channel) => {
+      subscriptions.channelHooks.onBotRemoved(channel);
+      schedules?.channelGone(channel);
+    },
+  };
+}
+
+/** Connect `adapter` once, registering what it offers before and after it starts. */
+async function connect(
+  adapter: ChannelAdapter,
+  context: ChannelContext,
+  ports: AdapterPorts,
+  signal?: AbortSignal,
+): Promise<RunningChannel> {
+  const { platform } = adapter;
+  registerOutputs(adapter, context.service);
+  if (adapter.messenger) ports.messengers.register(platform, adapter.messenger);
+  await startOrStop(adapter, signal);
+  if (adapter.directory) ports.subscriptions.registerDirectory(adapter.directory());
+  if (adapter.timezoneOf) {
+    const timezoneOf = adapter.timezoneOf.bind(adapter);
+    ports.schedules?.registerTimezones(platform, (_target, userId) => timezoneOf(userId));
+  }
+  return runningChannel(adapter);
+}
+
+/** The ChannelStarter of the platform `factory` builds adapters for. */
+export function channelStarter(factory: AdapterFactory, ports: AdapterPorts): ChannelStarter {
+  return {
+    platform: factory.platform,
+    hasCredentials: (config) => factory.hasCredentials(config),
+    start: (context, signal) =>
+      connect(factory.create(context, baseOf(context, ports)), context, ports, signal),
+  };
+}

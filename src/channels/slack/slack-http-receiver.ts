@@ -1,0 +1,74 @@
+/**
+ * The HTTP Events API: Slack posts events, actions and commands to a public URL; Bolt's
+ * HTTPReceiver verifies their signatures and a screen sits in front of its request listener.
+ * Ready means the server listens.
+ */
+import { type App, HTTPReceiver, type Receiver } from "@slack/bolt";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import type { ChannelHealth } from "../channel-adapter.js";
+import { listenFailure } from "./slack-failure.js";
+import { guardHttpReceiver } from "./slack-intake-guard.js";
+import { sdkLogger } from "./slack-logger.js";
+import type { ReceiverIntake, SlackReceiver } from "./slack-receiver.js";
+
+export interface HttpReceiverOptions {
+  readonly signingSecret: string;
+  readonly port: number;
+  /** The path Slack posts to, e.g. "/slack/events". */
+  readonly path: string;
+  /** Interface to listen on; all interfaces by default. */
+  readonly host?: string;
+  readonly logger: Logger;
+}
+
+/** The HTTP Events API SlackReceiver (see the module comment). */
+export class HttpReceiver implements SlackReceiver {
+  readonly description: string;
+  private server: Server | undefined;
+
+  constructor(private readonly options: HttpReceiverOptions) {
+    this.description = `http :${options.port}${options.path}`;
+  }
+
+  open(intake: ReceiverIntake): Receiver {
+    const o = this.options;
+    const receiver = new HTTPReceiver({
+      signingSecret: o.signingSecret,
+      endpoints: o.path,
+      logger: sdkLogger(o.logger, "bolt"),
+      processEventErrorHandler: intake.processEventErrorHandler,
+    });
+    guardHttpReceiver(receiver, o.signingSecret, intake.screenFor(true), intake.log);
+    return receiver;
+  }
+
+  async listen(app: App): Promise<void> {
+    const o = this.options;
+    const server = (await app
+      .start({ port: o.port, ...(o.host ? { host: o.host } : {}) })
+      .catch((error: unknown) => {
+        throw listenFailure(error, o.port);
+      })) as Server;
+    this.server = server;
+    this.options.logger.info(
+      { port: (server.address() as AddressInfo).port, path: o.path },
+      "slack http events listening",
+    );
+  }
+
+  close(): void {
+    this.server = undefined;
+  }
+
+  health(): ChannelHealth {
+    const listening = this.server?.listening === true;
+    return { ready: listening, state: listening ? "listening" : "stopped" };
+  }
+
+  address(): AddressInfo | undefined {
+    const address = this.server?.address();
+    return typeof address === "object" && address !== null ? address : undefined;
+  }
+}

@@ -1,0 +1,141 @@
+/** channelStarter: every ChannelAdapter is registered, started, supervised and stopped one way. */
+import { describe, expect, it } from "vitest";
+import type { ChannelContext } from "../../src/app/app-parts.js";
+import type { AppSchedules } from "../../src/app/app-schedules.js";
+import { AppSubscriptions } from "../../src/app/app-subscriptions.js";
+import { type AdapterFactory, channelStarter } from "../../src/app/channel-starter.js";
+import { MessengerRegistry } from "../../src/app/messenger-registry.js";
+import type { ChannelAdapter, ChannelHealth, RemovedChannel } from "../../src/channels/channel-adapter.js";
+import { loadConfig } from "../../src/config/load-config.js";
+import type { ThreadOutput } from "../../src/core/thread-output.js";
+import type { ThreadTarget } from "../../src/core/thread-target.js";
+import { createLogger } from "../../src/logging/logger.js";
+import type { PlatformDirectory } from "../../src/subscriptions/platform-directory.js";
+import type { Messenger } from "../../src/tools/messaging/messenger.js";
+import { FakeService } from "../channels/slack/fake-service.js";
+
+const TARGET: ThreadTarget = { platform: "fake", workspace: "w1", channel: "c1" };
+
+/** An adapter that records its lifecycle and what it was asked for. */
+class FakeAdapter implements ChannelAdapter {
+  readonly platform = "fake";
+  readonly description = "fake (test)";
+  readonly steps: string[] = [];
+  readonly output = {} as ThreadOutput;
+  readonly messenger = {} as Messenger;
+  readonly place = { platform: "fake", workspace: "w1" } as PlatformDirectory;
+  state: ChannelHealth = { ready: false, state: "stopped" };
+  failStart = false;
+
+  async start(): Promise<void> {
+    this.steps.push("start");
+    if (this.failStart) throw new Error("no connection");
+    this.state = { ready: true, state: "connected" };
+  }
+
+  async stop(): Promise<void> {
+    this.steps.push("stop");
+    this.state = { ready: false, state: "stopped" };
+  }
+
+  health(): ChannelHealth {
+    return this.state;
+  }
+
+  outputFor(target: ThreadTarget): ThreadOutput {
+    this.steps.push(`output ${target.channel}`);
+    return this.output;
+  }
+
+  directory(): PlatformDirectory {
+    this.steps.push("directory");
+    return this.place;
+  }
+
+  async timezoneOf(userId: string): Promise<string | undefined> {
+    return `tz of ${userId}`;
+  }
+}
+
+function setup(adapter: FakeAdapter) {
+  const loaded = loadConfig({ env: { OPENAI_API_KEY: "sk-test-0123456789abcdef" }, cwd: "/tmp" });
+  if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
+  const service = new FakeService();
+  const context = {
+    config: loaded.config,
+    logger: createLogger({ level: "silent" }),
+    service,
+  } as unknown as ChannelContext;
+  const messengers = new MessengerRegistry();
+  const subscriptions = new AppSubscriptions();
+  const registered: string[] = [];
+  const timezones = new Map<string, (target: ThreadTarget, userId: string) => Promise<string | undefined>>();
+  const gone: RemovedChannel[] = [];
+  const schedules = {
+    registerTimezones: (
+      platform: string,
+      lookup: (target: ThreadTarget, userId: string) => Promise<string | undefined>,
+    ) => {
+      timezones.set(platform, lookup);
+    },
+    channelGone: (channel: RemovedChannel) => gone.push(channel),
+  } as unknown as AppSchedules;
+  const originalRegister = subscriptions.registerDirectory.bind(subscriptions);
+  subscriptions.registerDirectory = (directory) => {
+    registered.push(`${directory.platform}:${directory.workspace}`);
+    originalRegister(directory);
+  };
+  let removed: ((channel: RemovedChannel) => void) | undefined;
+  const factory: AdapterFactory = {
+    platform: "fake",
+    hasCredentials: () => true,
+    create: (_context, base) => {
+      removed = base.onBotRemoved;
+      expect(base.workspaceRoot).toBe(loaded.config.workspace.root);
+      expect(base.service).toBe(service);
+      return adapter;
+    },
+  };
+  const starter = channelStarter(factory, { messengers, subscriptions, schedules });
+  return {
+    starter,
+    context,
+    service,
+    messengers,
+    registered,
+    timezones,
+    gone,
+    removed: (channel: RemovedChannel) => removed?.(channel),
+  };
+}
+
+describe("channelStarter", () => {
+  it("registers output and messenger before start, directory and timezones after, and runs the adapter's lifecycle", async () => {
+    const adapter = new FakeAdapter();
+    const s = setup(adapter);
+    expect(s.starter.platform).toBe("fake");
+    const running = await s.starter.start(s.context);
+    expect(running.description).toBe("fake (test)");
+    expect(s.service.factories.get("fake")?.(TARGET)).toBe(adapter.output);
+    expect(s.messengers.messengerFor("fake")).toBe(adapter.messenger);
+    expect(s.registered).toEqual(["fake:w1"]);
+    expect(await s.timezones.get("fake")?.(TARGET, "U1")).toBe("tz of U1");
+    expect(adapter.steps).toEqual(["start", "directory", "output c1"]);
+    expect(await running.connected()).toBe(true);
+    s.removed({ platform: "fake", workspace: "w1", channel: "c9" });
+    expect(s.gone).toEqual([{ platform: "fake", workspace: "w1", channel: "c9" }]);
+    await running.stopIntake();
+    expect(await running.connected()).toBe(false);
+    expect(adapter.steps.at(-1)).toBe("stop");
+  });
+
+  it("stops an adapter whose start fails, and registers no directory for it", async () => {
+    const adapter = new FakeAdapter();
+    adapter.failStart = true;
+    const s = setup(adapter);
+    await expect(s.starter.start(s.context)).rejects.toThrow("no connection");
+    expect(adapter.steps).toEqual(["start", "stop"]);
+    expect(s.registered).toEqual([]);
+    expect(s.messengers.messengerFor("fake")).toBe(adapter.messenger);
+  });
+});
