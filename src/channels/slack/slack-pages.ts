@@ -1,5 +1,5 @@
 /**
- * PageSync: keeps the messages of one turn in step with its document's pages. Live syncs post
+ * PageSync: keeps the messages of one turn in step with its view's pages. Live syncs post
  * new pages (they must land) and edit changed ones best-effort through the edits client — a 429
  * skips the beat and reports how long to back off. The final sync must land: it retries through
  * Retry-After, and when Slack refuses the payload (msg_too_long, invalid_blocks,
@@ -14,7 +14,8 @@ import {
   type SlackClients,
   slackErrorCode,
 } from "./slack-api.js";
-import { layoutPages, type Page, plainPages, type TurnDocument } from "./slack-document.js";
+import type { TurnView } from "../shared/turn-view.js";
+import { layoutPages, type Page, plainPages } from "./slack-document.js";
 import { PAGE_BUDGET, SLACK_LIMITS } from "./slack-limits.js";
 
 /** Slack's answers that mean "this payload is too big or malformed", not "try again". */
@@ -91,10 +92,10 @@ export class PageSync {
   }
 
   /** The final state of the turn: must land, degrading to smaller pages and plain text. */
-  async syncFinal(doc: TurnDocument): Promise<void> {
+  async syncFinal(view: TurnView): Promise<void> {
     for (const budget of [PAGE_BUDGET, SMALLER_BUDGET]) {
       try {
-        await this.apply(layoutPages(doc, budget));
+        await this.apply(layoutPages(view, budget));
         return;
       } catch (error) {
         if (!isPayloadError(error)) throw error;
@@ -104,7 +105,7 @@ export class PageSync {
         );
       }
     }
-    await this.apply(plainPages(doc, PLAIN_LIMIT));
+    await this.apply(plainPages(view, PLAIN_LIMIT));
   }
 
   private async apply(pages: readonly Page[]): Promise<void> {
