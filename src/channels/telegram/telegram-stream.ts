@@ -75,26 +75,31 @@ export class LiveReply {
 
   private async deliver(html: string): Promise<void> {
     const { sender, draft } = this.options;
-    if (draft && this.useDraft) {
-      try {
-        await sender.draft(draft.id, html);
-        this.shown = html;
-        return;
-      } catch (error) {
-        if (!isUnsupported(error)) throw error;
-        this.options.logger.info(
-          { err: errorText(error) },
-          "sendMessageDraft unsupported; previews use edits",
-        );
-        draft.support.enabled = false;
-      }
-    }
+    if (draft && this.useDraft && (await this.sentAsDraft(draft, html))) return;
     if (this.messageId === undefined) {
       this.messageId = await sender.send(html, { reply: true, replyMarkup: STOP_KEYBOARD });
     } else if ((await sender.edit(this.messageId, html, STOP_KEYBOARD)) === "gone") {
       this.messageId = await sender.send(html, { replyMarkup: STOP_KEYBOARD });
     }
     this.shown = html;
+  }
+
+  /** Show the preview as a draft; false (and drafts off for every turn) where the server has none. */
+  private async sentAsDraft(draft: NonNullable<LiveReplyOptions["draft"]>, html: string): Promise<boolean> {
+    const drafted = await this.options.sender.draft(draft.id, html).then(
+      () => true,
+      (error: unknown) => {
+        if (!isUnsupported(error)) throw error;
+        this.options.logger.info(
+          { err: errorText(error) },
+          "sendMessageDraft unsupported; previews use edits",
+        );
+        return false;
+      },
+    );
+    if (drafted) this.shown = html;
+    else draft.support.enabled = false;
+    return drafted;
   }
 
   /**
