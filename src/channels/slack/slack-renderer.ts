@@ -1,12 +1,13 @@
 /**
- * SlackTurnRenderer: renders one turn's AgentEvents into its Slack thread. `handle` only updates
- * the turn document and queues work, so the engine never waits on Slack; the first flush runs
- * `firstFlushMs` after the turn began (an answer complete by then is one plain message) and then
- * at most every `editIntervalMs` (~1 s).
+ * SlackTurnRenderer: renders one turn's AgentEvents into its Slack thread. `handle` only folds
+ * the event into the shared turn view (channels/shared/turn-view.ts) and marks the thread stale,
+ * so the engine never waits on Slack; the EditPacer runs the first flush `firstFlushMs` after
+ * the turn began (an answer complete by then is one plain message) and then at most every
+ * `editIntervalMs` (~1 s). The thinking status follows the view's activity.
  *
  * Two modes. Native: the answer streams through chat.*Stream, tool calls and plan steps as task
  * cards, Slack's own stop control as the Stop button. Pages (the fallback, latched when the
- * workspace refuses streaming, the stream breaks, or its text budget is used up): the document
+ * workspace refuses streaming, the stream breaks, or its text budget is used up): the view
  * is laid out as messages posted once and edited in place, the live page carrying a Stop button.
  * `close` finishes either way — the stream is stopped with the outcome under it, or the pages
  * are synced for the last time in a form Slack accepts.
