@@ -142,7 +142,6 @@ export interface TelegramTurnRendererOptions {
 export class TelegramTurnRenderer implements TurnRenderer {
   private readonly live: LiveReply;
   private turn: TurnView = EMPTY_TURN;
-  private working = true;
   private typingTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
@@ -156,7 +155,7 @@ export class TelegramTurnRenderer implements TurnRenderer {
   private scheduleTyping(delayMs: number): void {
     this.typingTimer = setTimeout(() => {
       if (this.closed) return;
-      if (this.working) {
+      if (this.turn.activity.kind !== "waiting") {
         this.options.sender.typing().catch((error: unknown) => {
           this.options.logger.debug({ err: errorText(error) }, "telegram chat action failed");
         });
@@ -167,7 +166,6 @@ export class TelegramTurnRenderer implements TurnRenderer {
   }
 
   async handle(event: AgentEvent): Promise<void> {
-    this.working = event.type !== "permission-required" && event.type !== "question-asked";
     this.turn = foldTurn(this.turn, event);
     if (this.turn.outcome.kind === "running") this.live.show(this.view);
   }
