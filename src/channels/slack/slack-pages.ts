@@ -34,6 +34,14 @@ const PLAIN_LIMIT = SLACK_LIMITS.updateText - 100;
 
 const SMALLER_BUDGET = Object.freeze({ text: 4_000, blocks: 20, section: 2_000 });
 
+/** The arguments of a page's chat.update. */
+interface PageUpdate {
+  readonly channel: string;
+  readonly ts: string;
+  readonly text: string;
+  readonly blocks: Page["blocks"];
+}
+
 interface Posted {
   readonly ts: string;
   readonly signature: string;
@@ -68,19 +76,8 @@ export class PageSync {
    */
   async syncLive(pages: readonly Page[]): Promise<number> {
     for (const [index, page] of pages.entries()) {
-      const signature = signatureOf(page);
-      const current = this.posted[index];
       try {
-        if (current === undefined) await this.post(index, page, signature);
-        else if (current.signature !== signature) {
-          await this.options.clients.edits.chat.update({
-            channel: this.options.channel,
-            ts: current.ts,
-            text: page.text,
-            blocks: page.blocks,
-          });
-          this.posted[index] = { ts: current.ts, signature };
-        }
+        await this.write(index, page, (update) => this.options.clients.edits.chat.update(update));
       } catch (error) {
         const wait = retryAfterMs(error);
         if (wait !== undefined) return wait;
@@ -110,22 +107,25 @@ export class PageSync {
 
   private async apply(pages: readonly Page[]): Promise<void> {
     for (const [index, page] of pages.entries()) {
-      const signature = signatureOf(page);
-      const current = this.posted[index];
-      if (current === undefined) await this.post(index, page, signature);
-      else if (current.signature !== signature) {
-        await callWithRetry(() =>
-          this.options.clients.api.chat.update({
-            channel: this.options.channel,
-            ts: current.ts,
-            text: page.text,
-            blocks: page.blocks,
-          }),
-        );
-        this.posted[index] = { ts: current.ts, signature };
-      }
+      await this.write(index, page, (update) =>
+        callWithRetry(() => this.options.clients.api.chat.update(update)),
+      );
     }
     await this.removeExtra(pages.length);
+  }
+
+  /** Post page `index`, or edit it through `update` when it changed since it was last sent. */
+  private async write(
+    index: number,
+    page: Page,
+    update: (args: PageUpdate) => Promise<unknown>,
+  ): Promise<void> {
+    const signature = signatureOf(page);
+    const current = this.posted[index];
+    if (current === undefined) return this.post(index, page, signature);
+    if (current.signature === signature) return;
+    await update({ channel: this.options.channel, ts: current.ts, text: page.text, blocks: page.blocks });
+    this.posted[index] = { ts: current.ts, signature };
   }
 
   /** Pages left over from a longer earlier layout are deleted (or blanked when that fails). */
