@@ -14,6 +14,7 @@ import {
   turnControl,
 } from "../../../src/channels/shared/turn-view.js";
 import { type AgentEvent, agentEvent } from "../../../src/core/events.js";
+import { permissionRequired } from "./agent-events.js";
 
 const fold = (events: readonly AgentEvent[], from: TurnView = EMPTY_TURN): TurnView =>
   events.reduce(foldTurn, from);
@@ -42,17 +43,7 @@ const ev = {
       durationMs: 1_200,
       ...(reason === undefined ? {} : { reason }),
     }),
-  permission: (callId: string) =>
-    agentEvent({
-      type: "permission-required",
-      callId,
-      tool: "write_file",
-      args: {},
-      reason: "writes",
-      category: "write",
-      provenance: { kind: "user" },
-      alwaysOptions: [],
-    }),
+  permission: (callId: string) => permissionRequired(callId),
   question: (callId: string) =>
     agentEvent({ type: "question-asked", callId, questions: [{ id: "q", question: "Which?", options: [] }] }),
   progress: (message: string) => agentEvent({ type: "notice", level: "progress", message }),

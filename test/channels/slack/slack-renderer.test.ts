@@ -3,6 +3,7 @@ import { agentEvent } from "../../../src/core/events.js";
 import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { actionIds, blockTexts, ev, outputFor } from "./support.js";
+import { permissionRequired } from "../shared/agent-events.js";
 
 let fake: FakeSlack;
 const DM = "D0DM";
@@ -83,18 +84,7 @@ describe("notes and progress", () => {
     await turn.handle(ev.text("around."));
     await turn.handle(ev.done("Looking around."));
     await turn.handle(agentEvent({ type: "notice", level: "info", message: "cache warmed" }));
-    await turn.handle(
-      agentEvent({
-        type: "permission-required",
-        callId: "w1",
-        tool: "write_file",
-        args: {},
-        reason: "writes",
-        category: "write",
-        provenance: { kind: "user" },
-        alwaysOptions: [],
-      }),
-    );
+    await turn.handle(permissionRequired("w1"));
     await turn.close();
     const [message] = fake.state.botMessages(DM, dm.thread);
     expect(blockTexts(message!.blocks)).toEqual([
