@@ -3,57 +3,45 @@
  * ("▸ Running `npm test`…" → "✓ `npm test` · 3.2 s" / "✗ `npm test` · failed · 3.2 s — why"),
  * the plan checklist, notices and the turn's end.
  * Approvals and questions arrive as cards (ThreadOutput.postCard), so their events print nothing.
+ * Events are folded into the shared turn view; tool lines and the plan are printed from it.
  */
 import { type AgentEvent, assertNever, type PlanStep, type ToolCallStatus } from "../../core/events.js";
 import type { TurnRenderer } from "../../core/thread-output.js";
-import { RUN_COMMAND } from "../../tools/shell/run-command.js";
+import { formatSeconds, TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
+import { clipLine, formatToolLabel, type LabelFormat, type LabelRule } from "../shared/tool-line-label.js";
+import { EMPTY_TURN, foldTurn, type ToolLine, type TurnView, toolLineOf } from "../shared/turn-view.js";
 import type { TerminalWriter } from "./terminal-writer.js";
 
-const PREVIEW_MAX = 100;
 const PLAN_MARK: Readonly<Record<PlanStep["status"], string>> = {
   pending: "[ ]",
   in_progress: "[~]",
   done: "[x]",
 };
 const FAILED_WORD: Readonly<Record<Exclude<ToolCallStatus, "ok">, string>> = {
-  error: "failed",
-  denied: "denied",
-  interrupted: "interrupted",
+  ...TOOL_OUTCOME_WORDS,
   not_started: "not started",
 };
-
-function cut(text: string): string {
-  return text.length > PREVIEW_MAX ? `${text.slice(0, PREVIEW_MAX - 1)}…` : text;
-}
+/** A terminal line is wider than a chat's: the first line of the preview, up to 100 characters. */
+const CONSOLE_LABEL_RULE: LabelRule = Object.freeze({ maxChars: 100, firstLineOnly: true });
+const BACKTICKS: LabelFormat = { code: (label) => `\`${label}\``, name: (tool) => tool };
 
 /**
  * A call as a status-line label: the first line of its preview in backticks, after the tool name
  * (left out for a command, which speaks for itself); the tool name alone when there is no preview.
  */
 export function statusLabel(preview: string, name: string): string {
-  const first = preview
-    .split("\n")
-    .find((line) => line.trim() !== "")
-    ?.trim();
-  if (first === undefined) return `\`${name}\``;
-  const code = `\`${cut(first)}\``;
-  return name === RUN_COMMAND ? code : `${name} ${code}`;
+  return formatToolLabel({ name, preview }, BACKTICKS, CONSOLE_LABEL_RULE);
 }
 
 /** The first line of a failed call's output preview, without the engine's "Failed:" prefix. */
 function failureReason(outputPreview: string): string {
   const first = outputPreview.split(/\n|⏎/)[0] ?? "";
-  return cut(first.replace(/^Failed:\s*/, "").trim());
-}
-
-/** "3.2 s" */
-export function formatSeconds(durationMs: number): string {
-  return `${(durationMs / 1000).toFixed(1)} s`;
+  return clipLine(first.replace(/^Failed:\s*/, ""), CONSOLE_LABEL_RULE.maxChars);
 }
 
 /** The TurnRenderer for one console turn; `onClose` tells the channel the turn is over. */
 export class ConsoleTurnRenderer implements TurnRenderer {
-  private readonly labels = new Map<string, string>();
+  private turn: TurnView = EMPTY_TURN;
   private closed = false;
 
   constructor(
@@ -63,6 +51,7 @@ export class ConsoleTurnRenderer implements TurnRenderer {
 
   async handle(event: AgentEvent): Promise<void> {
     const w = this.writer;
+    this.turn = foldTurn(this.turn, event);
     switch (event.type) {
       case "text-delta":
         w.write(event.delta);
@@ -78,18 +67,14 @@ export class ConsoleTurnRenderer implements TurnRenderer {
         return;
       case "plan-updated":
         w.line(w.style("bold", "Plan"));
-        for (const step of event.steps) w.line(`  ${PLAN_MARK[step.status]} ${step.title}`);
+        for (const step of this.turn.plan ?? []) w.line(`  ${PLAN_MARK[step.status]} ${step.title}`);
         return;
-      case "tool-call-started": {
-        const label = statusLabel(event.preview, event.name);
-        this.labels.set(event.callId, label);
-        const cleared = event.clearedBy === undefined ? "" : w.style("dim", ` · ${event.clearedBy}`);
-        w.line(`${w.style("cyan", `▸ Running ${label}…`)}${cleared}`);
+      case "tool-call-started":
+      case "tool-call-finished": {
+        const line = toolLineOf(this.turn, event.callId);
+        if (line) this.toolLine(line, event.type === "tool-call-finished" ? event.outputPreview : "");
         return;
       }
-      case "tool-call-finished":
-        this.toolFinished(event);
-        return;
       case "notice": {
         const mark = event.level === "warning" ? w.style("yellow", "⚠") : w.style("dim", "ℹ");
         w.line(`${mark} ${event.message}`);
@@ -114,17 +99,22 @@ export class ConsoleTurnRenderer implements TurnRenderer {
     }
   }
 
-  private toolFinished(event: Extract<AgentEvent, { type: "tool-call-finished" }>): void {
+  /** A call's status line as it now stands (a failure adds the first line of its output). */
+  private toolLine(line: ToolLine, outputPreview: string): void {
     const w = this.writer;
-    const label = this.labels.get(event.callId) ?? `\`${event.name}\``;
-    this.labels.delete(event.callId);
-    const took = w.style("dim", formatSeconds(event.durationMs));
-    if (event.status === "ok") {
+    const label = statusLabel(line.preview, line.name);
+    if (line.status === "running") {
+      const cleared = line.clearedBy === undefined ? "" : w.style("dim", ` · ${line.clearedBy}`);
+      w.line(`${w.style("cyan", `▸ Running ${label}…`)}${cleared}`);
+      return;
+    }
+    const took = w.style("dim", formatSeconds(line.durationMs ?? 0));
+    if (line.status === "ok") {
       w.line(`${w.style("green", "✓")} ${label} · ${took}`);
       return;
     }
-    const outcome = event.reason ?? FAILED_WORD[event.status];
-    const reason = failureReason(event.outputPreview);
+    const outcome = line.reason ?? FAILED_WORD[line.status];
+    const reason = failureReason(outputPreview);
     const detail = reason === "" ? "" : w.style("dim", ` — ${reason}`);
     w.line(`${w.style("red", "✗")} ${label} · ${outcome} · ${took}${detail}`);
   }

@@ -5,7 +5,9 @@
  */
 import type { types } from "@slack/bolt";
 import type { PlanStep } from "../../core/events.js";
-import { formatDuration, type ToolLineState, toolLabel } from "./slack-status-lines.js";
+import { formatDuration, TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
+import { toolLabel } from "../shared/tool-line-label.js";
+import type { ToolLineState } from "./slack-status-lines.js";
 import type { NativeStream, StreamResult } from "./slack-stream.js";
 
 type Op =
@@ -37,11 +39,9 @@ export function toolTask(state: ToolLineState): types.TaskUpdateChunk {
     case "error":
       return took ? { ...base, status: "error", details: took } : { ...base, status: "error" };
     case "denied":
-      return { ...base, status: "error", details: "denied" };
     case "interrupted":
-      return { ...base, status: "error", details: "interrupted" };
     case "not_started":
-      return { ...base, status: "error", details: "not run" };
+      return { ...base, status: "error", details: TOOL_OUTCOME_WORDS[state.status] };
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * PageSync: keeps the messages of one turn in step with its document's pages. Live syncs post
+ * PageSync: keeps the messages of one turn in step with its view's pages. Live syncs post
  * new pages (they must land) and edit changed ones best-effort through the edits client — a 429
  * skips the beat and reports how long to back off. The final sync must land: it retries through
  * Retry-After, and when Slack refuses the payload (msg_too_long, invalid_blocks,
@@ -14,7 +14,8 @@ import {
   type SlackClients,
   slackErrorCode,
 } from "./slack-api.js";
-import { layoutPages, type Page, plainPages, type TurnDocument } from "./slack-document.js";
+import type { TurnView } from "../shared/turn-view.js";
+import { layoutPages, type Page, plainPages } from "./slack-document.js";
 import { PAGE_BUDGET, SLACK_LIMITS } from "./slack-limits.js";
 
 /** Slack's answers that mean "this payload is too big or malformed", not "try again". */
@@ -32,6 +33,14 @@ const PAYLOAD_ERRORS = new Set([
 const PLAIN_LIMIT = SLACK_LIMITS.updateText - 100;
 
 const SMALLER_BUDGET = Object.freeze({ text: 4_000, blocks: 20, section: 2_000 });
+
+/** The arguments of a page's chat.update. */
+interface PageUpdate {
+  readonly channel: string;
+  readonly ts: string;
+  readonly text: string;
+  readonly blocks: Page["blocks"];
+}
 
 interface Posted {
   readonly ts: string;
@@ -67,19 +76,8 @@ export class PageSync {
    */
   async syncLive(pages: readonly Page[]): Promise<number> {
     for (const [index, page] of pages.entries()) {
-      const signature = signatureOf(page);
-      const current = this.posted[index];
       try {
-        if (current === undefined) await this.post(index, page, signature);
-        else if (current.signature !== signature) {
-          await this.options.clients.edits.chat.update({
-            channel: this.options.channel,
-            ts: current.ts,
-            text: page.text,
-            blocks: page.blocks,
-          });
-          this.posted[index] = { ts: current.ts, signature };
-        }
+        await this.write(index, page, (update) => this.options.clients.edits.chat.update(update));
       } catch (error) {
         const wait = retryAfterMs(error);
         if (wait !== undefined) return wait;
@@ -91,10 +89,10 @@ export class PageSync {
   }
 
   /** The final state of the turn: must land, degrading to smaller pages and plain text. */
-  async syncFinal(doc: TurnDocument): Promise<void> {
+  async syncFinal(view: TurnView): Promise<void> {
     for (const budget of [PAGE_BUDGET, SMALLER_BUDGET]) {
       try {
-        await this.apply(layoutPages(doc, budget));
+        await this.apply(layoutPages(view, budget));
         return;
       } catch (error) {
         if (!isPayloadError(error)) throw error;
@@ -104,27 +102,30 @@ export class PageSync {
         );
       }
     }
-    await this.apply(plainPages(doc, PLAIN_LIMIT));
+    await this.apply(plainPages(view, PLAIN_LIMIT));
   }
 
   private async apply(pages: readonly Page[]): Promise<void> {
     for (const [index, page] of pages.entries()) {
-      const signature = signatureOf(page);
-      const current = this.posted[index];
-      if (current === undefined) await this.post(index, page, signature);
-      else if (current.signature !== signature) {
-        await callWithRetry(() =>
-          this.options.clients.api.chat.update({
-            channel: this.options.channel,
-            ts: current.ts,
-            text: page.text,
-            blocks: page.blocks,
-          }),
-        );
-        this.posted[index] = { ts: current.ts, signature };
-      }
+      await this.write(index, page, (update) =>
+        callWithRetry(() => this.options.clients.api.chat.update(update)),
+      );
     }
     await this.removeExtra(pages.length);
+  }
+
+  /** Post page `index`, or edit it through `update` when it changed since it was last sent. */
+  private async write(
+    index: number,
+    page: Page,
+    update: (args: PageUpdate) => Promise<unknown>,
+  ): Promise<void> {
+    const signature = signatureOf(page);
+    const current = this.posted[index];
+    if (current === undefined) return this.post(index, page, signature);
+    if (current.signature === signature) return;
+    await update({ channel: this.options.channel, ts: current.ts, text: page.text, blocks: page.blocks });
+    this.posted[index] = { ts: current.ts, signature };
   }
 
   /** Pages left over from a longer earlier layout are deleted (or blanked when that fails). */

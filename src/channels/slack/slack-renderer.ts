@@ -1,31 +1,72 @@
 /**
- * SlackTurnRenderer: renders one turn's AgentEvents into its Slack thread. `handle` only updates
- * the turn document and queues work, so the engine never waits on Slack; the first flush runs
- * `firstFlushMs` after the turn began (an answer complete by then is one plain message) and then
- * at most every `editIntervalMs` (~1 s).
+ * SlackTurnRenderer: renders one turn's AgentEvents into its Slack thread. `handle` only folds
+ * the event into the shared turn view (channels/shared/turn-view.ts) and marks the thread stale,
+ * so the engine never waits on Slack; the EditPacer runs the first flush `firstFlushMs` after
+ * the turn began (an answer complete by then is one plain message) and then at most every
+ * `editIntervalMs` (~1 s). The thinking status follows the view's activity.
  *
  * Two modes. Native: the answer streams through chat.*Stream, tool calls and plan steps as task
  * cards, Slack's own stop control as the Stop button. Pages (the fallback, latched when the
- * workspace refuses streaming, the stream breaks, or its text budget is used up): the document
+ * workspace refuses streaming, the stream breaks, or its text budget is used up): the view
  * is laid out as messages posted once and edited in place, the live page carrying a Stop button.
  * `close` finishes either way — the stream is stopped with the outcome under it, or the pages
  * are synced for the last time in a form Slack accepts.
  */
 import type { Logger } from "pino";
 import type { AgentEvent } from "../../core/events.js";
-import { assertNever } from "../../core/events.js";
 import type { TurnRenderer } from "../../core/thread-output.js";
+import { EditPacer, type SendOutcome } from "../shared/edit-pacer.js";
+import { toolLabel } from "../shared/tool-line-label.js";
+import {
+  type Activity,
+  answerText,
+  closeTurn,
+  EMPTY_TURN,
+  foldTurn,
+  hasAnswerText,
+  hasContent,
+  type TurnView,
+  toolLineOf,
+} from "../shared/turn-view.js";
 import { describeError, type SlackClients } from "./slack-api.js";
 import type { CapabilityLatch, ConversationKind } from "./slack-capabilities.js";
-import { footerBlocks, layoutPages, TurnDocument } from "./slack-document.js";
+import { footerBlocks, layoutPages } from "./slack-document.js";
 import { ThinkingIndicator } from "./slack-indicator.js";
 import { truncate } from "./slack-limits.js";
 import { NativeOps } from "./slack-native-ops.js";
 import { PageSync } from "./slack-pages.js";
-import { type ToolLineState, toolLabel } from "./slack-status-lines.js";
+import { noteLine } from "./slack-status-lines.js";
 import { NativeStream } from "./slack-stream.js";
 
-export interface RendererOptions {
+/** How turns are rendered (tunable for tests and benchmarks). */
+export interface RenderSettings {
+  /** Minimum time between live edits of one turn's messages (default 1,000 ms). */
+  readonly editIntervalMs: number;
+  /**
+   * How long a turn's first content waits before it is shown (default 500 ms): an answer that
+   * is complete by then goes out as one message, without a stream (start/stopStream are Tier 2).
+   */
+  readonly firstFlushMs: number;
+  /** How long a turn runs before the thinking status is shown (default 500 ms; quick turns need none). */
+  readonly statusDelayMs: number;
+  /** How often the thinking status is re-sent (Slack drops it after 2 min; default 90 s). */
+  readonly statusRefreshMs: number;
+  /** Try Slack's native streaming first (default true). */
+  readonly nativeStreaming: boolean;
+  /** Text one native stream may hold before the rest continues as pages (default 10,000). */
+  readonly streamBudgetChars: number;
+}
+
+export const DEFAULT_RENDER_SETTINGS: RenderSettings = Object.freeze({
+  editIntervalMs: 1_000,
+  firstFlushMs: 500,
+  statusDelayMs: 500,
+  statusRefreshMs: 90_000,
+  nativeStreaming: true,
+  streamBudgetChars: 10_000,
+});
+
+export interface RendererOptions extends RenderSettings {
   readonly clients: SlackClients;
   readonly channel: string;
   readonly threadTs: string | undefined;
@@ -35,39 +76,49 @@ export interface RendererOptions {
   readonly kind: ConversationKind;
   readonly capabilities: CapabilityLatch;
   readonly logger: Logger;
-  readonly editIntervalMs: number;
-  readonly firstFlushMs: number;
-  readonly statusDelayMs: number;
-  readonly statusRefreshMs: number;
-  /** Try native streaming at all (default on). */
-  readonly nativeStreaming: boolean;
-  readonly streamBudgetChars: number;
   /** The person stopped the native stream in Slack: interrupt the turn. */
   readonly requestStop: () => void;
 }
 
 const THINKING = "is thinking…";
 
-/** A short, friendly version of a model failure. */
-export function friendlyFailure(message: string): string {
-  const detail = truncate(message.replace(/\s+/g, " ").trim(), 200);
-  return detail.length > 0
-    ? `Sorry — I couldn't finish this answer (${detail}). Press Retry to try again.`
-    : "Sorry — I couldn't finish this answer. Press Retry to try again.";
+/** The thinking status for what the agent is doing ("" hides it while the turn waits for a person). */
+function statusOf(activity: Activity): string {
+  switch (activity.kind) {
+    case "thinking":
+      return THINKING;
+    case "running":
+      return `is running ${toolLabel(activity.call)}…`;
+    case "progress":
+      return truncate(activity.message, 50);
+    case "compacting":
+      return "is summarising earlier messages…";
+    case "waiting":
+      return "";
+  }
+}
+
+/** Events that change nothing the thread shows (only, at most, the thinking status). */
+function showsNothing(event: AgentEvent): boolean {
+  switch (event.type) {
+    case "reasoning-delta":
+    case "tool-output-delta":
+    case "compaction-started":
+      return true;
+    case "notice":
+      return event.level === "progress";
+    default:
+      return false;
+  }
 }
 
 export class SlackTurnRenderer implements TurnRenderer {
-  private readonly doc = new TurnDocument();
+  private turn: TurnView = EMPTY_TURN;
   private readonly pages: PageSync;
   private readonly indicator: ThinkingIndicator | undefined;
+  private readonly pacer: EditPacer;
   private native: NativeOps | undefined;
-  private queue: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
-  private lastFlushAt = 0;
-  private backoffUntil = 0;
-  private closed = false;
-  private failure: string | undefined;
-  private readonly startedAt = Date.now();
+  private closing: Promise<void> | undefined;
 
   constructor(private readonly options: RendererOptions) {
     this.pages = new PageSync({
@@ -89,6 +140,12 @@ export class SlackTurnRenderer implements TurnRenderer {
       });
       this.indicator.set(THINKING);
     }
+    this.pacer = new EditPacer({
+      budget: { intervalMs: options.editIntervalMs, firstDelayMs: options.firstFlushMs },
+      firstDelayFromStart: true,
+      send: () => this.flushLive(),
+      onError: (error) => this.options.logger.warn({ err: describeError(error) }, "slack render step failed"),
+    });
     this.native = this.createNative();
   }
 
@@ -114,163 +171,61 @@ export class SlackTurnRenderer implements TurnRenderer {
   }
 
   async handle(event: AgentEvent): Promise<void> {
-    if (this.closed) return;
+    if (this.closing) return;
+    const before = this.turn;
+    const view = foldTurn(before, event);
+    this.turn = view;
+    if (view.activity !== before.activity) this.indicator?.set(statusOf(view.activity));
+    if (this.native) this.feedNative(this.native, event, before, view);
+    if (!showsNothing(event)) this.pacer.changed();
+  }
+
+  /** Queue what the event adds to the native stream: text, task cards, notes. */
+  private feedNative(native: NativeOps, event: AgentEvent, before: TurnView, view: TurnView): void {
     switch (event.type) {
       case "text-delta":
-        this.doc.appendText(event.delta);
-        this.native?.text(event.delta);
-        break;
-      case "reasoning-delta":
-        this.indicator?.set(THINKING);
+        native.text(event.delta);
         return;
       case "assistant-message-done":
-        this.native?.messageDone(event.content);
-        this.doc.finishText(event.content);
-        break;
+        native.messageDone(event.content);
+        return;
       case "plan-updated":
-        this.doc.plan = event.steps;
-        this.native?.plan(event.steps);
-        break;
+        native.plan(event.steps);
+        return;
       case "tool-call-started":
-        this.setTool({
-          callId: event.callId,
-          name: event.name,
-          preview: event.preview,
-          status: "running",
-          ...(event.clearedBy === undefined ? {} : { clearedBy: event.clearedBy }),
-        });
-        this.indicator?.set(`is running ${toolLabel(event)}…`);
-        break;
-      case "tool-output-delta":
+      case "tool-call-finished":
+      case "permission-required":
+      case "question-asked": {
+        const line = toolLineOf(view, event.callId);
+        if (line) native.tool(line);
         return;
-      case "tool-call-finished": {
-        const before = this.doc.tool(event.callId);
-        this.setTool({
-          callId: event.callId,
-          name: event.name,
-          preview: before?.preview ?? "",
-          ...(before?.clearedBy === undefined ? {} : { clearedBy: before.clearedBy }),
-          status: event.status,
-          durationMs: event.durationMs,
-          ...(event.reason === undefined ? {} : { reason: event.reason }),
-        });
-        this.indicator?.set(THINKING);
-        break;
       }
-      case "permission-required": {
-        const before = this.doc.tool(event.callId);
-        this.setTool({
-          ...(before ?? { callId: event.callId, name: event.tool, preview: "", status: "running" }),
-          waiting: "approval",
-        });
-        this.indicator?.set("");
-        break;
-      }
-      case "question-asked":
-        this.setTool({
-          callId: event.callId,
-          name: "ask_user",
-          preview: event.questions[0]?.question ?? "",
-          status: "running",
-          waiting: "answer",
-        });
-        this.indicator?.set("");
-        break;
       case "notice":
-        if (event.level === "progress") {
-          this.indicator?.set(truncate(event.message, 50));
-          return;
-        }
-        this.note(`${event.level === "warning" ? ":warning:" : ":information_source:"} ${event.message}`);
-        break;
-      case "compaction-started":
-        this.indicator?.set("is summarising earlier messages…");
-        return;
       case "compaction-finished":
-        this.note(`:broom: Summarised ${event.removedMessages} earlier messages to make room.`);
-        this.indicator?.set(THINKING);
-        break;
+      case "error": {
+        const added = view.items.at(-1);
+        const line =
+          added !== before.items.at(-1) && added?.kind === "note" ? noteLine(added.note) : undefined;
+        if (line !== undefined) native.note(line);
+        return;
+      }
       case "turn-completed":
-        this.complete(event);
-        break;
-      case "error":
-        if (event.recoverable) this.note(`:warning: ${truncate(event.message, 300)}`);
-        else this.failure = event.message;
-        break;
-      default:
-        assertNever(event);
-    }
-    this.schedule();
-  }
-
-  private setTool(state: ToolLineState): void {
-    this.doc.setTool(state);
-    this.native?.tool(state);
-  }
-
-  private note(text: string): void {
-    this.doc.note(text);
-    this.native?.note(text);
-  }
-
-  private complete(event: Extract<AgentEvent, { type: "turn-completed" }>): void {
-    if (!this.doc.hasText() && event.finalText.trim().length > 0) {
-      this.native?.messageDone(event.finalText);
-      this.doc.finishText(event.finalText);
-    }
-    switch (event.status) {
-      case "completed":
-        this.doc.outcome = { kind: "completed" };
-        return;
-      case "interrupted":
-        this.doc.outcome = { kind: "interrupted" };
-        return;
-      case "max_iterations":
-        this.doc.outcome = { kind: "max_iterations", iterations: event.iterations };
-        return;
-      case "error":
-        this.doc.outcome = { kind: "failed", message: friendlyFailure(this.failure ?? "") };
+        if (!hasAnswerText(before) && event.finalText.trim().length > 0) native.messageDone(event.finalText);
         return;
       default:
-        assertNever(event.status);
+        return;
     }
   }
 
-  private schedule(): void {
-    if (this.closed || this.timer !== undefined) return;
-    const now = Date.now();
-    const notBefore =
-      this.lastFlushAt === 0
-        ? this.startedAt + this.options.firstFlushMs
-        : this.lastFlushAt + this.options.editIntervalMs;
-    const delay = Math.max(0, notBefore - now, this.backoffUntil - now);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.enqueue(() => this.flushLive());
-    }, delay);
-  }
-
-  private enqueue(work: () => Promise<void>): Promise<void> {
-    this.queue = this.queue.then(work).catch((error: unknown) => {
-      this.options.logger.warn({ err: describeError(error) }, "slack render step failed");
-    });
-    return this.queue;
-  }
-
-  private async flushLive(): Promise<void> {
-    if (this.closed) return;
-    this.lastFlushAt = Date.now();
+  private async flushLive(): Promise<SendOutcome> {
     if (this.native) {
       await this.native.drain(false);
       if (this.native.ended) await this.leaveNative();
-      return;
+      return "sent";
     }
-    if (!this.doc.hasContent()) return;
-    const wait = await this.pages.syncLive(layoutPages(this.doc));
-    if (wait > 0) {
-      this.backoffUntil = Date.now() + wait;
-      this.schedule();
-    }
+    if (!hasContent(this.turn)) return "unchanged";
+    const wait = await this.pages.syncLive(layoutPages(this.turn));
+    return wait > 0 ? { retryAfterMs: wait } : "sent";
   }
 
   /** Native streaming ended early: latch (when refused) and continue as pages on its message. */
@@ -288,19 +243,21 @@ export class SlackTurnRenderer implements TurnRenderer {
       );
     }
     if (stream.ts !== undefined) this.pages.adopt(stream.ts);
-    if (this.doc.hasContent()) await this.pages.syncLive(layoutPages(this.doc));
+    if (hasContent(this.turn)) await this.pages.syncLive(layoutPages(this.turn));
   }
 
   async close(): Promise<void> {
-    if (this.closed) return this.queue;
-    this.closed = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.doc.outcome.kind === "running") {
-      this.doc.outcome = this.doc.isWaiting() ? { kind: "paused" } : { kind: "interrupted" };
-    }
-    await this.enqueue(() => this.finish());
-    await this.indicator?.stop();
+    this.closing ??= (async () => {
+      this.turn = closeTurn(this.turn);
+      await this.pacer.finish();
+      try {
+        await this.finish();
+      } catch (error) {
+        this.options.logger.warn({ err: describeError(error) }, "slack render step failed");
+      }
+      await this.indicator?.stop();
+    })();
+    return this.closing;
   }
 
   private async finish(): Promise<void> {
@@ -308,7 +265,7 @@ export class SlackTurnRenderer implements TurnRenderer {
     if (native) {
       await native.drain(true);
       if (!native.ended && native.stream.started) {
-        const stopped = await native.stream.stop(footerBlocks(this.doc));
+        const stopped = await native.stream.stop(footerBlocks(this.turn));
         if (stopped === "ok") return;
         native.fail(stopped);
       }
@@ -316,10 +273,14 @@ export class SlackTurnRenderer implements TurnRenderer {
       this.native = undefined;
     }
     try {
-      await this.pages.syncFinal(this.doc);
+      await this.pages.syncFinal(this.turn);
     } catch (error) {
       this.options.logger.error(
-        { err: describeError(error), channel: this.options.channel, answerChars: this.doc.answer().length },
+        {
+          err: describeError(error),
+          channel: this.options.channel,
+          answerChars: answerText(this.turn).length,
+        },
         "slack reply could not be delivered",
       );
     }

@@ -1,64 +1,27 @@
 /**
  * The compact progress lines of a turn: one status line per tool call that changes in place
- * ("Running `npm test`…" → "✓ `npm test` · 3.2 s" / "✗ `npm test` · exit 1"), the plan as a checklist, and short
- * notes. Pure formatting: the renderer decides where the lines go.
+ * ("Running `npm test`…" → "✓ `npm test` · 3.2 s" / "✗ `npm test` · exit 1"), the plan as a
+ * checklist, and short notes, in mrkdwn. Pure formatting of the shared turn view's parts (the
+ * label rule is channels/shared/tool-line-label.ts): the document decides where the lines go.
  */
-import type { PlanStep, ToolCallStatus } from "../../core/events.js";
-import { RUN_COMMAND } from "../../tools/shell/run-command.js";
+import type { PlanStep } from "../../core/events.js";
+import { formatDuration, TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
+import { formatToolLabel, type LabelFormat } from "../shared/tool-line-label.js";
+import type { ToolLine, TurnNote } from "../shared/turn-view.js";
 import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
 
-/** What one tool call looks like right now. */
-export interface ToolLineState {
-  readonly callId: string;
-  readonly name: string;
-  readonly preview: string;
-  readonly status: "running" | ToolCallStatus;
-  readonly durationMs?: number;
-  /** Why a call that did not succeed ended so ("exit 1", "denied by policy"). */
-  readonly reason?: string;
-  /** What let it run without a person's press ("allowed by reviewer: …"). */
-  readonly clearedBy?: string;
-  /** Set while the call waits for a person. */
-  readonly waiting?: "approval" | "answer";
-}
+/** What a status line needs of a tool call (the shared view's ToolLine is one). */
+export type ToolLineState = Omit<ToolLine, "started">;
 
-const LABEL_MAX = 80;
-
-/** "850 ms", "3.2 s", "2 min 5 s". */
-export function formatDuration(ms: number): string {
-  if (ms < 1_000) return `${Math.max(0, Math.round(ms))} ms`;
-  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1_000);
-  return seconds > 0 ? `${minutes} min ${seconds} s` : `${minutes} min`;
-}
-
-/**
- * The two parts of a call's label: the tool name to show before it (none for a command, which
- * speaks for itself, or when the call has no label) and the label (the preview, else the name).
- */
-function labelParts(state: Pick<ToolLineState, "name" | "preview">): { tool?: string; label: string } {
-  const label = truncate(state.preview.replace(/\s+/g, " ").trim(), LABEL_MAX);
-  if (label === "") return { label: state.name };
-  return state.name === RUN_COMMAND ? { label } : { tool: state.name, label };
-}
-
-/** The call's one-line label as plain text: "npm test", "read_file src/app.ts:1-40". */
-export function toolLabel(state: Pick<ToolLineState, "name" | "preview">): string {
-  const { tool, label } = labelParts(state);
-  return tool === undefined ? label : `${tool} ${label}`;
-}
-
-/** The label as inline code after the plain tool name (backticks inside become look-alikes). */
-function codeLabel(state: ToolLineState): string {
-  const { tool, label } = labelParts(state);
-  const code = "`" + escapeMrkdwn(label.replace(/`/g, "ˋ")) + "`";
-  return tool === undefined ? code : `${escapeMrkdwn(tool)} ${code}`;
-}
+const MRKDWN_LABEL: LabelFormat = {
+  // Backticks inside the label become look-alikes, so the code span stays intact.
+  code: (label) => "`" + escapeMrkdwn(label.replace(/`/g, "ˋ")) + "`",
+  name: escapeMrkdwn,
+};
 
 /** The mrkdwn status line of one tool call. */
 export function toolLine(state: ToolLineState): string {
-  const label = codeLabel(state);
+  const label = formatToolLabel(state, MRKDWN_LABEL);
   const took = state.durationMs !== undefined ? ` · ${formatDuration(state.durationMs)}` : "";
   const why = state.reason ? ` · ${escapeMrkdwn(state.reason)}` : undefined;
   const cleared = state.clearedBy ? ` · ${escapeMrkdwn(state.clearedBy)}` : "";
@@ -72,11 +35,26 @@ export function toolLine(state: ToolLineState): string {
     case "error":
       return `✗ ${label}${why ?? took}`;
     case "denied":
-      return `⊘ ${label}${why ?? " — denied"}`;
+      return `⊘ ${label}${why ?? ` — ${TOOL_OUTCOME_WORDS.denied}`}`;
     case "interrupted":
-      return `■ ${label}${why ?? " — interrupted"}`;
+      return `■ ${label}${why ?? ` — ${TOOL_OUTCOME_WORDS.interrupted}`}`;
     case "not_started":
-      return `– ${label}${why ?? " — not run"}`;
+      return `– ${label}${why ?? ` — ${TOOL_OUTCOME_WORDS.not_started}`}`;
+  }
+}
+
+/** A lasting note as a mrkdwn line (activity notes show in the thinking status instead). */
+export function noteLine(note: TurnNote): string | undefined {
+  switch (note.kind) {
+    case "notice":
+      return `${note.level === "warning" ? ":warning:" : ":information_source:"} ${note.message}`;
+    case "problem":
+      return `:warning: ${truncate(note.message, 300)}`;
+    case "compacted":
+      return `:broom: Summarised ${note.removedMessages} earlier messages to make room.`;
+    case "progress":
+    case "compacting":
+      return undefined;
   }
 }
 

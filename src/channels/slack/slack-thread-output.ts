@@ -14,37 +14,9 @@ import { cardPlainText, renderCard } from "./slack-cards.js";
 import { escapeMrkdwn, SLACK_LIMITS } from "./slack-limits.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { isPayloadError } from "./slack-pages.js";
-import { SlackTurnRenderer } from "./slack-renderer.js";
+import { type RenderSettings, SlackTurnRenderer } from "./slack-renderer.js";
 import { splitMrkdwn } from "./slack-split.js";
 import type { ThreadRegistry } from "./slack-threads.js";
-
-/** How turns are rendered (tunable for tests and benchmarks). */
-export interface RenderSettings {
-  /** Minimum time between live edits of one turn's messages (default 1,000 ms). */
-  readonly editIntervalMs: number;
-  /**
-   * How long a turn's first content waits before it is shown (default 500 ms): an answer that
-   * is complete by then goes out as one message, without a stream (start/stopStream are Tier 2).
-   */
-  readonly firstFlushMs: number;
-  /** How long a turn runs before the thinking status is shown (default 500 ms; quick turns need none). */
-  readonly statusDelayMs: number;
-  /** How often the thinking status is re-sent (Slack drops it after 2 min; default 90 s). */
-  readonly statusRefreshMs: number;
-  /** Try Slack's native streaming first (default true). */
-  readonly nativeStreaming: boolean;
-  /** Text one native stream may hold before the rest continues as pages (default 10,000). */
-  readonly streamBudgetChars: number;
-}
-
-export const DEFAULT_RENDER_SETTINGS: RenderSettings = Object.freeze({
-  editIntervalMs: 1_000,
-  firstFlushMs: 500,
-  statusDelayMs: 500,
-  statusRefreshMs: 90_000,
-  nativeStreaming: true,
-  streamBudgetChars: 10_000,
-});
 
 export interface ThreadOutputDeps {
   readonly clients: SlackClients;

@@ -5,9 +5,11 @@
  * or where drafts are unsupported — a message with a Stop button, edited at most every 1.1 s
  * (private) / 3.1 s (groups) and finally edited into the first chunk of the answer. Identical
  * views are never re-sent. A turn that ends before the first preview is due sends only the answer.
+ * The pacing is the shared EditPacer's; this file supplies Telegram's budget and calls.
  */
 import type { InlineKeyboardMarkup } from "grammy/types";
 import type { Logger } from "pino";
+import { EditPacer, type SendOutcome } from "../shared/edit-pacer.js";
 import { STOP_KEYBOARD } from "./telegram-card.js";
 import { errorText, isUnsupported } from "./telegram-errors.js";
 import type { ChatSender } from "./telegram-send.js";
@@ -35,21 +37,23 @@ export interface LiveReplyOptions {
   readonly logger: Logger;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-
 /** One turn's preview and final delivery. */
 export class LiveReply {
   /** Renders the current view; called only when a preview is due, never per event. */
   private view: (() => string) | undefined;
-  private dirty = false;
   private shown = "";
   private messageId: number | undefined;
-  private lastShownAt = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private inFlight: Promise<void> | undefined;
+  private readonly pacer: EditPacer;
   private finished = false;
 
-  constructor(private readonly options: LiveReplyOptions) {}
+  constructor(private readonly options: LiveReplyOptions) {
+    const { intervalMs, firstPreviewMs } = options.timing;
+    this.pacer = new EditPacer({
+      budget: { intervalMs, firstDelayMs: firstPreviewMs },
+      send: () => this.preview(),
+      onError: (error) => this.options.logger.warn({ err: errorText(error) }, "telegram preview failed"),
+    });
+  }
 
   private get useDraft(): boolean {
     return this.options.draft?.support.enabled === true && this.messageId === undefined;
@@ -59,63 +63,43 @@ export class LiveReply {
   show(view: () => string): void {
     if (this.finished) return;
     this.view = view;
-    this.dirty = true;
-    this.schedule();
+    this.pacer.changed();
   }
 
-  private schedule(): void {
-    if (this.timer || this.inFlight || this.finished || !this.dirty) return;
-    const delay =
-      this.lastShownAt === 0
-        ? this.options.timing.firstPreviewMs
-        : this.lastShownAt + this.options.timing.intervalMs - Date.now();
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        this.flush();
-      },
-      Math.max(0, delay),
-    );
-  }
-
-  private flush(): void {
-    if (this.finished || !this.dirty || !this.view) return;
-    this.dirty = false;
-    const html = this.view();
-    if (html === "" || html === this.shown) return;
-    this.inFlight = this.deliver(html)
-      .catch((error: unknown) =>
-        this.options.logger.warn({ err: errorText(error) }, "telegram preview failed"),
-      )
-      .finally(() => {
-        this.inFlight = undefined;
-        this.lastShownAt = Date.now();
-        this.schedule();
-      });
+  private async preview(): Promise<SendOutcome> {
+    const html = this.view?.() ?? "";
+    if (html === "" || html === this.shown) return "unchanged";
+    await this.deliver(html);
+    return "sent";
   }
 
   private async deliver(html: string): Promise<void> {
     const { sender, draft } = this.options;
-    if (draft && this.useDraft) {
-      try {
-        await sender.draft(draft.id, html);
-        this.shown = html;
-        return;
-      } catch (error) {
-        if (!isUnsupported(error)) throw error;
-        this.options.logger.info(
-          { err: errorText(error) },
-          "sendMessageDraft unsupported; previews use edits",
-        );
-        draft.support.enabled = false;
-      }
-    }
+    if (draft && this.useDraft && (await this.sentAsDraft(draft, html))) return;
     if (this.messageId === undefined) {
       this.messageId = await sender.send(html, { reply: true, replyMarkup: STOP_KEYBOARD });
     } else if ((await sender.edit(this.messageId, html, STOP_KEYBOARD)) === "gone") {
       this.messageId = await sender.send(html, { replyMarkup: STOP_KEYBOARD });
     }
     this.shown = html;
+  }
+
+  /** Show the preview as a draft; false (and drafts off for every turn) where the server has none. */
+  private async sentAsDraft(draft: NonNullable<LiveReplyOptions["draft"]>, html: string): Promise<boolean> {
+    const drafted = await this.options.sender.draft(draft.id, html).then(
+      () => true,
+      (error: unknown) => {
+        if (!isUnsupported(error)) throw error;
+        this.options.logger.info(
+          { err: errorText(error) },
+          "sendMessageDraft unsupported; previews use edits",
+        );
+        return false;
+      },
+    );
+    if (drafted) this.shown = html;
+    else draft.support.enabled = false;
+    return drafted;
   }
 
   /**
@@ -126,14 +110,12 @@ export class LiveReply {
   async finish(chunks: readonly string[], markup?: InlineKeyboardMarkup): Promise<void> {
     if (this.finished) return;
     this.finished = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.inFlight;
-    const { sender, timing } = this.options;
+    await this.pacer.finish();
+    const { sender } = this.options;
     let rest = chunks;
     const [first, ...others] = chunks;
     if (this.messageId !== undefined && first !== undefined) {
-      await sleep(this.lastShownAt + timing.intervalMs - Date.now());
+      await this.pacer.nextSlot();
       const firstMarkup = others.length === 0 ? markup : undefined;
       if ((await sender.edit(this.messageId, first, firstMarkup)) !== "gone") rest = others;
     }

@@ -11,7 +11,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SlackChannel, type SlackChannelOptions } from "../../../src/channels/slack/slack-channel.js";
-import type { RenderSettings } from "../../../src/channels/slack/slack-thread-output.js";
+import type { RenderSettings } from "../../../src/channels/slack/slack-renderer.js";
 import { OpenAIProvider } from "../../../src/engine/provider/openai-provider.js";
 import type { ProviderClient } from "../../../src/engine/provider/provider.js";
 import type { EngineFactory } from "../../../src/sessions/engine-context.js";

@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { agentEvent } from "../../../src/core/events.js";
 import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { actionIds, blockTexts, ev, outputFor } from "./support.js";
+import { permissionRequired } from "../shared/agent-events.js";
 
 let fake: FakeSlack;
 const DM = "D0DM";
@@ -70,6 +72,27 @@ describe("pages mode (no native streaming)", () => {
     expect(texts[0]).toBe("✗ `make build` · 850 ms");
     expect(texts[1]).toMatch(/^:warning: Sorry — I couldn't finish this answer \(provider returned 500/);
     expect(actionIds(message!.blocks)).toEqual(["coworker_retry"]);
+  });
+});
+
+describe("notes and progress", () => {
+  it("keeps progress out of the thread, shows lasting notes as lines, and a closed waiting turn as paused", async () => {
+    const { output } = outputFor(fake, dm, { nativeStreaming: false });
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Looking "));
+    await turn.handle(agentEvent({ type: "notice", level: "progress", message: "indexing files" }));
+    await turn.handle(ev.text("around."));
+    await turn.handle(ev.done("Looking around."));
+    await turn.handle(agentEvent({ type: "notice", level: "info", message: "cache warmed" }));
+    await turn.handle(permissionRequired("w1"));
+    await turn.close();
+    const [message] = fake.state.botMessages(DM, dm.thread);
+    expect(blockTexts(message!.blocks)).toEqual([
+      "Looking around.",
+      ":information_source: cache warmed\n:double_vertical_bar: `write_file` — waiting for approval",
+      ":double_vertical_bar: Paused until the request above is answered.",
+    ]);
+    expect(actionIds(message!.blocks)).toEqual([]);
   });
 });
 

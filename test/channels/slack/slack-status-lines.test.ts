@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type ToolLineState, toolLabel, toolLine } from "../../../src/channels/slack/slack-status-lines.js";
+import { toolLabel } from "../../../src/channels/shared/tool-line-label.js";
+import { type ToolLineState, toolLine } from "../../../src/channels/slack/slack-status-lines.js";
 
 const state = (over: Partial<ToolLineState>): ToolLineState => ({
   callId: "c1",

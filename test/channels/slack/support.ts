@@ -9,11 +9,8 @@ import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { createClients, type SlackClients } from "../../../src/channels/slack/slack-api.js";
 import { CapabilityLatch } from "../../../src/channels/slack/slack-capabilities.js";
 import type { SlackChannelOptions } from "../../../src/channels/slack/slack-channel.js";
-import {
-  DEFAULT_RENDER_SETTINGS,
-  type RenderSettings,
-  SlackThreadOutput,
-} from "../../../src/channels/slack/slack-thread-output.js";
+import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from "../../../src/channels/slack/slack-renderer.js";
+import { SlackThreadOutput } from "../../../src/channels/slack/slack-thread-output.js";
 import { ThreadRegistry } from "../../../src/channels/slack/slack-threads.js";
 import type { FakeSlack } from "../../fakes/fake-slack/index.js";
 

@@ -203,6 +203,47 @@ describe("TelegramTurnRenderer", () => {
     await closing;
   });
 
+  it("lists only calls that ran: a call denied before it started and a question show no tool line", async () => {
+    const sender = new RecordingSender();
+    const turn = renderer(sender);
+    await turn.handle(
+      agentEvent({
+        type: "tool-call-finished",
+        callId: "d1",
+        name: "web_fetch",
+        status: "denied",
+        outputPreview: "",
+        files: [],
+        durationMs: 0,
+        reason: "denied by policy",
+      }),
+    );
+    await turn.handle(
+      agentEvent({
+        type: "question-asked",
+        callId: "q1",
+        questions: [{ id: "q", question: "Which?", options: [] }],
+      }),
+    );
+    await turn.handle(
+      agentEvent({ type: "tool-call-started", callId: "c1", name: "read_file", args: {}, preview: "a.md" }),
+    );
+    await turn.handle(
+      agentEvent({
+        type: "tool-call-finished",
+        callId: "c1",
+        name: "read_file",
+        status: "ok",
+        outputPreview: "",
+        files: [],
+        durationMs: 5,
+      }),
+    );
+    await turn.handle(completed("Done."));
+    await turn.close();
+    expect(sender.calls.at(-1)?.html).toBe("<i>🔧 read_file ✓</i>\n\nDone.");
+  });
+
   it("derives a stable non-zero draft id from the turn id", () => {
     expect(draftIdOf("turn-1")).toBe(draftIdOf("turn-1"));
     expect(draftIdOf("turn-1")).not.toBe(draftIdOf("turn-2"));

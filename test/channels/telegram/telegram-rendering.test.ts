@@ -4,6 +4,7 @@ import type { ThreadOutput } from "../../../src/core/thread-output.js";
 import { parseTelegramHtml } from "../../fakes/fake-telegram/html-parser.js";
 import type { FakeTelegram, RecordedCall } from "../../fakes/fake-telegram/fake-telegram.js";
 import { ALICE, ALICE_DM, FAST_TIMING, FORUM, GROUP, type Harness, startHarness } from "./harness.js";
+import { permissionRequired } from "../shared/agent-events.js";
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -254,16 +255,7 @@ describe("Telegram channel: rendering turns", () => {
           files: [],
           durationMs: 1200,
         }),
-        agentEvent({
-          type: "permission-required",
-          callId: "b",
-          tool: "write_file",
-          args: {},
-          reason: "writes",
-          category: "write",
-          provenance: { kind: "user" },
-          alwaysOptions: [],
-        }),
+        permissionRequired("b"),
         () => tg.waitFor(() => tg.state.botMessages(GROUP.id)[0]?.text.includes("Waiting for approval")),
         done("Fixed."),
       ]);

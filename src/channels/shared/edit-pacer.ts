@@ -1,0 +1,114 @@
+/**
+ * EditPacer: post-then-edit pacing of one live message against a platform's edit budget. A
+ * change only marks the message stale; the platform's `send` (post the first time, edit after)
+ * runs when the budget allows — not before `firstDelayMs` (so an answer complete by then goes
+ * out as one message), then at most once per `intervalMs`, never two at once, and after a rate
+ * limit only once its back-off has passed. Sends that change nothing do not spend the budget.
+ * Slack and Telegram give it their budget and API calls; the final delivery is theirs, after
+ * `finish`.
+ */
+
+/** How often a platform lets one message be edited. */
+export interface EditBudget {
+  /** Minimum time between two sends of the live message. */
+  readonly intervalMs: number;
+  /** How long the first send waits, so quick answers go out as one message. */
+  readonly firstDelayMs: number;
+}
+
+/** What a send did: made a call, found nothing new to send, or met a rate limit. */
+export type SendOutcome = "sent" | "unchanged" | { readonly retryAfterMs: number };
+
+export interface EditPacerOptions {
+  readonly budget: EditBudget;
+  /** Brings the live message up to date. */
+  readonly send: () => Promise<SendOutcome>;
+  /** A send threw (it counts as a call made). */
+  readonly onError: (error: unknown) => void;
+  /**
+   * Count the first delay from the pacer's creation (the turn's start) instead of from the first
+   * change.
+   */
+  readonly firstDelayFromStart?: boolean;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** The pacing of one turn's live message (see the module comment). */
+export class EditPacer {
+  private firstDueAt: number | undefined;
+  private lastSentAt = 0;
+  private backoffUntil = 0;
+  private stale = false;
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | undefined;
+  private finished = false;
+
+  constructor(private readonly options: EditPacerOptions) {
+    if (options.firstDelayFromStart) this.firstDueAt = Date.now() + options.budget.firstDelayMs;
+  }
+
+  /** The message is stale: send it when the budget allows. */
+  changed(): void {
+    if (this.finished) return;
+    this.firstDueAt ??= Date.now() + this.options.budget.firstDelayMs;
+    this.stale = true;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined || this.inFlight !== undefined || this.finished || !this.stale) return;
+    const now = Date.now();
+    const due =
+      this.lastSentAt === 0 ? (this.firstDueAt ?? now) : this.lastSentAt + this.options.budget.intervalMs;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.run();
+      },
+      Math.max(0, due - now, this.backoffUntil - now),
+    );
+  }
+
+  private run(): void {
+    if (this.finished || !this.stale) return;
+    this.stale = false;
+    this.inFlight = this.options
+      .send()
+      .then(
+        (outcome) => this.settle(outcome),
+        (error: unknown) => {
+          this.options.onError(error);
+          this.lastSentAt = Date.now();
+        },
+      )
+      .finally(() => {
+        this.inFlight = undefined;
+        this.schedule();
+      });
+  }
+
+  private settle(outcome: SendOutcome): void {
+    if (outcome === "unchanged") return;
+    this.lastSentAt = Date.now();
+    if (outcome !== "sent") {
+      this.backoffUntil = this.lastSentAt + outcome.retryAfterMs;
+      this.stale = true;
+    }
+  }
+
+  /** Stop pacing: no further live send starts; resolves once the one in flight (if any) is done. */
+  async finish(): Promise<void> {
+    this.finished = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.inFlight;
+  }
+
+  /** Resolves when the budget allows the next send (the final edit of a live message). */
+  async nextSlot(): Promise<void> {
+    if (this.lastSentAt === 0) return;
+    const due = Math.max(this.lastSentAt + this.options.budget.intervalMs, this.backoffUntil);
+    await sleep(due - Date.now());
+  }
+}
