@@ -12,7 +12,7 @@ import type {
   PlanApprover,
   PlanDecision,
   PlanProposal,
-} from "../engine/interaction.js";
+} from "../engine/asking/ports.js";
 import { APPROVE_ONCE, DENY } from "./approval-card.js";
 import type { AskContext, PendingHub } from "./pending-hub.js";
 import { PROPOSE_PLAN } from "../tools/interactive-tools.js";

@@ -1,9 +1,11 @@
 /**
- * The engine's injected collaborators for anything that needs a person: approvals, questions,
- * plan proposals, and the audit sink. Sessions implement them durably (src/approvals); tests
- * implement them with scripts.
+ * The engine's ask/answer ports: the injected collaborators for anything that needs a person —
+ * a tool call's approval, a question (ask_user), a plan proposal (propose_plan). The engine
+ * declares them and calls them from its asking half (approval-request.ts, interactive-calls.ts);
+ * src/approvals implements them durably (cards, first press wins, restart-safe); tests implement
+ * them in memory (test/engine/helpers/interaction-broker.ts).
  */
-import type { AlwaysOption, Provenance, QuestionSpec, ToolCategory } from "../core/events.js";
+import type { AlwaysOption, Provenance, QuestionSpec, ToolCategory } from "../../core/events.js";
 
 export type ApprovalOutcome = "once" | AlwaysOption | "deny" | "interrupted";
 
@@ -50,26 +52,3 @@ export type PlanDecision =
   | { readonly approved: false; readonly feedback?: string }
   | { readonly interrupted: true };
 export type PlanApprover = (proposal: PlanProposal, signal: AbortSignal) => Promise<PlanDecision>;
-
-/** One structured audit record (proposal, decision, approval request / resolution, result). */
-export interface AuditRecord {
-  readonly kind:
-    | "proposal"
-    | "decision"
-    | "approval_requested"
-    | "approval_resolved"
-    | "result"
-    // The reviewer (src/engine/reviewer): a verdict, a call it was not allowed to judge, a one-shot
-    // "Allow anyway" a person gave, and that grant used up.
-    | "reviewer_verdict"
-    | "reviewer_skipped"
-    | "allow_anyway_granted"
-    | "allow_anyway_used";
-  readonly sessionId: string;
-  readonly turnId: string;
-  readonly callId: string;
-  readonly tool: string;
-  readonly at: string;
-  readonly [field: string]: unknown;
-}
-export type AuditSink = (record: AuditRecord) => void;
