@@ -69,6 +69,7 @@ export function engineContextOf(live: LiveSession, services: EngineServices): En
           },
         }
       : {}),
+    parked: live.parkedTurn(),
   });
   return {
     sessionId: live.id,
