@@ -1,18 +1,18 @@
 /**
- * PendingHub: the life cycle shared by approvals, questions and plans — raise (persist, then post
- * the card), wait (in memory, interruptible, with an expiry timer), settle (first decision wins),
- * update the card, and hand the outcome to the turn waiting in this process. When no turn here
- * waits, settling says so and returns the parked turn: the session layer resumes it. People's
- * replies (presses, typed answers) are resolved in pending-replies.ts; restart recovery here.
+ * PendingHub: the life cycle shared by approvals, questions and plans, one per process — raise
+ * (persist, then post the card), wait (in memory, interruptible, with an expiry timer), take
+ * people's replies (pending-replies.ts) and settle (pending-settler.ts: first decision wins, the
+ * card is updated, the turn waiting here gets the outcome), and recover after a restart. When no
+ * turn here waits, the result says so with the parked turn: the session layer resumes it. The
+ * hub never calls back into the session layer.
  */
 import type { Logger } from "pino";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { PlatformUser } from "../core/thread-target.js";
-import { alreadyDecidedMessage, settledLine } from "./approval-card.js";
 import { allowedApproversFor, loosenersFor } from "./authorisation.js";
 import { CardDisplay } from "./card-display.js";
 import { InflightWork } from "./inflight-work.js";
-import { waitingCallOf, waitsFor } from "./parked-turn.js";
+import { waitingCallOf } from "./parked-turn.js";
 import type {
   AskContext,
   Closed,
@@ -22,31 +22,11 @@ import type {
   Settled,
   TextAnswer,
 } from "./pending-hub-types.js";
-import {
-  callHash,
-  deliveriesOf,
-  isOpen,
-  newPendingId,
-  type PendingDecision,
-  type PendingItem,
-  type PendingKind,
-  type PendingPerson,
-} from "./pending-item.js";
+import { callHash, isOpen, newPendingId, type PendingItem, type PendingKind } from "./pending-item.js";
 import { PendingReplies } from "./pending-replies.js";
+import { PendingSettler } from "./pending-settler.js";
 import type { PendingStore } from "./pending-store.js";
 import { PendingWaits } from "./pending-waits.js";
-import { firstUnanswered } from "./question-card.js";
-
-export type {
-  AskContext,
-  Closed,
-  DeliveryMarks,
-  ExpirySchedule,
-  ParkedLookup,
-  PendingHubOptions,
-  Settled,
-  TextAnswer,
-} from "./pending-hub-types.js";
 
 /** The tool call an item is raised for, when the history does not hold it. */
 export interface AskedCall {
@@ -56,10 +36,11 @@ export interface AskedCall {
 
 /** Shared pending-item machinery; one per process. */
 export class PendingHub {
-  readonly store: PendingStore;
+  private readonly store: PendingStore;
   private readonly waits = new PendingWaits();
   private readonly timers: ExpirySchedule;
   private readonly cards: CardDisplay;
+  private readonly settler: PendingSettler;
   private readonly inflight = new InflightWork();
   private readonly replies: PendingReplies;
   private readonly logger: Logger;
@@ -71,7 +52,16 @@ export class PendingHub {
     this.logger = options.logger;
     this.now = options.now;
     this.cards = new CardDisplay(options.outputFor, this.store, this.logger);
-    this.replies = new PendingReplies(this);
+    this.settler = new PendingSettler({
+      store: this.store,
+      waits: this.waits,
+      timers: this.timers,
+      cards: this.cards,
+      deliveries: options.deliveries,
+      logger: this.logger,
+      now: this.now,
+    });
+    this.replies = new PendingReplies(this.settler);
   }
 
   /** The fields every new item shares. */
@@ -116,14 +106,14 @@ export class PendingHub {
     const existing = await this.store.forCall(kind, context.sessionId, callId);
     if (existing?.argsHash === argsHash) {
       if (existing.status !== "pending") return existing;
-      if (!isOpen(existing, this.now())) return (await this.expire(existing.id))?.item ?? existing;
+      if (!isOpen(existing, this.now())) return (await this.settler.expire(existing.id))?.item ?? existing;
       return this.wait(existing, signal);
     }
     if (existing?.status === "pending")
-      await this.close(existing.id, {
+      await this.settler.close(existing.id, {
         action: "cancelled",
         note: "superseded by a newer request",
-        at: this.stamp(),
+        at: this.settler.stamp(),
       });
     return this.raise(build(argsHash), signal);
   }
@@ -154,12 +144,13 @@ export class PendingHub {
   }
 
   /** Cancel every open item of a session (stop, new session); their cards say why. */
-  async cancelSession(sessionId: string, note: string): Promise<number> {
-    const open = await this.store.openItems(sessionId);
-    let cancelled = 0;
-    for (const entry of open)
-      if (await this.close(entry.id, { action: "cancelled", note, at: this.stamp() })) cancelled++;
-    return cancelled;
+  cancelSession(sessionId: string, note: string): Promise<number> {
+    return this.settler.cancelSession(sessionId, note);
+  }
+
+  /** Settle an item as expired (its timer ran out); returns it when this call expired it. */
+  expire(id: string): Promise<Closed | undefined> {
+    return this.settler.expire(id);
   }
 
   /** Whether the session has an open item (a person is being waited for). */
@@ -175,14 +166,14 @@ export class PendingHub {
   async start(): Promise<ReadonlySet<string>> {
     const resumable = new Set<string>();
     for (const entry of await this.store.openItems()) {
-      const item = await this.load(entry.id);
-      const completed = item && (await this.complete(item));
+      const item = await this.settler.load(entry.id);
+      const completed = item && (await this.settler.complete(item));
       if (item && completed?.settled) {
         if (completed.resume) resumable.add(item.sessionId);
         continue;
       }
       if (Date.parse(entry.expiresAt) <= this.now().getTime()) {
-        const expired = await this.expire(entry.id);
+        const expired = await this.settler.expire(entry.id);
         if (expired && !expired.claimed) resumable.add(expired.item.sessionId);
       } else {
         this.timers.arm(entry.id, entry.expiresAt);
@@ -212,115 +203,6 @@ export class PendingHub {
     this.timers.clearAll();
   }
 
-  /** Settle an item as expired; returns it when this call expired it (its timer ran out). */
-  expire(id: string): Promise<Closed | undefined> {
-    return this.close(id, { action: "expired", at: this.stamp() });
-  }
-
-  /**
-   * Finish settling an item a crash interrupted: the dedupe keys of typed answers it holds are
-   * recorded; then a question group whose answers are all stored is decided, and a decided item
-   * still in the open index leaves it. `settled` when the item is settled now; `resume` when that
-   * happened here and no turn in this process took the outcome.
-   */
-  async complete(item: PendingItem): Promise<{ readonly settled: boolean; readonly resume: boolean }> {
-    const keys = deliveriesOf(item);
-    if (keys.length > 0) await this.recordDeliveries(keys);
-    if (item.status !== "pending") {
-      const dropped = await this.store.dropOpen(item.id);
-      return { settled: true, resume: dropped && !(await this.finish(item)) };
-    }
-    if (item.kind !== "question" || firstUnanswered(item) !== undefined)
-      return { settled: false, resume: false };
-    const by = await this.store.lastAnswerer(item);
-    const { resume } = await this.decide(item.id, {
-      action: "answered",
-      ...(by ? { by } : {}),
-      at: this.stamp(),
-    });
-    return { settled: true, resume };
-  }
-
-  /**
-   * Record a person's decision; `resume` is true when it won and no turn here took the outcome.
-   * `onWin` runs right after the decision's write (a typed decision's dedupe marks).
-   */
-  async decide(
-    id: string,
-    decision: PendingDecision,
-    onWin?: () => Promise<void>,
-  ): Promise<{ readonly result: PressResult; readonly resume: boolean }> {
-    const { won, item } = await this.store.settle(id, decision, onWin);
-    if (!won || !item)
-      return { result: { status: "already_decided", message: alreadyDecidedMessage(item) }, resume: false };
-    const claimed = await this.finish(item);
-    return {
-      result: { status: "accepted", message: settledLine(item, "Decided") ?? "Recorded." },
-      resume: !claimed,
-    };
-  }
-
-  /** Record one answer of a question group; the group is decided once every question has one. */
-  async answer(
-    id: string,
-    questionId: string,
-    answer: string,
-    by: PendingPerson,
-    keys?: readonly string[],
-  ): Promise<{ readonly result: PressResult; readonly resume: boolean }> {
-    const typed = keys && { dedupeKeys: keys, onWin: () => this.recordDeliveries(keys) };
-    const { won, item } = await this.store.recordAnswer(id, questionId, answer, by, typed);
-    if (!won || item?.kind !== "question")
-      return {
-        result: { status: "already_decided", message: "That question was already answered." },
-        resume: false,
-      };
-    if (firstUnanswered(item) === undefined)
-      return this.decide(id, { action: "answered", by, at: this.stamp() });
-    await this.cards.update(item);
-    return { result: { status: "accepted", message: "Answer recorded." }, resume: false };
-  }
-
-  /**
-   * Whether the item's call still waits: in a turn here, else in the session's parked turn (read
-   * only then).
-   */
-  async stillWaiting(item: PendingItem, parkedOf: ParkedLookup): Promise<boolean> {
-    const here = this.waits.waitsForCall(item);
-    if (here !== undefined) return here;
-    const parked = await parkedOf(item.sessionId);
-    return parked?.sessionId === item.sessionId && waitsFor(parked, item.callId, item.argsHash);
-  }
-
-  /** Why an item can no longer be decided (settled, or past its expiry: expired now). */
-  async closedResult(item: PendingItem): Promise<PressResult | undefined> {
-    if (item.status === "expired") return { status: "expired", message: "This request expired." };
-    if (item.status !== "pending") return { status: "already_decided", message: alreadyDecidedMessage(item) };
-    if (isOpen(item, this.now())) return undefined;
-    await this.expire(item.id);
-    return { status: "expired", message: "This request expired." };
-  }
-
-  /** The item as stored now; undefined when unknown or unreadable (logged). */
-  async load(id: string): Promise<PendingItem | undefined> {
-    try {
-      return await this.store.get(id);
-    } catch (error) {
-      this.logger.error({ err: error, pendingId: id }, "reading a pending item failed");
-      return undefined;
-    }
-  }
-
-  /** Mark a typed reply's dedupe keys as seen. */
-  recordDeliveries(keys: readonly string[]): Promise<void> {
-    return this.options.deliveries.record(keys);
-  }
-
-  /** Now, as stored in decisions. */
-  stamp(): string {
-    return this.now().toISOString();
-  }
-
   private async raise(item: PendingItem, signal: AbortSignal): Promise<PendingItem> {
     await this.store.create(item);
     // Wait first, so a turn counts as parked at a person as soon as its card can be seen.
@@ -334,7 +216,7 @@ export class PendingHub {
     const failure = await this.cards.post(item);
     if (!failure) return;
     this.logger.error({ pendingId: item.id, sessionId: item.sessionId }, failure);
-    await this.close(item.id, { action: "cancelled", note: failure, at: this.stamp() });
+    await this.settler.close(item.id, { action: "cancelled", note: failure, at: this.settler.stamp() });
   }
 
   private async wait(item: PendingItem, signal: AbortSignal): Promise<PendingItem> {
@@ -342,46 +224,26 @@ export class PendingHub {
     this.timers.arm(item.id, item.expiresAt);
     const onAbort = () => {
       // Tracked, so shutdown (quiesce) waits for it before the store closes.
-      const closing = this.close(item.id, {
+      const closing = this.settler.close(item.id, {
         action: "cancelled",
         note: "the turn was stopped",
-        at: this.stamp(),
+        at: this.settler.stamp(),
       });
       void this.inflight.track(
         closing.then(async (closed) =>
-          this.release(item.id, closed?.item ?? (await this.load(item.id)) ?? item),
+          this.settler.release(item.id, closed?.item ?? (await this.settler.load(item.id)) ?? item),
         ),
       );
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
     // A press may have settled the item between the caller's read and the waiter's registration.
-    const latest = await this.load(item.id);
-    if (latest && latest.status !== "pending") this.release(item.id, latest);
+    const latest = await this.settler.load(item.id);
+    if (latest && latest.status !== "pending") this.settler.release(item.id, latest);
     try {
       return await settled;
     } finally {
       signal.removeEventListener("abort", onAbort);
     }
-  }
-
-  /** Settle by the system; returns the item when this call settled it. */
-  private async close(id: string, decision: PendingDecision): Promise<Closed | undefined> {
-    const { won, item } = await this.store.settle(id, decision);
-    if (!won || !item) return undefined;
-    return { item, claimed: await this.finish(item) };
-  }
-
-  /** Stop the item's timer, update its card and hand it to its turn here; true when one took it. */
-  private async finish(item: PendingItem): Promise<boolean> {
-    this.timers.clear(item.id);
-    await this.cards.update(item);
-    return this.release(item.id, item);
-  }
-
-  private release(id: string, item: PendingItem): boolean {
-    if (!this.waits.has(id)) return false;
-    this.timers.clear(id);
-    return this.waits.release(id, item);
   }
 }

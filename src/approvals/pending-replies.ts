@@ -2,13 +2,13 @@
  * PendingReplies: what people do to open items — press a card button or type an answer in the
  * thread. A reply is authorised (who may decide, who may loosen), checked against the card's
  * options and against the parked turn (its call must still be waiting), then turned into a
- * decision or an answer on the hub. The result says whether the parked turn must be resumed.
+ * decision or an answer (pending-settler.ts). The result says whether the parked turn must be resumed.
  */
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import { validActions } from "./approval-card.js";
 import { loosenRefusal, mayDecide } from "./authorisation.js";
-import type { PendingHub } from "./pending-hub.js";
+import type { PendingSettler } from "./pending-settler.js";
 import type { ParkedLookup, Settled, TextAnswer } from "./pending-hub-types.js";
 import { deliveriesOf, type PendingPerson } from "./pending-item.js";
 import { firstUnanswered, parseQuestionAction } from "./question-card.js";
@@ -22,28 +22,28 @@ interface TypedReply {
   readonly text: string;
 }
 
-/** Resolves presses and typed answers for one hub. */
+/** Resolves presses and typed answers into decisions and answers. */
 export class PendingReplies {
-  constructor(private readonly hub: PendingHub) {}
+  constructor(private readonly settler: PendingSettler) {}
 
   /** Resolve a card button press. Refusals change nothing. */
   async press(press: CardPress, parkedOf: ParkedLookup): Promise<Settled<PressResult>> {
     const refused = (result: PressResult): Settled<PressResult> => ({ result });
-    const hub = this.hub;
-    const item = await hub.load(press.pendingId);
+    const { settler } = this;
+    const item = await settler.load(press.pendingId);
     if (!item) return refused({ status: "unknown", message: "This request is no longer known." });
     if (!mayDecide(item.allowedApprovers, press.platform, press.user.id))
       return refused({
         status: "not_allowed",
         message: `Only ${item.requester.name} or a configured approver can decide this.`,
       });
-    const closed = await hub.closedResult(item);
+    const closed = await settler.closedResult(item);
     if (closed) return refused(closed);
     if (!validActions(item).includes(press.action))
       return refused({ status: "invalid", message: `"${press.action}" is not an option on this card.` });
     const loosening = loosenRefusal(item, press.action, press.platform, press.user.id);
     if (loosening) return refused({ status: "not_allowed", message: loosening });
-    if (!(await hub.stillWaiting(item, parkedOf)))
+    if (!(await settler.stillWaiting(item, parkedOf)))
       return refused({
         status: "invalid",
         message: "This card is out of date: its call is no longer waiting.",
@@ -55,10 +55,10 @@ export class PendingReplies {
       const option = choice && question?.options[choice.option];
       if (!question || option === undefined)
         return refused({ status: "invalid", message: "Unknown option." });
-      return resumed(await hub.answer(item.id, question.id, option, by), item.sessionId, parkedOf);
+      return resumed(await settler.answer(item.id, question.id, option, by), item.sessionId, parkedOf);
     }
-    const decision = { action: press.action, by, at: hub.stamp() };
-    return resumed(await hub.decide(item.id, decision), item.sessionId, parkedOf);
+    const decision = { action: press.action, by, at: settler.stamp() };
+    return resumed(await settler.decide(item.id, decision), item.sessionId, parkedOf);
   }
 
   /**
@@ -75,29 +75,35 @@ export class PendingReplies {
     reply: TypedReply,
     keys: readonly string[],
   ): Promise<Settled<TextAnswer | undefined>> {
-    const hub = this.hub;
-    const open = (await hub.store.openItems(sessionId)).filter(
+    const { settler } = this;
+    const open = (await settler.store.openItems(sessionId)).filter(
       (e) => e.kind === "question" || e.kind === "plan",
     );
     for (const entry of open) {
-      const item = await hub.load(entry.id);
+      const item = await settler.load(entry.id);
       if (!item || item.requester.platform !== reply.platform || item.requester.userId !== reply.user.id)
         continue;
       if (deliveriesOf(item).some((key) => keys.includes(key))) {
-        return resumed({ result: "redelivered", ...(await hub.complete(item)) }, sessionId, parkedOf);
+        return resumed({ result: "redelivered", ...(await settler.complete(item)) }, sessionId, parkedOf);
       }
-      if ((await hub.closedResult(item)) || !(await hub.stillWaiting(item, parkedOf))) continue;
+      if ((await settler.closedResult(item)) || !(await settler.stillWaiting(item, parkedOf))) continue;
       const by: PendingPerson = { platform: reply.platform, userId: reply.user.id, name: reply.user.name };
       if (item.kind === "plan") {
-        const decision = { action: "plan_reject", by, at: hub.stamp(), note: reply.text, dedupeKeys: keys };
-        const { resume } = await hub.decide(item.id, decision, () => hub.recordDeliveries(keys));
+        const decision = {
+          action: "plan_reject",
+          by,
+          at: settler.stamp(),
+          note: reply.text,
+          dedupeKeys: keys,
+        };
+        const { resume } = await settler.decide(item.id, decision, () => settler.recordDeliveries(keys));
         return resumed({ result: "answered", resume }, sessionId, parkedOf);
       }
       if (item.kind !== "question") continue;
       const index = firstUnanswered(item);
       const question = index === undefined ? undefined : item.questions[index];
       if (!question) continue;
-      const { resume } = await hub.answer(item.id, question.id, reply.text, by, keys);
+      const { resume } = await settler.answer(item.id, question.id, reply.text, by, keys);
       return resumed({ result: "answered", resume }, sessionId, parkedOf);
     }
     return { result: undefined };

@@ -6,7 +6,7 @@
  * `engineContextOf` wires a live session to the layer's shared services.
  */
 import type { ApprovalService } from "../approvals/approval-service.js";
-import type { AskContext } from "../approvals/pending-hub.js";
+import type { AskContext } from "../approvals/pending-hub-types.js";
 import type { QuestionService } from "../approvals/question-service.js";
 import type { ReviewerDenials } from "../approvals/reviewer-denials.js";
 import type { Approver, Asker, PlanApprover } from "../engine/asking/ports.js";

@@ -6,7 +6,8 @@
  */
 import type { Logger } from "pino";
 import type { ParkedTurn } from "../approvals/parked-turn.js";
-import type { PendingHub, TextAnswer } from "../approvals/pending-hub.js";
+import type { PendingHub } from "../approvals/pending-hub.js";
+import type { TextAnswer } from "../approvals/pending-hub-types.js";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { InboundMessage } from "../core/inbound-message.js";
 import type { LiveSession } from "./live-session.js";
