@@ -123,9 +123,6 @@ export function encodeParkedTurn(parked: ParkedTurn): VersionedRecord<ParkedTurn
 
 /** Read a parked turn back; throws a StoredDataError naming the problem (newer version, corrupt). */
 export function decodeParkedTurn(raw: unknown): ParkedTurn {
-  return fromVersioned(raw, {
-    kind: PARKED_TURN_KIND,
-    schema: parkedTurnSchema,
-    where: "parked turn",
-  }) as ParkedTurn;
+  const spec = { kind: PARKED_TURN_KIND, schema: parkedTurnSchema, where: "parked turn" };
+  return fromVersioned(raw, spec) as ParkedTurn;
 }

@@ -13,7 +13,7 @@ import type { Grant } from "../permissions/grants.js";
 import { type Decision, domainOf } from "../permissions/permission-engine.js";
 import { preview, TOOL_RESULT } from "../tool-results.js";
 import type { TurnContext } from "../turn-context.js";
-import type { ApprovalOutcome, PermissionRequest } from "./ports.js";
+import type { ApprovalOutcome, PermissionNotice, PermissionRequest } from "./ports.js";
 
 const OUTCOMES: ReadonlySet<string> = new Set<ApprovalOutcome>([
   "once",
@@ -78,18 +78,7 @@ export async function requestApproval(
   const answer = async (status: "denied" | "not_started", content: string, reason?: string) => {
     if (hop === undefined) await ctx.answer({ callId: call.id, name: tool.name, status, content, reason });
   };
-  const request: PermissionRequest = {
-    callId: hop === undefined ? call.id : `${call.id}~${hop}`,
-    tool: tool.name,
-    args,
-    reason: decision.reason,
-    category: callCategory(tool, args),
-    provenance: ctx.provenance,
-    alwaysOptions: decision.alwaysOptions,
-    preview: await cardPreview(ctx, tool, args),
-  };
-  ctx.emit({
-    type: "permission-required",
+  const notice: PermissionNotice = {
     callId: call.id,
     tool: tool.name,
     args,
@@ -97,7 +86,13 @@ export async function requestApproval(
     category: callCategory(tool, args),
     provenance: ctx.provenance,
     alwaysOptions: decision.alwaysOptions,
-  });
+  };
+  const request: PermissionRequest = {
+    ...notice,
+    callId: hop === undefined ? call.id : `${call.id}~${hop}`,
+    preview: await cardPreview(ctx, tool, args),
+  };
+  ctx.emit({ type: "permission-required", ...notice });
   ctx.audit("approval_requested", call.id, tool.name, {
     reason: decision.reason,
     rule: decision.rule,

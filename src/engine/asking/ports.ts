@@ -5,18 +5,15 @@
  * src/approvals implements them durably (cards, first press wins, restart-safe); tests implement
  * them in memory (test/engine/helpers/interaction-broker.ts).
  */
-import type { AlwaysOption, Provenance, QuestionSpec, ToolCategory } from "../../core/events.js";
+import type { AgentEvent, AlwaysOption, QuestionSpec } from "../../core/events.js";
 
 export type ApprovalOutcome = "once" | AlwaysOption | "deny" | "interrupted";
 
-export interface PermissionRequest {
-  readonly callId: string;
-  readonly tool: string;
-  readonly args: Readonly<Record<string, unknown>>;
-  readonly reason: string;
-  readonly category: ToolCategory;
-  readonly provenance: Provenance;
-  readonly alwaysOptions: readonly AlwaysOption[];
+/** What the permission-required event tells the channels (the call, why, what "always" may cover). */
+export type PermissionNotice = Omit<Extract<AgentEvent, { type: "permission-required" }>, "type">;
+
+/** A call put to a person: the notice, with the card's own call id and the tool's preview. */
+export interface PermissionRequest extends PermissionNotice {
   /** Summary and detail block for the approval card. */
   readonly preview: { readonly summary: string; readonly detail?: { kind: string; text: string } };
 }
