@@ -3,7 +3,7 @@
  * a tool call's approval, a question (ask_user), a plan proposal (propose_plan). The engine
  * declares them and calls them from its asking half (approval-request.ts, interactive-calls.ts);
  * src/approvals implements them durably (cards, first press wins, restart-safe); tests implement
- * them in memory (test/engine/helpers/interaction-broker.ts).
+ * them in memory.
  */
 import type { AgentEvent, AlwaysOption, QuestionSpec } from "../../core/events.js";
 
