@@ -12,9 +12,10 @@ import type {
   PlanApprover,
   PlanDecision,
   PlanProposal,
-} from "../engine/interaction.js";
+} from "../engine/asking/ports.js";
 import { APPROVE_ONCE, DENY } from "./approval-card.js";
-import type { AskContext, PendingHub } from "./pending-hub.js";
+import type { PendingHub } from "./pending-hub.js";
+import type { AskContext } from "./pending-hub-types.js";
 import { PROPOSE_PLAN } from "../tools/interactive-tools.js";
 import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.js";
 

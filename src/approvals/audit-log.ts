@@ -8,7 +8,7 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Logger } from "pino";
-import type { AuditRecord, AuditSink } from "../engine/interaction.js";
+import type { AuditRecord, AuditSink } from "../engine/audit-record.js";
 import { REDACTED, redactDeep } from "../logging/redact.js";
 
 const HEADER_VALUE =

@@ -2,12 +2,13 @@
  * ExpiryTimers: one timer per open pending item, firing at its expiry time. Timers never keep the
  * process alive, and expiries beyond setTimeout's ~24.8-day ceiling are re-armed in steps.
  */
+import type { ExpirySchedule } from "./pending-hub-types.js";
 
 /** setTimeout's ceiling. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Keyed expiry timers. */
-export class ExpiryTimers {
+/** Keyed expiry timers: the session layer builds them (it fires the expiry) and the hub arms them. */
+export class ExpiryTimers implements ExpirySchedule {
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
   /**

@@ -1,30 +1,16 @@
 /**
- * The PendingHub's boundary types: what it needs from the session layer (PendingHost), how it is
- * built, who asks, and what a typed answer did.
+ * The PendingHub's boundary types: how it is built (its ports: thread outputs for cards, the
+ * inbound dedupe marks, the expiry schedule), who asks, and what settling something did — the
+ * result for the person and, when no turn in this process took the outcome, the parked turn the
+ * session layer must resume. The hub never calls back into the session layer.
  */
 import type { Logger } from "pino";
 import type { ThreadOutput } from "../core/thread-output.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { ApprovalsConfig } from "./authorisation.js";
+import type { ParkedTurn } from "./parked-turn.js";
 import type { PendingItem, PendingPerson } from "./pending-item.js";
 import type { PendingStore } from "./pending-store.js";
-
-/** The tool call a session's persisted history is waiting on. */
-export interface WaitingCall {
-  readonly tool: string;
-  readonly args: unknown;
-}
-
-/** What the hub needs from the session layer. */
-export interface PendingHost {
-  outputFor(target: ThreadTarget): ThreadOutput | undefined;
-  /** The call if `callId` is still unanswered in the session's history. */
-  waitingCall(sessionId: string, callId: string): Promise<WaitingCall | undefined>;
-  /** An item settled and no turn in this process waits for it: continue the session's turn. */
-  resume(sessionId: string): void;
-  /** Mark inbound dedupe keys as seen (those of a typed answer, before its item leaves the open index). */
-  recordDelivery(keys: readonly string[]): Promise<void>;
-}
 
 /** What a typed message did to the open items: answered one, or was a redelivery of an answer. */
 export type TextAnswer = "answered" | "redelivered";
@@ -36,20 +22,51 @@ export interface AskContext {
   readonly requester: PendingPerson;
   /** Who started the session; decides who may loosen it in a shared thread without approvers. */
   readonly startedBy?: PendingPerson | undefined;
+  /** The asking turn as it stands in the store (its waiting calls identify the call asked about). */
+  readonly parked?: ParkedTurn | undefined;
+}
+
+/** Where inbound dedupe keys are marked as seen (those of a typed answer, stored with it). */
+export interface DeliveryMarks {
+  record(keys: readonly string[]): Promise<void>;
+}
+
+/** One timer per open item; the session layer fires `PendingHub.expire` when one runs out. */
+export interface ExpirySchedule {
+  arm(id: string, expiresAt: string): void;
+  clear(id: string): void;
+  clearAll(): void;
 }
 
 export interface PendingHubOptions {
   readonly store: PendingStore;
-  readonly host: PendingHost;
+  /** The thread output a card goes to (undefined when the platform has none registered). */
+  readonly outputFor: (target: ThreadTarget) => ThreadOutput | undefined;
+  readonly deliveries: DeliveryMarks;
+  readonly timers: ExpirySchedule;
   readonly config: Pick<ApprovalsConfig, "approvers" | "perChannel" | "ttlMs">;
   readonly logger: Logger;
   readonly now: () => Date;
 }
 
-/** A turn in this process waiting for an item's outcome. */
-export interface Waiter {
-  readonly callId: string;
-  readonly argsHash: string;
-  readonly sessionId: string;
-  readonly resolve: (item: PendingItem) => void;
+/**
+ * Reads the parked turn of a session from the store (record marker + history), for checking a
+ * reply against the calls it waits for. Data in, data out: the hub asks only when no turn in
+ * this process waits for the item.
+ */
+export type ParkedLookup = (sessionId: string) => Promise<ParkedTurn | undefined>;
+
+/**
+ * What a person's reply did: the result to show them, and the parked turn to resume when the
+ * reply settled an item no turn in this process waits for.
+ */
+export interface Settled<R> {
+  readonly result: R;
+  readonly resume?: ParkedTurn | undefined;
+}
+
+/** An item this call settled, and whether a turn in this process took the outcome. */
+export interface Closed {
+  readonly item: PendingItem;
+  readonly claimed: boolean;
 }

@@ -3,8 +3,9 @@
  * Questions are durable and authorised like approvals; options become buttons, several questions
  * share one card, and the asker's next thread message answers the first open question.
  */
-import type { Asker, QuestionAnswers, QuestionRequest } from "../engine/interaction.js";
-import type { AskContext, PendingHub } from "./pending-hub.js";
+import type { Asker, QuestionAnswers, QuestionRequest } from "../engine/asking/ports.js";
+import type { PendingHub } from "./pending-hub.js";
+import type { AskContext } from "./pending-hub-types.js";
 import { ASK_USER } from "../tools/interactive-tools.js";
 import type { PendingItem, PendingQuestion } from "./pending-item.js";
 

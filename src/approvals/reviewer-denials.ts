@@ -10,7 +10,7 @@
 import type { Logger } from "pino";
 import { z } from "zod";
 import { canonicalJson } from "../engine/call-identity.js";
-import type { AuditSink } from "../engine/interaction.js";
+import type { AuditSink } from "../engine/audit-record.js";
 import type { Grant } from "../engine/permissions/grants.js";
 import type { ReviewerDenial, ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js";
 import type { ButtonPress, PressResult } from "../core/button-press.js";

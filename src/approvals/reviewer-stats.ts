@@ -10,7 +10,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import type { AuditRecord } from "../engine/interaction.js";
+import type { AuditRecord } from "../engine/audit-record.js";
 import { VERDICTS, type VerdictKind } from "../engine/reviewer/verdict.js";
 
 interface Tally {

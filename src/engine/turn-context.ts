@@ -15,7 +15,8 @@ import {
   type ToolCallStatus,
   type TurnStatus,
 } from "../core/events.js";
-import type { Approver, Asker, AuditRecord, AuditSink, PlanApprover } from "./interaction.js";
+import type { Approver, Asker, PlanApprover } from "./asking/ports.js";
+import type { AuditRecord, AuditSink } from "./audit-record.js";
 import { addUsage, type ConversationMessage, type TokenUsage } from "../core/messages.js";
 import type { PermissionMode } from "../core/modes.js";
 import type { GrantSet } from "./permissions/grants.js";

@@ -15,7 +15,8 @@
 import { Compactor } from "./compaction.js";
 import { EventChannel } from "./event-channel.js";
 import { type AgentEvent, agentEvent } from "../core/events.js";
-import type { Approver, Asker, AuditSink, PlanApprover } from "./interaction.js";
+import type { Approver, Asker, PlanApprover } from "./asking/ports.js";
+import type { AuditSink } from "./audit-record.js";
 import type { ConversationMessage, MessageMeta, ToolCallRecord } from "../core/messages.js";
 import { runModelStep } from "./model-step.js";
 import type { PermissionMode } from "../core/modes.js";

@@ -6,10 +6,11 @@
  * `engineContextOf` wires a live session to the layer's shared services.
  */
 import type { ApprovalService } from "../approvals/approval-service.js";
-import type { AskContext } from "../approvals/pending-hub.js";
+import type { AskContext } from "../approvals/pending-hub-types.js";
 import type { QuestionService } from "../approvals/question-service.js";
 import type { ReviewerDenials } from "../approvals/reviewer-denials.js";
-import type { Approver, Asker, AuditSink, PlanApprover } from "../engine/interaction.js";
+import type { Approver, Asker, PlanApprover } from "../engine/asking/ports.js";
+import type { AuditSink } from "../engine/audit-record.js";
 import type { PermissionMode } from "../core/modes.js";
 import type { GrantSet } from "../engine/permissions/grants.js";
 import type { ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js";
@@ -68,6 +69,7 @@ export function engineContextOf(live: LiveSession, services: EngineServices): En
           },
         }
       : {}),
+    parked: live.parkedTurn(),
   });
   return {
     sessionId: live.id,

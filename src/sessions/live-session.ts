@@ -13,6 +13,7 @@ import type { TurnEngine, TurnPersistence } from "../engine/turn-engine.js";
 import type { HistoryLog, SessionHistory } from "../store/history-log.js";
 import type { KeyValueSpace } from "../store/store.js";
 import type { SessionFacts } from "../core/tool.js";
+import { type ParkedTurn, parkTurn, unansweredCalls } from "../approvals/parked-turn.js";
 import type { PendingPerson } from "../approvals/pending-item.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import type { InboundDedupe } from "./inbound-dedupe.js";
@@ -208,24 +209,13 @@ export class LiveSession {
 
   /** Tool calls in the history that have no result message yet. */
   unansweredCalls(): readonly ToolCallRecord[] {
-    const answered = new Set<string>();
-    for (const message of this.history) if (message.role === "tool") answered.add(message.tool_call_id);
-    const open: ToolCallRecord[] = [];
-    for (const message of this.history)
-      if (message.role === "assistant")
-        for (const call of message.tool_calls ?? []) if (!answered.has(call.id)) open.push(call);
-    return open;
+    return unansweredCalls(this.history);
   }
 
-  /** The unanswered call with this id: its tool name and parsed arguments. */
-  waitingCall(callId: string): { tool: string; args: unknown } | undefined {
-    const call = this.unansweredCalls().find((c) => c.id === callId);
-    if (!call) return undefined;
-    try {
-      return { tool: call.function.name, args: JSON.parse(call.function.arguments || "{}") };
-    } catch {
-      return { tool: call.function.name, args: call.function.arguments };
-    }
+  /** The turn in progress as a parked state (record marker + history); undefined when none is. */
+  parkedTurn(): ParkedTurn | undefined {
+    const marker = this.current.pendingTurn;
+    return marker && parkTurn(this.id, marker, this.history);
   }
 
   private journalKey(callId: string): string {

@@ -8,6 +8,7 @@ import type { PendingHub } from "../approvals/pending-hub.js";
 import { loosensMode, type PermissionMode } from "../core/modes.js";
 import type { PendingStore } from "../approvals/pending-store.js";
 import type { ReviewerStats } from "../approvals/reviewer-stats.js";
+import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { SessionCache } from "./session-cache.js";
 import { describeGrants, describeStatus } from "./session-status.js";
@@ -18,6 +19,8 @@ export interface ThreadCommandsDeps {
   readonly cache: SessionCache;
   readonly scheduler: TurnScheduler;
   readonly hub: PendingHub;
+  /** Resolve a card press (approve / deny typed as commands), resuming its turn when needed. */
+  readonly pressCard: (press: Extract<ButtonPress, { kind: "card" }>) => Promise<PressResult>;
   readonly pending: PendingStore;
   readonly statusExtras?: ((sessionId: string) => Promise<readonly string[]>) | undefined;
   readonly reviewerStats?: ReviewerStats | undefined;
@@ -151,7 +154,7 @@ export class ThreadCommands {
         : verb === "approve"
           ? "once"
           : "deny";
-    const result = await this.deps.hub.press({
+    const result = await this.deps.pressCard({
       kind: "card",
       platform: target.platform,
       pendingId: id,

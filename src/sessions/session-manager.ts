@@ -13,6 +13,7 @@ import type { Logger } from "pino";
 import { AuditLog } from "../approvals/audit-log.js";
 import { ApprovalService } from "../approvals/approval-service.js";
 import { approvalsConfigSchema } from "../approvals/authorisation.js";
+import { ExpiryTimers } from "../approvals/expiry-timers.js";
 import { PendingHub } from "../approvals/pending-hub.js";
 import { PendingStore } from "../approvals/pending-store.js";
 import { QuestionService } from "../approvals/question-service.js";
@@ -29,6 +30,7 @@ import { buttonPressSchema, describeProblems, inboundMessageSchema } from "./inb
 import { ItemCards } from "./item-cards.js";
 import type { LiveSession } from "./live-session.js";
 import { ModuleCommands } from "./module-commands.js";
+import { ParkedTurns } from "./parked-turns.js";
 import { SessionCache } from "./session-cache.js";
 import { ThreadCommands } from "./session-commands.js";
 import { InProcessSessionLock } from "./session-lock.js";
@@ -52,6 +54,7 @@ export class SessionManager implements ConversationService {
   private readonly dedupe: InboundDedupe;
   private readonly pending: PendingStore;
   private readonly hub: PendingHub;
+  private readonly parked: ParkedTurns;
   private readonly approvalService: ApprovalService;
   private readonly questionService: QuestionService;
   private readonly cache: SessionCache;
@@ -79,15 +82,12 @@ export class SessionManager implements ConversationService {
     this.pending = new PendingStore(options.store, now);
     this.hub = new PendingHub({
       store: this.pending,
+      outputFor: (target) => this.outputFor(target),
+      deliveries: this.dedupe,
+      timers: new ExpiryTimers(now, (id) => void this.parked.expire(id)),
       config: options.approvals,
       logger: this.logger,
       now,
-      host: {
-        outputFor: (target) => this.outputFor(target),
-        waitingCall: async (sessionId, callId) => (await this.cache.byId(sessionId))?.waitingCall(callId),
-        resume: (sessionId) => void this.resume(sessionId),
-        recordDelivery: (keys) => this.dedupe.record(keys),
-      },
     });
     this.approvalService = new ApprovalService(this.hub);
     this.reviewer = sessionReviewer({
@@ -127,6 +127,12 @@ export class SessionManager implements ConversationService {
       rebind: (live) => this.bindEngine(live),
       ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
     });
+    this.parked = new ParkedTurns({
+      hub: this.hub,
+      cache: this.cache,
+      scheduler: this.scheduler,
+      logger: this.logger,
+    });
     this.items = new ItemCards(options.itemCancellers ?? [], (target) => this.outputFor(target));
     this.moduleCommands = new ModuleCommands({
       commands: options.extraCommands ?? [],
@@ -140,6 +146,7 @@ export class SessionManager implements ConversationService {
       cache: this.cache,
       scheduler: this.scheduler,
       hub: this.hub,
+      pressCard: (press) => this.parked.press(press),
       pending: this.pending,
       statusExtras: options.statusExtras,
       reviewerStats: this.reviewer.stats,
@@ -159,11 +166,7 @@ export class SessionManager implements ConversationService {
    */
   async start(): Promise<void> {
     await this.reviewer.stats.replay(this.options.auditLogPath);
-    await this.hub.start();
-    for (const id of await this.records.activeIds()) {
-      if (await this.hub.hasOpenItems(id)) continue;
-      await this.resume(id);
-    }
+    await this.parked.start(await this.records.activeIds());
   }
 
   /**
@@ -216,13 +219,7 @@ export class SessionManager implements ConversationService {
         await this.dedupe.record(keys);
         return duplicate;
       }
-      const answered = await this.hub.answerText(
-        live.id,
-        message.target.platform,
-        message.user,
-        message.text,
-        keys,
-      );
+      const answered = await this.parked.answerText(live, message, keys);
       if (answered) return answered === "redelivered" ? duplicate : { status: "answered" };
       const queued = queuedMessageOf(message, keys);
       if (this.options.defaults.queueMode === "steer" && (await this.scheduler.steer(live, queued))) {
@@ -247,7 +244,7 @@ export class SessionManager implements ConversationService {
       if (this.items.owns(press.pendingId)) return this.items.press(press);
       return this.reviewer.denials.handles(press)
         ? this.reviewer.denials.press(press)
-        : this.hub.press(press);
+        : this.parked.press(press);
     }
     if (press.control === "stop")
       return {
@@ -365,17 +362,6 @@ export class SessionManager implements ConversationService {
       await this.outputFor(target)?.postText(text);
     } catch (error) {
       this.logger.warn({ err: error }, "posting a command reply failed");
-    }
-  }
-
-  /** Continue a session's work in the background (a decision arrived, or after a restart). */
-  private async resume(sessionId: string): Promise<void> {
-    try {
-      const live = await this.cache.byId(sessionId);
-      if (live) this.scheduler.schedule(live);
-      else this.logger.warn({ sessionId }, "cannot resume an unknown session");
-    } catch (error) {
-      this.logger.error({ err: error, sessionId }, "loading a session to resume failed");
     }
   }
 

@@ -6,6 +6,7 @@
  * thread's current session.
  */
 import { z } from "zod";
+import { type TurnMarker, turnMarkerSchema } from "../approvals/parked-turn.js";
 import { type Attachment, attachmentSchema } from "../core/attachment.js";
 import { grantSchema, type Grant } from "../engine/permissions/grants.js";
 import type { TokenUsage } from "../core/messages.js";
@@ -56,27 +57,6 @@ export interface ChannelContent {
   readonly quote: string;
 }
 
-/** A turn that started and has not finished: enough to resume it after a restart. */
-export interface PendingTurn {
-  readonly turnId: string;
-  /** requestToJSON of the turn's snapshot, with an empty message list (history is stored apart). */
-  readonly request: Readonly<Record<string, unknown>>;
-  readonly startedAt: string;
-  /**
-   * How the turn began and how long the history was then: a turn whose opening never reached the
-   * history (the process died first) is started again rather than closed. Absent in older records.
-   */
-  readonly startedFrom?: TurnStart;
-  /** The `target.extra` of the message that started the turn, for a resumed turn's renderer. */
-  readonly targetExtra?: TargetExtra;
-}
-
-/** How a turn began: a new user message (`run`) or a retry, at a given history length. */
-export interface TurnStart {
-  readonly how: "run" | "retry";
-  readonly historyLength: number;
-}
-
 export interface SessionRecord {
   readonly id: string;
   readonly key: string;
@@ -90,7 +70,8 @@ export interface SessionRecord {
   readonly turns: number;
   readonly downloadedFiles: readonly string[];
   readonly queue: readonly QueuedMessage[];
-  readonly pendingTurn?: PendingTurn;
+  /** The turn in progress (its marker): with the history, the turn's parked state (parked-turn.ts). */
+  readonly pendingTurn?: TurnMarker;
   /**
    * The provenance of the session's latest turn, when it ran on channel content: a retry of that
    * turn stays untrusted whatever the history now ends with (steering a person added, say).
@@ -145,17 +126,7 @@ export const sessionRecordSchema = z.object({
       targetExtra: targetExtraSchema.optional(),
     }),
   ),
-  pendingTurn: z
-    .object({
-      turnId: z.string().min(1),
-      request: z.record(z.string(), z.unknown()),
-      startedAt: z.string(),
-      startedFrom: z
-        .object({ how: z.enum(["run", "retry"]), historyLength: z.number().int().nonnegative() })
-        .optional(),
-      targetExtra: targetExtraSchema.optional(),
-    })
-    .optional(),
+  pendingTurn: turnMarkerSchema.optional(),
   lastTurnChannelContent: z.object({ channel: z.string(), quote: z.string() }).optional(),
   startedBy: user.optional(),
   modeSetBy: user.optional(),

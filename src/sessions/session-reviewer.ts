@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import type { AuditLog } from "../approvals/audit-log.js";
 import { ReviewerDenials } from "../approvals/reviewer-denials.js";
 import { ReviewerStats } from "../approvals/reviewer-stats.js";
-import type { AuditSink } from "../engine/interaction.js";
+import type { AuditSink } from "../engine/audit-record.js";
 import type { ThreadOutput } from "../core/thread-output.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";

@@ -7,7 +7,7 @@
 import type { ConversationMessage } from "../core/messages.js";
 import { isErrorMarker } from "../engine/outbound.js";
 import { unansweredToolCalls } from "../engine/turn-engine.js";
-import type { PendingTurn } from "./session-record.js";
+import type { TurnMarker } from "../approvals/parked-turn.js";
 
 /**
  * - `rerun`: the turn's user message never reached the history: run the turn again.
@@ -19,7 +19,7 @@ import type { PendingTurn } from "./session-record.js";
 export type TurnRecovery = "rerun" | "retry" | "resume" | "answer" | "done";
 
 /** How to continue the stored turn `marker` given the session's persisted history. */
-export function recoveryOf(marker: PendingTurn, history: readonly ConversationMessage[]): TurnRecovery {
+export function recoveryOf(marker: TurnMarker, history: readonly ConversationMessage[]): TurnRecovery {
   const start = marker.startedFrom;
   if (start?.how === "run" && !history.slice(start.historyLength).some((m) => m.role === "user"))
     return "rerun";

@@ -6,6 +6,7 @@
  * parked at a person (their state is durable) — never leaving a running tool call orphaned.
  */
 import type { Logger } from "pino";
+import type { ParkedTurn } from "../approvals/parked-turn.js";
 import { addUsage } from "../core/messages.js";
 import {
   type ConversationExecutionRequest,
@@ -156,7 +157,8 @@ export class TurnScheduler {
         const record = live.record;
         const retry = live.retryBy;
         live.retryBy = undefined;
-        if (record.pendingTurn) await this.resumeTurn(live);
+        const parked = live.parkedTurn();
+        if (parked) await this.resumeParked(live, parked);
         else if (retry) {
           const channelContent = retryProvenance(live.record, live.history);
           const message = { user: retry, text: "", files: [], sentAt: this.stamp() };
@@ -208,10 +210,13 @@ export class TurnScheduler {
     await this.drive(live, request, how, message.targetExtra);
   }
 
-  private async resumeTurn(live: LiveSession): Promise<void> {
-    const marker = live.record.pendingTurn;
-    if (!marker) return;
-    const recovery = recoveryOf(marker, live.history);
+  /**
+   * Resume a turn from its parked state in the store (after a restart, an eviction, a decision
+   * that found no turn waiting, or in another process than the one it started in): how it
+   * continues follows from how far its history got. Runs under the session's lock.
+   */
+  async resumeParked(live: LiveSession, parked: ParkedTurn): Promise<void> {
+    const recovery = recoveryOf(parked, live.history);
     if (recovery === "done") {
       // The turn had finished its work when the process stopped: nothing to continue.
       await this.finish(live, { status: "completed", usage: undefined, finalText: "" });
@@ -226,7 +231,7 @@ export class TurnScheduler {
       });
     let request: ConversationExecutionRequest;
     try {
-      request = rebuildTurnRequest(marker.request, live.history);
+      request = rebuildTurnRequest(parked.request, live.history);
     } catch (error) {
       this.options.logger.error({ err: error, sessionId: live.id }, "stored turn is unreadable; dropping it");
       await this.finish(live, { status: "error", usage: undefined, finalText: "" });
@@ -236,7 +241,7 @@ export class TurnScheduler {
       live,
       request,
       recovery === "rerun" ? "run" : recovery === "resume" ? "resume" : "retry",
-      marker.targetExtra,
+      parked.targetExtra,
     );
   }
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { AuditLog, redactAudit } from "../../src/approvals/audit-log.js";
-import type { AuditRecord } from "../../src/engine/interaction.js";
+import type { AuditRecord } from "../../src/engine/audit-record.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, makeHarness, message, tempDir, thread } from "../sessions/helpers/harness.js";
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReviewerStats } from "../../src/approvals/reviewer-stats.js";
-import type { AuditRecord } from "../../src/engine/interaction.js";
+import type { AuditRecord } from "../../src/engine/audit-record.js";
 
 function record(
   kind: AuditRecord["kind"],

@@ -6,7 +6,7 @@ import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { AgentEvent } from "../../src/core/events.js";
-import type { AuditRecord } from "../../src/engine/interaction.js";
+import type { AuditRecord } from "../../src/engine/audit-record.js";
 import type { ConversationMessage, ModelMessage } from "../../src/core/messages.js";
 import type { PermissionMode } from "../../src/core/modes.js";
 import { GrantSet } from "../../src/engine/permissions/grants.js";

@@ -5,8 +5,8 @@
  */
 import { expect } from "vitest";
 import type { AgentEvent, EventOf } from "../../../src/core/events.js";
-import { InteractionBroker } from "../../../src/engine/interaction-broker.js";
-import type { AuditRecord } from "../../../src/engine/interaction.js";
+import { InteractionBroker } from "./interaction-broker.js";
+import type { AuditRecord } from "../../../src/engine/audit-record.js";
 import type { ConversationMessage } from "../../../src/core/messages.js";
 import type { Grant } from "../../../src/engine/permissions/grants.js";
 import { GrantSet } from "../../../src/engine/permissions/grants.js";

@@ -1,20 +1,19 @@
 /**
- * The engine's injected collaborators for anything that needs a person: approvals, questions,
- * plan proposals, and the audit sink. Sessions implement them durably (src/approvals); tests
- * implement them with scripts.
+ * The engine's ask/answer ports: the injected collaborators for anything that needs a person —
+ * a tool call's approval, a question (ask_user), a plan proposal (propose_plan). The engine
+ * declares them and calls them from its asking half (approval-request.ts, interactive-calls.ts);
+ * src/approvals implements them durably (cards, first press wins, restart-safe); tests implement
+ * them in memory.
  */
-import type { AlwaysOption, Provenance, QuestionSpec, ToolCategory } from "../core/events.js";
+import type { AgentEvent, AlwaysOption, QuestionSpec } from "../../core/events.js";
 
 export type ApprovalOutcome = "once" | AlwaysOption | "deny" | "interrupted";
 
-export interface PermissionRequest {
-  readonly callId: string;
-  readonly tool: string;
-  readonly args: Readonly<Record<string, unknown>>;
-  readonly reason: string;
-  readonly category: ToolCategory;
-  readonly provenance: Provenance;
-  readonly alwaysOptions: readonly AlwaysOption[];
+/** What the permission-required event tells the channels (the call, why, what "always" may cover). */
+export type PermissionNotice = Omit<Extract<AgentEvent, { type: "permission-required" }>, "type">;
+
+/** A call put to a person: the notice, with the card's own call id and the tool's preview. */
+export interface PermissionRequest extends PermissionNotice {
   /** Summary and detail block for the approval card. */
   readonly preview: { readonly summary: string; readonly detail?: { kind: string; text: string } };
 }
@@ -50,26 +49,3 @@ export type PlanDecision =
   | { readonly approved: false; readonly feedback?: string }
   | { readonly interrupted: true };
 export type PlanApprover = (proposal: PlanProposal, signal: AbortSignal) => Promise<PlanDecision>;
-
-/** One structured audit record (proposal, decision, approval request / resolution, result). */
-export interface AuditRecord {
-  readonly kind:
-    | "proposal"
-    | "decision"
-    | "approval_requested"
-    | "approval_resolved"
-    | "result"
-    // The reviewer (src/engine/reviewer): a verdict, a call it was not allowed to judge, a one-shot
-    // "Allow anyway" a person gave, and that grant used up.
-    | "reviewer_verdict"
-    | "reviewer_skipped"
-    | "allow_anyway_granted"
-    | "allow_anyway_used";
-  readonly sessionId: string;
-  readonly turnId: string;
-  readonly callId: string;
-  readonly tool: string;
-  readonly at: string;
-  readonly [field: string]: unknown;
-}
-export type AuditSink = (record: AuditRecord) => void;

@@ -17,7 +17,7 @@ import type {
   PlanProposal,
   QuestionAnswers,
   QuestionRequest,
-} from "./interaction.js";
+} from "../../../src/engine/asking/ports.js";
 
 export type PendingInteraction =
   | { readonly kind: "approval"; readonly request: PermissionRequest }

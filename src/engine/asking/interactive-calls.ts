@@ -4,12 +4,12 @@
  * switches the session's mode). With no collaborator injected the call gets a "not available
  * here" result; an interrupt while waiting answers it as not started.
  */
-import { raceAbort } from "./abort.js";
-import type { PlanStep, QuestionSpec } from "../core/events.js";
-import type { RawToolCall } from "./provider/provider.js";
-import { failed, planApproved, planRejected, TOOL_RESULT } from "./tool-results.js";
-import type { CallAnswer, TurnContext } from "./turn-context.js";
-import { ASK_USER, PROPOSE_PLAN, UPDATE_PLAN } from "../tools/interactive-tools.js";
+import { raceAbort } from "../abort.js";
+import type { PlanStep, QuestionSpec } from "../../core/events.js";
+import type { RawToolCall } from "../provider/provider.js";
+import { failed, planApproved, planRejected, TOOL_RESULT } from "../tool-results.js";
+import type { CallAnswer, TurnContext } from "../turn-context.js";
+import { ASK_USER, PROPOSE_PLAN, UPDATE_PLAN } from "../../tools/interactive-tools.js";
 
 interface QuestionArgs {
   readonly question?: string;

@@ -1,0 +1,120 @@
+/**
+ * PendingReplies: what people do to open items — press a card button or type an answer in the
+ * thread. A reply is authorised (who may decide, who may loosen), checked against the card's
+ * options and against the parked turn (its call must still be waiting), then turned into a
+ * decision or an answer (pending-settler.ts). The result says whether the parked turn must be resumed.
+ */
+import type { ButtonPress, PressResult } from "../core/button-press.js";
+import type { PlatformUser } from "../core/thread-target.js";
+import { validActions } from "./approval-card.js";
+import { loosenRefusal, mayDecide } from "./authorisation.js";
+import type { PendingSettler } from "./pending-settler.js";
+import type { ParkedLookup, Settled, TextAnswer } from "./pending-hub-types.js";
+import { deliveriesOf, type PendingPerson } from "./pending-item.js";
+import { firstUnanswered, parseQuestionAction } from "./question-card.js";
+
+type CardPress = Extract<ButtonPress, { kind: "card" }>;
+
+/** A typed thread message, as an answer candidate. */
+interface TypedReply {
+  readonly platform: string;
+  readonly user: PlatformUser;
+  readonly text: string;
+}
+
+/** Resolves presses and typed answers into decisions and answers. */
+export class PendingReplies {
+  constructor(private readonly settler: PendingSettler) {}
+
+  /** Resolve a card button press. Refusals change nothing. */
+  async press(press: CardPress, parkedOf: ParkedLookup): Promise<Settled<PressResult>> {
+    const refused = (result: PressResult): Settled<PressResult> => ({ result });
+    const { settler } = this;
+    const item = await settler.load(press.pendingId);
+    if (!item) return refused({ status: "unknown", message: "This request is no longer known." });
+    if (!mayDecide(item.allowedApprovers, press.platform, press.user.id))
+      return refused({
+        status: "not_allowed",
+        message: `Only ${item.requester.name} or a configured approver can decide this.`,
+      });
+    const closed = await settler.closedResult(item);
+    if (closed) return refused(closed);
+    if (!validActions(item).includes(press.action))
+      return refused({ status: "invalid", message: `"${press.action}" is not an option on this card.` });
+    const loosening = loosenRefusal(item, press.action, press.platform, press.user.id);
+    if (loosening) return refused({ status: "not_allowed", message: loosening });
+    if (!(await settler.stillWaiting(item, parkedOf)))
+      return refused({
+        status: "invalid",
+        message: "This card is out of date: its call is no longer waiting.",
+      });
+    const by: PendingPerson = { platform: press.platform, userId: press.user.id, name: press.user.name };
+    if (item.kind === "question") {
+      const choice = parseQuestionAction(press.action);
+      const question = choice && item.questions[choice.question];
+      const option = choice && question?.options[choice.option];
+      if (!question || option === undefined)
+        return refused({ status: "invalid", message: "Unknown option." });
+      return resumed(await settler.answer(item.id, question.id, option, by), item.sessionId, parkedOf);
+    }
+    const decision = { action: press.action, by, at: settler.stamp() };
+    return resumed(await settler.decide(item.id, decision), item.sessionId, parkedOf);
+  }
+
+  /**
+   * A thread message from the person who was asked answers their open question (or revises their
+   * open plan); the result is undefined when it is not consumed that way. Exactly once: the
+   * message's dedupe keys are stored with the answer (one write) and recorded as seen right after
+   * it, before the item leaves the open index, so a redelivery after a crash is recognised from
+   * the item (and the settling the crash interrupted is finished) or from the dedupe marks. A
+   * session with nothing open is answered from the in-memory open index, without a store read.
+   */
+  async answerText(
+    parkedOf: ParkedLookup,
+    sessionId: string,
+    reply: TypedReply,
+    keys: readonly string[],
+  ): Promise<Settled<TextAnswer | undefined>> {
+    const { settler } = this;
+    const open = (await settler.store.openItems(sessionId)).filter(
+      (e) => e.kind === "question" || e.kind === "plan",
+    );
+    for (const entry of open) {
+      const item = await settler.load(entry.id);
+      if (!item || item.requester.platform !== reply.platform || item.requester.userId !== reply.user.id)
+        continue;
+      if (deliveriesOf(item).some((key) => keys.includes(key))) {
+        return resumed({ result: "redelivered", ...(await settler.complete(item)) }, sessionId, parkedOf);
+      }
+      if ((await settler.closedResult(item)) || !(await settler.stillWaiting(item, parkedOf))) continue;
+      const by: PendingPerson = { platform: reply.platform, userId: reply.user.id, name: reply.user.name };
+      if (item.kind === "plan") {
+        const decision = {
+          action: "plan_reject",
+          by,
+          at: settler.stamp(),
+          note: reply.text,
+          dedupeKeys: keys,
+        };
+        const { resume } = await settler.decide(item.id, decision, () => settler.recordDeliveries(keys));
+        return resumed({ result: "answered", resume }, sessionId, parkedOf);
+      }
+      if (item.kind !== "question") continue;
+      const index = firstUnanswered(item);
+      const question = index === undefined ? undefined : item.questions[index];
+      if (!question) continue;
+      const { resume } = await settler.answer(item.id, question.id, reply.text, by, keys);
+      return resumed({ result: "answered", resume }, sessionId, parkedOf);
+    }
+    return { result: undefined };
+  }
+}
+
+/** The settled result, with the session's parked turn when the settling must resume it. */
+async function resumed<R>(
+  settled: { readonly result: R; readonly resume: boolean },
+  sessionId: string,
+  parkedOf: ParkedLookup,
+): Promise<Settled<R>> {
+  return { result: settled.result, resume: settled.resume ? await parkedOf(sessionId) : undefined };
+}

@@ -1,0 +1,138 @@
+/**
+ * The asking half of authorisation: a call the permission engine says to "ask" about goes to a
+ * person through the injected Approver port — the approval card's request (with the tool's own
+ * preview), the permission-required event, the audit records, the wait (interruptible), and what
+ * the answer does: run once, add a standing grant, deny, or stop the turn. The durable side of
+ * the round trip (cards, first press wins, restarts) is src/approvals, behind the port.
+ */
+import { type AnyTool, callCategory } from "../../core/tool.js";
+import type { AlwaysOption } from "../../core/events.js";
+import { raceAbort } from "../abort.js";
+import type { RawToolCall } from "../provider/provider.js";
+import type { Grant } from "../permissions/grants.js";
+import { type Decision, domainOf } from "../permissions/permission-engine.js";
+import { preview, TOOL_RESULT } from "../tool-results.js";
+import type { TurnContext } from "../turn-context.js";
+import type { ApprovalOutcome, PermissionNotice, PermissionRequest } from "./ports.js";
+
+const OUTCOMES: ReadonlySet<string> = new Set<ApprovalOutcome>([
+  "once",
+  "always_tool",
+  "always_command",
+  "always_domain",
+  "readonly_session",
+  "deny",
+  "interrupted",
+]);
+
+/** One line naming the call, for an approval card whose tool has no preview of its own. */
+export function summarizeCall(name: string, args: Readonly<Record<string, unknown>>): string {
+  return `${name} ${preview(JSON.stringify(args), 160)}`;
+}
+
+function grantFor(
+  option: AlwaysOption,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  by: string | undefined,
+): Grant | undefined {
+  const giver = by === undefined ? {} : { by };
+  switch (option) {
+    case "always_tool":
+      return { kind: "tool", tool: tool.name, ...giver };
+    case "always_command":
+      return typeof args.command === "string"
+        ? { kind: "command", command: args.command, ...giver }
+        : undefined;
+    case "always_domain": {
+      const domain = domainOf(args);
+      return domain ? { kind: "domain", domain, ...giver } : undefined;
+    }
+    case "readonly_session":
+      return { kind: "readonly_session", ...giver };
+  }
+}
+
+async function cardPreview(ctx: TurnContext, tool: AnyTool, args: Record<string, unknown>) {
+  const fallback = { summary: summarizeCall(tool.name, args) };
+  if (!tool.preview) return fallback;
+  try {
+    return await tool.preview(args, { request: ctx.request, facts: ctx.deps.facts });
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * Ask a person; true when the call may run. Answers the call itself when it may not — unless
+ * this is a `hop` of a running call (its own card, `<call id>~<hop>`), which the tool answers.
+ */
+export async function requestApproval(
+  ctx: TurnContext,
+  call: RawToolCall,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  decision: Decision,
+  hop?: string,
+): Promise<boolean> {
+  const answer = async (status: "denied" | "not_started", content: string, reason?: string) => {
+    if (hop === undefined) await ctx.answer({ callId: call.id, name: tool.name, status, content, reason });
+  };
+  const notice: PermissionNotice = {
+    callId: call.id,
+    tool: tool.name,
+    args,
+    reason: decision.reason,
+    category: callCategory(tool, args),
+    provenance: ctx.provenance,
+    alwaysOptions: decision.alwaysOptions,
+  };
+  const request: PermissionRequest = {
+    ...notice,
+    callId: hop === undefined ? call.id : `${call.id}~${hop}`,
+    preview: await cardPreview(ctx, tool, args),
+  };
+  ctx.emit({ type: "permission-required", ...notice });
+  ctx.audit("approval_requested", call.id, tool.name, {
+    reason: decision.reason,
+    rule: decision.rule,
+    alwaysOptions: decision.alwaysOptions,
+  });
+  const approver = ctx.deps.approver;
+  if (!approver) {
+    ctx.audit("approval_resolved", call.id, tool.name, { outcome: "unavailable" });
+    await answer("denied", TOOL_RESULT.approvalUnavailable, "no approval here");
+    return false;
+  }
+  let outcome: ApprovalOutcome;
+  let by: string | undefined;
+  try {
+    const raced = await raceAbort(approver(request, ctx.signal), ctx.signal);
+    const verdict = raced.aborted ? "interrupted" : raced.value;
+    outcome = typeof verdict === "string" ? verdict : verdict.outcome;
+    by = typeof verdict === "string" ? undefined : verdict.by;
+  } catch (error) {
+    ctx.emit({
+      type: "notice",
+      level: "warning",
+      message: `Approval failed, treating it as denied: ${String(error)}`,
+    });
+    outcome = "deny";
+  }
+  if (!OUTCOMES.has(outcome)) outcome = "deny";
+  ctx.audit("approval_resolved", call.id, tool.name, { outcome });
+  if (outcome === "interrupted") {
+    ctx.interrupt();
+    await answer("not_started", TOOL_RESULT.notStartedWhileWaiting);
+    return false;
+  }
+  if (outcome === "deny") {
+    await answer("denied", TOOL_RESULT.deniedByUser, "denied by you");
+    return false;
+  }
+  if (outcome !== "once" && decision.alwaysOptions.includes(outcome)) {
+    const grant = grantFor(outcome, tool, args, by);
+    if (grant) ctx.deps.grants.add(grant);
+  }
+  return true;
+}

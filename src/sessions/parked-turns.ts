@@ -1,0 +1,88 @@
+/**
+ * ParkedTurns: the session layer's side of turns parked at a person. It hands the pending hub a
+ * reply (a card press, a typed answer) together with the parked state of the item's session, and
+ * when the hub says no turn in this process took the outcome, it resumes the parked turn — also
+ * when an item's timer runs out, and after a restart. The hub never calls back into sessions.
+ */
+import type { Logger } from "pino";
+import type { ParkedTurn } from "../approvals/parked-turn.js";
+import type { PendingHub } from "../approvals/pending-hub.js";
+import type { TextAnswer } from "../approvals/pending-hub-types.js";
+import type { ButtonPress, PressResult } from "../core/button-press.js";
+import type { InboundMessage } from "../core/inbound-message.js";
+import type { LiveSession } from "./live-session.js";
+import type { SessionCache } from "./session-cache.js";
+import type { TurnScheduler } from "./turn-scheduler.js";
+
+export interface ParkedTurnsOptions {
+  readonly hub: PendingHub;
+  readonly cache: SessionCache;
+  readonly scheduler: TurnScheduler;
+  readonly logger: Logger;
+}
+
+/** Replies to parked turns, and their resumption. */
+export class ParkedTurns {
+  constructor(private readonly options: ParkedTurnsOptions) {}
+
+  /** Resolve a card press on a pending item; a decision no turn here waits for resumes its turn. */
+  async press(press: Extract<ButtonPress, { kind: "card" }>): Promise<PressResult> {
+    const { result, resume } = await this.options.hub.press(press, (sessionId) => this.parkedOf(sessionId));
+    if (resume) void this.resumeSession(resume.sessionId);
+    return result;
+  }
+
+  /** A typed message as the answer to the session's open question or plan, if it is one. */
+  async answerText(
+    live: LiveSession,
+    message: InboundMessage,
+    keys: readonly string[],
+  ): Promise<TextAnswer | undefined> {
+    const reply = { platform: message.target.platform, user: message.user, text: message.text };
+    const parkedOf = async () => live.parkedTurn();
+    const { result, resume } = await this.options.hub.answerText(parkedOf, live.id, reply, keys);
+    if (resume) void this.resumeSession(resume.sessionId);
+    return result;
+  }
+
+  /** An item's expiry timer ran out: expire it, and resume its turn when none here waits for it. */
+  async expire(pendingId: string): Promise<void> {
+    try {
+      const expired = await this.options.hub.expire(pendingId);
+      if (expired && !expired.claimed) await this.resumeSession(expired.item.sessionId);
+    } catch (error) {
+      this.options.logger.error({ err: error, pendingId }, "expiry failed");
+    }
+  }
+
+  /**
+   * After a restart: the hub settles what a crash interrupted and expires what expired while
+   * down; then sessions with work in progress continue — except those still parked at a person,
+   * which continue when the person answers.
+   */
+  async start(activeIds: readonly string[]): Promise<void> {
+    const { hub } = this.options;
+    const resumable = await hub.start();
+    for (const id of resumable) void this.resumeSession(id);
+    for (const id of activeIds) {
+      if (resumable.has(id) || (await hub.hasOpenItems(id))) continue;
+      await this.resumeSession(id);
+    }
+  }
+
+  /** The parked turn of a session, as its record and history in the store say. */
+  private async parkedOf(sessionId: string): Promise<ParkedTurn | undefined> {
+    return (await this.options.cache.byId(sessionId))?.parkedTurn();
+  }
+
+  /** Continue a session's work in the background (a decision arrived, or after a restart). */
+  async resumeSession(sessionId: string): Promise<void> {
+    try {
+      const live = await this.options.cache.byId(sessionId);
+      if (live) this.options.scheduler.schedule(live);
+      else this.options.logger.warn({ sessionId }, "cannot resume an unknown session");
+    } catch (error) {
+      this.options.logger.error({ err: error, sessionId }, "loading a session to resume failed");
+    }
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The hub without a host: a press resolves into a result plus, when no turn in this process waits
+ * for the item, the parked turn to resume; the parked state is read only then; expiry timers are
+ * the caller's, and an expiry says whether a turn here took it.
+ */
+import pino from "pino";
+import { beforeEach, describe, expect, it } from "vitest";
+import { type ParkedTurn, parkTurn } from "../../src/approvals/parked-turn.js";
+import { PendingHub } from "../../src/approvals/pending-hub.js";
+import type { AskContext, ExpirySchedule } from "../../src/approvals/pending-hub-types.js";
+import type { PendingApproval } from "../../src/approvals/pending-item.js";
+import { PendingStore } from "../../src/approvals/pending-store.js";
+import type { ConversationMessage } from "../../src/core/messages.js";
+import { createStore } from "../../src/store/create-store.js";
+import type { Store } from "../../src/store/store.js";
+import { tempDir } from "../sessions/helpers/harness.js";
+import { RecordingOutputs } from "../support/recording-output.js";
+
+const target = { platform: "slack", workspace: "T1", channel: "C1", thread: "1.1" };
+const ana = { platform: "slack", userId: "U_ANA", name: "Ana" };
+const history = (text: string): ConversationMessage[] => [
+  { role: "user", content: "write" },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [
+      { id: "c1", type: "function", function: { name: "write_note", arguments: JSON.stringify({ text }) } },
+    ],
+  },
+];
+const marker = {
+  turnId: "t1",
+  request: { prompt: "write", messages: [] },
+  startedAt: "2026-01-02T03:04:00.000Z",
+};
+const parkedAt = (text: string): ParkedTurn => parkTurn("s1", marker, history(text));
+
+class RecordingTimers implements ExpirySchedule {
+  readonly armed = new Set<string>();
+  arm(id: string): void {
+    this.armed.add(id);
+  }
+  clear(id: string): void {
+    this.armed.delete(id);
+  }
+  clearAll(): void {
+    this.armed.clear();
+  }
+}
+
+describe("PendingHub", () => {
+  let store: Store;
+  let outputs: RecordingOutputs;
+
+  beforeEach(async () => {
+    store = await createStore({ url: "memory:", dataDir: tempDir() });
+    outputs = new RecordingOutputs();
+  });
+
+  function hub(timers = new RecordingTimers(), now = () => new Date()) {
+    return new PendingHub({
+      store: new PendingStore(store),
+      outputFor: outputs.factory,
+      deliveries: { record: async () => undefined },
+      timers,
+      config: { approvers: [], perChannel: {}, ttlMs: 60_000 },
+      logger: pino({ level: "silent" }),
+      now,
+    });
+  }
+
+  /** Raise an approval for c1 in `h` and wait for its card; the turn's wait is returned too. */
+  async function raise(h: PendingHub, signal: AbortSignal) {
+    const context: AskContext = { sessionId: "s1", target, requester: ana, parked: parkedAt("hi") };
+    const build = (argsHash: string): PendingApproval => ({
+      ...h.base(context, "c1", argsHash),
+      kind: "approval",
+      tool: "write_note",
+      argSummary: "write_note hi",
+      reason: "writes",
+      alwaysOptions: [],
+    });
+    const asked = { tool: "write_note", args: { text: "hi" } };
+    const settled = h.obtain("approval", context, "c1", asked, build, signal);
+    const out = outputs.for(target);
+    const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "card");
+    return { settled, pendingId: card.pendingId };
+  }
+
+  const press = (pendingId: string, action = "once") => ({
+    kind: "card" as const,
+    platform: "slack",
+    pendingId,
+    action,
+    user: { id: "U_ANA", name: "Ana" },
+  });
+
+  it("hands a press to the turn waiting here, without reading the parked state", async () => {
+    const h = hub();
+    const { settled, pendingId } = await raise(h, new AbortController().signal);
+    const lookups: string[] = [];
+    const pressed = await h.press(press(pendingId), async (id) => {
+      lookups.push(id);
+      return undefined;
+    });
+    expect(pressed).toEqual({ result: expect.objectContaining({ status: "accepted" }), resume: undefined });
+    expect(lookups).toEqual([]);
+    expect((await settled).decision?.action).toBe("once");
+  });
+
+  it("returns the parked turn to resume when no turn in this process waits (another process, a restart)", async () => {
+    const first = hub();
+    const { pendingId } = await raise(first, new AbortController().signal);
+    const second = hub();
+    const parked = parkedAt("hi");
+    const lookups: string[] = [];
+    const pressed = await second.press(press(pendingId), async (id) => {
+      lookups.push(id);
+      return parked;
+    });
+    expect(pressed.result.status).toBe("accepted");
+    expect(pressed.resume).toBe(parked);
+    expect(lookups).toEqual(["s1", "s1"]);
+  });
+
+  it("refuses a press whose parked turn waits for other arguments, and resumes nothing", async () => {
+    const first = hub();
+    const { pendingId } = await raise(first, new AbortController().signal);
+    const pressed = await hub().press(press(pendingId), async () => parkedAt("something else"));
+    expect(pressed.result).toMatchObject({
+      status: "invalid",
+      message: expect.stringMatching(/out of date/),
+    });
+    expect(pressed.resume).toBeUndefined();
+  });
+
+  it("arms the caller's timer and says whether an expiry was taken by a turn here", async () => {
+    const timers = new RecordingTimers();
+    const h = hub(timers);
+    const { settled, pendingId } = await raise(h, new AbortController().signal);
+    expect([...timers.armed]).toEqual([pendingId]);
+    const expired = await h.expire(pendingId);
+    expect(expired).toMatchObject({ claimed: true, item: { status: "expired" } });
+    expect((await settled).status).toBe("expired");
+    expect(timers.armed.size).toBe(0);
+    expect(await h.expire(pendingId)).toBeUndefined();
+  });
+
+  it("after a restart, an item expired while down names its session for resumption", async () => {
+    const first = hub();
+    const { pendingId } = await raise(first, new AbortController().signal);
+    const later = hub(new RecordingTimers(), () => new Date(Date.now() + 120_000));
+    expect([...(await later.start())]).toEqual(["s1"]);
+    expect((await new PendingStore(store).get(pendingId))?.status).toBe("expired");
+  });
+});
