@@ -5,7 +5,7 @@
  * cut are closed at the end of one chunk and reopened at the start of the next, so every chunk
  * is balanced on its own and a code block stays a code block on both sides.
  */
-import { decodeEntities } from "./telegram-html.js";
+import { decodeEntities } from "../shared/markdown-entities.js";
 
 /** Telegram's limit for a message text, after entity parsing. */
 export const TELEGRAM_TEXT_LIMIT = 4096;
