@@ -18,8 +18,10 @@ export interface MarkdownContext {
 export interface MarkdownFormat {
   /** Source text shown as text (escaped for the platform, character references resolved or not). */
   text(text: string): string;
-  /** Literal characters shown as they are (backslash escapes, raw HTML). */
+  /** Literal characters shown as they are (backslash escapes, inline raw HTML). */
   escape(text: string): string;
+  /** A block of raw HTML, shown as text. */
+  htmlBlock(html: string): string;
   strong(inner: string): string;
   em(inner: string): string;
   del(inner: string): string;
@@ -108,6 +110,9 @@ class MarkdownWalker {
         return f.link(token.href, this.inline(token.tokens));
       case "image":
         return f.link(token.href, f.text(token.text || "image"));
+      case "checkbox":
+        // A loose task item's box sits in its paragraph; the list item shows it already.
+        return "";
       default:
         return f.escape("text" in token && typeof token.text === "string" ? token.text : token.raw);
     }
@@ -137,7 +142,7 @@ class MarkdownWalker {
       case "hr":
         return RULE;
       case "html":
-        return f.escape(token.text.trim());
+        return f.htmlBlock(token.text);
       default:
         return f.escape(token.raw.trimEnd());
     }

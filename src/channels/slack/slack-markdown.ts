@@ -50,6 +50,7 @@ function wrap(marker: string, text: string): string {
 const MRKDWN: MarkdownFormat = {
   text: source,
   escape: escapeMrkdwn,
+  htmlBlock: (html) => escapeMrkdwn(html.replace(/\n+$/, "")),
   strong: (inner) => wrap("*", inner),
   em: (inner) => wrap("_", inner),
   del: (inner) => wrap("~", inner),

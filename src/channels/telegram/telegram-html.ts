@@ -40,6 +40,7 @@ export function preBlock(escaped: string, language = ""): string {
 const TELEGRAM_HTML: MarkdownFormat = {
   text: escapeHtml,
   escape: escapeHtml,
+  htmlBlock: (html) => escapeHtml(html.trim()),
   strong: (inner) => wrap("b", inner),
   em: (inner) => wrap("i", inner),
   del: (inner) => wrap("s", inner),

@@ -14,6 +14,7 @@ const at = (context: MarkdownContext) => `${context.quoted ? "q" : ""}${context.
 const PROBE: MarkdownFormat = {
   text: (text) => text.toUpperCase(),
   escape: (text) => `{${text}}`,
+  htmlBlock: (html) => `H(${html.trim()})`,
   strong: (inner) => `B(${inner})`,
   em: (inner) => `I(${inner})`,
   del: (inner) => `S(${inner})`,
@@ -40,7 +41,7 @@ describe("renderMarkdown", () => {
 
   it("renders headings as strong lines, rules as the shared rule, raw HTML blocks as text", () => {
     expect(renderMarkdown("# Title\n\n---\n\n<div>\nx\n</div>\n", PROBE)).toBe(
-      `B(TITLE)\n\n${RULE}\n\n{<div>\nx\n</div>}`,
+      `B(TITLE)\n\n${RULE}\n\nH(<div>\nx\n</div>)`,
     );
   });
 
@@ -52,6 +53,7 @@ describe("renderMarkdown", () => {
   it("walks lists with bullets by depth, numbers from the start, task boxes and loose separators", () => {
     expect(renderMarkdown("- a\n  - b\n- [x] c\n- [ ] d", PROBE)).toBe("*0 A\n_*1 B\n*0 ☑ C\n*0 ☐ D");
     expect(renderMarkdown("3. x\n\n4. y", PROBE)).toBe("3. X\n\n4. Y");
+    expect(renderMarkdown("- [x] a\n\n- [ ] b", PROBE)).toBe("*0 ☑ A\n\n*0 ☐ B");
   });
 
   it("marks blocks inside quotes as quoted and keeps quoted tables as their source", () => {
