@@ -33,7 +33,7 @@ export interface SplitRoom {
 export interface SplitRules {
   /** The room of the chunk that starts at unit `start` (what re-opening and closing leave). */
   room(start: number): SplitRoom;
-  /** The least a ranked cut must fill of `room` to win over a better-ranked one further back. */
+  /** How much of `room` a ranked cut must fill to be taken; when none does, the best-ranked one is. */
   minFill(room: number): number;
   /** Where the next chunk starts after a cut (e.g. past the whitespace at it); the cut by default. */
   resume?(cut: number): number;
@@ -45,42 +45,51 @@ export interface SplitRange {
   readonly end: number;
 }
 
-interface Candidate {
-  readonly index: number;
-  readonly length: number;
-}
-
 /** The end of the chunk that starts at `start`. */
 function nextCut(units: SplitUnits, rules: SplitRules, start: number): number {
   const room = rules.room(start);
-  const ranked: Candidate[] = [];
-  let lastSafe = -1;
+  // Forward, sizes only: how much stands before each unit, up to where the chunk must end.
+  const before: number[] = [];
   let overflow = -1;
   let length = 0;
   for (let index = start; index < units.length; index++) {
-    if (overflow === -1 && length > 0) {
-      const rank = units.rank(index);
-      if (rank !== undefined) {
-        lastSafe = index;
-        if (rank !== ANYWHERE) ranked[rank] = { index, length };
-      }
-    }
+    if (overflow === -1) before.push(length);
     length += units.size(index);
     if (overflow === -1 && length > room.cut) overflow = index;
-    if (length > room.whole) return chooseCut(ranked, rules.minFill(room.cut), lastSafe, overflow, start);
+    if (length > room.whole) return chooseCut(units, start, overflow, before, rules.minFill(room.cut));
   }
   return units.length;
 }
 
+/**
+ * Backward from the overflow: the latest cut of each rank is the first one met. The best rank
+ * that fills `minFill` wins; once the scan drops below `minFill` with such a cut in hand, or
+ * meets a filling cut of rank 0, nothing further back can change the answer.
+ */
 function chooseCut(
-  ranked: readonly (Candidate | undefined)[],
-  minFill: number,
-  lastSafe: number,
-  overflow: number,
+  units: SplitUnits,
   start: number,
+  overflow: number,
+  before: readonly number[],
+  minFill: number,
 ): number {
-  for (const candidate of ranked) if (candidate && candidate.length >= minFill) return candidate.index;
-  for (const candidate of ranked) if (candidate) return candidate.index;
+  const ranked: number[] = [];
+  let filling = Number.POSITIVE_INFINITY;
+  let lastSafe = -1;
+  for (let index = overflow; index > start; index--) {
+    const length = before[index - start] as number;
+    if (length <= 0) break;
+    if (length < minFill && filling !== Number.POSITIVE_INFINITY) break;
+    const rank = units.rank(index);
+    if (rank === undefined) continue;
+    if (lastSafe === -1) lastSafe = index;
+    if (rank === ANYWHERE || ranked[rank] !== undefined) continue;
+    ranked[rank] = index;
+    if (length >= minFill) filling = Math.min(filling, rank);
+    if (rank === 0 && length >= minFill) break;
+  }
+  if (filling !== Number.POSITIVE_INFINITY) return ranked[filling] as number;
+  for (const index of ranked) if (index !== undefined) return index;
   if (lastSafe > start) return lastSafe;
   // Nothing safe in the room (one enormous link or entity run): cut hard, but never make no progress.
   return Math.max(overflow, start + 1);

@@ -85,13 +85,14 @@ function rank(text: string, s: Scan, p: number): number | undefined {
 }
 
 /** The UTF-16 offset where each code point starts, plus the text's length (a cut never splits a pair). */
-function codePointStarts(text: string): number[] {
-  const starts: number[] = [];
+function codePointStarts(text: string): Int32Array {
+  const starts = new Int32Array(text.length + 1);
+  let count = 0;
   for (let i = 0; i < text.length; i += isHighSurrogate(text.charCodeAt(i)) && i + 1 < text.length ? 2 : 1) {
-    starts.push(i);
+    starts[count++] = i;
   }
-  starts.push(text.length);
-  return starts;
+  starts[count] = text.length;
+  return starts.subarray(0, count + 1);
 }
 
 /** Split into parts whose `prefix + body + suffix` is at most `limit` characters. */
