@@ -157,10 +157,12 @@ class MarkdownWalker {
       .map((item, index) => {
         const marker = token.ordered ? `${start + index}.` : f.bullet(depth);
         const box = item.task ? (item.checked ? "☑ " : "☐ ") : "";
-        const body = this.blocks(
-          item.tokens.filter((child) => child.type !== "checkbox"),
-          inner,
-        ).join("\n");
+        // A nested list goes one level deeper; other blocks (a quote holding a list) keep the item's.
+        const body = item.tokens
+          .filter((child) => child.type !== "checkbox")
+          .map((child) => this.block(child as MarkedToken, child.type === "list" ? inner : context))
+          .filter((part) => part !== "")
+          .join("\n");
         return f.listItem(marker, box + body, depth);
       })
       .join(f.listSeparator(token.loose));

@@ -54,6 +54,8 @@ describe("renderMarkdown", () => {
     expect(renderMarkdown("- a\n  - b\n- [x] c\n- [ ] d", PROBE)).toBe("*0 A\n_*1 B\n*0 ☑ C\n*0 ☐ D");
     expect(renderMarkdown("3. x\n\n4. y", PROBE)).toBe("3. X\n\n4. Y");
     expect(renderMarkdown("- [x] a\n\n- [ ] b", PROBE)).toBe("*0 ☑ A\n\n*0 ☐ B");
+    // A nested list is one level deeper; a quote's list keeps the item's level.
+    expect(renderMarkdown("- a\n  > - b", PROBE)).toBe("*0 A\nQ@0(*0 B)");
   });
 
   it("marks blocks inside quotes as quoted and keeps quoted tables as their source", () => {
