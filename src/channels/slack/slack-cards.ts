@@ -19,7 +19,7 @@ import {
   section,
 } from "./slack-blocks.js";
 import { escapeMrkdwn, PAGE_BUDGET, SLACK_LIMITS, truncate } from "./slack-limits.js";
-import { markdownToMrkdwn } from "./slack-markdown.js";
+import { defuseFences, fence, markdownToMrkdwn, quoteLines } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
 
 /** A message payload: blocks plus the notification text. */
@@ -31,10 +31,6 @@ export interface SlackPayload {
 /** Content blocks and buttons leave room for the title, the outcome / footer and the actions. */
 const MAX_BODY_BLOCKS = 40;
 
-function defuseFences(code: string): string {
-  return code.replace(/```/g, "``\u200b`");
-}
-
 /** A code block whose content is cut so the whole section stays under the limit. */
 function codeSection(code: string): Block {
   const room = SLACK_LIMITS.sectionText - 8;
@@ -42,26 +38,19 @@ function codeSection(code: string): Block {
   return section(`\`\`\`\n${truncate(body, room)}\n\`\`\``);
 }
 
-function quoted(text: string): string {
-  return escapeMrkdwn(text)
-    .split("\n")
-    .map((line) => `> ${line}`)
-    .join("\n");
-}
-
 /** Body blocks as Block Kit sections. */
 const BLOCK_KIT: CardBlockFormat<Block[]> = {
   text: (markdown) => splitMrkdwn(markdownToMrkdwn(markdown), PAGE_BUDGET.section).map(section),
   code: (text) => [codeSection(text)],
-  quote: (text) => [section(quoted(text))],
+  quote: (text) => [section(quoteLines(escapeMrkdwn(text)))],
   fields: (fields) => [fieldsSection(fields)],
 };
 
 /** Body blocks as plain mrkdwn, for the fallback text. */
 const PLAIN_MRKDWN: CardBlockFormat<string> = {
   text: markdownToMrkdwn,
-  code: (text) => "```\n" + escapeMrkdwn(defuseFences(text)) + "\n```",
-  quote: quoted,
+  code: fence,
+  quote: (text) => quoteLines(escapeMrkdwn(text)),
   fields: (fields) => fields.map((f) => `*${escapeMrkdwn(f.label)}:* ${escapeMrkdwn(f.value)}`).join("\n"),
 };
 

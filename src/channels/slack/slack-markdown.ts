@@ -31,12 +31,21 @@ function link(href: string, label: string): string {
 }
 
 /** Slack cannot escape backticks: a zero-width space keeps ``` inside code from ending the block. */
-function defuseFences(code: string): string {
+export function defuseFences(code: string): string {
   return code.replace(/```/g, "``\u200b`");
 }
 
-function fence(code: string): string {
+/** Source text as a ``` code block: escaped, fences inside defused, trailing newlines dropped. */
+export function fence(code: string): string {
   return "```\n" + escapeMrkdwn(defuseFences(code.replace(/\n+$/, ""))) + "\n```";
+}
+
+/** Formatted text as a quote: "> " before every line, a bare ">" on empty ones. */
+export function quoteLines(mrkdwn: string): string {
+  return mrkdwn
+    .split("\n")
+    .map((line) => (line.length > 0 ? `> ${line}` : ">"))
+    .join("\n");
 }
 
 /** Wrap formatted text, keeping surrounding whitespace outside the markers (Slack needs that). */
@@ -57,12 +66,7 @@ const MRKDWN: MarkdownFormat = {
   code: (text) => "`" + escapeMrkdwn(defuseFences(decodeEntities(text, NAMED_ENTITIES))) + "`",
   link,
   pre: (code) => fence(code),
-  quote: (blocks) =>
-    blocks
-      .join("\n\n")
-      .split("\n")
-      .map((line) => (line.length > 0 ? `> ${line}` : ">"))
-      .join("\n"),
+  quote: (blocks) => quoteLines(blocks.join("\n\n")),
   bullet: (depth) => BULLETS[depth % BULLETS.length] as string,
   listItem: (marker, body, depth) => {
     const indent = INDENT.repeat(depth);

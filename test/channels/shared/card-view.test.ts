@@ -1,25 +1,35 @@
 import { describe, expect, it } from "vitest";
 import { type CardBlockFormat, cardView, formatCardBlock } from "../../../src/channels/shared/card-view.js";
-import type { Card } from "../../../src/core/card.js";
+import type { ButtonStyle, Card, CardBlock, CardButton } from "../../../src/core/card.js";
 
+const press = (action: string, label: string, style: ButtonStyle = "default"): CardButton => ({
+  action,
+  label,
+  style,
+});
+
+/** An approval whose body has each kind of block, and a button repeated under another label. */
 const approval: Card = {
   pendingId: "p1",
   kind: "approval",
   title: "Approve run_command?",
-  blocks: [
-    { kind: "text", text: "Run **it**" },
-    { kind: "diff", text: "+a" },
-    { kind: "fields", fields: [] },
-    { kind: "quote", text: "why" },
-  ],
+  blocks: [text("Run **it**"), { kind: "diff", text: "+a" }, { kind: "fields", fields: [] }, quote("why")],
   buttons: [
-    { action: "once", label: "Approve", style: "primary" },
-    { action: "always_command", label: "Always allow", style: "default" },
-    { action: "once", label: "Approve again", style: "primary" },
-    { action: "deny", label: "Deny", style: "danger" },
+    press("once", "Approve", "primary"),
+    press("always_command", "Always allow"),
+    press("once", "Approve again", "primary"),
+    press("deny", "Deny", "danger"),
   ],
   footer: "Or reply in this thread.",
 };
+
+function text(markdown: string): CardBlock {
+  return { kind: "text", text: markdown };
+}
+
+function quote(value: string): CardBlock {
+  return { kind: "quote", text: value };
+}
 
 describe("cardView", () => {
   it("shows an open card's icon, body, one button per action, its footer and approval keys", () => {
@@ -27,9 +37,9 @@ describe("cardView", () => {
     expect(view.open).toBe(true);
     expect(view.icon).toEqual({ emoji: "🔐", shortcode: ":lock:" });
     expect(view.blocks).toEqual([
-      { kind: "text", text: "Run **it**" },
+      text("Run **it**"),
       { kind: "code", text: "+a", language: "diff" },
-      { kind: "quote", text: "why" },
+      quote("why"),
     ]);
     expect(view.buttons.map((button) => button.label)).toEqual(["Approve", "Always allow", "Deny"]);
     expect(view.footer).toBe("Or reply in this thread.");
@@ -56,7 +66,7 @@ describe("cardView", () => {
     expect(cardView({ ...approval, kind: "item" }).icon.emoji).toBe("📌");
     const readOnly = cardView({
       ...approval,
-      buttons: [{ action: "readonly_session", label: "Read-only", style: "default" }],
+      buttons: [press("readonly_session", "Read-only")],
     });
     expect(readOnly.keys.always?.label).toBe("Read-only");
   });
