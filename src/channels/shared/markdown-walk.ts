@@ -46,7 +46,7 @@ export interface MarkdownFormat {
 }
 
 /** What `---` becomes everywhere. */
-export const RULE = "──────────";
+const RULE = "──────────";
 
 /** The text of inline tokens without any formatting (raw source text, `<br>` as a space). */
 export function plainText(tokens: readonly Token[] | undefined): string {
@@ -62,7 +62,7 @@ export function plainText(tokens: readonly Token[] | undefined): string {
 }
 
 /** Rows of cells as an aligned monospace block: columns padded, " | " between, a "-+-" rule. */
-export function alignTable(rows: readonly (readonly string[])[]): string {
+function alignTable(rows: readonly (readonly string[])[]): string {
   const columns = rows[0]?.length ?? 0;
   const widths = Array.from({ length: columns }, (_, col) =>
     Math.max(...rows.map((row) => (row[col] ?? "").length)),

@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
-  alignTable,
   type MarkdownContext,
   type MarkdownFormat,
   plainText,
-  RULE,
   renderMarkdown,
 } from "../../../src/channels/shared/markdown-walk.js";
 
@@ -41,7 +39,7 @@ describe("renderMarkdown", () => {
 
   it("renders headings as strong lines, rules as the shared rule, raw HTML blocks as text", () => {
     expect(renderMarkdown("# Title\n\n---\n\n<div>\nx\n</div>\n", PROBE)).toBe(
-      `B(TITLE)\n\n${RULE}\n\nH(<div>\nx\n</div>)`,
+      "B(TITLE)\n\n──────────\n\nH(<div>\nx\n</div>)",
     );
   });
 
@@ -64,6 +62,8 @@ describe("renderMarkdown", () => {
     expect(renderMarkdown("| a | bb |\n|---|---|\n| **1** | 2 |", PROBE)).toBe(
       "T(A    | BB\n-----+---\nB(1) | 2)",
     );
+    // Columns padded to the widest cell, trailing blanks dropped.
+    expect(renderMarkdown("| a | bb |\n|---|---|\n| ccc | |", PROBE)).toBe("T(A   | BB\n----+---\nCCC |)");
   });
 
   it("returns nothing for blank input", () => {
@@ -71,16 +71,7 @@ describe("renderMarkdown", () => {
   });
 });
 
-describe("alignTable and plainText", () => {
-  it("pads columns and draws the rule", () => {
-    expect(
-      alignTable([
-        ["a", "bb"],
-        ["ccc", ""],
-      ]),
-    ).toBe("a   | bb\n----+---\nccc |");
-  });
-
+describe("plainText", () => {
   it("reads the raw text of inline tokens, line breaks as spaces", () => {
     expect(plainText(undefined)).toBe("");
     expect(
