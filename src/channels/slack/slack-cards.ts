@@ -1,12 +1,12 @@
 /**
- * Card → Block Kit: approval, question and plan cards as one Slack message. The title on top,
- * the body blocks (text as mrkdwn, code and diffs in code blocks, quotes, fields), then one
- * button per card action (unique action ids, the value carrying only the pending id and the
- * action, labels ≤ 75 chars) and the footer. A decided card shows its outcome instead of the
- * buttons. Everything is clamped to Slack's block, section and total-text limits.
+ * Card → Block Kit: the shared card view (channels/shared/card-view.ts) formatted as one Slack
+ * message. The title on top, the body blocks (text as mrkdwn, code and diffs in code blocks,
+ * quotes, fields), then one button per action (unique action ids, the value carrying only the
+ * pending id and the action, labels ≤ 75 chars) and the footer; a decided card shows its outcome
+ * instead. Everything is clamped to Slack's block, section and total-text limits.
  */
-import { DENY } from "../../approvals/approval-card.js";
-import type { Card, CardBlock, CardButton } from "../../core/card.js";
+import type { Card } from "../../core/card.js";
+import { type CardBlockFormat, type CardView, cardView, formatCardBlock } from "../shared/card-view.js";
 import {
   ACTION_IDS,
   actions,
@@ -19,7 +19,7 @@ import {
   section,
 } from "./slack-blocks.js";
 import { escapeMrkdwn, PAGE_BUDGET, SLACK_LIMITS, truncate } from "./slack-limits.js";
-import { markdownToMrkdwn } from "./slack-markdown.js";
+import { defuseFences, fence, markdownToMrkdwn, quoteLines } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
 
 /** A message payload: blocks plus the notification text. */
@@ -28,68 +28,52 @@ export interface SlackPayload {
   readonly text: string;
 }
 
-const KIND_ICON: Readonly<Record<Card["kind"], string>> = {
-  approval: ":lock:",
-  question: ":question:",
-  plan: ":clipboard:",
-  item: ":pushpin:",
-};
-
 /** Content blocks and buttons leave room for the title, the outcome / footer and the actions. */
 const MAX_BODY_BLOCKS = 40;
 
 /** A code block whose content is cut so the whole section stays under the limit. */
-export function codeSection(code: string, label?: string): Block {
-  const head = label ? `${label}\n` : "";
-  const room = SLACK_LIMITS.sectionText - head.length - 8;
-  const body = escapeMrkdwn(code.replace(/```/g, "``\u200b`").replace(/\n+$/, ""));
-  return section(`${head}\`\`\`\n${truncate(body, room)}\n\`\`\``);
+function codeSection(code: string): Block {
+  const room = SLACK_LIMITS.sectionText - 8;
+  const body = escapeMrkdwn(defuseFences(code).replace(/\n+$/, ""));
+  return section(`\`\`\`\n${truncate(body, room)}\n\`\`\``);
 }
 
-function quoteSection(text: string): Block {
-  const quoted = escapeMrkdwn(text)
-    .split("\n")
-    .map((line) => `> ${line}`)
-    .join("\n");
-  return section(quoted);
-}
+/** Body blocks as Block Kit sections. */
+const BLOCK_KIT: CardBlockFormat<Block[]> = {
+  text: (markdown) => splitMrkdwn(markdownToMrkdwn(markdown), PAGE_BUDGET.section).map(section),
+  code: (text) => [codeSection(text)],
+  quote: (text) => [section(quoteLines(escapeMrkdwn(text)))],
+  fields: (fields) => [fieldsSection(fields)],
+};
 
-function bodyBlocks(block: CardBlock): Block[] {
-  switch (block.kind) {
-    case "text":
-      return splitMrkdwn(markdownToMrkdwn(block.text), PAGE_BUDGET.section).map(section);
-    case "code":
-      return [codeSection(block.text)];
-    case "diff":
-      return [codeSection(block.text)];
-    case "quote":
-      return [quoteSection(block.text)];
-    case "fields":
-      return block.fields.length > 0 ? [fieldsSection(block.fields)] : [];
-  }
-}
+/** Body blocks as plain mrkdwn, for the fallback text. */
+const PLAIN_MRKDWN: CardBlockFormat<string> = {
+  text: markdownToMrkdwn,
+  code: fence,
+  quote: (text) => quoteLines(escapeMrkdwn(text)),
+  fields: (fields) => fields.map((f) => `*${escapeMrkdwn(f.label)}:* ${escapeMrkdwn(f.value)}`).join("\n"),
+};
 
-function cardButtons(card: Card): Block[] {
-  const unique = new Map<string, CardButton>();
-  for (const b of card.buttons) if (!unique.has(b.action)) unique.set(b.action, b);
-  const elements = [...unique.values()].map((b, index) =>
+function cardButtons(view: CardView): Block[] {
+  const elements = view.buttons.map((b, index) =>
     button(
       `${ACTION_IDS.cardPrefix}${index}`,
       b.label,
-      encodeCardValue(card.pendingId, b.action),
+      encodeCardValue(view.pendingId, b.action),
       b.style === "default" ? undefined : b.style,
     ),
   );
-  return actions(elements, `card_${card.pendingId}`.slice(0, SLACK_LIMITS.actionId - 8));
+  return actions(elements, `card_${view.pendingId}`.slice(0, SLACK_LIMITS.actionId - 8));
 }
 
 /** Render a card; decided cards (with an outcome) show it instead of buttons and footer. */
 export function renderCard(card: Card): SlackPayload {
-  const title = `${KIND_ICON[card.kind]} *${escapeMrkdwn(card.title)}*`;
+  const view = cardView(card);
+  const title = `${view.icon.shortcode} *${escapeMrkdwn(view.title)}*`;
   const blocks: Block[] = [section(title)];
   let textTotal = blockTextLength(blocks[0] as Block);
   let truncated = false;
-  for (const block of card.blocks.flatMap(bodyBlocks)) {
+  for (const block of view.blocks.flatMap((b) => formatCardBlock(b, BLOCK_KIT))) {
     const size = blockTextLength(block);
     if (blocks.length >= MAX_BODY_BLOCKS || textTotal + size > PAGE_BUDGET.text) {
       truncated = true;
@@ -99,31 +83,11 @@ export function renderCard(card: Card): SlackPayload {
     textTotal += size;
   }
   if (truncated) blocks.push(context("_(shortened to fit in Slack)_"));
-  if (card.outcome !== undefined) {
-    blocks.push(context(`*${escapeMrkdwn(card.outcome)}*`));
-  } else {
-    blocks.push(...cardButtons(card));
-    if (card.footer) blocks.push(context(escapeMrkdwn(card.footer)));
-  }
-  const state = card.outcome !== undefined ? ` — ${card.outcome}` : "";
-  return { blocks, text: truncate(`${card.title}${state}`, 300) };
-}
-
-function plainBlock(block: CardBlock): string {
-  switch (block.kind) {
-    case "text":
-      return markdownToMrkdwn(block.text);
-    case "code":
-    case "diff":
-      return "```\n" + escapeMrkdwn(block.text.replace(/```/g, "``\u200b`")) + "\n```";
-    case "quote":
-      return escapeMrkdwn(block.text)
-        .split("\n")
-        .map((line) => `> ${line}`)
-        .join("\n");
-    case "fields":
-      return block.fields.map((f) => `*${escapeMrkdwn(f.label)}:* ${escapeMrkdwn(f.value)}`).join("\n");
-  }
+  if (view.outcome !== undefined) blocks.push(context(`*${escapeMrkdwn(view.outcome)}*`));
+  blocks.push(...cardButtons(view));
+  if (view.footer !== undefined) blocks.push(context(escapeMrkdwn(view.footer)));
+  const state = view.outcome !== undefined ? ` — ${view.outcome}` : "";
+  return { blocks, text: truncate(`${view.title}${state}`, 300) };
 }
 
 /**
@@ -132,13 +96,17 @@ function plainBlock(block: CardBlock): string {
  * whose buttons have no typed form (a reviewer denial's Allow anyway, an item's Cancel) offer none.
  */
 export function cardPlainText(card: Card, limit: number): string {
-  const parts = [`*${escapeMrkdwn(card.title)}*`, ...card.blocks.map(plainBlock)];
-  if (card.outcome !== undefined) parts.push(`*${escapeMrkdwn(card.outcome)}*`);
-  else if (card.kind === "approval" && card.buttons.some((button) => button.action === DENY)) {
-    parts.push(`Reply \`approve ${card.pendingId}\` or \`deny ${card.pendingId}\` in this thread.`);
-  } else if ((card.kind === "question" || card.kind === "plan") && card.buttons.length > 0) {
+  const view = cardView(card);
+  const parts = [
+    `*${escapeMrkdwn(view.title)}*`,
+    ...view.blocks.map((b) => formatCardBlock(b, PLAIN_MRKDWN)),
+  ];
+  if (view.outcome !== undefined) parts.push(`*${escapeMrkdwn(view.outcome)}*`);
+  else if (view.keys.deny !== undefined) {
+    parts.push(`Reply \`approve ${view.pendingId}\` or \`deny ${view.pendingId}\` in this thread.`);
+  } else if ((view.kind === "question" || view.kind === "plan") && view.buttons.length > 0) {
     parts.push(
-      `Options: ${card.buttons.map((b) => escapeMrkdwn(b.label)).join(" · ")} — reply in this thread.`,
+      `Options: ${view.buttons.map((b) => escapeMrkdwn(b.label)).join(" · ")} — reply in this thread.`,
     );
   }
   return truncate(parts.join("\n\n"), limit);

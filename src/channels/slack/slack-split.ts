@@ -4,8 +4,10 @@
  * a space, any other safe position. A cut never lands inside a ``` marker, an `&amp;`-style
  * entity, a `<url|label>` link or a surrogate pair. When a single code block is longer than the
  * limit, the chunk closes the fence and the next one reopens it, so every chunk is balanced.
- * The split is greedy: each chunk is filled as far as its limit allows before looking for a cut.
+ * The greedy window and the choice of cut are the shared splitter's (channels/shared/split-text.ts);
+ * this file knows Slack's syntax: where code blocks run and which spots are unsafe.
  */
+import { ANYWHERE, type SplitUnits, splitRanges } from "../shared/split-text.js";
 import { isHighSurrogate } from "./slack-limits.js";
 
 const FENCE = "```";
@@ -31,7 +33,7 @@ export function countFences(text: string): number {
 interface Scan {
   /** 1 when position i (the gap before text[i]) lies inside a code block. */
   readonly inCode: Uint8Array;
-  /** 1 when a cut at position i would break a marker, entity, link or surrogate pair. */
+  /** 1 when a cut at position i would break a marker, entity or link (pairs are kept by the units). */
   readonly unsafe: Uint8Array;
 }
 
@@ -64,63 +66,60 @@ function scan(text: string): Scan {
         for (let k = i + 1; k <= close; k += 1) unsafe[k] = 1;
       }
     }
-    if (i > 0 && isHighSurrogate(text.charCodeAt(i - 1))) unsafe[i] = 1;
     i += 1;
   }
   inCode[n] = state;
   return { inCode, unsafe };
 }
 
-/** Priority of cutting at position p (lower is better); 5 means never. */
-function priority(text: string, s: Scan, p: number): number {
-  if (s.unsafe[p] === 1) return 5;
+/** Rank of cutting at position p (lower is better; see split-text.ts); undefined means never. */
+function rank(text: string, s: Scan, p: number): number | undefined {
+  if (s.unsafe[p] === 1) return undefined;
   const code = s.inCode[p] === 1;
   const prev = text[p - 1];
   if (!code && prev === "\n" && (text[p - 2] === "\n" || text.startsWith(FENCE, p))) return 0;
   if (!code && prev === "\n") return 1;
   if (code && prev === "\n") return 2;
   if (prev === " " || prev === "\t") return 3;
-  return 4;
+  return ANYWHERE;
 }
 
-function chooseCut(text: string, s: Scan, from: number, end: number): number {
-  const floor = from + Math.floor((end - from) / 3);
-  const best: number[] = [-1, -1, -1, -1, -1];
-  for (let p = end; p > from; p -= 1) {
-    const prio = priority(text, s, p);
-    if (prio < 5 && best[prio] === -1) best[prio] = p;
-    if (prio === 0 && p > floor) break;
+/** The UTF-16 offset where each code point starts, plus the text's length (a cut never splits a pair). */
+function codePointStarts(text: string): Int32Array {
+  const starts = new Int32Array(text.length + 1);
+  let count = 0;
+  for (let i = 0; i < text.length; i += isHighSurrogate(text.charCodeAt(i)) && i + 1 < text.length ? 2 : 1) {
+    starts[count++] = i;
   }
-  for (let prio = 0; prio < 4; prio += 1) {
-    const p = best[prio] as number;
-    if (p > floor) return p;
-  }
-  for (const p of best) if (p > from) return p;
-  // Nothing safe in the window (one enormous link or entity run): cut hard, sparing surrogates.
-  return isHighSurrogate(text.charCodeAt(end - 1)) && end - 1 > from ? end - 1 : end;
+  starts[count] = text.length;
+  return starts.subarray(0, count + 1);
 }
 
 /** Split into parts whose `prefix + body + suffix` is at most `limit` characters. */
 export function splitParts(text: string, limit: number): SplitPart[] {
   if (limit < MIN_LIMIT) throw new RangeError(`split limit must be at least ${MIN_LIMIT}, got ${limit}`);
   const s = scan(text);
-  const parts: SplitPart[] = [];
-  let pos = 0;
-  while (pos < text.length) {
-    const prefix = s.inCode[pos] === 1 ? REOPEN : "";
-    const remaining = text.length - pos;
-    if (prefix.length + remaining <= limit) {
-      parts.push({ prefix, body: text.slice(pos), suffix: "" });
-      break;
-    }
-    const end = pos + limit - prefix.length - CLOSE_RESERVE;
-    const cut = chooseCut(text, s, pos, end);
-    const body = text.slice(pos, cut);
-    const suffix = s.inCode[cut] === 1 ? (body.endsWith("\n") ? FENCE : `\n${FENCE}`) : "";
-    parts.push({ prefix, body, suffix });
-    pos = cut;
-  }
-  return parts;
+  const starts = codePointStarts(text);
+  const offset = (index: number) => starts[index] as number;
+  const prefixAt = (index: number) => (s.inCode[offset(index)] === 1 ? REOPEN : "");
+  const units: SplitUnits = {
+    length: starts.length - 1,
+    size: (index) => offset(index + 1) - offset(index),
+    rank: (index) => rank(text, s, offset(index)),
+  };
+  const ranges = splitRanges(units, {
+    room: (start) => {
+      const whole = limit - prefixAt(start).length;
+      return { whole, cut: whole - CLOSE_RESERVE };
+    },
+    minFill: (room) => Math.floor(room / 3) + 1,
+  });
+  return ranges.map(({ start, end }) => {
+    const body = text.slice(offset(start), offset(end));
+    const suffix =
+      s.inCode[offset(end)] === 1 && end < units.length ? (body.endsWith("\n") ? FENCE : `\n${FENCE}`) : "";
+    return { prefix: prefixAt(start), body, suffix };
+  });
 }
 
 /** Split mrkdwn into ordered chunks of at most `limit` characters, each with balanced code fences. */

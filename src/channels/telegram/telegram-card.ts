@@ -1,12 +1,14 @@
 /**
  * Cards (approvals, questions, plans) as Telegram messages with inline keyboards, and the
  * callback_data format behind their buttons: `k:<pendingId>:<action>` for card buttons and
- * `c:<control>` for the Stop button, always within Telegram's 64 bytes. A decided card shows its
- * outcome instead of buttons.
+ * `c:<control>` for the Stop button, always within Telegram's 64 bytes. The card is the shared
+ * card view (channels/shared/card-view.ts) formatted as HTML; a decided card shows its outcome
+ * instead of buttons.
  */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
-import type { Card, CardBlock, CardButton } from "../../core/card.js";
-import { escapeHtml, markdownToTelegramHtml } from "./telegram-html.js";
+import type { Card, CardButton } from "../../core/card.js";
+import { type CardBlockFormat, type CardView, cardView, formatCardBlock } from "../shared/card-view.js";
+import { escapeHtml, markdownToTelegramHtml, preBlock } from "./telegram-html.js";
 import { splitTelegramHtml } from "./telegram-split.js";
 
 /** What a button press asks for. */
@@ -54,12 +56,6 @@ export const RETRY_KEYBOARD: InlineKeyboardMarkup = Object.freeze({
   inline_keyboard: [[{ text: "🔁 Retry", callback_data: controlCallbackData("retry") }]],
 }) as InlineKeyboardMarkup;
 
-const ICONS: Readonly<Record<Card["kind"], string>> = {
-  approval: "🔐",
-  question: "❓",
-  plan: "📋",
-  item: "📌",
-};
 const BLOCK_CHARS = 1500;
 const LABEL_CHARS = 60;
 const SHORT_LABEL = 18;
@@ -71,25 +67,16 @@ function cut(text: string, limit: number): string {
   return `${kept}\n… ${dropped > 0 ? `${dropped} more lines` : "cut"}`;
 }
 
-function blockHtml(block: CardBlock): string {
-  switch (block.kind) {
-    case "text":
-      return markdownToTelegramHtml(cut(block.text, BLOCK_CHARS));
-    case "code": {
-      const language = block.language?.replace(/[^\w+#.-]/g, "");
-      const body = escapeHtml(cut(block.text, BLOCK_CHARS));
-      return language ? `<pre><code class="language-${language}">${body}</code></pre>` : `<pre>${body}</pre>`;
-    }
-    case "diff":
-      return `<pre><code class="language-diff">${escapeHtml(cut(block.text, BLOCK_CHARS))}</code></pre>`;
-    case "quote":
-      return `<blockquote>${escapeHtml(cut(block.text, BLOCK_CHARS))}</blockquote>`;
-    case "fields":
-      return block.fields
-        .map((field) => `<b>${escapeHtml(field.label)}:</b> ${escapeHtml(cut(field.value, 300))}`)
-        .join("\n");
-  }
-}
+/** Body blocks as Telegram HTML, each cut to a readable length. */
+const CARD_HTML: CardBlockFormat<string> = {
+  text: (markdown) => markdownToTelegramHtml(cut(markdown, BLOCK_CHARS)),
+  code: (text, language) => preBlock(escapeHtml(cut(text, BLOCK_CHARS)), language),
+  quote: (text) => `<blockquote>${escapeHtml(cut(text, BLOCK_CHARS))}</blockquote>`,
+  fields: (fields) =>
+    fields
+      .map((field) => `<b>${escapeHtml(field.label)}:</b> ${escapeHtml(cut(field.value, 300))}`)
+      .join("\n"),
+};
 
 function button(pendingId: string, entry: CardButton): InlineKeyboardButton {
   const label = entry.label.length > LABEL_CHARS ? `${entry.label.slice(0, LABEL_CHARS - 1)}…` : entry.label;
@@ -101,16 +88,16 @@ function button(pendingId: string, entry: CardButton): InlineKeyboardButton {
 }
 
 /** Short labels share a row (up to three); long ones get a row each. */
-function rows(card: Card): InlineKeyboardButton[][] {
+function rows(view: CardView): InlineKeyboardButton[][] {
   const layout: InlineKeyboardButton[][] = [];
   let row: InlineKeyboardButton[] = [];
-  for (const entry of card.buttons) {
+  for (const entry of view.buttons) {
     if (entry.label.length > SHORT_LABEL) {
       if (row.length > 0) layout.push(row);
-      layout.push([button(card.pendingId, entry)]);
+      layout.push([button(view.pendingId, entry)]);
       row = [];
     } else {
-      row.push(button(card.pendingId, entry));
+      row.push(button(view.pendingId, entry));
       if (row.length === 3) {
         layout.push(row);
         row = [];
@@ -123,18 +110,18 @@ function rows(card: Card): InlineKeyboardButton[][] {
 
 /** Render a card as one Telegram message: HTML text plus its keyboard (none once decided). */
 export function renderCard(card: Card): { html: string; replyMarkup?: InlineKeyboardMarkup } {
-  const decided = card.outcome !== undefined || card.buttons.length === 0;
+  const view = cardView(card);
   const body = [
-    `<b>${ICONS[card.kind]} ${escapeHtml(card.title)}</b>`,
-    ...card.blocks.map(blockHtml),
-    ...(!decided && card.footer ? [`<i>${escapeHtml(card.footer)}</i>`] : []),
+    `<b>${view.icon.emoji} ${escapeHtml(view.title)}</b>`,
+    ...view.blocks.map((block) => formatCardBlock(block, CARD_HTML)),
+    ...(view.footer ? [`<i>${escapeHtml(view.footer)}</i>`] : []),
   ]
     .filter((part) => part !== "")
     .join("\n\n");
-  const outcome = card.outcome ? `\n\n<b>${escapeHtml(card.outcome)}</b>` : "";
+  const outcome = view.outcome ? `\n\n<b>${escapeHtml(view.outcome)}</b>` : "";
   const full = body + outcome;
   // Blocks are already cut; a card with many blocks may still be long: keep its head and the outcome.
   const html =
     splitTelegramHtml(full).length <= 1 ? full : `${splitTelegramHtml(body, 3800)[0] ?? ""}\n…${outcome}`;
-  return decided ? { html } : { html, replyMarkup: { inline_keyboard: rows(card) } };
+  return view.open ? { html, replyMarkup: { inline_keyboard: rows(view) } } : { html };
 }

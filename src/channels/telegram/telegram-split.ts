@@ -3,9 +3,12 @@
  * text after entity parsing, in UTF-16 units). Cuts prefer paragraph / code-block boundaries,
  * then line ends, then spaces; a cut never falls inside a tag or an entity, and tags open at a
  * cut are closed at the end of one chunk and reopened at the start of the next, so every chunk
- * is balanced on its own and a code block stays a code block on both sides.
+ * is balanced on its own and a code block stays a code block on both sides. The choice of cut is
+ * the shared splitter's (channels/shared/split-text.ts); this file knows Telegram HTML: atoms,
+ * what is visible, and the tags to reopen.
  */
-import { decodeEntities } from "./telegram-html.js";
+import { decodeEntities } from "../shared/markdown-entities.js";
+import { ANYWHERE, type SplitUnits, splitRanges } from "../shared/split-text.js";
 
 /** Telegram's limit for a message text, after entity parsing. */
 export const TELEGRAM_TEXT_LIMIT = 4096;
@@ -46,50 +49,42 @@ function advanceStack(stack: readonly OpenTag[], atom: Atom): OpenTag[] {
   return stack as OpenTag[];
 }
 
-/** Break classes, best first: paragraph (blank line outside any tag), line end, space. */
-const PARAGRAPH = 3;
-const LINE = 2;
-const SPACE = 1;
+/** Cut ranks, best first (see split-text.ts): paragraph (blank line outside any tag), line end, space. */
+const PARAGRAPH = 0;
+const LINE = 1;
+const SPACE = 2;
 
-interface Candidate {
-  readonly index: number;
-  readonly length: number;
+/** The tag depth before each atom (open tags count up, closing ones down). */
+function depths(atoms: readonly Atom[]): Int32Array {
+  const depth = new Int32Array(atoms.length);
+  let current = 0;
+  atoms.forEach((atom, index) => {
+    depth[index] = current;
+    if (atom.kind === "open") current += 1;
+    else if (atom.kind === "close") current -= 1;
+  });
+  return depth;
 }
 
-function breakClass(atoms: readonly Atom[], index: number, depth: number): number {
-  const atom = atoms[index];
-  if (atom?.kind !== "char") return 0;
-  if (atom.text === "\n") {
-    const next = atoms[index + 1];
-    return depth === 0 && next?.kind === "char" && next.text === "\n" ? PARAGRAPH : LINE;
-  }
-  return isBlank(atom) ? SPACE : 0;
-}
-
-/** Where to cut the chunk that starts at `start`: the atom index the chunk ends before. */
-function findCut(atoms: readonly Atom[], start: number, startDepth: number, limit: number): number {
-  const best: (Candidate | undefined)[] = [];
-  let length = 0;
-  let depth = startDepth;
-  for (let index = start; index < atoms.length; index++) {
-    const atom = atoms[index]!;
-    if (atom.kind === "char") {
-      const kind = breakClass(atoms, index, depth);
-      if (kind > 0 && length > 0) best[kind] = { index, length };
-      if (length + atom.text.length > limit) {
-        for (const kind of [PARAGRAPH, LINE, SPACE]) {
-          const candidate = best[kind];
-          if (candidate && candidate.length >= limit / 2) return candidate.index;
-        }
-        const fallback = best[PARAGRAPH] ?? best[LINE] ?? best[SPACE];
-        return fallback ? fallback.index : Math.max(index, start + 1);
+/** The atoms as the shared splitter sees them: visible length, and where a cut is best. */
+function splitUnits(atoms: readonly Atom[]): SplitUnits {
+  const depth = depths(atoms);
+  return {
+    length: atoms.length,
+    size: (index) => {
+      const atom = atoms[index]!;
+      return atom.kind === "char" ? atom.text.length : 0;
+    },
+    rank: (index) => {
+      const atom = atoms[index]!;
+      if (atom.kind !== "char") return ANYWHERE;
+      if (atom.text === "\n") {
+        const next = atoms[index + 1];
+        return depth[index] === 0 && next?.kind === "char" && next.text === "\n" ? PARAGRAPH : LINE;
       }
-      length += atom.text.length;
-    } else {
-      depth += atom.kind === "open" ? 1 : -1;
-    }
-  }
-  return atoms.length;
+      return isBlank(atom) ? SPACE : ANYWHERE;
+    },
+  };
 }
 
 function isBlank(atom: Atom): boolean {
@@ -114,14 +109,21 @@ function dropEmptyPairs(html: string): string {
  */
 export function splitTelegramHtml(html: string, limit = TELEGRAM_TEXT_LIMIT): string[] {
   const atoms = atomize(html);
+  const ranges = splitRanges(splitUnits(atoms), {
+    room: () => ({ whole: limit, cut: limit }),
+    minFill: (room) => room / 2,
+    resume: (cut) => {
+      let start = cut;
+      while (start < atoms.length && isBlank(atoms[start]!)) start++;
+      return start;
+    },
+  });
   const chunks: string[] = [];
   let stack: OpenTag[] = [];
-  let start = 0;
-  while (start < atoms.length) {
+  for (const { start, end } of ranges) {
     const opened = stack;
-    const cut = findCut(atoms, start, opened.length, limit);
     let body = "";
-    for (let index = start; index < cut; index++) {
+    for (let index = start; index < end; index++) {
       body += atoms[index]!.raw;
       stack = advanceStack(stack, atoms[index]!);
     }
@@ -131,8 +133,6 @@ export function splitTelegramHtml(html: string, limit = TELEGRAM_TEXT_LIMIT): st
       .join("");
     const chunk = dropEmptyPairs(opened.map((tag) => tag.raw).join("") + body + closing).trim();
     if (chunk !== "") chunks.push(chunk);
-    start = cut;
-    while (start < atoms.length && isBlank(atoms[start]!)) start++;
   }
   return chunks;
 }

@@ -43,6 +43,10 @@ describe("markdownToMrkdwn", () => {
     expect(markdownToMrkdwn("3. three\n4. four")).toBe("3. three\n4. four");
   });
 
+  it("shows a loose task item's box once", () => {
+    expect(markdownToMrkdwn("- [x] done\n\n- [ ] todo")).toBe("• ☑ done\n\n• ☐ todo");
+  });
+
   it("quotes block quotes line by line", () => {
     expect(markdownToMrkdwn("> one\n> two")).toBe("> one\n> two");
   });

@@ -49,6 +49,13 @@ describe("markdownToTelegramHtml", () => {
     expect(html).toBe("• one\n• two\n  1. sub\n  2. sub2\n\n3. c\n4. d\n\n• ☑ done\n• ☐ open");
   });
 
+  it("shows a loose task item's box once, and starts a list inside a quote at the outer level", () => {
+    expect(markdownToTelegramHtml("- [x] done\n\n- [ ] open")).toBe("• ☑ done\n• ☐ open");
+    expect(markdownToTelegramHtml("- a\n  > - b\n  >   - c")).toBe(
+      "• a\n<blockquote>• b\n  ◦ c</blockquote>",
+    );
+  });
+
   it("renders quotes, rules and tables sensibly", () => {
     expect(markdownToTelegramHtml("> quoted **b**")).toBe("<blockquote>quoted <b>b</b></blockquote>");
     expect(markdownToTelegramHtml("---")).toBe("──────────");

@@ -1,0 +1,117 @@
+/**
+ * What a card shows, derived once from a `Card` for every channel: its icon and title, its body
+ * (a diff is code in the "diff" language; empty field lists are dropped), whether it is still
+ * open, the buttons it offers (one per action), the footer while open, the outcome once decided,
+ * and which buttons the typed answers stand for (approve / always / deny). Slack blocks, the
+ * Telegram inline keyboard and HTML, and the console prompt only format this view.
+ */
+import { APPROVE_ONCE, DENY } from "../../approvals/approval-card.js";
+import type { Card, CardBlock, CardButton } from "../../core/card.js";
+
+/** A body block of the view: `CardBlock` with diffs turned into code. */
+export type CardViewBlock = Exclude<CardBlock, { readonly kind: "diff" }>;
+
+/** A card kind's icon, as an emoji and as Slack's shortcode for it. */
+export interface CardIcon {
+  readonly emoji: string;
+  readonly shortcode: string;
+}
+
+/** The buttons the typed answers to an approval stand for. */
+export interface ApprovalKeys {
+  /** Approve this once ("a", "approve"). */
+  readonly approve?: CardButton;
+  /** The broader approval ("A", "always"): always for the tool or command, or read-only for the session. */
+  readonly always?: CardButton;
+  /** Deny ("d", "deny"). */
+  readonly deny?: CardButton;
+}
+
+/** The platform-neutral view of a card. */
+export interface CardView {
+  readonly pendingId: string;
+  readonly kind: Card["kind"];
+  readonly icon: CardIcon;
+  readonly title: string;
+  readonly blocks: readonly CardViewBlock[];
+  /** Still waiting for a press: not decided and with buttons to press. */
+  readonly open: boolean;
+  /** The buttons to show, one per action in the card's order; none once the card is closed. */
+  readonly buttons: readonly CardButton[];
+  /** The hint under the buttons, while open. */
+  readonly footer?: string;
+  /** How it was decided ("Approved by @ana"), once it was. */
+  readonly outcome?: string;
+  /** For approvals: the buttons the typed answers press. Empty for other kinds. */
+  readonly keys: ApprovalKeys;
+}
+
+const ICONS: Readonly<Record<Card["kind"], CardIcon>> = Object.freeze({
+  approval: { emoji: "🔐", shortcode: ":lock:" },
+  question: { emoji: "❓", shortcode: ":question:" },
+  plan: { emoji: "📋", shortcode: ":clipboard:" },
+  item: { emoji: "📌", shortcode: ":pushpin:" },
+});
+
+function viewBlock(block: CardBlock): CardViewBlock[] {
+  if (block.kind === "diff") return [{ kind: "code", text: block.text, language: "diff" }];
+  if (block.kind === "fields" && block.fields.length === 0) return [];
+  return [block];
+}
+
+function uniqueActions(buttons: readonly CardButton[]): CardButton[] {
+  const unique = new Map<string, CardButton>();
+  for (const button of buttons) if (!unique.has(button.action)) unique.set(button.action, button);
+  return [...unique.values()];
+}
+
+function approvalKeys(card: Card, buttons: readonly CardButton[]): ApprovalKeys {
+  if (card.kind !== "approval") return {};
+  return {
+    approve: buttons.find((button) => button.action === APPROVE_ONCE),
+    always: buttons.find(
+      (button) => button.action.startsWith("always") || button.action === "readonly_session",
+    ),
+    deny: buttons.find((button) => button.action === DENY),
+  };
+}
+
+/** Derive what `card` shows. */
+export function cardView(card: Card): CardView {
+  const open = card.outcome === undefined && card.buttons.length > 0;
+  const buttons = open ? uniqueActions(card.buttons) : [];
+  return {
+    pendingId: card.pendingId,
+    kind: card.kind,
+    icon: ICONS[card.kind],
+    title: card.title,
+    blocks: card.blocks.flatMap(viewBlock),
+    open,
+    buttons,
+    ...(open && card.footer !== undefined ? { footer: card.footer } : {}),
+    ...(card.outcome !== undefined ? { outcome: card.outcome } : {}),
+    keys: approvalKeys(card, buttons),
+  };
+}
+
+/** A platform's rendering of the four kinds of body block. */
+export interface CardBlockFormat<T> {
+  text(markdown: string): T;
+  code(text: string, language: string): T;
+  quote(text: string): T;
+  fields(fields: readonly { readonly label: string; readonly value: string }[]): T;
+}
+
+/** Render one body block with a platform's format. */
+export function formatCardBlock<T>(block: CardViewBlock, format: CardBlockFormat<T>): T {
+  switch (block.kind) {
+    case "text":
+      return format.text(block.text);
+    case "code":
+      return format.code(block.text, block.language?.replace(/[^\w+#.-]/g, "") ?? "");
+    case "quote":
+      return format.quote(block.text);
+    case "fields":
+      return format.fields(block.fields);
+  }
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { type CardBlockFormat, cardView, formatCardBlock } from "../../../src/channels/shared/card-view.js";
+import type { ButtonStyle, Card, CardBlock, CardButton } from "../../../src/core/card.js";
+
+const press = (action: string, label: string, style: ButtonStyle = "default"): CardButton => ({
+  action,
+  label,
+  style,
+});
+
+/** An approval whose body has each kind of block, and a button repeated under another label. */
+const approval: Card = {
+  pendingId: "p1",
+  kind: "approval",
+  title: "Approve run_command?",
+  blocks: [text("Run **it**"), { kind: "diff", text: "+a" }, { kind: "fields", fields: [] }, quote("why")],
+  buttons: [
+    press("once", "Approve", "primary"),
+    press("always_command", "Always allow"),
+    press("once", "Approve again", "primary"),
+    press("deny", "Deny", "danger"),
+  ],
+  footer: "Or reply in this thread.",
+};
+
+function text(markdown: string): CardBlock {
+  return { kind: "text", text: markdown };
+}
+
+function quote(value: string): CardBlock {
+  return { kind: "quote", text: value };
+}
+
+describe("cardView", () => {
+  it("shows an open card's icon, body, one button per action, its footer and approval keys", () => {
+    const view = cardView(approval);
+    expect(view.open).toBe(true);
+    expect(view.icon).toEqual({ emoji: "🔐", shortcode: ":lock:" });
+    expect(view.blocks).toEqual([
+      text("Run **it**"),
+      { kind: "code", text: "+a", language: "diff" },
+      quote("why"),
+    ]);
+    expect(view.buttons.map((button) => button.label)).toEqual(["Approve", "Always allow", "Deny"]);
+    expect(view.footer).toBe("Or reply in this thread.");
+    expect(view.outcome).toBeUndefined();
+    expect(view.keys.approve?.action).toBe("once");
+    expect(view.keys.always?.action).toBe("always_command");
+    expect(view.keys.deny?.action).toBe("deny");
+  });
+
+  it("closes a decided card: the outcome instead of buttons, footer and keys", () => {
+    const view = cardView({ ...approval, outcome: "Approved by Ana" });
+    expect(view.open).toBe(false);
+    expect(view.buttons).toEqual([]);
+    expect(view.footer).toBeUndefined();
+    expect(view.outcome).toBe("Approved by Ana");
+    expect(view.keys).toEqual({});
+    expect(cardView({ ...approval, buttons: [] }).open).toBe(false);
+  });
+
+  it("gives other kinds their icon and no approval keys", () => {
+    const question = cardView({ ...approval, kind: "question", title: "Colour?" });
+    expect(question.icon.shortcode).toBe(":question:");
+    expect(question.keys).toEqual({});
+    expect(cardView({ ...approval, kind: "item" }).icon.emoji).toBe("📌");
+    const readOnly = cardView({
+      ...approval,
+      buttons: [press("readonly_session", "Read-only")],
+    });
+    expect(readOnly.keys.always?.label).toBe("Read-only");
+  });
+});
+
+describe("formatCardBlock", () => {
+  const probe: CardBlockFormat<string> = {
+    text: (markdown) => `text:${markdown}`,
+    code: (text, language) => `code[${language}]:${text}`,
+    quote: (text) => `quote:${text}`,
+    fields: (fields) => `fields:${fields.map((field) => `${field.label}=${field.value}`).join(",")}`,
+  };
+
+  it("hands each block to its primitive, with a language safe for a class name", () => {
+    expect(formatCardBlock({ kind: "text", text: "a" }, probe)).toBe("text:a");
+    expect(formatCardBlock({ kind: "code", text: "x", language: 'ts"><b' }, probe)).toBe("code[tsb]:x");
+    expect(formatCardBlock({ kind: "code", text: "x" }, probe)).toBe("code[]:x");
+    expect(formatCardBlock({ kind: "quote", text: "q" }, probe)).toBe("quote:q");
+    expect(formatCardBlock({ kind: "fields", fields: [{ label: "k", value: "v" }] }, probe)).toBe(
+      "fields:k=v",
+    );
+  });
+});

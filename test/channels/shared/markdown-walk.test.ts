@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import {
+  type MarkdownContext,
+  type MarkdownFormat,
+  plainText,
+  renderMarkdown,
+} from "../../../src/channels/shared/markdown-walk.js";
+
+const at = (context: MarkdownContext) => `${context.quoted ? "q" : ""}${context.listDepth}`;
+
+/** A format that shows which primitive produced what, and with which context. */
+const PROBE: MarkdownFormat = {
+  text: (text) => text.toUpperCase(),
+  escape: (text) => `{${text}}`,
+  htmlBlock: (html) => `H(${html.trim()})`,
+  strong: (inner) => `B(${inner})`,
+  em: (inner) => `I(${inner})`,
+  del: (inner) => `S(${inner})`,
+  code: (text) => `C(${text})`,
+  link: (href, label) => `L(${href}|${label})`,
+  pre: (code, language, context) => `P[${language}@${at(context)}](${code})`,
+  quote: (blocks, context) => `Q@${at(context)}(${blocks.join("/")})`,
+  bullet: (depth) => `*${depth}`,
+  listItem: (marker, body, depth) => `${"_".repeat(depth)}${marker} ${body}`,
+  listSeparator: (loose) => (loose ? "\n\n" : "\n"),
+  tableCell: (tokens, inline) => inline(tokens),
+  table: (aligned, context, source) => (context.quoted ? `RAW(${source})` : `T(${aligned})`),
+};
+
+describe("renderMarkdown", () => {
+  it("hands inline constructs to the format's primitives", () => {
+    expect(renderMarkdown("a **b** *c* ~~d~~ `e` [f](https://x.test) ![g](https://y.test)", PROBE)).toBe(
+      "A B(B) I(C) S(D) C(e) L(https://x.test|F) L(https://y.test|G)",
+    );
+    expect(renderMarkdown("![](https://y.test) \\* <b>x</b>", PROBE)).toBe(
+      "L(https://y.test|IMAGE) {*} {<b>}X{</b>}",
+    );
+  });
+
+  it("renders headings as strong lines, rules as the shared rule, raw HTML blocks as text", () => {
+    expect(renderMarkdown("# Title\n\n---\n\n<div>\nx\n</div>\n", PROBE)).toBe(
+      "B(TITLE)\n\n──────────\n\nH(<div>\nx\n</div>)",
+    );
+  });
+
+  it("passes code blocks with their trailing newlines removed and the fence's first word", () => {
+    expect(renderMarkdown("```ts title=x\nconst a;\n\n```", PROBE)).toBe("P[ts@0](const a;)");
+    expect(renderMarkdown("> ```\n> q\n> ```", PROBE)).toBe("Q@0(P[@q0](q))");
+  });
+
+  it("walks lists with bullets by depth, numbers from the start, task boxes and loose separators", () => {
+    expect(renderMarkdown("- a\n  - b\n- [x] c\n- [ ] d", PROBE)).toBe("*0 A\n_*1 B\n*0 ☑ C\n*0 ☐ D");
+    expect(renderMarkdown("3. x\n\n4. y", PROBE)).toBe("3. X\n\n4. Y");
+    expect(renderMarkdown("- [x] a\n\n- [ ] b", PROBE)).toBe("*0 ☑ A\n\n*0 ☐ B");
+    // A nested list is one level deeper; a quote's list keeps the item's level.
+    expect(renderMarkdown("- a\n  > - b", PROBE)).toBe("*0 A\nQ@0(*0 B)");
+  });
+
+  it("marks blocks inside quotes as quoted and keeps quoted tables as their source", () => {
+    expect(renderMarkdown("> a\n>\n> b", PROBE)).toBe("Q@0(A/B)");
+    expect(renderMarkdown("> | a |\n> |---|\n> | 1 |", PROBE)).toBe("Q@0(RAW(| a |\n|---|\n| 1 |))");
+    expect(renderMarkdown("| a | bb |\n|---|---|\n| **1** | 2 |", PROBE)).toBe(
+      "T(A    | BB\n-----+---\nB(1) | 2)",
+    );
+    // Columns padded to the widest cell, trailing blanks dropped.
+    expect(renderMarkdown("| a | bb |\n|---|---|\n| ccc | |", PROBE)).toBe("T(A   | BB\n----+---\nCCC |)");
+  });
+
+  it("returns nothing for blank input", () => {
+    expect(renderMarkdown("  \n\n ", PROBE)).toBe("");
+  });
+});
+
+describe("plainText", () => {
+  it("reads the raw text of inline tokens, line breaks as spaces", () => {
+    expect(plainText(undefined)).toBe("");
+    expect(
+      plainText([
+        { type: "strong", raw: "**x**", text: "x", tokens: [{ type: "text", raw: "x", text: "x" }] },
+        { type: "br", raw: "\n" },
+      ]),
+    ).toBe("x ");
+  });
+});
