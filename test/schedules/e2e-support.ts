@@ -12,7 +12,7 @@ import { mergeSessionHooks } from "../../src/app/session-hooks.js";
 import { slackDirectoryOf } from "../../src/app/slack-starter.js";
 import { telegramDirectoryOf } from "../../src/app/telegram-starter.js";
 import { slackTimezones } from "../../src/channels/slack/slack-timezones.js";
-import { createEngineFactory } from "../../src/engine/assembly/build-engine-factory.js";
+import { createEngineFactory } from "../../src/app/engine-factory.js";
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
 import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "../../src/schedules/schedule-settings.js";
 import type { ProcessExtension } from "../channels/slack/e2e-harness.js";

@@ -5,7 +5,7 @@
  * skill folder writer. The model is the subscriptions tests' puppet ("CALL <tool> <json>").
  */
 import type { PermissionMode } from "../../src/core/modes.js";
-import { createEngineFactory } from "../../src/engine/assembly/build-engine-factory.js";
+import { createEngineFactory } from "../../src/app/engine-factory.js";
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
 import { openSkills } from "../../src/skills/skills-runtime.js";
 import type { SessionManagerOptions } from "../../src/sessions/session-manager.js";

@@ -9,7 +9,7 @@ import pino from "pino";
 import { AppSubscriptions } from "../../src/app/app-subscriptions.js";
 import { slackDirectoryOf } from "../../src/app/slack-starter.js";
 import { telegramDirectoryOf } from "../../src/app/telegram-starter.js";
-import { createEngineFactory } from "../../src/engine/assembly/build-engine-factory.js";
+import { createEngineFactory } from "../../src/app/engine-factory.js";
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
 import {
   DEFAULT_SUBSCRIPTION_SETTINGS,

@@ -5,7 +5,7 @@ import {
   MEMORY_SWITCHED_OFF_NOTICE,
   MEMORY_SWITCHED_ON_NOTICE,
   PLAN_MODE_REMINDER,
-} from "../../src/engine/assembly/context-provider.js";
+} from "../../src/engine/context-provider.js";
 import type { PermissionMode } from "../../src/core/modes.js";
 import { createRequest, type RequestInput } from "../../src/core/request.js";
 
