@@ -6,11 +6,12 @@
  */
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
+import { createSessionManager } from "../../src/app/session-layer.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
 import { TurnEngine, type TurnEngineOptions } from "../../src/engine/turn-engine.js";
 import type { EngineFactory } from "../../src/sessions/engine-context.js";
-import { SessionManager, type SessionManagerOptions } from "../../src/sessions/session-manager.js";
+import type { SessionManager, SessionManagerOptions } from "../../src/sessions/session-manager.js";
 import type { Store } from "../../src/store/store.js";
 import type { ToolRegistry } from "../../src/tools/registry.js";
 
@@ -73,9 +74,9 @@ export interface SessionManagerSetup {
   readonly overrides?: Partial<SessionManagerOptions>;
 }
 
-/** A SessionManager with the test defaults. */
+/** A SessionManager with the test defaults, built by the app's composition root. */
 export function buildSessionManager(setup: SessionManagerSetup): SessionManager {
-  return new SessionManager({
+  return createSessionManager({
     store: setup.store,
     createEngine: setup.createEngine,
     defaults: {
