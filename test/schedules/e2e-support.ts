@@ -7,16 +7,18 @@
  */
 import pino from "pino";
 import { AppSchedules } from "../../src/app/app-schedules.js";
-import { AppSubscriptions } from "../../src/app/app-subscriptions.js";
+import { AppSubscriptions, type ChannelHooks } from "../../src/app/app-subscriptions.js";
 import { mergeSessionHooks } from "../../src/app/session-hooks.js";
 import { slackDirectoryOf } from "../../src/app/slack-starter.js";
 import { telegramDirectoryOf } from "../../src/app/telegram-starter.js";
 import { slackTimezones } from "../../src/channels/slack/slack-timezones.js";
 import { createEngineFactory } from "../../src/app/engine-factory.js";
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
+import type { PlatformDirectory } from "../../src/subscriptions/platform-directory.js";
 import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "../../src/schedules/schedule-settings.js";
 import type { ProcessExtension } from "../channels/slack/e2e-harness.js";
-import type { StackExtension } from "../channels/telegram/stack.js";
+import type { StackExtension as TelegramExtension } from "../channels/telegram/stack.js";
+import type { StackExtension } from "../support/session-stack.js";
 import { TEST_SETTINGS } from "../subscriptions/e2e-support.js";
 
 /** Runs may be one second apart (the default guard is five minutes). */
@@ -53,44 +55,54 @@ function parts(provider: ProviderClient, workspaceRoot: string) {
   };
 }
 
-/** The Slack harness with the app's schedules and subscriptions (built again for every restart). */
-export function slackSchedules(settings: ScheduleSettings = FAST_SCHEDULES): ProcessExtension {
-  return ({ store, provider, dataDir }) => {
-    const { subscriptions, schedules, ...extras } = parts(provider, dataDir);
-    return {
-      ...extras,
-      started: async ({ manager, channel }) => {
-        await subscriptions.open({ store, sessions: manager, settings: TEST_SETTINGS, logger: silent });
-        subscriptions.registerDirectory(slackDirectoryOf(channel));
-        await schedules.open({
-          store,
-          sessions: manager,
-          settings,
-          approvers: ["slack:U9BOSS"],
-          logger: silent,
-        });
-        const timezoneOf = slackTimezones(channel.apiClient);
-        schedules.registerTimezones("slack", (_target, userId) => timezoneOf(userId));
-        schedules.start();
-      },
-    };
-  };
+/** What differs between the platforms: their directory, approvers and timezone lookups. */
+interface PlatformSide<C> {
+  readonly directoryOf: (channel: C) => PlatformDirectory;
+  readonly approvers: readonly string[];
+  readonly timezones?: (channel: C, schedules: AppSchedules) => void;
 }
 
-/** The Telegram stack with the app's schedules and subscriptions (built again for every restart). */
-export function telegramSchedules(settings: ScheduleSettings = FAST_SCHEDULES): StackExtension {
+/** A stack with the app's schedules and subscriptions (built again for every restart). */
+function withSchedules<C>(
+  settings: ScheduleSettings,
+  side: PlatformSide<C>,
+): StackExtension<C, ChannelHooks> {
   return ({ store, provider, workspaceRoot }) => {
     const { subscriptions, schedules, ...extras } = parts(provider, workspaceRoot);
     return {
       ...extras,
       started: async ({ manager, channel }) => {
         await subscriptions.open({ store, sessions: manager, settings: TEST_SETTINGS, logger: silent });
-        subscriptions.registerDirectory(telegramDirectoryOf(channel));
-        await schedules.open({ store, sessions: manager, settings, approvers: [], logger: silent });
+        subscriptions.registerDirectory(side.directoryOf(channel));
+        await schedules.open({
+          store,
+          sessions: manager,
+          settings,
+          approvers: side.approvers,
+          logger: silent,
+        });
+        side.timezones?.(channel, schedules);
         schedules.start();
       },
     };
   };
+}
+
+/** The Slack harness with the app's schedules and subscriptions. */
+export function slackSchedules(settings: ScheduleSettings = FAST_SCHEDULES): ProcessExtension {
+  return withSchedules(settings, {
+    directoryOf: slackDirectoryOf,
+    approvers: ["slack:U9BOSS"],
+    timezones: (channel, schedules) => {
+      const timezoneOf = slackTimezones(channel.apiClient);
+      schedules.registerTimezones("slack", (_target, userId) => timezoneOf(userId));
+    },
+  });
+}
+
+/** The Telegram stack with the app's schedules and subscriptions. */
+export function telegramSchedules(settings: ScheduleSettings = FAST_SCHEDULES): TelegramExtension {
+  return withSchedules(settings, { directoryOf: telegramDirectoryOf, approvers: [] });
 }
 
 /** An ISO time `ms` from now. */

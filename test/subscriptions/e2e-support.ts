@@ -6,11 +6,11 @@
  * is answered with "Tool said: …", and a wake-up is answered as the test decides.
  */
 import pino from "pino";
-import { AppSubscriptions } from "../../src/app/app-subscriptions.js";
+import { AppSubscriptions, type ChannelHooks } from "../../src/app/app-subscriptions.js";
 import { slackDirectoryOf } from "../../src/app/slack-starter.js";
 import { telegramDirectoryOf } from "../../src/app/telegram-starter.js";
 import { createEngineFactory } from "../../src/app/engine-factory.js";
-import type { ProviderClient } from "../../src/engine/provider/provider.js";
+import type { PlatformDirectory } from "../../src/subscriptions/platform-directory.js";
 import {
   DEFAULT_SUBSCRIPTION_SETTINGS,
   type SubscriptionSettings,
@@ -18,6 +18,7 @@ import {
 import type { ProcessExtension } from "../channels/slack/e2e-harness.js";
 import type { StackExtension } from "../channels/telegram/stack.js";
 import type { FakeBody, FakeHandler, FakeOpenAI, FakeReply } from "../fakes/fake-openai.js";
+import type { StackExtension as SharedStackExtension } from "../support/session-stack.js";
 
 /** Wake-ups 250 ms after the last matching message (a burst posted at once is one batch). */
 export const TEST_SETTINGS: SubscriptionSettings = Object.freeze({
@@ -32,42 +33,37 @@ export const WAKE_PREFIX = "Messages from ";
 
 const silent = pino({ level: "silent" });
 
-function engineWith(subscriptions: AppSubscriptions, provider: ProviderClient, workspaceRoot: string) {
-  return createEngineFactory({ provider, workspaceRoot, extraTools: () => subscriptions.tools });
-}
-
-/** The Slack harness with the app's channel subscriptions (built again for every restart). */
-export function slackSubscriptions(settings: SubscriptionSettings = TEST_SETTINGS): ProcessExtension {
-  return ({ store, provider, dataDir }) => {
-    const subscriptions = new AppSubscriptions();
-    return {
-      createEngine: engineWith(subscriptions, provider, dataDir),
-      manager: subscriptions.sessionOptions(),
-      channel: subscriptions.channelHooks,
-      started: async ({ manager, channel }) => {
-        await subscriptions.open({ store, sessions: manager, settings, logger: silent });
-        subscriptions.registerDirectory(slackDirectoryOf(channel));
-      },
-      stopping: () => subscriptions.shutdown(),
-    };
-  };
-}
-
-/** The Telegram stack with the app's channel subscriptions (built again for every restart). */
-export function telegramSubscriptions(settings: SubscriptionSettings = TEST_SETTINGS): StackExtension {
+/**
+ * A stack with the app's channel subscriptions (built again for every restart); `directoryOf`
+ * is the started channel's platform directory.
+ */
+function withSubscriptions<C>(
+  directoryOf: (channel: C) => PlatformDirectory,
+  settings: SubscriptionSettings,
+): SharedStackExtension<C, ChannelHooks> {
   return ({ store, provider, workspaceRoot }) => {
     const subscriptions = new AppSubscriptions();
     return {
-      createEngine: engineWith(subscriptions, provider, workspaceRoot),
+      createEngine: createEngineFactory({ provider, workspaceRoot, extraTools: () => subscriptions.tools }),
       manager: subscriptions.sessionOptions(),
       channel: subscriptions.channelHooks,
       started: async ({ manager, channel }) => {
         await subscriptions.open({ store, sessions: manager, settings, logger: silent });
-        subscriptions.registerDirectory(telegramDirectoryOf(channel));
+        subscriptions.registerDirectory(directoryOf(channel));
       },
       stopping: () => subscriptions.shutdown(),
     };
   };
+}
+
+/** The Slack harness with the app's channel subscriptions. */
+export function slackSubscriptions(settings: SubscriptionSettings = TEST_SETTINGS): ProcessExtension {
+  return withSubscriptions(slackDirectoryOf, settings);
+}
+
+/** The Telegram stack with the app's channel subscriptions. */
+export function telegramSubscriptions(settings: SubscriptionSettings = TEST_SETTINGS): StackExtension {
+  return withSubscriptions(telegramDirectoryOf, settings);
 }
 
 function text(content: unknown): string {

@@ -1,8 +1,11 @@
 /**
- * The real session stack that tests and benchmarks build: TurnEngines on a given provider and tool
+ * The one test stack builder: the real session stack that tests and benchmarks build, on the
+ * app's composition root (createSessionManager) — TurnEngines on a given provider and tool
  * registry (no command rules), a SessionManager with the test defaults (interactive mode, steer
- * queue, one-hour approvals, audit log in the data directory, silent logger), and the orderly stop
- * of a running stack. Harnesses differ only in what they pass in.
+ * queue, one-hour approvals, audit log in the data directory, silent logger), `openStack` for a
+ * whole "process" (its store, an extension's engine and manager options, the manager), and the
+ * orderly stop of a running stack. The channel harnesses (Slack, Telegram), the session harness
+ * and the benchmarks differ only in what they pass in and which channel they put in front.
  */
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
@@ -12,8 +15,11 @@ import type { ProviderClient } from "../../src/engine/provider/provider.js";
 import { TurnEngine, type TurnEngineOptions } from "../../src/engine/turn-engine.js";
 import type { EngineFactory } from "../../src/sessions/engine-context.js";
 import type { SessionManager, SessionManagerOptions } from "../../src/sessions/session-manager.js";
+import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import type { ToolRegistry } from "../../src/tools/registry.js";
+import type { FakeOpenAI } from "../fakes/fake-openai.js";
+import { sessionTestRegistry, type ToolRuns } from "../sessions/helpers/test-tools.js";
 
 /** The system prompt of the test engines. */
 export const TEST_INSTRUCTIONS = "You are a test agent.";
@@ -110,4 +116,73 @@ export async function stopStack(stack: RunningStack, drainMs: number): Promise<v
   await stack.channel.stop();
   await stack.manager.drain(drainMs);
   await stack.store.close();
+}
+
+/** What an extension builds one start of a stack from. */
+export interface StackDeps {
+  readonly store: Store;
+  /** The provider on the fake model. */
+  readonly provider: ProviderClient;
+  readonly dataDir: string;
+  /** Where the sessions work (the data dir itself in the Slack harness). */
+  readonly workspaceRoot: string;
+  readonly openai: FakeOpenAI;
+  readonly runs: ToolRuns;
+}
+
+/** What an extension adds to one start of a stack with channel `C` (options `O`). */
+export interface StackExtras<C, O> {
+  /** Replaces the test engine (e.g. the real engine factory with more tools). */
+  readonly createEngine?: EngineFactory;
+  /** Merged over the stack's SessionManager options. */
+  readonly manager?: Partial<SessionManagerOptions>;
+  /** Merged over the stack's channel options. */
+  readonly channel?: O;
+  /** Once the channel has started (see each harness for where the manager's start falls). */
+  readonly started?: (parts: { readonly manager: SessionManager; readonly channel: C }) => Promise<void>;
+  /** First step of stopping. */
+  readonly stopping?: () => Promise<void>;
+}
+
+/** Builds a start's extras (e.g. channel subscriptions); built again for every restart. */
+export type StackExtension<C, O> = (deps: StackDeps) => StackExtras<C, O> | Promise<StackExtras<C, O>>;
+
+/** What one start of a stack is built from, besides the channel. */
+export interface StackSetup<C, O> extends Omit<StackDeps, "store"> {
+  /** Store URL; the default SQLite file in the data dir when undefined. */
+  readonly storeUrl?: string;
+  readonly approvers?: readonly string[];
+  readonly maxSessionsInMemory: number;
+  readonly logger?: Logger;
+  readonly extend?: StackExtension<C, O>;
+}
+
+/** One start of a stack before its channel: the store, the manager, and the extension's extras. */
+export interface OpenedStack<C, O> {
+  readonly store: Store;
+  readonly manager: SessionManager;
+  readonly extras: StackExtras<C, O>;
+}
+
+/**
+ * Open one "process" of a stack: its store, the extension's extras, and the SessionManager with
+ * the test engine (the session test tools on the fake model) unless the extension replaces it.
+ */
+export async function openStack<C, O>(setup: StackSetup<C, O>): Promise<OpenedStack<C, O>> {
+  const store = await createStore({ url: setup.storeUrl, dataDir: setup.dataDir });
+  const { provider, dataDir, workspaceRoot, openai, runs } = setup;
+  const extras = (await setup.extend?.({ store, provider, dataDir, workspaceRoot, openai, runs })) ?? {};
+  const manager = buildSessionManager({
+    store,
+    createEngine: extras.createEngine ?? engineFactory(provider, sessionTestRegistry(runs)),
+    dataDir,
+    workspaceRoot,
+    model: "fake-model",
+    provider: "openai",
+    approvers: setup.approvers,
+    maxSessionsInMemory: setup.maxSessionsInMemory,
+    logger: setup.logger,
+    overrides: extras.manager,
+  });
+  return { store, manager, extras };
 }
