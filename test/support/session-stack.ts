@@ -24,8 +24,28 @@ import { sessionTestRegistry, type ToolRuns } from "../sessions/helpers/test-too
 /** The system prompt of the test engines. */
 export const TEST_INSTRUCTIONS = "You are a test agent.";
 
+/** What a test engine needs besides its provider, registry and permissions. */
+export type TestEngineOptions = Omit<TurnEngineOptions, "permissions" | "instructions"> & {
+  /** Default TEST_INSTRUCTIONS. */
+  readonly instructions?: string;
+  /** Commands run unasked; none by default (no hard-deny patterns either). */
+  readonly allowedCommandPrefixes?: readonly string[];
+  /** One permission engine shared by many engines (replaces allowedCommandPrefixes). */
+  readonly permissions?: PermissionEngine;
+};
+
+/** The TurnEngine every test stack runs: the test instructions, no command rules unless given. */
+export function testEngine(options: TestEngineOptions): TurnEngine {
+  const { allowedCommandPrefixes = [], instructions = TEST_INSTRUCTIONS, permissions, ...rest } = options;
+  return new TurnEngine({
+    ...rest,
+    instructions,
+    permissions: permissions ?? new PermissionEngine({ allowedCommandPrefixes, hardDenyPatterns: [] }),
+  });
+}
+
 /**
- * Sessions get a TurnEngine on `provider` with `registry`, wired to what the session passes in;
+ * Sessions get a test engine on `provider` with `registry`, wired to what the session passes in;
  * `extra` is merged over the options (e.g. a safety reviewer).
  */
 export function engineFactory(
@@ -36,7 +56,7 @@ export function engineFactory(
 ): EngineFactory {
   const permissions = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
   return (ctx) =>
-    new TurnEngine({
+    testEngine({
       provider,
       registry,
       permissions,
