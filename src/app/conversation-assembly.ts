@@ -12,15 +12,14 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { approvalsConfigSchema, type ApprovalsConfig } from "../approvals/authorisation.js";
 import type { CoworkerConfig } from "../config/schema.js";
-import { createEngineFactory } from "../engine/assembly/build-engine-factory.js";
-import { engineOptionsFromConfig } from "../engine/assembly/config-options.js";
+import { createEngineFactory } from "./engine-factory.js";
+import { engineOptionsFromConfig } from "./engine-config.js";
 import { OpenAIProvider } from "../engine/provider/openai-provider.js";
 import type { ProviderClient } from "../engine/provider/provider.js";
 import { Reviewer } from "../engine/reviewer/reviewer.js";
 import type { ReviewerGateOptions } from "../engine/reviewer/reviewer-gate.js";
 import { OpenAIReviewerModel } from "../engine/reviewer/reviewer-model.js";
 import { reviewerMetrics } from "../ops/reviewer-metrics.js";
-import { SessionManager } from "../sessions/session-manager.js";
 import { scheduleSettingsFromConfig } from "../schedules/schedule-settings.js";
 import { settingsFromConfig } from "../subscriptions/subscription-settings.js";
 import { openSkills, skillsSettingsFromConfig } from "../skills/skills-runtime.js";
@@ -33,6 +32,7 @@ import { MessengerRegistry } from "./messenger-registry.js";
 import { observeService } from "./observed-service.js";
 import { MeteredProvider } from "./provider-metrics.js";
 import { mergeSessionHooks } from "./session-hooks.js";
+import { createSessionManager } from "./session-layer.js";
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -155,7 +155,7 @@ export async function createConversation(
       contextParts: [skills.contextPart],
       framePrompt: skills.framePrompt,
     });
-    const manager = new SessionManager({
+    const manager = createSessionManager({
       store,
       createEngine,
       defaults: {

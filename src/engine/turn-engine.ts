@@ -33,6 +33,7 @@ import { runToolCalls } from "./tool-scheduler.js";
 import { TurnContext, type TurnPersistence } from "./turn-context.js";
 import { parseToolArguments, type ToolRegistry } from "../tools/registry.js";
 import type { SessionFacts } from "../core/tool.js";
+import type { SessionTurnEngine } from "./session-turn-engine.js";
 
 export type { TurnPersistence } from "./turn-context.js";
 
@@ -112,7 +113,7 @@ function toRecord(call: RawToolCall): ToolCallRecord {
 }
 
 /** The owned agent loop (see the module header). */
-export class TurnEngine {
+export class TurnEngine implements SessionTurnEngine {
   private readonly deps: TurnContext["deps"];
   private readonly compactor: Compactor;
   private readonly framePrompt: TurnEngineOptions["framePrompt"];

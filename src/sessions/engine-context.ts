@@ -14,7 +14,8 @@ import type { AuditSink } from "../engine/audit-record.js";
 import type { PermissionMode } from "../core/modes.js";
 import type { GrantSet } from "../engine/permissions/grants.js";
 import type { ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js";
-import type { TurnEngine, TurnPersistence } from "../engine/turn-engine.js";
+import type { SessionTurnEngine } from "../engine/session-turn-engine.js";
+import type { TurnPersistence } from "../engine/turn-engine.js";
 import type { SessionFacts } from "../core/tool.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
@@ -37,7 +38,7 @@ export interface EngineContext {
 }
 
 /** Builds the engine for one session; called once per session each time it is loaded into memory. */
-export type EngineFactory = (context: EngineContext) => TurnEngine;
+export type EngineFactory = (context: EngineContext) => SessionTurnEngine;
 
 /** The session layer's services every session's engine is wired to. */
 export interface EngineServices {

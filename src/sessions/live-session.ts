@@ -9,7 +9,8 @@
  */
 import type { ToolCallRecord, ConversationMessage } from "../core/messages.js";
 import { GrantSet } from "../engine/permissions/grants.js";
-import type { TurnEngine, TurnPersistence } from "../engine/turn-engine.js";
+import type { SessionTurnEngine } from "../engine/session-turn-engine.js";
+import type { TurnPersistence } from "../engine/turn-engine.js";
 import type { HistoryLog, SessionHistory } from "../store/history-log.js";
 import type { KeyValueSpace } from "../store/store.js";
 import type { SessionFacts } from "../core/tool.js";
@@ -54,7 +55,7 @@ export class LiveSession {
   discardSteering = false;
   /** Set by "new": this session is no longer the thread's current one. */
   retired = false;
-  private engineInstance: TurnEngine | undefined;
+  private engineInstance: SessionTurnEngine | undefined;
   private current: SessionRecord;
   private saves: Promise<void> = Promise.resolve();
   /** Dedupe keys of queued messages already recorded as seen (in memory: empty after a reload). */
@@ -96,12 +97,12 @@ export class LiveSession {
     return this.log.messages;
   }
 
-  get engine(): TurnEngine {
+  get engine(): SessionTurnEngine {
     if (!this.engineInstance) throw new Error(`session ${this.id} has no engine bound`);
     return this.engineInstance;
   }
 
-  bindEngine(engine: TurnEngine): void {
+  bindEngine(engine: SessionTurnEngine): void {
     this.engineInstance = engine;
   }
 

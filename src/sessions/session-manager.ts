@@ -8,55 +8,43 @@
  * subscriptions: `wake`, `isBusy`, `onIdle`), add thread commands and `status` lines; commands
  * may list standing items as cards whose Cancel presses go to the owning module.
  */
-import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import { AuditLog } from "../approvals/audit-log.js";
-import { ApprovalService } from "../approvals/approval-service.js";
-import { approvalsConfigSchema } from "../approvals/authorisation.js";
-import { ExpiryTimers } from "../approvals/expiry-timers.js";
-import { PendingHub } from "../approvals/pending-hub.js";
-import { PendingStore } from "../approvals/pending-store.js";
-import { QuestionService } from "../approvals/question-service.js";
-import { permissionModeSchema } from "../core/modes.js";
-import { HistoryLog } from "../store/history-log.js";
+import type { AuditLog } from "../approvals/audit-log.js";
+import type { PendingHub } from "../approvals/pending-hub.js";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
-import type { ConversationService, ReceiveResult } from "./contracts.js";
 import type { InboundMessage } from "../core/inbound-message.js";
+import type { ThreadOutputFactory } from "../core/thread-output.js";
 import { type PlatformUser, sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
-import type { ThreadOutput, ThreadOutputFactory } from "../core/thread-output.js";
-import { engineContextOf } from "./engine-context.js";
-import { dedupeKeysOf, InboundDedupe } from "./inbound-dedupe.js";
+import type { ConversationService, ReceiveResult } from "./contracts.js";
+import { dedupeKeysOf, type InboundDedupe } from "./inbound-dedupe.js";
 import { buttonPressSchema, describeProblems, inboundMessageSchema } from "./inbound-schema.js";
-import { ItemCards } from "./item-cards.js";
-import type { LiveSession } from "./live-session.js";
-import { ModuleCommands } from "./module-commands.js";
-import { ParkedTurns } from "./parked-turns.js";
-import { SessionCache } from "./session-cache.js";
-import { ThreadCommands } from "./session-commands.js";
-import { InProcessSessionLock } from "./session-lock.js";
+import type { ItemCards } from "./item-cards.js";
+import type { ModuleCommands } from "./module-commands.js";
+import type { ParkedTurns } from "./parked-turns.js";
+import type { SessionCache } from "./session-cache.js";
+import type { ThreadCommands } from "./session-commands.js";
 import type { SessionManagerOptions } from "./session-manager-options.js";
-import { queuedMessageOf, SessionRecords } from "./session-record.js";
-import { type SessionReviewer, sessionReviewer } from "./session-reviewer.js";
+import type { SessionParts } from "./session-parts.js";
+import { queuedMessageOf, type SessionRecords } from "./session-record.js";
+import type { SessionReviewer } from "./session-reviewer.js";
 import { parseCommand, parseTextCommand } from "./text-commands.js";
-import { type DrainReport, TurnScheduler } from "./turn-scheduler.js";
+import type { ThreadOutputs } from "./thread-outputs.js";
+import type { DrainReport, TurnScheduler } from "./turn-scheduler.js";
 import { queuedWake, type WakeResult, type WakeTurn, wakeTurnSchema } from "./wake-turns.js";
 
 export type { EngineContext, EngineFactory } from "./engine-context.js";
 export type { SessionManagerOptions } from "./session-manager-options.js";
+export type { SessionParts } from "./session-parts.js";
 export type { DrainReport, TurnEnd } from "./turn-scheduler.js";
 export type { ExtraCommand } from "./extra-commands.js";
 export type { WakeResult, WakeTurn } from "./wake-turns.js";
 
 /** The durable, per-thread session layer. */
 export class SessionManager implements ConversationService {
-  private readonly outputs = new Map<string, ThreadOutputFactory>();
   private readonly logger: Logger;
+  private readonly outputs: ThreadOutputs;
   private readonly dedupe: InboundDedupe;
-  private readonly pending: PendingStore;
   private readonly hub: PendingHub;
-  private readonly parked: ParkedTurns;
-  private readonly approvalService: ApprovalService;
-  private readonly questionService: QuestionService;
   private readonly cache: SessionCache;
   private readonly scheduler: TurnScheduler;
   private readonly commands: ThreadCommands;
@@ -65,98 +53,34 @@ export class SessionManager implements ConversationService {
   private readonly reviewer: SessionReviewer;
   private readonly items: ItemCards;
   private readonly moduleCommands: ModuleCommands;
+  private readonly parked: ParkedTurns;
 
-  /** Throws when the options are invalid (bad approver ids, mode, limits). */
-  constructor(private readonly options: SessionManagerOptions) {
-    approvalsConfigSchema.parse(options.approvals);
-    permissionModeSchema.parse(options.defaults.mode);
-    for (const [name, value] of [
-      ["defaults.maxSteps", options.defaults.maxSteps],
-      ["maxSessionsInMemory", options.maxSessionsInMemory],
-    ] as const)
-      if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
-    const now = options.now ?? (() => new Date());
-    this.logger = options.logger.child({ component: "sessions" });
-    this.auditLog = new AuditLog(options.auditLogPath, options.logger.child({ component: "audit" }));
-    this.dedupe = new InboundDedupe(options.store);
-    this.pending = new PendingStore(options.store, now);
-    this.hub = new PendingHub({
-      store: this.pending,
-      outputFor: (target) => this.outputFor(target),
-      deliveries: this.dedupe,
-      timers: new ExpiryTimers(now, (id) => void this.parked.expire(id)),
-      config: options.approvals,
-      logger: this.logger,
-      now,
-    });
-    this.approvalService = new ApprovalService(this.hub);
-    this.reviewer = sessionReviewer({
-      options,
-      auditLog: this.auditLog,
-      logger: this.logger,
-      now,
-      outputFor: (target) => this.outputFor(target),
-      liveById: (sessionId) => this.cache.byId(sessionId),
-    });
-    this.questionService = new QuestionService(this.hub);
-    this.records = new SessionRecords(options.store.space("sessions"));
-    this.cache = new SessionCache({
-      stores: {
-        records: this.records,
-        history: new HistoryLog(options.store.space("history")),
-        journal: options.store.space("journal"),
-        dedupe: this.dedupe,
-        now,
-      },
-      capacity: options.maxSessionsInMemory,
-      defaults: options.defaults,
-      newId: options.newId ?? (() => randomBytes(12).toString("base64url")),
-      prepare: (live) => this.bindEngine(live),
-      isPinned: (live) => this.hub.waitingSessions().has(live.id),
-    });
-    this.scheduler = new TurnScheduler({
-      lock: options.lock ?? new InProcessSessionLock(),
-      outputFor: (target) => this.outputFor(target),
-      settings: { workspace: options.workspace, maxSteps: options.defaults.maxSteps },
-      logger: this.logger,
-      now,
-      onIdle: (live) => {
-        this.cache.trim();
-        this.tellIdle(live.id);
-      },
-      rebind: (live) => this.bindEngine(live),
-      ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
-    });
-    this.parked = new ParkedTurns({
-      hub: this.hub,
-      cache: this.cache,
-      scheduler: this.scheduler,
-      logger: this.logger,
-    });
-    this.items = new ItemCards(options.itemCancellers ?? [], (target) => this.outputFor(target));
-    this.moduleCommands = new ModuleCommands({
-      commands: options.extraCommands ?? [],
-      cache: this.cache,
-      scheduler: this.scheduler,
-      items: this.items,
-      logger: this.logger,
-      now,
-    });
-    this.commands = new ThreadCommands({
-      cache: this.cache,
-      scheduler: this.scheduler,
-      hub: this.hub,
-      pressCard: (press) => this.parked.press(press),
-      pending: this.pending,
-      statusExtras: options.statusExtras,
-      reviewerStats: this.reviewer.stats,
-      approvals: options.approvals,
-    });
+  /**
+   * On collaborators the composition root built from the same `options` (src/app/session-layer.ts
+   * builds both: `createSessionManager`).
+   */
+  constructor(
+    private readonly options: SessionManagerOptions,
+    parts: SessionParts,
+  ) {
+    this.logger = parts.logger;
+    this.outputs = parts.outputs;
+    this.dedupe = parts.dedupe;
+    this.hub = parts.hub;
+    this.cache = parts.cache;
+    this.scheduler = parts.scheduler;
+    this.commands = parts.commands;
+    this.auditLog = parts.auditLog;
+    this.records = parts.records;
+    this.reviewer = parts.reviewer;
+    this.items = parts.items;
+    this.moduleCommands = parts.moduleCommands;
+    this.parked = parts.parked;
   }
 
   /** A channel registers how to reach its threads (also used to resume after a restart). */
   registerOutput(platform: string, factory: ThreadOutputFactory): void {
-    this.outputs.set(platform, factory);
+    this.outputs.register(platform, factory);
   }
 
   /**
@@ -307,7 +231,7 @@ export class SessionManager implements ConversationService {
 
   /** Post a short notice into a thread through its platform's output; rejects when that fails. */
   async notify(target: ThreadTarget, text: string): Promise<void> {
-    const output = this.outputFor(target);
+    const output = this.outputs.outputFor(target);
     if (!output) throw new Error(`no output is registered for ${target.platform}`);
     await output.postText(text);
   }
@@ -340,38 +264,11 @@ export class SessionManager implements ConversationService {
     return this.cache.size;
   }
 
-  private outputFor(target: ThreadTarget): ThreadOutput | undefined {
-    const factory = this.outputs.get(target.platform);
-    if (!factory) {
-      this.logger.warn({ platform: target.platform }, "no output registered for platform");
-      return undefined;
-    }
-    return factory(target);
-  }
-
-  private tellIdle(sessionId: string): void {
-    try {
-      this.options.onIdle?.(sessionId);
-    } catch (error) {
-      this.logger.warn({ err: error, sessionId }, "an idle listener failed");
-    }
-  }
-
   private async reply(target: ThreadTarget, text: string): Promise<void> {
     try {
-      await this.outputFor(target)?.postText(text);
+      await this.outputs.outputFor(target)?.postText(text);
     } catch (error) {
       this.logger.warn({ err: error }, "posting a command reply failed");
     }
-  }
-
-  private bindEngine(live: LiveSession): void {
-    const services = {
-      approvals: this.approvalService,
-      questions: this.questionService,
-      denials: this.reviewer.denials,
-      audit: this.reviewer.audit,
-    };
-    live.bindEngine(this.options.createEngine(engineContextOf(live, services)));
   }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { formatBanner } from "../../src/app/banner.js";
 import { applyEnvOverrides } from "../../src/config/env-overrides.js";
 import { configSchema } from "../../src/config/schema.js";
-import { shellLimitsFromConfig } from "../../src/engine/assembly/config-options.js";
+import { shellLimitsFromConfig } from "../../src/app/engine-config.js";
 import { describeSandboxStatus } from "../../src/tools/shell/sandbox-backend.js";
 import { createShellSandbox, hiddenServicePaths } from "../../src/tools/shell/shell-sandbox.js";
 

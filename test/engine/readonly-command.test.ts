@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isReadOnlyCommand } from "../../src/engine/permissions/readonly-command.js";
+import { classifyReadOnly } from "../../src/engine/permissions/readonly-command.js";
 import { lexCommandLine } from "../../src/engine/permissions/shell-words.js";
 
 const accepted = [
@@ -81,13 +81,13 @@ const refused = [
   "awk '{system(\"rm x\")}'",
 ];
 
-describe("isReadOnlyCommand", () => {
+describe("classifyReadOnly (read-only or not)", () => {
   it.each(accepted)("accepts %j", (command) => {
-    expect(isReadOnlyCommand(command)).toBe(true);
+    expect(classifyReadOnly(command).readOnly).toBe(true);
   });
 
   it.each(refused)("refuses %j", (command) => {
-    expect(isReadOnlyCommand(command)).toBe(false);
+    expect(classifyReadOnly(command).readOnly).toBe(false);
   });
 });
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileHardDenyRules, matchHardDeny } from "../../src/engine/permissions/hard-deny.js";
-import { classifyReadOnly, isReadOnlyCommand } from "../../src/engine/permissions/readonly-command.js";
+import { classifyReadOnly } from "../../src/engine/permissions/readonly-command.js";
 import {
   HARD_DENIED,
   ISSUE_BYPASSES,
@@ -28,7 +28,7 @@ describe("the adversarial corpus", () => {
   });
 
   it.each(NOT_READ_ONLY)("never classifies %j as read-only", (command) => {
-    expect(isReadOnlyCommand(command)).toBe(false);
+    expect(classifyReadOnly(command).readOnly).toBe(false);
   });
 
   it.each(HARD_DENIED)("hard-denies %j", (command) => {
@@ -40,7 +40,7 @@ describe("the adversarial corpus", () => {
   });
 
   it.each(READ_ONLY)("keeps %j read-only", (command) => {
-    expect(isReadOnlyCommand(command)).toBe(true);
+    expect(classifyReadOnly(command).readOnly).toBe(true);
   });
 });
 

@@ -9,11 +9,14 @@ import pino from "pino";
 import { AppSchedules } from "../../src/app/app-schedules.js";
 import { AppSubscriptions } from "../../src/app/app-subscriptions.js";
 import { mergeSessionHooks } from "../../src/app/session-hooks.js";
-import { createEngineFactory } from "../../src/engine/assembly/build-engine-factory.js";
+import { createEngineFactory } from "../../src/app/engine-factory.js";
+import type { ChannelAdapter, ChannelHooks } from "../../src/channels/channel-adapter.js";
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
+import type { PlatformDirectory } from "../../src/subscriptions/platform-directory.js";
 import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "../../src/schedules/schedule-settings.js";
 import type { ProcessExtension } from "../channels/slack/e2e-harness.js";
-import type { StackExtension } from "../channels/telegram/stack.js";
+import type { StackExtension as TelegramExtension } from "../channels/telegram/stack.js";
+import type { StackExtension } from "../support/session-stack.js";
 import { TEST_SETTINGS } from "../subscriptions/e2e-support.js";
 
 /** Runs may be one second apart (the default guard is five minutes). */
@@ -50,10 +53,16 @@ function parts(provider: ProviderClient, workspaceRoot: string) {
   };
 }
 
-/** The Slack harness with the app's schedules and subscriptions (built again for every restart). */
-export function slackSchedules(settings: ScheduleSettings = FAST_SCHEDULES): ProcessExtension {
-  return ({ store, provider, dataDir }) => {
-    const { subscriptions, schedules, ...extras } = parts(provider, dataDir);
+/** A started channel: its directory, and its people's timezones where the platform knows them. */
+type StartedChannel = Pick<ChannelAdapter, "platform" | "timezoneOf"> & { directory(): PlatformDirectory };
+
+/** A stack with the app's schedules and subscriptions (built again for every restart). */
+function withSchedules<C extends StartedChannel>(
+  settings: ScheduleSettings,
+  approvers: readonly string[],
+): StackExtension<C, ChannelHooks> {
+  return ({ store, provider, workspaceRoot }) => {
+    const { subscriptions, schedules, ...extras } = parts(provider, workspaceRoot);
     return {
       ...extras,
       started: async ({ manager, channel }) => {
@@ -63,30 +72,26 @@ export function slackSchedules(settings: ScheduleSettings = FAST_SCHEDULES): Pro
           store,
           sessions: manager,
           settings,
-          approvers: ["slack:U9BOSS"],
+          approvers,
           logger: silent,
         });
-        schedules.registerTimezones("slack", (_target, userId) => channel.timezoneOf(userId));
+        const timezoneOf = channel.timezoneOf?.bind(channel);
+        if (timezoneOf)
+          schedules.registerTimezones(channel.platform, (_target, userId) => timezoneOf(userId));
         schedules.start();
       },
     };
   };
 }
 
-/** The Telegram stack with the app's schedules and subscriptions (built again for every restart). */
-export function telegramSchedules(settings: ScheduleSettings = FAST_SCHEDULES): StackExtension {
-  return ({ store, provider, workspaceRoot }) => {
-    const { subscriptions, schedules, ...extras } = parts(provider, workspaceRoot);
-    return {
-      ...extras,
-      started: async ({ manager, channel }) => {
-        await subscriptions.open({ store, sessions: manager, settings: TEST_SETTINGS, logger: silent });
-        subscriptions.registerDirectory(channel.directory());
-        await schedules.open({ store, sessions: manager, settings, approvers: [], logger: silent });
-        schedules.start();
-      },
-    };
-  };
+/** The Slack harness with the app's schedules and subscriptions. */
+export function slackSchedules(settings: ScheduleSettings = FAST_SCHEDULES): ProcessExtension {
+  return withSchedules(settings, ["slack:U9BOSS"]);
+}
+
+/** The Telegram stack with the app's schedules and subscriptions. */
+export function telegramSchedules(settings: ScheduleSettings = FAST_SCHEDULES): TelegramExtension {
+  return withSchedules(settings, []);
 }
 
 /** An ISO time `ms` from now. */

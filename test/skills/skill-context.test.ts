@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
 import { approxTokens, catalogText } from "../../src/skills/skill-catalog.js";
 import { loadedSkillNames, skillsContext } from "../../src/skills/skill-context.js";
-import { request } from "../assembly/support.js";
+import { request } from "../support/engine-fixtures.js";
 import { skillMd, skillsFixture, writeSkill } from "./support.js";
 
 let fixture: Awaited<ReturnType<typeof skillsFixture>>;

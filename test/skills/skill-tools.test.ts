@@ -16,7 +16,7 @@ import { skillCommands } from "../../src/skills/skill-commands.js";
 import { frameSkillRun, parseSkillRun } from "../../src/skills/skill-run.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import type { ToolContext } from "../../src/core/tool.js";
-import { request, TARGET } from "../assembly/support.js";
+import { request, TARGET } from "../support/engine-fixtures.js";
 import { skillMd, skillsFixture, writeSkill } from "./support.js";
 
 let fixture: Awaited<ReturnType<typeof skillsFixture>>;

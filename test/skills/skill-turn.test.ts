@@ -5,9 +5,9 @@
  * never framed.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createEngineFactory } from "../../src/engine/assembly/build-engine-factory.js";
+import { createEngineFactory } from "../../src/app/engine-factory.js";
 import { openSkills } from "../../src/skills/skills-runtime.js";
-import { collect, engineContext, lastUserText, request } from "../assembly/support.js";
+import { collect, engineContext, lastUserText, request } from "../support/engine-fixtures.js";
 import { ScriptedProvider, textStep } from "../support/scripted-provider.js";
 import { memorySpace, skillMd, skillsFixture, writeSkill } from "./support.js";
 

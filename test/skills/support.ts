@@ -8,7 +8,7 @@ import { SkillLibrary, skillSources } from "../../src/skills/skill-library.js";
 import { SkillLoader } from "../../src/skills/skill-loader.js";
 import { type SkillSwitchConfig, SkillSwitches } from "../../src/skills/skill-switches.js";
 import type { KeyValueSpace } from "../../src/store/store.js";
-import { tempDir } from "../assembly/support.js";
+import { tempDir } from "../support/engine-fixtures.js";
 
 /** The text of a valid SKILL.md. */
 export function skillMd(name: string, description: string, body = `Steps for ${name}.`): string {

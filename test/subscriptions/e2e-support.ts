@@ -7,8 +7,9 @@
  */
 import pino from "pino";
 import { AppSubscriptions } from "../../src/app/app-subscriptions.js";
-import { createEngineFactory } from "../../src/engine/assembly/build-engine-factory.js";
-import type { ProviderClient } from "../../src/engine/provider/provider.js";
+import { createEngineFactory } from "../../src/app/engine-factory.js";
+import type { ChannelHooks } from "../../src/channels/channel-adapter.js";
+import type { PlatformDirectory } from "../../src/subscriptions/platform-directory.js";
 import {
   DEFAULT_SUBSCRIPTION_SETTINGS,
   type SubscriptionSettings,
@@ -16,6 +17,7 @@ import {
 import type { ProcessExtension } from "../channels/slack/e2e-harness.js";
 import type { StackExtension } from "../channels/telegram/stack.js";
 import type { FakeBody, FakeHandler, FakeOpenAI, FakeReply } from "../fakes/fake-openai.js";
+import type { StackExtension as SharedStackExtension } from "../support/session-stack.js";
 
 /** Wake-ups 250 ms after the last matching message (a burst posted at once is one batch). */
 export const TEST_SETTINGS: SubscriptionSettings = Object.freeze({
@@ -30,33 +32,14 @@ export const WAKE_PREFIX = "Messages from ";
 
 const silent = pino({ level: "silent" });
 
-function engineWith(subscriptions: AppSubscriptions, provider: ProviderClient, workspaceRoot: string) {
-  return createEngineFactory({ provider, workspaceRoot, extraTools: () => subscriptions.tools });
-}
-
-/** The Slack harness with the app's channel subscriptions (built again for every restart). */
-export function slackSubscriptions(settings: SubscriptionSettings = TEST_SETTINGS): ProcessExtension {
-  return ({ store, provider, dataDir }) => {
-    const subscriptions = new AppSubscriptions();
-    return {
-      createEngine: engineWith(subscriptions, provider, dataDir),
-      manager: subscriptions.sessionOptions(),
-      channel: subscriptions.channelHooks,
-      started: async ({ manager, channel }) => {
-        await subscriptions.open({ store, sessions: manager, settings, logger: silent });
-        subscriptions.registerDirectory(channel.directory());
-      },
-      stopping: () => subscriptions.shutdown(),
-    };
-  };
-}
-
-/** The Telegram stack with the app's channel subscriptions (built again for every restart). */
-export function telegramSubscriptions(settings: SubscriptionSettings = TEST_SETTINGS): StackExtension {
+/** A stack with the app's channel subscriptions (built again for every restart). */
+function withSubscriptions<C extends { directory(): PlatformDirectory }>(
+  settings: SubscriptionSettings,
+): SharedStackExtension<C, ChannelHooks> {
   return ({ store, provider, workspaceRoot }) => {
     const subscriptions = new AppSubscriptions();
     return {
-      createEngine: engineWith(subscriptions, provider, workspaceRoot),
+      createEngine: createEngineFactory({ provider, workspaceRoot, extraTools: () => subscriptions.tools }),
       manager: subscriptions.sessionOptions(),
       channel: subscriptions.channelHooks,
       started: async ({ manager, channel }) => {
@@ -66,6 +49,16 @@ export function telegramSubscriptions(settings: SubscriptionSettings = TEST_SETT
       stopping: () => subscriptions.shutdown(),
     };
   };
+}
+
+/** The Slack harness with the app's channel subscriptions. */
+export function slackSubscriptions(settings: SubscriptionSettings = TEST_SETTINGS): ProcessExtension {
+  return withSubscriptions(settings);
+}
+
+/** The Telegram stack with the app's channel subscriptions. */
+export function telegramSubscriptions(settings: SubscriptionSettings = TEST_SETTINGS): StackExtension {
+  return withSubscriptions(settings);
 }
 
 function text(content: unknown): string {

@@ -81,8 +81,3 @@ export function classifyReadOnly(command: string): ReadOnlyVerdict {
   const rewritten = line.commands.some((simple) => simple.words[0]?.text === "git");
   return { readOnly: true, command: rewritten ? rebuild(line, runs) : command };
 }
-
-/** Whether a shell command line only reads. */
-export function isReadOnlyCommand(command: string): boolean {
-  return classifyReadOnly(command).readOnly;
-}

@@ -2,9 +2,10 @@
  * End-to-end set-up for the Slack channel: the real Bolt app (SlackChannel, Socket Mode) against
  * the fake Slack, the real SessionManager on a SQLite store, and TurnEngines whose provider is
  * the real OpenAI-compatible client talking to the fake OpenAI server. `restart` builds a new
- * SessionManager and SlackChannel on the same store file, as a new process would. An optional
- * extension adds to every "process" (another engine, manager and channel options, start/stop
- * steps) — e.g. channel subscriptions.
+ * SessionManager and SlackChannel on the same store file, as a new process would. The stack
+ * itself is the shared builder's (test/support/session-stack.ts); an optional extension adds to
+ * every "process" (another engine, manager and channel options, start/stop steps) — e.g. channel
+ * subscriptions.
  */
 import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -13,15 +14,12 @@ import { join } from "node:path";
 import { SlackChannel, type SlackChannelOptions } from "../../../src/channels/slack/slack-channel.js";
 import type { RenderSettings } from "../../../src/channels/slack/slack-renderer.js";
 import { OpenAIProvider } from "../../../src/engine/provider/openai-provider.js";
-import type { ProviderClient } from "../../../src/engine/provider/provider.js";
-import type { EngineFactory } from "../../../src/sessions/engine-context.js";
-import type { SessionManager, SessionManagerOptions } from "../../../src/sessions/session-manager.js";
-import { createStore } from "../../../src/store/create-store.js";
+import type { SessionManager } from "../../../src/sessions/session-manager.js";
 import type { Store } from "../../../src/store/store.js";
 import { type FakeHandler, type FakeOpenAI, startFakeOpenAI } from "../../fakes/fake-openai.js";
 import { type FakeMessage, type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
-import { sessionTestRegistry, ToolRuns } from "../../sessions/helpers/test-tools.js";
-import { buildSessionManager, engineFactory, stopStack } from "../../support/session-stack.js";
+import { ToolRuns } from "../../sessions/helpers/test-tools.js";
+import { openStack, type StackExtension, type StackExtras, stopStack } from "../../support/session-stack.js";
 import { blockTexts, fakeSlackChannelOptions, silentLogger } from "./support.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
 
@@ -40,27 +38,10 @@ export interface Process {
 }
 
 /** What an extension adds to one "process" (built again for each restart). */
-export interface ProcessExtras {
-  /** Replaces the test engine (e.g. the real engine factory with more tools). */
-  readonly createEngine?: EngineFactory;
-  /** Merged over the harness's SessionManager options. */
-  readonly manager?: Partial<SessionManagerOptions>;
-  /** Merged over the harness's SlackChannel options. */
-  readonly channel?: Partial<SlackChannelOptions>;
-  /** After the channel has started, before the manager resumes earlier work. */
-  readonly started?: (process: Process) => Promise<void>;
-  /** First step of stopping the process. */
-  readonly stopping?: () => Promise<void>;
-}
+export type ProcessExtras = StackExtras<SlackChannel, Partial<SlackChannelOptions>>;
 
 /** Builds a process's extras from its store, the provider on the fake model and the data dir. */
-export type ProcessExtension = (deps: {
-  readonly store: Store;
-  readonly provider: ProviderClient;
-  readonly dataDir: string;
-  readonly openai: FakeOpenAI;
-  readonly runs: ToolRuns;
-}) => ProcessExtras | Promise<ProcessExtras>;
+export type ProcessExtension = StackExtension<SlackChannel, Partial<SlackChannelOptions>>;
 
 export interface E2E {
   readonly fake: FakeSlack;
@@ -81,19 +62,16 @@ async function startProcess(
   render: Partial<RenderSettings>,
   extend: ProcessExtension | undefined,
 ): Promise<Process> {
-  const store = await createStore({ url: undefined, dataDir });
-  const provider = new OpenAIProvider({ baseURL: openai.baseURL, apiKey: "test", maxRetries: 0 });
-  const extras = (await extend?.({ store, provider, dataDir, openai, runs })) ?? {};
-  const manager = buildSessionManager({
-    store,
-    createEngine: extras.createEngine ?? engineFactory(provider, sessionTestRegistry(runs)),
+  const { store, manager, extras } = await openStack({
+    provider: new OpenAIProvider({ baseURL: openai.baseURL, apiKey: "test", maxRetries: 0 }),
     dataDir,
-    model: "fake-model",
-    provider: "openai",
+    workspaceRoot: dataDir,
+    openai,
+    runs,
     approvers: [`slack:${BOSS}`],
     maxSessionsInMemory: 100,
     logger: silentLogger,
-    overrides: extras.manager,
+    extend,
   });
   const channel = withOutputs(
     new SlackChannel(

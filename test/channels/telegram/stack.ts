@@ -2,9 +2,10 @@
  * The whole Telegram stack for end-to-end tests and the benchmark: the fake Bot API, the fake
  * OpenAI-compatible server, the real SessionManager (SQLite store in a temp dir) with TurnEngines
  * on the real OpenAIProvider and the session test tools, and a TelegramChannel on the real grammY
- * bot and runner. `restart()` rebuilds everything but the two fakes and the data directory. An
- * optional extension adds to every start (another engine, manager and channel options, start/stop
- * steps) — e.g. channel subscriptions.
+ * bot and runner. `restart()` rebuilds everything but the two fakes and the data directory. The
+ * stack itself is the shared builder's (test/support/session-stack.ts); an optional extension
+ * adds to every start (another engine, manager and channel options, start/stop steps) — e.g.
+ * channel subscriptions.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,15 +16,17 @@ import {
   type TelegramChannelOptions,
 } from "../../../src/channels/telegram/telegram-channel.js";
 import { OpenAIProvider } from "../../../src/engine/provider/openai-provider.js";
-import type { ProviderClient } from "../../../src/engine/provider/provider.js";
-import type { EngineFactory } from "../../../src/sessions/engine-context.js";
-import type { SessionManager, SessionManagerOptions } from "../../../src/sessions/session-manager.js";
-import { createStore } from "../../../src/store/create-store.js";
+import type { SessionManager } from "../../../src/sessions/session-manager.js";
 import type { Store } from "../../../src/store/store.js";
 import { type FakeHandler, type FakeOpenAI, startFakeOpenAI } from "../../fakes/fake-openai.js";
 import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
-import { sessionTestRegistry, ToolRuns } from "../../sessions/helpers/test-tools.js";
-import { buildSessionManager, engineFactory, stopStack } from "../../support/session-stack.js";
+import { ToolRuns } from "../../sessions/helpers/test-tools.js";
+import {
+  openStack,
+  type StackExtension as SharedStackExtension,
+  type StackExtras as SharedStackExtras,
+  stopStack,
+} from "../../support/session-stack.js";
 import { fakeTelegramChannelOptions } from "./harness.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
 
@@ -56,32 +59,10 @@ export interface StackOptions {
 }
 
 /** What an extension adds to one start of the stack. */
-export interface StackExtras {
-  /** Replaces the test engine (e.g. the real engine factory with more tools). */
-  readonly createEngine?: EngineFactory;
-  /** Merged over the stack's SessionManager options. */
-  readonly manager?: Partial<SessionManagerOptions>;
-  /** Merged over the stack's TelegramChannel options (after `options.channel`). */
-  readonly channel?: Partial<TelegramChannelOptions>;
-  /** After the manager and the channel have started. */
-  readonly started?: (parts: { manager: SessionManager; channel: TelegramChannel }) => Promise<void>;
-  /** First step of stopping. */
-  readonly stopping?: () => Promise<void>;
-}
+export type StackExtras = SharedStackExtras<TelegramChannel, Partial<TelegramChannelOptions>>;
 
 /** Builds a start's extras from its store, the provider on the fake model and the workspace. */
-export type StackExtension = (deps: {
-  readonly store: Store;
-  readonly provider: ProviderClient;
-  readonly workspaceRoot: string;
-  readonly openai: FakeOpenAI;
-  readonly runs: ToolRuns;
-  /** The fake model server's base URL (`http://127.0.0.1:<port>/v1`). */
-  readonly openaiBaseURL: string;
-}) => StackExtras | Promise<StackExtras>;
-
-/** The shared test engine factory (also used by the benchmarks that import it from here). */
-export { engineFactory } from "../../support/session-stack.js";
+export type StackExtension = SharedStackExtension<TelegramChannel, Partial<TelegramChannelOptions>>;
 
 interface Shared {
   readonly tg: FakeTelegram;
@@ -93,29 +74,18 @@ interface Shared {
 async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
   const { tg, openai, runs, dataDir } = shared;
   const logger = options.logger ?? pino({ level: "silent" });
-  const store = await createStore({ url: options.storeUrl, dataDir });
-  const provider = new OpenAIProvider({ baseURL: openai.baseURL, apiKey: "test-key", maxRetries: 0 });
   const workspaceRoot = join(dataDir, "workspace");
-  const extras =
-    (await options.extend?.({
-      store,
-      provider,
-      workspaceRoot,
-      openai,
-      runs,
-      openaiBaseURL: openai.baseURL,
-    })) ?? {};
-  const manager = buildSessionManager({
-    store,
-    createEngine: extras.createEngine ?? engineFactory(provider, sessionTestRegistry(runs)),
+  const { store, manager, extras } = await openStack({
+    provider: new OpenAIProvider({ baseURL: openai.baseURL, apiKey: "test-key", maxRetries: 0 }),
     dataDir,
     workspaceRoot,
-    model: "fake-model",
-    provider: "openai",
+    openai,
+    runs,
+    storeUrl: options.storeUrl,
     approvers: options.approvers,
     maxSessionsInMemory: 1000,
     logger,
-    overrides: extras.manager,
+    extend: options.extend,
   });
   const channel = withOutputs(
     new TelegramChannel(

@@ -28,7 +28,7 @@ function start(vision: VisionSetting, transcription: boolean, fileMaxBytes = 102
   return startStack({
     allowedUsers: [ALICE.id],
     channel: { fileMaxBytes },
-    extend: ({ provider, workspaceRoot, openaiBaseURL }) => ({
+    extend: ({ provider, workspaceRoot, openai }) => ({
       createEngine: engineFactory(provider, sessionTestRegistry(new ToolRuns()), undefined, () => ({
         media: { workspaceRoot, vision },
       })),
@@ -37,7 +37,7 @@ function start(vision: VisionSetting, transcription: boolean, fileMaxBytes = 102
           workspaceRoot,
           logger,
           ...(transcription
-            ? { transcriber: openAITranscriber({ model: "whisper-1", baseURL: openaiBaseURL }) }
+            ? { transcriber: openAITranscriber({ model: "whisper-1", baseURL: openai.baseURL }) }
             : {}),
         }),
       },

@@ -1,7 +1,7 @@
 /**
- * Engine test harness: a TurnEngine wired to the scripted provider, the test tools, an in-memory
- * persistence journal, an interaction broker and an audit log, plus helpers to drive a turn and
- * check the history invariants.
+ * Engine test harness: the test stack's TurnEngine (test/support/session-stack.ts) wired to the
+ * scripted provider, the test tools, an in-memory persistence journal, an interaction broker and
+ * an audit log, plus helpers to drive a turn and check the history invariants.
  */
 import { expect } from "vitest";
 import type { AgentEvent, EventOf } from "../../../src/core/events.js";
@@ -10,15 +10,15 @@ import type { AuditRecord } from "../../../src/engine/audit-record.js";
 import type { ConversationMessage } from "../../../src/core/messages.js";
 import type { Grant } from "../../../src/engine/permissions/grants.js";
 import { GrantSet } from "../../../src/engine/permissions/grants.js";
-import { PermissionEngine } from "../../../src/engine/permissions/permission-engine.js";
 import {
   type ConversationExecutionRequest,
   createRequest,
   type RequestInput,
 } from "../../../src/core/request.js";
-import { TurnEngine, type TurnEngineOptions, type TurnPersistence } from "../../../src/engine/turn-engine.js";
+import type { TurnEngineOptions, TurnPersistence } from "../../../src/engine/turn-engine.js";
 import type { AnyTool, SessionFacts } from "../../../src/core/tool.js";
 import { ScriptedProvider, type ScriptedStep } from "../../support/scripted-provider.js";
+import { testEngine } from "../../support/session-stack.js";
 import { RunLog, testRegistry } from "./test-tools.js";
 
 /** An in-memory journal implementing TurnPersistence, with an optional hook on every append. */
@@ -74,14 +74,10 @@ export function makeHarness(opts: HarnessOptions = {}) {
   const facts: SessionFacts = { downloadedFiles: new Set() };
   const modes: string[] = [];
   const withInteractions = opts.interactions ?? true;
-  const engine = new TurnEngine({
+  const engine = testEngine({
     provider,
     registry,
-    permissions: new PermissionEngine({
-      allowedCommandPrefixes: opts.allowedCommandPrefixes ?? [],
-      hardDenyPatterns: [],
-    }),
-    instructions: "You are a test agent.",
+    allowedCommandPrefixes: opts.allowedCommandPrefixes,
     grants,
     facts,
     ...(withInteractions

@@ -5,7 +5,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { TurnEngine } from "../../../src/engine/turn-engine.js";
+import type { SessionTurnEngine } from "../../../src/engine/session-turn-engine.js";
 import type { InboundMessage } from "../../../src/core/inbound-message.js";
 import type { PlatformUser, ThreadTarget } from "../../../src/core/thread-target.js";
 import type { PressResult } from "../../../src/core/button-press.js";
@@ -65,7 +65,7 @@ export interface Harness {
   readonly store: Store;
   readonly dataDir: string;
   readonly auditLogPath: string;
-  readonly engines: TurnEngine[];
+  readonly engines: SessionTurnEngine[];
 }
 
 /** Open a store: "memory:" unless a data dir is given (then the default SQLite file in it). */
@@ -82,7 +82,7 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
   const provider = new ScriptedProvider(options.steps ?? []);
   const runs = options.runs ?? new ToolRuns();
   const createEngine = engineFactory(provider, sessionTestRegistry(runs));
-  const engines: TurnEngine[] = [];
+  const engines: SessionTurnEngine[] = [];
   const auditLogPath = auditLogPathIn(dataDir);
   const manager = buildSessionManager({
     store,

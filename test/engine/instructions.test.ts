@@ -8,7 +8,7 @@ import {
   MEMORY_GUIDANCE,
   MEMORY_OFF_STATEMENT,
   NARRATION_RULE,
-} from "../../src/engine/assembly/instructions.js";
+} from "../../src/engine/instructions.js";
 
 const base: InstructionsInput = {
   workspaceRoot: "/srv/workspace",

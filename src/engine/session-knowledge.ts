@@ -7,10 +7,10 @@
  */
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
-import type { ConversationExecutionRequest } from "../../core/request.js";
-import { fileErrorMessage } from "../../tools/files/fs-errors.js";
-import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
-import { type MemoryStore, memoryKeysOf } from "../../tools/memory/memory-store.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
+import { fileErrorMessage } from "../tools/files/fs-errors.js";
+import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
+import { type MemoryStore, memoryKeysOf } from "../tools/memory/memory-store.js";
 
 /** The workspace file whose conventions join the instructions. */
 export const AGENTS_MD = "AGENTS.md";

@@ -1,17 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  createEngineFactory,
-  type EngineFactoryDeps,
-} from "../../src/engine/assembly/build-engine-factory.js";
-import { engineOptionsFromConfig } from "../../src/engine/assembly/config-options.js";
+import { createEngineFactory, type EngineFactoryDeps } from "../../src/app/engine-factory.js";
+import { engineOptionsFromConfig } from "../../src/app/engine-config.js";
 import { configSchema, type CoworkerConfig } from "../../src/config/schema.js";
 import type { AgentEvent } from "../../src/core/events.js";
 import type { EngineContext } from "../../src/sessions/engine-context.js";
 import type { Messenger } from "../../src/tools/messaging/messenger.js";
 import { type AnyTool, defineTool, ok } from "../../src/core/tool.js";
 import { ScriptedProvider, textStep, toolStep } from "../support/scripted-provider.js";
-import { collect, engineContext, request, TARGET, tempDir, toolNames } from "./support.js";
+import { collect, engineContext, request, TARGET, tempDir, toolNames } from "../support/engine-fixtures.js";
 
 let root: string;
 let cleanup: () => Promise<void>;

@@ -5,26 +5,16 @@ import {
   MEMORY_SWITCHED_OFF_NOTICE,
   MEMORY_SWITCHED_ON_NOTICE,
   PLAN_MODE_REMINDER,
-} from "../../src/engine/assembly/context-provider.js";
+} from "../../src/engine/context-provider.js";
 import type { PermissionMode } from "../../src/core/modes.js";
-import { createRequest, type RequestInput } from "../../src/core/request.js";
+import type { RequestInput } from "../../src/core/request.js";
+import { request as threadRequest } from "../support/engine-fixtures.js";
 
 const NOW = new Date("2026-11-29T09:30:00Z");
 
+/** The fixtures' request of Ana in a Slack thread, on model "m". */
 function request(overrides: Partial<RequestInput> = {}) {
-  return createRequest({
-    prompt: "hello",
-    messages: [],
-    sessionId: "s1",
-    platform: "slack",
-    model: "m",
-    workspace: { root: "/ws", context: "" },
-    requester: { userId: "U_ANA", displayName: "Ana" },
-    mode: "interactive",
-    surface: "thread",
-    metadata: { target: { platform: "slack", workspace: "T1", channel: "C42", thread: "1700.1" } },
-    ...overrides,
-  });
+  return threadRequest({ model: "m", ...overrides });
 }
 
 describe("context provider", () => {

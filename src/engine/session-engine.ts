@@ -1,77 +1,72 @@
 /**
- * SessionEngine: the TurnEngine a session gets from the engine factory when its instructions need
+ * SessionEngine: the engine a session gets from the engine factory when its instructions need
  * session-start knowledge that must be read asynchronously (AGENTS.md from disk, memories from
  * the store) and that depends on who asks first — which the synchronous factory does not know.
  *
  * It prepares the real engine once, on the session's first turn, and from then on hands every
- * call to it; the instructions are therefore fixed from the first turn on. The session layer's
- * factory contract returns a TurnEngine instance, so this class extends it; the inherited engine
- * state is never driven: every public member is delegated. Steering and a stop that arrive
- * while it prepares are kept and applied to the real engine's turn, so the turn ends the way an
- * interrupted turn always does (user message stored, no orphaned calls).
+ * call to it; the instructions are therefore fixed from the first turn on. It implements the
+ * session layer's SessionTurnEngine contract by composition: it holds the prepared engine and has
+ * no engine state of its own. Steering and a stop that arrive while it prepares are kept and
+ * applied to the real engine's turn, so the turn ends the way an interrupted turn always does
+ * (user message stored, no orphaned calls).
  */
-import type { Attachment } from "../../core/attachment.js";
-import { type AgentEvent, agentEvent } from "../../core/events.js";
-import type { ConversationMessage } from "../../core/messages.js";
-import type { ConversationExecutionRequest } from "../../core/request.js";
-import { TurnEngine, type TurnEngineOptions } from "../turn-engine.js";
+import type { Attachment } from "../core/attachment.js";
+import { type AgentEvent, agentEvent } from "../core/events.js";
+import type { ConversationMessage } from "../core/messages.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
+import type { SessionTurnEngine } from "./session-turn-engine.js";
 
 /** The prepared engine and the notices (e.g. an unreadable AGENTS.md) to show before its first turn. */
 export interface PreparedSession {
-  readonly engine: TurnEngine;
+  readonly engine: SessionTurnEngine;
   readonly notices: readonly string[];
 }
 
 /** Builds the real engine from the session's first request (its requester, channel and mode). */
 export type SessionPreparer = (firstRequest: ConversationExecutionRequest) => Promise<PreparedSession>;
 
-type Start = (engine: TurnEngine) => AsyncGenerator<AgentEvent>;
+type Start = (engine: SessionTurnEngine) => AsyncGenerator<AgentEvent>;
 
 const NO_MESSAGES: readonly ConversationMessage[] = Object.freeze([]);
 
-/** A TurnEngine that prepares its real engine on the first turn (see the module header). */
-export class SessionEngine extends TurnEngine {
-  private inner: TurnEngine | undefined;
+/** An engine that prepares its real engine on the first turn (see the module header). */
+export class SessionEngine implements SessionTurnEngine {
+  private inner: SessionTurnEngine | undefined;
   /** A turn was accepted and the real engine's turn has not started yet. */
   private claimed = false;
   private stopRequested = false;
   private readonly earlySteering: { text: string; attachments: readonly Attachment[] }[] = [];
 
-  /** `base` satisfies the TurnEngine constructor only; turns run on the engine `prepare` builds. */
-  constructor(
-    base: TurnEngineOptions,
-    private readonly prepare: SessionPreparer,
-  ) {
-    super(base);
-  }
+  /** Turns run on the engine `prepare` builds from the session's first request. */
+  constructor(private readonly prepare: SessionPreparer) {}
 
-  override run(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
+  run(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
     return this.delegate(request, (engine) => engine.run(request));
   }
 
-  override resume(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
+  resume(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
     return this.delegate(request, (engine) => engine.resume(request));
   }
 
-  override retry(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
+  retry(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
     return this.delegate(request, (engine) => engine.retry(request));
   }
 
-  override interrupt(): void {
+  interrupt(): void {
     if (this.claimed) this.stopRequested = true;
     this.inner?.interrupt();
   }
 
-  override steer(text: string, attachments: readonly Attachment[] = []): void {
+  steer(text: string, attachments: readonly Attachment[] = []): void {
     if (this.inner) this.inner.steer(text, attachments);
     else this.earlySteering.push({ text, attachments });
   }
 
-  override get messages(): readonly ConversationMessage[] {
+  get messages(): readonly ConversationMessage[] {
     return this.inner?.messages ?? NO_MESSAGES;
   }
 
-  override get isRunning(): boolean {
+  get isRunning(): boolean {
     return this.claimed || (this.inner?.isRunning ?? false);
   }
 

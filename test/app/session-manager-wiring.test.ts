@@ -1,10 +1,10 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createEngineFactory } from "../../src/engine/assembly/build-engine-factory.js";
+import { createEngineFactory } from "../../src/app/engine-factory.js";
 import { ScriptedProvider, textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, makeHarness, message, thread } from "../sessions/helpers/harness.js";
-import { lastUserText, systemPrompt, tempDir } from "./support.js";
+import { lastUserText, systemPrompt, tempDir } from "../support/engine-fixtures.js";
 
 let root: string;
 let cleanup: () => Promise<void>;

@@ -2,16 +2,12 @@ import { execFileSync } from "node:child_process";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  loadMemoryBlock,
-  readAgentsMd,
-  readTextPrefix,
-} from "../../src/engine/assembly/session-knowledge.js";
+import { loadMemoryBlock, readAgentsMd, readTextPrefix } from "../../src/engine/session-knowledge.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { MemoryStore } from "../../src/tools/memory/memory-store.js";
-import { request, TARGET, tempDir } from "./support.js";
+import { request, TARGET, tempDir } from "../support/engine-fixtures.js";
 
 let root: string;
 let outside: string;

@@ -6,18 +6,14 @@
  * offered on a given turn is the registry's call: plan and discuss modes advertise only read and
  * interactive tools, and propose_plan only in plan mode.
  */
-import {
-  type BuiltinToolsOptions,
-  createBuiltinTools,
-  type FileToolLimits,
-} from "../../tools/builtin-tools.js";
-import type { WorkspaceRootsOptions } from "../../tools/files/workspace-paths.js";
-import { interactiveTools } from "../../tools/interactive-tools.js";
-import type { MemoryToolsOptions } from "../../tools/memory/memory-tools.js";
-import type { Messenger } from "../../tools/messaging/messenger.js";
-import { capOutput } from "../../tools/output-cap.js";
-import { ToolRegistry } from "../../tools/registry.js";
-import type { AnyTool } from "../../core/tool.js";
+import { type BuiltinToolsOptions, createBuiltinTools, type FileToolLimits } from "../tools/builtin-tools.js";
+import type { WorkspaceRootsOptions } from "../tools/files/workspace-paths.js";
+import { interactiveTools } from "../tools/interactive-tools.js";
+import type { MemoryToolsOptions } from "../tools/memory/memory-tools.js";
+import type { Messenger } from "../tools/messaging/messenger.js";
+import { capOutput } from "../tools/output-cap.js";
+import { ToolRegistry } from "../tools/registry.js";
+import type { AnyTool } from "../core/tool.js";
 
 /** The tool limits from config. */
 export interface ToolLimits {

@@ -4,10 +4,10 @@
  * allowed command prefixes and hard-deny patterns, and how images reach the model.
  * One mapping from config keys to factory options, so the application wires none of it by hand.
  */
-import type { CoworkerConfig } from "../../config/schema.js";
-import type { ResourceLimits } from "../../tools/shell/resource-limits.js";
-import { createShellSandbox } from "../../tools/shell/shell-sandbox.js";
-import type { EngineFactoryDeps } from "./build-engine-factory.js";
+import type { CoworkerConfig } from "../config/schema.js";
+import type { ResourceLimits } from "../tools/shell/resource-limits.js";
+import { createShellSandbox } from "../tools/shell/shell-sandbox.js";
+import type { EngineFactoryDeps } from "./engine-factory.js";
 
 /** The config-derived part of EngineFactoryDeps. */
 export type ConfigDerivedOptions = Pick<

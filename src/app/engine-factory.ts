@@ -7,28 +7,28 @@
  * instructions (fixed from then on) and the per-turn context provider (see SessionEngine).
  */
 import os from "node:os";
-import type { EngineContext, EngineFactory } from "../../sessions/engine-context.js";
-import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
-import type { MemoryStore } from "../../tools/memory/memory-store.js";
-import type { MemoryToolsOptions } from "../../tools/memory/memory-tools.js";
-import type { Messenger } from "../../tools/messaging/messenger.js";
-import type { AnyTool } from "../../core/tool.js";
-import { PermissionEngine } from "../permissions/permission-engine.js";
-import type { MediaOptions } from "../outbound-media.js";
-import type { ProviderClient } from "../provider/provider.js";
-import { ReviewerGate, type ReviewerGateOptions } from "../reviewer/reviewer-gate.js";
-import type { ConversationExecutionRequest } from "../../core/request.js";
-import { TurnEngine, type TurnEngineOptions } from "../turn-engine.js";
-import { type ContextPart, createContextProvider } from "./context-provider.js";
-import { AGENTS_MD_MAX_CHARS, buildInstructions, describeDate } from "./instructions.js";
+import type { EngineContext, EngineFactory } from "../sessions/engine-context.js";
+import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
+import type { MemoryStore } from "../tools/memory/memory-store.js";
+import type { MemoryToolsOptions } from "../tools/memory/memory-tools.js";
+import type { Messenger } from "../tools/messaging/messenger.js";
+import type { AnyTool } from "../core/tool.js";
+import { PermissionEngine } from "../engine/permissions/permission-engine.js";
+import type { MediaOptions } from "../engine/outbound-media.js";
+import type { ProviderClient } from "../engine/provider/provider.js";
+import { ReviewerGate, type ReviewerGateOptions } from "../engine/reviewer/reviewer-gate.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
+import { TurnEngine, type TurnEngineOptions } from "../engine/turn-engine.js";
+import { type ContextPart, createContextProvider } from "../engine/context-provider.js";
+import { AGENTS_MD_MAX_CHARS, buildInstructions, describeDate } from "../engine/instructions.js";
 import {
   type KnowledgePart,
   loadMemoryBlock,
   readAgentsMd,
   type TextPrefixReader,
-} from "./session-knowledge.js";
-import { SessionEngine } from "./session-engine.js";
-import { type McpToolSource, registryOf, sessionTools, type ToolLimits } from "./tool-set.js";
+} from "../engine/session-knowledge.js";
+import { SessionEngine } from "../engine/session-engine.js";
+import { type McpToolSource, registryOf, sessionTools, type ToolLimits } from "./session-tool-set.js";
 
 /** Everything the factory needs besides the per-session EngineContext. */
 export interface EngineFactoryDeps {
@@ -170,9 +170,6 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
       return { engine, notices: noticesOf([agentsMd, memoryBlock]) };
     };
 
-    return new SessionEngine(
-      { ...common, instructions: instructionsOf(platform, memory !== undefined && savingEnabled()) },
-      prepare,
-    );
+    return new SessionEngine(prepare);
   };
 }

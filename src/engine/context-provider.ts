@@ -7,10 +7,10 @@
  * and the parts other modules contribute (the skill catalog and countermands).
  */
 import { describeDate } from "./instructions.js";
-import type { PermissionMode } from "../../core/modes.js";
-import { provenanceOf } from "../permissions/permission-engine.js";
-import type { ConversationExecutionRequest } from "../../core/request.js";
-import { threadTargetOf } from "../../tools/session-target.js";
+import type { PermissionMode } from "../core/modes.js";
+import { provenanceOf } from "./permissions/permission-engine.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
+import { threadTargetOf } from "../tools/session-target.js";
 
 /** Appended while plan mode is active: explore read-only, then propose. */
 export const PLAN_MODE_REMINDER = `Plan mode is active: tools that change files, run commands, reach the network or post messages are blocked. Explore read-only and design an approach. When you have settled on one, present it with \`propose_plan\` (what you will change, in which files, how you will verify it) — don't describe edits as if you were making them. If the plan is approved, this conversation switches to execution and you implement it; if it is rejected, revise it using the feedback.`;

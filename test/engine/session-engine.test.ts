@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { type PreparedSession, SessionEngine } from "../../src/engine/assembly/session-engine.js";
+import { type PreparedSession, SessionEngine } from "../../src/engine/session-engine.js";
 import type { AgentEvent } from "../../src/core/events.js";
 import type { ConversationExecutionRequest } from "../../src/core/request.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import { TurnEngine, type TurnEngineOptions } from "../../src/engine/turn-engine.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { ScriptedProvider, type ScriptedStep, textStep } from "../support/scripted-provider.js";
-import { collect, engineContext, lastUserText, request, systemPrompt } from "./support.js";
+import { collect, engineContext, lastUserText, request, systemPrompt } from "../support/engine-fixtures.js";
 
 /** A SessionEngine whose preparation waits until the test releases (or fails) it. */
 function deferred(steps: ScriptedStep[]) {
@@ -24,7 +24,7 @@ function deferred(steps: ScriptedStep[]) {
   const prepared: ConversationExecutionRequest[] = [];
   let release: (notices?: string[]) => void = () => undefined;
   let fail: (error: Error) => void = () => undefined;
-  const engine = new SessionEngine(options, (first) => {
+  const engine = new SessionEngine((first) => {
     prepared.push(first);
     return new Promise<PreparedSession>((resolve, reject) => {
       release = (notices = []) =>

@@ -1,19 +1,9 @@
 import { symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  createEngineFactory,
-  type EngineFactoryDeps,
-} from "../../src/engine/assembly/build-engine-factory.js";
-import {
-  DISCUSS_MODE_REMINDER,
-  MEMORY_SWITCHED_OFF_NOTICE,
-} from "../../src/engine/assembly/context-provider.js";
-import {
-  MEMORY_GUIDANCE,
-  MEMORY_OFF_STATEMENT,
-  NARRATION_RULE,
-} from "../../src/engine/assembly/instructions.js";
+import { createEngineFactory, type EngineFactoryDeps } from "../../src/app/engine-factory.js";
+import { DISCUSS_MODE_REMINDER, MEMORY_SWITCHED_OFF_NOTICE } from "../../src/engine/context-provider.js";
+import { MEMORY_GUIDANCE, MEMORY_OFF_STATEMENT, NARRATION_RULE } from "../../src/engine/instructions.js";
 import type { AgentEvent } from "../../src/core/events.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
@@ -29,7 +19,7 @@ import {
   TARGET,
   tempDir,
   toolNames,
-} from "./support.js";
+} from "../support/engine-fixtures.js";
 
 const NOW = new Date("2026-11-29T14:05:00Z");
 let root: string;

@@ -1,0 +1,156 @@
+/**
+ * The session layer's composition root: validates the SessionManager's options, builds every
+ * collaborator the manager works with — audit log, inbound dedupe, pending store and hub,
+ * approval and question services, the reviewer parts, session records and cache, the turn
+ * scheduler (on the injected session lock, else the in-process one), item cards, the parked turns, module
+ * and thread commands, the thread outputs — wires them to each other, and hands them to the manager.
+ * The app and the tests' stack builder both build their SessionManager here.
+ */
+import { randomBytes } from "node:crypto";
+import { ApprovalService } from "../approvals/approval-service.js";
+import { AuditLog } from "../approvals/audit-log.js";
+import { approvalsConfigSchema } from "../approvals/authorisation.js";
+import { ExpiryTimers } from "../approvals/expiry-timers.js";
+import { PendingHub } from "../approvals/pending-hub.js";
+import { PendingStore } from "../approvals/pending-store.js";
+import { QuestionService } from "../approvals/question-service.js";
+import { permissionModeSchema } from "../core/modes.js";
+import { engineContextOf } from "../sessions/engine-context.js";
+import { InboundDedupe } from "../sessions/inbound-dedupe.js";
+import { ItemCards } from "../sessions/item-cards.js";
+import type { LiveSession } from "../sessions/live-session.js";
+import { ModuleCommands } from "../sessions/module-commands.js";
+import { ParkedTurns } from "../sessions/parked-turns.js";
+import { SessionCache } from "../sessions/session-cache.js";
+import { ThreadCommands } from "../sessions/session-commands.js";
+import { InProcessSessionLock } from "../sessions/session-lock.js";
+import { SessionManager, type SessionManagerOptions } from "../sessions/session-manager.js";
+import type { SessionParts } from "../sessions/session-parts.js";
+import { SessionRecords } from "../sessions/session-record.js";
+import { sessionReviewer } from "../sessions/session-reviewer.js";
+import { ThreadOutputs } from "../sessions/thread-outputs.js";
+import { TurnScheduler } from "../sessions/turn-scheduler.js";
+import { HistoryLog } from "../store/history-log.js";
+
+/** Throws when the options are invalid (bad approver ids, mode, limits). */
+function validate(options: SessionManagerOptions): void {
+  approvalsConfigSchema.parse(options.approvals);
+  permissionModeSchema.parse(options.defaults.mode);
+  for (const [name, value] of [
+    ["defaults.maxSteps", options.defaults.maxSteps],
+    ["maxSessionsInMemory", options.maxSessionsInMemory],
+  ] as const)
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
+}
+
+/** Build the SessionManager's collaborators from `options`, wired to each other. */
+export function sessionParts(options: SessionManagerOptions): SessionParts {
+  validate(options);
+  const now = options.now ?? (() => new Date());
+  const logger = options.logger.child({ component: "sessions" });
+  const outputs = new ThreadOutputs(logger);
+  const outputFor = outputs.outputFor.bind(outputs);
+  const auditLog = new AuditLog(options.auditLogPath, options.logger.child({ component: "audit" }));
+  const dedupe = new InboundDedupe(options.store);
+  const pending = new PendingStore(options.store, now);
+  const hub: PendingHub = new PendingHub({
+    store: pending,
+    config: options.approvals,
+    logger,
+    now,
+    outputFor,
+    deliveries: dedupe,
+    timers: new ExpiryTimers(now, (id) => void parked.expire(id)),
+  });
+  const reviewer = sessionReviewer({
+    options,
+    auditLog,
+    logger,
+    now,
+    outputFor,
+    liveById: (sessionId) => cache.byId(sessionId),
+  });
+  const services = {
+    approvals: new ApprovalService(hub),
+    questions: new QuestionService(hub),
+    denials: reviewer.denials,
+    audit: reviewer.audit,
+  };
+  const bindEngine = (live: LiveSession): void =>
+    live.bindEngine(options.createEngine(engineContextOf(live, services)));
+  const records = new SessionRecords(options.store.space("sessions"));
+  const cache: SessionCache = new SessionCache({
+    stores: {
+      records,
+      history: new HistoryLog(options.store.space("history")),
+      journal: options.store.space("journal"),
+      dedupe,
+      now,
+    },
+    capacity: options.maxSessionsInMemory,
+    defaults: options.defaults,
+    newId: options.newId ?? (() => randomBytes(12).toString("base64url")),
+    prepare: bindEngine,
+    isPinned: (live) => hub.waitingSessions().has(live.id),
+  });
+  const tellIdle = (sessionId: string): void => {
+    try {
+      options.onIdle?.(sessionId);
+    } catch (error) {
+      logger.warn({ err: error, sessionId }, "an idle listener failed");
+    }
+  };
+  const scheduler = new TurnScheduler({
+    lock: options.lock ?? new InProcessSessionLock(),
+    outputFor,
+    settings: { workspace: options.workspace, maxSteps: options.defaults.maxSteps },
+    logger,
+    now,
+    onIdle: (live) => {
+      cache.trim();
+      tellIdle(live.id);
+    },
+    rebind: bindEngine,
+    ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
+  });
+  const parked = new ParkedTurns({ hub, cache, scheduler, logger });
+  const items = new ItemCards(options.itemCancellers ?? [], outputFor);
+  const moduleCommands = new ModuleCommands({
+    commands: options.extraCommands ?? [],
+    cache,
+    scheduler,
+    items,
+    logger,
+    now,
+  });
+  const commands = new ThreadCommands({
+    cache,
+    scheduler,
+    hub,
+    pressCard: (press) => parked.press(press),
+    pending,
+    statusExtras: options.statusExtras,
+    reviewerStats: reviewer.stats,
+    approvals: options.approvals,
+  });
+  return {
+    logger,
+    outputs,
+    dedupe,
+    hub,
+    reviewer,
+    records,
+    cache,
+    scheduler,
+    items,
+    moduleCommands,
+    commands,
+    auditLog,
+    parked,
+  };
+}
+
+/** A SessionManager on the collaborators built from `options`; throws when the options are invalid. */
+export function createSessionManager(options: SessionManagerOptions): SessionManager {
+  return new SessionManager(options, sessionParts(options));
+}

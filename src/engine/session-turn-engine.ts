@@ -1,0 +1,28 @@
+/**
+ * SessionTurnEngine: the part of an engine the session layer drives — start, resume or retry a
+ * turn, stop or steer the running one, and read the history and whether a turn runs. TurnEngine
+ * implements it, and so does the SessionEngine that prepares its TurnEngine on a session's first
+ * turn; the session layer's engine factory returns this contract, not a class.
+ */
+import type { Attachment } from "../core/attachment.js";
+import type { AgentEvent } from "../core/events.js";
+import type { ConversationMessage } from "../core/messages.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
+
+/** One conversation's engine as the session layer drives it (see the module header). */
+export interface SessionTurnEngine {
+  /** A user turn: `request.prompt` joins the history first. */
+  run(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent>;
+  /** Continue a turn persisted while it waited at a person. */
+  resume(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent>;
+  /** Re-run after a provider error without a new user message. */
+  retry(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent>;
+  /** Stop the running turn. */
+  interrupt(): void;
+  /** Queue user text for the running (or next) turn. */
+  steer(text: string, attachments?: readonly Attachment[]): void;
+  /** The history as it stands, including the running (or last) turn. */
+  readonly messages: readonly ConversationMessage[];
+  /** Whether a turn is in progress. */
+  readonly isRunning: boolean;
+}

@@ -1,0 +1,39 @@
+/**
+ * SessionParts: the collaborators a SessionManager works with, built and wired to each other by
+ * the composition root (src/app/session-layer.ts) and handed to the manager, which constructs
+ * none of them: intake dedupe, the session records and cache, the turn scheduler, the pending
+ * hub of approvals and questions, the reviewer parts, thread and module commands, item cards,
+ * the audit log, the platforms' thread outputs, and the parked turns.
+ */
+import type { Logger } from "pino";
+import type { AuditLog } from "../approvals/audit-log.js";
+import type { PendingHub } from "../approvals/pending-hub.js";
+import type { InboundDedupe } from "./inbound-dedupe.js";
+import type { ItemCards } from "./item-cards.js";
+import type { ModuleCommands } from "./module-commands.js";
+import type { ParkedTurns } from "./parked-turns.js";
+import type { SessionCache } from "./session-cache.js";
+import type { ThreadCommands } from "./session-commands.js";
+import type { SessionRecords } from "./session-record.js";
+import type { SessionReviewer } from "./session-reviewer.js";
+import type { ThreadOutputs } from "./thread-outputs.js";
+import type { TurnScheduler } from "./turn-scheduler.js";
+
+/** What a SessionManager is made of (see the module header). */
+export interface SessionParts {
+  /** The session layer's logger (component "sessions"). */
+  readonly logger: Logger;
+  readonly outputs: ThreadOutputs;
+  readonly dedupe: InboundDedupe;
+  readonly hub: PendingHub;
+  readonly reviewer: SessionReviewer;
+  readonly records: SessionRecords;
+  readonly cache: SessionCache;
+  readonly scheduler: TurnScheduler;
+  readonly items: ItemCards;
+  readonly moduleCommands: ModuleCommands;
+  readonly commands: ThreadCommands;
+  readonly auditLog: AuditLog;
+  /** Card presses, typed answers, expiries and restart resumes of parked turns. */
+  readonly parked: ParkedTurns;
+}
