@@ -35,6 +35,20 @@ export class ServiceFailure extends Error {
   }
 }
 
+/**
+ * A chat platform that cannot be reached from this machine: the network, a proxy or the
+ * configured API address, never the credentials. `host` and `setting` name where to look.
+ */
+export function platformUnreachable(
+  service: string,
+  reason: string,
+  where: { readonly host: string; readonly setting: string },
+  cause: { readonly cause?: unknown },
+): ServiceFailure {
+  const fix = `check this machine's network access to ${where.host} (proxy, firewall, DNS) or ${where.setting}; Coworker retries`;
+  return new ServiceFailure(service, "unreachable", reason, fix, cause);
+}
+
 const KIND_WORDS: Readonly<Record<FailureKind, string>> = {
   unreachable: "is unreachable",
   rejected: "rejected the credentials",

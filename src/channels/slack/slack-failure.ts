@@ -4,7 +4,7 @@
  * Socket Mode, wrong token kind), each with its fix. Used when the channel connects.
  */
 import { webApi } from "@slack/bolt";
-import { messageOf, networkCode, ServiceFailure } from "../../core/failure.js";
+import { messageOf, networkCode, platformUnreachable, ServiceFailure } from "../../core/failure.js";
 import { slackErrorCode } from "./slack-api.js";
 
 const REJECTED = new Set([
@@ -51,11 +51,10 @@ export function slackFailure(error: unknown, role: SlackTokenRole, step: string)
     sdkCode === webApi.ErrorCode.HTTPError
   ) {
     const why = network ?? messageOf(error);
-    return new ServiceFailure(
+    return platformUnreachable(
       "Slack",
-      "unreachable",
       `${step}: ${why}`,
-      "check this machine's network access to slack.com (proxy, firewall, DNS) or SLACK_API_URL; Coworker retries",
+      { host: "slack.com", setting: "SLACK_API_URL" },
       cause,
     );
   }

@@ -5,7 +5,7 @@
  * is set; other 4xx), each with its fix. Used when the channel connects.
  */
 import { GrammyError, HttpError } from "grammy";
-import { messageOf, networkCode, ServiceFailure } from "../../core/failure.js";
+import { messageOf, networkCode, platformUnreachable, ServiceFailure } from "../../core/failure.js";
 
 const TOKEN_FIX =
   "copy the bot's token from @BotFather (/mybots → API Token) into TELEGRAM_BOT_TOKEN; revoked tokens must be replaced";
@@ -47,11 +47,6 @@ export function telegramFailure(error: unknown, step: string): ServiceFailure {
   // Never the fetch error's own message: it quotes the URL, which carries the token.
   const why =
     networkCode(error) ?? (error instanceof HttpError ? "network request failed" : messageOf(error));
-  return new ServiceFailure(
-    "Telegram",
-    "unreachable",
-    `${step}: ${why}`,
-    "check this machine's network access to api.telegram.org (proxy, firewall, DNS) or TELEGRAM_API_ROOT; Coworker retries",
-    cause,
-  );
+  const where = { host: "api.telegram.org", setting: "TELEGRAM_API_ROOT" };
+  return platformUnreachable("Telegram", `${step}: ${why}`, where, cause);
 }
