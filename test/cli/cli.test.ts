@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import type { AppAssembly } from "../../src/app/app-parts.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { ENV_OVERRIDES } from "../../src/config/env-overrides.js";
-import { deploy, runTests } from "../console/scripts.js";
-import { FakeService } from "../console/fake-service.js";
+import { deploy, runTests } from "../channels/console/scripts.js";
+import { FakeService } from "../channels/console/fake-service.js";
 import { tempProject, testIo } from "./io.js";
 
 const KEY = "sk-test-cli-0123456789abcdefghij";

@@ -10,7 +10,7 @@ import { planChannels, startApp } from "../../src/app/start-app.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import type { CoworkerConfig } from "../../src/config/schema.js";
 import { createLogger } from "../../src/logging/logger.js";
-import { FakeService } from "../console/fake-service.js";
+import { FakeService } from "../channels/console/fake-service.js";
 import { tempProject } from "./io.js";
 
 const logger = createLogger({ level: "silent" });

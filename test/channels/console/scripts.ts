@@ -1,5 +1,5 @@
 /** Scripted turns shared by the console and CLI tests: an approval turn and a question turn. */
-import type { Card } from "../../src/core/card.js";
+import type { Card } from "../../../src/core/card.js";
 import type { TurnScript } from "./fake-service.js";
 
 export const approvalCard: Card = {

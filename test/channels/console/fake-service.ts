@@ -3,13 +3,13 @@
  * received message through the registered ThreadOutput, pausing for card presses or text answers
  * exactly as the session layer would.
  */
-import type { Card, CardRef } from "../../src/core/card.js";
-import { type AgentEvent, agentEvent } from "../../src/core/events.js";
-import type { ButtonPress, PressResult } from "../../src/core/button-press.js";
-import type { InboundMessage } from "../../src/core/inbound-message.js";
-import type { ReceiveResult } from "../../src/sessions/contracts.js";
-import type { TurnRenderer } from "../../src/core/thread-output.js";
-import { type RecordedCommand, RecordingService } from "../support/recording-service.js";
+import type { Card, CardRef } from "../../../src/core/card.js";
+import { type AgentEvent, agentEvent } from "../../../src/core/events.js";
+import type { ButtonPress, PressResult } from "../../../src/core/button-press.js";
+import type { InboundMessage } from "../../../src/core/inbound-message.js";
+import type { ReceiveResult } from "../../../src/sessions/contracts.js";
+import type { TurnRenderer } from "../../../src/core/thread-output.js";
+import { type RecordedCommand, RecordingService } from "../../support/recording-service.js";
 
 /** What a scripted turn can do. */
 export interface TurnKit {

@@ -1,9 +1,9 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { CONSOLE_TARGET, ConsoleChannel } from "../../src/channels/console/console-channel.js";
+import { CONSOLE_TARGET, ConsoleChannel } from "../../../src/channels/console/console-channel.js";
 import { FakeService } from "./fake-service.js";
 import { approvalCard, deploy, runTests } from "./scripts.js";
-import { withOutputs } from "../support/adapter-outputs.js";
+import { withOutputs } from "../../support/adapter-outputs.js";
 
 function harness(lines: string, interactive = false) {
   const service = new FakeService({ "run the tests": runTests, deploy });

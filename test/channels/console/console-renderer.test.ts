@@ -1,8 +1,8 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { statusLabel, ConsoleTurnRenderer } from "../../src/channels/console/console-renderer.js";
-import { TerminalWriter } from "../../src/channels/console/terminal-writer.js";
-import { type AgentEvent, agentEvent } from "../../src/core/events.js";
+import { statusLabel, ConsoleTurnRenderer } from "../../../src/channels/console/console-renderer.js";
+import { TerminalWriter } from "../../../src/channels/console/terminal-writer.js";
+import { type AgentEvent, agentEvent } from "../../../src/core/events.js";
 
 function render(events: readonly AgentEvent[]): Promise<string> {
   const out = new PassThrough();
