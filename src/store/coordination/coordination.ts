@@ -4,6 +4,7 @@
  * one-time claims and shared sets (indexes). Redis provides it across processes; the in-process
  * implementation gives the single-process default (SQLite, Postgres, memory) the same contract.
  */
+import { randomUUID } from "node:crypto";
 import type { StoreNamespace } from "../store.js";
 
 /** A lease just taken: the token proves ownership, the fence orders holders (strictly increasing per key). */
@@ -37,6 +38,17 @@ export class StaleFenceError extends Error {
   }
 }
 
+/** A new lease token, naming its owner when given. */
+export function newLeaseToken(owner?: string): string {
+  return owner === undefined ? randomUUID() : `${owner}/${randomUUID()}`;
+}
+
+/** The owner named in a lease token (see `acquire`), if any. */
+export function tokenOwner(token: string): string | undefined {
+  const slash = token.lastIndexOf("/");
+  return slash < 0 ? undefined : token.slice(0, slash);
+}
+
 /** Stops a subscription; resolves once no more messages are delivered to its listener. */
 export type Unsubscribe = () => Promise<void>;
 
@@ -44,8 +56,11 @@ export type Unsubscribe = () => Promise<void>;
 export interface Coordination {
   /** True when other processes may share this coordination (Redis); false for the in-process one. */
   readonly distributed: boolean;
-  /** Take `key` for `ttlMs` unless someone holds it; undefined when held. */
-  acquire(key: string, ttlMs: number): Promise<LeaseGrant | undefined>;
+  /**
+   * Take `key` for `ttlMs` unless someone holds it; undefined when held. `owner` (no "/") is
+   * written into the token, so others can tell who holds the key (`tokenOwner`).
+   */
+  acquire(key: string, ttlMs: number, owner?: string): Promise<LeaseGrant | undefined>;
   /** Extend the lease to `ttlMs` from now; false when `token` no longer holds it. */
   renew(key: string, token: string, ttlMs: number): Promise<boolean>;
   /** Give the lease up; false when `token` no longer held it. */

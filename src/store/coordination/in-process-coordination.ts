@@ -4,9 +4,15 @@
  * (expiry checked on access); pub/sub delivers to this process's listeners; fenced writes go to
  * the store's spaces after the fence check.
  */
-import { randomUUID } from "node:crypto";
 import { type SpaceEntry, type Store, type StoreNamespace, setAll } from "../store.js";
-import type { Coordination, FencedWrite, FenceRef, LeaseGrant, Unsubscribe } from "./coordination.js";
+import {
+  type Coordination,
+  type FencedWrite,
+  type FenceRef,
+  type LeaseGrant,
+  newLeaseToken,
+  type Unsubscribe,
+} from "./coordination.js";
 
 interface Held {
   readonly token: string;
@@ -30,10 +36,10 @@ export class InProcessCoordination implements Coordination {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async acquire(key: string, ttlMs: number): Promise<LeaseGrant | undefined> {
+  async acquire(key: string, ttlMs: number, owner?: string): Promise<LeaseGrant | undefined> {
     this.assertOpen();
     if (this.live(key)) return undefined;
-    const token = randomUUID();
+    const token = newLeaseToken(owner);
     const fence = (this.fences.get(key) ?? 0) + 1;
     this.fences.set(key, fence);
     this.leases.set(key, { token, expiresAt: this.now() + ttlMs });

@@ -6,12 +6,18 @@
  * its lease cannot overwrite its successor. Queues are lists, claims `SET NX PX`, indexes sets.
  * Pub/sub runs on a dedicated subscriber connection, as Redis requires.
  */
-import { randomUUID } from "node:crypto";
 import { createClient } from "@keyv/redis";
 import { serializeEntry } from "../backends/backend.js";
 import type { ErrorSink } from "../backends/backend.js";
 import { redisStoreKey } from "../backends/redis.js";
-import type { Coordination, FencedWrite, FenceRef, LeaseGrant, Unsubscribe } from "./coordination.js";
+import {
+  type Coordination,
+  type FencedWrite,
+  type FenceRef,
+  type LeaseGrant,
+  newLeaseToken,
+  type Unsubscribe,
+} from "./coordination.js";
 
 type RedisClient = ReturnType<typeof newClient>;
 
@@ -96,8 +102,8 @@ export class RedisCoordination implements Coordination {
     private readonly subscriber: RedisClient,
   ) {}
 
-  async acquire(key: string, ttlMs: number): Promise<LeaseGrant | undefined> {
-    const token = randomUUID();
+  async acquire(key: string, ttlMs: number, owner?: string): Promise<LeaseGrant | undefined> {
+    const token = newLeaseToken(owner);
     const fence = Number(
       await this.client.eval(ACQUIRE, {
         keys: [leaseKey(key), fenceKey(key)],
