@@ -6,7 +6,6 @@
  * holder is told; presses settled and commands taken elsewhere reach the holder over its control
  * channel (turn-controls.ts); sessions whose holder died are resumed by failover (failover.ts).
  */
-import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
@@ -40,7 +39,7 @@ export interface MultiProcessHost {
 
 export interface MultiProcessOptions {
   readonly coordination: Coordination;
-  /** Names this process in leases and control channels; default host-pid-random. */
+  /** Names this process in leases and control channels (no "/"); default random. */
   readonly processId?: string | undefined;
   readonly timing?: LeaseTiming | undefined;
   /** How often to look for orphaned sessions; default the lease renewal interval. */
@@ -68,7 +67,7 @@ export class MultiProcessSessions {
   constructor(options: MultiProcessOptions) {
     this.coordination = options.coordination;
     this.logger = options.logger;
-    this.processId = options.processId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+    this.processId = options.processId ?? randomBytes(6).toString("hex");
     const timing = options.timing ?? DEFAULT_LEASE_TIMING;
     this.leases = new SessionLeases({
       coordination: this.coordination,
