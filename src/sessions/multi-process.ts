@@ -31,6 +31,8 @@ export interface MultiProcessHost {
   rebind(live: LiveSession): void;
   /** Steer the running turn; false when none runs (see TurnScheduler.steer). */
   steer(live: LiveSession, message: QueuedMessage): Promise<boolean>;
+  /** Whether the session's turn is parked here waiting for a person. */
+  isParked(sessionId: string): boolean;
   /** Hand items of the session settled elsewhere to the turns waiting for them here. */
   recheckSettled(sessionId: string): Promise<void>;
   /** Run a thread command here and post its reply into the thread. */
@@ -241,10 +243,14 @@ export class MultiProcessSessions {
     }
   }
 
-  /** The lease was lost while a turn ran: stop it, its successor continues it from the store. */
+  /**
+   * The lease was lost while a turn ran: stop it (its successor continues it from the store). A
+   * turn parked at a person is left alone — stopping it would cancel the card its successor uses.
+   */
   private async lost(sessionId: string): Promise<void> {
-    const live = await this.requireHost().liveById(sessionId);
-    if (live?.activeTurn && live.engine.isRunning) live.engine.interrupt();
+    const host = this.requireHost();
+    const live = await host.liveById(sessionId);
+    if (live?.activeTurn && live.engine.isRunning && !host.isParked(sessionId)) live.engine.interrupt();
   }
 
   private requireHost(): MultiProcessHost {
