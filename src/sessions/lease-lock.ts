@@ -52,6 +52,12 @@ export const sessionLeaseKey = (sessionId: string) => `session:${sessionId}`;
 /** The session leases of this process. */
 export class SessionLeases {
   private readonly held = new Map<string, Entry>();
+  /**
+   * The fence this process writes each session under: a held lease's, and after a lease was lost
+   * still the lost one's — so late writes are refused, never let through unfenced — until the
+   * session's lease is taken again or released.
+   */
+  private readonly fences = new Map<string, FenceRef>();
   /** The fence each session's in-memory state was last current with, as seen by this process. */
   private readonly lastFence = new Map<string, number>();
   private heartbeatFailed = false;
@@ -91,12 +97,18 @@ export class SessionLeases {
       },
     };
     this.held.set(sessionId, entry);
+    this.fences.set(sessionId, entry.fence);
     return entry;
   }
 
   /** The lease this process holds on the session, if any. */
   holding(sessionId: string): HeldSession | undefined {
     return this.held.get(sessionId);
+  }
+
+  /** The fence this process's writes of the session carry, if it holds (or lost) its lease. */
+  fenceOf(sessionId: string): FenceRef | undefined {
+    return this.fences.get(sessionId);
   }
 
   /** The process holding the session's lease now, when another one does. */
@@ -164,6 +176,7 @@ export class SessionLeases {
   private async drop(entry: Entry): Promise<void> {
     if (this.held.get(entry.sessionId) !== entry) return;
     this.forget(entry);
+    this.fences.delete(entry.sessionId);
     this.lastFence.set(entry.sessionId, entry.fence.fence);
     try {
       await this.options.coordination.release(entry.fence.key, entry.token);
