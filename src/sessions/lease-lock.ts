@@ -53,9 +53,9 @@ export const sessionLeaseKey = (sessionId: string) => `session:${sessionId}`;
 export class SessionLeases {
   private readonly held = new Map<string, Entry>();
   /**
-   * The fence this process writes each session under: a held lease's, and after a lease was lost
-   * still the lost one's — so late writes are refused, never let through unfenced — until the
-   * session's lease is taken again or released.
+   * The fence this process writes each session under: the held lease's, and once that lease is
+   * lost or released still its fence — a late write is then refused if anyone took the session
+   * since, never let through unfenced — until this process takes the session again.
    */
   private readonly fences = new Map<string, FenceRef>();
   /** The fence each session's in-memory state was last current with, as seen by this process. */
@@ -106,7 +106,7 @@ export class SessionLeases {
     return this.held.get(sessionId);
   }
 
-  /** The fence this process's writes of the session carry, if it holds (or lost) its lease. */
+  /** The fence this process's writes of the session carry, if it ever held its lease. */
   fenceOf(sessionId: string): FenceRef | undefined {
     return this.fences.get(sessionId);
   }
@@ -176,7 +176,6 @@ export class SessionLeases {
   private async drop(entry: Entry): Promise<void> {
     if (this.held.get(entry.sessionId) !== entry) return;
     this.forget(entry);
-    this.fences.delete(entry.sessionId);
     this.lastFence.set(entry.sessionId, entry.fence.fence);
     try {
       await this.options.coordination.release(entry.fence.key, entry.token);
