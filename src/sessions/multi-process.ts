@@ -31,6 +31,8 @@ export interface MultiProcessHost {
   rebind(live: LiveSession): void;
   /** Steer the running turn; false when none runs (see TurnScheduler.steer). */
   steer(live: LiveSession, message: QueuedMessage): Promise<boolean>;
+  /** Re-run the session's last turn here (see TurnScheduler.retry); false when a turn is running. */
+  retry(live: LiveSession, user: PlatformUser): boolean;
   /** Whether the session's turn is parked here waiting for a person. */
   isParked(sessionId: string): boolean;
   /** Hand items of the session settled elsewhere to the turns waiting for them here. */
@@ -186,6 +188,15 @@ export class MultiProcessSessions {
     }
   }
 
+  /** A retry button: retried where the session is held (told over its control channel), else here. */
+  async retry(live: LiveSession, user: PlatformUser): Promise<boolean> {
+    if (this.leases.holding(live.id)) return this.requireHost().retry(live, user);
+    const holder = await this.leases.holderElsewhere(live.id);
+    if (holder === undefined) return this.requireHost().retry(live, user);
+    await this.controls.send(holder, { kind: "retry", sessionId: live.id, user });
+    return true;
+  }
+
   private async enter(live: LiveSession): Promise<SessionLease | undefined> {
     const held = await this.leases.take(live.id);
     if (!held) {
@@ -236,6 +247,9 @@ export class MultiProcessSessions {
       case "settled":
         if (held) await host.recheckSettled(control.sessionId);
         else await this.resume(control.sessionId);
+        return;
+      case "retry":
+        host.retry(live, control.user);
         return;
       case "command":
         await host.runCommand(control.target, control.user, control.command);

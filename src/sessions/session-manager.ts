@@ -6,7 +6,9 @@
  * first-wins and exactly-once, and a decision that finds no waiting turn resumes the session's turn
  * into the same thread — also after a restart. Other modules start wake turns (channel
  * subscriptions: `wake`, `isBusy`, `onIdle`), add thread commands and `status` lines; commands
- * may list standing items as cards whose Cancel presses go to the owning module.
+ * may list standing items as cards whose Cancel presses go to the owning module. With a
+ * distributed coordination (several processes on one Redis) sessions run under leases, input
+ * goes through shared queues and controls reach the holding process (multi-process.ts).
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
@@ -172,6 +174,7 @@ export class SessionManager implements ConversationService {
       schedule: (live) => this.scheduler.schedule(live),
       rebind: (live) => this.bindEngine(live),
       steer: (live, message) => this.scheduler.steer(live, message),
+      retry: (live, user) => this.scheduler.retry(live, user),
       isParked: (sessionId) => this.hub.waitingSessions().has(sessionId),
       recheckSettled: (sessionId) => this.hub.recheckSession(sessionId),
       runCommand: async (target, user, command) =>
@@ -300,7 +303,10 @@ export class SessionManager implements ConversationService {
       };
     const live = await this.cache.existingFor(press.target);
     if (!live) return { status: "invalid", message: "There is nothing to retry in this thread." };
-    return this.scheduler.retry(live, press.user)
+    const retried = this.multi
+      ? await this.multi.retry(live, press.user)
+      : this.scheduler.retry(live, press.user);
+    return retried
       ? { status: "accepted", message: "Retrying." }
       : { status: "invalid", message: "A turn is already running." };
   }

@@ -1,8 +1,8 @@
 /**
  * Turn controls: messages one process sends to the process holding a session, over that
  * process's own pub/sub channel — "input is queued for the session", "a pending item of the
- * session was settled" (a press or typed answer taken elsewhere) and thread commands (stop, mode
- * changes, …) to run where the turn runs. Controls are hints about state already in the store:
+ * session was settled" (a press or typed answer taken elsewhere), a retry button pressed elsewhere
+ * and thread commands (stop, mode changes, …) to run where the turn runs. Controls are hints about state already in the store:
  * one that is lost (its receiver just died) is made good by the failover that follows.
  */
 import type { Logger } from "pino";
@@ -16,6 +16,7 @@ import type { ThreadCommand } from "./text-commands.js";
 export type TurnControl =
   | { readonly kind: "input"; readonly sessionId: string }
   | { readonly kind: "settled"; readonly sessionId: string }
+  | { readonly kind: "retry"; readonly sessionId: string; readonly user: PlatformUser }
   | {
       readonly kind: "command";
       readonly sessionId: string;
@@ -27,6 +28,7 @@ export type TurnControl =
 const controlSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("input"), sessionId: z.string().min(1) }),
   z.object({ kind: z.literal("settled"), sessionId: z.string().min(1) }),
+  z.object({ kind: z.literal("retry"), sessionId: z.string().min(1), user: platformUserSchema }),
   z.object({
     kind: z.literal("command"),
     sessionId: z.string().min(1),

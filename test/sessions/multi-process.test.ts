@@ -8,10 +8,11 @@
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ModelMessage } from "../../src/core/messages.js";
-import type {
-  ProviderClient,
-  ProviderRequest,
-  ProviderStreamEvent,
+import {
+  type ProviderClient,
+  ProviderError,
+  type ProviderRequest,
+  type ProviderStreamEvent,
 } from "../../src/engine/provider/provider.js";
 import type { SessionManager } from "../../src/sessions/session-manager.js";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
@@ -42,6 +43,7 @@ function userText(m: ModelMessage | undefined): string {
 class RuleProvider implements ProviderClient {
   readonly requests: ProviderRequest[] = [];
   readonly aborted: string[] = [];
+  private readonly failed = new Set<string>();
 
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
     this.requests.push({ ...request, messages: structuredClone(request.messages) });
@@ -60,6 +62,10 @@ class RuleProvider implements ProviderClient {
       return;
     }
     const text = userText(last);
+    if (text.includes("flaky") && !this.failed.has(text)) {
+      this.failed.add(text);
+      throw new ProviderError("bad_request", "The model refused this once.");
+    }
     const slow = /slow (\S+)/.exec(text);
     if (slow) {
       yield finish("", [{ id: `call-${slow[1]}`, name: "slow_task", arguments: "{}" }]);
@@ -245,6 +251,21 @@ describe("several session stacks on one Redis", () => {
     await b.manager.receive(message("stop", { target }));
     await outputs.until(() => provider.aborted.includes("please hang") || undefined, "the stream to stop");
     await outputs.until(() => outputs.for(target).closedTurns.length === 1, "the turn to close");
+  }, 30_000);
+
+  it("a retry pressed on B re-runs the turn that failed on A, with A's history", async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700000700.000001");
+    await a.manager.receive(message("m7-1 is flaky", { target }));
+    const out = outputs.for(target);
+    await outputs.until(() => out.closedTurns.length === 1, "the failed turn");
+    await a.manager.idle();
+    const pressed = await b.manager.press({ kind: "control", control: "retry", target, user: ANA });
+    expect(pressed.status).toBe("accepted");
+    await outputs.until(() => finalTexts(target.thread!).includes("re: m7-1"), "the retried answer");
+    const retried = provider.asking("m7-1 is flaky").at(-1)!;
+    expect(retried.messages.filter((m) => m.role === "user").map(userText)).toEqual(["m7-1 is flaky"]);
   }, 30_000);
 
   it("a holder that stops renewing is taken over within the TTL; its card still works", async () => {
