@@ -238,6 +238,12 @@ export class SessionRecords {
   ) {}
 
   private active: Promise<Set<string>> | undefined;
+  /**
+   * Shared index: the membership this process last wrote per session, so an unchanged one is not
+   * written again. Forgotten when the record is read from the store (another process may have
+   * written it, and its membership, since).
+   */
+  private readonly sharedMembership = new Map<string, boolean>();
   /** Records waiting for the next index write, by whether their session joined the index. */
   private readonly joined = new Map<string, unknown>();
   private readonly left = new Map<string, unknown>();
@@ -248,6 +254,7 @@ export class SessionRecords {
 
   /** The record, or undefined when unknown; throws a StoredDataError for unreadable data. */
   async get(id: string): Promise<SessionRecord | undefined> {
+    this.sharedMembership.delete(id);
     const raw = await this.space.get<unknown>(`rec:${id}`);
     if (raw === undefined) return undefined;
     return Object.freeze(
@@ -282,13 +289,16 @@ export class SessionRecords {
   /** Joining: index first; leaving: record first — a crash midway leaves at most an extra index entry. */
   private async putShared(key: string, value: unknown, record: SessionRecord): Promise<void> {
     const index = this.shared!;
-    if (hasPendingWork(record)) {
-      await index.add(record.id);
+    const active = hasPendingWork(record);
+    const unchanged = this.sharedMembership.get(record.id) === active;
+    if (active) {
+      if (!unchanged) await index.add(record.id);
       await this.space.set(key, value);
     } else {
       await this.space.set(key, value);
-      await index.remove(record.id);
+      if (!unchanged) await index.remove(record.id);
     }
+    this.sharedMembership.set(record.id, active);
   }
 
   /** Ids of sessions with a turn in progress or queued messages. */
