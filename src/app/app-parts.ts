@@ -10,6 +10,7 @@ import type { Metrics } from "../ops/metrics.js";
 import type { Readiness } from "../ops/readiness.js";
 import type { Shutdown } from "../ops/shutdown.js";
 import type { ConversationService } from "../sessions/contracts.js";
+import type { Coordination } from "../store/coordination/coordination.js";
 import type { Store } from "../store/store.js";
 
 /** What every part of the app is built with. */
@@ -20,6 +21,10 @@ export interface AppContext {
   readonly readiness: Readiness;
   readonly shutdown: Shutdown;
   readonly store: Store;
+  /** How this process coordinates with others on the store (in-process unless the store is Redis). */
+  readonly coordination: Coordination;
+  /** Names this process in leases, logs and the metrics' `process` label. */
+  readonly processId: string;
 }
 
 /** The session layer as the app runs it (a SessionManager fits structurally). */

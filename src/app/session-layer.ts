@@ -7,6 +7,7 @@
  * The app and the tests' stack builder both build their SessionManager here.
  */
 import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
 import { ApprovalService } from "../approvals/approval-service.js";
 import { AuditLog } from "../approvals/audit-log.js";
 import { approvalsConfigSchema } from "../approvals/authorisation.js";
@@ -20,6 +21,7 @@ import { InboundDedupe } from "../sessions/inbound-dedupe.js";
 import { ItemCards } from "../sessions/item-cards.js";
 import type { LiveSession } from "../sessions/live-session.js";
 import { ModuleCommands } from "../sessions/module-commands.js";
+import { MultiProcessSessions } from "../sessions/multi-process.js";
 import { ParkedTurns } from "../sessions/parked-turns.js";
 import { SessionCache } from "../sessions/session-cache.js";
 import { ThreadCommands } from "../sessions/session-commands.js";
@@ -48,11 +50,21 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
   validate(options);
   const now = options.now ?? (() => new Date());
   const logger = options.logger.child({ component: "sessions" });
+  const multi = options.coordination?.distributed
+    ? new MultiProcessSessions({
+        coordination: options.coordination,
+        processId: options.processId,
+        timing: options.leaseTiming,
+        logger,
+      })
+    : undefined;
+  const turnSpace = (ns: "sessions" | "history" | "journal") =>
+    multi ? multi.space(options.store.space(ns), ns) : options.store.space(ns);
   const outputs = new ThreadOutputs(logger);
   const outputFor = outputs.outputFor.bind(outputs);
   const auditLog = new AuditLog(options.auditLogPath, options.logger.child({ component: "audit" }));
   const dedupe = new InboundDedupe(options.store);
-  const pending = new PendingStore(options.store, now);
+  const pending = new PendingStore(options.store, now, undefined, multi && options.coordination);
   const hub: PendingHub = new PendingHub({
     store: pending,
     config: options.approvals,
@@ -78,12 +90,12 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
   };
   const bindEngine = (live: LiveSession): void =>
     live.bindEngine(options.createEngine(engineContextOf(live, services)));
-  const records = new SessionRecords(options.store.space("sessions"));
+  const records = new SessionRecords(turnSpace("sessions"), multi?.activeIndex);
   const cache: SessionCache = new SessionCache({
     stores: {
       records,
-      history: new HistoryLog(options.store.space("history")),
-      journal: options.store.space("journal"),
+      history: new HistoryLog(turnSpace("history")),
+      journal: turnSpace("journal"),
       dedupe,
       now,
     },
@@ -112,8 +124,15 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     },
     rebind: bindEngine,
     ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
+    ...(multi ? { gate: multi.gate } : {}),
   });
-  const parked = new ParkedTurns({ hub, cache, scheduler, logger });
+  const parked = new ParkedTurns({
+    hub,
+    cache,
+    scheduler,
+    logger,
+    ...(multi ? { resumeShared: (sessionId: string) => multi.resume(sessionId) } : {}),
+  });
   const items = new ItemCards(options.itemCancellers ?? [], outputFor);
   const moduleCommands = new ModuleCommands({
     commands: options.extraCommands ?? [],
@@ -123,7 +142,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     logger,
     now,
   });
-  const commands = new ThreadCommands({
+  const threadCommands = new ThreadCommands({
     cache,
     scheduler,
     hub,
@@ -133,6 +152,9 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     reviewerStats: reviewer.stats,
     approvals: options.approvals,
   });
+  const commands = multi
+    ? routedCommands(threadCommands, multi, { cache, scheduler, hub, outputs, logger, bindEngine })
+    : threadCommands;
   return {
     logger,
     outputs,
@@ -147,6 +169,53 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     commands,
     auditLog,
     parked,
+    multi,
+  };
+}
+
+/** What routing commands between processes needs of the session layer. */
+interface RoutingParts {
+  readonly cache: SessionCache;
+  readonly scheduler: TurnScheduler;
+  readonly hub: PendingHub;
+  readonly outputs: ThreadOutputs;
+  readonly logger: Logger;
+  readonly bindEngine: (live: LiveSession) => void;
+}
+
+/**
+ * Thread commands run where the thread's session is held (MultiProcessSessions.command); the
+ * holding process runs the commands passed to it and posts their replies in the thread.
+ */
+function routedCommands(
+  commands: ThreadCommands,
+  multi: MultiProcessSessions,
+  parts: RoutingParts,
+): Pick<ThreadCommands, "execute"> {
+  const { cache, scheduler, hub, outputs, logger } = parts;
+  multi.bind({
+    liveById: (sessionId) => cache.byId(sessionId),
+    schedule: (live) => scheduler.schedule(live),
+    rebind: parts.bindEngine,
+    steer: (live, message) => scheduler.steer(live, message),
+    retry: (live, user) => scheduler.retry(live, user),
+    isParked: (sessionId) => hub.waitingSessions().has(sessionId),
+    recheckSettled: (sessionId) => hub.recheckSession(sessionId),
+    runCommand: async (target, user, command) => {
+      const reply = await commands.execute(target, user, command);
+      try {
+        await outputs.outputFor(target)?.postText(reply);
+      } catch (error) {
+        logger.warn({ err: error }, "posting a command reply failed");
+      }
+    },
+  });
+  return {
+    execute: async (target, user, command) => {
+      const live = await cache.existingFor(target);
+      const run = () => commands.execute(target, user, command);
+      return live ? multi.command(live, target, user, command, run) : run();
+    },
   };
 }
 

@@ -12,6 +12,8 @@ import type { Logger } from "../logging/logger.js";
 import { scrubSecrets } from "../logging/redact.js";
 import type { ServiceFailure } from "../core/failure.js";
 import { createMetrics } from "../ops/metrics.js";
+import { createCoordination } from "../store/coordination/create-coordination.js";
+import { newProcessId } from "./process-id.js";
 import { startOpsServer } from "../ops/ops-server.js";
 import { Readiness } from "../ops/readiness.js";
 import { Shutdown, type SignalSource } from "../ops/shutdown.js";
@@ -150,6 +152,7 @@ export async function startApp(
   });
   shutdown.install();
   const phases = new StartupPhases(() => shutdown.stopping, shutdown.done);
+  const processId = newProcessId();
   const metrics = createMetrics();
   const readiness = new Readiness();
   readiness.register("startup", () => ({
@@ -183,7 +186,27 @@ export async function startApp(
     });
     shutdown.addCloser("store", () => store.close());
     readiness.register("store", () => store.ping());
-    const context: AppContext = { config, logger, metrics, readiness, shutdown, store };
+    const coordination = await createCoordination({
+      url: config.store_url,
+      dataDir: config.data_dir,
+      store,
+      onError: (error) => logger.error({ err: error }, "coordination error"),
+    });
+    shutdown.addCloser("coordination", () => coordination.close());
+    if (coordination.distributed) {
+      readiness.register("coordination", () => coordination.ping());
+      metrics.labelProcess(processId);
+    }
+    const context: AppContext = {
+      config,
+      logger,
+      metrics,
+      readiness,
+      shutdown,
+      store,
+      coordination,
+      processId,
+    };
 
     const ops = config.ops.enabled
       ? await phases.run("ops", () =>

@@ -183,6 +183,17 @@ export class PendingHub {
     return resumable;
   }
 
+  /**
+   * Hand the session's items that were settled elsewhere (a press or typed answer taken by another
+   * process sharing the store) to the turns waiting for them here.
+   */
+  async recheckSession(sessionId: string): Promise<void> {
+    for (const id of this.waits.idsFor(sessionId)) {
+      const item = await this.settler.load(id);
+      if (item && item.status !== "pending") this.settler.release(id, item);
+    }
+  }
+
   /** Sessions whose turn is parked waiting for a person in this process. */
   waitingSessions(): ReadonlySet<string> {
     return this.waits.sessions();

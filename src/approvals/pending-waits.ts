@@ -53,6 +53,11 @@ export class PendingWaits {
     return waiter && waiter.callId === item.callId && waiter.argsHash === item.argsHash;
   }
 
+  /** The ids of the items the session's turn waits for here. */
+  idsFor(sessionId: string): string[] {
+    return [...this.waiters].filter(([, waiter]) => waiter.sessionId === sessionId).map(([id]) => id);
+  }
+
   /** Sessions whose turn is parked at a person in this process. */
   sessions(): ReadonlySet<string> {
     return new Set([...this.waiters.values()].map((w) => w.sessionId));

@@ -19,6 +19,11 @@ export interface ParkedTurnsOptions {
   readonly cache: SessionCache;
   readonly scheduler: TurnScheduler;
   readonly logger: Logger;
+  /**
+   * With several processes: continue a settled session where it is held (its process is told),
+   * or here when no one holds it (MultiProcessSessions.resume). Default: schedule it here.
+   */
+  readonly resumeShared?: (sessionId: string) => Promise<void>;
 }
 
 /** Replies to parked turns, and their resumption. */
@@ -78,6 +83,7 @@ export class ParkedTurns {
   /** Continue a session's work in the background (a decision arrived, or after a restart). */
   async resumeSession(sessionId: string): Promise<void> {
     try {
+      if (this.options.resumeShared) return await this.options.resumeShared(sessionId);
       const live = await this.options.cache.byId(sessionId);
       if (live) this.options.scheduler.schedule(live);
       else this.options.logger.warn({ sessionId }, "cannot resume an unknown session");

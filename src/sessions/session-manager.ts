@@ -6,7 +6,9 @@
  * first-wins and exactly-once, and a decision that finds no waiting turn resumes the session's turn
  * into the same thread — also after a restart. Other modules start wake turns (channel
  * subscriptions: `wake`, `isBusy`, `onIdle`), add thread commands and `status` lines; commands
- * may list standing items as cards whose Cancel presses go to the owning module.
+ * may list standing items as cards whose Cancel presses go to the owning module. With a
+ * distributed coordination (several processes on one Redis) sessions run under leases, input
+ * goes through shared queues and controls reach the holding process (multi-process.ts).
  */
 import type { Logger } from "pino";
 import type { AuditLog } from "../approvals/audit-log.js";
@@ -20,6 +22,7 @@ import { dedupeKeysOf, type InboundDedupe } from "./inbound-dedupe.js";
 import { buttonPressSchema, describeProblems, inboundMessageSchema } from "./inbound-schema.js";
 import type { ItemCards } from "./item-cards.js";
 import type { ModuleCommands } from "./module-commands.js";
+import type { MultiProcessSessions } from "./multi-process.js";
 import type { ParkedTurns } from "./parked-turns.js";
 import type { SessionCache } from "./session-cache.js";
 import type { ThreadCommands } from "./session-commands.js";
@@ -47,7 +50,9 @@ export class SessionManager implements ConversationService {
   private readonly hub: PendingHub;
   private readonly cache: SessionCache;
   private readonly scheduler: TurnScheduler;
-  private readonly commands: ThreadCommands;
+  private readonly commands: Pick<ThreadCommands, "execute">;
+  /** Set when several processes share the store (a distributed coordination). */
+  private readonly multi: MultiProcessSessions | undefined;
   private readonly auditLog: AuditLog;
   private readonly records: SessionRecords;
   private readonly reviewer: SessionReviewer;
@@ -76,6 +81,7 @@ export class SessionManager implements ConversationService {
     this.items = parts.items;
     this.moduleCommands = parts.moduleCommands;
     this.parked = parts.parked;
+    this.multi = parts.multi;
   }
 
   /** A channel registers how to reach its threads (also used to resume after a restart). */
@@ -90,6 +96,7 @@ export class SessionManager implements ConversationService {
    */
   async start(): Promise<void> {
     await this.reviewer.stats.replay(this.options.auditLogPath);
+    await this.multi?.start();
     await this.parked.start(await this.records.activeIds());
   }
 
@@ -146,6 +153,10 @@ export class SessionManager implements ConversationService {
       const answered = await this.parked.answerText(live, message, keys);
       if (answered) return answered === "redelivered" ? duplicate : { status: "answered" };
       const queued = queuedMessageOf(message, keys);
+      if (this.multi) {
+        await this.scheduler.offer(live, queued, this.options.defaults.queueMode === "steer");
+        return { status: "queued" };
+      }
       if (this.options.defaults.queueMode === "steer" && (await this.scheduler.steer(live, queued))) {
         await live.recordDelivery(keys);
         return { status: "queued" };
@@ -177,7 +188,10 @@ export class SessionManager implements ConversationService {
       };
     const live = await this.cache.existingFor(press.target);
     if (!live) return { status: "invalid", message: "There is nothing to retry in this thread." };
-    return this.scheduler.retry(live, press.user)
+    const retried = this.multi
+      ? await this.multi.retry(live, press.user)
+      : this.scheduler.retry(live, press.user);
+    return retried
       ? { status: "accepted", message: "Retrying." }
       : { status: "invalid", message: "A turn is already running." };
   }
@@ -249,6 +263,7 @@ export class SessionManager implements ConversationService {
     );
     await this.hub.quiesce();
     this.hub.stopTimers();
+    await this.multi?.stop();
     await this.auditLog.flush();
     this.logger.info(report, "sessions drained");
     return report;
@@ -257,6 +272,11 @@ export class SessionManager implements ConversationService {
   /** Resolves when no turn is running or queued in this process (tests, tools). */
   idle(): Promise<void> {
     return this.scheduler.idle();
+  }
+
+  /** For /readyz: true in one process; with several, whether coordination and lease renewals work. */
+  async coordinationReady(): Promise<boolean> {
+    return this.multi ? this.multi.ready() : true;
   }
 
   /** How many sessions are loaded in memory. */

@@ -3,7 +3,8 @@
  * the composition root (src/app/session-layer.ts) and handed to the manager, which constructs
  * none of them: intake dedupe, the session records and cache, the turn scheduler, the pending
  * hub of approvals and questions, the reviewer parts, thread and module commands, item cards,
- * the audit log, the platforms' thread outputs, and the parked turns.
+ * the audit log, the platforms' thread outputs, the parked turns, and — with several processes —
+ * the leases, shared queues and controls that tie them together.
  */
 import type { Logger } from "pino";
 import type { AuditLog } from "../approvals/audit-log.js";
@@ -11,6 +12,7 @@ import type { PendingHub } from "../approvals/pending-hub.js";
 import type { InboundDedupe } from "./inbound-dedupe.js";
 import type { ItemCards } from "./item-cards.js";
 import type { ModuleCommands } from "./module-commands.js";
+import type { MultiProcessSessions } from "./multi-process.js";
 import type { ParkedTurns } from "./parked-turns.js";
 import type { SessionCache } from "./session-cache.js";
 import type { ThreadCommands } from "./session-commands.js";
@@ -32,8 +34,11 @@ export interface SessionParts {
   readonly scheduler: TurnScheduler;
   readonly items: ItemCards;
   readonly moduleCommands: ModuleCommands;
-  readonly commands: ThreadCommands;
+  /** Thread commands; with several processes, routed to the process holding the session. */
+  readonly commands: Pick<ThreadCommands, "execute">;
   readonly auditLog: AuditLog;
   /** Card presses, typed answers, expiries and restart resumes of parked turns. */
   readonly parked: ParkedTurns;
+  /** Set when several processes share the store (a distributed coordination). */
+  readonly multi: MultiProcessSessions | undefined;
 }

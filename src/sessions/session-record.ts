@@ -185,6 +185,13 @@ export function hasPendingWork(record: SessionRecord): boolean {
   return record.pendingTurn !== undefined || record.queue.length > 0;
 }
 
+/** A set kept in the store that every process reads and changes (e.g. a Redis set). */
+export interface SharedIndex {
+  add(id: string): Promise<void>;
+  remove(id: string): Promise<void>;
+  members(): Promise<readonly string[]>;
+}
+
 /**
  * Reads and writes session records, the thread → current session index, and the "active" index of
  * sessions with pending work (so `start()` can find them after a restart). The active index is a
@@ -195,7 +202,19 @@ export function hasPendingWork(record: SessionRecord): boolean {
  * This process must be the only writer of the index, as it is the only holder of session locks.
  */
 export class SessionRecords {
+  /** @param shared The active index as a shared set (several processes): replaces the single key. */
+  constructor(
+    private readonly space: KeyValueSpace,
+    private readonly shared?: SharedIndex,
+  ) {}
+
   private active: Promise<Set<string>> | undefined;
+  /**
+   * Shared index: the membership this process last wrote per session, so an unchanged one is not
+   * written again. Forgotten when the record is read from the store (another process may have
+   * written it, and its membership, since).
+   */
+  private readonly sharedMembership = new Map<string, boolean>();
   /** Records waiting for the next index write, by whether their session joined the index. */
   private readonly joined = new Map<string, unknown>();
   private readonly left = new Map<string, unknown>();
@@ -204,10 +223,9 @@ export class SessionRecords {
   /** An index write not yet started: changes made now are carried by it. */
   private indexPending: Promise<void> | undefined;
 
-  constructor(private readonly space: KeyValueSpace) {}
-
   /** The record, or undefined when unknown; throws a StoredDataError for unreadable data. */
   async get(id: string): Promise<SessionRecord | undefined> {
+    this.sharedMembership.delete(id);
     const raw = await this.space.get<unknown>(`rec:${id}`);
     if (raw === undefined) return undefined;
     return Object.freeze(
@@ -225,6 +243,7 @@ export class SessionRecords {
   async put(record: SessionRecord): Promise<void> {
     const key = `rec:${record.id}`;
     const value = toVersioned(SESSION_RECORD_KIND, record);
+    if (this.shared) return this.putShared(key, value, record);
     const ids = await this.activeSet();
     const active = hasPendingWork(record);
     if (ids.has(record.id) === active) return this.space.set(key, value);
@@ -238,8 +257,24 @@ export class SessionRecords {
     return this.saveIndex();
   }
 
+  /** Joining: index first; leaving: record first — a crash midway leaves at most an extra index entry. */
+  private async putShared(key: string, value: unknown, record: SessionRecord): Promise<void> {
+    const index = this.shared!;
+    const active = hasPendingWork(record);
+    const unchanged = this.sharedMembership.get(record.id) === active;
+    if (active) {
+      if (!unchanged) await index.add(record.id);
+      await this.space.set(key, value);
+    } else {
+      await this.space.set(key, value);
+      if (!unchanged) await index.remove(record.id);
+    }
+    this.sharedMembership.set(record.id, active);
+  }
+
   /** Ids of sessions with a turn in progress or queued messages. */
   async activeIds(): Promise<readonly string[]> {
+    if (this.shared) return this.shared.members();
     return [...(await this.activeSet())];
   }
 

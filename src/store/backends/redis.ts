@@ -12,6 +12,33 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /** Longest pause between reconnect attempts after a connection drops. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
 
+/** Separator @keyv/redis puts between a namespace and a key. */
+const KEY_SEPARATOR = "::";
+
+/** The Redis key the store keeps `key` of `namespace` under (for scripts that write store keys). */
+export function redisStoreKey(namespace: StoreNamespace, key: string): string {
+  return `${namespace}${KEY_SEPARATOR}${key}`;
+}
+
+/**
+ * A node-redis client that, while Redis is unreachable, fails commands at once instead of
+ * queueing them behind a reconnect; it gives up on a first connection that fails (the caller
+ * reports it) and, once `connected()`, keeps reconnecting. Errors go to `onError`.
+ */
+export function newRedisClient(url: string, onError: ErrorSink, connected: () => boolean) {
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      reconnectStrategy: (retries, cause) =>
+        connected() ? Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS) : cause,
+    },
+  });
+  client.on("error", onError);
+  return client;
+}
+
 /** Connect to Redis; throws a clear error (without credentials) when it cannot. */
 export async function openRedisBackend(
   url: string,
@@ -19,19 +46,8 @@ export async function openRedisBackend(
   onError: ErrorSink,
 ): Promise<Backend> {
   let connected = false;
-  const client = createClient({
-    url,
-    // While Redis is unreachable, commands fail at once instead of queueing behind a reconnect.
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      // Give up on the first connection (createStore reports it); afterwards keep reconnecting.
-      reconnectStrategy: (retries, cause) =>
-        connected ? Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS) : cause,
-    },
-  });
+  const client = newRedisClient(url, onError, () => connected);
   client.setMaxListeners(STORE_NAMESPACES.length + 4);
-  client.on("error", onError);
   try {
     await client.connect();
     connected = true;
@@ -43,7 +59,15 @@ export async function openRedisBackend(
   }
   const adapters = new Map(
     STORE_NAMESPACES.map(
-      (ns) => [ns, new KeyvRedis<unknown>(client, { namespace: ns, throwOnErrors: true })] as const,
+      (ns) =>
+        [
+          ns,
+          new KeyvRedis<unknown>(client, {
+            namespace: ns,
+            keyPrefixSeparator: KEY_SEPARATOR,
+            throwOnErrors: true,
+          }),
+        ] as const,
     ),
   );
   const spaces = new Map(
@@ -52,7 +76,7 @@ export async function openRedisBackend(
   return {
     keyv: (namespace: StoreNamespace) => spaces.get(namespace)!,
     insertIfAbsent: async (namespace, key, serialized, ttlMs) => {
-      const redisKey = adapters.get(namespace)!.createKeyPrefix(key, namespace);
+      const redisKey = redisStoreKey(namespace, key);
       const reply = await client.set(redisKey, serialized, {
         condition: "NX",
         ...(ttlMs === undefined ? {} : { expiration: { type: "PX", value: ttlMs } as const }),
