@@ -27,6 +27,12 @@ import type { RemovedChat } from "./telegram-observe.js";
 import type { Messenger } from "../../tools/messaging/messenger.js";
 import { TelegramMessenger } from "./telegram-messenger.js";
 import { TelegramThreadOutput } from "./telegram-output.js";
+import {
+  type Poller,
+  PollerElection,
+  type PollerLeases,
+  pollerLeaseKey,
+} from "./telegram-poller-election.js";
 import { PollingLoop } from "./telegram-polling.js";
 import type { DraftSupport, StreamTiming } from "./telegram-stream.js";
 import { SendScheduler, type SendLimits, throttleTransformer } from "./telegram-throttle.js";
@@ -60,6 +66,8 @@ export interface TelegramChannelOptions {
   readonly pollingBackoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Long-poll timeout in seconds (default 30). */
   readonly pollTimeoutSeconds?: number;
+  /** Several processes on one store: only the holder of the poller lease polls (webhook mode: any). */
+  readonly pollerLeases?: PollerLeases;
   /** Preview cadence overrides (tests); Telegram-safe defaults otherwise. */
   readonly timing?: { readonly private?: StreamTiming; readonly group?: StreamTiming };
   /** Outgoing limits; Telegram's published ones by default. */
@@ -96,7 +104,7 @@ const DEFAULT_API_ROOT = "https://api.telegram.org";
 /** The Telegram channel (see module comment). */
 export class TelegramChannel {
   private readonly bot: Bot;
-  private readonly polling: PollingLoop | undefined;
+  private readonly polling: Poller | undefined;
   private readonly webhook: WebhookServer | undefined;
   private readonly drafts: DraftSupport = { enabled: true };
   private readonly logger: Logger;
@@ -163,12 +171,15 @@ export class TelegramChannel {
     if (options.webhook) {
       this.webhook = new WebhookServer(this.bot, options.webhook, ALLOWED_UPDATES, logger);
     } else {
-      this.polling = new PollingLoop(this.bot, {
+      const loop = new PollingLoop(this.bot, {
         allowedUpdates: ALLOWED_UPDATES,
         logger,
         backoff: options.pollingBackoff ?? { initialMs: 1000, maxMs: 60_000 },
         ...(options.pollTimeoutSeconds !== undefined ? { timeoutSeconds: options.pollTimeoutSeconds } : {}),
       });
+      this.polling = options.pollerLeases
+        ? new PollerElection(loop, options.pollerLeases, { key: pollerLeaseKey(options.botToken), logger })
+        : loop;
     }
     options.service.registerOutput("telegram", outputFor);
   }

@@ -52,8 +52,11 @@ export class PollingLoop {
     };
   }
 
+  /** Start polling; after `stop` this starts again (the poller election hands polling back and forth). */
   start(): void {
-    this.loop ??= this.supervise();
+    if (this.loop) return;
+    this.stopped = false;
+    this.loop = this.supervise();
   }
 
   /** Polling works: the runner runs and its last getUpdates answered. */
@@ -114,5 +117,6 @@ export class PollingLoop {
     this.wake?.();
     if (this.handle?.isRunning()) await this.handle.stop();
     await this.loop;
+    this.loop = undefined;
   }
 }
