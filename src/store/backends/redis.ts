@@ -12,6 +12,14 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /** Longest pause between reconnect attempts after a connection drops. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
 
+/** Separator @keyv/redis puts between a namespace and a key. */
+const KEY_SEPARATOR = "::";
+
+/** The Redis key the store keeps `key` of `namespace` under (for scripts that write store keys). */
+export function redisStoreKey(namespace: StoreNamespace, key: string): string {
+  return `${namespace}${KEY_SEPARATOR}${key}`;
+}
+
 /** Connect to Redis; throws a clear error (without credentials) when it cannot. */
 export async function openRedisBackend(
   url: string,
@@ -43,7 +51,15 @@ export async function openRedisBackend(
   }
   const adapters = new Map(
     STORE_NAMESPACES.map(
-      (ns) => [ns, new KeyvRedis<unknown>(client, { namespace: ns, throwOnErrors: true })] as const,
+      (ns) =>
+        [
+          ns,
+          new KeyvRedis<unknown>(client, {
+            namespace: ns,
+            keyPrefixSeparator: KEY_SEPARATOR,
+            throwOnErrors: true,
+          }),
+        ] as const,
     ),
   );
   const spaces = new Map(
@@ -52,7 +68,7 @@ export async function openRedisBackend(
   return {
     keyv: (namespace: StoreNamespace) => spaces.get(namespace)!,
     insertIfAbsent: async (namespace, key, serialized, ttlMs) => {
-      const redisKey = adapters.get(namespace)!.createKeyPrefix(key, namespace);
+      const redisKey = redisStoreKey(namespace, key);
       const reply = await client.set(redisKey, serialized, {
         condition: "NX",
         ...(ttlMs === undefined ? {} : { expiration: { type: "PX", value: ttlMs } as const }),

@@ -1,0 +1,181 @@
+/**
+ * InProcessCoordination: the coordination contract inside one process, for the single-process
+ * default (SQLite, Postgres, memory stores). Leases, fences, queues, claims and sets live in Maps
+ * (expiry checked on access); pub/sub delivers to this process's listeners; fenced writes go to
+ * the store's spaces after the fence check.
+ */
+import { type SpaceEntry, type Store, type StoreNamespace, setAll } from "../store.js";
+import {
+  type Coordination,
+  type FencedWrite,
+  type FenceRef,
+  type LeaseGrant,
+  newLeaseToken,
+  type Unsubscribe,
+} from "./coordination.js";
+
+interface Held {
+  readonly token: string;
+  expiresAt: number;
+}
+
+/** Coordination for one process. */
+export class InProcessCoordination implements Coordination {
+  readonly distributed = false;
+  private readonly leases = new Map<string, Held>();
+  private readonly fences = new Map<string, number>();
+  private readonly queues = new Map<string, string[]>();
+  private readonly claims = new Map<string, number>();
+  private readonly sets = new Map<string, Set<string>>();
+  private readonly listeners = new Map<string, Set<(message: string) => void>>();
+  private closed = false;
+
+  /** @param store Where fenced writes land. @param now The clock leases and claims expire by. */
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async acquire(key: string, ttlMs: number, owner?: string): Promise<LeaseGrant | undefined> {
+    this.assertOpen();
+    if (this.live(key)) return undefined;
+    const token = newLeaseToken(owner);
+    const fence = (this.fences.get(key) ?? 0) + 1;
+    this.fences.set(key, fence);
+    this.leases.set(key, { token, expiresAt: this.now() + ttlMs });
+    return { token, fence };
+  }
+
+  async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
+    const held = this.live(key);
+    if (held?.token !== token) return false;
+    held.expiresAt = this.now() + ttlMs;
+    return true;
+  }
+
+  async release(key: string, token: string): Promise<boolean> {
+    if (this.live(key)?.token !== token) return false;
+    this.leases.delete(key);
+    return true;
+  }
+
+  async holder(key: string): Promise<string | undefined> {
+    return this.live(key)?.token;
+  }
+
+  async currentFence(key: string): Promise<number> {
+    return this.fences.get(key) ?? 0;
+  }
+
+  async fencedWrite(fence: FenceRef, writes: readonly FencedWrite[]): Promise<boolean> {
+    this.assertOpen();
+    if ((this.fences.get(fence.key) ?? 0) !== fence.fence) return false;
+    let batch: { namespace: StoreNamespace; entries: SpaceEntry[] } | undefined;
+    const flush = async () => {
+      if (batch) await setAll(this.store.space(batch.namespace), batch.entries);
+      batch = undefined;
+    };
+    for (const write of writes) {
+      if (write.op === "delete") {
+        await flush();
+        await this.store.space(write.namespace).delete(write.key);
+        continue;
+      }
+      if (batch && batch.namespace !== write.namespace) await flush();
+      batch ??= { namespace: write.namespace, entries: [] };
+      batch.entries.push({
+        key: write.key,
+        value: write.value,
+        ...(write.ttlMs === undefined ? {} : { ttlMs: write.ttlMs }),
+      });
+    }
+    await flush();
+    return true;
+  }
+
+  async push(queue: string, item: string): Promise<number> {
+    this.assertOpen();
+    const items = this.queues.get(queue) ?? [];
+    items.push(item);
+    this.queues.set(queue, items);
+    return items.length;
+  }
+
+  async pop(queue: string): Promise<string | undefined> {
+    const items = this.queues.get(queue);
+    const item = items?.shift();
+    if (items?.length === 0) this.queues.delete(queue);
+    return item;
+  }
+
+  async queueLength(queue: string): Promise<number> {
+    return this.queues.get(queue)?.length ?? 0;
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    this.assertOpen();
+    const listeners = [...(this.listeners.get(channel) ?? [])];
+    // Delivered later, as a broker would: a publisher never runs its own listeners inline.
+    setImmediate(() => {
+      for (const listener of listeners) listener(message);
+    });
+  }
+
+  async subscribe(channel: string, listener: (message: string) => void): Promise<Unsubscribe> {
+    this.assertOpen();
+    // Each subscription gets its own wrapper, so one listener subscribed twice is two subscriptions.
+    const wrapper = (message: string) => listener(message);
+    const listeners = this.listeners.get(channel) ?? new Set();
+    listeners.add(wrapper);
+    this.listeners.set(channel, listeners);
+    return async () => {
+      listeners.delete(wrapper);
+      if (listeners.size === 0 && this.listeners.get(channel) === listeners) this.listeners.delete(channel);
+    };
+  }
+
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    this.assertOpen();
+    const until = this.claims.get(key);
+    if (until !== undefined && until > this.now()) return false;
+    this.claims.set(key, this.now() + ttlMs);
+    return true;
+  }
+
+  async addMember(set: string, member: string): Promise<void> {
+    const members = this.sets.get(set) ?? new Set();
+    members.add(member);
+    this.sets.set(set, members);
+  }
+
+  async removeMember(set: string, member: string): Promise<void> {
+    this.sets.get(set)?.delete(member);
+  }
+
+  async members(set: string): Promise<readonly string[]> {
+    return [...(this.sets.get(set) ?? [])];
+  }
+
+  async ping(): Promise<boolean> {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.listeners.clear();
+  }
+
+  /** The unexpired lease on `key`, dropping an expired one. */
+  private live(key: string): Held | undefined {
+    const held = this.leases.get(key);
+    if (held && held.expiresAt <= this.now()) {
+      this.leases.delete(key);
+      return undefined;
+    }
+    return held;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error("coordination is closed");
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * Coordination contract: one suite run against the Redis coordination (a real redis-server on
+ * loopback, two coordinations on it standing for two processes) and the in-process one (both
+ * "processes" share one instance, as they would share one process). Leases exclude, expire and
+ * fence; stale fenced writes are refused and fresh ones land where the store reads them; queues
+ * are FIFO and exactly-once; pub/sub reaches the other side; claims are once.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Coordination, tokenOwner } from "../../../src/store/coordination/coordination.js";
+import { createCoordination } from "../../../src/store/coordination/create-coordination.js";
+import { createStore } from "../../../src/store/create-store.js";
+import type { Store } from "../../../src/store/store.js";
+import { type RedisServer, startRedisServer } from "../../support/redis-server.js";
+
+/** Poll until `condition` holds (bounded), for effects that take wall-clock time such as expiry. */
+async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+interface Pair {
+  readonly store: Store;
+  readonly a: Coordination;
+  readonly b: Coordination;
+  close(): Promise<void>;
+}
+
+interface Setup {
+  readonly name: string;
+  readonly distributed: boolean;
+  open(): Promise<Pair>;
+  teardown(): Promise<void>;
+}
+
+function redisSetup(): Setup {
+  let server: RedisServer | undefined;
+  return {
+    name: "redis-server",
+    distributed: true,
+    open: async () => {
+      server ??= await startRedisServer();
+      const url = server.url;
+      const store = await createStore({ url, dataDir: os.tmpdir() });
+      const a = await createCoordination({ url, dataDir: os.tmpdir(), store });
+      const b = await createCoordination({ url, dataDir: os.tmpdir(), store });
+      return {
+        store,
+        a,
+        b,
+        close: async () => {
+          await a.close();
+          await b.close();
+          await store.close();
+        },
+      };
+    },
+    teardown: async () => {
+      await server?.stop();
+    },
+  };
+}
+
+function inProcessSetup(): Setup {
+  let dataDir = "";
+  return {
+    name: "in-process (sqlite store)",
+    distributed: false,
+    open: async () => {
+      dataDir = await mkdtemp(path.join(os.tmpdir(), "coworker-coord-"));
+      const store = await createStore({ dataDir });
+      const a = await createCoordination({ dataDir, store });
+      return {
+        store,
+        a,
+        b: a,
+        close: async () => {
+          await a.close();
+          await store.close();
+          await rm(dataDir, { recursive: true, force: true });
+        },
+      };
+    },
+    teardown: async () => undefined,
+  };
+}
+
+let n = 0;
+const unique = (what: string) => `${what}-${++n}-${Date.now()}`;
+
+for (const setup of [redisSetup(), inProcessSetup()]) {
+  describe(`coordination contract: ${setup.name}`, () => {
+    let pair: Pair;
+    beforeAll(async () => {
+      pair = await setup.open();
+    }, 20_000);
+    afterAll(async () => {
+      await pair?.close();
+      await setup.teardown();
+    });
+
+    it("reports whether it spans processes", () => {
+      expect(pair.a.distributed).toBe(setup.distributed);
+    });
+
+    it("a lease excludes others until released, and every acquisition gets a higher fence", async () => {
+      const key = unique("lease");
+      const first = await pair.a.acquire(key, 10_000);
+      expect(first).toBeDefined();
+      expect(await pair.b.acquire(key, 10_000)).toBeUndefined();
+      expect(await pair.b.holder(key)).toBe(first?.token);
+      expect(await pair.b.release(key, "not-the-token")).toBe(false);
+      expect(await pair.a.release(key, first!.token)).toBe(true);
+      expect(await pair.a.release(key, first!.token)).toBe(false);
+      const second = await pair.b.acquire(key, 10_000, "process-b");
+      expect(tokenOwner(second!.token)).toBe("process-b");
+      expect(tokenOwner(first!.token)).toBeUndefined();
+      expect(second?.fence).toBeGreaterThan(first!.fence);
+      expect(await pair.a.currentFence(key)).toBe(second?.fence);
+      await pair.b.release(key, second!.token);
+    });
+
+    it("a lease lapses at its TTL unless renewed; renewing with a lost token fails", async () => {
+      const key = unique("ttl");
+      const held = await pair.a.acquire(key, 80);
+      expect(await pair.a.renew(key, held!.token, 80)).toBe(true);
+      await eventually(async () => (await pair.b.holder(key)) === undefined, "the lease to lapse");
+      expect(await pair.a.renew(key, held!.token, 10_000)).toBe(false);
+      const next = await pair.b.acquire(key, 10_000);
+      expect(next?.fence).toBe(held!.fence + 1);
+      expect(await pair.a.renew(key, held!.token, 10_000)).toBe(false);
+      expect(await pair.b.renew(key, next!.token, 10_000)).toBe(true);
+      await pair.b.release(key, next!.token);
+    });
+
+    it("fenced writes land in the store while the fence is current and are refused once stale", async () => {
+      const key = unique("fenced");
+      const old = await pair.a.acquire(key, 50);
+      const written = await pair.a.fencedWrite({ key, fence: old!.fence }, [
+        { op: "set", namespace: "sessions", key: `${key}:rec`, value: { v: 1 } },
+        { op: "set", namespace: "history", key: `${key}:page`, value: ["a"], ttlMs: 60_000 },
+      ]);
+      expect(written).toBe(true);
+      expect(await pair.store.space("sessions").get(`${key}:rec`)).toEqual({ v: 1 });
+      expect(await pair.store.space("history").get(`${key}:page`)).toEqual(["a"]);
+      await eventually(async () => (await pair.b.holder(key)) === undefined, "the lease to lapse");
+      const fresh = await pair.b.acquire(key, 10_000);
+      expect(
+        await pair.a.fencedWrite({ key, fence: old!.fence }, [
+          { op: "set", namespace: "sessions", key: `${key}:rec`, value: { v: "stale" } },
+          { op: "delete", namespace: "history", key: `${key}:page` },
+        ]),
+      ).toBe(false);
+      expect(await pair.store.space("sessions").get(`${key}:rec`)).toEqual({ v: 1 });
+      expect(await pair.store.space("history").get(`${key}:page`)).toEqual(["a"]);
+      expect(
+        await pair.b.fencedWrite({ key, fence: fresh!.fence }, [
+          { op: "delete", namespace: "history", key: `${key}:page` },
+        ]),
+      ).toBe(true);
+      expect(await pair.store.space("history").get(`${key}:page`)).toBeUndefined();
+      await pair.b.release(key, fresh!.token);
+    });
+
+    it("a fenced write with a TTL expires like a store write", async () => {
+      const key = unique("fenced-ttl");
+      const held = await pair.a.acquire(key, 10_000);
+      await pair.a.fencedWrite({ key, fence: held!.fence }, [
+        { op: "set", namespace: "journal", key, value: "x", ttlMs: 60 },
+      ]);
+      await eventually(
+        async () => (await pair.store.space("journal").get(key)) === undefined,
+        "the entry to expire",
+      );
+      await pair.a.release(key, held!.token);
+    });
+
+    it("a queue hands out items in arrival order, each exactly once", async () => {
+      const queue = unique("queue");
+      for (let i = 0; i < 20; i++) await (i % 2 === 0 ? pair.a : pair.b).push(queue, `m${i}`);
+      expect(await pair.a.queueLength(queue)).toBe(20);
+      const taken = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? pair.a : pair.b).pop(queue)),
+      );
+      const items = taken.filter((item) => item !== undefined);
+      expect(items).toHaveLength(20);
+      expect(new Set(items).size).toBe(20);
+      expect(await pair.b.pop(queue)).toBeUndefined();
+      expect(await pair.b.queueLength(queue)).toBe(0);
+      await pair.a.push(queue, "x");
+      await pair.a.push(queue, "y");
+      expect([await pair.b.pop(queue), await pair.a.pop(queue)]).toEqual(["x", "y"]);
+    });
+
+    it("a published message reaches the other side's subscribers in order, until they unsubscribe", async () => {
+      const channel = unique("channel");
+      const got: string[] = [];
+      const off = await pair.b.subscribe(channel, (m) => got.push(m));
+      for (const m of ["one", "two", "three"]) await pair.a.publish(channel, m);
+      await eventually(async () => got.length === 3, "three messages");
+      expect(got).toEqual(["one", "two", "three"]);
+      await off();
+      await pair.a.publish(channel, "after");
+      const marker = unique("marker");
+      const seen: string[] = [];
+      const offMarker = await pair.b.subscribe(marker, (m) => seen.push(m));
+      await pair.a.publish(marker, "done");
+      await eventually(async () => seen.length === 1, "the marker");
+      expect(got).toEqual(["one", "two", "three"]);
+      await offMarker();
+    });
+
+    it("claimOnce is true for one caller only, until the claim expires", async () => {
+      const key = unique("claim");
+      const results = await Promise.all([pair.a.claimOnce(key, 60), pair.b.claimOnce(key, 60)]);
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await pair.a.claimOnce(key, 60)).toBe(false);
+      await eventually(() => pair.b.claimOnce(key, 10_000), "the claim to expire");
+      expect(await pair.a.claimOnce(key, 10_000)).toBe(false);
+    });
+
+    it("sets are shared indexes", async () => {
+      const set = unique("set");
+      await pair.a.addMember(set, "s1");
+      await pair.b.addMember(set, "s2");
+      await pair.b.addMember(set, "s1");
+      expect([...(await pair.a.members(set))].sort()).toEqual(["s1", "s2"]);
+      await pair.a.removeMember(set, "s1");
+      expect(await pair.b.members(set)).toEqual(["s2"]);
+      expect(await pair.a.ping()).toBe(true);
+    });
+  });
+}
