@@ -10,6 +10,7 @@ import type { Metrics } from "../ops/metrics.js";
 import type { Readiness } from "../ops/readiness.js";
 import type { Shutdown } from "../ops/shutdown.js";
 import type { ConversationService } from "../sessions/contracts.js";
+import type { Coordination } from "../store/coordination/coordination.js";
 import type { Store } from "../store/store.js";
 
 /** What every part of the app is built with. */
@@ -20,6 +21,8 @@ export interface AppContext {
   readonly readiness: Readiness;
   readonly shutdown: Shutdown;
   readonly store: Store;
+  /** Leases, claims and pub/sub across processes (Redis), or in-process (the single-process default). */
+  readonly coordination?: Coordination;
 }
 
 /** The session layer as the app runs it (a SessionManager fits structurally). */

@@ -17,6 +17,7 @@ import { Readiness } from "../ops/readiness.js";
 import { Shutdown, type SignalSource } from "../ops/shutdown.js";
 import { describeSandboxStatus, type SandboxStatus } from "../tools/shell/sandbox-backend.js";
 import { createShellSandbox } from "../tools/shell/shell-sandbox.js";
+import { createCoordination } from "../store/coordination/create-coordination.js";
 import { createStore } from "../store/create-store.js";
 import { storeFailure } from "../store/store-failure.js";
 import type { AppAssembly, AppContext, AppIo, ChannelContext, ChannelStarter } from "./app-parts.js";
@@ -183,7 +184,14 @@ export async function startApp(
     });
     shutdown.addCloser("store", () => store.close());
     readiness.register("store", () => store.ping());
-    const context: AppContext = { config, logger, metrics, readiness, shutdown, store };
+    const coordination = await createCoordination({
+      url: config.store_url,
+      dataDir: config.data_dir,
+      store,
+      onError: (error) => logger.error({ err: error }, "coordination error"),
+    });
+    shutdown.addCloser("coordination", () => coordination.close());
+    const context: AppContext = { config, logger, metrics, readiness, shutdown, store, coordination };
 
     const ops = config.ops.enabled
       ? await phases.run("ops", () =>

@@ -38,6 +38,7 @@ async function start(
   const section = config.telegram;
   if (section.bot_token === undefined) throw new Error("telegram.bot_token is not set");
   const webhook = section.webhook;
+  const leases = context.coordination;
   const channel = new TelegramChannel({
     botToken: section.bot_token,
     apiRoot: section.api_root.replace(/\/+$/, ""),
@@ -52,6 +53,8 @@ async function start(
     service: context.service,
     logger: context.logger,
     accessStore: context.store.space("grants"),
+    // Several processes on one store: one of them polls (the holder of the poller lease).
+    ...(leases?.distributed ? { pollerLeases: leases } : {}),
     ...subscriptions.channelHooks,
     onBotRemoved: (channel) => {
       subscriptions.channelHooks.onBotRemoved(channel);

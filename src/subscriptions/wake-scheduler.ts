@@ -193,10 +193,7 @@ export class WakeScheduler {
     if (!claim) return batch;
     const won = await Promise.all(
       batch.items.map((item) =>
-        claim(
-          `wake:${batch.subscriptionId}:${item.position.epoch}:${item.position.seq}`,
-          WAKE_CLAIM_TTL_MS,
-        ),
+        claim(`wake:${batch.subscriptionId}:${item.position.epoch}:${item.position.seq}`, WAKE_CLAIM_TTL_MS),
       ),
     );
     const items = batch.items.filter((_, index) => won[index]);

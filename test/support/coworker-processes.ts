@@ -65,11 +65,14 @@ export interface ClusterOptions {
   readonly yaml?: string;
   /** More environment for every process. */
   readonly env?: Readonly<Record<string, string>>;
+  /** "sqlite": no Redis, the default SQLite file in the data dir (one process only). Default "redis". */
+  readonly store?: "redis" | "sqlite";
 }
 
 /** The processes, the services they share and the fakes they talk to. */
 export interface CoworkerCluster {
-  readonly redis: RedisServer;
+  /** The shared redis-server (undefined on SQLite). */
+  readonly redis: RedisServer | undefined;
   readonly openai: FakeOpenAI;
   readonly slack: FakeSlack | undefined;
   readonly telegram: FakeTelegram | undefined;
@@ -94,7 +97,7 @@ process.once("exit", () => {
 /** Start Redis, the fakes and `options.count` Coworker processes, each connected before this resolves. */
 export async function startCoworkers(options: ClusterOptions): Promise<CoworkerCluster> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-  const redis = await startRedisServer();
+  const redis = options.store === "sqlite" ? undefined : await startRedisServer();
   const openai = await startFakeOpenAI(options.model);
   const slack = options.slack ? await startFakeSlack(options.slack) : undefined;
   const telegram = options.telegram ? await startFakeTelegram(options.telegram) : undefined;
@@ -112,7 +115,7 @@ export async function startCoworkers(options: ClusterOptions): Promise<CoworkerC
     COWORKER_CONFIG: configPath,
     COWORKER_DATA_DIR: dataDir,
     COWORKER_WORKSPACE: workspace,
-    COWORKER_STORE_URL: redis.url,
+    ...(redis ? { COWORKER_STORE_URL: redis.url } : {}),
     COWORKER_OPS_PORT: "0",
     COWORKER_SHELL_SANDBOX: "off",
     OPENAI_API_KEY: "sk-test",
@@ -173,7 +176,7 @@ export async function startCoworkers(options: ClusterOptions): Promise<CoworkerC
       await slack?.close();
       await telegram?.close();
       await openai.close();
-      await redis.stop();
+      await redis?.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
