@@ -243,6 +243,18 @@ export class PendingHub {
     }
   }
 
+  /**
+   * Hand the session's items that were settled elsewhere (a press or typed answer taken by another
+   * process sharing the store) to the turns waiting for them here.
+   */
+  async recheckSession(sessionId: string): Promise<void> {
+    for (const [id, waiter] of [...this.waiters]) {
+      if (waiter.sessionId !== sessionId) continue;
+      const item = await this.load(id);
+      if (item && item.status !== "pending") this.release(id, item);
+    }
+  }
+
   /** Sessions whose turn is parked waiting for a person in this process. */
   waitingSessions(): ReadonlySet<string> {
     return new Set([...this.waiters.values()].map((w) => w.sessionId));

@@ -40,8 +40,8 @@ export interface ActiveTurn {
 
 /** A session in memory. */
 export class LiveSession {
-  readonly grants: GrantSet;
-  readonly facts: SessionFacts;
+  grants: GrantSet;
+  facts: SessionFacts;
   /** The running pump (turns one after another under the session lock), if any. */
   pump: Promise<void> | undefined;
   activeTurn: ActiveTurn | undefined;
@@ -61,15 +61,37 @@ export class LiveSession {
 
   private constructor(
     record: SessionRecord,
-    private readonly log: SessionHistory,
+    private log: SessionHistory,
     private readonly stores: LiveSessionStores,
   ) {
     this.current = record;
-    this.grants = new GrantSet(record.grants);
+    this.grants = this.grantsOf(record);
     this.facts = { downloadedFiles: new Set(record.downloadedFiles) };
-    this.grants.onChange((grants) => {
-      void this.update((r) => ({ ...r, grants: [...grants] }));
+  }
+
+  private grantsOf(record: SessionRecord): GrantSet {
+    const grants = new GrantSet(record.grants);
+    grants.onChange((list) => {
+      if (this.grants === grants) void this.update((r) => ({ ...r, grants: [...list] }));
     });
+    return grants;
+  }
+
+  /**
+   * Take over what another process stored since this copy was loaded (it ran the session's turns
+   * meanwhile): the record, history, grants and facts are read again. True when anything had
+   * changed — then the session needs a fresh engine (bound to the new grants and facts).
+   */
+  async reload(): Promise<boolean> {
+    await this.flush();
+    const stored = await this.stores.records.get(this.id);
+    if (!stored || sameJson(stored, this.current)) return false;
+    this.log = await this.stores.history.open(this.id);
+    this.current = stored;
+    this.grants = this.grantsOf(stored);
+    this.facts = { downloadedFiles: new Set(stored.downloadedFiles) };
+    this.recordedKeys.clear();
+    return true;
   }
 
   /** Load a session's history and wrap its record. */
@@ -231,4 +253,20 @@ export class LiveSession {
   private journalKey(callId: string): string {
     return `${this.id}:${callId}`;
   }
+}
+
+/** Whether two JSON values are equal, whatever the order of their object keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  const canonical = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(canonical)
+      : value !== null && typeof value === "object"
+        ? Object.fromEntries(
+            Object.entries(value)
+              .filter(([, v]) => v !== undefined)
+              .sort(([x], [y]) => (x < y ? -1 : 1))
+              .map(([k, v]) => [k, canonical(v)]),
+          )
+        : value;
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }

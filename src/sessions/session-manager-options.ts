@@ -4,10 +4,12 @@
  */
 import type { Logger } from "pino";
 import type { PermissionMode } from "../core/modes.js";
+import type { Coordination } from "../store/coordination/coordination.js";
 import type { Store } from "../store/store.js";
 import type { EngineFactory } from "./engine-context.js";
 import type { ExtraCommand } from "./extra-commands.js";
 import type { ItemCanceller } from "./item-cards.js";
+import type { LeaseTiming } from "./lease-lock.js";
 import type { SessionLock } from "./session-lock.js";
 import type { TurnEnd } from "./turn-scheduler.js";
 
@@ -39,6 +41,15 @@ export interface SessionManagerOptions {
   readonly statusExtras?: (sessionId: string) => Promise<readonly string[]>;
   /** Replaces the in-process session lock (e.g. a distributed one). */
   readonly lock?: SessionLock;
+  /**
+   * Several processes on one store: a distributed coordination (Redis) puts sessions under leases
+   * with fenced writes, shared input queues, controls and failover. An in-process one changes nothing.
+   */
+  readonly coordination?: Coordination;
+  /** Names this process in leases and metrics (default host-pid-random). */
+  readonly processId?: string;
+  /** Session lease TTL and renewal interval (default 15 s / 5 s). */
+  readonly leaseTiming?: LeaseTiming;
   /** Told each time a session has no turn running or queued any more (after its last turn). */
   readonly onIdle?: (sessionId: string) => void;
   /** Told how each turn ended, with its request metadata (scheduled tasks count failed runs). */

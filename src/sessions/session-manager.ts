@@ -29,6 +29,7 @@ import { buttonPressSchema, describeProblems, inboundMessageSchema } from "./inb
 import { ItemCards } from "./item-cards.js";
 import type { LiveSession } from "./live-session.js";
 import { ModuleCommands } from "./module-commands.js";
+import { MultiProcessSessions } from "./multi-process.js";
 import { SessionCache } from "./session-cache.js";
 import { ThreadCommands } from "./session-commands.js";
 import { InProcessSessionLock } from "./session-lock.js";
@@ -56,7 +57,9 @@ export class SessionManager implements ConversationService {
   private readonly questionService: QuestionService;
   private readonly cache: SessionCache;
   private readonly scheduler: TurnScheduler;
-  private readonly commands: ThreadCommands;
+  private readonly commands: Pick<ThreadCommands, "execute">;
+  /** Set when several processes share the store (a distributed coordination). */
+  private readonly multi: MultiProcessSessions | undefined;
   private readonly auditLog: AuditLog;
   private readonly records: SessionRecords;
   private readonly reviewer: SessionReviewer;
@@ -74,6 +77,16 @@ export class SessionManager implements ConversationService {
       if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
     const now = options.now ?? (() => new Date());
     this.logger = options.logger.child({ component: "sessions" });
+    this.multi = options.coordination?.distributed
+      ? new MultiProcessSessions({
+          coordination: options.coordination,
+          processId: options.processId,
+          timing: options.leaseTiming,
+          logger: this.logger,
+        })
+      : undefined;
+    const turnSpace = (ns: "sessions" | "history" | "journal") =>
+      this.multi ? this.multi.space(options.store.space(ns), ns) : options.store.space(ns);
     this.auditLog = new AuditLog(options.auditLogPath, options.logger.child({ component: "audit" }));
     this.dedupe = new InboundDedupe(options.store);
     this.pending = new PendingStore(options.store, now);
@@ -85,7 +98,7 @@ export class SessionManager implements ConversationService {
       host: {
         outputFor: (target) => this.outputFor(target),
         waitingCall: async (sessionId, callId) => (await this.cache.byId(sessionId))?.waitingCall(callId),
-        resume: (sessionId) => void this.resume(sessionId),
+        resume: (sessionId) => void (this.multi ? this.multi.resume(sessionId) : this.resume(sessionId)),
         recordDelivery: (keys) => this.dedupe.record(keys),
       },
     });
@@ -99,12 +112,12 @@ export class SessionManager implements ConversationService {
       liveById: (sessionId) => this.cache.byId(sessionId),
     });
     this.questionService = new QuestionService(this.hub);
-    this.records = new SessionRecords(options.store.space("sessions"));
+    this.records = new SessionRecords(turnSpace("sessions"), this.multi?.activeIndex);
     this.cache = new SessionCache({
       stores: {
         records: this.records,
-        history: new HistoryLog(options.store.space("history")),
-        journal: options.store.space("journal"),
+        history: new HistoryLog(turnSpace("history")),
+        journal: turnSpace("journal"),
         dedupe: this.dedupe,
         now,
       },
@@ -126,6 +139,7 @@ export class SessionManager implements ConversationService {
       },
       rebind: (live) => this.bindEngine(live),
       ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
+      ...(this.multi ? { gate: this.multi.gate } : {}),
     });
     this.items = new ItemCards(options.itemCancellers ?? [], (target) => this.outputFor(target));
     this.moduleCommands = new ModuleCommands({
@@ -136,7 +150,7 @@ export class SessionManager implements ConversationService {
       logger: this.logger,
       now,
     });
-    this.commands = new ThreadCommands({
+    const commands = new ThreadCommands({
       cache: this.cache,
       scheduler: this.scheduler,
       hub: this.hub,
@@ -145,6 +159,30 @@ export class SessionManager implements ConversationService {
       reviewerStats: this.reviewer.stats,
       approvals: options.approvals,
     });
+    this.commands = this.multi ? this.routedCommands(commands, this.multi) : commands;
+  }
+
+  /** Commands run where the thread's session is held (see MultiProcessSessions.command). */
+  private routedCommands(
+    commands: ThreadCommands,
+    multi: MultiProcessSessions,
+  ): Pick<ThreadCommands, "execute"> {
+    multi.bind({
+      liveById: (sessionId) => this.cache.byId(sessionId),
+      schedule: (live) => this.scheduler.schedule(live),
+      rebind: (live) => this.bindEngine(live),
+      steer: (live, message) => this.scheduler.steer(live, message),
+      recheckSettled: (sessionId) => this.hub.recheckSession(sessionId),
+      runCommand: async (target, user, command) =>
+        this.reply(target, await this.commands.execute(target, user, command)),
+    });
+    return {
+      execute: async (target, user, command) => {
+        const live = await this.cache.existingFor(target);
+        const run = () => commands.execute(target, user, command);
+        return live ? multi.command(live, target, user, command, run) : run();
+      },
+    };
   }
 
   /** A channel registers how to reach its threads (also used to resume after a restart). */
@@ -160,6 +198,7 @@ export class SessionManager implements ConversationService {
   async start(): Promise<void> {
     await this.reviewer.stats.replay(this.options.auditLogPath);
     await this.hub.start();
+    await this.multi?.start();
     for (const id of await this.records.activeIds()) {
       if (await this.hub.hasOpenItems(id)) continue;
       await this.resume(id);
@@ -225,6 +264,10 @@ export class SessionManager implements ConversationService {
       );
       if (answered) return answered === "redelivered" ? duplicate : { status: "answered" };
       const queued = queuedMessageOf(message, keys);
+      if (this.multi) {
+        await this.scheduler.offer(live, queued, this.options.defaults.queueMode === "steer");
+        return { status: "queued" };
+      }
       if (this.options.defaults.queueMode === "steer" && (await this.scheduler.steer(live, queued))) {
         await live.recordDelivery(keys);
         return { status: "queued" };
@@ -328,6 +371,7 @@ export class SessionManager implements ConversationService {
     );
     await this.hub.quiesce();
     this.hub.stopTimers();
+    await this.multi?.stop();
     await this.auditLog.flush();
     this.logger.info(report, "sessions drained");
     return report;
@@ -336,6 +380,11 @@ export class SessionManager implements ConversationService {
   /** Resolves when no turn is running or queued in this process (tests, tools). */
   idle(): Promise<void> {
     return this.scheduler.idle();
+  }
+
+  /** For /readyz: true in one process; with several, whether coordination and lease renewals work. */
+  async coordinationReady(): Promise<boolean> {
+    return this.multi ? this.multi.ready() : true;
   }
 
   /** How many sessions are loaded in memory. */

@@ -214,6 +214,13 @@ export function hasPendingWork(record: SessionRecord): boolean {
   return record.pendingTurn !== undefined || record.queue.length > 0;
 }
 
+/** A set kept in the store that every process reads and changes (e.g. a Redis set). */
+export interface SharedIndex {
+  add(id: string): Promise<void>;
+  remove(id: string): Promise<void>;
+  members(): Promise<readonly string[]>;
+}
+
 /**
  * Reads and writes session records, the thread → current session index, and the "active" index of
  * sessions with pending work (so `start()` can find them after a restart). The active index is a
@@ -224,6 +231,12 @@ export function hasPendingWork(record: SessionRecord): boolean {
  * This process must be the only writer of the index, as it is the only holder of session locks.
  */
 export class SessionRecords {
+  /** @param shared The active index as a shared set (several processes): replaces the single key. */
+  constructor(
+    private readonly space: KeyValueSpace,
+    private readonly shared?: SharedIndex,
+  ) {}
+
   private active: Promise<Set<string>> | undefined;
   /** Records waiting for the next index write, by whether their session joined the index. */
   private readonly joined = new Map<string, unknown>();
@@ -232,8 +245,6 @@ export class SessionRecords {
   private indexWritten: Promise<void> = Promise.resolve();
   /** An index write not yet started: changes made now are carried by it. */
   private indexPending: Promise<void> | undefined;
-
-  constructor(private readonly space: KeyValueSpace) {}
 
   /** The record, or undefined when unknown; throws a StoredDataError for unreadable data. */
   async get(id: string): Promise<SessionRecord | undefined> {
@@ -254,6 +265,7 @@ export class SessionRecords {
   async put(record: SessionRecord): Promise<void> {
     const key = `rec:${record.id}`;
     const value = toVersioned(SESSION_RECORD_KIND, record);
+    if (this.shared) return this.putShared(key, value, record);
     const ids = await this.activeSet();
     const active = hasPendingWork(record);
     if (ids.has(record.id) === active) return this.space.set(key, value);
@@ -267,8 +279,21 @@ export class SessionRecords {
     return this.saveIndex();
   }
 
+  /** Joining: index first; leaving: record first — a crash midway leaves at most an extra index entry. */
+  private async putShared(key: string, value: unknown, record: SessionRecord): Promise<void> {
+    const index = this.shared!;
+    if (hasPendingWork(record)) {
+      await index.add(record.id);
+      await this.space.set(key, value);
+    } else {
+      await this.space.set(key, value);
+      await index.remove(record.id);
+    }
+  }
+
   /** Ids of sessions with a turn in progress or queued messages. */
   async activeIds(): Promise<readonly string[]> {
+    if (this.shared) return this.shared.members();
     return [...(await this.activeSet())];
   }
 

@@ -17,7 +17,7 @@ import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { ThreadOutput } from "../core/thread-output.js";
 import type { LiveSession } from "./live-session.js";
 import { buildTurnRequest, promptOf, type RequestSettings, rebuildTurnRequest } from "./request-builder.js";
-import type { SessionLock } from "./session-lock.js";
+import type { SessionLease, SessionLock } from "./session-lock.js";
 import { type QueuedMessage, type TargetExtra, ZERO_USAGE } from "./session-record.js";
 import { recoveryOf } from "./turn-recovery.js";
 import { driveTurn, type TurnOutcome } from "./turn-runner.js";
@@ -35,6 +35,22 @@ export interface TurnSchedulerOptions {
   readonly rebind: (live: LiveSession) => void;
   /** Told how each turn ended (after it is recorded), with the turn's request metadata. */
   readonly onTurnEnd?: (end: TurnEnd) => void;
+  /** Several processes on one store: who takes a session's pump, and input other processes queued. */
+  readonly gate?: TurnGate;
+}
+
+/**
+ * How pumps take sessions when several processes share one store (instead of `lock`): a pump
+ * runs only while this process holds the session's lease, takes in the input other processes
+ * queued for it before each turn, and new input goes to the shared queue.
+ */
+export interface TurnGate {
+  /** Take the session (its lease; its copy brought up to date); undefined when another process has it. */
+  enter(live: LiveSession): Promise<SessionLease | undefined>;
+  /** Move input queued by any process into the session's record (the pump holds the session). */
+  collect(live: LiveSession): Promise<void>;
+  /** Queue a message for the session, whichever process runs it. */
+  offer(live: LiveSession, message: QueuedMessage, steer: boolean): Promise<void>;
 }
 
 /** How one turn ended, for listeners (e.g. a scheduled task counting failed runs). */
@@ -70,6 +86,7 @@ export class TurnScheduler {
    * "queued" when a turn was already under way. The session stays in memory meanwhile.
    */
   async submit(live: LiveSession, message: QueuedMessage): Promise<"started" | "queued"> {
+    if (this.options.gate) return this.offer(live, message, false);
     live.holds++;
     try {
       const wasBusy = await live.enqueue(message);
@@ -78,6 +95,13 @@ export class TurnScheduler {
     } finally {
       live.holds--;
     }
+  }
+
+  /** Queue a message through the gate (several processes) and make sure a pump serves it. */
+  async offer(live: LiveSession, message: QueuedMessage, steer: boolean): Promise<"queued"> {
+    await this.options.gate?.offer(live, message, steer);
+    this.schedule(live);
+    return "queued";
   }
 
   /** Make sure the session's pump runs; it picks up any pending work. Never waits for a turn. */
@@ -150,9 +174,12 @@ export class TurnScheduler {
   }
 
   private async pump(live: LiveSession): Promise<void> {
-    const lease = await this.options.lock.acquire(live.id);
+    const { gate } = this.options;
+    const lease = gate ? await gate.enter(live) : await this.options.lock.acquire(live.id);
+    if (!lease) return;
     try {
       while (!this.stopping && !live.retired) {
+        await gate?.collect(live);
         const record = live.record;
         const retry = live.retryBy;
         live.retryBy = undefined;

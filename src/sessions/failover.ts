@@ -1,0 +1,61 @@
+/**
+ * Failover: every process looks, at an interval, for sessions with unfinished work (the shared
+ * active index: a turn in progress or queued input) whose lease nobody holds — their holder died
+ * or paused past its lease — and resumes them. Resuming goes through the normal pump: it takes
+ * the lease (only one process wins), reloads the session and continues the stored turn, where
+ * started tool calls are reported as interrupted, never run again (turn-recovery.ts).
+ */
+import type { Logger } from "pino";
+
+export interface FailoverOptions {
+  /** Sessions with unfinished work, across processes. */
+  readonly activeIds: () => Promise<readonly string[]>;
+  /** Whether any process holds the session's lease (this one included). */
+  readonly isHeld: (sessionId: string) => Promise<boolean>;
+  /** Resume the session here (its pump takes the lease, or finds it taken). */
+  readonly resume: (sessionId: string) => Promise<void>;
+  readonly intervalMs: number;
+  readonly logger: Logger;
+}
+
+/** The periodic scan for orphaned sessions. */
+export class FailoverWatch {
+  private timer: NodeJS.Timeout | undefined;
+  private scanning: Promise<void> | undefined;
+
+  constructor(private readonly options: FailoverOptions) {}
+
+  /** Start scanning every `intervalMs`. */
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.scan(), this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Scan once now (one scan at a time); resolves when it is done. */
+  scan(): Promise<void> {
+    this.scanning ??= this.scanOnce().finally(() => {
+      this.scanning = undefined;
+    });
+    return this.scanning;
+  }
+
+  /** Stop scanning; resolves once a scan under way has ended. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.scanning;
+  }
+
+  private async scanOnce(): Promise<void> {
+    try {
+      for (const sessionId of await this.options.activeIds()) {
+        if (await this.options.isHeld(sessionId)) continue;
+        this.options.logger.info({ sessionId }, "taking over a session whose lease lapsed");
+        await this.options.resume(sessionId);
+      }
+    } catch (error) {
+      this.options.logger.warn({ err: error }, "scanning for orphaned sessions failed");
+    }
+  }
+}

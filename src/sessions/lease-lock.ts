@@ -1,0 +1,175 @@
+/**
+ * SessionLeases: the per-session lease when several processes share one store. A process takes a
+ * session's lease (with a fencing number) before it runs the session's turns or changes its
+ * record, renews it by heartbeat while it holds it, and releases it when its pump ends. When a
+ * renewal fails the lease is lost — another process may already have taken the session over —
+ * and the holder is told at once, so it stops its turn instead of running tools twice. The fence
+ * of each held session is what its turn-state writes carry (see fenced-space.ts).
+ */
+import type { Logger } from "pino";
+import { type Coordination, type FenceRef, tokenOwner } from "../store/coordination/coordination.js";
+
+/** Lease timing: a lease lapses `ttlMs` after its last renewal; renewals run every `renewMs`. */
+export interface LeaseTiming {
+  readonly ttlMs: number;
+  readonly renewMs: number;
+}
+
+/** The default: lapses within 15 s of a holder's death, renewed every 5 s. */
+export const DEFAULT_LEASE_TIMING: LeaseTiming = Object.freeze({ ttlMs: 15_000, renewMs: 5_000 });
+
+/** A session lease this process holds. */
+export interface HeldSession {
+  readonly sessionId: string;
+  readonly fence: FenceRef;
+  /** Aborted when the lease is lost (a renewal failed) or released. */
+  readonly signal: AbortSignal;
+  /** Give the lease up (once; later calls are ignored); resolves once released in the store. */
+  release(): Promise<void>;
+}
+
+interface Entry extends HeldSession {
+  readonly token: string;
+  readonly controller: AbortController;
+  readonly timer: NodeJS.Timeout;
+}
+
+export interface SessionLeasesOptions {
+  readonly coordination: Coordination;
+  /** Names this process in its lease tokens (no "/"). */
+  readonly processId: string;
+  readonly timing: LeaseTiming;
+  readonly logger: Logger;
+  /** Told when a held lease is lost to a failed renewal. */
+  readonly onLost: (sessionId: string) => void;
+}
+
+/** Store key of a session's lease. */
+export const sessionLeaseKey = (sessionId: string) => `session:${sessionId}`;
+
+/** The session leases of this process. */
+export class SessionLeases {
+  private readonly held = new Map<string, Entry>();
+  /** The fence each session's in-memory state was last current with, as seen by this process. */
+  private readonly lastFence = new Map<string, number>();
+  private heartbeatFailed = false;
+
+  constructor(private readonly options: SessionLeasesOptions) {}
+
+  get processId(): string {
+    return this.options.processId;
+  }
+
+  /** Take the session's lease; undefined when another holder has it (or this process already does). */
+  async take(sessionId: string): Promise<HeldSession | undefined> {
+    if (this.held.has(sessionId)) return undefined;
+    const key = sessionLeaseKey(sessionId);
+    const { coordination, timing, processId } = this.options;
+    const grant = await coordination.acquire(key, timing.ttlMs, processId);
+    if (!grant) return undefined;
+    if (this.held.has(sessionId)) {
+      await coordination.release(key, grant.token);
+      return undefined;
+    }
+    const controller = new AbortController();
+    const timer = setInterval(() => void this.renew(sessionId), timing.renewMs);
+    timer.unref();
+    let released: Promise<void> | undefined;
+    const entry: Entry = {
+      sessionId,
+      token: grant.token,
+      fence: { key, fence: grant.fence },
+      controller,
+      signal: controller.signal,
+      timer,
+      release: () => {
+        released ??= this.drop(entry);
+        return released;
+      },
+    };
+    this.held.set(sessionId, entry);
+    return entry;
+  }
+
+  /** The lease this process holds on the session, if any. */
+  holding(sessionId: string): HeldSession | undefined {
+    return this.held.get(sessionId);
+  }
+
+  /** The process holding the session's lease now, when another one does. */
+  async holderElsewhere(sessionId: string): Promise<string | undefined> {
+    if (this.held.has(sessionId)) return undefined;
+    const token = await this.options.coordination.holder(sessionLeaseKey(sessionId));
+    const owner = token === undefined ? undefined : tokenOwner(token);
+    return owner === this.options.processId ? undefined : owner;
+  }
+
+  /** Whether anyone holds the session's lease now. */
+  async isHeldAnywhere(sessionId: string): Promise<boolean> {
+    if (this.held.has(sessionId)) return true;
+    return (await this.options.coordination.holder(sessionLeaseKey(sessionId))) !== undefined;
+  }
+
+  /**
+   * Whether this process's copy of the session may be out of date under `held`: true unless the
+   * previous lease on it was this process's own (nobody else can have written in between).
+   */
+  mayBeStale(held: HeldSession): boolean {
+    return this.lastFence.get(held.sessionId) !== held.fence.fence - 1;
+  }
+
+  /** False once a renewal failed for a reason other than a lost lease (Redis unreachable), until one succeeds. */
+  get healthy(): boolean {
+    return !this.heartbeatFailed;
+  }
+
+  /** How many session leases this process holds. */
+  get count(): number {
+    return this.held.size;
+  }
+
+  /** Release every lease (shutdown): others may take the sessions over at once. */
+  async releaseAll(): Promise<void> {
+    await Promise.allSettled([...this.held.values()].map((entry) => entry.release()));
+  }
+
+  private async renew(sessionId: string): Promise<void> {
+    const entry = this.held.get(sessionId);
+    if (!entry) return;
+    try {
+      const kept = await this.options.coordination.renew(
+        entry.fence.key,
+        entry.token,
+        this.options.timing.ttlMs,
+      );
+      this.heartbeatFailed = false;
+      if (kept || this.held.get(sessionId) !== entry) return;
+      this.options.logger.warn({ sessionId, fence: entry.fence.fence }, "session lease lost");
+      this.forget(entry);
+      this.options.onLost(sessionId);
+    } catch (error) {
+      this.heartbeatFailed = true;
+      this.options.logger.warn({ err: error, sessionId }, "renewing a session lease failed");
+    }
+  }
+
+  private async drop(entry: Entry): Promise<void> {
+    if (this.held.get(entry.sessionId) !== entry) return;
+    this.forget(entry);
+    this.lastFence.set(entry.sessionId, entry.fence.fence);
+    try {
+      await this.options.coordination.release(entry.fence.key, entry.token);
+    } catch (error) {
+      this.options.logger.warn(
+        { err: error, sessionId: entry.sessionId },
+        "releasing a session lease failed",
+      );
+    }
+  }
+
+  private forget(entry: Entry): void {
+    clearInterval(entry.timer);
+    this.held.delete(entry.sessionId);
+    entry.controller.abort();
+  }
+}

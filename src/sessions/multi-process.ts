@@ -1,0 +1,255 @@
+/**
+ * MultiProcessSessions: what the session layer adds when several processes share one store
+ * (Redis). Pumps run under the session's lease (lease-lock.ts) and bring their copy up to date
+ * when another process held it meanwhile; turn-state writes carry the lease's fence
+ * (fenced-space.ts); input for a session goes to its shared queue (shared-queue.ts) and its
+ * holder is told; presses settled and commands taken elsewhere reach the holder over its control
+ * channel (turn-controls.ts); sessions whose holder died are resumed by failover (failover.ts).
+ */
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import type { Coordination } from "../store/coordination/coordination.js";
+import type { KeyValueSpace, StoreNamespace } from "../store/store.js";
+import { FailoverWatch } from "./failover.js";
+import { fencedSpace } from "./fenced-space.js";
+import { DEFAULT_LEASE_TIMING, type HeldSession, type LeaseTiming, SessionLeases } from "./lease-lock.js";
+import type { LiveSession } from "./live-session.js";
+import type { SessionLease } from "./session-lock.js";
+import type { QueuedMessage, SharedIndex } from "./session-record.js";
+import { type SharedEntry, SharedQueue } from "./shared-queue.js";
+import type { ThreadCommand } from "./text-commands.js";
+import { type TurnControl, TurnControls } from "./turn-controls.js";
+import type { TurnGate } from "./turn-scheduler.js";
+
+/** What the session manager lends the multi-process layer (bound late: built after it). */
+export interface MultiProcessHost {
+  liveById(sessionId: string): Promise<LiveSession | undefined>;
+  /** Make sure the session's pump runs here. */
+  schedule(live: LiveSession): void;
+  /** Give the session a fresh engine (after a reload). */
+  rebind(live: LiveSession): void;
+  /** Steer the running turn; false when none runs (see TurnScheduler.steer). */
+  steer(live: LiveSession, message: QueuedMessage): Promise<boolean>;
+  /** Hand items of the session settled elsewhere to the turns waiting for them here. */
+  recheckSettled(sessionId: string): Promise<void>;
+  /** Run a thread command here and post its reply into the thread. */
+  runCommand(target: ThreadTarget, user: PlatformUser, command: ThreadCommand): Promise<void>;
+}
+
+export interface MultiProcessOptions {
+  readonly coordination: Coordination;
+  /** Names this process in leases and control channels; default host-pid-random. */
+  readonly processId?: string | undefined;
+  readonly timing?: LeaseTiming | undefined;
+  /** How often to look for orphaned sessions; default the lease renewal interval. */
+  readonly failoverIntervalMs?: number | undefined;
+  readonly logger: Logger;
+}
+
+/** Shared set of sessions with unfinished work. */
+const ACTIVE_SET = "active-sessions";
+
+/** The reply to a command passed to the process running the thread's turn. */
+export const FORWARDED_REPLY = "Passed to the process running this thread's turn.";
+
+/** The multi-process session layer of one process. */
+export class MultiProcessSessions {
+  readonly processId: string;
+  private readonly coordination: Coordination;
+  private readonly leases: SessionLeases;
+  private readonly queue: SharedQueue;
+  private readonly controls: TurnControls;
+  private readonly failover: FailoverWatch;
+  private readonly logger: Logger;
+  private host: MultiProcessHost | undefined;
+
+  constructor(options: MultiProcessOptions) {
+    this.coordination = options.coordination;
+    this.logger = options.logger;
+    this.processId = options.processId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+    const timing = options.timing ?? DEFAULT_LEASE_TIMING;
+    this.leases = new SessionLeases({
+      coordination: this.coordination,
+      processId: this.processId,
+      timing,
+      logger: this.logger,
+      onLost: (sessionId) => void this.lost(sessionId),
+    });
+    this.queue = new SharedQueue(
+      this.coordination,
+      (live, entry) => this.take(live, entry),
+      (sessionId, error) =>
+        this.logger.error({ err: error, sessionId }, "dropping an unreadable queued input"),
+    );
+    this.controls = new TurnControls(this.coordination, this.processId, (c) => this.handle(c), this.logger);
+    this.failover = new FailoverWatch({
+      activeIds: () => this.activeIndex.members(),
+      isHeld: (sessionId) => this.leases.isHeldAnywhere(sessionId),
+      resume: async (sessionId) => {
+        const live = await this.requireHost().liveById(sessionId);
+        if (live) this.requireHost().schedule(live);
+      },
+      intervalMs: options.failoverIntervalMs ?? timing.renewMs,
+      logger: this.logger,
+    });
+  }
+
+  /** Bind the session manager's side (once, from its constructor). */
+  bind(host: MultiProcessHost): void {
+    this.host = host;
+  }
+
+  /** The turn-state spaces (records, history, journal) with writes fenced by the held leases. */
+  space(base: KeyValueSpace, namespace: StoreNamespace): KeyValueSpace {
+    return fencedSpace(base, namespace, this.coordination, (id) => this.leases.holding(id)?.fence);
+  }
+
+  /** The active-sessions index, shared by every process. */
+  readonly activeIndex: SharedIndex = {
+    add: (id) => this.coordination.addMember(ACTIVE_SET, id),
+    remove: (id) => this.coordination.removeMember(ACTIVE_SET, id),
+    members: () => this.coordination.members(ACTIVE_SET),
+  };
+
+  /** The scheduler's gate: pumps run under the lease, input goes through the shared queue. */
+  readonly gate: TurnGate = {
+    enter: (live) => this.enter(live),
+    collect: (live) => this.queue.collect(live),
+    offer: async (live, message, steer) => {
+      await this.activeIndex.add(live.id);
+      await this.queue.offer(live.id, { message, steer });
+    },
+  };
+
+  /** Start receiving controls and watching for orphaned sessions. */
+  async start(): Promise<void> {
+    await this.controls.start();
+    this.failover.start();
+  }
+
+  /** Shutdown: stop watching and receiving, release every lease (parked turns stay in the store). */
+  async stop(): Promise<void> {
+    await this.failover.stop();
+    await this.controls.stop();
+    await this.leases.releaseAll();
+  }
+
+  /** For /readyz: the coordination answers and lease renewals are going through. */
+  async ready(): Promise<boolean> {
+    return this.leases.healthy && (await this.coordination.ping());
+  }
+
+  /**
+   * Continue a session whose pending item was settled here: hand it to the turn waiting for it,
+   * in the process holding the session, or resume the session here when no one holds it.
+   */
+  async resume(sessionId: string): Promise<void> {
+    const host = this.requireHost();
+    const holder = await this.leases.holderElsewhere(sessionId);
+    if (holder !== undefined) return this.controls.send(holder, { kind: "settled", sessionId });
+    const live = await host.liveById(sessionId);
+    if (live) host.schedule(live);
+  }
+
+  /**
+   * Run a thread command for `live` where it belongs: passed to the process holding the session
+   * (the reply says so; that process posts the command's own reply), else here under the lease.
+   */
+  async command(
+    live: LiveSession,
+    target: ThreadTarget,
+    user: PlatformUser,
+    command: ThreadCommand,
+    run: () => Promise<string>,
+  ): Promise<string> {
+    if (this.leases.holding(live.id)) return run();
+    for (;;) {
+      const holder = await this.leases.holderElsewhere(live.id);
+      if (holder !== undefined) {
+        await this.controls.send(holder, { kind: "command", sessionId: live.id, target, user, command });
+        return FORWARDED_REPLY;
+      }
+      const held = await this.leases.take(live.id);
+      if (!held) {
+        if (this.leases.holding(live.id)) return run();
+        continue;
+      }
+      try {
+        await this.refresh(live, held);
+        return await run();
+      } finally {
+        await this.release(live, held);
+      }
+    }
+  }
+
+  private async enter(live: LiveSession): Promise<SessionLease | undefined> {
+    const held = await this.leases.take(live.id);
+    if (!held) {
+      const holder = await this.leases.holderElsewhere(live.id);
+      if (holder !== undefined) await this.controls.send(holder, { kind: "input", sessionId: live.id });
+      return undefined;
+    }
+    try {
+      await this.refresh(live, held);
+    } catch (error) {
+      await held.release();
+      throw error;
+    }
+    return { release: () => void this.release(live, held) };
+  }
+
+  /** Bring this process's copy of the session up to date when another process may have changed it. */
+  private async refresh(live: LiveSession, held: HeldSession): Promise<void> {
+    if (this.leases.mayBeStale(held) && (await live.reload())) this.requireHost().rebind(live);
+  }
+
+  /** Release the lease, then serve input that arrived while it was held but was not collected. */
+  private async release(live: LiveSession, held: HeldSession): Promise<void> {
+    await held.release();
+    try {
+      if (await this.queue.hasEntries(live.id)) this.requireHost().schedule(live);
+    } catch (error) {
+      this.logger.warn({ err: error, sessionId: live.id }, "checking for queued input failed");
+    }
+  }
+
+  /** One shared-queue entry into the session: steer the running turn, or queue it in the record. */
+  private async take(live: LiveSession, entry: SharedEntry): Promise<void> {
+    if (entry.steer && (await this.requireHost().steer(live, entry.message))) return;
+    await live.enqueue(entry.message);
+  }
+
+  private async handle(control: TurnControl): Promise<void> {
+    const host = this.requireHost();
+    const live = await host.liveById(control.sessionId);
+    if (!live) return;
+    const held = this.leases.holding(control.sessionId) !== undefined;
+    switch (control.kind) {
+      case "input":
+        if (held && live.busy) await this.queue.collect(live);
+        else host.schedule(live);
+        return;
+      case "settled":
+        if (held) await host.recheckSettled(control.sessionId);
+        else await this.resume(control.sessionId);
+        return;
+      case "command":
+        await host.runCommand(control.target, control.user, control.command);
+        return;
+    }
+  }
+
+  /** The lease was lost while a turn ran: stop it, its successor continues it from the store. */
+  private async lost(sessionId: string): Promise<void> {
+    const live = await this.requireHost().liveById(sessionId);
+    if (live?.activeTurn && live.engine.isRunning) live.engine.interrupt();
+  }
+
+  private requireHost(): MultiProcessHost {
+    if (!this.host) throw new Error("the multi-process session layer is not bound to a session manager");
+    return this.host;
+  }
+}

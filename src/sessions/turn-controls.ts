@@ -1,0 +1,94 @@
+/**
+ * Turn controls: messages one process sends to the process holding a session, over that
+ * process's own pub/sub channel — "input is queued for the session", "a pending item of the
+ * session was settled" (a press or typed answer taken elsewhere) and thread commands (stop, mode
+ * changes, …) to run where the turn runs. Controls are hints about state already in the store:
+ * one that is lost (its receiver just died) is made good by the failover that follows.
+ */
+import type { Logger } from "pino";
+import { z } from "zod";
+import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import type { Coordination, Unsubscribe } from "../store/coordination/coordination.js";
+import type { ThreadCommand } from "./text-commands.js";
+
+/** One control, addressed to a session. */
+export type TurnControl =
+  | { readonly kind: "input"; readonly sessionId: string }
+  | { readonly kind: "settled"; readonly sessionId: string }
+  | {
+      readonly kind: "command";
+      readonly sessionId: string;
+      readonly target: ThreadTarget;
+      readonly user: PlatformUser;
+      readonly command: ThreadCommand;
+    };
+
+const user = z.object({ id: z.string(), name: z.string() });
+const target = z.object({
+  platform: z.string().min(1),
+  workspace: z.string(),
+  channel: z.string(),
+  thread: z.string().optional(),
+  extra: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+});
+const controlSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("input"), sessionId: z.string().min(1) }),
+  z.object({ kind: z.literal("settled"), sessionId: z.string().min(1) }),
+  z.object({
+    kind: z.literal("command"),
+    sessionId: z.string().min(1),
+    target,
+    user,
+    command: z.object({ name: z.string() }).passthrough(),
+  }),
+]);
+
+/** Channel name of a process's controls. */
+export const controlChannel = (processId: string) => `controls:${processId}`;
+
+/** Sends controls to other processes and hands this process's to `handle`. */
+export class TurnControls {
+  private unsubscribe: Unsubscribe | undefined;
+
+  constructor(
+    private readonly coordination: Coordination,
+    private readonly processId: string,
+    private readonly handle: (control: TurnControl) => Promise<void>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Start receiving this process's controls. */
+  async start(): Promise<void> {
+    this.unsubscribe ??= await this.coordination.subscribe(controlChannel(this.processId), (raw) =>
+      this.receive(raw),
+    );
+  }
+
+  /** Send a control to the process `processId`. */
+  async send(processId: string, control: TurnControl): Promise<void> {
+    await this.coordination.publish(controlChannel(processId), JSON.stringify(control));
+  }
+
+  /** Stop receiving. */
+  async stop(): Promise<void> {
+    const unsubscribe = this.unsubscribe;
+    this.unsubscribe = undefined;
+    await unsubscribe?.();
+  }
+
+  private receive(raw: string): void {
+    let control: TurnControl;
+    try {
+      control = controlSchema.parse(JSON.parse(raw)) as TurnControl;
+    } catch (error) {
+      this.logger.warn({ err: error }, "ignoring an unreadable turn control");
+      return;
+    }
+    this.handle(control).catch((error) =>
+      this.logger.error(
+        { err: error, sessionId: control.sessionId, kind: control.kind },
+        "a turn control failed",
+      ),
+    );
+  }
+}
