@@ -11,7 +11,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { approvalsConfigSchema, type ApprovalsConfig } from "../approvals/authorisation.js";
-import type { ClaimOnce } from "../approvals/expiry-timers.js";
+import { claimAcrossProcesses } from "../approvals/expiry-timers.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { createEngineFactory } from "../engine/assembly/build-engine-factory.js";
 import { engineOptionsFromConfig } from "../engine/assembly/config-options.js";
@@ -82,12 +82,6 @@ function capOutputTokens(provider: ProviderClient, maxOutputTokens: number | und
 }
 
 /** The model client from config, timed into the app's metrics. */
-/** With several processes on one store, background work is claimed there so it fires once. */
-function claimsAcrossProcesses(context: AppContext): { claim?: ClaimOnce } {
-  const coordination = context.coordination;
-  return coordination?.distributed ? { claim: (key, ttlMs) => coordination.claimOnce(key, ttlMs) } : {};
-}
-
 function createProvider(context: AppContext): ProviderClient {
   const { model } = context.config;
   const openai = new OpenAIProvider({
@@ -177,6 +171,7 @@ export async function createConversation(
       workspace: { root: config.workspace.root, context: "" },
       auditLogPath: join(config.data_dir, AUDIT_LOG_FILE),
       logger,
+      ...(context.coordination ? { coordination: context.coordination } : {}),
       ...mergeSessionHooks(subscriptions.sessionOptions(), schedules.sessionOptions(), {
         extraCommands: skills.commands,
       }),
@@ -186,7 +181,7 @@ export async function createConversation(
       sessions: manager,
       settings: settingsFromConfig(config.subscriptions),
       logger,
-      ...claimsAcrossProcesses(context),
+      ...claimAcrossProcesses(context.coordination),
     });
     await schedules.open({
       store,

@@ -5,8 +5,15 @@
  * in the store (write-if-absent) makes only the first process to fire expire the item.
  */
 
+import type { Coordination } from "../store/coordination/coordination.js";
+
 /** Claims a key in the store for `ttlMs`: true for the one caller whose claim landed. */
 export type ClaimOnce = (key: string, ttlMs: number) => Promise<boolean>;
+
+/** `{ claim }` through a coordination shared by several processes; nothing in one process. */
+export function claimAcrossProcesses(coordination: Coordination | undefined): { claim?: ClaimOnce } {
+  return coordination?.distributed ? { claim: (key, ttlMs) => coordination.claimOnce(key, ttlMs) } : {};
+}
 
 /** How long an expiry claim is kept: far longer than processes take to fire the same timer. */
 const CLAIM_TTL_MS = 3_600_000;

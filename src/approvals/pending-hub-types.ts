@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { ThreadOutput } from "../core/thread-output.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { ApprovalsConfig } from "./authorisation.js";
+import type { ClaimOnce } from "./expiry-timers.js";
 import type { PendingItem, PendingPerson } from "./pending-item.js";
 import type { PendingStore } from "./pending-store.js";
 
@@ -44,6 +45,8 @@ export interface PendingHubOptions {
   readonly config: Pick<ApprovalsConfig, "approvers" | "perChannel" | "ttlMs">;
   readonly logger: Logger;
   readonly now: () => Date;
+  /** Several processes on one store: an item's expiry is claimed there, so one process expires it. */
+  readonly claim?: ClaimOnce;
 }
 
 /** A turn in this process waiting for an item's outcome. */

@@ -62,9 +62,14 @@ export class PendingHub {
     this.logger = options.logger;
     this.now = options.now;
     this.cards = new CardDisplay((target) => this.host.outputFor(target), this.store, this.logger);
-    this.timers = new ExpiryTimers(this.now, (id) => {
-      void this.expire(id).catch((err) => this.logger.error({ err, pendingId: id }, "expiry failed"));
-    });
+    this.timers = new ExpiryTimers(
+      this.now,
+      (id) => {
+        void this.expire(id).catch((err) => this.logger.error({ err, pendingId: id }, "expiry failed"));
+      },
+      options.claim,
+      (err, id) => this.logger.error({ err, pendingId: id }, "expiry claim failed"),
+    );
   }
 
   /** The fields every new item shares. */

@@ -13,6 +13,7 @@ import type { Logger } from "pino";
 import { AuditLog } from "../approvals/audit-log.js";
 import { ApprovalService } from "../approvals/approval-service.js";
 import { approvalsConfigSchema } from "../approvals/authorisation.js";
+import { claimAcrossProcesses } from "../approvals/expiry-timers.js";
 import { PendingHub } from "../approvals/pending-hub.js";
 import { PendingStore } from "../approvals/pending-store.js";
 import { QuestionService } from "../approvals/question-service.js";
@@ -95,6 +96,7 @@ export class SessionManager implements ConversationService {
       config: options.approvals,
       logger: this.logger,
       now,
+      ...claimAcrossProcesses(options.coordination),
       host: {
         outputFor: (target) => this.outputFor(target),
         waitingCall: async (sessionId, callId) => (await this.cache.byId(sessionId))?.waitingCall(callId),
