@@ -1,0 +1,141 @@
+/**
+ * Fencing of turn-state writes: a process whose session lease lapsed (it paused past the TTL) and
+ * was taken by another process cannot write the session's record or history any more — its writes
+ * are refused with a StaleFenceError and the new holder's state stays — while writes of sessions
+ * nobody here holds pass through unchanged. Runs on a real redis-server with two coordinations.
+ */
+import os from "node:os";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fencedSpace, sessionOfKey } from "../../src/sessions/fenced-space.js";
+import { SessionLeases } from "../../src/sessions/lease-lock.js";
+import { newSessionRecord, SessionRecords } from "../../src/sessions/session-record.js";
+import { type Coordination, StaleFenceError } from "../../src/store/coordination/coordination.js";
+import { createCoordination } from "../../src/store/coordination/create-coordination.js";
+import { createStore } from "../../src/store/create-store.js";
+import { HistoryLog } from "../../src/store/history-log.js";
+import type { Store } from "../../src/store/store.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { thread } from "./helpers/harness.js";
+
+async function eventually(condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe("fenced turn-state writes", () => {
+  let redis: RedisServer;
+  let store: Store;
+  let coordA: Coordination;
+  let coordB: Coordination;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
+    coordA = await createCoordination({ url: redis.url, dataDir: os.tmpdir(), store });
+    coordB = await createCoordination({ url: redis.url, dataDir: os.tmpdir(), store });
+  }, 20_000);
+
+  afterAll(async () => {
+    await coordA?.close();
+    await coordB?.close();
+    await store?.close();
+    await redis?.stop();
+  });
+
+  const leasesFor = (coordination: Coordination, processId: string, lost: string[] = []) =>
+    new SessionLeases({
+      coordination,
+      processId,
+      // A renews rarely: its lease lapses before it notices, as a paused process's would.
+      timing: { ttlMs: 100, renewMs: 60_000 },
+      logger: pino({ level: "silent" }),
+      onLost: (id) => lost.push(id),
+    });
+
+  const stacksOf = (coordination: Coordination, leases: SessionLeases) => {
+    const fenceOf = (id: string) => leases.holding(id)?.fence;
+    return {
+      records: new SessionRecords(fencedSpace(store.space("sessions"), "sessions", coordination, fenceOf)),
+      history: new HistoryLog(fencedSpace(store.space("history"), "history", coordination, fenceOf)),
+    };
+  };
+
+  it("refuses a stale holder's record and history writes once another process took the lease", async () => {
+    const leasesA = leasesFor(coordA, "A");
+    const leasesB = leasesFor(coordB, "B");
+    const a = stacksOf(coordA, leasesA);
+    const b = stacksOf(coordB, leasesB);
+    const record = newSessionRecord({
+      id: "fence1",
+      key: "slack:T1:C1:fence1",
+      target: thread("fence1"),
+      mode: "interactive",
+      provider: "p",
+      model: "m",
+      now: new Date(),
+    });
+    const heldA = await leasesA.take("fence1");
+    expect(heldA).toBeDefined();
+    await a.records.put({ ...record, title: "by A" });
+    await a.history.append("fence1", { role: "user", content: "from A" });
+    expect(await leasesB.take("fence1")).toBeUndefined();
+
+    await eventually(async () => !(await leasesB.isHeldAnywhere("fence1")), "A's lease to lapse");
+    const heldB = await leasesB.take("fence1");
+    expect(heldB!.fence.fence).toBe(heldA!.fence.fence + 1);
+    await b.records.put({ ...record, title: "by B" });
+
+    // A wakes up still believing it holds the session: both writes are refused.
+    expect(leasesA.holding("fence1")).toBeDefined();
+    await expect(a.records.put({ ...record, title: "A again" })).rejects.toBeInstanceOf(StaleFenceError);
+    await expect(a.history.append("fence1", { role: "user", content: "late" })).rejects.toBeInstanceOf(
+      StaleFenceError,
+    );
+    expect((await b.records.get("fence1"))?.title).toBe("by B");
+    expect((await b.history.load("fence1")).map((m) => m.content)).toEqual(["from A"]);
+    await heldB!.release();
+    await heldA!.release();
+  });
+
+  it("a lost lease is reported at the next renewal; sessions not held here are written unfenced", async () => {
+    const lost: string[] = [];
+    const leasesA = new SessionLeases({
+      coordination: coordA,
+      processId: "A",
+      timing: { ttlMs: 60, renewMs: 120 },
+      logger: pino({ level: "silent" }),
+      onLost: (id) => lost.push(id),
+    });
+    const held = await leasesA.take("fence2");
+    expect(held?.signal.aborted).toBe(false);
+    await eventually(async () => lost.includes("fence2"), "the loss to be noticed");
+    expect(held?.signal.aborted).toBe(true);
+    expect(leasesA.holding("fence2")).toBeUndefined();
+    const { records } = stacksOf(coordA, leasesA);
+    const record = newSessionRecord({
+      id: "free1",
+      key: "slack:T1:C1:free1",
+      target: thread("free1"),
+      mode: "interactive",
+      provider: "p",
+      model: "m",
+      now: new Date(),
+    });
+    await records.put(record);
+    expect((await records.get("free1"))?.id).toBe("free1");
+  });
+
+  it("maps turn-state keys to their session", () => {
+    expect(sessionOfKey("sessions", "rec:s1")).toBe("s1");
+    expect(sessionOfKey("sessions", "key:slack:T1:C1:1")).toBeUndefined();
+    expect(sessionOfKey("sessions", "active")).toBeUndefined();
+    expect(sessionOfKey("history", "head:s1")).toBe("s1");
+    expect(sessionOfKey("history", "page:s1:3")).toBe("s1");
+    expect(sessionOfKey("journal", "s1:call-1")).toBe("s1");
+    expect(sessionOfKey("approvals", "rec:s1")).toBeUndefined();
+  });
+});

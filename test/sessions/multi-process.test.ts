@@ -1,0 +1,249 @@
+/**
+ * Several session stacks (SessionManagers, each with its own store and coordination connections,
+ * as separate processes would have) on one real redis-server: every message is answered once and
+ * in order whichever stack takes it, a press on one stack resolves the turn parked on another,
+ * "stop" on one stops the turn streaming on another, and a holder that stops renewing (its
+ * coordination closed without releasing) is taken over within the lease TTL, its card still working.
+ */
+import pino from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ModelMessage } from "../../src/core/messages.js";
+import type {
+  ProviderClient,
+  ProviderRequest,
+  ProviderStreamEvent,
+} from "../../src/engine/provider/provider.js";
+import type { SessionManager } from "../../src/sessions/session-manager.js";
+import type { Coordination } from "../../src/store/coordination/coordination.js";
+import { createCoordination } from "../../src/store/coordination/create-coordination.js";
+import { createStore } from "../../src/store/create-store.js";
+import type { Store } from "../../src/store/store.js";
+import { RecordingOutputs } from "../support/recording-output.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { buildSessionManager, engineFactory } from "../support/session-stack.js";
+import { ANA, message, tempDir, thread } from "./helpers/harness.js";
+import { sessionTestRegistry, ToolRuns } from "./helpers/test-tools.js";
+
+/** Short leases so a lapse happens within the test. */
+const TIMING = { ttlMs: 800, renewMs: 150 };
+
+function userText(m: ModelMessage | undefined): string {
+  if (m?.role !== "user") return "";
+  return typeof m.content === "string"
+    ? m.content
+    : m.content.map((p) => ("text" in p ? p.text : "")).join("");
+}
+
+/**
+ * A model for every stack: "write <x>" calls write_note, then answers "wrote"; "hang" streams
+ * until stopped; anything else is answered "re: <its text>". Records every request.
+ */
+class RuleProvider implements ProviderClient {
+  readonly requests: ProviderRequest[] = [];
+  readonly aborted: string[] = [];
+
+  async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
+    this.requests.push({ ...request, messages: structuredClone(request.messages) });
+    const last = request.messages.at(-1);
+    const finish = (text: string, toolCalls: { id: string; name: string; arguments: string }[] = []) =>
+      ({
+        type: "step-finished",
+        text,
+        toolCalls,
+        finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
+        usage: undefined,
+      }) as const;
+    if (last?.role === "tool") {
+      yield { type: "text-delta", delta: "wrote" };
+      yield finish("wrote");
+      return;
+    }
+    const text = userText(last);
+    const write = /write (\S+)/.exec(text);
+    if (write) {
+      yield finish("", [
+        { id: `call-${write[1]}`, name: "write_note", arguments: JSON.stringify({ text: write[1] }) },
+      ]);
+      return;
+    }
+    if (text.includes("hang")) {
+      yield { type: "text-delta", delta: "working" };
+      await new Promise<void>((resolve) => {
+        if (request.signal?.aborted) resolve();
+        request.signal?.addEventListener("abort", () => resolve(), { once: true });
+      });
+      this.aborted.push(text);
+      throw Object.assign(new Error("aborted"), { name: "AbortError" });
+    }
+    const reply = `re: ${/m\d+-\d+/.exec(text)?.[0] ?? text}`;
+    yield { type: "text-delta", delta: reply };
+    yield finish(reply);
+  }
+
+  /** Requests whose last message is a user message containing `marker`. */
+  asking(marker: string): ProviderRequest[] {
+    return this.requests.filter((r) => userText(r.messages.at(-1)).includes(marker));
+  }
+}
+
+interface Stack {
+  readonly name: string;
+  readonly store: Store;
+  readonly coordination: Coordination;
+  readonly manager: SessionManager;
+  closed: boolean;
+}
+
+describe("several session stacks on one Redis", () => {
+  let redis: RedisServer;
+  const outputs = new RecordingOutputs();
+  const provider = new RuleProvider();
+  const runs = new ToolRuns();
+  let stacks: Stack[] = [];
+
+  async function openStack(name: string): Promise<Stack> {
+    const dataDir = tempDir();
+    const store = await createStore({ url: redis.url, dataDir });
+    const coordination = await createCoordination({ url: redis.url, dataDir, store });
+    const manager = buildSessionManager({
+      store,
+      createEngine: engineFactory(provider, sessionTestRegistry(runs)),
+      dataDir,
+      model: "test-model",
+      provider: "rules",
+      approvers: ["slack:U_BOSS"],
+      maxSessionsInMemory: 100,
+      logger: pino({ level: "silent" }),
+      overrides: {
+        defaults: {
+          model: "test-model",
+          provider: "rules",
+          mode: "interactive",
+          maxSteps: 10,
+          queueMode: "followup",
+        },
+        coordination,
+        processId: name,
+        leaseTiming: TIMING,
+      },
+    });
+    manager.registerOutput("slack", outputs.factory);
+    await manager.start();
+    return { name, store, coordination, manager, closed: false };
+  }
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  }, 20_000);
+
+  afterEach(async () => {
+    for (const stack of stacks) {
+      if (stack.closed) continue;
+      await stack.manager.drain(1_000).catch(() => undefined);
+      await stack.coordination.close().catch(() => undefined);
+      await stack.store.close().catch(() => undefined);
+    }
+    stacks = [];
+  });
+
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  const finalTexts = (ts: string) =>
+    outputs
+      .for(thread(ts))
+      .closedTurns.map((t) => t.events.find((e) => e.type === "turn-completed"))
+      .map((e) => (e?.type === "turn-completed" ? e.finalText : undefined));
+
+  it("answers every message exactly once, in arrival order, with the thread's earlier messages", async () => {
+    stacks = await Promise.all(["A", "B", "C"].map(openStack));
+    const threads = Array.from({ length: 10 }, (_, t) => `1700000100.${String(t).padStart(6, "0")}`);
+    for (let m = 1; m <= 3; m++)
+      await Promise.all(
+        threads.map((ts, t) =>
+          stacks[(t + m) % 3]!.manager.receive(message(`m${t}-${m}`, { target: thread(ts) })),
+        ),
+      );
+    await outputs.until(() => threads.every((ts) => finalTexts(ts).length === 3), "three answers per thread");
+    threads.forEach((ts, t) => {
+      expect(finalTexts(ts)).toEqual([`re: m${t}-1`, `re: m${t}-2`, `re: m${t}-3`]);
+      for (let m = 1; m <= 3; m++) {
+        const asked = provider.asking(`m${t}-${m}`);
+        expect(asked).toHaveLength(1);
+        const users = asked[0]!.messages.filter((x) => x.role === "user").map((x) => userText(x));
+        expect(users.map((u) => /m\d+-\d+/.exec(u)?.[0])).toEqual(
+          Array.from({ length: m }, (_, i) => `m${t}-${i + 1}`),
+        );
+      }
+    });
+  }, 30_000);
+
+  it("a press on B resolves the turn parked on A; the call runs once", async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700000200.000001");
+    await a.manager.receive(message("write press1", { target }));
+    const out = outputs.for(target);
+    const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");
+    const pressed = await b.manager.press({
+      kind: "card",
+      platform: "slack",
+      pendingId: card.pendingId,
+      action: "once",
+      user: ANA,
+    });
+    expect(pressed.status).toBe("accepted");
+    await outputs.until(() => finalTexts(target.thread!).includes("wrote"), "the turn to finish");
+    expect(runs.count("call-press1")).toBe(1);
+    // The parked turn itself went on (on A): no second turn was opened elsewhere.
+    expect(out.turns).toHaveLength(1);
+    await a.manager.idle();
+    expect(a.manager.isBusy(out.turns[0]!.sessionId)).toBe(false);
+  }, 30_000);
+
+  it('"stop" taken by B stops the turn streaming on A', async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700000300.000001");
+    await a.manager.receive(message("please hang", { target }));
+    await outputs.until(() => provider.asking("please hang").length > 0, "the stream to start");
+    await b.manager.receive(message("stop", { target }));
+    await outputs.until(() => provider.aborted.includes("please hang") || undefined, "the stream to stop");
+    await outputs.until(() => outputs.for(target).closedTurns.length === 1, "the turn to close");
+  }, 30_000);
+
+  it("a holder that stops renewing is taken over within the TTL; its card still works", async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700000400.000001");
+    await a.manager.receive(message("write dead1", { target }));
+    const out = outputs.for(target);
+    const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");
+    // A dies as far as the others can tell: no release, no more renewals, no more writes.
+    a.closed = true;
+    await a.coordination.close();
+    // B's failover takes the session once A's lease lapses and parks the turn on the same card.
+    const sessionId = out.turns[0]!.sessionId;
+    await outputs.until(() => b.manager.isBusy(sessionId) || undefined, "B to take the session", 10_000);
+    const pressed = await b.manager.press({
+      kind: "card",
+      platform: "slack",
+      pendingId: card.pendingId,
+      action: "once",
+      user: ANA,
+    });
+    expect(pressed.status).toBe("accepted");
+    await outputs.until(
+      () =>
+        out.closedTurns.some((t) =>
+          t.events.some((e) => e.type === "turn-completed" && e.finalText === "wrote"),
+        ),
+      "the turn to finish on B",
+      10_000,
+    );
+    expect(runs.count("call-dead1")).toBe(1);
+    expect(out.latestCards.filter((c) => c.buttons.length > 0)).toHaveLength(0);
+    await a.store.close().catch(() => undefined);
+  }, 30_000);
+});
