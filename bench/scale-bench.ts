@@ -12,6 +12,7 @@
  * Needs `npm run build` first. Writes bench/results/scale.json and scale.md.
  */
 import net from "node:net";
+import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { echoHandler } from "../test/fakes/fake-openai.js";
 import type { ApiCall, FakeSlack } from "../test/fakes/fake-slack/index.js";
@@ -189,7 +190,12 @@ async function measure(subject: (typeof SUBJECTS)[number]): Promise<SubjectFigur
   }
 }
 
-function markdown(generatedAt: string, figures: readonly SubjectFigures[], goals: Goals): string {
+function markdown(
+  generatedAt: string,
+  figures: readonly SubjectFigures[],
+  goals: Goals,
+  load: readonly number[],
+): string {
   const rows = figures.flatMap((subject) =>
     subject.levels.map(
       (level) =>
@@ -208,6 +214,8 @@ function markdown(generatedAt: string, figures: readonly SubjectFigures[], goals
     "# Scale benchmark (several processes on one Redis)",
     "",
     hostLine(generatedAt),
+    "",
+    `Host load average (1 min) at the start and end of the run: ${load.map((l) => l.toFixed(1)).join(" → ")} on ${os.cpus().length} cores.`,
     "",
     "The full stack in real processes (`node dist/cli.js start`: Slack Socket Mode against the fake Slack, the",
     "fake OpenAI answering at once), 1 process on SQLite, 1 on Redis, 3 on one Redis (each with its own",
@@ -257,10 +265,12 @@ function goalsOf(figures: readonly SubjectFigures[]): Goals {
 /** Run every subject in turn and write the results. */
 export async function run(): Promise<Record<string, unknown>> {
   const generatedAt = new Date().toISOString();
+  const loadAtStart = os.loadavg()[0] ?? 0;
   const figures: SubjectFigures[] = [];
   for (const subject of SUBJECTS) figures.push(await measure(subject));
   const goals = goalsOf(figures);
-  const results = { generatedAt, figures, goals };
-  await writeResults("scale", results, markdown(generatedAt, figures, goals));
+  const load = [loadAtStart, os.loadavg()[0] ?? 0];
+  const results = { generatedAt, load, figures, goals };
+  await writeResults("scale", results, markdown(generatedAt, figures, goals, load));
   return results;
 }
