@@ -21,8 +21,10 @@ export interface AppContext {
   readonly readiness: Readiness;
   readonly shutdown: Shutdown;
   readonly store: Store;
-  /** Leases, claims and pub/sub across processes (Redis), or in-process (the single-process default). */
-  readonly coordination?: Coordination;
+  /** How this process coordinates with others on the store (in-process unless the store is Redis). */
+  readonly coordination: Coordination;
+  /** Names this process in leases, logs and the metrics' `process` label. */
+  readonly processId: string;
 }
 
 /** The session layer as the app runs it (a SessionManager fits structurally). */

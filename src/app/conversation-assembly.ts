@@ -171,11 +171,14 @@ export async function createConversation(
       workspace: { root: config.workspace.root, context: "" },
       auditLogPath: join(config.data_dir, AUDIT_LOG_FILE),
       logger,
-      ...(context.coordination ? { coordination: context.coordination } : {}),
+      coordination: context.coordination,
+      processId: context.processId,
       ...mergeSessionHooks(subscriptions.sessionOptions(), schedules.sessionOptions(), {
         extraCommands: skills.commands,
       }),
     });
+    if (context.coordination.distributed)
+      context.readiness.register("session leases", () => manager.coordinationReady());
     await subscriptions.open({
       store,
       sessions: manager,

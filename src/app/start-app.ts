@@ -12,12 +12,13 @@ import type { Logger } from "../logging/logger.js";
 import { scrubSecrets } from "../logging/redact.js";
 import type { ServiceFailure } from "../core/failure.js";
 import { createMetrics } from "../ops/metrics.js";
+import { createCoordination } from "../store/coordination/create-coordination.js";
+import { newProcessId } from "./process-id.js";
 import { startOpsServer } from "../ops/ops-server.js";
 import { Readiness } from "../ops/readiness.js";
 import { Shutdown, type SignalSource } from "../ops/shutdown.js";
 import { describeSandboxStatus, type SandboxStatus } from "../tools/shell/sandbox-backend.js";
 import { createShellSandbox } from "../tools/shell/shell-sandbox.js";
-import { createCoordination } from "../store/coordination/create-coordination.js";
 import { createStore } from "../store/create-store.js";
 import { storeFailure } from "../store/store-failure.js";
 import type { AppAssembly, AppContext, AppIo, ChannelContext, ChannelStarter } from "./app-parts.js";
@@ -151,6 +152,7 @@ export async function startApp(
   });
   shutdown.install();
   const phases = new StartupPhases(() => shutdown.stopping, shutdown.done);
+  const processId = newProcessId();
   const metrics = createMetrics();
   const readiness = new Readiness();
   readiness.register("startup", () => ({
@@ -191,7 +193,20 @@ export async function startApp(
       onError: (error) => logger.error({ err: error }, "coordination error"),
     });
     shutdown.addCloser("coordination", () => coordination.close());
-    const context: AppContext = { config, logger, metrics, readiness, shutdown, store, coordination };
+    if (coordination.distributed) {
+      readiness.register("coordination", () => coordination.ping());
+      metrics.labelProcess(processId);
+    }
+    const context: AppContext = {
+      config,
+      logger,
+      metrics,
+      readiness,
+      shutdown,
+      store,
+      coordination,
+      processId,
+    };
 
     const ops = config.ops.enabled
       ? await phases.run("ops", () =>

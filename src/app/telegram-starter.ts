@@ -54,7 +54,7 @@ async function start(
     logger: context.logger,
     accessStore: context.store.space("grants"),
     // Several processes on one store: one of them polls (the holder of the poller lease).
-    ...(leases?.distributed ? { pollerLeases: leases } : {}),
+    ...(leases.distributed ? { pollerLeases: leases } : {}),
     ...subscriptions.channelHooks,
     onBotRemoved: (channel) => {
       subscriptions.channelHooks.onBotRemoved(channel);

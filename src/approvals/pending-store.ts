@@ -7,6 +7,7 @@
  * memory: only this process's PendingStore writes it, and memory changes only after the store
  * took the write, so every inbound message can ask "anything open here?" without a store read.
  */
+import type { Coordination } from "../store/coordination/coordination.js";
 import type { Store, KeyValueSpace } from "../store/store.js";
 import { KeyedMutex } from "../store/key-mutex.js";
 import type { CardRef } from "../core/card.js";
@@ -46,6 +47,12 @@ export function statusFor(action: string): PendingStatus {
   return "decided";
 }
 
+/** Shared map that holds the open-items index when several processes share the store. */
+export type SharedOpenIndex = Pick<Coordination, "setField" | "deleteField" | "fields">;
+
+/** Name of the shared open-items map. */
+const OPEN_MAP = "open-items";
+
 /** Reads and writes pending items; one instance per process. */
 export class PendingStore {
   private readonly approvals: KeyValueSpace;
@@ -58,6 +65,8 @@ export class PendingStore {
     store: Store,
     private readonly now: () => Date = () => new Date(),
     private readonly retentionMs = DEFAULT_RETENTION_MS,
+    /** Several processes: the open index lives in this shared map, read at every use (never stale). */
+    private readonly shared?: SharedOpenIndex,
   ) {
     this.approvals = store.space("approvals");
     this.questions = store.space("questions");
@@ -70,10 +79,14 @@ export class PendingStore {
     const ttl = this.ttlFor(item);
     await space.set(`item:${item.id}`, encodePending(item), ttl);
     await space.set(`call:${item.sessionId}:${item.callId}`, item.id, ttl);
-    await this.updateOpen((open) => ({
-      ...open,
-      [item.id]: { id: item.id, kind: item.kind, sessionId: item.sessionId, expiresAt: item.expiresAt },
-    }));
+    const entry: OpenEntry = {
+      id: item.id,
+      kind: item.kind,
+      sessionId: item.sessionId,
+      expiresAt: item.expiresAt,
+    };
+    if (this.shared) await this.shared.setField(OPEN_MAP, item.id, JSON.stringify(entry));
+    else await this.updateOpen((open) => ({ ...open, [item.id]: entry }));
   }
 
   /** The item with its latest decision and answers, or undefined when unknown (or malformed). */
@@ -112,7 +125,7 @@ export class PendingStore {
     if (won) {
       await onWin?.();
       await this.modify(id, (item) => ({ ...item, status: statusFor(decision.action), decision }));
-      await this.updateOpen(({ [id]: _, ...rest }) => rest);
+      await this.dropOpen(id);
     }
     return { won, item: await this.get(id) };
   }
@@ -162,6 +175,7 @@ export class PendingStore {
 
   /** Drop a settled item from the open index (a crash came between its decision and that); true if it was there. */
   async dropOpen(id: string): Promise<boolean> {
+    if (this.shared) return this.shared.deleteField(OPEN_MAP, id);
     if (!(await this.readOpen()).has(id)) return false;
     await this.updateOpen(({ [id]: _, ...rest }) => rest);
     return true;
@@ -216,6 +230,12 @@ export class PendingStore {
 
   /** The open-items index: read from the store the first time, from memory afterwards. */
   private readOpen(): Promise<ReadonlyMap<string, OpenEntry>> {
+    if (this.shared)
+      return this.shared
+        .fields(OPEN_MAP)
+        .then(
+          (fields) => new Map(Object.entries(fields).map(([id, raw]) => [id, JSON.parse(raw) as OpenEntry])),
+        );
     if (!this.open) {
       const loading = this.approvals
         .get<Record<string, OpenEntry>>("open")

@@ -15,6 +15,8 @@ export type ModelOutcome = "ok" | "error" | "interrupted";
 export interface Metrics {
   /** The registry behind `/metrics` (for adding app-specific collectors). */
   readonly registry: Registry;
+  /** Put a `process` label on every series (several processes share a deployment). */
+  labelProcess(processId: string): void;
   /** A turn began on `platform`; pair with `turnFinished`. */
   turnStarted(platform: string): void;
   /** A turn ended with `status` after `durationMs`. */
@@ -138,6 +140,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
   return {
     registry,
+    labelProcess: (processId) => registry.setDefaultLabels({ process: processId }),
     contentType: registry.contentType,
     turnStarted: (platform) => turnsRunning.inc({ platform }),
     turnFinished: (platform, status, durationMs) => {

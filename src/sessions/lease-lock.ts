@@ -30,6 +30,8 @@ export interface HeldSession {
 
 interface Entry extends HeldSession {
   readonly token: string;
+  /** When the lease was last confirmed (taken or renewed), by this process's clock. */
+  confirmedAt: number;
   readonly controller: AbortController;
   readonly timer: NodeJS.Timeout;
 }
@@ -80,6 +82,7 @@ export class SessionLeases {
       token: grant.token,
       fence: { key, fence: grant.fence },
       controller,
+      confirmedAt: Date.now(),
       signal: controller.signal,
       timer,
       release: () => {
@@ -136,21 +139,26 @@ export class SessionLeases {
   private async renew(sessionId: string): Promise<void> {
     const entry = this.held.get(sessionId);
     if (!entry) return;
+    const started = Date.now();
     try {
-      const kept = await this.options.coordination.renew(
-        entry.fence.key,
-        entry.token,
-        this.options.timing.ttlMs,
-      );
+      const { ttlMs } = this.options.timing;
+      const kept = await this.options.coordination.renew(entry.fence.key, entry.token, ttlMs);
       this.heartbeatFailed = false;
-      if (kept || this.held.get(sessionId) !== entry) return;
-      this.options.logger.warn({ sessionId, fence: entry.fence.fence }, "session lease lost");
-      this.forget(entry);
-      this.options.onLost(sessionId);
+      if (kept) entry.confirmedAt = started;
+      else this.lose(entry);
     } catch (error) {
       this.heartbeatFailed = true;
       this.options.logger.warn({ err: error, sessionId }, "renewing a session lease failed");
+      // Unconfirmed for a whole TTL: another process may hold it by now.
+      if (Date.now() - entry.confirmedAt >= this.options.timing.ttlMs) this.lose(entry);
     }
+  }
+
+  private lose(entry: Entry): void {
+    if (this.held.get(entry.sessionId) !== entry) return;
+    this.options.logger.warn({ sessionId: entry.sessionId, fence: entry.fence.fence }, "session lease lost");
+    this.forget(entry);
+    this.options.onLost(entry.sessionId);
   }
 
   private async drop(entry: Entry): Promise<void> {

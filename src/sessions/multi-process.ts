@@ -6,7 +6,6 @@
  * holder is told; presses settled and commands taken elsewhere reach the holder over its control
  * channel (turn-controls.ts); sessions whose holder died are resumed by failover (failover.ts).
  */
-import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
@@ -32,6 +31,8 @@ export interface MultiProcessHost {
   rebind(live: LiveSession): void;
   /** Steer the running turn; false when none runs (see TurnScheduler.steer). */
   steer(live: LiveSession, message: QueuedMessage): Promise<boolean>;
+  /** Whether the session's turn is parked here waiting for a person. */
+  isParked(sessionId: string): boolean;
   /** Hand items of the session settled elsewhere to the turns waiting for them here. */
   recheckSettled(sessionId: string): Promise<void>;
   /** Run a thread command here and post its reply into the thread. */
@@ -40,7 +41,7 @@ export interface MultiProcessHost {
 
 export interface MultiProcessOptions {
   readonly coordination: Coordination;
-  /** Names this process in leases and control channels; default host-pid-random. */
+  /** Names this process in leases and control channels (no "/"); default random. */
   readonly processId?: string | undefined;
   readonly timing?: LeaseTiming | undefined;
   /** How often to look for orphaned sessions; default the lease renewal interval. */
@@ -68,7 +69,7 @@ export class MultiProcessSessions {
   constructor(options: MultiProcessOptions) {
     this.coordination = options.coordination;
     this.logger = options.logger;
-    this.processId = options.processId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+    this.processId = options.processId ?? randomBytes(6).toString("hex");
     const timing = options.timing ?? DEFAULT_LEASE_TIMING;
     this.leases = new SessionLeases({
       coordination: this.coordination,
@@ -242,10 +243,14 @@ export class MultiProcessSessions {
     }
   }
 
-  /** The lease was lost while a turn ran: stop it, its successor continues it from the store. */
+  /**
+   * The lease was lost while a turn ran: stop it (its successor continues it from the store). A
+   * turn parked at a person is left alone — stopping it would cancel the card its successor uses.
+   */
   private async lost(sessionId: string): Promise<void> {
-    const live = await this.requireHost().liveById(sessionId);
-    if (live?.activeTurn && live.engine.isRunning) live.engine.interrupt();
+    const host = this.requireHost();
+    const live = await host.liveById(sessionId);
+    if (live?.activeTurn && live.engine.isRunning && !host.isParked(sessionId)) live.engine.interrupt();
   }
 
   private requireHost(): MultiProcessHost {

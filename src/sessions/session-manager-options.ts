@@ -46,7 +46,7 @@ export interface SessionManagerOptions {
    * with fenced writes, shared input queues, controls and failover. An in-process one changes nothing.
    */
   readonly coordination?: Coordination;
-  /** Names this process in leases and metrics (default host-pid-random). */
+  /** Names this process in session leases and its control channel (no "/"; default random). */
   readonly processId?: string;
   /** Session lease TTL and renewal interval (default 15 s / 5 s). */
   readonly leaseTiming?: LeaseTiming;

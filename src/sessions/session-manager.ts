@@ -90,7 +90,7 @@ export class SessionManager implements ConversationService {
       this.multi ? this.multi.space(options.store.space(ns), ns) : options.store.space(ns);
     this.auditLog = new AuditLog(options.auditLogPath, options.logger.child({ component: "audit" }));
     this.dedupe = new InboundDedupe(options.store);
-    this.pending = new PendingStore(options.store, now);
+    this.pending = new PendingStore(options.store, now, undefined, this.multi && options.coordination);
     this.hub = new PendingHub({
       store: this.pending,
       config: options.approvals,
@@ -174,6 +174,7 @@ export class SessionManager implements ConversationService {
       schedule: (live) => this.scheduler.schedule(live),
       rebind: (live) => this.bindEngine(live),
       steer: (live, message) => this.scheduler.steer(live, message),
+      isParked: (sessionId) => this.hub.waitingSessions().has(sessionId),
       recheckSettled: (sessionId) => this.hub.recheckSession(sessionId),
       runCommand: async (target, user, command) =>
         this.reply(target, await this.commands.execute(target, user, command)),

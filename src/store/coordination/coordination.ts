@@ -92,6 +92,12 @@ export interface Coordination {
   removeMember(set: string, member: string): Promise<void>;
   /** The members of a shared set now. */
   members(set: string): Promise<readonly string[]>;
+  /** Set one field of a shared map (an index keyed by id). */
+  setField(map: string, field: string, value: string): Promise<void>;
+  /** Remove one field of a shared map; true when it was there. */
+  deleteField(map: string, field: string): Promise<boolean>;
+  /** Every field of a shared map now. */
+  fields(map: string): Promise<Readonly<Record<string, string>>>;
   /** Whether the coordination backend answers (for /readyz). */
   ping(): Promise<boolean>;
   /** Drop every subscription and close the connections; leases are not released. */

@@ -27,6 +27,7 @@ export class InProcessCoordination implements Coordination {
   private readonly queues = new Map<string, string[]>();
   private readonly claims = new Map<string, number>();
   private readonly sets = new Map<string, Set<string>>();
+  private readonly maps = new Map<string, Map<string, string>>();
   private readonly listeners = new Map<string, Set<(message: string) => void>>();
   private closed = false;
 
@@ -154,6 +155,20 @@ export class InProcessCoordination implements Coordination {
 
   async members(set: string): Promise<readonly string[]> {
     return [...(this.sets.get(set) ?? [])];
+  }
+
+  async setField(map: string, field: string, value: string): Promise<void> {
+    const fields = this.maps.get(map) ?? new Map<string, string>();
+    fields.set(field, value);
+    this.maps.set(map, fields);
+  }
+
+  async deleteField(map: string, field: string): Promise<boolean> {
+    return this.maps.get(map)?.delete(field) ?? false;
+  }
+
+  async fields(map: string): Promise<Readonly<Record<string, string>>> {
+    return Object.fromEntries(this.maps.get(map) ?? []);
   }
 
   async ping(): Promise<boolean> {

@@ -195,6 +195,18 @@ export class RedisCoordination implements Coordination {
     return this.client.sMembers(`${PREFIX}set:${set}`);
   }
 
+  async setField(map: string, field: string, value: string): Promise<void> {
+    await this.client.hSet(`${PREFIX}map:${map}`, field, value);
+  }
+
+  async deleteField(map: string, field: string): Promise<boolean> {
+    return (await this.client.hDel(`${PREFIX}map:${map}`, field)) === 1;
+  }
+
+  async fields(map: string): Promise<Readonly<Record<string, string>>> {
+    return { ...(await this.client.hGetAll(`${PREFIX}map:${map}`)) };
+  }
+
   async ping(): Promise<boolean> {
     try {
       await this.client.ping();

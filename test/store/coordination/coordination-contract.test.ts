@@ -234,5 +234,17 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
       expect(await pair.b.members(set)).toEqual(["s2"]);
       expect(await pair.a.ping()).toBe(true);
     });
+
+    it("maps are shared indexes keyed by field", async () => {
+      const map = unique("map");
+      await pair.a.setField(map, "i1", "one");
+      await pair.b.setField(map, "i2", "two");
+      await pair.b.setField(map, "i1", "uno");
+      expect(await pair.a.fields(map)).toEqual({ i1: "uno", i2: "two" });
+      expect(await pair.a.deleteField(map, "i1")).toBe(true);
+      expect(await pair.b.deleteField(map, "i1")).toBe(false);
+      expect(await pair.b.fields(map)).toEqual({ i2: "two" });
+      expect(await pair.b.fields(unique("empty"))).toEqual({});
+    });
   });
 }
