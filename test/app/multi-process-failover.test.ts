@@ -33,8 +33,10 @@ const model: FakeHandler = ({ body }) => {
       ],
     };
   if (said.startsWith("frozen")) {
-    const first = !frozenAnswered.has(said);
-    frozenAnswered.add(said);
+    // Keyed by the message itself: the context block under it (the time) may differ on a resume.
+    const question = said.split("\n")[0] ?? said;
+    const first = !frozenAnswered.has(question);
+    frozenAnswered.add(question);
     return first
       ? { text: Array.from({ length: 40 }, (_, i) => `stale${i} `), chunkDelayMs: 100 }
       : { text: "the new holder's answer" };
