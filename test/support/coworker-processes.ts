@@ -6,6 +6,7 @@
  * volume, as in docker-compose) and its JSON log lines kept for waits. The tests kill (-9), freeze
  * (SIGSTOP) and resume processes; `close` ends every child it started.
  *
+ * `store: "sqlite"` runs without Redis (one process; the scale bench's baseline).
  * Needs `npm run build` first (npm test builds before vitest, so dist/ exists in CI).
  */
 import { type ChildProcess, spawn } from "node:child_process";

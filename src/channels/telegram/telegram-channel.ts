@@ -1,7 +1,7 @@
 /**
  * TelegramChannel: the Telegram adapter assembled on grammY. Long polling with @grammyjs/runner
  * (concurrent across chats, ordered per chat and topic only around the record-and-return
- * handlers) or a webhook; 429s retried by @grammyjs/auto-retry within set bounds; outgoing
+ * handlers; with several processes on one store only the elected poller polls) or a webhook; 429s retried by @grammyjs/auto-retry within set bounds; outgoing
  * traffic throttled per chat, per group and overall; the ThreadOutput factory registered with
  * the session layer so turns — also resumed ones after a restart — can reach any chat.
  */
