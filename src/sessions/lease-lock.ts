@@ -52,6 +52,12 @@ export const sessionLeaseKey = (sessionId: string) => `session:${sessionId}`;
 /** The session leases of this process. */
 export class SessionLeases {
   private readonly held = new Map<string, Entry>();
+  /**
+   * The fence this process writes each session under: the held lease's, and once that lease is
+   * lost or released still its fence — a late write is then refused if anyone took the session
+   * since, never let through unfenced — until this process takes the session again.
+   */
+  private readonly fences = new Map<string, FenceRef>();
   /** The fence each session's in-memory state was last current with, as seen by this process. */
   private readonly lastFence = new Map<string, number>();
   private heartbeatFailed = false;
@@ -91,12 +97,18 @@ export class SessionLeases {
       },
     };
     this.held.set(sessionId, entry);
+    this.fences.set(sessionId, entry.fence);
     return entry;
   }
 
   /** The lease this process holds on the session, if any. */
   holding(sessionId: string): HeldSession | undefined {
     return this.held.get(sessionId);
+  }
+
+  /** The fence this process's writes of the session carry, if it ever held its lease. */
+  fenceOf(sessionId: string): FenceRef | undefined {
+    return this.fences.get(sessionId);
   }
 
   /** The process holding the session's lease now, when another one does. */

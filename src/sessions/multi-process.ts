@@ -104,7 +104,7 @@ export class MultiProcessSessions {
 
   /** The turn-state spaces (records, history, journal) with writes fenced by the held leases. */
   space(base: KeyValueSpace, namespace: StoreNamespace): KeyValueSpace {
-    return fencedSpace(base, namespace, this.coordination, (id) => this.leases.holding(id)?.fence);
+    return fencedSpace(base, namespace, this.coordination, (id) => this.leases.fenceOf(id));
   }
 
   /** The active-sessions index, shared by every process. */

@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { Coordination, Unsubscribe } from "../store/coordination/coordination.js";
+import { platformUserSchema, threadTargetSchema } from "./inbound-schema.js";
 import type { ThreadCommand } from "./text-commands.js";
 
 /** One control, addressed to a session. */
@@ -23,22 +24,14 @@ export type TurnControl =
       readonly command: ThreadCommand;
     };
 
-const user = z.object({ id: z.string(), name: z.string() });
-const target = z.object({
-  platform: z.string().min(1),
-  workspace: z.string(),
-  channel: z.string(),
-  thread: z.string().optional(),
-  extra: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
-});
 const controlSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("input"), sessionId: z.string().min(1) }),
   z.object({ kind: z.literal("settled"), sessionId: z.string().min(1) }),
   z.object({
     kind: z.literal("command"),
     sessionId: z.string().min(1),
-    target,
-    user,
+    target: threadTargetSchema,
+    user: platformUserSchema,
     command: z.object({ name: z.string() }).passthrough(),
   }),
 ]);

@@ -57,7 +57,7 @@ describe("fenced turn-state writes", () => {
     });
 
   const stacksOf = (coordination: Coordination, leases: SessionLeases) => {
-    const fenceOf = (id: string) => leases.holding(id)?.fence;
+    const fenceOf = (id: string) => leases.fenceOf(id);
     return {
       records: new SessionRecords(fencedSpace(store.space("sessions"), "sessions", coordination, fenceOf)),
       history: new HistoryLog(fencedSpace(store.space("history"), "history", coordination, fenceOf)),

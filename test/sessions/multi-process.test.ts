@@ -18,6 +18,7 @@ import type { Coordination } from "../../src/store/coordination/coordination.js"
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
+import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { buildSessionManager, engineFactory } from "../support/session-stack.js";
@@ -59,6 +60,11 @@ class RuleProvider implements ProviderClient {
       return;
     }
     const text = userText(last);
+    const slow = /slow (\S+)/.exec(text);
+    if (slow) {
+      yield finish("", [{ id: `call-${slow[1]}`, name: "slow_task", arguments: "{}" }]);
+      return;
+    }
     const write = /write (\S+)/.exec(text);
     if (write) {
       yield finish("", [
@@ -150,6 +156,41 @@ describe("several session stacks on one Redis", () => {
     await redis?.stop();
   });
 
+  /** Approve a card on `stack` as its requester. */
+  async function approveOn(stack: Stack, pendingId: string): Promise<void> {
+    const pressed = await stack.manager.press({
+      kind: "card",
+      platform: "slack",
+      pendingId,
+      action: "once",
+      user: ANA,
+    });
+    expect(pressed.status).toBe("accepted");
+  }
+
+  /** Resolves once a turn in the thread finished with the model's answer after its tool call. */
+  const finishedWriting = (out: ReturnType<RecordingOutputs["for"]>) =>
+    outputs.until(
+      () =>
+        out.closedTurns.some((t) =>
+          t.events.some((e) => e.type === "turn-completed" && e.finalText === "wrote"),
+        ),
+      "the turn to finish after its call",
+      10_000,
+    );
+
+  /** The thread's first card with buttons, once posted. */
+  const openCard = (out: ReturnType<RecordingOutputs["for"]>) =>
+    outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");
+
+  /** Resolves once `stack` runs (or parks) the session. */
+  const takenBy = (stack: Stack, sessionId: string) =>
+    outputs.until(
+      () => stack.manager.isBusy(sessionId) || undefined,
+      `${stack.name} to take the session`,
+      10_000,
+    );
+
   const finalTexts = (ts: string) =>
     outputs
       .for(thread(ts))
@@ -185,15 +226,8 @@ describe("several session stacks on one Redis", () => {
     const target = thread("1700000200.000001");
     await a.manager.receive(message("write press1", { target }));
     const out = outputs.for(target);
-    const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");
-    const pressed = await b.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "once",
-      user: ANA,
-    });
-    expect(pressed.status).toBe("accepted");
+    const card = await openCard(out);
+    await approveOn(b, card.pendingId);
     await outputs.until(() => finalTexts(target.thread!).includes("wrote"), "the turn to finish");
     expect(runs.count("call-press1")).toBe(1);
     // The parked turn itself went on (on A): no second turn was opened elsewhere.
@@ -219,31 +253,55 @@ describe("several session stacks on one Redis", () => {
     const target = thread("1700000400.000001");
     await a.manager.receive(message("write dead1", { target }));
     const out = outputs.for(target);
-    const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");
+    const card = await openCard(out);
     // A dies as far as the others can tell: no release, no more renewals, no more writes.
     a.closed = true;
     await a.coordination.close();
     // B's failover takes the session once A's lease lapses and parks the turn on the same card.
     const sessionId = out.turns[0]!.sessionId;
-    await outputs.until(() => b.manager.isBusy(sessionId) || undefined, "B to take the session", 10_000);
-    const pressed = await b.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "once",
-      user: ANA,
-    });
-    expect(pressed.status).toBe("accepted");
-    await outputs.until(
-      () =>
-        out.closedTurns.some((t) =>
-          t.events.some((e) => e.type === "turn-completed" && e.finalText === "wrote"),
-        ),
-      "the turn to finish on B",
-      10_000,
-    );
+    await takenBy(b, sessionId);
+    await approveOn(b, card.pendingId);
+    await finishedWriting(out);
     expect(runs.count("call-dead1")).toBe(1);
     expect(out.latestCards.filter((c) => c.buttons.length > 0)).toHaveLength(0);
     await a.store.close().catch(() => undefined);
+  }, 30_000);
+
+  it("a turn whose holder died mid-call is resumed elsewhere: the call is reported interrupted, never re-run", async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700000500.000001");
+    await a.manager.receive(message("slow dying1", { target }));
+    await runs.started("call-dying1");
+    a.closed = true;
+    await a.coordination.close();
+    const out = outputs.for(target);
+    await finishedWriting(out);
+    expect(runs.count("call-dying1")).toBe(1);
+    const resumed = provider.requests.at(-1)!.messages;
+    const answer = resumed.find((m) => m.role === "tool" && m.tool_call_id === "call-dying1");
+    expect(answer?.role === "tool" ? answer.content : "").toContain(TOOL_RESULT.interruptedWhileRunning);
+    runs.release();
+    await b.manager.idle();
+    await a.store.close().catch(() => undefined);
+  }, 30_000);
+
+  it("shutdown releases the leases and leaves the parked turn for another process, card and all", async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700000600.000001");
+    await a.manager.receive(message("write parked1", { target }));
+    const out = outputs.for(target);
+    const card = await openCard(out);
+    const report = await a.manager.drain(1_000);
+    expect(report.parked).toBe(1);
+    a.closed = true;
+    await a.coordination.close();
+    await a.store.close();
+    const sessionId = out.turns[0]!.sessionId;
+    await takenBy(b, sessionId);
+    await approveOn(b, card.pendingId);
+    await finishedWriting(out);
+    expect(runs.count("call-parked1")).toBe(1);
   }, 30_000);
 });

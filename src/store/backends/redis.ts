@@ -20,6 +20,25 @@ export function redisStoreKey(namespace: StoreNamespace, key: string): string {
   return `${namespace}${KEY_SEPARATOR}${key}`;
 }
 
+/**
+ * A node-redis client that, while Redis is unreachable, fails commands at once instead of
+ * queueing them behind a reconnect; it gives up on a first connection that fails (the caller
+ * reports it) and, once `connected()`, keeps reconnecting. Errors go to `onError`.
+ */
+export function newRedisClient(url: string, onError: ErrorSink, connected: () => boolean) {
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      reconnectStrategy: (retries, cause) =>
+        connected() ? Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS) : cause,
+    },
+  });
+  client.on("error", onError);
+  return client;
+}
+
 /** Connect to Redis; throws a clear error (without credentials) when it cannot. */
 export async function openRedisBackend(
   url: string,
@@ -27,19 +46,8 @@ export async function openRedisBackend(
   onError: ErrorSink,
 ): Promise<Backend> {
   let connected = false;
-  const client = createClient({
-    url,
-    // While Redis is unreachable, commands fail at once instead of queueing behind a reconnect.
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      // Give up on the first connection (createStore reports it); afterwards keep reconnecting.
-      reconnectStrategy: (retries, cause) =>
-        connected ? Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS) : cause,
-    },
-  });
+  const client = newRedisClient(url, onError, () => connected);
   client.setMaxListeners(STORE_NAMESPACES.length + 4);
-  client.on("error", onError);
   try {
     await client.connect();
     connected = true;

@@ -6,10 +6,9 @@
  * its lease cannot overwrite its successor. Queues are lists, claims `SET NX PX`, indexes sets.
  * Pub/sub runs on a dedicated subscriber connection, as Redis requires.
  */
-import { createClient } from "@keyv/redis";
 import { serializeEntry } from "../backends/backend.js";
 import type { ErrorSink } from "../backends/backend.js";
-import { redisStoreKey } from "../backends/redis.js";
+import { newRedisClient, redisStoreKey } from "../backends/redis.js";
 import {
   type Coordination,
   type FencedWrite,
@@ -19,12 +18,10 @@ import {
   type Unsubscribe,
 } from "./coordination.js";
 
-type RedisClient = ReturnType<typeof newClient>;
+type RedisClient = ReturnType<typeof newRedisClient>;
 
 /** Every coordination key and channel starts with this, apart from the store's own keys. */
 const PREFIX = "coord:";
-const CONNECT_TIMEOUT_MS = 5_000;
-const MAX_RECONNECT_DELAY_MS = 2_000;
 
 const ACQUIRE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return redis.call('INCR', KEYS[2])
@@ -51,22 +48,6 @@ return 1`;
 const leaseKey = (key: string) => `${PREFIX}lease:${key}`;
 const fenceKey = (key: string) => `${PREFIX}fence:${key}`;
 
-/** A client that fails fast while Redis is unreachable and, once `connected()`, keeps reconnecting. */
-function newClient(url: string, onError: ErrorSink, connected: () => boolean) {
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      // Give up on the first connection (the caller reports it); afterwards keep reconnecting.
-      reconnectStrategy: (retries, cause) =>
-        connected() ? Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS) : cause,
-    },
-  });
-  client.on("error", onError);
-  return client;
-}
-
 /** Connect the command and subscriber connections; throws a clear error (without credentials). */
 export async function openRedisCoordination(
   url: string,
@@ -74,7 +55,7 @@ export async function openRedisCoordination(
   onError: ErrorSink,
 ): Promise<RedisCoordination> {
   let connected = false;
-  const connect = () => newClient(url, onError, () => connected);
+  const connect = () => newRedisClient(url, onError, () => connected);
   const client = connect();
   const subscriber = connect();
   try {
