@@ -8,6 +8,7 @@
  */
 import type { Logger } from "pino";
 import type { SessionManagerOptions } from "../sessions/session-manager.js";
+import type { ClaimOnce } from "../approvals/expiry-timers.js";
 import type { Store } from "../store/store.js";
 import type { CatchUpArgs } from "../subscriptions/catch-up.js";
 import type { Caller, Outcome } from "../subscriptions/channel-access.js";
@@ -39,6 +40,8 @@ export interface SubscriptionsOpenOptions {
   readonly sessions: WakeableSessions & { notify: SubscriberNotifier };
   readonly settings: SubscriptionSettings;
   readonly logger: Logger;
+  /** Claims wake-ups in the store when several processes share it. */
+  readonly claim?: ClaimOnce;
 }
 
 /** The app's channel subscriptions (see module comment). */
@@ -64,6 +67,7 @@ export class AppSubscriptions implements SubscriptionToolsService {
       notify: (target, text) => options.sessions.notify(target, text),
       settings: options.settings,
       onError: (error, context) => logger.warn({ err: error }, `subscriptions: ${context}`),
+      ...(options.claim ? { claim: options.claim } : {}),
     });
   }
 

@@ -11,6 +11,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { approvalsConfigSchema, type ApprovalsConfig } from "../approvals/authorisation.js";
+import { claimAcrossProcesses } from "../approvals/expiry-timers.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { createEngineFactory } from "./engine-factory.js";
 import { engineOptionsFromConfig } from "./engine-config.js";
@@ -183,6 +184,7 @@ export async function createConversation(
       sessions: manager,
       settings: settingsFromConfig(config.subscriptions),
       logger,
+      ...claimAcrossProcesses(context.coordination),
     });
     await schedules.open({
       store,

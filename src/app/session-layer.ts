@@ -11,7 +11,7 @@ import type { Logger } from "pino";
 import { ApprovalService } from "../approvals/approval-service.js";
 import { AuditLog } from "../approvals/audit-log.js";
 import { approvalsConfigSchema } from "../approvals/authorisation.js";
-import { ExpiryTimers } from "../approvals/expiry-timers.js";
+import { claimAcrossProcesses, ExpiryTimers } from "../approvals/expiry-timers.js";
 import { PendingHub } from "../approvals/pending-hub.js";
 import { PendingStore } from "../approvals/pending-store.js";
 import { QuestionService } from "../approvals/question-service.js";
@@ -72,7 +72,13 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     now,
     outputFor,
     deliveries: dedupe,
-    timers: new ExpiryTimers(now, (id) => void parked.expire(id)),
+    // Several processes on one store: an item's expiry is claimed there, so one process expires it.
+    timers: new ExpiryTimers(
+      now,
+      (id) => void parked.expire(id),
+      claimAcrossProcesses(options.coordination).claim,
+      (err, id) => logger.error({ err, pendingId: id }, "expiry claim failed"),
+    ),
   });
   const reviewer = sessionReviewer({
     options,

@@ -28,6 +28,8 @@ function create(context: ChannelContext, base: AdapterBase): TelegramChannel {
       : {}),
     fileMaxBytes: section.file_max_bytes,
     accessStore: context.store.space("grants"),
+    // Several processes on one store: one of them polls (the holder of the poller lease).
+    ...(context.coordination.distributed ? { pollerLeases: context.coordination } : {}),
   });
 }
 

@@ -7,6 +7,7 @@
  * Subscriptions, buffers, read cursors and wake markers live in the store, and `open` rebuilds
  * the indexes and the batches that were pending when the process stopped.
  */
+import type { ClaimOnce } from "../approvals/expiry-timers.js";
 import type { Store } from "../store/store.js";
 import { type BufferEntry, type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
 import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
@@ -54,6 +55,8 @@ export interface SubscriptionServiceOptions {
   readonly clock?: Clock;
   /** Failures nobody awaits (a store write in observe, a failed wake-up): log them. */
   readonly onError?: (error: unknown, context: string) => void;
+  /** Several processes on one store: claims each matched message's wake-up, so it fires once. */
+  readonly claim?: ClaimOnce;
 }
 
 /** Who manages subscriptions: a person, asking from one of their conversations. */
@@ -111,6 +114,7 @@ export class SubscriptionService {
       isBusy: (sessionId) => options.sink.isBusy(sessionId),
       deliver: (batch) => this.deliver(batch),
       onError: (error, id) => this.onError(error, `waking subscription ${id}`),
+      ...(options.claim ? { claim: options.claim } : {}),
     });
   }
 

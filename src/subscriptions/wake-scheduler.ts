@@ -6,7 +6,14 @@
  * per-subscription rate limit (so many wake-ups per rolling hour) and a busy session (the batch
  * waits for the end of the running turn: `sessionIdle`, with a periodic re-check as a safety net).
  * All time comes from the injected clock.
+ *
+ * With several processes on one store, a channel message reaches one process, but a restarted or
+ * newly started process rebuilds pending batches from the shared buffer too; with `claim`, each
+ * matched message is claimed in the store before a wake-up delivers it, so it wakes its
+ * subscription once across processes, and a batch whose messages were all claimed elsewhere is
+ * dropped.
  */
+import type { ClaimOnce } from "../approvals/expiry-timers.js";
 import type { BufferEntry, BufferPosition } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "./clock.js";
 
@@ -42,7 +49,12 @@ export interface WakeSchedulerOptions extends WakeTiming {
   /** Wake the session with the batch; a rejection is reported to `onError` (the messages stay in the buffer). */
   readonly deliver: (batch: ReadyBatch) => Promise<void>;
   readonly onError: (error: unknown, subscriptionId: string) => void;
+  /** Claims a matched message's wake-up in the store (several processes); all are this process's without it. */
+  readonly claim?: ClaimOnce;
 }
+
+/** How long a wake claim is kept: past any buffer age at which the message could be re-batched. */
+const WAKE_CLAIM_TTL_MS = 8 * 24 * HOUR_MS;
 
 interface PendingBatch {
   readonly subscriptionId: string;
@@ -168,10 +180,23 @@ export class WakeScheduler {
       items: [...batch.items].sort((a, b) => a.entry.seq - b.entry.seq),
       omitted: batch.omitted,
     };
-    const delivery = this.options
-      .deliver(ready)
+    const delivery = this.claimed(ready)
+      .then((claimed) => (claimed ? this.options.deliver(claimed) : undefined))
       .catch((error: unknown) => this.options.onError(error, subscriptionId))
       .finally(() => this.inFlight.delete(delivery));
     this.inFlight.add(delivery);
+  }
+
+  /** The batch with only the messages this process claimed (all without `claim`); undefined when none. */
+  private async claimed(batch: ReadyBatch): Promise<ReadyBatch | undefined> {
+    const claim = this.options.claim;
+    if (!claim) return batch;
+    const won = await Promise.all(
+      batch.items.map((item) =>
+        claim(`wake:${batch.subscriptionId}:${item.position.epoch}:${item.position.seq}`, WAKE_CLAIM_TTL_MS),
+      ),
+    );
+    const items = batch.items.filter((_, index) => won[index]);
+    return items.length > 0 ? { ...batch, items } : undefined;
   }
 }

@@ -1,7 +1,8 @@
 /**
  * TelegramChannel: the Telegram ChannelAdapter assembled on grammY. Updates arrive through the
  * receiver picked at construction (telegram-receiver.ts): long polling with @grammyjs/runner or
- * a webhook; handling is concurrent across chats, ordered per chat and topic only around the
+ * a webhook (with several processes on one store, only the elected poller polls); handling is
+ * concurrent across chats, ordered per chat and topic only around the
  * record-and-return handlers. 429s are retried by @grammyjs/auto-retry within set bounds;
  * outgoing traffic is throttled per chat, per group and overall. Its thread outputs work before
  * `start`, so turns — also resumed ones after a restart — can reach any chat.
@@ -27,6 +28,7 @@ import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-hand
 import { TelegramDirectory } from "./telegram-directory.js";
 import { TelegramMessenger } from "./telegram-messenger.js";
 import { TelegramThreadOutput } from "./telegram-output.js";
+import { PollerElection, type PollerLeases, pollerLeaseKey } from "./telegram-poller-election.js";
 import { PollingReceiver } from "./telegram-polling.js";
 import type { TelegramReceiver } from "./telegram-receiver.js";
 import type { DraftSupport, StreamTiming } from "./telegram-stream.js";
@@ -55,6 +57,8 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
   readonly pollingBackoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Long-poll timeout in seconds (default 30). */
   readonly pollTimeoutSeconds?: number;
+  /** Several processes on one store: only the holder of the poller lease polls (webhook mode: any). */
+  readonly pollerLeases?: PollerLeases;
   /** Preview cadence overrides (tests); Telegram-safe defaults otherwise. */
   readonly timing?: { readonly private?: StreamTiming; readonly group?: StreamTiming };
   /** Outgoing limits; Telegram's published ones by default. */
@@ -83,6 +87,18 @@ const optionsSchema = z.object({
 });
 
 const DEFAULT_API_ROOT = "https://api.telegram.org";
+
+/** Long polling; with poller leases, only while this process holds the bot's poller lease. */
+function pollingReceiver(bot: Bot, options: TelegramChannelOptions, logger: Logger): TelegramReceiver {
+  const polling = new PollingReceiver(bot, {
+    allowedUpdates: ALLOWED_UPDATES,
+    logger,
+    backoff: options.pollingBackoff ?? { initialMs: 1000, maxMs: 60_000 },
+    ...(options.pollTimeoutSeconds !== undefined ? { timeoutSeconds: options.pollTimeoutSeconds } : {}),
+  });
+  if (!options.pollerLeases) return polling;
+  return new PollerElection(polling, options.pollerLeases, { key: pollerLeaseKey(options.botToken), logger });
+}
 
 /** The Telegram channel (see module comment). */
 export class TelegramChannel implements ChannelAdapter {
@@ -156,12 +172,7 @@ export class TelegramChannel implements ChannelAdapter {
     );
     this.receiver = options.webhook
       ? new WebhookReceiver(this.bot, options.webhook, ALLOWED_UPDATES, logger)
-      : new PollingReceiver(this.bot, {
-          allowedUpdates: ALLOWED_UPDATES,
-          logger,
-          backoff: options.pollingBackoff ?? { initialMs: 1000, maxMs: 60_000 },
-          ...(options.pollTimeoutSeconds !== undefined ? { timeoutSeconds: options.pollTimeoutSeconds } : {}),
-        });
+      : pollingReceiver(this.bot, options, logger);
     this.description = `telegram (${this.receiver.description})`;
     this.messenger = new TelegramMessenger(this.bot.api, logger);
   }

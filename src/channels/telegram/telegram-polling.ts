@@ -57,9 +57,13 @@ export class PollingReceiver implements TelegramReceiver {
     };
   }
 
-  /** Remove any webhook, then poll in the background until `stop`. */
+  /**
+   * Remove any webhook, then poll in the background until `stop`; after `stop` this starts again
+   * (the poller election hands polling back and forth between processes).
+   */
   async start(): Promise<void> {
     if (this.loop) return;
+    this.stopped = false;
     await this.bot.api.deleteWebhook();
     this.loop ??= this.supervise();
   }
@@ -129,5 +133,6 @@ export class PollingReceiver implements TelegramReceiver {
     this.wake?.();
     if (this.handle?.isRunning()) await this.handle.stop();
     await this.loop;
+    this.loop = undefined;
   }
 }

@@ -110,6 +110,29 @@ describe("fake Bot API", () => {
     expect(await second).toEqual([]);
   });
 
+  it("answers a second concurrent getUpdates with 409 when polls conflict, and the waiting poll keeps its place", async () => {
+    const strict = await startFakeTelegram({ concurrentPolls: "conflict" });
+    try {
+      const strictApi = new Api(strict.token, { apiRoot: strict.apiRoot });
+      strict.state.chat(ALICE_DM);
+      const first = strictApi.getUpdates({ timeout: 5 });
+      await strict.waitFor(() => strict.callsOf("getUpdates").length === 1);
+      const second = await failure(strictApi.getUpdates({ timeout: 5 }));
+      expect(second).toEqual({
+        code: 409,
+        description:
+          "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+      });
+      expect(strict.pollConflicts).toBe(1);
+      const { update } = strict.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "one" });
+      expect((await first).map((u) => u.update_id)).toEqual([update.update_id]);
+      expect(await strictApi.getUpdates({ offset: update.update_id + 1, timeout: 0 })).toEqual([]);
+      expect(strict.pollConflicts).toBe(1);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("serves files by getFile path and answers the remaining methods", async () => {
     const { message } = tg.sendUserMessage({
       chat: ALICE_DM,

@@ -10,12 +10,13 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type EnvelopeType, FakeSocketMode, type SocketModeOptions } from "./socket-mode.js";
+import { type EnvelopeType, FakeSocketMode, type PushTarget, type SocketModeOptions } from "./socket-mode.js";
 import { type FakeMessage, FakeSlackState } from "./state.js";
 import { webApiListener } from "./web-api.js";
 
 export { FakeSlackState } from "./state.js";
 export type { FakeMessage, FakeUser, FakeChannel, ApiCall } from "./state.js";
+export { MAX_SOCKET_CONNECTIONS } from "./socket-mode.js";
 
 /** One pushed envelope: its id and the ack latency once the app acknowledged it. */
 export interface Delivery {
@@ -32,18 +33,29 @@ export interface UserPost {
   readonly files?: readonly string[];
   /** Leave out the client_msg_id (messages from some clients and integrations have none). */
   readonly noClientMsgId?: boolean;
+  /** Deliver to the Socket Mode connection with this label (default: the next in turn). */
+  readonly to?: string;
 }
 
 export interface FakeSlack {
   /** Web API base URL, with the trailing slash the SDK expects. */
   readonly apiUrl: string;
+  /** The Web API base URL for one process under test: its calls and its Socket Mode connection carry `label`. */
+  apiUrlFor(label: string): string;
   readonly baseUrl: string;
   readonly state: FakeSlackState;
   readonly socket: FakeSocketMode;
   userPosts(post: UserPost): { ts: string; deliveries: Delivery[] };
-  sendEvent(event: Record<string, unknown>, options?: { eventId?: string; retryAttempt?: number }): Delivery;
-  pressButton(press: { user: string; channel: string; messageTs: string; actionId: string }): Delivery;
-  slashCommand(command: { user: string; channel: string; text: string; command?: string }): Delivery;
+  sendEvent(
+    event: Record<string, unknown>,
+    options?: { eventId?: string; retryAttempt?: number } & PushTarget,
+  ): Delivery;
+  pressButton(
+    press: { user: string; channel: string; messageTs: string; actionId: string } & PushTarget,
+  ): Delivery;
+  slashCommand(
+    command: { user: string; channel: string; text: string; command?: string } & PushTarget,
+  ): Delivery;
   /** Resolve with the predicate's first truthy value; re-checked on every change (and every 20 ms). */
   waitFor<T>(
     predicate: () => T | undefined | false | null,
@@ -73,8 +85,13 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const push = (type: EnvelopeType, payload: unknown, retryAttempt = 0): Delivery => {
-    const pushed = socket.push(type, payload, retryAttempt);
+  const push = (
+    type: EnvelopeType,
+    payload: unknown,
+    retryAttempt = 0,
+    target: PushTarget = {},
+  ): Delivery => {
+    const pushed = socket.push(type, payload, retryAttempt, target);
     return { envelopeId: pushed.envelopeId, acked: pushed.acked };
   };
 
@@ -92,6 +109,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         authorizations: [{ team_id: state.teamId, user_id: state.botUserId, is_bot: true }],
       },
       eventOptions.retryAttempt ?? 0,
+      eventOptions.to !== undefined ? { to: eventOptions.to } : {},
     );
 
   const fileObject = (id: string) => {
@@ -134,10 +152,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       ...(files && files.length > 0 ? { files, subtype: "file_share" } : {}),
     };
     const channelType = channel.type === "group" ? "group" : channel.type;
-    const deliveries = [sendEvent({ type: "message", channel_type: channelType, ...base })];
+    const target = post.to !== undefined ? { to: post.to } : {};
+    const deliveries = [sendEvent({ type: "message", channel_type: channelType, ...base }, target)];
     if (channel.type !== "im" && post.text.includes(`<@${state.botUserId}>`)) {
       const { subtype: _subtype, ...mention } = base as typeof base & { subtype?: string };
-      deliveries.push(sendEvent({ type: "app_mention", ...mention }));
+      deliveries.push(sendEvent({ type: "app_mention", ...mention }, target));
     }
     return { ts, deliveries };
   };
@@ -148,56 +167,68 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     const found = findButton(message, press.actionId);
     if (!found) throw new Error(`fake slack: no button ${press.actionId} on ${press.messageTs}`);
     const user = state.users.get(press.user);
-    return push("interactive", {
-      type: "block_actions",
-      user: {
-        id: press.user,
-        username: user?.name ?? press.user,
-        name: user?.name ?? press.user,
-        team_id: state.teamId,
+    const target = press.to !== undefined ? { to: press.to } : {};
+    return push(
+      "interactive",
+      {
+        type: "block_actions",
+        user: {
+          id: press.user,
+          username: user?.name ?? press.user,
+          name: user?.name ?? press.user,
+          team_id: state.teamId,
+        },
+        api_app_id: state.appId,
+        token: "fake-verification-token",
+        container: {
+          type: "message",
+          message_ts: message.ts,
+          channel_id: message.channel,
+          is_ephemeral: false,
+          ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+        },
+        trigger_id: randomUUID(),
+        team: { id: state.teamId, domain: "fake" },
+        channel: { id: message.channel, name: state.channels.get(message.channel)?.name ?? message.channel },
+        message: {
+          type: "message",
+          user: message.user,
+          bot_id: message.botId,
+          ts: message.ts,
+          ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+          text: message.text,
+          blocks: message.blocks,
+        },
+        response_url: `${baseUrl}/respond/${randomUUID()}`,
+        actions: [{ ...found, action_ts: String(Date.now() / 1000) }],
       },
-      api_app_id: state.appId,
-      token: "fake-verification-token",
-      container: {
-        type: "message",
-        message_ts: message.ts,
-        channel_id: message.channel,
-        is_ephemeral: false,
-        ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-      },
-      trigger_id: randomUUID(),
-      team: { id: state.teamId, domain: "fake" },
-      channel: { id: message.channel, name: state.channels.get(message.channel)?.name ?? message.channel },
-      message: {
-        type: "message",
-        user: message.user,
-        bot_id: message.botId,
-        ts: message.ts,
-        ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-        text: message.text,
-        blocks: message.blocks,
-      },
-      response_url: `${baseUrl}/respond/${randomUUID()}`,
-      actions: [{ ...found, action_ts: String(Date.now() / 1000) }],
-    });
+      0,
+      target,
+    );
   };
 
   const slashCommand: FakeSlack["slashCommand"] = (command) => {
     const user = state.users.get(command.user);
-    return push("slash_commands", {
-      token: "fake-verification-token",
-      team_id: state.teamId,
-      team_domain: "fake",
-      channel_id: command.channel,
-      channel_name: state.channels.get(command.channel)?.name ?? command.channel,
-      user_id: command.user,
-      user_name: user?.name ?? command.user,
-      command: command.command ?? "/coworker",
-      text: command.text,
-      api_app_id: state.appId,
-      response_url: `${baseUrl}/respond/${randomUUID()}`,
-      trigger_id: randomUUID(),
-    });
+    const target = command.to !== undefined ? { to: command.to } : {};
+    return push(
+      "slash_commands",
+      {
+        token: "fake-verification-token",
+        team_id: state.teamId,
+        team_domain: "fake",
+        channel_id: command.channel,
+        channel_name: state.channels.get(command.channel)?.name ?? command.channel,
+        user_id: command.user,
+        user_name: user?.name ?? command.user,
+        command: command.command ?? "/coworker",
+        text: command.text,
+        api_app_id: state.appId,
+        response_url: `${baseUrl}/respond/${randomUUID()}`,
+        trigger_id: randomUUID(),
+      },
+      0,
+      target,
+    );
   };
 
   const waitFor: FakeSlack["waitFor"] = (predicate, description = "condition", timeoutMs = 10_000) =>
@@ -226,6 +257,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
 
   return {
     apiUrl: `${baseUrl}/api/`,
+    apiUrlFor: (label) => `${baseUrl}/c/${encodeURIComponent(label)}/api/`,
     baseUrl,
     state,
     socket,

@@ -62,6 +62,8 @@ export interface ApiCall {
   readonly at: number;
   readonly status: number;
   readonly error?: string;
+  /** The `/c/<label>` prefix the caller used (one label per process under test). */
+  readonly via?: string;
 }
 
 export interface FakeFile {
@@ -77,6 +79,10 @@ export interface AckRecord {
   readonly envelopeId: string;
   readonly type: string;
   readonly sentAt: number;
+  /** The label of the Socket Mode connection it went to. */
+  readonly connection?: string;
+  /** Its `retry_attempt` (0 for the first delivery). */
+  readonly attempt?: number;
   ackedAt?: number;
   ackPayload?: unknown;
 }

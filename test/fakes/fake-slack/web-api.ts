@@ -4,7 +4,9 @@
  * bot token — without it they answer Slack's login page as HTML, like the real thing — file
  * uploads at `/upload/<id>` (from files.getUploadURLExternal) and response_url posts at
  * `/respond/<id>`. Configured rate limits answer 429 with Retry-After;
- * every call is recorded with its outcome.
+ * every call is recorded with its outcome. A client may prefix every path with `/c/<label>`
+ * (one label per process under test): its calls are recorded with `via: label` and the Socket Mode
+ * URL it gets from apps.connections.open carries the label, so each connection is known by it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type MethodContext, runMethod, SlackFailure } from "./methods.js";
@@ -59,12 +61,20 @@ async function handleApi(
   req: IncomingMessage,
   res: ServerResponse,
   context: MethodContext,
+  via: string | undefined,
 ): Promise<void> {
   const args = parseArgs(await readBody(req), req.headers["content-type"]);
   const token = bearer(req) ?? (typeof args.token === "string" ? args.token : undefined);
   const record = (status: number, error?: string) => {
     const { token: _token, ...visible } = args;
-    const call = { method, args: visible, at: Date.now(), status, ...(error ? { error } : {}) };
+    const call = {
+      method,
+      args: visible,
+      at: Date.now(),
+      status,
+      ...(error ? { error } : {}),
+      ...(via ? { via } : {}),
+    };
     state.calls.push(call);
     state.emit("call", call);
     state.changed();
@@ -92,7 +102,10 @@ async function handleApi(
     return send(res, 200, { ok: false, error: code });
   }
   try {
-    const result = runMethod(state, method, args, context);
+    const labelled: MethodContext = via
+      ? { ...context, socketUrl: () => `${context.socketUrl()}?label=${encodeURIComponent(via)}` }
+      : context;
+    const result = runMethod(state, method, args, labelled);
     record(200);
     send(res, 200, { ok: true, ...result }, { "x-oauth-scopes": state.scopes.join(",") });
   } catch (error) {
@@ -152,13 +165,15 @@ async function handleUpload(state: FakeSlackState, id: string, req: IncomingMess
 export function webApiListener(state: FakeSlackState, context: MethodContext) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const path = url.pathname;
+    const prefixed = /^\/c\/([^/]+)(\/.*)$/.exec(url.pathname);
+    const via = prefixed ? decodeURIComponent(prefixed[1] ?? "") : undefined;
+    const path = prefixed ? (prefixed[2] ?? "/") : url.pathname;
     const done = (work: Promise<void>) =>
       work.catch((error: unknown) => {
         if (!res.headersSent) send(res, 500, { ok: false, error: String(error) });
       });
     if (req.method === "POST" && path.startsWith("/api/")) {
-      done(handleApi(state, path.slice("/api/".length), req, res, context));
+      done(handleApi(state, path.slice("/api/".length), req, res, context, via));
     } else if (req.method === "GET" && path.startsWith("/files/")) {
       handleFile(state, decodeURIComponent(path.slice("/files/".length).split("/")[0] ?? ""), req, res);
     } else if (req.method === "POST" && path.startsWith("/upload/")) {

@@ -1,8 +1,10 @@
 /**
  * A local fake Telegram Bot API server for tests and benchmarks (node:http on 127.0.0.1, port 0).
  * Serves `/bot<token>/<method>` and `/file/bot<token>/<path>`; getUpdates long-polls with
- * offsets and timeouts and keeps updates until a later offset confirms them (a second poller
- * takes over with a 409, as on Telegram). Every call is recorded; tests inject user messages and
+ * offsets and timeouts and keeps updates until a later offset confirms them. Two concurrent polls
+ * conflict as on Telegram: by default the new poller takes over and the waiting one gets the 409;
+ * with `concurrentPolls: "conflict"` the second concurrent poll is the one answered 409 (what
+ * several processes polling one token see). Every call is recorded; tests inject user messages and
  * button presses, queue failures (429 with retry_after, 409, any error text) and `waitFor` a
  * condition instead of sleeping.
  */
@@ -32,6 +34,8 @@ export interface FakeTelegramOptions {
   readonly bot?: FakeUser;
   /** false answers sendMessageDraft with 404 (a Bot API server without drafts). */
   readonly draftsSupported?: boolean;
+  /** Which of two concurrent getUpdates gets the 409: the waiting one (default) or the new one. */
+  readonly concurrentPolls?: "take-over" | "conflict";
 }
 
 type Update = Params & { update_id: number };
@@ -62,6 +66,8 @@ export class FakeTelegram {
   private updates: Update[] = [];
   private nextUpdateId = 100_000;
   private waiter: Waiter | undefined;
+  /** getUpdates answered 409 because another poll was waiting. */
+  pollConflicts = 0;
   private readonly server = createServer((request, response) => {
     this.route(request, response).catch((error: unknown) =>
       respond(response, 500, { ok: false, description: String(error) }),
@@ -305,7 +311,13 @@ export class FakeTelegram {
   }
 
   private getUpdates(params: Params, response: ServerResponse): void {
-    this.record("getUpdates", params);
+    // The poll that is waiting keeps its place; this one neither confirms nor receives anything.
+    if (this.waiter && this.options.concurrentPolls === "conflict") {
+      this.pollConflicts += 1;
+      this.record("getUpdates", params, CONFLICT);
+      respond(response, 409, { ok: false, error_code: 409, description: CONFLICT });
+      return;
+    }
     const offset = Number(params.offset ?? 0);
     if (offset > 0) this.updates = this.updates.filter((update) => update.update_id >= offset);
     const allowed = Array.isArray(params.allowed_updates) ? (params.allowed_updates as string[]) : undefined;
@@ -313,7 +325,9 @@ export class FakeTelegram {
       this.updates = this.updates.filter((update) => allowed.includes(updateKind(update)));
     const limit = Math.min(Math.max(Number(params.limit ?? 100), 1), 100);
     const timeout = Number(params.timeout ?? 0);
+    this.record("getUpdates", params);
     if (this.waiter) {
+      this.pollConflicts += 1;
       const previous = this.waiter;
       this.waiter = undefined;
       clearTimeout(previous.timer);

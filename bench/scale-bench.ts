@@ -1,0 +1,276 @@
+/**
+ * Scale benchmark (issue 12): the full stack in real processes (`node dist/cli.js start`, Slack
+ * Socket Mode against the fake Slack, the fake OpenAI answering at once) — 1 process on SQLite,
+ * 1 process on Redis, 3 processes on one Redis. Closed-loop DMs at 50 and 200 concurrent threads:
+ * each thread posts a new top-level message as soon as the reply to its previous one arrived.
+ * Reports replies per second and reply latency (post → the reply's chat.postMessage or
+ * chat.startStream, which carries the whole instant answer) p50 / p99,
+ * and for Redis the commands one simple turn costs (INFO commandstats before and after a pass of
+ * sequential turns, divided by the turns; background work such as lease renewals included).
+ * Goals: 3 processes ≥ 1.3 × 1 process on Redis; ≤ 12 Redis commands (an upper bound on round
+ * trips) per simple turn. The fakes run in this process and share the cores with the processes.
+ * Needs `npm run build` first. Writes bench/results/scale.json and scale.md.
+ */
+import net from "node:net";
+import os from "node:os";
+import { performance } from "node:perf_hooks";
+import { echoHandler } from "../test/fakes/fake-openai.js";
+import type { ApiCall, FakeSlack } from "../test/fakes/fake-slack/index.js";
+import { type CoworkerCluster, startCoworkers } from "../test/support/coworker-processes.js";
+import { hostLine, percentile, round1, writeResults } from "./support/report.js";
+
+const LEVELS = [50, 200] as const;
+type Level = (typeof LEVELS)[number];
+const REPLIES_PER_LEVEL: Readonly<Record<Level, number>> = { 50: 600, 200: 1_200 };
+const WARMUP_REPLIES = 150;
+const COUNTED_TURNS = 40;
+const GOAL_SPEEDUP = 1.3;
+const GOAL_COMMANDS = 12;
+const REPLY_TIMEOUT_MS = 60_000;
+
+const SUBJECTS = [
+  { name: "1 process, SQLite", store: "sqlite", count: 1 },
+  { name: "1 process, Redis", store: "redis", count: 1 },
+  { name: "3 processes, Redis", store: "redis", count: 3 },
+] as const;
+
+interface LevelFigures {
+  readonly threads: Level;
+  readonly replies: number;
+  readonly repliesPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+interface SubjectFigures {
+  readonly subject: string;
+  readonly levels: readonly LevelFigures[];
+  /** Redis commands per simple turn (undefined on SQLite). */
+  readonly commandsPerTurn?: number;
+  /** The most frequent commands per turn. */
+  readonly topCommands?: Readonly<Record<string, number>>;
+}
+
+/** Waits for the bot's reply in each thread, from the fake's call stream (no polling). */
+class Replies {
+  private readonly waiting = new Map<string, () => void>();
+
+  constructor(fake: FakeSlack) {
+    fake.state.on("call", (call: ApiCall) => {
+      // The answer arrives whole (the model is instant): as a post, or as a native stream's first chunk.
+      if ((call.method !== "chat.postMessage" && call.method !== "chat.startStream") || call.error) return;
+      const thread = call.args.thread_ts;
+      if (typeof thread !== "string") return;
+      const done = this.waiting.get(thread);
+      if (!done) return;
+      this.waiting.delete(thread);
+      done();
+    });
+  }
+
+  /** Post as `user` in their DM; resolves with the reply latency in ms. */
+  ask(fake: FakeSlack, user: string, channel: string, text: string): Promise<number> {
+    const started = performance.now();
+    return new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no reply to "${text}"`)), REPLY_TIMEOUT_MS);
+      // The reply comes over the sockets later; registering right after the post cannot miss it.
+      const { ts } = fake.userPosts({ user, channel, text });
+      this.waiting.set(ts, () => {
+        clearTimeout(timer);
+        resolve(performance.now() - started);
+      });
+    });
+  }
+}
+
+function person(index: number): { user: string; channel: string } {
+  return { user: `U${String(index).padStart(5, "0")}`, channel: `D${String(index).padStart(5, "0")}` };
+}
+
+/** `threads` closed loops until `total` replies arrived; latencies in ms. */
+async function closedLoops(
+  fake: FakeSlack,
+  replies: Replies,
+  threads: number,
+  total: number,
+): Promise<{ latencies: number[]; seconds: number }> {
+  const latencies: number[] = [];
+  let sent = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: threads }, async (_, index) => {
+      const { user, channel } = person(index);
+      while (sent < total) {
+        sent += 1;
+        latencies.push(await replies.ask(fake, user, channel, `message ${sent}`));
+      }
+    }),
+  );
+  return { latencies: latencies.sort((a, b) => a - b), seconds: (performance.now() - started) / 1_000 };
+}
+
+/** INFO commandstats of the Redis on `port`: calls per command. */
+async function commandStats(port: number): Promise<Map<string, number>> {
+  const text = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1");
+    let reply = "";
+    socket.once("error", reject);
+    socket.once("connect", () => socket.write("INFO commandstats\r\n"));
+    socket.on("data", (chunk) => {
+      reply += chunk.toString();
+      const header = /^\$(\d+)\r\n/.exec(reply);
+      if (header && Buffer.byteLength(reply) >= header[0].length + Number(header[1])) {
+        socket.end();
+        resolve(reply);
+      }
+    });
+  });
+  const stats = new Map<string, number>();
+  for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) stats.set(match[1]!, Number(match[2]));
+  return stats;
+}
+
+/** Redis commands per sequential simple turn, in total and for the most frequent commands. */
+async function countCommands(
+  cluster: CoworkerCluster,
+  replies: Replies,
+): Promise<{ perTurn: number; top: Record<string, number> }> {
+  const fake = cluster.slack!;
+  const port = cluster.redis!.port;
+  const before = await commandStats(port);
+  const { user, channel } = person(0);
+  for (let i = 0; i < COUNTED_TURNS; i++) await replies.ask(fake, user, channel, `counted ${i}`);
+  const after = await commandStats(port);
+  const diff = [...after]
+    .map(([name, calls]) => [name, calls - (before.get(name) ?? 0) - (name === "info" ? 1 : 0)] as const)
+    .filter(([, calls]) => calls > 0)
+    .sort((a, b) => b[1] - a[1]);
+  const total = diff.reduce((sum, [, calls]) => sum + calls, 0);
+  const top = Object.fromEntries(
+    diff.slice(0, 8).map(([name, calls]) => [name, round1(calls / COUNTED_TURNS)]),
+  );
+  return { perTurn: round1(total / COUNTED_TURNS), top };
+}
+
+async function measure(subject: (typeof SUBJECTS)[number]): Promise<SubjectFigures> {
+  const cluster = await startCoworkers({
+    count: subject.count,
+    store: subject.store,
+    model: echoHandler,
+    slack: { redeliverAfterMs: 10_000 },
+    yaml: "log:\n  level: warn\n",
+  });
+  try {
+    const fake = cluster.slack!;
+    for (let i = 0; i < Math.max(...LEVELS); i++) {
+      const { user, channel } = person(i);
+      fake.state.addUser({ id: user, name: `u${i}`, displayName: `User ${i}` });
+      fake.state.addChannel({ id: channel, name: `dm-${i}`, type: "im", members: [user] });
+    }
+    const replies = new Replies(fake);
+    await closedLoops(fake, replies, 50, WARMUP_REPLIES);
+    const levels: LevelFigures[] = [];
+    for (const threads of LEVELS) {
+      fake.state.clearHistory();
+      const { latencies, seconds } = await closedLoops(fake, replies, threads, REPLIES_PER_LEVEL[threads]);
+      levels.push({
+        threads,
+        replies: latencies.length,
+        repliesPerSecond: round1(latencies.length / seconds),
+        p50Ms: round1(percentile(latencies, 50)),
+        p99Ms: round1(percentile(latencies, 99)),
+      });
+      console.log(`  ${subject.name} @${threads}: ${JSON.stringify(levels.at(-1))}`);
+    }
+    if (subject.store !== "redis") return { subject: subject.name, levels };
+    const counted = await countCommands(cluster, replies);
+    return { subject: subject.name, levels, commandsPerTurn: counted.perTurn, topCommands: counted.top };
+  } finally {
+    await cluster.close();
+  }
+}
+
+function markdown(
+  generatedAt: string,
+  figures: readonly SubjectFigures[],
+  goals: Goals,
+  load: readonly number[],
+): string {
+  const rows = figures.flatMap((subject) =>
+    subject.levels.map(
+      (level) =>
+        `| ${subject.subject} | ${level.threads} | ${level.repliesPerSecond} | ${level.p50Ms} | ${level.p99Ms} |`,
+    ),
+  );
+  const commands = figures
+    .filter((subject) => subject.commandsPerTurn !== undefined)
+    .map(
+      (subject) =>
+        `| ${subject.subject} | ${subject.commandsPerTurn} | ${Object.entries(subject.topCommands ?? {})
+          .map(([name, calls]) => `${name} ${calls}`)
+          .join(", ")} |`,
+    );
+  return [
+    "# Scale benchmark (several processes on one Redis)",
+    "",
+    hostLine(generatedAt),
+    "",
+    `Host load average (1 min) at the start and end of the run: ${load.map((l) => l.toFixed(1)).join(" → ")} on ${os.cpus().length} cores.`,
+    "",
+    "The full stack in real processes (`node dist/cli.js start`: Slack Socket Mode against the fake Slack, the",
+    "fake OpenAI answering at once), 1 process on SQLite, 1 on Redis, 3 on one Redis (each with its own",
+    "Socket Mode connection; the fake delivers each envelope to one of them in turn). Closed-loop DMs: each",
+    "thread posts a new top-level message as soon as the reply to its previous one arrived. Latency = the",
+    "envelope pushed → the reply's chat.postMessage or chat.startStream (it carries the whole instant answer).",
+    "The fakes, Redis and the processes share the host's 2 cores.",
+    "",
+    "| subject | threads | replies/s | p50 ms | p99 ms |",
+    "|---|---|---|---|---|",
+    ...rows,
+    "",
+    `Redis commands per simple turn (${COUNTED_TURNS} sequential turns; INFO commandstats diff ÷ turns, background work included;`,
+    "a command is at most one round trip, fewer when pipelined):",
+    "",
+    "| subject | commands/turn | most frequent (per turn) |",
+    "|---|---|---|",
+    ...commands,
+    "",
+    `Goal: 3 processes ≥ ${GOAL_SPEEDUP}× 1 process on Redis at every level — ${goals.speedups.map((s) => `${s.threads} threads ${s.ratio}×`).join(", ")} — ${goals.speedupMet ? "✅ met" : "❌ not met"}.`,
+    `Goal: ≤ ${GOAL_COMMANDS} Redis round trips per simple turn — ${goals.commandsMet ? "✅ met" : "❌ not met"}.`,
+    "",
+  ].join("\n");
+}
+
+interface Goals {
+  readonly speedups: readonly { threads: Level; ratio: number }[];
+  readonly speedupMet: boolean;
+  readonly commandsMet: boolean;
+}
+
+function goalsOf(figures: readonly SubjectFigures[]): Goals {
+  const one = figures.find((f) => f.subject === "1 process, Redis");
+  const three = figures.find((f) => f.subject === "3 processes, Redis");
+  const speedups = LEVELS.map((threads) => {
+    const base = one?.levels.find((l) => l.threads === threads)?.repliesPerSecond ?? 0;
+    const scaled = three?.levels.find((l) => l.threads === threads)?.repliesPerSecond ?? 0;
+    return { threads, ratio: base > 0 ? Number((scaled / base).toFixed(2)) : 0 };
+  });
+  return {
+    speedups,
+    speedupMet: speedups.every((s) => s.ratio >= GOAL_SPEEDUP),
+    commandsMet: (one?.commandsPerTurn ?? Number.POSITIVE_INFINITY) <= GOAL_COMMANDS,
+  };
+}
+
+/** Run every subject in turn and write the results. */
+export async function run(): Promise<Record<string, unknown>> {
+  const generatedAt = new Date().toISOString();
+  const loadAtStart = os.loadavg()[0] ?? 0;
+  const figures: SubjectFigures[] = [];
+  for (const subject of SUBJECTS) figures.push(await measure(subject));
+  const goals = goalsOf(figures);
+  const load = [loadAtStart, os.loadavg()[0] ?? 0];
+  const results = { generatedAt, load, figures, goals };
+  await writeResults("scale", results, markdown(generatedAt, figures, goals, load));
+  return results;
+}
