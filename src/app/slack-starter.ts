@@ -6,13 +6,12 @@
  * Channel subscriptions hear every channel message and the bot's removal from channels, and get
  * the same directory once the bot's identity is known.
  */
-import { SlackChannel } from "../channels/slack/slack-channel.js";
+import type { SlackChannel } from "../channels/slack/slack-channel.js";
 import type { ChannelResolver } from "../channels/slack/slack-messenger.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { attachmentIntakeFromConfig } from "./attachment-intake.js";
-import { SlackDirectory } from "../subscriptions/platforms/slack-directory.js";
+import type { SlackDirectory } from "../subscriptions/platforms/slack-directory.js";
 import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
-import { slackTimezones } from "../channels/slack/slack-timezones.js";
 import type { AppSchedules } from "./app-schedules.js";
 import type { AppSubscriptions } from "./app-subscriptions.js";
 import type { MessengerRegistry } from "./messenger-registry.js";
@@ -27,9 +26,10 @@ function hasCredentials(config: CoworkerConfig): boolean {
 }
 
 /** The bot's Slack directory; throws until the channel has started and knows who the bot is. */
-export function slackDirectoryOf(channel: SlackChannel): SlackDirectory {
+export async function slackDirectoryOf(channel: SlackChannel): Promise<SlackDirectory> {
   const bot = channel.bot;
   if (!bot) throw new Error("Slack is not connected yet");
+  const { SlackDirectory } = await import("../subscriptions/platforms/slack-directory.js");
   return new SlackDirectory(channel.apiClient, {
     workspace: bot.teamId,
     botUserId: bot.userId,
@@ -64,6 +64,8 @@ async function start(
   const section = config.slack;
   if (section.bot_token === undefined) throw new Error("slack.bot_token is not set");
   const socketMode = section.app_token !== undefined;
+  // Bolt loads only when Slack is configured.
+  const { SlackChannel } = await import("../channels/slack/slack-channel.js");
   const channel = new SlackChannel({
     botToken: section.bot_token,
     ...(section.app_token !== undefined ? { appToken: section.app_token } : {}),
@@ -89,9 +91,10 @@ async function start(
   const directory = directoryResolver();
   messengers.register(SLACK_PLATFORM, channel.messenger(directory.resolver));
   await startOrStop(channel, signal);
-  const started = slackDirectoryOf(channel);
+  const started = await slackDirectoryOf(channel);
   directory.set(started);
   subscriptions.registerDirectory(started);
+  const { slackTimezones } = await import("../channels/slack/slack-timezones.js");
   const timezoneOf = slackTimezones(channel.apiClient);
   schedules?.registerTimezones(SLACK_PLATFORM, (_target, userId) => timezoneOf(userId));
   return {

@@ -5,10 +5,10 @@
  * Channel subscriptions hear every group and channel message and the bot's removal from chats, and
  * get the Telegram directory once the bot's identity is known.
  */
-import { TelegramChannel } from "../channels/telegram/telegram-channel.js";
+import type { TelegramChannel } from "../channels/telegram/telegram-channel.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { attachmentIntakeFromConfig } from "./attachment-intake.js";
-import { TelegramDirectory } from "../subscriptions/platforms/telegram-directory.js";
+import type { TelegramDirectory } from "../subscriptions/platforms/telegram-directory.js";
 import type { ChannelContext, ChannelStarter, RunningChannel } from "./app-parts.js";
 import type { AppSchedules } from "./app-schedules.js";
 import type { AppSubscriptions } from "./app-subscriptions.js";
@@ -23,7 +23,8 @@ function hasCredentials(config: CoworkerConfig): boolean {
 }
 
 /** The bot's Telegram directory, on the channel's Bot API client (after `start`: getMe is known). */
-export function telegramDirectoryOf(channel: TelegramChannel): TelegramDirectory {
+export async function telegramDirectoryOf(channel: TelegramChannel): Promise<TelegramDirectory> {
+  const { TelegramDirectory } = await import("../subscriptions/platforms/telegram-directory.js");
   return new TelegramDirectory(channel.api, { botInfo: channel.botInfo });
 }
 
@@ -38,6 +39,8 @@ async function start(
   const section = config.telegram;
   if (section.bot_token === undefined) throw new Error("telegram.bot_token is not set");
   const webhook = section.webhook;
+  // grammY loads only when Telegram is configured.
+  const { TelegramChannel } = await import("../channels/telegram/telegram-channel.js");
   const channel = new TelegramChannel({
     botToken: section.bot_token,
     apiRoot: section.api_root.replace(/\/+$/, ""),
@@ -60,7 +63,7 @@ async function start(
   });
   messengers.register(TELEGRAM_PLATFORM, channel.messenger());
   await startOrStop(channel, signal);
-  subscriptions.registerDirectory(telegramDirectoryOf(channel));
+  subscriptions.registerDirectory(await telegramDirectoryOf(channel));
   return {
     description: webhook ? `telegram (webhook ${webhook.path})` : "telegram (polling)",
     connected: () => channel.isReady(),

@@ -61,7 +61,7 @@ export function slackSchedules(settings: ScheduleSettings = FAST_SCHEDULES): Pro
       ...extras,
       started: async ({ manager, channel }) => {
         await subscriptions.open({ store, sessions: manager, settings: TEST_SETTINGS, logger: silent });
-        subscriptions.registerDirectory(slackDirectoryOf(channel));
+        subscriptions.registerDirectory(await slackDirectoryOf(channel));
         await schedules.open({
           store,
           sessions: manager,
@@ -85,7 +85,7 @@ export function telegramSchedules(settings: ScheduleSettings = FAST_SCHEDULES): 
       ...extras,
       started: async ({ manager, channel }) => {
         await subscriptions.open({ store, sessions: manager, settings: TEST_SETTINGS, logger: silent });
-        subscriptions.registerDirectory(telegramDirectoryOf(channel));
+        subscriptions.registerDirectory(await telegramDirectoryOf(channel));
         await schedules.open({ store, sessions: manager, settings, approvers: [], logger: silent });
         schedules.start();
       },

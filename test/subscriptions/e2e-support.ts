@@ -46,7 +46,7 @@ export function slackSubscriptions(settings: SubscriptionSettings = TEST_SETTING
       channel: subscriptions.channelHooks,
       started: async ({ manager, channel }) => {
         await subscriptions.open({ store, sessions: manager, settings, logger: silent });
-        subscriptions.registerDirectory(slackDirectoryOf(channel));
+        subscriptions.registerDirectory(await slackDirectoryOf(channel));
       },
       stopping: () => subscriptions.shutdown(),
     };
@@ -63,7 +63,7 @@ export function telegramSubscriptions(settings: SubscriptionSettings = TEST_SETT
       channel: subscriptions.channelHooks,
       started: async ({ manager, channel }) => {
         await subscriptions.open({ store, sessions: manager, settings, logger: silent });
-        subscriptions.registerDirectory(telegramDirectoryOf(channel));
+        subscriptions.registerDirectory(await telegramDirectoryOf(channel));
       },
       stopping: () => subscriptions.shutdown(),
     };
