@@ -39,7 +39,7 @@ export interface RenderSettings {
 
 export const DEFAULT_RENDER_SETTINGS: RenderSettings = Object.freeze({
   editIntervalMs: 1_000,
-  firstFlushMs: 500,
+  firstFlushMs: 250,
   statusDelayMs: 500,
   statusRefreshMs: 90_000,
   nativeStreaming: true,
