@@ -87,6 +87,7 @@ export async function instantStack(
   dataDir: string,
   wrap: (store: Store) => Store = (store) => store,
   model: ProviderClient = new InstantModel(),
+  maxSessionsInMemory = 1_000,
 ): Promise<InstantStack> {
   const store = wrap(await createStore({ url: storeUrl, dataDir }));
   const manager = buildSessionManager({
@@ -97,7 +98,7 @@ export async function instantStack(
     model: "instant",
     provider: "instant",
     maxSteps: 5,
-    maxSessionsInMemory: 1_000,
+    maxSessionsInMemory,
   });
   return { store, manager };
 }

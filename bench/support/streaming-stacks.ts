@@ -13,7 +13,7 @@ import { SlackChannel } from "../../src/channels/slack/slack-channel.js";
 import { TelegramChannel } from "../../src/channels/telegram/telegram-channel.js";
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
 import { fakeSlackChannelOptions } from "../../test/channels/slack/support.js";
-import { type ApiCall, type FakeSlack, startFakeSlack } from "../../test/fakes/fake-slack/index.js";
+import { type ApiCall, startFakeSlack } from "../../test/fakes/fake-slack/index.js";
 import {
   type FakeTelegram,
   type RecordedCall,
@@ -45,18 +45,23 @@ export interface StreamingStack {
   close(): Promise<void>;
 }
 
-/** The Slack full stack on a fresh fake Slack, `conversations` DMs (and as many channels) ready. */
+/**
+ * The Slack full stack on a fresh fake Slack with `conversations` DMs; with `refuseStreaming` the
+ * workspace refuses native streaming, so replies take the page fallback (post + chat.update).
+ */
 export async function slackStack(
   model: ProviderClient,
   conversations: number,
   onCall: (call: PlatformCall) => void,
+  refuseStreaming = false,
 ): Promise<StreamingStack> {
   const fake = await startFakeSlack({ pingIntervalMs: 60_000 });
+  if (refuseStreaming) fake.state.streaming = "feature_not_enabled";
   for (let i = 0; i < conversations; i += 1) {
     fake.state.addUser({ id: `US${i}`, name: `person${i}` });
     fake.state.addChannel({ id: `DS${i}`, name: `dm${i}`, type: "im", members: [`US${i}`] });
   }
-  fake.state.on("call", (call: ApiCall) => onCall(slackCall(fake, call)));
+  fake.state.on("call", (call: ApiCall) => onCall(slackCall(call, refuseStreaming ? "pages:" : "")));
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "streaming-bench-"));
   const { store, manager } = await instantStack(undefined, dataDir, undefined, model);
   const channel = new SlackChannel(
@@ -73,7 +78,7 @@ export async function slackStack(
     post: (index, text) => {
       const channelId = `DS${index}`;
       fake.userPosts({ user: `US${index}`, channel: channelId, text: `${channelId} ${text}` });
-      return channelId;
+      return `${refuseStreaming ? "pages:" : ""}${channelId}`;
     },
     close: async () => {
       await stopStack({ channel, manager, store }, 2_000);
@@ -83,10 +88,11 @@ export async function slackStack(
   };
 }
 
-function slackCall(fake: FakeSlack, call: ApiCall): PlatformCall {
+/** A Slack call in the common shape; `prefix` tells two fakes' DM channels apart. */
+function slackCall(call: ApiCall, prefix: string): PlatformCall {
   const args = call.args as { channel?: string };
   return {
-    conversation: args.channel ?? "",
+    conversation: `${prefix}${args.channel ?? ""}`,
     method: call.method,
     carriesText: call.method.startsWith("chat.") && JSON.stringify(call.args).includes(MODEL_WORD),
     rateLimited: call.status === 429,

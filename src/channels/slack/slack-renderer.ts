@@ -2,7 +2,8 @@
  * SlackTurnRenderer: renders one turn's AgentEvents into its Slack thread. `handle` only updates
  * the turn document and queues work, so the engine never waits on Slack; the first flush runs
  * `firstFlushMs` after the turn began (an answer complete by then is one plain message) and then
- * at most every `editIntervalMs` (~1 s).
+ * at most every `streamIntervalMs` (native stream) or `editIntervalMs` (pages), each within its
+ * method's rate tier.
  *
  * Two modes. Native: the answer streams through chat.*Stream, tool calls and plan steps as task
  * cards, Slack's own stop control as the Stop button. Pages (the fallback, latched when the
@@ -36,6 +37,7 @@ export interface RendererOptions {
   readonly capabilities: CapabilityLatch;
   readonly logger: Logger;
   readonly editIntervalMs: number;
+  readonly streamIntervalMs: number;
   readonly firstFlushMs: number;
   readonly statusDelayMs: number;
   readonly statusRefreshMs: number;
@@ -242,7 +244,7 @@ export class SlackTurnRenderer implements TurnRenderer {
     const notBefore =
       this.lastFlushAt === 0
         ? this.startedAt + this.options.firstFlushMs
-        : this.lastFlushAt + this.options.editIntervalMs;
+        : this.lastFlushAt + (this.native ? this.options.streamIntervalMs : this.options.editIntervalMs);
     const delay = Math.max(0, notBefore - now, this.backoffUntil - now);
     this.timer = setTimeout(() => {
       this.timer = undefined;

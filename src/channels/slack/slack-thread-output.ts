@@ -20,10 +20,18 @@ import type { ThreadRegistry } from "./slack-threads.js";
 
 /** How turns are rendered (tunable for tests and benchmarks). */
 export interface RenderSettings {
-  /** Minimum time between live edits of one turn's messages (default 1,000 ms). */
+  /**
+   * Minimum time between live edits of one turn's page messages (default 1,250 ms: chat.update
+   * is Tier 3, ~50 a minute).
+   */
   readonly editIntervalMs: number;
   /**
-   * How long a turn's first content waits before it is shown (default 500 ms): an answer that
+   * Minimum time between appends to one turn's native stream (default 650 ms: chat.appendStream
+   * is Tier 4, ~100 a minute, and a long answer should use most of it).
+   */
+  readonly streamIntervalMs: number;
+  /**
+   * How long a turn's first content waits before it is shown (default 250 ms): an answer that
    * is complete by then goes out as one message, without a stream (start/stopStream are Tier 2).
    */
   readonly firstFlushMs: number;
@@ -38,7 +46,8 @@ export interface RenderSettings {
 }
 
 export const DEFAULT_RENDER_SETTINGS: RenderSettings = Object.freeze({
-  editIntervalMs: 1_000,
+  editIntervalMs: 1_250,
+  streamIntervalMs: 650,
   firstFlushMs: 250,
   statusDelayMs: 500,
   statusRefreshMs: 90_000,
