@@ -22,7 +22,7 @@ import { slackStack } from "./support/streaming-stacks.js";
 const SESSIONS = 10_000;
 const AT_ONCE = 50;
 const MAX_SESSIONS_IN_MEMORY = 500;
-const IDLE_MS = 120_000;
+const IDLE_MS = 60_000;
 const IDLE_SAMPLES = 4;
 const STREAMING_THREADS = 200;
 const STREAM_MS = 3_000;
