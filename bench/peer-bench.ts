@@ -10,15 +10,15 @@
 import { createSlackAdapter } from "@chat-adapter/slack";
 import { createMemoryState } from "@chat-adapter/state-memory";
 import { Chat } from "chat";
-import { type ApiCall, type FakeSlack, startFakeSlack } from "../test/fakes/fake-slack/index.js";
+import type { ApiCall, FakeSlack } from "../test/fakes/fake-slack/index.js";
 import {
+  benchFakeSlack,
   fullStack,
   type LevelFigures,
   LEVELS,
   MESSAGES_PER_LEVEL,
   measureLevels,
   medianRounds,
-  WORKERS,
 } from "./slack-bench.js";
 import { hostLine, writeResults } from "./support/report.js";
 
@@ -72,11 +72,7 @@ async function chatSdk(fake: FakeSlack): Promise<LevelFigures[]> {
 
 /** Run the benchmark and write its results. */
 export async function run(): Promise<Record<string, unknown>> {
-  const fake = await startFakeSlack({ pingIntervalMs: 5_000 });
-  for (let worker = 0; worker < WORKERS; worker += 1) {
-    fake.state.addUser({ id: `UB${worker}`, name: `person${worker}` });
-    fake.state.addChannel({ id: `DB${worker}`, name: `dm${worker}`, type: "im", members: [`UB${worker}`] });
-  }
+  const fake = await benchFakeSlack();
   try {
     const rounds = { coworker: [] as LevelFigures[][], chatSdk: [] as LevelFigures[][] };
     for (let round = 0; round < ROUNDS; round += 1) {

@@ -45,7 +45,7 @@ export const MESSAGES_PER_LEVEL: Readonly<Record<Level, number>> = { 1: 200, 50:
 const WARMUP_MESSAGES = 100;
 /** Subjects run in turn, this many rounds; each figure is the median round (the host is shared). */
 const ROUNDS = 3;
-export const WORKERS = 200;
+const WORKERS = 200;
 const GOAL_RATIO = 0.5;
 
 /** One subject's figures at one concurrency level. */
@@ -246,13 +246,19 @@ function markdown(
   ].join("\n");
 }
 
-/** Run the Slack benchmark, write bench/results/slack.{json,md}, and return the figures. */
-export async function run(): Promise<Record<string, unknown>> {
+/** The fake Slack the closed loops drive: WORKERS people, each with a DM to the bot. */
+export async function benchFakeSlack(): Promise<FakeSlack> {
   const fake = await startFakeSlack({ pingIntervalMs: 5_000 });
   for (let worker = 0; worker < WORKERS; worker += 1) {
     fake.state.addUser({ id: `UB${worker}`, name: `person${worker}` });
     fake.state.addChannel({ id: `DB${worker}`, name: `dm${worker}`, type: "im", members: [`UB${worker}`] });
   }
+  return fake;
+}
+
+/** Run the Slack benchmark, write bench/results/slack.{json,md}, and return the figures. */
+export async function run(): Promise<Record<string, unknown>> {
+  const fake = await benchFakeSlack();
   try {
     await echoApp(fake); // a throwaway pass warms the process (fake, ws, undici, Bolt) for every subject
     const rounds = {
