@@ -5,7 +5,7 @@
 
 FROM node:20-slim AS build
 WORKDIR /app
-# Toolchain for native modules (sqlite3) in case no prebuilt binary matches.
+# Toolchain for native modules (better-sqlite3) in case no prebuilt binary matches.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*

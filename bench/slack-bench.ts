@@ -40,16 +40,17 @@ import {
 } from "./support/report.js";
 import { withOutputs } from "../test/support/adapter-outputs.js";
 
-const LEVELS = [1, 50, 200] as const;
+export const LEVELS = [1, 50, 200] as const;
 type Level = (typeof LEVELS)[number];
-const MESSAGES_PER_LEVEL: Readonly<Record<Level, number>> = { 1: 200, 50: 1_000, 200: 1_200 };
+export const MESSAGES_PER_LEVEL: Readonly<Record<Level, number>> = { 1: 200, 50: 1_000, 200: 1_200 };
 const WARMUP_MESSAGES = 100;
 /** Subjects run in turn, this many rounds; each figure is the median round (the host is shared). */
 const ROUNDS = 3;
 const WORKERS = 200;
 const GOAL_RATIO = 0.5;
 
-interface LevelFigures {
+/** One subject's figures at one concurrency level. */
+export interface LevelFigures {
   readonly threads: number;
   readonly messages: number;
   readonly repliesPerSecond: number;
@@ -62,7 +63,13 @@ const threadsOf = (figures: LevelFigures) => figures.threads;
 
 const hasStop = (blocks: unknown): boolean => JSON.stringify(blocks ?? []).includes("coworker_stop");
 
-/** The thread whose reply this call finished, if it finished one. */
+/**
+ * Which reply a platform call finished, if it finished one: the user message's ts (the thread it
+ * started), or `text:<the user's text>` for a bot that answers outside the thread.
+ */
+export type FinishedReply = (fake: FakeSlack, call: ApiCall) => string | undefined;
+
+/** Coworker's replies: the thread whose reply this call finished, if it finished one. */
 function finishedThread(fake: FakeSlack, call: ApiCall): string | undefined {
   if (call.error) return undefined;
   const args = call.args as { channel?: string; ts?: string; thread_ts?: string; blocks?: unknown };
@@ -78,9 +85,15 @@ function finishedThread(fake: FakeSlack, call: ApiCall): string | undefined {
 }
 
 /** Drive `threads` people in closed loops until `total` replies are finished. */
-async function drive(fake: FakeSlack, threads: number, total: number): Promise<LevelFigures> {
+async function drive(
+  fake: FakeSlack,
+  threads: number,
+  total: number,
+  finished: FinishedReply,
+): Promise<LevelFigures> {
   fake.state.clearHistory();
   const sentAt = new Map<string, { worker: number; at: number }>();
+  const tsOfText = new Map<string, string>();
   const replyMs: number[] = [];
   const acks: Promise<number>[] = [];
   let sent = 0;
@@ -89,12 +102,14 @@ async function drive(fake: FakeSlack, threads: number, total: number): Promise<L
     sent += 1;
     const posted = fake.userPosts({ user: `UB${worker}`, channel: `DB${worker}`, text: `m${sent}` });
     sentAt.set(posted.ts, { worker, at: performance.now() });
+    tsOfText.set(`text:m${sent}`, posted.ts);
     acks.push(...posted.deliveries.map((d) => d.acked));
   };
   const started = performance.now();
   await new Promise<void>((resolve) => {
     const onCall = (call: ApiCall) => {
-      const thread = finishedThread(fake, call);
+      const key = finished(fake, call);
+      const thread = key?.startsWith("text:") ? tsOfText.get(key) : key;
       const pending = thread === undefined ? undefined : sentAt.get(thread);
       if (thread === undefined || pending === undefined) return;
       sentAt.delete(thread);
@@ -122,18 +137,19 @@ async function drive(fake: FakeSlack, threads: number, total: number): Promise<L
 }
 
 /** One subject's figures per level, measured on a started subject after a warm-up. */
-async function measureLevels(
+export async function measureLevels(
   fake: FakeSlack,
   counts: Readonly<Record<Level, number>>,
+  finished: FinishedReply = finishedThread,
 ): Promise<LevelFigures[]> {
-  await drive(fake, 10, WARMUP_MESSAGES);
+  await drive(fake, 10, WARMUP_MESSAGES, finished);
   const figures: LevelFigures[] = [];
-  for (const threads of LEVELS) figures.push(await drive(fake, threads, counts[threads]));
+  for (const threads of LEVELS) figures.push(await drive(fake, threads, counts[threads], finished));
   return figures;
 }
 
 /** Per level, the round with the median throughput (rounds interleave the subjects). */
-function medianRounds(rounds: readonly (readonly LevelFigures[])[]): LevelFigures[] {
+export function medianRounds(rounds: readonly (readonly LevelFigures[])[]): LevelFigures[] {
   return LEVELS.map((_, level) => {
     const sorted = rounds
       .map((round) => round[level] as LevelFigures)
@@ -186,7 +202,7 @@ async function channelOnly(fake: FakeSlack): Promise<LevelFigures[]> {
   }
 }
 
-async function fullStack(fake: FakeSlack): Promise<LevelFigures[]> {
+export async function fullStack(fake: FakeSlack): Promise<LevelFigures[]> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "slack-bench-"));
   const { store, manager } = await instantStack(undefined, dataDir);
   const channel = slackChannel(fake, manager, dataDir);
@@ -234,13 +250,19 @@ function markdown(
   ].join("\n");
 }
 
-/** Run the Slack benchmark, write bench/results/slack.{json,md}, and return the figures. */
-export async function run(): Promise<Record<string, unknown>> {
+/** The fake Slack the closed loops drive: WORKERS people, each with a DM to the bot. */
+export async function benchFakeSlack(): Promise<FakeSlack> {
   const fake = await startFakeSlack({ pingIntervalMs: 5_000 });
   for (let worker = 0; worker < WORKERS; worker += 1) {
     fake.state.addUser({ id: `UB${worker}`, name: `person${worker}` });
     fake.state.addChannel({ id: `DB${worker}`, name: `dm${worker}`, type: "im", members: [`UB${worker}`] });
   }
+  return fake;
+}
+
+/** Run the Slack benchmark, write bench/results/slack.{json,md}, and return the figures. */
+export async function run(): Promise<Record<string, unknown>> {
+  const fake = await benchFakeSlack();
   try {
     await echoApp(fake); // a throwaway pass warms the process (fake, ws, undici, Bolt) for every subject
     const rounds = {

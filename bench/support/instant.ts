@@ -78,25 +78,27 @@ export interface InstantStack {
 }
 
 /**
- * The session stack on the instant model, no tools: its store at `storeUrl` (undefined = the
- * default SQLite file, "memory:" to leave the database out) in `dataDir`, the workspace below it;
- * `wrap` may decorate the store (e.g. to count its calls).
+ * The session stack on the instant model (or `model`), no tools: its store at `storeUrl`
+ * (undefined = the default SQLite file, "memory:" to leave the database out) in `dataDir`, the
+ * workspace below it; `wrap` may decorate the store (e.g. to count its calls).
  */
 export async function instantStack(
   storeUrl: string | undefined,
   dataDir: string,
   wrap: (store: Store) => Store = (store) => store,
+  model: ProviderClient = new InstantModel(),
+  maxSessionsInMemory = 1_000,
 ): Promise<InstantStack> {
   const store = wrap(await createStore({ url: storeUrl, dataDir }));
   const manager = buildSessionManager({
     store,
-    createEngine: engineFactory(new InstantModel(), new ToolRegistry()),
+    createEngine: engineFactory(model, new ToolRegistry()),
     dataDir,
     workspaceRoot: path.join(dataDir, "workspace"),
     model: "instant",
     provider: "instant",
     maxSteps: 5,
-    maxSessionsInMemory: 1_000,
+    maxSessionsInMemory,
   });
   return { store, manager };
 }

@@ -34,7 +34,7 @@ export interface AdapterFactory {
   /** Whether the config holds this platform's credentials. */
   hasCredentials(config: CoworkerConfig): boolean;
   /** A new adapter for one connection attempt (throws on a configuration it cannot use). */
-  create(context: ChannelContext, base: AdapterBase): ChannelAdapter;
+  create(context: ChannelContext, base: AdapterBase): Promise<ChannelAdapter>;
 }
 
 /** Where the app registers what adapters offer. */
@@ -101,7 +101,7 @@ export function channelStarter(factory: AdapterFactory, ports: AdapterPorts): Ch
   return {
     platform: factory.platform,
     hasCredentials: (config) => factory.hasCredentials(config),
-    start: (context, signal) =>
-      connect(factory.create(context, baseOf(context, ports)), context, ports, signal),
+    start: async (context, signal) =>
+      connect(await factory.create(context, baseOf(context, ports)), context, ports, signal),
   };
 }

@@ -4,7 +4,7 @@
  * config's access lists, mention rule, file limit and HTTP endpoint. How it is started and
  * registered is the same for every platform (channel-starter.ts).
  */
-import { SlackChannel } from "../channels/slack/slack-channel.js";
+import type { SlackChannel } from "../channels/slack/slack-channel.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { AdapterBase, AdapterFactory } from "./channel-starter.js";
 import type { ChannelContext } from "./app-parts.js";
@@ -14,9 +14,11 @@ function hasCredentials(config: CoworkerConfig): boolean {
   return bot_token !== undefined && (app_token !== undefined || signing_secret !== undefined);
 }
 
-function create(context: ChannelContext, base: AdapterBase): SlackChannel {
+async function create(context: ChannelContext, base: AdapterBase): Promise<SlackChannel> {
   const section = context.config.slack;
   if (section.bot_token === undefined) throw new Error("slack.bot_token is not set");
+  // Bolt loads only when Slack is configured.
+  const { SlackChannel } = await import("../channels/slack/slack-channel.js");
   return new SlackChannel({
     ...base,
     botToken: section.bot_token,

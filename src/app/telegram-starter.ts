@@ -4,7 +4,7 @@
  * limit, keeping pairings in the store so they survive restarts. How it is started and
  * registered is the same for every platform (channel-starter.ts).
  */
-import { TelegramChannel } from "../channels/telegram/telegram-channel.js";
+import type { TelegramChannel } from "../channels/telegram/telegram-channel.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { ChannelContext } from "./app-parts.js";
 import type { AdapterBase, AdapterFactory } from "./channel-starter.js";
@@ -13,9 +13,11 @@ function hasCredentials(config: CoworkerConfig): boolean {
   return config.telegram.bot_token !== undefined;
 }
 
-function create(context: ChannelContext, base: AdapterBase): TelegramChannel {
+async function create(context: ChannelContext, base: AdapterBase): Promise<TelegramChannel> {
   const section = context.config.telegram;
   if (section.bot_token === undefined) throw new Error("telegram.bot_token is not set");
+  // grammY loads only when Telegram is configured.
+  const { TelegramChannel } = await import("../channels/telegram/telegram-channel.js");
   const webhook = section.webhook;
   return new TelegramChannel({
     ...base,

@@ -2,9 +2,9 @@
  * Recognising an image a model can be shown: the bytes decide (not the file name), using the
  * maintained `image-size` reader for the format and pixel dimensions. Only the formats
  * OpenAI-compatible vision endpoints accept (PNG, JPEG, GIF, WebP) count as viewable images.
+ * `image-size` is imported on the first probe, so a start never loads it.
  */
 import { type FileHandle, open } from "node:fs/promises";
-import { imageSize } from "image-size";
 import type { ImageAttachment } from "../core/attachment.js";
 
 const VIEWABLE: Readonly<Record<string, string>> = {
@@ -18,9 +18,10 @@ const VIEWABLE: Readonly<Record<string, string>> = {
 const HEAD_BYTES = 512 * 1024;
 
 /** What the head of a file says about it as an image, if it is a viewable one. */
-export function probeImageBytes(
+export async function probeImageBytes(
   head: Uint8Array,
-): { mediaType: string; width?: number; height?: number } | undefined {
+): Promise<{ mediaType: string; width?: number; height?: number } | undefined> {
+  const { imageSize } = await import("image-size");
   try {
     const info = imageSize(head);
     const mediaType = info.type ? VIEWABLE[info.type] : undefined;
@@ -56,6 +57,6 @@ export async function probeImageHandle(
 ): Promise<ImageAttachment | undefined> {
   const buffer = Buffer.alloc(Math.min(HEAD_BYTES, Math.max(file.bytes, 1)));
   const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-  const info = probeImageBytes(buffer.subarray(0, bytesRead));
+  const info = await probeImageBytes(buffer.subarray(0, bytesRead));
   return info ? { kind: "image", path: file.path, name: file.name, bytes: file.bytes, ...info } : undefined;
 }

@@ -89,7 +89,7 @@ function setup(adapter: FakeAdapter) {
   const factory: AdapterFactory = {
     platform: "fake",
     hasCredentials: () => true,
-    create: (_context, base) => {
+    create: async (_context, base) => {
       removed = base.onBotRemoved;
       expect(base.workspaceRoot).toBe(loaded.config.workspace.root);
       expect(base.service).toBe(service);

@@ -1,60 +1,59 @@
 /**
- * The grouped SQLite adapter and the SQLite store on it: concurrent calls share statements, writes
- * keep their order, a setMany is all or nothing, insert-if-absent is atomic across connections,
- * and closing the store lets calls already made finish.
+ * The SQLite adapter and the SQLite store on it: the writes of one loop turn share one commit,
+ * calls keep their order (a read sees every write issued before it), a setMany is all or nothing,
+ * insert-if-absent is atomic across connections, and closing the store lets calls already made
+ * finish.
  */
+import { statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import sqlite3 from "sqlite3";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { GroupedSqliteAdapter } from "../../src/store/backends/sqlite-adapter.js";
+import { SqliteAdapter } from "../../src/store/backends/sqlite-adapter.js";
 import { createStore } from "../../src/store/create-store.js";
 import { setAll } from "../../src/store/store.js";
 
 /** Run one statement on a separate connection to the file. */
-function rawExec(file: string, sql: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const db = new sqlite3.Database(file, (openError) => {
-      if (openError) return reject(openError);
-      db.exec(sql, (error) => {
-        db.close();
-        if (error) reject(error);
-        else resolve();
-      });
-    });
-  });
+function rawExec(file: string, sql: string): void {
+  const db = new Database(file);
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
 }
 
-describe("GroupedSqliteAdapter", () => {
+/** The write-ahead log's size: each commit appends the pages it changed (nothing checkpoints it here). */
+function walBytes(file: string): number {
+  return statSync(`${file}-wal`).size;
+}
+
+describe("SqliteAdapter", () => {
   let root: string;
-  let adapter: GroupedSqliteAdapter;
-  let statements: string[];
+  let file: string;
+  let adapter: SqliteAdapter;
   beforeEach(async () => {
-    root = await mkdtemp(path.join(os.tmpdir(), "coworker-grouped-"));
-    adapter = new GroupedSqliteAdapter({ uri: `sqlite://${path.join(root, "db.sqlite")}`, table: "keyv" });
-    const query = adapter.query;
-    statements = [];
-    adapter.query = (sql: string, ...parameters: unknown[]) => {
-      statements.push(sql.split(" ").slice(0, 2).join(" "));
-      return query(sql, ...parameters);
-    };
+    root = await mkdtemp(path.join(os.tmpdir(), "coworker-sqlite-adapter-"));
+    file = path.join(root, "db.sqlite");
+    adapter = new SqliteAdapter({ file, table: "keyv", busyTimeoutMs: 1_000, synchronous: "NORMAL" });
   });
   afterEach(async () => {
     await adapter.disconnect();
     await rm(root, { recursive: true, force: true });
   });
 
-  it("sends concurrent writes as one statement and concurrent reads as another", async () => {
-    await Promise.all(Array.from({ length: 20 }, (_, i) => adapter.set(`k${i}`, `v${i}`)));
-    expect(statements).toEqual(["INSERT INTO"]);
-    const values = await Promise.all([
-      ...Array.from({ length: 20 }, (_, i) => adapter.get(`k${i}`)),
-      adapter.get("k3"),
-      adapter.get("none"),
-    ]);
-    expect(values).toEqual([...Array.from({ length: 20 }, (_, i) => `v${i}`), "v3", undefined]);
-    expect(statements).toEqual(["INSERT INTO", "SELECT key,"]);
+  it("commits the writes issued in one loop turn together, and a read sees the writes issued before it", async () => {
+    await adapter.set("warm", "up");
+    const before = walBytes(file);
+    const writes = Array.from({ length: 20 }, (_, i) => adapter.set(`k${i}`, `v${i}`));
+    const read = adapter.get("k7");
+    await Promise.all(writes);
+    expect(await read).toBe("v7");
+    const grouped = walBytes(file) - before;
+    for (let i = 0; i < 20; i += 1) await adapter.set(`k${i}`, `again${i}`);
+    expect(walBytes(file) - before - grouped).toBeGreaterThan(grouped);
+    expect(await adapter.getMany(["k3", "none"])).toEqual(["again3", undefined]);
   });
 
   it("keeps the order of writes issued together: later writes win, a delete sees the write before it", async () => {
@@ -70,7 +69,7 @@ describe("GroupedSqliteAdapter", () => {
       ]),
       adapter.delete("missing"),
     ]);
-    expect(results).toEqual([undefined, true, false, undefined, undefined, undefined, false]);
+    expect(results).toEqual([true, true, false, true, true, undefined, false]);
     expect(await Promise.all(["a", "b", "c"].map((key) => adapter.get(key)))).toEqual(["2", "2", "3"]);
   });
 
@@ -99,8 +98,8 @@ describe("GroupedSqliteAdapter", () => {
 
   it("commits a setMany all or nothing, and a failing write never fails the writes grouped with it", async () => {
     await adapter.set("warm", "up");
-    await rawExec(
-      path.join(root, "db.sqlite"),
+    rawExec(
+      file,
       "CREATE TRIGGER refuse BEFORE INSERT ON keyv WHEN NEW.key = 'boom' BEGIN SELECT RAISE(ABORT, 'refused'); END;",
     );
     const outcomes = await Promise.allSettled([
@@ -120,9 +119,17 @@ describe("GroupedSqliteAdapter", () => {
       "1",
     ]);
   });
+
+  it("commits the writes still queued when it closes", async () => {
+    const write = adapter.set("last", "word");
+    await adapter.disconnect();
+    await expect(write).resolves.toBe(true);
+    adapter = new SqliteAdapter({ file, table: "keyv", busyTimeoutMs: 1_000, synchronous: "NORMAL" });
+    expect(await adapter.get("last")).toBe("word");
+  });
 });
 
-describe("SQLite store on the grouped adapter", () => {
+describe("SQLite store on the adapter", () => {
   let dataDir: string;
   beforeEach(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), "coworker-sqlite-store-"));

@@ -2,22 +2,18 @@
 import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import sqlite3 from "sqlite3";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 
 /** Rows of the store's table, read straight from the file. */
-function rawQuery(file: string, sql: string): Promise<Array<Record<string, unknown>>> {
-  return new Promise((resolve, reject) => {
-    const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (openError) => {
-      if (openError) return reject(openError);
-      db.all(sql, (error, rows: Array<Record<string, unknown>>) => {
-        db.close();
-        if (error) reject(error);
-        else resolve(rows);
-      });
-    });
-  });
+function rawQuery(file: string, sql: string): Array<Record<string, unknown>> {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(sql).all() as Array<Record<string, unknown>>;
+  } finally {
+    db.close();
+  }
 }
 
 describe("sqlite store", () => {
@@ -38,10 +34,10 @@ describe("sqlite store", () => {
     await store.space("sessions").set("s1", { ok: true });
     await store.close();
     expect((await stat(file)).isFile()).toBe(true);
-    expect(await rawQuery(file, "SELECT key, value FROM keyv")).toEqual([
+    expect(rawQuery(file, "SELECT key, value FROM keyv")).toEqual([
       { key: "sessions:s1", value: JSON.stringify({ value: { ok: true } }) },
     ]);
-    expect(await rawQuery(file, "PRAGMA journal_mode")).toEqual([{ journal_mode: "wal" }]);
+    expect(rawQuery(file, "PRAGMA journal_mode")).toEqual([{ journal_mode: "wal" }]);
   });
 
   it("purges rows past their TTL when the store opens", async () => {
@@ -50,12 +46,12 @@ describe("sqlite store", () => {
     await store.space("dedupe").set("kept", true);
     await store.close();
     const file = path.join(root, "coworker.sqlite");
-    expect(await rawQuery(file, "SELECT key FROM keyv ORDER BY key")).toHaveLength(2);
+    expect(rawQuery(file, "SELECT key FROM keyv ORDER BY key")).toHaveLength(2);
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + 61_000);
     const reopened = await createStore({ dataDir: root });
     await reopened.close();
-    expect(await rawQuery(file, "SELECT key FROM keyv")).toEqual([{ key: "dedupe:kept" }]);
+    expect(rawQuery(file, "SELECT key FROM keyv")).toEqual([{ key: "dedupe:kept" }]);
   });
 
   it("fails with a clear error naming the file when SQLite cannot open it", async () => {

@@ -38,6 +38,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class EditPacer {
   private firstDueAt: number | undefined;
   private lastSentAt = 0;
+  private intervalMs: number;
   private backoffUntil = 0;
   private stale = false;
   private timer: NodeJS.Timeout | undefined;
@@ -45,7 +46,13 @@ export class EditPacer {
   private finished = false;
 
   constructor(private readonly options: EditPacerOptions) {
+    this.intervalMs = options.budget.intervalMs;
     if (options.firstDelayFromStart) this.firstDueAt = Date.now() + options.budget.firstDelayMs;
+  }
+
+  /** The budget changed (Slack: a turn left its native stream for edited pages). */
+  useInterval(intervalMs: number): void {
+    this.intervalMs = intervalMs;
   }
 
   /** The message is stale: send it when the budget allows. */
@@ -59,8 +66,7 @@ export class EditPacer {
   private schedule(): void {
     if (this.timer !== undefined || this.inFlight !== undefined || this.finished || !this.stale) return;
     const now = Date.now();
-    const due =
-      this.lastSentAt === 0 ? (this.firstDueAt ?? now) : this.lastSentAt + this.options.budget.intervalMs;
+    const due = this.lastSentAt === 0 ? (this.firstDueAt ?? now) : this.lastSentAt + this.intervalMs;
     this.timer = setTimeout(
       () => {
         this.timer = undefined;
@@ -108,7 +114,7 @@ export class EditPacer {
   /** Resolves when the budget allows the next send (the final edit of a live message). */
   async nextSlot(): Promise<void> {
     if (this.lastSentAt === 0) return;
-    const due = Math.max(this.lastSentAt + this.options.budget.intervalMs, this.backoffUntil);
+    const due = Math.max(this.lastSentAt + this.intervalMs, this.backoffUntil);
     await sleep(due - Date.now());
   }
 }

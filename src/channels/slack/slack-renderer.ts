@@ -3,7 +3,8 @@
  * the event into the shared turn view (channels/shared/turn-view.ts) and marks the thread stale,
  * so the engine never waits on Slack; the EditPacer runs the first flush `firstFlushMs` after
  * the turn began (an answer complete by then is one plain message) and then at most every
- * `editIntervalMs` (~1 s). The thinking status follows the view's activity.
+ * `streamIntervalMs` (native stream) or `editIntervalMs` (pages), each within its method's rate
+ * tier. The thinking status follows the view's activity.
  *
  * Two modes. Native: the answer streams through chat.*Stream, tool calls and plan steps as task
  * cards, Slack's own stop control as the Stop button. Pages (the fallback, latched when the
@@ -40,10 +41,18 @@ import { NativeStream } from "./slack-stream.js";
 
 /** How turns are rendered (tunable for tests and benchmarks). */
 export interface RenderSettings {
-  /** Minimum time between live edits of one turn's messages (default 1,000 ms). */
+  /**
+   * Minimum time between live edits of one turn's page messages (default 1,250 ms: chat.update
+   * is Tier 3, ~50 a minute).
+   */
   readonly editIntervalMs: number;
   /**
-   * How long a turn's first content waits before it is shown (default 500 ms): an answer that
+   * Minimum time between appends to one turn's native stream (default 650 ms: chat.appendStream
+   * is Tier 4, ~100 a minute, and a long answer should use most of it).
+   */
+  readonly streamIntervalMs: number;
+  /**
+   * How long a turn's first content waits before it is shown (default 250 ms): an answer that
    * is complete by then goes out as one message, without a stream (start/stopStream are Tier 2).
    */
   readonly firstFlushMs: number;
@@ -58,8 +67,9 @@ export interface RenderSettings {
 }
 
 export const DEFAULT_RENDER_SETTINGS: RenderSettings = Object.freeze({
-  editIntervalMs: 1_000,
-  firstFlushMs: 500,
+  editIntervalMs: 1_250,
+  streamIntervalMs: 650,
+  firstFlushMs: 250,
   statusDelayMs: 500,
   statusRefreshMs: 90_000,
   nativeStreaming: true,
@@ -140,13 +150,16 @@ export class SlackTurnRenderer implements TurnRenderer {
       });
       this.indicator.set(THINKING);
     }
+    this.native = this.createNative();
     this.pacer = new EditPacer({
-      budget: { intervalMs: options.editIntervalMs, firstDelayMs: options.firstFlushMs },
+      budget: {
+        intervalMs: this.native ? options.streamIntervalMs : options.editIntervalMs,
+        firstDelayMs: options.firstFlushMs,
+      },
       firstDelayFromStart: true,
       send: () => this.flushLive(),
       onError: (error) => this.options.logger.warn({ err: describeError(error) }, "slack render step failed"),
     });
-    this.native = this.createNative();
   }
 
   private createNative(): NativeOps | undefined {
@@ -232,6 +245,7 @@ export class SlackTurnRenderer implements TurnRenderer {
   private async leaveNative(): Promise<void> {
     const native = this.native as NativeOps;
     this.native = undefined;
+    this.pacer.useInterval(this.options.editIntervalMs);
     const { stream, result } = native;
     if (result === "stopped_by_user") this.options.requestStop();
     if (result === "full") await stream.stop();

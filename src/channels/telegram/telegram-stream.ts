@@ -21,8 +21,8 @@ export interface StreamTiming {
   readonly firstPreviewMs: number;
 }
 
-export const PRIVATE_TIMING: StreamTiming = Object.freeze({ intervalMs: 1100, firstPreviewMs: 800 });
-export const GROUP_TIMING: StreamTiming = Object.freeze({ intervalMs: 3100, firstPreviewMs: 800 });
+export const PRIVATE_TIMING: StreamTiming = Object.freeze({ intervalMs: 1100, firstPreviewMs: 250 });
+export const GROUP_TIMING: StreamTiming = Object.freeze({ intervalMs: 3100, firstPreviewMs: 250 });
 
 /** Whether this bot's Bot API server takes sendMessageDraft; shared by all turns, learnt once. */
 export interface DraftSupport {

@@ -1,190 +1,197 @@
 /**
- * GroupedSqliteAdapter: the @keyv/sqlite adapter with group commit. Reads and writes issued while
- * the connection is busy are gathered and sent as one multi-row statement each, so concurrent
- * sessions share round trips and commits instead of queueing one statement each behind the
- * single connection.
+ * SqliteAdapter: a keyv store adapter over one better-sqlite3 connection, with prepared statements
+ * and group commit. Writes issued during one turn of the event loop are committed together in one
+ * transaction at the end of that turn (one WAL append instead of one per write), and each write's
+ * promise resolves only once that commit is done. A read first commits the writes issued before
+ * it, so every call sees every call issued before it, in order.
  *
- * Writes keep their order: a batch is cut into runs of the same kind (upserts, deletes, inserts
- * if absent) executed one after another, and within a statement later rows win. A `setMany`
- * always travels in one statement, so its entries are committed together or not at all; when a
- * shared statement fails, its writes are retried alone, so one bad write never fails another.
- * `insertIfAbsent` is a conditional upsert (an expired row counts as absent), atomic across
- * processes sharing the file.
+ * Each write runs in a savepoint of the shared transaction: a `setMany` is committed whole or not
+ * at all, and one failing write never fails the writes grouped with it. `insertIfAbsent` is a
+ * conditional upsert (an expired row counts as absent), atomic across processes sharing the file.
+ * The driver is synchronous: a statement runs on the main thread, which for this key-value table
+ * (point reads and writes by primary key) is far cheaper than a round trip to a worker thread.
  */
-import { KeyvSqlite, type KeyvSqliteOptions } from "@keyv/sqlite";
-import { GroupQueue } from "./group-queue.js";
+import { EventEmitter } from "node:events";
+import Database from "better-sqlite3";
 
-/** Rows gathered into one statement (two bound values each, well under SQLite's 32,766). */
-const ROWS_PER_STATEMENT = 2_000;
-/** The most rows one `setMany` may hold: it must fit one statement. */
+/** The most rows one `setMany` may hold (a guard against unbounded transactions). */
 export const MAX_ROWS_PER_WRITE = 16_000;
 
+/** What opens the adapter: the file, its table, and how long to wait for another process's lock. */
+export interface SqliteAdapterOptions {
+  readonly file: string;
+  readonly table: string;
+  readonly busyTimeoutMs: number;
+}
+
 type Outcome<R> = { resolve(result: R): void; fail(error: unknown): void };
+type Write =
+  | ({ kind: "upsert"; rows: ReadonlyArray<readonly [string, string]> } & Outcome<boolean>)
+  | ({ kind: "delete"; key: string } & Outcome<boolean>)
+  | ({ kind: "insert"; key: string; value: string } & Outcome<boolean>);
 
-type Upsert = { kind: "upsert"; rows: ReadonlyArray<readonly [string, string]> } & Outcome<void>;
-type Delete = { kind: "delete"; key: string } & Outcome<boolean>;
-type Insert = { kind: "insert"; key: string; value: string } & Outcome<boolean>;
-type Write = Upsert | Delete | Insert;
+/** A keyv store adapter over one SQLite connection, group-committing the writes of each loop turn. */
+export class SqliteAdapter extends EventEmitter {
+  /** What keyv reads from an adapter (it sets `namespace` itself). */
+  readonly opts: { readonly dialect: "sqlite"; readonly url: string; readonly table: string };
+  namespace?: string | undefined;
+  private readonly db: Database.Database;
+  private readonly statements: ReturnType<typeof prepare>;
+  private readonly commitBatch: (batch: readonly Write[]) => Array<{ ok: boolean; value: unknown }>;
+  private pending: Write[] = [];
+  private flushTimer: NodeJS.Immediate | undefined;
 
-type Read = { key: string } & Outcome<string | undefined>;
-
-/** A keyv store adapter over one SQLite connection, with grouped reads and writes. */
-export class GroupedSqliteAdapter extends KeyvSqlite {
-  private readonly writes = new GroupQueue<Write>((batch) => this.writeBatch(batch));
-  private readonly reads = new GroupQueue<Read>((batch) => this.readBatch(batch));
-  private readonly table: string;
-
-  constructor(options: KeyvSqliteOptions) {
-    super(options);
-    this.table = this.opts.table ?? "keyv";
+  /** Opens the file (creating it and the table when missing) in WAL mode with `synchronous`. */
+  constructor(options: SqliteAdapterOptions & { readonly synchronous: "NORMAL" | "FULL" }) {
+    super();
+    this.opts = { dialect: "sqlite", url: `sqlite://${options.file}`, table: options.table };
+    this.db = new Database(options.file, { timeout: options.busyTimeoutMs });
+    try {
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma(`synchronous = ${options.synchronous}`);
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${options.table}(key VARCHAR(255) PRIMARY KEY, value TEXT )`);
+      this.statements = prepare(this.db, options.table);
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
+    const apply = this.db.transaction((write: Write) => this.apply(write));
+    this.commitBatch = this.db.transaction((batch: readonly Write[]) =>
+      batch.map((write) => {
+        try {
+          return { ok: true, value: apply(write) };
+        } catch (error) {
+          return { ok: false, value: error };
+        }
+      }),
+    );
   }
 
-  override get<Value>(key: string): Promise<Value | undefined> {
-    return new Promise<string | undefined>((resolve, reject) => {
-      this.reads.push({ key, resolve, fail: reject });
-    }) as Promise<Value | undefined>;
+  /** The stored (serialised) value, or undefined. */
+  async get<Value>(key: string): Promise<Value | undefined> {
+    this.flush();
+    return this.statements.get.get(key)?.value as Value | undefined;
   }
 
-  override set(key: string, value: string): Promise<void> {
-    return this.upsert([[key, value]]);
+  /** The stored values of `keys`, in order (undefined where absent). */
+  async getMany<Value>(keys: string[]): Promise<Array<Value | undefined>> {
+    this.flush();
+    return keys.map((key) => this.statements.get.get(key)?.value as Value | undefined);
   }
 
-  /** Write every entry in one statement: all of them are committed, or none. */
+  /** Whether a row holds `key` (expired or not: keyv checks expiry). */
+  async has(key: string): Promise<boolean> {
+    this.flush();
+    return this.statements.get.get(key) !== undefined;
+  }
+
+  /** Write one row at the end of this loop turn. */
+  set(key: string, value: string): Promise<boolean> {
+    return this.enqueue((outcome) => ({ kind: "upsert", rows: [[key, value]], ...outcome }));
+  }
+
+  /** Write every entry in one savepoint: all of them are committed, or none. */
   async setMany(entries: ReadonlyArray<{ key: string; value: string }>): Promise<void> {
     if (entries.length > MAX_ROWS_PER_WRITE) {
       throw new Error(`store: setMany takes at most ${MAX_ROWS_PER_WRITE} entries, got ${entries.length}`);
     }
-    if (entries.length > 0) await this.upsert(entries.map((e) => [e.key, e.value] as const));
+    const rows = entries.map((entry) => [entry.key, entry.value] as const);
+    if (rows.length > 0) await this.enqueue((outcome) => ({ kind: "upsert", rows, ...outcome }));
   }
 
-  override delete(key: string): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.writes.push({ kind: "delete", key, resolve, fail: reject });
-    });
+  /** Remove a row; true when it existed. */
+  delete(key: string): Promise<boolean> {
+    return this.enqueue((outcome) => ({ kind: "delete", key, ...outcome }));
   }
 
-  override async deleteMany(keys: string[]): Promise<boolean> {
+  /** Remove rows; true when any existed. */
+  async deleteMany(keys: string[]): Promise<boolean> {
     const deleted = await Promise.all(keys.map((key) => this.delete(key)));
     return deleted.some(Boolean);
   }
 
   /** Write `value` unless a live (unexpired) row holds `key`; true when this call wrote it. */
   insertIfAbsent(key: string, value: string): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.writes.push({ kind: "insert", key, value, resolve, fail: reject });
+    return this.enqueue((outcome) => ({ kind: "insert", key, value, ...outcome }));
+  }
+
+  /** Remove every row of the current namespace (keyv's `clear`). */
+  async clear(): Promise<void> {
+    this.flush();
+    this.statements.clear.run(`${this.namespace ?? ""}%`);
+  }
+
+  /** Run a statement that returns nothing (pragmas, maintenance) after the writes issued before it. */
+  run(sql: string, ...parameters: unknown[]): void {
+    this.flush();
+    this.db.prepare(sql).run(...parameters);
+  }
+
+  /** One trivial query: throws when the connection is unusable. */
+  ping(): void {
+    this.db.prepare("SELECT 1").get();
+  }
+
+  /** Commit every queued write, then close the connection. */
+  async disconnect(): Promise<void> {
+    this.flush();
+    this.db.close();
+  }
+
+  private enqueue<R>(make: (outcome: Outcome<R>) => Write): Promise<R> {
+    return new Promise<R>((resolve, fail) => {
+      this.pending.push(make({ resolve, fail } as Outcome<R>));
+      this.flushTimer ??= setImmediate(() => this.flush());
     });
   }
 
-  /** Finish every queued read and write, then close the connection. */
-  override async disconnect(): Promise<void> {
-    await this.writes.idle();
-    await this.reads.idle();
-    await super.disconnect();
-  }
-
-  private upsert(rows: ReadonlyArray<readonly [string, string]>): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.writes.push({ kind: "upsert", rows, resolve, fail: reject });
-    });
-  }
-
-  private async readBatch(batch: readonly Read[]): Promise<void> {
-    const keys = [...new Set(batch.map((read) => read.key))];
-    const found = new Map<string, string>();
-    for (let start = 0; start < keys.length; start += ROWS_PER_STATEMENT) {
-      const chunk = keys.slice(start, start + ROWS_PER_STATEMENT);
-      const rows: Array<{ key: string; value: string }> = await this.query(
-        `SELECT key, value FROM ${this.table} WHERE key IN (${placeholders(chunk.length, 1)})`,
-        ...chunk,
-      );
-      for (const row of rows) found.set(row.key, row.value);
-    }
-    for (const read of batch) read.resolve(found.get(read.key));
-  }
-
-  /**
-   * Runs of one kind, in order; each run in statements of whole writes. When a shared statement
-   * fails, its writes are retried one by one, so a write fails only for its own sake.
-   */
-  private async writeBatch(batch: readonly Write[]): Promise<void> {
-    for (const statement of statements(batch)) {
-      try {
-        await this.execute(statement);
-      } catch (error) {
-        if (statement.length === 1) statement[0]!.fail(error);
-        else for (const write of statement) await this.execute([write]).catch((alone) => write.fail(alone));
-      }
-    }
-  }
-
-  private async execute(statement: readonly Write[]): Promise<void> {
-    const first = statement[0]!;
-    if (first.kind === "upsert") {
-      const rows = (statement as readonly Upsert[]).flatMap((write) => write.rows);
-      await this.query(
-        `INSERT INTO ${this.table} (key, value) VALUES ${placeholders(rows.length, 2)} ` +
-          "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        ...rows.flat(),
-      );
-      for (const write of statement as readonly Upsert[]) write.resolve();
+  /** Commit the queued writes in one transaction, then settle each one. */
+  private flush(): void {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    let outcomes: Array<{ ok: boolean; value: unknown }>;
+    try {
+      outcomes = this.commitBatch(batch);
+    } catch (error) {
+      for (const write of batch) write.fail(error);
       return;
     }
-    // A key named twice in one statement: its first mention decides; later ones find it gone / taken.
-    const firsts = new Map<string, Delete | Insert>();
-    for (const write of statement as ReadonlyArray<Delete | Insert>)
-      if (!firsts.has(write.key)) firsts.set(write.key, write);
-    const touched = new Set(
-      first.kind === "delete"
-        ? await this.deleteKeys([...firsts.keys()])
-        : await this.insertAbsent([...firsts.values()] as Insert[]),
-    );
-    for (const write of statement as ReadonlyArray<Delete | Insert>)
-      write.resolve(firsts.get(write.key) === write && touched.has(write.key));
+    batch.forEach((write, index) => {
+      const { ok, value } = outcomes[index]!;
+      if (ok) write.resolve(value as boolean);
+      else write.fail(value);
+    });
   }
 
-  /** Delete the keys; returns those that existed. */
-  private async deleteKeys(keys: readonly string[]): Promise<string[]> {
-    const rows: Array<{ key: string }> = await this.query(
-      `DELETE FROM ${this.table} WHERE key IN (${placeholders(keys.length, 1)}) RETURNING key`,
-      ...keys,
-    );
-    return rows.map((row) => row.key);
-  }
-
-  /** Insert each key unless a live row holds it (an expired one is overwritten); returns the keys written. */
-  private async insertAbsent(writes: readonly Insert[]): Promise<string[]> {
-    const expires = `CASE WHEN json_valid(${this.table}.value) THEN json_extract(${this.table}.value, '$.expires') END`;
-    const rows: Array<{ key: string }> = await this.query(
-      `INSERT INTO ${this.table} (key, value) VALUES ${placeholders(writes.length, 2)} ` +
-        `ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE (${expires}) < ? RETURNING key`,
-      ...writes.flatMap((write) => [write.key, write.value]),
-      Date.now(),
-    );
-    return rows.map((row) => row.key);
-  }
-}
-
-/** Cut a batch into statements: same-kind runs, at most ROWS_PER_STATEMENT rows unless one write holds more. */
-function statements(batch: readonly Write[]): Write[][] {
-  const out: Write[][] = [];
-  let current: Write[] = [];
-  let rows = 0;
-  for (const write of batch) {
-    const size = write.kind === "upsert" ? write.rows.length : 1;
-    const sameKind = current.length > 0 && current[0]!.kind === write.kind;
-    if (current.length > 0 && (!sameKind || rows + size > ROWS_PER_STATEMENT)) {
-      out.push(current);
-      current = [];
-      rows = 0;
+  private apply(write: Write): boolean {
+    switch (write.kind) {
+      case "upsert":
+        for (const [key, value] of write.rows) this.statements.upsert.run(key, value);
+        return true;
+      case "delete":
+        return this.statements.delete.run(write.key).changes > 0;
+      case "insert":
+        return this.statements.insertIfAbsent.run(write.key, write.value, Date.now()).changes > 0;
     }
-    current.push(write);
-    rows += size;
   }
-  if (current.length > 0) out.push(current);
-  return out;
 }
 
-/** "(?, ?), (?, ?)" for rows of `width` values, or "?, ?" for width 1. */
-function placeholders(rows: number, width: 1 | 2): string {
-  return Array.from({ length: rows }, () => (width === 1 ? "?" : "(?, ?)")).join(", ");
+/** The adapter's prepared statements on `table`. */
+function prepare(db: Database.Database, table: string) {
+  const expires = `CASE WHEN json_valid(${table}.value) THEN json_extract(${table}.value, '$.expires') END`;
+  return {
+    get: db.prepare<[string], { value: string }>(`SELECT value FROM ${table} WHERE key = ?`),
+    upsert: db.prepare<[string, string]>(
+      `INSERT INTO ${table} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+    ),
+    delete: db.prepare<[string]>(`DELETE FROM ${table} WHERE key = ?`),
+    insertIfAbsent: db.prepare<[string, string, number]>(
+      `INSERT INTO ${table} (key, value) VALUES (?, ?) ` +
+        `ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE (${expires}) < ?`,
+    ),
+    clear: db.prepare<[string]>(`DELETE FROM ${table} WHERE key LIKE ?`),
+  };
 }

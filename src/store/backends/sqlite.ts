@@ -1,20 +1,19 @@
 /**
- * SQLite backend: the default embedded store, one file in the data dir through @keyv/sqlite. All
- * namespaces share one connection and one table (keys are `<namespace>:<key>`); reads and writes
- * are group-committed (see GroupedSqliteAdapter). Expired rows are purged when the store opens
- * and hourly after that.
+ * SQLite backend: the default embedded store, one file in the data dir through better-sqlite3.
+ * All namespaces share one connection and one table (keys are `<namespace>:<key>`); writes are
+ * group-committed once per event-loop turn (see SqliteAdapter). Expired rows are purged when the
+ * store opens and hourly after that.
  *
  * Durability: the file runs in WAL mode with `synchronous = NORMAL`. Every commit is in the WAL
  * (the OS's hands) before the write resolves, so a process crash (SIGKILL, OOM, a thrown error)
  * loses nothing that was acknowledged. Only an OS crash or power loss can roll back the commits
  * made since the WAL was last synced (at each checkpoint) — the last moments of writes, never a
- * corrupt file. FULL would fsync on every commit: under load group commit hides most of that,
- * but one busy conversation runs at about half the speed (bench/stack-bench.ts), which is not
- * worth it for a chat service.
+ * corrupt file. FULL would fsync on every commit, which costs one busy conversation most of its
+ * speed and is not worth it for a chat service.
  */
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
 import { type Backend, type ErrorSink, namespacedKeyv, PURGE_INTERVAL_MS } from "./backend.js";
-import { GroupedSqliteAdapter } from "./sqlite-adapter.js";
+import { SqliteAdapter } from "./sqlite-adapter.js";
 
 /** When SQLite syncs the WAL to disk (see the header). */
 const SYNCHRONOUS = "NORMAL";
@@ -26,26 +25,29 @@ const TABLE = "keyv";
 
 /** Open (creating if needed) the SQLite file and its table; throws a clear error when it cannot. */
 export async function openSqliteBackend(file: string, onError: ErrorSink): Promise<Backend> {
-  const adapter = new GroupedSqliteAdapter({
-    uri: `sqlite://${file}`,
-    table: TABLE,
-    busyTimeout: BUSY_TIMEOUT_MS,
-  });
-  adapter.setMaxListeners(STORE_NAMESPACES.length + 4);
-  adapter.on("error", onError);
+  let adapter: SqliteAdapter;
   try {
-    await adapter.query("PRAGMA journal_mode = WAL");
-    await adapter.query(`PRAGMA synchronous = ${SYNCHRONOUS}`);
-    await purgeExpired(adapter);
+    adapter = new SqliteAdapter({
+      file,
+      table: TABLE,
+      busyTimeoutMs: BUSY_TIMEOUT_MS,
+      synchronous: SYNCHRONOUS,
+    });
+    purgeExpired(adapter);
   } catch (error) {
-    await adapter.disconnect().catch(() => undefined);
     throw new Error(`cannot open the SQLite store at ${file}: ${(error as Error).message}`, { cause: error });
   }
+  adapter.setMaxListeners(STORE_NAMESPACES.length + 4);
+  adapter.on("error", onError);
   const spaces = new Map(
     STORE_NAMESPACES.map((ns) => [ns, namespacedKeyv(adapter, ns, true, onError)] as const),
   );
   const purgeTimer = setInterval(() => {
-    purgeExpired(adapter).catch(onError);
+    try {
+      purgeExpired(adapter);
+    } catch (error) {
+      onError(error);
+    }
   }, PURGE_INTERVAL_MS);
   purgeTimer.unref();
   return {
@@ -58,9 +60,7 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
         .get(namespace)!
         .setMany(entries.map(({ key, value, ttlMs }) => ({ key, value, ...(ttlMs ? { ttl: ttlMs } : {}) })));
     },
-    ping: async () => {
-      await adapter.query("SELECT 1");
-    },
+    ping: async () => adapter.ping(),
     close: async () => {
       clearInterval(purgeTimer);
       await adapter.disconnect();
@@ -69,8 +69,8 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
 }
 
 /** Delete every row whose keyv envelope says it has expired. */
-async function purgeExpired(adapter: GroupedSqliteAdapter): Promise<void> {
-  await adapter.query(
+function purgeExpired(adapter: SqliteAdapter): void {
+  adapter.run(
     `DELETE FROM ${TABLE} WHERE (CASE WHEN json_valid(value) THEN json_extract(value, '$.expires') END) < ?`,
     Date.now(),
   );

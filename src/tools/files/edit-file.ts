@@ -97,7 +97,10 @@ export function createEditFileTool(options: EditFileOptions) {
         if (!edit.ok) return { summary: `Edit ${file.display} — will fail: ${edit.error}` };
         return {
           summary: `Edit ${file.display} at line ${edit.line}`,
-          detail: { kind: "diff", text: unifiedDiff(file.display, before, edit.after, maxPreviewChars) },
+          detail: {
+            kind: "diff",
+            text: await unifiedDiff(file.display, before, edit.after, maxPreviewChars),
+          },
         };
       } catch (error) {
         return { summary: `Edit ${args.path} — will fail: ${fileErrorMessage(error, args.path)}` };

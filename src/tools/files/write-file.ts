@@ -71,7 +71,10 @@ export function createWriteFileTool(options: WriteFileOptions) {
         const verb = before === undefined ? "Create" : "Overwrite";
         return {
           summary: `${verb} ${file.display} (${countLines(args.content)} lines)`,
-          detail: { kind: "diff", text: unifiedDiff(file.display, before, args.content, maxPreviewChars) },
+          detail: {
+            kind: "diff",
+            text: await unifiedDiff(file.display, before, args.content, maxPreviewChars),
+          },
         };
       } catch (error) {
         return { summary: `Write ${args.path} — will fail: ${fileErrorMessage(error, args.path)}` };

@@ -2,11 +2,10 @@
  * One MCP server connection: starts the server (stdio child process with a clean environment, or
  * streamable HTTP), lists its tools, and keeps it alive — a server that fails to start or stops
  * is reported (notice + log line) and restarted with exponential backoff. Calls while it is down
- * fail fast with McpUnavailableError; nothing here ever throws into the process.
+ * fail fast with McpUnavailableError; nothing here ever throws into the process. The MCP SDK is
+ * imported when the first server starts, so a configuration without MCP servers never loads it.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../config/schema.js";
@@ -80,10 +79,12 @@ export class McpServerConnection {
     if (this.closed) return;
     this.stateValue = "starting";
     this.stderrTail.length = 0;
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    if (this.closed) return;
     const client = new Client({ name: "coworker", version: "0.1.0" }, { capabilities: {} });
     this.client = client;
     try {
-      const transport = this.createTransport();
+      const transport = await this.createTransport();
       client.onclose = () => this.handleClose(client);
       client.onerror = (error) => this.logger?.warn({ server: this.name, err: error }, "MCP transport error");
       await client.connect(transport, { timeout: this.timing.startTimeoutMs });
@@ -112,12 +113,16 @@ export class McpServerConnection {
     }
   }
 
-  private createTransport(): Transport {
+  private async createTransport(): Promise<Transport> {
     if (this.config.transport === "http") {
+      const { StreamableHTTPClientTransport } = await import(
+        "@modelcontextprotocol/sdk/client/streamableHttp.js"
+      );
       return new StreamableHTTPClientTransport(new URL(this.config.url), {
         requestInit: { headers: { ...this.config.headers } },
       });
     }
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
     const transport = new StdioClientTransport({
       command: this.config.command,
       args: [...this.config.args],

@@ -1,8 +1,9 @@
 /**
  * HTML → readable markdown for web_fetch, with turndown: scripts, styles and other non-content
  * elements are dropped, headings are ATX, code blocks fenced; the page title is returned apart.
+ * turndown is imported on the first conversion, so a start never loads it.
  */
-import TurndownService from "turndown";
+import type TurndownService from "turndown";
 
 const NON_CONTENT = [
   "head",
@@ -18,13 +19,22 @@ const NON_CONTENT = [
   "embed",
 ];
 
-const turndown = new TurndownService({
-  headingStyle: "atx",
-  codeBlockStyle: "fenced",
-  bulletListMarker: "-",
-  emDelimiter: "_",
-});
-turndown.remove(NON_CONTENT as TurndownService.Filter);
+let converter: Promise<TurndownService> | undefined;
+
+/** The one configured turndown instance, created on first use. */
+function turndownService(): Promise<TurndownService> {
+  converter ??= import("turndown").then(({ default: Turndown }) => {
+    const service = new Turndown({
+      headingStyle: "atx",
+      codeBlockStyle: "fenced",
+      bulletListMarker: "-",
+      emDelimiter: "_",
+    });
+    service.remove(NON_CONTENT as TurndownService.Filter);
+    return service;
+  });
+  return converter;
+}
 
 /** A page reduced to markdown, with its title when it has one. */
 export interface ReadablePage {
@@ -33,7 +43,8 @@ export interface ReadablePage {
 }
 
 /** Convert an HTML document or fragment to markdown. */
-export function htmlToMarkdown(html: string): ReadablePage {
+export async function htmlToMarkdown(html: string): Promise<ReadablePage> {
+  const turndown = await turndownService();
   const titleHtml = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1];
   const title = titleHtml ? turndown.turndown(titleHtml).replace(/\s+/g, " ").trim() : undefined;
   const markdown = turndown

@@ -106,10 +106,12 @@ const TEXTUAL =
   /^(text\/|application\/(json|xml|javascript|ecmascript|x-yaml|yaml|toml|x-sh|ld\+json)|[^;]*\+(json|xml))/;
 
 /** Body → text for the model, or undefined when it is binary. */
-function readableBody(response: FetchedResponse): { text: string; title?: string } | undefined {
+async function readableBody(
+  response: FetchedResponse,
+): Promise<{ text: string; title?: string } | undefined> {
   const { type, charset } = mediaType(response);
   if (type === "text/html" || type === "application/xhtml+xml") {
-    const page = htmlToMarkdown(decodeBody(response.body, charset));
+    const page = await htmlToMarkdown(decodeBody(response.body, charset));
     return page.title ? { text: page.markdown, title: page.title } : { text: page.markdown };
   }
   if (TEXTUAL.test(type)) return { text: decodeBody(response.body, charset) };
@@ -230,7 +232,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
           `URL: ${url.href}${url.href === start.href ? "" : ` (redirected from ${start.href})`}`,
         ];
         lines.push(`Status: ${status}${type ? ` · ${type}` : ""} · ${response.body.length} bytes`);
-        const readable = readableBody(response);
+        const readable = await readableBody(response);
         if (readable?.title) lines.push(`Title: ${readable.title}`);
         const body =
           readable === undefined

@@ -79,7 +79,7 @@ async function startProcess(
         fileMaxBytes: 1_000_000,
         workspaceRoot: dataDir,
         service: manager,
-        render: { editIntervalMs: 50, ...render },
+        render: { editIntervalMs: 50, streamIntervalMs: 50, ...render },
         ...extras.channel,
       }),
     ),

@@ -22,7 +22,7 @@ async function startChannel(overrides: Partial<SlackChannelOptions> = {}): Promi
         fileMaxBytes: 1024,
         workspaceRoot: workspace,
         service,
-        render: { editIntervalMs: 20 },
+        render: { editIntervalMs: 20, streamIntervalMs: 20 },
         ...overrides,
       }),
     ),

@@ -66,6 +66,7 @@ export function outputFor(
       settings: {
         ...DEFAULT_RENDER_SETTINGS,
         editIntervalMs: 20,
+        streamIntervalMs: 20,
         firstFlushMs: 0,
         statusDelayMs: 0,
         ...settings,
