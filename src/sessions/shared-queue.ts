@@ -60,21 +60,33 @@ export class SharedQueue {
     return run;
   }
 
+  /**
+   * An entry leaves the queue only once it is saved (taken and its delivery recorded): a holder
+   * that dies in between leaves it for the next holder, whose redelivery check drops it if the
+   * dead one had saved it after all. Never lost, at worst a redelivery the dedupe keys catch.
+   */
   private async drain(live: LiveSession): Promise<void> {
+    const queue = sharedQueueName(live.id);
     for (;;) {
-      const raw = await this.coordination.pop(sharedQueueName(live.id));
+      const raw = await this.coordination.peek(queue);
       if (raw === undefined) return;
-      let entry: SharedEntry;
-      try {
-        entry = entrySchema.parse(JSON.parse(raw)) as SharedEntry;
-      } catch (error) {
-        this.onBadEntry(live.id, error);
-        continue;
+      const entry = this.parse(live.id, raw);
+      const keys = entry?.message.dedupeKeys ?? [];
+      if (entry && !(keys.length > 0 && (await live.isRedelivery(keys)))) {
+        await this.take(live, entry);
+        if (keys.length > 0) await live.recordDelivery(keys);
       }
-      const keys = entry.message.dedupeKeys ?? [];
-      if (keys.length > 0 && (await live.isRedelivery(keys))) continue;
-      await this.take(live, entry);
-      if (keys.length > 0) await live.recordDelivery(keys);
+      // Another collector removed it first only if this one lost its lease: stop then.
+      if (!(await this.coordination.removeHead(queue, raw))) return;
+    }
+  }
+
+  private parse(sessionId: string, raw: string): SharedEntry | undefined {
+    try {
+      return entrySchema.parse(JSON.parse(raw)) as SharedEntry;
+    } catch (error) {
+      this.onBadEntry(sessionId, error);
+      return undefined;
     }
   }
 }

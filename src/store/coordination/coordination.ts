@@ -76,8 +76,13 @@ export interface Coordination {
   fencedWrite(fence: FenceRef, writes: readonly FencedWrite[]): Promise<boolean>;
   /** Append to a shared FIFO queue; resolves with its new length. */
   push(queue: string, item: string): Promise<number>;
-  /** Take the oldest item of a queue (each item is taken by exactly one caller); undefined when empty. */
-  pop(queue: string): Promise<string | undefined>;
+  /** The oldest item of a queue, left in place; undefined when empty. */
+  peek(queue: string): Promise<string | undefined>;
+  /**
+   * Remove the oldest item of a queue if it is still `item` (compare-and-remove, so an item is
+   * removed once however many callers saw it); false when the head is something else.
+   */
+  removeHead(queue: string, item: string): Promise<boolean>;
   /** How many items wait in a queue. */
   queueLength(queue: string): Promise<number>;
   /** Send `message` to every current subscriber of `channel` (in every process). */

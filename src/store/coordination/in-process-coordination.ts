@@ -102,11 +102,16 @@ export class InProcessCoordination implements Coordination {
     return items.length;
   }
 
-  async pop(queue: string): Promise<string | undefined> {
+  async peek(queue: string): Promise<string | undefined> {
+    return this.queues.get(queue)?.[0];
+  }
+
+  async removeHead(queue: string, item: string): Promise<boolean> {
     const items = this.queues.get(queue);
-    const item = items?.shift();
-    if (items?.length === 0) this.queues.delete(queue);
-    return item;
+    if (items?.[0] !== item) return false;
+    items.shift();
+    if (items.length === 0) this.queues.delete(queue);
+    return true;
   }
 
   async queueLength(queue: string): Promise<number> {

@@ -29,6 +29,9 @@ end
 return 0`;
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0`;
+/** LPOP only while the head is ARGV[1]: 1 when removed. */
+const REMOVE_HEAD = `if redis.call('LINDEX', KEYS[1], 0) == ARGV[1] then redis.call('LPOP', KEYS[1]) return 1 end
+return 0`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 /** KEYS[1] the fence, KEYS[2..] the store keys; ARGV[1] the fence, then per key: op, value, ttl ('' = none). */
@@ -134,8 +137,13 @@ export class RedisCoordination implements Coordination {
     return this.client.rPush(`${PREFIX}queue:${queue}`, item);
   }
 
-  async pop(queue: string): Promise<string | undefined> {
-    return (await this.client.lPop(`${PREFIX}queue:${queue}`)) ?? undefined;
+  async peek(queue: string): Promise<string | undefined> {
+    return (await this.client.lIndex(`${PREFIX}queue:${queue}`, 0)) ?? undefined;
+  }
+
+  async removeHead(queue: string, item: string): Promise<boolean> {
+    const keys = [`${PREFIX}queue:${queue}`];
+    return Number(await this.client.eval(REMOVE_HEAD, { keys, arguments: [item] })) === 1;
   }
 
   queueLength(queue: string): Promise<number> {

@@ -180,21 +180,27 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
       await pair.a.release(key, held!.token);
     });
 
-    it("a queue hands out items in arrival order, each exactly once", async () => {
+    it("a queue shows its oldest item until it is removed, and removes it exactly once", async () => {
       const queue = unique("queue");
       for (let i = 0; i < 20; i++) await (i % 2 === 0 ? pair.a : pair.b).push(queue, `m${i}`);
       expect(await pair.a.queueLength(queue)).toBe(20);
-      const taken = await Promise.all(
-        Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? pair.a : pair.b).pop(queue)),
-      );
-      const items = taken.filter((item) => item !== undefined);
-      expect(items).toHaveLength(20);
-      expect(new Set(items).size).toBe(20);
-      expect(await pair.b.pop(queue)).toBeUndefined();
+      const seen: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const head = await pair.b.peek(queue);
+        expect(await pair.a.peek(queue)).toBe(head);
+        const removed = await Promise.all([pair.a.removeHead(queue, head!), pair.b.removeHead(queue, head!)]);
+        expect(removed.filter(Boolean)).toHaveLength(1);
+        seen.push(head!);
+      }
+      expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`));
+      expect(await pair.b.peek(queue)).toBeUndefined();
       expect(await pair.b.queueLength(queue)).toBe(0);
       await pair.a.push(queue, "x");
       await pair.a.push(queue, "y");
-      expect([await pair.b.pop(queue), await pair.a.pop(queue)]).toEqual(["x", "y"]);
+      expect(await pair.b.removeHead(queue, "y")).toBe(false);
+      expect(await pair.a.peek(queue)).toBe("x");
+      expect(await pair.b.removeHead(queue, "x")).toBe(true);
+      expect(await pair.a.peek(queue)).toBe("y");
     });
 
     it("a published message reaches the other side's subscribers in order, until they unsubscribe", async () => {
