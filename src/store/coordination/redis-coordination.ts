@@ -6,8 +6,7 @@
  * its lease cannot overwrite its successor. Queues are lists, claims `SET NX PX`, indexes sets.
  * Pub/sub runs on a dedicated subscriber connection, as Redis requires.
  */
-import { serializeEntry } from "../backends/backend.js";
-import type { ErrorSink } from "../backends/backend.js";
+import { type ErrorSink, serializeEntry } from "../backends/backend.js";
 import { newRedisClient, redisStoreKey } from "../backends/redis.js";
 import {
   type Coordination,
