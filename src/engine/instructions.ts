@@ -62,10 +62,15 @@ export interface InstructionsInput {
   readonly agentsMdMaxChars?: number;
 }
 
-/** A date as the environment block shows it, e.g. "2026-11-29 14:05 UTC (Sunday)". */
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
+
+/**
+ * A date as the environment block shows it, e.g. "2026-11-29 14:05 UTC (Sunday)". The weekday
+ * comes from a table rather than `toLocaleDateString`, which builds an ICU formatter per call and
+ * showed up in the turn's profile.
+ */
 export function describeDate(date: Date): string {
-  const weekday = date.toLocaleDateString("en-US", { weekday: "long", timeZone: "UTC" });
-  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC (${weekday})`;
+  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC (${WEEKDAYS[date.getUTCDay()]})`;
 }
 
 /** The environment block: where the agent works and when. */

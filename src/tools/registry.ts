@@ -8,6 +8,7 @@
  * model output.
  */
 import { z } from "zod";
+import { deepFreeze } from "../core/deep-freeze.js";
 import type { FinishReason } from "../core/messages.js";
 import type { ToolSchema } from "../core/tool.js";
 import { allowsTool, type ConversationExecutionRequest } from "../core/request.js";
@@ -141,7 +142,18 @@ export class ToolRegistry {
   }
 }
 
+/**
+ * JSON Schemas by zod schema, for every registry: tools are built per session but their input
+ * schemas are module constants, and converting them was a quarter of a simple turn's CPU.
+ */
+const jsonSchemas = new WeakMap<z.ZodType, Readonly<Record<string, unknown>>>();
+
 function convertSchema(schema: z.ZodType): Readonly<Record<string, unknown>> {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
-  return Object.freeze(rest);
+  let converted = jsonSchemas.get(schema);
+  if (!converted) {
+    const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
+    converted = deepFreeze(rest);
+    jsonSchemas.set(schema, converted);
+  }
+  return converted;
 }

@@ -93,4 +93,12 @@ describe("describeDate", () => {
   it("gives the UTC date, time and weekday", () => {
     expect(describeDate(new Date("2026-11-29T14:05:09Z"))).toBe("2026-11-29 14:05 UTC (Sunday)");
   });
+
+  it("names the same weekday as the locale formatter on every day of a fortnight, across midnight UTC", () => {
+    for (let hour = 0; hour < 14 * 24; hour += 5) {
+      const date = new Date(Date.UTC(2026, 11, 27, hour, 59));
+      const weekday = date.toLocaleDateString("en-US", { weekday: "long", timeZone: "UTC" });
+      expect(describeDate(date)).toMatch(new RegExp(`\\(${weekday}\\)$`));
+    }
+  });
 });

@@ -31,6 +31,20 @@ const names = (registry: ToolRegistry, mode: PermissionMode, allowed: string[] |
 describe("ToolRegistry", () => {
   const registry = testRegistry(new RunLog());
 
+  it("converts a tool's input schema once for every registry (sessions build their own), frozen", () => {
+    const inputSchema = z.object({ path: z.string().describe("where") });
+    const make = () =>
+      defineTool({ name: "t", description: "t", inputSchema, category: "read", execute: async () => ok("") });
+    const [first, second] = [new ToolRegistry(), new ToolRegistry()];
+    first.register(make());
+    second.register(make());
+    const [a] = first.schemasFor(request("interactive"));
+    const [b] = second.schemasFor(request("interactive"));
+    expect(a?.parameters).toBe(b?.parameters);
+    expect(a?.parameters).toMatchObject({ type: "object", properties: { path: { type: "string" } } });
+    expect(Object.isFrozen((a?.parameters as { properties: object }).properties)).toBe(true);
+  });
+
   it("rejects duplicate names and supports unregister", () => {
     const r = new ToolRegistry();
     const t = defineTool({
