@@ -34,15 +34,23 @@ describe("ToolRegistry", () => {
   it("converts a tool's input schema once for every registry (sessions build their own), frozen", () => {
     const inputSchema = z.object({ path: z.string().describe("where") });
     const make = () =>
-      defineTool({ name: "t", description: "t", inputSchema, category: "read", execute: async () => ok("") });
+      defineTool({
+        name: "t",
+        description: "t",
+        inputSchema,
+        category: "read",
+        risk: "low",
+        concurrent: true,
+        execute: async () => ok(""),
+      });
     const [first, second] = [new ToolRegistry(), new ToolRegistry()];
     first.register(make());
     second.register(make());
-    const [a] = first.schemasFor(request("interactive"));
-    const [b] = second.schemasFor(request("interactive"));
-    expect(a?.parameters).toBe(b?.parameters);
-    expect(a?.parameters).toMatchObject({ type: "object", properties: { path: { type: "string" } } });
-    expect(Object.isFrozen((a?.parameters as { properties: object }).properties)).toBe(true);
+    const a = first.schemasFor(request("interactive"))[0]!.parameters;
+    const b = second.schemasFor(request("interactive"))[0]!.parameters;
+    expect(a).toBe(b);
+    expect(a).toMatchObject({ type: "object", properties: { path: { type: "string" } } });
+    expect(Object.isFrozen((a as { properties: object }).properties)).toBe(true);
   });
 
   it("rejects duplicate names and supports unregister", () => {

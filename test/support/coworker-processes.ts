@@ -68,6 +68,8 @@ export interface ClusterOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** "sqlite": no Redis, the default SQLite file in the data dir (one process only). Default "redis". */
   readonly store?: "redis" | "sqlite";
+  /** Node options for every process (e.g. `--cpu-prof`, which NODE_OPTIONS does not accept). */
+  readonly nodeArgs?: readonly string[];
 }
 
 /** The processes, the services they share and the fakes they talk to. */
@@ -134,7 +136,7 @@ export async function startCoworkers(options: ClusterOptions): Promise<CoworkerC
   });
 
   const start = async (label = `p${processes.length + 1}`): Promise<CoworkerProcess> => {
-    const running = spawnCoworker(label, env(label), dir);
+    const running = spawnCoworker(label, env(label), dir, options.nodeArgs ?? []);
     processes.push(running);
     await running.opsUrl();
     if (slack) {
@@ -183,8 +185,17 @@ export async function startCoworkers(options: ClusterOptions): Promise<CoworkerC
   };
 }
 
-function spawnCoworker(label: string, env: Record<string, string>, cwd: string): CoworkerProcess {
-  const child = spawn(process.execPath, [CLI, "start"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+function spawnCoworker(
+  label: string,
+  env: Record<string, string>,
+  cwd: string,
+  nodeArgs: readonly string[],
+): CoworkerProcess {
+  const child = spawn(process.execPath, [...nodeArgs, CLI, "start"], {
+    cwd,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   everyChild.add(child);
   const lines: LogLine[] = [];
   const listeners = new Set<() => void>();
