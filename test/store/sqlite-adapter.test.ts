@@ -56,6 +56,21 @@ describe("SqliteAdapter", () => {
     expect(await adapter.getMany(["k3", "none"])).toEqual(["again3", undefined]);
   });
 
+  it("a read of a key with no write queued leaves the loop turn's batch whole (one commit)", async () => {
+    await adapter.set("other", "committed");
+    await Promise.all(Array.from({ length: 20 }, (_, i) => adapter.set(`k${i}`, "first")));
+    const before = walBytes(file);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => adapter.set(`k${i}`, "second")));
+    const oneCommit = walBytes(file) - before;
+    const writes = Array.from({ length: 20 }, (_, i) => adapter.set(`k${i}`, "third"));
+    const other = adapter.get("other");
+    writes.push(...Array.from({ length: 20 }, (_, i) => adapter.set(`k${i}`, "fourth")));
+    expect(await other).toBe("committed");
+    await Promise.all(writes);
+    expect(walBytes(file) - before - oneCommit).toBe(oneCommit);
+    expect(await adapter.get("k3")).toBe("fourth");
+  });
+
   it("keeps the order of writes issued together: later writes win, a delete sees the write before it", async () => {
     const results = await Promise.all([
       adapter.set("a", "1"),

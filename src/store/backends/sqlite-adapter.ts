@@ -2,8 +2,10 @@
  * SqliteAdapter: a keyv store adapter over one better-sqlite3 connection, with prepared statements
  * and group commit. Writes issued during one turn of the event loop are committed together in one
  * transaction at the end of that turn (one WAL append instead of one per write), and each write's
- * promise resolves only once that commit is done. A read first commits the writes issued before
- * it, so every call sees every call issued before it, in order.
+ * promise resolves only once that commit is done. A read of a key with a write still queued first
+ * commits the queued writes, so every read sees every write of its key issued before it; a read of
+ * any other key reads the file as it is and leaves the batch to commit whole at the end of the turn
+ * (reads interleaved with writes used to split one turn's batch into many small commits).
  *
  * Each write runs in a savepoint of the shared transaction: a `setMany` is committed whole or not
  * at all, and one failing write never fails the writes grouped with it. `insertIfAbsent` is a
@@ -39,6 +41,8 @@ export class SqliteAdapter extends EventEmitter {
   private readonly statements: ReturnType<typeof prepare>;
   private readonly commitBatch: (batch: readonly Write[]) => Array<{ ok: boolean; value: unknown }>;
   private pending: Write[] = [];
+  /** Keys written by the queued writes: reading one of them commits the batch first. */
+  private readonly pendingKeys = new Set<string>();
   private flushTimer: NodeJS.Immediate | undefined;
 
   /** Opens the file (creating it and the table when missing) in WAL mode with `synchronous`. */
@@ -69,19 +73,19 @@ export class SqliteAdapter extends EventEmitter {
 
   /** The stored (serialised) value, or undefined. */
   async get<Value>(key: string): Promise<Value | undefined> {
-    this.flush();
+    this.flushFor(key);
     return this.statements.get.get(key)?.value as Value | undefined;
   }
 
   /** The stored values of `keys`, in order (undefined where absent). */
   async getMany<Value>(keys: string[]): Promise<Array<Value | undefined>> {
-    this.flush();
+    for (const key of keys) this.flushFor(key);
     return keys.map((key) => this.statements.get.get(key)?.value as Value | undefined);
   }
 
   /** Whether a row holds `key` (expired or not: keyv checks expiry). */
   async has(key: string): Promise<boolean> {
-    this.flush();
+    this.flushFor(key);
     return this.statements.get.get(key) !== undefined;
   }
 
@@ -140,9 +144,17 @@ export class SqliteAdapter extends EventEmitter {
 
   private enqueue<R>(make: (outcome: Outcome<R>) => Write): Promise<R> {
     return new Promise<R>((resolve, fail) => {
-      this.pending.push(make({ resolve, fail } as Outcome<R>));
+      const write = make({ resolve, fail } as Outcome<R>);
+      this.pending.push(write);
+      if (write.kind === "upsert") for (const [key] of write.rows) this.pendingKeys.add(key);
+      else this.pendingKeys.add(write.key);
       this.flushTimer ??= setImmediate(() => this.flush());
     });
+  }
+
+  /** Commit the queued writes first when one of them writes `key`. */
+  private flushFor(key: string): void {
+    if (this.pendingKeys.has(key)) this.flush();
   }
 
   /** Commit the queued writes in one transaction, then settle each one. */
@@ -152,6 +164,7 @@ export class SqliteAdapter extends EventEmitter {
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
+    this.pendingKeys.clear();
     let outcomes: Array<{ ok: boolean; value: unknown }>;
     try {
       outcomes = this.commitBatch(batch);
