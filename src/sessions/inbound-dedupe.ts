@@ -9,7 +9,7 @@
  * message can be started early (`prefetch`, alongside the session lookup); its answer is used only
  * when no write of those keys was under way when it started or began since — else `seen` reads again.
  */
-import { type KeyValueSpace, type Store, setAll } from "../store/store.js";
+import { getAll, type KeyValueSpace, type Store, setAll } from "../store/store.js";
 
 /** The minimum time a seen id is remembered. */
 export const MIN_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -102,7 +102,7 @@ export class InboundDedupe {
   }
 
   private async read(keys: readonly string[]): Promise<boolean> {
-    const found = await Promise.all(keys.map((key) => this.space.get(storageKey(key))));
+    const found = await getAll(this.space, keys.map(storageKey));
     return found.some((value) => value !== undefined);
   }
 

@@ -36,6 +36,19 @@ export class KeyvSpace implements KeyValueSpace {
     );
   }
 
+  /** The values of `keys`, in order (undefined where absent or expired), in one backend call. */
+  getMany<T>(keys: readonly string[]): Promise<Array<T | undefined>> {
+    return this.guarded(
+      () => {
+        for (const key of keys) this.check(key);
+      },
+      async () =>
+        keys.length === 0
+          ? []
+          : ((await this.context.backend.keyv(this.namespace).getMany([...keys])) as Array<T | undefined>),
+    );
+  }
+
   /** Write (or overwrite) a value, optionally expiring after `ttlMs` milliseconds. */
   set(key: string, value: unknown, ttlMs?: number): Promise<void> {
     return this.guarded(

@@ -28,6 +28,11 @@ export interface SpaceEntry {
 
 export interface KeyValueSpace {
   get<T>(key: string): Promise<T | undefined>;
+  /**
+   * The values of several keys, in order (undefined where absent): one round trip where the
+   * backend can (Redis MGET). Optional (spaces built elsewhere may lack it): call it through `getAll`.
+   */
+  getMany?<T>(keys: readonly string[]): Promise<Array<T | undefined>>;
   set(key: string, value: unknown, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<boolean>;
   /** Write only when the key is absent; true when this call wrote it (dedupe, first press wins). */
@@ -39,6 +44,12 @@ export interface KeyValueSpace {
    * built elsewhere may lack it): call it through `setAll`.
    */
   setMany?(entries: readonly SpaceEntry[]): Promise<void>;
+}
+
+/** `space.getMany(keys)` when the space has it, else one `get` per key. */
+export function getAll<T>(space: KeyValueSpace, keys: readonly string[]): Promise<Array<T | undefined>> {
+  if (space.getMany) return space.getMany<T>(keys);
+  return Promise.all(keys.map((key) => space.get<T>(key)));
 }
 
 /** `space.setMany(entries)` when the space has it, else the same writes one after another in order. */

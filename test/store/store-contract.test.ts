@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
-import { type KeyValueSpace, type Store, setAll } from "../../src/store/store.js";
+import { type KeyValueSpace, type Store, getAll, setAll } from "../../src/store/store.js";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 
@@ -186,6 +186,21 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     await eventually(async () => (await space.get(key("short"))) === undefined, "the setMany TTL to expire");
   });
 
+  it("getMany reads several keys in order: absent and expired keys are undefined", async () => {
+    run += 1;
+    const space = store.space("dedupe");
+    await space.set(key("a"), { n: 1 });
+    await space.set(key("gone"), "short", 150);
+    await space.set(key("b"), "two");
+    expect(await space.getMany!([key("b"), key("missing"), key("a")])).toEqual(["two", undefined, { n: 1 }]);
+    await eventually(
+      async () => (await space.getMany!([key("gone"), key("a")]))[0] === undefined,
+      "the getMany TTL to expire",
+    );
+    expect(await space.getMany!([])).toEqual([]);
+    await expect(space.getMany!([key("a"), ""])).rejects.toThrow(/key in dedupe must be a string/);
+  });
+
   it("rejects bad keys, undefined values and bad TTLs with clear errors", async () => {
     const space = store.space("sessions");
     await expect(space.set("", 1)).rejects.toThrow(/key in sessions must be a string of 1–200 characters/);
@@ -305,6 +320,25 @@ describe("store contract: postgresql across connections", () => {
       new RegExp(`^cannot reach the Postgres store at postgres://127\\.0\\.0\\.1:${server.port}/coworker: `),
     );
     await expect(createStore({ url, dataDir: os.tmpdir() })).rejects.not.toThrow(/s3cret/);
+  });
+});
+
+describe("getAll", () => {
+  it("uses getMany when the space has it, else one get per key", async () => {
+    const calls: string[] = [];
+    const plain: KeyValueSpace = {
+      get: async <T>(key: string) => {
+        calls.push(`get ${key}`);
+        return (key === "a" ? 1 : undefined) as T | undefined;
+      },
+      set: async () => undefined,
+      delete: async () => false,
+      setIfAbsent: async () => true,
+    };
+    expect(await getAll(plain, ["a", "b"])).toEqual([1, undefined]);
+    const many = { ...plain, getMany: async <T>(keys: readonly string[]) => keys.map(() => 7 as T) };
+    expect(await getAll(many, ["a", "b"])).toEqual([7, 7]);
+    expect(calls).toEqual(["get a", "get b"]);
   });
 });
 
