@@ -28,8 +28,11 @@ import { preview, statusReason } from "./tool-results.js";
 
 /** Durable storage hooks for a turn (see TurnEngine). */
 export interface TurnPersistence {
-  /** Awaited before the loop moves on: the user message before the model call, a result before the next. */
-  append(message: ConversationMessage): Promise<void>;
+  /**
+   * Persist messages in order, as one write where the store can; awaited before anything depends
+   * on them (a tool runs, a person is asked, the turn ends).
+   */
+  append(messages: readonly ConversationMessage[]): Promise<void>;
   /** Awaited before a tool executes. */
   markToolStarted(callId: string): Promise<void>;
   /** Calls journaled as started (for resume). */
@@ -82,6 +85,8 @@ export class TurnContext {
   usage: TokenUsage | undefined;
   private readonly controller = new AbortController();
   private completed = false;
+  /** Messages in the history that are not persisted yet (see `hold`). */
+  private unsaved: ConversationMessage[] = [];
 
   constructor(
     readonly deps: TurnDeps,
@@ -114,11 +119,32 @@ export class TurnContext {
     return this.deps.now().toISOString();
   }
 
-  /** Freeze, keep and persist a message; resolves once it is durable. */
+  /** Freeze, keep and persist a message (with any held before it); resolves once they are durable. */
   async append(message: ConversationMessage): Promise<void> {
     const frozen = deepFreeze(message);
     this.history.push(frozen);
-    await this.deps.persistence?.append(frozen);
+    this.unsaved.push(frozen);
+    await this.flush();
+  }
+
+  /**
+   * Freeze and keep a message whose persistence can wait for the next `append` (or the turn's
+   * `flush`): the opening user message, which the model call does not need on disk — the session
+   * keeps the turn's request, so a crash before the reply re-runs the turn — and which then goes
+   * out in one write with the reply.
+   */
+  hold(message: ConversationMessage): void {
+    const frozen = deepFreeze(message);
+    this.history.push(frozen);
+    this.unsaved.push(frozen);
+  }
+
+  /** Persist the held messages; resolves once they are durable. */
+  async flush(): Promise<void> {
+    if (this.unsaved.length === 0) return;
+    const messages = this.unsaved;
+    this.unsaved = [];
+    await this.deps.persistence?.append(messages);
   }
 
   /** Emit a frozen event to the caller. */

@@ -9,7 +9,9 @@
  * part of the stored history.
  *
  * Guarantees: every tool call the model made gets a tool result (no orphans, whatever happens);
- * a message is persisted before the loop moves past it; a stopped stream keeps its partial text;
+ * a message is persisted before anything depends on it — a tool runs, a person is asked, the turn
+ * ends (the opening user message goes out with the model's reply, in one write); a stopped stream
+ * keeps its partial text;
  * provider failures leave an error marker so `retry()` can re-run without a new user message.
  */
 import { Compactor } from "./compaction.js";
@@ -127,7 +129,10 @@ export class TurnEngine implements SessionTurnEngine {
     this.framePrompt = options.framePrompt;
   }
 
-  /** A user turn: `request.messages` is the history before it; `request.prompt` is appended (and persisted) first. */
+  /**
+   * A user turn: `request.messages` is the history before it; `request.prompt` joins the history
+   * first and is persisted with the model's reply (a crash before then re-runs the turn).
+   */
   run(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
     return this.drive(request, "run");
   }
@@ -207,7 +212,7 @@ export class TurnEngine implements SessionTurnEngine {
         const untrusted = ctx.provenance.kind === "channel_content";
         const framed = untrusted ? undefined : await this.framed(ctx);
         const { attachments } = ctx.request;
-        await ctx.append({
+        ctx.hold({
           role: "user",
           content: framed?.content ?? ctx.request.prompt,
           ...(attachments.length > 0 ? { attachments } : {}),
@@ -215,6 +220,7 @@ export class TurnEngine implements SessionTurnEngine {
         });
       }
       await this.loop(ctx);
+      await ctx.flush();
     } catch (error) {
       const message = `The turn failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
       ctx.emit({ type: "error", message, recoverable: true });

@@ -202,10 +202,11 @@ export class LiveSession {
 
   /** The engine-facing persistence: history appends and the tool-start journal. */
   readonly persistence: TurnPersistence = {
-    append: async (message: ConversationMessage) => {
-      await this.log.append(message);
-      if (message.role === "user" && message.meta?.steered === true)
-        await this.steeringTaken(message.content);
+    append: async (messages: readonly ConversationMessage[]) => {
+      await this.log.append(...messages);
+      for (const message of messages)
+        if (message.role === "user" && message.meta?.steered === true)
+          await this.steeringTaken(message.content);
     },
     markToolStarted: async (callId: string) => {
       await this.stores.journal.set(this.journalKey(callId), this.stores.now().toISOString(), JOURNAL_TTL_MS);

@@ -251,11 +251,13 @@ export class TurnScheduler {
     }
     if (recovery === "answer")
       // The model call was cut off: mark it failed (markers are never sent to the model), retry it.
-      await live.persistence.append({
-        role: "assistant",
-        content: null,
-        meta: { at: this.stamp(), error: "The service stopped before the model answered." },
-      });
+      await live.persistence.append([
+        {
+          role: "assistant",
+          content: null,
+          meta: { at: this.stamp(), error: "The service stopped before the model answered." },
+        },
+      ]);
     let request: ConversationExecutionRequest;
     try {
       request = rebuildTurnRequest(parked.request, live.history);

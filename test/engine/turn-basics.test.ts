@@ -20,13 +20,13 @@ import {
 import { freshPermissions } from "./helpers/test-tools.js";
 
 describe("TurnEngine basics", () => {
-  it("streams a text answer and persists the user message before the model call", async () => {
+  it("streams a text answer and persists the user message with the reply, in one write", async () => {
     const h = makeHarness();
     h.provider.push({
       text: ["Hel", "lo"],
       reasoning: ["thinking…"],
       usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12 },
-      onStart: () => expect(h.persistence.appended.map((m) => m.role)).toEqual(["user"]),
+      onStart: () => expect(h.persistence.appended).toEqual([]),
     });
     const events = await collect(h.engine.run(makeRequest({ prompt: "hi" })));
     expect(events.map((e) => e.type)).toEqual([
@@ -43,6 +43,8 @@ describe("TurnEngine basics", () => {
       ["assistant", "Hello"],
     ]);
     expect(JSON.stringify(h.engine.messages)).not.toContain("thinking");
+    expect(h.persistence.writes).toEqual([2]);
+    expect(h.persistence.appended).toEqual(h.engine.messages);
     expect(h.provider.requests[0]?.messages[0]).toEqual({ role: "system", content: "You are a test agent." });
     h.provider.assertAllConsumed();
   });

@@ -43,6 +43,16 @@ describe("interrupt", () => {
     expect(ofType(events, "error")).toEqual([]);
   });
 
+  it("before the model said anything: the held user message is still persisted when the turn ends", async () => {
+    const h = makeHarness({ steps: [{ text: [], hang: true, onStart: () => h.engine.interrupt() }] });
+    const events = await collect(h.engine.run(makeRequest({ prompt: "are you there?" })));
+    expect(completion(events).status).toBe("interrupted");
+    expect(h.persistence.appended).toEqual([
+      expect.objectContaining({ role: "user", content: "are you there?" }),
+    ]);
+    expect(h.persistence.writes).toEqual([1]);
+  });
+
   it("mid-stream: works even when the provider ignores the abort signal", async () => {
     const h = makeHarness();
     const stubborn = {

@@ -147,7 +147,7 @@ describe("session cache reads", () => {
   it("finds a thread's session in memory without reading, and a new session's history is never read", async () => {
     const { cache, sessions, history } = await cacheOn(10);
     const created = await cache.forTarget(thread("1.1"));
-    await created.persistence.append({ role: "user", content: "hello" });
+    await created.persistence.append([{ role: "user", content: "hello" }]);
     expect(history.log.filter((line) => line.startsWith("get"))).toEqual([]);
     sessions.log.length = 0;
     expect(await cache.forTarget(thread("1.1"))).toBe(created);
@@ -162,7 +162,7 @@ describe("session cache reads", () => {
   it("reads again once the session was evicted, and reloads it with its history", async () => {
     const { cache, sessions } = await cacheOn(1);
     const first = await cache.forTarget(thread("1.1"));
-    await first.persistence.append({ role: "user", content: "remember me" });
+    await first.persistence.append([{ role: "user", content: "remember me" }]);
     await cache.forTarget(thread("2.2"));
     sessions.log.length = 0;
     const again = await cache.forTarget(thread("1.1"));

@@ -58,8 +58,8 @@ export function engineContext(overrides: Partial<EngineContext> = {}) {
   const modes: PermissionMode[] = [];
   const audit: AuditRecord[] = [];
   const persistence: TurnPersistence = {
-    append: async (message) => {
-      appended.push(message);
+    append: async (messages) => {
+      appended.push(...messages);
     },
     markToolStarted: async (callId) => {
       started.add(callId);

@@ -27,9 +27,15 @@ export class MemoryPersistence implements TurnPersistence {
   readonly started = new Set<string>();
   onAppend: ((message: ConversationMessage) => void | Promise<void>) | undefined;
 
-  async append(message: ConversationMessage): Promise<void> {
-    this.appended.push(message);
-    await this.onAppend?.(message);
+  /** How many messages each `append` call persisted together. */
+  readonly writes: number[] = [];
+
+  async append(messages: readonly ConversationMessage[]): Promise<void> {
+    this.writes.push(messages.length);
+    for (const message of messages) {
+      this.appended.push(message);
+      await this.onAppend?.(message);
+    }
   }
   async markToolStarted(callId: string): Promise<void> {
     this.started.add(callId);
