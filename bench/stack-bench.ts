@@ -50,6 +50,10 @@ class CountingStore implements Store {
     return this.inner.description;
   }
 
+  get writesInOrder(): boolean {
+    return this.inner.writesInOrder;
+  }
+
   space(namespace: StoreNamespace): KeyValueSpace {
     let space = this.spaces.get(namespace);
     if (!space) {

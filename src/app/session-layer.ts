@@ -104,6 +104,8 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
       journal: turnSpace("journal"),
       dedupe,
       now,
+      // Several processes: the turn state goes through fenced scripts on its own connection.
+      writesInOrder: !multi && options.store.writesInOrder,
     },
     capacity: options.maxSessionsInMemory,
     defaults: options.defaults,

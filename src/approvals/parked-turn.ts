@@ -33,6 +33,11 @@ export interface TurnMarker {
   readonly startedFrom?: TurnStart;
   /** The `target.extra` of the message that started the turn, for a resumed turn's renderer. */
   readonly targetExtra?: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * The dedupe keys of the message that started the turn, until they are recorded as seen: a
+   * redelivery is recognised from the record meanwhile (also after a crash).
+   */
+  readonly dedupeKeys?: readonly string[];
 }
 
 /** A tool call of the turn with no result in the history yet, as the history holds it. */
@@ -62,6 +67,7 @@ export const turnMarkerSchema = z.object({
     .object({ how: z.enum(["run", "retry"]), historyLength: z.number().int().nonnegative() })
     .optional(),
   targetExtra: z.record(z.string(), scalar).optional(),
+  dedupeKeys: z.array(z.string()).optional(),
 });
 
 /** Validates a parked turn read back or handed over from another process. */

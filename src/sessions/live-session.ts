@@ -30,6 +30,11 @@ export interface LiveSessionStores {
   readonly journal: KeyValueSpace;
   readonly dedupe: InboundDedupe;
   readonly now: () => Date;
+  /**
+   * Whether the record and dedupe writes are applied in the order issued (Store.writesInOrder):
+   * a save then issues its dedupe marks and the record together instead of one after the other.
+   */
+  readonly writesInOrder: boolean;
 }
 
 /** The turn a session is running now. */
@@ -140,15 +145,20 @@ export class LiveSession {
 
   /**
    * Change the record and save it; saves happen in call order. Resolves once saved. Messages that
-   * leave the queue have their dedupe keys recorded first, unless known to be recorded already.
+   * leave the queue (or the turn in progress) have their dedupe keys recorded first, unless known
+   * to be recorded already: where writes keep their order the two go out together (the keys
+   * first), else the record only once the keys are saved.
    */
   update(change: (record: SessionRecord) => SessionRecord): Promise<SessionRecord> {
     const next = Object.freeze({ ...change(this.current), updatedAt: this.stores.now().toISOString() });
-    const unrecorded = this.keysLeaving(this.current, next);
+    const leaving = this.keysLeaving(this.current, next);
     this.current = next;
-    const saved = this.saves
-      .then(() => (unrecorded.length > 0 ? this.stores.dedupe.record(unrecorded) : undefined))
-      .then(() => this.stores.records.put(next));
+    const { dedupe, records, writesInOrder } = this.stores;
+    const saved = this.saves.then(async () => {
+      if (leaving.length === 0) return records.put(next);
+      if (!writesInOrder) return dedupe.record(leaving).then(() => records.put(next));
+      await Promise.all([dedupe.record(leaving), records.put(next)]);
+    });
     this.saves = saved.catch(() => undefined);
     return saved.then(() => next);
   }
@@ -171,9 +181,13 @@ export class LiveSession {
     return this.stores.dedupe.seen(keys);
   }
 
-  /** Whether a queued message (steering included) was delivered under one of these dedupe keys. */
+  /**
+   * Whether the record holds a delivery under one of these dedupe keys: a queued message (steering
+   * included) or the message that started the turn in progress.
+   */
   private holdsDelivery(keys: readonly string[]): boolean {
-    return this.current.queue.some((m) => m.dedupeKeys?.some((key) => keys.includes(key)));
+    const held = (own: readonly string[] | undefined) => own?.some((key) => keys.includes(key)) === true;
+    return held(this.current.pendingTurn?.dedupeKeys) || this.current.queue.some((m) => held(m.dedupeKeys));
   }
 
   /** Record a queued message's dedupe keys as seen (so it needs no second write when it leaves). */
@@ -182,16 +196,15 @@ export class LiveSession {
     for (const key of keys) if (this.holdsDelivery([key])) this.recordedKeys.add(key);
   }
 
-  /** Dedupe keys of messages queued in `before` but not in `after` that may not be recorded yet. */
+  /** Dedupe keys `before` holds and `after` no longer does that may not be recorded yet. */
   private keysLeaving(before: SessionRecord, after: SessionRecord): string[] {
-    if (before.queue === after.queue) return [];
-    const staying = new Set(after.queue.flatMap((m) => m.dedupeKeys ?? []));
+    if (before.queue === after.queue && before.pendingTurn === after.pendingTurn) return [];
+    const staying = new Set(heldKeys(after));
     const leaving: string[] = [];
-    for (const message of before.queue)
-      for (const key of message.dedupeKeys ?? []) {
-        if (staying.has(key)) continue;
-        if (!this.recordedKeys.delete(key)) leaving.push(key);
-      }
+    for (const key of heldKeys(before)) {
+      if (staying.has(key)) continue;
+      if (!this.recordedKeys.delete(key)) leaving.push(key);
+    }
     return leaving;
   }
 
@@ -245,6 +258,14 @@ export class LiveSession {
   private journalKey(callId: string): string {
     return `${this.id}:${callId}`;
   }
+}
+
+/** The dedupe keys a record holds: its queued messages' and its turn in progress's. */
+function heldKeys(record: SessionRecord): string[] {
+  return [
+    ...(record.pendingTurn?.dedupeKeys ?? []),
+    ...record.queue.flatMap((message) => message.dedupeKeys ?? []),
+  ];
 }
 
 /** Whether two JSON values are equal, whatever the order of their object keys. */

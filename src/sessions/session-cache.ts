@@ -10,7 +10,7 @@ import type { PermissionMode } from "../core/modes.js";
 import { type ThreadTarget, sessionKeyOf } from "../core/thread-target.js";
 import { LiveSession, type LiveSessionStores } from "./live-session.js";
 import { LruCache } from "./lru.js";
-import { newSessionRecord } from "./session-record.js";
+import { newSessionRecord, type SessionRecord } from "./session-record.js";
 
 export interface SessionCacheOptions {
   readonly stores: LiveSessionStores;
@@ -51,15 +51,20 @@ export class SessionCache {
       const live = await this.byId(existingId);
       if (live) return this.makeCurrent(key, live);
     }
-    const created = await this.create(target);
-    if (existingId === undefined && !(await records.claim(key, created.id))) {
+    const record = this.newRecord(target);
+    // The record and the thread's index entry go out together (one commit on SQLite): an entry
+    // whose record is missing reads as no session, and a record nobody names is never read.
+    const [claimed] = await Promise.all([
+      existingId === undefined ? records.claim(key, record.id) : records.setCurrent(key, record.id),
+      records.put(record),
+    ]);
+    if (claimed === false) {
       // Another process created the thread's session first: use theirs.
       const winner = await records.currentId(key);
       const live = winner === undefined ? undefined : await this.byId(winner);
       if (live) return this.makeCurrent(key, live);
     }
-    if (existingId !== undefined) await records.setCurrent(key, created.id);
-    return this.makeCurrent(key, this.remember(created));
+    return this.makeCurrent(key, this.remember(LiveSession.create(record, this.options.stores)));
   }
 
   /** The thread's current session if it has one (never creates). */
@@ -87,9 +92,10 @@ export class SessionCache {
   /** Start a fresh session for the thread ("new"); the old one stays readable by id. */
   async renew(target: ThreadTarget): Promise<LiveSession> {
     const key = sessionKeyOf(target);
-    const created = await this.create(target);
-    await this.options.stores.records.setCurrent(key, created.id);
-    return this.makeCurrent(key, this.remember(created));
+    const record = this.newRecord(target);
+    await this.options.stores.records.put(record);
+    await this.options.stores.records.setCurrent(key, record.id);
+    return this.makeCurrent(key, this.remember(LiveSession.create(record, this.options.stores)));
   }
 
   /** Sessions in memory now. */
@@ -106,9 +112,9 @@ export class SessionCache {
     return this.lru.size;
   }
 
-  private async create(target: ThreadTarget): Promise<LiveSession> {
+  private newRecord(target: ThreadTarget): SessionRecord {
     const { stores, defaults } = this.options;
-    const record = newSessionRecord({
+    return newSessionRecord({
       id: this.options.newId(),
       key: sessionKeyOf(target),
       target,
@@ -117,8 +123,6 @@ export class SessionCache {
       model: defaults.model,
       now: stores.now(),
     });
-    await stores.records.put(record);
-    return LiveSession.create(record, stores);
   }
 
   private async load(id: string): Promise<LiveSession | undefined> {

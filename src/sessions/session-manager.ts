@@ -161,6 +161,7 @@ export class SessionManager implements ConversationService {
         await live.recordDelivery(keys);
         return { status: "queued" };
       }
+      if (await this.scheduler.startNow(live, queued)) return { status: "started" };
       const wasBusy = await live.enqueue(queued);
       await live.recordDelivery(keys);
       this.scheduler.schedule(live);

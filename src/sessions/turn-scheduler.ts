@@ -54,6 +54,15 @@ export interface TurnGate {
   offer(live: LiveSession, message: QueuedMessage, steer: boolean): Promise<void>;
 }
 
+/** A message a pump starts as its first turn without queueing it (see `startNow`). */
+interface FirstTurn {
+  readonly message: QueuedMessage;
+  /** Told of the turn's record write as soon as it is made. */
+  saved(write: Promise<unknown>): void;
+  /** Told when the turn could not be started. */
+  failed(error: unknown): void;
+}
+
 /** How one turn ended, for listeners (e.g. a scheduled task counting failed runs). */
 export interface TurnEnd {
   readonly sessionId: string;
@@ -105,10 +114,41 @@ export class TurnScheduler {
     return "queued";
   }
 
+  /**
+   * Start `message` as the session's turn at once when the session is idle — no pump, nothing
+   * queued or in progress, its lock free — so the message's one write is the turn's record: it
+   * never passes through the queue, and its dedupe keys are held by the turn's marker until the
+   * turn ends (then they are recorded as seen). Resolves once that record is saved, with false
+   * (and nothing done) when the session was not idle. The turn runs on in the background.
+   */
+  startNow(live: LiveSession, message: QueuedMessage): Promise<boolean> {
+    const { record } = live;
+    const idle =
+      !this.options.gate &&
+      !this.stopping &&
+      !live.retired &&
+      !live.busy &&
+      live.retryBy === undefined &&
+      record.pendingTurn === undefined &&
+      record.queue.length === 0 &&
+      !this.options.lock.isHeld(live.id);
+    if (!idle) return Promise.resolve(false);
+    return new Promise<boolean>((resolve, reject) =>
+      this.schedule(live, {
+        message,
+        saved: (write) => write.then(() => resolve(true), reject),
+        failed: reject,
+      }),
+    );
+  }
+
   /** Make sure the session's pump runs; it picks up any pending work. Never waits for a turn. */
-  schedule(live: LiveSession): void {
-    if (live.pump || this.stopping || live.retired) return;
-    const pump = this.pump(live)
+  schedule(live: LiveSession, first?: FirstTurn): void {
+    if (live.pump || this.stopping || live.retired) {
+      first?.failed(new Error("the session could not start the turn"));
+      return;
+    }
+    const pump = this.pump(live, first)
       .catch((error) => this.options.logger.error({ err: error, sessionId: live.id }, "session pump failed"))
       .finally(() => {
         live.pump = undefined;
@@ -174,11 +214,18 @@ export class TurnScheduler {
     };
   }
 
-  private async pump(live: LiveSession): Promise<void> {
+  private async pump(live: LiveSession, first?: FirstTurn): Promise<void> {
     const { gate } = this.options;
-    const lease = gate ? await gate.enter(live) : await this.options.lock.acquire(live.id);
+    let lease: SessionLease | undefined;
+    try {
+      lease = gate ? await gate.enter(live) : await this.options.lock.acquire(live.id);
+    } catch (error) {
+      first?.failed(error);
+      throw error;
+    }
     if (!lease) return;
     try {
+      if (first) await this.startTurn(live, first.message, "run", first);
       while (!this.stopping && !live.retired) {
         await gate?.collect(live);
         const record = live.record;
@@ -210,30 +257,51 @@ export class TurnScheduler {
     return this.options.now().toISOString();
   }
 
-  private async startTurn(live: LiveSession, message: QueuedMessage, how: "run" | "retry"): Promise<void> {
-    const turnId = newTurnId();
-    const request = buildTurnRequest({
-      record: live.record,
-      message,
-      history: live.history,
-      settings: this.options.settings,
-      turnId,
-    });
-    await live.update(({ lastTurnChannelContent: _, ...r }) => ({
-      ...r,
-      ...(message.channelContent ? { lastTurnChannelContent: message.channelContent } : {}),
-      ...(r.startedBy || message.channelContent || how !== "run" ? {} : { startedBy: message.user }),
-      title: r.title || message.text.trim().slice(0, TITLE_CHARS),
-      turns: how === "run" ? r.turns + 1 : r.turns,
-      queue: r.queue.filter((m) => m !== message),
-      pendingTurn: {
+  /**
+   * Start `message` as a turn: the record marks it in progress (and takes it off the queue; its
+   * dedupe keys move to the marker), then the engine runs it. `first` (a message never queued) is
+   * told of the record write as soon as it is made.
+   */
+  private async startTurn(
+    live: LiveSession,
+    message: QueuedMessage,
+    how: "run" | "retry",
+    first?: FirstTurn,
+  ): Promise<void> {
+    let saved: Promise<unknown>;
+    let request: ConversationExecutionRequest;
+    try {
+      const turnId = newTurnId();
+      request = buildTurnRequest({
+        record: live.record,
+        message,
+        history: live.history,
+        settings: this.options.settings,
         turnId,
-        request: requestToJSON(withMessages(request, [])),
-        startedAt: this.stamp(),
-        startedFrom: { how, historyLength: live.history.length },
-        ...(message.targetExtra === undefined ? {} : { targetExtra: message.targetExtra }),
-      },
-    }));
+      });
+      const { dedupeKeys } = message;
+      saved = live.update(({ lastTurnChannelContent: _, ...r }) => ({
+        ...r,
+        ...(message.channelContent ? { lastTurnChannelContent: message.channelContent } : {}),
+        ...(r.startedBy || message.channelContent || how !== "run" ? {} : { startedBy: message.user }),
+        title: r.title || message.text.trim().slice(0, TITLE_CHARS),
+        turns: how === "run" ? r.turns + 1 : r.turns,
+        queue: r.queue.filter((m) => m !== message),
+        pendingTurn: {
+          turnId,
+          request: requestToJSON(withMessages(request, [])),
+          startedAt: this.stamp(),
+          startedFrom: { how, historyLength: live.history.length },
+          ...(message.targetExtra === undefined ? {} : { targetExtra: message.targetExtra }),
+          ...(dedupeKeys?.length ? { dedupeKeys } : {}),
+        },
+      }));
+    } catch (error) {
+      first?.failed(error);
+      throw error;
+    }
+    first?.saved(saved);
+    await saved;
     await this.drive(live, request, how, message.targetExtra);
   }
 

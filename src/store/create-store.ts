@@ -74,6 +74,10 @@ class KeyvStore implements Store {
     this.spaces = new Map(STORE_NAMESPACES.map((ns) => [ns, new KeyvSpace(ns, context)] as const));
   }
 
+  get writesInOrder(): boolean {
+    return this.backend.writesInOrder;
+  }
+
   space(namespace: StoreNamespace): KeyValueSpace {
     const space = this.spaces.get(namespace);
     if (!space)

@@ -60,6 +60,13 @@ export async function setAll(space: KeyValueSpace, entries: readonly SpaceEntry[
 
 export interface Store {
   space(namespace: StoreNamespace): KeyValueSpace;
+  /**
+   * Whether writes this process issues one after another (without waiting in between) are applied
+   * in that order, so a later one is never kept without the earlier ones — one connection or one
+   * transaction per batch (SQLite, Redis, memory). False where writes may overtake each other
+   * (Postgres: a pool of connections): callers that need an order then wait for each write.
+   */
+  readonly writesInOrder: boolean;
   /** Whether the backend answers (for /readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

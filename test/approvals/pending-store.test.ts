@@ -171,6 +171,7 @@ function watchedStore(inner: Store) {
   });
   const store: Store = {
     description: inner.description,
+    writesInOrder: inner.writesInOrder,
     space: (namespace) => (namespace === "approvals" ? wrap(inner.space(namespace)) : inner.space(namespace)),
     ping: () => inner.ping(),
     close: () => inner.close(),

@@ -133,6 +133,7 @@ describe("session cache reads", () => {
         history: new HistoryLog(history.space),
         journal: store.space("journal"),
         dedupe: new InboundDedupe(store),
+        writesInOrder: store.writesInOrder,
         now: () => new Date(0),
       },
       capacity,

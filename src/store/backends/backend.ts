@@ -24,6 +24,8 @@ export interface Backend {
    * or none (SQLite: one statement). Backends without it get ordered one-by-one writes.
    */
   setMany?(namespace: StoreNamespace, entries: readonly SpaceEntry[]): Promise<void>;
+  /** Whether writes issued one after another are applied in that order (see Store.writesInOrder). */
+  readonly writesInOrder: boolean;
   /** One real round trip to the engine; throws when it does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

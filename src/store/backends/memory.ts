@@ -11,6 +11,7 @@ export function openMemoryBackend(onError: ErrorSink): Backend {
   const spaces = new Map(STORE_NAMESPACES.map((ns) => [ns, namespacedKeyv(map, ns, true, onError)] as const));
   return {
     keyv: (namespace: StoreNamespace) => spaces.get(namespace)!,
+    writesInOrder: true,
     // Nothing to reach: the Map lives in this process (a closed store is reported by the store).
     ping: async () => undefined,
     close: async () => {

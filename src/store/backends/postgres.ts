@@ -38,6 +38,8 @@ export async function openPostgresBackend(
   purgeTimer.unref();
   return {
     keyv: (namespace: StoreNamespace) => spaces.get(namespace)!,
+    // A pool: two writes in flight may commit on different connections in either order.
+    writesInOrder: false,
     insertIfAbsent: (namespace, key, serialized) =>
       table.insertIfAbsent(spaces.get(namespace)!._getKeyPrefix(key), serialized, Date.now()),
     setMany: async (namespace, entries) => {

@@ -75,6 +75,8 @@ export async function openRedisBackend(
   );
   return {
     keyv: (namespace: StoreNamespace) => spaces.get(namespace)!,
+    // One connection: Redis runs its commands in the order they were sent.
+    writesInOrder: true,
     insertIfAbsent: async (namespace, key, serialized, ttlMs) => {
       const redisKey = redisStoreKey(namespace, key);
       const reply = await client.set(redisKey, serialized, {

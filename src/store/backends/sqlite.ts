@@ -52,6 +52,8 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
   purgeTimer.unref();
   return {
     keyv: (namespace: StoreNamespace) => spaces.get(namespace)!,
+    // One connection: writes are applied in the order issued, a loop turn's batch in one transaction.
+    writesInOrder: true,
     // keyv's own prefixing, so the row written is exactly the one keyv reads back.
     insertIfAbsent: (namespace, key, serialized) =>
       adapter.insertIfAbsent(spaces.get(namespace)!._getKeyPrefix(key), serialized),
