@@ -39,6 +39,11 @@ export class CrashingStore implements Store {
     return `crashing(${this.inner.description})`;
   }
 
+  /** Writes are refused from the crash point on in the order they are issued: any prefix survives. */
+  get writesInOrder(): boolean {
+    return this.inner.writesInOrder;
+  }
+
   space(namespace: StoreNamespace): KeyValueSpace {
     let space = this.spaces.get(namespace);
     if (!space) {
