@@ -17,14 +17,7 @@ import { HistoryLog } from "../../src/store/history-log.js";
 import type { Store } from "../../src/store/store.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { thread } from "./helpers/harness.js";
-
-async function eventually(condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { eventually } from "../support/eventually.js";
 
 describe("fenced turn-state writes", () => {
   let redis: RedisServer;

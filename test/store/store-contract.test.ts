@@ -12,6 +12,7 @@ import { createStore } from "../../src/store/create-store.js";
 import { type KeyValueSpace, type Store, getAll, setAll } from "../../src/store/store.js";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { eventually } from "../support/eventually.js";
 
 interface Backend {
   readonly name: string;
@@ -23,13 +24,6 @@ interface Backend {
 }
 
 /** Poll until `condition` holds (bounded), for effects that take wall-clock time such as expiry. */
-async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 function sqliteBackend(): Backend {
   let dataDir = "";

@@ -12,9 +12,12 @@
  * conditional upsert (an expired row counts as absent), atomic across processes sharing the file.
  * The driver is synchronous: a statement runs on the main thread, which for this key-value table
  * (point reads and writes by primary key) is far cheaper than a round trip to a worker thread.
+ * Checkpoints (copying the log into the file, with its fsyncs) are the exception: a worker thread
+ * runs them (SqliteCheckpointer), so commits never wait for the disk.
  */
 import { EventEmitter } from "node:events";
 import Database from "better-sqlite3";
+import { type CheckpointTiming, SqliteCheckpointer } from "./sqlite-checkpointer.js";
 
 /** The most rows one `setMany` may hold (a guard against unbounded transactions). */
 export const MAX_ROWS_PER_WRITE = 16_000;
@@ -24,6 +27,10 @@ export interface SqliteAdapterOptions {
   readonly file: string;
   readonly table: string;
   readonly busyTimeoutMs: number;
+  /** Told when background checkpoints fail (the connection then checkpoints itself). */
+  readonly onCheckpointError?: (error: unknown) => void;
+  /** When background checkpoints run (default DEFAULT_CHECKPOINT_TIMING). */
+  readonly checkpoints?: CheckpointTiming;
 }
 
 type Outcome<R> = { resolve(result: R): void; fail(error: unknown): void };
@@ -40,6 +47,7 @@ export class SqliteAdapter extends EventEmitter {
   private readonly db: Database.Database;
   private readonly statements: ReturnType<typeof prepare>;
   private readonly commitBatch: (batch: readonly Write[]) => Array<{ ok: boolean; value: unknown }>;
+  private readonly checkpointer: SqliteCheckpointer;
   private pending: Write[] = [];
   /** Keys written by the queued writes: reading one of them commits the batch first. */
   private readonly pendingKeys = new Set<string>();
@@ -59,6 +67,15 @@ export class SqliteAdapter extends EventEmitter {
       this.db.close();
       throw error;
     }
+    this.checkpointer = new SqliteCheckpointer(
+      {
+        file: options.file,
+        busyTimeoutMs: options.busyTimeoutMs,
+        autoCheckpoint: (pages) => this.db.pragma(`wal_autocheckpoint = ${pages}`),
+        onError: (error) => options.onCheckpointError?.(error),
+      },
+      options.checkpoints,
+    );
     const apply = this.db.transaction((write: Write) => this.apply(write));
     this.commitBatch = this.db.transaction((batch: readonly Write[]) =>
       batch.map((write) => {
@@ -136,9 +153,10 @@ export class SqliteAdapter extends EventEmitter {
     this.db.prepare("SELECT 1").get();
   }
 
-  /** Commit every queued write, then close the connection. */
+  /** Commit every queued write, let the last checkpoint finish, then close the connection. */
   async disconnect(): Promise<void> {
     this.flush();
+    await this.checkpointer.close();
     this.db.close();
   }
 
@@ -172,11 +190,14 @@ export class SqliteAdapter extends EventEmitter {
       for (const write of batch) write.fail(error);
       return;
     }
+    let rows = 0;
     batch.forEach((write, index) => {
       const { ok, value } = outcomes[index]!;
       if (ok) write.resolve(value as boolean);
       else write.fail(value);
+      rows += write.kind === "upsert" ? write.rows.length : 1;
     });
+    this.checkpointer.committed(rows);
   }
 
   private apply(write: Write): boolean {

@@ -32,6 +32,7 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
       table: TABLE,
       busyTimeoutMs: BUSY_TIMEOUT_MS,
       synchronous: SYNCHRONOUS,
+      onCheckpointError: onError,
     });
     purgeExpired(adapter);
   } catch (error) {

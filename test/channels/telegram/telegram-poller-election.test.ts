@@ -12,6 +12,7 @@ import {
   type PollerLeases,
   pollerLeaseKey,
 } from "../../../src/channels/telegram/telegram-poller-election.js";
+import { eventually } from "../../support/eventually.js";
 
 const TTL_MS = 150;
 const logger = pino({ level: "silent" });
@@ -94,14 +95,6 @@ function candidate(table: LeaseTable, broken?: { value: boolean }) {
   return { polling, election };
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe("Telegram poller election", () => {
   it("keys the lease by the bot id, never the token", () => {
     expect(pollerLeaseKey("123456:secret-token")).toBe("telegram:poller:123456");
@@ -110,7 +103,7 @@ describe("Telegram poller election", () => {
   it("lets exactly one of three processes poll, and hands over at once when the leader stops", async () => {
     const table = new LeaseTable();
     const three = [candidate(table), candidate(table), candidate(table)];
-    await until(() => three.some((c) => c.polling.polling), "a poller");
+    await eventually(() => three.some((c) => c.polling.polling), "a poller");
     // Several renewal rounds pass: still one poller, and every standby is healthy.
     await new Promise((resolve) => setTimeout(resolve, TTL_MS * 3));
     expect(three.filter((c) => c.polling.polling)).toHaveLength(1);
@@ -118,7 +111,7 @@ describe("Telegram poller election", () => {
     const leader = three.find((c) => c.election.isLeader());
     await leader?.election.stop();
     expect(leader?.polling.polling).toBe(false);
-    await until(() => three.some((c) => c !== leader && c.polling.polling), "a new poller");
+    await eventually(() => three.some((c) => c !== leader && c.polling.polling), "a new poller");
     expect(Polling.most).toBe(1);
   });
 
@@ -126,10 +119,10 @@ describe("Telegram poller election", () => {
     const table = new LeaseTable();
     const broken = { value: false };
     const first = candidate(table, broken);
-    await until(() => first.polling.polling, "the first poller");
+    await eventually(() => first.polling.polling, "the first poller");
     const second = candidate(table);
     broken.value = true;
-    await until(() => second.polling.polling, "the second poller");
+    await eventually(() => second.polling.polling, "the second poller");
     expect(first.polling.polling).toBe(false);
     expect(first.election.health().ready).toBe(false);
     expect(Polling.most).toBe(1);
@@ -138,10 +131,10 @@ describe("Telegram poller election", () => {
   it("a leader whose lease was taken while it was frozen stops polling", async () => {
     const table = new LeaseTable();
     const first = candidate(table);
-    await until(() => first.polling.polling, "the first poller");
+    await eventually(() => first.polling.polling, "the first poller");
     // Another process took the lease after it lapsed: the old holder's renewal is refused.
     table.held.set(pollerLeaseKey("123456:x"), { token: "someone-else", until: Date.now() + 60_000 });
-    await until(() => !first.polling.polling, "the old poller to stop");
+    await eventually(() => !first.polling.polling, "the old poller to stop");
     expect(first.election.isLeader()).toBe(false);
     expect(first.polling.starts).toBe(1);
   });

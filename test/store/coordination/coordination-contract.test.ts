@@ -14,15 +14,9 @@ import { createCoordination } from "../../../src/store/coordination/create-coord
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
 import { type RedisServer, startRedisServer } from "../../support/redis-server.js";
+import { eventually } from "../../support/eventually.js";
 
 /** Poll until `condition` holds (bounded), for effects that take wall-clock time such as expiry. */
-async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 interface Pair {
   readonly store: Store;

@@ -1,0 +1,159 @@
+/**
+ * SqliteCheckpointer: write-ahead-log checkpoints for the SQLite store, off the event loop. A
+ * checkpoint copies committed pages from the WAL into the database file and syncs both to disk;
+ * SQLite runs one on the committing connection every ~1,000 pages by default, so every fiftieth
+ * turn or so the event loop waited for two fsyncs. Here the store's connection never checkpoints:
+ * a worker thread with its own connection to the file runs PASSIVE checkpoints (they never block
+ * the writer, and the writer starts the log over once a checkpoint caught up) each time enough
+ * rows were committed. The worker starts on first need and stops after a quiet spell, so an idle
+ * process does not keep its memory. When it cannot run, the connection checkpoints itself again,
+ * exactly as SQLite does by default.
+ */
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+
+/** What the checkpointer needs of the store's connection. */
+export interface CheckpointHost {
+  /** The database file. */
+  readonly file: string;
+  /** How long the worker's connection waits for a lock. */
+  readonly busyTimeoutMs: number;
+  /** Set the store connection's own automatic checkpoint threshold in pages (0 = never). */
+  autoCheckpoint(pages: number): void;
+  /** Told when the worker failed (the connection checkpoints itself from then on). */
+  onError(error: unknown): void;
+}
+
+export interface CheckpointTiming {
+  /** Rows committed between two checkpoints (a row dirties about one page of the log). */
+  readonly rowsPerCheckpoint: number;
+  /** Stop the worker after this long without a commit. */
+  readonly idleStopMs: number;
+}
+
+export const DEFAULT_CHECKPOINT_TIMING: CheckpointTiming = Object.freeze({
+  rowsPerCheckpoint: 1_000,
+  idleStopMs: 60_000,
+});
+
+/** SQLite's own automatic checkpoint threshold, used again when the worker cannot run. */
+const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
+
+/**
+ * The worker's program (run as a CommonJS script in the worker): one connection that runs a
+ * PASSIVE checkpoint for each "checkpoint" message and answers "done", and a last one on "stop".
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { timeout: workerData.busyTimeoutMs });
+parentPort.on("message", (message) => {
+  try {
+    db.pragma("wal_checkpoint(PASSIVE)");
+  } catch (error) {
+    parentPort.postMessage({ error: String(error && error.message || error) });
+    return;
+  }
+  if (message === "stop") {
+    db.close();
+    parentPort.close();
+  } else parentPort.postMessage("done");
+});
+`;
+
+/** Checkpoints of one SQLite file, run by a worker thread (see the module comment). */
+export class SqliteCheckpointer {
+  private worker: Worker | undefined;
+  private rowsSince = 0;
+  private running = false;
+  private failed = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private stopped: Promise<void> | undefined;
+
+  constructor(
+    private readonly host: CheckpointHost,
+    private readonly timing: CheckpointTiming = DEFAULT_CHECKPOINT_TIMING,
+  ) {
+    host.autoCheckpoint(0);
+  }
+
+  /** `rows` rows were just committed: checkpoint when enough have gathered. */
+  committed(rows: number): void {
+    if (this.failed || this.stopped) return;
+    this.rowsSince += rows;
+    this.armIdleStop();
+    if (this.running || this.rowsSince < this.timing.rowsPerCheckpoint) return;
+    this.rowsSince = 0;
+    this.running = true;
+    this.ensureWorker().postMessage("checkpoint");
+  }
+
+  /** Whether the worker thread is running now. */
+  get active(): boolean {
+    return this.worker !== undefined;
+  }
+
+  /** Stop the worker after a last checkpoint; resolves once it has exited. */
+  stop(): Promise<void> {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    const worker = this.worker;
+    if (!worker) return Promise.resolve();
+    this.worker = undefined;
+    this.running = false;
+    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    worker.postMessage("stop");
+    return exited;
+  }
+
+  /** Stop for good (the store closes): no worker starts again. */
+  close(): Promise<void> {
+    this.stopped ??= this.stop();
+    return this.stopped;
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        file: this.host.file,
+        busyTimeoutMs: this.host.busyTimeoutMs,
+        driver: createRequire(import.meta.url).resolve("better-sqlite3"),
+      },
+      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
+    });
+    worker.unref();
+    worker.on("message", (message: unknown) => {
+      if (message === "done") this.running = false;
+      else this.fail(new Error(`checkpoint failed: ${(message as { error?: string }).error}`));
+    });
+    worker.on("error", (error) => this.fail(error));
+    worker.on("exit", () => {
+      if (this.worker === worker) {
+        this.worker = undefined;
+        this.running = false;
+      }
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  private armIdleStop(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => void this.stop(), this.timing.idleStopMs);
+    this.idleTimer.unref();
+  }
+
+  /** The worker cannot checkpoint: the connection does it itself from now on. */
+  private fail(error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.running = false;
+    const worker = this.worker;
+    this.worker = undefined;
+    void worker?.terminate();
+    this.host.autoCheckpoint(SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES);
+    this.host.onError(error);
+  }
+}
