@@ -6,7 +6,6 @@
  * and thread commands, the thread outputs — wires them to each other, and hands them to the manager.
  * The app and the tests' stack builder both build their SessionManager here.
  */
-import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { ApprovalService } from "../approvals/approval-service.js";
 import { AuditLog } from "../approvals/audit-log.js";
@@ -28,6 +27,7 @@ import { ThreadCommands } from "../sessions/session-commands.js";
 import { InProcessSessionLock } from "../sessions/session-lock.js";
 import { SessionManager, type SessionManagerOptions } from "../sessions/session-manager.js";
 import type { SessionParts } from "../sessions/session-parts.js";
+import { newSessionId } from "../sessions/session-id.js";
 import { SessionRecords } from "../sessions/session-record.js";
 import { sessionReviewer } from "../sessions/session-reviewer.js";
 import { ThreadOutputs } from "../sessions/thread-outputs.js";
@@ -109,7 +109,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     },
     capacity: options.maxSessionsInMemory,
     defaults: options.defaults,
-    newId: options.newId ?? (() => randomBytes(12).toString("base64url")),
+    newId: options.newId ?? (() => newSessionId()),
     prepare: bindEngine,
     isPinned: (live) => hub.waitingSessions().has(live.id),
   });
