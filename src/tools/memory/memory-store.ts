@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { ConversationExecutionRequest } from "../../core/request.js";
 import { KeyedMutex } from "../../store/key-mutex.js";
-import type { KeyValueSpace } from "../../store/store.js";
+import { getAll, type KeyValueSpace } from "../../store/store.js";
 import { fromVersioned, toVersioned } from "../../store/versioned.js";
 import { threadTargetOf } from "../session-target.js";
 
@@ -82,7 +82,10 @@ export class MemoryStore {
   }
 
   private async read(owner: string): Promise<MemoryItem[]> {
-    const raw = await this.space.get(`list:${owner}`);
+    return this.decode(owner, await this.space.get(`list:${owner}`));
+  }
+
+  private decode(owner: string, raw: unknown): MemoryItem[] {
     if (raw === undefined) return [];
     return fromVersioned(raw, { kind: LIST_KIND, schema: memoryListSchema, where: owner });
   }
@@ -96,10 +99,14 @@ export class MemoryStore {
     return [`user:${keys.userKey}`, ...(keys.channelKey ? [`channel:${keys.channelKey}`] : [])];
   }
 
-  /** The user's memories, then the channel's. */
+  /** The user's memories, then the channel's (both lists in one store read). */
   async list(userKey: string, channelKey?: string): Promise<MemoryItem[]> {
-    const lists = await Promise.all(this.owners({ userKey, channelKey }).map((owner) => this.read(owner)));
-    return lists.flat();
+    const owners = this.owners({ userKey, channelKey });
+    const raws = await getAll(
+      this.space,
+      owners.map((owner) => `list:${owner}`),
+    );
+    return owners.flatMap((owner, index) => this.decode(owner, raws[index]));
   }
 
   /** Save a new memory in the user's or the channel's list. */
