@@ -53,6 +53,8 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
   const multi = options.coordination?.distributed
     ? new MultiProcessSessions({
         coordination: options.coordination,
+        sessions: options.store.space("sessions"),
+        marksOf: (keys) => dedupe.marksOf(keys),
         processId: options.processId,
         timing: options.leaseTiming,
         logger,
@@ -96,7 +98,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
   };
   const bindEngine = (live: LiveSession): void =>
     live.bindEngine(options.createEngine(engineContextOf(live, services)));
-  const records = new SessionRecords(turnSpace("sessions"), multi?.activeIndex);
+  const records = new SessionRecords(turnSpace("sessions"), multi?.records);
   const cache: SessionCache = new SessionCache({
     stores: {
       records,

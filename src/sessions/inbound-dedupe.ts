@@ -9,6 +9,7 @@
  * message can be started early (`prefetch`, alongside the session lookup); its answer is used only
  * when no write of those keys was under way when it started or began since — else `seen` reads again.
  */
+import type { StoreWrite } from "../store/coordination/coordination.js";
 import { getAll, type KeyValueSpace, type Store, setAll } from "../store/store.js";
 
 /** The minimum time a seen id is remembered. */
@@ -77,6 +78,20 @@ export class InboundDedupe {
     for (const key of unique) this.early.delete(key);
     const usable = prefetch && !prefetch.disturbed && sameKeys(prefetch.keys, unique);
     return usable ? prefetch.answer : this.read(unique);
+  }
+
+  /**
+   * The store writes that record `keys` as seen, for a coordination step that makes them together
+   * with the delivery's other writes (several processes: an offer of the delivery's input).
+   */
+  marksOf(keys: readonly string[]): StoreWrite[] {
+    const at = new Date().toISOString();
+    return dedupeKeysOf(keys).map((key) => ({
+      namespace: "dedupe",
+      key: storageKey(key),
+      value: at,
+      ttlMs: this.ttlMs,
+    }));
   }
 
   /** Record every key (one commit where the store can); resolves once they are stored. */

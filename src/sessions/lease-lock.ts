@@ -7,7 +7,12 @@
  * of each held session is what its turn-state writes carry (see fenced-space.ts).
  */
 import type { Logger } from "pino";
-import { type Coordination, type FenceRef, tokenOwner } from "../store/coordination/coordination.js";
+import {
+  type Coordination,
+  type FenceRef,
+  type LeaseGrant,
+  tokenOwner,
+} from "../store/coordination/coordination.js";
 
 /** Lease timing: a lease lapses `ttlMs` after its last renewal; renewals run every `renewMs`. */
 export interface LeaseTiming {
@@ -24,8 +29,11 @@ export interface HeldSession {
   readonly fence: FenceRef;
   /** Aborted when the lease is lost (a renewal failed) or released. */
   readonly signal: AbortSignal;
-  /** Give the lease up (once; later calls are ignored); resolves once released in the store. */
-  release(): Promise<void>;
+  /**
+   * Give the lease up (once; later calls are ignored); resolves once released in the store, with
+   * how many items wait in `queue` then (0 without a queue, or when the lease was lost already).
+   */
+  release(queue?: string): Promise<number>;
 }
 
 interface Entry extends HeldSession {
@@ -71,18 +79,34 @@ export class SessionLeases {
   /** Take the session's lease; undefined when another holder has it (or this process already does). */
   async take(sessionId: string): Promise<HeldSession | undefined> {
     if (this.held.has(sessionId)) return undefined;
-    const key = sessionLeaseKey(sessionId);
     const { coordination, timing, processId } = this.options;
-    const grant = await coordination.acquire(key, timing.ttlMs, processId);
-    if (!grant) return undefined;
+    const grant = await coordination.acquire(sessionLeaseKey(sessionId), timing.ttlMs, processId);
+    return grant && this.adopt(sessionId, grant);
+  }
+
+  /** The terms to take the session's lease on in another coordination step (an offer). */
+  termsFor(sessionId: string): { key: string; ttlMs: number; owner: string } {
+    return {
+      key: sessionLeaseKey(sessionId),
+      ttlMs: this.options.timing.ttlMs,
+      owner: this.options.processId,
+    };
+  }
+
+  /**
+   * Hold a lease this process was granted (by `take`, or by an offer that took it): renewed from
+   * now on. Undefined — and the grant given back — when this process holds the session already.
+   */
+  async adopt(sessionId: string, grant: LeaseGrant): Promise<HeldSession | undefined> {
+    const key = sessionLeaseKey(sessionId);
     if (this.held.has(sessionId)) {
-      await coordination.release(key, grant.token);
+      await this.options.coordination.release(key, grant.token);
       return undefined;
     }
     const controller = new AbortController();
-    const timer = setInterval(() => void this.renew(sessionId), timing.renewMs);
+    const timer = setInterval(() => void this.renew(sessionId), this.options.timing.renewMs);
     timer.unref();
-    let released: Promise<void> | undefined;
+    let released: Promise<number> | undefined;
     const entry: Entry = {
       sessionId,
       token: grant.token,
@@ -91,8 +115,8 @@ export class SessionLeases {
       confirmedAt: Date.now(),
       signal: controller.signal,
       timer,
-      release: () => {
-        released ??= this.drop(entry);
+      release: (queue?: string) => {
+        released ??= this.drop(entry, queue);
         return released;
       },
     };
@@ -127,9 +151,11 @@ export class SessionLeases {
 
   /**
    * Whether this process's copy of the session may be out of date under `held`: true unless the
-   * previous lease on it was this process's own (nobody else can have written in between).
+   * previous lease on it was this process's own, or there was none (the first lease on a session:
+   * nothing was written under a lease before it, so the copy is the record as created).
    */
   mayBeStale(held: HeldSession): boolean {
+    if (held.fence.fence === 1) return false;
     return this.lastFence.get(held.sessionId) !== held.fence.fence - 1;
   }
 
@@ -173,17 +199,23 @@ export class SessionLeases {
     this.options.onLost(entry.sessionId);
   }
 
-  private async drop(entry: Entry): Promise<void> {
-    if (this.held.get(entry.sessionId) !== entry) return;
+  private async drop(entry: Entry, queue: string | undefined): Promise<number> {
+    if (this.held.get(entry.sessionId) !== entry) return 0;
     this.forget(entry);
     this.lastFence.set(entry.sessionId, entry.fence.fence);
+    const { coordination } = this.options;
     try {
-      await this.options.coordination.release(entry.fence.key, entry.token);
+      if (queue === undefined) {
+        await coordination.release(entry.fence.key, entry.token);
+        return 0;
+      }
+      return Math.max(0, (await coordination.releaseAndCount(entry.fence.key, entry.token, queue)).waiting);
     } catch (error) {
       this.options.logger.warn(
         { err: error, sessionId: entry.sessionId },
         "releasing a session lease failed",
       );
+      return 0;
     }
   }
 

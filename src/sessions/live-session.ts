@@ -163,6 +163,16 @@ export class LiveSession {
     return saved.then(() => next);
   }
 
+  /**
+   * Add a message another process left in the shared queue (several processes) to the record's
+   * queue, in memory only: the record's next save carries it, and removes it from the shared queue
+   * in the same step. Its dedupe keys were recorded as seen when it was offered.
+   */
+  takeShared(message: QueuedMessage): void {
+    this.current = Object.freeze({ ...this.current, queue: [...this.current.queue, message] });
+    for (const key of message.dedupeKeys ?? []) this.recordedKeys.add(key);
+  }
+
   /** Queue a message for a turn; resolves once saved, with whether work was pending before it. */
   async enqueue(message: QueuedMessage): Promise<boolean> {
     const hadWork = this.busy || this.current.pendingTurn !== undefined || this.current.queue.length > 0;
@@ -185,7 +195,7 @@ export class LiveSession {
    * Whether the record holds a delivery under one of these dedupe keys: a queued message (steering
    * included) or the message that started the turn in progress.
    */
-  private holdsDelivery(keys: readonly string[]): boolean {
+  holdsDelivery(keys: readonly string[]): boolean {
     const held = (own: readonly string[] | undefined) => own?.some((key) => keys.includes(key)) === true;
     return held(this.current.pendingTurn?.dedupeKeys) || this.current.queue.some((m) => held(m.dedupeKeys));
   }

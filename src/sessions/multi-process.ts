@@ -2,25 +2,34 @@
  * MultiProcessSessions: what the session layer adds when several processes share one store
  * (Redis). Pumps run under the session's lease (lease-lock.ts) and bring their copy up to date
  * when another process held it meanwhile; turn-state writes carry the lease's fence
- * (fenced-space.ts); input for a session goes to its shared queue (shared-queue.ts) and its
- * holder is told; presses settled and commands taken elsewhere reach the holder over its control
- * channel (turn-controls.ts); sessions whose holder died are resumed by failover (failover.ts).
+ * (fenced-space.ts), and a record is saved with its place in the shared index of sessions with
+ * work in the same fenced step; input for a session is offered to its shared queue
+ * (shared-queue.ts) — with its dedupe marks, and taking the session's lease when it is free, in
+ * one round trip — and its holder is told; presses settled and commands taken elsewhere reach the
+ * holder over its control channel (turn-controls.ts); sessions whose holder died are resumed by
+ * failover (failover.ts).
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
-import type { Coordination } from "../store/coordination/coordination.js";
+import {
+  type Coordination,
+  type FencedWrite,
+  StaleFenceError,
+  type StoreWrite,
+  tokenOwner,
+} from "../store/coordination/coordination.js";
 import type { KeyValueSpace, StoreNamespace } from "../store/store.js";
 import { FailoverWatch } from "./failover.js";
 import { fencedSpace } from "./fenced-space.js";
 import { DEFAULT_LEASE_TIMING, type HeldSession, type LeaseTiming, SessionLeases } from "./lease-lock.js";
 import type { LiveSession } from "./live-session.js";
 import type { SessionLease } from "./session-lock.js";
-import type { QueuedMessage, SharedIndex } from "./session-record.js";
-import { type SharedEntry, SharedQueue } from "./shared-queue.js";
+import type { QueuedMessage, SharedRecords } from "./session-record.js";
+import { type SharedEntry, SharedQueue, sharedQueueName } from "./shared-queue.js";
 import type { ThreadCommand } from "./text-commands.js";
 import { type TurnControl, TurnControls } from "./turn-controls.js";
-import type { TurnGate } from "./turn-scheduler.js";
+import type { GateOffer, TurnGate } from "./turn-scheduler.js";
 
 /** What the session manager lends the multi-process layer (bound late: built after it). */
 export interface MultiProcessHost {
@@ -43,6 +52,10 @@ export interface MultiProcessHost {
 
 export interface MultiProcessOptions {
   readonly coordination: Coordination;
+  /** The store's "sessions" space: records of sessions not held here are written to it directly. */
+  readonly sessions: KeyValueSpace;
+  /** The store writes that record a delivery's dedupe keys as seen (InboundDedupe.marksOf). */
+  readonly marksOf: (keys: readonly string[]) => readonly StoreWrite[];
   /** Names this process in leases and control channels (no "/"); default random. */
   readonly processId?: string | undefined;
   readonly timing?: LeaseTiming | undefined;
@@ -66,10 +79,16 @@ export class MultiProcessSessions {
   private readonly controls: TurnControls;
   private readonly failover: FailoverWatch;
   private readonly logger: Logger;
+  private readonly sessions: KeyValueSpace;
+  private readonly marksOf: (keys: readonly string[]) => readonly StoreWrite[];
+  /** Sessions held here whose shared queue got input since it was last collected. */
+  private readonly inputWaiting = new Set<string>();
   private host: MultiProcessHost | undefined;
 
   constructor(options: MultiProcessOptions) {
     this.coordination = options.coordination;
+    this.sessions = options.sessions;
+    this.marksOf = options.marksOf;
     this.logger = options.logger;
     this.processId = options.processId ?? randomBytes(6).toString("hex");
     const timing = options.timing ?? DEFAULT_LEASE_TIMING;
@@ -88,7 +107,7 @@ export class MultiProcessSessions {
     );
     this.controls = new TurnControls(this.coordination, this.processId, (c) => this.handle(c), this.logger);
     this.failover = new FailoverWatch({
-      activeIds: () => this.activeIndex.members(),
+      activeIds: () => this.records.activeIds(),
       isHeld: (sessionId) => this.leases.isHeldAnywhere(sessionId),
       resume: async (sessionId) => {
         const live = await this.requireHost().liveById(sessionId);
@@ -109,21 +128,23 @@ export class MultiProcessSessions {
     return fencedSpace(base, namespace, this.coordination, (id) => this.leases.fenceOf(id));
   }
 
-  /** The active-sessions index, shared by every process. */
-  readonly activeIndex: SharedIndex = {
-    add: (id) => this.coordination.addMember(ACTIVE_SET, id),
-    remove: (id) => this.coordination.removeMember(ACTIVE_SET, id),
-    members: () => this.coordination.members(ACTIVE_SET),
+  /** Session records and the active-sessions index, shared by every process. */
+  readonly records: SharedRecords = {
+    put: (id, key, value, active) => this.putRecord(id, key, value, active),
+    create: (threadKey, id, recordKey, value) =>
+      this.coordination.insertIfAbsent({ namespace: "sessions", key: threadKey, value: id }, [
+        { namespace: "sessions", key: recordKey, value },
+      ]),
+    activeIds: () => this.coordination.members(ACTIVE_SET),
   };
 
   /** The scheduler's gate: pumps run under the lease, input goes through the shared queue. */
   readonly gate: TurnGate = {
     enter: (live) => this.enter(live),
-    collect: (live) => this.queue.collect(live),
-    offer: async (live, message, steer) => {
-      await this.activeIndex.add(live.id);
-      await this.queue.offer(live.id, { message, steer });
+    collect: async (live) => {
+      if (this.inputWaiting.delete(live.id)) await this.queue.collect(live);
     },
+    offer: (live, message, steer) => this.offer(live, message, steer),
   };
 
   /** Start receiving controls and watching for orphaned sessions. */
@@ -197,6 +218,42 @@ export class MultiProcessSessions {
     return true;
   }
 
+  /**
+   * Offer a message for the session: queued with its dedupe marks (a duplicate changes nothing);
+   * when the session was free, this process now holds it and has taken the queue in. Otherwise the
+   * holder is told — or, when that is this process, the input is taken in here (a running turn
+   * gets its steering at once).
+   */
+  private async offer(live: LiveSession, message: QueuedMessage, steer: boolean): Promise<GateOffer> {
+    const outcome = await this.queue.offer(
+      live.id,
+      { message, steer },
+      {
+        claims: this.marksOf(message.dedupeKeys ?? []),
+        index: ACTIVE_SET,
+        lease: this.leases.termsFor(live.id),
+      },
+    );
+    if (outcome.status === "duplicate") return "duplicate";
+    if (outcome.status === "queued") {
+      const owner = outcome.holder === undefined ? undefined : tokenOwner(outcome.holder);
+      if (owner !== undefined && owner !== this.processId)
+        await this.controls.send(owner, { kind: "input", sessionId: live.id });
+      else this.inputArrived(live);
+      return "queued";
+    }
+    const held = await this.leases.adopt(live.id, outcome.grant);
+    if (!held) return "queued";
+    try {
+      await this.refresh(live, held);
+      await this.queue.takeItems(live, outcome.items);
+    } catch (error) {
+      await this.release(live, held, false);
+      throw error;
+    }
+    return { release: () => void this.release(live, held) };
+  }
+
   private async enter(live: LiveSession): Promise<SessionLease | undefined> {
     const held = await this.leases.take(live.id);
     if (!held) {
@@ -206,11 +263,42 @@ export class MultiProcessSessions {
     }
     try {
       await this.refresh(live, held);
+      await this.queue.collect(live);
     } catch (error) {
-      await held.release();
+      await this.release(live, held, false);
       throw error;
     }
     return { release: () => void this.release(live, held) };
+  }
+
+  /** Input is waiting for a session held here: a running turn takes it at once, else its pump does. */
+  private inputArrived(live: LiveSession): void {
+    this.inputWaiting.add(live.id);
+    if (live.busy && live.activeTurn) void this.gate.collect(live);
+    else this.requireHost().schedule(live);
+  }
+
+  /**
+   * Save a record: under the session's lease, in one fenced step with its place in the active
+   * index and the removal of the shared-queue entries it took in; a session not held here (a new
+   * one) is written directly — joining the index before its record, leaving it after.
+   */
+  private async putRecord(id: string, key: string, value: unknown, active: boolean): Promise<void> {
+    const fence = this.leases.fenceOf(id);
+    if (!fence) {
+      if (active) await this.coordination.addMember(ACTIVE_SET, id);
+      await this.sessions.set(key, value);
+      if (!active) await this.coordination.removeMember(ACTIVE_SET, id);
+      return;
+    }
+    const taken = this.queue.untrimmed(id);
+    const writes: FencedWrite[] = [
+      { op: "set", namespace: "sessions", key, value },
+      { op: active ? "add-member" : "remove-member", set: ACTIVE_SET, member: id },
+      ...(taken > 0 ? [{ op: "trim" as const, queue: sharedQueueName(id), count: taken }] : []),
+    ];
+    if (!(await this.coordination.fencedWrite(fence, writes))) throw new StaleFenceError(fence);
+    this.queue.trimmed(id, taken);
   }
 
   /** Bring this process's copy of the session up to date when another process may have changed it. */
@@ -218,20 +306,26 @@ export class MultiProcessSessions {
     if (this.leases.mayBeStale(held) && (await live.reload())) this.requireHost().rebind(live);
   }
 
-  /** Release the lease, then serve input that arrived while it was held but was not collected. */
-  private async release(live: LiveSession, held: HeldSession): Promise<void> {
-    await held.release();
+  /**
+   * Release the lease — after saving what was taken in and not saved yet, so it leaves the shared
+   * queue — and serve input that arrived while it was held (the release says how much waits).
+   */
+  private async release(live: LiveSession, held: HeldSession, save = true): Promise<void> {
     try {
-      if (await this.queue.hasEntries(live.id)) this.requireHost().schedule(live);
+      if (save && this.queue.untrimmed(live.id) > 0) await live.update((record) => record);
     } catch (error) {
-      this.logger.warn({ err: error, sessionId: live.id }, "checking for queued input failed");
+      this.logger.warn({ err: error, sessionId: live.id }, "saving taken input before release failed");
     }
+    this.queue.forget(live.id);
+    this.inputWaiting.delete(live.id);
+    const waiting = await held.release(sharedQueueName(live.id));
+    if (waiting > 0) this.requireHost().schedule(live);
   }
 
   /** One shared-queue entry into the session: steer the running turn, or queue it in the record. */
   private async take(live: LiveSession, entry: SharedEntry): Promise<void> {
     if (entry.steer && (await this.requireHost().steer(live, entry.message))) return;
-    await live.enqueue(entry.message);
+    live.takeShared(entry.message);
   }
 
   private async handle(control: TurnControl): Promise<void> {
@@ -241,7 +335,7 @@ export class MultiProcessSessions {
     const held = this.leases.holding(control.sessionId) !== undefined;
     switch (control.kind) {
       case "input":
-        if (held && live.busy) await this.queue.collect(live);
+        if (held) this.inputArrived(live);
         else host.schedule(live);
         return;
       case "settled":
@@ -262,6 +356,7 @@ export class MultiProcessSessions {
    * turn parked at a person is left alone — stopping it would cancel the card its successor uses.
    */
   private async lost(sessionId: string): Promise<void> {
+    this.queue.forget(sessionId);
     const host = this.requireHost();
     const live = await host.liveById(sessionId);
     if (live?.activeTurn && live.engine.isRunning && !host.isParked(sessionId)) live.engine.interrupt();

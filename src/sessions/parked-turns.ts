@@ -37,12 +37,16 @@ export class ParkedTurns {
     return result;
   }
 
-  /** A typed message as the answer to the session's open question or plan, if it is one. */
+  /**
+   * A typed message as the answer to the session's open question or plan, if it is one. A session
+   * that has not run a turn yet has none to answer (nothing is read).
+   */
   async answerText(
     live: LiveSession,
     message: InboundMessage,
     keys: readonly string[],
   ): Promise<TextAnswer | undefined> {
+    if (live.record.turns === 0 && live.record.pendingTurn === undefined) return undefined;
     const reply = { platform: message.target.platform, user: message.user, text: message.text };
     const parkedOf = async () => live.parkedTurn();
     const { result, resume } = await this.options.hub.answerText(parkedOf, live.id, reply, keys);

@@ -52,13 +52,7 @@ export class SessionCache {
       if (live) return this.makeCurrent(key, live);
     }
     const record = this.newRecord(target);
-    // The record and the thread's index entry go out together (one commit on SQLite): an entry
-    // whose record is missing reads as no session, and a record nobody names is never read.
-    const [claimed] = await Promise.all([
-      existingId === undefined ? records.claim(key, record.id) : records.setCurrent(key, record.id),
-      records.put(record),
-    ]);
-    if (claimed === false) {
+    if (!(await records.create(record, existingId === undefined))) {
       // Another process created the thread's session first: use theirs.
       const winner = await records.currentId(key);
       const live = winner === undefined ? undefined : await this.byId(winner);

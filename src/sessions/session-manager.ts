@@ -141,12 +141,13 @@ export class SessionManager implements ConversationService {
     if (message.text.trim() === "" && message.files.length === 0)
       return (await this.dedupe.firstSeen(keys)) ? { status: "ignored", reason: "empty message" } : duplicate;
     // The "seen before?" read runs alongside the session lookup; isRedelivery uses it when no write
-    // of these keys overlapped it.
-    this.dedupe.prefetch(keys);
+    // of these keys overlapped it. Several processes: the offer of the message is what checks (and
+    // claims) its keys, in the same step as queueing it; here only the record is asked.
+    if (!this.multi) this.dedupe.prefetch(keys);
     const live = await this.cache.forTarget(message.target);
     live.holds++;
     try {
-      if (await live.isRedelivery(keys)) {
+      if (this.multi ? live.holdsDelivery(keys) : await live.isRedelivery(keys)) {
         await this.dedupe.record(keys);
         return duplicate;
       }
@@ -154,8 +155,8 @@ export class SessionManager implements ConversationService {
       if (answered) return answered === "redelivered" ? duplicate : { status: "answered" };
       const queued = queuedMessageOf(message, keys);
       if (this.multi) {
-        await this.scheduler.offer(live, queued, this.options.defaults.queueMode === "steer");
-        return { status: "queued" };
+        const offered = await this.scheduler.offer(live, queued, this.options.defaults.queueMode === "steer");
+        return offered === "duplicate" ? duplicate : { status: "queued" };
       }
       if (this.options.defaults.queueMode === "steer" && (await this.scheduler.steer(live, queued))) {
         await live.recordDelivery(keys);

@@ -185,11 +185,18 @@ export function hasPendingWork(record: SessionRecord): boolean {
   return record.pendingTurn !== undefined || record.queue.length > 0;
 }
 
-/** A set kept in the store that every process reads and changes (e.g. a Redis set). */
-export interface SharedIndex {
-  add(id: string): Promise<void>;
-  remove(id: string): Promise<void>;
-  members(): Promise<readonly string[]>;
+/**
+ * How records are written when several processes share the store: each record with its place in
+ * the shared index of sessions with pending work, in one step (under the session's lease when
+ * this process holds it), and a new session's record together with its thread's index entry.
+ */
+export interface SharedRecords {
+  /** Save a record (already versioned) and its membership of the active index. */
+  put(id: string, key: string, value: unknown, active: boolean): Promise<void>;
+  /** Write a new session's record and make it the thread's current session; false when the thread already had one (nothing written). */
+  create(threadKey: string, id: string, recordKey: string, value: unknown): Promise<boolean>;
+  /** Ids of sessions with pending work, across processes. */
+  activeIds(): Promise<readonly string[]>;
 }
 
 /**
@@ -200,21 +207,15 @@ export interface SharedIndex {
  * Index writes are chained (never two in flight, so they land in order on every backend) and
  * coalesced (a write that has not started yet also carries every change made before it starts).
  * This process must be the only writer of the index, as it is the only holder of session locks.
+ * With several processes, `shared` writes records and keeps the index instead (SharedRecords).
  */
 export class SessionRecords {
-  /** @param shared The active index as a shared set (several processes): replaces the single key. */
   constructor(
     private readonly space: KeyValueSpace,
-    private readonly shared?: SharedIndex,
+    private readonly shared?: SharedRecords,
   ) {}
 
   private active: Promise<Set<string>> | undefined;
-  /**
-   * Shared index: the membership this process last wrote per session, so an unchanged one is not
-   * written again. Forgotten when the record is read from the store (another process may have
-   * written it, and its membership, since).
-   */
-  private readonly sharedMembership = new Map<string, boolean>();
   /** Records waiting for the next index write, by whether their session joined the index. */
   private readonly joined = new Map<string, unknown>();
   private readonly left = new Map<string, unknown>();
@@ -225,7 +226,6 @@ export class SessionRecords {
 
   /** The record, or undefined when unknown; throws a StoredDataError for unreadable data. */
   async get(id: string): Promise<SessionRecord | undefined> {
-    this.sharedMembership.delete(id);
     const raw = await this.space.get<unknown>(`rec:${id}`);
     if (raw === undefined) return undefined;
     return Object.freeze(
@@ -243,7 +243,7 @@ export class SessionRecords {
   async put(record: SessionRecord): Promise<void> {
     const key = `rec:${record.id}`;
     const value = toVersioned(SESSION_RECORD_KIND, record);
-    if (this.shared) return this.putShared(key, value, record);
+    if (this.shared) return this.shared.put(record.id, key, value, hasPendingWork(record));
     const ids = await this.activeSet();
     const active = hasPendingWork(record);
     if (ids.has(record.id) === active) return this.space.set(key, value);
@@ -257,24 +257,27 @@ export class SessionRecords {
     return this.saveIndex();
   }
 
-  /** Joining: index first; leaving: record first — a crash midway leaves at most an extra index entry. */
-  private async putShared(key: string, value: unknown, record: SessionRecord): Promise<void> {
-    const index = this.shared!;
-    const active = hasPendingWork(record);
-    const unchanged = this.sharedMembership.get(record.id) === active;
-    if (active) {
-      if (!unchanged) await index.add(record.id);
-      await this.space.set(key, value);
-    } else {
-      await this.space.set(key, value);
-      if (!unchanged) await index.remove(record.id);
-    }
-    this.sharedMembership.set(record.id, active);
+  /**
+   * Save a new session's record and make it the thread's current session — unless `claim` and the
+   * thread already has one (another process got there first): then false, and nothing is kept
+   * that names the new session (one atomic step with several processes; otherwise the record and
+   * the thread entry go out together, and an entry whose record is missing reads as no session).
+   */
+  async create(record: SessionRecord, claim: boolean): Promise<boolean> {
+    const threadKey = `key:${record.key}`;
+    const key = `rec:${record.id}`;
+    if (this.shared && claim)
+      return this.shared.create(threadKey, record.id, key, toVersioned(SESSION_RECORD_KIND, record));
+    const [claimed] = await Promise.all([
+      claim ? this.claim(record.key, record.id) : this.setCurrent(record.key, record.id).then(() => true),
+      this.put(record),
+    ]);
+    return claimed;
   }
 
   /** Ids of sessions with a turn in progress or queued messages. */
   async activeIds(): Promise<readonly string[]> {
-    if (this.shared) return this.shared.members();
+    if (this.shared) return this.shared.activeIds();
     return [...(await this.activeSet())];
   }
 

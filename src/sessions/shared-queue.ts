@@ -1,12 +1,15 @@
 /**
  * Shared queue: the per-session input queue in the coordination store when several processes
- * share one store. A process that takes a message (or a wake-up) for a session appends it here
- * instead of to the session's record, which only the lease holder writes; the holder moves the
- * entries into the record in arrival order, each exactly once (a pop hands an entry to one
- * process), dropping redeliveries of messages it already queued or started.
+ * share one store. Input joins it through an offer — in one step with its delivery claims (a
+ * redelivery, on whatever process, changes nothing), the session's place in the index of sessions
+ * with work, and the session's lease when nobody holds it. The holder takes the entries into the
+ * session's record in arrival order, in memory; they leave the shared queue in the fenced write
+ * that first saves the record with them (the session's next save: `untrimmed` counts them), so an
+ * entry is always in one of the two places — a holder that dies before saving leaves them to its
+ * successor, which takes them from the queue as if new.
  */
 import { z } from "zod";
-import type { Coordination } from "../store/coordination/coordination.js";
+import type { Coordination, OfferOutcome, StoreWrite } from "../store/coordination/coordination.js";
 import type { LiveSession } from "./live-session.js";
 import { type QueuedMessage, sessionRecordSchema } from "./session-record.js";
 
@@ -21,13 +24,25 @@ const entrySchema = z.object({ message: sessionRecordSchema.shape.queue.element,
 /** Queue name of a session's shared input. */
 export const sharedQueueName = (sessionId: string) => `input:${sessionId}`;
 
-/** Moves a session's shared input into the session, one collector at a time per session. */
+/** What an offer of a session's input needs besides the entry. */
+export interface OfferTerms {
+  /** The delivery's claims (its dedupe marks). */
+  readonly claims: readonly StoreWrite[];
+  /** The index of sessions with work. */
+  readonly index: string;
+  /** The session's lease: taken for this process when free. */
+  readonly lease: { readonly key: string; readonly ttlMs: number; readonly owner: string };
+}
+
+/** Moves a session's shared input into the session, one taker at a time per session. */
 export class SharedQueue {
-  private readonly collecting = new Map<string, Promise<void>>();
+  private readonly taking = new Map<string, Promise<void>>();
+  /** Per session: entries taken into the record that are still in the shared queue. */
+  private readonly pending = new Map<string, number>();
 
   /**
-   * @param take How the holder takes one entry: steer it into the running turn, or queue it in
-   *   the record (resolves once saved).
+   * @param take How the holder takes one entry: steer it into the running turn, or add it to the
+   *   record's queue (in memory: the record's next save carries it).
    */
   constructor(
     private readonly coordination: Coordination,
@@ -35,50 +50,69 @@ export class SharedQueue {
     private readonly onBadEntry: (sessionId: string, error: unknown) => void,
   ) {}
 
-  /** Append an entry to the session's shared queue. */
-  async offer(sessionId: string, entry: SharedEntry): Promise<void> {
-    await this.coordination.push(sharedQueueName(sessionId), JSON.stringify(entry));
-  }
-
-  /** Whether entries wait in the session's shared queue. */
-  async hasEntries(sessionId: string): Promise<boolean> {
-    return (await this.coordination.queueLength(sharedQueueName(sessionId))) > 0;
+  /** Offer an entry for the session (see the module comment). */
+  offer(sessionId: string, entry: SharedEntry, terms: OfferTerms): Promise<OfferOutcome> {
+    return this.coordination.offer({
+      queue: sharedQueueName(sessionId),
+      item: JSON.stringify(entry),
+      claims: terms.claims,
+      index: { set: terms.index, member: sessionId },
+      lease: terms.lease,
+    });
   }
 
   /**
-   * Take every waiting entry into `live` (the caller holds its lease), oldest first. Collections
-   * of one session run one after another, so entries keep their arrival order.
+   * Take the entries an offer handed over with the lease (the whole queue, oldest first) into
+   * `live`; entries this process took before are skipped.
    */
+  takeItems(live: LiveSession, items: readonly string[]): Promise<void> {
+    return this.serialised(live, async () => this.takeFrom(live, items.slice(this.untrimmed(live.id))));
+  }
+
+  /** Take every entry waiting in the session's shared queue into `live` (the caller holds its lease). */
   collect(live: LiveSession): Promise<void> {
-    const previous = this.collecting.get(live.id) ?? Promise.resolve();
-    const run = previous.then(() => this.drain(live));
+    return this.serialised(live, async () => {
+      const items = await this.coordination.items(sharedQueueName(live.id), this.untrimmed(live.id));
+      await this.takeFrom(live, items);
+    });
+  }
+
+  /** How many entries taken into the session's record are still in the shared queue. */
+  untrimmed(sessionId: string): number {
+    return this.pending.get(sessionId) ?? 0;
+  }
+
+  /** A save of the session's record removed `count` of its entries from the shared queue. */
+  trimmed(sessionId: string, count: number): void {
+    const left = this.untrimmed(sessionId) - count;
+    if (left > 0) this.pending.set(sessionId, left);
+    else this.pending.delete(sessionId);
+  }
+
+  /** The lease is gone: whatever was taken and not saved stays in the queue for the next holder. */
+  forget(sessionId: string): void {
+    this.pending.delete(sessionId);
+  }
+
+  private async takeFrom(live: LiveSession, items: readonly string[]): Promise<void> {
+    for (const raw of items) {
+      const entry = this.parse(live.id, raw);
+      // Counted first: a save the take makes (steering) already removes the entry.
+      this.pending.set(live.id, this.untrimmed(live.id) + 1);
+      if (entry) await this.take(live, entry);
+    }
+  }
+
+  /** Takes of one session run one after another, so entries keep their arrival order. */
+  private serialised(live: LiveSession, step: () => Promise<void>): Promise<void> {
+    const previous = this.taking.get(live.id) ?? Promise.resolve();
+    const run = previous.then(step);
     const tail = run.catch(() => undefined);
-    this.collecting.set(live.id, tail);
+    this.taking.set(live.id, tail);
     void tail.then(() => {
-      if (this.collecting.get(live.id) === tail) this.collecting.delete(live.id);
+      if (this.taking.get(live.id) === tail) this.taking.delete(live.id);
     });
     return run;
-  }
-
-  /**
-   * An entry leaves the queue only once it is saved (taken and its delivery recorded): a holder
-   * that dies in between leaves it for the next holder, whose redelivery check drops it if the
-   * dead one had saved it after all. Never lost, at worst a redelivery the dedupe keys catch.
-   */
-  private async drain(live: LiveSession): Promise<void> {
-    const queue = sharedQueueName(live.id);
-    for (;;) {
-      const raw = await this.coordination.peek(queue);
-      if (raw === undefined) return;
-      const entry = this.parse(live.id, raw);
-      const keys = entry?.message.dedupeKeys ?? [];
-      if (entry && !(keys.length > 0 && (await live.isRedelivery(keys)))) {
-        await this.take(live, entry);
-        if (keys.length > 0) await live.recordDelivery(keys);
-      }
-      // Another collector removed it first only if this one lost its lease: stop then.
-      if (!(await this.coordination.removeHead(queue, raw))) return;
-    }
   }
 
   private parse(sessionId: string, raw: string): SharedEntry | undefined {

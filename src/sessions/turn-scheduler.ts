@@ -46,13 +46,26 @@ export interface TurnSchedulerOptions {
  * queued for it before each turn, and new input goes to the shared queue.
  */
 export interface TurnGate {
-  /** Take the session (its lease; its copy brought up to date); undefined when another process has it. */
+  /**
+   * Take the session (its lease; its copy brought up to date, its queued input taken in);
+   * undefined when another process has it.
+   */
   enter(live: LiveSession): Promise<SessionLease | undefined>;
-  /** Move input queued by any process into the session's record (the pump holds the session). */
+  /** Take in input queued for the session since, by any process (the pump holds the session). */
   collect(live: LiveSession): Promise<void>;
-  /** Queue a message for the session, whichever process runs it. */
-  offer(live: LiveSession, message: QueuedMessage, steer: boolean): Promise<void>;
+  /** Queue a message for the session, whichever process runs it (see GateOffer). */
+  offer(live: LiveSession, message: QueuedMessage, steer: boolean): Promise<GateOffer>;
 }
+
+/**
+ * What offering a message did: it was a redelivery ("duplicate"), it waits for the process that
+ * holds the session ("queued"), or the session was free and this process now holds it (its lease,
+ * the queued input already taken in) and runs the pump.
+ */
+export type GateOffer = "duplicate" | "queued" | SessionLease;
+
+/** How a pump begins: with a message as its first turn, or under a lease already taken. */
+type PumpStart = FirstTurn | { readonly lease: SessionLease };
 
 /** A message a pump starts as its first turn without queueing it (see `startNow`). */
 interface FirstTurn {
@@ -96,7 +109,10 @@ export class TurnScheduler {
    * "queued" when a turn was already under way. The session stays in memory meanwhile.
    */
   async submit(live: LiveSession, message: QueuedMessage): Promise<"started" | "queued"> {
-    if (this.options.gate) return this.offer(live, message, false);
+    if (this.options.gate) {
+      await this.offer(live, message, false);
+      return "queued";
+    }
     live.holds++;
     try {
       const wasBusy = await live.enqueue(message);
@@ -107,10 +123,11 @@ export class TurnScheduler {
     }
   }
 
-  /** Queue a message through the gate (several processes) and make sure a pump serves it. */
-  async offer(live: LiveSession, message: QueuedMessage, steer: boolean): Promise<"queued"> {
-    await this.options.gate?.offer(live, message, steer);
-    this.schedule(live);
+  /** Queue a message through the gate (several processes); a session this process took gets its pump. */
+  async offer(live: LiveSession, message: QueuedMessage, steer: boolean): Promise<"queued" | "duplicate"> {
+    const offered = await this.options.gate?.offer(live, message, steer);
+    if (offered === "duplicate") return "duplicate";
+    if (offered !== undefined && offered !== "queued") this.schedule(live, { lease: offered });
     return "queued";
   }
 
@@ -142,13 +159,22 @@ export class TurnScheduler {
     );
   }
 
-  /** Make sure the session's pump runs; it picks up any pending work. Never waits for a turn. */
-  schedule(live: LiveSession, first?: FirstTurn): void {
-    if (live.pump || this.stopping || live.retired) {
-      first?.failed(new Error("the session could not start the turn"));
+  /**
+   * Make sure the session's pump runs; it picks up any pending work. Never waits for a turn. With
+   * `start`, the pump begins with that message as its turn, or under a lease already taken.
+   */
+  schedule(live: LiveSession, start?: PumpStart): void {
+    if (start && "lease" in start && live.pump && !this.stopping && !live.retired) {
+      // The pump is ending (it let the session go just before this process took it again).
+      void live.pump.finally(() => this.schedule(live, start));
       return;
     }
-    const pump = this.pump(live, first)
+    if (live.pump || this.stopping || live.retired) {
+      if (start && "lease" in start) start.lease.release();
+      else start?.failed(new Error("the session could not start the turn"));
+      return;
+    }
+    const pump = this.pump(live, start)
       .catch((error) => this.options.logger.error({ err: error, sessionId: live.id }, "session pump failed"))
       .finally(() => {
         live.pump = undefined;
@@ -214,11 +240,12 @@ export class TurnScheduler {
     };
   }
 
-  private async pump(live: LiveSession, first?: FirstTurn): Promise<void> {
+  private async pump(live: LiveSession, start?: PumpStart): Promise<void> {
     const { gate } = this.options;
-    let lease: SessionLease | undefined;
+    const first = start && "message" in start ? start : undefined;
+    let lease: SessionLease | undefined = start && "lease" in start ? start.lease : undefined;
     try {
-      lease = gate ? await gate.enter(live) : await this.options.lock.acquire(live.id);
+      lease ??= gate ? await gate.enter(live) : await this.options.lock.acquire(live.id);
     } catch (error) {
       first?.failed(error);
       throw error;

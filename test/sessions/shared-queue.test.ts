@@ -1,7 +1,8 @@
 /**
- * The shared input queue keeps an entry until it is saved: a holder that dies while taking it
- * (or right after, before removing it) leaves it for the next holder, which takes it once —
- * never lost, never queued twice.
+ * The shared input queue: an offer queues an entry with its dedupe claims (a redelivery changes
+ * nothing) and hands the holder the queue when it takes the lease; entries taken into the record
+ * stay in the shared queue until a save removes them, are never taken twice meanwhile, and are
+ * taken again from the start by the next holder when this one lost the session before saving.
  */
 import os from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -12,16 +13,7 @@ import { InProcessCoordination } from "../../src/store/coordination/in-process-c
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 
-/** The part of a LiveSession the queue uses: its id and the dedupe keys it has saved. */
-function session(id: string): { live: LiveSession; saved: string[] } {
-  const saved: string[] = [];
-  const live = {
-    id,
-    isRedelivery: async (keys: readonly string[]) => keys.some((key) => saved.includes(key)),
-    recordDelivery: async () => undefined,
-  } as unknown as LiveSession;
-  return { live, saved };
-}
+const live = { id: "s1" } as unknown as LiveSession;
 
 function entry(text: string): SharedEntry {
   return {
@@ -36,6 +28,12 @@ function entry(text: string): SharedEntry {
   } as unknown as SharedEntry;
 }
 
+const terms = (text: string) => ({
+  claims: [{ namespace: "dedupe" as const, key: `in:k:${text}`, value: "seen" }],
+  index: "active",
+  lease: { key: "session:s1", ttlMs: 10_000, owner: "p1" },
+});
+
 let store: Store;
 let coordination: Coordination;
 beforeEach(async () => {
@@ -48,61 +46,81 @@ afterEach(async () => {
 });
 
 describe("SharedQueue", () => {
-  it("a take that fails leaves the entry for the next collection, which takes it in order", async () => {
-    const { live, saved } = session("s1");
+  it("takes offered entries in order, once each, and keeps them until a save trims them", async () => {
+    const taken: string[] = [];
+    const queue = new SharedQueue(
+      coordination,
+      async (_live, e) => void taken.push(e.message.text),
+      () => undefined,
+    );
+    const first = await queue.offer("s1", entry("one"), terms("one"));
+    expect(first.status).toBe("taken");
+    expect(await queue.offer("s1", entry("one again"), terms("one"))).toEqual({ status: "duplicate" });
+    expect(await queue.offer("s1", entry("two"), terms("two"))).toMatchObject({ status: "queued" });
+    if (first.status !== "taken") return;
+    await queue.takeItems(live, first.items);
+    await queue.collect(live);
+    await queue.collect(live);
+    expect(taken).toEqual(["one", "two"]);
+    expect(queue.untrimmed("s1")).toBe(2);
+    expect(await coordination.items(sharedQueueName("s1"), 0)).toHaveLength(2);
+    // The record's save removes what it carries, in its own fenced step.
+    await coordination.fencedWrite({ key: "session:s1", fence: first.grant.fence }, [
+      { op: "trim", queue: sharedQueueName("s1"), count: 2 },
+    ]);
+    queue.trimmed("s1", 2);
+    expect(queue.untrimmed("s1")).toBe(0);
+    await queue.offer("s1", entry("three"), terms("three"));
+    await queue.collect(live);
+    expect(taken).toEqual(["one", "two", "three"]);
+  });
+
+  it("a take that fails leaves the entry, and a holder that lost the session before saving leaves them all to the next", async () => {
     let crash = true;
     const taken: string[] = [];
     const queue = new SharedQueue(
       coordination,
       async (_live, e) => {
-        if (crash) throw new Error("process died while saving");
+        if (crash) throw new Error("the process died while taking it");
         taken.push(e.message.text);
-        saved.push(...(e.message.dedupeKeys ?? []));
       },
       () => undefined,
     );
-    await queue.offer("s1", entry("one"));
-    await queue.offer("s1", entry("two"));
-    await expect(queue.collect(live)).rejects.toThrow("process died");
-    expect(await coordination.queueLength(sharedQueueName("s1"))).toBe(2);
+    await queue.offer("s1", entry("one"), terms("one"));
+    await queue.offer("s1", entry("two"), terms("two"));
+    await expect(queue.collect(live)).rejects.toThrow("died");
     crash = false;
+    queue.forget("s1");
     await queue.collect(live);
     expect(taken).toEqual(["one", "two"]);
-    expect(await coordination.queueLength(sharedQueueName("s1"))).toBe(0);
+    expect(await coordination.items(sharedQueueName("s1"), 0)).toHaveLength(2);
+    // The lease is lost before any save: the next holder takes both from the start.
+    queue.forget("s1");
+    const successor: string[] = [];
+    await new SharedQueue(
+      coordination,
+      async (_live, e) => void successor.push(e.message.text),
+      () => undefined,
+    ).collect(live);
+    expect(successor).toEqual(["one", "two"]);
   });
 
-  it("an entry saved but not yet removed when its holder died is dropped as a redelivery, not taken twice", async () => {
-    const { live, saved } = session("s2");
-    const taken: string[] = [];
-    const take = async (_live: LiveSession, e: SharedEntry) => {
-      taken.push(e.message.text);
-      saved.push(...(e.message.dedupeKeys ?? []));
-    };
-    const dying: Coordination = Object.create(coordination, {
-      removeHead: { value: async () => Promise.reject(new Error("process died before removing it")) },
-    });
-    await new SharedQueue(coordination, take, () => undefined).offer("s2", entry("one"));
-    await expect(new SharedQueue(dying, take, () => undefined).collect(live)).rejects.toThrow("process died");
-    await new SharedQueue(coordination, take, () => undefined).collect(live);
-    expect(taken).toEqual(["one"]);
-    expect(await coordination.queueLength(sharedQueueName("s2"))).toBe(0);
-  });
-
-  it("an unreadable entry is reported and removed, and the ones after it are taken", async () => {
-    const { live } = session("s3");
-    const taken: string[] = [];
-    const bad: string[] = [];
+  it("drops an unreadable entry (reported) but counts it, so the save trims it too", async () => {
+    const bad: unknown[] = [];
     const queue = new SharedQueue(
       coordination,
-      async (_live, e) => {
-        taken.push(e.message.text);
-      },
-      (sessionId) => bad.push(sessionId),
+      async () => undefined,
+      (_id, error) => bad.push(error),
     );
-    await coordination.push(sharedQueueName("s3"), "{not json");
-    await queue.offer("s3", entry("after"));
+    await coordination.offer({
+      queue: sharedQueueName("s1"),
+      item: "{not json",
+      claims: [],
+      index: { set: "active", member: "s1" },
+      lease: { key: "other", ttlMs: 1_000, owner: "p" },
+    });
     await queue.collect(live);
-    expect(bad).toEqual(["s3"]);
-    expect(taken).toEqual(["after"]);
+    expect(bad).toHaveLength(1);
+    expect(queue.untrimmed("s1")).toBe(1);
   });
 });

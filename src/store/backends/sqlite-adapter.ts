@@ -78,7 +78,9 @@ export class SqliteAdapter extends EventEmitter {
       },
       options.checkpoints,
     );
-    const applyAll = this.db.transaction((batch: readonly Write[]) => batch.map((write) => this.apply(write)));
+    const applyAll = this.db.transaction((batch: readonly Write[]) =>
+      batch.map((write) => this.apply(write)),
+    );
     const apply = this.db.transaction((write: Write) => this.apply(write));
     const applyEach = this.db.transaction((batch: readonly Write[]) =>
       batch.map((write) => {

@@ -19,16 +19,46 @@ export interface FenceRef {
   readonly fence: number;
 }
 
-/** One store write made under a fence. */
+/** A store key written with a value (and optionally a TTL), as a coordination operation writes it. */
+export interface StoreWrite {
+  readonly namespace: StoreNamespace;
+  readonly key: string;
+  readonly value: unknown;
+  readonly ttlMs?: number;
+}
+
+/**
+ * One write made under a fence: a store key set or deleted, the first `count` items of a shared
+ * queue removed (taken into the state the same write saves), or a shared set's member added or
+ * removed (an index kept in step with that state).
+ */
 export type FencedWrite =
-  | {
-      readonly op: "set";
-      readonly namespace: StoreNamespace;
-      readonly key: string;
-      readonly value: unknown;
-      readonly ttlMs?: number;
-    }
-  | { readonly op: "delete"; readonly namespace: StoreNamespace; readonly key: string };
+  | ({ readonly op: "set" } & StoreWrite)
+  | { readonly op: "delete"; readonly namespace: StoreNamespace; readonly key: string }
+  | { readonly op: "trim"; readonly queue: string; readonly count: number }
+  | { readonly op: "add-member" | "remove-member"; readonly set: string; readonly member: string };
+
+/** What `offer` puts in and asks for (see Coordination.offer). */
+export interface Offer {
+  /** The queue the item joins, at its tail. */
+  readonly queue: string;
+  readonly item: string;
+  /**
+   * Store keys that mark the item as taken (its delivery ids): when any of them exists the item
+   * is a duplicate and nothing happens; otherwise they are written with it.
+   */
+  readonly claims: readonly StoreWrite[];
+  /** A shared set the item's owner joins (the index of sessions with work). */
+  readonly index: { readonly set: string; readonly member: string };
+  /** The lease to take for the caller when nobody holds it. */
+  readonly lease: { readonly key: string; readonly ttlMs: number; readonly owner: string };
+}
+
+/** How an offer went: a duplicate (nothing done), queued with the lease now the caller's (and the queue's items), or queued while someone holds the lease. */
+export type OfferOutcome =
+  | { readonly status: "duplicate" }
+  | { readonly status: "taken"; readonly grant: LeaseGrant; readonly items: readonly string[] }
+  | { readonly status: "queued"; readonly holder: string | undefined };
 
 /** Thrown by writers whose fence was refused: a later lease holder owns the state now. */
 export class StaleFenceError extends Error {
@@ -74,17 +104,25 @@ export interface Coordination {
    * false (nothing written) when a later holder has taken the lease.
    */
   fencedWrite(fence: FenceRef, writes: readonly FencedWrite[]): Promise<boolean>;
-  /** Append to a shared FIFO queue; resolves with its new length. */
-  push(queue: string, item: string): Promise<number>;
-  /** The oldest item of a queue, left in place; undefined when empty. */
-  peek(queue: string): Promise<string | undefined>;
   /**
-   * Remove the oldest item of a queue if it is still `item` (compare-and-remove, so an item is
-   * removed once however many callers saw it); false when the head is something else.
+   * Write the store key `first` only when it is absent, and `rest` with it, in one atomic step
+   * (a thread's index entry and the record it names); true when this call wrote them.
    */
-  removeHead(queue: string, item: string): Promise<boolean>;
-  /** How many items wait in a queue. */
-  queueLength(queue: string): Promise<number>;
+  insertIfAbsent(first: StoreWrite, rest: readonly StoreWrite[]): Promise<boolean>;
+  /**
+   * In one atomic step: unless one of `claims` exists (a duplicate: nothing happens), write the
+   * claims, add the index member, append the item to the queue, and take the lease when nobody
+   * holds it — then the queue's items come back with the grant (one round trip for "take this
+   * input, and the session if it is free").
+   */
+  offer(offer: Offer): Promise<OfferOutcome>;
+  /** The items of a queue from position `from` (0 = the oldest) to its tail, left in place. */
+  items(queue: string, from: number): Promise<readonly string[]>;
+  /**
+   * Give the lease up (as `release`) and say how many items wait in `queue` then — so input that
+   * arrived while it was held is never left behind: false and -1 when `token` no longer held it.
+   */
+  releaseAndCount(key: string, token: string, queue: string): Promise<{ released: boolean; waiting: number }>;
   /** Send `message` to every current subscriber of `channel` (in every process). */
   publish(channel: string, message: string): Promise<void>;
   /** Deliver every later message on `channel` to `listener`, in publish order. */

@@ -11,8 +11,16 @@ import {
   type FenceRef,
   type LeaseGrant,
   newLeaseToken,
+  type Offer,
+  type OfferOutcome,
+  type StoreWrite,
   type Unsubscribe,
 } from "./coordination.js";
+
+/** A coordination store write as a space entry. */
+function entryOf(write: StoreWrite): SpaceEntry {
+  return { key: write.key, value: write.value, ...(write.ttlMs === undefined ? {} : { ttlMs: write.ttlMs }) };
+}
 
 interface Held {
   readonly token: string;
@@ -29,6 +37,8 @@ export class InProcessCoordination implements Coordination {
   private readonly sets = new Map<string, Set<string>>();
   private readonly maps = new Map<string, Map<string, string>>();
   private readonly listeners = new Map<string, Set<(message: string) => void>>();
+  /** The last claim-checking step (offers, inserts): they run one after another. */
+  private offering: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   /** @param store Where fenced writes land. @param now The clock leases and claims expire by. */
@@ -77,45 +87,67 @@ export class InProcessCoordination implements Coordination {
       batch = undefined;
     };
     for (const write of writes) {
-      if (write.op === "delete") {
-        await flush();
-        await this.store.space(write.namespace).delete(write.key);
+      if (write.op === "set") {
+        if (batch && batch.namespace !== write.namespace) await flush();
+        batch ??= { namespace: write.namespace, entries: [] };
+        batch.entries.push(entryOf(write));
         continue;
       }
-      if (batch && batch.namespace !== write.namespace) await flush();
-      batch ??= { namespace: write.namespace, entries: [] };
-      batch.entries.push({
-        key: write.key,
-        value: write.value,
-        ...(write.ttlMs === undefined ? {} : { ttlMs: write.ttlMs }),
-      });
+      await flush();
+      if (write.op === "delete") await this.store.space(write.namespace).delete(write.key);
+      else if (write.op === "trim") this.queues.get(write.queue)?.splice(0, write.count);
+      else if (write.op === "add-member") await this.addMember(write.set, write.member);
+      else await this.removeMember(write.set, write.member);
     }
     await flush();
     return true;
   }
 
-  async push(queue: string, item: string): Promise<number> {
+  insertIfAbsent(first: StoreWrite, rest: readonly StoreWrite[]): Promise<boolean> {
     this.assertOpen();
-    const items = this.queues.get(queue) ?? [];
-    items.push(item);
-    this.queues.set(queue, items);
-    return items.length;
+    return this.serialised(async () => {
+      if ((await this.store.space(first.namespace).get(first.key)) !== undefined) return false;
+      for (const write of [first, ...rest]) await setAll(this.store.space(write.namespace), [entryOf(write)]);
+      return true;
+    });
   }
 
-  async peek(queue: string): Promise<string | undefined> {
-    return this.queues.get(queue)?.[0];
+  /** Run `step` after every step started before it (claim checks and their writes must not interleave). */
+  private serialised<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.offering.then(step);
+    this.offering = run.catch(() => undefined);
+    return run;
   }
 
-  async removeHead(queue: string, item: string): Promise<boolean> {
-    const items = this.queues.get(queue);
-    if (items?.[0] !== item) return false;
-    items.shift();
-    if (items.length === 0) this.queues.delete(queue);
-    return true;
+  offer(offer: Offer): Promise<OfferOutcome> {
+    this.assertOpen();
+    return this.serialised(async (): Promise<OfferOutcome> => {
+      for (const claim of offer.claims)
+        if ((await this.store.space(claim.namespace).get(claim.key)) !== undefined)
+          return { status: "duplicate" };
+      for (const claim of offer.claims) await setAll(this.store.space(claim.namespace), [entryOf(claim)]);
+      await this.addMember(offer.index.set, offer.index.member);
+      const items = this.queues.get(offer.queue) ?? [];
+      items.push(offer.item);
+      this.queues.set(offer.queue, items);
+      const { key, ttlMs, owner } = offer.lease;
+      const grant = await this.acquire(key, ttlMs, owner);
+      if (grant) return { status: "taken", grant, items: [...items] };
+      return { status: "queued", holder: this.live(key)?.token };
+    });
   }
 
-  async queueLength(queue: string): Promise<number> {
-    return this.queues.get(queue)?.length ?? 0;
+  async items(queue: string, from: number): Promise<readonly string[]> {
+    return (this.queues.get(queue) ?? []).slice(from);
+  }
+
+  async releaseAndCount(
+    key: string,
+    token: string,
+    queue: string,
+  ): Promise<{ released: boolean; waiting: number }> {
+    if (!(await this.release(key, token))) return { released: false, waiting: -1 };
+    return { released: true, waiting: this.queues.get(queue)?.length ?? 0 };
   }
 
   async publish(channel: string, message: string): Promise<void> {

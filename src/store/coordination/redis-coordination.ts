@@ -2,8 +2,9 @@
  * RedisCoordination: the coordination contract on Redis, shared by every process on one server.
  * Leases are `SET NX PX` plus `INCR` of the key's fence in one script; renew and release compare
  * the token first (Lua); fenced writes check the fence and write the store's own keys (same
- * layout and encoding as the Redis store backend) in one script, so a holder that paused past
- * its lease cannot overwrite its successor. Queues are lists, claims `SET NX PX`, indexes sets.
+ * layout and encoding as the Redis store backend), trim queues and keep index sets in one script,
+ * so a holder that paused past its lease cannot overwrite its successor. An offer (claims, index,
+ * queue append and lease) is one script too. Queues are lists, claims `SET NX PX`, indexes sets.
  * Pub/sub runs on a dedicated subscriber connection, as Redis requires.
  */
 import { type ErrorSink, serializeEntry } from "../backends/backend.js";
@@ -14,6 +15,9 @@ import {
   type FenceRef,
   type LeaseGrant,
   newLeaseToken,
+  type Offer,
+  type OfferOutcome,
+  type StoreWrite,
   type Unsubscribe,
 } from "./coordination.js";
 
@@ -28,17 +32,33 @@ end
 return 0`;
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0`;
-/** LPOP only while the head is ARGV[1]: 1 when removed. */
-const REMOVE_HEAD = `if redis.call('LINDEX', KEYS[1], 0) == ARGV[1] then redis.call('LPOP', KEYS[1]) return 1 end
-return 0`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
-/** KEYS[1] the fence, KEYS[2..] the store keys; ARGV[1] the fence, then per key: op, value, ttl ('' = none). */
+/** KEYS: the store keys to write, the first only when absent; ARGV: per key a value and a ttl ('' = none). */
+const INSERT_IF_ABSENT = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+for i = 1, #KEYS do
+  if ARGV[i * 2] == '' then redis.call('SET', KEYS[i], ARGV[i * 2 - 1])
+  else redis.call('SET', KEYS[i], ARGV[i * 2 - 1], 'PX', ARGV[i * 2]) end
+end
+return 1`;
+/** KEYS[1] the lease, KEYS[2] the queue: released → the queue's length, else -1. */
+const RELEASE_AND_COUNT = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+redis.call('DEL', KEYS[1])
+return redis.call('LLEN', KEYS[2])`;
+/**
+ * KEYS[1] the fence, KEYS[2..] one key per write; ARGV[1] the fence, then per write: op and two
+ * arguments — set: value, ttl ('' = none); del: '', ''; trim: count, ''; sadd / srem: member, ''.
+ */
 const FENCED_WRITE = `if tonumber(redis.call('GET', KEYS[1]) or '0') ~= tonumber(ARGV[1]) then return 0 end
 for i = 2, #KEYS do
   local at = (i - 2) * 3 + 2
-  if ARGV[at] == 'del' then
+  local op = ARGV[at]
+  if op == 'del' then
     redis.call('DEL', KEYS[i])
+  elseif op == 'trim' then
+    redis.call('LTRIM', KEYS[i], tonumber(ARGV[at + 1]), -1)
+  elseif op == 'sadd' or op == 'srem' then
+    redis.call(op, KEYS[i], ARGV[at + 1])
   elseif ARGV[at + 2] == '' then
     redis.call('SET', KEYS[i], ARGV[at + 1])
   else
@@ -46,9 +66,41 @@ for i = 2, #KEYS do
   end
 end
 return 1`;
+/**
+ * KEYS: the queue, the index set, the lease, the fence, then the claim keys. ARGV: the item, the
+ * index member, the lease token, the lease TTL, then per claim: value, ttl ('' = none).
+ * Returns {0} for a duplicate, {1, fence, items…} when the lease was taken, {2, holder} otherwise.
+ */
+const OFFER = `for i = 5, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return {0} end
+end
+for i = 5, #KEYS do
+  local at = (i - 5) * 2 + 5
+  if ARGV[at + 1] == '' then redis.call('SET', KEYS[i], ARGV[at])
+  else redis.call('SET', KEYS[i], ARGV[at], 'PX', ARGV[at + 1]) end
+end
+redis.call('SADD', KEYS[2], ARGV[2])
+redis.call('RPUSH', KEYS[1], ARGV[1])
+if redis.call('SET', KEYS[3], ARGV[3], 'NX', 'PX', ARGV[4]) then
+  local reply = {1, redis.call('INCR', KEYS[4])}
+  for _, item in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do reply[#reply + 1] = item end
+  return reply
+end
+return {2, redis.call('GET', KEYS[3])}`;
 
 const leaseKey = (key: string) => `${PREFIX}lease:${key}`;
 const fenceKey = (key: string) => `${PREFIX}fence:${key}`;
+const queueKey = (queue: string) => `${PREFIX}queue:${queue}`;
+const setKey = (set: string) => `${PREFIX}set:${set}`;
+
+/** A store value as the store's keyv reads it, and its TTL argument ('' = none). */
+function storeValue(write: StoreWrite, now: number): [string, string] {
+  const expires = write.ttlMs === undefined ? undefined : now + write.ttlMs;
+  return [
+    serializeEntry({ value: write.value, expires }),
+    write.ttlMs === undefined ? "" : String(write.ttlMs),
+  ];
+}
 
 /** Connect the command and subscriber connections; throws a clear error (without credentials). */
 export async function openRedisCoordination(
@@ -118,35 +170,83 @@ export class RedisCoordination implements Coordination {
     const args = [String(fence.fence)];
     const now = Date.now();
     for (const write of writes) {
-      keys.push(redisStoreKey(write.namespace, write.key));
-      if (write.op === "delete") args.push("del", "", "");
-      else {
-        const expires = write.ttlMs === undefined ? undefined : now + write.ttlMs;
-        args.push(
-          "set",
-          serializeEntry({ value: write.value, expires }),
-          write.ttlMs === undefined ? "" : String(write.ttlMs),
-        );
+      switch (write.op) {
+        case "set":
+          keys.push(redisStoreKey(write.namespace, write.key));
+          args.push("set", ...storeValue(write, now));
+          break;
+        case "delete":
+          keys.push(redisStoreKey(write.namespace, write.key));
+          args.push("del", "", "");
+          break;
+        case "trim":
+          keys.push(queueKey(write.queue));
+          args.push("trim", String(write.count), "");
+          break;
+        case "add-member":
+        case "remove-member":
+          keys.push(setKey(write.set));
+          args.push(write.op === "add-member" ? "sadd" : "srem", write.member, "");
+          break;
       }
     }
     return Number(await this.client.eval(FENCED_WRITE, { keys, arguments: args })) === 1;
   }
 
-  push(queue: string, item: string): Promise<number> {
-    return this.client.rPush(`${PREFIX}queue:${queue}`, item);
+  async insertIfAbsent(first: StoreWrite, rest: readonly StoreWrite[]): Promise<boolean> {
+    const writes = [first, ...rest];
+    const now = Date.now();
+    const reply = await this.client.eval(INSERT_IF_ABSENT, {
+      keys: writes.map((write) => redisStoreKey(write.namespace, write.key)),
+      arguments: writes.flatMap((write) => storeValue(write, now)),
+    });
+    return Number(reply) === 1;
   }
 
-  async peek(queue: string): Promise<string | undefined> {
-    return (await this.client.lIndex(`${PREFIX}queue:${queue}`, 0)) ?? undefined;
+  async offer(offer: Offer): Promise<OfferOutcome> {
+    const token = newLeaseToken(offer.lease.owner);
+    const now = Date.now();
+    const reply = (await this.client.eval(OFFER, {
+      keys: [
+        queueKey(offer.queue),
+        setKey(offer.index.set),
+        leaseKey(offer.lease.key),
+        fenceKey(offer.lease.key),
+        ...offer.claims.map((claim) => redisStoreKey(claim.namespace, claim.key)),
+      ],
+      arguments: [
+        offer.item,
+        offer.index.member,
+        token,
+        String(offer.lease.ttlMs),
+        ...offer.claims.flatMap((claim) => storeValue(claim, now)),
+      ],
+    })) as Array<number | string | null>;
+    const [status, ...rest] = reply;
+    if (status === 0) return { status: "duplicate" };
+    if (status === 1) {
+      const [fence, ...items] = rest;
+      return { status: "taken", grant: { token, fence: Number(fence) }, items: items.map(String) };
+    }
+    return { status: "queued", holder: typeof rest[0] === "string" ? rest[0] : undefined };
   }
 
-  async removeHead(queue: string, item: string): Promise<boolean> {
-    const keys = [`${PREFIX}queue:${queue}`];
-    return Number(await this.client.eval(REMOVE_HEAD, { keys, arguments: [item] })) === 1;
+  async items(queue: string, from: number): Promise<readonly string[]> {
+    return this.client.lRange(queueKey(queue), from, -1);
   }
 
-  queueLength(queue: string): Promise<number> {
-    return this.client.lLen(`${PREFIX}queue:${queue}`);
+  async releaseAndCount(
+    key: string,
+    token: string,
+    queue: string,
+  ): Promise<{ released: boolean; waiting: number }> {
+    const reply = Number(
+      await this.client.eval(RELEASE_AND_COUNT, {
+        keys: [leaseKey(key), queueKey(queue)],
+        arguments: [token],
+      }),
+    );
+    return reply < 0 ? { released: false, waiting: -1 } : { released: true, waiting: reply };
   }
 
   async publish(channel: string, message: string): Promise<void> {
@@ -172,15 +272,15 @@ export class RedisCoordination implements Coordination {
   }
 
   async addMember(set: string, member: string): Promise<void> {
-    await this.client.sAdd(`${PREFIX}set:${set}`, member);
+    await this.client.sAdd(setKey(set), member);
   }
 
   async removeMember(set: string, member: string): Promise<void> {
-    await this.client.sRem(`${PREFIX}set:${set}`, member);
+    await this.client.sRem(setKey(set), member);
   }
 
   members(set: string): Promise<readonly string[]> {
-    return this.client.sMembers(`${PREFIX}set:${set}`);
+    return this.client.sMembers(setKey(set));
   }
 
   async setField(map: string, field: string, value: string): Promise<void> {

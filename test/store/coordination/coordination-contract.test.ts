@@ -174,27 +174,128 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
       await pair.a.release(key, held!.token);
     });
 
-    it("a queue shows its oldest item until it is removed, and removes it exactly once", async () => {
+    it("an offer queues its item, writes its claims and takes the lease when free; the holder gets the queue", async () => {
       const queue = unique("queue");
-      for (let i = 0; i < 20; i++) await (i % 2 === 0 ? pair.a : pair.b).push(queue, `m${i}`);
-      expect(await pair.a.queueLength(queue)).toBe(20);
-      const seen: string[] = [];
-      for (let i = 0; i < 20; i++) {
-        const head = await pair.b.peek(queue);
-        expect(await pair.a.peek(queue)).toBe(head);
-        const removed = await Promise.all([pair.a.removeHead(queue, head!), pair.b.removeHead(queue, head!)]);
-        expect(removed.filter(Boolean)).toHaveLength(1);
-        seen.push(head!);
-      }
-      expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`));
-      expect(await pair.b.peek(queue)).toBeUndefined();
-      expect(await pair.b.queueLength(queue)).toBe(0);
-      await pair.a.push(queue, "x");
-      await pair.a.push(queue, "y");
-      expect(await pair.b.removeHead(queue, "y")).toBe(false);
-      expect(await pair.a.peek(queue)).toBe("x");
-      expect(await pair.b.removeHead(queue, "x")).toBe(true);
-      expect(await pair.a.peek(queue)).toBe("y");
+      const set = unique("index");
+      const lease = { key: unique("lease"), ttlMs: 10_000, owner: "proc-a" };
+      const claims = (id: string) => [
+        { namespace: "dedupe" as const, key: `${queue}:${id}:event`, value: "seen", ttlMs: 60_000 },
+        { namespace: "dedupe" as const, key: `${queue}:${id}:ts`, value: "seen" },
+      ];
+      const first = await pair.a.offer({
+        queue,
+        item: "m1",
+        claims: claims("1"),
+        index: { set, member: "s1" },
+        lease,
+      });
+      expect(first.status).toBe("taken");
+      if (first.status !== "taken") return;
+      expect(first.items).toEqual(["m1"]);
+      expect(tokenOwner(first.grant.token)).toBe("proc-a");
+      expect(await pair.b.members(set)).toEqual(["s1"]);
+      expect(await pair.store.space("dedupe").get(`${queue}:1:ts`)).toBe("seen");
+      // A redelivery (any one of its claims) changes nothing.
+      const again = [{ ...claims("1")[1]! }, { ...claims("9")[0]! }];
+      expect(
+        await pair.b.offer({ queue, item: "m1'", claims: again, index: { set, member: "s1" }, lease }),
+      ).toEqual({
+        status: "duplicate",
+      });
+      expect(await pair.store.space("dedupe").get(`${queue}:9:event`)).toBeUndefined();
+      const second = await pair.b.offer({
+        queue,
+        item: "m2",
+        claims: claims("2"),
+        index: { set, member: "s1" },
+        lease: { ...lease, owner: "proc-b" },
+      });
+      expect(second).toEqual({ status: "queued", holder: first.grant.token });
+      expect(await pair.a.items(queue, 0)).toEqual(["m1", "m2"]);
+      expect(await pair.a.items(queue, 1)).toEqual(["m2"]);
+      // The holder saves what it took and trims it from the queue in one fenced write.
+      expect(
+        await pair.a.fencedWrite({ key: lease.key, fence: first.grant.fence }, [
+          { op: "set", namespace: "sessions", key: `${queue}:rec`, value: { took: 2 } },
+          { op: "trim", queue, count: 2 },
+          { op: "remove-member", set, member: "s1" },
+        ]),
+      ).toBe(true);
+      expect(await pair.b.items(queue, 0)).toEqual([]);
+      expect(await pair.b.members(set)).toEqual([]);
+      expect(await pair.store.space("sessions").get(`${queue}:rec`)).toEqual({ took: 2 });
+      const third = await pair.b.offer({
+        queue,
+        item: "m3",
+        claims: claims("3"),
+        index: { set, member: "s1" },
+        lease,
+      });
+      expect(third.status).toBe("queued");
+      expect(await pair.b.releaseAndCount(lease.key, "not-the-token", queue)).toEqual({
+        released: false,
+        waiting: -1,
+      });
+      expect(await pair.a.releaseAndCount(lease.key, first.grant.token, queue)).toEqual({
+        released: true,
+        waiting: 1,
+      });
+      const fourth = await pair.b.offer({
+        queue,
+        item: "m4",
+        claims: claims("4"),
+        index: { set, member: "s1" },
+        lease,
+      });
+      expect(fourth.status).toBe("taken");
+      if (fourth.status !== "taken") return;
+      expect(fourth.items).toEqual(["m3", "m4"]);
+      expect(fourth.grant.fence).toBe(first.grant.fence + 1);
+      // The stale holder can no longer trim.
+      expect(
+        await pair.a.fencedWrite({ key: lease.key, fence: first.grant.fence }, [
+          { op: "trim", queue, count: 2 },
+        ]),
+      ).toBe(false);
+      expect(await pair.a.items(queue, 0)).toEqual(["m3", "m4"]);
+      await pair.b.release(lease.key, fourth.grant.token);
+    });
+
+    it("insertIfAbsent writes its keys only when the first is absent, once among racing callers", async () => {
+      const key = unique("thread");
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 === 0 ? pair.a : pair.b).insertIfAbsent({ namespace: "sessions", key, value: `s${i}` }, [
+            { namespace: "sessions", key: `${key}:rec:s${i}`, value: { id: `s${i}` } },
+          ]),
+        ),
+      );
+      const winners = results.flatMap((won, i) => (won ? [i] : []));
+      expect(winners).toHaveLength(1);
+      const sessions = pair.store.space("sessions");
+      expect(await sessions.get(key)).toBe(`s${winners[0]}`);
+      for (let i = 0; i < 10; i++)
+        expect(await sessions.get(`${key}:rec:s${i}`)).toEqual(
+          i === winners[0] ? { id: `s${i}` } : undefined,
+        );
+    });
+
+    it("of 20 offers of one delivery at once, exactly one is taken in, the others are duplicates", async () => {
+      const queue = unique("race");
+      const lease = { key: unique("lease"), ttlMs: 10_000, owner: "p" };
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 === 0 ? pair.a : pair.b).offer({
+            queue,
+            item: `copy ${i}`,
+            claims: [{ namespace: "dedupe", key: `${queue}:delivery`, value: i }],
+            index: { set: unique("set"), member: "s" },
+            lease,
+          }),
+        ),
+      );
+      expect(outcomes.filter((o) => o.status !== "duplicate")).toHaveLength(1);
+      expect(await pair.a.items(queue, 0)).toHaveLength(1);
     });
 
     it("a published message reaches the other side's subscribers in order, until they unsubscribe", async () => {
