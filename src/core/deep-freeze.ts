@@ -19,16 +19,24 @@ export function isDeeplyFrozen(value: unknown): boolean {
  * frozen elsewhere (shallowly) are still walked, so their children end up frozen too.
  */
 export function deepFreeze<T>(value: T): T {
-  freezeAll(value, new Set());
+  freezeAll(value);
   return value;
 }
 
-function freezeAll(value: unknown, visiting: Set<object>): void {
-  if (value === null || typeof value !== "object" || deeplyFrozen.has(value) || visiting.has(value)) return;
-  visiting.add(value);
-  Object.freeze(value);
-  for (const key of Object.keys(value)) freezeAll((value as Record<string, unknown>)[key], visiting);
+/**
+ * An object is remembered before its children are walked, so a cycle back to it ends there; if
+ * freezing fails part-way (a typed array with elements cannot be frozen), it is forgotten again.
+ */
+function freezeAll(value: unknown): void {
+  if (value === null || typeof value !== "object" || deeplyFrozen.has(value)) return;
   deeplyFrozen.add(value);
+  try {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) freezeAll((value as Record<string, unknown>)[key]);
+  } catch (error) {
+    deeplyFrozen.delete(value);
+    throw error;
+  }
 }
 
 /**

@@ -26,6 +26,13 @@ describe("deepFreeze", () => {
     expect(Object.isFrozen(b)).toBe(true);
     expect(isDeeplyFrozen(b)).toBe(true);
   });
+
+  it("does not take a value it failed to freeze for deeply frozen", () => {
+    const value = { bytes: new Uint8Array([1, 2]) };
+    expect(() => deepFreeze(value)).toThrow(TypeError);
+    expect(isDeeplyFrozen(value)).toBe(false);
+    expect(isDeeplyFrozen(value.bytes)).toBe(false);
+  });
 });
 
 describe("frozenCopy", () => {

@@ -63,8 +63,9 @@ describe("ConversationExecutionRequest", () => {
     expect(isDeepFrozen(next)).toBe(true);
   });
 
-  it("round-trips through toJSON / fromJSON", () => {
+  it("round-trips through toJSON / fromJSON (the JSON form is the frozen snapshot itself, never copied)", () => {
     const request = createRequest({ ...input(), turnId: "abc", maxSteps: 5 });
+    expect(requestToJSON(request)).toBe(request);
     const json = JSON.parse(JSON.stringify(requestToJSON(request)));
     const back = requestFromJSON(json);
     expect(back).toEqual(request);
