@@ -5,9 +5,13 @@
  * while ids that grow with time keep new keys together at the index's end. The random part keeps
  * ids unguessable and unique across processes.
  */
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 
-/** A new session id: the milliseconds since 1970 in base 36 (8 characters until 2059), then 12 random characters. */
+/**
+ * A new session id: the milliseconds since 1970 in base 36 (8 characters until 2059), then 16
+ * random hex digits (from randomUUID, which draws on a cached entropy pool: no system call per id).
+ */
 export function newSessionId(now: number = Date.now()): string {
-  return `${now.toString(36).padStart(8, "0")}${randomBytes(9).toString("base64url")}`;
+  const hex = randomUUID().replace(/-/g, ""); // 32 hex digits; the 13th is the UUID version, not random
+  return `${now.toString(36).padStart(8, "0")}${hex.slice(0, 12)}${hex.slice(13, 17)}`;
 }

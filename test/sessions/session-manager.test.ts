@@ -126,7 +126,7 @@ describe("SessionManager turns", () => {
     const status = await h.manager.command(thread(), ANA, "status", []);
     expect(status).toMatch(/Mode: plan/);
     expect(status).toMatch(/Model: scripted:gpt-x/);
-    expect(status).toMatch(/Subscriptions: none \(20 char id\)/);
+    expect(status).toMatch(/Subscriptions: none \(24 char id\)/);
     expect(status).toMatch(/Usage: 1 turns, 10 input \+ 5 output = 15 tokens/);
     expect(await h.manager.command(thread(), ANA, "mode", ["banana"])).toMatch(/^Usage: mode </);
     expect(await h.manager.command(thread(), ANA, "frobnicate", [])).toMatch(/^Unknown command "frobnicate"/);
