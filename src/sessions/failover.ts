@@ -8,10 +8,8 @@
 import type { Logger } from "pino";
 
 export interface FailoverOptions {
-  /** Sessions with unfinished work, across processes. */
-  readonly activeIds: () => Promise<readonly string[]>;
-  /** Whether any process holds the session's lease (this one included). */
-  readonly isHeld: (sessionId: string) => Promise<boolean>;
+  /** Sessions with unfinished work, across processes, whose lease nobody holds now (one store step). */
+  readonly orphans: () => Promise<readonly string[]>;
   /** Resume the session here (its pump takes the lease, or finds it taken). */
   readonly resume: (sessionId: string) => Promise<void>;
   readonly intervalMs: number;
@@ -49,8 +47,7 @@ export class FailoverWatch {
 
   private async scanOnce(): Promise<void> {
     try {
-      for (const sessionId of await this.options.activeIds()) {
-        if (await this.options.isHeld(sessionId)) continue;
+      for (const sessionId of await this.options.orphans()) {
         this.options.logger.info({ sessionId }, "taking over a session whose lease lapsed");
         await this.options.resume(sessionId);
       }

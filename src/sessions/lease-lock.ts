@@ -143,12 +143,6 @@ export class SessionLeases {
     return owner === this.options.processId ? undefined : owner;
   }
 
-  /** Whether anyone holds the session's lease now. */
-  async isHeldAnywhere(sessionId: string): Promise<boolean> {
-    if (this.held.has(sessionId)) return true;
-    return (await this.options.coordination.holder(sessionLeaseKey(sessionId))) !== undefined;
-  }
-
   /**
    * Whether this process's copy of the session may be out of date under `held`: true unless the
    * previous lease on it was this process's own, or there was none (the first lease on a session:

@@ -22,7 +22,13 @@ import {
 import type { KeyValueSpace, StoreNamespace } from "../store/store.js";
 import { FailoverWatch } from "./failover.js";
 import { fencedSpace } from "./fenced-space.js";
-import { DEFAULT_LEASE_TIMING, type HeldSession, type LeaseTiming, SessionLeases } from "./lease-lock.js";
+import {
+  DEFAULT_LEASE_TIMING,
+  type HeldSession,
+  type LeaseTiming,
+  SessionLeases,
+  sessionLeaseKey,
+} from "./lease-lock.js";
 import type { LiveSession } from "./live-session.js";
 import type { SessionLease } from "./session-lock.js";
 import type { QueuedMessage, SharedRecords } from "./session-record.js";
@@ -107,8 +113,7 @@ export class MultiProcessSessions {
     );
     this.controls = new TurnControls(this.coordination, this.processId, (c) => this.handle(c), this.logger);
     this.failover = new FailoverWatch({
-      activeIds: () => this.records.activeIds(),
-      isHeld: (sessionId) => this.leases.isHeldAnywhere(sessionId),
+      orphans: () => this.coordination.unleasedMembers(ACTIVE_SET, sessionLeaseKey("")),
       resume: async (sessionId) => {
         const live = await this.requireHost().liveById(sessionId);
         if (live) this.requireHost().schedule(live);

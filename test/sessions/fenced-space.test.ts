@@ -8,7 +8,7 @@ import os from "node:os";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fencedSpace, sessionOfKey } from "../../src/sessions/fenced-space.js";
-import { SessionLeases } from "../../src/sessions/lease-lock.js";
+import { SessionLeases, sessionLeaseKey } from "../../src/sessions/lease-lock.js";
 import { newSessionRecord, SessionRecords } from "../../src/sessions/session-record.js";
 import { type Coordination, StaleFenceError } from "../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
@@ -77,7 +77,10 @@ describe("fenced turn-state writes", () => {
     await a.history.append("fence1", { role: "user", content: "from A" });
     expect(await leasesB.take("fence1")).toBeUndefined();
 
-    await eventually(async () => !(await leasesB.isHeldAnywhere("fence1")), "A's lease to lapse");
+    await eventually(
+      async () => (await coordB.holder(sessionLeaseKey("fence1"))) === undefined,
+      "A's lease to lapse",
+    );
     const heldB = await leasesB.take("fence1");
     expect(heldB!.fence.fence).toBe(heldA!.fence.fence + 1);
     await b.records.put({ ...record, title: "by B" });

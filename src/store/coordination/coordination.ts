@@ -135,6 +135,11 @@ export interface Coordination {
   removeMember(set: string, member: string): Promise<void>;
   /** The members of a shared set now. */
   members(set: string): Promise<readonly string[]>;
+  /**
+   * The members of a shared set whose lease (`leasePrefix` + member) nobody holds now — in one
+   * step, however large the set (sessions with work whose holder is gone).
+   */
+  unleasedMembers(set: string, leasePrefix: string): Promise<readonly string[]>;
   /** Set one field of a shared map (an index keyed by id). */
   setField(map: string, field: string, value: string): Promise<void>;
   /** Remove one field of a shared map; true when it was there. */

@@ -194,6 +194,10 @@ export class InProcessCoordination implements Coordination {
     return [...(this.sets.get(set) ?? [])];
   }
 
+  async unleasedMembers(set: string, leasePrefix: string): Promise<readonly string[]> {
+    return [...(this.sets.get(set) ?? [])].filter((member) => !this.live(`${leasePrefix}${member}`));
+  }
+
   async setField(map: string, field: string, value: string): Promise<void> {
     const fields = this.maps.get(map) ?? new Map<string, string>();
     fields.set(field, value);

@@ -41,6 +41,12 @@ for i = 1, #KEYS do
   else redis.call('SET', KEYS[i], ARGV[i * 2 - 1], 'PX', ARGV[i * 2]) end
 end
 return 1`;
+/** KEYS[1] the set; ARGV[1] the lease key prefix: the members whose lease key does not exist. */
+const UNLEASED_MEMBERS = `local free = {}
+for _, member in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if redis.call('EXISTS', ARGV[1] .. member) == 0 then free[#free + 1] = member end
+end
+return free`;
 /** KEYS[1] the lease, KEYS[2] the queue: released → the queue's length, else -1. */
 const RELEASE_AND_COUNT = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 redis.call('DEL', KEYS[1])
@@ -281,6 +287,16 @@ export class RedisCoordination implements Coordination {
 
   members(set: string): Promise<readonly string[]> {
     return this.client.sMembers(setKey(set));
+  }
+
+  async unleasedMembers(set: string, leasePrefix: string): Promise<readonly string[]> {
+    // The lease keys are built inside the script from the members; with one Redis (no cluster) a
+    // script may touch keys it was not handed.
+    const reply = await this.client.eval(UNLEASED_MEMBERS, {
+      keys: [setKey(set)],
+      arguments: [leaseKey(leasePrefix)],
+    });
+    return (reply as string[]).map(String);
   }
 
   async setField(map: string, field: string, value: string): Promise<void> {

@@ -325,6 +325,17 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
       expect(await pair.a.claimOnce(key, 10_000)).toBe(false);
     });
 
+    it("lists the members of a set whose lease nobody holds, in one step", async () => {
+      const set = unique("active");
+      const prefix = `${unique("lease")}:`;
+      for (const member of ["a", "b", "c"]) await pair.a.addMember(set, member);
+      const held = await pair.b.acquire(`${prefix}b`, 10_000);
+      expect([...(await pair.a.unleasedMembers(set, prefix))].sort()).toEqual(["a", "c"]);
+      await pair.b.release(`${prefix}b`, held!.token);
+      expect([...(await pair.a.unleasedMembers(set, prefix))].sort()).toEqual(["a", "b", "c"]);
+      expect(await pair.a.unleasedMembers(unique("empty"), prefix)).toEqual([]);
+    });
+
     it("sets are shared indexes", async () => {
       const set = unique("set");
       await pair.a.addMember(set, "s1");
