@@ -21,7 +21,8 @@ import { hostLine, percentile, round1, writeResults } from "./support/report.js"
 const LEVELS = [50, 200] as const;
 type Level = (typeof LEVELS)[number];
 const REPLIES_PER_LEVEL: Readonly<Record<Level, number>> = { 50: 600, 200: 1_200 };
-const WARMUP_REPLIES = 150;
+/** Enough replies for every process to have its hot paths compiled before anything is measured. */
+const WARMUP_REPLIES = 900;
 const COUNTED_TURNS = 40;
 const GOAL_SPEEDUP = 1.3;
 const GOAL_COMMANDS = 12;
