@@ -22,9 +22,9 @@ import { TurnEngine, type TurnEngineOptions } from "../engine/turn-engine.js";
 import { type ContextPart, createContextProvider } from "../engine/context-provider.js";
 import { AGENTS_MD_MAX_CHARS, buildInstructions, describeDate } from "../engine/instructions.js";
 import {
+  AgentsMdReader,
   type KnowledgePart,
   loadMemoryBlock,
-  readAgentsMd,
   type TextPrefixReader,
 } from "../engine/session-knowledge.js";
 import { SessionEngine } from "../engine/session-engine.js";
@@ -92,10 +92,10 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
     hardDenyPatterns: deps.hardDenyPatterns ?? [],
   });
   const workspace = { root: deps.workspaceRoot, extraRoots: deps.extraRoots ?? [] };
-  const paths = createWorkspacePaths(workspace);
+  const agentsMdMaxChars = deps.agentsMdMaxChars ?? AGENTS_MD_MAX_CHARS;
+  const agentsMd = new AgentsMdReader(createWorkspacePaths(workspace), agentsMdMaxChars, deps.readFile);
   const now = deps.now ?? (() => new Date());
   const hostOs = deps.os ?? describeOs();
-  const agentsMdMaxChars = deps.agentsMdMaxChars ?? AGENTS_MD_MAX_CHARS;
   const savingEnabled = deps.memoryEnabled ?? (() => true);
   const memory = deps.memory;
   const memoryTools = memory && { store: memory, savingEnabled, onChange: deps.onMemoryChange };
@@ -154,20 +154,20 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
 
     const prepare = async (request: ConversationExecutionRequest) => {
       const memoryEnabled = memory !== undefined && savingEnabled();
-      const [agentsMd, memoryBlock] = await Promise.all([
-        readAgentsMd(paths, agentsMdMaxChars, deps.readFile),
+      const [agentsMdPart, memoryBlock] = await Promise.all([
+        agentsMd.current(),
         memory ? loadMemoryBlock(memory, request) : Promise.resolve<KnowledgePart>({}),
       ]);
       const engine = new TurnEngine({
         ...common,
-        instructions: instructionsOf(platform, memoryEnabled, agentsMd.text, memoryBlock.text),
+        instructions: instructionsOf(platform, memoryEnabled, agentsMdPart.text, memoryBlock.text),
         contextProvider: createContextProvider({
           memory: memory && { enabledAtStart: memoryEnabled, enabled: savingEnabled },
           now,
           parts: deps.contextParts,
         }),
       });
-      return { engine, notices: noticesOf([agentsMd, memoryBlock]) };
+      return { engine, notices: noticesOf([agentsMdPart, memoryBlock]) };
     };
 
     return new SessionEngine(prepare);

@@ -6,7 +6,8 @@
  * stops the conversation: it becomes a notice people see, and the part is left out.
  */
 import { constants } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
+import path from "node:path";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { fileErrorMessage } from "../tools/files/fs-errors.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
@@ -69,6 +70,42 @@ export async function readAgentsMd(
     const reason =
       error instanceof NotRegularFileError ? "it is not a regular file" : fileErrorMessage(error, AGENTS_MD);
     return { notice: `The workspace's ${AGENTS_MD} was not read (${reason}); continuing without it.` };
+  }
+}
+
+/**
+ * AGENTS.md for every session that starts: read (as `readAgentsMd`) when the file is new or
+ * changed, else the last reading again — one `stat` per session instead of resolving, opening and
+ * reading it each time (every top-level Slack DM starts a session). The file is known by its
+ * device, inode, size and change times after following links, so an edit, a replacement or a link
+ * pointed elsewhere (which is then refused as always) is read afresh.
+ */
+export class AgentsMdReader {
+  private last: { readonly identity: string; readonly part: KnowledgePart } | undefined;
+
+  constructor(
+    private readonly paths: WorkspacePaths,
+    private readonly maxChars: number,
+    private readonly read: TextPrefixReader = readTextPrefix,
+  ) {}
+
+  /** The workspace's AGENTS.md as `readAgentsMd` gives it. */
+  async current(): Promise<KnowledgePart> {
+    const identity = await this.identity();
+    if (identity !== undefined && this.last?.identity === identity) return this.last.part;
+    const part = await readAgentsMd(this.paths, this.maxChars, this.read);
+    this.last = identity === undefined ? undefined : { identity, part };
+    return part;
+  }
+
+  /** What the file is now ("missing" when absent); undefined when that cannot be told. */
+  private async identity(): Promise<string | undefined> {
+    try {
+      const s = await stat(path.join(this.paths.root, AGENTS_MD), { bigint: true });
+      return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+    } catch (error) {
+      return isMissing(error) ? "missing" : undefined;
+    }
   }
 }
 

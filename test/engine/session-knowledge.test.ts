@@ -1,8 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadMemoryBlock, readAgentsMd, readTextPrefix } from "../../src/engine/session-knowledge.js";
+import {
+  AgentsMdReader,
+  loadMemoryBlock,
+  readAgentsMd,
+  readTextPrefix,
+} from "../../src/engine/session-knowledge.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
@@ -25,6 +30,34 @@ afterEach(async () => {
 });
 
 const paths = () => createWorkspacePaths({ root });
+
+describe("AgentsMdReader", () => {
+  it("reads AGENTS.md once while it is unchanged, and afresh after an edit, a deletion or a link out", async () => {
+    const reads: string[] = [];
+    const reader = new AgentsMdReader(paths(), 1000, (file, max) => {
+      reads.push(file);
+      return readTextPrefix(file, max);
+    });
+    const file = path.join(root, "AGENTS.md");
+    expect(await reader.current()).toEqual({});
+    expect(await reader.current()).toEqual({});
+    await writeFile(file, "Use pnpm.\n");
+    reads.length = 0;
+    expect(await reader.current()).toEqual({ text: "Use pnpm.\n" });
+    expect(await reader.current()).toEqual({ text: "Use pnpm.\n" });
+    expect(reads).toHaveLength(1);
+    await writeFile(file, "Use npm.\n");
+    expect(await reader.current()).toEqual({ text: "Use npm.\n" });
+    expect(reads).toHaveLength(2);
+    await rm(file);
+    expect(await reader.current()).toEqual({});
+    await writeFile(path.join(outside, "secret.txt"), "TOP-SECRET");
+    await symlink(path.join(outside, "secret.txt"), file);
+    const part = await reader.current();
+    expect(part.notice).toMatch(/outside the workspace/);
+    expect(JSON.stringify(part)).not.toContain("TOP-SECRET");
+  });
+});
 
 describe("readAgentsMd", () => {
   it("reads the workspace's AGENTS.md; a missing one is no failure", async () => {
