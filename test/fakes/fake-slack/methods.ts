@@ -188,7 +188,7 @@ const methods: Record<string, Method> = {
     try {
       applyChunks(message, args);
     } catch (error) {
-      state.messages.splice(state.messages.indexOf(message), 1);
+      state.removeMessage(message);
       throw error;
     }
     state.changed();

@@ -110,6 +110,8 @@ export class FakeSlackState extends EventEmitter {
   readonly users = new Map<string, FakeUser>();
   readonly channels = new Map<string, FakeChannel>();
   readonly messages: FakeMessage[] = [];
+  /** `messages` by channel and ts: lookups stay cheap in long benchmark runs. */
+  private readonly byTs = new Map<string, FakeMessage>();
   readonly calls: ApiCall[] = [];
   readonly ephemerals: Ephemeral[] = [];
   readonly reactions: { channel: string; ts: string; name: string; added: boolean }[] = [];
@@ -199,12 +201,20 @@ export class FakeSlackState extends EventEmitter {
       updates: 0,
     };
     this.messages.push(created);
+    this.byTs.set(messageKey(created.channel, created.ts), created);
     if (!streaming) this.changed();
     return created;
   }
 
+  /** Forget a message that was never shown (a stream whose first chunks were refused). */
+  removeMessage(message: FakeMessage): void {
+    const index = this.messages.indexOf(message);
+    if (index >= 0) this.messages.splice(index, 1);
+    this.byTs.delete(messageKey(message.channel, message.ts));
+  }
+
   message(channel: string, ts: string): FakeMessage | undefined {
-    return this.messages.find((m) => m.channel === channel && m.ts === ts);
+    return this.byTs.get(messageKey(channel, ts));
   }
 
   /** The bot's visible messages in a thread (or top-level when `threadTs` is undefined), oldest first. */
@@ -218,6 +228,7 @@ export class FakeSlackState extends EventEmitter {
   clearHistory(): void {
     this.calls.length = 0;
     this.messages.length = 0;
+    this.byTs.clear();
     this.acks.clear();
     this.statuses.length = 0;
     this.reactions.length = 0;
@@ -242,4 +253,8 @@ export class FakeSlackState extends EventEmitter {
     this.files.set(file.id, file);
     return file;
   }
+}
+
+function messageKey(channel: string, ts: string): string {
+  return `${channel}\u0000${ts}`;
 }
