@@ -50,8 +50,10 @@ export function statusFor(action: string): PendingStatus {
 /** Shared map that holds the open-items index when several processes share the store. */
 export type SharedOpenIndex = Pick<Coordination, "setField" | "deleteField" | "fields">;
 
-/** Name of the shared open-items map. */
+/** Name of the shared open-items map (every open item: the expiry sweep). */
 const OPEN_MAP = "open-items";
+/** Name of one session's shared open-items map (intake asks it about each message). */
+const sessionOpenMap = (sessionId: string) => `${OPEN_MAP}:${sessionId}`;
 
 /** Reads and writes pending items; one instance per process. */
 export class PendingStore {
@@ -85,8 +87,11 @@ export class PendingStore {
       sessionId: item.sessionId,
       expiresAt: item.expiresAt,
     };
-    if (this.shared) await this.shared.setField(OPEN_MAP, item.id, JSON.stringify(entry));
-    else await this.updateOpen((open) => ({ ...open, [item.id]: entry }));
+    if (this.shared) {
+      const raw = JSON.stringify(entry);
+      await this.shared.setField(sessionOpenMap(item.sessionId), item.id, raw);
+      await this.shared.setField(OPEN_MAP, item.id, raw);
+    } else await this.updateOpen((open) => ({ ...open, [item.id]: entry }));
   }
 
   /** The item with its latest decision and answers, or undefined when unknown (or malformed). */
@@ -175,15 +180,23 @@ export class PendingStore {
 
   /** Drop a settled item from the open index (a crash came between its decision and that); true if it was there. */
   async dropOpen(id: string): Promise<boolean> {
-    if (this.shared) return this.shared.deleteField(OPEN_MAP, id);
+    if (this.shared) {
+      const raw = (await this.shared.fields(OPEN_MAP))[id];
+      const sessionId = raw === undefined ? undefined : (JSON.parse(raw) as OpenEntry).sessionId;
+      if (sessionId !== undefined) await this.shared.deleteField(sessionOpenMap(sessionId), id);
+      return this.shared.deleteField(OPEN_MAP, id);
+    }
     if (!(await this.readOpen()).has(id)) return false;
     await this.updateOpen(({ [id]: _, ...rest }) => rest);
     return true;
   }
 
-  /** Every item still open, or only one session's (the expiry sweep after a restart, intake). */
+  /**
+   * Every item still open, or only one session's (the expiry sweep after a restart, intake). With
+   * several processes a session's items are read from its own shared map, not the whole index.
+   */
   async openItems(sessionId?: string): Promise<readonly OpenEntry[]> {
-    const entries = [...(await this.readOpen()).values()];
+    const entries = [...(await this.readOpen(sessionId)).values()];
     return sessionId === undefined ? entries : entries.filter((e) => e.sessionId === sessionId);
   }
 
@@ -228,11 +241,14 @@ export class PendingStore {
     });
   }
 
-  /** The open-items index: read from the store the first time, from memory afterwards. */
-  private readOpen(): Promise<ReadonlyMap<string, OpenEntry>> {
+  /**
+   * The open-items index: read from the store the first time, from memory afterwards — or, with
+   * several processes, from the shared map at every use (one session's when `sessionId` is given).
+   */
+  private readOpen(sessionId?: string): Promise<ReadonlyMap<string, OpenEntry>> {
     if (this.shared)
       return this.shared
-        .fields(OPEN_MAP)
+        .fields(sessionId === undefined ? OPEN_MAP : sessionOpenMap(sessionId))
         .then(
           (fields) => new Map(Object.entries(fields).map(([id, raw]) => [id, JSON.parse(raw) as OpenEntry])),
         );

@@ -10,6 +10,7 @@ import {
   type PendingQuestion,
 } from "../../src/approvals/pending-item.js";
 import { PendingStore } from "../../src/approvals/pending-store.js";
+import { InProcessCoordination } from "../../src/store/coordination/in-process-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { StoredDataError } from "../../src/store/versioned.js";
@@ -222,5 +223,35 @@ describe("PendingStore open-items index in memory", () => {
     await expect(pending.create(approval({ sessionId: "s2", callId: "c2" }))).rejects.toThrow("disk full");
     expect((await pending.openItems()).map((e) => e.id)).toEqual([kept.id]);
     expect(watch.openReads).toBe(2);
+  });
+});
+
+describe("PendingStore open-items index in a shared map (several processes)", () => {
+  it("asks one session's own map about it, the whole index only for sweeps, and drops both on a decision", async () => {
+    const store = await createStore({ url: "memory:", dataDir: tempDir() });
+    const coordination = new InProcessCoordination(store);
+    const reads: string[] = [];
+    const shared = {
+      setField: coordination.setField.bind(coordination),
+      deleteField: coordination.deleteField.bind(coordination),
+      fields: async (map: string) => {
+        reads.push(map);
+        return coordination.fields(map);
+      },
+    };
+    const a = new PendingStore(store, () => NOW, undefined, shared);
+    const b = new PendingStore(store, () => NOW, undefined, shared);
+    const first = approval();
+    const other = approval({ id: "other-item-000000001", sessionId: "s2", callId: "c9" });
+    await a.create(first);
+    await a.create(other);
+    reads.length = 0;
+    expect((await b.openItems("s1")).map((e) => e.id)).toEqual([first.id]);
+    expect(reads).toEqual(["open-items:s1"]);
+    expect((await b.openItems()).map((e) => e.id).sort()).toEqual([first.id, other.id].sort());
+    await b.settle(first.id, { action: "deny", by: ana, at: NOW.toISOString() });
+    expect(await a.openItems("s1")).toEqual([]);
+    expect((await a.openItems()).map((e) => e.id)).toEqual([other.id]);
+    expect(await a.dropOpen(first.id)).toBe(false);
   });
 });
