@@ -197,7 +197,13 @@ export class PendingStore {
    */
   async openItems(sessionId?: string): Promise<readonly OpenEntry[]> {
     const entries = [...(await this.readOpen(sessionId)).values()];
-    return sessionId === undefined ? entries : entries.filter((e) => e.sessionId === sessionId);
+    if (sessionId !== undefined) return entries.filter((e) => e.sessionId === sessionId);
+    // The whole index is read at start: items opened before sessions had maps of their own get
+    // their entries there (one that was settled meanwhile is skipped by whoever reads it).
+    if (this.shared)
+      for (const entry of entries)
+        await this.shared.setField(sessionOpenMap(entry.sessionId), entry.id, JSON.stringify(entry));
+    return entries;
   }
 
   private spaceOf(kind: PendingKind): KeyValueSpace {

@@ -254,4 +254,16 @@ describe("PendingStore open-items index in a shared map (several processes)", ()
     expect((await a.openItems()).map((e) => e.id)).toEqual([other.id]);
     expect(await a.dropOpen(first.id)).toBe(false);
   });
+
+  it("gives items indexed before sessions had maps of their own an entry there when the whole index is read", async () => {
+    const store = await createStore({ url: "memory:", dataDir: tempDir() });
+    const coordination = new InProcessCoordination(store);
+    const item = approval();
+    const entry = { id: item.id, kind: item.kind, sessionId: item.sessionId, expiresAt: item.expiresAt };
+    await coordination.setField("open-items", item.id, JSON.stringify(entry));
+    const pending = new PendingStore(store, () => NOW, undefined, coordination);
+    expect(await pending.openItems("s1")).toEqual([]);
+    expect(await pending.openItems()).toEqual([entry]);
+    expect(await pending.openItems("s1")).toEqual([entry]);
+  });
 });
