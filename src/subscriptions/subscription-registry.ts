@@ -210,7 +210,7 @@ export class SubscriptionRegistry {
       const { id, revision } = change;
       if (this.closed) return;
       if (revision === undefined) this.drop(id);
-      else if (this.byId.get(id)?.revision !== revision)
+      else if (!this.hasRead(id, revision))
         this.adopt(id, revision, await this.space.get(subscriptionKey(id)), false);
     }).catch((error: unknown) => this.options.onError(error, `re-reading subscription ${change.id}`));
   }
@@ -220,9 +220,7 @@ export class SubscriptionRegistry {
     const entries = await this.catalog.entries();
     for (const id of [...this.byId.keys()]) if (!entries.has(id)) this.drop(id);
     for (const id of [...this.unreadable.keys()]) if (!entries.has(id)) this.unreadable.delete(id);
-    const changed = [...entries].filter(
-      ([id, revision]) => this.byId.get(id)?.revision !== revision && this.unreadable.get(id) !== revision,
-    );
+    const changed = [...entries].filter(([id, revision]) => !this.hasRead(id, revision));
     if (changed.length === 0) return;
     const records = await getAll(
       this.space,
@@ -249,10 +247,14 @@ export class SubscriptionRegistry {
       this.unreadable.delete(id);
     } catch (error) {
       this.drop(id);
-      if (this.unreadable.get(id) === revision) return;
       this.unreadable.set(id, revision);
       this.options.onError(error, `loading subscription ${id}`);
     }
+  }
+
+  /** Whether the record of `id` was read at `revision` already (indexed, or found unreadable). */
+  private hasRead(id: string, revision: string): boolean {
+    return this.byId.get(id)?.revision === revision || this.unreadable.get(id) === revision;
   }
 
   /** Forget a subscription removed (or made unreadable) elsewhere. */
