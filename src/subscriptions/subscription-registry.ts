@@ -12,9 +12,8 @@
  * reconciliation interval. Every change to the indexes runs one at a time, so a re-read finished
  * late never undoes a later one.
  */
-import type { KeyValueSpace } from "../store/store.js";
-import { getAll } from "../store/store.js";
 import { KeyedMutex } from "../store/key-mutex.js";
+import { getAll, type KeyValueSpace } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import { type BufferPosition, bufferPositionSchema } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "./clock.js";
