@@ -4,11 +4,12 @@
  * idle notices) and the channel starters (every message they see, the bot's removal from a
  * channel, and each platform's directory once the bot's identity is known). The SubscriptionService
  * itself opens on the app's store once the SessionManager exists, with wake-ups as wake turns of
- * the subscribing sessions and notices posted through the platforms' thread outputs.
+ * the subscribing sessions and notices posted through the platforms' thread outputs — and, when the
+ * app's coordination is distributed, with the subscriptions shared by every process on it.
  */
 import type { Logger } from "pino";
 import type { SessionManagerOptions } from "../sessions/session-manager.js";
-import type { ClaimOnce } from "../approvals/expiry-timers.js";
+import type { Coordination } from "../store/coordination/coordination.js";
 import type { Store } from "../store/store.js";
 import type { CatchUpArgs } from "../subscriptions/catch-up.js";
 import type { Caller, Outcome } from "../subscriptions/channel-access.js";
@@ -40,8 +41,11 @@ export interface SubscriptionsOpenOptions {
   readonly sessions: WakeableSessions & { notify: SubscriberNotifier };
   readonly settings: SubscriptionSettings;
   readonly logger: Logger;
-  /** Claims wake-ups in the store when several processes share it. */
-  readonly claim?: ClaimOnce;
+  /**
+   * The app's coordination: when it is distributed (several processes on one Redis), the
+   * subscriptions are shared by the processes on it and each wake-up is claimed once.
+   */
+  readonly coordination?: Coordination;
 }
 
 /** The app's channel subscriptions (see module comment). */
@@ -67,7 +71,7 @@ export class AppSubscriptions implements SubscriptionToolsService {
       notify: (target, text) => options.sessions.notify(target, text),
       settings: options.settings,
       onError: (error, context) => logger.warn({ err: error }, `subscriptions: ${context}`),
-      ...(options.claim ? { claim: options.claim } : {}),
+      ...(options.coordination?.distributed ? { shared: { coordination: options.coordination } } : {}),
     });
   }
 
@@ -78,7 +82,7 @@ export class AppSubscriptions implements SubscriptionToolsService {
   > {
     return {
       itemCancellers: [subscriptionCanceller(this)],
-      statusExtras: async (sessionId) => this.service?.listForSession(sessionId) ?? [],
+      statusExtras: async (sessionId) => (await this.service?.listForSession(sessionId)) ?? [],
       onIdle: (sessionId) => this.service?.sessionIdle(sessionId),
       extraCommands: subscriptionCommands(this),
     };
@@ -110,7 +114,7 @@ export class AppSubscriptions implements SubscriptionToolsService {
     return this.opened().remove(owner, channel);
   }
 
-  listForPerson(person: Pick<SubscriptionOwner, "platform" | "userId">): readonly Subscription[] {
+  listForPerson(person: Pick<SubscriptionOwner, "platform" | "userId">): Promise<readonly Subscription[]> {
     return this.opened().listForPerson(person);
   }
 

@@ -11,7 +11,6 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { approvalsConfigSchema, type ApprovalsConfig } from "../approvals/authorisation.js";
-import { claimAcrossProcesses } from "../approvals/expiry-timers.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { createEngineFactory } from "./engine-factory.js";
 import { engineOptionsFromConfig } from "./engine-config.js";
@@ -184,7 +183,7 @@ export async function createConversation(
       sessions: manager,
       settings: settingsFromConfig(config.subscriptions),
       logger,
-      ...claimAcrossProcesses(context.coordination),
+      coordination: context.coordination,
     });
     await schedules.open({
       store,

@@ -48,7 +48,7 @@ export function subscriptionCommands(
       minArgs: 0,
       maxArgs: 0,
       run: async ({ sessionId, target, user }) => {
-        const mine = service.listForPerson({ platform: target.platform, userId: user.id });
+        const mine = await service.listForPerson({ platform: target.platform, userId: user.id });
         const [header = "", ...lines] = personLines(mine, sessionId);
         if (mine.length === 0) return header;
         const items = mine.map((subscription, i) => ({

@@ -1,16 +1,23 @@
 /**
  * SubscriptionRegistry: the persisted subscriptions ("subscriptions" space) and their in-memory
- * indexes by session and by channel. The store has no key listing, so a catalog record lists the
- * ids: a new record is written before the catalog names it, and the catalog forgets an id before
- * its record is deleted, so a crash never leaves the catalog naming a missing record. Loading
- * skips (and reports) a record it cannot read instead of refusing to start. Also keeps, per
+ * indexes by id, session and channel — in memory so that every channel message observed costs one
+ * map lookup. Which subscriptions exist is the catalog's (subscription-catalog.ts). Loading skips
+ * (and reports) a record it cannot read instead of refusing to start. Also keeps, per
  * subscription, how far its wake-ups have delivered, so pending batches can be rebuilt on start.
+ *
+ * With a shared catalog other processes change the subscriptions too, and the indexes follow:
+ * each announced change re-reads that one record (or drops it); `refresh` checks the whole copy
+ * against the catalog's revisions in one read and re-reads only what changed — the person-facing
+ * reads call it first, and it runs periodically, so a lost announcement is repaired within the
+ * reconciliation interval. Every change to the indexes runs one at a time, so a re-read finished
+ * late never undoes a later one.
  */
-import { z } from "zod";
 import { KeyedMutex } from "../store/key-mutex.js";
-import type { KeyValueSpace } from "../store/store.js";
+import { getAll, type KeyValueSpace } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import { type BufferPosition, bufferPositionSchema } from "./buffer-entry.js";
+import type { Clock, TimerHandle } from "./clock.js";
+import type { CatalogChange, SubscriptionCatalog } from "./subscription-catalog.js";
 import {
   channelKeyOf,
   freezeSubscription,
@@ -20,53 +27,75 @@ import {
 } from "./subscription.js";
 
 export const SUBSCRIPTION_KIND = "subscription";
-export const CATALOG_KIND = "subscription-catalog";
 export const WOKEN_KIND = "subscription-woken";
-const CATALOG_KEY = "catalog";
-
-const catalogSchema = z.object({ ids: z.array(z.string()) });
 
 /** Store key of a subscription record. */
 export const subscriptionKey = (id: string) => `sub:${id}`;
 /** Store key of a subscription's "woken through" marker. */
 export const wokenKey = (id: string) => `woken:${id}`;
 
+/** The one key every change to the indexes is serialised on. */
+const INDEXES = "indexes";
+
+export interface SubscriptionRegistryOptions {
+  readonly catalog: SubscriptionCatalog;
+  /** Unreadable records (each reported once per revision) and failed reconciliations. */
+  readonly onError: (error: unknown, context: string) => void;
+  /** A subscription this process knew was removed elsewhere (or became unreadable). */
+  readonly onGone?: (id: string) => void;
+  /** With a shared catalog: reconcile with it every `intervalMs` on `clock`. */
+  readonly reconcile?: { readonly clock: Clock; readonly intervalMs: number };
+}
+
+interface Known {
+  readonly subscription: Subscription;
+  /** The catalog's revision the record was read at (or written with). */
+  readonly revision: string;
+}
+
 /** Persisted subscriptions with indexes by session and by channel. */
 export class SubscriptionRegistry {
-  private readonly byId = new Map<string, Subscription>();
+  private readonly byId = new Map<string, Known>();
   private readonly bySession = new Map<string, Set<string>>();
   private readonly byChannel = new Map<string, Set<string>>();
+  /** Ids whose record could not be read, at the revision that was tried (reported once). */
+  private readonly unreadable = new Map<string, string>();
   private readonly mutex = new KeyedMutex();
+  private readonly catalog: SubscriptionCatalog;
+  /** A refresh queued and not started yet: later callers share it. */
+  private queuedRefresh: Promise<void> | undefined;
+  private timer: TimerHandle | undefined;
+  private closed = false;
 
-  private constructor(private readonly space: KeyValueSpace) {}
+  private constructor(
+    private readonly space: KeyValueSpace,
+    private readonly options: SubscriptionRegistryOptions,
+  ) {
+    this.catalog = options.catalog;
+  }
 
-  /** Load every subscription the catalog names; unreadable ones are reported to `onError` and skipped. */
-  static async load(
+  /**
+   * Load every subscription the catalog names (unreadable ones are reported and skipped), after
+   * starting to listen for changes so none made meanwhile is missed; then reconcile periodically.
+   */
+  static async open(
     space: KeyValueSpace,
-    onError: (error: unknown, context: string) => void,
+    options: SubscriptionRegistryOptions,
   ): Promise<SubscriptionRegistry> {
-    const registry = new SubscriptionRegistry(space);
-    for (const id of await registry.catalog()) {
-      try {
-        const raw = await space.get(subscriptionKey(id));
-        if (raw === undefined)
-          throw new Error(`subscription ${id} is in the catalog but its record is missing`);
-        const data = fromVersioned(raw, { kind: SUBSCRIPTION_KIND, schema: subscriptionSchema, where: id });
-        registry.index(freezeSubscription(data));
-      } catch (error) {
-        onError(error, `loading subscription ${id}`);
-      }
-    }
+    const registry = new SubscriptionRegistry(space, options);
+    await options.catalog.watch((change) => registry.changed(change));
+    await registry.serially(() => registry.reconcile(true));
+    registry.arm();
     return registry;
   }
 
   /** Every subscription. */
   all(): readonly Subscription[] {
-    return [...this.byId.values()];
+    return [...this.byId.values()].map((known) => known.subscription);
   }
 
   get(id: string): Subscription | undefined {
-    return this.byId.get(id);
+    return this.byId.get(id)?.subscription;
   }
 
   /** The session's subscriptions, oldest first. */
@@ -84,24 +113,55 @@ export class SubscriptionRegistry {
     return this.forSession(sessionId).find((s) => scopeKeyOf(s.channelRef) === scopeKey);
   }
 
-  /** Create or replace a subscription (validated; the catalog is written after the record). */
+  /**
+   * Bring the indexes in line with a shared catalog: one read of it, then the records whose
+   * revision differs, in one read; ids it no longer names are dropped. Nothing to do (and no store
+   * access) with a single process's catalog. Callers arriving while a refresh waits to start
+   * share it.
+   */
+  refresh(): Promise<void> {
+    if (!this.catalog.shared || this.closed) return Promise.resolve();
+    this.queuedRefresh ??= this.serially(async () => {
+      this.queuedRefresh = undefined;
+      if (!this.closed) await this.reconcile(false);
+    });
+    return this.queuedRefresh;
+  }
+
+  /**
+   * The subscription as stored now, for acting on it (a wake-up): with a shared catalog its record
+   * is read again, and a subscription removed elsewhere is dropped here and comes back undefined.
+   */
+  async current(id: string): Promise<Subscription | undefined> {
+    if (!this.catalog.shared) return this.get(id);
+    const raw = await this.space.get(subscriptionKey(id));
+    if (raw === undefined) {
+      await this.serially(async () => this.drop(id));
+      return undefined;
+    }
+    return freezeSubscription(
+      fromVersioned(raw, { kind: SUBSCRIPTION_KIND, schema: subscriptionSchema, where: id }),
+    );
+  }
+
+  /** Create or replace a subscription (validated; the catalog names it after its record is written). */
   async put(subscription: Subscription): Promise<Subscription> {
     const valid = freezeSubscription(subscriptionSchema.parse(subscription));
-    return this.mutex.run(CATALOG_KEY, async () => {
+    return this.serially(async () => {
       await this.space.set(subscriptionKey(valid.id), toVersioned(SUBSCRIPTION_KIND, valid));
-      if (!this.byId.has(valid.id)) await this.writeCatalog([...this.byId.keys(), valid.id]);
+      const revision = await this.catalog.add(valid.id);
       this.unindex(valid.id);
-      this.index(valid);
+      this.index(valid, revision);
       return valid;
     });
   }
 
-  /** Remove a subscription and its wake marker; returns it, or undefined when unknown. */
+  /** Remove a subscription and its wake marker; returns it, or undefined when unknown here. */
   async remove(id: string): Promise<Subscription | undefined> {
-    return this.mutex.run(CATALOG_KEY, async () => {
-      const existing = this.byId.get(id);
+    return this.serially(async () => {
+      const existing = this.byId.get(id)?.subscription;
       if (!existing) return undefined;
-      await this.writeCatalog([...this.byId.keys()].filter((other) => other !== id));
+      await this.catalog.remove(id);
       this.unindex(id);
       await this.space.delete(subscriptionKey(id));
       await this.space.delete(wokenKey(id));
@@ -116,39 +176,121 @@ export class SubscriptionRegistry {
     return fromVersioned(raw, { kind: WOKEN_KIND, schema: bufferPositionSchema, where: id });
   }
 
-  /** Record a delivered wake-up (only for a subscription that still exists). */
+  /**
+   * Record a delivered wake-up (only for a subscription that still exists). With a shared catalog
+   * another process may have removed it meanwhile: the marker is written, then taken back when
+   * the record is gone — a remover deletes the record before the marker, so none is left behind.
+   */
   async markWoken(id: string, position: BufferPosition): Promise<void> {
-    await this.mutex.run(CATALOG_KEY, async () => {
-      if (this.byId.has(id)) await this.space.set(wokenKey(id), toVersioned(WOKEN_KIND, position));
+    await this.serially(async () => {
+      if (!this.byId.has(id)) return;
+      await this.space.set(wokenKey(id), toVersioned(WOKEN_KIND, position));
+      if (this.catalog.shared && (await this.space.get(subscriptionKey(id))) === undefined)
+        await this.space.delete(wokenKey(id));
     });
   }
 
-  private async catalog(): Promise<string[]> {
-    const raw = await this.space.get(CATALOG_KEY);
-    if (raw === undefined) return [];
-    return fromVersioned(raw, { kind: CATALOG_KIND, schema: catalogSchema, where: CATALOG_KEY }).ids;
+  /** Stop reconciling and listening for changes; resolves once a re-read under way has finished. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== undefined) this.options.reconcile?.clock.clearTimer(this.timer);
+    this.timer = undefined;
+    await this.catalog.close();
+    await this.serially(async () => undefined);
   }
 
-  private async writeCatalog(ids: readonly string[]): Promise<void> {
-    await this.space.set(CATALOG_KEY, toVersioned(CATALOG_KIND, { ids }));
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    return this.mutex.run(INDEXES, task);
+  }
+
+  /** An announced change: drop a removed subscription, re-read a changed one. */
+  private changed(change: CatalogChange): void {
+    this.serially(async () => {
+      const { id, revision } = change;
+      if (this.closed) return;
+      if (revision === undefined) this.drop(id);
+      else if (!this.hasRead(id, revision))
+        this.adopt(id, revision, await this.space.get(subscriptionKey(id)), false);
+    }).catch((error: unknown) => this.options.onError(error, `re-reading subscription ${change.id}`));
+  }
+
+  /** Compare with the catalog and re-read what changed (everything on the first load). */
+  private async reconcile(initial: boolean): Promise<void> {
+    const entries = await this.catalog.entries();
+    for (const id of [...this.byId.keys()]) if (!entries.has(id)) this.drop(id);
+    for (const id of [...this.unreadable.keys()]) if (!entries.has(id)) this.unreadable.delete(id);
+    const changed = [...entries].filter(([id, revision]) => !this.hasRead(id, revision));
+    if (changed.length === 0) return;
+    const records = await getAll(
+      this.space,
+      changed.map(([id]) => subscriptionKey(id)),
+    );
+    for (const [at, [id, revision]] of changed.entries()) this.adopt(id, revision, records[at], initial);
+  }
+
+  /**
+   * Index the record read for `id` at `revision`, or drop the id when it is missing or unreadable.
+   * A missing record is reported only on the first load: later, the catalog can name an id whose
+   * removal is under way (the catalog is read before the record).
+   */
+  private adopt(id: string, revision: string, raw: unknown, initial: boolean): void {
+    try {
+      if (raw === undefined) {
+        if (initial) throw new Error(`subscription ${id} is in the catalog but its record is missing`);
+        this.drop(id);
+        return;
+      }
+      const data = fromVersioned(raw, { kind: SUBSCRIPTION_KIND, schema: subscriptionSchema, where: id });
+      this.unindex(id);
+      this.index(freezeSubscription(data), revision);
+      this.unreadable.delete(id);
+    } catch (error) {
+      this.drop(id);
+      this.unreadable.set(id, revision);
+      this.options.onError(error, `loading subscription ${id}`);
+    }
+  }
+
+  /** Whether the record of `id` was read at `revision` already (indexed, or found unreadable). */
+  private hasRead(id: string, revision: string): boolean {
+    return this.byId.get(id)?.revision === revision || this.unreadable.get(id) === revision;
+  }
+
+  /** Forget a subscription removed (or made unreadable) elsewhere. */
+  private drop(id: string): void {
+    if (!this.byId.has(id)) return;
+    this.unindex(id);
+    this.options.onGone?.(id);
+  }
+
+  private arm(): void {
+    const reconcile = this.options.reconcile;
+    if (!reconcile || !this.catalog.shared || this.closed) return;
+    this.timer = reconcile.clock.setTimer(() => {
+      this.refresh()
+        .catch((error: unknown) =>
+          this.options.onError(error, "reconciling subscriptions with the shared catalog"),
+        )
+        .finally(() => this.arm());
+    }, reconcile.intervalMs);
   }
 
   private pick(ids: ReadonlySet<string> | undefined): readonly Subscription[] {
     if (!ids) return [];
     return [...ids]
-      .map((id) => this.byId.get(id))
+      .map((id) => this.byId.get(id)?.subscription)
       .filter((s): s is Subscription => s !== undefined)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  private index(subscription: Subscription): void {
-    this.byId.set(subscription.id, subscription);
+  private index(subscription: Subscription, revision: string): void {
+    this.byId.set(subscription.id, { subscription, revision });
     addTo(this.bySession, subscription.sessionId, subscription.id);
     addTo(this.byChannel, channelKeyOf(subscription.channelRef), subscription.id);
   }
 
   private unindex(id: string): void {
-    const existing = this.byId.get(id);
+    const existing = this.byId.get(id)?.subscription;
     if (!existing) return;
     this.byId.delete(id);
     removeFrom(this.bySession, existing.sessionId, id);

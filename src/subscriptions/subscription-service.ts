@@ -6,8 +6,15 @@
  * the session layer calls `sessionIdle` after each turn and `listForSession` for `status`.
  * Subscriptions, buffers, read cursors and wake markers live in the store, and `open` rebuilds
  * the indexes and the batches that were pending when the process stopped.
+ *
+ * With several processes on one store (`shared`), the catalog of subscriptions is shared and the
+ * registry's indexes follow the other processes' changes (subscription-registry.ts). `observe`
+ * still answers from memory; what a person or the agent is shown or acts on — listings, `status`
+ * lines, subscribe, unsubscribe, the bot's removal — is checked against the catalog first, and a
+ * wake-up re-reads its subscription.
  */
 import type { ClaimOnce } from "../approvals/expiry-timers.js";
+import type { Coordination } from "../store/coordination/coordination.js";
 import type { Store } from "../store/store.js";
 import { type BufferEntry, type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
 import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
@@ -35,6 +42,8 @@ import {
   scopeKeyOf,
   watchedSince,
 } from "./subscription.js";
+import { SharedCatalog } from "./shared-catalog.js";
+import { LocalCatalog } from "./subscription-catalog.js";
 import { SubscriptionRegistry } from "./subscription-registry.js";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "./subscription-settings.js";
 import { describeSubscription, statusLines, wakesWhere } from "./subscription-text.js";
@@ -55,9 +64,16 @@ export interface SubscriptionServiceOptions {
   readonly clock?: Clock;
   /** Failures nobody awaits (a store write in observe, a failed wake-up): log them. */
   readonly onError?: (error: unknown, context: string) => void;
-  /** Several processes on one store: claims each matched message's wake-up, so it fires once. */
-  readonly claim?: ClaimOnce;
+  /**
+   * Several processes on one store: the coordination they share. The subscription catalog is
+   * then shared (every process's indexes follow its changes, and are reconciled with it every
+   * `reconcileMs`, default 15 s), and each matched message's wake-up is claimed so it fires once.
+   */
+  readonly shared?: { readonly coordination: Coordination; readonly reconcileMs?: number };
 }
+
+/** How often the indexes are reconciled with a shared catalog by default. */
+const DEFAULT_RECONCILE_MS = 15_000;
 
 /** Who manages subscriptions: a person, asking from one of their conversations. */
 export interface SubscriptionOwner {
@@ -114,15 +130,33 @@ export class SubscriptionService {
       isBusy: (sessionId) => options.sink.isBusy(sessionId),
       deliver: (batch) => this.deliver(batch),
       onError: (error, id) => this.onError(error, `waking subscription ${id}`),
-      ...(options.claim ? { claim: options.claim } : {}),
+      ...(options.shared ? { claim: claimOn(options.shared.coordination) } : {}),
     });
   }
 
   /** Load subscriptions and re-arm the wake-ups that were pending when the process stopped. */
   static async open(options: SubscriptionServiceOptions): Promise<SubscriptionService> {
     const onError = options.onError ?? (() => undefined);
-    const registry = await SubscriptionRegistry.load(options.store.space("subscriptions"), onError);
-    const service = new SubscriptionService(registry, options);
+    const space = options.store.space("subscriptions");
+    const { shared } = options;
+    // A subscription removed elsewhere cancels its batch here (none can wait before the service exists).
+    let service: SubscriptionService | undefined;
+    const registry = await SubscriptionRegistry.open(space, {
+      catalog: shared
+        ? await SharedCatalog.open(shared.coordination, space, onError)
+        : new LocalCatalog(space),
+      onError,
+      onGone: (id) => service?.scheduler.cancel(id),
+      ...(shared
+        ? {
+            reconcile: {
+              clock: options.clock ?? systemClock,
+              intervalMs: shared.reconcileMs ?? DEFAULT_RECONCILE_MS,
+            },
+          }
+        : {}),
+    });
+    service = new SubscriptionService(registry, options);
     for (const subscription of registry.all()) await service.rebuildPending(subscription);
     return service;
   }
@@ -176,6 +210,7 @@ export class SubscriptionService {
     const label = channelLabel(ref);
     if (isOwnConversation(ref, caller.target))
       return { ok: false, message: `${label} is this conversation itself; I already see what is said here.` };
+    await this.registry.refresh();
     const existing = this.registry.find(caller.sessionId, scopeKeyOf(ref));
     if (!existing && this.registry.forSession(caller.sessionId).length >= this.settings.maxPerSession)
       return {
@@ -219,8 +254,8 @@ export class SubscriptionService {
    * one of the person's own subscriptions in any of their conversations. Resolves with the reply.
    */
   async remove(owner: SubscriptionOwner, channel: string): Promise<Outcome> {
+    const mine = await this.listForPerson(owner);
     const here = this.registry.forSession(owner.sessionId).filter((s) => isNamedBy(s, channel));
-    const mine = this.listForPerson(owner);
     const matches = here.length > 0 ? here : mine.filter((s) => isNamedBy(s, channel));
     if (matches.length !== 1) {
       const known =
@@ -242,7 +277,10 @@ export class SubscriptionService {
   }
 
   /** The person's own subscriptions across all their conversations, oldest first. */
-  listForPerson(person: Pick<SubscriptionOwner, "platform" | "userId">): readonly Subscription[] {
+  async listForPerson(
+    person: Pick<SubscriptionOwner, "platform" | "userId">,
+  ): Promise<readonly Subscription[]> {
+    await this.registry.refresh();
     return this.registry
       .all()
       .filter((s) => s.createdBy.id === person.userId && s.subscriberTarget.platform === person.platform)
@@ -250,18 +288,20 @@ export class SubscriptionService {
   }
 
   /** The session's subscriptions, oldest first. */
-  listFor(sessionId: string): readonly Subscription[] {
+  async listFor(sessionId: string): Promise<readonly Subscription[]> {
+    await this.registry.refresh();
     return this.registry.forSession(sessionId);
   }
 
   /** Lines for the `status` command. */
-  listForSession(sessionId: string): readonly string[] {
-    return statusLines(this.registry.forSession(sessionId));
+  async listForSession(sessionId: string): Promise<readonly string[]> {
+    return statusLines(await this.listFor(sessionId));
   }
 
   /** The bot was removed from a channel: close its subscriptions there and tell each subscriber. */
   async onBotRemoved(channel: Pick<ChannelRef, "platform" | "workspace" | "channel">): Promise<number> {
     const key = channelKeyOf(channel);
+    await this.registry.refresh();
     const closed = this.registry.forChannel(key);
     for (const subscription of closed) {
       await this.close(subscription);
@@ -282,9 +322,13 @@ export class SubscriptionService {
     await this.scheduler.settled();
   }
 
-  /** Stop timers and wait for deliveries in flight (pending batches are rebuilt by the next `open`). */
+  /**
+   * Stop timers and following other processes' changes, and wait for deliveries in flight
+   * (pending batches are rebuilt by the next `open`).
+   */
   async shutdown(): Promise<void> {
     await this.scheduler.close();
+    await this.registry.close();
   }
 
   private shouldWake(subscription: Subscription, entry: BufferEntry, bot: BotIdentity | undefined): boolean {
@@ -313,11 +357,12 @@ export class SubscriptionService {
     this.scheduler.cancel(subscription.id);
     await this.cursors.delete(subscription.sessionId, scopeKeyOf(subscription.channelRef));
     const key = channelKeyOf(subscription.channelRef);
+    await this.registry.refresh();
     if (this.registry.forChannel(key).length === 0) await this.buffer.drop(key);
   }
 
   private async deliver(ready: ReadyBatch): Promise<void> {
-    const subscription = this.registry.get(ready.subscriptionId);
+    const subscription = await this.registry.current(ready.subscriptionId);
     const last = ready.items.at(-1);
     if (!subscription || !last) return;
     const entries = ready.items.map((item) => item.entry);
@@ -389,4 +434,9 @@ export class SubscriptionService {
       this.onError(error, `rebuilding pending wake-ups of subscription ${subscription.id}`);
     }
   }
+}
+
+/** Wake-up claims on the coordination the processes share. */
+function claimOn(coordination: Coordination): ClaimOnce {
+  return (key, ttlMs) => coordination.claimOnce(key, ttlMs);
 }

@@ -177,7 +177,7 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     async execute(_args, context) {
       const caller = callerOf(context.request);
       if (typeof caller === "string") return fail(caller);
-      return ok(personLines(service.listForPerson(ownerOf(caller)), caller.sessionId).join("\n"));
+      return ok(personLines(await service.listForPerson(ownerOf(caller)), caller.sessionId).join("\n"));
     },
   });
   const catchUp = channelTool({

@@ -155,7 +155,7 @@ describe("wake sink, subscription commands and retry provenance", () => {
     const harness = await openHarness();
     try {
       await harness.service.subscribe(CALLER, { channel: "#deploys" });
-      const [subscription] = harness.service.listFor(CALLER.sessionId);
+      const [subscription] = await harness.service.listFor(CALLER.sessionId);
       const batch = {
         entries: [],
         omitted: 0,

@@ -37,7 +37,7 @@ describe("SubscriptionService", () => {
       "isMember CDEPLOY UALICE",
       "ensureBotCanRead CDEPLOY",
     ]);
-    const [sub] = h.service.listFor(ALICE.sessionId);
+    const [sub] = await h.service.listFor(ALICE.sessionId);
     expect(sub).toMatchObject({
       sessionId: ALICE.sessionId,
       subscriberTarget: HOME,
@@ -47,20 +47,20 @@ describe("SubscriptionService", () => {
       createdBy: { id: "UALICE", name: "Alice" },
     });
     expect(Object.isFrozen(sub)).toBe(true);
-    expect(h.service.listForSession(ALICE.sessionId)).toEqual([
+    expect(await h.service.listForSession(ALICE.sessionId)).toEqual([
       "Subscriptions (1):",
       expect.stringMatching(
         /^- #deploys \(slack, every message; instructions: "Tell me when a deploy fails"\) — since 2026-11-30 by Alice \[sub_[0-9a-f]{12}\]$/,
       ),
     ]);
-    expect(h.service.listForSession("other")).toEqual(["Subscriptions: none"]);
+    expect(await h.service.listForSession("other")).toEqual(["Subscriptions: none"]);
   });
 
   it("refuses a channel the requesting person is not a member of, saying why", async () => {
     const outcome = await h.service.subscribe(ALICE, { channel: "#secret" });
     expect(outcome.ok).toBe(false);
     expect(outcome.message).toContain("Alice is not a member of #secret");
-    expect(h.service.listFor(ALICE.sessionId)).toEqual([]);
+    expect(await h.service.listFor(ALICE.sessionId)).toEqual([]);
     const read = await h.service.catchUp(ALICE, { channel: "#secret" });
     expect(read.ok).toBe(false);
     expect(read.message).toContain("not a member");
@@ -202,7 +202,7 @@ describe("SubscriptionService", () => {
 
   it("removes by subscription id or channel id, and the user's command gets the same replies", async () => {
     await h.service.subscribe(ALICE, { channel: "#deploys" });
-    const [sub] = h.service.listFor(ALICE.sessionId);
+    const [sub] = await h.service.listFor(ALICE.sessionId);
     expect(await h.service.remove(ALICE_OWNER, sub!.id)).toMatchObject({ ok: true });
     await h.service.subscribe(ALICE, { channel: "#deploys" });
     expect(
@@ -216,7 +216,7 @@ describe("SubscriptionService", () => {
   it("finds the person's own subscription from another conversation (a new DM thread), saying where it woke", async () => {
     await h.service.subscribe(ALICE, { channel: "#deploys" });
     const elsewhere = { ...ALICE_OWNER, sessionId: "slack:T1:CHOME:1800000000.000200" };
-    const listed = h.service.listForPerson(elsewhere);
+    const listed = await h.service.listForPerson(elsewhere);
     expect(listed.map((s) => s.channelRef.name)).toEqual(["#deploys"]);
     expect(await h.service.remove({ ...elsewhere, userId: "UBOB" }, "#deploys")).toEqual({
       ok: false,
@@ -230,7 +230,7 @@ describe("SubscriptionService", () => {
       ok: true,
       message: "Unsubscribed from #deploys; it no longer wakes slack CHOME, thread 1700000000.000100.",
     });
-    expect(h.service.listFor(ALICE.sessionId)).toEqual([]);
+    expect(await h.service.listFor(ALICE.sessionId)).toEqual([]);
     expect(await h.service.observe(message("after"))).toEqual({ status: "ignored" });
   });
 
@@ -241,7 +241,7 @@ describe("SubscriptionService", () => {
     await space.set("catalog", { ...catalog, data: { ids: [...catalog.data.ids, "sub_ffffffffffff"] } });
     await space.set("sub:sub_ffffffffffff", { v: 1, kind: "subscription", data: { id: "broken" } });
     await h.restart();
-    expect(h.service.listFor(ALICE.sessionId)).toHaveLength(1);
+    expect(await h.service.listFor(ALICE.sessionId)).toHaveLength(1);
     expect(h.errors.map((e) => e.context)).toEqual(["loading subscription sub_ffffffffffff"]);
   });
 
@@ -327,7 +327,7 @@ describe("SubscriptionService", () => {
     await h.service.subscribe(ALICE, { channel: "#deploys" });
     await h.service.observe(message("before removal"));
     expect(await h.service.onBotRemoved({ platform: "slack", workspace: "T1", channel: "CDEPLOY" })).toBe(1);
-    expect(h.service.listFor(ALICE.sessionId)).toEqual([]);
+    expect(await h.service.listFor(ALICE.sessionId)).toEqual([]);
     expect(h.notices).toEqual([
       { target: HOME, text: expect.stringContaining("I was removed from #deploys") },
     ]);
@@ -365,7 +365,7 @@ describe("SubscriptionService restart", () => {
       await h.close();
 
       h = await openHarness({ store: await createStore({ dataDir: dir }) });
-      expect(h.service.listFor(ALICE.sessionId).map((s) => s.channelRef.name)).toEqual(["#deploys"]);
+      expect((await h.service.listFor(ALICE.sessionId)).map((s) => s.channelRef.name)).toEqual(["#deploys"]);
       await vi.advanceTimersByTimeAsync(DEBOUNCE);
       await h.service.settled();
       expect(h.sink.wakes.map((w) => w.batch.entries.map((e) => e.text))).toEqual([

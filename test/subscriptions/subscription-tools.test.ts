@@ -66,7 +66,7 @@ describe("subscription tools", () => {
       ctx,
     );
     expect(subscribed).toMatchObject({ ok: true, output: expect.stringContaining("Subscribed to #deploys") });
-    expect(h.service.listFor(ALICE.sessionId)[0]).toMatchObject({
+    expect((await h.service.listFor(ALICE.sessionId))[0]).toMatchObject({
       subscriberTarget: HOME,
       createdBy: { id: "UALICE" },
     });
@@ -103,7 +103,7 @@ describe("subscription tools", () => {
     });
     expect(await run("unsubscribe_channel", { channel: "#deploys" }, woken)).toMatchObject({ ok: false });
     expect(await run("catch_up", { channel: "#deploys" }, woken)).toMatchObject({ ok: true });
-    expect(h.service.listFor(ALICE.sessionId)).toHaveLength(1);
+    expect(await h.service.listFor(ALICE.sessionId)).toHaveLength(1);
   });
 
   it("refuses outside a conversation thread", async () => {

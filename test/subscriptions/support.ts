@@ -1,11 +1,14 @@
 /**
  * Test support for subscriptions: an in-memory platform directory, a recording WakeSink with a
- * switchable busy flag, and a harness that opens a SubscriptionService on a store.
+ * switchable busy flag, a harness that opens a SubscriptionService on a store (optionally shared
+ * with other processes through a coordination), and a coordination whose announcements can be
+ * lost, as over a reconnect.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
+import type { Coordination } from "../../src/store/coordination/coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
@@ -138,9 +141,16 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A service on a memory store (or the given store) with a fake directory holding #deploys and #general. */
+/**
+ * A service on a memory store (or the given store) with a fake directory holding #deploys,
+ * #secret and #home; `shared` makes it one of several processes on that store.
+ */
 export async function openHarness(
-  options: { store?: Store; settings?: Partial<SubscriptionSettings> } = {},
+  options: {
+    store?: Store;
+    settings?: Partial<SubscriptionSettings>;
+    shared?: { coordination: Coordination; reconcileMs?: number };
+  } = {},
 ): Promise<Harness> {
   const store = options.store ?? (await createStore({ url: "memory:", dataDir: os.tmpdir() }));
   const directory = new FakeDirectory();
@@ -161,6 +171,7 @@ export async function openHarness(
       },
       settings,
       onError: (error, context) => errors.push({ error, context }),
+      ...(options.shared ? { shared: options.shared } : {}),
     });
   const harness: Harness = {
     store,
@@ -186,4 +197,25 @@ export async function openHarness(
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "coworker-subs-"));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A coordination whose `publish` does nothing while `losing` is set (announcements lost). */
+export interface LossyCoordination {
+  readonly coordination: Coordination;
+  losing: boolean;
+}
+
+/** Wrap `coordination` so its announcements can be lost (see LossyCoordination). */
+export function lossy(coordination: Coordination): LossyCoordination {
+  const control: LossyCoordination = {
+    losing: false,
+    coordination: new Proxy(coordination, {
+      get(target, property) {
+        if (property === "publish" && control.losing) return async () => undefined;
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    }),
+  };
+  return control;
 }
