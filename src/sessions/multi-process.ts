@@ -165,6 +165,12 @@ export class MultiProcessSessions {
     await this.leases.releaseAll();
   }
 
+  /** Whether any process (this one included) holds the session's lease now. */
+  async isHeld(sessionId: string): Promise<boolean> {
+    if (this.leases.holding(sessionId)) return true;
+    return (await this.coordination.holder(sessionLeaseKey(sessionId))) !== undefined;
+  }
+
   /** For /readyz: the coordination answers and lease renewals are going through. */
   async ready(): Promise<boolean> {
     return this.leases.healthy && (await this.coordination.ping());

@@ -221,10 +221,17 @@ export class SessionManager implements ConversationService {
     return (await this.records.currentId(sessionKeyOf(target))) !== undefined;
   }
 
-  /** Whether the session runs a turn (or has turns queued), or waits for a person's decision. */
-  isBusy(sessionId: string): boolean {
+  /**
+   * Whether the session runs a turn (or has turns queued), or waits for a person's decision. With
+   * several processes, one that is idle here may be busy in another: then a promise answers from
+   * the shared store (its lease is held, or items are open for it).
+   */
+  isBusy(sessionId: string): boolean | Promise<boolean> {
     if (this.hub.waitingSessions().has(sessionId)) return true;
-    return this.cache.live().some((live) => live.id === sessionId && live.busy);
+    if (this.cache.live().some((live) => live.id === sessionId && live.busy)) return true;
+    if (!this.multi) return false;
+    const multi = this.multi;
+    return (async () => (await multi.isHeld(sessionId)) || (await this.hub.hasOpenItems(sessionId)))();
   }
 
   /**

@@ -14,7 +14,7 @@ import { personLines } from "./subscription-text.js";
 /** The session layer as wake-ups need it (the SessionManager fits). */
 export interface WakeableSessions {
   wake(turn: WakeTurn): Promise<WakeResult>;
-  isBusy(sessionId: string): boolean;
+  isBusy(sessionId: string): boolean | Promise<boolean>;
 }
 
 /** A WakeSink that starts (or queues) wake turns in the sessions' threads. */

@@ -44,8 +44,8 @@ export interface WakeTiming {
 
 export interface WakeSchedulerOptions extends WakeTiming {
   readonly clock: Clock;
-  /** Whether the session is running a turn now. */
-  readonly isBusy: (sessionId: string) => boolean;
+  /** Whether the session is running a turn now (in any process: a promise when that needs a look). */
+  readonly isBusy: (sessionId: string) => boolean | Promise<boolean>;
   /** Wake the session with the batch; a rejection is reported to `onError` (the messages stay in the buffer). */
   readonly deliver: (batch: ReadyBatch) => Promise<void>;
   readonly onError: (error: unknown, subscriptionId: string) => void;
@@ -158,8 +158,28 @@ export class WakeScheduler {
     const batch = this.pending.get(subscriptionId);
     if (!batch || this.closed) return;
     batch.timer = undefined;
+    const busy = this.options.isBusy(batch.sessionId);
+    if (typeof busy === "boolean") {
+      this.fireUnlessBusy(batch, busy);
+      return;
+    }
+    busy.then(
+      (answer) => this.fireUnlessBusy(batch, answer),
+      (error: unknown) => {
+        // Unknown: deliver anyway — a wake turn for a busy session simply queues behind its turn.
+        this.options.onError(error, subscriptionId);
+        this.fireUnlessBusy(batch, false);
+      },
+    );
+  }
+
+  /** Deliver the batch now, unless its session is busy or its wake-ups are over the hourly rate. */
+  private fireUnlessBusy(batch: PendingBatch, busy: boolean): void {
+    const { subscriptionId } = batch;
+    // An answer that came back late finds the batch changed (delivered, re-armed, closed): leave it.
+    if (this.closed || this.pending.get(subscriptionId) !== batch || batch.timer !== undefined) return;
     const { clock } = this.options;
-    if (this.options.isBusy(batch.sessionId)) {
+    if (busy) {
       batch.held = "busy";
       this.arm(batch, this.options.busyRetryMs ?? 15_000);
       return;

@@ -35,8 +35,11 @@ export interface WakeSink {
    * now (the batch is then rebuilt from the buffer by the next `open`).
    */
   wake(subscription: Subscription, batch: WakeBatch): Promise<void>;
-  /** Whether the session is running a turn now (its batch then waits for `sessionIdle`). */
-  isBusy(sessionId: string): boolean;
+  /**
+   * Whether the session is running a turn now, in any process (its batch then waits for
+   * `sessionIdle` or a later check); a promise when that takes a look at the shared store.
+   */
+  isBusy(sessionId: string): boolean | Promise<boolean>;
 }
 
 /** Posts a short notice into a subscriber's thread (e.g. ThreadOutputFactory(target).postText). */

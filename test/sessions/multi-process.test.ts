@@ -25,6 +25,7 @@ import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { buildSessionManager, engineFactory } from "../support/session-stack.js";
 import { ANA, message, tempDir, thread } from "./helpers/harness.js";
 import { sessionTestRegistry, ToolRuns } from "./helpers/test-tools.js";
+import { eventually } from "../support/eventually.js";
 
 /** Short leases so a lapse happens within the test. */
 const TIMING = { ttlMs: 800, renewMs: 150 };
@@ -192,7 +193,7 @@ describe("several session stacks on one Redis", () => {
   /** Resolves once `stack` runs (or parks) the session. */
   const takenBy = (stack: Stack, sessionId: string) =>
     outputs.until(
-      () => stack.manager.isBusy(sessionId) || undefined,
+      () => stack.manager.isBusy(sessionId) === true || undefined,
       `${stack.name} to take the session`,
       10_000,
     );
@@ -239,7 +240,7 @@ describe("several session stacks on one Redis", () => {
     // The parked turn itself went on (on A): no second turn was opened elsewhere.
     expect(out.turns).toHaveLength(1);
     await a.manager.idle();
-    expect(a.manager.isBusy(out.turns[0]!.sessionId)).toBe(false);
+    expect(await a.manager.isBusy(out.turns[0]!.sessionId)).toBe(false);
   }, 30_000);
 
   it('"stop" taken by B stops the turn streaming on A', async () => {
@@ -248,9 +249,14 @@ describe("several session stacks on one Redis", () => {
     const target = thread("1700000300.000001");
     await a.manager.receive(message("please hang", { target }));
     await outputs.until(() => provider.asking("please hang").length > 0, "the stream to start");
+    // B runs nothing of the session, yet knows it is busy (A holds it).
+    const sessionId = outputs.for(target).turns[0]!.sessionId;
+    expect(b.manager.isBusy(sessionId)).toBeInstanceOf(Promise);
+    expect(await b.manager.isBusy(sessionId)).toBe(true);
     await b.manager.receive(message("stop", { target }));
     await outputs.until(() => provider.aborted.includes("please hang") || undefined, "the stream to stop");
     await outputs.until(() => outputs.for(target).closedTurns.length === 1, "the turn to close");
+    await eventually(async () => (await b.manager.isBusy(sessionId)) === false, "A to let go of the session");
   }, 30_000);
 
   it("a retry pressed on B re-runs the turn that failed on A, with A's history", async () => {

@@ -1,7 +1,8 @@
 /**
  * WakeScheduler with a claim (several processes): two schedulers batch the same matched messages
  * (one saw them live, the other rebuilt them from the shared buffer); each message wakes its
- * subscription once, a batch whose messages were all claimed elsewhere is dropped.
+ * subscription once, a batch whose messages were all claimed elsewhere is dropped; a session busy
+ * in another process (the answer is a promise) holds its batch.
  */
 import { describe, expect, it } from "vitest";
 import type { ClaimOnce } from "../../src/approvals/expiry-timers.js";
@@ -17,20 +18,26 @@ function item(seq: number): WakeItem {
   };
 }
 
-function scheduler(delivered: ReadyBatch[], claim?: ClaimOnce): WakeScheduler {
+function scheduler(
+  delivered: ReadyBatch[],
+  claim?: ClaimOnce,
+  isBusy: (sessionId: string) => boolean | Promise<boolean> = () => false,
+  onError: (error: unknown) => void = (error) => {
+    throw error;
+  },
+): WakeScheduler {
   return new WakeScheduler({
     debounceMs: 30,
     maxBatch: 50,
     maxWaitMs: 1_000,
     maxWakesPerHour: 100,
+    busyRetryMs: 60,
     clock: systemClock,
-    isBusy: () => false,
+    isBusy,
     deliver: async (batch) => {
       delivered.push(batch);
     },
-    onError: (error) => {
-      throw error;
-    },
+    onError,
     ...(claim ? { claim } : {}),
   });
 }
@@ -74,5 +81,45 @@ describe("WakeScheduler claims", () => {
     await only.settled();
     expect(delivered.map((batch) => batch.items.length)).toEqual([2]);
     await only.close();
+  });
+});
+
+describe("WakeScheduler and a session busy in another process", () => {
+  it("holds a batch while the store says the session is busy, and delivers once it is not", async () => {
+    const delivered: ReadyBatch[] = [];
+    let busy = true;
+    const asked: string[] = [];
+    const waiting = scheduler(delivered, undefined, async (sessionId) => {
+      asked.push(sessionId);
+      return busy;
+    });
+    waiting.add("sub1", "s1", item(1));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(delivered).toEqual([]);
+    expect(asked.length).toBeGreaterThan(0);
+    busy = false;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await waiting.settled();
+    expect(delivered.map((batch) => batch.items.length)).toEqual([1]);
+    await waiting.close();
+  });
+
+  it("delivers (the wake turn queues behind any turn) when asking the store fails, and reports it", async () => {
+    const delivered: ReadyBatch[] = [];
+    const errors: unknown[] = [];
+    const failing = scheduler(
+      delivered,
+      undefined,
+      async () => {
+        throw new Error("redis is down");
+      },
+      (error) => errors.push(error),
+    );
+    failing.add("sub1", "s1", item(1));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await failing.settled();
+    expect(delivered).toHaveLength(1);
+    expect(String(errors[0])).toContain("redis is down");
+    await failing.close();
   });
 });
