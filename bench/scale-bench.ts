@@ -10,12 +10,12 @@
  * Goals: 3 processes ≥ 1.3 × 1 process on Redis; ≤ 12 Redis round trips per simple turn. The fakes run in this process and share the cores with the processes.
  * Needs `npm run build` first. Writes bench/results/scale.json and scale.md.
  */
-import net from "node:net";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { echoHandler } from "../test/fakes/fake-openai.js";
 import type { ApiCall, FakeSlack } from "../test/fakes/fake-slack/index.js";
 import { type CoworkerCluster, startCoworkers } from "../test/support/coworker-processes.js";
+import { monitorCommands } from "../test/support/redis-monitor.js";
 import { hostLine, percentile, round1, writeResults } from "./support/report.js";
 
 const LEVELS = [50, 200] as const;
@@ -111,39 +111,6 @@ async function closedLoops(
   return { latencies: latencies.sort((a, b) => a - b), seconds: (performance.now() - started) / 1_000 };
 }
 
-/** Commands Redis received from clients, and the ones scripts ran, while `work` ran (MONITOR). */
-async function monitorCommands(
-  port: number,
-  work: () => Promise<void>,
-): Promise<{ sent: Map<string, number>; inScripts: number }> {
-  const socket = net.connect(port, "127.0.0.1");
-  await new Promise<void>((resolve, reject) => {
-    socket.once("error", reject);
-    socket.once("connect", () => resolve());
-  });
-  let text = "";
-  socket.on("data", (chunk) => {
-    text += chunk.toString();
-  });
-  socket.write("MONITOR\r\n");
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  const from = text.length;
-  await work();
-  // Let the last replies' background writes (the turn's closing record, the lease release) land.
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  socket.destroy();
-  const sent = new Map<string, number>();
-  let inScripts = 0;
-  for (const line of text.slice(from).split("\r\n")) {
-    // +1796191170.096021 [0 127.0.0.1:53210] "SET" "key" … — or [0 lua] for a command a script ran.
-    const match = /^\+[\d.]+ \[\d+ ([^\]]+)\] "([^"]+)"/.exec(line);
-    if (!match) continue;
-    if (match[1] === "lua") inScripts += 1;
-    else sent.set(match[2]!.toLowerCase(), (sent.get(match[2]!.toLowerCase()) ?? 0) + 1);
-  }
-  return { sent, inScripts };
-}
-
 /**
  * Redis round trips per sequential simple turn: every command a Coworker process sent counts as
  * one round trip (an upper bound: pipelined commands share one), a script (EVAL / EVALSHA) as one
@@ -155,9 +122,18 @@ async function countCommands(
 ): Promise<{ perTurn: number; inScriptsPerTurn: number; top: Record<string, number> }> {
   const fake = cluster.slack!;
   const { user, channel } = person(0);
-  const { sent, inScripts } = await monitorCommands(cluster.redis!.port, async () => {
-    for (let i = 0; i < COUNTED_TURNS; i++) await replies.ask(fake, user, channel, `counted ${i}`);
-  });
+  const commands = await monitorCommands(
+    cluster.redis!.port,
+    async () => {
+      for (let i = 0; i < COUNTED_TURNS; i++) await replies.ask(fake, user, channel, `counted ${i}`);
+    },
+    // Let the last turn's background writes (its closing record, the lease release) land.
+    500,
+  );
+  const sent = new Map<string, number>();
+  for (const { name } of commands.filter((command) => !command.inScript))
+    sent.set(name.toLowerCase(), (sent.get(name.toLowerCase()) ?? 0) + 1);
+  const inScripts = commands.filter((command) => command.inScript).length;
   const sorted = [...sent].sort((a, b) => b[1] - a[1]);
   const total = sorted.reduce((sum, [, calls]) => sum + calls, 0);
   const top = Object.fromEntries(

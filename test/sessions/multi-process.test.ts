@@ -26,7 +26,7 @@ import { buildSessionManager, engineFactory } from "../support/session-stack.js"
 import { ANA, message, tempDir, thread } from "./helpers/harness.js";
 import { sessionTestRegistry, ToolRuns } from "./helpers/test-tools.js";
 import { eventually } from "../support/eventually.js";
-import net from "node:net";
+import { monitorCommands } from "../support/redis-monitor.js";
 
 /** Short leases so a lapse happens within the test. */
 const TIMING = { ttlMs: 800, renewMs: 150 };
@@ -235,16 +235,18 @@ describe("several session stacks on one Redis", () => {
     await a.manager.receive(message("warm up", { target: thread("1700000900.000001") }));
     await answered("1700000900.000001");
     await a.manager.idle();
-    const sent = await monitored(redis.port, async () => {
+    const commands = await monitorCommands(redis.port, async () => {
       await a.manager.receive(message("hello there", { target: thread("1700000900.000002") }));
       await answered("1700000900.000002");
       await a.manager.idle();
     });
     // Thread lookup, new session, offer (+ lease), turn start, history, turn end, release — the
     // background failover scan (every lease renewal interval) aside.
-    const turn = sent.filter((line) => !line.includes("SMEMBERS"));
-    const names = turn.map((line) => /"([A-Z]+)"/.exec(line)?.[1]);
-    expect(names, turn.join("\n")).toEqual(["GET", "EVAL", "EVAL", "EVAL", "EVAL", "EVAL", "EVAL"]);
+    const turn = commands.filter((c) => !c.inScript && !c.line.includes("SMEMBERS"));
+    expect(
+      turn.map((c) => c.name),
+      turn.map((c) => c.line).join("\n"),
+    ).toEqual(["GET", "EVAL", "EVAL", "EVAL", "EVAL", "EVAL", "EVAL"]);
   }, 30_000);
 
   it("a press on B resolves the turn parked on A; the call runs once", async () => {
@@ -352,29 +354,3 @@ describe("several session stacks on one Redis", () => {
     expect(runs.count("call-parked1")).toBe(1);
   }, 30_000);
 });
-
-/** The commands Redis got from its clients (not those scripts ran) while `work` ran, as MONITOR shows them. */
-async function monitored(port: number, work: () => Promise<void>): Promise<string[]> {
-  const socket = net.connect(port, "127.0.0.1");
-  await new Promise<void>((resolve, reject) => {
-    socket.once("error", reject);
-    socket.once("connect", () => resolve());
-  });
-  let text = "";
-  socket.on("data", (chunk) => {
-    text += chunk.toString();
-  });
-  socket.write("MONITOR\r\n");
-  await eventually(() => text.startsWith("+OK"), "MONITOR to start");
-  const from = text.length;
-  await work();
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  socket.destroy();
-  return text
-    .slice(from)
-    .split("\r\n")
-    .flatMap((line) => {
-      const match = /^\+[\d.]+ \[\d+ ([^\]]+)\] "([^"]+)"/.exec(line);
-      return match && match[1] !== "lua" ? [line] : [];
-    });
-}
