@@ -182,13 +182,16 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
         { namespace: "dedupe" as const, key: `${queue}:${id}:event`, value: "seen", ttlMs: 60_000 },
         { namespace: "dedupe" as const, key: `${queue}:${id}:ts`, value: "seen" },
       ];
-      const first = await pair.a.offer({
-        queue,
-        item: "m1",
-        claims: claims("1"),
-        index: { set, member: "s1" },
-        lease,
-      });
+      /** Offer message `n` (claimed under its own ids unless `ids` says otherwise) through `side`. */
+      const offerOn = (side: Coordination, n: number, ids = claims(String(n)), owner = lease.owner) =>
+        side.offer({
+          queue,
+          item: `m${n}`,
+          claims: ids,
+          index: { set, member: "s1" },
+          lease: { ...lease, owner },
+        });
+      const first = await offerOn(pair.a, 1);
       expect(first.status).toBe("taken");
       if (first.status !== "taken") return;
       expect(first.items).toEqual(["m1"]);
@@ -197,19 +200,11 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
       expect(await pair.store.space("dedupe").get(`${queue}:1:ts`)).toBe("seen");
       // A redelivery (any one of its claims) changes nothing.
       const again = [{ ...claims("1")[1]! }, { ...claims("9")[0]! }];
-      expect(
-        await pair.b.offer({ queue, item: "m1'", claims: again, index: { set, member: "s1" }, lease }),
-      ).toEqual({
+      expect(await offerOn(pair.b, 1, again)).toEqual({
         status: "duplicate",
       });
       expect(await pair.store.space("dedupe").get(`${queue}:9:event`)).toBeUndefined();
-      const second = await pair.b.offer({
-        queue,
-        item: "m2",
-        claims: claims("2"),
-        index: { set, member: "s1" },
-        lease: { ...lease, owner: "proc-b" },
-      });
+      const second = await offerOn(pair.b, 2, claims("2"), "proc-b");
       expect(second).toEqual({ status: "queued", holder: first.grant.token });
       expect(await pair.a.items(queue, 0)).toEqual(["m1", "m2"]);
       expect(await pair.a.items(queue, 1)).toEqual(["m2"]);
@@ -224,13 +219,7 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
       expect(await pair.b.items(queue, 0)).toEqual([]);
       expect(await pair.b.members(set)).toEqual([]);
       expect(await pair.store.space("sessions").get(`${queue}:rec`)).toEqual({ took: 2 });
-      const third = await pair.b.offer({
-        queue,
-        item: "m3",
-        claims: claims("3"),
-        index: { set, member: "s1" },
-        lease,
-      });
+      const third = await offerOn(pair.b, 3);
       expect(third.status).toBe("queued");
       expect(await pair.b.releaseAndCount(lease.key, "not-the-token", queue)).toEqual({
         released: false,
@@ -240,13 +229,7 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
         released: true,
         waiting: 1,
       });
-      const fourth = await pair.b.offer({
-        queue,
-        item: "m4",
-        claims: claims("4"),
-        index: { set, member: "s1" },
-        lease,
-      });
+      const fourth = await offerOn(pair.b, 4);
       expect(fourth.status).toBe("taken");
       if (fourth.status !== "taken") return;
       expect(fourth.items).toEqual(["m3", "m4"]);
