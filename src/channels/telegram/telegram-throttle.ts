@@ -4,7 +4,10 @@
  * overall; going over earns 429s that stall a whole chat. Each limit is a token bucket with a
  * burst, kept as a GCRA "theoretical arrival time", so the first message of a reply goes out at
  * once and only sustained traffic waits. answerCallbackQuery and other non-message calls pass
- * straight through; drafts and chat actions count only against the global limit.
+ * straight through; drafts and chat actions count only against the global limit. A chat action
+ * ("typing…") is a courtesy: it only takes a global slot that is free at once with half the
+ * burst to spare, and is dropped (SendSkipped) otherwise, so it never delays a message nor eats
+ * the burst that a busy moment's messages need.
  */
 import type { Transformer } from "grammy";
 
@@ -39,6 +42,16 @@ export type SendCost =
 
 const MESSAGE_METHODS = /^(send|edit|copyMessage|forwardMessage)/;
 const GLOBAL_ONLY = new Set(["sendChatAction", "sendMessageDraft"]);
+/** Calls dropped, not delayed, when the global limit has no spare room at once. */
+const COURTESY = new Set(["sendChatAction"]);
+
+/** A courtesy call the throttle dropped: the send limit had no spare room for it. */
+export class SendSkipped extends Error {
+  constructor(method: string) {
+    super(`${method} skipped: the send limit has no spare room now`);
+    this.name = "SendSkipped";
+  }
+}
 
 /** Classify a Bot API call for throttling. */
 export function sendCostOf(method: string, payload: unknown): SendCost {
@@ -69,6 +82,8 @@ export class SendScheduler {
   private readonly chat: Bucket;
   private readonly group: Bucket;
   private readonly global: Bucket;
+  /** The global bucket as courtesy calls see it: only its first half of the burst is theirs. */
+  private readonly spare: Bucket;
   /** Theoretical arrival time per key (ms on the scheduler's clock). */
   private readonly arrival = new Map<string, number>();
 
@@ -79,6 +94,7 @@ export class SendScheduler {
     this.chat = bucketOf(limits.perChat);
     this.group = bucketOf(limits.perGroup);
     this.global = bucketOf(limits.global);
+    this.spare = { intervalMs: this.global.intervalMs, toleranceMs: this.global.toleranceMs / 2 };
   }
 
   /** Book one message's slot in its chat (and, for groups, the group) bucket: ms to wait. */
@@ -93,7 +109,13 @@ export class SendScheduler {
     return this.book([["*", this.global]]);
   }
 
-  private book(keys: readonly [string, Bucket][]): number {
+  /** Book a global slot only if one is free now with half the burst to spare; false otherwise. */
+  reserveSpareGlobal(): boolean {
+    return this.book([["*", this.spare]], true) === 0;
+  }
+
+  /** Book the slot for `keys` (or, with `onlyNow`, nothing when it is not free now): ms to wait. */
+  private book(keys: readonly [string, Bucket][], onlyNow = false): number {
     const now = this.now();
     let at = now;
     for (const [key, bucket] of keys) {
@@ -102,6 +124,7 @@ export class SendScheduler {
     }
     // Float sums of intervals drift by ~1e-13: a wait under a microsecond is no wait.
     if (at - now < 0.001) at = now;
+    if (onlyNow && at > now) return at - now;
     for (const [key, bucket] of keys) {
       this.arrival.set(key, Math.max(this.arrival.get(key) ?? at, at) + bucket.intervalMs);
     }
@@ -132,9 +155,16 @@ function sleep(ms: number, signal: ApiSignal): Promise<void> {
   });
 }
 
-/** A grammY API transformer that waits for a slot before each message-sending call. */
+/**
+ * A grammY API transformer that waits for a slot before each message-sending call, and drops a
+ * courtesy call (throwing SendSkipped) when no spare slot is free at once.
+ */
 export function throttleTransformer(scheduler: SendScheduler = new SendScheduler()): Transformer {
   return async (prev, method, payload, signal) => {
+    if (COURTESY.has(method)) {
+      if (!scheduler.reserveSpareGlobal()) throw new SendSkipped(method);
+      return prev(method, payload, signal);
+    }
     const cost = sendCostOf(method, payload);
     if (cost?.kind === "message") await sleep(scheduler.reserveChat(cost.chatId), signal);
     if (cost !== undefined) await sleep(scheduler.reserveGlobal(), signal);

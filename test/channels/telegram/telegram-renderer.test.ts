@@ -53,12 +53,13 @@ afterEach(() => {
 });
 
 describe("TelegramTurnRenderer", () => {
-  it("sends typing after half a second, again about every 4 s while working, not while waiting", async () => {
+  it("says typing once the person has waited a second with nothing shown, every 4 s while nothing new shows, not while waiting", async () => {
     vi.useFakeTimers();
     const sender = new RecordingSender();
     const turn = renderer(sender, { enabled: true });
+    await vi.advanceTimersByTimeAsync(999);
     expect(sender.count("typing")).toBe(0);
-    await vi.advanceTimersByTimeAsync(500);
+    await vi.advanceTimersByTimeAsync(1);
     expect(sender.count("typing")).toBe(1);
     await vi.advanceTimersByTimeAsync(8000);
     expect(sender.count("typing")).toBe(3);
@@ -79,12 +80,56 @@ describe("TelegramTurnRenderer", () => {
     await turn.handle(
       agentEvent({ type: "tool-call-started", callId: "c", name: "bash", args: {}, preview: "ls" }),
     );
-    await vi.advanceTimersByTimeAsync(4000);
+    await vi.advanceTimersByTimeAsync(3999);
+    expect(sender.count("typing")).toBe(3);
+    await vi.advanceTimersByTimeAsync(1);
     expect(sender.count("typing")).toBe(4);
     await turn.handle(completed("done"));
     await turn.close();
     await vi.advanceTimersByTimeAsync(20_000);
     expect(sender.count("typing")).toBe(4);
+  });
+
+  it("says no typing while the previews keep changing", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender, { enabled: true });
+    for (let i = 0; i < 20; i++) {
+      await turn.handle(agentEvent({ type: "text-delta", delta: `word${i} ` }));
+      await vi.advanceTimersByTimeAsync(500);
+    }
+    await turn.handle(completed("done"));
+    await turn.close();
+    expect(sender.count("draft")).toBeGreaterThan(5);
+    expect(sender.count("typing")).toBe(0);
+  });
+
+  it("shows no preview of a turn that is over, however late its content came", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender, { enabled: true });
+    await vi.advanceTimersByTimeAsync(900);
+    await turn.handle(agentEvent({ type: "text-delta", delta: "Late" }));
+    await turn.handle(completed("Late"));
+    await vi.advanceTimersByTimeAsync(2000);
+    await turn.close();
+    expect(sender.calls.filter((call) => call.kind !== "typing")).toEqual([
+      { kind: "send", html: "Late", markup: undefined },
+    ]);
+  });
+
+  it("counts the first preview's delay from the turn's start", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender, { enabled: true });
+    await vi.advanceTimersByTimeAsync(600);
+    await turn.handle(agentEvent({ type: "text-delta", delta: "Soon" }));
+    await vi.advanceTimersByTimeAsync(199);
+    expect(sender.count("draft")).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sender.calls.filter((call) => call.kind === "draft")).toEqual([{ kind: "draft", html: "Soon" }]);
+    await turn.handle(completed("Soon"));
+    await turn.close();
   });
 
   it("sends a quick answer as one message without any preview", async () => {
