@@ -4,9 +4,10 @@
  * Telegram's own stop button) replaced by one real sendMessage per chunk at the end; elsewhere —
  * or where drafts are unsupported — a message with a Stop button, edited at most every 1.1 s
  * (private) / 3.1 s (groups) and finally edited into the first chunk of the answer. Identical
- * views are never re-sent. The first preview waits `firstPreviewMs` from the turn's start (and
- * content that comes later one more change), and a turn over by then sends only the answer. The
- * pacing is the shared EditPacer's; this file supplies Telegram's budget and calls.
+ * views are never re-sent; a draft update the send limit had no spare room for (see
+ * telegram-throttle.ts) skips a beat. The first preview waits `firstPreviewMs` from the turn's
+ * start (and content that comes later one more change), and a turn over by then sends only the
+ * answer. The pacing is the shared EditPacer's; this file supplies Telegram's budget and calls.
  */
 import type { InlineKeyboardMarkup } from "grammy/types";
 import type { Logger } from "pino";
@@ -14,6 +15,7 @@ import { EditPacer, type SendOutcome } from "../shared/edit-pacer.js";
 import { STOP_KEYBOARD } from "./telegram-card.js";
 import { errorText, isUnsupported } from "./telegram-errors.js";
 import type { ChatSender } from "./telegram-send.js";
+import { SendSkipped } from "./telegram-throttle.js";
 
 export interface StreamTiming {
   /** Minimum gap between two preview updates (edits or drafts). */
@@ -75,7 +77,13 @@ export class LiveReply {
   private async preview(): Promise<SendOutcome> {
     const html = this.view?.() ?? "";
     if (html === "" || html === this.shown) return "unchanged";
-    await this.deliver(html);
+    try {
+      await this.deliver(html);
+    } catch (error) {
+      // A draft update yields to messages while the bot's send limit is busy: skip this beat.
+      if (error instanceof SendSkipped) return { retryAfterMs: 0 };
+      throw error;
+    }
     return "sent";
   }
 

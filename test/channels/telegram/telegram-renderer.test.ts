@@ -4,12 +4,16 @@ import { agentEvent } from "../../../src/core/events.js";
 import { draftIdOf, TelegramTurnRenderer } from "../../../src/channels/telegram/telegram-renderer.js";
 import type { ChatSender, EditResult } from "../../../src/channels/telegram/telegram-send.js";
 import type { DraftSupport } from "../../../src/channels/telegram/telegram-stream.js";
+import { SendSkipped } from "../../../src/channels/telegram/telegram-throttle.js";
 
 /** Records what the renderer asks of a chat; resolves each call at once. */
 class RecordingSender {
   readonly calls: { kind: string; html?: string; markup?: unknown }[] = [];
   readonly address = { chatId: 5, isPrivate: true, replyTo: 9 };
   private nextId = 100;
+  /** Draft calls the send limit drops (by index among draft calls). */
+  skipDrafts = new Set<number>();
+  private drafts = 0;
   async send(html: string, options: { replyMarkup?: unknown } = {}): Promise<number> {
     this.calls.push({ kind: "send", html, markup: options.replyMarkup });
     return this.nextId++;
@@ -24,6 +28,7 @@ class RecordingSender {
     return "edited";
   }
   async draft(_id: number, html: string): Promise<void> {
+    if (this.skipDrafts.has(this.drafts++)) throw new SendSkipped("sendMessageDraft");
     this.calls.push({ kind: "draft", html });
   }
   async typing(): Promise<void> {
@@ -116,6 +121,25 @@ describe("TelegramTurnRenderer", () => {
     expect(sender.calls.filter((call) => call.kind !== "typing")).toEqual([
       { kind: "send", html: "Late", markup: undefined },
     ]);
+  });
+
+  it("skips a beat when the send limit drops a draft update, and sends the preview at the next", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    sender.skipDrafts.add(1);
+    const turn = renderer(sender, { enabled: true });
+    await turn.handle(agentEvent({ type: "text-delta", delta: "One" }));
+    await vi.advanceTimersByTimeAsync(800);
+    await turn.handle(agentEvent({ type: "text-delta", delta: " two" }));
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(sender.calls.filter((call) => call.kind === "draft")).toEqual([{ kind: "draft", html: "One" }]);
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(sender.calls.filter((call) => call.kind === "draft").map((call) => call.html)).toEqual([
+      "One",
+      "One two",
+    ]);
+    await turn.handle(completed("One two"));
+    await turn.close();
   });
 
   it("counts the first preview's delay from the turn's start", async () => {

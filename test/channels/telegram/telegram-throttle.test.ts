@@ -74,9 +74,9 @@ describe("SendScheduler", () => {
     expect(Math.max(...waits)).toBeLessThanOrEqual(2000.001);
   });
 
-  it("books a global slot for a courtesy call only when one is free at once with half the burst spare", () => {
+  it("books a global slot for a courtesy call only when one is free at once with two thirds of the burst spare", () => {
     const { instance, advance } = scheduler();
-    for (let i = 0; i < 14; i++) instance.reserveGlobal();
+    for (let i = 0; i < 9; i++) instance.reserveGlobal();
     expect(instance.reserveSpareGlobal()).toBe(true);
     expect(instance.reserveSpareGlobal()).toBe(false);
     expect(instance.reserveGlobal()).toBe(0);
@@ -135,5 +135,27 @@ describe("throttleTransformer", () => {
       transformer(prev, "sendChatAction", { chat_id: 2, action: "typing" } as never),
     ).rejects.toBeInstanceOf(SendSkipped);
     expect(order).toEqual(["sendChatAction"]);
+  });
+
+  it("queues a turn's first draft like a message, and drops its updates when the limit has no spare room", async () => {
+    const scheduler = new SendScheduler({
+      perChat: { ratePerSecond: 1, burst: 1 },
+      perGroup: { ratePerSecond: 1, burst: 1 },
+      global: { ratePerSecond: 20, burst: 1 },
+    });
+    const transformer = throttleTransformer(scheduler);
+    const order: string[] = [];
+    const prev = (async (method: string, payload: { chat_id: number }) => {
+      order.push(`${method}:${payload.chat_id}`);
+      return { ok: true, result: true };
+    }) as never;
+    await transformer(prev, "sendMessageDraft", { chat_id: 1, draft_id: 7, text: "a" } as never);
+    await transformer(prev, "sendMessageDraft", { chat_id: 2, draft_id: 7, text: "a" } as never);
+    await expect(
+      transformer(prev, "sendMessageDraft", { chat_id: 1, draft_id: 7, text: "ab" } as never),
+    ).rejects.toBeInstanceOf(SendSkipped);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    await transformer(prev, "sendMessageDraft", { chat_id: 1, draft_id: 7, text: "ab" } as never);
+    expect(order).toEqual(["sendMessageDraft:1", "sendMessageDraft:2", "sendMessageDraft:1"]);
   });
 });
