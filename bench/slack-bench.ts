@@ -56,10 +56,14 @@ export interface LevelFigures {
   readonly repliesPerSecond: number;
   readonly ackMs: { readonly p50: number; readonly p99: number };
   readonly replyMs: { readonly p50: number; readonly p99: number };
+  /** Web API calls the subject made per finished reply, in all and by method. */
+  readonly callsPerReply: number;
+  readonly callsByMethod: Readonly<Record<string, number>>;
   readonly peakRssMb: number;
 }
 
 const threadsOf = (figures: LevelFigures) => figures.threads;
+const round2 = (value: number) => Number(value.toFixed(2));
 
 const hasStop = (blocks: unknown): boolean => JSON.stringify(blocks ?? []).includes("coworker_stop");
 
@@ -96,6 +100,9 @@ async function drive(
   const tsOfText = new Map<string, string>();
   const replyMs: number[] = [];
   const acks: Promise<number>[] = [];
+  const calls = new Map<string, number>();
+  const count = (call: ApiCall) => calls.set(call.method, (calls.get(call.method) ?? 0) + 1);
+  fake.state.on("call", count);
   let sent = 0;
   const rss = sampleRss();
   const send = (worker: number) => {
@@ -123,6 +130,7 @@ async function drive(
     for (let worker = 0; worker < threads && sent < total; worker += 1) send(worker);
   });
   const seconds = (performance.now() - started) / 1000;
+  fake.state.off("call", count);
   const peakRssMb = rss.stop();
   const ackSorted = (await Promise.all(acks)).sort((a, b) => a - b);
   const replySorted = [...replyMs].sort((a, b) => a - b);
@@ -132,6 +140,8 @@ async function drive(
     repliesPerSecond: Math.round(total / seconds),
     ackMs: { p50: round1(percentile(ackSorted, 50)), p99: round1(percentile(ackSorted, 99)) },
     replyMs: { p50: round1(percentile(replySorted, 50)), p99: round1(percentile(replySorted, 99)) },
+    callsPerReply: round2([...calls.values()].reduce((a, b) => a + b, 0) / total),
+    callsByMethod: Object.fromEntries([...calls].map(([method, n]) => [method, round2(n / total)])),
     peakRssMb,
   };
 }
@@ -224,7 +234,8 @@ function markdown(
 ): string {
   const line = (row: Row<LevelFigures>) =>
     `| ${row.subject} | ${row.figures.threads} | ${row.figures.repliesPerSecond} | ${row.ratio} | ` +
-    `${row.figures.ackMs.p50} / ${row.figures.ackMs.p99} | ${row.figures.replyMs.p50} / ${row.figures.replyMs.p99} | ${row.figures.peakRssMb} |`;
+    `${row.figures.ackMs.p50} / ${row.figures.ackMs.p99} | ${row.figures.replyMs.p50} / ${row.figures.replyMs.p99} | ` +
+    `${row.figures.callsPerReply} | ${row.figures.peakRssMb} |`;
   return [
     "# Slack channel benchmark",
     "",
@@ -238,10 +249,20 @@ function markdown(
     "A reply is finished when its last message is final (stopStream, or a post / update without the Stop button).",
     `A throwaway echo pass warms the process; then the subjects run in turn, ${ROUNDS} rounds, and each row is the median round (the host is shared with other work).`,
     "Ack = push of the Socket Mode envelope → the app's ack. Ratio = replies/s ÷ echo replies/s at the same concurrency.",
+    "Calls = Web API calls per finished reply (the echo bot makes one chat.postMessage).",
     "",
-    "| subject | threads | replies/s | ratio | ack p50 / p99 ms | reply p50 / p99 ms | peak RSS MB |",
-    "|---|---|---|---|---|---|---|",
+    "| subject | threads | replies/s | ratio | ack p50 / p99 ms | reply p50 / p99 ms | calls / reply | peak RSS MB |",
+    "|---|---|---|---|---|---|---|---|",
     ...rows.map(line),
+    "",
+    "Calls per reply by method:",
+    "",
+    ...rows.map(
+      (row) =>
+        `- ${row.subject} @ ${row.figures.threads}: ${Object.entries(row.figures.callsByMethod)
+          .map(([method, n]) => `${method} ${n}`)
+          .join(", ")}`,
+    ),
     "",
     channelGoalLine(GOAL_RATIO, meetsGoal),
     "",

@@ -4,7 +4,8 @@
  * platform's formatting primitives (`MarkdownFormat`). Slack mrkdwn and Telegram HTML are then
  * only small primitive sets; what is common — headings as bold lines, lists with bullets,
  * numbers and ☐ / ☑ task boxes, tables as an aligned monospace block, a rule for `---`, raw HTML
- * shown as text — is decided here once.
+ * shown as text — is decided here once. Plain text that no markdown construct can start in (most
+ * short answers) skips the lexer: it is the platform's text as it is.
  */
 import { Lexer, type MarkedToken, type Token, type Tokens } from "marked";
 
@@ -186,8 +187,23 @@ function firstWord(info: string | undefined): string {
   );
 }
 
+/**
+ * Lines of letters, digits, single spaces inside and plain punctuation, each starting with a letter
+ * and ending without a space: no block construct (lists, headings, quotes, code, tables, HTML)
+ * starts on such a line, no inline one (emphasis, code, links, autolinks, references, escapes,
+ * hard breaks) is in it — save GFM's `www.` autolinks, ruled out separately.
+ */
+const PLAIN_LINE = /^\p{L}(?:[\p{L}\p{N} ,.;:'"?!]*[\p{L}\p{N},.;:'"?!])?$/u;
+
+/** Whether `markdown` is plain text to every markdown parser: one paragraph of such lines. */
+export function isPlainMarkdown(markdown: string): boolean {
+  if (/www\./i.test(markdown)) return false;
+  return markdown.split("\n").every((line) => PLAIN_LINE.test(line));
+}
+
 /** Render model markdown with a platform's primitives; top-level blocks are separated by a blank line. */
 export function renderMarkdown(markdown: string, format: MarkdownFormat): string {
+  if (isPlainMarkdown(markdown)) return format.text(markdown);
   const tokens = new Lexer({ gfm: true }).lex(markdown);
   return new MarkdownWalker(format).blocks(tokens, { quoted: false, listDepth: 0 }).join("\n\n");
 }

@@ -25,7 +25,7 @@ import type { BotIdentity } from "./slack-events.js";
 import { slackFailure } from "./slack-failure.js";
 import { HttpReceiver } from "./slack-http-receiver.js";
 import { SlackInbound } from "./slack-inbound.js";
-import { type Installation, screenSlackBody } from "./slack-intake.js";
+import { HANDLED_EVENTS, type Installation, screenSlackBody } from "./slack-intake.js";
 import { SlackInteractions } from "./slack-interactions.js";
 import { sdkLogger } from "./slack-logger.js";
 import { SlackMessenger } from "./slack-messenger.js";
@@ -220,18 +220,28 @@ export class SlackChannel implements ChannelAdapter {
       logger: this.logger,
     });
     const app = this.createApp(bot, installation);
-    app.event("app_mention", async ({ event, body }) => this.track(inbound.handle(event, body)));
-    app.event("message", async ({ event, body }) => this.track(inbound.handle(event, body)));
     const left = (channel: string, team: string | undefined) => {
       threads.forgetChannel(channel);
       this.logger.info({ slackChannel: channel }, "slack bot left a channel");
       o.onBotRemoved?.({ platform: "slack", workspace: team ?? bot.teamId, channel });
     };
-    app.event("member_left_channel", async ({ event, body }) => {
-      if (event.user === bot.userId) left(event.channel, event.team || teamOf(body));
+    // One listener for every event the channel handles: Bolt runs each listener's middleware
+    // for every event, so one listener instead of five is four chains less per message.
+    app.event(HANDLED_EVENT, async ({ event, body }) => {
+      switch (event.type) {
+        case "app_mention":
+        case "message":
+          this.track(inbound.handle(event, body));
+          return;
+        case "member_left_channel":
+          if (event.user === bot.userId) left(event.channel, event.team || teamOf(body));
+          return;
+        case "channel_left":
+        case "group_left":
+          left(event.channel, teamOf(body));
+          return;
+      }
     });
-    app.event("channel_left", async ({ event, body }) => left(event.channel, teamOf(body)));
-    app.event("group_left", async ({ event, body }) => left(event.channel, teamOf(body)));
     const onPress = async ({ ack, body }: { ack: () => Promise<void>; body: unknown }) => {
       await ack();
       this.track(interactions.press(body));
@@ -338,6 +348,9 @@ function receiverFor(options: SlackChannelOptions, slackApiUrl: string, logger: 
 
 /** Matches every action id (see the registration in `start`). */
 const ANY_ACTION = /^/;
+
+/** Matches the event types the channel handles (see the registration in `start`). */
+const HANDLED_EVENT = new RegExp(`^(?:${HANDLED_EVENTS.join("|")})$`);
 
 /** The team of an Events API delivery, when the envelope names one. */
 function teamOf(body: unknown): string | undefined {

@@ -5,7 +5,7 @@
  * several messages in order; the live page ends with the Stop button, a failed turn with Retry.
  * `plainPages` is the last-resort form: the same content as plain text messages.
  */
-import { answerText, hasContent, type TurnView, turnControl } from "../shared/turn-view.js";
+import { hasContent, type TurnView, turnControl } from "../shared/turn-view.js";
 import {
   ACTION_IDS,
   actions,
@@ -16,7 +16,7 @@ import {
   section,
 } from "./slack-blocks.js";
 import { escapeMrkdwn, PAGE_BUDGET, SLACK_LIMITS, truncate } from "./slack-limits.js";
-import { markdownPreview, markdownToMrkdwn } from "./slack-markdown.js";
+import { markdownToMrkdwn } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
 import { fitLines, noteLine, planChecklist, toolLine } from "./slack-status-lines.js";
 
@@ -50,6 +50,8 @@ const RETRY_LABEL = "Retry";
 interface Part {
   readonly kind: "section" | "context";
   readonly mrkdwn: string;
+  /** The part is answer text (what the notification previews). */
+  readonly answer?: true;
 }
 
 const STOPPED: Part = { kind: "context", mrkdwn: "■ Stopped." };
@@ -114,7 +116,7 @@ function contentParts(view: TurnView): Part[] {
     } else {
       flushLines();
       const mrkdwn = markdownToMrkdwn(item.markdown);
-      if (mrkdwn.trim().length > 0) out.push({ kind: "section", mrkdwn });
+      if (mrkdwn.trim().length > 0) out.push({ kind: "section", mrkdwn, answer: true });
     }
   }
   flushLines();
@@ -122,8 +124,8 @@ function contentParts(view: TurnView): Part[] {
   return out;
 }
 
-function contentBlocks(view: TurnView, sectionLimit: number): Block[] {
-  return contentParts(view).flatMap((part): Block[] =>
+function contentBlocks(parts: readonly Part[], sectionLimit: number): Block[] {
+  return parts.flatMap((part): Block[] =>
     part.kind === "context"
       ? [context(part.mrkdwn)]
       : splitMrkdwn(part.mrkdwn, sectionLimit)
@@ -134,7 +136,8 @@ function contentBlocks(view: TurnView, sectionLimit: number): Block[] {
 
 /** Lay the turn out as message pages (empty while nothing is visible yet). */
 export function layoutPages(view: TurnView, budget: PageBudget = PAGE_BUDGET): Page[] {
-  const content = contentBlocks(view, budget.section);
+  const parts = contentParts(view);
+  const content = contentBlocks(parts, budget.section);
   if (content.length === 0) return [];
   const pages: Block[][] = [[]];
   let size = 0;
@@ -150,16 +153,22 @@ export function layoutPages(view: TurnView, budget: PageBudget = PAGE_BUDGET): P
     }
   }
   (pages[pages.length - 1] as Block[]).push(...controlBlocks(view));
-  const preview = notificationText(view);
+  const preview = notificationText(view, parts);
   return pages.map((blocks, index) => ({
     blocks,
     text: index === 0 ? preview : `${preview} (${index + 1})`,
   }));
 }
 
-function notificationText(view: TurnView): string {
-  const answer = answerText(view);
-  if (answer.trim().length > 0) return markdownPreview(answer, 300);
+/** The message's notification text: the answer's start (from its converted parts), else how it stands. */
+function notificationText(view: TurnView, parts: readonly Part[]): string {
+  const answer = parts
+    .filter((part) => part.answer)
+    .map((part) => part.mrkdwn)
+    .join(" ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (answer.length > 0) return truncate(answer, 300);
   if (view.outcome.kind === "failed") return truncate(failureText(view), 300);
   return view.outcome.kind === "running" ? "Working…" : "Done.";
 }

@@ -1,9 +1,13 @@
 /**
- * The "working on it" indicator of a turn. Primarily the assistant thread status
- * (assistant.threads.setStatus "is thinking…", "is running `npm test`…"), which Slack clears by
- * itself after two minutes or when the bot posts, so it is re-sent on a timer while the turn
- * runs. A turn that is over within `delayMs` shows no indicator at all. Where the workspace refuses the status, it falls back (latched per conversation kind)
- * to an hourglass reaction on the thread's first message. Everything here is best-effort.
+ * The "working on it" indicator of a turn: the assistant thread status ("is thinking…", "is
+ * running `npm test`…"), for a person who has waited without seeing anything. Nothing is shown
+ * before the turn has run `delayMs` (a reply by then needs no indicator), and nothing once the
+ * reply is appearing: the reply itself (its stream, task cards and tool lines) shows the work
+ * from then on. Slack clears the status itself when the bot posts a reply or after two minutes,
+ * so a shown status is re-sent on a timer and is cleared with a call only when the reply was not
+ * a post. Where the workspace refuses the status, it falls back (latched per conversation kind)
+ * to an hourglass reaction on the thread's first message, removed at the end. Everything here is
+ * best-effort.
  */
 import type { Logger } from "pino";
 import { describeError, type SlackClients, slackErrorCode } from "./slack-api.js";
@@ -25,26 +29,28 @@ export interface IndicatorOptions {
 }
 
 export class ThinkingIndicator {
+  /** What should show now ("" for nothing). */
   private status = "";
+  /** What the thread status shows, as far as we know. */
   private sent = "";
   private reacted = false;
-  private timer: NodeJS.Timeout | undefined;
+  /** A status call is on its way: it may reach Slack after the reply. */
+  private calling = false;
+  /** The reply is appearing, or the turn is over: nothing more to show. */
+  private over = false;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private delayTimer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
   private readonly shownFrom: number;
-  private delayTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: IndicatorOptions) {
     this.shownFrom = Date.now() + options.delayMs;
   }
 
-  /** Show `status` ("is thinking…"); an empty string hides the indicator. */
+  /** What the agent is doing now ("is thinking…"; "" while it waits for a person). */
   set(status: string): void {
+    if (this.over) return;
     this.status = status;
-    if (status.length > 0 && this.timer === undefined) {
-      this.timer = setInterval(() => this.enqueue(true), this.options.refreshMs);
-      this.timer.unref();
-    }
-    if (status.length === 0) this.clearTimer();
     const wait = this.shownFrom - Date.now();
     if (wait <= 0) this.enqueue(false);
     else if (this.delayTimer === undefined) {
@@ -53,17 +59,35 @@ export class ThinkingIndicator {
     }
   }
 
+  /**
+   * The turn's reply is appearing: no status from now on. A shown status is taken as cleared
+   * when the reply is a posted message (`posted`: Slack clears it then), unless a status call
+   * was still on its way; otherwise it is cleared here.
+   */
+  replying(posted: boolean): void {
+    if (this.over) return;
+    this.over = true;
+    this.status = "";
+    this.clearTimers();
+    const clearedBySlack = posted && !this.calling;
+    this.chain = this.chain.then(() => {
+      if (clearedBySlack) this.sent = "";
+      return this.apply(false);
+    });
+  }
+
   /** Hide the indicator and wait for every pending call. */
   async stop(): Promise<void> {
+    this.over = true;
     this.status = "";
-    this.clearTimer();
+    this.clearTimers();
     this.enqueue(false);
     await this.chain;
   }
 
-  private clearTimer(): void {
-    if (this.timer !== undefined) clearInterval(this.timer);
-    this.timer = undefined;
+  private clearTimers(): void {
+    if (this.refreshTimer !== undefined) clearInterval(this.refreshTimer);
+    this.refreshTimer = undefined;
     if (this.delayTimer !== undefined) clearTimeout(this.delayTimer);
     this.delayTimer = undefined;
   }
@@ -74,16 +98,17 @@ export class ThinkingIndicator {
 
   private async apply(refresh: boolean): Promise<void> {
     const wanted = this.status;
-    if (!refresh && wanted === this.sent) return;
-    if (refresh && wanted.length === 0) return;
     if (!this.options.capabilities.isOff("status", this.options.kind)) {
+      if (refresh ? wanted.length === 0 : wanted === this.sent) return;
       try {
+        this.calling = true;
         await this.options.clients.edits.assistant.threads.setStatus({
           channel_id: this.options.channel,
           thread_ts: this.options.threadTs,
           status: wanted,
         });
         this.sent = wanted;
+        this.keepFresh();
         return;
       } catch (error) {
         if (isTransientFailure(error)) {
@@ -95,10 +120,22 @@ export class ThinkingIndicator {
           { err: describeError(error), kind: this.options.kind },
           "slack assistant status unavailable; using a reaction instead",
         );
+      } finally {
+        this.calling = false;
       }
     }
     await this.react(wanted.length > 0);
-    this.sent = wanted;
+  }
+
+  /** While a status shows, re-send it before Slack's two-minute timeout drops it. */
+  private keepFresh(): void {
+    if (this.sent.length === 0 || this.over) {
+      if (this.refreshTimer !== undefined) clearInterval(this.refreshTimer);
+      this.refreshTimer = undefined;
+    } else if (this.refreshTimer === undefined) {
+      this.refreshTimer = setInterval(() => this.enqueue(true), this.options.refreshMs);
+      this.refreshTimer.unref();
+    }
   }
 
   private async react(on: boolean): Promise<void> {

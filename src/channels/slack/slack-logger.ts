@@ -1,7 +1,8 @@
 /**
  * Adapts the process's pino logger to the `Logger` interface the Slack SDK (Bolt, WebClient,
  * Socket Mode client) expects, so SDK messages land in the same structured log. The level stays
- * pino's: the SDK may ask to change it, but configuration owns it.
+ * pino's: the SDK may ask to change it, but configuration owns it. A message below that level is
+ * not even put together (the SDK logs a few debug lines for every call).
  */
 import type { Logger as SdkLogger } from "@slack/bolt";
 import type { Logger } from "pino";
@@ -27,11 +28,16 @@ function message(parts: unknown[]): string {
 /** An SDK logger writing into `logger` under `component`. */
 export function sdkLogger(logger: Logger, component: string): SdkLogger {
   let child = logger.child({ component });
+  const at =
+    (level: "debug" | "info" | "warn" | "error") =>
+    (...parts: unknown[]): void => {
+      if (child.isLevelEnabled(level)) child[level](message(parts));
+    };
   return {
-    debug: (...parts: unknown[]) => child.debug(message(parts)),
-    info: (...parts: unknown[]) => child.info(message(parts)),
-    warn: (...parts: unknown[]) => child.warn(message(parts)),
-    error: (...parts: unknown[]) => child.error(message(parts)),
+    debug: at("debug"),
+    info: at("info"),
+    warn: at("warn"),
+    error: at("error"),
     setLevel: () => undefined,
     getLevel: () => sdkLevelOf(logger),
     setName: (name: string) => {

@@ -8,7 +8,7 @@
  */
 import { BASIC_ENTITIES, decodeEntities } from "../shared/markdown-entities.js";
 import { type MarkdownFormat, plainText, renderMarkdown } from "../shared/markdown-walk.js";
-import { escapeMrkdwn, truncate } from "./slack-limits.js";
+import { escapeMrkdwn } from "./slack-limits.js";
 
 const NAMED_ENTITIES: Readonly<Record<string, string>> = { ...BASIC_ENTITIES, apos: "'", nbsp: "\u00a0" };
 
@@ -86,9 +86,4 @@ const MRKDWN: MarkdownFormat = {
 export function markdownToMrkdwn(markdown: string): string {
   if (markdown.trim().length === 0) return "";
   return renderMarkdown(markdown, MRKDWN);
-}
-
-/** A one-line mrkdwn preview (notification text of a message): converted, whitespace folded, cut. */
-export function markdownPreview(markdown: string, max: number): string {
-  return truncate(markdownToMrkdwn(markdown).replace(/\s+/g, " ").trim(), max);
 }

@@ -2,9 +2,11 @@
  * SlackTurnRenderer: renders one turn's AgentEvents into its Slack thread. `handle` only folds
  * the event into the shared turn view (channels/shared/turn-view.ts) and marks the thread stale,
  * so the engine never waits on Slack; the EditPacer runs the first flush `firstFlushMs` after
- * the turn began (an answer complete by then is one plain message) and then at most every
- * `streamIntervalMs` (native stream) or `editIntervalMs` (pages), each within its method's rate
- * tier. The thinking status follows the view's activity.
+ * the turn began and then at most every `streamIntervalMs` (native stream) or `editIntervalMs`
+ * (pages), each within its method's rate tier. A turn that is complete by its first flush —
+ * however old it is by then — goes out as one posted message, never as a stream (start/stop are
+ * Tier 2, ~20 a minute per workspace). The thinking status shows what the agent does only while
+ * the person has waited `statusDelayMs` and sees nothing yet.
  *
  * Two modes. Native: the answer streams through chat.*Stream, tool calls and plan steps as task
  * cards, Slack's own stop control as the Stop button. Pages (the fallback, latched when the
@@ -52,11 +54,14 @@ export interface RenderSettings {
    */
   readonly streamIntervalMs: number;
   /**
-   * How long a turn's first content waits before it is shown (default 250 ms): an answer that
+   * How long after the turn began its first content is shown (default 250 ms): an answer that
    * is complete by then goes out as one message, without a stream (start/stopStream are Tier 2).
    */
   readonly firstFlushMs: number;
-  /** How long a turn runs before the thinking status is shown (default 500 ms; quick turns need none). */
+  /**
+   * How long a person waits without seeing anything before the thinking status shows (default
+   * 1 s: a reply within about a second keeps the flow of a conversation, and needs no indicator).
+   */
   readonly statusDelayMs: number;
   /** How often the thinking status is re-sent (Slack drops it after 2 min; default 90 s). */
   readonly statusRefreshMs: number;
@@ -70,7 +75,7 @@ export const DEFAULT_RENDER_SETTINGS: RenderSettings = Object.freeze({
   editIntervalMs: 1_250,
   streamIntervalMs: 650,
   firstFlushMs: 250,
-  statusDelayMs: 500,
+  statusDelayMs: 1_000,
   statusRefreshMs: 90_000,
   nativeStreaming: true,
   streamBudgetChars: 10_000,
@@ -156,7 +161,6 @@ export class SlackTurnRenderer implements TurnRenderer {
         intervalMs: this.native ? options.streamIntervalMs : options.editIntervalMs,
         firstDelayMs: options.firstFlushMs,
       },
-      firstDelayFromStart: true,
       send: () => this.flushLive(),
       onError: (error) => this.options.logger.warn({ err: describeError(error) }, "slack render step failed"),
     });
@@ -231,14 +235,26 @@ export class SlackTurnRenderer implements TurnRenderer {
   }
 
   private async flushLive(): Promise<SendOutcome> {
-    if (this.native) {
-      await this.native.drain(false);
-      if (this.native.ended) await this.leaveNative();
+    // A turn complete before its stream started is one posted message, whatever its age.
+    if (this.turn.outcome.kind !== "running") this.dropUnstartedNative();
+    const native = this.native;
+    if (native) {
+      await native.drain(false);
+      if (native.stream.started) this.indicator?.replying(false);
+      if (native.ended) await this.leaveNative();
       return "sent";
     }
     if (!hasContent(this.turn)) return "unchanged";
+    this.indicator?.replying(true);
     const wait = await this.pages.syncLive(layoutPages(this.turn));
     return wait > 0 ? { retryAfterMs: wait } : "sent";
+  }
+
+  /** Nothing went to the native stream yet: the turn continues as pages, without latching. */
+  private dropUnstartedNative(): void {
+    if (this.native === undefined || this.native.stream.started) return;
+    this.native = undefined;
+    this.pacer.useInterval(this.options.editIntervalMs);
   }
 
   /** Native streaming ended early: latch (when refused) and continue as pages on its message. */
@@ -257,7 +273,9 @@ export class SlackTurnRenderer implements TurnRenderer {
       );
     }
     if (stream.ts !== undefined) this.pages.adopt(stream.ts);
-    if (hasContent(this.turn)) await this.pages.syncLive(layoutPages(this.turn));
+    if (!hasContent(this.turn)) return;
+    this.indicator?.replying(true);
+    await this.pages.syncLive(layoutPages(this.turn));
   }
 
   async close(): Promise<void> {
@@ -275,10 +293,11 @@ export class SlackTurnRenderer implements TurnRenderer {
   }
 
   private async finish(): Promise<void> {
+    this.dropUnstartedNative();
     const native = this.native;
     if (native) {
       await native.drain(true);
-      if (!native.ended && native.stream.started) {
+      if (!native.ended) {
         const stopped = await native.stream.stop(footerBlocks(this.turn));
         if (stopped === "ok") return;
         native.fail(stopped);
@@ -287,6 +306,7 @@ export class SlackTurnRenderer implements TurnRenderer {
       this.native = undefined;
     }
     try {
+      this.indicator?.replying(true);
       await this.pages.syncFinal(this.turn);
     } catch (error) {
       this.options.logger.error(

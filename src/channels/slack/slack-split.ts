@@ -98,6 +98,8 @@ function codePointStarts(text: string): Int32Array {
 /** Split into parts whose `prefix + body + suffix` is at most `limit` characters. */
 export function splitParts(text: string, limit: number): SplitPart[] {
   if (limit < MIN_LIMIT) throw new RangeError(`split limit must be at least ${MIN_LIMIT}, got ${limit}`);
+  // Text that fits whole (most sections) is its own only part.
+  if (text.length <= limit) return text === "" ? [] : [{ prefix: "", body: text, suffix: "" }];
   const s = scan(text);
   const starts = codePointStarts(text);
   const offset = (index: number) => starts[index] as number;

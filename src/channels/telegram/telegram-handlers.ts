@@ -31,6 +31,7 @@ import {
   topicOf,
   userOf,
 } from "./telegram-inbound.js";
+import { screenedMessage } from "./telegram-intake.js";
 import { observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.js";
 import { INACTIVE_BUTTON } from "../intake-log.js";
 
@@ -91,6 +92,8 @@ function startText(userId: number, allowed: boolean): string {
 }
 
 function readMessage(ctx: Context, raw: unknown, deps: HandlerDeps): TelegramMessage | undefined {
+  const screened = screenedMessage(ctx.update);
+  if (screened) return screened;
   const parsed = telegramMessageSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   deps.logger.warn(
@@ -128,26 +131,27 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   const bot = deps.bot();
   if (!isAddressedToBot(message, bot)) return;
   const target = targetOf(message);
-  const output = deps.outputFor(target);
+  // The thread output is only needed to answer here (most messages just start a turn).
+  const tell = (text: string) => deps.outputFor(target).postText(text);
   const user = { id: from.id, name: userOf(from).name };
   const command = commandOf(message, bot);
-  if (command?.name === "pair") return output.postText(await deps.access.approve(user, command.args[0]));
+  if (command?.name === "pair") return tell(await deps.access.approve(user, command.args[0]));
   const allowed = await deps.access.allows(message.chat, user);
-  if (command?.name === "start") return output.postText(startText(from.id, allowed));
+  if (command?.name === "start") return tell(startText(from.id, allowed));
   if (!allowed) {
     const refusal = deps.access.refusal(message.chat, user);
     deps.logger.info(
       { userId: from.id, chatId: message.chat.id, told: refusal !== undefined },
       "telegram: refused",
     );
-    if (refusal) await output.postText(refusal);
+    if (refusal) await tell(refusal);
     return;
   }
   if (command && SERVICE_COMMANDS.has(command.name)) {
     const reply = await deps.service.command(target, userOf(from), command.name, command.args);
-    return output.postText(reply);
+    return tell(reply);
   }
-  await receive(message, target, ctx.update.update_id, deps, output);
+  await receive(message, target, ctx.update.update_id, deps, tell);
 }
 
 async function receive(
@@ -155,7 +159,7 @@ async function receive(
   target: ThreadTarget,
   updateId: number,
   deps: HandlerDeps,
-  output: ThreadOutput,
+  tell: (text: string) => Promise<void>,
 ): Promise<void> {
   const text = textFor(message, deps.bot());
   const downloaded = await deps.files.download(message, target);
@@ -163,7 +167,7 @@ async function receive(
   const intake = await deps.attachments.process(files, sessionKeyOf(target));
   const notes = [...downloaded.notes, ...intake.notes];
   const told = [...notes, ...intake.hints];
-  if (told.length > 0) await output.postText(told.join("\n"));
+  if (told.length > 0) await tell(told.join("\n"));
   if (text === "" && files.length === 0) return;
   const result = await deps.service.receive({
     dedupeKeys: [`tg:update:${updateId}`, `tg:msg:${message.chat.id}:${message.message_id}`],

@@ -4,14 +4,15 @@
  * a malformed update can never throw in the middleware chain. An update passes when it carries
  * one of the kinds the bot asks for and that part has the fields the handlers use; anything else
  * is dropped and logged once with its kind — a malformed button press is still answered ("this
- * button is no longer active") when it has a query id, so the person's client stops waiting.
+ * button is no longer active") when it has a query id, so the person's client stops waiting. A
+ * message the screen read is kept with its update, so the handlers do not read it again.
  * Polling results are screened too: entries that are not updates at all are dropped before the
  * runner computes its next offset from them.
  */
 import type { Context, MiddlewareFn, Transformer } from "grammy";
 import { z } from "zod";
 import { INACTIVE_BUTTON, type IntakeLog } from "../intake-log.js";
-import { telegramMessageSchema } from "./telegram-inbound.js";
+import { type TelegramMessage, telegramMessageSchema } from "./telegram-inbound.js";
 
 const userSchema = z.looseObject({ id: z.number().int(), first_name: z.string().optional() });
 const chatSchema = z.looseObject({ id: z.number().int(), type: z.string().optional() });
@@ -53,27 +54,47 @@ export type UpdateScreening =
   | { readonly pass: true }
   | { readonly pass: false; readonly kind: string; readonly callbackQueryId?: string };
 
-/** Screen one update (pure and total: any value in, a verdict out). */
-export function screenUpdate(update: unknown): UpdateScreening {
+const MESSAGE_KINDS: ReadonlySet<string> = new Set(["message", "channel_post"]);
+
+/** The verdict on an update, and the message (or channel post) it carries as read. */
+function read(update: unknown): { readonly verdict: UpdateScreening; readonly message?: TelegramMessage } {
   if (typeof update !== "object" || update === null || Array.isArray(update))
-    return { pass: false, kind: "malformed_update" };
+    return { verdict: { pass: false, kind: "malformed_update" } };
   const record = update as Record<string, unknown>;
-  if (!Number.isSafeInteger(record.update_id)) return { pass: false, kind: "malformed_update" };
+  if (!Number.isSafeInteger(record.update_id)) return { verdict: { pass: false, kind: "malformed_update" } };
   const kinds = Object.keys(record).filter((key) => key in KIND_SCHEMAS);
   if (kinds.length !== 1)
-    return { pass: false, kind: kinds.length === 0 ? "unhandled_update" : "malformed_update" };
+    return { verdict: { pass: false, kind: kinds.length === 0 ? "unhandled_update" : "malformed_update" } };
   const kind = kinds[0] as string;
-  if ((KIND_SCHEMAS[kind] as z.ZodType).safeParse(record[kind]).success) return { pass: true };
+  const parsed = (KIND_SCHEMAS[kind] as z.ZodType).safeParse(record[kind]);
+  if (parsed.success)
+    return MESSAGE_KINDS.has(kind)
+      ? { verdict: { pass: true }, message: parsed.data as TelegramMessage }
+      : { verdict: { pass: true } };
   const queryId = kind === "callback_query" ? (record[kind] as { id?: unknown } | null)?.id : undefined;
   return typeof queryId === "string" && queryId.length > 0 && queryId.length <= 200
-    ? { pass: false, kind: `malformed_${kind}`, callbackQueryId: queryId }
-    : { pass: false, kind: `malformed_${kind}` };
+    ? { verdict: { pass: false, kind: `malformed_${kind}`, callbackQueryId: queryId } }
+    : { verdict: { pass: false, kind: `malformed_${kind}` } };
+}
+
+/** Screen one update (pure and total: any value in, a verdict out). */
+export function screenUpdate(update: unknown): UpdateScreening {
+  return read(update).verdict;
+}
+
+/** Messages and channel posts as the screen read them, by their update. */
+const readMessages = new WeakMap<object, TelegramMessage>();
+
+/** The message or channel post of an update the screen passed, as it read it. */
+export function screenedMessage(update: object): TelegramMessage | undefined {
+  return readMessages.get(update);
 }
 
 /** The first middleware: only updates that pass go further. */
 export function intakeScreen(log: IntakeLog): MiddlewareFn<Context> {
   return async (ctx, next) => {
-    const verdict = screenUpdate(ctx.update);
+    const { verdict, message } = read(ctx.update);
+    if (message) readMessages.set(ctx.update, message);
     if (verdict.pass) return next();
     log.refused(verdict.kind, { transport: "telegram" });
     if (verdict.callbackQueryId !== undefined)

@@ -26,13 +26,17 @@ export interface TelegramOutputOptions {
 
 /** One Telegram thread as the session layer sees it. */
 export class TelegramThreadOutput implements ThreadOutput {
-  private readonly sender: ChatSender;
+  private threadSender: ChatSender | undefined;
 
   constructor(
     private readonly options: TelegramOutputOptions,
     private readonly target: ThreadTarget,
-  ) {
-    this.sender = new ChatSender(options.api, addressOf(target), options.logger);
+  ) {}
+
+  /** The thread's own sender, read from the target when first needed (turns mostly use their own). */
+  private get sender(): ChatSender {
+    this.threadSender ??= new ChatSender(this.options.api, addressOf(this.target), this.options.logger);
+    return this.threadSender;
   }
 
   beginTurn(info: TurnInfo): TurnRenderer {

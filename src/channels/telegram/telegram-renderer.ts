@@ -1,8 +1,9 @@
 /**
  * TurnRenderer for Telegram: folds one turn's AgentEvents into the shared turn view and shows it
  * compactly (plan, tool status lines, notices, what it waits for, the answer's tail) through a
- * LiveReply, keeps "typing…" alive every ~4 s while the agent works, and on close delivers the
- * final answer as Telegram HTML split into ≤ 4096-character messages.
+ * LiveReply while the turn runs, says "typing…" while the agent works and the person sees nothing
+ * new, and on close delivers the final answer as Telegram HTML split into ≤ 4096-character
+ * messages.
  */
 import type { Logger } from "pino";
 import type { AgentEvent, PlanStep } from "../../core/events.js";
@@ -28,9 +29,16 @@ import type { ChatSender } from "./telegram-send.js";
 import { splitTelegramHtml, TELEGRAM_TEXT_LIMIT } from "./telegram-split.js";
 import { LiveReply, type LiveReplyOptions } from "./telegram-stream.js";
 
+/**
+ * "typing…" shows for about 5 s: it is re-sent this often, and once a preview is visible only
+ * after the preview has not changed for this long (previews change at most every 1.1 / 3.1 s).
+ */
 export const TYPING_INTERVAL_MS = 4000;
-/** The first "typing…" waits this long: a turn answered sooner needs none (and spends no API call). */
-export const TYPING_DELAY_MS = 500;
+/**
+ * The first "typing…" waits this long with nothing shown: a reply within about a second keeps the
+ * flow of a conversation and needs none (and spends no API call).
+ */
+export const TYPING_DELAY_MS = 1000;
 
 const TOOL_ICONS: Readonly<Record<ToolLine["status"], string>> = {
   running: "⏳",
@@ -142,6 +150,8 @@ export interface TelegramTurnRendererOptions {
 export class TelegramTurnRenderer implements TurnRenderer {
   private readonly live: LiveReply;
   private turn: TurnView = EMPTY_TURN;
+  private readonly startedAt = Date.now();
+  private typedAt = Number.NEGATIVE_INFINITY;
   private typingTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
@@ -151,18 +161,39 @@ export class TelegramTurnRenderer implements TurnRenderer {
     this.scheduleTyping(TYPING_DELAY_MS);
   }
 
-  /** "typing…" lasts about 5 s: re-send it every ~4 s while the agent works (not while it waits). */
+  /**
+   * When "typing…" is due next: once the person has seen nothing for TYPING_DELAY_MS (nothing new
+   * for TYPING_INTERVAL_MS once a preview shows), and not sooner than TYPING_INTERVAL_MS after the
+   * last one.
+   */
+  private typingDueAt(): number {
+    const shownAt = this.live.shownAt;
+    const quietUntil =
+      shownAt === undefined ? this.startedAt + TYPING_DELAY_MS : shownAt + TYPING_INTERVAL_MS;
+    return Math.max(quietUntil, this.typedAt + TYPING_INTERVAL_MS);
+  }
+
   private scheduleTyping(delayMs: number): void {
-    this.typingTimer = setTimeout(() => {
-      if (this.closed) return;
-      if (this.turn.activity.kind !== "waiting") {
-        this.options.sender.typing().catch((error: unknown) => {
-          this.options.logger.debug({ err: errorText(error) }, "telegram chat action failed");
-        });
-      }
-      this.scheduleTyping(TYPING_INTERVAL_MS);
-    }, delayMs);
+    this.typingTimer = setTimeout(() => this.typingTick(), delayMs);
     this.typingTimer.unref();
+  }
+
+  /** Say "typing…" when it is due and the agent works (not while it waits for a person). */
+  private typingTick(): void {
+    if (this.closed) return;
+    const now = Date.now();
+    const due = this.typingDueAt();
+    if (now < due) {
+      this.scheduleTyping(due - now);
+      return;
+    }
+    if (this.turn.activity.kind !== "waiting") {
+      this.typedAt = now;
+      this.options.sender.typing().catch((error: unknown) => {
+        this.options.logger.debug({ err: errorText(error) }, "telegram chat action skipped");
+      });
+    }
+    this.scheduleTyping(TYPING_INTERVAL_MS);
   }
 
   async handle(event: AgentEvent): Promise<void> {
@@ -189,8 +220,9 @@ export class TelegramTurnRenderer implements TurnRenderer {
     return lines.join("\n");
   }
 
-  /** The live view: status lines, then as much of the answer's tail as fits. */
+  /** The live view: status lines, then as much of the answer's tail as fits; nothing once the turn is over. */
   private readonly view = (): string => {
+    if (this.turn.outcome.kind !== "running") return "";
     const status = this.statusHtml();
     const text = this.turn.stepText;
     const answer = text.trim() === "" ? "" : markdownToTelegramHtml(text);

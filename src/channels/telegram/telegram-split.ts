@@ -108,6 +108,11 @@ function dropEmptyPairs(html: string): string {
  * Whitespace at a cut is dropped; no other text is lost. Returns [] for blank input.
  */
 export function splitTelegramHtml(html: string, limit = TELEGRAM_TEXT_LIMIT): string[] {
+  // Text without tags that fits whole (most short answers) is its own only chunk.
+  if (html.length <= limit && !html.includes("<")) {
+    const chunk = html.trim();
+    return chunk === "" ? [] : [chunk];
+  }
   const atoms = atomize(html);
   const ranges = splitRanges(splitUnits(atoms), {
     room: () => ({ whole: limit, cut: limit }),

@@ -4,8 +4,10 @@
  * Telegram's own stop button) replaced by one real sendMessage per chunk at the end; elsewhere —
  * or where drafts are unsupported — a message with a Stop button, edited at most every 1.1 s
  * (private) / 3.1 s (groups) and finally edited into the first chunk of the answer. Identical
- * views are never re-sent. A turn that ends before the first preview is due sends only the answer.
- * The pacing is the shared EditPacer's; this file supplies Telegram's budget and calls.
+ * views are never re-sent; a draft update the send limit had no spare room for (see
+ * telegram-throttle.ts) skips a beat. The first preview waits `firstPreviewMs` from the turn's
+ * start (and content that comes later one more change), and a turn over by then sends only the
+ * answer. The pacing is the shared EditPacer's; this file supplies Telegram's budget and calls.
  */
 import type { InlineKeyboardMarkup } from "grammy/types";
 import type { Logger } from "pino";
@@ -13,11 +15,12 @@ import { EditPacer, type SendOutcome } from "../shared/edit-pacer.js";
 import { STOP_KEYBOARD } from "./telegram-card.js";
 import { errorText, isUnsupported } from "./telegram-errors.js";
 import type { ChatSender } from "./telegram-send.js";
+import { SendSkipped } from "./telegram-throttle.js";
 
 export interface StreamTiming {
   /** Minimum gap between two preview updates (edits or drafts). */
   readonly intervalMs: number;
-  /** Delay before the first preview, so quick answers go out as one message. */
+  /** Delay from the turn's start before the first preview, so quick answers go out as one message. */
   readonly firstPreviewMs: number;
 }
 
@@ -45,6 +48,8 @@ export class LiveReply {
   private messageId: number | undefined;
   private readonly pacer: EditPacer;
   private finished = false;
+  /** When a preview last reached the chat (Date.now()), if one did. */
+  shownAt: number | undefined;
 
   constructor(private readonly options: LiveReplyOptions) {
     const { intervalMs, firstPreviewMs } = options.timing;
@@ -59,7 +64,10 @@ export class LiveReply {
     return this.options.draft?.support.enabled === true && this.messageId === undefined;
   }
 
-  /** The preview changed; `view` renders it (≤ 4096 visible chars) when the rate allows a send. */
+  /**
+   * The preview changed; `view` renders it (≤ 4096 visible chars, "" for nothing to show) when
+   * the rate allows a send.
+   */
   show(view: () => string): void {
     if (this.finished) return;
     this.view = view;
@@ -69,7 +77,13 @@ export class LiveReply {
   private async preview(): Promise<SendOutcome> {
     const html = this.view?.() ?? "";
     if (html === "" || html === this.shown) return "unchanged";
-    await this.deliver(html);
+    try {
+      await this.deliver(html);
+    } catch (error) {
+      // A draft update yields to messages while the bot's send limit is busy: skip this beat.
+      if (error instanceof SendSkipped) return { retryAfterMs: 0 };
+      throw error;
+    }
     return "sent";
   }
 
@@ -82,6 +96,7 @@ export class LiveReply {
       this.messageId = await sender.send(html, { replyMarkup: STOP_KEYBOARD });
     }
     this.shown = html;
+    this.shownAt = Date.now();
   }
 
   /** Show the preview as a draft; false (and drafts off for every turn) where the server has none. */
@@ -97,8 +112,10 @@ export class LiveReply {
         return false;
       },
     );
-    if (drafted) this.shown = html;
-    else draft.support.enabled = false;
+    if (drafted) {
+      this.shown = html;
+      this.shownAt = Date.now();
+    } else draft.support.enabled = false;
     return drafted;
   }
 

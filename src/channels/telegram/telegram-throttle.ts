@@ -4,7 +4,11 @@
  * overall; going over earns 429s that stall a whole chat. Each limit is a token bucket with a
  * burst, kept as a GCRA "theoretical arrival time", so the first message of a reply goes out at
  * once and only sustained traffic waits. answerCallbackQuery and other non-message calls pass
- * straight through; drafts and chat actions count only against the global limit.
+ * straight through; drafts and chat actions count only against the global limit. Courtesies —
+ * a chat action ("typing…") and a draft that updates a preview already shown (the next one
+ * supersedes it) — only take a global slot that is free at once with two thirds of the burst to
+ * spare, and are dropped (SendSkipped) otherwise: they never delay a message or a turn's first
+ * preview, nor eat the burst that a busy moment's messages need.
  */
 import type { Transformer } from "grammy";
 
@@ -39,6 +43,18 @@ export type SendCost =
 
 const MESSAGE_METHODS = /^(send|edit|copyMessage|forwardMessage)/;
 const GLOBAL_ONLY = new Set(["sendChatAction", "sendMessageDraft"]);
+/** Calls that are always courtesies (drafts are, after a turn's first). */
+const COURTESY = new Set(["sendChatAction"]);
+/** How long a turn's draft id is remembered (a draft preview lasts about 30 s without updates). */
+const DRAFT_MEMORY_MS = 5 * 60_000;
+
+/** A courtesy call the throttle dropped: the send limit had no spare room for it. */
+export class SendSkipped extends Error {
+  constructor(method: string) {
+    super(`${method} skipped: the send limit has no spare room now`);
+    this.name = "SendSkipped";
+  }
+}
 
 /** Classify a Bot API call for throttling. */
 export function sendCostOf(method: string, payload: unknown): SendCost {
@@ -69,8 +85,12 @@ export class SendScheduler {
   private readonly chat: Bucket;
   private readonly group: Bucket;
   private readonly global: Bucket;
+  /** The global bucket as courtesy calls see it: only the first third of the burst is theirs. */
+  private readonly spare: Bucket;
   /** Theoretical arrival time per key (ms on the scheduler's clock). */
   private readonly arrival = new Map<string, number>();
+  /** When each chat's draft id was last drafted. */
+  private readonly drafts = new Map<string, number>();
 
   constructor(
     limits: SendLimits = TELEGRAM_SEND_LIMITS,
@@ -79,6 +99,7 @@ export class SendScheduler {
     this.chat = bucketOf(limits.perChat);
     this.group = bucketOf(limits.perGroup);
     this.global = bucketOf(limits.global);
+    this.spare = { intervalMs: this.global.intervalMs, toleranceMs: this.global.toleranceMs / 3 };
   }
 
   /** Book one message's slot in its chat (and, for groups, the group) bucket: ms to wait. */
@@ -93,7 +114,25 @@ export class SendScheduler {
     return this.book([["*", this.global]]);
   }
 
-  private book(keys: readonly [string, Bucket][]): number {
+  /** Book a global slot only if one is free now with two thirds of the burst to spare; false otherwise. */
+  reserveSpareGlobal(): boolean {
+    return this.book([["*", this.spare]], true) === 0;
+  }
+
+  /** Note a draft in `chatId` with `draftId`: whether it updates one drafted before (a courtesy). */
+  isDraftUpdate(chatId: number, draftId: number): boolean {
+    const key = `${chatId}:${draftId}`;
+    const now = this.now();
+    const seen = this.drafts.has(key);
+    this.drafts.set(key, now);
+    if (this.drafts.size > PRUNE_AT) {
+      for (const [old, at] of this.drafts) if (now - at > DRAFT_MEMORY_MS) this.drafts.delete(old);
+    }
+    return seen;
+  }
+
+  /** Book the slot for `keys` (or, with `onlyNow`, nothing when it is not free now): ms to wait. */
+  private book(keys: readonly [string, Bucket][], onlyNow = false): number {
     const now = this.now();
     let at = now;
     for (const [key, bucket] of keys) {
@@ -102,6 +141,7 @@ export class SendScheduler {
     }
     // Float sums of intervals drift by ~1e-13: a wait under a microsecond is no wait.
     if (at - now < 0.001) at = now;
+    if (onlyNow && at > now) return at - now;
     for (const [key, bucket] of keys) {
       this.arrival.set(key, Math.max(this.arrival.get(key) ?? at, at) + bucket.intervalMs);
     }
@@ -132,9 +172,24 @@ function sleep(ms: number, signal: ApiSignal): Promise<void> {
   });
 }
 
-/** A grammY API transformer that waits for a slot before each message-sending call. */
+/** Whether a call is a courtesy (see the module comment); notes drafts as it goes. */
+function isCourtesy(scheduler: SendScheduler, method: string, payload: unknown): boolean {
+  if (COURTESY.has(method)) return true;
+  if (method !== "sendMessageDraft") return false;
+  const { chat_id, draft_id } = payload as { chat_id?: unknown; draft_id?: unknown };
+  return scheduler.isDraftUpdate(Number(chat_id), Number(draft_id));
+}
+
+/**
+ * A grammY API transformer that waits for a slot before each message-sending call, and drops a
+ * courtesy call (throwing SendSkipped) when no spare slot is free at once.
+ */
 export function throttleTransformer(scheduler: SendScheduler = new SendScheduler()): Transformer {
   return async (prev, method, payload, signal) => {
+    if (isCourtesy(scheduler, method, payload)) {
+      if (!scheduler.reserveSpareGlobal()) throw new SendSkipped(method);
+      return prev(method, payload, signal);
+    }
     const cost = sendCostOf(method, payload);
     if (cost?.kind === "message") await sleep(scheduler.reserveChat(cost.chatId), signal);
     if (cost !== undefined) await sleep(scheduler.reserveGlobal(), signal);

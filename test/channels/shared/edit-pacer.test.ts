@@ -2,17 +2,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EditPacer, type SendOutcome } from "../../../src/channels/shared/edit-pacer.js";
 
 /** A pacer whose sends are recorded (at the fake clock's time) and answered by `answer`. */
-function pacerWith(
-  options: { firstDelayFromStart?: boolean; answer?: () => SendOutcome | Promise<SendOutcome> } = {},
-) {
+function pacerWith(options: { answer?: () => SendOutcome | Promise<SendOutcome> } = {}) {
   const sends: number[] = [];
   const errors: unknown[] = [];
   const start = Date.now();
   const pacer = new EditPacer({
     budget: { intervalMs: 1_000, firstDelayMs: 500 },
-    ...(options.firstDelayFromStart === undefined
-      ? {}
-      : { firstDelayFromStart: options.firstDelayFromStart }),
     send: async () => {
       sends.push(Date.now() - start);
       return (await options.answer?.()) ?? "sent";
@@ -46,12 +41,38 @@ describe("EditPacer", () => {
     expect(sends).toEqual([500, 1_500]);
   });
 
-  it("counts the first delay from its creation when asked to", async () => {
-    const { pacer, sends } = pacerWith({ firstDelayFromStart: true });
+  it("counts the first delay from its creation (the turn's start), not from the first change", async () => {
+    const { pacer, sends } = pacerWith();
+    await vi.advanceTimersByTimeAsync(300);
+    pacer.changed();
+    await vi.advanceTimersByTimeAsync(199);
+    expect(sends).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sends).toEqual([500]);
+  });
+
+  it("sends content that first appears after the hold-back at the next change, with all of it", async () => {
+    const { pacer, sends } = pacerWith();
     await vi.advanceTimersByTimeAsync(2_000);
     pacer.changed();
     await vi.advanceTimersByTimeAsync(0);
-    expect(sends).toEqual([2_000]);
+    expect(sends).toEqual([]);
+    await vi.advanceTimersByTimeAsync(50);
+    pacer.changed();
+    pacer.changed();
+    expect(sends).toEqual([]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sends).toEqual([2_050]);
+  });
+
+  it("sends late content alone once the first delay has passed since it appeared", async () => {
+    const { pacer, sends } = pacerWith();
+    await vi.advanceTimersByTimeAsync(2_000);
+    pacer.changed();
+    await vi.advanceTimersByTimeAsync(499);
+    expect(sends).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sends).toEqual([2_500]);
   });
 
   it("does not spend the budget on a send that changed nothing", async () => {

@@ -1,5 +1,8 @@
+import fc from "fast-check";
+import { Lexer, type Token } from "marked";
 import { describe, expect, it } from "vitest";
 import {
+  isPlainMarkdown,
   type MarkdownContext,
   type MarkdownFormat,
   plainText,
@@ -26,6 +29,51 @@ const PROBE: MarkdownFormat = {
   tableCell: (tokens, inline) => inline(tokens),
   table: (aligned, context, source) => (context.quoted ? `RAW(${source})` : `T(${aligned})`),
 };
+
+describe("isPlainMarkdown", () => {
+  /** What marked makes of `text`, when it is one paragraph of unformatted text: that text. */
+  const plainParagraph = (text: string): string | undefined => {
+    const tokens = new Lexer({ gfm: true }).lex(text).filter((token: Token) => token.type !== "space");
+    const [paragraph] = tokens;
+    if (tokens.length !== 1 || paragraph?.type !== "paragraph") return undefined;
+    const inline = paragraph.tokens ?? [];
+    if (!inline.every((token) => token.type === "text" && !("tokens" in token && token.tokens?.length)))
+      return undefined;
+    return inline.map((token) => (token as { text: string }).text).join("");
+  };
+
+  it("takes text marked sees as one unformatted paragraph, exactly as written", () => {
+    const char = fc.constantFrom(..."aZéw5 ,.;:'\"?!", "ww.", "  ");
+    const line = fc.tuple(fc.constantFrom("a", "Z", "é", "w"), fc.array(char, { maxLength: 12 }));
+    const text = fc.array(line, { minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(text, (lines) => {
+        const markdown = lines.map(([first, rest]) => first + rest.join("")).join("\n");
+        if (isPlainMarkdown(markdown)) expect(plainParagraph(markdown)).toBe(markdown);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("leaves anything else to the lexer", () => {
+    for (const text of [
+      "see www.example.com now",
+      "Hello  \nworld",
+      "Hello ",
+      "1. first",
+      "- item",
+      "a *b*",
+      "R&D",
+      "x < y",
+      "",
+      "Hello\n\nWorld",
+      "Done 😀",
+    ])
+      expect(isPlainMarkdown(text)).toBe(false);
+    expect(isPlainMarkdown("You said: m12")).toBe(true);
+    expect(renderMarkdown("Fine, thanks.\nAnd you?", PROBE)).toBe("FINE, THANKS.\nAND YOU?");
+  });
+});
 
 describe("renderMarkdown", () => {
   it("hands inline constructs to the format's primitives", () => {

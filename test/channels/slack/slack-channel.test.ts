@@ -180,6 +180,19 @@ describe("inbound messages", () => {
     expect(service.received.map((m) => m.text)).toEqual(["start", "back again"]);
   });
 
+  it("forgets a channel's threads when the bot leaves it (channel_left, group_left)", async () => {
+    await startChannel();
+    const first = fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} start` });
+    await service.waitFor(() => service.received.length === 1);
+    await fake.sendEvent({ type: "channel_left", channel: "C1", actor_id: "U1" }).acked;
+    await fake.sendEvent({ type: "group_left", channel: "G9", actor_id: "U1" }).acked;
+    fake.userPosts({ user: "U1", channel: "C1", text: "anyone?", threadTs: first.ts });
+    fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} back again`, threadTs: first.ts });
+    await service.waitFor(() => service.received.length === 2);
+    await channel.stop();
+    expect(service.received.map((m) => m.text)).toEqual(["start", "back again"]);
+  });
+
   it("asks the session layer about unknown threads (after a restart) and honours require-mention", async () => {
     const root = fake.state.nextTs();
     service.sessions.add(`C1:${root}`);

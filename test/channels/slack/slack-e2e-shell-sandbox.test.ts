@@ -111,6 +111,9 @@ const BYPASSES = [
   "git grep -O'sh -c \"touch pwned\"' a",
 ];
 
+/** The finished reply: "done" under the turn's tool lines (posted) or alone (streamed with task cards). */
+const endsDone = (text: string) => /(^|\n)done$/.test(text);
+
 describe("Slack end to end: the read-only grant with the real sandbox", () => {
   it("every bypass gets a card; a read-only git command runs unasked with its fsmonitor off", async () => {
     const commands = ["cat notes.txt", ...BYPASSES, "git status --short"];
@@ -134,7 +137,7 @@ describe("Slack end to end: the read-only grant with the real sandbox", () => {
       pressed.add(card.ts);
       press(card, "Deny");
     }
-    await e2e.fake.waitFor(() => thread((e2e as E2E).fake, GENERAL, ts).find((t) => t === "done"), "done");
+    await e2e.fake.waitFor(() => thread((e2e as E2E).fake, GENERAL, ts).find(endsDone), "done");
 
     const results = toolResults();
     expect(results).toHaveLength(commands.length);
@@ -172,7 +175,7 @@ describe("Slack end to end: auto mode in the real sandbox", () => {
 
     handler = runsInTurn(resolved);
     const ts = e2e.fake.userPosts({ user: ANA, channel: GENERAL, text: `${MENTION} probe` }).ts;
-    await e2e.fake.waitFor(() => thread((e2e as E2E).fake, GENERAL, ts).find((t) => t === "done"), "done");
+    await e2e.fake.waitFor(() => thread((e2e as E2E).fake, GENERAL, ts).find(endsDone), "done");
     await delay(1500);
 
     const results = toolResults();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markdownPreview, markdownToMrkdwn } from "../../../src/channels/slack/slack-markdown.js";
+import { markdownToMrkdwn } from "../../../src/channels/slack/slack-markdown.js";
 
 describe("markdownToMrkdwn", () => {
   it("converts emphasis, strike-through, inline code and headings", () => {
@@ -59,9 +59,7 @@ describe("markdownToMrkdwn", () => {
     expect(markdownToMrkdwn("Tom &amp; Jerry &#39;s")).toBe("Tom &amp; Jerry 's");
   });
 
-  it("returns an empty string for blank input and previews on one line", () => {
+  it("returns an empty string for blank input", () => {
     expect(markdownToMrkdwn("  \n ")).toBe("");
-    expect(markdownPreview("# Hi\n\nthere **you**", 100)).toBe("*Hi* there *you*");
-    expect(markdownPreview("x".repeat(50), 10)).toBe("xxxxxxxxx…");
   });
 });

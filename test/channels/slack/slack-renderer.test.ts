@@ -101,6 +101,7 @@ describe("native streaming", () => {
     const { output } = outputFor(fake, dm);
     const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
     await turn.handle(ev.text("Checking"));
+    await fake.waitFor(() => fake.state.callsOf("chat.startStream")[0], "the stream");
     await turn.handle(ev.toolStart("c1", "npm test"));
     await turn.handle(ev.toolEnd("c1", "ok", 1_500));
     await turn.handle(ev.text("Done."));
@@ -128,6 +129,49 @@ describe("native streaming", () => {
     await turn.close();
     expect(fake.state.calls.map((c) => c.method)).toEqual(["chat.postMessage"]);
     expect(blockTexts(fake.state.botMessages(DM, dm.thread)[0]!.blocks)).toEqual(["Quick."]);
+  });
+
+  it("sends a long quick answer as one message too, though it fills the stream helper's buffer", async () => {
+    const { output } = outputFor(fake, dm, { firstFlushMs: 500, statusDelayMs: 500 });
+    const answer = "A quick but long answer. ".repeat(40);
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text(answer));
+    await turn.handle(ev.done(answer));
+    await turn.handle(ev.completed(answer));
+    await turn.close();
+    expect(fake.state.calls.map((c) => c.method)).toEqual(["chat.postMessage"]);
+  });
+
+  it("posts an answer complete by its first flush as one message, however late the turn got to it", async () => {
+    const { output } = outputFor(fake, dm, { firstFlushMs: 50, statusDelayMs: 10_000 });
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    await turn.handle(ev.text("Late but whole."));
+    await turn.handle(ev.done("Late but whole."));
+    await turn.handle(ev.completed("Late but whole."));
+    const message = await fake.waitFor(
+      () => fake.state.botMessages(DM, dm.thread)[0],
+      "the reply, before close",
+    );
+    await turn.close();
+    expect(fake.state.calls.map((c) => c.method)).toEqual(["chat.postMessage"]);
+    expect(blockTexts(message.blocks)).toEqual(["Late but whole."]);
+    expect(actionIds(message.blocks)).toEqual([]);
+  });
+
+  it("streams content that first comes after the hold-back from its next chunk on", async () => {
+    const { output } = outputFor(fake, dm, { firstFlushMs: 50, statusDelayMs: 10_000 });
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    await turn.handle(ev.text("Slow "));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(fake.state.calls).toHaveLength(0);
+    await turn.handle(ev.text("start."));
+    const start = await fake.waitFor(() => fake.state.callsOf("chat.startStream")[0], "the stream");
+    expect(JSON.stringify(start.args)).toContain("Slow start.");
+    await turn.handle(ev.completed("Slow start."));
+    await turn.close();
+    expect(fake.state.callsOf("chat.stopStream")).toHaveLength(1);
   });
 
   it("streams in channels with the recipient, and latches to pages when Slack refuses streaming", async () => {
@@ -237,14 +281,45 @@ describe("limits and failures", () => {
 });
 
 describe("thinking indicator", () => {
-  it("sets the thread status while working and clears it at the end", async () => {
-    const { output } = outputFor(fake, dm, { nativeStreaming: false });
+  it("shows what the agent does while nothing is visible, and leaves clearing it to the posted reply", async () => {
+    const { output } = outputFor(fake, dm, { nativeStreaming: false, firstFlushMs: 10_000 });
     const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
     await fake.waitFor(() => fake.state.statuses.length === 1, "the first status");
     await turn.handle(ev.toolStart("c1", "npm test"));
+    await fake.waitFor(() => fake.state.statuses.length === 2, "the second status");
+    await new Promise((resolve) => setTimeout(resolve, 50));
     await turn.handle(ev.completed("ok"));
     await turn.close();
-    expect(fake.state.statuses.map((s) => s.status)).toEqual(["is thinking…", "is running npm test…", ""]);
+    expect(fake.state.statuses.map((s) => s.status)).toEqual(["is thinking…", "is running npm test…"]);
+    const methods = fake.state.calls.map((c) => c.method);
+    expect(methods.lastIndexOf("chat.postMessage")).toBeGreaterThan(
+      methods.lastIndexOf("assistant.threads.setStatus"),
+    );
+  });
+
+  it("shows no status once the reply is visible, however long the turn runs", async () => {
+    const { output } = outputFor(fake, dm, { nativeStreaming: false, statusDelayMs: 50 });
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Let me run the tests."));
+    await fake.waitFor(() => fake.state.botMessages(DM, dm.thread)[0], "the live reply");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await turn.handle(ev.toolStart("c1", "npm test"));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await turn.handle(ev.completed("done"));
+    await turn.close();
+    expect(fake.state.callsOf("assistant.threads.setStatus")).toHaveLength(0);
+  });
+
+  it("clears a shown status itself when the reply is a stream", async () => {
+    const { output } = outputFor(fake, dm);
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await fake.waitFor(() => fake.state.statuses.length === 1, "the first status");
+    await turn.handle(ev.text("Streaming now"));
+    await fake.waitFor(() => fake.state.statuses.length === 2, "the status cleared");
+    await turn.handle(ev.completed("Streaming now"));
+    await turn.close();
+    expect(fake.state.statuses.map((s) => s.status)).toEqual(["is thinking…", ""]);
+    expect(fake.state.callsOf("chat.startStream")).toHaveLength(1);
   });
 
   it("falls back to a reaction where the status is refused", async () => {

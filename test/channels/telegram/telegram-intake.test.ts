@@ -1,6 +1,13 @@
 /** Telegram intake screening: updates that pass, garbage refused with its kind, polling results. */
+import type { Context } from "grammy";
+import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { screenUpdate } from "../../../src/channels/telegram/telegram-intake.js";
+import { IntakeLog } from "../../../src/channels/intake-log.js";
+import {
+  intakeScreen,
+  screenedMessage,
+  screenUpdate,
+} from "../../../src/channels/telegram/telegram-intake.js";
 import { telegramTemplates } from "../../support/intake-fuzz.js";
 
 const t = telegramTemplates(6666, 1001);
@@ -33,5 +40,23 @@ describe("screenUpdate", () => {
       pass: false,
       kind: "malformed_callback_query",
     });
+  });
+});
+
+describe("intakeScreen", () => {
+  it("keeps the message it read with its update, so the handlers read it once", async () => {
+    const screen = intakeScreen(new IntakeLog(pino({ level: "silent" })));
+    const update = { update_id: 1, message: { ...t.message.message, unknown_field: "dropped" } };
+    let passed = false;
+    await screen({ update } as unknown as Context, async () => {
+      passed = true;
+    });
+    expect(passed).toBe(true);
+    const read = screenedMessage(update);
+    expect(read?.message_id).toBe(t.message.message.message_id);
+    expect(read).not.toHaveProperty("unknown_field");
+    const press = { update_id: 2, ...t.callback };
+    await screen({ update: press } as unknown as Context, async () => undefined);
+    expect(screenedMessage(press)).toBeUndefined();
   });
 });

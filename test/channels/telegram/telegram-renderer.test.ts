@@ -4,12 +4,16 @@ import { agentEvent } from "../../../src/core/events.js";
 import { draftIdOf, TelegramTurnRenderer } from "../../../src/channels/telegram/telegram-renderer.js";
 import type { ChatSender, EditResult } from "../../../src/channels/telegram/telegram-send.js";
 import type { DraftSupport } from "../../../src/channels/telegram/telegram-stream.js";
+import { SendSkipped } from "../../../src/channels/telegram/telegram-throttle.js";
 
 /** Records what the renderer asks of a chat; resolves each call at once. */
 class RecordingSender {
   readonly calls: { kind: string; html?: string; markup?: unknown }[] = [];
   readonly address = { chatId: 5, isPrivate: true, replyTo: 9 };
   private nextId = 100;
+  /** Draft calls the send limit drops (by index among draft calls). */
+  skipDrafts = new Set<number>();
+  private drafts = 0;
   async send(html: string, options: { replyMarkup?: unknown } = {}): Promise<number> {
     this.calls.push({ kind: "send", html, markup: options.replyMarkup });
     return this.nextId++;
@@ -24,6 +28,7 @@ class RecordingSender {
     return "edited";
   }
   async draft(_id: number, html: string): Promise<void> {
+    if (this.skipDrafts.has(this.drafts++)) throw new SendSkipped("sendMessageDraft");
     this.calls.push({ kind: "draft", html });
   }
   async typing(): Promise<void> {
@@ -53,12 +58,13 @@ afterEach(() => {
 });
 
 describe("TelegramTurnRenderer", () => {
-  it("sends typing after half a second, again about every 4 s while working, not while waiting", async () => {
+  it("says typing once the person has waited a second with nothing shown, every 4 s while nothing new shows, not while waiting", async () => {
     vi.useFakeTimers();
     const sender = new RecordingSender();
     const turn = renderer(sender, { enabled: true });
+    await vi.advanceTimersByTimeAsync(999);
     expect(sender.count("typing")).toBe(0);
-    await vi.advanceTimersByTimeAsync(500);
+    await vi.advanceTimersByTimeAsync(1);
     expect(sender.count("typing")).toBe(1);
     await vi.advanceTimersByTimeAsync(8000);
     expect(sender.count("typing")).toBe(3);
@@ -79,12 +85,75 @@ describe("TelegramTurnRenderer", () => {
     await turn.handle(
       agentEvent({ type: "tool-call-started", callId: "c", name: "bash", args: {}, preview: "ls" }),
     );
-    await vi.advanceTimersByTimeAsync(4000);
+    await vi.advanceTimersByTimeAsync(3999);
+    expect(sender.count("typing")).toBe(3);
+    await vi.advanceTimersByTimeAsync(1);
     expect(sender.count("typing")).toBe(4);
     await turn.handle(completed("done"));
     await turn.close();
     await vi.advanceTimersByTimeAsync(20_000);
     expect(sender.count("typing")).toBe(4);
+  });
+
+  it("says no typing while the previews keep changing", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender, { enabled: true });
+    for (let i = 0; i < 20; i++) {
+      await turn.handle(agentEvent({ type: "text-delta", delta: `word${i} ` }));
+      await vi.advanceTimersByTimeAsync(500);
+    }
+    await turn.handle(completed("done"));
+    await turn.close();
+    expect(sender.count("draft")).toBeGreaterThan(5);
+    expect(sender.count("typing")).toBe(0);
+  });
+
+  it("shows no preview of a turn that is over, however late its content came", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender, { enabled: true });
+    await vi.advanceTimersByTimeAsync(900);
+    await turn.handle(agentEvent({ type: "text-delta", delta: "Late" }));
+    await turn.handle(completed("Late"));
+    await vi.advanceTimersByTimeAsync(2000);
+    await turn.close();
+    expect(sender.calls.filter((call) => call.kind !== "typing")).toEqual([
+      { kind: "send", html: "Late", markup: undefined },
+    ]);
+  });
+
+  it("skips a beat when the send limit drops a draft update, and sends the preview at the next", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    sender.skipDrafts.add(1);
+    const turn = renderer(sender, { enabled: true });
+    await turn.handle(agentEvent({ type: "text-delta", delta: "One" }));
+    await vi.advanceTimersByTimeAsync(800);
+    await turn.handle(agentEvent({ type: "text-delta", delta: " two" }));
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(sender.calls.filter((call) => call.kind === "draft")).toEqual([{ kind: "draft", html: "One" }]);
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(sender.calls.filter((call) => call.kind === "draft").map((call) => call.html)).toEqual([
+      "One",
+      "One two",
+    ]);
+    await turn.handle(completed("One two"));
+    await turn.close();
+  });
+
+  it("counts the first preview's delay from the turn's start", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender, { enabled: true });
+    await vi.advanceTimersByTimeAsync(600);
+    await turn.handle(agentEvent({ type: "text-delta", delta: "Soon" }));
+    await vi.advanceTimersByTimeAsync(199);
+    expect(sender.count("draft")).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sender.calls.filter((call) => call.kind === "draft")).toEqual([{ kind: "draft", html: "Soon" }]);
+    await turn.handle(completed("Soon"));
+    await turn.close();
   });
 
   it("sends a quick answer as one message without any preview", async () => {

@@ -132,6 +132,8 @@ describe("Telegram channel: rendering turns", () => {
     const { tg, service } = harness;
     service.onReceive = (message, output) =>
       playTurn(output, [
+        // A person who sees nothing for a second is told the bot is typing.
+        () => tg.waitFor(() => successful(tg, "sendChatAction").length >= 1),
         agentEvent({
           type: "tool-call-started",
           callId: "c1",
@@ -141,7 +143,6 @@ describe("Telegram channel: rendering turns", () => {
         }),
         () =>
           tg.waitFor(() => successful(tg, "sendMessage").some((call) => call.params.chat_id === FORUM.id)),
-        () => tg.waitFor(() => successful(tg, "sendChatAction").length >= 1),
         delta(`answer for ${message.target.thread}`),
         () => tg.waitFor(() => successful(tg, "editMessageText").length >= 1),
         done(`answer for ${message.target.thread}`),

@@ -16,6 +16,19 @@ describe("splitTelegramHtml", () => {
   it("keeps short messages whole", () => {
     expect(splitTelegramHtml("<b>hi</b> there")).toEqual(["<b>hi</b> there"]);
     expect(splitTelegramHtml("  \n ")).toEqual([]);
+    expect(splitTelegramHtml(" plain &amp; short\n")).toEqual(["plain &amp; short"]);
+  });
+
+  it("property: text without tags that fits is split as it would be with tags", () => {
+    const text = fc.string({
+      unit: fc.constantFrom("a", " ", "\n", "&amp;", "&#39;", "é", "😀"),
+      maxLength: 60,
+    });
+    fc.assert(
+      fc.property(text, (html) => {
+        expect(splitTelegramHtml(html, 40)).toEqual(splitTelegramHtml(`<i></i>${html}`, 40));
+      }),
+    );
   });
 
   it("cuts at paragraph boundaries first", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   SendScheduler,
+  SendSkipped,
   sendCostOf,
   TELEGRAM_SEND_LIMITS,
   throttleTransformer,
@@ -73,6 +74,16 @@ describe("SendScheduler", () => {
     expect(Math.max(...waits)).toBeLessThanOrEqual(2000.001);
   });
 
+  it("books a global slot for a courtesy call only when one is free at once with two thirds of the burst spare", () => {
+    const { instance, advance } = scheduler();
+    for (let i = 0; i < 9; i++) instance.reserveGlobal();
+    expect(instance.reserveSpareGlobal()).toBe(true);
+    expect(instance.reserveSpareGlobal()).toBe(false);
+    expect(instance.reserveGlobal()).toBe(0);
+    advance(1000);
+    expect(instance.reserveSpareGlobal()).toBe(true);
+  });
+
   it("does not let one busy chat delay another chat's first message", () => {
     const { instance } = scheduler();
     // Chat 1 books ten messages now; the three due at once also take their global slots now.
@@ -105,5 +116,46 @@ describe("throttleTransformer", () => {
     await transformer(prev, "answerCallbackQuery", { callback_query_id: "q" } as never);
     expect(order).toEqual(["sendMessage", "sendMessage", "answerCallbackQuery"]);
     expect(elapsed).toBeGreaterThanOrEqual(15);
+  });
+
+  it("drops a chat action instead of queueing it when the global limit has no spare room now", async () => {
+    const scheduler = new SendScheduler({
+      perChat: { ratePerSecond: 1, burst: 1 },
+      perGroup: { ratePerSecond: 1, burst: 1 },
+      global: { ratePerSecond: 1, burst: 1 },
+    });
+    const transformer = throttleTransformer(scheduler);
+    const order: string[] = [];
+    const prev = (async (method: string) => {
+      order.push(method);
+      return { ok: true, result: true };
+    }) as never;
+    await transformer(prev, "sendChatAction", { chat_id: 1, action: "typing" } as never);
+    await expect(
+      transformer(prev, "sendChatAction", { chat_id: 2, action: "typing" } as never),
+    ).rejects.toBeInstanceOf(SendSkipped);
+    expect(order).toEqual(["sendChatAction"]);
+  });
+
+  it("queues a turn's first draft like a message, and drops its updates when the limit has no spare room", async () => {
+    const scheduler = new SendScheduler({
+      perChat: { ratePerSecond: 1, burst: 1 },
+      perGroup: { ratePerSecond: 1, burst: 1 },
+      global: { ratePerSecond: 20, burst: 1 },
+    });
+    const transformer = throttleTransformer(scheduler);
+    const order: string[] = [];
+    const prev = (async (method: string, payload: { chat_id: number }) => {
+      order.push(`${method}:${payload.chat_id}`);
+      return { ok: true, result: true };
+    }) as never;
+    await transformer(prev, "sendMessageDraft", { chat_id: 1, draft_id: 7, text: "a" } as never);
+    await transformer(prev, "sendMessageDraft", { chat_id: 2, draft_id: 7, text: "a" } as never);
+    await expect(
+      transformer(prev, "sendMessageDraft", { chat_id: 1, draft_id: 7, text: "ab" } as never),
+    ).rejects.toBeInstanceOf(SendSkipped);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    await transformer(prev, "sendMessageDraft", { chat_id: 1, draft_id: 7, text: "ab" } as never);
+    expect(order).toEqual(["sendMessageDraft:1", "sendMessageDraft:2", "sendMessageDraft:1"]);
   });
 });

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../../src/core/events.js";
+import { layoutPages } from "../../../src/channels/slack/slack-document.js";
+import { EMPTY_TURN, foldTurn, type TurnView } from "../../../src/channels/shared/turn-view.js";
+import { ev } from "./support.js";
+
+const viewOf = (events: readonly AgentEvent[]): TurnView => events.reduce(foldTurn, EMPTY_TURN);
+
+describe("layoutPages", () => {
+  it("previews the answer on one line in the notification text, across the turn's messages", () => {
+    const view = viewOf([
+      ev.text("# Hi\n\nthere **you**"),
+      ev.done("# Hi\n\nthere **you**"),
+      ev.toolStart("c1", "npm test"),
+      ev.toolEnd("c1"),
+      ev.text("All\ngreen."),
+      ev.completed("All\ngreen."),
+    ]);
+    const [page] = layoutPages(view);
+    expect(page?.text).toBe("*Hi* there *you* All green.");
+  });
+
+  it("cuts a long preview, and says how the turn stands when there is no answer yet", () => {
+    expect(layoutPages(viewOf([ev.text("x".repeat(500))]))[0]?.text).toBe(`${"x".repeat(299)}…`);
+    expect(layoutPages(viewOf([ev.toolStart("c1", "npm test")]))[0]?.text).toBe("Working…");
+  });
+});
