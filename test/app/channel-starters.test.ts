@@ -115,7 +115,7 @@ describe("channel starters", () => {
     );
     expect(announced.threadTs).toBeUndefined();
     const reply = await slack.waitFor(
-      () => slack.state.botMessages("D1ANA", ts).find((message) => shown(message).startsWith("Done:")),
+      () => slack.state.botMessages("D1ANA", ts).find((message) => /(^|\n)Done:/.test(shown(message))),
       "the DM reply",
     );
     expect(shown(reply)).toContain("#general");

@@ -73,7 +73,7 @@ describe("controls across processes", () => {
         slack.state
           .botMessages(DM, ts)
           .map(shown)
-          .find((text) => text.startsWith("Tool said")),
+          .find((text) => /(^|\n)Tool said/.test(text)),
       "the finished turn",
       30_000,
     );

@@ -118,7 +118,7 @@ describe("failover across processes", () => {
       ...cards.map((c, i) =>
         slack.waitFor(
           () =>
-            slack.state.botMessages(c.channel, cardThreads[i]!).some((m) => shown(m).startsWith("Tool said")),
+            slack.state.botMessages(c.channel, cardThreads[i]!).some((m) => /(^|\n)Tool said/.test(shown(m))),
           `${c.name}'s turn to finish`,
           FAILOVER_MS,
         ),
