@@ -45,7 +45,13 @@ export interface QuestionSpec {
 export type AgentEvent =
   | { readonly type: "text-delta"; readonly delta: string }
   | { readonly type: "reasoning-delta"; readonly delta: string }
-  | { readonly type: "assistant-message-done"; readonly content: string; readonly step: number }
+  | {
+      readonly type: "assistant-message-done";
+      readonly content: string;
+      readonly step: number;
+      /** How many tool calls the message makes: 0 means it is the model's answer, and the turn ends with it. */
+      readonly toolCalls: number;
+    }
   | { readonly type: "plan-updated"; readonly steps: readonly PlanStep[] }
   | {
       readonly type: "tool-call-started";

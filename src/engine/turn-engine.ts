@@ -274,13 +274,21 @@ export class TurnEngine implements SessionTurnEngine {
       ctx.addUsage(step.usage);
       ctx.finalText = step.text;
       const calls = normaliseIds(step.toolCalls, ctx.request.turnId, ctx.iterations);
+      // Told before the message is stored: a renderer that knows the answer is complete posts it
+      // whole instead of starting a live message in the moment the store takes (nothing runs on
+      // the message before it is stored — no tool, no person asked, no turn end).
+      ctx.emit({
+        type: "assistant-message-done",
+        content: step.text,
+        step: ctx.iterations,
+        toolCalls: calls.length,
+      });
       await ctx.append({
         role: "assistant",
         content: step.text || (calls.length > 0 ? null : ""),
         ...(calls.length > 0 ? { tool_calls: calls.map(toRecord) } : {}),
         meta: { at: ctx.stamp(), ...(step.usage ? { usage: step.usage } : {}) },
       });
-      ctx.emit({ type: "assistant-message-done", content: step.text, step: ctx.iterations });
       if (calls.length === 0) {
         if (this.steering.length > 0 && !ctx.aborted) continue;
         return ctx.complete(ctx.aborted ? "interrupted" : "completed");

@@ -49,6 +49,28 @@ describe("TurnEngine basics", () => {
     h.provider.assertAllConsumed();
   });
 
+  it("tells a message is done — and whether it calls tools — before storing it", async () => {
+    const h = makeHarness({
+      steps: [
+        toolStep(["c1", "read_file", { path: "a" }], ["c2", "read_file", { path: "b" }]),
+        textStep("ok"),
+      ],
+    });
+    const seen: number[] = [];
+    let told = (): void => undefined;
+    // Storing an assistant message waits until its "done" reached the caller: it must come first.
+    h.persistence.onAppend = async (message) => {
+      if (message.role === "assistant") await new Promise<void>((resolve) => (told = resolve));
+    };
+    const events = await collect(h.engine.run(makeRequest()), (event) => {
+      if (event.type !== "assistant-message-done") return;
+      seen.push(event.toolCalls);
+      setImmediate(() => told());
+    });
+    expect(completion(events).status).toBe("completed");
+    expect(seen).toEqual([2, 0]);
+  });
+
   it("runs tools across steps and persists each result before the next model call", async () => {
     const h = makeHarness({ grants: [] });
     h.provider.push(toolStep(["c1", "read_file", { path: "a.txt" }]), {

@@ -104,6 +104,11 @@ export interface TurnView {
   readonly lastNote: number | undefined;
   /** Fold bookkeeping: the current model step's message is done (the next delta starts a new one). */
   readonly stepDone: boolean;
+  /**
+   * The model's last message called no tool: its answer is complete and the turn is ending
+   * (renderers then wait for the end to show it whole rather than starting a live message).
+   */
+  readonly answered: boolean;
 }
 
 const THINKING: Activity = Object.freeze({ kind: "thinking" });
@@ -125,6 +130,7 @@ export const EMPTY_TURN: TurnView = Object.freeze({
   openText: undefined,
   lastNote: undefined,
   stepDone: false,
+  answered: false,
 });
 
 type Change = Partial<TurnView>;
@@ -217,6 +223,7 @@ export function foldTurn(view: TurnView, event: AgentEvent): TurnView {
         ...appendText(view, event.delta),
         stepText: (view.stepDone ? "" : view.stepText) + event.delta,
         stepDone: false,
+        answered: false,
         reasoning: false,
         waiting: undefined,
       });
@@ -229,12 +236,14 @@ export function foldTurn(view: TurnView, event: AgentEvent): TurnView {
         ...finishText(view, event.content),
         latestAnswer: event.content.trim() !== "" ? event.content : view.latestAnswer,
         stepDone: true,
+        answered: event.toolCalls === 0,
         reasoning: false,
       });
     case "plan-updated":
       return next(view, { plan: event.steps });
     case "tool-call-started":
       return next(view, {
+        answered: false,
         ...setTool(view, {
           callId: event.callId,
           name: event.name,

@@ -65,6 +65,11 @@ export class PageSync {
 
   constructor(private readonly options: PageSyncOptions) {}
 
+  /** Whether a page has been posted (or adopted) yet. */
+  get started(): boolean {
+    return this.posted.length > 0;
+  }
+
   /** Take over an already posted message (a native stream's) as the first page. */
   adopt(ts: string): void {
     if (this.posted.length === 0) this.posted.push({ ts, signature: "" });

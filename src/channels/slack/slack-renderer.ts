@@ -235,8 +235,10 @@ export class SlackTurnRenderer implements TurnRenderer {
   }
 
   private async flushLive(): Promise<SendOutcome> {
-    // A turn complete before its stream started is one posted message, whatever its age.
+    // A turn complete before its stream started is one posted message, whatever its age; an answer
+    // complete while nothing is shown yet waits the moment until the turn ends, to go out whole.
     if (this.turn.outcome.kind !== "running") this.dropUnstartedNative();
+    else if (this.turn.answered && !this.showsAnything()) return "unchanged";
     const native = this.native;
     if (native) {
       await native.drain(false);
@@ -248,6 +250,11 @@ export class SlackTurnRenderer implements TurnRenderer {
     this.indicator?.replying(true);
     const wait = await this.pages.syncLive(layoutPages(this.turn));
     return wait > 0 ? { retryAfterMs: wait } : "sent";
+  }
+
+  /** Whether the thread shows anything of the turn yet (a started stream or a posted page). */
+  private showsAnything(): boolean {
+    return this.native?.stream.started === true || this.pages.started;
   }
 
   /** Nothing went to the native stream yet: the turn continues as pages, without latching. */

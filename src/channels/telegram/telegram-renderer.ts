@@ -220,9 +220,13 @@ export class TelegramTurnRenderer implements TurnRenderer {
     return lines.join("\n");
   }
 
-  /** The live view: status lines, then as much of the answer's tail as fits; nothing once the turn is over. */
+  /**
+   * The live view: status lines, then as much of the answer's tail as fits; nothing once the turn
+   * is over, or once its answer is complete while no preview shows yet (it goes out whole at the end).
+   */
   private readonly view = (): string => {
     if (this.turn.outcome.kind !== "running") return "";
+    if (this.turn.answered && this.live.shownAt === undefined) return "";
     const status = this.statusHtml();
     const text = this.turn.stepText;
     const answer = text.trim() === "" ? "" : markdownToTelegramHtml(text);

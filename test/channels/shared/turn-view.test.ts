@@ -21,7 +21,8 @@ const fold = (events: readonly AgentEvent[], from: TurnView = EMPTY_TURN): TurnV
 
 const ev = {
   text: (delta: string) => agentEvent({ type: "text-delta", delta }),
-  done: (content: string) => agentEvent({ type: "assistant-message-done", content, step: 1 }),
+  done: (content: string, toolCalls = 0) =>
+    agentEvent({ type: "assistant-message-done", content, step: 1, toolCalls }),
   reasoning: () => agentEvent({ type: "reasoning-delta", delta: "hm" }),
   start: (callId: string, preview: string, clearedBy?: string) =>
     agentEvent({
@@ -79,6 +80,14 @@ describe("the turn view fold", () => {
     const second = fold([ev.text("two")], first);
     expect(second.stepText).toBe("two");
     expect(second.latestAnswer).toBe("one");
+  });
+
+  it("knows the answer is complete once a message calls no tool, until the agent goes on", () => {
+    expect(fold([ev.text("Looking"), ev.done("Looking", 2)]).answered).toBe(false);
+    const answered = fold([ev.text("Here"), ev.done("Here")]);
+    expect(answered.answered).toBe(true);
+    expect(fold([ev.text(" and more")], answered).answered).toBe(false);
+    expect(fold([ev.start("c1", "ls")], answered).answered).toBe(false);
   });
 
   it("keeps a call's preview, position and what cleared it when it finishes", () => {

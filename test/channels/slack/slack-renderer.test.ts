@@ -159,6 +159,27 @@ describe("native streaming", () => {
     expect(actionIds(message.blocks)).toEqual([]);
   });
 
+  it("holds an answer complete while nothing shows yet until its turn ends, then posts it once", async () => {
+    const { output } = outputFor(fake, dm, { firstFlushMs: 50, statusDelayMs: 10_000 });
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Whole answer."));
+    await turn.handle(ev.done("Whole answer."));
+    // The first flush falls between the answer and the turn's end (the store takes a moment).
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(fake.state.calls).toHaveLength(0);
+    await turn.handle(ev.completed("Whole answer."));
+    await turn.close();
+    expect(fake.state.calls.map((c) => c.method)).toEqual(["chat.postMessage"]);
+    // A message with a tool call is not the answer: the turn shows what it does meanwhile.
+    const { output: next } = outputFor(fake, dm, { firstFlushMs: 50, statusDelayMs: 10_000 });
+    const working = next.beginTurn({ sessionId: "s1", turnId: "t2" });
+    await working.handle(ev.text("Looking."));
+    await working.handle(ev.done("Looking.", 1, 1));
+    await fake.waitFor(() => fake.state.callsOf("chat.startStream")[0], "the stream");
+    await working.handle(ev.completed("Looking."));
+    await working.close();
+  });
+
   it("streams content that first comes after the hold-back from its next chunk on", async () => {
     const { output } = outputFor(fake, dm, { firstFlushMs: 50, statusDelayMs: 10_000 });
     const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });

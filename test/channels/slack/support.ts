@@ -80,8 +80,8 @@ export function outputFor(
 
 export const ev = {
   text: (delta: string): AgentEvent => agentEvent({ type: "text-delta", delta }),
-  done: (content: string, step = 1): AgentEvent =>
-    agentEvent({ type: "assistant-message-done", content, step }),
+  done: (content: string, step = 1, toolCalls = 0): AgentEvent =>
+    agentEvent({ type: "assistant-message-done", content, step, toolCalls }),
   toolStart: (callId: string, preview: string, name = "run_command"): AgentEvent =>
     agentEvent({ type: "tool-call-started", callId, name, args: {}, preview }),
   toolEnd: (

@@ -156,6 +156,32 @@ describe("TelegramTurnRenderer", () => {
     await turn.close();
   });
 
+  it("shows no preview of an answer already complete when its first preview is due; a working message gets one", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender, { enabled: true });
+    await turn.handle(agentEvent({ type: "text-delta", delta: "Whole" }));
+    await turn.handle(
+      agentEvent({ type: "assistant-message-done", content: "Whole", step: 1, toolCalls: 0 }),
+    );
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(sender.count("draft")).toBe(0);
+    await turn.handle(completed("Whole"));
+    await turn.close();
+    expect(sender.calls.filter((call) => call.kind !== "typing")).toEqual([
+      { kind: "send", html: "Whole", markup: undefined },
+    ]);
+    const working = renderer(sender, { enabled: true });
+    await working.handle(agentEvent({ type: "text-delta", delta: "Looking" }));
+    await working.handle(
+      agentEvent({ type: "assistant-message-done", content: "Looking", step: 1, toolCalls: 1 }),
+    );
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(sender.count("draft")).toBe(1);
+    await working.handle(completed("Looking"));
+    await working.close();
+  });
+
   it("sends a quick answer as one message without any preview", async () => {
     const sender = new RecordingSender();
     const turn = renderer(sender, { enabled: true });
