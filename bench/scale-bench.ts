@@ -21,8 +21,12 @@ import { hostLine, percentile, round1, writeResults } from "./support/report.js"
 const LEVELS = [50, 200] as const;
 type Level = (typeof LEVELS)[number];
 const REPLIES_PER_LEVEL: Readonly<Record<Level, number>> = { 50: 600, 200: 1_200 };
-/** Enough replies for every process to have its hot paths compiled before anything is measured. */
-const WARMUP_REPLIES = 900;
+/**
+ * Warm-up replies per process (the fake spreads them evenly): every process has its hot paths
+ * compiled before anything is measured — with less, three processes each ran colder code than one
+ * process did, at up to twice its CPU per turn.
+ */
+const WARMUP_REPLIES_PER_PROCESS = 1_500;
 const COUNTED_TURNS = 40;
 const GOAL_SPEEDUP = 1.3;
 const GOAL_COMMANDS = 12;
@@ -158,7 +162,7 @@ async function measure(subject: (typeof SUBJECTS)[number]): Promise<SubjectFigur
       fake.state.addChannel({ id: channel, name: `dm-${i}`, type: "im", members: [user] });
     }
     const replies = new Replies(fake);
-    await closedLoops(fake, replies, 50, WARMUP_REPLIES);
+    await closedLoops(fake, replies, 50, WARMUP_REPLIES_PER_PROCESS * subject.count);
     const levels: LevelFigures[] = [];
     for (const threads of LEVELS) {
       fake.state.clearHistory();
