@@ -92,9 +92,11 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
     hardDenyPatterns: deps.hardDenyPatterns ?? [],
   });
   const workspace = { root: deps.workspaceRoot, extraRoots: deps.extraRoots ?? [] };
-  const agentsMdMaxChars = deps.agentsMdMaxChars ?? AGENTS_MD_MAX_CHARS;
-  const agentsMd = new AgentsMdReader(createWorkspacePaths(workspace), agentsMdMaxChars, deps.readFile);
   const now = deps.now ?? (() => new Date());
+  const agentsMdMaxChars = deps.agentsMdMaxChars ?? AGENTS_MD_MAX_CHARS;
+  const agentsMd = new AgentsMdReader(createWorkspacePaths(workspace), agentsMdMaxChars, deps.readFile, () =>
+    now().getTime(),
+  );
   const hostOs = deps.os ?? describeOs();
   const savingEnabled = deps.memoryEnabled ?? (() => true);
   const memory = deps.memory;

@@ -73,28 +73,38 @@ export async function readAgentsMd(
   }
 }
 
+/** How long a look at AGENTS.md serves the sessions that start after it without another. */
+export const AGENTS_MD_FRESH_MS = 1_000;
+
 /**
  * AGENTS.md for every session that starts: read (as `readAgentsMd`) when the file is new or
- * changed, else the last reading again — one `stat` per session instead of resolving, opening and
- * reading it each time (every top-level Slack DM starts a session). The file is known by its
- * device, inode, size and change times after following links, so an edit, a replacement or a link
- * pointed elsewhere (which is then refused as always) is read afresh.
+ * changed, else the last reading again — at most one `stat` a second instead of resolving,
+ * opening and reading it for each session (every top-level Slack DM starts a session). The file
+ * is known by its device, inode, size and change times after following links, so an edit, a
+ * replacement or a link pointed elsewhere (which is then refused as always) is read afresh by the
+ * sessions that start a second later at most.
  */
 export class AgentsMdReader {
-  private last: { readonly identity: string; readonly part: KnowledgePart } | undefined;
+  private last: { readonly identity: string; readonly part: KnowledgePart; readonly at: number } | undefined;
 
   constructor(
     private readonly paths: WorkspacePaths,
     private readonly maxChars: number,
     private readonly read: TextPrefixReader = readTextPrefix,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** The workspace's AGENTS.md as `readAgentsMd` gives it. */
   async current(): Promise<KnowledgePart> {
+    const at = this.now();
+    if (this.last && at - this.last.at < AGENTS_MD_FRESH_MS) return this.last.part;
     const identity = await this.identity();
-    if (identity !== undefined && this.last?.identity === identity) return this.last.part;
+    if (identity !== undefined && this.last?.identity === identity) {
+      this.last = { ...this.last, at };
+      return this.last.part;
+    }
     const part = await readAgentsMd(this.paths, this.maxChars, this.read);
-    this.last = identity === undefined ? undefined : { identity, part };
+    this.last = identity === undefined ? undefined : { identity, part, at };
     return part;
   }
 

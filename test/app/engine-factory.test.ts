@@ -20,6 +20,7 @@ import {
   tempDir,
   toolNames,
 } from "../support/engine-fixtures.js";
+import { AGENTS_MD_FRESH_MS } from "../../src/engine/session-knowledge.js";
 
 const NOW = new Date("2026-11-29T14:05:00Z");
 let root: string;
@@ -133,11 +134,14 @@ describe("createEngineFactory", () => {
   it("fixes the instructions at the session's first turn: a later AGENTS.md change waits for a new session", async () => {
     await writeFile(path.join(root, "AGENTS.md"), "Version one.");
     const provider = new ScriptedProvider([textStep("a"), textStep("b"), textStep("c")]);
-    const make = factory(provider);
+    let clock = NOW.getTime();
+    const make = factory(provider, { now: () => new Date(clock) });
     const engine = make(engineContext().context);
     await collect(engine.run(request()));
     await writeFile(path.join(root, "AGENTS.md"), "Version two.");
     await collect(engine.run(request({ messages: engine.messages })));
+    // A session that starts a second after the change or later reads the new version.
+    clock += AGENTS_MD_FRESH_MS;
     const fresh = make(engineContext().context);
     await collect(fresh.run(request()));
     const [one, two, three] = provider.requests.map(systemPrompt);

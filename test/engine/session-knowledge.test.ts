@@ -3,6 +3,7 @@ import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  AGENTS_MD_FRESH_MS,
   AgentsMdReader,
   loadMemoryBlock,
   readAgentsMd,
@@ -34,10 +35,17 @@ const paths = () => createWorkspacePaths({ root });
 describe("AgentsMdReader", () => {
   it("reads AGENTS.md once while it is unchanged, and afresh after an edit, a deletion or a link out", async () => {
     const reads: string[] = [];
-    const reader = new AgentsMdReader(paths(), 1000, (file, max) => {
-      reads.push(file);
-      return readTextPrefix(file, max);
-    });
+    let clock = 0;
+    // Each look is a second after the last: every one may look at the file again.
+    const reader = new AgentsMdReader(
+      paths(),
+      1000,
+      (file, max) => {
+        reads.push(file);
+        return readTextPrefix(file, max);
+      },
+      () => (clock += AGENTS_MD_FRESH_MS),
+    );
     const file = path.join(root, "AGENTS.md");
     expect(await reader.current()).toEqual({});
     expect(await reader.current()).toEqual({});
@@ -56,6 +64,21 @@ describe("AgentsMdReader", () => {
     const part = await reader.current();
     expect(part.notice).toMatch(/outside the workspace/);
     expect(JSON.stringify(part)).not.toContain("TOP-SECRET");
+  });
+});
+
+describe("AgentsMdReader freshness", () => {
+  it("lets a look serve the sessions of the next second without looking again", async () => {
+    let clock = 0;
+    const reader = new AgentsMdReader(paths(), 1000, readTextPrefix, () => clock);
+    const file = path.join(root, "AGENTS.md");
+    await writeFile(file, "first");
+    expect(await reader.current()).toEqual({ text: "first" });
+    await writeFile(file, "second, longer");
+    clock = AGENTS_MD_FRESH_MS - 1;
+    expect(await reader.current()).toEqual({ text: "first" });
+    clock = AGENTS_MD_FRESH_MS;
+    expect(await reader.current()).toEqual({ text: "second, longer" });
   });
 });
 
