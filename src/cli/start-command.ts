@@ -17,7 +17,7 @@ import { scrubSecrets } from "../logging/redact.js";
 import { ServiceFailure } from "../core/failure.js";
 import { installFatalHandlers } from "../ops/fatal-errors.js";
 import type { CliIo } from "./cli-io.js";
-import { modelCheck } from "./doctor-checks.js";
+import { modelCheck } from "./model-check.js";
 import { packageVersion } from "./version.js";
 
 /** Print config problems, one per line. */
