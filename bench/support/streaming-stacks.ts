@@ -19,6 +19,7 @@ import {
   type RecordedCall,
   startFakeTelegram,
 } from "../../test/fakes/fake-telegram/fake-telegram.js";
+import { withOutputs } from "../../test/support/adapter-outputs.js";
 import { stopStack } from "../../test/support/session-stack.js";
 import { instantStack } from "./instant.js";
 
@@ -64,12 +65,15 @@ export async function slackStack(
   fake.state.on("call", (call: ApiCall) => onCall(slackCall(call, refuseStreaming ? "pages:" : "")));
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "streaming-bench-"));
   const { store, manager } = await instantStack(undefined, dataDir, undefined, model);
-  const channel = new SlackChannel(
-    fakeSlackChannelOptions(fake, {
-      fileMaxBytes: 1_048_576,
-      workspaceRoot: path.join(dataDir, "workspace"),
-      service: manager,
-    }),
+  const channel = withOutputs(
+    new SlackChannel(
+      fakeSlackChannelOptions(fake, {
+        fileMaxBytes: 1_048_576,
+        workspaceRoot: path.join(dataDir, "workspace"),
+        service: manager,
+      }),
+    ),
+    manager,
   );
   await manager.start();
   await channel.start();
@@ -121,17 +125,20 @@ export async function telegramStack(
   );
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "streaming-bench-"));
   const { store, manager } = await instantStack(undefined, dataDir, undefined, model);
-  const channel = new TelegramChannel({
-    botToken: tg.token,
-    apiRoot: tg.apiRoot,
-    allowedUsers: Array.from({ length: conversations }, (_, i) => String(FIRST_USER + i)),
-    allowedChats: Array.from({ length: conversations }, (_, i) => String(FIRST_GROUP - i)),
-    fileMaxBytes: 1_048_576,
-    workspaceRoot: path.join(dataDir, "workspace"),
-    service: manager,
-    logger: pino({ level: "silent" }),
-    botInfo: tg.botInfo,
-  });
+  const channel = withOutputs(
+    new TelegramChannel({
+      botToken: tg.token,
+      apiRoot: tg.apiRoot,
+      allowedUsers: Array.from({ length: conversations }, (_, i) => String(FIRST_USER + i)),
+      allowedChats: Array.from({ length: conversations }, (_, i) => String(FIRST_GROUP - i)),
+      fileMaxBytes: 1_048_576,
+      workspaceRoot: path.join(dataDir, "workspace"),
+      service: manager,
+      logger: pino({ level: "silent" }),
+      botInfo: tg.botInfo,
+    }),
+    manager,
+  );
   await manager.start();
   await channel.start();
   return {
