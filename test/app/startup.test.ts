@@ -110,7 +110,11 @@ describe("coworker start, first run and day two", () => {
     const fake = await model();
     const port = await closedPort();
     const project = makeProject("console:\n  enabled: false\nlog:\n  level: silent\n", 2);
-    let over = 0;
+    let calls = 0;
+    let startedUp: () => void = () => undefined;
+    const over = new Promise<void>((resolve) => {
+      startedUp = resolve;
+    });
     const { t, signals, exited } = startCoworker(
       project,
       {
@@ -118,14 +122,21 @@ describe("coworker start, first run and day two", () => {
         TELEGRAM_BOT_TOKEN: "123456:AAfakeTokenForTests",
         TELEGRAM_API_ROOT: `http://127.0.0.1:${port}`,
       },
-      { onStartedUp: () => over++ },
+      {
+        onStartedUp: () => {
+          calls++;
+          startedUp();
+        },
+      },
     );
-    await waitFor(t.io.stderr, t.stderr, (err) => err.includes("! Telegram is unreachable"));
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(over).toBe(1);
-    signals.emit("SIGINT");
+    try {
+      await waitFor(t.io.stderr, t.stderr, (err) => err.includes("! Telegram is unreachable"));
+      await over;
+    } finally {
+      signals.emit("SIGINT");
+    }
     expect(await exited).toBe(0);
-    expect(over).toBe(1);
+    expect(calls).toBe(1);
   });
 
   it("with the ops port taken, fails with one line naming the port and the fix, no stack", async () => {
