@@ -7,10 +7,11 @@
  *   then stays committed (~30 MB of an idle process's RSS) until V8's memory reducer runs some
  *   16 s later. Copying objects that will all be promoted anyway gains nothing; once start-up is
  *   over the young generation grows with the load as usual.
- * - WebAssembly compiles with V8's baseline compiler (Liftoff) only. The only WebAssembly here is
- *   undici's HTTP parser (Node's fetch and the Slack Socket Mode client each load one), whose
- *   optimising recompilation peaks at ~40 MB of compiler memory in background threads, memory the
- *   C allocator keeps (~9 MB of RSS); parsing HTTP is not where the time goes (2,000 requests on
+ * - WebAssembly compiles with V8's baseline compiler (Liftoff) only. The WebAssembly that runs
+ *   here is undici's HTTP parser (Node's fetch and the Slack Socket Mode client each load one;
+ *   pdf.js also carries a JPEG 2000 decoder, which text extraction does not run). Its optimising
+ *   recompilation peaks at ~40 MB of compiler memory in background threads, memory the C
+ *   allocator keeps (~9 MB of RSS); parsing HTTP is not where the time goes (2,000 requests on
  *   loopback took as long either way, and the Slack bench's full stack showed no loss).
  */
 import { setFlagsFromString } from "node:v8";
