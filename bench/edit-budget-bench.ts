@@ -110,7 +110,7 @@ export async function run(): Promise<Record<string, unknown>> {
   };
   const model = new PacedModel(ANSWER);
   const native = await slackStack(model, 1, record);
-  const pages = await slackStack(model, 1, record, true);
+  const pages = await slackStack(model, 1, record, { refuseStreaming: true });
   const telegram = await telegramStack(model, 2, record);
   const startedAt = performance.now();
   const conversations = {

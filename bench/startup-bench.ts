@@ -269,6 +269,8 @@ export async function run(): Promise<Record<string, unknown>> {
     `A real process per run (median of ${SPAWN_RUNS}) on a fresh project (Slack bot + app token, default SQLite store, the`,
     `model on a closed port); its RSS is read from /proc ${SOON_AFTER_MS / 1_000} s and ${IDLE_AFTER_MS / 1_000} s after it connected (idle: by then V8 has`,
     "trimmed the heap start-up grew). `node -e 0` runs between the spawns as the floor (its RSS: a bare Node process).",
+    "The executable runs with its own V8 settings (src/cli/heap-settings.ts): the young generation keeps its initial size until",
+    "start-up is over, and WebAssembly (undici's HTTP parser) compiles with Liftoff only.",
     "",
     "| measure | coworker start | `node -e 0` (floor) | goal |",
     "|---|---|---|---|",

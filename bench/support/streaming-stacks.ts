@@ -43,19 +43,27 @@ export interface StreamingStack {
   readonly platform: "slack" | "telegram";
   /** A person writes `text` in conversation `index` (a DM, or with `group` a group chat). */
   post(index: number, text: string, group?: boolean): string;
+  /** Forget the calls and messages the fake platform recorded (it runs in this process). */
+  clearHistory(): void;
   close(): Promise<void>;
 }
 
-/**
- * The Slack full stack on a fresh fake Slack with `conversations` DMs; with `refuseStreaming` the
- * workspace refuses native streaming, so replies take the page fallback (post + chat.update).
- */
+/** How the Slack stack is set up besides its model and conversations. */
+export interface SlackStackOptions {
+  /** The workspace refuses native streaming, so replies take the page fallback (post + chat.update). */
+  readonly refuseStreaming?: boolean;
+  /** The session layer's cap on sessions kept in memory (default: the instant stack's). */
+  readonly maxSessionsInMemory?: number;
+}
+
+/** The Slack full stack on a fresh fake Slack with `conversations` DMs. */
 export async function slackStack(
   model: ProviderClient,
   conversations: number,
   onCall: (call: PlatformCall) => void,
-  refuseStreaming = false,
+  options: SlackStackOptions = {},
 ): Promise<StreamingStack> {
+  const refuseStreaming = options.refuseStreaming ?? false;
   const fake = await startFakeSlack({ pingIntervalMs: 60_000 });
   if (refuseStreaming) fake.state.streaming = "feature_not_enabled";
   for (let i = 0; i < conversations; i += 1) {
@@ -64,7 +72,13 @@ export async function slackStack(
   }
   fake.state.on("call", (call: ApiCall) => onCall(slackCall(call, refuseStreaming ? "pages:" : "")));
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "streaming-bench-"));
-  const { store, manager } = await instantStack(undefined, dataDir, undefined, model);
+  const { store, manager } = await instantStack(
+    undefined,
+    dataDir,
+    undefined,
+    model,
+    options.maxSessionsInMemory,
+  );
   const channel = withOutputs(
     new SlackChannel(
       fakeSlackChannelOptions(fake, {
@@ -84,6 +98,7 @@ export async function slackStack(
       fake.userPosts({ user: `US${index}`, channel: channelId, text: `${channelId} ${text}` });
       return `${refuseStreaming ? "pages:" : ""}${channelId}`;
     },
+    clearHistory: () => fake.state.clearHistory(),
     close: async () => {
       await stopStack({ channel, manager, store }, 2_000);
       await fake.close();
@@ -151,6 +166,9 @@ export async function telegramStack(
       const mention = group ? `@${tg.botInfo.username} ` : "";
       tg.sendUserMessage({ chat, from, text: `${mention}${chat.id} ${text}` });
       return String(chat.id);
+    },
+    clearHistory: () => {
+      tg.calls.length = 0;
     },
     close: async () => {
       await stopStack({ channel, manager, store }, 2_000);

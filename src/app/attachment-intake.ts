@@ -1,11 +1,26 @@
 /**
  * The attachment intake the channels share, built from config: `attachments.*` caps and, when
- * `transcription` is configured, the transcriber for voice notes and audio.
+ * `transcription` is configured, the transcriber for voice notes and audio (its OpenAI SDK client
+ * loads with the first transcript).
  */
 import type { Logger } from "pino";
 import { AttachmentIntake } from "../attachments/inbound-attachments.js";
-import { openAITranscriber } from "../attachments/transcriber.js";
+import type { Transcriber } from "../attachments/transcriber.js";
 import type { CoworkerConfig } from "../config/schema.js";
+import { loadOnFirstUse } from "./load-on-first-use.js";
+
+/** The configured transcriber; the `openai` package loads with its first use. */
+function transcriberFromConfig(transcription: NonNullable<CoworkerConfig["transcription"]>): Transcriber {
+  const load = loadOnFirstUse(async () =>
+    (await import("../attachments/transcriber.js")).openAITranscriber({
+      model: transcription.model,
+      baseURL: transcription.base_url,
+      ...(transcription.api_key ? { apiKey: transcription.api_key } : {}),
+      timeoutMs: transcription.timeout_s * 1000,
+    }),
+  );
+  return { transcribe: async (file) => (await load()).transcribe(file) };
+}
 
 /** One intake for every channel of the app. */
 export function attachmentIntakeFromConfig(config: CoworkerConfig, logger: Logger): AttachmentIntake {
@@ -18,16 +33,7 @@ export function attachmentIntakeFromConfig(config: CoworkerConfig, logger: Logge
       pdfMaxPages: attachments.pdf_max_pages,
       textInlineMaxBytes: attachments.text_inline_max_bytes,
     },
-    ...(transcription
-      ? {
-          transcriber: openAITranscriber({
-            model: transcription.model,
-            baseURL: transcription.base_url,
-            ...(transcription.api_key ? { apiKey: transcription.api_key } : {}),
-            timeoutMs: transcription.timeout_s * 1000,
-          }),
-        }
-      : {}),
+    ...(transcription ? { transcriber: transcriberFromConfig(transcription) } : {}),
     logger: logger.child({ component: "attachments" }),
   });
 }

@@ -58,6 +58,11 @@ export class ChannelSupervisor {
   private loop: Promise<void> | undefined;
   private attemptController: AbortController | undefined;
   private readonly now: () => number;
+  private endFirstAttempt: () => void = () => undefined;
+  /** Resolves once the first connection attempt has ended, connected or not (or intake stopped). */
+  readonly firstAttempt = new Promise<void>((resolve) => {
+    this.endFirstAttempt = resolve;
+  });
 
   constructor(private readonly options: SupervisorOptions) {
     this.now = options.now ?? Date.now;
@@ -98,6 +103,7 @@ export class ChannelSupervisor {
   async stopIntake(): Promise<void> {
     this.stopped = true;
     this.state = "stopped";
+    this.endFirstAttempt();
     this.wake?.();
     this.attemptController?.abort();
     await this.channel?.stopIntake();
@@ -115,6 +121,7 @@ export class ChannelSupervisor {
     for (let attempt = 1; !this.stopped; attempt++) {
       try {
         const channel = await this.attempt();
+        this.endFirstAttempt();
         if (this.stopped) {
           await channel.close();
           return;
@@ -126,6 +133,7 @@ export class ChannelSupervisor {
         this.options.onUp?.(channel);
         return;
       } catch (error) {
+        this.endFirstAttempt();
         if (this.stopped) return;
         const failure = classify(error, this.options.platform);
         this.reason = failure.line();

@@ -14,11 +14,10 @@ import { approvalsConfigSchema, type ApprovalsConfig } from "../approvals/author
 import type { CoworkerConfig } from "../config/schema.js";
 import { createEngineFactory } from "./engine-factory.js";
 import { engineOptionsFromConfig } from "./engine-config.js";
-import { OpenAIProvider } from "../engine/provider/openai-provider.js";
 import type { ProviderClient } from "../engine/provider/provider.js";
 import { Reviewer } from "../engine/reviewer/reviewer.js";
 import type { ReviewerGateOptions } from "../engine/reviewer/reviewer-gate.js";
-import { OpenAIReviewerModel } from "../engine/reviewer/reviewer-model.js";
+import type { ReviewerModel } from "../engine/reviewer/reviewer-model.js";
 import { reviewerMetrics } from "../ops/reviewer-metrics.js";
 import { scheduleSettingsFromConfig } from "../schedules/schedule-settings.js";
 import { settingsFromConfig } from "../subscriptions/subscription-settings.js";
@@ -28,6 +27,7 @@ import { MemoryStore } from "../tools/memory/memory-store.js";
 import type { AppContext, AppConversation } from "./app-parts.js";
 import { AppSchedules } from "./app-schedules.js";
 import { AppSubscriptions } from "./app-subscriptions.js";
+import { loadOnFirstUse } from "./load-on-first-use.js";
 import { MessengerRegistry } from "./messenger-registry.js";
 import { observeService } from "./observed-service.js";
 import { MeteredProvider } from "./provider-metrics.js";
@@ -80,29 +80,46 @@ function capOutputTokens(provider: ProviderClient, maxOutputTokens: number | und
   };
 }
 
-/** The model client from config, timed into the app's metrics. */
+/** The model client from config, timed into the app's metrics; the OpenAI SDK loads with the first call. */
 function createProvider(context: AppContext): ProviderClient {
   const { model } = context.config;
-  const openai = new OpenAIProvider({
-    ...(model.base_url !== undefined ? { baseURL: model.base_url } : {}),
-    ...(model.api_key !== undefined ? { apiKey: model.api_key } : {}),
-    stallTimeoutMs: model.stall_timeout_s * 1000,
-    maxRetries: model.max_retries,
+  const client = loadOnFirstUse(async () => {
+    const { OpenAIProvider } = await import("../engine/provider/openai-provider.js");
+    return new OpenAIProvider({
+      ...(model.base_url !== undefined ? { baseURL: model.base_url } : {}),
+      ...(model.api_key !== undefined ? { apiKey: model.api_key } : {}),
+      stallTimeoutMs: model.stall_timeout_s * 1000,
+      maxRetries: model.max_retries,
+    });
   });
+  const openai: ProviderClient = {
+    async *stream(request) {
+      yield* (await client()).stream(request);
+    },
+  };
   return new MeteredProvider(capOutputTokens(openai, model.max_output_tokens), context.metrics);
 }
 
-/** The safety reviewer from config (its own model / endpoint, else the main model's), metered. */
+/**
+ * The safety reviewer from config (its own model / endpoint, else the main model's), metered; its
+ * OpenAI SDK client loads with its first review.
+ */
 function createReviewer(context: AppContext): ReviewerGateOptions {
   const { model, reviewer } = context.config;
   const baseURL = reviewer.base_url ?? model.base_url;
   const apiKey = reviewer.api_key ?? model.api_key;
-  const client = new OpenAIReviewerModel({
-    model: reviewer.model ?? model.name,
-    ...(baseURL !== undefined ? { baseURL } : {}),
-    ...(apiKey !== undefined ? { apiKey } : {}),
-    maxOutputTokens: reviewer.max_output_tokens,
+  const load = loadOnFirstUse(async () => {
+    const { OpenAIReviewerModel } = await import("../engine/reviewer/reviewer-model.js");
+    return new OpenAIReviewerModel({
+      model: reviewer.model ?? model.name,
+      ...(baseURL !== undefined ? { baseURL } : {}),
+      ...(apiKey !== undefined ? { apiKey } : {}),
+      maxOutputTokens: reviewer.max_output_tokens,
+    });
   });
+  const client: ReviewerModel = {
+    complete: async (messages, signal) => (await load()).complete(messages, signal),
+  };
   return {
     reviewer: new Reviewer({
       model: client,

@@ -48,6 +48,8 @@ export interface RunningApp {
   readonly channels: readonly string[];
   /** Resolves with the exit code once the app has shut down. */
   readonly stopped: Promise<number>;
+  /** Resolves once every platform channel's first connection attempt has ended, connected or not. */
+  readonly channelsSettled: Promise<void>;
 }
 
 /** Whether a person is at a terminal on both of the app's streams. */
@@ -270,7 +272,15 @@ export async function startApp(
     phases.ready();
     markStarted();
     logger.info({ channels: planned, ops: ops?.url, store: store.description }, "coworker started");
-    return { context, opsUrl: ops?.url, channels: planned, stopped: shutdown.done };
+    return {
+      context,
+      opsUrl: ops?.url,
+      channels: planned,
+      stopped: shutdown.done,
+      channelsSettled: Promise.all(supervisors.map((supervisor) => supervisor.firstAttempt)).then(
+        () => undefined,
+      ),
+    };
   } catch (error) {
     markStarted();
     await shutdown.run("startup failed");

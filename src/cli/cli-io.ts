@@ -20,4 +20,9 @@ export interface CliIo {
   /** Overrides for tests; default: the real assembly, fetch and store. */
   readonly assembly?: AppAssembly;
   readonly doctor?: Partial<DoctorDeps>;
+  /**
+   * Told once `start` is over starting: the app is ready and every platform channel's first
+   * connection attempt has ended (the executable ends its start-up heap settings).
+   */
+  readonly onStartedUp?: () => void;
 }

@@ -1,10 +1,11 @@
 /**
  * `coworker start`: load and validate the config (the same validation `doctor` runs), insist on
  * a model endpoint, pick the log destination (a file when the console runs, so logs do not
- * interleave with the chat), start the app with the doctor's model check as its model phase, and
- * wait until it has shut down. A start-up failure is one line saying what failed and the fix,
- * never a stack. Returns the exit code. While it runs, an uncaught exception or unhandled
- * rejection ends the process with a clear line and exit code 1 (see ops/fatal-errors).
+ * interleave with the chat), start the app with the doctor's model check as its model phase, tell
+ * the executable when start-up is over (`onStartedUp`: ready, and every channel's first connection
+ * attempt ended), and wait until it has shut down. A start-up failure is one line saying what
+ * failed and the fix, never a stack. Returns the exit code. While it runs, an uncaught exception
+ * or unhandled rejection ends the process with a clear line and exit code 1 (see ops/fatal-errors).
  */
 import { join } from "node:path";
 import { defaultAssembly } from "../app/assembly.js";
@@ -17,7 +18,7 @@ import { scrubSecrets } from "../logging/redact.js";
 import { ServiceFailure } from "../core/failure.js";
 import { installFatalHandlers } from "../ops/fatal-errors.js";
 import type { CliIo } from "./cli-io.js";
-import { modelCheck } from "./doctor-checks.js";
+import { modelCheck } from "./model-check.js";
 import { packageVersion } from "./version.js";
 
 /** Print config problems, one per line. */
@@ -64,6 +65,7 @@ export async function startCommand(argv: readonly string[], io: CliIo): Promise<
       ...(io.signals ? { signals: io.signals } : {}),
       checkModel: (signal) => checkModelAtStart(config.model, io, signal),
     });
+    void app.channelsSettled.then(() => io.onStartedUp?.());
     const code = await app.stopped;
     await flush(logger);
     return code;

@@ -2,9 +2,11 @@
  * The process logger: pino JSON lines by default, pino-pretty when writing to a terminal, with
  * secrets redacted everywhere (known secret fields via pino `redact` and a deep key redactor,
  * token-shaped strings anywhere in the written line via a scrubber). Turn loggers carry session and turn ids.
+ * pino-pretty loads only when it is used: a service logging JSON never pays for it.
  */
+import { createRequire } from "node:module";
 import pino, { type DestinationStream, type Level, type Logger } from "pino";
-import pretty from "pino-pretty";
+import type Pretty from "pino-pretty";
 import { REDACT_PATHS, REDACTED, redactDeep, scrubSecrets } from "./redact.js";
 
 export type { Logger } from "pino";
@@ -29,9 +31,14 @@ export function createLogger(options: LoggerOptions): Logger {
   const toStdout = options.destination === undefined;
   const usePretty = options.pretty ?? (toStdout && process.stdout.isTTY === true);
   const destination: DestinationStream = usePretty
-    ? pretty({ colorize: toStdout, sync: true, destination: options.destination ?? 1 })
+    ? loadPretty()({ colorize: toStdout, sync: true, destination: options.destination ?? 1 })
     : (options.destination ?? pino.destination({ dest: 1, sync: false }));
   return buildLogger(options.level, destination);
+}
+
+/** pino-pretty, loaded on first use (it is CommonJS, so this stays synchronous). */
+function loadPretty(): typeof Pretty {
+  return createRequire(import.meta.url)("pino-pretty") as typeof Pretty;
 }
 
 function buildLogger(level: LogLevel, destination: DestinationStream): Logger {

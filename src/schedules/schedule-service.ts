@@ -33,6 +33,8 @@ import { creationPreview, describeSchedule, runInput, taskLines, zoneOf } from "
 import { placeOf } from "../subscriptions/subscription-text.js";
 
 const HOUR_MS = 3_600_000;
+/** Sessions with recent wake-ups remembered before those without one in the last hour are dropped. */
+const WAKE_SESSIONS_PRUNE_AT = 1_024;
 
 /** Posts a short notice into a thread (the creator's DM included). */
 export type TaskNotifier = (target: ThreadTarget, text: string) => Promise<void>;
@@ -69,6 +71,7 @@ export class ScheduleService {
   private readonly settings: ScheduleSettings;
   private readonly clock: Clock;
   private readonly onError: (error: unknown, context: string) => void;
+  /** Wake-up times of the last hour, by session (for the per-session rate limit). */
   private readonly wakesBySession = new Map<string, number[]>();
   private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
@@ -146,10 +149,17 @@ export class ScheduleService {
     const task = await this.add(caller, "wake", args.note, plan);
     if (typeof task === "string") return { ok: false, message: task };
     this.wakesBySession.set(caller.sessionId, [...recent, now]);
+    if (this.wakesBySession.size > WAKE_SESSIONS_PRUNE_AT) this.pruneWakes(now);
     return {
       ok: true,
       message: `I will wake this conversation at ${formatIn(plan.firstMs, plan.zone)} (${task.id}).`,
     };
+  }
+
+  /** Forget sessions whose last wake-up is over an hour old: the rate limit no longer counts it. */
+  private pruneWakes(now: number): void {
+    for (const [sessionId, times] of this.wakesBySession)
+      if ((times.at(-1) ?? 0) <= now - HOUR_MS) this.wakesBySession.delete(sessionId);
   }
 
   /** The person's tasks across all their conversations, oldest first. */

@@ -2,9 +2,11 @@
  * Reading and writing SKILL.md: the front matter is split off by gray-matter (a maintained
  * front-matter parser) with the project's `yaml` package as its YAML engine, validated with zod,
  * and checked against the folder's name. Writing produces the same format, so a skill saved here
- * loads unchanged in other agents.
+ * loads unchanged in other agents. gray-matter (with its own js-yaml and esprima) loads with the
+ * first SKILL.md read, so a workspace without skills never loads it.
  */
-import matter from "gray-matter";
+import { createRequire } from "node:module";
+import type matter from "gray-matter";
 import YAML from "yaml";
 import { z } from "zod";
 import { skillNameSchema } from "./skill.js";
@@ -47,6 +49,11 @@ export type ParsedSkillFile =
   | { readonly ok: true; readonly document: SkillDocument }
   | { readonly ok: false; readonly reason: string };
 
+/** gray-matter, loaded on first use (it is CommonJS, so parsing stays synchronous). */
+function loadMatter(): typeof matter {
+  return createRequire(import.meta.url)("gray-matter") as typeof matter;
+}
+
 function describeIssue(issue: z.core.$ZodIssue): string {
   const key = issue.path.map(String).join(".");
   if (issue.code === "invalid_type" && issue.input === undefined)
@@ -63,7 +70,7 @@ export function parseSkillFile(text: string, folderName: string): ParsedSkillFil
     return { ok: false, reason: "no YAML front matter (the file must start with ---)" };
   let file: matter.GrayMatterFile<string>;
   try {
-    file = matter(text, { engines: { yaml: yamlEngine }, language: "yaml" });
+    file = loadMatter()(text, { engines: { yaml: yamlEngine }, language: "yaml" });
   } catch (error) {
     return {
       ok: false,

@@ -18,6 +18,46 @@ async function until(test: () => boolean | Promise<boolean>): Promise<void> {
 }
 
 describe("ChannelSupervisor", () => {
+  it("settles its first attempt when it fails (retries go on) and when it connects", async () => {
+    let attempts = 0;
+    let connectNow: () => void = () => undefined;
+    const supervisor = new ChannelSupervisor({
+      platform: "fake",
+      connect: async () => {
+        attempts++;
+        if (attempts === 1) throw unreachable();
+        await new Promise<void>((resolve) => {
+          connectNow = resolve;
+        });
+        return channel(() => true);
+      },
+      warn: () => undefined,
+      attemptMs: 10_000,
+      backoff: { initialMs: 1, maxMs: 1 },
+    });
+    let settled = false;
+    void supervisor.firstAttempt.then(() => {
+      settled = true;
+    });
+    supervisor.start();
+    await until(() => settled);
+    expect((await supervisor.status()).state).toBe("retrying");
+
+    const connected = new ChannelSupervisor({
+      platform: "fake",
+      connect: async () => channel(() => true),
+      warn: () => undefined,
+      attemptMs: 10_000,
+      backoff: { initialMs: 1, maxMs: 1 },
+    });
+    connected.start();
+    await connected.firstAttempt;
+    expect((await connected.status()).state).toBe("up");
+    await until(() => attempts === 2);
+    connectNow();
+    await until(async () => (await supervisor.status()).state === "up");
+  });
+
   it("retries an unreachable platform, warning on attempts 1, 2, 4, 8, and comes up", async () => {
     const warnings: string[] = [];
     let attempts = 0;

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
+import type { CliIo } from "../../src/cli/cli-io.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import type { Env } from "../../src/config/env-overrides.js";
 import { testIo } from "../cli/io.js";
@@ -69,8 +70,11 @@ function waitFor(
   });
 }
 
-/** `coworker start` on `project`, with `env` besides the project's paths: its IO, signal source and exit. */
-export function startCoworker(project: Project, env: Env = {}) {
+/**
+ * `coworker start` on `project`, with `env` besides the project's paths (and `io` hooks): its IO,
+ * signal source and exit.
+ */
+export function startCoworker(project: Project, env: Env = {}, io: Partial<CliIo> = {}) {
   const signals = new EventEmitter();
   const t = testIo(
     project.dir,
@@ -80,7 +84,7 @@ export function startCoworker(project: Project, env: Env = {}) {
       COWORKER_WORKSPACE: project.workspace,
       ...env,
     },
-    { signals },
+    { signals, ...io },
   );
   return { t, signals, exited: runCli(["start"], t.io) };
 }

@@ -106,6 +106,39 @@ describe("coworker start, first run and day two", () => {
     expect(t.forced).toEqual([]);
   });
 
+  it("says start-up is over once every channel's first connection attempt has ended", async () => {
+    const fake = await model();
+    const port = await closedPort();
+    const project = makeProject("console:\n  enabled: false\nlog:\n  level: silent\n", 2);
+    let calls = 0;
+    let startedUp: () => void = () => undefined;
+    const over = new Promise<void>((resolve) => {
+      startedUp = resolve;
+    });
+    const { t, signals, exited } = startCoworker(
+      project,
+      {
+        OPENAI_BASE_URL: fake.baseURL,
+        TELEGRAM_BOT_TOKEN: "123456:AAfakeTokenForTests",
+        TELEGRAM_API_ROOT: `http://127.0.0.1:${port}`,
+      },
+      {
+        onStartedUp: () => {
+          calls++;
+          startedUp();
+        },
+      },
+    );
+    try {
+      await waitFor(t.io.stderr, t.stderr, (err) => err.includes("! Telegram is unreachable"));
+      await over;
+    } finally {
+      signals.emit("SIGINT");
+    }
+    expect(await exited).toBe(0);
+    expect(calls).toBe(1);
+  });
+
   it("with the ops port taken, fails with one line naming the port and the fix, no stack", async () => {
     const blocker: Server = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));

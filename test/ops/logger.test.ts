@@ -14,6 +14,20 @@ const OPENAI = "sk-proj-AbCdEfGhIjKlMnOpQrStUv";
 const TELEGRAM = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
 
 describe("logger", () => {
+  it("writes human-readable lines through pino-pretty when asked, secrets still scrubbed", async () => {
+    const out = new PassThrough();
+    const chunks: string[] = [];
+    out.on("data", (chunk: Buffer) => chunks.push(chunk.toString()));
+    const logger = createLogger({ level: "info", destination: out, pretty: true });
+    logger.info({ token: SLACK }, `pretty line ${OPENAI}`);
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    const text = chunks.join("");
+    expect(text).toContain("pretty line");
+    expect(text).not.toContain(OPENAI);
+    expect(text).not.toContain(SLACK);
+    expect(() => JSON.parse(text)).toThrow();
+  });
+
   it("writes JSON lines with secrets redacted in fields, nested objects, messages, errors and bindings", () => {
     const { lines, destination } = capture();
     const logger = createLogger({ level: "info", destination, pretty: false });

@@ -2,7 +2,8 @@
  * search_files {pattern, path?, glob?}: regex search across the workspace, answered by ripgrep
  * when it is on PATH and by a JS walk otherwise (also for a single file, which the JS engine
  * opens swap-safely); results are capped with a marker. Neither engine
- * returns lines from credential files (credential-paths.ts).
+ * returns lines from credential files (credential-paths.ts). The JS engine (with RE2JS and
+ * picomatch) loads the first time it is needed.
  */
 import { z } from "zod";
 import { defineTool, fail, ok } from "../../core/tool.js";
@@ -16,7 +17,7 @@ import {
   SearchQueryError,
   searchWithRipgrep,
 } from "./search-backends.js";
-import { type JsSearchLimits, searchWithJs } from "./search-js.js";
+import type { JsSearchLimits } from "./search-js.js";
 import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
 
 /** Limits and engine choice for search_files. */
@@ -64,6 +65,7 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
         ripgrepAvailable = false;
       }
     }
+    const { searchWithJs } = await import("./search-js.js");
     return searchWithJs(query, options.jsLimits);
   };
 

@@ -55,7 +55,7 @@ export class FakeSocketMode {
   private readonly silent = new WeakSet<WebSocket>();
   private readonly pinger: NodeJS.Timeout;
   private readonly ackWaiters = new Map<string, (at: number) => void>();
-  /** Envelope id of any delivery attempt → the envelope it delivers. */
+  /** Envelope id of each delivery attempt not acked yet → the envelope it delivers. */
   private readonly outgoing = new Map<string, Outgoing>();
   private readonly redeliveries = new Set<NodeJS.Timeout>();
   private turn = 0;
@@ -140,6 +140,7 @@ export class FakeSocketMode {
     record.ackPayload = message.payload;
     const envelope = this.outgoing.get(message.envelope_id);
     if (envelope) envelope.done = true;
+    this.outgoing.delete(message.envelope_id);
     const waiterId = envelope?.firstId ?? message.envelope_id;
     const first = this.state.acks.get(waiterId);
     this.ackWaiters.get(waiterId)?.(record.ackedAt - (first?.sentAt ?? record.sentAt));
