@@ -114,6 +114,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     newId: options.newId ?? (() => newSessionId()),
     prepare: bindEngine,
     isPinned: (live) => hub.waitingSessions().has(live.id),
+    ...(multi ? { onEvict: (sessionId: string) => multi.forgetSession(sessionId) } : {}),
   });
   const tellIdle = (sessionId: string): void => {
     try {

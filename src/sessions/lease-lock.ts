@@ -125,6 +125,16 @@ export class SessionLeases {
     return entry;
   }
 
+  /**
+   * Forget what this process remembers of a session it does not hold (its last fences): its copy
+   * left memory, so no late write can follow, and a later copy is loaded from the store anyway.
+   */
+  forgetSession(sessionId: string): void {
+    if (this.held.has(sessionId)) return;
+    this.fences.delete(sessionId);
+    this.lastFence.delete(sessionId);
+  }
+
   /** The lease this process holds on the session, if any. */
   holding(sessionId: string): HeldSession | undefined {
     return this.held.get(sessionId);

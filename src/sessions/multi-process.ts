@@ -165,6 +165,12 @@ export class MultiProcessSessions {
     await this.leases.releaseAll();
   }
 
+  /** A session's copy left this process's memory: forget its lease bookkeeping and taken input. */
+  forgetSession(sessionId: string): void {
+    this.leases.forgetSession(sessionId);
+    if (!this.leases.holding(sessionId)) this.queue.forget(sessionId);
+  }
+
   /** Whether any process (this one included) holds the session's lease now. */
   async isHeld(sessionId: string): Promise<boolean> {
     if (this.leases.holding(sessionId)) return true;

@@ -21,6 +21,8 @@ export interface SessionCacheOptions {
   readonly prepare: (live: LiveSession) => void;
   /** Sessions that must stay in memory besides busy ones (parked at a person). */
   readonly isPinned: (live: LiveSession) => boolean;
+  /** Told when an idle session leaves memory. */
+  readonly onEvict?: (sessionId: string) => void;
 }
 
 /** The live sessions of this process. */
@@ -36,6 +38,7 @@ export class SessionCache {
       (live) => live.inUse || options.isPinned(live),
       (id, live) => {
         if (this.current.get(live.record.key) === id) this.current.delete(live.record.key);
+        options.onEvict?.(id);
       },
     );
   }

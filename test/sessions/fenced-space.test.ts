@@ -125,6 +125,25 @@ describe("fenced turn-state writes", () => {
     expect((await records.get("free1"))?.id).toBe("free1");
   });
 
+  it("forgets a session it let go of once its copy leaves memory, but never one it holds", async () => {
+    const leases = leasesFor(coordA, "A");
+    for (let i = 0; i < 50; i++) {
+      const held = await leases.take(`gone${i}`);
+      await held!.release();
+      expect(leases.fenceOf(`gone${i}`)).toBeDefined();
+      leases.forgetSession(`gone${i}`);
+      expect(leases.fenceOf(`gone${i}`)).toBeUndefined();
+    }
+    const kept = await leases.take("kept");
+    leases.forgetSession("kept");
+    expect(leases.fenceOf("kept")).toEqual(kept!.fence);
+    await kept!.release();
+    // Taken again after forgetting, the copy counts as possibly stale (it is loaded afresh anyway).
+    const again = await leases.take("gone0");
+    expect(leases.mayBeStale(again!)).toBe(true);
+    await again!.release();
+  });
+
   it("maps turn-state keys to their session", () => {
     expect(sessionOfKey("sessions", "rec:s1")).toBe("s1");
     expect(sessionOfKey("sessions", "key:slack:T1:C1:1")).toBeUndefined();

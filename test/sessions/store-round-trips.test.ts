@@ -123,6 +123,7 @@ describe("session records and the active index", () => {
 
 describe("session cache reads", () => {
   async function cacheOn(capacity: number) {
+    const evicted: string[] = [];
     const store = await openStore();
     const sessions = recording(store.space("sessions"));
     const history = recording(store.space("history"));
@@ -141,8 +142,9 @@ describe("session cache reads", () => {
       newId: () => `id${++n}`,
       prepare: () => undefined,
       isPinned: () => false,
+      onEvict: (id) => evicted.push(id),
     });
-    return { cache, sessions, history };
+    return { cache, sessions, history, evicted };
   }
 
   it("finds a thread's session in memory without reading, and a new session's history is never read", async () => {
@@ -161,10 +163,11 @@ describe("session cache reads", () => {
   });
 
   it("reads again once the session was evicted, and reloads it with its history", async () => {
-    const { cache, sessions } = await cacheOn(1);
+    const { cache, sessions, evicted } = await cacheOn(1);
     const first = await cache.forTarget(thread("1.1"));
     await first.persistence.append([{ role: "user", content: "remember me" }]);
     await cache.forTarget(thread("2.2"));
+    expect(evicted).toEqual([first.id]);
     sessions.log.length = 0;
     const again = await cache.forTarget(thread("1.1"));
     expect(again).not.toBe(first);
