@@ -24,6 +24,18 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /**
+ * `list` followed by `added`, as a new deep-frozen list. `list` must be one this module deep-froze,
+ * so only the added items are walked: a long history's next snapshot costs a copy, not a walk.
+ */
+export function frozenConcat<T>(list: readonly T[], added: readonly T[]): readonly T[] {
+  if (!deeplyFrozen.has(list)) throw new Error("frozenConcat: the list is not deep-frozen");
+  for (const item of added) freezeAll(item);
+  const joined = Object.freeze([...list, ...added]);
+  deeplyFrozen.add(joined);
+  return joined;
+}
+
+/**
  * An object is remembered before its children are walked, so a cycle back to it ends there; if
  * freezing fails part-way (a typed array with elements cannot be frozen), it is forgotten again.
  */
@@ -32,7 +44,9 @@ function freezeAll(value: unknown): void {
   deeplyFrozen.add(value);
   try {
     Object.freeze(value);
-    for (const key of Object.keys(value)) freezeAll((value as Record<string, unknown>)[key]);
+    // Arrays by index: Object.keys would allocate a string per element (a long history's snapshot).
+    if (Array.isArray(value)) for (const item of value) freezeAll(item);
+    else for (const key of Object.keys(value)) freezeAll((value as Record<string, unknown>)[key]);
   } catch (error) {
     deeplyFrozen.delete(value);
     throw error;

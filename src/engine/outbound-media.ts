@@ -51,7 +51,11 @@ export function textOnlyView(vision = false): MediaView {
 }
 
 function attachmentsIn(messages: readonly ConversationMessage[]): Attachment[] {
-  return messages.flatMap((m) => (m.role === "user" || m.role === "tool" ? (m.attachments ?? []) : []));
+  const found: Attachment[] = [];
+  for (const message of messages)
+    if ((message.role === "user" || message.role === "tool") && message.attachments)
+      found.push(...message.attachments);
+  return found;
 }
 
 /**

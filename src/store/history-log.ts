@@ -7,7 +7,7 @@
  * keeps the head and the open page in memory so appends read nothing back.
  */
 import { z } from "zod";
-import { deepFreeze } from "../core/deep-freeze.js";
+import { deepFreeze, frozenConcat } from "../core/deep-freeze.js";
 import type { ConversationMessage } from "../core/messages.js";
 import { KeyedMutex } from "./key-mutex.js";
 import { conversationMessageSchema } from "./message-schema.js";
@@ -111,9 +111,7 @@ export class HistoryLog {
     checkSessionId(sessionId);
     const head = await this.readHead(sessionId);
     if (!head) return new SessionHistory(this.space, sessionId, emptyHead(this.pageSize), []);
-    const messages = await this.readPages(sessionId, head);
-    for (const message of messages) deepFreeze(message);
-    return new SessionHistory(this.space, sessionId, head, messages);
+    return new SessionHistory(this.space, sessionId, head, await this.readPages(sessionId, head));
   }
 
   /** A SessionHistory for a session created just now: empty, and nothing is read. */
@@ -192,19 +190,18 @@ export class HistoryLog {
  * durable, and only then joins `messages`.
  */
 export class SessionHistory {
-  private readonly all: ConversationMessage[];
-  /** A frozen copy of `all`, made on demand and kept until the next append. */
-  private snapshot: readonly ConversationMessage[] | undefined;
+  /** Every durable message, oldest first: deep-frozen, replaced (never changed) by each append. */
+  private durable: readonly ConversationMessage[];
   private writes: Promise<void> = Promise.resolve();
 
-  /** @internal built by HistoryLog.open / openNew, with deep-frozen `messages` */
+  /** @internal built by HistoryLog.open / openNew */
   constructor(
     private readonly space: KeyValueSpace,
     readonly sessionId: string,
     private head: HistoryHead,
     messages: ConversationMessage[],
   ) {
-    this.all = messages;
+    this.durable = deepFreeze(messages);
   }
 
   /**
@@ -212,8 +209,7 @@ export class SessionHistory {
    * than copying it), the same one until the next append.
    */
   get messages(): readonly ConversationMessage[] {
-    this.snapshot ??= deepFreeze(this.all.slice());
-    return this.snapshot;
+    return this.durable;
   }
 
   /** Validate, freeze and persist messages; resolves once they are durable (throws, writing nothing, when one is invalid). */
@@ -227,12 +223,11 @@ export class SessionHistory {
     const write = this.writes.then(async () => {
       if (valid.length === 0) return;
       const filled = this.head.count % this.head.pageSize;
-      const tail = this.all.slice(this.all.length - filled);
+      const tail = this.durable.slice(this.durable.length - filled);
       const { entries, head } = appendWrites(this.sessionId, this.head, tail, valid);
       await setAll(this.space, entries);
       this.head = head;
-      this.all.push(...valid);
-      this.snapshot = undefined;
+      this.durable = frozenConcat(this.durable, valid);
     });
     this.writes = write.catch(() => undefined);
     return write;

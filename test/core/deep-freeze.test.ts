@@ -1,6 +1,6 @@
-/** deepFreeze / frozenCopy: everything reachable ends up frozen; deep-frozen parts are shared, not copied. */
+/** deepFreeze / frozenCopy / frozenConcat: everything reachable ends up frozen; deep-frozen parts are shared, not copied. */
 import { describe, expect, it } from "vitest";
-import { deepFreeze, frozenCopy, isDeeplyFrozen } from "../../src/core/deep-freeze.js";
+import { deepFreeze, frozenConcat, frozenCopy, isDeeplyFrozen } from "../../src/core/deep-freeze.js";
 import { isDeepFrozen } from "../engine/helpers/harness.js";
 
 describe("deepFreeze", () => {
@@ -64,5 +64,24 @@ describe("frozenCopy", () => {
     expect(copy.self).toBe(copy);
     expect(copy).not.toBe(a);
     expect(() => frozenCopy({ run: () => 1 })).toThrow();
+  });
+});
+
+describe("frozenConcat", () => {
+  it("joins a deep-frozen list and new items into a new deep-frozen list, freezing the new items", () => {
+    const list = deepFreeze([{ n: 1 }]);
+    const added = [{ n: 2, nested: { deep: true } }];
+    const joined = frozenConcat(list, added);
+    expect(joined).toEqual([{ n: 1 }, { n: 2, nested: { deep: true } }]);
+    expect(joined).not.toBe(list);
+    expect(list).toHaveLength(1);
+    expect(Object.isFrozen(joined)).toBe(true);
+    expect(Object.isFrozen(added[0]!.nested)).toBe(true);
+    expect(isDeeplyFrozen(joined)).toBe(true);
+  });
+
+  it("refuses a list that was not deep-frozen (its items might still change)", () => {
+    expect(() => frozenConcat([{ n: 1 }], [])).toThrow(/not deep-frozen/);
+    expect(() => frozenConcat(Object.freeze([{ n: 1 }]), [])).toThrow(/not deep-frozen/);
   });
 });
