@@ -3,10 +3,12 @@
  * a worker thread copies the log into the file once enough rows were committed, stops when the
  * store has been quiet, and when it cannot run the connection checkpoints itself again.
  */
+import { execFile } from "node:child_process";
 import { statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteAdapter } from "../../src/store/backends/sqlite-adapter.js";
@@ -60,6 +62,26 @@ describe("SqliteCheckpointer", () => {
     } finally {
       await worker.disconnect();
     }
+  });
+
+  it("closing the store waits for the worker's last checkpoint even when nothing else keeps the process alive", async () => {
+    // The worker does not hold the process open while it idles; at close it must, or a process whose
+    // only work left is closing the store ends before the close resolves (exit code 13).
+    const adapterModule = path.resolve(import.meta.dirname, "../../src/store/backends/sqlite-adapter.ts");
+    const script = [
+      `const { SqliteAdapter } = await import(${JSON.stringify(adapterModule)});`,
+      `const adapter = new SqliteAdapter({ file: ${JSON.stringify(file)}, table: "keyv", busyTimeoutMs: 1000,`,
+      `  synchronous: "NORMAL", checkpoints: { rowsPerCheckpoint: 10, idleStopMs: 60000 } });`,
+      `await Promise.all(Array.from({ length: 20 }, (_, i) => adapter.set("k" + i, "v")));`,
+      `await adapter.disconnect();`,
+      `console.log("closed");`,
+    ].join("\n");
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      { timeout: 30_000 },
+    );
+    expect(stdout.trim()).toBe("closed");
   });
 
   it("stops its worker after a quiet spell and starts it again on the next need", async () => {

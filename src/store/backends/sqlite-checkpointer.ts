@@ -41,23 +41,24 @@ const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
 
 /**
  * The worker's program (run as a CommonJS script in the worker): one connection that runs a
- * PASSIVE checkpoint for each "checkpoint" message and answers "done", and a last one on "stop".
+ * PASSIVE checkpoint for each "checkpoint" message and answers "done", and a last one on "stop"
+ * (then it exits, whether that one succeeded or not: the log stays and SQLite replays it on open).
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { timeout: workerData.busyTimeoutMs });
 parentPort.on("message", (message) => {
+  let failure;
   try {
     db.pragma("wal_checkpoint(PASSIVE)");
   } catch (error) {
-    parentPort.postMessage({ error: String(error && error.message || error) });
-    return;
+    failure = String(error && error.message || error);
   }
   if (message === "stop") {
     db.close();
     parentPort.close();
-  } else parentPort.postMessage("done");
+  } else parentPort.postMessage(failure === undefined ? "done" : { error: failure });
 });
 `;
 
@@ -102,6 +103,9 @@ export class SqliteCheckpointer {
     this.worker = undefined;
     this.running = false;
     const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    // Idle, the worker does not hold the process open; its last checkpoint must, or a process with
+    // nothing else left to do would end before this resolves.
+    worker.ref();
     worker.postMessage("stop");
     return exited;
   }
