@@ -4,12 +4,15 @@
  * 1 process on Redis, 3 processes on one Redis. Closed-loop DMs at 50 and 200 concurrent threads:
  * each thread posts a new top-level message as soon as the reply to its previous one arrived.
  * Reports replies per second and reply latency (post → the reply's chat.postMessage or
- * chat.startStream, which carries the whole instant answer) p50 / p99,
+ * chat.startStream, which carries the whole instant answer) p50 / p99, the CPU each reply cost
+ * the Coworker processes, the fakes and Redis (so the host's ceiling is visible),
  * and for Redis the round trips one simple turn costs (MONITOR during a pass of sequential turns:
  * every command a process sent, a script once; background work such as lease renewals included).
  * Goals: 3 processes ≥ 1.3 × 1 process on Redis; ≤ 12 Redis round trips per simple turn. The fakes run in this process and share the cores with the processes.
  * Needs `npm run build` first. Writes bench/results/scale.json and scale.md.
  */
+import { readFileSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { echoHandler } from "../test/fakes/fake-openai.js";
@@ -45,6 +48,19 @@ interface LevelFigures {
   readonly repliesPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** CPU per reply (ms) by who spent it, and how many of the host's cores were busy meanwhile. */
+  readonly cpu: CpuPerReply;
+}
+
+/** CPU time (ms) spent so far: the Coworker processes, this process (the fakes and the load), Redis. */
+interface CpuTotals {
+  readonly coworkers: number;
+  readonly fakes: number;
+  readonly redis: number;
+}
+
+interface CpuPerReply extends CpuTotals {
+  readonly coresBusy: number;
 }
 
 interface SubjectFigures {
@@ -92,6 +108,50 @@ class Replies {
 
 function person(index: number): { user: string; channel: string } {
   return { user: `U${String(index).padStart(5, "0")}`, channel: `D${String(index).padStart(5, "0")}` };
+}
+
+/** CPU ms a process has used, from /proc (utime + stime, in clock ticks of 10 ms). */
+function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU ms the Redis server on `port` has used (INFO cpu), on a connection of its own. */
+function redisCpuMs(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.write("INFO cpu\r\n"));
+    let text = "";
+    socket.on("data", (chunk) => {
+      text += chunk.toString();
+      const user = /used_cpu_user:([\d.]+)/.exec(text);
+      const sys = /used_cpu_sys:([\d.]+)/.exec(text);
+      if (!user || !sys || !text.endsWith("\r\n")) return;
+      socket.destroy();
+      resolve((Number(user[1]) + Number(sys[1])) * 1_000);
+    });
+    socket.on("error", reject);
+  });
+}
+
+async function cpuTotals(cluster: CoworkerCluster): Promise<CpuTotals> {
+  const own = process.cpuUsage();
+  return {
+    coworkers: cluster.processes.reduce((sum, coworker) => sum + processCpuMs(coworker.child.pid!), 0),
+    fakes: (own.user + own.system) / 1_000,
+    redis: cluster.redis ? await redisCpuMs(cluster.redis.port) : 0,
+  };
+}
+
+function cpuPerReply(before: CpuTotals, after: CpuTotals, replies: number, seconds: number): CpuPerReply {
+  const per = (key: keyof CpuTotals) => Number(((after[key] - before[key]) / replies).toFixed(2));
+  const busy = after.coworkers + after.fakes + after.redis - (before.coworkers + before.fakes + before.redis);
+  return {
+    coworkers: per("coworkers"),
+    fakes: per("fakes"),
+    redis: per("redis"),
+    coresBusy: Number((busy / 1_000 / seconds).toFixed(2)),
+  };
 }
 
 /** `threads` closed loops until `total` replies arrived; latencies in ms. */
@@ -170,13 +230,16 @@ async function measure(subject: (typeof SUBJECTS)[number]): Promise<SubjectFigur
     const levels: LevelFigures[] = [];
     for (const threads of LEVELS) {
       fake.state.clearHistory();
+      const cpuBefore = await cpuTotals(cluster);
       const { latencies, seconds } = await closedLoops(fake, replies, threads, REPLIES_PER_LEVEL[threads]);
+      const cpu = cpuPerReply(cpuBefore, await cpuTotals(cluster), latencies.length, seconds);
       levels.push({
         threads,
         replies: latencies.length,
         repliesPerSecond: round1(latencies.length / seconds),
         p50Ms: round1(percentile(latencies, 50)),
         p99Ms: round1(percentile(latencies, 99)),
+        cpu,
       });
       console.log(`  ${subject.name} @${threads}: ${JSON.stringify(levels.at(-1))}`);
     }
@@ -206,6 +269,12 @@ function markdown(
         `| ${subject.subject} | ${level.threads} | ${level.repliesPerSecond} | ${level.p50Ms} | ${level.p99Ms} |`,
     ),
   );
+  const cpuRows = figures.flatMap((subject) =>
+    subject.levels.map(
+      ({ threads, cpu }) =>
+        `| ${subject.subject} | ${threads} | ${cpu.coworkers} | ${cpu.fakes} | ${cpu.redis} | ${cpu.coresBusy} |`,
+    ),
+  );
   const commands = figures
     .filter((subject) => subject.commandsPerTurn !== undefined)
     .map(
@@ -233,6 +302,13 @@ function markdown(
     "| subject | threads | replies/s | p50 ms | p99 ms |",
     "|---|---|---|---|---|",
     ...rows,
+    "",
+    "Where the CPU went, per reply (ms; Coworker = all its processes, from /proc; fakes = this process: fake",
+    "Slack, fake OpenAI and the load; Redis = its INFO cpu), and how many of the host's cores were busy:",
+    "",
+    "| subject | threads | Coworker | fakes | Redis | cores busy |",
+    "|---|---|---|---|---|---|",
+    ...cpuRows,
     "",
     `Redis round trips per simple turn (${COUNTED_TURNS} sequential turns, each in a new thread, watched with MONITOR;`,
     "background work included). Every command a process sent counts as one round trip — an upper bound, as",
