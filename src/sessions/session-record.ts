@@ -199,30 +199,44 @@ export interface SharedRecords {
   activeIds(): Promise<readonly string[]>;
 }
 
+/** How long a session that left the active index may stay listed there (unless a join rewrites it first). */
+const STALE_INDEX_ENTRY_MS = 1_000;
+
 /**
  * Reads and writes session records, the thread → current session index, and the "active" index of
  * sessions with pending work (so `start()` can find them after a restart). The active index is a
- * single key: read once, then kept in memory and rewritten only when a session joins or leaves
- * it — together with the records that made it change, in one `setMany` (one commit on SQLite).
- * Index writes are chained (never two in flight, so they land in order on every backend) and
- * coalesced (a write that has not started yet also carries every change made before it starts).
- * This process must be the only writer of the index, as it is the only holder of session locks.
- * With several processes, `shared` writes records and keeps the index instead (SharedRecords).
+ * single key: read once, then kept in memory. A session joins it together with the record that
+ * made it join, in one `setMany` (one commit on SQLite), the index first. A session that leaves
+ * it is dropped lazily: its record is written alone, and the index without it goes out with the
+ * next join or after `staleEntryMs` — an extra entry only makes `start()` load a session it then
+ * finds idle, and a session that comes back before then needs no index write at all (a chat's
+ * next message usually arrives while its last turn closes). An entry is dropped only once its
+ * record without pending work is stored. Index writes are chained (never two in flight, so they
+ * land in order on every backend) and coalesced (a write that has not started yet also carries
+ * every change made before it starts). This process must be the only writer of the index, as it
+ * is the only holder of session locks. With several processes, `shared` writes records and keeps
+ * the index instead (SharedRecords).
  */
 export class SessionRecords {
   constructor(
     private readonly space: KeyValueSpace,
     private readonly shared?: SharedRecords,
+    private readonly staleEntryMs = STALE_INDEX_ENTRY_MS,
   ) {}
 
+  /** Sessions with pending work now. */
   private active: Promise<Set<string>> | undefined;
-  /** Records waiting for the next index write, by whether their session joined the index. */
+  /** What the last index write issued holds (the stored index, once it lands). */
+  private indexed = new Set<string>();
+  /** Sessions that left while the index still holds them, until their record is stored. */
+  private readonly leaving = new Set<string>();
+  /** Records waiting for the next index write, of sessions that joined. */
   private readonly joined = new Map<string, unknown>();
-  private readonly left = new Map<string, unknown>();
   /** The last index write issued (settled or not). */
   private indexWritten: Promise<void> = Promise.resolve();
   /** An index write not yet started: changes made now are carried by it. */
   private indexPending: Promise<void> | undefined;
+  private staleTimer: NodeJS.Timeout | undefined;
 
   /** The record, or undefined when unknown; throws a StoredDataError for unreadable data. */
   async get(id: string): Promise<SessionRecord | undefined> {
@@ -234,27 +248,28 @@ export class SessionRecords {
   }
 
   /**
-   * Save the record and keep the active index in step with it; resolves once both are stored.
-   * When the session joins or leaves the index, the record travels with the index write, ordered
-   * for backends that write a `setMany` one entry at a time: records leaving the index, then the
-   * index, then records joining it — a crash midway leaves at most an extra index entry (that
-   * session is loaded at start and found idle), never pending work missing from the index.
+   * Save the record and keep the active index in step with it; resolves once the record and, when
+   * the session joined the index, the index are stored (see the class comment for leaving).
    */
   async put(record: SessionRecord): Promise<void> {
     const key = `rec:${record.id}`;
     const value = toVersioned(SESSION_RECORD_KIND, record);
     if (this.shared) return this.shared.put(record.id, key, value, hasPendingWork(record));
     const ids = await this.activeSet();
-    const active = hasPendingWork(record);
-    if (ids.has(record.id) === active) return this.space.set(key, value);
-    if (active) {
-      ids.add(record.id);
+    const { id } = record;
+    if (hasPendingWork(record)) {
+      ids.add(id);
+      this.leaving.delete(id);
+      if (this.indexed.has(id)) return this.space.set(key, value);
       this.joined.set(key, value);
-    } else {
-      ids.delete(record.id);
-      this.left.set(key, value);
+      return this.saveIndex();
     }
-    return this.saveIndex();
+    ids.delete(id);
+    if (!this.indexed.has(id)) return this.space.set(key, value);
+    this.leaving.add(id);
+    await this.space.set(key, value);
+    this.leaving.delete(id);
+    this.dropStaleEntriesSoon();
   }
 
   /**
@@ -275,10 +290,22 @@ export class SessionRecords {
     return claimed;
   }
 
-  /** Ids of sessions with a turn in progress or queued messages. */
+  /**
+   * Ids of sessions with a turn in progress or queued messages (read at start). Entries of the
+   * stored index whose record has no pending work — sessions that left it shortly before the
+   * process stopped — are dropped from it; an unreadable record keeps its entry (start reports it).
+   */
   async activeIds(): Promise<readonly string[]> {
     if (this.shared) return this.shared.activeIds();
-    return [...(await this.activeSet())];
+    const ids = await this.activeSet();
+    const listed = [...ids];
+    const records = await Promise.all(listed.map((id) => this.get(id).catch(() => "unreadable" as const)));
+    listed.forEach((id, index) => {
+      const record = records[index];
+      if (record !== "unreadable" && (record === undefined || !hasPendingWork(record))) ids.delete(id);
+    });
+    if (ids.size < listed.length) this.dropStaleEntriesSoon();
+    return [...ids];
   }
 
   /** The id of the thread's current session. */
@@ -298,7 +325,10 @@ export class SessionRecords {
 
   private activeSet(): Promise<Set<string>> {
     if (!this.active) {
-      const loading = this.space.get<string[]>("active").then((ids) => new Set(ids ?? []));
+      const loading = this.space.get<string[]>("active").then((stored) => {
+        this.indexed = new Set(stored ?? []);
+        return new Set(this.indexed);
+      });
       this.active = loading;
       loading.catch(() => {
         if (this.active === loading) this.active = undefined;
@@ -315,17 +345,31 @@ export class SessionRecords {
       .then(async () => {
         const ids = await this.activeSet();
         this.indexPending = undefined;
+        this.indexed = new Set([...ids, ...this.leaving]);
         const entries = [
-          ...[...this.left].map(([key, value]) => ({ key, value })),
-          { key: "active", value: [...ids] },
+          { key: "active", value: [...this.indexed] },
           ...[...this.joined].map(([key, value]) => ({ key, value })),
         ];
-        this.left.clear();
         this.joined.clear();
         await setAll(this.space, entries);
       });
     this.indexPending = write;
     this.indexWritten = write;
     return write;
+  }
+
+  /** Write the index without the sessions that left it, unless a join does it first. */
+  private dropStaleEntriesSoon(): void {
+    this.staleTimer ??= setTimeout(() => {
+      this.staleTimer = undefined;
+      const ids = this.active;
+      if (!ids) return;
+      void ids.then((current) => {
+        const stale = [...this.indexed].some((id) => !current.has(id) && !this.leaving.has(id));
+        // A failed write only leaves extra entries (harmless); the next index write drops them.
+        if (stale) this.saveIndex().catch(() => undefined);
+      });
+    }, this.staleEntryMs);
+    this.staleTimer.unref();
   }
 }

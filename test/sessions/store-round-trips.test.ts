@@ -1,7 +1,7 @@
 /**
- * What the session layer asks of the store: the active index is read once and written only when a
- * session joins or leaves it (with that record, ordered so a crash midway is harmless), index
- * writes never overlap and coalesce, and a thread whose session is in memory is found without a
+ * What the session layer asks of the store: the active index is read once and written when a
+ * session joins it (with that record) and, lazily, after sessions left it; index writes never
+ * overlap and coalesce, and a thread whose session is in memory is found without a
  * read while a new session's history is never read at all.
  */
 import { describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { InboundDedupe } from "../../src/sessions/inbound-dedupe.js";
 import { SessionCache } from "../../src/sessions/session-cache.js";
 import { newSessionRecord, type SessionRecord, SessionRecords } from "../../src/sessions/session-record.js";
 import type { KeyValueSpace, SpaceEntry } from "../../src/store/store.js";
+import { eventually } from "../support/eventually.js";
 import { openStore, thread } from "./helpers/harness.js";
 
 /** A space that logs every call reaching it; setMany can be held open to observe overlap. */
@@ -79,10 +80,10 @@ function record(id: string, queued = false): SessionRecord {
 }
 
 describe("session records and the active index", () => {
-  it("reads the index once, writes it only on a change, and orders it against the record", async () => {
+  it("reads the index once, joins it with the record, and drops a session that left it lazily", async () => {
     const store = await openStore();
     const rec = recording(store.space("sessions"));
-    const records = new SessionRecords(rec.space);
+    const records = new SessionRecords(rec.space, undefined, 20);
     await records.put(record("a"));
     await records.put(record("a", true));
     await records.put(record("a", true));
@@ -90,13 +91,46 @@ describe("session records and the active index", () => {
     expect(rec.log).toEqual([
       "get active",
       "set rec:a",
-      // joining: the index first, then the record
+      // joining: the index first, then the record, in one write
       "setMany active,rec:a",
       "set rec:a",
-      // leaving: the record first, then the index
-      "setMany rec:a,active",
+      // leaving: the record alone; the index still lists the session for now (harmless)
+      "set rec:a",
     ]);
+    expect(await store.space("sessions").get("active")).toEqual(["a"]);
+    await eventually(
+      async () => (await store.space("sessions").get<string[]>("active"))?.length === 0,
+      "the drop",
+    );
+    expect(rec.log.at(-1)).toBe("setMany active");
     expect(await new SessionRecords(store.space("sessions")).activeIds()).toEqual([]);
+  });
+
+  it("needs no index write for a session that comes back before its entry was dropped", async () => {
+    const store = await openStore();
+    const rec = recording(store.space("sessions"));
+    const records = new SessionRecords(rec.space, undefined, 60_000);
+    await records.put(record("a", true));
+    await records.put(record("a"));
+    await records.put(record("a", true));
+    expect(rec.log).toEqual(["get active", "setMany active,rec:a", "set rec:a", "set rec:a"]);
+    expect(await records.activeIds()).toEqual(["a"]);
+    expect(await new SessionRecords(store.space("sessions")).activeIds()).toEqual(["a"]);
+  });
+
+  it("drops, at start, index entries whose record has no pending work and keeps unreadable ones", async () => {
+    const store = await openStore();
+    const space = store.space("sessions");
+    const writer = new SessionRecords(space, undefined, 60_000);
+    await writer.put(record("idle", true));
+    await writer.put(record("busy", true));
+    await writer.put(record("idle"));
+    await space.set("active", ["idle", "busy", "gone", "broken"]);
+    await space.set("rec:broken", { v: 99, kind: "session", data: {} });
+    const records = new SessionRecords(space, undefined, 20);
+    expect([...(await records.activeIds())].sort()).toEqual(["broken", "busy"]);
+    await eventually(async () => (await space.get<string[]>("active"))?.length === 2, "the drop");
+    expect([...((await space.get<string[]>("active")) ?? [])].sort()).toEqual(["broken", "busy"]);
   });
 
   it("never has two index writes in flight, and one write carries every change made while it waited", async () => {
