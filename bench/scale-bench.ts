@@ -12,9 +12,9 @@
  * Needs `npm run build` first. Writes bench/results/scale.json and scale.md.
  */
 import { readFileSync } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
+import { createClient } from "@keyv/redis";
 import { echoHandler } from "../test/fakes/fake-openai.js";
 import type { ApiCall, FakeSlack } from "../test/fakes/fake-slack/index.js";
 import { type CoworkerCluster, startCoworkers } from "../test/support/coworker-processes.js";
@@ -117,21 +117,17 @@ function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** CPU ms the Redis server on `port` has used (INFO cpu), on a connection of its own. */
-function redisCpuMs(port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, "127.0.0.1", () => socket.write("INFO cpu\r\n"));
-    let text = "";
-    socket.on("data", (chunk) => {
-      text += chunk.toString();
-      const user = /used_cpu_user:([\d.]+)/.exec(text);
-      const sys = /used_cpu_sys:([\d.]+)/.exec(text);
-      if (!user || !sys || !text.endsWith("\r\n")) return;
-      socket.destroy();
-      resolve((Number(user[1]) + Number(sys[1])) * 1_000);
-    });
-    socket.on("error", reject);
-  });
+/** CPU ms the Redis server at `url` has used (INFO cpu), on a connection of its own. */
+async function redisCpuMs(url: string): Promise<number> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    const info = await client.info("cpu");
+    const seconds = (field: string) => Number(new RegExp(`${field}:([\\d.]+)`).exec(info)?.[1]);
+    return (seconds("used_cpu_user") + seconds("used_cpu_sys")) * 1_000;
+  } finally {
+    await client.close();
+  }
 }
 
 async function cpuTotals(cluster: CoworkerCluster): Promise<CpuTotals> {
@@ -139,7 +135,7 @@ async function cpuTotals(cluster: CoworkerCluster): Promise<CpuTotals> {
   return {
     coworkers: cluster.processes.reduce((sum, coworker) => sum + processCpuMs(coworker.child.pid!), 0),
     fakes: (own.user + own.system) / 1_000,
-    redis: cluster.redis ? await redisCpuMs(cluster.redis.port) : 0,
+    redis: cluster.redis ? await redisCpuMs(cluster.redis.url) : 0,
   };
 }
 
