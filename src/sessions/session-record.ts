@@ -269,7 +269,7 @@ export class SessionRecords {
     this.leaving.add(id);
     await this.space.set(key, value);
     this.leaving.delete(id);
-    this.dropStaleEntriesSoon();
+    this.dropStaleEntriesSoon(ids);
   }
 
   /**
@@ -304,7 +304,7 @@ export class SessionRecords {
       const record = records[index];
       if (record !== "unreadable" && (record === undefined || !hasPendingWork(record))) ids.delete(id);
     });
-    if (ids.size < listed.length) this.dropStaleEntriesSoon();
+    if (ids.size < listed.length) this.dropStaleEntriesSoon(ids);
     return [...ids];
   }
 
@@ -358,17 +358,13 @@ export class SessionRecords {
     return write;
   }
 
-  /** Write the index without the sessions that left it, unless a join does it first. */
-  private dropStaleEntriesSoon(): void {
+  /** Write the index without the sessions that left it (`active` no longer holds), unless a join does it first. */
+  private dropStaleEntriesSoon(active: ReadonlySet<string>): void {
     this.staleTimer ??= setTimeout(() => {
       this.staleTimer = undefined;
-      const ids = this.active;
-      if (!ids) return;
-      void ids.then((current) => {
-        const stale = [...this.indexed].some((id) => !current.has(id) && !this.leaving.has(id));
-        // A failed write only leaves extra entries (harmless); the next index write drops them.
-        if (stale) this.saveIndex().catch(() => undefined);
-      });
+      const stale = [...this.indexed].some((id) => !active.has(id) && !this.leaving.has(id));
+      // A failed write only leaves extra entries (harmless); the next index write drops them.
+      if (stale) this.saveIndex().catch(() => undefined);
     }, this.staleEntryMs);
     this.staleTimer.unref();
   }
