@@ -35,7 +35,7 @@ import type { QueuedMessage, SharedRecords } from "./session-record.js";
 import { type SharedEntry, SharedQueue, sharedQueueName } from "./shared-queue.js";
 import type { ThreadCommand } from "./text-commands.js";
 import { type TurnControl, TurnControls } from "./turn-controls.js";
-import type { GateOffer, TurnGate } from "./turn-scheduler.js";
+import type { GateOffer, TurnGate } from "./turn-gate.js";
 
 /** What the session manager lends the multi-process layer (bound late: built after it). */
 export interface MultiProcessHost {

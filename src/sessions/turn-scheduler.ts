@@ -7,19 +7,15 @@
  */
 import type { Logger } from "pino";
 import type { ParkedTurn } from "../approvals/parked-turn.js";
-import { addUsage } from "../core/messages.js";
-import {
-  type ConversationExecutionRequest,
-  newTurnId,
-  requestToJSON,
-  withMessages,
-} from "../core/request.js";
+import { type ConversationExecutionRequest, newTurnId } from "../core/request.js";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { ThreadOutput } from "../core/thread-output.js";
 import type { LiveSession } from "./live-session.js";
 import { buildTurnRequest, promptOf, type RequestSettings, rebuildTurnRequest } from "./request-builder.js";
 import type { SessionLease, SessionLock } from "./session-lock.js";
-import { type QueuedMessage, type TargetExtra, ZERO_USAGE } from "./session-record.js";
+import type { QueuedMessage, TargetExtra } from "./session-record.js";
+import type { TurnGate } from "./turn-gate.js";
+import { withTurnFinished, withTurnStarted } from "./turn-record-changes.js";
 import { recoveryOf } from "./turn-recovery.js";
 import { driveTurn, type TurnOutcome } from "./turn-runner.js";
 import { retryProvenance } from "./wake-turns.js";
@@ -39,30 +35,6 @@ export interface TurnSchedulerOptions {
   /** Several processes on one store: who takes a session's pump, and input other processes queued. */
   readonly gate?: TurnGate;
 }
-
-/**
- * How pumps take sessions when several processes share one store (instead of `lock`): a pump
- * runs only while this process holds the session's lease, takes in the input other processes
- * queued for it before each turn, and new input goes to the shared queue.
- */
-export interface TurnGate {
-  /**
-   * Take the session (its lease; its copy brought up to date, its queued input taken in);
-   * undefined when another process has it.
-   */
-  enter(live: LiveSession): Promise<SessionLease | undefined>;
-  /** Take in input queued for the session since, by any process (the pump holds the session). */
-  collect(live: LiveSession): Promise<void>;
-  /** Queue a message for the session, whichever process runs it (see GateOffer). */
-  offer(live: LiveSession, message: QueuedMessage, steer: boolean): Promise<GateOffer>;
-}
-
-/**
- * What offering a message did: it was a redelivery ("duplicate"), it waits for the process that
- * holds the session ("queued"), or the session was free and this process now holds it (its lease,
- * the queued input already taken in) and runs the pump.
- */
-export type GateOffer = "duplicate" | "queued" | SessionLease;
 
 /** How a pump begins: with a message as its first turn, or under a lease already taken. */
 type PumpStart = FirstTurn | { readonly lease: SessionLease };
@@ -89,8 +61,6 @@ export interface DrainReport {
   readonly interrupted: number;
   readonly parked: number;
 }
-
-const TITLE_CHARS = 80;
 
 /** Background turn execution for all sessions of this process. */
 export class TurnScheduler {
@@ -306,23 +276,14 @@ export class TurnScheduler {
         settings: this.options.settings,
         turnId,
       });
-      const { dedupeKeys } = message;
-      saved = live.update(({ lastTurnChannelContent: _, ...r }) => ({
-        ...r,
-        ...(message.channelContent ? { lastTurnChannelContent: message.channelContent } : {}),
-        ...(r.startedBy || message.channelContent || how !== "run" ? {} : { startedBy: message.user }),
-        title: r.title || message.text.trim().slice(0, TITLE_CHARS),
-        turns: how === "run" ? r.turns + 1 : r.turns,
-        queue: r.queue.filter((m) => m !== message),
-        pendingTurn: {
-          turnId,
-          request: requestToJSON(withMessages(request, [])),
-          startedAt: this.stamp(),
-          startedFrom: { how, historyLength: live.history.length },
-          ...(message.targetExtra === undefined ? {} : { targetExtra: message.targetExtra }),
-          ...(dedupeKeys?.length ? { dedupeKeys } : {}),
-        },
-      }));
+      const start = {
+        message,
+        how,
+        request,
+        startedAt: this.stamp(),
+        historyLength: live.history.length,
+      };
+      saved = live.update((record) => withTurnStarted(record, start));
     } catch (error) {
       first?.failed(error);
       throw error;
@@ -419,14 +380,7 @@ export class TurnScheduler {
   }
 
   private async finish(live: LiveSession, outcome: TurnOutcome): Promise<void> {
-    await live.update((r) => {
-      const { pendingTurn: _, ...rest } = r;
-      return {
-        ...rest,
-        usage: addUsage(r.usage, outcome.usage) ?? ZERO_USAGE,
-        downloadedFiles: [...live.facts.downloadedFiles],
-      };
-    });
+    await live.update((record) => withTurnFinished(record, outcome.usage, live.facts.downloadedFiles));
   }
 
   private async notify(live: LiveSession, text: string): Promise<void> {

@@ -1,0 +1,61 @@
+/**
+ * What a turn writes into its session's record: the marker that says a turn is in progress (the
+ * recovery point after a crash) when it starts, and its usage and files when it ends. Pure
+ * functions of the record, so the scheduler only decides when to apply them.
+ */
+import { addUsage, type TokenUsage } from "../core/messages.js";
+import { type ConversationExecutionRequest, requestToJSON, withMessages } from "../core/request.js";
+import { type QueuedMessage, type SessionRecord, ZERO_USAGE } from "./session-record.js";
+
+const TITLE_CHARS = 80;
+
+/** How a turn came about: a message run, or a retry of the last one. */
+export interface TurnStart {
+  readonly message: QueuedMessage;
+  readonly how: "run" | "retry";
+  readonly request: ConversationExecutionRequest;
+  readonly startedAt: string;
+  /** Messages in the history when the turn started. */
+  readonly historyLength: number;
+}
+
+/**
+ * The record with `start` in progress: the message leaves the queue (its dedupe keys move to the
+ * marker), the marker holds the request without its history, and a first run names the session.
+ */
+export function withTurnStarted(
+  { lastTurnChannelContent: _, ...record }: SessionRecord,
+  start: TurnStart,
+): SessionRecord {
+  const { message, how, request } = start;
+  const { dedupeKeys } = message;
+  return {
+    ...record,
+    ...(message.channelContent ? { lastTurnChannelContent: message.channelContent } : {}),
+    ...(record.startedBy || message.channelContent || how !== "run" ? {} : { startedBy: message.user }),
+    title: record.title || message.text.trim().slice(0, TITLE_CHARS),
+    turns: how === "run" ? record.turns + 1 : record.turns,
+    queue: record.queue.filter((m) => m !== message),
+    pendingTurn: {
+      turnId: request.turnId,
+      request: requestToJSON(withMessages(request, [])),
+      startedAt: start.startedAt,
+      startedFrom: { how, historyLength: start.historyLength },
+      ...(message.targetExtra === undefined ? {} : { targetExtra: message.targetExtra }),
+      ...(dedupeKeys?.length ? { dedupeKeys } : {}),
+    },
+  };
+}
+
+/** The record with its turn ended: no marker, the turn's usage added, the session's downloaded files. */
+export function withTurnFinished(
+  { pendingTurn: _, ...record }: SessionRecord,
+  usage: TokenUsage | undefined,
+  downloadedFiles: ReadonlySet<string>,
+): SessionRecord {
+  return {
+    ...record,
+    usage: addUsage(record.usage, usage) ?? ZERO_USAGE,
+    downloadedFiles: [...downloadedFiles],
+  };
+}
