@@ -15,8 +15,7 @@
  */
 import type { ClaimOnce } from "../approvals/expiry-timers.js";
 import type { Coordination } from "../store/coordination/coordination.js";
-import type { Store } from "../store/store.js";
-import { type BufferEntry, type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
+import { type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
 import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
 import { ChannelBuffer } from "./channel-buffer.js";
 import {
@@ -28,7 +27,7 @@ import {
 } from "./channel-access.js";
 import { type Clock, systemClock } from "./clock.js";
 import { entryInputOf, type ObservedMessage, observedMessageSchema } from "./observed-message.js";
-import { type BotIdentity, failureText, type PlatformDirectory } from "./platform-directory.js";
+import { failureText, type PlatformDirectory } from "./platform-directory.js";
 import { ReadCursors } from "./read-cursors.js";
 import {
   type ChannelRef,
@@ -47,52 +46,22 @@ import { LocalCatalog } from "./subscription-catalog.js";
 import { SubscriptionRegistry } from "./subscription-registry.js";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "./subscription-settings.js";
 import { describeSubscription, statusLines, wakesWhere } from "./subscription-text.js";
-import { matchesTrigger, mentionsIdentity, parseTrigger, type TriggerArgs } from "./triggers.js";
+import { mentionsIdentity, parseTrigger } from "./triggers.js";
 import { renderWakeInput } from "./wake-prompt.js";
+import type {
+  ObserveResult,
+  SubscribeArgs,
+  SubscriptionOwner,
+  SubscriptionServiceOptions,
+} from "./subscription-service-options.js";
+import { wakesSubscription } from "./wake-rule.js";
 import { type ReadyBatch, WakeScheduler } from "./wake-scheduler.js";
-import { SubscriberGoneError, type SubscriberNotifier, type WakeSink } from "./wake-sink.js";
+import { SubscriberGoneError } from "./wake-sink.js";
 
 export { SubscriberGoneError, type SubscriberNotifier, type WakeBatch, type WakeSink } from "./wake-sink.js";
 
-export interface SubscriptionServiceOptions {
-  readonly store: Store;
-  /** Directories known at open; channels that connect later add theirs with `registerDirectory`. */
-  readonly directories: readonly PlatformDirectory[];
-  readonly sink: WakeSink;
-  readonly notify: SubscriberNotifier;
-  readonly settings?: SubscriptionSettings;
-  readonly clock?: Clock;
-  /** Failures nobody awaits (a store write in observe, a failed wake-up): log them. */
-  readonly onError?: (error: unknown, context: string) => void;
-  /**
-   * Several processes on one store: the coordination they share. The subscription catalog is
-   * then shared (every process's indexes follow its changes, and are reconciled with it every
-   * `reconcileMs`, default 15 s), and each matched message's wake-up is claimed so it fires once.
-   */
-  readonly shared?: { readonly coordination: Coordination; readonly reconcileMs?: number };
-}
-
 /** How often the indexes are reconciled with a shared catalog by default. */
 const DEFAULT_RECONCILE_MS = 15_000;
-
-/** Who manages subscriptions: a person, asking from one of their conversations. */
-export interface SubscriptionOwner {
-  readonly sessionId: string;
-  readonly platform: string;
-  readonly userId: string;
-}
-
-export interface SubscribeArgs {
-  readonly channel: string;
-  readonly trigger?: TriggerArgs | undefined;
-  readonly instructions?: string | undefined;
-}
-
-/** What became of an observed message. */
-export type ObserveResult =
-  | { readonly status: "ignored" | "duplicate" | "failed" }
-  | { readonly status: "invalid"; readonly reason: string }
-  | { readonly status: "buffered"; readonly matched: number };
 
 /** Channel subscriptions: buffering, triggers, wake-ups, tools' requests and lifecycle. */
 export class SubscriptionService {
@@ -190,7 +159,7 @@ export class SubscriptionService {
     if (!appended) return { status: "duplicate" };
     let matched = 0;
     for (const subscription of watching) {
-      if (!this.shouldWake(subscription, appended.entry, bot)) continue;
+      if (!wakesSubscription(subscription, appended.entry, bot)) continue;
       this.scheduler.add(subscription.id, subscription.sessionId, appended);
       matched += 1;
     }
@@ -331,21 +300,6 @@ export class SubscriptionService {
     await this.registry.close();
   }
 
-  private shouldWake(subscription: Subscription, entry: BufferEntry, bot: BotIdentity | undefined): boolean {
-    if (bot && entry.author.id === bot.userId) return false;
-    const target = subscription.subscriberTarget;
-    const sameChannel =
-      target.platform === subscription.channelRef.platform &&
-      target.workspace === subscription.channelRef.workspace &&
-      target.channel === subscription.channelRef.channel;
-    if (
-      sameChannel &&
-      (target.thread === undefined || target.thread === entry.thread || target.thread === entry.id)
-    )
-      return false;
-    return inScope(subscription.channelRef, entry.thread) && matchesTrigger(subscription.trigger, entry, bot);
-  }
-
   private async tell(subscription: Subscription, text: string): Promise<void> {
     await this.options.notify(subscription.subscriberTarget, text).catch((error: unknown) => {
       this.onError(error, `telling session ${subscription.sessionId} about subscription ${subscription.id}`);
@@ -395,12 +349,7 @@ export class SubscriptionService {
   ): Promise<void> {
     const ref = subscription.channelRef;
     const scope = scopeKeyOf(ref);
-    const cursor = await this.cursors.get(subscription.sessionId, scope);
-    const read = await this.buffer.read(channelKeyOf(ref), {
-      ...(cursor ? { after: cursor } : { since: watchedSince(subscription) }),
-      ...(ref.thread !== undefined ? { thread: ref.thread } : {}),
-      limit: this.settings.bufferMaxMessages,
-    });
+    const read = await this.bufferAfter(subscription, await this.cursors.get(subscription.sessionId, scope));
     if (!read || read.epoch !== last.epoch) return;
     const bot = this.directories.find(ref.platform, ref.workspace)?.bot;
     let through: BufferPosition | undefined;
@@ -416,15 +365,11 @@ export class SubscriptionService {
     const ref = subscription.channelRef;
     try {
       const woken = await this.registry.wokenThrough(subscription.id);
-      const read = await this.buffer.read(channelKeyOf(ref), {
-        ...(woken ? { after: woken } : { since: watchedSince(subscription) }),
-        ...(ref.thread !== undefined ? { thread: ref.thread } : {}),
-        limit: this.settings.bufferMaxMessages,
-      });
+      const read = await this.bufferAfter(subscription, woken);
       if (!read) return;
       const bot = this.directories.find(ref.platform, ref.workspace)?.bot;
       for (const entry of read.entries) {
-        if (!isAfter(entry, read.epoch, woken) || !this.shouldWake(subscription, entry, bot)) continue;
+        if (!isAfter(entry, read.epoch, woken) || !wakesSubscription(subscription, entry, bot)) continue;
         this.scheduler.add(subscription.id, subscription.sessionId, {
           entry,
           position: positionOf(entry, read.epoch),
@@ -433,6 +378,16 @@ export class SubscriptionService {
     } catch (error) {
       this.onError(error, `rebuilding pending wake-ups of subscription ${subscription.id}`);
     }
+  }
+
+  /** The subscription's part of its channel's buffer after `after`, or since it began watching. */
+  private bufferAfter(subscription: Subscription, after: BufferPosition | undefined) {
+    const ref = subscription.channelRef;
+    return this.buffer.read(channelKeyOf(ref), {
+      ...(after ? { after } : { since: watchedSince(subscription) }),
+      ...(ref.thread !== undefined ? { thread: ref.thread } : {}),
+      limit: this.settings.bufferMaxMessages,
+    });
   }
 }
 

@@ -16,7 +16,8 @@ import {
   MAX_KEYWORDS,
   threadTargetSchema,
 } from "./subscription.js";
-import type { SubscriptionOwner, SubscriptionService } from "./subscription-service.js";
+import type { SubscriptionService } from "./subscription-service.js";
+import type { SubscriptionOwner } from "./subscription-service-options.js";
 import { personLines } from "./subscription-text.js";
 
 /** What the tools need from the service. */

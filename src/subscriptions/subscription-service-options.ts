@@ -1,0 +1,49 @@
+/**
+ * What the subscription service is built from (store, directories, the wake sink and notifier,
+ * settings, clock, error sink, and the coordination when several processes share the store), and
+ * the shapes of its requests and answers that the tools and the app pass around.
+ */
+import type { Coordination } from "../store/coordination/coordination.js";
+import type { Store } from "../store/store.js";
+import type { Clock } from "./clock.js";
+import type { PlatformDirectory } from "./platform-directory.js";
+import type { SubscriptionSettings } from "./subscription-settings.js";
+import type { TriggerArgs } from "./triggers.js";
+import type { SubscriberNotifier, WakeSink } from "./wake-sink.js";
+
+export interface SubscriptionServiceOptions {
+  readonly store: Store;
+  /** Directories known at open; channels that connect later add theirs with `registerDirectory`. */
+  readonly directories: readonly PlatformDirectory[];
+  readonly sink: WakeSink;
+  readonly notify: SubscriberNotifier;
+  readonly settings?: SubscriptionSettings;
+  readonly clock?: Clock;
+  /** Failures nobody awaits (a store write in observe, a failed wake-up): log them. */
+  readonly onError?: (error: unknown, context: string) => void;
+  /**
+   * Several processes on one store: the coordination they share. The subscription catalog is
+   * then shared (every process's indexes follow its changes, and are reconciled with it every
+   * `reconcileMs`, default 15 s), and each matched message's wake-up is claimed so it fires once.
+   */
+  readonly shared?: { readonly coordination: Coordination; readonly reconcileMs?: number };
+}
+
+/** Who manages subscriptions: a person, asking from one of their conversations. */
+export interface SubscriptionOwner {
+  readonly sessionId: string;
+  readonly platform: string;
+  readonly userId: string;
+}
+
+export interface SubscribeArgs {
+  readonly channel: string;
+  readonly trigger?: TriggerArgs | undefined;
+  readonly instructions?: string | undefined;
+}
+
+/** What became of an observed message. */
+export type ObserveResult =
+  | { readonly status: "ignored" | "duplicate" | "failed" }
+  | { readonly status: "invalid"; readonly reason: string }
+  | { readonly status: "buffered"; readonly matched: number };
