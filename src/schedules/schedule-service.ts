@@ -30,11 +30,8 @@ import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "./schedule-set
 import { type Plan, planTask, planWake, type ScheduleArgs, type WakeArgs } from "./task-planner.js";
 import { TaskRegistry } from "./task-registry.js";
 import { creationPreview, describeSchedule, runInput, taskLines, zoneOf } from "./task-text.js";
+import { HourlyWindow } from "../subscriptions/hourly-window.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
-
-const HOUR_MS = 3_600_000;
-/** Sessions with recent wake-ups remembered before those without one in the last hour are dropped. */
-const WAKE_SESSIONS_PRUNE_AT = 1_024;
 
 /** Posts a short notice into a thread (the creator's DM included). */
 export type TaskNotifier = (target: ThreadTarget, text: string) => Promise<void>;
@@ -72,7 +69,8 @@ export class ScheduleService {
   private readonly clock: Clock;
   private readonly onError: (error: unknown, context: string) => void;
   /** Wake-up times of the last hour, by session (for the per-session rate limit). */
-  private readonly wakesBySession = new Map<string, number[]>();
+  /** wake_me_later calls per session in the last hour (the per-session limit). */
+  private readonly wakesBySession = new HourlyWindow();
   private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
 
@@ -138,7 +136,7 @@ export class ScheduleService {
   /** wake_me_later: wake this session once with the note (bounded, rate-limited per session). */
   async wakeLater(caller: Caller, args: WakeArgs): Promise<Outcome> {
     const now = this.clock.now();
-    const recent = (this.wakesBySession.get(caller.sessionId) ?? []).filter((at) => at > now - HOUR_MS);
+    const recent = this.wakesBySession.recent(caller.sessionId, now);
     if (recent.length >= this.settings.wakesPerSessionPerHour)
       return {
         ok: false,
@@ -148,18 +146,11 @@ export class ScheduleService {
     if (!plan.ok) return plan;
     const task = await this.add(caller, "wake", args.note, plan);
     if (typeof task === "string") return { ok: false, message: task };
-    this.wakesBySession.set(caller.sessionId, [...recent, now]);
-    if (this.wakesBySession.size > WAKE_SESSIONS_PRUNE_AT) this.pruneWakes(now);
+    this.wakesBySession.add(caller.sessionId, now);
     return {
       ok: true,
       message: `I will wake this conversation at ${formatIn(plan.firstMs, plan.zone)} (${task.id}).`,
     };
-  }
-
-  /** Forget sessions whose last wake-up is over an hour old: the rate limit no longer counts it. */
-  private pruneWakes(now: number): void {
-    for (const [sessionId, times] of this.wakesBySession)
-      if ((times.at(-1) ?? 0) <= now - HOUR_MS) this.wakesBySession.delete(sessionId);
   }
 
   /** The person's tasks across all their conversations, oldest first. */

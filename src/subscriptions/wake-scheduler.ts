@@ -16,8 +16,7 @@
 import type { ClaimOnce } from "../approvals/expiry-timers.js";
 import type { BufferEntry, BufferPosition } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "./clock.js";
-
-const HOUR_MS = 3_600_000;
+import { HOUR_MS, HourlyWindow } from "./hourly-window.js";
 
 /** One matched message and where it sits in its channel buffer. */
 export interface WakeItem {
@@ -70,7 +69,7 @@ interface PendingBatch {
 /** Batches trigger matches into wake-ups per subscription. */
 export class WakeScheduler {
   private readonly pending = new Map<string, PendingBatch>();
-  private readonly wakes = new Map<string, number[]>();
+  private readonly wakes = new HourlyWindow();
   private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
 
@@ -118,7 +117,7 @@ export class WakeScheduler {
     const batch = this.pending.get(subscriptionId);
     if (batch?.timer !== undefined) this.options.clock.clearTimer(batch.timer);
     this.pending.delete(subscriptionId);
-    this.wakes.delete(subscriptionId);
+    this.wakes.forget(subscriptionId);
   }
 
   /** The session's turn ended: batches waiting for it go now (rate limit permitting). */
@@ -185,14 +184,13 @@ export class WakeScheduler {
       return;
     }
     const now = clock.now();
-    const recent = (this.wakes.get(subscriptionId) ?? []).filter((at) => at > now - HOUR_MS);
-    this.wakes.set(subscriptionId, recent);
+    const recent = this.wakes.recent(subscriptionId, now);
     if (recent.length >= this.options.maxWakesPerHour) {
       batch.held = "rate";
       this.arm(batch, recent[0]! + HOUR_MS - now);
       return;
     }
-    recent.push(now);
+    this.wakes.add(subscriptionId, now);
     this.pending.delete(subscriptionId);
     const ready: ReadyBatch = {
       subscriptionId,

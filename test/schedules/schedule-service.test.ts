@@ -228,7 +228,8 @@ describe("ScheduleService guards", () => {
     expect(
       (await h.service.wakeLater({ ...ANA_HOME, sessionId: "s-late" }, { in_s: 60, note: "n" })).ok,
     ).toBe(true);
-    const remembered = (h.service as unknown as { wakesBySession: Map<string, unknown> }).wakesBySession;
+    const remembered = (h.service as unknown as { wakesBySession: { times: Map<string, unknown> } })
+      .wakesBySession.times;
     expect([...remembered.keys()]).toEqual(["s-late"]);
   });
 
