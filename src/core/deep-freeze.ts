@@ -4,14 +4,23 @@
  * Every object this module has frozen all the way down is remembered (in a WeakSet), so a value
  * that is already deeply frozen is neither walked again nor copied again: a turn's request
  * snapshot shares the history's frozen messages instead of cloning the whole history each turn.
+ * Leaves (objects holding only primitives) are not remembered: a frozen leaf is deeply frozen by
+ * definition, checking it costs what walking it does, and a WeakSet entry per small object was
+ * most of what freezing a turn's request and events cost.
  */
 
-/** Objects known to be frozen together with everything reachable from them. */
+/** Objects with object children, known to be frozen together with everything reachable from them. */
 const deeplyFrozen = new WeakSet<object>();
 
-/** Whether `value` is a primitive or an object this module has deep-frozen. */
+/** Whether `value` is a primitive, an object this module has deep-frozen, or a frozen leaf. */
 export function isDeeplyFrozen(value: unknown): boolean {
-  return value === null || typeof value !== "object" || deeplyFrozen.has(value);
+  if (value === null || typeof value !== "object" || deeplyFrozen.has(value)) return true;
+  return Object.isFrozen(value) && holdsOnlyPrimitives(value);
+}
+
+function holdsOnlyPrimitives(value: object): boolean {
+  const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
+  return children.every((child) => child === null || typeof child !== "object");
 }
 
 /**
@@ -28,27 +37,34 @@ export function deepFreeze<T>(value: T): T {
  * so only the added items are walked: a long history's next snapshot costs a copy, not a walk.
  */
 export function frozenConcat<T>(list: readonly T[], added: readonly T[]): readonly T[] {
-  if (!deeplyFrozen.has(list)) throw new Error("frozenConcat: the list is not deep-frozen");
+  if (!isDeeplyFrozen(list)) throw new Error("frozenConcat: the list is not deep-frozen");
   for (const item of added) freezeAll(item);
   const joined = Object.freeze([...list, ...added]);
-  deeplyFrozen.add(joined);
+  if (joined.some((item) => item !== null && typeof item === "object")) deeplyFrozen.add(joined);
   return joined;
 }
 
 /**
- * An object is remembered before its children are walked, so a cycle back to it ends there; if
- * freezing fails part-way (a typed array with elements cannot be frozen), it is forgotten again.
+ * An object is remembered before its first object child is walked, so a cycle back to it ends
+ * there (every object on a cycle has an object child); if freezing fails part-way (a typed array
+ * with elements cannot be frozen), it is forgotten again.
  */
 function freezeAll(value: unknown): void {
   if (value === null || typeof value !== "object" || deeplyFrozen.has(value)) return;
-  deeplyFrozen.add(value);
+  Object.freeze(value);
+  let remembered = false;
   try {
-    Object.freeze(value);
     // Arrays by index: Object.keys would allocate a string per element (a long history's snapshot).
-    if (Array.isArray(value)) for (const item of value) freezeAll(item);
-    else for (const key of Object.keys(value)) freezeAll((value as Record<string, unknown>)[key]);
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (child === null || typeof child !== "object") continue;
+      if (!remembered) {
+        deeplyFrozen.add(value);
+        remembered = true;
+      }
+      freezeAll(child);
+    }
   } catch (error) {
-    deeplyFrozen.delete(value);
+    if (remembered) deeplyFrozen.delete(value);
     throw error;
   }
 }
@@ -65,7 +81,7 @@ export function frozenCopy<T>(value: T): T {
 
 function copyUnfrozen(value: unknown, copies: Map<object, unknown>): unknown {
   if (typeof value === "function" || typeof value === "symbol") return structuredClone(value);
-  if (value === null || typeof value !== "object" || deeplyFrozen.has(value)) return value;
+  if (value === null || typeof value !== "object" || isDeeplyFrozen(value)) return value;
   const known = copies.get(value);
   if (known !== undefined) return known;
   if (Array.isArray(value)) {

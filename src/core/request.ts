@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { frozenCopy } from "./deep-freeze.js";
+import { deepFreeze, frozenCopy } from "./deep-freeze.js";
 import type { ConversationMessage } from "./messages.js";
 import { type PermissionMode, permissionModeSchema } from "./modes.js";
 import { type Attachment, attachmentSchema } from "./attachment.js";
@@ -77,11 +77,12 @@ export function createRequest(input: RequestInput): ConversationExecutionRequest
   const maxSteps = input.maxSteps ?? DEFAULT_MAX_STEPS;
   if (!Number.isInteger(maxSteps) || maxSteps < 1)
     throw new RangeError(`maxSteps must be a positive integer`);
-  return frozenCopy({
+  // The fields are built fresh here; only what the caller handed in whole is copied (frozenCopy
+  // shares what is already deep-frozen, such as a session's history).
+  return deepFreeze({
     prompt: input.prompt,
-    attachments: [...(input.attachments ?? [])],
-    // frozenCopy shares the list when it is already deep-frozen, and copies it otherwise.
-    messages: input.messages,
+    attachments: frozenCopy(input.attachments ?? []),
+    messages: frozenCopy(input.messages),
     sessionId: input.sessionId,
     turnId: input.turnId ?? newTurnId(),
     platform: input.platform,
@@ -95,7 +96,7 @@ export function createRequest(input: RequestInput): ConversationExecutionRequest
     maxSteps,
     runToCompletion: input.runToCompletion ?? false,
     mode: input.mode,
-    metadata: { ...(input.metadata ?? {}) },
+    metadata: frozenCopy(input.metadata ?? {}),
   });
 }
 

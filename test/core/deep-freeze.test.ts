@@ -17,6 +17,28 @@ describe("deepFreeze", () => {
     expect(isDeeplyFrozen(Object.freeze({ open: {} }))).toBe(false);
   });
 
+  it("takes a frozen object holding only primitives for deeply frozen, and shares it when copying", () => {
+    const leaf = Object.freeze({ id: "U1", name: "Ada" });
+    const list = Object.freeze(["a", "b"]);
+    expect(isDeeplyFrozen(leaf)).toBe(true);
+    expect(isDeeplyFrozen(list)).toBe(true);
+    expect(isDeeplyFrozen({ id: "U1" })).toBe(false);
+    const copy = frozenCopy({ leaf, list, open: { id: "U2" } });
+    expect(copy.leaf).toBe(leaf);
+    expect(copy.list).toBe(list);
+    expect(isDeepFrozen(copy)).toBe(true);
+    expect(frozenConcat(list, ["c"])).toEqual(["a", "b", "c"]);
+  });
+
+  it("handles a cycle that passes through an array", () => {
+    const a: { items: unknown[] } = { items: [] };
+    a.items.push({ back: a });
+    deepFreeze(a);
+    expect([a, a.items, a.items[0]].every((part) => Object.isFrozen(part))).toBe(true);
+    expect(isDeeplyFrozen(a)).toBe(true);
+    expect(isDeeplyFrozen(a.items[0])).toBe(true);
+  });
+
   it("handles cycles", () => {
     const a: Record<string, unknown> = { name: "a" };
     const b = { name: "b", a };
