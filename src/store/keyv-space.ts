@@ -49,7 +49,10 @@ export class KeyvSpace implements KeyValueSpace {
     );
   }
 
-  /** Write (or overwrite) a value, optionally expiring after `ttlMs` milliseconds. */
+  /**
+   * Write (or overwrite) a value, optionally expiring after `ttlMs` milliseconds: through the
+   * backend's own grouped write when it has one (the same rows keyv writes), else keyv's `set`.
+   */
   set(key: string, value: unknown, ttlMs?: number): Promise<void> {
     return this.guarded(
       () => this.check(key, value, ttlMs),
@@ -118,6 +121,8 @@ export class KeyvSpace implements KeyValueSpace {
   }
 
   private async write(key: string, value: unknown, ttlMs: number | undefined): Promise<void> {
+    const { backend } = this.context;
+    if (backend.setMany) return backend.setMany(this.namespace, [{ key, value, ttlMs }]);
     const written = await this.context.backend.keyv(this.namespace).set(key, value, ttlMs);
     if (!written) throw new Error(`store: writing ${this.namespace}/${key} failed`);
   }

@@ -12,7 +12,13 @@
  * speed and is not worth it for a chat service.
  */
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
-import { type Backend, type ErrorSink, namespacedKeyv, PURGE_INTERVAL_MS } from "./backend.js";
+import {
+  type Backend,
+  type ErrorSink,
+  namespacedKeyv,
+  PURGE_INTERVAL_MS,
+  serializeEntry,
+} from "./backend.js";
 import { SqliteAdapter } from "./sqlite-adapter.js";
 
 /** When SQLite syncs the WAL to disk (see the header). */
@@ -58,10 +64,17 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
     // keyv's own prefixing, so the row written is exactly the one keyv reads back.
     insertIfAbsent: (namespace, key, serialized) =>
       adapter.insertIfAbsent(spaces.get(namespace)!._getKeyPrefix(key), serialized),
-    setMany: async (namespace, entries) => {
-      await spaces
-        .get(namespace)!
-        .setMany(entries.map(({ key, value, ttlMs }) => ({ key, value, ...(ttlMs ? { ttl: ttlMs } : {}) })));
+    // Rows in keyv's own format and key prefix (what its reads expect), handed to the adapter
+    // directly: keyv's set would add its hooks, stats and several promises to every write.
+    setMany: (namespace, entries) => {
+      const keyv = spaces.get(namespace)!;
+      const now = Date.now();
+      return adapter.setMany(
+        entries.map(({ key, value, ttlMs }) => ({
+          key: keyv._getKeyPrefix(key),
+          value: serializeEntry({ value, expires: ttlMs === undefined ? undefined : now + ttlMs }),
+        })),
+      );
     },
     ping: async () => adapter.ping(),
     close: async () => {
