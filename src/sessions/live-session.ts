@@ -63,6 +63,8 @@ export class LiveSession {
   private engineInstance: SessionTurnEngine | undefined;
   private current: SessionRecord;
   private saves: Promise<void> = Promise.resolve();
+  /** Set while a record change made by `defer` is not saved yet: the dedupe keys it let go of. */
+  private deferredLeaving: string[] | undefined;
   /** Dedupe keys of queued messages already recorded as seen (in memory: empty after a reload). */
   private readonly recordedKeys = new Set<string>();
 
@@ -147,11 +149,13 @@ export class LiveSession {
    * Change the record and save it; saves happen in call order. Resolves once saved. Messages that
    * leave the queue (or the turn in progress) have their dedupe keys recorded first, unless known
    * to be recorded already: where writes keep their order the two go out together (the keys
-   * first), else the record only once the keys are saved.
+   * first), else the record only once the keys are saved. A change made by `defer` and not saved
+   * yet is saved with this one.
    */
   update(change: (record: SessionRecord) => SessionRecord): Promise<SessionRecord> {
-    const next = Object.freeze({ ...change(this.current), updatedAt: this.stores.now().toISOString() });
-    const leaving = this.keysLeaving(this.current, next);
+    const next = this.changed(change);
+    const leaving = [...(this.deferredLeaving ?? []), ...this.keysLeaving(this.current, next)];
+    this.deferredLeaving = undefined;
     this.current = next;
     const { dedupe, records, writesInOrder } = this.stores;
     const saved = this.saves.then(async () => {
@@ -161,6 +165,20 @@ export class LiveSession {
     });
     this.saves = saved.catch(() => undefined);
     return saved.then(() => next);
+  }
+
+  /**
+   * Change the record in memory now and save it with the next `update` — one write for both (a
+   * finished turn's change and the next turn's start) — or with `flush` when no update comes.
+   */
+  defer(change: (record: SessionRecord) => SessionRecord): void {
+    const next = this.changed(change);
+    this.deferredLeaving = [...(this.deferredLeaving ?? []), ...this.keysLeaving(this.current, next)];
+    this.current = next;
+  }
+
+  private changed(change: (record: SessionRecord) => SessionRecord): SessionRecord {
+    return Object.freeze({ ...change(this.current), updatedAt: this.stores.now().toISOString() });
   }
 
   /**
@@ -218,8 +236,9 @@ export class LiveSession {
     return leaving;
   }
 
-  /** Resolves once every record change so far is saved. */
+  /** Resolves once every record change so far is saved (a deferred one is saved now). */
   flush(): Promise<void> {
+    if (this.deferredLeaving) return this.update((record) => record).then(() => undefined);
     return this.saves;
   }
 

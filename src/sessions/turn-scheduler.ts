@@ -30,7 +30,7 @@ export interface TurnSchedulerOptions {
   readonly onIdle: (live: LiveSession) => void;
   /** Give the session a fresh engine (drops steering an ended turn never took). */
   readonly rebind: (live: LiveSession) => void;
-  /** Told how each turn ended (after it is recorded), with the turn's request metadata. */
+  /** Told how each turn ended (its record change made; saved with the session's next write), with the turn's request metadata. */
   readonly onTurnEnd?: (end: TurnEnd) => void;
   /** Several processes on one store: who takes a session's pump, and input other processes queued. */
   readonly gate?: TurnGate;
@@ -222,23 +222,34 @@ export class TurnScheduler {
     }
     if (!lease) return;
     try {
-      if (first) await this.startTurn(live, first.message, "run", first);
-      while (!this.stopping && !live.retired) {
-        await gate?.collect(live);
-        const record = live.record;
-        const retry = live.retryBy;
-        live.retryBy = undefined;
-        const parked = live.parkedTurn();
-        if (parked) await this.resumeParked(live, parked);
-        else if (retry) {
-          const channelContent = retryProvenance(live.record, live.history);
-          const message = { user: retry, text: "", files: [], sentAt: this.stamp() };
-          await this.startTurn(live, channelContent ? { ...message, channelContent } : message, "retry");
-        } else if (record.queue[0]) await this.startTurn(live, record.queue[0], "run");
-        else return;
-      }
+      await this.run(live, first);
     } finally {
-      lease.release();
+      try {
+        // The last turn's end is still only in memory (see `finish`): save it while the lease holds.
+        await live.flush();
+      } finally {
+        lease.release();
+      }
+    }
+  }
+
+  /** The pump's work under the lease: a parked turn, a retry or the queued messages, in turn. */
+  private async run(live: LiveSession, first: FirstTurn | undefined): Promise<void> {
+    const { gate } = this.options;
+    if (first) await this.startTurn(live, first.message, "run", first);
+    while (!this.stopping && !live.retired) {
+      await gate?.collect(live);
+      const record = live.record;
+      const retry = live.retryBy;
+      live.retryBy = undefined;
+      const parked = live.parkedTurn();
+      if (parked) await this.resumeParked(live, parked);
+      else if (retry) {
+        const channelContent = retryProvenance(live.record, live.history);
+        const message = { user: retry, text: "", files: [], sentAt: this.stamp() };
+        await this.startTurn(live, channelContent ? { ...message, channelContent } : message, "retry");
+      } else if (record.queue[0]) await this.startTurn(live, record.queue[0], "run");
+      else return;
     }
   }
 
@@ -302,7 +313,7 @@ export class TurnScheduler {
     const recovery = recoveryOf(parked, live.history);
     if (recovery === "done") {
       // The turn had finished its work when the process stopped: nothing to continue.
-      await this.finish(live, { status: "completed", usage: undefined, finalText: "" });
+      this.finish(live, { status: "completed", usage: undefined, finalText: "" });
       return;
     }
     if (recovery === "answer")
@@ -319,7 +330,7 @@ export class TurnScheduler {
       request = rebuildTurnRequest(parked.request, live.history);
     } catch (error) {
       this.options.logger.error({ err: error, sessionId: live.id }, "stored turn is unreadable; dropping it");
-      await this.finish(live, { status: "error", usage: undefined, finalText: "" });
+      this.finish(live, { status: "error", usage: undefined, finalText: "" });
       return;
     }
     await this.drive(
@@ -371,7 +382,7 @@ export class TurnScheduler {
       this.options.rebind(live);
       await live.update((r) => ({ ...r, queue: r.queue.map(({ steered: _, ...m }) => m) }));
     }
-    await this.finish(live, outcome);
+    this.finish(live, outcome);
     try {
       this.options.onTurnEnd?.({ sessionId: live.id, metadata: request.metadata, status: outcome.status });
     } catch (error) {
@@ -379,8 +390,14 @@ export class TurnScheduler {
     }
   }
 
-  private async finish(live: LiveSession, outcome: TurnOutcome): Promise<void> {
-    await live.update((record) => withTurnFinished(record, outcome.usage, live.facts.downloadedFiles));
+  /**
+   * End the turn in the record: in memory now, saved with the session's next write — the next
+   * queued turn's start, usually, so ending one turn and starting the next is one write — or when
+   * the pump lets the session go. Until then the store still shows the turn in progress, which is
+   * what a crash right after its last history append leaves too: recovery finds it done.
+   */
+  private finish(live: LiveSession, outcome: TurnOutcome): void {
+    live.defer((record) => withTurnFinished(record, outcome.usage, live.facts.downloadedFiles));
   }
 
   private async notify(live: LiveSession, text: string): Promise<void> {

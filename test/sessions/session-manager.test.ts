@@ -3,7 +3,8 @@ import { ProviderError } from "../../src/engine/provider/provider.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { RecordingOutput } from "../support/recording-output.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, BEN, BOSS, makeHarness, message, thread } from "./helpers/harness.js";
+import type { Store } from "../../src/store/store.js";
+import { ANA, BEN, BOSS, makeHarness, message, openStore, thread } from "./helpers/harness.js";
 
 const followup = { model: "test-model", provider: "scripted", mode: "interactive" as const, maxSteps: 10 };
 
@@ -199,5 +200,56 @@ describe("SessionManager turns", () => {
     });
     expect(badPress.status).toBe("invalid");
     expect(h.outputs.for(thread()).closedTurns).toHaveLength(1);
+  });
+});
+
+describe("SessionManager record writes", () => {
+  it("ends a turn and starts the follow-up queued meanwhile in one record write", async () => {
+    const store = await openStore();
+    const recordWrites: string[] = [];
+    const counting: Store = {
+      ...store,
+      writesInOrder: store.writesInOrder,
+      description: store.description,
+      ping: () => store.ping(),
+      close: () => store.close(),
+      space: (namespace) => {
+        const space = store.space(namespace);
+        if (namespace !== "sessions") return space;
+        const note = (key: string) => key.startsWith("rec:") && recordWrites.push(key);
+        return {
+          ...space,
+          get: (key) => space.get(key),
+          getMany: (keys) => space.getMany!(keys),
+          delete: (key) => space.delete(key),
+          setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+          set: (key, value, ttl) => {
+            note(key);
+            return space.set(key, value, ttl);
+          },
+          setMany: (entries) => {
+            for (const entry of entries) note(entry.key);
+            return space.setMany!(entries);
+          },
+        };
+      },
+    };
+    const h = await makeHarness({
+      store: counting,
+      steps: [toolStep(["s1", "slow_task", {}]), textStep("task done"), textStep("and the follow-up")],
+      overrides: { defaults: { ...followup, queueMode: "followup" } },
+    });
+    const first = message("start the task");
+    await h.manager.receive(first);
+    await h.runs.started("s1");
+    expect((await h.manager.receive(message("then summarise"))).status).toBe("queued");
+    const beforeEnd = recordWrites.length;
+    h.runs.release();
+    await h.manager.idle();
+    // The first turn's end and the follow-up's start are one write; the follow-up's end is another.
+    expect(recordWrites.length - beforeEnd).toBe(2);
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/\(idle\)/);
+    // The ended turn's message is still known as seen: a redelivery of it is dropped.
+    expect((await h.manager.receive(first)).status).toBe("duplicate");
   });
 });
