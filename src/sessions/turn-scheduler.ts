@@ -30,7 +30,10 @@ export interface TurnSchedulerOptions {
   readonly onIdle: (live: LiveSession) => void;
   /** Give the session a fresh engine (drops steering an ended turn never took). */
   readonly rebind: (live: LiveSession) => void;
-  /** Told how each turn ended (its record change made; saved with the session's next write), with the turn's request metadata. */
+  /**
+   * Told how each turn ended, with the turn's request metadata: its record change is made by then,
+   * and saved with the session's next write.
+   */
   readonly onTurnEnd?: (end: TurnEnd) => void;
   /** Several processes on one store: who takes a session's pump, and input other processes queued. */
   readonly gate?: TurnGate;
