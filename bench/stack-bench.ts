@@ -4,12 +4,14 @@
  * or 200 concurrent loops sends its next message when the previous turn's renderer closes, in one
  * of two shapes: "chat" (one growing session per loop, as in a Telegram private chat) or "thread"
  * (every message starts a new thread and session, as top-level Slack posts do). Reports finished
- * turns per second, and the store calls one turn costs (counted by a wrapper on a separate pass,
- * so counting never slows the timed runs). Writes bench/results/stack.json and stack.md.
+ * turns per second, and what one turn costs in store calls (counted by a wrapper) and in promises
+ * created (async_hooks), both on a separate pass so counting never slows the timed runs: counts do
+ * not swing with a shared host's load the way rates do. Writes bench/results/stack.json and stack.md.
  *
  * `tsx bench/stack-bench.ts <memory|sqlite> <chat|thread> <loops> [messages]` runs one
  * measurement and prints it — handy under `node --cpu-prof --import tsx`.
  */
+import { createHook } from "node:async_hooks";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -38,6 +40,8 @@ const SUBJECTS = (Object.keys(STORES) as StoreKind[]).flatMap((kind) =>
 );
 
 type OpName = "get" | "set" | "setMany" | "delete" | "setIfAbsent";
+/** What one turn costs: store calls by operation, and promises created. */
+type TurnCost = Record<OpName, number> & { readonly promises: number };
 
 /** Counts every store call by operation (the wrapped store does the work). */
 class CountingStore implements Store {
@@ -193,8 +197,25 @@ async function measure(kind: StoreKind, shape: Shape): Promise<number[]> {
   }
 }
 
-/** Store operations per turn, on a fresh store: new sessions' first turns and later turns alike. */
-async function countOps(kind: StoreKind, shape: Shape): Promise<Record<OpName, number>> {
+/**
+ * Counts the promises created until the returned function is called (async_hooks): the async hops
+ * a turn takes, the same on a quiet host and a busy one.
+ */
+function countPromises(): () => number {
+  let created = 0;
+  const hook = createHook({
+    init: (_id, type) => {
+      if (type === "PROMISE") created += 1;
+    },
+  }).enable();
+  return () => {
+    hook.disable();
+    return created;
+  };
+}
+
+/** What a turn costs, on a fresh store: new sessions' first turns and later turns alike. */
+async function countOps(kind: StoreKind, shape: Shape): Promise<TurnCost> {
   let counting: CountingStore | undefined;
   const subject = await openSubject(kind, (store) => {
     counting = new CountingStore(store);
@@ -203,7 +224,9 @@ async function countOps(kind: StoreKind, shape: Shape): Promise<Record<OpName, n
   try {
     const before = { ...counting!.counts };
     const turns = COUNTED_THREADS * COUNTED_TURNS_PER_THREAD;
+    const promisesCreated = countPromises();
     await drive(subject, shape, COUNTED_THREADS, turns, "count");
+    const promises = promisesCreated();
     const per = (op: OpName) => Number(((counting!.counts[op] - before[op]) / turns).toFixed(2));
     return {
       get: per("get"),
@@ -211,6 +234,7 @@ async function countOps(kind: StoreKind, shape: Shape): Promise<Record<OpName, n
       setMany: per("setMany"),
       delete: per("delete"),
       setIfAbsent: per("setIfAbsent"),
+      promises: Math.round(promises / turns),
     };
   } finally {
     await subject.close();
@@ -225,14 +249,14 @@ function medianOf(values: readonly number[]): number {
 function markdown(
   generatedAt: string,
   results: Record<string, number[]>,
-  ops: Record<string, Record<OpName, number>>,
+  ops: Record<string, TurnCost>,
 ): string {
   const rows = SUBJECTS.map(
     ({ name }) => `| ${name} | ${LEVELS.map((_, i) => results[name]![i]).join(" | ")} |`,
   );
   const opRows = SUBJECTS.map(({ name }) => {
     const o = ops[name]!;
-    return `| ${name} | ${o.get} | ${o.set} | ${o.setMany} | ${o.setIfAbsent} | ${o.delete} |`;
+    return `| ${name} | ${o.get} | ${o.set} | ${o.setMany} | ${o.setIfAbsent} | ${o.delete} | ${o.promises} |`;
   });
   return [
     "# Stack benchmark (session layer, no platform)",
@@ -249,10 +273,11 @@ function markdown(
     `|---|${LEVELS.map(() => "---").join("|")}|`,
     ...rows,
     "",
-    `Store calls per turn (${COUNTED_THREADS} loops × ${COUNTED_TURNS_PER_THREAD} turns; a setMany is one call, however many keys):`,
+    `What one turn costs (${COUNTED_THREADS} loops × ${COUNTED_TURNS_PER_THREAD} turns): store calls (a setMany is one call,`,
+    "however many keys) and promises created (async_hooks; the bench's own driver and instant model included).",
     "",
-    "| store/shape | get | set | setMany | setIfAbsent | delete |",
-    "|---|---|---|---|---|---|",
+    "| store/shape | get | set | setMany | setIfAbsent | delete | promises |",
+    "|---|---|---|---|---|---|---|",
     ...opRows,
     "",
   ].join("\n");
@@ -266,7 +291,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const results = Object.fromEntries(
     SUBJECTS.map(({ name }) => [name, LEVELS.map((_, i) => medianOf(rounds[name]!.map((r) => r[i]!)))]),
   );
-  const ops: Record<string, Record<OpName, number>> = {};
+  const ops: Record<string, TurnCost> = {};
   for (const { kind, shape, name } of SUBJECTS) ops[name] = await countOps(kind, shape);
   const generatedAt = new Date().toISOString();
   const json = {
