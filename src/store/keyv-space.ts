@@ -120,11 +120,15 @@ export class KeyvSpace implements KeyValueSpace {
     return (await this.context.backend.keyv(this.namespace).get(key)) as T | undefined;
   }
 
-  private async write(key: string, value: unknown, ttlMs: number | undefined): Promise<void> {
+  private write(key: string, value: unknown, ttlMs: number | undefined): Promise<void> {
     const { backend } = this.context;
     if (backend.setMany) return backend.setMany(this.namespace, [{ key, value, ttlMs }]);
-    const written = await this.context.backend.keyv(this.namespace).set(key, value, ttlMs);
-    if (!written) throw new Error(`store: writing ${this.namespace}/${key} failed`);
+    return backend
+      .keyv(this.namespace)
+      .set(key, value, ttlMs)
+      .then((written) => {
+        if (!written) throw new Error(`store: writing ${this.namespace}/${key} failed`);
+      });
   }
 
   private check(key: string, ...write: [value: unknown, ttlMs: number | undefined] | []): void {

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { SqliteAdapter } from "../../src/store/backends/sqlite-adapter.js";
+import { MAX_ROWS_PER_WRITE, SqliteAdapter } from "../../src/store/backends/sqlite-adapter.js";
 import { createStore } from "../../src/store/create-store.js";
 import { setAll } from "../../src/store/store.js";
 
@@ -41,6 +41,13 @@ describe("SqliteAdapter", () => {
   afterEach(async () => {
     await adapter.disconnect();
     await rm(root, { recursive: true, force: true });
+  });
+
+  it("refuses a setMany over the row limit with a clear error, writing nothing", async () => {
+    const entries = Array.from({ length: MAX_ROWS_PER_WRITE + 1 }, (_, n) => ({ key: `k${n}`, value: "v" }));
+    const refused = adapter.setMany(entries);
+    await expect(refused).rejects.toThrow(/at most 16000 entries, got 16001/);
+    expect(await adapter.get("k0")).toBeUndefined();
   });
 
   it("commits the writes issued in one loop turn together, and a read sees the writes issued before it", async () => {
