@@ -32,13 +32,15 @@ import { queuedMessageOf, type SessionRecords } from "./session-record.js";
 import type { SessionReviewer } from "./session-reviewer.js";
 import { parseCommand, parseTextCommand } from "./text-commands.js";
 import type { ThreadOutputs } from "./thread-outputs.js";
-import type { DrainReport, TurnScheduler } from "./turn-scheduler.js";
+import type { DrainReport } from "./pump-drain.js";
+import type { TurnScheduler } from "./turn-scheduler.js";
 import { queuedWake, type WakeResult, type WakeTurn, wakeTurnSchema } from "./wake-turns.js";
 
 export type { EngineContext, EngineFactory } from "./engine-context.js";
 export type { SessionManagerOptions } from "./session-manager-options.js";
 export type { SessionParts } from "./session-parts.js";
-export type { DrainReport, TurnEnd } from "./turn-scheduler.js";
+export type { DrainReport } from "./pump-drain.js";
+export type { TurnEnd } from "./turn-scheduler.js";
 export type { ExtraCommand } from "./extra-commands.js";
 export type { WakeResult, WakeTurn } from "./wake-turns.js";
 

@@ -11,6 +11,7 @@ import { type ConversationExecutionRequest, newTurnId } from "../core/request.js
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { ThreadOutput } from "../core/thread-output.js";
 import type { LiveSession } from "./live-session.js";
+import { type DrainReport, drainPumps } from "./pump-drain.js";
 import { buildTurnRequest, promptOf, type RequestSettings, rebuildTurnRequest } from "./request-builder.js";
 import type { SessionLease, SessionLock } from "./session-lock.js";
 import type { QueuedMessage, TargetExtra } from "./session-record.js";
@@ -56,13 +57,6 @@ export interface TurnEnd {
   readonly sessionId: string;
   readonly metadata: Readonly<Record<string, unknown>>;
   readonly status: TurnOutcome["status"];
-}
-
-/** What `drain` did. */
-export interface DrainReport {
-  readonly finished: number;
-  readonly interrupted: number;
-  readonly parked: number;
 }
 
 /** Background turn execution for all sessions of this process. */
@@ -177,40 +171,15 @@ export class TurnScheduler {
   }
 
   /**
-   * Stop starting turns, wait up to `graceMs` for running ones to end or park at a person, then
-   * interrupt those still running (the engine answers their open calls) and wait for them again up
-   * to `graceMs`. Turns parked at a person are left as they are: their pending items and histories
-   * are already persisted, and they continue after the restart.
+   * Stop starting turns, then let the running ones end, park or be interrupted (see drainPumps).
    */
-  async drain(
+  drain(
     graceMs: number,
     isParked: (live: LiveSession) => boolean,
     nextPark: () => Promise<void>,
   ): Promise<DrainReport> {
     this.stopping = true;
-    const before = [...this.pumps.keys()];
-    const running = () => [...this.pumps.keys()].filter((l) => !isParked(l));
-    const settle = async (wakeOnPark: boolean) => {
-      const deadline = Date.now() + graceMs;
-      for (;;) {
-        const left = running();
-        const remaining = deadline - Date.now();
-        if (left.length === 0 || remaining <= 0) return;
-        const ended = Promise.allSettled(left.map((l) => this.pumps.get(l)));
-        await withTimeout(wakeOnPark ? Promise.race([ended, nextPark()]) : ended, remaining);
-      }
-    };
-    await settle(true);
-    const interrupted = running();
-    for (const live of interrupted) live.engine.interrupt();
-    await settle(false);
-    const parked = [...this.pumps.keys()].filter(isParked);
-    await Promise.allSettled(before.map((l) => l.flush()));
-    return {
-      finished: before.length - interrupted.length - parked.length,
-      interrupted: interrupted.length,
-      parked: parked.length,
-    };
+    return drainPumps(this.pumps, graceMs, isParked, nextPark);
   }
 
   private async pump(live: LiveSession, start?: PumpStart): Promise<void> {
@@ -409,19 +378,5 @@ export class TurnScheduler {
     } catch (error) {
       this.options.logger.warn({ err: error, sessionId: live.id }, "posting a notice failed");
     }
-  }
-}
-
-/** Resolve with the promise, or after `ms` regardless (the timer never holds the process). */
-async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    timer.unref();
-  });
-  try {
-    await Promise.race([promise.then(() => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
