@@ -68,7 +68,6 @@ export class ScheduleService {
   private readonly settings: ScheduleSettings;
   private readonly clock: Clock;
   private readonly onError: (error: unknown, context: string) => void;
-  /** Wake-up times of the last hour, by session (for the per-session rate limit). */
   /** wake_me_later calls per session in the last hour (the per-session limit). */
   private readonly wakesBySession = new HourlyWindow();
   private readonly inFlight = new Set<Promise<void>>();
