@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import { LruCache } from "../../src/sessions/lru.js";
 import { buildTurnRequest, promptOf, surfaceOf } from "../../src/sessions/request-builder.js";
 import { InProcessSessionLock, withSessionLock } from "../../src/sessions/session-lock.js";
-import { hasPendingWork, newSessionRecord, SessionRecords } from "../../src/sessions/session-record.js";
+import { hasPendingWork, SessionRecords } from "../../src/sessions/session-record.js";
 import { parseCommand, parseTextCommand } from "../../src/sessions/text-commands.js";
 import { StoredDataError } from "../../src/store/versioned.js";
-import { openStore, thread } from "./helpers/harness.js";
+import { openStore, sessionRecord, thread } from "./helpers/harness.js";
 
 describe("text commands", () => {
   it("recognises complete commands typed as messages, not sentences that start with a command word", () => {
@@ -122,15 +122,7 @@ describe("session records", () => {
   it("keeps the active index in step with pending work", async () => {
     const store = await openStore();
     const records = new SessionRecords(store.space("sessions"));
-    const base = newSessionRecord({
-      id: "s1",
-      key: "k",
-      target: thread(),
-      mode: "auto",
-      provider: "p",
-      model: "m",
-      now: new Date(),
-    });
+    const base = sessionRecord("s1", { key: "k", target: thread(), mode: "auto", now: new Date() });
     await records.put(base);
     expect(await records.activeIds()).toEqual([]);
     const queued = { ...base, queue: [{ user: { id: "U", name: "U" }, text: "x", files: [], sentAt: "t" }] };
@@ -143,8 +135,7 @@ describe("session records", () => {
 
 describe("request builder", () => {
   it("builds a frozen snapshot with the target in metadata and files named in the prompt", () => {
-    const record = newSessionRecord({
-      id: "s1",
+    const record = sessionRecord("s1", {
       key: "k",
       target: { ...thread(), extra: { surface: "dm" } },
       mode: "plan",

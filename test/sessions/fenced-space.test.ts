@@ -9,14 +9,14 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fencedSpace, sessionOfKey } from "../../src/sessions/fenced-space.js";
 import { SessionLeases, sessionLeaseKey } from "../../src/sessions/lease-lock.js";
-import { newSessionRecord, SessionRecords } from "../../src/sessions/session-record.js";
+import { SessionRecords } from "../../src/sessions/session-record.js";
 import { type Coordination, StaleFenceError } from "../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import type { Store } from "../../src/store/store.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
-import { thread } from "./helpers/harness.js";
+import { sessionRecord } from "./helpers/harness.js";
 import { eventually } from "../support/eventually.js";
 
 describe("fenced turn-state writes", () => {
@@ -62,15 +62,7 @@ describe("fenced turn-state writes", () => {
     const leasesB = leasesFor(coordB, "B");
     const a = stacksOf(coordA, leasesA);
     const b = stacksOf(coordB, leasesB);
-    const record = newSessionRecord({
-      id: "fence1",
-      key: "slack:T1:C1:fence1",
-      target: thread("fence1"),
-      mode: "interactive",
-      provider: "p",
-      model: "m",
-      now: new Date(),
-    });
+    const record = sessionRecord("fence1", { key: "slack:T1:C1:fence1", now: new Date() });
     const heldA = await leasesA.take("fence1");
     expect(heldA).toBeDefined();
     await a.records.put({ ...record, title: "by A" });
@@ -112,15 +104,7 @@ describe("fenced turn-state writes", () => {
     expect(held?.signal.aborted).toBe(true);
     expect(leasesA.holding("fence2")).toBeUndefined();
     const { records } = stacksOf(coordA, leasesA);
-    const record = newSessionRecord({
-      id: "free1",
-      key: "slack:T1:C1:free1",
-      target: thread("free1"),
-      mode: "interactive",
-      provider: "p",
-      model: "m",
-      now: new Date(),
-    });
+    const record = sessionRecord("free1", { key: "slack:T1:C1:free1", now: new Date() });
     await records.put(record);
     expect((await records.get("free1"))?.id).toBe("free1");
   });

@@ -8,10 +8,10 @@ import { describe, expect, it } from "vitest";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { InboundDedupe } from "../../src/sessions/inbound-dedupe.js";
 import { SessionCache } from "../../src/sessions/session-cache.js";
-import { newSessionRecord, type SessionRecord, SessionRecords } from "../../src/sessions/session-record.js";
+import { type SessionRecord, SessionRecords } from "../../src/sessions/session-record.js";
 import type { KeyValueSpace, SpaceEntry } from "../../src/store/store.js";
 import { eventually } from "../support/eventually.js";
-import { openStore, thread } from "./helpers/harness.js";
+import { openStore, sessionRecord, thread } from "./helpers/harness.js";
 
 /** A space that logs every call reaching it; setMany can be held open to observe overlap. */
 function recording(space: KeyValueSpace) {
@@ -65,15 +65,7 @@ function recording(space: KeyValueSpace) {
 }
 
 function record(id: string, queued = false): SessionRecord {
-  const base = newSessionRecord({
-    id,
-    key: `k-${id}`,
-    target: thread(id),
-    mode: "interactive",
-    provider: "p",
-    model: "m",
-    now: new Date(0),
-  });
+  const base = sessionRecord(id);
   return queued
     ? { ...base, queue: [{ user: { id: "U", name: "U" }, text: "hi", files: [], sentAt: "t" }] }
     : base;

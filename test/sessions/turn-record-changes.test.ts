@@ -1,9 +1,9 @@
 /** What a turn writes into its session record when it starts and when it ends. */
 import { describe, expect, it } from "vitest";
 import { buildTurnRequest } from "../../src/sessions/request-builder.js";
-import { newSessionRecord, type QueuedMessage } from "../../src/sessions/session-record.js";
+import type { QueuedMessage } from "../../src/sessions/session-record.js";
 import { withTurnFinished, withTurnStarted } from "../../src/sessions/turn-record-changes.js";
-import { thread } from "./helpers/harness.js";
+import { sessionRecord, thread } from "./helpers/harness.js";
 
 const message: QueuedMessage = {
   user: { id: "U1", name: "Ada" },
@@ -14,15 +14,7 @@ const message: QueuedMessage = {
 };
 
 function started(how: "run" | "retry") {
-  const idle = newSessionRecord({
-    id: "s1",
-    key: "k",
-    target: thread(),
-    mode: "auto",
-    provider: "p",
-    model: "m",
-    now: new Date(0),
-  });
+  const idle = sessionRecord("s1", { key: "k", target: thread(), mode: "auto" });
   const record = { ...idle, queue: [message] };
   const request = buildTurnRequest({
     record,

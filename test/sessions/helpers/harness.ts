@@ -10,6 +10,7 @@ import type { InboundMessage } from "../../../src/core/inbound-message.js";
 import type { PlatformUser, ThreadTarget } from "../../../src/core/thread-target.js";
 import type { PressResult } from "../../../src/core/button-press.js";
 import type { SessionManager, SessionManagerOptions } from "../../../src/sessions/session-manager.js";
+import { newSessionRecord, type SessionRecord } from "../../../src/sessions/session-record.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
 import { RecordingOutputs } from "../../support/recording-output.js";
@@ -42,6 +43,23 @@ export function message(
     files: [],
     sentAt: new Date().toISOString(),
   };
+}
+
+/** A new session's record for thread `id` (interactive, provider "p", model "m"); `overrides` change any field. */
+export function sessionRecord(
+  id: string,
+  overrides: Partial<Parameters<typeof newSessionRecord>[0]> = {},
+): SessionRecord {
+  return newSessionRecord({
+    id,
+    key: `k-${id}`,
+    target: thread(id),
+    mode: "interactive",
+    provider: "p",
+    model: "m",
+    now: new Date(0),
+    ...overrides,
+  });
 }
 
 /** A fresh temporary directory. */
