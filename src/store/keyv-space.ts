@@ -4,7 +4,7 @@
  * process elsewhere.
  */
 import type { Backend } from "./backends/backend.js";
-import { serializeEntry } from "./backends/backend.js";
+import { serializeValue } from "./backends/backend.js";
 import type { KeyedMutex } from "./key-mutex.js";
 import type { KeyValueSpace, SpaceEntry, StoreNamespace } from "./store.js";
 
@@ -94,8 +94,7 @@ export class KeyvSpace implements KeyValueSpace {
       async () => {
         const { backend, mutex } = this.context;
         if (backend.insertIfAbsent) {
-          const expires = ttlMs === undefined ? undefined : Date.now() + ttlMs;
-          return backend.insertIfAbsent(this.namespace, key, serializeEntry({ value, expires }), ttlMs);
+          return backend.insertIfAbsent(this.namespace, key, serializeValue(value, ttlMs, Date.now()), ttlMs);
         }
         return mutex.run(`${this.namespace}\u0000${key}`, async () => {
           if ((await this.read(key)) !== undefined) return false;

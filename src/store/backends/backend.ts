@@ -45,6 +45,11 @@ export function serializeEntry(entry: DeserializedData<unknown>): string {
   return JSON.stringify(entry);
 }
 
+/** `value` serialised as keyv stores it, expiring `ttlMs` after `now` when a TTL is given. */
+export function serializeValue(value: unknown, ttlMs: number | undefined, now: number): string {
+  return serializeEntry({ value, expires: ttlMs === undefined ? undefined : now + ttlMs });
+}
+
 function deserializeEntry<T>(text: string): DeserializedData<T> {
   return JSON.parse(text) as DeserializedData<T>;
 }

@@ -17,7 +17,7 @@ import {
   type ErrorSink,
   namespacedKeyv,
   PURGE_INTERVAL_MS,
-  serializeEntry,
+  serializeValue,
 } from "./backend.js";
 import { SqliteAdapter } from "./sqlite-adapter.js";
 
@@ -72,7 +72,7 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
       return adapter.setMany(
         entries.map(({ key, value, ttlMs }) => ({
           key: keyv._getKeyPrefix(key),
-          value: serializeEntry({ value, expires: ttlMs === undefined ? undefined : now + ttlMs }),
+          value: serializeValue(value, ttlMs, now),
         })),
       );
     },

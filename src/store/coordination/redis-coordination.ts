@@ -7,7 +7,7 @@
  * queue append and lease) is one script too. Queues are lists, claims `SET NX PX`, indexes sets.
  * Pub/sub runs on a dedicated subscriber connection, as Redis requires.
  */
-import { type ErrorSink, serializeEntry } from "../backends/backend.js";
+import { type ErrorSink, serializeValue } from "../backends/backend.js";
 import { newRedisClient, redisStoreKey } from "../backends/redis.js";
 import {
   type Coordination,
@@ -101,9 +101,8 @@ const setKey = (set: string) => `${PREFIX}set:${set}`;
 
 /** A store value as the store's keyv reads it, and its TTL argument ('' = none). */
 function storeValue(write: StoreWrite, now: number): [string, string] {
-  const expires = write.ttlMs === undefined ? undefined : now + write.ttlMs;
   return [
-    serializeEntry({ value: write.value, expires }),
+    serializeValue(write.value, write.ttlMs, now),
     write.ttlMs === undefined ? "" : String(write.ttlMs),
   ];
 }
