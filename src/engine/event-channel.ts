@@ -2,7 +2,9 @@
  * EventChannel: an unbounded async queue between the turn driver (which pushes events from
  * wherever they happen, including concurrently running tools) and the one consumer that iterates
  * it. The iterator is written out rather than an async generator: a generator costs several
- * promises per item, and every event of every turn passes through here.
+ * promises per item, and every event of every turn passes through here. An optional `beforeEnd`
+ * runs when the consumer reaches the end, and the end is reported once it has resolved (a turn
+ * winds down there before its caller hears that the turn is over).
  */
 
 /** A single-consumer async queue that ends when closed. */
@@ -10,8 +12,13 @@ export class EventChannel<T> implements AsyncIterable<T> {
   private items: T[] = [];
   private head = 0;
   /** The consumer's pending `next()`, when it is waiting for an item. */
-  private waiting: ((result: IteratorResult<T, undefined>) => void) | undefined;
+  private waiting:
+    | ((result: IteratorResult<T, undefined> | PromiseLike<IteratorResult<T, undefined>>) => void)
+    | undefined;
   private closed = false;
+
+  /** @param beforeEnd awaited before the end is reported to the consumer */
+  constructor(private readonly beforeEnd?: () => Promise<void>) {}
 
   /** Queue an item (ignored once closed). */
   push(item: T): void {
@@ -28,7 +35,7 @@ export class EventChannel<T> implements AsyncIterable<T> {
     this.closed = true;
     const waiting = this.waiting;
     this.waiting = undefined;
-    waiting?.({ value: undefined, done: true });
+    waiting?.(this.end());
   }
 
   [Symbol.asyncIterator](): AsyncIterator<T, undefined> {
@@ -45,9 +52,15 @@ export class EventChannel<T> implements AsyncIterable<T> {
       }
       return Promise.resolve({ value, done: false });
     }
-    if (this.closed) return Promise.resolve({ value: undefined, done: true });
+    if (this.closed) return this.end();
     return new Promise((resolve) => {
       this.waiting = resolve;
     });
   }
+
+  private end(): Promise<IteratorResult<T, undefined>> {
+    return this.beforeEnd ? this.beforeEnd().then(() => DONE) : Promise.resolve(DONE);
+  }
 }
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ value: undefined, done: true });

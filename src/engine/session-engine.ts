@@ -4,7 +4,8 @@
  * the store) and that depends on who asks first — which the synchronous factory does not know.
  *
  * It prepares the real engine once, on the session's first turn, and from then on hands every
- * call to it; the instructions are therefore fixed from the first turn on. It implements the
+ * call to it (a turn's events come straight from the real engine, with no layer in between); the
+ * instructions are therefore fixed from the first turn on. It implements the
  * session layer's SessionTurnEngine contract by composition: it holds the prepared engine and has
  * no engine state of its own. Steering and a stop that arrive while it prepares are kept and
  * applied to the real engine's turn, so the turn ends the way an interrupted turn always does
@@ -15,6 +16,7 @@ import { type AgentEvent, agentEvent } from "../core/events.js";
 import type { ConversationMessage } from "../core/messages.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import type { SessionTurnEngine } from "./session-turn-engine.js";
+import type { TurnEvents } from "./turn-events.js";
 
 /** The prepared engine and the notices (e.g. an unreadable AGENTS.md) to show before its first turn. */
 export interface PreparedSession {
@@ -25,7 +27,7 @@ export interface PreparedSession {
 /** Builds the real engine from the session's first request (its requester, channel and mode). */
 export type SessionPreparer = (firstRequest: ConversationExecutionRequest) => Promise<PreparedSession>;
 
-type Start = (engine: SessionTurnEngine) => AsyncGenerator<AgentEvent>;
+type Start = (engine: SessionTurnEngine) => TurnEvents;
 
 const NO_MESSAGES: readonly ConversationMessage[] = Object.freeze([]);
 
@@ -40,16 +42,16 @@ export class SessionEngine implements SessionTurnEngine {
   /** Turns run on the engine `prepare` builds from the session's first request. */
   constructor(private readonly prepare: SessionPreparer) {}
 
-  run(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
-    return this.delegate(request, (engine) => engine.run(request));
+  run(request: ConversationExecutionRequest): TurnEvents {
+    return this.turn(request, (engine) => engine.run(request));
   }
 
-  resume(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
-    return this.delegate(request, (engine) => engine.resume(request));
+  resume(request: ConversationExecutionRequest): TurnEvents {
+    return this.turn(request, (engine) => engine.resume(request));
   }
 
-  retry(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
-    return this.delegate(request, (engine) => engine.retry(request));
+  retry(request: ConversationExecutionRequest): TurnEvents {
+    return this.turn(request, (engine) => engine.retry(request));
   }
 
   interrupt(): void {
@@ -84,6 +86,12 @@ export class SessionEngine implements SessionTurnEngine {
     return prepared;
   }
 
+  /** Once the real engine is ready (and no first turn is being claimed), the turn is its own. */
+  private turn(request: ConversationExecutionRequest, start: Start): TurnEvents {
+    return this.inner && !this.claimed ? start(this.inner) : this.delegate(request, start);
+  }
+
+  /** The first turn: prepare the real engine, show its notices, then hand over to its turn. */
   private async *delegate(request: ConversationExecutionRequest, start: Start): AsyncGenerator<AgentEvent> {
     if (this.isRunning) {
       yield agentEvent({
@@ -95,7 +103,7 @@ export class SessionEngine implements SessionTurnEngine {
     }
     this.claimed = true;
     this.stopRequested = false;
-    let events: AsyncGenerator<AgentEvent> | undefined;
+    let events: TurnEvents | undefined;
     let finished = false;
     try {
       const { engine, notices } = await this.ready(request);

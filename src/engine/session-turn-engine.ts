@@ -5,18 +5,18 @@
  * turn; the session layer's engine factory returns this contract, not a class.
  */
 import type { Attachment } from "../core/attachment.js";
-import type { AgentEvent } from "../core/events.js";
 import type { ConversationMessage } from "../core/messages.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
+import type { TurnEvents } from "./turn-events.js";
 
 /** One conversation's engine as the session layer drives it (see the module header). */
 export interface SessionTurnEngine {
   /** A user turn: `request.prompt` joins the history first. */
-  run(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent>;
+  run(request: ConversationExecutionRequest): TurnEvents;
   /** Continue a turn persisted while it waited at a person. */
-  resume(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent>;
+  resume(request: ConversationExecutionRequest): TurnEvents;
   /** Re-run after a provider error without a new user message. */
-  retry(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent>;
+  retry(request: ConversationExecutionRequest): TurnEvents;
   /** Stop the running turn. */
   interrupt(): void;
   /** Queue user text for the running (or next) turn. */

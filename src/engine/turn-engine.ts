@@ -36,6 +36,7 @@ import { TurnContext, type TurnPersistence } from "./turn-context.js";
 import { parseToolArguments, type ToolRegistry } from "../tools/registry.js";
 import type { SessionFacts } from "../core/tool.js";
 import type { SessionTurnEngine } from "./session-turn-engine.js";
+import { type BegunTurn, type TurnEvents, turnEvents } from "./turn-events.js";
 
 export type { TurnPersistence } from "./turn-context.js";
 
@@ -133,7 +134,7 @@ export class TurnEngine implements SessionTurnEngine {
    * A user turn: `request.messages` is the history before it; `request.prompt` joins the history
    * first and is persisted with the model's reply (a crash before then re-runs the turn).
    */
-  run(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
+  run(request: ConversationExecutionRequest): TurnEvents {
     return this.drive(request, "run");
   }
 
@@ -142,12 +143,12 @@ export class TurnEngine implements SessionTurnEngine {
    * assistant message's unanswered calls (never re-running one that has a result; a call
    * journaled as started is answered "interrupted while running"), then continues the loop.
    */
-  resume(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
+  resume(request: ConversationExecutionRequest): TurnEvents {
     return this.drive(request, "resume");
   }
 
   /** Re-run after a provider error without a new user message; refuses unless history ends in an error. */
-  retry(request: ConversationExecutionRequest): AsyncGenerator<AgentEvent> {
+  retry(request: ConversationExecutionRequest): TurnEvents {
     return this.drive(request, "retry");
   }
 
@@ -171,25 +172,42 @@ export class TurnEngine implements SessionTurnEngine {
     return this.current !== undefined;
   }
 
-  private async *drive(request: ConversationExecutionRequest, kind: TurnKind): AsyncGenerator<AgentEvent> {
+  private drive(request: ConversationExecutionRequest, kind: TurnKind): TurnEvents {
+    return turnEvents(() => this.begin(request, kind));
+  }
+
+  /**
+   * Start a turn (or refuse it while another runs). Its events end once it has wound down — its
+   * history kept, the engine free — and stopping it early interrupts it first.
+   */
+  private begin(request: ConversationExecutionRequest, kind: TurnKind): BegunTurn {
     if (this.current) {
-      yield refusal("A turn is already running in this conversation.", true);
-      return;
+      const refused = new EventChannel<AgentEvent>();
+      refused.push(refusal("A turn is already running in this conversation.", true));
+      refused.close();
+      return { events: refused[Symbol.asyncIterator](), stop: async () => undefined };
     }
-    const channel = new EventChannel<AgentEvent>();
+    let drained = false;
+    let woundDown: Promise<void> | undefined;
+    const windDown = (): Promise<void> =>
+      (woundDown ??= done.then(() => {
+        this.lastHistory = Object.freeze([...ctx.history]);
+        this.current = undefined;
+      }));
+    const channel = new EventChannel<AgentEvent>(() => {
+      drained = true;
+      return windDown();
+    });
     const ctx = new TurnContext(this.deps, request, (event) => channel.push(event));
     this.current = ctx;
     const done = this.execute(ctx, kind).finally(() => channel.close());
-    let drained = false;
-    try {
-      for await (const event of channel) yield event;
-      drained = true;
-    } finally {
-      if (!drained) ctx.interrupt(); // the caller stopped listening: stop the turn too
-      await done;
-      this.lastHistory = Object.freeze([...ctx.history]);
-      this.current = undefined;
-    }
+    return {
+      events: channel[Symbol.asyncIterator](),
+      stop: () => {
+        if (!drained) ctx.interrupt(); // the caller stopped listening: stop the turn too
+        return windDown();
+      },
+    };
   }
 
   private async execute(ctx: TurnContext, kind: TurnKind): Promise<void> {

@@ -4,9 +4,10 @@
  * usage of a completed turn is returned for the session totals.
  */
 import type { Logger } from "pino";
-import type { AgentEvent, TurnStatus } from "../core/events.js";
+import type { TurnStatus } from "../core/events.js";
 import type { TokenUsage } from "../core/messages.js";
 import type { ThreadOutput, TurnInfo, TurnRenderer } from "../core/thread-output.js";
+import type { TurnEvents } from "../engine/turn-events.js";
 
 export interface TurnOutcome {
   readonly status: TurnStatus | "abandoned";
@@ -19,7 +20,7 @@ const SILENT: TurnRenderer = { handle: async () => undefined, close: async () =>
 
 /** Consume `events`, rendering each; resolves when the stream ends. */
 export async function driveTurn(input: {
-  readonly events: AsyncGenerator<AgentEvent>;
+  readonly events: TurnEvents;
   readonly output: ThreadOutput | undefined;
   readonly info: TurnInfo;
   readonly logger: Logger;

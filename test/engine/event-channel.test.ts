@@ -1,4 +1,7 @@
-/** EventChannel: items come out in push order, a waiting consumer wakes on push, close drains then ends. */
+/**
+ * EventChannel: items come out in push order, a waiting consumer wakes on push, close drains then
+ * ends, and the end is reported only once `beforeEnd` has resolved.
+ */
 import { describe, expect, it } from "vitest";
 import { EventChannel } from "../../src/engine/event-channel.js";
 
@@ -38,5 +41,38 @@ describe("EventChannel", () => {
     channel.push("b");
     channel.close();
     expect(await drain(channel)).toEqual(["a", "b"]);
+  });
+
+  it("reports the end only once beforeEnd has resolved, to a consumer waiting at close and to one asking later", async () => {
+    let release: () => void = () => undefined;
+    const ended = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const calls: string[] = [];
+    const channel = new EventChannel<string>(() => {
+      calls.push("beforeEnd");
+      return ended;
+    });
+    const iterator = channel[Symbol.asyncIterator]();
+    let reported = false;
+    const waiting = iterator.next().then((result) => {
+      reported = true;
+      return result;
+    });
+    channel.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(reported).toBe(false);
+    release();
+    expect(await waiting).toEqual({ value: undefined, done: true });
+    expect(await iterator.next()).toEqual({ value: undefined, done: true });
+    expect(calls).toEqual(["beforeEnd", "beforeEnd"]);
+  });
+
+  it("hands a failing beforeEnd to the consumer", async () => {
+    const channel = new EventChannel<string>(() => Promise.reject(new Error("wind-down failed")));
+    const iterator = channel[Symbol.asyncIterator]();
+    const waiting = iterator.next();
+    channel.close();
+    await expect(waiting).rejects.toThrow("wind-down failed");
   });
 });

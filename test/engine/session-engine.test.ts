@@ -3,7 +3,9 @@ import { type PreparedSession, SessionEngine } from "../../src/engine/session-en
 import type { AgentEvent } from "../../src/core/events.js";
 import type { ConversationExecutionRequest } from "../../src/core/request.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
+import type { SessionTurnEngine } from "../../src/engine/session-turn-engine.js";
 import { TurnEngine, type TurnEngineOptions } from "../../src/engine/turn-engine.js";
+import type { TurnEvents } from "../../src/engine/turn-events.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { ScriptedProvider, type ScriptedStep, textStep } from "../support/scripted-provider.js";
 import { collect, engineContext, lastUserText, request, systemPrompt } from "../support/engine-fixtures.js";
@@ -135,5 +137,31 @@ describe("SessionEngine", () => {
     await events.return(undefined);
     expect(h.engine.isRunning).toBe(false);
     expect(h.provider.signals[0]?.aborted).toBe(true);
+  });
+
+  it("once prepared, hands each turn's events straight from the prepared engine", async () => {
+    const direct: TurnEvents = {
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      next: async () => ({ value: undefined, done: true }),
+      return: async () => ({ value: undefined, done: true }),
+    };
+    const inner: SessionTurnEngine = {
+      run: () => direct,
+      resume: () => direct,
+      retry: () => direct,
+      interrupt: () => undefined,
+      steer: () => undefined,
+      messages: [],
+      isRunning: false,
+    };
+    const engine = new SessionEngine(async () => ({ engine: inner, notices: [] }));
+    const first = engine.run(request());
+    expect(first).not.toBe(direct);
+    expect(await collect(first)).toEqual([]);
+    expect(engine.run(request())).toBe(direct);
+    expect(engine.resume(request())).toBe(direct);
+    expect(engine.retry(request())).toBe(direct);
   });
 });

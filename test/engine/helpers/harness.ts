@@ -100,7 +100,7 @@ export function makeHarness(opts: HarnessOptions = {}) {
 
 /** Drain a turn's events; `onEvent` may act on the engine as events arrive. */
 export async function collect(
-  turn: AsyncGenerator<AgentEvent>,
+  turn: AsyncIterable<AgentEvent>,
   onEvent?: (event: AgentEvent) => void | Promise<void>,
 ): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
