@@ -42,10 +42,10 @@ export class KeyvSpace implements KeyValueSpace {
       () => {
         for (const key of keys) this.check(key);
       },
-      async () =>
+      () =>
         keys.length === 0
-          ? []
-          : ((await this.context.backend.keyv(this.namespace).getMany([...keys])) as Array<T | undefined>),
+          ? Promise.resolve([])
+          : (this.context.backend.keyv(this.namespace).getMany([...keys]) as Promise<Array<T | undefined>>),
     );
   }
 
@@ -66,11 +66,10 @@ export class KeyvSpace implements KeyValueSpace {
       () => {
         for (const { key, value, ttlMs } of entries) this.check(key, value, ttlMs);
       },
-      async () => {
-        if (entries.length === 0) return;
+      () => {
         const { backend } = this.context;
-        if (backend.setMany) return backend.setMany(this.namespace, entries);
-        for (const { key, value, ttlMs } of entries) await this.write(key, value, ttlMs);
+        if (entries.length === 0) return Promise.resolve();
+        return backend.setMany ? backend.setMany(this.namespace, entries) : this.writeInOrder(entries);
       },
     );
   }
@@ -105,18 +104,28 @@ export class KeyvSpace implements KeyValueSpace {
     );
   }
 
-  /** Check the arguments (a failure rejects), then run and track the call. */
+  /**
+   * Check the arguments, then run and track the call; either failing rejects. The calls on the
+   * turn path are plain functions returning the backend's promise: an async wrapper costs more
+   * promises per store call.
+   */
   private guarded<T>(check: () => void, call: () => Promise<T>): Promise<T> {
+    let pending: Promise<T>;
     try {
       check();
+      pending = call(); // a value JSON cannot hold throws here, and rejects like any other failure
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.context.track(call());
+    return this.context.track(pending);
   }
 
-  private async read<T>(key: string): Promise<T | undefined> {
-    return (await this.context.backend.keyv(this.namespace).get(key)) as T | undefined;
+  private read<T>(key: string): Promise<T | undefined> {
+    return this.context.backend.keyv(this.namespace).get(key) as Promise<T | undefined>;
+  }
+
+  private async writeInOrder(entries: readonly SpaceEntry[]): Promise<void> {
+    for (const { key, value, ttlMs } of entries) await this.write(key, value, ttlMs);
   }
 
   private write(key: string, value: unknown, ttlMs: number | undefined): Promise<void> {

@@ -207,6 +207,24 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     expect(() => store.space("nope" as never)).toThrow(/unknown store namespace "nope"; known: sessions, /);
   });
 
+  it("rejects, never throws, a value JSON cannot hold, and writes nothing of it", async () => {
+    const space = store.space("sessions");
+    const unserialisable = { count: 1n };
+    const calls = [
+      () => space.set(key("big"), unserialisable),
+      () => space.setMany!([{ key: key("big"), value: unserialisable }]),
+      () => space.setIfAbsent(key("big"), unserialisable),
+    ];
+    for (const call of calls) {
+      let pending: Promise<unknown> | undefined;
+      expect(() => {
+        pending = call();
+      }).not.toThrow();
+      await expect(pending).rejects.toThrow(/BigInt/);
+    }
+    expect(await space.get(key("big"))).toBeUndefined();
+  });
+
   it("answers ping with a round trip while open", async () => {
     expect(await store.ping()).toBe(true);
   });
