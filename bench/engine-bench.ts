@@ -20,13 +20,13 @@ import { TurnEngine } from "../src/engine/turn-engine.js";
 import { interactiveTools } from "../src/tools/interactive-tools.js";
 import { ToolRegistry } from "../src/tools/registry.js";
 import { defineTool, ok } from "../src/core/tool.js";
+import { CODE_FORM, RESULTS_DIR } from "./support/report.js";
 
 const WARMUP_TURNS = 300;
 /** Audit records received, counted so the sink does real (if tiny) work. */
 let auditRecords = 0;
 const MEASURED_TURNS = 2_000;
 const TARGET_CPU_MS_PER_TURN = 1;
-const RESULTS_DIR = path.resolve(import.meta.dirname, "results");
 
 const call = (id: string, name: string, args: Record<string, unknown>): RawToolCall => ({
   id,
@@ -157,7 +157,7 @@ function markdown(results: Record<string, unknown>, m: Awaited<ReturnType<typeof
   return [
     "# Engine overhead benchmark",
     "",
-    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus()[0]?.model ?? "cpu"}`,
+    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus()[0]?.model ?? "cpu"} · code ${CODE_FORM}`,
     "",
     `One turn: ${m.modelCallsPerTurn} model calls (instant scripted provider), ${m.toolCallsPerTurn} instant tool calls (3 steps × 2), auto mode, audit sink attached; ${WARMUP_TURNS} warm-up turns, then ${m.turns} measured.`,
     "",

@@ -2,6 +2,10 @@
  * Benchmark runner (`npm run bench [name…]`): imports every bench/*-bench.ts, runs its exported
  * `run()` one after another (each writes its own bench/results/<name>.json and .md), and prints
  * the returned figures. Names given on the command line restrict the run (e.g. `engine`).
+ * `npm run bench` runs it compiled by tsc (in .bench-build/), so the figures are those of the
+ * JavaScript that ships: tsx's on-the-fly transform names every function it creates at run time
+ * (esbuild's keepNames), which cost the session stack about a sixth of its CPU. Run through tsx
+ * (`tsx bench/run.ts`), it finds its *-bench.ts sources instead.
  */
 import { readdir } from "node:fs/promises";
 import path from "node:path";
@@ -9,7 +13,8 @@ import { pathToFileURL } from "node:url";
 
 type Bench = { run: () => Promise<Record<string, unknown>> };
 
-const SUFFIX = "-bench.ts";
+/** Bench files beside this runner: *-bench.ts from sources, *-bench.js compiled. */
+const SUFFIX = `-bench${path.extname(import.meta.filename)}`;
 
 /** The bench names present in this folder, sorted. */
 async function benchNames(): Promise<string[]> {

@@ -19,13 +19,12 @@ import { createStore } from "../src/store/create-store.js";
 import type { Store } from "../src/store/store.js";
 import type { Caller } from "../src/subscriptions/channel-access.js";
 import type { WakeableSessions } from "../src/subscriptions/session-wake.js";
-import { percentile, round1 } from "./support/report.js";
+import { CODE_FORM, percentile, RESULTS_DIR, round1 } from "./support/report.js";
 
 const TASKS = 10_000;
 const PEOPLE = 100;
 const DUE_TOGETHER = 100;
 const IDLE_WINDOW_MS = 30_000;
-const RESULTS_DIR = path.resolve(import.meta.dirname, "results");
 const ZONES = ["UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney"];
 
 /** No guard gets in the way of seeding: the benchmark is about the scheduler, not the limits. */
@@ -163,7 +162,7 @@ function markdown(results: {
   return [
     "# Schedules benchmark (embedded SQLite)",
     "",
-    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus().length} cores`,
+    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus().length} cores · code ${CODE_FORM}`,
     "",
     `## ${TASKS.toLocaleString("en")} scheduled tasks in the store (daily cron tasks, ${PEOPLE} people, ${ZONES.length} timezones)`,
     "",

@@ -18,13 +18,12 @@ import type { ConversationMessage } from "../src/core/messages.js";
 import { createRequest } from "../src/core/request.js";
 import { approxTokens, catalogText, DEFAULT_CATALOG_BUDGET_TOKENS } from "../src/skills/skill-catalog.js";
 import { openSkills } from "../src/skills/skills-runtime.js";
-import { percentile } from "./support/report.js";
+import { CODE_FORM, percentile, RESULTS_DIR } from "./support/report.js";
 
 const SKILLS = 200;
 const TURNS = 1_000;
 const EDITED_TURNS = 100;
 const TARGET_MS = 2;
-const RESULTS_DIR = path.resolve(import.meta.dirname, "results");
 
 const round = (value: number, digits = 3) => Number(value.toFixed(digits));
 
@@ -198,7 +197,7 @@ async function writeResults(results: {
   const md = [
     "# Skills benchmark",
     "",
-    `${new Date().toISOString()} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${results.cpus} CPUs, load average ${results.loadAverage} while measuring (a shared machine) · ${SKILLS} skills in the workspace (SKILL.md ≈ 2.3 KB each, one file beside each)`,
+    `${new Date().toISOString()} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${results.cpus} CPUs, load average ${results.loadAverage} while measuring (a shared machine) · ${SKILLS} skills in the workspace (SKILL.md ≈ 2.3 KB each, one file beside each) · code ${CODE_FORM}`,
     "",
     "## Per-turn skills context (scan + switches + capped catalog + countermand check, 60-message history)",
     "",

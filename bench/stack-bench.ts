@@ -22,6 +22,7 @@ import type { ThreadTarget } from "../src/core/thread-target.js";
 import type { KeyValueSpace, SpaceEntry, Store, StoreNamespace } from "../src/store/store.js";
 import type { SessionManager } from "../src/sessions/session-manager.js";
 import { instantStack } from "./support/instant.js";
+import { CODE_FORM, RESULTS_DIR } from "./support/report.js";
 
 const LEVELS = [1, 50, 200] as const;
 type Level = (typeof LEVELS)[number];
@@ -30,7 +31,6 @@ const WARMUP_MESSAGES = 300;
 const ROUNDS = 3;
 const COUNTED_THREADS = 20;
 const COUNTED_TURNS_PER_THREAD = 5;
-const RESULTS_DIR = path.resolve(import.meta.dirname, "results");
 const STORES = { memory: "memory:", sqlite: undefined } as const;
 type StoreKind = keyof typeof STORES;
 const SHAPES = ["chat", "thread"] as const;
@@ -261,7 +261,7 @@ function markdown(
   return [
     "# Stack benchmark (session layer, no platform)",
     "",
-    `${generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}`,
+    `${generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"} · code ${CODE_FORM}`,
     "",
     "SessionManager → TurnEngine with an instant in-process model, on the in-memory and the default SQLite",
     "store. Each loop sends its next message when the previous turn's renderer closes: **chat** keeps one",

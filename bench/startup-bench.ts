@@ -24,10 +24,11 @@ import { loadConfig } from "../src/config/load-config.js";
 import { createLogger } from "../src/logging/logger.js";
 import { type FakeSlack, startFakeSlack } from "../test/fakes/fake-slack/index.js";
 import { hostLine, round1, writeResults } from "./support/report.js";
+import { REPO_ROOT } from "../test/support/repo-root.js";
 
 const RUNS = 5;
-const CLI = path.resolve(import.meta.dirname, "..", "dist", "cli.js");
-const LOADED_PACKAGES_HOOK = path.resolve(import.meta.dirname, "support", "loaded-packages.mjs");
+const CLI = path.join(REPO_ROOT, "dist", "cli.js");
+const LOADED_PACKAGES_HOOK = path.join(REPO_ROOT, "bench", "support", "loaded-packages.mjs");
 const CONNECT_GOAL_MS = 1_500;
 const IDLE_RSS_GOAL_MB = 100;
 /** When the started process's RSS is read: soon after it connected, and once V8 has trimmed an idle heap. */

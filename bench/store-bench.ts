@@ -12,6 +12,7 @@ import type { ConversationMessage } from "../src/core/messages.js";
 import { SQLITE_DURABILITY } from "../src/store/backends/sqlite.js";
 import { createStore } from "../src/store/create-store.js";
 import { DEFAULT_HISTORY_PAGE_SIZE, HistoryLog } from "../src/store/history-log.js";
+import { CODE_FORM, RESULTS_DIR } from "./support/report.js";
 
 const SESSION_SIZES = [10, 1_000, 10_000] as const;
 const MEASURED_APPENDS = 300;
@@ -21,7 +22,6 @@ const LOAD_RUNS = 20;
 const IDLE_SESSIONS = 10_000;
 const IDLE_MESSAGES_PER_SESSION = 3;
 const FLAT_APPEND_LIMIT = 2;
-const RESULTS_DIR = path.resolve(import.meta.dirname, "results");
 
 /** A realistic mix: user asks, assistant calls a tool, tool answers, assistant replies. */
 function message(n: number): ConversationMessage {
@@ -162,7 +162,7 @@ function markdown(
   return [
     "# Store benchmark (embedded SQLite)",
     "",
-    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · page size ${DEFAULT_HISTORY_PAGE_SIZE} · SQLite ${SQLITE_DURABILITY}`,
+    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · page size ${DEFAULT_HISTORY_PAGE_SIZE} · SQLite ${SQLITE_DURABILITY} · code ${CODE_FORM}`,
     "",
     `## Append one message (${MEASURED_APPENDS} appends per session, round-robin)`,
     "",

@@ -19,13 +19,13 @@ import {
   DEFAULT_SUBSCRIPTION_SETTINGS,
   type SubscriptionSettings,
 } from "../src/subscriptions/subscription-settings.js";
+import { CODE_FORM, RESULTS_DIR } from "./support/report.js";
 
 const CHANNELS = 100;
 const MESSAGES = 10_000;
 const CONCURRENT_WINDOW = 200;
 const LATENCY_TRIALS = 60;
 const SHORT_DEBOUNCE_MS = 50;
-const RESULTS_DIR = path.resolve(import.meta.dirname, "results");
 
 /** Every channel exists, everyone is a member, the bot reads everything. */
 const directory: PlatformDirectory = {
@@ -206,7 +206,7 @@ function markdown(results: {
   return [
     "# Subscriptions benchmark (embedded SQLite)",
     "",
-    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · buffer cap ${DEFAULT_SUBSCRIPTION_SETTINGS.bufferMaxMessages} messages per channel, pages of 50`,
+    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · buffer cap ${DEFAULT_SUBSCRIPTION_SETTINGS.bufferMaxMessages} messages per channel, pages of 50 · code ${CODE_FORM}`,
     "",
     `## Buffer ingest: ${MESSAGES.toLocaleString("en")} messages across ${CHANNELS} subscribed channels (trigger: every message)`,
     "",

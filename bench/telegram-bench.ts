@@ -42,6 +42,7 @@ import {
   writeResults,
 } from "./support/report.js";
 import { withOutputs } from "../test/support/adapter-outputs.js";
+import { REPO_ROOT } from "../test/support/repo-root.js";
 
 const LEVELS = [1, 50, 200] as const;
 /** Messages per level: enough rounds for a stable rate, bounded for a quick run. */
@@ -240,8 +241,9 @@ const ROUNDS = 3;
  */
 function inChild(subject: Subject): Promise<LevelFigures[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), subject], {
-      cwd: path.resolve(import.meta.dirname, ".."),
+    // The child runs the way this process does: compiled, or with the same loader flags (tsx).
+    const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), subject], {
+      cwd: REPO_ROOT,
       stdio: ["ignore", "pipe", "inherit"],
     });
     let output = "";

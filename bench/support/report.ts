@@ -6,9 +6,14 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { REPO_ROOT } from "../../test/support/repo-root.js";
 import type { StackRatio } from "../stack-goal.js";
 
-const RESULTS_DIR = path.resolve(import.meta.dirname, "..", "results");
+/** Where every bench writes its figures: bench/results/ in the repository, from sources or compiled. */
+export const RESULTS_DIR = path.join(REPO_ROOT, "bench", "results");
+
+/** How the code under measurement runs: compiled by tsc (as it ships, `npm run bench`) or through tsx. */
+export const CODE_FORM = import.meta.filename.endsWith(".js") ? "compiled by tsc" : "through tsx";
 
 /** The `p`th percentile of ascending values (0 when there are none). */
 export function percentile(sorted: readonly number[], p: number): number {
@@ -80,7 +85,7 @@ export function ratiosByRow<F>(
 
 /** The report's line saying when and on what it ran. */
 export function hostLine(generatedAt: string): string {
-  return `${generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus()[0]?.model ?? "cpu"}`;
+  return `${generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus()[0]?.model ?? "cpu"} · code ${CODE_FORM}`;
 }
 
 /** The report's line on the channel goal. */

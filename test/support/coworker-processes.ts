@@ -13,7 +13,6 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type FakeHandler, type FakeOpenAI, startFakeOpenAI } from "../fakes/fake-openai.js";
 import { type FakeSlack, type FakeSlackOptions, startFakeSlack } from "../fakes/fake-slack/index.js";
 import {
@@ -22,8 +21,9 @@ import {
   startFakeTelegram,
 } from "../fakes/fake-telegram/fake-telegram.js";
 import { type RedisServer, startRedisServer } from "./redis-server.js";
+import { REPO_ROOT } from "./repo-root.js";
 
-const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+const CLI = join(REPO_ROOT, "dist", "cli.js");
 
 /** One pino JSON log line of a process. */
 // biome-ignore lint/suspicious/noExplicitAny: arbitrary log fields, read by tests without ceremony
