@@ -15,7 +15,9 @@
  * The driver is synchronous: a statement runs on the main thread, which for this key-value table
  * (point reads and writes by primary key) is far cheaper than a round trip to a worker thread.
  * Checkpoints (copying the log into the file, with its fsyncs) are the exception: a worker thread
- * runs them (SqliteCheckpointer), so commits never wait for the disk.
+ * runs them (SqliteCheckpointer), so commits never wait for the disk. While the checkpointer holds
+ * commits (a short catch-up so the log can start over), the end-of-turn commits wait; a read of a
+ * key with a write queued still commits at once.
  */
 import { EventEmitter } from "node:events";
 import Database from "better-sqlite3";
@@ -23,6 +25,9 @@ import { type CheckpointTiming, SqliteCheckpointer } from "./sqlite-checkpointer
 
 /** The most rows one `setMany` may hold (a guard against unbounded transactions). */
 export const MAX_ROWS_PER_WRITE = 16_000;
+
+/** The log file is cut back to this size whenever it starts over (after a burst made it larger). */
+const WAL_SIZE_LIMIT_BYTES = 16 * 1_048_576;
 
 /** What opens the adapter: the file, its table, and how long to wait for another process's lock. */
 export interface SqliteAdapterOptions {
@@ -54,6 +59,8 @@ export class SqliteAdapter extends EventEmitter {
   /** Keys written by the queued writes: reading one of them commits the batch first. */
   private readonly pendingKeys = new Set<string>();
   private flushTimer: NodeJS.Immediate | undefined;
+  /** The checkpointer holds the end-of-turn commits (see SqliteCheckpointer). */
+  private held = false;
 
   /** Opens the file (creating it and the table when missing) in WAL mode with `synchronous`. */
   constructor(options: SqliteAdapterOptions & { readonly synchronous: "NORMAL" | "FULL" }) {
@@ -63,6 +70,7 @@ export class SqliteAdapter extends EventEmitter {
     try {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma(`synchronous = ${options.synchronous}`);
+      this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${options.table}(key VARCHAR(255) PRIMARY KEY, value TEXT )`);
       this.statements = prepare(this.db, options.table);
     } catch (error) {
@@ -74,6 +82,7 @@ export class SqliteAdapter extends EventEmitter {
         file: options.file,
         busyTimeoutMs: options.busyTimeoutMs,
         autoCheckpoint: (pages) => this.db.pragma(`wal_autocheckpoint = ${pages}`),
+        holdCommits: (hold) => this.holdCommits(hold),
         onError: (error) => options.onCheckpointError?.(error),
       },
       options.checkpoints,
@@ -185,8 +194,19 @@ export class SqliteAdapter extends EventEmitter {
       this.pending.push(write);
       if (write.kind === "upsert") for (const [key] of write.rows) this.pendingKeys.add(key);
       else this.pendingKeys.add(write.key);
-      this.flushTimer ??= setImmediate(() => this.flush());
+      this.flushTimer ??= setImmediate(() => this.commitAtTurnEnd());
     });
+  }
+
+  /** The end-of-turn commit, unless the checkpointer holds commits (they go when it lets go). */
+  private commitAtTurnEnd(): void {
+    this.flushTimer = undefined;
+    if (!this.held) this.flush();
+  }
+
+  private holdCommits(hold: boolean): void {
+    this.held = hold;
+    if (!hold && this.pending.length > 0) this.flushTimer ??= setImmediate(() => this.commitAtTurnEnd());
   }
 
   /** Commit the queued writes first when one of them writes `key`. */
