@@ -4,7 +4,7 @@
  * the returned figures. Names given on the command line restrict the run (e.g. `engine`).
  * `npm run bench` runs it compiled by tsc (in .bench-build/), so the figures are those of the
  * JavaScript that ships: tsx's on-the-fly transform names every function it creates at run time
- * (esbuild's keepNames), which cost the session stack about a sixth of its CPU. Run through tsx
+ * (esbuild's keepNames), which cost the session stack 5–20 % of its CPU in A/B runs. Run through tsx
  * (`tsx bench/run.ts`), it finds its *-bench.ts sources instead.
  */
 import { readdir } from "node:fs/promises";

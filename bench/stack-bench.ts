@@ -8,8 +8,9 @@
  * created (async_hooks), both on a separate pass so counting never slows the timed runs: counts do
  * not swing with a shared host's load the way rates do. Writes bench/results/stack.json and stack.md.
  *
- * `tsx bench/stack-bench.ts <memory|sqlite> <chat|thread> <loops> [messages]` runs one
- * measurement and prints it — handy under `node --cpu-prof --import tsx`.
+ * `node .bench-build/bench/stack-bench.js <memory|sqlite> <chat|thread> <loops> [messages]` (after
+ * `npx tsc -p tsconfig.bench.json`) runs one measurement of the compiled code and prints it —
+ * handy under `node --cpu-prof`.
  */
 import { createHook } from "node:async_hooks";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
