@@ -3,8 +3,8 @@
  * wherever they happen, including concurrently running tools) and the one consumer that iterates
  * it. The iterator is written out rather than an async generator: a generator costs several
  * promises per item, and every event of every turn passes through here. An optional `beforeEnd`
- * runs when the consumer reaches the end, and the end is reported once it has resolved (a turn
- * winds down there before its caller hears that the turn is over).
+ * runs once, when the consumer first reaches the end, and the end is reported once it has resolved
+ * (a turn winds down there before its caller hears that the turn is over).
  */
 
 /** A single-consumer async queue that ends when closed. */
@@ -16,6 +16,7 @@ export class EventChannel<T> implements AsyncIterable<T> {
     | ((result: IteratorResult<T, undefined> | PromiseLike<IteratorResult<T, undefined>>) => void)
     | undefined;
   private closed = false;
+  private ending: Promise<IteratorResult<T, undefined>> | undefined;
 
   /** @param beforeEnd awaited before the end is reported to the consumer */
   constructor(private readonly beforeEnd?: () => Promise<void>) {}
@@ -59,7 +60,8 @@ export class EventChannel<T> implements AsyncIterable<T> {
   }
 
   private end(): Promise<IteratorResult<T, undefined>> {
-    return this.beforeEnd ? this.beforeEnd().then(() => DONE) : Promise.resolve(DONE);
+    this.ending ??= this.beforeEnd ? this.beforeEnd().then(() => DONE) : Promise.resolve(DONE);
+    return this.ending;
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * EventChannel: items come out in push order, a waiting consumer wakes on push, close drains then
- * ends, and the end is reported only once `beforeEnd` has resolved.
+ * ends, and the end is reported only once `beforeEnd` (run once) has resolved.
  */
 import { describe, expect, it } from "vitest";
 import { EventChannel } from "../../src/engine/event-channel.js";
@@ -43,7 +43,7 @@ describe("EventChannel", () => {
     expect(await drain(channel)).toEqual(["a", "b"]);
   });
 
-  it("reports the end only once beforeEnd has resolved, to a consumer waiting at close and to one asking later", async () => {
+  it("runs beforeEnd once and reports the end only when it has resolved, to a consumer waiting at close and asking again", async () => {
     let release: () => void = () => undefined;
     const ended = new Promise<void>((resolve) => {
       release = resolve;
@@ -65,7 +65,7 @@ describe("EventChannel", () => {
     release();
     expect(await waiting).toEqual({ value: undefined, done: true });
     expect(await iterator.next()).toEqual({ value: undefined, done: true });
-    expect(calls).toEqual(["beforeEnd", "beforeEnd"]);
+    expect(calls).toEqual(["beforeEnd"]);
   });
 
   it("hands a failing beforeEnd to the consumer", async () => {
