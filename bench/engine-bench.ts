@@ -6,9 +6,6 @@
  * turns/s over 2,000 turns after warm-up; target ≤ 1 ms CPU per turn. Writes
  * bench/results/engine.json and bench/results/engine.md.
  */
-import { mkdir, writeFile } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import type { ConversationMessage } from "../src/core/messages.js";
@@ -20,7 +17,7 @@ import { TurnEngine } from "../src/engine/turn-engine.js";
 import { interactiveTools } from "../src/tools/interactive-tools.js";
 import { ToolRegistry } from "../src/tools/registry.js";
 import { defineTool, ok } from "../src/core/tool.js";
-import { CODE_FORM, RESULTS_DIR } from "./support/report.js";
+import { hostLine, writeResults } from "./support/report.js";
 
 const WARMUP_TURNS = 300;
 /** Audit records received, counted so the sink does real (if tiny) work. */
@@ -157,7 +154,7 @@ function markdown(results: Record<string, unknown>, m: Awaited<ReturnType<typeof
   return [
     "# Engine overhead benchmark",
     "",
-    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus()[0]?.model ?? "cpu"} · code ${CODE_FORM}`,
+    hostLine(String(results.generatedAt)),
     "",
     `One turn: ${m.modelCallsPerTurn} model calls (instant scripted provider), ${m.toolCallsPerTurn} instant tool calls (3 steps × 2), auto mode, audit sink attached; ${WARMUP_TURNS} warm-up turns, then ${m.turns} measured.`,
     "",
@@ -182,8 +179,6 @@ export async function run(): Promise<Record<string, unknown>> {
     withinTarget: figures.cpuMsPerTurn <= TARGET_CPU_MS_PER_TURN,
     ...figures,
   };
-  await mkdir(RESULTS_DIR, { recursive: true });
-  await writeFile(path.join(RESULTS_DIR, "engine.json"), `${JSON.stringify(results, null, 2)}\n`);
-  await writeFile(path.join(RESULTS_DIR, "engine.md"), markdown(results, figures));
+  await writeResults("engine", results, markdown(results, figures));
   return results;
 }

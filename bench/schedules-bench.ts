@@ -6,7 +6,7 @@
  * lateness of due runs: 100 one-shot tasks due in the same second, measured from the due time to
  * the hand-over to the session layer (p50 / p99 / max ms). Writes bench/results/schedules.{json,md}.
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import v8 from "node:v8";
@@ -19,7 +19,7 @@ import { createStore } from "../src/store/create-store.js";
 import type { Store } from "../src/store/store.js";
 import type { Caller } from "../src/subscriptions/channel-access.js";
 import type { WakeableSessions } from "../src/subscriptions/session-wake.js";
-import { CODE_FORM, percentile, RESULTS_DIR, round1 } from "./support/report.js";
+import { hostLine, percentile, round1, writeResults } from "./support/report.js";
 
 const TASKS = 10_000;
 const PEOPLE = 100;
@@ -162,7 +162,7 @@ function markdown(results: {
   return [
     "# Schedules benchmark (embedded SQLite)",
     "",
-    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus().length} cores · code ${CODE_FORM}`,
+    hostLine(results.generatedAt),
     "",
     `## ${TASKS.toLocaleString("en")} scheduled tasks in the store (daily cron tasks, ${PEOPLE} people, ${ZONES.length} timezones)`,
     "",
@@ -200,9 +200,7 @@ export async function run(): Promise<Record<string, unknown>> {
       },
       lateness: late,
     };
-    await mkdir(RESULTS_DIR, { recursive: true });
-    await writeFile(path.join(RESULTS_DIR, "schedules.json"), `${JSON.stringify(results, null, 2)}\n`);
-    await writeFile(path.join(RESULTS_DIR, "schedules.md"), markdown(results));
+    await writeResults("schedules", results, markdown(results));
     return results;
   } finally {
     await store.close();

@@ -10,7 +10,7 @@
  * at the budget with a "…and N more" line. Writes bench/results/skills.json and .md.
  */
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -18,7 +18,7 @@ import type { ConversationMessage } from "../src/core/messages.js";
 import { createRequest } from "../src/core/request.js";
 import { approxTokens, catalogText, DEFAULT_CATALOG_BUDGET_TOKENS } from "../src/skills/skill-catalog.js";
 import { openSkills } from "../src/skills/skills-runtime.js";
-import { CODE_FORM, percentile, RESULTS_DIR } from "./support/report.js";
+import { hostLine, percentile, writeResults } from "./support/report.js";
 
 const SKILLS = 200;
 const TURNS = 1_000;
@@ -174,30 +174,32 @@ export async function run(): Promise<Record<string, unknown>> {
       bodiesInCatalog: catalog.includes("# Procedure"),
       meetsTarget: watchedFigures.p95Ms < TARGET_MS && approxTokens(catalog) <= DEFAULT_CATALOG_BUDGET_TOKENS,
     };
-    await writeResults(results);
+    await writeResults("skills", results, markdown(results));
     return results;
   } finally {
     await rm(root, { recursive: true, force: true });
   }
 }
 
-async function writeResults(results: {
+function markdown(results: {
   readonly [key: string]: unknown;
   readonly newMessageWatched: ReturnType<typeof timings>;
   readonly newMessageFullRescan: ReturnType<typeof timings>;
   readonly laterCallSameTurn: ReturnType<typeof timings>;
   readonly afterOneSkillEdited: ReturnType<typeof timings>;
-}): Promise<void> {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  await writeFile(path.join(RESULTS_DIR, "skills.json"), `${JSON.stringify(results, null, 2)}\n`);
+}): string {
   const w = results.newMessageWatched;
   const f = results.newMessageFullRescan;
   const e = results.afterOneSkillEdited;
   const l = results.laterCallSameTurn;
-  const md = [
+  return [
     "# Skills benchmark",
     "",
-    `${new Date().toISOString()} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${results.cpus} CPUs, load average ${results.loadAverage} while measuring (a shared machine) · ${SKILLS} skills in the workspace (SKILL.md ≈ 2.3 KB each, one file beside each) · code ${CODE_FORM}`,
+    hostLine(
+      new Date().toISOString(),
+      `load average ${results.loadAverage} while measuring (a shared machine)`,
+      `${SKILLS} skills in the workspace (SKILL.md ≈ 2.3 KB each, one file beside each)`,
+    ),
     "",
     "## Per-turn skills context (scan + switches + capped catalog + countermand check, 60-message history)",
     "",
@@ -218,5 +220,4 @@ async function writeResults(results: {
     `- the uncapped list would be ${results.uncappedCatalogTokens} tokens; skill bodies in the catalog: ${results.bodiesInCatalog ? "yes" : "none"}`,
     "",
   ].join("\n");
-  await writeFile(path.join(RESULTS_DIR, "skills.md"), md);
 }

@@ -13,7 +13,7 @@
  * handy under `node --cpu-prof`.
  */
 import { createHook } from "node:async_hooks";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -23,7 +23,7 @@ import type { ThreadTarget } from "../src/core/thread-target.js";
 import type { KeyValueSpace, SpaceEntry, Store, StoreNamespace } from "../src/store/store.js";
 import type { SessionManager } from "../src/sessions/session-manager.js";
 import { instantStack } from "./support/instant.js";
-import { CODE_FORM, RESULTS_DIR } from "./support/report.js";
+import { hostLine, writeResults } from "./support/report.js";
 
 const LEVELS = [1, 50, 200] as const;
 type Level = (typeof LEVELS)[number];
@@ -262,7 +262,7 @@ function markdown(
   return [
     "# Stack benchmark (session layer, no platform)",
     "",
-    `${generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"} · code ${CODE_FORM}`,
+    hostLine(generatedAt),
     "",
     "SessionManager → TurnEngine with an instant in-process model, on the in-memory and the default SQLite",
     "store. Each loop sends its next message when the previous turn's renderer closes: **chat** keeps one",
@@ -303,9 +303,7 @@ export async function run(): Promise<Record<string, unknown>> {
     rounds,
     storeCallsPerTurn: ops,
   };
-  await mkdir(RESULTS_DIR, { recursive: true });
-  await writeFile(path.join(RESULTS_DIR, "stack.json"), `${JSON.stringify(json, null, 2)}\n`);
-  await writeFile(path.join(RESULTS_DIR, "stack.md"), markdown(generatedAt, results, ops));
+  await writeResults("stack", json, markdown(generatedAt, results, ops));
   return { turnsPerSecond: results, storeCallsPerTurn: ops };
 }
 

@@ -4,7 +4,7 @@
  * persisted (process RSS and file size) — all on the embedded SQLite store. Writes
  * bench/results/store.json and bench/results/store.md.
  */
-import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -12,7 +12,7 @@ import type { ConversationMessage } from "../src/core/messages.js";
 import { SQLITE_DURABILITY } from "../src/store/backends/sqlite.js";
 import { createStore } from "../src/store/create-store.js";
 import { DEFAULT_HISTORY_PAGE_SIZE, HistoryLog } from "../src/store/history-log.js";
-import { CODE_FORM, RESULTS_DIR } from "./support/report.js";
+import { hostLine, writeResults } from "./support/report.js";
 
 const SESSION_SIZES = [10, 1_000, 10_000] as const;
 const MEASURED_APPENDS = 300;
@@ -162,7 +162,11 @@ function markdown(
   return [
     "# Store benchmark (embedded SQLite)",
     "",
-    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · page size ${DEFAULT_HISTORY_PAGE_SIZE} · SQLite ${SQLITE_DURABILITY} · code ${CODE_FORM}`,
+    hostLine(
+      String(results.generatedAt),
+      `page size ${DEFAULT_HISTORY_PAGE_SIZE}`,
+      `SQLite ${SQLITE_DURABILITY}`,
+    ),
     "",
     `## Append one message (${MEASURED_APPENDS} appends per session, round-robin)`,
     "",
@@ -199,9 +203,7 @@ export async function run(): Promise<Record<string, unknown>> {
       load,
       idleSessions,
     };
-    await mkdir(RESULTS_DIR, { recursive: true });
-    await writeFile(path.join(RESULTS_DIR, "store.json"), `${JSON.stringify(results, null, 2)}\n`);
-    await writeFile(path.join(RESULTS_DIR, "store.md"), markdown(results, append));
+    await writeResults("store", results, markdown(results, append));
     return results;
   } finally {
     await rm(root, { recursive: true, force: true });

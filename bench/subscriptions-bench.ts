@@ -5,7 +5,7 @@
  * and wake-up latency: with a short debounce, the time from the debounce timer's due time to the
  * WakeSink call. Writes bench/results/subscriptions.json and bench/results/subscriptions.md.
  */
-import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -19,7 +19,7 @@ import {
   DEFAULT_SUBSCRIPTION_SETTINGS,
   type SubscriptionSettings,
 } from "../src/subscriptions/subscription-settings.js";
-import { CODE_FORM, RESULTS_DIR } from "./support/report.js";
+import { hostLine, writeResults } from "./support/report.js";
 
 const CHANNELS = 100;
 const MESSAGES = 10_000;
@@ -206,7 +206,10 @@ function markdown(results: {
   return [
     "# Subscriptions benchmark (embedded SQLite)",
     "",
-    `${results.generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · buffer cap ${DEFAULT_SUBSCRIPTION_SETTINGS.bufferMaxMessages} messages per channel, pages of 50 · code ${CODE_FORM}`,
+    hostLine(
+      results.generatedAt,
+      `buffer cap ${DEFAULT_SUBSCRIPTION_SETTINGS.bufferMaxMessages} messages per channel, pages of 50`,
+    ),
     "",
     `## Buffer ingest: ${MESSAGES.toLocaleString("en")} messages across ${CHANNELS} subscribed channels (trigger: every message)`,
     "",
@@ -235,9 +238,7 @@ export async function run(): Promise<Record<string, unknown>> {
       ingest: [sequential, concurrent],
       wake,
     };
-    await mkdir(RESULTS_DIR, { recursive: true });
-    await writeFile(path.join(RESULTS_DIR, "subscriptions.json"), `${JSON.stringify(results, null, 2)}\n`);
-    await writeFile(path.join(RESULTS_DIR, "subscriptions.md"), markdown(results));
+    await writeResults("subscriptions", results, markdown(results));
     return results;
   } finally {
     await rm(root, { recursive: true, force: true });

@@ -10,10 +10,10 @@ import { REPO_ROOT } from "../../test/support/repo-root.js";
 import type { StackRatio } from "../stack-goal.js";
 
 /** Where every bench writes its figures: bench/results/ in the repository, from sources or compiled. */
-export const RESULTS_DIR = path.join(REPO_ROOT, "bench", "results");
+const RESULTS_DIR = path.join(REPO_ROOT, "bench", "results");
 
 /** How the code under measurement runs: compiled by tsc (as it ships, `npm run bench`) or through tsx. */
-export const CODE_FORM = import.meta.filename.endsWith(".js") ? "compiled by tsc" : "through tsx";
+const CODE_FORM = import.meta.filename.endsWith(".js") ? "compiled by tsc" : "through tsx";
 
 /** The `p`th percentile of ascending values (0 when there are none). */
 export function percentile(sorted: readonly number[], p: number): number {
@@ -83,9 +83,17 @@ export function ratiosByRow<F>(
   return Object.fromEntries(rows.map((row) => [`${row.subject}@${levelOf(row.figures)}`, row.ratio]));
 }
 
-/** The report's line saying when and on what it ran. */
-export function hostLine(generatedAt: string): string {
-  return `${generatedAt} · Node ${process.version} · ${os.platform()} ${os.arch()} · ${os.cpus()[0]?.model ?? "cpu"} · code ${CODE_FORM}`;
+/** The report's line saying when and on what it ran, with any details a bench adds. */
+export function hostLine(generatedAt: string, ...details: string[]): string {
+  const cpus = os.cpus();
+  return [
+    generatedAt,
+    `Node ${process.version}`,
+    `${os.platform()} ${os.arch()}`,
+    `${cpus.length} × ${cpus[0]?.model ?? "cpu"}`,
+    `code ${CODE_FORM}`,
+    ...details,
+  ].join(" · ");
 }
 
 /** The report's line on the channel goal. */
