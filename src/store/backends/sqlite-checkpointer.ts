@@ -49,7 +49,7 @@ export const DEFAULT_CHECKPOINT_TIMING: CheckpointTiming = Object.freeze({
 const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
 
 /** The longest the store's commits are held for a catch-up pass (see the module comment). */
-export const MAX_HOLD_MS = 200;
+const MAX_HOLD_MS = 200;
 
 /**
  * The worker's program (run as a CommonJS script in the worker): one connection that runs a
