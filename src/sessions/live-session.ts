@@ -140,9 +140,17 @@ export class LiveSession {
     return this.pump !== undefined;
   }
 
-  /** Whether this instance must stay in memory: busy, or in use by a request being handled. */
+  /**
+   * Whether this instance must stay in memory: busy, in use by a request being handled, or holding
+   * a record change made by `defer` that is not saved yet.
+   */
   get inUse(): boolean {
-    return this.busy || this.holds > 0;
+    return this.busy || this.holds > 0 || this.hasUnsavedChange;
+  }
+
+  /** Whether a record change made by `defer` waits for the next save. */
+  get hasUnsavedChange(): boolean {
+    return this.deferredLeaving !== undefined;
   }
 
   /**
@@ -201,11 +209,12 @@ export class LiveSession {
   /**
    * Whether a delivery with these dedupe keys was taken before: it is still queued, or its keys
    * are recorded as seen. The queue is checked first: a message leaves it only once its keys are
-   * recorded, and the record is read after the saves pending now (those writes included).
+   * recorded. A deferred change's keys are not recorded yet, but the stored record still holds
+   * them, so they count as held. The seen marks are read after the saves under way now.
    */
   async isRedelivery(keys: readonly string[]): Promise<boolean> {
-    if (this.holdsDelivery(keys)) return true;
-    await this.flush();
+    if (this.holdsDelivery(keys) || this.deferredLeaving?.some((key) => keys.includes(key))) return true;
+    await this.saves;
     return this.stores.dedupe.seen(keys);
   }
 

@@ -29,6 +29,8 @@ export interface TurnSchedulerOptions {
   readonly now: () => Date;
   /** Called when a pump ends (the session may now be evictable). */
   readonly onIdle: (live: LiveSession) => void;
+  /** Called once a session's last turn end, kept in memory after its pump ended, is saved. */
+  readonly onEndSaved?: (live: LiveSession) => void;
   /** Give the session a fresh engine (drops steering an ended turn never took). */
   readonly rebind: (live: LiveSession) => void;
   /**
@@ -39,6 +41,13 @@ export interface TurnSchedulerOptions {
   /** Several processes on one store: who takes a session's pump, and input other processes queued. */
   readonly gate?: TurnGate;
 }
+
+/**
+ * How long, in one process, a finished turn's end may stay in memory after its pump ended, so that
+ * a message following soon starts its turn in the same write. Several processes save it before the
+ * lease is let go.
+ */
+const END_SAVE_DELAY_MS = 1_000;
 
 /** How a pump begins: with a message as its first turn, or under a lease already taken. */
 type PumpStart = FirstTurn | { readonly lease: SessionLease };
@@ -62,6 +71,8 @@ export interface TurnEnd {
 /** Background turn execution for all sessions of this process. */
 export class TurnScheduler {
   private readonly pumps = new Map<LiveSession, Promise<void>>();
+  /** Sessions whose last turn end waits in memory, with the timer that saves it. */
+  private readonly unsavedEnds = new Map<LiveSession, NodeJS.Timeout>();
   private stopping = false;
 
   constructor(private readonly options: TurnSchedulerOptions) {}
@@ -165,21 +176,24 @@ export class TurnScheduler {
     return true;
   }
 
-  /** Resolves when every pump running now has ended (for tests and shutdown). */
+  /** Resolves when every pump running now has ended and every turn end is saved (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.pumps.size > 0) await Promise.allSettled([...this.pumps.values()]);
+    await this.saveEnds();
   }
 
   /**
    * Stop starting turns, then let the running ones end, park or be interrupted (see drainPumps).
    */
-  drain(
+  async drain(
     graceMs: number,
     isParked: (live: LiveSession) => boolean,
     nextPark: () => Promise<void>,
   ): Promise<DrainReport> {
     this.stopping = true;
-    return drainPumps(this.pumps, graceMs, isParked, nextPark);
+    const report = await drainPumps(this.pumps, graceMs, isParked, nextPark);
+    await this.saveEnds();
+    return report;
   }
 
   private async pump(live: LiveSession, start?: PumpStart): Promise<void> {
@@ -196,13 +210,39 @@ export class TurnScheduler {
     try {
       await this.run(live, first);
     } finally {
-      try {
-        // The last turn's end is still only in memory (see `finish`): save it while the lease holds.
-        await live.flush();
-      } finally {
+      // The last turn's end is still only in memory (see `finish`). Another process may take the
+      // session once the lease is let go, so there it is saved first; this process is the only
+      // other taker, on this same session in memory, so here it may wait for the next write.
+      if (gate) await live.flush().finally(() => lease.release());
+      else {
         lease.release();
+        this.saveEndLater(live);
       }
     }
+  }
+
+  /** Save the session's turn end after END_SAVE_DELAY_MS unless a write has carried it by then. */
+  private saveEndLater(live: LiveSession): void {
+    if (!live.hasUnsavedChange || this.unsavedEnds.has(live)) return;
+    const timer = setTimeout(() => void this.saveEnd(live), END_SAVE_DELAY_MS);
+    timer.unref();
+    this.unsavedEnds.set(live, timer);
+  }
+
+  private async saveEnd(live: LiveSession): Promise<void> {
+    clearTimeout(this.unsavedEnds.get(live));
+    this.unsavedEnds.delete(live);
+    try {
+      await live.flush();
+    } catch (error) {
+      this.options.logger.error({ err: error, sessionId: live.id }, "saving a turn's end failed");
+    }
+    this.options.onEndSaved?.(live);
+  }
+
+  /** Save every turn end still waiting in memory now. */
+  private async saveEnds(): Promise<void> {
+    await Promise.all([...this.unsavedEnds.keys()].map((live) => this.saveEnd(live)));
   }
 
   /** The pump's work under the lease: a parked turn, a retry or the queued messages, in turn. */
