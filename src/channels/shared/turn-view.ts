@@ -135,8 +135,12 @@ export const EMPTY_TURN: TurnView = Object.freeze({
 
 type Change = Partial<TurnView>;
 
-function next(view: TurnView, change: Change): TurnView {
-  return Object.freeze({ ...view, ...change });
+/**
+ * The view with `changes` applied in order (a later one wins). Object.assign rather than spread:
+ * spreading change objects of varying shapes took V8's slow path, several µs per event.
+ */
+function next(view: TurnView, ...changes: Change[]): TurnView {
+  return Object.freeze(Object.assign({}, view, ...changes));
 }
 
 function replaced(items: readonly TurnItem[], index: number, item: TurnItem): readonly TurnItem[] {
@@ -219,8 +223,7 @@ function outcomeOf(status: TurnStatus, iterations: number): TurnOutcome {
 export function foldTurn(view: TurnView, event: AgentEvent): TurnView {
   switch (event.type) {
     case "text-delta":
-      return next(view, {
-        ...appendText(view, event.delta),
+      return next(view, appendText(view, event.delta), {
         stepText: (view.stepDone ? "" : view.stepText) + event.delta,
         stepDone: false,
         answered: false,
@@ -232,8 +235,7 @@ export function foldTurn(view: TurnView, event: AgentEvent): TurnView {
         ? view
         : next(view, { reasoning: true, activity: THINKING });
     case "assistant-message-done":
-      return next(view, {
-        ...finishText(view, event.content),
+      return next(view, finishText(view, event.content), {
         latestAnswer: event.content.trim() !== "" ? event.content : view.latestAnswer,
         stepDone: true,
         answered: event.toolCalls === 0,
@@ -242,9 +244,9 @@ export function foldTurn(view: TurnView, event: AgentEvent): TurnView {
     case "plan-updated":
       return next(view, { plan: event.steps });
     case "tool-call-started":
-      return next(view, {
-        answered: false,
-        ...setTool(view, {
+      return next(
+        view,
+        setTool(view, {
           callId: event.callId,
           name: event.name,
           preview: event.preview,
@@ -252,15 +254,19 @@ export function foldTurn(view: TurnView, event: AgentEvent): TurnView {
           ...(event.clearedBy === undefined ? {} : { clearedBy: event.clearedBy }),
           started: true,
         }),
-        waiting: undefined,
-        activity: Object.freeze({ kind: "running", call: { name: event.name, preview: event.preview } }),
-      });
+        {
+          answered: false,
+          waiting: undefined,
+          activity: Object.freeze({ kind: "running", call: { name: event.name, preview: event.preview } }),
+        },
+      );
     case "tool-output-delta":
       return view;
     case "tool-call-finished": {
       const before = toolLineOf(view, event.callId);
-      return next(view, {
-        ...setTool(view, {
+      return next(
+        view,
+        setTool(view, {
           callId: event.callId,
           name: event.name,
           preview: before?.preview ?? "",
@@ -270,9 +276,8 @@ export function foldTurn(view: TurnView, event: AgentEvent): TurnView {
           ...(event.reason === undefined ? {} : { reason: event.reason }),
           started: before?.started ?? false,
         }),
-        waiting: undefined,
-        activity: THINKING,
-      });
+        { waiting: undefined, activity: THINKING },
+      );
     }
     case "permission-required": {
       const before = toolLineOf(view, event.callId);
@@ -283,15 +288,15 @@ export function foldTurn(view: TurnView, event: AgentEvent): TurnView {
         status: "running",
         started: false,
       };
-      return next(view, {
-        ...setTool(view, { ...line, waiting: "approval" }),
+      return next(view, setTool(view, { ...line, waiting: "approval" }), {
         waiting: Object.freeze({ kind: "approval", tool: event.tool }),
         activity: WAITING,
       });
     }
     case "question-asked":
-      return next(view, {
-        ...setTool(view, {
+      return next(
+        view,
+        setTool(view, {
           callId: event.callId,
           name: ASK_USER,
           preview: event.questions[0]?.question ?? "",
@@ -299,41 +304,35 @@ export function foldTurn(view: TurnView, event: AgentEvent): TurnView {
           waiting: "answer",
           started: false,
         }),
-        waiting: Object.freeze({ kind: "answer" }),
-        activity: WAITING,
-      });
+        { waiting: Object.freeze({ kind: "answer" }), activity: WAITING },
+      );
     case "notice":
       if (event.level === "progress") {
-        return next(view, {
-          ...addNote(view, { kind: "progress", message: event.message }),
+        return next(view, addNote(view, { kind: "progress", message: event.message }), {
           activity: Object.freeze({ kind: "progress", message: event.message }),
         });
       }
       return next(view, addNote(view, { kind: "notice", level: event.level, message: event.message }));
     case "compaction-started":
-      return next(view, {
-        ...addNote(view, { kind: "compacting" }),
+      return next(view, addNote(view, { kind: "compacting" }), {
         activity: Object.freeze({ kind: "compacting" }),
       });
     case "compaction-finished":
-      return next(view, {
-        ...addNote(view, { kind: "compacted", removedMessages: event.removedMessages }),
+      return next(view, addNote(view, { kind: "compacted", removedMessages: event.removedMessages }), {
         activity: THINKING,
       });
     case "turn-completed":
-      return next(view, {
-        ...(!hasAnswerText(view) && event.finalText.trim().length > 0
-          ? finishText(view, event.finalText)
-          : {}),
-        finalText: event.finalText,
-        outcome: Object.freeze(outcomeOf(event.status, event.iterations)),
-      });
+      return next(
+        view,
+        !hasAnswerText(view) && event.finalText.trim().length > 0 ? finishText(view, event.finalText) : {},
+        {
+          finalText: event.finalText,
+          outcome: Object.freeze(outcomeOf(event.status, event.iterations)),
+        },
+      );
     case "error":
       return event.recoverable
-        ? next(view, {
-            ...addNote(view, { kind: "problem", message: event.message }),
-            lastError: event.message,
-          })
+        ? next(view, addNote(view, { kind: "problem", message: event.message }), { lastError: event.message })
         : next(view, { fatalError: event.message, lastError: event.message });
     default:
       return assertNever(event);
