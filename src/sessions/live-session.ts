@@ -19,7 +19,13 @@ import type { PendingPerson } from "../approvals/pending-item.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import type { InboundDedupe } from "./inbound-dedupe.js";
 import { promptOf } from "./request-builder.js";
-import type { QueuedMessage, SessionRecord, SessionRecords, TargetExtra } from "./session-record.js";
+import {
+  hasPendingWork,
+  type QueuedMessage,
+  type SessionRecord,
+  type SessionRecords,
+  type TargetExtra,
+} from "./session-record.js";
 
 /** How long a tool-start journal entry is kept. */
 const JOURNAL_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -183,6 +189,7 @@ export class LiveSession {
     const next = this.changed(change);
     this.deferredLeaving = [...(this.deferredLeaving ?? []), ...this.keysLeaving(this.current, next)];
     this.current = next;
+    if (!hasPendingWork(next)) this.stores.records.left(next.id);
   }
 
   private changed(change: (record: SessionRecord) => SessionRecord): SessionRecord {

@@ -214,7 +214,8 @@ const STALE_INDEX_ENTRY_MS = 1_000;
  * record without pending work is stored. Index writes are chained (never two in flight, so they
  * land in order on every backend) and coalesced (a write that has not started yet also carries
  * every change made before it starts). This process must be the only writer of the index, as it
- * is the only holder of session locks. With several processes, `shared` writes records and keeps
+ * is the only holder of session locks. A session whose turn ended in memory, its record not
+ * saved yet, leaves at once (`left`). With several processes, `shared` writes records and keeps
  * the index instead (SharedRecords).
  */
 export class SessionRecords {
@@ -270,6 +271,23 @@ export class SessionRecords {
     await this.space.set(key, value);
     this.leaving.delete(id);
     this.dropStaleEntriesSoon(ids);
+  }
+
+  /**
+   * The session's pending work ended in memory, and its record is saved later (with the session's
+   * next write: LiveSession.defer): it leaves the index now, so a session whose end waits is not
+   * written into every index write meanwhile. Until that save its stored record still shows the
+   * ended turn; after a crash the restart then does not find it, and the session's next use finds
+   * the turn done (see turn-recovery.ts). Nothing to do with several processes (`shared`).
+   */
+  left(id: string): void {
+    if (this.shared) return;
+    void this.activeSet().then(
+      (ids) => {
+        if (ids.delete(id)) this.dropStaleEntriesSoon(ids);
+      },
+      () => undefined,
+    );
   }
 
   /**

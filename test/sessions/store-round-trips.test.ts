@@ -125,6 +125,21 @@ describe("session records and the active index", () => {
     expect([...((await space.get<string[]>("active")) ?? [])].sort()).toEqual(["broken", "busy"]);
   });
 
+  it("leaves out of the next index write a session whose end is not saved yet (left)", async () => {
+    const store = await openStore();
+    const rec = recording(store.space("sessions"));
+    const records = new SessionRecords(rec.space, undefined, 60_000);
+    await records.put(record("a", true));
+    records.left("a");
+    await records.put(record("b", true));
+    expect(rec.log.at(-1)).toBe("setMany active,rec:b");
+    expect(await store.space("sessions").get("active")).toEqual(["b"]);
+    // "a" comes back with new work before its end was saved: it joins again.
+    await records.put(record("a", true));
+    expect(rec.log.at(-1)).toBe("setMany active,rec:a");
+    expect([...((await store.space("sessions").get<string[]>("active")) ?? [])].sort()).toEqual(["a", "b"]);
+  });
+
   it("never has two index writes in flight, and one write carries every change made while it waited", async () => {
     const store = await openStore();
     const rec = recording(store.space("sessions"));

@@ -9,6 +9,7 @@ import { sessionKeyOf } from "../../src/core/thread-target.js";
 import { SessionRecords } from "../../src/sessions/session-record.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { eventually } from "../support/eventually.js";
+import { RecordingOutput } from "../support/recording-output.js";
 import { textStep } from "../support/scripted-provider.js";
 import { type Harness, makeHarness, message, openStore, thread } from "./helpers/harness.js";
 
@@ -122,5 +123,40 @@ describe("a finished turn's end", () => {
     expect(after.outputs.for(thread()).turns).toHaveLength(0);
     expect((await stored(store))?.pendingTurn).toBeUndefined();
     expect(h.outputs.for(thread()).closedTurns).toHaveLength(1);
+  });
+
+  it("after a crash that found it left out of the index, the session's next message finds the turn done", async () => {
+    const dataDir = (await makeHarness()).dataDir;
+    const store = await openStore(dataDir);
+    const h = await makeHarness({
+      store,
+      dataDir,
+      steps: [textStep("one"), textStep("other")],
+    });
+    await turnDone(h, "first", ["ev-first"]);
+    // Another thread's turn: the index written when it starts no longer lists the first session.
+    const elsewhere = thread("1700000000.000200");
+    await h.manager.receive(message("elsewhere", { target: elsewhere }));
+    await h.outputs.until(
+      () => h.outputs.for(elsewhere).closedTurns.length === 1,
+      "the other thread's reply",
+    );
+    const first = (await stored(store))!;
+    expect(first.pendingTurn).toBeDefined();
+    expect(await store.space("sessions").get<string[]>("active")).not.toContain(first.id);
+
+    const after = await makeHarness({ store, dataDir, steps: [textStep("two")] });
+    await after.manager.start();
+    expect((await after.manager.receive(message("first", { keys: ["ev-first"] }))).status).toBe("duplicate");
+    // It waits behind the turn the store still shows, which is then found done.
+    expect((await after.manager.receive(message("second"))).status).toBe("queued");
+    await after.manager.idle();
+    expect(after.outputs.for(thread()).closedTurns.map((turn) => RecordingOutput.textOf(turn))).toEqual([
+      "two",
+    ]);
+    const sent = after.provider.requests[0]!.messages.map((m) => m.content);
+    expect(sent.filter((content) => content === "first")).toHaveLength(1);
+    expect(sent.at(-1)).toBe("second");
+    expect((await stored(store))?.turns).toBe(2);
   });
 });
