@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { deepFreeze, frozenCopy } from "./deep-freeze.js";
+import { deepFreeze, frozenCopy, isDeeplyFrozen } from "./deep-freeze.js";
 import type { ConversationMessage } from "./messages.js";
 import { type PermissionMode, permissionModeSchema } from "./modes.js";
 import { type Attachment, attachmentSchema } from "./attachment.js";
@@ -105,7 +105,7 @@ export function withMessages(
   request: ConversationExecutionRequest,
   messages: readonly ConversationMessage[],
 ): ConversationExecutionRequest {
-  return frozenCopy({ ...request, messages });
+  return withFields(request, { messages });
 }
 
 /** The same request on a different model. */
@@ -113,7 +113,7 @@ export function withModel(
   request: ConversationExecutionRequest,
   model: string,
 ): ConversationExecutionRequest {
-  return frozenCopy({ ...request, model });
+  return withFields(request, { model });
 }
 
 /** The same request in another permission mode (a plan approval switches mode mid-turn). */
@@ -121,7 +121,20 @@ export function withMode(
   request: ConversationExecutionRequest,
   mode: PermissionMode,
 ): ConversationExecutionRequest {
-  return frozenCopy({ ...request, mode });
+  return withFields(request, { mode });
+}
+
+/**
+ * A new snapshot with `fields` replaced. A snapshot's other fields are deep-frozen already and are
+ * shared, so only the new ones are copied (copying the whole request showed in profiles); a request
+ * built by hand, not deep-frozen, is copied whole.
+ */
+function withFields(
+  request: ConversationExecutionRequest,
+  fields: Partial<ConversationExecutionRequest>,
+): ConversationExecutionRequest {
+  if (!isDeeplyFrozen(request)) return frozenCopy({ ...request, ...fields });
+  return deepFreeze({ ...request, ...frozenCopy(fields) });
 }
 
 /** Whether this turn may be offered / may run the named tool. */
