@@ -3,7 +3,9 @@
  * holds the session lock while it first resumes a turn left in progress (restart, eviction, a
  * decision that arrived with no turn waiting), then starts queued messages as turns until the
  * queue is empty. Pumps are tracked so shutdown can wait for them, interrupt them, or leave turns
- * parked at a person (their state is durable) — never leaving a running tool call orphaned.
+ * parked at a person (their state is durable) — never leaving a running tool call orphaned. A
+ * turn's end is written with the session's next write (see `finish`), so a message that follows
+ * soon starts its turn in the same write as the last one's end.
  */
 import type { Logger } from "pino";
 import type { ParkedTurn } from "../approvals/parked-turn.js";
@@ -404,9 +406,10 @@ export class TurnScheduler {
 
   /**
    * End the turn in the record: in memory now, saved with the session's next write — the next
-   * queued turn's start, usually, so ending one turn and starting the next is one write — or when
-   * the pump lets the session go. Until then the store still shows the turn in progress, which is
-   * what a crash right after its last history append leaves too: recovery finds it done.
+   * turn's start, usually, so ending one turn and starting the next is one write — or, once the
+   * pump has ended, after END_SAVE_DELAY_MS (several processes: before the lease is let go). Until
+   * then the store still shows the turn in progress, which is what a crash right after its last
+   * history append leaves too: recovery finds it done.
    */
   private finish(live: LiveSession, outcome: TurnOutcome): void {
     live.defer((record) => withTurnFinished(record, outcome.usage, live.facts.downloadedFiles));
