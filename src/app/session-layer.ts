@@ -133,7 +133,6 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
       cache.trim();
       tellIdle(live.id);
     },
-    onEndSaved: () => cache.trim(),
     rebind: bindEngine,
     ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
     ...(multi ? { gate: multi.gate } : {}),

@@ -146,12 +146,9 @@ export class LiveSession {
     return this.pump !== undefined;
   }
 
-  /**
-   * Whether this instance must stay in memory: busy, in use by a request being handled, or holding
-   * a record change made by `defer` that is not saved yet.
-   */
+  /** Whether this instance must stay in memory: busy, or in use by a request being handled. */
   get inUse(): boolean {
-    return this.busy || this.holds > 0 || this.hasUnsavedChange;
+    return this.busy || this.holds > 0;
   }
 
   /** Whether a record change made by `defer` waits for the next save. */

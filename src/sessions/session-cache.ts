@@ -1,7 +1,8 @@
 /**
  * SessionCache: get-or-create of sessions by thread, lookup by id, and the bounded in-memory set
  * of live sessions. Idle sessions are evicted least-recently-used first and reload from the store
- * on their next use; busy ones (a turn running or parked at a person) are never evicted.
+ * on their next use (a turn end not saved yet is saved on the way out, and a reload waits for
+ * it); busy ones (a turn running or parked at a person) are never evicted.
  * Concurrent loads of one session share a single load. While a thread's current session is in
  * memory, finding it reads nothing from the store (this process owns the thread → session index,
  * as it owns the session lock).
@@ -29,6 +30,8 @@ export interface SessionCacheOptions {
 export class SessionCache {
   private readonly lru: LruCache<string, LiveSession>;
   private readonly loading = new Map<string, Promise<LiveSession | undefined>>();
+  /** Sessions evicted with a record change not saved yet, until it is (a reload waits for it). */
+  private readonly saving = new Map<string, Promise<void>>();
   /** Session key → id of the thread's current session, for threads whose session is in memory. */
   private readonly current = new Map<string, string>();
 
@@ -38,6 +41,7 @@ export class SessionCache {
       (live) => live.inUse || options.isPinned(live),
       (id, live) => {
         if (this.current.get(live.record.key) === id) this.current.delete(live.record.key);
+        if (live.hasUnsavedChange) this.saveOnLeaving(id, live);
         options.onEvict?.(id);
       },
     );
@@ -122,7 +126,23 @@ export class SessionCache {
     });
   }
 
+  /**
+   * Save an evicted session's deferred change (a turn's end) now; until that is done, a reload of
+   * the session waits for it, so it never reads the record from before. A failed save leaves the
+   * stored turn in progress, which the reloaded session finds done.
+   */
+  private saveOnLeaving(id: string, live: LiveSession): void {
+    const saved = live
+      .flush()
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.saving.get(id) === saved) this.saving.delete(id);
+      });
+    this.saving.set(id, saved);
+  }
+
   private async load(id: string): Promise<LiveSession | undefined> {
+    await this.saving.get(id);
     const record = await this.options.stores.records.get(id);
     if (!record) return undefined;
     return this.remember(await LiveSession.load(record, this.options.stores));

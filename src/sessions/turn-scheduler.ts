@@ -31,8 +31,6 @@ export interface TurnSchedulerOptions {
   readonly now: () => Date;
   /** Called when a pump ends (the session may now be evictable). */
   readonly onIdle: (live: LiveSession) => void;
-  /** Called once a session's last turn end, kept in memory after its pump ended, is saved. */
-  readonly onEndSaved?: (live: LiveSession) => void;
   /** Give the session a fresh engine (drops steering an ended turn never took). */
   readonly rebind: (live: LiveSession) => void;
   /**
@@ -239,7 +237,6 @@ export class TurnScheduler {
     } catch (error) {
       this.options.logger.error({ err: error, sessionId: live.id }, "saving a turn's end failed");
     }
-    this.options.onEndSaved?.(live);
   }
 
   /** Save every turn end still waiting in memory now. */

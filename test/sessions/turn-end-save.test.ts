@@ -1,8 +1,9 @@
 /**
  * A finished turn's end in one process: after its pump ends it stays in memory and goes out with
  * the session's next write (a message soon after starts its turn in that same write), or on its
- * own a second later, at `idle()` and at drain. Until it is saved, a redelivery of the turn's
- * message is still recognised, and a crash leaves a turn that recovery finds done.
+ * own a second later, when the session leaves memory, at `idle()` and at drain. Until it is saved,
+ * a redelivery of the turn's message is still recognised, and a crash leaves a turn that recovery
+ * finds done.
  */
 import { describe, expect, it } from "vitest";
 import { sessionKeyOf } from "../../src/core/thread-target.js";
@@ -158,5 +159,29 @@ describe("a finished turn's end", () => {
     expect(sent.filter((content) => content === "first")).toHaveLength(1);
     expect(sent.at(-1)).toBe("second");
     expect((await stored(store))?.turns).toBe(2);
+  });
+
+  it("is saved when its session leaves memory, and the session reloads with it", async () => {
+    const h = await makeHarness({
+      steps: [{ ...textStep("one"), usage: USAGE }, textStep("other"), textStep("two")],
+      overrides: { maxSessionsInMemory: 1 },
+    });
+    const id = await turnDone(h, "first");
+    expect((await stored(h.store))?.pendingTurn).toBeDefined();
+    // A message in another thread takes the one place in memory: the first session is evicted.
+    const elsewhere = thread("1700000000.000200");
+    await h.manager.receive(message("elsewhere", { target: elsewhere }));
+    await h.outputs.until(
+      () => h.outputs.for(elsewhere).closedTurns.length === 1,
+      "the other thread's reply",
+    );
+    expect(h.manager.sessionsInMemory).toBe(1);
+    const saved = await new SessionRecords(h.store.space("sessions")).get(id);
+    expect(saved?.pendingTurn).toBeUndefined();
+    expect(saved?.usage).toEqual(USAGE);
+    // Back in the first thread: the reloaded session has no turn in progress, so the message starts at once.
+    expect((await h.manager.receive(message("second"))).status).toBe("started");
+    await h.manager.idle();
+    expect((await stored(h.store))?.turns).toBe(2);
   });
 });
