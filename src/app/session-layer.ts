@@ -31,6 +31,7 @@ import { newSessionId } from "../sessions/session-id.js";
 import { SessionRecords } from "../sessions/session-record.js";
 import { sessionReviewer } from "../sessions/session-reviewer.js";
 import { ThreadOutputs } from "../sessions/thread-outputs.js";
+import { TurnEndSaves } from "../sessions/turn-end-saves.js";
 import { TurnScheduler } from "../sessions/turn-scheduler.js";
 import { HistoryLog } from "../store/history-log.js";
 
@@ -99,6 +100,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
   const bindEngine = (live: LiveSession): void =>
     live.bindEngine(options.createEngine(engineContextOf(live, services)));
   const records = new SessionRecords(turnSpace("sessions"), multi?.records);
+  const endSaves = new TurnEndSaves(logger);
   const cache: SessionCache = new SessionCache({
     stores: {
       records,
@@ -113,6 +115,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     defaults: options.defaults,
     newId: options.newId ?? (() => newSessionId()),
     prepare: bindEngine,
+    endSaves,
     isPinned: (live) => hub.waitingSessions().has(live.id),
     ...(multi ? { onEvict: (sessionId: string) => multi.forgetSession(sessionId) } : {}),
   });
@@ -134,6 +137,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
       tellIdle(live.id);
     },
     rebind: bindEngine,
+    endSaves,
     ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
     ...(multi ? { gate: multi.gate } : {}),
   });

@@ -11,6 +11,7 @@ import type { PermissionMode } from "../core/modes.js";
 import { type ThreadTarget, sessionKeyOf } from "../core/thread-target.js";
 import { LiveSession, type LiveSessionStores } from "./live-session.js";
 import { LruCache } from "./lru.js";
+import type { TurnEndSaves } from "./turn-end-saves.js";
 import { newSessionRecord, type SessionRecord } from "./session-record.js";
 
 export interface SessionCacheOptions {
@@ -20,6 +21,8 @@ export interface SessionCacheOptions {
   readonly newId: () => string;
   /** Bind the engine (and anything else per session) to a freshly loaded session. */
   readonly prepare: (live: LiveSession) => void;
+  /** Saves an evicted session's turn end on its way out (a reload waits for that). */
+  readonly endSaves: Pick<TurnEndSaves, "now" | "settled">;
   /** Sessions that must stay in memory besides busy ones (parked at a person). */
   readonly isPinned: (live: LiveSession) => boolean;
   /** Told when an idle session leaves memory. */
@@ -30,8 +33,6 @@ export interface SessionCacheOptions {
 export class SessionCache {
   private readonly lru: LruCache<string, LiveSession>;
   private readonly loading = new Map<string, Promise<LiveSession | undefined>>();
-  /** Sessions evicted with a record change not saved yet, until it is (a reload waits for it). */
-  private readonly saving = new Map<string, Promise<void>>();
   /** Session key → id of the thread's current session, for threads whose session is in memory. */
   private readonly current = new Map<string, string>();
 
@@ -41,7 +42,7 @@ export class SessionCache {
       (live) => live.inUse || options.isPinned(live),
       (id, live) => {
         if (this.current.get(live.record.key) === id) this.current.delete(live.record.key);
-        if (live.hasUnsavedChange) this.saveOnLeaving(id, live);
+        if (live.hasUnsavedChange) void options.endSaves.now(live);
         options.onEvict?.(id);
       },
     );
@@ -126,23 +127,8 @@ export class SessionCache {
     });
   }
 
-  /**
-   * Save an evicted session's deferred change (a turn's end) now; until that is done, a reload of
-   * the session waits for it, so it never reads the record from before. A failed save leaves the
-   * stored turn in progress, which the reloaded session finds done.
-   */
-  private saveOnLeaving(id: string, live: LiveSession): void {
-    const saved = live
-      .flush()
-      .catch(() => undefined)
-      .finally(() => {
-        if (this.saving.get(id) === saved) this.saving.delete(id);
-      });
-    this.saving.set(id, saved);
-  }
-
   private async load(id: string): Promise<LiveSession | undefined> {
-    await this.saving.get(id);
+    await this.options.endSaves.settled(id);
     const record = await this.options.stores.records.get(id);
     if (!record) return undefined;
     return this.remember(await LiveSession.load(record, this.options.stores));

@@ -17,6 +17,7 @@ import { type DrainReport, drainPumps } from "./pump-drain.js";
 import { buildTurnRequest, promptOf, type RequestSettings, rebuildTurnRequest } from "./request-builder.js";
 import type { SessionLease, SessionLock } from "./session-lock.js";
 import type { QueuedMessage, TargetExtra } from "./session-record.js";
+import type { TurnEndSaves } from "./turn-end-saves.js";
 import type { TurnGate } from "./turn-gate.js";
 import { withTurnFinished, withTurnStarted } from "./turn-record-changes.js";
 import { recoveryOf } from "./turn-recovery.js";
@@ -40,14 +41,9 @@ export interface TurnSchedulerOptions {
   readonly onTurnEnd?: (end: TurnEnd) => void;
   /** Several processes on one store: who takes a session's pump, and input other processes queued. */
   readonly gate?: TurnGate;
+  /** Saves a turn's end its session's next write did not carry (one process). */
+  readonly endSaves: TurnEndSaves;
 }
-
-/**
- * How long, in one process, a finished turn's end may stay in memory after its pump ended, so that
- * a message following soon starts its turn in the same write. Several processes save it before the
- * lease is let go.
- */
-const END_SAVE_DELAY_MS = 1_000;
 
 /** How a pump begins: with a message as its first turn, or under a lease already taken. */
 type PumpStart = FirstTurn | { readonly lease: SessionLease };
@@ -71,8 +67,6 @@ export interface TurnEnd {
 /** Background turn execution for all sessions of this process. */
 export class TurnScheduler {
   private readonly pumps = new Map<LiveSession, Promise<void>>();
-  /** Sessions whose last turn end waits in memory, with the timer that saves it. */
-  private readonly unsavedEnds = new Map<LiveSession, NodeJS.Timeout>();
   private stopping = false;
 
   constructor(private readonly options: TurnSchedulerOptions) {}
@@ -179,7 +173,7 @@ export class TurnScheduler {
   /** Resolves when every pump running now has ended and every turn end is saved (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.pumps.size > 0) await Promise.allSettled([...this.pumps.values()]);
-    await this.saveEnds();
+    await this.options.endSaves.all();
   }
 
   /**
@@ -192,7 +186,7 @@ export class TurnScheduler {
   ): Promise<DrainReport> {
     this.stopping = true;
     const report = await drainPumps(this.pumps, graceMs, isParked, nextPark);
-    await this.saveEnds();
+    await this.options.endSaves.all();
     return report;
   }
 
@@ -216,32 +210,9 @@ export class TurnScheduler {
       if (gate) await live.flush().finally(() => lease.release());
       else {
         lease.release();
-        this.saveEndLater(live);
+        this.options.endSaves.later(live);
       }
     }
-  }
-
-  /** Save the session's turn end after END_SAVE_DELAY_MS unless a write has carried it by then. */
-  private saveEndLater(live: LiveSession): void {
-    if (!live.hasUnsavedChange || this.unsavedEnds.has(live)) return;
-    const timer = setTimeout(() => void this.saveEnd(live), END_SAVE_DELAY_MS);
-    timer.unref();
-    this.unsavedEnds.set(live, timer);
-  }
-
-  private async saveEnd(live: LiveSession): Promise<void> {
-    clearTimeout(this.unsavedEnds.get(live));
-    this.unsavedEnds.delete(live);
-    try {
-      await live.flush();
-    } catch (error) {
-      this.options.logger.error({ err: error, sessionId: live.id }, "saving a turn's end failed");
-    }
-  }
-
-  /** Save every turn end still waiting in memory now. */
-  private async saveEnds(): Promise<void> {
-    await Promise.all([...this.unsavedEnds.keys()].map((live) => this.saveEnd(live)));
   }
 
   /** The pump's work under the lease: a parked turn, a retry or the queued messages, in turn. */
@@ -404,7 +375,7 @@ export class TurnScheduler {
   /**
    * End the turn in the record: in memory now, saved with the session's next write — the next
    * turn's start, usually, so ending one turn and starting the next is one write — or, once the
-   * pump has ended, after END_SAVE_DELAY_MS (several processes: before the lease is let go). Until
+   * pump has ended, soon after (TurnEndSaves; several processes: before the lease is let go). Until
    * then the store still shows the turn in progress, which is what a crash right after its last
    * history append leaves too: recovery finds it done.
    */

@@ -4,11 +4,13 @@
  * overlap and coalesce, and a thread whose session is in memory is found without a
  * read while a new session's history is never read at all.
  */
+import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { InboundDedupe } from "../../src/sessions/inbound-dedupe.js";
 import { SessionCache } from "../../src/sessions/session-cache.js";
 import { type SessionRecord, SessionRecords } from "../../src/sessions/session-record.js";
+import { TurnEndSaves } from "../../src/sessions/turn-end-saves.js";
 import type { KeyValueSpace, SpaceEntry } from "../../src/store/store.js";
 import { eventually } from "../support/eventually.js";
 import { openStore, sessionRecord, thread } from "./helpers/harness.js";
@@ -182,6 +184,7 @@ describe("session cache reads", () => {
       defaults: { mode: "interactive", provider: "p", model: "m" },
       newId: () => `id${++n}`,
       prepare: () => undefined,
+      endSaves: new TurnEndSaves(pino({ level: "silent" })),
       isPinned: () => false,
       onEvict: (id) => evicted.push(id),
     });

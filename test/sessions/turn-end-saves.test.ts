@@ -1,0 +1,62 @@
+/**
+ * TurnEndSaves on its own: a waiting end is saved once (by its timer or at once, not both), a
+ * failed save is logged rather than lost in silence, and `settled` waits for a save under way.
+ */
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import type { LiveSession } from "../../src/sessions/live-session.js";
+import { TurnEndSaves } from "../../src/sessions/turn-end-saves.js";
+
+/** A session stand-in whose flush is counted and can be made to fail or to wait. */
+function session(id: string, flush: () => Promise<void>) {
+  let flushes = 0;
+  const live = {
+    id,
+    hasUnsavedChange: true,
+    flush: () => {
+      flushes += 1;
+      return flush();
+    },
+  } as unknown as LiveSession;
+  return { live, flushes: () => flushes };
+}
+
+function recordingLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: "error" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { logger, lines };
+}
+
+describe("TurnEndSaves", () => {
+  it("saves a waiting end once: by its timer, or at once (which cancels the timer)", async () => {
+    const saves = new TurnEndSaves(pino({ level: "silent" }), 20);
+    const timed = session("a", async () => undefined);
+    saves.later(timed.live);
+    saves.later(timed.live);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(timed.flushes()).toBe(1);
+
+    const early = session("b", async () => undefined);
+    saves.later(early.live);
+    await saves.now(early.live);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(early.flushes()).toBe(1);
+  });
+
+  it("logs a failed save, and settled() waits for a save under way", async () => {
+    const { logger, lines } = recordingLogger();
+    const saves = new TurnEndSaves(logger, 60_000);
+    let fail!: (error: Error) => void;
+    const failing = session("c", () => new Promise<void>((_, reject) => (fail = reject)));
+    saves.later(failing.live);
+    const all = saves.all();
+    let settled = false;
+    const waiting = saves.settled("c").then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    fail(new Error("disk full"));
+    await Promise.all([all, waiting]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ sessionId: "c", msg: "saving a turn's end failed" });
+  });
+});
