@@ -70,36 +70,40 @@ function freezeAll(value: unknown): void {
 }
 
 /**
- * A copy that is then deep-frozen, so the caller's later mutations cannot reach inside. Parts of
- * `value` that are already deep-frozen are shared rather than copied (nobody can change them);
- * plain objects and arrays are copied; anything else (Date, Map, …) goes through structuredClone,
- * which also rejects what cannot be data (functions, symbols).
+ * A deep-frozen copy, so the caller's later mutations cannot reach inside. Parts of `value` that
+ * are already deep-frozen are shared rather than copied (nobody can change them); plain objects
+ * and arrays are copied and frozen as they are built (no second walk over the copy); anything else
+ * (Date, Map, …) goes through structuredClone, which also rejects what cannot be data (functions,
+ * symbols).
  */
 export function frozenCopy<T>(value: T): T {
-  return deepFreeze(copyUnfrozen(value, new Map()) as T);
+  return copyFrozen(value, new Map()) as T;
 }
 
-function copyUnfrozen(value: unknown, copies: Map<object, unknown>): unknown {
+function copyFrozen(value: unknown, copies: Map<object, unknown>): unknown {
   if (typeof value === "function" || typeof value === "symbol") return structuredClone(value);
   if (value === null || typeof value !== "object" || isDeeplyFrozen(value)) return value;
   const known = copies.get(value);
   if (known !== undefined) return known;
-  if (Array.isArray(value)) {
-    const copy: unknown[] = [];
-    copies.set(value, copy);
-    for (const item of value) copy.push(copyUnfrozen(item, copies));
-    return copy;
-  }
   const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) {
-    const cloned = structuredClone(value);
+  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) {
+    const cloned = deepFreeze(structuredClone(value));
     copies.set(value, cloned);
     return cloned;
   }
-  const copy: Record<string, unknown> = {};
+  const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
   copies.set(value, copy);
-  for (const key of Object.keys(value)) {
-    copy[key] = copyUnfrozen((value as Record<string, unknown>)[key], copies);
-  }
+  let holdsObjects = false;
+  const take = (child: unknown): unknown => {
+    const copied = copyFrozen(child, copies);
+    if (copied !== null && typeof copied === "object") holdsObjects = true;
+    return copied;
+  };
+  if (Array.isArray(copy)) for (const item of value as unknown[]) copy.push(take(item));
+  else for (const key of Object.keys(value)) copy[key] = take((value as Record<string, unknown>)[key]);
+  Object.freeze(copy);
+  // Every child is deep-frozen or a copy frozen the same way (a copy still being built, on a
+  // cycle, is frozen before frozenCopy returns), so the copy is remembered like deepFreeze's.
+  if (holdsObjects) deeplyFrozen.add(copy);
   return copy;
 }

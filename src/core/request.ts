@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { deepFreeze, frozenCopy, isDeeplyFrozen } from "./deep-freeze.js";
+import { deepFreeze, frozenCopy } from "./deep-freeze.js";
 import type { ConversationMessage } from "./messages.js";
 import { type PermissionMode, permissionModeSchema } from "./modes.js";
 import { type Attachment, attachmentSchema } from "./attachment.js";
@@ -124,17 +124,12 @@ export function withMode(
   return withFields(request, { mode });
 }
 
-/**
- * A new snapshot with `fields` replaced. A snapshot's other fields are deep-frozen already and are
- * shared, so only the new ones are copied (copying the whole request showed in profiles); a request
- * built by hand, not deep-frozen, is copied whole.
- */
+/** A new snapshot with `fields` replaced (frozenCopy shares the snapshot's deep-frozen fields). */
 function withFields(
   request: ConversationExecutionRequest,
   fields: Partial<ConversationExecutionRequest>,
 ): ConversationExecutionRequest {
-  if (!isDeeplyFrozen(request)) return frozenCopy({ ...request, ...fields });
-  return deepFreeze({ ...request, ...frozenCopy(fields) });
+  return frozenCopy({ ...request, ...fields });
 }
 
 /** Whether this turn may be offered / may run the named tool. */
