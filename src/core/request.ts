@@ -105,7 +105,7 @@ export function withMessages(
   request: ConversationExecutionRequest,
   messages: readonly ConversationMessage[],
 ): ConversationExecutionRequest {
-  return withFields(request, { messages });
+  return frozenCopy({ ...request, messages });
 }
 
 /** The same request on a different model. */
@@ -113,7 +113,7 @@ export function withModel(
   request: ConversationExecutionRequest,
   model: string,
 ): ConversationExecutionRequest {
-  return withFields(request, { model });
+  return frozenCopy({ ...request, model });
 }
 
 /** The same request in another permission mode (a plan approval switches mode mid-turn). */
@@ -121,15 +121,7 @@ export function withMode(
   request: ConversationExecutionRequest,
   mode: PermissionMode,
 ): ConversationExecutionRequest {
-  return withFields(request, { mode });
-}
-
-/** A new snapshot with `fields` replaced (frozenCopy shares the snapshot's deep-frozen fields). */
-function withFields(
-  request: ConversationExecutionRequest,
-  fields: Partial<ConversationExecutionRequest>,
-): ConversationExecutionRequest {
-  return frozenCopy({ ...request, ...fields });
+  return frozenCopy({ ...request, mode });
 }
 
 /** Whether this turn may be offered / may run the named tool. */
