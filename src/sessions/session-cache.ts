@@ -42,6 +42,7 @@ export class SessionCache {
       (live) => live.inUse || options.isPinned(live),
       (id, live) => {
         if (this.current.get(live.record.key) === id) this.current.delete(live.record.key);
+        options.stores.records.forget(live.record);
         if (live.hasUnsavedChange) void options.endSaves.now(live);
         options.onEvict?.(id);
       },
@@ -59,14 +60,18 @@ export class SessionCache {
       const live = await this.byId(existingId);
       if (live) return this.makeCurrent(key, live);
     }
+    // A concurrent call may have made the thread's session meanwhile.
+    const made = this.inMemory(key);
+    if (made) return made;
     const record = this.newRecord(target);
+    if (records.introduce(record)) return this.makeCurrent(key, this.remember(this.created(record)));
     if (!(await records.create(record, existingId === undefined))) {
       // Another process created the thread's session first: use theirs.
       const winner = await records.currentId(key);
       const live = winner === undefined ? undefined : await this.byId(winner);
       if (live) return this.makeCurrent(key, live);
     }
-    return this.makeCurrent(key, this.remember(LiveSession.create(record, this.options.stores)));
+    return this.makeCurrent(key, this.remember(this.created(record)));
   }
 
   /** The thread's current session if it has one (never creates). */
@@ -97,7 +102,7 @@ export class SessionCache {
     const record = this.newRecord(target);
     await this.options.stores.records.put(record);
     await this.options.stores.records.setCurrent(key, record.id);
-    return this.makeCurrent(key, this.remember(LiveSession.create(record, this.options.stores)));
+    return this.makeCurrent(key, this.remember(this.created(record)));
   }
 
   /** Sessions in memory now. */
@@ -125,6 +130,10 @@ export class SessionCache {
       model: defaults.model,
       now: stores.now(),
     });
+  }
+
+  private created(record: SessionRecord): LiveSession {
+    return LiveSession.create(record, this.options.stores);
   }
 
   private async load(id: string): Promise<LiveSession | undefined> {

@@ -12,7 +12,7 @@ import { grantSchema, type Grant } from "../engine/permissions/grants.js";
 import type { TokenUsage } from "../core/messages.js";
 import { type PermissionMode, permissionModeSchema } from "../core/modes.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
-import { type KeyValueSpace, setAll } from "../store/store.js";
+import { type KeyValueSpace, type SpaceEntry, setAll } from "../store/store.js";
 import type { InboundFile, InboundMessage } from "../core/inbound-message.js";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 
@@ -215,8 +215,9 @@ const STALE_INDEX_ENTRY_MS = 1_000;
  * land in order on every backend) and coalesced (a write that has not started yet also carries
  * every change made before it starts). This process must be the only writer of the index, as it
  * is the only holder of session locks. A session whose turn ended in memory, its record not
- * saved yet, leaves at once (`left`). With several processes, `shared` writes records and keeps
- * the index instead (SharedRecords).
+ * saved yet, leaves at once (`left`). A new session is written first with its first change (its
+ * turn's start, usually), together with its thread's entry (`introduce`). With several
+ * processes, `shared` writes records and keeps the index instead (SharedRecords).
  */
 export class SessionRecords {
   constructor(
@@ -227,6 +228,8 @@ export class SessionRecords {
 
   /** Sessions with pending work now. */
   private active: Promise<Set<string>> | undefined;
+  /** Thread key → id of its new session whose record was never written (see `introduce`). */
+  private readonly unstored = new Map<string, string>();
   /** What the last index write issued holds (the stored index, once it lands). */
   private indexed = new Set<string>();
   /** Sessions that left while the index still holds them, until their record is stored. */
@@ -258,19 +261,45 @@ export class SessionRecords {
     if (this.shared) return this.shared.put(record.id, key, value, hasPendingWork(record));
     const ids = await this.activeSet();
     const { id } = record;
+    // The record first: where a backend writes the entries one by one, the thread entry never names a missing record.
+    const entries: SpaceEntry[] = [{ key, value }];
+    const introduced = this.unstored.get(record.key) === id;
+    if (introduced) entries.push({ key: `key:${record.key}`, value: id });
+    const stored = () => {
+      if (introduced) this.forget(record);
+    };
     if (hasPendingWork(record)) {
       ids.add(id);
       this.leaving.delete(id);
-      if (this.indexed.has(id)) return this.space.set(key, value);
-      this.joined.set(key, value);
-      return this.saveIndex();
+      if (this.indexed.has(id)) return setAll(this.space, entries).then(stored);
+      for (const entry of entries) this.joined.set(entry.key, entry.value);
+      return this.saveIndex().then(stored);
     }
     ids.delete(id);
-    if (!this.indexed.has(id)) return this.space.set(key, value);
+    if (!this.indexed.has(id)) return setAll(this.space, entries).then(stored);
     this.leaving.add(id);
-    await this.space.set(key, value);
+    await setAll(this.space, entries);
+    stored();
     this.leaving.delete(id);
     this.dropStaleEntriesSoon(ids);
+  }
+
+  /**
+   * Make a new session its thread's current one without writing anything yet — when this process
+   * alone keeps the thread index (no `shared`; else false: use `create`). The thread entry is
+   * written with the session's first record, in the same `setMany`: a new thread's first turn
+   * writes its record once instead of also on creation, and a session nothing was ever saved for
+   * leaves nothing behind. Until then `currentId` answers from memory.
+   */
+  introduce(record: SessionRecord): boolean {
+    if (this.shared) return false;
+    this.unstored.set(record.key, record.id);
+    return true;
+  }
+
+  /** A session left memory: if its record was never written, the thread no longer names it. */
+  forget(record: SessionRecord): void {
+    if (this.unstored.get(record.key) === record.id) this.unstored.delete(record.key);
   }
 
   /**
@@ -291,21 +320,22 @@ export class SessionRecords {
   }
 
   /**
-   * Save a new session's record and make it the thread's current session — unless `claim` and the
-   * thread already has one (another process got there first): then false, and nothing is kept
-   * that names the new session (one atomic step with several processes; otherwise the record and
-   * the thread entry go out together, and an entry whose record is missing reads as no session).
+   * With several processes (one process `introduce`s instead): save a new session's record and
+   * make it the thread's current session — unless `claim` and the thread already has one (another
+   * process got there first): then false, and nothing is kept that names the new session (one
+   * atomic step). Without `claim`, the record and the thread entry go out together, and an entry
+   * whose record is missing reads as no session.
    */
   async create(record: SessionRecord, claim: boolean): Promise<boolean> {
-    const threadKey = `key:${record.key}`;
-    const key = `rec:${record.id}`;
     if (this.shared && claim)
-      return this.shared.create(threadKey, record.id, key, toVersioned(SESSION_RECORD_KIND, record));
-    const [claimed] = await Promise.all([
-      claim ? this.claim(record.key, record.id) : this.setCurrent(record.key, record.id).then(() => true),
-      this.put(record),
-    ]);
-    return claimed;
+      return this.shared.create(
+        `key:${record.key}`,
+        record.id,
+        `rec:${record.id}`,
+        toVersioned(SESSION_RECORD_KIND, record),
+      );
+    await Promise.all([this.setCurrent(record.key, record.id), this.put(record)]);
+    return true;
   }
 
   /**
@@ -328,17 +358,15 @@ export class SessionRecords {
 
   /** The id of the thread's current session. */
   currentId(key: string): Promise<string | undefined> {
+    const introduced = this.unstored.get(key);
+    if (introduced !== undefined) return Promise.resolve(introduced);
     return this.space.get<string>(`key:${key}`);
   }
 
   /** Make `id` the thread's current session. */
   async setCurrent(key: string, id: string): Promise<void> {
+    this.unstored.delete(key);
     await this.space.set(`key:${key}`, id);
-  }
-
-  /** Claim `key` for a new session unless another process got there first; true when claimed. */
-  claim(key: string, id: string): Promise<boolean> {
-    return this.space.setIfAbsent(`key:${key}`, id);
   }
 
   private activeSet(): Promise<Set<string>> {

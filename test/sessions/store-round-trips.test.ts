@@ -84,12 +84,12 @@ describe("session records and the active index", () => {
     await records.put(record("a"));
     expect(rec.log).toEqual([
       "get active",
-      "set rec:a",
+      "setMany rec:a",
       // joining: the index first, then the record, in one write
       "setMany active,rec:a",
-      "set rec:a",
+      "setMany rec:a",
       // leaving: the record alone; the index still lists the session for now (harmless)
-      "set rec:a",
+      "setMany rec:a",
     ]);
     expect(await store.space("sessions").get("active")).toEqual(["a"]);
     await eventually(
@@ -107,7 +107,7 @@ describe("session records and the active index", () => {
     await records.put(record("a", true));
     await records.put(record("a"));
     await records.put(record("a", true));
-    expect(rec.log).toEqual(["get active", "setMany active,rec:a", "set rec:a", "set rec:a"]);
+    expect(rec.log).toEqual(["get active", "setMany active,rec:a", "setMany rec:a", "setMany rec:a"]);
     expect(await records.activeIds()).toEqual(["a"]);
     expect(await new SessionRecords(store.space("sessions")).activeIds()).toEqual(["a"]);
   });
@@ -209,6 +209,7 @@ describe("session cache reads", () => {
   it("reads again once the session was evicted, and reloads it with its history", async () => {
     const { cache, sessions, evicted } = await cacheOn(1);
     const first = await cache.forTarget(thread("1.1"));
+    await first.update((record) => ({ ...record, title: "kept" }));
     await first.persistence.append([{ role: "user", content: "remember me" }]);
     await cache.forTarget(thread("2.2"));
     expect(evicted).toEqual([first.id]);
@@ -218,5 +219,46 @@ describe("session cache reads", () => {
     expect(again.id).toBe(first.id);
     expect(again.history).toEqual([{ role: "user", content: "remember me" }]);
     expect(sessions.log).toEqual(["get key:slack:T1:C1:1.1", `get rec:${first.id}`]);
+  });
+
+  it("writes a new session first with its first change, the thread entry in the same write", async () => {
+    const { cache, sessions } = await cacheOn(10);
+    const created = await cache.forTarget(thread("1.1"));
+    expect(sessions.log).toEqual(["get key:slack:T1:C1:1.1"]);
+    const records = new SessionRecords(sessions.space);
+    expect(await records.currentId("slack:T1:C1:1.1")).toBeUndefined();
+    sessions.log.length = 0;
+    await created.update((record) => ({ ...record, title: "first" }));
+    expect(sessions.log).toEqual(["get active", `setMany rec:${created.id},key:slack:T1:C1:1.1`]);
+    expect(await records.currentId("slack:T1:C1:1.1")).toBe(created.id);
+    expect((await records.get(created.id))?.title).toBe("first");
+    await created.update((record) => ({ ...record, title: "second" }));
+    expect(sessions.log.at(-1)).toBe(`setMany rec:${created.id}`);
+  });
+
+  it("makes one session for concurrent first messages of a new thread", async () => {
+    const { cache } = await cacheOn(10);
+    const [a, b, c] = await Promise.all([1, 2, 3].map(() => cache.forTarget(thread("1.1"))));
+    expect(b).toBe(a);
+    expect(c).toBe(a);
+  });
+
+  it("leaves nothing behind of a new session nothing was saved for once it leaves memory", async () => {
+    const { cache, sessions, evicted } = await cacheOn(1);
+    const unused = await cache.forTarget(thread("1.1"));
+    await cache.forTarget(thread("2.2"));
+    expect(evicted).toEqual([unused.id]);
+    expect(sessions.log.filter((line) => !line.startsWith("get"))).toEqual([]);
+    const next = await cache.forTarget(thread("1.1"));
+    expect(next.id).not.toBe(unused.id);
+  });
+
+  it("keeps a renewed thread on its new session when the unsaved old one is saved later", async () => {
+    const { cache, sessions } = await cacheOn(10);
+    const old = await cache.forTarget(thread("1.1"));
+    const renewed = await cache.renew(thread("1.1"));
+    await old.update((record) => ({ ...record, title: "late" }));
+    expect(await new SessionRecords(sessions.space).currentId("slack:T1:C1:1.1")).toBe(renewed.id);
+    expect(await cache.forTarget(thread("1.1"))).toBe(renewed);
   });
 });
