@@ -197,9 +197,16 @@ export class SqliteCheckpointer {
     this.host.holdCommits(false);
   }
 
+  /** (Re)start the idle countdown: every commit calls this, so a running countdown is only refreshed. */
   private armIdleStop(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => void this.stop(), this.timing.idleStopMs);
+    if (this.idleTimer) {
+      this.idleTimer.refresh();
+      return;
+    }
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      void this.stop();
+    }, this.timing.idleStopMs);
     this.idleTimer.unref();
   }
 
