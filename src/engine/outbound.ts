@@ -14,6 +14,7 @@ import {
   type ModelMessage,
   toModelMessage,
 } from "../core/messages.js";
+import { deepFreeze, isDeeplyFrozen } from "../core/deep-freeze.js";
 import { type MediaView, textOnlyView } from "./outbound-media.js";
 
 export interface OutboundInput {
@@ -44,17 +45,18 @@ export function buildOutbound(input: OutboundInput): ModelMessage[] {
     : input.instructions;
   if (system) out.push({ role: "system", content: system });
   const media = input.media ?? textOnlyView();
-  const sent = input.messages.filter((message) => !isErrorMarker(message));
   let toolImages: ContentPart[] = [];
-  sent.forEach((message, i) => {
+  for (const message of input.messages) {
+    if (isErrorMarker(message)) continue;
+    if (toolImages.length > 0 && message.role !== "tool") {
+      out.push(toolImagesMessage(toolImages));
+      toolImages = [];
+    }
     out.push(withAttachments(message, media));
     if (message.role === "tool" && media.vision && message.attachments?.length)
       toolImages.push(...media.parts(message.attachments));
-    if (toolImages.length > 0 && sent[i + 1]?.role !== "tool") {
-      out.push({ role: "user", content: [{ type: "text", text: TOOL_IMAGES_LEAD }, ...toolImages] });
-      toolImages = [];
-    }
-  });
+  }
+  if (toolImages.length > 0) out.push(toolImagesMessage(toolImages));
   if (input.context) {
     for (let i = out.length - 1; i >= 0; i--) {
       const message = out[i]!;
@@ -70,10 +72,30 @@ export function buildOutbound(input: OutboundInput): ModelMessage[] {
   return out;
 }
 
+/** The user message after a run of tool results that carries the images those results returned. */
+function toolImagesMessage(images: ContentPart[]): ModelMessage {
+  return { role: "user", content: [{ type: "text", text: TOOL_IMAGES_LEAD }, ...images] };
+}
+
+/**
+ * Model messages of stored messages (deep-frozen, so never changed): each is projected once, not
+ * again on every call of a long session.
+ */
+const projections = new WeakMap<ConversationMessage, ModelMessage>();
+
+function projected(message: ConversationMessage): ModelMessage {
+  if (!isDeeplyFrozen(message)) return toModelMessage(message);
+  let model = projections.get(message);
+  if (!model) {
+    model = deepFreeze(toModelMessage(message));
+    projections.set(message, model);
+  }
+  return model;
+}
+
 /** The model message, with a user message's attachments rendered by the call's media view. */
 function withAttachments(message: ConversationMessage, media: MediaView): ModelMessage {
-  const model = toModelMessage(message);
-  if (message.role !== "user" || !message.attachments?.length) return model;
+  if (message.role !== "user" || !message.attachments?.length) return projected(message);
   const parts = media.parts(message.attachments);
   const texts = parts.flatMap((part) => (part.type === "text" ? [part.text] : []));
   if (texts.length === parts.length)
