@@ -288,6 +288,10 @@ describe("channel content and download-then-execute", () => {
         createRequest({ ...base, metadata: { channelContent: { channel: "#ops", quote: "hi" } } }),
       ),
     ).toEqual({ kind: "channel_content", channel: "#ops", quote: "hi" });
+    // Present but unreadable: still channel content, never a person's request.
+    expect(provenanceOf(createRequest({ ...base, metadata: { channelContent: { channel: 7 } } })).kind).toBe(
+      "channel_content",
+    );
   });
 });
 
