@@ -28,7 +28,7 @@ import { InProcessSessionLock } from "../sessions/session-lock.js";
 import { SessionManager, type SessionManagerOptions } from "../sessions/session-manager.js";
 import type { SessionParts } from "../sessions/session-parts.js";
 import { newSessionId } from "../sessions/session-id.js";
-import { SessionRecords } from "../sessions/session-record.js";
+import { SessionRecords } from "../sessions/session-records.js";
 import { sessionReviewer } from "../sessions/session-reviewer.js";
 import { ThreadOutputs } from "../sessions/thread-outputs.js";
 import { TurnEndSaves } from "../sessions/turn-end-saves.js";

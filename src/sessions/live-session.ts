@@ -23,9 +23,9 @@ import {
   hasPendingWork,
   type QueuedMessage,
   type SessionRecord,
-  type SessionRecords,
   type TargetExtra,
 } from "./session-record.js";
+import type { SessionRecords } from "./session-records.js";
 
 /** How long a tool-start journal entry is kept. */
 const JOURNAL_TTL_MS = 30 * 24 * 60 * 60 * 1000;

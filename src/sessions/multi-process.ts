@@ -31,7 +31,8 @@ import {
 } from "./lease-lock.js";
 import type { LiveSession } from "./live-session.js";
 import type { SessionLease } from "./session-lock.js";
-import type { QueuedMessage, SharedRecords } from "./session-record.js";
+import type { QueuedMessage } from "./session-record.js";
+import type { SharedRecords } from "./session-records.js";
 import { type SharedEntry, SharedQueue, sharedQueueName } from "./shared-queue.js";
 import type { ThreadCommand } from "./text-commands.js";
 import { type TurnControl, TurnControls } from "./turn-controls.js";

@@ -16,7 +16,7 @@ import type { MultiProcessSessions } from "./multi-process.js";
 import type { ParkedTurns } from "./parked-turns.js";
 import type { SessionCache } from "./session-cache.js";
 import type { ThreadCommands } from "./session-commands.js";
-import type { SessionRecords } from "./session-record.js";
+import type { SessionRecords } from "./session-records.js";
 import type { SessionReviewer } from "./session-reviewer.js";
 import type { ThreadOutputs } from "./thread-outputs.js";
 import type { TurnScheduler } from "./turn-scheduler.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
 import { sessionKeyOf } from "../../src/core/thread-target.js";
-import { SessionRecords } from "../../src/sessions/session-record.js";
+import { SessionRecords } from "../../src/sessions/session-records.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import type { Store } from "../../src/store/store.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";

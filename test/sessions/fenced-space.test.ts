@@ -9,7 +9,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fencedSpace, sessionOfKey } from "../../src/sessions/fenced-space.js";
 import { SessionLeases, sessionLeaseKey } from "../../src/sessions/lease-lock.js";
-import { SessionRecords } from "../../src/sessions/session-record.js";
+import { SessionRecords } from "../../src/sessions/session-records.js";
 import { type Coordination, StaleFenceError } from "../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { sessionKeyOf } from "../../src/core/thread-target.js";
-import { SessionRecords } from "../../src/sessions/session-record.js";
+import { SessionRecords } from "../../src/sessions/session-records.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { eventually } from "../support/eventually.js";
 import { RecordingOutput } from "../support/recording-output.js";
