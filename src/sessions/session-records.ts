@@ -92,9 +92,7 @@ export class SessionRecords {
     const entries: SpaceEntry[] = [{ key, value }];
     const introduced = this.unstored.get(record.key) === id;
     if (introduced) entries.push({ key: `key:${record.key}`, value: id });
-    const stored = () => {
-      if (introduced) this.forget(record);
-    };
+    const stored = () => this.forget(record);
     if (hasPendingWork(record)) {
       ids.add(id);
       this.leaving.delete(id);
