@@ -69,6 +69,8 @@ export class LiveSession {
   private engineInstance: SessionTurnEngine | undefined;
   private current: SessionRecord;
   private saves: Promise<void> = Promise.resolve();
+  /** The last record save, failure included: no tool starts while the latest change is unsaved. */
+  private lastSave: Promise<unknown> = Promise.resolve();
   /** Set while a record change made by `defer` is not saved yet: the dedupe keys it let go of. */
   private deferredLeaving: string[] | undefined;
   /** Dedupe keys of queued messages already recorded as seen (in memory: empty after a reload). */
@@ -175,6 +177,7 @@ export class LiveSession {
       await Promise.all([dedupe.record(leaving), records.put(next)]);
     });
     this.saves = saved.catch(() => undefined);
+    this.lastSave = saved;
     return saved.then(() => next);
   }
 
@@ -258,13 +261,20 @@ export class LiveSession {
   /** The engine-facing persistence: history appends and the tool-start journal. */
   readonly persistence: TurnPersistence = {
     append: async (messages: readonly ConversationMessage[]) => {
+      // Where writes may overtake each other, a turn's history is written only once its start is.
+      if (!this.stores.writesInOrder) await this.lastSave;
       await this.log.append(...messages);
       for (const message of messages)
         if (message.role === "user" && message.meta?.steered === true)
           await this.steeringTaken(message.content);
     },
     markToolStarted: async (callId: string) => {
-      await this.stores.journal.set(this.journalKey(callId), this.stores.now().toISOString(), JOURNAL_TTL_MS);
+      // The turn's start may still be being saved (its model call does not wait): a tool runs only
+      // once it is, so a crash never leaves a tool's effects with no turn on record to resume.
+      await Promise.all([
+        this.lastSave,
+        this.stores.journal.set(this.journalKey(callId), this.stores.now().toISOString(), JOURNAL_TTL_MS),
+      ]);
     },
     startedToolCalls: async () => {
       const started = new Set<string>();

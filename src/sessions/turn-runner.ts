@@ -1,7 +1,8 @@
 /**
  * Turn runner: drives one engine event stream (run, resume or retry) into the thread's renderer.
  * A failing renderer never stops the turn (the events are still persisted by the engine); the
- * usage of a completed turn is returned for the session totals.
+ * usage of a completed turn is returned for the session totals. A turn whose start is still being
+ * saved runs meanwhile, but shows nothing until that save is done, and is stopped if it fails.
  */
 import type { Logger } from "pino";
 import type { TurnStatus } from "../core/events.js";
@@ -18,14 +19,28 @@ export interface TurnOutcome {
 /** A renderer that drops everything (no output registered for the platform). */
 const SILENT: TurnRenderer = { handle: async () => undefined, close: async () => undefined };
 
-/** Consume `events`, rendering each; resolves when the stream ends. */
+/**
+ * Consume `events`, rendering each; resolves when the stream ends. With `saved` (the write of the
+ * turn's start), nothing is rendered before it is done; when it fails, the turn is stopped and the
+ * failure thrown.
+ */
 export async function driveTurn(input: {
   readonly events: TurnEvents;
   readonly output: ThreadOutput | undefined;
   readonly info: TurnInfo;
   readonly logger: Logger;
+  readonly saved?: Promise<unknown> | undefined;
 }): Promise<TurnOutcome> {
-  const { logger } = input;
+  const { logger, events } = input;
+  // The first `next()` begins the turn, so its model call does not wait for the save.
+  const first = events.next();
+  if (input.saved) {
+    await input.saved.catch(async (error: unknown) => {
+      first.catch(() => undefined);
+      await events.return();
+      throw error;
+    });
+  }
   let renderer = SILENT;
   try {
     renderer = input.output?.beginTurn(input.info) ?? SILENT;
@@ -34,7 +49,8 @@ export async function driveTurn(input: {
   }
   let outcome: TurnOutcome = { status: "abandoned", usage: undefined, finalText: "" };
   try {
-    for await (const event of input.events) {
+    for (let step = await first; !step.done; step = await events.next()) {
+      const event = step.value;
       if (event.type === "turn-completed")
         outcome = { status: event.status, usage: event.usage, finalText: event.finalText };
       if (event.type === "error")

@@ -249,8 +249,10 @@ export class TurnScheduler {
 
   /**
    * Start `message` as a turn: the record marks it in progress (and takes it off the queue; its
-   * dedupe keys move to the marker), then the engine runs it. `first` (a message never queued) is
-   * told of the record write as soon as it is made.
+   * dedupe keys move to the marker), and the engine runs it. The model call does not wait for that
+   * write; the turn shows nothing and starts no tool before it is saved (see driveTurn and
+   * LiveSession's tool journal). `first` (a message never queued) is told of the record write as
+   * soon as it is made.
    */
   private async startTurn(
     live: LiveSession,
@@ -282,8 +284,7 @@ export class TurnScheduler {
       throw error;
     }
     first?.saved(saved);
-    await saved;
-    await this.drive(live, request, how, message.targetExtra);
+    await this.drive(live, request, how, message.targetExtra, saved);
   }
 
   /**
@@ -323,11 +324,13 @@ export class TurnScheduler {
     );
   }
 
+  /** Run a turn's events into its thread; `saved` is the write of its start, if still under way. */
   private async drive(
     live: LiveSession,
     request: ConversationExecutionRequest,
     how: "run" | "resume" | "retry",
     replyTo: TargetExtra | undefined,
+    saved?: Promise<unknown>,
   ) {
     const logger = this.options.logger.child({ sessionId: live.id, turnId: request.turnId });
     live.activeTurn = {
@@ -352,6 +355,7 @@ export class TurnScheduler {
         output: this.options.outputFor(live.record.target),
         info: { sessionId: live.id, turnId: request.turnId, ...(replyTo === undefined ? {} : { replyTo }) },
         logger,
+        saved,
       });
     } catch (error) {
       logger.error({ err: error }, "turn failed");

@@ -4,13 +4,8 @@
  * every write of a space obtained from it) throws without touching the underlying store. Reads
  * keep working. A `setMany` is one write (it is one commit on SQLite).
  */
-import {
-  type KeyValueSpace,
-  type SpaceEntry,
-  type Store,
-  type StoreNamespace,
-  setAll,
-} from "../../../src/store/store.js";
+import type { KeyValueSpace, Store, StoreNamespace } from "../../../src/store/store.js";
+import { guardWrites } from "./guarded-space.js";
 
 /** Thrown by every write after the crash point. */
 export class SimulatedCrash extends Error {
@@ -61,17 +56,9 @@ export class CrashingStore implements Store {
   async close(): Promise<void> {}
 
   private wrap(inner: KeyValueSpace): KeyValueSpace {
-    const write = async <T>(op: () => Promise<T>): Promise<T> => {
+    return guardWrites(inner, () => {
       if (this.crashed) throw new SimulatedCrash();
       this.writes++;
-      return op();
-    };
-    return {
-      get: (key) => inner.get(key),
-      set: (key, value, ttlMs) => write(() => inner.set(key, value, ttlMs)),
-      delete: (key) => write(() => inner.delete(key)),
-      setIfAbsent: (key, value, ttlMs) => write(() => inner.setIfAbsent(key, value, ttlMs)),
-      setMany: (entries: readonly SpaceEntry[]) => write(() => setAll(inner, entries)),
-    };
+    });
   }
 }
