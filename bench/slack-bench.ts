@@ -43,7 +43,11 @@ import { withOutputs } from "../test/support/adapter-outputs.js";
 export const LEVELS = [1, 50, 200] as const;
 type Level = (typeof LEVELS)[number];
 export const MESSAGES_PER_LEVEL: Readonly<Record<Level, number>> = { 1: 200, 50: 1_000, 200: 1_200 };
-const WARMUP_MESSAGES = 100;
+/**
+ * Warm-up messages before each level, at that level's concurrency: a level measured straight after
+ * another first runs on the previous level's state (connections, JIT profile) for a while.
+ */
+const WARMUP_PER_LEVEL: Readonly<Record<Level, number>> = { 1: 100, 50: 300, 200: 400 };
 /** Subjects run in turn, this many rounds; each figure is the median round (the host is shared). */
 const ROUNDS = 3;
 const WORKERS = 200;
@@ -146,15 +150,17 @@ async function drive(
   };
 }
 
-/** One subject's figures per level, measured on a started subject after a warm-up. */
+/** One subject's figures per level, each measured on a started subject after a warm-up at that level. */
 export async function measureLevels(
   fake: FakeSlack,
   counts: Readonly<Record<Level, number>>,
   finished: FinishedReply = finishedThread,
 ): Promise<LevelFigures[]> {
-  await drive(fake, 10, WARMUP_MESSAGES, finished);
   const figures: LevelFigures[] = [];
-  for (const threads of LEVELS) figures.push(await drive(fake, threads, counts[threads], finished));
+  for (const threads of LEVELS) {
+    await drive(fake, threads, WARMUP_PER_LEVEL[threads], finished);
+    figures.push(await drive(fake, threads, counts[threads], finished));
+  }
   return figures;
 }
 
@@ -247,7 +253,7 @@ function markdown(
     "- **full stack**: SlackChannel → SessionManager (default SQLite store) → TurnEngine with an instant in-process model.",
     "",
     "A reply is finished when its last message is final (stopStream, or a post / update without the Stop button).",
-    `A throwaway echo pass warms the process; then the subjects run in turn, ${ROUNDS} rounds, and each row is the median round (the host is shared with other work).`,
+    `A throwaway echo pass warms the process; then the subjects run in turn, ${ROUNDS} rounds, and each row is the median round (the host is shared with other work). Before each level a subject warms up at that level's concurrency.`,
     "Ack = push of the Socket Mode envelope → the app's ack. Ratio = replies/s ÷ echo replies/s at the same concurrency.",
     "Calls = Web API calls per finished reply (the echo bot makes one chat.postMessage).",
     "",
