@@ -16,13 +16,20 @@ export interface TurnOutcome {
   readonly finalText: string;
 }
 
+/** The write of a turn's start failed: the turn was stopped before it showed anything. */
+export class TurnStartNotSaved extends Error {
+  constructor(cause: unknown) {
+    super("the turn's start could not be saved", { cause });
+  }
+}
+
 /** A renderer that drops everything (no output registered for the platform). */
 const SILENT: TurnRenderer = { handle: async () => undefined, close: async () => undefined };
 
 /**
  * Consume `events`, rendering each; resolves when the stream ends. With `saved` (the write of the
- * turn's start), nothing is rendered before it is done; when it fails, the turn is stopped and the
- * failure thrown.
+ * turn's start), nothing is rendered before it is done; when it fails, the turn is stopped and
+ * TurnStartNotSaved thrown.
  */
 export async function driveTurn(input: {
   readonly events: TurnEvents;
@@ -38,7 +45,7 @@ export async function driveTurn(input: {
     await input.saved.catch(async (error: unknown) => {
       first.catch(() => undefined);
       await events.return();
-      throw error;
+      throw new TurnStartNotSaved(error);
     });
   }
   let renderer = SILENT;

@@ -21,7 +21,7 @@ import type { TurnEndSaves } from "./turn-end-saves.js";
 import type { TurnGate } from "./turn-gate.js";
 import { withTurnFinished, withTurnStarted } from "./turn-record-changes.js";
 import { recoveryOf } from "./turn-recovery.js";
-import { driveTurn, type TurnOutcome } from "./turn-runner.js";
+import { driveTurn, type TurnOutcome, TurnStartNotSaved } from "./turn-runner.js";
 import { retryProvenance } from "./wake-turns.js";
 
 export interface TurnSchedulerOptions {
@@ -251,8 +251,8 @@ export class TurnScheduler {
    * Start `message` as a turn: the record marks it in progress (and takes it off the queue; its
    * dedupe keys move to the marker), and the engine runs it. The model call does not wait for that
    * write; the turn shows nothing and starts no tool before it is saved (see driveTurn and
-   * LiveSession's tool journal). `first` (a message never queued) is told of the record write as
-   * soon as it is made.
+   * LiveSession's tool journal), and should the write fail, the turn is stopped and this throws.
+   * `first` (a message never queued) is told of the record write as soon as it is made.
    */
   private async startTurn(
     live: LiveSession,
@@ -358,6 +358,8 @@ export class TurnScheduler {
         saved,
       });
     } catch (error) {
+      // Nothing of the turn was shown: its start's failure is the pump's, as if it never began.
+      if (error instanceof TurnStartNotSaved) throw error.cause;
       logger.error({ err: error }, "turn failed");
       await this.notify(live, `The turn failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
