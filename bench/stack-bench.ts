@@ -22,6 +22,7 @@ import type { ThreadOutput } from "../src/core/thread-output.js";
 import type { ThreadTarget } from "../src/core/thread-target.js";
 import type { KeyValueSpace, SpaceEntry, Store, StoreNamespace } from "../src/store/store.js";
 import type { SessionManager } from "../src/sessions/session-manager.js";
+import { WrappedStore } from "../test/support/wrapped-store.js";
 import { instantStack } from "./support/instant.js";
 import { hostLine, writeResults } from "./support/report.js";
 
@@ -45,64 +46,39 @@ type OpName = "get" | "set" | "setMany" | "delete" | "setIfAbsent";
 type TurnCost = Record<OpName, number> & { readonly promises: number };
 
 /** Counts every store call by operation (the wrapped store does the work). */
-class CountingStore implements Store {
+class CountingStore extends WrappedStore {
   readonly counts: Record<OpName, number> = { get: 0, set: 0, setMany: 0, delete: 0, setIfAbsent: 0 };
-  private readonly spaces = new Map<StoreNamespace, KeyValueSpace>();
 
-  constructor(private readonly inner: Store) {}
-
-  get description(): string {
-    return this.inner.description;
-  }
-
-  get writesInOrder(): boolean {
-    return this.inner.writesInOrder;
-  }
-
-  space(namespace: StoreNamespace): KeyValueSpace {
-    let space = this.spaces.get(namespace);
-    if (!space) {
-      const inner = this.inner.space(namespace);
-      const count = (op: OpName) => {
-        this.counts[op] += 1;
-      };
-      space = {
-        get: (key) => {
-          count("get");
-          return inner.get(key);
-        },
-        set: (key, value, ttl) => {
-          count("set");
-          return inner.set(key, value, ttl);
-        },
-        ...(inner.setMany
-          ? {
-              setMany: (entries: readonly SpaceEntry[]) => {
-                count("setMany");
-                return inner.setMany!(entries);
-              },
-            }
-          : {}),
-        delete: (key) => {
-          count("delete");
-          return inner.delete(key);
-        },
-        setIfAbsent: (key, value, ttl) => {
-          count("setIfAbsent");
-          return inner.setIfAbsent(key, value, ttl);
-        },
-      };
-      this.spaces.set(namespace, space);
-    }
-    return space;
-  }
-
-  ping(): Promise<boolean> {
-    return this.inner.ping();
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
+  protected wrap(_namespace: StoreNamespace, inner: KeyValueSpace): KeyValueSpace {
+    const count = (op: OpName) => {
+      this.counts[op] += 1;
+    };
+    return {
+      get: (key) => {
+        count("get");
+        return inner.get(key);
+      },
+      set: (key, value, ttl) => {
+        count("set");
+        return inner.set(key, value, ttl);
+      },
+      ...(inner.setMany
+        ? {
+            setMany: (entries: readonly SpaceEntry[]) => {
+              count("setMany");
+              return inner.setMany!(entries);
+            },
+          }
+        : {}),
+      delete: (key) => {
+        count("delete");
+        return inner.delete(key);
+      },
+      setIfAbsent: (key, value, ttl) => {
+        count("setIfAbsent");
+        return inner.setIfAbsent(key, value, ttl);
+      },
+    };
   }
 }
 

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { KeyValueSpace, Store, StoreNamespace } from "../../src/store/store.js";
 import { type ScriptedStep, textStep, toolStep } from "../support/scripted-provider.js";
+import { WrappedStore } from "../support/wrapped-store.js";
 import { guardWrites } from "./helpers/guarded-space.js";
 import { makeHarness, message, openStore, thread } from "./helpers/harness.js";
 
@@ -13,21 +14,22 @@ import { makeHarness, message, openStore, thread } from "./helpers/harness.js";
  * A store whose session-record writes wait while held, or fail while failing; it counts the writes
  * issued to every other namespace, and may claim that writes overtake each other (as on Postgres).
  */
-class HeldRecordsStore implements Store {
+class HeldRecordsStore extends WrappedStore {
   /** Writes issued so far, by namespace (session records not counted). */
   readonly writes = new Map<StoreNamespace, number>();
   private holding = true;
   private failure: Error | undefined;
   private readonly waiting: Array<() => void> = [];
-  private readonly spaces = new Map<StoreNamespace, KeyValueSpace>();
 
   constructor(
-    private readonly inner: Store,
-    readonly writesInOrder = inner.writesInOrder,
-  ) {}
+    inner: Store,
+    private readonly inOrder = inner.writesInOrder,
+  ) {
+    super(inner);
+  }
 
-  get description(): string {
-    return `held(${this.inner.description})`;
+  override get writesInOrder(): boolean {
+    return this.inOrder;
   }
 
   /** Let the held record writes (and every later one) through. */
@@ -42,24 +44,7 @@ class HeldRecordsStore implements Store {
     this.release();
   }
 
-  space(namespace: StoreNamespace): KeyValueSpace {
-    let space = this.spaces.get(namespace);
-    if (!space) {
-      space = this.wrap(namespace, this.inner.space(namespace));
-      this.spaces.set(namespace, space);
-    }
-    return space;
-  }
-
-  ping(): Promise<boolean> {
-    return this.inner.ping();
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  private wrap(namespace: StoreNamespace, inner: KeyValueSpace): KeyValueSpace {
+  protected wrap(namespace: StoreNamespace, inner: KeyValueSpace): KeyValueSpace {
     if (namespace !== "sessions")
       return guardWrites(inner, () => {
         this.writes.set(namespace, (this.writes.get(namespace) ?? 0) + 1);
