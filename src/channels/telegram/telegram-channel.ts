@@ -27,6 +27,7 @@ import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
 import { TelegramDirectory } from "./telegram-directory.js";
 import { TelegramMessenger } from "./telegram-messenger.js";
+import { networkRetryTransformer } from "./telegram-network-retry.js";
 import { TelegramThreadOutput } from "./telegram-output.js";
 import { PollerElection, type PollerLeases, pollerLeaseKey } from "./telegram-poller-election.js";
 import { PollingReceiver } from "./telegram-polling.js";
@@ -123,8 +124,10 @@ export class TelegramChannel implements ChannelAdapter {
       ...(options.botInfo ? { botInfo: options.botInfo } : {}),
     });
     this.bot.api.config.use(throttleTransformer(new SendScheduler(options.sendLimits)));
-    // Network errors are rethrown, not retried: the plugin's own retry for them is unbounded and
-    // silent (doubling waits up to an hour); start-up and polling retry visibly instead.
+    // Network failures are retried a few times here (each attempt books its send slot again)...
+    this.bot.api.config.use(networkRetryTransformer());
+    // ...and then rethrown by auto-retry, whose own retry of them is unbounded and silent (doubling
+    // waits up to an hour); start-up and polling retry visibly instead.
     this.bot.api.config.use(
       autoRetry({
         ...(options.retry ?? { maxRetryAttempts: 5, maxDelaySeconds: 60 }),

@@ -63,6 +63,8 @@ export class FakeTelegram {
   private readonly changes = new EventEmitter();
   private readonly started = Date.now();
   private readonly failures = new Map<string, BotApiError[]>();
+  /** Calls still to drop, by method (see dropNext). */
+  private readonly drops = new Map<string, number>();
   private updates: Update[] = [];
   private nextUpdateId = 100_000;
   private waiter: Waiter | undefined;
@@ -129,6 +131,14 @@ export class FakeTelegram {
     const queue = this.failures.get(method) ?? [];
     for (let i = 0; i < times; i++) queue.push(new BotApiError(code, description, parameters));
     this.failures.set(method, queue);
+  }
+
+  /**
+   * The next `times` calls of `method` lose their connection before any answer (as a reset
+   * keep-alive socket does): the client sees a network failure, and the call is not carried out.
+   */
+  dropNext(method: string, times = 1): void {
+    this.drops.set(method, (this.drops.get(method) ?? 0) + times);
   }
 
   /** The next `times` calls of `method` get Telegram's 429 with `retry_after` seconds. */
@@ -263,6 +273,13 @@ export class FakeTelegram {
       return respond(response, 401, { ok: false, error_code: 401, description: "Unauthorized" });
     const method = call[2]!;
     const params = await readParams(request, url);
+    const drops = this.drops.get(method) ?? 0;
+    if (drops > 0) {
+      this.drops.set(method, drops - 1);
+      this.record(method, params, "connection dropped");
+      request.socket.destroy();
+      return;
+    }
     const failure = this.failures.get(method)?.shift();
     if (failure) return this.answerError(method, params, response, failure);
     if (method === "getUpdates") return this.getUpdates(params, response);

@@ -1,0 +1,36 @@
+/**
+ * Bounded retries of Bot API calls that failed in the network — grammY's HttpError: no answer came
+ * back (a reset connection, a keep-alive socket closed as it was reused, a timeout). Without them
+ * one dropped connection loses a turn's final answer: the history holds it, the person never sees
+ * it. A few attempts with growing waits, then the error goes on as before. Telegram's own answers
+ * (GrammyError: 4xx, 429, 5xx) are not retried here — auto-retry handles 429 and 5xx — and
+ * getUpdates is not either: the polling loop retries it itself, visibly. A call whose answer was
+ * lost after Telegram carried it out is sent twice; that is rarer, and better, than an answer lost.
+ */
+import { HttpError, type Transformer } from "grammy";
+import pRetry from "p-retry";
+
+/** How many times a call is tried again, and the first wait (each next one doubles). */
+export interface NetworkRetryOptions {
+  readonly retries: number;
+  readonly firstWaitMs: number;
+}
+
+export const DEFAULT_NETWORK_RETRY: NetworkRetryOptions = Object.freeze({ retries: 3, firstWaitMs: 500 });
+
+/** A grammY API transformer retrying network failures of every call but getUpdates. */
+export function networkRetryTransformer(options: NetworkRetryOptions = DEFAULT_NETWORK_RETRY): Transformer {
+  return (prev, method, payload, signal) => {
+    if (method === "getUpdates") return prev(method, payload, signal);
+    return pRetry(() => prev(method, payload, signal), {
+      retries: options.retries,
+      minTimeout: options.firstWaitMs,
+      factor: 2,
+      randomize: true,
+      onFailedAttempt: (error) => {
+        // Throwing here ends the retries with this error.
+        if (!(error instanceof HttpError) || signal?.aborted) throw error;
+      },
+    });
+  };
+}
