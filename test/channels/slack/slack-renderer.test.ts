@@ -121,6 +121,24 @@ describe("native streaming", () => {
     expect(fake.state.callsOf("chat.update")).toHaveLength(0);
   });
 
+  it("still lands the final answer when the stream's last call loses its connection", async () => {
+    const { output } = outputFor(fake, dm);
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Checking"));
+    await fake.waitFor(() => fake.state.callsOf("chat.startStream")[0], "the stream");
+    fake.state.dropNext("chat.stopStream");
+    await turn.handle(ev.text(" and done."));
+    await turn.handle(ev.completed("Checking and done."));
+    await turn.close();
+    // The stream's message is taken over as a page and updated to the whole answer.
+    const messages = fake.state.botMessages(DM, dm.thread);
+    expect(messages).toHaveLength(1);
+    const [message] = messages;
+    expect(message!.streaming).toBe(false);
+    expect(blockTexts(message!.blocks)).toEqual(["Checking and done."]);
+    expect(fake.state.calls.map((call) => call.method).slice(-2)).toEqual(["chat.stopStream", "chat.update"]);
+  });
+
   it("sends a quick answer as one message, without a stream or a thinking status", async () => {
     const { output } = outputFor(fake, dm, { firstFlushMs: 500, statusDelayMs: 500 });
     const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });

@@ -134,6 +134,8 @@ export class FakeSlackState extends EventEmitter {
   readonly rateLimits = new Map<string, { remaining: number; retryAfterS: number }>();
   /** Error codes a method answers with, one per call, before it works again. */
   readonly failures = new Map<string, string[]>();
+  /** Calls still to drop, by method (see dropNext). */
+  readonly drops = new Map<string, number>();
   /** The bot token's scopes, reported in the x-oauth-scopes header like Slack does. */
   scopes: string[] = [...REQUIRED_BOT_SCOPES];
   /** Milliseconds every API answer is delayed by (latency simulation). */
@@ -242,6 +244,14 @@ export class FakeSlackState extends EventEmitter {
   /** Make the next `times` calls of `method` answer 429 with Retry-After. */
   rateLimit(method: string, times: number, retryAfterS = 1): void {
     this.rateLimits.set(method, { remaining: times, retryAfterS });
+  }
+
+  /**
+   * The next `times` calls of `method` lose their connection before any answer (as a reset
+   * keep-alive socket does): the client sees a network failure, and the call is not carried out.
+   */
+  dropNext(method: string, times = 1): void {
+    this.drops.set(method, (this.drops.get(method) ?? 0) + times);
   }
 
   /** Make the next calls of `method` fail with these error codes, one per call. */

@@ -89,6 +89,13 @@ async function handleApi(
     record(200, "invalid_auth");
     return send(res, 200, { ok: false, error: "invalid_auth" });
   }
+  const drops = state.drops.get(method) ?? 0;
+  if (drops > 0) {
+    state.drops.set(method, drops - 1);
+    record(0, "connection dropped");
+    req.socket.destroy();
+    return;
+  }
   const limit = state.rateLimits.get(method);
   if (limit && limit.remaining > 0) {
     limit.remaining -= 1;
