@@ -50,34 +50,18 @@ class CountingStore extends WrappedStore {
   readonly counts: Record<OpName, number> = { get: 0, set: 0, setMany: 0, delete: 0, setIfAbsent: 0 };
 
   protected wrap(_namespace: StoreNamespace, inner: KeyValueSpace): KeyValueSpace {
-    const count = (op: OpName) => {
+    const count = <R>(op: OpName, call: () => R): R => {
       this.counts[op] += 1;
+      return call();
     };
     return {
-      get: (key) => {
-        count("get");
-        return inner.get(key);
-      },
-      set: (key, value, ttl) => {
-        count("set");
-        return inner.set(key, value, ttl);
-      },
+      get: (key) => count("get", () => inner.get(key)),
+      set: (key, value, ttl) => count("set", () => inner.set(key, value, ttl)),
       ...(inner.setMany
-        ? {
-            setMany: (entries: readonly SpaceEntry[]) => {
-              count("setMany");
-              return inner.setMany!(entries);
-            },
-          }
+        ? { setMany: (entries: readonly SpaceEntry[]) => count("setMany", () => inner.setMany!(entries)) }
         : {}),
-      delete: (key) => {
-        count("delete");
-        return inner.delete(key);
-      },
-      setIfAbsent: (key, value, ttl) => {
-        count("setIfAbsent");
-        return inner.setIfAbsent(key, value, ttl);
-      },
+      delete: (key) => count("delete", () => inner.delete(key)),
+      setIfAbsent: (key, value, ttl) => count("setIfAbsent", () => inner.setIfAbsent(key, value, ttl)),
     };
   }
 }
