@@ -16,7 +16,7 @@ export interface NetworkRetryOptions {
   readonly firstWaitMs: number;
 }
 
-export const DEFAULT_NETWORK_RETRY: NetworkRetryOptions = Object.freeze({ retries: 3, firstWaitMs: 500 });
+const DEFAULT_NETWORK_RETRY: NetworkRetryOptions = Object.freeze({ retries: 3, firstWaitMs: 500 });
 
 /** A grammY API transformer retrying network failures of every call but getUpdates. */
 export function networkRetryTransformer(options: NetworkRetryOptions = DEFAULT_NETWORK_RETRY): Transformer {
