@@ -1,6 +1,7 @@
 /**
- * TurnEndSaves on its own: a waiting end is saved once (by its timer or at once, not both), a
- * failed save is logged rather than lost in silence, and `settled` waits for a save under way.
+ * TurnEndSaves on its own: a waiting end is saved once (by the timer or at once, not both), the
+ * ends waiting together are saved together (one store commit), a failed save is logged rather than
+ * lost in silence, and `settled` waits for a save under way.
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -41,6 +42,23 @@ describe("TurnEndSaves", () => {
     await saves.now(early.live);
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(early.flushes()).toBe(1);
+  });
+
+  it("saves every end waiting when the timer fires in the same loop turn, within the delay of the first", async () => {
+    const saves = new TurnEndSaves(pino({ level: "silent" }), 40);
+    const flushedAt: Array<[string, number]> = [];
+    let turn = 0;
+    const ticking = setInterval(() => (turn += 1), 1);
+    const first = session("a", async () => void flushedAt.push(["a", turn]));
+    saves.later(first.live);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    const second = session("b", async () => void flushedAt.push(["b", turn]));
+    saves.later(second.live);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    clearInterval(ticking);
+    expect(flushedAt.map(([id]) => id).sort()).toEqual(["a", "b"]);
+    expect(flushedAt[0]![1]).toBe(flushedAt[1]![1]);
+    expect([first.flushes(), second.flushes()]).toEqual([1, 1]);
   });
 
   it("logs a failed save, and settled() waits for a save under way", async () => {
