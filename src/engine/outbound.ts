@@ -84,12 +84,12 @@ function toolImagesMessage(images: ContentPart[]): ModelMessage {
 const projections = new WeakMap<ConversationMessage, ModelMessage>();
 
 function projected(message: ConversationMessage): ModelMessage {
+  // A message with a projection was deep-frozen when it got it (and stays so): no second check.
+  const known = projections.get(message);
+  if (known) return known;
   if (!isDeeplyFrozen(message)) return toModelMessage(message);
-  let model = projections.get(message);
-  if (!model) {
-    model = deepFreeze(toModelMessage(message));
-    projections.set(message, model);
-  }
+  const model = deepFreeze(toModelMessage(message));
+  projections.set(message, model);
   return model;
 }
 
