@@ -170,7 +170,9 @@ async function receive(
   if (told.length > 0) await tell(told.join("\n"));
   if (text === "" && files.length === 0) return;
   const result = await deps.service.receive({
-    dedupeKeys: [`tg:update:${updateId}`, `tg:msg:${message.chat.id}:${message.message_id}`],
+    // A redelivered update keeps its update_id, and a message reaches the bot in exactly one
+    // update (edits come as other kinds, which start no turn): one key per message is enough.
+    dedupeKeys: [`tg:update:${updateId}`],
     target,
     user: userOf(message.from!),
     text: [text, ...intake.sections, ...notes.map((note) => `[${note}]`)].filter(Boolean).join("\n\n"),
