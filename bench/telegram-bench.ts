@@ -45,7 +45,6 @@ import { withOutputs } from "../test/support/adapter-outputs.js";
 import { REPO_ROOT } from "../test/support/repo-root.js";
 
 const LEVELS = [1, 50, 200] as const;
-/** Messages per level: enough rounds for a stable rate, bounded for a quick run. */
 /**
  * Messages per level: seconds of steady work per level, not a fraction of one — a subject's rate
  * over its first thousand replies after a warm-up is still climbing (the JIT is not done with the
