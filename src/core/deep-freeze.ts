@@ -45,6 +45,18 @@ export function frozenConcat<T>(list: readonly T[], added: readonly T[]): readon
 }
 
 /**
+ * `base` with some fields replaced, as a new deep-frozen object. `base` must be one this module
+ * deep-froze, so the fields it keeps are shared without a look; the replacing values are copied
+ * as `frozenCopy` copies (the caller's later mutations cannot reach inside).
+ */
+export function frozenWith<T extends object>(base: T, changes: Partial<T>): T {
+  if (!isDeeplyFrozen(base)) throw new Error("frozenWith: the base is not deep-frozen");
+  const copy = Object.freeze({ ...base, ...frozenCopy(changes) });
+  deeplyFrozen.add(copy);
+  return copy;
+}
+
+/**
  * An object is remembered before its first object child is walked, so a cycle back to it ends
  * there (every object on a cycle has an object child); if freezing fails part-way (a typed array
  * with elements cannot be frozen), it is forgotten again.

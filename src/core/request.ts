@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { deepFreeze, frozenCopy } from "./deep-freeze.js";
+import { deepFreeze, frozenCopy, frozenWith } from "./deep-freeze.js";
 import type { ConversationMessage } from "./messages.js";
 import { type PermissionMode, permissionModeSchema } from "./modes.js";
 import { type Attachment, attachmentSchema } from "./attachment.js";
@@ -105,7 +105,7 @@ export function withMessages(
   request: ConversationExecutionRequest,
   messages: readonly ConversationMessage[],
 ): ConversationExecutionRequest {
-  return frozenCopy({ ...request, messages });
+  return frozenWith(request, { messages });
 }
 
 /** The same request on a different model. */
@@ -113,7 +113,7 @@ export function withModel(
   request: ConversationExecutionRequest,
   model: string,
 ): ConversationExecutionRequest {
-  return frozenCopy({ ...request, model });
+  return frozenWith(request, { model });
 }
 
 /** The same request in another permission mode (a plan approval switches mode mid-turn). */
@@ -121,7 +121,7 @@ export function withMode(
   request: ConversationExecutionRequest,
   mode: PermissionMode,
 ): ConversationExecutionRequest {
-  return frozenCopy({ ...request, mode });
+  return frozenWith(request, { mode });
 }
 
 /** Whether this turn may be offered / may run the named tool. */

@@ -1,6 +1,12 @@
-/** deepFreeze / frozenCopy / frozenConcat: everything reachable ends up frozen; deep-frozen parts are shared, not copied. */
+/** deepFreeze / frozenCopy / frozenConcat / frozenWith: everything reachable ends up frozen; deep-frozen parts are shared, not copied. */
 import { describe, expect, it } from "vitest";
-import { deepFreeze, frozenConcat, frozenCopy, isDeeplyFrozen } from "../../src/core/deep-freeze.js";
+import {
+  deepFreeze,
+  frozenConcat,
+  frozenCopy,
+  frozenWith,
+  isDeeplyFrozen,
+} from "../../src/core/deep-freeze.js";
 import { isDeepFrozen } from "../engine/helpers/harness.js";
 
 describe("deepFreeze", () => {
@@ -105,5 +111,26 @@ describe("frozenConcat", () => {
   it("refuses a list that was not deep-frozen (its items might still change)", () => {
     expect(() => frozenConcat([{ n: 1 }], [])).toThrow(/not deep-frozen/);
     expect(() => frozenConcat(Object.freeze([{ n: 1 }]), [])).toThrow(/not deep-frozen/);
+  });
+});
+
+describe("frozenWith", () => {
+  it("replaces fields of a deep-frozen object: kept fields shared, new values copied and frozen", () => {
+    const base = deepFreeze({ id: "r1", user: { id: "U1" }, items: ["a"] });
+    const replacement = { id: "U2", tags: ["x"] };
+    const changed = frozenWith(base, { user: replacement });
+    expect(changed).toEqual({ id: "r1", user: { id: "U2", tags: ["x"] }, items: ["a"] });
+    expect(changed.items).toBe(base.items);
+    expect(changed.user).not.toBe(replacement);
+    replacement.tags.push("later");
+    expect(changed.user).toEqual({ id: "U2", tags: ["x"] });
+    expect(isDeepFrozen(changed)).toBe(true);
+    expect(isDeeplyFrozen(changed)).toBe(true);
+    expect(base.user).toEqual({ id: "U1" });
+  });
+
+  it("refuses a base that is not deep-frozen", () => {
+    const shallow = Object.freeze({ user: { id: "U1" } });
+    expect(() => frozenWith(shallow, { user: { id: "U2" } })).toThrow(/not deep-frozen/);
   });
 });
