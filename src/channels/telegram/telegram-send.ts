@@ -7,7 +7,6 @@
 import { type Api, InputFile } from "grammy";
 import type { InlineKeyboardMarkup } from "grammy/types";
 import type { Logger } from "pino";
-import { z } from "zod";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { errorText, isMessageGone, isNotModified, isParseError } from "./telegram-errors.js";
 import { htmlToPlainText } from "./telegram-html.js";
@@ -22,28 +21,37 @@ export interface ChatAddress {
   readonly isPrivate: boolean;
 }
 
-const integer = z.coerce.number().int().safe();
-const addressSchema = z.object({
-  channel: integer,
-  thread: integer.positive().optional(),
-  extra: z
-    .object({ replyTo: integer.positive().optional(), chatType: z.string().optional() })
-    .loose()
-    .optional(),
-});
+/**
+ * A Telegram id held in a target field (chat and topic ids are stored as strings, a reply id as a
+ * number), or undefined when the field holds no whole number.
+ */
+function idOf(value: unknown): number | undefined {
+  if (typeof value === "string" ? value.trim() === "" : typeof value !== "number") return undefined;
+  const id = Number(value);
+  return Number.isSafeInteger(id) ? id : undefined;
+}
 
-/** Read a Telegram ThreadTarget; throws a clear error for a target from elsewhere. */
+/**
+ * Read a Telegram ThreadTarget (validated when it entered the system: this converts, once per
+ * turn, without a schema pass); throws a clear error for a target from elsewhere.
+ */
 export function addressOf(target: ThreadTarget): ChatAddress {
-  const parsed = addressSchema.safeParse(target);
-  if (target.platform !== "telegram" || !parsed.success) {
-    throw new Error(`not a Telegram thread target: ${JSON.stringify(target)}`);
-  }
-  const { channel, thread, extra } = parsed.data;
-  const chatType = extra?.chatType ?? (channel > 0 ? "private" : "group");
+  const chatId = idOf(target.channel);
+  const thread = target.thread === undefined ? undefined : idOf(target.thread);
+  const replyTo = target.extra?.replyTo === undefined ? undefined : idOf(target.extra.replyTo);
+  const declaredType = target.extra?.chatType;
+  const readable =
+    target.platform === "telegram" &&
+    chatId !== undefined &&
+    (target.thread === undefined || (thread !== undefined && thread > 0)) &&
+    (target.extra?.replyTo === undefined || (replyTo !== undefined && replyTo > 0)) &&
+    (declaredType === undefined || typeof declaredType === "string");
+  if (!readable) throw new Error(`not a Telegram thread target: ${JSON.stringify(target)}`);
+  const chatType = declaredType ?? (chatId > 0 ? "private" : "group");
   return {
-    chatId: channel,
+    chatId,
     ...(thread !== undefined && thread !== 1 ? { threadId: thread } : {}),
-    ...(extra?.replyTo !== undefined ? { replyTo: extra.replyTo } : {}),
+    ...(replyTo !== undefined ? { replyTo } : {}),
     isPrivate: chatType === "private",
   };
 }
