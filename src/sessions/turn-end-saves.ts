@@ -4,9 +4,10 @@
  * message following soon starts its turn in the same write; this saves it within a short delay,
  * at once when the session leaves memory (a reload of it waits for that save, so it never reads
  * the record from before), and all of them at `idle()` and at shutdown. One timer serves every
- * waiting session: when it fires, all their ends are saved together, in one store commit (a timer
- * per session cost a commit per finished turn where every message starts a session: Slack DMs).
- * A failed save is logged; the store then still shows the turn in progress, which the session's
+ * waiting session: when it fires, the ends waiting then are saved in groups, a store commit each,
+ * one group per loop turn so deliveries are acknowledged in between (a timer per session cost a
+ * commit per finished turn where every message starts a session, as in Slack DMs; all of them in
+ * one go held the event loop for milliseconds under load). A failed save is logged; the store then still shows the turn in progress, which the session's
  * next use finds done.
  */
 import type { Logger } from "pino";
@@ -14,12 +15,14 @@ import type { LiveSession } from "./live-session.js";
 
 /** How long a finished turn's end may wait in memory for the session's next write. */
 const END_SAVE_DELAY_MS = 1_000;
+/** Turn ends saved together (one store commit) before the loop takes other work. */
+export const END_SAVES_PER_GROUP = 16;
 
 /** The turn ends of this process's sessions that wait in memory. */
 export class TurnEndSaves {
   /** Sessions whose end waits for the timer. */
   private readonly waiting = new Set<LiveSession>();
-  /** Saves every waiting end; armed while any waits. */
+  /** Saves the ends waiting when it fires; set from arming until those are saved. */
   private timer: NodeJS.Timeout | undefined;
   /** Saves under way, by session id (a reload of the session waits for its save). */
   private readonly saving = new Map<string, Promise<void>>();
@@ -33,12 +36,24 @@ export class TurnEndSaves {
   later(live: LiveSession): void {
     if (!live.hasUnsavedChange) return;
     this.waiting.add(live);
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.all();
-    }, this.delayMs);
+    if (!this.timer) this.arm();
+  }
+
+  private arm(): void {
+    this.timer = setTimeout(() => void this.saveDue(), this.delayMs);
     this.timer.unref();
+  }
+
+  /** Save the ends waiting now, a group per loop turn; arm the timer again for any that came since. */
+  private async saveDue(): Promise<void> {
+    const due = [...this.waiting];
+    for (let first = 0; first < due.length; first += END_SAVES_PER_GROUP) {
+      if (first > 0) await new Promise((resolve) => setImmediate(resolve));
+      const group = due.slice(first, first + END_SAVES_PER_GROUP).filter((live) => this.waiting.has(live));
+      await Promise.all(group.map((live) => this.now(live)));
+    }
+    this.timer = undefined;
+    if (this.waiting.size > 0) this.arm();
   }
 
   /** Save the session's turn end now; resolves once saved, or once the failure is logged. */

@@ -6,7 +6,7 @@
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import type { LiveSession } from "../../src/sessions/live-session.js";
-import { TurnEndSaves } from "../../src/sessions/turn-end-saves.js";
+import { END_SAVES_PER_GROUP, TurnEndSaves } from "../../src/sessions/turn-end-saves.js";
 
 /** A session stand-in whose flush is counted and can be made to fail or to wait. */
 function session(id: string, flush: () => Promise<void>) {
@@ -59,6 +59,34 @@ describe("TurnEndSaves", () => {
     expect(flushedAt.map(([id]) => id).sort()).toEqual(["a", "b"]);
     expect(flushedAt[0]![1]).toBe(flushedAt[1]![1]);
     expect([first.flushes(), second.flushes()]).toEqual([1, 1]);
+  });
+
+  it("saves many waiting ends in groups, one loop turn each, and arms again for ends that came meanwhile", async () => {
+    const saves = new TurnEndSaves(pino({ level: "silent" }), 20);
+    let turn = 0;
+    let ticking = true;
+    const tick = () => {
+      turn += 1;
+      if (ticking) setImmediate(tick);
+    };
+    tick();
+    const turns: number[] = [];
+    const late = session("late", async () => void turns.push(turn));
+    const count = END_SAVES_PER_GROUP * 2 + 5;
+    const sessions = Array.from({ length: count }, (_, i) =>
+      session(`s${i}`, async () => {
+        turns.push(turn);
+        // An end that comes while the due ones are being saved waits for the next timer.
+        if (i === 0) saves.later(late.live);
+      }),
+    );
+    for (const { live } of sessions) saves.later(live);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    ticking = false;
+    const groups = [...new Set(turns)].map((t) => turns.filter((x) => x === t).length);
+    expect(groups).toEqual([END_SAVES_PER_GROUP, END_SAVES_PER_GROUP, 5, 1]);
+    expect(sessions.every(({ flushes }) => flushes() === 1)).toBe(true);
+    expect(late.flushes()).toBe(1);
   });
 
   it("logs a failed save, and settled() waits for a save under way", async () => {
