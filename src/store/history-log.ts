@@ -17,9 +17,11 @@ import { describeIssues, fromVersioned, StoredDataError, toVersioned } from "./v
 /**
  * Messages per page for sessions created with default options. An append rewrites the open page,
  * so small pages keep appends cheap when messages are large (tool output); loading reads all
- * pages at once (one grouped round trip on SQLite).
+ * pages at once (one grouped round trip on SQLite). A turn appends two messages at least, so the
+ * open page holds about five on average (25 made it a dozen, half of what a turn serialised).
+ * Sessions keep the page size they were created with (it is in their head).
  */
-export const DEFAULT_HISTORY_PAGE_SIZE = 25;
+export const DEFAULT_HISTORY_PAGE_SIZE = 10;
 /** Longest session id accepted (keys must fit the store's key limit with their prefix). */
 export const MAX_HISTORY_SESSION_ID_LENGTH = 180;
 export const HISTORY_HEAD_KIND = "history-head";
