@@ -67,10 +67,10 @@ export async function prepareMedia(
   model: string,
   options: MediaOptions | undefined,
 ): Promise<MediaView> {
+  // The history is scanned for images only when this call could send them.
+  if (!options || !modelHasVision(model, options.vision, options.visionFamilies)) return textOnlyView();
   const all = attachmentsIn(messages);
-  if (!options || all.length === 0) return textOnlyView();
-  const vision = modelHasVision(model, options.vision, options.visionFamilies);
-  if (!vision) return textOnlyView();
+  if (all.length === 0) return textOnlyView();
   const maxBytes = options.imageMaxBytes ?? DEFAULT_IMAGE_MAX_BYTES;
   const recent = new Set(all.slice(-(options.maxImagesPerCall ?? DEFAULT_MAX_IMAGES_PER_CALL)));
   const detail = options.imageDetail ?? "auto";
@@ -92,7 +92,7 @@ export async function prepareMedia(
   );
   const placeholder = (text: string): ContentPart => ({ type: "text", text });
   return {
-    vision,
+    vision: true,
     parts: (attachments) =>
       attachments.map((image): ContentPart => {
         if (image.bytes > maxBytes)
