@@ -7,8 +7,8 @@
  * waiting session: when it fires, the ends waiting then are saved in groups, a store commit each,
  * one group per loop turn so deliveries are acknowledged in between (a timer per session cost a
  * commit per finished turn where every message starts a session, as in Slack DMs; all of them in
- * one go held the event loop for milliseconds under load). A failed save is logged; the store then still shows the turn in progress, which the session's
- * next use finds done.
+ * one go held the event loop for milliseconds under load). A failed save is logged; the store
+ * then still shows the turn in progress, which the session's next use finds done.
  */
 import type { Logger } from "pino";
 import type { LiveSession } from "./live-session.js";
