@@ -1,7 +1,8 @@
 /**
  * The process logger: pino JSON lines by default, pino-pretty when writing to a terminal, with
  * secrets redacted everywhere (known secret fields via pino `redact` and a deep key redactor,
- * token-shaped strings anywhere in the written line via a scrubber). Turn loggers carry session and turn ids.
+ * token-shaped strings anywhere in the written line via a scrubber). Turn loggers (`turnLogger`:
+ * the scheduler's and each channel renderer's, one per turn) carry session and turn ids.
  * pino-pretty loads only when it is used: a service logging JSON never pays for it.
  */
 import { createRequire } from "node:module";

@@ -12,6 +12,7 @@ import type { ParkedTurn } from "../approvals/parked-turn.js";
 import { type ConversationExecutionRequest, newTurnId } from "../core/request.js";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { ThreadOutput } from "../core/thread-output.js";
+import { turnLogger } from "../logging/logger.js";
 import type { LiveSession } from "./live-session.js";
 import { type DrainReport, drainPumps } from "./pump-drain.js";
 import { buildTurnRequest, promptOf, type RequestSettings, rebuildTurnRequest } from "./request-builder.js";
@@ -332,7 +333,7 @@ export class TurnScheduler {
     replyTo: TargetExtra | undefined,
     saved?: Promise<unknown>,
   ) {
-    const logger = this.options.logger.child({ sessionId: live.id, turnId: request.turnId });
+    const logger = turnLogger(this.options.logger, { sessionId: live.id, turnId: request.turnId });
     live.activeTurn = {
       turnId: request.turnId,
       requester: {

@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import type { Card, CardRef } from "../../core/card.js";
 import type { ThreadOutput, TurnRenderer } from "../../core/thread-output.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
+import { turnLogger } from "../../logging/logger.js";
 import { callWithRetry, type SlackClients } from "./slack-api.js";
 import type { CapabilityLatch, ConversationKind } from "./slack-capabilities.js";
 import { cardPlainText, renderCard } from "./slack-cards.js";
@@ -56,7 +57,7 @@ export class SlackThreadOutput implements ThreadOutput {
       recipientUserId: user,
       kind: kindOf(target),
       capabilities: deps.capabilities,
-      logger: deps.logger.child({ sessionId: info.sessionId, turnId: info.turnId }),
+      logger: turnLogger(deps.logger, info),
       ...deps.settings,
       requestStop: () => {
         if (user) deps.stopTurn(target, user);

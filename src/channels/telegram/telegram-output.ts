@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import type { Card, CardRef } from "../../core/card.js";
 import type { ThreadOutput, TurnInfo, TurnRenderer } from "../../core/thread-output.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
+import { turnLogger } from "../../logging/logger.js";
 import { renderCard } from "./telegram-card.js";
 import { errorText } from "./telegram-errors.js";
 import { markdownToTelegramHtml } from "./telegram-html.js";
@@ -40,7 +41,7 @@ export class TelegramThreadOutput implements ThreadOutput {
   }
 
   beginTurn(info: TurnInfo): TurnRenderer {
-    const logger = this.options.logger.child({ sessionId: info.sessionId, turnId: info.turnId });
+    const logger = turnLogger(this.options.logger, info);
     const sender = this.senderFor(info.replyTo, logger);
     const { isPrivate } = sender.address;
     const timing = isPrivate
