@@ -11,7 +11,7 @@ import type { ThreadTarget } from "../../core/thread-target.js";
 import type { Messenger, MessengerResult } from "../../tools/messaging/messenger.js";
 import { errorText } from "./telegram-errors.js";
 import { markdownToTelegramHtml } from "./telegram-html.js";
-import { addressOf, type ChatAddress, ChatSender } from "./telegram-send.js";
+import { addressOf, type ChatAddress, ChatSender, telegramIdOf } from "./telegram-send.js";
 import { splitTelegramHtml } from "./telegram-split.js";
 
 const CAPTION_LIMIT = 1024;
@@ -29,10 +29,10 @@ export class TelegramMessenger implements Messenger {
 
   async sendMessage(fromTarget: ThreadTarget, channel: string, text: string): Promise<MessengerResult> {
     let address: ChatAddress;
+    const chatId = telegramIdOf(channel);
     if (channel.trim() === fromTarget.channel) {
       address = addressOf(fromTarget);
-    } else if (/^-?\d+$/.test(channel.trim())) {
-      const chatId = Number(channel.trim());
+    } else if (chatId !== undefined) {
       address = { chatId, isPrivate: chatId > 0 };
     } else {
       return {

@@ -22,12 +22,13 @@ export interface ChatAddress {
 }
 
 /**
- * A Telegram id held in a target field (chat and topic ids are stored as strings, a reply id as a
- * number), or undefined when the field holds no whole number.
+ * A Telegram id given as text or a number (chat and topic ids are stored as strings, a reply id
+ * as a number; a tool names a chat as text): a whole number written in digits, or undefined.
  */
-function idOf(value: unknown): number | undefined {
-  if (typeof value === "string" ? value.trim() === "" : typeof value !== "number") return undefined;
-  const id = Number(value);
+export function telegramIdOf(value: unknown): number | undefined {
+  if (typeof value === "string" && !/^-?\d+$/.test(value.trim())) return undefined;
+  if (typeof value !== "string" && typeof value !== "number") return undefined;
+  const id = Number(typeof value === "string" ? value.trim() : value);
   return Number.isSafeInteger(id) ? id : undefined;
 }
 
@@ -36,9 +37,9 @@ function idOf(value: unknown): number | undefined {
  * turn, without a schema pass); throws a clear error for a target from elsewhere.
  */
 export function addressOf(target: ThreadTarget): ChatAddress {
-  const chatId = idOf(target.channel);
-  const thread = target.thread === undefined ? undefined : idOf(target.thread);
-  const replyTo = target.extra?.replyTo === undefined ? undefined : idOf(target.extra.replyTo);
+  const chatId = telegramIdOf(target.channel);
+  const thread = target.thread === undefined ? undefined : telegramIdOf(target.thread);
+  const replyTo = target.extra?.replyTo === undefined ? undefined : telegramIdOf(target.extra.replyTo);
   const declaredType = target.extra?.chatType;
   const readable =
     target.platform === "telegram" &&

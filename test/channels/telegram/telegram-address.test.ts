@@ -34,6 +34,7 @@ describe("addressOf", () => {
     ["a chat id that is no number", { channel: "C0123" }],
     ["an empty chat id", { channel: "" }],
     ["a fractional chat id", { channel: "4.5" }],
+    ["a chat id in exponent notation", { channel: "1e3" }],
     ["a topic id of 0", { thread: "0" }],
     ["a topic id that is no number", { thread: "general" }],
     ["a negative reply id", { extra: { replyTo: -3 } }],
