@@ -8,6 +8,7 @@
  * record stores while a turn is in progress (`pendingTurn`); the rest is read from the history.
  */
 import { z } from "zod";
+import { targetExtraSchema } from "../core/thread-target.js";
 import type { ConversationMessage, ToolCallRecord } from "../core/messages.js";
 import { callHash } from "../engine/call-identity.js";
 import { fromVersioned, toVersioned, type VersionedRecord } from "../store/versioned.js";
@@ -56,8 +57,6 @@ export interface ParkedTurn extends TurnMarker {
   readonly waiting: readonly ParkedCall[];
 }
 
-const scalar = z.union([z.string(), z.number(), z.boolean()]);
-
 /** Validates a turn marker (inside a stored session record). */
 export const turnMarkerSchema = z.object({
   turnId: z.string().min(1),
@@ -66,7 +65,7 @@ export const turnMarkerSchema = z.object({
   startedFrom: z
     .object({ how: z.enum(["run", "retry"]), historyLength: z.number().int().nonnegative() })
     .optional(),
-  targetExtra: z.record(z.string(), scalar).optional(),
+  targetExtra: targetExtraSchema.optional(),
   dedupeKeys: z.array(z.string()).optional(),
 });
 

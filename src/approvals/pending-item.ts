@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { AlwaysOption, QuestionSpec } from "../core/events.js";
 import type { CardRef } from "../core/card.js";
-import type { ThreadTarget } from "../core/thread-target.js";
+import { type ThreadTarget, targetExtraSchema } from "../core/thread-target.js";
 
 export const PENDING_KINDS = ["approval", "question", "plan"] as const;
 export type PendingKind = (typeof PENDING_KINDS)[number];
@@ -105,7 +105,7 @@ const target = z.object({
   workspace: z.string(),
   channel: z.string(),
   thread: z.string().optional(),
-  extra: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  extra: targetExtraSchema.optional(),
 });
 const common = {
   id: z.string().min(1).max(24),

@@ -15,7 +15,7 @@ import type { Grant } from "../engine/permissions/grants.js";
 import type { ReviewerDenial, ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { ThreadOutput } from "../core/thread-output.js";
-import type { ThreadTarget } from "../core/thread-target.js";
+import { type ThreadTarget, targetExtraSchema } from "../core/thread-target.js";
 import type { KeyValueSpace, Store } from "../store/store.js";
 import { type ApprovalsConfig, allowedApproversFor, mayDecide } from "./authorisation.js";
 import type { Card, CardRef } from "../core/card.js";
@@ -50,7 +50,7 @@ const recordSchema = z.object({
     workspace: z.string(),
     channel: z.string(),
     thread: z.string().optional(),
-    extra: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+    extra: targetExtraSchema.optional(),
   }),
   callId: z.string(),
   tool: z.string().min(1),

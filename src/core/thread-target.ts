@@ -1,8 +1,10 @@
 /**
  * Where a conversation happens and who speaks in it: the platform-neutral address every layer
  * uses for a thread, DM or forum topic, and the session key derived from it. Plain data, stored
- * with the session.
+ * with the session; `targetExtraSchema` is the one check of its platform details wherever a
+ * target is read back or crosses a boundary.
  */
+import { z } from "zod";
 
 /** One conversation place on a platform. Serialisable: it is stored with the session. */
 export interface ThreadTarget {
@@ -15,6 +17,9 @@ export interface ThreadTarget {
   /** Platform details the renderer needs (e.g. reply-to message id, chat type). */
   readonly extra?: Readonly<Record<string, string | number | boolean>>;
 }
+
+/** A target's platform details: names with text, number or flag values (ThreadTarget.extra). */
+export const targetExtraSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
 
 /** The session key for a target: platform + workspace + channel + thread. */
 export function sessionKeyOf(target: ThreadTarget): string {

@@ -11,7 +11,7 @@ import { grantSchema, type Grant } from "../engine/permissions/grants.js";
 import type { TokenUsage } from "../core/messages.js";
 import { type PermissionMode, permissionModeSchema } from "../core/modes.js";
 import type { InboundFile, InboundMessage } from "../core/inbound-message.js";
-import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import { type PlatformUser, type ThreadTarget, targetExtraSchema } from "../core/thread-target.js";
 
 export const SESSION_RECORD_KIND = "session";
 
@@ -83,8 +83,6 @@ export interface SessionRecord {
 }
 
 const user = z.object({ id: z.string(), name: z.string() });
-const scalar = z.union([z.string(), z.number(), z.boolean()]);
-const targetExtraSchema = z.record(z.string(), scalar);
 
 /** Validates a record read back from the store. */
 export const sessionRecordSchema = z.object({

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import type { ConversationMessage } from "../core/messages.js";
-import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import { type PlatformUser, type ThreadTarget, targetExtraSchema } from "../core/thread-target.js";
 import type { ChannelContent, QueuedMessage, ScheduledRunMeta, SessionRecord } from "./session-record.js";
 
 /** A turn to start (or queue) in a session on behalf of a subscription. */
@@ -43,7 +43,7 @@ export const wakeTurnSchema = z.object({
     workspace: z.string().max(200),
     channel: z.string().max(200),
     thread: z.string().max(200).optional(),
-    extra: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+    extra: targetExtraSchema.optional(),
   }),
   prompt: z.string().min(1).max(200_000),
   requester: z.object({ id: text, name: z.string().max(200) }),

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import { type PlatformUser, type ThreadTarget, targetExtraSchema } from "../core/thread-target.js";
 
 /** What wakes a subscription: every message, only mentions of the bot, or keyword matches. */
 export type Trigger =
@@ -55,7 +55,7 @@ export const threadTargetSchema: z.ZodType<ThreadTarget> = z.object({
   workspace: idText,
   channel: idText,
   thread: idText.optional(),
-  extra: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  extra: targetExtraSchema.optional(),
 });
 
 const keywordSchema = z.string().trim().min(1).max(MAX_KEYWORD_CHARS);

@@ -3,6 +3,7 @@
  * ThreadTarget into `request.metadata.target`; tools read it here, validated, never trusted raw.
  */
 import { z } from "zod";
+import { targetExtraSchema } from "../core/thread-target.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 
@@ -11,7 +12,7 @@ const threadTargetSchema = z.object({
   workspace: z.string().min(1),
   channel: z.string().min(1),
   thread: z.string().min(1).optional(),
-  extra: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  extra: targetExtraSchema.optional(),
 });
 
 /** The ThreadTarget of the session that made this request, or undefined when none was recorded. */
