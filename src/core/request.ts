@@ -65,6 +65,8 @@ type DefaultedField =
 export type RequestInput = Omit<ConversationExecutionRequest, DefaultedField> &
   Partial<Pick<ConversationExecutionRequest, DefaultedField>>;
 
+const NO_ATTACHMENTS: readonly Attachment[] = Object.freeze([]);
+
 /** A fresh turn id: short and random, unique within a session, readable in logs. */
 export function newTurnId(): string {
   // 12 random hex digits (a v4 UUID's first 48 bits); randomUUID draws from a cached entropy pool.
@@ -81,7 +83,7 @@ export function createRequest(input: RequestInput): ConversationExecutionRequest
   // shares what is already deep-frozen, such as a session's history).
   return deepFreeze({
     prompt: input.prompt,
-    attachments: frozenCopy(input.attachments ?? []),
+    attachments: input.attachments?.length ? frozenCopy(input.attachments) : NO_ATTACHMENTS,
     messages: frozenCopy(input.messages),
     sessionId: input.sessionId,
     turnId: input.turnId ?? newTurnId(),

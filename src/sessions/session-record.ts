@@ -5,6 +5,7 @@
  * Stored schema-versioned in the "sessions" space under `rec:<id>` (SessionRecords, session-records.ts).
  */
 import { z } from "zod";
+import { frozenCopy } from "../core/deep-freeze.js";
 import { type TurnMarker, turnMarkerSchema } from "../approvals/parked-turn.js";
 import { type Attachment, attachmentSchema } from "../core/attachment.js";
 import { grantSchema, type Grant } from "../engine/permissions/grants.js";
@@ -131,7 +132,7 @@ export const sessionRecordSchema = z.object({
 
 export const ZERO_USAGE: TokenUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
 
-/** A fresh record for a new session. */
+/** A fresh record for a new session (its target copied deep-frozen, so request snapshots share it). */
 export function newSessionRecord(input: {
   readonly id: string;
   readonly target: ThreadTarget;
@@ -145,7 +146,7 @@ export function newSessionRecord(input: {
   return Object.freeze({
     id: input.id,
     key: input.key,
-    target: input.target,
+    target: frozenCopy(input.target),
     mode: input.mode,
     provider: input.provider,
     model: input.model,

@@ -3,6 +3,7 @@
  * under `rec:<id>`, `key:<session key>` naming the thread's current session, and `active` listing
  * the sessions with pending work — and how they are written on one process or with several.
  */
+import { deepFreeze } from "../core/deep-freeze.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import { type KeyValueSpace, type SpaceEntry, setAll } from "../store/store.js";
 import {
@@ -69,11 +70,14 @@ export class SessionRecords {
   private indexPending: Promise<void> | undefined;
   private staleTimer: NodeJS.Timeout | undefined;
 
-  /** The record, or undefined when unknown; throws a StoredDataError for unreadable data. */
+  /**
+   * The record (deep-frozen: the parts a turn's request snapshot takes, such as the target, are
+   * shared rather than copied), or undefined when unknown; throws a StoredDataError for unreadable data.
+   */
   async get(id: string): Promise<SessionRecord | undefined> {
     const raw = await this.space.get<unknown>(`rec:${id}`);
     if (raw === undefined) return undefined;
-    return Object.freeze(
+    return deepFreeze(
       fromVersioned(raw, { kind: SESSION_RECORD_KIND, schema: sessionRecordSchema, where: `session ${id}` }),
     ) as SessionRecord;
   }
