@@ -21,16 +21,21 @@ const DEFAULT_NETWORK_RETRY: NetworkRetryOptions = Object.freeze({ retries: 3, f
 /** A grammY API transformer retrying network failures of every call but getUpdates. */
 export function networkRetryTransformer(options: NetworkRetryOptions = DEFAULT_NETWORK_RETRY): Transformer {
   return (prev, method, payload, signal) => {
-    if (method === "getUpdates") return prev(method, payload, signal);
-    return pRetry(() => prev(method, payload, signal), {
-      retries: options.retries,
-      minTimeout: options.firstWaitMs,
-      factor: 2,
-      randomize: true,
-      onFailedAttempt: (error) => {
-        // Throwing here ends the retries with this error.
-        if (!(error instanceof HttpError) || signal?.aborted) throw error;
-      },
-    });
+    const call = () => prev(method, payload, signal);
+    if (method === "getUpdates") return call();
+    // The retry machinery (an operation and its timers) is set up only once a call has failed:
+    // its first attempt is that failure, so the waits and the count are those of every call.
+    return call().catch((failure: unknown) =>
+      pRetry((attempt) => (attempt === 1 ? Promise.reject(failure) : call()), {
+        retries: options.retries,
+        minTimeout: options.firstWaitMs,
+        factor: 2,
+        randomize: true,
+        onFailedAttempt: (error) => {
+          // Throwing here ends the retries with this error.
+          if (!(error instanceof HttpError) || signal?.aborted) throw error;
+        },
+      }),
+    );
   };
 }
