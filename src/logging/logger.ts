@@ -56,10 +56,22 @@ function buildLogger(level: LogLevel, destination: DestinationStream): Logger {
   );
 }
 
-/** A child logger whose every line carries the session and turn ids. */
+/**
+ * A logger whose every line carries the session and turn ids. The pino child behind it is made
+ * when the logger is first used: turn loggers report what goes wrong, so most turns never use
+ * theirs, and making a child serialises its bindings at once.
+ */
 export function turnLogger(
   base: Logger,
   ids: { readonly sessionId: string; readonly turnId: string },
 ): Logger {
-  return base.child({ sessionId: ids.sessionId, turnId: ids.turnId });
+  let child: Logger | undefined;
+  const made = () => (child ??= base.child({ sessionId: ids.sessionId, turnId: ids.turnId }));
+  return new Proxy(base, {
+    get: (_base, property) => {
+      const value: unknown = Reflect.get(made(), property);
+      return typeof value === "function" ? value.bind(child) : value;
+    },
+    set: (_base, property, value) => Reflect.set(made(), property, value),
+  });
 }

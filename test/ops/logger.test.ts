@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createLogger, turnLogger } from "../../src/logging/logger.js";
 import { redactDeep, scrubSecrets } from "../../src/logging/redact.js";
 
@@ -74,6 +74,24 @@ describe("logger", () => {
     expect(lines.map((line) => JSON.parse(line))).toMatchObject([
       { sessionId: "s1", turnId: "t9", tool: "read_file", msg: "tool started" },
       { sessionId: "s1", turnId: "t9", callId: "c1", msg: "tool finished" },
+    ]);
+  });
+
+  it("makes a turn's child logger only when the turn first logs", () => {
+    const { lines, destination } = capture();
+    const base = createLogger({ level: "info", destination, pretty: false });
+    const child = vi.spyOn(base, "child");
+    const turn = turnLogger(base, { sessionId: "s1", turnId: "t9" });
+    expect(child).not.toHaveBeenCalled();
+    turn.warn("first");
+    turn.level = "error";
+    turn.warn("dropped");
+    turn.error("second");
+    expect(child).toHaveBeenCalledTimes(1);
+    expect(base.level).toBe("info");
+    expect(lines.map((line) => JSON.parse(line))).toMatchObject([
+      { sessionId: "s1", turnId: "t9", msg: "first" },
+      { sessionId: "s1", turnId: "t9", msg: "second" },
     ]);
   });
 
