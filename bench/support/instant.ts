@@ -22,10 +22,10 @@ import type { Store } from "../../src/store/store.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { buildSessionManager, engineFactory } from "../../test/support/session-stack.js";
 
-/** Answers every prompt at once with one short text step. */
+/** Answers every prompt at once with one short text step (finding the prompt costs no copy of the history). */
 export class InstantModel implements ProviderClient {
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
-    const last = [...request.messages].reverse().find((m: ModelMessage) => m.role === "user");
+    const last = request.messages.findLast((m: ModelMessage) => m.role === "user");
     const text = `You said: ${typeof last?.content === "string" ? last.content : "…"}`;
     yield { type: "text-delta", delta: text };
     yield { type: "step-finished", text, toolCalls: [], finishReason: "stop", usage: undefined };
