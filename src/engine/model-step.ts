@@ -5,7 +5,7 @@
  * compacts and tries again; any other failure stores an error marker (so `retry` works) and
  * emits a friendly `error` event.
  */
-import { raceAbort } from "./abort.js";
+import { type AbortableReader, abortableReader } from "./abort.js";
 import { type Compactor, modelSummariser } from "./compaction.js";
 import { buildOutbound } from "./outbound.js";
 import { prepareMedia } from "./outbound-media.js";
@@ -55,6 +55,7 @@ async function streamOnce(ctx: TurnContext, compactor: Compactor): Promise<Attem
   let text = "";
   let finished: Extract<ProviderStreamEvent, { type: "step-finished" }> | undefined;
   let iterator: AsyncIterator<ProviderStreamEvent> | undefined;
+  let reader: AbortableReader<ProviderStreamEvent> | undefined;
   try {
     iterator = provider
       .stream({
@@ -64,8 +65,9 @@ async function streamOnce(ctx: TurnContext, compactor: Compactor): Promise<Attem
         signal: ctx.signal,
       })
       [Symbol.asyncIterator]();
+    reader = abortableReader(iterator, ctx.signal);
     for (;;) {
-      const next = await raceAbort(iterator.next(), ctx.signal);
+      const next = await reader.next();
       if (next.aborted || next.value.done) break;
       const event = next.value.value;
       if (event.type === "text-delta") {
@@ -92,6 +94,7 @@ async function streamOnce(ctx: TurnContext, compactor: Compactor): Promise<Attem
       return { kind: "failed" };
     }
   } finally {
+    reader?.close();
     if (ctx.aborted) iterator?.return?.().catch(() => undefined);
   }
   if (ctx.aborted || !finished) {
