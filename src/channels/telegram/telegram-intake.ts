@@ -115,17 +115,24 @@ function isUpdateLike(entry: unknown): boolean {
 
 /** An API transformer dropping getUpdates entries that are not updates (logged once each). */
 export function pollingScreen(log: IntakeLog): Transformer {
-  return async (prev, method, payload, signal) => {
-    const result = await prev(method, payload, signal);
-    if (method !== "getUpdates" || !result.ok) return result;
-    const entries: unknown = result.result;
-    if (!Array.isArray(entries)) {
-      log.refused("malformed_updates", { transport: "telegram" });
-      return { ...result, result: [] as never };
-    }
-    const kept = entries.filter(isUpdateLike);
-    for (let i = kept.length; i < entries.length; i++)
-      log.refused("malformed_update", { transport: "telegram" });
-    return kept.length === entries.length ? result : { ...result, result: kept as never };
-  };
+  return (prev, method, payload, signal) =>
+    method === "getUpdates" ? screened(prev(method, payload, signal), log) : prev(method, payload, signal);
+}
+
+/** A getUpdates answer without its entries that are not updates. */
+async function screened<R extends { ok: boolean; result?: unknown }>(
+  answer: Promise<R>,
+  log: IntakeLog,
+): Promise<R> {
+  const result = await answer;
+  if (!result.ok) return result;
+  const entries: unknown = result.result;
+  if (!Array.isArray(entries)) {
+    log.refused("malformed_updates", { transport: "telegram" });
+    return { ...result, result: [] as never };
+  }
+  const kept = entries.filter(isUpdateLike);
+  for (let i = kept.length; i < entries.length; i++)
+    log.refused("malformed_update", { transport: "telegram" });
+  return kept.length === entries.length ? result : { ...result, result: kept as never };
 }

@@ -39,22 +39,27 @@ export class PollingReceiver implements TelegramReceiver {
 
   /** Watches getUpdates outcomes: success marks the loop healthy, failures are logged once each. */
   private observe(): Transformer {
-    return async (prev, method, payload, signal) => {
-      if (method !== "getUpdates") return prev(method, payload, signal);
-      const result = await prev(method, payload, signal).catch((error: unknown) => {
-        this.healthy = false;
-        if (!this.stopped) this.options.logger.warn({ err: errorText(error) }, "telegram getUpdates failed");
-        throw error;
-      });
-      if (result.ok) this.healthy = true;
-      else if (!this.stopped && result.error_code !== 409) {
-        this.options.logger.warn(
-          { code: result.error_code, description: result.description },
-          "telegram getUpdates failed",
-        );
-      }
-      return result;
-    };
+    return (prev, method, payload, signal) =>
+      method === "getUpdates" ? this.observed(prev(method, payload, signal)) : prev(method, payload, signal);
+  }
+
+  /** One getUpdates answer, watched (see `observe`). */
+  private async observed<R extends { ok: boolean; error_code?: number; description?: string }>(
+    answer: Promise<R>,
+  ): Promise<R> {
+    const result = await answer.catch((error: unknown) => {
+      this.healthy = false;
+      if (!this.stopped) this.options.logger.warn({ err: errorText(error) }, "telegram getUpdates failed");
+      throw error;
+    });
+    if (result.ok) this.healthy = true;
+    else if (!this.stopped && result.error_code !== 409) {
+      this.options.logger.warn(
+        { code: result.error_code, description: result.description },
+        "telegram getUpdates failed",
+      );
+    }
+    return result;
   }
 
   /**

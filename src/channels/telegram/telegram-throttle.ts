@@ -156,8 +156,8 @@ export class SendScheduler {
 
 type ApiSignal = Parameters<Transformer>[3];
 
+/** Wait `ms` (> 0), or fail when the call is aborted meanwhile. */
 function sleep(ms: number, signal: ApiSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new Error("Bot API call aborted while throttled"));
     const abort = () => {
@@ -191,8 +191,11 @@ export function throttleTransformer(scheduler: SendScheduler = new SendScheduler
       return prev(method, payload, signal);
     }
     const cost = sendCostOf(method, payload);
-    if (cost?.kind === "message") await sleep(scheduler.reserveChat(cost.chatId), signal);
-    if (cost !== undefined) await sleep(scheduler.reserveGlobal(), signal);
+    // A send whose slots are free goes at once (no wait is awaited: each await is a loop tick).
+    const chatWait = cost?.kind === "message" ? scheduler.reserveChat(cost.chatId) : 0;
+    if (chatWait > 0) await sleep(chatWait, signal);
+    const globalWait = cost === undefined ? 0 : scheduler.reserveGlobal();
+    if (globalWait > 0) await sleep(globalWait, signal);
     return prev(method, payload, signal);
   };
 }
