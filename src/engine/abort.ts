@@ -2,30 +2,40 @@
 
 export type Raced<T> = { readonly aborted: false; readonly value: T } | { readonly aborted: true };
 
+const ABORTED: Raced<never> = Object.freeze({ aborted: true });
+
+/**
+ * The promise's outcome as a Raced value: its value, or `{aborted: true}` when it rejects after
+ * `signal` aborted (the work was abandoned); a rejection before the abort is passed on.
+ */
+function outcomeOf<T>(promise: Promise<T>, signal: AbortSignal): Promise<Raced<T>> {
+  return promise.then(
+    (value): Raced<T> => ({ aborted: false, value }),
+    (error: unknown) => {
+      if (signal.aborted) return ABORTED;
+      throw error;
+    },
+  );
+}
+
 /**
  * Settle with the promise's value, or `{aborted: true}` as soon as `signal` aborts. A rejection
  * of the promise after the abort is swallowed (the work was abandoned).
  */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<Raced<T>> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.resolve({ aborted: true });
-  }
+  const outcome = outcomeOf(promise, signal);
+  if (signal.aborted) return Promise.resolve(ABORTED);
   return new Promise<Raced<T>>((resolve, reject) => {
-    const onAbort = () => {
-      promise.catch(() => undefined);
-      resolve({ aborted: true });
-    };
+    const onAbort = () => resolve(ABORTED);
     signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
+    outcome.then(
+      (raced) => {
         signal.removeEventListener("abort", onAbort);
-        resolve({ aborted: false, value });
+        resolve(raced);
       },
       (error: unknown) => {
         signal.removeEventListener("abort", onAbort);
-        if (signal.aborted) resolve({ aborted: true });
-        else reject(error);
+        reject(error);
       },
     );
   });
@@ -46,21 +56,15 @@ export interface AbortableReader<T> {
  */
 export function abortableReader<T>(source: AsyncIterator<T>, signal: AbortSignal): AbortableReader<T> {
   let wake: ((raced: Raced<IteratorResult<T>>) => void) | undefined;
-  const onAbort = () => wake?.({ aborted: true });
+  const onAbort = () => wake?.(ABORTED);
   signal.addEventListener("abort", onAbort, { once: true });
   return {
     next() {
-      const pending = source.next();
-      if (signal.aborted) {
-        pending.catch(() => undefined);
-        return Promise.resolve({ aborted: true });
-      }
+      const outcome = outcomeOf(source.next(), signal);
+      if (signal.aborted) return Promise.resolve(ABORTED);
       return new Promise((resolve, reject) => {
         wake = resolve;
-        pending.then(
-          (value) => resolve({ aborted: false, value }),
-          (error: unknown) => (signal.aborted ? resolve({ aborted: true }) : reject(error)),
-        );
+        outcome.then(resolve, reject);
       });
     },
     close: () => signal.removeEventListener("abort", onAbort),
