@@ -7,7 +7,7 @@
  */
 import { type AbortableReader, abortableReader } from "./abort.js";
 import { type Compactor, modelSummariser } from "./compaction.js";
-import { buildOutbound } from "./outbound.js";
+import { buildOutbound, type OutboundMemo } from "./outbound.js";
 import { prepareMedia } from "./outbound-media.js";
 import type { FinishReason } from "../core/messages.js";
 import { ProviderError, type ProviderStreamEvent, type RawToolCall } from "./provider/provider.js";
@@ -42,7 +42,7 @@ function contextBlock(ctx: TurnContext): string | undefined {
   }
 }
 
-async function streamOnce(ctx: TurnContext, compactor: Compactor): Promise<Attempt> {
+async function streamOnce(ctx: TurnContext, compactor: Compactor, memo: OutboundMemo): Promise<Attempt> {
   const { provider, registry, instructions } = ctx.deps;
   const view = compactor.view(ctx.history);
   const messages = buildOutbound({
@@ -51,6 +51,7 @@ async function streamOnce(ctx: TurnContext, compactor: Compactor): Promise<Attem
     messages: view.messages,
     context: contextBlock(ctx),
     media: await prepareMedia(view.messages, ctx.request.model, ctx.deps.media),
+    memo,
   });
   let text = "";
   let finished: Extract<ProviderStreamEvent, { type: "step-finished" }> | undefined;
@@ -138,10 +139,17 @@ async function compactAfterOverflow(ctx: TurnContext, compactor: Compactor): Pro
   return true;
 }
 
-/** Run one model step, compacting and retrying on context overflow until it fits or cannot shrink. */
-export async function runModelStep(ctx: TurnContext, compactor: Compactor): Promise<StepOutcome> {
+/**
+ * Run one model step, compacting and retrying on context overflow until it fits or cannot shrink.
+ * `compactor` and `memo` are the session's (they outlive the turn).
+ */
+export async function runModelStep(
+  ctx: TurnContext,
+  compactor: Compactor,
+  memo: OutboundMemo,
+): Promise<StepOutcome> {
   for (;;) {
-    const attempt = await streamOnce(ctx, compactor);
+    const attempt = await streamOnce(ctx, compactor, memo);
     if (attempt.kind !== "overflow") return attempt;
     const progressed = await compactAfterOverflow(ctx, compactor);
     if (ctx.aborted) return { kind: "interrupted" };

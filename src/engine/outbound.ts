@@ -27,6 +27,8 @@ export interface OutboundInput {
   readonly context?: string | undefined;
   /** How this call renders attachments (placeholders when absent). */
   readonly media?: MediaView;
+  /** The session's memo of its last call's messages (see OutboundMemo); none = project them all. */
+  readonly memo?: OutboundMemo;
 }
 
 /** Whether a stored message is a failed model attempt (kept for display and `retry`, never sent). */
@@ -39,24 +41,15 @@ export const TOOL_IMAGES_LEAD = "The images returned by the tool results above:"
 
 /** Build the model-facing message list (see the module header). */
 export function buildOutbound(input: OutboundInput): ModelMessage[] {
-  const out: ModelMessage[] = [];
   const system = input.summary
     ? `${input.instructions}\n\n<conversation-summary>\nEarlier turns of this conversation were compacted. Summary:\n${input.summary}\n</conversation-summary>`
     : input.instructions;
-  if (system) out.push({ role: "system", content: system });
   const media = input.media ?? textOnlyView();
-  let toolImages: ContentPart[] = [];
-  for (const message of input.messages) {
-    if (isErrorMarker(message)) continue;
-    if (toolImages.length > 0 && message.role !== "tool") {
-      out.push(toolImagesMessage(toolImages));
-      toolImages = [];
-    }
-    out.push(withAttachments(message, media));
-    if (message.role === "tool" && media.vision && message.attachments?.length)
-      toolImages.push(...media.parts(message.attachments));
-  }
-  if (toolImages.length > 0) out.push(toolImagesMessage(toolImages));
+  const history =
+    input.memo && !media.vision
+      ? input.memo.project(input.messages, media)
+      : appendProjections([], input.messages, 0, input.messages.length, media);
+  const out: ModelMessage[] = system ? [{ role: "system", content: system }, ...history] : [...history];
   if (input.context) {
     for (let i = out.length - 1; i >= 0; i--) {
       const message = out[i]!;
@@ -70,6 +63,69 @@ export function buildOutbound(input: OutboundInput): ModelMessage[] {
     }
   }
   return out;
+}
+
+/**
+ * The model messages of `messages[from..to)`, appended to `out` (failed-attempt markers left out,
+ * tool results' images after their run). Returns `out`.
+ */
+function appendProjections(
+  out: ModelMessage[],
+  messages: readonly ConversationMessage[],
+  from: number,
+  to: number,
+  media: MediaView,
+): ModelMessage[] {
+  let toolImages: ContentPart[] = [];
+  for (let i = from; i < to; i++) {
+    const message = messages[i]!;
+    if (isErrorMarker(message)) continue;
+    if (toolImages.length > 0 && message.role !== "tool") {
+      out.push(toolImagesMessage(toolImages));
+      toolImages = [];
+    }
+    out.push(withAttachments(message, media));
+    if (message.role === "tool" && media.vision && message.attachments?.length)
+      toolImages.push(...media.parts(message.attachments));
+  }
+  if (toolImages.length > 0) out.push(toolImagesMessage(toolImages));
+  return out;
+}
+
+/**
+ * The model messages of a session's last text-only call, kept by its engine so the next call —
+ * whose history extends that one — projects only the messages added since: without it every
+ * model call walks the whole history. A text-only view renders each message on its own (images
+ * become placeholders, none are carried over to a later message), so reusing a prefix is exact;
+ * vision calls, whose images depend on the call, are built whole and leave the memo alone. Only
+ * deep-frozen messages are remembered (a message that can still change is projected every time).
+ */
+export class OutboundMemo {
+  private sources: readonly ConversationMessage[] = [];
+  /** How many of `sources` are remembered (the list itself may have grown since). */
+  private count = 0;
+  private projected: readonly ModelMessage[] = [];
+
+  /** The model messages of `messages` under a text-only `media` view. */
+  project(messages: readonly ConversationMessage[], media: MediaView): readonly ModelMessage[] {
+    const from = this.isExtendedBy(messages) ? this.count : 0;
+    let frozen = from;
+    while (frozen < messages.length && isDeeplyFrozen(messages[frozen])) frozen++;
+    const known = appendProjections(from > 0 ? [...this.projected] : [], messages, from, frozen, media);
+    this.sources = messages;
+    this.count = frozen;
+    this.projected = known;
+    return frozen === messages.length
+      ? known
+      : appendProjections([...known], messages, frozen, messages.length, media);
+  }
+
+  /** Whether `messages` starts with the very messages remembered (an identity check, no reads). */
+  private isExtendedBy(messages: readonly ConversationMessage[]): boolean {
+    if (messages.length < this.count) return false;
+    for (let i = 0; i < this.count; i++) if (messages[i] !== this.sources[i]) return false;
+    return true;
+  }
 }
 
 /** The user message after a run of tool results that carries the images those results returned. */

@@ -22,7 +22,7 @@ import type { AuditSink } from "./audit-record.js";
 import type { ConversationMessage, MessageMeta, ToolCallRecord } from "../core/messages.js";
 import { runModelStep } from "./model-step.js";
 import type { PermissionMode } from "../core/modes.js";
-import { isErrorMarker } from "./outbound.js";
+import { isErrorMarker, OutboundMemo } from "./outbound.js";
 import type { MediaOptions } from "./outbound-media.js";
 import type { Attachment } from "../core/attachment.js";
 import type { GrantSet } from "./permissions/grants.js";
@@ -119,6 +119,7 @@ function toRecord(call: RawToolCall): ToolCallRecord {
 export class TurnEngine implements SessionTurnEngine {
   private readonly deps: TurnContext["deps"];
   private readonly compactor: Compactor;
+  private readonly outboundMemo = new OutboundMemo();
   private readonly framePrompt: TurnEngineOptions["framePrompt"];
   private readonly steering: { text: string; attachments: readonly Attachment[] }[] = [];
   private current: TurnContext | undefined;
@@ -286,7 +287,7 @@ export class TurnEngine implements SessionTurnEngine {
       if (ctx.iterations >= maxSteps) return ctx.complete("max_iterations");
       await this.injectSteering(ctx);
       ctx.iterations++;
-      const step = await runModelStep(ctx, this.compactor);
+      const step = await runModelStep(ctx, this.compactor, this.outboundMemo);
       if (step.kind === "interrupted") return ctx.complete("interrupted");
       if (step.kind === "failed") return ctx.complete("error");
       ctx.addUsage(step.usage);

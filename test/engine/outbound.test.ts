@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { deepFreeze } from "../../src/core/deep-freeze.js";
 import type { ConversationMessage } from "../../src/core/messages.js";
-import { buildOutbound } from "../../src/engine/outbound.js";
+import { buildOutbound, OutboundMemo } from "../../src/engine/outbound.js";
+import { textOnlyView } from "../../src/engine/outbound-media.js";
 
 const at = { at: "2026-12-03T00:00:00.000Z" };
 
@@ -59,5 +60,105 @@ describe("buildOutbound", () => {
     const second = buildOutbound({ instructions: "", messages });
     expect(second[3]).not.toBe(first[3]);
     expect(second[3]).toEqual({ role: "assistant", content: "Edited." });
+  });
+});
+
+describe("OutboundMemo", () => {
+  const image = { path: "uploads/a.png", name: "a.png", mediaType: "image/png", bytes: 10 };
+
+  /** A deep-frozen user message that counts how often its role is read. */
+  function watchedMessage(content: string): { message: ConversationMessage; reads: () => number } {
+    let reads = 0;
+    const message = Object.freeze(
+      Object.defineProperties({} as ConversationMessage, {
+        role: {
+          enumerable: true,
+          get: () => {
+            reads++;
+            return "user";
+          },
+        },
+        content: { enumerable: true, value: content },
+      }),
+    );
+    return { message, reads: () => reads };
+  }
+
+  it("gives what building without it gives, call after call, as the history grows, diverges and shrinks", () => {
+    const memo = new OutboundMemo();
+    const base = deepFreeze([
+      ...conversation(),
+      { role: "user", content: "look", attachments: [image], meta: at },
+    ] as ConversationMessage[]);
+    const grown = deepFreeze([
+      ...base,
+      { role: "assistant", content: "A picture.", meta: at },
+    ] as ConversationMessage[]);
+    const failed = deepFreeze([
+      ...grown,
+      { role: "assistant", content: null, meta: { ...at, error: "boom" } },
+      { role: "user", content: "again", meta: at },
+    ] as ConversationMessage[]);
+    const diverged = deepFreeze([
+      base[0]!,
+      { role: "user", content: "other", meta: at },
+    ] as ConversationMessage[]);
+    for (const messages of [base, grown, failed, failed, diverged, base.slice(0, 2), grown]) {
+      const withMemo = buildOutbound({ instructions: "sys", messages, context: "ctx", memo });
+      expect(withMemo).toEqual(buildOutbound({ instructions: "sys", messages, context: "ctx" }));
+    }
+  });
+
+  it("does not walk again the messages it projected for the call before", () => {
+    const memo = new OutboundMemo();
+    const watched = watchedMessage("first");
+    const first = [
+      watched.message,
+      deepFreeze({ role: "assistant", content: "ok", meta: at }),
+    ] as ConversationMessage[];
+    buildOutbound({ instructions: "", messages: first, memo });
+    const readsAfterFirst = watched.reads();
+    expect(readsAfterFirst).toBeGreaterThan(0);
+    const next = buildOutbound({
+      instructions: "",
+      messages: [...first, deepFreeze({ role: "user", content: "next", meta: at })],
+      memo,
+    });
+    expect(watched.reads()).toBe(readsAfterFirst);
+    expect(next).toEqual([
+      { role: "user", content: "first" },
+      { role: "assistant", content: "ok" },
+      { role: "user", content: "next" },
+    ]);
+  });
+
+  it("projects a message that can still change on every call", () => {
+    const memo = new OutboundMemo();
+    const open = { role: "assistant", content: "draft" } as ConversationMessage;
+    const messages = [
+      deepFreeze({ role: "user", content: "hi", meta: at }),
+      open,
+      deepFreeze({ role: "user", content: "and?", meta: at }),
+    ] as ConversationMessage[];
+    buildOutbound({ instructions: "", messages, memo });
+    (open as { content: string }).content = "final";
+    expect(buildOutbound({ instructions: "", messages: [...messages], memo })[1]).toEqual({
+      role: "assistant",
+      content: "final",
+    });
+  });
+
+  it("leaves a vision call to build its messages whole", () => {
+    const memo = new OutboundMemo();
+    const messages = deepFreeze([
+      { role: "user", content: "look", attachments: [image], meta: at },
+    ] as ConversationMessage[]);
+    const vision = { vision: true, parts: () => [{ type: "text" as const, text: "[seen]" }] };
+    expect(buildOutbound({ instructions: "", messages, media: vision, memo })).toEqual([
+      { role: "user", content: "look\n\n[seen]" },
+    ]);
+    expect(buildOutbound({ instructions: "", messages, media: textOnlyView(), memo })).toEqual(
+      buildOutbound({ instructions: "", messages }),
+    );
   });
 });
