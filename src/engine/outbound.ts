@@ -104,20 +104,23 @@ export class OutboundMemo {
   private sources: readonly ConversationMessage[] = [];
   /** How many of `sources` are remembered (the list itself may have grown since). */
   private count = 0;
-  private projected: readonly ModelMessage[] = [];
+  /** Their model messages: grown in place, so a call copies the history once (into its request). */
+  private projected: ModelMessage[] = [];
 
-  /** The model messages of `messages` under a text-only `media` view. */
+  /** The model messages of `messages` under a text-only `media` view; valid until the next call. */
   project(messages: readonly ConversationMessage[], media: MediaView): readonly ModelMessage[] {
-    const from = this.isExtendedBy(messages) ? this.count : 0;
-    let frozen = from;
+    if (!this.isExtendedBy(messages)) {
+      this.count = 0;
+      this.projected = [];
+    }
+    let frozen = this.count;
     while (frozen < messages.length && isDeeplyFrozen(messages[frozen])) frozen++;
-    const known = appendProjections(from > 0 ? [...this.projected] : [], messages, from, frozen, media);
+    appendProjections(this.projected, messages, this.count, frozen, media);
     this.sources = messages;
     this.count = frozen;
-    this.projected = known;
     return frozen === messages.length
-      ? known
-      : appendProjections([...known], messages, frozen, messages.length, media);
+      ? this.projected
+      : appendProjections([...this.projected], messages, frozen, messages.length, media);
   }
 
   /** Whether `messages` starts with the very messages remembered (an identity check, no reads). */

@@ -64,7 +64,13 @@ describe("buildOutbound", () => {
 });
 
 describe("OutboundMemo", () => {
-  const image = { path: "uploads/a.png", name: "a.png", mediaType: "image/png", bytes: 10 };
+  const image = {
+    kind: "image",
+    path: "uploads/a.png",
+    name: "a.png",
+    mediaType: "image/png",
+    bytes: 10,
+  } as const;
 
   /** A deep-frozen user message that counts how often its role is read. */
   function watchedMessage(content: string): { message: ConversationMessage; reads: () => number } {
