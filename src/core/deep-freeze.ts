@@ -19,8 +19,27 @@ export function isDeeplyFrozen(value: unknown): boolean {
 }
 
 function holdsOnlyPrimitives(value: object): boolean {
-  const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
-  return children.every((child) => child === null || typeof child !== "object");
+  const keys = ownKeysOf(value);
+  const count = keys ? keys.length : (value as unknown[]).length;
+  for (let i = 0; i < count; i++) if (isObject(childAt(value, keys, i))) return false;
+  return true;
+}
+
+function isObject(value: unknown): value is object {
+  return value !== null && typeof value === "object";
+}
+
+/**
+ * Children are read by index (`childAt`) rather than through Object.values or for…of, which
+ * allocate a list or an iterator per object: freezing walks every object of every turn's request
+ * and events. Arrays by index alone, since Object.keys would make a string per element.
+ */
+function ownKeysOf(value: object): string[] | undefined {
+  return Array.isArray(value) ? undefined : Object.keys(value);
+}
+
+function childAt(value: object, keys: string[] | undefined, index: number): unknown {
+  return keys ? (value as Record<string, unknown>)[keys[index]!] : (value as unknown[])[index];
 }
 
 /**
@@ -62,13 +81,15 @@ export function frozenWith<T extends object>(base: T, changes: Partial<T>): T {
  * with elements cannot be frozen), it is forgotten again.
  */
 function freezeAll(value: unknown): void {
-  if (value === null || typeof value !== "object" || deeplyFrozen.has(value)) return;
+  if (!isObject(value) || deeplyFrozen.has(value)) return;
   Object.freeze(value);
   let remembered = false;
   try {
-    // Arrays by index: Object.keys would allocate a string per element (a long history's snapshot).
-    for (const child of Array.isArray(value) ? value : Object.values(value)) {
-      if (child === null || typeof child !== "object") continue;
+    const keys = ownKeysOf(value);
+    const count = keys ? keys.length : (value as unknown[]).length;
+    for (let i = 0; i < count; i++) {
+      const child = childAt(value, keys, i);
+      if (!isObject(child)) continue;
       if (!remembered) {
         deeplyFrozen.add(value);
         remembered = true;
@@ -89,7 +110,7 @@ function freezeAll(value: unknown): void {
  * symbols).
  */
 export function frozenCopy<T>(value: T): T {
-  return copyFrozen(value, new Map()) as T;
+  return isDeeplyFrozen(value) ? value : (copyFrozen(value, new Map()) as T);
 }
 
 function copyFrozen(value: unknown, copies: Map<object, unknown>): unknown {
