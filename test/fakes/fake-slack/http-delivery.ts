@@ -27,7 +27,7 @@ export async function deliverHttp(
     ? new URLSearchParams({ payload: JSON.stringify(payload) }).toString()
     : JSON.stringify(payload);
   const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-  const started = Date.now();
+  const started = performance.now();
   const response = await fetch(url, {
     method: "POST",
     headers: {
@@ -37,5 +37,5 @@ export async function deliverHttp(
     },
     body,
   });
-  return { status: response.status, body: await response.text(), ackMs: Date.now() - started };
+  return { status: response.status, body: await response.text(), ackMs: performance.now() - started };
 }

@@ -136,7 +136,7 @@ export class FakeSocketMode {
     if (typeof message.envelope_id !== "string") return;
     const record = this.state.acks.get(message.envelope_id);
     if (!record || record.ackedAt !== undefined) return;
-    record.ackedAt = Date.now();
+    record.ackedAt = performance.now();
     record.ackPayload = message.payload;
     const envelope = this.outgoing.get(message.envelope_id);
     if (envelope) envelope.done = true;
@@ -194,7 +194,7 @@ export class FakeSocketMode {
     this.state.acks.set(envelopeId, {
       envelopeId,
       type: envelope.type,
-      sentAt: Date.now(),
+      sentAt: performance.now(),
       connection: connection.label,
       attempt: envelope.attempt,
     });
@@ -239,7 +239,7 @@ export class FakeSocketMode {
     let acked: Promise<number> | undefined;
     if (envelopeId !== undefined && !this.state.acks.has(envelopeId)) {
       acked = new Promise<number>((resolve) => this.ackWaiters.set(envelopeId, resolve));
-      this.state.acks.set(envelopeId, { envelopeId, type: "raw", sentAt: Date.now() });
+      this.state.acks.set(envelopeId, { envelopeId, type: "raw", sentAt: performance.now() });
     }
     socket.send(frame);
     return acked;

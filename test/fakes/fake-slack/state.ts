@@ -75,6 +75,7 @@ export interface FakeFile {
   readonly loginPageOnly?: boolean;
 }
 
+/** One Socket Mode delivery; its times are `performance.now()` ms, so ack latency is sub-millisecond. */
 export interface AckRecord {
   readonly envelopeId: string;
   readonly type: string;
