@@ -15,8 +15,12 @@ import { getAll, type KeyValueSpace, type Store, setAll } from "../store/store.j
 /** The minimum time a seen id is remembered. */
 export const MIN_DEDUPE_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** A delivery's dedupe keys, trimmed, without blanks and repeats. */
-export function dedupeKeysOf(keys: readonly string[]): string[] {
+/**
+ * A delivery's dedupe keys, trimmed, without blanks and repeats: the list itself when it is so
+ * already (every step of a delivery asks again, and a channel's keys nearly always are).
+ */
+export function dedupeKeysOf(keys: readonly string[]): readonly string[] {
+  if (keys.every((key, i) => key.length > 0 && key.trim() === key && keys.indexOf(key) === i)) return keys;
   return [...new Set(keys.map((k) => k.trim()).filter((k) => k.length > 0))];
 }
 

@@ -1,8 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { InboundDedupe, MIN_DEDUPE_TTL_MS } from "../../src/sessions/inbound-dedupe.js";
+import { dedupeKeysOf, InboundDedupe, MIN_DEDUPE_TTL_MS } from "../../src/sessions/inbound-dedupe.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { textStep } from "../support/scripted-provider.js";
 import { makeHarness, message, openStore, thread } from "./helpers/harness.js";
+
+describe("dedupeKeysOf", () => {
+  it("trims the keys and drops blanks and repeats", () => {
+    expect(dedupeKeysOf([" Ev1", "Ev1", "", "  ", "C1:1.2 ", "C1:1.2"])).toEqual(["Ev1", "C1:1.2"]);
+  });
+
+  it("hands back a list that is clean already as it is, without a copy", () => {
+    const keys = ["Ev1", "C1:1700000000.000100"];
+    expect(dedupeKeysOf(keys)).toBe(keys);
+    expect(dedupeKeysOf([])).toEqual([]);
+  });
+});
 
 describe("inbound dedupe", () => {
   it("processes a redelivered event once", async () => {
