@@ -192,8 +192,14 @@ export class LiveSession {
     if (!hasPendingWork(next)) this.stores.records.left(next.id);
   }
 
+  /**
+   * The record `change` makes of the current one, stamped and frozen. A change builds a new record
+   * (or hands back the current one, frozen), so a new one is stamped in place rather than copied again.
+   */
   private changed(change: (record: SessionRecord) => SessionRecord): SessionRecord {
-    return Object.freeze({ ...change(this.current), updatedAt: this.stores.now().toISOString() });
+    const next = change(this.current);
+    const updatedAt = this.stores.now().toISOString();
+    return Object.freeze(Object.isFrozen(next) ? { ...next, updatedAt } : Object.assign(next, { updatedAt }));
   }
 
   /**
