@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { AlwaysOption, QuestionSpec } from "../core/events.js";
 import type { CardRef } from "../core/card.js";
-import { type ThreadTarget, targetExtraSchema } from "../core/thread-target.js";
+import { storedTargetSchema, type ThreadTarget } from "../core/thread-target.js";
 
 export const PENDING_KINDS = ["approval", "question", "plan"] as const;
 export type PendingKind = (typeof PENDING_KINDS)[number];
@@ -100,17 +100,10 @@ export function isOpen(item: PendingItem, now: Date): boolean {
 }
 
 const person = z.object({ platform: z.string().min(1), userId: z.string().min(1), name: z.string() });
-const target = z.object({
-  platform: z.string().min(1),
-  workspace: z.string(),
-  channel: z.string(),
-  thread: z.string().optional(),
-  extra: targetExtraSchema.optional(),
-});
 const common = {
   id: z.string().min(1).max(24),
   sessionId: z.string().min(1),
-  target,
+  target: storedTargetSchema,
   callId: z.string().min(1),
   argsHash: z.string().min(1),
   requester: person,

@@ -15,7 +15,7 @@ import type { Grant } from "../engine/permissions/grants.js";
 import type { ReviewerDenial, ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { ThreadOutput } from "../core/thread-output.js";
-import { type ThreadTarget, targetExtraSchema } from "../core/thread-target.js";
+import { storedTargetSchema, type ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace, Store } from "../store/store.js";
 import { type ApprovalsConfig, allowedApproversFor, mayDecide } from "./authorisation.js";
 import type { Card, CardRef } from "../core/card.js";
@@ -45,13 +45,7 @@ const person = z.object({ platform: z.string().min(1), userId: z.string().min(1)
 const recordSchema = z.object({
   id: z.string().min(1),
   sessionId: z.string().min(1),
-  target: z.object({
-    platform: z.string().min(1),
-    workspace: z.string(),
-    channel: z.string(),
-    thread: z.string().optional(),
-    extra: targetExtraSchema.optional(),
-  }),
+  target: storedTargetSchema,
   callId: z.string(),
   tool: z.string().min(1),
   /** Canonical JSON of the denied call's arguments. */

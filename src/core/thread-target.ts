@@ -1,8 +1,8 @@
 /**
  * Where a conversation happens and who speaks in it: the platform-neutral address every layer
  * uses for a thread, DM or forum topic, and the session key derived from it. Plain data, stored
- * with the session; `targetExtraSchema` is the one check of its platform details wherever a
- * target is read back or crosses a boundary.
+ * with the session; the schemas here are the one check of a target wherever it is read back
+ * (`storedTargetSchema`) or crosses a boundary (`threadTargetSchema`).
  */
 import { z } from "zod";
 
@@ -20,6 +20,24 @@ export interface ThreadTarget {
 
 /** A target's platform details: names with text, number or flag values (ThreadTarget.extra). */
 export const targetExtraSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+
+/** A target as a channel hands it over or a tool reads it: every id present. */
+export const threadTargetSchema = z.object({
+  platform: z.string().min(1),
+  workspace: z.string().min(1),
+  channel: z.string().min(1),
+  thread: z.string().min(1).optional(),
+  extra: targetExtraSchema.optional(),
+});
+
+/** A target as the stores keep it (sessions, pending items, reviewer denials), read back. */
+export const storedTargetSchema = z.object({
+  platform: z.string().min(1),
+  workspace: z.string(),
+  channel: z.string(),
+  thread: z.string().optional(),
+  extra: targetExtraSchema.optional(),
+});
 
 /** The session key for a target: platform + workspace + channel + thread. */
 export function sessionKeyOf(target: ThreadTarget): string {

@@ -3,16 +3,8 @@
  * The session manager validates both, so a channel bug becomes a clear refusal, never a crash.
  */
 import { z } from "zod";
-import { targetExtraSchema } from "../core/thread-target.js";
+import { threadTargetSchema } from "../core/thread-target.js";
 import { attachmentSchema } from "../core/attachment.js";
-
-export const threadTargetSchema = z.object({
-  platform: z.string().min(1),
-  workspace: z.string().min(1),
-  channel: z.string().min(1),
-  thread: z.string().min(1).optional(),
-  extra: targetExtraSchema.optional(),
-});
 
 export const platformUserSchema = z.object({ id: z.string().min(1), name: z.string() });
 

@@ -12,7 +12,12 @@ import { grantSchema, type Grant } from "../engine/permissions/grants.js";
 import type { TokenUsage } from "../core/messages.js";
 import { type PermissionMode, permissionModeSchema } from "../core/modes.js";
 import type { InboundFile, InboundMessage } from "../core/inbound-message.js";
-import { type PlatformUser, type ThreadTarget, targetExtraSchema } from "../core/thread-target.js";
+import {
+  type PlatformUser,
+  storedTargetSchema,
+  type ThreadTarget,
+  targetExtraSchema,
+} from "../core/thread-target.js";
 
 export const SESSION_RECORD_KIND = "session";
 
@@ -89,13 +94,7 @@ const user = z.object({ id: z.string(), name: z.string() });
 export const sessionRecordSchema = z.object({
   id: z.string().min(1),
   key: z.string().min(1),
-  target: z.object({
-    platform: z.string().min(1),
-    workspace: z.string(),
-    channel: z.string(),
-    thread: z.string().optional(),
-    extra: targetExtraSchema.optional(),
-  }),
+  target: storedTargetSchema,
   mode: permissionModeSchema,
   provider: z.string(),
   model: z.string(),

@@ -7,9 +7,9 @@
  */
 import type { Logger } from "pino";
 import { z } from "zod";
-import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import { type PlatformUser, type ThreadTarget, threadTargetSchema } from "../core/thread-target.js";
 import type { Coordination, Unsubscribe } from "../store/coordination/coordination.js";
-import { platformUserSchema, threadTargetSchema } from "./inbound-schema.js";
+import { platformUserSchema } from "./inbound-schema.js";
 import type { ThreadCommand } from "./text-commands.js";
 
 /** One control, addressed to a session. */
