@@ -123,9 +123,14 @@ export class OutboundMemo {
       : appendProjections([...this.projected], messages, frozen, messages.length, media);
   }
 
-  /** Whether `messages` starts with the very messages remembered (an identity check, no reads). */
+  /**
+   * Whether `messages` starts with the very messages remembered (an identity check, no reads). The
+   * list of the call before, grown since, needs no look: a turn's history only grows between its
+   * steps (TurnContext appends, never replaces).
+   */
   private isExtendedBy(messages: readonly ConversationMessage[]): boolean {
     if (messages.length < this.count) return false;
+    if (messages === this.sources) return true;
     for (let i = 0; i < this.count; i++) if (messages[i] !== this.sources[i]) return false;
     return true;
   }

@@ -115,6 +115,16 @@ describe("OutboundMemo", () => {
     }
   });
 
+  it("gives what building without it gives when the same list grows between calls (a turn's next step)", () => {
+    const memo = new OutboundMemo();
+    const history = [...deepFreeze(conversation())];
+    buildOutbound({ instructions: "sys", messages: history, memo });
+    history.push(deepFreeze({ role: "user", content: "and now?", meta: at }));
+    expect(buildOutbound({ instructions: "sys", messages: history, context: "ctx", memo })).toEqual(
+      buildOutbound({ instructions: "sys", messages: history, context: "ctx" }),
+    );
+  });
+
   it("does not walk again the messages it projected for the call before", () => {
     const memo = new OutboundMemo();
     const watched = watchedMessage("first");
