@@ -51,7 +51,7 @@ const LEVELS = [1, 50, 200] as const;
  * larger subjects: the channel at 50 chats ran 1,263 replies/s over 1,000 replies, 2,171 over
  * 10,000, the echo 1,873 and 2,698).
  */
-const MESSAGES_PER_LEVEL: Record<(typeof LEVELS)[number], number> = { 1: 1000, 50: 5000, 200: 6000 };
+const MESSAGES_PER_LEVEL: Record<(typeof LEVELS)[number], number> = { 1: 2000, 50: 5000, 200: 6000 };
 /** The most messages one chat gets before its loop moves to a fresh chat (histories stay ≤ 400 messages). */
 const MESSAGES_PER_CHAT = 200;
 /**
@@ -63,6 +63,15 @@ const MESSAGES_PER_CHAT = 200;
 const WARMUP_PER_LEVEL: Record<(typeof LEVELS)[number], number> = { 1: 400, 50: 2000, 200: 2400 };
 /** Chat offset of the warm-up chats (the measured ones start at 0, 1000 and 2000). */
 const WARMUP_OFFSET = 5000;
+/**
+ * Messages at 1 chat before the first level, on chats of their own: a fresh process's JIT keeps
+ * climbing for thousands of replies, the longer the more code a reply runs through. In 500-message
+ * windows from a subject's start, the SQLite stack ran 370, 474, 683, 680, 816 … replies/s and
+ * levelled off near 880 after about 3,500 messages; the echo bot levelled off after about 2,000.
+ * Without this the first level measured that climb rather than the subject's rate.
+ */
+const PROCESS_WARMUP = 4000;
+const PROCESS_WARMUP_OFFSET = 8000;
 const GOAL_RATIO = 0.5;
 const MEMORY_STACK = "stack (memory store)";
 const SQLITE_STACK = "stack (SQLite store)";
@@ -144,6 +153,7 @@ async function drive(tg: FakeTelegram, chats: number, total: number, offset: num
 
 async function measureLevels(tg: FakeTelegram): Promise<LevelFigures[]> {
   const figures: LevelFigures[] = [];
+  await drive(tg, 1, PROCESS_WARMUP, PROCESS_WARMUP_OFFSET);
   for (const [index, chats] of LEVELS.entries()) {
     await drive(tg, chats, WARMUP_PER_LEVEL[chats], WARMUP_OFFSET + index * 1000);
     figures.push(await drive(tg, chats, MESSAGES_PER_LEVEL[chats], index * 1000));
@@ -225,8 +235,9 @@ function markdown(generatedAt: string, rows: readonly Row<LevelFigures>[], meets
     "Closed-loop private chats against the fake Bot API (one message in flight per chat; a chat's loop moves to a fresh",
     `chat after ${MESSAGES_PER_CHAT} messages). Each subject runs in a`,
     `child process of its own on a fresh fake; the subjects alternate ${ROUNDS} times and each keeps its best round per`,
-    "level (the machine is shared, so the least disturbed round is the fairest). Before each level a subject warms up at",
-    "that level's concurrency on other chats.",
+    "level (the machine is shared, so the least disturbed round is the fairest). A subject first answers",
+    `${PROCESS_WARMUP} messages at 1 chat (its JIT settles), and before each level it warms up at that level's concurrency`,
+    "on other chats.",
     "- **echo**: a bare grammY bot (runner + `ctx.reply`) — the floor.",
     "- **channel**: grammY runner → TelegramChannel (access, normalisation, renderer, HTML, split) on a service that answers at once.",
     "- **stack**: TelegramChannel → SessionManager → TurnEngine with an instant in-process model, on the in-memory store",
