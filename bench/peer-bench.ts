@@ -3,28 +3,56 @@
  * default SQLite store → TurnEngine, approvals ready) and a bot on the Vercel Chat SDK (`chat` +
  * `@chat-adapter/slack` in Socket Mode + `@chat-adapter/state-memory`, replying to each DM with a
  * streamed answer from an instant model), driven by the same fake Slack and the same closed loop
- * as bench/slack-bench.ts: replies/s and ack p50 / p99 at 1, 50 and 200 threads. After a
- * throwaway round of both, the subjects alternate for ROUNDS rounds; each figure is the median
- * round. Goal: Coworker ≥ 1.0× the Chat SDK's replies/s at every level, with a lower ack p99.
+ * as bench/slack-bench.ts: replies/s and ack p50 / p99 at 1, 50 and 200 threads. Each subject
+ * runs in a process of its own and the fake in this one, as Slack is remote in use: the fake
+ * times an ack when it arrives (sharing one event loop, it read an ack only once the subject's
+ * work after acking had run, adding that work to every ack), and neither subject's CPU pays for
+ * the fake's side of its calls. The subjects alternate for ROUNDS rounds, each in a fresh process
+ * that first answers PROCESS_WARMUP messages; each figure is the median round. Goal: Coworker ≥
+ * 1.0× the Chat SDK's replies/s at every level, with a lower ack p99.
  * Writes bench/results/peer.json and .md.
  */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
 import { createSlackAdapter } from "@chat-adapter/slack";
 import { createMemoryState } from "@chat-adapter/state-memory";
 import { Chat } from "chat";
+import { z } from "zod";
+import { type FakeSlackAddress, fakeSlackAddress } from "../test/channels/slack/support.js";
 import type { ApiCall, FakeSlack } from "../test/fakes/fake-slack/index.js";
+import { REPO_ROOT } from "../test/support/repo-root.js";
 import {
   benchFakeSlack,
-  fullStack,
+  type FinishedReply,
+  finishedThread,
   type LevelFigures,
   LEVELS,
   MESSAGES_PER_LEVEL,
   measureLevels,
   medianRounds,
+  type RunningSubject,
+  startFullStack,
+  warmUp,
 } from "./slack-bench.js";
 import { hostLine, writeResults } from "./support/report.js";
 
 const ROUNDS = 3;
 const GOAL_RATIO = 1;
+/**
+ * Messages at 1 thread a subject's fresh process answers before its first level: from a start,
+ * in 500-message windows, the Chat SDK bot ran 241, 351, 409, 430 … replies/s and levelled off
+ * near 450 after about 2,000; Coworker ran 308, 300, 375, 407, 416, 432 … and levelled off after
+ * about 3,000.
+ */
+const PROCESS_WARMUP = 3_000;
+/** The environment variable that hands a subject's process the fake's address (as JSON). */
+const ADDRESS_VARIABLE = "PEER_BENCH_FAKE_SLACK";
+
+const addressSchema = z.object({
+  apiUrl: z.string().url(),
+  state: z.object({ botToken: z.string(), appToken: z.string(), botUserId: z.string() }),
+});
 
 /**
  * The Chat SDK answers a DM in the DM itself (not in a thread): a placeholder post, then an update
@@ -42,17 +70,17 @@ async function* instantAnswer(text: string): AsyncIterable<string> {
   yield `You said: ${text}`;
 }
 
-/** The Chat SDK bot on the fake, answering every DM with a streamed reply in its thread. */
-async function chatSdk(fake: FakeSlack): Promise<LevelFigures[]> {
+/** The Chat SDK bot on the fake at `address`, answering every DM with a streamed reply in its thread. */
+async function startChatSdk(address: FakeSlackAddress): Promise<RunningSubject> {
   const bot = new Chat({
     userName: "coworker",
     adapters: {
       slack: createSlackAdapter({
         mode: "socket",
-        appToken: fake.state.appToken,
-        botToken: fake.state.botToken,
-        botUserId: fake.state.botUserId,
-        apiUrl: fake.apiUrl,
+        appToken: address.state.appToken,
+        botToken: address.state.botToken,
+        botUserId: address.state.botUserId,
+        apiUrl: address.apiUrl,
       }),
     },
     state: createMemoryState(),
@@ -64,25 +92,96 @@ async function chatSdk(fake: FakeSlack): Promise<LevelFigures[]> {
     await thread.post(instantAnswer(message.text));
   });
   await bot.initialize();
+  return { stop: () => bot.shutdown() };
+}
+
+const SUBJECTS = {
+  coworker: { start: startFullStack, finished: finishedThread },
+  chatSdk: { start: startChatSdk, finished: finishedPeerReply },
+} as const satisfies Record<
+  string,
+  { start: (address: FakeSlackAddress) => Promise<RunningSubject>; finished: FinishedReply }
+>;
+type Subject = keyof typeof SUBJECTS;
+
+/** What a subject's process tells this one: it is running, then (asked to stop) its peak RSS. */
+const subjectReportSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("ready") }),
+  z.object({ kind: z.literal("stopped"), peakRssMb: z.number() }),
+]);
+type SubjectReport = z.infer<typeof subjectReportSchema>;
+
+/** The next report of `child`, or a failure when it exits first. */
+function nextReport(child: ChildProcess, subject: Subject): Promise<SubjectReport> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: unknown) => {
+      child.off("exit", onExit);
+      const parsed = subjectReportSchema.safeParse(message);
+      if (parsed.success) resolve(parsed.data);
+      else reject(new Error(`peer bench subject "${subject}" sent ${JSON.stringify(message)}`));
+    };
+    const onExit = () => {
+      child.off("message", onMessage);
+      reject(new Error(`peer bench subject "${subject}" exited before it reported`));
+    };
+    child.once("message", onMessage);
+    child.once("exit", onExit);
+  });
+}
+
+/**
+ * One round of `subject`: started in a process of its own on `fake`, warmed up, measured level by
+ * level, then stopped. Its peak RSS is the process's, over the whole round. (The subject's stdout
+ * is dropped: the Chat SDK logs each connection there.)
+ */
+async function measureInProcess(fake: FakeSlack, subject: Subject): Promise<LevelFigures[]> {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), subject], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, [ADDRESS_VARIABLE]: JSON.stringify(fakeSlackAddress(fake)) },
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
   try {
-    return await measureLevels(fake, MESSAGES_PER_LEVEL, finishedPeerReply);
+    if ((await nextReport(child, subject)).kind !== "ready")
+      throw new Error(`peer bench subject "${subject}" did not start`);
+    const { finished } = SUBJECTS[subject];
+    await warmUp(fake, PROCESS_WARMUP, finished);
+    const figures = await measureLevels(fake, MESSAGES_PER_LEVEL, finished);
+    child.send("stop");
+    const stopped = await nextReport(child, subject);
+    if (stopped.kind !== "stopped") throw new Error(`peer bench subject "${subject}" did not stop`);
+    return figures.map((level) => ({ ...level, peakRssMb: stopped.peakRssMb }));
   } finally {
-    await bot.shutdown();
+    if (child.exitCode === null) {
+      const exited = once(child, "exit");
+      child.kill();
+      await exited;
+    }
   }
+}
+
+/** As a subject's process: start the subject, report "ready", and on "stop" stop it and report. */
+async function subjectMain(subject: Subject): Promise<void> {
+  const address = addressSchema.parse(JSON.parse(process.env[ADDRESS_VARIABLE] ?? "null"));
+  const running = await SUBJECTS[subject].start(address);
+  const report = (message: SubjectReport) =>
+    new Promise<void>((resolve, reject) =>
+      process.send?.(message, (error: Error | null) => (error ? reject(error) : resolve())),
+    );
+  await report({ kind: "ready" });
+  await once(process, "message");
+  await running.stop();
+  await report({ kind: "stopped", peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) });
+  process.disconnect();
 }
 
 /** Run the benchmark and write its results. */
 export async function run(): Promise<Record<string, unknown>> {
   const fake = await benchFakeSlack();
   try {
-    const rounds = { coworker: [] as LevelFigures[][], chatSdk: [] as LevelFigures[][] };
-    // A throwaway round warms the process for both: a first round runs on cold code (Coworker's
-    // 1-thread rate climbed 229 → 289 → 356 replies/s over three rounds of its own).
-    await chatSdk(fake);
-    await fullStack(fake);
+    const rounds: Record<Subject, LevelFigures[][]> = { coworker: [], chatSdk: [] };
     for (let round = 0; round < ROUNDS; round += 1) {
-      rounds.chatSdk.push(await chatSdk(fake));
-      rounds.coworker.push(await fullStack(fake));
+      rounds.chatSdk.push(await measureInProcess(fake, "chatSdk"));
+      rounds.coworker.push(await measureInProcess(fake, "coworker"));
     }
     const ours = medianRounds(rounds.coworker);
     const peer = medianRounds(rounds.chatSdk);
@@ -103,12 +202,15 @@ export async function run(): Promise<Record<string, unknown>> {
       "",
       hostLine(generatedAt),
       "",
-      "The same fake Slack (Web API + Socket Mode on loopback) and the same closed-loop DMs as the Slack benchmark.",
+      "The same fake Slack (Web API + Socket Mode on loopback) and the same closed-loop DMs as the Slack benchmark, with",
+      "each subject in a process of its own and the fake in the bench's: acks are timed as they arrive, as a remote Slack",
+      "times them, and neither subject pays for the fake's side of its calls.",
       "- **Coworker**: SlackChannel → SessionManager (default SQLite store, approvals ready) → TurnEngine, instant model.",
       "- **Chat SDK**: `chat` + `@chat-adapter/slack` (Socket Mode) + `@chat-adapter/state-memory`, `onDirectMessage` →",
       "  `thread.post(stream)` with an instant one-chunk stream, concurrency `queue` (the default `drop` loses the next",
       "  message of a DM whose reply is still finishing).",
-      `After a throwaway round of both, the subjects alternate, ${ROUNDS} rounds; each row is the median round. Goal: ratio ≥ ${GOAL_RATIO} and a lower ack p99.`,
+      `The subjects alternate, ${ROUNDS} rounds, each in a fresh process that first answers ${PROCESS_WARMUP} messages at 1 thread;`,
+      `each row is the median round. Goal: ratio ≥ ${GOAL_RATIO} and a lower ack p99.`,
       "",
       "| threads | Coworker replies/s | Chat SDK replies/s | ratio | ack p50 / p99 ms Coworker | ack p50 / p99 ms Chat SDK | goal |",
       "|---|---|---|---|---|---|---|",
@@ -123,4 +225,9 @@ export async function run(): Promise<Record<string, unknown>> {
   } finally {
     await fake.close();
   }
+}
+
+const requested = process.argv[2];
+if (process.argv[1] === fileURLToPath(import.meta.url) && requested !== undefined && requested in SUBJECTS) {
+  await subjectMain(requested as Subject);
 }

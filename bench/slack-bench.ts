@@ -20,7 +20,7 @@ import { performance } from "node:perf_hooks";
 import { App, LogLevel } from "@slack/bolt";
 import { SlackChannel } from "../src/channels/slack/slack-channel.js";
 import type { ConversationService } from "../src/sessions/contracts.js";
-import { fakeSlackChannelOptions } from "../test/channels/slack/support.js";
+import { type FakeSlackAddress, fakeSlackChannelOptions } from "../test/channels/slack/support.js";
 import { type ApiCall, type FakeSlack, startFakeSlack } from "../test/fakes/fake-slack/index.js";
 import { stopStack } from "../test/support/session-stack.js";
 import { type StackRatio, stackGoalLine, stackMeetsGoal } from "./stack-goal.js";
@@ -82,7 +82,7 @@ const hasStop = (blocks: unknown): boolean => JSON.stringify(blocks ?? []).inclu
 export type FinishedReply = (fake: FakeSlack, call: ApiCall) => string | undefined;
 
 /** Coworker's replies: the thread whose reply this call finished, if it finished one. */
-function finishedThread(fake: FakeSlack, call: ApiCall): string | undefined {
+export function finishedThread(fake: FakeSlack, call: ApiCall): string | undefined {
   if (call.error) return undefined;
   const args = call.args as { channel?: string; ts?: string; thread_ts?: string; blocks?: unknown };
   if (call.method === "chat.postMessage" && !hasStop(args.blocks)) return args.thread_ts;
@@ -168,6 +168,14 @@ export async function measureLevels(
   return figures;
 }
 
+/**
+ * Drive one thread for `messages` replies and keep no figures: a fresh subject answering until its
+ * JIT has settled, before its first level is measured.
+ */
+export async function warmUp(fake: FakeSlack, messages: number, finished: FinishedReply): Promise<void> {
+  await drive(fake, 1, messages, finished);
+}
+
 /** Per level, the round with the median throughput (rounds interleave the subjects). */
 export function medianRounds(rounds: readonly (readonly LevelFigures[])[]): LevelFigures[] {
   return LEVELS.map((_, level) => {
@@ -178,7 +186,7 @@ export function medianRounds(rounds: readonly (readonly LevelFigures[])[]): Leve
   });
 }
 
-function slackChannel(fake: FakeSlack, service: ConversationService, dataDir: string): SlackChannel {
+function slackChannel(fake: FakeSlackAddress, service: ConversationService, dataDir: string): SlackChannel {
   return withOutputs(
     new SlackChannel(
       fakeSlackChannelOptions(fake, {
@@ -222,17 +230,32 @@ async function channelOnly(fake: FakeSlack): Promise<LevelFigures[]> {
   }
 }
 
-export async function fullStack(fake: FakeSlack): Promise<LevelFigures[]> {
+/** A subject started on the fake Slack, until `stop` shuts it down. */
+export interface RunningSubject {
+  stop(): Promise<void>;
+}
+
+/** The full stack started on the fake Slack at `address` (its store in a fresh directory). */
+export async function startFullStack(address: FakeSlackAddress): Promise<RunningSubject> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "slack-bench-"));
   const { store, manager } = await instantStack(undefined, dataDir);
-  const channel = slackChannel(fake, manager, dataDir);
+  const channel = slackChannel(address, manager, dataDir);
   await manager.start();
   await channel.start();
+  return {
+    stop: async () => {
+      await stopStack({ channel, manager, store }, 2_000);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function fullStack(fake: FakeSlack): Promise<LevelFigures[]> {
+  const stack = await startFullStack(fake);
   try {
     return await measureLevels(fake, MESSAGES_PER_LEVEL);
   } finally {
-    await stopStack({ channel, manager, store }, 2_000);
-    await rm(dataDir, { recursive: true, force: true });
+    await stack.stop();
   }
 }
 

@@ -21,10 +21,28 @@ export type FakeSlackChannelSetup = Pick<SlackChannelOptions, "service" | "works
   Partial<SlackChannelOptions>;
 
 /**
+ * What a client needs to reach a fake Slack: its Web API root and the app's tokens. A FakeSlack is
+ * one; `fakeSlackAddress` copies one out for a client in another process.
+ */
+export interface FakeSlackAddress {
+  readonly apiUrl: string;
+  readonly state: { readonly botToken: string; readonly appToken: string; readonly botUserId: string };
+}
+
+/** The address of `fake`, as plain data. */
+export function fakeSlackAddress(fake: FakeSlack): FakeSlackAddress {
+  const { botToken, appToken, botUserId } = fake.state;
+  return { apiUrl: fake.apiUrl, state: { botToken, appToken, botUserId } };
+}
+
+/**
  * SlackChannel options on the fake Slack in Socket Mode: no allow-lists, no mention needed in
  * threads, a silent logger — with `setup` over them.
  */
-export function fakeSlackChannelOptions(fake: FakeSlack, setup: FakeSlackChannelSetup): SlackChannelOptions {
+export function fakeSlackChannelOptions(
+  fake: FakeSlackAddress,
+  setup: FakeSlackChannelSetup,
+): SlackChannelOptions {
   return {
     botToken: fake.state.botToken,
     appToken: fake.state.appToken,
