@@ -134,7 +134,7 @@ function nextReport(child: ChildProcess, subject: Subject): Promise<SubjectRepor
  * level, then stopped. Its peak RSS is the process's, over the whole round. (The subject's stdout
  * is dropped: the Chat SDK logs each connection there.)
  */
-async function measureInProcess(fake: FakeSlack, subject: Subject): Promise<LevelFigures[]> {
+async function measureApart(fake: FakeSlack, subject: Subject): Promise<LevelFigures[]> {
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), subject], {
     cwd: REPO_ROOT,
     env: { ...process.env, [ADDRESS_VARIABLE]: JSON.stringify(fakeSlackAddress(fake)) },
@@ -151,7 +151,7 @@ async function measureInProcess(fake: FakeSlack, subject: Subject): Promise<Leve
     if (stopped.kind !== "stopped") throw new Error(`peer bench subject "${subject}" did not stop`);
     return figures.map((level) => ({ ...level, peakRssMb: stopped.peakRssMb }));
   } finally {
-    if (child.exitCode === null) {
+    if (child.exitCode === null && child.signalCode === null) {
       const exited = once(child, "exit");
       child.kill();
       await exited;
@@ -180,8 +180,8 @@ export async function run(): Promise<Record<string, unknown>> {
   try {
     const rounds: Record<Subject, LevelFigures[][]> = { coworker: [], chatSdk: [] };
     for (let round = 0; round < ROUNDS; round += 1) {
-      rounds.chatSdk.push(await measureInProcess(fake, "chatSdk"));
-      rounds.coworker.push(await measureInProcess(fake, "coworker"));
+      rounds.chatSdk.push(await measureApart(fake, "chatSdk"));
+      rounds.coworker.push(await measureApart(fake, "coworker"));
     }
     const ours = medianRounds(rounds.coworker);
     const peer = medianRounds(rounds.chatSdk);
