@@ -7,6 +7,7 @@
  */
 import { webApi } from "@slack/bolt";
 import type { Logger } from "pino";
+import { slackFetch } from "./slack-fetch.js";
 import { sdkLogger } from "./slack-logger.js";
 
 export type WebClient = InstanceType<typeof webApi.WebClient>;
@@ -34,6 +35,7 @@ export function createClients(options: ClientOptions): SlackClients {
     slackApiUrl: withTrailingSlash(options.slackApiUrl),
     rejectRateLimitedCalls: true,
     logger: sdkLogger(options.logger, "slack-web"),
+    fetch: slackFetch,
   };
   return {
     api: new webApi.WebClient(options.token, {

@@ -1,0 +1,88 @@
+/**
+ * slackFetch: Web API calls (text bodies) go through node-fetch, uploads (FormData) through Node's
+ * fetch, and a WebClient on it still reads answers and still gives up on a call that hangs.
+ */
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { webApi } from "@slack/bolt";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { slackFetch } from "../../../src/channels/slack/slack-fetch.js";
+
+interface Received {
+  readonly contentType: string | undefined;
+  readonly body: string;
+}
+
+let server: Server;
+let url: string;
+let received: Received[];
+/** Requests to this path are never answered. */
+const HANG = "/api/hang";
+
+async function bodyOf(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString();
+}
+
+beforeEach(async () => {
+  received = [];
+  server = createServer(async (request, response) => {
+    received.push({ contentType: request.headers["content-type"], body: await bodyOf(request) });
+    if (request.url === HANG) return;
+    response.writeHead(200, { "content-type": "application/json", "x-oauth-scopes": "chat:write" });
+    response.end(JSON.stringify({ ok: true, ts: "1.2" }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`;
+});
+
+afterEach(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe("slackFetch", () => {
+  it("sends a text body through node-fetch, whose answer reads like a Response", async () => {
+    const response = await slackFetch(`${url}chat.postMessage`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "channel=C1&text=hi",
+    });
+    expect(response).not.toBeInstanceOf(Response);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-oauth-scopes")).toBe("chat:write");
+    expect(await response.json()).toEqual({ ok: true, ts: "1.2" });
+    expect(received).toEqual([
+      { contentType: "application/x-www-form-urlencoded", body: "channel=C1&text=hi" },
+    ]);
+  });
+
+  it("sends a FormData body (an upload) through Node's fetch, as multipart", async () => {
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array([1, 2, 3])]), "a.bin");
+    const response = await slackFetch(`${url}files.upload`, { method: "POST", body: form });
+    expect(response).toBeInstanceOf(Response);
+    expect(received[0]?.contentType).toMatch(/^multipart\/form-data; boundary=/);
+    expect(received[0]?.body).toContain('filename="a.bin"');
+  });
+
+  it("serves a WebClient: a call returns Slack's answer", async () => {
+    const client = new webApi.WebClient("xoxb-test", { slackApiUrl: url, fetch: slackFetch });
+    const result = await client.chat.postMessage({ channel: "C1", text: "hello" });
+    expect(result).toMatchObject({ ok: true, ts: "1.2" });
+    expect(received[0]?.body).toContain("text=hello");
+  });
+
+  it("lets the WebClient's timeout abort a call that hangs", async () => {
+    const client = new webApi.WebClient("xoxb-test", {
+      slackApiUrl: url,
+      fetch: slackFetch,
+      timeout: 100,
+      retryConfig: { retries: 0 },
+      logLevel: webApi.LogLevel.ERROR,
+    });
+    await expect(client.apiCall("hang")).rejects.toMatchObject({ code: "slack_webapi_request_error" });
+    expect(received).toHaveLength(1);
+  });
+});
