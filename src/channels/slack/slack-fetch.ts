@@ -1,6 +1,6 @@
 /**
  * The fetch the Slack Web API clients use. Node's own fetch keeps each request's objects alive
- * long enough for a scavenge to promote them, so a busy bot pays for every call twice in GC: a bare
+ * long enough for a scavenge to promote them, so every call is copied again by the GC: a bare
  * Bolt app answering one DM at a time promoted 1.86 MB per scavenge on Node's fetch and 0.79 MB on
  * node-fetch, and its scavenges shortened from 4.2 to 2.0 ms. Scavenges are what delay an Events
  * API ack at one thread (an envelope that arrives during one waits it out), so the Web API's calls
