@@ -19,7 +19,11 @@ import { createSlackAdapter } from "@chat-adapter/slack";
 import { createMemoryState } from "@chat-adapter/state-memory";
 import { Chat } from "chat";
 import { z } from "zod";
-import { type FakeSlackAddress, fakeSlackAddress } from "../test/channels/slack/support.js";
+import {
+  type FakeSlackAddress,
+  fakeSlackAddress,
+  fakeSlackAddressSchema,
+} from "../test/channels/slack/support.js";
 import type { ApiCall, FakeSlack } from "../test/fakes/fake-slack/index.js";
 import { REPO_ROOT } from "../test/support/repo-root.js";
 import {
@@ -48,11 +52,6 @@ const GOAL_RATIO = 1;
 const PROCESS_WARMUP = 3_000;
 /** The environment variable that hands a subject's process the fake's address (as JSON). */
 const ADDRESS_VARIABLE = "PEER_BENCH_FAKE_SLACK";
-
-const addressSchema = z.object({
-  apiUrl: z.string().url(),
-  state: z.object({ botToken: z.string(), appToken: z.string(), botUserId: z.string() }),
-});
 
 /**
  * The Chat SDK answers a DM in the DM itself (not in a thread): a placeholder post, then an update
@@ -161,7 +160,7 @@ async function measureApart(fake: FakeSlack, subject: Subject): Promise<LevelFig
 
 /** As a subject's process: start the subject, report "ready", and on "stop" stop it and report. */
 async function subjectMain(subject: Subject): Promise<void> {
-  const address = addressSchema.parse(JSON.parse(process.env[ADDRESS_VARIABLE] ?? "null"));
+  const address = fakeSlackAddressSchema.parse(JSON.parse(process.env[ADDRESS_VARIABLE] ?? "null"));
   const running = await SUBJECTS[subject].start(address);
   const report = (message: SubjectReport) =>
     new Promise<void>((resolve, reject) =>

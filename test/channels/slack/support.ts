@@ -4,6 +4,7 @@
  * a ThreadOutput factory with fast render settings, and event builders.
  */
 import pino from "pino";
+import { z } from "zod";
 import { type AgentEvent, agentEvent } from "../../../src/core/events.js";
 import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { createClients, type SlackClients } from "../../../src/channels/slack/slack-api.js";
@@ -22,12 +23,13 @@ export type FakeSlackChannelSetup = Pick<SlackChannelOptions, "service" | "works
 
 /**
  * What a client needs to reach a fake Slack: its Web API root and the app's tokens. A FakeSlack is
- * one; `fakeSlackAddress` copies one out for a client in another process.
+ * one; `fakeSlackAddress` copies one out for a client in another process, which checks it with the schema.
  */
-export interface FakeSlackAddress {
-  readonly apiUrl: string;
-  readonly state: { readonly botToken: string; readonly appToken: string; readonly botUserId: string };
-}
+export const fakeSlackAddressSchema = z.object({
+  apiUrl: z.string().url(),
+  state: z.object({ botToken: z.string(), appToken: z.string(), botUserId: z.string() }),
+});
+export type FakeSlackAddress = z.infer<typeof fakeSlackAddressSchema>;
 
 /** The address of `fake`, as plain data. */
 export function fakeSlackAddress(fake: FakeSlack): FakeSlackAddress {
