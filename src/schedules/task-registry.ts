@@ -8,6 +8,7 @@
  * for a process that must see another's change (a cancel, a run) before acting on it.
  */
 import { z } from "zod";
+import { IdIndex } from "../core/id-index.js";
 import { KeyedMutex } from "../store/key-mutex.js";
 import { type KeyValueSpace, setAll } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
@@ -34,8 +35,8 @@ const shardOf = (id: string) => Number.parseInt(id.slice(-1), 16) % SHARDS;
 /** Persisted tasks with indexes by owner and by workspace. */
 export class TaskRegistry {
   private readonly byId = new Map<string, ScheduledTask>();
-  private readonly byOwner = new Map<string, Set<string>>();
-  private readonly byWorkspace = new Map<string, Set<string>>();
+  private readonly byOwner = new IdIndex();
+  private readonly byWorkspace = new IdIndex();
   private readonly mutex = new KeyedMutex();
 
   private constructor(private readonly space: KeyValueSpace) {}
@@ -71,17 +72,17 @@ export class TaskRegistry {
 
   /** The person's tasks ("platform:userId"), oldest first. */
   forOwner(ownerKey: string): readonly ScheduledTask[] {
-    return this.pick(this.byOwner.get(ownerKey));
+    return this.pick(this.byOwner.idsOf(ownerKey));
   }
 
   /** Active tasks of a person. */
   activeForOwner(ownerKey: string): number {
-    return this.countActive(this.byOwner.get(ownerKey));
+    return this.countActive(this.byOwner.idsOf(ownerKey));
   }
 
   /** Active tasks in a platform workspace ("platform:workspace"). */
   activeInWorkspace(workspaceKey: string): number {
-    return this.countActive(this.byWorkspace.get(workspaceKey));
+    return this.countActive(this.byWorkspace.idsOf(workspaceKey));
   }
 
   /** Create or replace a task (validated; its catalog shard is written after the record). */
@@ -160,28 +161,15 @@ export class TaskRegistry {
 
   private index(task: ScheduledTask): void {
     this.byId.set(task.id, task);
-    addTo(this.byOwner, ownerKeyOf(task), task.id);
-    addTo(this.byWorkspace, workspaceKeyOf(task.target), task.id);
+    this.byOwner.add(ownerKeyOf(task), task.id);
+    this.byWorkspace.add(workspaceKeyOf(task.target), task.id);
   }
 
   private unindex(id: string): void {
     const existing = this.byId.get(id);
     if (!existing) return;
     this.byId.delete(id);
-    removeFrom(this.byOwner, ownerKeyOf(existing), id);
-    removeFrom(this.byWorkspace, workspaceKeyOf(existing.target), id);
+    this.byOwner.remove(ownerKeyOf(existing), id);
+    this.byWorkspace.remove(workspaceKeyOf(existing.target), id);
   }
-}
-
-function addTo(index: Map<string, Set<string>>, key: string, id: string): void {
-  const ids = index.get(key) ?? new Set<string>();
-  ids.add(id);
-  index.set(key, ids);
-}
-
-function removeFrom(index: Map<string, Set<string>>, key: string, id: string): void {
-  const ids = index.get(key);
-  if (!ids) return;
-  ids.delete(id);
-  if (ids.size === 0) index.delete(key);
 }

@@ -12,6 +12,7 @@
  * reconciliation interval. Every change to the indexes runs one at a time, so a re-read finished
  * late never undoes a later one.
  */
+import { IdIndex } from "../core/id-index.js";
 import { KeyedMutex } from "../store/key-mutex.js";
 import { getAll, type KeyValueSpace } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
@@ -56,8 +57,8 @@ interface Known {
 /** Persisted subscriptions with indexes by session and by channel. */
 export class SubscriptionRegistry {
   private readonly byId = new Map<string, Known>();
-  private readonly bySession = new Map<string, Set<string>>();
-  private readonly byChannel = new Map<string, Set<string>>();
+  private readonly bySession = new IdIndex();
+  private readonly byChannel = new IdIndex();
   /** Ids whose record could not be read, at the revision that was tried (reported once). */
   private readonly unreadable = new Map<string, string>();
   private readonly mutex = new KeyedMutex();
@@ -100,12 +101,12 @@ export class SubscriptionRegistry {
 
   /** The session's subscriptions, oldest first. */
   forSession(sessionId: string): readonly Subscription[] {
-    return this.pick(this.bySession.get(sessionId));
+    return this.pick(this.bySession.idsOf(sessionId));
   }
 
   /** Subscriptions watching the channel (any topic of it). */
   forChannel(channelKey: string): readonly Subscription[] {
-    return this.pick(this.byChannel.get(channelKey));
+    return this.pick(this.byChannel.idsOf(channelKey));
   }
 
   /** The session's subscription to exactly this channel scope. */
@@ -285,28 +286,15 @@ export class SubscriptionRegistry {
 
   private index(subscription: Subscription, revision: string): void {
     this.byId.set(subscription.id, { subscription, revision });
-    addTo(this.bySession, subscription.sessionId, subscription.id);
-    addTo(this.byChannel, channelKeyOf(subscription.channelRef), subscription.id);
+    this.bySession.add(subscription.sessionId, subscription.id);
+    this.byChannel.add(channelKeyOf(subscription.channelRef), subscription.id);
   }
 
   private unindex(id: string): void {
     const existing = this.byId.get(id)?.subscription;
     if (!existing) return;
     this.byId.delete(id);
-    removeFrom(this.bySession, existing.sessionId, id);
-    removeFrom(this.byChannel, channelKeyOf(existing.channelRef), id);
+    this.bySession.remove(existing.sessionId, id);
+    this.byChannel.remove(channelKeyOf(existing.channelRef), id);
   }
-}
-
-function addTo(index: Map<string, Set<string>>, key: string, id: string): void {
-  const ids = index.get(key) ?? new Set<string>();
-  ids.add(id);
-  index.set(key, ids);
-}
-
-function removeFrom(index: Map<string, Set<string>>, key: string, id: string): void {
-  const ids = index.get(key);
-  if (!ids) return;
-  ids.delete(id);
-  if (ids.size === 0) index.delete(key);
 }
