@@ -113,8 +113,15 @@ const COMMAND_RULES: readonly CommandRule[] = [
   },
 ];
 
-/** The program (after assignments and wrappers, as a bare name) and its arguments. */
-function programOf(words: readonly string[]): { program: string; args: readonly string[] } {
+/**
+ * The program a simple command runs, looking past assignments and wrappers: as a bare name
+ * (`program`), as written (`invoked`, e.g. `./tool.sh`), and its arguments.
+ */
+export function programOf(words: readonly string[]): {
+  program: string;
+  invoked: string;
+  args: readonly string[];
+} {
   let i = 0;
   while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string)) i += 1;
   while (i < words.length && WRAPPERS.has(path.posix.basename(words[i] as string))) {
@@ -124,11 +131,12 @@ function programOf(words: readonly string[]): { program: string; args: readonly 
       i += WRAPPER_VALUED.has(words[i] as string) ? 2 : 1;
     }
   }
-  return { program: path.posix.basename(words[i] ?? ""), args: words.slice(i + 1) };
+  const invoked = words[i] ?? "";
+  return { program: path.posix.basename(invoked), invoked, args: words.slice(i + 1) };
 }
 
 /** The script a shell or eval would run from these arguments, if any. */
-function innerScript(program: string, args: readonly string[]): string | undefined {
+export function innerScript(program: string, args: readonly string[]): string | undefined {
   if (program === "eval") return args.join(" ");
   if (!SHELLS.has(program)) return undefined;
   const flag = args.findIndex((arg) => /^-[A-Za-z]*c[A-Za-z]*$/.test(arg));

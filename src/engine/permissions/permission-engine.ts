@@ -6,7 +6,9 @@
  *  2. plan / discuss modes — read and interactive tools only (propose_plan only in plan mode);
  *  3. read and interactive tools run;
  *  4. untrusted channel content — every other call asks, in every mode, over every grant;
- *  5. download-then-execute — a command touching a file downloaded this session asks, likewise;
+ *  5. download-then-execute — a command that uses a file downloaded this session, pipes a download
+ *     into an interpreter or downloads and runs a file in one line asks, likewise
+ *     (download-execution.ts);
  *  6. a tool that always asks (save_skill) asks, likewise;
  *  7. auto mode runs everything else;
  *  8. interactive mode: a messaging call into the current thread, allowed-command prefixes and
@@ -21,6 +23,7 @@ import type { AlwaysOption, Provenance } from "../../core/events.js";
 import type { PermissionMode } from "../../core/modes.js";
 import type { ConversationExecutionRequest } from "../../core/request.js";
 import type { GrantSet } from "./grants.js";
+import { downloadExecution } from "./download-execution.js";
 import { compileHardDenyRules, type HardDenyRule, matchHardDeny } from "./hard-deny.js";
 import { classifyReadOnly } from "./readonly-command.js";
 
@@ -88,26 +91,6 @@ export function commandOf(tool: AnyTool, args: Readonly<Record<string, unknown>>
   return tool.grantKey === "command" && typeof args.command === "string" ? args.command : undefined;
 }
 
-function normalisePath(path: string): string {
-  return path.replace(/^\.\//, "").replace(/\/+$/, "");
-}
-
-/** Whether a command mentions one of the files downloaded this session (path or file name). */
-export function referencesDownloadedFile(command: string, downloaded: ReadonlySet<string>): boolean {
-  if (downloaded.size === 0) return false;
-  const tokens = command
-    .split(/[\s;&|<>()`'"=]+/)
-    .filter(Boolean)
-    .map(normalisePath);
-  for (const file of downloaded) {
-    const path = normalisePath(file);
-    const name = path.slice(path.lastIndexOf("/") + 1);
-    if (tokens.some((t) => t === path || t.endsWith(`/${path}`) || t === name || t.endsWith(`/${name}`)))
-      return true;
-  }
-  return false;
-}
-
 function matchesPrefix(command: string, prefix: string): boolean {
   const cmd = command.trim();
   const p = prefix.trim();
@@ -147,10 +130,12 @@ export class PermissionEngine {
         `this turn was triggered by content from ${ctx.provenance.channel ?? "a channel"} ("${ctx.provenance.quote ?? ""}"), so every action needs a person's approval`,
         NO_OPTIONS,
       );
-    if (command !== undefined && referencesDownloadedFile(command, ctx.facts.downloadedFiles))
+    const downloaded =
+      command === undefined ? undefined : downloadExecution(command, ctx.facts.downloadedFiles);
+    if (downloaded !== undefined)
       return ask(
         "download_execute",
-        "this command uses a file the agent downloaded this session; running downloaded files always needs approval",
+        `${downloaded}; running downloaded code always needs approval`,
         NO_OPTIONS,
       );
 

@@ -18,7 +18,8 @@
  */
 import type { AnyTool } from "../../core/tool.js";
 import { canonicalJson } from "../call-identity.js";
-import { type Decision, commandOf, referencesDownloadedFile } from "../permissions/permission-engine.js";
+import { downloadExecution } from "../permissions/download-execution.js";
+import { type Decision, commandOf } from "../permissions/permission-engine.js";
 import type { RawToolCall } from "../provider/provider.js";
 import { TOOL_RESULT } from "../tool-results.js";
 import type { TurnContext } from "../turn-context.js";
@@ -54,9 +55,7 @@ export function humanFloor(
   if (decision.humanOnly) return "the call is marked human-only";
   if (ctx.provenance.kind === "channel_content") return "the turn was woken by channel content";
   const command = commandOf(tool, args);
-  if (command !== undefined && referencesDownloadedFile(command, ctx.deps.facts.downloadedFiles))
-    return "the command uses a file the agent downloaded this session";
-  return undefined;
+  return command === undefined ? undefined : downloadExecution(command, ctx.deps.facts.downloadedFiles);
 }
 
 function inputOf(ctx: TurnContext, tool: AnyTool, args: Record<string, unknown>): ReviewInput {

@@ -1,9 +1,8 @@
 /**
  * Download provenance for shell commands: which files a command downloads (curl -o/-O, wget,
- * `curl … > file`, `curl … | tee file`) so they can be recorded in the session facts, and whether
- * a command executes a file downloaded this session (or pipes a download straight into an
- * interpreter) — fetch-then-execute always needs a person's approval. Heuristics over
- * `splitCommands`; they lean towards flagging.
+ * `curl … > file`, `curl … | tee file`), so they can be recorded in the session facts. The
+ * permission engine asks a person before anything runs them (engine/permissions/
+ * download-execution.ts). Heuristics over `splitCommands`; they lean towards flagging.
  */
 import path from "node:path";
 import type { SessionFacts } from "../../core/tool.js";
@@ -11,31 +10,6 @@ import { realpathOfMaybeMissing } from "../files/workspace-paths.js";
 import { programName, programOf, type SimpleCommand, splitCommands } from "./shell-words.js";
 
 const DOWNLOADERS = new Set(["curl", "wget"]);
-/** Programs that run the file (or stdin) they are given. */
-const INTERPRETERS = new Set([
-  "sh",
-  "bash",
-  "zsh",
-  "dash",
-  "ksh",
-  "fish",
-  "source",
-  ".",
-  "python",
-  "python2",
-  "python3",
-  "node",
-  "deno",
-  "bun",
-  "perl",
-  "ruby",
-  "php",
-  "pwsh",
-  "lua",
-  "Rscript",
-  "tclsh",
-  "osascript",
-]);
 
 function urlBasename(word: string): string | undefined {
   try {
@@ -141,45 +115,4 @@ export async function recordDownloads(command: string, cwd: string, facts: Sessi
   );
   for (const file of files) facts.downloadedFiles.add(file);
   return files;
-}
-
-/**
- * Why running `command` executes something downloaded this session, or undefined. Checks the
- * program itself, interpreter arguments and input redirections against `facts.downloadedFiles`
- * (real absolute paths), and flags a download piped straight into an interpreter.
- */
-export async function findDownloadedExecution(
-  command: string,
-  facts: SessionFacts,
-  cwd: string,
-): Promise<string | undefined> {
-  const downloaded = new Set(
-    await Promise.all(
-      [...facts.downloadedFiles].map((file) => realpathOfMaybeMissing(path.resolve(cwd, file))),
-    ),
-  );
-  const isDownloaded = async (word: string): Promise<boolean> =>
-    downloaded.size > 0 && downloaded.has(await realpathOfMaybeMissing(path.resolve(cwd, word)));
-  let pipelineHasDownloader = false;
-  for (const simple of splitCommands(command)) {
-    pipelineHasDownloader = simple.pipedFromPrevious && pipelineHasDownloader;
-    const { program, args } = programOf(simple);
-    const name = programName(program);
-    const interpreter = INTERPRETERS.has(name);
-    if (program.includes("/") && (await isDownloaded(program))) {
-      return `it runs ${program}, which was downloaded this session`;
-    }
-    if (interpreter) {
-      for (const word of [...args, ...simple.redirects.filter((r) => r.op === "<").map((r) => r.target)]) {
-        if (!word.startsWith("-") && (await isDownloaded(word))) {
-          return `it runs ${word} with ${name}, and that file was downloaded this session`;
-        }
-      }
-      if (pipelineHasDownloader && simple.pipedFromPrevious) {
-        return `it pipes a download straight into ${name}`;
-      }
-    }
-    pipelineHasDownloader ||= isDownloader(simple);
-  }
-  return undefined;
 }

@@ -1,0 +1,113 @@
+/**
+ * Fetch-then-execute: a shell command that runs code the agent downloaded always waits for a
+ * person, whatever the mode, the grants or the reviewer say. A prompt-injected model that gets
+ * curl to fetch a script and a shell to run it owns the sandbox, so this rule is checked on the
+ * words bash would see after quote removal (`./inst''all.sh` is `./install.sh`, `c\url` is
+ * `curl`, `sh -c` scripts are read in turn) and not only on the raw text. A command asks when:
+ * - it names a file downloaded earlier this session (as a word, or inside one, such as
+ *   `python3 -c "exec(open('get.py').read())"`);
+ * - it pipes a curl / wget download into an interpreter, or runs a download in a substitution
+ *   next to one (`bash <(curl …)`, `sh -c "$(curl …)"`);
+ * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`).
+ * A heuristic that leans towards asking; the sandbox is the wall behind it.
+ */
+import { detectDownloads } from "../../tools/shell/downloads.js";
+import { innerScript, lexedCommandWords, programOf } from "./hard-deny-commands.js";
+import { lexCommandLine } from "./shell-words.js";
+
+const DOWNLOADERS = new Set(["curl", "wget"]);
+/** Programs that run the file (or the stdin) they are given. */
+const INTERPRETERS = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "ksh",
+  "ash",
+  "fish",
+  "source",
+  ".",
+  "eval",
+  "python",
+  "python2",
+  "python3",
+  "node",
+  "deno",
+  "bun",
+  "perl",
+  "ruby",
+  "php",
+  "pwsh",
+  "lua",
+  "Rscript",
+  "tclsh",
+  "osascript",
+]);
+/** How deep `sh -c` scripts inside scripts are read. */
+const MAX_NESTING = 4;
+
+function normalisePath(path: string): string {
+  return path.replace(/^\.\//, "").replace(/\/+$/, "");
+}
+
+/** Whether one of `words` is one of `files`, by path or by file name. */
+function namesAny(words: readonly string[], files: ReadonlySet<string>): boolean {
+  const names = words.map(normalisePath);
+  for (const file of files) {
+    const path = normalisePath(file);
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    if (names.some((w) => w === path || w.endsWith(`/${path}`) || w === name || w.endsWith(`/${name}`)))
+      return true;
+  }
+  return false;
+}
+
+/** The raw text cut at shell punctuation: finds names inside a word (an inline script's path). */
+function rawTokens(command: string): string[] {
+  return command.split(/[\s;&|<>()`'"=]+/).filter(Boolean);
+}
+
+/** Whether a simple command (its words, redirections at the end) runs one of `files`. */
+function runsAny(words: readonly string[], files: ReadonlySet<string>): boolean {
+  const { program, invoked, args } = programOf(words);
+  if (invoked.includes("/") && namesAny([invoked], files)) return true;
+  return INTERPRETERS.has(program) && namesAny(args, files);
+}
+
+/** Whether a line pipes a download into an interpreter (reading `sh -c` scripts in turn). */
+function pipesDownloadIntoInterpreter(command: string, depth = 0): boolean {
+  const line = lexCommandLine(command);
+  const simple = line.commands.map((c) => programOf(c.words.map((word) => word.text)));
+  if (!line.plain)
+    // Substitutions and subshells: a download anywhere beside an interpreter anywhere.
+    return simple.some((c) => DOWNLOADERS.has(c.program)) && simple.some((c) => INTERPRETERS.has(c.program));
+  let fedByDownload = false;
+  for (const [i, { program, args }] of simple.entries()) {
+    fedByDownload = i > 0 && line.joiners[i - 1] === "|" && fedByDownload;
+    if (fedByDownload && INTERPRETERS.has(program)) return true;
+    fedByDownload ||= DOWNLOADERS.has(program);
+    const script = innerScript(program, args);
+    if (script !== undefined && depth < MAX_NESTING && pipesDownloadIntoInterpreter(script, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+/**
+ * Why running `command` executes something downloaded (see the module comment), or undefined.
+ * `downloaded`: the files the agent downloaded this session, as recorded.
+ */
+export function downloadExecution(command: string, downloaded: ReadonlySet<string>): string | undefined {
+  const commands = lexedCommandWords(command);
+  if (
+    downloaded.size > 0 &&
+    (namesAny(rawTokens(command), downloaded) || namesAny(commands.flat(), downloaded))
+  )
+    return "this command uses a file the agent downloaded this session";
+  if (pipesDownloadIntoInterpreter(command))
+    return "this command feeds a download straight into an interpreter";
+  const fetched = new Set(detectDownloads(command));
+  if (fetched.size > 0 && commands.some((words) => runsAny(words, fetched)))
+    return "this command downloads a file and runs it";
+  return undefined;
+}
