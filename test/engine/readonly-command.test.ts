@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classifyReadOnly } from "../../src/engine/permissions/readonly-command.js";
-import { lexCommandLine } from "../../src/engine/permissions/shell-words.js";
+import { lexCommandLine } from "../../src/tools/shell/shell-words.js";
 
 const accepted = [
   "ls",

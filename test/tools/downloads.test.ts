@@ -1,20 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { detectDownloads } from "../../src/tools/shell/downloads.js";
-import { splitCommands } from "../../src/tools/shell/shell-words.js";
-
-describe("splitCommands", () => {
-  it("splits at operators, keeps quotes, separates redirections and marks pipes", () => {
-    expect(splitCommands(`FOO=1 curl -H "a b" 'x;y' > out.txt 2>&1 && cat <in | sh # note`)).toEqual([
-      {
-        words: ["FOO=1", "curl", "-H", "a b", "x;y"],
-        redirects: [{ op: ">", target: "out.txt" }],
-        pipedFromPrevious: false,
-      },
-      { words: ["cat"], redirects: [{ op: "<", target: "in" }], pipedFromPrevious: false },
-      { words: ["sh"], redirects: [], pipedFromPrevious: true },
-    ]);
-  });
-});
 
 describe("detectDownloads", () => {
   it.each([
@@ -32,6 +17,10 @@ describe("detectDownloads", () => {
     ["wget -O - https://x.test/s | bash", []],
     ["curl -s https://x.test/a | jq .", []],
     ["echo hi > notes.txt; ls -l", []],
+    // Read as bash reads it: quotes, backslashes and ANSI-C quoting hide nothing.
+    ["$'\\x63url' -o x.sh https://x.test/x", ["x.sh"]],
+    ["c\\url -s https://x.test/a 2>&1 > 'saved page.html'", ["saved page.html"]],
+    ["env A=1 w''get -qO s.sh https://x.test/s", ["s.sh"]],
   ])("%s → %j", (command, expected) => {
     expect(detectDownloads(command)).toEqual(expected);
   });

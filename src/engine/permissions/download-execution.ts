@@ -12,8 +12,8 @@
  * A heuristic that leans towards asking; the sandbox is the wall behind it.
  */
 import { detectDownloads } from "../../tools/shell/downloads.js";
-import { innerScript, lexedCommandWords, programOf } from "./hard-deny-commands.js";
-import { lexCommandLine } from "./shell-words.js";
+import { lexCommandLine, programOf } from "../../tools/shell/shell-words.js";
+import { innerScript, lexedCommandWords } from "./hard-deny-commands.js";
 
 const DOWNLOADERS = new Set(["curl", "wget"]);
 /** Programs that run the file (or the stdin) they are given. */

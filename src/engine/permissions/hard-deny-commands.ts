@@ -7,7 +7,7 @@
  * wall: it stops the obvious disasters by name; the sandbox contains whatever slips past.
  */
 import path from "node:path";
-import { lexCommandLine, type ShellWord } from "./shell-words.js";
+import { lexCommandLine, programOf, type ShellWord } from "../../tools/shell/shell-words.js";
 
 /** One command-level rule: a label and a test on the program name and its argument words. */
 interface CommandRule {
@@ -15,37 +15,6 @@ interface CommandRule {
   readonly test: (program: string, args: readonly string[]) => boolean;
 }
 
-const WRAPPERS = new Set([
-  "sudo",
-  "doas",
-  "env",
-  "command",
-  "builtin",
-  "exec",
-  "nice",
-  "ionice",
-  "nohup",
-  "time",
-  "stdbuf",
-  "timeout",
-  "xargs",
-  "busybox",
-  "chroot",
-  "setsid",
-  "unbuffer",
-  // Reserved words that may precede a command.
-  "{",
-  "!",
-  "if",
-  "then",
-  "else",
-  "elif",
-  "do",
-  "while",
-  "until",
-]);
-/** Wrapper options whose value is the next word (sudo -u USER, xargs -I {}, timeout -s SIG). */
-const WRAPPER_VALUED = new Set(["-u", "-g", "-U", "-C", "-p", "-I", "-k", "-s", "-n", "-E", "-L"]);
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "fish"]);
 const PROTECTED = new Set([
   "/",
@@ -112,28 +81,6 @@ const COMMAND_RULES: readonly CommandRule[] = [
       /^ch(?:mod|own|grp)$/.test(program) && recursive(args) && operands(args).some(isProtectedTarget),
   },
 ];
-
-/**
- * The program a simple command runs, looking past assignments and wrappers: as a bare name
- * (`program`), as written (`invoked`, e.g. `./tool.sh`), and its arguments.
- */
-export function programOf(words: readonly string[]): {
-  program: string;
-  invoked: string;
-  args: readonly string[];
-} {
-  let i = 0;
-  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string)) i += 1;
-  while (i < words.length && WRAPPERS.has(path.posix.basename(words[i] as string))) {
-    i += 1;
-    // A wrapper's own options, durations (timeout 5) and variables (env A=b).
-    while (i < words.length && /^-|^\d|^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string)) {
-      i += WRAPPER_VALUED.has(words[i] as string) ? 2 : 1;
-    }
-  }
-  const invoked = words[i] ?? "";
-  return { program: path.posix.basename(invoked), invoked, args: words.slice(i + 1) };
-}
 
 /** The script a shell or eval would run from these arguments, if any. */
 export function innerScript(program: string, args: readonly string[]): string | undefined {

@@ -19,7 +19,7 @@ import {
   quoteWord,
   type ShellCommand,
   type ShellRedirect,
-} from "./shell-words.js";
+} from "../../tools/shell/shell-words.js";
 
 /** The classifier's answer: read-only (with the line to run) or not. */
 export type ReadOnlyVerdict =

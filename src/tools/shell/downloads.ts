@@ -2,12 +2,13 @@
  * Download provenance for shell commands: which files a command downloads (curl -o/-O, wget,
  * `curl … > file`, `curl … | tee file`), so they can be recorded in the session facts. The
  * permission engine asks a person before anything runs them (engine/permissions/
- * download-execution.ts). Heuristics over `splitCommands`; they lean towards flagging.
+ * download-execution.ts). Heuristics over the words bash would see (shell-words.ts, so
+ * `$'\x63url' -o x.sh …` is curl too); they lean towards flagging.
  */
 import path from "node:path";
 import type { SessionFacts } from "../../core/tool.js";
 import { realpathOfMaybeMissing } from "../files/workspace-paths.js";
-import { programName, programOf, type SimpleCommand, splitCommands } from "./shell-words.js";
+import { lexCommandLine, programOf } from "./shell-words.js";
 
 const DOWNLOADERS = new Set(["curl", "wget"]);
 
@@ -82,27 +83,41 @@ function wgetTargets(args: readonly string[]): string[] {
   return urls.map((url) => path.join(prefix, urlBasename(url) ?? "index.html"));
 }
 
-/** Whether a simple command runs curl or wget. */
-function isDownloader(command: SimpleCommand): boolean {
-  return DOWNLOADERS.has(programName(programOf(command).program));
+/** One simple command of a line, as the download heuristics read it. */
+interface Step {
+  readonly words: readonly string[];
+  /** Redirections to and from files (not fd duplications such as `2>&1`). */
+  readonly redirects: ReadonlyArray<{ readonly op: string; readonly target: string }>;
+  /** Its stdin is the previous command's output (top-level pipelines of a plain line). */
+  readonly pipedFromPrevious: boolean;
+}
+
+function stepsOf(command: string): Step[] {
+  const line = lexCommandLine(command);
+  return line.commands.map((simple, i) => ({
+    words: simple.words.map((word) => word.text),
+    redirects: simple.redirects
+      .map(({ op, target }) => ({ op, target: target.text }))
+      .filter(({ op, target }) => !(op.endsWith("&") && /^(\d+|-)$/.test(target))),
+    pipedFromPrevious: line.plain && i > 0 && line.joiners[i - 1] === "|",
+  }));
 }
 
 /** Files a command line would download, as written (relative to the command's directory). */
 export function detectDownloads(command: string): string[] {
-  const commands = splitCommands(command);
   const targets: string[] = [];
   let pipelineHasDownloader = false;
-  for (const simple of commands) {
-    pipelineHasDownloader = simple.pipedFromPrevious && pipelineHasDownloader;
-    const { program, args } = programOf(simple);
-    const name = programName(program);
-    if (name === "curl") targets.push(...curlTargets(args));
-    if (name === "wget") targets.push(...wgetTargets(args));
-    const downloads = isDownloader(simple);
+  for (const step of stepsOf(command)) {
+    pipelineHasDownloader = step.pipedFromPrevious && pipelineHasDownloader;
+    const { program, args } = programOf(step.words);
+    if (program === "curl") targets.push(...curlTargets(args));
+    if (program === "wget") targets.push(...wgetTargets(args));
+    const downloads = DOWNLOADERS.has(program);
     if (downloads || pipelineHasDownloader) {
-      targets.push(...simple.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
+      targets.push(...step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
     }
-    if (pipelineHasDownloader && name === "tee") targets.push(...args.filter((arg) => !arg.startsWith("-")));
+    if (pipelineHasDownloader && program === "tee")
+      targets.push(...args.filter((arg) => !arg.startsWith("-")));
     pipelineHasDownloader ||= downloads;
   }
   return [...new Set(targets)];
