@@ -18,6 +18,7 @@ import {
   type BufferEntry,
   type BufferEntryInput,
   type BufferPosition,
+  bufferEntryInputSchema,
   bufferEntrySchema,
   capEntryText,
   DEFAULT_MAX_ENTRY_CHARS,
@@ -137,9 +138,18 @@ export class ChannelBuffer {
 
   /**
    * Append one message. Resolves once it is stored (undefined when the id is already in the
-   * buffer); rejects when the store write fails — nothing of that write's batch is then kept.
+   * buffer); rejects, storing nothing, when the message does not pass the entry schema, and when
+   * the store write fails — nothing of that write's batch is then kept.
    */
   append(channelKey: string, input: BufferEntryInput): Promise<AppendResult | undefined> {
+    // Checked here, not on read: a stored entry its page's schema refuses would fail every read of the page.
+    const checked = bufferEntryInputSchema.safeParse(input);
+    if (!checked.success) {
+      const problems = checked.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+      return Promise.reject(
+        new Error(`channel buffer: message not stored in ${channelKey} (${problems.join("; ")})`),
+      );
+    }
     return new Promise((resolve, reject) => {
       const queue = this.queues.get(channelKey);
       if (queue) {

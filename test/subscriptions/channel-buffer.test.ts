@@ -78,6 +78,21 @@ describe("ChannelBuffer", () => {
     expect(space.writes.length).toBeLessThanOrEqual(4);
   });
 
+  it("refuses a message its pages could not be read back with, and keeps the others readable", async () => {
+    const space = store.space("buffers");
+    const buffer = new ChannelBuffer(space, { maxEntries: 100, maxAgeMs: 86_400_000, pageSize: 2, clock });
+    await buffer.append(CH, entry(1));
+    await expect(buffer.append(CH, entry(2, START, { at: "yesterday" }))).rejects.toThrow(
+      /message not stored in slack:T1:CDEPLOY \(at: /,
+    );
+    await buffer.append(CH, entry(3));
+    await buffer.append(CH, entry(4));
+    // A fresh buffer reads the stored pages, as after a restart.
+    const reread = new ChannelBuffer(space, { maxEntries: 100, maxAgeMs: 86_400_000, pageSize: 2, clock });
+    const read = await reread.read(CH, { limit: 100 });
+    expect(read?.entries.map((e) => e.id)).toEqual(["m1", "m3", "m4"]);
+  });
+
   it("stores a duplicate message id once", async () => {
     const buffer = new ChannelBuffer(store.space("buffers"), { maxEntries: 10, maxAgeMs: 86_400_000, clock });
     expect(await buffer.append(CH, entry(1))).toMatchObject({ entry: { seq: 1 } });
