@@ -11,11 +11,10 @@
  * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`).
  * A heuristic that leans towards asking; the sandbox is the wall behind it.
  */
-import { detectDownloads } from "../../tools/shell/downloads.js";
+import { DOWNLOADERS, detectDownloads } from "../../tools/shell/downloads.js";
 import { lexCommandLine, programOf } from "../../tools/shell/shell-words.js";
 import { innerScript, lexedCommandWords } from "./hard-deny-commands.js";
 
-const DOWNLOADERS = new Set(["curl", "wget"]);
 /** Programs that run the file (or the stdin) they are given. */
 const INTERPRETERS = new Set([
   "sh",

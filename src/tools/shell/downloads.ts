@@ -10,7 +10,8 @@ import type { SessionFacts } from "../../core/tool.js";
 import { realpathOfMaybeMissing } from "../files/workspace-paths.js";
 import { lexCommandLine, programOf } from "./shell-words.js";
 
-const DOWNLOADERS = new Set(["curl", "wget"]);
+/** The programs whose downloads are recorded (and whose output the permission rules follow). */
+export const DOWNLOADERS: ReadonlySet<string> = new Set(["curl", "wget"]);
 
 function urlBasename(word: string): string | undefined {
   try {
