@@ -112,17 +112,3 @@ export const LOOSEN_REFUSAL =
 export function mayDecide(allowed: readonly string[], platform: string, userId: string): boolean {
   return allowed.includes(qualifiedUserId(platform, userId));
 }
-
-/** Parse COWORKER_APPROVERS ("slack:U1, telegram:42") into validated ids; throws naming the bad entry. */
-export function parseApproversEnv(value: string | undefined): readonly string[] {
-  const entries = (value ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-  return entries.map((entry) => {
-    const parsed = qualifiedId.safeParse(entry);
-    if (!parsed.success)
-      throw new Error(`COWORKER_APPROVERS: "${entry}" is not a platform-qualified id such as "slack:U0123"`);
-    return parsed.data;
-  });
-}

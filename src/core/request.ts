@@ -110,14 +110,6 @@ export function withMessages(
   return frozenWith(request, { messages });
 }
 
-/** The same request on a different model. */
-export function withModel(
-  request: ConversationExecutionRequest,
-  model: string,
-): ConversationExecutionRequest {
-  return frozenWith(request, { model });
-}
-
 /** The same request in another permission mode (a plan approval switches mode mid-turn). */
 export function withMode(
   request: ConversationExecutionRequest,
@@ -138,11 +130,6 @@ export function allowsTool(request: ConversationExecutionRequest, toolName: stri
 /** The step budget in force: maxSteps, or the run-to-completion ceiling. */
 export function effectiveMaxSteps(request: ConversationExecutionRequest): number {
   return request.runToCompletion ? Math.max(request.maxSteps, RUN_TO_COMPLETION_MAX_STEPS) : request.maxSteps;
-}
-
-/** One-line identity for log lines. */
-export function describeRequest(request: ConversationExecutionRequest): string {
-  return `turn ${request.turnId} session ${request.sessionId} (${request.platform}/${request.surface}) model ${request.provider}:${request.model} mode ${request.mode} by ${request.requester.userId}`;
 }
 
 const requestJsonSchema = z.object({
