@@ -6,13 +6,14 @@
  * `curl`, `sh -c` scripts are read in turn) and not only on the raw text. A command asks when:
  * - it names a file downloaded earlier this session (as a word, or inside one, such as
  *   `python3 -c "exec(open('get.py').read())"`);
- * - it pipes a curl / wget download into an interpreter, or runs a download in a substitution
- *   next to one (`bash <(curl …)`, `sh -c "$(curl …)"`);
+ * - it pipes a curl / wget download into an interpreter (or into a program named by an expansion,
+ *   `| $SHELL`), or runs a download in a substitution next to one (`bash <(curl …)`,
+ *   `sh -c "$(curl …)"`);
  * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`).
  * A heuristic that leans towards asking; the sandbox is the wall behind it.
  */
 import { DOWNLOADERS, detectDownloads } from "../../tools/shell/downloads.js";
-import { lexCommandLine, programOf } from "../../tools/shell/shell-words.js";
+import { lexCommandLine, programOf, type ShellCommand } from "../../tools/shell/shell-words.js";
 import { innerScript, lexedCommandWords } from "./hard-deny-commands.js";
 
 /** Programs that run the file (or the stdin) they are given. */
@@ -73,18 +74,28 @@ function runsAny(words: readonly string[], files: ReadonlySet<string>): boolean 
   return INTERPRETERS.has(program) && namesAny(args, files);
 }
 
+/**
+ * A simple command that may interpret what it is fed: a listed interpreter, or a program named by
+ * an expansion (`$SHELL`, `"${X}"`), which could be any of them.
+ */
+function interprets(command: ShellCommand): boolean {
+  const { program, invoked } = programOf(command.words.map((word) => word.text));
+  return INTERPRETERS.has(program) || command.words.some((word) => word.text === invoked && !word.literal);
+}
+
 /** Whether a line pipes a download into an interpreter (reading `sh -c` scripts in turn). */
 function pipesDownloadIntoInterpreter(command: string, depth = 0): boolean {
   const line = lexCommandLine(command);
-  const simple = line.commands.map((c) => programOf(c.words.map((word) => word.text)));
+  const downloads = (c: ShellCommand) => DOWNLOADERS.has(programOf(c.words.map((word) => word.text)).program);
   if (!line.plain)
     // Substitutions and subshells: a download anywhere beside an interpreter anywhere.
-    return simple.some((c) => DOWNLOADERS.has(c.program)) && simple.some((c) => INTERPRETERS.has(c.program));
+    return line.commands.some(downloads) && line.commands.some(interprets);
   let fedByDownload = false;
-  for (const [i, { program, args }] of simple.entries()) {
+  for (const [i, simple] of line.commands.entries()) {
     fedByDownload = i > 0 && line.joiners[i - 1] === "|" && fedByDownload;
-    if (fedByDownload && INTERPRETERS.has(program)) return true;
-    fedByDownload ||= DOWNLOADERS.has(program);
+    if (fedByDownload && interprets(simple)) return true;
+    fedByDownload ||= downloads(simple);
+    const { program, args } = programOf(simple.words.map((word) => word.text));
     const script = innerScript(program, args);
     if (script !== undefined && depth < MAX_NESTING && pipesDownloadIntoInterpreter(script, depth + 1))
       return true;
