@@ -41,8 +41,3 @@ export const buttonPressSchema = z.discriminatedUnion("kind", [
     user: platformUserSchema,
   }),
 ]);
-
-/** "path: problem; path: problem" for a failed parse. */
-export function describeProblems(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
-}

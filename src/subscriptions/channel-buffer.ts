@@ -11,6 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { describeProblems } from "../core/schema-problems.js";
 import { KeyedMutex } from "../store/key-mutex.js";
 import type { KeyValueSpace } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
@@ -144,12 +145,10 @@ export class ChannelBuffer {
   append(channelKey: string, input: BufferEntryInput): Promise<AppendResult | undefined> {
     // Checked here, not on read: a stored entry its page's schema refuses would fail every read of the page.
     const checked = bufferEntryInputSchema.safeParse(input);
-    if (!checked.success) {
-      const problems = checked.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    if (!checked.success)
       return Promise.reject(
-        new Error(`channel buffer: message not stored in ${channelKey} (${problems.join("; ")})`),
+        new Error(`channel buffer: message not stored in ${channelKey} (${describeProblems(checked.error)})`),
       );
-    }
     return new Promise((resolve, reject) => {
       const queue = this.queues.get(channelKey);
       if (queue) {

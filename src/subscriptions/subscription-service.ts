@@ -13,6 +13,7 @@
  * lines, subscribe, unsubscribe, the bot's removal — is checked against the catalog first, and a
  * wake-up re-reads its subscription.
  */
+import { describeProblems } from "../core/schema-problems.js";
 import type { ClaimOnce } from "../approvals/expiry-timers.js";
 import type { Coordination } from "../store/coordination/coordination.js";
 import { type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
@@ -139,7 +140,7 @@ export class SubscriptionService {
   async observe(message: ObservedMessage): Promise<ObserveResult> {
     const parsed = observedMessageSchema.safeParse(message);
     if (!parsed.success) {
-      const reason = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+      const reason = describeProblems(parsed.error);
       this.onError(new Error(`invalid observed message: ${reason}`), "observe");
       return { status: "invalid", reason };
     }
