@@ -13,8 +13,9 @@
  * A heuristic that leans towards asking; the sandbox is the wall behind it.
  */
 import { DOWNLOADERS, detectDownloads } from "../../tools/shell/downloads.js";
-import { lexCommandLine, programOf, type ShellCommand } from "../../tools/shell/shell-words.js";
-import { innerScript, lexedCommandWords } from "./hard-deny-commands.js";
+import { innerScript, MAX_SCRIPT_NESTING, programOf } from "../../tools/shell/shell-program.js";
+import { lexCommandLine, type ShellCommand } from "../../tools/shell/shell-words.js";
+import { lexedCommandWords } from "./hard-deny-commands.js";
 
 /** Programs that run the file (or the stdin) they are given. */
 const INTERPRETERS = new Set([
@@ -43,8 +44,6 @@ const INTERPRETERS = new Set([
   "tclsh",
   "osascript",
 ]);
-/** How deep `sh -c` scripts inside scripts are read. */
-const MAX_NESTING = 4;
 
 function normalisePath(path: string): string {
   return path.replace(/^\.\//, "").replace(/\/+$/, "");
@@ -74,30 +73,32 @@ function runsAny(words: readonly string[], files: ReadonlySet<string>): boolean 
   return INTERPRETERS.has(program) && namesAny(args, files);
 }
 
-/**
- * A simple command that may interpret what it is fed: a listed interpreter, or a program named by
- * an expansion (`$SHELL`, `"${X}"`), which could be any of them.
- */
-function interprets(command: ShellCommand): boolean {
-  const { program, invoked } = programOf(command.words.map((word) => word.text));
-  return INTERPRETERS.has(program) || command.words.some((word) => word.text === invoked && !word.literal);
+/** What the pipe rule needs of one simple command, read once. */
+function stageOf(command: ShellCommand) {
+  const { program, invoked, args } = programOf(command.words.map((word) => word.text));
+  return {
+    program,
+    args,
+    downloads: DOWNLOADERS.has(program),
+    // A program named by an expansion (`$SHELL`, `"$RUN"`) could be any interpreter.
+    interprets: INTERPRETERS.has(program) || command.words.some((w) => w.text === invoked && !w.literal),
+  };
 }
 
 /** Whether a line pipes a download into an interpreter (reading `sh -c` scripts in turn). */
 function pipesDownloadIntoInterpreter(command: string, depth = 0): boolean {
   const line = lexCommandLine(command);
-  const downloads = (c: ShellCommand) => DOWNLOADERS.has(programOf(c.words.map((word) => word.text)).program);
+  const stages = line.commands.map(stageOf);
   if (!line.plain)
     // Substitutions and subshells: a download anywhere beside an interpreter anywhere.
-    return line.commands.some(downloads) && line.commands.some(interprets);
+    return stages.some((s) => s.downloads) && stages.some((s) => s.interprets);
   let fedByDownload = false;
-  for (const [i, simple] of line.commands.entries()) {
+  for (const [i, stage] of stages.entries()) {
     fedByDownload = i > 0 && line.joiners[i - 1] === "|" && fedByDownload;
-    if (fedByDownload && interprets(simple)) return true;
-    fedByDownload ||= downloads(simple);
-    const { program, args } = programOf(simple.words.map((word) => word.text));
-    const script = innerScript(program, args);
-    if (script !== undefined && depth < MAX_NESTING && pipesDownloadIntoInterpreter(script, depth + 1))
+    if (fedByDownload && stage.interprets) return true;
+    fedByDownload ||= stage.downloads;
+    const script = innerScript(stage.program, stage.args);
+    if (script !== undefined && depth < MAX_SCRIPT_NESTING && pipesDownloadIntoInterpreter(script, depth + 1))
       return true;
   }
   return false;

@@ -7,7 +7,8 @@
  * wall: it stops the obvious disasters by name; the sandbox contains whatever slips past.
  */
 import path from "node:path";
-import { lexCommandLine, programOf, type ShellWord } from "../../tools/shell/shell-words.js";
+import { innerScript, MAX_SCRIPT_NESTING, programOf } from "../../tools/shell/shell-program.js";
+import { lexCommandLine, type ShellWord } from "../../tools/shell/shell-words.js";
 
 /** One command-level rule: a label and a test on the program name and its argument words. */
 interface CommandRule {
@@ -15,7 +16,6 @@ interface CommandRule {
   readonly test: (program: string, args: readonly string[]) => boolean;
 }
 
-const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "fish"]);
 const PROTECTED = new Set([
   "/",
   "$HOME",
@@ -35,7 +35,6 @@ const PROTECTED = new Set([
   "/proc",
   "/sys",
 ]);
-const MAX_NESTING = 4;
 
 /** `~`, `~/x`, `${HOME}`, `"$HOME"` as `$HOME…`; then a POSIX-normalised path without a trailing slash. */
 export function normaliseTarget(word: string): string {
@@ -82,14 +81,6 @@ const COMMAND_RULES: readonly CommandRule[] = [
   },
 ];
 
-/** The script a shell or eval would run from these arguments, if any. */
-export function innerScript(program: string, args: readonly string[]): string | undefined {
-  if (program === "eval") return args.join(" ");
-  if (!SHELLS.has(program)) return undefined;
-  const flag = args.findIndex((arg) => /^-[A-Za-z]*c[A-Za-z]*$/.test(arg));
-  return flag === -1 ? undefined : args.slice(flag + 1).find((arg) => !arg.startsWith("-"));
-}
-
 /** Each simple command's words (inner scripts included), for rule matching. */
 export function lexedCommandWords(command: string, depth = 0): string[][] {
   const out: string[][] = [];
@@ -98,7 +89,7 @@ export function lexedCommandWords(command: string, depth = 0): string[][] {
     out.push([...words, ...simple.redirects.flatMap((r) => [r.op, r.target.text])]);
     const { program, args } = programOf(words);
     const script = innerScript(program, args);
-    if (script !== undefined && depth < MAX_NESTING) out.push(...lexedCommandWords(script, depth + 1));
+    if (script !== undefined && depth < MAX_SCRIPT_NESTING) out.push(...lexedCommandWords(script, depth + 1));
   }
   return out;
 }

@@ -8,7 +8,8 @@
 import path from "node:path";
 import type { SessionFacts } from "../../core/tool.js";
 import { realpathOfMaybeMissing } from "../files/workspace-paths.js";
-import { lexCommandLine, programOf } from "./shell-words.js";
+import { programOf } from "./shell-program.js";
+import { lexCommandLine } from "./shell-words.js";
 
 /** The programs whose downloads are recorded (and whose output the permission rules follow). */
 export const DOWNLOADERS: ReadonlySet<string> = new Set(["curl", "wget"]);

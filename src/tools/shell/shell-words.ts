@@ -10,9 +10,7 @@
  * where bash expands it: at a word's start or after `=` / `:`), and anything
  * beyond plain simple commands (substitutions, subshells, background jobs, here-documents,
  * unterminated quotes) marks the whole line not plain. Callers decide what that means.
- * `programOf` finds the program a simple command runs behind assignments and wrappers.
  */
-import path from "node:path";
 
 /** One word after quote removal. */
 export interface ShellWord {
@@ -349,58 +347,4 @@ export function lexCommandLine(command: string): LexedLine {
 export function quoteWord(text: string): string {
   if (/^[A-Za-z0-9_\-+=.,/:@%^]+$/.test(text)) return text;
   return `'${text.replaceAll("'", `'\\''`)}'`;
-}
-
-const WRAPPERS = new Set([
-  "sudo",
-  "doas",
-  "env",
-  "command",
-  "builtin",
-  "exec",
-  "nice",
-  "ionice",
-  "nohup",
-  "time",
-  "stdbuf",
-  "timeout",
-  "xargs",
-  "busybox",
-  "chroot",
-  "setsid",
-  "unbuffer",
-  // Reserved words that may precede a command.
-  "{",
-  "!",
-  "if",
-  "then",
-  "else",
-  "elif",
-  "do",
-  "while",
-  "until",
-]);
-/** Wrapper options whose value is the next word (sudo -u USER, xargs -I {}, timeout -s SIG). */
-const WRAPPER_VALUED = new Set(["-u", "-g", "-U", "-C", "-p", "-I", "-k", "-s", "-n", "-E", "-L"]);
-
-/**
- * The program a simple command runs, looking past assignments and wrappers: as a bare name
- * (`program`), as written (`invoked`, e.g. `./tool.sh`), and its arguments.
- */
-export function programOf(words: readonly string[]): {
-  program: string;
-  invoked: string;
-  args: readonly string[];
-} {
-  let i = 0;
-  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string)) i += 1;
-  while (i < words.length && WRAPPERS.has(path.posix.basename(words[i] as string))) {
-    i += 1;
-    // A wrapper's own options, durations (timeout 5) and variables (env A=b).
-    while (i < words.length && /^-|^\d|^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string)) {
-      i += WRAPPER_VALUED.has(words[i] as string) ? 2 : 1;
-    }
-  }
-  const invoked = words[i] ?? "";
-  return { program: path.posix.basename(invoked), invoked, args: words.slice(i + 1) };
 }
