@@ -37,7 +37,12 @@ export interface ReviewerMessage {
 /** Caps that keep one review request small whatever the session holds. */
 const LINE_MAX_CHARS = 2_000;
 const MAX_USER_LINES = 20;
-const ARGS_MAX_CHARS = 4_000;
+/**
+ * Longest arguments text a reviewer is shown. Arguments are never cut to fit: a reviewer shown
+ * only the start of a call (a routine command padded past the cap, with its real tail hidden)
+ * would judge a call that is not the one that runs, so a longer call's floor is a person.
+ */
+export const REVIEW_ARGS_MAX_CHARS = 16_000;
 
 const askResultSchema = z.object({ answers: z.array(z.object({ answer: z.string() })) });
 
@@ -53,6 +58,16 @@ function askAnswers(content: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** A call's arguments as the reviewer reads them. */
+function argsText(args: Readonly<Record<string, unknown>>): string {
+  return JSON.stringify(args, null, 2);
+}
+
+/** Whether the reviewer can be shown these arguments whole (see REVIEW_ARGS_MAX_CHARS). */
+export function fitsReview(args: Readonly<Record<string, unknown>>): boolean {
+  return argsText(args).length <= REVIEW_ARGS_MAX_CHARS;
 }
 
 /** The user's lines of a history: their messages (not channel content) and ask_user answers. */
@@ -125,13 +140,12 @@ export function reviewMessages(input: ReviewInput): ReviewerMessage[] {
     .filter(({ i }) => i !== current)
     .map(({ line }) => `- ${line.isReply ? "[reply to a question the agent asked] " : ""}${line.text}`);
   const request = current >= 0 ? (input.userLines[current]?.text ?? "") : "";
-  const args = cap(JSON.stringify(input.args, null, 2), ARGS_MAX_CHARS);
   const body = [
     `Current request from the user:\n${request || "(none)"}`,
     `Earlier messages from the user:\n${earlier.length > 0 ? earlier.join("\n") : "(none)"}`,
     `Proposed tool call: ${input.tool.name} (category: ${input.tool.category})`,
     `Tool description: ${cap(input.tool.description, 500)}`,
-    `Arguments:\n${args}`,
+    `Arguments:\n${argsText(input.args)}`,
     `Facts:\n${input.facts.length > 0 ? input.facts.map((f) => `- ${f}`).join("\n") : "(none)"}`,
   ].join("\n\n");
   return [

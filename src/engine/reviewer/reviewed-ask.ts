@@ -4,8 +4,8 @@
  *
  * 1. Human floor — a call whose floor is a person never reaches the reviewer (nor an "Allow
  *    anyway" grant): a turn woken by channel content, a command running a file the agent
- *    downloaded this session, and anything the engine marks human-only. Hard denies never get
- *    here at all (they are denials, not asks).
+ *    downloaded this session, arguments too long to show the reviewer whole, and anything the
+ *    engine marks human-only. Hard denies never get here at all (they are denials, not asks).
  * 2. "Allow anyway" — a one-shot grant a person gave from a reviewer's denial, bound to this exact
  *    tool and canonical arguments, is consumed by the first call that matches.
  * 3. Reviewed mode — the reviewer judges the call unless the retry guard tripped (two reviewer
@@ -23,7 +23,7 @@ import { type Decision, commandOf } from "../permissions/permission-engine.js";
 import type { RawToolCall } from "../provider/provider.js";
 import { TOOL_RESULT } from "../tool-results.js";
 import type { TurnContext } from "../turn-context.js";
-import { callFacts, type ReviewInput, userLinesOf } from "./review-input.js";
+import { callFacts, fitsReview, type ReviewInput, userLinesOf } from "./review-input.js";
 import type { ReviewStage } from "./reviewer.js";
 import type { ReviewerDenial } from "./reviewer-gate.js";
 import type { ReviewerVerdict } from "./verdict.js";
@@ -54,6 +54,7 @@ export function humanFloor(
 ): string | undefined {
   if (decision.humanOnly) return "the call is marked human-only";
   if (ctx.provenance.kind === "channel_content") return "the turn was woken by channel content";
+  if (!fitsReview(args)) return "the arguments are too long to show the reviewer whole";
   const command = commandOf(tool, args);
   return command === undefined ? undefined : downloadExecution(command, ctx.deps.facts.downloadedFiles);
 }
