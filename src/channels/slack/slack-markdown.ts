@@ -87,3 +87,19 @@ export function markdownToMrkdwn(markdown: string): string {
   if (markdown.trim().length === 0) return "";
   return renderMarkdown(markdown, MRKDWN);
 }
+
+/** `<` opening Slack's mention syntax: `<!channel>`, `<!here>`, `<!subteam^…>`, `<@U…>`, `<#C…>`. */
+const MENTION_OPENER = /<(?=[!@#])/g;
+const ZERO_WIDTH_SPACE = "\u200b";
+
+/**
+ * Model markdown made inert for Slack's mention syntax, for where it goes to Slack unconverted
+ * (a native stream's `markdown_text`): a zero-width space after each `<` that opens a mention, so
+ * a prompt-injected answer cannot page a channel with `<!channel>` or ping people, and the text
+ * reads the same. `afterOpener`: the previous piece of the same text ended with `<` (a stream's
+ * pieces may split a token anywhere).
+ */
+export function defuseMentions(text: string, afterOpener: boolean): string {
+  const defused = text.replace(MENTION_OPENER, `<${ZERO_WIDTH_SPACE}`);
+  return afterOpener && /^[!@#]/.test(defused) ? ZERO_WIDTH_SPACE + defused : defused;
+}

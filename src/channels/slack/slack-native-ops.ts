@@ -7,6 +7,7 @@ import type { types } from "@slack/bolt";
 import type { PlanStep } from "../../core/events.js";
 import { formatDuration, TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
 import { toolLabel } from "../shared/tool-line-label.js";
+import { defuseMentions } from "./slack-markdown.js";
 import type { ToolLineState } from "./slack-status-lines.js";
 import type { NativeStream, StreamResult } from "./slack-stream.js";
 
@@ -50,6 +51,8 @@ export class NativeOps {
   private streamedSinceDone = false;
   private lastWasText = false;
   private wroteAny = false;
+  /** The last queued text ended with `<`, which the next may continue into a mention. */
+  private textEndsWithOpener = false;
   /** How the stream ended, once it did ("ok" never ends it). */
   result: StreamResult | undefined;
 
@@ -65,10 +68,12 @@ export class NativeOps {
     this.result = result;
   }
 
+  /** Queue answer text (Slack mention syntax in it made inert: see defuseMentions). */
   text(delta: string): void {
     if (delta.length === 0) return;
     if (!this.lastWasText && this.wroteAny) this.ops.push({ kind: "text", text: "\n\n" });
-    this.ops.push({ kind: "text", text: delta });
+    this.ops.push({ kind: "text", text: defuseMentions(delta, this.lastWasText && this.textEndsWithOpener) });
+    this.textEndsWithOpener = delta.endsWith("<");
     this.streamedSinceDone = true;
     this.lastWasText = true;
     this.wroteAny = true;

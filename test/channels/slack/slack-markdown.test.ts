@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markdownToMrkdwn } from "../../../src/channels/slack/slack-markdown.js";
+import { defuseMentions, markdownToMrkdwn } from "../../../src/channels/slack/slack-markdown.js";
 
 describe("markdownToMrkdwn", () => {
   it("converts emphasis, strike-through, inline code and headings", () => {
@@ -61,5 +61,23 @@ describe("markdownToMrkdwn", () => {
 
   it("returns an empty string for blank input", () => {
     expect(markdownToMrkdwn("  \n ")).toBe("");
+  });
+});
+
+describe("defuseMentions", () => {
+  const ZWSP = "\u200b";
+
+  it("puts a zero-width space into every mention opener, leaving other angle brackets alone", () => {
+    expect(defuseMentions("ping <!channel>, <!here|here>, <@U1>, <#C1> and <!subteam^S1>", false)).toBe(
+      `ping <${ZWSP}!channel>, <${ZWSP}!here|here>, <${ZWSP}@U1>, <${ZWSP}#C1> and <${ZWSP}!subteam^S1>`,
+    );
+    expect(defuseMentions("if a < b and <div> or <https://x.test>", false)).toBe(
+      "if a < b and <div> or <https://x.test>",
+    );
+  });
+
+  it("closes a token split between two pieces of a stream", () => {
+    expect(defuseMentions("!channel> now", true)).toBe(`${ZWSP}!channel> now`);
+    expect(defuseMentions("!channel> now", false)).toBe("!channel> now");
   });
 });

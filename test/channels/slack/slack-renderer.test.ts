@@ -121,6 +121,23 @@ describe("native streaming", () => {
     expect(fake.state.callsOf("chat.update")).toHaveLength(0);
   });
 
+  it("streams no live mention: <!channel> or <@U…> from the model, even split across chunks, pages nobody", async () => {
+    const { output } = outputFor(fake, dm);
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Heads up"));
+    await fake.waitFor(() => fake.state.callsOf("chat.startStream")[0], "the stream");
+    await turn.handle(ev.text(" <!here> and <"));
+    await turn.handle(ev.text("@U0BOSS> see <"));
+    await turn.handle(ev.text("!channel>"));
+    const answer = "Heads up <!here> and <@U0BOSS> see <!channel>";
+    await turn.handle(ev.completed(answer));
+    await turn.close();
+    const [message] = fake.state.botMessages(DM, dm.thread);
+    expect(message?.streamed).toBe(true);
+    expect(message?.markdown).not.toMatch(/<[!@#]/);
+    expect(message?.markdown.replaceAll("\u200b", "")).toBe(answer);
+  });
+
   it("still lands the final answer when the stream's last call loses its connection", async () => {
     const { output } = outputFor(fake, dm);
     const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
