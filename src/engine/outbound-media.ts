@@ -4,12 +4,14 @@
  * content part (a data URL read from the workspace now, with the configured detail); a text
  * model, an image over the size cap, one beyond the per-call count or a file gone from the
  * workspace gets a visible one-line placeholder instead. Nothing here is stored: the history
- * keeps only the records, so a model switch re-decides on the next call.
+ * keeps only the records, so a model switch re-decides on the next call. Images are read as the
+ * file tools read: the agent's shell can replace a recorded upload with a link out of the
+ * workspace, a FIFO or a device (`ln -s /dev/zero`), and none of those is read.
  */
-import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import { type Attachment, describeImage, formatBytes } from "../core/attachment.js";
 import type { ContentPart, ConversationMessage } from "../core/messages.js";
+import { openChecked } from "../tools/files/anchored-fs.js";
+import { createWorkspacePaths, type WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { modelHasVision, type VisionSetting } from "./vision.js";
 
 /** How images are sent (config `model.vision` and `attachments.*`). */
@@ -59,6 +61,27 @@ function attachmentsIn(messages: readonly ConversationMessage[]): Attachment[] {
 }
 
 /**
+ * An image's bytes: a regular file inside the workspace (the path checked and opened without
+ * following links out), no larger than `maxBytes`; undefined when it is not, so nothing unbounded
+ * is ever read.
+ */
+async function readImage(
+  paths: WorkspacePaths,
+  image: Attachment,
+  maxBytes: number,
+): Promise<Buffer | undefined> {
+  const { handle, stats } = await openChecked(await paths.resolve(image.path));
+  try {
+    if (!stats.isFile() || stats.size > maxBytes) return undefined;
+    const data = Buffer.alloc(stats.size);
+    const { bytesRead } = await handle.read(data, 0, stats.size, 0);
+    return data.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * Read what this call needs and return its view. Reads only for a vision model, only the most
  * recent `maxImagesPerCall` images, and only those under the size cap.
  */
@@ -74,20 +97,14 @@ export async function prepareMedia(
   const maxBytes = options.imageMaxBytes ?? DEFAULT_IMAGE_MAX_BYTES;
   const recent = new Set(all.slice(-(options.maxImagesPerCall ?? DEFAULT_MAX_IMAGES_PER_CALL)));
   const detail = options.imageDetail ?? "auto";
+  const paths = createWorkspacePaths({ root: options.workspaceRoot });
   const urls = new Map<Attachment, string | "missing">();
   await Promise.all(
     [...recent]
       .filter((image) => image.bytes <= maxBytes)
       .map(async (image) => {
-        try {
-          const data = await readFile(resolve(options.workspaceRoot, image.path));
-          urls.set(
-            image,
-            data.length > maxBytes ? "missing" : `data:${image.mediaType};base64,${data.toString("base64")}`,
-          );
-        } catch {
-          urls.set(image, "missing");
-        }
+        const data = await readImage(paths, image, maxBytes).catch(() => undefined);
+        urls.set(image, data ? `data:${image.mediaType};base64,${data.toString("base64")}` : "missing");
       }),
   );
   const placeholder = (text: string): ContentPart => ({ type: "text", text });

@@ -116,6 +116,43 @@ describe("per-call image adaptation", () => {
   });
 });
 
+describe("an image file replaced after it was recorded (the agent's shell can do that)", () => {
+  /** A recorded image whose workspace file is now `make(path)`; what the vision model gets. */
+  async function sentFor(name: string, make: (file: string) => Promise<unknown>) {
+    const record = Object.freeze({ ...stored, path: `uploads/s/${name}` });
+    await make(join(root, record.path));
+    const [, user] = await outbound("gpt-4o", {}, [{ role: "user", content: "look", attachments: [record] }]);
+    return user?.content;
+  }
+  /** A text-only message naming the unread file: no image part, nothing of its bytes. */
+  const unreadable = (name: string) =>
+    `look\n\n[image: red.png, 4×3 — the file uploads/s/${name} could not be read]\n\n<context>\nctx\n</context>`;
+
+  it("by a link to an endless device: refused, nothing read", async () => {
+    const fs = await import("node:fs/promises");
+    expect(await sentFor("zero.png", (file) => fs.symlink("/dev/zero", file))).toEqual(
+      unreadable("zero.png"),
+    );
+  });
+
+  it("by a FIFO: refused without waiting for a writer", async () => {
+    const { execFileSync } = await import("node:child_process");
+    expect(await sentFor("pipe.png", async (file) => execFileSync("mkfifo", [file]))).toEqual(
+      unreadable("pipe.png"),
+    );
+  });
+
+  it("by a link to a file outside the workspace: not read", async () => {
+    const fs = await import("node:fs/promises");
+    const outside = await mkdtemp(join(tmpdir(), "media-outside-"));
+    await copyFile(FIXTURE, join(outside, "secret.png"));
+    expect(await sentFor("away.png", (file) => fs.symlink(join(outside, "secret.png"), file))).toEqual(
+      unreadable("away.png"),
+    );
+    await rm(outside, { recursive: true, force: true });
+  });
+});
+
 describe("modelHasVision (auto)", () => {
   it.each([
     ["gpt-4o-mini", true],
