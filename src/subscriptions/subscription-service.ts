@@ -11,7 +11,8 @@
  * registry's indexes follow the other processes' changes (subscription-registry.ts). `observe`
  * still answers from memory; what a person or the agent is shown or acts on — listings, `status`
  * lines, subscribe, unsubscribe, the bot's removal — is checked against the catalog first, and a
- * wake-up re-reads its subscription.
+ * wake-up re-reads its subscription. A wake-up also re-checks that the subscriber is still a
+ * member of the watched channel; one who left it ends the subscription.
  */
 import { describeProblems } from "../core/schema-problems.js";
 import type { ClaimOnce } from "../approvals/expiry-timers.js";
@@ -200,7 +201,8 @@ export class SubscriptionService {
       trigger: trigger.trigger,
       ...(instructions !== undefined ? { instructions } : {}),
       createdAt: existing?.createdAt ?? new Date(this.clock.now()).toISOString(),
-      createdBy: existing?.createdBy ?? caller.requester,
+      // Wake-ups run as the person the membership check was just made for, also over another's.
+      createdBy: caller.requester,
     });
     const verb = existing ? "Updated the subscription to" : "Subscribed to";
     return {
@@ -320,6 +322,16 @@ export class SubscriptionService {
     const subscription = await this.registry.current(ready.subscriptionId);
     const last = ready.items.at(-1);
     if (!subscription || !last) return;
+    const label = channelLabel(subscription.channelRef);
+    if (!(await this.subscriberIsMember(subscription))) {
+      await this.close(subscription);
+      const who = subscription.createdBy.name || subscription.createdBy.id;
+      await this.tell(
+        subscription,
+        `${who} is no longer a member of ${label}, so I stopped watching it for this thread (subscription ${subscription.id} is closed).`,
+      );
+      return;
+    }
     const entries = ready.items.map((item) => item.entry);
     const input = renderWakeInput(subscription, entries, ready.omitted);
     try {
@@ -327,7 +339,6 @@ export class SubscriptionService {
     } catch (error) {
       if (!(error instanceof SubscriberGoneError)) throw error;
       await this.close(subscription);
-      const label = channelLabel(subscription.channelRef);
       await this.tell(
         subscription,
         `I stopped watching ${label} for this thread (subscription ${subscription.id} is closed): ${error.message}. Ask me again to watch it.`,
@@ -336,6 +347,19 @@ export class SubscriptionService {
     }
     await this.registry.markWoken(subscription.id, last.position);
     await this.markRead(subscription, new Set(entries.map((e) => e.seq)), last.position);
+  }
+
+  /**
+   * Whether the subscriber is still a member of the watched channel: a wake-up hands its messages
+   * to them, so it must not outlive their access. Throws when the platform cannot say (the
+   * messages stay in the buffer).
+   */
+  private async subscriberIsMember(subscription: Subscription): Promise<boolean> {
+    const ref = subscription.channelRef;
+    const directory = this.directories.find(ref.platform, ref.workspace);
+    if (!directory)
+      throw new Error(`${ref.platform} (${ref.workspace}) is not connected: cannot check membership`);
+    return directory.isMember(ref.channel, subscription.createdBy.id);
   }
 
   /**
