@@ -28,7 +28,9 @@ export function formatMessage(entry: BufferEntryInput): string {
 /** The messages inside a fence no message text can close. */
 export function fencedMessages(entries: readonly BufferEntryInput[]): string {
   const body = entries.map(formatMessage).join("\n");
-  const longestRun = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+  // A loop, not Math.max(...runs): a backlog of backtick-filled messages holds too many runs to spread.
+  let longestRun = 0;
+  for (const run of body.matchAll(/`+/g)) longestRun = Math.max(longestRun, run[0].length);
   const fence = "`".repeat(Math.max(3, longestRun + 1));
   return `${fence}text\n${body}\n${fence}`;
 }
