@@ -38,7 +38,7 @@ export class SkillSwitches {
 
   /** Whether the skill is on, and why. */
   stateOf(name: string): { readonly enabled: boolean; readonly origin: SwitchOrigin } {
-    const override = this.overrides[name];
+    const override = Object.hasOwn(this.overrides, name) ? this.overrides[name] : undefined;
     if (override !== undefined) return { enabled: override, origin: "override" };
     if (this.config.disabled.includes(name)) return { enabled: false, origin: "config" };
     if (this.config.enabled.length > 0)
