@@ -159,12 +159,15 @@ export class TurnScheduler {
   }
 
   /**
-   * Send a message into the running turn; false when no turn is running to take it. The message is
-   * also queued (flagged as steering) until the engine takes it into the history, so it survives a
-   * restart, and becomes a follow-up turn if the turn ends without taking it.
+   * Send a message into the running turn; false when no turn is running to take it, or when the
+   * message is not from the person the turn runs as (its tools act with that person's access and
+   * channel memberships, so another person's words become a follow-up turn of their own). The
+   * message is also queued (flagged as steering) until the engine takes it into the history, so it
+   * survives a restart, and becomes a follow-up turn if the turn ends without taking it.
    */
   async steer(live: LiveSession, message: QueuedMessage): Promise<boolean> {
     if (!live.activeTurn || !live.engine.isRunning) return false;
+    if (live.activeTurn.requester.userId !== message.user.id) return false;
     const saved = live.update((r) => ({ ...r, queue: [...r.queue, { ...message, steered: true }] }));
     live.engine.steer(promptOf(message), message.attachments ?? []);
     await saved;

@@ -30,7 +30,7 @@ describe("SessionManager turns", () => {
     const h = await makeHarness({ steps: [toolStep(["s1", "slow_task", {}]), textStep("took your note")] });
     await h.manager.receive(message("start the task"));
     await h.runs.started("s1");
-    expect((await h.manager.receive(message("also mention cats", { user: BEN }))).status).toBe("queued");
+    expect((await h.manager.receive(message("also mention cats"))).status).toBe("queued");
     h.runs.release();
     await h.manager.idle();
     const out = h.outputs.for(thread());
@@ -42,6 +42,27 @@ describe("SessionManager turns", () => {
     expect(h.provider.requests).toHaveLength(2);
     h.provider.assertAllConsumed();
     expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/\(idle\)/);
+  });
+
+  it("steers only with the turn's own requester: another person's message is a turn of their own", async () => {
+    const h = await makeHarness({
+      steps: [
+        toolStep(["s1", "slow_task", {}]),
+        textStep("task done"),
+        toolStep(["r1", "read_note", { name: "ana-private" }]),
+        textStep("Ben's answer"),
+      ],
+    });
+    await h.manager.receive(message("start the task"));
+    await h.runs.started("s1");
+    // Ana's turn acts with Ana's access: Ben's words must not steer it.
+    expect((await h.manager.receive(message("also read ana-private", { user: BEN }))).status).toBe("queued");
+    h.runs.release();
+    await h.manager.idle();
+    const out = h.outputs.for(thread());
+    expect(out.closedTurns.map((t) => RecordingOutput.textOf(t))).toEqual(["task done", "Ben's answer"]);
+    expect(h.provider.requests[1]!.messages.some((m) => m.content === "also read ana-private")).toBe(false);
+    expect(h.runs.runs.find((r) => r.callId === "r1")?.requester).toBe(BEN.id);
   });
 
   it("queues a message sent during a turn as a follow-up turn (queue_mode followup)", async () => {
@@ -182,7 +203,9 @@ describe("SessionManager turns", () => {
     const h = await makeHarness({ steps: [toolStep(["r1", "read_note", { name: "a" }]), textStep("ok")] });
     await h.manager.receive(message("read a"));
     await h.manager.idle();
-    expect(h.runs.runs).toEqual([{ callId: "r1", tool: "read_note", args: { name: "a" }, target: thread() }]);
+    expect(h.runs.runs).toEqual([
+      { callId: "r1", tool: "read_note", args: { name: "a" }, target: thread(), requester: ANA.id },
+    ]);
     const bad = await h.manager.receive({
       ...message("x"),
       target: { platform: "", workspace: "", channel: "" },

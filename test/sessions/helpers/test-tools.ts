@@ -16,6 +16,8 @@ export interface ToolRun {
   readonly args: Record<string, unknown>;
   /** The request's `metadata.target` as the tool saw it. */
   readonly target?: unknown;
+  /** Who the turn runs as (read_note records it). */
+  readonly requester?: string;
 }
 
 /** The record of tool runs, with a gate for slow_task. */
@@ -83,7 +85,13 @@ export function sessionTestRegistry(runs: ToolRuns): ToolRegistry {
       risk: "low",
       concurrent: true,
       async execute(args, ctx) {
-        runs.record({ callId: ctx.callId, tool: "read_note", args, target: ctx.request.metadata.target });
+        runs.record({
+          callId: ctx.callId,
+          tool: "read_note",
+          args,
+          target: ctx.request.metadata.target,
+          requester: ctx.request.requester.userId,
+        });
         return ok(`note ${args.name}: hello`);
       },
     }),
