@@ -38,7 +38,7 @@ export class PendingReplies {
         message: `Only ${item.requester.name} or a configured approver can decide this.`,
       });
     const closed = await settler.closedResult(item);
-    if (closed) return refused(closed);
+    if (closed) return resumed(closed, item.sessionId, parkedOf);
     if (!validActions(item).includes(press.action))
       return refused({ status: "invalid", message: `"${press.action}" is not an option on this card.` });
     const loosening = loosenRefusal(item, press.action, press.platform, press.user.id);
@@ -79,6 +79,8 @@ export class PendingReplies {
     const open = (await settler.store.openItems(sessionId)).filter(
       (e) => e.kind === "question" || e.kind === "plan",
     );
+    // An item this reply found past its expiry is expired here; its turn may need resuming.
+    let expired = false;
     for (const entry of open) {
       const item = await settler.load(entry.id);
       if (!item || item.requester.platform !== reply.platform || item.requester.userId !== reply.user.id)
@@ -86,7 +88,9 @@ export class PendingReplies {
       if (deliveriesOf(item).some((key) => keys.includes(key))) {
         return resumed({ result: "redelivered", ...(await settler.complete(item)) }, sessionId, parkedOf);
       }
-      if ((await settler.closedResult(item)) || !(await settler.stillWaiting(item, parkedOf))) continue;
+      const closed = await settler.closedResult(item);
+      if (closed?.resume) expired = true;
+      if (closed || !(await settler.stillWaiting(item, parkedOf))) continue;
       const by: PendingPerson = { platform: reply.platform, userId: reply.user.id, name: reply.user.name };
       if (item.kind === "plan") {
         const decision = {
@@ -106,7 +110,7 @@ export class PendingReplies {
       const { resume } = await settler.answer(item.id, question.id, reply.text, by, keys);
       return resumed({ result: "answered", resume }, sessionId, parkedOf);
     }
-    return { result: undefined };
+    return resumed({ result: undefined, resume: expired }, sessionId, parkedOf);
   }
 }
 

@@ -128,13 +128,20 @@ export class PendingSettler {
     return parked?.sessionId === item.sessionId && waitsFor(parked, item.callId, item.argsHash);
   }
 
-  /** Why an item can no longer be decided (settled, or past its expiry: expired now). */
-  async closedResult(item: PendingItem): Promise<PressResult | undefined> {
-    if (item.status === "expired") return { status: "expired", message: "This request expired." };
-    if (item.status !== "pending") return { status: "already_decided", message: alreadyDecidedMessage(item) };
+  /**
+   * Why an item can no longer be decided (settled, or past its expiry: expired now). `resume` when
+   * this call expired it and no turn here took the outcome, as when its timer expires it.
+   */
+  async closedResult(
+    item: PendingItem,
+  ): Promise<{ readonly result: PressResult; readonly resume: boolean } | undefined> {
+    const expired: PressResult = { status: "expired", message: "This request expired." };
+    if (item.status === "expired") return { result: expired, resume: false };
+    if (item.status !== "pending")
+      return { result: { status: "already_decided", message: alreadyDecidedMessage(item) }, resume: false };
     if (isOpen(item, this.options.now())) return undefined;
-    await this.expire(item.id);
-    return { status: "expired", message: "This request expired." };
+    const closed = await this.expire(item.id);
+    return { result: expired, resume: closed !== undefined && !closed.claimed };
   }
 
   /** The item as stored now; undefined when unknown or unreadable (logged). */
