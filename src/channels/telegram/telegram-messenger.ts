@@ -1,6 +1,8 @@
 /**
  * TelegramMessenger: send_message / send_file for sessions on Telegram. A message to the
- * session's own chat goes into its forum topic; another chat is addressed by its numeric chat id.
+ * session's own chat goes into its forum topic; another group is addressed by its numeric chat id.
+ * Another person's private chat with the bot is refused (as Slack refuses DMs): anyone who ever
+ * started the bot could otherwise be written to, in the bot's name, by a model told to.
  * Files are uploaded with sendDocument into the session's chat and topic. Failures come back as
  * results for the model, never as exceptions.
  */
@@ -32,8 +34,13 @@ export class TelegramMessenger implements Messenger {
     const chatId = telegramIdOf(channel);
     if (channel.trim() === fromTarget.channel) {
       address = addressOf(fromTarget);
+    } else if (chatId !== undefined && chatId > 0) {
+      return {
+        ok: false,
+        error: `${chatId} is a private chat with one person; I post only to groups and to this conversation.`,
+      };
     } else if (chatId !== undefined) {
-      address = { chatId, isPrivate: chatId > 0 };
+      address = { chatId, isPrivate: false };
     } else {
       return {
         ok: false,

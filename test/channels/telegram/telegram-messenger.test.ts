@@ -50,6 +50,19 @@ describe("TelegramMessenger", () => {
     expect(!unknown.ok && unknown.error).toContain("chat not found");
   });
 
+  it("refuses another person's private chat with the bot, and still answers in its own", async () => {
+    harness = await startHarness();
+    const { tg, channel } = harness;
+    tg.state.chat(ALICE_DM);
+    const elsewhere = await channel.messenger.sendMessage(topic, String(ALICE_DM.id), "click this link");
+    expect(!elsewhere.ok && elsewhere.error).toContain("private chat with one person");
+    expect(tg.callsOf("sendMessage")).toEqual([]);
+    const dm: ThreadTarget = { platform: "telegram", workspace: "tg", channel: String(ALICE_DM.id) };
+    expect(await channel.messenger.sendMessage(dm, String(ALICE_DM.id), "hi Alice")).toMatchObject({
+      ok: true,
+    });
+  });
+
   it("uploads a file with sendDocument into the same chat and topic", async () => {
     harness = await startHarness();
     const { tg, channel, workspace } = harness;
