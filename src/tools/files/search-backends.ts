@@ -1,7 +1,9 @@
 /**
  * The query and match types of search_files and its ripgrep engine (`rg --json`, sorted by path,
  * hidden files included, .gitignore honoured, symlinks not followed, started inside the checked
- * directory's open handle). Matches in credential files
+ * directory's open handle). Files over `maxFileBytes` are skipped, as by the JS engine: rg sends a
+ * match as one JSON line, and a huge one-line file would make a line longer than a JS string can
+ * be, which readline throws uncaught. Matches in credential files
  * are dropped as they stream in, so they neither reach the model nor count towards the limit.
  * The JS engine used when rg is missing lives in search-js.ts. Both stop after `limit + 1`.
  */
@@ -69,7 +71,8 @@ export async function searchWithRipgrep(query: SearchQuery, command = "rg"): Pro
 }
 
 function runRipgrep(query: SearchQuery, command: string, cwd: string): Promise<SearchMatch[]> {
-  const args = ["--json", "--sort", "path", "--hidden", "--glob", "!.git", "--glob", "!node_modules"];
+  const args = ["--json", "--sort", "path", "--hidden", "--max-filesize", String(query.maxFileBytes)];
+  args.push("--glob", "!.git", "--glob", "!node_modules");
   if (query.glob) args.push("--glob", query.glob);
   args.push("-e", query.pattern, "--", ".");
   return new Promise((resolve, reject) => {
