@@ -57,7 +57,11 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
       useRipgrep: limits.useRipgrep,
       maxFileBytes: limits.maxFileBytes,
     }),
-    createWriteFileTool({ paths, maxPreviewChars: limits.maxPreviewChars }),
+    createWriteFileTool({
+      paths,
+      maxPreviewChars: limits.maxPreviewChars,
+      maxFileBytes: limits.maxFileBytes,
+    }),
     createEditFileTool({ paths, maxPreviewChars: limits.maxPreviewChars, maxFileBytes: limits.maxFileBytes }),
     createRunCommandTool({ ...options.runCommand, paths }),
     createWebFetchTool({ ...options.webFetch, paths }),

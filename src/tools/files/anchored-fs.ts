@@ -186,12 +186,16 @@ export async function openChecked(file: ResolvedPath): Promise<{ handle: FileHan
   });
 }
 
-/** The file's current bytes; undefined when it does not exist. */
-export async function readIfExists(file: ResolvedPath): Promise<Buffer | undefined> {
+/** The file's current bytes; undefined when it does not exist; only its size when over `maxBytes`. */
+export async function readIfExists(
+  file: ResolvedPath,
+  maxBytes: number,
+): Promise<Buffer | number | undefined> {
   try {
     const { handle, stats } = await openChecked(file);
     try {
       if (stats.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+      if (stats.size > maxBytes) return stats.size;
       return await handle.readFile();
     } finally {
       await handle.close();

@@ -1,12 +1,22 @@
 /**
  * Unified diff previews for the approval cards of write_file and edit_file, capped so a huge
- * rewrite still fits a chat message. `diff` is imported on the first preview, so a start never
- * loads it.
+ * rewrite still fits a chat message. The diff runs on the event loop and costs up to lines × edits,
+ * so it gives up after a time limit (a shell-made file of 200,000 lines against 2,000 new ones
+ * would otherwise freeze the whole service for over a minute). `diff` is imported on the first
+ * preview, so a start never loads it.
  */
 import { capOutput } from "../output-cap.js";
 
 /** Default cap for a diff preview, in characters. */
 export const DEFAULT_DIFF_PREVIEW_CHARS = 6000;
+
+/** Longest the diff may hold the event loop, in milliseconds. */
+const DIFF_TIME_LIMIT_MS = 500;
+
+/** Lines of a text, a final newline not counting as the start of another. */
+export function countLines(text: string): number {
+  return text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}
 
 /** A unified diff of `before` → `after` for `shownPath` (`before` undefined = new file). */
 export async function unifiedDiff(
@@ -23,8 +33,10 @@ export async function unifiedDiff(
     after,
     undefined,
     undefined,
-    { context: 3 },
+    { context: 3, timeout: DIFF_TIME_LIMIT_MS },
   );
+  if (patch === undefined)
+    return `[no diff: comparing ${countLines(before ?? "")} lines with ${countLines(after)} lines took too long]`;
   const body = patch.replace(/^=+\n/m, "").replace(/^Index:.*\n/m, "");
   return capOutput(body, maxChars, 0.8);
 }

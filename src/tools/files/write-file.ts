@@ -1,14 +1,17 @@
 /**
  * write_file {path, content}: create or overwrite a workspace text file (parent directories are
- * created). The approval card shows a unified diff against the current content. The bytes land
- * swap-safely: temp file + rename in the same directory, never through a symlink or hard link.
+ * created). The approval card shows a unified diff against the current content (not read when it
+ * is over the text tools' size limit). The bytes land swap-safely: temp file + rename in the same
+ * directory, never through a symlink or hard link.
  */
 import { z } from "zod";
+import { formatBytes } from "../../core/attachment.js";
 import { defineTool, ok, type ToolPreview } from "../../core/tool.js";
 import { readIfExists, writeChecked } from "./anchored-fs.js";
-import { DEFAULT_DIFF_PREVIEW_CHARS, unifiedDiff } from "./diff-preview.js";
+import { countLines, DEFAULT_DIFF_PREVIEW_CHARS, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
+import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 import { decodeText } from "./text-file.js";
 import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
 
@@ -17,6 +20,8 @@ export interface WriteFileOptions {
   readonly paths: WorkspacePaths;
   /** Cap of the diff shown on the approval card (default 6000 characters). */
   readonly maxPreviewChars?: number;
+  /** Larger current files are not read for the diff (default 20 MB). */
+  readonly maxFileBytes?: number;
 }
 
 const writeFileSchema = z.object({
@@ -24,22 +29,24 @@ const writeFileSchema = z.object({
   content: z.string().describe("The complete new content of the file"),
 });
 
-/** The current text of a file: undefined when it does not exist, null when it is not text. */
-async function currentText(file: ResolvedPath): Promise<string | undefined | null> {
-  const bytes = await readIfExists(file);
-  if (bytes === undefined) return undefined;
+/**
+ * The current text of a file: undefined when it does not exist, null when it is not text, its
+ * size (unread) when it is over `maxBytes`.
+ */
+async function currentText(
+  file: ResolvedPath,
+  maxBytes: number,
+): Promise<string | number | null | undefined> {
+  const bytes = await readIfExists(file, maxBytes);
+  if (bytes === undefined || typeof bytes === "number") return bytes;
   const decoded = decodeText(bytes);
   return decoded.kind === "text" ? decoded.text : null;
-}
-
-function countLines(text: string): number {
-  if (text === "") return 0;
-  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
 }
 
 /** Build the write_file tool. */
 export function createWriteFileTool(options: WriteFileOptions) {
   const maxPreviewChars = options.maxPreviewChars ?? DEFAULT_DIFF_PREVIEW_CHARS;
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   return defineTool({
     name: "write_file",
     description:
@@ -62,10 +69,15 @@ export function createWriteFileTool(options: WriteFileOptions) {
     async preview(args): Promise<ToolPreview> {
       try {
         const file = await options.paths.resolve(args.path);
-        const before = await currentText(file);
+        const before = await currentText(file, maxFileBytes);
         if (before === null) {
           return {
             summary: `Replace binary file ${file.display} with ${countLines(args.content)} lines of text`,
+          };
+        }
+        if (typeof before === "number") {
+          return {
+            summary: `Replace ${file.display} (${formatBytes(before)}, too large to compare) with ${countLines(args.content)} lines of text`,
           };
         }
         const verb = before === undefined ? "Create" : "Overwrite";

@@ -1,0 +1,62 @@
+/**
+ * What an approval card of a file write reads and computes must stay bounded whatever the
+ * workspace holds: the agent's shell can leave a huge file, or one of 200,000 lines that would
+ * make a diff run for a minute on the event loop.
+ */
+import { truncate, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createEditFileTool } from "../../src/tools/files/edit-file.js";
+import { createWorkspacePaths, type WorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import { createWriteFileTool } from "../../src/tools/files/write-file.js";
+import { makeContext, tempDir } from "./support/tool-context.js";
+
+let ws: string;
+let paths: WorkspacePaths;
+let cleanup: () => Promise<void>;
+
+beforeEach(async () => {
+  ({ dir: ws, cleanup } = await tempDir("preview-"));
+  paths = createWorkspacePaths({ root: ws });
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+const distinctLines = (count: number, word: string) =>
+  Array.from({ length: count }, (_, index) => `${word} ${index} ${index * 7919}`).join("\n");
+
+describe("approval-card previews of file writes stay cheap whatever the workspace holds", () => {
+  it("write_file does not read a file over the size limit (the shell may leave a 1 GB one)", async () => {
+    await writeFile(path.join(ws, "big.log"), "");
+    await truncate(path.join(ws, "big.log"), 100 * 1024 * 1024);
+    const preview = await createWriteFileTool({ paths }).preview?.(
+      { path: "big.log", content: "x\n" },
+      makeContext(),
+    );
+    expect(preview).toEqual({
+      summary: "Replace big.log (100.0 MB, too large to compare) with 1 lines of text",
+    });
+  });
+
+  it("write_file gives up a diff that would freeze the event loop (200k shell-made lines vs 500 new)", async () => {
+    await writeFile(path.join(ws, "data.txt"), `${distinctLines(200_000, "old")}\n`);
+    const preview = await createWriteFileTool({ paths }).preview?.(
+      { path: "data.txt", content: `${distinctLines(500, "new")}\n` },
+      makeContext(),
+    );
+    expect(preview?.summary).toBe("Overwrite data.txt (500 lines)");
+    expect(preview?.detail?.text).toMatch(
+      /^\[no diff: comparing 200000 lines with 500 lines took too long\]$/,
+    );
+  }, 60_000);
+
+  it("edit_file still shows small diffs", async () => {
+    await writeFile(path.join(ws, "code.ts"), "let a = 1;\nlet b = 1;\n");
+    const preview = await createEditFileTool({ paths }).preview?.(
+      { path: "code.ts", old_text: "let b = 1;", new_text: "let b = 2;" },
+      makeContext(),
+    );
+    expect(preview?.detail?.text).toContain("-let b = 1;\n+let b = 2;");
+  });
+});
