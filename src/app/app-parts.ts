@@ -12,6 +12,7 @@ import type { Shutdown } from "../ops/shutdown.js";
 import type { ConversationService } from "../sessions/contracts.js";
 import type { Coordination } from "../store/coordination/coordination.js";
 import type { Store } from "../store/store.js";
+import type { SandboxBackend } from "../tools/shell/sandbox-backend.js";
 
 /** What every part of the app is built with. */
 export interface AppContext {
@@ -25,6 +26,11 @@ export interface AppContext {
   readonly coordination: Coordination;
   /** Names this process in leases, logs and the metrics' `process` label. */
   readonly processId: string;
+  /**
+   * run_command's sandbox, built once from tools.shell with the service's own paths hidden (data
+   * folder, config file, .env, its code): the commands and the banner's shell line use this one.
+   */
+  readonly shell: SandboxBackend;
 }
 
 /** The session layer as the app runs it (a SessionManager fits structurally). */

@@ -6,7 +6,7 @@
  */
 import type { CoworkerConfig } from "../config/schema.js";
 import type { ResourceLimits } from "../tools/shell/resource-limits.js";
-import { createShellSandbox } from "../tools/shell/shell-sandbox.js";
+import type { SandboxBackend } from "../tools/shell/sandbox-backend.js";
 import type { EngineFactoryDeps } from "./engine-factory.js";
 
 /** The config-derived part of EngineFactoryDeps. */
@@ -22,8 +22,11 @@ export type ConfigDerivedOptions = Pick<
   | "media"
 >;
 
-/** Map a validated configuration to the factory's config-derived options. */
-export function engineOptionsFromConfig(config: CoworkerConfig): ConfigDerivedOptions {
+/**
+ * Map a validated configuration to the factory's config-derived options; commands run in `shell`
+ * (the app's one sandbox, which knows the service paths to hide).
+ */
+export function engineOptionsFromConfig(config: CoworkerConfig, shell: SandboxBackend): ConfigDerivedOptions {
   const { run_command: run, web_fetch: web } = config.tools;
   return {
     workspaceRoot: config.workspace.root,
@@ -35,7 +38,7 @@ export function engineOptionsFromConfig(config: CoworkerConfig): ConfigDerivedOp
         defaultTimeoutS: run.default_timeout_s,
         maxTimeoutS: run.max_timeout_s,
         outputMaxChars: run.output_max_chars,
-        sandbox: createShellSandbox(config.tools.shell, { dataDir: config.data_dir }),
+        sandbox: shell,
         limits: shellLimitsFromConfig(config.tools.shell.limits),
       },
       webFetch: { allowPrivate: web.allow_private, maxBytes: web.max_bytes, timeoutMs: web.timeout_s * 1000 },

@@ -208,6 +208,10 @@ export async function startApp(
       store,
       coordination,
       processId,
+      shell: createShellSandbox(config.tools.shell, {
+        dataDir: config.data_dir,
+        configFile: options.configSource,
+      }),
     };
 
     const ops = config.ops.enabled
@@ -243,10 +247,7 @@ export async function startApp(
     });
     shutdown.addCloser("conversation", async () => conversation.close?.());
 
-    const shell = await createShellSandbox(config.tools.shell, {
-      dataDir: config.data_dir,
-      configFile: options.configSource,
-    }).status();
+    const shell = await context.shell.status();
     logShellStatus(logger, shell);
     const planned = planChannels(config, options.assembly.channels, isTerminal(options.io));
     options.io.stderr.write(

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createEngineFactory, type EngineFactoryDeps } from "../../src/app/engine-factory.js";
 import { engineOptionsFromConfig } from "../../src/app/engine-config.js";
+import { unsandboxedBackend } from "../../src/tools/shell/sandbox-backend.js";
 import { configSchema, type CoworkerConfig } from "../../src/config/schema.js";
 import type { AgentEvent } from "../../src/core/events.js";
 import type { EngineContext } from "../../src/sessions/engine-context.js";
@@ -143,7 +144,8 @@ describe("engineOptionsFromConfig", () => {
         web_fetch: { allow_private: true, max_bytes: 1000, timeout_s: 7 },
       },
     }) as CoworkerConfig;
-    const options = engineOptionsFromConfig(config);
+    const shell = unsandboxedBackend();
+    const options = engineOptionsFromConfig(config, shell);
     expect(options.memoryEnabled?.()).toBe(false);
     expect({ ...options, memoryEnabled: undefined }).toEqual({
       workspaceRoot: "/srv/ws",
@@ -155,7 +157,7 @@ describe("engineOptionsFromConfig", () => {
           defaultTimeoutS: 30,
           maxTimeoutS: 90,
           outputMaxChars: 5000,
-          sandbox: expect.objectContaining({ status: expect.any(Function), plan: expect.any(Function) }),
+          sandbox: shell,
           limits: { cpuSeconds: 600, fileSizeMb: 1024, processes: 1024, memoryMb: 8192 },
         },
         webFetch: { allowPrivate: true, maxBytes: 1000, timeoutMs: 7000 },
