@@ -31,6 +31,11 @@ export interface AppContext {
    * folder, config file, .env, its code): the commands and the banner's shell line use this one.
    */
   readonly shell: SandboxBackend;
+  /**
+   * The service's own paths (its data folder, config file, .env, code: hiddenServicePaths), off
+   * limits to the file tools as they are hidden from commands.
+   */
+  readonly serviceFiles: readonly string[];
 }
 
 /** The session layer as the app runs it (a SessionManager fits structurally). */

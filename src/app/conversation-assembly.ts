@@ -162,7 +162,7 @@ export async function createConversation(
     });
     const schedules = parts.schedules ?? new AppSchedules();
     const createEngine = createEngineFactory({
-      ...engineOptionsFromConfig(config, context.shell),
+      ...engineOptionsFromConfig(config, context),
       provider: createProvider(context),
       reviewer: createReviewer(context),
       memory: new MemoryStore(store.space("memory")),

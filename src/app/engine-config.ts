@@ -6,7 +6,7 @@
  */
 import type { CoworkerConfig } from "../config/schema.js";
 import type { ResourceLimits } from "../tools/shell/resource-limits.js";
-import type { SandboxBackend } from "../tools/shell/sandbox-backend.js";
+import type { AppContext } from "./app-parts.js";
 import type { EngineFactoryDeps } from "./engine-factory.js";
 
 /** The config-derived part of EngineFactoryDeps. */
@@ -14,6 +14,7 @@ export type ConfigDerivedOptions = Pick<
   EngineFactoryDeps,
   | "workspaceRoot"
   | "extraRoots"
+  | "offLimits"
   | "userRules"
   | "memoryEnabled"
   | "toolLimits"
@@ -23,14 +24,18 @@ export type ConfigDerivedOptions = Pick<
 >;
 
 /**
- * Map a validated configuration to the factory's config-derived options; commands run in `shell`
- * (the app's one sandbox, which knows the service paths to hide).
+ * Map a validated configuration to the factory's config-derived options; commands run in the app's
+ * one sandbox, and the service's own files are off limits to the file tools.
  */
-export function engineOptionsFromConfig(config: CoworkerConfig, shell: SandboxBackend): ConfigDerivedOptions {
+export function engineOptionsFromConfig(
+  config: CoworkerConfig,
+  app: Pick<AppContext, "shell" | "serviceFiles">,
+): ConfigDerivedOptions {
   const { run_command: run, web_fetch: web } = config.tools;
   return {
     workspaceRoot: config.workspace.root,
     extraRoots: config.workspace.extra_roots,
+    offLimits: app.serviceFiles,
     userRules: config.agent.rules,
     memoryEnabled: () => config.agent.memory.enabled,
     toolLimits: {
@@ -38,7 +43,7 @@ export function engineOptionsFromConfig(config: CoworkerConfig, shell: SandboxBa
         defaultTimeoutS: run.default_timeout_s,
         maxTimeoutS: run.max_timeout_s,
         outputMaxChars: run.output_max_chars,
-        sandbox: shell,
+        sandbox: app.shell,
         limits: shellLimitsFromConfig(config.tools.shell.limits),
       },
       webFetch: { allowPrivate: web.allow_private, maxBytes: web.max_bytes, timeoutMs: web.timeout_s * 1000 },

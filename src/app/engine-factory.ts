@@ -36,6 +36,8 @@ export interface EngineFactoryDeps {
   /** The workspace (COWORKER_WORKSPACE, absolute). */
   readonly workspaceRoot: string;
   readonly extraRoots?: readonly string[];
+  /** The service's own files, off limits to the file tools even inside the workspace. */
+  readonly offLimits?: readonly string[];
   /** Replaces the default persona prompt. */
   readonly persona?: string;
   /** The user's standing rules (config agent.rules). */
@@ -91,7 +93,11 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
     allowedCommandPrefixes: deps.allowedCommandPrefixes ?? [],
     hardDenyPatterns: deps.hardDenyPatterns ?? [],
   });
-  const workspace = { root: deps.workspaceRoot, extraRoots: deps.extraRoots ?? [] };
+  const workspace = {
+    root: deps.workspaceRoot,
+    extraRoots: deps.extraRoots ?? [],
+    offLimits: deps.offLimits ?? [],
+  };
   const now = deps.now ?? (() => new Date());
   const agentsMdMaxChars = deps.agentsMdMaxChars ?? AGENTS_MD_MAX_CHARS;
   const agentsMd = new AgentsMdReader(createWorkspacePaths(workspace), agentsMdMaxChars, deps.readFile, () =>

@@ -18,7 +18,7 @@ import { startOpsServer } from "../ops/ops-server.js";
 import { Readiness } from "../ops/readiness.js";
 import { Shutdown, type SignalSource } from "../ops/shutdown.js";
 import { describeSandboxStatus, type SandboxStatus } from "../tools/shell/sandbox-backend.js";
-import { createShellSandbox } from "../tools/shell/shell-sandbox.js";
+import { createShellSandbox, hiddenServicePaths } from "../tools/shell/shell-sandbox.js";
 import { createStore } from "../store/create-store.js";
 import { storeFailure } from "../store/store-failure.js";
 import type { AppAssembly, AppContext, AppIo, ChannelContext, ChannelStarter } from "./app-parts.js";
@@ -199,6 +199,7 @@ export async function startApp(
       readiness.register("coordination", () => coordination.ping());
       metrics.labelProcess(processId);
     }
+    const service = { dataDir: config.data_dir, configFile: options.configSource };
     const context: AppContext = {
       config,
       logger,
@@ -208,10 +209,8 @@ export async function startApp(
       store,
       coordination,
       processId,
-      shell: createShellSandbox(config.tools.shell, {
-        dataDir: config.data_dir,
-        configFile: options.configSource,
-      }),
+      shell: createShellSandbox(config.tools.shell, service),
+      serviceFiles: hiddenServicePaths(service),
     };
 
     const ops = config.ops.enabled

@@ -145,11 +145,12 @@ describe("engineOptionsFromConfig", () => {
       },
     }) as CoworkerConfig;
     const shell = unsandboxedBackend();
-    const options = engineOptionsFromConfig(config, shell);
+    const options = engineOptionsFromConfig(config, { shell, serviceFiles: ["/srv/data"] });
     expect(options.memoryEnabled?.()).toBe(false);
     expect({ ...options, memoryEnabled: undefined }).toEqual({
       workspaceRoot: "/srv/ws",
       extraRoots: ["/srv/shared"],
+      offLimits: ["/srv/data"],
       userRules: "Be brief.",
       memoryEnabled: undefined,
       toolLimits: {

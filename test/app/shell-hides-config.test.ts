@@ -1,7 +1,7 @@
 /**
- * The commands the agent runs never see the config file `coworker start` read, also when it lies
- * in the workspace: run_command runs in the app's one sandbox, which hides the service's own
- * paths (the sandbox behind the banner's shell line used to be the only one that did).
+ * The agent never sees the config file `coworker start` read, also when it lies in the workspace:
+ * run_command runs in the app's one sandbox, which hides the service's own paths (the sandbox
+ * behind the banner's shell line used to be the only one that did), and the file tools refuse them.
  */
 import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,13 +16,14 @@ afterEach(async () => {
 });
 
 describe("the shell sandbox of a running app", () => {
-  it("hides a config file kept in the workspace, and shows the workspace's other files", async () => {
+  it("hides a config file kept in the workspace from commands and file tools, and shows its other files", async () => {
     fake = await startFakeOpenAI(({ body }) =>
       body.messages.at(-1).role === "tool"
         ? { text: "done" }
         : {
             toolCalls: [
               { name: "run_command", arguments: '{"command":"cat coworker.yaml; echo ---; cat notes.txt"}' },
+              { name: "read_file", arguments: '{"path":"coworker.yaml"}' },
             ],
           },
     );
@@ -36,10 +37,13 @@ describe("the shell sandbox of a running app", () => {
     });
     t.stdin.end("show me the files\n");
     expect(await exited).toBe(0);
-    const result = fake.requests
+    const results = fake.requests
       .flatMap((request: FakeBody) => request.messages)
-      .find((message: FakeBody) => message.role === "tool");
-    expect(result?.content).toContain("visible notes");
-    expect(result?.content).not.toContain("SECRET-TOKEN");
+      .filter((message: FakeBody) => message.role === "tool")
+      .map((message: FakeBody) => String(message.content));
+    expect(results).toHaveLength(2);
+    expect(results[0]).toContain("visible notes");
+    expect(results[1]).toContain("off limits to the file tools");
+    expect(results.join("\n")).not.toContain("SECRET-TOKEN");
   });
 });

@@ -12,7 +12,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { openCheckedDir } from "./anchored-fs.js";
 import { credentialReasonFor } from "./credential-paths.js";
-import type { ResolvedPath } from "./workspace-paths.js";
+import { isOffLimits, type ResolvedPath } from "./workspace-paths.js";
 
 /** One matching line, with an absolute path. */
 export interface SearchMatch {
@@ -30,6 +30,8 @@ export interface SearchQuery {
   /** Collect at most this many matches plus one (to know there are more). */
   readonly limit: number;
   readonly maxFileBytes: number;
+  /** The service's own files inside the roots (WorkspacePaths.offLimits): never searched. */
+  readonly offLimits: readonly string[];
   readonly signal: AbortSignal;
 }
 
@@ -94,7 +96,8 @@ function runRipgrep(query: SearchQuery, command: string, cwd: string): Promise<S
       }
       if (event.type !== "match" || !event.data) return;
       const file = path.join(query.target.absolute, rgText(event.data.path));
-      if (credentialReasonFor(file, query.target.root) !== undefined) return;
+      if (credentialReasonFor(file, query.target.root) !== undefined || isOffLimits(file, query.offLimits))
+        return;
       matches.push({
         file,
         line: event.data.line_number ?? 0,

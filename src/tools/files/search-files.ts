@@ -94,6 +94,7 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
           glob: args.glob,
           limit: maxResults,
           maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+          offLimits: await options.paths.offLimits(),
           signal: context.signal,
         });
         if (matches.length === 0) return ok(`No matches for /${args.pattern}/ in ${shown}.`);

@@ -15,6 +15,7 @@ import { credentialReasonFor } from "./credential-paths.js";
 import { compareNames, SKIPPED_DIRECTORIES } from "./list-files.js";
 import { type SearchMatch, type SearchQuery, SearchQueryError } from "./search-backends.js";
 import { decodeText } from "./text-file.js";
+import { isOffLimits } from "./workspace-paths.js";
 
 /** Limits of the JS engine. */
 export interface JsSearchLimits {
@@ -75,7 +76,8 @@ export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = 
   };
 
   const searchFileIn = async (dir: AnchoredDir, name: string, absolute: string): Promise<void> => {
-    if (credentialReasonFor(absolute, target.root) !== undefined) return;
+    if (credentialReasonFor(absolute, target.root) !== undefined || isOffLimits(absolute, query.offLimits))
+      return;
     const { handle, stats } = await dir.openFile(name, absolute);
     try {
       if (!stats.isFile() || stats.size > query.maxFileBytes) return;
@@ -93,7 +95,7 @@ export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = 
       await pace();
       const absolute = path.join(dir.absolute, entry.name);
       if (entry.isDirectory()) {
-        if (SKIPPED_DIRECTORIES.has(entry.name)) continue;
+        if (SKIPPED_DIRECTORIES.has(entry.name) || isOffLimits(absolute, query.offLimits)) continue;
         const child = await dir.openDir(entry.name, absolute);
         try {
           await walk(child);

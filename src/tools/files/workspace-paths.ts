@@ -17,6 +17,12 @@ export interface WorkspaceRootsOptions {
   readonly root: string;
   /** Further directories the configuration opens to the agent. */
   readonly extraRoots?: readonly string[];
+  /**
+   * The service's own files and folders (its data folder with every session's history and the
+   * audit log, its config file…: hiddenServicePaths), never touched even inside a root. One that
+   * holds a root (the folder Coworker runs in, with the workspace below it) is not applied.
+   */
+  readonly offLimits?: readonly string[];
 }
 
 /** A path that passed confinement. */
@@ -46,6 +52,13 @@ export interface WorkspacePaths {
   resolve(input: string): Promise<ResolvedPath>;
   /** Display form of a resolved absolute path: relative inside the workspace root, else absolute. */
   display(absolute: string): Promise<string>;
+  /** Real paths of the service's own files inside the roots (see WorkspaceRootsOptions.offLimits). */
+  offLimits(): Promise<readonly string[]>;
+}
+
+/** Whether `absolute` is one of `offLimits` or lies inside one. */
+export function isOffLimits(absolute: string, offLimits: readonly string[]): boolean {
+  return offLimits.some((entry) => isInside(absolute, entry));
 }
 
 const MAX_LINK_HOPS = 40;
@@ -102,6 +115,17 @@ export function createWorkspacePaths(options: WorkspaceRootsOptions): WorkspaceP
     return realRoots;
   };
 
+  let realOffLimits: Promise<readonly string[]> | undefined;
+  const getOffLimits = (): Promise<readonly string[]> => {
+    realOffLimits ??= Promise.all([
+      getRoots(),
+      ...(options.offLimits ?? []).map((entry) => realpathOfMaybeMissing(path.resolve(entry))),
+    ]).then(([roots, ...entries]) =>
+      Object.freeze(entries.filter((entry) => !roots.some((dir) => isInside(dir, entry)))),
+    );
+    return realOffLimits;
+  };
+
   const display = async (absolute: string): Promise<string> => {
     const workspaceRoot = (await getRoots())[0] as string;
     if (!isInside(absolute, workspaceRoot)) return absolute;
@@ -112,6 +136,7 @@ export function createWorkspacePaths(options: WorkspaceRootsOptions): WorkspaceP
     root,
     realRoots: getRoots,
     display,
+    offLimits: getOffLimits,
     async resolve(input: string): Promise<ResolvedPath> {
       if (input.trim() === "") throw new PathOutsideWorkspaceError("the path is empty");
       if (input.includes("\0")) throw new PathOutsideWorkspaceError("the path contains a NUL character");
@@ -126,6 +151,10 @@ export function createWorkspacePaths(options: WorkspaceRootsOptions): WorkspaceP
         );
       }
       const shown = await display(absolute);
+      if (isOffLimits(absolute, await getOffLimits()))
+        throw new PathOutsideWorkspaceError(
+          `${shown} is Coworker's own data (its data folder or configuration), off limits to the file tools`,
+        );
       refuseCredentialPath(absolute, root, shown);
       const stats = await lstat(absolute).catch((error: unknown) => {
         if (isMissing(error)) return undefined;
