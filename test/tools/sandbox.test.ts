@@ -129,6 +129,52 @@ describe("run_command in the bubblewrap sandbox", () => {
     expect((await call(networked, { command: probe })).output).toContain("host-service-reply");
   });
 
+  it("bounds what a command can fill without a process: small scratch folders, a read-only root, no nested namespaces", async () => {
+    const sandbox = bubblewrapBackend({ hidden: [data], scratchMb: 1 });
+    const fill = (dir: string) =>
+      `head -c 3000000 /dev/zero > ${dir}/fill 2>/dev/null; stat -c %s ${dir}/fill`;
+    const output = await run(
+      [
+        fill("/tmp"),
+        fill("$HOME"),
+        fill("/dev/shm"),
+        "(echo x > /mine) 2>/dev/null || echo root-read-only",
+        "mkdir /dev/mine 2>/dev/null || echo dev-read-only",
+        "unshare -rm true 2>/dev/null || echo no-nested-namespace",
+      ].join("; "),
+      { sandbox },
+    );
+    const lines = output.split("\n");
+    // Each scratch folder took at most its 1 MiB of the 3 MB written to it.
+    expect(
+      lines
+        .slice(0, 3)
+        .map(Number)
+        .every((size) => size > 0 && size <= 1_048_576),
+    ).toBe(true);
+    expect(lines.slice(3)).toEqual([
+      "root-read-only",
+      "dev-read-only",
+      "no-nested-namespace",
+      "[exit code 0]",
+    ]);
+    expect(await run("echo kept > made.txt && cat made.txt", { sandbox })).toBe("kept\n[exit code 0]");
+  });
+
+  it("falls back to bwrap's plain namespaces where it cannot seal them, still sandboxed", async () => {
+    const oldBwrap = path.join(base, "bwrap-0.6");
+    await writeFile(
+      oldBwrap,
+      '#!/bin/sh\ncase " $* " in *" --disable-userns "*) echo "bwrap: Unknown option --disable-userns" >&2; exit 1;; esac\nexec bwrap "$@"\n',
+    );
+    await chmod(oldBwrap, 0o755);
+    const sandbox = bubblewrapBackend({ bwrap: oldBwrap, hidden: [data] });
+    expect((await sandbox.status()).kind).toBe("sandboxed");
+    expect(await run("cat ../data/sessions.sqlite 2>/dev/null; pwd", { sandbox })).toBe(
+      `${ws}\n[exit code 0]`,
+    );
+  });
+
   it("contains a runaway file with the file-size limit", async () => {
     const limits = { cpuSeconds: 10, fileSizeMb: 1, processes: 1024, memoryMb: 8192 };
     const output = await run("head -c 5000000 /dev/zero > big; stat -c %s big", { limits });

@@ -7,6 +7,10 @@
  * which case they are covered too. bwrap is started with the command's clean environment (its
  * PID 1 shows that environment in /proc/1/environ), dies with its parent, and its PID namespace
  * ends every process the command started (setsid, nohup and `&` included) when the command ends.
+ * Memory a command can fill without a process owning it is bounded: the only writable folders
+ * besides the workspace are /tmp, HOME and /dev/shm, each a tmpfs of at most `scratchMb`; the
+ * sandbox's own root and /dev are read-only; and where the kernel allows it, no further user
+ * namespace can be made inside (one would let a command mount a tmpfs of its own, unbounded).
  */
 import { spawn } from "node:child_process";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
@@ -21,7 +25,18 @@ export interface BubblewrapOptions {
   readonly network?: boolean;
   /** Host paths never to show (data folder, config file, .env, the service's own folder). */
   readonly hidden?: readonly string[];
+  /** Size of each private scratch folder (/tmp, HOME, /dev/shm), in MiB (default 1024). */
+  readonly scratchMb?: number;
 }
+
+const DEFAULT_SCRATCH_MB = 1024;
+
+/**
+ * How the sandbox's user namespace is set up: "sealed" makes one and forbids nested ones (bwrap
+ * 0.8+, and a kernel that lets bwrap make user namespaces); "plain" is bwrap's best effort, for
+ * hosts where only that runs (bwrap as root in a container without user namespaces).
+ */
+type UserNamespace = "sealed" | "plain";
 
 /** The private HOME inside the sandbox. */
 export const SANDBOX_HOME = "/home/coworker";
@@ -73,9 +88,16 @@ async function hiddenEntries(paths: readonly string[]): Promise<MaskedEntry[]> {
 }
 
 /** The fixed bwrap options: namespaces, lifetime, system folders, private /tmp and HOME. */
-function baseArgs(layout: Layout, network: boolean): string[] {
+function baseArgs(
+  layout: Layout,
+  network: boolean,
+  userNamespace: UserNamespace,
+  scratchMb: number,
+): string[] {
+  const scratch = ["--size", String(scratchMb * 1_048_576), "--tmpfs"];
   return [
     "--unshare-all",
+    ...(userNamespace === "sealed" ? ["--unshare-user", "--disable-userns"] : []),
     ...(network ? ["--share-net"] : []),
     "--die-with-parent",
     "--new-session",
@@ -88,12 +110,19 @@ function baseArgs(layout: Layout, network: boolean): string[] {
     "/proc",
     "--dev",
     "/dev",
-    "--tmpfs",
+    ...scratch,
+    "/dev/shm",
+    "--remount-ro",
+    "/dev",
+    ...scratch,
     "/tmp",
-    "--tmpfs",
+    ...scratch,
     SANDBOX_HOME,
   ];
 }
+
+/** Closes the sandbox's own root folder once every mount point in it exists. */
+const SEAL_ROOT = ["--remount-ro", "/"] as const;
 
 /** Cover hidden paths that a bound folder would show (never one that contains a root itself). */
 function hiddenArgs(hidden: readonly MaskedEntry[], roots: readonly string[]): string[] {
@@ -158,8 +187,9 @@ function probeStatus(result: ProbeResult, bwrap: string, network: boolean): Sand
 export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBackend {
   const bwrap = options.bwrap ?? "bwrap";
   const network = options.network ?? false;
+  const scratchMb = options.scratchMb ?? DEFAULT_SCRATCH_MB;
   let layout: Promise<Layout> | undefined;
-  let status: Promise<SandboxStatus> | undefined;
+  let probed: Promise<{ readonly userNamespace: UserNamespace; readonly result: ProbeResult }> | undefined;
   const getLayout = () => {
     layout ??= Promise.all([systemArgs(), hiddenEntries(options.hidden ?? [])]).then(([args, hidden]) => ({
       systemArgs: args,
@@ -167,24 +197,37 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
     }));
     return layout;
   };
+  /** The sealed namespace setup when this host runs it, else the plain one (see UserNamespace). */
+  const probe = () => {
+    probed ??= getLayout().then(async (fixed) => {
+      const tryWith = (userNamespace: UserNamespace) =>
+        runProbe(bwrap, [
+          ...baseArgs(fixed, network, userNamespace, scratchMb),
+          ...SEAL_ROOT,
+          "--chdir",
+          "/",
+          "--",
+          "true",
+        ]);
+      const sealed = await tryWith("sealed");
+      if (sealed.code === 0 || sealed.error?.code === "ENOENT")
+        return { userNamespace: "sealed", result: sealed };
+      return { userNamespace: "plain", result: await tryWith("plain") };
+    });
+    return probed;
+  };
   return Object.freeze({
-    status() {
-      status ??= getLayout().then(async (fixed) =>
-        probeStatus(
-          await runProbe(bwrap, [...baseArgs(fixed, network), "--chdir", "/", "--", "true"]),
-          bwrap,
-          network,
-        ),
-      );
-      return status;
+    async status() {
+      return probeStatus((await probe()).result, bwrap, network);
     },
     async plan(request: SandboxRequest): Promise<SpawnPlan> {
-      const fixed = await getLayout();
+      const [fixed, { userNamespace }] = await Promise.all([getLayout(), probe()]);
       const binds = request.roots.flatMap((root) => ["--bind", root, root]);
       const args = [
-        ...baseArgs(fixed, network),
+        ...baseArgs(fixed, network, userNamespace, scratchMb),
         ...binds,
         ...hiddenArgs(fixed.hidden, request.roots),
+        ...SEAL_ROOT,
         "--chdir",
         request.cwd,
         "--",

@@ -13,6 +13,8 @@ import { type SandboxBackend, unsandboxedBackend } from "./sandbox-backend.js";
 export interface ShellSandboxSettings {
   readonly sandbox: "bubblewrap" | "off";
   readonly network: boolean;
+  /** tools.shell.limits: the file-size limit also sizes each private scratch folder (/tmp, HOME). */
+  readonly limits?: { readonly file_size_mb: number };
 }
 
 /** What the service keeps next to the workspace and must stay out of the command's sight. */
@@ -36,5 +38,9 @@ export function hiddenServicePaths(service: ServicePaths): string[] {
 /** The backend the settings ask for. */
 export function createShellSandbox(settings: ShellSandboxSettings, service: ServicePaths): SandboxBackend {
   if (settings.sandbox === "off") return unsandboxedBackend();
-  return bubblewrapBackend({ network: settings.network, hidden: hiddenServicePaths(service) });
+  return bubblewrapBackend({
+    network: settings.network,
+    hidden: hiddenServicePaths(service),
+    ...(settings.limits ? { scratchMb: settings.limits.file_size_mb } : {}),
+  });
 }
