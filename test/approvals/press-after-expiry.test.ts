@@ -38,6 +38,19 @@ const parked: ParkedTurn = parkTurn(
 );
 const noTimers: ExpirySchedule = { arm: () => undefined, clear: () => undefined, clearAll: () => undefined };
 
+/** A PendingHub on `store` whose clock reads `now` (no expiry timers: only presses expire items). */
+function hubOn(store: Store, outputs: RecordingOutputs, now = () => new Date()): PendingHub {
+  return new PendingHub({
+    store: new PendingStore(store),
+    outputFor: outputs.factory,
+    deliveries: { record: async () => undefined },
+    timers: noTimers,
+    config: { approvers: [], perChannel: {}, ttlMs: 60_000 },
+    logger: pino({ level: "silent" }),
+    now,
+  });
+}
+
 describe("a press after the expiry time", () => {
   let store: Store;
   let outputs: RecordingOutputs;
@@ -47,16 +60,7 @@ describe("a press after the expiry time", () => {
     outputs = new RecordingOutputs();
   });
 
-  const hub = (now = () => new Date()) =>
-    new PendingHub({
-      store: new PendingStore(store),
-      outputFor: outputs.factory,
-      deliveries: { record: async () => undefined },
-      timers: noTimers,
-      config: { approvers: [], perChannel: {}, ttlMs: 60_000 },
-      logger: pino({ level: "silent" }),
-      now,
-    });
+  const hub = (now?: () => Date) => hubOn(store, outputs, now);
 
   async function raise(h: PendingHub): Promise<string> {
     const context: AskContext = { sessionId: "s1", target, requester: ana, parked };
@@ -103,16 +107,7 @@ describe("a typed answer after the expiry time", () => {
   it("expires the question, is not consumed, and returns the parked turn to resume", async () => {
     const store = await createStore({ url: "memory:", dataDir: tempDir() });
     const outputs = new RecordingOutputs();
-    const hub = (now = () => new Date()) =>
-      new PendingHub({
-        store: new PendingStore(store),
-        outputFor: outputs.factory,
-        deliveries: { record: async () => undefined },
-        timers: noTimers,
-        config: { approvers: [], perChannel: {}, ttlMs: 60_000 },
-        logger: pino({ level: "silent" }),
-        now,
-      });
+    const hub = (now?: () => Date) => hubOn(store, outputs, now);
     const asking = hub();
     const questions = [{ id: "q1", question: "Which?", options: ["a", "b"] }];
     const asked: ParkedTurn = parkTurn("s1", parked, [
