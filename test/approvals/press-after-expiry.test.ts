@@ -5,7 +5,7 @@
  * parked at a closed card (another process's timer finds the item already settled).
  */
 import pino from "pino";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { type ParkedTurn, parkTurn } from "../../src/approvals/parked-turn.js";
 import { PendingHub } from "../../src/approvals/pending-hub.js";
 import type { AskContext, ExpirySchedule } from "../../src/approvals/pending-hub-types.js";
@@ -14,10 +14,8 @@ import { PendingStore } from "../../src/approvals/pending-store.js";
 import type { ConversationMessage } from "../../src/core/messages.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
-import { ANA, makeHarness, message, pressCard, tempDir, thread } from "../sessions/helpers/harness.js";
-import { ToolRuns } from "../sessions/helpers/test-tools.js";
-import { RecordingOutput, RecordingOutputs } from "../support/recording-output.js";
-import { textStep, toolStep } from "../support/scripted-provider.js";
+import { tempDir } from "../sessions/helpers/harness.js";
+import { RecordingOutputs } from "../support/recording-output.js";
 
 const target = { platform: "slack", workspace: "T1", channel: "C1", thread: "1.1" };
 const ana = { platform: "slack", userId: "U_ANA", name: "Ana" };
@@ -139,44 +137,5 @@ describe("a typed answer after the expiry time", () => {
     const reply = { platform: "slack", user: { id: "U_ANA", name: "Ana" }, text: "a" };
     const answered = await later.answerText(async () => asked, "s1", reply, ["k1"]);
     expect(answered).toEqual({ result: undefined, resume: asked });
-  });
-});
-
-describe("a press after the expiry time, through the session layer", () => {
-  it("after a restart, the parked turn continues (the call denied) instead of staying parked", async () => {
-    const dataDir = tempDir();
-    const runs = new ToolRuns();
-    const first = await makeHarness({
-      dataDir,
-      runs,
-      steps: [toolStep(["c1", "write_note", { text: "a" }])],
-    });
-    await first.manager.start();
-    await first.manager.receive(message("write a"));
-    const out1 = first.outputs.for(thread());
-    const card = await first.outputs.until(() => out1.latestCards[0], "card");
-    expect(await first.manager.drain(1_000)).toEqual({ finished: 0, interrupted: 0, parked: 1 });
-    await first.store.close();
-
-    // Restarted before the expiry (its timer armed); the press comes after it, before the timer ran.
-    let clock = Date.now();
-    const second = await makeHarness({
-      dataDir,
-      runs,
-      steps: [textStep("the note was not written")],
-      overrides: { now: () => new Date(clock) },
-    });
-    await second.manager.start();
-    clock += 24 * 60 * 60 * 1000;
-    expect((await pressCard(second, card, "once", ANA)).status).toBe("expired");
-    await second.manager.idle();
-    const out2 = second.outputs.for(thread());
-    expect(out2.card(card.pendingId)?.outcome).toMatch(/^Expired/);
-    expect(runs.count("c1")).toBe(0);
-    await vi.waitFor(() =>
-      expect(out2.closedTurns.map(RecordingOutput.textOf)).toContain("the note was not written"),
-    );
-    await second.manager.drain(1_000);
-    await second.store.close();
   });
 });

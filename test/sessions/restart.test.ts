@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { RecordingOutput } from "../support/recording-output.js";
@@ -49,21 +49,23 @@ function runsIn(file: string): ToolRun[] {
     .map((l) => JSON.parse(l) as ToolRun);
 }
 
+/** A process that asks to write a note, shows the card and shuts down with the turn parked there. */
+async function parkAtWriteCard(dataDir: string, runs: ToolRuns) {
+  const first = await makeHarness({ dataDir, runs, steps: [toolStep(["c1", "write_note", { text: "a" }])] });
+  await first.manager.start();
+  await first.manager.receive(message("write a"));
+  const out = first.outputs.for(thread());
+  const card = await first.outputs.until(() => out.latestCards[0], "card");
+  expect(await first.manager.drain(1_000)).toEqual({ finished: 0, interrupted: 0, parked: 1 });
+  await first.store.close();
+  return card;
+}
+
 describe("durable resume across restarts (SQLite)", () => {
   it("resumes a turn suspended at an approval after every in-memory object is rebuilt", async () => {
     const dataDir = tempDir();
     const runs = new ToolRuns();
-    const first = await makeHarness({
-      dataDir,
-      runs,
-      steps: [toolStep(["c1", "write_note", { text: "a" }])],
-    });
-    await first.manager.start();
-    await first.manager.receive(message("write a"));
-    const out1 = first.outputs.for(thread());
-    const card = await first.outputs.until(() => out1.latestCards[0], "card");
-    expect(await first.manager.drain(1_000)).toEqual({ finished: 0, interrupted: 0, parked: 1 });
-    await first.store.close();
+    const card = await parkAtWriteCard(dataDir, runs);
 
     const second = await makeHarness({ dataDir, runs, steps: [textStep("done after restart")] });
     await second.manager.start();
@@ -79,6 +81,33 @@ describe("durable resume across restarts (SQLite)", () => {
     const again = await pressCard(second, card, "deny", ANA);
     expect(again.status).toBe("already_decided");
     expect(runs.count("c1")).toBe(1);
+    await second.store.close();
+  });
+
+  it("a press after the card's expiry, before its timer ran, continues the parked turn (the call denied)", async () => {
+    const dataDir = tempDir();
+    const runs = new ToolRuns();
+    const card = await parkAtWriteCard(dataDir, runs);
+
+    // Restarted before the expiry (its timer armed); the press comes after it, before the timer ran.
+    let clock = Date.now();
+    const second = await makeHarness({
+      dataDir,
+      runs,
+      steps: [textStep("the note was not written")],
+      overrides: { now: () => new Date(clock) },
+    });
+    await second.manager.start();
+    clock += 24 * 60 * 60 * 1000;
+    expect((await pressCard(second, card, "once", ANA)).status).toBe("expired");
+    await second.manager.idle();
+    const out2 = second.outputs.for(thread());
+    expect(out2.card(card.pendingId)?.outcome).toMatch(/^Expired/);
+    expect(runs.count("c1")).toBe(0);
+    await vi.waitFor(() =>
+      expect(out2.closedTurns.map(RecordingOutput.textOf)).toContain("the note was not written"),
+    );
+    await second.manager.drain(1_000);
     await second.store.close();
   });
 
