@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { type ParkedTurn, parkTurn } from "../../src/approvals/parked-turn.js";
 import { PendingHub } from "../../src/approvals/pending-hub.js";
 import type { AskContext, ExpirySchedule } from "../../src/approvals/pending-hub-types.js";
-import type { PendingApproval } from "../../src/approvals/pending-item.js";
+import type { PendingApproval, PendingQuestion } from "../../src/approvals/pending-item.js";
 import { PendingStore } from "../../src/approvals/pending-store.js";
 import type { ConversationMessage } from "../../src/core/messages.js";
 import { createStore } from "../../src/store/create-store.js";
@@ -152,5 +152,53 @@ describe("PendingHub", () => {
     const later = hub(new RecordingTimers(), () => new Date(Date.now() + 120_000));
     expect([...(await later.start())]).toEqual(["s1"]);
     expect((await new PendingStore(store).get(pendingId))?.status).toBe("expired");
+  });
+
+  // A press or typed answer that comes after the expiry time, before any timer here expired the
+  // item, expires it itself: like a timer's expiry it hands back the parked turn when no turn in
+  // this process waits, or the turn stays parked at a closed card (a later timer finds it settled).
+  it("a press after the expiry time expires the item and hands back the parked turn", async () => {
+    const { pendingId } = await raise(hub(), new AbortController().signal);
+    const later = hub(new RecordingTimers(), () => new Date(Date.now() + 120_000));
+    const parked = parkedAt("hi");
+    const pressed = await later.press(press(pendingId), async () => parked);
+    expect(pressed.result.status).toBe("expired");
+    expect(pressed.resume).toBe(parked);
+    expect(await later.expire(pendingId)).toBeUndefined();
+  });
+
+  it("a typed answer after the expiry time expires the question, is not consumed, and hands back the turn", async () => {
+    const asking = hub();
+    const asked = parkTurn("s1", marker, [
+      { role: "user", content: "ask" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "ask_user", arguments: "{}" } }],
+      },
+    ]);
+    const context: AskContext = { sessionId: "s1", target, requester: ana, parked: asked };
+    const build = (argsHash: string): PendingQuestion => ({
+      ...asking.base(context, "c1", argsHash),
+      kind: "question",
+      questions: [{ id: "q1", question: "Which?", options: ["a", "b"] }],
+      answers: {},
+    });
+    void asking.obtain(
+      "question",
+      context,
+      "c1",
+      { tool: "ask_user", args: {} },
+      build,
+      new AbortController().signal,
+    );
+    const out = outputs.for(target);
+    await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "card");
+    const later = hub(new RecordingTimers(), () => new Date(Date.now() + 120_000));
+    const reply = { platform: "slack", user: { id: "U_ANA", name: "Ana" }, text: "a" };
+    expect(await later.answerText(async () => asked, "s1", reply, ["k1"])).toEqual({
+      result: undefined,
+      resume: asked,
+    });
   });
 });
