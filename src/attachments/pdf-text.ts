@@ -3,7 +3,10 @@
  * main thread: each document is parsed in a short-lived worker thread, so a large PDF never
  * blocks the event loop that serves chats. Page-capped; the extract is cached beside the file
  * (`<file>.txt`, pages separated by form feeds under a one-line header naming the PDF's SHA-256)
- * so a redelivery or the same document sent again costs a hash, not a parse. A PDF whose pages carry no text (a scan) is reported as such.
+ * so a redelivery or the same document sent again costs a hash, not a parse. A PDF whose pages
+ * carry no text (a scan) is reported as such. The worker's heap limit does not cover the buffers
+ * pdf.js inflates streams into (a 2 MB PDF can inflate to gigabytes), so the parse is also
+ * stopped when the process grows past a memory budget.
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
@@ -11,8 +14,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
 import { z } from "zod";
+import { runWorkerJob } from "../core/worker-job.js";
 
 /** What a PDF yielded. */
 export interface PdfText {
@@ -29,7 +32,11 @@ export interface PdfTextOptions {
   readonly maxPages: number;
   /** Give up on a document after this long (default 60 s). */
   readonly timeoutMs?: number;
+  /** Give up when the process's resident memory grows by more than this while parsing (default 1 GiB). */
+  readonly memoryBudgetBytes?: number;
 }
+
+const DEFAULT_MEMORY_BUDGET_BYTES = 1024 * 1024 * 1024;
 
 const require = createRequire(import.meta.url);
 const PDFJS_URL = pathToFileURL(require.resolve("pdfjs-dist/legacy/build/pdf.mjs")).href;
@@ -59,41 +66,19 @@ const { readFile } = require("node:fs/promises");
 })().catch((error) => parentPort.postMessage({ ok: false, error: String((error && error.message) || error) }));
 `;
 
-const workerReply = z.discriminatedUnion("ok", [
-  z.object({ ok: z.literal(true), totalPages: z.number().int().nonnegative(), pages: z.array(z.string()) }),
-  z.object({ ok: z.literal(false), error: z.string() }),
-]);
+/** What the worker answers for a document. */
+const pdfResult = z.object({ totalPages: z.number().int().nonnegative(), pages: z.array(z.string()) });
 
-function inWorker(file: string, options: PdfTextOptions): Promise<{ totalPages: number; pages: string[] }> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { file, pdfjs: PDFJS_URL, fonts: FONTS_DIR, maxPages: options.maxPages },
-      resourceLimits: { maxOldGenerationSizeMb: 512 },
-    });
-    const timer = setTimeout(() => {
-      void worker.terminate();
-      reject(new Error("reading it took too long"));
-    }, options.timeoutMs ?? 60_000);
-    const settle = (): void => {
-      clearTimeout(timer);
-      void worker.terminate();
-    };
-    worker.once("message", (message: unknown) => {
-      settle();
-      const reply = workerReply.safeParse(message);
-      if (!reply.success) reject(new Error("the PDF reader answered unexpectedly"));
-      else if (reply.data.ok) resolve(reply.data);
-      else reject(new Error(reply.data.error));
-    });
-    worker.once("error", (error) => {
-      settle();
-      reject(error);
-    });
-    worker.once("exit", (code) => {
-      clearTimeout(timer);
-      if (code !== 0) reject(new Error(`the PDF reader stopped (exit ${code})`));
-    });
+function inWorker(file: string, options: PdfTextOptions): Promise<z.infer<typeof pdfResult>> {
+  return runWorkerJob({
+    source: WORKER_SOURCE,
+    data: { file, pdfjs: PDFJS_URL, fonts: FONTS_DIR, maxPages: options.maxPages },
+    result: pdfResult,
+    name: "the PDF reader",
+    timeoutMs: options.timeoutMs ?? 60_000,
+    tooLong: "reading it took too long",
+    heapMb: 512,
+    memoryBudgetBytes: options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_BYTES,
   });
 }
 

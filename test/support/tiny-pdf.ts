@@ -4,19 +4,35 @@
  * file with a correct cross-reference table, so real readers (pdf.js) open it.
  */
 
-/** One page: text lines, or a gray image of the given size with no text at all. */
+/**
+ * One page: text lines, a gray image of the given size with no text at all, or a content stream
+ * given already deflated (FlateDecode), for documents that inflate far beyond their size.
+ */
 export type TinyPage =
   | { readonly kind: "text"; readonly lines: readonly string[] }
-  | { readonly kind: "image"; readonly width: number; readonly height: number };
+  | { readonly kind: "image"; readonly width: number; readonly height: number }
+  | { readonly kind: "deflated"; readonly stream: Buffer };
 
 function escapeText(text: string): string {
   return text.replace(/[\\()]/g, (c) => `\\${c}`);
 }
 
-function pageStream(page: TinyPage): string {
+function pageStream(page: Exclude<TinyPage, { kind: "deflated" }>): string {
   if (page.kind === "image") return `q 400 0 0 400 100 300 cm /Im1 Do Q`;
   const lines = page.lines.map((line, i) => `1 0 0 1 72 ${720 - i * 16} Tm (${escapeText(line)}) Tj`);
   return `BT /F1 12 Tf ${lines.join(" ")} ET`;
+}
+
+function contentObject(page: TinyPage): string | Buffer {
+  if (page.kind !== "deflated") {
+    const stream = pageStream(page);
+    return `<< /Length ${Buffer.byteLength(stream)} >>\nstream\n${stream}\nendstream`;
+  }
+  return Buffer.concat([
+    Buffer.from(`<< /Length ${page.stream.length} /Filter /FlateDecode >>\nstream\n`),
+    page.stream,
+    Buffer.from("\nendstream"),
+  ]);
 }
 
 /** Build a PDF with these pages. */
@@ -28,8 +44,7 @@ export function tinyPdf(pages: readonly TinyPage[]): Buffer {
   const font = add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>");
   const kids: number[] = [];
   for (const page of pages) {
-    const stream = pageStream(page);
-    const content = add(`<< /Length ${Buffer.byteLength(stream)} >>\nstream\n${stream}\nendstream`);
+    const content = add(contentObject(page));
     let resources = `<< /Font << /F1 ${font} 0 R >> >>`;
     if (page.kind === "image") {
       const pixels = Buffer.alloc(page.width * page.height, 0x80);

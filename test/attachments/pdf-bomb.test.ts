@@ -1,0 +1,54 @@
+/**
+ * A PDF whose content stream inflates to hundreds of megabytes from a file of a few hundred
+ * kilobytes: pdf.js holds decoded streams in buffers outside the worker's heap limit, so the
+ * reader must be stopped by a memory budget of its own.
+ */
+import { once } from "node:events";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createDeflate } from "node:zlib";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { extractPdfText } from "../../src/attachments/pdf-text.js";
+import { tinyPdf } from "../support/tiny-pdf.js";
+
+const MB = 1024 * 1024;
+let root: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "pdf-bomb-"));
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+/** `bytes` of a text operator followed by spaces, deflated a megabyte at a time. */
+async function deflatedContent(bytes: number): Promise<Buffer> {
+  const deflate = createDeflate({ level: 9 });
+  const out: Buffer[] = [];
+  deflate.on("data", (chunk: Buffer) => out.push(chunk));
+  deflate.write("BT /F1 12 Tf 72 720 Td (Hello) Tj ET\n");
+  const spaces = Buffer.alloc(MB, 0x20);
+  for (let written = 0; written < bytes; written += MB)
+    if (!deflate.write(spaces)) await once(deflate, "drain");
+  deflate.end();
+  await once(deflate, "end");
+  return Buffer.concat(out);
+}
+
+describe("PDF reader memory budget", () => {
+  it("stops a decompression bomb instead of inflating it in memory", async () => {
+    const pdf = tinyPdf([{ kind: "deflated", stream: await deflatedContent(512 * MB) }]);
+    expect(pdf.length).toBeLessThan(MB);
+    const file = join(root, "bomb.pdf");
+    await writeFile(file, pdf);
+    await expect(
+      extractPdfText(file, "bomb.pdf", { maxPages: 50, memoryBudgetBytes: 256 * MB }),
+    ).rejects.toThrow(/too much memory/);
+  });
+
+  it("reads an ordinary PDF within the same budget", async () => {
+    const file = join(root, "small.pdf");
+    await writeFile(file, tinyPdf([{ kind: "deflated", stream: await deflatedContent(MB) }]));
+    const pdf = await extractPdfText(file, "small.pdf", { maxPages: 50, memoryBudgetBytes: 256 * MB });
+    expect(pdf.pages[0]).toMatch(/^Hello/);
+  });
+});
