@@ -1,40 +1,13 @@
 /**
  * HTML → readable markdown for web_fetch, with turndown: scripts, styles and other non-content
  * elements are dropped, headings are ATX, code blocks fenced; the page title is returned apart.
- * turndown is imported on the first conversion, so a start never loads it.
+ * A fetched page is hostile input — nested unclosed elements make the HTML parser quadratic, so
+ * a 2 MB page can take half an hour — so each conversion runs in a short-lived worker thread
+ * under a time limit, never on the event loop that serves chats (and turndown never loads there).
  */
-import type TurndownService from "turndown";
-
-const NON_CONTENT = [
-  "head",
-  "title",
-  "script",
-  "style",
-  "noscript",
-  "iframe",
-  "svg",
-  "canvas",
-  "template",
-  "object",
-  "embed",
-];
-
-let converter: Promise<TurndownService> | undefined;
-
-/** The one configured turndown instance, created on first use. */
-function turndownService(): Promise<TurndownService> {
-  converter ??= import("turndown").then(({ default: Turndown }) => {
-    const service = new Turndown({
-      headingStyle: "atx",
-      codeBlockStyle: "fenced",
-      bulletListMarker: "-",
-      emDelimiter: "_",
-    });
-    service.remove(NON_CONTENT as TurndownService.Filter);
-    return service;
-  });
-  return converter;
-}
+import { createRequire } from "node:module";
+import { z } from "zod";
+import { runWorkerJob } from "../../core/worker-job.js";
 
 /** A page reduced to markdown, with its title when it has one. */
 export interface ReadablePage {
@@ -42,15 +15,44 @@ export interface ReadablePage {
   readonly markdown: string;
 }
 
+export interface ConversionOptions {
+  /** Give up on a page after this long (default 10 s). */
+  readonly timeoutMs?: number;
+}
+
+const TURNDOWN_PATH = createRequire(import.meta.url).resolve("turndown");
+
+/** The worker body (plain JavaScript: worker threads run outside the TypeScript toolchain). */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+try {
+  const Turndown = require(workerData.turndown);
+  const turndown = new Turndown({
+    headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-", emDelimiter: "_",
+  });
+  turndown.remove(["head", "title", "script", "style", "noscript", "iframe", "svg", "canvas", "template", "object", "embed"]);
+  const html = workerData.html;
+  const titleHtml = /<title[^>]*>([\\s\\S]*?)<\\/title>/i.exec(html)?.[1];
+  const title = titleHtml ? turndown.turndown(titleHtml).replace(/\\s+/g, " ").trim() : "";
+  const markdown = turndown.turndown(html).replace(/[ \\t]+\\n/g, "\\n").replace(/\\n{3,}/g, "\\n\\n").trim();
+  parentPort.postMessage({ ok: true, title, markdown });
+} catch (error) {
+  parentPort.postMessage({ ok: false, error: String((error && error.message) || error) });
+}
+`;
+
+const pageResult = z.object({ title: z.string(), markdown: z.string() });
+
 /** Convert an HTML document or fragment to markdown. */
-export async function htmlToMarkdown(html: string): Promise<ReadablePage> {
-  const turndown = await turndownService();
-  const titleHtml = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1];
-  const title = titleHtml ? turndown.turndown(titleHtml).replace(/\s+/g, " ").trim() : undefined;
-  const markdown = turndown
-    .turndown(html)
-    .replace(/[ \t]+\n/g, "\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
-  return { title: title || undefined, markdown };
+export async function htmlToMarkdown(html: string, options: ConversionOptions = {}): Promise<ReadablePage> {
+  const page = await runWorkerJob({
+    source: WORKER_SOURCE,
+    data: { html, turndown: TURNDOWN_PATH },
+    result: pageResult,
+    name: "the page converter",
+    timeoutMs: options.timeoutMs ?? 10_000,
+    tooLong: "converting the page took too long",
+    heapMb: 512,
+  });
+  return { title: page.title || undefined, markdown: page.markdown };
 }
