@@ -4,10 +4,14 @@
  * is reported (notice + log line) and restarted with exponential backoff. Calls while it is down
  * fail fast with McpUnavailableError; nothing here ever throws into the process. The MCP SDK is
  * imported when the first server starts, so a configuration without MCP servers never loads it.
+ * A server is not trusted: its tool list may take at most MAX_TOOL_PAGES pages, and results are
+ * not validated against its output schemas (their `pattern`s would run on the event loop, where
+ * one that backtracks freezes every chat; results only ever reach the model as text).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/index.js";
 import type { McpServerConfig } from "../../config/schema.js";
 import { cleanEnv } from "../shell/clean-env.js";
 
@@ -39,6 +43,13 @@ export class McpUnavailableError extends Error {
 }
 
 const STDERR_LINES_KEPT = 40;
+/** Pages of tools/list followed before a server is refused (one that pages forever never starts). */
+const MAX_TOOL_PAGES = 100;
+
+/** Accepts any structured output unchecked (see the module header). */
+const unvalidatedOutput: jsonSchemaValidator = {
+  getValidator: () => (input) => ({ valid: true, data: input as never, errorMessage: undefined }),
+};
 
 /** A supervised connection to one configured MCP server. */
 export class McpServerConnection {
@@ -81,7 +92,10 @@ export class McpServerConnection {
     this.stderrTail.length = 0;
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     if (this.closed) return;
-    const client = new Client({ name: "coworker", version: "0.1.0" }, { capabilities: {} });
+    const client = new Client(
+      { name: "coworker", version: "0.1.0" },
+      { capabilities: {}, jsonSchemaValidator: unvalidatedOutput },
+    );
     this.client = client;
     try {
       const transport = await this.createTransport();
@@ -90,7 +104,10 @@ export class McpServerConnection {
       await client.connect(transport, { timeout: this.timing.startTimeoutMs });
       const tools: Tool[] = [];
       let cursor: string | undefined;
+      let pages = 0;
       do {
+        pages += 1;
+        if (pages > MAX_TOOL_PAGES) throw new Error(`its tool list runs past ${MAX_TOOL_PAGES} pages`);
         const page = await client.listTools(cursor ? { cursor } : {}, {
           timeout: this.timing.startTimeoutMs,
         });
