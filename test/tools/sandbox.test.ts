@@ -99,6 +99,9 @@ describe("run_command in the bubblewrap sandbox", () => {
     const inner = tool({ sandbox: bubblewrapBackend({ hidden: [path.join(ws, "data")] }) });
     const output = (await call(inner, { command: "ls data; cat data/store.sqlite" })).output;
     expect(output).not.toContain("OTHER-SESSION-TEXT");
+    // The cover is an empty folder that takes nothing either (it would be memory no limit holds).
+    const write = await call(inner, { command: "(echo x > data/fill) 2>/dev/null || echo cover-read-only" });
+    expect(write.output).toBe("cover-read-only\n[exit code 0]");
   });
 
   it("ends whatever the command started when it ends: setsid, nohup and & included", async () => {

@@ -54,8 +54,11 @@ async function kindOf(file: string): Promise<"dir" | "file" | undefined> {
   return info.isDirectory() ? "dir" : "file";
 }
 
+/** Cover one entry: a folder by an empty read-only one, a file by /dev/null. */
 function maskArgs(entry: MaskedEntry): string[] {
-  return entry.directory ? ["--tmpfs", entry.path] : ["--ro-bind", "/dev/null", entry.path];
+  return entry.directory
+    ? ["--tmpfs", entry.path, "--remount-ro", entry.path]
+    : ["--ro-bind", "/dev/null", entry.path];
 }
 
 /** The host layout parts that do not change between commands, computed once. */
