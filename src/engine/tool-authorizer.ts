@@ -1,8 +1,9 @@
 /**
- * The authorisation phase for one tool call: allowed-tools check, argument validation, the
- * permission decision and, when it says "ask", the reviewer's screen and then the approval
- * round trip (asking/approval-request.ts). Calls that cannot run are answered here with their own wording; interactive tools
- * (ask_user, propose_plan, update_plan) are handled in place once allowed.
+ * The authorisation phase for one tool call: allowed-tools check, argument validation (the tool's
+ * schema and a nesting limit), the permission decision and, when it says "ask", the reviewer's
+ * screen and then the approval round trip (asking/approval-request.ts). Calls that cannot run are
+ * answered here with their own wording; interactive tools (ask_user, propose_plan, update_plan)
+ * are handled in place once allowed.
  */
 import { type AnyTool, compactArgs, labelText } from "../core/tool.js";
 import { INTERACTIVE_TOOL_NAMES } from "../tools/interactive-tools.js";
@@ -15,6 +16,13 @@ import { allowsTool } from "../core/request.js";
 import { screenAsk } from "./reviewer/reviewed-ask.js";
 import { deniedByPolicy, notEnabled, preview, UNKNOWN_TOOL_REASON } from "./tool-results.js";
 import type { TurnContext } from "./turn-context.js";
+
+/**
+ * How deep a call's arguments may nest. Tools with open schemas (MCP) accept any JSON object, and
+ * what handles arguments later (freezing events, card previews, call hashes) walks them
+ * recursively: far deeper nesting would overflow the stack and fail the turn.
+ */
+const MAX_ARGUMENT_DEPTH = 64;
 
 /** A call that passed authorisation and waits for the execution phase. */
 export interface ClearedCall {
@@ -77,6 +85,18 @@ export async function authorizeCall(
     return undefined;
   }
   const { tool, args } = validated;
+  if (nestedDeeperThan(args, MAX_ARGUMENT_DEPTH)) {
+    const error = `Invalid arguments for ${tool.name} — (arguments): nested deeper than ${MAX_ARGUMENT_DEPTH} levels. Re-issue the call with the declared parameters.`;
+    ctx.audit("decision", call.id, call.name, { action: "invalid", reason: error });
+    await ctx.answer({
+      callId: call.id,
+      name: tool.name,
+      status: "error",
+      content: error,
+      reason: "invalid arguments",
+    });
+    return undefined;
+  }
   const decision = decideAndAudit(ctx, call, tool, args);
   if (decision.action === "deny") {
     await ctx.answer({
@@ -106,6 +126,18 @@ export async function authorizeCall(
     label: callLabel(tool, args),
     ...(clearedBy ? { clearedBy } : {}),
   };
+}
+
+/** Whether `value` nests objects or arrays more than `max` levels deep (walked without recursion). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<readonly [unknown, number]> = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, depth] = next;
+    if (node === null || typeof node !== "object") continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /**

@@ -96,12 +96,37 @@ export function unansweredToolCalls(history: readonly ConversationMessage[]): Ra
   return [];
 }
 
-/** Give every call a unique, non-empty id (some servers omit or repeat them). */
-function normaliseIds(calls: readonly RawToolCall[], turnId: string, step: number): RawToolCall[] {
-  const seen = new Set<string>();
+/** The ids of every tool call the history holds. */
+function callIdsOf(history: readonly ConversationMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of history)
+    if (message.role === "assistant") for (const call of message.tool_calls ?? []) ids.add(call.id);
+  return ids;
+}
+
+/**
+ * What a call id from the server may look like to be kept: short printable ASCII. Ids become parts
+ * of store keys and card button values, which have length limits of their own.
+ */
+const USABLE_CALL_ID = /^[\x21-\x7e]{1,64}$/;
+
+/**
+ * Give every call a usable id that no call in `taken` (the session's history so far) has; the
+ * new ids join `taken`. Some servers omit, repeat or bloat ids, and a model may reuse an earlier
+ * call's id: approvals and the started-calls journal are keyed by call id, so a reused id would
+ * find the earlier call's decision instead of asking again.
+ */
+function normaliseIds(
+  calls: readonly RawToolCall[],
+  taken: Set<string>,
+  turnId: string,
+  step: number,
+): RawToolCall[] {
   return calls.map((call, i) => {
-    const id = call.id && !seen.has(call.id) ? call.id : `call_${turnId}_${step}_${i}`;
-    seen.add(id);
+    let id = call.id;
+    for (let n = 0; !USABLE_CALL_ID.test(id) || taken.has(id); n++)
+      id = `call_${turnId}_${step}_${i}${n > 0 ? `_${n}` : ""}`;
+    taken.add(id);
     return id === call.id ? call : { ...call, id };
   });
 }
@@ -282,6 +307,7 @@ export class TurnEngine implements SessionTurnEngine {
 
   private async loop(ctx: TurnContext): Promise<void> {
     const maxSteps = effectiveMaxSteps(ctx.request);
+    const callIds = callIdsOf(ctx.history);
     for (;;) {
       if (ctx.aborted) return ctx.complete("interrupted");
       if (ctx.iterations >= maxSteps) return ctx.complete("max_iterations");
@@ -292,7 +318,7 @@ export class TurnEngine implements SessionTurnEngine {
       if (step.kind === "failed") return ctx.complete("error");
       ctx.addUsage(step.usage);
       ctx.finalText = step.text;
-      const calls = normaliseIds(step.toolCalls, ctx.request.turnId, ctx.iterations);
+      const calls = normaliseIds(step.toolCalls, callIds, ctx.request.turnId, ctx.iterations);
       // Told before the message is stored: a renderer that knows the answer is complete posts it
       // whole instead of starting a live message in the moment the store takes (nothing runs on
       // the message before it is stored — no tool, no person asked, no turn end).

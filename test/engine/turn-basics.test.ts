@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/core/events.js";
+import type { ApprovalOutcome, ApprovalVerdict, Approver } from "../../src/engine/asking/ports.js";
+import { callHash } from "../../src/engine/call-identity.js";
 import { z } from "zod";
 import { ProviderError } from "../../src/engine/provider/provider.js";
 import { withMessages } from "../../src/core/request.js";
@@ -216,6 +219,32 @@ describe("TurnEngine basics", () => {
     expect(completion(events).status).toBe("completed");
   });
 
+  it("answers arguments nested too deep to walk as invalid, instead of failing the turn with an orphaned call", async () => {
+    // Like an MCP tool: any JSON object passes its schema.
+    const open = defineTool({
+      name: "mcp_lookup",
+      description: "takes any object (test)",
+      inputSchema: z.looseObject({}),
+      category: "read",
+      risk: "low",
+      concurrent: true,
+      async execute() {
+        return { ok: true, output: "looked up" };
+      },
+    });
+    const depth = 100_000;
+    const deep = `{"q":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`;
+    const h = makeHarness({
+      extraTools: [open],
+      steps: [{ toolCalls: [{ id: "c1", name: "mcp_lookup", arguments: deep }] }, textStep("ok")],
+    });
+    const events = await collect(h.engine.run(makeRequest()));
+    expect(ofType(events, "error")).toEqual([]);
+    expect(completion(events)).toMatchObject({ status: "completed", finalText: "ok" });
+    expect(resultOf(h.engine.messages, "c1")).toMatch(/Invalid arguments for mcp_lookup — .*nested/);
+    expectNoOrphans(h.engine.messages);
+  });
+
   it("carries a tool's short summary, or the first line of a thrown error, as the finished event's reason", async () => {
     const longOutput = `${"line\n".repeat(200)}[exit code 1]`;
     const failing = defineTool({
@@ -332,6 +361,68 @@ describe("TurnEngine basics", () => {
     expect(ids).toContain("dup");
     expectNoOrphans(h.engine.messages);
     expect(h.engine.isRunning).toBe(false);
+  });
+
+  it("renames a call id the model reuses from an earlier step or turn, so a stored approval never covers it", async () => {
+    // Like src/approvals: a decision recorded for (call id, tool + arguments) is returned again.
+    const decided = new Map<string, ApprovalOutcome | ApprovalVerdict>();
+    const asked: string[] = [];
+    const h = makeHarness();
+    const approver: Approver = async (request, signal) => {
+      const key = `${request.callId}:${callHash(request.tool, request.args)}`;
+      const known = decided.get(key);
+      if (known) return known;
+      asked.push(request.callId);
+      const outcome = await h.broker.approver(request, signal);
+      decided.set(key, outcome);
+      return outcome;
+    };
+    const engine = new TurnEngine({
+      provider: h.provider,
+      registry: h.registry,
+      permissions: freshPermissions(),
+      instructions: "",
+      grants: h.grants,
+      facts: h.facts,
+      approver,
+    });
+    const deploy = ["c1", "run_command", { command: "make deploy" }] as const;
+    h.provider.push(toolStep(deploy), toolStep(deploy), textStep("deployed twice"));
+    const approveAll = (event: AgentEvent) => {
+      if (event.type === "permission-required")
+        void h.broker.next(event.callId).then((p) => h.broker.approve(p.request.callId, "once"));
+    };
+    await collect(engine.run(makeRequest()), approveAll);
+    h.provider.push(toolStep(deploy), textStep("and again"));
+    await collect(engine.run(makeRequest({ messages: engine.messages, turnId: "turn2" })), approveAll);
+
+    expect(h.log.spans.map((s) => s.tool)).toEqual(["run_command", "run_command", "run_command"]);
+    expect(asked).toHaveLength(3);
+    const ids = engine.messages
+      .flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []) : []))
+      .map((c) => c.id);
+    expect(new Set(ids).size).toBe(3);
+    expectNoOrphans(engine.messages);
+  });
+
+  it("replaces a call id too long or unprintable to key approvals and buttons by", async () => {
+    const bloated = `call_${"x".repeat(5_000)}`;
+    const h = makeHarness({
+      steps: [
+        toolStep(
+          [bloated, "read_file", { path: "a.txt" }],
+          ["id with\nnewline", "read_file", { path: "b.txt" }],
+        ),
+        textStep("read"),
+      ],
+    });
+    await collect(h.engine.run(makeRequest()));
+    const ids = h.engine.messages
+      .flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []) : []))
+      .map((c) => c.id);
+    expect(ids).toHaveLength(2);
+    for (const id of ids) expect(id).toMatch(/^call_\S{1,60}$/);
+    expectNoOrphans(h.engine.messages);
   });
 
   it("request snapshots passed to tools do not change when the caller mutates its inputs", async () => {
