@@ -55,10 +55,13 @@ const choiceSchema = z.looseObject({
   finish_reason: z.string().nullish(),
 });
 
+/** A token count: at most 2^53 - 1, so the session's running totals stay finite (and storable). */
+const tokenCount = z.number().nonnegative().max(Number.MAX_SAFE_INTEGER);
+
 const usageSchema = z.looseObject({
-  prompt_tokens: z.number().nonnegative(),
-  completion_tokens: z.number().nonnegative(),
-  total_tokens: z.number().nonnegative().nullish(),
+  prompt_tokens: tokenCount,
+  completion_tokens: tokenCount,
+  total_tokens: tokenCount.nullish(),
 });
 
 const chunkSchema = z.looseObject({

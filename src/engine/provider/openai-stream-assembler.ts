@@ -2,7 +2,9 @@
  * Folds the chunks of one streamed chat completion into provider events: text and reasoning
  * deltas as they arrive, then one `step-finished` with the whole text, the raw tool calls, the
  * finish reason and usage. A stream that ends without a finish reason is an "incomplete" error,
- * never a silent success; error payloads inside the stream become ProviderErrors.
+ * never a silent success, and so is one that streams more than `MAX_REPLY_CHARS` (a server that
+ * never stops would otherwise grow the reply until the process runs out of memory); error
+ * payloads inside the stream become ProviderErrors.
  */
 import type { TokenUsage } from "../../core/messages.js";
 import { deltaTexts, parseChunk, type StreamChunk } from "./openai-chunk.js";
@@ -11,9 +13,14 @@ import { ToolCallAssembler } from "./openai-tool-calls.js";
 import type { FinishReason } from "../../core/messages.js";
 import { ProviderError, type ProviderStreamEvent } from "./provider.js";
 
+/** The most characters one reply may stream: its text, reasoning and tool calls together. */
+export const MAX_REPLY_CHARS = 2_000_000;
+
 /** Assembles one assistant step from its stream chunks. */
 export class StreamAssembler {
   private text = "";
+  /** Characters of text and reasoning streamed so far. */
+  private streamed = 0;
   private rawFinishReason: string | undefined;
   private usage: TokenUsage | undefined;
   private output = false;
@@ -53,6 +60,8 @@ export class StreamAssembler {
         this.output = true;
         this.toolCalls.add(fragment);
       }
+      this.streamed += reasoning.length + content.text.length;
+      if (this.streamed + this.toolCalls.size > MAX_REPLY_CHARS) throw tooLong();
       if (choice.finish_reason === "error") {
         throw midStreamError(chunk.error ?? 'the server ended the reply with finish_reason "error"');
       }
@@ -93,6 +102,13 @@ export function mapFinishReason(raw: string, hasToolCalls: boolean): FinishReaso
     default:
       return hasToolCalls ? "tool_calls" : "stop";
   }
+}
+
+function tooLong(): ProviderError {
+  return new ProviderError(
+    "incomplete",
+    `The model's reply was cut off: it was too long (over ${MAX_REPLY_CHARS.toLocaleString("en-US")} characters).`,
+  );
 }
 
 function toUsage(usage: NonNullable<StreamChunk["usage"]>): TokenUsage {

@@ -18,6 +18,7 @@ interface PendingCall {
 /** Collects tool-call fragments for one assistant step. */
 export class ToolCallAssembler {
   private readonly calls: PendingCall[] = [];
+  private chars = 0;
 
   /** @param syntheticId makes an id for the call at `position` when the server sent none. */
   constructor(private readonly syntheticId: (position: number) => string) {}
@@ -27,11 +28,17 @@ export class ToolCallAssembler {
     return this.calls.length === 0;
   }
 
+  /** How many characters the calls hold so far (ids, names and arguments). */
+  get size(): number {
+    return this.chars;
+  }
+
   /** Fold one fragment into its call. */
   add(fragment: ToolCallFragment): void {
     const id = nonEmpty(fragment.id);
     const name = nonEmpty(fragment.function?.name);
     const call = this.target(fragment.index ?? undefined, id, name);
+    const before = sizeOf(call);
     if (id && !call.idFromServer) {
       call.id = id;
       call.idFromServer = true;
@@ -40,6 +47,7 @@ export class ToolCallAssembler {
     const args = fragment.function?.arguments;
     if (typeof args === "string") call.arguments += args;
     else if (args) call.arguments = JSON.stringify(args);
+    this.chars += sizeOf(call) - before;
   }
 
   /** The calls in the order they started. */
@@ -58,6 +66,7 @@ export class ToolCallAssembler {
       arguments: "",
     };
     this.calls.push(call);
+    this.chars += sizeOf(call);
     return call;
   }
 }
@@ -77,6 +86,10 @@ function startsAnotherCall(
   if (otherId) return true;
   const sameId = id !== undefined && candidate.idFromServer && id === candidate.id;
   return name !== undefined && !sameId;
+}
+
+function sizeOf(call: PendingCall): number {
+  return call.id.length + call.name.length + call.arguments.length;
 }
 
 function nonEmpty(value: string | null | undefined): string | undefined {

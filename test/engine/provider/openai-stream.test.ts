@@ -1,11 +1,13 @@
 /** OpenAIProvider turns real-shaped SSE streams (replayed with nock) into provider events. */
 import nock from "nock";
 import { beforeEach, describe, expect, it } from "vitest";
+import { MAX_REPLY_CHARS } from "../../../src/engine/provider/openai-stream-assembler.js";
 import { ProviderError } from "../../../src/engine/provider/provider.js";
 import {
   chunk,
   collect,
   finished,
+  hangingStream,
   HOST,
   isolateNetwork,
   PATH,
@@ -282,6 +284,32 @@ describe("OpenAIProvider streaming", () => {
     expect(scope.pendingMocks()).toHaveLength(1);
   });
 
+  it("cuts off a reply that streams more than MAX_REPLY_CHARS, as text or as tool-call arguments", async () => {
+    const piece = "x".repeat(65_536);
+    const pieces = Math.ceil(MAX_REPLY_CHARS / piece.length) + 1;
+    const text = Array.from({ length: pieces }, () => chunk({ content: piece }));
+    nock(HOST)
+      .post(PATH)
+      .reply(200, sse(...text, chunk({}, "stop")), SSE_HEADERS);
+    const { provider } = testProvider();
+    const { events, error } = await collect(provider.stream(request()));
+    expect(error).toMatchObject({ kind: "incomplete", message: expect.stringMatching(/too long/) });
+    expect(events.length).toBeLessThan(pieces);
+
+    // A server that never ends a call's arguments: the reply stops at the cap, not at the memory limit.
+    const endless = hangingStream(
+      chunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "write_file", arguments: "" } }] }),
+      ...Array.from({ length: pieces }, () =>
+        chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }),
+      ),
+    );
+    nock(HOST)
+      .post(PATH)
+      .reply(200, () => endless, SSE_HEADERS);
+    const cut = await collect(provider.stream(request()));
+    expect(cut.error).toMatchObject({ kind: "incomplete", message: expect.stringMatching(/too long/) });
+  });
+
   it("reports a malformed chunk by naming the offending field", async () => {
     nock(HOST)
       .post(PATH)
@@ -290,6 +318,18 @@ describe("OpenAIProvider streaming", () => {
     const { error } = await collect(provider.stream(request()));
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as Error).message).toContain("choices.0.delta.content");
+  });
+
+  it("rejects usage counts too large to add up, instead of reporting an infinite total", async () => {
+    const huge = { ...usageChunk(0, 0), usage: { prompt_tokens: 1e308, completion_tokens: 1e308 } };
+    nock(HOST)
+      .post(PATH)
+      .reply(200, sse(chunk({ content: "Hi" }), chunk({}, "stop"), huge), SSE_HEADERS);
+    const { provider } = testProvider();
+    const { events, error } = await collect(provider.stream(request()));
+    expect(events.filter((e) => e.type === "step-finished")).toEqual([]);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toContain("usage.prompt_tokens");
   });
 
   it("reports a chunk that is not JSON", async () => {
