@@ -3,8 +3,10 @@
  * for a helpful coworker in a chat thread), the narration rule, the environment, the workspace's
  * AGENTS.md (capped), the user's standing rules, and what the agent remembers — with the
  * when-to-remember rules while saving is on, or an honest "saving is off" statement otherwise.
+ * AGENTS.md and the memories each sit in a tagged block their text cannot close.
  * What can change mid-session (mode, the saving switch) travels in the per-turn context instead.
  */
+import { promptBlock } from "./prompt-block.js";
 
 /** The most AGENTS.md characters put into the instructions. */
 export const AGENTS_MD_MAX_CHARS = 20_000;
@@ -100,9 +102,7 @@ export function agentsMdSection(text: string, maxChars: number = AGENTS_MD_MAX_C
   return [
     "## Workspace conventions (AGENTS.md)",
     "The workspace's AGENTS.md, written by the people who work in it. Follow it unless a person in this thread says otherwise.",
-    "<agents-md>",
-    capped,
-    "</agents-md>",
+    promptBlock("agents-md", capped),
   ].join("\n");
 }
 
@@ -116,9 +116,10 @@ function rulesSection(rules: string | undefined): string | undefined {
   ].join("\n");
 }
 
+/** The memory rules, then what is remembered in a block its entries cannot close (they are model-written). */
 function memorySection(enabled: boolean, block: string | undefined): string {
   const known = block?.trim() ? block.trim() : NO_MEMORIES;
-  return `${enabled ? MEMORY_GUIDANCE : MEMORY_OFF_STATEMENT}\n\n${known}`;
+  return `${enabled ? MEMORY_GUIDANCE : MEMORY_OFF_STATEMENT}\n\n${promptBlock("memories", known)}`;
 }
 
 /** Build the session's system prompt from its parts, in a fixed order. */

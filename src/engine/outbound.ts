@@ -2,11 +2,12 @@
  * The outbound view: what one model call actually receives.
  *
  * Built fresh for every call from the stored history, and never written back: the system prompt
- * (with the compaction summary, when older turns are compacted), the history with display-only
- * fields stripped and failed-attempt markers dropped, and the ephemeral context block appended to
- * the last user message. Attachments are rendered by the call's media view: a user message's images
- * join it as parts (or placeholder text), a tool result's images follow the run of tool results
- * as one user message (tool messages cannot carry images) on a vision model.
+ * (with the compaction summary, when older turns are compacted, in a block the model-written
+ * summary cannot close), the history with display-only fields stripped and failed-attempt markers
+ * dropped, and the ephemeral context block appended to the last user message. Attachments are
+ * rendered by the call's media view: a user message's images join it as parts (or placeholder
+ * text), a tool result's images follow the run of tool results as one user message (tool messages
+ * cannot carry images) on a vision model.
  */
 import {
   type ContentPart,
@@ -16,6 +17,7 @@ import {
 } from "../core/messages.js";
 import { deepFreeze, isDeeplyFrozen } from "../core/deep-freeze.js";
 import { type MediaView, textOnlyView } from "./outbound-media.js";
+import { promptBlock } from "./prompt-block.js";
 
 export interface OutboundInput {
   readonly instructions: string;
@@ -42,7 +44,7 @@ export const TOOL_IMAGES_LEAD = "The images returned by the tool results above:"
 /** Build the model-facing message list (see the module header). */
 export function buildOutbound(input: OutboundInput): ModelMessage[] {
   const system = input.summary
-    ? `${input.instructions}\n\n<conversation-summary>\nEarlier turns of this conversation were compacted. Summary:\n${input.summary}\n</conversation-summary>`
+    ? `${input.instructions}\n\n${promptBlock("conversation-summary", `Earlier turns of this conversation were compacted. Summary:\n${input.summary}`)}`
     : input.instructions;
   const media = input.media ?? textOnlyView();
   const history =
