@@ -75,7 +75,7 @@ export interface SlackChannelOptions extends InboundFileOptions, ChannelHooks {
   readonly requireMentionInThreads: boolean;
   readonly allowedUsers: readonly string[];
   readonly allowedChannels: readonly string[];
-  /** Bot ids or names whose messages are handled like a person's. */
+  /** Bot ids (B…) or bot user ids (U…) whose messages are handled like a person's. */
   readonly allowedBots: readonly string[];
   /** Serve deliveries from other teams and enterprises (Slack Connect); refused by default. */
   readonly allowExternal?: boolean;
@@ -204,7 +204,12 @@ export class SlackChannel implements ChannelAdapter {
       access,
       allowedBots: new Set(o.allowedBots),
       requireMentionInThreads: o.requireMentionInThreads,
-      files: { botToken: o.botToken, maxBytes: o.fileMaxBytes, workspaceRoot: o.workspaceRoot },
+      files: {
+        botToken: o.botToken,
+        apiUrl: this.boltApiUrl,
+        maxBytes: o.fileMaxBytes,
+        workspaceRoot: o.workspaceRoot,
+      },
       attachments:
         o.attachments ?? new AttachmentIntake({ workspaceRoot: o.workspaceRoot, logger: this.logger }),
       logger: this.logger,

@@ -90,10 +90,11 @@ export function decide(event: MessageEvent, options: DecideOptions): Decision {
   if (event.user === bot.userId || event.bot_id === bot.botId) return { act: false, reason: "own message" };
   const isBot = event.bot_id !== undefined || event.subtype === "bot_message";
   if (isBot) {
-    const names = [event.bot_id, event.username, event.bot_profile?.name].filter((n): n is string => !!n);
-    if (!names.some((name) => options.allowedBots.has(name))) return { act: false, reason: "other bot" };
+    // Only the ids Slack sets: `username` and `bot_profile.name` are whatever the poster chose.
+    const ids = [event.bot_id, event.user].filter((id): id is string => !!id);
+    if (!ids.some((id) => options.allowedBots.has(id))) return { act: false, reason: "other bot" };
   }
-  const author = isBot ? (event.bot_id ?? event.username ?? "") : (event.user ?? "");
+  const author = isBot ? (event.bot_id ?? event.user ?? "") : (event.user ?? "");
   if (author.length === 0) return { act: false, reason: "no author" };
   if (event.channel_type === "im") return { act: true, kind: "dm", author, needsThread: false };
   if (event.type === "app_mention" || mentionsBot(event.text ?? "", bot.userId)) {

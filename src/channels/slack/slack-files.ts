@@ -13,6 +13,8 @@ import type { SlackFile } from "./slack-events.js";
 
 export interface FileDownloadOptions {
   readonly botToken: string;
+  /** The Web API base URL: files on its host (and on Slack's own hosts) may get the bot token. */
+  readonly apiUrl: string;
   readonly maxBytes: number;
   /** Absolute path of the agent's workspace. */
   readonly workspaceRoot: string;
@@ -48,6 +50,24 @@ export function sessionFolder(sessionKey: string): string {
   return sessionKey.replace(/[^A-Za-z0-9._-]/g, "_");
 }
 
+/**
+ * Whether the bot token may go with a request for `url`: Slack's own hosts over HTTPS, or the
+ * configured Web API's. A file's URL is not always Slack's — remote files (files.remote.add, by any
+ * app, to any URL) and Drive or Dropbox links carry the other service's URL in `url_private`.
+ */
+export function isSlackHosted(url: string, apiUrl: string): boolean {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return false;
+  }
+  const api = new URL(apiUrl);
+  const within = (domain: string) => target.hostname === domain || target.hostname.endsWith(`.${domain}`);
+  if (target.origin === api.origin) return true;
+  return target.protocol === "https:" && (within("slack.com") || within(api.hostname));
+}
+
 function looksLikeHtml(head: Buffer): boolean {
   const start = head.subarray(0, 256).toString("utf8").trimStart().toLowerCase();
   return start.startsWith("<!doctype html") || start.startsWith("<html");
@@ -80,6 +100,7 @@ async function fetchFile(file: SlackFile, options: FileDownloadOptions): Promise
   if (!url || file.mode === "tombstone" || file.mode === "hidden_by_limit") {
     throw new FileRefused("Slack no longer makes it available");
   }
+  if (!isSlackHosted(url, options.apiUrl)) throw new FileRefused("it is stored outside Slack");
   if (file.size !== undefined && file.size > options.maxBytes) {
     throw new FileRefused(`it is ${megabytes(file.size)}, over the ${megabytes(options.maxBytes)} limit`);
   }

@@ -27,6 +27,7 @@ import {
   sentAtOf,
 } from "./slack-events.js";
 import { downloadFiles, type FileDownloadOptions, sessionFolder } from "./slack-files.js";
+import { escapeMrkdwn } from "./slack-limits.js";
 import type { ThreadRegistry } from "./slack-threads.js";
 import type { UserDirectory } from "./slack-users.js";
 
@@ -194,13 +195,16 @@ export class SlackInbound {
     }
   }
 
-  /** Tell the person, in the thread, what happened to their files (notes and hints). */
+  /**
+   * Tell the person, in the thread, what happened to their files (notes and hints). The notes
+   * name the files as their sender named them: escaped, so a name cannot ping or link.
+   */
   private async tell(target: ThreadTarget, lines: readonly string[]): Promise<void> {
     if (lines.length === 0) return;
     try {
       await this.deps.clients.api.chat.postMessage({
         channel: target.channel,
-        text: lines.join("\n"),
+        text: escapeMrkdwn(lines.join("\n")),
         ...(target.thread ? { thread_ts: target.thread } : {}),
       });
     } catch (error) {

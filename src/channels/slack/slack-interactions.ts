@@ -4,7 +4,8 @@
  * Retry become control presses for the message's thread, a button this version never posted is
  * answered "no longer active", and anything refused (not allowed, already decided, expired) is
  * explained privately with chat.postEphemeral. The slash command
- * (Slack does not allow them inside threads) acts on the person's latest thread in that channel.
+ * (Slack does not allow them inside threads) acts on the person's latest thread in that channel,
+ * under the same access rules as a message there.
  */
 import type { Logger } from "pino";
 import type { ButtonPress } from "../../core/button-press.js";
@@ -147,7 +148,8 @@ export class SlackInteractions {
       respond({ response_type: "ephemeral", text: markdownToMrkdwn(text) || text }).catch((error: unknown) =>
         this.deps.logger.warn({ err: describeError(error) }, "slack command reply failed"),
       );
-    const access = this.deps.access.checkUser(command.user_id);
+    const kind = command.channel_id.startsWith("D") ? "dm" : "channel";
+    const access = this.deps.access.check(command.user_id, command.channel_id, kind);
     if (!access.allowed) return void (await reply(access.refusal));
     const [name, ...args] = command.text
       .trim()
@@ -160,7 +162,7 @@ export class SlackInteractions {
       workspace: command.team_id,
       channel: command.channel_id,
       ...(thread ? { thread } : {}),
-      extra: { user: command.user_id, kind: command.channel_id.startsWith("D") ? "dm" : "channel" },
+      extra: { user: command.user_id, kind },
     };
     try {
       const user = await this.deps.users.user(command.user_id, command.user_name);

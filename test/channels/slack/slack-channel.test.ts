@@ -1,4 +1,6 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -209,7 +211,7 @@ describe("inbound messages", () => {
   });
 
   it("ignores its own and other bots' messages, edits and deletions, but accepts allowed bots", async () => {
-    await startChannel({ allowedBots: ["deploybot"] });
+    await startChannel({ allowedBots: ["B7"] });
     const base = { channel: "D1", channel_type: "im", team: fake.state.teamId };
     const events = [
       { type: "message", ...base, user: "U0BOT", bot_id: "B0BOT", text: "my own", ts: fake.state.nextTs() },
@@ -244,6 +246,44 @@ describe("inbound messages", () => {
     await service.waitFor(() => service.received.length === 1);
     await channel.stop();
     expect(service.received.map((m) => m.text)).toEqual(["deployed"]);
+  });
+
+  it("knows allowed bots by their bot id or bot user id, never by the name a post claims", async () => {
+    await startChannel({ allowedBots: ["B7", "U0DEPLOY"] });
+    const base = { type: "message", channel: "D1", channel_type: "im", team: fake.state.teamId };
+    const events = [
+      // Any app with chat:write.customize (or a webhook) can post under any username.
+      {
+        ...base,
+        subtype: "bot_message",
+        bot_id: "B9",
+        username: "B7",
+        text: "spoof id",
+        ts: fake.state.nextTs(),
+      },
+      {
+        ...base,
+        subtype: "bot_message",
+        bot_id: "B9",
+        username: "x",
+        bot_profile: { name: "U0DEPLOY" },
+        text: "spoof profile",
+        ts: fake.state.nextTs(),
+      },
+      {
+        ...base,
+        subtype: "bot_message",
+        bot_id: "B7",
+        username: "ci",
+        text: "by bot id",
+        ts: fake.state.nextTs(),
+      },
+      { ...base, user: "U0DEPLOY", bot_id: "B8", text: "by bot user", ts: fake.state.nextTs() },
+    ];
+    await Promise.all(events.map((event) => fake.sendEvent(event).acked));
+    await service.waitFor(() => service.received.length === 2);
+    await channel.stop();
+    expect(service.received.map((m) => m.text).sort()).toEqual(["by bot id", "by bot user"]);
   });
 
   it("reports every channel message it sees to the observer (subscriptions), but not DMs or its own", async () => {
@@ -364,6 +404,56 @@ describe("inbound messages", () => {
     expect(message.text).toContain('"big.bin" was not saved: it is 0.0 MB, over the 0.0 MB limit');
     expect(fake.state.fileDownloads.every((d) => d.authorized)).toBe(true);
   });
+
+  it("tells about unsaved files without letting their names ping the channel or add links", async () => {
+    await startChannel();
+    const name = "<!channel> <https://evil.example|payroll> & co.bin";
+    fake.state.addFile({
+      id: "F4",
+      name,
+      mimetype: "application/octet-stream",
+      content: Buffer.alloc(5_000),
+    });
+    const { ts } = fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} see`, files: ["F4"] });
+    await service.waitFor(() => service.received.length === 1);
+    const told = await fake.waitFor(() =>
+      fake.state.messages.find((m) => m.threadTs === ts && m.text.includes("was not saved")),
+    );
+    expect(told.text).not.toMatch(/<!channel>|<https:/);
+    expect(told.text).toContain("&lt;!channel&gt; &lt;https://evil.example|payroll&gt; &amp; co.bin");
+    expect(service.received[0]!.text).toContain(`"${name}" was not saved`);
+  });
+
+  it("never sends the bot token to a file hosted outside Slack (remote and external files)", async () => {
+    const seen: (string | undefined)[] = [];
+    const elsewhere = createServer((request, response) => {
+      seen.push(request.headers.authorization);
+      response.writeHead(200, { "content-type": "text/plain" }).end("stolen");
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, "localhost", resolve));
+    try {
+      await startChannel();
+      const url = `http://localhost:${(elsewhere.address() as AddressInfo).port}/doc`;
+      await fake.sendEvent({
+        type: "message",
+        subtype: "file_share",
+        channel: "D1",
+        channel_type: "im",
+        user: "U1",
+        text: "have a look",
+        ts: fake.state.nextTs(),
+        // What files.remote.add (any app, any URL) and Drive links look like in a message.
+        files: [{ id: "F9", name: "Roadmap", mode: "external", is_external: true, url_private: url }],
+      }).acked;
+      await service.waitFor(() => service.received.length === 1);
+      expect(seen.filter((header) => header !== undefined)).toEqual([]);
+      expect(service.received[0]!.files).toEqual([]);
+      expect(service.received[0]!.text).toContain('"Roadmap" was not saved');
+    } finally {
+      elsewhere.closeAllConnections();
+      await new Promise((resolve) => elsewhere.close(resolve));
+    }
+  });
 });
 
 describe("buttons and commands", () => {
@@ -444,5 +534,14 @@ describe("buttons and commands", () => {
     await fake.slashCommand({ user: "U1", channel: "C1", text: "" }).acked;
     await fake.waitFor(() => fake.state.responses[1], "usage");
     expect(String(fake.state.responses[1]!.body.text)).toContain("stop — interrupt the running turn");
+  });
+
+  it("refuses /coworker commands in a channel it is not enabled in (a skill would start a turn there)", async () => {
+    await startChannel({ allowedChannels: ["C9"] });
+    await fake.slashCommand({ user: "U1", channel: "C1", text: "skill deploy ship it" }).acked;
+    await fake.waitFor(() => fake.state.responses[0], "a command reply");
+    await channel.stop();
+    expect(service.commands).toEqual([]);
+    expect(String(fake.state.responses[0]!.body.text)).toMatch(/not enabled in this channel/);
   });
 });
