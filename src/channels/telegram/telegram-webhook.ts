@@ -2,11 +2,12 @@
  * Webhook mode: registers the public URL with Telegram (setWebhook with a secret token) and
  * serves it with node:http. grammY's webhook callback checks the
  * `X-Telegram-Bot-Api-Secret-Token` header (401 otherwise); handlers only record, so the answer
- * goes back fast and Telegram does not re-send.
+ * goes back fast and Telegram does not re-send. An update whose handler failed is logged (as the
+ * poller does) and acknowledged all the same.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Bot, webhookCallback } from "grammy";
+import { type Bot, BotError, webhookCallback } from "grammy";
 import type { Logger } from "pino";
 import type { ChannelHealth } from "../channel-adapter.js";
 import { errorText } from "./telegram-errors.js";
@@ -52,8 +53,15 @@ export class WebhookReceiver implements TelegramReceiver {
         return;
       }
       handle(request, response).catch((error: unknown) => {
-        this.logger.error({ err: errorText(error) }, "telegram webhook update failed");
-        if (!response.headersSent) response.writeHead(500);
+        // A handler failed on this update: logged as in polling (bot.catch) and acknowledged,
+        // since Telegram re-sends an update until it gets a 2xx, holding back the ones after it.
+        const handled = error instanceof BotError;
+        if (handled)
+          Promise.resolve()
+            .then(() => this.bot.errorHandler(error))
+            .catch(() => undefined);
+        else this.logger.error({ err: errorText(error) }, "telegram webhook update failed");
+        if (!response.headersSent) response.writeHead(handled ? 200 : 500);
         response.end();
       });
     });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ALICE, ALICE_DM, type Harness, startHarness } from "./harness.js";
+import { ALICE, ALICE_DM, type Harness, MALLORY, MALLORY_DM, startHarness } from "./harness.js";
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -50,5 +50,36 @@ describe("Telegram channel: webhook mode", () => {
     expect(service.received.map((message) => [message.text, message.dedupeKeys[0]])).toEqual([
       ["via webhook", "tg:update:5001"],
     ]);
+  });
+
+  it("acknowledges an update whose handling failed, as polling does, so Telegram does not re-send it", async () => {
+    harness = await startHarness({
+      webhook: {
+        url: "https://bot.example.test/tg/hook",
+        secret: SECRET,
+        port: 0,
+        path: "/tg/hook",
+        host: "127.0.0.1",
+      },
+    });
+    const { tg, channel } = harness;
+    // A stranger's /start where the bot may not write (muted in a group, a closed topic).
+    tg.failNext("sendMessage", 403, "Forbidden: bot can't send messages here", 5);
+    const update = {
+      update_id: 5002,
+      message: {
+        message_id: 8,
+        date: 1_700_000_000,
+        chat: MALLORY_DM,
+        from: MALLORY,
+        text: "/start",
+        entities: [{ type: "bot_command", offset: 0, length: 6 }],
+      },
+    };
+    const answer = await post(channel.webhookPort()!, "/tg/hook", update, SECRET);
+    expect(answer.status).toBe(200);
+    expect(
+      harness.logs().some((line) => line.msg === "telegram update failed" && line.updateId === 5002),
+    ).toBe(true);
   });
 });
