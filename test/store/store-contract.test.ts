@@ -7,7 +7,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import { type KeyValueSpace, type Store, getAll, setAll } from "../../src/store/store.js";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
@@ -143,6 +144,35 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     expect(await space.get(key("long"))).toBe("stays");
     expect(await space.setIfAbsent(key("once"), "third")).toBe(true);
     expect(await space.get(key("once"))).toBe("third");
+  });
+
+  it("a read that finds a value expired never removes a write made meanwhile", async () => {
+    run += 1;
+    const space = store.space("dedupe");
+    await space.set(key("renewed"), "old", 60_000);
+    await space.set(key("claimed"), "old", 60_000);
+    // This process's clock past the TTLs (the server's may not be: Redis still holds the keys).
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 120_000 });
+    try {
+      await Promise.all([space.get(key("renewed")), space.set(key("renewed"), "new", 60_000)]);
+      expect(await space.get(key("renewed"))).toBe("new");
+      await Promise.all([space.get(key("claimed")), space.setIfAbsent(key("claimed"), "first", 60_000)]);
+      expect(await space.setIfAbsent(key("claimed"), "second", 60_000)).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("keys that begin with the namespace's name are keys like any other", async () => {
+    run += 1;
+    const space = store.space("sessions");
+    await space.set(key("plain"), "plain");
+    expect(await space.get(`sessions:${key("plain")}`)).toBeUndefined();
+    await space.set(`sessions:${key("led")}`, "led");
+    expect(await space.get(key("led"))).toBeUndefined();
+    expect(await space.getMany!([`sessions:${key("led")}`])).toEqual(["led"]);
+    expect(await space.setIfAbsent(`sessions:${key("plain")}`, "other")).toBe(true);
+    expect(await space.get(key("plain"))).toBe("plain");
   });
 
   it("setIfAbsent: of 20 concurrent callers exactly one wins, and its value is stored", async () => {
@@ -312,6 +342,51 @@ describe("store contract: postgresql across connections", () => {
       expect(store.description).toBe(`postgres://127.0.0.1:${server.port}/postgres`);
     } finally {
       await store.close();
+    }
+  });
+
+  it("getMany rejects when the read fails, instead of answering that the keys are absent", async () => {
+    const store = await createStore({ url: server.url, dataDir: os.tmpdir() });
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      await store.space("dedupe").set("seen-1", "at");
+      expect(await store.space("dedupe").getMany!(["seen-1", "never"])).toEqual(["at", undefined]);
+      await client.query("ALTER TABLE keyv RENAME TO keyv_away");
+      try {
+        await expect(store.space("dedupe").getMany!(["seen-1"])).rejects.toThrow(/keyv/);
+      } finally {
+        await client.query("ALTER TABLE keyv_away RENAME TO keyv");
+      }
+    } finally {
+      await client.end();
+      await store.close();
+    }
+  });
+
+  it("a row that is not JSON (another app's, hand-edited) fails only its own key: the store opens and purges the rest", async () => {
+    const store = await createStore({ url: server.url, dataDir: os.tmpdir() });
+    await store.space("dedupe").set("ends-soon", "gone", 60_000);
+    await store.close();
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      await client.query("INSERT INTO keyv (key, value) VALUES ('dedupe:mangled', 'not json {')");
+      vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 120_000 });
+      const reopened = await createStore({ url: server.url, dataDir: os.tmpdir() });
+      try {
+        await expect(reopened.space("dedupe").get("mangled")).rejects.toThrow(/JSON/);
+        expect(await reopened.space("dedupe").setIfAbsent("mangled", "fresh")).toBe(false);
+      } finally {
+        await reopened.close();
+      }
+      const left = await client.query(
+        "SELECT key FROM keyv WHERE key IN ('dedupe:ends-soon', 'dedupe:mangled')",
+      );
+      expect(left.rows).toEqual([{ key: "dedupe:mangled" }]);
+    } finally {
+      vi.useRealTimers();
+      await client.end();
     }
   });
 

@@ -2,7 +2,7 @@
  * Backend: what each storage engine (SQLite, Redis, Postgres, memory) hands the store — one keyv
  * instance per namespace, an optional atomic insert, a health probe and a close.
  */
-import { type DeserializedData, Keyv, type KeyvStoreAdapter } from "keyv";
+import { type DeserializedData, Keyv, type KeyvOptions, type KeyvStoreAdapter } from "keyv";
 import type { SpaceEntry, StoreNamespace } from "../store.js";
 
 /** One opened storage engine. */
@@ -50,8 +50,34 @@ export function serializeValue(value: unknown, ttlMs: number | undefined, now: n
   return serializeEntry({ value, expires: ttlMs === undefined ? undefined : now + ttlMs });
 }
 
-function deserializeEntry<T>(text: string): DeserializedData<T> {
-  return JSON.parse(text) as DeserializedData<T>;
+/**
+ * A stored entry, or undefined once it has expired: keyv then reports a miss and leaves the row
+ * alone. Left to keyv, a read that found an entry expired deleted its key, and that delete could
+ * land after a write of the key made meanwhile (a renewal, a setIfAbsent that won), removing it.
+ * Expired rows are purged by their backend instead (SQLite and Postgres hourly, Redis by itself;
+ * the in-memory one, for tests, keeps them).
+ */
+function deserializeEntry<T>(text: string): DeserializedData<T> | undefined {
+  const entry = JSON.parse(text) as DeserializedData<T> | null;
+  return typeof entry?.expires === "number" && Date.now() > entry.expires ? undefined : (entry ?? undefined);
+}
+
+/**
+ * Keyv with every key stored as `<namespace>:<key>`: keyv's own prefixing leaves a key that
+ * already begins with `<namespace>:` as it is (so "x" and "sessions:x" named one row) while its
+ * getMany prefixes every key (so it missed what `set` wrote under such a key).
+ */
+class PrefixedKeyv extends Keyv {
+  private readonly prefix: string;
+
+  constructor(options: KeyvOptions, namespace: StoreNamespace) {
+    super(options);
+    this.prefix = `${namespace}:`;
+  }
+
+  override _getKeyPrefix(key: string): string {
+    return this.prefix + key;
+  }
 }
 
 /**
@@ -66,14 +92,15 @@ export function namespacedKeyv(
   prefixKeys: boolean,
   onError: ErrorSink,
 ): Keyv {
-  const keyv = new Keyv({
+  const options: KeyvOptions = {
     store,
     namespace,
     useKeyPrefix: prefixKeys,
     throwOnErrors: true,
     serialize: serializeEntry,
     deserialize: deserializeEntry,
-  });
+  };
+  const keyv = prefixKeys ? new PrefixedKeyv(options, namespace) : new Keyv(options);
   keyv.on("error", onError);
   return keyv;
 }

@@ -40,6 +40,16 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
     return rows[0]?.value as StoredData<Value> | undefined;
   }
 
+  /**
+   * The stored values of `keys`, in order (undefined where absent), in one query. Without it keyv
+   * read key by key and answered undefined for a read that failed, as if the key were absent.
+   */
+  async getMany<Value>(keys: string[]): Promise<Array<StoredData<Value> | undefined>> {
+    const rows = await this.query(`SELECT key, value FROM ${this.table} WHERE key = ANY($1::text[])`, [keys]);
+    const values = new Map(rows.map((row) => [row.key, row.value as StoredData<Value>]));
+    return keys.map((key) => values.get(key));
+  }
+
   async set(key: string, value: string): Promise<void> {
     await this.setMany([{ key, value }]);
   }
@@ -91,7 +101,13 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
   }
 }
 
-/** The expiry time (ms since the epoch) of a stored keyv envelope, NULL when it has none. */
+/**
+ * The expiry time (ms since the epoch) of a stored keyv envelope, NULL when it has none. Read off
+ * the end of the text (JSON.stringify writes `{"value":…,"expires":N}`, and a complete value cannot
+ * end in `"expires":N`) rather than by casting to jsonb: one row that is not JSON (hand-edited,
+ * another program's in this shared table) failed that cast for the whole statement, so the
+ * store would not open and expired rows were never purged again.
+ */
 function expiresOf(column: string): string {
-  return `(${column}::jsonb ->> 'expires')::bigint`;
+  return `substring(${column} from '"expires":(-?\\d+(?:\\.\\d+)?)\\}$')::numeric`;
 }
