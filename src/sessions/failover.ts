@@ -45,14 +45,22 @@ export class FailoverWatch {
     await this.scanning;
   }
 
+  /** One orphan failing to resume (an unreadable record, say) is logged; the others still are. */
   private async scanOnce(): Promise<void> {
+    let orphans: readonly string[];
     try {
-      for (const sessionId of await this.options.orphans()) {
-        this.options.logger.info({ sessionId }, "taking over a session whose lease lapsed");
-        await this.options.resume(sessionId);
-      }
+      orphans = await this.options.orphans();
     } catch (error) {
       this.options.logger.warn({ err: error }, "scanning for orphaned sessions failed");
+      return;
+    }
+    for (const sessionId of orphans) {
+      this.options.logger.info({ sessionId }, "taking over a session whose lease lapsed");
+      try {
+        await this.options.resume(sessionId);
+      } catch (error) {
+        this.options.logger.error({ err: error, sessionId }, "resuming an orphaned session failed");
+      }
     }
   }
 }
