@@ -2,13 +2,14 @@
  * SessionCache: get-or-create of sessions by thread, lookup by id, and the bounded in-memory set
  * of live sessions. Idle sessions are evicted least-recently-used first and reload from the store
  * on their next use (a turn end not saved yet is saved on the way out, and a reload waits for
- * it); busy ones (a turn running or parked at a person) are never evicted.
+ * it); busy ones (a turn running or parked at a person) are never evicted, nor is a session just
+ * handed out before its caller could take it in hand (see `handOut`).
  * Concurrent loads of one session share a single load. While a thread's current session is in
  * memory, finding it reads nothing from the store (this process owns the thread → session index,
  * as it owns the session lock).
  */
 import type { PermissionMode } from "../core/modes.js";
-import { type ThreadTarget, sessionKeyOf } from "../core/thread-target.js";
+import { type PlatformUser, type ThreadTarget, sessionKeyOf } from "../core/thread-target.js";
 import { LiveSession, type LiveSessionStores } from "./live-session.js";
 import { LruCache } from "./lru.js";
 import type { TurnEndSaves } from "./turn-end-saves.js";
@@ -35,11 +36,15 @@ export class SessionCache {
   private readonly loading = new Map<string, Promise<LiveSession | undefined>>();
   /** Session key → id of the thread's current session, for threads whose session is in memory. */
   private readonly current = new Map<string, string>();
+  /** Sessions handed out in this turn of the event loop (see `handOut`). */
+  private readonly handedOut = new Set<LiveSession>();
+  /** Resolves once they may be evicted again, and idle ones over capacity are. */
+  private released: Promise<void> | undefined;
 
   constructor(private readonly options: SessionCacheOptions) {
     this.lru = new LruCache(
       options.capacity,
-      (live) => live.inUse || options.isPinned(live),
+      (live) => live.inUse || options.isPinned(live) || this.handedOut.has(live),
       (id, live) => {
         if (this.current.get(live.record.key) === id) this.current.delete(live.record.key);
         options.stores.records.forget(live.record);
@@ -87,7 +92,7 @@ export class SessionCache {
   /** A session by id, loaded from the store when not in memory; undefined when unknown. */
   async byId(id: string): Promise<LiveSession | undefined> {
     const cached = this.lru.get(id);
-    if (cached) return cached;
+    if (cached) return this.handOut(cached);
     let pending = this.loading.get(id);
     if (!pending) {
       pending = this.load(id).finally(() => this.loading.delete(id));
@@ -96,10 +101,15 @@ export class SessionCache {
     return pending;
   }
 
-  /** Start a fresh session for the thread ("new"); the old one stays readable by id. */
+  /**
+   * Start a fresh session for the thread ("new"); the old one stays readable by id. The thread's
+   * starter carries over: whoever types "new" in a shared thread does not become the person who
+   * may loosen it.
+   */
   async renew(target: ThreadTarget): Promise<LiveSession> {
     const key = sessionKeyOf(target);
-    const record = this.newRecord(target);
+    const previous = await this.existingFor(target);
+    const record = this.newRecord(target, previous?.record.startedBy);
     await this.options.stores.records.put(record);
     await this.options.stores.records.setCurrent(key, record.id);
     return this.makeCurrent(key, this.remember(this.created(record)));
@@ -115,11 +125,16 @@ export class SessionCache {
     this.lru.evictOverflow();
   }
 
+  /** Resolves once the sessions handed out so far may be evicted (and idle ones over capacity are). */
+  async settled(): Promise<void> {
+    await this.released;
+  }
+
   get size(): number {
     return this.lru.size;
   }
 
-  private newRecord(target: ThreadTarget): SessionRecord {
+  private newRecord(target: ThreadTarget, startedBy?: PlatformUser): SessionRecord {
     const { stores, defaults } = this.options;
     return newSessionRecord({
       id: this.options.newId(),
@@ -129,6 +144,7 @@ export class SessionCache {
       provider: defaults.provider,
       model: defaults.model,
       now: stores.now(),
+      startedBy,
     });
   }
 
@@ -146,7 +162,27 @@ export class SessionCache {
   /** The thread's current session when it is in memory (marked as recently used). */
   private inMemory(key: string): LiveSession | undefined {
     const id = this.current.get(key);
-    return id === undefined ? undefined : this.lru.get(id);
+    const live = id === undefined ? undefined : this.lru.get(id);
+    return live && this.handOut(live);
+  }
+
+  /**
+   * Keep a session being handed to a caller from eviction until the event loop's next turn: the
+   * caller takes it in hand (a hold, its pump) as soon as its await resumes, and until then a
+   * concurrent load could evict it — the caller would then run a turn on a copy no longer in
+   * memory while the thread's next message loads (or creates) another.
+   */
+  private handOut(live: LiveSession): LiveSession {
+    this.handedOut.add(live);
+    this.released ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.released = undefined;
+        this.handedOut.clear();
+        this.trim();
+        resolve();
+      }),
+    );
+    return live;
   }
 
   /** Remember `live` as the thread's current session while it stays in memory. */
@@ -157,8 +193,9 @@ export class SessionCache {
 
   private remember(live: LiveSession): LiveSession {
     const cached = this.lru.get(live.id);
-    if (cached) return cached;
+    if (cached) return this.handOut(cached);
     this.options.prepare(live);
+    this.handOut(live);
     this.lru.set(live.id, live);
     return live;
   }

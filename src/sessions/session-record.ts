@@ -140,6 +140,8 @@ export function newSessionRecord(input: {
   readonly provider: string;
   readonly model: string;
   readonly now: Date;
+  /** Who started the thread's conversation, when this session replaces an earlier one ("new"). */
+  readonly startedBy?: PlatformUser | undefined;
 }): SessionRecord {
   const at = input.now.toISOString();
   return Object.freeze({
@@ -155,6 +157,7 @@ export function newSessionRecord(input: {
     turns: 0,
     downloadedFiles: [],
     queue: [],
+    ...(input.startedBy ? { startedBy: input.startedBy } : {}),
     createdAt: at,
     updatedAt: at,
   });
@@ -174,6 +177,13 @@ export function queuedMessageOf(message: InboundMessage, dedupeKeys: readonly st
     ...(extra === undefined ? {} : { targetExtra: extra }),
   };
 }
+
+/**
+ * The most messages a session's queue holds (follow-ups and steering not yet taken): past it a
+ * message is refused, so a flood into one thread cannot grow its record, every save of it and
+ * the turns it owes without bound.
+ */
+export const MAX_QUEUED_MESSAGES = 50;
 
 /** Whether a record has work that must survive a restart: a turn in progress or queued messages. */
 export function hasPendingWork(record: SessionRecord): boolean {

@@ -4,6 +4,7 @@ import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { RecordingOutput } from "../support/recording-output.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import type { Store } from "../../src/store/store.js";
+import { MAX_QUEUED_MESSAGES } from "../../src/sessions/session-record.js";
 import { ANA, BEN, BOSS, makeHarness, message, openStore, thread } from "./helpers/harness.js";
 
 const followup = { model: "test-model", provider: "scripted", mode: "interactive" as const, maxSteps: 10 };
@@ -133,6 +134,27 @@ describe("SessionManager turns", () => {
     expect(h.manager.sessionsInMemory).toBe(1);
   });
 
+  it("a session handed to a message is not evicted before that message holds it (concurrent threads, full cache)", async () => {
+    const h = await makeHarness({
+      steps: [textStep("hi X"), textStep("hi Y"), textStep("X again")],
+      overrides: { maxSessionsInMemory: 1 },
+    });
+    const x = thread("1.1");
+    const y = thread("2.2");
+    const started = await Promise.all([
+      h.manager.receive(message("I am X", { target: x })),
+      h.manager.receive(message("I am Y", { target: y })),
+    ]);
+    expect(started.map((r) => r.status)).toEqual(["started", "started"]);
+    await h.manager.idle();
+    // Thread X still names the session its first turn ran in: the conversation goes on there.
+    expect(await h.manager.command(x, ANA, "status", [])).toMatch(/Usage: 1 turns/);
+    await h.manager.receive(message("remember me?", { target: x }));
+    await h.manager.idle();
+    const sent = h.provider.lastRequest.messages.filter((m) => m.role === "user").map((m) => m.content);
+    expect(sent).toEqual(["I am X", "remember me?"]);
+  });
+
   it("answers thread commands: mode, model, status with extras and usage, new, and bad input", async () => {
     const h = await makeHarness({
       steps: [
@@ -223,6 +245,63 @@ describe("SessionManager turns", () => {
     });
     expect(badPress.status).toBe("invalid");
     expect(h.outputs.for(thread()).closedTurns).toHaveLength(1);
+  });
+});
+
+describe("SessionManager authority", () => {
+  it("'new' in a shared thread does not hand the thread to whoever typed it: its starter still decides loosening", async () => {
+    const h = await makeHarness({
+      steps: [textStep("hello Ana"), textStep("hello again")],
+      overrides: { approvals: { approvers: [], ttlMs: 60_000 } },
+    });
+    await h.manager.receive(message("hi", { user: ANA }));
+    await h.manager.idle();
+    expect(await h.manager.command(thread(), BEN, "mode", ["auto"])).toMatch(/^Only the session's owner/);
+    expect(await h.manager.command(thread(), BEN, "new", [])).toMatch(/^Started a new session/);
+    expect(await h.manager.command(thread(), BEN, "mode", ["auto"])).toMatch(/^Only the session's owner/);
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(
+      /Mode: interactive[\s\S]*Started by: Ana/,
+    );
+    await h.manager.receive(message("next", { user: ANA }));
+    await h.manager.idle();
+    expect(h.provider.lastRequest.messages.map((m) => m.content)).toEqual(["You are a test agent.", "next"]);
+  });
+});
+
+describe("SessionManager intake limits", () => {
+  it("bounds a session's queue: a flood of messages during a turn is refused past the limit, with one notice", async () => {
+    const h = await makeHarness({
+      steps: [{ text: ["thinking"], hang: true }],
+      overrides: { defaults: { ...followup, queueMode: "followup" } },
+    });
+    await h.manager.receive(message("long question"));
+    const out = h.outputs.for(thread());
+    await h.outputs.until(() => out.turns[0]?.events.some((e) => e.type === "text-delta"), "streaming");
+    const statuses: string[] = [];
+    for (let i = 0; i < MAX_QUEUED_MESSAGES + 5; i++)
+      statuses.push((await h.manager.receive(message(`flood ${i}`, { user: BEN }))).status);
+    expect(statuses.filter((s) => s === "queued")).toHaveLength(MAX_QUEUED_MESSAGES);
+    expect(statuses.slice(MAX_QUEUED_MESSAGES)).toEqual(Array(5).fill("ignored"));
+    // The thread hears about it once, not once per refused message.
+    expect(out.texts.filter((t) => t.includes("queued in this thread already"))).toHaveLength(1);
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(
+      new RegExp(`a turn is running, ${MAX_QUEUED_MESSAGES} queued`),
+    );
+    await h.manager.command(thread(), ANA, "stop", []);
+    await h.manager.idle();
+  });
+
+  it("bounds steering too: the turn's requester cannot grow the queue past the limit", async () => {
+    const h = await makeHarness({ steps: [{ text: ["thinking"], hang: true }] });
+    await h.manager.receive(message("long question"));
+    const out = h.outputs.for(thread());
+    await h.outputs.until(() => out.turns[0]?.events.some((e) => e.type === "text-delta"), "streaming");
+    const statuses: string[] = [];
+    for (let i = 0; i < MAX_QUEUED_MESSAGES + 3; i++)
+      statuses.push((await h.manager.receive(message(`steer ${i}`))).status);
+    expect(statuses.filter((s) => s === "ignored")).toHaveLength(3);
+    await h.manager.command(thread(), ANA, "stop", []);
+    await h.manager.idle();
   });
 });
 

@@ -213,6 +213,7 @@ describe("session cache reads", () => {
     await first.update((record) => ({ ...record, title: "kept" }));
     await first.persistence.append([{ role: "user", content: "remember me" }]);
     await cache.forTarget(thread("2.2"));
+    await cache.settled();
     expect(evicted).toEqual([first.id]);
     sessions.log.length = 0;
     const again = await cache.forTarget(thread("1.1"));
@@ -248,6 +249,7 @@ describe("session cache reads", () => {
     const { cache, sessions, evicted } = await cacheOn(1);
     const unused = await cache.forTarget(thread("1.1"));
     await cache.forTarget(thread("2.2"));
+    await cache.settled();
     expect(evicted).toEqual([unused.id]);
     expect(sessions.log.filter((line) => !line.startsWith("get"))).toEqual([]);
     const next = await cache.forTarget(thread("1.1"));

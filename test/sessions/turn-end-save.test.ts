@@ -175,7 +175,7 @@ describe("a finished turn's end", () => {
       () => h.outputs.for(elsewhere).closedTurns.length === 1,
       "the other thread's reply",
     );
-    expect(h.manager.sessionsInMemory).toBe(1);
+    await eventually(() => h.manager.sessionsInMemory === 1, "the first session's eviction");
     const saved = await new SessionRecords(h.store.space("sessions")).get(id);
     expect(saved?.pendingTurn).toBeUndefined();
     expect(saved?.usage).toEqual(USAGE);
