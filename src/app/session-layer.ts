@@ -29,7 +29,7 @@ import { SessionManager, type SessionManagerOptions } from "../sessions/session-
 import type { SessionParts } from "../sessions/session-parts.js";
 import { newSessionId } from "../sessions/session-id.js";
 import { SessionRecords } from "../sessions/session-records.js";
-import { sessionReviewer } from "../sessions/session-reviewer.js";
+import { addGrant, sessionReviewer } from "../sessions/session-reviewer.js";
 import { ThreadOutputs } from "../sessions/thread-outputs.js";
 import { TurnEndSaves } from "../sessions/turn-end-saves.js";
 import { TurnScheduler } from "../sessions/turn-scheduler.js";
@@ -90,6 +90,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     now,
     outputFor,
     liveById: (sessionId) => cache.byId(sessionId),
+    grantWhereHeld: multi && ((live, grant) => multi.grant(live, grant)),
   });
   const services = {
     approvals: new ApprovalService(hub),
@@ -216,6 +217,7 @@ function routedCommands(
     retry: (live, user) => scheduler.retry(live, user),
     isParked: (sessionId) => hub.waitingSessions().has(sessionId),
     recheckSettled: (sessionId) => hub.recheckSession(sessionId),
+    addGrant,
     runCommand: async (target, user, command) => {
       const reply = await commands.execute(target, user, command);
       try {

@@ -12,6 +12,7 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import type { Grant } from "../engine/permissions/grants.js";
 import {
   type Coordination,
   type FencedWrite,
@@ -55,6 +56,8 @@ export interface MultiProcessHost {
   recheckSettled(sessionId: string): Promise<void>;
   /** Run a thread command here and post its reply into the thread. */
   runCommand(target: ThreadTarget, user: PlatformUser, command: ThreadCommand): Promise<void>;
+  /** Add a grant to the session's live grants, saved with its record (the caller holds the lease). */
+  addGrant(live: LiveSession, grant: Grant): Promise<void>;
 }
 
 export interface MultiProcessOptions {
@@ -206,13 +209,38 @@ export class MultiProcessSessions {
     command: ThreadCommand,
     run: () => Promise<string>,
   ): Promise<string> {
+    return this.whereHeld(live, run, async (holder) => {
+      await this.controls.send(holder, { kind: "command", sessionId: live.id, target, user, command });
+      return FORWARDED_REPLY;
+    });
+  }
+
+  /**
+   * Add a grant ("Allow anyway") to the session where it is held — passed to the holding process,
+   * else added here under the lease — so it joins the grants the session's next save writes,
+   * never a stale copy's.
+   */
+  async grant(live: LiveSession, grant: Grant): Promise<void> {
+    await this.whereHeld(
+      live,
+      () => this.requireHost().addGrant(live, grant),
+      (holder) => this.controls.send(holder, { kind: "grant", sessionId: live.id, grant }),
+    );
+  }
+
+  /**
+   * Change the session where it is held: `run` here when this process holds it or can take it
+   * (its copy brought up to date first, the lease released after), else `forward` to the holder.
+   */
+  private async whereHeld<T>(
+    live: LiveSession,
+    run: () => Promise<T>,
+    forward: (holder: string) => Promise<T>,
+  ): Promise<T> {
     if (this.leases.holding(live.id)) return run();
     for (;;) {
       const holder = await this.leases.holderElsewhere(live.id);
-      if (holder !== undefined) {
-        await this.controls.send(holder, { kind: "command", sessionId: live.id, target, user, command });
-        return FORWARDED_REPLY;
-      }
+      if (holder !== undefined) return forward(holder);
       const held = await this.leases.take(live.id);
       if (!held) {
         if (this.leases.holding(live.id)) return run();
@@ -365,6 +393,9 @@ export class MultiProcessSessions {
         return;
       case "command":
         await host.runCommand(control.target, control.user, control.command);
+        return;
+      case "grant":
+        await this.grant(live, control.grant);
         return;
     }
   }

@@ -1,13 +1,16 @@
 /**
  * Turn controls: messages one process sends to the process holding a session, over that
  * process's own pub/sub channel — "input is queued for the session", "a pending item of the
- * session was settled" (a press or typed answer taken elsewhere), a retry button pressed elsewhere
- * and thread commands (stop, mode changes, …) to run where the turn runs. Controls are hints about state already in the store:
- * one that is lost (its receiver just died) is made good by the failover that follows.
+ * session was settled" (a press or typed answer taken elsewhere), a retry button pressed elsewhere,
+ * thread commands (stop, mode changes, …) to run where the turn runs, and "Allow anyway" grants to
+ * add there. Controls are hints about state already in the store: one that is lost (its receiver
+ * just died) is made good by the failover that follows. A grant lives only in its control: lost
+ * with its receiver, the retried call is reviewed again (and a denial brings a fresh card).
  */
 import type { Logger } from "pino";
 import { z } from "zod";
 import { type PlatformUser, type ThreadTarget, threadTargetSchema } from "../core/thread-target.js";
+import { type Grant, grantSchema } from "../engine/permissions/grants.js";
 import type { Coordination, Unsubscribe } from "../store/coordination/coordination.js";
 import { platformUserSchema } from "./inbound-schema.js";
 import type { ThreadCommand } from "./text-commands.js";
@@ -23,7 +26,8 @@ export type TurnControl =
       readonly target: ThreadTarget;
       readonly user: PlatformUser;
       readonly command: ThreadCommand;
-    };
+    }
+  | { readonly kind: "grant"; readonly sessionId: string; readonly grant: Grant };
 
 const controlSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("input"), sessionId: z.string().min(1) }),
@@ -36,6 +40,7 @@ const controlSchema = z.discriminatedUnion("kind", [
     user: platformUserSchema,
     command: z.object({ name: z.string() }).passthrough(),
   }),
+  z.object({ kind: z.literal("grant"), sessionId: z.string().min(1), grant: grantSchema }),
 ]);
 
 /** Channel name of a process's controls. */

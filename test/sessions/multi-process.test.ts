@@ -14,7 +14,9 @@ import {
   type ProviderRequest,
   type ProviderStreamEvent,
 } from "../../src/engine/provider/provider.js";
+import { ALLOW_ANYWAY, ReviewerDenials } from "../../src/approvals/reviewer-denials.js";
 import type { SessionManager } from "../../src/sessions/session-manager.js";
+import { SessionRecords } from "../../src/sessions/session-records.js";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
@@ -294,6 +296,53 @@ describe("several session stacks on one Redis", () => {
     await outputs.until(() => finalTexts(target.thread!).includes("re: m7-1"), "the retried answer");
     const retried = provider.asking("m7-1 is flaky").at(-1)!;
     expect(retried.messages.filter((m) => m.role === "user").map(userText)).toEqual(["m7-1 is flaky"]);
+  }, 30_000);
+
+  it('"Allow anyway" pressed on B lands in the grants of A, which holds the session, and survives its save', async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700000800.000001");
+    await a.manager.receive(message("please hang on grant1", { target }));
+    await outputs.until(() => provider.asking("hang on grant1").length > 0, "the stream to start");
+    const out = outputs.for(target);
+    const sessionId = out.turns[0]!.sessionId;
+    // A reviewer denial of that session, its card in the thread (as the engine's reporter posts it).
+    const denials = new ReviewerDenials({
+      store: b.store,
+      host: { outputFor: () => out, grant: async () => false, audit: () => undefined },
+      config: { approvers: [], ttlMs: 60_000 },
+      logger: pino({ level: "silent" }),
+      now: () => new Date(),
+    });
+    const requester = { platform: "slack", userId: ANA.id, name: ANA.name };
+    await denials.reporterFor(() => ({ sessionId, target, requester }))({
+      callId: "c-denied",
+      tool: "write_note",
+      args: { text: "x" },
+      summary: "write_note x",
+      reason: "not today",
+    });
+    const card = await outputs.until(
+      () => out.latestCards.find((c) => c.buttons.length > 0),
+      "the denial card",
+    );
+    const pressed = await b.manager.press({
+      kind: "card",
+      platform: "slack",
+      pendingId: card.pendingId,
+      action: ALLOW_ANYWAY,
+      user: ANA,
+    });
+    expect(pressed.status).toBe("accepted");
+    await eventually(
+      async () => (await a.manager.command(target, ANA, "grants", [])).includes("write_note"),
+      "A to hold the grant",
+    );
+    await a.manager.receive(message("stop", { target }));
+    await outputs.until(() => out.closedTurns.length === 1, "the turn to close");
+    await a.manager.idle();
+    const saved = await new SessionRecords(a.store.space("sessions")).get(sessionId);
+    expect(saved?.grants).toEqual([expect.objectContaining({ kind: "once", tool: "write_note" })]);
   }, 30_000);
 
   it("a holder that stops renewing is taken over within the TTL; its card still works", async () => {
