@@ -337,6 +337,14 @@ export class ScheduleService {
       return;
     }
     if (result.status === "gone") await this.pauseGone(advanced, result.reason);
+    else if (result.status === "skipped") await this.notStarted(advanced, result.reason);
+  }
+
+  /** The run was left out (its previous one still waits): noted on the task, no failure counted. */
+  private async notStarted(task: ScheduledTask, reason: string): Promise<void> {
+    const current = await this.registry.reload(task.id);
+    if (current?.status !== "active") return;
+    this.arm(await this.registry.put({ ...current, lastResult: `skipped: ${reason}` }));
   }
 
   private async skipped(task: ScheduledTask, dueMs: number, next: number | undefined): Promise<void> {

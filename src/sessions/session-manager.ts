@@ -37,7 +37,7 @@ import { parseCommand, parseTextCommand } from "./text-commands.js";
 import type { ThreadOutputs } from "./thread-outputs.js";
 import type { DrainReport } from "./pump-drain.js";
 import type { TurnScheduler } from "./turn-scheduler.js";
-import { queuedWake, type WakeResult, type WakeTurn, wakeTurnSchema } from "./wake-turns.js";
+import { queuedWake, type WakeResult, type WakeTurn, waitingRunOf, wakeTurnSchema } from "./wake-turns.js";
 
 export type { EngineContext, EngineFactory } from "./engine-context.js";
 export type { SessionManagerOptions } from "./session-manager-options.js";
@@ -244,8 +244,9 @@ export class SessionManager implements ConversationService {
   }
 
   /**
-   * Queue a wake turn (a channel subscription's batch) in its session and start it when the
-   * session is free. "gone" when the session no longer takes turns in its thread. Rejects while
+   * Queue a wake turn (a channel subscription's batch, a scheduled run) in its session and start it
+   * when the session is free. "gone" when the session no longer takes turns in its thread,
+   * "skipped" for a scheduled run whose task's previous run still waits there. Rejects while
    * shutting down (the caller keeps the batch for the next start) or for an invalid turn.
    */
   async wake(turn: WakeTurn): Promise<WakeResult> {
@@ -257,6 +258,8 @@ export class SessionManager implements ConversationService {
     const current = await this.records.currentId(live.record.key);
     if (live.retired || current !== live.id || live.record.key !== sessionKeyOf(turn.target))
       return { status: "gone", reason: "a new session was started in its thread" };
+    const waiting = waitingRunOf(live.record, turn);
+    if (waiting) return { status: "skipped", reason: waiting };
     const queued = queuedWake(turn, (this.options.now?.() ?? new Date()).toISOString());
     return { status: await this.scheduler.submit(live, queued) };
   }

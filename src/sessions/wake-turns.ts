@@ -31,7 +31,22 @@ export interface WakeTurn {
 export type WakeResult =
   | { readonly status: "started" | "queued" }
   /** The session no longer takes turns in its thread (unknown, or replaced with "new"). */
-  | { readonly status: "gone"; readonly reason: string };
+  | { readonly status: "gone"; readonly reason: string }
+  /** A scheduled run left out: an earlier run of its task still waits in the thread's queue. */
+  | { readonly status: "skipped"; readonly reason: string };
+
+/**
+ * Why a scheduled run is left out of `record`'s queue, or undefined when it is not: an earlier run
+ * of the same task still waits there (the thread is busy — say parked at an approval — and a
+ * frequent task would otherwise stack one turn per occurrence behind it).
+ */
+export function waitingRunOf(record: Pick<SessionRecord, "queue">, turn: WakeTurn): string | undefined {
+  const taskId = turn.scheduledRun?.taskId;
+  const waiting = taskId && record.queue.find((message) => message.scheduledRun?.taskId === taskId);
+  return waiting
+    ? `its run due ${waiting.scheduledRun?.dueAt} has not started yet (the conversation is busy)`
+    : undefined;
+}
 
 const text = z.string().min(1).max(200);
 

@@ -132,6 +132,23 @@ describe("ScheduleService runs", () => {
     expect(h.sessions.turns).toHaveLength(0);
   });
 
+  it("notes a run its session skipped (the previous one still waits) without counting a failure", async () => {
+    h = await openHarness();
+    await h.service.create(ANA_HOME, { prompt: "digest", cron: "*/10 * * * *", timezone: "UTC" });
+    h.sessions.stillWaiting.add("s-home");
+    await advance(h, 35 * MIN);
+    const [task] = h.service.listFor({ platform: "slack", userId: "U1ANA" });
+    expect(task).toMatchObject({
+      status: "active",
+      failures: 0,
+      lastResult: "skipped: its previous run has not started yet",
+      nextRunAt: iso(T0 + 40 * MIN),
+    });
+    h.sessions.stillWaiting.clear();
+    await advance(h, 10 * MIN);
+    expect(h.sessions.turns).toHaveLength(1);
+  });
+
   it("pauses the tasks of a channel the bot was removed from", async () => {
     h = await openHarness();
     await h.service.create(BEN, { prompt: "digest", cron: "0 * * * *", timezone: "UTC" });

@@ -55,14 +55,17 @@ export class ManualClock implements Clock {
   }
 }
 
-/** Records wake turns; a session can be made "gone". */
+/** Records wake turns; a session can be made "gone", or busy with a run of each task still waiting. */
 export class RecordingSessions implements WakeableSessions {
   readonly turns: WakeTurn[] = [];
   readonly gone = new Set<string>();
+  readonly stillWaiting = new Set<string>();
   readonly notices: { target: ThreadTarget; text: string }[] = [];
 
   async wake(turn: WakeTurn): Promise<WakeResult> {
     if (this.gone.has(turn.sessionId)) return { status: "gone", reason: "the conversation no longer exists" };
+    if (this.stillWaiting.has(turn.sessionId))
+      return { status: "skipped", reason: "its previous run has not started yet" };
     this.turns.push(turn);
     return { status: "started" };
   }

@@ -305,6 +305,35 @@ describe("SessionManager intake limits", () => {
   });
 });
 
+describe("SessionManager scheduled runs", () => {
+  it("queues one waiting run per task while the thread is parked at a card; later occurrences are skipped", async () => {
+    const h = await makeHarness({ steps: [toolStep(["w1", "write_note", { text: "x" }])] });
+    await h.manager.receive(message("write it"));
+    const out = h.outputs.for(thread());
+    await h.outputs.until(() => out.latestCards[0], "card");
+    const sessionId = out.turns[0]!.sessionId;
+    const run = (taskId: string, minute: number) =>
+      h.manager.wake({
+        sessionId,
+        target: thread(),
+        prompt: `[Scheduled run of task ${taskId}]`,
+        requester: { id: ANA.id, name: ANA.name },
+        scheduledRun: { taskId, dueAt: `2026-12-01T08:${String(minute).padStart(2, "0")}:00.000Z` },
+      });
+    const statuses = [];
+    for (let minute = 0; minute < 30; minute += 5) statuses.push((await run("tsk_often", minute)).status);
+    expect(statuses).toEqual(["queued", "skipped", "skipped", "skipped", "skipped", "skipped"]);
+    expect(await run("tsk_other", 30)).toEqual({ status: "queued" });
+    expect(await run("tsk_often", 35)).toMatchObject({
+      status: "skipped",
+      reason: expect.stringContaining("2026-12-01T08:00:00.000Z"),
+    });
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/2 queued/);
+    await h.manager.command(thread(), ANA, "stop", []);
+    await h.manager.idle();
+  });
+});
+
 describe("SessionManager record writes", () => {
   it("ends a turn and starts the follow-up queued meanwhile in one record write", async () => {
     const store = await openStore();
