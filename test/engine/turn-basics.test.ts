@@ -367,7 +367,6 @@ describe("TurnEngine basics", () => {
     // Like src/approvals: a decision recorded for (call id, tool + arguments) is returned again.
     const decided = new Map<string, ApprovalOutcome | ApprovalVerdict>();
     const asked: string[] = [];
-    const h = makeHarness();
     const approver: Approver = async (request, signal) => {
       const key = `${request.callId}:${callHash(request.tool, request.args)}`;
       const known = decided.get(key);
@@ -377,15 +376,8 @@ describe("TurnEngine basics", () => {
       decided.set(key, outcome);
       return outcome;
     };
-    const engine = new TurnEngine({
-      provider: h.provider,
-      registry: h.registry,
-      permissions: freshPermissions(),
-      instructions: "",
-      grants: h.grants,
-      facts: h.facts,
-      approver,
-    });
+    const h = makeHarness({ options: { approver } });
+    const engine = h.engine;
     const deploy = ["c1", "run_command", { command: "make deploy" }] as const;
     h.provider.push(toolStep(deploy), toolStep(deploy), textStep("deployed twice"));
     const approveAll = (event: AgentEvent) => {

@@ -20,16 +20,19 @@ function post(port: number, path: string, body: unknown, secret?: string): Promi
   });
 }
 
+/** The webhook the tests register: on a free loopback port, behind SECRET. */
+const WEBHOOK = {
+  url: "https://bot.example.test/tg/hook",
+  secret: SECRET,
+  port: 0,
+  path: "/tg/hook",
+  host: "127.0.0.1",
+};
+
 describe("Telegram channel: webhook mode", () => {
   it("registers the webhook with its secret and accepts only updates that carry it", async () => {
     harness = await startHarness({
-      webhook: {
-        url: "https://bot.example.test/tg/hook",
-        secret: SECRET,
-        port: 0,
-        path: "/tg/hook",
-        host: "127.0.0.1",
-      },
+      webhook: WEBHOOK,
     });
     const { tg, service, channel } = harness;
     expect(tg.state.webhook).toEqual({ url: "https://bot.example.test/tg/hook", secret_token: SECRET });
@@ -54,13 +57,7 @@ describe("Telegram channel: webhook mode", () => {
 
   it("acknowledges an update whose handling failed, as polling does, so Telegram does not re-send it", async () => {
     harness = await startHarness({
-      webhook: {
-        url: "https://bot.example.test/tg/hook",
-        secret: SECRET,
-        port: 0,
-        path: "/tg/hook",
-        host: "127.0.0.1",
-      },
+      webhook: WEBHOOK,
     });
     const { tg, channel } = harness;
     // A stranger's /start where the bot may not write (muted in a group, a closed topic).
