@@ -80,13 +80,14 @@ export interface HandlerDeps {
   readonly onBotRemoved?: ((chat: RemovedChat) => void) | undefined;
 }
 
-function startText(userId: number, allowed: boolean): string {
-  const access = allowed
-    ? "You have access: write to me here, or mention me in a group."
-    : "You do not have access yet: an admin can add your id to TELEGRAM_ALLOWED_USERS.";
+const INTRODUCTION =
+  "I am Coworker, an AI agent that can use tools (files, shell, web) in this chat, asking before risky steps.";
+
+/** The answer to /start for someone who may use the bot. */
+function startText(userId: number): string {
   return (
-    "I am Coworker, an AI agent that can use tools (files, shell, web) in this chat, asking before risky steps.\n\n" +
-    `Your Telegram user id is ${userId}. ${access}\n\n` +
+    `${INTRODUCTION}\n\n` +
+    `Your Telegram user id is ${userId}. You have access: write to me here, or mention me in a group.\n\n` +
     "Commands: /new, /stop, /mode, /model, /status, /grants, /skills, /skill."
   );
 }
@@ -135,18 +136,20 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   const tell = (text: string) => deps.outputFor(target).postText(text);
   const user = { id: from.id, name: userOf(from).name };
   const command = commandOf(message, bot);
-  if (command?.name === "pair") return tell(await deps.access.approve(user, command.args[0]));
   const allowed = await deps.access.allows(message.chat, user);
-  if (command?.name === "start") return tell(startText(from.id, allowed));
   if (!allowed) {
+    // Whatever a stranger sends (/start and /pair included) gets the one refusal an hour: never a
+    // reply per message, which would let anyone spend the bot's send rate.
     const refusal = deps.access.refusal(message.chat, user);
     deps.logger.info(
       { userId: from.id, chatId: message.chat.id, told: refusal !== undefined },
       "telegram: refused",
     );
-    if (refusal) await tell(refusal);
+    if (refusal) await tell(command?.name === "start" ? `${INTRODUCTION}\n\n${refusal}` : refusal);
     return;
   }
+  if (command?.name === "pair") return tell(await deps.access.approve(user, command.args[0]));
+  if (command?.name === "start") return tell(startText(from.id));
   if (command && SERVICE_COMMANDS.has(command.name)) {
     const reply = await deps.service.command(target, userOf(from), command.name, command.args);
     return tell(reply);

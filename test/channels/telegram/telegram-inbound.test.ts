@@ -65,6 +65,21 @@ describe("Telegram channel: inbound messages", () => {
     expect(service.received[0]!.text).toBe("thanks");
   });
 
+  it("answers a stranger's flood of /start and /pair with one reply, not one per message", async () => {
+    harness = await startHarness();
+    const { tg } = harness;
+    for (const text of ["/start", "/start", "/pair ABCDEF", "/pair", "/start"])
+      tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text });
+    await vi.waitFor(() => {
+      expect(harness!.logs().filter((line) => line.msg === "telegram: refused")).toHaveLength(5);
+    });
+    const replies = tg.state.botMessages(MALLORY.id);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.text).toMatch(
+      /^I am Coworker[\s\S]*Your Telegram user id is \d+[\s\S]*\/pair [A-Z0-9]{6}/,
+    );
+  });
+
   it("in groups acts only on a mention, a reply to the bot or its command", async () => {
     harness = await startHarness();
     const { tg, service } = harness;
