@@ -23,7 +23,7 @@ import { ModuleCommands } from "../sessions/module-commands.js";
 import { MultiProcessSessions } from "../sessions/multi-process.js";
 import { ParkedTurns } from "../sessions/parked-turns.js";
 import { SessionCache } from "../sessions/session-cache.js";
-import { ThreadCommands } from "../sessions/session-commands.js";
+import { actsOnSession, ThreadCommands } from "../sessions/session-commands.js";
 import { InProcessSessionLock } from "../sessions/session-lock.js";
 import { SessionManager, type SessionManagerOptions } from "../sessions/session-manager.js";
 import type { SessionParts } from "../sessions/session-parts.js";
@@ -118,7 +118,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     prepare: bindEngine,
     endSaves,
     isPinned: (live) => hub.waitingSessions().has(live.id),
-    ...(multi ? { onEvict: (sessionId: string) => multi.forgetSession(sessionId) } : {}),
+    ...(multi ? { onEvict: (sessionId: string) => multi.forgetSession(sessionId), sharedIndex: true } : {}),
   });
   const tellIdle = (sessionId: string): void => {
     try {
@@ -200,8 +200,10 @@ interface RoutingParts {
 }
 
 /**
- * Thread commands run where the thread's session is held (MultiProcessSessions.command); the
- * holding process runs the commands passed to it and posts their replies in the thread.
+ * Thread commands run where the thread's session is held (MultiProcessSessions.command) — a
+ * command that starts the thread's session too, once started; the holding process runs the
+ * commands passed to it (passing on those that reach it after it let go) and posts their replies
+ * in the thread.
  */
 function routedCommands(
   commands: ThreadCommands,
@@ -229,7 +231,8 @@ function routedCommands(
   });
   return {
     execute: async (target, user, command) => {
-      const live = await cache.existingFor(target);
+      // A session the command starts is started first, so the command runs where it is held too.
+      const live = actsOnSession(command) ? await cache.forTarget(target) : await cache.existingFor(target);
       const run = () => commands.execute(target, user, command);
       return live ? multi.command(live, target, user, command, run) : run();
     },

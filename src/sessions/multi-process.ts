@@ -392,7 +392,12 @@ export class MultiProcessSessions {
         host.retry(live, control.user);
         return;
       case "command":
-        await host.runCommand(control.target, control.user, control.command);
+        // Passed here as to the holder, it may come after this process let go of the session.
+        await this.whereHeld(
+          live,
+          () => host.runCommand(control.target, control.user, control.command),
+          (holder) => this.controls.send(holder, control),
+        );
         return;
       case "grant":
         await this.grant(live, control.grant);

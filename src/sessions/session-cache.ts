@@ -6,7 +6,7 @@
  * handed out before its caller could take it in hand (see `handOut`).
  * Concurrent loads of one session share a single load. While a thread's current session is in
  * memory, finding it reads nothing from the store (this process owns the thread → session index,
- * as it owns the session lock).
+ * as it owns the session lock) — unless several processes share that index (`sharedIndex`).
  */
 import type { PermissionMode } from "../core/modes.js";
 import { type PlatformUser, type ThreadTarget, sessionKeyOf } from "../core/thread-target.js";
@@ -28,6 +28,11 @@ export interface SessionCacheOptions {
   readonly isPinned: (live: LiveSession) => boolean;
   /** Told when an idle session leaves memory. */
   readonly onEvict?: (sessionId: string) => void;
+  /**
+   * Several processes share the thread → session index: a thread's current session is read from
+   * the store on each lookup, since another process may have started a new one ("new").
+   */
+  readonly sharedIndex?: boolean;
 }
 
 /** The live sessions of this process. */
@@ -57,7 +62,7 @@ export class SessionCache {
   /** The thread's current session, created when the thread has none. */
   async forTarget(target: ThreadTarget): Promise<LiveSession> {
     const key = sessionKeyOf(target);
-    const known = this.inMemory(key);
+    const known = this.knownCurrent(key);
     if (known) return known;
     const records = this.options.stores.records;
     const existingId = await records.currentId(key);
@@ -82,7 +87,7 @@ export class SessionCache {
   /** The thread's current session if it has one (never creates). */
   async existingFor(target: ThreadTarget): Promise<LiveSession | undefined> {
     const key = sessionKeyOf(target);
-    const known = this.inMemory(key);
+    const known = this.knownCurrent(key);
     if (known) return known;
     const id = await this.options.stores.records.currentId(key);
     const live = id === undefined ? undefined : await this.byId(id);
@@ -157,6 +162,11 @@ export class SessionCache {
     const record = await this.options.stores.records.get(id);
     if (!record) return undefined;
     return this.remember(await LiveSession.load(record, this.options.stores));
+  }
+
+  /** The thread's current session as this process alone knows it: in memory, unless the index is shared. */
+  private knownCurrent(key: string): LiveSession | undefined {
+    return this.options.sharedIndex ? undefined : this.inMemory(key);
   }
 
   /** The thread's current session when it is in memory (marked as recently used). */

@@ -28,6 +28,14 @@ export interface ThreadCommandsDeps {
   readonly approvals: Pick<ApprovalsConfig, "approvers" | "perChannel">;
 }
 
+/**
+ * Whether the command acts on the thread's session, starting one when the thread has none;
+ * stop, new, approve and deny never start one.
+ */
+export function actsOnSession(command: ThreadCommand): boolean {
+  return !["stop", "new", "approve", "deny"].includes(command.name);
+}
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** Executes parsed thread commands. */

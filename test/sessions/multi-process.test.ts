@@ -2,8 +2,9 @@
  * Several session stacks (SessionManagers, each with its own store and coordination connections,
  * as separate processes would have) on one real redis-server: every message is answered once and
  * in order whichever stack takes it, a press on one stack resolves the turn parked on another,
- * "stop" on one stops the turn streaming on another, and a holder that stops renewing (its
- * coordination closed without releasing) is taken over within the lease TTL, its card still working.
+ * "stop" on one stops the turn streaming on another, commands and "new" reach the session where it
+ * is held (never a stale copy), and a holder that stops renewing (its coordination closed without
+ * releasing) is taken over within the lease TTL, its card still working.
  */
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +23,7 @@ import { createCoordination } from "../../src/store/coordination/create-coordina
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
+import { controlChannel, type TurnControl } from "../../src/sessions/turn-controls.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { buildSessionManager, engineFactory } from "../support/session-stack.js";
@@ -117,7 +119,13 @@ describe("several session stacks on one Redis", () => {
   const runs = new ToolRuns();
   let stacks: Stack[] = [];
 
-  async function openStack(name: string): Promise<Stack> {
+  const openStack = (name: string) => openStackWith(name, (c) => c);
+
+  /**
+   * Open a stack whose session layer sees the coordination through `wrap` (the stack keeps the
+   * real one to close).
+   */
+  async function openStackWith(name: string, wrap: (c: Coordination) => Coordination): Promise<Stack> {
     const dataDir = tempDir();
     const store = await createStore({ url: redis.url, dataDir });
     const coordination = await createCoordination({ url: redis.url, dataDir, store });
@@ -138,7 +146,7 @@ describe("several session stacks on one Redis", () => {
           maxSteps: 10,
           queueMode: "followup",
         },
-        coordination,
+        coordination: wrap(coordination),
         processId: name,
         leaseTiming: TIMING,
       },
@@ -176,6 +184,45 @@ describe("several session stacks on one Redis", () => {
       user: ANA,
     });
     expect(pressed.status).toBe("accepted");
+  }
+
+  /** The session's record as stored now. */
+  const storedRecord = (stack: Stack, sessionId: string) =>
+    new SessionRecords(stack.store.space("sessions")).get(sessionId);
+
+  /** The session of the thread's first turn, once it started. */
+  const sessionOf = async (target: ReturnType<typeof thread>) =>
+    (await outputs.until(() => outputs.for(target).turns[0], "the first turn")).sessionId;
+
+  /**
+   * `coordination` whose first insertIfAbsent (a new session's record) waits, once written, until
+   * `go` is called; `written` resolves when it got there.
+   */
+  function pausingFirstInsert(coordination: Coordination) {
+    let reached: () => void = () => undefined;
+    let go: () => void = () => undefined;
+    const written = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const gate = new Promise<void>((resolve) => {
+      go = resolve;
+    });
+    let paused = false;
+    const wrapped = new Proxy(coordination, {
+      get(target, prop) {
+        if (prop === "insertIfAbsent" && !paused)
+          return async (...args: Parameters<Coordination["insertIfAbsent"]>) => {
+            paused = true;
+            const inserted = await target.insertIfAbsent(...args);
+            reached();
+            await gate;
+            return inserted;
+          };
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    return { wrapped, written, go: () => go() };
   }
 
   /** Resolves once a turn in the thread finished with the model's answer after its tool call. */
@@ -343,6 +390,90 @@ describe("several session stacks on one Redis", () => {
     await a.manager.idle();
     const saved = await new SessionRecords(a.store.space("sessions")).get(sessionId);
     expect(saved?.grants).toEqual([expect.objectContaining({ kind: "once", tool: "write_note" })]);
+  }, 30_000);
+
+  it("a command passed to a process that has let go of the session goes on to its holder, never onto a stale copy", async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700001000.000001");
+    // A ran the session's first turn (it keeps its copy and that lease's fence), then B took it.
+    await a.manager.receive(message("m10-1", { target }));
+    await outputs.until(() => finalTexts(target.thread!).includes("re: m10-1"), "the first answer");
+    await a.manager.idle();
+    await b.manager.receive(message("please hang on cmd1", { target }));
+    await outputs.until(() => provider.asking("hang on cmd1").length > 0, "the stream to start");
+    const sessionId = await sessionOf(target);
+    // A command passed to A as the holder, arriving after A let go of the session.
+    const control: TurnControl = {
+      kind: "command",
+      sessionId,
+      target,
+      user: ANA,
+      command: { name: "model", model: "model-b" },
+    };
+    await b.coordination.publish(controlChannel("A"), JSON.stringify(control));
+    await eventually(
+      async () => (await storedRecord(b, sessionId))?.model === "model-b",
+      "the model change to be saved by B",
+    );
+    await a.manager.receive(message("stop", { target }));
+    await outputs.until(() => outputs.for(target).closedTurns.length === 2, "the turn to close");
+    await b.manager.idle();
+    expect((await storedRecord(b, sessionId))?.model).toBe("model-b");
+  }, 30_000);
+
+  it("a command that creates the thread's session runs where the session is held once another process took it", async () => {
+    const pause = pausingFirstInsert;
+    let paused: ReturnType<typeof pause> | undefined;
+    stacks = await Promise.all([
+      openStackWith("A", (c) => {
+        paused = pause(c);
+        return paused.wrapped;
+      }),
+      openStack("B"),
+    ]);
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700001100.000001");
+    // A creates the thread's session for the command; B takes it for a message before A goes on.
+    const reply = a.manager.command(target, ANA, "model", ["model-a"]);
+    await paused!.written;
+    await b.manager.receive(message("please hang on cmd2", { target }));
+    await outputs.until(() => provider.asking("hang on cmd2").length > 0, "the stream to start");
+    const sessionId = await sessionOf(target);
+    await eventually(
+      async () => (await storedRecord(b, sessionId))?.pendingTurn !== undefined,
+      "B's turn start to be saved",
+    );
+    paused!.go();
+    await reply;
+    // The running turn is still on record, and in the index failover scans.
+    expect((await storedRecord(b, sessionId))?.pendingTurn).toBeDefined();
+    expect(await b.coordination.members("active-sessions")).toContain(sessionId);
+    await eventually(
+      async () => (await storedRecord(b, sessionId))?.model === "model-a",
+      "the model change to be saved",
+    );
+    await b.manager.receive(message("stop", { target }));
+    await outputs.until(() => outputs.for(target).closedTurns.length === 1, "the turn to close");
+    await b.manager.idle();
+    expect((await storedRecord(b, sessionId))?.model).toBe("model-a");
+  }, 30_000);
+
+  it('"new" taken by A starts the thread afresh for B too: B runs its next message in the new session', async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700001200.000001");
+    await b.manager.receive(message("m12-1", { target }));
+    await outputs.until(() => finalTexts(target.thread!).includes("re: m12-1"), "the first answer");
+    await b.manager.idle();
+    const reply = await a.manager.command(target, ANA, "new", []);
+    const fresh = /\(([^)]+)\)/.exec(reply)?.[1];
+    expect(fresh).toBeDefined();
+    await b.manager.receive(message("m12-2", { target }));
+    await outputs.until(() => finalTexts(target.thread!).includes("re: m12-2"), "the second answer");
+    expect(outputs.for(target).turns.at(-1)?.sessionId).toBe(fresh);
+    const asked = provider.asking("m12-2")[0]!;
+    expect(asked.messages.filter((m) => m.role === "user").map(userText)).toEqual(["m12-2"]);
   }, 30_000);
 
   it("a holder that stops renewing is taken over within the TTL; its card still works", async () => {
