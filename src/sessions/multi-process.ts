@@ -32,7 +32,7 @@ import {
 } from "./lease-lock.js";
 import type { LiveSession } from "./live-session.js";
 import type { SessionLease } from "./session-lock.js";
-import type { QueuedMessage } from "./session-record.js";
+import { hasPendingWork, type QueuedMessage } from "./session-record.js";
 import type { SharedRecords } from "./session-records.js";
 import { type SharedEntry, SharedQueue, sharedQueueName } from "./shared-queue.js";
 import type { ThreadCommand } from "./text-commands.js";
@@ -251,6 +251,9 @@ export class MultiProcessSessions {
         return await run();
       } finally {
         await this.release(live, held);
+        // What ran may have left its own pump work it could not start under this lease (a turn
+        // parked in the store that "stop" ended): start it now, not at the next failover scan.
+        if (hasPendingWork(live.record)) this.requireHost().schedule(live);
       }
     }
   }

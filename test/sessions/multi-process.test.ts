@@ -123,9 +123,13 @@ describe("several session stacks on one Redis", () => {
 
   /**
    * Open a stack whose session layer sees the coordination through `wrap` (the stack keeps the
-   * real one to close).
+   * real one to close), with leases (and failover scans) on `timing`.
    */
-  async function openStackWith(name: string, wrap: (c: Coordination) => Coordination): Promise<Stack> {
+  async function openStackWith(
+    name: string,
+    wrap: (c: Coordination) => Coordination,
+    timing = TIMING,
+  ): Promise<Stack> {
     const dataDir = tempDir();
     const store = await createStore({ url: redis.url, dataDir });
     const coordination = await createCoordination({ url: redis.url, dataDir, store });
@@ -148,7 +152,7 @@ describe("several session stacks on one Redis", () => {
         },
         coordination: wrap(coordination),
         processId: name,
-        leaseTiming: TIMING,
+        leaseTiming: timing,
       },
     });
     manager.registerOutput("slack", outputs.factory);
@@ -474,6 +478,29 @@ describe("several session stacks on one Redis", () => {
     expect(outputs.for(target).turns.at(-1)?.sessionId).toBe(fresh);
     const asked = provider.asking("m12-2")[0]!;
     expect(asked.messages.filter((m) => m.role === "user").map(userText)).toEqual(["m12-2"]);
+  }, 30_000);
+
+  it("stop taken by a process holding nothing ends a turn left parked in the store at once, not at the next failover scan", async () => {
+    // B scans for orphans only every 10 minutes: the turn can only end now if stop ends it.
+    stacks = await Promise.all([
+      openStack("A"),
+      openStackWith("B", (c) => c, { ttlMs: 600_000, renewMs: 600_000 }),
+    ]);
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700001300.000001");
+    await a.manager.receive(message("write stopped1", { target }));
+    const out = outputs.for(target);
+    await openCard(out);
+    expect((await a.manager.drain(1_000)).parked).toBe(1);
+    a.closed = true;
+    await a.coordination.close();
+    await a.store.close();
+    expect(await b.manager.command(target, ANA, "stop", [])).toBe("Stopped the waiting turn.");
+    await outputs.until(() => out.closedTurns.length === 1, "the stopped turn to end", 5_000);
+    expect(out.latestCards[0]?.outcome).toBe("Cancelled: the turn was stopped");
+    expect(runs.count("call-stopped1")).toBe(0);
+    await b.manager.idle();
+    expect((await storedRecord(b, out.turns[0]!.sessionId))?.pendingTurn).toBeUndefined();
   }, 30_000);
 
   it("a holder that stops renewing is taken over within the TTL; its card still works", async () => {
