@@ -147,7 +147,12 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     cache,
     scheduler,
     logger,
-    ...(multi ? { resumeShared: (sessionId: string) => multi.resume(sessionId) } : {}),
+    ...(multi
+      ? {
+          resumeShared: (sessionId: string) => multi.resume(sessionId),
+          copyIsCurrent: (sessionId: string) => multi.holdsHere(sessionId),
+        }
+      : {}),
   });
   const items = new ItemCards(options.itemCancellers ?? [], outputFor);
   const moduleCommands = new ModuleCommands({

@@ -175,6 +175,11 @@ export class MultiProcessSessions {
     if (!this.leases.holding(sessionId)) this.queue.forget(sessionId);
   }
 
+  /** Whether this process holds the session (its copy is then the session's current state). */
+  holdsHere(sessionId: string): boolean {
+    return this.leases.holding(sessionId) !== undefined;
+  }
+
   /** Whether any process (this one included) holds the session's lease now. */
   async isHeld(sessionId: string): Promise<boolean> {
     if (this.leases.holding(sessionId)) return true;

@@ -24,6 +24,12 @@ export interface ParkedTurnsOptions {
    * or here when no one holds it (MultiProcessSessions.resume). Default: schedule it here.
    */
   readonly resumeShared?: (sessionId: string) => Promise<void>;
+  /**
+   * With several processes: whether this process's copy of the session is its current state (it
+   * holds the session). When it is not, a reply is checked against the store instead: the copy
+   * in memory may be from before another process parked the turn. Default: always.
+   */
+  readonly copyIsCurrent?: (sessionId: string) => boolean;
 }
 
 /** Replies to parked turns, and their resumption. */
@@ -48,7 +54,7 @@ export class ParkedTurns {
   ): Promise<TextAnswer | undefined> {
     if (live.record.turns === 0 && live.record.pendingTurn === undefined) return undefined;
     const reply = { platform: message.target.platform, user: message.user, text: message.text };
-    const parkedOf = async () => live.parkedTurn();
+    const parkedOf = () => this.parkedOf(live.id);
     const { result, resume } = await this.options.hub.answerText(parkedOf, live.id, reply, keys);
     if (resume) void this.resumeSession(resume.sessionId);
     return result;
@@ -81,6 +87,8 @@ export class ParkedTurns {
 
   /** The parked turn of a session, as its record and history in the store say. */
   private async parkedOf(sessionId: string): Promise<ParkedTurn | undefined> {
+    if (this.options.copyIsCurrent?.(sessionId) === false)
+      return this.options.cache.storedParkedTurn(sessionId);
     return (await this.options.cache.byId(sessionId))?.parkedTurn();
   }
 

@@ -8,6 +8,7 @@
  * memory, finding it reads nothing from the store (this process owns the thread → session index,
  * as it owns the session lock) — unless several processes share that index (`sharedIndex`).
  */
+import { type ParkedTurn, parkTurn } from "../approvals/parked-turn.js";
 import type { PermissionMode } from "../core/modes.js";
 import { type PlatformUser, type ThreadTarget, sessionKeyOf } from "../core/thread-target.js";
 import { LiveSession, type LiveSessionStores } from "./live-session.js";
@@ -128,6 +129,17 @@ export class SessionCache {
   /** Evict idle sessions over capacity (after a turn ends, a session may have become evictable). */
   trim(): void {
     this.lru.evictOverflow();
+  }
+
+  /**
+   * The session's turn parked at a person as the store has it now (record and history read
+   * afresh, nothing cached or kept); undefined when none is.
+   */
+  async storedParkedTurn(id: string): Promise<ParkedTurn | undefined> {
+    const { records, history } = this.options.stores;
+    const record = await records.get(id);
+    if (!record?.pendingTurn) return undefined;
+    return parkTurn(id, record.pendingTurn, (await history.open(id)).messages);
   }
 
   /** Resolves once the sessions handed out so far may be evicted (and idle ones over capacity are). */

@@ -318,6 +318,22 @@ describe("several session stacks on one Redis", () => {
     expect(await a.manager.isBusy(out.turns[0]!.sessionId)).toBe(false);
   }, 30_000);
 
+  it("a press on a process whose copy of the session is older than the card still resolves the turn", async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700001400.000001");
+    // A ran the session's first turn and keeps that copy; B runs the next one and parks it at a card.
+    await a.manager.receive(message("m14-1", { target }));
+    await outputs.until(() => finalTexts(target.thread!).includes("re: m14-1"), "the first answer");
+    await a.manager.idle();
+    await b.manager.receive(message("write stale1", { target }));
+    const out = outputs.for(target);
+    const card = await openCard(out);
+    await approveOn(a, card.pendingId);
+    await outputs.until(() => finalTexts(target.thread!).includes("wrote"), "the turn to finish");
+    expect(runs.count("call-stale1")).toBe(1);
+  }, 30_000);
+
   it('"stop" taken by B stops the turn streaming on A', async () => {
     stacks = await Promise.all(["A", "B"].map(openStack));
     const [a, b] = stacks as [Stack, Stack];
