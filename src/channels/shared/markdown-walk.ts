@@ -8,6 +8,7 @@
  * short answers) skips the lexer: it is the platform's text as it is.
  */
 import { Lexer, type MarkedToken, type Token, type Tokens } from "marked";
+import { trimTrailing } from "../../core/trim-trailing.js";
 
 /** Where a block stands: inside a quote (some platforms cannot nest them), and how deep in lists. */
 export interface MarkdownContext {
@@ -133,7 +134,7 @@ class MarkdownWalker {
       case "text":
         return token.tokens ? this.inline(token.tokens) : f.text(token.text);
       case "code":
-        return f.pre(token.text.replace(/\n+$/, ""), firstWord(token.lang), context);
+        return f.pre(trimTrailing(token.text, "\n"), firstWord(token.lang), context);
       case "blockquote":
         return f.quote(this.blocks(token.tokens, { ...context, quoted: true }), context);
       case "list":

@@ -6,6 +6,7 @@
  * instead. Everything is clamped to Slack's block, section and total-text limits.
  */
 import type { Card } from "../../core/card.js";
+import { trimTrailing } from "../../core/trim-trailing.js";
 import { type CardBlockFormat, type CardView, cardView, formatCardBlock } from "../shared/card-view.js";
 import {
   ACTION_IDS,
@@ -34,7 +35,7 @@ const MAX_BODY_BLOCKS = 40;
 /** A code block whose content is cut so the whole section stays under the limit. */
 function codeSection(code: string): Block {
   const room = SLACK_LIMITS.sectionText - 8;
-  const body = escapeMrkdwn(defuseFences(code).replace(/\n+$/, ""));
+  const body = escapeMrkdwn(trimTrailing(defuseFences(code), "\n"));
   return section(`\`\`\`\n${truncate(body, room)}\n\`\`\``);
 }
 

@@ -6,6 +6,7 @@
  * "> " · tables → an aligned monospace block. `&`, `<` and `>` are escaped everywhere (also inside
  * code, as Slack requires); character references in the markdown are resolved first.
  */
+import { trimTrailing } from "../../core/trim-trailing.js";
 import { BASIC_ENTITIES, decodeEntities } from "../shared/markdown-entities.js";
 import { type MarkdownFormat, plainText, renderMarkdown } from "../shared/markdown-walk.js";
 import { escapeMrkdwn } from "./slack-limits.js";
@@ -37,7 +38,7 @@ export function defuseFences(code: string): string {
 
 /** Source text as a ``` code block: escaped, fences inside defused, trailing newlines dropped. */
 export function fence(code: string): string {
-  return "```\n" + escapeMrkdwn(defuseFences(code.replace(/\n+$/, ""))) + "\n```";
+  return "```\n" + escapeMrkdwn(defuseFences(trimTrailing(code, "\n"))) + "\n```";
 }
 
 /** Formatted text as a quote: "> " before every line, a bare ">" on empty ones. */
@@ -50,16 +51,19 @@ export function quoteLines(mrkdwn: string): string {
 
 /** Wrap formatted text, keeping surrounding whitespace outside the markers (Slack needs that). */
 function wrap(marker: string, text: string): string {
-  const match = /^(\s*)([\s\S]*?)(\s*)$/.exec(text);
-  if (!match || match[2] === "") return text;
-  return `${match[1]}${marker}${match[2]}${marker}${match[3]}`;
+  // trim() strips exactly what \s matches, in linear time; /^(\s*)([\s\S]*?)(\s*)$/ retried the
+  // trailing \s* at every position of a long inner whitespace run (seconds for `**x  …  x**`).
+  const inner = text.trim();
+  if (inner === "") return text;
+  const start = text.length - text.trimStart().length;
+  return `${text.slice(0, start)}${marker}${inner}${marker}${text.slice(start + inner.length)}`;
 }
 
 /** Slack's mrkdwn primitives for the shared markdown walk. */
 const MRKDWN: MarkdownFormat = {
   text: source,
   escape: escapeMrkdwn,
-  htmlBlock: (html) => escapeMrkdwn(html.replace(/\n+$/, "")),
+  htmlBlock: (html) => escapeMrkdwn(trimTrailing(html, "\n")),
   strong: (inner) => wrap("*", inner),
   em: (inner) => wrap("_", inner),
   del: (inner) => wrap("~", inner),

@@ -37,11 +37,22 @@ interface Scan {
   readonly unsafe: Uint8Array;
 }
 
+/** Where `char` next occurs at or after `from`, or the text's length when it does not. */
+function nextIndex(text: string, char: string, from: number): number {
+  const index = text.indexOf(char, from);
+  return index === -1 ? text.length : index;
+}
+
 function scan(text: string): Scan {
   const n = text.length;
   const inCode = new Uint8Array(n + 1);
   const unsafe = new Uint8Array(n + 1);
   let state = 0;
+  // The next `>` and line end at or after i, found once and reused until i passes them: looking
+  // them up afresh at every `<` read to the end of the line each time, quadratic in a long line
+  // of links. n stands for "none".
+  let close = -1;
+  let newline = -1;
   let i = 0;
   while (i < n) {
     if (text.startsWith(FENCE, i)) {
@@ -60,9 +71,9 @@ function scan(text: string): Scan {
       const entity = /^&(?:#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,8});/i.exec(text.slice(i, i + 12));
       if (entity) for (let k = 1; k < entity[0].length; k += 1) unsafe[i + k] = 1;
     } else if (ch === "<" && state === 0) {
-      const close = text.indexOf(">", i);
-      const newline = text.indexOf("\n", i);
-      if (close !== -1 && (newline === -1 || close < newline) && close - i < 1_000) {
+      if (close < i) close = nextIndex(text, ">", i);
+      if (newline < i) newline = nextIndex(text, "\n", i);
+      if (close < newline && close - i < 1_000) {
         for (let k = i + 1; k <= close; k += 1) unsafe[k] = 1;
       }
     }

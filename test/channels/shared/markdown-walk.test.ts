@@ -130,3 +130,11 @@ describe("plainText", () => {
     ).toBe("x ");
   });
 });
+
+describe("renderMarkdown on hostile model output", () => {
+  it("drops a code block's trailing newlines but keeps a long newline run inside it", () => {
+    // 200,000 newlines before the last line: /\n+$/ read every run to its end (minutes).
+    const run = "\n".repeat(200_000);
+    expect(renderMarkdown("```\n" + run + "x\n\n\n```", PROBE)).toBe(`P[@0](${run}x)`);
+  });
+});

@@ -64,6 +64,22 @@ describe("markdownToMrkdwn", () => {
   });
 });
 
+describe("markdownToMrkdwn on hostile model output", () => {
+  // Sizes a model can write, where the old patterns were quadratic (tens of seconds).
+  const spaces = " ".repeat(200_000);
+  const newlines = "\n".repeat(200_000);
+
+  it("wraps emphasis around a long inner run of spaces, whitespace kept outside the markers", () => {
+    expect(markdownToMrkdwn(`**x${spaces}y**`)).toBe(`*x${spaces}y*`);
+    expect(markdownToMrkdwn(`a _x${spaces}y_ b`)).toBe(`a _x${spaces}y_ b`);
+  });
+
+  it("keeps a long newline run inside code and raw HTML blocks, dropping only the trailing ones", () => {
+    expect(markdownToMrkdwn(`\`\`\`\n${newlines}x\n\n\`\`\``)).toBe(`\`\`\`\n${newlines}x\n\`\`\``);
+    expect(markdownToMrkdwn(`<pre>\n${newlines}x</pre>\n\n`)).toBe(`&lt;pre&gt;\n${newlines}x&lt;/pre&gt;`);
+  });
+});
+
 describe("defuseMentions", () => {
   const ZWSP = "\u200b";
 

@@ -107,6 +107,18 @@ describe("splitMrkdwn", () => {
     }
   });
 
+  it("splits a long line of links between links, reading the line once", () => {
+    // 2,000,000 characters, a model's longest answer: a line end looked up afresh at each `<`
+    // read the rest of the line, several seconds here.
+    const text = "<a> ".repeat(500_000);
+    const parts = splitParts(text, 3000);
+    expect(parts.map((p) => p.body).join("")).toBe(text);
+    for (const part of parts) {
+      expect(part.body.length).toBeLessThanOrEqual(3000);
+      expect(part.body.startsWith("<a> ")).toBe(true);
+    }
+  });
+
   it("returns nothing for empty text and rejects absurd limits", () => {
     expect(splitMrkdwn("", 100)).toEqual([]);
     expect(() => splitMrkdwn("abc", 3)).toThrow(RangeError);
