@@ -8,6 +8,13 @@ const FETCH_AND_RUN = "this command downloads a file and runs it";
 describe("downloadExecution", () => {
   const recorded = new Set(["/workspace/downloads/install.sh", "tmp/get.py"]);
 
+  it("matches a recorded file past trailing slashes, and reads a long slash run once", () => {
+    expect(downloadExecution("bash tmp/get.py///", recorded)).toBe(USES);
+    // /\/+$/ read every position of the run to its end: about a minute at this size.
+    expect(downloadExecution(`cat ${"/".repeat(200_000)}x`, recorded)).toBeUndefined();
+    expect(downloadExecution(`python3 ${"/".repeat(200_000)}tmp/get.py`, recorded)).toBe(USES);
+  });
+
   it.each([
     ["bash install.sh", USES],
     ["cd downloads && ./install.sh --yes", USES],

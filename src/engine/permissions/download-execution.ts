@@ -12,6 +12,7 @@
  * - it downloads a file and runs it in the same line (`curl -o x.sh … && sh x.sh`).
  * A heuristic that leans towards asking; the sandbox is the wall behind it.
  */
+import { trimTrailing } from "../../core/trim-trailing.js";
 import { DOWNLOADERS, detectDownloads } from "../../tools/shell/downloads.js";
 import { innerScript, MAX_SCRIPT_NESTING, programOf } from "../../tools/shell/shell-program.js";
 import { lexCommandLine, type ShellCommand } from "../../tools/shell/shell-words.js";
@@ -46,7 +47,7 @@ const INTERPRETERS = new Set([
 ]);
 
 function normalisePath(path: string): string {
-  return path.replace(/^\.\//, "").replace(/\/+$/, "");
+  return trimTrailing(path.replace(/^\.\//, ""), "/");
 }
 
 /** Whether one of `words` is one of `files`, by path or by file name. */

@@ -22,13 +22,20 @@ export interface HardDenyMatch {
   readonly subject: string;
 }
 
+/**
+ * The built-in rules. Commands are model-written and as long as the model likes, so each pattern
+ * is linear: a scan from one start stops where the next start's would begin. `dd` reads on only
+ * to the next `dd` (a later `dd … of=` is found from that one); the fork bomb's body stops at any
+ * brace, its closing `}` is looked for once, and `\s*(?::\s*)?&` has one way to split spaces.
+ * With `[^;&|\n]*` and `[^}]*` every unclosed start read to the end: seconds on 40,000 characters.
+ */
 const BUILTIN: ReadonlyArray<readonly [label: string, source: string]> = [
   ["filesystem creation (mkfs)", String.raw`\bmkfs(?:\.[a-z0-9]+)?\b`],
   [
     "raw write to a block device",
-    String.raw`\bdd\b[^;&|\n]*\bof=/dev/(?!null\b)|>\s*/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk)`,
+    String.raw`\bdd\b(?:(?!\bdd\b)[^;&|\n])*\bof=/dev/(?!null\b)|>\s*/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk)`,
   ],
-  ["fork bomb", String.raw`:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:?\s*&[^}]*\}`],
+  ["fork bomb", String.raw`:\s*\(\s*\)\s*\{(?=[^{}]*\})[^{}]*:\s*\|\s*(?::\s*)?&`],
   ["power control", String.raw`(?:^|[;&|]\s*|\bsudo\s+)(?:shutdown|reboot|halt|poweroff)\b`],
   ["SSH keys and config", String.raw`(?:^|[\s'"=:/])\.ssh(?:/|$|[\s'"])|\bid_(?:rsa|dsa|ecdsa|ed25519)\b`],
   [

@@ -69,6 +69,8 @@ export const MAX_SCRIPT_NESTING = 4;
 export function innerScript(program: string, args: readonly string[]): string | undefined {
   if (program === "eval") return args.join(" ");
   if (!SHELLS.has(program)) return undefined;
-  const flag = args.findIndex((arg) => /^-[A-Za-z]*c[A-Za-z]*$/.test(arg));
+  // A short-option cluster holding `c` (`-c`, `-xc`, `-lc`). Not /^-[A-Za-z]*c[A-Za-z]*$/: that
+  // tries every `c` as the split point, quadratic in a long `-ccc…c1` word of a model's command.
+  const flag = args.findIndex((arg) => /^-[A-Za-z]+$/.test(arg) && arg.includes("c"));
   return flag === -1 ? undefined : args.slice(flag + 1).find((arg) => !arg.startsWith("-"));
 }

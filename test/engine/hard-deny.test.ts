@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { compileHardDenyRules, matchHardDeny } from "../../src/engine/permissions/hard-deny.js";
+
+const rules = compileHardDenyRules([]);
+const ruleFor = (command: string) => matchHardDeny(rules, { command })?.rule;
+
+const BLOCK_DEVICE = "raw write to a block device";
+const FORK_BOMB = "fork bomb";
+
+describe("matchHardDeny's built-in patterns", () => {
+  it.each([
+    ["dd if=/dev/zero of=/dev/sda bs=1M", BLOCK_DEVICE],
+    ["dd if=x dd of=/dev/nvme0n1", BLOCK_DEVICE],
+    ["dd of=/dev/null; dd of=/dev/sdb", BLOCK_DEVICE],
+    ["DD OF=/DEV/SDA", BLOCK_DEVICE],
+    ["echo x > /dev/sda", BLOCK_DEVICE],
+    [":(){ :|:& };:", FORK_BOMB],
+    [": ( ) { : | : & } ; :", FORK_BOMB],
+    [":(){ :|& };:", FORK_BOMB],
+  ])("denies %s", (command, rule) => {
+    expect(ruleFor(command)).toBe(rule);
+  });
+
+  it.each(["dd if=/dev/sda of=/dev/null", "dd if=a; echo of=/dev/sda", ":(){ echo hi; }", ":(){ :|:&"])(
+    "leaves %s alone",
+    (command) => {
+      expect(ruleFor(command)).toBeUndefined();
+    },
+  );
+
+  it("reads a model-sized command of many unfinished starts in one pass", () => {
+    // Each unfinished `dd` or `:(){` read on to the end of the command: tens of seconds here.
+    const dds = "dd ".repeat(70_000);
+    expect(ruleFor(dds)).toBeUndefined();
+    expect(ruleFor(`${dds}of=/dev/sda`)).toBe(BLOCK_DEVICE);
+    const starts = ":(){".repeat(50_000);
+    expect(ruleFor(starts)).toBeUndefined();
+    expect(ruleFor(`${starts}}; :(){ :|:& };:`)).toBe(FORK_BOMB);
+    expect(ruleFor(`:(){ ${":|&".repeat(70_000)}`)).toBeUndefined();
+  });
+});
