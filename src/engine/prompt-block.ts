@@ -7,6 +7,8 @@
 
 /** `text` wrapped in `<tag>` lines, with any `<tag>` / `</tag>` inside it defused. */
 export function promptBlock(tag: string, text: string): string {
-  const inner = new RegExp(`<(\\s*/?\\s*${tag}\\b)`, "gi");
+  // `\s*(?:/\s*)?`, not `\s*/?\s*`: two adjacent \s* split a long whitespace run every way there
+  // is before the tag name fails, quadratic in a model-written summary or AGENTS.md.
+  const inner = new RegExp(`<(\\s*(?:/\\s*)?${tag}\\b)`, "gi");
   return `<${tag}>\n${text.replace(inner, "&lt;$1")}\n</${tag}>`;
 }
