@@ -35,8 +35,10 @@ const PATTERNS: readonly Pattern[] = [
   // Authorization header values.
   { re: /\b(Bearer|Basic|Bot)\s+[A-Za-z0-9._~+/=:-]{8,}/gi, replace: `$1 ${REDACTED}` },
   // Passwords in URLs (redis://:pw@host, postgres://user:pw@host); quotes end a match, so a JSON
-  // line is never cut across fields.
-  { re: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@"]*):[^\s@/"]+@/gi, replace: `$1:${REDACTED}@` },
+  // line is never cut across fields. The match starts at `://` (checked first) with the scheme
+  // looked for behind it: starting at the scheme, every word start in a long `a.a.a…` run read the
+  // run to its end, quadratic in a long command or message that gets logged.
+  { re: /(?=:\/\/)(?<=\b[a-z][a-z0-9+.-]*)(:\/\/[^\s:/@"]*):[^\s@/"]+@/gi, replace: `$1:${REDACTED}@` },
 ];
 
 /** Replace token-shaped substrings with `[redacted]`, keeping a recognisable prefix. */

@@ -109,6 +109,18 @@ describe("logger", () => {
     expect(scrubSecrets("plain text with 12:30 times")).toBe("plain text with 12:30 times");
   });
 
+  it("scrubs URL passwords, and reads a long run of scheme-like words once", () => {
+    expect(scrubSecrets("redis://:pw@host and postgres://me:pw@db/x")).toBe(
+      "redis://:[redacted]@host and postgres://me:[redacted]@db/x",
+    );
+    expect(scrubSecrets("--url=git+ssh://me:pw@host")).toBe("--url=git+ssh://me:[redacted]@host");
+    expect(scrubSecrets("see http://host/a:b@c")).toBe("see http://host/a:b@c");
+    // A word start before each `a` once read the whole run to its end: about a minute here.
+    const run = "a.".repeat(100_000);
+    expect(scrubSecrets(run)).toBe(run);
+    expect(scrubSecrets(`${run}://me:pw@host`)).toBe(`${run}://me:[redacted]@host`);
+  });
+
   it("keeps every line valid JSON when scrubbing near quotes", () => {
     const { lines, destination } = capture();
     createLogger({ level: "info", destination, pretty: false }).info({ a: "http://host", b: "me:x@y" }, "ok");
