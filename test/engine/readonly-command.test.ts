@@ -123,6 +123,18 @@ describe("lexCommandLine", () => {
     expect(lexCommandLine("echo $(id)").plain).toBe(false);
   });
 
+  it("reads thousands of nested substitutions without overflowing the stack, still finding their commands", () => {
+    // Each `$(`, `$((`, `<(` or backtick opened a nested lexer: 20,000 of them overflowed the stack,
+    // and the permission checks threw instead of answering.
+    for (const open of ["$(", "$((", "<(", "echo `"]) {
+      expect(lexCommandLine(open.repeat(20_000)).plain).toBe(false);
+    }
+    const deep = `${"echo $(".repeat(200)}rm -rf /${")".repeat(200)}`;
+    const line = lexCommandLine(deep);
+    expect(line.commands.map((c) => c.words.map((w) => w.text))).toContainEqual(["rm", "-rf", "/"]);
+    expect(line.plain).toBe(false);
+  });
+
   it("marks words bash would expand as not literal", () => {
     const literal = (command: string) => lexCommandLine(command).commands[0]?.words.map((w) => w.literal);
     expect(literal("ls *.ts '*.ts' a{b,c} ~/x HEAD~1 $A \"$B\" '$C'")).toEqual([

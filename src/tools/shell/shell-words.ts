@@ -62,6 +62,13 @@ const ANSI_ESCAPES: Readonly<Record<string, string>> = {
   "?": "?",
 };
 
+/**
+ * How deep substitutions are read as nested command lines. Deeper ones (only a hostile or broken
+ * command nests 32 `$(`) are read as subshells of the line they sit in: their commands are still
+ * found, with no recursion, so twenty thousand `$(` cannot overflow the stack.
+ */
+const MAX_NESTING = 32;
+
 class Lexer {
   private i: number;
   private text: string | undefined;
@@ -79,6 +86,7 @@ class Lexer {
     private readonly src: string,
     start: number,
     private readonly closer: string | undefined,
+    private readonly nesting: number,
   ) {
     this.i = start;
   }
@@ -209,7 +217,7 @@ class Lexer {
     const start = this.i;
     if ((s[this.i] === "<" || s[this.i] === ">") && s[this.i + 1] === "(") {
       this.plain = false; // process substitution
-      this.nested(this.i + 2, ")");
+      this.nested(this.i + 1, this.i + 2);
       return;
     }
     if (s.startsWith("<<", this.i)) this.plain = false; // here-document or here-string
@@ -254,9 +262,17 @@ class Lexer {
     this.plain = false; // unterminated
   }
 
-  /** Lex a nested command line (substitution) from `start` to its closer into this line's commands. */
-  private nested(start: number, closer: string): void {
-    const inner = new Lexer(this.src, start, closer);
+  /**
+   * Lex a nested command line (substitution) from `start` to its `)` into this line's commands; past
+   * MAX_NESTING, go on from its first parenthesis `open` in this lexer, as a subshell.
+   */
+  private nested(open: number, start: number): void {
+    if (this.nesting >= MAX_NESTING) {
+      this.literal = false;
+      this.i = open;
+      return;
+    }
+    const inner = new Lexer(this.src, start, ")", this.nesting + 1);
     this.i = inner.run();
     this.commands.push(...inner.commands);
     this.literal = false;
@@ -264,9 +280,16 @@ class Lexer {
 
   private backtick(): void {
     this.plain = false;
+    if (this.nesting >= MAX_NESTING) {
+      // Read on in this lexer, the backtick as a command boundary (see MAX_NESTING).
+      this.literal = false;
+      this.endCommand(";");
+      this.i++;
+      return;
+    }
     let end = this.i + 1;
     while (end < this.src.length && this.src[end] !== "`") end += this.src[end] === "\\" ? 2 : 1;
-    const inner = new Lexer(this.src.slice(this.i + 1, end), 0, undefined);
+    const inner = new Lexer(this.src.slice(this.i + 1, end), 0, undefined, this.nesting + 1);
     inner.run();
     this.commands.push(...inner.commands);
     this.literal = false;
@@ -281,7 +304,7 @@ class Lexer {
     if (next === "(") {
       this.plain = false;
       this.append("");
-      this.nested(this.i + (s[this.i + 2] === "(" ? 3 : 2), ")");
+      this.nested(this.i + 1, this.i + (s[this.i + 2] === "(" ? 3 : 2));
       return;
     }
     if (next === "'" && !inDoubleQuotes) {
@@ -338,7 +361,7 @@ class Lexer {
 
 /** Lex a command line (never throws; see LexedLine for what it reports). */
 export function lexCommandLine(command: string): LexedLine {
-  const lexer = new Lexer(command, 0, undefined);
+  const lexer = new Lexer(command, 0, undefined, 0);
   lexer.run();
   return { commands: lexer.commands, joiners: lexer.joiners, plain: lexer.plain };
 }
