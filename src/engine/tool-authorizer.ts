@@ -156,6 +156,32 @@ export async function reauthorizeCall(
   return decision.action === "allow";
 }
 
+/**
+ * The permission engine's decision, or a denial when a check throws on arguments it cannot read
+ * (a model-written command is as odd as the model likes): a check that fails must not run the call,
+ * nor end the whole turn.
+ */
+function decideFailingClosed(ctx: TurnContext, tool: AnyTool, args: Record<string, unknown>): Decision {
+  const { permissions, grants, facts } = ctx.deps;
+  try {
+    return permissions.decide(tool, args, {
+      mode: ctx.mode,
+      grants,
+      facts,
+      provenance: ctx.provenance,
+      request: ctx.request,
+    });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return {
+      action: "deny",
+      rule: "check_failed",
+      reason: `the permission check could not read this call (${preview(detail, 200)}); write it more simply`,
+      alwaysOptions: [],
+    };
+  }
+}
+
 /** The permission engine's decision on a call in this turn, written to the audit log. */
 function decideAndAudit(
   ctx: TurnContext,
@@ -164,14 +190,7 @@ function decideAndAudit(
   args: Record<string, unknown>,
   extra: Record<string, unknown> = {},
 ): Decision {
-  const { permissions, grants, facts } = ctx.deps;
-  const decision = permissions.decide(tool, args, {
-    mode: ctx.mode,
-    grants,
-    facts,
-    provenance: ctx.provenance,
-    request: ctx.request,
-  });
+  const decision = decideFailingClosed(ctx, tool, args);
   ctx.audit("decision", call.id, tool.name, {
     action: decision.action,
     rule: decision.rule,

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ProviderError } from "../../src/engine/provider/provider.js";
 import { withMessages } from "../../src/core/request.js";
 import { REASON_MAX_CHARS } from "../../src/engine/tool-results.js";
+import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import { TurnEngine } from "../../src/engine/turn-engine.js";
 import { MALFORMED_ARGUMENTS_ERROR, TRUNCATED_ARGUMENTS_ERROR } from "../../src/tools/registry.js";
 import { defineTool } from "../../src/core/tool.js";
@@ -174,6 +175,28 @@ describe("TurnEngine basics", () => {
       "user:and c",
       "assistant:all done",
     ]);
+  });
+
+  it("denies a call whose permission check throws, and the turn goes on", async () => {
+    class ThrowingPermissions extends PermissionEngine {
+      override decide(): never {
+        throw new RangeError("Maximum call stack size exceeded");
+      }
+    }
+    const h = makeHarness({
+      steps: [toolStep(["c1", "read_file", { path: "a.txt" }]), textStep("ok")],
+      options: { permissions: new ThrowingPermissions({ allowedCommandPrefixes: [], hardDenyPatterns: [] }) },
+    });
+    const events = await collect(h.engine.run(makeRequest()));
+    expect(completion(events)).toMatchObject({ status: "completed", finalText: "ok" });
+    expect(resultOf(h.engine.messages, "c1")).toMatch(
+      /^Not run: denied by policy — the permission check could not read this call \(Maximum call stack/,
+    );
+    expect(h.log.ran("c1")).toBe(false);
+    expect(h.audit.find((record) => record.kind === "decision")).toMatchObject({
+      action: "deny",
+      rule: "check_failed",
+    });
   });
 
   it("diagnoses mangled arguments and keeps only a short preview in history", async () => {
