@@ -202,9 +202,55 @@ export function isPlainMarkdown(markdown: string): boolean {
   return markdown.split("\n").every((line) => PLAIN_LINE.test(line));
 }
 
-/** Render model markdown with a platform's primitives; top-level blocks are separated by a blank line. */
+/**
+ * The longest run of text one inline pass of `marked` reads. Its emphasis search is quadratic in
+ * the run (40,000 characters of `_a` took two seconds, and a model's reply may be far longer), so
+ * a longer paragraph is read in pieces cut at a line end, else at a space: emphasis that spans a
+ * cut in a paragraph this long shows its markers as text.
+ */
+const INLINE_PIECE = 2_000;
+
+/** `text` cut into pieces of at most INLINE_PIECE characters, each ending at a line end or space where one is near. */
+export function inlinePieces(text: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  while (text.length - start > INLINE_PIECE) {
+    const limit = start + INLINE_PIECE;
+    let cut = text.lastIndexOf("\n", limit - 1) + 1;
+    if (cut <= start) cut = text.lastIndexOf(" ", limit - 1) + 1;
+    if (cut <= start) cut = /[\uD800-\uDBFF]/.test(text[limit - 1] ?? "") ? limit - 1 : limit;
+    pieces.push(text.slice(start, cut));
+    start = cut;
+  }
+  pieces.push(text.slice(start));
+  return pieces;
+}
+
+/** `marked`'s lexing (blocks, then the inline runs they queued), with each inline run read in pieces. */
+function lexMarkdown(markdown: string): Token[] {
+  const lexer = new Lexer({ gfm: true });
+  const tokens = lexer.blockTokens(markdown.replace(/\r\n|\r/g, "\n"));
+  for (const run of lexer.inlineQueue) {
+    for (const piece of inlinePieces(run.src)) {
+      lexer.state.inRawBlock = false;
+      lexer.inlineTokens(piece, run.tokens);
+    }
+  }
+  lexer.inlineQueue = [];
+  return tokens;
+}
+
+/**
+ * Render model markdown with a platform's primitives; top-level blocks are separated by a blank
+ * line. Markdown nested deeper than the stack allows (forty thousand `>`) is shown as its source.
+ */
 export function renderMarkdown(markdown: string, format: MarkdownFormat): string {
   if (isPlainMarkdown(markdown)) return format.text(markdown);
-  const tokens = new Lexer({ gfm: true }).lex(markdown);
-  return new MarkdownWalker(format).blocks(tokens, { quoted: false, listDepth: 0 }).join("\n\n");
+  try {
+    const tokens = lexMarkdown(markdown);
+    return new MarkdownWalker(format).blocks(tokens, { quoted: false, listDepth: 0 }).join("\n\n");
+  } catch (error) {
+    if (error instanceof RangeError) return format.text(markdown);
+    throw error;
+  }
 }

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { Lexer, type Token } from "marked";
 import { describe, expect, it } from "vitest";
 import {
+  inlinePieces,
   isPlainMarkdown,
   type MarkdownContext,
   type MarkdownFormat,
@@ -136,5 +137,53 @@ describe("renderMarkdown on hostile model output", () => {
     // 200,000 newlines before the last line: /\n+$/ read every run to its end (minutes).
     const run = "\n".repeat(200_000);
     expect(renderMarkdown("```\n" + run + "x\n\n\n```", PROBE)).toBe(`P[@0](${run}x)`);
+  });
+
+  it("shows markdown nested deeper than the stack allows as its source", () => {
+    // Forty thousand `>` overflowed marked's recursion: the reply could not be rendered at all.
+    const deep = ">".repeat(40_000);
+    expect(renderMarkdown(deep, PROBE)).toBe(deep.toUpperCase());
+    expect(renderMarkdown(`${"> ".repeat(40_000)}x`, PROBE)).toBe(`${"> ".repeat(40_000)}X`);
+  });
+
+  it("formats a paragraph longer than one inline piece throughout", () => {
+    const filler = "plain words ".repeat(1_000);
+    const rendered = renderMarkdown(`**start** ${filler}\n${filler}_end_ and \`code\``, PROBE);
+    expect(rendered.startsWith("B(START) PLAIN WORDS")).toBe(true);
+    expect(rendered.endsWith("I(END) AND C(code)")).toBe(true);
+    expect(rendered).toHaveLength(`B(START) ${filler}\n${filler}I(END) AND C(code)`.length);
+  });
+});
+
+describe("inlinePieces", () => {
+  it("keeps a short run whole", () => {
+    expect(inlinePieces("a *b* c")).toEqual(["a *b* c"]);
+  });
+
+  it("cuts a long run after a line end, else after a space, else between whole characters", () => {
+    const line = `${"x".repeat(1_500)}\n`;
+    expect(inlinePieces(line.repeat(3))).toEqual([line, line, line]);
+    const words = "word ".repeat(1_000);
+    const byWords = inlinePieces(words);
+    expect(byWords.join("")).toBe(words);
+    expect(byWords.every((piece) => piece.length <= 2_000 && piece.endsWith(" "))).toBe(true);
+    const emoji = "😀".repeat(3_000);
+    const byUnits = inlinePieces(emoji);
+    expect(byUnits.join("")).toBe(emoji);
+    expect(byUnits.every((piece) => piece.length <= 2_000 && piece.length % 2 === 0)).toBe(true);
+  });
+
+  it("always gives back the whole run in pieces no longer than the limit", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom("a", " ", "\n", "😀", "*"), maxLength: 9_000 }),
+        (text) => {
+          const pieces = inlinePieces(text);
+          expect(pieces.join("")).toBe(text);
+          expect(pieces.every((piece) => piece.length <= 2_000)).toBe(true);
+        },
+      ),
+      { numRuns: 50 },
+    );
   });
 });
