@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import type { AgentEvent, PlanStep } from "../../core/events.js";
 import type { TurnRenderer } from "../../core/thread-output.js";
 import { clipLine, formatToolLabel, type LabelFormat } from "../shared/tool-line-label.js";
+import { markdownTail } from "../shared/markdown-tail.js";
 import { formatSeconds, TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
 import {
   closeTurn,
@@ -39,6 +40,12 @@ export const TYPING_INTERVAL_MS = 4000;
  * flow of a conversation and needs none (and spends no API call).
  */
 export const TYPING_DELAY_MS = 1000;
+
+/**
+ * How much of the answer's markdown the live view renders: its end, four times a message's worth,
+ * so the last screen is always full however much markup the source carries.
+ */
+const PREVIEW_SOURCE_CHARS = 4 * TELEGRAM_TEXT_LIMIT;
 
 const TOOL_ICONS: Readonly<Record<ToolLine["status"], string>> = {
   running: "⏳",
@@ -229,11 +236,12 @@ export class TelegramTurnRenderer implements TurnRenderer {
     if (this.turn.answered && this.live.shownAt === undefined) return "";
     const status = this.statusHtml();
     const text = this.turn.stepText;
-    const answer = text.trim() === "" ? "" : markdownToTelegramHtml(text);
+    const shown = markdownTail(text, PREVIEW_SOURCE_CHARS);
+    const answer = shown.text.trim() === "" ? "" : markdownToTelegramHtml(shown.text);
     if (answer === "") return status;
     const budget = TELEGRAM_TEXT_LIMIT - htmlToPlainText(status).length - 4;
     const chunks = splitTelegramHtml(answer, Math.max(budget, 1000));
-    const tail = chunks.length > 1 ? `…\n${chunks.at(-1)}` : (chunks[0] ?? "");
+    const tail = chunks.length > 1 || shown.cut ? `…\n${chunks.at(-1)}` : (chunks[0] ?? "");
     return status === "" ? tail : `${status}\n\n${tail}`;
   };
 

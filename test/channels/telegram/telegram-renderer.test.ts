@@ -182,6 +182,25 @@ describe("TelegramTurnRenderer", () => {
     await working.close();
   });
 
+  it("previews the end of a long answer, rendered from its last blocks, and sends the whole at the end", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender, { enabled: true });
+    const paragraphs = Array.from({ length: 2_000 }, (_, i) => `Paragraph **${i}** of the answer.`);
+    const answer = `${paragraphs.join("\n\n")}\n\n\`\`\`\n${"code line\n".repeat(2_000)}last line`;
+    await turn.handle(agentEvent({ type: "text-delta", delta: answer }));
+    await vi.advanceTimersByTimeAsync(1_000);
+    const [preview] = sender.calls.filter((call) => call.kind === "draft");
+    // The code block opened far before the shown end still shows as code, and the preview is one screen.
+    expect(preview?.html).toMatch(/^…\n<pre>(code line\n)+last line<\/pre>$/);
+    expect(preview?.html?.length).toBeLessThanOrEqual(4_096 + 20);
+    await turn.handle(completed(answer));
+    await turn.close();
+    const sent = sender.calls.filter((call) => call.kind === "send").map((call) => call.html ?? "");
+    expect(sent[0]).toMatch(/^Paragraph <b>0<\/b> of the answer\./);
+    expect(sent.join("")).toContain("Paragraph <b>1999</b> of the answer.");
+  });
+
   it("sends a quick answer as one message without any preview", async () => {
     const sender = new RecordingSender();
     const turn = renderer(sender, { enabled: true });
