@@ -4,7 +4,8 @@
  * is reported (notice + log line) and restarted with exponential backoff. Calls while it is down
  * fail fast with McpUnavailableError; nothing here ever throws into the process. The MCP SDK is
  * imported when the first server starts, so a configuration without MCP servers never loads it.
- * A server is not trusted: its tool list may take at most MAX_TOOL_PAGES pages, and results are
+ * A server is not trusted: its tool list may take at most MAX_TOOL_PAGES pages, a remote one's
+ * responses at most MCP_RESPONSE_MAX_BYTES each (capped-fetch.ts), and results are
  * not validated against its output schemas (their `pattern`s would run on the event loop, where
  * one that backtracks freezes every chat; results only ever reach the model as text).
  */
@@ -14,6 +15,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/index.js";
 import type { McpServerConfig } from "../../config/schema.js";
 import { cleanEnv } from "../shell/clean-env.js";
+import { cappedFetch, MCP_RESPONSE_MAX_BYTES } from "./capped-fetch.js";
 
 /** What the connection reports through; pino's Logger fits. */
 export interface McpLogger {
@@ -137,6 +139,7 @@ export class McpServerConnection {
       );
       return new StreamableHTTPClientTransport(new URL(this.config.url), {
         requestInit: { headers: { ...this.config.headers } },
+        fetch: cappedFetch(MCP_RESPONSE_MAX_BYTES),
       });
     }
     const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
