@@ -22,6 +22,7 @@ import type { LiveSession } from "../sessions/live-session.js";
 import { ModuleCommands } from "../sessions/module-commands.js";
 import { MultiProcessSessions } from "../sessions/multi-process.js";
 import { ParkedTurns } from "../sessions/parked-turns.js";
+import { QueueCap } from "../sessions/queue-cap.js";
 import { SessionCache } from "../sessions/session-cache.js";
 import { actsOnSession, ThreadCommands } from "../sessions/session-commands.js";
 import { InProcessSessionLock } from "../sessions/session-lock.js";
@@ -173,8 +174,9 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     reviewerStats: reviewer.stats,
     approvals: options.approvals,
   });
+  const queueCap = new QueueCap(outputs, logger);
   const commands = multi
-    ? routedCommands(threadCommands, multi, { cache, scheduler, hub, outputs, logger, bindEngine })
+    ? routedCommands(threadCommands, multi, { cache, scheduler, hub, outputs, logger, bindEngine, queueCap })
     : threadCommands;
   return {
     logger,
@@ -191,6 +193,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     auditLog,
     parked,
     multi,
+    queueCap,
   };
 }
 
@@ -202,6 +205,7 @@ interface RoutingParts {
   readonly outputs: ThreadOutputs;
   readonly logger: Logger;
   readonly bindEngine: (live: LiveSession) => void;
+  readonly queueCap: QueueCap;
 }
 
 /**
@@ -215,7 +219,7 @@ function routedCommands(
   multi: MultiProcessSessions,
   parts: RoutingParts,
 ): Pick<ThreadCommands, "execute"> {
-  const { cache, scheduler, hub, outputs, logger } = parts;
+  const { cache, scheduler, hub, outputs, logger, queueCap } = parts;
   multi.bind({
     liveById: (sessionId) => cache.byId(sessionId),
     schedule: (live) => scheduler.schedule(live),
@@ -225,6 +229,7 @@ function routedCommands(
     isParked: (sessionId) => hub.waitingSessions().has(sessionId),
     recheckSettled: (sessionId) => hub.recheckSession(sessionId),
     addGrant,
+    queueCap,
     runCommand: async (target, user, command) => {
       const reply = await commands.execute(target, user, command);
       try {

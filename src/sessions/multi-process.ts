@@ -31,6 +31,7 @@ import {
   sessionLeaseKey,
 } from "./lease-lock.js";
 import type { LiveSession } from "./live-session.js";
+import type { QueueCap } from "./queue-cap.js";
 import type { SessionLease } from "./session-lock.js";
 import { hasPendingWork, type QueuedMessage } from "./session-record.js";
 import type { SharedRecords } from "./session-records.js";
@@ -58,6 +59,8 @@ export interface MultiProcessHost {
   runCommand(target: ThreadTarget, user: PlatformUser, command: ThreadCommand): Promise<void>;
   /** Add a grant to the session's live grants, saved with its record (the caller holds the lease). */
   addGrant(live: LiveSession, grant: Grant): Promise<void>;
+  /** The queue cap, checked here where the session is held (see QueueCap). */
+  readonly queueCap: QueueCap;
 }
 
 export interface MultiProcessOptions {
@@ -377,8 +380,19 @@ export class MultiProcessSessions {
   }
 
   /** One shared-queue entry into the session: steer the running turn, or queue it in the record. */
+  /**
+   * Take one entry of the shared queue into the session held here. Past the queue cap it is
+   * refused: counted as taken, it leaves the shared queue with the session's next save.
+   */
   private async take(live: LiveSession, entry: SharedEntry): Promise<void> {
-    if (entry.steer && (await this.requireHost().steer(live, entry.message))) return;
+    const host = this.requireHost();
+    if (entry.steer && (await host.steer(live, entry.message))) return;
+    if (host.queueCap.isFull(live)) {
+      this.logger.warn({ sessionId: live.id }, "refusing a queued message: the session's queue is full");
+      await host.queueCap.refused(live);
+      return;
+    }
+    host.queueCap.accepted(live);
     live.takeShared(entry.message);
   }
 

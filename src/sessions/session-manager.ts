@@ -25,12 +25,12 @@ import type { ItemCards } from "./item-cards.js";
 import type { ModuleCommands } from "./module-commands.js";
 import type { MultiProcessSessions } from "./multi-process.js";
 import type { ParkedTurns } from "./parked-turns.js";
-import type { LiveSession } from "./live-session.js";
 import type { SessionCache } from "./session-cache.js";
 import type { ThreadCommands } from "./session-commands.js";
 import type { SessionManagerOptions } from "./session-manager-options.js";
 import type { SessionParts } from "./session-parts.js";
-import { MAX_QUEUED_MESSAGES, queuedMessageOf } from "./session-record.js";
+import { QUEUE_FULL_REASON, type QueueCap } from "./queue-cap.js";
+import { queuedMessageOf } from "./session-record.js";
 import type { SessionRecords } from "./session-records.js";
 import type { SessionReviewer } from "./session-reviewer.js";
 import { parseCommand, parseTextCommand } from "./text-commands.js";
@@ -64,8 +64,7 @@ export class SessionManager implements ConversationService {
   private readonly items: ItemCards;
   private readonly moduleCommands: ModuleCommands;
   private readonly parked: ParkedTurns;
-  /** Sessions whose thread was told its queue is full, until a message is queued there again. */
-  private readonly toldQueueFull = new WeakSet<LiveSession>();
+  private readonly queueCap: QueueCap;
 
   /**
    * On collaborators the composition root built from the same `options` (src/app/session-layer.ts
@@ -89,6 +88,7 @@ export class SessionManager implements ConversationService {
     this.moduleCommands = parts.moduleCommands;
     this.parked = parts.parked;
     this.multi = parts.multi;
+    this.queueCap = parts.queueCap;
   }
 
   /** A channel registers how to reach its threads (also used to resume after a restart). */
@@ -160,8 +160,11 @@ export class SessionManager implements ConversationService {
       }
       const answered = await this.parked.answerText(live, message, keys);
       if (answered) return answered === "redelivered" ? duplicate : { status: "answered" };
-      if (live.record.queue.length >= MAX_QUEUED_MESSAGES) return await this.refuseQueueFull(live, message);
-      this.toldQueueFull.delete(live);
+      if (this.queueCap.isFull(live)) {
+        await this.queueCap.refused(live);
+        return { status: "ignored", reason: QUEUE_FULL_REASON };
+      }
+      this.queueCap.accepted(live);
       const queued = queuedMessageOf(message, keys);
       if (this.multi) {
         const offered = await this.scheduler.offer(live, queued, this.options.defaults.queueMode === "steer");
@@ -307,22 +310,6 @@ export class SessionManager implements ConversationService {
   /** How many sessions are loaded in memory. */
   get sessionsInMemory(): number {
     return this.cache.size;
-  }
-
-  /**
-   * Refuse a message to a thread whose queue is full, telling the thread once per full spell (a
-   * flood gets one notice, not one per message).
-   */
-  private async refuseQueueFull(live: LiveSession, message: InboundMessage): Promise<ReceiveResult> {
-    const reason = `${MAX_QUEUED_MESSAGES} messages are queued in this thread already`;
-    if (!this.toldQueueFull.has(live)) {
-      this.toldQueueFull.add(live);
-      await this.reply(
-        message.target,
-        `${reason}, so newer ones are not taken until the agent catches up: send yours again later, or \`stop\` the turn.`,
-      );
-    }
-    return { status: "ignored", reason };
   }
 
   private async reply(target: ThreadTarget, text: string): Promise<void> {

@@ -3,7 +3,7 @@
  * the composition root (src/app/session-layer.ts) and handed to the manager, which constructs
  * none of them: intake dedupe, the session records and cache, the turn scheduler, the pending
  * hub of approvals and questions, the reviewer parts, thread and module commands, item cards,
- * the audit log, the platforms' thread outputs, the parked turns, and — with several processes —
+ * the audit log, the platforms' thread outputs, the parked turns, the queue cap, and — with several processes —
  * the leases, shared queues and controls that tie them together.
  */
 import type { Logger } from "pino";
@@ -14,6 +14,7 @@ import type { ItemCards } from "./item-cards.js";
 import type { ModuleCommands } from "./module-commands.js";
 import type { MultiProcessSessions } from "./multi-process.js";
 import type { ParkedTurns } from "./parked-turns.js";
+import type { QueueCap } from "./queue-cap.js";
 import type { SessionCache } from "./session-cache.js";
 import type { ThreadCommands } from "./session-commands.js";
 import type { SessionRecords } from "./session-records.js";
@@ -41,4 +42,6 @@ export interface SessionParts {
   readonly parked: ParkedTurns;
   /** Set when several processes share the store (a distributed coordination). */
   readonly multi: MultiProcessSessions | undefined;
+  /** At most so many messages wait in a session's queue (checked where the session is held). */
+  readonly queueCap: QueueCap;
 }

@@ -17,6 +17,7 @@ import {
 } from "../../src/engine/provider/provider.js";
 import { ALLOW_ANYWAY, ReviewerDenials } from "../../src/approvals/reviewer-denials.js";
 import type { SessionManager } from "../../src/sessions/session-manager.js";
+import { MAX_QUEUED_MESSAGES } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
@@ -27,7 +28,7 @@ import { controlChannel, type TurnControl } from "../../src/sessions/turn-contro
 import { RecordingOutputs } from "../support/recording-output.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { buildSessionManager, engineFactory } from "../support/session-stack.js";
-import { ANA, message, tempDir, thread } from "./helpers/harness.js";
+import { ANA, BEN, message, tempDir, thread } from "./helpers/harness.js";
 import { sessionTestRegistry, ToolRuns } from "./helpers/test-tools.js";
 import { eventually } from "../support/eventually.js";
 import { monitorCommands } from "../support/redis-monitor.js";
@@ -349,6 +350,29 @@ describe("several session stacks on one Redis", () => {
     await outputs.until(() => outputs.for(target).closedTurns.length === 1, "the turn to close");
     await eventually(async () => (await b.manager.isBusy(sessionId)) === false, "A to let go of the session");
   }, 30_000);
+
+  it("messages taken by B join A's queue only up to the cap, and the thread is told once", async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700000350.000001");
+    await a.manager.receive(message("hang while flooded", { target }));
+    await outputs.until(() => provider.asking("hang while flooded").length > 0, "the stream to start");
+    const sessionId = outputs.for(target).turns[0]!.sessionId;
+    // B's copy of the session is not the holder's: its count of the queue is not to be trusted.
+    for (let i = 0; i < MAX_QUEUED_MESSAGES + 5; i++)
+      await b.manager.receive(message(`flood ${i}`, { target, user: BEN }));
+    const notice = () => outputs.for(target).texts.filter((t) => t.includes("queued in this thread already"));
+    await outputs.until(() => notice().length > 0 || undefined, "the full-queue notice");
+    expect(await a.manager.command(target, ANA, "status", [])).toMatch(
+      new RegExp(`a turn is running, ${MAX_QUEUED_MESSAGES} queued`),
+    );
+    expect(notice()).toHaveLength(1);
+    // Stop drops exactly the fifty the session holds.
+    expect(await a.manager.command(target, ANA, "stop", [])).toMatch(
+      new RegExp(`Dropped ${MAX_QUEUED_MESSAGES} queued messages\\.`),
+    );
+    await eventually(async () => (await b.manager.isBusy(sessionId)) === false, "A to let go of the session");
+  }, 60_000);
 
   it("a retry pressed on B re-runs the turn that failed on A, with A's history", async () => {
     stacks = await Promise.all(["A", "B"].map(openStack));
