@@ -7,6 +7,7 @@
  * delta, and the longest event-loop block measured with monitorEventLoopDelay (goal: ≤ 50 ms).
  * Writes bench/results/attachments.json and bench/results/attachments.md.
  */
+import { createWorkspacePaths } from "../src/tools/files/workspace-paths.js";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -125,7 +126,7 @@ export async function run(): Promise<Record<string, unknown>> {
       api: new Api(tg.token, { apiRoot: tg.apiRoot }),
       token: tg.token,
       apiRoot: tg.apiRoot,
-      workspaceRoot: workspace,
+      workspace: createWorkspacePaths({ root: workspace }),
       maxBytes: 20 * 1_048_576,
     });
     const intake = new AttachmentIntake({ workspaceRoot: workspace, logger });

@@ -23,10 +23,15 @@ function transcriberFromConfig(transcription: NonNullable<CoworkerConfig["transc
 }
 
 /** One intake for every channel of the app. */
-export function attachmentIntakeFromConfig(config: CoworkerConfig, logger: Logger): AttachmentIntake {
+export function attachmentIntakeFromConfig(
+  config: CoworkerConfig,
+  logger: Logger,
+  serviceFiles: readonly string[],
+): AttachmentIntake {
   const { attachments, transcription } = config;
   return new AttachmentIntake({
     workspaceRoot: config.workspace.root,
+    serviceFiles,
     settings: {
       maxFiles: attachments.max_files,
       maxChars: attachments.max_chars,

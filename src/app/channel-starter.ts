@@ -24,6 +24,8 @@ export interface AdapterBase extends Required<ChannelHooks> {
   readonly logger: Logger;
   /** Where files people send are saved (`<workspaceRoot>/uploads/<session>/`). */
   readonly workspaceRoot: string;
+  /** Coworker's own files, off limits to what people send (AppContext.serviceFiles). */
+  readonly serviceFiles: readonly string[];
   readonly attachments: AttachmentIntake;
 }
 
@@ -68,7 +70,8 @@ function baseOf(context: ChannelContext, ports: AdapterPorts): AdapterBase {
     service: context.service,
     logger: context.logger,
     workspaceRoot: context.config.workspace.root,
-    attachments: attachmentIntakeFromConfig(context.config, context.logger),
+    serviceFiles: context.serviceFiles,
+    attachments: attachmentIntakeFromConfig(context.config, context.logger, context.serviceFiles),
     observe: subscriptions.channelHooks.observe,
     onBotRemoved: (channel) => {
       subscriptions.channelHooks.onBotRemoved(channel);

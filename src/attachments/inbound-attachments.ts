@@ -8,7 +8,6 @@
  * given once per conversation.
  */
 import { open } from "node:fs/promises";
-import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { type Attachment, formatBytes } from "../core/attachment.js";
 import { probeImageFile } from "../media/image-probe.js";
@@ -17,6 +16,8 @@ import { LruCache } from "../sessions/lru.js";
 import { fenceLanguage, fileKindOf } from "./file-kind.js";
 import { extractPdfText } from "./pdf-text.js";
 import type { Transcriber } from "./transcriber.js";
+import { withWorkspaceFile } from "../tools/files/service-file-access.js";
+import { createWorkspacePaths, type WorkspacePaths } from "../tools/files/workspace-paths.js";
 
 /** Caps from config `attachments.*`. */
 export interface AttachmentSettings {
@@ -39,6 +40,8 @@ export const DEFAULT_ATTACHMENT_SETTINGS: AttachmentSettings = Object.freeze({
 export interface IntakeOptions {
   /** Absolute workspace root the files' paths are relative to. */
   readonly workspaceRoot: string;
+  /** Coworker's own files (data folder, config file), never read as a person's file. */
+  readonly serviceFiles?: readonly string[];
   readonly settings?: AttachmentSettings;
   /** Absent when `transcription` is not configured. */
   readonly transcriber?: Transcriber;
@@ -103,7 +106,14 @@ export class AttachmentIntake {
   private readonly settings: AttachmentSettings;
   private readonly hinted = new LruCache<string, true>(10_000);
 
+  /** Where the saved files are read from, and PDF extracts written to (service-file-access.ts). */
+  private readonly workspace: WorkspacePaths;
+
   constructor(private readonly options: IntakeOptions) {
+    this.workspace = createWorkspacePaths({
+      root: options.workspaceRoot,
+      offLimits: options.serviceFiles ?? [],
+    });
     this.settings = options.settings ?? DEFAULT_ATTACHMENT_SETTINGS;
   }
 
@@ -138,27 +148,33 @@ export class AttachmentIntake {
   }
 
   private async one(file: InboundFile, sessionKey: string): Promise<Outcome> {
-    const absolute = resolve(this.options.workspaceRoot, file.path);
     try {
-      const kind = fileKindOf(file.name, file.mediaType, await headOf(absolute));
-      switch (kind) {
-        case "image":
-          return await this.image(file, absolute);
-        case "pdf":
-          return await this.pdf(file, absolute);
-        case "audio":
-          return await this.audio(file, absolute, sessionKey);
-        case "text":
-          return await this.text(file, absolute);
-        case "other":
-          return {
-            note: `${file.name} (${file.mediaType ?? "unknown type"}) is not a kind of file I can read directly; it is saved at ${file.path}.`,
-          };
-      }
+      // Held open while it is read: the agent's shell may replace the path meanwhile.
+      return await withWorkspaceFile(this.workspace, file.path, (opened) =>
+        this.read(file, opened, sessionKey),
+      );
     } catch (error) {
       this.options.logger.warn({ err: error, file: file.path }, "attachment could not be processed");
       const reason = error instanceof Error ? error.message : String(error);
       return { note: `${file.name} could not be read: ${reason}. It is saved at ${file.path}.` };
+    }
+  }
+
+  /** What the saved file, open at `opened`, becomes for the model. */
+  private async read(file: InboundFile, opened: string, sessionKey: string): Promise<Outcome> {
+    switch (fileKindOf(file.name, file.mediaType, await headOf(opened))) {
+      case "image":
+        return await this.image(file, opened);
+      case "pdf":
+        return await this.pdf(file, opened);
+      case "audio":
+        return await this.audio(file, opened, sessionKey);
+      case "text":
+        return await this.text(file, opened);
+      case "other":
+        return {
+          note: `${file.name} (${file.mediaType ?? "unknown type"}) is not a kind of file I can read directly; it is saved at ${file.path}.`,
+        };
     }
   }
 
@@ -172,7 +188,9 @@ export class AttachmentIntake {
   }
 
   private async pdf(file: InboundFile, absolute: string): Promise<Outcome> {
-    const pdf = await extractPdfText(absolute, file.path, { maxPages: this.settings.pdfMaxPages });
+    const pdf = await extractPdfText(absolute, file.path, this.workspace, {
+      maxPages: this.settings.pdfMaxPages,
+    });
     if (pdf.scanned)
       return {
         note: `${file.name} is a PDF with no text layer (${pdf.totalPages} page(s), probably scanned), so I cannot read its text; it is saved at ${file.path}.`,

@@ -10,12 +10,14 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { runWorkerJob } from "../core/worker-job.js";
+import { saveInWorkspace, withWorkspaceFile } from "../tools/files/service-file-access.js";
+import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 
 /** What a PDF yielded. */
 export interface PdfText {
@@ -93,9 +95,18 @@ async function digestOf(file: string): Promise<string> {
   return hash.digest("hex");
 }
 
-async function cached(cacheFile: string, digest: string, cachePath: string): Promise<PdfText | undefined> {
+/** The longest cache file read back (an extract of far more pages than any cap lets through). */
+const CACHE_MAX_BYTES = 16 * 1024 * 1024;
+
+async function cached(
+  workspace: WorkspacePaths,
+  digest: string,
+  cachePath: string,
+): Promise<PdfText | undefined> {
   try {
-    const text = await readFile(cacheFile, "utf8");
+    const text = await withWorkspaceFile(workspace, cachePath, (path, stats) =>
+      stats.size > CACHE_MAX_BYTES ? Promise.resolve("") : readFile(path, "utf8"),
+    );
     const header = HEADER.exec(text);
     if (!header || header[3] !== digest) return undefined;
     const body = text.slice(header[0].length);
@@ -108,21 +119,23 @@ async function cached(cacheFile: string, digest: string, cachePath: string): Pro
 }
 
 /**
- * The text of a PDF in the workspace (`absolute`; `relative` names it in the workspace), from the
- * cache beside it when that is current. Throws when the file is not a readable PDF.
+ * The text of the PDF at `relative` in `workspace`, read from `file` (a path naming it, held open
+ * by the caller: service-file-access.ts), from the cache beside it when that is current. The cache
+ * is read and written as the service touches every workspace file, never through a link. Throws
+ * when the file is not a readable PDF.
  */
 export async function extractPdfText(
-  absolute: string,
+  file: string,
   relative: string,
+  workspace: WorkspacePaths,
   options: PdfTextOptions,
 ): Promise<PdfText> {
-  const cacheFile = `${absolute}.txt`;
   const cachePath = `${relative}.txt`;
-  const digest = await digestOf(absolute);
-  const hit = await cached(cacheFile, digest, cachePath);
+  const digest = await digestOf(file);
+  const hit = await cached(workspace, digest, cachePath);
   if (hit) return hit;
-  const { totalPages, pages } = await inWorker(absolute, options);
+  const { totalPages, pages } = await inWorker(file, options);
   const header = `# PDF text: ${pages.length} of ${totalPages} pages · sha256 ${digest}\n`;
-  await writeFile(cacheFile, header + pages.join("\f\n"));
+  await saveInWorkspace(workspace, cachePath, header + pages.join("\f\n"));
   return pdfTextOf(totalPages, pages, cachePath);
 }

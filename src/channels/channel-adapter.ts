@@ -40,6 +40,8 @@ export interface InboundFileOptions {
   readonly fileMaxBytes: number;
   /** Absolute workspace path; files are saved under `<workspaceRoot>/uploads/<session>/`. */
   readonly workspaceRoot: string;
+  /** Coworker's own files (data folder, config file): never written or read for a person's file. */
+  readonly serviceFiles?: readonly string[];
   /** What saved files become for the model; default caps and no transcription when absent. */
   readonly attachments?: AttachmentIntake;
 }

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -57,10 +58,13 @@ describe("PDF text", () => {
     const header = /^# PDF text: 2 of 2 pages · sha256 [0-9a-f]{64}\n/.exec(cache)?.[0];
     expect(header).toBeDefined();
     await writeFile(join(root, "uploads/s/text.pdf.txt"), `${header}from the cache\f\npage 2`);
-    expect((await extractPdfText(join(root, file.path), file.path, { maxPages: 50 })).pages).toEqual([
-      "from the cache",
-      "page 2",
-    ]);
+    expect(
+      (
+        await extractPdfText(join(root, file.path), file.path, createWorkspacePaths({ root }), {
+          maxPages: 50,
+        })
+      ).pages,
+    ).toEqual(["from the cache", "page 2"]);
   });
 
   it("says a scanned PDF has no text, and caps pages and characters", async () => {
@@ -162,5 +166,36 @@ describe("voice and audio", () => {
     expect(failing.notes[0]).toMatch(
       /^voice-2\.ogg could not be read: the transcription service answered HTTP 500\./,
     );
+  });
+});
+
+describe("files the agent's shell changed in the workspace", () => {
+  let outside: string;
+  beforeEach(async () => {
+    outside = await mkdtemp(join(tmpdir(), "outside-"));
+  });
+  afterEach(() => rm(outside, { recursive: true, force: true }));
+
+  it("a saved file replaced by a link to a host file is not read for the model", async () => {
+    const secret = join(outside, "secret.txt");
+    await writeFile(secret, "host secret");
+    const file = await saved("notes.txt", "my notes");
+    await rm(join(root, file.path));
+    await symlink(secret, join(root, file.path));
+    const result = await intake().process([file], "s");
+    expect(JSON.stringify(result)).not.toContain("host secret");
+    expect(result.notes).toEqual([
+      expect.stringMatching(/^notes\.txt could not be read: .*outside the workspace/),
+    ]);
+  });
+
+  it("a PDF's extract is never written through a link planted where it goes", async () => {
+    const victim = join(outside, "authorized_keys");
+    await writeFile(victim, "ssh-ed25519 AAAA the real key");
+    const file = await fixture("text.pdf");
+    await symlink(victim, join(root, `${file.path}.txt`));
+    const result = await intake().process([file], "s");
+    expect(await readFile(victim, "utf8")).toBe("ssh-ed25519 AAAA the real key");
+    expect(result.notes).toEqual([expect.stringMatching(/^text\.pdf could not be read: /)]);
   });
 });

@@ -3,6 +3,7 @@
  * kilobytes: pdf.js holds decoded streams in buffers outside the worker's heap limit, so the
  * reader must be stopped by a memory budget of its own.
  */
+import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -41,14 +42,20 @@ describe("PDF reader memory budget", () => {
     const file = join(root, "bomb.pdf");
     await writeFile(file, pdf);
     await expect(
-      extractPdfText(file, "bomb.pdf", { maxPages: 50, memoryBudgetBytes: 256 * MB }),
+      extractPdfText(file, "bomb.pdf", createWorkspacePaths({ root }), {
+        maxPages: 50,
+        memoryBudgetBytes: 256 * MB,
+      }),
     ).rejects.toThrow(/too much memory/);
   });
 
   it("reads an ordinary PDF within the same budget", async () => {
     const file = join(root, "small.pdf");
     await writeFile(file, tinyPdf([{ kind: "deflated", stream: await deflatedContent(MB) }]));
-    const pdf = await extractPdfText(file, "small.pdf", { maxPages: 50, memoryBudgetBytes: 256 * MB });
+    const pdf = await extractPdfText(file, "small.pdf", createWorkspacePaths({ root }), {
+      maxPages: 50,
+      memoryBudgetBytes: 256 * MB,
+    });
     expect(pdf.pages[0]).toMatch(/^Hello/);
   });
 });

@@ -16,6 +16,7 @@ import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
+import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { IntakeLog } from "../intake-log.js";
 import { AccessPolicy } from "./slack-access.js";
 import { createClients, describeError, type SlackClients, withTrailingSlash } from "./slack-api.js";
@@ -208,10 +209,15 @@ export class SlackChannel implements ChannelAdapter {
         botToken: o.botToken,
         apiUrl: this.boltApiUrl,
         maxBytes: o.fileMaxBytes,
-        workspaceRoot: o.workspaceRoot,
+        workspace: createWorkspacePaths({ root: o.workspaceRoot, offLimits: o.serviceFiles ?? [] }),
       },
       attachments:
-        o.attachments ?? new AttachmentIntake({ workspaceRoot: o.workspaceRoot, logger: this.logger }),
+        o.attachments ??
+        new AttachmentIntake({
+          workspaceRoot: o.workspaceRoot,
+          serviceFiles: o.serviceFiles ?? [],
+          logger: this.logger,
+        }),
       logger: this.logger,
       ...(o.observe ? { observe: o.observe } : {}),
     });

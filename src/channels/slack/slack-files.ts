@@ -5,10 +5,13 @@
  * workspace under uploads/<session>/. Whatever could not be fetched becomes a note the model
  * sees, never a silent loss.
  */
-import { mkdir, writeFile } from "node:fs/promises";
-import { join, posix } from "node:path";
+import { posix } from "node:path";
 import type { Logger } from "pino";
 import type { InboundFile } from "../../core/inbound-message.js";
+import { UnsafeFileError } from "../../tools/files/anchored-fs.js";
+import { saveInWorkspace } from "../../tools/files/service-file-access.js";
+import { PathOutsideWorkspaceError, type WorkspacePaths } from "../../tools/files/workspace-paths.js";
+import { readBodyWithin } from "../shared/body-within.js";
 import type { SlackFile } from "./slack-events.js";
 
 export interface FileDownloadOptions {
@@ -16,8 +19,8 @@ export interface FileDownloadOptions {
   /** The Web API base URL: files on its host (and on Slack's own hosts) may get the bot token. */
   readonly apiUrl: string;
   readonly maxBytes: number;
-  /** Absolute path of the agent's workspace. */
-  readonly workspaceRoot: string;
+  /** The agent's workspace: files are saved there without following a link (service-file-access.ts). */
+  readonly workspace: WorkspacePaths;
   readonly logger: Logger;
   readonly timeoutMs?: number;
 }
@@ -78,21 +81,11 @@ async function readCapped(response: Response, maxBytes: number): Promise<Buffer>
   if (Number.isFinite(declared) && declared > maxBytes) {
     throw new FileRefused(`it is ${megabytes(declared)}, over the ${megabytes(maxBytes)} limit`);
   }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const reader = response.body?.getReader();
-  if (!reader) return Buffer.alloc(0);
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new FileRefused(`it is over the ${megabytes(maxBytes)} limit`);
-    }
-    chunks.push(Buffer.from(value));
-  }
-  return Buffer.concat(chunks);
+  return readBodyWithin(
+    response.body,
+    maxBytes,
+    () => new FileRefused(`it is over the ${megabytes(maxBytes)} limit`),
+  );
 }
 
 async function fetchFile(file: SlackFile, options: FileDownloadOptions): Promise<Buffer> {
@@ -122,6 +115,14 @@ async function fetchFile(file: SlackFile, options: FileDownloadOptions): Promise
   return body;
 }
 
+/** Why a file was refused, in words for the note; undefined for a failure worth a log line. */
+function refusalOf(error: unknown): string | undefined {
+  if (error instanceof FileRefused) return error.message;
+  if (error instanceof PathOutsideWorkspaceError || error instanceof UnsafeFileError)
+    return `its place in the workspace is not safe to write (${error.message})`;
+  return undefined;
+}
+
 /** Download a message's files into uploads/<folder>/ of the workspace. */
 export async function downloadFiles(
   files: readonly SlackFile[],
@@ -136,8 +137,7 @@ export async function downloadFiles(
     try {
       const body = await fetchFile(file, options);
       const fileName = `${safeFileName(file.id)}-${safeFileName(name)}`;
-      await mkdir(join(options.workspaceRoot, relativeDir), { recursive: true });
-      await writeFile(join(options.workspaceRoot, relativeDir, fileName), body);
+      await saveInWorkspace(options.workspace, posix.join(relativeDir, fileName), body);
       saved.push({
         path: posix.join(relativeDir, fileName),
         name,
@@ -145,8 +145,8 @@ export async function downloadFiles(
         ...(file.mimetype ? { mediaType: file.mimetype } : {}),
       });
     } catch (error) {
-      const reason = error instanceof FileRefused ? error.message : "it could not be downloaded";
-      if (!(error instanceof FileRefused))
+      const reason = refusalOf(error) ?? "it could not be downloaded";
+      if (refusalOf(error) === undefined)
         options.logger.warn({ err: error, file: file.id }, "slack file download failed");
       notes.push(`The attached file "${name}" was not saved: ${reason}.`);
     }

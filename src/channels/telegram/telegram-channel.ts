@@ -17,6 +17,7 @@ import type { ConversationService } from "../../sessions/contracts.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { KeyValueSpace } from "../../store/store.js";
 import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
+import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { TelegramAccess } from "./telegram-access.js";
 import { telegramFailure } from "./telegram-failure.js";
 import { errorText } from "./telegram-errors.js";
@@ -150,7 +151,7 @@ export class TelegramChannel implements ChannelAdapter {
       api: this.bot.api,
       token: options.botToken,
       apiRoot,
-      workspaceRoot: options.workspaceRoot,
+      workspace: createWorkspacePaths({ root: options.workspaceRoot, offLimits: options.serviceFiles ?? [] }),
       maxBytes: options.fileMaxBytes,
     });
     // Malformed updates stop here, before anything reads their fields.
@@ -165,7 +166,12 @@ export class TelegramChannel implements ChannelAdapter {
         access,
         files,
         attachments:
-          options.attachments ?? new AttachmentIntake({ workspaceRoot: options.workspaceRoot, logger }),
+          options.attachments ??
+          new AttachmentIntake({
+            workspaceRoot: options.workspaceRoot,
+            serviceFiles: options.serviceFiles ?? [],
+            logger,
+          }),
         bot: () => ({ id: this.bot.botInfo.id, username: this.bot.botInfo.username }),
         outputFor,
         logger,

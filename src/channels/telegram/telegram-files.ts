@@ -1,17 +1,17 @@
 /**
  * Files people send the bot: a document, a voice note or audio clip, or the largest photo size within the cap, is fetched
  * with getFile + `<apiRoot>/file/bot<token>/<file_path>` into
- * `<workspaceRoot>/uploads/<session>/` and handed to the session as a workspace-relative path.
+ * `<workspaceRoot>/uploads/<session>/` (written without following a link the agent's shell may
+ * have left there: service-file-access.ts) and handed to the session as a workspace-relative path.
  * Oversized or failed downloads become short notes instead of errors.
  */
-import { createWriteStream } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
-import { join } from "node:path";
-import { Readable, Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import { posix } from "node:path";
 import type { Api } from "grammy";
 import { sessionKeyOf, type ThreadTarget } from "../../core/thread-target.js";
 import type { InboundFile } from "../../core/inbound-message.js";
+import { saveInWorkspace } from "../../tools/files/service-file-access.js";
+import { readBodyWithin } from "../shared/body-within.js";
+import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { errorText } from "./telegram-errors.js";
 import type { TelegramMessage } from "./telegram-inbound.js";
 
@@ -19,7 +19,8 @@ export interface TelegramFilesOptions {
   readonly api: Api;
   readonly token: string;
   readonly apiRoot: string;
-  readonly workspaceRoot: string;
+  /** Where files are saved, without following a link (service-file-access.ts). */
+  readonly workspace: WorkspacePaths;
   readonly maxBytes: number;
 }
 
@@ -97,33 +98,31 @@ export class TelegramFiles {
         ],
       };
     }
-    const folder = join("uploads", sessionKeyOf(target).replace(/[^\w-]/g, "_"));
-    const relative = join(folder, `${message.message_id}-${attachment.name}`);
-    const absolute = join(this.options.workspaceRoot, relative);
+    const relative = posix.join(
+      "uploads",
+      sessionKeyOf(target).replace(/[^\w-]/g, "_"),
+      `${message.message_id}-${attachment.name}`,
+    );
     try {
       const file = await this.options.api.getFile(attachment.fileId);
       if (!file.file_path) throw new Error("Telegram returned no file_path");
       const response = await fetch(`${this.options.apiRoot}/file/bot${this.options.token}/${file.file_path}`);
       if (!response.ok || !response.body) throw new Error(`file download answered HTTP ${response.status}`);
-      await mkdir(join(this.options.workspaceRoot, folder), { recursive: true });
-      let bytes = 0;
-      const cap = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          bytes += chunk.length;
-          callback(bytes > limit ? new Error(`over the ${megabytes(limit)} limit`) : null, chunk);
-        },
-      });
-      await pipeline(Readable.fromWeb(response.body as never), cap, createWriteStream(absolute));
+      const body = await readBodyWithin(
+        response.body,
+        limit,
+        () => new Error(`over the ${megabytes(limit)} limit`),
+      );
+      await saveInWorkspace(this.options.workspace, relative, body);
       const saved: InboundFile = {
         path: relative,
         name: attachment.name,
-        bytes,
+        bytes: body.byteLength,
         ...(attachment.mediaType ? { mediaType: attachment.mediaType } : {}),
         ...(attachment.durationS !== undefined ? { durationS: attachment.durationS } : {}),
       };
       return { files: [saved], notes: [] };
     } catch (error) {
-      await rm(absolute, { force: true });
       return { files: [], notes: [`${attachment.name} could not be saved: ${errorText(error)}.`] };
     }
   }

@@ -19,7 +19,7 @@ const DIRECTORY_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 const FILE_READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK;
 
 /** Where open directory handles can be named (Linux); undefined elsewhere. */
-const FD_DIRECTORY = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
+export const FD_DIRECTORY = existsSync("/proc/self/fd") ? "/proc/self/fd" : undefined;
 
 /** Thrown when a path changed between its check and its use, or is not a plain file to touch. */
 export class UnsafeFileError extends Error {

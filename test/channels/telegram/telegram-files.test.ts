@@ -1,0 +1,91 @@
+/**
+ * Files people send, saved into the workspace the agent's shell can change: a link it planted
+ * where a file goes (message ids are predictable) or in place of the session's uploads folder is
+ * never written through.
+ */
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Api } from "grammy";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TelegramFiles } from "../../../src/channels/telegram/telegram-files.js";
+import {
+  type TelegramMessage,
+  telegramMessageSchema,
+} from "../../../src/channels/telegram/telegram-inbound.js";
+import type { ThreadTarget } from "../../../src/core/thread-target.js";
+import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
+import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
+
+const CHAT = { id: 4242, type: "private" as const, first_name: "Ana" };
+const USER = { id: 4242, is_bot: false, first_name: "Ana" };
+const TARGET: ThreadTarget = { platform: "telegram", workspace: "tg", channel: String(CHAT.id) };
+const FOLDER = "uploads/telegram_tg_4242_-";
+
+let tg: FakeTelegram;
+let root: string;
+let outside: string;
+let files: TelegramFiles;
+
+beforeEach(async () => {
+  tg = await startFakeTelegram();
+  root = await mkdtemp(join(tmpdir(), "tg-files-"));
+  outside = await mkdtemp(join(tmpdir(), "outside-"));
+  files = new TelegramFiles({
+    api: new Api(tg.token, { apiRoot: tg.apiRoot }),
+    token: tg.token,
+    apiRoot: tg.apiRoot,
+    workspace: createWorkspacePaths({ root }),
+    maxBytes: 1_048_576,
+  });
+});
+afterEach(async () => {
+  await tg.close();
+  await rm(root, { recursive: true, force: true });
+  await rm(outside, { recursive: true, force: true });
+});
+
+function sendDocument(name: string, content: string): TelegramMessage {
+  const input = {
+    chat: CHAT,
+    from: USER,
+    document: { content: Buffer.from(content), name, mime: "text/plain" },
+  };
+  return telegramMessageSchema.parse(tg.sendUserMessage(input).message);
+}
+
+describe("TelegramFiles", () => {
+  it("saves a document under the session's uploads folder", async () => {
+    const message = sendDocument("notes.txt", "my notes");
+    const saved = await files.download(message, TARGET);
+    const path = `${FOLDER}/${message.message_id}-notes.txt`;
+    expect(saved).toEqual({
+      files: [{ path, name: "notes.txt", bytes: 8, mediaType: "text/plain" }],
+      notes: [],
+    });
+    expect(await readFile(join(root, path), "utf8")).toBe("my notes");
+  });
+
+  it("never writes through a link planted at the file's predictable name", async () => {
+    const victim = join(outside, "authorized_keys");
+    await writeFile(victim, "the real key");
+    const message = sendDocument("notes.txt", "ssh-ed25519 AAAA attacker");
+    await mkdir(join(root, FOLDER), { recursive: true });
+    await symlink(victim, join(root, FOLDER, `${message.message_id}-notes.txt`));
+    const saved = await files.download(message, TARGET);
+    expect(saved.files).toEqual([]);
+    expect(saved.notes).toEqual([
+      expect.stringMatching(/^notes\.txt could not be saved: .*outside the workspace/),
+    ]);
+    expect(await readFile(victim, "utf8")).toBe("the real key");
+  });
+
+  it("never writes into a folder outside the workspace that the uploads folder was made a link to", async () => {
+    await mkdir(join(root, "uploads"), { recursive: true });
+    await symlink(outside, join(root, FOLDER));
+    const saved = await files.download(sendDocument("notes.txt", "dropped"), TARGET);
+    expect(saved.files).toEqual([]);
+    expect(saved.notes).toEqual([expect.stringMatching(/^notes\.txt could not be saved: /)]);
+    expect(await readdir(outside)).toEqual([]);
+  });
+});
