@@ -104,11 +104,15 @@ async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<Sav
       });
     }
   }
-  const dir = path.join(workspaceSkillsDir(paths.root), args.name);
+  // Confined like a file tool's path: the agent's shell may have made .coworker/skills a link to
+  // a folder outside the workspace, and this writes as the service, outside the sandbox.
+  const resolved = await paths.resolve(
+    path.relative(paths.root, path.join(workspaceSkillsDir(paths.root), args.name)),
+  );
   return {
-    dir,
-    shownDir: path.relative(paths.root, dir),
-    exists: await exists(dir),
+    dir: resolved.absolute,
+    shownDir: resolved.display,
+    exists: await exists(resolved.absolute),
     skillFile,
     files,
   };

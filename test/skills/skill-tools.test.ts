@@ -5,7 +5,15 @@
  * and `skill` commands (approver-only switches, a run queued as the person's message) and the
  * framing of a skill run directly.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
@@ -130,6 +138,22 @@ describe("save_skill", () => {
     );
     expect(outside.ok).toBe(false);
     expect(existsSync(path.join(fixture.workspaceSkills, "other"))).toBe(false);
+  });
+
+  it("writes nothing outside the workspace when the skills folder was made a link there", async () => {
+    fixture = await skillsFixture();
+    const outside = path.join(fixture.root, "autostart");
+    mkdirSync(outside);
+    rmSync(fixture.workspaceSkills, { recursive: true, force: true });
+    mkdirSync(path.dirname(fixture.workspaceSkills), { recursive: true });
+    symlinkSync(outside, fixture.workspaceSkills);
+    const tool = createSaveSkillTool(createWorkspacePaths({ root: fixture.workspace }));
+    const saved = await tool.execute(args, context);
+    expect(saved).toMatchObject({
+      ok: false,
+      output: expect.stringMatching(/^The skill was not saved: .*outside the workspace/),
+    });
+    expect(readdirSync(outside)).toEqual([]);
   });
 
   it("validates names and file paths", () => {
