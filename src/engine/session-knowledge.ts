@@ -9,7 +9,9 @@ import { constants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
 import type { ConversationExecutionRequest } from "../core/request.js";
+import { NotRegularFileError } from "../tools/files/anchored-fs.js";
 import { fileErrorMessage } from "../tools/files/fs-errors.js";
+import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { type MemoryStore, memoryKeysOf } from "../tools/memory/memory-store.js";
 
@@ -18,11 +20,6 @@ export const AGENTS_MD = "AGENTS.md";
 
 /** Reads at most `maxBytes` of a text file; rejects with the file-system error (ENOENT when missing). */
 export type TextPrefixReader = (absolutePath: string, maxBytes: number) => Promise<string>;
-
-/** Thrown by `readTextPrefix` for a directory, FIFO, socket or device. */
-export class NotRegularFileError extends Error {
-  override readonly name = "NotRegularFileError";
-}
 
 /**
  * Read up to `maxBytes` of a regular file as UTF-8. Opened non-blocking and checked on the open
@@ -62,9 +59,10 @@ export async function readAgentsMd(
   read: TextPrefixReader = readTextPrefix,
 ): Promise<KnowledgePart> {
   try {
-    const { absolute } = await paths.resolve(AGENTS_MD);
+    // Held open while it is read (service-file-access.ts): a command of another session in the
+    // same workspace may swap the file for a link to a host file between the check and the read.
     // UTF-8 needs at most 4 bytes per character: this is always more than maxChars characters.
-    return { text: await read(absolute, maxChars * 4 + 4) };
+    return { text: await withWorkspaceFile(paths, AGENTS_MD, (opened) => read(opened, maxChars * 4 + 4)) };
   } catch (error) {
     if (isMissing(error)) return {};
     const reason =

@@ -127,6 +127,20 @@ describe("readAgentsMd", () => {
     });
   });
 
+  it("reads the AGENTS.md it checked, even when a link to a host file takes its place before the read", async () => {
+    // Another session's command in the same workspace can swap the file between check and read.
+    const secret = path.join(outside, "secret.txt");
+    await writeFile(secret, "host secret");
+    const file = path.join(root, "AGENTS.md");
+    await writeFile(file, "Use pnpm.\n");
+    const swapping = async (opened: string, max: number) => {
+      await rm(file);
+      await symlink(secret, file);
+      return readTextPrefix(opened, max);
+    };
+    expect(await readAgentsMd(paths(), 1000, swapping)).toEqual({ text: "Use pnpm.\n" });
+  });
+
   it("readTextPrefix stops at maxBytes", async () => {
     await writeFile(path.join(root, "f.txt"), "abcdefgh");
     expect(await readTextPrefix(path.join(root, "f.txt"), 3)).toBe("abc");

@@ -23,7 +23,12 @@ export const FD_DIRECTORY = existsSync("/proc/self/fd") ? "/proc/self/fd" : unde
 
 /** Thrown when a path changed between its check and its use, or is not a plain file to touch. */
 export class UnsafeFileError extends Error {
-  override readonly name = "UnsafeFileError";
+  override readonly name: string = "UnsafeFileError";
+}
+
+/** Thrown for a path that is a directory, pipe, socket or device where a regular file is needed. */
+export class NotRegularFileError extends UnsafeFileError {
+  override readonly name = "NotRegularFileError";
 }
 
 /** dev + inode: which file a path named when it was checked. */
@@ -102,7 +107,7 @@ export class AnchoredDir {
     const stats = await handle.stat();
     if (stats.isFile() || stats.isDirectory()) return { handle, stats };
     await handle.close();
-    throw new UnsafeFileError(
+    throw new NotRegularFileError(
       `${shown} is not a regular file (a pipe, socket or device); refusing to open it`,
     );
   }

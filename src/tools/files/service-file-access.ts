@@ -10,7 +10,7 @@
  */
 import type { Stats } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { FD_DIRECTORY, openChecked, UnsafeFileError, writeChecked } from "./anchored-fs.js";
+import { FD_DIRECTORY, NotRegularFileError, openChecked, writeChecked } from "./anchored-fs.js";
 import type { WorkspacePaths } from "./workspace-paths.js";
 
 /**
@@ -39,7 +39,7 @@ export async function withWorkspaceFile<T>(
   const resolved = await workspace.resolve(relative);
   const { handle, stats } = await openChecked(resolved);
   try {
-    if (!stats.isFile()) throw new UnsafeFileError(`${resolved.display} is not a regular file`);
+    if (!stats.isFile()) throw new NotRegularFileError(`${resolved.display} is not a regular file`);
     return await use(FD_DIRECTORY ? `${FD_DIRECTORY}/${handle.fd}` : resolved.absolute, stats);
   } finally {
     await handle.close();
