@@ -1,16 +1,16 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { createMessagingTools, isCurrentThreadTarget } from "../../src/tools/messaging/messaging-tools.js";
-import type { Messenger, MessengerResult } from "../../src/tools/messaging/messenger.js";
+import type { Messenger, MessengerResult, OutgoingFile } from "../../src/tools/messaging/messenger.js";
 import { call, makeContext, TEST_TARGET, tempDir } from "./support/tool-context.js";
 
 /** A Messenger that records sends; channels named "#closed" fail like a platform refusal. */
 class FakeMessenger implements Messenger {
   readonly sent: Array<{ from: ThreadTarget; channel: string; text: string }> = [];
-  readonly files: Array<{ target: ThreadTarget; path: string; caption?: string }> = [];
+  readonly files: Array<{ target: ThreadTarget; name: string; content: string; caption?: string }> = [];
 
   async sendMessage(from: ThreadTarget, channel: string, text: string): Promise<MessengerResult> {
     if (channel === "#closed") return { ok: false, error: "the bot is not a member of #closed" };
@@ -18,10 +18,9 @@ class FakeMessenger implements Messenger {
     return { ok: true, where: channel === from.channel ? "this thread" : channel };
   }
 
-  async sendFile(target: ThreadTarget, absolutePath: string, caption?: string): Promise<MessengerResult> {
-    this.files.push(
-      caption === undefined ? { target, path: absolutePath } : { target, path: absolutePath, caption },
-    );
+  async sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string): Promise<MessengerResult> {
+    const content = await readFile(file.path, "utf8");
+    this.files.push({ target, name: file.name, content, ...(caption === undefined ? {} : { caption }) });
     return { ok: true, where: "this thread" };
   }
 }
@@ -90,8 +89,27 @@ describe("send_file", () => {
       output: "Uploaded report.csv to this thread.",
     });
     expect(messenger.files).toEqual([
-      { target: TEST_TARGET, path: path.join(ws, "report.csv"), caption: "Weekly" },
+      { target: TEST_TARGET, name: "report.csv", content: "a,b\n", caption: "Weekly" },
     ]);
+  });
+
+  it("uploads the file it checked, even when a link to a host file takes its place before the upload", async () => {
+    // Another session's command in the same workspace can swap the path between check and read.
+    const outside = await tempDir("outside-");
+    await writeFile(path.join(outside.dir, "id_rsa"), "host key");
+    await writeFile(path.join(ws, "report.csv"), "a,b\n");
+    const swapping = new (class extends FakeMessenger {
+      override async sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string) {
+        await rm(path.join(ws, "report.csv"));
+        await symlink(path.join(outside.dir, "id_rsa"), path.join(ws, "report.csv"));
+        return super.sendFile(target, file, caption);
+      }
+    })();
+    messenger = swapping;
+    const [, sendFile] = tools();
+    expect((await call(sendFile, { path: "report.csv" })).ok).toBe(true);
+    expect(swapping.files.map((file) => file.content)).toEqual(["a,b\n"]);
+    await outside.cleanup();
   });
 
   it("refuses files outside the workspace, directories, missing and oversized files", async () => {

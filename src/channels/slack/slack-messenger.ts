@@ -6,11 +6,10 @@
  * never as exceptions.
  */
 import { readFile } from "node:fs/promises";
-import { basename } from "node:path";
 import type { Logger } from "pino";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ResolveResult } from "../../subscriptions/platform-directory.js";
-import type { Messenger, MessengerResult } from "../../tools/messaging/messenger.js";
+import type { Messenger, MessengerResult, OutgoingFile } from "../../tools/messaging/messenger.js";
 import { callWithRetry, describeError, type SlackClients, slackErrorCode } from "./slack-api.js";
 import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
@@ -97,10 +96,10 @@ export class SlackMessenger implements Messenger {
     }
   }
 
-  async sendFile(target: ThreadTarget, absolutePath: string, caption?: string): Promise<MessengerResult> {
-    const filename = basename(absolutePath);
+  async sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string): Promise<MessengerResult> {
+    const filename = file.name;
     try {
-      const data = await readFile(absolutePath);
+      const data = await readFile(file.path);
       const comment = caption
         ? truncate(markdownToMrkdwn(caption) || escapeMrkdwn(caption), CAPTION_LIMIT)
         : undefined;

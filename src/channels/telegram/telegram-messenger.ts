@@ -6,11 +6,10 @@
  * Files are uploaded with sendDocument into the session's chat and topic. Failures come back as
  * results for the model, never as exceptions.
  */
-import { basename } from "node:path";
 import type { Api } from "grammy";
 import type { Logger } from "pino";
 import type { ThreadTarget } from "../../core/thread-target.js";
-import type { Messenger, MessengerResult } from "../../tools/messaging/messenger.js";
+import type { Messenger, MessengerResult, OutgoingFile } from "../../tools/messaging/messenger.js";
 import { errorText } from "./telegram-errors.js";
 import { markdownToTelegramHtml } from "./telegram-html.js";
 import { addressOf, type ChatAddress, ChatSender, telegramIdOf } from "./telegram-send.js";
@@ -56,16 +55,12 @@ export class TelegramMessenger implements Messenger {
     }
   }
 
-  async sendFile(target: ThreadTarget, absolutePath: string, caption?: string): Promise<MessengerResult> {
+  async sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string): Promise<MessengerResult> {
     const address = addressOf(target);
     const shortCaption =
       caption && caption.length > CAPTION_LIMIT ? `${caption.slice(0, CAPTION_LIMIT - 1)}…` : caption;
     try {
-      await new ChatSender(this.api, address, this.logger).document(
-        absolutePath,
-        basename(absolutePath),
-        shortCaption,
-      );
+      await new ChatSender(this.api, address, this.logger).document(file.path, file.name, shortCaption);
       return { ok: true, where: describe(address) };
     } catch (error) {
       return { ok: false, error: `Telegram refused the file: ${errorText(error)}` };

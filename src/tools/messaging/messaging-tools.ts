@@ -3,10 +3,12 @@
  * bot is in, or upload a workspace file into the current thread, through a Messenger. Posting to
  * the current thread needs no approval: send_message declares `staysInConversation`.
  */
-import { stat } from "node:fs/promises";
+import path from "node:path";
 import { z } from "zod";
 import type { ConversationExecutionRequest } from "../../core/request.js";
+import { NotRegularFileError } from "../files/anchored-fs.js";
 import { fileErrorMessage } from "../files/fs-errors.js";
+import { withWorkspaceFile } from "../files/service-file-access.js";
 import type { WorkspacePaths } from "../files/workspace-paths.js";
 import { threadTargetOf } from "../session-target.js";
 import { defineTool, fail, ok, type ToolResult } from "../../core/tool.js";
@@ -104,15 +106,22 @@ export function createMessagingTools(options: MessagingToolsOptions) {
       try {
         const file = await options.paths.resolve(args.path);
         shown = file.display;
-        const info = await stat(file.absolute);
-        if (!info.isFile()) return fail(`${shown} is not a file`);
-        if (info.size > maxFileBytes)
-          return fail(`${shown} is ${info.size} bytes, over the ${maxFileBytes}-byte upload limit`);
-        return answer(
-          await options.messenger.sendFile(target, file.absolute, args.caption),
-          `Uploaded ${shown} to`,
+        // Read from the file held open (service-file-access.ts): a command of another session in
+        // the same workspace could swap the path for a link to a host file before the upload.
+        return await withWorkspaceFile(options.paths, args.path, async (opened, info) =>
+          info.size > maxFileBytes
+            ? fail(`${shown} is ${info.size} bytes, over the ${maxFileBytes}-byte upload limit`)
+            : answer(
+                await options.messenger.sendFile(
+                  target,
+                  { path: opened, name: path.basename(file.absolute) },
+                  args.caption,
+                ),
+                `Uploaded ${shown} to`,
+              ),
         );
       } catch (error) {
+        if (error instanceof NotRegularFileError) return fail(`${shown} is not a file`);
         return fail(fileErrorMessage(error, shown));
       }
     },

@@ -10,12 +10,18 @@ export type MessengerResult =
   | { readonly ok: true; readonly where: string }
   | { readonly ok: false; readonly error: string };
 
+/** A workspace file to upload: where to read it (the open file) and the name people see. */
+export interface OutgoingFile {
+  readonly path: string;
+  readonly name: string;
+}
+
 export interface Messenger {
   /**
    * Post `text` to `channel` (an id or name on `fromTarget`'s platform and workspace). When
    * `channel` equals `fromTarget.channel` the message goes into `fromTarget`'s thread.
    */
   sendMessage(fromTarget: ThreadTarget, channel: string, text: string): Promise<MessengerResult>;
-  /** Upload a file (absolute path, already confined to the workspace) into `target`'s thread. */
-  sendFile(target: ThreadTarget, absolutePath: string, caption?: string): Promise<MessengerResult>;
+  /** Upload a file (confined to the workspace and held open by the caller) into `target`'s thread. */
+  sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string): Promise<MessengerResult>;
 }

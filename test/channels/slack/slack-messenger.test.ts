@@ -68,7 +68,7 @@ describe("SlackMessenger", () => {
   it("uploads a file into the session's thread with its caption", async () => {
     const path = join(dir, "report.csv");
     await writeFile(path, "a,b\n1,2\n");
-    const result = await messenger.sendFile(from, path, "The **report**");
+    const result = await messenger.sendFile(from, { path, name: "report.csv" }, "The **report**");
     expect(result).toEqual({ ok: true, where: "this thread" });
     const [message] = fake.state.botMessages("D1", from.thread);
     expect(message?.text).toBe("The *report*");
@@ -81,7 +81,7 @@ describe("SlackMessenger", () => {
   it("reports an upload Slack refuses instead of throwing", async () => {
     const path = join(dir, "x.txt");
     await writeFile(path, "x");
-    const result = await messenger.sendFile({ ...from, channel: "C2" }, path);
+    const result = await messenger.sendFile({ ...from, channel: "C2" }, { path, name: "x.txt" });
     expect(result).toEqual({
       ok: false,
       error:

@@ -70,7 +70,7 @@ describe("TelegramMessenger", () => {
     tg.state.chat(ALICE_DM);
     const path = join(workspace, "report.txt");
     await writeFile(path, "the report");
-    const result = await channel.messenger.sendFile(topic, path, "Here it is");
+    const result = await channel.messenger.sendFile(topic, { path, name: "report.txt" }, "Here it is");
     expect(result).toEqual({ ok: true, where: `Telegram chat ${FORUM.id} (topic 44)` });
     const [upload] = tg.callsOf("sendDocument");
     expect(upload!.params.message_thread_id).toBe(44);
