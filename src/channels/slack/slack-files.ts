@@ -8,9 +8,8 @@
 import { posix } from "node:path";
 import type { Logger } from "pino";
 import type { InboundFile } from "../../core/inbound-message.js";
-import { UnsafeFileError } from "../../tools/files/anchored-fs.js";
-import { saveInWorkspace } from "../../tools/files/service-file-access.js";
-import { PathOutsideWorkspaceError, type WorkspacePaths } from "../../tools/files/workspace-paths.js";
+import { refusalReason, saveInWorkspace } from "../../tools/files/service-file-access.js";
+import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { readBodyWithin } from "../shared/body-within.js";
 import type { SlackFile } from "./slack-events.js";
 
@@ -117,10 +116,7 @@ async function fetchFile(file: SlackFile, options: FileDownloadOptions): Promise
 
 /** Why a file was refused, in words for the note; undefined for a failure worth a log line. */
 function refusalOf(error: unknown): string | undefined {
-  if (error instanceof FileRefused) return error.message;
-  if (error instanceof PathOutsideWorkspaceError || error instanceof UnsafeFileError)
-    return `its place in the workspace is not safe to write (${error.message})`;
-  return undefined;
+  return error instanceof FileRefused ? error.message : refusalReason(error);
 }
 
 /** Download a message's files into uploads/<folder>/ of the workspace. */

@@ -9,7 +9,7 @@ import { posix } from "node:path";
 import type { Api } from "grammy";
 import { sessionKeyOf, type ThreadTarget } from "../../core/thread-target.js";
 import type { InboundFile } from "../../core/inbound-message.js";
-import { saveInWorkspace } from "../../tools/files/service-file-access.js";
+import { refusalReason, saveInWorkspace } from "../../tools/files/service-file-access.js";
 import { readBodyWithin } from "../shared/body-within.js";
 import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { errorText } from "./telegram-errors.js";
@@ -123,7 +123,8 @@ export class TelegramFiles {
       };
       return { files: [saved], notes: [] };
     } catch (error) {
-      return { files: [], notes: [`${attachment.name} could not be saved: ${errorText(error)}.`] };
+      const reason = refusalReason(error) ?? errorText(error);
+      return { files: [], notes: [`${attachment.name} could not be saved: ${reason}.`] };
     }
   }
 }

@@ -10,8 +10,27 @@
  */
 import type { Stats } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { FD_DIRECTORY, NotRegularFileError, openChecked, writeChecked } from "./anchored-fs.js";
-import type { WorkspacePaths } from "./workspace-paths.js";
+import {
+  FD_DIRECTORY,
+  NotRegularFileError,
+  openChecked,
+  UnsafeFileError,
+  writeChecked,
+} from "./anchored-fs.js";
+import { CredentialFileError } from "./credential-paths.js";
+import { PathOutsideWorkspaceError, type WorkspacePaths } from "./workspace-paths.js";
+
+/**
+ * Why a path was refused, in words for the person whose file it was; undefined for an error that
+ * is not a refusal (a failed disk, a full folder).
+ */
+export function refusalReason(error: unknown): string | undefined {
+  if (error instanceof CredentialFileError)
+    return "it is named like a credential file (a private key, .env, …), and credentials stay out of the workspace";
+  if (error instanceof PathOutsideWorkspaceError || error instanceof UnsafeFileError)
+    return `its place in the workspace is not safe to write (${error.message})`;
+  return undefined;
+}
 
 /**
  * Write `data` as the file at workspace-relative `relative`; the workspace folder and the parents

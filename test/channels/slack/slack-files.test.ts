@@ -34,9 +34,9 @@ afterEach(async () => {
   await rm(outside, { recursive: true, force: true });
 });
 
-const download = () =>
+const download = (name = "notes.txt") =>
   downloadFiles(
-    [{ id: "F1", name: "notes.txt", mimetype: "text/plain", url_private: `${apiUrl}files/F1` }],
+    [{ id: "F1", name, mimetype: "text/plain", url_private: `${apiUrl}files/F1` }],
     "slack_T1_C1_1700.1",
     {
       botToken: "xoxb-test",
@@ -60,6 +60,16 @@ describe("downloadFiles", () => {
       },
     ]);
     expect(await readFile(join(root, "uploads/slack_T1_C1_1700.1/F1-notes.txt"), "utf8")).toBe("file body");
+  });
+
+  it("refuses a file named like a credential, as the file tools do, with a note", async () => {
+    const saved = await download("deploy.pem");
+    expect(saved).toEqual({
+      files: [],
+      notes: [
+        'The attached file "deploy.pem" was not saved: it is named like a credential file (a private key, .env, …), and credentials stay out of the workspace.',
+      ],
+    });
   });
 
   it("never writes into a folder outside the workspace that the uploads folder was made a link to", async () => {

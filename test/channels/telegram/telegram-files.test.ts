@@ -66,6 +66,16 @@ describe("TelegramFiles", () => {
     expect(await readFile(join(root, path), "utf8")).toBe("my notes");
   });
 
+  it("refuses a document named like a credential, as the file tools do, with a note", async () => {
+    const saved = await files.download(sendDocument("deploy.pem", "-----BEGIN PRIVATE KEY-----"), TARGET);
+    expect(saved).toEqual({
+      files: [],
+      notes: [
+        "deploy.pem could not be saved: it is named like a credential file (a private key, .env, …), and credentials stay out of the workspace.",
+      ],
+    });
+  });
+
   it("never writes through a link planted at the file's predictable name", async () => {
     const victim = join(outside, "authorized_keys");
     await writeFile(victim, "the real key");
