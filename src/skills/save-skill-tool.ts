@@ -7,9 +7,11 @@
  * into place, so a failed save leaves no half-written skill.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { openCheckedDir } from "../tools/files/anchored-fs.js";
+import { saveInWorkspace } from "../tools/files/service-file-access.js";
 import { readTextFile } from "../tools/files/text-file.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
@@ -131,26 +133,33 @@ function previewOf(args: SaveSkillArgs, plan: SavePlan): ToolPreview {
   };
 }
 
-async function writeSkill(plan: SavePlan): Promise<void> {
-  const parent = path.dirname(plan.dir);
+/**
+ * Write the skill's folder beside its destination, then rename it into place. Every step goes
+ * through the anchored walk (service-file-access.ts): the files are written without following a
+ * link, and the renames name the skills folder by the handle its check opened, so a command of
+ * another session swapping a folder for a link meanwhile cannot send the writes out of the workspace.
+ */
+async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> {
   const tag = randomBytes(4).toString("hex");
-  const staging = path.join(parent, `.${path.basename(plan.dir)}.saving-${tag}`);
-  await mkdir(staging, { recursive: true });
+  const name = path.basename(plan.dir);
+  const [realRoot = paths.root] = await paths.realRoots();
+  const skillsDir = path.relative(realRoot, path.dirname(plan.dir));
+  const staging = `.${name}.saving-${tag}`;
+  // The first file makes the skills folder when missing; from then on its handle is held.
+  await saveInWorkspace(paths, path.join(skillsDir, staging, SKILL_FILE), plan.skillFile);
+  const parent = await openCheckedDir(await paths.resolve(skillsDir));
   try {
-    await writeFile(path.join(staging, SKILL_FILE), plan.skillFile, "utf8");
-    for (const file of plan.files) {
-      const target = path.join(staging, file.path);
-      await mkdir(path.dirname(target), { recursive: true });
-      await writeFile(target, file.content, "utf8");
-    }
+    for (const file of plan.files)
+      await saveInWorkspace(paths, path.join(skillsDir, staging, file.path), file.content);
     if (plan.exists) {
-      const old = path.join(parent, `.${path.basename(plan.dir)}.old-${tag}`);
-      await rename(plan.dir, old);
-      await rename(staging, plan.dir);
-      await rm(old, { recursive: true, force: true });
-    } else await rename(staging, plan.dir);
+      const old = `.${name}.old-${tag}`;
+      await rename(parent.child(name), parent.child(old));
+      await rename(parent.child(staging), parent.child(name));
+      await rm(parent.child(old), { recursive: true, force: true });
+    } else await rename(parent.child(staging), parent.child(name));
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    await rm(parent.child(staging), { recursive: true, force: true });
+    await parent.close();
   }
 }
 
@@ -181,7 +190,11 @@ export function createSaveSkillTool(paths: WorkspacePaths, onSaved: (name: strin
       } catch (error) {
         return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);
       }
-      await writeSkill(plan);
+      try {
+        await writeSkill(paths, plan);
+      } catch (error) {
+        return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);
+      }
       onSaved(args.name);
       const written = [
         `${plan.shownDir}/${SKILL_FILE}`,

@@ -22,7 +22,7 @@ import { createLoadSkillTool } from "../../src/skills/load-skill-tool.js";
 import { createSaveSkillTool } from "../../src/skills/save-skill-tool.js";
 import { skillCommands } from "../../src/skills/skill-commands.js";
 import { frameSkillRun, parseSkillRun } from "../../src/skills/skill-run.js";
-import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import { createWorkspacePaths, type WorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import type { ToolContext } from "../../src/core/tool.js";
 import { request, TARGET } from "../support/engine-fixtures.js";
 import { skillMd, skillsFixture, writeSkill } from "./support.js";
@@ -153,6 +153,29 @@ describe("save_skill", () => {
       ok: false,
       output: expect.stringMatching(/^The skill was not saved: .*outside the workspace/),
     });
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it("writes nothing outside the workspace when the skills folder becomes a link between the check and the write", async () => {
+    fixture = await skillsFixture();
+    const outside = path.join(fixture.root, "autostart");
+    mkdirSync(outside);
+    const real = createWorkspacePaths({ root: fixture.workspace });
+    let checks = 0;
+    // Another session's command swaps the folder right after save_skill checked it.
+    const swapping: WorkspacePaths = {
+      ...real,
+      async resolve(input) {
+        checks += 1;
+        if (checks === 2) {
+          rmSync(fixture.workspaceSkills, { recursive: true, force: true });
+          symlinkSync(outside, fixture.workspaceSkills);
+        }
+        return real.resolve(input);
+      },
+    };
+    const saved = await createSaveSkillTool(swapping).execute(args, context);
+    expect(saved).toMatchObject({ ok: false, output: expect.stringMatching(/^The skill was not saved: /) });
     expect(readdirSync(outside)).toEqual([]);
   });
 
