@@ -45,7 +45,7 @@ export function workspaceSkillsDir(workspaceRoot: string): string {
  */
 export function skillSources(workspaceRoot: string, dataDir: string, dirs: readonly string[]): SkillSource[] {
   return [
-    { kind: "workspace", dir: workspaceSkillsDir(workspaceRoot) },
+    { kind: "workspace", dir: workspaceSkillsDir(workspaceRoot), confinedTo: workspaceRoot },
     { kind: "data", dir: path.join(dataDir, "skills") },
     ...dirs.map((dir): SkillSource => ({ kind: "configured", dir: path.resolve(dir) })),
   ];

@@ -10,10 +10,22 @@
  * throws: it is reported with its file and reason, and does not shadow a valid skill of the same
  * name from an earlier source.
  */
-import { type Dirent, type FSWatcher, readdirSync, readFileSync, statSync, watch } from "node:fs";
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  type FSWatcher,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  watch,
+} from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { deepFreeze } from "../core/deep-freeze.js";
+import { isInside } from "../tools/files/workspace-paths.js";
 import { parseSkillFile, type ParsedSkillFile } from "./skill-file.js";
 import type { Skill, SkillProblem, SkillSource } from "./skill.js";
 
@@ -59,6 +71,27 @@ function entriesOf(dir: string): Dirent[] {
   }
 }
 
+/** A confined source's SKILL.md that is a link out of its folder. */
+class LinkOutOfSource extends Error {}
+
+/**
+ * The text of a SKILL.md. For a confined source it is read from its real path without following a
+ * last link, once that path is known to lie inside the source's folder: a link the agent's
+ * commands left there would otherwise show a host file to the model.
+ */
+function skillText(file: string, source: SkillSource): string {
+  if (source.confinedTo === undefined) return readFileSync(file, "utf8");
+  const real = realpathSync(file);
+  if (!isInside(real, realpathSync(source.confinedTo)))
+    throw new LinkOutOfSource(`${SKILL_FILE} is a link out of the workspace (to ${real}); it is not read`);
+  const fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function parseOutcome(file: string, source: SkillSource, size: number, isFile: boolean) {
   const dir = path.dirname(file);
   if (!isFile) return { ok: false as const, reason: `${SKILL_FILE} is not a regular file` };
@@ -66,8 +99,9 @@ function parseOutcome(file: string, source: SkillSource, size: number, isFile: b
     return { ok: false as const, reason: `${SKILL_FILE} is larger than ${SKILL_FILE_MAX_BYTES / 1024} KB` };
   let parsed: ParsedSkillFile;
   try {
-    parsed = parseSkillFile(readFileSync(file, "utf8"), path.basename(dir));
+    parsed = parseSkillFile(skillText(file, source), path.basename(dir));
   } catch (error) {
+    if (error instanceof LinkOutOfSource) return { ok: false as const, reason: error.message };
     return { ok: false as const, reason: `unreadable: ${String(error)}` };
   }
   if (!parsed.ok) return parsed;

@@ -27,6 +27,11 @@ export interface SkillSource {
   readonly kind: SkillSourceKind;
   /** Absolute path of the folder holding `<name>/SKILL.md` folders. */
   readonly dir: string;
+  /**
+   * For a source the agent's commands can change (the workspace's): the folder its SKILL.md files
+   * must really lie in. One that is a link out of it is refused, not read.
+   */
+  readonly confinedTo?: string;
 }
 
 /** A parsed, valid skill. */

@@ -3,12 +3,12 @@
  * ones reported with file and reason (no front matter, bad YAML, missing description, name not
  * matching the folder, bad name), shadowing across sources, and edits seen by the next scan.
  */
-import { utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseSkillFile, renderSkillFile } from "../../src/skills/skill-file.js";
 import { SkillLibrary } from "../../src/skills/skill-library.js";
-import { filesBeside, SkillLoader } from "../../src/skills/skill-loader.js";
+import { filesBeside, SKILL_FILE, SkillLoader } from "../../src/skills/skill-loader.js";
 import { skillMd, skillsFixture, writeSkill } from "./support.js";
 
 let fixture: Awaited<ReturnType<typeof skillsFixture>>;
@@ -84,6 +84,34 @@ describe("SkillLoader", () => {
     ]);
     expect(scan.problems[0]!.reason).toMatch(/description/);
     expect(scan.problems[1]!.reason).toMatch(/does not match its folder/);
+  });
+
+  it("reads no workspace SKILL.md that is a link out of the workspace; links inside it work", async () => {
+    fixture = await skillsFixture();
+    const hostFile = path.join(fixture.root, "host", "notes", "SKILL.md");
+    mkdirSync(path.dirname(hostFile), { recursive: true });
+    writeFileSync(hostFile, skillMd("notes", "a host file the agent linked to"));
+    mkdirSync(path.join(fixture.workspaceSkills, "notes"), { recursive: true });
+    symlinkSync(hostFile, path.join(fixture.workspaceSkills, "notes", SKILL_FILE));
+    const shared = path.join(fixture.workspace, "shared-skills", "triage");
+    writeSkill(path.dirname(shared), "triage", skillMd("triage", "kept elsewhere in the workspace"));
+    symlinkSync(shared, path.join(fixture.workspaceSkills, "triage"));
+    const scan = fixture.library.scan();
+    expect([...scan.skills.keys()]).toEqual(["triage"]);
+    expect(scan.problems).toEqual([
+      expect.objectContaining({
+        reason: expect.stringMatching(
+          /^SKILL\.md is a link out of the workspace \(to .*host\/notes\/SKILL\.md\); it is not read$/,
+        ),
+      }),
+    ]);
+    // A configured folder is the operator's: its links are followed as before.
+    writeSkill(fixture.extra, "linked", "");
+    rmSync(path.join(fixture.extra, "linked", SKILL_FILE));
+    symlinkSync(hostFile, path.join(fixture.extra, "linked", SKILL_FILE));
+    expect(fixture.library.scan().problems.map((problem) => problem.reason)).toContainEqual(
+      expect.stringMatching(/does not match its folder/),
+    );
   });
 
   it("a later source shadows an earlier one; a broken later one does not", async () => {
