@@ -2,7 +2,8 @@
  * What a card shows, derived once from a `Card` for every channel: its icon and title, its body
  * (a diff is code in the "diff" language; empty field lists are dropped), whether it is still
  * open, the buttons it offers (one per action), the footer while open, the outcome once decided,
- * and which buttons the typed answers stand for (approve / always / deny). Slack blocks, the
+ * and which buttons the typed answers stand for (approve / always / deny). Characters that hide
+ * or reorder text are shown as their code points everywhere in it. Slack blocks, the
  * Telegram inline keyboard and HTML, and the console prompt only format this view.
  */
 import { APPROVE_ONCE, DENY } from "../../approvals/approval-card.js";
@@ -53,10 +54,42 @@ const ICONS: Readonly<Record<Card["kind"], CardIcon>> = Object.freeze({
   item: { emoji: "📌", shortcode: ":pushpin:" },
 });
 
+/**
+ * Characters that change how the text around them is displayed without showing themselves: the
+ * bidirectional embeddings, overrides, isolates and marks (a "Trojan Source" command reads in a
+ * different order than it runs), and the zero-width space, word joiner and byte-order mark. Cards
+ * show what a person decides on, much of it written by the model, so each is shown as its code
+ * point. The zero-width joiners that emoji and some scripts need are left alone.
+ */
+const HIDDEN = /[\u061C\u200B\u200E\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/g;
+
+/** `text` with every hidden character shown as `⟨U+XXXX⟩`. */
+export function revealHidden(text: string): string {
+  return text.replace(
+    HIDDEN,
+    (char) => `⟨U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`,
+  );
+}
+
 function viewBlock(block: CardBlock): CardViewBlock[] {
-  if (block.kind === "diff") return [{ kind: "code", text: block.text, language: "diff" }];
-  if (block.kind === "fields" && block.fields.length === 0) return [];
-  return [block];
+  switch (block.kind) {
+    case "diff":
+      return [{ kind: "code", text: revealHidden(block.text), language: "diff" }];
+    case "fields":
+      return block.fields.length === 0
+        ? []
+        : [
+            {
+              kind: "fields",
+              fields: block.fields.map((field) => ({
+                label: revealHidden(field.label),
+                value: revealHidden(field.value),
+              })),
+            },
+          ];
+    default:
+      return [{ ...block, text: revealHidden(block.text) }];
+  }
 }
 
 function uniqueActions(buttons: readonly CardButton[]): CardButton[] {
@@ -79,17 +112,19 @@ function approvalKeys(card: Card, buttons: readonly CardButton[]): ApprovalKeys 
 /** Derive what `card` shows. */
 export function cardView(card: Card): CardView {
   const open = card.outcome === undefined && card.buttons.length > 0;
-  const buttons = open ? uniqueActions(card.buttons) : [];
+  const buttons = open
+    ? uniqueActions(card.buttons).map((button) => ({ ...button, label: revealHidden(button.label) }))
+    : [];
   return {
     pendingId: card.pendingId,
     kind: card.kind,
     icon: ICONS[card.kind],
-    title: card.title,
+    title: revealHidden(card.title),
     blocks: card.blocks.flatMap(viewBlock),
     open,
     buttons,
     ...(open && card.footer !== undefined ? { footer: card.footer } : {}),
-    ...(card.outcome !== undefined ? { outcome: card.outcome } : {}),
+    ...(card.outcome !== undefined ? { outcome: revealHidden(card.outcome) } : {}),
     keys: approvalKeys(card, buttons),
   };
 }

@@ -31,6 +31,45 @@ function quote(value: string): CardBlock {
   return { kind: "quote", text: value };
 }
 
+describe("cardView on text that hides or reorders itself", () => {
+  it("shows bidi controls and zero-width characters as code points everywhere a person reads", () => {
+    // "Trojan Source": with U+202E the approver would read the tail backwards.
+    const command = "echo ok \u202E; rm -rf ~ #\u202C";
+    const card: Card = {
+      pendingId: "p2",
+      kind: "question",
+      title: "Run\u2066 this?",
+      blocks: [
+        { kind: "code", text: command, language: "bash" },
+        { kind: "diff", text: "+x\u200By" },
+        { kind: "fields", fields: [{ label: "path\u200F", value: "a\uFEFFb" }] },
+        quote("why\u2069"),
+        text("ok\u061C"),
+      ],
+      buttons: [press("q0:o0", "Yes\u202D", "primary")],
+      outcome: "Answered by @\u202Eana",
+    };
+    const view = cardView(card);
+    expect(view.title).toBe("Run⟨U+2066⟩ this?");
+    expect(view.blocks).toEqual([
+      { kind: "code", text: "echo ok ⟨U+202E⟩; rm -rf ~ #⟨U+202C⟩", language: "bash" },
+      { kind: "code", text: "+x⟨U+200B⟩y", language: "diff" },
+      { kind: "fields", fields: [{ label: "path⟨U+200F⟩", value: "a⟨U+FEFF⟩b" }] },
+      quote("why⟨U+2069⟩"),
+      text("ok⟨U+061C⟩"),
+    ]);
+    expect(view.outcome).toBe("Answered by @⟨U+202E⟩ana");
+    expect(cardView({ ...card, outcome: undefined }).buttons.map((button) => button.label)).toEqual([
+      "Yes⟨U+202D⟩",
+    ]);
+  });
+
+  it("leaves the joiners that emoji and scripts need alone", () => {
+    const family = "👨\u200D👩\u200D👧 می\u200Cخواهم";
+    expect(cardView({ ...approval, title: family }).title).toBe(family);
+  });
+});
+
 describe("cardView", () => {
   it("shows an open card's icon, body, one button per action, its footer and approval keys", () => {
     const view = cardView(approval);
