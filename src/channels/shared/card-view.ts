@@ -8,6 +8,7 @@
  */
 import { APPROVE_ONCE, DENY } from "../../approvals/approval-card.js";
 import type { Card, CardBlock, CardButton } from "../../core/card.js";
+import { revealHidden } from "./reveal-hidden.js";
 
 /** A body block of the view: `CardBlock` with diffs turned into code. */
 export type CardViewBlock = Exclude<CardBlock, { readonly kind: "diff" }>;
@@ -53,23 +54,6 @@ const ICONS: Readonly<Record<Card["kind"], CardIcon>> = Object.freeze({
   plan: { emoji: "📋", shortcode: ":clipboard:" },
   item: { emoji: "📌", shortcode: ":pushpin:" },
 });
-
-/**
- * Characters that change how the text around them is displayed without showing themselves: the
- * bidirectional embeddings, overrides, isolates and marks (a "Trojan Source" command reads in a
- * different order than it runs), and the zero-width space, word joiner and byte-order mark. Cards
- * show what a person decides on, much of it written by the model, so each is shown as its code
- * point. The zero-width joiners that emoji and some scripts need are left alone.
- */
-const HIDDEN = /[\u061C\u200B\u200E\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/g;
-
-/** `text` with every hidden character shown as `⟨U+XXXX⟩`. */
-export function revealHidden(text: string): string {
-  return text.replace(
-    HIDDEN,
-    (char) => `⟨U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`,
-  );
-}
 
 function viewBlock(block: CardBlock): CardViewBlock[] {
   switch (block.kind) {

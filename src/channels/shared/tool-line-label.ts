@@ -1,10 +1,12 @@
 /**
  * The label of a tool call on its status line, decided once for every channel: the call's
  * preview on one short line, after the tool's name — except for a command, whose text speaks for
- * itself, and a call without a preview, which is labelled by its tool name alone. Channels only
+ * itself, and a call without a preview, which is labelled by its tool name alone. Characters that
+ * hide or reorder text show as their code points (reveal-hidden.ts). Channels only
  * format the two parts (Slack and the console as inline code, Telegram as `<code>`).
  */
 import { RUN_COMMAND } from "../../tools/shell/run-command.js";
+import { revealHidden } from "./reveal-hidden.js";
 
 /** What a label is made of: a call's tool name and its preview ("npm test", "src/app.ts:1-40"). */
 export interface LabelledCall {
@@ -46,7 +48,7 @@ export function toolLabelParts(call: LabelledCall, rule: LabelRule = CHAT_LABEL_
   const source = rule.firstLineOnly
     ? (call.preview.split("\n").find((line) => line.trim() !== "") ?? "")
     : call.preview;
-  const label = clipLine(source, rule.maxChars);
+  const label = clipLine(revealHidden(source), rule.maxChars);
   if (label === "") return { label: call.name };
   return call.name === RUN_COMMAND ? { label } : { tool: call.name, label };
 }

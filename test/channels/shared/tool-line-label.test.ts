@@ -19,6 +19,12 @@ describe("the tool-line label rule", () => {
     expect(toolLabel({ name: "read_file", preview: "src/app.ts" })).toBe("read_file src/app.ts");
   });
 
+  it("shows characters that hide or reorder a command as their code points", () => {
+    expect(toolLabel({ name: "run_command", preview: "echo ok \u202E; rm -rf ~ #" })).toBe(
+      "echo ok ⟨U+202E⟩; rm -rf ~ #",
+    );
+  });
+
   it("labels a call without a preview by its tool name alone", () => {
     expect(toolLabelParts({ name: "web_fetch", preview: "  \n " })).toEqual({ label: "web_fetch" });
     expect(formatToolLabel({ name: "web_fetch", preview: "" }, brackets)).toBe("[web_fetch]");
