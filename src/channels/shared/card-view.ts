@@ -113,6 +113,29 @@ export function cardView(card: Card): CardView {
   };
 }
 
+/** Code cut to fit a card: the part shown, and when anything is left out, the notice saying so. */
+export interface CardCut {
+  readonly shown: string;
+  readonly notice?: string;
+}
+
+/**
+ * `code` cut to at most `limit` characters (never inside a surrogate pair). A cut card body says,
+ * outside the code, how much is not shown: a person deciding on a command padded past what the
+ * card holds must know there is a rest they cannot read.
+ */
+export function cutForCard(code: string, limit: number): CardCut {
+  if (code.length <= limit) return { shown: code };
+  let end = Math.max(0, limit);
+  const last = code.charCodeAt(end - 1);
+  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end -= 1;
+  const hidden = code.length - end;
+  return {
+    shown: code.slice(0, end),
+    notice: `⚠️ ${hidden.toLocaleString("en")} more characters are not shown here (the first ${end.toLocaleString("en")} of ${code.length.toLocaleString("en")}). Decide only on what you can read.`,
+  };
+}
+
 /** A platform's rendering of the four kinds of body block. */
 export interface CardBlockFormat<T> {
   text(markdown: string): T;

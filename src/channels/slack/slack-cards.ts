@@ -7,7 +7,13 @@
  */
 import type { Card } from "../../core/card.js";
 import { trimTrailing } from "../../core/trim-trailing.js";
-import { type CardBlockFormat, type CardView, cardView, formatCardBlock } from "../shared/card-view.js";
+import {
+  type CardBlockFormat,
+  type CardView,
+  cardView,
+  cutForCard,
+  formatCardBlock,
+} from "../shared/card-view.js";
 import {
   ACTION_IDS,
   actions,
@@ -32,17 +38,28 @@ export interface SlackPayload {
 /** Content blocks and buttons leave room for the title, the outcome / footer and the actions. */
 const MAX_BODY_BLOCKS = 40;
 
-/** A code block whose content is cut so the whole section stays under the limit. */
-function codeSection(code: string): Block {
+/**
+ * A code block whose content is cut so the whole section stays under the limit (escaping counts),
+ * followed by the notice of what is not shown when it was cut.
+ */
+function codeSections(code: string): Block[] {
   const room = SLACK_LIMITS.sectionText - 8;
-  const body = escapeMrkdwn(trimTrailing(defuseFences(code), "\n"));
-  return section(`\`\`\`\n${truncate(body, room)}\n\`\`\``);
+  const raw = trimTrailing(defuseFences(code), "\n");
+  let cut = cutForCard(raw, room);
+  for (
+    let over = escapeMrkdwn(cut.shown).length - room;
+    over > 0;
+    over = escapeMrkdwn(cut.shown).length - room
+  )
+    cut = cutForCard(raw, cut.shown.length - over);
+  const block = section(`\`\`\`\n${escapeMrkdwn(cut.shown)}\n\`\`\``);
+  return cut.notice === undefined ? [block] : [block, section(`*${escapeMrkdwn(cut.notice)}*`)];
 }
 
 /** Body blocks as Block Kit sections. */
 const BLOCK_KIT: CardBlockFormat<Block[]> = {
   text: (markdown) => splitMrkdwn(markdownToMrkdwn(markdown), PAGE_BUDGET.section).map(section),
-  code: (text) => [codeSection(text)],
+  code: codeSections,
   quote: (text) => [section(quoteLines(escapeMrkdwn(text)))],
   fields: (fields) => [fieldsSection(fields)],
 };

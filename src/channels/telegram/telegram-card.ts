@@ -7,7 +7,13 @@
  */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
 import type { Card, CardButton } from "../../core/card.js";
-import { type CardBlockFormat, type CardView, cardView, formatCardBlock } from "../shared/card-view.js";
+import {
+  type CardBlockFormat,
+  type CardView,
+  cardView,
+  cutForCard,
+  formatCardBlock,
+} from "../shared/card-view.js";
 import { escapeHtml, markdownToTelegramHtml, preBlock } from "./telegram-html.js";
 import { splitTelegramHtml } from "./telegram-split.js";
 
@@ -70,7 +76,11 @@ function cut(text: string, limit: number): string {
 /** Body blocks as Telegram HTML, each cut to a readable length. */
 const CARD_HTML: CardBlockFormat<string> = {
   text: (markdown) => markdownToTelegramHtml(cut(markdown, BLOCK_CHARS)),
-  code: (text, language) => preBlock(escapeHtml(cut(text, BLOCK_CHARS)), language),
+  code: (text, language) => {
+    const { shown, notice } = cutForCard(text, BLOCK_CHARS);
+    const code = preBlock(escapeHtml(shown), language);
+    return notice === undefined ? code : `${code}\n<b>${escapeHtml(notice)}</b>`;
+  },
   quote: (text) => `<blockquote>${escapeHtml(cut(text, BLOCK_CHARS))}</blockquote>`,
   fields: (fields) =>
     fields
