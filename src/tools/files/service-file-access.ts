@@ -1,12 +1,13 @@
 /**
- * How the service itself touches files in the workspace: the files people send, saved by the
- * channels and read back for the model, and the text extracted from them. The service runs outside
- * the sandbox, while the agent's shell may change anything in the workspace: a folder on the way
- * may have become a symbolic link to anywhere (uploads/<session> → ~/.ssh), or the file's own name
- * one (Telegram message ids are predictable). So the service confines such a path as the file tools
- * do (inside the workspace, never its own data or configuration) and then opens or writes it by
- * the anchored walk (anchored-fs.ts): no link is followed, a write lands via a temporary file
- * renamed into place, and a read is of the very file the check saw.
+ * How the service itself touches files in the workspace: the files people send (saved by the
+ * channels, read back for the model, their PDF text extracted beside them), AGENTS.md, the files
+ * send_file uploads, and the skills save_skill writes. The service runs outside the sandbox, while
+ * the agent's shell may change anything in the workspace: a folder on the way may have become a
+ * symbolic link to anywhere (uploads/<session> → ~/.ssh), or the file's own name one (Telegram
+ * message ids are predictable). So the service confines such a path as the file tools do (inside
+ * the workspace, never its own data or configuration) and then opens or writes it by the anchored
+ * walk (anchored-fs.ts): no link is followed, a write lands via a temporary file renamed into
+ * place, and a read is of the very file the check saw.
  */
 import type { Stats } from "node:fs";
 import { mkdir } from "node:fs/promises";
@@ -48,7 +49,8 @@ export async function saveInWorkspace(
 /**
  * Run `use` on the regular file at workspace-relative `relative`, held open meanwhile: the path
  * `use` gets names that open file (`/proc/self/fd/N`; its checked path where there is no /proc),
- * so whatever replaces the file's path in between is never read. Throws when the path is unsafe or not a regular file.
+ * so whatever replaces the file's path in between is never read. Throws when the path is unsafe
+ * or not a regular file.
  */
 export async function withWorkspaceFile<T>(
   workspace: WorkspacePaths,
