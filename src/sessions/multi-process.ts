@@ -387,13 +387,8 @@ export class MultiProcessSessions {
   private async take(live: LiveSession, entry: SharedEntry): Promise<void> {
     const host = this.requireHost();
     if (entry.steer && (await host.steer(live, entry.message))) return;
-    if (host.queueCap.isFull(live)) {
-      this.logger.warn({ sessionId: live.id }, "refusing a queued message: the session's queue is full");
-      await host.queueCap.refused(live);
-      return;
-    }
-    host.queueCap.accepted(live);
-    live.takeShared(entry.message);
+    if (await host.queueCap.admits(live)) live.takeShared(entry.message);
+    else this.logger.warn({ sessionId: live.id }, "refusing a queued message: the session's queue is full");
   }
 
   private async handle(control: TurnControl): Promise<void> {

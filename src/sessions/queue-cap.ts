@@ -23,14 +23,20 @@ export class QueueCap {
     private readonly logger: Logger,
   ) {}
 
-  /** Whether the session's queue takes no more messages. */
-  isFull(live: LiveSession): boolean {
-    return live.record.queue.length >= MAX_QUEUED_MESSAGES;
+  /**
+   * Whether the session's queue takes one more message. When it is full it does not, and the
+   * thread hears so once per full spell; a message it takes ends the spell.
+   */
+  async admits(live: LiveSession): Promise<boolean> {
+    if (live.record.queue.length < MAX_QUEUED_MESSAGES) {
+      this.told.delete(live);
+      return true;
+    }
+    if (!this.told.has(live)) await this.tell(live);
+    return false;
   }
 
-  /** A message was refused for a full queue: the thread hears it once per full spell. */
-  async refused(live: LiveSession): Promise<void> {
-    if (this.told.has(live)) return;
+  private async tell(live: LiveSession): Promise<void> {
     this.told.add(live);
     try {
       await this.outputs
@@ -41,10 +47,5 @@ export class QueueCap {
     } catch (error) {
       this.logger.warn({ err: error, sessionId: live.id }, "posting the full-queue notice failed");
     }
-  }
-
-  /** A message joined the queue: a later full spell is told again. */
-  accepted(live: LiveSession): void {
-    this.told.delete(live);
   }
 }

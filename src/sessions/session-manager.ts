@@ -160,16 +160,13 @@ export class SessionManager implements ConversationService {
       }
       const answered = await this.parked.answerText(live, message, keys);
       if (answered) return answered === "redelivered" ? duplicate : { status: "answered" };
-      if (this.queueCap.isFull(live)) {
-        await this.queueCap.refused(live);
-        return { status: "ignored", reason: QUEUE_FULL_REASON };
-      }
-      this.queueCap.accepted(live);
       const queued = queuedMessageOf(message, keys);
+      // Several processes: the holder counts the queue as it takes the message (this copy may be old).
       if (this.multi) {
         const offered = await this.scheduler.offer(live, queued, this.options.defaults.queueMode === "steer");
         return offered === "duplicate" ? duplicate : { status: "queued" };
       }
+      if (!(await this.queueCap.admits(live))) return { status: "ignored", reason: QUEUE_FULL_REASON };
       if (this.options.defaults.queueMode === "steer" && (await this.scheduler.steer(live, queued))) {
         await live.recordDelivery(keys);
         return { status: "queued" };
