@@ -129,7 +129,7 @@ export async function run(): Promise<Record<string, unknown>> {
       workspace: createWorkspacePaths({ root: workspace }),
       maxBytes: 20 * 1_048_576,
     });
-    const intake = new AttachmentIntake({ workspaceRoot: workspace, logger });
+    const intake = new AttachmentIntake({ workspace: createWorkspacePaths({ root: workspace }), logger });
     const target: ThreadTarget = { platform: "telegram", workspace: "tg", channel: String(CHAT.id) };
     const deliver = (input: Parameters<typeof tg.sendUserMessage>[0]) =>
       telegramMessageSchema.parse(tg.sendUserMessage(input).message);

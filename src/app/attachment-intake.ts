@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { AttachmentIntake } from "../attachments/inbound-attachments.js";
 import type { Transcriber } from "../attachments/transcriber.js";
 import type { CoworkerConfig } from "../config/schema.js";
+import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
 import { loadOnFirstUse } from "./load-on-first-use.js";
 
 /** The configured transcriber; the `openai` package loads with its first use. */
@@ -30,8 +31,7 @@ export function attachmentIntakeFromConfig(
 ): AttachmentIntake {
   const { attachments, transcription } = config;
   return new AttachmentIntake({
-    workspaceRoot: config.workspace.root,
-    serviceFiles,
+    workspace: createWorkspacePaths({ root: config.workspace.root, offLimits: serviceFiles }),
     settings: {
       maxFiles: attachments.max_files,
       maxChars: attachments.max_chars,

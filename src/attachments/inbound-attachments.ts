@@ -17,7 +17,7 @@ import { fenceLanguage, fileKindOf } from "./file-kind.js";
 import { extractPdfText } from "./pdf-text.js";
 import type { Transcriber } from "./transcriber.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
-import { createWorkspacePaths, type WorkspacePaths } from "../tools/files/workspace-paths.js";
+import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 
 /** Caps from config `attachments.*`. */
 export interface AttachmentSettings {
@@ -38,10 +38,11 @@ export const DEFAULT_ATTACHMENT_SETTINGS: AttachmentSettings = Object.freeze({
 });
 
 export interface IntakeOptions {
-  /** Absolute workspace root the files' paths are relative to. */
-  readonly workspaceRoot: string;
-  /** Coworker's own files (data folder, config file), never read as a person's file. */
-  readonly serviceFiles?: readonly string[];
+  /**
+   * The workspace the files' paths are relative to, as the service touches it: read back and
+   * extracts written without following a link (service-file-access.ts).
+   */
+  readonly workspace: WorkspacePaths;
   readonly settings?: AttachmentSettings;
   /** Absent when `transcription` is not configured. */
   readonly transcriber?: Transcriber;
@@ -106,14 +107,7 @@ export class AttachmentIntake {
   private readonly settings: AttachmentSettings;
   private readonly hinted = new LruCache<string, true>(10_000);
 
-  /** Where the saved files are read from, and PDF extracts written to (service-file-access.ts). */
-  private readonly workspace: WorkspacePaths;
-
   constructor(private readonly options: IntakeOptions) {
-    this.workspace = createWorkspacePaths({
-      root: options.workspaceRoot,
-      offLimits: options.serviceFiles ?? [],
-    });
     this.settings = options.settings ?? DEFAULT_ATTACHMENT_SETTINGS;
   }
 
@@ -150,7 +144,7 @@ export class AttachmentIntake {
   private async one(file: InboundFile, sessionKey: string): Promise<Outcome> {
     try {
       // Held open while it is read: the agent's shell may replace the path meanwhile.
-      return await withWorkspaceFile(this.workspace, file.path, (opened) =>
+      return await withWorkspaceFile(this.options.workspace, file.path, (opened) =>
         this.read(file, opened, sessionKey),
       );
     } catch (error) {
@@ -188,7 +182,7 @@ export class AttachmentIntake {
   }
 
   private async pdf(file: InboundFile, absolute: string): Promise<Outcome> {
-    const pdf = await extractPdfText(absolute, file.path, this.workspace, {
+    const pdf = await extractPdfText(absolute, file.path, this.options.workspace, {
       maxPages: this.settings.pdfMaxPages,
     });
     if (pdf.scanned)

@@ -36,7 +36,7 @@ async function fixture(name: string): Promise<InboundFile> {
 
 function intake(settings = {}, transcriber?: Transcriber): AttachmentIntake {
   return new AttachmentIntake({
-    workspaceRoot: root,
+    workspace: createWorkspacePaths({ root }),
     settings: { ...DEFAULT_ATTACHMENT_SETTINGS, ...settings },
     ...(transcriber ? { transcriber } : {}),
     logger,

@@ -196,6 +196,8 @@ export class SlackChannel implements ChannelAdapter {
     const o = this.options;
     const { threads, users } = this;
     const access = new AccessPolicy(o.allowedUsers, o.allowedChannels);
+    // One view of the workspace for saving what people send and reading it back.
+    const workspace = createWorkspacePaths({ root: o.workspaceRoot, offLimits: o.serviceFiles ?? [] });
     const inbound = new SlackInbound({
       bot,
       service: o.service,
@@ -209,15 +211,9 @@ export class SlackChannel implements ChannelAdapter {
         botToken: o.botToken,
         apiUrl: this.boltApiUrl,
         maxBytes: o.fileMaxBytes,
-        workspace: createWorkspacePaths({ root: o.workspaceRoot, offLimits: o.serviceFiles ?? [] }),
+        workspace,
       },
-      attachments:
-        o.attachments ??
-        new AttachmentIntake({
-          workspaceRoot: o.workspaceRoot,
-          serviceFiles: o.serviceFiles ?? [],
-          logger: this.logger,
-        }),
+      attachments: o.attachments ?? new AttachmentIntake({ workspace, logger: this.logger }),
       logger: this.logger,
       ...(o.observe ? { observe: o.observe } : {}),
     });

@@ -147,11 +147,16 @@ export class TelegramChannel implements ChannelAdapter {
       allowedChats: options.allowedChats,
       ...(options.accessStore ? { store: options.accessStore } : {}),
     });
+    // One view of the workspace for saving what people send and reading it back.
+    const workspace = createWorkspacePaths({
+      root: options.workspaceRoot,
+      offLimits: options.serviceFiles ?? [],
+    });
     const files = new TelegramFiles({
       api: this.bot.api,
       token: options.botToken,
       apiRoot,
-      workspace: createWorkspacePaths({ root: options.workspaceRoot, offLimits: options.serviceFiles ?? [] }),
+      workspace,
       maxBytes: options.fileMaxBytes,
     });
     // Malformed updates stop here, before anything reads their fields.
@@ -165,13 +170,7 @@ export class TelegramChannel implements ChannelAdapter {
         service: options.service,
         access,
         files,
-        attachments:
-          options.attachments ??
-          new AttachmentIntake({
-            workspaceRoot: options.workspaceRoot,
-            serviceFiles: options.serviceFiles ?? [],
-            logger,
-          }),
+        attachments: options.attachments ?? new AttachmentIntake({ workspace, logger }),
         bot: () => ({ id: this.bot.botInfo.id, username: this.bot.botInfo.username }),
         outputFor,
         logger,

@@ -2,6 +2,7 @@
  * End to end for what people send on Telegram: the real grammY bot and session stack against the
  * fake Bot API (getFile + file download) and the fake OpenAI server (chat and transcription).
  */
+import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import pino from "pino";
@@ -34,7 +35,7 @@ function start(vision: VisionSetting, transcription: boolean, fileMaxBytes = 102
       })),
       channel: {
         attachments: new AttachmentIntake({
-          workspaceRoot,
+          workspace: createWorkspacePaths({ root: workspaceRoot }),
           logger,
           ...(transcription
             ? { transcriber: openAITranscriber({ model: "whisper-1", baseURL: openai.baseURL }) }
