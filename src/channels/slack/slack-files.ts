@@ -141,10 +141,10 @@ export async function downloadFiles(
         ...(file.mimetype ? { mediaType: file.mimetype } : {}),
       });
     } catch (error) {
-      const reason = refusalOf(error) ?? "it could not be downloaded";
-      if (refusalOf(error) === undefined)
+      const refusal = refusalOf(error);
+      if (refusal === undefined)
         options.logger.warn({ err: error, file: file.id }, "slack file download failed");
-      notes.push(`The attached file "${name}" was not saved: ${reason}.`);
+      notes.push(`The attached file "${name}" was not saved: ${refusal ?? "it could not be downloaded"}.`);
     }
   }
   return { files: saved, notes };
