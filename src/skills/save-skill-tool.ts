@@ -142,8 +142,7 @@ function previewOf(args: SaveSkillArgs, plan: SavePlan): ToolPreview {
 async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> {
   const tag = randomBytes(4).toString("hex");
   const name = path.basename(plan.dir);
-  const [realRoot = paths.root] = await paths.realRoots();
-  const skillsDir = path.relative(realRoot, path.dirname(plan.dir));
+  const skillsDir = path.dirname(plan.shownDir);
   const staging = `.${name}.saving-${tag}`;
   // The first file makes the skills folder when missing; from then on its handle is held.
   await saveInWorkspace(paths, path.join(skillsDir, staging, SKILL_FILE), plan.skillFile);
