@@ -19,7 +19,7 @@ import {
   writeChecked,
 } from "./anchored-fs.js";
 import { CredentialFileError } from "./credential-paths.js";
-import { PathOutsideWorkspaceError, type WorkspacePaths } from "./workspace-paths.js";
+import { PathOutsideWorkspaceError, type ResolvedPath, type WorkspacePaths } from "./workspace-paths.js";
 
 /**
  * Why a path was refused, in words for the person whose file it was; undefined for an error that
@@ -47,21 +47,21 @@ export async function saveInWorkspace(
 }
 
 /**
- * Run `use` on the regular file at workspace-relative `relative`, held open meanwhile: the path
- * `use` gets names that open file (`/proc/self/fd/N`; its checked path where there is no /proc),
+ * Run `use` on the regular file at workspace-relative `relative`, held open meanwhile (with the
+ * path as checked, for display): the path `use` gets names that open file (`/proc/self/fd/N`; its checked path where there is no /proc),
  * so whatever replaces the file's path in between is never read. Throws when the path is unsafe
  * or not a regular file.
  */
 export async function withWorkspaceFile<T>(
   workspace: WorkspacePaths,
   relative: string,
-  use: (path: string, stats: Stats) => Promise<T>,
+  use: (path: string, stats: Stats, resolved: ResolvedPath) => Promise<T>,
 ): Promise<T> {
   const resolved = await workspace.resolve(relative);
   const { handle, stats } = await openChecked(resolved);
   try {
     if (!stats.isFile()) throw new NotRegularFileError(`${resolved.display} is not a regular file`);
-    return await use(FD_DIRECTORY ? `${FD_DIRECTORY}/${handle.fd}` : resolved.absolute, stats);
+    return await use(FD_DIRECTORY ? `${FD_DIRECTORY}/${handle.fd}` : resolved.absolute, stats, resolved);
   } finally {
     await handle.close();
   }

@@ -102,27 +102,24 @@ export function createMessagingTools(options: MessagingToolsOptions) {
     async execute(args, context) {
       const target = threadTargetOf(context.request);
       if (!target) return fail(NO_TARGET);
-      let shown = args.path;
       try {
-        const file = await options.paths.resolve(args.path);
-        shown = file.display;
         // Read from the file held open (service-file-access.ts): a command of another session in
         // the same workspace could swap the path for a link to a host file before the upload.
-        return await withWorkspaceFile(options.paths, args.path, async (opened, info) =>
+        return await withWorkspaceFile(options.paths, args.path, async (opened, info, file) =>
           info.size > maxFileBytes
-            ? fail(`${shown} is ${info.size} bytes, over the ${maxFileBytes}-byte upload limit`)
+            ? fail(`${file.display} is ${info.size} bytes, over the ${maxFileBytes}-byte upload limit`)
             : answer(
                 await options.messenger.sendFile(
                   target,
                   { path: opened, name: path.basename(file.absolute) },
                   args.caption,
                 ),
-                `Uploaded ${shown} to`,
+                `Uploaded ${file.display} to`,
               ),
         );
       } catch (error) {
-        if (error instanceof NotRegularFileError) return fail(`${shown} is not a file`);
-        return fail(fileErrorMessage(error, shown));
+        if (error instanceof NotRegularFileError) return fail(`${args.path} is not a file`);
+        return fail(fileErrorMessage(error, args.path));
       }
     },
     async preview(args) {
