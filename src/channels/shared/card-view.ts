@@ -8,6 +8,7 @@
  */
 import { APPROVE_ONCE, DENY } from "../../approvals/approval-card.js";
 import type { Card, CardBlock, CardButton } from "../../core/card.js";
+import { splitsSurrogatePair } from "../../core/surrogate-pairs.js";
 import { revealHidden } from "./reveal-hidden.js";
 
 /** A body block of the view: `CardBlock` with diffs turned into code. */
@@ -127,8 +128,7 @@ export interface CardCut {
 export function cutForCard(code: string, limit: number): CardCut {
   if (code.length <= limit) return { shown: code };
   let end = Math.max(0, limit);
-  const last = code.charCodeAt(end - 1);
-  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end -= 1;
+  if (splitsSurrogatePair(code, end)) end -= 1;
   const hidden = code.length - end;
   return {
     shown: code.slice(0, end),

@@ -6,6 +6,8 @@
  * so the tail renders as it does inside the whole.
  */
 
+import { splitsSurrogatePair } from "../../core/surrogate-pairs.js";
+
 /** A fence line: up to three spaces, three or more backticks or tildes, then the info string. */
 const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})(.*)$/gm;
 
@@ -42,7 +44,7 @@ export function markdownTail(
 ): { readonly text: string; readonly cut: boolean } {
   if (markdown.length <= chars) return { text: markdown, cut: false };
   const end = markdown.length - chars;
-  const from = /[\uDC00-\uDFFF]/.test(markdown[end] ?? "") ? end + 1 : end;
+  const from = splitsSurrogatePair(markdown, end) ? end + 1 : end;
   const at = startAfter(BLOCK_START, markdown, from) ?? startAfter(LINE_START, markdown, from) ?? from;
   const fence = openFence(markdown.slice(0, at));
   const tail = markdown.slice(at);

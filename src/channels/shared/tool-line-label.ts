@@ -6,6 +6,7 @@
  * format the two parts (Slack and the console as inline code, Telegram as `<code>`).
  */
 import { RUN_COMMAND } from "../../tools/shell/run-command.js";
+import { splitsSurrogatePair } from "../../core/surrogate-pairs.js";
 import { revealHidden } from "./reveal-hidden.js";
 
 /** What a label is made of: a call's tool name and its preview ("npm test", "src/app.ts:1-40"). */
@@ -38,8 +39,7 @@ export function clipLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, " ").trim();
   if (line.length <= max) return line;
   let end = Math.max(0, max - ELLIPSIS.length);
-  const code = line.charCodeAt(end - 1);
-  if (end > 0 && code >= 0xd800 && code <= 0xdbff) end -= 1;
+  if (splitsSurrogatePair(line, end)) end -= 1;
   return line.slice(0, end) + ELLIPSIS;
 }
 

@@ -2,6 +2,7 @@
  * Slack's documented (and a few observed) payload limits, in one place, plus the small text
  * helpers that keep strings inside them. Lengths are JavaScript string lengths (UTF-16 units).
  */
+import { splitsSurrogatePair } from "../../core/surrogate-pairs.js";
 
 export const SLACK_LIMITS = Object.freeze({
   /** chat.update rejects `text` above this with `msg_too_long`. */
@@ -37,14 +38,9 @@ const ELLIPSIS = "…";
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   if (max <= 0) return "";
-  let end = max - ELLIPSIS.length;
-  if (end > 0 && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
-  return text.slice(0, Math.max(0, end)) + ELLIPSIS;
-}
-
-/** True for the first half of a UTF-16 surrogate pair. */
-export function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
+  let end = Math.max(0, max - ELLIPSIS.length);
+  if (splitsSurrogatePair(text, end)) end -= 1;
+  return text.slice(0, end) + ELLIPSIS;
 }
 
 /** Escape the three characters Slack's mrkdwn treats as control characters. */

@@ -8,7 +8,7 @@
  * this file knows Slack's syntax: where code blocks run and which spots are unsafe.
  */
 import { ANYWHERE, type SplitUnits, splitRanges } from "../shared/split-text.js";
-import { isHighSurrogate } from "./slack-limits.js";
+import { splitsSurrogatePair } from "../../core/surrogate-pairs.js";
 
 const FENCE = "```";
 const REOPEN = "```\n";
@@ -99,7 +99,7 @@ function rank(text: string, s: Scan, p: number): number | undefined {
 function codePointStarts(text: string): Int32Array {
   const starts = new Int32Array(text.length + 1);
   let count = 0;
-  for (let i = 0; i < text.length; i += isHighSurrogate(text.charCodeAt(i)) && i + 1 < text.length ? 2 : 1) {
+  for (let i = 0; i < text.length; i += splitsSurrogatePair(text, i + 1) ? 2 : 1) {
     starts[count++] = i;
   }
   starts[count] = text.length;

@@ -1,0 +1,12 @@
+/**
+ * Cutting text between whole characters. A character outside the Basic Multilingual Plane (most
+ * emoji) is two UTF-16 units; a cut between them leaves half a character, which platforms reject
+ * or show as garbage. Every cut that cares asks this one question.
+ */
+
+/** Whether a cut of `text` at `index` falls between the two halves of a surrogate pair. */
+export function splitsSurrogatePair(text: string, index: number): boolean {
+  if (index <= 0 || index >= text.length) return false;
+  const before = text.charCodeAt(index - 1);
+  return before >= 0xd800 && before <= 0xdbff;
+}
