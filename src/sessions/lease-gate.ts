@@ -1,0 +1,159 @@
+/**
+ * LeaseGate: the TurnGate when several processes share one store. A pump runs only under the
+ * session's lease (lease-lock.ts), and this process's copy is brought up to date first when
+ * another process held the session meanwhile. Input for a session is offered to its shared queue
+ * (shared-queue.ts) — with its dedupe marks, and taking the session's lease when it is free, in
+ * one round trip — and its holder is told (over turn-controls.ts), which takes the input in: a
+ * running turn at once, else its pump. Letting a lease go saves the input taken in first, so it
+ * leaves the shared queue, and serves input that arrived meanwhile.
+ */
+import type { Logger } from "pino";
+import { type Coordination, type StoreWrite, tokenOwner } from "../store/coordination/coordination.js";
+import type { HeldSession, SessionLeases } from "./lease-lock.js";
+import type { LiveSession } from "./live-session.js";
+import type { MultiProcessHost } from "./multi-process-host.js";
+import type { SessionLease } from "./session-lock.js";
+import type { QueuedMessage } from "./session-record.js";
+import { type SharedEntry, SharedQueue, sharedQueueName } from "./shared-queue.js";
+import type { TurnControls } from "./turn-controls.js";
+import type { GateOffer, TurnGate } from "./turn-gate.js";
+
+export interface LeaseGateOptions {
+  readonly coordination: Coordination;
+  readonly leases: SessionLeases;
+  /** Tells a holding process that input is queued for its session. */
+  readonly controls: TurnControls;
+  /** This process, as named in lease tokens. */
+  readonly processId: string;
+  /** The shared index of sessions with unfinished work, which a session with queued input joins. */
+  readonly activeIndex: string;
+  /** The store writes that record a delivery's dedupe keys as seen (InboundDedupe.marksOf). */
+  readonly marksOf: (keys: readonly string[]) => readonly StoreWrite[];
+  readonly host: () => MultiProcessHost;
+  readonly logger: Logger;
+}
+
+/** The scheduler's gate on leases: pumps run under the lease, input goes through the shared queue. */
+export class LeaseGate implements TurnGate {
+  /** The sessions' shared input queues; what a session took in leaves them with its record's next save. */
+  readonly queue: SharedQueue;
+  /** Sessions held here whose shared queue got input since it was last collected. */
+  private readonly inputWaiting = new Set<string>();
+
+  constructor(private readonly options: LeaseGateOptions) {
+    this.queue = new SharedQueue(
+      options.coordination,
+      (live, entry) => this.take(live, entry),
+      (sessionId, error) =>
+        options.logger.error({ err: error, sessionId }, "dropping an unreadable queued input"),
+    );
+  }
+
+  /** Take the session's lease, bring its copy up to date and take its queued input in. */
+  async enter(live: LiveSession): Promise<SessionLease | undefined> {
+    const { leases, controls } = this.options;
+    const held = await leases.take(live.id);
+    if (!held) {
+      const holder = await leases.holderElsewhere(live.id);
+      if (holder !== undefined) await controls.send(holder, { kind: "input", sessionId: live.id });
+      return undefined;
+    }
+    try {
+      await this.refresh(live, held);
+      await this.queue.collect(live);
+    } catch (error) {
+      await this.release(live, held, false);
+      throw error;
+    }
+    return { release: () => void this.release(live, held) };
+  }
+
+  /** Take in the input other processes queued for the session since it was last collected. */
+  async collect(live: LiveSession): Promise<void> {
+    if (this.inputWaiting.delete(live.id)) await this.queue.collect(live);
+  }
+
+  /**
+   * Offer a message for the session: queued with its dedupe marks (a duplicate changes nothing);
+   * when the session was free, this process now holds it and has taken the queue in. Otherwise the
+   * holder is told — or, when that is this process, the input is taken in here (a running turn
+   * gets its steering at once).
+   */
+  async offer(live: LiveSession, message: QueuedMessage, steer: boolean): Promise<GateOffer> {
+    const { leases, controls, processId } = this.options;
+    const outcome = await this.queue.offer(
+      live.id,
+      { message, steer },
+      {
+        claims: this.options.marksOf(message.dedupeKeys ?? []),
+        index: this.options.activeIndex,
+        lease: leases.termsFor(live.id),
+      },
+    );
+    if (outcome.status === "duplicate") return "duplicate";
+    if (outcome.status === "queued") {
+      const owner = outcome.holder === undefined ? undefined : tokenOwner(outcome.holder);
+      if (owner !== undefined && owner !== processId)
+        await controls.send(owner, { kind: "input", sessionId: live.id });
+      else this.inputArrived(live);
+      return "queued";
+    }
+    const held = await leases.adopt(live.id, outcome.grant);
+    if (!held) return "queued";
+    try {
+      await this.refresh(live, held);
+      await this.queue.takeItems(live, outcome.items);
+    } catch (error) {
+      await this.release(live, held, false);
+      throw error;
+    }
+    return { release: () => void this.release(live, held) };
+  }
+
+  /** Input is waiting for a session held here: a running turn takes it at once, else its pump does. */
+  inputArrived(live: LiveSession): void {
+    this.inputWaiting.add(live.id);
+    if (live.busy && live.activeTurn) void this.collect(live);
+    else this.options.host().schedule(live);
+  }
+
+  /** Bring this process's copy of the session up to date when another process may have changed it. */
+  async refresh(live: LiveSession, held: HeldSession): Promise<void> {
+    if (this.options.leases.mayBeStale(held) && (await live.reload())) this.options.host().rebind(live);
+  }
+
+  /**
+   * Release the lease — after saving what was taken in and not saved yet, so it leaves the shared
+   * queue — and serve input that arrived while it was held (the release says how much waits).
+   */
+  async release(live: LiveSession, held: HeldSession, save = true): Promise<void> {
+    try {
+      if (save && this.queue.untrimmed(live.id) > 0) await live.update((record) => record);
+    } catch (error) {
+      this.options.logger.warn(
+        { err: error, sessionId: live.id },
+        "saving taken input before release failed",
+      );
+    }
+    this.queue.forget(live.id);
+    this.inputWaiting.delete(live.id);
+    const waiting = await held.release(sharedQueueName(live.id));
+    if (waiting > 0) this.options.host().schedule(live);
+  }
+
+  /**
+   * Take one entry of the shared queue into the session held here: steer the running turn, or
+   * queue it in the record. Past the queue cap it is refused: counted as taken, it leaves the
+   * shared queue with the session's next save.
+   */
+  private async take(live: LiveSession, entry: SharedEntry): Promise<void> {
+    const host = this.options.host();
+    if (entry.steer && (await host.steer(live, entry.message))) return;
+    if (await host.queueCap.admits(live)) live.takeShared(entry.message);
+    else
+      this.options.logger.warn(
+        { sessionId: live.id },
+        "refusing a queued message: the session's queue is full",
+      );
+  }
+}
