@@ -2,44 +2,26 @@
  * TurnScheduler: runs each session's turns one at a time, in the background. A session's pump
  * holds the session lock while it first resumes a turn left in progress (restart, eviction, a
  * decision that arrived with no turn waiting), then starts queued messages as turns until the
- * queue is empty. Pumps are tracked so shutdown can wait for them, interrupt them, or leave turns
- * parked at a person (their state is durable) — never leaving a running tool call orphaned. A
- * turn's end is written with the session's next write (see `finish`), so a message that follows
- * soon starts its turn in the same write as the last one's end.
+ * queue is empty; each turn itself is run by TurnExecutor (turn-executor.ts). Pumps are tracked so
+ * shutdown can wait for them, interrupt them, or leave turns parked at a person (their state is
+ * durable) — never leaving a running tool call orphaned.
  */
-import type { Logger } from "pino";
-import type { ParkedTurn } from "../approvals/parked-turn.js";
-import { type ConversationExecutionRequest, newTurnId } from "../core/request.js";
-import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
-import type { ThreadOutput } from "../core/thread-output.js";
-import { turnLogger } from "../logging/logger.js";
+import type { PlatformUser } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
 import { type DrainReport, drainPumps } from "./pump-drain.js";
-import { buildTurnRequest, promptOf, type RequestSettings, rebuildTurnRequest } from "./request-builder.js";
+import { promptOf } from "./request-builder.js";
 import type { SessionLease, SessionLock } from "./session-lock.js";
-import type { QueuedMessage, TargetExtra } from "./session-record.js";
+import type { QueuedMessage } from "./session-record.js";
+import { type FirstTurn, TurnExecutor, type TurnExecutorOptions } from "./turn-executor.js";
 import type { TurnEndSaves } from "./turn-end-saves.js";
 import type { TurnGate } from "./turn-gate.js";
-import { withTurnFinished, withTurnStarted } from "./turn-record-changes.js";
-import { recoveryOf } from "./turn-recovery.js";
-import { driveTurn, type TurnOutcome, TurnStartNotSaved } from "./turn-runner.js";
-import { retryProvenance } from "./wake-turns.js";
 
-export interface TurnSchedulerOptions {
+export type { TurnEnd } from "./turn-executor.js";
+
+export interface TurnSchedulerOptions extends TurnExecutorOptions {
   readonly lock: SessionLock;
-  readonly outputFor: (target: ThreadTarget) => ThreadOutput | undefined;
-  readonly settings: RequestSettings;
-  readonly logger: Logger;
-  readonly now: () => Date;
   /** Called when a pump ends (the session may now be evictable). */
   readonly onIdle: (live: LiveSession) => void;
-  /** Give the session a fresh engine (drops steering an ended turn never took). */
-  readonly rebind: (live: LiveSession) => void;
-  /**
-   * Told how each turn ended, with the turn's request metadata: its record change is made by then,
-   * and saved with the session's next write.
-   */
-  readonly onTurnEnd?: (end: TurnEnd) => void;
   /** Several processes on one store: who takes a session's pump, and input other processes queued. */
   readonly gate?: TurnGate;
   /** Saves a turn's end its session's next write did not carry (one process). */
@@ -49,28 +31,15 @@ export interface TurnSchedulerOptions {
 /** How a pump begins: with a message as its first turn, or under a lease already taken. */
 type PumpStart = FirstTurn | { readonly lease: SessionLease };
 
-/** A message a pump starts as its first turn without queueing it (see `startNow`). */
-interface FirstTurn {
-  readonly message: QueuedMessage;
-  /** Told of the turn's record write as soon as it is made. */
-  saved(write: Promise<unknown>): void;
-  /** Told when the turn could not be started. */
-  failed(error: unknown): void;
-}
-
-/** How one turn ended, for listeners (e.g. a scheduled task counting failed runs). */
-export interface TurnEnd {
-  readonly sessionId: string;
-  readonly metadata: Readonly<Record<string, unknown>>;
-  readonly status: TurnOutcome["status"];
-}
-
 /** Background turn execution for all sessions of this process. */
 export class TurnScheduler {
   private readonly pumps = new Map<LiveSession, Promise<void>>();
   private stopping = false;
+  private readonly turns: TurnExecutor;
 
-  constructor(private readonly options: TurnSchedulerOptions) {}
+  constructor(private readonly options: TurnSchedulerOptions) {
+    this.turns = new TurnExecutor(options);
+  }
 
   /** Whether shutdown has begun (no new turns start). */
   get draining(): boolean {
@@ -208,9 +177,9 @@ export class TurnScheduler {
     try {
       await this.run(live, first);
     } finally {
-      // The last turn's end is still only in memory (see `finish`). Another process may take the
-      // session once the lease is let go, so there it is saved first; this process is the only
-      // other taker, on this same session in memory, so here it may wait for the next write.
+      // The last turn's end is still only in memory (see TurnExecutor's `finish`). Another process
+      // may take the session once the lease is let go, so there it is saved first; this process is
+      // the only other taker, on this same session in memory, so here it may wait for the next write.
       if (gate) await live.flush().finally(() => lease.release());
       else {
         lease.release();
@@ -222,19 +191,16 @@ export class TurnScheduler {
   /** The pump's work under the lease: a parked turn, a retry or the queued messages, in turn. */
   private async run(live: LiveSession, first: FirstTurn | undefined): Promise<void> {
     const { gate } = this.options;
-    if (first) await this.startTurn(live, first.message, "run", first);
+    if (first) await this.turns.start(live, first.message, first);
     while (!this.stopping && !live.retired) {
       await gate?.collect(live);
       const record = live.record;
       const retry = live.retryBy;
       live.retryBy = undefined;
       const parked = live.parkedTurn();
-      if (parked) await this.resumeParked(live, parked);
-      else if (retry) {
-        const channelContent = retryProvenance(live.record, live.history);
-        const message = { user: retry, text: "", files: [], sentAt: this.stamp() };
-        await this.startTurn(live, channelContent ? { ...message, channelContent } : message, "retry");
-      } else if (record.queue[0]) await this.startTurn(live, record.queue[0], "run");
+      if (parked) await this.turns.resumeParked(live, parked);
+      else if (retry) await this.turns.retry(live, retry);
+      else if (record.queue[0]) await this.turns.start(live, record.queue[0]);
       else return;
     }
   }
@@ -245,159 +211,5 @@ export class TurnScheduler {
     live.retryBy = user;
     this.schedule(live);
     return true;
-  }
-
-  private stamp(): string {
-    return this.options.now().toISOString();
-  }
-
-  /**
-   * Start `message` as a turn: the record marks it in progress (and takes it off the queue; its
-   * dedupe keys move to the marker), and the engine runs it. The model call does not wait for that
-   * write; the turn shows nothing and starts no tool before it is saved (see driveTurn and
-   * LiveSession's tool journal), and should the write fail, the turn is stopped and this throws.
-   * `first` (a message never queued) is told of the record write as soon as it is made.
-   */
-  private async startTurn(
-    live: LiveSession,
-    message: QueuedMessage,
-    how: "run" | "retry",
-    first?: FirstTurn,
-  ): Promise<void> {
-    let saved: Promise<unknown>;
-    let request: ConversationExecutionRequest;
-    try {
-      const turnId = newTurnId();
-      request = buildTurnRequest({
-        record: live.record,
-        message,
-        history: live.history,
-        settings: this.options.settings,
-        turnId,
-      });
-      const start = {
-        message,
-        how,
-        request,
-        startedAt: this.stamp(),
-        historyLength: live.history.length,
-      };
-      saved = live.update((record) => withTurnStarted(record, start));
-    } catch (error) {
-      first?.failed(error);
-      throw error;
-    }
-    first?.saved(saved);
-    await this.drive(live, request, how, message.targetExtra, saved);
-  }
-
-  /**
-   * Resume a turn from its parked state in the store (after a restart, an eviction, a decision
-   * that found no turn waiting, or in another process than the one it started in): how it
-   * continues follows from how far its history got. Runs under the session's lock.
-   */
-  async resumeParked(live: LiveSession, parked: ParkedTurn): Promise<void> {
-    const recovery = recoveryOf(parked, live.history);
-    if (recovery === "done") {
-      // The turn had finished its work when the process stopped: nothing to continue.
-      this.finish(live, { status: "completed", usage: undefined, finalText: "" });
-      return;
-    }
-    if (recovery === "answer")
-      // The model call was cut off: mark it failed (markers are never sent to the model), retry it.
-      await live.persistence.append([
-        {
-          role: "assistant",
-          content: null,
-          meta: { at: this.stamp(), error: "The service stopped before the model answered." },
-        },
-      ]);
-    let request: ConversationExecutionRequest;
-    try {
-      request = rebuildTurnRequest(parked.request, live.history);
-    } catch (error) {
-      this.options.logger.error({ err: error, sessionId: live.id }, "stored turn is unreadable; dropping it");
-      this.finish(live, { status: "error", usage: undefined, finalText: "" });
-      return;
-    }
-    await this.drive(
-      live,
-      request,
-      recovery === "rerun" ? "run" : recovery === "resume" ? "resume" : "retry",
-      parked.targetExtra,
-    );
-  }
-
-  /** Run a turn's events into its thread; `saved` is the write of its start, if still under way. */
-  private async drive(
-    live: LiveSession,
-    request: ConversationExecutionRequest,
-    how: "run" | "resume" | "retry",
-    replyTo: TargetExtra | undefined,
-    saved?: Promise<unknown>,
-  ) {
-    const logger = turnLogger(this.options.logger, { sessionId: live.id, turnId: request.turnId });
-    live.activeTurn = {
-      turnId: request.turnId,
-      requester: {
-        platform: live.record.target.platform,
-        userId: request.requester.userId,
-        name: request.requester.displayName,
-      },
-      ...(replyTo === undefined ? {} : { replyTo }),
-    };
-    let outcome: TurnOutcome = { status: "error", usage: undefined, finalText: "" };
-    try {
-      const events =
-        how === "run"
-          ? live.engine.run(request)
-          : how === "retry"
-            ? live.engine.retry(request)
-            : live.engine.resume(request);
-      outcome = await driveTurn({
-        events,
-        output: this.options.outputFor(live.record.target),
-        info: { sessionId: live.id, turnId: request.turnId, ...(replyTo === undefined ? {} : { replyTo }) },
-        logger,
-        saved,
-      });
-    } catch (error) {
-      // Nothing of the turn was shown: its start's failure is the pump's, as if it never began.
-      if (error instanceof TurnStartNotSaved) throw error.cause;
-      logger.error({ err: error }, "turn failed");
-      await this.notify(live, `The turn failed: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      live.activeTurn = undefined;
-    }
-    if (live.untakenSteering.length > 0 || live.discardSteering) {
-      live.discardSteering = false;
-      this.options.rebind(live);
-      await live.update((r) => ({ ...r, queue: r.queue.map(({ steered: _, ...m }) => m) }));
-    }
-    this.finish(live, outcome);
-    try {
-      this.options.onTurnEnd?.({ sessionId: live.id, metadata: request.metadata, status: outcome.status });
-    } catch (error) {
-      logger.warn({ err: error }, "a turn-end listener failed");
-    }
-  }
-
-  /**
-   * End the turn in the record: in memory now, saved with the session's next write — the next
-   * turn's start, usually, so ending one turn and starting the next is one write — or, once the
-   * pump has ended, soon after (TurnEndSaves; several processes: before the lease is let go). Until
-   * then the store still shows the turn in progress, which is what a crash right after its last
-   * history append leaves too: recovery finds it done.
-   */
-  private finish(live: LiveSession, outcome: TurnOutcome): void {
-    live.defer((record) => withTurnFinished(record, outcome.usage, live.facts.downloadedFiles));
-  }
-
-  private async notify(live: LiveSession, text: string): Promise<void> {
-    try {
-      await this.options.outputFor(live.record.target)?.postText(text);
-    } catch (error) {
-      this.options.logger.warn({ err: error, sessionId: live.id }, "posting a notice failed");
-    }
   }
 }
