@@ -1,8 +1,8 @@
 /**
  * SlackMessenger: send_message / send_file for sessions in Slack. A message to the session's own
  * channel goes into its thread; another channel is found by id, <#C…|name> or #name through the
- * directory. Text is converted to mrkdwn and split under Slack's limits; files are uploaded with
- * files.uploadV2 into the session's thread. Failures come back as results that say what to do,
+ * directory. Text is converted to mrkdwn and split under Slack's limits; files are uploaded into
+ * the session's thread (slack-upload.ts). Failures come back as results that say what to do,
  * never as exceptions.
  */
 import { readFile } from "node:fs/promises";
@@ -14,6 +14,7 @@ import { callWithRetry, describeError, type SlackClients, slackErrorCode } from 
 import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
+import { uploadFile } from "./slack-upload.js";
 
 const TEXT_LIMIT = SLACK_LIMITS.updateText - 100;
 const CAPTION_LIMIT = SLACK_LIMITS.sectionText;
@@ -103,17 +104,11 @@ export class SlackMessenger implements Messenger {
       const comment = caption
         ? truncate(markdownToMrkdwn(caption) || escapeMrkdwn(caption), CAPTION_LIMIT)
         : undefined;
-      const common = {
-        file: data,
-        filename,
-        title: filename,
-        ...(comment ? { initial_comment: comment } : {}),
-      };
-      await this.options.clients.api.filesUploadV2(
-        target.thread
-          ? { ...common, channel_id: target.channel, thread_ts: target.thread }
-          : { ...common, channel_id: target.channel },
-      );
+      await uploadFile(this.options.clients.api, target, {
+        data,
+        name: filename,
+        ...(comment ? { comment } : {}),
+      });
       return { ok: true, where: target.thread ? "this thread" : target.channel };
     } catch (error) {
       const code = slackErrorCode(error);

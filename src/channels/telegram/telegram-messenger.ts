@@ -60,7 +60,9 @@ export class TelegramMessenger implements Messenger {
     const shortCaption =
       caption && caption.length > CAPTION_LIMIT ? `${caption.slice(0, CAPTION_LIMIT - 1)}…` : caption;
     try {
-      await new ChatSender(this.api, address, this.logger).document(file.path, file.name, shortCaption);
+      await new ChatSender(this.api, address, this.logger).document(file.path, file.name, {
+        caption: shortCaption,
+      });
       return { ok: true, where: describe(address) };
     } catch (error) {
       return { ok: false, error: `Telegram refused the file: ${errorText(error)}` };

@@ -153,11 +153,21 @@ export class ChatSender {
     await this.api.sendChatAction(this.address.chatId, "typing", this.topic);
   }
 
-  /** Upload a file from disk into this chat and topic; returns the message id. */
-  async document(path: string, name: string, caption?: string): Promise<number> {
-    const sent = await this.api.sendDocument(this.address.chatId, new InputFile(path, name), {
+  /**
+   * Upload a file (a path on disk, or its bytes) under `name` into this chat and topic, with a
+   * plain-text caption, as a reply to `replyTo` when given; returns the message id.
+   */
+  async document(
+    file: string | Uint8Array,
+    name: string,
+    options: { readonly caption?: string | undefined; readonly replyTo?: number } = {},
+  ): Promise<number> {
+    const sent = await this.api.sendDocument(this.address.chatId, new InputFile(file, name), {
       ...this.topic,
-      ...(caption ? { caption } : {}),
+      ...(options.caption ? { caption: options.caption } : {}),
+      ...(options.replyTo === undefined
+        ? {}
+        : { reply_parameters: { message_id: options.replyTo, allow_sending_without_reply: true } }),
     });
     return sent.message_id;
   }
