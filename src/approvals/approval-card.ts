@@ -100,6 +100,7 @@ export function approvalCard(item: PendingApproval): Card {
     pendingId: item.id,
     kind: "approval",
     title: fromChannel ? `Approve ${item.tool}? (triggered by channel content)` : `Approve ${item.tool}?`,
+    tool: item.tool,
     blocks,
     buttons,
     ...(open ? { footer: `Or reply "approve ${item.id}" or "deny ${item.id}" in this thread.` } : {}),

@@ -30,6 +30,8 @@ export interface Card {
   /** "item": a person's standing item (scheduled task, subscription) listed with a Cancel button. */
   readonly kind: "approval" | "question" | "plan" | "item";
   readonly title: string;
+  /** For an approval, the tool it asks about (a registry name): names what is posted beside the card. */
+  readonly tool?: string;
   readonly blocks: readonly CardBlock[];
   /** Empty once decided. */
   readonly buttons: readonly CardButton[];

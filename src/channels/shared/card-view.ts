@@ -123,16 +123,21 @@ export interface CardCut {
 /**
  * `code` cut to at most `limit` characters (never inside a surrogate pair). A cut card body says,
  * outside the code, how much is not shown: a person deciding on a command padded past what the
- * card holds must know there is a rest they cannot read.
+ * card holds must know there is a rest they cannot read. With `file`, the name of the file
+ * posted beside the card with the whole text (card-attachment.ts), the notice sends them there.
  */
-export function cutForCard(code: string, limit: number): CardCut {
+export function cutForCard(code: string, limit: number, file?: string): CardCut {
   if (code.length <= limit) return { shown: code };
   let end = Math.max(0, limit);
   if (splitsSurrogatePair(code, end)) end -= 1;
   const hidden = code.length - end;
+  const advice =
+    file === undefined
+      ? "Decide only on what you can read."
+      : `The whole text is in the file ${file} posted with this card: read it there before you decide.`;
   return {
     shown: code.slice(0, end),
-    notice: `⚠️ ${hidden.toLocaleString("en")} more characters are not shown here (the first ${end.toLocaleString("en")} of ${code.length.toLocaleString("en")}). Decide only on what you can read.`,
+    notice: `⚠️ ${hidden.toLocaleString("en")} more characters are not shown here (the first ${end.toLocaleString("en")} of ${code.length.toLocaleString("en")}). ${advice}`,
   };
 }
 

@@ -3,12 +3,14 @@
  * message. The title on top, the body blocks (text as mrkdwn, code and diffs in code blocks,
  * quotes, fields), then one button per action (unique action ids, the value carrying only the
  * pending id and the action, labels ≤ 75 chars) and the footer; a decided card shows its outcome
- * instead. Everything is clamped to Slack's block, section and total-text limits.
+ * instead. Everything is clamped to Slack's block, section and total-text limits; code cut to fit
+ * is followed by a notice of how much is not shown, and of the file holding all of it once posted.
  */
 import type { Card } from "../../core/card.js";
 import { trimTrailing } from "../../core/trim-trailing.js";
 import {
   type CardBlockFormat,
+  type CardCut,
   type CardView,
   cardView,
   cutForCard,
@@ -38,31 +40,41 @@ export interface SlackPayload {
 /** Content blocks and buttons leave room for the title, the outcome / footer and the actions. */
 const MAX_BODY_BLOCKS = 40;
 
-/**
- * A code block whose content is cut so the whole section stays under the limit (escaping counts),
- * followed by the notice of what is not shown when it was cut.
- */
-function codeSections(code: string): Block[] {
+/** Code cut so its whole section stays under the limit (escaping counts); `file` as for cutForCard. */
+function fitCode(code: string, file?: string): CardCut {
   const room = SLACK_LIMITS.sectionText - 8;
   const raw = trimTrailing(defuseFences(code), "\n");
-  let cut = cutForCard(raw, room);
+  let cut = cutForCard(raw, room, file);
   for (
     let over = escapeMrkdwn(cut.shown).length - room;
     over > 0;
     over = escapeMrkdwn(cut.shown).length - room
   )
-    cut = cutForCard(raw, cut.shown.length - over);
+    cut = cutForCard(raw, cut.shown.length - over, file);
+  return cut;
+}
+
+/** Whether a card's code section cuts `code`. */
+export function cutsCode(code: string): boolean {
+  return fitCode(code).notice !== undefined;
+}
+
+/** A code block, followed by the notice of what is not shown when it was cut. */
+function codeSections(code: string, file?: string): Block[] {
+  const cut = fitCode(code, file);
   const block = section(`\`\`\`\n${escapeMrkdwn(cut.shown)}\n\`\`\``);
   return cut.notice === undefined ? [block] : [block, section(`*${escapeMrkdwn(cut.notice)}*`)];
 }
 
-/** Body blocks as Block Kit sections. */
-const BLOCK_KIT: CardBlockFormat<Block[]> = {
-  text: (markdown) => splitMrkdwn(markdownToMrkdwn(markdown), PAGE_BUDGET.section).map(section),
-  code: codeSections,
-  quote: (text) => [section(quoteLines(escapeMrkdwn(text)))],
-  fields: (fields) => [fieldsSection(fields)],
-};
+/** Body blocks as Block Kit sections; `file` is the file posted with the card's whole code, if any. */
+function blockKit(file?: string): CardBlockFormat<Block[]> {
+  return {
+    text: (markdown) => splitMrkdwn(markdownToMrkdwn(markdown), PAGE_BUDGET.section).map(section),
+    code: (text) => codeSections(text, file),
+    quote: (text) => [section(quoteLines(escapeMrkdwn(text)))],
+    fields: (fields) => [fieldsSection(fields)],
+  };
+}
 
 /** Body blocks as plain mrkdwn, for the fallback text. */
 const PLAIN_MRKDWN: CardBlockFormat<string> = {
@@ -84,14 +96,18 @@ function cardButtons(view: CardView): Block[] {
   return actions(elements, `card_${view.pendingId}`.slice(0, SLACK_LIMITS.actionId - 8));
 }
 
-/** Render a card; decided cards (with an outcome) show it instead of buttons and footer. */
-export function renderCard(card: Card): SlackPayload {
+/**
+ * Render a card; decided cards (with an outcome) show it instead of buttons and footer. `file`
+ * names the file posted with the whole of its cut code (card-attachment.ts), if there is one.
+ */
+export function renderCard(card: Card, file?: string): SlackPayload {
   const view = cardView(card);
   const title = `${view.icon.shortcode} *${escapeMrkdwn(view.title)}*`;
   const blocks: Block[] = [section(title)];
   let textTotal = blockTextLength(blocks[0] as Block);
   let truncated = false;
-  for (const block of view.blocks.flatMap((b) => formatCardBlock(b, BLOCK_KIT))) {
+  const format = blockKit(file);
+  for (const block of view.blocks.flatMap((b) => formatCardBlock(b, format))) {
     const size = blockTextLength(block);
     if (blocks.length >= MAX_BODY_BLOCKS || textTotal + size > PAGE_BUDGET.text) {
       truncated = true;

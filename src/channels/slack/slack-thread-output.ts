@@ -1,8 +1,9 @@
 /**
  * SlackThreadOutput: the session layer's handle on one Slack thread. It starts a renderer per
  * turn, posts and updates approval / question cards (falling back to a plain-text card with the
- * typed-reply equivalents when Slack refuses the blocks) and posts short messages. Every post
- * waits out rate limits, and marks the thread as one the bot takes part in.
+ * typed-reply equivalents when Slack refuses the blocks; a card whose code is cut gets the whole
+ * of it as a plain-text file in the thread, see card-attachment.ts) and posts short messages.
+ * Every post waits out rate limits, and marks the thread as one the bot takes part in.
  */
 import type { Logger } from "pino";
 import type { Card, CardRef } from "../../core/card.js";
@@ -11,13 +12,15 @@ import type { ThreadTarget } from "../../core/thread-target.js";
 import { turnLogger } from "../../logging/logger.js";
 import { callWithRetry, type SlackClients } from "./slack-api.js";
 import type { CapabilityLatch, ConversationKind } from "./slack-capabilities.js";
-import { cardPlainText, renderCard } from "./slack-cards.js";
+import { ATTACHMENT_CAPTION, attachedFile, postCardWithAttachment } from "../shared/card-attachment.js";
+import { cardPlainText, cutsCode, renderCard } from "./slack-cards.js";
 import { escapeMrkdwn, SLACK_LIMITS } from "./slack-limits.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { isPayloadError } from "./slack-pages.js";
 import { type RenderSettings, SlackTurnRenderer } from "./slack-renderer.js";
 import { splitMrkdwn } from "./slack-split.js";
 import type { ThreadRegistry } from "./slack-threads.js";
+import { uploadFile } from "./slack-upload.js";
 
 export interface ThreadOutputDeps {
   readonly clients: SlackClients;
@@ -67,6 +70,26 @@ export class SlackThreadOutput implements ThreadOutput {
 
   async postCard(card: Card): Promise<CardRef> {
     this.remember();
+    return postCardWithAttachment(
+      card,
+      {
+        cuts: cutsCode,
+        post: (shown) => this.post(shown),
+        attach: (_ref, file) =>
+          uploadFile(this.deps.clients.api, this.target, {
+            data: Buffer.from(file.text, "utf8"),
+            name: file.name,
+            comment: ATTACHMENT_CAPTION,
+            snippetType: "text",
+          }),
+        update: (ref, shown) => this.updateCard(ref, shown),
+      },
+      this.deps.logger,
+    );
+  }
+
+  /** Post the card's message (as text when Slack refuses its blocks). */
+  private async post(card: Card): Promise<CardRef> {
     const payload = renderCard(card);
     const post = (blocks: unknown[], text: string) =>
       callWithRetry(() =>
@@ -94,7 +117,7 @@ export class SlackThreadOutput implements ThreadOutput {
 
   async updateCard(ref: CardRef, card: Card): Promise<void> {
     const channel = typeof ref.channel === "string" ? ref.channel : this.target.channel;
-    const payload = renderCard(card);
+    const payload = renderCard(card, attachedFile(card, ref));
     const update = (blocks: unknown[], text: string) =>
       callWithRetry(() =>
         this.deps.clients.api.chat.update({ channel, ts: ref.messageId, text, blocks: blocks as never }),

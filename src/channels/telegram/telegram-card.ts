@@ -3,7 +3,8 @@
  * callback_data format behind their buttons: `k:<pendingId>:<action>` for card buttons and
  * `c:<control>` for the Stop button, always within Telegram's 64 bytes. The card is the shared
  * card view (channels/shared/card-view.ts) formatted as HTML; a decided card shows its outcome
- * instead of buttons.
+ * instead of buttons. Code cut to fit is followed by a notice of how much is not shown, and of the
+ * file holding all of it once posted.
  */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
 import type { Card, CardButton } from "../../core/card.js";
@@ -73,20 +74,30 @@ function cut(text: string, limit: number): string {
   return `${kept}\n… ${dropped > 0 ? `${dropped} more lines` : "cut"}`;
 }
 
-/** Body blocks as Telegram HTML, each cut to a readable length. */
-const CARD_HTML: CardBlockFormat<string> = {
-  text: (markdown) => markdownToTelegramHtml(cut(markdown, BLOCK_CHARS)),
-  code: (text, language) => {
-    const { shown, notice } = cutForCard(text, BLOCK_CHARS);
-    const code = preBlock(escapeHtml(shown), language);
-    return notice === undefined ? code : `${code}\n<b>${escapeHtml(notice)}</b>`;
-  },
-  quote: (text) => `<blockquote>${escapeHtml(cut(text, BLOCK_CHARS))}</blockquote>`,
-  fields: (fields) =>
-    fields
-      .map((field) => `<b>${escapeHtml(field.label)}:</b> ${escapeHtml(cut(field.value, 300))}`)
-      .join("\n"),
-};
+/** Whether a card's code block cuts `code`. */
+export function cutsCode(code: string): boolean {
+  return cutForCard(code, BLOCK_CHARS).notice !== undefined;
+}
+
+/**
+ * Body blocks as Telegram HTML, each cut to a readable length; `file` is the file posted with
+ * the whole of the card's cut code, if any.
+ */
+function cardHtml(file?: string): CardBlockFormat<string> {
+  return {
+    text: (markdown) => markdownToTelegramHtml(cut(markdown, BLOCK_CHARS)),
+    code: (text, language) => {
+      const { shown, notice } = cutForCard(text, BLOCK_CHARS, file);
+      const code = preBlock(escapeHtml(shown), language);
+      return notice === undefined ? code : `${code}\n<b>${escapeHtml(notice)}</b>`;
+    },
+    quote: (text) => `<blockquote>${escapeHtml(cut(text, BLOCK_CHARS))}</blockquote>`,
+    fields: (fields) =>
+      fields
+        .map((field) => `<b>${escapeHtml(field.label)}:</b> ${escapeHtml(cut(field.value, 300))}`)
+        .join("\n"),
+  };
+}
 
 function button(pendingId: string, entry: CardButton): InlineKeyboardButton {
   const label = entry.label.length > LABEL_CHARS ? `${entry.label.slice(0, LABEL_CHARS - 1)}…` : entry.label;
@@ -118,12 +129,16 @@ function rows(view: CardView): InlineKeyboardButton[][] {
   return layout;
 }
 
-/** Render a card as one Telegram message: HTML text plus its keyboard (none once decided). */
-export function renderCard(card: Card): { html: string; replyMarkup?: InlineKeyboardMarkup } {
+/**
+ * Render a card as one Telegram message: HTML text plus its keyboard (none once decided). `file`
+ * names the file posted with the whole of its cut code (card-attachment.ts), if there is one.
+ */
+export function renderCard(card: Card, file?: string): { html: string; replyMarkup?: InlineKeyboardMarkup } {
   const view = cardView(card);
+  const format = cardHtml(file);
   const body = [
     `<b>${view.icon.emoji} ${escapeHtml(view.title)}</b>`,
-    ...view.blocks.map((block) => formatCardBlock(block, CARD_HTML)),
+    ...view.blocks.map((block) => formatCardBlock(block, format)),
     ...(view.footer ? [`<i>${escapeHtml(view.footer)}</i>`] : []),
   ]
     .filter((part) => part !== "")

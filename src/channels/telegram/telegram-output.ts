@@ -1,7 +1,8 @@
 /**
  * ThreadOutput for Telegram: the session layer's handle on one chat or forum topic. Turns render
  * through a TelegramTurnRenderer (drafts in private chats where supported, send + edit
- * elsewhere), cards become inline-keyboard messages, short texts are sent as HTML.
+ * elsewhere), cards become inline-keyboard messages (a card whose code is cut gets the whole of it
+ * as a plain-text document replying to it, see card-attachment.ts), short texts are sent as HTML.
  */
 import type { Api } from "grammy";
 import type { Logger } from "pino";
@@ -9,7 +10,8 @@ import type { Card, CardRef } from "../../core/card.js";
 import type { ThreadOutput, TurnInfo, TurnRenderer } from "../../core/thread-output.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { turnLogger } from "../../logging/logger.js";
-import { renderCard } from "./telegram-card.js";
+import { ATTACHMENT_CAPTION, attachedFile, postCardWithAttachment } from "../shared/card-attachment.js";
+import { cutsCode, renderCard } from "./telegram-card.js";
 import { errorText } from "./telegram-errors.js";
 import { markdownToTelegramHtml } from "./telegram-html.js";
 import { draftIdOf, TelegramTurnRenderer } from "./telegram-renderer.js";
@@ -76,13 +78,32 @@ export class TelegramThreadOutput implements ThreadOutput {
   }
 
   async postCard(card: Card): Promise<CardRef> {
+    return postCardWithAttachment(
+      card,
+      {
+        cuts: cutsCode,
+        post: (shown) => this.post(shown),
+        attach: async (ref, file) => {
+          await this.sender.document(Buffer.from(file.text, "utf8"), file.name, {
+            caption: ATTACHMENT_CAPTION,
+            replyTo: Number(ref.messageId),
+          });
+        },
+        update: (ref, shown) => this.updateCard(ref, shown),
+      },
+      this.options.logger,
+    );
+  }
+
+  /** Send the card's message, replying to the thread's trigger. */
+  private async post(card: Card): Promise<CardRef> {
     const { html, replyMarkup } = renderCard(card);
     const messageId = await this.sender.send(html, { reply: true, ...(replyMarkup ? { replyMarkup } : {}) });
     return { messageId: String(messageId), chatId: String(this.sender.address.chatId) };
   }
 
   async updateCard(ref: CardRef, card: Card): Promise<void> {
-    const { html, replyMarkup } = renderCard(card);
+    const { html, replyMarkup } = renderCard(card, attachedFile(card, ref));
     const result = await this.sender.edit(Number(ref.messageId), html, replyMarkup);
     if (result === "gone") {
       this.options.logger.info(

@@ -269,7 +269,7 @@ const methods: Record<string, Method> = {
     const length = Number(args.length);
     if (!Number.isInteger(length) || length <= 0) throw new SlackFailure("invalid_arguments");
     const id = `F${state.nextTs().replace(".", "")}`;
-    state.uploads.set(id, { filename, length, received: 0, completed: false });
+    state.uploads.set(id, { filename, length, received: 0, content: Buffer.alloc(0), completed: false });
     return { upload_url: `${context.baseUrl()}/upload/${id}`, file_id: id };
   },
   "files.completeUploadExternal": (state, args) => {

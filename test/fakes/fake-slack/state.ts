@@ -124,7 +124,7 @@ export class FakeSlackState extends EventEmitter {
   /** Files uploaded through files.getUploadURLExternal + the upload URL, by file id. */
   readonly uploads = new Map<
     string,
-    { filename: string; length: number; received: number; completed: boolean }
+    { filename: string; length: number; received: number; content: Buffer; completed: boolean }
   >();
 
   /** Native streaming: true, or the error code chat.startStream answers with. */

@@ -2,7 +2,7 @@
  * The fake Slack's HTTP side on 127.0.0.1: `POST /api/<method>` (form-encoded or JSON bodies,
  * bot or app token in the Authorization header), file downloads at `/files/<id>` that need the
  * bot token — without it they answer Slack's login page as HTML, like the real thing — file
- * uploads at `/upload/<id>` (from files.getUploadURLExternal) and response_url posts at
+ * uploads at `/upload/<id>` (from files.getUploadURLExternal; the bytes are kept) and response_url posts at
  * `/respond/<id>`. Configured rate limits answer 429 with Retry-After;
  * every call is recorded with its outcome. A client may prefix every path with `/c/<label>`
  * (one label per process under test): its calls are recorded with `via: label` and the Socket Mode
@@ -153,6 +153,15 @@ async function handleResponseUrl(
   send(res, 200, { ok: true });
 }
 
+/** The file's bytes in an upload's body: the body itself, or its file part when sent as a form. */
+async function uploadedBytes(body: Buffer, contentType: string): Promise<Buffer> {
+  if (!contentType.startsWith("multipart/form-data")) return body;
+  const form = await new Response(body, { headers: { "content-type": contentType } }).formData();
+  for (const value of form.values())
+    if (typeof value !== "string") return Buffer.from(await value.arrayBuffer());
+  return Buffer.alloc(0);
+}
+
 async function handleUpload(state: FakeSlackState, id: string, req: IncomingMessage, res: ServerResponse) {
   const upload = state.uploads.get(id);
   const parts: Buffer[] = [];
@@ -162,7 +171,8 @@ async function handleUpload(state: FakeSlackState, id: string, req: IncomingMess
     res.end();
     return;
   }
-  upload.received = Buffer.concat(parts).length;
+  upload.content = await uploadedBytes(Buffer.concat(parts), req.headers["content-type"] ?? "");
+  upload.received = upload.content.length;
   state.changed();
   res.writeHead(200, { "content-type": "text/plain" });
   res.end(`OK - ${upload.received}`);
