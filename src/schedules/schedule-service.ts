@@ -1,13 +1,10 @@
 /**
  * ScheduleService: scheduled tasks and wake-ups, durable and exactly-once. Tools call `preview` /
  * `create` / `wakeLater` / `listFor` / `cancel`; the session layer reports how each scheduled turn
- * ended (`turnEnded`). Tasks live in the store (TaskRegistry); one DueQueue timer waits for the
- * earliest. When a task is due its occurrence is claimed in the store first (OccurrenceClaims), so
- * a restart, a kill -9 or another process on the same store never runs it twice; a run that was
- * missed while the service was down runs once at start when within the catch-up window, else it
- * is skipped with a note. A run is a wake turn of the task's session (queued behind a running
- * turn) as its creator. Guards: the planner's minimum interval, active tasks per person and per
- * workspace, wake-ups per session per hour, and failed runs in a row pause a task.
+ * ended (`turnEnded`). Tasks live in the store (TaskRegistry), and their runs are TaskRuns' work
+ * (task-runs.ts): each occurrence claimed before it runs, so none runs twice. Guards: the planner's
+ * minimum interval, active tasks per person and per workspace, wake-ups per session per hour, and
+ * failed runs in a row pause a task.
  */
 import { randomBytes } from "node:crypto";
 import { mayDecide } from "../approvals/authorisation.js";
@@ -16,9 +13,7 @@ import type { Store } from "../store/store.js";
 import type { Caller, Outcome } from "../subscriptions/channel-access.js";
 import { type Clock, systemClock } from "../subscriptions/clock.js";
 import type { WakeableSessions } from "../subscriptions/session-wake.js";
-import { DueQueue } from "./due-queue.js";
-import { OccurrenceClaims } from "./occurrence-claims.js";
-import { formatIn, missedOccurrences, nextOccurrence } from "./occurrences.js";
+import { formatIn } from "./occurrences.js";
 import {
   newTaskId,
   ownerKeyOf,
@@ -29,12 +24,12 @@ import {
 import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "./schedule-settings.js";
 import { type Plan, planTask, planWake, type ScheduleArgs, type WakeArgs } from "./task-planner.js";
 import { TaskRegistry } from "./task-registry.js";
-import { creationPreview, describeSchedule, runInput, taskLines, zoneOf } from "./task-text.js";
+import { type TaskNotifier, TaskRuns } from "./task-runs.js";
+import { creationPreview, describeSchedule, taskLines } from "./task-text.js";
 import { HourlyWindow } from "../subscriptions/hourly-window.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
 
-/** Posts a short notice into a thread (the creator's DM included). */
-export type TaskNotifier = (target: ThreadTarget, text: string) => Promise<void>;
+export type { TaskNotifier } from "./task-runs.js";
 
 /** The person's timezone as the platform knows it (Slack users.info tz), if it does. */
 export type TimezoneLookup = (target: ThreadTarget, userId: string) => Promise<string | undefined>;
@@ -63,15 +58,11 @@ export interface ScheduleServiceOptions {
 
 /** Scheduled tasks and wake-ups: creation, listing, cancelling and exactly-once runs. */
 export class ScheduleService {
-  private readonly queue: DueQueue;
-  private readonly claims: OccurrenceClaims;
+  private readonly runs: TaskRuns;
   private readonly settings: ScheduleSettings;
   private readonly clock: Clock;
-  private readonly onError: (error: unknown, context: string) => void;
   /** wake_me_later calls per session in the last hour (the per-session limit). */
   private readonly wakesBySession = new HourlyWindow();
-  private readonly inFlight = new Set<Promise<void>>();
-  private closed = false;
 
   private constructor(
     private readonly registry: TaskRegistry,
@@ -79,14 +70,15 @@ export class ScheduleService {
   ) {
     this.settings = options.settings ?? DEFAULT_SCHEDULE_SETTINGS;
     this.clock = options.clock ?? systemClock;
-    this.onError = options.onError ?? (() => undefined);
-    this.claims = new OccurrenceClaims(
-      options.store.space("schedules"),
-      options.owner ?? `pid ${process.pid} ${randomBytes(3).toString("hex")}`,
-      this.settings.catchUpMs,
-    );
-    this.queue = new DueQueue(this.clock, (ids) => {
-      for (const id of ids) this.track(this.process(id));
+    this.runs = new TaskRuns({
+      registry,
+      space: options.store.space("schedules"),
+      owner: options.owner ?? `pid ${process.pid} ${randomBytes(3).toString("hex")}`,
+      sessions: options.sessions,
+      notify: options.notify,
+      settings: this.settings,
+      clock: this.clock,
+      onError: options.onError ?? (() => undefined),
     });
   }
 
@@ -102,7 +94,7 @@ export class ScheduleService {
    * while nobody ran them are handled at once.
    */
   start(): void {
-    for (const task of this.registry.all()) this.arm(task);
+    for (const task of this.registry.all()) this.runs.arm(task);
   }
 
   /** The approval card's text for schedule_task: what runs, where, the next three runs. */
@@ -181,7 +173,7 @@ export class ScheduleService {
       return { ok: false, message: `You have no scheduled task ${id}. Your tasks: ${yours}.` };
     }
     await this.registry.remove(task.id);
-    this.queue.delete(task.id);
+    this.runs.disarm(task.id);
     const where = task.sessionId === actor.sessionId ? "this conversation" : placeOf(task.target);
     return {
       ok: true,
@@ -190,14 +182,8 @@ export class ScheduleService {
   }
 
   /** A scheduled turn ended: count failed runs in a row; too many pause the task. */
-  async turnEnded(taskId: string, status: string): Promise<void> {
-    const task = this.registry.get(taskId);
-    if (!task) return;
-    if (status === "completed") {
-      await this.registry.put({ ...task, failures: 0, lastResult: "completed" });
-      return;
-    }
-    await this.failed(task, `the run ended: ${status}`);
+  turnEnded(taskId: string, status: string): Promise<void> {
+    return this.runs.turnEnded(taskId, status);
   }
 
   /** The bot was removed from a channel: pause the tasks posting there and tell their creators. */
@@ -211,20 +197,18 @@ export class ScheduleService {
           t.target.workspace === channel.workspace &&
           t.target.channel === channel.channel,
       );
-    for (const task of hit) await this.pauseGone(task, "I was removed from its channel");
+    for (const task of hit) await this.runs.pauseGone(task, "I was removed from its channel");
     return hit.length;
   }
 
   /** Resolves once the runs started so far have been handed to the session layer. */
-  async settled(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  settled(): Promise<void> {
+    return this.runs.settled();
   }
 
   /** Stop the timer and wait for runs being handed over. */
-  async shutdown(): Promise<void> {
-    this.closed = true;
-    this.queue.close();
-    await this.settled();
+  shutdown(): Promise<void> {
+    return this.runs.shutdown();
   }
 
   private async zoneFor(caller: Caller): Promise<string> {
@@ -257,151 +241,7 @@ export class ScheduleService {
       runs: 0,
       failures: 0,
     });
-    this.arm(task);
+    this.runs.arm(task);
     return task;
   }
-
-  private arm(task: ScheduledTask): void {
-    if (task.status === "active" && task.nextRunAt !== undefined)
-      this.queue.set(task.id, Date.parse(task.nextRunAt));
-    else this.queue.delete(task.id);
-  }
-
-  private track(work: Promise<void>): void {
-    const tracked = work.finally(() => this.inFlight.delete(tracked));
-    this.inFlight.add(tracked);
-  }
-
-  /** A task fell due: claim the occurrence, then run it (or skip it, too late) exactly once. */
-  private async process(id: string): Promise<void> {
-    try {
-      const known = this.registry.get(id);
-      if (!known?.nextRunAt || known.status !== "active" || this.closed) return;
-      const now = this.clock.now();
-      const missed = missedOccurrences(known.schedule, Date.parse(known.nextRunAt), now, known.runs);
-      if (!missed) return this.arm(known);
-      if (!(await this.claims.claim(id, missed.latest, now))) return await this.lostClaim(id, missed.latest);
-      const task = await this.registry.reload(id);
-      if (task?.status !== "active") return this.queue.delete(id);
-      const late = now - missed.latest > this.settings.catchUpMs;
-      const runs = late ? task.runs : task.runs + 1;
-      const next = nextOccurrence(task.schedule, Math.max(missed.latest, now), runs);
-      const advanced: ScheduledTask = {
-        ...task,
-        runs,
-        ...(late
-          ? { lastResult: "skipped (missed while the service was down)" }
-          : { lastRunAt: new Date(missed.latest).toISOString(), lastResult: "started" }),
-        ...(next === undefined ? { nextRunAt: undefined } : { nextRunAt: new Date(next).toISOString() }),
-      };
-      if (next === undefined && !late) await this.registry.remove(id);
-      else this.arm(await this.registry.put(withoutUndefined(advanced)));
-      if (late) return await this.skipped(advanced, missed.latest, next);
-      await this.run(task, advanced, missed.latest, missed.earlier, next === undefined);
-    } catch (error) {
-      this.onError(error, `running scheduled task ${id}`);
-    }
-  }
-
-  /** Another process (or this one before a restart) has this occurrence: follow the stored task. */
-  private async lostClaim(id: string, dueMs: number): Promise<void> {
-    const task = await this.registry.reload(id);
-    if (task?.status !== "active") return this.queue.delete(id);
-    const stored = task.nextRunAt === undefined ? undefined : Date.parse(task.nextRunAt);
-    const next =
-      stored !== undefined && stored > dueMs ? stored : nextOccurrence(task.schedule, dueMs, task.runs + 1);
-    if (next === undefined) this.queue.delete(id);
-    else this.queue.set(id, next);
-  }
-
-  private async run(
-    task: ScheduledTask,
-    advanced: ScheduledTask,
-    dueMs: number,
-    skipped: number,
-    last: boolean,
-  ): Promise<void> {
-    const prompt = runInput({ task, dueMs, skipped, fallbackZone: this.settings.defaultTimezone });
-    let result: Awaited<ReturnType<WakeableSessions["wake"]>>;
-    try {
-      result = await this.options.sessions.wake({
-        sessionId: task.sessionId,
-        target: task.target,
-        prompt,
-        requester: task.createdBy,
-        scheduledRun: { taskId: task.id, dueAt: new Date(dueMs).toISOString() },
-      });
-    } catch (error) {
-      this.onError(error, `handing scheduled task ${task.id} to its session`);
-      if (!last) await this.failed(advanced, "the run could not start");
-      return;
-    }
-    if (result.status === "gone") await this.pauseGone(advanced, result.reason);
-    else if (result.status === "skipped") await this.notStarted(advanced, result.reason);
-  }
-
-  /** The run was left out (its previous one still waits): noted on the task, no failure counted. */
-  private async notStarted(task: ScheduledTask, reason: string): Promise<void> {
-    const current = await this.registry.reload(task.id);
-    if (current?.status !== "active") return;
-    this.arm(await this.registry.put({ ...current, lastResult: `skipped: ${reason}` }));
-  }
-
-  private async skipped(task: ScheduledTask, dueMs: number, next: number | undefined): Promise<void> {
-    const zone = zoneOf(task.schedule, this.settings.defaultTimezone);
-    const window = Math.round(this.settings.catchUpMs / 60_000);
-    const then = next === undefined ? "It has no further runs." : `Next run: ${formatIn(next, zone)}.`;
-    await this.tell(
-      task.target,
-      `Task ${task.id} was due ${formatIn(dueMs, zone)} while I was not running — more than ${window} min ago, so I skipped that run. ${then}`,
-    );
-    if (next === undefined) await this.registry.remove(task.id);
-  }
-
-  private async failed(task: ScheduledTask, why: string): Promise<void> {
-    const failures = task.failures + 1;
-    const pause = failures >= this.settings.maxFailures;
-    const updated = await this.registry.put({
-      ...task,
-      failures,
-      lastResult: why,
-      ...(pause ? { status: "paused" as const, statusNote: `${failures} failed runs in a row` } : {}),
-    });
-    this.arm(updated);
-    if (pause)
-      await this.tell(
-        task.target,
-        `Task ${task.id} failed ${failures} times in a row (${why}), so I paused it. Cancel it with cancel_scheduled_task or ask me to set it up again.`,
-      );
-  }
-
-  /** The task's thread is gone: pause it and tell its creator in a direct message. */
-  private async pauseGone(task: ScheduledTask, reason: string): Promise<void> {
-    const paused = await this.registry.put({
-      ...task,
-      status: "paused",
-      statusNote: `its thread is gone: ${reason}`,
-    });
-    this.arm(paused);
-    const dm: ThreadTarget = {
-      platform: task.target.platform,
-      workspace: task.target.workspace,
-      channel: task.createdBy.id,
-    };
-    await this.tell(
-      dm,
-      `I paused your scheduled ${task.kind === "wake" ? "wake-up" : "task"} ${task.id} ("${task.prompt.slice(0, 80)}"): the conversation it posts in (${placeOf(task.target)}) is gone — ${reason}. Cancel it with \`cancel_scheduled_task\` or set it up again somewhere else.`,
-    );
-  }
-
-  private async tell(target: ThreadTarget, text: string): Promise<void> {
-    await this.options
-      .notify(target, text)
-      .catch((error: unknown) => this.onError(error, `posting to ${placeOf(target)}`));
-  }
-}
-
-/** A record without its undefined fields (stored records omit absent optionals). */
-function withoutUndefined<T extends object>(record: T): T {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as T;
 }
