@@ -1,7 +1,8 @@
 /**
  * MCP servers that attack the client: a tool list that never ends, an output schema whose
- * regular expression would freeze the event loop while a result is validated against it, and a
- * remote server whose answer is larger than memory.
+ * regular expression would freeze the event loop while a result is validated against it, a
+ * remote server whose answer is larger than memory, and stdio servers that flood stdout (with no
+ * newline, or with one giant message).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,17 +13,22 @@ import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { McpServerConfig } from "../../src/config/schema.js";
 import { cappedFetch, MCP_RESPONSE_MAX_BYTES } from "../../src/tools/mcp/capped-fetch.js";
+import { CappedStdioClientTransport } from "../../src/tools/mcp/capped-stdio-transport.js";
 import { McpManager } from "../../src/tools/mcp/mcp-manager.js";
+import type { McpLogger } from "../../src/tools/mcp/mcp-server-connection.js";
+import { McpMessageTooLargeError, StdioMessageBuffer } from "../../src/tools/mcp/stdio-message-buffer.js";
 import type { AnyTool } from "../../src/core/tool.js";
 import { call } from "./support/tool-context.js";
 
 const HOSTILE = fileURLToPath(new URL("../fixtures/mcp/hostile-server.mjs", import.meta.url));
+/** What the flooding modes write: 16 MB past the cap on one message. */
+const FLOOD_BYTES = MCP_RESPONSE_MAX_BYTES + 16 * 1024 * 1024;
 const hostile = (mode: string): McpServerConfig =>
   ({
     transport: "stdio",
     command: process.execPath,
     args: [HOSTILE],
-    env: { HOSTILE_MODE: mode },
+    env: { HOSTILE_MODE: mode, FLOOD_BYTES: String(FLOOD_BYTES) },
   }) as McpServerConfig;
 
 const managers: McpManager[] = [];
@@ -32,13 +38,27 @@ afterEach(async () => {
 
 function startManager(servers: Record<string, McpServerConfig>) {
   const notices: string[] = [];
+  const logged: string[] = [];
+  let noticed: () => void = () => undefined;
+  const logger: McpLogger = {
+    info: (_, message) => logged.push(message),
+    warn: (_, message) => logged.push(message),
+  };
   const manager = new McpManager({
     servers,
-    onNotice: (message) => notices.push(message),
+    onNotice: (message) => {
+      notices.push(message);
+      noticed();
+    },
+    logger,
     timing: { restartInitialMs: 60_000, startTimeoutMs: 10_000 },
   });
   managers.push(manager);
-  return { manager, notices };
+  const nextNotice = () =>
+    new Promise<void>((resolve) => {
+      noticed = resolve;
+    });
+  return { manager, notices, logged, nextNotice };
 }
 
 describe("hostile MCP servers", () => {
@@ -138,5 +158,73 @@ describe("a remote MCP server's response size", () => {
     expect(cancelled).toBe(true);
     const small = await cappedFetch(1000, async () => new Response("ok"))("http://mcp.example/");
     expect(await small.text()).toBe("ok");
+  });
+});
+
+describe("a stdio MCP server's output size", () => {
+  const stopped = (name: string) =>
+    `MCP server "${name}" sent a message over 32.0 MB and was stopped; restarting in 60 s.`;
+
+  it("stdout without a newline is refused at the cap, stopping the server, never held past it", async () => {
+    const transport = new CappedStdioClientTransport(
+      {
+        command: process.execPath,
+        args: [HOSTILE],
+        env: { HOSTILE_MODE: "flood", FLOOD_BYTES: String(FLOOD_BYTES) },
+      },
+      MCP_RESPONSE_MAX_BYTES,
+    );
+    // The transport reads through the capped buffer (the SDK's own kept the flood growing).
+    // biome-ignore lint/complexity/useLiteralKeys: the SDK's private field; brackets reach it
+    const buffer = transport["_readBuffer"];
+    expect(buffer).toBeInstanceOf(StdioMessageBuffer);
+    const append = buffer.append.bind(buffer);
+    let received = 0;
+    let mostHeld = 0;
+    buffer.append = (chunk: Buffer) => {
+      received += chunk.length;
+      try {
+        append(chunk);
+      } finally {
+        mostHeld = Math.max(mostHeld, buffer.held);
+      }
+    };
+    const errors: Error[] = [];
+    transport.onerror = (error) => errors.push(error);
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = resolve;
+    });
+    await transport.start();
+    await closed;
+    // All of the flood was read (the server wrote it all before it could exit), one refusal was
+    // made, and at no point was more than the cap of it held.
+    expect(received).toBe(FLOOD_BYTES);
+    expect(errors).toEqual([new McpMessageTooLargeError(MCP_RESPONSE_MAX_BYTES)]);
+    expect(mostHeld).toBeLessThanOrEqual(MCP_RESPONSE_MAX_BYTES);
+    expect(buffer.held).toBe(0);
+  });
+
+  it("a server flooding stdout from the start fails to start with the reason", async () => {
+    const { manager, notices, logged } = startManager({ flood: hostile("flood") });
+    await manager.start();
+    expect(manager.status()).toEqual({ flood: "down" });
+    expect(notices).toEqual([stopped("flood")]);
+    expect(logged).toEqual([stopped("flood")]);
+  });
+
+  it("one message over the cap after the handshake fails that call and stops the server", async () => {
+    const { manager, notices, nextNotice } = startManager({ big: hostile("oversized-result") });
+    await manager.start();
+    expect(manager.status()).toEqual({ big: "ready" });
+    const [dump] = manager.tools();
+    const notice = nextNotice();
+    const result = await call(dump as AnyTool, {});
+    expect(result).toEqual({
+      ok: false,
+      output: expect.stringMatching(/^match on MCP server "big" failed: .*Connection closed/),
+    });
+    await notice;
+    expect(notices).toEqual([stopped("big")]);
+    expect(manager.status()).toEqual({ big: "down" });
   });
 });

@@ -4,18 +4,21 @@
  * is reported (notice + log line) and restarted with exponential backoff. Calls while it is down
  * fail fast with McpUnavailableError; nothing here ever throws into the process. The MCP SDK is
  * imported when the first server starts, so a configuration without MCP servers never loads it.
- * A server is not trusted: its tool list may take at most MAX_TOOL_PAGES pages, a remote one's
- * responses at most MCP_RESPONSE_MAX_BYTES each (capped-fetch.ts), and results are
- * not validated against its output schemas (their `pattern`s would run on the event loop, where
- * one that backtracks freezes every chat; results only ever reach the model as text).
+ * A server is not trusted: its tool list may take at most MAX_TOOL_PAGES pages, each of its
+ * messages at most MCP_RESPONSE_MAX_BYTES (a remote one's call then fails, capped-fetch.ts; a
+ * stdio one is stopped and restarted, capped-stdio-transport.ts), and results are not validated
+ * against its output schemas (their `pattern`s would run on the event loop, where one that
+ * backtracks freezes every chat; results only ever reach the model as text).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/index.js";
 import type { McpServerConfig } from "../../config/schema.js";
+import { formatBytes } from "../../core/attachment.js";
 import { cleanEnv } from "../shell/clean-env.js";
 import { cappedFetch, MCP_RESPONSE_MAX_BYTES } from "./capped-fetch.js";
+import { McpMessageTooLargeError } from "./stdio-message-buffer.js";
 
 /** What the connection reports through; pino's Logger fits. */
 export interface McpLogger {
@@ -62,6 +65,8 @@ export class McpServerConnection {
   private readySince = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly stderrTail: string[] = [];
+  /** Why the current server was stopped by this side, when it was (it overran the message cap). */
+  private stopReason: string | undefined;
 
   /** `notice` gets one-line, user-facing reports; `cwd` is where stdio servers start. */
   constructor(
@@ -92,6 +97,7 @@ export class McpServerConnection {
     if (this.closed) return;
     this.stateValue = "starting";
     this.stderrTail.length = 0;
+    this.stopReason = undefined;
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     if (this.closed) return;
     const client = new Client(
@@ -102,7 +108,13 @@ export class McpServerConnection {
     try {
       const transport = await this.createTransport();
       client.onclose = () => this.handleClose(client);
-      client.onerror = (error) => this.logger?.warn({ server: this.name, err: error }, "MCP transport error");
+      client.onerror = (error) => {
+        if (!(error instanceof McpMessageTooLargeError)) {
+          this.logger?.warn({ server: this.name, err: error }, "MCP transport error");
+        } else if (this.client === client) {
+          this.stopReason = `sent a message over ${formatBytes(error.maxBytes)} and was stopped`;
+        }
+      };
       await client.connect(transport, { timeout: this.timing.startTimeoutMs });
       const tools: Tool[] = [];
       let cursor: string | undefined;
@@ -128,7 +140,7 @@ export class McpServerConnection {
       this.client = undefined;
       client.onclose = undefined;
       await client.close().catch(() => undefined);
-      this.scheduleRestart(`failed to start: ${this.describe(error)}`);
+      this.scheduleRestart(this.stopReason ?? `failed to start: ${this.describe(error)}`);
     }
   }
 
@@ -142,14 +154,17 @@ export class McpServerConnection {
         fetch: cappedFetch(MCP_RESPONSE_MAX_BYTES),
       });
     }
-    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-    const transport = new StdioClientTransport({
-      command: this.config.command,
-      args: [...this.config.args],
-      env: cleanEnv(this.config.env),
-      stderr: "pipe",
-      ...(this.cwd ? { cwd: this.cwd } : {}),
-    });
+    const { CappedStdioClientTransport } = await import("./capped-stdio-transport.js");
+    const transport = new CappedStdioClientTransport(
+      {
+        command: this.config.command,
+        args: [...this.config.args],
+        env: cleanEnv(this.config.env),
+        stderr: "pipe",
+        ...(this.cwd ? { cwd: this.cwd } : {}),
+      },
+      MCP_RESPONSE_MAX_BYTES,
+    );
     transport.stderr?.on("data", (chunk: Buffer) => {
       for (const line of chunk.toString("utf8").split("\n")) {
         if (line.trim() === "") continue;
@@ -180,7 +195,7 @@ export class McpServerConnection {
     this.client = undefined;
     if (Date.now() - this.readySince >= this.timing.stableAfterMs) this.attempt = 0;
     const hint = this.stderrHint();
-    this.scheduleRestart(`stopped unexpectedly${hint ? ` (stderr: ${hint.trim()})` : ""}`);
+    this.scheduleRestart(this.stopReason ?? `stopped unexpectedly${hint ? ` (stderr: ${hint.trim()})` : ""}`);
   }
 
   private scheduleRestart(why: string): void {

@@ -1,0 +1,43 @@
+/**
+ * How a stdio MCP server's output is read, without a server: stdout framed into messages with a
+ * cap on one (StdioMessageBuffer).
+ */
+import { describe, expect, it } from "vitest";
+import { McpMessageTooLargeError, StdioMessageBuffer } from "../../src/tools/mcp/stdio-message-buffer.js";
+
+function drain<T>(buffer: StdioMessageBuffer<T>): T[] {
+  const messages: T[] = [];
+  for (let message = buffer.readMessage(); message !== null; message = buffer.readMessage()) {
+    messages.push(message);
+  }
+  return messages;
+}
+
+describe("StdioMessageBuffer", () => {
+  it("frames lines split across chunks and several in one chunk, without a trailing \\r", () => {
+    const buffer = new StdioMessageBuffer(100, (line) => JSON.parse(line) as unknown);
+    buffer.append(Buffer.from('{"a":'));
+    expect(buffer.readMessage()).toBeNull();
+    buffer.append(Buffer.from('1}\r\n{"b":2}\n{"c"'));
+    buffer.append(Buffer.from(":3}\n"));
+    expect(drain(buffer)).toEqual([{ a: 1 }, { b: 2 }, { c: 3 }]);
+  });
+
+  it("a line that is not a message throws from readMessage and the next one still reads", () => {
+    const buffer = new StdioMessageBuffer(100, (line) => JSON.parse(line) as unknown);
+    buffer.append(Buffer.from('not json\n{"ok":true}\n'));
+    expect(() => buffer.readMessage()).toThrow(SyntaxError);
+    expect(drain(buffer)).toEqual([{ ok: true }]);
+  });
+
+  it("takes a line of exactly the cap and refuses one byte more, then drops everything", () => {
+    const buffer = new StdioMessageBuffer(10, (line) => line);
+    buffer.append(Buffer.from("a".repeat(6)));
+    buffer.append(Buffer.from(`${"a".repeat(4)}\n`));
+    expect(drain(buffer)).toEqual(["a".repeat(10)]);
+    buffer.append(Buffer.from("b".repeat(10)));
+    expect(() => buffer.append(Buffer.from("b\nshort\n"))).toThrow(new McpMessageTooLargeError(10));
+    buffer.append(Buffer.from("short\n"));
+    expect(drain(buffer)).toEqual([]);
+  });
+});
