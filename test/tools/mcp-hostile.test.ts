@@ -2,7 +2,7 @@
  * MCP servers that attack the client: a tool list that never ends, an output schema whose
  * regular expression would freeze the event loop while a result is validated against it, a
  * remote server whose answer is larger than memory, and stdio servers that flood stdout (with no
- * newline, or with one giant message).
+ * newline, or with one giant message) or stderr.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -23,12 +23,12 @@ import { call } from "./support/tool-context.js";
 const HOSTILE = fileURLToPath(new URL("../fixtures/mcp/hostile-server.mjs", import.meta.url));
 /** What the flooding modes write: 16 MB past the cap on one message. */
 const FLOOD_BYTES = MCP_RESPONSE_MAX_BYTES + 16 * 1024 * 1024;
-const hostile = (mode: string): McpServerConfig =>
+const hostile = (mode: string, floodBytes = FLOOD_BYTES): McpServerConfig =>
   ({
     transport: "stdio",
     command: process.execPath,
     args: [HOSTILE],
-    env: { HOSTILE_MODE: mode, FLOOD_BYTES: String(FLOOD_BYTES) },
+    env: { HOSTILE_MODE: mode, FLOOD_BYTES: String(floodBytes) },
   }) as McpServerConfig;
 
 const managers: McpManager[] = [];
@@ -226,5 +226,17 @@ describe("a stdio MCP server's output size", () => {
     await notice;
     expect(notices).toEqual([stopped("big")]);
     expect(manager.status()).toEqual({ big: "down" });
+  });
+
+  it("stderr without a newline is logged as one cut line, however much is written", async () => {
+    const { manager, notices, logged } = startManager({ noisy: hostile("stderr-flood", 4 * 1024 * 1024) });
+    await manager.start();
+    expect(logged.filter((line) => line.startsWith("MCP stderr:"))).toEqual([
+      `MCP stderr: ${"x".repeat(500)}`,
+      "MCP stderr: hostile: giving up",
+    ]);
+    expect(notices).toEqual([
+      'MCP server "noisy" failed to start: MCP error -32000: Connection closed (stderr: hostile: giving up); restarting in 60 s.',
+    ]);
   });
 });

@@ -1,8 +1,10 @@
 /**
  * How a stdio MCP server's output is read, without a server: stdout framed into messages with a
- * cap on one (StdioMessageBuffer).
+ * cap on one (StdioMessageBuffer) and stderr into bounded log lines (readStderrLines).
  */
+import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { readStderrLines } from "../../src/tools/mcp/stderr-lines.js";
 import { McpMessageTooLargeError, StdioMessageBuffer } from "../../src/tools/mcp/stdio-message-buffer.js";
 
 function drain<T>(buffer: StdioMessageBuffer<T>): T[] {
@@ -39,5 +41,35 @@ describe("StdioMessageBuffer", () => {
     expect(() => buffer.append(Buffer.from("b\nshort\n"))).toThrow(new McpMessageTooLargeError(10));
     buffer.append(Buffer.from("short\n"));
     expect(drain(buffer)).toEqual([]);
+  });
+});
+
+/** The lines readStderrLines reports for `chunks` written to a stream that then ends. */
+async function stderrLines(chunks: (string | Buffer)[], maxChars = 10): Promise<string[]> {
+  const stream = new PassThrough();
+  const lines: string[] = [];
+  readStderrLines(stream, maxChars, (line) => lines.push(line));
+  const ended = new Promise((resolve) => stream.on("end", resolve));
+  for (const chunk of chunks) stream.write(chunk);
+  stream.end();
+  await ended;
+  return lines;
+}
+
+describe("readStderrLines", () => {
+  it("joins a line split across chunks, skips blank ones and reports an unended last line", async () => {
+    expect(await stderrLines(["one\ntw", "o\n\n  \nthree"])).toEqual(["one", "two", "three"]);
+  });
+
+  it("reports a line longer than the cap once, cut, and drops the rest of it", async () => {
+    const flood = Array.from({ length: 50 }, () => "x".repeat(1000));
+    expect(await stderrLines([...flood, "\nafter\n"])).toEqual(["x".repeat(10), "after"]);
+    expect(await stderrLines(["y".repeat(25)])).toEqual(["y".repeat(10)]);
+  });
+
+  it("does not cut a character in two, between chunks or at the cap", async () => {
+    const euro = Buffer.from("€\n");
+    expect(await stderrLines([euro.subarray(0, 1), euro.subarray(1)])).toEqual(["€"]);
+    expect(await stderrLines([`${"a".repeat(9)}😀\n`])).toEqual(["a".repeat(9)]);
   });
 });

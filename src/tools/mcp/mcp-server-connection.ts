@@ -6,9 +6,10 @@
  * imported when the first server starts, so a configuration without MCP servers never loads it.
  * A server is not trusted: its tool list may take at most MAX_TOOL_PAGES pages, each of its
  * messages at most MCP_RESPONSE_MAX_BYTES (a remote one's call then fails, capped-fetch.ts; a
- * stdio one is stopped and restarted, capped-stdio-transport.ts), and results are not validated
- * against its output schemas (their `pattern`s would run on the event loop, where one that
- * backtracks freezes every chat; results only ever reach the model as text).
+ * stdio one is stopped and restarted, capped-stdio-transport.ts), its stderr reaches the log a
+ * bounded line at a time (stderr-lines.ts), and results are not validated against its output
+ * schemas (their `pattern`s would run on the event loop, where one that backtracks freezes every
+ * chat; results only ever reach the model as text).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -18,6 +19,7 @@ import type { McpServerConfig } from "../../config/schema.js";
 import { formatBytes } from "../../core/attachment.js";
 import { cleanEnv } from "../shell/clean-env.js";
 import { cappedFetch, MCP_RESPONSE_MAX_BYTES } from "./capped-fetch.js";
+import { readStderrLines } from "./stderr-lines.js";
 import { McpMessageTooLargeError } from "./stdio-message-buffer.js";
 
 /** What the connection reports through; pino's Logger fits. */
@@ -48,6 +50,8 @@ export class McpUnavailableError extends Error {
 }
 
 const STDERR_LINES_KEPT = 40;
+/** Characters of one stderr line that are logged and kept. */
+const STDERR_LINE_MAX_CHARS = 500;
 /** Pages of tools/list followed before a server is refused (one that pages forever never starts). */
 const MAX_TOOL_PAGES = 100;
 
@@ -165,14 +169,13 @@ export class McpServerConnection {
       },
       MCP_RESPONSE_MAX_BYTES,
     );
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      for (const line of chunk.toString("utf8").split("\n")) {
-        if (line.trim() === "") continue;
-        this.stderrTail.push(line.slice(0, 500));
+    if (transport.stderr) {
+      readStderrLines(transport.stderr, STDERR_LINE_MAX_CHARS, (line) => {
+        this.stderrTail.push(line);
         if (this.stderrTail.length > STDERR_LINES_KEPT) this.stderrTail.shift();
-        this.logger?.info({ server: this.name }, `MCP stderr: ${line.slice(0, 500)}`);
-      }
-    });
+        this.logger?.info({ server: this.name }, `MCP stderr: ${line}`);
+      });
+    }
     return transport;
   }
 
