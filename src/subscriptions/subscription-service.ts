@@ -1,11 +1,12 @@
 /**
  * SubscriptionService: ties channel subscriptions together. Channel adapters report every
  * message they see (`observe`); messages in subscribed channels are buffered, run through each
- * subscription's trigger and loop guards, and batched into wake-ups of the subscribing session
- * through the injected WakeSink. The tools call `subscribe` / `remove` / `listFor` / `catchUp`;
- * the session layer calls `sessionIdle` after each turn and `listForSession` for `status`.
- * Subscriptions, buffers, read cursors and wake markers live in the store, and `open` rebuilds
- * the indexes and the batches that were pending when the process stopped.
+ * subscription's trigger and loop guards, and batched into wake-ups of the subscribing session,
+ * which wake-delivery.ts hands to the injected WakeSink. The tools call `subscribe`
+ * (subscribe-channel.ts) / `remove` / `listFor` / `catchUp` (catch-up.ts); the session layer calls
+ * `sessionIdle` after each turn and `listForSession` for `status`. Subscriptions, buffers, read
+ * cursors and wake markers live in the store, and `open` rebuilds the indexes and the batches
+ * that were pending when the process stopped.
  *
  * With several processes on one store (`shared`), the catalog of subscriptions is shared and the
  * registry's indexes follow the other processes' changes (subscription-registry.ts). `observe`
@@ -17,19 +18,12 @@
 import { describeProblems } from "../core/schema-problems.js";
 import type { ClaimOnce } from "../approvals/expiry-timers.js";
 import type { Coordination } from "../store/coordination/coordination.js";
-import { type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
 import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
 import { ChannelBuffer } from "./channel-buffer.js";
-import {
-  accessChannel,
-  type Caller,
-  DirectoryLookup,
-  isOwnConversation,
-  type Outcome,
-} from "./channel-access.js";
+import { type Caller, DirectoryLookup, type Outcome } from "./channel-access.js";
 import { type Clock, systemClock } from "./clock.js";
 import { entryInputOf, type ObservedMessage, observedMessageSchema } from "./observed-message.js";
-import { failureText, type PlatformDirectory } from "./platform-directory.js";
+import type { PlatformDirectory } from "./platform-directory.js";
 import { ReadCursors } from "./read-cursors.js";
 import {
   type ChannelRef,
@@ -37,19 +31,16 @@ import {
   channelLabel,
   inScope,
   isNamedBy,
-  MAX_INSTRUCTIONS_CHARS,
-  newSubscriptionId,
   type Subscription,
   scopeKeyOf,
-  watchedSince,
 } from "./subscription.js";
 import { SharedCatalog } from "./shared-catalog.js";
+import { subscribeChannel } from "./subscribe-channel.js";
 import { LocalCatalog } from "./subscription-catalog.js";
 import { SubscriptionRegistry } from "./subscription-registry.js";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "./subscription-settings.js";
-import { describeSubscription, statusLines, wakesWhere } from "./subscription-text.js";
-import { mentionsIdentity, parseTrigger } from "./triggers.js";
-import { renderWakeInput } from "./wake-prompt.js";
+import { statusLines, wakesWhere } from "./subscription-text.js";
+import { mentionsIdentity } from "./triggers.js";
 import type {
   ObserveResult,
   SubscribeArgs,
@@ -57,8 +48,8 @@ import type {
   SubscriptionServiceOptions,
 } from "./subscription-service-options.js";
 import { wakesSubscription } from "./wake-rule.js";
-import { type ReadyBatch, WakeScheduler } from "./wake-scheduler.js";
-import { SubscriberGoneError } from "./wake-sink.js";
+import { WakeDelivery } from "./wake-delivery.js";
+import { WakeScheduler } from "./wake-scheduler.js";
 
 export { SubscriberGoneError, type SubscriberNotifier, type WakeBatch, type WakeSink } from "./wake-sink.js";
 
@@ -70,6 +61,7 @@ export class SubscriptionService {
   private readonly buffer: ChannelBuffer;
   private readonly cursors: ReadCursors;
   private readonly scheduler: WakeScheduler;
+  private readonly delivery: WakeDelivery;
   private readonly directories: DirectoryLookup;
   private readonly settings: SubscriptionSettings;
   private readonly clock: Clock;
@@ -99,9 +91,21 @@ export class SubscriptionService {
       busyRetryMs: settings.busyRetryMs,
       clock: this.clock,
       isBusy: (sessionId) => options.sink.isBusy(sessionId),
-      deliver: (batch) => this.deliver(batch),
+      deliver: (batch) => this.delivery.deliver(batch),
       onError: (error, id) => this.onError(error, `waking subscription ${id}`),
       ...(options.shared ? { claim: claimOn(options.shared.coordination) } : {}),
+    });
+    this.delivery = new WakeDelivery({
+      registry,
+      directories: this.directories,
+      buffer: this.buffer,
+      cursors: this.cursors,
+      settings,
+      scheduler: this.scheduler,
+      sink: options.sink,
+      close: (subscription) => this.close(subscription),
+      tell: (subscription, text) => this.tell(subscription, text),
+      onError: this.onError,
     });
   }
 
@@ -128,7 +132,7 @@ export class SubscriptionService {
         : {}),
     });
     service = new SubscriptionService(registry, options);
-    for (const subscription of registry.all()) await service.rebuildPending(subscription);
+    for (const subscription of registry.all()) await service.delivery.rebuildPending(subscription);
     return service;
   }
 
@@ -170,45 +174,11 @@ export class SubscriptionService {
 
   /** Subscribe the caller's session to a channel (or update its trigger and instructions). */
   async subscribe(caller: Caller, args: SubscribeArgs): Promise<Outcome> {
-    const trigger = parseTrigger(args.trigger);
-    if (!trigger.ok) return { ok: false, message: trigger.error };
-    const instructions = args.instructions?.trim() || undefined;
-    if (instructions !== undefined && instructions.length > MAX_INSTRUCTIONS_CHARS)
-      return { ok: false, message: `instructions are limited to ${MAX_INSTRUCTIONS_CHARS} characters` };
-    const access = await accessChannel(this.directories, caller, args.channel);
-    if (!access.ok) return { ok: false, message: access.message };
-    const { directory, ref } = access;
-    const label = channelLabel(ref);
-    if (isOwnConversation(ref, caller.target))
-      return { ok: false, message: `${label} is this conversation itself; I already see what is said here.` };
-    await this.registry.refresh();
-    const existing = this.registry.find(caller.sessionId, scopeKeyOf(ref));
-    if (!existing && this.registry.forSession(caller.sessionId).length >= this.settings.maxPerSession)
-      return {
-        ok: false,
-        message: `This conversation already has ${this.settings.maxPerSession} subscriptions (the limit); unsubscribe from one first.`,
-      };
-    const canRead = await directory.ensureBotCanRead(ref.channel).catch((error: unknown) => ({
-      ok: false as const,
-      whatToDo: `checking my access failed: ${failureText(error)}`,
-    }));
-    if (!canRead.ok) return { ok: false, message: `I can't watch ${label} yet: ${canRead.whatToDo}` };
-    const subscription = await this.registry.put({
-      id: existing?.id ?? newSubscriptionId(),
-      sessionId: caller.sessionId,
-      subscriberTarget: caller.target,
-      channelRef: ref,
-      trigger: trigger.trigger,
-      ...(instructions !== undefined ? { instructions } : {}),
-      createdAt: existing?.createdAt ?? new Date(this.clock.now()).toISOString(),
-      // Wake-ups run as the person the membership check was just made for, also over another's.
-      createdBy: caller.requester,
-    });
-    const verb = existing ? "Updated the subscription to" : "Subscribed to";
-    return {
-      ok: true,
-      message: `${verb} ${describeSubscription(subscription)}. Matching messages wake this conversation in batches (at most ${this.settings.wakesPerHour} wake-ups an hour); my own messages and messages in this thread never do.`,
-    };
+    return subscribeChannel(
+      { directories: this.directories, registry: this.registry, settings: this.settings, clock: this.clock },
+      caller,
+      args,
+    );
   }
 
   /** catch_up for the caller: unread messages of a channel, oldest first; advances the read cursor. */
@@ -316,103 +286,6 @@ export class SubscriptionService {
     const key = channelKeyOf(subscription.channelRef);
     await this.registry.refresh();
     if (this.registry.forChannel(key).length === 0) await this.buffer.drop(key);
-  }
-
-  private async deliver(ready: ReadyBatch): Promise<void> {
-    const subscription = await this.registry.current(ready.subscriptionId);
-    const last = ready.items.at(-1);
-    if (!subscription || !last) return;
-    const label = channelLabel(subscription.channelRef);
-    if (!(await this.subscriberIsMember(subscription))) {
-      await this.close(subscription);
-      const who = subscription.createdBy.name || subscription.createdBy.id;
-      await this.tell(
-        subscription,
-        `${who} is no longer a member of ${label}, so I stopped watching it for this thread (subscription ${subscription.id} is closed).`,
-      );
-      return;
-    }
-    const entries = ready.items.map((item) => item.entry);
-    const input = renderWakeInput(subscription, entries, ready.omitted);
-    try {
-      await this.options.sink.wake(subscription, { entries, omitted: ready.omitted, input });
-    } catch (error) {
-      if (!(error instanceof SubscriberGoneError)) throw error;
-      await this.close(subscription);
-      await this.tell(
-        subscription,
-        `I stopped watching ${label} for this thread (subscription ${subscription.id} is closed): ${error.message}. Ask me again to watch it.`,
-      );
-      return;
-    }
-    await this.registry.markWoken(subscription.id, last.position);
-    await this.markRead(subscription, new Set(entries.map((e) => e.seq)), last.position);
-  }
-
-  /**
-   * Whether the subscriber is still a member of the watched channel: a wake-up hands its messages
-   * to them, so it must not outlive their access. Throws when the platform cannot say (the
-   * messages stay in the buffer).
-   */
-  private async subscriberIsMember(subscription: Subscription): Promise<boolean> {
-    const ref = subscription.channelRef;
-    const directory = this.directories.find(ref.platform, ref.workspace);
-    if (!directory)
-      throw new Error(`${ref.platform} (${ref.workspace}) is not connected: cannot check membership`);
-    return directory.isMember(ref.channel, subscription.createdBy.id);
-  }
-
-  /**
-   * After a wake-up the session has read the delivered messages: move its read cursor over the
-   * unbroken run of delivered (or the bot's own) messages, so catch_up does not repeat them but
-   * still shows messages the trigger skipped.
-   */
-  private async markRead(
-    subscription: Subscription,
-    delivered: Set<number>,
-    last: BufferPosition,
-  ): Promise<void> {
-    const ref = subscription.channelRef;
-    const scope = scopeKeyOf(ref);
-    const read = await this.bufferAfter(subscription, await this.cursors.get(subscription.sessionId, scope));
-    if (!read || read.epoch !== last.epoch) return;
-    const bot = this.directories.find(ref.platform, ref.workspace)?.bot;
-    let through: BufferPosition | undefined;
-    for (const entry of read.entries) {
-      if (entry.seq > last.seq || !(delivered.has(entry.seq) || entry.author.id === bot?.userId)) break;
-      through = positionOf(entry, read.epoch);
-    }
-    if (through) await this.cursors.advance(subscription.sessionId, scope, through);
-  }
-
-  /** Re-schedule matches buffered after the last delivered wake-up (or after subscribing). */
-  private async rebuildPending(subscription: Subscription): Promise<void> {
-    const ref = subscription.channelRef;
-    try {
-      const woken = await this.registry.wokenThrough(subscription.id);
-      const read = await this.bufferAfter(subscription, woken);
-      if (!read) return;
-      const bot = this.directories.find(ref.platform, ref.workspace)?.bot;
-      for (const entry of read.entries) {
-        if (!isAfter(entry, read.epoch, woken) || !wakesSubscription(subscription, entry, bot)) continue;
-        this.scheduler.add(subscription.id, subscription.sessionId, {
-          entry,
-          position: positionOf(entry, read.epoch),
-        });
-      }
-    } catch (error) {
-      this.onError(error, `rebuilding pending wake-ups of subscription ${subscription.id}`);
-    }
-  }
-
-  /** The subscription's part of its channel's buffer after `after`, or since it began watching. */
-  private bufferAfter(subscription: Subscription, after: BufferPosition | undefined) {
-    const ref = subscription.channelRef;
-    return this.buffer.read(channelKeyOf(ref), {
-      ...(after ? { after } : { since: watchedSince(subscription) }),
-      ...(ref.thread !== undefined ? { thread: ref.thread } : {}),
-      limit: this.settings.bufferMaxMessages,
-    });
   }
 }
 

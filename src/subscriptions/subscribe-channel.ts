@@ -1,0 +1,75 @@
+/**
+ * subscribe_channel: subscribe the caller's session to a channel, or update its subscription's
+ * trigger and instructions. The channel must be one the caller may read and not the asking
+ * conversation itself, the session within its number of subscriptions, and the bot able to read
+ * the channel. Wake-ups then run as the caller, whose membership was just checked.
+ */
+import {
+  accessChannel,
+  type Caller,
+  type DirectoryLookup,
+  isOwnConversation,
+  type Outcome,
+} from "./channel-access.js";
+import type { Clock } from "./clock.js";
+import { failureText } from "./platform-directory.js";
+import { channelLabel, MAX_INSTRUCTIONS_CHARS, newSubscriptionId, scopeKeyOf } from "./subscription.js";
+import type { SubscriptionRegistry } from "./subscription-registry.js";
+import type { SubscribeArgs } from "./subscription-service-options.js";
+import type { SubscriptionSettings } from "./subscription-settings.js";
+import { describeSubscription } from "./subscription-text.js";
+import { parseTrigger } from "./triggers.js";
+
+export interface SubscribeDeps {
+  readonly directories: DirectoryLookup;
+  readonly registry: SubscriptionRegistry;
+  readonly settings: SubscriptionSettings;
+  readonly clock: Clock;
+}
+
+/** Run subscribe_channel for the caller: the subscription made or updated, or why not. */
+export async function subscribeChannel(
+  deps: SubscribeDeps,
+  caller: Caller,
+  args: SubscribeArgs,
+): Promise<Outcome> {
+  const trigger = parseTrigger(args.trigger);
+  if (!trigger.ok) return { ok: false, message: trigger.error };
+  const instructions = args.instructions?.trim() || undefined;
+  if (instructions !== undefined && instructions.length > MAX_INSTRUCTIONS_CHARS)
+    return { ok: false, message: `instructions are limited to ${MAX_INSTRUCTIONS_CHARS} characters` };
+  const access = await accessChannel(deps.directories, caller, args.channel);
+  if (!access.ok) return { ok: false, message: access.message };
+  const { directory, ref } = access;
+  const label = channelLabel(ref);
+  if (isOwnConversation(ref, caller.target))
+    return { ok: false, message: `${label} is this conversation itself; I already see what is said here.` };
+  await deps.registry.refresh();
+  const existing = deps.registry.find(caller.sessionId, scopeKeyOf(ref));
+  if (!existing && deps.registry.forSession(caller.sessionId).length >= deps.settings.maxPerSession)
+    return {
+      ok: false,
+      message: `This conversation already has ${deps.settings.maxPerSession} subscriptions (the limit); unsubscribe from one first.`,
+    };
+  const canRead = await directory.ensureBotCanRead(ref.channel).catch((error: unknown) => ({
+    ok: false as const,
+    whatToDo: `checking my access failed: ${failureText(error)}`,
+  }));
+  if (!canRead.ok) return { ok: false, message: `I can't watch ${label} yet: ${canRead.whatToDo}` };
+  const subscription = await deps.registry.put({
+    id: existing?.id ?? newSubscriptionId(),
+    sessionId: caller.sessionId,
+    subscriberTarget: caller.target,
+    channelRef: ref,
+    trigger: trigger.trigger,
+    ...(instructions !== undefined ? { instructions } : {}),
+    createdAt: existing?.createdAt ?? new Date(deps.clock.now()).toISOString(),
+    // Wake-ups run as the person the membership check was just made for, also over another's.
+    createdBy: caller.requester,
+  });
+  const verb = existing ? "Updated the subscription to" : "Subscribed to";
+  return {
+    ok: true,
+    message: `${verb} ${describeSubscription(subscription)}. Matching messages wake this conversation in batches (at most ${deps.settings.wakesPerHour} wake-ups an hour); my own messages and messages in this thread never do.`,
+  };
+}

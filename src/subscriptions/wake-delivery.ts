@@ -1,0 +1,141 @@
+/**
+ * Wake delivery: a subscription's ready batch of matched messages, handed to the subscribing
+ * session. The subscription is re-read first (one removed meanwhile gets nothing), and the
+ * subscriber's membership of the watched channel re-checked: one who left it ends the
+ * subscription, as does a session the sink finds gone. After a wake-up the subscription's wake
+ * marker and the session's read cursor move past what was delivered. At open, the batches that
+ * were pending when the process stopped are rebuilt from the buffer after the wake marker.
+ */
+import { type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
+import type { ChannelBuffer } from "./channel-buffer.js";
+import type { DirectoryLookup } from "./channel-access.js";
+import type { ReadCursors } from "./read-cursors.js";
+import { channelKeyOf, channelLabel, type Subscription, scopeKeyOf, watchedSince } from "./subscription.js";
+import type { SubscriptionRegistry } from "./subscription-registry.js";
+import type { SubscriptionSettings } from "./subscription-settings.js";
+import { renderWakeInput } from "./wake-prompt.js";
+import { wakesSubscription } from "./wake-rule.js";
+import type { ReadyBatch, WakeScheduler } from "./wake-scheduler.js";
+import { SubscriberGoneError, type WakeSink } from "./wake-sink.js";
+
+export interface WakeDeliveryDeps {
+  readonly registry: SubscriptionRegistry;
+  readonly directories: DirectoryLookup;
+  readonly buffer: ChannelBuffer;
+  readonly cursors: ReadCursors;
+  readonly settings: SubscriptionSettings;
+  /** Where rebuilt batches are scheduled. */
+  readonly scheduler: WakeScheduler;
+  readonly sink: WakeSink;
+  /** End a subscription: its index entries, pending batch, read cursor and, last in its channel, the buffer. */
+  readonly close: (subscription: Subscription) => Promise<void>;
+  /** Tell the subscribing conversation about its subscription (failures go to `onError`). */
+  readonly tell: (subscription: Subscription, text: string) => Promise<void>;
+  readonly onError: (error: unknown, context: string) => void;
+}
+
+/** Delivers ready batches to their sessions, and rebuilds the pending ones at open. */
+export class WakeDelivery {
+  constructor(private readonly deps: WakeDeliveryDeps) {}
+
+  /** Hand a ready batch to the subscriber's session (see the module comment). */
+  async deliver(ready: ReadyBatch): Promise<void> {
+    const subscription = await this.deps.registry.current(ready.subscriptionId);
+    const last = ready.items.at(-1);
+    if (!subscription || !last) return;
+    const label = channelLabel(subscription.channelRef);
+    if (!(await this.subscriberIsMember(subscription))) {
+      await this.deps.close(subscription);
+      const who = subscription.createdBy.name || subscription.createdBy.id;
+      await this.deps.tell(
+        subscription,
+        `${who} is no longer a member of ${label}, so I stopped watching it for this thread (subscription ${subscription.id} is closed).`,
+      );
+      return;
+    }
+    const entries = ready.items.map((item) => item.entry);
+    const input = renderWakeInput(subscription, entries, ready.omitted);
+    try {
+      await this.deps.sink.wake(subscription, { entries, omitted: ready.omitted, input });
+    } catch (error) {
+      if (!(error instanceof SubscriberGoneError)) throw error;
+      await this.deps.close(subscription);
+      await this.deps.tell(
+        subscription,
+        `I stopped watching ${label} for this thread (subscription ${subscription.id} is closed): ${error.message}. Ask me again to watch it.`,
+      );
+      return;
+    }
+    await this.deps.registry.markWoken(subscription.id, last.position);
+    await this.markRead(subscription, new Set(entries.map((e) => e.seq)), last.position);
+  }
+
+  /** Re-schedule matches buffered after the last delivered wake-up (or after subscribing). */
+  async rebuildPending(subscription: Subscription): Promise<void> {
+    const ref = subscription.channelRef;
+    try {
+      const woken = await this.deps.registry.wokenThrough(subscription.id);
+      const read = await this.bufferAfter(subscription, woken);
+      if (!read) return;
+      const bot = this.deps.directories.find(ref.platform, ref.workspace)?.bot;
+      for (const entry of read.entries) {
+        if (!isAfter(entry, read.epoch, woken) || !wakesSubscription(subscription, entry, bot)) continue;
+        this.deps.scheduler.add(subscription.id, subscription.sessionId, {
+          entry,
+          position: positionOf(entry, read.epoch),
+        });
+      }
+    } catch (error) {
+      this.deps.onError(error, `rebuilding pending wake-ups of subscription ${subscription.id}`);
+    }
+  }
+
+  /**
+   * Whether the subscriber is still a member of the watched channel: a wake-up hands its messages
+   * to them, so it must not outlive their access. Throws when the platform cannot say (the
+   * messages stay in the buffer).
+   */
+  private async subscriberIsMember(subscription: Subscription): Promise<boolean> {
+    const ref = subscription.channelRef;
+    const directory = this.deps.directories.find(ref.platform, ref.workspace);
+    if (!directory)
+      throw new Error(`${ref.platform} (${ref.workspace}) is not connected: cannot check membership`);
+    return directory.isMember(ref.channel, subscription.createdBy.id);
+  }
+
+  /**
+   * After a wake-up the session has read the delivered messages: move its read cursor over the
+   * unbroken run of delivered (or the bot's own) messages, so catch_up does not repeat them but
+   * still shows messages the trigger skipped.
+   */
+  private async markRead(
+    subscription: Subscription,
+    delivered: Set<number>,
+    last: BufferPosition,
+  ): Promise<void> {
+    const ref = subscription.channelRef;
+    const scope = scopeKeyOf(ref);
+    const read = await this.bufferAfter(
+      subscription,
+      await this.deps.cursors.get(subscription.sessionId, scope),
+    );
+    if (!read || read.epoch !== last.epoch) return;
+    const bot = this.deps.directories.find(ref.platform, ref.workspace)?.bot;
+    let through: BufferPosition | undefined;
+    for (const entry of read.entries) {
+      if (entry.seq > last.seq || !(delivered.has(entry.seq) || entry.author.id === bot?.userId)) break;
+      through = positionOf(entry, read.epoch);
+    }
+    if (through) await this.deps.cursors.advance(subscription.sessionId, scope, through);
+  }
+
+  /** The subscription's part of its channel's buffer after `after`, or since it began watching. */
+  private bufferAfter(subscription: Subscription, after: BufferPosition | undefined) {
+    const ref = subscription.channelRef;
+    return this.deps.buffer.read(channelKeyOf(ref), {
+      ...(after ? { after } : { since: watchedSince(subscription) }),
+      ...(ref.thread !== undefined ? { thread: ref.thread } : {}),
+      limit: this.deps.settings.bufferMaxMessages,
+    });
+  }
+}
