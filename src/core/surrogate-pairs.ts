@@ -10,3 +10,8 @@ export function splitsSurrogatePair(text: string, index: number): boolean {
   const before = text.charCodeAt(index - 1);
   return before >= 0xd800 && before <= 0xdbff;
 }
+
+/** `index`, moved one unit on when a cut there would split a surrogate pair. */
+export function cutBetweenCharacters(text: string, index: number): number {
+  return splitsSurrogatePair(text, index) ? index + 1 : index;
+}

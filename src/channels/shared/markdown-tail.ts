@@ -1,18 +1,19 @@
 /**
- * The end of a growing markdown answer, for a live preview that shows only its last screen.
- * Rendering the whole answer at every edit made each beat cost more as the answer grew (half a
- * second per beat at two million characters, and quadratic over the stream); the tail keeps a
- * beat's cost flat. The cut falls at a block boundary, and a code fence open there is reopened,
- * so the tail renders as it does inside the whole.
+ * Cutting a growing markdown answer where its pieces render as the whole does. Rendering the
+ * whole answer at every edit made each beat cost more as the answer grew (half a second per beat
+ * at two million characters, and quadratic over the stream). Telegram's live preview shows only
+ * the answer's last screen (`markdownTail`); Slack's page layout converts the settled start once,
+ * a piece at a time (`blockBoundary`, slack-answer-sections.ts). A cut falls at a block boundary,
+ * and a code fence open there is reopened, so each piece renders as it does inside the whole.
  */
 
-import { splitsSurrogatePair } from "../../core/surrogate-pairs.js";
+import { cutBetweenCharacters } from "../../core/surrogate-pairs.js";
 
 /** A fence line: up to three spaces, three or more backticks or tildes, then the info string. */
 const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})(.*)$/gm;
 
-/** The fence that is open at the end of `text`, or undefined when none is. */
-function openFence(text: string): string | undefined {
+/** The fence marker (e.g. "```") that is open at the end of `text`, or undefined when none is. */
+export function openFence(text: string): string | undefined {
   let open: string | undefined;
   for (const [, marker = "", rest = ""] of text.matchAll(FENCE_LINE)) {
     if (open === undefined) open = marker;
@@ -21,15 +22,47 @@ function openFence(text: string): string | undefined {
   return open;
 }
 
-/** A block after a blank line, and a line, that start flush left (not an indented continuation). */
-const BLOCK_START = /\n\n(?=\S)/g;
-const LINE_START = /\n(?=\S)/g;
+/**
+ * Where the code fence opened with `marker` closes, looking from `from`: the end of its closing
+ * line when that is at most `to`, else undefined.
+ */
+export function fenceCloseWithin(
+  markdown: string,
+  marker: string,
+  from: number,
+  to: number,
+): number | undefined {
+  const lines = new RegExp(FENCE_LINE); // its own lastIndex: matchAll elsewhere starts from the shared one's
+  lines.lastIndex = from;
+  for (let line = lines.exec(markdown); line !== null; line = lines.exec(markdown)) {
+    const end = line.index + line[0].length;
+    if (end > to) return undefined;
+    const [, found = "", rest = ""] = line;
+    if (found[0] === marker[0] && found.length >= marker.length && rest.trim() === "") return end;
+  }
+  return undefined;
+}
 
-/** Where the first match of `pattern` at or after `from` ends. */
-function startAfter(pattern: RegExp, text: string, from: number): number | undefined {
-  pattern.lastIndex = from;
-  const match = pattern.exec(text);
-  return match === null ? undefined : match.index + match[0].length;
+/** A block after a blank line, and a line, that start flush left (not an indented continuation). */
+const BLOCK_START = /\n\n(?=\S)/;
+const LINE_START = /\n(?=\S)/;
+
+/** Where the first match of `pattern` starting at or after `from` ends, when that is at most `to`. */
+function startWithin(pattern: RegExp, text: string, from: number, to: number): number | undefined {
+  // Only the window is searched (one character past `to` for the lookahead), so a text without
+  // any match costs the window, not the rest of the text.
+  const match = pattern.exec(text.slice(from, to + 1));
+  return match === null ? undefined : from + match.index + match[0].length;
+}
+
+/**
+ * Where a piece of `markdown` may end, at or after `min` and at most `max`: before the first
+ * flush-left block after a blank line there, else before the first flush-left line; undefined
+ * when there is neither. Text cut there renders, piece by piece, as it does whole, except for a
+ * code fence open at the cut (the caller closes and reopens it).
+ */
+export function blockBoundary(markdown: string, min: number, max: number): number | undefined {
+  return startWithin(BLOCK_START, markdown, min, max) ?? startWithin(LINE_START, markdown, min, max);
 }
 
 /**
@@ -44,8 +77,7 @@ export function markdownTail(
 ): { readonly text: string; readonly cut: boolean } {
   if (markdown.length <= chars) return { text: markdown, cut: false };
   const end = markdown.length - chars;
-  const from = splitsSurrogatePair(markdown, end) ? end + 1 : end;
-  const at = startAfter(BLOCK_START, markdown, from) ?? startAfter(LINE_START, markdown, from) ?? from;
+  const at = blockBoundary(markdown, end, markdown.length) ?? cutBetweenCharacters(markdown, end);
   const fence = openFence(markdown.slice(0, at));
   const tail = markdown.slice(at);
   return { text: fence === undefined ? tail : `${fence}\n${tail}`, cut: true };

@@ -16,6 +16,7 @@ import {
   section,
 } from "./slack-blocks.js";
 import { escapeMrkdwn, PAGE_BUDGET, SLACK_LIMITS, truncate } from "./slack-limits.js";
+import { mrkdwnSections } from "./slack-answer-sections.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
 import { fitLines, noteLine, planChecklist, toolLine } from "./slack-status-lines.js";
@@ -46,21 +47,31 @@ function failureText(view: TurnView): string {
 const STOP_LABEL = "Stop";
 const RETRY_LABEL = "Retry";
 
-/** One piece of content before it becomes blocks: a section (split when long) or a context line group. */
-interface Part {
+/**
+ * One piece of content before it becomes blocks: a section (split when long), a context line
+ * group, or answer text — markdown still, item `index` of the view, converted by the layout.
+ */
+type Part = MrkdwnPart | { readonly kind: "answer"; readonly index: number; readonly markdown: string };
+interface MrkdwnPart {
   readonly kind: "section" | "context";
   readonly mrkdwn: string;
-  /** The part is answer text (what the notification previews). */
-  readonly answer?: true;
 }
 
-const STOPPED: Part = { kind: "context", mrkdwn: "■ Stopped." };
-const PAUSED: Part = {
+/**
+ * How the page layout turns the view's text item `index` into mrkdwn sections of at most `limit`
+ * characters: whole (the default), or a stretch at a time (AnswerSections, for a live turn).
+ */
+export type AnswerSectioner = (index: number, markdown: string, limit: number) => readonly string[];
+
+const wholeAnswers: AnswerSectioner = (_index, markdown, limit) => mrkdwnSections(markdown, limit);
+
+const STOPPED: MrkdwnPart = { kind: "context", mrkdwn: "■ Stopped." };
+const PAUSED: MrkdwnPart = {
   kind: "context",
   mrkdwn: ":double_vertical_bar: Paused until the request above is answered.",
 };
 
-function outcomeParts(view: TurnView): Part[] {
+function outcomeParts(view: TurnView): MrkdwnPart[] {
   const outcome = view.outcome;
   switch (outcome.kind) {
     case "running":
@@ -108,15 +119,14 @@ function contentParts(view: TurnView): Part[] {
     if (lines.length > 0) out.push({ kind: "context", mrkdwn: fitLines(lines, SLACK_LIMITS.sectionText) });
     lines = [];
   };
-  for (const item of view.items) {
+  for (const [index, item] of view.items.entries()) {
     if (item.kind === "tool") lines.push(toolLine(item.line));
     else if (item.kind === "note") {
       const line = noteLine(item.note);
       if (line !== undefined) lines.push(line);
     } else {
       flushLines();
-      const mrkdwn = markdownToMrkdwn(item.markdown);
-      if (mrkdwn.trim().length > 0) out.push({ kind: "section", mrkdwn, answer: true });
+      out.push({ kind: "answer", index, markdown: item.markdown });
     }
   }
   flushLines();
@@ -124,20 +134,35 @@ function contentParts(view: TurnView): Part[] {
   return out;
 }
 
-function contentBlocks(parts: readonly Part[], sectionLimit: number): Block[] {
-  return parts.flatMap((part): Block[] =>
-    part.kind === "context"
-      ? [context(part.mrkdwn)]
-      : splitMrkdwn(part.mrkdwn, sectionLimit)
-          .filter((chunk) => chunk.trim().length > 0)
-          .map(section),
-  );
+/** The parts as blocks, and the answer's sections (what the notification previews). */
+function contentBlocks(
+  parts: readonly Part[],
+  sectionLimit: number,
+  sectioner: AnswerSectioner,
+): { readonly blocks: Block[]; readonly answer: string[] } {
+  const blocks: Block[] = [];
+  const answer: string[] = [];
+  for (const part of parts) {
+    if (part.kind === "answer") {
+      const sections = sectioner(part.index, part.markdown, sectionLimit);
+      answer.push(...sections);
+      blocks.push(...sections.map(section));
+    } else if (part.kind === "context") blocks.push(context(part.mrkdwn));
+    else blocks.push(...mrkdwnSections(part.mrkdwn, sectionLimit).map(section));
+  }
+  return { blocks, answer };
 }
 
-/** Lay the turn out as message pages (empty while nothing is visible yet). */
-export function layoutPages(view: TurnView, budget: PageBudget = PAGE_BUDGET): Page[] {
-  const parts = contentParts(view);
-  const content = contentBlocks(parts, budget.section);
+/**
+ * Lay the turn out as message pages (empty while nothing is visible yet); `sectioner` converts
+ * the answer text (whole by default).
+ */
+export function layoutPages(
+  view: TurnView,
+  budget: PageBudget = PAGE_BUDGET,
+  sectioner: AnswerSectioner = wholeAnswers,
+): Page[] {
+  const { blocks: content, answer } = contentBlocks(contentParts(view), budget.section, sectioner);
   if (content.length === 0) return [];
   const pages: Block[][] = [[]];
   let size = 0;
@@ -153,30 +178,36 @@ export function layoutPages(view: TurnView, budget: PageBudget = PAGE_BUDGET): P
     }
   }
   (pages[pages.length - 1] as Block[]).push(...controlBlocks(view));
-  const preview = notificationText(view, parts);
+  const preview = notificationText(view, answer);
   return pages.map((blocks, index) => ({
     blocks,
     text: index === 0 ? preview : `${preview} (${index + 1})`,
   }));
 }
 
-/** The message's notification text: the answer's start (from its converted parts), else how it stands. */
-function notificationText(view: TurnView, parts: readonly Part[]): string {
-  const answer = parts
-    .filter((part) => part.answer)
-    .map((part) => part.mrkdwn)
-    .join(" ")
-    .replace(/\s+/g, " ")
-    .trim();
-  if (answer.length > 0) return truncate(answer, 300);
-  if (view.outcome.kind === "failed") return truncate(failureText(view), 300);
+/** Longest notification text. */
+const PREVIEW_CHARS = 300;
+
+/**
+ * The message's notification text: the answer's start (from its sections, only as many as it
+ * takes), else how it stands.
+ */
+function notificationText(view: TurnView, answer: readonly string[]): string {
+  let start = "";
+  for (const chunk of answer) {
+    start = `${start} ${chunk}`.replace(/\s+/g, " ").trim();
+    if (start.length > PREVIEW_CHARS) break;
+  }
+  if (start.length > 0) return truncate(start, PREVIEW_CHARS);
+  if (view.outcome.kind === "failed") return truncate(failureText(view), PREVIEW_CHARS);
   return view.outcome.kind === "running" ? "Working…" : "Done.";
 }
 
 /** The whole turn as plain-text messages (no blocks) of at most `limit` characters each. */
 export function plainPages(view: TurnView, limit: number): Page[] {
   const text = contentParts(view)
-    .map((part) => part.mrkdwn)
+    .map((part) => (part.kind === "answer" ? markdownToMrkdwn(part.markdown) : part.mrkdwn))
+    .filter((mrkdwn) => mrkdwn.trim().length > 0)
     .join("\n\n");
   return splitMrkdwn(text, limit).map((chunk) => ({ blocks: [], text: chunk }));
 }

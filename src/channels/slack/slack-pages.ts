@@ -15,7 +15,7 @@ import {
   slackErrorCode,
 } from "./slack-api.js";
 import type { TurnView } from "../shared/turn-view.js";
-import { layoutPages, type Page, plainPages } from "./slack-document.js";
+import { type AnswerSectioner, layoutPages, type Page, plainPages } from "./slack-document.js";
 import { PAGE_BUDGET, SLACK_LIMITS } from "./slack-limits.js";
 
 /** Slack's answers that mean "this payload is too big or malformed", not "try again". */
@@ -93,11 +93,14 @@ export class PageSync {
     return 0;
   }
 
-  /** The final state of the turn: must land, degrading to smaller pages and plain text. */
-  async syncFinal(view: TurnView): Promise<void> {
+  /**
+   * The final state of the turn: must land, degrading to smaller pages and plain text. The answer
+   * is laid out by `sectioner`, as the live syncs laid it out, so the pages already posted stay.
+   */
+  async syncFinal(view: TurnView, sectioner: AnswerSectioner): Promise<void> {
     for (const budget of [PAGE_BUDGET, SMALLER_BUDGET]) {
       try {
-        await this.apply(layoutPages(view, budget));
+        await this.apply(layoutPages(view, budget, sectioner));
         return;
       } catch (error) {
         if (!isPayloadError(error)) throw error;

@@ -31,11 +31,12 @@ import {
   type TurnView,
   toolLineOf,
 } from "../shared/turn-view.js";
+import { AnswerSections } from "./slack-answer-sections.js";
 import { describeError, type SlackClients } from "./slack-api.js";
 import type { CapabilityLatch, ConversationKind } from "./slack-capabilities.js";
-import { footerBlocks, layoutPages } from "./slack-document.js";
+import { type AnswerSectioner, footerBlocks, layoutPages } from "./slack-document.js";
+import { PAGE_BUDGET, truncate } from "./slack-limits.js";
 import { ThinkingIndicator } from "./slack-indicator.js";
-import { truncate } from "./slack-limits.js";
 import { NativeOps } from "./slack-native-ops.js";
 import { PageSync } from "./slack-pages.js";
 import { noteLine } from "./slack-status-lines.js";
@@ -130,6 +131,10 @@ function showsNothing(event: AgentEvent): boolean {
 export class SlackTurnRenderer implements TurnRenderer {
   private turn: TurnView = EMPTY_TURN;
   private readonly pages: PageSync;
+  /** The answer's sections, settled a stretch at a time (a long answer is not converted whole per beat). */
+  private readonly sections = new AnswerSections();
+  private readonly sectioner: AnswerSectioner = (index, markdown, limit) =>
+    this.sections.of(index, markdown, limit);
   private readonly indicator: ThinkingIndicator | undefined;
   private readonly pacer: EditPacer;
   private native: NativeOps | undefined;
@@ -248,7 +253,7 @@ export class SlackTurnRenderer implements TurnRenderer {
     }
     if (!hasContent(this.turn)) return "unchanged";
     this.indicator?.replying(true);
-    const wait = await this.pages.syncLive(layoutPages(this.turn));
+    const wait = await this.pages.syncLive(this.layout());
     return wait > 0 ? { retryAfterMs: wait } : "sent";
   }
 
@@ -282,7 +287,12 @@ export class SlackTurnRenderer implements TurnRenderer {
     if (stream.ts !== undefined) this.pages.adopt(stream.ts);
     if (!hasContent(this.turn)) return;
     this.indicator?.replying(true);
-    await this.pages.syncLive(layoutPages(this.turn));
+    await this.pages.syncLive(this.layout());
+  }
+
+  /** The turn's pages as they stand. */
+  private layout() {
+    return layoutPages(this.turn, PAGE_BUDGET, this.sectioner);
   }
 
   async close(): Promise<void> {
@@ -314,7 +324,7 @@ export class SlackTurnRenderer implements TurnRenderer {
     }
     try {
       this.indicator?.replying(true);
-      await this.pages.syncFinal(this.turn);
+      await this.pages.syncFinal(this.turn, this.sectioner);
     } catch (error) {
       this.options.logger.error(
         {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { markdownTail } from "../../../src/channels/shared/markdown-tail.js";
+import {
+  blockBoundary,
+  fenceCloseWithin,
+  markdownTail,
+  openFence,
+} from "../../../src/channels/shared/markdown-tail.js";
 
 describe("markdownTail", () => {
   it("gives back a short answer whole", () => {
@@ -29,5 +34,30 @@ describe("markdownTail", () => {
     expect(tail.text.startsWith("````\nconst x = 1;")).toBe(true);
     const closed = `\`\`\`ts\ncode\n\`\`\`\n\n${"after\n\n".repeat(20)}`;
     expect(markdownTail(closed, 20).text.startsWith("after")).toBe(true);
+  });
+});
+
+describe("blockBoundary", () => {
+  it("finds a block start, else a line start, within the reach only", () => {
+    const text = "aaaa\nbbbb\n\ncccc\n\ndddd";
+    expect(blockBoundary(text, 0, text.length)).toBe(11);
+    expect(blockBoundary(text, 0, 10)).toBe(5);
+    expect(blockBoundary(text, 12, 15)).toBeUndefined();
+    expect(blockBoundary("no break at all", 0, 15)).toBeUndefined();
+  });
+});
+
+describe("fenceCloseWithin", () => {
+  it("finds the line that closes a fence with its own marker, within the reach", () => {
+    const text = "````ts\ncode\n```\nstill code\n````\n\nafter";
+    expect(fenceCloseWithin(text, "````", 7, text.length)).toBe(31);
+    expect(fenceCloseWithin(text, "````", 7, 30)).toBeUndefined();
+    expect(fenceCloseWithin(text, "~~~", 7, text.length)).toBeUndefined();
+  });
+
+  it("leaves the fence scan of openFence as it was (its own position in the text)", () => {
+    const text = "```\ncode\n```\n\n";
+    expect(fenceCloseWithin(text, "```", 4, text.length)).toBe(12);
+    expect(openFence("```ts\nopen")).toBe("```");
   });
 });

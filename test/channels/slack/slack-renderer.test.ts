@@ -311,6 +311,29 @@ describe("limits and failures", () => {
     expect(fake.state.calls.every((c) => c.error === undefined)).toBe(true);
   });
 
+  it("streams a long answer into pages a stretch at a time and ends with all of it, in order", async () => {
+    const { output } = outputFor(fake, dm, { nativeStreaming: false });
+    const paragraphs = Array.from(
+      { length: 120 },
+      (_, i) => `Paragraph ${i}: ${"lorem **ipsum** ".repeat(20)}`,
+    );
+    const answer = paragraphs.join("\n\n");
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    for (let at = 0; at < answer.length; at += 500) {
+      await turn.handle(ev.text(answer.slice(at, at + 500)));
+      if (at % 5_000 === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(fake.state.callsOf("chat.update").length).toBeGreaterThan(0);
+    await turn.handle(ev.completed(answer));
+    await turn.close();
+    const shown = fake.state
+      .botMessages(DM, dm.thread)
+      .flatMap((m) => blockTexts(m.blocks))
+      .join("\n\n");
+    expect(shown.replace(/\s+/g, " ").trim()).toBe(answer.replace(/\*\*/g, "*").replace(/\s+/g, " ").trim());
+    expect(fake.state.calls.every((c) => c.error === undefined)).toBe(true);
+  });
+
   it("waits out a rate-limited final update and still delivers the answer", async () => {
     const { output } = outputFor(fake, dm, { nativeStreaming: false });
     const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });

@@ -1,0 +1,87 @@
+/**
+ * A long answer's Slack sections (markdown → mrkdwn → pieces of at most a section's length),
+ * worked out a stretch at a time. The page layout converted and split the whole answer at every
+ * edit beat, on the one event loop every chat shares: 147 ms per beat at 500,000 characters. An
+ * answer only grows, so everything but its last TAIL_CHARS is settled once, in stretches that
+ * end at a block boundary (channels/shared/markdown-tail.ts), and a beat converts only the rest.
+ * A code fence open where a stretch ends is closed there and reopened in the next, as the
+ * splitter does for a code block longer than a section. An answer shorter than a stretch and its
+ * tail is converted whole, as before.
+ */
+import { cutBetweenCharacters } from "../../core/surrogate-pairs.js";
+import { blockBoundary, fenceCloseWithin, openFence } from "../shared/markdown-tail.js";
+import { markdownToMrkdwn } from "./slack-markdown.js";
+import { splitMrkdwn } from "./slack-split.js";
+
+/** The least text a settled stretch holds (about three sections). */
+const STRETCH_CHARS = 8_000;
+/** The answer's end that stays unsettled: its last block may still be growing. */
+const TAIL_CHARS = 2_000;
+
+/** An answer's markdown as non-blank mrkdwn sections of at most `limit` characters. */
+export function mrkdwnSections(markdown: string, limit: number): string[] {
+  return splitMrkdwn(markdownToMrkdwn(markdown), limit).filter((chunk) => chunk.trim().length > 0);
+}
+
+/** The settled start of one answer at one section limit. */
+interface Settled {
+  /** The answer's text up to where the settled stretches end. */
+  readonly source: string;
+  /** The fence marker open there, reopened at the start of what follows. */
+  readonly fence: string | undefined;
+  /** The settled stretches' sections, in order. */
+  readonly sections: readonly string[];
+}
+
+const NOTHING_SETTLED: Settled = Object.freeze({ source: "", fence: undefined, sections: Object.freeze([]) });
+
+/** `fence` reopened before `text`. */
+function reopened(fence: string | undefined, text: string): string {
+  return fence === undefined ? text : `${fence}\n${text}`;
+}
+
+/** The sections of one turn's answers, each answer's settled start kept between beats. */
+export class AnswerSections {
+  private readonly settled = new Map<string, Settled>();
+
+  /** The sections of the view's text item `index`, whose markdown is now `markdown`. */
+  of(index: number, markdown: string, limit: number): readonly string[] {
+    const key = `${index}:${limit}`;
+    const known = this.settled.get(key);
+    // An answer only grows; should its text have been replaced, its settled start is worked out again.
+    const start = known !== undefined && markdown.startsWith(known.source) ? known : NOTHING_SETTLED;
+    const settled = settle(start, markdown, limit);
+    this.settled.set(key, settled);
+    const rest = markdown.slice(settled.source.length);
+    return [...settled.sections, ...mrkdwnSections(reopened(settled.fence, rest), limit)];
+  }
+}
+
+/** `from` with every stretch of `markdown` that is now settled added to it. */
+function settle(from: Settled, markdown: string, limit: number): Settled {
+  let { source, fence } = from;
+  let sections: string[] | undefined;
+  while (markdown.length - source.length >= STRETCH_CHARS + TAIL_CHARS) {
+    const min = source.length + STRETCH_CHARS;
+    const max = Math.min(markdown.length - TAIL_CHARS, min + STRETCH_CHARS);
+    // A reach of a whole stretch is cut where it must; a shorter one rather waits for more text.
+    const full = max >= min + STRETCH_CHARS;
+    const boundary = blockBoundary(markdown, min, max);
+    if (boundary === undefined && !full) break;
+    let end = boundary ?? cutBetweenCharacters(markdown, min);
+    let stretch = reopened(fence, markdown.slice(source.length, end));
+    const openAtEnd = openFence(stretch);
+    // A code block open at the boundary is best left whole: the stretch ends after it.
+    const closed = openAtEnd === undefined ? undefined : fenceCloseWithin(markdown, openAtEnd, end, max);
+    if (openAtEnd !== undefined && closed === undefined && !full) break;
+    if (closed !== undefined) {
+      end = blockBoundary(markdown, closed, max) ?? closed;
+      stretch = reopened(fence, markdown.slice(source.length, end));
+    }
+    fence = closed === undefined ? openAtEnd : openFence(stretch);
+    sections ??= [...from.sections];
+    sections.push(...mrkdwnSections(fence === undefined ? stretch : `${stretch}\n${fence}`, limit));
+    source = markdown.slice(0, end);
+  }
+  return sections === undefined ? from : { source, fence, sections };
+}

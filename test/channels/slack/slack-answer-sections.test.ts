@@ -1,0 +1,114 @@
+import { describe, expect, it, vi } from "vitest";
+
+/** Every call of the markdown conversion, to count what each beat converts. */
+const converted = vi.hoisted(() => ({ chars: 0 }));
+vi.mock("../../../src/channels/slack/slack-markdown.js", async (original) => {
+  const actual = await original<typeof import("../../../src/channels/slack/slack-markdown.js")>();
+  return {
+    ...actual,
+    markdownToMrkdwn: (markdown: string) => {
+      converted.chars += markdown.length;
+      return actual.markdownToMrkdwn(markdown);
+    },
+  };
+});
+
+const { AnswerSections, mrkdwnSections } = await import(
+  "../../../src/channels/slack/slack-answer-sections.js"
+);
+
+const LIMIT = 3_000;
+const paragraph = "Some **bold** text, `code` and a [link](https://example.com) with _emphasis_ 😀.\n";
+/** Prose, lists, headings and code blocks with blank lines inside them, so cuts fall everywhere. */
+const UNIT = [
+  "# Heading",
+  paragraph.repeat(6),
+  "- one\n- two\n  continued",
+  "```ts\nconst a = 1;\n\nconst b = 2;\n\n\nfunction c() {\n  return a + b;\n}\n```",
+  "1. first\n\n2. second",
+  "~~~~\n```\nnot a close\n```\n\nstill code\n~~~~",
+  `${"word ".repeat(300)}`,
+].join("\n\n");
+
+function answerOf(chars: number): string {
+  return `${UNIT}\n\n`.repeat(Math.ceil(chars / (UNIT.length + 2))).slice(0, chars);
+}
+
+/**
+ * The text the sections show, whitespace and fence markers aside: what a reader sees, wherever
+ * sections break (a code block longer than a section is closed and reopened at its cuts).
+ */
+const shown = (sections: readonly string[]) =>
+  sections.join(" ").replace(/```/g, " ").replace(/\s+/g, " ").trim();
+
+/** Feed `answer` in steps of `step` characters, as a stream's edit beats see it. */
+function streamed(
+  answer: string,
+  step: number,
+  check?: (prefix: string, sections: readonly string[]) => void,
+) {
+  const sections = new AnswerSections();
+  let last: readonly string[] = [];
+  for (let end = step; ; end += step) {
+    const prefix = answer.slice(0, Math.min(end, answer.length));
+    last = sections.of(0, prefix, LIMIT);
+    check?.(prefix, last);
+    if (prefix.length === answer.length) return { sections, last };
+  }
+}
+
+describe("AnswerSections", () => {
+  it("lays out every beat of a streamed answer as the whole of it lays out", () => {
+    const answer = answerOf(60_000);
+    for (const step of [997, 4_001]) {
+      streamed(answer, step, (prefix, sections) => {
+        expect(shown(sections)).toBe(shown(mrkdwnSections(prefix, LIMIT)));
+      });
+    }
+  });
+
+  it("cuts a code block longer than a stretch inside, reopening it: its text stays code", () => {
+    // As prose, `**k**` would turn bold (`*k*`); inside the block it stays as written.
+    const answer = `Intro.\n\n\`\`\`py\n${"y = **k**\n\n".repeat(4_000)}\`\`\`\n\nAfter **that**.`;
+    const { last } = streamed(answer, 2_500);
+    expect(shown(last)).toBe(shown(mrkdwnSections(answer, LIMIT)));
+    expect(shown(last)).not.toContain("y = *k*");
+  });
+
+  it("converts each settled stretch once, so a long answer's beats stay cheap", () => {
+    const answer = answerOf(300_000);
+    const step = 1_000;
+    converted.chars = 0;
+    streamed(answer, step);
+    const beats = answer.length / step;
+    // Whole conversion at every beat converted the sum of the prefixes: 45 million characters.
+    expect(converted.chars).toBeLessThan(answer.length + beats * 20_000);
+  });
+
+  it("keeps each section within the limit and never splits a character", () => {
+    const answer = "😀".repeat(40_000);
+    const { last } = streamed(answer, 3_001);
+    expect(last.every((section) => section.length <= LIMIT)).toBe(true);
+    expect(last.join("")).toBe(answer);
+    expect(last.some((section) => /[\ud800-\udbff]$|^[\udc00-\udfff]/.test(section))).toBe(false);
+  });
+
+  it("lays out an answer that was replaced, rather than grown, afresh", () => {
+    const sections = new AnswerSections();
+    sections.of(0, answerOf(40_000), LIMIT);
+    const other = `Another answer.\n\n${answerOf(30_000)}`;
+    expect(shown(sections.of(0, other, LIMIT))).toBe(shown(mrkdwnSections(other, LIMIT)));
+  });
+
+  it("keeps answers and section limits apart", () => {
+    const sections = new AnswerSections();
+    const first = answerOf(30_000);
+    const second = `# Second\n\n${answerOf(25_000)}`;
+    sections.of(0, first, LIMIT);
+    sections.of(2, second, LIMIT);
+    expect(shown(sections.of(0, first, LIMIT))).toBe(shown(mrkdwnSections(first, LIMIT)));
+    const smaller = sections.of(2, second, 2_000);
+    expect(smaller.every((section) => section.length <= 2_000)).toBe(true);
+    expect(shown(smaller)).toBe(shown(mrkdwnSections(second, 2_000)));
+  });
+});
