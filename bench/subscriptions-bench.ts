@@ -14,7 +14,8 @@ import { createStore } from "../src/store/create-store.js";
 import { type Clock, systemClock } from "../src/subscriptions/clock.js";
 import type { ObservedMessage } from "../src/subscriptions/observed-message.js";
 import type { PlatformDirectory } from "../src/subscriptions/platform-directory.js";
-import { SubscriptionService, type WakeSink } from "../src/subscriptions/subscription-service.js";
+import { SubscriptionService } from "../src/subscriptions/subscription-service.js";
+import type { WakeSink } from "../src/subscriptions/wake-sink.js";
 import {
   DEFAULT_SUBSCRIPTION_SETTINGS,
   type SubscriptionSettings,

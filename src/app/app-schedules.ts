@@ -8,12 +8,8 @@
  */
 import type { Logger } from "pino";
 import { scheduleCanceller, scheduleCommands } from "../schedules/schedule-commands.js";
-import {
-  type Actor,
-  ScheduleService,
-  type TaskNotifier,
-  type TimezoneLookup,
-} from "../schedules/schedule-service.js";
+import { type Actor, ScheduleService, type TimezoneLookup } from "../schedules/schedule-service.js";
+import type { TaskNotifier } from "../schedules/task-runs.js";
 import type { ScheduledTask } from "../schedules/scheduled-task.js";
 import type { ScheduleSettings } from "../schedules/schedule-settings.js";
 import { createScheduleTools, type ScheduleToolsService } from "../schedules/schedule-tools.js";

@@ -22,7 +22,8 @@ import {
   type WakeableSessions,
 } from "../subscriptions/session-wake.js";
 import type { Subscription } from "../subscriptions/subscription.js";
-import { type SubscriberNotifier, SubscriptionService } from "../subscriptions/subscription-service.js";
+import { SubscriptionService } from "../subscriptions/subscription-service.js";
+import type { SubscriberNotifier } from "../subscriptions/wake-sink.js";
 import type { SubscribeArgs, SubscriptionOwner } from "../subscriptions/subscription-service-options.js";
 import type { SubscriptionSettings } from "../subscriptions/subscription-settings.js";
 import {

@@ -29,8 +29,6 @@ import { creationPreview, describeSchedule, taskLines } from "./task-text.js";
 import { HourlyWindow } from "../subscriptions/hourly-window.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
 
-export type { TaskNotifier } from "./task-runs.js";
-
 /** The person's timezone as the platform knows it (Slack users.info tz), if it does. */
 export type TimezoneLookup = (target: ThreadTarget, userId: string) => Promise<string | undefined>;
 

@@ -11,7 +11,7 @@ import type { ExtraCommand } from "./extra-commands.js";
 import type { ItemCanceller } from "./item-cards.js";
 import type { LeaseTiming } from "./lease-lock.js";
 import type { SessionLock } from "./session-lock.js";
-import type { TurnEnd } from "./turn-scheduler.js";
+import type { TurnEnd } from "./turn-executor.js";
 
 export interface SessionManagerOptions {
   readonly store: Store;

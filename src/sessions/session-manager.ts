@@ -8,7 +8,8 @@
  * subscriptions: `wake`, `isBusy`, `onIdle`), add thread commands and `status` lines; commands
  * may list standing items as cards whose Cancel presses go to the owning module. With a
  * distributed coordination (several processes on one Redis) sessions run under leases, input
- * goes through shared queues and controls reach the holding process (multi-process.ts).
+ * goes through shared queues (lease-gate.ts) and controls reach the holding process
+ * (turn-control-dispatch.ts), put together by multi-process.ts.
  */
 import type { Logger } from "pino";
 import type { AuditLog } from "../approvals/audit-log.js";
@@ -43,7 +44,7 @@ export type { EngineContext, EngineFactory } from "./engine-context.js";
 export type { SessionManagerOptions } from "./session-manager-options.js";
 export type { SessionParts } from "./session-parts.js";
 export type { DrainReport } from "./pump-drain.js";
-export type { TurnEnd } from "./turn-scheduler.js";
+export type { TurnEnd } from "./turn-executor.js";
 export type { ExtraCommand } from "./extra-commands.js";
 export type { WakeResult, WakeTurn } from "./wake-turns.js";
 

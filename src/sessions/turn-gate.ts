@@ -1,7 +1,7 @@
 /**
  * TurnGate: the contract by which several processes sharing one store decide who runs a
- * session's turns. The scheduler asks it instead of the in-process lock; multi-process.ts
- * implements it on leases and shared queues.
+ * session's turns. The scheduler asks it instead of the in-process lock; lease-gate.ts
+ * implements it on leases and shared queues (multi-process.ts puts it together).
  */
 import type { LiveSession } from "./live-session.js";
 import type { SessionLease } from "./session-lock.js";

@@ -16,8 +16,6 @@ import { type FirstTurn, TurnExecutor, type TurnExecutorOptions } from "./turn-e
 import type { TurnEndSaves } from "./turn-end-saves.js";
 import type { TurnGate } from "./turn-gate.js";
 
-export type { TurnEnd } from "./turn-executor.js";
-
 export interface TurnSchedulerOptions extends TurnExecutorOptions {
   readonly lock: SessionLock;
   /** Called when a pump ends (the session may now be evictable). */

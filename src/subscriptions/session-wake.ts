@@ -8,7 +8,8 @@
 import type { ExtraCommand } from "../sessions/extra-commands.js";
 import type { ItemCanceller } from "../sessions/item-cards.js";
 import type { WakeResult, WakeTurn } from "../sessions/wake-turns.js";
-import { SubscriberGoneError, type SubscriptionService, type WakeSink } from "./subscription-service.js";
+import type { SubscriptionService } from "./subscription-service.js";
+import { SubscriberGoneError, type WakeSink } from "./wake-sink.js";
 import { personLines } from "./subscription-text.js";
 
 /** The session layer as wake-ups need it (the SessionManager fits). */

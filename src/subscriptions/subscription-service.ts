@@ -51,8 +51,6 @@ import { wakesSubscription } from "./wake-rule.js";
 import { WakeDelivery } from "./wake-delivery.js";
 import { WakeScheduler } from "./wake-scheduler.js";
 
-export { SubscriberGoneError, type SubscriberNotifier, type WakeBatch, type WakeSink } from "./wake-sink.js";
-
 /** How often the indexes are reconciled with a shared catalog by default. */
 const DEFAULT_RECONCILE_MS = 15_000;
 

@@ -16,7 +16,7 @@ import {
 import { retryProvenance, type WakeTurn } from "../../src/sessions/wake-turns.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { sessionWakeSink, subscriptionCommands } from "../../src/subscriptions/session-wake.js";
-import { SubscriberGoneError } from "../../src/subscriptions/subscription-service.js";
+import { SubscriberGoneError } from "../../src/subscriptions/wake-sink.js";
 import { type Harness as SessionHarness, makeHarness, message, thread } from "../sessions/helpers/harness.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ALICE as CALLER, message as observed, openHarness } from "./support.js";

@@ -22,11 +22,8 @@ import type {
   ResolveResult,
 } from "../../src/subscriptions/platform-directory.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";
-import {
-  SubscriptionService,
-  type WakeBatch,
-  type WakeSink,
-} from "../../src/subscriptions/subscription-service.js";
+import { SubscriptionService } from "../../src/subscriptions/subscription-service.js";
+import type { WakeBatch, WakeSink } from "../../src/subscriptions/wake-sink.js";
 import {
   DEFAULT_SUBSCRIPTION_SETTINGS,
   type SubscriptionSettings,
