@@ -3,7 +3,7 @@
  * the workspace — the context part every model call computes (scan the sources, join the switches,
  * render the capped catalog, look for countermands in a 60-message history) — cold (every
  * SKILL.md parsed), a new message with the folders watched (the default: no change reported, no
- * disk access) and without (a full rescan: one stat per skill, nothing re-read), a later model
+ * disk access) and without (a full rescan: each SKILL.md opened and stat'ed, nothing re-read), a later model
  * call of the same turn (the scan reused) and a message right after one skill was edited;
  * and the catalog's prompt size (tokens ≈ characters / 4) against its budget
  * (default 2,000) next to what the uncapped list would cost. Target: under 2 ms per turn, capped
@@ -112,30 +112,30 @@ export async function run(): Promise<Record<string, unknown>> {
     });
 
     let started = performance.now();
-    const context = skills.contextPart(request) ?? "";
+    const context = (await skills.contextPart(request)) ?? "";
     const coldMs = performance.now() - started;
 
     const warm: number[] = [];
     for (let i = 0; i < TURNS; i++) {
       started = performance.now();
-      skills.contextPart(request);
+      await skills.contextPart(request);
       warm.push(performance.now() - started);
     }
 
-    watched.contextPart(request);
+    await watched.contextPart(request);
     const watchedTurns: number[] = [];
     for (let i = 0; i < TURNS; i++) {
       started = performance.now();
-      watched.contextPart(request);
+      await watched.contextPart(request);
       watchedTurns.push(performance.now() - started);
     }
     watched.close();
 
-    sameTurn.contextPart(request);
+    await sameTurn.contextPart(request);
     const steps: number[] = [];
     for (let i = 0; i < TURNS; i++) {
       started = performance.now();
-      sameTurn.contextPart(request);
+      await sameTurn.contextPart(request);
       steps.push(performance.now() - started);
     }
 
@@ -145,11 +145,11 @@ export async function run(): Promise<Record<string, unknown>> {
       const when = new Date(Date.now() + (i + 1) * 1_000);
       utimesSync(editedFile, when, when);
       started = performance.now();
-      skills.contextPart(request);
+      await skills.contextPart(request);
       edited.push(performance.now() - started);
     }
 
-    const enabled = skills.library.enabled();
+    const enabled = skills.library.enabled(await skills.library.scan());
     const catalog = catalogText(enabled, DEFAULT_CATALOG_BUDGET_TOKENS) ?? "";
     const uncapped = catalogText(enabled, Number.MAX_SAFE_INTEGER) ?? "";
     const lines = catalog.split("\n");

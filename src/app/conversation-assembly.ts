@@ -159,6 +159,7 @@ export async function createConversation(
       settings: skillsSettingsFromConfig(config.skills),
       space: store.space("skills"),
       approvers: approvals,
+      logger: logger.child({ component: "skills" }),
     });
     const schedules = parts.schedules ?? new AppSchedules();
     const createEngine = createEngineFactory({

@@ -16,7 +16,7 @@ export function skillsCheck(config: Pick<CoworkerConfig, "workspace" | "data_dir
     name: "skills",
     async run() {
       const sources = skillSources(config.workspace.root, config.data_dir, config.skills.dirs);
-      const scan = new SkillLoader(sources).scan();
+      const scan = await new SkillLoader(sources).scan();
       const skills = [...scan.skills.values()].sort((a, b) => a.name.localeCompare(b.name));
       const notes = [
         ...skills.map((skill) => {

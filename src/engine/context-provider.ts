@@ -46,11 +46,14 @@ export interface ContextProviderOptions {
   readonly parts?: readonly ContextPart[];
 }
 
-/** One contributed block of the per-turn context; undefined when it has nothing to say. */
-export type ContextPart = (request: ConversationExecutionRequest) => string | undefined;
+/**
+ * One contributed block of the per-turn context; undefined when it has nothing to say. Asynchronous,
+ * since a part may read the disk (the skill catalog scans the skill folders).
+ */
+export type ContextPart = (request: ConversationExecutionRequest) => Promise<string | undefined>;
 
 /** The per-turn block's provider, as `TurnEngineOptions.contextProvider` takes it. */
-export type ContextProvider = (request: ConversationExecutionRequest) => string | undefined;
+export type ContextProvider = (request: ConversationExecutionRequest) => Promise<string | undefined>;
 
 function memoryNotice(memory: MemorySwitch | undefined): string | undefined {
   if (!memory) return undefined;
@@ -83,12 +86,13 @@ export function channelContentMarker(request: ConversationExecutionRequest): str
 /** Build the provider of the per-turn context block. */
 export function createContextProvider(options: ContextProviderOptions = {}): ContextProvider {
   const now = options.now ?? (() => new Date());
-  return (request) => {
+  return async (request) => {
+    const contributed = await Promise.all((options.parts ?? []).map((part) => part(request)));
     const parts = [
       MODE_REMINDERS[request.mode],
       memoryNotice(options.memory),
       channelContentMarker(request),
-      ...(options.parts ?? []).map((part) => part(request)),
+      ...contributed,
       channelInfo(request, now()),
     ];
     return parts.filter((part): part is string => part !== undefined).join("\n\n");

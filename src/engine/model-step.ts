@@ -33,9 +33,9 @@ function asProviderError(error: unknown): ProviderError {
   return new ProviderError("connection", `The model request failed: ${message}`, undefined, { cause: error });
 }
 
-function contextBlock(ctx: TurnContext): string | undefined {
+async function contextBlock(ctx: TurnContext): Promise<string | undefined> {
   try {
-    return ctx.deps.contextProvider?.(ctx.request);
+    return await ctx.deps.contextProvider?.(ctx.request);
   } catch (error) {
     ctx.emit({ type: "notice", level: "warning", message: `Context provider failed: ${String(error)}` });
     return undefined;
@@ -49,7 +49,7 @@ async function streamOnce(ctx: TurnContext, compactor: Compactor, memo: Outbound
     instructions,
     summary: view.summary,
     messages: view.messages,
-    context: contextBlock(ctx),
+    context: await contextBlock(ctx),
     media: await prepareMedia(view.messages, ctx.request.model, ctx.deps.media),
     memo,
   });

@@ -51,7 +51,9 @@ export interface TurnDeps {
   readonly asker?: Asker | undefined;
   readonly planApprover?: PlanApprover | undefined;
   readonly audit?: AuditSink | undefined;
-  readonly contextProvider?: ((request: ConversationExecutionRequest) => string | undefined) | undefined;
+  readonly contextProvider?:
+    | ((request: ConversationExecutionRequest) => Promise<string | undefined>)
+    | undefined;
   readonly persistence?: TurnPersistence | undefined;
   readonly onModeChange?: ((mode: PermissionMode) => void) | undefined;
   readonly media?: MediaOptions | undefined;

@@ -53,7 +53,7 @@ export interface TurnEngineOptions {
   planApprover?: PlanApprover;
   audit?: AuditSink;
   /** Ephemeral block appended to the last user message at send time, never persisted. */
-  contextProvider?: (request: ConversationExecutionRequest) => string | undefined;
+  contextProvider?: (request: ConversationExecutionRequest) => Promise<string | undefined>;
   persistence?: TurnPersistence;
   /** Called when a plan approval switches the mode. */
   onModeChange?: (mode: PermissionMode) => void;

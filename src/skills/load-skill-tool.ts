@@ -5,12 +5,10 @@
  * tool, read-only, by passing `file`. A read: it never needs approval.
  */
 import { z } from "zod";
-import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
-import { readTextFile } from "../tools/files/text-file.js";
 import { defineTool, fail, ok } from "../core/tool.js";
 import { LOAD_SKILL } from "./skill-context.js";
 import type { SkillLibrary } from "./skill-library.js";
-import { filesBeside } from "./skill-loader.js";
+import type { SkillScan } from "./skill-loader.js";
 import { loadedSkillText } from "./skill-text.js";
 
 /** Largest file beside a skill that load_skill returns, in bytes. */
@@ -25,17 +23,10 @@ const loadSkillSchema = z.object({
     .describe("A file beside the skill (relative to its folder) to read instead of the instructions"),
 });
 
-function unknownSkill(library: SkillLibrary, name: string): string {
-  const names = library.enabled().map((skill) => skill.name);
+function unknownSkill(library: SkillLibrary, scan: SkillScan, name: string): string {
+  const names = library.enabled(scan).map((skill) => skill.name);
   const known = names.length > 0 ? ` Enabled skills: ${names.join(", ")}.` : " No skills are enabled.";
   return `There is no enabled skill named "${name}".${known}`;
-}
-
-/** A file beside the skill, through the workspace resolver rooted at the skill's folder (confined, credential rules, swap-safe). */
-async function readAsset(dir: string, file: string): Promise<string> {
-  const resolved = await createWorkspacePaths({ root: dir }).resolve(file);
-  if (resolved.absolute === resolved.root) throw new Error(`"${file}" is not a file beside this skill`);
-  return readTextFile(resolved, SKILL_ASSET_MAX_BYTES);
 }
 
 /** Build load_skill over the workspace's skill library. */
@@ -51,19 +42,20 @@ export function createLoadSkillTool(library: SkillLibrary) {
     concurrent: true,
     label: (args) => (args.file ? `${args.name}/${args.file}` : args.name),
     async execute(args) {
-      const entry = library.find(args.name);
-      if (!entry?.enabled) return fail(unknownSkill(library, args.name));
+      const scan = await library.scan();
+      const entry = library.find(args.name, scan);
+      if (!entry?.enabled) return fail(unknownSkill(library, scan, args.name));
       const { skill } = entry;
       if (args.file !== undefined) {
         try {
-          return ok(await readAsset(skill.dir, args.file));
+          return ok(await library.readBeside(skill, args.file, SKILL_ASSET_MAX_BYTES));
         } catch (error) {
           return fail(
             `Cannot read ${args.file} of the skill "${skill.name}": ${error instanceof Error ? error.message : String(error)}`,
           );
         }
       }
-      const files = await filesBeside(skill);
+      const files = await library.filesBeside(skill);
       return ok(loadedSkillText(skill, files, library.workspaceRoot, library.inWorkspace(skill)));
     },
   });

@@ -35,8 +35,8 @@ function shortDescription(skill: Skill): string {
 }
 
 /** The `skills` listing: each skill with its state and source, and how many are malformed. */
-export function describeSkills(library: SkillLibrary): string {
-  const scan = library.scan();
+export async function describeSkills(library: SkillLibrary): Promise<string> {
+  const scan = await library.scan();
   const entries = library.entries(scan);
   const lines =
     entries.length === 0
@@ -67,7 +67,7 @@ async function switchSkill(
   if (name === undefined) return `Usage: skills ${verb} <name>`;
   if (!maySwitch(approvers, call.target, call.user.id))
     return `Only a configured approver can ${verb} skills for this workspace.`;
-  const entry = library.find(name);
+  const entry = library.find(name, await library.scan());
   if (!entry) return `There is no skill named "${name}". \`skills\` lists them.`;
   if (entry.enabled === enabled) return `The skill "${name}" is already ${enabled ? "on" : "off"}.`;
   await library.switches.set(name, enabled);
@@ -98,7 +98,7 @@ export function skillCommands(library: SkillLibrary, approvers: SkillApprovers):
       slashOnly: true,
       run: async (call) => {
         const [name = "", ...rest] = call.args;
-        const entry = library.find(name);
+        const entry = library.find(name, await library.scan());
         if (!entry) return `There is no skill named "${name}". \`skills\` lists them.`;
         if (!entry.enabled) return `The skill "${name}" is disabled for this workspace.`;
         const status = await call.startTurn(skillRunText(name, rest.join(" ")));

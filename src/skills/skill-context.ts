@@ -50,11 +50,11 @@ export function countermandLine(name: string, removed: boolean): string {
 }
 
 /** The skills' context block for a turn: catalog and countermands; undefined when empty. */
-export function skillsContext(
+export async function skillsContext(
   library: SkillLibrary,
   request: ConversationExecutionRequest,
-): string | undefined {
-  const scan = library.scan();
+): Promise<string | undefined> {
+  const scan = await library.scan();
   const parts: string[] = [];
   const catalog = library.catalog(scan);
   if (catalog) parts.push(catalog);

@@ -1,10 +1,11 @@
 /**
  * SkillLibrary: the skills of one workspace as the rest of the app asks about them — the loader's
- * latest scan joined with the on/off switches. A query rescans the sources when the last scan is
- * older than `scanIntervalMs` (default 1 s), so the several model calls of one turn share a scan
- * while each new message sees skills added, edited or removed since; a switch applies at once and
- * a save through save_skill drops the scan. The catalog text is kept until the scan or the
- * switches change.
+ * latest scan joined with the on/off switches, and a skill's files read the way its source is
+ * read. A scan is asked for first (it reads the disk, so it is asynchronous) and the queries
+ * answer from it. A scan is reused for `scanIntervalMs` (default 1 s), so the several model
+ * calls of one turn share one while each new message sees skills added, edited or removed since;
+ * a switch applies at once and a save through save_skill drops the scan (also one still being
+ * made). The catalog text is kept until the scan or the switches change.
  */
 import path from "node:path";
 import type { SkillLoader, SkillScan } from "./skill-loader.js";
@@ -56,6 +57,8 @@ export class SkillLibrary {
   readonly workspaceRoot: string;
   readonly catalogBudgetTokens: number;
   private lastScan: { readonly scan: SkillScan; readonly at: number } | undefined;
+  /** Counts invalidations: a scan begun before the latest one is not kept. */
+  private generation = 0;
   private lastCatalog:
     | { readonly scan: SkillScan; readonly version: number; readonly text: string | undefined }
     | undefined;
@@ -71,23 +74,25 @@ export class SkillLibrary {
   }
 
   /** The current scan of every source (see the module header). */
-  scan(): SkillScan {
+  async scan(): Promise<SkillScan> {
     const now = (this.options.now ?? Date.now)();
     const interval = this.options.scanIntervalMs ?? DEFAULT_SCAN_INTERVAL_MS;
     if (this.lastScan && now - this.lastScan.at < interval) return this.lastScan.scan;
-    const scan = this.options.loader.scan();
-    this.lastScan = { scan, at: now };
+    const generation = this.generation;
+    const scan = await this.options.loader.scan();
+    if (generation === this.generation) this.lastScan = { scan, at: now };
     return scan;
   }
 
-  /** Forget the last scan: the next query rescans (after save_skill wrote a skill). */
+  /** Forget the last scan: the next one reads the sources (after save_skill wrote a skill). */
   invalidate(): void {
+    this.generation++;
     this.lastScan = undefined;
     this.options.loader.invalidate();
   }
 
   /** The catalog of the enabled skills within the budget; undefined when none is enabled. */
-  catalog(scan: SkillScan = this.scan()): string | undefined {
+  catalog(scan: SkillScan): string | undefined {
     const version = this.options.switches.version;
     const last = this.lastCatalog;
     if (last && last.scan === scan && last.version === version) return last.text;
@@ -97,23 +102,33 @@ export class SkillLibrary {
   }
 
   /** Every usable skill with its state, sorted by name. */
-  entries(scan: SkillScan = this.scan()): SkillEntry[] {
+  entries(scan: SkillScan): SkillEntry[] {
     return [...scan.skills.values()]
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .map((skill) => ({ skill, enabled: this.options.switches.isEnabled(skill.name) }));
   }
 
   /** The skills that are on now, sorted by name. */
-  enabled(scan: SkillScan = this.scan()): Skill[] {
+  enabled(scan: SkillScan): Skill[] {
     return this.entries(scan)
       .filter((entry) => entry.enabled)
       .map((entry) => entry.skill);
   }
 
   /** The named skill and its state, or undefined when no source has a usable one. */
-  find(name: string, scan: SkillScan = this.scan()): SkillEntry | undefined {
+  find(name: string, scan: SkillScan): SkillEntry | undefined {
     const skill = scan.skills.get(name);
     return skill && { skill, enabled: this.options.switches.isEnabled(name) };
+  }
+
+  /** The files beside a skill's SKILL.md, relative to its folder (see SkillSourceAccess.filesBeside). */
+  filesBeside(skill: Skill): Promise<string[]> {
+    return this.options.loader.accessTo(skill.source).filesBeside(path.basename(skill.dir));
+  }
+
+  /** The text of `file` beside a skill's SKILL.md (never outside its folder), at most `maxBytes`. */
+  readBeside(skill: Skill, file: string, maxBytes: number): Promise<string> {
+    return this.options.loader.accessTo(skill.source).readBeside(path.basename(skill.dir), file, maxBytes);
   }
 
   /** Whether a skill's folder lies inside the workspace (so read_file can reach its files). */

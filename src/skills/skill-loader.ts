@@ -1,40 +1,33 @@
 /**
  * SkillLoader: finds the skills in their sources — `<workspace>/.coworker/skills`,
  * `<data dir>/skills`, then each folder in `skills.dirs` — where a later source shadows an
- * earlier one of the same name. A scan stats every SKILL.md but reads and parses only the ones
- * whose modification time or size changed. With `watch` on, each existing source folder is
- * watched (fs.watch, recursive) and a scan with no change reported since the last one — and a
- * full scan not older than `fullScanEveryMs` — returns the previous result without touching the
- * disk beyond one stat per missing source; a watcher that fails falls back to scanning. Scanning
- * is synchronous because the per-turn context is built synchronously. A malformed skill never
- * throws: it is reported with its file and reason, and does not shadow a valid skill of the same
- * name from an earlier source.
+ * earlier one of the same name. Each source is read through its SkillSourceAccess: the
+ * workspace's without following a link on the way (workspace-skill-access.ts), the operator's
+ * folders as they are. A scan opens every SKILL.md but reads and parses only the ones whose
+ * modification time or size changed. With `watch` on, each existing source folder is watched
+ * (fs.watch, recursive) and a scan with no change reported since the last one — and a full scan
+ * not older than `fullScanEveryMs` — returns the previous result without touching the disk beyond
+ * one stat per missing source; a watcher that fails falls back to scanning. Scans run one at a
+ * time, in the order they were asked for. A malformed or refused skill never throws: it is
+ * reported (and logged once) with its file and reason, and does not shadow a valid skill of the
+ * same name from an earlier source.
  */
-import {
-  closeSync,
-  constants,
-  type Dirent,
-  type FSWatcher,
-  openSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-  watch,
-} from "node:fs";
-import { readdir } from "node:fs/promises";
+import { type Dirent, type FSWatcher, type Stats, watch } from "node:fs";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { deepFreeze } from "../core/deep-freeze.js";
-import { isInside } from "../tools/files/workspace-paths.js";
+import type { Logger } from "../logging/logger.js";
+import { NotRegularFileError, UnsafeFileError } from "../tools/files/anchored-fs.js";
+import { CredentialFileError } from "../tools/files/credential-paths.js";
+import { PathOutsideWorkspaceError } from "../tools/files/workspace-paths.js";
+import { operatorSkillAccess } from "./operator-skill-access.js";
 import { parseSkillFile, type ParsedSkillFile } from "./skill-file.js";
-import type { Skill, SkillProblem, SkillSource } from "./skill.js";
+import type { SkillSourceAccess } from "./skill-source-access.js";
+import { SKILL_FILE, type Skill, type SkillProblem, type SkillSource } from "./skill.js";
+import { workspaceSkillAccess } from "./workspace-skill-access.js";
 
-/** The file every skill folder holds. */
-export const SKILL_FILE = "SKILL.md";
 /** Largest SKILL.md read, in bytes. */
 export const SKILL_FILE_MAX_BYTES = 256 * 1024;
-/** Most files listed beside one skill. */
-export const SKILL_FILES_MAX = 200;
 
 /** One scan's outcome: the usable skills by name, and what could not be used. */
 export interface SkillScan {
@@ -53,59 +46,41 @@ interface CacheEntry {
     | { readonly ok: false; readonly reason: string };
 }
 
-function errorCode(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
+/** How a source is read: the workspace's confined and without following links, the others as they are. */
+function accessOf(source: SkillSource): SkillSourceAccess {
+  return source.confinedTo === undefined
+    ? operatorSkillAccess(source)
+    : workspaceSkillAccess(source, source.confinedTo);
 }
 
-/** Whether a source entry is a folder (a symbolic link is followed). */
-function isFolder(dir: string, item: Dirent): boolean {
-  return item.isDirectory() || (statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false);
+/** Why a SKILL.md or source folder could not be used, from the error that stopped it. */
+function failureReason(error: unknown, unreadable: string): string {
+  if (error instanceof NotRegularFileError) return `${SKILL_FILE} is not a regular file`;
+  if (
+    error instanceof PathOutsideWorkspaceError ||
+    error instanceof UnsafeFileError ||
+    error instanceof CredentialFileError
+  )
+    return `not read: ${error.message}`;
+  return `${unreadable}: ${String(error)}`;
 }
 
-function entriesOf(dir: string): Dirent[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch (error) {
-    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return [];
-    throw error;
-  }
-}
-
-/** A confined source's SKILL.md that is a link out of its folder. */
-class LinkOutOfSource extends Error {}
-
-/**
- * The text of a SKILL.md. For a confined source it is read from its real path without following a
- * last link, once that path is known to lie inside the source's folder: a link the agent's
- * commands left there would otherwise show a host file to the model.
- */
-function skillText(file: string, source: SkillSource): string {
-  if (source.confinedTo === undefined) return readFileSync(file, "utf8");
-  const real = realpathSync(file);
-  if (!isInside(real, realpathSync(source.confinedTo)))
-    throw new LinkOutOfSource(`${SKILL_FILE} is a link out of the workspace (to ${real}); it is not read`);
-  const fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  try {
-    return readFileSync(fd, "utf8");
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function parseOutcome(file: string, source: SkillSource, size: number, isFile: boolean) {
-  const dir = path.dirname(file);
-  if (!isFile) return { ok: false as const, reason: `${SKILL_FILE} is not a regular file` };
-  if (size > SKILL_FILE_MAX_BYTES)
+async function parseOutcome(dir: string, source: SkillSource, stats: Stats, text: () => Promise<string>) {
+  if (!stats.isFile()) return { ok: false as const, reason: `${SKILL_FILE} is not a regular file` };
+  if (stats.size > SKILL_FILE_MAX_BYTES)
     return { ok: false as const, reason: `${SKILL_FILE} is larger than ${SKILL_FILE_MAX_BYTES / 1024} KB` };
   let parsed: ParsedSkillFile;
   try {
-    parsed = parseSkillFile(skillText(file, source), path.basename(dir));
+    parsed = parseSkillFile(await text(), path.basename(dir));
   } catch (error) {
-    if (error instanceof LinkOutOfSource) return { ok: false as const, reason: error.message };
     return { ok: false as const, reason: `unreadable: ${String(error)}` };
   }
   if (!parsed.ok) return parsed;
   return { ok: true as const, skill: deepFreeze({ ...parsed.document, dir, source }) };
+}
+
+function problemKey(problem: SkillProblem): string {
+  return `${problem.file}\0${problem.reason}`;
 }
 
 /** How a loader watches its sources. */
@@ -115,6 +90,8 @@ export interface SkillLoaderOptions {
   /** With `watch`, scan fully at least this often anyway, in ms (default 60,000). */
   readonly fullScanEveryMs?: number;
   readonly now?: () => number;
+  /** Where a skill that is newly malformed or refused is logged (once, with why). */
+  readonly logger?: Pick<Logger, "warn">;
 }
 
 /** Default longest time between full scans while watching. */
@@ -122,28 +99,36 @@ export const DEFAULT_FULL_SCAN_EVERY_MS = 60_000;
 
 /** Loads skills from their sources (see the module header). */
 export class SkillLoader {
+  private readonly access: ReadonlyMap<SkillSource, SkillSourceAccess>;
   private readonly cache = new Map<string, CacheEntry>();
   private readonly watchers = new Map<string, FSWatcher>();
   private last: SkillScan | undefined;
   private lastFullAt = 0;
   private dirty = true;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly sources: readonly SkillSource[],
     private readonly options: SkillLoaderOptions = {},
-  ) {}
+  ) {
+    this.access = new Map(sources.map((source) => [source, accessOf(source)]));
+  }
 
   /**
-   * The current skills. Never throws for a bad skill; an unreadable source becomes a problem.
+   * The current skills. Never rejects for a bad skill; an unreadable source becomes a problem.
    * When no SKILL.md changed, appeared or disappeared, the previous scan object is returned.
    */
-  scan(): SkillScan {
-    const now = (this.options.now ?? Date.now)();
-    if (this.options.watch && this.last && !this.changedSinceLastScan(now)) return this.last;
-    this.dirty = false;
-    this.lastFullAt = now;
-    if (this.options.watch) for (const source of this.sources) this.watchSource(source.dir);
-    return this.fullScan();
+  scan(): Promise<SkillScan> {
+    const next = this.queue.then(() => this.scanNow());
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** How the files of `source`, one of this loader's sources, are read (for the skill tools). */
+  accessTo(source: SkillSource): SkillSourceAccess {
+    const access = this.access.get(source);
+    if (access === undefined) throw new Error(`${source.dir} is not one of this loader's skill sources`);
+    return access;
   }
 
   /** Forget what the watchers reported: the next scan reads the folders. */
@@ -158,13 +143,22 @@ export class SkillLoader {
     this.dirty = true;
   }
 
-  private changedSinceLastScan(now: number): boolean {
+  private async scanNow(): Promise<SkillScan> {
+    const now = (this.options.now ?? Date.now)();
+    if (this.options.watch && this.last && !(await this.changedSinceLastScan(now))) return this.last;
+    this.dirty = false;
+    this.lastFullAt = now;
+    if (this.options.watch) for (const source of this.sources) this.watchSource(source.dir);
+    return this.fullScan();
+  }
+
+  private async changedSinceLastScan(now: number): Promise<boolean> {
     if (this.dirty || now - this.lastFullAt >= (this.options.fullScanEveryMs ?? DEFAULT_FULL_SCAN_EVERY_MS))
       return true;
-    return this.sources.some(
-      (source) =>
-        !this.watchers.has(source.dir) && statSync(source.dir, { throwIfNoEntry: false }) !== undefined,
-    );
+    for (const source of this.sources)
+      if (!this.watchers.has(source.dir) && (await stat(source.dir).catch(() => undefined)) !== undefined)
+        return true;
+    return false;
   }
 
   private watchSource(dir: string): void {
@@ -184,25 +178,25 @@ export class SkillLoader {
     }
   }
 
-  private fullScan(): SkillScan {
+  private async fullScan(): Promise<SkillScan> {
     const found: { file: string; entry: CacheEntry | undefined; source: SkillSource }[] = [];
     const problems: SkillProblem[] = [];
     let changed = this.last === undefined;
     for (const source of this.sources) {
+      const access = this.accessTo(source);
       let entries: Dirent[];
       try {
-        entries = entriesOf(source.dir);
+        entries = await access.entries();
       } catch (error) {
-        problems.push({ file: source.dir, reason: `unreadable folder: ${String(error)}`, source });
+        problems.push({ file: source.dir, reason: failureReason(error, "unreadable folder"), source });
         changed = true;
         continue;
       }
       for (const item of entries) {
         if (item.name.startsWith(".") || !(item.isDirectory() || item.isSymbolicLink())) continue;
-        const dir = path.join(source.dir, item.name);
-        const file = path.join(dir, SKILL_FILE);
-        const entry = this.read(file, source);
-        if (entry === undefined && !isFolder(dir, item)) continue;
+        const file = path.join(source.dir, item.name, SKILL_FILE);
+        const entry = await this.read(file, source, access, item.name);
+        if (entry === undefined && !(await access.isFolder(item))) continue;
         if (entry !== this.cache.get(file)) changed = true;
         found.push({ file, entry, source });
       }
@@ -227,6 +221,7 @@ export class SkillLoader {
       if (earlier) shadowed.push({ name: earlier.name, hidden: earlier.dir, by: skill.dir });
       skills.set(skill.name, skill);
     }
+    this.logNew(problems);
     this.last = Object.freeze({
       skills,
       problems: deepFreeze(problems),
@@ -235,44 +230,41 @@ export class SkillLoader {
     return this.last;
   }
 
-  /**
-   * The cache entry of a SKILL.md, reused when its modification time and size are unchanged;
-   * undefined when the folder has none.
-   */
-  private read(file: string, source: SkillSource): CacheEntry | undefined {
-    let stats: ReturnType<typeof statSync>;
-    try {
-      stats = statSync(file, { throwIfNoEntry: false });
-    } catch (error) {
-      return { mtimeMs: -1, size: -1, outcome: { ok: false, reason: `unreadable: ${String(error)}` } };
-    }
-    if (stats === undefined) return undefined;
-    const cached = this.cache.get(file);
-    if (cached && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size) return cached;
-    return {
-      mtimeMs: stats.mtimeMs,
-      size: stats.size,
-      outcome: parseOutcome(file, source, stats.size, stats.isFile()),
-    };
+  /** Log each problem the previous scan did not have: a skill is skipped, and why. */
+  private logNew(problems: readonly SkillProblem[]): void {
+    const logger = this.options.logger;
+    if (logger === undefined) return;
+    const known = new Set(this.last?.problems.map(problemKey));
+    for (const problem of problems)
+      if (!known.has(problemKey(problem)))
+        logger.warn(
+          { file: problem.file, source: problem.source.kind, reason: problem.reason },
+          `skill skipped: ${problem.reason}`,
+        );
   }
-}
 
-/**
- * The files beside a skill's SKILL.md, relative to its folder, sorted (at most SKILL_FILES_MAX;
- * dot-files and symbolic links are left out).
- */
-export async function filesBeside(skill: Pick<Skill, "dir">): Promise<string[]> {
-  const found: string[] = [];
-  const walk = async (relative: string): Promise<void> => {
-    const entries = await readdir(path.join(skill.dir, relative), { withFileTypes: true }).catch(() => []);
-    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (found.length >= SKILL_FILES_MAX) return;
-      if (entry.name.startsWith(".")) continue;
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(child);
-      else if (entry.isFile() && child !== SKILL_FILE) found.push(child);
+  /**
+   * The cache entry of the SKILL.md of the folder `name`, reused when its modification time and
+   * size are unchanged; undefined when the folder has none.
+   */
+  private async read(
+    file: string,
+    source: SkillSource,
+    access: SkillSourceAccess,
+    name: string,
+  ): Promise<CacheEntry | undefined> {
+    try {
+      return await access.withSkillFile(name, async (stats, text) => {
+        const cached = this.cache.get(file);
+        if (cached && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size) return cached;
+        return {
+          mtimeMs: stats.mtimeMs,
+          size: stats.size,
+          outcome: await parseOutcome(path.dirname(file), source, stats, text),
+        };
+      });
+    } catch (error) {
+      return { mtimeMs: -1, size: -1, outcome: { ok: false, reason: failureReason(error, "unreadable") } };
     }
-  };
-  await walk("");
-  return found;
+  }
 }

@@ -10,7 +10,6 @@ import type { ConversationExecutionRequest } from "../core/request.js";
 import type { FramedPrompt } from "../engine/turn-engine.js";
 import { SKILL_RUN_META } from "./skill-context.js";
 import type { SkillLibrary } from "./skill-library.js";
-import { filesBeside } from "./skill-loader.js";
 import { loadedSkillText } from "./skill-text.js";
 
 /** A recognised `skill <name> [text]` message. */
@@ -43,9 +42,9 @@ export async function frameSkillRun(
 ): Promise<FramedPrompt | undefined> {
   const run = parseSkillRun(request.prompt);
   if (!run) return undefined;
-  const entry = library.find(run.name);
+  const entry = library.find(run.name, await library.scan());
   if (!entry?.enabled) return undefined;
-  const files = await filesBeside(entry.skill);
+  const files = await library.filesBeside(entry.skill);
   const loaded = loadedSkillText(entry.skill, files, library.workspaceRoot, library.inWorkspace(entry.skill));
   const ask = run.text === "" ? "(no further text: do what the skill describes)" : run.text;
   return {

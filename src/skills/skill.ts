@@ -7,6 +7,9 @@
 import { z } from "zod";
 import type { SkillDocument } from "./skill-file.js";
 
+/** The file every skill folder holds. */
+export const SKILL_FILE = "SKILL.md";
+
 /** Longest skill name, in characters. */
 export const SKILL_NAME_MAX = 64;
 
@@ -28,8 +31,9 @@ export interface SkillSource {
   /** Absolute path of the folder holding `<name>/SKILL.md` folders. */
   readonly dir: string;
   /**
-   * For a source the agent's commands can change (the workspace's): the folder its SKILL.md files
-   * must really lie in. One that is a link out of it is refused, not read.
+   * For a source the agent's commands can change (the workspace's): the workspace root. Everything
+   * of it is read as the service reads any workspace file (workspace-skill-access.ts): confined to
+   * this folder, and opened without following a link on the way.
    */
   readonly confinedTo?: string;
 }

@@ -3,13 +3,14 @@
  * switches persisted in the store's "skills" space) and what it contributes elsewhere — the
  * `load_skill` and `save_skill` tools for every session, the per-turn context part (catalog and
  * countermands), the prompt framer for a skill run directly, and the `skills` / `skill` commands.
- * A broken skill never breaks a turn: the loader reports it instead of throwing, the context part
- * leaves the skills out if scanning fails outright (the rest of the context stays), the engine
- * uses the prompt as typed if framing fails, and `doctor` lists the details.
+ * A broken skill never breaks a turn: the loader reports and logs it instead of throwing, the
+ * context part leaves the skills out if scanning fails outright (the rest of the context stays),
+ * the engine uses the prompt as typed if framing fails, and `doctor` lists the details.
  */
 import type { ConversationExecutionRequest } from "../core/request.js";
 import type { FramedPrompt } from "../engine/turn-engine.js";
 import type { ExtraCommand } from "../sessions/extra-commands.js";
+import type { Logger } from "../logging/logger.js";
 import type { KeyValueSpace } from "../store/store.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
 import type { AnyTool } from "../core/tool.js";
@@ -40,8 +41,10 @@ export interface SkillsRuntimeOptions {
   readonly approvers: SkillApprovers;
   /** How long a scan is reused, in ms (default 1 s). */
   readonly scanIntervalMs?: number;
-  /** Watch the skill folders between scans (default on; off: every scan stats every SKILL.md). */
+  /** Watch the skill folders between scans (default on; off: every scan opens every SKILL.md). */
   readonly watch?: boolean;
+  /** Where a skill skipped as malformed or refused is logged, with why. */
+  readonly logger?: Pick<Logger, "warn">;
 }
 
 /** The wired skills (see the module header). */
@@ -49,7 +52,7 @@ export interface SkillsRuntime {
   readonly library: SkillLibrary;
   readonly tools: readonly AnyTool[];
   readonly commands: readonly ExtraCommand[];
-  readonly contextPart: (request: ConversationExecutionRequest) => string | undefined;
+  readonly contextPart: (request: ConversationExecutionRequest) => Promise<string | undefined>;
   readonly framePrompt: (request: ConversationExecutionRequest) => Promise<FramedPrompt | undefined>;
   /** Stop watching the skill folders. */
   close(): void;
@@ -70,7 +73,7 @@ export function skillsSettingsFromConfig(section: {
   };
 }
 
-/** Open the workspace's skills: loads the persisted switches, then everything is synchronous. */
+/** Open the workspace's skills: loads the persisted switches and wires the parts. */
 export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsRuntime> {
   const { settings } = options;
   const switches = await SkillSwitches.open(
@@ -79,6 +82,7 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
   );
   const loader = new SkillLoader(skillSources(options.workspaceRoot, options.dataDir, settings.dirs), {
     watch: options.watch ?? true,
+    logger: options.logger,
   });
   const library = new SkillLibrary({
     loader,
@@ -95,13 +99,8 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
       createSaveSkillTool(paths, () => library.invalidate()),
     ]),
     commands: skillCommands(library, options.approvers),
-    contextPart: (request: ConversationExecutionRequest) => {
-      try {
-        return skillsContext(library, request);
-      } catch {
-        return undefined;
-      }
-    },
+    contextPart: (request: ConversationExecutionRequest) =>
+      skillsContext(library, request).catch(() => undefined),
     framePrompt: (request: ConversationExecutionRequest) => frameSkillRun(library, request),
     close: () => loader.close(),
   });

@@ -122,7 +122,7 @@ describe("TurnEngine basics", () => {
     let n = 0;
     const h = makeHarness({
       steps: [toolStep(["c1", "read_file", { path: "a" }]), textStep("ok")],
-      options: { contextProvider: (request) => `mode=${request.mode} call=${++n}` },
+      options: { contextProvider: async (request) => `mode=${request.mode} call=${++n}` },
     });
     await collect(h.engine.run(makeRequest({ prompt: "go" })));
     expect(h.provider.requests[0]?.messages.at(-1)).toEqual({

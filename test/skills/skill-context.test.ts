@@ -68,7 +68,7 @@ describe("skillsContext", () => {
       skillMd("check-deploy", "Check a deploy", "BODY-ONE"),
     );
     writeSkill(fixture.workspaceSkills, "secret-ops", skillMd("secret-ops", "Hidden", "BODY-TWO"));
-    const text = skillsContext(fixture.library, request())!;
+    const text = (await skillsContext(fixture.library, request()))!;
     expect(text).toContain("- check-deploy: Check a deploy");
     expect(text).not.toContain("BODY-ONE");
     expect(text).not.toContain("secret-ops");
@@ -88,11 +88,11 @@ describe("skillsContext", () => {
     const dir = writeSkill(fixture.workspaceSkills, "alpha", skillMd("alpha", "A"));
     writeSkill(fixture.workspaceSkills, "beta", skillMd("beta", "B"));
     const turn = request({ messages: [...loadCall("c1", "alpha", "ok"), ...loadCall("c2", "beta", "ok")] });
-    expect(skillsContext(fixture.library, turn)).not.toContain("stop following");
+    expect(await skillsContext(fixture.library, turn)).not.toContain("stop following");
 
     await fixture.library.switches.set("alpha", false);
     rmSync(dir.replace("alpha", "beta"), { recursive: true });
-    const lines = skillsContext(fixture.library, turn)!.split("\n");
+    const lines = (await skillsContext(fixture.library, turn))!.split("\n");
     expect(lines).toContain(
       'The skill "alpha" has been disabled — stop following its instructions from here on.',
     );
@@ -101,6 +101,6 @@ describe("skillsContext", () => {
     );
 
     await fixture.library.switches.set("alpha", true);
-    expect(skillsContext(fixture.library, turn)).not.toContain('"alpha" has been');
+    expect(await skillsContext(fixture.library, turn)).not.toContain('"alpha" has been');
   });
 });

@@ -1,14 +1,16 @@
 /**
  * Parsing and loading SKILL.md folders: a valid skill with every front-matter field, malformed
  * ones reported with file and reason (no front matter, bad YAML, missing description, name not
- * matching the folder, bad name), shadowing across sources, and edits seen by the next scan.
+ * matching the folder, bad name), shadowing across sources, edits seen by the next scan, and a
+ * scan begun before an invalidation not kept by the library.
  */
 import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseSkillFile, renderSkillFile } from "../../src/skills/skill-file.js";
 import { SkillLibrary } from "../../src/skills/skill-library.js";
-import { filesBeside, SKILL_FILE, SkillLoader } from "../../src/skills/skill-loader.js";
+import { SkillLoader, type SkillScan } from "../../src/skills/skill-loader.js";
+import { SKILL_FILE } from "../../src/skills/skill.js";
 import { skillMd, skillsFixture, writeSkill } from "./support.js";
 
 let fixture: Awaited<ReturnType<typeof skillsFixture>>;
@@ -76,7 +78,7 @@ describe("SkillLoader", () => {
     writeSkill(fixture.workspaceSkills, "check-deploy", skillMd("check-deploy", "Check a deploy"));
     writeSkill(fixture.workspaceSkills, "broken", "---\nname: broken\n---\nno description");
     writeSkill(fixture.dataSkills, "misnamed", skillMd("something-else", "d"));
-    const scan = fixture.library.scan();
+    const scan = await fixture.library.scan();
     expect([...scan.skills.keys()]).toEqual(["check-deploy"]);
     expect(scan.problems.map((p) => [path.relative(fixture.root, p.file), p.source.kind])).toEqual([
       ["ws/.coworker/skills/broken/SKILL.md", "workspace"],
@@ -96,12 +98,12 @@ describe("SkillLoader", () => {
     const shared = path.join(fixture.workspace, "shared-skills", "triage");
     writeSkill(path.dirname(shared), "triage", skillMd("triage", "kept elsewhere in the workspace"));
     symlinkSync(shared, path.join(fixture.workspaceSkills, "triage"));
-    const scan = fixture.library.scan();
+    const scan = await fixture.library.scan();
     expect([...scan.skills.keys()]).toEqual(["triage"]);
     expect(scan.problems).toEqual([
       expect.objectContaining({
         reason: expect.stringMatching(
-          /^SKILL\.md is a link out of the workspace \(to .*host\/notes\/SKILL\.md\); it is not read$/,
+          /^not read: path "\.coworker\/skills\/notes\/SKILL\.md" resolves to .*host\/notes\/SKILL\.md, which is outside the workspace/,
         ),
       }),
     ]);
@@ -109,7 +111,7 @@ describe("SkillLoader", () => {
     writeSkill(fixture.extra, "linked", "");
     rmSync(path.join(fixture.extra, "linked", SKILL_FILE));
     symlinkSync(hostFile, path.join(fixture.extra, "linked", SKILL_FILE));
-    expect(fixture.library.scan().problems.map((problem) => problem.reason)).toContainEqual(
+    expect((await fixture.library.scan()).problems.map((problem) => problem.reason)).toContainEqual(
       expect.stringMatching(/does not match its folder/),
     );
   });
@@ -121,7 +123,7 @@ describe("SkillLoader", () => {
     writeSkill(fixture.extra, "triage", skillMd("triage", "from skills.dirs"));
     writeSkill(fixture.workspaceSkills, "report", skillMd("report", "from the workspace"));
     writeSkill(fixture.extra, "report", "---\nname: report\n---\n");
-    const scan = fixture.library.scan();
+    const scan = await fixture.library.scan();
     expect(scan.skills.get("triage")?.description).toBe("from skills.dirs");
     expect(scan.skills.get("triage")?.source.kind).toBe("configured");
     expect(scan.shadowed.map((s) => path.relative(fixture.root, s.hidden))).toEqual([
@@ -135,16 +137,16 @@ describe("SkillLoader", () => {
   it("sees a changed, added and removed skill on the next scan", async () => {
     fixture = await skillsFixture();
     const dir = writeSkill(fixture.workspaceSkills, "notes", skillMd("notes", "first"));
-    expect(fixture.library.scan().skills.get("notes")?.description).toBe("first");
+    expect((await fixture.library.scan()).skills.get("notes")?.description).toBe("first");
     writeFileSync(path.join(dir, "SKILL.md"), skillMd("notes", "second, longer"));
     utimesSync(path.join(dir, "SKILL.md"), new Date(), new Date(Date.now() + 5_000));
     writeSkill(fixture.dataSkills, "added", skillMd("added", "new"));
-    let scan = fixture.library.scan();
+    let scan = await fixture.library.scan();
     expect(scan.skills.get("notes")?.description).toBe("second, longer");
     expect(scan.skills.has("added")).toBe(true);
     writeFileSync(path.join(dir, "SKILL.md"), "garbage");
     utimesSync(path.join(dir, "SKILL.md"), new Date(), new Date(Date.now() + 10_000));
-    scan = fixture.library.scan();
+    scan = await fixture.library.scan();
     expect(scan.skills.has("notes")).toBe(false);
     expect(scan.problems.map((p) => p.reason)).toEqual([expect.stringMatching(/front matter/)]);
   });
@@ -153,8 +155,8 @@ describe("SkillLoader", () => {
     fixture = await skillsFixture();
     writeSkill(fixture.workspaceSkills, "notes", skillMd("notes", "first"));
     const loader = new SkillLoader(fixture.sources);
-    const first = loader.scan();
-    expect(loader.scan()).toBe(first);
+    const first = await loader.scan();
+    expect(await loader.scan()).toBe(first);
     let now = 0;
     const library = new SkillLibrary({
       loader,
@@ -163,15 +165,42 @@ describe("SkillLoader", () => {
       scanIntervalMs: 1_000,
       now: () => now,
     });
-    library.scan();
+    await library.scan();
     writeSkill(fixture.dataSkills, "added", skillMd("added", "new"));
     now = 999;
-    expect(library.scan().skills.has("added")).toBe(false);
+    expect((await library.scan()).skills.has("added")).toBe(false);
     library.invalidate();
-    expect(library.scan().skills.has("added")).toBe(true);
+    expect((await library.scan()).skills.has("added")).toBe(true);
     writeSkill(fixture.dataSkills, "later", skillMd("later", "newer"));
     now = 2_500;
-    expect(library.scan().skills.has("later")).toBe(true);
+    expect((await library.scan()).skills.has("later")).toBe(true);
+  });
+
+  it("a library keeps no scan begun before an invalidation (a skill saved meanwhile)", async () => {
+    fixture = await skillsFixture();
+    const loader = new SkillLoader(fixture.sources);
+    const before = await loader.scan();
+    let finish: (scan: SkillScan) => void = () => {};
+    const scans = vi.spyOn(loader, "scan").mockImplementationOnce(
+      () =>
+        new Promise((resolve) => {
+          finish = resolve;
+        }),
+    );
+    const library = new SkillLibrary({
+      loader,
+      switches: fixture.switches,
+      workspaceRoot: fixture.workspace,
+      scanIntervalMs: 60_000,
+      now: () => 0,
+    });
+    const inFlight = library.scan();
+    writeSkill(fixture.workspaceSkills, "saved", skillMd("saved", "written meanwhile"));
+    library.invalidate();
+    finish(before);
+    expect(await inFlight).toBe(before);
+    expect((await library.scan()).skills.has("saved")).toBe(true);
+    expect(scans).toHaveBeenCalledTimes(2);
   });
 
   it("watching: a change is picked up after its event, a created source folder on the next scan", async () => {
@@ -180,14 +209,14 @@ describe("SkillLoader", () => {
     let now = 0;
     const loader = new SkillLoader(fixture.sources, { watch: true, fullScanEveryMs: 60_000, now: () => now });
     try {
-      const first = loader.scan();
-      expect(loader.scan()).toBe(first);
+      const first = await loader.scan();
+      expect(await loader.scan()).toBe(first);
       writeSkill(fixture.workspaceSkills, "watched", skillMd("watched", "seen by the watcher"));
-      await vi.waitFor(() => expect(loader.scan().skills.has("watched")).toBe(true));
+      await vi.waitFor(async () => expect((await loader.scan()).skills.has("watched")).toBe(true));
       writeSkill(fixture.dataSkills, "fresh", skillMd("fresh", "in a new source folder"));
-      expect(loader.scan().skills.has("fresh")).toBe(true);
+      expect((await loader.scan()).skills.has("fresh")).toBe(true);
       now = 60_000;
-      expect(loader.scan().skills.size).toBe(3);
+      expect((await loader.scan()).skills.size).toBe(3);
     } finally {
       loader.close();
     }
@@ -200,6 +229,8 @@ describe("SkillLoader", () => {
       "reference.md": "ref",
       ".hidden": "x",
     });
-    expect(await filesBeside({ dir })).toEqual(["reference.md", "scripts/check.sh"]);
+    const kit = (await fixture.library.scan()).skills.get("kit")!;
+    expect(kit.dir).toBe(dir);
+    expect(await fixture.library.filesBeside(kit)).toEqual(["reference.md", "scripts/check.sh"]);
   });
 });

@@ -98,7 +98,9 @@ describe("save_skill", () => {
     expect(preview.detail?.text).toContain(".coworker/skills/weekly-report/template.md\n# Week");
     const result = await tool.execute(args, context);
     expect(result.ok).toBe(true);
-    expect(fixture.library.find("weekly-report")?.skill.body).toBe("1. Gather.\n2. Write.");
+    expect(fixture.library.find("weekly-report", await fixture.library.scan())?.skill.body).toBe(
+      "1. Gather.\n2. Write.",
+    );
     expect(readFileSync(path.join(fixture.workspaceSkills, "weekly-report", "template.md"), "utf8")).toBe(
       "# Week",
     );
@@ -114,7 +116,9 @@ describe("save_skill", () => {
       /^Replace the existing skill "weekly-report"/,
     );
     await tool.execute(args, context);
-    expect(fixture.library.find("weekly-report")?.skill.description).toBe("Write the weekly report");
+    expect(fixture.library.find("weekly-report", await fixture.library.scan())?.skill.description).toBe(
+      "Write the weekly report",
+    );
     expect(existsSync(path.join(fixture.workspaceSkills, "weekly-report", "stale.md"))).toBe(false);
   });
 

@@ -1,0 +1,83 @@
+/**
+ * SkillSourceAccess: how the loader and the skill tools reach the files of one skill source — the
+ * folders in it, each folder's SKILL.md, and the files beside it. There are two: the operator's
+ * folders (the data dir's, `skills.dirs`) are read with plain file calls, links followed
+ * (operator-skill-access.ts); the workspace's folder, which the agent's commands can change, is
+ * read without following a link anywhere on the way (workspace-skill-access.ts). What both share
+ * lives here: the interface and the listing of the files beside a skill.
+ */
+import type { Dirent, Stats } from "node:fs";
+import type { AnchoredDir } from "../tools/files/anchored-fs.js";
+import { SKILL_FILE } from "./skill.js";
+
+/** Most files listed beside one skill. */
+export const SKILL_FILES_MAX = 200;
+
+/** The files of one skill source; every skill is named by its folder's name in the source. */
+export interface SkillSourceAccess {
+  /**
+   * The entries of the source folder (names and types; a link is reported as a link); none when
+   * the folder is missing. Throws when it cannot be read or is refused.
+   */
+  entries(): Promise<Dirent[]>;
+  /** Whether the entry is a folder (a link is followed as far as the source allows). */
+  isFolder(entry: Dirent): Promise<boolean>;
+  /**
+   * Run `use` on the SKILL.md of the folder `name`, held open meanwhile: `use` gets its stats
+   * and reads its text only if it wants it. Undefined when the folder has none; throws when the
+   * file is refused or cannot be opened.
+   */
+  withSkillFile<T>(
+    name: string,
+    use: (stats: Stats, text: () => Promise<string>) => Promise<T>,
+  ): Promise<T | undefined>;
+  /**
+   * The files beside the SKILL.md of the folder `name`, relative to it, sorted (at most
+   * SKILL_FILES_MAX; dot-files and links are left out); none when the folder cannot be read.
+   */
+  filesBeside(name: string): Promise<string[]>;
+  /** The text of `file` (relative to the folder `name`, never outside it), at most `maxBytes`. */
+  readBeside(name: string, file: string, maxBytes: number): Promise<string>;
+}
+
+/** Whether a file error says the path is not there (or a folder on the way is not a folder). */
+export function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+/**
+ * The files below the folder `open` opens, as SkillSourceAccess.filesBeside lists them; none
+ * when it cannot be opened. Sub-folders are opened relative to their parent, following no link.
+ */
+export async function filesIn(open: () => Promise<AnchoredDir>): Promise<string[]> {
+  const top = await open().catch(() => undefined);
+  if (top === undefined) return [];
+  const found: string[] = [];
+  const walk = async (dir: AnchoredDir, relative: string): Promise<void> => {
+    const entries = await dir.entries().catch(() => []);
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (found.length >= SKILL_FILES_MAX) return;
+      if (entry.name.startsWith(".")) continue;
+      const child = relative ? `${relative}/${entry.name}` : entry.name;
+      if (entry.isFile()) {
+        if (child !== SKILL_FILE) found.push(child);
+        continue;
+      }
+      if (!entry.isDirectory()) continue;
+      const sub = await dir.openDir(entry.name, child).catch(() => undefined);
+      if (sub === undefined) continue;
+      try {
+        await walk(sub, child);
+      } finally {
+        await sub.close();
+      }
+    }
+  };
+  try {
+    await walk(top, "");
+  } finally {
+    await top.close();
+  }
+  return found;
+}

@@ -1,0 +1,171 @@
+/**
+ * The workspace's skills are read without following a link the agent planted: `.coworker`,
+ * `.coworker/skills` or a skill's folder made a link to a folder outside the workspace loads
+ * nothing from there (refused with why, logged once), also when the swap happens between the
+ * check of a SKILL.md and its read (made deterministic by swapping the moment either realpath
+ * the service may use has answered), and a skill's files are neither listed nor read through
+ * a folder swapped after the scan. The operator's folders keep following their links.
+ */
+import { mkdirSync, renameSync, symlinkSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createLoadSkillTool } from "../../src/skills/load-skill-tool.js";
+import { SkillLibrary } from "../../src/skills/skill-library.js";
+import { SkillLoader } from "../../src/skills/skill-loader.js";
+import type { ToolContext } from "../../src/core/tool.js";
+import { request } from "../support/engine-fixtures.js";
+import { skillMd, skillsFixture, writeSkill } from "./support.js";
+
+/** Called with the path each realpath was asked about, once it has answered. */
+const realpathHook = vi.hoisted(() => ({ after: undefined as ((asked: string) => void) | undefined }));
+
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs/promises")>();
+  const realpath = async (...args: Parameters<typeof actual.realpath>) => {
+    const real = await actual.realpath(...args);
+    realpathHook.after?.(String(args[0]));
+    return real;
+  };
+  return { ...actual, realpath };
+});
+
+vi.mock("node:fs", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs")>();
+  const realpathSync = Object.assign(
+    (...args: Parameters<typeof actual.realpathSync>) => {
+      const real = actual.realpathSync(...args);
+      realpathHook.after?.(String(args[0]));
+      return real;
+    },
+    { native: actual.realpathSync.native },
+  );
+  return { ...actual, realpathSync };
+});
+
+let fixture: Awaited<ReturnType<typeof skillsFixture>>;
+afterEach(async () => {
+  realpathHook.after = undefined;
+  await fixture?.cleanup();
+});
+
+const context = {
+  request: request(),
+  facts: { downloadedFiles: new Set<string>() },
+} as unknown as ToolContext;
+
+/** The workspace folders the agent may turn into a link, relative to the workspace. */
+const SWAPPABLE = [".coworker", ".coworker/skills", ".coworker/skills/notes"] as const;
+
+/**
+ * A valid skill "notes" in the workspace, and outside it a copy of the tree below `swapped`
+ * holding a host file as notes/SKILL.md. Returns where that copy is.
+ */
+function plant(swapped: string): string {
+  writeSkill(fixture.workspaceSkills, "notes", skillMd("notes", "the team's notes"));
+  const outside = path.join(fixture.root, "host", path.basename(swapped));
+  const below = path.relative(
+    path.join(fixture.workspace, swapped),
+    path.join(fixture.workspaceSkills, "notes"),
+  );
+  writeSkill(path.dirname(path.join(outside, below)), "notes", skillMd("notes", "HOST FILE"));
+  return outside;
+}
+
+/** Make the workspace folder `swapped` a link to `target`, keeping the real one aside. */
+function swapForLink(swapped: string, target: string): void {
+  const folder = path.join(fixture.workspace, swapped);
+  renameSync(folder, path.join(path.dirname(folder), `.${path.basename(folder)}-before`));
+  symlinkSync(target, folder);
+}
+
+describe("workspace skills and links", () => {
+  it.each(SWAPPABLE)(
+    "a link at %s out of the workspace loads nothing from there, logged once",
+    async (swapped) => {
+      fixture = await skillsFixture();
+      swapForLink(swapped, plant(swapped));
+      writeSkill(fixture.dataSkills, "ops", skillMd("ops", "the server's"));
+      const warn = vi.fn();
+      const loader = new SkillLoader(fixture.sources, { logger: { warn } });
+      const scan = await loader.scan();
+      expect([...scan.skills.values()].map((skill) => skill.description)).toEqual(["the server's"]);
+      expect(scan.problems).toEqual([
+        expect.objectContaining({
+          reason: expect.stringMatching(
+            /^not read: path ".*" resolves to .*host.*, which is outside the workspace/,
+          ),
+        }),
+      ]);
+      await loader.scan();
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn.mock.calls[0]![1]).toBe(`skill skipped: ${scan.problems[0]!.reason}`);
+    },
+  );
+
+  it.each(SWAPPABLE)(
+    "%s swapped for a link between the check of SKILL.md and its read is refused",
+    async (swapped) => {
+      fixture = await skillsFixture();
+      const outside = plant(swapped);
+      const skillFile = path.join(".coworker", "skills", "notes", "SKILL.md");
+      realpathHook.after = (asked) => {
+        if (!asked.endsWith(skillFile)) return;
+        realpathHook.after = undefined;
+        swapForLink(swapped, outside);
+      };
+      const scan = await fixture.library.scan();
+      expect(realpathHook.after).toBeUndefined();
+      expect([...scan.skills.values()].map((skill) => skill.description)).toEqual([]);
+      expect(scan.problems).toEqual([
+        expect.objectContaining({
+          reason: expect.stringMatching(/^not read: .*changed while it was being used/),
+        }),
+      ]);
+    },
+  );
+
+  it("lists and reads no file through a skill folder swapped for a link after the scan", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.workspaceSkills, "kit", skillMd("kit", "A kit"), { "ref.md": "REFERENCE" });
+    const library = new SkillLibrary({
+      loader: new SkillLoader(fixture.sources),
+      switches: fixture.switches,
+      workspaceRoot: fixture.workspace,
+      scanIntervalMs: 60_000,
+    });
+    const tool = createLoadSkillTool(library);
+    expect((await tool.execute({ name: "kit" }, context)).output).toContain("- .coworker/skills/kit/ref.md");
+    expect(await tool.execute({ name: "kit", file: "ref.md" }, context)).toEqual({
+      ok: true,
+      output: "REFERENCE",
+    });
+
+    const outside = path.join(fixture.root, "host", "kit");
+    writeSkill(path.dirname(outside), "kit", skillMd("kit", "A kit"), { "secret.txt": "SECRET" });
+    swapForLink(path.join(".coworker", "skills", "kit"), outside);
+    const listing = await tool.execute({ name: "kit" }, context);
+    expect(listing.ok).toBe(true);
+    expect(listing.output).not.toContain("secret.txt");
+    const read = await tool.execute({ name: "kit", file: "secret.txt" }, context);
+    expect(read.ok).toBe(false);
+    expect(read.output).toMatch(/outside the workspace/);
+    expect(read.output).not.toContain("SECRET");
+  });
+
+  it("the operator's folders still follow their links: a linked source, skill folder and file beside", async () => {
+    fixture = await skillsFixture();
+    const elsewhere = path.join(fixture.root, "shared");
+    writeSkill(elsewhere, "runbook", skillMd("runbook", "kept in a shared folder"), { "steps.md": "STEPS" });
+    mkdirSync(path.join(elsewhere, "linked-skills"));
+    symlinkSync(path.join(elsewhere, "runbook"), path.join(elsewhere, "linked-skills", "runbook"));
+    symlinkSync(path.join(elsewhere, "linked-skills"), fixture.extra);
+    const scan = await fixture.library.scan();
+    expect([...scan.skills.keys()]).toEqual(["runbook"]);
+    const tool = createLoadSkillTool(fixture.library);
+    expect((await tool.execute({ name: "runbook" }, context)).output).toContain("- steps.md");
+    expect(await tool.execute({ name: "runbook", file: "steps.md" }, context)).toEqual({
+      ok: true,
+      output: "STEPS",
+    });
+  });
+});
