@@ -43,9 +43,12 @@ export class LeaseGate implements TurnGate {
   constructor(private readonly options: LeaseGateOptions) {
     this.queue = new SharedQueue(
       options.coordination,
-      (live, entry) => this.take(live, entry),
-      (sessionId, error) =>
-        options.logger.error({ err: error, sessionId }, "dropping an unreadable queued input"),
+      {
+        admits: (live) => this.admits(live),
+        take: (live, entry) => this.take(live, entry),
+        fenceOf: (sessionId) => options.leases.fenceOf(sessionId),
+      },
+      options.logger,
     );
   }
 
@@ -110,11 +113,23 @@ export class LeaseGate implements TurnGate {
     return { release: () => void this.release(live, held) };
   }
 
-  /** Input is waiting for a session held here: a running turn takes it at once, else its pump does. */
+  /**
+   * Input is waiting for a session held here: a running turn takes it at once, else its pump does
+   * — as it does when taking it in at once fails (the failure is logged, the input stays queued).
+   */
   inputArrived(live: LiveSession): void {
     this.inputWaiting.add(live.id);
-    if (live.busy && live.activeTurn) void this.collect(live);
-    else this.options.host().schedule(live);
+    if (!(live.busy && live.activeTurn)) {
+      this.options.host().schedule(live);
+      return;
+    }
+    this.collect(live).catch((error) => {
+      this.options.logger.warn(
+        { err: error, sessionId: live.id },
+        "taking in queued input during a turn failed; it is taken before the next one",
+      );
+      this.inputWaiting.add(live.id);
+    });
   }
 
   /** Bring this process's copy of the session up to date when another process may have changed it. */
@@ -142,18 +157,22 @@ export class LeaseGate implements TurnGate {
   }
 
   /**
-   * Take one entry of the shared queue into the session held here: steer the running turn, or
-   * queue it in the record. Past the queue cap it is refused: counted as taken, it leaves the
-   * shared queue with the session's next save.
+   * Whether the session held here takes one more entry of its shared queue: not past the queue
+   * cap, steering included (it waits in the record's queue too), as where one process runs it.
    */
+  private async admits(live: LiveSession): Promise<boolean> {
+    if (await this.options.host().queueCap.admits(live)) return true;
+    this.options.logger.warn(
+      { sessionId: live.id },
+      "refusing a queued message: the session's queue is full",
+    );
+    return false;
+  }
+
+  /** Take one admitted entry into the session held here: steer the running turn, or queue it in the record. */
   private async take(live: LiveSession, entry: SharedEntry): Promise<void> {
     const host = this.options.host();
     if (entry.steer && (await host.steer(live, entry.message))) return;
-    if (await host.queueCap.admits(live)) live.takeShared(entry.message);
-    else
-      this.options.logger.warn(
-        { sessionId: live.id },
-        "refusing a queued message: the session's queue is full",
-      );
+    live.takeShared(entry.message);
   }
 }

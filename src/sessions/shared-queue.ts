@@ -6,10 +6,19 @@
  * session's record in arrival order, in memory; they leave the shared queue in the fenced write
  * that first saves the record with them (the session's next save: `untrimmed` counts them), so an
  * entry is always in one of the two places — a holder that dies before saving leaves them to its
- * successor, which takes them from the queue as if new.
+ * successor, which takes them from the queue as if new. An entry the holder does not take (its
+ * session's queue is full, or it cannot be read) leaves the shared queue at once, in a fenced
+ * write of its own: refused input is not kept.
  */
+import type { Logger } from "pino";
 import { z } from "zod";
-import type { Coordination, OfferOutcome, StoreWrite } from "../store/coordination/coordination.js";
+import {
+  type Coordination,
+  type FenceRef,
+  type OfferOutcome,
+  StaleFenceError,
+  type StoreWrite,
+} from "../store/coordination/coordination.js";
 import type { LiveSession } from "./live-session.js";
 import { type QueuedMessage, sessionRecordSchema } from "./session-record.js";
 
@@ -34,20 +43,29 @@ export interface OfferTerms {
   readonly lease: { readonly key: string; readonly ttlMs: number; readonly owner: string };
 }
 
+/** How the holder takes the entries of a session it holds (the lease gate). */
+export interface SharedInputTaker {
+  /** Whether the session takes the entry; one it refuses leaves the shared queue at once. */
+  admits(live: LiveSession, entry: SharedEntry): Promise<boolean>;
+  /**
+   * Take an admitted entry: steer the running turn with it, or add it to the record's queue (in
+   * memory: the record's next save carries it).
+   */
+  take(live: LiveSession, entry: SharedEntry): Promise<void>;
+  /** The fence of the session's lease held here, which the removal of a refused entry carries. */
+  fenceOf(sessionId: string): FenceRef | undefined;
+}
+
 /** Moves a session's shared input into the session, one taker at a time per session. */
 export class SharedQueue {
   private readonly taking = new Map<string, Promise<void>>();
   /** Per session: entries taken into the record that are still in the shared queue. */
   private readonly pending = new Map<string, number>();
 
-  /**
-   * @param take How the holder takes one entry: steer it into the running turn, or add it to the
-   *   record's queue (in memory: the record's next save carries it).
-   */
   constructor(
     private readonly coordination: Coordination,
-    private readonly take: (live: LiveSession, entry: SharedEntry) => Promise<void>,
-    private readonly onBadEntry: (sessionId: string, error: unknown) => void,
+    private readonly taker: SharedInputTaker,
+    private readonly logger: Logger,
   ) {}
 
   /** Offer an entry for the session (see the module comment). */
@@ -97,10 +115,30 @@ export class SharedQueue {
   private async takeFrom(live: LiveSession, items: readonly string[]): Promise<void> {
     for (const raw of items) {
       const entry = this.parse(live.id, raw);
+      if (!entry || !(await this.taker.admits(live, entry))) {
+        await this.remove(live, raw);
+        continue;
+      }
       // Counted first: a save the take makes (steering) already removes the entry.
       this.pending.set(live.id, this.untrimmed(live.id) + 1);
-      if (entry) await this.take(live, entry);
+      await this.taker.take(live, entry);
     }
+  }
+
+  /**
+   * Remove an entry that is not taken from the shared queue, under the session's fence. It is
+   * never counted: the entries counted are the queue's first ones, which a save trims (an equal
+   * entry among them, removed in its place, is the same input: the same entries remain). When the
+   * removal fails the take stops there, and the entry — left in the queue, or removed after all —
+   * is where the next take starts (a refused removal: the lease is gone, the entries are the
+   * next holder's).
+   */
+  private async remove(live: LiveSession, raw: string): Promise<void> {
+    const fence = this.taker.fenceOf(live.id);
+    if (!fence)
+      throw new Error(`session ${live.id} is not held here: its queued input is its holder's to take`);
+    const removal = [{ op: "remove-item" as const, queue: sharedQueueName(live.id), item: raw }];
+    if (!(await this.coordination.fencedWrite(fence, removal))) throw new StaleFenceError(fence);
   }
 
   /** Takes of one session run one after another, so entries keep their arrival order. */
@@ -119,7 +157,7 @@ export class SharedQueue {
     try {
       return entrySchema.parse(JSON.parse(raw)) as SharedEntry;
     } catch (error) {
-      this.onBadEntry(sessionId, error);
+      this.logger.error({ err: error, sessionId }, "dropping an unreadable queued input");
       return undefined;
     }
   }

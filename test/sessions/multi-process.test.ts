@@ -3,8 +3,9 @@
  * as separate processes would have) on one real redis-server: every message is answered once and
  * in order whichever stack takes it, a press on one stack resolves the turn parked on another,
  * "stop" on one stops the turn streaming on another, commands and "new" reach the session where it
- * is held (never a stale copy), and a holder that stops renewing (its coordination closed without
- * releasing) is taken over within the lease TTL, its card still working.
+ * is held (never a stale copy), input past the queue cap (steering too) is refused and leaves the
+ * shared queue at once, and a holder that stops renewing (its coordination closed without releasing) is
+ * taken over within the lease TTL, its card still working.
  */
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -25,6 +26,7 @@ import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { controlChannel, type TurnControl } from "../../src/sessions/turn-controls.js";
+import { sharedQueueName } from "../../src/sessions/shared-queue.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { buildSessionManager, engineFactory } from "../support/session-stack.js";
@@ -113,6 +115,44 @@ interface Stack {
   closed: boolean;
 }
 
+/**
+ * Where a wrapped call waits: `wait` (awaited by the call) resolves `reached` and waits until
+ * `go` is called.
+ */
+function pausePoint() {
+  let reach: () => void = () => undefined;
+  let go: () => void = () => undefined;
+  const reached = new Promise<void>((resolve) => {
+    reach = resolve;
+  });
+  const gate = new Promise<void>((resolve) => {
+    go = resolve;
+  });
+  return {
+    reached,
+    wait: () => {
+      reach();
+      return gate;
+    },
+    go: () => go(),
+  };
+}
+
+/** `target` with its method `name` replaced: `replace` gets the original (bound) and returns the new one. */
+function intercepting<T extends object, K extends keyof T>(
+  target: T,
+  name: K,
+  replace: (original: T[K]) => T[K],
+): T {
+  return new Proxy(target, {
+    get(inner, prop) {
+      const value = Reflect.get(inner, prop, inner);
+      const bound = typeof value === "function" ? value.bind(inner) : value;
+      return prop === name ? replace(bound) : bound;
+    },
+  });
+}
+
 describe("several session stacks on one Redis", () => {
   let redis: RedisServer;
   const outputs = new RecordingOutputs();
@@ -120,16 +160,24 @@ describe("several session stacks on one Redis", () => {
   const runs = new ToolRuns();
   let stacks: Stack[] = [];
 
-  const openStack = (name: string) => openStackWith(name, (c) => c);
+  const openStack = (name: string) => openStackWith(name, {});
 
   /**
    * Open a stack whose session layer sees the coordination through `wrap` (the stack keeps the
-   * real one to close), with leases (and failover scans) on `timing`.
+   * real one to close), with leases (and failover scans) on `timing`, queueing messages as
+   * `queueMode` says.
    */
   async function openStackWith(
     name: string,
-    wrap: (c: Coordination) => Coordination,
-    timing = TIMING,
+    {
+      wrap = (c) => c,
+      timing = TIMING,
+      queueMode = "followup",
+    }: {
+      wrap?: (c: Coordination) => Coordination;
+      timing?: typeof TIMING;
+      queueMode?: "followup" | "steer";
+    },
   ): Promise<Stack> {
     const dataDir = tempDir();
     const store = await createStore({ url: redis.url, dataDir });
@@ -149,7 +197,7 @@ describe("several session stacks on one Redis", () => {
           provider: "rules",
           mode: "interactive",
           maxSteps: 10,
-          queueMode: "followup",
+          queueMode,
         },
         coordination: wrap(coordination),
         processId: name,
@@ -199,35 +247,35 @@ describe("several session stacks on one Redis", () => {
   const sessionOf = async (target: ReturnType<typeof thread>) =>
     (await outputs.until(() => outputs.for(target).turns[0], "the first turn")).sessionId;
 
+  /** Open stacks A, its coordination seen through what `pausing` makes of it, and B. */
+  async function openPausingA<P extends { readonly wrapped: Coordination }>(
+    pausing: (coordination: Coordination) => P,
+  ): Promise<[Stack, Stack, P]> {
+    let paused: P | undefined;
+    const wrap = (c: Coordination) => {
+      paused = pausing(c);
+      return paused.wrapped;
+    };
+    stacks = await Promise.all([openStackWith("A", { wrap }), openStack("B")]);
+    if (!paused) throw new Error("A's coordination was not wrapped");
+    return [stacks[0]!, stacks[1]!, paused];
+  }
+
   /**
    * `coordination` whose first insertIfAbsent (a new session's record) waits, once written, until
    * `go` is called; `written` resolves when it got there.
    */
   function pausingFirstInsert(coordination: Coordination) {
-    let reached: () => void = () => undefined;
-    let go: () => void = () => undefined;
-    const written = new Promise<void>((resolve) => {
-      reached = resolve;
-    });
-    const gate = new Promise<void>((resolve) => {
-      go = resolve;
-    });
+    const point = pausePoint();
     let paused = false;
-    const wrapped = new Proxy(coordination, {
-      get(target, prop) {
-        if (prop === "insertIfAbsent" && !paused)
-          return async (...args: Parameters<Coordination["insertIfAbsent"]>) => {
-            paused = true;
-            const inserted = await target.insertIfAbsent(...args);
-            reached();
-            await gate;
-            return inserted;
-          };
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
+    const wrapped = intercepting(coordination, "insertIfAbsent", (insert) => async (...args) => {
+      if (paused) return insert(...args);
+      paused = true;
+      const inserted = await insert(...args);
+      await point.wait();
+      return inserted;
     });
-    return { wrapped, written, go: () => go() };
+    return { wrapped, written: point.reached, go: point.go };
   }
 
   /** Resolves once a turn in the thread finished with the model's answer after its tool call. */
@@ -351,28 +399,83 @@ describe("several session stacks on one Redis", () => {
     await eventually(async () => (await b.manager.isBusy(sessionId)) === false, "A to let go of the session");
   }, 30_000);
 
-  it("messages taken by B join A's queue only up to the cap, and the thread is told once", async () => {
-    stacks = await Promise.all(["A", "B"].map(openStack));
-    const [a, b] = stacks as [Stack, Stack];
-    const target = thread("1700000350.000001");
-    await a.manager.receive(message("hang while flooded", { target }));
-    await outputs.until(() => provider.asking("hang while flooded").length > 0, "the stream to start");
-    const sessionId = outputs.for(target).turns[0]!.sessionId;
-    // B's copy of the session is not the holder's: its count of the queue is not to be trusted.
-    for (let i = 0; i < MAX_QUEUED_MESSAGES + 5; i++)
-      await b.manager.receive(message(`flood ${i}`, { target, user: BEN }));
-    const notice = () => outputs.for(target).texts.filter((t) => t.includes("queued in this thread already"));
-    await outputs.until(() => notice().length > 0 || undefined, "the full-queue notice");
-    expect(await a.manager.command(target, ANA, "status", [])).toMatch(
-      new RegExp(`a turn is running, ${MAX_QUEUED_MESSAGES} queued`),
-    );
-    expect(notice()).toHaveLength(1);
-    // Stop drops exactly the fifty the session holds.
-    expect(await a.manager.command(target, ANA, "stop", [])).toMatch(
-      new RegExp(`Dropped ${MAX_QUEUED_MESSAGES} queued messages\\.`),
-    );
-    await eventually(async () => (await b.manager.isBusy(sessionId)) === false, "A to let go of the session");
-  }, 60_000);
+  it.each([
+    // Follow-ups are taken into the record in memory: they stay in the shared queue until it is saved.
+    ["follow-ups", "followup", BEN, MAX_QUEUED_MESSAGES, 1],
+    // Steering is saved as it is taken (its turn's requester sends it).
+    ["steering", "steer", ANA, 0, 2],
+  ] as const)(
+    "%s taken by B join A's queue only up to the cap: the thread is told once, and the refused ones leave the shared queue at once",
+    async (_what, queueMode, user, kept, n) => {
+      stacks = await Promise.all(["A", "B"].map((name) => openStackWith(name, { queueMode })));
+      const [a, b] = stacks as [Stack, Stack];
+      const target = thread(`1700000350.00000${n}`);
+      const hang = `hang while flooded with ${queueMode}`;
+      await a.manager.receive(message(hang, { target }));
+      await outputs.until(() => provider.asking(hang).length > 0, "the stream to start");
+      const sessionId = outputs.for(target).turns[0]!.sessionId;
+      // B's copy of the session is not the holder's: its count of the queue is not to be trusted.
+      for (let i = 0; i < MAX_QUEUED_MESSAGES + 5; i++)
+        await b.manager.receive(message(`flood ${i}`, { target, user }));
+      const notice = () =>
+        outputs.for(target).texts.filter((t) => t.includes("queued in this thread already"));
+      await outputs.until(() => notice().length > 0 || undefined, "the full-queue notice");
+      const shared = async () =>
+        (await b.coordination.items(sharedQueueName(sessionId), 0)).map(
+          (raw) => JSON.parse(raw).message.text,
+        );
+      const taken = Array.from({ length: kept }, (_, i) => `flood ${i}`);
+      await eventually(
+        async () => (await shared()).join() === taken.join(),
+        "the refused messages to leave the shared queue",
+      );
+      expect(await a.manager.command(target, ANA, "status", [])).toMatch(
+        new RegExp(`a turn is running, ${MAX_QUEUED_MESSAGES} queued`),
+      );
+      expect(notice()).toHaveLength(1);
+      // Stop drops exactly the fifty the session holds.
+      expect(await a.manager.command(target, ANA, "stop", [])).toMatch(
+        new RegExp(`Dropped ${MAX_QUEUED_MESSAGES} queued messages\\.`),
+      );
+      await eventually(
+        async () => (await b.manager.isBusy(sessionId)) === false,
+        "A to let go of the session",
+      );
+      expect(await shared()).toEqual([]);
+    },
+    60_000,
+  );
+
+  it("input that the holder fails to take in during a turn is taken before its next turn, and nothing is left unhandled", async () => {
+    let failNext = false;
+    const failing = (c: Coordination) =>
+      intercepting(c, "items", (items) => async (...args) => {
+        if (!failNext) return items(...args);
+        failNext = false;
+        throw new Error("Redis went away for a moment");
+      });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      stacks = await Promise.all([openStackWith("A", { wrap: failing }), openStack("B")]);
+      const [a, b] = stacks as [Stack, Stack];
+      const target = thread("1700000370.000001");
+      await a.manager.receive(message("please hang on collect1", { target }));
+      await outputs.until(() => provider.asking("hang on collect1").length > 0, "the stream to start");
+      failNext = true;
+      await b.manager.receive(message("after the failure", { target, user: BEN }));
+      await eventually(() => !failNext, "A to try taking the input in");
+      await a.manager.command(target, ANA, "stop", []);
+      await outputs.until(
+        () => finalTexts(target.thread!).includes("re: after the failure"),
+        "the next turn",
+      );
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  }, 30_000);
 
   it("a retry pressed on B re-runs the turn that failed on A, with A's history", async () => {
     stacks = await Promise.all(["A", "B"].map(openStack));
@@ -467,20 +570,11 @@ describe("several session stacks on one Redis", () => {
   }, 30_000);
 
   it("a command that creates the thread's session runs where the session is held once another process took it", async () => {
-    const pause = pausingFirstInsert;
-    let paused: ReturnType<typeof pause> | undefined;
-    stacks = await Promise.all([
-      openStackWith("A", (c) => {
-        paused = pause(c);
-        return paused.wrapped;
-      }),
-      openStack("B"),
-    ]);
-    const [a, b] = stacks as [Stack, Stack];
+    const [a, b, paused] = await openPausingA(pausingFirstInsert);
     const target = thread("1700001100.000001");
     // A creates the thread's session for the command; B takes it for a message before A goes on.
     const reply = a.manager.command(target, ANA, "model", ["model-a"]);
-    await paused!.written;
+    await paused.written;
     await b.manager.receive(message("please hang on cmd2", { target }));
     await outputs.until(() => provider.asking("hang on cmd2").length > 0, "the stream to start");
     const sessionId = await sessionOf(target);
@@ -488,7 +582,7 @@ describe("several session stacks on one Redis", () => {
       async () => (await storedRecord(b, sessionId))?.pendingTurn !== undefined,
       "B's turn start to be saved",
     );
-    paused!.go();
+    paused.go();
     await reply;
     // The running turn is still on record, and in the index failover scans.
     expect((await storedRecord(b, sessionId))?.pendingTurn).toBeDefined();
@@ -524,7 +618,7 @@ describe("several session stacks on one Redis", () => {
     // B scans for orphans only every 10 minutes: the turn can only end now if stop ends it.
     stacks = await Promise.all([
       openStack("A"),
-      openStackWith("B", (c) => c, { ttlMs: 600_000, renewMs: 600_000 }),
+      openStackWith("B", { timing: { ttlMs: 600_000, renewMs: 600_000 } }),
     ]);
     const [a, b] = stacks as [Stack, Stack];
     const target = thread("1700001300.000001");

@@ -29,13 +29,15 @@ export interface StoreWrite {
 
 /**
  * One write made under a fence: a store key set or deleted, the first `count` items of a shared
- * queue removed (taken into the state the same write saves), or a shared set's member added or
- * removed (an index kept in step with that state).
+ * queue removed (taken into the state the same write saves), the first item of a shared queue
+ * equal to `item` removed (refused: it is never taken), or a shared set's member added or removed
+ * (an index kept in step with that state).
  */
 export type FencedWrite =
   | ({ readonly op: "set" } & StoreWrite)
   | { readonly op: "delete"; readonly namespace: StoreNamespace; readonly key: string }
   | { readonly op: "trim"; readonly queue: string; readonly count: number }
+  | { readonly op: "remove-item"; readonly queue: string; readonly item: string }
   | { readonly op: "add-member" | "remove-member"; readonly set: string; readonly member: string };
 
 /** What `offer` puts in and asks for (see Coordination.offer). */

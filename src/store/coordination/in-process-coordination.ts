@@ -96,6 +96,7 @@ export class InProcessCoordination implements Coordination {
       await flush();
       if (write.op === "delete") await this.store.space(write.namespace).delete(write.key);
       else if (write.op === "trim") this.queues.get(write.queue)?.splice(0, write.count);
+      else if (write.op === "remove-item") this.removeItem(write.queue, write.item);
       else if (write.op === "add-member") await this.addMember(write.set, write.member);
       else await this.removeMember(write.set, write.member);
     }
@@ -219,6 +220,13 @@ export class InProcessCoordination implements Coordination {
   async close(): Promise<void> {
     this.closed = true;
     this.listeners.clear();
+  }
+
+  /** Remove the first item of `queue` equal to `item`, if any. */
+  private removeItem(queue: string, item: string): void {
+    const items = this.queues.get(queue);
+    const at = items?.indexOf(item) ?? -1;
+    if (at >= 0) items?.splice(at, 1);
   }
 
   /** The unexpired lease on `key`, dropping an expired one. */

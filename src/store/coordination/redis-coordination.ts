@@ -2,10 +2,11 @@
  * RedisCoordination: the coordination contract on Redis, shared by every process on one server.
  * Leases are `SET NX PX` plus `INCR` of the key's fence in one script; renew and release compare
  * the token first (Lua); fenced writes check the fence and write the store's own keys (same
- * layout and encoding as the Redis store backend), trim queues and keep index sets in one script,
- * so a holder that paused past its lease cannot overwrite its successor. An offer (claims, index,
- * queue append and lease) is one script too. Queues are lists, claims `SET NX PX`, indexes sets.
- * Pub/sub runs on a dedicated subscriber connection, as Redis requires.
+ * layout and encoding as the Redis store backend), trim queues or remove one of their items, and
+ * keep index sets in one script, so a holder that paused past its lease cannot overwrite its
+ * successor. An offer (claims, index, queue append and lease) is one script too. Queues are
+ * lists, claims `SET NX PX`, indexes sets. Pub/sub runs on a dedicated subscriber connection, as
+ * Redis requires.
  */
 import { type ErrorSink, serializeValue } from "../backends/backend.js";
 import { newRedisClient, redisStoreKey } from "../backends/redis.js";
@@ -53,7 +54,8 @@ redis.call('DEL', KEYS[1])
 return redis.call('LLEN', KEYS[2])`;
 /**
  * KEYS[1] the fence, KEYS[2..] one key per write; ARGV[1] the fence, then per write: op and two
- * arguments — set: value, ttl ('' = none); del: '', ''; trim: count, ''; sadd / srem: member, ''.
+ * arguments — set: value, ttl ('' = none); del: '', ''; trim: count, ''; lrem: item, ''; sadd /
+ * srem: member, ''.
  */
 const FENCED_WRITE = `if tonumber(redis.call('GET', KEYS[1]) or '0') ~= tonumber(ARGV[1]) then return 0 end
 for i = 2, #KEYS do
@@ -63,6 +65,8 @@ for i = 2, #KEYS do
     redis.call('DEL', KEYS[i])
   elseif op == 'trim' then
     redis.call('LTRIM', KEYS[i], tonumber(ARGV[at + 1]), -1)
+  elseif op == 'lrem' then
+    redis.call('LREM', KEYS[i], 1, ARGV[at + 1])
   elseif op == 'sadd' or op == 'srem' then
     redis.call(op, KEYS[i], ARGV[at + 1])
   elseif ARGV[at + 2] == '' then
@@ -187,6 +191,10 @@ export class RedisCoordination implements Coordination {
         case "trim":
           keys.push(queueKey(write.queue));
           args.push("trim", String(write.count), "");
+          break;
+        case "remove-item":
+          keys.push(queueKey(write.queue));
+          args.push("lrem", write.item, "");
           break;
         case "add-member":
         case "remove-member":

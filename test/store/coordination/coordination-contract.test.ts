@@ -244,6 +244,26 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
       await pair.b.release(lease.key, fourth.grant.token);
     });
 
+    it("a fenced write removes the first item of a queue equal to the one given, the others kept in order; refused once stale", async () => {
+      const queue = unique("queue");
+      const lease = { key: unique("lease"), ttlMs: 10_000, owner: "proc-a" };
+      const offerOn = (side: Coordination, item: string) =>
+        side.offer({ queue, item, claims: [], index: { set: unique("index"), member: "s1" }, lease });
+      const first = await offerOn(pair.a, "m1");
+      if (first.status !== "taken") throw new Error("the first offer takes the lease");
+      for (const item of ["refused", "m2", "refused", "m3"]) await offerOn(pair.b, item);
+      const fence = { key: lease.key, fence: first.grant.fence };
+      expect(await pair.a.fencedWrite(fence, [{ op: "remove-item", queue, item: "refused" }])).toBe(true);
+      expect(await pair.b.items(queue, 0)).toEqual(["m1", "m2", "refused", "m3"]);
+      expect(await pair.a.fencedWrite(fence, [{ op: "remove-item", queue, item: "absent" }])).toBe(true);
+      expect(await pair.b.items(queue, 0)).toEqual(["m1", "m2", "refused", "m3"]);
+      await pair.a.release(lease.key, first.grant.token);
+      const next = await pair.b.acquire(lease.key, 10_000);
+      expect(await pair.a.fencedWrite(fence, [{ op: "remove-item", queue, item: "refused" }])).toBe(false);
+      expect(await pair.b.items(queue, 0)).toEqual(["m1", "m2", "refused", "m3"]);
+      await pair.b.release(lease.key, next!.token);
+    });
+
     it("insertIfAbsent writes its keys only when the first is absent, once among racing callers", async () => {
       const key = unique("thread");
       const results = await Promise.all(
