@@ -120,6 +120,9 @@ export class MultiProcessSessions {
       this.coordination.insertIfAbsent({ namespace: "sessions", key: threadKey, value: id }, [
         { namespace: "sessions", key: recordKey, value },
       ]),
+    replace: (previousId, threadKey, id, recordKey, value) =>
+      this.replaceRecord(previousId, threadKey, id, recordKey, value),
+    holds: (id) => this.holdsHere(id),
     activeIds: () => this.coordination.members(ACTIVE_SET),
   };
 
@@ -205,6 +208,27 @@ export class MultiProcessSessions {
     ];
     if (!(await this.coordination.fencedWrite(fence, writes))) throw new StaleFenceError(fence);
     queue.trimmed(id, taken);
+  }
+
+  /**
+   * Write a new session's record and make it its thread's current session in place of
+   * `previousId`, in one write fenced by that session's lease (see SharedRecords.replace).
+   */
+  private async replaceRecord(
+    previousId: string,
+    threadKey: string,
+    id: string,
+    recordKey: string,
+    value: unknown,
+  ): Promise<void> {
+    // Never held here: refused as a write under a fence older than any holder's.
+    const fence = this.leases.fenceOf(previousId) ?? { key: sessionLeaseKey(previousId), fence: 0 };
+    const writes: FencedWrite[] = [
+      { op: "set", namespace: "sessions", key: recordKey, value },
+      { op: "set", namespace: "sessions", key: threadKey, value: id },
+    ];
+    if (fence.fence === 0 || !(await this.coordination.fencedWrite(fence, writes)))
+      throw new StaleFenceError(fence);
   }
 
   /**

@@ -10,6 +10,8 @@ import type { PendingStore } from "../approvals/pending-store.js";
 import type { ReviewerStats } from "../approvals/reviewer-stats.js";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import { StaleFenceError } from "../store/coordination/coordination.js";
+import type { LiveSession } from "./live-session.js";
 import type { SessionCache } from "./session-cache.js";
 import { describeGrants, describeStatus } from "./session-status.js";
 import type { ThreadCommand } from "./text-commands.js";
@@ -29,8 +31,8 @@ export interface ThreadCommandsDeps {
 }
 
 /**
- * Whether the command acts on the thread's session, starting one when the thread has none;
- * stop, new, approve and deny never start one.
+ * Whether the command acts on the thread's session, starting one when the thread has none; stop,
+ * approve and deny never start one, and new, on a thread without one, starts the fresh one itself.
  */
 export function actsOnSession(command: ThreadCommand): boolean {
   return !["stop", "new", "approve", "deny"].includes(command.name);
@@ -131,17 +133,39 @@ export class ThreadCommands {
     return queued > 0 ? dropped.trim() : "Nothing is running.";
   }
 
+  /**
+   * "new": a thread without a session gets one as a message would start it — with several
+   * processes claimed in one step, so when another process started the thread's session first,
+   * that one (just started) is the fresh session. A thread's session is retired and replaced
+   * where it is held; one held elsewhere (started there just now) is left alone.
+   */
   private async renew(target: ThreadTarget): Promise<string> {
     const old = await this.deps.cache.existingFor(target);
-    if (old) {
-      old.retired = true;
+    const fresh = old ? await this.replace(target, old) : await this.deps.cache.forTarget(target);
+    if (!fresh) return "Another process holds this thread's session now: send `new` again to start afresh.";
+    return `Started a new session (${fresh.id}). Mode ${fresh.record.mode}, model ${fresh.record.model}.`;
+  }
+
+  /**
+   * Retire the thread's session `old` — its queue dropped, its turn stopped, its cards closed —
+   * and make a fresh one the thread's; undefined when this process may not (does not hold `old`,
+   * or lost it meanwhile: `old` is still the thread's session then).
+   */
+  private async replace(target: ThreadTarget, old: LiveSession): Promise<LiveSession | undefined> {
+    const { cache } = this.deps;
+    if (!cache.mayReplace(old)) return undefined;
+    old.retired = true;
+    try {
       old.discardSteering = true;
       if (old.record.queue.length > 0) await old.update((r) => ({ ...r, queue: [] }));
       if (old.activeTurn) old.engine.interrupt();
       await this.deps.hub.cancelSession(old.id, "a new session was started");
+      return await cache.renew(target, old);
+    } catch (error) {
+      old.retired = false;
+      if (error instanceof StaleFenceError) return undefined;
+      throw error;
     }
-    const fresh = await this.deps.cache.renew(target);
-    return `Started a new session (${fresh.id}). Mode ${fresh.record.mode}, model ${fresh.record.model}.`;
   }
 
   private async decide(

@@ -23,6 +23,20 @@ export interface SharedRecords {
   put(id: string, key: string, value: unknown, active: boolean): Promise<void>;
   /** Write a new session's record and make it the thread's current session; false when the thread already had one (nothing written). */
   create(threadKey: string, id: string, recordKey: string, value: unknown): Promise<boolean>;
+  /**
+   * Write a new session's record and make it the thread's current session in place of
+   * `previousId`, in one step under that session's lease: rejects with a StaleFenceError (nothing
+   * written) unless this process holds it, or held it last.
+   */
+  replace(
+    previousId: string,
+    threadKey: string,
+    id: string,
+    recordKey: string,
+    value: unknown,
+  ): Promise<void>;
+  /** Whether this process holds the session's lease. */
+  holds(id: string): boolean;
   /** Ids of sessions with pending work, across processes. */
   activeIds(): Promise<readonly string[]>;
 }
@@ -168,6 +182,34 @@ export class SessionRecords {
       );
     await Promise.all([this.setCurrent(record.key, record.id), this.put(record)]);
     return true;
+  }
+
+  /**
+   * Make `record`, a new session's, its thread's current session in place of `previous` ("new").
+   * With several processes only the holder of `previous` may (see `mayReplace`): the record and
+   * the thread entry go out in one step under its lease, refused with a StaleFenceError when a
+   * later holder took it — so a process that lost the thread, or never held it, cannot overwrite
+   * the thread's entry.
+   */
+  async replace(previous: SessionRecord, record: SessionRecord): Promise<void> {
+    if (this.shared)
+      return this.shared.replace(
+        previous.id,
+        `key:${record.key}`,
+        record.id,
+        `rec:${record.id}`,
+        toVersioned(SESSION_RECORD_KIND, record),
+      );
+    await this.put(record);
+    await this.setCurrent(record.key, record.id);
+  }
+
+  /**
+   * Whether this process may replace the session as its thread's current one: with one process
+   * always (it keeps the thread index); with several, while it holds the session's lease.
+   */
+  mayReplace(id: string): boolean {
+    return this.shared?.holds(id) ?? true;
   }
 
   /**

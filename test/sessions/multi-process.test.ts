@@ -3,8 +3,9 @@
  * as separate processes would have) on one real redis-server: every message is answered once and
  * in order whichever stack takes it, a press on one stack resolves the turn parked on another,
  * "stop" on one stops the turn streaming on another, commands and "new" reach the session where it
- * is held (never a stale copy), input past the queue cap (steering too) is refused and leaves the
- * shared queue at once, and a holder that stops renewing (its coordination closed without releasing) is
+ * is held (never a stale copy), "new" never makes another session the thread's over the session
+ * another process holds, input past the queue cap (steering too) is refused and leaves the shared
+ * queue at once, and a holder that stops renewing (its coordination closed without releasing) is
  * taken over within the lease TTL, its card still working.
  */
 import pino from "pino";
@@ -23,7 +24,8 @@ import { SessionRecords } from "../../src/sessions/session-records.js";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { Store } from "../../src/store/store.js";
+import type { KeyValueSpace, Store, StoreNamespace } from "../../src/store/store.js";
+import { sessionKeyOf } from "../../src/core/thread-target.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { controlChannel, type TurnControl } from "../../src/sessions/turn-controls.js";
 import { sharedQueueName } from "../../src/sessions/shared-queue.js";
@@ -164,17 +166,19 @@ describe("several session stacks on one Redis", () => {
 
   /**
    * Open a stack whose session layer sees the coordination through `wrap` (the stack keeps the
-   * real one to close), with leases (and failover scans) on `timing`, queueing messages as
-   * `queueMode` says.
+   * real one to close) and its store through `wrapStore`, with leases (and failover scans) on
+   * `timing`, queueing messages as `queueMode` says.
    */
   async function openStackWith(
     name: string,
     {
       wrap = (c) => c,
+      wrapStore = (s) => s,
       timing = TIMING,
       queueMode = "followup",
     }: {
       wrap?: (c: Coordination) => Coordination;
+      wrapStore?: (s: Store) => Store;
       timing?: typeof TIMING;
       queueMode?: "followup" | "steer";
     },
@@ -183,7 +187,7 @@ describe("several session stacks on one Redis", () => {
     const store = await createStore({ url: redis.url, dataDir });
     const coordination = await createCoordination({ url: redis.url, dataDir, store });
     const manager = buildSessionManager({
-      store,
+      store: wrapStore(store),
       createEngine: engineFactory(provider, sessionTestRegistry(runs)),
       dataDir,
       model: "test-model",
@@ -276,6 +280,52 @@ describe("several session stacks on one Redis", () => {
       return inserted;
     });
     return { wrapped, written: point.reached, go: point.go };
+  }
+
+  /**
+   * `store` whose `nth` read of the thread entry `threadKey` (the thread → session index) is
+   * answered with what it read only once `go` is called: everything another process does
+   * meanwhile happens between that read and what this one does next. `read` resolves at that read.
+   */
+  function pausingIndexRead(threadKey: string, nth: number) {
+    const point = pausePoint();
+    let reads = 0;
+    const pausing = (space: KeyValueSpace) =>
+      intercepting(
+        space,
+        "get",
+        (get) =>
+          (async (key: string) => {
+            const value = await get(key);
+            if (key === `key:${threadKey}` && ++reads === nth) await point.wait();
+            return value;
+          }) as KeyValueSpace["get"],
+      );
+    const wrap = (store: Store) =>
+      intercepting(
+        store,
+        "space",
+        (space) => (namespace: StoreNamespace) =>
+          namespace === "sessions" ? pausing(space(namespace)) : space(namespace),
+      );
+    return { wrap, read: point.reached, go: point.go };
+  }
+
+  /**
+   * `coordination` whose first fenced write of a thread entry (a "new" switching the thread to
+   * its fresh session) waits, before it is made, until `go` is called; `reached` resolves there.
+   */
+  function pausingIndexSwitch(coordination: Coordination) {
+    const point = pausePoint();
+    let paused = false;
+    const wrapped = intercepting(coordination, "fencedWrite", (write) => async (fence, writes) => {
+      if (!paused && writes.some((w) => w.op === "set" && w.key.startsWith("key:"))) {
+        paused = true;
+        await point.wait();
+      }
+      return write(fence, writes);
+    });
+    return { wrapped, reached: point.reached, go: point.go };
   }
 
   /** Resolves once a turn in the thread finished with the model's answer after its tool call. */
@@ -612,6 +662,77 @@ describe("several session stacks on one Redis", () => {
     expect(outputs.for(target).turns.at(-1)?.sessionId).toBe(fresh);
     const asked = provider.asking("m12-2")[0]!;
     expect(asked.messages.filter((m) => m.role === "user").map(userText)).toEqual(["m12-2"]);
+  }, 30_000);
+
+  it.each([
+    [1, "its command found the session A started", "Another process holds this thread's session now"],
+    [2, "its command found none either", "Started a new session"],
+    [3, "its claim of the thread came second", "Started a new session"],
+  ])(
+    '"new" taken by B, which found the thread without a session (%i index reads before A started it: %s), never overwrites the thread entry of the session A holds',
+    async (nth, _case, answer) => {
+      const target = thread(`1700001500.00000${nth}`);
+      const threadKey = sessionKeyOf(target);
+      const paused = pausingIndexRead(threadKey, nth);
+      stacks = [await openStack("A"), await openStackWith("B", { wrapStore: paused.wrap })];
+      const [a, b] = stacks as [Stack, Stack];
+      const reply = b.manager.command(target, BEN, "new", []);
+      await paused.read;
+      const hang = `please hang on new${nth}`;
+      await a.manager.receive(message(hang, { target }));
+      await outputs.until(() => provider.asking(hang).length > 0, "the stream to start");
+      const sessionId = await sessionOf(target);
+      paused.go();
+      const said = await reply;
+      const index = new SessionRecords(b.store.space("sessions"));
+      expect(await index.currentId(threadKey)).toBe(sessionId);
+      expect(said).toContain(answer);
+      if (said.startsWith("Started")) expect(said).toContain(`(${sessionId})`);
+      // A's turn runs on in the thread's session, and the thread's next message joins it, on B too.
+      expect(provider.aborted).not.toContain(hang);
+      await a.manager.command(target, ANA, "stop", []);
+      await outputs.until(() => outputs.for(target).closedTurns.length === 1, "the turn to close");
+      await eventually(
+        async () => (await b.manager.isBusy(sessionId)) === false,
+        "A to let go of the session",
+      );
+      await b.manager.receive(message("m15-2", { target }));
+      await outputs.until(() => finalTexts(target.thread!).includes("re: m15-2"), "the next answer");
+      expect(outputs.for(target).turns.at(-1)?.sessionId).toBe(sessionId);
+      expect(await index.currentId(threadKey)).toBe(sessionId);
+    },
+    30_000,
+  );
+
+  it("\"new\" on a process that let go of the thread's session before it could switch the thread leaves the thread to the session's later holder", async () => {
+    const [a, b, paused] = await openPausingA(pausingIndexSwitch);
+    const target = thread("1700001600.000001");
+    const threadKey = sessionKeyOf(target);
+    await a.manager.receive(message("please hang on switch1", { target }));
+    await outputs.until(() => provider.asking("hang on switch1").length > 0, "the stream to start");
+    const sessionId = await sessionOf(target);
+    // A retires the session (its turn stopped) and lets it go; before A switches the thread, B
+    // takes the session for the thread's next message.
+    const reply = a.manager.command(target, ANA, "new", []);
+    await Promise.race([paused.reached, reply]);
+    await eventually(async () => (await b.manager.isBusy(sessionId)) === false, "A to let go of the session");
+    await b.manager.receive(message("m16-1", { target }));
+    await outputs.until(() => finalTexts(target.thread!).includes("re: m16-1"), "B's answer");
+    paused.go();
+    expect(await reply).toContain("Another process holds this thread's session now");
+    const index = new SessionRecords(b.store.space("sessions"));
+    expect(await index.currentId(threadKey)).toBe(sessionId);
+    // A's copy is the thread's session still: A runs the next message in it.
+    await eventually(async () => (await a.manager.isBusy(sessionId)) === false, "B to let go of the session");
+    await a.manager.receive(message("m16-2", { target }));
+    await outputs.until(() => finalTexts(target.thread!).includes("re: m16-2"), "A's answer");
+    expect(outputs.for(target).turns.at(-1)?.sessionId).toBe(sessionId);
+    expect(
+      provider
+        .asking("m16-2")[0]!
+        .messages.filter((m) => m.role === "user")
+        .map(userText),
+    ).toEqual(["please hang on switch1", "m16-1", "m16-2"]);
   }, 30_000);
 
   it("stop taken by a process holding nothing ends a turn left parked in the store at once, not at the next failover scan", async () => {

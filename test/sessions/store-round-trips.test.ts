@@ -201,7 +201,7 @@ describe("session cache reads", () => {
     expect(await cache.forTarget(thread("1.1"))).toBe(created);
     expect(await cache.existingFor(thread("1.1"))).toBe(created);
     expect(sessions.log).toEqual([]);
-    const renewed = await cache.renew(thread("1.1"));
+    const renewed = await cache.renew(thread("1.1"), created);
     sessions.log.length = 0;
     expect(await cache.forTarget(thread("1.1"))).toBe(renewed);
     expect(sessions.log).toEqual([]);
@@ -259,7 +259,7 @@ describe("session cache reads", () => {
   it("keeps a renewed thread on its new session when the unsaved old one is saved later", async () => {
     const { cache, sessions } = await cacheOn(10);
     const old = await cache.forTarget(thread("1.1"));
-    const renewed = await cache.renew(thread("1.1"));
+    const renewed = await cache.renew(thread("1.1"), old);
     await old.update((record) => ({ ...record, title: "late" }));
     expect(await new SessionRecords(sessions.space).currentId("slack:T1:C1:1.1")).toBe(renewed.id);
     expect(await cache.forTarget(thread("1.1"))).toBe(renewed);
