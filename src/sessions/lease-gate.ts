@@ -16,7 +16,7 @@ import type { SessionLease } from "./session-lock.js";
 import type { QueuedMessage } from "./session-record.js";
 import { type SharedEntry, SharedQueue, sharedQueueName } from "./shared-queue.js";
 import type { TurnControls } from "./turn-controls.js";
-import type { GateOffer, TurnGate } from "./turn-gate.js";
+import type { GateInput, GateOffer, TurnGate } from "./turn-gate.js";
 
 export interface LeaseGateOptions {
   readonly coordination: Coordination;
@@ -44,7 +44,7 @@ export class LeaseGate implements TurnGate {
     this.queue = new SharedQueue(
       options.coordination,
       {
-        admits: (live) => this.admits(live),
+        admits: (live, entry) => this.admits(live, entry),
         take: (live, entry) => this.take(live, entry),
         fenceOf: (sessionId) => options.leases.fenceOf(sessionId),
       },
@@ -82,11 +82,11 @@ export class LeaseGate implements TurnGate {
    * holder is told — or, when that is this process, the input is taken in here (a running turn
    * gets its steering at once).
    */
-  async offer(live: LiveSession, message: QueuedMessage, steer: boolean): Promise<GateOffer> {
+  async offer(live: LiveSession, message: QueuedMessage, input: GateInput): Promise<GateOffer> {
     const { leases, controls, processId } = this.options;
     const outcome = await this.queue.offer(
       live.id,
-      { message, steer },
+      { message, ...input },
       {
         claims: this.options.marksOf(message.dedupeKeys ?? []),
         index: this.options.activeIndex,
@@ -157,11 +157,12 @@ export class LeaseGate implements TurnGate {
   }
 
   /**
-   * Whether the session held here takes one more entry of its shared queue: not past the queue
-   * cap, steering included (it waits in the record's queue too), as where one process runs it.
+   * Whether the session held here takes one more entry of its shared queue: a person's message
+   * not past the queue cap, steering included (it waits in the record's queue too), and any turn
+   * the service asks for — as where one process runs the session.
    */
-  private async admits(live: LiveSession): Promise<boolean> {
-    if (await this.options.host().queueCap.admits(live)) return true;
+  private async admits(live: LiveSession, entry: SharedEntry): Promise<boolean> {
+    if (!entry.capped || (await this.options.host().queueCap.admits(live))) return true;
     this.options.logger.warn(
       { sessionId: live.id },
       "refusing a queued message: the session's queue is full",

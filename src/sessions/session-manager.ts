@@ -164,7 +164,8 @@ export class SessionManager implements ConversationService {
       const queued = queuedMessageOf(message, keys);
       // Several processes: the holder counts the queue as it takes the message (this copy may be old).
       if (this.multi) {
-        const offered = await this.scheduler.offer(live, queued, this.options.defaults.queueMode === "steer");
+        const steer = this.options.defaults.queueMode === "steer";
+        const offered = await this.scheduler.offer(live, queued, { steer, capped: true });
         return offered === "duplicate" ? duplicate : { status: "queued" };
       }
       if (!(await this.queueCap.admits(live))) return { status: "ignored", reason: QUEUE_FULL_REASON };

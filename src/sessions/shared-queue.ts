@@ -21,14 +21,19 @@ import {
 } from "../store/coordination/coordination.js";
 import type { LiveSession } from "./live-session.js";
 import { type QueuedMessage, sessionRecordSchema } from "./session-record.js";
+import type { GateInput } from "./turn-gate.js";
 
-/** One entry: the message, and whether it may steer a running turn (a person's message) or waits for its own turn. */
-export interface SharedEntry {
+/** One entry: the message, and how the holder takes it. */
+export interface SharedEntry extends GateInput {
   readonly message: QueuedMessage;
-  readonly steer: boolean;
 }
 
-const entrySchema = z.object({ message: sessionRecordSchema.shape.queue.element, steer: z.boolean() });
+const entrySchema = z.object({
+  message: sessionRecordSchema.shape.queue.element,
+  steer: z.boolean(),
+  // Entries queued before it was written were a person's messages.
+  capped: z.boolean().default(true),
+});
 
 /** Queue name of a session's shared input. */
 export const sharedQueueName = (sessionId: string) => `input:${sessionId}`;

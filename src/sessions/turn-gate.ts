@@ -21,7 +21,17 @@ export interface TurnGate {
   /** Take in input queued for the session since, by any process (the pump holds the session). */
   collect(live: LiveSession): Promise<void>;
   /** Queue a message for the session, whichever process runs it (see GateOffer). */
-  offer(live: LiveSession, message: QueuedMessage, steer: boolean): Promise<GateOffer>;
+  offer(live: LiveSession, message: QueuedMessage, input: GateInput): Promise<GateOffer>;
+}
+
+/**
+ * How the holder takes a message offered through the gate: whether it may steer a running turn
+ * (a person's message, in steer mode), and whether the queue cap may refuse it (a person's
+ * message; a wake-up or a command's turn is always queued, as with one process).
+ */
+export interface GateInput {
+  readonly steer: boolean;
+  readonly capped: boolean;
 }
 
 /**

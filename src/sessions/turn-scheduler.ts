@@ -14,7 +14,7 @@ import type { SessionLease, SessionLock } from "./session-lock.js";
 import type { QueuedMessage } from "./session-record.js";
 import { type FirstTurn, TurnExecutor, type TurnExecutorOptions } from "./turn-executor.js";
 import type { TurnEndSaves } from "./turn-end-saves.js";
-import type { TurnGate } from "./turn-gate.js";
+import type { GateInput, TurnGate } from "./turn-gate.js";
 
 export interface TurnSchedulerOptions extends TurnExecutorOptions {
   readonly lock: SessionLock;
@@ -50,7 +50,7 @@ export class TurnScheduler {
    */
   async submit(live: LiveSession, message: QueuedMessage): Promise<"started" | "queued"> {
     if (this.options.gate) {
-      await this.offer(live, message, false);
+      await this.offer(live, message, { steer: false, capped: false });
       return "queued";
     }
     live.holds++;
@@ -64,8 +64,8 @@ export class TurnScheduler {
   }
 
   /** Queue a message through the gate (several processes); a session this process took gets its pump. */
-  async offer(live: LiveSession, message: QueuedMessage, steer: boolean): Promise<"queued" | "duplicate"> {
-    const offered = await this.options.gate?.offer(live, message, steer);
+  async offer(live: LiveSession, message: QueuedMessage, input: GateInput): Promise<"queued" | "duplicate"> {
+    const offered = await this.options.gate?.offer(live, message, input);
     if (offered === "duplicate") return "duplicate";
     if (offered !== undefined && offered !== "queued") this.schedule(live, { lease: offered });
     return "queued";

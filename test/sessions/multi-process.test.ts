@@ -5,7 +5,7 @@
  * "stop" on one stops the turn streaming on another, commands and "new" reach the session where it
  * is held (never a stale copy), "new" never makes another session the thread's over the session
  * another process holds, input past the queue cap (steering too) is refused and leaves the shared
- * queue at once, and a holder that stops renewing (its coordination closed without releasing) is
+ * queue at once (a wake-up never is), and a holder that stops renewing (its coordination closed without releasing) is
  * taken over within the lease TTL, its card still working.
  */
 import pino from "pino";
@@ -495,6 +495,28 @@ describe("several session stacks on one Redis", () => {
     },
     60_000,
   );
+
+  it("a wake-up offered through B to a session whose queue is full is queued all the same, as with one process", async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700000380.000001");
+    await a.manager.receive(message("hang while full", { target }));
+    await outputs.until(() => provider.asking("hang while full").length > 0, "the stream to start");
+    const sessionId = outputs.for(target).turns[0]!.sessionId;
+    const queued = (n: number) => async () =>
+      (await a.manager.command(target, ANA, "status", [])).includes(`a turn is running, ${n} queued`);
+    for (let i = 0; i < MAX_QUEUED_MESSAGES; i++)
+      await b.manager.receive(message(`full ${i}`, { target, user: BEN }));
+    await eventually(queued(MAX_QUEUED_MESSAGES), "the queue to fill");
+    const wake = { sessionId, target, prompt: "wake-up 1", requester: ANA };
+    expect(await b.manager.wake(wake)).toEqual({ status: "queued" });
+    await eventually(queued(MAX_QUEUED_MESSAGES + 1), "the wake-up to join the queue");
+    expect(outputs.for(target).texts.filter((t) => t.includes("queued in this thread already"))).toEqual([]);
+    expect(await a.manager.command(target, ANA, "stop", [])).toMatch(
+      new RegExp(`Dropped ${MAX_QUEUED_MESSAGES + 1} queued messages\\.`),
+    );
+    await eventually(async () => (await b.manager.isBusy(sessionId)) === false, "A to let go of the session");
+  }, 60_000);
 
   it("input that the holder fails to take in during a turn is taken before its next turn, and nothing is left unhandled", async () => {
     let failNext = false;

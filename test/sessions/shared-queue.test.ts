@@ -38,6 +38,7 @@ function entry(text: string): SharedEntry {
       dedupeKeys: [`k:${text}`],
     },
     steer: false,
+    capped: true,
   } as unknown as SharedEntry;
 }
 
