@@ -11,7 +11,7 @@
  */
 import type { Logger } from "pino";
 import type { Card, CardRef } from "../../core/card.js";
-import { MAX_REPLY_CHARS } from "../../engine/provider/openai-stream-assembler.js";
+import { MAX_REPLY_CHARS } from "../../engine/provider/provider.js";
 import { cardView } from "./card-view.js";
 
 /** The file posted beside a card whose code is cut. */

@@ -11,10 +11,7 @@ import { deltaTexts, parseChunk, type StreamChunk } from "./openai-chunk.js";
 import { midStreamError } from "./openai-errors.js";
 import { ToolCallAssembler } from "./openai-tool-calls.js";
 import type { FinishReason } from "../../core/messages.js";
-import { ProviderError, type ProviderStreamEvent } from "./provider.js";
-
-/** The most characters one reply may stream: its text, reasoning and tool calls together. */
-export const MAX_REPLY_CHARS = 2_000_000;
+import { MAX_REPLY_CHARS, ProviderError, type ProviderStreamEvent } from "./provider.js";
 
 /** Assembles one assistant step from its stream chunks. */
 export class StreamAssembler {
