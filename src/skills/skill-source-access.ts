@@ -13,6 +13,14 @@ import { SKILL_FILE } from "./skill.js";
 /** Most files listed beside one skill. */
 export const SKILL_FILES_MAX = 200;
 
+/**
+ * Most folders opened to list them, the skill's own included. The walk holds every folder above
+ * the one it lists open, with its path: a workspace skill's folder nested 20,000 deep by the
+ * agent's commands (no path length stops a walk relative to open folders) took the process past
+ * its heap limit.
+ */
+export const SKILL_FOLDERS_MAX = 100;
+
 /** The files of one skill source; every skill is named by its folder's name in the source. */
 export interface SkillSourceAccess {
   /**
@@ -33,7 +41,8 @@ export interface SkillSourceAccess {
   ): Promise<T | undefined>;
   /**
    * The files beside the SKILL.md of the folder `name`, relative to it, sorted (at most
-   * SKILL_FILES_MAX; dot-files and links are left out); none when the folder cannot be read.
+   * SKILL_FILES_MAX, from at most SKILL_FOLDERS_MAX folders; dot-files and links are left out);
+   * none when the folder cannot be read.
    */
   filesBeside(name: string): Promise<string[]>;
   /** The text of `file` (relative to the folder `name`, never outside it), at most `maxBytes`. */
@@ -54,6 +63,7 @@ export async function filesIn(open: () => Promise<AnchoredDir>): Promise<string[
   const top = await open().catch(() => undefined);
   if (top === undefined) return [];
   const found: string[] = [];
+  let folders = 1;
   const walk = async (dir: AnchoredDir, relative: string): Promise<void> => {
     const entries = await dir.entries().catch(() => []);
     for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
@@ -64,7 +74,8 @@ export async function filesIn(open: () => Promise<AnchoredDir>): Promise<string[
         if (child !== SKILL_FILE) found.push(child);
         continue;
       }
-      if (!entry.isDirectory()) continue;
+      if (!entry.isDirectory() || folders >= SKILL_FOLDERS_MAX) continue;
+      folders += 1;
       const sub = await dir.openDir(entry.name, child).catch(() => undefined);
       if (sub === undefined) continue;
       try {

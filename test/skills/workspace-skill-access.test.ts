@@ -4,9 +4,10 @@
  * nothing from there (refused with why, logged once), also when the swap happens between the
  * check of a SKILL.md and its read (made deterministic by swapping the moment either realpath
  * the service may use has answered), and a skill's files are neither listed nor read through
- * a folder swapped after the scan. The operator's folders keep following their links.
+ * a folder swapped after the scan. The operator's folders keep following their links. A skill's
+ * files are listed from a bounded number of folders, however deep the agent nests them.
  */
-import { mkdirSync, renameSync, symlinkSync } from "node:fs";
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLoadSkillTool } from "../../src/skills/load-skill-tool.js";
@@ -167,5 +168,22 @@ describe("workspace skills and links", () => {
       ok: true,
       output: "STEPS",
     });
+  });
+});
+
+describe("the files beside a workspace skill", () => {
+  it("are listed from a bounded number of folders, however deep the agent nests them", async () => {
+    // The walk holds each folder above the one it lists open, with its path, and nothing limits
+    // how deep a walk relative to open folders goes: 20,000 levels ran the process out of heap.
+    fixture = await skillsFixture();
+    const kit = writeSkill(fixture.workspaceSkills, "kit", skillMd("kit", "A kit"), {
+      "ref.md": "REFERENCE",
+      "scripts/run.sh": "echo",
+    });
+    const deep = path.join(kit, "z/".repeat(1_000));
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(path.join(deep, "bottom.md"), "BOTTOM");
+    const skill = (await fixture.library.scan()).skills.get("kit")!;
+    expect(await fixture.library.filesBeside(skill)).toEqual(["ref.md", "scripts/run.sh"]);
   });
 });
