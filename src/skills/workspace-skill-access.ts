@@ -8,11 +8,12 @@
  * component at a time relative to the folder before and following no link, so a swap after the
  * check is refused instead of followed. The folder is listed through its open handle, and a
  * SKILL.md is stat'ed and read through one open handle, so the loader's cache judges the very
- * file it would read.
+ * file it would read — and only as much of it as was judged: a file grown after its stat is read
+ * to the size the stat gave.
  */
 import type { Dirent, Stats } from "node:fs";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { readTextPrefix } from "../engine/session-knowledge.js";
 import { type AnchoredDir, openCheckedDir } from "../tools/files/anchored-fs.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import { readTextFile } from "../tools/files/text-file.js";
@@ -54,7 +55,7 @@ export function workspaceSkillAccess(source: SkillSource, workspaceRoot: string)
     ): Promise<T | undefined> {
       try {
         return await withWorkspaceFile(paths, inSource(name, SKILL_FILE), (opened, stats) =>
-          use(stats, () => readFile(opened, "utf8")),
+          use(stats, () => readTextPrefix(opened, stats.size)),
         );
       } catch (error) {
         if (isMissing(error)) return undefined;

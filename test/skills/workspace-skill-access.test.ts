@@ -5,9 +5,10 @@
  * check of a SKILL.md and its read (made deterministic by swapping the moment either realpath
  * the service may use has answered), and a skill's files are neither listed nor read through
  * a folder swapped after the scan. The operator's folders keep following their links. A skill's
- * files are listed from a bounded number of folders, however deep the agent nests them.
+ * files are listed from a bounded number of folders, however deep the agent nests them, and a
+ * SKILL.md is read no further than the size it was judged on.
  */
-import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLoadSkillTool } from "../../src/skills/load-skill-tool.js";
@@ -19,6 +20,8 @@ import { skillMd, skillsFixture, writeSkill } from "./support.js";
 
 /** Called with the path each realpath was asked about, once it has answered. */
 const realpathHook = vi.hoisted(() => ({ after: undefined as ((asked: string) => void) | undefined }));
+/** Called with the path a file was opened by, once its handle's stat has answered. */
+const statHook = vi.hoisted(() => ({ after: undefined as ((opened: string) => void) | undefined }));
 
 vi.mock("node:fs/promises", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs/promises")>();
@@ -27,7 +30,17 @@ vi.mock("node:fs/promises", async (importOriginal) => {
     realpathHook.after?.(String(args[0]));
     return real;
   };
-  return { ...actual, realpath };
+  const open = async (...args: Parameters<typeof actual.open>) => {
+    const handle = await actual.open(...args);
+    const stat = handle.stat.bind(handle);
+    handle.stat = (async (...options: Parameters<typeof stat>) => {
+      const stats = await stat(...options);
+      statHook.after?.(String(args[0]));
+      return stats;
+    }) as typeof handle.stat;
+    return handle;
+  };
+  return { ...actual, realpath, open };
 });
 
 vi.mock("node:fs", async (importOriginal) => {
@@ -46,6 +59,7 @@ vi.mock("node:fs", async (importOriginal) => {
 let fixture: Awaited<ReturnType<typeof skillsFixture>>;
 afterEach(async () => {
   realpathHook.after = undefined;
+  statHook.after = undefined;
   await fixture?.cleanup();
 });
 
@@ -168,6 +182,25 @@ describe("workspace skills and links", () => {
       ok: true,
       output: "STEPS",
     });
+  });
+});
+
+describe("a workspace SKILL.md", () => {
+  it("is read only as far as its stat judged it, however it grows meanwhile", async () => {
+    // The size check (256 KB) is made on the open file's stat; the agent's commands may append
+    // to the file before it is read, and the read took all of it (up to the sandbox's file size
+    // limit, a gigabyte by default) into memory and the parser.
+    fixture = await skillsFixture();
+    const text = skillMd("notes", "the team's notes");
+    const file = path.join(writeSkill(fixture.workspaceSkills, "notes", text), "SKILL.md");
+    statHook.after = (opened) => {
+      if (!opened.endsWith("/SKILL.md")) return;
+      statHook.after = undefined;
+      appendFileSync(file, "GROWN ".repeat(100_000));
+    };
+    const scan = await fixture.library.scan();
+    expect(statHook.after).toBeUndefined();
+    expect(scan.skills.get("notes")?.body.trim()).toBe("Steps for notes.");
   });
 });
 
