@@ -6,7 +6,7 @@
  * the service may use has answered), and a skill's files are neither listed nor read through
  * a folder swapped after the scan. The operator's folders keep following their links. A skill's
  * files are listed from a bounded number of folders, however deep the agent nests them, and a
- * SKILL.md is read no further than the size it was judged on.
+ * SKILL.md or a file beside it is read no further than the size it was checked at.
  */
 import { appendFileSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -205,6 +205,24 @@ describe("a workspace SKILL.md", () => {
 });
 
 describe("the files beside a workspace skill", () => {
+  it("are read only as far as the size checked, however they grow meanwhile", async () => {
+    fixture = await skillsFixture();
+    const kit = writeSkill(fixture.workspaceSkills, "kit", skillMd("kit", "A kit"), {
+      "ref.md": "REFERENCE",
+    });
+    statHook.after = (opened) => {
+      if (!opened.endsWith("/ref.md")) return;
+      statHook.after = undefined;
+      appendFileSync(path.join(kit, "ref.md"), "GROWN ".repeat(100_000));
+    };
+    const tool = createLoadSkillTool(fixture.library);
+    expect(await tool.execute({ name: "kit", file: "ref.md" }, context)).toEqual({
+      ok: true,
+      output: "REFERENCE",
+    });
+    expect(statHook.after).toBeUndefined();
+  });
+
   it("are listed from a bounded number of folders, however deep the agent nests them", async () => {
     // The walk holds each folder above the one it lists open, with its path, and nothing limits
     // how deep a walk relative to open folders goes: 20,000 levels ran the process out of heap.

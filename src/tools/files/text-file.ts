@@ -31,8 +31,8 @@ export class NotTextError extends Error {
 }
 
 /**
- * Read a checked workspace file whole as text (opened swap-safely, see anchored-fs.ts); throws
- * NotTextError for binary or oversized files.
+ * Read a checked workspace file whole as text (opened swap-safely, see anchored-fs.ts), as far as
+ * the size it had when opened; throws NotTextError for binary or oversized files.
  */
 export async function readTextFile(file: ResolvedPath, maxBytes: number): Promise<string> {
   const shownPath = file.display;
@@ -45,7 +45,10 @@ export async function readTextFile(file: ResolvedPath, maxBytes: number): Promis
         `${shownPath} is ${stats.size} bytes, over the ${maxBytes}-byte limit for text tools; use search_files or run_command (head, sed -n) to look at parts of it`,
       );
     }
-    bytes = await handle.readFile();
+    // Only what the size check saw: the file may have grown since (a command appending to it).
+    const buffer = Buffer.alloc(stats.size);
+    const { bytesRead } = await handle.read(buffer, 0, stats.size, 0);
+    bytes = buffer.subarray(0, bytesRead);
   } finally {
     await handle.close();
   }
