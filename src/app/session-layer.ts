@@ -24,7 +24,7 @@ import { MultiProcessSessions } from "../sessions/multi-process.js";
 import { ParkedTurns } from "../sessions/parked-turns.js";
 import { QueueCap } from "../sessions/queue-cap.js";
 import { SessionCache } from "../sessions/session-cache.js";
-import { actsOnSession, ThreadCommands } from "../sessions/session-commands.js";
+import { ThreadCommands } from "../sessions/session-commands.js";
 import { InProcessSessionLock } from "../sessions/session-lock.js";
 import { SessionManager, type SessionManagerOptions } from "../sessions/session-manager.js";
 import type { SessionParts } from "../sessions/session-parts.js";
@@ -212,7 +212,11 @@ interface RoutingParts {
  * Thread commands run where the thread's session is held (MultiProcessSessions.command) — a
  * command that starts the thread's session too, once started; the holding process runs the
  * commands passed to it (passing on those that reach it after it let go) and posts their replies
- * in the thread.
+ * in the thread. The thread's session is looked up once, here, and the command acts on that one
+ * (ThreadCommands.executeOn): a session another process started or switched the thread to after
+ * the look-up is never changed here, where it is not held — its copy saved here would go to the
+ * store unfenced, over the record its holder is running (a "stop" racing the thread's first
+ * message on another process would clear that record's queue).
  */
 function routedCommands(
   commands: ThreadCommands,
@@ -230,8 +234,8 @@ function routedCommands(
     recheckSettled: (sessionId) => hub.recheckSession(sessionId),
     addGrant,
     queueCap,
-    runCommand: async (target, user, command) => {
-      const reply = await commands.execute(target, user, command);
+    runCommand: async (live, target, user, command) => {
+      const reply = await commands.executeOn(live, target, user, command);
       try {
         await outputs.outputFor(target)?.postText(reply);
       } catch (error) {
@@ -242,8 +246,8 @@ function routedCommands(
   return {
     execute: async (target, user, command) => {
       // A session the command starts is started first, so the command runs where it is held too.
-      const live = actsOnSession(command) ? await cache.forTarget(target) : await cache.existingFor(target);
-      const run = () => commands.execute(target, user, command);
+      const live = await commands.sessionFor(target, command);
+      const run = () => commands.executeOn(live, target, user, command);
       return live ? multi.command(live, target, user, command, run) : run();
     },
   };

@@ -25,8 +25,16 @@ export interface MultiProcessHost {
   isParked(sessionId: string): boolean;
   /** Hand items of the session settled elsewhere to the turns waiting for them here. */
   recheckSettled(sessionId: string): Promise<void>;
-  /** Run a thread command here and post its reply into the thread. */
-  runCommand(target: ThreadTarget, user: PlatformUser, command: ThreadCommand): Promise<void>;
+  /**
+   * Run a thread command here on the session `live` it was passed for (not on whichever session
+   * the thread has now) and post its reply into the thread.
+   */
+  runCommand(
+    live: LiveSession,
+    target: ThreadTarget,
+    user: PlatformUser,
+    command: ThreadCommand,
+  ): Promise<void>;
   /** Add a grant to the session's live grants, saved with its record (the caller holds the lease). */
   addGrant(live: LiveSession, grant: Grant): Promise<void>;
   /** The queue cap, checked here where the session is held (see QueueCap). */

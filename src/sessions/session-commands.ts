@@ -1,7 +1,11 @@
 /**
  * ThreadCommands: carries out the thread commands (stop, new, mode, model, status, grants,
  * approve, deny) for one thread and returns the reply text. The same code serves slash commands,
- * their typed forms and control buttons.
+ * their typed forms and control buttons. A command looks the thread's session up once and acts on
+ * that one: with several processes the routing looks it up and runs the command where it is held
+ * (executeOn), so a command never changes a session another process started, or switched the
+ * thread to, after that look-up — this process does not hold it, and its copy saved here would
+ * overwrite the holder's record.
  */
 import { type ApprovalsConfig, loosenersFor, mayDecide } from "../approvals/authorisation.js";
 import type { PendingHub } from "../approvals/pending-hub.js";
@@ -34,7 +38,7 @@ export interface ThreadCommandsDeps {
  * Whether the command acts on the thread's session, starting one when the thread has none; stop,
  * approve and deny never start one, and new, on a thread without one, starts the fresh one itself.
  */
-export function actsOnSession(command: ThreadCommand): boolean {
+function actsOnSession(command: ThreadCommand): boolean {
   return !["stop", "new", "approve", "deny"].includes(command.name);
 }
 
@@ -45,21 +49,63 @@ export class ThreadCommands {
   constructor(private readonly deps: ThreadCommandsDeps) {}
 
   /** Run one command in the thread of `target` on behalf of `user`; resolves with the reply. */
-  async execute(target: ThreadTarget, user: PlatformUser, command: ThreadCommand): Promise<string> {
+  execute(target: ThreadTarget, user: PlatformUser, command: ThreadCommand): Promise<string> {
+    return this.run(target, user, command, () => this.sessionFor(target, command));
+  }
+
+  /**
+   * The session `command` acts on: the thread's current one, started when the thread has none —
+   * undefined then for the commands that never start one (stop, new, approve, deny).
+   */
+  sessionFor(target: ThreadTarget, command: ThreadCommand): Promise<LiveSession | undefined> {
+    const { cache } = this.deps;
+    return actsOnSession(command) ? cache.forTarget(target) : cache.existingFor(target);
+  }
+
+  /**
+   * Run one command on `live`, the thread's session as `sessionFor` found it (undefined: the
+   * thread had none), never looking the thread's session up again. With several processes the
+   * caller routed the command by `live` to where it is held; a session another process started
+   * or switched the thread to since is that process's to change — changing it here would save a
+   * copy this process does not hold over its holder's record.
+   */
+  executeOn(
+    live: LiveSession | undefined,
+    target: ThreadTarget,
+    user: PlatformUser,
+    command: ThreadCommand,
+  ): Promise<string> {
+    return this.run(target, user, command, async () => live);
+  }
+
+  /**
+   * Run the command on the session `found` gives, asked for only by the commands that act on one
+   * (approve and deny act on a pending item).
+   */
+  private async run(
+    target: ThreadTarget,
+    user: PlatformUser,
+    command: ThreadCommand,
+    found: () => Promise<LiveSession | undefined>,
+  ): Promise<string> {
     switch (command.name) {
       case "stop":
-        return this.stop(target);
+        return this.stop(await found());
       case "new":
-        return this.renew(target);
+        return this.renew(target, await found());
+      case "approve":
+      case "deny":
+        return this.decide(target, user, command.id, command.name);
+    }
+    const live = await found();
+    if (!live) throw new Error(`"${command.name}" acts on the thread's session, and it was given none`);
+    switch (command.name) {
       case "mode":
-        return this.setMode(target, user, command.mode);
-      case "model": {
-        const live = await this.deps.cache.forTarget(target);
+        return this.setMode(live, target, user, command.mode);
+      case "model":
         await live.update((r) => ({ ...r, model: command.model }));
         return `Model set to ${command.model}${live.activeTurn ? " (from the next turn)" : ""}.`;
-      }
       case "status": {
-        const live = await this.deps.cache.forTarget(target);
         const reviewer = this.deps.reviewerStats?.statusLine(live.id);
         const extras = [
           ...((await this.deps.statusExtras?.(live.id)) ?? []),
@@ -74,9 +120,8 @@ export class ThreadCommands {
         });
       }
       case "grants":
-        return describeGrants((await this.deps.cache.forTarget(target)).grants.list());
+        return describeGrants(live.grants.list());
       case "grants-revoke": {
-        const live = await this.deps.cache.forTarget(target);
         const count = live.grants.list().length;
         if (command.index === undefined) {
           const removed = live.grants.revoke(() => true);
@@ -89,13 +134,8 @@ export class ThreadCommands {
         await live.flush();
         return `Revoked grant ${command.index}.\n${describeGrants(live.grants.list())}`;
       }
-      case "approve":
-      case "deny":
-        return this.decide(target, user, command.id, command.name);
-      case "reviewer": {
-        const live = await this.deps.cache.forTarget(target);
+      case "reviewer":
         return this.deps.reviewerStats?.describe(live.id) ?? "The safety reviewer is not set up here.";
-      }
     }
   }
 
@@ -103,8 +143,12 @@ export class ThreadCommands {
    * Switch the session's mode. A less safe mode needs whoever may loosen the session (see
    * authorisation.ts); a session nobody has started yet is started by this person.
    */
-  private async setMode(target: ThreadTarget, user: PlatformUser, mode: PermissionMode): Promise<string> {
-    const live = await this.deps.cache.forTarget(target);
+  private async setMode(
+    live: LiveSession,
+    target: ThreadTarget,
+    user: PlatformUser,
+    mode: PermissionMode,
+  ): Promise<string> {
     const starter = live.record.startedBy ?? user;
     const allowed = loosenersFor(this.deps.approvals, live.record.target, starter.id);
     if (loosensMode(live.record.mode, mode) && !mayDecide(allowed, target.platform, user.id))
@@ -113,8 +157,7 @@ export class ThreadCommands {
     return `Mode set to ${mode}${live.activeTurn ? " (from the next turn)" : ""}.`;
   }
 
-  private async stop(target: ThreadTarget): Promise<string> {
-    const live = await this.deps.cache.existingFor(target);
+  private async stop(live: LiveSession | undefined): Promise<string> {
     if (!live) return "Nothing is running.";
     const queued = live.record.queue.length;
     if (live.untakenSteering.length > 0) live.discardSteering = true;
@@ -137,10 +180,9 @@ export class ThreadCommands {
    * "new": a thread without a session gets one as a message would start it — with several
    * processes claimed in one step, so when another process started the thread's session first,
    * that one (just started) is the fresh session. A thread's session is retired and replaced
-   * where it is held; one held elsewhere (started there just now) is left alone.
+   * where it is held; one this process let go of meanwhile is left alone.
    */
-  private async renew(target: ThreadTarget): Promise<string> {
-    const old = await this.deps.cache.existingFor(target);
+  private async renew(target: ThreadTarget, old: LiveSession | undefined): Promise<string> {
     const fresh = old ? await this.replace(target, old) : await this.deps.cache.forTarget(target);
     if (!fresh) return "Another process holds this thread's session now: send `new` again to start afresh.";
     return `Started a new session (${fresh.id}). Mode ${fresh.record.mode}, model ${fresh.record.model}.`;

@@ -110,7 +110,7 @@ export class TurnControlDispatch {
         // Passed here as to the holder, it may come after this process let go of the session.
         await this.whereHeld(
           live,
-          () => host.runCommand(control.target, control.user, control.command),
+          () => host.runCommand(live, control.target, control.user, control.command),
           (holder) => this.options.controls.send(holder, control),
         );
         return;

@@ -3,8 +3,9 @@
  * as separate processes would have) on one real redis-server: every message is answered once and
  * in order whichever stack takes it, a press on one stack resolves the turn parked on another,
  * "stop" on one stops the turn streaming on another, commands and "new" reach the session where it
- * is held (never a stale copy), "new" never makes another session the thread's over the session
- * another process holds, input past the queue cap (steering too) is refused and leaves the shared
+ * is held (never a stale copy) and act on the session they were routed by (never one another
+ * process started or switched the thread to meanwhile, which "stop" or "model" would overwrite),
+ * "new" never makes another session the thread's over the session another process holds, input past the queue cap (steering too) is refused and leaves the shared
  * queue at once (a wake-up never is), and a holder that stops renewing (its coordination closed without releasing) is
  * taken over within the lease TTL, its card still working.
  */
@@ -687,12 +688,11 @@ describe("several session stacks on one Redis", () => {
   }, 30_000);
 
   it.each([
-    [1, "its command found the session A started", "Another process holds this thread's session now"],
-    [2, "its command found none either", "Started a new session"],
-    [3, "its claim of the thread came second", "Started a new session"],
+    [1, "starting one, it found the session A started"],
+    [2, "its claim of the thread came second"],
   ])(
     '"new" taken by B, which found the thread without a session (%i index reads before A started it: %s), never overwrites the thread entry of the session A holds',
-    async (nth, _case, answer) => {
+    async (nth) => {
       const target = thread(`1700001500.00000${nth}`);
       const threadKey = sessionKeyOf(target);
       const paused = pausingIndexRead(threadKey, nth);
@@ -708,8 +708,8 @@ describe("several session stacks on one Redis", () => {
       const said = await reply;
       const index = new SessionRecords(b.store.space("sessions"));
       expect(await index.currentId(threadKey)).toBe(sessionId);
-      expect(said).toContain(answer);
-      if (said.startsWith("Started")) expect(said).toContain(`(${sessionId})`);
+      // The session A just started is the fresh one.
+      expect(said).toContain(`Started a new session (${sessionId})`);
       // A's turn runs on in the thread's session, and the thread's next message joins it, on B too.
       expect(provider.aborted).not.toContain(hang);
       await a.manager.command(target, ANA, "stop", []);
@@ -725,6 +725,74 @@ describe("several session stacks on one Redis", () => {
     },
     30_000,
   );
+
+  it('"stop" taken by B, which found the thread without a session before A started one, leaves the record A runs alone: the steering A saved stays queued and runs once', async () => {
+    const target = thread("1700001700.000001");
+    const paused = pausingIndexRead(sessionKeyOf(target), 1);
+    stacks = await Promise.all([
+      openStackWith("A", { queueMode: "steer" }),
+      openStackWith("B", { queueMode: "steer", wrapStore: paused.wrap }),
+    ]);
+    const [a, b] = stacks as [Stack, Stack];
+    const reply = b.manager.command(target, BEN, "stop", []);
+    await paused.read;
+    // A starts the thread's session and a turn, and saves steering for it in the record's queue.
+    await a.manager.receive(message("slow stopping1", { target }));
+    await runs.started("call-stopping1");
+    const sessionId = await sessionOf(target);
+    await a.manager.receive(message("m17-1", { target }));
+    const queued = async () => (await storedRecord(a, sessionId))?.queue.map((m) => m.text);
+    await eventually(async () => (await queued())?.join() === "m17-1", "the steering to be saved");
+    paused.go();
+    const said = await reply;
+    // B's stop came before the thread had a session: it neither writes A's record nor ends A's turn.
+    expect(await queued()).toEqual(["m17-1"]);
+    expect(said).toBe("Nothing is running.");
+    runs.release();
+    await outputs.until(() => finalTexts(target.thread!).includes("re: m17-1"), "the steered answer");
+    await eventually(async () => (await b.manager.isBusy(sessionId)) === false, "A to let go of the session");
+    await b.manager.receive(message("m17-2", { target }));
+    await outputs.until(() => finalTexts(target.thread!).includes("re: m17-2"), "the next answer");
+    expect(runs.count("call-stopping1")).toBe(1);
+    expect(finalTexts(target.thread!).filter((t) => t?.startsWith("re: m17"))).toEqual([
+      "re: m17-1",
+      "re: m17-2",
+    ]);
+    expect(provider.asking("m17-2")).toHaveLength(1);
+    expect(outputs.for(target).turns.every((turn) => turn.sessionId === sessionId)).toBe(true);
+  }, 30_000);
+
+  it('"model" taken by B for the session the thread had before A switched it to a fresh one ("new") changes that session, never the fresh one A runs', async () => {
+    const target = thread("1700001800.000001");
+    const paused = pausingIndexRead(sessionKeyOf(target), 1);
+    stacks = [await openStack("A"), await openStackWith("B", { wrapStore: paused.wrap })];
+    const [a, b] = stacks as [Stack, Stack];
+    await a.manager.receive(message("m18-1", { target }));
+    await outputs.until(() => finalTexts(target.thread!).includes("re: m18-1"), "the first answer");
+    const first = await sessionOf(target);
+    await eventually(async () => (await b.manager.isBusy(first)) === false, "A to let go of the session");
+    // B finds the thread on its first session; before B changes it, A switches the thread and runs a turn.
+    const reply = b.manager.command(target, BEN, "model", ["other-model"]);
+    await paused.read;
+    const fresh = /session \(([^)]+)\)/.exec(await a.manager.command(target, ANA, "new", []))?.[1];
+    const hang = "please hang on model1";
+    await a.manager.receive(message(hang, { target }));
+    await outputs.until(() => provider.asking(hang).length > 0, "the stream to start");
+    expect(outputs.for(target).turns.at(-1)?.sessionId).toBe(fresh);
+    paused.go();
+    expect(await reply).toBe("Model set to other-model.");
+    expect((await storedRecord(a, fresh!))?.model).toBe("test-model");
+    expect((await storedRecord(a, first))?.model).toBe("other-model");
+    // A's turn runs on in the fresh session, and the thread's next message joins it, on B too.
+    expect(provider.aborted).not.toContain(hang);
+    await a.manager.command(target, ANA, "stop", []);
+    await outputs.until(() => outputs.for(target).closedTurns.length === 2, "the turn to close");
+    await eventually(async () => (await b.manager.isBusy(fresh!)) === false, "A to let go of the session");
+    await b.manager.receive(message("m18-2", { target }));
+    await outputs.until(() => finalTexts(target.thread!).includes("re: m18-2"), "the next answer");
+    expect(outputs.for(target).turns.at(-1)?.sessionId).toBe(fresh);
+    expect((await storedRecord(b, fresh!))?.model).toBe("test-model");
+  }, 30_000);
 
   it("\"new\" on a process that let go of the thread's session before it could switch the thread leaves the thread to the session's later holder", async () => {
     const [a, b, paused] = await openPausingA(pausingIndexSwitch);
