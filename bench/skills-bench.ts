@@ -90,6 +90,7 @@ export async function run(): Promise<Record<string, unknown>> {
     writeSkills(skillsDir);
     const open = (scanIntervalMs: number | undefined, watch: boolean) =>
       openSkills({
+        serviceFiles: [],
         workspaceRoot: workspace,
         dataDir: path.join(root, "data"),
         settings: { dirs: [], enabled: [], disabled: [], catalogBudgetTokens: DEFAULT_CATALOG_BUDGET_TOKENS },

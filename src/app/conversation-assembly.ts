@@ -160,6 +160,7 @@ export async function createConversation(
       space: store.space("skills"),
       approvers: approvals,
       logger: logger.child({ component: "skills" }),
+      serviceFiles: context.serviceFiles,
     });
     const schedules = parts.schedules ?? new AppSchedules();
     const createEngine = createEngineFactory({

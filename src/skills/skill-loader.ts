@@ -49,11 +49,14 @@ interface CacheEntry {
     | { readonly ok: false; readonly reason: string };
 }
 
-/** How a source is read: the workspace's confined and without following links, the others as they are. */
-function accessOf(source: SkillSource): SkillSourceAccess {
+/**
+ * How a source is read: the workspace's confined, without following links and never into the
+ * service's own files (`offLimits`); the others as they are.
+ */
+function accessOf(source: SkillSource, offLimits: readonly string[]): SkillSourceAccess {
   return source.confinedTo === undefined
     ? operatorSkillAccess(source)
-    : workspaceSkillAccess(source, source.confinedTo);
+    : workspaceSkillAccess(source, { root: source.confinedTo, offLimits });
 }
 
 /** Why a SKILL.md or source folder could not be used, from the error that stopped it. */
@@ -95,6 +98,11 @@ export interface SkillLoaderOptions {
   readonly now?: () => number;
   /** Where a skill that is newly malformed or refused is logged (once, with why). */
   readonly logger?: Pick<Logger, "warn">;
+  /**
+   * The service's own files (data folder, config file…), never read through the workspace's
+   * source even where they lie inside the workspace (WorkspaceRootsOptions.offLimits).
+   */
+  readonly offLimits?: readonly string[];
 }
 
 /** Default longest time between full scans while watching. */
@@ -114,7 +122,7 @@ export class SkillLoader {
     readonly sources: readonly SkillSource[],
     private readonly options: SkillLoaderOptions = {},
   ) {
-    this.access = new Map(sources.map((source) => [source, accessOf(source)]));
+    this.access = new Map(sources.map((source) => [source, accessOf(source, options.offLimits ?? [])]));
   }
 
   /**

@@ -45,6 +45,11 @@ export interface SkillsRuntimeOptions {
   readonly watch?: boolean;
   /** Where a skill skipped as malformed or refused is logged, with why. */
   readonly logger?: Pick<Logger, "warn">;
+  /**
+   * The service's own files (AppContext.serviceFiles): neither the workspace's skills nor
+   * save_skill reach them, even where they lie inside the workspace.
+   */
+  readonly serviceFiles: readonly string[];
 }
 
 /** The wired skills (see the module header). */
@@ -80,9 +85,11 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
     { enabled: settings.enabled, disabled: settings.disabled },
     options.space,
   );
+  const offLimits = options.serviceFiles;
   const loader = new SkillLoader(skillSources(options.workspaceRoot, options.dataDir, settings.dirs), {
     watch: options.watch ?? true,
     logger: options.logger,
+    offLimits,
   });
   const library = new SkillLibrary({
     loader,
@@ -91,7 +98,7 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
     catalogBudgetTokens: settings.catalogBudgetTokens,
     scanIntervalMs: options.scanIntervalMs,
   });
-  const paths = createWorkspacePaths({ root: options.workspaceRoot });
+  const paths = createWorkspacePaths({ root: options.workspaceRoot, offLimits });
   return Object.freeze({
     library,
     tools: Object.freeze([

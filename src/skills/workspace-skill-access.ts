@@ -21,9 +21,15 @@ import { createWorkspacePaths, isInside } from "../tools/files/workspace-paths.j
 import { filesIn, isMissing, type SkillSourceAccess } from "./skill-source-access.js";
 import { SKILL_FILE, type SkillSource } from "./skill.js";
 
-/** The access to the workspace's skill source, confined to `workspaceRoot` (see the module header). */
-export function workspaceSkillAccess(source: SkillSource, workspaceRoot: string): SkillSourceAccess {
-  const paths = createWorkspacePaths({ root: workspaceRoot });
+/**
+ * The access to the workspace's skill source, confined to `workspace` (its root, and the service's
+ * own files off limits inside it; see the module header).
+ */
+export function workspaceSkillAccess(
+  source: SkillSource,
+  workspace: { readonly root: string; readonly offLimits: readonly string[] },
+): SkillSourceAccess {
+  const paths = createWorkspacePaths(workspace);
   /** A path in the source folder, relative to the workspace root. */
   const inSource = (...names: string[]) => path.relative(paths.root, path.join(source.dir, ...names));
   const openFolder = async (relative: string): Promise<AnchoredDir> =>

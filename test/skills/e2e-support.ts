@@ -25,6 +25,7 @@ async function wired(
   mode: PermissionMode,
 ) {
   const skills = await openSkills({
+    serviceFiles: [],
     workspaceRoot,
     dataDir: workspaceRoot,
     settings: SETTINGS,

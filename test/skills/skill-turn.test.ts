@@ -16,6 +16,7 @@ afterEach(async () => fixture?.cleanup());
 
 async function engineWith(provider: ScriptedProvider, framePrompt?: () => Promise<never>) {
   const skills = await openSkills({
+    serviceFiles: [],
     workspaceRoot: fixture.workspace,
     dataDir: fixture.dataDir,
     settings: { dirs: [], enabled: [], disabled: [], catalogBudgetTokens: 2_000 },

@@ -6,7 +6,8 @@
  * the service may use has answered), and a skill's files are neither listed nor read through
  * a folder swapped after the scan. The operator's folders keep following their links. A skill's
  * files are listed from a bounded number of folders, however deep the agent nests them, and a
- * SKILL.md or a file beside it is read no further than the size it was checked at.
+ * SKILL.md or a file beside it is read no further than the size it was checked at. The service's
+ * own files are off limits to the workspace's skills even inside the workspace.
  */
 import { appendFileSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -92,6 +93,24 @@ function swapForLink(swapped: string, target: string): void {
   renameSync(folder, path.join(path.dirname(folder), `.${path.basename(folder)}-before`));
   symlinkSync(target, folder);
 }
+
+describe("workspace skills and the service's own files", () => {
+  it("never reads a skill through a link into the service's data folder inside the workspace", async () => {
+    fixture = await skillsFixture();
+    // A data folder kept inside the workspace (workspace.root "."), holding what parses as a skill.
+    const data = path.join(fixture.workspace, "data");
+    writeSkill(path.join(data, "sessions"), "notes", skillMd("notes", "SERVICE RECORD"));
+    mkdirSync(fixture.workspaceSkills, { recursive: true });
+    symlinkSync(path.join(data, "sessions", "notes"), path.join(fixture.workspaceSkills, "notes"));
+    const open = await new SkillLoader(fixture.sources).scan();
+    expect([...open.skills.values()].map((skill) => skill.description)).toEqual(["SERVICE RECORD"]);
+    const guarded = await new SkillLoader(fixture.sources, { offLimits: [data] }).scan();
+    expect([...guarded.skills.values()]).toEqual([]);
+    expect(guarded.problems).toEqual([
+      expect.objectContaining({ reason: expect.stringMatching(/^not read: /) }),
+    ]);
+  });
+});
 
 describe("workspace skills and links", () => {
   it.each(SWAPPABLE)(
