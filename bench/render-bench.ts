@@ -4,7 +4,7 @@
  * past the native stream's 10,000 characters). "whole" lays the answer out as each beat did
  * before slack-answer-sections.ts (converting and splitting all of it); "settled" is the
  * renderer's layout, which converts the answer's settled start once and then only its end. The
- * answer is markdown of every kind (prose, lists, headings, code with blank lines); each beat adds
+ * answer is markdown of every kind (test/support/markdown-answer.ts); each beat adds
  * 400 characters, as a model streaming for a second does. Writes bench/results/render.{json,md}.
  */
 import { performance } from "node:perf_hooks";
@@ -13,6 +13,7 @@ import { AnswerSections } from "../src/channels/slack/slack-answer-sections.js";
 import { layoutPages } from "../src/channels/slack/slack-document.js";
 import { PAGE_BUDGET } from "../src/channels/slack/slack-limits.js";
 import { agentEvent } from "../src/core/events.js";
+import { markdownAnswer } from "../test/support/markdown-answer.js";
 import { hostLine, percentile, round1, writeResults } from "./support/report.js";
 
 const SIZES = [10_000, 100_000, 500_000, 2_000_000] as const;
@@ -20,15 +21,6 @@ const SIZES = [10_000, 100_000, 500_000, 2_000_000] as const;
 const BEAT_CHARS = 400;
 /** Beats timed per size, after the stream reached it. */
 const BEATS = 9;
-
-const PARAGRAPH = "Some **bold** text, `code` and a [link](https://example.com) with _emphasis_.\n";
-const UNIT = [
-  "# Heading",
-  PARAGRAPH.repeat(6),
-  "- one\n- two\n  continued",
-  "```ts\nconst a = 1;\n\nconst b = 2;\n\nfunction c() {\n  return a + b;\n}\n```",
-  "1. first\n\n2. second",
-].join("\n\n");
 
 interface SizeFigures {
   readonly chars: number;
@@ -73,7 +65,7 @@ function measure(answer: string, chars: number): SizeFigures {
 /** Run the benchmark and write its results. */
 export async function run(): Promise<Record<string, unknown>> {
   const longest = SIZES.at(-1)! + BEATS * BEAT_CHARS;
-  const answer = `${UNIT}\n\n`.repeat(Math.ceil(longest / (UNIT.length + 2))).slice(0, longest);
+  const answer = markdownAnswer(longest);
   measure(answer, 50_000); // JIT warm-up
   const rows = SIZES.map((chars) => measure(answer, chars));
   const generatedAt = new Date().toISOString();

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { markdownAnswer } from "../../support/markdown-answer.js";
 
 /** Every call of the markdown conversion, to count what each beat converts. */
 const converted = vi.hoisted(() => ({ chars: 0 }));
@@ -18,22 +19,6 @@ const { AnswerSections, mrkdwnSections } = await import(
 );
 
 const LIMIT = 3_000;
-const paragraph = "Some **bold** text, `code` and a [link](https://example.com) with _emphasis_ 😀.\n";
-/** Prose, lists, headings and code blocks with blank lines inside them, so cuts fall everywhere. */
-const UNIT = [
-  "# Heading",
-  paragraph.repeat(6),
-  "- one\n- two\n  continued",
-  "```ts\nconst a = 1;\n\nconst b = 2;\n\n\nfunction c() {\n  return a + b;\n}\n```",
-  "1. first\n\n2. second",
-  "~~~~\n```\nnot a close\n```\n\nstill code\n~~~~",
-  `${"word ".repeat(300)}`,
-].join("\n\n");
-
-function answerOf(chars: number): string {
-  return `${UNIT}\n\n`.repeat(Math.ceil(chars / (UNIT.length + 2))).slice(0, chars);
-}
-
 /**
  * The text the sections show, whitespace and fence markers aside: what a reader sees, wherever
  * sections break (a code block longer than a section is closed and reopened at its cuts).
@@ -59,7 +44,7 @@ function streamed(
 
 describe("AnswerSections", () => {
   it("lays out every beat of a streamed answer as the whole of it lays out", () => {
-    const answer = answerOf(60_000);
+    const answer = markdownAnswer(60_000);
     for (const step of [997, 4_001]) {
       streamed(answer, step, (prefix, sections) => {
         expect(shown(sections)).toBe(shown(mrkdwnSections(prefix, LIMIT)));
@@ -76,7 +61,7 @@ describe("AnswerSections", () => {
   });
 
   it("converts each settled stretch once, so a long answer's beats stay cheap", () => {
-    const answer = answerOf(300_000);
+    const answer = markdownAnswer(300_000);
     const step = 1_000;
     converted.chars = 0;
     streamed(answer, step);
@@ -95,15 +80,15 @@ describe("AnswerSections", () => {
 
   it("lays out an answer that was replaced, rather than grown, afresh", () => {
     const sections = new AnswerSections();
-    sections.of(0, answerOf(40_000), LIMIT);
-    const other = `Another answer.\n\n${answerOf(30_000)}`;
+    sections.of(0, markdownAnswer(40_000), LIMIT);
+    const other = `Another answer.\n\n${markdownAnswer(30_000)}`;
     expect(shown(sections.of(0, other, LIMIT))).toBe(shown(mrkdwnSections(other, LIMIT)));
   });
 
   it("keeps answers and section limits apart", () => {
     const sections = new AnswerSections();
-    const first = answerOf(30_000);
-    const second = `# Second\n\n${answerOf(25_000)}`;
+    const first = markdownAnswer(30_000);
+    const second = `# Second\n\n${markdownAnswer(25_000)}`;
     sections.of(0, first, LIMIT);
     sections.of(2, second, LIMIT);
     expect(shown(sections.of(0, first, LIMIT))).toBe(shown(mrkdwnSections(first, LIMIT)));
