@@ -57,12 +57,19 @@ function startWithin(pattern: RegExp, text: string, from: number, to: number): n
 
 /**
  * Where a piece of `markdown` may end, at or after `min` and at most `max`: before the first
- * flush-left block after a blank line there, else before the first flush-left line; undefined
- * when there is neither. Text cut there renders, piece by piece, as it does whole, except for a
- * code fence open at the cut (the caller closes and reopens it).
+ * flush-left block after a blank line there, else (unless `blocksOnly`) before the first
+ * flush-left line; undefined when there is neither. Text cut before a block renders, piece by
+ * piece, as it does whole, except for a code fence open at the cut (the caller closes and reopens
+ * it); a cut before a line may split a paragraph or a table.
  */
-export function blockBoundary(markdown: string, min: number, max: number): number | undefined {
-  return startWithin(BLOCK_START, markdown, min, max) ?? startWithin(LINE_START, markdown, min, max);
+export function blockBoundary(
+  markdown: string,
+  min: number,
+  max: number,
+  blocksOnly = false,
+): number | undefined {
+  const block = startWithin(BLOCK_START, markdown, min, max);
+  return block !== undefined || blocksOnly ? block : startWithin(LINE_START, markdown, min, max);
 }
 
 /**

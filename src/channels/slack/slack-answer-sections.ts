@@ -64,9 +64,10 @@ function settle(from: Settled, markdown: string, limit: number): Settled {
   while (markdown.length - source.length >= STRETCH_CHARS + TAIL_CHARS) {
     const min = source.length + STRETCH_CHARS;
     const max = Math.min(markdown.length - TAIL_CHARS, min + STRETCH_CHARS);
-    // A reach of a whole stretch is cut where it must; a shorter one rather waits for more text.
+    // A reach of a whole stretch is cut where it must; a shorter one waits for a block to end
+    // there (a paragraph or a table cut between two lines shows its rest as a piece of its own).
     const full = max >= min + STRETCH_CHARS;
-    const boundary = blockBoundary(markdown, min, max);
+    const boundary = blockBoundary(markdown, min, max, !full);
     if (boundary === undefined && !full) break;
     let end = boundary ?? cutBetweenCharacters(markdown, min);
     let stretch = reopened(fence, markdown.slice(source.length, end));

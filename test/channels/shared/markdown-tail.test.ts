@@ -42,6 +42,8 @@ describe("blockBoundary", () => {
     const text = "aaaa\nbbbb\n\ncccc\n\ndddd";
     expect(blockBoundary(text, 0, text.length)).toBe(11);
     expect(blockBoundary(text, 0, 10)).toBe(5);
+    expect(blockBoundary(text, 0, 10, true)).toBeUndefined();
+    expect(blockBoundary(text, 0, text.length, true)).toBe(11);
     expect(blockBoundary(text, 12, 15)).toBeUndefined();
     expect(blockBoundary("no break at all", 0, 15)).toBeUndefined();
   });

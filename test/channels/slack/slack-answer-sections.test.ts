@@ -70,6 +70,17 @@ describe("AnswerSections", () => {
     expect(converted.chars).toBeLessThan(answer.length + beats * 20_000);
   });
 
+  it("keeps a table shorter than a stretch whole, wherever the beats fall", () => {
+    const table = [
+      "| name | value |",
+      "|---|---|",
+      ...Array.from({ length: 200 }, (_, i) => `| row ${i} | ${i * 7} |`),
+    ];
+    const answer = `${"Intro words here. ".repeat(333)}\n\n${table.join("\n")}\n\n${markdownAnswer(20_000)}`;
+    const { last } = streamed(answer, 500);
+    expect(shown(last)).toBe(shown(mrkdwnSections(answer, LIMIT)));
+  });
+
   it("keeps each section within the limit and never splits a character", () => {
     const answer = "😀".repeat(40_000);
     const { last } = streamed(answer, 3_001);
