@@ -239,4 +239,16 @@ describe("a stdio MCP server's output size", () => {
       'MCP server "noisy" failed to start: MCP error -32000: Connection closed (stderr: hostile: giving up); restarting in 60 s.',
     ]);
   });
+
+  it("many short stderr lines reach the log at a bounded rate; the failure still names the last", async () => {
+    const { manager, notices, logged } = startManager({ chatty: hostile("stderr-lines") });
+    await manager.start();
+    const stderr = logged.filter((line) => line.startsWith("MCP stderr:"));
+    // 5,001 lines were written: the first 20 pass at once, then 5 a second.
+    expect(stderr.slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, i) => `MCP stderr: noise ${i}`));
+    expect(stderr.length).toBeLessThan(500);
+    expect(notices).toEqual([
+      'MCP server "chatty" failed to start: MCP error -32000: Connection closed (stderr: hostile: giving up); restarting in 60 s.',
+    ]);
+  });
 });

@@ -19,6 +19,7 @@ import type { McpServerConfig } from "../../config/schema.js";
 import { formatBytes } from "../../core/attachment.js";
 import { cleanEnv } from "../shell/clean-env.js";
 import { cappedFetch, MCP_RESPONSE_MAX_BYTES } from "./capped-fetch.js";
+import { LogAllowance } from "./log-allowance.js";
 import { readStderrLines } from "./stderr-lines.js";
 import { McpMessageTooLargeError } from "./stdio-message-buffer.js";
 
@@ -69,6 +70,8 @@ export class McpServerConnection {
   private readySince = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly stderrTail: string[] = [];
+  /** What the server makes us log passes at a bounded rate (log-allowance.ts). */
+  private readonly logAllowance = new LogAllowance();
   /** Why the current server was stopped by this side, when it was (it overran the message cap). */
   private stopReason: string | undefined;
 
@@ -114,7 +117,7 @@ export class McpServerConnection {
       client.onclose = () => this.handleClose(client);
       client.onerror = (error) => {
         if (!(error instanceof McpMessageTooLargeError)) {
-          this.logger?.warn({ server: this.name, err: error }, "MCP transport error");
+          this.logFromServer("warn", { err: error }, "MCP transport error");
         } else if (this.client === client) {
           this.stopReason = `sent a message over ${formatBytes(error.maxBytes)} and was stopped`;
         }
@@ -173,10 +176,17 @@ export class McpServerConnection {
       readStderrLines(transport.stderr, STDERR_LINE_MAX_CHARS, (line) => {
         this.stderrTail.push(line);
         if (this.stderrTail.length > STDERR_LINES_KEPT) this.stderrTail.shift();
-        this.logger?.info({ server: this.name }, `MCP stderr: ${line}`);
+        this.logFromServer("info", {}, `MCP stderr: ${line}`);
       });
     }
     return transport;
+  }
+
+  /** Log a line the server caused, within its allowance; the first after a gap says how many were left out. */
+  private logFromServer(level: "info" | "warn", fields: Record<string, unknown>, message: string): void {
+    const { pass, notLogged } = this.logAllowance.take();
+    if (!pass) return;
+    this.logger?.[level]({ server: this.name, ...fields, ...(notLogged > 0 ? { notLogged } : {}) }, message);
   }
 
   /** The most telling recent stderr line: a thrown error's message, else an error-like line, else the last. */
