@@ -8,6 +8,7 @@
  * failover (failover.ts).
  */
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import {
   type Coordination,
@@ -29,7 +30,7 @@ import type { TurnGate } from "./turn-gate.js";
 
 export interface MultiProcessOptions {
   readonly coordination: Coordination;
-  /** The store's "sessions" space: records of sessions not held here are written to it directly. */
+  /** The store's "sessions" space, where a thread's entry is read again under a lease (never written). */
   readonly sessions: KeyValueSpace;
   /** The store writes that record a delivery's dedupe keys as seen (InboundDedupe.marksOf). */
   readonly marksOf: (keys: readonly string[]) => readonly StoreWrite[];
@@ -44,6 +45,9 @@ export interface MultiProcessOptions {
 /** Shared set of sessions with unfinished work. */
 const ACTIVE_SET = "active-sessions";
 
+/** How long to wait before trying again for the lease of a missing session another process holds. */
+const MISSING_RETRY_MS = 25;
+
 /** The multi-process session layer of one process. */
 export class MultiProcessSessions {
   readonly processId: string;
@@ -54,6 +58,7 @@ export class MultiProcessSessions {
   private readonly dispatch: TurnControlDispatch;
   private readonly failover: FailoverWatch;
   private readonly sessions: KeyValueSpace;
+  private readonly timing: LeaseTiming;
   private host: MultiProcessHost | undefined;
 
   constructor(options: MultiProcessOptions) {
@@ -62,6 +67,7 @@ export class MultiProcessSessions {
     this.processId = options.processId ?? randomBytes(6).toString("hex");
     const { logger } = options;
     const timing = options.timing ?? DEFAULT_LEASE_TIMING;
+    this.timing = timing;
     const host = () => this.requireHost();
     this.leases = new SessionLeases({
       coordination: this.coordination,
@@ -122,6 +128,8 @@ export class MultiProcessSessions {
       ]),
     replace: (previousId, threadKey, id, recordKey, value) =>
       this.replaceRecord(previousId, threadKey, id, recordKey, value),
+    replaceMissing: (missingId, threadKey, id, recordKey, value) =>
+      this.replaceMissing(missingId, threadKey, id, recordKey, value),
     holds: (id) => this.holdsHere(id),
     activeIds: () => this.coordination.members(ACTIVE_SET),
   };
@@ -188,17 +196,14 @@ export class MultiProcessSessions {
 
   /**
    * Save a record: under the session's lease, in one fenced step with its place in the active
-   * index and the removal of the shared-queue entries it took in; a session not held here (a new
-   * one) is written directly — joining the index before its record, leaving it after.
+   * index and the removal of the shared-queue entries it took in. A session this process never
+   * held is refused (nothing written): its record may be the one its holder runs, and a new
+   * session's first record goes out with its thread's entry instead (`create`, `replaceMissing`).
    */
   private async putRecord(id: string, key: string, value: unknown, active: boolean): Promise<void> {
     const fence = this.leases.fenceOf(id);
-    if (!fence) {
-      if (active) await this.coordination.addMember(ACTIVE_SET, id);
-      await this.sessions.set(key, value);
-      if (!active) await this.coordination.removeMember(ACTIVE_SET, id);
-      return;
-    }
+    if (!fence)
+      throw new Error(`session ${id} was never held here: its record is written only under its lease`);
     const { queue } = this.leaseGate;
     const taken = queue.untrimmed(id);
     const writes: FencedWrite[] = [
@@ -229,6 +234,42 @@ export class MultiProcessSessions {
     ];
     if (fence.fence === 0 || !(await this.coordination.fencedWrite(fence, writes)))
       throw new StaleFenceError(fence);
+  }
+
+  /**
+   * Make a new session its thread's current one in place of `missingId`, which the thread names
+   * but whose record is missing: under that session's lease, taken for the moment, and only while
+   * the thread still names it — false (nothing written) once it names another one, which a
+   * process that got there first made. While another process holds the lease (making the
+   * thread's session, most likely) this waits for it, up to a lease's TTL.
+   */
+  private async replaceMissing(
+    missingId: string,
+    threadKey: string,
+    id: string,
+    recordKey: string,
+    value: unknown,
+  ): Promise<boolean> {
+    const deadline = Date.now() + this.timing.ttlMs;
+    for (;;) {
+      const held = await this.leases.take(missingId);
+      if (held) {
+        try {
+          if ((await this.sessions.get(threadKey)) !== missingId) return false;
+          await this.replaceRecord(missingId, threadKey, id, recordKey, value);
+          return true;
+        } finally {
+          await held.release();
+          this.leases.forgetSession(missingId);
+        }
+      }
+      if ((await this.sessions.get(threadKey)) !== missingId) return false;
+      if (Date.now() >= deadline)
+        throw new Error(
+          `session ${missingId} has no record, and another process has held it for a lease's TTL`,
+        );
+      await sleep(MISSING_RETRY_MS);
+    }
   }
 
   /**

@@ -76,8 +76,9 @@ export class SessionCache {
     if (made) return made;
     const record = this.newRecord(target);
     if (records.introduce(record)) return this.makeCurrent(key, this.remember(this.created(record)));
-    if (!(await records.create(record, existingId === undefined))) {
-      // Another process created the thread's session first: use theirs.
+    // `existingId` here names a session whose record is missing: the new one takes its place.
+    if (!(await records.create(record, existingId))) {
+      // Another process made the thread's session first: use theirs.
       const winner = await records.currentId(key);
       const live = winner === undefined ? undefined : await this.byId(winner);
       if (live) return this.makeCurrent(key, live);

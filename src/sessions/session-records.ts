@@ -19,7 +19,10 @@ import {
  * this process holds it), and a new session's record together with its thread's index entry.
  */
 export interface SharedRecords {
-  /** Save a record (already versioned) and its membership of the active index. */
+  /**
+   * Save a record (already versioned) and its membership of the active index, under the
+   * session's lease: rejects (nothing written) for a session this process never held.
+   */
   put(id: string, key: string, value: unknown, active: boolean): Promise<void>;
   /** Write a new session's record and make it the thread's current session; false when the thread already had one (nothing written). */
   create(threadKey: string, id: string, recordKey: string, value: unknown): Promise<boolean>;
@@ -35,6 +38,18 @@ export interface SharedRecords {
     recordKey: string,
     value: unknown,
   ): Promise<void>;
+  /**
+   * Write a new session's record and make it the thread's current session in place of
+   * `missingId`, which the thread names but whose record is missing, in one step under that
+   * session's lease; false when the thread names another session by then (nothing written).
+   */
+  replaceMissing(
+    missingId: string,
+    threadKey: string,
+    id: string,
+    recordKey: string,
+    value: unknown,
+  ): Promise<boolean>;
   /** Whether this process holds the session's lease. */
   holds(id: string): boolean;
   /** Ids of sessions with pending work, across processes. */
@@ -167,21 +182,19 @@ export class SessionRecords {
 
   /**
    * With several processes (one process `introduce`s instead): save a new session's record and
-   * make it the thread's current session — unless `claim` and the thread already has one (another
-   * process got there first): then false, and nothing is kept that names the new session (one
-   * atomic step). Without `claim`, the record and the thread entry go out together, and an entry
-   * whose record is missing reads as no session.
+   * make it the thread's current session, never over another process's session — false, and
+   * nothing written, when the thread already has one (another process got there first), or, when
+   * it named `missing` (a session whose record is missing), names another one by now.
    */
-  async create(record: SessionRecord, claim: boolean): Promise<boolean> {
-    if (this.shared && claim)
-      return this.shared.create(
-        `key:${record.key}`,
-        record.id,
-        `rec:${record.id}`,
-        toVersioned(SESSION_RECORD_KIND, record),
-      );
-    await Promise.all([this.setCurrent(record.key, record.id), this.put(record)]);
-    return true;
+  async create(record: SessionRecord, missing?: string): Promise<boolean> {
+    if (!this.shared) throw new Error("with one process a new session is introduced, not created");
+    const args = [
+      `key:${record.key}`,
+      record.id,
+      `rec:${record.id}`,
+      toVersioned(SESSION_RECORD_KIND, record),
+    ] as const;
+    return missing === undefined ? this.shared.create(...args) : this.shared.replaceMissing(missing, ...args);
   }
 
   /**

@@ -5,7 +5,9 @@
  * "stop" on one stops the turn streaming on another, commands and "new" reach the session where it
  * is held (never a stale copy) and act on the session they were routed by (never one another
  * process started or switched the thread to meanwhile, which "stop" or "model" would overwrite),
- * "new" never makes another session the thread's over the session another process holds, input past the queue cap (steering too) is refused and leaves the shared
+ * "new" never makes another session the thread's over the session another process holds, a thread
+ * whose entry names a missing record gets one session that every process runs (and a process
+ * never writes the record of a session it never held), input past the queue cap (steering too) is refused and leaves the shared
  * queue at once (a wake-up never is), and a holder that stops renewing (its coordination closed without releasing) is
  * taken over within the lease TTL, its card still working.
  */
@@ -22,6 +24,7 @@ import { ALLOW_ANYWAY, ReviewerDenials } from "../../src/approvals/reviewer-deni
 import type { SessionManager } from "../../src/sessions/session-manager.js";
 import { MAX_QUEUED_MESSAGES } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
+import { MultiProcessSessions } from "../../src/sessions/multi-process.js";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
@@ -823,6 +826,104 @@ describe("several session stacks on one Redis", () => {
         .messages.filter((m) => m.role === "user")
         .map(userText),
     ).toEqual(["please hang on switch1", "m16-1", "m16-2"]);
+  }, 30_000);
+
+  /** Make the thread's entry name a session whose record is missing. */
+  const nameMissingSession = (stack: Stack, threadKey: string) =>
+    stack.store.space("sessions").set(`key:${threadKey}`, `missing-${threadKey}`);
+
+  /** Both messages answered in the thread, in one session, the one its entry names (on B too). */
+  async function expectOneSession(
+    a: Stack,
+    b: Stack,
+    target: ReturnType<typeof thread>,
+    hang: string,
+    next: string,
+  ) {
+    const sessionId = await sessionOf(target);
+    expect(provider.aborted).not.toContain(hang);
+    await a.manager.command(target, ANA, "stop", []);
+    await outputs.until(() => finalTexts(target.thread!).includes(`re: ${next}`), "the next answer");
+    expect(outputs.for(target).turns.every((turn) => turn.sessionId === sessionId)).toBe(true);
+    expect(provider.asking(next)).toHaveLength(1);
+    expect(await new SessionRecords(b.store.space("sessions")).currentId(sessionKeyOf(target))).toBe(
+      sessionId,
+    );
+  }
+
+  it("a thread whose entry names a missing record, its first message on A racing B's, which read the entry before A replaced the missing session, ends on A's session in both", async () => {
+    const target = thread("1700001900.000001");
+    const threadKey = sessionKeyOf(target);
+    const paused = pausingIndexRead(threadKey, 1);
+    stacks = [await openStack("A"), await openStackWith("B", { wrapStore: paused.wrap })];
+    const [a, b] = stacks as [Stack, Stack];
+    await nameMissingSession(a, threadKey);
+    const received = b.manager.receive(message("m19-1", { target }));
+    await paused.read;
+    const hang = "please hang on missing1";
+    await a.manager.receive(message(hang, { target }));
+    await outputs.until(() => provider.asking(hang).length > 0, "the stream to start");
+    paused.go();
+    await received;
+    await expectOneSession(a, b, target, hang, "m19-1");
+  }, 30_000);
+
+  it("a thread whose entry names a missing record, B's first message racing A's while A holds the missing session's lease, ends on A's session in both", async () => {
+    const target = thread("1700001900.000002");
+    const missingLease = `session:missing-${sessionKeyOf(target)}`;
+    let refused: () => void = () => undefined;
+    const bRefused = new Promise<void>((resolve) => {
+      refused = resolve;
+    });
+    // B's coordination tells when B was refused the missing session's lease (A holds it).
+    const watchRefusals = (c: Coordination) =>
+      intercepting(c, "acquire", (acquire) => async (key, ...rest) => {
+        const grant = await acquire(key, ...rest);
+        if (key === missingLease && !grant) refused();
+        return grant;
+      });
+    let paused: ReturnType<typeof pausingIndexSwitch> | undefined;
+    const pausing = (c: Coordination) => {
+      paused = pausingIndexSwitch(c);
+      return paused.wrapped;
+    };
+    stacks = await Promise.all([
+      openStackWith("A", { wrap: pausing }),
+      openStackWith("B", { wrap: watchRefusals }),
+    ]);
+    const [a, b] = stacks as [Stack, Stack];
+    await nameMissingSession(a, sessionKeyOf(target));
+    const hang = "please hang on missing2";
+    const first = a.manager.receive(message(hang, { target }));
+    await paused!.reached;
+    const second = b.manager.receive(message("m19-2", { target }));
+    await bRefused;
+    paused!.go();
+    await Promise.all([first, second]);
+    await outputs.until(() => provider.asking(hang).length > 0, "the stream to start");
+    await expectOneSession(a, b, target, hang, "m19-2");
+  }, 30_000);
+
+  it("a process that never held a session cannot write its record: the one its holder wrote stays", async () => {
+    stacks = [await openStack("A")];
+    const [a] = stacks as [Stack];
+    const target = thread("1700001900.000003");
+    await a.manager.receive(message("m19-3", { target }));
+    await outputs.until(() => finalTexts(target.thread!).includes("re: m19-3"), "the answer");
+    await a.manager.idle();
+    const sessionId = await sessionOf(target);
+    const stored = await a.store.space("sessions").get(`rec:${sessionId}`);
+    const other = new MultiProcessSessions({
+      coordination: a.coordination,
+      sessions: a.store.space("sessions"),
+      marksOf: () => [],
+      processId: "C",
+      logger: pino({ level: "silent" }),
+    });
+    await expect(
+      other.records.put(sessionId, `rec:${sessionId}`, { overwritten: true }, false),
+    ).rejects.toThrow(`session ${sessionId} was never held here`);
+    expect(await a.store.space("sessions").get(`rec:${sessionId}`)).toEqual(stored);
   }, 30_000);
 
   it("stop taken by a process holding nothing ends a turn left parked in the store at once, not at the next failover scan", async () => {
