@@ -3,6 +3,7 @@
  * when the ones still running are interrupted, and what became of each. Apart from the scheduler
  * because it only waits on pumps — it starts none.
  */
+import { settlesWithin } from "../core/settles-within.js";
 import type { LiveSession } from "./live-session.js";
 
 /** What `drain` did. */
@@ -34,7 +35,7 @@ export async function drainPumps(
       const remaining = deadline - Date.now();
       if (left.length === 0 || remaining <= 0) return;
       const ended = Promise.allSettled(left.map((l) => pumps.get(l)));
-      await withTimeout(wakeOnPark ? Promise.race([ended, nextPark()]) : ended, remaining);
+      await settlesWithin(wakeOnPark ? Promise.race([ended, nextPark()]) : ended, remaining);
     }
   };
   await settle(true);
@@ -48,18 +49,4 @@ export async function drainPumps(
     interrupted: interrupted.length,
     parked: parked.length,
   };
-}
-
-/** Resolve with the promise, or after `ms` regardless (the timer never holds the process). */
-async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    timer.unref();
-  });
-  try {
-    await Promise.race([promise.then(() => undefined), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -12,6 +12,7 @@
 import type { Logger } from "pino";
 import type { Card, CardRef } from "../../core/card.js";
 import { MAX_REPLY_CHARS } from "../../engine/provider/provider.js";
+import { settlesWithin } from "../../core/settles-within.js";
 import { cardView } from "./card-view.js";
 
 /** The file posted beside a card whose code is cut. */
@@ -68,18 +69,6 @@ function attachmentFor(card: Card, cuts: (code: string) => boolean): CardAttachm
   return { name: attachmentName(card), text };
 }
 
-async function within(work: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Post `card`; when its code is cut, post the whole of it beside the card and point the card's
  * notice to it. Resolves with the card's ref (marked when the file is posted); only the card's
@@ -94,7 +83,8 @@ export async function postCardWithAttachment(
   const file = attachmentFor(card, poster.cuts);
   if (file === undefined) return ref;
   try {
-    await within(poster.attach(ref, file), ATTACH_WAIT_MS);
+    if (!(await settlesWithin(poster.attach(ref, file), ATTACH_WAIT_MS)))
+      throw new Error(`no answer within ${ATTACH_WAIT_MS} ms`);
   } catch (error) {
     logger.warn(
       { err: error, pendingId: card.pendingId, file: file.name },
