@@ -23,6 +23,7 @@ import { telegramFailure } from "./telegram-failure.js";
 import { errorText } from "./telegram-errors.js";
 import { intakeScreen, pollingScreen } from "./telegram-intake.js";
 import { IntakeLog } from "../intake-log.js";
+import { telegramFetch } from "./telegram-fetch.js";
 import { TelegramFiles } from "./telegram-files.js";
 import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
@@ -121,7 +122,7 @@ export class TelegramChannel implements ChannelAdapter {
     const logger = options.logger.child({ channel: "telegram" });
     this.logger = logger;
     this.bot = new Bot(options.botToken, {
-      client: { apiRoot },
+      client: { apiRoot, fetch: telegramFetch },
       ...(options.botInfo ? { botInfo: options.botInfo } : {}),
     });
     this.bot.api.config.use(throttleTransformer(new SendScheduler(options.sendLimits)));
