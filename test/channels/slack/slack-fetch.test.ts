@@ -1,5 +1,5 @@
 /**
- * slackFetch: Web API calls (text bodies) go through node-fetch, uploads (FormData) through Node's
+ * slackFetch: Web API calls (text bodies) go through postText, uploads (FormData) through Node's
  * fetch, and a WebClient on it still reads answers and still gives up on a call that hangs.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
@@ -16,6 +16,8 @@ interface Received {
 let server: Server;
 let url: string;
 let received: Received[];
+/** Each request's User-Agent: node-fetch names itself, postText does not. */
+let userAgents: (string | undefined)[];
 /** Requests to this path are never answered. */
 const HANG = "/api/hang";
 
@@ -27,7 +29,9 @@ async function bodyOf(request: IncomingMessage): Promise<string> {
 
 beforeEach(async () => {
   received = [];
+  userAgents = [];
   server = createServer(async (request, response) => {
+    userAgents.push(request.headers["user-agent"]);
     received.push({ contentType: request.headers["content-type"], body: await bodyOf(request) });
     if (request.url === HANG) return;
     response.writeHead(200, { "content-type": "application/json", "x-oauth-scopes": "chat:write" });
@@ -43,7 +47,7 @@ afterEach(async () => {
 });
 
 describe("slackFetch", () => {
-  it("sends a text body through node-fetch, whose answer reads like a Response", async () => {
+  it("sends a text body through postText, whose answer reads like a Response", async () => {
     const response = await slackFetch(`${url}chat.postMessage`, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
@@ -56,6 +60,7 @@ describe("slackFetch", () => {
     expect(received).toEqual([
       { contentType: "application/x-www-form-urlencoded", body: "channel=C1&text=hi" },
     ]);
+    expect(userAgents).toEqual([undefined]);
   });
 
   it("sends a FormData body (an upload) through Node's fetch, as multipart", async () => {
