@@ -3,6 +3,7 @@
  * evaluates together. Ready only when every registered check passes; a check that throws or
  * does not answer in time counts as failing, with the reason in its detail.
  */
+import { settlesWithin } from "../core/settles-within.js";
 import { scrubSecrets } from "../logging/redact.js";
 
 export type CheckOutcome = boolean | { readonly ok: boolean; readonly detail?: string };
@@ -23,13 +24,6 @@ export interface ReadinessReport {
 export const CHECK_TIMEOUT_MS = 3_000;
 
 async function runCheck(name: string, check: ReadinessCheck, timeoutMs: number): Promise<CheckReport> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<CheckReport>((resolve) => {
-    timer = setTimeout(
-      () => resolve({ name, ok: false, detail: `no answer within ${timeoutMs} ms` }),
-      timeoutMs,
-    );
-  });
   const run = (async (): Promise<CheckReport> => {
     try {
       const outcome = await check();
@@ -45,11 +39,8 @@ async function runCheck(name: string, check: ReadinessCheck, timeoutMs: number):
       };
     }
   })();
-  try {
-    return await Promise.race([run, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  if (await settlesWithin(run, timeoutMs)) return run;
+  return { name, ok: false, detail: `no answer within ${timeoutMs} ms` };
 }
 
 /** The set of readiness checks the app registers as its parts come up. */

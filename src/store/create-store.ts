@@ -3,6 +3,7 @@
  * in-memory Map) and exposes it as the Store contract — one KeyValueSpace per namespace.
  */
 import { mkdir } from "node:fs/promises";
+import { settlesWithin } from "../core/settles-within.js";
 import type { Backend, ErrorSink } from "./backends/backend.js";
 import { KeyedMutex } from "./key-mutex.js";
 import { KeyvSpace } from "./keyv-space.js";
@@ -87,16 +88,10 @@ class KeyvStore implements Store {
 
   async ping(): Promise<boolean> {
     if (this.closed) return false;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
-    });
     try {
-      return await Promise.race([this.backend.ping().then(() => true), timeout]);
+      return await settlesWithin(this.backend.ping(), PING_TIMEOUT_MS);
     } catch {
       return false;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
