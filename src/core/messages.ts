@@ -11,6 +11,12 @@
  */
 import type { Attachment } from "./attachment.js";
 
+/**
+ * The most characters one reply may stream: its text, reasoning and tool calls together (a
+ * provider cuts a reply off there). No tool call is longer.
+ */
+export const MAX_REPLY_CHARS = 2_000_000;
+
 /** One tool call the assistant made, as the OpenAI wire format spells it. */
 export interface ToolCallRecord {
   readonly id: string;

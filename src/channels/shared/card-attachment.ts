@@ -11,7 +11,7 @@
  */
 import type { Logger } from "pino";
 import type { Card, CardRef } from "../../core/card.js";
-import { MAX_REPLY_CHARS } from "../../engine/provider/provider.js";
+import { MAX_REPLY_CHARS } from "../../core/messages.js";
 import { settlesWithin } from "../../core/settles-within.js";
 import { cardView } from "./card-view.js";
 
@@ -41,6 +41,13 @@ export const ATTACHMENT_CAPTION = "The whole text of the card above, as plain te
 /** Longest the card's post waits for the file before it gives up on pointing to it. */
 const ATTACH_WAIT_MS = 15_000;
 
+/**
+ * The longest text posted as a card's file: a call's whole text as the card shows it — a command,
+ * or the diff of a file write, which is a whole reply's content with its line marks and context
+ * around it. Anything longer is not a call's whole text.
+ */
+const MAX_ATTACHMENT_CHARS = 2 * MAX_REPLY_CHARS;
+
 /** The mark a card's ref carries once its file is posted. */
 const ATTACHED = "attached";
 
@@ -64,8 +71,7 @@ function attachmentFor(card: Card, cuts: (code: string) => boolean): CardAttachm
     block.kind === "code" && cuts(block.text) ? [block.text] : [],
   );
   const text = cut.join("\n\n");
-  // No tool call is longer than a model reply may be; anything longer is not a call's whole text.
-  if (cut.length === 0 || text.length > MAX_REPLY_CHARS) return undefined;
+  if (cut.length === 0 || text.length > MAX_ATTACHMENT_CHARS) return undefined;
   return { name: attachmentName(card), text };
 }
 

@@ -11,7 +11,8 @@ import { deltaTexts, parseChunk, type StreamChunk } from "./openai-chunk.js";
 import { midStreamError } from "./openai-errors.js";
 import { ToolCallAssembler } from "./openai-tool-calls.js";
 import type { FinishReason } from "../../core/messages.js";
-import { MAX_REPLY_CHARS, ProviderError, type ProviderStreamEvent } from "./provider.js";
+import { MAX_REPLY_CHARS } from "../../core/messages.js";
+import { ProviderError, type ProviderStreamEvent } from "./provider.js";
 
 /** Assembles one assistant step from its stream chunks. */
 export class StreamAssembler {

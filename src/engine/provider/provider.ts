@@ -9,12 +9,6 @@
 import type { FinishReason, ModelMessage, TokenUsage } from "../../core/messages.js";
 import type { ToolSchema } from "../../core/tool.js";
 
-/**
- * The most characters one reply may stream: its text, reasoning and tool calls together (a
- * provider cuts a reply off there). No tool call is longer.
- */
-export const MAX_REPLY_CHARS = 2_000_000;
-
 export interface ProviderRequest {
   readonly model: string;
   readonly messages: readonly ModelMessage[];

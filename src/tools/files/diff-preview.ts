@@ -1,14 +1,18 @@
 /**
- * Unified diff previews for the approval cards of write_file and edit_file, capped so a huge
- * rewrite still fits a chat message. The diff runs on the event loop and costs up to lines × edits,
+ * Unified diff previews for the approval cards of write_file and edit_file. A preview holds the
+ * whole change, up to what one model reply may hold: the card shows what fits a chat message and
+ * posts the rest beside it as a file (channels/shared/card-attachment.ts), so the person deciding
+ * can read every line the write would put there — a line hidden in the middle of a long file is
+ * what an injected model would try. The diff runs on the event loop and costs up to lines × edits,
  * so it gives up after a time limit (a shell-made file of 200,000 lines against 2,000 new ones
  * would otherwise freeze the whole service for over a minute). `diff` is imported on the first
  * preview, so a start never loads it.
  */
+import { MAX_REPLY_CHARS } from "../../core/messages.js";
 import { capOutput } from "../output-cap.js";
 
-/** Default cap for a diff preview, in characters. */
-export const DEFAULT_DIFF_PREVIEW_CHARS = 6000;
+/** Default cap for a diff preview, in characters: a whole reply's worth (no call's content is longer). */
+export const DEFAULT_DIFF_PREVIEW_CHARS = MAX_REPLY_CHARS;
 
 /** Longest the diff may hold the event loop, in milliseconds. */
 const DIFF_TIME_LIMIT_MS = 500;

@@ -18,7 +18,7 @@ import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
 /** Dependencies of write_file. */
 export interface WriteFileOptions {
   readonly paths: WorkspacePaths;
-  /** Cap of the diff shown on the approval card (default 6000 characters). */
+  /** Cap of the diff on the approval card (default DEFAULT_DIFF_PREVIEW_CHARS). */
   readonly maxPreviewChars?: number;
   /** Larger current files are not read for the diff (default 20 MB). */
   readonly maxFileBytes?: number;

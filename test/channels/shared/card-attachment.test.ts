@@ -8,6 +8,7 @@ import {
   postCardWithAttachment,
 } from "../../../src/channels/shared/card-attachment.js";
 import type { Card, CardRef } from "../../../src/core/card.js";
+import { MAX_REPLY_CHARS } from "../../../src/core/messages.js";
 
 const logger = pino({ level: "silent" });
 
@@ -81,6 +82,19 @@ describe("postCardWithAttachment", () => {
     expect(calls.attached).toEqual([]);
     expect(calls.updated).toEqual([]);
     expect(attachedFile(short, ref)).toBeUndefined();
+  });
+
+  it("attaches the whole diff of a write longer than a reply, and nothing past twice that", async () => {
+    const { platform, calls } = poster(async () => undefined);
+    const line = (n: number) => `+line ${n}\n`;
+    const diff = `--- /dev/null\n+++ b/big.txt\n${Array.from({ length: 250_000 }, (_, n) => line(n)).join("")}`;
+    expect(diff.length).toBeGreaterThan(MAX_REPLY_CHARS);
+    const write: Card = { ...card, tool: "write_file", blocks: [{ kind: "diff", text: diff }] };
+    await postCardWithAttachment(write, platform, logger);
+    expect(calls.attached.map((file) => file.text)).toEqual([diff]);
+    const huge: Card = { ...write, blocks: [{ kind: "diff", text: "+".repeat(2 * MAX_REPLY_CHARS + 1) }] };
+    await postCardWithAttachment(huge, platform, logger);
+    expect(calls.attached).toHaveLength(1);
   });
 
   it("leaves the card as posted when the upload fails", async () => {

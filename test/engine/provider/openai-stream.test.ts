@@ -1,7 +1,7 @@
 /** OpenAIProvider turns real-shaped SSE streams (replayed with nock) into provider events. */
 import nock from "nock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { MAX_REPLY_CHARS } from "../../../src/engine/provider/provider.js";
+import { MAX_REPLY_CHARS } from "../../../src/core/messages.js";
 import { ProviderError } from "../../../src/engine/provider/provider.js";
 import {
   chunk,
