@@ -28,7 +28,7 @@ import {
   section,
 } from "./slack-blocks.js";
 import { escapeMrkdwn, PAGE_BUDGET, SLACK_LIMITS, truncate } from "./slack-limits.js";
-import { defuseFences, fence, markdownToMrkdwn, quoteLines } from "./slack-markdown.js";
+import { defuseFences, markdownToMrkdwn, quoteLines } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
 
 /** A message payload: blocks plus the notification text. */
@@ -40,9 +40,8 @@ export interface SlackPayload {
 /** Content blocks and buttons leave room for the title, the outcome / footer and the actions. */
 const MAX_BODY_BLOCKS = 40;
 
-/** Code cut so its whole section stays under the limit (escaping counts); `file` as for cutForCard. */
-function fitCode(code: string, file?: string): CardCut {
-  const room = SLACK_LIMITS.sectionText - 8;
+/** Code cut so its fenced text stays within `room` (escaping counts); `file` as for cutForCard. */
+function fitCode(code: string, room: number, file?: string): CardCut {
   const raw = trimTrailing(defuseFences(code), "\n");
   let cut = cutForCard(raw, room, file);
   for (
@@ -54,35 +53,43 @@ function fitCode(code: string, file?: string): CardCut {
   return cut;
 }
 
+/** The most code one card section holds (its fence takes the rest). */
+const CODE_ROOM = SLACK_LIMITS.sectionText - 8;
+
 /** Whether a card's code section cuts `code`. */
 export function cutsCode(code: string): boolean {
-  return fitCode(code).notice !== undefined;
+  return fitCode(code, CODE_ROOM).notice !== undefined;
 }
 
-/** A code block, followed by the notice of what is not shown when it was cut. */
-function codeSections(code: string, file?: string): Block[] {
-  const cut = fitCode(code, file);
-  const block = section(`\`\`\`\n${escapeMrkdwn(cut.shown)}\n\`\`\``);
-  return cut.notice === undefined ? [block] : [block, section(`*${escapeMrkdwn(cut.notice)}*`)];
+/** Code cut to `room` as mrkdwn: the fenced code, then the notice of what is not shown when it was cut. */
+function fencedCode(code: string, room: number, file?: string): string[] {
+  const cut = fitCode(code, room, file);
+  const fenced = `\`\`\`\n${escapeMrkdwn(cut.shown)}\n\`\`\``;
+  return cut.notice === undefined ? [fenced] : [fenced, `*${escapeMrkdwn(cut.notice)}*`];
 }
 
 /** Body blocks as Block Kit sections; `file` is the file posted with the card's whole code, if any. */
 function blockKit(file?: string): CardBlockFormat<Block[]> {
   return {
     text: (markdown) => splitMrkdwn(markdownToMrkdwn(markdown), PAGE_BUDGET.section).map(section),
-    code: (text) => codeSections(text, file),
+    code: (text) => fencedCode(text, CODE_ROOM, file).map(section),
     quote: (text) => [section(quoteLines(escapeMrkdwn(text)))],
     fields: (fields) => [fieldsSection(fields)],
   };
 }
 
-/** Body blocks as plain mrkdwn, for the fallback text. */
-const PLAIN_MRKDWN: CardBlockFormat<string> = {
-  text: markdownToMrkdwn,
-  code: fence,
-  quote: (text) => quoteLines(escapeMrkdwn(text)),
-  fields: (fields) => fields.map((f) => `*${escapeMrkdwn(f.label)}:* ${escapeMrkdwn(f.value)}`).join("\n"),
-};
+/** Body blocks as plain mrkdwn, for the fallback text; `code` says how code is cut. */
+function plainMrkdwn(code: (text: string) => string): CardBlockFormat<string> {
+  return {
+    text: markdownToMrkdwn,
+    code,
+    quote: (text) => quoteLines(escapeMrkdwn(text)),
+    fields: (fields) => fields.map((f) => `*${escapeMrkdwn(f.label)}:* ${escapeMrkdwn(f.value)}`).join("\n"),
+  };
+}
+
+/** Room kept beside cut code in the plain text: its fence, and the notice of what is not shown. */
+const PLAIN_CODE_OVERHEAD = 400;
 
 function cardButtons(view: CardView): Block[] {
   const elements = view.buttons.map((b, index) =>
@@ -124,24 +131,44 @@ export function renderCard(card: Card, file?: string): SlackPayload {
   return { blocks, text: truncate(`${view.title}${state}`, 300) };
 }
 
+/** What ends the plain-text card: its outcome, or the typed replies that do what its buttons do. */
+function closingLine(view: CardView): string | undefined {
+  if (view.outcome !== undefined) return `*${escapeMrkdwn(view.outcome)}*`;
+  if (view.keys.deny !== undefined)
+    return `Reply \`approve ${view.pendingId}\` or \`deny ${view.pendingId}\` in this thread.`;
+  if ((view.kind === "question" || view.kind === "plan") && view.buttons.length > 0)
+    return `Options: ${view.buttons.map((b) => escapeMrkdwn(b.label)).join(" · ")} — reply in this thread.`;
+  return undefined;
+}
+
 /**
  * The card as plain mrkdwn, for when Slack refuses its blocks: the same content, and instead of
  * buttons the typed replies that do the same (`approve <id>` / `deny <id>`, or an answer). Cards
  * whose buttons have no typed form (a reviewer denial's Allow anyway, an item's Cancel) offer none.
+ * Code gets the room the rest leaves under `limit`, cut as on the card with its notice (naming
+ * `file`, the file posted with its whole text, when there is one): cutting the whole text at the
+ * limit instead would drop, unsaid, the end of the command, a warning and the typed replies.
  */
-export function cardPlainText(card: Card, limit: number): string {
+export function cardPlainText(card: Card, limit: number, file?: string): string {
   const view = cardView(card);
-  const parts = [
-    `*${escapeMrkdwn(view.title)}*`,
-    ...view.blocks.map((b) => formatCardBlock(b, PLAIN_MRKDWN)),
+  const title = `*${escapeMrkdwn(view.title)}*`;
+  const closing = closingLine(view);
+  const withoutCode = [
+    title,
+    closing ?? "",
+    ...view.blocks.map((b) =>
+      formatCardBlock(
+        b,
+        plainMrkdwn(() => ""),
+      ),
+    ),
   ];
-  if (view.outcome !== undefined) parts.push(`*${escapeMrkdwn(view.outcome)}*`);
-  else if (view.keys.deny !== undefined) {
-    parts.push(`Reply \`approve ${view.pendingId}\` or \`deny ${view.pendingId}\` in this thread.`);
-  } else if ((view.kind === "question" || view.kind === "plan") && view.buttons.length > 0) {
-    parts.push(
-      `Options: ${view.buttons.map((b) => escapeMrkdwn(b.label)).join(" · ")} — reply in this thread.`,
-    );
-  }
+  const restLength = withoutCode.reduce((total, part) => total + part.length + 2, 0);
+  const codeBlocks = view.blocks.filter((block) => block.kind === "code").length;
+  const room = Math.floor((limit - restLength) / Math.max(codeBlocks, 1)) - PLAIN_CODE_OVERHEAD;
+  const codeRoom = Math.min(CODE_ROOM, Math.max(room, 0));
+  const format = plainMrkdwn((code) => fencedCode(code, codeRoom, file).join("\n"));
+  const parts = [title, ...view.blocks.map((b) => formatCardBlock(b, format))];
+  if (closing !== undefined) parts.push(closing);
   return truncate(parts.join("\n\n"), limit);
 }

@@ -117,7 +117,8 @@ export class SlackThreadOutput implements ThreadOutput {
 
   async updateCard(ref: CardRef, card: Card): Promise<void> {
     const channel = typeof ref.channel === "string" ? ref.channel : this.target.channel;
-    const payload = renderCard(card, attachedFile(card, ref));
+    const file = attachedFile(card, ref);
+    const payload = renderCard(card, file);
     const update = (blocks: unknown[], text: string) =>
       callWithRetry(() =>
         this.deps.clients.api.chat.update({ channel, ts: ref.messageId, text, blocks: blocks as never }),
@@ -126,7 +127,7 @@ export class SlackThreadOutput implements ThreadOutput {
       await update(payload.blocks, payload.text);
     } catch (error) {
       if (!isPayloadError(error)) throw error;
-      await update([], cardPlainText(card, TEXT_LIMIT));
+      await update([], cardPlainText(card, TEXT_LIMIT, file));
     }
   }
 

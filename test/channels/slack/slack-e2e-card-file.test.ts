@@ -94,6 +94,28 @@ describe("Slack end to end: the whole text of a cut card", () => {
     expect(e2e.runs.count(CALL_ID)).toBe(1);
   });
 
+  it("points the plain-text card to the file too, when Slack refuses the card's blocks", async () => {
+    e2e = await startE2E(runThenReport(PADDED), {}, codeCardTools());
+    e2e.fake.state.fail("chat.postMessage", "invalid_blocks");
+    e2e.fake.state.fail("chat.update", "invalid_blocks");
+    const ts = ask();
+    const card = await e2e.fake.waitFor(
+      () => e2e.fake.state.botMessages(GENERAL, ts).find((m) => /Reply `approve (\S+)`/.test(m.text)),
+      "the plain-text card",
+    );
+    const name = await e2e.fake.waitFor(
+      () => NOTICE_SENDS_TO_FILE.exec(card.text)?.[1],
+      "the notice pointing to the file",
+    );
+    expect(card.blocks ?? []).toEqual([]);
+    expect(card.text).not.toContain("evil.example");
+    expect(fileMessages(ts)[0]?.files).toEqual([{ id: expect.any(String), title: name }]);
+    const id = /Reply `approve (\S+)`/.exec(card.text)![1]!;
+    e2e.fake.userPosts({ user: ANA, channel: GENERAL, threadTs: ts, text: `approve ${id}` });
+    expect(await finalReply(ts)).toContain(`ran ${PADDED.length} characters`);
+    expect(e2e.runs.count(CALL_ID)).toBe(1);
+  });
+
   it("posts no file for a card that shows the whole command", async () => {
     e2e = await startE2E(runThenReport("echo hello"), {}, codeCardTools());
     const ts = ask();
