@@ -104,7 +104,9 @@ export class TurnControlDispatch {
         else await this.resume(control.sessionId);
         return;
       case "retry":
-        host.retry(live, control.user);
+        // Passed here as to the holder, it may come after this process let go of the session: a
+        // retry set on this copy then would wait for its next turn and re-run that one instead.
+        await this.retry(live, control.user);
         return;
       case "command":
         // Passed here as to the holder, it may come after this process let go of the session.

@@ -581,6 +581,40 @@ describe("several session stacks on one Redis", () => {
     expect(retried.messages.filter((m) => m.role === "user").map(userText)).toEqual(["m7-1 is flaky"]);
   }, 30_000);
 
+  it("a retry passed to a process that has let go of the session goes on to its holder, and never re-runs a later turn on a stale copy", async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700000750.000001");
+    // A ran the session's turn, which failed; then B took the session for the next message.
+    await a.manager.receive(message("m75-1 is flaky", { target }));
+    await outputs.until(() => outputs.for(target).closedTurns.length === 1, "the failed turn");
+    await a.manager.idle();
+    const hang = "please hang on retry1";
+    await b.manager.receive(message(hang, { target }));
+    await outputs.until(() => provider.asking("hang on retry1").length > 0, "the stream to start");
+    const sessionId = await sessionOf(target);
+    // A retry passed to A as the holder, arriving after A let go: A passes it on to B, which holds
+    // the session and runs a turn, so refuses it, as a retry during a turn is with one process.
+    const control: TurnControl = { kind: "retry", sessionId, user: ANA };
+    const passedToB: TurnControl[] = [];
+    const unsubscribe = await b.coordination.subscribe(controlChannel("B"), (sent) => {
+      const passed = JSON.parse(sent) as TurnControl;
+      if (passed.kind === "retry") passedToB.push(passed);
+    });
+    await b.coordination.publish(controlChannel("A"), JSON.stringify(control));
+    await eventually(() => passedToB.length > 0, "A to pass the retry on to B");
+    await unsubscribe();
+    expect(passedToB).toEqual([control]);
+    provider.release(hang);
+    await outputs.until(() => outputs.for(target).closedTurns.length === 2, "B's turn to end");
+    await Promise.all([a.manager.idle(), b.manager.idle()]);
+    // The thread's next message, taken by A, runs as itself.
+    await a.manager.receive(message("m75-3", { target }));
+    await outputs.until(() => finalTexts(target.thread!).includes("re: m75-3"), "the next answer");
+    expect(provider.asking("hang on retry1")).toHaveLength(1);
+    expect(outputs.for(target).turns).toHaveLength(3);
+  }, 30_000);
+
   it('"Allow anyway" pressed on B lands in the grants of A, which holds the session, and survives its save', async () => {
     stacks = await Promise.all(["A", "B"].map(openStack));
     const [a, b] = stacks as [Stack, Stack];
