@@ -5,7 +5,8 @@
  * (its body streams, headers class and abort shims) as the largest single cost of a reply: a bare
  * grammY echo bot spent 405 µs of CPU per reply on node-fetch and 245 µs on this, the rest equal.
  * Not followed: redirects (platform APIs answer a POST directly; a 3xx comes back as it is).
- * Not asked for: compression (answers are small JSON).
+ * Not asked for: compression (answers are small JSON). An answer is held whole in memory, so one
+ * past MAX_ANSWER_BYTES (a broken proxy's endless body) fails the call rather than the process.
  */
 import http from "node:http";
 import https from "node:https";
@@ -26,6 +27,9 @@ export interface AbortSignalLike {
   removeEventListener(type: "abort", listener: () => void): void;
 }
 
+/** The largest answer read: far past any Bot API or Web API answer (a page of history is a few MB). */
+export const MAX_ANSWER_BYTES = 64 * 1_048_576;
+
 const agents = {
   "http:": new http.Agent({ keepAlive: true }),
   "https:": new https.Agent({ keepAlive: true }),
@@ -44,7 +48,13 @@ export function postText(url: string, init: TextPostInit): Promise<Response> {
       { method: init.method ?? "POST", headers: headersOf(init.headers, init.body), agent },
       (answer) => {
         const chunks: Buffer[] = [];
-        answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+        let bytes = 0;
+        answer.on("data", (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes > MAX_ANSWER_BYTES)
+            return fail(new Error(`the answer is over ${MAX_ANSWER_BYTES} bytes`));
+          chunks.push(chunk);
+        });
         answer.on("error", fail);
         answer.on("end", () => {
           if (!answer.complete) return fail(new Error("the connection closed before the answer ended"));

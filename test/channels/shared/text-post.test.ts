@@ -1,12 +1,13 @@
 /**
  * postText against a real local server: it sends the body with its length, reads the whole answer
  * (status, repeated headers, body), reuses one connection, and rejects — never hangs — when the
- * call is aborted before or while waiting, or the connection drops mid-answer.
+ * call is aborted before or while waiting, the connection drops mid-answer, or the answer is
+ * endless.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { postText } from "../../../src/channels/shared/text-post.js";
+import { MAX_ANSWER_BYTES, postText } from "../../../src/channels/shared/text-post.js";
 
 interface Received {
   readonly method: string | undefined;
@@ -43,6 +44,15 @@ beforeEach(async () => {
       response.write('{"ok":');
       setTimeout(() => request.socket.destroy(), 20);
       return;
+    }
+    if (request.url === "/endless") {
+      response.writeHead(200, { "content-type": "application/json" });
+      const chunk = Buffer.alloc(1_048_576, "x");
+      const more = () => {
+        while (!response.destroyed && response.write(chunk));
+        if (!response.destroyed) response.once("drain", more);
+      };
+      return more();
     }
     if (request.url === "/html") {
       response.writeHead(502, { "content-type": "text/html" });
@@ -112,6 +122,12 @@ describe("postText", () => {
 
   it("rejects when the connection drops before the answer ends", async () => {
     await expect(postText(`${url}/cut`, { body: "{}" })).rejects.toThrow();
+  });
+
+  it("gives up on an answer past MAX_ANSWER_BYTES instead of holding it all", async () => {
+    await expect(postText(`${url}/endless`, { body: "{}" })).rejects.toThrow(
+      `the answer is over ${MAX_ANSWER_BYTES} bytes`,
+    );
   });
 
   it("rejects with the network's error code when nothing listens", async () => {
