@@ -4,75 +4,56 @@
  * call is aborted before or while waiting, the connection drops mid-answer, or the answer is
  * endless.
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_ANSWER_BYTES, postText } from "../../../src/channels/shared/text-post.js";
+import {
+  type RecordedRequest,
+  type RecordingHttpServer,
+  startRecordingHttpServer,
+} from "../../support/recording-http-server.js";
 
-interface Received {
-  readonly method: string | undefined;
-  readonly headers: IncomingMessage["headers"];
-  readonly body: string;
-  readonly socket: number;
-}
-
-let server: Server;
+let server: RecordingHttpServer;
 let url: string;
-let received: Received[];
-const sockets = new Map<object, number>();
+let received: RecordedRequest[];
 
-async function bodyOf(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString();
+function answer(request: RecordedRequest, response: ServerResponse): void {
+  if (request.path === "/hang") return;
+  if (request.path === "/cut") {
+    response.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+    response.write('{"ok":');
+    setTimeout(() => request.socket.destroy(), 20);
+    return;
+  }
+  if (request.path === "/endless") {
+    response.writeHead(200, { "content-type": "application/json" });
+    const chunk = Buffer.alloc(1_048_576, "x");
+    const more = () => {
+      while (!response.destroyed && response.write(chunk));
+      if (!response.destroyed) response.once("drain", more);
+    };
+    more();
+    return;
+  }
+  if (request.path === "/html") {
+    response.writeHead(502, { "content-type": "text/html" });
+    response.end("<html>Bad Gateway</html>");
+    return;
+  }
+  response.writeHead(200, [
+    ["content-type", "application/json"],
+    ["set-cookie", "a=1"],
+    ["set-cookie", "b=2"],
+  ]);
+  response.end(JSON.stringify({ ok: true, result: { echoed: request.body } }));
 }
 
 beforeEach(async () => {
-  received = [];
-  sockets.clear();
-  server = createServer(async (request, response) => {
-    if (!sockets.has(request.socket)) sockets.set(request.socket, sockets.size);
-    received.push({
-      method: request.method,
-      headers: request.headers,
-      body: await bodyOf(request),
-      socket: sockets.get(request.socket) as number,
-    });
-    if (request.url === "/hang") return;
-    if (request.url === "/cut") {
-      response.writeHead(200, { "content-type": "application/json", "content-length": "100" });
-      response.write('{"ok":');
-      setTimeout(() => request.socket.destroy(), 20);
-      return;
-    }
-    if (request.url === "/endless") {
-      response.writeHead(200, { "content-type": "application/json" });
-      const chunk = Buffer.alloc(1_048_576, "x");
-      const more = () => {
-        while (!response.destroyed && response.write(chunk));
-        if (!response.destroyed) response.once("drain", more);
-      };
-      return more();
-    }
-    if (request.url === "/html") {
-      response.writeHead(502, { "content-type": "text/html" });
-      return response.end("<html>Bad Gateway</html>");
-    }
-    response.writeHead(200, [
-      ["content-type", "application/json"],
-      ["set-cookie", "a=1"],
-      ["set-cookie", "b=2"],
-    ]);
-    response.end(JSON.stringify({ ok: true, result: { echoed: received.at(-1)?.body } }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startRecordingHttpServer(answer);
+  ({ url, received } = server);
 });
 
-afterEach(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterEach(() => server.close());
 
 describe("postText", () => {
   it("posts the body with its headers and length, and hands back the whole answer", async () => {
@@ -99,7 +80,7 @@ describe("postText", () => {
 
   it("keeps the connection for the next call", async () => {
     for (let i = 0; i < 3; i++) await (await postText(`${url}/call`, { body: "{}" })).json();
-    expect(received.map((r) => r.socket)).toEqual([0, 0, 0]);
+    expect(new Set(received.map((r) => r.socket)).size).toBe(1);
   });
 
   it("hands back an answer that is not JSON as it is, and its json() rejects", async () => {
@@ -131,11 +112,7 @@ describe("postText", () => {
   });
 
   it("rejects with the network's error code when nothing listens", async () => {
-    const closed = url;
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    server = createServer();
-    server.listen(0, "127.0.0.1");
-    await expect(postText(`${closed}/call`, { body: "{}" })).rejects.toMatchObject({ code: "ECONNREFUSED" });
+    await server.close();
+    await expect(postText(`${url}/call`, { body: "{}" })).rejects.toMatchObject({ code: "ECONNREFUSED" });
   });
 });

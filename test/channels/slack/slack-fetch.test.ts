@@ -2,49 +2,34 @@
  * slackFetch: Web API calls (text bodies) go through postText, uploads (FormData) through Node's
  * fetch, and a WebClient on it still reads answers and still gives up on a call that hangs.
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { webApi } from "@slack/bolt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { slackFetch } from "../../../src/channels/slack/slack-fetch.js";
+import { type RecordingHttpServer, startRecordingHttpServer } from "../../support/recording-http-server.js";
 
-interface Received {
-  readonly contentType: string | undefined;
-  readonly body: string;
-}
-
-let server: Server;
+let server: RecordingHttpServer;
 let url: string;
-let received: Received[];
-/** Each request's User-Agent: node-fetch names itself, postText does not. */
-let userAgents: (string | undefined)[];
 /** Requests to this path are never answered. */
 const HANG = "/api/hang";
 
-async function bodyOf(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString();
-}
+/** What the server read of each request: its type and body, and its User-Agent (node-fetch names itself, postText does not). */
+const received = () =>
+  server.received.map((r) => ({
+    contentType: r.headers["content-type"],
+    body: r.body,
+    userAgent: r.headers["user-agent"],
+  }));
 
 beforeEach(async () => {
-  received = [];
-  userAgents = [];
-  server = createServer(async (request, response) => {
-    userAgents.push(request.headers["user-agent"]);
-    received.push({ contentType: request.headers["content-type"], body: await bodyOf(request) });
-    if (request.url === HANG) return;
+  server = await startRecordingHttpServer((request, response) => {
+    if (request.path === HANG) return;
     response.writeHead(200, { "content-type": "application/json", "x-oauth-scopes": "chat:write" });
     response.end(JSON.stringify({ ok: true, ts: "1.2" }));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`;
+  url = `${server.url}/api/`;
 });
 
-afterEach(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterEach(() => server.close());
 
 describe("slackFetch", () => {
   it("sends a text body through postText, whose answer reads like a Response", async () => {
@@ -57,10 +42,9 @@ describe("slackFetch", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("x-oauth-scopes")).toBe("chat:write");
     expect(await response.json()).toEqual({ ok: true, ts: "1.2" });
-    expect(received).toEqual([
-      { contentType: "application/x-www-form-urlencoded", body: "channel=C1&text=hi" },
+    expect(received()).toEqual([
+      { contentType: "application/x-www-form-urlencoded", body: "channel=C1&text=hi", userAgent: undefined },
     ]);
-    expect(userAgents).toEqual([undefined]);
   });
 
   it("sends a FormData body (an upload) through Node's fetch, as multipart", async () => {
@@ -68,15 +52,15 @@ describe("slackFetch", () => {
     form.append("file", new Blob([new Uint8Array([1, 2, 3])]), "a.bin");
     const response = await slackFetch(`${url}files.upload`, { method: "POST", body: form });
     expect(response).toBeInstanceOf(Response);
-    expect(received[0]?.contentType).toMatch(/^multipart\/form-data; boundary=/);
-    expect(received[0]?.body).toContain('filename="a.bin"');
+    expect(received()[0]?.contentType).toMatch(/^multipart\/form-data; boundary=/);
+    expect(received()[0]?.body).toContain('filename="a.bin"');
   });
 
   it("serves a WebClient: a call returns Slack's answer", async () => {
     const client = new webApi.WebClient("xoxb-test", { slackApiUrl: url, fetch: slackFetch });
     const result = await client.chat.postMessage({ channel: "C1", text: "hello" });
     expect(result).toMatchObject({ ok: true, ts: "1.2" });
-    expect(received[0]?.body).toContain("text=hello");
+    expect(received()[0]?.body).toContain("text=hello");
   });
 
   it("lets the WebClient's timeout abort a call that hangs", async () => {
@@ -88,6 +72,6 @@ describe("slackFetch", () => {
       logLevel: webApi.LogLevel.ERROR,
     });
     await expect(client.apiCall("hang")).rejects.toMatchObject({ code: "slack_webapi_request_error" });
-    expect(received).toHaveLength(1);
+    expect(received()).toHaveLength(1);
   });
 });

@@ -3,76 +3,54 @@
  * through node-fetch as before, and grammY still tells Telegram's refusals (GrammyError) from
  * network failures (HttpError, which the network retry acts on).
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Api, GrammyError, HttpError, InputFile } from "grammy";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { telegramFetch } from "../../../src/channels/telegram/telegram-fetch.js";
-
-interface Received {
-  readonly path: string | undefined;
-  readonly userAgent: string | undefined;
-  readonly contentType: string | undefined;
-  readonly body: string;
-}
+import { type RecordingHttpServer, startRecordingHttpServer } from "../../support/recording-http-server.js";
 
 const TOKEN = "123:abc";
-let server: Server;
-let apiRoot: string;
-let received: Received[];
-
-async function bodyOf(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString();
-}
+let server: RecordingHttpServer;
 
 beforeEach(async () => {
-  received = [];
-  server = createServer(async (request, response) => {
-    received.push({
-      path: request.url,
-      userAgent: request.headers["user-agent"],
-      contentType: request.headers["content-type"],
-      body: await bodyOf(request),
-    });
+  server = await startRecordingHttpServer((request, response) => {
     response.setHeader("content-type", "application/json");
-    if (request.url?.endsWith("/deleteMessage")) {
+    if (request.path?.endsWith("/deleteMessage")) {
       response.statusCode = 400;
-      return response.end(JSON.stringify({ ok: false, error_code: 400, description: "Bad Request: no" }));
+      response.end(JSON.stringify({ ok: false, error_code: 400, description: "Bad Request: no" }));
+      return;
     }
-    if (request.url?.endsWith("/getChat")) return request.socket.destroy();
+    if (request.path?.endsWith("/getChat")) {
+      request.socket.destroy();
+      return;
+    }
     response.end(
       JSON.stringify({ ok: true, result: { message_id: 7, date: 0, chat: { id: 1, type: "private" } } }),
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  apiRoot = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
-afterEach(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterEach(() => server.close());
 
-const api = () => new Api(TOKEN, { apiRoot, fetch: telegramFetch });
+const api = () => new Api(TOKEN, { apiRoot: server.url, fetch: telegramFetch });
 
 describe("telegramFetch", () => {
   it("posts JSON calls itself and reads Telegram's answer", async () => {
     const sent = await api().sendMessage(1, "hello");
     expect(sent.message_id).toBe(7);
-    expect(received[0]?.path).toBe(`/bot${TOKEN}/sendMessage`);
-    expect(received[0]?.contentType).toBe("application/json");
-    expect(JSON.parse(received[0]?.body ?? "")).toMatchObject({ chat_id: 1, text: "hello" });
+    const [call] = server.received;
+    expect(call?.path).toBe(`/bot${TOKEN}/sendMessage`);
+    expect(call?.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(call?.body ?? "")).toMatchObject({ chat_id: 1, text: "hello" });
     // node-fetch names itself; the call did not go through it.
-    expect(received[0]?.userAgent).toBeUndefined();
+    expect(call?.headers["user-agent"]).toBeUndefined();
   });
 
   it("sends uploads through node-fetch, whole", async () => {
     await api().sendDocument(1, new InputFile(Buffer.from("file body"), "notes.txt"));
-    expect(received[0]?.userAgent).toMatch(/node-fetch/);
-    expect(received[0]?.contentType).toMatch(/^multipart\/form-data/);
-    expect(received[0]?.body).toContain("file body");
+    const [call] = server.received;
+    expect(call?.headers["user-agent"]).toMatch(/node-fetch/);
+    expect(call?.headers["content-type"]).toMatch(/^multipart\/form-data/);
+    expect(call?.body).toContain("file body");
   });
 
   it("keeps Telegram's refusal a GrammyError and a dropped connection an HttpError", async () => {
