@@ -30,18 +30,29 @@ export interface AbortSignalLike {
 /** The largest answer read: far past any Bot API or Web API answer (a page of history is a few MB). */
 export const MAX_ANSWER_BYTES = 64 * 1_048_576;
 
+/**
+ * Keep-alive agents. An idle socket is closed after IDLE_SOCKET_MS, as Node's global agent does,
+ * so it is not reused just as the server drops it (a reset call); a call in progress is not timed.
+ */
+const IDLE_SOCKET_MS = 5_000;
 const agents = {
-  "http:": new http.Agent({ keepAlive: true }),
-  "https:": new https.Agent({ keepAlive: true }),
+  "http:": new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  "https:": new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
 } as const;
 
-/** Post `init.body` to `url` and read the answer whole. Rejects on network failure or abort. */
+/**
+ * Post `init.body` to `url` and read the answer whole. Rejects on network failure or abort, and on
+ * a URL that is not http(s): never with the URL in the message, nor in the Response (a JSON parse
+ * error quotes the Response's URL), since a Bot API URL holds the bot's token.
+ */
 export function postText(url: string, init: TextPostInit): Promise<Response> {
   const { signal } = init;
   if (signal?.aborted) return Promise.reject(abortError());
-  const target = new URL(url);
+  const target = URL.canParse(url) ? new URL(url) : undefined;
+  if (target?.protocol !== "http:" && target?.protocol !== "https:")
+    return Promise.reject(new TypeError("the API URL is not an http or https URL"));
   const transport = target.protocol === "https:" ? https : http;
-  const agent = target.protocol === "https:" ? agents["https:"] : agents["http:"];
+  const agent = agents[target.protocol];
   return new Promise<Response>((resolve, reject) => {
     const request = transport.request(
       target,
@@ -64,7 +75,6 @@ export function postText(url: string, init: TextPostInit): Promise<Response> {
               status: answer.statusCode ?? 0,
               statusText: answer.statusMessage ?? "",
               headers: pairsOf(answer.rawHeaders),
-              url,
             }),
           );
         });

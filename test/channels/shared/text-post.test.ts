@@ -35,7 +35,7 @@ function answer(request: RecordedRequest, response: ServerResponse): void {
     more();
     return;
   }
-  if (request.path === "/html") {
+  if (request.path?.startsWith("/html")) {
     response.writeHead(502, { "content-type": "text/html" });
     response.end("<html>Bad Gateway</html>");
     return;
@@ -68,7 +68,8 @@ describe("postText", () => {
     expect(received[0]?.headers["content-length"]).toBe(String(Buffer.byteLength(body)));
     expect(received[0]?.body).toBe(body);
     expect(response.status).toBe(200);
-    expect(response.url).toBe(`${url}/call`);
+    // No URL on the answer: a parse error would quote it, and a Bot API URL holds the token.
+    expect(response.url).toBe("");
     expect(response.headers.raw()["set-cookie"]).toEqual(["a=1", "b=2"]);
     expect(await response.json()).toEqual({ ok: true, result: { echoed: body } });
   });
@@ -83,10 +84,21 @@ describe("postText", () => {
     expect(new Set(received.map((r) => r.socket)).size).toBe(1);
   });
 
-  it("hands back an answer that is not JSON as it is, and its json() rejects", async () => {
-    const response = await postText(`${url}/html`, { body: "{}" });
+  it("hands back an answer that is not JSON as it is, and its json() rejects without quoting the URL", async () => {
+    const response = await postText(`${url}/html/bot123:SECRET/sendMessage`, { body: "{}" });
     expect(response.status).toBe(502);
-    await expect(response.json()).rejects.toThrow();
+    const failure: Error = await response.json().catch((error: Error) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure.message).not.toContain("SECRET");
+  });
+
+  it("rejects a URL that is not http(s), or not a URL, without quoting it", async () => {
+    for (const bad of ["ftp://127.0.0.1/bot123:SECRET/getMe", "not a url /bot123:SECRET/getMe"]) {
+      const failure: Error = await postText(bad, { body: "{}" }).catch((error: Error) => error);
+      expect(failure).toBeInstanceOf(TypeError);
+      expect(JSON.stringify({ message: failure.message, ...failure })).not.toContain("SECRET");
+    }
+    expect(received).toEqual([]);
   });
 
   it("rejects a call aborted while it waits, and one aborted before it starts", async () => {
