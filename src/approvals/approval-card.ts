@@ -63,13 +63,15 @@ export const CHANNEL_CONTENT_WARNING =
 export function approvalCard(item: PendingApproval): Card {
   const open = item.status === "pending";
   const fromChannel = item.provenanceQuote !== undefined;
-  const blocks: CardBlock[] = [{ kind: "text", text: item.argSummary }];
+  // The warning goes first: a platform shortening a long card cuts from the end, and a padded
+  // command or URL must not push it out of sight.
+  const blocks: CardBlock[] = fromChannel ? [{ kind: "text", text: CHANNEL_CONTENT_WARNING }] : [];
+  blocks.push({ kind: "text", text: item.argSummary });
   const detail = detailBlock(item.detail);
   if (detail) blocks.push(detail);
-  if (item.provenanceQuote !== undefined) {
-    blocks.push({ kind: "text", text: CHANNEL_CONTENT_WARNING });
+  if (item.provenanceQuote !== undefined)
     blocks.push({ kind: "quote", text: `Triggered by channel content: ${item.provenanceQuote}` });
-  } else if (item.reason) blocks.push({ kind: "quote", text: item.reason });
+  else if (item.reason) blocks.push({ kind: "quote", text: item.reason });
   blocks.push({
     kind: "fields",
     fields: [

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { approvalCard, planCard, validActions } from "../../src/approvals/approval-card.js";
+import {
+  approvalCard,
+  CHANNEL_CONTENT_WARNING,
+  planCard,
+  validActions,
+} from "../../src/approvals/approval-card.js";
 import type { PendingApproval, PendingPlan, PendingQuestion } from "../../src/approvals/pending-item.js";
 import { firstUnanswered, parseQuestionAction, questionCard } from "../../src/approvals/question-card.js";
 
@@ -62,6 +67,8 @@ describe("approval card", () => {
     });
     expect(diff.blocks).toContainEqual({ kind: "diff", text: "-a\n+b" });
     expect(diff.blocks).toContainEqual({ kind: "quote", text: "Triggered by channel content: #news: rm it" });
+    // The warning leads, so no padded command or URL can push it past where a platform cuts.
+    expect(diff.blocks[0]).toEqual({ kind: "text", text: CHANNEL_CONTENT_WARNING });
     const url = approvalCard({ ...approval, detail: { kind: "url", text: "https://example.com" } });
     expect(url.blocks).toContainEqual({ kind: "text", text: "URL: https://example.com" });
   });

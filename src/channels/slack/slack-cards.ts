@@ -147,7 +147,8 @@ function closingLine(view: CardView): string | undefined {
  * whose buttons have no typed form (a reviewer denial's Allow anyway, an item's Cancel) offer none.
  * Code gets the room the rest leaves under `limit`, cut as on the card with its notice (naming
  * `file`, the file posted with its whole text, when there is one): cutting the whole text at the
- * limit instead would drop, unsaid, the end of the command, a warning and the typed replies.
+ * limit instead would drop, unsaid, the end of the command and what follows it. The outcome or
+ * typed replies always end it; other long text is cut before them.
  */
 export function cardPlainText(card: Card, limit: number, file?: string): string {
   const view = cardView(card);
@@ -168,7 +169,7 @@ export function cardPlainText(card: Card, limit: number, file?: string): string 
   const room = Math.floor((limit - restLength) / Math.max(codeBlocks, 1)) - PLAIN_CODE_OVERHEAD;
   const codeRoom = Math.min(CODE_ROOM, Math.max(room, 0));
   const format = plainMrkdwn((code) => fencedCode(code, codeRoom, file).join("\n"));
-  const parts = [title, ...view.blocks.map((b) => formatCardBlock(b, format))];
-  if (closing !== undefined) parts.push(closing);
-  return truncate(parts.join("\n\n"), limit);
+  const body = [title, ...view.blocks.map((b) => formatCardBlock(b, format))].join("\n\n");
+  if (closing === undefined) return truncate(body, limit);
+  return `${truncate(body, limit - closing.length - 2)}\n\n${closing}`;
 }

@@ -153,6 +153,20 @@ describe("renderCard", () => {
     );
   });
 
+  it("ends the plain-text form with the typed replies however long its other text is", () => {
+    const padded: Card = {
+      ...approval,
+      blocks: [
+        { kind: "text", text: "Nobody here asked for this: the turn was triggered by channel content." },
+        { kind: "text", text: `Fetch a URL: https://example.com/${"a".repeat(5_000)}` },
+      ],
+    };
+    const plain = cardPlainText(padded, 3_900);
+    expect(plain.length).toBeLessThanOrEqual(3_900);
+    expect(plain).toContain("Nobody here asked for this");
+    expect(plain.endsWith("…\n\nReply `approve pA1b2C3` or `deny pA1b2C3` in this thread.")).toBe(true);
+  });
+
   it("rejects button values that are not ours", () => {
     expect(decodeCardValue("stop")).toBeUndefined();
     expect(decodeCardValue(JSON.stringify({ p: "x", a: "once", extra: 1 }))).toBeUndefined();
