@@ -24,7 +24,6 @@ export interface FileToolLimits {
   readonly maxSearchResults?: number;
   /** false forces search_files' JS engine. */
   readonly useRipgrep?: boolean;
-  readonly maxPreviewChars?: number;
 }
 
 /** Everything the built-in tools depend on. */
@@ -57,12 +56,8 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
       useRipgrep: limits.useRipgrep,
       maxFileBytes: limits.maxFileBytes,
     }),
-    createWriteFileTool({
-      paths,
-      maxPreviewChars: limits.maxPreviewChars,
-      maxFileBytes: limits.maxFileBytes,
-    }),
-    createEditFileTool({ paths, maxPreviewChars: limits.maxPreviewChars, maxFileBytes: limits.maxFileBytes }),
+    createWriteFileTool({ paths, maxFileBytes: limits.maxFileBytes }),
+    createEditFileTool({ paths, maxFileBytes: limits.maxFileBytes }),
     createRunCommandTool({ ...options.runCommand, paths }),
     createWebFetchTool({ ...options.webFetch, paths }),
   ];

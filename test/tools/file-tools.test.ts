@@ -232,10 +232,18 @@ describe("write_file", () => {
     );
     const created = await tool.preview?.({ path: "fresh.txt", content: "x\n" }, context);
     expect(created?.detail?.text).toContain("--- /dev/null");
-    const capped = createWriteFileTool({ paths, maxPreviewChars: 200 });
-    const big = await capped.preview?.({ path: "big.txt", content: "line\n".repeat(1000) }, context);
-    expect(big?.detail?.text.length).toBeLessThan(260);
-    expect(big?.detail?.text).toMatch(/characters omitted/);
+  });
+
+  it("shows the whole new content, never a cut diff, when the diff would be longer than a reply", async () => {
+    // Overwriting a file of over 2,000,000 characters: its diff alone would be that long.
+    await writeFile(path.join(ws, "huge.txt"), "old line of the file\n".repeat(100_000));
+    const tool = createWriteFileTool({ paths });
+    const content = "short\nnew content\n";
+    const preview = await tool.preview?.({ path: "huge.txt", content }, makeContext());
+    expect(preview?.summary).toBe(
+      "Overwrite huge.txt with the 2 lines below (the change is too large to show as a diff)",
+    );
+    expect(preview?.detail).toEqual({ kind: "code", text: content });
   });
 
   it("shows the whole change of a long write on its card, so a line hidden in the middle is there to read", async () => {
@@ -295,5 +303,19 @@ describe("edit_file", () => {
     expect(
       (await call(tool, { path: path.join(outside, "secret.txt"), old_text: "top", new_text: "x" })).output,
     ).toMatch(/outside the workspace/);
+  });
+
+  it("shows the whole new text, never a cut diff, when the diff would be longer than a reply", async () => {
+    const block = "let filler = 0;\n".repeat(140_000);
+    await writeFile(path.join(ws, "big.ts"), `start\n${block}end\n`);
+    const tool = createEditFileTool({ paths });
+    const preview = await tool.preview?.(
+      { path: "big.ts", old_text: `start\n${block}`, new_text: "start\nlet x = 1;\n" },
+      makeContext(),
+    );
+    expect(preview?.summary).toBe(
+      "Edit big.ts at line 1: replace 140001 lines with the 2 lines below (the change is too large to show as a diff)",
+    );
+    expect(preview?.detail).toEqual({ kind: "code", text: "start\nlet x = 1;\n" });
   });
 });

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { defineTool, fail, ok, type ToolPreview } from "../../core/tool.js";
 import { writeChecked } from "./anchored-fs.js";
-import { DEFAULT_DIFF_PREVIEW_CHARS, unifiedDiff } from "./diff-preview.js";
+import { countLines, NO_DIFF_NOTE, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
@@ -16,7 +16,6 @@ import type { WorkspacePaths } from "./workspace-paths.js";
 /** Dependencies of edit_file. */
 export interface EditFileOptions {
   readonly paths: WorkspacePaths;
-  readonly maxPreviewChars?: number;
   readonly maxFileBytes?: number;
 }
 
@@ -66,7 +65,6 @@ export function planEdit(before: string, args: EditArgs, shownPath: string): Pla
 
 /** Build the edit_file tool. */
 export function createEditFileTool(options: EditFileOptions) {
-  const maxPreviewChars = options.maxPreviewChars ?? DEFAULT_DIFF_PREVIEW_CHARS;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   return defineTool({
     name: "edit_file",
@@ -95,13 +93,15 @@ export function createEditFileTool(options: EditFileOptions) {
         const before = await readTextFile(file, maxFileBytes);
         const edit = planEdit(before, args, file.display);
         if (!edit.ok) return { summary: `Edit ${file.display} — will fail: ${edit.error}` };
-        return {
-          summary: `Edit ${file.display} at line ${edit.line}`,
-          detail: {
-            kind: "diff",
-            text: await unifiedDiff(file.display, before, edit.after, maxPreviewChars),
-          },
-        };
+        const diff = await unifiedDiff(file.display, before, edit.after);
+        if (diff === undefined) {
+          const replaced = `${countLines(args.old_text)} lines with the ${countLines(args.new_text)} lines below`;
+          return {
+            summary: `Edit ${file.display} at line ${edit.line}: replace ${replaced} (${NO_DIFF_NOTE})`,
+            detail: { kind: "code", text: args.new_text },
+          };
+        }
+        return { summary: `Edit ${file.display} at line ${edit.line}`, detail: { kind: "diff", text: diff } };
       } catch (error) {
         return { summary: `Edit ${args.path} — will fail: ${fileErrorMessage(error, args.path)}` };
       }

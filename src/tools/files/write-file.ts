@@ -1,14 +1,14 @@
 /**
  * write_file {path, content}: create or overwrite a workspace text file (parent directories are
  * created). The approval card shows a unified diff against the current content (not read when it
- * is over the text tools' size limit). The bytes land swap-safely: temp file + rename in the same
+ * is over the text tools' size limit), or the whole new content when that diff is too large. The bytes land swap-safely: temp file + rename in the same
  * directory, never through a symlink or hard link.
  */
 import { z } from "zod";
 import { formatBytes } from "../../core/attachment.js";
 import { defineTool, ok, type ToolPreview } from "../../core/tool.js";
 import { readIfExists, writeChecked } from "./anchored-fs.js";
-import { countLines, DEFAULT_DIFF_PREVIEW_CHARS, unifiedDiff } from "./diff-preview.js";
+import { countLines, NO_DIFF_NOTE, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
@@ -18,8 +18,6 @@ import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
 /** Dependencies of write_file. */
 export interface WriteFileOptions {
   readonly paths: WorkspacePaths;
-  /** Cap of the diff on the approval card (default DEFAULT_DIFF_PREVIEW_CHARS). */
-  readonly maxPreviewChars?: number;
   /** Larger current files are not read for the diff (default 20 MB). */
   readonly maxFileBytes?: number;
 }
@@ -45,7 +43,6 @@ async function currentText(
 
 /** Build the write_file tool. */
 export function createWriteFileTool(options: WriteFileOptions) {
-  const maxPreviewChars = options.maxPreviewChars ?? DEFAULT_DIFF_PREVIEW_CHARS;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   return defineTool({
     name: "write_file",
@@ -81,13 +78,14 @@ export function createWriteFileTool(options: WriteFileOptions) {
           };
         }
         const verb = before === undefined ? "Create" : "Overwrite";
-        return {
-          summary: `${verb} ${file.display} (${countLines(args.content)} lines)`,
-          detail: {
-            kind: "diff",
-            text: await unifiedDiff(file.display, before, args.content, maxPreviewChars),
-          },
-        };
+        const lines = countLines(args.content);
+        const diff = await unifiedDiff(file.display, before, args.content);
+        if (diff === undefined)
+          return {
+            summary: `${verb} ${file.display} with the ${lines} lines below (${NO_DIFF_NOTE})`,
+            detail: { kind: "code", text: args.content },
+          };
+        return { summary: `${verb} ${file.display} (${lines} lines)`, detail: { kind: "diff", text: diff } };
       } catch (error) {
         return { summary: `Write ${args.path} — will fail: ${fileErrorMessage(error, args.path)}` };
       }
