@@ -43,8 +43,8 @@ const ATTACH_WAIT_MS = 15_000;
 
 /**
  * The longest text posted as a card's file: a call's whole text as the card shows it — a command,
- * or the diff of a file write, which is a whole reply's content with its line marks and context
- * around it. Anything longer is not a call's whole text.
+ * a write's diff or content (each at most a reply's length), with room for hidden characters
+ * spelled out as code points. Anything longer is not a call's whole text.
  */
 const MAX_ATTACHMENT_CHARS = 2 * MAX_REPLY_CHARS;
 
