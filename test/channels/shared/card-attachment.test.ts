@@ -84,7 +84,7 @@ describe("postCardWithAttachment", () => {
     expect(attachedFile(short, ref)).toBeUndefined();
   });
 
-  it("attaches the whole diff of a write longer than a reply, and nothing past twice that", async () => {
+  it("attaches code longer than a reply (as hidden characters spelled out make it), and nothing past twice that", async () => {
     const { platform, calls } = poster(async () => undefined);
     const line = (n: number) => `+line ${n}\n`;
     const diff = `--- /dev/null\n+++ b/big.txt\n${Array.from({ length: 250_000 }, (_, n) => line(n)).join("")}`;
