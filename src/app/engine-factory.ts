@@ -28,7 +28,7 @@ import {
   type TextPrefixReader,
 } from "../engine/session-knowledge.js";
 import { SessionEngine } from "../engine/session-engine.js";
-import { type McpToolSource, registryOf, sessionTools, type ToolLimits } from "./session-tool-set.js";
+import { type McpToolSource, SessionToolSets, type ToolLimits } from "./session-tool-set.js";
 
 /** Everything the factory needs besides the per-session EngineContext. */
 export interface EngineFactoryDeps {
@@ -106,7 +106,13 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
   const hostOs = deps.os ?? describeOs();
   const savingEnabled = deps.memoryEnabled ?? (() => true);
   const memory = deps.memory;
-  const memoryTools = memory && { store: memory, savingEnabled, onChange: deps.onMemoryChange };
+  const toolSets = new SessionToolSets({
+    workspace,
+    limits: deps.toolLimits,
+    memory: memory && { store: memory, savingEnabled, onChange: deps.onMemoryChange },
+    messengerFor: deps.messengerFor,
+    mcp: deps.mcp,
+  });
 
   const instructionsOf = (
     platform: string,
@@ -130,16 +136,7 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
 
   return (context) => {
     const platform = context.target.platform;
-    const registry = registryOf(
-      sessionTools({
-        workspace,
-        limits: deps.toolLimits,
-        memory: memoryTools,
-        messenger: deps.messengerFor?.(platform),
-        mcp: deps.mcp,
-        extra: deps.extraTools?.(context),
-      }),
-    );
+    const registry = toolSets.registryFor(platform, deps.extraTools?.(context));
     const common: Omit<TurnEngineOptions, "instructions" | "contextProvider"> = {
       provider: deps.provider,
       registry,

@@ -1,10 +1,16 @@
 /**
- * The tool set of one session: the built-in tools (file, shell, web; memory when a store is wired;
- * messaging only where the session's platform has a Messenger), the interactive tools, the MCP
- * servers' tools when configured, and extra tools other modules contribute (subscriptions). Every
- * non-interactive result is capped before it reaches the model. Which of these the model is
+ * The tool set of each session: the built-in tools (file, shell, web; memory when a store is
+ * wired; messaging only where the session's platform has a Messenger), the interactive tools, the
+ * MCP servers' tools when configured, and extra tools other modules contribute (subscriptions).
+ * Every non-interactive result is capped before it reaches the model. Which of these the model is
  * offered on a given turn is the registry's call: plan and discuss modes advertise only read and
  * interactive tools, and propose_plan only in plan mode.
+ *
+ * The built-in and interactive tools hold no session state (a call's context comes with the
+ * call), so they are built once per Messenger and every session shares them. Built for every
+ * session, they cost each new session ~13 KB kept for as long as the session is cached — what
+ * made a scavenge copy 1.5 MB every 90 replies of the Slack bench, where each DM message is a
+ * new thread, and held the next ack up for its 2 ms.
  */
 import { type BuiltinToolsOptions, createBuiltinTools, type FileToolLimits } from "../tools/builtin-tools.js";
 import type { WorkspaceRootsOptions } from "../tools/files/workspace-paths.js";
@@ -29,24 +35,22 @@ export interface McpToolSource {
   tools(): readonly AnyTool[];
 }
 
-/** What one session's tool set is built from. */
+/** What the sessions' tool sets are built from. */
 export interface ToolSetOptions {
   readonly workspace: WorkspaceRootsOptions;
   readonly limits?: ToolLimits;
   /** Memory tools are included only when given. */
   readonly memory?: MemoryToolsOptions;
-  /** The Messenger of the session's platform; send_message / send_file only when there is one. */
-  readonly messenger?: Messenger;
+  /** The Messenger of a platform; send_message / send_file only where there is one. */
+  readonly messengerFor?: (platform: string) => Messenger | undefined;
   readonly mcp?: McpToolSource;
-  /** Tools other modules add (e.g. subscriptions), registered last. */
-  readonly extra?: readonly AnyTool[];
 }
 
 /**
  * The same tool with results longer than `maxChars` cut to head + tail. Interactive tools are
  * returned unchanged (the engine answers them itself).
  */
-export function withResultCap(tool: AnyTool, maxChars: number): AnyTool {
+function withResultCap(tool: AnyTool, maxChars: number): AnyTool {
   if (tool.category === "interactive") return tool;
   const execute: AnyTool["execute"] = async (args, context) => {
     const result = await tool.execute(args, context);
@@ -57,31 +61,62 @@ export function withResultCap(tool: AnyTool, maxChars: number): AnyTool {
   return Object.freeze({ ...tool, execute });
 }
 
-/** The session's tools in registration order: built-in, interactive, MCP, extra. */
-export function sessionTools(options: ToolSetOptions): AnyTool[] {
-  const tools: AnyTool[] = [
-    ...createBuiltinTools({
-      workspace: options.workspace,
-      files: options.limits?.files,
-      runCommand: options.limits?.runCommand,
-      webFetch: options.limits?.webFetch,
-      memory: options.memory,
-      messenger: options.messenger,
-    }),
-    ...interactiveTools,
-    ...(options.mcp?.tools() ?? []),
-    ...(options.extra ?? []),
-  ];
-  const cap = options.limits?.resultMaxChars;
-  return cap === undefined ? tools : tools.map((tool) => withResultCap(tool, cap));
-}
-
 /**
- * A registry holding `tools`. Two tools with one name are a configuration error: it throws,
- * naming the tool, rather than silently dropping one.
+ * Builds each session's tool registry. The tools every session with the same Messenger has are
+ * built once: the Messenger is the only part of them that differs between platforms, and a
+ * restarted channel registers a new one (its sessions from then on get tools sending through it).
  */
-export function registryOf(tools: readonly AnyTool[]): ToolRegistry {
-  const registry = new ToolRegistry();
-  for (const tool of tools) registry.register(tool);
-  return registry;
+export class SessionToolSets {
+  private readonly sharedByMessenger = new WeakMap<Messenger, readonly AnyTool[]>();
+  private sharedWithoutMessenger: readonly AnyTool[] | undefined;
+  /** Each MCP or extra tool with its results capped, made once per tool. */
+  private readonly capped = new WeakMap<AnyTool, AnyTool>();
+
+  constructor(private readonly options: ToolSetOptions) {}
+
+  /**
+   * A registry of a session on `platform`, in registration order: built-in, interactive, MCP
+   * (listed now: servers come and go), then `extra`. Two tools with one name are a configuration
+   * error: it throws, naming the tool, rather than silently dropping one.
+   */
+  registryFor(platform: string, extra: readonly AnyTool[] = []): ToolRegistry {
+    const registry = new ToolRegistry();
+    const shared = this.sharedWith(this.options.messengerFor?.(platform));
+    for (const tool of [...shared, ...(this.options.mcp?.tools() ?? []), ...extra])
+      registry.register(this.cap(tool));
+    return registry;
+  }
+
+  /** The built-in and interactive tools, sending messages through `messenger` when there is one. */
+  private sharedWith(messenger: Messenger | undefined): readonly AnyTool[] {
+    const known = messenger ? this.sharedByMessenger.get(messenger) : this.sharedWithoutMessenger;
+    if (known) return known;
+    const { workspace, limits, memory } = this.options;
+    const built = [
+      ...createBuiltinTools({
+        workspace,
+        files: limits?.files,
+        runCommand: limits?.runCommand,
+        webFetch: limits?.webFetch,
+        memory,
+        messenger,
+      }),
+      ...interactiveTools,
+    ];
+    const tools = Object.freeze(built.map((tool) => this.cap(tool)));
+    if (messenger) this.sharedByMessenger.set(messenger, tools);
+    else this.sharedWithoutMessenger = tools;
+    return tools;
+  }
+
+  private cap(tool: AnyTool): AnyTool {
+    const maxChars = this.options.limits?.resultMaxChars;
+    if (maxChars === undefined) return tool;
+    let capped = this.capped.get(tool);
+    if (!capped) {
+      capped = withResultCap(tool, maxChars);
+      this.capped.set(tool, capped);
+    }
+    return capped;
+  }
 }
