@@ -104,8 +104,8 @@ export class TurnControlDispatch {
         else await this.resume(control.sessionId);
         return;
       case "retry":
-        // Passed here as to the holder, it may come after this process let go of the session: a
-        // retry set on this copy then would wait for its next turn and re-run that one instead.
+        // Passed here as to the holder, it may come after this process let go of the session: set
+        // on this copy, it would wait here and run as an extra turn before the thread's next message.
         await this.retry(live, control.user);
         return;
       case "command":
