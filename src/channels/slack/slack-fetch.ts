@@ -14,8 +14,8 @@ import { postText } from "../shared/text-post.js";
 export const slackFetch: typeof fetch = (input, init) => {
   const body = init?.body;
   if (typeof input !== "string" || typeof body !== "string") return fetch(input, init);
-  // Its node-fetch Response has what the SDK reads (status, headers, json, text, arrayBuffer); its
-  // url is empty (postText never repeats a URL), which only an admin analytics download reads.
+  // A TextAnswer has what the SDK reads (status, headers, json, text, arrayBuffer); its url is
+  // empty (postText never repeats a URL), which only an admin analytics download reads.
   return postText(input, {
     method: init?.method,
     headers: init?.headers,

@@ -11,14 +11,14 @@ import { postText } from "../shared/text-post.js";
 type GrammyFetch = NonNullable<ApiClientOptions["fetch"]>;
 
 /** `fetch` for grammY's client: `postText` for text bodies, node-fetch for the rest. */
-function fetchForGrammy(...[url, init]: Parameters<GrammyFetch>): ReturnType<GrammyFetch> {
+function fetchForGrammy(...[url, init]: Parameters<GrammyFetch>): Promise<{ json(): Promise<unknown> }> {
   const body = init?.body;
   if (typeof url !== "string" || typeof body !== "string") return nodeFetch(url, init);
   return postText(url, { method: init?.method, headers: init?.headers, body, signal: init?.signal });
 }
 
 /**
- * The same as grammY's option wants it typed: node-fetch's default export, whose static members
- * (`isRedirect`, the classes) grammY never reads — it only calls it.
+ * The same as grammY's option wants it typed: node-fetch's default export, returning its Response.
+ * grammY only calls it, and reads only `json()` of what it returns.
  */
-export const telegramFetch = fetchForGrammy as GrammyFetch;
+export const telegramFetch = fetchForGrammy as unknown as GrammyFetch;

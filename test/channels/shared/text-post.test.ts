@@ -70,8 +70,12 @@ describe("postText", () => {
     expect(response.status).toBe(200);
     // No URL on the answer: a parse error would quote it, and a Bot API URL holds the token.
     expect(response.url).toBe("");
-    expect(response.headers.raw()["set-cookie"]).toEqual(["a=1", "b=2"]);
+    expect(response.ok).toBe(true);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
     expect(await response.json()).toEqual({ ok: true, result: { echoed: body } });
+    expect(await response.text()).toBe(JSON.stringify({ ok: true, result: { echoed: body } }));
+    expect(new TextDecoder().decode(await response.arrayBuffer())).toBe(await response.text());
   });
 
   it("takes headers given as a Headers object", async () => {
@@ -87,9 +91,13 @@ describe("postText", () => {
   it("hands back an answer that is not JSON as it is, and its json() rejects without quoting the URL", async () => {
     const response = await postText(`${url}/html/bot123:SECRET/sendMessage`, { body: "{}" });
     expect(response.status).toBe(502);
-    const failure: Error = await response.json().catch((error: Error) => error);
-    expect(failure).toBeInstanceOf(Error);
-    expect(failure.message).not.toContain("SECRET");
+    expect(response.ok).toBe(false);
+    const failure = await response.json().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(SyntaxError);
+    expect((failure as Error).message).not.toContain("SECRET");
   });
 
   it("rejects a URL that is not http(s), or not a URL, without quoting it", async () => {
