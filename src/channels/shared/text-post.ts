@@ -1,13 +1,13 @@
 /**
  * A platform API call with a text body (JSON or form), posted on node:http(s) through a keep-alive
  * agent, its answer read whole and handed back as a TextAnswer: the part of a fetch Response that
- * grammY's client and Slack's WebClient read. Profiling a reply end to end showed node-fetch's per-request wrapping
- * (its body streams, headers class and abort shims) as the largest single cost of a reply: a bare
- * grammY echo bot spent 405 µs of CPU per reply on node-fetch and 245 µs on this, the rest equal.
- * Not followed: redirects (platform APIs answer a POST directly; a 3xx comes back as it is).
- * Not asked for: compression (answers are small JSON). An answer is held whole in memory, so one
- * past MAX_ANSWER_BYTES (a broken proxy's endless body) fails the call rather than the process.
- */
+ * grammY's client and Slack's WebClient read. Profiling a reply end to end showed node-fetch's
+ * per-request wrapping (its body streams, headers class and abort shims) as the largest single
+ * cost of a reply: a bare grammY echo bot spent 405 µs of CPU per reply on node-fetch and 245 µs
+ * on this, the rest equal. Not followed: redirects (platform APIs answer a POST directly; a 3xx
+ * comes back as it is). Not asked for: compression (answers are small JSON). An answer is held
+ * whole in memory, so one past MAX_ANSWER_BYTES (a broken proxy's endless body) fails the call
+ * rather than the process. */
 import http from "node:http";
 import https from "node:https";
 
