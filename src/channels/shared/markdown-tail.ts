@@ -4,7 +4,8 @@
  * at two million characters, and quadratic over the stream). Telegram's live preview shows only
  * the answer's last screen (`markdownTail`); Slack's page layout converts the settled start once,
  * a piece at a time (`blockBoundary`, slack-answer-sections.ts). A cut falls at a block boundary,
- * and a code fence open there is reopened, so each piece renders as it does inside the whole.
+ * and a code fence open there is reopened (a table's header rows repeated), so each piece renders
+ * as it does inside the whole.
  */
 
 import { cutBetweenCharacters } from "../../core/surrogate-pairs.js";
@@ -43,6 +44,21 @@ export function fenceCloseWithin(
   return undefined;
 }
 
+/** A table's delimiter row: cells of dashes, each with an optional colon at either end. */
+const TABLE_DELIMITER = /^ {0,3}\|?(?: *:?-+:? *\|)+(?: *:?-+:? *)?$|^ {0,3}\|? *:?-+:? *\|? *$/;
+
+/**
+ * The header and delimiter rows of the table that `text` ends inside (its last block is a table
+ * whose rows run on past the end), or undefined. Reopened before the rows after a cut, they make
+ * those rows a table again, where alone they would show as lines of pipes.
+ */
+export function openTable(text: string): string | undefined {
+  const block = text.slice(text.lastIndexOf("\n\n") + 1).replace(/^\n/, "");
+  const [header, delimiter] = block.split("\n", 2);
+  if (header === undefined || delimiter === undefined || !header.includes("|")) return undefined;
+  return TABLE_DELIMITER.test(delimiter) ? `${header}\n${delimiter}` : undefined;
+}
+
 /** A block after a blank line, and a line, that start flush left (not an indented continuation). */
 const BLOCK_START = /\n\n(?=\S)/;
 const LINE_START = /\n(?=\S)/;
@@ -75,8 +91,8 @@ export function blockBoundary(
 /**
  * The last blocks of `markdown`, at most `chars` characters (all of it when it is shorter): cut
  * before a flush-left block after a blank line where there is one, else before a flush-left line,
- * else between two characters; a code fence open at the cut is reopened. `cut` says whether
- * anything was left out.
+ * else between two characters; a code fence open at the cut is reopened, and a table's header
+ * rows are repeated before its rows after the cut. `cut` says whether anything was left out.
  */
 export function markdownTail(
   markdown: string,
@@ -85,7 +101,8 @@ export function markdownTail(
   if (markdown.length <= chars) return { text: markdown, cut: false };
   const end = markdown.length - chars;
   const at = blockBoundary(markdown, end, markdown.length) ?? cutBetweenCharacters(markdown, end);
-  const fence = openFence(markdown.slice(0, at));
+  const before = markdown.slice(0, at);
+  const open = openFence(before) ?? openTable(before);
   const tail = markdown.slice(at);
-  return { text: fence === undefined ? tail : `${fence}\n${tail}`, cut: true };
+  return { text: open === undefined ? tail : `${open}\n${tail}`, cut: true };
 }

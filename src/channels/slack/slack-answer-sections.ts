@@ -7,11 +7,13 @@
  * and a beat converts only the rest. Only a stretch that cannot end before a block within a whole
  * stretch's reach ends between two lines, or characters. A code block open where a stretch would
  * end is left whole when it closes within reach, else closed there and reopened in the next
- * stretch, as the splitter does for a code block longer than a section. An answer shorter than a
- * stretch and its tail is converted whole, as before.
+ * stretch, as the splitter does for a code block longer than a section. A table longer than a
+ * stretch is cut between rows, and its header and delimiter rows are repeated before the rows that
+ * follow, so they show as a table too. An answer shorter than a stretch and its tail is converted
+ * whole, as before.
  */
 import { cutBetweenCharacters } from "../../core/surrogate-pairs.js";
-import { blockBoundary, fenceCloseWithin, openFence } from "../shared/markdown-tail.js";
+import { blockBoundary, fenceCloseWithin, openFence, openTable } from "../shared/markdown-tail.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
 
@@ -31,15 +33,22 @@ interface Settled {
   readonly source: string;
   /** The fence marker open there, reopened at the start of what follows. */
   readonly fence: string | undefined;
+  /** The header and delimiter rows of a table open there, repeated at the start of what follows. */
+  readonly table: string | undefined;
   /** The settled stretches' sections, in order. */
   readonly sections: readonly string[];
 }
 
-const NOTHING_SETTLED: Settled = Object.freeze({ source: "", fence: undefined, sections: Object.freeze([]) });
+const NOTHING_SETTLED: Settled = Object.freeze({
+  source: "",
+  fence: undefined,
+  table: undefined,
+  sections: Object.freeze([]),
+});
 
-/** `fence` reopened before `text`. */
-function reopened(fence: string | undefined, text: string): string {
-  return fence === undefined ? text : `${fence}\n${text}`;
+/** What is open at a settled end (a fence marker, or a table's header rows) reopened before `text`. */
+function reopened(open: string | undefined, text: string): string {
+  return open === undefined ? text : `${open}\n${text}`;
 }
 
 /** The sections of one turn's answers, each answer's settled start kept between beats. */
@@ -55,36 +64,39 @@ export class AnswerSections {
     const settled = settle(start, markdown, limit);
     this.settled.set(key, settled);
     const rest = markdown.slice(settled.source.length);
-    return [...settled.sections, ...mrkdwnSections(reopened(settled.fence, rest), limit)];
+    const open = settled.fence ?? settled.table;
+    return [...settled.sections, ...mrkdwnSections(reopened(open, rest), limit)];
   }
 }
 
 /** `from` with every stretch of `markdown` that is now settled added to it. */
 function settle(from: Settled, markdown: string, limit: number): Settled {
-  let { source, fence } = from;
+  let { source, fence, table } = from;
   let sections: string[] | undefined;
   while (markdown.length - source.length >= STRETCH_CHARS + TAIL_CHARS) {
     const min = source.length + STRETCH_CHARS;
     const max = Math.min(markdown.length - TAIL_CHARS, min + STRETCH_CHARS);
     // A reach of a whole stretch is cut where it must; a shorter one waits for a block to end
-    // there (a paragraph or a table cut between two lines shows its rest as a piece of its own).
+    // there (a paragraph cut between two lines shows its rest as a piece of its own, and a table's
+    // rest repeats its header).
     const full = max >= min + STRETCH_CHARS;
     const boundary = blockBoundary(markdown, min, max, !full);
     if (boundary === undefined && !full) break;
     let end = boundary ?? cutBetweenCharacters(markdown, min);
-    let stretch = reopened(fence, markdown.slice(source.length, end));
+    let stretch = reopened(fence ?? table, markdown.slice(source.length, end));
     const openAtEnd = openFence(stretch);
     // A code block open at the boundary is best left whole: the stretch ends after it.
     const closed = openAtEnd === undefined ? undefined : fenceCloseWithin(markdown, openAtEnd, end, max);
     if (openAtEnd !== undefined && closed === undefined && !full) break;
     if (closed !== undefined) {
       end = blockBoundary(markdown, closed, max) ?? closed;
-      stretch = reopened(fence, markdown.slice(source.length, end));
+      stretch = reopened(fence ?? table, markdown.slice(source.length, end));
     }
     fence = closed === undefined ? openAtEnd : openFence(stretch);
+    table = fence === undefined ? openTable(stretch) : undefined;
     sections ??= [...from.sections];
     sections.push(...mrkdwnSections(fence === undefined ? stretch : `${stretch}\n${fence}`, limit));
     source = markdown.slice(0, end);
   }
-  return sections === undefined ? from : { source, fence, sections };
+  return sections === undefined ? from : { source, fence, table, sections };
 }

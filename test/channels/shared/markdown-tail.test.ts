@@ -4,6 +4,7 @@ import {
   fenceCloseWithin,
   markdownTail,
   openFence,
+  openTable,
 } from "../../../src/channels/shared/markdown-tail.js";
 
 describe("markdownTail", () => {
@@ -34,6 +35,28 @@ describe("markdownTail", () => {
     expect(tail.text.startsWith("````\nconst x = 1;")).toBe(true);
     const closed = `\`\`\`ts\ncode\n\`\`\`\n\n${"after\n\n".repeat(20)}`;
     expect(markdownTail(closed, 20).text.startsWith("after")).toBe(true);
+  });
+});
+
+describe("openTable", () => {
+  it("gives the header and delimiter rows of a table the text ends inside", () => {
+    expect(openTable("Intro\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")).toBe("| a | b |\n|---|---|");
+    expect(openTable("| a | b |\n|:--|--:|\n| 1 | 2 |\n")).toBe("| a | b |\n|:--|--:|");
+    expect(openTable("a | b\n--- | ---\n1 | 2\n")).toBe("a | b\n--- | ---");
+  });
+
+  it("gives nothing once the table has ended, or for what is not a table", () => {
+    expect(openTable("| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter\n")).toBeUndefined();
+    expect(openTable("| a | b |\n|---|---|\n| 1 | 2 |\n\n")).toBeUndefined();
+    expect(openTable("Title\n---\n")).toBeUndefined();
+    expect(openTable("just | text\nmore\n")).toBeUndefined();
+    expect(openTable("- item\n- item\n")).toBeUndefined();
+  });
+
+  it("is repeated before the rows after markdownTail's cut", () => {
+    const rows = Array.from({ length: 40 }, (_, i) => `| r${i} | ${i} |`).join("\n");
+    const tail = markdownTail(`Intro\n\n| name | n |\n|---|---|\n${rows}\n`, 60);
+    expect(tail.text.startsWith("| name | n |\n|---|---|\n| r")).toBe(true);
   });
 });
 

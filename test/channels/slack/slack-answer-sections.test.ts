@@ -81,6 +81,25 @@ describe("AnswerSections", () => {
     expect(shown(last)).toBe(shown(mrkdwnSections(answer, LIMIT)));
   });
 
+  it("cuts a table longer than a stretch between rows, repeating its header, so every row shows as a table", () => {
+    const table = [
+      "| name | value |",
+      "|---|---|",
+      ...Array.from({ length: 1_000 }, (_, i) => `| row ${i} | ${i * 7} |`),
+    ];
+    const answer = `${"Intro words here. ".repeat(333)}\n\n${table.join("\n")}\n\n${markdownAnswer(20_000)}`;
+    const { last } = streamed(answer, 700);
+    const text = last.join("\n");
+    // Outside code blocks (where Slack shows tables, aligned), no row is left as a line of pipes.
+    const outsideCode = text
+      .split("```")
+      .filter((_, i) => i % 2 === 0)
+      .join("\n");
+    expect(outsideCode).not.toMatch(/\| row \d+/);
+    for (const i of [0, 499, 999]) expect(text).toMatch(new RegExp(`row ${i} +\\| ${i * 7}\\b`));
+    expect(text.match(/^name +\| value$/gm)?.length).toBeGreaterThan(1);
+  });
+
   it("keeps each section within the limit and never splits a character", () => {
     const answer = "😀".repeat(40_000);
     const { last } = streamed(answer, 3_001);
