@@ -9,11 +9,14 @@
  * work after acking had run, adding that work to every ack), and neither subject's CPU pays for
  * the fake's side of its calls. The subjects alternate for ROUNDS rounds, each in a fresh process
  * that first answers PROCESS_WARMUP messages; each figure is the median round. Goal: Coworker ≥
- * 1.0× the Chat SDK's replies/s at every level, with a lower ack p99.
+ * 1.0× the Chat SDK's replies/s at every level, with a lower ack p99. Each subject also reports its
+ * scavenges (young-generation collections) over its round: at one thread an envelope that arrives
+ * during one waits it out, so their length is what an ack's p99 there is made of.
  * Writes bench/results/peer.json and .md.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { constants, type NodeGCPerformanceDetail, PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { createSlackAdapter } from "@chat-adapter/slack";
 import { createMemoryState } from "@chat-adapter/state-memory";
@@ -103,12 +106,54 @@ const SUBJECTS = {
 >;
 type Subject = keyof typeof SUBJECTS;
 
-/** What a subject's process tells this one: it is running, then (asked to stop) its peak RSS. */
+/** A subject's scavenges over its round (warm-up and every level). */
+const scavengesSchema = z.object({
+  count: z.number(),
+  meanMs: z.number(),
+  maxMs: z.number(),
+  overOneMs: z.number(),
+});
+type Scavenges = z.infer<typeof scavengesSchema>;
+
+/** What a subject's process tells this one: it is running, then (asked to stop) its peak RSS and scavenges. */
 const subjectReportSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("ready") }),
-  z.object({ kind: z.literal("stopped"), peakRssMb: z.number() }),
+  z.object({ kind: z.literal("stopped"), peakRssMb: z.number(), scavenges: scavengesSchema }),
 ]);
 type SubjectReport = z.infer<typeof subjectReportSchema>;
+
+/** One subject's round: its figures per level, and its scavenges. */
+interface Round {
+  readonly levels: LevelFigures[];
+  readonly scavenges: Scavenges;
+}
+
+/** Time every scavenge from now on; `stop` ends that and sums them up. */
+function timeScavenges(): { stop(): Scavenges } {
+  const pauses: number[] = [];
+  const observer = new PerformanceObserver((list) => {
+    // A gc entry's detail says which collection it was (the installed types leave it out).
+    for (const entry of list.getEntries())
+      if (
+        (entry as { detail?: NodeGCPerformanceDetail }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR
+      )
+        pauses.push(entry.duration);
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  return {
+    stop: () => {
+      observer.disconnect();
+      const total = pauses.reduce((sum, pause) => sum + pause, 0);
+      const round = (ms: number) => Number(ms.toFixed(2));
+      return {
+        count: pauses.length,
+        meanMs: round(pauses.length === 0 ? 0 : total / pauses.length),
+        maxMs: round(Math.max(0, ...pauses)),
+        overOneMs: pauses.filter((pause) => pause > 1).length,
+      };
+    },
+  };
+}
 
 /** The next report of `child`, or a failure when it exits first. */
 function nextReport(child: ChildProcess, subject: Subject): Promise<SubjectReport> {
@@ -133,7 +178,7 @@ function nextReport(child: ChildProcess, subject: Subject): Promise<SubjectRepor
  * level, then stopped. Its peak RSS is the process's, over the whole round. (The subject's stdout
  * is dropped: the Chat SDK logs each connection there.)
  */
-async function measureApart(fake: FakeSlack, subject: Subject): Promise<LevelFigures[]> {
+async function measureApart(fake: FakeSlack, subject: Subject): Promise<Round> {
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), subject], {
     cwd: REPO_ROOT,
     env: { ...process.env, [ADDRESS_VARIABLE]: JSON.stringify(fakeSlackAddress(fake)) },
@@ -148,7 +193,10 @@ async function measureApart(fake: FakeSlack, subject: Subject): Promise<LevelFig
     child.send("stop");
     const stopped = await nextReport(child, subject);
     if (stopped.kind !== "stopped") throw new Error(`peer bench subject "${subject}" did not stop`);
-    return figures.map((level) => ({ ...level, peakRssMb: stopped.peakRssMb }));
+    return {
+      levels: figures.map((level) => ({ ...level, peakRssMb: stopped.peakRssMb })),
+      scavenges: stopped.scavenges,
+    };
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = once(child, "exit");
@@ -166,10 +214,16 @@ async function subjectMain(subject: Subject): Promise<void> {
     new Promise<void>((resolve, reject) =>
       process.send?.(message, (error: Error | null) => (error ? reject(error) : resolve())),
     );
+  const scavenges = timeScavenges();
   await report({ kind: "ready" });
   await once(process, "message");
+  const timed = scavenges.stop();
   await running.stop();
-  await report({ kind: "stopped", peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) });
+  await report({
+    kind: "stopped",
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    scavenges: timed,
+  });
   process.disconnect();
 }
 
@@ -177,13 +231,17 @@ async function subjectMain(subject: Subject): Promise<void> {
 export async function run(): Promise<Record<string, unknown>> {
   const fake = await benchFakeSlack();
   try {
-    const rounds: Record<Subject, LevelFigures[][]> = { coworker: [], chatSdk: [] };
+    const rounds: Record<Subject, Round[]> = { coworker: [], chatSdk: [] };
     for (let round = 0; round < ROUNDS; round += 1) {
       rounds.chatSdk.push(await measureApart(fake, "chatSdk"));
       rounds.coworker.push(await measureApart(fake, "coworker"));
     }
-    const ours = medianRounds(rounds.coworker);
-    const peer = medianRounds(rounds.chatSdk);
+    const ours = medianRounds(rounds.coworker.map((round) => round.levels));
+    const peer = medianRounds(rounds.chatSdk.map((round) => round.levels));
+    const scavenges = {
+      coworker: rounds.coworker.map((round) => round.scavenges),
+      chatSdk: rounds.chatSdk.map((round) => round.scavenges),
+    };
     const rows = LEVELS.map((threads, i) => {
       const ratio = Number((ours[i]!.repliesPerSecond / peer[i]!.repliesPerSecond).toFixed(2));
       return {
@@ -195,7 +253,9 @@ export async function run(): Promise<Record<string, unknown>> {
       };
     });
     const generatedAt = new Date().toISOString();
-    const results = { generatedAt, node: process.version, goalRatio: GOAL_RATIO, rows };
+    const results = { generatedAt, node: process.version, goalRatio: GOAL_RATIO, rows, scavenges };
+    const scavengeCells = (round: Scavenges) =>
+      `${round.count} · ${round.meanMs} · ${round.maxMs} · ${round.overOneMs}`;
     const md = [
       "# Against a peer: the Vercel Chat SDK",
       "",
@@ -216,6 +276,16 @@ export async function run(): Promise<Record<string, unknown>> {
       ...rows.map(
         (r) =>
           `| ${r.threads} | ${r.coworker.repliesPerSecond} | ${r.chatSdk.repliesPerSecond} | ${r.ratio} | ${r.coworker.ackMs.p50} / ${r.coworker.ackMs.p99} | ${r.chatSdk.ackMs.p50} / ${r.chatSdk.ackMs.p99} | ${r.meetsGoal ? "✅" : "❌"} |`,
+      ),
+      "",
+      "Scavenges per round (its warm-up and every level): count · mean ms · max ms · how many over 1 ms. An envelope",
+      "that arrives during one waits it out, which is what an ack's p99 at one thread is made of.",
+      "",
+      "| round | Coworker | Chat SDK |",
+      "|---|---|---|",
+      ...scavenges.coworker.map(
+        (ours, i) =>
+          `| ${i + 1} | ${scavengeCells(ours)} | ${scavengeCells(scavenges.chatSdk[i] as Scavenges)} |`,
       ),
       "",
     ].join("\n");
