@@ -53,10 +53,15 @@ const TABLE_DELIMITER = /^ {0,3}\|?(?: *:?-+:? *\|)+(?: *:?-+:? *)?$|^ {0,3}\|? 
  * those rows a table again, where alone they would show as lines of pipes.
  */
 export function openTable(text: string): string | undefined {
-  const block = text.slice(text.lastIndexOf("\n\n") + 1).replace(/^\n/, "");
-  const [header, delimiter] = block.split("\n", 2);
-  if (header === undefined || delimiter === undefined || !header.includes("|")) return undefined;
-  return TABLE_DELIMITER.test(delimiter) ? `${header}\n${delimiter}` : undefined;
+  // The last block's first two lines, found without reading the rest of it (a table may be long).
+  const blank = text.lastIndexOf("\n\n");
+  const start = blank === -1 ? 0 : blank + 2;
+  const headerEnd = text.indexOf("\n", start);
+  const delimiterEnd = headerEnd === -1 ? -1 : text.indexOf("\n", headerEnd + 1);
+  if (delimiterEnd === -1) return undefined;
+  const header = text.slice(start, headerEnd);
+  const delimiter = text.slice(headerEnd + 1, delimiterEnd);
+  return header.includes("|") && TABLE_DELIMITER.test(delimiter) ? `${header}\n${delimiter}` : undefined;
 }
 
 /** A block after a blank line, and a line, that start flush left (not an indented continuation). */
