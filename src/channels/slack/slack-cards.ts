@@ -78,15 +78,16 @@ function blockKit(file?: string): CardBlockFormat<Block[]> {
   };
 }
 
-/** Body blocks as plain mrkdwn, for the fallback text; `code` says how code is cut. */
-function plainMrkdwn(code: (text: string) => string): CardBlockFormat<string> {
-  return {
-    text: markdownToMrkdwn,
-    code,
-    quote: (text) => quoteLines(escapeMrkdwn(text)),
-    fields: (fields) => fields.map((f) => `*${escapeMrkdwn(f.label)}:* ${escapeMrkdwn(f.value)}`).join("\n"),
-  };
-}
+/**
+ * Body blocks as plain mrkdwn, for the fallback text. Code is laid out apart (cardPlainText): it
+ * gets the room the other blocks leave, so here it takes none.
+ */
+const PLAIN_MRKDWN: CardBlockFormat<string> = {
+  text: markdownToMrkdwn,
+  code: () => "",
+  quote: (text) => quoteLines(escapeMrkdwn(text)),
+  fields: (fields) => fields.map((f) => `*${escapeMrkdwn(f.label)}:* ${escapeMrkdwn(f.value)}`).join("\n"),
+};
 
 /** Room kept beside cut code in the plain text: its fence, and the notice of what is not shown. */
 const PLAIN_CODE_OVERHEAD = 400;
@@ -154,22 +155,15 @@ export function cardPlainText(card: Card, limit: number, file?: string): string 
   const view = cardView(card);
   const title = `*${escapeMrkdwn(view.title)}*`;
   const closing = closingLine(view);
-  const withoutCode = [
-    title,
-    closing ?? "",
-    ...view.blocks.map((b) =>
-      formatCardBlock(
-        b,
-        plainMrkdwn(() => ""),
-      ),
-    ),
-  ];
-  const restLength = withoutCode.reduce((total, part) => total + part.length + 2, 0);
+  const others = view.blocks.map((block) => formatCardBlock(block, PLAIN_MRKDWN));
+  const restLength = [title, closing ?? "", ...others].reduce((total, part) => total + part.length + 2, 0);
   const codeBlocks = view.blocks.filter((block) => block.kind === "code").length;
   const room = Math.floor((limit - restLength) / Math.max(codeBlocks, 1)) - PLAIN_CODE_OVERHEAD;
   const codeRoom = Math.min(CODE_ROOM, Math.max(room, 0));
-  const format = plainMrkdwn((code) => fencedCode(code, codeRoom, file).join("\n"));
-  const body = [title, ...view.blocks.map((b) => formatCardBlock(b, format))].join("\n\n");
+  const parts = view.blocks.map((block, index) =>
+    block.kind === "code" ? fencedCode(block.text, codeRoom, file).join("\n") : others[index],
+  );
+  const body = [title, ...parts].join("\n\n");
   if (closing === undefined) return truncate(body, limit);
   return `${truncate(body, limit - closing.length - 2)}\n\n${closing}`;
 }
