@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { createEngineFactory, type EngineFactoryDeps } from "../../src/app/engine-factory.js";
 import { engineOptionsFromConfig } from "../../src/app/engine-config.js";
 import { unsandboxedBackend } from "../../src/tools/shell/sandbox-backend.js";
@@ -7,9 +6,17 @@ import { configSchema, type CoworkerConfig } from "../../src/config/schema.js";
 import type { AgentEvent } from "../../src/core/events.js";
 import type { EngineContext } from "../../src/sessions/engine-context.js";
 import type { Messenger } from "../../src/tools/messaging/messenger.js";
-import { type AnyTool, defineTool, ok } from "../../src/core/tool.js";
+import type { AnyTool } from "../../src/core/tool.js";
 import { ScriptedProvider, textStep, toolStep } from "../support/scripted-provider.js";
-import { collect, engineContext, request, TARGET, tempDir, toolNames } from "../support/engine-fixtures.js";
+import {
+  collect,
+  engineContext,
+  readTool,
+  request,
+  TARGET,
+  tempDir,
+  toolNames,
+} from "../support/engine-fixtures.js";
 
 let root: string;
 let cleanup: () => Promise<void>;
@@ -25,17 +32,7 @@ const messenger: Messenger = {
   sendFile: async () => ({ ok: true, where: "x" }),
 };
 
-function noisyTool(name: string, output = "y".repeat(5000)): AnyTool {
-  return defineTool({
-    name,
-    description: `test tool ${name}`,
-    inputSchema: z.object({}),
-    category: "read",
-    risk: "low",
-    concurrent: true,
-    execute: async () => ok(output),
-  });
-}
+const noisyTool = (name: string, output = "y".repeat(5000)): AnyTool => readTool(name, output);
 
 const make = (provider: ScriptedProvider, deps: Partial<EngineFactoryDeps> = {}) =>
   createEngineFactory({ provider, workspaceRoot: root, os: "TestOS", ...deps });

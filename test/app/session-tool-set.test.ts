@@ -3,34 +3,18 @@
  * not once per session), yet a channel's new Messenger and the MCP servers' current tools reach
  * every session built after them, and each session's extra tools stay its own.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
+import os from "node:os";
+import { describe, expect, it } from "vitest";
 import { SessionToolSets } from "../../src/app/session-tool-set.js";
-import { type AnyTool, defineTool, ok } from "../../src/core/tool.js";
+import type { AnyTool } from "../../src/core/tool.js";
 import type { Messenger } from "../../src/tools/messaging/messenger.js";
 import { makeContext } from "../tools/support/tool-context.js";
-import { tempDir } from "../support/engine-fixtures.js";
+import { readTool } from "../support/engine-fixtures.js";
 
-let root: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir: root, cleanup } = await tempDir());
-});
-afterEach(async () => {
-  await cleanup();
-});
+/** The tools are built, never run on files here: any existing folder serves as the workspace. */
+const root = os.tmpdir();
 
-function tool(name: string): AnyTool {
-  return defineTool({
-    name,
-    description: `test tool ${name}`,
-    inputSchema: z.object({}),
-    category: "read",
-    risk: "low",
-    concurrent: true,
-    execute: async () => ok(`${name} ran`),
-  });
-}
+const tool = (name: string): AnyTool => readTool(name, `${name} ran`);
 
 function messengerNamed(where: string): Messenger & { readonly sent: string[] } {
   const sent: string[] = [];

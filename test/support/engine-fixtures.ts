@@ -1,6 +1,6 @@
 /**
  * Test support for the engine assembly: temporary workspaces, request snapshots for a Slack
- * thread, an in-memory store for memories, and a collector for a turn's events.
+ * thread, an in-memory store for memories, a collector for a turn's events, and a plain read tool.
  */
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,6 +14,8 @@ import { createRequest, type RequestInput } from "../../src/core/request.js";
 import type { TurnPersistence } from "../../src/engine/turn-engine.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import type { EngineContext } from "../../src/sessions/engine-context.js";
+import { type AnyTool, defineTool, ok } from "../../src/core/tool.js";
+import { z } from "zod";
 
 /** The Slack thread the assembly tests talk in. */
 export const TARGET: ThreadTarget = { platform: "slack", workspace: "T1", channel: "C42", thread: "1700.1" };
@@ -24,6 +26,19 @@ export async function tempDir(
 ): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await realpath(await mkdtemp(path.join(tmpdir(), prefix)));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A read tool without arguments named `name`, answering `output`. */
+export function readTool(name: string, output: string): AnyTool {
+  return defineTool({
+    name,
+    description: `test tool ${name}`,
+    inputSchema: z.object({}),
+    category: "read",
+    risk: "low",
+    concurrent: true,
+    execute: async () => ok(output),
+  });
 }
 
 /** A request of Ana in TARGET, with overrides. */

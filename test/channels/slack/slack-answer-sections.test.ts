@@ -42,6 +42,16 @@ function streamed(
   }
 }
 
+/** An answer with a table of `rows` rows ("| row i | 7i |") after 6,000 characters of prose. */
+function withTable(rows: number): string {
+  const table = [
+    "| name | value |",
+    "|---|---|",
+    ...Array.from({ length: rows }, (_, i) => `| row ${i} | ${i * 7} |`),
+  ];
+  return `${"Intro words here. ".repeat(333)}\n\n${table.join("\n")}\n\n${markdownAnswer(20_000)}`;
+}
+
 describe("AnswerSections", () => {
   it("lays out every beat of a streamed answer as the whole of it lays out", () => {
     const answer = markdownAnswer(60_000);
@@ -71,23 +81,13 @@ describe("AnswerSections", () => {
   });
 
   it("keeps a table shorter than a stretch whole, wherever the beats fall", () => {
-    const table = [
-      "| name | value |",
-      "|---|---|",
-      ...Array.from({ length: 200 }, (_, i) => `| row ${i} | ${i * 7} |`),
-    ];
-    const answer = `${"Intro words here. ".repeat(333)}\n\n${table.join("\n")}\n\n${markdownAnswer(20_000)}`;
+    const answer = withTable(200);
     const { last } = streamed(answer, 500);
     expect(shown(last)).toBe(shown(mrkdwnSections(answer, LIMIT)));
   });
 
   it("cuts a table longer than a stretch between rows, repeating its header, so every row shows as a table", () => {
-    const table = [
-      "| name | value |",
-      "|---|---|",
-      ...Array.from({ length: 1_000 }, (_, i) => `| row ${i} | ${i * 7} |`),
-    ];
-    const answer = `${"Intro words here. ".repeat(333)}\n\n${table.join("\n")}\n\n${markdownAnswer(20_000)}`;
+    const answer = withTable(1_000);
     const { last } = streamed(answer, 700);
     const text = last.join("\n");
     // Outside code blocks (where Slack shows tables, aligned), no row is left as a line of pipes.
