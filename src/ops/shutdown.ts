@@ -38,6 +38,11 @@ interface Step<F> {
 
 const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 
+/**
+ * A wait that holds the process open until it ends, unlike settlesWithin's: while the drainers
+ * overrun, this timer is what keeps the closers (the store's last writes) from being skipped by
+ * an exit with nothing else left to wait on.
+ */
 function timeout(ms: number): { promise: Promise<"timeout">; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
   const promise = new Promise<"timeout">((resolve) => {

@@ -6,6 +6,7 @@
  * an interrupt stops the whole group (SIGTERM, then SIGKILL). Downloads (curl/wget) are recorded
  * in the facts. When the sandbox cannot run here, the tool answers "shell unavailable: …".
  */
+import { settlesWithin } from "../../core/settles-within.js";
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { z } from "zod";
@@ -151,7 +152,7 @@ export function createRunCommandTool(options: RunCommandOptions) {
     const exited = new Promise<Outcome>((resolve) =>
       child.once("exit", (code, signal) => resolve({ code, signal, stoppedBackground: false })),
     );
-    const closed = new Promise<true>((resolve) => child.once("close", () => resolve(true)));
+    const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
     const spawnError = await new Promise<Error | undefined>((resolve) => {
       child.once("spawn", () => resolve(undefined));
       child.on("error", resolve);
@@ -179,10 +180,7 @@ export function createRunCommandTool(options: RunCommandOptions) {
 
     try {
       const outcome = await exited;
-      const drained = await Promise.race([
-        closed,
-        new Promise<false>((resolve) => setTimeout(resolve, drainMs, false)),
-      ]);
+      const drained = await settlesWithin(closed, drainMs);
       if (!drained) {
         outcome.stoppedBackground = true;
         killing ??= killProcessGroup(pgid, killGraceMs);
