@@ -11,6 +11,11 @@ export function splitsSurrogatePair(text: string, index: number): boolean {
   return before >= 0xd800 && before <= 0xdbff;
 }
 
+/** `index`, moved one unit back when a cut there would split a surrogate pair (a cut that must not grow). */
+export function cutBeforeCharacter(text: string, index: number): number {
+  return splitsSurrogatePair(text, index) ? index - 1 : index;
+}
+
 /** `index`, moved one unit on when a cut there would split a surrogate pair. */
 export function cutBetweenCharacters(text: string, index: number): number {
   return splitsSurrogatePair(text, index) ? index + 1 : index;

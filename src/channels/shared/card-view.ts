@@ -8,7 +8,7 @@
  */
 import { APPROVE_ONCE, DENY } from "../../approvals/approval-card.js";
 import type { Card, CardBlock, CardButton } from "../../core/card.js";
-import { splitsSurrogatePair } from "../../core/surrogate-pairs.js";
+import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
 import { revealHidden } from "./reveal-hidden.js";
 
 /** A body block of the view: `CardBlock` with diffs turned into code. */
@@ -128,8 +128,7 @@ export interface CardCut {
  */
 export function cutForCard(code: string, limit: number, file?: string): CardCut {
   if (code.length <= limit) return { shown: code };
-  let end = Math.max(0, limit);
-  if (splitsSurrogatePair(code, end)) end -= 1;
+  const end = cutBeforeCharacter(code, Math.max(0, limit));
   const hidden = code.length - end;
   const advice =
     file === undefined

@@ -8,7 +8,7 @@
  * short answers) skips the lexer: it is the platform's text as it is.
  */
 import { Lexer, type MarkedToken, type Token, type Tokens } from "marked";
-import { splitsSurrogatePair } from "../../core/surrogate-pairs.js";
+import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
 import { trimTrailing } from "../../core/trim-trailing.js";
 
 /** Where a block stands: inside a quote (some platforms cannot nest them), and how deep in lists. */
@@ -219,7 +219,7 @@ export function inlinePieces(text: string): string[] {
     const limit = start + INLINE_PIECE;
     let cut = text.lastIndexOf("\n", limit - 1) + 1;
     if (cut <= start) cut = text.lastIndexOf(" ", limit - 1) + 1;
-    if (cut <= start) cut = splitsSurrogatePair(text, limit) ? limit - 1 : limit;
+    if (cut <= start) cut = cutBeforeCharacter(text, limit);
     pieces.push(text.slice(start, cut));
     start = cut;
   }

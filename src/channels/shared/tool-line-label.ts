@@ -6,7 +6,7 @@
  * format the two parts (Slack and the console as inline code, Telegram as `<code>`).
  */
 import { RUN_COMMAND } from "../../tools/shell/run-command.js";
-import { splitsSurrogatePair } from "../../core/surrogate-pairs.js";
+import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
 import { revealHidden } from "./reveal-hidden.js";
 
 /** What a label is made of: a call's tool name and its preview ("npm test", "src/app.ts:1-40"). */
@@ -38,8 +38,7 @@ const ELLIPSIS = "…";
 export function clipLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, " ").trim();
   if (line.length <= max) return line;
-  let end = Math.max(0, max - ELLIPSIS.length);
-  if (splitsSurrogatePair(line, end)) end -= 1;
+  const end = cutBeforeCharacter(line, Math.max(0, max - ELLIPSIS.length));
   return line.slice(0, end) + ELLIPSIS;
 }
 

@@ -2,7 +2,7 @@
  * Slack's documented (and a few observed) payload limits, in one place, plus the small text
  * helpers that keep strings inside them. Lengths are JavaScript string lengths (UTF-16 units).
  */
-import { splitsSurrogatePair } from "../../core/surrogate-pairs.js";
+import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
 
 export const SLACK_LIMITS = Object.freeze({
   /** chat.update rejects `text` above this with `msg_too_long`. */
@@ -38,8 +38,7 @@ const ELLIPSIS = "…";
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   if (max <= 0) return "";
-  let end = Math.max(0, max - ELLIPSIS.length);
-  if (splitsSurrogatePair(text, end)) end -= 1;
+  const end = cutBeforeCharacter(text, Math.max(0, max - ELLIPSIS.length));
   return text.slice(0, end) + ELLIPSIS;
 }
 
