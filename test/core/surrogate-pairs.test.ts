@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { splitsSurrogatePair } from "../../src/core/surrogate-pairs.js";
+import {
+  cutBeforeCharacter,
+  cutBetweenCharacters,
+  splitsSurrogatePair,
+} from "../../src/core/surrogate-pairs.js";
 
 describe("splitsSurrogatePair", () => {
   it("is true only between the two halves of a character outside the BMP", () => {
@@ -12,5 +16,13 @@ describe("splitsSurrogatePair", () => {
       false,
     ]);
     expect(splitsSurrogatePair("\uD83D", 1)).toBe(false);
+  });
+});
+
+describe("cutBeforeCharacter and cutBetweenCharacters", () => {
+  it("move a cut inside a character back before it, or on past it, and leave other cuts alone", () => {
+    const text = "a😀b";
+    expect([1, 2, 3].map((index) => cutBeforeCharacter(text, index))).toEqual([1, 1, 3]);
+    expect([1, 2, 3].map((index) => cutBetweenCharacters(text, index))).toEqual([1, 3, 3]);
   });
 });
