@@ -5,6 +5,7 @@
  * prefix) and the memory block of the person asking and the current channel. A failure never
  * stops the conversation: it becomes a notice people see, and the part is left out.
  */
+import { isMissing } from "../core/missing-file.js";
 import { constants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
@@ -42,11 +43,6 @@ export const readTextPrefix: TextPrefixReader = async (absolutePath, maxBytes) =
 export interface KnowledgePart {
   readonly text?: string;
   readonly notice?: string;
-}
-
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === "ENOENT" || code === "ENOTDIR";
 }
 
 /**

@@ -10,7 +10,8 @@ import path from "node:path";
 import { AnchoredDir } from "../tools/files/anchored-fs.js";
 import { readTextFile } from "../tools/files/text-file.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
-import { filesIn, isMissing, type SkillSourceAccess } from "./skill-source-access.js";
+import { isMissing } from "../core/missing-file.js";
+import { filesIn, type SkillSourceAccess } from "./skill-source-access.js";
 import { SKILL_FILE, type SkillSource } from "./skill.js";
 
 /** The access to an operator's skill source (see the module header). */

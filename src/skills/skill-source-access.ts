@@ -49,12 +49,6 @@ export interface SkillSourceAccess {
   readBeside(name: string, file: string, maxBytes: number): Promise<string>;
 }
 
-/** Whether a file error says the path is not there (or a folder on the way is not a folder). */
-export function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === "ENOENT" || code === "ENOTDIR";
-}
-
 /**
  * The files below the folder `open` opens, as SkillSourceAccess.filesBeside lists them; none
  * when it cannot be opened. Sub-folders are opened relative to their parent, following no link.

@@ -18,7 +18,8 @@ import { type AnchoredDir, openCheckedDir } from "../tools/files/anchored-fs.js"
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import { readTextFile } from "../tools/files/text-file.js";
 import { createWorkspacePaths, isInside } from "../tools/files/workspace-paths.js";
-import { filesIn, isMissing, type SkillSourceAccess } from "./skill-source-access.js";
+import { isMissing } from "../core/missing-file.js";
+import { filesIn, type SkillSourceAccess } from "./skill-source-access.js";
 import { SKILL_FILE, type SkillSource } from "./skill.js";
 
 /**

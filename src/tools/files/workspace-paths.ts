@@ -6,6 +6,7 @@
  * the resolved real path. The result carries the real root and the file's identity so the use
  * (anchored-fs.ts) can prove it touches what was checked.
  */
+import { isMissing } from "../../core/missing-file.js";
 import { lstat, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { FileIdentity } from "./anchored-fs.js";
@@ -62,11 +63,6 @@ export function isOffLimits(absolute: string, offLimits: readonly string[]): boo
 }
 
 const MAX_LINK_HOPS = 40;
-
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === "ENOENT" || code === "ENOTDIR";
-}
 
 /**
  * The real path of `candidate` even when it does not exist: the nearest existing ancestor is
