@@ -34,8 +34,11 @@ export function fenceCloseWithin(
   to: number,
 ): number | undefined {
   const lines = new RegExp(FENCE_LINE); // its own lastIndex: matchAll elsewhere starts from the shared one's
+  // Only up to the end of the line at `to` is searched: a fence closing later is out of reach anyway.
+  const lineEnd = markdown.indexOf("\n", to);
+  const window = lineEnd === -1 ? markdown : markdown.slice(0, lineEnd);
   lines.lastIndex = from;
-  for (let line = lines.exec(markdown); line !== null; line = lines.exec(markdown)) {
+  for (let line = lines.exec(window); line !== null; line = lines.exec(window)) {
     const end = line.index + line[0].length;
     if (end > to) return undefined;
     const [, found = "", rest = ""] = line;
