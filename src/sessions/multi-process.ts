@@ -226,14 +226,14 @@ export class MultiProcessSessions {
     recordKey: string,
     value: unknown,
   ): Promise<void> {
+    const fence = this.leases.fenceOf(previousId);
     // Never held here: refused as a write under a fence older than any holder's.
-    const fence = this.leases.fenceOf(previousId) ?? { key: sessionLeaseKey(previousId), fence: 0 };
+    if (!fence) throw new StaleFenceError({ key: sessionLeaseKey(previousId), fence: 0 });
     const writes: FencedWrite[] = [
       { op: "set", namespace: "sessions", key: recordKey, value },
       { op: "set", namespace: "sessions", key: threadKey, value: id },
     ];
-    if (fence.fence === 0 || !(await this.coordination.fencedWrite(fence, writes)))
-      throw new StaleFenceError(fence);
+    if (!(await this.coordination.fencedWrite(fence, writes))) throw new StaleFenceError(fence);
   }
 
   /**

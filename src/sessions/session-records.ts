@@ -251,7 +251,7 @@ export class SessionRecords {
   }
 
   /** Make `id` the thread's current session. */
-  async setCurrent(key: string, id: string): Promise<void> {
+  private async setCurrent(key: string, id: string): Promise<void> {
     this.unstored.delete(key);
     await this.space.set(`key:${key}`, id);
   }
