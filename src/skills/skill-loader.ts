@@ -27,7 +27,7 @@ import { SKILL_FILE, type Skill, type SkillProblem, type SkillSource } from "./s
 import { workspaceSkillAccess } from "./workspace-skill-access.js";
 
 /** Largest SKILL.md read, in bytes. */
-export const SKILL_FILE_MAX_BYTES = 256 * 1024;
+const SKILL_FILE_MAX_BYTES = 256 * 1024;
 
 /** One scan's outcome: the usable skills by name, and what could not be used. */
 export interface SkillScan {

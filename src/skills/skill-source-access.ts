@@ -11,7 +11,7 @@ import type { AnchoredDir } from "../tools/files/anchored-fs.js";
 import { SKILL_FILE } from "./skill.js";
 
 /** Most files listed beside one skill. */
-export const SKILL_FILES_MAX = 200;
+const SKILL_FILES_MAX = 200;
 
 /**
  * Most folders opened to list them, the skill's own included. The walk holds every folder above
@@ -19,7 +19,7 @@ export const SKILL_FILES_MAX = 200;
  * agent's commands (no path length stops a walk relative to open folders) took the process past
  * its heap limit.
  */
-export const SKILL_FOLDERS_MAX = 100;
+const SKILL_FOLDERS_MAX = 100;
 
 /** The files of one skill source; every skill is named by its folder's name in the source. */
 export interface SkillSourceAccess {
