@@ -9,8 +9,8 @@
  */
 import { performance } from "node:perf_hooks";
 import { EMPTY_TURN, foldTurn } from "../src/channels/shared/turn-view.js";
-import { AnswerSections } from "../src/channels/slack/slack-answer-sections.js";
-import { layoutPages } from "../src/channels/slack/slack-document.js";
+import { AnswerSections, mrkdwnSections } from "../src/channels/slack/slack-answer-sections.js";
+import { type AnswerSectioner, layoutPages } from "../src/channels/slack/slack-document.js";
 import { PAGE_BUDGET } from "../src/channels/slack/slack-limits.js";
 import { agentEvent } from "../src/core/events.js";
 import { markdownAnswer } from "../test/support/markdown-answer.js";
@@ -29,13 +29,15 @@ interface SizeFigures {
   readonly settledBeatMs: number;
 }
 
+/** The layout before stretches were settled: every answer converted whole, at every beat. */
+const WHOLE: AnswerSectioner = { of: (_index, markdown, limit) => mrkdwnSections(markdown, limit) };
+
 const viewOf = (markdown: string) =>
   foldTurn(EMPTY_TURN, agentEvent({ type: "text-delta", delta: markdown }));
 
 /** Median ms of the beats' layouts, whole and settled, once the answer has grown to `chars`. */
 function measure(answer: string, chars: number): SizeFigures {
-  const sections = new AnswerSections();
-  const settled = (index: number, markdown: string, limit: number) => sections.of(index, markdown, limit);
+  const settled = new AnswerSections();
   // The stream up to this size, beat by beat as the renderer saw it (a coarser step: only the
   // settled start it leaves behind matters here).
   for (let end = 20_000; end < chars; end += 20_000)
@@ -49,7 +51,7 @@ function measure(answer: string, chars: number): SizeFigures {
     pages = layoutPages(view, PAGE_BUDGET, settled).length;
     incremental.push(performance.now() - started);
     started = performance.now();
-    layoutPages(view);
+    layoutPages(view, PAGE_BUDGET, WHOLE);
     whole.push(performance.now() - started);
   }
   const median = (samples: number[]) =>

@@ -15,7 +15,7 @@ import {
   context,
   section,
 } from "./slack-blocks.js";
-import { escapeMrkdwn, PAGE_BUDGET, SLACK_LIMITS, truncate } from "./slack-limits.js";
+import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
 import { mrkdwnSections } from "./slack-answer-sections.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
@@ -59,11 +59,11 @@ interface MrkdwnPart {
 
 /**
  * How the page layout turns the view's text item `index` into mrkdwn sections of at most `limit`
- * characters: whole (the default), or a stretch at a time (AnswerSections, for a live turn).
+ * characters (AnswerSections: a live turn's answers, a stretch at a time).
  */
-export type AnswerSectioner = (index: number, markdown: string, limit: number) => readonly string[];
-
-const wholeAnswers: AnswerSectioner = (_index, markdown, limit) => mrkdwnSections(markdown, limit);
+export interface AnswerSectioner {
+  of(index: number, markdown: string, limit: number): readonly string[];
+}
 
 const STOPPED: MrkdwnPart = { kind: "context", mrkdwn: "■ Stopped." };
 const PAUSED: MrkdwnPart = {
@@ -144,7 +144,7 @@ function contentBlocks(
   const answer: string[] = [];
   for (const part of parts) {
     if (part.kind === "answer") {
-      const sections = sectioner(part.index, part.markdown, sectionLimit);
+      const sections = sectioner.of(part.index, part.markdown, sectionLimit);
       answer.push(...sections);
       blocks.push(...sections.map(section));
     } else if (part.kind === "context") blocks.push(context(part.mrkdwn));
@@ -155,13 +155,9 @@ function contentBlocks(
 
 /**
  * Lay the turn out as message pages (empty while nothing is visible yet); `sectioner` converts
- * the answer text (whole by default).
+ * the answer text.
  */
-export function layoutPages(
-  view: TurnView,
-  budget: PageBudget = PAGE_BUDGET,
-  sectioner: AnswerSectioner = wholeAnswers,
-): Page[] {
+export function layoutPages(view: TurnView, budget: PageBudget, sectioner: AnswerSectioner): Page[] {
   const { blocks: content, answer } = contentBlocks(contentParts(view), budget.section, sectioner);
   if (content.length === 0) return [];
   const pages: Block[][] = [[]];

@@ -34,7 +34,7 @@ import {
 import { AnswerSections } from "./slack-answer-sections.js";
 import { describeError, type SlackClients } from "./slack-api.js";
 import type { CapabilityLatch, ConversationKind } from "./slack-capabilities.js";
-import { type AnswerSectioner, footerBlocks, layoutPages } from "./slack-document.js";
+import { footerBlocks, layoutPages } from "./slack-document.js";
 import { PAGE_BUDGET, truncate } from "./slack-limits.js";
 import { ThinkingIndicator } from "./slack-indicator.js";
 import { NativeOps } from "./slack-native-ops.js";
@@ -133,8 +133,6 @@ export class SlackTurnRenderer implements TurnRenderer {
   private readonly pages: PageSync;
   /** The answer's sections, settled a stretch at a time (a long answer is not converted whole per beat). */
   private readonly sections = new AnswerSections();
-  private readonly sectioner: AnswerSectioner = (index, markdown, limit) =>
-    this.sections.of(index, markdown, limit);
   private readonly indicator: ThinkingIndicator | undefined;
   private readonly pacer: EditPacer;
   private native: NativeOps | undefined;
@@ -292,7 +290,7 @@ export class SlackTurnRenderer implements TurnRenderer {
 
   /** The turn's pages as they stand. */
   private layout() {
-    return layoutPages(this.turn, PAGE_BUDGET, this.sectioner);
+    return layoutPages(this.turn, PAGE_BUDGET, this.sections);
   }
 
   async close(): Promise<void> {
@@ -324,7 +322,7 @@ export class SlackTurnRenderer implements TurnRenderer {
     }
     try {
       this.indicator?.replying(true);
-      await this.pages.syncFinal(this.turn, this.sectioner);
+      await this.pages.syncFinal(this.turn, this.sections);
     } catch (error) {
       this.options.logger.error(
         {

@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../../src/core/events.js";
-import { layoutPages } from "../../../src/channels/slack/slack-document.js";
+import { AnswerSections } from "../../../src/channels/slack/slack-answer-sections.js";
+import { layoutPages as layoutWith } from "../../../src/channels/slack/slack-document.js";
+import { PAGE_BUDGET } from "../../../src/channels/slack/slack-limits.js";
 import { EMPTY_TURN, foldTurn, type TurnView } from "../../../src/channels/shared/turn-view.js";
 import { ev } from "./support.js";
 
 const viewOf = (events: readonly AgentEvent[]): TurnView => events.reduce(foldTurn, EMPTY_TURN);
+/** The layout as a live turn makes it. */
+const layoutPages = (view: TurnView) => layoutWith(view, PAGE_BUDGET, new AnswerSections());
 
 describe("layoutPages", () => {
   it("previews the answer on one line in the notification text, across the turn's messages", () => {
