@@ -10,7 +10,7 @@
  */
 import { type Attachment, describeImage, formatBytes } from "../core/attachment.js";
 import type { ContentPart, ConversationMessage } from "../core/messages.js";
-import { openChecked } from "../tools/files/anchored-fs.js";
+import { openChecked, readUpTo } from "../tools/files/anchored-fs.js";
 import { createWorkspacePaths, type WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { modelHasVision, type VisionSetting } from "./vision.js";
 
@@ -73,9 +73,7 @@ async function readImage(
   const { handle, stats } = await openChecked(await paths.resolve(image.path));
   try {
     if (!stats.isFile() || stats.size > maxBytes) return undefined;
-    const data = Buffer.alloc(stats.size);
-    const { bytesRead } = await handle.read(data, 0, stats.size, 0);
-    return data.subarray(0, bytesRead);
+    return await readUpTo(handle, stats.size);
   } finally {
     await handle.close();
   }

@@ -10,7 +10,7 @@ import { constants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
 import type { ConversationExecutionRequest } from "../core/request.js";
-import { NotRegularFileError } from "../tools/files/anchored-fs.js";
+import { NotRegularFileError, readUpTo } from "../tools/files/anchored-fs.js";
 import { fileErrorMessage } from "../tools/files/fs-errors.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
@@ -31,9 +31,7 @@ export const readTextPrefix: TextPrefixReader = async (absolutePath, maxBytes) =
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new NotRegularFileError(`${absolutePath} is not a regular file`);
-    const buffer = Buffer.alloc(Math.min(maxBytes, stats.size));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return new TextDecoder("utf-8").decode(buffer.subarray(0, bytesRead));
+    return new TextDecoder("utf-8").decode(await readUpTo(handle, Math.min(maxBytes, stats.size)));
   } finally {
     await handle.close();
   }

@@ -191,6 +191,16 @@ export async function openChecked(file: ResolvedPath): Promise<{ handle: FileHan
   });
 }
 
+/**
+ * The open file's first `size` bytes (fewer when it is shorter): a read no further than the size
+ * a check judged, though the file may have grown since (a command of the agent appending to it).
+ */
+export async function readUpTo(handle: FileHandle, size: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(size);
+  const { bytesRead } = await handle.read(buffer, 0, size, 0);
+  return buffer.subarray(0, bytesRead);
+}
+
 /** The file's current bytes; undefined when it does not exist; only its size when over `maxBytes`. */
 export async function readIfExists(
   file: ResolvedPath,
@@ -201,7 +211,7 @@ export async function readIfExists(
     try {
       if (stats.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
       if (stats.size > maxBytes) return stats.size;
-      return await handle.readFile();
+      return await readUpTo(handle, stats.size);
     } finally {
       await handle.close();
     }

@@ -10,7 +10,7 @@ import path from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import picomatch from "picomatch";
 import { RE2JS } from "re2js";
-import { type AnchoredDir, openChecked, openCheckedDir } from "./anchored-fs.js";
+import { type AnchoredDir, openChecked, openCheckedDir, readUpTo } from "./anchored-fs.js";
 import { credentialReasonFor } from "./credential-paths.js";
 import { compareNames, SKIPPED_DIRECTORIES } from "./list-files.js";
 import { type SearchMatch, type SearchQuery, SearchQueryError } from "./search-backends.js";
@@ -81,7 +81,7 @@ export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = 
     const { handle, stats } = await dir.openFile(name, absolute);
     try {
       if (!stats.isFile() || stats.size > query.maxFileBytes) return;
-      await searchText(absolute, await handle.readFile());
+      await searchText(absolute, await readUpTo(handle, stats.size));
     } finally {
       await handle.close();
     }
@@ -112,7 +112,7 @@ export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = 
   try {
     if (opened.stats.isFile()) {
       if (opened.stats.size <= query.maxFileBytes)
-        await searchText(target.absolute, await opened.handle.readFile());
+        await searchText(target.absolute, await readUpTo(opened.handle, opened.stats.size));
       return matches;
     }
   } finally {

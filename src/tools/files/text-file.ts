@@ -2,7 +2,7 @@
  * Reading workspace files as text: binary detection (NUL bytes in the first block, or bytes that
  * are not valid UTF-8) and a size ceiling, shared by read_file, edit_file and search's fallback.
  */
-import { openChecked } from "./anchored-fs.js";
+import { openChecked, readUpTo } from "./anchored-fs.js";
 import type { ResolvedPath } from "./workspace-paths.js";
 
 /** How many leading bytes are checked for NUL (git uses the same heuristic). */
@@ -45,10 +45,7 @@ export async function readTextFile(file: ResolvedPath, maxBytes: number): Promis
         `${shownPath} is ${stats.size} bytes, over the ${maxBytes}-byte limit for text tools; use search_files or run_command (head, sed -n) to look at parts of it`,
       );
     }
-    // Only what the size check saw: the file may have grown since (a command appending to it).
-    const buffer = Buffer.alloc(stats.size);
-    const { bytesRead } = await handle.read(buffer, 0, stats.size, 0);
-    bytes = buffer.subarray(0, bytesRead);
+    bytes = await readUpTo(handle, stats.size);
   } finally {
     await handle.close();
   }
