@@ -45,7 +45,10 @@ export interface MultiProcessOptions {
 /** Shared set of sessions with unfinished work. */
 const ACTIVE_SET = "active-sessions";
 
-/** How long to wait before trying again for the lease of a missing session another process holds. */
+/**
+ * How long to wait before trying again for the lease of a missing session another process holds;
+ * each wait doubles, up to the lease's renewal interval (each try costs two Redis calls).
+ */
 const MISSING_RETRY_MS = 25;
 
 /** The multi-process session layer of one process. */
@@ -251,7 +254,7 @@ export class MultiProcessSessions {
     value: unknown,
   ): Promise<boolean> {
     const deadline = Date.now() + this.timing.ttlMs;
-    for (;;) {
+    for (let wait = MISSING_RETRY_MS; ; wait = Math.min(wait * 2, this.timing.renewMs)) {
       const held = await this.leases.take(missingId);
       if (held) {
         try {
@@ -268,7 +271,7 @@ export class MultiProcessSessions {
         throw new Error(
           `session ${missingId} has no record, and another process has held it for a lease's TTL`,
         );
-      await sleep(MISSING_RETRY_MS);
+      await sleep(Math.min(wait, deadline - Date.now()));
     }
   }
 
