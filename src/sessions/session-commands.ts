@@ -42,15 +42,25 @@ function actsOnSession(command: ThreadCommand): boolean {
   return !["stop", "new", "approve", "deny"].includes(command.name);
 }
 
+/** Whether the command decides a pending item (approve, deny) rather than acting on a session. */
+function decidesItem(command: ThreadCommand): boolean {
+  return command.name === "approve" || command.name === "deny";
+}
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** Executes parsed thread commands. */
 export class ThreadCommands {
   constructor(private readonly deps: ThreadCommandsDeps) {}
 
-  /** Run one command in the thread of `target` on behalf of `user`; resolves with the reply. */
-  execute(target: ThreadTarget, user: PlatformUser, command: ThreadCommand): Promise<string> {
-    return this.run(target, user, command, () => this.sessionFor(target, command));
+  /**
+   * Run one command in the thread of `target` on behalf of `user`; resolves with the reply. The
+   * thread's session is looked up first (see `sessionFor`) — except by approve and deny, which
+   * act on a pending item.
+   */
+  async execute(target: ThreadTarget, user: PlatformUser, command: ThreadCommand): Promise<string> {
+    const live = decidesItem(command) ? undefined : await this.sessionFor(target, command);
+    return this.executeOn(live, target, user, command);
   }
 
   /**
@@ -64,40 +74,26 @@ export class ThreadCommands {
 
   /**
    * Run one command on `live`, the thread's session as `sessionFor` found it (undefined: the
-   * thread had none), never looking the thread's session up again. With several processes the
-   * caller routed the command by `live` to where it is held; a session another process started
-   * or switched the thread to since is that process's to change — changing it here would save a
-   * copy this process does not hold over its holder's record.
+   * thread had none; approve and deny ignore it), never looking the thread's session up again.
+   * With several processes the caller routed the command by `live` to where it is held; a
+   * session another process started or switched the thread to since is that process's to change
+   * — changing it here would save a copy this process does not hold over its holder's record.
    */
-  executeOn(
+  async executeOn(
     live: LiveSession | undefined,
     target: ThreadTarget,
     user: PlatformUser,
     command: ThreadCommand,
   ): Promise<string> {
-    return this.run(target, user, command, async () => live);
-  }
-
-  /**
-   * Run the command on the session `found` gives, asked for only by the commands that act on one
-   * (approve and deny act on a pending item).
-   */
-  private async run(
-    target: ThreadTarget,
-    user: PlatformUser,
-    command: ThreadCommand,
-    found: () => Promise<LiveSession | undefined>,
-  ): Promise<string> {
     switch (command.name) {
       case "stop":
-        return this.stop(await found());
+        return this.stop(live);
       case "new":
-        return this.renew(target, await found());
+        return this.renew(target, live);
       case "approve":
       case "deny":
         return this.decide(target, user, command.id, command.name);
     }
-    const live = await found();
     if (!live) throw new Error(`"${command.name}" acts on the thread's session, and it was given none`);
     switch (command.name) {
       case "mode":
