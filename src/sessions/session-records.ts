@@ -56,6 +56,19 @@ export interface SharedRecords {
   activeIds(): Promise<readonly string[]>;
 }
 
+/**
+ * What SharedRecords takes to make `record`, a new session's, its thread's current session: the
+ * thread's entry, the session's id, its record's key and the record as stored (versioned).
+ */
+function newSessionArgs(record: SessionRecord) {
+  return [
+    `key:${record.key}`,
+    record.id,
+    `rec:${record.id}`,
+    toVersioned(SESSION_RECORD_KIND, record),
+  ] as const;
+}
+
 /** How long a session that left the active index may stay listed there (unless a join rewrites it first). */
 const STALE_INDEX_ENTRY_MS = 1_000;
 
@@ -188,12 +201,7 @@ export class SessionRecords {
    */
   async create(record: SessionRecord, missing?: string): Promise<boolean> {
     if (!this.shared) throw new Error("with one process a new session is introduced, not created");
-    const args = [
-      `key:${record.key}`,
-      record.id,
-      `rec:${record.id}`,
-      toVersioned(SESSION_RECORD_KIND, record),
-    ] as const;
+    const args = newSessionArgs(record);
     return missing === undefined ? this.shared.create(...args) : this.shared.replaceMissing(missing, ...args);
   }
 
@@ -205,14 +213,7 @@ export class SessionRecords {
    * the thread's entry.
    */
   async replace(previous: SessionRecord, record: SessionRecord): Promise<void> {
-    if (this.shared)
-      return this.shared.replace(
-        previous.id,
-        `key:${record.key}`,
-        record.id,
-        `rec:${record.id}`,
-        toVersioned(SESSION_RECORD_KIND, record),
-      );
+    if (this.shared) return this.shared.replace(previous.id, ...newSessionArgs(record));
     await this.put(record);
     await this.setCurrent(record.key, record.id);
   }
