@@ -6,9 +6,10 @@
  * session's record in arrival order, in memory; they leave the shared queue in the fenced write
  * that first saves the record with them (the session's next save: `untrimmed` counts them), so an
  * entry is always in one of the two places — a holder that dies before saving leaves them to its
- * successor, which takes them from the queue as if new. An entry the holder does not take (its
- * session's queue is full, or it cannot be read) leaves the shared queue at once, in a fenced
- * write of its own: refused input is not kept.
+ * successor, which takes them from the queue as if new. Entries the holder does not take (their
+ * session's queue is full, or they cannot be read) leave the shared queue at once — the refused
+ * entries in a row in one fenced write, made before the next entry is taken: refused input is not
+ * kept.
  */
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -118,31 +119,38 @@ export class SharedQueue {
   }
 
   private async takeFrom(live: LiveSession, items: readonly string[]): Promise<void> {
+    const refused: string[] = [];
     for (const raw of items) {
       const entry = this.parse(live.id, raw);
       if (!entry || !(await this.taker.admits(live, entry))) {
-        await this.remove(live, raw);
+        refused.push(raw);
         continue;
       }
+      // The refused entries before it leave first: a save trims the queue's first entries, which
+      // are then the counted ones only.
+      await this.remove(live, refused.splice(0));
       // Counted first: a save the take makes (steering) already removes the entry.
       this.pending.set(live.id, this.untrimmed(live.id) + 1);
       await this.taker.take(live, entry);
     }
+    await this.remove(live, refused);
   }
 
   /**
-   * Remove an entry that is not taken from the shared queue, under the session's fence. It is
-   * never counted: the entries counted are the queue's first ones, which a save trims (an equal
-   * entry among them, removed in its place, is the same input: the same entries remain). When the
-   * removal fails the take stops there, and the entry — left in the queue, or removed after all —
-   * is where the next take starts (a refused removal: the lease is gone, the entries are the
-   * next holder's).
+   * Remove entries that are not taken from the shared queue, in one write under the session's
+   * fence (none: nothing to write). They are never counted: the entries counted are the queue's
+   * first ones, which a save trims (an equal entry among them, removed in its place, is the same
+   * input: the same entries remain). When the removal fails the take stops there, and the entries
+   * — left in the queue, or removed after all — are where the next take starts (a refused
+   * removal: the lease is gone, the entries are the next holder's).
    */
-  private async remove(live: LiveSession, raw: string): Promise<void> {
+  private async remove(live: LiveSession, raws: readonly string[]): Promise<void> {
+    if (raws.length === 0) return;
     const fence = this.taker.fenceOf(live.id);
     if (!fence)
       throw new Error(`session ${live.id} is not held here: its queued input is its holder's to take`);
-    const removal = [{ op: "remove-item" as const, queue: sharedQueueName(live.id), item: raw }];
+    const queue = sharedQueueName(live.id);
+    const removal = raws.map((item) => ({ op: "remove-item" as const, queue, item }));
     if (!(await this.coordination.fencedWrite(fence, removal))) throw new StaleFenceError(fence);
   }
 

@@ -3,12 +3,13 @@
  * nothing) and hands the holder the queue when it takes the lease; entries taken into the record
  * stay in the shared queue until a save removes them, are never taken twice meanwhile, and are
  * taken again from the start by the next holder when this one lost the session before saving.
- * An entry the holder refuses, or cannot read, leaves the shared queue at once; when that removal
- * is refused (the lease is gone) it stays, with the rest, for the next holder.
+ * An entry the holder refuses, or cannot read, leaves the shared queue at once — refused entries
+ * in a row in one write, before the next entry is taken; when that removal is refused (the lease
+ * is gone) it stays, with the rest, for the next holder.
  */
 import os from "node:os";
 import pino from "pino";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { LiveSession } from "../../src/sessions/live-session.js";
 import {
   type SharedEntry,
@@ -182,6 +183,49 @@ describe("SharedQueue", () => {
     queue.trimmed("s1", 3);
     expect(await queued()).toEqual([]);
     expect(taken).toEqual(["one", "two", "three"]);
+  });
+
+  it("refused entries in a row leave the shared queue in one fenced write, made before the next entry is taken", async () => {
+    const { queue, taken, offer } = holder();
+    await offer(["one", "refused 1", "refused 2", "refused 3", "two", "refused 4", "refused 5"]);
+    const writes = vi.spyOn(coordination, "fencedWrite");
+    await queue.collect(live);
+    expect(taken).toEqual(["one", "two"]);
+    expect(await queued()).toEqual(["one", "two"]);
+    // One write per run of refused entries (five writes when each left on its own).
+    const removed = writes.mock.calls.map(([, ops]) =>
+      ops.map((op) => (op.op === "remove-item" ? JSON.parse(op.item).message.text : op.op)),
+    );
+    expect(removed).toEqual([
+      ["refused 1", "refused 2", "refused 3"],
+      ["refused 4", "refused 5"],
+    ]);
+  });
+
+  it("refused entries leave before the next entry is taken: a save the take makes (steering) trims that entry, not them", async () => {
+    const taken: string[] = [];
+    let fence: FenceRef | undefined;
+    const saveOnTake = async (text: string) => {
+      taken.push(text);
+      const count = queue.untrimmed("s1");
+      await coordination.fencedWrite(fence!, [{ op: "trim", queue: sharedQueueName("s1"), count }]);
+      queue.trimmed("s1", count);
+    };
+    const refuses = (text: string) => text.startsWith("refused");
+    const queue: SharedQueue = new SharedQueue(
+      coordination,
+      {
+        admits: async (_live, e) => !refuses(e.message.text),
+        take: (_live, e) => saveOnTake(e.message.text),
+        fenceOf: () => fence,
+      },
+      silent,
+    );
+    fence = await offerAll(queue, ["refused 1", "refused 2", "steered"]);
+    await queue.collect(live);
+    expect(taken).toEqual(["steered"]);
+    expect(queue.untrimmed("s1")).toBe(0);
+    expect(await queued()).toEqual([]);
   });
 
   it("removes an unreadable entry at once, and never counts it", async () => {
