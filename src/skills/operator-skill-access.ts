@@ -11,35 +11,41 @@ import { AnchoredDir } from "../tools/files/anchored-fs.js";
 import { readTextFile } from "../tools/files/text-file.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
 import { isMissing } from "../core/missing-file.js";
-import { filesIn, type SkillSourceAccess } from "./skill-source-access.js";
+import { filesIn, type SkillFolder, type SkillSourceAccess } from "./skill-source-access.js";
 import { SKILL_FILE, type SkillSource } from "./skill.js";
 
 /** The access to an operator's skill source (see the module header). */
 export function operatorSkillAccess(source: SkillSource): SkillSourceAccess {
   const folder = (name: string) => path.join(source.dir, name);
   return Object.freeze({
-    async entries(): Promise<Dirent[]> {
+    async withFolder<T>(use: (folder: SkillFolder) => Promise<T>): Promise<T | undefined> {
+      let entries: Dirent[];
       try {
-        return await readdir(source.dir, { withFileTypes: true });
+        entries = await readdir(source.dir, { withFileTypes: true });
       } catch (error) {
-        if (isMissing(error)) return [];
-        throw error;
-      }
-    },
-    async isFolder(entry: Dirent): Promise<boolean> {
-      if (entry.isDirectory()) return true;
-      return (await stat(folder(entry.name)).catch(() => undefined))?.isDirectory() ?? false;
-    },
-    async withSkillFile<T>(
-      name: string,
-      use: (stats: Stats, text: () => Promise<string>) => Promise<T>,
-    ): Promise<T | undefined> {
-      const file = path.join(folder(name), SKILL_FILE);
-      const stats = await stat(file).catch((error: unknown) => {
         if (isMissing(error)) return undefined;
         throw error;
-      });
-      return stats && use(stats, () => readFile(file, "utf8"));
+      }
+      return use(
+        Object.freeze({
+          entries,
+          async isFolder(entry: Dirent): Promise<boolean> {
+            if (entry.isDirectory()) return true;
+            return (await stat(folder(entry.name)).catch(() => undefined))?.isDirectory() ?? false;
+          },
+          async withSkillFile<U>(
+            entry: Dirent,
+            read: (stats: Stats, text: () => Promise<string>) => Promise<U>,
+          ): Promise<U | undefined> {
+            const file = path.join(folder(entry.name), SKILL_FILE);
+            const stats = await stat(file).catch((error: unknown) => {
+              if (isMissing(error)) return undefined;
+              throw error;
+            });
+            return stats && read(stats, () => readFile(file, "utf8"));
+          },
+        }),
+      );
     },
     filesBeside(name: string): Promise<string[]> {
       return filesIn(() => AnchoredDir.openRoot(folder(name)));

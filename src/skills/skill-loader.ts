@@ -22,7 +22,7 @@ import { CredentialFileError } from "../tools/files/credential-paths.js";
 import { PathOutsideWorkspaceError } from "../tools/files/workspace-paths.js";
 import { operatorSkillAccess } from "./operator-skill-access.js";
 import { parseSkillFile, type ParsedSkillFile } from "./skill-file.js";
-import type { SkillSourceAccess } from "./skill-source-access.js";
+import type { SkillFolder, SkillSourceAccess } from "./skill-source-access.js";
 import { SKILL_FILE, type Skill, type SkillProblem, type SkillSource } from "./skill.js";
 import { workspaceSkillAccess } from "./workspace-skill-access.js";
 
@@ -47,6 +47,13 @@ interface CacheEntry {
   readonly outcome:
     | { readonly ok: true; readonly skill: Skill }
     | { readonly ok: false; readonly reason: string };
+}
+
+/** A skill folder a scan found, with its SKILL.md's cache entry (undefined: it has none). */
+interface FoundSkill {
+  readonly file: string;
+  readonly entry: CacheEntry | undefined;
+  readonly source: SkillSource;
 }
 
 /**
@@ -190,26 +197,21 @@ export class SkillLoader {
   }
 
   private async fullScan(): Promise<SkillScan> {
-    const found: { file: string; entry: CacheEntry | undefined; source: SkillSource }[] = [];
+    const found: FoundSkill[] = [];
     const problems: SkillProblem[] = [];
     let changed = this.last === undefined;
     for (const source of this.sources) {
-      const access = this.accessTo(source);
-      let entries: Dirent[];
+      let listed: readonly FoundSkill[] | undefined;
       try {
-        entries = await access.entries();
+        listed = await this.accessTo(source).withFolder((folder) => this.readFolder(folder, source));
       } catch (error) {
         problems.push({ file: source.dir, reason: failureReason(error, "unreadable folder"), source });
         changed = true;
         continue;
       }
-      for (const item of entries) {
-        if (item.name.startsWith(".") || !(item.isDirectory() || item.isSymbolicLink())) continue;
-        const file = path.join(source.dir, item.name, SKILL_FILE);
-        const entry = await this.read(file, source, access, item.name);
-        if (entry === undefined && !(await access.isFolder(item))) continue;
-        if (entry !== this.cache.get(file)) changed = true;
-        found.push({ file, entry, source });
+      for (const item of listed ?? []) {
+        if (item.entry !== this.cache.get(item.file)) changed = true;
+        found.push(item);
       }
     }
     const withFile = found.filter((item) => item.entry !== undefined).length;
@@ -241,6 +243,19 @@ export class SkillLoader {
     return this.last;
   }
 
+  /** The skill folders in the open source folder, each with its SKILL.md's cache entry. */
+  private async readFolder(folder: SkillFolder, source: SkillSource): Promise<FoundSkill[]> {
+    const found: FoundSkill[] = [];
+    for (const item of folder.entries) {
+      if (item.name.startsWith(".") || !(item.isDirectory() || item.isSymbolicLink())) continue;
+      const file = path.join(source.dir, item.name, SKILL_FILE);
+      const entry = await this.read(file, source, folder, item);
+      if (entry === undefined && !(await folder.isFolder(item))) continue;
+      found.push({ file, entry, source });
+    }
+    return found;
+  }
+
   /** Log each problem the previous scan did not have: a skill is skipped, and why. */
   private logNew(problems: readonly SkillProblem[]): void {
     const logger = this.options.logger;
@@ -255,23 +270,23 @@ export class SkillLoader {
   }
 
   /**
-   * The cache entry of the SKILL.md of the folder `name`; undefined when the folder has none. An
+   * The cache entry of the SKILL.md of the folder `item`; undefined when the folder has none. An
    * entry is reused while the file is the one it was read from: same device and inode, unchanged
    * size and modification time. That is looked at first with a plain stat, which may follow a link
    * the agent planted since; but a link leads to another inode, and the inode read before holds
-   * what was read. Only a changed file is opened again, through the source's own access (for the
-   * workspace, the anchored walk: a full rescan of 200 skills opened every one of them, 37 ms).
+   * what was read. Only a changed file is opened again, from the source folder the scan holds open
+   * (for the workspace, following no link: a full rescan of 200 skills opened every one, 37 ms).
    */
   private async read(
     file: string,
     source: SkillSource,
-    access: SkillSourceAccess,
-    name: string,
+    folder: SkillFolder,
+    item: Dirent,
   ): Promise<CacheEntry | undefined> {
     const cached = this.cache.get(file);
     if (cached && isSameFile(statOrNothing(file), cached)) return cached;
     try {
-      return await access.withSkillFile(name, async (stats, text) => {
+      return await folder.withSkillFile(item, async (stats, text) => {
         if (cached && isSameFile(stats, cached)) return cached;
         return {
           dev: stats.dev,

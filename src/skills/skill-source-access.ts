@@ -24,21 +24,11 @@ const SKILL_FOLDERS_MAX = 100;
 /** The files of one skill source; every skill is named by its folder's name in the source. */
 export interface SkillSourceAccess {
   /**
-   * The entries of the source folder (names and types; a link is reported as a link); none when
-   * the folder is missing. Throws when it cannot be read or is refused.
+   * Run `use` on the source folder, held open meanwhile, so that a scan lists it once and opens
+   * each SKILL.md from it; undefined when the folder is missing. Throws when it cannot be read or
+   * is refused.
    */
-  entries(): Promise<Dirent[]>;
-  /** Whether the entry is a folder (a link is followed as far as the source allows). */
-  isFolder(entry: Dirent): Promise<boolean>;
-  /**
-   * Run `use` on the SKILL.md of the folder `name`, held open meanwhile: `use` gets its stats
-   * and reads its text only if it wants it. Undefined when the folder has none; throws when the
-   * file is refused or cannot be opened.
-   */
-  withSkillFile<T>(
-    name: string,
-    use: (stats: Stats, text: () => Promise<string>) => Promise<T>,
-  ): Promise<T | undefined>;
+  withFolder<T>(use: (folder: SkillFolder) => Promise<T>): Promise<T | undefined>;
   /**
    * The files beside the SKILL.md of the folder `name`, relative to it, sorted (at most
    * SKILL_FILES_MAX, from at most SKILL_FOLDERS_MAX folders; dot-files and links are left out);
@@ -47,6 +37,23 @@ export interface SkillSourceAccess {
   filesBeside(name: string): Promise<string[]>;
   /** The text of `file` (relative to the folder `name`, never outside it), at most `maxBytes`. */
   readBeside(name: string, file: string, maxBytes: number): Promise<string>;
+}
+
+/** A source folder as one scan goes through it (SkillSourceAccess.withFolder). */
+export interface SkillFolder {
+  /** Its entries (names and types; a link is reported as a link). */
+  readonly entries: readonly Dirent[];
+  /** Whether the entry is a folder (a link is followed as far as the source allows). */
+  isFolder(entry: Dirent): Promise<boolean>;
+  /**
+   * Run `use` on the SKILL.md of the folder `entry`, held open meanwhile: `use` gets its stats
+   * and reads its text only if it wants it. Undefined when the folder has none; throws when the
+   * file is refused or cannot be opened.
+   */
+  withSkillFile<T>(
+    entry: Dirent,
+    use: (stats: Stats, text: () => Promise<string>) => Promise<T>,
+  ): Promise<T | undefined>;
 }
 
 /**

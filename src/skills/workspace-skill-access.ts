@@ -6,21 +6,74 @@
  * every path is first confined to the workspace (where it really leads must lie inside; a link
  * within the workspace still works) and then opened by the anchored walk (anchored-fs.ts), one
  * component at a time relative to the folder before and following no link, so a swap after the
- * check is refused instead of followed. The folder is listed through its open handle, and a
- * SKILL.md is stat'ed and read through one open handle, so the loader's cache judges the very
- * file it would read — and only as much of it as was judged: a file grown after its stat is read
- * to the size the stat gave.
+ * check is refused instead of followed. A scan confines and opens the source folder once, lists
+ * it through that handle and opens each `<skill>/SKILL.md` relative to it, following no link:
+ * that file's real path is the folder's plus those two names, confined as any other path. Only a
+ * skill reached through a link (its folder or its SKILL.md) is confined on its own and walked to
+ * from the workspace root (a scan of 200 skills walked there and opened each SKILL.md twice, also
+ * through /proc/self/fd, most of its 264 ms). A SKILL.md is stat'ed and read through the one
+ * handle it was opened by, so the loader's cache judges the very file it would read — and only as
+ * much of it as was judged: a file grown after its stat is read to the size the stat gave.
  */
 import type { Dirent, Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { readTextPrefix } from "../engine/session-knowledge.js";
-import { type AnchoredDir, openCheckedDir } from "../tools/files/anchored-fs.js";
-import { withWorkspaceFile } from "../tools/files/service-file-access.js";
-import { readTextFile } from "../tools/files/text-file.js";
-import { createWorkspacePaths, isInside } from "../tools/files/workspace-paths.js";
 import { isMissing } from "../core/missing-file.js";
-import { filesIn, type SkillSourceAccess } from "./skill-source-access.js";
+import {
+  type AnchoredDir,
+  NotRegularFileError,
+  openChecked,
+  openCheckedDir,
+  readUpTo,
+  UnsafeFileError,
+} from "../tools/files/anchored-fs.js";
+import { credentialReasonFor } from "../tools/files/credential-paths.js";
+import { readTextFile } from "../tools/files/text-file.js";
+import {
+  createWorkspacePaths,
+  isInside,
+  isOffLimits,
+  type ResolvedPath,
+} from "../tools/files/workspace-paths.js";
+import { filesIn, type SkillFolder, type SkillSourceAccess } from "./skill-source-access.js";
 import { SKILL_FILE, type SkillSource } from "./skill.js";
+
+/** A file held open with the stats of that open handle. */
+interface OpenedFile {
+  readonly handle: FileHandle;
+  readonly stats: Stats;
+}
+
+/**
+ * The SKILL.md of the folder `name`, opened relative to the open source folder `dir` without
+ * following a link; undefined when the SKILL.md itself is a link, which is to be confined first.
+ */
+async function openInFolder(dir: AnchoredDir, name: string, shown: string): Promise<OpenedFile | undefined> {
+  const folder = await dir.openDir(name, shown);
+  try {
+    return await folder.openFile(SKILL_FILE, shown);
+  } catch (error) {
+    // openFile's refusal of a link at the name (ELOOP); a pipe or device is refused for good.
+    if (error instanceof UnsafeFileError && !(error instanceof NotRegularFileError)) return undefined;
+    throw error;
+  } finally {
+    await folder.close();
+  }
+}
+
+/** Run `use` on the opened SKILL.md, a regular file, reading no further than its stats; closes it. */
+async function useSkillFile<T>(
+  { handle, stats }: OpenedFile,
+  shown: string,
+  use: (stats: Stats, text: () => Promise<string>) => Promise<T>,
+): Promise<T> {
+  try {
+    if (!stats.isFile()) throw new NotRegularFileError(`${shown} is not a regular file`);
+    return await use(stats, async () => new TextDecoder("utf-8").decode(await readUpTo(handle, stats.size)));
+  } finally {
+    await handle.close();
+  }
+}
 
 /**
  * The access to the workspace's skill source, confined to `workspace` (its root, and the service's
@@ -35,38 +88,54 @@ export function workspaceSkillAccess(
   const inSource = (...names: string[]) => path.relative(paths.root, path.join(source.dir, ...names));
   const openFolder = async (relative: string): Promise<AnchoredDir> =>
     openCheckedDir(await paths.resolve(relative));
+  /** The folder `resolved`, held open as `dir`, as a scan goes through it. */
+  const scanned = async (resolved: ResolvedPath, dir: AnchoredDir): Promise<SkillFolder> => {
+    const entries = await dir.entries();
+    const offLimits = await paths.offLimits();
+    /** Whether a real path below the folder passes confinement as it is, with no link on its way. */
+    const confined = (absolute: string) =>
+      !isOffLimits(absolute, offLimits) && credentialReasonFor(absolute, resolved.root) === undefined;
+    return Object.freeze({
+      entries,
+      async isFolder(entry: Dirent): Promise<boolean> {
+        if (entry.isDirectory()) return true;
+        const folder = await openFolder(inSource(entry.name)).catch(() => undefined);
+        await folder?.close();
+        return folder !== undefined;
+      },
+      async withSkillFile<T>(
+        entry: Dirent,
+        use: (stats: Stats, text: () => Promise<string>) => Promise<T>,
+      ): Promise<T | undefined> {
+        const shown = path.join(resolved.display, entry.name, SKILL_FILE);
+        let opened: OpenedFile | undefined;
+        try {
+          if (entry.isDirectory() && confined(path.join(resolved.absolute, entry.name, SKILL_FILE)))
+            opened = await openInFolder(dir, entry.name, shown);
+          opened ??= await openChecked(await paths.resolve(inSource(entry.name, SKILL_FILE)));
+        } catch (error) {
+          if (isMissing(error)) return undefined;
+          throw error;
+        }
+        return useSkillFile(opened, shown, use);
+      },
+    });
+  };
   return Object.freeze({
-    async entries(): Promise<Dirent[]> {
+    async withFolder<T>(use: (folder: SkillFolder) => Promise<T>): Promise<T | undefined> {
+      let resolved: ResolvedPath;
       let dir: AnchoredDir;
       try {
-        dir = await openFolder(inSource());
-      } catch (error) {
-        if (isMissing(error)) return [];
-        throw error;
-      }
-      try {
-        return await dir.entries();
-      } finally {
-        await dir.close();
-      }
-    },
-    async isFolder(entry: Dirent): Promise<boolean> {
-      if (entry.isDirectory()) return true;
-      const dir = await openFolder(inSource(entry.name)).catch(() => undefined);
-      await dir?.close();
-      return dir !== undefined;
-    },
-    async withSkillFile<T>(
-      name: string,
-      use: (stats: Stats, text: () => Promise<string>) => Promise<T>,
-    ): Promise<T | undefined> {
-      try {
-        return await withWorkspaceFile(paths, inSource(name, SKILL_FILE), (opened, stats) =>
-          use(stats, () => readTextPrefix(opened, stats.size)),
-        );
+        resolved = await paths.resolve(inSource());
+        dir = await openCheckedDir(resolved);
       } catch (error) {
         if (isMissing(error)) return undefined;
         throw error;
+      }
+      try {
+        return await use(await scanned(resolved, dir));
+      } finally {
+        await dir.close();
       }
     },
     filesBeside(name: string): Promise<string[]> {

@@ -1,15 +1,26 @@
 /**
  * The workspace's skills are read without following a link the agent planted: `.coworker`,
  * `.coworker/skills` or a skill's folder made a link to a folder outside the workspace loads
- * nothing from there (refused with why, logged once), also when the swap happens between the
- * check of a SKILL.md and its read (made deterministic by swapping the moment either realpath
- * the service may use has answered), and a skill's files are neither listed nor read through
- * a folder swapped after the scan. The operator's folders keep following their links. A skill's
- * files are listed from a bounded number of folders, however deep the agent nests them, and a
- * SKILL.md or a file beside it is read no further than the size it was checked at. The service's
- * own files are off limits to the workspace's skills even inside the workspace.
+ * nothing from there (refused with why, logged once), also when the swap happens between a check
+ * and the use it allowed (made deterministic by swapping the moment a realpath or the listing of
+ * the skills folder has answered): a SKILL.md is read from the skills folder held open since its
+ * check, or refused. A skill's files are neither listed nor read through a folder swapped after
+ * the scan. The operator's folders keep following their links. A scan opens each SKILL.md once,
+ * from the skills folder it holds open, and refuses a pipe or folder in its place. A skill's files
+ * are listed from a bounded number of folders, however deep the agent nests them, and a SKILL.md
+ * or a file beside it is read no further than the size it was checked at. The service's own files
+ * are off limits to the workspace's skills even inside the workspace.
  */
-import { appendFileSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  renameSync,
+  type Stats,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLoadSkillTool } from "../../src/skills/load-skill-tool.js";
@@ -23,6 +34,10 @@ import { skillMd, skillsFixture, writeSkill } from "./support.js";
 const realpathHook = vi.hoisted(() => ({ after: undefined as ((asked: string) => void) | undefined }));
 /** Called with the path a file was opened by, once its handle's stat has answered. */
 const statHook = vi.hoisted(() => ({ after: undefined as ((opened: string) => void) | undefined }));
+/** Called with the stats of every file or folder opened, as soon as it is open. */
+const openHook = vi.hoisted(() => ({ after: undefined as ((opened: Stats) => void) | undefined }));
+/** Called with the names each folder listing found, once it has answered. */
+const readdirHook = vi.hoisted(() => ({ after: undefined as ((names: string[]) => void) | undefined }));
 
 vi.mock("node:fs/promises", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs/promises")>();
@@ -34,6 +49,7 @@ vi.mock("node:fs/promises", async (importOriginal) => {
   const open = async (...args: Parameters<typeof actual.open>) => {
     const handle = await actual.open(...args);
     const stat = handle.stat.bind(handle);
+    if (openHook.after) openHook.after(await stat());
     handle.stat = (async (...options: Parameters<typeof stat>) => {
       const stats = await stat(...options);
       statHook.after?.(String(args[0]));
@@ -41,7 +57,14 @@ vi.mock("node:fs/promises", async (importOriginal) => {
     }) as typeof handle.stat;
     return handle;
   };
-  return { ...actual, realpath, open };
+  const readdir = (async (...args: Parameters<typeof actual.readdir>) => {
+    const entries = await actual.readdir(...args);
+    readdirHook.after?.(
+      (entries as unknown[]).map((entry) => String((entry as { name?: unknown }).name ?? entry)),
+    );
+    return entries;
+  }) as typeof actual.readdir;
+  return { ...actual, realpath, open, readdir };
 });
 
 vi.mock("node:fs", async (importOriginal) => {
@@ -61,6 +84,8 @@ let fixture: Awaited<ReturnType<typeof skillsFixture>>;
 afterEach(async () => {
   realpathHook.after = undefined;
   statHook.after = undefined;
+  openHook.after = undefined;
+  readdirHook.after = undefined;
   await fixture?.cleanup();
 });
 
@@ -136,20 +161,19 @@ describe("workspace skills and links", () => {
     },
   );
 
-  it.each(SWAPPABLE)(
-    "%s swapped for a link between the check of SKILL.md and its read is refused",
+  it.each(SWAPPABLE.slice(0, 2))(
+    "%s swapped for a link between the check of the skills folder and its opening is refused",
     async (swapped) => {
       fixture = await skillsFixture();
       const outside = plant(swapped);
-      const skillFile = path.join(".coworker", "skills", "notes", "SKILL.md");
       realpathHook.after = (asked) => {
-        if (!asked.endsWith(skillFile)) return;
+        if (!asked.endsWith(path.join(".coworker", "skills"))) return;
         realpathHook.after = undefined;
         swapForLink(swapped, outside);
       };
       const scan = await fixture.library.scan();
       expect(realpathHook.after).toBeUndefined();
-      expect([...scan.skills.values()].map((skill) => skill.description)).toEqual([]);
+      expect([...scan.skills.values()]).toEqual([]);
       expect(scan.problems).toEqual([
         expect.objectContaining({
           reason: expect.stringMatching(/^not read: .*changed while it was being used/),
@@ -157,6 +181,66 @@ describe("workspace skills and links", () => {
       ]);
     },
   );
+
+  it.each(SWAPPABLE.slice(0, 2))(
+    "%s swapped for a link once the skills folder was listed: SKILL.md is read from the folder held open",
+    async (swapped) => {
+      fixture = await skillsFixture();
+      const outside = plant(swapped);
+      readdirHook.after = (names) => {
+        if (!names.includes("notes")) return;
+        readdirHook.after = undefined;
+        swapForLink(swapped, outside);
+      };
+      const scan = await fixture.library.scan();
+      expect(readdirHook.after).toBeUndefined();
+      expect([...scan.skills.values()].map((skill) => skill.description)).toEqual(["the team's notes"]);
+    },
+  );
+
+  it("a skill's folder swapped for a link once the skills folder was listed is refused", async () => {
+    fixture = await skillsFixture();
+    const swapped = path.join(".coworker", "skills", "notes");
+    const outside = plant(swapped);
+    readdirHook.after = (names) => {
+      if (!names.includes("notes")) return;
+      readdirHook.after = undefined;
+      swapForLink(swapped, outside);
+    };
+    const scan = await fixture.library.scan();
+    expect(readdirHook.after).toBeUndefined();
+    expect([...scan.skills.values()]).toEqual([]);
+    expect(scan.problems).toEqual([
+      expect.objectContaining({
+        reason: expect.stringMatching(/^not read: .*changed while it was being used/),
+      }),
+    ]);
+  });
+
+  it("a skill's folder linked within the workspace, swapped for a link out between the check of its SKILL.md and its read, is refused", async () => {
+    fixture = await skillsFixture();
+    const shared = writeSkill(
+      path.join(fixture.workspace, "shared"),
+      "notes",
+      skillMd("notes", "the team's notes"),
+    );
+    mkdirSync(fixture.workspaceSkills, { recursive: true });
+    symlinkSync(shared, path.join(fixture.workspaceSkills, "notes"));
+    const outside = writeSkill(path.join(fixture.root, "host"), "notes", skillMd("notes", "HOST FILE"));
+    realpathHook.after = (asked) => {
+      if (!asked.endsWith(path.join("skills", "notes", "SKILL.md"))) return;
+      realpathHook.after = undefined;
+      swapForLink(path.join("shared", "notes"), outside);
+    };
+    const scan = await fixture.library.scan();
+    expect(realpathHook.after).toBeUndefined();
+    expect([...scan.skills.values()]).toEqual([]);
+    expect(scan.problems).toEqual([
+      expect.objectContaining({
+        reason: expect.stringMatching(/^not read: .*changed while it was being used/),
+      }),
+    ]);
+  });
 
   it("lists and reads no file through a skill folder swapped for a link after the scan", async () => {
     fixture = await skillsFixture();
@@ -205,6 +289,39 @@ describe("workspace skills and links", () => {
 });
 
 describe("a workspace SKILL.md", () => {
+  it("is opened once per scan, from the skills folder held open: the workspace root is walked from once", async () => {
+    // Each SKILL.md was confined and walked to from the workspace root on its own, then opened a
+    // second time through /proc/self/fd to read it: most of a cold scan of 200 skills (264 ms).
+    fixture = await skillsFixture();
+    const files = ["alpha", "beta", "gamma"].map((name) =>
+      path.join(writeSkill(fixture.workspaceSkills, name, skillMd(name, `the ${name} steps`)), "SKILL.md"),
+    );
+    const opened: Stats[] = [];
+    openHook.after = (stats) => opened.push(stats);
+    const scan = await new SkillLoader(fixture.sources).scan();
+    openHook.after = undefined;
+    expect([...scan.skills.keys()].sort()).toEqual(["alpha", "beta", "gamma"]);
+    const opens = (file: string) => {
+      const { dev, ino } = statSync(file);
+      return opened.filter((stats) => stats.dev === dev && stats.ino === ino).length;
+    };
+    expect(files.map(opens)).toEqual([1, 1, 1]);
+    expect(opens(fixture.workspace)).toBe(1);
+  });
+
+  it("that is a pipe or a folder is refused as not a regular file, without waiting on the pipe", async () => {
+    fixture = await skillsFixture();
+    mkdirSync(path.join(fixture.workspaceSkills, "piped"), { recursive: true });
+    execFileSync("mkfifo", [path.join(fixture.workspaceSkills, "piped", "SKILL.md")]);
+    mkdirSync(path.join(fixture.workspaceSkills, "nested", "SKILL.md"), { recursive: true });
+    const scan = await fixture.library.scan();
+    expect([...scan.skills.values()]).toEqual([]);
+    expect(scan.problems.map((problem) => problem.reason)).toEqual([
+      "SKILL.md is not a regular file",
+      "SKILL.md is not a regular file",
+    ]);
+  });
+
   it("is read only as far as its stat judged it, however it grows meanwhile", async () => {
     // The size check (256 KB) is made on the open file's stat; the agent's commands may append
     // to the file before it is read, and the read took all of it (up to the sandbox's file size
