@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import type { AgentEvent, PlanStep } from "../../core/events.js";
 import type { TurnRenderer } from "../../core/thread-output.js";
 import { clipLine, formatToolLabel, type LabelFormat } from "../shared/tool-line-label.js";
-import { markdownTail } from "../shared/markdown-tail.js";
+import { FenceTracker, markdownTail } from "../shared/markdown-tail.js";
 import { formatSeconds, TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
 import {
   closeTurn,
@@ -157,6 +157,8 @@ export interface TelegramTurnRendererOptions {
 export class TelegramTurnRenderer implements TurnRenderer {
   private readonly live: LiveReply;
   private turn: TurnView = EMPTY_TURN;
+  /** The code fence open where the live view's answer tail starts, tracked from beat to beat. */
+  private readonly previewFences = new FenceTracker();
   private readonly startedAt = Date.now();
   private typedAt = Number.NEGATIVE_INFINITY;
   private typingTimer: NodeJS.Timeout | undefined;
@@ -236,7 +238,7 @@ export class TelegramTurnRenderer implements TurnRenderer {
     if (this.turn.answered && this.live.shownAt === undefined) return "";
     const status = this.statusHtml();
     const text = this.turn.stepText;
-    const shown = markdownTail(text, PREVIEW_SOURCE_CHARS);
+    const shown = markdownTail(text, PREVIEW_SOURCE_CHARS, this.previewFences);
     const answer = shown.text.trim() === "" ? "" : markdownToTelegramHtml(shown.text);
     if (answer === "") return status;
     const budget = TELEGRAM_TEXT_LIMIT - htmlToPlainText(status).length - 4;
