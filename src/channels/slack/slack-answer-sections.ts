@@ -13,7 +13,7 @@
  * whole, as before.
  */
 import { cutBetweenCharacters } from "../../core/surrogate-pairs.js";
-import { blockBoundary, fenceCloseWithin, openFence, openTable } from "../shared/markdown-tail.js";
+import { blockBoundary, fenceCloseWithin, grewFrom, openFence, openTable } from "../shared/markdown-tail.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
 
@@ -60,7 +60,7 @@ export class AnswerSections {
     const key = `${index}:${limit}`;
     const known = this.settled.get(key);
     // An answer only grows; should its text have been replaced, its settled start is worked out again.
-    const start = known !== undefined && markdown.startsWith(known.source) ? known : NOTHING_SETTLED;
+    const start = known !== undefined && grewFrom(markdown, known.source) ? known : NOTHING_SETTLED;
     const settled = settle(start, markdown, limit);
     this.settled.set(key, settled);
     const rest = markdown.slice(settled.source.length);

@@ -4,6 +4,7 @@ import {
   blockBoundary,
   FenceTracker,
   fenceCloseWithin,
+  grewFrom,
   markdownTail,
   openFence,
   openTable,
@@ -169,5 +170,16 @@ describe("FenceTracker", () => {
     expect(fences.openAt("~~~\ncode\nmore\n", 14)).toBe("~~~");
     expect(fences.openAt("plain\n", 6)).toBeUndefined();
     expect(fences.openAt("plain\n```\n", 3)).toBeUndefined();
+  });
+});
+
+describe("grewFrom", () => {
+  it("says whether a text starts with an earlier one, as startsWith does", () => {
+    const answer = `${"😀 some text\n".repeat(20)}more`;
+    expect(grewFrom(answer, answer.slice(0, 100))).toBe(true);
+    expect(grewFrom(answer, "")).toBe(true);
+    expect(grewFrom(answer, answer)).toBe(true);
+    expect(grewFrom(answer.slice(0, 100), answer)).toBe(false);
+    expect(grewFrom(answer, `x${answer.slice(1, 100)}`)).toBe(false);
   });
 });
