@@ -45,7 +45,7 @@ export const TYPING_DELAY_MS = 1000;
  * How much of the answer's markdown the live view renders: its end, four times a message's worth,
  * so the last screen is always full however much markup the source carries.
  */
-const PREVIEW_SOURCE_CHARS = 4 * TELEGRAM_TEXT_LIMIT;
+export const PREVIEW_SOURCE_CHARS = 4 * TELEGRAM_TEXT_LIMIT;
 
 const TOOL_ICONS: Readonly<Record<ToolLine["status"], string>> = {
   running: "⏳",
