@@ -3,14 +3,14 @@
  * `<data dir>/skills`, then each folder in `skills.dirs` — where a later source shadows an
  * earlier one of the same name. Each source is read through its SkillSourceAccess: the
  * workspace's without following a link on the way (workspace-skill-access.ts), the operator's
- * folders as they are. A scan opens every SKILL.md but reads and parses only the ones whose
- * modification time or size changed. With `watch` on, each existing source folder is watched
- * (fs.watch, recursive) and a scan with no change reported since the last one — and a full scan
- * not older than `fullScanEveryMs` — returns the previous result without touching the disk beyond
- * one stat per missing source; a watcher that fails falls back to scanning. Scans run one at a
- * time, in the order they were asked for. A malformed or refused skill never throws: it is
- * reported (and logged once) with its file and reason, and does not shadow a valid skill of the
- * same name from an earlier source.
+ * folders as they are. A scan stats every SKILL.md and opens, reads and parses only the ones that
+ * changed (inode, size, modification or change time), a refused one too. With `watch` on, each
+ * existing source folder is watched (fs.watch, recursive) and a scan with no change reported
+ * since the last one — and a full scan not older than `fullScanEveryMs` — returns the previous
+ * result without touching the disk beyond one stat per missing source; a watcher that fails falls
+ * back to scanning. Scans run one at a time, in the order they were asked for. A malformed or
+ * refused skill never throws: it is reported (and logged once) with its file and reason, and does
+ * not shadow a valid skill of the same name from an earlier source.
  */
 import { type Dirent, type FSWatcher, type Stats, statSync, watch } from "node:fs";
 import { stat } from "node:fs/promises";
@@ -22,7 +22,7 @@ import { CredentialFileError } from "../tools/files/credential-paths.js";
 import { PathOutsideWorkspaceError } from "../tools/files/workspace-paths.js";
 import { operatorSkillAccess } from "./operator-skill-access.js";
 import { parseSkillFile, type ParsedSkillFile } from "./skill-file.js";
-import type { SkillFolder, SkillSourceAccess } from "./skill-source-access.js";
+import { isLinkRefusal, type SkillFolder, type SkillSourceAccess } from "./skill-source-access.js";
 import { SKILL_FILE, type Skill, type SkillProblem, type SkillSource } from "./skill.js";
 import { workspaceSkillAccess } from "./workspace-skill-access.js";
 
@@ -37,12 +37,24 @@ export interface SkillScan {
   readonly shadowed: readonly { readonly name: string; readonly hidden: string; readonly by: string }[];
 }
 
-interface CacheEntry {
-  /** The file read: its device and inode, size and modification time (-1 when it could not be read). */
+/**
+ * Which file an outcome is of, as a stat shows it: device and inode, size, and modification and
+ * change times (the change time moves with a chmod, which may make an unreadable file readable).
+ */
+interface FileKey {
   readonly dev: number;
   readonly ino: number;
-  readonly mtimeMs: number;
   readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+}
+
+interface CacheEntry {
+  /**
+   * The file the outcome is of: the one read, or the one a plain stat showed before it was
+   * refused; undefined when that cannot be told (then the file is looked at again each scan).
+   */
+  readonly key: FileKey | undefined;
   /** The skill (frozen once, shared by every scan) or why the file is not one. */
   readonly outcome:
     | { readonly ok: true; readonly skill: Skill }
@@ -121,6 +133,8 @@ export class SkillLoader {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly watchers = new Map<string, FSWatcher>();
   private last: SkillScan | undefined;
+  /** The last scan's problems with source folders (problemKey each, one a line). */
+  private folderProblems = "";
   private lastFullAt = 0;
   private dirty = true;
   private queue: Promise<unknown> = Promise.resolve();
@@ -206,7 +220,6 @@ export class SkillLoader {
         listed = await this.accessTo(source).withFolder((folder) => this.readFolder(folder, source));
       } catch (error) {
         problems.push({ file: source.dir, reason: failureReason(error, "unreadable folder"), source });
-        changed = true;
         continue;
       }
       for (const item of listed ?? []) {
@@ -215,7 +228,10 @@ export class SkillLoader {
       }
     }
     const withFile = found.filter((item) => item.entry !== undefined).length;
-    if (!changed && this.last && withFile === this.cache.size && problems.length === 0) return this.last;
+    const folderProblems = problems.map(problemKey).join("\n");
+    if (!changed && this.last && withFile === this.cache.size && folderProblems === this.folderProblems)
+      return this.last;
+    this.folderProblems = folderProblems;
     this.cache.clear();
     const skills = new Map<string, Skill>();
     const shadowed: { name: string; hidden: string; by: string }[] = [];
@@ -272,10 +288,15 @@ export class SkillLoader {
   /**
    * The cache entry of the SKILL.md of the folder `item`; undefined when the folder has none. An
    * entry is reused while the file is the one it was read from: same device and inode, unchanged
-   * size and modification time. That is looked at first with a plain stat, which may follow a link
-   * the agent planted since; but a link leads to another inode, and the inode read before holds
-   * what was read. Only a changed file is opened again, from the source folder the scan holds open
-   * (for the workspace, following no link: a full rescan of 200 skills opened every one, 37 ms).
+   * size, modification and change times. That is looked at first with a plain stat, which may
+   * follow a link the agent planted since; but a link leads to another inode, and the inode read
+   * before holds what was read. Only a changed file is opened again, from the source folder the
+   * scan holds open (for the workspace, following no link: a full rescan of 200 skills opened
+   * every one, 37 ms). A refusal is kept the same way, for the file that plain stat showed before
+   * the attempt, so a refused or unreadable file is not opened again (nor the catalog rebuilt) on
+   * every scan until it changes; not a refusal because the path changed while it was being
+   * opened, a race that says nothing about the file. A refusal that cannot be keyed is the
+   * cached entry again when its reason is the same, so the scan stays the same.
    */
   private async read(
     file: string,
@@ -283,27 +304,20 @@ export class SkillLoader {
     folder: SkillFolder,
     item: Dirent,
   ): Promise<CacheEntry | undefined> {
+    const current = statOrNothing(file);
     const cached = this.cache.get(file);
-    if (cached && isSameFile(statOrNothing(file), cached)) return cached;
+    if (cached && isSameFile(current, cached)) return cached;
     try {
       return await folder.withSkillFile(item, async (stats, text) => {
         if (cached && isSameFile(stats, cached)) return cached;
-        return {
-          dev: stats.dev,
-          ino: stats.ino,
-          mtimeMs: stats.mtimeMs,
-          size: stats.size,
-          outcome: await parseOutcome(path.dirname(file), source, stats, text),
-        };
+        return { key: keyOf(stats), outcome: await parseOutcome(path.dirname(file), source, stats, text) };
       });
     } catch (error) {
-      return {
-        dev: -1,
-        ino: -1,
-        mtimeMs: -1,
-        size: -1,
-        outcome: { ok: false, reason: failureReason(error, "unreadable") },
-      };
+      const reason = failureReason(error, "unreadable");
+      if (cached && cached.key === undefined && !cached.outcome.ok && cached.outcome.reason === reason)
+        return cached;
+      const key = current && !isLinkRefusal(error) ? keyOf(current) : undefined;
+      return { key, outcome: { ok: false, reason } };
     }
   }
 }
@@ -321,14 +335,22 @@ function statOrNothing(file: string): Stats | undefined {
   }
 }
 
-/** Whether `stats` are those of the file `entry` was read from, unchanged since. */
+/** The key of the file `stats` are of. */
+function keyOf(stats: Stats): FileKey {
+  const { dev, ino, size, mtimeMs, ctimeMs } = stats;
+  return { dev, ino, size, mtimeMs, ctimeMs };
+}
+
+/** Whether `stats` are those of the file `entry` is of, unchanged since. */
 function isSameFile(stats: Stats | undefined, entry: CacheEntry): boolean {
+  const key = entry.key;
   return (
     stats !== undefined &&
-    entry.ino !== -1 &&
-    stats.dev === entry.dev &&
-    stats.ino === entry.ino &&
-    stats.mtimeMs === entry.mtimeMs &&
-    stats.size === entry.size
+    key !== undefined &&
+    stats.dev === key.dev &&
+    stats.ino === key.ino &&
+    stats.size === key.size &&
+    stats.mtimeMs === key.mtimeMs &&
+    stats.ctimeMs === key.ctimeMs
   );
 }

@@ -7,7 +7,7 @@
  * lives here: the interface and the listing of the files beside a skill.
  */
 import type { Dirent, Stats } from "node:fs";
-import type { AnchoredDir } from "../tools/files/anchored-fs.js";
+import { type AnchoredDir, NotRegularFileError, UnsafeFileError } from "../tools/files/anchored-fs.js";
 import { SKILL_FILE } from "./skill.js";
 
 /** Most files listed beside one skill. */
@@ -54,6 +54,14 @@ export interface SkillFolder {
     entry: Dirent,
     use: (stats: Stats, text: () => Promise<string>) => Promise<T>,
   ): Promise<T | undefined>;
+}
+
+/**
+ * Whether `error` is anchored-fs's refusal of a link where it follows none: one at the name it
+ * opened, or one swapped in on the way while it was in use (a pipe or device refused is not one).
+ */
+export function isLinkRefusal(error: unknown): boolean {
+  return error instanceof UnsafeFileError && !(error instanceof NotRegularFileError);
 }
 
 /**

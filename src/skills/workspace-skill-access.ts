@@ -25,7 +25,6 @@ import {
   openChecked,
   openCheckedDir,
   readUpTo,
-  UnsafeFileError,
 } from "../tools/files/anchored-fs.js";
 import { credentialReasonFor } from "../tools/files/credential-paths.js";
 import { readTextFile } from "../tools/files/text-file.js";
@@ -35,7 +34,7 @@ import {
   isOffLimits,
   type ResolvedPath,
 } from "../tools/files/workspace-paths.js";
-import { filesIn, type SkillFolder, type SkillSourceAccess } from "./skill-source-access.js";
+import { filesIn, isLinkRefusal, type SkillFolder, type SkillSourceAccess } from "./skill-source-access.js";
 import { SKILL_FILE, type SkillSource } from "./skill.js";
 
 /** A file held open with the stats of that open handle. */
@@ -53,8 +52,7 @@ async function openInFolder(dir: AnchoredDir, name: string, shown: string): Prom
   try {
     return await folder.openFile(SKILL_FILE, shown);
   } catch (error) {
-    // openFile's refusal of a link at the name (ELOOP); a pipe or device is refused for good.
-    if (error instanceof UnsafeFileError && !(error instanceof NotRegularFileError)) return undefined;
+    if (isLinkRefusal(error)) return undefined;
     throw error;
   } finally {
     await folder.close();

@@ -6,15 +6,19 @@
  * the skills folder has answered): a SKILL.md is read from the skills folder held open since its
  * check, or refused. A skill's files are neither listed nor read through a folder swapped after
  * the scan. The operator's folders keep following their links. A scan opens each SKILL.md once,
- * from the skills folder it holds open, and refuses a pipe or folder in its place. A skill's files
+ * from the skills folder it holds open, and refuses a pipe or folder in its place; a refusal is
+ * kept until the file changes (a chmod included), so the next scans neither open it nor make a
+ * new scan, unless it was a race (the path changed while opened). A skill's files
  * are listed from a bounded number of folders, however deep the agent nests them, and a SKILL.md
  * or a file beside it is read no further than the size it was checked at. The service's own files
  * are off limits to the workspace's skills even inside the workspace.
  */
 import {
   appendFileSync,
+  chmodSync,
   mkdirSync,
   renameSync,
+  rmSync,
   type Stats,
   statSync,
   symlinkSync,
@@ -34,8 +38,15 @@ import { skillMd, skillsFixture, writeSkill } from "./support.js";
 const realpathHook = vi.hoisted(() => ({ after: undefined as ((asked: string) => void) | undefined }));
 /** Called with the path a file was opened by, once its handle's stat has answered. */
 const statHook = vi.hoisted(() => ({ after: undefined as ((opened: string) => void) | undefined }));
-/** Called with the stats of every file or folder opened, as soon as it is open. */
-const openHook = vi.hoisted(() => ({ after: undefined as ((opened: Stats) => void) | undefined }));
+/**
+ * Called with the stats of every file or folder opened, as soon as it is open; and before, with
+ * the path it is about to be opened by: true refuses it as EACCES (the tests run as root, whom no
+ * file mode stops).
+ */
+const openHook = vi.hoisted(() => ({
+  after: undefined as ((opened: Stats) => void) | undefined,
+  before: undefined as ((opening: string) => boolean) | undefined,
+}));
 /** Called with the names each folder listing found, once it has answered. */
 const readdirHook = vi.hoisted(() => ({ after: undefined as ((names: string[]) => void) | undefined }));
 
@@ -47,6 +58,8 @@ vi.mock("node:fs/promises", async (importOriginal) => {
     return real;
   };
   const open = async (...args: Parameters<typeof actual.open>) => {
+    if (openHook.before?.(String(args[0])))
+      throw Object.assign(new Error(`EACCES: permission denied, open '${args[0]}'`), { code: "EACCES" });
     const handle = await actual.open(...args);
     const stat = handle.stat.bind(handle);
     if (openHook.after) openHook.after(await stat());
@@ -85,6 +98,7 @@ afterEach(async () => {
   realpathHook.after = undefined;
   statHook.after = undefined;
   openHook.after = undefined;
+  openHook.before = undefined;
   readdirHook.after = undefined;
   await fixture?.cleanup();
 });
@@ -155,7 +169,7 @@ describe("workspace skills and links", () => {
           ),
         }),
       ]);
-      await loader.scan();
+      expect(await loader.scan()).toBe(scan);
       expect(warn).toHaveBeenCalledTimes(1);
       expect(warn.mock.calls[0]![1]).toBe(`skill skipped: ${scan.problems[0]!.reason}`);
     },
@@ -337,6 +351,90 @@ describe("a workspace SKILL.md", () => {
     const scan = await fixture.library.scan();
     expect(statHook.after).toBeUndefined();
     expect(scan.skills.get("notes")?.body.trim()).toBe("Steps for notes.");
+  });
+});
+
+describe("a refused workspace SKILL.md", () => {
+  it("is not opened again, nor the scan made anew, until it changes: a pipe, and a link out of the workspace", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.workspaceSkills, "notes", skillMd("notes", "the team's notes"));
+    const pipe = path.join(fixture.workspaceSkills, "piped", "SKILL.md");
+    mkdirSync(path.dirname(pipe), { recursive: true });
+    execFileSync("mkfifo", [pipe]);
+    const host = path.join(
+      writeSkill(path.join(fixture.root, "host"), "linked", skillMd("linked", "HOST")),
+      "SKILL.md",
+    );
+    mkdirSync(path.join(fixture.workspaceSkills, "linked"));
+    symlinkSync(host, path.join(fixture.workspaceSkills, "linked", "SKILL.md"));
+    const loader = new SkillLoader(fixture.sources);
+    const first = await loader.scan();
+    expect(first.problems.map((problem) => problem.reason).sort()).toEqual([
+      "SKILL.md is not a regular file",
+      expect.stringMatching(/^not read: .*linked\/SKILL\.md.*outside the workspace/),
+    ]);
+
+    const { dev, ino } = statSync(pipe);
+    const opened: Stats[] = [];
+    const confined: string[] = [];
+    openHook.after = (stats) => opened.push(stats);
+    realpathHook.after = (asked) => confined.push(asked);
+    expect(await loader.scan()).toBe(first);
+    expect(opened.filter((stats) => stats.dev === dev && stats.ino === ino)).toEqual([]);
+    expect(confined.filter((asked) => asked.includes("linked"))).toEqual([]);
+
+    rmSync(pipe);
+    writeFileSync(pipe, skillMd("piped", "a file now"));
+    expect((await loader.scan()).skills.get("piped")?.description).toBe("a file now");
+  });
+
+  it("is tried again when it was refused for changing while it was opened, a race that says nothing of the file", async () => {
+    fixture = await skillsFixture();
+    const swapped = path.join(".coworker", "skills", "notes");
+    const outside = plant(swapped);
+    const folder = path.join(fixture.workspace, swapped);
+    const loader = new SkillLoader(fixture.sources);
+    openHook.before = (opening) => {
+      if (!opening.endsWith("/notes")) return false;
+      openHook.before = undefined;
+      swapForLink(swapped, outside);
+      return false;
+    };
+    const raced = await loader.scan();
+    expect(openHook.before).toBeUndefined();
+    expect(raced.problems.map((problem) => problem.reason)).toEqual([
+      expect.stringMatching(/^not read: .*changed while it was being used/),
+    ]);
+    rmSync(folder);
+    renameSync(path.join(path.dirname(folder), ".notes-before"), folder);
+    expect((await loader.scan()).skills.get("notes")?.description).toBe("the team's notes");
+  });
+
+  it("that cannot be opened is not tried again until it changes, a chmod included", async () => {
+    fixture = await skillsFixture();
+    const file = path.join(
+      writeSkill(fixture.workspaceSkills, "locked", skillMd("locked", "readable")),
+      "SKILL.md",
+    );
+    let attempts = 0;
+    let locked = true;
+    openHook.before = (opening) => {
+      if (!opening.endsWith("/SKILL.md")) return false;
+      attempts += 1;
+      return locked;
+    };
+    const loader = new SkillLoader(fixture.sources);
+    const first = await loader.scan();
+    expect(first.problems.map((problem) => problem.reason)).toEqual([
+      expect.stringMatching(/^unreadable: .*EACCES/),
+    ]);
+    expect(await loader.scan()).toBe(first);
+    expect(attempts).toBe(1);
+
+    locked = false;
+    chmodSync(file, 0o600);
+    expect((await loader.scan()).skills.get("locked")?.description).toBe("readable");
+    expect(attempts).toBe(2);
   });
 });
 
