@@ -133,7 +133,6 @@ export class MultiProcessSessions {
       this.replaceRecord(previousId, threadKey, id, recordKey, value),
     replaceMissing: (missingId, threadKey, id, recordKey, value) =>
       this.replaceMissing(missingId, threadKey, id, recordKey, value),
-    holds: (id) => this.holdsHere(id),
     activeIds: () => this.coordination.members(ACTIVE_SET),
   };
 

@@ -112,20 +112,12 @@ export class SessionCache {
    * Start a fresh session for the thread in place of its current one, `previous` ("new"); the old
    * one stays readable by id. The thread's starter carries over: whoever types "new" in a shared
    * thread does not become the person who may loosen it. Rejects with a StaleFenceError when this
-   * process may not replace `previous` (see `mayReplace`; nothing is written then).
+   * process may not replace `previous` (nothing is written then; see SessionRecords.replace).
    */
   async renew(target: ThreadTarget, previous: LiveSession): Promise<LiveSession> {
     const record = this.newRecord(target, previous.record.startedBy);
     await this.options.stores.records.replace(previous.record, record);
     return this.makeCurrent(sessionKeyOf(target), this.remember(this.created(record)));
-  }
-
-  /**
-   * Whether this process may replace the session as its thread's current one: always with one
-   * process; with several, while it holds the session (SessionRecords.mayReplace).
-   */
-  mayReplace(live: LiveSession): boolean {
-    return this.options.stores.records.mayReplace(live.id);
   }
 
   /** Sessions in memory now. */

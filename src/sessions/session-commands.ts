@@ -32,6 +32,12 @@ export interface ThreadCommandsDeps {
   readonly reviewerStats?: ReviewerStats | undefined;
   /** The configured approvers, who may loosen sessions in shared threads. */
   readonly approvals: Pick<ApprovalsConfig, "approvers" | "perChannel">;
+  /**
+   * With several processes: whether this process may retire the session and switch its thread to
+   * a fresh one ("new") — only while it holds the session. Default: always (one process keeps
+   * the thread index).
+   */
+  readonly mayReplace?: (sessionId: string) => boolean;
 }
 
 /**
@@ -190,8 +196,8 @@ export class ThreadCommands {
    * or lost it meanwhile: `old` is still the thread's session then).
    */
   private async replace(target: ThreadTarget, old: LiveSession): Promise<LiveSession | undefined> {
-    const { cache } = this.deps;
-    if (!cache.mayReplace(old)) return undefined;
+    const { cache, mayReplace } = this.deps;
+    if (mayReplace?.(old.id) === false) return undefined;
     old.retired = true;
     try {
       old.discardSteering = true;

@@ -50,8 +50,6 @@ export interface SharedRecords {
     recordKey: string,
     value: unknown,
   ): Promise<boolean>;
-  /** Whether this process holds the session's lease. */
-  holds(id: string): boolean;
   /** Ids of sessions with pending work, across processes. */
   activeIds(): Promise<readonly string[]>;
 }
@@ -207,23 +205,15 @@ export class SessionRecords {
 
   /**
    * Make `record`, a new session's, its thread's current session in place of `previous` ("new").
-   * With several processes only the holder of `previous` may (see `mayReplace`): the record and
-   * the thread entry go out in one step under its lease, refused with a StaleFenceError when a
-   * later holder took it — so a process that lost the thread, or never held it, cannot overwrite
-   * the thread's entry.
+   * With several processes only the holder of `previous` may (ThreadCommands checks first): the
+   * record and the thread entry go out in one step under its lease, refused with a
+   * StaleFenceError when a later holder took it — so a process that lost the thread, or never
+   * held it, cannot overwrite the thread's entry.
    */
   async replace(previous: SessionRecord, record: SessionRecord): Promise<void> {
     if (this.shared) return this.shared.replace(previous.id, ...newSessionArgs(record));
     await this.put(record);
     await this.setCurrent(record.key, record.id);
-  }
-
-  /**
-   * Whether this process may replace the session as its thread's current one: with one process
-   * always (it keeps the thread index); with several, while it holds the session's lease.
-   */
-  mayReplace(id: string): boolean {
-    return this.shared?.holds(id) ?? true;
   }
 
   /**
