@@ -4,8 +4,9 @@
  * read. A scan is asked for first (it reads the disk, so it is asynchronous) and the queries
  * answer from it. A scan is reused for `scanIntervalMs` (default 1 s), so the several model
  * calls of one turn share one while each new message sees skills added, edited or removed since;
- * a switch applies at once and a save through save_skill drops the scan (also one still being
- * made). The catalog text is kept until the scan or the switches change.
+ * whoever asks while a scan is being made shares that one. A switch applies at once and a save
+ * through save_skill drops the scan (also one still being made, so the next query makes a new
+ * one). The catalog text is kept until the scan or the switches change.
  */
 import path from "node:path";
 import type { SkillLoader, SkillScan } from "./skill-loader.js";
@@ -57,8 +58,8 @@ export class SkillLibrary {
   readonly workspaceRoot: string;
   readonly catalogBudgetTokens: number;
   private lastScan: { readonly scan: SkillScan; readonly at: number } | undefined;
-  /** Counts invalidations: a scan begun before the latest one is not kept. */
-  private generation = 0;
+  /** The scan being made, for every query meanwhile; an invalidation drops it. */
+  private pending: Promise<SkillScan> | undefined;
   private lastCatalog:
     | { readonly scan: SkillScan; readonly version: number; readonly text: string | undefined }
     | undefined;
@@ -78,17 +79,29 @@ export class SkillLibrary {
     const now = (this.options.now ?? Date.now)();
     const interval = this.options.scanIntervalMs ?? DEFAULT_SCAN_INTERVAL_MS;
     if (this.lastScan && now - this.lastScan.at < interval) return this.lastScan.scan;
-    const generation = this.generation;
-    const scan = await this.options.loader.scan();
-    if (generation === this.generation) this.lastScan = { scan, at: now };
-    return scan;
+    this.pending ??= this.startScan(now);
+    return this.pending;
   }
 
   /** Forget the last scan: the next one reads the sources (after save_skill wrote a skill). */
   invalidate(): void {
-    this.generation++;
+    this.pending = undefined;
     this.lastScan = undefined;
     this.options.loader.invalidate();
+  }
+
+  /** A new scan, begun at `now`: kept as the last one unless an invalidation dropped it meanwhile. */
+  private startScan(now: number): Promise<SkillScan> {
+    const pending: Promise<SkillScan> = this.options.loader
+      .scan()
+      .then((scan) => {
+        if (this.pending === pending) this.lastScan = { scan, at: now };
+        return scan;
+      })
+      .finally(() => {
+        if (this.pending === pending) this.pending = undefined;
+      });
+    return pending;
   }
 
   /** The catalog of the enabled skills within the budget; undefined when none is enabled. */

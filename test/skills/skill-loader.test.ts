@@ -1,8 +1,9 @@
 /**
  * Parsing and loading SKILL.md folders: a valid skill with every front-matter field, malformed
  * ones reported with file and reason (no front matter, bad YAML, missing description, name not
- * matching the folder, bad name), shadowing across sources, edits seen by the next scan, and a
- * scan begun before an invalidation not kept by the library.
+ * matching the folder, bad name), shadowing across sources, edits seen by the next scan, a
+ * scan begun before an invalidation not kept by the library, and a library's callers sharing the
+ * scan being made.
  */
 import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -197,9 +198,30 @@ describe("SkillLoader", () => {
     const inFlight = library.scan();
     writeSkill(fixture.workspaceSkills, "saved", skillMd("saved", "written meanwhile"));
     library.invalidate();
+    const asked = library.scan();
     finish(before);
     expect(await inFlight).toBe(before);
+    expect((await asked).skills.has("saved")).toBe(true);
     expect((await library.scan()).skills.has("saved")).toBe(true);
+    expect(scans).toHaveBeenCalledTimes(2);
+  });
+
+  it("a library's callers share the scan being made; the next call makes a new one", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.workspaceSkills, "notes", skillMd("notes", "first"));
+    const loader = new SkillLoader(fixture.sources);
+    const scans = vi.spyOn(loader, "scan");
+    const library = new SkillLibrary({
+      loader,
+      switches: fixture.switches,
+      workspaceRoot: fixture.workspace,
+      scanIntervalMs: 0,
+    });
+    const [first, ...others] = await Promise.all([library.scan(), library.scan(), library.scan()]);
+    expect(scans).toHaveBeenCalledTimes(1);
+    for (const scan of others) expect(scan).toBe(first);
+    writeSkill(fixture.dataSkills, "added", skillMd("added", "after the shared scan"));
+    expect((await library.scan()).skills.has("added")).toBe(true);
     expect(scans).toHaveBeenCalledTimes(2);
   });
 
