@@ -100,6 +100,7 @@ export class MultiProcessSessions {
       controls: this.controls,
       gate: this.leaseGate,
       host,
+      timing,
     });
     this.failover = new FailoverWatch({
       orphans: () => this.coordination.unleasedMembers(ACTIVE_SET, sessionLeaseKey("")),

@@ -3,12 +3,15 @@
  * buttons, thread commands and "Allow anyway" grants taken by a process that does not hold the
  * session are sent to the holder over its control channel (turn-controls.ts); when no one holds
  * it, they run here under a lease taken for the moment. The controls other processes send here
- * are handled the same way, since this process may have let the session go meanwhile.
+ * are handled the same way, since this process may have let the session go meanwhile. A retry,
+ * command or grant lives only in its control, so one its holder did not take (the holder died) is
+ * not dropped: it goes to whoever holds the session once that lease lapses, or runs here.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { Grant } from "../engine/permissions/grants.js";
 import type { LeaseGate } from "./lease-gate.js";
-import type { SessionLeases } from "./lease-lock.js";
+import type { LeaseTiming, SessionLeases } from "./lease-lock.js";
 import type { LiveSession } from "./live-session.js";
 import type { MultiProcessHost } from "./multi-process-host.js";
 import { hasPendingWork } from "./session-record.js";
@@ -21,10 +24,15 @@ export interface TurnControlDispatchOptions {
   /** Brings a copy taken here up to date, and lets the lease go after. */
   readonly gate: LeaseGate;
   readonly host: () => MultiProcessHost;
+  /** How long a dead holder's lease outlives it (TTL), and how often leases renew. */
+  readonly timing: LeaseTiming;
 }
 
 /** The reply to a command passed to the process running the thread's turn. */
 const FORWARDED_REPLY = "Passed to the process running this thread's turn.";
+
+/** The first wait before looking again for the holder of a session whose holder took no control. */
+const FIRST_HOLDER_WAIT_MS = 100;
 
 /** Sends changes of sessions held elsewhere to their holders, and handles the controls sent here. */
 export class TurnControlDispatch {
@@ -32,12 +40,16 @@ export class TurnControlDispatch {
 
   /**
    * Continue a session whose pending item was settled here: hand it to the turn waiting for it,
-   * in the process holding the session, or resume the session here when no one holds it.
+   * in the process holding the session, or resume the session here when no one holds it. (The
+   * settlement is in the store: should the holder have died, the failover that follows resumes it.)
    */
   async resume(sessionId: string): Promise<void> {
     const host = this.options.host();
     const holder = await this.options.leases.holderElsewhere(sessionId);
-    if (holder !== undefined) return this.options.controls.send(holder, { kind: "settled", sessionId });
+    if (holder !== undefined) {
+      await this.options.controls.send(holder, { kind: "settled", sessionId });
+      return;
+    }
     const live = await host.liveById(sessionId);
     if (live) host.schedule(live);
   }
@@ -53,16 +65,12 @@ export class TurnControlDispatch {
     command: ThreadCommand,
     run: () => Promise<string>,
   ): Promise<string> {
-    return this.whereHeld(live, run, async (holder) => {
-      await this.options.controls.send(holder, {
-        kind: "command",
-        sessionId: live.id,
-        target,
-        user,
-        command,
-      });
-      return FORWARDED_REPLY;
-    });
+    return this.whereHeld(
+      live,
+      run,
+      { kind: "command", sessionId: live.id, target, user, command },
+      FORWARDED_REPLY,
+    );
   }
 
   /**
@@ -74,18 +82,17 @@ export class TurnControlDispatch {
     await this.whereHeld(
       live,
       () => this.options.host().addGrant(live, grant),
-      (holder) => this.options.controls.send(holder, { kind: "grant", sessionId: live.id, grant }),
+      { kind: "grant", sessionId: live.id, grant },
+      undefined,
     );
   }
 
   /** A retry button: retried where the session is held (told over its control channel), else here. */
   async retry(live: LiveSession, user: PlatformUser): Promise<boolean> {
-    const { leases, controls } = this.options;
-    if (leases.holding(live.id)) return this.options.host().retry(live, user);
-    const holder = await leases.holderElsewhere(live.id);
-    if (holder === undefined) return this.options.host().retry(live, user);
-    await controls.send(holder, { kind: "retry", sessionId: live.id, user });
-    return true;
+    if (!this.options.leases.holding(live.id)) {
+      if (await this.sendToHolder({ kind: "retry", sessionId: live.id, user })) return true;
+    }
+    return this.options.host().retry(live, user);
   }
 
   /** Handle a control another process sent this one (TurnControls' receiver). */
@@ -113,7 +120,8 @@ export class TurnControlDispatch {
         await this.whereHeld(
           live,
           () => host.runCommand(live, control.target, control.user, control.command),
-          (holder) => this.options.controls.send(holder, control),
+          control,
+          undefined,
         );
         return;
       case "grant":
@@ -124,18 +132,19 @@ export class TurnControlDispatch {
 
   /**
    * Change the session where it is held: `run` here when this process holds it or can take it
-   * (its copy brought up to date first, the lease released after), else `forward` to the holder.
+   * (its copy brought up to date first, the lease released after), else send `control` to the
+   * holder and answer `forwarded`.
    */
   private async whereHeld<T>(
     live: LiveSession,
     run: () => Promise<T>,
-    forward: (holder: string) => Promise<T>,
+    control: TurnControl,
+    forwarded: T,
   ): Promise<T> {
     const { leases, gate } = this.options;
     if (leases.holding(live.id)) return run();
     for (;;) {
-      const holder = await leases.holderElsewhere(live.id);
-      if (holder !== undefined) return forward(holder);
+      if (await this.sendToHolder(control)) return forwarded;
       const held = await leases.take(live.id);
       if (!held) {
         if (leases.holding(live.id)) return run();
@@ -150,6 +159,27 @@ export class TurnControlDispatch {
         // parked in the store that "stop" ended): start it now, not at the next failover scan.
         if (hasPendingWork(live.record)) this.options.host().schedule(live);
       }
+    }
+  }
+
+  /**
+   * Send `control` to the process holding its session: false when no other process holds it.
+   * A holder that does not take it has died (or lost Redis) and its lease lapses within a TTL of
+   * its last renewal, so the holder is looked up again, after longer and longer waits, until
+   * another process holds the session (the control goes there) or none does (false).
+   */
+  private async sendToHolder(control: TurnControl): Promise<boolean> {
+    const { leases, controls, timing } = this.options;
+    const deadline = Date.now() + timing.ttlMs + timing.renewMs;
+    for (let wait = FIRST_HOLDER_WAIT_MS; ; wait = Math.min(wait * 2, timing.renewMs)) {
+      const holder = await leases.holderElsewhere(control.sessionId);
+      if (holder === undefined) return false;
+      if (await controls.send(holder, control)) return true;
+      if (Date.now() >= deadline)
+        throw new Error(
+          `process ${holder} holds session ${control.sessionId} but takes no controls, and its lease has not lapsed`,
+        );
+      await sleep(Math.min(wait, deadline - Date.now()));
     }
   }
 }

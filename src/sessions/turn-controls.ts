@@ -3,9 +3,8 @@
  * process's own pub/sub channel — "input is queued for the session", "a pending item of the
  * session was settled" (a press or typed answer taken elsewhere), a retry button pressed elsewhere,
  * thread commands (stop, mode changes, …) to run where the turn runs, and "Allow anyway" grants to
- * add there. Controls are hints about state already in the store: one that is lost (its receiver
- * just died) is made good by the failover that follows. A grant lives only in its control: lost
- * with its receiver, the retried call is reviewed again (and a denial brings a fresh card).
+ * add there. A control reaches its receiver or says it did not: `send` is false when the
+ * receiver no longer listens (it died), and the sender decides what then (TurnControlDispatch).
  */
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -64,9 +63,9 @@ export class TurnControls {
     );
   }
 
-  /** Send a control to the process `processId`. */
-  async send(processId: string, control: TurnControl): Promise<void> {
-    await this.coordination.publish(controlChannel(processId), JSON.stringify(control));
+  /** Send a control to the process `processId`: false when that process does not listen (died). */
+  send(processId: string, control: TurnControl): Promise<boolean> {
+    return this.coordination.publish(controlChannel(processId), JSON.stringify(control));
   }
 
   /** Stop receiving. */

@@ -992,6 +992,29 @@ describe("several session stacks on one Redis", () => {
     expect((await storedRecord(b, out.turns[0]!.sessionId))?.pendingTurn).toBeUndefined();
   }, 30_000);
 
+  it("stop taken by B while the holder A has died is not sent into the void: B runs it once A's lease lapses, and the turn never resumes", async () => {
+    // B scans for orphans only every 10 minutes: only the stop itself can end the turn in time.
+    stacks = await Promise.all([
+      openStack("A"),
+      openStackWith("B", { timing: { ttlMs: 600_000, renewMs: 600_000 } }),
+    ]);
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700001350.000001");
+    await a.manager.receive(message("write orphaned1", { target }));
+    const out = outputs.for(target);
+    await openCard(out);
+    // A dies holding the session: no release, no more renewals, nobody on its control channel.
+    a.closed = true;
+    await a.coordination.close();
+    expect(await b.manager.command(target, ANA, "stop", [])).toBe("Stopped the waiting turn.");
+    await outputs.until(() => out.closedTurns.length === 1, "the stopped turn to end", 5_000);
+    expect(out.latestCards[0]?.outcome).toBe("Cancelled: the turn was stopped");
+    expect(runs.count("call-orphaned1")).toBe(0);
+    await b.manager.idle();
+    expect((await storedRecord(b, out.turns[0]!.sessionId))?.pendingTurn).toBeUndefined();
+    await a.store.close().catch(() => undefined);
+  }, 30_000);
+
   it("a holder that stops renewing is taken over within the TTL; its card still works", async () => {
     stacks = await Promise.all(["A", "B"].map(openStack));
     const [a, b] = stacks as [Stack, Stack];

@@ -125,8 +125,11 @@ export interface Coordination {
    * arrived while it was held is never left behind: false and -1 when `token` no longer held it.
    */
   releaseAndCount(key: string, token: string, queue: string): Promise<{ released: boolean; waiting: number }>;
-  /** Send `message` to every current subscriber of `channel` (in every process). */
-  publish(channel: string, message: string): Promise<void>;
+  /**
+   * Send `message` to every current subscriber of `channel` (in every process); resolves false
+   * when it reached none (nobody listens there now: the process that did has died, say).
+   */
+  publish(channel: string, message: string): Promise<boolean>;
   /** Deliver every later message on `channel` to `listener`, in publish order. */
   subscribe(channel: string, listener: (message: string) => void): Promise<Unsubscribe>;
   /** True for the one caller that claims `key` first within `ttlMs`; false for everyone else. */

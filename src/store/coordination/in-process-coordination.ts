@@ -151,13 +151,14 @@ export class InProcessCoordination implements Coordination {
     return { released: true, waiting: this.queues.get(queue)?.length ?? 0 };
   }
 
-  async publish(channel: string, message: string): Promise<void> {
+  async publish(channel: string, message: string): Promise<boolean> {
     this.assertOpen();
     const listeners = [...(this.listeners.get(channel) ?? [])];
     // Delivered later, as a broker would: a publisher never runs its own listeners inline.
     setImmediate(() => {
       for (const listener of listeners) listener(message);
     });
+    return listeners.length > 0;
   }
 
   async subscribe(channel: string, listener: (message: string) => void): Promise<Unsubscribe> {

@@ -262,8 +262,8 @@ export class RedisCoordination implements Coordination {
     return reply < 0 ? { released: false, waiting: -1 } : { released: true, waiting: reply };
   }
 
-  async publish(channel: string, message: string): Promise<void> {
-    await this.client.publish(`${PREFIX}${channel}`, message);
+  async publish(channel: string, message: string): Promise<boolean> {
+    return (await this.client.publish(`${PREFIX}${channel}`, message)) > 0;
   }
 
   async subscribe(channel: string, listener: (message: string) => void): Promise<Unsubscribe> {

@@ -319,6 +319,15 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
       await offMarker();
     });
 
+    it("a publish says whether it reached a subscriber: not once the only one has left", async () => {
+      const channel = unique("reach");
+      expect(await pair.a.publish(channel, "nobody")).toBe(false);
+      const off = await pair.b.subscribe(channel, () => undefined);
+      expect(await pair.a.publish(channel, "one")).toBe(true);
+      await off();
+      expect(await pair.a.publish(channel, "gone")).toBe(false);
+    });
+
     it("claimOnce is true for one caller only, until the claim expires", async () => {
       const key = unique("claim");
       const results = await Promise.all([pair.a.claimOnce(key, 60), pair.b.claimOnce(key, 60)]);
