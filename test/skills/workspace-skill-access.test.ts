@@ -29,7 +29,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLoadSkillTool } from "../../src/skills/load-skill-tool.js";
 import { SkillLibrary } from "../../src/skills/skill-library.js";
-import { SkillLoader } from "../../src/skills/skill-loader.js";
+import { SkillLoader, type SkillScan } from "../../src/skills/skill-loader.js";
 import type { ToolContext } from "../../src/core/tool.js";
 import { request } from "../support/engine-fixtures.js";
 import { skillMd, skillsFixture, writeSkill } from "./support.js";
@@ -133,6 +133,16 @@ function swapForLink(swapped: string, target: string): void {
   symlinkSync(target, folder);
 }
 
+/** The scan found no skill, and one problem: a folder or file that changed while it was being read. */
+function expectRefusedAsRaced(scan: SkillScan): void {
+  expect([...scan.skills.values()]).toEqual([]);
+  expect(scan.problems).toEqual([
+    expect.objectContaining({
+      reason: expect.stringMatching(/^not read: .*changed while it was being used/),
+    }),
+  ]);
+}
+
 describe("workspace skills and the service's own files", () => {
   it("never reads a skill through a link into the service's data folder inside the workspace", async () => {
     fixture = await skillsFixture();
@@ -187,12 +197,7 @@ describe("workspace skills and links", () => {
       };
       const scan = await fixture.library.scan();
       expect(realpathHook.after).toBeUndefined();
-      expect([...scan.skills.values()]).toEqual([]);
-      expect(scan.problems).toEqual([
-        expect.objectContaining({
-          reason: expect.stringMatching(/^not read: .*changed while it was being used/),
-        }),
-      ]);
+      expectRefusedAsRaced(scan);
     },
   );
 
@@ -223,12 +228,7 @@ describe("workspace skills and links", () => {
     };
     const scan = await fixture.library.scan();
     expect(readdirHook.after).toBeUndefined();
-    expect([...scan.skills.values()]).toEqual([]);
-    expect(scan.problems).toEqual([
-      expect.objectContaining({
-        reason: expect.stringMatching(/^not read: .*changed while it was being used/),
-      }),
-    ]);
+    expectRefusedAsRaced(scan);
   });
 
   it("a skill's folder linked within the workspace, swapped for a link out between the check of its SKILL.md and its read, is refused", async () => {
@@ -248,12 +248,7 @@ describe("workspace skills and links", () => {
     };
     const scan = await fixture.library.scan();
     expect(realpathHook.after).toBeUndefined();
-    expect([...scan.skills.values()]).toEqual([]);
-    expect(scan.problems).toEqual([
-      expect.objectContaining({
-        reason: expect.stringMatching(/^not read: .*changed while it was being used/),
-      }),
-    ]);
+    expectRefusedAsRaced(scan);
   });
 
   it("lists and reads no file through a skill folder swapped for a link after the scan", async () => {
