@@ -3,9 +3,10 @@
  * receiver picked at construction (telegram-receiver.ts): long polling with @grammyjs/runner or
  * a webhook (with several processes on one store, only the elected poller polls); handling is
  * concurrent across chats, ordered per chat and topic only around the
- * record-and-return handlers. 429s are retried by @grammyjs/auto-retry within set bounds;
- * outgoing traffic is throttled per chat, per group and overall. Its thread outputs work before
- * `start`, so turns — also resumed ones after a restart — can reach any chat.
+ * record-and-return handlers. Every Bot API call has a deadline by kind (telegram-deadlines.ts);
+ * network failures, timeouts among them, are retried a few times, 429s by @grammyjs/auto-retry
+ * within set bounds; outgoing traffic is throttled per chat, per group and overall. Its thread
+ * outputs work before `start`, so turns — also resumed ones after a restart — can reach any chat.
  */
 import { autoRetry } from "@grammyjs/auto-retry";
 import { sequentialize } from "@grammyjs/runner";
@@ -19,6 +20,7 @@ import type { KeyValueSpace } from "../../store/store.js";
 import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
 import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { TelegramAccess } from "./telegram-access.js";
+import { type CallDeadlines, deadlineTransformer, MAX_DEADLINE_MS } from "./telegram-deadlines.js";
 import { telegramFailure } from "./telegram-failure.js";
 import { errorText } from "./telegram-errors.js";
 import { intakeScreen, pollingScreen } from "./telegram-intake.js";
@@ -60,6 +62,11 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
   readonly pollingBackoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Long-poll timeout in seconds (default 30). */
   readonly pollTimeoutSeconds?: number;
+  /**
+   * How long a Bot API call may go unanswered: defaults 30 s, 10 s for edits and chat actions,
+   * 5 min for uploads, getUpdates its poll timeout + 10 s (see telegram-deadlines.ts).
+   */
+  readonly deadlines?: CallDeadlines;
   /** Several processes on one store: only the holder of the poller lease polls (webhook mode: any). */
   readonly pollerLeases?: PollerLeases;
   /** Preview cadence overrides (tests); Telegram-safe defaults otherwise. */
@@ -67,6 +74,12 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
   /** Outgoing limits; Telegram's published ones by default. */
   readonly sendLimits?: SendLimits;
 }
+
+const deadlineMs = z
+  .number()
+  .int()
+  .positive()
+  .max(MAX_DEADLINE_MS, `at most ${MAX_DEADLINE_MS} ms: grammY's own timeout ends every call then`);
 
 const optionsSchema = z.object({
   botToken: z.string().regex(/^\d+:[\w-]+$/, "a bot token looks like 123456:ABC-def"),
@@ -84,6 +97,9 @@ const optionsSchema = z.object({
       path: z.string().startsWith("/"),
       host: z.string().optional(),
     })
+    .optional(),
+  deadlines: z
+    .object({ callMs: deadlineMs, editMs: deadlineMs, uploadMs: deadlineMs, pollMarginMs: deadlineMs })
     .optional(),
   fileMaxBytes: z.number().int().positive(),
   workspaceRoot: z.string().min(1),
@@ -125,8 +141,11 @@ export class TelegramChannel implements ChannelAdapter {
       client: { apiRoot, fetch: telegramFetch },
       ...(options.botInfo ? { botInfo: options.botInfo } : {}),
     });
+    // Innermost, so each attempt's deadline runs from when it is sent, not from its wait for a slot.
+    this.bot.api.config.use(deadlineTransformer(options.deadlines));
     this.bot.api.config.use(throttleTransformer(new SendScheduler(options.sendLimits)));
-    // Network failures are retried a few times here (each attempt books its send slot again)...
+    // Network failures — a call past its deadline is one — are retried a few times here (each
+    // attempt books its send slot again and gets a deadline of its own)...
     this.bot.api.config.use(networkRetryTransformer());
     // ...and then rethrown by auto-retry, whose own retry of them is unbounded and silent (doubling
     // waits up to an hour); start-up and polling retry visibly instead.

@@ -1,11 +1,12 @@
 /**
  * Bounded retries of Bot API calls that failed in the network — grammY's HttpError: no answer came
- * back (a reset connection, a keep-alive socket closed as it was reused, a timeout). Without them
- * one dropped connection loses a turn's final answer: the history holds it, the person never sees
- * it. A few attempts with growing waits, then the error goes on as before. Telegram's own answers
- * (GrammyError: 4xx, 429, 5xx) are not retried here — auto-retry handles 429 and 5xx — and
- * getUpdates is not either: the polling loop retries it itself, visibly. A call whose answer was
- * lost after Telegram carried it out is sent twice; that is rarer, and better, than an answer lost.
+ * back (a reset connection, a keep-alive socket closed as it was reused, a call past its deadline:
+ * telegram-deadlines.ts). Without them one dropped connection loses a turn's final answer: the
+ * history holds it, the person never sees it. A few attempts with growing waits, then the error
+ * goes on as before. Telegram's own answers (GrammyError: 4xx, 429, 5xx) are not retried here —
+ * auto-retry handles 429 and 5xx — and getUpdates is not either: the polling loop retries it
+ * itself, visibly. A call whose answer was lost after Telegram carried it out is sent twice; that
+ * is rarer, and better, than an answer lost.
  */
 import { HttpError, type Transformer } from "grammy";
 import pRetry from "p-retry";

@@ -1,6 +1,7 @@
 /** Telegram connection failures by kind: rejected token, conflict, rate limit, unreachable API. */
 import { GrammyError, HttpError } from "grammy";
 import { describe, expect, it } from "vitest";
+import { BotApiTimeout } from "../../../src/channels/telegram/telegram-deadlines.js";
 import { telegramFailure } from "../../../src/channels/telegram/telegram-failure.js";
 
 function apiError(code: number, description: string): GrammyError {
@@ -31,5 +32,12 @@ describe("telegramFailure", () => {
     expect(failure.kind).toBe("unreachable");
     expect(failure.line()).not.toContain("AAsecret");
     expect(failure.reason).toBe("getMe: ECONNREFUSED");
+  });
+
+  it("reads a call past its deadline as an unreachable API that timed out", () => {
+    expect(telegramFailure(new BotApiTimeout("getMe", 30_000), "getMe")).toMatchObject({
+      kind: "unreachable",
+      reason: "getMe: ETIMEDOUT",
+    });
   });
 });

@@ -5,8 +5,8 @@
  * conflict as on Telegram: by default the new poller takes over and the waiting one gets the 409;
  * with `concurrentPolls: "conflict"` the second concurrent poll is the one answered 409 (what
  * several processes polling one token see). Every call is recorded; tests inject user messages and
- * button presses, queue failures (429 with retry_after, 409, any error text) and `waitFor` a
- * condition instead of sleeping.
+ * button presses, queue failures (429 with retry_after, 409, any error text, a dropped connection,
+ * a call never answered) and `waitFor` a condition instead of sleeping.
  */
 import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -40,6 +40,9 @@ export interface FakeTelegramOptions {
 
 type Update = Params & { update_id: number };
 
+/** How a call's connection misbehaves: closed before any answer, or left open with none. */
+type ConnectionFault = "drop" | "hold";
+
 interface Waiter {
   readonly response: ServerResponse;
   readonly timer: NodeJS.Timeout;
@@ -63,8 +66,8 @@ export class FakeTelegram {
   private readonly changes = new EventEmitter();
   private readonly started = Date.now();
   private readonly failures = new Map<string, BotApiError[]>();
-  /** Calls still to drop, by method (see dropNext). */
-  private readonly drops = new Map<string, number>();
+  /** Connection faults still to come, by method, in order (see dropNext, holdNext). */
+  private readonly faults = new Map<string, ConnectionFault[]>();
   private updates: Update[] = [];
   private nextUpdateId = 100_000;
   private waiter: Waiter | undefined;
@@ -138,7 +141,22 @@ export class FakeTelegram {
    * keep-alive socket does): the client sees a network failure, and the call is not carried out.
    */
   dropNext(method: string, times = 1): void {
-    this.drops.set(method, (this.drops.get(method) ?? 0) + times);
+    this.queueFault(method, "drop", times);
+  }
+
+  /**
+   * The next `times` calls of `method` are taken and never answered (as a server that hangs): the
+   * connection stays open until the client gives up or the fake closes, and the call is not
+   * carried out.
+   */
+  holdNext(method: string, times = 1): void {
+    this.queueFault(method, "hold", times);
+  }
+
+  private queueFault(method: string, fault: ConnectionFault, times: number): void {
+    const queue = this.faults.get(method) ?? [];
+    for (let i = 0; i < times; i++) queue.push(fault);
+    this.faults.set(method, queue);
   }
 
   /** The next `times` calls of `method` get Telegram's 429 with `retry_after` seconds. */
@@ -273,13 +291,13 @@ export class FakeTelegram {
       return respond(response, 401, { ok: false, error_code: 401, description: "Unauthorized" });
     const method = call[2]!;
     const params = await readParams(request, url);
-    const drops = this.drops.get(method) ?? 0;
-    if (drops > 0) {
-      this.drops.set(method, drops - 1);
+    const fault = this.faults.get(method)?.shift();
+    if (fault === "drop") {
       this.record(method, params, "connection dropped");
       request.socket.destroy();
       return;
     }
+    if (fault === "hold") return this.record(method, params, "held without an answer");
     const failure = this.failures.get(method)?.shift();
     if (failure) return this.answerError(method, params, response, failure);
     if (method === "getUpdates") return this.getUpdates(params, response);

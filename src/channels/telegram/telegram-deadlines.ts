@@ -1,0 +1,105 @@
+/**
+ * How long a Bot API call may go unanswered, by what it is, as a grammY API transformer. grammY's
+ * client gives every call 500 s, so a call whose connection hangs (the server took it and never
+ * answers) held a turn's reply — and with it the session — for over eight minutes. Here an ordinary
+ * call gets 30 s (as Slack's Web API calls do); the calls whose use passes within seconds get 10 s
+ * (as Slack's live edits do): message edits, chat actions ("typing…" lasts 5 s), draft previews
+ * and callback answers (too old after ~10–15 s); an upload 5 minutes (the Bot API takes up to 50 MB,
+ * about 200 s at 2 Mbit/s up); getUpdates the long-poll timeout it asks for plus a margin, since
+ * Telegram answers a quiet poll only then.
+ *
+ * Installed innermost, under the throttle: a call's wait for a send slot does not count, and each
+ * attempt of the network retry gets a deadline of its own. A call past its deadline fails with
+ * BotApiTimeout — an HttpError, so it is retried like the network failure it is — naming the
+ * method and the deadline, never the URL (it holds the bot token). The caller's own signal still
+ * aborts the call; it is linked by a listener rather than with AbortSignal.any, which ignores the
+ * abort-controller polyfill signals that grammY's runner passes (checked on Node 20). grammY's own
+ * timeout stays behind these, which is why a deadline is at most MAX_DEADLINE_MS.
+ */
+import { HttpError, InputFile, type Transformer } from "grammy";
+
+/** Deadlines in ms by kind of call (see the module comment). */
+export interface CallDeadlines {
+  /** Every call not named below. */
+  readonly callMs: number;
+  /** Message edits, chat actions, draft previews and callback answers. */
+  readonly editMs: number;
+  /** Calls that upload a file (multipart: sendDocument, sendPhoto, … carrying an InputFile). */
+  readonly uploadMs: number;
+  /** getUpdates: added to the long-poll timeout the call asks for. */
+  readonly pollMarginMs: number;
+}
+
+export const DEFAULT_CALL_DEADLINES: CallDeadlines = Object.freeze({
+  callMs: 30_000,
+  editMs: 10_000,
+  uploadMs: 5 * 60_000,
+  pollMarginMs: 10_000,
+});
+
+/** grammY's own timeout of every call (its default), which ends a call past it whatever its deadline. */
+export const MAX_DEADLINE_MS = 500_000;
+
+/** grammY types signals as the abort-controller polyfill's; it only listens to them, as to Node's. */
+type ApiSignal = Parameters<Transformer>[3];
+
+const QUICK_CALLS = /^(editMessage|sendChatAction$|sendMessageDraft$|answerCallbackQuery$)/;
+
+/** A Bot API call that got no answer within its deadline (a network failure: an HttpError). */
+export class BotApiTimeout extends HttpError {
+  /** Node's code for a connection that timed out, which failure classifiers read as a network failure. */
+  readonly code = "ETIMEDOUT";
+
+  constructor(
+    readonly method: string,
+    readonly deadlineMs: number,
+  ) {
+    super(`${method}: no answer from the Bot API within ${deadlineMs / 1000} s`, undefined);
+    this.name = "BotApiTimeout";
+  }
+}
+
+/** Whether a payload carries a file to upload anywhere in it (grammY then sends it as multipart). */
+function carriesFile(value: unknown): boolean {
+  if (value instanceof InputFile) return true;
+  if (typeof value !== "object" || value === null) return false;
+  return Object.values(value).some(carriesFile);
+}
+
+/** The deadline in ms for one call of `method` with `payload`. */
+export function deadlineOf(method: string, payload: unknown, deadlines: CallDeadlines): number {
+  if (carriesFile(payload)) return deadlines.uploadMs;
+  if (method === "getUpdates") {
+    const timeout = Number((payload as { timeout?: unknown } | undefined)?.timeout ?? 0);
+    return (Number.isFinite(timeout) ? timeout * 1000 : 0) + deadlines.pollMarginMs;
+  }
+  return QUICK_CALLS.test(method) ? deadlines.editMs : deadlines.callMs;
+}
+
+/**
+ * A grammY API transformer that ends each call at its deadline with BotApiTimeout (aborting the
+ * request), and passes the caller's abort on to it.
+ */
+export function deadlineTransformer(deadlines: CallDeadlines = DEFAULT_CALL_DEADLINES): Transformer {
+  return async (prev, method, payload, signal) => {
+    const deadlineMs = deadlineOf(method, payload, deadlines);
+    const request = new AbortController();
+    const abort = () => request.abort();
+    if (signal?.aborted) abort();
+    else signal?.addEventListener("abort", abort);
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new BotApiTimeout(method, deadlineMs));
+        abort();
+      }, deadlineMs);
+    });
+    try {
+      // The race also ends a call whose fetch would not heed the abort.
+      return await Promise.race([prev(method, payload, request.signal as unknown as ApiSignal), expired]);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
+    }
+  };
+}
