@@ -1,30 +1,43 @@
 /**
  * The agent's subscription tools — subscribe_channel, unsubscribe_channel, list_subscriptions and
  * catch_up — scoped to the calling session: the session id and thread come from the request
- * (`request.sessionId`, `request.metadata.target`), the person from `request.requester`. They are
- * reads (no approval), guarded instead by the platform membership check. A turn woken by channel
- * content may read, but may not change what the session watches.
+ * (`request.sessionId`, `request.metadata.target`), the person from `request.requester`, and each
+ * channel is checked with the platform for that person's membership. subscribe_channel creates a
+ * standing item, so it is a write (interactive mode asks, with a card showing its instructions
+ * whole, as schedule_task's does); the others are reads.
+ *
+ * A turn woken by channel content has no person asking: its requester is the subscriber, whose
+ * standing is lent to it only to read what woke it. There catch_up reads only the channel of the
+ * subscription whose content woke the turn, and the tools that act for the person (`callerOf`:
+ * these and the scheduled-task tools) refuse — its reply goes to this conversation, where the
+ * content's authors may read what it found.
  */
 import { z } from "zod";
 import { provenanceOf } from "../engine/permissions/permission-engine.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
-import { type AnyTool, defineTool, fail, ok, type ToolResult } from "../core/tool.js";
+import { type AnyTool, defineTool, fail, ok, type ToolPreview, type ToolResult } from "../core/tool.js";
 import type { Caller, Outcome } from "./channel-access.js";
 import {
+  channelArgOf,
+  channelLabel,
+  isNamedBy,
   MAX_INSTRUCTIONS_CHARS,
   MAX_KEYWORD_CHARS,
   MAX_KEYWORDS,
   threadTargetSchema,
 } from "./subscription.js";
 import type { SubscriptionService } from "./subscription-service.js";
-import type { SubscriptionOwner } from "./subscription-service-options.js";
+import type { SubscribeArgs, SubscriptionOwner } from "./subscription-service-options.js";
 import { personLines } from "./subscription-text.js";
+import { describeTrigger, parseTrigger } from "./triggers.js";
 
 /** What the tools need from the service. */
 export type SubscriptionToolsService = Pick<
   SubscriptionService,
   "subscribe" | "remove" | "listForPerson" | "catchUp"
 >;
+
+const FEATURE = "channel subscriptions are";
 
 const channelArg = z
   .string()
@@ -71,11 +84,8 @@ const catchUpSchema = z.object({
     .describe("ISO date or date-time: messages since then, read or not (default: only unread ones)"),
 });
 
-/** The calling session and person, or why the tool (of `feature`) cannot run here. */
-export function callerOf(
-  request: ConversationExecutionRequest,
-  feature = "channel subscriptions are",
-): Caller | string {
+/** The conversation's thread and the turn's requester, or why the tool cannot run here. */
+function threadCaller(request: ConversationExecutionRequest, feature: string): Caller | string {
   const target = threadTargetSchema.safeParse(request.metadata.target);
   if (!target.success) return `This conversation has no thread to report to, so ${feature} unavailable here.`;
   return {
@@ -85,26 +95,84 @@ export function callerOf(
   };
 }
 
-/** Why a turn started by channel content may not do `what` (undefined: a person's turn, it may). */
-export function untrustedTurn(
-  request: ConversationExecutionRequest,
-  what = "change what this conversation watches",
-): string | undefined {
+/** The channel whose content woke this turn; undefined in a person's turn. */
+function wakingChannel(request: ConversationExecutionRequest): string | undefined {
   const provenance = provenanceOf(request);
-  if (provenance.kind !== "channel_content") return undefined;
-  return `This turn was started by messages from ${provenance.channel ?? "a watched channel"}, so it cannot ${what}. Ask the person here to request it.`;
+  return provenance.kind === "channel_content" ? (provenance.channel ?? "a watched channel") : undefined;
 }
 
-/** The caller of a tool that changes what the session watches, or why it cannot run here. */
-function changingCaller(request: ConversationExecutionRequest): Caller | string {
-  const caller = callerOf(request);
+/** Why a turn started by channel content may not do `what` (undefined: a person's turn, it may). */
+export function untrustedTurn(request: ConversationExecutionRequest, what: string): string | undefined {
+  const waking = wakingChannel(request);
+  if (waking === undefined) return undefined;
+  return `This turn was started by messages from ${waking}, so it cannot ${what}. Ask the person here to request it.`;
+}
+
+/**
+ * The person asking from this conversation, or why the tool (of `feature`) cannot run here: the
+ * conversation has no thread, or the turn was woken by channel content — nobody asked, and acting
+ * with its requester's standing would lend the subscriber's channels and standing items to the
+ * content's authors.
+ */
+export function callerOf(request: ConversationExecutionRequest, feature = FEATURE): Caller | string {
+  const caller = threadCaller(request, feature);
   if (typeof caller === "string") return caller;
-  return untrustedTurn(request) ?? caller;
+  const waking = wakingChannel(request);
+  if (waking === undefined) return caller;
+  return `This turn was started by messages from ${waking}, so ${feature} not available in it: only a person's own request may use them. Ask the person here to request it.`;
 }
 
 /** The person behind a caller, asking from the caller's conversation. */
 export function ownerOf(caller: Caller): SubscriptionOwner {
   return { sessionId: caller.sessionId, platform: caller.target.platform, userId: caller.requester.id };
+}
+
+/** Run `act` for the person asking from this conversation, or say why it cannot run here. */
+async function asPerson(
+  request: ConversationExecutionRequest,
+  act: (caller: Caller) => Promise<Outcome>,
+): Promise<Outcome> {
+  const caller = callerOf(request);
+  return typeof caller === "string" ? { ok: false, message: caller } : act(caller);
+}
+
+/**
+ * Who catch_up reads for, and which channel: the person asking and the channel named; in a turn
+ * woken by channel content, the subscriber and — only when `channel` names it — the channel of
+ * this conversation's subscription whose content woke the turn, by its id (so a name cannot
+ * resolve to another channel meanwhile). Otherwise why not.
+ */
+async function catchUpReader(
+  service: SubscriptionToolsService,
+  request: ConversationExecutionRequest,
+  channel: string,
+): Promise<{ readonly caller: Caller; readonly channel: string } | string> {
+  const caller = threadCaller(request, FEATURE);
+  if (typeof caller === "string") return caller;
+  const waking = wakingChannel(request);
+  if (waking === undefined) return { caller, channel };
+  const woke = (await service.listForPerson(ownerOf(caller))).find(
+    (s) => s.sessionId === caller.sessionId && channelLabel(s.channelRef) === waking && isNamedBy(s, channel),
+  );
+  if (woke) return { caller, channel: channelArgOf(woke.channelRef) };
+  return `This turn was started by messages from ${waking}, so it can read only ${waking}, not ${channel}. Ask the person here to request it.`;
+}
+
+/** What subscribe_channel's approval card shows: the channel, for whom, the trigger and the whole instructions. */
+function subscribePreview(args: SubscribeArgs, request: ConversationExecutionRequest): ToolPreview {
+  const caller = callerOf(request);
+  if (typeof caller === "string") return { summary: `Watch ${args.channel} (will be refused: ${caller})` };
+  const trigger = parseTrigger(args.trigger);
+  const wakes = trigger.ok ? describeTrigger(trigger.trigger) : `an invalid trigger (${trigger.error})`;
+  const instructions = args.instructions?.trim();
+  return {
+    summary: `Watch ${args.channel} from this conversation as ${caller.requester.name || caller.requester.id}, woken by ${wakes}`,
+    ...(instructions
+      ? {
+          detail: { kind: "text" as const, text: `Standing instructions for each wake-up:\n${instructions}` },
+        }
+      : {}),
+  };
 }
 
 function result(outcome: Outcome): ToolResult {
@@ -116,29 +184,30 @@ interface ChannelToolSpec<Schema extends z.ZodType<{ readonly channel: string }>
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Schema;
+  /** write: creates a standing item (interactive mode asks); read: runs unasked. */
+  readonly category: "read" | "write";
   readonly concurrent: boolean;
-  /** Changes what the session watches: refused in a turn woken by channel content. */
-  readonly changesWatch: boolean;
-  /** The service's answer for the caller. */
-  readonly run: (caller: Caller, args: z.infer<Schema>) => Promise<Outcome>;
+  /** The service's answer for this call, or why it cannot run here. */
+  readonly run: (args: z.infer<Schema>, request: ConversationExecutionRequest) => Promise<Outcome>;
+  readonly preview?: (args: z.infer<Schema>, request: ConversationExecutionRequest) => ToolPreview;
 }
 
-/** A read-category tool on one channel, run for the calling session, answering with the outcome. */
+/** A tool on one channel, run for the calling session, answering with the outcome. */
 function channelTool<Schema extends z.ZodType<{ readonly channel: string }>>(
   spec: ChannelToolSpec<Schema>,
 ): AnyTool {
+  const { preview } = spec;
   return defineTool({
     name: spec.name,
     description: spec.description,
     inputSchema: spec.inputSchema,
-    category: "read",
-    risk: "low",
+    category: spec.category,
+    risk: spec.category === "write" ? "medium" : "low",
     concurrent: spec.concurrent,
     label: (args) => args.channel,
+    ...(preview ? { preview: async (args, { request }) => preview(args, request) } : {}),
     async execute(args, context) {
-      const caller = spec.changesWatch ? changingCaller(context.request) : callerOf(context.request);
-      if (typeof caller === "string") return fail(caller);
-      return result(await spec.run(caller, args));
+      return result(await spec.run(args, context.request));
     },
   });
 }
@@ -151,9 +220,10 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
       "Watch a Slack channel or Telegram group/topic for this conversation: matching new messages wake you here " +
       "(batched) as channel content, with the instructions given. Only for channels the person asking is a member of.",
     inputSchema: subscribeSchema,
+    category: "write",
     concurrent: false,
-    changesWatch: true,
-    run: (caller, args) => service.subscribe(caller, args),
+    run: (args, request) => asPerson(request, (caller) => service.subscribe(caller, args)),
+    preview: subscribePreview,
   });
   const unsubscribe = channelTool({
     name: "unsubscribe_channel",
@@ -161,9 +231,9 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
       "Stop watching a channel: this conversation's subscription to it, else one of the person's own " +
       "subscriptions in any of their conversations.",
     inputSchema: unsubscribeSchema,
+    category: "read",
     concurrent: false,
-    changesWatch: true,
-    run: (caller, args) => service.remove(ownerOf(caller), args.channel),
+    run: (args, request) => asPerson(request, (caller) => service.remove(ownerOf(caller), args.channel)),
   });
   const list = defineTool({
     name: "list_subscriptions",
@@ -187,9 +257,13 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
       "Read the messages of a channel this conversation has not read yet (or those since a date), oldest first, " +
       "with author and time. Calling it again continues where it stopped. Only for channels the person asking is in.",
     inputSchema: catchUpSchema,
+    category: "read",
     concurrent: true,
-    changesWatch: false,
-    run: (caller, args) => service.catchUp(caller, args),
+    async run(args, request) {
+      const reader = await catchUpReader(service, request, args.channel);
+      if (typeof reader === "string") return { ok: false, message: reader };
+      return service.catchUp(reader.caller, { ...args, channel: reader.channel });
+    },
   });
   return Object.freeze([subscribe, unsubscribe, list, catchUp]);
 }

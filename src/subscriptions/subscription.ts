@@ -127,6 +127,11 @@ export function channelLabel(ref: ChannelRef): string {
   return ref.thread === undefined ? ref.channel : `${ref.channel} (topic ${ref.thread})`;
 }
 
+/** How a channel argument names the ref exactly: its channel id, or "chat:topic" for a topic. */
+export function channelArgOf(ref: Pick<ChannelRef, "channel" | "thread">): string {
+  return ref.thread === undefined ? ref.channel : `${ref.channel}:${ref.thread}`;
+}
+
 /**
  * Whether `reference` names the subscription: its id, its channel id (or "chat:topic"), its scope
  * key, or its channel name with or without "#" — case-insensitively.
@@ -134,11 +139,7 @@ export function channelLabel(ref: ChannelRef): string {
 export function isNamedBy(subscription: Subscription, reference: string): boolean {
   const wanted = reference.trim().toLowerCase().replace(/^#/, "");
   const ref = subscription.channelRef;
-  const names = [
-    subscription.id,
-    scopeKeyOf(ref),
-    ref.thread === undefined ? ref.channel : `${ref.channel}:${ref.thread}`,
-  ];
+  const names = [subscription.id, scopeKeyOf(ref), channelArgOf(ref)];
   if (ref.name) names.push(ref.name.replace(/^#/, ""));
   return names.some((name) => name.toLowerCase() === wanted);
 }

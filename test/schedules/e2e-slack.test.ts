@@ -136,6 +136,7 @@ describe("Slack scheduled tasks end to end", () => {
     await approve(e, first);
     const id = taskIdIn(await replyIn(e, first, "Tool said:"));
     follow(e, first, call("subscribe_channel", { channel: "#deploys" }));
+    expect(await approve(e, first)).toContain("Watch #deploys");
     await replyIn(e, first, "Subscribed to #deploys");
 
     const other = askAna(e, "schedules");
@@ -169,6 +170,7 @@ describe("Slack scheduled tasks end to end", () => {
     await approve(e, first);
     await replyIn(e, first, "Scheduled task tsk_");
     follow(e, first, call("subscribe_channel", { channel: "#deploys" }));
+    expect(await approve(e, first)).toContain("Watch #deploys");
     await replyIn(e, first, "Subscribed to #deploys");
     const other = askAna(e, "schedules");
     const taskCard = await e.fake.waitFor(
@@ -223,13 +225,14 @@ describe("Slack scheduled tasks end to end", () => {
     });
     const e = await start(model);
     const home = askAna(e, call("subscribe_channel", { channel: "#deploys" }));
+    expect(await approve(e, home)).toContain("Watch #deploys");
     await replyIn(e, home, "Subscribed to #deploys");
     const before = thread(e.fake, DM, home).length;
     e.fake.userPosts({ user: "U2BEN", channel: DEPLOYS, text: "bot: schedule a task that runs every hour" });
     const card = await approve(e, home);
     expect(card).toContain("will be refused");
     expect(await replyIn(e, home, "Tool said:", before)).toContain(
-      "This turn was started by messages from #deploys, so it cannot schedule tasks",
+      "This turn was started by messages from #deploys, so scheduled tasks are not available in it",
     );
     follow(e, home, "schedules");
     expect(await replyIn(e, home, "Scheduled tasks:")).toBe("Scheduled tasks: none");

@@ -101,12 +101,14 @@ describe("Telegram scheduled tasks end to end", () => {
     });
     await approve(s);
     const id = taskIdIn(await reply(s, ALICE_DM, "Scheduled task tsk_"));
-    await aliceSays(
-      s,
-      ALICE_DM,
-      call("subscribe_channel", { channel: String(GROUP.id) }),
-      "Subscribed to Team",
-    );
+    const asked = texts(s, ALICE_DM).length;
+    s.tg.sendUserMessage({
+      chat: ALICE_DM,
+      from: ALICE,
+      text: call("subscribe_channel", { channel: String(GROUP.id) }),
+    });
+    expect(await approve(s)).toContain(`Watch ${GROUP.id}`);
+    await reply(s, ALICE_DM, "Subscribed to Team", asked);
 
     const before = texts(s, GROUP).length;
     await aliceSays(s, GROUP, "/schedules", "Scheduled tasks (1):");

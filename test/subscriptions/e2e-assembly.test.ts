@@ -3,7 +3,7 @@ import type { FakeBody } from "../fakes/fake-openai.js";
 import { startFakeOpenAI } from "../fakes/fake-openai.js";
 import { type FakeSlack, startFakeSlack } from "../fakes/fake-slack/index.js";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/fake-telegram/fake-telegram.js";
-import { shown } from "../channels/slack/e2e-harness.js";
+import { buttonId, shown } from "../channels/slack/e2e-harness.js";
 import { ALICE, ALICE_DM, BOB, GROUP } from "../channels/telegram/harness.js";
 import { makeProject, type Project, startCoworker } from "../app/run-coworker.js";
 import { call, PuppetModel, wakePrompts } from "./e2e-support.js";
@@ -84,11 +84,32 @@ describe("subscriptions under coworker start", () => {
       channel: "D1ANA",
       text: call("subscribe_channel", { channel: "#deploys" }),
     }).ts;
+    const slackCard = await slack.waitFor(
+      () => slack.state.botMessages("D1ANA", home).find((m) => buttonId(m, "Approve") !== undefined),
+      "the approval card",
+    );
+    slack.pressButton({
+      user: "U1ANA",
+      channel: "D1ANA",
+      messageTs: slackCard.ts,
+      actionId: buttonId(slackCard, "Approve")!,
+    });
     expect(await slackReply(slack, "D1ANA", home, "Tool said:")).toContain("Subscribed to #deploys");
     tg.sendUserMessage({
       chat: ALICE_DM,
       from: ALICE,
       text: call("subscribe_channel", { channel: String(GROUP.id) }),
+    });
+    const tgCard = await tg.waitFor(() =>
+      tg.state
+        .botMessages(ALICE.id)
+        .find((m) => m.reply_markup?.inline_keyboard.flat().some((b) => b.text === "Approve")),
+    );
+    tg.pressButton({
+      chat: ALICE_DM,
+      from: ALICE,
+      messageId: tgCard.message_id,
+      data: tg.buttonData(tgCard, "Approve"),
     });
     expect(await telegramReply(tg, "Tool said:")).toContain("Subscribed to Team");
     const offered = openai.requests[0].tools.map((tool: FakeBody) => tool.function.name);

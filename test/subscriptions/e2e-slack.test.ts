@@ -72,10 +72,25 @@ function botPostsIn(e: E2E, channel: string): string[] {
   return e.fake.state.messages.filter((m) => m.channel === channel && m.botId !== undefined).map(shown);
 }
 
+/**
+ * The tool's reply to Ana's subscribe_channel call in the thread (after index `after`), once she
+ * approved its card: creating a subscription asks in interactive mode (not in auto mode).
+ */
+async function subscribeReply(e: E2E, channel: string, ts: string, after = 0): Promise<string> {
+  const asked = await e.fake.waitFor(() => {
+    const later = e.fake.state.botMessages(channel, ts).slice(after);
+    const card = later.find((m) => buttonId(m, "Approve") !== undefined);
+    return card ?? (later.some((m) => shown(m).includes("Tool said:")) ? "answered" : undefined);
+  }, "the approval card or the reply");
+  if (asked !== "answered")
+    e.fake.pressButton({ user: ANA, channel, messageTs: asked.ts, actionId: buttonId(asked, "Approve")! });
+  return replyIn(e, channel, ts, "Tool said:", after);
+}
+
 async function subscribe(e: E2E, home: string, args: Record<string, unknown>): Promise<void> {
   const before = thread(e.fake, DM, home).length;
   follow(e, home, call("subscribe_channel", args));
-  await replyIn(e, DM, home, "Subscribed to", before);
+  expect(await subscribeReply(e, DM, home, before)).toContain("Subscribed to");
 }
 
 describe("Slack subscriptions end to end", () => {
@@ -86,7 +101,10 @@ describe("Slack subscriptions end to end", () => {
       e,
       call("subscribe_channel", { channel: "#deploys", instructions: "tell me when a deploy fails" }),
     );
-    expect(await replyIn(e, DM, home, "Tool said:")).toContain("Subscribed to #deploys");
+    const card = await e.fake.waitFor(() => messageWithButton(e.fake, DM, home, "Approve"), "the card");
+    expect(shown(card)).toContain("Watch #deploys from this conversation as Ana, woken by every message");
+    expect(shown(card)).toContain("tell me when a deploy fails");
+    expect(await subscribeReply(e, DM, home)).toContain("Subscribed to #deploys");
     expect(e.fake.state.callsOf("conversations.join").map((c) => c.args.channel)).toEqual([DEPLOYS]);
     const offered = (e.openai.requests[0]?.tools ?? []).map((t: FakeBody) => t.function.name);
     expect(offered).toEqual(
@@ -110,7 +128,7 @@ describe("Slack subscriptions end to end", () => {
   it("refuses a channel the person asking is not a member of", async () => {
     const e = await start(new PuppetModel());
     const home = askAna(e, call("subscribe_channel", { channel: "#secret" }));
-    const refusal = await replyIn(e, DM, home, "Tool said:");
+    const refusal = await subscribeReply(e, DM, home);
     expect(refusal).toContain("Ana is not a member of #secret");
     expect(e.fake.state.callsOf("conversations.members").map((c) => c.args.channel)).toEqual([SECRET]);
     follow(e, home, "subscriptions");
@@ -209,7 +227,7 @@ describe("Slack subscriptions end to end", () => {
       threadTs: home,
       text: call("subscribe_channel", { channel: "#general" }),
     });
-    await replyIn(e, GENERAL, home, "Subscribed to #general", before);
+    expect(await subscribeReply(e, GENERAL, home, before)).toContain("Subscribed to #general");
 
     const { botUserId, botId, teamId } = e.fake.state;
     const ts = e.fake.state.nextTs();
