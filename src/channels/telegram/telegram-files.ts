@@ -1,13 +1,15 @@
 /**
  * Files people send the bot: a document, a voice note or audio clip, or the largest photo size within the cap, is fetched
- * with getFile + `<apiRoot>/file/bot<token>/<file_path>` into
- * `<workspaceRoot>/uploads/<session>/` (written without following a link the agent's shell may
- * have left there: service-file-access.ts) and handed to the session as a workspace-relative path.
+ * with getFile + `<apiRoot>/file/bot<token>/<file_path>` into the chat's uploads folder, in its
+ * topic's (`uploads/telegram_tg_<chat>/<topic or ->/`: core/upload-folders.ts; private to the chat),
+ * written without following a link the agent's shell may have left there
+ * (service-file-access.ts), and handed to the session as a workspace-relative path.
  * Oversized or failed downloads become short notes instead of errors.
  */
 import { posix } from "node:path";
 import type { Api } from "grammy";
-import { sessionKeyOf, type ThreadTarget } from "../../core/thread-target.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
+import { uploadFolderOf } from "../../core/upload-folders.js";
 import type { InboundFile } from "../../core/inbound-message.js";
 import { refusalReason, saveInWorkspace } from "../../tools/files/service-file-access.js";
 import { readBodyWithin } from "../shared/body-within.js";
@@ -98,11 +100,7 @@ export class TelegramFiles {
         ],
       };
     }
-    const relative = posix.join(
-      "uploads",
-      sessionKeyOf(target).replace(/[^\w-]/g, "_"),
-      `${message.message_id}-${attachment.name}`,
-    );
+    const relative = posix.join(uploadFolderOf(target), `${message.message_id}-${attachment.name}`);
     try {
       const file = await this.options.api.getFile(attachment.fileId);
       if (!file.file_path) throw new Error("Telegram returned no file_path");

@@ -1,7 +1,7 @@
 /**
  * list_files {path?, depth?}: a depth-limited listing of a workspace directory (directories end
  * in "/", symlinks show "@" and are not followed), skipping node_modules, .git and the service's
- * own files (WorkspacePaths.offLimits), capped.
+ * own files and other conversations' uploads (WorkspacePaths.hidden, conversation-paths.ts), capped.
  * Each level is read through the directory opened above it, so a swapped folder cannot redirect it.
  */
 import type { Dirent } from "node:fs";
@@ -9,8 +9,9 @@ import path from "node:path";
 import { z } from "zod";
 import { defineTool, fail, ok } from "../../core/tool.js";
 import { type AnchoredDir, openChecked, openCheckedDir } from "./anchored-fs.js";
+import { callerPaths } from "./conversation-paths.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
-import { isOffLimits, type WorkspacePaths } from "./workspace-paths.js";
+import type { WorkspacePaths } from "./workspace-paths.js";
 
 /** Directory names never descended into or listed by the workspace tools. */
 export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(["node_modules", ".git"]);
@@ -60,9 +61,10 @@ export function createListFilesTool(options: ListFilesOptions) {
     risk: "low",
     concurrent: true,
     label: (args) => args.path ?? ".",
-    async execute(args) {
+    async execute(args, context) {
       const requested = args.path ?? ".";
-      return onWorkspacePath(options.paths, requested, async (dir) => {
+      const paths = callerPaths(options.paths, context.request);
+      return onWorkspacePath(paths, requested, async (dir) => {
         const shown = dir.display;
         const opened = await openChecked(dir);
         await opened.handle.close();
@@ -72,11 +74,11 @@ export function createListFilesTool(options: ListFilesOptions) {
         const depth = Math.min(args.depth ?? defaultDepth, maxDepth);
         const lines: string[] = [];
         let omitted = 0;
-        const offLimits = await options.paths.offLimits();
+        const hidden = await paths.hidden();
         const walk = async (open: AnchoredDir, relative: string, level: number): Promise<void> => {
           const entries = (await open.entries())
             .filter((entry) => !SKIPPED_DIRECTORIES.has(entry.name))
-            .filter((entry) => !isOffLimits(path.join(dir.absolute, relative, entry.name), offLimits))
+            .filter((entry) => !hidden(path.join(dir.absolute, relative, entry.name)))
             .sort(compareNames);
           for (const entry of entries) {
             if (lines.length >= maxEntries) {

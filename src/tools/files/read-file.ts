@@ -2,13 +2,15 @@
  * read_file {path, offset?, limit?}: a workspace text file with line numbers, paged for large
  * files (a marker says how many lines remain and which offset continues); binary files refused.
  * An image (PNG, JPEG, GIF, WebP) is described and attached to the result, so a vision model
- * sees it (the engine adapts the attachment per model call).
+ * sees it (the engine adapts the attachment per model call). Of uploads/, only the caller's
+ * conversation's folders can be read (conversation-paths.ts).
  */
 import { basename } from "node:path";
 import { z } from "zod";
 import { describeImage, formatBytes, type ImageAttachment } from "../../core/attachment.js";
 import { probeImageHandle } from "../../media/image-probe.js";
 import { defineTool, fail, ok } from "../../core/tool.js";
+import { callerPaths } from "./conversation-paths.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
 import { readTextFile, splitLines } from "./text-file.js";
 import { openChecked } from "./anchored-fs.js";
@@ -68,8 +70,8 @@ export function createReadFileTool(options: ReadFileOptions) {
       const last = args.limit === undefined ? "" : String(first + args.limit - 1);
       return `${args.path}:${first}-${last}`;
     },
-    async execute(args) {
-      return onWorkspacePath(options.paths, args.path, async (file) => {
+    async execute(args, context) {
+      return onWorkspacePath(callerPaths(options.paths, context.request), args.path, async (file) => {
         const shown = file.display;
         const image = await probeCheckedImage(file, { path: shown, name: basename(shown) });
         if (image)

@@ -3,8 +3,9 @@
  * hidden files included, .gitignore honoured, symlinks not followed, started inside the checked
  * directory's open handle). Files over `maxFileBytes` are skipped, as by the JS engine: rg sends a
  * match as one JSON line, and a huge one-line file would make a line longer than a JS string can
- * be, which readline throws uncaught. Matches in credential files
- * are dropped as they stream in, so they neither reach the model nor count towards the limit.
+ * be, which readline throws uncaught. Matches in credential files and hidden paths (the
+ * service's own, other conversations' uploads) are dropped as they stream in, so they neither
+ * reach the model nor count towards the limit.
  * The JS engine used when rg is missing lives in search-js.ts. Both stop after `limit + 1`.
  */
 import { spawn } from "node:child_process";
@@ -12,7 +13,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { openCheckedDir } from "./anchored-fs.js";
 import { credentialReasonFor } from "./credential-paths.js";
-import { isOffLimits, type ResolvedPath } from "./workspace-paths.js";
+import type { ResolvedPath } from "./workspace-paths.js";
 
 /** One matching line, with an absolute path. */
 export interface SearchMatch {
@@ -30,8 +31,8 @@ export interface SearchQuery {
   /** Collect at most this many matches plus one (to know there are more). */
   readonly limit: number;
   readonly maxFileBytes: number;
-  /** The service's own files inside the roots (WorkspacePaths.offLimits): never searched. */
-  readonly offLimits: readonly string[];
+  /** Real paths never searched: the service's own files, other conversations' uploads (WorkspacePaths.hidden). */
+  readonly hidden: (absolute: string) => boolean;
   readonly signal: AbortSignal;
 }
 
@@ -96,8 +97,7 @@ function runRipgrep(query: SearchQuery, command: string, cwd: string): Promise<S
       }
       if (event.type !== "match" || !event.data) return;
       const file = path.join(query.target.absolute, rgText(event.data.path));
-      if (credentialReasonFor(file, query.target.root) !== undefined || isOffLimits(file, query.offLimits))
-        return;
+      if (credentialReasonFor(file, query.target.root) !== undefined || query.hidden(file)) return;
       matches.push({
         file,
         line: event.data.line_number ?? 0,

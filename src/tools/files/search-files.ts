@@ -1,13 +1,15 @@
 /**
  * search_files {pattern, path?, glob?}: regex search across the workspace, answered by ripgrep
  * when it is on PATH and by a JS walk otherwise (also for a single file, which the JS engine
- * opens swap-safely); results are capped with a marker. Neither engine
- * returns lines from credential files (credential-paths.ts). The JS engine (with RE2JS and
- * picomatch) loads the first time it is needed.
+ * opens swap-safely); results are capped with a marker. Neither engine returns lines from
+ * credential files (credential-paths.ts) or from another conversation's uploads
+ * (conversation-paths.ts). The JS engine (with RE2JS and picomatch) loads the first time it is
+ * needed.
  */
 import { z } from "zod";
 import { defineTool, fail, ok } from "../../core/tool.js";
 import { openChecked } from "./anchored-fs.js";
+import { callerPaths } from "./conversation-paths.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 import {
@@ -84,9 +86,10 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
     },
     async execute(args, context) {
       const requested = args.path ?? ".";
+      const paths = callerPaths(options.paths, context.request);
       let shown = requested;
       try {
-        const target = await options.paths.resolve(requested);
+        const target = await paths.resolve(requested);
         shown = target.display;
         const matches = await run({
           pattern: args.pattern,
@@ -94,7 +97,7 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
           glob: args.glob,
           limit: maxResults,
           maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
-          offLimits: await options.paths.offLimits(),
+          hidden: await paths.hidden(),
           signal: context.signal,
         });
         if (matches.length === 0) return ok(`No matches for /${args.pattern}/ in ${shown}.`);
@@ -102,7 +105,7 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
           matches.slice(0, maxResults).map(async (match) => {
             const text =
               match.text.length > maxLineChars ? `${match.text.slice(0, maxLineChars)}…` : match.text;
-            return `${await options.paths.display(match.file)}:${match.line}: ${text}`;
+            return `${await paths.display(match.file)}:${match.line}: ${text}`;
           }),
         );
         const more =

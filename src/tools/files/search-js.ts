@@ -4,7 +4,8 @@
  * Patterns run on RE2JS, a linear-time engine with ripgrep's syntax (no backreferences or
  * lookaround), so `(a+)+$` cannot backtrack; only the first `maxLineChars` of a line are matched;
  * the walk yields to the event loop every few milliseconds and gives up after a time limit.
- * Files open relative to their checked directory (anchored-fs.ts); credential files are skipped.
+ * Files open relative to their checked directory (anchored-fs.ts); credential files and hidden
+ * paths (the service's own, other conversations' uploads) are skipped.
  */
 import path from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
@@ -15,7 +16,6 @@ import { credentialReasonFor } from "./credential-paths.js";
 import { compareNames, SKIPPED_DIRECTORIES } from "./list-files.js";
 import { type SearchMatch, type SearchQuery, SearchQueryError } from "./search-backends.js";
 import { decodeText } from "./text-file.js";
-import { isOffLimits } from "./workspace-paths.js";
 
 /** Limits of the JS engine. */
 export interface JsSearchLimits {
@@ -76,8 +76,7 @@ export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = 
   };
 
   const searchFileIn = async (dir: AnchoredDir, name: string, absolute: string): Promise<void> => {
-    if (credentialReasonFor(absolute, target.root) !== undefined || isOffLimits(absolute, query.offLimits))
-      return;
+    if (credentialReasonFor(absolute, target.root) !== undefined || query.hidden(absolute)) return;
     const { handle, stats } = await dir.openFile(name, absolute);
     try {
       if (!stats.isFile() || stats.size > query.maxFileBytes) return;
@@ -95,7 +94,7 @@ export async function searchWithJs(query: SearchQuery, limits: JsSearchLimits = 
       await pace();
       const absolute = path.join(dir.absolute, entry.name);
       if (entry.isDirectory()) {
-        if (SKIPPED_DIRECTORIES.has(entry.name) || isOffLimits(absolute, query.offLimits)) continue;
+        if (SKIPPED_DIRECTORIES.has(entry.name) || query.hidden(absolute)) continue;
         const child = await dir.openDir(entry.name, absolute);
         try {
           await walk(child);

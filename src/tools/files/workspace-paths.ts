@@ -55,6 +55,11 @@ export interface WorkspacePaths {
   display(absolute: string): Promise<string>;
   /** Real paths of the service's own files inside the roots (see WorkspaceRootsOptions.offLimits). */
   offLimits(): Promise<readonly string[]>;
+  /**
+   * A test of real paths that listings and searches leave out: the service's own files, and in
+   * one conversation's view the other conversations' uploads (conversation-paths.ts).
+   */
+  hidden(): Promise<(absolute: string) => boolean>;
 }
 
 /** Whether `absolute` is one of `offLimits` or lies inside one. */
@@ -133,6 +138,10 @@ export function createWorkspacePaths(options: WorkspaceRootsOptions): WorkspaceP
     realRoots: getRoots,
     display,
     offLimits: getOffLimits,
+    async hidden() {
+      const offLimits = await getOffLimits();
+      return (absolute: string) => isOffLimits(absolute, offLimits);
+    },
     async resolve(input: string): Promise<ResolvedPath> {
       if (input.trim() === "") throw new PathOutsideWorkspaceError("the path is empty");
       if (input.includes("\0")) throw new PathOutsideWorkspaceError("the path contains a NUL character");

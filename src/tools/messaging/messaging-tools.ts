@@ -7,6 +7,7 @@ import path from "node:path";
 import { z } from "zod";
 import type { ConversationExecutionRequest } from "../../core/request.js";
 import { NotRegularFileError } from "../files/anchored-fs.js";
+import { conversationPaths } from "../files/conversation-paths.js";
 import { fileErrorMessage } from "../files/fs-errors.js";
 import { withWorkspaceFile } from "../files/service-file-access.js";
 import type { WorkspacePaths } from "../files/workspace-paths.js";
@@ -102,10 +103,11 @@ export function createMessagingTools(options: MessagingToolsOptions) {
     async execute(args, context) {
       const target = threadTargetOf(context.request);
       if (!target) return fail(NO_TARGET);
+      const paths = conversationPaths(options.paths, target);
       try {
         // Read from the file held open (service-file-access.ts): a command of another session in
         // the same workspace could swap the path for a link to a host file before the upload.
-        return await withWorkspaceFile(options.paths, args.path, async (opened, info, file) =>
+        return await withWorkspaceFile(paths, args.path, async (opened, info, file) =>
           info.size > maxFileBytes
             ? fail(`${file.display} is ${info.size} bytes, over the ${maxFileBytes}-byte upload limit`)
             : answer(

@@ -1,21 +1,29 @@
 /**
  * The bubblewrap (`bwrap`) sandbox for run_command, the default on Linux. Inside: the workspace
- * roots read-write at their real paths; /usr, /bin, /lib*, /sbin, /etc read-only with every
- * credential-like /etc entry covered; a private /tmp and HOME; its own PID, IPC, UTS, cgroup and
- * (unless `network`) network namespaces; nothing else of the host — so the service's data
- * folder, config file, .env and code are out of sight unless they lie inside a bound folder, in
- * which case they are covered too. bwrap is started with the command's clean environment (its
- * PID 1 shows that environment in /proc/1/environ), dies with its parent, and its PID namespace
- * ends every process the command started (setsid, nohup and `&` included) when the command ends.
- * Memory a command can fill without a process owning it is bounded: the only writable folders
- * besides the workspace are /tmp, HOME and /dev/shm, each a tmpfs of at most `scratchMb`; the
- * sandbox's own root and /dev are read-only; and where the kernel allows it, no further user
- * namespace can be made inside (one would let a command mount a tmpfs of its own, unbounded).
+ * roots read-write at their real paths, except a masked folder (uploads/), empty and read-only
+ * but for the folders bound back into it (the command's own conversation's); /usr, /bin, /lib*,
+ * /sbin, /etc read-only with every credential-like /etc entry covered; a private /tmp and HOME;
+ * its own PID, IPC, UTS, cgroup and (unless `network`) network namespaces; nothing else of the
+ * host — so the service's data folder, config file, .env and code are out of sight unless they
+ * lie inside a bound folder, in which case they are covered too. bwrap is started with the
+ * command's clean environment (its PID 1 shows that environment in /proc/1/environ), dies with
+ * its parent, and its PID namespace ends every process the command started (setsid, nohup and
+ * `&` included) when the command ends. Memory a command can fill without a process owning it is
+ * bounded: the only writable folders besides the workspace are /tmp, HOME and /dev/shm, each a
+ * tmpfs of at most `scratchMb`; the sandbox's own root, /dev and the masked folder are read-only;
+ * and where the kernel allows it, no further user namespace can be made inside (one would let a
+ * command mount a tmpfs of its own, unbounded).
  */
 import { spawn } from "node:child_process";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
 import { credentialLikeEntries, type MaskedEntry } from "./etc-secrets.js";
-import type { SandboxBackend, SandboxRequest, SandboxStatus, SpawnPlan } from "./sandbox-backend.js";
+import type {
+  MaskedFolder,
+  SandboxBackend,
+  SandboxRequest,
+  SandboxStatus,
+  SpawnPlan,
+} from "./sandbox-backend.js";
 
 /** Settings of the bubblewrap backend. */
 export interface BubblewrapOptions {
@@ -124,6 +132,17 @@ function baseArgs(
   ];
 }
 
+/**
+ * Cover a masked folder with an empty tmpfs, bind its kept folders back (bwrap makes their mount
+ * points while the tmpfs is writable), then make the tmpfs read-only: not recursively, so the
+ * kept folders stay writable, and nothing can be added beside them.
+ */
+function maskedArgs(masked: MaskedFolder | undefined): string[] {
+  if (masked === undefined) return [];
+  const keep = masked.keep.flatMap((folder) => ["--bind", folder, folder]);
+  return ["--tmpfs", masked.path, ...keep, "--remount-ro", masked.path];
+}
+
 /** Closes the sandbox's own root folder once every mount point in it exists. */
 const SEAL_ROOT = ["--remount-ro", "/"] as const;
 
@@ -229,6 +248,7 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
       const args = [
         ...baseArgs(fixed, network, userNamespace, scratchMb),
         ...binds,
+        ...maskedArgs(request.masked),
         ...hiddenArgs(fixed.hidden, request.roots),
         ...SEAL_ROOT,
         "--chdir",

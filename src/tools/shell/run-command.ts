@@ -4,7 +4,8 @@
  * group, with a clean environment. Live output lines become tool-output events; the result keeps
  * the head and tail of the output with an omission marker and reports the exit code. A timeout or
  * an interrupt stops the whole group (SIGTERM, then SIGKILL). Downloads (curl/wget) are recorded
- * in the facts. When the sandbox cannot run here, the tool answers "shell unavailable: …".
+ * in the facts. When the sandbox cannot run here, the tool answers "shell unavailable: …". In the
+ * sandbox, uploads/ shows only the calling conversation's folders (conversation-uploads.ts).
  */
 import { settlesWithin } from "../../core/settles-within.js";
 import { spawn } from "node:child_process";
@@ -13,12 +14,14 @@ import { z } from "zod";
 import type { WorkspacePaths } from "../files/workspace-paths.js";
 import { DEFAULT_TOOL_OUTPUT_CHARS, HeadTailBuffer } from "../output-cap.js";
 import { defineTool, labelText, type ToolContext, type ToolResult } from "../../core/tool.js";
+import { threadTargetOf } from "../session-target.js";
 import { cleanEnv } from "./clean-env.js";
+import { uploadsMask } from "./conversation-uploads.js";
 import { bubblewrapBackend } from "./bubblewrap-backend.js";
 import { recordDownloads } from "./downloads.js";
 import { killProcessGroup } from "./process-group.js";
 import { DEFAULT_RESOURCE_LIMITS, limitedBashArgv, type ResourceLimits } from "./resource-limits.js";
-import type { SandboxBackend, SandboxStatus } from "./sandbox-backend.js";
+import type { MaskedFolder, SandboxBackend, SandboxStatus } from "./sandbox-backend.js";
 
 /** The tool's name; its label (the command) speaks for itself in status lines. */
 export const RUN_COMMAND = "run_command";
@@ -125,7 +128,12 @@ export function createRunCommandTool(options: RunCommandOptions) {
   const sandbox = options.sandbox ?? bubblewrapBackend();
   const limits = options.limits ?? DEFAULT_RESOURCE_LIMITS;
 
-  const run = async (command: string, timeoutS: number, context: ToolContext): Promise<ToolResult> => {
+  const run = async (
+    command: string,
+    timeoutS: number,
+    context: ToolContext,
+    masked: MaskedFolder | undefined,
+  ): Promise<ToolResult> => {
     const cwd = options.paths.root;
     const output = new HeadTailBuffer(Math.floor(outputMaxChars / 2), Math.ceil(outputMaxChars / 2));
     let liveLines = 0;
@@ -142,6 +150,7 @@ export function createRunCommandTool(options: RunCommandOptions) {
       cwd: roots[0] ?? cwd,
       env: cleanEnv(options.env),
       roots,
+      ...(masked ? { masked } : {}),
     });
     const child = spawn(plan.file, plan.args, {
       cwd: plan.cwd,
@@ -220,7 +229,12 @@ export function createRunCommandTool(options: RunCommandOptions) {
       if (status.kind === "unavailable") return unavailable(status);
       const requested = args.timeout_s ?? defaultTimeoutS;
       const timeoutS = Math.min(requested, maxTimeoutS);
-      const result = await run(args.command, timeoutS, context);
+      // Only a sandbox can hide the other conversations' uploads: no folder is made otherwise.
+      const masked =
+        status.kind === "sandboxed"
+          ? await uploadsMask(options.paths, threadTargetOf(context.request))
+          : undefined;
+      const result = await run(args.command, timeoutS, context, masked);
       if (requested <= maxTimeoutS) return result;
       return {
         ...result,

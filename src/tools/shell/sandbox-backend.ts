@@ -11,6 +11,17 @@ export type SandboxStatus =
   | { readonly kind: "unsandboxed"; readonly description: string }
   | { readonly kind: "unavailable"; readonly reason: string; readonly fix: string };
 
+/**
+ * A folder inside a root the command sees only in part: empty and read-only but for `keep`, the
+ * real paths of folders directly in it, bound back read-write (the uploads of the command's own
+ * conversation: conversation-uploads.ts).
+ */
+export interface MaskedFolder {
+  /** Real path of the folder. */
+  readonly path: string;
+  readonly keep: readonly string[];
+}
+
 /** One command to start: the argv inside the sandbox and where it runs. */
 export interface SandboxRequest {
   /** Program and arguments as they should run inside (argv[0] is looked up on PATH). */
@@ -21,6 +32,8 @@ export interface SandboxRequest {
   readonly env: Readonly<Record<string, string>>;
   /** Real paths of the workspace roots: the only host folders the command may write. */
   readonly roots: readonly string[];
+  /** A folder of the roots shown only in part; only a confining backend can honour it. */
+  readonly masked?: MaskedFolder;
 }
 
 /** What to spawn on the host for one command. */

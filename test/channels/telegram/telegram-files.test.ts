@@ -20,7 +20,7 @@ import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/
 const CHAT = { id: 4242, type: "private" as const, first_name: "Ana" };
 const USER = { id: 4242, is_bot: false, first_name: "Ana" };
 const TARGET: ThreadTarget = { platform: "telegram", workspace: "tg", channel: String(CHAT.id) };
-const FOLDER = "uploads/telegram_tg_4242_-";
+const FOLDER = "uploads/telegram_tg_4242/-";
 
 let tg: FakeTelegram;
 let root: string;
@@ -90,9 +90,9 @@ describe("TelegramFiles", () => {
     expect(await readFile(victim, "utf8")).toBe("the real key");
   });
 
-  it("never writes into a folder outside the workspace that the uploads folder was made a link to", async () => {
+  it("never writes into a folder outside the workspace that the chat's uploads folder was made a link to", async () => {
     await mkdir(join(root, "uploads"), { recursive: true });
-    await symlink(outside, join(root, FOLDER));
+    await symlink(outside, join(root, "uploads/telegram_tg_4242"));
     const saved = await files.download(sendDocument("notes.txt", "dropped"), TARGET);
     expect(saved.files).toEqual([]);
     expect(saved.notes).toEqual([expect.stringMatching(/^notes\.txt could not be saved: /)]);

@@ -173,7 +173,7 @@ describe("Telegram channel: inbound messages", () => {
     });
     await tg.waitFor(() => service.received.length === 1);
     const [file] = service.received[0]!.files;
-    expect(file?.path).toMatch(/^uploads\/telegram_tg_1001_-\/\d+-data\.csv$/);
+    expect(file?.path).toMatch(/^uploads\/telegram_tg_1001\/-\/\d+-data\.csv$/);
     expect(await readFile(join(workspace, file!.path), "utf8")).toBe("col1,col2\n1,2\n");
     expect(service.received[0]!.text).toBe("read this\n\ndata.csv:\n```csv\ncol1,col2\n1,2\n```");
 

@@ -1,0 +1,68 @@
+/**
+ * The workspace as one conversation may use it. The files people send are kept under uploads/,
+ * one folder per conversation (core/upload-folders.ts), and are private to it: a session may use
+ * its own conversation's folders — those of every thread or topic of the same channel, DM or chat
+ * — and nothing else under uploads/. Any other is refused with one answer, whether it exists or
+ * not: judged on the path as asked before anything is looked up, then on its real path, so a link
+ * from the session's own folder into another's is refused too. Listings and searches leave the
+ * others out (hidden()). The tools are shared by every session, so each call takes this view for
+ * the session its request comes from; a view of no conversation holds no upload at all.
+ */
+import path from "node:path";
+import type { ConversationExecutionRequest } from "../../core/request.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
+import { isConversationUploadFolder, UPLOADS_FOLDER } from "../../core/upload-folders.js";
+import { threadTargetOf } from "../session-target.js";
+import {
+  isInside,
+  PathOutsideWorkspaceError,
+  realpathOfMaybeMissing,
+  type WorkspacePaths,
+} from "./workspace-paths.js";
+
+/** The real path of the workspace's uploads folder, also before it exists. */
+export async function uploadsFolder(paths: WorkspacePaths): Promise<string> {
+  const [root] = await paths.realRoots();
+  return realpathOfMaybeMissing(path.join(root ?? paths.root, UPLOADS_FOLDER));
+}
+
+/** Whether `absolute` lies in a folder of `uploads` that `target`'s conversation may not use. */
+function inOthersUploads(absolute: string, uploads: string, target: ThreadTarget | undefined): boolean {
+  if (absolute === uploads || !isInside(absolute, uploads)) return false;
+  const folder = path.relative(uploads, absolute).split(path.sep)[0] ?? "";
+  return target === undefined || !isConversationUploadFolder(folder, target);
+}
+
+/**
+ * `paths` as the conversation of `target` may use it (module comment); with no target, none of
+ * uploads/ is open. A view of a view opens only what both do.
+ */
+export function conversationPaths(paths: WorkspacePaths, target: ThreadTarget | undefined): WorkspacePaths {
+  const refusal = (input: string) =>
+    new PathOutsideWorkspaceError(
+      `${input}: of ${UPLOADS_FOLDER}/, only this conversation's own folders are available here (the files people send stay in the conversation they sent them in)`,
+    );
+  return Object.freeze({
+    root: paths.root,
+    realRoots: () => paths.realRoots(),
+    display: (absolute: string) => paths.display(absolute),
+    offLimits: () => paths.offLimits(),
+    async resolve(input: string) {
+      const [root = paths.root] = await paths.realRoots();
+      if (inOthersUploads(path.resolve(root, input), path.join(root, UPLOADS_FOLDER), target))
+        throw refusal(input);
+      const resolved = await paths.resolve(input);
+      if (inOthersUploads(resolved.absolute, await uploadsFolder(paths), target)) throw refusal(input);
+      return resolved;
+    },
+    async hidden() {
+      const [hiddenBefore, uploads] = await Promise.all([paths.hidden(), uploadsFolder(paths)]);
+      return (absolute: string) => hiddenBefore(absolute) || inOthersUploads(absolute, uploads, target);
+    },
+  });
+}
+
+/** `paths` as the session that made `request` may use them: its conversation's view. */
+export function callerPaths(paths: WorkspacePaths, request: ConversationExecutionRequest): WorkspacePaths {
+  return conversationPaths(paths, threadTargetOf(request));
+}

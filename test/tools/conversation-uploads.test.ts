@@ -1,0 +1,204 @@
+/**
+ * Files people send stay in the conversation they were sent in. Ana sends a payslip in her Slack
+ * DM; Bob, in a channel, asks the bot for it with every tool the built-in set has — read_file,
+ * list_files, search_files (both engines), send_file, run_command in the bubblewrap sandbox — and
+ * gets nothing, not even whether it exists; a link from his own upload folder to hers does not
+ * help. Another thread of Ana's DM sees it all. Files saved before the per-conversation layout
+ * (one folder per session, the name Slack still gives) count as their conversation's too.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sessionFolder } from "../../src/channels/slack/slack-files.js";
+import { sessionKeyOf, type ThreadTarget } from "../../src/core/thread-target.js";
+import type { AnyTool } from "../../src/core/tool.js";
+import { uploadFolderOf } from "../../src/core/upload-folders.js";
+import { createBuiltinTools } from "../../src/tools/builtin-tools.js";
+import type { Messenger, OutgoingFile } from "../../src/tools/messaging/messenger.js";
+import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
+import { call, makeContext, tempDir } from "./support/tool-context.js";
+
+const ANA: ThreadTarget = {
+  platform: "slack",
+  workspace: "T1",
+  channel: "D1",
+  thread: "1700000000.000100",
+  extra: { kind: "dm" },
+};
+const ANA_LATER: ThreadTarget = { ...ANA, thread: "1700000900.000900" };
+const BOB: ThreadTarget = { platform: "slack", workspace: "T1", channel: "C2", thread: "1700000500.000500" };
+
+/** Ana's payslip where Slack saves it today: the folder of her session. */
+const PAYSLIP = `uploads/${sessionFolder(sessionKeyOf(ANA))}/F1-payslip.pdf.txt`;
+/** Her contract in the per-conversation layout. */
+const CONTRACT = `${uploadFolderOf(ANA)}/F2-contract.txt`;
+const BOB_FOLDER = uploadFolderOf(BOB);
+
+let ws: string;
+let cleanup: () => Promise<void>;
+let sent: { target: ThreadTarget; content: string }[];
+
+const messenger: Messenger = {
+  sendMessage: async () => ({ ok: true, where: "x" }),
+  async sendFile(target: ThreadTarget, file: OutgoingFile) {
+    sent.push({ target, content: await readFile(file.path, "utf8") });
+    return { ok: true, where: "this thread" };
+  },
+};
+
+beforeEach(async () => {
+  ({ dir: ws, cleanup } = await tempDir("uploads-"));
+  sent = [];
+  for (const [file, content] of [
+    [PAYSLIP, "SALARY 4200\n"],
+    [CONTRACT, "SALARY in the contract\n"],
+    [`${BOB_FOLDER}/F3-mine.txt`, "Bob's own file\n"],
+  ] as const) {
+    await mkdir(path.join(ws, path.dirname(file)), { recursive: true });
+    await writeFile(path.join(ws, file), content);
+  }
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+/** The built-in tools with the real sandbox, by name. */
+function tools(useRipgrep = true): Record<string, AnyTool> {
+  const built = createBuiltinTools({
+    workspace: { root: ws },
+    files: { useRipgrep },
+    runCommand: { sandbox: bubblewrapBackend(), killGraceMs: 300, drainMs: 200 },
+    messenger,
+  });
+  return Object.fromEntries(built.map((tool) => [tool.name, tool]));
+}
+
+async function as(target: ThreadTarget | undefined, tool: string, args: unknown, useRipgrep = true) {
+  const context = makeContext({ root: ws, metadata: target ? { target } : {} });
+  return call(tools(useRipgrep)[tool] as AnyTool, args, context);
+}
+
+const refusal = (asked: string) =>
+  `${asked}: of uploads/, only this conversation's own folders are available here (the files people send stay in the conversation they sent them in)`;
+
+describe("another conversation's uploads", () => {
+  it("are refused to read_file, alike whether the file is there or not", async () => {
+    for (const file of [PAYSLIP, CONTRACT, PAYSLIP.replace("payslip", "nothing"), "uploads/slack_T1_D1"]) {
+      expect(await as(BOB, "read_file", { path: file })).toEqual({ ok: false, output: refusal(file) });
+    }
+    const roundabout = `${BOB_FOLDER}/../../${path.posix.relative("uploads", PAYSLIP)}`;
+    expect(await as(BOB, "read_file", { path: roundabout })).toEqual({
+      ok: false,
+      output: refusal(roundabout),
+    });
+    expect((await as(BOB, "read_file", { path: `${BOB_FOLDER}/F3-mine.txt` })).output).toMatch(
+      /Bob's own file/,
+    );
+  });
+
+  it("are left out of list_files and refused when listed themselves", async () => {
+    const uploads = await as(BOB, "list_files", { path: "uploads", depth: 8 });
+    expect(uploads.output).toBe(
+      `uploads:\nslack_T1_C2/\nslack_T1_C2/${BOB.thread}/\nslack_T1_C2/${BOB.thread}/F3-mine.txt`,
+    );
+    expect((await as(BOB, "list_files", { depth: 8 })).output).not.toMatch(/D1|payslip|contract/);
+    const folder = path.posix.dirname(PAYSLIP);
+    expect(await as(BOB, "list_files", { path: folder })).toEqual({ ok: false, output: refusal(folder) });
+  });
+
+  it.each([
+    ["ripgrep", true],
+    ["the JS engine", false],
+  ])("are never searched by search_files with %s", async (_engine, useRipgrep) => {
+    expect((await as(BOB, "search_files", { pattern: "SALARY" }, useRipgrep)).output).toBe(
+      "No matches for /SALARY/ in ..",
+    );
+    expect((await as(BOB, "search_files", { pattern: "own" }, useRipgrep)).output).toBe(
+      `${BOB_FOLDER}/F3-mine.txt:1: Bob's own file`,
+    );
+    expect(await as(BOB, "search_files", { pattern: "SALARY", path: PAYSLIP }, useRipgrep)).toEqual({
+      ok: false,
+      output: refusal(PAYSLIP),
+    });
+  });
+
+  it("are not uploaded by send_file", async () => {
+    expect(await as(BOB, "send_file", { path: PAYSLIP })).toEqual({ ok: false, output: refusal(PAYSLIP) });
+    expect(sent).toEqual([]);
+  });
+
+  it("are out of sight of run_command, which sees only its conversation's folder in uploads/", async () => {
+    const peek = await as(BOB, "run_command", { command: `cat ${PAYSLIP}` });
+    expect(peek.ok).toBe(false);
+    expect(peek.output).toMatch(/No such file or directory/);
+    expect((await as(BOB, "run_command", { command: "ls -a uploads" })).output).toBe(
+      ".\n..\nslack_T1_C2\n[exit code 0]",
+    );
+    const writes = await as(BOB, "run_command", {
+      command: `echo x > uploads/planted; echo y > ${BOB_FOLDER}/made.txt && cat ${BOB_FOLDER}/F3-mine.txt`,
+    });
+    expect(writes.output).toMatch(
+      /uploads\/planted: Read-only file system\nBob's own file\n\[exit code 0\]$/,
+    );
+    expect(await readFile(path.join(ws, BOB_FOLDER, "made.txt"), "utf8")).toBe("y\n");
+  });
+
+  it("stay out of reach through a link from the session's own upload folder", async () => {
+    const made = await as(BOB, "run_command", {
+      command: `ln -s ../../${path.posix.relative("uploads", PAYSLIP)} ${BOB_FOLDER}/note.txt && ln -s ../../slack_T1_D1 ${BOB_FOLDER}/ana`,
+    });
+    expect(made.ok).toBe(true);
+    const note = `${BOB_FOLDER}/note.txt`;
+    expect(await as(BOB, "read_file", { path: note })).toEqual({ ok: false, output: refusal(note) });
+    expect(await as(BOB, "send_file", { path: note })).toEqual({ ok: false, output: refusal(note) });
+    const ana = `${BOB_FOLDER}/ana`;
+    expect(await as(BOB, "list_files", { path: ana })).toEqual({ ok: false, output: refusal(ana) });
+    expect(await as(BOB, "read_file", { path: `${ana}/${ANA.thread}/F2-contract.txt` })).toMatchObject({
+      ok: false,
+    });
+    expect((await as(BOB, "search_files", { pattern: "SALARY", path: BOB_FOLDER })).output).toMatch(
+      /^No matches/,
+    );
+    expect(sent).toEqual([]);
+  });
+
+  it("are reachable by no session without a conversation", async () => {
+    expect(await as(undefined, "read_file", { path: CONTRACT })).toEqual({
+      ok: false,
+      output: refusal(CONTRACT),
+    });
+    expect((await as(undefined, "list_files", { path: "uploads" })).output).toBe("uploads is empty.");
+  });
+
+  it("are not written or edited: write_file and edit_file reach no upload folder", async () => {
+    expect(await as(BOB, "write_file", { path: CONTRACT, content: "forged" })).toEqual({
+      ok: false,
+      output: refusal(CONTRACT),
+    });
+    expect((await as(ANA_LATER, "edit_file", { path: PAYSLIP, old_text: "4200", new_text: "9000" })).ok).toBe(
+      false,
+    );
+    expect(await readFile(path.join(ws, PAYSLIP), "utf8")).toBe("SALARY 4200\n");
+    expect(await readFile(path.join(ws, CONTRACT), "utf8")).toBe("SALARY in the contract\n");
+  });
+});
+
+describe("the same conversation's uploads", () => {
+  it("are there for another thread of the DM: both layouts, every tool", async () => {
+    expect((await as(ANA_LATER, "read_file", { path: PAYSLIP })).output).toBe("1\tSALARY 4200");
+    expect((await as(ANA_LATER, "read_file", { path: CONTRACT })).output).toBe("1\tSALARY in the contract");
+    expect((await as(ANA_LATER, "list_files", { path: "uploads", depth: 1 })).output).toBe(
+      `uploads:\nslack_T1_D1/\n${sessionFolder(sessionKeyOf(ANA))}/`,
+    );
+    expect((await as(ANA_LATER, "search_files", { pattern: "SALARY", path: "uploads" })).output).toBe(
+      `${CONTRACT}:1: SALARY in the contract\n${PAYSLIP}:1: SALARY 4200`,
+    );
+    expect((await as(ANA_LATER, "send_file", { path: PAYSLIP })).ok).toBe(true);
+    expect(sent).toEqual([{ target: ANA_LATER, content: "SALARY 4200\n" }]);
+    expect(
+      (await as(ANA_LATER, "run_command", { command: `ls uploads; cat ${PAYSLIP} ${CONTRACT}` })).output,
+    ).toBe(
+      `slack_T1_D1\n${sessionFolder(sessionKeyOf(ANA))}\nSALARY 4200\nSALARY in the contract\n[exit code 0]`,
+    );
+  });
+});
