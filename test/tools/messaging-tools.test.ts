@@ -4,18 +4,23 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { createMessagingTools, isCurrentThreadTarget } from "../../src/tools/messaging/messaging-tools.js";
-import type { Messenger, MessengerResult, OutgoingFile } from "../../src/tools/messaging/messenger.js";
+import type {
+  MessageSender,
+  Messenger,
+  MessengerResult,
+  OutgoingFile,
+} from "../../src/tools/messaging/messenger.js";
 import { call, makeContext, TEST_TARGET, tempDir } from "./support/tool-context.js";
 
 /** A Messenger that records sends; channels named "#closed" fail like a platform refusal. */
 class FakeMessenger implements Messenger {
-  readonly sent: Array<{ from: ThreadTarget; channel: string; text: string }> = [];
+  readonly sent: Array<{ sender: MessageSender; channel: string; text: string }> = [];
   readonly files: Array<{ target: ThreadTarget; name: string; content: string; caption?: string }> = [];
 
-  async sendMessage(from: ThreadTarget, channel: string, text: string): Promise<MessengerResult> {
+  async sendMessage(sender: MessageSender, channel: string, text: string): Promise<MessengerResult> {
     if (channel === "#closed") return { ok: false, error: "the bot is not a member of #closed" };
-    this.sent.push({ from, channel, text });
-    return { ok: true, where: channel === from.channel ? "this thread" : channel };
+    this.sent.push({ sender, channel, text });
+    return { ok: true, where: channel === sender.target.channel ? "this thread" : channel };
   }
 
   async sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string): Promise<MessengerResult> {
@@ -40,7 +45,7 @@ const tools = () =>
   createMessagingTools({ messenger, paths: createWorkspacePaths({ root: ws }), maxFileBytes: 10 });
 
 describe("send_message", () => {
-  it("posts through the Messenger from the session's thread", async () => {
+  it("posts through the Messenger from the session's thread, for the turn's requester", async () => {
     const [sendMessage] = tools();
     expect(await call(sendMessage, { channel: "#ops", text: "Deploy done" })).toEqual({
       ok: true,
@@ -50,9 +55,10 @@ describe("send_message", () => {
       ok: true,
       output: "Sent to this thread.",
     });
+    const sender = { sessionId: "s1", target: TEST_TARGET, requester: { id: "U1", name: "Tester" } };
     expect(messenger.sent).toEqual([
-      { from: TEST_TARGET, channel: "#ops", text: "Deploy done" },
-      { from: TEST_TARGET, channel: "C1", text: "Here too" },
+      { sender, channel: "#ops", text: "Deploy done" },
+      { sender, channel: "C1", text: "Here too" },
     ]);
     expect(await call(sendMessage, { channel: "#closed", text: "x" })).toEqual({
       ok: false,

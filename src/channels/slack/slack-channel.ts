@@ -136,7 +136,7 @@ export class SlackChannel implements ChannelAdapter {
     this.timezones = slackTimezones(this.clients.api);
     this.messenger = new SlackMessenger({
       clients: this.clients,
-      resolver: { resolveChannel: async (ref) => this.directory().resolveChannel(ref) },
+      directory: () => this.directory(),
       botName: () => this.botName,
       logger: this.logger,
     });

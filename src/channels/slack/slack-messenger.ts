@@ -1,15 +1,22 @@
 /**
  * SlackMessenger: send_message / send_file for sessions in Slack. A message to the session's own
  * channel goes into its thread; another channel is found by id, <#C…|name> or #name through the
- * directory. Text is converted to mrkdwn and split under Slack's limits; files are uploaded into
- * the session's thread (slack-upload.ts). Failures come back as results that say what to do,
- * never as exceptions.
+ * directory, and posted to only when the requester is a member of it (posting-access.ts: this
+ * also refuses DMs, and group DMs the requester is not in). Text is converted to mrkdwn and split
+ * under Slack's limits; files are uploaded into the session's thread (slack-upload.ts). Failures
+ * come back as results that say what to do, never as exceptions.
  */
 import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
 import type { ThreadTarget } from "../../core/thread-target.js";
-import type { ResolveResult } from "../../subscriptions/platform-directory.js";
-import type { Messenger, MessengerResult, OutgoingFile } from "../../tools/messaging/messenger.js";
+import type { PlatformDirectory } from "../../subscriptions/platform-directory.js";
+import type {
+  MessageSender,
+  Messenger,
+  MessengerResult,
+  OutgoingFile,
+} from "../../tools/messaging/messenger.js";
+import { postingAccess } from "../shared/posting-access.js";
 import { callWithRetry, describeError, type SlackClients, slackErrorCode } from "./slack-api.js";
 import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
@@ -19,14 +26,10 @@ import { uploadFile } from "./slack-upload.js";
 const TEXT_LIMIT = SLACK_LIMITS.updateText - 100;
 const CAPTION_LIMIT = SLACK_LIMITS.sectionText;
 
-/** How the messenger finds a channel by name (the subscriptions' SlackDirectory fits). */
-export interface ChannelResolver {
-  resolveChannel(ref: string): Promise<ResolveResult>;
-}
-
 export interface SlackMessengerOptions {
   readonly clients: SlackClients;
-  readonly resolver: ChannelResolver;
+  /** The workspace's directory, which finds channels and checks members (may throw before `start`). */
+  readonly directory: () => PlatformDirectory;
   /** The handle people invite the bot with ("coworker"), for advice in errors. */
   readonly botName: () => string;
   readonly logger: Logger;
@@ -54,24 +57,23 @@ function advice(code: string | undefined, where: string, botName: string): strin
 export class SlackMessenger implements Messenger {
   constructor(private readonly options: SlackMessengerOptions) {}
 
-  async sendMessage(fromTarget: ThreadTarget, channel: string, text: string): Promise<MessengerResult> {
+  async sendMessage(sender: MessageSender, channel: string, text: string): Promise<MessengerResult> {
     const ref = channel.trim();
+    const from = sender.target;
     let destination: { channel: string; thread?: string; name: string };
-    if (ref === fromTarget.channel) {
+    if (ref === from.channel) {
       destination = {
-        channel: fromTarget.channel,
-        ...(fromTarget.thread ? { thread: fromTarget.thread } : {}),
+        channel: from.channel,
+        ...(from.thread ? { thread: from.thread } : {}),
         name: "this thread",
       };
     } else {
-      const resolved = await this.options.resolver.resolveChannel(ref).catch(
-        (error: unknown): ResolveResult => ({
-          ok: false,
-          error: `I couldn't look up ${ref}: ${describeError(error)}`,
-        }),
-      );
-      if (!resolved.ok) return { ok: false, error: resolved.error };
-      destination = { channel: resolved.channel, name: resolved.name };
+      const access = await postingAccess(this.options.directory, sender, ref);
+      if (!access.ok) {
+        this.options.logger.info({ reason: access.reason, channel: ref }, "slack send_message refused");
+        return { ok: false, error: access.error };
+      }
+      destination = { channel: access.ref.channel, name: access.ref.name ?? access.ref.channel };
     }
     const mrkdwn = markdownToMrkdwn(text) || escapeMrkdwn(text);
     try {

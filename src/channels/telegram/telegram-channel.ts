@@ -202,7 +202,7 @@ export class TelegramChannel implements ChannelAdapter {
       ? new WebhookReceiver(this.bot, options.webhook, ALLOWED_UPDATES, logger)
       : pollingReceiver(this.bot, options, logger);
     this.description = `telegram (${this.receiver.description})`;
-    this.messenger = new TelegramMessenger(this.bot.api, logger);
+    this.messenger = new TelegramMessenger(this.bot.api, logger, () => this.directory());
   }
 
   /** The thread output for `target` (drafts, previews and sends on the channel's Bot API client). */

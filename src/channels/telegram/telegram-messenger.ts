@@ -1,6 +1,8 @@
 /**
  * TelegramMessenger: send_message / send_file for sessions on Telegram. A message to the
- * session's own chat goes into its forum topic; another group is addressed by its numeric chat id.
+ * session's own chat goes into its forum topic; another group is addressed by its chat id or
+ * @username (a topic as chat:topic), and posted to only when the requester is a member of it
+ * (getChatMember through the directory, posting-access.ts: left, kicked or unknown is no).
  * Another person's private chat with the bot is refused (as Slack refuses DMs): anyone who ever
  * started the bot could otherwise be written to, in the bot's name, by a model told to.
  * Files are uploaded with sendDocument into the session's chat and topic. Failures come back as
@@ -9,7 +11,14 @@
 import type { Api } from "grammy";
 import type { Logger } from "pino";
 import type { ThreadTarget } from "../../core/thread-target.js";
-import type { Messenger, MessengerResult, OutgoingFile } from "../../tools/messaging/messenger.js";
+import type { PlatformDirectory } from "../../subscriptions/platform-directory.js";
+import type {
+  MessageSender,
+  Messenger,
+  MessengerResult,
+  OutgoingFile,
+} from "../../tools/messaging/messenger.js";
+import { postingAccess } from "../shared/posting-access.js";
 import { errorText } from "./telegram-errors.js";
 import { markdownToTelegramHtml } from "./telegram-html.js";
 import { addressOf, type ChatAddress, ChatSender, telegramIdOf } from "./telegram-send.js";
@@ -23,32 +32,43 @@ function describe(address: ChatAddress): string {
 
 /** The Messenger for the "telegram" platform. */
 export class TelegramMessenger implements Messenger {
+  /** `directory` finds chats and checks members (it may throw before the bot is known). */
   constructor(
     private readonly api: Api,
     private readonly logger: Logger,
+    private readonly directory: () => PlatformDirectory,
   ) {}
 
-  async sendMessage(fromTarget: ThreadTarget, channel: string, text: string): Promise<MessengerResult> {
-    let address: ChatAddress;
-    const chatId = telegramIdOf(channel);
-    if (channel.trim() === fromTarget.channel) {
-      address = addressOf(fromTarget);
+  async sendMessage(sender: MessageSender, channel: string, text: string): Promise<MessengerResult> {
+    const ref = channel.trim();
+    const chatId = telegramIdOf(ref);
+    let target: ThreadTarget;
+    if (ref === sender.target.channel) {
+      target = sender.target;
     } else if (chatId !== undefined && chatId > 0) {
       return {
         ok: false,
         error: `${chatId} is a private chat with one person; I post only to groups and to this conversation.`,
       };
-    } else if (chatId !== undefined) {
-      address = { chatId, isPrivate: false };
     } else {
-      return {
-        ok: false,
-        error: `"${channel}" is not a Telegram chat id (Telegram chats are numbers, e.g. -1001234567890).`,
+      const access = await postingAccess(this.directory, sender, ref);
+      if (!access.ok) {
+        this.logger.info({ reason: access.reason, channel: ref }, "telegram send_message refused");
+        return { ok: false, error: access.error };
+      }
+      const { workspace, channel: chat, thread } = access.ref;
+      target = {
+        platform: "telegram",
+        workspace,
+        channel: chat,
+        ...(thread !== undefined ? { thread } : {}),
       };
     }
     try {
-      const sender = new ChatSender(this.api, address, this.logger);
-      await sender.sendAll(splitTelegramHtml(markdownToTelegramHtml(text)));
+      const address = addressOf(target);
+      await new ChatSender(this.api, address, this.logger).sendAll(
+        splitTelegramHtml(markdownToTelegramHtml(text)),
+      );
       return { ok: true, where: describe(address) };
     } catch (error) {
       return { ok: false, error: `Telegram refused the message: ${errorText(error)}` };

@@ -1,7 +1,9 @@
 /**
  * send_message {channel, text} and send_file {path, caption?}: post to another channel or chat the
- * bot is in, or upload a workspace file into the current thread, through a Messenger. Posting to
- * the current thread needs no approval: send_message declares `staysInConversation`.
+ * bot is in, or upload a workspace file into the current thread, through a Messenger. A message is
+ * sent for the turn's requester: the Messenger posts elsewhere than this conversation only where
+ * that person is a member. Posting to the current thread needs no approval: send_message declares
+ * `staysInConversation`.
  */
 import path from "node:path";
 import { z } from "zod";
@@ -13,7 +15,7 @@ import { withWorkspaceFile } from "../files/service-file-access.js";
 import type { WorkspacePaths } from "../files/workspace-paths.js";
 import { threadTargetOf } from "../session-target.js";
 import { defineTool, fail, ok, type ToolResult } from "../../core/tool.js";
-import type { Messenger, MessengerResult } from "./messenger.js";
+import type { MessageSender, Messenger, MessengerResult } from "./messenger.js";
 
 /** The channel value that means "this conversation". */
 export const CURRENT_CHANNEL = "current";
@@ -62,6 +64,17 @@ function answer(result: MessengerResult, success: string): ToolResult {
 
 const NO_TARGET = "This conversation has no known thread to post from, so nothing was sent.";
 
+/** The session, thread and person a message of this request is sent for; undefined without a thread. */
+function senderOf(request: ConversationExecutionRequest): MessageSender | undefined {
+  const target = threadTargetOf(request);
+  if (!target) return undefined;
+  return {
+    sessionId: request.sessionId,
+    target,
+    requester: { id: request.requester.userId, name: request.requester.displayName },
+  };
+}
+
 /** Build send_message and send_file. */
 export function createMessagingTools(options: MessagingToolsOptions) {
   const maxFileBytes = options.maxFileBytes ?? 50 * 1024 * 1024;
@@ -69,18 +82,18 @@ export function createMessagingTools(options: MessagingToolsOptions) {
   const sendMessage = defineTool({
     name: "send_message",
     description:
-      "Post a message to another channel or chat the bot is in (needs approval), or to this conversation " +
-      `with channel "${CURRENT_CHANNEL}".`,
+      "Post a message to another channel or chat the bot and the person asking are both in (needs approval), " +
+      `or to this conversation with channel "${CURRENT_CHANNEL}".`,
     inputSchema: sendMessageSchema,
     category: "messaging",
     risk: "medium",
     concurrent: false,
     label: (args) => `to ${args.channel === CURRENT_CHANNEL ? "this conversation" : args.channel}`,
     async execute(args, context) {
-      const from = threadTargetOf(context.request);
-      if (!from) return fail(NO_TARGET);
-      const channel = args.channel === CURRENT_CHANNEL ? from.channel : args.channel;
-      return answer(await options.messenger.sendMessage(from, channel, args.text), "Sent to");
+      const sender = senderOf(context.request);
+      if (!sender) return fail(NO_TARGET);
+      const channel = args.channel === CURRENT_CHANNEL ? sender.target.channel : args.channel;
+      return answer(await options.messenger.sendMessage(sender, channel, args.text), "Sent to");
     },
     staysInConversation: (args, request) => isCurrentThreadTarget(args, request),
     async preview(args, context) {

@@ -1,14 +1,22 @@
 /**
  * Messenger: how tools post outside the running turn's stream. Implemented by the channel layer
  * (Slack / Telegram); the tools only see this interface. The session's own ThreadTarget comes
- * from `request.metadata.target` (put there by the session layer).
+ * from `request.metadata.target` (put there by the session layer), the person a message is sent
+ * for from `request.requester`.
  */
-import type { ThreadTarget } from "../../core/thread-target.js";
+import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
 
 /** The outcome of a send: where it landed (for the model) or why it failed. */
 export type MessengerResult =
   | { readonly ok: true; readonly where: string }
   | { readonly ok: false; readonly error: string };
+
+/** Who a message is sent for: the calling session, its thread, and the person whose request it is. */
+export interface MessageSender {
+  readonly sessionId: string;
+  readonly target: ThreadTarget;
+  readonly requester: PlatformUser;
+}
 
 /** A workspace file to upload: where to read it (the open file) and the name people see. */
 export interface OutgoingFile {
@@ -18,10 +26,12 @@ export interface OutgoingFile {
 
 export interface Messenger {
   /**
-   * Post `text` to `channel` (an id or name on `fromTarget`'s platform and workspace). When
-   * `channel` equals `fromTarget.channel` the message goes into `fromTarget`'s thread.
+   * Post `text` to `channel` (an id or name on the platform and workspace of `sender.target`).
+   * When `channel` equals `sender.target.channel` the message goes into that thread; any other
+   * channel only when `sender.requester` is a member of it, and a refusal does not say whether a
+   * channel the requester is not in exists.
    */
-  sendMessage(fromTarget: ThreadTarget, channel: string, text: string): Promise<MessengerResult>;
+  sendMessage(sender: MessageSender, channel: string, text: string): Promise<MessengerResult>;
   /** Upload a file (confined to the workspace and held open by the caller) into `target`'s thread. */
   sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string): Promise<MessengerResult>;
 }

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SlackMessenger } from "../../../src/channels/slack/slack-messenger.js";
 import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { SlackDirectory } from "../../../src/channels/slack/slack-directory.js";
+import type { MessageSender } from "../../../src/tools/messaging/messenger.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { clientsFor, silentLogger } from "./support.js";
 
@@ -12,12 +13,21 @@ let fake: FakeSlack;
 let messenger: SlackMessenger;
 let dir: string;
 let from: ThreadTarget;
+let fromGeneral: ThreadTarget;
+
+/** A message sent for `userId` from `target` (the session's thread). */
+function sender(userId: string, target = from): MessageSender {
+  return { sessionId: "s1", target, requester: { id: userId, name: userId.toLowerCase() } };
+}
 
 beforeEach(async () => {
   fake = await startFakeSlack();
-  fake.state.addChannel({ id: "C1", name: "general", type: "channel" });
-  fake.state.addChannel({ id: "C2", name: "deploys", type: "channel", botMember: false });
-  fake.state.addChannel({ id: "D1", name: "dm", type: "im" });
+  fake.state.addChannel({ id: "C1", name: "general", type: "channel", members: ["UCEO", "USTRANGER"] });
+  fake.state.addChannel({ id: "C2", name: "deploys", type: "channel", botMember: false, members: ["UCEO"] });
+  fake.state.addChannel({ id: "D1", name: "dm", type: "im", members: ["UCEO"] });
+  fake.state.addChannel({ id: "D0CEO", name: "dm-ceo", type: "im", members: ["UCEO"] });
+  fake.state.addChannel({ id: "G0EXEC", name: "exec", type: "group", members: ["UCEO"] });
+  fake.state.addChannel({ id: "G0MPIM", name: "mpdm-ceo--cfo-1", type: "mpim", members: ["UCEO", "UCFO"] });
   const clients = clientsFor(fake);
   const directory = new SlackDirectory(clients.api, {
     workspace: fake.state.teamId,
@@ -26,12 +36,13 @@ beforeEach(async () => {
   });
   messenger = new SlackMessenger({
     clients,
-    resolver: directory,
+    directory: () => directory,
     botName: () => "coworker",
     logger: silentLogger,
   });
   dir = await mkdtemp(join(tmpdir(), "slack-messenger-"));
   from = { platform: "slack", workspace: fake.state.teamId, channel: "D1", thread: fake.state.nextTs() };
+  fromGeneral = { ...from, channel: "C1", thread: fake.state.nextTs() };
 });
 
 afterEach(async () => {
@@ -41,14 +52,14 @@ afterEach(async () => {
 
 describe("SlackMessenger", () => {
   it("posts into the session's own thread when the channel is the session's", async () => {
-    const result = await messenger.sendMessage(from, "D1", "**done**");
+    const result = await messenger.sendMessage(sender("UCEO"), "D1", "**done**");
     expect(result).toEqual({ ok: true, where: expect.stringMatching(/^this thread \(message \d+\.\d+\)$/) });
     expect(fake.state.botMessages("D1", from.thread).map((m) => m.text)).toEqual(["*done*"]);
   });
 
   it("finds another channel by #name and posts there, split under the limit", async () => {
     const long = Array.from({ length: 30 }, (_, i) => `Paragraph ${i} ${"x".repeat(200)}`).join("\n\n");
-    const result = await messenger.sendMessage(from, "#general", long);
+    const result = await messenger.sendMessage(sender("UCEO"), "#general", long);
     expect(result).toMatchObject({ ok: true, where: expect.stringMatching(/^#general/) });
     const posted = fake.state.botMessages("C1");
     expect(posted.length).toBeGreaterThan(1);
@@ -57,12 +68,48 @@ describe("SlackMessenger", () => {
   });
 
   it("says what to do when it is not in the channel or the channel is unknown", async () => {
-    expect(await messenger.sendMessage(from, "#deploys", "hi")).toEqual({
+    expect(await messenger.sendMessage(sender("UCEO"), "#deploys", "hi")).toEqual({
       ok: false,
       error: "I am not a member of #deploys: invite me there with /invite @coworker, then try again.",
     });
-    const unknown = await messenger.sendMessage(from, "#nope", "hi");
+    const unknown = await messenger.sendMessage(sender("UCEO"), "#nope", "hi");
     expect(unknown.ok).toBe(false);
+  });
+
+  it("posts to another channel only when the requester is a member, and says no more than that", async () => {
+    const stranger = sender("USTRANGER", fromGeneral);
+    const refused = await messenger.sendMessage(stranger, "#exec", "Wire $50k to …");
+    expect(refused).toEqual({
+      ok: false,
+      error:
+        "Nothing was sent to #exec: besides this conversation, I post only to channels that ustranger is a member of and I am in, and I could not confirm that #exec is one. Check its name or id, or ask ustranger to join it first.",
+    });
+    // A channel that does not exist gets the same answer: the refusal does not reveal #exec.
+    const missing = await messenger.sendMessage(stranger, "#nope", "x");
+    expect(!missing.ok && missing.error.replaceAll("#nope", "#exec")).toBe(!refused.ok && refused.error);
+    expect(await messenger.sendMessage(stranger, "G0EXEC", "x")).toMatchObject({ ok: false });
+    expect(await messenger.sendMessage(stranger, "<#G0EXEC|exec>", "x")).toMatchObject({ ok: false });
+    expect(fake.state.botMessages("G0EXEC")).toEqual([]);
+    // The session's own channel needs no check; the CEO may post to #exec.
+    expect(await messenger.sendMessage(stranger, "C1", "here")).toMatchObject({ ok: true });
+    expect(await messenger.sendMessage(sender("UCEO", fromGeneral), "#exec", "Board at 3")).toMatchObject({
+      ok: true,
+      where: expect.stringMatching(/^#exec \(message /),
+    });
+    expect(fake.state.botMessages("G0EXEC").map((m) => m.text)).toEqual(["Board at 3"]);
+  });
+
+  it("refuses a group DM the requester is not in, and another person's DM", async () => {
+    const stranger = sender("USTRANGER", fromGeneral);
+    expect(await messenger.sendMessage(stranger, "G0MPIM", "x")).toMatchObject({ ok: false });
+    expect(await messenger.sendMessage(sender("UCEO", fromGeneral), "D0CEO", "x")).toMatchObject({
+      ok: false,
+    });
+    expect(fake.state.botMessages("G0MPIM")).toEqual([]);
+    expect(fake.state.botMessages("D0CEO")).toEqual([]);
+    expect(await messenger.sendMessage(sender("UCFO", fromGeneral), "G0MPIM", "hi both")).toMatchObject({
+      ok: true,
+    });
   });
 
   it("uploads a file into the session's thread with its caption", async () => {

@@ -2,7 +2,9 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ThreadTarget } from "../../../src/core/thread-target.js";
-import { ALICE_DM, FORUM, GROUP, type Harness, startHarness } from "./harness.js";
+import type { MessageSender } from "../../../src/tools/messaging/messenger.js";
+import type { FakeUser } from "../../fakes/fake-telegram/fake-telegram.js";
+import { ALICE, ALICE_DM, BOB, FORUM, GROUP, type Harness, MALLORY, startHarness } from "./harness.js";
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -18,6 +20,16 @@ const topic: ThreadTarget = {
   extra: { chatType: "supergroup", replyTo: 1 },
 };
 
+/** A message sent for `user` from `target` (the session's thread). */
+function sender(target: ThreadTarget, user: FakeUser = ALICE): MessageSender {
+  return { sessionId: "s1", target, requester: { id: String(user.id), name: user.first_name } };
+}
+
+/** What the messenger answers for a chat it will not post to for `name`, whatever the reason. */
+function refusal(chat: string, name: string): string {
+  return `Nothing was sent to ${chat}: besides this conversation, I post only to channels that ${name} is a member of and I am in, and I could not confirm that ${chat} is one. Check its name or id, or ask ${name} to join it first.`;
+}
+
 describe("TelegramMessenger", () => {
   it("posts to the session's own chat inside its topic, or to another chat by id", async () => {
     harness = await startHarness();
@@ -25,11 +37,11 @@ describe("TelegramMessenger", () => {
     tg.state.chat(FORUM);
     tg.state.chat(GROUP);
     const messenger = channel.messenger;
-    expect(await messenger.sendMessage(topic, String(FORUM.id), "**hi** topic")).toEqual({
+    expect(await messenger.sendMessage(sender(topic), String(FORUM.id), "**hi** topic")).toEqual({
       ok: true,
       where: `Telegram chat ${FORUM.id} (topic 44)`,
     });
-    expect(await messenger.sendMessage(topic, String(GROUP.id), "hi group")).toEqual({
+    expect(await messenger.sendMessage(sender(topic), String(GROUP.id), "hi group")).toEqual({
       ok: true,
       where: `Telegram chat ${GROUP.id}`,
     });
@@ -40,25 +52,79 @@ describe("TelegramMessenger", () => {
     expect(tg.callsOf("sendMessage").every((call) => call.params.reply_parameters === undefined)).toBe(true);
   });
 
-  it("reports bad chat names and Telegram refusals as results", async () => {
+  it("posts into a topic named as chat:topic", async () => {
+    harness = await startHarness();
+    harness.tg.state.chat(FORUM);
+    expect(await harness.channel.messenger.sendMessage(sender(topic), `${FORUM.id}:7`, "hi")).toEqual({
+      ok: true,
+      where: `Telegram chat ${FORUM.id} (topic 7)`,
+    });
+    expect(harness.tg.state.botMessages(FORUM.id, 7).map((m) => m.text)).toEqual(["hi"]);
+  });
+
+  it("reports bad chat names and unknown chats as results, sending nothing", async () => {
     harness = await startHarness();
     const messenger = harness.channel.messenger;
-    const named = await messenger.sendMessage(topic, "#general", "x");
-    expect(named).toMatchObject({ ok: false });
-    expect(!named.ok && named.error).toContain("not a Telegram chat id");
-    const unknown = await messenger.sendMessage(topic, "-100999", "x");
-    expect(!unknown.ok && unknown.error).toContain("chat not found");
+    expect(await messenger.sendMessage(sender(topic), "#general", "x")).toEqual({
+      ok: false,
+      error: refusal("#general", "Alice"),
+    });
+    expect(await messenger.sendMessage(sender(topic), "-100999", "x")).toEqual({
+      ok: false,
+      error: refusal("-100999", "Alice"),
+    });
+    expect(harness.tg.callsOf("sendMessage")).toEqual([]);
+  });
+
+  it("posts to another group only when the requester is a member of it (getChatMember)", async () => {
+    harness = await startHarness();
+    const { tg, channel } = harness;
+    tg.state.chat(FORUM);
+    tg.state.chat(GROUP);
+    tg.state.setMember(GROUP.id, BOB.id, "member");
+    tg.state.setMember(GROUP.id, ALICE.id, "left");
+    tg.state.setMember(GROUP.id, MALLORY.id, "kicked");
+    const group = String(GROUP.id);
+    // Left, kicked, never there, or Telegram could not say: the same refusal as a chat that does not exist.
+    expect(await channel.messenger.sendMessage(sender(topic), group, "x")).toEqual({
+      ok: false,
+      error: refusal(group, "Alice"),
+    });
+    expect(await channel.messenger.sendMessage(sender(topic, MALLORY), group, "x")).toEqual({
+      ok: false,
+      error: refusal(group, "Mallory"),
+    });
+    tg.failNext("getChatMember", 400, "Bad Request: CHAT_ADMIN_REQUIRED");
+    expect(await channel.messenger.sendMessage(sender(topic, BOB), group, "x")).toEqual({
+      ok: false,
+      error: refusal(group, "Bob"),
+    });
+    expect(tg.callsOf("sendMessage")).toEqual([]);
+    expect(await channel.messenger.sendMessage(sender(topic, BOB), group, "from Bob")).toMatchObject({
+      ok: true,
+    });
+    expect(tg.state.botMessages(GROUP.id).map((m) => m.text)).toEqual(["from Bob"]);
+    expect(tg.callsOf("getChatMember").map((call) => call.params.user_id)).toEqual([
+      ALICE.id,
+      MALLORY.id,
+      BOB.id,
+      BOB.id,
+    ]);
   });
 
   it("refuses another person's private chat with the bot, and still answers in its own", async () => {
     harness = await startHarness();
     const { tg, channel } = harness;
     tg.state.chat(ALICE_DM);
-    const elsewhere = await channel.messenger.sendMessage(topic, String(ALICE_DM.id), "click this link");
+    const elsewhere = await channel.messenger.sendMessage(
+      sender(topic, BOB),
+      String(ALICE_DM.id),
+      "click this link",
+    );
     expect(!elsewhere.ok && elsewhere.error).toContain("private chat with one person");
     expect(tg.callsOf("sendMessage")).toEqual([]);
     const dm: ThreadTarget = { platform: "telegram", workspace: "tg", channel: String(ALICE_DM.id) };
-    expect(await channel.messenger.sendMessage(dm, String(ALICE_DM.id), "hi Alice")).toMatchObject({
+    expect(await channel.messenger.sendMessage(sender(dm), String(ALICE_DM.id), "hi Alice")).toMatchObject({
       ok: true,
     });
   });
