@@ -22,7 +22,7 @@ import { startOrStop } from "./start-or-stop.js";
 export interface AdapterBase extends Required<ChannelHooks> {
   readonly service: ConversationService;
   readonly logger: Logger;
-  /** Where files people send are saved (`<workspaceRoot>/uploads/<session>/`). */
+  /** Where files people send are saved (under `<workspaceRoot>/uploads/`: core/upload-folders.ts). */
   readonly workspaceRoot: string;
   /** Coworker's own files, off limits to what people send (AppContext.serviceFiles). */
   readonly serviceFiles: readonly string[];

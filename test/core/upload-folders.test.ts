@@ -4,7 +4,7 @@
  * channels made before it belong to their conversation and to no other.
  */
 import { describe, expect, it } from "vitest";
-import { sessionFolder } from "../../src/channels/slack/slack-files.js";
+import { perSessionUploadFolder } from "../support/per-session-upload-folder.js";
 import { sessionKeyOf, type ThreadTarget } from "../../src/core/thread-target.js";
 import {
   conversationUploadFolder,
@@ -40,8 +40,8 @@ describe("isConversationUploadFolder", () => {
   it("gives each conversation its folder and its threads' folders from before the layout", () => {
     const later = { ...DM, thread: "1700000900.000900" };
     expect(isConversationUploadFolder("slack_T1_D1", later)).toBe(true);
-    expect(isConversationUploadFolder(sessionFolder(sessionKeyOf(DM)), later)).toBe(true);
-    expect(isConversationUploadFolder(sessionFolder(sessionKeyOf({ ...DM, thread: undefined })), later)).toBe(
+    expect(isConversationUploadFolder(perSessionUploadFolder(DM), later)).toBe(true);
+    expect(isConversationUploadFolder(perSessionUploadFolder({ ...DM, thread: undefined }), later)).toBe(
       true,
     );
     const topic = { ...GROUP, thread: "7" };
@@ -51,10 +51,10 @@ describe("isConversationUploadFolder", () => {
 
   it("gives no conversation another's folder, nor one whose id only starts the same", () => {
     const other = { ...DM, channel: "D12" };
-    for (const name of ["slack_T1_D1", sessionFolder(sessionKeyOf(DM)), "slack_T1_D", "uploads", ".."])
+    for (const name of ["slack_T1_D1", perSessionUploadFolder(DM), "slack_T1_D", "uploads", ".."])
       expect(isConversationUploadFolder(name, other)).toBe(false);
     expect(isConversationUploadFolder(oldTelegramFolder(GROUP), { ...GROUP, channel: "100123" })).toBe(false);
-    expect(isConversationUploadFolder(sessionFolder(sessionKeyOf(DM)), { ...DM, platform: "telegram" })).toBe(
+    expect(isConversationUploadFolder(perSessionUploadFolder(DM), { ...DM, platform: "telegram" })).toBe(
       false,
     );
   });

@@ -9,8 +9,8 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sessionFolder } from "../../src/channels/slack/slack-files.js";
-import { sessionKeyOf, type ThreadTarget } from "../../src/core/thread-target.js";
+import { perSessionUploadFolder } from "../support/per-session-upload-folder.js";
+import type { ThreadTarget } from "../../src/core/thread-target.js";
 import type { AnyTool } from "../../src/core/tool.js";
 import { uploadFolderOf } from "../../src/core/upload-folders.js";
 import { createBuiltinTools } from "../../src/tools/builtin-tools.js";
@@ -29,7 +29,7 @@ const ANA_LATER: ThreadTarget = { ...ANA, thread: "1700000900.000900" };
 const BOB: ThreadTarget = { platform: "slack", workspace: "T1", channel: "C2", thread: "1700000500.000500" };
 
 /** Ana's payslip where Slack saves it today: the folder of her session. */
-const PAYSLIP = `uploads/${sessionFolder(sessionKeyOf(ANA))}/F1-payslip.pdf.txt`;
+const PAYSLIP = `uploads/${perSessionUploadFolder(ANA)}/F1-payslip.pdf.txt`;
 /** Her contract in the per-conversation layout. */
 const CONTRACT = `${uploadFolderOf(ANA)}/F2-contract.txt`;
 const BOB_FOLDER = uploadFolderOf(BOB);
@@ -188,7 +188,7 @@ describe("the same conversation's uploads", () => {
     expect((await as(ANA_LATER, "read_file", { path: PAYSLIP })).output).toBe("1\tSALARY 4200");
     expect((await as(ANA_LATER, "read_file", { path: CONTRACT })).output).toBe("1\tSALARY in the contract");
     expect((await as(ANA_LATER, "list_files", { path: "uploads", depth: 1 })).output).toBe(
-      `uploads:\nslack_T1_D1/\n${sessionFolder(sessionKeyOf(ANA))}/`,
+      `uploads:\nslack_T1_D1/\n${perSessionUploadFolder(ANA)}/`,
     );
     expect((await as(ANA_LATER, "search_files", { pattern: "SALARY", path: "uploads" })).output).toBe(
       `${CONTRACT}:1: SALARY in the contract\n${PAYSLIP}:1: SALARY 4200`,
@@ -197,8 +197,6 @@ describe("the same conversation's uploads", () => {
     expect(sent).toEqual([{ target: ANA_LATER, content: "SALARY 4200\n" }]);
     expect(
       (await as(ANA_LATER, "run_command", { command: `ls uploads; cat ${PAYSLIP} ${CONTRACT}` })).output,
-    ).toBe(
-      `slack_T1_D1\n${sessionFolder(sessionKeyOf(ANA))}\nSALARY 4200\nSALARY in the contract\n[exit code 0]`,
-    );
+    ).toBe(`slack_T1_D1\n${perSessionUploadFolder(ANA)}\nSALARY 4200\nSALARY in the contract\n[exit code 0]`);
   });
 });

@@ -2,7 +2,7 @@
  * Files attached to Slack messages: downloaded with the bot token (Slack answers unauthenticated
  * requests with its login page), capped in size while streaming, checked to really be the file
  * (an HTML body for a non-HTML file is the login page, not the file), and saved into the
- * workspace under uploads/<session>/. Whatever could not be fetched becomes a note the model
+ * workspace in the session's upload folder (core/upload-folders.ts). Whatever could not be fetched becomes a note the model
  * sees, never a silent loss.
  */
 import { posix } from "node:path";
@@ -45,11 +45,6 @@ export function safeFileName(name: string): string {
     .replace(/^\.+/, "")
     .slice(-120);
   return cleaned.length > 0 ? cleaned : "file";
-}
-
-/** The uploads folder name for a session key ("slack:T1:C1:1700.1" → "slack_T1_C1_1700.1"). */
-export function sessionFolder(sessionKey: string): string {
-  return sessionKey.replace(/[^A-Za-z0-9._-]/g, "_");
 }
 
 /**
@@ -119,15 +114,14 @@ function refusalOf(error: unknown): string | undefined {
   return error instanceof FileRefused ? error.message : refusalReason(error);
 }
 
-/** Download a message's files into uploads/<folder>/ of the workspace. */
+/** Download a message's files into `relativeDir` of the workspace (the session's upload folder). */
 export async function downloadFiles(
   files: readonly SlackFile[],
-  folder: string,
+  relativeDir: string,
   options: FileDownloadOptions,
 ): Promise<DownloadResult> {
   const saved: InboundFile[] = [];
   const notes: string[] = [];
-  const relativeDir = posix.join("uploads", folder);
   for (const file of files) {
     const name = file.name ?? file.title ?? file.id;
     try {

@@ -13,6 +13,7 @@ import type { InboundMessage } from "../../core/inbound-message.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { sessionKeyOf } from "../../core/thread-target.js";
+import { uploadFolderOf } from "../../core/upload-folders.js";
 import { LruCache } from "../../sessions/lru.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { AccessPolicy } from "./slack-access.js";
@@ -26,7 +27,7 @@ import {
   plainText,
   sentAtOf,
 } from "./slack-events.js";
-import { downloadFiles, type FileDownloadOptions, sessionFolder } from "./slack-files.js";
+import { downloadFiles, type FileDownloadOptions } from "./slack-files.js";
 import { escapeMrkdwn } from "./slack-limits.js";
 import type { ThreadRegistry } from "./slack-threads.js";
 import type { UserDirectory } from "./slack-users.js";
@@ -138,7 +139,7 @@ export class SlackInbound {
     const user = await this.deps.users.user(author);
     const limited = this.deps.attachments.limit(event.files ?? [], (file) => file.name ?? file.id);
     const downloaded = limited.kept.length
-      ? await downloadFiles(limited.kept, sessionFolder(sessionKeyOf(target)), {
+      ? await downloadFiles(limited.kept, uploadFolderOf(target), {
           ...this.deps.files,
           logger: this.deps.logger,
         })

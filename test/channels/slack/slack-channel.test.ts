@@ -365,7 +365,7 @@ describe("inbound messages", () => {
     expect(fake.state.ephemerals[1]!.text).toMatch(/not enabled in this channel/);
   });
 
-  it("downloads files with the bot token into uploads/<session>/ and notes the ones it could not use", async () => {
+  it("downloads files with the bot token into the conversation's upload folder, its thread's, and notes the ones it could not use", async () => {
     await startChannel();
     fake.state.addFile({
       id: "F1",
@@ -394,7 +394,7 @@ describe("inbound messages", () => {
     });
     await service.waitFor(() => service.received.length === 1);
     const message = service.received[0]!;
-    const folder = `uploads/slack_${fake.state.teamId}_D1_${ts}`;
+    const folder = `uploads/slack_${fake.state.teamId}_D1/${ts}`;
     expect(message.files).toEqual([
       { path: `${folder}/F1-notes.txt`, name: "notes.txt", bytes: 10, mediaType: "text/plain" },
     ]);

@@ -37,7 +37,7 @@ afterEach(async () => {
 const download = (name = "notes.txt") =>
   downloadFiles(
     [{ id: "F1", name, mimetype: "text/plain", url_private: `${apiUrl}files/F1` }],
-    "slack_T1_C1_1700.1",
+    "uploads/slack_T1_C1/1700.1",
     {
       botToken: "xoxb-test",
       apiUrl,
@@ -53,13 +53,13 @@ describe("downloadFiles", () => {
     expect(saved.notes).toEqual([]);
     expect(saved.files).toEqual([
       {
-        path: "uploads/slack_T1_C1_1700.1/F1-notes.txt",
+        path: "uploads/slack_T1_C1/1700.1/F1-notes.txt",
         name: "notes.txt",
         bytes: 9,
         mediaType: "text/plain",
       },
     ]);
-    expect(await readFile(join(root, "uploads/slack_T1_C1_1700.1/F1-notes.txt"), "utf8")).toBe("file body");
+    expect(await readFile(join(root, "uploads/slack_T1_C1/1700.1/F1-notes.txt"), "utf8")).toBe("file body");
   });
 
   it("refuses a file named like a credential, as the file tools do, with a note", async () => {
@@ -73,8 +73,8 @@ describe("downloadFiles", () => {
   });
 
   it("never writes into a folder outside the workspace that the uploads folder was made a link to", async () => {
-    await mkdir(join(root, "uploads"), { recursive: true });
-    await symlink(outside, join(root, "uploads/slack_T1_C1_1700.1"));
+    await mkdir(join(root, "uploads/slack_T1_C1"), { recursive: true });
+    await symlink(outside, join(root, "uploads/slack_T1_C1/1700.1"));
     const saved = await download();
     expect(saved.files).toEqual([]);
     expect(saved.notes).toEqual([
