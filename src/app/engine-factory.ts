@@ -3,8 +3,9 @@
  * assembles the tool registry for the session's platform (the registry then offers per turn what
  * the mode allows), shares one permission engine (config's allowed command prefixes and hard
  * denies), and wires everything the session layer passes in its EngineContext. On the session's
- * first turn it reads AGENTS.md and the memories of the person asking and the channel, builds the
- * instructions (fixed from then on) and the per-turn context provider (see SessionEngine).
+ * first turn it reads AGENTS.md and builds the instructions' fixed part and the per-turn context
+ * provider (see SessionEngine); each turn's system prompt ends with the memories of that turn's
+ * requester and the channel, read on the person's first turn in the session (RequesterMemories).
  */
 import os from "node:os";
 import type { EngineContext, EngineFactory } from "../sessions/engine-context.js";
@@ -17,16 +18,11 @@ import { PermissionEngine } from "../engine/permissions/permission-engine.js";
 import type { MediaOptions } from "../engine/outbound-media.js";
 import type { ProviderClient } from "../engine/provider/provider.js";
 import { ReviewerGate, type ReviewerGateOptions } from "../engine/reviewer/reviewer-gate.js";
-import type { ConversationExecutionRequest } from "../core/request.js";
 import { TurnEngine, type TurnEngineOptions } from "../engine/turn-engine.js";
 import { type ContextPart, createContextProvider } from "../engine/context-provider.js";
 import { AGENTS_MD_MAX_CHARS, buildInstructions, describeDate } from "../engine/instructions.js";
-import {
-  AgentsMdReader,
-  type KnowledgePart,
-  loadMemoryBlock,
-  type TextPrefixReader,
-} from "../engine/session-knowledge.js";
+import { AgentsMdReader, type TextPrefixReader } from "../engine/session-knowledge.js";
+import { RequesterMemories } from "../engine/requester-memories.js";
 import { SessionEngine } from "../engine/session-engine.js";
 import { type McpToolSource, SessionToolSets, type ToolLimits } from "./session-tool-set.js";
 
@@ -80,10 +76,6 @@ export function describeOs(): string {
   return `${os.type()} ${os.release()} (${os.arch()})`;
 }
 
-function noticesOf(parts: readonly KnowledgePart[]): string[] {
-  return parts.flatMap((part) => (part.notice === undefined ? [] : [part.notice]));
-}
-
 /**
  * Build the engine factory the session layer calls once per loaded session. Throws at once when
  * a hard-deny pattern is not a valid regular expression.
@@ -114,12 +106,7 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
     mcp: deps.mcp,
   });
 
-  const instructionsOf = (
-    platform: string,
-    memoryEnabled: boolean,
-    agentsMd?: string,
-    memoryBlock?: string,
-  ): string =>
+  const instructionsOf = (platform: string, memoryEnabled: boolean, agentsMd?: string): string =>
     buildInstructions({
       persona: deps.persona,
       workspaceRoot: workspace.root,
@@ -128,7 +115,6 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
       date: describeDate(now()),
       agentsMd,
       userRules: deps.userRules,
-      memoryBlock,
       memoryEnabled,
       platform,
       agentsMdMaxChars,
@@ -157,22 +143,21 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
       ...(deps.media ? { media: { ...deps.media, workspaceRoot: deps.workspaceRoot } } : {}),
     };
 
-    const prepare = async (request: ConversationExecutionRequest) => {
+    const prepare = async () => {
       const memoryEnabled = memory !== undefined && savingEnabled();
-      const [agentsMdPart, memoryBlock] = await Promise.all([
-        agentsMd.current(),
-        memory ? loadMemoryBlock(memory, request) : Promise.resolve<KnowledgePart>({}),
-      ]);
+      const agentsMdPart = await agentsMd.current();
+      const memories = memory && new RequesterMemories(memory);
       const engine = new TurnEngine({
         ...common,
-        instructions: instructionsOf(platform, memoryEnabled, agentsMdPart.text, memoryBlock.text),
+        instructions: instructionsOf(platform, memoryEnabled, agentsMdPart.text),
+        ...(memories ? { requesterInstructions: (request) => memories.sectionFor(request) } : {}),
         contextProvider: createContextProvider({
           memory: memory && { enabledAtStart: memoryEnabled, enabled: savingEnabled },
           now,
           parts: deps.contextParts,
         }),
       });
-      return { engine, notices: noticesOf([agentsMdPart, memoryBlock]) };
+      return { engine, notices: agentsMdPart.notice === undefined ? [] : [agentsMdPart.notice] };
     };
 
     return new SessionEngine(prepare);

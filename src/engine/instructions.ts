@@ -1,10 +1,12 @@
 /**
- * The system prompt of a session, fixed when the session starts: the persona (a short default
- * for a helpful coworker in a chat thread), the narration rule, the environment, the workspace's
- * AGENTS.md (capped), the user's standing rules, and what the agent remembers — with the
- * when-to-remember rules while saving is on, or an honest "saving is off" statement otherwise.
- * AGENTS.md and the memories each sit in a tagged block their text cannot close.
- * What can change mid-session (mode, the saving switch) travels in the per-turn context instead.
+ * The system prompt of a session. Its fixed part is built when the session starts: the persona (a
+ * short default for a helpful coworker in a chat thread), the narration rule, the environment, the
+ * workspace's AGENTS.md (capped), the user's standing rules, and the when-to-remember rules while
+ * saving is on, or an honest "saving is off" statement otherwise. What the agent remembers about
+ * the person asking follows it, per turn (`memoriesSection`, see requester-memories.ts), so the
+ * part every turn shares comes first. AGENTS.md and the memories each sit in a tagged block their
+ * text cannot close. What can change mid-session (mode, the saving switch) travels in the
+ * per-turn context instead.
  */
 import { promptBlock } from "./prompt-block.js";
 
@@ -40,7 +42,7 @@ Saving memories is switched off. What you already remember (listed below, if any
 
 const NO_MEMORIES = "You have no saved memories about this person or this channel yet.";
 
-/** Everything the instructions are built from (gathered by the caller at session start). */
+/** Everything the fixed instructions are built from (gathered by the caller at session start). */
 export interface InstructionsInput {
   /** Replaces the default persona when set. */
   readonly persona?: string;
@@ -54,8 +56,6 @@ export interface InstructionsInput {
   readonly agentsMd?: string;
   /** The user's standing rules from config. */
   readonly userRules?: string;
-  /** The rendered known memories (MemoryStore.memoryBlock); empty or absent when none. */
-  readonly memoryBlock?: string;
   /** Whether saving memories is on at session start. */
   readonly memoryEnabled: boolean;
   /** "slack" | "telegram" | "console" | … */
@@ -116,13 +116,15 @@ function rulesSection(rules: string | undefined): string | undefined {
   ].join("\n");
 }
 
-/** The memory rules, then what is remembered in a block its entries cannot close (they are model-written). */
-function memorySection(enabled: boolean, block: string | undefined): string {
-  const known = block?.trim() ? block.trim() : NO_MEMORIES;
-  return `${enabled ? MEMORY_GUIDANCE : MEMORY_OFF_STATEMENT}\n\n${promptBlock("memories", known)}`;
+/**
+ * What is remembered (MemoryStore.memoryBlock; empty or absent when nothing is) in a block its
+ * entries cannot close, since they are model-written. It follows the instructions' memory rules.
+ */
+export function memoriesSection(block: string | undefined): string {
+  return promptBlock("memories", block?.trim() ? block.trim() : NO_MEMORIES);
 }
 
-/** Build the session's system prompt from its parts, in a fixed order. */
+/** Build the session's fixed system prompt from its parts, in a fixed order. */
 export function buildInstructions(input: InstructionsInput): string {
   const persona = input.persona?.trim() ? input.persona.trim() : DEFAULT_PERSONA;
   const parts = [
@@ -131,7 +133,7 @@ export function buildInstructions(input: InstructionsInput): string {
     environmentSection(input),
     input.agentsMd === undefined ? undefined : agentsMdSection(input.agentsMd, input.agentsMdMaxChars),
     rulesSection(input.userRules),
-    memorySection(input.memoryEnabled, input.memoryBlock),
+    input.memoryEnabled ? MEMORY_GUIDANCE : MEMORY_OFF_STATEMENT,
   ];
   return parts.filter((part): part is string => part !== undefined).join("\n\n");
 }

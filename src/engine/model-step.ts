@@ -43,10 +43,10 @@ async function contextBlock(ctx: TurnContext): Promise<string | undefined> {
 }
 
 async function streamOnce(ctx: TurnContext, compactor: Compactor, memo: OutboundMemo): Promise<Attempt> {
-  const { provider, registry, instructions } = ctx.deps;
+  const { provider, registry } = ctx.deps;
   const view = compactor.view(ctx.history);
   const messages = buildOutbound({
-    instructions,
+    instructions: ctx.instructions,
     summary: view.summary,
     messages: view.messages,
     context: await contextBlock(ctx),

@@ -1,11 +1,12 @@
 /**
  * SessionEngine: the engine a session gets from the engine factory when its instructions need
- * session-start knowledge that must be read asynchronously (AGENTS.md from disk, memories from
- * the store) and that depends on who asks first — which the synchronous factory does not know.
+ * session-start knowledge that must be read asynchronously (AGENTS.md from disk) — which the
+ * synchronous factory cannot wait for.
  *
  * It prepares the real engine once, on the session's first turn, and from then on hands every
  * call to it (a turn's events come straight from the real engine, with no layer in between); the
- * instructions are therefore fixed from the first turn on. It implements the
+ * instructions' fixed part is therefore settled from the first turn on (what belongs to each
+ * turn's requester is the real engine's, see requester-memories.ts). It implements the
  * session layer's SessionTurnEngine contract by composition: it holds the prepared engine and has
  * no engine state of its own. Steering and a stop that arrive while it prepares are kept and
  * applied to the real engine's turn, so the turn ends the way an interrupted turn always does
@@ -24,8 +25,8 @@ export interface PreparedSession {
   readonly notices: readonly string[];
 }
 
-/** Builds the real engine from the session's first request (its requester, channel and mode). */
-export type SessionPreparer = (firstRequest: ConversationExecutionRequest) => Promise<PreparedSession>;
+/** Builds the real engine when the session's first turn starts. */
+export type SessionPreparer = () => Promise<PreparedSession>;
 
 type Start = (engine: SessionTurnEngine) => TurnEvents;
 
@@ -39,19 +40,19 @@ export class SessionEngine implements SessionTurnEngine {
   private stopRequested = false;
   private readonly earlySteering: { text: string; attachments: readonly Attachment[] }[] = [];
 
-  /** Turns run on the engine `prepare` builds from the session's first request. */
+  /** Turns run on the engine `prepare` builds when the first one starts. */
   constructor(private readonly prepare: SessionPreparer) {}
 
   run(request: ConversationExecutionRequest): TurnEvents {
-    return this.turn(request, (engine) => engine.run(request));
+    return this.turn((engine) => engine.run(request));
   }
 
   resume(request: ConversationExecutionRequest): TurnEvents {
-    return this.turn(request, (engine) => engine.resume(request));
+    return this.turn((engine) => engine.resume(request));
   }
 
   retry(request: ConversationExecutionRequest): TurnEvents {
-    return this.turn(request, (engine) => engine.retry(request));
+    return this.turn((engine) => engine.retry(request));
   }
 
   interrupt(): void {
@@ -77,9 +78,9 @@ export class SessionEngine implements SessionTurnEngine {
     return this.inner !== undefined;
   }
 
-  private async ready(request: ConversationExecutionRequest): Promise<PreparedSession> {
+  private async ready(): Promise<PreparedSession> {
     if (this.inner) return { engine: this.inner, notices: [] };
-    const prepared = await this.prepare(request);
+    const prepared = await this.prepare();
     this.inner = prepared.engine;
     for (const { text, attachments } of this.earlySteering.splice(0))
       prepared.engine.steer(text, attachments);
@@ -87,12 +88,12 @@ export class SessionEngine implements SessionTurnEngine {
   }
 
   /** Once the real engine is ready (and no first turn is being claimed), the turn is its own. */
-  private turn(request: ConversationExecutionRequest, start: Start): TurnEvents {
-    return this.inner && !this.claimed ? start(this.inner) : this.delegate(request, start);
+  private turn(start: Start): TurnEvents {
+    return this.inner && !this.claimed ? start(this.inner) : this.delegate(start);
   }
 
   /** The first turn: prepare the real engine, show its notices, then hand over to its turn. */
-  private async *delegate(request: ConversationExecutionRequest, start: Start): AsyncGenerator<AgentEvent> {
+  private async *delegate(start: Start): AsyncGenerator<AgentEvent> {
     if (this.isRunning) {
       yield agentEvent({
         type: "error",
@@ -106,7 +107,7 @@ export class SessionEngine implements SessionTurnEngine {
     let events: TurnEvents | undefined;
     let finished = false;
     try {
-      const { engine, notices } = await this.ready(request);
+      const { engine, notices } = await this.ready();
       for (const message of notices) yield agentEvent({ type: "notice", level: "warning", message });
       events = start(engine);
       const first = events.next(); // the real turn starts now, so its own interrupt works from here

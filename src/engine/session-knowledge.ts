@@ -1,20 +1,18 @@
 /**
- * Session-start knowledge: what the instructions need from disk and the store, read once when a
- * session starts — the workspace's AGENTS.md (confined like any tool path, so a symlink cannot
- * smuggle a file from outside the workspace into the prompt; only a regular file, only a capped
- * prefix) and the memory block of the person asking and the current channel. A failure never
- * stops the conversation: it becomes a notice people see, and the part is left out.
+ * Session-start knowledge: what the instructions need from disk, read once when a session starts
+ * — the workspace's AGENTS.md (confined like any tool path, so a symlink cannot smuggle a file
+ * from outside the workspace into the prompt; only a regular file, only a capped prefix). A
+ * failure never stops the conversation: it becomes a notice people see, and the part is left
+ * out (as with the memories of the person asking, requester-memories.ts).
  */
 import { isMissing } from "../core/missing-file.js";
 import { constants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
-import type { ConversationExecutionRequest } from "../core/request.js";
 import { NotRegularFileError, readUpTo } from "../tools/files/anchored-fs.js";
 import { fileErrorMessage } from "../tools/files/fs-errors.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
-import { type MemoryStore, memoryKeysOf } from "../tools/memory/memory-store.js";
 
 /** The workspace file whose conventions join the instructions. */
 export const AGENTS_MD = "AGENTS.md";
@@ -108,29 +106,5 @@ export class AgentsMdReader {
     } catch (error) {
       return isMissing(error) ? "missing" : undefined;
     }
-  }
-}
-
-/**
- * The memory block for the person making `request` and its channel. The user part belongs to
- * whoever started the session, so the block says who that is (others may join the thread).
- */
-export async function loadMemoryBlock(
-  store: MemoryStore,
-  request: ConversationExecutionRequest,
-): Promise<KnowledgePart> {
-  try {
-    const keys = memoryKeysOf(request);
-    const block = await store.memoryBlock(keys.userKey, keys.channelKey);
-    if (block === "") return {};
-    const { displayName, userId } = request.requester;
-    return {
-      text: `${block}\n("This user" is ${displayName || userId}, user id ${userId}, who started this conversation; others in the thread are different people.)`,
-    };
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return {
-      notice: `Saved memories could not be loaded (${reason}); this conversation continues without them.`,
-    };
   }
 }

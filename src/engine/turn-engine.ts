@@ -5,8 +5,9 @@
  * spent, a provider error ends it, or the user stops it. The engine talks to its caller only
  * through frozen AgentEvents; it keeps no platform code. One engine lives as long as a session
  * (grants, facts, compaction state, queued steering) while each run receives the history in its
- * request snapshot. The system prompt (`instructions`) is sent first on every call and is not
- * part of the stored history.
+ * request snapshot. The system prompt — the session's `instructions`, then the part that belongs
+ * to the turn's requester (their memories), settled when the turn starts — is sent first on every
+ * call and is not part of the stored history.
  *
  * Guarantees: every tool call the model made gets a tool result (no orphans, whatever happens);
  * a message is persisted before anything depends on it — a tool runs, a person is asked, the turn
@@ -32,7 +33,7 @@ import type { ReviewerDenialReporter, ReviewerGate } from "./reviewer/reviewer-g
 import { type ConversationExecutionRequest, effectiveMaxSteps } from "../core/request.js";
 import { mangledArgumentsRecord, TOOL_RESULT } from "./tool-results.js";
 import { runToolCalls } from "./tool-scheduler.js";
-import { TurnContext, type TurnPersistence } from "./turn-context.js";
+import { type RequesterInstructions, TurnContext, type TurnPersistence } from "./turn-context.js";
 import { parseToolArguments, type ToolRegistry } from "../tools/registry.js";
 import type { SessionFacts } from "../core/tool.js";
 import type { SessionTurnEngine } from "./session-turn-engine.js";
@@ -44,8 +45,14 @@ export interface TurnEngineOptions {
   provider: ProviderClient;
   registry: ToolRegistry;
   permissions: PermissionEngine;
-  /** System prompt, fixed at session start. */
+  /** The system prompt's fixed part, the same for every turn of the session. */
   instructions: string;
+  /**
+   * The end of the system prompt that belongs to a turn's requester (what is remembered about
+   * them), after `instructions` so the part every turn shares comes first; asked once at the
+   * start of each turn, its notice (a failed read) shown then. None: `instructions` alone.
+   */
+  requesterInstructions?: RequesterInstructions;
   grants: GrantSet;
   facts: SessionFacts;
   approver?: Approver;
@@ -263,6 +270,7 @@ export class TurnEngine implements SessionTurnEngine {
           meta: { ...framed?.meta, at: ctx.stamp(), ...(untrusted ? { untrusted: true } : {}) },
         });
       }
+      await this.addRequesterInstructions(ctx);
       await this.loop(ctx);
       await ctx.flush();
     } catch (error) {
@@ -340,6 +348,14 @@ export class TurnEngine implements SessionTurnEngine {
       }
       await runToolCalls(ctx, calls, step.finishReason);
     }
+  }
+
+  /** End this turn's system prompt with its requester's part, when the session has one. */
+  private async addRequesterInstructions(ctx: TurnContext): Promise<void> {
+    if (!this.deps.requesterInstructions) return;
+    const part = await this.deps.requesterInstructions(ctx.request);
+    if (part.notice !== undefined) ctx.emit({ type: "notice", level: "warning", message: part.notice });
+    if (part.text) ctx.instructions = ctx.instructions ? `${ctx.instructions}\n\n${part.text}` : part.text;
   }
 
   private async framed(ctx: TurnContext): Promise<FramedPrompt | undefined> {

@@ -5,6 +5,7 @@ import { createEngineFactory, type EngineFactoryDeps } from "../../src/app/engin
 import { DISCUSS_MODE_REMINDER, MEMORY_SWITCHED_OFF_NOTICE } from "../../src/engine/context-provider.js";
 import { MEMORY_GUIDANCE, MEMORY_OFF_STATEMENT, NARRATION_RULE } from "../../src/engine/instructions.js";
 import type { AgentEvent } from "../../src/core/events.js";
+import type { ConversationMessage } from "../../src/core/messages.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { MemoryStore } from "../../src/tools/memory/memory-store.js";
@@ -225,5 +226,75 @@ describe("memory in the assembled engine", () => {
     expect(lastUserText(before!)).not.toContain(MEMORY_SWITCHED_OFF_NOTICE);
     expect(lastUserText(after!)).toContain(MEMORY_SWITCHED_OFF_NOTICE);
     expect(systemPrompt(after!)).toBe(systemPrompt(before!));
+  });
+
+  describe("in a shared thread", () => {
+    const ANA_SECRET = "Ana is interviewing at a competitor next week";
+    const BOB = { userId: "U_BOB", displayName: "Bob" };
+    /** Ana's personal memory, saved in her DM with the bot: it follows her into every chat. */
+    const seedAna = async () => {
+      const memories = new MemoryStore(store.space("memory"), { newId: () => "m1" });
+      await memories.add(
+        { userKey: "slack:T1:U_ANA", channelKey: "slack:T1:D_ANA" },
+        { scope: "user", content: ANA_SECRET, summary: "private", createdBy: "U_ANA" },
+      );
+      return memories;
+    };
+    /** Bob's turn persisted while waiting to approve a write (after `before`). */
+    const bobWaiting = (before: readonly ConversationMessage[]): ConversationMessage[] => [
+      ...before,
+      { role: "user", content: "write it down" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "w1",
+            type: "function",
+            function: { name: "write_file", arguments: JSON.stringify({ path: "out.txt", content: "x" }) },
+          },
+        ],
+      },
+    ];
+    const fixedPart = (system: string) => system.slice(0, system.indexOf("<memories>"));
+
+    it("each turn's system prompt has its requester's own memories only, the shared part first", async () => {
+      const memories = await seedAna();
+      const provider = new ScriptedProvider([textStep("hi Ana"), textStep("hi Bob"), textStep("hi again")]);
+      const engine = factory(provider, { memory: memories })(engineContext().context);
+      await collect(engine.run(request()));
+      await collect(engine.run(request({ messages: engine.messages, requester: BOB })));
+      await collect(engine.run(request({ messages: engine.messages })));
+      const [ana, bob, anaAgain] = provider.requests.map(systemPrompt) as [string, string, string];
+      expect(ana).toContain(ANA_SECRET);
+      expect(bob).not.toContain(ANA_SECRET);
+      expect(bob).toContain("You have no saved memories about this person or this channel yet.");
+      expect(anaAgain).toBe(ana);
+      expect(fixedPart(bob)).toBe(fixedPart(ana));
+      expect(fixedPart(ana).endsWith(`${MEMORY_GUIDANCE}\n\n`)).toBe(true);
+    });
+
+    it("a turn of Bob resumed after an approval has no memories of Ana, on the same engine or after a restart", async () => {
+      const memories = await seedAna();
+      const provider = new ScriptedProvider([textStep("hi Ana"), textStep("written"), textStep("written")]);
+      const approve = { approver: async () => "once" as const };
+      const build = factory(provider, { memory: memories });
+      const engine = build(engineContext(approve).context);
+      await collect(engine.run(request()));
+      const waiting = bobWaiting(engine.messages);
+      const resumed = await collect(
+        engine.resume(request({ messages: waiting, prompt: "", requester: BOB })),
+      );
+      const restarted = build(engineContext(approve).context);
+      const afterRestart = await collect(
+        restarted.resume(request({ messages: waiting, prompt: "", requester: BOB })),
+      );
+      for (const events of [resumed, afterRestart])
+        expect(finished(events)).toMatchObject([{ callId: "w1", name: "write_file", status: "ok" }]);
+      const [ana, ...bob] = provider.requests.map(systemPrompt);
+      expect(ana).toContain(ANA_SECRET);
+      expect(bob).toHaveLength(2);
+      for (const system of bob) expect(system).not.toContain(ANA_SECRET);
+    });
   });
 });

@@ -5,15 +5,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   AGENTS_MD_FRESH_MS,
   AgentsMdReader,
-  loadMemoryBlock,
   readAgentsMd,
   readTextPrefix,
 } from "../../src/engine/session-knowledge.js";
-import { createStore } from "../../src/store/create-store.js";
-import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
-import { MemoryStore } from "../../src/tools/memory/memory-store.js";
-import { request, TARGET, tempDir } from "../support/engine-fixtures.js";
+import { tempDir } from "../support/engine-fixtures.js";
 
 let root: string;
 let outside: string;
@@ -145,44 +141,5 @@ describe("readAgentsMd", () => {
     await writeFile(path.join(root, "f.txt"), "abcdefgh");
     expect(await readTextPrefix(path.join(root, "f.txt"), 3)).toBe("abc");
     expect(await readTextPrefix(path.join(root, "f.txt"), 100)).toBe("abcdefgh");
-  });
-});
-
-describe("loadMemoryBlock", () => {
-  let store: Store;
-  beforeEach(async () => {
-    store = await createStore({ url: "memory:", dataDir: root });
-  });
-  afterEach(async () => {
-    await store.close();
-  });
-
-  it("renders the requester's and the channel's memories and says who 'this user' is", async () => {
-    const memories = new MemoryStore(store.space("memory"), { newId: () => "m1" });
-    expect(await loadMemoryBlock(memories, request())).toEqual({});
-    await memories.add(
-      { userKey: "slack:T1:U_ANA", channelKey: `slack:T1:${TARGET.channel}` },
-      { scope: "user", content: "Ana prefers bullet points", summary: "bullets", createdBy: "U_ANA" },
-    );
-    const part = await loadMemoryBlock(memories, request());
-    expect(part.text).toContain("About this user:\n- [m1] Ana prefers bullet points");
-    expect(part.text).toContain('("This user" is Ana, user id U_ANA, who started this conversation');
-    const ben = await loadMemoryBlock(
-      memories,
-      request({ requester: { userId: "U_BEN", displayName: "Ben" } }),
-    );
-    expect(ben).toEqual({});
-  });
-
-  it("turns a store failure into a notice", async () => {
-    const broken: KeyValueSpace = {
-      get: async () => Promise.reject(new Error("store offline")),
-      set: async () => undefined,
-      delete: async () => false,
-      setIfAbsent: async () => true,
-    };
-    expect(await loadMemoryBlock(new MemoryStore(broken), request())).toEqual({
-      notice: "Saved memories could not be loaded (store offline); this conversation continues without them.",
-    });
   });
 });

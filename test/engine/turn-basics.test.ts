@@ -137,6 +137,38 @@ describe("TurnEngine basics", () => {
     expect(h.persistence.appended[0]).toMatchObject({ content: "go" });
   });
 
+  it("ends each turn's system prompt with its requester's part, asked once per turn, its notice shown", async () => {
+    const asked: string[] = [];
+    const h = makeHarness({
+      steps: [toolStep(["c1", "read_file", { path: "a" }]), textStep("ok"), textStep("ok")],
+      options: {
+        instructions: "base",
+        requesterInstructions: async ({ requester }) => {
+          asked.push(requester.userId);
+          return requester.userId === "U1"
+            ? { text: "about Ann" }
+            : { text: "about Ben", notice: "Ben's part came late" };
+        },
+      },
+    });
+    const ann = await collect(h.engine.run(makeRequest()));
+    const ben = await collect(
+      h.engine.run(
+        makeRequest({ messages: h.engine.messages, requester: { userId: "U2", displayName: "Ben" } }),
+      ),
+    );
+    expect(asked).toEqual(["U1", "U2"]);
+    expect(h.provider.requests.map((r) => r.messages[0])).toEqual([
+      { role: "system", content: "base\n\nabout Ann" },
+      { role: "system", content: "base\n\nabout Ann" },
+      { role: "system", content: "base\n\nabout Ben" },
+    ]);
+    expect(ofType(ann, "notice")).toEqual([]);
+    expect(ofType(ben, "notice")).toEqual([
+      { type: "notice", level: "warning", message: "Ben's part came late" },
+    ]);
+  });
+
   it("emits only deeply frozen events", async () => {
     const h = makeHarness({
       steps: [toolStep(["c1", "update_plan", { steps: [{ title: "a", status: "pending" }] }]), textStep("x")],

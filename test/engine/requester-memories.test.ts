@@ -1,0 +1,101 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { memoriesSection } from "../../src/engine/instructions.js";
+import { RequesterMemories } from "../../src/engine/requester-memories.js";
+import { createStore } from "../../src/store/create-store.js";
+import { getAll, type KeyValueSpace, type Store } from "../../src/store/store.js";
+import { MemoryStore } from "../../src/tools/memory/memory-store.js";
+import { request, TARGET, tempDir } from "../support/engine-fixtures.js";
+
+const ANA_KEYS = { userKey: "slack:T1:U_ANA", channelKey: `slack:T1:${TARGET.channel}` };
+const BEN = { userId: "U_BEN", displayName: "Ben" };
+const NONE = memoriesSection(undefined);
+
+/** `space` with its reads counted (one a store round trip). */
+function counted(space: KeyValueSpace) {
+  const reads = { count: 0 };
+  const wrapped: KeyValueSpace = {
+    get: <T>(key: string) => {
+      reads.count++;
+      return space.get<T>(key);
+    },
+    getMany: <T>(keys: readonly string[]) => {
+      reads.count++;
+      return getAll<T>(space, keys);
+    },
+    set: (key, value, ttlMs) => space.set(key, value, ttlMs),
+    delete: (key) => space.delete(key),
+    setIfAbsent: (key, value, ttlMs) => space.setIfAbsent(key, value, ttlMs),
+  };
+  return { wrapped, reads };
+}
+
+describe("RequesterMemories", () => {
+  let store: Store;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    const temp = await tempDir();
+    cleanup = temp.cleanup;
+    store = await createStore({ url: "memory:", dataDir: temp.dir });
+  });
+  afterEach(async () => {
+    await store.close();
+    await cleanup();
+  });
+
+  it("gives each requester their own memories and the channel's, and says who 'this user' is", async () => {
+    const memories = new MemoryStore(store.space("memory"), { newId: () => "m1" });
+    await memories.add(ANA_KEYS, {
+      scope: "user",
+      content: "Ana prefers bullet points",
+      summary: "bullets",
+      createdBy: "U_ANA",
+    });
+    await memories.add(ANA_KEYS, {
+      scope: "channel",
+      content: "This channel ships on Fridays",
+      summary: "fridays",
+      createdBy: "U_ANA",
+    });
+    const sections = new RequesterMemories(memories);
+    const ana = await sections.sectionFor(request());
+    expect(ana.text).toContain("About this user:\n- [m1] Ana prefers bullet points");
+    expect(ana.text).toContain("About this channel:\n- [m1] This channel ships on Fridays");
+    expect(ana.text).toContain('("This user" is Ana, user id U_ANA, who is asking in this turn;');
+    const ben = await sections.sectionFor(request({ requester: BEN }));
+    expect(ben.text).not.toContain("bullet points");
+    expect(ben.text).not.toContain("About this user:");
+    expect(ben.text).toContain("About this channel:\n- [m1] This channel ships on Fridays");
+    expect(ben.text).toContain('("This user" is Ben, user id U_BEN');
+    expect(ben.text?.startsWith("<memories>\n")).toBe(true);
+  });
+
+  it("reads a person's memories on their first turn only: later turns cost no store call", async () => {
+    const { wrapped, reads } = counted(store.space("memory"));
+    const memories = new MemoryStore(wrapped, { newId: () => "m1" });
+    await memories.add(ANA_KEYS, { scope: "user", content: "likes tea", summary: "tea", createdBy: "U_ANA" });
+    const sections = new RequesterMemories(memories);
+    reads.count = 0;
+    const first = await sections.sectionFor(request());
+    expect(reads.count).toBe(1);
+    await sections.sectionFor(request({ requester: BEN }));
+    expect(reads.count).toBe(2);
+    expect(await sections.sectionFor(request({ prompt: "again" }))).toEqual(first);
+    await sections.sectionFor(request({ requester: BEN }));
+    expect(reads.count).toBe(2);
+  });
+
+  it("turns a store failure into a notice on that person's first turn, then goes on without memories", async () => {
+    const broken: KeyValueSpace = {
+      get: async () => Promise.reject(new Error("store offline")),
+      set: async () => undefined,
+      delete: async () => false,
+      setIfAbsent: async () => true,
+    };
+    const sections = new RequesterMemories(new MemoryStore(broken));
+    expect(await sections.sectionFor(request())).toEqual({
+      text: NONE,
+      notice: "Saved memories could not be loaded (store offline); this conversation continues without them.",
+    });
+    expect(await sections.sectionFor(request())).toEqual({ text: NONE });
+  });
+});
