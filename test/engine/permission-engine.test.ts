@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { Provenance } from "../../src/core/events.js";
 import type { PermissionMode } from "../../src/core/modes.js";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine, provenanceOf } from "../../src/engine/permissions/permission-engine.js";
-import { createRequest } from "../../src/core/request.js";
-import type { AnyTool, SessionFacts } from "../../src/core/tool.js";
+import { type ConversationExecutionRequest, createRequest } from "../../src/core/request.js";
+import { type AnyTool, defineTool, ok, type SessionFacts } from "../../src/core/tool.js";
 import { freshFacts, RunLog, testRegistry } from "./helpers/test-tools.js";
 
 const registry = testRegistry(new RunLog());
@@ -35,6 +36,7 @@ function decide(
     facts?: SessionFacts;
     provenance?: Provenance;
     engine?: PermissionEngine;
+    request?: ConversationExecutionRequest;
   } = {},
 ) {
   const engine = opts.engine ?? new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
@@ -43,6 +45,7 @@ function decide(
     grants: opts.grants ?? new GrantSet(),
     facts: opts.facts ?? freshFacts(),
     provenance: opts.provenance ?? user,
+    request: opts.request,
   });
 }
 
@@ -293,6 +296,80 @@ describe("channel content and download-then-execute", () => {
     expect(provenanceOf(createRequest({ ...base, metadata: { channelContent: { channel: 7 } } })).kind).toBe(
       "channel_content",
     );
+  });
+});
+
+describe("steering files and tools that always ask", () => {
+  const request = createRequest({
+    prompt: "x",
+    messages: [],
+    sessionId: "s",
+    platform: "slack",
+    model: "m",
+    workspace: { root: "/w/repo", context: "" },
+    requester: { userId: "U1", displayName: "Ann" },
+    mode: "auto",
+  });
+
+  it("a write under .coworker/ or of AGENTS.md asks a person in every mode, over every grant, however spelt", () => {
+    const spellings = [
+      ".coworker/skills/x/SKILL.md",
+      "./.coworker/../.coworker/skills/x/SKILL.md",
+      ".CoWorker/skills/x/SKILL.md",
+      "docs//../.coworker/mcp.json",
+      ".coworker",
+      "AGENTS.md",
+      "docs/../agents.md",
+      "../repo/AGENTS.md",
+      "/w/repo/.coworker/skills/x/SKILL.md",
+    ];
+    for (const path of spellings) {
+      for (const mode of ["interactive", "auto", "reviewed"] as const) {
+        const d = decide("write_file", { path, content: "x" }, { mode, grants: allGrants(), request });
+        expect(d, `${path} in ${mode}`).toMatchObject({
+          action: "ask",
+          rule: "steering_file",
+          alwaysOptions: [],
+          humanOnly: true,
+        });
+        expect(d.reason).toContain("steers every later session");
+      }
+    }
+  });
+
+  it("other paths, look-alikes included, are ordinary writes", () => {
+    for (const path of [
+      "docs/AGENTS.md",
+      "src/.coworker/x",
+      ".coworker-notes/x",
+      "AGENTS.md.bak",
+      "/w/other/AGENTS.md",
+    ])
+      expect(decide("write_file", { path, content: "x" }, { mode: "auto", request }).rule, path).toBe(
+        "mode:auto",
+      );
+  });
+
+  it("a tool that always asks (save_skill) is answered by a person only, never the reviewer model", () => {
+    const saveSkill = defineTool({
+      name: "save_skill",
+      description: "test",
+      inputSchema: z.object({ name: z.string() }),
+      category: "write",
+      risk: "medium",
+      concurrent: false,
+      alwaysAsks: true,
+      execute: async () => ok("saved"),
+    });
+    const engine = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
+    for (const mode of ["interactive", "auto", "reviewed"] as const)
+      expect(
+        engine.decide(
+          saveSkill,
+          { name: "x" },
+          { mode, grants: allGrants(), facts: freshFacts(), provenance: user },
+        ),
+      ).toMatchObject({ action: "ask", rule: "tool:always_asks", alwaysOptions: [], humanOnly: true });
   });
 });
 

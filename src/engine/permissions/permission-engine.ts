@@ -9,7 +9,9 @@
  *  5. download-then-execute — a command that uses a file downloaded this session, pipes a download
  *     into an interpreter or downloads and runs a file in one line asks, likewise
  *     (download-execution.ts);
- *  6. a tool that always asks (save_skill) asks, likewise;
+ *  6. a tool that always asks (save_skill), and a write_file / edit_file of a steering file (under
+ *     `.coworker/` or AGENTS.md, which steer every later session: steering-files.ts), ask
+ *     likewise — a person, never the reviewer model;
  *  7. auto mode runs everything else;
  *  8. interactive mode: a messaging call into the current thread, allowed-command prefixes and
  *     session grants allow; otherwise ask. A call's category comes from `callCategory`, so a
@@ -26,6 +28,7 @@ import type { GrantSet } from "./grants.js";
 import { downloadExecution } from "./download-execution.js";
 import { compileHardDenyRules, type HardDenyRule, matchHardDeny } from "./hard-deny.js";
 import { classifyReadOnly } from "./readonly-command.js";
+import { steeringPathOf } from "../../tools/files/steering-files.js";
 
 export interface PermissionPolicy {
   /** Commands starting with one of these (and using no shell operators) run without asking. */
@@ -91,6 +94,16 @@ export function commandOf(tool: AnyTool, args: Readonly<Record<string, unknown>>
   return tool.grantKey === "command" && typeof args.command === "string" ? args.command : undefined;
 }
 
+/** The steering file (steering-files.ts) a path tool's call names, as the workspace spells it. */
+function steeringWriteOf(
+  tool: AnyTool,
+  args: Readonly<Record<string, unknown>>,
+  request: ConversationExecutionRequest | undefined,
+): string | undefined {
+  if (tool.grantKey !== "path" || typeof args.path !== "string") return undefined;
+  return steeringPathOf(args.path, request?.workspace.root);
+}
+
 function matchesPrefix(command: string, prefix: string): boolean {
   const cmd = command.trim();
   const p = prefix.trim();
@@ -140,7 +153,13 @@ export class PermissionEngine {
       );
 
     if (tool.alwaysAsks)
-      return ask("tool:always_asks", `${tool.name} always needs a person's approval`, NO_OPTIONS);
+      return askPerson("tool:always_asks", `${tool.name} always needs a person's approval`);
+    const steering = steeringWriteOf(tool, args, ctx.request);
+    if (steering !== undefined)
+      return askPerson(
+        "steering_file",
+        `${tool.name} writes ${steering}, which steers every later session: skills and AGENTS.md change only with a person's approval`,
+      );
 
     if (ctx.mode === "auto") return allow("mode:auto", "auto mode runs everything that is not hard-denied");
     if (ctx.request && tool.staysInConversation?.(args, ctx.request))
@@ -206,4 +225,8 @@ function deny(rule: string, reason: string): Decision {
 }
 function ask(rule: string, reason: string, alwaysOptions: readonly AlwaysOption[]): Decision {
   return { action: "ask", rule, reason, alwaysOptions: Object.freeze([...alwaysOptions]) };
+}
+/** An ask no standing answer covers and only a person may answer. */
+function askPerson(rule: string, reason: string): Decision {
+  return { ...ask(rule, reason, NO_OPTIONS), humanOnly: true };
 }

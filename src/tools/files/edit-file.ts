@@ -1,14 +1,16 @@
 /**
  * edit_file {path, old_text, new_text}: replace one exact, unique occurrence of old_text. Not
  * found and found-more-than-once are clear errors; the approval card shows the unified diff.
- * The new text lands swap-safely (temp file + rename, no hard links; see anchored-fs.ts).
+ * The new text lands swap-safely (temp file + rename, no hard links; see anchored-fs.ts). A
+ * steering file (`.coworker/`, AGENTS.md) is edited only with a person's approval, in every mode
+ * (steering-files.ts).
  */
 import { z } from "zod";
 import { defineTool, fail, ok, type ToolPreview } from "../../core/tool.js";
 import { writeChecked } from "./anchored-fs.js";
 import { countLines, NO_DIFF_NOTE, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";
-import { onWorkspacePath } from "./on-workspace-path.js";
+import { onWorkspaceWrite } from "./on-workspace-path.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 import { readTextFile } from "./text-file.js";
 import type { WorkspacePaths } from "./workspace-paths.js";
@@ -77,8 +79,8 @@ export function createEditFileTool(options: EditFileOptions) {
     concurrent: false,
     grantKey: "path",
     label: (args) => args.path,
-    async execute(args) {
-      return onWorkspacePath(options.paths, args.path, async (file) => {
+    async execute(args, context) {
+      return onWorkspaceWrite(options.paths, args.path, context, async (file) => {
         const shown = file.display;
         const before = await readTextFile(file, maxFileBytes);
         const edit = planEdit(before, args, shown);

@@ -1,10 +1,12 @@
 /**
  * The frame the file tools run their work in: confine the requested path to the workspace, do the
  * work on the resolved file, and answer any failure (outside the workspace, not text, missing,
- * denied, …) with a one-line error naming the path as far as it was resolved.
+ * denied, …) with a one-line error naming the path as far as it was resolved. A write first has
+ * a steering file it reaches unseen put to the permission engine again (steering-files.ts).
  */
-import { fail, type ToolResult } from "../../core/tool.js";
+import { fail, type ToolContext, type ToolResult } from "../../core/tool.js";
 import { fileErrorMessage } from "./fs-errors.js";
+import { steeringRefusal } from "./steering-files.js";
 import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
 
 /** Resolve `requested` in the workspace and run `work` on it; whatever it throws becomes a failed result. */
@@ -21,4 +23,20 @@ export async function onWorkspacePath(
   } catch (error) {
     return fail(fileErrorMessage(error, shown));
   }
+}
+
+/**
+ * onWorkspacePath for a write: when the resolved file is a steering file the proposed path did not
+ * name, the write runs only once that file is approved (`steeringRefusal`).
+ */
+export async function onWorkspaceWrite(
+  paths: WorkspacePaths,
+  requested: string,
+  context: Pick<ToolContext, "reauthorize">,
+  work: (file: ResolvedPath) => Promise<ToolResult>,
+): Promise<ToolResult> {
+  return onWorkspacePath(paths, requested, async (file) => {
+    const refused = await steeringRefusal(paths, requested, file, context);
+    return refused === undefined ? work(file) : fail(refused);
+  });
 }

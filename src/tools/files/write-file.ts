@@ -2,7 +2,8 @@
  * write_file {path, content}: create or overwrite a workspace text file (parent directories are
  * created). The approval card shows a unified diff against the current content (not read when it
  * is over the text tools' size limit), or the whole new content when that diff is too large. The bytes land swap-safely: temp file + rename in the same
- * directory, never through a symlink or hard link.
+ * directory, never through a symlink or hard link. A steering file (`.coworker/`, AGENTS.md) is
+ * written only with a person's approval, in every mode (steering-files.ts).
  */
 import { z } from "zod";
 import { formatBytes } from "../../core/attachment.js";
@@ -10,7 +11,7 @@ import { defineTool, ok, type ToolPreview } from "../../core/tool.js";
 import { readIfExists, writeChecked } from "./anchored-fs.js";
 import { countLines, NO_DIFF_NOTE, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";
-import { onWorkspacePath } from "./on-workspace-path.js";
+import { onWorkspaceWrite } from "./on-workspace-path.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 import { decodeText } from "./text-file.js";
 import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
@@ -55,8 +56,8 @@ export function createWriteFileTool(options: WriteFileOptions) {
     concurrent: false,
     grantKey: "path",
     label: (args) => args.path,
-    async execute(args) {
-      return onWorkspacePath(options.paths, args.path, async (file) => {
+    async execute(args, context) {
+      return onWorkspaceWrite(options.paths, args.path, context, async (file) => {
         const shown = file.display;
         const existed = await writeChecked(file, args.content);
         const size = `${countLines(args.content)} lines, ${Buffer.byteLength(args.content)} bytes`;

@@ -1,0 +1,154 @@
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AnyTool, ToolContext } from "../../src/core/tool.js";
+import { GrantSet } from "../../src/engine/permissions/grants.js";
+import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
+import { createEditFileTool } from "../../src/tools/files/edit-file.js";
+import { createWorkspacePaths, type WorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import { createWriteFileTool } from "../../src/tools/files/write-file.js";
+import { call, makeContext, tempDir } from "./support/tool-context.js";
+
+let ws: string;
+let paths: WorkspacePaths;
+let cleanup: () => Promise<void>;
+
+beforeEach(async () => {
+  ({ dir: ws, cleanup } = await tempDir("steering-"));
+  paths = createWorkspacePaths({ root: ws });
+  await mkdir(path.join(ws, ".coworker", "skills", "deploy"), { recursive: true });
+  await writeFile(
+    path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"),
+    "---\nname: deploy\n---\nold\n",
+  );
+});
+
+afterEach(() => cleanup());
+
+/**
+ * A context whose re-authorisations go to the permission engine in auto mode with nobody to ask:
+ * an ask answers `approve`. Records each changed target put to it.
+ */
+function engineContext(tool: AnyTool, args: Record<string, unknown>, approve = false) {
+  const engine = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
+  const base = makeContext({ root: ws });
+  const asked: { changed: Readonly<Record<string, unknown>>; hop: string; rule: string }[] = [];
+  const context: ToolContext = {
+    ...base,
+    async reauthorize(changed, hop) {
+      const decision = engine.decide(
+        tool,
+        { ...args, ...changed },
+        {
+          mode: "auto",
+          grants: new GrantSet([{ kind: "tool", tool: tool.name }]),
+          facts: base.facts,
+          provenance: { kind: "user" },
+          request: base.request,
+        },
+      );
+      asked.push({ changed, hop, rule: decision.rule });
+      return decision.action === "allow" || (decision.action === "ask" && approve);
+    },
+  };
+  return { context, asked };
+}
+
+async function writeThrough(requested: string, approve = false) {
+  const tool = createWriteFileTool({ paths });
+  const args = { path: requested, content: "---\nname: deploy\n---\npwned\n" };
+  const { context, asked } = engineContext(tool, args, approve);
+  return { result: await call(tool, args, context), asked };
+}
+
+const skillText = () => readFile(path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"), "utf8");
+
+describe("a write reaching a steering file through a link", () => {
+  it("is put to the engine again as the steering file, which asks; unanswered, nothing is written", async () => {
+    await symlink(path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"), path.join(ws, "notes.md"));
+    const { result, asked } = await writeThrough("notes.md");
+    expect(asked).toEqual([
+      { changed: { path: ".coworker/skills/deploy/SKILL.md" }, hop: "steering-file", rule: "steering_file" },
+    ]);
+    expect(result).toEqual({
+      ok: false,
+      output:
+        "notes.md is .coworker/skills/deploy/SKILL.md, which steers every later session: writing it needs a person's approval, and it was not given",
+    });
+    expect(await skillText()).toBe("---\nname: deploy\n---\nold\n");
+  });
+
+  it("is written once that card is approved", async () => {
+    await symlink(path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"), path.join(ws, "notes.md"));
+    const { result } = await writeThrough("notes.md", true);
+    expect(result.ok).toBe(true);
+    expect(await skillText()).toContain("pwned");
+  });
+
+  it("is caught where a skill's folder or AGENTS.md is a link into the workspace", async () => {
+    await mkdir(path.join(ws, "tools", "release"), { recursive: true });
+    await mkdir(path.join(ws, "docs"));
+    await writeFile(path.join(ws, "docs", "conventions.md"), "be kind\n");
+    await symlink(path.join(ws, "docs", "conventions.md"), path.join(ws, "AGENTS.md"));
+    await symlink(path.join(ws, "tools", "release"), path.join(ws, ".coworker", "skills", "release"));
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["tools/release/SKILL.md", ".coworker/skills/release/SKILL.md"],
+      ["tools/release/run.sh", ".coworker/skills/release/run.sh"],
+      ["docs/conventions.md", "AGENTS.md"],
+    ];
+    for (const [requested, steering] of cases) {
+      const { result, asked } = await writeThrough(requested);
+      expect(
+        asked.map((a) => a.changed),
+        requested,
+      ).toEqual([{ path: steering }]);
+      expect(result.ok).toBe(false);
+    }
+    expect(await readFile(path.join(ws, "docs", "conventions.md"), "utf8")).toBe("be kind\n");
+  });
+
+  it("is caught where .coworker/skills is a link into the workspace", async () => {
+    await rm(path.join(ws, ".coworker", "skills"), { recursive: true });
+    await mkdir(path.join(ws, "docs", "skills", "lint"), { recursive: true });
+    await writeFile(path.join(ws, "docs", "skills", "lint", "SKILL.md"), "lint");
+    await symlink(path.join(ws, "docs", "skills"), path.join(ws, ".coworker", "skills"));
+    const { result, asked } = await writeThrough("docs/skills/lint/SKILL.md");
+    expect(asked.map((a) => a.changed)).toEqual([{ path: ".coworker/skills/lint/SKILL.md" }]);
+    expect(result.ok).toBe(false);
+    expect(await readFile(path.join(ws, "docs", "skills", "lint", "SKILL.md"), "utf8")).toBe("lint");
+  });
+
+  it("applies to edit_file too", async () => {
+    await symlink(path.join(ws, ".coworker", "skills", "deploy"), path.join(ws, "deploy-skill"));
+    const tool = createEditFileTool({ paths });
+    const args = { path: "deploy-skill/SKILL.md", old_text: "old", new_text: "pwned" };
+    const { context, asked } = engineContext(tool, args);
+    expect((await call(tool, args, context)).ok).toBe(false);
+    expect(asked.map((a) => a.changed)).toEqual([{ path: ".coworker/skills/deploy/SKILL.md" }]);
+    expect(await skillText()).toBe("---\nname: deploy\n---\nold\n");
+  });
+
+  it("is refused outside the engine, where nobody can be asked", async () => {
+    await symlink(path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"), path.join(ws, "notes.md"));
+    const tool = createWriteFileTool({ paths });
+    expect((await call(tool, { path: "notes.md", content: "x" }, makeContext({ root: ws }))).ok).toBe(false);
+    expect(await skillText()).toBe("---\nname: deploy\n---\nold\n");
+  });
+});
+
+describe("a write the engine already saw as a steering file, or no steering file at all", () => {
+  it("is not put to the engine again", async () => {
+    for (const requested of [
+      ".coworker/skills/deploy/SKILL.md",
+      "./.coworker/../.coworker/skills/deploy/SKILL.md",
+      path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"),
+      "AGENTS.md",
+      "docs/readme.md",
+      "docs/AGENTS.md",
+    ]) {
+      const { result, asked } = await writeThrough(requested);
+      expect(asked, requested).toEqual([]);
+      expect(result.ok, requested).toBe(true);
+    }
+  });
+});
