@@ -4,7 +4,7 @@
  * topic's (`uploads/telegram_tg_<chat>/<topic or ->/`: core/upload-folders.ts; private to the chat),
  * written without following a link the agent's shell may have left there
  * (service-file-access.ts), and handed to the session as a workspace-relative path.
- * Oversized or failed downloads become short notes instead of errors.
+ * Oversized, failed or overdue (60 s) downloads become short notes instead of errors.
  */
 import { posix } from "node:path";
 import type { Api } from "grammy";
@@ -24,7 +24,11 @@ export interface TelegramFilesOptions {
   /** Where files are saved, without following a link (service-file-access.ts). */
   readonly workspace: WorkspacePaths;
   readonly maxBytes: number;
+  /** How long a file's download may take, in ms (default 60 s, as Slack's). */
+  readonly downloadTimeoutMs?: number;
 }
+
+const DOWNLOAD_TIMEOUT_MS = 60_000;
 
 interface Attachment {
   readonly fileId: string;
@@ -101,10 +105,17 @@ export class TelegramFiles {
       };
     }
     const relative = posix.join(uploadFolderOf(target), `${message.message_id}-${attachment.name}`);
+    const deadline = this.options.downloadTimeoutMs ?? DOWNLOAD_TIMEOUT_MS;
     try {
       const file = await this.options.api.getFile(attachment.fileId);
       if (!file.file_path) throw new Error("Telegram returned no file_path");
-      const response = await fetch(`${this.options.apiRoot}/file/bot${this.options.token}/${file.file_path}`);
+      // The deadline covers the answer's body too: it aborts the stream readBodyWithin reads.
+      const response = await fetch(
+        `${this.options.apiRoot}/file/bot${this.options.token}/${file.file_path}`,
+        {
+          signal: AbortSignal.timeout(deadline),
+        },
+      );
       if (!response.ok || !response.body) throw new Error(`file download answered HTTP ${response.status}`);
       const body = await readBodyWithin(
         response.body,
@@ -121,8 +132,15 @@ export class TelegramFiles {
       };
       return { files: [saved], notes: [] };
     } catch (error) {
-      const reason = refusalReason(error) ?? errorText(error);
+      const reason = isTimeout(error)
+        ? `the download took longer than ${deadline / 1000} s`
+        : (refusalReason(error) ?? errorText(error));
       return { files: [], notes: [`${attachment.name} could not be saved: ${reason}.`] };
     }
   }
+}
+
+/** Whether `error` is the abort of a deadline (AbortSignal.timeout). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof DOMException && error.name === "TimeoutError";
 }

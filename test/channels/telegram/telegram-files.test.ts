@@ -15,7 +15,11 @@ import {
 } from "../../../src/channels/telegram/telegram-inbound.js";
 import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
-import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
+import {
+  FILE_DOWNLOAD,
+  type FakeTelegram,
+  startFakeTelegram,
+} from "../../fakes/fake-telegram/fake-telegram.js";
 
 const CHAT = { id: 4242, type: "private" as const, first_name: "Ana" };
 const USER = { id: 4242, is_bot: false, first_name: "Ana" };
@@ -64,6 +68,23 @@ describe("TelegramFiles", () => {
       notes: [],
     });
     expect(await readFile(join(root, path), "utf8")).toBe("my notes");
+  });
+
+  it("gives up on a download Telegram never answers, with a note, at the download deadline", async () => {
+    files = new TelegramFiles({
+      api: new Api(tg.token, { apiRoot: tg.apiRoot }),
+      token: tg.token,
+      apiRoot: tg.apiRoot,
+      workspace: createWorkspacePaths({ root }),
+      maxBytes: 1_048_576,
+      downloadTimeoutMs: 200,
+    });
+    tg.holdNext(FILE_DOWNLOAD);
+    const saved = await files.download(sendDocument("notes.txt", "my notes"), TARGET);
+    expect(saved).toEqual({
+      files: [],
+      notes: ["notes.txt could not be saved: the download took longer than 0.2 s."],
+    });
   });
 
   it("refuses a document named like a credential, as the file tools do, with a note", async () => {

@@ -43,6 +43,9 @@ type Update = Params & { update_id: number };
 /** How a call's connection misbehaves: closed before any answer, or left open with none. */
 type ConnectionFault = "drop" | "hold";
 
+/** What dropNext and holdNext call the downloads of `/file/bot<token>/<path>`, as if a method. */
+export const FILE_DOWNLOAD = "file download";
+
 interface Waiter {
   readonly response: ServerResponse;
   readonly timer: NodeJS.Timeout;
@@ -147,7 +150,7 @@ export class FakeTelegram {
   /**
    * The next `times` calls of `method` are taken and never answered (as a server that hangs): the
    * connection stays open until the client gives up or the fake closes, and the call is not
-   * carried out.
+   * carried out. FILE_DOWNLOAD holds the next file downloads.
    */
   holdNext(method: string, times = 1): void {
     this.queueFault(method, "hold", times);
@@ -284,7 +287,10 @@ export class FakeTelegram {
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
-    if (file) return this.download(file[1]!, decodeURIComponent(file[2]!), response);
+    if (file) {
+      if (this.faults.get(FILE_DOWNLOAD)?.shift() === "hold") return;
+      return this.download(file[1]!, decodeURIComponent(file[2]!), response);
+    }
     const call = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     if (!call) return respond(response, 404, { ok: false, error_code: 404, description: "Not Found" });
     if (call[1] !== this.token)
