@@ -2,7 +2,8 @@
  * MemoryStore: what the agent remembers about a user (across chats) and about a channel, kept in
  * the Store's "memory" space as one versioned list per owner. Changes go through the lists this
  * session can see (the requester's and the current channel's), so nobody edits others' memories.
- * `memoryBlock` renders the known memories for the instructions at session start.
+ * `memoryBlock` renders the memories of one requester and channel for the instructions
+ * (engine/requester-memories.ts).
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
