@@ -72,7 +72,7 @@ export function subscriptionCommands(
   ]);
 }
 
-/** Cancels the person's own subscriptions from their listing cards. */
+/** Cancels subscriptions from their listing cards: the presser's own, or anyone's for an approver. */
 export function subscriptionCanceller(service: Pick<SubscriptionService, "remove">): ItemCanceller {
   return {
     prefixes: ["sub_"],

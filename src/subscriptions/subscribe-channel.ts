@@ -1,8 +1,11 @@
 /**
- * subscribe_channel: subscribe the caller's session to a channel, or update its subscription's
- * trigger and instructions. The channel must be one the caller may read and not the asking
- * conversation itself, the session within its number of subscriptions, and the bot able to read
- * the channel. Wake-ups then run as the caller, whose membership was just checked.
+ * subscribe_channel: subscribe the caller's session to a channel, or update the caller's own
+ * subscription's trigger and instructions. The channel must be one the caller may read and not the
+ * asking conversation itself, the session within its number of subscriptions, and the bot able to
+ * read the channel. Wake-ups then run as the caller, whose membership was just checked. Another
+ * person's subscription to the same channel in a shared thread stays theirs: the call is refused
+ * (its wake-ups already come to this conversation; only its creator changes it, and they or an
+ * approver cancel it), never taken over.
  */
 import {
   accessChannel,
@@ -17,7 +20,7 @@ import { channelLabel, MAX_INSTRUCTIONS_CHARS, newSubscriptionId, scopeKeyOf } f
 import type { SubscriptionRegistry } from "./subscription-registry.js";
 import type { SubscribeArgs } from "./subscription-service-options.js";
 import type { SubscriptionSettings } from "./subscription-settings.js";
-import { describeSubscription } from "./subscription-text.js";
+import { creatorName, describeSubscription } from "./subscription-text.js";
 import { parseTrigger } from "./triggers.js";
 
 export interface SubscribeDeps {
@@ -46,6 +49,13 @@ export async function subscribeChannel(
     return { ok: false, message: `${label} is this conversation itself; I already see what is said here.` };
   await deps.registry.refresh();
   const existing = deps.registry.find(caller.sessionId, scopeKeyOf(ref));
+  if (existing && existing.createdBy.id !== caller.requester.id) {
+    const creator = creatorName(existing);
+    return {
+      ok: false,
+      message: `${label} is already watched here by ${creator}'s subscription (${existing.id}), whose wake-ups come to this conversation. Only ${creator} can change it; they or a configured approver can cancel it, and then you can subscribe.`,
+    };
+  }
   if (!existing && deps.registry.forSession(caller.sessionId).length >= deps.settings.maxPerSession)
     return {
       ok: false,
@@ -64,7 +74,7 @@ export async function subscribeChannel(
     trigger: trigger.trigger,
     ...(instructions !== undefined ? { instructions } : {}),
     createdAt: existing?.createdAt ?? new Date(deps.clock.now()).toISOString(),
-    // Wake-ups run as the person the membership check was just made for, also over another's.
+    // Wake-ups run as the person the membership check was just made for (an update's is its creator).
     createdBy: caller.requester,
   });
   const verb = existing ? "Updated the subscription to" : "Subscribed to";

@@ -27,6 +27,8 @@ export interface SubscriptionServiceOptions {
    * `reconcileMs`, default 15 s), and each matched message's wake-up is claimed so it fires once.
    */
   readonly shared?: { readonly coordination: Coordination; readonly reconcileMs?: number };
+  /** Platform-qualified approver ids ("slack:U0123"): they may cancel anyone's subscription. */
+  readonly approvers?: readonly string[];
 }
 
 /** Who manages subscriptions: a person, asking from one of their conversations. */

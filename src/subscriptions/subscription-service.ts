@@ -4,9 +4,10 @@
  * subscription's trigger and loop guards, and batched into wake-ups of the subscribing session,
  * which wake-delivery.ts hands to the injected WakeSink. The tools call `subscribe`
  * (subscribe-channel.ts) / `remove` / `listFor` / `catchUp` (catch-up.ts); the session layer calls
- * `sessionIdle` after each turn and `listForSession` for `status`. Subscriptions, buffers, read
- * cursors and wake markers live in the store, and `open` rebuilds the indexes and the batches
- * that were pending when the process stopped.
+ * `sessionIdle` after each turn and `listForSession` for `status`. A subscription is removed only
+ * at its creator's or a configured approver's request. Subscriptions, buffers, read cursors and
+ * wake markers live in the store, and `open` rebuilds the indexes and the batches that were
+ * pending when the process stopped.
  *
  * With several processes on one store (`shared`), the catalog of subscriptions is shared and the
  * registry's indexes follow the other processes' changes (subscription-registry.ts). `observe`
@@ -16,6 +17,7 @@
  * member of the watched channel; one who left it ends the subscription.
  */
 import { describeProblems } from "../core/schema-problems.js";
+import { mayDecide } from "../approvals/authorisation.js";
 import type { ClaimOnce } from "../approvals/expiry-timers.js";
 import type { Coordination } from "../store/coordination/coordination.js";
 import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
@@ -39,7 +41,7 @@ import { subscribeChannel } from "./subscribe-channel.js";
 import { LocalCatalog } from "./subscription-catalog.js";
 import { SubscriptionRegistry } from "./subscription-registry.js";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "./subscription-settings.js";
-import { statusLines, wakesWhere } from "./subscription-text.js";
+import { creatorName, statusLines, wakesWhere } from "./subscription-text.js";
 import { mentionsIdentity } from "./triggers.js";
 import type {
   ObserveResult,
@@ -190,30 +192,43 @@ export class SubscriptionService {
 
   /**
    * Remove a subscription to `channel` (a subscription id, a channel id, "#name" or name,
-   * "chat:topic"), for the unsubscribe tool and the user's command: the asking session's own, else
-   * one of the person's own subscriptions in any of their conversations. Resolves with the reply.
+   * "chat:topic"), for the unsubscribe tool, the user's command and the listing's Cancel button —
+   * only its creator's or a configured approver's request does: the asking session's subscription
+   * when it has one of that name (another person's in a shared thread is named, not removed), else
+   * one of the person's own in any of their conversations, or, for an approver, anyone's by its id.
+   * Resolves with the reply.
    */
   async remove(owner: SubscriptionOwner, channel: string): Promise<Outcome> {
     const mine = await this.listForPerson(owner);
     const here = this.registry.forSession(owner.sessionId).filter((s) => isNamedBy(s, channel));
-    const matches = here.length > 0 ? here : mine.filter((s) => isNamedBy(s, channel));
-    if (matches.length !== 1) {
-      const known =
-        mine
-          .map((s) => `${channelLabel(s.channelRef)} (${s.id}, wakes ${wakesWhere(s, owner.sessionId)})`)
-          .join(", ") || "none";
-      const why =
-        matches.length === 0
-          ? `You have no subscription to ${channel}`
-          : `${channel} matches several of your subscriptions (name one by id)`;
-      return { ok: false, message: `${why}. Your subscriptions: ${known}.` };
-    }
+    const matches = this.removable(owner, channel, here, mine);
+    if (matches.length !== 1)
+      return { ok: false, message: notRemoved(channel, matches.length, here, mine, owner.sessionId) };
     const subscription = matches[0]!;
     await this.close(subscription);
+    const whose = ownedBy(subscription, owner) ? "" : ` (${creatorName(subscription)}'s subscription)`;
     return {
       ok: true,
-      message: `Unsubscribed from ${channelLabel(subscription.channelRef)}; it no longer wakes ${wakesWhere(subscription, owner.sessionId)}.`,
+      message: `Unsubscribed from ${channelLabel(subscription.channelRef)}${whose}; it no longer wakes ${wakesWhere(subscription, owner.sessionId)}.`,
     };
+  }
+
+  /**
+   * Which subscriptions named by `channel` the person may remove: of those in the asking
+   * conversation (`here`), the ones they created (all of them, for an approver); when it has none
+   * of that name, their own anywhere (`mine`) and, for an approver, anyone's by its id.
+   */
+  private removable(
+    owner: SubscriptionOwner,
+    channel: string,
+    here: readonly Subscription[],
+    mine: readonly Subscription[],
+  ): readonly Subscription[] {
+    const approver = mayDecide(this.options.approvers ?? [], owner.platform, owner.userId);
+    if (here.length > 0) return here.filter((s) => approver || ownedBy(s, owner));
+    const othersById = (s: Subscription) =>
+      approver && !ownedBy(s, owner) && s.id === channel.trim().toLowerCase();
+    return [...mine.filter((s) => isNamedBy(s, channel)), ...this.registry.all().filter(othersById)];
   }
 
   /** The person's own subscriptions across all their conversations, oldest first. */
@@ -223,7 +238,7 @@ export class SubscriptionService {
     await this.registry.refresh();
     return this.registry
       .all()
-      .filter((s) => s.createdBy.id === person.userId && s.subscriberTarget.platform === person.platform)
+      .filter((s) => ownedBy(s, person))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
@@ -285,6 +300,39 @@ export class SubscriptionService {
     await this.registry.refresh();
     if (this.registry.forChannel(key).length === 0) await this.buffer.drop(key);
   }
+}
+
+/** Why `channel` removed nothing (it matched `found` removable subscriptions), with the person's own. */
+function notRemoved(
+  channel: string,
+  found: number,
+  here: readonly Subscription[],
+  mine: readonly Subscription[],
+  sessionId: string,
+): string {
+  const known =
+    mine
+      .map((s) => `${channelLabel(s.channelRef)} (${s.id}, wakes ${wakesWhere(s, sessionId)})`)
+      .join(", ") || "none";
+  let why = `You have no subscription to ${channel}`;
+  if (found > 1) why = `${channel} matches several of your subscriptions (name one by id)`;
+  else if (here.length > 0) {
+    const theirs = here.map(
+      (s) => `${creatorName(s)}'s subscription to ${channelLabel(s.channelRef)} (${s.id})`,
+    );
+    why = `${theirs.join(", ")} here can be cancelled only by its creator or a configured approver`;
+  }
+  return `${why}. Your subscriptions: ${known}.`;
+}
+
+/** Whether the person created the subscription. */
+function ownedBy(
+  subscription: Subscription,
+  person: Pick<SubscriptionOwner, "platform" | "userId">,
+): boolean {
+  return (
+    subscription.createdBy.id === person.userId && subscription.subscriberTarget.platform === person.platform
+  );
 }
 
 /** Wake-up claims on the coordination the processes share. */

@@ -17,11 +17,15 @@ export function describeSubscription(subscription: Subscription): string {
   return `${channelLabel(subscription.channelRef)} (${details}${instructions})`;
 }
 
+/** Who created the subscription, as people read it: their name, else their id. */
+export function creatorName(subscription: Subscription): string {
+  return subscription.createdBy.name || subscription.createdBy.id;
+}
+
 /** One line per subscription: what, since when, by whom, and its id. */
 export function subscriptionLine(subscription: Subscription): string {
   const since = subscription.createdAt.slice(0, 10);
-  const by = subscription.createdBy.name || subscription.createdBy.id;
-  return `- ${describeSubscription(subscription)} — since ${since} by ${by} [${subscription.id}]`;
+  return `- ${describeSubscription(subscription)} — since ${since} by ${creatorName(subscription)} [${subscription.id}]`;
 }
 
 /** The `status` lines for a session's subscriptions. */

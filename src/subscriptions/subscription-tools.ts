@@ -229,7 +229,7 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     name: "unsubscribe_channel",
     description:
       "Stop watching a channel: this conversation's subscription to it, else one of the person's own " +
-      "subscriptions in any of their conversations.",
+      "subscriptions in any of their conversations. Only a subscription's creator or a configured approver can cancel it.",
     inputSchema: unsubscribeSchema,
     category: "read",
     concurrent: false,

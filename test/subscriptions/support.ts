@@ -147,6 +147,7 @@ export async function openHarness(
     store?: Store;
     settings?: Partial<SubscriptionSettings>;
     shared?: { coordination: Coordination; reconcileMs?: number };
+    approvers?: readonly string[];
   } = {},
 ): Promise<Harness> {
   const store = options.store ?? (await createStore({ url: "memory:", dataDir: os.tmpdir() }));
@@ -169,6 +170,7 @@ export async function openHarness(
       settings,
       onError: (error, context) => errors.push({ error, context }),
       ...(options.shared ? { shared: options.shared } : {}),
+      ...(options.approvers ? { approvers: options.approvers } : {}),
     });
   const harness: Harness = {
     store,
