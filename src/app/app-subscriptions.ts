@@ -43,6 +43,8 @@ export interface SubscriptionsOpenOptions {
    * subscriptions are shared by the processes on it and each wake-up is claimed once.
    */
   readonly coordination?: Coordination;
+  /** Platform-qualified approver ids: they may cancel anyone's subscription (approvals.approvers). */
+  readonly approvers: readonly string[];
 }
 
 /** The app's channel subscriptions (see module comment). */
@@ -67,6 +69,7 @@ export class AppSubscriptions implements SubscriptionToolsService {
       sink: sessionWakeSink(options.sessions),
       notify: (target, text) => options.sessions.notify(target, text),
       settings: options.settings,
+      approvers: options.approvers,
       onError: (error, context) => logger.warn({ err: error }, `subscriptions: ${context}`),
       ...(options.coordination?.distributed ? { shared: { coordination: options.coordination } } : {}),
     });

@@ -201,6 +201,7 @@ export async function createConversation(
       store,
       sessions: manager,
       settings: settingsFromConfig(config.subscriptions),
+      approvers: approvals.approvers,
       logger,
       coordination: context.coordination,
     });

@@ -17,8 +17,15 @@ import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 const OWNER = { platform: "slack", userId: "UALICE" };
 
-/** App subscriptions opened on `store` and `coordination`, with #deploys in their directory. */
-async function openOn(store: Store, coordination: Coordination): Promise<AppSubscriptions> {
+/**
+ * App subscriptions opened on `store` and `coordination`, with #deploys in their directory and
+ * `approvers` as the configured approvers.
+ */
+async function openOn(
+  store: Store,
+  coordination: Coordination,
+  approvers: readonly string[] = [],
+): Promise<AppSubscriptions> {
   const subscriptions = new AppSubscriptions();
   const directory = new FakeDirectory();
   directory.add("CDEPLOY", "deploys", ["UALICE"]);
@@ -33,6 +40,7 @@ async function openOn(store: Store, coordination: Coordination): Promise<AppSubs
     settings: DEFAULT_SUBSCRIPTION_SETTINGS,
     logger: pino({ level: "silent" }),
     coordination,
+    approvers,
   });
   return subscriptions;
 }
@@ -81,6 +89,26 @@ describe("AppSubscriptions on the app's coordination", () => {
       expect(await store.space("subscriptions").get("catalog")).toMatchObject({
         data: { ids: [subscription!.id] },
       });
+    } finally {
+      await subscriptions.shutdown();
+      await coordination.close();
+      await store.close();
+    }
+  });
+
+  it("lets a configured approver cancel anyone's subscription by its id, and nobody else", async () => {
+    const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    const coordination = await createCoordination({ url: "memory:", dataDir: os.tmpdir(), store });
+    const subscriptions = await openOn(store, coordination, ["slack:UBOSS"]);
+    try {
+      await subscriptions.subscribe(ALICE, { channel: "#deploys" });
+      const [subscription] = await subscriptions.listForPerson(OWNER);
+      const elsewhere = { sessionId: "slack:T1:COTHER:1", platform: "slack" };
+      const stranger = await subscriptions.remove({ ...elsewhere, userId: "UEVE" }, subscription!.id);
+      expect(stranger.ok).toBe(false);
+      const approver = await subscriptions.remove({ ...elsewhere, userId: "UBOSS" }, subscription!.id);
+      expect(approver).toMatchObject({ ok: true });
+      expect(await subscriptions.listForPerson(OWNER)).toEqual([]);
     } finally {
       await subscriptions.shutdown();
       await coordination.close();

@@ -66,7 +66,13 @@ function withSchedules<C extends StartedChannel>(
     return {
       ...extras,
       started: async ({ manager, channel }) => {
-        await subscriptions.open({ store, sessions: manager, settings: TEST_SETTINGS, logger: silent });
+        await subscriptions.open({
+          store,
+          sessions: manager,
+          settings: TEST_SETTINGS,
+          approvers,
+          logger: silent,
+        });
         subscriptions.registerDirectory(channel.directory());
         await schedules.open({
           store,

@@ -43,7 +43,7 @@ function withSubscriptions<C extends { directory(): PlatformDirectory }>(
       manager: subscriptions.sessionOptions(),
       channel: subscriptions.channelHooks,
       started: async ({ manager, channel }) => {
-        await subscriptions.open({ store, sessions: manager, settings, logger: silent });
+        await subscriptions.open({ store, sessions: manager, settings, approvers: [], logger: silent });
         subscriptions.registerDirectory(channel.directory());
       },
       stopping: () => subscriptions.shutdown(),
