@@ -6,9 +6,8 @@
  * A turn started by channel content can never create a task or a wake-up.
  */
 import { z } from "zod";
-import type { ConversationExecutionRequest } from "../core/request.js";
 import type { Caller } from "../subscriptions/channel-access.js";
-import { callerOf, untrustedTurn } from "../subscriptions/subscription-tools.js";
+import { callerOf } from "../subscriptions/subscription-tools.js";
 import { type AnyTool, defineTool, fail, labelText, ok } from "../core/tool.js";
 import { MAX_PROMPT_CHARS } from "./scheduled-task.js";
 import type { ScheduleService } from "./schedule-service.js";
@@ -68,13 +67,6 @@ const wakeSchema = z.object({
   at: isoArg.optional().describe("Or wake up at this ISO-8601 time with offset"),
 });
 
-/** The caller of a tool that creates a standing item, or why it cannot here. */
-function creatingCaller(request: ConversationExecutionRequest, what: string): Caller | string {
-  const caller = callerOf(request, FEATURE);
-  if (typeof caller === "string") return caller;
-  return untrustedTurn(request, what) ?? caller;
-}
-
 /** Build the four scheduling tools over a service. */
 export function createScheduleTools(service: ScheduleToolsService): readonly AnyTool[] {
   const schedule = defineTool({
@@ -88,13 +80,13 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     concurrent: false,
     label: (args) => `${args.cron ?? args.at ?? ""} ${labelText(args.prompt, 40)}`,
     async preview(args, { request }) {
-      const caller = creatingCaller(request, "schedule tasks");
+      const caller = callerOf(request, FEATURE);
       if (typeof caller === "string") return { summary: `schedule_task (will be refused: ${caller})` };
       const shown = await service.preview(caller, args);
       return { summary: shown.summary, detail: { kind: "text", text: shown.detail } };
     },
     async execute(args, context) {
-      const caller = creatingCaller(context.request, "schedule tasks");
+      const caller = callerOf(context.request, FEATURE);
       if (typeof caller === "string") return fail(caller);
       const outcome = await service.create(caller, args);
       return outcome.ok ? ok(outcome.message) : fail(outcome.message);
@@ -125,7 +117,7 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     concurrent: false,
     label: (args) => args.id,
     async execute(args, context) {
-      const caller = creatingCaller(context.request, "cancel scheduled tasks");
+      const caller = callerOf(context.request, FEATURE);
       if (typeof caller === "string") return fail(caller);
       const outcome = await service.cancel(actorOf(caller), args.id);
       return outcome.ok ? ok(outcome.message) : fail(outcome.message);
@@ -142,7 +134,7 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     concurrent: false,
     label: (args) => labelText(args.note, 60),
     async execute(args, context) {
-      const caller = creatingCaller(context.request, "set wake-ups");
+      const caller = callerOf(context.request, FEATURE);
       if (typeof caller === "string") return fail(caller);
       const outcome = await service.wakeLater(caller, args);
       return outcome.ok ? ok(outcome.message) : fail(outcome.message);

@@ -101,13 +101,6 @@ function wakingChannel(request: ConversationExecutionRequest): string | undefine
   return provenance.kind === "channel_content" ? (provenance.channel ?? "a watched channel") : undefined;
 }
 
-/** Why a turn started by channel content may not do `what` (undefined: a person's turn, it may). */
-export function untrustedTurn(request: ConversationExecutionRequest, what: string): string | undefined {
-  const waking = wakingChannel(request);
-  if (waking === undefined) return undefined;
-  return `This turn was started by messages from ${waking}, so it cannot ${what}. Ask the person here to request it.`;
-}
-
 /**
  * The person asking from this conversation, or why the tool (of `feature`) cannot run here: the
  * conversation has no thread, or the turn was woken by channel content — nobody asked, and acting
