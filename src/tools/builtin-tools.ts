@@ -4,7 +4,6 @@
  * tools. MCP tools come from McpManager.tools(); interactive tools from interactive-tools.ts.
  * Files people send stay in their conversation: no tool reaches another's uploads.
  */
-import { conversationPaths } from "./files/conversation-paths.js";
 import { createEditFileTool } from "./files/edit-file.js";
 import { createListFilesTool } from "./files/list-files.js";
 import { createReadFileTool } from "./files/read-file.js";
@@ -47,11 +46,9 @@ export interface BuiltinToolsOptions {
  * send_file when their dependencies are present.
  */
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
+  // These tools are shared by every session, so each one that touches files takes the calling
+  // conversation's view of uploads/ per call (conversation-paths.ts, conversation-uploads.ts).
   const paths = createWorkspacePaths(options.workspace);
-  // These tools are shared by every session, so the ones that keep each conversation to its own
-  // uploads take its view per call (conversation-paths.ts). Those that do not yet, write_file,
-  // edit_file and web_fetch's save_to, get the view of no conversation: no upload at all.
-  const noUploads = conversationPaths(paths, undefined);
   const limits = options.files ?? {};
   const tools: AnyTool[] = [
     createReadFileTool({ paths, maxLines: limits.maxReadLines, maxFileBytes: limits.maxFileBytes }),
@@ -62,10 +59,10 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
       useRipgrep: limits.useRipgrep,
       maxFileBytes: limits.maxFileBytes,
     }),
-    createWriteFileTool({ paths: noUploads, maxFileBytes: limits.maxFileBytes }),
-    createEditFileTool({ paths: noUploads, maxFileBytes: limits.maxFileBytes }),
+    createWriteFileTool({ paths, maxFileBytes: limits.maxFileBytes }),
+    createEditFileTool({ paths, maxFileBytes: limits.maxFileBytes }),
     createRunCommandTool({ ...options.runCommand, paths }),
-    createWebFetchTool({ ...options.webFetch, paths: noUploads }),
+    createWebFetchTool({ ...options.webFetch, paths }),
   ];
   if (options.memory) tools.push(...createMemoryTools(options.memory));
   if (options.messenger) tools.push(...createMessagingTools({ messenger: options.messenger, paths }));

@@ -3,12 +3,16 @@
  * DM; Bob, in a channel, asks the bot for it with every tool the built-in set has — read_file,
  * list_files, search_files (both engines), send_file, run_command in the bubblewrap sandbox — and
  * gets nothing, not even whether it exists; a link from his own upload folder to hers does not
- * help. Another thread of Ana's DM sees it all. Files saved before the per-conversation layout
- * (one folder per session, the name Slack still gives) count as their conversation's too.
+ * help; nor can he write, edit or download (web_fetch save_to) into her folder. Another thread of
+ * Ana's DM sees it all and can change it. Files saved before the per-conversation layout (one
+ * folder per session, the name Slack still gives) count as their conversation's too.
  */
+import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { perSessionUploadFolder } from "../support/per-session-upload-folder.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import type { AnyTool } from "../../src/core/tool.js";
@@ -46,7 +50,25 @@ const messenger: Messenger = {
   },
 };
 
+/** A loopback server for web_fetch's downloads, counting them. */
+let server: http.Server;
+let fetched = 0;
+const served = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}/file.txt`;
+
+beforeAll(async () => {
+  server = http.createServer((_request, response) => {
+    fetched += 1;
+    response.writeHead(200, { "content-type": "text/plain" }).end("fetched body");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
 beforeEach(async () => {
+  fetched = 0;
   ({ dir: ws, cleanup } = await tempDir("uploads-"));
   sent = [];
   for (const [file, content] of [
@@ -68,14 +90,24 @@ function tools(useRipgrep = true): Record<string, AnyTool> {
     workspace: { root: ws },
     files: { useRipgrep },
     runCommand: { sandbox: bubblewrapBackend(), killGraceMs: 300, drainMs: 200 },
+    webFetch: { allowPrivate: true },
     messenger,
   });
   return Object.fromEntries(built.map((tool) => [tool.name, tool]));
 }
 
+const contextOf = (target: ThreadTarget | undefined) =>
+  makeContext({ root: ws, metadata: target ? { target } : {} });
+
 async function as(target: ThreadTarget | undefined, tool: string, args: unknown, useRipgrep = true) {
-  const context = makeContext({ root: ws, metadata: target ? { target } : {} });
-  return call(tools(useRipgrep)[tool] as AnyTool, args, context);
+  return call(tools(useRipgrep)[tool] as AnyTool, args, contextOf(target));
+}
+
+/** The approval card of a call from `target`'s session. */
+async function preview(target: ThreadTarget, tool: string, args: Record<string, unknown>) {
+  const card = await tools()[tool]?.preview?.(args, contextOf(target));
+  if (card === undefined) throw new Error(`${tool} has no preview`);
+  return card;
 }
 
 const refusal = (asked: string) =>
@@ -170,16 +202,35 @@ describe("another conversation's uploads", () => {
     expect((await as(undefined, "list_files", { path: "uploads" })).output).toBe("uploads is empty.");
   });
 
-  it("are not written or edited: write_file and edit_file reach no upload folder", async () => {
-    expect(await as(BOB, "write_file", { path: CONTRACT, content: "forged" })).toEqual({
-      ok: false,
-      output: refusal(CONTRACT),
-    });
-    expect((await as(ANA_LATER, "edit_file", { path: PAYSLIP, old_text: "4200", new_text: "9000" })).ok).toBe(
-      false,
-    );
+  it("are not written, edited or saved into, alike whether the file is there or not", async () => {
+    const missing = `${uploadFolderOf(ANA)}/F9-new.txt`;
+    for (const file of [CONTRACT, missing]) {
+      expect(await as(BOB, "write_file", { path: file, content: "forged" })).toEqual({
+        ok: false,
+        output: refusal(file),
+      });
+      expect(await as(BOB, "web_fetch", { url: served(), save_to: file })).toEqual({
+        ok: false,
+        output: refusal(file),
+      });
+      expect((await preview(BOB, "write_file", { path: file, content: "forged" })).summary).toBe(
+        `Write ${file} — will fail: ${refusal(file)}`,
+      );
+      expect((await preview(BOB, "web_fetch", { url: served(), save_to: file })).summary).toBe(
+        `Fetch a URL — will fail: ${refusal(file)}`,
+      );
+    }
+    for (const file of [PAYSLIP, PAYSLIP.replace("payslip", "nothing")]) {
+      const edit = { path: file, old_text: "4200", new_text: "9000" };
+      expect(await as(BOB, "edit_file", edit)).toEqual({ ok: false, output: refusal(file) });
+      expect((await preview(BOB, "edit_file", edit)).summary).toBe(
+        `Edit ${file} — will fail: ${refusal(file)}`,
+      );
+    }
+    expect(fetched).toBe(0);
     expect(await readFile(path.join(ws, PAYSLIP), "utf8")).toBe("SALARY 4200\n");
     expect(await readFile(path.join(ws, CONTRACT), "utf8")).toBe("SALARY in the contract\n");
+    expect(existsSync(path.join(ws, missing))).toBe(false);
   });
 });
 
@@ -198,5 +249,23 @@ describe("the same conversation's uploads", () => {
     expect(
       (await as(ANA_LATER, "run_command", { command: `ls uploads; cat ${PAYSLIP} ${CONTRACT}` })).output,
     ).toBe(`slack_T1_D1\n${perSessionUploadFolder(ANA)}\nSALARY 4200\nSALARY in the contract\n[exit code 0]`);
+  });
+
+  it("are written, edited and saved into by another thread of the DM, in both layouts", async () => {
+    const edit = { path: PAYSLIP, old_text: "4200", new_text: "4300" };
+    expect((await preview(ANA_LATER, "edit_file", edit)).summary).toBe(`Edit ${PAYSLIP} at line 1`);
+    expect(await as(ANA_LATER, "edit_file", edit)).toMatchObject({ ok: true });
+    expect(await readFile(path.join(ws, PAYSLIP), "utf8")).toBe("SALARY 4300\n");
+    const write = { path: CONTRACT, content: "fixed contract\n" };
+    expect((await preview(ANA_LATER, "write_file", write)).summary).toBe(`Overwrite ${CONTRACT} (1 lines)`);
+    expect(await as(ANA_LATER, "write_file", write)).toMatchObject({ ok: true });
+    expect(await readFile(path.join(ws, CONTRACT), "utf8")).toBe("fixed contract\n");
+    const saved = `${uploadFolderOf(ANA_LATER)}/fetched.txt`;
+    const fetch = { url: served(), save_to: saved };
+    expect((await preview(ANA_LATER, "web_fetch", fetch)).summary).toBe(
+      `Fetch a URL and save it to ${saved}`,
+    );
+    expect(await as(ANA_LATER, "web_fetch", fetch)).toMatchObject({ ok: true });
+    expect(await readFile(path.join(ws, saved), "utf8")).toBe("fetched body");
   });
 });

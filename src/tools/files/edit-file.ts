@@ -3,12 +3,14 @@
  * found and found-more-than-once are clear errors; the approval card shows the unified diff.
  * The new text lands swap-safely (temp file + rename, no hard links; see anchored-fs.ts). A
  * steering file (`.coworker/`, AGENTS.md) is edited only with a person's approval, in every mode
- * (steering-files.ts).
+ * (steering-files.ts). Of uploads/, only the caller's conversation's folders can be edited
+ * (conversation-paths.ts).
  */
 import { z } from "zod";
 import { defineTool, fail, ok, type ToolPreview } from "../../core/tool.js";
 import { writeChecked } from "./anchored-fs.js";
 import { countLines, NO_DIFF_NOTE, unifiedDiff } from "./diff-preview.js";
+import { callerPaths } from "./conversation-paths.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { onWorkspaceWrite } from "./on-workspace-path.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
@@ -89,9 +91,9 @@ export function createEditFileTool(options: EditFileOptions) {
         return ok(`Edited ${shown} at line ${edit.line}.`, [shown]);
       });
     },
-    async preview(args): Promise<ToolPreview> {
+    async preview(args, context): Promise<ToolPreview> {
       try {
-        const file = await options.paths.resolve(args.path);
+        const file = await callerPaths(options.paths, context.request).resolve(args.path);
         const before = await readTextFile(file, maxFileBytes);
         const edit = planEdit(before, args, file.display);
         if (!edit.ok) return { summary: `Edit ${file.display} — will fail: ${edit.error}` };

@@ -1,10 +1,12 @@
 /**
  * The frame the file tools run their work in: confine the requested path to the workspace, do the
  * work on the resolved file, and answer any failure (outside the workspace, not text, missing,
- * denied, …) with a one-line error naming the path as far as it was resolved. A write first has
- * a steering file it reaches unseen put to the permission engine again (steering-files.ts).
+ * denied, …) with a one-line error naming the path as far as it was resolved. A write works in
+ * the calling conversation's view of the workspace (conversation-paths.ts), and first has a
+ * steering file it reaches unseen put to the permission engine again (steering-files.ts).
  */
 import { fail, type ToolContext, type ToolResult } from "../../core/tool.js";
+import { callerPaths } from "./conversation-paths.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { steeringRefusal } from "./steering-files.js";
 import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
@@ -26,15 +28,17 @@ export async function onWorkspacePath(
 }
 
 /**
- * onWorkspacePath for a write: when the resolved file is a steering file the proposed path did not
+ * onWorkspacePath for a write, in the view of the conversation the call comes from (of uploads/,
+ * only its own folders): when the resolved file is a steering file the proposed path did not
  * name, the write runs only once that file is approved (`steeringRefusal`).
  */
 export async function onWorkspaceWrite(
-  paths: WorkspacePaths,
+  workspace: WorkspacePaths,
   requested: string,
-  context: Pick<ToolContext, "reauthorize">,
+  context: Pick<ToolContext, "reauthorize" | "request">,
   work: (file: ResolvedPath) => Promise<ToolResult>,
 ): Promise<ToolResult> {
+  const paths = callerPaths(workspace, context.request);
   return onWorkspacePath(paths, requested, async (file) => {
     const refused = await steeringRefusal(paths, requested, file, context);
     return refused === undefined ? work(file) : fail(refused);

@@ -3,13 +3,15 @@
  * created). The approval card shows a unified diff against the current content (not read when it
  * is over the text tools' size limit), or the whole new content when that diff is too large. The bytes land swap-safely: temp file + rename in the same
  * directory, never through a symlink or hard link. A steering file (`.coworker/`, AGENTS.md) is
- * written only with a person's approval, in every mode (steering-files.ts).
+ * written only with a person's approval, in every mode (steering-files.ts). Of uploads/, only the
+ * caller's conversation's folders can be written (conversation-paths.ts).
  */
 import { z } from "zod";
 import { formatBytes } from "../../core/attachment.js";
 import { defineTool, ok, type ToolPreview } from "../../core/tool.js";
 import { readIfExists, writeChecked } from "./anchored-fs.js";
 import { countLines, NO_DIFF_NOTE, unifiedDiff } from "./diff-preview.js";
+import { callerPaths } from "./conversation-paths.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { onWorkspaceWrite } from "./on-workspace-path.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
@@ -64,9 +66,9 @@ export function createWriteFileTool(options: WriteFileOptions) {
         return ok(`${existed ? "Overwrote" : "Created"} ${shown} (${size}).`, [shown]);
       });
     },
-    async preview(args): Promise<ToolPreview> {
+    async preview(args, context): Promise<ToolPreview> {
       try {
-        const file = await options.paths.resolve(args.path);
+        const file = await callerPaths(options.paths, context.request).resolve(args.path);
         const before = await currentText(file, maxFileBytes);
         if (before === null) {
           return {

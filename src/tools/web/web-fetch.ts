@@ -4,11 +4,13 @@
  * checked by the SSRF guard and connected to the checked address; a hop to a host this call was
  * not authorised for goes back to the permission engine (a grant, or a card of its own). With
  * save_to the call is a write: the body is saved into the workspace (never under .git/, swap-safe
- * via anchored-fs.ts) and recorded as downloaded this session; the card says when it overwrites.
+ * via anchored-fs.ts; of uploads/, only into the caller's conversation's folders:
+ * conversation-paths.ts) and recorded as downloaded this session; the card says when it overwrites.
  */
 import path from "node:path";
 import { z } from "zod";
 import { writeChecked } from "../files/anchored-fs.js";
+import { callerPaths } from "../files/conversation-paths.js";
 import { fileErrorMessage } from "../files/fs-errors.js";
 import { decodeText } from "../files/text-file.js";
 import type { ResolvedPath, WorkspacePaths } from "../files/workspace-paths.js";
@@ -26,7 +28,7 @@ import {
 
 /** Limits and network policy of web_fetch (config: tools.web_fetch). */
 export interface WebFetchOptions {
-  /** Where save_to files go. */
+  /** Where save_to files go (each call takes its conversation's view: conversation-paths.ts). */
   readonly paths: WorkspacePaths;
   readonly allowPrivate?: boolean;
   /** Exception hook for special-range addresses, per hop (tests, or a vetted intranet host). */
@@ -183,6 +185,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
   };
 
   const save = async (
+    paths: WorkspacePaths,
     savePath: string,
     url: URL,
     response: FetchedResponse,
@@ -191,7 +194,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
     if (response.truncated) {
       return fail(`${url.href} is larger than the ${maxBytes}-byte download limit; nothing was saved.`);
     }
-    const file = await options.paths.resolve(savePath);
+    const file = await paths.resolve(savePath);
     const refusal = saveRefusal(file);
     if (refusal !== undefined) return fail(refusal);
     const replaced = await writeChecked(file, response.body);
@@ -218,14 +221,15 @@ export function createWebFetchTool(options: WebFetchOptions) {
     label: (args) => (args.save_to === undefined ? args.url : `${args.url} → ${args.save_to}`),
     async execute(args, context) {
       const budget = { left: timeoutMs, timedOut: false };
+      const paths = callerPaths(options.paths, context.request);
       try {
         const start = parseHttpUrl(args.url);
         if (args.save_to !== undefined) {
-          const refusal = saveRefusal(await options.paths.resolve(args.save_to));
+          const refusal = saveRefusal(await paths.resolve(args.save_to));
           if (refusal !== undefined) return fail(refusal);
         }
         const { url, response } = await fetchChecked(start, budget, context);
-        if (args.save_to !== undefined) return await save(args.save_to, url, response, context);
+        if (args.save_to !== undefined) return await save(paths, args.save_to, url, response, context);
         const { type } = mediaType(response);
         const status = `${response.status} ${response.statusText}`.trim();
         const lines = [
@@ -250,11 +254,11 @@ export function createWebFetchTool(options: WebFetchOptions) {
         return fail(fileErrorMessage(error, args.save_to ?? args.url));
       }
     },
-    async preview(args) {
+    async preview(args, context) {
       const detail = { kind: "url", text: args.url } as const;
       if (args.save_to === undefined) return { summary: "Fetch a URL", detail };
       try {
-        const file = await options.paths.resolve(args.save_to);
+        const file = await callerPaths(options.paths, context.request).resolve(args.save_to);
         const refusal = saveRefusal(file);
         if (refusal !== undefined) return { summary: `Fetch a URL — will fail: ${refusal}`, detail };
         const what = file.identity ? `overwrite ${file.display} (it exists)` : `save it to ${file.display}`;
