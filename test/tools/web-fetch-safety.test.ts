@@ -1,4 +1,4 @@
-import { link, mkdir, readFile, writeFile } from "node:fs/promises";
+import { link, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -106,6 +106,43 @@ describe("web_fetch save_to is a write", () => {
       expect(card?.summary).toMatch(/will fail: .* inside a \.git folder/);
     }
     expect(hits).toEqual([]);
+  });
+
+  it("refuses a steering file (.coworker/, AGENTS.md) in every spelling and through links, before fetching anything", async () => {
+    await mkdir(path.join(ws, ".coworker/skills/deploy"), { recursive: true });
+    await writeFile(path.join(ws, ".coworker/skills/deploy/SKILL.md"), "old skill");
+    await mkdir(path.join(ws, "docs"));
+    await writeFile(path.join(ws, "docs/conventions.md"), "be kind");
+    await symlink("docs/conventions.md", path.join(ws, "AGENTS.md"));
+    await symlink(".coworker/skills/deploy", path.join(ws, "deploy-skill"));
+    const steers = (shown: string) =>
+      `${shown} steers every later session, so web_fetch does not save there: fetch it without save_to and write it with write_file, which asks a person first`;
+    const tool = webFetch();
+    for (const [target, shown] of [
+      [".coworker/skills/new/SKILL.md", ".coworker/skills/new/SKILL.md"],
+      [
+        "./.coworker/../.Coworker/skills/deploy/SKILL.md",
+        ".Coworker/skills/deploy/SKILL.md (.coworker/skills/deploy/SKILL.md)",
+      ],
+      [".coworker/notes.txt", ".coworker/notes.txt"],
+      ["AGENTS.md", "docs/conventions.md (AGENTS.md)"],
+      ["docs/conventions.md", "docs/conventions.md (AGENTS.md)"],
+      ["deploy-skill/SKILL.md", ".coworker/skills/deploy/SKILL.md"],
+    ] as const) {
+      const context = makeContext({ root: ws });
+      expect(await call(tool, { url: at("a.test", "/f"), save_to: target }, context), target).toEqual({
+        ok: false,
+        output: steers(shown),
+      });
+      const card = await tool.preview?.({ url: at("a.test", "/f"), save_to: target }, context);
+      expect(card?.summary).toBe(`Fetch a URL — will fail: ${steers(shown)}`);
+    }
+    expect(hits).toEqual([]);
+    expect(await readFile(path.join(ws, ".coworker/skills/deploy/SKILL.md"), "utf8")).toBe("old skill");
+    expect(await readFile(path.join(ws, "docs/conventions.md"), "utf8")).toBe("be kind");
+    expect(await readdir(path.join(ws, ".coworker"))).toEqual(["skills"]);
+    for (const lookalike of ["docs/AGENTS.md", "coworker/skills/x/SKILL.md", ".coworker.md"])
+      expect((await call(tool, { url: at("a.test", "/f"), save_to: lookalike })).ok, lookalike).toBe(true);
   });
 
   it("refuses credential paths and hard links to outside files", async () => {

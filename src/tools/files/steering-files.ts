@@ -10,6 +10,8 @@
  *    loader and the instructions read (a link at `.coworker`, `.coworker/skills`, a skill's folder,
  *    its SKILL.md or AGENTS.md leads them where it points), when the call runs: a steering file
  *    reached through a spelling or link the first view missed is put to the engine again.
+ * web_fetch's save_to, whose approval goes by domain and never asks as a steering file does,
+ * refuses every steering file (`steeringTargetOf`).
  */
 import { readdir } from "node:fs/promises";
 import path from "node:path";
@@ -91,7 +93,10 @@ async function steeringPlaces(root: string): Promise<readonly SteeringPlace[]> {
  * from (a file a link at `.coworker/skills` leads to is ".coworker/skills/…"); undefined when the
  * path is none. Only the workspace root's steering files count.
  */
-async function steeringTargetOf(paths: WorkspacePaths, file: ResolvedPath): Promise<string | undefined> {
+export async function steeringTargetOf(
+  paths: WorkspacePaths,
+  file: ResolvedPath,
+): Promise<string | undefined> {
   const [root] = await paths.realRoots();
   if (root === undefined) return undefined;
   for (const place of await steeringPlaces(root)) {

@@ -3,15 +3,18 @@
  * within size and time limits. Every hop — the first request and each redirect (at most 5) — is
  * checked by the SSRF guard and connected to the checked address; a hop to a host this call was
  * not authorised for goes back to the permission engine (a grant, or a card of its own). With
- * save_to the call is a write: the body is saved into the workspace (never under .git/, swap-safe
- * via anchored-fs.ts; of uploads/, only into the caller's conversation's folders:
- * conversation-paths.ts) and recorded as downloaded this session; the card says when it overwrites.
+ * save_to the call is a write: the body is saved into the workspace (swap-safe via anchored-fs.ts)
+ * and recorded as downloaded this session; the card says when it overwrites. It is never saved
+ * under .git/, nor as a steering file (`.coworker/`, AGENTS.md: steering-files.ts), which only
+ * write_file and edit_file change, with a person's approval; of uploads/, only into the caller's
+ * conversation's folders (conversation-paths.ts).
  */
 import path from "node:path";
 import { z } from "zod";
 import { writeChecked } from "../files/anchored-fs.js";
 import { callerPaths } from "../files/conversation-paths.js";
 import { fileErrorMessage } from "../files/fs-errors.js";
+import { steeringTargetOf } from "../files/steering-files.js";
 import { decodeText } from "../files/text-file.js";
 import type { ResolvedPath, WorkspacePaths } from "../files/workspace-paths.js";
 import { capOutput, DEFAULT_TOOL_OUTPUT_CHARS } from "../output-cap.js";
@@ -63,11 +66,14 @@ function hostOf(url: URL): string {
   return url.hostname.toLowerCase().replace(/\.$/, "");
 }
 
-/** Why a save target may not be written (it lies in a .git folder), or undefined. */
-function saveRefusal(file: ResolvedPath): string | undefined {
+/** Why a save target may not be written (it lies in a .git folder or is a steering file), or undefined. */
+async function saveRefusal(paths: WorkspacePaths, file: ResolvedPath): Promise<string | undefined> {
   const names = path.relative(file.root, file.absolute).toLowerCase().split(path.sep);
-  const inGit = names.includes(".git");
-  return inGit ? `${file.display} is inside a .git folder; web_fetch does not save there` : undefined;
+  if (names.includes(".git")) return `${file.display} is inside a .git folder; web_fetch does not save there`;
+  const steering = await steeringTargetOf(paths, file);
+  if (steering === undefined) return undefined;
+  const shown = steering === file.display ? steering : `${file.display} (${steering})`;
+  return `${shown} steers every later session, so web_fetch does not save there: fetch it without save_to and write it with write_file, which asks a person first`;
 }
 
 function parseHttpUrl(raw: string, base?: URL): URL {
@@ -195,7 +201,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
       return fail(`${url.href} is larger than the ${maxBytes}-byte download limit; nothing was saved.`);
     }
     const file = await paths.resolve(savePath);
-    const refusal = saveRefusal(file);
+    const refusal = await saveRefusal(paths, file);
     if (refusal !== undefined) return fail(refusal);
     const replaced = await writeChecked(file, response.body);
     context.facts.downloadedFiles.add(file.absolute);
@@ -225,7 +231,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
       try {
         const start = parseHttpUrl(args.url);
         if (args.save_to !== undefined) {
-          const refusal = saveRefusal(await paths.resolve(args.save_to));
+          const refusal = await saveRefusal(paths, await paths.resolve(args.save_to));
           if (refusal !== undefined) return fail(refusal);
         }
         const { url, response } = await fetchChecked(start, budget, context);
@@ -258,8 +264,9 @@ export function createWebFetchTool(options: WebFetchOptions) {
       const detail = { kind: "url", text: args.url } as const;
       if (args.save_to === undefined) return { summary: "Fetch a URL", detail };
       try {
-        const file = await callerPaths(options.paths, context.request).resolve(args.save_to);
-        const refusal = saveRefusal(file);
+        const paths = callerPaths(options.paths, context.request);
+        const file = await paths.resolve(args.save_to);
+        const refusal = await saveRefusal(paths, file);
         if (refusal !== undefined) return { summary: `Fetch a URL — will fail: ${refusal}`, detail };
         const what = file.identity ? `overwrite ${file.display} (it exists)` : `save it to ${file.display}`;
         return { summary: `Fetch a URL and ${what}`, detail };
