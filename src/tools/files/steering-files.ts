@@ -11,7 +11,8 @@
  *    its SKILL.md or AGENTS.md leads them where it points), when the call runs: a steering file
  *    reached through a spelling or link the first view missed is put to the engine again.
  * web_fetch's save_to, whose approval goes by domain and never asks as a steering file does,
- * refuses every steering file (`steeringTargetOf`).
+ * refuses every steering file (`steeringTargetOf`), and run_command's sandbox shows the places
+ * they are read from read-only (`steeringPlaces`; shell/steering-mounts.ts).
  */
 import { readdir } from "node:fs/promises";
 import path from "node:path";
@@ -26,7 +27,7 @@ const SKILL_FILE = "SKILL.md";
 const INSTRUCTIONS_FILE = "AGENTS.md";
 
 /** A place the steering files are read from: its workspace spelling and real path. */
-interface SteeringPlace {
+export interface SteeringPlace {
   /** `/`-separated, relative to the workspace root (".coworker/skills/deploy"). */
   readonly spelling: string;
   readonly real: string;
@@ -65,11 +66,12 @@ function namesBelow(file: string, dir: string): readonly string[] | undefined {
 }
 
 /**
- * The places the skills and instructions are read from, each where its links lead. One whose
- * real path cannot be found (a file where a folder should be, a loop of links) is left out: the
- * skill loader and the instructions read nothing through it either.
+ * The places the skills and instructions are read from in the workspace `root` (a real path),
+ * each where its links lead, also when it does not exist yet. One whose real path cannot be found
+ * (a file where a folder should be, a loop of links) is left out: the skill loader and the
+ * instructions read nothing through it either.
  */
-async function steeringPlaces(root: string): Promise<readonly SteeringPlace[]> {
+export async function steeringPlaces(root: string): Promise<readonly SteeringPlace[]> {
   const place = (folder: boolean, ...names: string[]): Promise<SteeringPlace | undefined> =>
     realpathOfMaybeMissing(path.join(root, ...names)).then(
       (real) => ({ spelling: names.join("/"), real, folder }),

@@ -1,8 +1,9 @@
 /**
  * The bubblewrap (`bwrap`) sandbox for run_command, the default on Linux. Inside: the workspace
  * roots read-write at their real paths, except a masked folder (uploads/), empty and read-only
- * but for the folders bound back into it (the command's own conversation's); /usr, /bin, /lib*,
- * /sbin, /etc read-only with every credential-like /etc entry covered; a private /tmp and HOME;
+ * but for the folders bound back into it (the command's own conversation's), and the read-only
+ * paths (the steering files: `.coworker/`, AGENTS.md); /usr, /bin, /lib*, /sbin, /etc
+ * read-only with every credential-like /etc entry covered; a private /tmp and HOME;
  * its own PID, IPC, UTS, cgroup and (unless `network`) network namespaces; nothing else of the
  * host — so the service's data folder, config file, .env and code are out of sight unless they
  * lie inside a bound folder, in which case they are covered too. bwrap is started with the
@@ -19,6 +20,7 @@ import { lstat, readlink, realpath, stat } from "node:fs/promises";
 import { credentialLikeEntries, type MaskedEntry } from "./etc-secrets.js";
 import type {
   MaskedFolder,
+  ReadOnlyPaths,
   SandboxBackend,
   SandboxRequest,
   SandboxStatus,
@@ -143,6 +145,16 @@ function maskedArgs(masked: MaskedFolder | undefined): string[] {
   return ["--tmpfs", masked.path, ...keep, "--remount-ro", masked.path];
 }
 
+/**
+ * Pin the folders of `readOnly` that `where` picks (each bound over itself: a mount point cannot
+ * be moved or removed), then bind each of its read-only paths that `where` picks over itself.
+ */
+function readOnlyArgs(readOnly: ReadOnlyPaths | undefined, where: (file: string) => boolean): string[] {
+  if (readOnly === undefined) return [];
+  const pinned = readOnly.pinned.filter(where).flatMap((folder) => ["--bind", folder, folder]);
+  return [...pinned, ...readOnly.paths.filter(where).flatMap((file) => ["--ro-bind", file, file])];
+}
+
 /** Closes the sandbox's own root folder once every mount point in it exists. */
 const SEAL_ROOT = ["--remount-ro", "/"] as const;
 
@@ -245,10 +257,17 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
     async plan(request: SandboxRequest): Promise<SpawnPlan> {
       const [fixed, { userNamespace }] = await Promise.all([getLayout(), probe()]);
       const binds = request.roots.flatMap((root) => ["--bind", root, root]);
+      const { masked, readOnly } = request;
+      const inMasked = (file: string) => masked !== undefined && isInside(file, masked.path);
+      // Read-only paths outside the masked folder go before it (a read-only folder holding it
+      // would show it again), those in a folder bound back into it after it (that bind would
+      // make them writable again); the hidden paths come last, so that none is shown again.
       const args = [
         ...baseArgs(fixed, network, userNamespace, scratchMb),
         ...binds,
-        ...maskedArgs(request.masked),
+        ...readOnlyArgs(readOnly, (file) => !inMasked(file)),
+        ...maskedArgs(masked),
+        ...readOnlyArgs(readOnly, inMasked),
         ...hiddenArgs(fixed.hidden, request.roots),
         ...SEAL_ROOT,
         "--chdir",

@@ -6,25 +6,14 @@
  * people sent — and the per-session folders its threads had before that layout. A folder that is
  * a link is never bound back: it could point at another conversation's.
  */
-import { mkdir, readdir, stat } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
-import { isMissing } from "../../core/missing-file.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { conversationUploadFolder, isConversationUploadFolder } from "../../core/upload-folders.js";
 import { uploadsFolder } from "../files/conversation-paths.js";
 import { isInside, type WorkspacePaths } from "../files/workspace-paths.js";
+import { exists } from "./host-path-exists.js";
 import type { MaskedFolder } from "./sandbox-backend.js";
-
-/** Whether the folder is there (a missing workspace is no command's to make). */
-async function exists(folder: string): Promise<boolean> {
-  return stat(folder).then(
-    () => true,
-    (error: unknown) => {
-      if (isMissing(error)) return false;
-      throw error;
-    },
-  );
-}
 
 /**
  * The uploads folder masked for a command of `target`'s conversation (none of it kept without a

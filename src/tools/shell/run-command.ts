@@ -5,7 +5,9 @@
  * the head and tail of the output with an omission marker and reports the exit code. A timeout or
  * an interrupt stops the whole group (SIGTERM, then SIGKILL). Downloads (curl/wget) are recorded
  * in the facts. When the sandbox cannot run here, the tool answers "shell unavailable: …". In the
- * sandbox, uploads/ shows only the calling conversation's folders (conversation-uploads.ts).
+ * sandbox, uploads/ shows only the calling conversation's folders (conversation-uploads.ts), and
+ * the steering files (`.coworker/`, AGENTS.md) are read-only (steering-mounts.ts); unsandboxed,
+ * neither holds.
  */
 import { settlesWithin } from "../../core/settles-within.js";
 import { spawn } from "node:child_process";
@@ -21,10 +23,14 @@ import { bubblewrapBackend } from "./bubblewrap-backend.js";
 import { recordDownloads } from "./downloads.js";
 import { killProcessGroup } from "./process-group.js";
 import { DEFAULT_RESOURCE_LIMITS, limitedBashArgv, type ResourceLimits } from "./resource-limits.js";
-import type { MaskedFolder, SandboxBackend, SandboxStatus } from "./sandbox-backend.js";
+import type { SandboxBackend, SandboxRequest, SandboxStatus } from "./sandbox-backend.js";
+import { steeringMounts } from "./steering-mounts.js";
 
 /** The tool's name; its label (the command) speaks for itself in status lines. */
 export const RUN_COMMAND = "run_command";
+
+/** What a confining sandbox hides or keeps read-only of the roots for one command. */
+type Confinement = Pick<SandboxRequest, "masked" | "readOnly">;
 
 /** Limits and environment of run_command (config: tools.run_command). */
 export interface RunCommandOptions {
@@ -132,7 +138,7 @@ export function createRunCommandTool(options: RunCommandOptions) {
     command: string,
     timeoutS: number,
     context: ToolContext,
-    masked: MaskedFolder | undefined,
+    confinement: Confinement,
   ): Promise<ToolResult> => {
     const cwd = options.paths.root;
     const output = new HeadTailBuffer(Math.floor(outputMaxChars / 2), Math.ceil(outputMaxChars / 2));
@@ -150,7 +156,7 @@ export function createRunCommandTool(options: RunCommandOptions) {
       cwd: roots[0] ?? cwd,
       env: cleanEnv(options.env),
       roots,
-      ...(masked ? { masked } : {}),
+      ...confinement,
     });
     const child = spawn(plan.file, plan.args, {
       cwd: plan.cwd,
@@ -229,12 +235,19 @@ export function createRunCommandTool(options: RunCommandOptions) {
       if (status.kind === "unavailable") return unavailable(status);
       const requested = args.timeout_s ?? defaultTimeoutS;
       const timeoutS = Math.min(requested, maxTimeoutS);
-      // Only a sandbox can hide the other conversations' uploads: no folder is made otherwise.
-      const masked =
-        status.kind === "sandboxed"
-          ? await uploadsMask(options.paths, threadTargetOf(context.request))
-          : undefined;
-      const result = await run(args.command, timeoutS, context, masked);
+      // Only a sandbox can hide the other conversations' uploads and keep the steering files
+      // read-only: nothing is made on the host for them otherwise.
+      const sandboxed = status.kind === "sandboxed";
+      const masked = sandboxed
+        ? await uploadsMask(options.paths, threadTargetOf(context.request))
+        : undefined;
+      const steering = sandboxed ? await steeringMounts(options.paths, masked) : undefined;
+      let result: ToolResult;
+      try {
+        result = await run(args.command, timeoutS, context, { masked, readOnly: steering?.readOnly });
+      } finally {
+        steering?.release();
+      }
       if (requested <= maxTimeoutS) return result;
       return {
         ...result,

@@ -22,6 +22,20 @@ export interface MaskedFolder {
   readonly keep: readonly string[];
 }
 
+/**
+ * Paths inside the roots a command may read but not change (the steering files:
+ * steering-mounts.ts).
+ */
+export interface ReadOnlyPaths {
+  /** Real paths, each shown read-only. */
+  readonly paths: readonly string[];
+  /**
+   * Real folders above them, shallowest first, that stay writable but cannot be moved or removed,
+   * so that no command can make a link to one of `paths` lead somewhere else.
+   */
+  readonly pinned: readonly string[];
+}
+
 /** One command to start: the argv inside the sandbox and where it runs. */
 export interface SandboxRequest {
   /** Program and arguments as they should run inside (argv[0] is looked up on PATH). */
@@ -34,6 +48,8 @@ export interface SandboxRequest {
   readonly roots: readonly string[];
   /** A folder of the roots shown only in part; only a confining backend can honour it. */
   readonly masked?: MaskedFolder;
+  /** Paths of the roots shown read-only; likewise honoured only by a confining backend. */
+  readonly readOnly?: ReadOnlyPaths;
 }
 
 /** What to spawn on the host for one command. */

@@ -1,0 +1,186 @@
+/**
+ * The steering files — `.coworker/` (the team's skills) and AGENTS.md — change only with a
+ * person's approval, so run_command's bubblewrap sandbox shows them read-only: a command can read
+ * them but neither change nor create one, through a link neither, and whatever the sandbox has to
+ * put on the host for that (an empty `.coworker`, a placeholder AGENTS.md while commands run) does
+ * not outlive its purpose. The rest of the workspace stays writable. Unsandboxed, none of it holds.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { uploadFolderOf } from "../../src/core/upload-folders.js";
+import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
+import { createRunCommandTool } from "../../src/tools/shell/run-command.js";
+import { unsandboxedBackend } from "../../src/tools/shell/sandbox-backend.js";
+import { call, makeContext, TEST_TARGET, tempDir } from "./support/tool-context.js";
+
+let base: string;
+let ws: string;
+let cleanup: () => Promise<void>;
+
+beforeEach(async () => {
+  ({ dir: base, cleanup } = await tempDir("steering-sandbox-"));
+  ws = path.join(base, "workspace");
+  await mkdir(ws);
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+const tool = (sandbox = bubblewrapBackend()) =>
+  createRunCommandTool({
+    paths: createWorkspacePaths({ root: ws }),
+    killGraceMs: 300,
+    drainMs: 200,
+    sandbox,
+  });
+
+const run = (command: string, sandbox = bubblewrapBackend()) =>
+  call(tool(sandbox), { command }, makeContext({ root: ws }));
+
+const inWs = (...names: string[]) => path.join(ws, ...names);
+const text = (...names: string[]) => readFile(inWs(...names), "utf8");
+
+async function put(file: string, content: string) {
+  await mkdir(path.dirname(inWs(file)), { recursive: true });
+  await writeFile(inWs(file), content);
+}
+
+const SKILL = ".coworker/skills/deploy/SKILL.md";
+
+/** Runs each command on its own: every one fails on a read-only file system or a busy mount point. */
+async function expectRefused(...commands: string[]) {
+  for (const command of commands) {
+    const result = await run(command);
+    expect(result.ok, command).toBe(false);
+    expect(result.output, command).toMatch(/Read-only file system|Device or resource busy/);
+  }
+}
+
+describe("run_command in the sandbox", () => {
+  it("cannot add, change, move or remove a skill, and nothing reaches the host", async () => {
+    await put(SKILL, "deploy steps\n");
+    await expectRefused(
+      "mkdir -p .coworker/skills/x && echo hi > .coworker/skills/x/SKILL.md",
+      `echo pwned > ${SKILL}`,
+      "rm -rf .coworker",
+      "mv .coworker/skills .coworker/old",
+      "mv .coworker old",
+    );
+    expect(await readdir(inWs(".coworker"))).toEqual(["skills"]);
+    expect(await readdir(inWs(".coworker/skills"))).toEqual(["deploy"]);
+    expect(await text(SKILL)).toBe("deploy steps\n");
+    expect((await run(`cat ${SKILL}`)).output).toBe("deploy steps\n[exit code 0]");
+  });
+
+  it("cannot make .coworker where there is none: it is made on the host, empty, first", async () => {
+    await expectRefused("mkdir -p .coworker/skills/x && echo hi > .coworker/skills/x/SKILL.md");
+    expect(await readdir(inWs(".coworker"))).toEqual([]);
+  });
+
+  it("cannot change, move or remove AGENTS.md, but reads it", async () => {
+    await put("AGENTS.md", "be kind\n");
+    await expectRefused("echo x > AGENTS.md", "echo x >> AGENTS.md", "rm AGENTS.md", "mv AGENTS.md old.md");
+    expect(await text("AGENTS.md")).toBe("be kind\n");
+    expect((await run("cat AGENTS.md")).output).toBe("be kind\n[exit code 0]");
+  });
+
+  it("cannot create a missing AGENTS.md, and leaves none behind", async () => {
+    const result = await run("echo x > AGENTS.md; ln -s notes.md AGENTS.md; wc -c < AGENTS.md");
+    expect(result.output).toMatch(
+      /^.*AGENTS\.md: Read-only file system\n.*File exists\n0\n\[exit code 0\]$/s,
+    );
+    expect(existsSync(inWs("AGENTS.md"))).toBe(false);
+  });
+
+  it("keeps a missing AGENTS.md out of reach of every command running at once, to the last", async () => {
+    const [short, long] = await Promise.all([
+      run("sleep 0.2; echo short"),
+      run("sleep 1.5; echo x > AGENTS.md || echo refused"),
+    ]);
+    expect(short.output).toBe("short\n[exit code 0]");
+    expect(long.output).toMatch(/refused\n\[exit code 0\]$/);
+    expect(existsSync(inWs("AGENTS.md"))).toBe(false);
+  });
+
+  it("leaves the rest of the workspace writable", async () => {
+    await put(SKILL, "deploy steps\n");
+    await put("AGENTS.md", "be kind\n");
+    const result = await run(
+      "echo y > notes.txt && mkdir -p docs/sub && echo z > docs/sub/a.md && echo w > AGENTS.txt && mv notes.txt docs/ && rm AGENTS.txt && cat docs/notes.txt",
+    );
+    expect(result.output).toBe("y\n[exit code 0]");
+    expect(await text("docs/notes.txt")).toBe("y\n");
+    expect(await text("docs/sub/a.md")).toBe("z\n");
+    expect(existsSync(inWs("AGENTS.txt"))).toBe(false);
+  });
+});
+
+describe("run_command in the sandbox, where steering files are links", () => {
+  it("cannot change what AGENTS.md or a skill's folder leads to, nor move its folder away", async () => {
+    await put("docs/conventions.md", "be kind\n");
+    await symlink("docs/conventions.md", inWs("AGENTS.md"));
+    await put("tools/release/SKILL.md", "release steps\n");
+    await mkdir(inWs(".coworker/skills"), { recursive: true });
+    await symlink("../../tools/release", inWs(".coworker/skills/release"));
+    await expectRefused(
+      "echo x > docs/conventions.md",
+      "echo x > tools/release/SKILL.md",
+      "mv tools tools2",
+      "mv docs/conventions.md docs/old.md",
+    );
+    expect(await text("docs/conventions.md")).toBe("be kind\n");
+    expect(await text("tools/release/SKILL.md")).toBe("release steps\n");
+    expect((await run("echo ok > tools/other.txt && echo ok > docs/other.md && cat AGENTS.md")).output).toBe(
+      "be kind\n[exit code 0]",
+    );
+  });
+
+  it("cannot create the file a dangling AGENTS.md link leads to, and leaves none behind", async () => {
+    await symlink("docs/agents.md", inWs("AGENTS.md"));
+    await expectRefused("mkdir -p docs; echo x > docs/agents.md");
+    expect(await readdir(inWs("docs"))).toEqual([]);
+  });
+
+  it("binds nothing a link leads to outside the workspace, which no command sees", async () => {
+    const outside = path.join(base, "team-skills");
+    await mkdir(outside);
+    await symlink(outside, inWs(".coworker"));
+    const result = await run("mkdir -p .coworker/skills/x; echo ran");
+    expect(result.output).toMatch(/ran\n\[exit code 0\]$/);
+    expect(await readdir(outside)).toEqual([]);
+  });
+
+  it("keeps a steering file in the conversation's own upload folder read-only, and one in another's out of sight", async () => {
+    const own = `${uploadFolderOf(TEST_TARGET)}/agents.md`;
+    await put(own, "from the upload\n");
+    await symlink(own, inWs("AGENTS.md"));
+    const others = uploadFolderOf({ ...TEST_TARGET, channel: "D9" });
+    await put(`${others}/peek/SKILL.md`, "SECRET\n");
+    await mkdir(inWs(".coworker/skills"), { recursive: true });
+    await symlink(`../../${others}/peek`, inWs(".coworker/skills/peek"));
+    await expectRefused(`echo x > ${own}`);
+    const look = await run("cat AGENTS.md; cat .coworker/skills/peek/SKILL.md; ls uploads");
+    expect(look.output).toMatch(
+      /^from the upload\n.*No such file or directory\nslack_T1_C1\n\[exit code 0\]$/s,
+    );
+    expect(await text(own)).toBe("from the upload\n");
+  });
+  it("shows no other conversation's uploads when a steering folder holds uploads/ (.coworker a link to the workspace)", async () => {
+    await put(`${uploadFolderOf({ ...TEST_TARGET, channel: "D9" })}/secret.txt`, "SECRET\n");
+    await symlink(".", inWs(".coworker"));
+    const look = await run("ls uploads; cat uploads/*/*/secret.txt; echo x > notes.txt");
+    expect(look.output).toMatch(
+      /^slack_T1_C1\n.*No such file or directory\n.*Read-only file system\n\[exit code 1\]$/s,
+    );
+  });
+});
+
+describe("run_command with the sandbox off", () => {
+  it("enforces nothing and makes nothing on the host for it", async () => {
+    const result = await run("echo x > AGENTS.md && ls -A", unsandboxedBackend());
+    expect(result.output).toBe("AGENTS.md\n[exit code 0]");
+  });
+});
