@@ -6,6 +6,7 @@
  * out (as with the memories of the person asking, requester-memories.ts).
  */
 import { isMissing } from "../core/missing-file.js";
+import { INSTRUCTIONS_FILE } from "../core/workspace-layout.js";
 import { constants } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
@@ -13,9 +14,6 @@ import { NotRegularFileError, readUpTo } from "../tools/files/anchored-fs.js";
 import { fileErrorMessage } from "../tools/files/fs-errors.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
-
-/** The workspace file whose conventions join the instructions. */
-export const AGENTS_MD = "AGENTS.md";
 
 /** Reads at most `maxBytes` of a text file; rejects with the file-system error (ENOENT when missing). */
 export type TextPrefixReader = (absolutePath: string, maxBytes: number) => Promise<string>;
@@ -54,12 +52,18 @@ export async function readAgentsMd(
     // Held open while it is read (service-file-access.ts): a command of another session in the
     // same workspace may swap the file for a link to a host file between the check and the read.
     // UTF-8 needs at most 4 bytes per character: this is always more than maxChars characters.
-    return { text: await withWorkspaceFile(paths, AGENTS_MD, (opened) => read(opened, maxChars * 4 + 4)) };
+    return {
+      text: await withWorkspaceFile(paths, INSTRUCTIONS_FILE, (opened) => read(opened, maxChars * 4 + 4)),
+    };
   } catch (error) {
     if (isMissing(error)) return {};
     const reason =
-      error instanceof NotRegularFileError ? "it is not a regular file" : fileErrorMessage(error, AGENTS_MD);
-    return { notice: `The workspace's ${AGENTS_MD} was not read (${reason}); continuing without it.` };
+      error instanceof NotRegularFileError
+        ? "it is not a regular file"
+        : fileErrorMessage(error, INSTRUCTIONS_FILE);
+    return {
+      notice: `The workspace's ${INSTRUCTIONS_FILE} was not read (${reason}); continuing without it.`,
+    };
   }
 }
 
@@ -101,7 +105,7 @@ export class AgentsMdReader {
   /** What the file is now ("missing" when absent); undefined when that cannot be told. */
   private async identity(): Promise<string | undefined> {
     try {
-      const s = await stat(path.join(this.paths.root, AGENTS_MD), { bigint: true });
+      const s = await stat(path.join(this.paths.root, INSTRUCTIONS_FILE), { bigint: true });
       return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
     } catch (error) {
       return isMissing(error) ? "missing" : undefined;

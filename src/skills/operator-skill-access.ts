@@ -12,7 +12,8 @@ import { readTextFile } from "../tools/files/text-file.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
 import { isMissing } from "../core/missing-file.js";
 import { filesIn, type SkillFolder, type SkillSourceAccess } from "./skill-source-access.js";
-import { SKILL_FILE, type SkillSource } from "./skill.js";
+import { SKILL_FILE } from "../core/workspace-layout.js";
+import type { SkillSource } from "./skill.js";
 
 /** The access to an operator's skill source (see the module header). */
 export function operatorSkillAccess(source: SkillSource): SkillSourceAccess {

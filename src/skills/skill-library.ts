@@ -8,6 +8,7 @@
  * through save_skill drops the scan (also one still being made, so the next query makes a new
  * one). The catalog text is kept until the scan or the switches change.
  */
+import { COWORKER_FOLDER, SKILLS_FOLDER } from "../core/workspace-layout.js";
 import path from "node:path";
 import type { SkillLoader, SkillScan } from "./skill-loader.js";
 import type { SkillSwitches } from "./skill-switches.js";
@@ -38,7 +39,7 @@ export const DEFAULT_SCAN_INTERVAL_MS = 1_000;
 
 /** The folder of the team's skills inside a workspace. */
 export function workspaceSkillsDir(workspaceRoot: string): string {
-  return path.join(workspaceRoot, ".coworker", "skills");
+  return path.join(workspaceRoot, COWORKER_FOLDER, SKILLS_FOLDER);
 }
 
 /**

@@ -23,7 +23,8 @@ import { PathOutsideWorkspaceError } from "../tools/files/workspace-paths.js";
 import { operatorSkillAccess } from "./operator-skill-access.js";
 import { parseSkillFile, type ParsedSkillFile } from "./skill-file.js";
 import { isLinkRefusal, type SkillFolder, type SkillSourceAccess } from "./skill-source-access.js";
-import { SKILL_FILE, type Skill, type SkillProblem, type SkillSource } from "./skill.js";
+import { SKILL_FILE } from "../core/workspace-layout.js";
+import type { Skill, SkillProblem, SkillSource } from "./skill.js";
 import { workspaceSkillAccess } from "./workspace-skill-access.js";
 
 /** Largest SKILL.md read, in bytes. */

@@ -8,7 +8,7 @@
  */
 import type { Dirent, Stats } from "node:fs";
 import { type AnchoredDir, NotRegularFileError, UnsafeFileError } from "../tools/files/anchored-fs.js";
-import { SKILL_FILE } from "./skill.js";
+import { SKILL_FILE } from "../core/workspace-layout.js";
 
 /** Most files listed beside one skill. */
 const SKILL_FILES_MAX = 200;

@@ -7,9 +7,6 @@
 import { z } from "zod";
 import type { SkillDocument } from "./skill-file.js";
 
-/** The file every skill folder holds. */
-export const SKILL_FILE = "SKILL.md";
-
 /** Longest skill name, in characters. */
 export const SKILL_NAME_MAX = 64;
 

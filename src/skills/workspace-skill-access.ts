@@ -36,7 +36,8 @@ import {
   type ResolvedPath,
 } from "../tools/files/workspace-paths.js";
 import { filesIn, isLinkRefusal, type SkillFolder, type SkillSourceAccess } from "./skill-source-access.js";
-import { SKILL_FILE, type SkillSource } from "./skill.js";
+import { SKILL_FILE } from "../core/workspace-layout.js";
+import type { SkillSource } from "./skill.js";
 
 /** A file held open with the stats of that open handle. */
 interface OpenedFile {

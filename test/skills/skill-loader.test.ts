@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseSkillFile, renderSkillFile } from "../../src/skills/skill-file.js";
 import { SkillLibrary } from "../../src/skills/skill-library.js";
 import { SkillLoader, type SkillScan } from "../../src/skills/skill-loader.js";
-import { SKILL_FILE } from "../../src/skills/skill.js";
+import { SKILL_FILE } from "../../src/core/workspace-layout.js";
 import { skillMd, skillsFixture, writeSkill } from "./support.js";
 
 let fixture: Awaited<ReturnType<typeof skillsFixture>>;

@@ -17,14 +17,13 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import type { ToolContext } from "../../core/tool.js";
+import {
+  COWORKER_FOLDER,
+  INSTRUCTIONS_FILE,
+  SKILL_FILE,
+  SKILLS_FOLDER,
+} from "../../core/workspace-layout.js";
 import { type ResolvedPath, realpathOfMaybeMissing, type WorkspacePaths } from "./workspace-paths.js";
-
-/** Coworker's folder in the workspace (the team's skills are in its `skills/`). */
-const COWORKER_DIR = ".coworker";
-const SKILLS_DIR = "skills";
-const SKILL_FILE = "SKILL.md";
-/** The workspace's instructions file, read into every session. */
-const INSTRUCTIONS_FILE = "AGENTS.md";
 
 /** A place the steering files are read from: its workspace spelling and real path. */
 export interface SteeringPlace {
@@ -38,7 +37,7 @@ export interface SteeringPlace {
 /** The names `names` (a workspace-relative path split) spell as a steering file, if they do. */
 function steeringSpelling(names: readonly string[]): string | undefined {
   const [first = "", ...rest] = names;
-  if (first.toLowerCase() === COWORKER_DIR) return [COWORKER_DIR, ...rest].join("/");
+  if (first.toLowerCase() === COWORKER_FOLDER) return [COWORKER_FOLDER, ...rest].join("/");
   if (rest.length === 0 && first.toLowerCase() === INSTRUCTIONS_FILE.toLowerCase()) return INSTRUCTIONS_FILE;
   return undefined;
 }
@@ -77,13 +76,13 @@ export async function steeringPlaces(root: string): Promise<readonly SteeringPla
       (real) => ({ spelling: names.join("/"), real, folder }),
       () => undefined,
     );
-  const skills = await place(true, COWORKER_DIR, SKILLS_DIR);
+  const skills = await place(true, COWORKER_FOLDER, SKILLS_FOLDER);
   const names = skills ? await readdir(skills.real).catch(() => []) : [];
   const places = await Promise.all([
-    place(true, COWORKER_DIR),
+    place(true, COWORKER_FOLDER),
     ...names.flatMap((name) => [
-      place(true, COWORKER_DIR, SKILLS_DIR, name),
-      place(false, COWORKER_DIR, SKILLS_DIR, name, SKILL_FILE),
+      place(true, COWORKER_FOLDER, SKILLS_FOLDER, name),
+      place(false, COWORKER_FOLDER, SKILLS_FOLDER, name, SKILL_FILE),
     ]),
     place(false, INSTRUCTIONS_FILE),
   ]);
