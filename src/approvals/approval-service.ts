@@ -56,20 +56,24 @@ export class ApprovalService {
   approverFor(context: () => AskContext): Approver {
     return async (request: PermissionRequest, signal: AbortSignal) => {
       const ctx = context();
-      const build = (argsHash: string): PendingApproval => ({
-        ...this.hub.base(ctx, request.callId, argsHash),
-        kind: "approval",
-        tool: request.tool,
-        argSummary: request.preview.summary,
-        reason: request.reason,
-        ...(request.preview.detail ? { detail: { ...request.preview.detail } } : {}),
-        alwaysOptions: [...request.alwaysOptions],
-        ...(request.provenance.kind === "channel_content"
-          ? {
-              provenanceQuote: `${request.provenance.channel ?? "a channel"}: ${request.provenance.quote ?? ""}`,
-            }
-          : {}),
-      });
+      const build = (argsHash: string): PendingApproval => {
+        const base = this.hub.base(ctx, request.callId, argsHash);
+        return {
+          ...base,
+          ...(request.onlyLooseners ? { allowedApprovers: base.mayLoosen } : {}),
+          kind: "approval",
+          tool: request.tool,
+          argSummary: request.preview.summary,
+          reason: request.reason,
+          ...(request.preview.detail ? { detail: { ...request.preview.detail } } : {}),
+          alwaysOptions: [...request.alwaysOptions],
+          ...(request.provenance.kind === "channel_content"
+            ? {
+                provenanceQuote: `${request.provenance.channel ?? "a channel"}: ${request.provenance.quote ?? ""}`,
+              }
+            : {}),
+        };
+      };
       const fallback = { tool: request.tool, args: request.args };
       const item = await this.hub.obtain("approval", ctx, request.callId, fallback, build, signal);
       return approvalVerdictOf(item, signal);

@@ -10,7 +10,7 @@ import { validActions } from "./approval-card.js";
 import { loosenRefusal, mayDecide } from "./authorisation.js";
 import type { PendingSettler } from "./pending-settler.js";
 import type { ParkedLookup, Settled, TextAnswer } from "./pending-hub-types.js";
-import { deliveriesOf, type PendingPerson } from "./pending-item.js";
+import { deliveriesOf, type PendingItem, type PendingPerson } from "./pending-item.js";
 import { firstUnanswered, parseQuestionAction } from "./question-card.js";
 
 type CardPress = Extract<ButtonPress, { kind: "card" }>;
@@ -33,10 +33,7 @@ export class PendingReplies {
     const item = await settler.load(press.pendingId);
     if (!item) return refused({ status: "unknown", message: "This request is no longer known." });
     if (!mayDecide(item.allowedApprovers, press.platform, press.user.id))
-      return refused({
-        status: "not_allowed",
-        message: `Only ${item.requester.name} or a configured approver can decide this.`,
-      });
+      return refused({ status: "not_allowed", message: whoMayDecide(item) });
     const closed = await settler.closedResult(item);
     if (closed) return resumed(closed, item.sessionId, parkedOf);
     if (!validActions(item).includes(press.action))
@@ -121,4 +118,16 @@ async function resumed<R>(
   parkedOf: ParkedLookup,
 ): Promise<Settled<R>> {
   return { result: settled.result, resume: settled.resume ? await parkedOf(sessionId) : undefined };
+}
+
+/**
+ * Who may decide `item`, for someone who may not: the requester or an approver — or, for a call
+ * that steers every later session (approvable only by those who may loosen the session), not the
+ * requester.
+ */
+function whoMayDecide(item: PendingItem): string {
+  const { requester } = item;
+  if (mayDecide(item.allowedApprovers, requester.platform, requester.userId))
+    return `Only ${requester.name} or a configured approver can decide this.`;
+  return "This changes what steers every later session, so only a configured approver (or, without one, whoever started the session) can decide it.";
 }

@@ -64,6 +64,39 @@ describe("approvals through the session manager", () => {
     expect(outcome).toBe(a.status === "accepted" ? "Approved by Ana" : "Denied by Boss");
   });
 
+  it("a call that steers every later session is decided, in a shared thread, by an approver and not by whoever asked", async () => {
+    const h = await makeHarness({ steps: [toolStep(["c1", "steer_note", { text: "x" }]), textStep("ok")] });
+    await h.manager.receive(message("steer x"));
+    const out = h.outputs.for(thread());
+    const card = await h.outputs.until(
+      () => out.latestCards.find((c) => c.kind === "approval" && c.buttons.length > 0),
+      "card",
+    );
+    const refused = await pressCard(h, card, "once", ANA);
+    expect(refused).toMatchObject({
+      status: "not_allowed",
+      message: expect.stringMatching(/steers every later session/),
+    });
+    expect(h.runs.count("c1")).toBe(0);
+    expect(await pressCard(h, card, "once", BOSS)).toMatchObject({ status: "accepted" });
+    await h.manager.idle();
+    expect(h.runs.count("c1")).toBe(1);
+  });
+
+  it("a call that steers every later session is decided in a DM by its owner", async () => {
+    const h = await makeHarness({ steps: [toolStep(["c1", "steer_note", { text: "x" }]), textStep("ok")] });
+    const dm = thread("1700000000.000100", "D1");
+    await h.manager.receive(message("steer x", { target: dm }));
+    const out = h.outputs.for(dm);
+    const card = await h.outputs.until(
+      () => out.latestCards.find((c) => c.kind === "approval" && c.buttons.length > 0),
+      "card",
+    );
+    expect(await pressCard(h, card, "once", ANA)).toMatchObject({ status: "accepted" });
+    await h.manager.idle();
+    expect(h.runs.count("c1")).toBe(1);
+  });
+
   it("refuses a press by someone who is neither the requester nor an approver", async () => {
     const h = await makeHarness({ steps: [toolStep(["c1", "write_note", { text: "x" }]), textStep("ok")] });
     const card = await suspendAtApproval(h);

@@ -91,6 +91,7 @@ export async function requestApproval(
     ...notice,
     callId: hop === undefined ? call.id : `${call.id}~${hop}`,
     preview: await cardPreview(ctx, tool, args),
+    ...(decision.humanOnly ? { onlyLooseners: true } : {}),
   };
   ctx.emit({ type: "permission-required", ...notice });
   ctx.audit("approval_requested", call.id, tool.name, {

@@ -16,6 +16,12 @@ export type PermissionNotice = Omit<Extract<AgentEvent, { type: "permission-requ
 export interface PermissionRequest extends PermissionNotice {
   /** Summary and detail block for the approval card. */
   readonly preview: { readonly summary: string; readonly detail?: { kind: string; text: string } };
+  /**
+   * The call changes what steers every later session (a skill, AGENTS.md): only those who may
+   * loosen the session may approve it — in a shared thread the configured approvers, not whoever
+   * asked (src/approvals/authorisation.ts).
+   */
+  readonly onlyLooseners?: boolean;
 }
 
 /** An outcome with who decided it (a display name), so a standing grant records its giver. */

@@ -45,7 +45,10 @@ export interface Decision {
   /** Which rule decided, for the audit trail (e.g. "hard_deny", "grant:command", "mode:auto"). */
   readonly rule: string;
   readonly alwaysOptions: readonly AlwaysOption[];
-  /** An ask whose floor is a person: no reviewer model may answer it (see src/engine/reviewer). */
+  /**
+   * An ask whose floor is a person: no reviewer model may answer it (see src/engine/reviewer), and
+   * it weighs as loosening the session, so only those who may loosen it may approve it.
+   */
   readonly humanOnly?: boolean;
   /** Arguments to run with instead of the proposed ones (a read-only git line gets its protection). */
   readonly runArgs?: Readonly<Record<string, unknown>>;

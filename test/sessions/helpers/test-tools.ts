@@ -64,6 +64,21 @@ export function sessionTestRegistry(runs: ToolRuns): ToolRegistry {
   const registry = new ToolRegistry();
   registry.register(
     defineTool({
+      name: "steer_note",
+      description: "write a note every later session reads (test): always asks, as save_skill does",
+      inputSchema: z.object({ text: z.string() }),
+      category: "write",
+      risk: "high",
+      alwaysAsks: true,
+      concurrent: false,
+      async execute(args, ctx) {
+        runs.record({ callId: ctx.callId, tool: "steer_note", args });
+        return ok(`steered: ${args.text}`);
+      },
+    }),
+  );
+  registry.register(
+    defineTool({
       name: "write_note",
       description: "write a note (test)",
       inputSchema: z.object({ text: z.string() }),
