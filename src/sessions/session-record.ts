@@ -54,11 +54,25 @@ export interface ScheduledRunMeta {
 /** Platform details of one delivery's target (ThreadTarget's `extra`). */
 export type TargetExtra = Readonly<Record<string, string | number | boolean>>;
 
-/** Where a woken turn's input came from: a watched channel and a short quote of the trigger. */
+/**
+ * Where a woken turn's input came from: a watched channel (its display label), a short quote of
+ * the trigger, and the subscription whose content it is — absent in requests stored before it was
+ * kept, and in a retry's provenance recovered from the history alone.
+ */
 export interface ChannelContent {
   readonly channel: string;
   readonly quote: string;
+  readonly subscriptionId?: string;
 }
+
+/** A subscription id as channel content carries it (`sub_` and 12 hex digits today; room to spare). */
+export const subscriptionIdSchema = z.string().min(1).max(40);
+
+const channelContentSchema = z.object({
+  channel: z.string(),
+  quote: z.string(),
+  subscriptionId: subscriptionIdSchema.optional(),
+});
 
 export interface SessionRecord {
   readonly id: string;
@@ -115,14 +129,14 @@ export const sessionRecordSchema = z.object({
       attachments: z.array(attachmentSchema).optional(),
       sentAt: z.string(),
       steered: z.boolean().optional(),
-      channelContent: z.object({ channel: z.string(), quote: z.string() }).optional(),
+      channelContent: channelContentSchema.optional(),
       scheduledRun: z.object({ taskId: z.string(), dueAt: z.string() }).optional(),
       dedupeKeys: z.array(z.string()).optional(),
       targetExtra: targetExtraSchema.optional(),
     }),
   ),
   pendingTurn: turnMarkerSchema.optional(),
-  lastTurnChannelContent: z.object({ channel: z.string(), quote: z.string() }).optional(),
+  lastTurnChannelContent: channelContentSchema.optional(),
   startedBy: user.optional(),
   modeSetBy: user.optional(),
   createdAt: z.string(),

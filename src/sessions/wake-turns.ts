@@ -9,7 +9,13 @@
 import { z } from "zod";
 import type { ConversationMessage } from "../core/messages.js";
 import { type PlatformUser, type ThreadTarget, targetExtraSchema } from "../core/thread-target.js";
-import type { ChannelContent, QueuedMessage, ScheduledRunMeta, SessionRecord } from "./session-record.js";
+import {
+  type ChannelContent,
+  type QueuedMessage,
+  type ScheduledRunMeta,
+  type SessionRecord,
+  subscriptionIdSchema,
+} from "./session-record.js";
 
 /** A turn to start (or queue) in a session on behalf of a subscription. */
 export interface WakeTurn {
@@ -62,9 +68,20 @@ export const wakeTurnSchema = z.object({
   }),
   prompt: z.string().min(1).max(200_000),
   requester: z.object({ id: text, name: z.string().max(200) }),
-  channelContent: z.object({ channel: z.string().max(400), quote: z.string().max(2_000) }).optional(),
+  channelContent: z
+    .object({
+      channel: z.string().max(400),
+      quote: z.string().max(2_000),
+      subscriptionId: subscriptionIdSchema.optional(),
+    })
+    .optional(),
   scheduledRun: z.object({ taskId: z.string().min(1).max(40), dueAt: z.iso.datetime() }).optional(),
 });
+
+/** A copy of a wake turn's provenance, its fields only. */
+function channelContentOf({ channel, quote, subscriptionId }: ChannelContent): ChannelContent {
+  return { channel, quote, ...(subscriptionId === undefined ? {} : { subscriptionId }) };
+}
 
 /** The queue entry of a wake turn, sent at `sentAt`. */
 export function queuedWake(turn: WakeTurn, sentAt: string): QueuedMessage {
@@ -73,9 +90,7 @@ export function queuedWake(turn: WakeTurn, sentAt: string): QueuedMessage {
     text: turn.prompt,
     files: [],
     sentAt,
-    ...(turn.channelContent
-      ? { channelContent: { channel: turn.channelContent.channel, quote: turn.channelContent.quote } }
-      : {}),
+    ...(turn.channelContent ? { channelContent: channelContentOf(turn.channelContent) } : {}),
     ...(turn.scheduledRun
       ? { scheduledRun: { taskId: turn.scheduledRun.taskId, dueAt: turn.scheduledRun.dueAt } }
       : {}),

@@ -14,12 +14,12 @@
  */
 import { z } from "zod";
 import { provenanceOf } from "../engine/permissions/permission-engine.js";
+import { subscriptionIdSchema } from "../sessions/session-record.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { type AnyTool, defineTool, fail, ok, type ToolPreview, type ToolResult } from "../core/tool.js";
 import type { Caller, Outcome } from "./channel-access.js";
 import {
   channelArgOf,
-  channelLabel,
   isNamedBy,
   MAX_INSTRUCTIONS_CHARS,
   MAX_KEYWORD_CHARS,
@@ -129,11 +129,24 @@ async function asPerson(
   return typeof caller === "string" ? { ok: false, message: caller } : act(caller);
 }
 
+const wokenBySchema = z.object({ subscriptionId: subscriptionIdSchema });
+
+/**
+ * The id of the subscription whose content woke this turn, as the request carries it; undefined
+ * when it carries none (a request stored before the id was kept), which leaves catch_up nothing
+ * to read.
+ */
+function wakingSubscriptionId(request: ConversationExecutionRequest): string | undefined {
+  const parsed = wokenBySchema.safeParse(request.metadata.channelContent);
+  return parsed.success ? parsed.data.subscriptionId : undefined;
+}
+
 /**
  * Who catch_up reads for, and which channel: the person asking and the channel named; in a turn
  * woken by channel content, the subscriber and — only when `channel` names it — the channel of
- * this conversation's subscription whose content woke the turn, by its id (so a name cannot
- * resolve to another channel meanwhile). Otherwise why not.
+ * this conversation's subscription whose content woke the turn, found by the subscription's id
+ * (channel labels, Telegram group titles say, need not be unique) and read by its channel id (so a
+ * name cannot resolve to another channel meanwhile). Otherwise why not.
  */
 async function catchUpReader(
   service: SubscriptionToolsService,
@@ -144,9 +157,13 @@ async function catchUpReader(
   if (typeof caller === "string") return caller;
   const waking = wakingChannel(request);
   if (waking === undefined) return { caller, channel };
-  const woke = (await service.listForPerson(ownerOf(caller))).find(
-    (s) => s.sessionId === caller.sessionId && channelLabel(s.channelRef) === waking && isNamedBy(s, channel),
-  );
+  const subscriptionId = wakingSubscriptionId(request);
+  const woke =
+    subscriptionId === undefined
+      ? undefined
+      : (await service.listForPerson(ownerOf(caller))).find(
+          (s) => s.sessionId === caller.sessionId && s.id === subscriptionId && isNamedBy(s, channel),
+        );
   if (woke) return { caller, channel: channelArgOf(woke.channelRef) };
   return `This turn was started by messages from ${waking}, so it can read only ${waking}, not ${channel}. Ask the person here to request it.`;
 }

@@ -159,7 +159,10 @@ describe("wake sink, subscription commands and retry provenance", () => {
       const batch = {
         entries: [],
         omitted: 0,
-        input: { text: "Messages from #deploys", channelContent: { channel: "#deploys", quote: "q" } },
+        input: {
+          text: "Messages from #deploys",
+          channelContent: { channel: "#deploys", quote: "q", subscriptionId: subscription!.id },
+        },
       };
       await sink.wake(subscription!, batch);
       expect(turns[0]).toEqual({
@@ -167,7 +170,7 @@ describe("wake sink, subscription commands and retry provenance", () => {
         target: CALLER.target,
         prompt: "Messages from #deploys",
         requester: CALLER.requester,
-        channelContent: { channel: "#deploys", quote: "q" },
+        channelContent: { channel: "#deploys", quote: "q", subscriptionId: subscription!.id },
       });
       answer = "gone";
       await expect(sink.wake(subscription!, batch)).rejects.toBeInstanceOf(SubscriberGoneError);

@@ -107,7 +107,11 @@ describe("SubscriptionService", () => {
     for (const t of ["deploy 41 started", "deploy 41 FAILED on web-3", "rolling back"])
       expect(text).toContain(t);
     expect(text).toContain("> Tell me when a deploy fails");
-    expect(batch.input.channelContent).toEqual({ channel: "#deploys", quote: "deploy 41 started" });
+    expect(batch.input.channelContent).toEqual({
+      channel: "#deploys",
+      quote: "deploy 41 started",
+      subscriptionId: subscription.id,
+    });
   });
 
   it("catch_up returns only unread messages, oldest first, and advances the cursor", async () => {
