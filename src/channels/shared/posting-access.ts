@@ -1,16 +1,26 @@
 /**
  * Whether a message may be posted to a channel other than the sender's own conversation: only
- * when the person asking is a member there, found and checked as subscriptions and catch_up do it
- * (accessChannel), so the bot never becomes a way to post where that person cannot — a stranger
- * in a shared channel asking for a post to a private one they are not in. Every refusal reads the
- * same, whether the channel does not exist, is private and the person is not in it, or could not
- * be checked: the answer must not tell anyone that a private channel exists. The real reason comes
- * back separately, for the log.
+ * when the person asking may post there, found and checked as subscriptions and catch_up do it
+ * (accessChannel) but with the directory's posting test where it has one (a muted member, or a
+ * mere subscriber of a broadcast channel, reads but does not post), so the bot never becomes a
+ * way to post where that person cannot — a stranger in a shared channel asking for a post to a
+ * private one they are not in. Every refusal reads the same, whether the channel does not exist,
+ * is private and the person is not in it, or could not be checked: the answer must not tell
+ * anyone that a private channel exists. The real reason comes back separately, for the log.
  */
 import { accessChannel, DirectoryLookup } from "../../subscriptions/channel-access.js";
 import { failureText, type PlatformDirectory } from "../../subscriptions/platform-directory.js";
 import type { ChannelRef } from "../../subscriptions/subscription.js";
 import type { MessageSender } from "../../tools/messaging/messenger.js";
+
+/** A directory that may know more about posting than membership. */
+export interface PostingDirectory extends PlatformDirectory {
+  /**
+   * Whether the person may post in the channel, where that takes more than being a member.
+   * Throws when the platform cannot say. Without it, every member may post.
+   */
+  mayPost?(channel: string, userId: string): Promise<boolean>;
+}
 
 export type PostingAccess =
   | { readonly ok: true; readonly ref: ChannelRef }
@@ -23,18 +33,18 @@ export type PostingAccess =
     };
 
 /**
- * Resolve `channel` with the platform's directory and check that `sender.requester` is a member
- * of it. `directory` is asked for at each call (a channel knows its own only once connected; one
- * that throws is a refusal too).
+ * Resolve `channel` with the platform's directory and check that `sender.requester` may post in
+ * it (is a member of it, when the directory has no posting test). `directory` is asked for at
+ * each call (a channel knows its own only once connected; one that throws is a refusal too).
  */
 export async function postingAccess(
-  directory: () => PlatformDirectory,
+  directory: () => PostingDirectory,
   sender: MessageSender,
   channel: string,
 ): Promise<PostingAccess> {
   let reason: string;
   try {
-    const access = await accessChannel(new DirectoryLookup([directory()]), sender, channel);
+    const access = await accessChannel(new DirectoryLookup([forPosting(directory())]), sender, channel);
     if (access.ok) return { ok: true, ref: access.ref };
     reason = access.message;
   } catch (error) {
@@ -46,4 +56,12 @@ export async function postingAccess(
     error: `Nothing was sent to ${channel}: besides this conversation, I post only to channels that ${who} is a member of and I am in, and I could not confirm that ${channel} is one. Check its name or id, or ask ${who} to join it first.`,
     reason,
   };
+}
+
+/** The directory with membership meaning the right to post, when it tells the two apart. */
+function forPosting(directory: PostingDirectory): PlatformDirectory {
+  const { mayPost } = directory;
+  if (!mayPost) return directory;
+  const posting: PlatformDirectory = Object.create(directory);
+  return Object.assign(posting, { isMember: mayPost.bind(directory) });
 }

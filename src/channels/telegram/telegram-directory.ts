@@ -1,6 +1,7 @@
 /**
  * TelegramDirectory: the PlatformDirectory for Telegram on grammY's `Api`. Chats are found by id
- * or @username (a forum topic as chat:topic) with getChat, members checked with getChatMember,
+ * or @username (a forum topic as chat:topic) with getChat, members checked with getChatMember
+ * (and, for posting, their right to post: not muted in a group, an admin of a broadcast channel),
  * and the bot's own reading rights worked out from its membership and privacy mode (getMe's
  * can_read_all_group_messages): with privacy mode on, only an admin bot sees every group message.
  * Telegram has no history API for bots, so a backfill returns nothing and says so.
@@ -12,10 +13,10 @@ import {
   type BotIdentity,
   displayName,
   type HistoryPage,
-  type PlatformDirectory,
   type ReadAccess,
   type ResolveResult,
 } from "../../subscriptions/platform-directory.js";
+import type { PostingDirectory } from "../shared/posting-access.js";
 
 export interface TelegramDirectoryOptions {
   /** The bot (getMe, or the botInfo the Bot was created with). */
@@ -35,7 +36,12 @@ type TelegramChat = z.infer<typeof chatSchema>;
 const memberSchema = z.looseObject({
   status: z.enum(["creator", "administrator", "member", "restricted", "left", "kicked"]),
   is_member: z.boolean().optional(),
+  /** Restricted members only: false when muted. */
+  can_send_messages: z.boolean().optional(),
+  /** Administrators of broadcast channels only. */
+  can_post_messages: z.boolean().optional(),
 });
+type ChatMember = z.infer<typeof memberSchema>;
 const meSchema = z.looseObject({
   id: z.number().int(),
   username: z.string(),
@@ -48,7 +54,7 @@ const NO_HISTORY =
   "Telegram bots cannot read chat history: only messages I saw while subscribed to the chat are available.";
 
 /** Telegram chats and members for subscriptions. */
-export class TelegramDirectory implements PlatformDirectory {
+export class TelegramDirectory implements PostingDirectory {
   readonly platform = "telegram";
   readonly workspace: string;
   readonly bot: BotIdentity;
@@ -101,13 +107,34 @@ export class TelegramDirectory implements PlatformDirectory {
 
   /** getChatMember: owner, admin, member, or restricted but still in the chat. */
   async isMember(channel: string, userId: string): Promise<boolean> {
-    if (!/^\d{1,20}$/.test(userId)) return false;
+    const member = await this.member(channel, userId);
+    return member !== undefined && isIn(member);
+  }
+
+  /**
+   * Whether the person may post there: in a group, a member who is not muted (restricted without
+   * can_send_messages); in a broadcast channel, only its creator and admins with can_post_messages.
+   */
+  async mayPost(channel: string, userId: string): Promise<boolean> {
+    const member = await this.member(channel, userId);
+    if (member === undefined) return false;
+    const chat = chatSchema.parse(await call(() => this.api.getChat(channel)));
+    if (chat.type === "channel")
+      return (
+        member.status === "creator" ||
+        (member.status === "administrator" && member.can_post_messages === true)
+      );
+    return isIn(member) && (member.status !== "restricted" || member.can_send_messages === true);
+  }
+
+  /** The person's getChatMember record, or undefined when Telegram does not know them there. */
+  private async member(channel: string, userId: string): Promise<ChatMember | undefined> {
+    if (!/^\d{1,20}$/.test(userId)) return undefined;
     try {
-      const member = memberSchema.parse(await this.api.getChatMember(channel, Number(userId)));
-      return isIn(member);
+      return memberSchema.parse(await this.api.getChatMember(channel, Number(userId)));
     } catch (error) {
       if (error instanceof GrammyError && error.error_code === 400 && NOT_A_MEMBER.test(error.description))
-        return false;
+        return undefined;
       if (error instanceof GrammyError && /chat_admin_required/i.test(error.description))
         throw new Error(
           `Telegram lets only admins check this group's members: make ${this.handle} an admin there`,
@@ -142,7 +169,7 @@ export class TelegramDirectory implements PlatformDirectory {
   }
 }
 
-function isIn(member: z.infer<typeof memberSchema>): boolean {
+function isIn(member: ChatMember): boolean {
   if (member.status === "restricted") return member.is_member === true;
   return member.status === "creator" || member.status === "administrator" || member.status === "member";
 }

@@ -1,8 +1,9 @@
 /**
  * TelegramMessenger: send_message / send_file for sessions on Telegram. A message to the
  * session's own chat goes into its forum topic; another group is addressed by its chat id or
- * @username (a topic as chat:topic), and posted to only when the requester is a member of it
- * (getChatMember through the directory, posting-access.ts: left, kicked or unknown is no).
+ * @username (a topic as chat:topic), and posted to only when the requester may post there
+ * (getChatMember through the directory, posting-access.ts: left, kicked, unknown or muted is no,
+ * and in a broadcast channel only its creator and posting admins).
  * Another person's private chat with the bot is refused (as Slack refuses DMs): anyone who ever
  * started the bot could otherwise be written to, in the bot's name, by a model told to.
  * Files are uploaded with sendDocument into the session's chat and topic. Failures come back as
@@ -11,14 +12,13 @@
 import type { Api } from "grammy";
 import type { Logger } from "pino";
 import type { ThreadTarget } from "../../core/thread-target.js";
-import type { PlatformDirectory } from "../../subscriptions/platform-directory.js";
 import type {
   MessageSender,
   Messenger,
   MessengerResult,
   OutgoingFile,
 } from "../../tools/messaging/messenger.js";
-import { postingAccess } from "../shared/posting-access.js";
+import { type PostingDirectory, postingAccess } from "../shared/posting-access.js";
 import { errorText } from "./telegram-errors.js";
 import { markdownToTelegramHtml } from "./telegram-html.js";
 import { addressOf, type ChatAddress, ChatSender, telegramIdOf } from "./telegram-send.js";
@@ -32,11 +32,11 @@ function describe(address: ChatAddress): string {
 
 /** The Messenger for the "telegram" platform. */
 export class TelegramMessenger implements Messenger {
-  /** `directory` finds chats and checks members (it may throw before the bot is known). */
+  /** `directory` finds chats and checks who may post (it may throw before the bot is known). */
   constructor(
     private readonly api: Api,
     private readonly logger: Logger,
-    private readonly directory: () => PlatformDirectory,
+    private readonly directory: () => PostingDirectory,
   ) {}
 
   async sendMessage(sender: MessageSender, channel: string, text: string): Promise<MessengerResult> {

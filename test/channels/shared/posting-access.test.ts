@@ -27,6 +27,19 @@ describe("postingAccess", () => {
     expect(directory.calls).toEqual(["resolve #exec", "isMember G0EXEC UCEO"]);
   });
 
+  it("asks the directory's posting test instead of membership when it has one", async () => {
+    const directory = Object.assign(directoryWithExec(), {
+      mayPost: async (channel: string, userId: string) => channel === "C1" && userId === "UCEO",
+    });
+    const ceo = { ...stranger, requester: { id: "UCEO", name: "Cee" } };
+    expect(await postingAccess(() => directory, ceo, "#general")).toMatchObject({ ok: true });
+    expect(await postingAccess(() => directory, ceo, "#exec")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("Nothing was sent to #exec"),
+    });
+    expect(directory.calls).toEqual(["resolve #general", "resolve #exec"]);
+  });
+
   it("refuses in the same words whether the channel is not the requester's, unknown, or unchecked", async () => {
     const directory = directoryWithExec();
     const words = (channel: string) =>

@@ -1,9 +1,13 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { Api } from "grammy";
+import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { TelegramDirectory } from "../../../src/channels/telegram/telegram-directory.js";
+import { TelegramMessenger } from "../../../src/channels/telegram/telegram-messenger.js";
 import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import type { MessageSender } from "../../../src/tools/messaging/messenger.js";
-import type { FakeUser } from "../../fakes/fake-telegram/fake-telegram.js";
+import type { FakeChat, FakeUser } from "../../fakes/fake-telegram/fake-telegram.js";
 import { ALICE, ALICE_DM, BOB, FORUM, GROUP, type Harness, MALLORY, startHarness } from "./harness.js";
 
 let harness: Harness | undefined;
@@ -143,5 +147,46 @@ describe("TelegramMessenger", () => {
     expect(upload!.params.caption).toBe("Here it is");
     expect(upload!.params.document).toMatchObject({ filename: "report.txt", bytes: 10 });
     expect(upload!.params.document.content.toString()).toBe("the report");
+  });
+});
+
+/**
+ * A messenger on a stand-in Bot API answering getChat with `chat` and getChatMember with
+ * `member` (the fake server knows statuses only, not a member's rights), recording what it sends.
+ */
+function postingTo(chat: FakeChat, member: Record<string, unknown>) {
+  const sent: string[] = [];
+  const api = {
+    getChat: async () => chat,
+    getChatMember: async () => ({ user: { id: ALICE.id, is_bot: false, first_name: "Alice" }, ...member }),
+    sendMessage: async (_chatId: number, text: string) => {
+      sent.push(text);
+      return { message_id: sent.length, date: 0, chat };
+    },
+  } as unknown as Api;
+  const directory = new TelegramDirectory(api, { botInfo: { id: 777, username: "coworker_bot" } });
+  const messenger = new TelegramMessenger(api, pino({ level: "silent" }), () => directory);
+  return { send: () => messenger.sendMessage(sender(topic), String(chat.id), "notice"), sent };
+}
+
+describe("TelegramMessenger posting rights", () => {
+  const channel: FakeChat = { id: -100500, type: "channel", title: "Announcements" };
+
+  it("refuses a muted member of a group and a subscriber of a broadcast channel, sending nothing", async () => {
+    const muted = postingTo(GROUP, { status: "restricted", is_member: true, can_send_messages: false });
+    expect(await muted.send()).toEqual({ ok: false, error: refusal(String(GROUP.id), "Alice") });
+    expect(muted.sent).toEqual([]);
+    const subscriber = postingTo(channel, { status: "member" });
+    expect(await subscriber.send()).toEqual({ ok: false, error: refusal(String(channel.id), "Alice") });
+    expect(subscriber.sent).toEqual([]);
+  });
+
+  it("posts for a restricted member who may still write, and for a channel admin who may post", async () => {
+    const restricted = postingTo(GROUP, { status: "restricted", is_member: true, can_send_messages: true });
+    expect(await restricted.send()).toEqual({ ok: true, where: `Telegram chat ${GROUP.id}` });
+    expect(restricted.sent).toEqual(["notice"]);
+    const admin = postingTo(channel, { status: "administrator", can_post_messages: true });
+    expect(await admin.send()).toEqual({ ok: true, where: `Telegram chat ${channel.id}` });
+    expect(admin.sent).toEqual(["notice"]);
   });
 });
