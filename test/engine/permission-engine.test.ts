@@ -7,6 +7,7 @@ import { PermissionEngine, provenanceOf } from "../../src/engine/permissions/per
 import { type ConversationExecutionRequest, createRequest } from "../../src/core/request.js";
 import { type AnyTool, defineTool, ok, type SessionFacts } from "../../src/core/tool.js";
 import { freshFacts, RunLog, testRegistry } from "./helpers/test-tools.js";
+import { request as personRequest } from "../support/engine-fixtures.js";
 
 const registry = testRegistry(new RunLog());
 const tool = (name: string): AnyTool => registry.get(name)!;
@@ -300,16 +301,7 @@ describe("channel content and download-then-execute", () => {
 });
 
 describe("steering files and tools that always ask", () => {
-  const request = createRequest({
-    prompt: "x",
-    messages: [],
-    sessionId: "s",
-    platform: "slack",
-    model: "m",
-    workspace: { root: "/w/repo", context: "" },
-    requester: { userId: "U1", displayName: "Ann" },
-    mode: "auto",
-  });
+  const request = personRequest({ workspace: { root: "/w/repo", context: "" }, mode: "auto" });
 
   it("a write under .coworker/ or of AGENTS.md asks a person in every mode, over every grant, however spelt", () => {
     const spellings = [

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Api } from "grammy";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TelegramFiles } from "../../../src/channels/telegram/telegram-files.js";
+import { TelegramFiles, type TelegramFilesOptions } from "../../../src/channels/telegram/telegram-files.js";
 import {
   type TelegramMessage,
   telegramMessageSchema,
@@ -35,19 +35,25 @@ beforeEach(async () => {
   tg = await startFakeTelegram();
   root = await mkdtemp(join(tmpdir(), "tg-files-"));
   outside = await mkdtemp(join(tmpdir(), "outside-"));
-  files = new TelegramFiles({
-    api: new Api(tg.token, { apiRoot: tg.apiRoot }),
-    token: tg.token,
-    apiRoot: tg.apiRoot,
-    workspace: createWorkspacePaths({ root }),
-    maxBytes: 1_048_576,
-  });
+  files = telegramFiles();
 });
 afterEach(async () => {
   await tg.close();
   await rm(root, { recursive: true, force: true });
   await rm(outside, { recursive: true, force: true });
 });
+
+/** TelegramFiles on the fake, saving into `root` (1 MB cap), with `options` over those. */
+function telegramFiles(options: Partial<TelegramFilesOptions> = {}): TelegramFiles {
+  return new TelegramFiles({
+    api: new Api(tg.token, { apiRoot: tg.apiRoot }),
+    token: tg.token,
+    apiRoot: tg.apiRoot,
+    workspace: createWorkspacePaths({ root }),
+    maxBytes: 1_048_576,
+    ...options,
+  });
+}
 
 function sendDocument(name: string, content: string): TelegramMessage {
   const input = {
@@ -71,14 +77,7 @@ describe("TelegramFiles", () => {
   });
 
   it("gives up on a download Telegram never answers, with a note, at the download deadline", async () => {
-    files = new TelegramFiles({
-      api: new Api(tg.token, { apiRoot: tg.apiRoot }),
-      token: tg.token,
-      apiRoot: tg.apiRoot,
-      workspace: createWorkspacePaths({ root }),
-      maxBytes: 1_048_576,
-      downloadTimeoutMs: 200,
-    });
+    files = telegramFiles({ downloadTimeoutMs: 200 });
     tg.holdNext(FILE_DOWNLOAD);
     const saved = await files.download(sendDocument("notes.txt", "my notes"), TARGET);
     expect(saved).toEqual({
