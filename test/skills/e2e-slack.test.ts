@@ -83,7 +83,7 @@ describe("Skills end to end on Slack", () => {
     expect(await reply(ts, /Tool said/)).toContain(BODY);
   });
 
-  it("save_skill asks even in auto mode: Deny writes nothing, Approve writes the skill", async () => {
+  it("save_skill asks even in auto mode, decided in a channel by an approver: Deny writes nothing, Approve writes the skill", async () => {
     await start("auto");
     const dir = path.join(e2e.dataDir, ".coworker", "skills", "weekly-report");
     const args = {
@@ -95,7 +95,7 @@ describe("Skills end to end on Slack", () => {
     let card = await e2e.fake.waitFor(() => messageWithButton(e2e.fake, GENERAL, ts, "Deny"), "a card");
     expect(blockTexts(card.blocks).join("\n")).toContain("name: weekly-report");
     e2e.fake.pressButton({
-      user: ANA,
+      user: BOSS,
       channel: GENERAL,
       messageTs: card.ts,
       actionId: buttonId(card, "Deny")!,
@@ -105,8 +105,21 @@ describe("Skills end to end on Slack", () => {
 
     post(call("save_skill", args), ts);
     card = await e2e.fake.waitFor(() => messageWithButton(e2e.fake, GENERAL, ts, "Approve"), "a second card");
+    // A skill steers every later session: in a channel, the person who asked may not approve it.
     e2e.fake.pressButton({
       user: ANA,
+      channel: GENERAL,
+      messageTs: card.ts,
+      actionId: buttonId(card, "Approve")!,
+    });
+    await e2e.fake.waitFor(
+      () =>
+        e2e.fake.state.ephemerals.find((e) => e.user === ANA && /steers every later session/.test(e.text)),
+      "the refusal",
+    );
+    expect(existsSync(dir)).toBe(false);
+    e2e.fake.pressButton({
+      user: BOSS,
       channel: GENERAL,
       messageTs: card.ts,
       actionId: buttonId(card, "Approve")!,
