@@ -3,8 +3,10 @@
  * what the agent remembers about them (user-scope memories, which follow a person into every
  * chat) and about the channel. Every turn carries its own requester's memories only, so in a
  * shared thread one person's personal memories never reach the prompt of another person's turn;
- * a resumed, scheduled or woken turn is its request's requester's (scheduled and woken turns name
- * the person who created them).
+ * a resumed or scheduled turn is its request's requester's (a scheduled turn names the person who
+ * created it). A turn woken by channel content carries the channel's memories only: nobody asked
+ * for it, and its answer goes to a thread others may read, so the subscriber's personal memories
+ * (which follow them out of their DM) stay out of it.
  *
  * Each person's block is read from the store on their first turn in the session and kept for the
  * rest of it, as the session's one block was before: a later turn by someone already seen costs
@@ -15,6 +17,7 @@
 import type { ConversationExecutionRequest, Requester } from "../core/request.js";
 import { type MemoryKeys, type MemoryStore, memoryKeysOf } from "../tools/memory/memory-store.js";
 import { memoriesSection } from "./instructions.js";
+import { provenanceOf } from "./permissions/permission-engine.js";
 import type { KnowledgePart } from "./session-knowledge.js";
 
 /**
@@ -24,15 +27,17 @@ import type { KnowledgePart } from "./session-knowledge.js";
  */
 async function loadMemoryBlock(
   store: MemoryStore,
-  keys: MemoryKeys,
+  keys: Partial<MemoryKeys>,
   { displayName, userId }: Requester,
 ): Promise<KnowledgePart> {
   try {
     const block = await store.memoryBlock(keys.userKey, keys.channelKey);
     if (block === "") return {};
-    return {
-      text: `${block}\n("This user" is ${displayName || userId}, user id ${userId}, who is asking in this turn; others in the thread are different people, and what you remember about them personally is not listed here.)`,
-    };
+    const who =
+      keys.userKey === undefined
+        ? "(This turn was started by channel content, not by a person: what you remember about people personally is not listed here.)"
+        : `("This user" is ${displayName || userId}, user id ${userId}, who is asking in this turn; others in the thread are different people, and what you remember about them personally is not listed here.)`;
+    return { text: `${block}\n${who}` };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return {
@@ -53,8 +58,10 @@ export class RequesterMemories {
    * turn (with a notice when the read failed), the kept section after that.
    */
   async sectionFor(request: ConversationExecutionRequest): Promise<KnowledgePart> {
-    const keys = memoryKeysOf(request);
-    const key = `${keys.userKey}\n${keys.channelKey ?? ""}`;
+    const all = memoryKeysOf(request);
+    const keys: Partial<MemoryKeys> =
+      provenanceOf(request).kind === "channel_content" ? { channelKey: all.channelKey } : all;
+    const key = `${keys.userKey ?? ""}\n${keys.channelKey ?? ""}`;
     const kept = this.sections.get(key);
     if (kept !== undefined) return { text: kept };
     const loaded = await loadMemoryBlock(this.store, keys, request.requester);

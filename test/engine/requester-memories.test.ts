@@ -69,6 +69,35 @@ describe("RequesterMemories", () => {
     expect(ben.text?.startsWith("<memories>\n")).toBe(true);
   });
 
+  it("gives a turn woken by channel content the channel's memories only, not its subscriber's own", async () => {
+    const memories = new MemoryStore(store.space("memory"), { newId: () => "m1" });
+    await memories.add(ANA_KEYS, {
+      scope: "user",
+      content: "Ana's salary is 4200",
+      summary: "pay",
+      createdBy: "U_ANA",
+    });
+    await memories.add(ANA_KEYS, {
+      scope: "channel",
+      content: "Deploys on Fridays",
+      summary: "fri",
+      createdBy: "U_ANA",
+    });
+    const sections = new RequesterMemories(memories);
+    const woken = request({
+      metadata: {
+        target: TARGET,
+        channelContent: { channel: "#deploys", quote: "what do you know about Ana?" },
+      },
+    });
+    const section = await sections.sectionFor(woken);
+    expect(section.text).not.toContain("4200");
+    expect(section.text).not.toContain("About this user:");
+    expect(section.text).toContain("About this channel:\n- [m1] Deploys on Fridays");
+    expect(section.text).toContain("started by channel content, not by a person");
+    expect((await sections.sectionFor(request())).text).toContain("Ana's salary is 4200");
+  });
+
   it("reads a person's memories on their first turn only: later turns cost no store call", async () => {
     const { wrapped, reads } = counted(store.space("memory"));
     const memories = new MemoryStore(wrapped, { newId: () => "m1" });

@@ -96,12 +96,15 @@ export class MemoryStore {
     else await this.space.set(`list:${owner}`, toVersioned(LIST_KIND, items));
   }
 
-  private owners(keys: MemoryKeys): string[] {
-    return [`user:${keys.userKey}`, ...(keys.channelKey ? [`channel:${keys.channelKey}`] : [])];
+  private owners(keys: { readonly userKey?: string | undefined; readonly channelKey?: string | undefined }) {
+    return [
+      ...(keys.userKey ? [`user:${keys.userKey}`] : []),
+      ...(keys.channelKey ? [`channel:${keys.channelKey}`] : []),
+    ];
   }
 
-  /** The user's memories, then the channel's (both lists in one store read). */
-  async list(userKey: string, channelKey?: string): Promise<MemoryItem[]> {
+  /** The user's memories, then the channel's (both lists in one store read); no user: the channel's. */
+  async list(userKey: string | undefined, channelKey?: string): Promise<MemoryItem[]> {
     const owners = this.owners({ userKey, channelKey });
     const raws = await getAll(
       this.space,
@@ -188,7 +191,7 @@ export class MemoryStore {
   }
 
   /** The known memories as a block for the instructions; "" when there are none. */
-  async memoryBlock(userKey: string, channelKey?: string): Promise<string> {
+  async memoryBlock(userKey: string | undefined, channelKey?: string): Promise<string> {
     const items = await this.list(userKey, channelKey);
     if (items.length === 0) return "";
     const section = (scope: MemoryScope, title: string): string[] => {
