@@ -29,6 +29,19 @@ function counted(space: KeyValueSpace) {
   return { wrapped, reads };
 }
 
+/** A memory store on `store` holding one memory of Ana's (`aboutAna`) and one of the channel's. */
+async function anaRemembers(store: Store, aboutAna: string, aboutChannel: string): Promise<MemoryStore> {
+  const memories = new MemoryStore(store.space("memory"), { newId: () => "m1" });
+  await memories.add(ANA_KEYS, { scope: "user", content: aboutAna, summary: "user", createdBy: "U_ANA" });
+  await memories.add(ANA_KEYS, {
+    scope: "channel",
+    content: aboutChannel,
+    summary: "channel",
+    createdBy: "U_ANA",
+  });
+  return memories;
+}
+
 describe("RequesterMemories", () => {
   let store: Store;
   let cleanup: () => Promise<void>;
@@ -43,19 +56,7 @@ describe("RequesterMemories", () => {
   });
 
   it("gives each requester their own memories and the channel's, and says who 'this user' is", async () => {
-    const memories = new MemoryStore(store.space("memory"), { newId: () => "m1" });
-    await memories.add(ANA_KEYS, {
-      scope: "user",
-      content: "Ana prefers bullet points",
-      summary: "bullets",
-      createdBy: "U_ANA",
-    });
-    await memories.add(ANA_KEYS, {
-      scope: "channel",
-      content: "This channel ships on Fridays",
-      summary: "fridays",
-      createdBy: "U_ANA",
-    });
+    const memories = await anaRemembers(store, "Ana prefers bullet points", "This channel ships on Fridays");
     const sections = new RequesterMemories(memories);
     const ana = await sections.sectionFor(request());
     expect(ana.text).toContain("About this user:\n- [m1] Ana prefers bullet points");
@@ -70,19 +71,7 @@ describe("RequesterMemories", () => {
   });
 
   it("gives a turn woken by channel content the channel's memories only, not its subscriber's own", async () => {
-    const memories = new MemoryStore(store.space("memory"), { newId: () => "m1" });
-    await memories.add(ANA_KEYS, {
-      scope: "user",
-      content: "Ana's salary is 4200",
-      summary: "pay",
-      createdBy: "U_ANA",
-    });
-    await memories.add(ANA_KEYS, {
-      scope: "channel",
-      content: "Deploys on Fridays",
-      summary: "fri",
-      createdBy: "U_ANA",
-    });
+    const memories = await anaRemembers(store, "Ana's salary is 4200", "Deploys on Fridays");
     const sections = new RequesterMemories(memories);
     const woken = request({
       metadata: {
