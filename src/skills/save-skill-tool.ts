@@ -7,10 +7,12 @@
  * into place, so a failed save leaves no half-written skill.
  */
 import { randomBytes } from "node:crypto";
-import { rename, rm, stat } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { openCheckedDir } from "../tools/files/anchored-fs.js";
+import { callerPaths } from "../tools/files/conversation-paths.js";
+import { exists } from "../tools/files/path-exists.js";
 import { saveInWorkspace } from "../tools/files/service-file-access.js";
 import { readTextFile } from "../tools/files/text-file.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
@@ -75,13 +77,6 @@ interface SavePlan {
   readonly exists: boolean;
   readonly skillFile: string;
   readonly files: readonly { readonly path: string; readonly content: string }[];
-}
-
-async function exists(target: string): Promise<boolean> {
-  return stat(target).then(
-    () => true,
-    () => false,
-  );
 }
 
 async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<SavePlan> {
@@ -179,13 +174,15 @@ export function createSaveSkillTool(paths: WorkspacePaths, onSaved: (name: strin
     concurrent: false,
     alwaysAsks: true,
     label: (args) => args.name,
-    async preview(args) {
-      return previewOf(args, await planSave(paths, args));
+    // A file copied in (`from`) is read with the asking conversation's view of the workspace, as the
+    // file tools read: another conversation's uploads are not there.
+    async preview(args, context) {
+      return previewOf(args, await planSave(callerPaths(paths, context.request), args));
     },
-    async execute(args) {
+    async execute(args, context) {
       let plan: SavePlan;
       try {
-        plan = await planSave(paths, args);
+        plan = await planSave(callerPaths(paths, context.request), args);
       } catch (error) {
         return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -24,6 +24,7 @@ import { skillCommands } from "../../src/skills/skill-commands.js";
 import { frameSkillRun, parseSkillRun } from "../../src/skills/skill-run.js";
 import { createWorkspacePaths, type WorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import type { ToolContext } from "../../src/core/tool.js";
+import { uploadFolderOf } from "../../src/core/upload-folders.js";
 import { request, TARGET } from "../support/engine-fixtures.js";
 import { skillMd, skillsFixture, writeSkill } from "./support.js";
 
@@ -142,6 +143,28 @@ describe("save_skill", () => {
     );
     expect(outside.ok).toBe(false);
     expect(existsSync(path.join(fixture.workspaceSkills, "other"))).toBe(false);
+  });
+
+  it("copies from the uploads of the asking conversation only, as the file tools read", async () => {
+    fixture = await skillsFixture();
+    const other = uploadFolderOf({ ...TARGET, channel: "D_SOMEONE_ELSE" });
+    const own = uploadFolderOf(TARGET);
+    for (const folder of [other, own]) {
+      mkdirSync(path.join(fixture.workspace, folder), { recursive: true });
+      writeFileSync(path.join(fixture.workspace, folder, "notes.md"), `NOTES OF ${folder}`);
+    }
+    const tool = createSaveSkillTool(createWorkspacePaths({ root: fixture.workspace }));
+    const theirs = await tool.execute(
+      { ...args, files: [{ path: "n.md", from: `${other}/notes.md` }] },
+      context,
+    );
+    expect(theirs.ok).toBe(false);
+    expect(existsSync(path.join(fixture.workspaceSkills, "weekly-report"))).toBe(false);
+    const mine = await tool.execute({ ...args, files: [{ path: "n.md", from: `${own}/notes.md` }] }, context);
+    expect(mine.ok).toBe(true);
+    expect(readFileSync(path.join(fixture.workspaceSkills, "weekly-report", "n.md"), "utf8")).toBe(
+      `NOTES OF ${own}`,
+    );
   });
 
   it("writes nothing outside the workspace when the skills folder was made a link there", async () => {

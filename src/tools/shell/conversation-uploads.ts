@@ -12,7 +12,7 @@ import type { ThreadTarget } from "../../core/thread-target.js";
 import { conversationUploadFolder, isConversationUploadFolder } from "../../core/upload-folders.js";
 import { uploadsFolder } from "../files/conversation-paths.js";
 import { isInside, type WorkspacePaths } from "../files/workspace-paths.js";
-import { exists } from "./host-path-exists.js";
+import { exists } from "../files/path-exists.js";
 import type { MaskedFolder } from "./sandbox-backend.js";
 
 /**

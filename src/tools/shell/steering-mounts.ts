@@ -19,7 +19,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { type SteeringPlace, steeringPlaces } from "../files/steering-files.js";
 import { isInside, type WorkspacePaths } from "../files/workspace-paths.js";
-import { exists } from "./host-path-exists.js";
+import { exists } from "../files/path-exists.js";
 import { holdPlaceholder } from "./mount-placeholders.js";
 import type { MaskedFolder, ReadOnlyPaths } from "./sandbox-backend.js";
 

@@ -1,6 +1,7 @@
 /**
- * Whether a host path is there, for what the sandbox prepares on the host before a command: it
- * makes folders only inside a workspace that exists (a missing workspace is no command's to make).
+ * Whether a host path is there, links followed: "missing" is an answer, any other failure (a
+ * denied parent, say) is an error, so a caller never mistakes an unreadable path for an absent one
+ * (the sandbox makes folders only inside a workspace that exists; save_skill says "Replace").
  */
 import { stat } from "node:fs/promises";
 import { isMissing } from "../../core/missing-file.js";
