@@ -118,6 +118,10 @@ export class AppSubscriptions implements SubscriptionToolsService {
     return this.opened().listForPerson(person);
   }
 
+  listFor(sessionId: string): Promise<readonly Subscription[]> {
+    return this.opened().listFor(sessionId);
+  }
+
   catchUp(caller: Caller, args: CatchUpArgs): Promise<Outcome> {
     return this.opened().catchUp(caller, args);
   }

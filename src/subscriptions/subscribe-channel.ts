@@ -16,7 +16,13 @@ import {
 } from "./channel-access.js";
 import type { Clock } from "./clock.js";
 import { failureText } from "./platform-directory.js";
-import { channelLabel, MAX_INSTRUCTIONS_CHARS, newSubscriptionId, scopeKeyOf } from "./subscription.js";
+import {
+  channelLabel,
+  isCreatedBy,
+  MAX_INSTRUCTIONS_CHARS,
+  newSubscriptionId,
+  scopeKeyOf,
+} from "./subscription.js";
 import type { SubscriptionRegistry } from "./subscription-registry.js";
 import type { SubscribeArgs } from "./subscription-service-options.js";
 import type { SubscriptionSettings } from "./subscription-settings.js";
@@ -49,7 +55,7 @@ export async function subscribeChannel(
     return { ok: false, message: `${label} is this conversation itself; I already see what is said here.` };
   await deps.registry.refresh();
   const existing = deps.registry.find(caller.sessionId, scopeKeyOf(ref));
-  if (existing && existing.createdBy.id !== caller.requester.id) {
+  if (existing && !isCreatedBy(existing, { platform: caller.target.platform, userId: caller.requester.id })) {
     const creator = creatorName(existing);
     return {
       ok: false,

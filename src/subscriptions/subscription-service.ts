@@ -32,6 +32,7 @@ import {
   channelKeyOf,
   channelLabel,
   inScope,
+  isCreatedBy,
   isNamedBy,
   type Subscription,
   scopeKeyOf,
@@ -206,7 +207,7 @@ export class SubscriptionService {
       return { ok: false, message: notRemoved(channel, matches.length, here, mine, owner.sessionId) };
     const subscription = matches[0]!;
     await this.close(subscription);
-    const whose = ownedBy(subscription, owner) ? "" : ` (${creatorName(subscription)}'s subscription)`;
+    const whose = isCreatedBy(subscription, owner) ? "" : ` (${creatorName(subscription)}'s subscription)`;
     return {
       ok: true,
       message: `Unsubscribed from ${channelLabel(subscription.channelRef)}${whose}; it no longer wakes ${wakesWhere(subscription, owner.sessionId)}.`,
@@ -225,9 +226,9 @@ export class SubscriptionService {
     mine: readonly Subscription[],
   ): readonly Subscription[] {
     const approver = mayDecide(this.options.approvers ?? [], owner.platform, owner.userId);
-    if (here.length > 0) return here.filter((s) => approver || ownedBy(s, owner));
+    if (here.length > 0) return here.filter((s) => approver || isCreatedBy(s, owner));
     const othersById = (s: Subscription) =>
-      approver && !ownedBy(s, owner) && s.id === channel.trim().toLowerCase();
+      approver && !isCreatedBy(s, owner) && s.id === channel.trim().toLowerCase();
     return [...mine.filter((s) => isNamedBy(s, channel)), ...this.registry.all().filter(othersById)];
   }
 
@@ -238,7 +239,7 @@ export class SubscriptionService {
     await this.registry.refresh();
     return this.registry
       .all()
-      .filter((s) => ownedBy(s, person))
+      .filter((s) => isCreatedBy(s, person))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
@@ -323,16 +324,6 @@ function notRemoved(
     why = `${theirs.join(", ")} here can be cancelled only by its creator or a configured approver`;
   }
   return `${why}. Your subscriptions: ${known}.`;
-}
-
-/** Whether the person created the subscription. */
-function ownedBy(
-  subscription: Subscription,
-  person: Pick<SubscriptionOwner, "platform" | "userId">,
-): boolean {
-  return (
-    subscription.createdBy.id === person.userId && subscription.subscriberTarget.platform === person.platform
-  );
 }
 
 /** Wake-up claims on the coordination the processes share. */

@@ -34,7 +34,7 @@ import { describeTrigger, parseTrigger } from "./triggers.js";
 /** What the tools need from the service. */
 export type SubscriptionToolsService = Pick<
   SubscriptionService,
-  "subscribe" | "remove" | "listForPerson" | "catchUp"
+  "subscribe" | "remove" | "listForPerson" | "listFor" | "catchUp"
 >;
 
 const FEATURE = "channel subscriptions are";
@@ -161,8 +161,8 @@ async function catchUpReader(
   const woke =
     subscriptionId === undefined
       ? undefined
-      : (await service.listForPerson(ownerOf(caller))).find(
-          (s) => s.sessionId === caller.sessionId && s.id === subscriptionId && isNamedBy(s, channel),
+      : (await service.listFor(caller.sessionId)).find(
+          (s) => s.id === subscriptionId && isNamedBy(s, channel),
         );
   if (woke) return { caller, channel: channelArgOf(woke.channelRef) };
   return `This turn was started by messages from ${waking}, so it can read only ${waking}, not ${channel}. Ask the person here to request it.`;

@@ -42,6 +42,16 @@ export interface Subscription {
 }
 
 /** Longest standing instructions accepted. */
+/** Whether `person` (a platform user) created the subscription. */
+export function isCreatedBy(
+  subscription: Subscription,
+  person: { readonly platform: string; readonly userId: string },
+): boolean {
+  return (
+    subscription.createdBy.id === person.userId && subscription.subscriberTarget.platform === person.platform
+  );
+}
+
 export const MAX_INSTRUCTIONS_CHARS = 2_000;
 /** Most keywords, and the longest keyword, accepted for a keywords trigger. */
 export const MAX_KEYWORDS = 20;

@@ -188,7 +188,7 @@ describe("subscription tools", () => {
     const second = team("sub_00000000000b", "-1002");
     const read: string[] = [];
     const service = {
-      listForPerson: async () => [first, second],
+      listFor: async () => [first, second],
       catchUp: async (_caller: unknown, args: { channel: string }) => {
         read.push(args.channel);
         return { ok: true, message: `read ${args.channel}` };
