@@ -34,6 +34,8 @@ export interface Provenance {
   /** For channel content: which channel and a quote of the triggering text. */
   readonly channel?: string;
   readonly quote?: string;
+  /** For channel content: the subscription whose content it is, when the request names it. */
+  readonly subscriptionId?: string;
 }
 
 export interface QuestionSpec {

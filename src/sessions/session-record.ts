@@ -5,6 +5,7 @@
  * Stored schema-versioned in the "sessions" space under `rec:<id>` (SessionRecords, session-records.ts).
  */
 import { z } from "zod";
+import { type ChannelContent, channelContentSchema } from "../core/channel-content.js";
 import { frozenCopy } from "../core/deep-freeze.js";
 import { type TurnMarker, turnMarkerSchema } from "../approvals/parked-turn.js";
 import { type Attachment, attachmentSchema } from "../core/attachment.js";
@@ -53,26 +54,6 @@ export interface ScheduledRunMeta {
 
 /** Platform details of one delivery's target (ThreadTarget's `extra`). */
 export type TargetExtra = Readonly<Record<string, string | number | boolean>>;
-
-/**
- * Where a woken turn's input came from: a watched channel (its display label), a short quote of
- * the trigger, and the subscription whose content it is — absent in requests stored before it was
- * kept, and in a retry's provenance recovered from the history alone.
- */
-export interface ChannelContent {
-  readonly channel: string;
-  readonly quote: string;
-  readonly subscriptionId?: string;
-}
-
-/** A subscription id as channel content carries it (`sub_` and 12 hex digits today; room to spare). */
-export const subscriptionIdSchema = z.string().min(1).max(40);
-
-const channelContentSchema = z.object({
-  channel: z.string(),
-  quote: z.string(),
-  subscriptionId: subscriptionIdSchema.optional(),
-});
 
 export interface SessionRecord {
   readonly id: string;

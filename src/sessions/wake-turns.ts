@@ -9,13 +9,8 @@
 import { z } from "zod";
 import type { ConversationMessage } from "../core/messages.js";
 import { type PlatformUser, type ThreadTarget, targetExtraSchema } from "../core/thread-target.js";
-import {
-  type ChannelContent,
-  type QueuedMessage,
-  type ScheduledRunMeta,
-  type SessionRecord,
-  subscriptionIdSchema,
-} from "./session-record.js";
+import { type ChannelContent, subscriptionIdSchema } from "../core/channel-content.js";
+import type { QueuedMessage, ScheduledRunMeta, SessionRecord } from "./session-record.js";
 
 /** A turn to start (or queue) in a session on behalf of a subscription. */
 export interface WakeTurn {

@@ -14,7 +14,6 @@
  */
 import { z } from "zod";
 import { provenanceOf } from "../engine/permissions/permission-engine.js";
-import { subscriptionIdSchema } from "../sessions/session-record.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { type AnyTool, defineTool, fail, ok, type ToolPreview, type ToolResult } from "../core/tool.js";
 import type { Caller, Outcome } from "./channel-access.js";
@@ -129,18 +128,6 @@ async function asPerson(
   return typeof caller === "string" ? { ok: false, message: caller } : act(caller);
 }
 
-const wokenBySchema = z.object({ subscriptionId: subscriptionIdSchema });
-
-/**
- * The id of the subscription whose content woke this turn, as the request carries it; undefined
- * when it carries none (a request stored before the id was kept), which leaves catch_up nothing
- * to read.
- */
-function wakingSubscriptionId(request: ConversationExecutionRequest): string | undefined {
-  const parsed = wokenBySchema.safeParse(request.metadata.channelContent);
-  return parsed.success ? parsed.data.subscriptionId : undefined;
-}
-
 /**
  * Who catch_up reads for, and which channel: the person asking and the channel named; in a turn
  * woken by channel content, the subscriber and — only when `channel` names it — the channel of
@@ -157,7 +144,8 @@ async function catchUpReader(
   if (typeof caller === "string") return caller;
   const waking = wakingChannel(request);
   if (waking === undefined) return { caller, channel };
-  const subscriptionId = wakingSubscriptionId(request);
+  // A request stored before the id was kept names none, which leaves catch_up nothing to read.
+  const { subscriptionId } = provenanceOf(request);
   const woke =
     subscriptionId === undefined
       ? undefined

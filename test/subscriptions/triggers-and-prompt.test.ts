@@ -111,7 +111,9 @@ describe("wake input", () => {
       kind: "channel_content",
       channel: "#deploys",
       quote: "deploy failed",
+      subscriptionId: input.channelContent?.subscriptionId,
     });
+    expect(input.channelContent?.subscriptionId).toMatch(/^sub_/);
   });
 
   it("a message cannot close the fence and pose as the user", () => {

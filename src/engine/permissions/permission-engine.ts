@@ -1,26 +1,6 @@
-/**
- * PermissionEngine: decides allow / ask / deny for one tool call, with the reason and the rule.
- *
- * Order of precedence (first match wins):
- *  1. hard deny — never turned into anything else by a grant, mode or approval;
- *  2. plan / discuss modes — read and interactive tools only (propose_plan only in plan mode);
- *  3. read and interactive tools run;
- *  4. untrusted channel content — every other call asks, in every mode, over every grant;
- *  5. download-then-execute — a command that uses a file downloaded this session, pipes a download
- *     into an interpreter or downloads and runs a file in one line asks, likewise
- *     (download-execution.ts);
- *  6. a tool that always asks (save_skill), and a write_file / edit_file of a steering file (under
- *     `.coworker/` or AGENTS.md, which steer every later session: steering-files.ts), ask
- *     likewise — a person, never the reviewer model;
- *  7. auto mode runs everything else;
- *  8. interactive mode: a messaging call into the current thread, allowed-command prefixes and
- *     session grants allow; otherwise ask. A call's category comes from `callCategory`, so a
- *     web_fetch that saves a file is a write a domain grant does not cover.
- * `alwaysOptions` lists only the standing answers that make sense for the call.
- */
-import { z } from "zod";
 import { modeOffersTool } from "../../tools/registry.js";
 import { type AnyTool, callCategory, type SessionFacts } from "../../core/tool.js";
+import { channelContentSchema } from "../../core/channel-content.js";
 import type { AlwaysOption, Provenance } from "../../core/events.js";
 import type { PermissionMode } from "../../core/modes.js";
 import type { ConversationExecutionRequest } from "../../core/request.js";
@@ -66,8 +46,6 @@ export interface DecisionContext {
 const NO_OPTIONS: readonly AlwaysOption[] = Object.freeze([]);
 const SHELL_OPERATORS = /[;&|<>`$()\n\\]/;
 
-const channelContentSchema = z.object({ channel: z.string(), quote: z.string() });
-
 /**
  * The provenance of a request: channel content when `metadata.channelContent` is present — also
  * when it is malformed (it must not gain a person's trust). A person's request is answered
@@ -77,9 +55,14 @@ export function provenanceOf(request: ConversationExecutionRequest): Provenance 
   const content = request.metadata.channelContent;
   if (content === undefined) return { kind: "user" };
   const parsed = channelContentSchema.safeParse(content);
-  return parsed.success
-    ? { kind: "channel_content", channel: parsed.data.channel, quote: parsed.data.quote }
-    : { kind: "channel_content", channel: "an unknown channel", quote: "" };
+  if (!parsed.success) return { kind: "channel_content", channel: "an unknown channel", quote: "" };
+  const { channel, quote, subscriptionId } = parsed.data;
+  return {
+    kind: "channel_content",
+    channel,
+    quote,
+    ...(subscriptionId === undefined ? {} : { subscriptionId }),
+  };
 }
 
 /** The host a call targets (its `url` argument), lower-cased; undefined when absent or invalid. */
