@@ -6,6 +6,7 @@
  * and the holder is told at once, so it stops its turn instead of running tools twice. The fence
  * of each held session is what its turn-state writes carry (see fenced-space.ts).
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import {
   type Coordination,
@@ -22,6 +23,28 @@ export interface LeaseTiming {
 
 /** The default: lapses within 15 s of a holder's death, renewed every 5 s. */
 export const DEFAULT_LEASE_TIMING: LeaseTiming = Object.freeze({ ttlMs: 15_000, renewMs: 5_000 });
+
+/**
+ * The waits of a retry loop that lasts until a lease another process holds lapses: `firstMs`
+ * first, then doubling up to the renewal interval (each try costs Redis calls), none past
+ * `withinMs` from now. Each call of the result waits once; it answers false, without waiting,
+ * once that time is up.
+ */
+export function waitsUntilLapse(
+  timing: LeaseTiming,
+  firstMs: number,
+  withinMs: number,
+): () => Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  let wait = firstMs;
+  return async () => {
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    await sleep(Math.min(wait, left));
+    wait = Math.min(wait * 2, timing.renewMs);
+    return true;
+  };
+}
 
 /** A session lease this process holds. */
 export interface HeldSession {

@@ -8,7 +8,6 @@
  * failover (failover.ts).
  */
 import { randomBytes } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import {
   type Coordination,
@@ -20,7 +19,13 @@ import type { KeyValueSpace, StoreNamespace } from "../store/store.js";
 import { FailoverWatch } from "./failover.js";
 import { fencedSpace } from "./fenced-space.js";
 import { LeaseGate } from "./lease-gate.js";
-import { DEFAULT_LEASE_TIMING, type LeaseTiming, SessionLeases, sessionLeaseKey } from "./lease-lock.js";
+import {
+  DEFAULT_LEASE_TIMING,
+  type LeaseTiming,
+  SessionLeases,
+  sessionLeaseKey,
+  waitsUntilLapse,
+} from "./lease-lock.js";
 import type { MultiProcessHost } from "./multi-process-host.js";
 import type { SharedRecords } from "./session-records.js";
 import { sharedQueueName } from "./shared-queue.js";
@@ -45,10 +50,7 @@ export interface MultiProcessOptions {
 /** Shared set of sessions with unfinished work. */
 const ACTIVE_SET = "active-sessions";
 
-/**
- * How long to wait before trying again for the lease of a missing session another process holds;
- * each wait doubles, up to the lease's renewal interval (each try costs two Redis calls).
- */
+/** The first wait before trying again for the lease of a missing session another process holds. */
 const MISSING_RETRY_MS = 25;
 
 /** The multi-process session layer of one process. */
@@ -253,8 +255,8 @@ export class MultiProcessSessions {
     recordKey: string,
     value: unknown,
   ): Promise<boolean> {
-    const deadline = Date.now() + this.timing.ttlMs;
-    for (let wait = MISSING_RETRY_MS; ; wait = Math.min(wait * 2, this.timing.renewMs)) {
+    const waitAgain = waitsUntilLapse(this.timing, MISSING_RETRY_MS, this.timing.ttlMs);
+    for (;;) {
       const held = await this.leases.take(missingId);
       if (held) {
         try {
@@ -267,11 +269,10 @@ export class MultiProcessSessions {
         }
       }
       if ((await this.sessions.get(threadKey)) !== missingId) return false;
-      if (Date.now() >= deadline)
+      if (!(await waitAgain()))
         throw new Error(
           `session ${missingId} has no record, and another process has held it for a lease's TTL`,
         );
-      await sleep(Math.min(wait, deadline - Date.now()));
     }
   }
 

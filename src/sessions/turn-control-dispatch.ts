@@ -7,11 +7,10 @@
  * command or grant lives only in its control, so one its holder did not take (the holder died) is
  * not dropped: it goes to whoever holds the session once that lease lapses, or runs here.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { Grant } from "../engine/permissions/grants.js";
 import type { LeaseGate } from "./lease-gate.js";
-import type { LeaseTiming, SessionLeases } from "./lease-lock.js";
+import { type LeaseTiming, type SessionLeases, waitsUntilLapse } from "./lease-lock.js";
 import type { LiveSession } from "./live-session.js";
 import type { MultiProcessHost } from "./multi-process-host.js";
 import { hasPendingWork } from "./session-record.js";
@@ -170,16 +169,15 @@ export class TurnControlDispatch {
    */
   private async sendToHolder(control: TurnControl): Promise<boolean> {
     const { leases, controls, timing } = this.options;
-    const deadline = Date.now() + timing.ttlMs + timing.renewMs;
-    for (let wait = FIRST_HOLDER_WAIT_MS; ; wait = Math.min(wait * 2, timing.renewMs)) {
+    const waitAgain = waitsUntilLapse(timing, FIRST_HOLDER_WAIT_MS, timing.ttlMs + timing.renewMs);
+    for (;;) {
       const holder = await leases.holderElsewhere(control.sessionId);
       if (holder === undefined) return false;
       if (await controls.send(holder, control)) return true;
-      if (Date.now() >= deadline)
+      if (!(await waitAgain()))
         throw new Error(
           `process ${holder} holds session ${control.sessionId} but takes no controls, and its lease has not lapsed`,
         );
-      await sleep(Math.min(wait, deadline - Date.now()));
     }
   }
 }
