@@ -44,11 +44,15 @@ export class DirectoryLookup {
   }
 }
 
-/** Resolve `channel` on the caller's platform and check the requester's membership. */
+/**
+ * Resolve `channel` on the caller's platform and check the requester's membership — or, given
+ * `mayUse`, that test instead (posting may take more than membership: posting-access.ts).
+ */
 export async function accessChannel(
   lookup: DirectoryLookup,
   caller: Caller,
   channel: string,
+  mayUse?: (channel: string, userId: string) => Promise<boolean>,
 ): Promise<ChannelAccess> {
   const { target, requester } = caller;
   const directory = lookup.find(target.platform, target.workspace);
@@ -74,7 +78,9 @@ export async function accessChannel(
   const label = channelLabel(ref);
   let member: boolean;
   try {
-    member = await directory.isMember(ref.channel, requester.id);
+    member = await (mayUse
+      ? mayUse(ref.channel, requester.id)
+      : directory.isMember(ref.channel, requester.id));
   } catch (error) {
     return refuse(
       `I could not check whether ${requester.name || requester.id} is a member of ${label}, so I won't read it: ${failureText(error)}`,

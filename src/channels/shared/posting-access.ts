@@ -44,7 +44,10 @@ export async function postingAccess(
 ): Promise<PostingAccess> {
   let reason: string;
   try {
-    const access = await accessChannel(new DirectoryLookup([forPosting(directory())]), sender, channel);
+    const found = directory();
+    const access = await accessChannel(new DirectoryLookup([found]), sender, channel, (id, userId) =>
+      found.mayPost ? found.mayPost(id, userId) : found.isMember(id, userId),
+    );
     if (access.ok) return { ok: true, ref: access.ref };
     reason = access.message;
   } catch (error) {
@@ -56,12 +59,4 @@ export async function postingAccess(
     error: `Nothing was sent to ${channel}: besides this conversation, I post only to channels that ${who} is a member of and I am in, and I could not confirm that ${channel} is one. Check its name or id, or ask ${who} to join it first.`,
     reason,
   };
-}
-
-/** The directory with membership meaning the right to post, when it tells the two apart. */
-function forPosting(directory: PostingDirectory): PlatformDirectory {
-  const { mayPost } = directory;
-  if (!mayPost) return directory;
-  const posting: PlatformDirectory = Object.create(directory);
-  return Object.assign(posting, { isMember: mayPost.bind(directory) });
 }
