@@ -5,7 +5,7 @@
  * why. Shared by subscribe_channel and catch_up.
  */
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
-import { failureText, type PlatformDirectory } from "./platform-directory.js";
+import { failureText, type PlatformDirectory, type ResolvedChannel } from "./platform-directory.js";
 import { type ChannelRef, channelLabel } from "./subscription.js";
 
 /** Who is asking: the calling session, its thread, and the person whose request it is. */
@@ -52,7 +52,7 @@ export async function accessChannel(
   lookup: DirectoryLookup,
   caller: Caller,
   channel: string,
-  mayUse?: (channel: string, userId: string) => Promise<boolean>,
+  mayUse?: (channel: ResolvedChannel, userId: string) => Promise<boolean>,
 ): Promise<ChannelAccess> {
   const { target, requester } = caller;
   const directory = lookup.find(target.platform, target.workspace);
@@ -78,9 +78,7 @@ export async function accessChannel(
   const label = channelLabel(ref);
   let member: boolean;
   try {
-    member = await (mayUse
-      ? mayUse(ref.channel, requester.id)
-      : directory.isMember(ref.channel, requester.id));
+    member = await (mayUse ? mayUse(resolved, requester.id) : directory.isMember(ref.channel, requester.id));
   } catch (error) {
     return refuse(
       `I could not check whether ${requester.name || requester.id} is a member of ${label}, so I won't read it: ${failureText(error)}`,

@@ -21,8 +21,13 @@ export type ResolveResult =
       readonly name: string;
       /** A Telegram forum topic named in the reference ("-100123:5"). */
       readonly thread?: string;
+      /** Only its admins post there (a Telegram broadcast channel): being a member is not enough. */
+      readonly broadcast?: boolean;
     }
   | { readonly ok: false; readonly error: string };
+
+/** A channel the directory found. */
+export type ResolvedChannel = Extract<ResolveResult, { ok: true }>;
 
 export type ReadAccess = { readonly ok: true } | { readonly ok: false; readonly whatToDo: string };
 

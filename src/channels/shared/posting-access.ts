@@ -9,7 +9,11 @@
  * anyone that a private channel exists. The real reason comes back separately, for the log.
  */
 import { accessChannel, DirectoryLookup } from "../../subscriptions/channel-access.js";
-import { failureText, type PlatformDirectory } from "../../subscriptions/platform-directory.js";
+import {
+  failureText,
+  type PlatformDirectory,
+  type ResolvedChannel,
+} from "../../subscriptions/platform-directory.js";
 import type { ChannelRef } from "../../subscriptions/subscription.js";
 import type { MessageSender } from "../../tools/messaging/messenger.js";
 
@@ -19,7 +23,7 @@ export interface PostingDirectory extends PlatformDirectory {
    * Whether the person may post in the channel, where that takes more than being a member.
    * Throws when the platform cannot say. Without it, every member may post.
    */
-  mayPost?(channel: string, userId: string): Promise<boolean>;
+  mayPost?(channel: ResolvedChannel, userId: string): Promise<boolean>;
 }
 
 export type PostingAccess =
@@ -45,8 +49,8 @@ export async function postingAccess(
   let reason: string;
   try {
     const found = directory();
-    const access = await accessChannel(new DirectoryLookup([found]), sender, channel, (id, userId) =>
-      found.mayPost ? found.mayPost(id, userId) : found.isMember(id, userId),
+    const access = await accessChannel(new DirectoryLookup([found]), sender, channel, (resolved, userId) =>
+      found.mayPost ? found.mayPost(resolved, userId) : found.isMember(resolved.channel, userId),
     );
     if (access.ok) return { ok: true, ref: access.ref };
     reason = access.message;

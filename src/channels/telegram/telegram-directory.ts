@@ -14,6 +14,7 @@ import {
   displayName,
   type HistoryPage,
   type ReadAccess,
+  type ResolvedChannel,
   type ResolveResult,
 } from "../../subscriptions/platform-directory.js";
 import type { PostingDirectory } from "../shared/posting-access.js";
@@ -102,6 +103,7 @@ export class TelegramDirectory implements PostingDirectory {
       channel: String(chat.id),
       name: topic === undefined ? title : `${title} (topic ${topic})`,
       ...(topic !== undefined ? { thread: topic } : {}),
+      ...(chat.type === "channel" ? { broadcast: true } : {}),
     };
   }
 
@@ -114,12 +116,12 @@ export class TelegramDirectory implements PostingDirectory {
   /**
    * Whether the person may post there: in a group, a member who is not muted (restricted without
    * can_send_messages); in a broadcast channel, only its creator and admins with can_post_messages.
+   * The chat's kind comes from resolveChannel, which has just asked getChat.
    */
-  async mayPost(channel: string, userId: string): Promise<boolean> {
-    const member = await this.member(channel, userId);
+  async mayPost(channel: ResolvedChannel, userId: string): Promise<boolean> {
+    const member = await this.member(channel.channel, userId);
     if (member === undefined) return false;
-    const chat = chatSchema.parse(await call(() => this.api.getChat(channel)));
-    if (chat.type === "channel")
+    if (channel.broadcast)
       return (
         member.status === "creator" ||
         (member.status === "administrator" && member.can_post_messages === true)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { postingAccess } from "../../../src/channels/shared/posting-access.js";
 import type { MessageSender } from "../../../src/tools/messaging/messenger.js";
+import type { ResolvedChannel } from "../../../src/subscriptions/platform-directory.js";
 import { FakeDirectory } from "../../subscriptions/support.js";
 
 const stranger: MessageSender = {
@@ -29,7 +30,8 @@ describe("postingAccess", () => {
 
   it("asks the directory's posting test instead of membership when it has one", async () => {
     const directory = Object.assign(directoryWithExec(), {
-      mayPost: async (channel: string, userId: string) => channel === "C1" && userId === "UCEO",
+      mayPost: async (channel: ResolvedChannel, userId: string) =>
+        channel.channel === "C1" && userId === "UCEO",
     });
     const ceo = { ...stranger, requester: { id: "UCEO", name: "Cee" } };
     expect(await postingAccess(() => directory, ceo, "#general")).toMatchObject({ ok: true });

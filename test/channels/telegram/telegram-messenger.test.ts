@@ -156,8 +156,12 @@ describe("TelegramMessenger", () => {
  */
 function postingTo(chat: FakeChat, member: Record<string, unknown>) {
   const sent: string[] = [];
+  const lookups = { getChat: 0 };
   const api = {
-    getChat: async () => chat,
+    getChat: async () => {
+      lookups.getChat++;
+      return chat;
+    },
     getChatMember: async () => ({ user: { id: ALICE.id, is_bot: false, first_name: "Alice" }, ...member }),
     sendMessage: async (_chatId: number, text: string) => {
       sent.push(text);
@@ -166,7 +170,7 @@ function postingTo(chat: FakeChat, member: Record<string, unknown>) {
   } as unknown as Api;
   const directory = new TelegramDirectory(api, { botInfo: { id: 777, username: "coworker_bot" } });
   const messenger = new TelegramMessenger(api, pino({ level: "silent" }), () => directory);
-  return { send: () => messenger.sendMessage(sender(topic), String(chat.id), "notice"), sent };
+  return { send: () => messenger.sendMessage(sender(topic), String(chat.id), "notice"), sent, lookups };
 }
 
 describe("TelegramMessenger posting rights", () => {
@@ -188,5 +192,17 @@ describe("TelegramMessenger posting rights", () => {
     const admin = postingTo(channel, { status: "administrator", can_post_messages: true });
     expect(await admin.send()).toEqual({ ok: true, where: `Telegram chat ${channel.id}` });
     expect(admin.sent).toEqual(["notice"]);
+  });
+
+  it("looks the chat up once per post: the posting test reads the chat's kind from the lookup", async () => {
+    const admin = postingTo(
+      { id: -100500, type: "channel", title: "Announcements" },
+      {
+        status: "administrator",
+        can_post_messages: true,
+      },
+    );
+    expect(await admin.send()).toMatchObject({ ok: true });
+    expect(admin.lookups.getChat).toBe(1);
   });
 });
