@@ -12,6 +12,7 @@ import path from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { createReadFileTool } from "../src/tools/files/read-file.js";
 import { createSearchFilesTool } from "../src/tools/files/search-files.js";
+import { conversationWorkspace } from "../src/tools/files/conversation-workspace.js";
 import { createWorkspacePaths } from "../src/tools/files/workspace-paths.js";
 import { createWriteFileTool } from "../src/tools/files/write-file.js";
 import type { AnyTool, ToolContext } from "../src/core/tool.js";
@@ -49,19 +50,19 @@ async function expectOk(tool: AnyTool, args: Record<string, unknown>, ctx: ToolC
 export async function run(): Promise<Record<string, unknown>> {
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "coworker-files-bench-")));
   try {
-    const paths = createWorkspacePaths({ root });
+    const workspace = conversationWorkspace(createWorkspacePaths({ root }));
     const ctx = benchToolContext(root);
     await mkdir(path.join(root, "src/deep/er"), { recursive: true });
     const body = Array.from({ length: 200 }, (_, i) => `line ${i} of a typical source file;`).join("\n");
     await writeFile(path.join(root, "src/deep/er/file.ts"), body);
 
-    const read = createReadFileTool({ paths });
+    const read = createReadFileTool({ workspace });
     const anchoredRead = await timed(READS, () => expectOk(read, { path: "src/deep/er/file.ts" }, ctx));
     const plainRead = await timed(READS, async () =>
       readFile(await realpath(path.join(root, "src/deep/er/file.ts")), "utf8"),
     );
 
-    const write = createWriteFileTool({ paths });
+    const write = createWriteFileTool({ workspace });
     const atomicWrite = await timed(WRITES, (i) =>
       expectOk(write, { path: "src/deep/er/out.ts", content: `${body}\n// ${i}` }, ctx),
     );
@@ -76,8 +77,8 @@ export async function run(): Promise<Record<string, unknown>> {
       );
       await writeFile(path.join(root, "tree", `f${f}.ts`), lines.join("\n"));
     }
-    const rg = createSearchFilesTool({ paths, maxResults: 1_000 });
-    const js = createSearchFilesTool({ paths, maxResults: 1_000, useRipgrep: false });
+    const rg = createSearchFilesTool({ workspace, maxResults: 1_000 });
+    const js = createSearchFilesTool({ workspace, maxResults: 1_000, useRipgrep: false });
     const ripgrepSearch = await timed(SEARCH_RUNS, () =>
       expectOk(rg, { pattern: "needle\\d+", path: "tree" }, ctx),
     );
@@ -93,7 +94,7 @@ export async function run(): Promise<Record<string, unknown>> {
     lag.enable();
     const started = performance.now();
     await expectOk(
-      createSearchFilesTool({ paths, useRipgrep: false, jsLimits: { maxLineChars: LONG_LINE_CHARS } }),
+      createSearchFilesTool({ workspace, useRipgrep: false, jsLimits: { maxLineChars: LONG_LINE_CHARS } }),
       { pattern: "(a+)+$", path: "long.txt" },
       ctx,
     );

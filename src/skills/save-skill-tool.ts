@@ -11,7 +11,7 @@ import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { openCheckedDir } from "../tools/files/anchored-fs.js";
-import { callerPaths } from "../tools/files/conversation-paths.js";
+import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { exists } from "../tools/files/path-exists.js";
 import { saveInWorkspace } from "../tools/files/service-file-access.js";
 import { readTextFile } from "../tools/files/text-file.js";
@@ -158,10 +158,13 @@ async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> 
 }
 
 /**
- * Build save_skill writing into the workspace of `paths` (bundled files are copied only from
- * there); `onSaved` hears every skill written.
+ * Build save_skill writing into `workspace` (bundled files are copied only from there), in the
+ * asking conversation's view of it; `onSaved` hears every skill written.
  */
-export function createSaveSkillTool(paths: WorkspacePaths, onSaved: (name: string) => void = () => {}) {
+export function createSaveSkillTool(
+  workspace: ConversationWorkspace,
+  onSaved: (name: string) => void = () => {},
+) {
   return defineTool({
     name: "save_skill",
     description:
@@ -174,15 +177,16 @@ export function createSaveSkillTool(paths: WorkspacePaths, onSaved: (name: strin
     concurrent: false,
     alwaysAsks: true,
     label: (args) => args.name,
-    // A file copied in (`from`) is read with the asking conversation's view of the workspace, as the
-    // file tools read: another conversation's uploads are not there.
+    // The save works in the asking conversation's view of the workspace, as the file tools do: a file
+    // copied in (`from`) is never read from another conversation's uploads.
     async preview(args, context) {
-      return previewOf(args, await planSave(callerPaths(paths, context.request), args));
+      return previewOf(args, await planSave(workspace.forRequest(context.request), args));
     },
     async execute(args, context) {
+      const paths = workspace.forRequest(context.request);
       let plan: SavePlan;
       try {
-        plan = await planSave(callerPaths(paths, context.request), args);
+        plan = await planSave(paths, args);
       } catch (error) {
         return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);
       }

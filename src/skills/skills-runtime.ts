@@ -12,6 +12,7 @@ import type { FramedPrompt } from "../engine/turn-engine.js";
 import type { ExtraCommand } from "../sessions/extra-commands.js";
 import type { Logger } from "../logging/logger.js";
 import type { KeyValueSpace } from "../store/store.js";
+import { conversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
 import type { AnyTool } from "../core/tool.js";
 import { createLoadSkillTool } from "./load-skill-tool.js";
@@ -98,12 +99,12 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
     catalogBudgetTokens: settings.catalogBudgetTokens,
     scanIntervalMs: options.scanIntervalMs,
   });
-  const paths = createWorkspacePaths({ root: options.workspaceRoot, offLimits });
+  const workspace = conversationWorkspace(createWorkspacePaths({ root: options.workspaceRoot, offLimits }));
   return Object.freeze({
     library,
     tools: Object.freeze([
       createLoadSkillTool(library),
-      createSaveSkillTool(paths, () => library.invalidate()),
+      createSaveSkillTool(workspace, () => library.invalidate()),
     ]),
     commands: skillCommands(library, options.approvers),
     contextPart: (request: ConversationExecutionRequest) =>

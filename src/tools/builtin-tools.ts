@@ -4,6 +4,7 @@
  * tools. MCP tools come from McpManager.tools(); interactive tools from interactive-tools.ts.
  * Files people send stay in their conversation: no tool reaches another's uploads.
  */
+import { conversationWorkspace } from "./files/conversation-workspace.js";
 import { createEditFileTool } from "./files/edit-file.js";
 import { createListFilesTool } from "./files/list-files.js";
 import { createReadFileTool } from "./files/read-file.js";
@@ -33,7 +34,7 @@ export interface BuiltinToolsOptions {
   readonly workspace: WorkspaceRootsOptions;
   readonly files?: FileToolLimits;
   readonly runCommand?: Omit<RunCommandOptions, "paths">;
-  readonly webFetch?: Omit<WebFetchOptions, "paths">;
+  readonly webFetch?: Omit<WebFetchOptions, "workspace">;
   /** Memory tools are included only when given. */
   readonly memory?: MemoryToolsOptions;
   /** send_message / send_file are included only when given. */
@@ -46,25 +47,27 @@ export interface BuiltinToolsOptions {
  * send_file when their dependencies are present.
  */
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyTool[] {
-  // These tools are shared by every session, so each one that touches files takes the calling
-  // conversation's view of uploads/ per call (conversation-paths.ts, conversation-uploads.ts).
+  // These tools are shared by every session. Those that act on files for a caller hold only the
+  // workspace per conversation (conversation-workspace.ts); run_command takes the whole workspace
+  // and masks the other conversations' uploads in its sandbox (shell/conversation-uploads.ts).
   const paths = createWorkspacePaths(options.workspace);
+  const workspace = conversationWorkspace(paths);
   const limits = options.files ?? {};
   const tools: AnyTool[] = [
-    createReadFileTool({ paths, maxLines: limits.maxReadLines, maxFileBytes: limits.maxFileBytes }),
-    createListFilesTool({ paths, maxEntries: limits.maxListEntries }),
+    createReadFileTool({ workspace, maxLines: limits.maxReadLines, maxFileBytes: limits.maxFileBytes }),
+    createListFilesTool({ workspace, maxEntries: limits.maxListEntries }),
     createSearchFilesTool({
-      paths,
+      workspace,
       maxResults: limits.maxSearchResults,
       useRipgrep: limits.useRipgrep,
       maxFileBytes: limits.maxFileBytes,
     }),
-    createWriteFileTool({ paths, maxFileBytes: limits.maxFileBytes }),
-    createEditFileTool({ paths, maxFileBytes: limits.maxFileBytes }),
+    createWriteFileTool({ workspace, maxFileBytes: limits.maxFileBytes }),
+    createEditFileTool({ workspace, maxFileBytes: limits.maxFileBytes }),
     createRunCommandTool({ ...options.runCommand, paths }),
-    createWebFetchTool({ ...options.webFetch, paths }),
+    createWebFetchTool({ ...options.webFetch, workspace }),
   ];
   if (options.memory) tools.push(...createMemoryTools(options.memory));
-  if (options.messenger) tools.push(...createMessagingTools({ messenger: options.messenger, paths }));
+  if (options.messenger) tools.push(...createMessagingTools({ messenger: options.messenger, workspace }));
   return tools;
 }

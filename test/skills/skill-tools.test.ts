@@ -22,10 +22,12 @@ import { createLoadSkillTool } from "../../src/skills/load-skill-tool.js";
 import { createSaveSkillTool } from "../../src/skills/save-skill-tool.js";
 import { skillCommands } from "../../src/skills/skill-commands.js";
 import { frameSkillRun, parseSkillRun } from "../../src/skills/skill-run.js";
+import { conversationWorkspace } from "../../src/tools/files/conversation-workspace.js";
 import { createWorkspacePaths, type WorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import type { ToolContext } from "../../src/core/tool.js";
 import { uploadFolderOf } from "../../src/core/upload-folders.js";
 import { request, TARGET } from "../support/engine-fixtures.js";
+import { toolWorkspace } from "../tools/support/tool-workspace.js";
 import { skillMd, skillsFixture, writeSkill } from "./support.js";
 
 let fixture: Awaited<ReturnType<typeof skillsFixture>>;
@@ -88,7 +90,7 @@ describe("save_skill", () => {
 
   it("shows the whole SKILL.md and each file, then writes them", async () => {
     fixture = await skillsFixture();
-    const tool = createSaveSkillTool(createWorkspacePaths({ root: fixture.workspace }));
+    const tool = createSaveSkillTool(toolWorkspace({ root: fixture.workspace }));
     const preview = await tool.preview!(args, context);
     expect(preview.summary).toBe(
       'Save the new skill "weekly-report" in .coworker/skills/weekly-report/ (2 files)',
@@ -112,7 +114,7 @@ describe("save_skill", () => {
     writeSkill(fixture.workspaceSkills, "weekly-report", skillMd("weekly-report", "old"), {
       "stale.md": "x",
     });
-    const tool = createSaveSkillTool(createWorkspacePaths({ root: fixture.workspace }));
+    const tool = createSaveSkillTool(toolWorkspace({ root: fixture.workspace }));
     expect((await tool.preview!(args, context)).summary).toMatch(
       /^Replace the existing skill "weekly-report"/,
     );
@@ -128,7 +130,7 @@ describe("save_skill", () => {
     mkdirSync(path.join(fixture.workspace, "docs"));
     writeFileSync(path.join(fixture.workspace, "docs", "runbook.md"), "RUNBOOK");
     writeFileSync(path.join(fixture.root, "outside.md"), "OUTSIDE");
-    const tool = createSaveSkillTool(createWorkspacePaths({ root: fixture.workspace }));
+    const tool = createSaveSkillTool(toolWorkspace({ root: fixture.workspace }));
     const copied = await tool.execute(
       { ...args, files: [{ path: "runbook.md", from: "docs/runbook.md" }] },
       context,
@@ -153,7 +155,7 @@ describe("save_skill", () => {
       mkdirSync(path.join(fixture.workspace, folder), { recursive: true });
       writeFileSync(path.join(fixture.workspace, folder, "notes.md"), `NOTES OF ${folder}`);
     }
-    const tool = createSaveSkillTool(createWorkspacePaths({ root: fixture.workspace }));
+    const tool = createSaveSkillTool(toolWorkspace({ root: fixture.workspace }));
     const theirs = await tool.execute(
       { ...args, files: [{ path: "n.md", from: `${other}/notes.md` }] },
       context,
@@ -174,7 +176,7 @@ describe("save_skill", () => {
     rmSync(fixture.workspaceSkills, { recursive: true, force: true });
     mkdirSync(path.dirname(fixture.workspaceSkills), { recursive: true });
     symlinkSync(outside, fixture.workspaceSkills);
-    const tool = createSaveSkillTool(createWorkspacePaths({ root: fixture.workspace }));
+    const tool = createSaveSkillTool(toolWorkspace({ root: fixture.workspace }));
     const saved = await tool.execute(args, context);
     expect(saved).toMatchObject({
       ok: false,
@@ -201,13 +203,13 @@ describe("save_skill", () => {
         return real.resolve(input);
       },
     };
-    const saved = await createSaveSkillTool(swapping).execute(args, context);
+    const saved = await createSaveSkillTool(conversationWorkspace(swapping)).execute(args, context);
     expect(saved).toMatchObject({ ok: false, output: expect.stringMatching(/^The skill was not saved: /) });
     expect(readdirSync(outside)).toEqual([]);
   });
 
   it("validates names and file paths", () => {
-    const tool = createSaveSkillTool(createWorkspacePaths({ root: "/ws" }));
+    const tool = createSaveSkillTool(toolWorkspace({ root: "/ws" }));
     for (const name of ["Weekly", "a_b", "-a", "a".repeat(65)])
       expect(tool.inputSchema.safeParse({ ...args, name }).success).toBe(false);
     expect(tool.inputSchema.safeParse({ ...args, name: "a".repeat(64) }).success).toBe(true);
@@ -218,7 +220,7 @@ describe("save_skill", () => {
   });
 
   it("asks a person in every mode that offers it, over any grant", () => {
-    const tool = createSaveSkillTool(createWorkspacePaths({ root: "/ws" }));
+    const tool = createSaveSkillTool(toolWorkspace({ root: "/ws" }));
     const permissions = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
     const grants = new GrantSet();
     grants.add({ kind: "tool", tool: "save_skill" });

@@ -4,18 +4,19 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ConversationWorkspace } from "../../src/tools/files/conversation-workspace.js";
 import { credentialReason } from "../../src/tools/files/credential-paths.js";
 import { createEditFileTool } from "../../src/tools/files/edit-file.js";
 import { createListFilesTool } from "../../src/tools/files/list-files.js";
 import { createReadFileTool } from "../../src/tools/files/read-file.js";
 import { createSearchFilesTool } from "../../src/tools/files/search-files.js";
-import { createWorkspacePaths, type WorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { createWriteFileTool } from "../../src/tools/files/write-file.js";
 import { call, tempDir } from "./support/tool-context.js";
+import { toolWorkspace } from "./support/tool-workspace.js";
 
 let ws: string;
 let outside: string;
-let paths: WorkspacePaths;
+let workspace: ConversationWorkspace;
 const cleanups: Array<() => Promise<void>> = [];
 
 beforeEach(async () => {
@@ -23,7 +24,7 @@ beforeEach(async () => {
   cleanups.push(...dirs.map((d) => d.cleanup));
   [ws, outside] = dirs.map((d) => d.dir) as [string, string];
   await writeFile(path.join(outside, "secret.txt"), "OUTSIDE SECRET\n");
-  paths = createWorkspacePaths({ root: ws });
+  workspace = toolWorkspace({ root: ws });
 });
 
 afterEach(async () => {
@@ -67,10 +68,10 @@ describe("credential rules", () => {
     await writeFile(path.join(ws, ".env"), "OPENAI_API_KEY=sk-live-123\n");
     await mkdir(path.join(ws, "sub"));
     await symlink(path.join(ws, ".env"), path.join(ws, "harmless.txt"));
-    const read = createReadFileTool({ paths });
-    const write = createWriteFileTool({ paths });
-    const edit = createEditFileTool({ paths });
-    const search = createSearchFilesTool({ paths, useRipgrep: false });
+    const read = createReadFileTool({ workspace });
+    const write = createWriteFileTool({ workspace });
+    const edit = createEditFileTool({ workspace });
+    const search = createSearchFilesTool({ workspace, useRipgrep: false });
     for (const spelling of [".env", ".env/", "./.env/.", "sub/../.env", `${ws}/.env`, "harmless.txt"]) {
       const results = [
         await call(read, { path: spelling }),
@@ -95,11 +96,11 @@ describe("credential rules", () => {
     await writeFile(path.join(ws, "deploy.pem"), "KEY");
     await mkdir(path.join(ws, ".aws"));
     await writeFile(path.join(ws, ".aws/credentials"), "aws_secret_access_key=KEY");
-    const read = createReadFileTool({ paths });
+    const read = createReadFileTool({ workspace });
     for (const file of [".ssh/id_ed25519", "deploy.pem", ".aws/credentials", ".aws/../.aws/credentials"]) {
       expect((await call(read, { path: file })).output).toMatch(/off limits/);
     }
-    expect((await call(createListFilesTool({ paths }), { path: ".ssh" })).output).toMatch(/off limits/);
+    expect((await call(createListFilesTool({ workspace }), { path: ".ssh" })).output).toMatch(/off limits/);
   });
 });
 
@@ -118,7 +119,7 @@ describe.each([
     await writeFile(path.join(ws, ".npmrc"), "TOKEN=from-npmrc\n");
     await writeFile(path.join(ws, "src/app.ts"), "const TOKEN = process.env.TOKEN;\n");
     await writeFile(path.join(ws, ".env.example"), "TOKEN=\n");
-    const tool = createSearchFilesTool({ paths, useRipgrep, maxResults: 2 });
+    const tool = createSearchFilesTool({ workspace, useRipgrep, maxResults: 2 });
     expect(await call(tool, { pattern: "TOKEN" })).toEqual({
       ok: true,
       output: ".env.example:1: TOKEN=\nsrc/app.ts:1: const TOKEN = process.env.TOKEN;",
@@ -134,7 +135,11 @@ describe("JS search cannot block the event loop", () => {
     const server = http.createServer((_req, res) => res.end("pong"));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const tool = createSearchFilesTool({ paths, useRipgrep: false, jsLimits: { maxLineChars: 20_000 } });
+      const tool = createSearchFilesTool({
+        workspace,
+        useRipgrep: false,
+        jsLimits: { maxLineChars: 20_000 },
+      });
       let searchDone = false;
       const searching = call(tool, { pattern: "(a+)+$" }).then((result) => {
         searchDone = true;
@@ -157,7 +162,7 @@ describe("JS search cannot block the event loop", () => {
       Array.from({ length: 400 }, () => `${"a".repeat(5000)}b`).join("\n"),
     );
     const tool = createSearchFilesTool({
-      paths,
+      workspace,
       useRipgrep: false,
       jsLimits: { timeLimitMs: 1, sliceMs: 0 },
     });
@@ -169,7 +174,7 @@ describe("JS search cannot block the event loop", () => {
 
   it("matches ripgrep's syntax and refuses what RE2 does not support", async () => {
     await writeFile(path.join(ws, "a.txt"), "Version 12\nversion x\n");
-    const tool = createSearchFilesTool({ paths, useRipgrep: false });
+    const tool = createSearchFilesTool({ workspace, useRipgrep: false });
     expect((await call(tool, { pattern: "(?i)version \\d+" })).output).toBe("a.txt:1: Version 12");
     expect((await call(tool, { pattern: "(a)\\1" })).output).toMatch(
       /^search failed: invalid regular expression/,
@@ -180,8 +185,8 @@ describe("JS search cannot block the event loop", () => {
 describe("hard links and atomic writes", () => {
   it("refuses to write or edit through a hard link to an outside file", async () => {
     await link(path.join(outside, "secret.txt"), path.join(ws, "linked.txt"));
-    const write = await call(createWriteFileTool({ paths }), { path: "linked.txt", content: "pwned" });
-    const edit = await call(createEditFileTool({ paths }), {
+    const write = await call(createWriteFileTool({ workspace }), { path: "linked.txt", content: "pwned" });
+    const edit = await call(createEditFileTool({ workspace }), {
       path: "linked.txt",
       old_text: "OUTSIDE",
       new_text: "pwned",
@@ -196,7 +201,7 @@ describe("hard links and atomic writes", () => {
   it("replaces a file via rename (new inode, same mode) and leaves no temporary file", async () => {
     await writeFile(path.join(ws, "run.sh"), "echo old\n", { mode: 0o750 });
     const before = await stat(path.join(ws, "run.sh"));
-    const result = await call(createEditFileTool({ paths }), {
+    const result = await call(createEditFileTool({ workspace }), {
       path: "run.sh",
       old_text: "old",
       new_text: "new",
@@ -206,14 +211,14 @@ describe("hard links and atomic writes", () => {
     expect(after.ino).not.toBe(before.ino);
     expect(after.mode & 0o777).toBe(0o750);
     expect(await readFile(path.join(ws, "run.sh"), "utf8")).toBe("echo new\n");
-    const listing = await call(createListFilesTool({ paths }), {});
+    const listing = await call(createListFilesTool({ workspace }), {});
     expect(listing.output).toBe("workspace root:\nrun.sh");
   });
 
   it("refuses FIFOs instead of hanging on them", async () => {
     const { execFileSync } = await import("node:child_process");
     execFileSync("mkfifo", [path.join(ws, "pipe")]);
-    expect((await call(createReadFileTool({ paths }), { path: "pipe" })).output).toMatch(
+    expect((await call(createReadFileTool({ workspace }), { path: "pipe" })).output).toMatch(
       /not a regular file/,
     );
   });
@@ -261,7 +266,7 @@ describe("swap race", () => {
   it("10,000 read_file calls while a folder is swapped with an outside symlink: 0 outside reads", async () => {
     await mkdir(path.join(ws, "dir"));
     await writeFile(path.join(ws, "dir/secret.txt"), "inside\n");
-    const read = createReadFileTool({ paths });
+    const read = createReadFileTool({ workspace });
     const swapper = startSwapper(ws, outside);
     const outcomes = { inside: 0, outside: 0, refused: 0 };
     try {
@@ -292,8 +297,8 @@ describe("swap race", () => {
       await mkdir(path.join(ws, "dir"));
       await writeFile(path.join(ws, "dir/secret.txt"), "inside SECRET\n");
       await writeFile(path.join(outside, "only-outside.txt"), "x\n");
-      const search = createSearchFilesTool({ paths, useRipgrep });
-      const list = createListFilesTool({ paths });
+      const search = createSearchFilesTool({ workspace, useRipgrep });
+      const list = createListFilesTool({ workspace });
       const swapper = startSwapper(ws, outside);
       let outsideHits = 0;
       try {

@@ -7,9 +7,10 @@ import { appendFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createSearchFilesTool } from "../../src/tools/files/search-files.js";
-import { createWorkspacePaths, type WorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import type { ConversationWorkspace } from "../../src/tools/files/conversation-workspace.js";
 import { createWriteFileTool } from "../../src/tools/files/write-file.js";
 import { makeContext, tempDir } from "./support/tool-context.js";
+import { toolWorkspace } from "./support/tool-workspace.js";
 
 /** Called with the opened path right after each open file's stat. */
 const statHook = vi.hoisted(() => ({ after: undefined as ((opened: string) => void) | undefined }));
@@ -30,12 +31,12 @@ vi.mock("node:fs/promises", async (importOriginal) => {
 });
 
 let ws: string;
-let paths: WorkspacePaths;
+let workspace: ConversationWorkspace;
 let cleanup: () => Promise<void>;
 
 beforeEach(async () => {
   ({ dir: ws, cleanup } = await tempDir("grown-"));
-  paths = createWorkspacePaths({ root: ws });
+  workspace = toolWorkspace({ root: ws });
 });
 afterEach(async () => {
   statHook.after = undefined;
@@ -55,7 +56,7 @@ describe("a file grown after its size check", () => {
   it("is compared by write_file's preview as it was", async () => {
     writeFileSync(path.join(ws, "notes.txt"), "ORIGINAL\n");
     growAfterStat("notes.txt");
-    const preview = await createWriteFileTool({ paths }).preview?.(
+    const preview = await createWriteFileTool({ workspace }).preview?.(
       { path: "notes.txt", content: "NEW\n" },
       makeContext(),
     );
@@ -67,7 +68,7 @@ describe("a file grown after its size check", () => {
   it("is searched by search_files as it was", async () => {
     writeFileSync(path.join(ws, "log.txt"), "ORIGINAL\n");
     growAfterStat("log.txt");
-    const search = createSearchFilesTool({ paths, useRipgrep: false });
+    const search = createSearchFilesTool({ workspace, useRipgrep: false });
     const result = await search.execute({ pattern: "GROWN", path: "log.txt" }, makeContext());
     expect(statHook.after).toBeUndefined();
     expect(result.output).toBe("No matches for /GROWN/ in log.txt.");

@@ -2,7 +2,6 @@ import { readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
-import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { createMessagingTools, isCurrentThreadTarget } from "../../src/tools/messaging/messaging-tools.js";
 import type {
   MessageSender,
@@ -11,6 +10,7 @@ import type {
   OutgoingFile,
 } from "../../src/tools/messaging/messenger.js";
 import { call, makeContext, TEST_TARGET, tempDir } from "./support/tool-context.js";
+import { toolWorkspace } from "./support/tool-workspace.js";
 
 /** A Messenger that records sends; channels named "#closed" fail like a platform refusal. */
 class FakeMessenger implements Messenger {
@@ -42,7 +42,7 @@ afterEach(async () => {
 });
 
 const tools = () =>
-  createMessagingTools({ messenger, paths: createWorkspacePaths({ root: ws }), maxFileBytes: 10 });
+  createMessagingTools({ messenger, workspace: toolWorkspace({ root: ws }), maxFileBytes: 10 });
 
 describe("send_message", () => {
   it("posts through the Messenger from the session's thread, for the turn's requester", async () => {

@@ -7,17 +7,18 @@ import { truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createEditFileTool } from "../../src/tools/files/edit-file.js";
-import { createWorkspacePaths, type WorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import type { ConversationWorkspace } from "../../src/tools/files/conversation-workspace.js";
 import { createWriteFileTool } from "../../src/tools/files/write-file.js";
 import { makeContext, tempDir } from "./support/tool-context.js";
+import { toolWorkspace } from "./support/tool-workspace.js";
 
 let ws: string;
-let paths: WorkspacePaths;
+let workspace: ConversationWorkspace;
 let cleanup: () => Promise<void>;
 
 beforeEach(async () => {
   ({ dir: ws, cleanup } = await tempDir("preview-"));
-  paths = createWorkspacePaths({ root: ws });
+  workspace = toolWorkspace({ root: ws });
 });
 afterEach(async () => {
   await cleanup();
@@ -30,7 +31,7 @@ describe("approval-card previews of file writes stay cheap whatever the workspac
   it("write_file does not read a file over the size limit (the shell may leave a 1 GB one)", async () => {
     await writeFile(path.join(ws, "big.log"), "");
     await truncate(path.join(ws, "big.log"), 100 * 1024 * 1024);
-    const preview = await createWriteFileTool({ paths }).preview?.(
+    const preview = await createWriteFileTool({ workspace }).preview?.(
       { path: "big.log", content: "x\n" },
       makeContext(),
     );
@@ -42,7 +43,7 @@ describe("approval-card previews of file writes stay cheap whatever the workspac
   it("write_file gives up a diff that would freeze the event loop (200k shell-made lines vs 500 new), and shows what it writes", async () => {
     await writeFile(path.join(ws, "data.txt"), `${distinctLines(200_000, "old")}\n`);
     const content = `${distinctLines(500, "new")}\n`;
-    const preview = await createWriteFileTool({ paths }).preview?.(
+    const preview = await createWriteFileTool({ workspace }).preview?.(
       { path: "data.txt", content },
       makeContext(),
     );
@@ -54,7 +55,7 @@ describe("approval-card previews of file writes stay cheap whatever the workspac
 
   it("edit_file still shows small diffs", async () => {
     await writeFile(path.join(ws, "code.ts"), "let a = 1;\nlet b = 1;\n");
-    const preview = await createEditFileTool({ paths }).preview?.(
+    const preview = await createEditFileTool({ workspace }).preview?.(
       { path: "code.ts", old_text: "let b = 1;", new_text: "let b = 2;" },
       makeContext(),
     );

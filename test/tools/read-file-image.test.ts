@@ -2,8 +2,8 @@ import { copyFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createReadFileTool } from "../../src/tools/files/read-file.js";
-import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { call, tempDir } from "./support/tool-context.js";
+import { toolWorkspace } from "./support/tool-workspace.js";
 
 const PNG = path.join(import.meta.dirname, "../fixtures/attachments/red-4x3.png");
 let ws: string;
@@ -17,7 +17,7 @@ afterEach(() => cleanup());
 
 describe("read_file on an image", () => {
   it("describes the image and attaches its record (no bytes in the result)", async () => {
-    const tool = createReadFileTool({ paths: createWorkspacePaths({ root: ws, extraRoots: [] }) });
+    const tool = createReadFileTool({ workspace: toolWorkspace({ root: ws, extraRoots: [] }) });
     const result = await call(tool, { path: "shot.png" });
     expect(result.ok).toBe(true);
     expect(result.output).toMatch(/^shot\.png is an image \(image\/png, shot\.png, 4×3, \d+ B\)/);
@@ -34,7 +34,7 @@ describe("read_file on an image", () => {
 
   it("still refuses other binary files", async () => {
     await writeFile(path.join(ws, "blob.bin"), Buffer.from([0, 1, 2, 0, 3]));
-    const tool = createReadFileTool({ paths: createWorkspacePaths({ root: ws, extraRoots: [] }) });
+    const tool = createReadFileTool({ workspace: toolWorkspace({ root: ws, extraRoots: [] }) });
     const result = await call(tool, { path: "blob.bin" });
     expect(result.ok).toBe(false);
     expect(result.attachments).toBeUndefined();

@@ -6,16 +6,17 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSearchFilesTool } from "../../src/tools/files/search-files.js";
-import { createWorkspacePaths, type WorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import type { ConversationWorkspace } from "../../src/tools/files/conversation-workspace.js";
 import { call, tempDir } from "./support/tool-context.js";
+import { toolWorkspace } from "./support/tool-workspace.js";
 
 let ws: string;
-let paths: WorkspacePaths;
+let workspace: ConversationWorkspace;
 let cleanup: () => Promise<void>;
 
 beforeEach(async () => {
   ({ dir: ws, cleanup } = await tempDir("search-limits-"));
-  paths = createWorkspacePaths({ root: ws });
+  workspace = toolWorkspace({ root: ws });
 });
 afterEach(async () => {
   await cleanup();
@@ -30,7 +31,7 @@ describe.each([
   it("skips them, so no match line can be larger than the limit", async () => {
     await writeFile(path.join(ws, "big.txt"), `needle ${"a".repeat(5000)}\n`);
     await writeFile(path.join(ws, "small.txt"), "needle\n");
-    const tool = createSearchFilesTool({ paths, useRipgrep, maxFileBytes: 1000 });
+    const tool = createSearchFilesTool({ workspace, useRipgrep, maxFileBytes: 1000 });
     expect(await call(tool, { pattern: "needle" })).toEqual({ ok: true, output: "small.txt:1: needle" });
   });
 });

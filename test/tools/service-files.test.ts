@@ -9,12 +9,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createListFilesTool } from "../../src/tools/files/list-files.js";
 import { createReadFileTool } from "../../src/tools/files/read-file.js";
 import { createSearchFilesTool } from "../../src/tools/files/search-files.js";
-import { createWorkspacePaths, type WorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import type { ConversationWorkspace } from "../../src/tools/files/conversation-workspace.js";
 import { createWriteFileTool } from "../../src/tools/files/write-file.js";
 import { call, tempDir } from "./support/tool-context.js";
+import { toolWorkspace } from "./support/tool-workspace.js";
 
 let ws: string;
-let paths: WorkspacePaths;
+let workspace: ConversationWorkspace;
 let cleanup: () => Promise<void>;
 
 beforeEach(async () => {
@@ -25,7 +26,7 @@ beforeEach(async () => {
   await writeFile(path.join(ws, "notes.txt"), "secret is fine here\n");
   // The service's folder (here the workspace's parent) holds the workspace: that entry is not applied.
   const offLimits = [path.join(ws, "data"), path.join(ws, "coworker.yaml"), path.dirname(ws)];
-  paths = createWorkspacePaths({ root: ws, offLimits });
+  workspace = toolWorkspace({ root: ws, offLimits });
 });
 afterEach(async () => {
   await cleanup();
@@ -33,7 +34,7 @@ afterEach(async () => {
 
 describe("the service's own files inside the workspace", () => {
   it("are refused by read_file and write_file, however the path is spelled", async () => {
-    const read = createReadFileTool({ paths });
+    const read = createReadFileTool({ workspace });
     for (const spelling of [
       "data/audit.jsonl",
       "./data/../data/audit.jsonl",
@@ -45,7 +46,10 @@ describe("the service's own files inside the workspace", () => {
     }
     await symlink(path.join(ws, "data"), path.join(ws, "innocent"));
     expect((await call(read, { path: "innocent/audit.jsonl" })).ok).toBe(false);
-    const written = await call(createWriteFileTool({ paths }), { path: "data/grants.json", content: "{}" });
+    const written = await call(createWriteFileTool({ workspace }), {
+      path: "data/grants.json",
+      content: "{}",
+    });
     expect(written.output).toContain("off limits to the file tools");
     expect((await call(read, { path: "notes.txt" })).ok).toBe(true);
   });
@@ -54,7 +58,7 @@ describe("the service's own files inside the workspace", () => {
     { engine: "ripgrep", useRipgrep: true },
     { engine: "JS fallback", useRipgrep: false },
   ])("are never searched ($engine)", async ({ useRipgrep }) => {
-    const search = createSearchFilesTool({ paths, useRipgrep });
+    const search = createSearchFilesTool({ workspace, useRipgrep });
     expect(await call(search, { pattern: "secret" })).toEqual({
       ok: true,
       output: "notes.txt:1: secret is fine here",
@@ -62,7 +66,7 @@ describe("the service's own files inside the workspace", () => {
   });
 
   it("are not listed", async () => {
-    const result = await call(createListFilesTool({ paths }), { path: ".", depth: 2 });
+    const result = await call(createListFilesTool({ workspace }), { path: ".", depth: 2 });
     expect(result).toEqual({ ok: true, output: "workspace root:\nnotes.txt" });
   });
 });

@@ -5,17 +5,18 @@ import type { AnyTool, ToolContext } from "../../src/core/tool.js";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import { createEditFileTool } from "../../src/tools/files/edit-file.js";
-import { createWorkspacePaths, type WorkspacePaths } from "../../src/tools/files/workspace-paths.js";
+import type { ConversationWorkspace } from "../../src/tools/files/conversation-workspace.js";
 import { createWriteFileTool } from "../../src/tools/files/write-file.js";
 import { call, makeContext, tempDir } from "./support/tool-context.js";
+import { toolWorkspace } from "./support/tool-workspace.js";
 
 let ws: string;
-let paths: WorkspacePaths;
+let workspace: ConversationWorkspace;
 let cleanup: () => Promise<void>;
 
 beforeEach(async () => {
   ({ dir: ws, cleanup } = await tempDir("steering-"));
-  paths = createWorkspacePaths({ root: ws });
+  workspace = toolWorkspace({ root: ws });
   await mkdir(path.join(ws, ".coworker", "skills", "deploy"), { recursive: true });
   await writeFile(
     path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"),
@@ -55,7 +56,7 @@ function engineContext(tool: AnyTool, args: Record<string, unknown>, approve = f
 }
 
 async function writeThrough(requested: string, approve = false) {
-  const tool = createWriteFileTool({ paths });
+  const tool = createWriteFileTool({ workspace });
   const args = { path: requested, content: "---\nname: deploy\n---\npwned\n" };
   const { context, asked } = engineContext(tool, args, approve);
   return { result: await call(tool, args, context), asked };
@@ -120,7 +121,7 @@ describe("a write reaching a steering file through a link", () => {
 
   it("applies to edit_file too", async () => {
     await symlink(path.join(ws, ".coworker", "skills", "deploy"), path.join(ws, "deploy-skill"));
-    const tool = createEditFileTool({ paths });
+    const tool = createEditFileTool({ workspace });
     const args = { path: "deploy-skill/SKILL.md", old_text: "old", new_text: "pwned" };
     const { context, asked } = engineContext(tool, args);
     expect((await call(tool, args, context)).ok).toBe(false);
@@ -130,7 +131,7 @@ describe("a write reaching a steering file through a link", () => {
 
   it("is refused outside the engine, where nobody can be asked", async () => {
     await symlink(path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"), path.join(ws, "notes.md"));
-    const tool = createWriteFileTool({ paths });
+    const tool = createWriteFileTool({ workspace });
     expect((await call(tool, { path: "notes.md", content: "x" }, makeContext({ root: ws }))).ok).toBe(false);
     expect(await skillText()).toBe("---\nname: deploy\n---\nold\n");
   });

@@ -5,12 +5,12 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
-import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { callCategory } from "../../src/core/tool.js";
 import { createWebFetchTool } from "../../src/tools/web/web-fetch.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { collect, makeHarness, makeRequest, resultOf } from "../engine/helpers/harness.js";
 import { call, makeContext, tempDir } from "./support/tool-context.js";
+import { toolWorkspace } from "./support/tool-workspace.js";
 
 const hits: string[] = [];
 let server: http.Server;
@@ -51,7 +51,7 @@ afterEach(async () => {
 /** Every `.test` name is this machine's test server, treated as public. */
 const webFetch = () =>
   createWebFetchTool({
-    paths: createWorkspacePaths({ root: ws }),
+    workspace: toolWorkspace({ root: ws }),
     resolver: async () => ["127.0.0.1"],
     allowAddress: () => true,
   });

@@ -4,10 +4,10 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { addressRange, checkHost } from "../../src/tools/web/ssrf-guard.js";
 import { createWebFetchTool, type WebFetchOptions } from "../../src/tools/web/web-fetch.js";
 import { call, makeContext, tempDir } from "./support/tool-context.js";
+import { toolWorkspace } from "./support/tool-workspace.js";
 
 const hits: string[] = [];
 let server: http.Server;
@@ -84,7 +84,7 @@ const resolver = async (host: string): Promise<string[]> => {
 };
 
 const tool = (options: Partial<WebFetchOptions> = {}) =>
-  createWebFetchTool({ paths: createWorkspacePaths({ root: ws }), resolver, ...options });
+  createWebFetchTool({ workspace: toolWorkspace({ root: ws }), resolver, ...options });
 /** "public.test" is served by the local server but treated as a public host on the first hop only. */
 const firstHopOnly = (options: Partial<WebFetchOptions> = {}) =>
   tool({ allowAddress: (_address, hop) => hop === 0, ...options });

@@ -6,13 +6,13 @@
  * not: judged on the path as asked before anything is looked up, then on its real path, so a link
  * from the session's own folder into another's is refused too. Listings and searches leave the
  * others out (hidden()). The tools are shared by every session, so each call takes this view for
- * the session its request comes from; a view of no conversation holds no upload at all.
+ * the session its request comes from: the tools that act for a caller hold a ConversationWorkspace
+ * (conversation-workspace.ts), which offers nothing but this view. A view of no conversation holds
+ * no upload at all.
  */
 import path from "node:path";
-import type { ConversationExecutionRequest } from "../../core/request.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { isConversationUploadFolder, UPLOADS_FOLDER } from "../../core/upload-folders.js";
-import { threadTargetOf } from "../session-target.js";
 import {
   isInside,
   PathOutsideWorkspaceError,
@@ -60,9 +60,4 @@ export function conversationPaths(paths: WorkspacePaths, target: ThreadTarget | 
       return (absolute: string) => hiddenBefore(absolute) || inOthersUploads(absolute, uploads, target);
     },
   });
-}
-
-/** `paths` as the session that made `request` may use them: its conversation's view. */
-export function callerPaths(paths: WorkspacePaths, request: ConversationExecutionRequest): WorkspacePaths {
-  return conversationPaths(paths, threadTargetOf(request));
 }

@@ -9,17 +9,17 @@
 import { z } from "zod";
 import { defineTool, fail, ok, type ToolPreview } from "../../core/tool.js";
 import { writeChecked } from "./anchored-fs.js";
+import type { ConversationWorkspace } from "./conversation-workspace.js";
 import { countLines, NO_DIFF_NOTE, unifiedDiff } from "./diff-preview.js";
-import { callerPaths } from "./conversation-paths.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { onWorkspaceWrite } from "./on-workspace-path.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 import { readTextFile } from "./text-file.js";
-import type { WorkspacePaths } from "./workspace-paths.js";
 
 /** Dependencies of edit_file. */
 export interface EditFileOptions {
-  readonly paths: WorkspacePaths;
+  /** The files edited, in each caller's conversation view (conversation-workspace.ts). */
+  readonly workspace: ConversationWorkspace;
   readonly maxFileBytes?: number;
 }
 
@@ -82,7 +82,7 @@ export function createEditFileTool(options: EditFileOptions) {
     grantKey: "path",
     label: (args) => args.path,
     async execute(args, context) {
-      return onWorkspaceWrite(options.paths, args.path, context, async (file) => {
+      return onWorkspaceWrite(options.workspace, args.path, context, async (file) => {
         const shown = file.display;
         const before = await readTextFile(file, maxFileBytes);
         const edit = planEdit(before, args, shown);
@@ -93,7 +93,7 @@ export function createEditFileTool(options: EditFileOptions) {
     },
     async preview(args, context): Promise<ToolPreview> {
       try {
-        const file = await callerPaths(options.paths, context.request).resolve(args.path);
+        const file = await options.workspace.forRequest(context.request).resolve(args.path);
         const before = await readTextFile(file, maxFileBytes);
         const edit = planEdit(before, args, file.display);
         if (!edit.ok) return { summary: `Edit ${file.display} — will fail: ${edit.error}` };

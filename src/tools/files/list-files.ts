@@ -9,16 +9,16 @@ import path from "node:path";
 import { z } from "zod";
 import { defineTool, fail, ok } from "../../core/tool.js";
 import { type AnchoredDir, openChecked, openCheckedDir } from "./anchored-fs.js";
-import { callerPaths } from "./conversation-paths.js";
+import type { ConversationWorkspace } from "./conversation-workspace.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
-import type { WorkspacePaths } from "./workspace-paths.js";
 
 /** Directory names never descended into or listed by the workspace tools. */
 export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(["node_modules", ".git"]);
 
 /** Limits for list_files. */
 export interface ListFilesOptions {
-  readonly paths: WorkspacePaths;
+  /** The folders listed, in each caller's conversation view (conversation-workspace.ts). */
+  readonly workspace: ConversationWorkspace;
   /** Most entries listed (default 500). */
   readonly maxEntries?: number;
   /** Depth used when none is given (default 2) and the deepest allowed (default 8). */
@@ -63,7 +63,7 @@ export function createListFilesTool(options: ListFilesOptions) {
     label: (args) => args.path ?? ".",
     async execute(args, context) {
       const requested = args.path ?? ".";
-      const paths = callerPaths(options.paths, context.request);
+      const paths = options.workspace.forRequest(context.request);
       return onWorkspacePath(paths, requested, async (dir) => {
         const shown = dir.display;
         const opened = await openChecked(dir);

@@ -6,7 +6,7 @@
  * steering file it reaches unseen put to the permission engine again (steering-files.ts).
  */
 import { fail, type ToolContext, type ToolResult } from "../../core/tool.js";
-import { callerPaths } from "./conversation-paths.js";
+import type { ConversationWorkspace } from "./conversation-workspace.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { steeringRefusal } from "./steering-files.js";
 import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
@@ -33,12 +33,12 @@ export async function onWorkspacePath(
  * name, the write runs only once that file is approved (`steeringRefusal`).
  */
 export async function onWorkspaceWrite(
-  workspace: WorkspacePaths,
+  workspace: ConversationWorkspace,
   requested: string,
   context: Pick<ToolContext, "reauthorize" | "request">,
   work: (file: ResolvedPath) => Promise<ToolResult>,
 ): Promise<ToolResult> {
-  const paths = callerPaths(workspace, context.request);
+  const paths = workspace.forRequest(context.request);
   return onWorkspacePath(paths, requested, async (file) => {
     const refused = await steeringRefusal(paths, requested, file, context);
     return refused === undefined ? work(file) : fail(refused);

@@ -10,15 +10,16 @@ import { z } from "zod";
 import { describeImage, formatBytes, type ImageAttachment } from "../../core/attachment.js";
 import { probeImageHandle } from "../../media/image-probe.js";
 import { defineTool, fail, ok } from "../../core/tool.js";
-import { callerPaths } from "./conversation-paths.js";
+import type { ConversationWorkspace } from "./conversation-workspace.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
 import { readTextFile, splitLines } from "./text-file.js";
 import { openChecked } from "./anchored-fs.js";
-import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
+import type { ResolvedPath } from "./workspace-paths.js";
 
 /** Limits for read_file. */
 export interface ReadFileOptions {
-  readonly paths: WorkspacePaths;
+  /** The files read, in each caller's conversation view (conversation-workspace.ts). */
+  readonly workspace: ConversationWorkspace;
   /** Lines returned when no limit is given, and the largest limit accepted (default 2000). */
   readonly maxLines?: number;
   /** Longer lines are cut with a marker (default 2000 characters). */
@@ -71,7 +72,7 @@ export function createReadFileTool(options: ReadFileOptions) {
       return `${args.path}:${first}-${last}`;
     },
     async execute(args, context) {
-      return onWorkspacePath(callerPaths(options.paths, context.request), args.path, async (file) => {
+      return onWorkspacePath(options.workspace.forRequest(context.request), args.path, async (file) => {
         const shown = file.display;
         const image = await probeCheckedImage(file, { path: shown, name: basename(shown) });
         if (image)

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { defineTool, fail, ok } from "../../core/tool.js";
 import { openChecked } from "./anchored-fs.js";
-import { callerPaths } from "./conversation-paths.js";
+import type { ConversationWorkspace } from "./conversation-workspace.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 import {
@@ -20,11 +20,12 @@ import {
   searchWithRipgrep,
 } from "./search-backends.js";
 import type { JsSearchLimits } from "./search-js.js";
-import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
+import type { ResolvedPath } from "./workspace-paths.js";
 
 /** Limits and engine choice for search_files. */
 export interface SearchFilesOptions {
-  readonly paths: WorkspacePaths;
+  /** The files searched, in each caller's conversation view (conversation-workspace.ts). */
+  readonly workspace: ConversationWorkspace;
   /** Most matches returned (default 200). */
   readonly maxResults?: number;
   /** Matching lines are cut to this length (default 300). */
@@ -86,7 +87,7 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
     },
     async execute(args, context) {
       const requested = args.path ?? ".";
-      const paths = callerPaths(options.paths, context.request);
+      const paths = options.workspace.forRequest(context.request);
       let shown = requested;
       try {
         const target = await paths.resolve(requested);

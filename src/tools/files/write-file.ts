@@ -10,17 +10,18 @@ import { z } from "zod";
 import { formatBytes } from "../../core/attachment.js";
 import { defineTool, ok, type ToolPreview } from "../../core/tool.js";
 import { readIfExists, writeChecked } from "./anchored-fs.js";
+import type { ConversationWorkspace } from "./conversation-workspace.js";
 import { countLines, NO_DIFF_NOTE, unifiedDiff } from "./diff-preview.js";
-import { callerPaths } from "./conversation-paths.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { onWorkspaceWrite } from "./on-workspace-path.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./read-file.js";
 import { decodeText } from "./text-file.js";
-import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
+import type { ResolvedPath } from "./workspace-paths.js";
 
 /** Dependencies of write_file. */
 export interface WriteFileOptions {
-  readonly paths: WorkspacePaths;
+  /** The files written, in each caller's conversation view (conversation-workspace.ts). */
+  readonly workspace: ConversationWorkspace;
   /** Larger current files are not read for the diff (default 20 MB). */
   readonly maxFileBytes?: number;
 }
@@ -59,7 +60,7 @@ export function createWriteFileTool(options: WriteFileOptions) {
     grantKey: "path",
     label: (args) => args.path,
     async execute(args, context) {
-      return onWorkspaceWrite(options.paths, args.path, context, async (file) => {
+      return onWorkspaceWrite(options.workspace, args.path, context, async (file) => {
         const shown = file.display;
         const existed = await writeChecked(file, args.content);
         const size = `${countLines(args.content)} lines, ${Buffer.byteLength(args.content)} bytes`;
@@ -68,7 +69,7 @@ export function createWriteFileTool(options: WriteFileOptions) {
     },
     async preview(args, context): Promise<ToolPreview> {
       try {
-        const file = await callerPaths(options.paths, context.request).resolve(args.path);
+        const file = await options.workspace.forRequest(context.request).resolve(args.path);
         const before = await currentText(file, maxFileBytes);
         if (before === null) {
           return {

@@ -9,10 +9,9 @@ import path from "node:path";
 import { z } from "zod";
 import type { ConversationExecutionRequest } from "../../core/request.js";
 import { NotRegularFileError } from "../files/anchored-fs.js";
-import { conversationPaths } from "../files/conversation-paths.js";
+import type { ConversationWorkspace } from "../files/conversation-workspace.js";
 import { fileErrorMessage } from "../files/fs-errors.js";
 import { withWorkspaceFile } from "../files/service-file-access.js";
-import type { WorkspacePaths } from "../files/workspace-paths.js";
 import { threadTargetOf } from "../session-target.js";
 import { defineTool, fail, ok, type ToolResult } from "../../core/tool.js";
 import type { MessageSender, Messenger, MessengerResult } from "./messenger.js";
@@ -23,8 +22,8 @@ export const CURRENT_CHANNEL = "current";
 /** Dependencies of the messaging tools. */
 export interface MessagingToolsOptions {
   readonly messenger: Messenger;
-  /** For send_file: which files may be uploaded. */
-  readonly paths: WorkspacePaths;
+  /** For send_file: the files that may be uploaded, in each caller's view (conversation-workspace.ts). */
+  readonly workspace: ConversationWorkspace;
   /** Largest upload (default 50 MB). */
   readonly maxFileBytes?: number;
 }
@@ -116,7 +115,7 @@ export function createMessagingTools(options: MessagingToolsOptions) {
     async execute(args, context) {
       const target = threadTargetOf(context.request);
       if (!target) return fail(NO_TARGET);
-      const paths = conversationPaths(options.paths, target);
+      const paths = options.workspace.forRequest(context.request);
       try {
         // Read from the file held open (service-file-access.ts): a command of another session in
         // the same workspace could swap the path for a link to a host file before the upload.

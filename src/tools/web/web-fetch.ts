@@ -12,7 +12,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { writeChecked } from "../files/anchored-fs.js";
-import { callerPaths } from "../files/conversation-paths.js";
+import type { ConversationWorkspace } from "../files/conversation-workspace.js";
 import { fileErrorMessage } from "../files/fs-errors.js";
 import { steeringTargetOf } from "../files/steering-files.js";
 import { decodeText } from "../files/text-file.js";
@@ -31,8 +31,8 @@ import {
 
 /** Limits and network policy of web_fetch (config: tools.web_fetch). */
 export interface WebFetchOptions {
-  /** Where save_to files go (each call takes its conversation's view: conversation-paths.ts). */
-  readonly paths: WorkspacePaths;
+  /** Where save_to files go, in each caller's conversation view (conversation-workspace.ts). */
+  readonly workspace: ConversationWorkspace;
   readonly allowPrivate?: boolean;
   /** Exception hook for special-range addresses, per hop (tests, or a vetted intranet host). */
   readonly allowAddress?: AddressPolicy["allowAddress"];
@@ -227,7 +227,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
     label: (args) => (args.save_to === undefined ? args.url : `${args.url} → ${args.save_to}`),
     async execute(args, context) {
       const budget = { left: timeoutMs, timedOut: false };
-      const paths = callerPaths(options.paths, context.request);
+      const paths = options.workspace.forRequest(context.request);
       try {
         const start = parseHttpUrl(args.url);
         if (args.save_to !== undefined) {
@@ -264,7 +264,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
       const detail = { kind: "url", text: args.url } as const;
       if (args.save_to === undefined) return { summary: "Fetch a URL", detail };
       try {
-        const paths = callerPaths(options.paths, context.request);
+        const paths = options.workspace.forRequest(context.request);
         const file = await paths.resolve(args.save_to);
         const refusal = await saveRefusal(paths, file);
         if (refusal !== undefined) return { summary: `Fetch a URL — will fail: ${refusal}`, detail };
