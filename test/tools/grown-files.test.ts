@@ -5,12 +5,11 @@
  */
 import { appendFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createSearchFilesTool } from "../../src/tools/files/search-files.js";
-import type { ConversationWorkspace } from "../../src/tools/files/conversation-workspace.js";
 import { createWriteFileTool } from "../../src/tools/files/write-file.js";
-import { makeContext, tempDir } from "./support/tool-context.js";
-import { toolWorkspace } from "./support/tool-workspace.js";
+import { makeContext } from "./support/tool-context.js";
+import { useTempWorkspace } from "./support/tool-workspace.js";
 
 /** Called with the opened path right after each open file's stat. */
 const statHook = vi.hoisted(() => ({ after: undefined as ((opened: string) => void) | undefined }));
@@ -30,17 +29,9 @@ vi.mock("node:fs/promises", async (importOriginal) => {
   return { ...actual, open, default: { ...actual, open } };
 });
 
-let ws: string;
-let workspace: ConversationWorkspace;
-let cleanup: () => Promise<void>;
-
-beforeEach(async () => {
-  ({ dir: ws, cleanup } = await tempDir("grown-"));
-  workspace = toolWorkspace({ root: ws });
-});
-afterEach(async () => {
+const temp = useTempWorkspace("grown-");
+afterEach(() => {
   statHook.after = undefined;
-  await cleanup();
 });
 
 /** Once `name` has been stat'ed open, append a megabyte of GROWN to it. */
@@ -48,15 +39,15 @@ function growAfterStat(name: string): void {
   statHook.after = (opened) => {
     if (!opened.endsWith(`/${name}`)) return;
     statHook.after = undefined;
-    appendFileSync(path.join(ws, name), "GROWN\n".repeat(200_000));
+    appendFileSync(path.join(temp.dir, name), "GROWN\n".repeat(200_000));
   };
 }
 
 describe("a file grown after its size check", () => {
   it("is compared by write_file's preview as it was", async () => {
-    writeFileSync(path.join(ws, "notes.txt"), "ORIGINAL\n");
+    writeFileSync(path.join(temp.dir, "notes.txt"), "ORIGINAL\n");
     growAfterStat("notes.txt");
-    const preview = await createWriteFileTool({ workspace }).preview?.(
+    const preview = await createWriteFileTool({ workspace: temp.workspace }).preview?.(
       { path: "notes.txt", content: "NEW\n" },
       makeContext(),
     );
@@ -66,9 +57,9 @@ describe("a file grown after its size check", () => {
   });
 
   it("is searched by search_files as it was", async () => {
-    writeFileSync(path.join(ws, "log.txt"), "ORIGINAL\n");
+    writeFileSync(path.join(temp.dir, "log.txt"), "ORIGINAL\n");
     growAfterStat("log.txt");
-    const search = createSearchFilesTool({ workspace, useRipgrep: false });
+    const search = createSearchFilesTool({ workspace: temp.workspace, useRipgrep: false });
     const result = await search.execute({ pattern: "GROWN", path: "log.txt" }, makeContext());
     expect(statHook.after).toBeUndefined();
     expect(result.output).toBe("No matches for /GROWN/ in log.txt.");

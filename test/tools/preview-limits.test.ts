@@ -5,33 +5,22 @@
  */
 import { truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createEditFileTool } from "../../src/tools/files/edit-file.js";
-import type { ConversationWorkspace } from "../../src/tools/files/conversation-workspace.js";
 import { createWriteFileTool } from "../../src/tools/files/write-file.js";
-import { makeContext, tempDir } from "./support/tool-context.js";
-import { toolWorkspace } from "./support/tool-workspace.js";
+import { makeContext } from "./support/tool-context.js";
+import { useTempWorkspace } from "./support/tool-workspace.js";
 
-let ws: string;
-let workspace: ConversationWorkspace;
-let cleanup: () => Promise<void>;
-
-beforeEach(async () => {
-  ({ dir: ws, cleanup } = await tempDir("preview-"));
-  workspace = toolWorkspace({ root: ws });
-});
-afterEach(async () => {
-  await cleanup();
-});
+const temp = useTempWorkspace("preview-");
 
 const distinctLines = (count: number, word: string) =>
   Array.from({ length: count }, (_, index) => `${word} ${index} ${index * 7919}`).join("\n");
 
 describe("approval-card previews of file writes stay cheap whatever the workspace holds", () => {
   it("write_file does not read a file over the size limit (the shell may leave a 1 GB one)", async () => {
-    await writeFile(path.join(ws, "big.log"), "");
-    await truncate(path.join(ws, "big.log"), 100 * 1024 * 1024);
-    const preview = await createWriteFileTool({ workspace }).preview?.(
+    await writeFile(path.join(temp.dir, "big.log"), "");
+    await truncate(path.join(temp.dir, "big.log"), 100 * 1024 * 1024);
+    const preview = await createWriteFileTool({ workspace: temp.workspace }).preview?.(
       { path: "big.log", content: "x\n" },
       makeContext(),
     );
@@ -41,9 +30,9 @@ describe("approval-card previews of file writes stay cheap whatever the workspac
   });
 
   it("write_file gives up a diff that would freeze the event loop (200k shell-made lines vs 500 new), and shows what it writes", async () => {
-    await writeFile(path.join(ws, "data.txt"), `${distinctLines(200_000, "old")}\n`);
+    await writeFile(path.join(temp.dir, "data.txt"), `${distinctLines(200_000, "old")}\n`);
     const content = `${distinctLines(500, "new")}\n`;
-    const preview = await createWriteFileTool({ workspace }).preview?.(
+    const preview = await createWriteFileTool({ workspace: temp.workspace }).preview?.(
       { path: "data.txt", content },
       makeContext(),
     );
@@ -54,8 +43,8 @@ describe("approval-card previews of file writes stay cheap whatever the workspac
   }, 60_000);
 
   it("edit_file still shows small diffs", async () => {
-    await writeFile(path.join(ws, "code.ts"), "let a = 1;\nlet b = 1;\n");
-    const preview = await createEditFileTool({ workspace }).preview?.(
+    await writeFile(path.join(temp.dir, "code.ts"), "let a = 1;\nlet b = 1;\n");
+    const preview = await createEditFileTool({ workspace: temp.workspace }).preview?.(
       { path: "code.ts", old_text: "let b = 1;", new_text: "let b = 2;" },
       makeContext(),
     );

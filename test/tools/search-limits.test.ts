@@ -4,23 +4,12 @@
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSearchFilesTool } from "../../src/tools/files/search-files.js";
-import type { ConversationWorkspace } from "../../src/tools/files/conversation-workspace.js";
-import { call, tempDir } from "./support/tool-context.js";
-import { toolWorkspace } from "./support/tool-workspace.js";
+import { call } from "./support/tool-context.js";
+import { useTempWorkspace } from "./support/tool-workspace.js";
 
-let ws: string;
-let workspace: ConversationWorkspace;
-let cleanup: () => Promise<void>;
-
-beforeEach(async () => {
-  ({ dir: ws, cleanup } = await tempDir("search-limits-"));
-  workspace = toolWorkspace({ root: ws });
-});
-afterEach(async () => {
-  await cleanup();
-});
+const temp = useTempWorkspace("search-limits-");
 
 describe.each([
   { engine: "ripgrep", useRipgrep: true },
@@ -29,9 +18,9 @@ describe.each([
   // rg --json streams a match as one JSON line; without a size cap a 600 MB one-line file made by
   // the shell becomes one line longer than a JS string may be, and readline throws uncaught.
   it("skips them, so no match line can be larger than the limit", async () => {
-    await writeFile(path.join(ws, "big.txt"), `needle ${"a".repeat(5000)}\n`);
-    await writeFile(path.join(ws, "small.txt"), "needle\n");
-    const tool = createSearchFilesTool({ workspace, useRipgrep, maxFileBytes: 1000 });
+    await writeFile(path.join(temp.dir, "big.txt"), `needle ${"a".repeat(5000)}\n`);
+    await writeFile(path.join(temp.dir, "small.txt"), "needle\n");
+    const tool = createSearchFilesTool({ workspace: temp.workspace, useRipgrep, maxFileBytes: 1000 });
     expect(await call(tool, { pattern: "needle" })).toEqual({ ok: true, output: "small.txt:1: needle" });
   });
 });

@@ -1,30 +1,23 @@
 import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { AnyTool, ToolContext } from "../../src/core/tool.js";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import { createEditFileTool } from "../../src/tools/files/edit-file.js";
-import type { ConversationWorkspace } from "../../src/tools/files/conversation-workspace.js";
 import { createWriteFileTool } from "../../src/tools/files/write-file.js";
-import { call, makeContext, tempDir } from "./support/tool-context.js";
-import { toolWorkspace } from "./support/tool-workspace.js";
+import { call, makeContext } from "./support/tool-context.js";
+import { useTempWorkspace } from "./support/tool-workspace.js";
 
-let ws: string;
-let workspace: ConversationWorkspace;
-let cleanup: () => Promise<void>;
+const temp = useTempWorkspace("steering-");
 
 beforeEach(async () => {
-  ({ dir: ws, cleanup } = await tempDir("steering-"));
-  workspace = toolWorkspace({ root: ws });
-  await mkdir(path.join(ws, ".coworker", "skills", "deploy"), { recursive: true });
+  await mkdir(path.join(temp.dir, ".coworker", "skills", "deploy"), { recursive: true });
   await writeFile(
-    path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"),
+    path.join(temp.dir, ".coworker", "skills", "deploy", "SKILL.md"),
     "---\nname: deploy\n---\nold\n",
   );
 });
-
-afterEach(() => cleanup());
 
 /**
  * A context whose re-authorisations go to the permission engine in auto mode with nobody to ask:
@@ -32,7 +25,7 @@ afterEach(() => cleanup());
  */
 function engineContext(tool: AnyTool, args: Record<string, unknown>, approve = false) {
   const engine = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
-  const base = makeContext({ root: ws });
+  const base = makeContext({ root: temp.dir });
   const asked: { changed: Readonly<Record<string, unknown>>; hop: string; rule: string }[] = [];
   const context: ToolContext = {
     ...base,
@@ -56,17 +49,20 @@ function engineContext(tool: AnyTool, args: Record<string, unknown>, approve = f
 }
 
 async function writeThrough(requested: string, approve = false) {
-  const tool = createWriteFileTool({ workspace });
+  const tool = createWriteFileTool({ workspace: temp.workspace });
   const args = { path: requested, content: "---\nname: deploy\n---\npwned\n" };
   const { context, asked } = engineContext(tool, args, approve);
   return { result: await call(tool, args, context), asked };
 }
 
-const skillText = () => readFile(path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"), "utf8");
+const skillText = () => readFile(path.join(temp.dir, ".coworker", "skills", "deploy", "SKILL.md"), "utf8");
 
 describe("a write reaching a steering file through a link", () => {
   it("is put to the engine again as the steering file, which asks; unanswered, nothing is written", async () => {
-    await symlink(path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"), path.join(ws, "notes.md"));
+    await symlink(
+      path.join(temp.dir, ".coworker", "skills", "deploy", "SKILL.md"),
+      path.join(temp.dir, "notes.md"),
+    );
     const { result, asked } = await writeThrough("notes.md");
     expect(asked).toEqual([
       { changed: { path: ".coworker/skills/deploy/SKILL.md" }, hop: "steering-file", rule: "steering_file" },
@@ -80,18 +76,24 @@ describe("a write reaching a steering file through a link", () => {
   });
 
   it("is written once that card is approved", async () => {
-    await symlink(path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"), path.join(ws, "notes.md"));
+    await symlink(
+      path.join(temp.dir, ".coworker", "skills", "deploy", "SKILL.md"),
+      path.join(temp.dir, "notes.md"),
+    );
     const { result } = await writeThrough("notes.md", true);
     expect(result.ok).toBe(true);
     expect(await skillText()).toContain("pwned");
   });
 
   it("is caught where a skill's folder or AGENTS.md is a link into the workspace", async () => {
-    await mkdir(path.join(ws, "tools", "release"), { recursive: true });
-    await mkdir(path.join(ws, "docs"));
-    await writeFile(path.join(ws, "docs", "conventions.md"), "be kind\n");
-    await symlink(path.join(ws, "docs", "conventions.md"), path.join(ws, "AGENTS.md"));
-    await symlink(path.join(ws, "tools", "release"), path.join(ws, ".coworker", "skills", "release"));
+    await mkdir(path.join(temp.dir, "tools", "release"), { recursive: true });
+    await mkdir(path.join(temp.dir, "docs"));
+    await writeFile(path.join(temp.dir, "docs", "conventions.md"), "be kind\n");
+    await symlink(path.join(temp.dir, "docs", "conventions.md"), path.join(temp.dir, "AGENTS.md"));
+    await symlink(
+      path.join(temp.dir, "tools", "release"),
+      path.join(temp.dir, ".coworker", "skills", "release"),
+    );
     const cases: ReadonlyArray<readonly [string, string]> = [
       ["tools/release/SKILL.md", ".coworker/skills/release/SKILL.md"],
       ["tools/release/run.sh", ".coworker/skills/release/run.sh"],
@@ -105,23 +107,23 @@ describe("a write reaching a steering file through a link", () => {
       ).toEqual([{ path: steering }]);
       expect(result.ok).toBe(false);
     }
-    expect(await readFile(path.join(ws, "docs", "conventions.md"), "utf8")).toBe("be kind\n");
+    expect(await readFile(path.join(temp.dir, "docs", "conventions.md"), "utf8")).toBe("be kind\n");
   });
 
   it("is caught where .coworker/skills is a link into the workspace", async () => {
-    await rm(path.join(ws, ".coworker", "skills"), { recursive: true });
-    await mkdir(path.join(ws, "docs", "skills", "lint"), { recursive: true });
-    await writeFile(path.join(ws, "docs", "skills", "lint", "SKILL.md"), "lint");
-    await symlink(path.join(ws, "docs", "skills"), path.join(ws, ".coworker", "skills"));
+    await rm(path.join(temp.dir, ".coworker", "skills"), { recursive: true });
+    await mkdir(path.join(temp.dir, "docs", "skills", "lint"), { recursive: true });
+    await writeFile(path.join(temp.dir, "docs", "skills", "lint", "SKILL.md"), "lint");
+    await symlink(path.join(temp.dir, "docs", "skills"), path.join(temp.dir, ".coworker", "skills"));
     const { result, asked } = await writeThrough("docs/skills/lint/SKILL.md");
     expect(asked.map((a) => a.changed)).toEqual([{ path: ".coworker/skills/lint/SKILL.md" }]);
     expect(result.ok).toBe(false);
-    expect(await readFile(path.join(ws, "docs", "skills", "lint", "SKILL.md"), "utf8")).toBe("lint");
+    expect(await readFile(path.join(temp.dir, "docs", "skills", "lint", "SKILL.md"), "utf8")).toBe("lint");
   });
 
   it("applies to edit_file too", async () => {
-    await symlink(path.join(ws, ".coworker", "skills", "deploy"), path.join(ws, "deploy-skill"));
-    const tool = createEditFileTool({ workspace });
+    await symlink(path.join(temp.dir, ".coworker", "skills", "deploy"), path.join(temp.dir, "deploy-skill"));
+    const tool = createEditFileTool({ workspace: temp.workspace });
     const args = { path: "deploy-skill/SKILL.md", old_text: "old", new_text: "pwned" };
     const { context, asked } = engineContext(tool, args);
     expect((await call(tool, args, context)).ok).toBe(false);
@@ -130,9 +132,14 @@ describe("a write reaching a steering file through a link", () => {
   });
 
   it("is refused outside the engine, where nobody can be asked", async () => {
-    await symlink(path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"), path.join(ws, "notes.md"));
-    const tool = createWriteFileTool({ workspace });
-    expect((await call(tool, { path: "notes.md", content: "x" }, makeContext({ root: ws }))).ok).toBe(false);
+    await symlink(
+      path.join(temp.dir, ".coworker", "skills", "deploy", "SKILL.md"),
+      path.join(temp.dir, "notes.md"),
+    );
+    const tool = createWriteFileTool({ workspace: temp.workspace });
+    expect((await call(tool, { path: "notes.md", content: "x" }, makeContext({ root: temp.dir }))).ok).toBe(
+      false,
+    );
     expect(await skillText()).toBe("---\nname: deploy\n---\nold\n");
   });
 });
@@ -142,7 +149,7 @@ describe("a write the engine already saw as a steering file, or no steering file
     for (const requested of [
       ".coworker/skills/deploy/SKILL.md",
       "./.coworker/../.coworker/skills/deploy/SKILL.md",
-      path.join(ws, ".coworker", "skills", "deploy", "SKILL.md"),
+      path.join(temp.dir, ".coworker", "skills", "deploy", "SKILL.md"),
       "AGENTS.md",
       "docs/readme.md",
       "docs/AGENTS.md",
