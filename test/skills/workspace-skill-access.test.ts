@@ -32,12 +32,12 @@ import { SkillLibrary } from "../../src/skills/skill-library.js";
 import { SkillLoader, type SkillScan } from "../../src/skills/skill-loader.js";
 import type { ToolContext } from "../../src/core/tool.js";
 import { request } from "../support/engine-fixtures.js";
+import type { StatHook } from "../support/stat-hook.js";
 import { skillMd, skillsFixture, writeSkill } from "./support.js";
 
 /** Called with the path each realpath was asked about, once it has answered. */
 const realpathHook = vi.hoisted(() => ({ after: undefined as ((asked: string) => void) | undefined }));
-/** Called with the path a file was opened by, once its handle's stat has answered. */
-const statHook = vi.hoisted(() => ({ after: undefined as ((opened: string) => void) | undefined }));
+const statHook = vi.hoisted((): StatHook => ({ after: undefined }));
 /**
  * Called with the stats of every file or folder opened, as soon as it is open; and before, with
  * the path it is about to be opened by: true refuses it as EACCES (the tests run as root, whom no
@@ -52,6 +52,7 @@ const readdirHook = vi.hoisted(() => ({ after: undefined as ((names: string[]) =
 
 vi.mock("node:fs/promises", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs/promises")>();
+  const { reportStats } = await import("../support/stat-hook.js");
   const realpath = async (...args: Parameters<typeof actual.realpath>) => {
     const real = await actual.realpath(...args);
     realpathHook.after?.(String(args[0]));
@@ -61,14 +62,8 @@ vi.mock("node:fs/promises", async (importOriginal) => {
     if (openHook.before?.(String(args[0])))
       throw Object.assign(new Error(`EACCES: permission denied, open '${args[0]}'`), { code: "EACCES" });
     const handle = await actual.open(...args);
-    const stat = handle.stat.bind(handle);
-    if (openHook.after) openHook.after(await stat());
-    handle.stat = (async (...options: Parameters<typeof stat>) => {
-      const stats = await stat(...options);
-      statHook.after?.(String(args[0]));
-      return stats;
-    }) as typeof handle.stat;
-    return handle;
+    if (openHook.after) openHook.after(await handle.stat());
+    return reportStats(handle, String(args[0]), statHook);
   };
   const readdir = (async (...args: Parameters<typeof actual.readdir>) => {
     const entries = await actual.readdir(...args);

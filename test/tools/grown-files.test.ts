@@ -8,24 +8,17 @@ import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createSearchFilesTool } from "../../src/tools/files/search-files.js";
 import { createWriteFileTool } from "../../src/tools/files/write-file.js";
+import type { StatHook } from "../support/stat-hook.js";
 import { makeContext } from "./support/tool-context.js";
 import { useTempWorkspace } from "./support/tool-workspace.js";
 
-/** Called with the opened path right after each open file's stat. */
-const statHook = vi.hoisted(() => ({ after: undefined as ((opened: string) => void) | undefined }));
+const statHook = vi.hoisted((): StatHook => ({ after: undefined }));
 
 vi.mock("node:fs/promises", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs/promises")>();
-  const open = async (...args: Parameters<typeof actual.open>) => {
-    const handle = await actual.open(...args);
-    const stat = handle.stat.bind(handle);
-    handle.stat = (async (...options: Parameters<typeof stat>) => {
-      const stats = await stat(...options);
-      statHook.after?.(String(args[0]));
-      return stats;
-    }) as typeof handle.stat;
-    return handle;
-  };
+  const { reportStats } = await import("../support/stat-hook.js");
+  const open = async (...args: Parameters<typeof actual.open>) =>
+    reportStats(await actual.open(...args), String(args[0]), statHook);
   return { ...actual, open, default: { ...actual, open } };
 });
 
