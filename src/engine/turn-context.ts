@@ -24,7 +24,6 @@ import { type PermissionEngine, provenanceOf } from "./permissions/permission-en
 import type { ProviderClient } from "./provider/provider.js";
 import type { ReviewerDenialReporter, ReviewerGate } from "./reviewer/reviewer-gate.js";
 import { type ConversationExecutionRequest, withMode } from "../core/request.js";
-import type { KnowledgePart } from "./session-knowledge.js";
 import { preview, statusReason } from "./tool-results.js";
 
 /** Durable storage hooks for a turn (see TurnEngine). */
@@ -40,20 +39,11 @@ export interface TurnPersistence {
   startedToolCalls(): Promise<ReadonlySet<string>>;
 }
 
-/**
- * The end of the system prompt that belongs to a turn's requester, with a notice when it could
- * not be read (see TurnEngineOptions.requesterInstructions).
- */
-export type RequesterInstructions = (request: ConversationExecutionRequest) => Promise<KnowledgePart>;
-
 /** The session-lifetime collaborators a turn works with. */
 export interface TurnDeps {
   readonly provider: ProviderClient;
   readonly registry: ToolRegistry;
   readonly permissions: PermissionEngine;
-  /** The system prompt's fixed part (see TurnEngineOptions). */
-  readonly instructions: string;
-  readonly requesterInstructions?: RequesterInstructions | undefined;
   readonly grants: GrantSet;
   readonly facts: SessionFacts;
   readonly approver?: Approver | undefined;
@@ -91,8 +81,8 @@ export interface CallAnswer {
 export class TurnContext {
   readonly history: ConversationMessage[];
   readonly provenance: Provenance;
-  /** This turn's system prompt: the session's instructions, then its requester's part once added. */
-  instructions: string;
+  /** This turn's system prompt, settled before its first model call (see SystemPrompt). */
+  instructions = "";
   iterations = 0;
   finalText = "";
   usage: TokenUsage | undefined;
@@ -108,7 +98,6 @@ export class TurnContext {
   ) {
     this.history = [...request.messages];
     this.provenance = provenanceOf(request);
-    this.instructions = deps.instructions;
   }
 
   get signal(): AbortSignal {

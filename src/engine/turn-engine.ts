@@ -5,9 +5,10 @@
  * spent, a provider error ends it, or the user stops it. The engine talks to its caller only
  * through frozen AgentEvents; it keeps no platform code. One engine lives as long as a session
  * (grants, facts, compaction state, queued steering) while each run receives the history in its
- * request snapshot. The system prompt — the session's `instructions`, then the part that belongs
- * to the turn's requester (their memories), settled when the turn starts — is sent first on every
- * call and is not part of the stored history.
+ * request snapshot. The system prompt — the session's `instructions` (built on its first turn when
+ * they are given as a builder, then kept), then the part that belongs to the turn's requester
+ * (their memories), settled when the turn starts (SystemPrompt) — is sent first on every call and
+ * is not part of the stored history.
  *
  * Guarantees: every tool call the model made gets a tool result (no orphans, whatever happens);
  * a message is persisted before anything depends on it — a tool runs, a person is asked, the turn
@@ -33,7 +34,8 @@ import type { ReviewerDenialReporter, ReviewerGate } from "./reviewer/reviewer-g
 import { type ConversationExecutionRequest, effectiveMaxSteps } from "../core/request.js";
 import { mangledArgumentsRecord, TOOL_RESULT } from "./tool-results.js";
 import { runToolCalls } from "./tool-scheduler.js";
-import { type RequesterInstructions, TurnContext, type TurnPersistence } from "./turn-context.js";
+import { type InstructionsBuilder, type RequesterInstructions, SystemPrompt } from "./system-prompt.js";
+import { TurnContext, type TurnPersistence } from "./turn-context.js";
 import { parseToolArguments, type ToolRegistry } from "../tools/registry.js";
 import type { SessionFacts } from "../core/tool.js";
 import type { SessionTurnEngine } from "./session-turn-engine.js";
@@ -45,8 +47,12 @@ export interface TurnEngineOptions {
   provider: ProviderClient;
   registry: ToolRegistry;
   permissions: PermissionEngine;
-  /** The system prompt's fixed part, the same for every turn of the session. */
-  instructions: string;
+  /**
+   * The system prompt's fixed part, the same for every turn of the session: its text, or a builder
+   * asked when the session's first turn starts (its text kept for the later turns, its notice
+   * shown on that turn; a build that fails fails that turn, and the next turn asks again).
+   */
+  instructions: string | InstructionsBuilder;
   /**
    * The end of the system prompt that belongs to a turn's requester (what is remembered about
    * them), after `instructions` so the part every turn shares comes first; asked once at the
@@ -153,6 +159,7 @@ export class TurnEngine implements SessionTurnEngine {
   private readonly compactor: Compactor;
   private readonly outboundMemo = new OutboundMemo();
   private readonly framePrompt: TurnEngineOptions["framePrompt"];
+  private readonly systemPrompt: SystemPrompt;
   private readonly steering: { text: string; attachments: readonly Attachment[] }[] = [];
   private current: TurnContext | undefined;
   private lastHistory: readonly ConversationMessage[] = [];
@@ -161,6 +168,7 @@ export class TurnEngine implements SessionTurnEngine {
     this.deps = { ...options, now: options.now ?? (() => new Date()) };
     this.compactor = new Compactor(options.compaction?.keepRecentTurns);
     this.framePrompt = options.framePrompt;
+    this.systemPrompt = new SystemPrompt(options.instructions, options.requesterInstructions);
   }
 
   /**
@@ -270,7 +278,7 @@ export class TurnEngine implements SessionTurnEngine {
           meta: { ...framed?.meta, at: ctx.stamp(), ...(untrusted ? { untrusted: true } : {}) },
         });
       }
-      await this.addRequesterInstructions(ctx);
+      await this.settleSystemPrompt(ctx);
       await this.loop(ctx);
       await ctx.flush();
     } catch (error) {
@@ -350,12 +358,11 @@ export class TurnEngine implements SessionTurnEngine {
     }
   }
 
-  /** End this turn's system prompt with its requester's part, when the session has one. */
-  private async addRequesterInstructions(ctx: TurnContext): Promise<void> {
-    if (!this.deps.requesterInstructions) return;
-    const part = await this.deps.requesterInstructions(ctx.request);
-    if (part.notice !== undefined) ctx.emit({ type: "notice", level: "warning", message: part.notice });
-    if (part.text) ctx.instructions = ctx.instructions ? `${ctx.instructions}\n\n${part.text}` : part.text;
+  /** Settle this turn's system prompt before its first model call, showing its notices. */
+  private async settleSystemPrompt(ctx: TurnContext): Promise<void> {
+    const prompt = await this.systemPrompt.forTurn(ctx.request);
+    for (const message of prompt.notices) ctx.emit({ type: "notice", level: "warning", message });
+    ctx.instructions = prompt.text;
   }
 
   private async framed(ctx: TurnContext): Promise<FramedPrompt | undefined> {

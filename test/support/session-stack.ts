@@ -27,7 +27,7 @@ export const TEST_INSTRUCTIONS = "You are a test agent.";
 /** What a test engine needs besides its provider, registry and permissions. */
 export type TestEngineOptions = Omit<TurnEngineOptions, "permissions" | "instructions"> & {
   /** Default TEST_INSTRUCTIONS. */
-  readonly instructions?: string;
+  readonly instructions?: TurnEngineOptions["instructions"];
   /** Commands run unasked; none by default (no hard-deny patterns either). */
   readonly allowedCommandPrefixes?: readonly string[];
   /** One permission engine shared by many engines (replaces allowedCommandPrefixes). */

@@ -112,7 +112,6 @@ describe("reviewed flow table", () => {
       provider: h.provider,
       registry: h.registry,
       permissions: freshPermissions(),
-      instructions: "",
       grants: h.grants,
       facts: h.facts,
       now: () => new Date(),
