@@ -2,10 +2,10 @@
  * The engine factory: one function that builds a ready engine for a session. Per session it
  * assembles the tool registry for the session's platform (the registry then offers per turn what
  * the mode allows), shares one permission engine (config's allowed command prefixes and hard
- * denies), and wires everything the session layer passes in its EngineContext. On the session's
- * first turn it reads AGENTS.md and builds the instructions' fixed part and the per-turn context
- * provider (see SessionEngine); each turn's system prompt ends with the memories of that turn's
- * requester and the channel, read on the person's first turn in the session (RequesterMemories).
+ * denies), and wires everything the session layer passes in its EngineContext. The instructions'
+ * fixed part is built on the session's first turn, when it reads AGENTS.md (SystemPrompt keeps it
+ * for the later turns); each turn's system prompt ends with the memories of that turn's requester
+ * and the channel, read on the person's first turn in the session (RequesterMemories).
  */
 import os from "node:os";
 import type { EngineContext, EngineFactory } from "../sessions/engine-context.js";
@@ -23,7 +23,6 @@ import { type ContextPart, createContextProvider } from "../engine/context-provi
 import { AGENTS_MD_MAX_CHARS, buildInstructions, describeDate } from "../engine/instructions.js";
 import { AgentsMdReader, type TextPrefixReader } from "../engine/session-knowledge.js";
 import { RequesterMemories } from "../engine/requester-memories.js";
-import { SessionEngine } from "../engine/session-engine.js";
 import { type McpToolSource, SessionToolSets, type ToolLimits } from "./session-tool-set.js";
 
 /** Everything the factory needs besides the per-session EngineContext. */
@@ -123,10 +122,25 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
   return (context) => {
     const platform = context.target.platform;
     const registry = toolSets.registryFor(platform, deps.extraTools?.(context));
-    const common: Omit<TurnEngineOptions, "instructions" | "contextProvider"> = {
+    /** Whether saving was on when the instructions were built (settled with them, on the first turn). */
+    let savingAtStart = false;
+    const memories = memory && new RequesterMemories(memory);
+    return new TurnEngine({
       provider: deps.provider,
       registry,
       permissions,
+      instructions: async () => {
+        savingAtStart = memory !== undefined && savingEnabled();
+        const { text, notice } = await agentsMd.current();
+        const instructions = instructionsOf(platform, savingAtStart, text);
+        return notice === undefined ? { text: instructions } : { text: instructions, notice };
+      },
+      ...(memories ? { requesterInstructions: (request) => memories.sectionFor(request) } : {}),
+      contextProvider: createContextProvider({
+        memory: memory && { enabledAtStart: () => savingAtStart, enabled: savingEnabled },
+        now,
+        parts: deps.contextParts,
+      }),
       grants: context.grants,
       facts: context.facts,
       approver: context.approver,
@@ -141,25 +155,6 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
       ...(context.reviewerDenials ? { reviewerDenials: context.reviewerDenials } : {}),
       framePrompt: deps.framePrompt,
       ...(deps.media ? { media: { ...deps.media, workspaceRoot: deps.workspaceRoot } } : {}),
-    };
-
-    const prepare = async () => {
-      const memoryEnabled = memory !== undefined && savingEnabled();
-      const agentsMdPart = await agentsMd.current();
-      const memories = memory && new RequesterMemories(memory);
-      const engine = new TurnEngine({
-        ...common,
-        instructions: instructionsOf(platform, memoryEnabled, agentsMdPart.text),
-        ...(memories ? { requesterInstructions: (request) => memories.sectionFor(request) } : {}),
-        contextProvider: createContextProvider({
-          memory: memory && { enabledAtStart: memoryEnabled, enabled: savingEnabled },
-          now,
-          parts: deps.contextParts,
-        }),
-      });
-      return { engine, notices: agentsMdPart.notice === undefined ? [] : [agentsMdPart.notice] };
-    };
-
-    return new SessionEngine(prepare);
+    });
   };
 }

@@ -31,8 +31,11 @@ const MODE_REMINDERS: Readonly<Partial<Record<PermissionMode, string>>> = {
 
 /** The memory-saving switch as the context provider sees it. */
 export interface MemorySwitch {
-  /** Whether saving was on when the instructions were built. */
-  readonly enabledAtStart: boolean;
+  /**
+   * Whether saving was on when the session's instructions were built, on its first turn: asked
+   * per model call, so always after this turn's system prompt was settled.
+   */
+  readonly enabledAtStart: () => boolean;
   /** Whether saving is on now. */
   readonly enabled: () => boolean;
 }
@@ -58,7 +61,7 @@ export type ContextProvider = (request: ConversationExecutionRequest) => Promise
 function memoryNotice(memory: MemorySwitch | undefined): string | undefined {
   if (!memory) return undefined;
   const now = memory.enabled();
-  if (now === memory.enabledAtStart) return undefined;
+  if (now === memory.enabledAtStart()) return undefined;
   return now ? MEMORY_SWITCHED_ON_NOTICE : MEMORY_SWITCHED_OFF_NOTICE;
 }
 

@@ -1,8 +1,8 @@
 /**
  * SessionTurnEngine: the part of an engine the session layer drives — start, resume or retry a
  * turn, stop or steer the running one, and read the history and whether a turn runs. TurnEngine
- * implements it, and so does the SessionEngine that prepares its TurnEngine on a session's first
- * turn; the session layer's engine factory returns this contract, not a class.
+ * implements it; the session layer's engine factory returns this contract, not a class, so the
+ * session layer needs nothing else of the engine (and its tests can drive a stand-in).
  */
 import type { Attachment } from "../core/attachment.js";
 import type { ConversationMessage } from "../core/messages.js";

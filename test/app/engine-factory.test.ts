@@ -22,6 +22,7 @@ import {
   toolNames,
 } from "../support/engine-fixtures.js";
 import { AGENTS_MD_FRESH_MS } from "../../src/engine/session-knowledge.js";
+import { TurnEngine } from "../../src/engine/turn-engine.js";
 
 const NOW = new Date("2026-11-29T14:05:00Z");
 let root: string;
@@ -133,11 +134,12 @@ describe("createEngineFactory", () => {
   });
 
   it("fixes the instructions at the session's first turn: a later AGENTS.md change waits for a new session", async () => {
-    await writeFile(path.join(root, "AGENTS.md"), "Version one.");
     const provider = new ScriptedProvider([textStep("a"), textStep("b"), textStep("c")]);
     let clock = NOW.getTime();
     const make = factory(provider, { now: () => new Date(clock) });
     const engine = make(engineContext().context);
+    expect(engine).toBeInstanceOf(TurnEngine); // the session drives the engine itself, no layer between
+    await writeFile(path.join(root, "AGENTS.md"), "Version one."); // after the engine, before its first turn
     await collect(engine.run(request()));
     await writeFile(path.join(root, "AGENTS.md"), "Version two.");
     await collect(engine.run(request({ messages: engine.messages })));
@@ -210,6 +212,19 @@ describe("memory in the assembled engine", () => {
       MEMORY_OFF_MESSAGE,
     );
     expect(await memories.list("slack:T1:U_ANA")).toHaveLength(1);
+  });
+
+  it("the saving switch is read when the first turn starts, not when the engine is made", async () => {
+    const memories = new MemoryStore(store.space("memory"));
+    let saving = true;
+    const provider = new ScriptedProvider([textStep("a")]);
+    const engine = factory(provider, { memory: memories, memoryEnabled: () => saving })(
+      engineContext().context,
+    );
+    saving = false;
+    await collect(engine.run(request()));
+    expect(systemPrompt(provider.lastRequest)).toContain(MEMORY_OFF_STATEMENT);
+    expect(lastUserText(provider.lastRequest)).not.toContain("Saving memories");
   });
 
   it("switching saving off mid-session reaches the next turn's context, not the fixed instructions", async () => {

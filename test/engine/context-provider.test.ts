@@ -70,7 +70,7 @@ describe("context provider", () => {
   it("tells the model when the memory-saving switch flipped since the session started, both ways", async () => {
     let saving = true;
     const startedOn = createContextProvider({
-      memory: { enabledAtStart: true, enabled: () => saving },
+      memory: { enabledAtStart: () => true, enabled: () => saving },
       now: () => NOW,
     });
     expect(await startedOn(request())).not.toContain("Saving memories");
@@ -78,7 +78,7 @@ describe("context provider", () => {
     expect(await startedOn(request())).toContain(MEMORY_SWITCHED_OFF_NOTICE);
 
     const startedOff = createContextProvider({
-      memory: { enabledAtStart: false, enabled: () => saving },
+      memory: { enabledAtStart: () => false, enabled: () => saving },
       now: () => NOW,
     });
     expect(await startedOff(request())).not.toContain("Saving memories");
@@ -91,7 +91,7 @@ describe("context provider", () => {
 
   it("orders the parts: mode reminder, memory notice, channel-content marker, channel info", async () => {
     const provide = createContextProvider({
-      memory: { enabledAtStart: true, enabled: () => false },
+      memory: { enabledAtStart: () => true, enabled: () => false },
       now: () => NOW,
     });
     const block = (await provide(
