@@ -7,6 +7,7 @@
  * delta, and the longest event-loop block measured with monitorEventLoopDelay (goal: ≤ 50 ms).
  * Writes bench/results/attachments.json and bench/results/attachments.md.
  */
+import { conversationWorkspace } from "../src/tools/files/conversation-workspace.js";
 import { createWorkspacePaths } from "../src/tools/files/workspace-paths.js";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -21,6 +22,7 @@ import { TelegramFiles } from "../src/channels/telegram/telegram-files.js";
 import { telegramMessageSchema } from "../src/channels/telegram/telegram-inbound.js";
 import { buildOutbound } from "../src/engine/outbound.js";
 import { prepareMedia } from "../src/engine/outbound-media.js";
+import { createRequest } from "../src/core/request.js";
 import type { ThreadTarget } from "../src/core/thread-target.js";
 import { startFakeTelegram } from "../test/fakes/fake-telegram/fake-telegram.js";
 import { tinyPdf } from "../test/support/tiny-pdf.js";
@@ -141,7 +143,24 @@ export async function run(): Promise<Record<string, unknown>> {
       from: USER,
       document: { content: pdf, name: "report.pdf", mime: "application/pdf" },
     });
-    const media = { workspaceRoot: workspace, vision: true as const, imageMaxBytes: 8 * 1_048_576 };
+    const media = {
+      workspace: conversationWorkspace(createWorkspacePaths({ root: workspace })),
+      vision: true as const,
+      imageMaxBytes: 8 * 1_048_576,
+    };
+    // The turn that sends the photo: the chat's own, whose uploads it may read.
+    const request = createRequest({
+      prompt: "look",
+      messages: [],
+      sessionId: "bench",
+      platform: "telegram",
+      model: "gpt-4o",
+      workspace: { root: workspace, context: "" },
+      requester: { userId: String(USER.id), displayName: "bench" },
+      mode: "interactive",
+      surface: "channel",
+      metadata: { target },
+    });
 
     const photoFigures = await measure("5 MB photo → vision request", photo.length, async () => {
       const saved = await files.download(photoMessage, target);
@@ -150,7 +169,7 @@ export async function run(): Promise<Record<string, unknown>> {
       const out = buildOutbound({
         instructions: "",
         messages,
-        media: await prepareMedia(messages, "gpt-4o", media),
+        media: await prepareMedia(messages, request, media),
       });
       if (JSON.stringify(out).length < photo.length) throw new Error("the image did not reach the request");
     });

@@ -9,6 +9,7 @@
  */
 import os from "node:os";
 import type { EngineContext, EngineFactory } from "../sessions/engine-context.js";
+import { conversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
 import type { MemoryStore } from "../tools/memory/memory-store.js";
 import type { MemoryToolsOptions } from "../tools/memory/memory-tools.js";
@@ -67,7 +68,7 @@ export interface EngineFactoryDeps {
   /** Rewrites a new turn's prompt before it is stored (e.g. a skill run directly). */
   readonly framePrompt?: TurnEngineOptions["framePrompt"];
   /** How attached images reach the model (config model.vision and attachments.*). */
-  readonly media?: Omit<MediaOptions, "workspaceRoot">;
+  readonly media?: Omit<MediaOptions, "workspace">;
 }
 
 /** The host's operating system, e.g. "Linux 6.8.0 (x64)". */
@@ -94,6 +95,8 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
   const agentsMd = new AgentsMdReader(createWorkspacePaths(workspace), agentsMdMaxChars, deps.readFile, () =>
     now().getTime(),
   );
+  // Images in the history are read as the file tools read them: the asking conversation's view.
+  const mediaWorkspace = conversationWorkspace(createWorkspacePaths(workspace));
   const hostOs = deps.os ?? describeOs();
   const savingEnabled = deps.memoryEnabled ?? (() => true);
   const memory = deps.memory;
@@ -154,7 +157,7 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
       ...(deps.reviewer ? { reviewer: new ReviewerGate(deps.reviewer) } : {}),
       ...(context.reviewerDenials ? { reviewerDenials: context.reviewerDenials } : {}),
       framePrompt: deps.framePrompt,
-      ...(deps.media ? { media: { ...deps.media, workspaceRoot: deps.workspaceRoot } } : {}),
+      ...(deps.media ? { media: { ...deps.media, workspace: mediaWorkspace } } : {}),
     });
   };
 }

@@ -50,7 +50,7 @@ async function streamOnce(ctx: TurnContext, compactor: Compactor, memo: Outbound
     summary: view.summary,
     messages: view.messages,
     context: await contextBlock(ctx),
-    media: await prepareMedia(view.messages, ctx.request.model, ctx.deps.media),
+    media: await prepareMedia(view.messages, ctx.request, ctx.deps.media),
     memo,
   });
   let text = "";

@@ -5,19 +5,23 @@
  * model, an image over the size cap, one beyond the per-call count or a file gone from the
  * workspace gets a visible one-line placeholder instead. Nothing here is stored: the history
  * keeps only the records, so a model switch re-decides on the next call. Images are read as the
- * file tools read: the agent's shell can replace a recorded upload with a link out of the
- * workspace, a FIFO or a device (`ln -s /dev/zero`), and none of those is read.
+ * file tools read, through the asking conversation's view of the workspace: the agent's shell can
+ * replace a recorded upload with a link out of the workspace, into another conversation's uploads
+ * or to one of the service's own files, a FIFO or a device (`ln -s /dev/zero`), and none of those
+ * is read.
  */
 import { type Attachment, describeImage, formatBytes } from "../core/attachment.js";
 import type { ContentPart, ConversationMessage } from "../core/messages.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
 import { openChecked, readUpTo } from "../tools/files/anchored-fs.js";
-import { createWorkspacePaths, type WorkspacePaths } from "../tools/files/workspace-paths.js";
+import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
+import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { modelHasVision, type VisionSetting } from "./vision.js";
 
 /** How images are sent (config `model.vision` and `attachments.*`). */
 export interface MediaOptions {
-  /** Absolute workspace root the attachment paths are relative to. */
-  readonly workspaceRoot: string;
+  /** The workspace the attachment paths are relative to, as the file tools see it. */
+  readonly workspace: ConversationWorkspace;
   readonly vision: VisionSetting;
   /** Extra model-name fragments counted as vision families when `vision` is auto. */
   readonly visionFamilies?: readonly string[];
@@ -80,22 +84,24 @@ async function readImage(
 }
 
 /**
- * Read what this call needs and return its view. Reads only for a vision model, only the most
- * recent `maxImagesPerCall` images, and only those under the size cap.
+ * Read what this call of `request`'s turn needs and return its view. Reads only for a vision
+ * model, only the most recent `maxImagesPerCall` images, only those under the size cap, and only
+ * what `request`'s conversation may read.
  */
 export async function prepareMedia(
   messages: readonly ConversationMessage[],
-  model: string,
+  request: ConversationExecutionRequest,
   options: MediaOptions | undefined,
 ): Promise<MediaView> {
   // The history is scanned for images only when this call could send them.
-  if (!options || !modelHasVision(model, options.vision, options.visionFamilies)) return textOnlyView();
+  if (!options || !modelHasVision(request.model, options.vision, options.visionFamilies))
+    return textOnlyView();
   const all = attachmentsIn(messages);
   if (all.length === 0) return textOnlyView();
   const maxBytes = options.imageMaxBytes ?? DEFAULT_IMAGE_MAX_BYTES;
   const recent = new Set(all.slice(-(options.maxImagesPerCall ?? DEFAULT_MAX_IMAGES_PER_CALL)));
   const detail = options.imageDetail ?? "auto";
-  const paths = createWorkspacePaths({ root: options.workspaceRoot });
+  const paths = options.workspace.forRequest(request);
   const urls = new Map<Attachment, string | "missing">();
   await Promise.all(
     [...recent]

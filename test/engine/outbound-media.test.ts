@@ -7,13 +7,20 @@ import { buildOutbound, TOOL_IMAGES_LEAD } from "../../src/engine/outbound.js";
 import { type MediaOptions, prepareMedia } from "../../src/engine/outbound-media.js";
 import { modelHasVision } from "../../src/engine/vision.js";
 import type { ImageAttachment } from "../../src/core/attachment.js";
+import { uploadFolderOf } from "../../src/core/upload-folders.js";
+import { request, TARGET } from "../support/engine-fixtures.js";
+import { toolWorkspace } from "../tools/support/tool-workspace.js";
 
 const FIXTURE = join(import.meta.dirname, "../fixtures/attachments/red-4x3.png");
+/** The uploads folder of the conversation the turns below belong to. */
+const OWN = uploadFolderOf(TARGET);
+/** Another conversation's: a DM of the same Slack team. */
+const OTHERS = uploadFolderOf({ platform: "slack", workspace: "T1", channel: "D9" });
 let root: string;
 let bytes: Buffer;
 const image: ImageAttachment = {
   kind: "image",
-  path: "uploads/s/red.png",
+  path: `${OWN}/red.png`,
   name: "red.png",
   mediaType: "image/png",
   bytes: 0,
@@ -24,7 +31,7 @@ let stored: ImageAttachment;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "media-"));
-  await import("node:fs/promises").then((fs) => fs.mkdir(join(root, "uploads/s"), { recursive: true }));
+  await import("node:fs/promises").then((fs) => fs.mkdir(join(root, OWN), { recursive: true }));
   await copyFile(FIXTURE, join(root, image.path));
   bytes = await readFile(FIXTURE);
   stored = Object.freeze({ ...image, bytes: bytes.length });
@@ -36,7 +43,11 @@ function history(): ConversationMessage[] {
 }
 
 async function outbound(model: string, options: Partial<MediaOptions> = {}, messages = history()) {
-  const media = await prepareMedia(messages, model, { workspaceRoot: root, vision: "auto", ...options });
+  const media = await prepareMedia(messages, request({ model }), {
+    workspace: toolWorkspace({ root, offLimits: [join(root, "service.db")] }),
+    vision: "auto",
+    ...options,
+  });
   return buildOutbound({ instructions: "sys", messages, media, context: "ctx" });
 }
 
@@ -87,7 +98,7 @@ describe("per-call image adaptation", () => {
     expect(JSON.stringify(out[1]!.content)).toContain("an earlier image, not sent again");
     expect(JSON.stringify(out[3]!.content)).toContain("image_url");
     const gone: ConversationMessage[] = [
-      { role: "user", content: "x", attachments: [{ ...stored, path: "uploads/s/missing.png" }] },
+      { role: "user", content: "x", attachments: [{ ...stored, path: `${OWN}/missing.png` }] },
     ];
     expect(JSON.stringify((await outbound("gpt-4o", {}, gone))[1]!.content)).toContain("could not be read");
   });
@@ -119,14 +130,14 @@ describe("per-call image adaptation", () => {
 describe("an image file replaced after it was recorded (the agent's shell can do that)", () => {
   /** A recorded image whose workspace file is now `make(path)`; what the vision model gets. */
   async function sentFor(name: string, make: (file: string) => Promise<unknown>) {
-    const record = Object.freeze({ ...stored, path: `uploads/s/${name}` });
+    const record = Object.freeze({ ...stored, path: `${OWN}/${name}` });
     await make(join(root, record.path));
     const [, user] = await outbound("gpt-4o", {}, [{ role: "user", content: "look", attachments: [record] }]);
     return user?.content;
   }
   /** A text-only message naming the unread file: no image part, nothing of its bytes. */
   const unreadable = (name: string) =>
-    `look\n\n[image: red.png, 4×3 — the file uploads/s/${name} could not be read]\n\n<context>\nctx\n</context>`;
+    `look\n\n[image: red.png, 4×3 — the file ${OWN}/${name} could not be read]\n\n<context>\nctx\n</context>`;
 
   it("by a link to an endless device: refused, nothing read", async () => {
     const fs = await import("node:fs/promises");
@@ -150,6 +161,34 @@ describe("an image file replaced after it was recorded (the agent's shell can do
       unreadable("away.png"),
     );
     await rm(outside, { recursive: true, force: true });
+  });
+
+  it("by a link into another conversation's uploads, or to the service's own files: not read", async () => {
+    const fs = await import("node:fs/promises");
+    await fs.mkdir(join(root, OTHERS), { recursive: true });
+    await copyFile(FIXTURE, join(root, OTHERS, "private.png"));
+    await copyFile(FIXTURE, join(root, "service.db"));
+    expect(
+      await sentFor("theirs.png", (file) => fs.symlink(join(root, OTHERS, "private.png"), file)),
+    ).toEqual(unreadable("theirs.png"));
+    expect(await sentFor("db.png", (file) => fs.symlink(join(root, "service.db"), file))).toEqual(
+      unreadable("db.png"),
+    );
+  });
+});
+
+describe("images recorded in another conversation's uploads", () => {
+  it("are not read for this conversation's turn, though the file is there", async () => {
+    const fs = await import("node:fs/promises");
+    const path = `${OTHERS}/red.png`;
+    await fs.mkdir(join(root, OTHERS), { recursive: true });
+    await copyFile(FIXTURE, join(root, path));
+    const [, user] = await outbound("gpt-4o", {}, [
+      { role: "user", content: "look", attachments: [Object.freeze({ ...stored, path })] },
+    ]);
+    expect(user?.content).toEqual(
+      `look\n\n[image: red.png, 4×3 — the file ${path} could not be read]\n\n<context>\nctx\n</context>`,
+    );
   });
 });
 

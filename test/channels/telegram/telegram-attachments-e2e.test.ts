@@ -13,6 +13,7 @@ import type { VisionSetting } from "../../../src/engine/vision.js";
 import type { FakeBody } from "../../fakes/fake-openai.js";
 import { sessionTestRegistry, ToolRuns } from "../../sessions/helpers/test-tools.js";
 import { engineFactory } from "../../support/session-stack.js";
+import { toolWorkspace } from "../../tools/support/tool-workspace.js";
 import { ALICE, ALICE_DM } from "./harness.js";
 import { type Stack, startStack } from "./stack.js";
 
@@ -31,7 +32,7 @@ function start(vision: VisionSetting, transcription: boolean, fileMaxBytes = 102
     channel: { fileMaxBytes },
     extend: ({ provider, workspaceRoot, openai }) => ({
       createEngine: engineFactory(provider, sessionTestRegistry(new ToolRuns()), undefined, () => ({
-        media: { workspaceRoot, vision },
+        media: { workspace: toolWorkspace({ root: workspaceRoot }), vision },
       })),
       channel: {
         attachments: new AttachmentIntake({
