@@ -38,6 +38,8 @@ const HOUR_MS = 60 * 60 * 1000;
 
 /** The name of the append-only audit log inside the data directory. */
 export const AUDIT_LOG_FILE = "audit.jsonl";
+/** The folder in the data folder that stdio MCP servers run in, one folder each. */
+export const MCP_SERVERS_FOLDER = "mcp-servers";
 
 /** What the conversation shares with the rest of the assembly. */
 export interface ConversationParts {
@@ -147,7 +149,8 @@ export async function createConversation(
     servers: config.tools.mcp_servers,
     onNotice: (message) => mcpLogger.info({ notice: true }, message),
     logger: mcpLogger,
-    cwd: config.workspace.root,
+    // In the data folder, hidden from the sandbox: never the workspace, which commands can write.
+    serversFolder: join(config.data_dir, MCP_SERVERS_FOLDER),
   });
   await mcp.start();
   try {

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -65,6 +66,7 @@ describe("the assembled conversation under coworker start", () => {
   });
 
   it("offers the configured MCP server's tools, caps output tokens, and writes the audit log", async () => {
+    const cwdFile = join(mkdtempSync(join(tmpdir(), "mcp-cwd-")), "cwd");
     fake = await startFakeOpenAI(({ body }) =>
       body.messages.at(-1).role === "tool"
         ? { text: `The server said: ${body.messages.at(-1).content}` }
@@ -80,6 +82,7 @@ describe("the assembled conversation under coworker start", () => {
       `      args: [${JSON.stringify(FIXTURE)}]`,
       // The fixture marks echo readOnlyHint; only a trusted server's hint lets it run unasked.
       "      trust_annotations: true",
+      `      env: { FIXTURE_CWD_FILE: ${JSON.stringify(cwdFile)} }`,
       "",
     ].join("\n");
     const project = makeProject(yaml);
@@ -94,5 +97,7 @@ describe("the assembled conversation under coworker start", () => {
     const auditPath = join(project.dataDir, "audit.jsonl");
     expect(existsSync(auditPath)).toBe(true);
     expect(readFileSync(auditPath, "utf8")).toContain("fixture__echo");
+    // The server ran in a folder of its own in the data folder, not in the workspace commands write.
+    expect(readFileSync(cwdFile, "utf8")).toBe(realpathSync(join(project.dataDir, "mcp-servers", "fixture")));
   });
 });

@@ -1,4 +1,7 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -21,7 +24,11 @@ afterEach(async () => {
 });
 
 /** A manager whose notices can be awaited. */
-function startManager(servers: Record<string, McpServerConfig>, restartInitialMs = 50) {
+function startManager(
+  servers: Record<string, McpServerConfig>,
+  restartInitialMs = 50,
+  serversFolder?: string,
+) {
   const notices: string[] = [];
   const waiters: Array<{ pattern: RegExp; resolve: (message: string) => void }> = [];
   const manager = new McpManager({
@@ -34,6 +41,7 @@ function startManager(servers: Record<string, McpServerConfig>, restartInitialMs
       }
     },
     timing: { restartInitialMs, restartMaxMs: 400, startTimeoutMs: 10_000 },
+    ...(serversFolder === undefined ? {} : { serversFolder }),
   });
   managers.push(manager);
   const nextNotice = (pattern: RegExp) =>
@@ -46,6 +54,27 @@ function byName(tools: AnyTool[], name: string): AnyTool {
   if (!tool) throw new Error(`no tool ${name} in ${tools.map((t) => t.name).join(", ")}`);
   return tool;
 }
+
+describe("where stdio servers run", () => {
+  it("each in a folder of its own under the servers folder, made when missing", async () => {
+    const root = await mkdtemp(join(tmpdir(), "mcp-servers-"));
+    const folder = join(root, "servers");
+    const wrote = (name: string) => join(root, `${name}.cwd`);
+    const { manager } = startManager(
+      {
+        one: stdio([FIXTURE], { env: { FIXTURE_CWD_FILE: wrote("one") } }),
+        two: stdio([FIXTURE], { env: { FIXTURE_CWD_FILE: wrote("two") } }),
+      },
+      50,
+      folder,
+    );
+    await manager.start();
+    expect(manager.status()).toEqual({ one: "ready", two: "ready" });
+    expect(await readFile(wrote("one"), "utf8")).toBe(join(folder, "one"));
+    expect(await readFile(wrote("two"), "utf8")).toBe(join(folder, "two"));
+    await rm(root, { recursive: true, force: true });
+  });
+});
 
 describe("MCP tools (stdio fixture server)", () => {
   it("lists the server's tools as <server>__<tool> with their JSON Schema, category and risk", async () => {

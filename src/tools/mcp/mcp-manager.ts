@@ -3,6 +3,7 @@
  * `onNotice` and the logger, and restarted with backoff — never thrown into the process) and
  * hands out their tools as agent tools.
  */
+import path from "node:path";
 import type { McpServerConfig } from "../../config/schema.js";
 import type { AnyTool } from "../../core/tool.js";
 import {
@@ -20,8 +21,14 @@ export interface McpManagerOptions {
   /** One-line reports for people (server failed, restarting, back again). */
   readonly onNotice?: (message: string) => void;
   readonly logger?: McpLogger;
-  /** Working directory of stdio servers (default: this process's). */
-  readonly cwd?: string;
+  /**
+   * Where stdio servers run: each in `<serversFolder>/<server name>`, made when it starts (default:
+   * this process's working folder). A server runs on the host, outside the shell sandbox, and what
+   * its working folder holds can decide what it runs (`npx` prefers a local node_modules, `python
+   * -m` a local module, a relative command path resolves there): give a folder the agent cannot
+   * write, never the workspace.
+   */
+  readonly serversFolder?: string;
   readonly timing?: Partial<McpConnectionTiming>;
   /** Cap of one tool result (default 30,000 characters). */
   readonly outputMaxChars?: number;
@@ -46,7 +53,15 @@ export class McpManager {
     const notice = options.onNotice ?? (() => undefined);
     this.outputMaxChars = options.outputMaxChars;
     this.connections = Object.entries(options.servers).map(
-      ([name, config]) => new McpServerConnection(name, config, timing, notice, options.logger, options.cwd),
+      ([name, config]) =>
+        new McpServerConnection(
+          name,
+          config,
+          timing,
+          notice,
+          options.logger,
+          options.serversFolder === undefined ? undefined : path.join(options.serversFolder, name),
+        ),
     );
   }
 

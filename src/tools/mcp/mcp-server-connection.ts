@@ -11,6 +11,7 @@
  * schemas (their `pattern`s would run on the event loop, where one that backtracks freezes every
  * chat; results only ever reach the model as text).
  */
+import { mkdir } from "node:fs/promises";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -75,14 +76,17 @@ export class McpServerConnection {
   /** Why the current server was stopped by this side, when it was (it overran the message cap). */
   private stopReason: string | undefined;
 
-  /** `notice` gets one-line, user-facing reports; `cwd` is where stdio servers start. */
+  /**
+   * `notice` gets one-line, user-facing reports; a stdio server starts in `workFolder` (made
+   * when missing), or in this process's working folder without one.
+   */
   constructor(
     readonly name: string,
     readonly config: McpServerConfig,
     private readonly timing: McpConnectionTiming,
     private readonly notice: (message: string) => void,
     private readonly logger: McpLogger | undefined,
-    private readonly cwd: string | undefined,
+    private readonly workFolder: string | undefined,
   ) {}
 
   /** Current state. */
@@ -162,13 +166,14 @@ export class McpServerConnection {
       });
     }
     const { CappedStdioClientTransport } = await import("./capped-stdio-transport.js");
+    if (this.workFolder) await mkdir(this.workFolder, { recursive: true, mode: 0o700 });
     const transport = new CappedStdioClientTransport(
       {
         command: this.config.command,
         args: [...this.config.args],
         env: cleanEnv(this.config.env),
         stderr: "pipe",
-        ...(this.cwd ? { cwd: this.cwd } : {}),
+        ...(this.workFolder ? { cwd: this.workFolder } : {}),
       },
       MCP_RESPONSE_MAX_BYTES,
     );
