@@ -5,7 +5,10 @@
  * actions, the /coworker command, and HTTP's url_verification — each validated far enough that
  * Bolt's own routing cannot throw on it. Everything else is refused with a kind for the log, and
  * is acknowledged by the caller (a slash command also gets a short reply). Deliveries from
- * another team or enterprise (Slack Connect) are refused unless `allowExternal`.
+ * another team or enterprise (Slack Connect) are refused unless `allowExternal`. On an Enterprise
+ * Grid installation the other workspaces of its enterprise count as its own, except in a channel
+ * shared with other organisations: an event there names only the sender's team, which cannot be
+ * told apart from another organisation's, so only the installation's own team passes.
  */
 import { z } from "zod";
 
@@ -75,6 +78,8 @@ const eventCallbackSchema = z.looseObject({
   api_app_id: z.string().optional(),
   event_id: z.string().max(200).optional(),
   is_enterprise_install: z.boolean().optional(),
+  /** The event happened in a channel shared with other organisations (Slack Connect). */
+  is_ext_shared_channel: z.boolean().optional(),
   authorizations: z.array(authorizationSchema).optional(),
   event: eventSchema,
 });
@@ -128,16 +133,21 @@ const refuse = (kind: string, reply?: string): Screening =>
   reply === undefined ? { pass: false, kind } : { pass: false, kind, reply };
 const pass = (body: BodyKind): Screening => ({ pass: true, body });
 
-/** Whether the teams and enterprises named by a delivery are all the installation's own. */
+/**
+ * Whether the teams and enterprises named by a delivery are all the installation's own. In a
+ * channel shared with other organisations (`externallyShared`), only the installation's own team
+ * is, whatever enterprise the delivery names (module comment).
+ */
 export function isOwnInstallation(
   installation: Installation,
   teams: readonly (string | null | undefined)[],
   enterprises: readonly (string | null | undefined)[],
+  externallyShared = false,
 ): boolean {
   const named = enterprises.filter((e): e is string => typeof e === "string" && e.length > 0);
   if (named.some((e) => e !== installation.enterpriseId)) return false;
   // Within the installation's own Enterprise Grid, workspaces of the same enterprise belong.
-  if (installation.enterpriseId !== undefined && named.length > 0) return true;
+  if (installation.enterpriseId !== undefined && named.length > 0 && !externallyShared) return true;
   return teams.every((t) => t === undefined || t === null || t === "" || t === installation.teamId);
 }
 
@@ -151,15 +161,20 @@ export function screenSlackBody(
   options: { readonly allowExternal: boolean; readonly http?: boolean },
 ): Screening {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return refuse("malformed_body");
-  const own = (teams: (string | null | undefined)[], enterprises: (string | null | undefined)[]) =>
-    options.allowExternal || isOwnInstallation(installation, teams, enterprises);
+  const own = (
+    teams: (string | null | undefined)[],
+    enterprises: (string | null | undefined)[],
+    externallyShared?: boolean,
+  ) => options.allowExternal || isOwnInstallation(installation, teams, enterprises, externallyShared);
   const type = (body as { type?: unknown }).type;
   if (type === "event_callback") {
     const parsed = eventCallbackSchema.safeParse(body);
     if (!parsed.success) return refuse(eventKind(body));
     const { event } = parsed.data;
     const teams = [parsed.data.team_id, event.team, event.user_team, event.source_team];
-    return own(teams, [parsed.data.enterprise_id]) ? pass("event_callback") : refuse("external_team");
+    return own(teams, [parsed.data.enterprise_id], parsed.data.is_ext_shared_channel)
+      ? pass("event_callback")
+      : refuse("external_team");
   }
   if (type === "block_actions") {
     const parsed = blockActionsSchema.safeParse(body);

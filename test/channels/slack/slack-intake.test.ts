@@ -67,6 +67,28 @@ describe("screenSlackBody", () => {
     expect(isOwnInstallation(grid, ["T1"], ["E2"])).toBe(false);
     expect(isOwnInstallation({ teamId: "T1" }, ["T1", undefined, null, ""], [null])).toBe(true);
   });
+
+  it("on an Enterprise Grid, admits only its own team in a channel shared with other organisations", () => {
+    const grid = { teamId: "T0001", enterpriseId: "E0001" };
+    // A partner's message in a Slack Connect channel, delivered in the installation's envelope.
+    const partner = {
+      ...t.event,
+      team_id: "T0001",
+      enterprise_id: "E0001",
+      is_ext_shared_channel: true,
+      event: { ...t.event.event, team: "T0PARTNER", user_team: "T0PARTNER", source_team: "T0PARTNER" },
+    };
+    expect(screenSlackBody(partner, grid, { allowExternal: false })).toMatchObject({
+      pass: false,
+      kind: "external_team",
+    });
+    expect(screenSlackBody(partner, grid, { allowExternal: true })).toMatchObject({ pass: true });
+    const ownTeam = { ...partner, event: { ...t.event.event, team: "T0001", user_team: "T0001" } };
+    expect(screenSlackBody(ownTeam, grid, { allowExternal: false })).toMatchObject({ pass: true });
+    // Outside shared channels a sibling workspace of the enterprise is still its own.
+    const sibling = { ...partner, is_ext_shared_channel: false };
+    expect(screenSlackBody(sibling, grid, { allowExternal: false })).toMatchObject({ pass: true });
+  });
 });
 
 describe("Slack intake end to end", () => {
