@@ -3,8 +3,12 @@
  * errors, fetch errors, mid-stream error payloads) into a `ProviderError` with a short friendly
  * message, says whether a retry could help, and reads Retry-After. Also normalises error bodies
  * from servers that put the error at the top level (older vLLM) so the SDK sees the message.
+ * A failure's message is posted into the thread, so what it quotes of the server (its reason, the
+ * endpoint's URL) is scrubbed of token-shaped text first: a proxy may echo the key it was sent,
+ * and a base URL may carry a password.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
+import { scrubSecrets } from "../../logging/redact.js";
 import { ContextOverflowError, ProviderError, type ProviderErrorKind } from "./provider.js";
 
 /** What the error mapping needs to name the failure. */
@@ -48,7 +52,7 @@ export function classifyFailure(error: unknown, ctx: FailureContext): Failure {
   }
   if (error instanceof APIConnectionError) {
     const code = causeCode(error);
-    const text = `Could not connect to the model endpoint at ${ctx.baseURL}${code ? ` (${code})` : ""}.`;
+    const text = `Could not connect to the model endpoint at ${endpoint(ctx)}${code ? ` (${code})` : ""}.`;
     return retryable(providerError("connection", text, error));
   }
   if (error instanceof APIError) {
@@ -61,7 +65,7 @@ export function classifyFailure(error: unknown, ctx: FailureContext): Failure {
   }
   // undici reports a connection lost mid-body as TypeError("terminated"); sockets as E* codes.
   if (error instanceof TypeError || NETWORK_CODE.test(causeCode(error) ?? "")) {
-    const text = `The connection to the model endpoint at ${ctx.baseURL} dropped mid-response.`;
+    const text = `The connection to the model endpoint at ${endpoint(ctx)} dropped mid-response.`;
     return retryable(providerError("connection", text, error));
   }
   const message = error instanceof Error ? error.message : String(error);
@@ -79,7 +83,7 @@ function fromStatus(error: APIError, status: number, ctx: FailureContext): Failu
     return final(new ProviderError("auth", text, status, options));
   }
   if (status === 404) {
-    const text = `Model "${ctx.model}" was not found at ${ctx.baseURL} (HTTP 404). Check the model name and base URL.`;
+    const text = `Model "${ctx.model}" was not found at ${endpoint(ctx)} (HTTP 404). Check the model name and base URL.`;
     return final(new ProviderError("bad_request", text, status, options));
   }
   if (status === 429 && code === "insufficient_quota") {
@@ -177,8 +181,14 @@ function final(error: ProviderError): Failure {
   return { error, retryable: false, retryAfterMs: undefined };
 }
 
+/** The endpoint's URL as a message may show it. */
+function endpoint(ctx: FailureContext): string {
+  return scrubSecrets(ctx.baseURL);
+}
+
+/** Server text as a message may quote it: one line, scrubbed, at most DETAIL_LIMIT characters. */
 function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, " ").trim();
+  const oneLine = scrubSecrets(text.replace(/\s+/g, " ").trim());
   return oneLine.length > DETAIL_LIMIT ? `${oneLine.slice(0, DETAIL_LIMIT - 1)}…` : oneLine;
 }
 

@@ -42,6 +42,15 @@ describe("OpenAIProvider HTTP errors", () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it("shows the endpoint without the password its URL carries", async () => {
+    // Nothing answers there (the network is isolated): the failure names the endpoint.
+    const { provider } = testProvider({ baseURL: "http://proxy-user:hunter2-secret@127.0.0.1:9/v1" });
+    const { error } = await collect(provider.stream(request({ model: "m" })));
+    expect((error as Error).message).toBe(
+      "Could not connect to the model endpoint at http://proxy-user:[redacted]@127.0.0.1:9/v1.",
+    );
+  });
+
   it("names the model on a 404", async () => {
     nock(HOST).post(PATH).reply(404, { error: "model 'qwen3:99b' not found" });
     const { provider } = testProvider();
@@ -96,6 +105,17 @@ describe("OpenAIProvider HTTP errors", () => {
     expect(error).toMatchObject({ kind: "bad_request", recoverable: false });
     expect((error as Error).message).toBe(
       'The model endpoint rejected the request (HTTP 400): "auto" tool choice requires --enable-auto-tool-choice',
+    );
+  });
+
+  it("scrubs what it quotes of the server: a key a proxy echoes back never reaches the thread", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(400, { error: { message: "bad header Authorization: Bearer sk-proj-abcdefghijklmnop1234" } });
+    const { provider } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect((error as Error).message).toBe(
+      "The model endpoint rejected the request (HTTP 400): bad header Authorization: Bearer [redacted]",
     );
   });
 
