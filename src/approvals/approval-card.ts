@@ -3,9 +3,11 @@
  * its open form (buttons) and its settled form (no buttons, an outcome line saying who decided).
  * An approval asked for in a turn woken by channel content says so in its title and body and
  * quotes the channel content that started the turn, so nobody approves it as their own request.
+ * A card its requester may not approve (it would loosen the session) says who may.
  */
 import type { AlwaysOption } from "../core/events.js";
 import type { Card, CardBlock, CardButton } from "../core/card.js";
+import { loosenersOnlyNote } from "./authorisation.js";
 import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.js";
 
 /** Approval card actions besides the always options. */
@@ -55,6 +57,12 @@ function detailBlock(detail: PendingApproval["detail"]): CardBlock | undefined {
   return { kind: "text", text: detail.text };
 }
 
+/** While open, who may decide when the requester may not (authorisation.ts): a block saying so. */
+function deciders(item: PendingItem): CardBlock[] {
+  const note = item.status === "pending" ? loosenersOnlyNote(item) : undefined;
+  return note ? [{ kind: "text", text: note }] : [];
+}
+
 /** What tells people an approval comes from channel content, and which content. */
 export const CHANNEL_CONTENT_WARNING =
   "Nobody here asked for this: the turn was triggered by channel content — messages other people wrote in a watched channel. Approve only if you want it to happen.";
@@ -72,6 +80,7 @@ export function approvalCard(item: PendingApproval): Card {
   if (item.provenanceQuote !== undefined)
     blocks.push({ kind: "quote", text: `Triggered by channel content: ${item.provenanceQuote}` });
   else if (item.reason) blocks.push({ kind: "quote", text: item.reason });
+  blocks.push(...deciders(item));
   blocks.push({
     kind: "fields",
     fields: [
@@ -128,6 +137,7 @@ export function planCard(item: PendingPlan): Card {
     title: "Plan proposed",
     blocks: [
       { kind: "text", text: item.plan },
+      ...deciders(item),
       { kind: "fields", fields: [expiryField(item)] },
     ],
     buttons: open

@@ -4,7 +4,8 @@
  * "telegram:4567") so an id on one platform never authorises someone on another. Loosening a
  * session (a standing "always" grant, a switch to a less safe mode) is narrower: in a DM only its
  * owner; in a shared thread (Slack channel thread, Telegram group or topic) the configured
- * approvers, or — when none is configured — the person who started the session.
+ * approvers, or — when none is configured — the person who started the session. Approving a plan
+ * loosens too (it leaves read-only plan mode); a card its requester may not approve says who may.
  */
 import { z } from "zod";
 import type { ThreadTarget } from "../core/thread-target.js";
@@ -84,9 +85,21 @@ export function loosenersFor(
   return Object.freeze(configured.length > 0 ? [...new Set(configured)] : starter);
 }
 
-/** Card actions that loosen the session: a standing grant, or a plan approved into auto mode. */
+/** Who may loosen a session in a shared thread, in words (refusals and cards). */
+const LOOSENERS = "a configured approver (or, without one, whoever started the session)";
+
+/**
+ * Card actions that loosen the session: a standing grant, or approving a plan — a plan is proposed
+ * only in read-only plan mode, so its approval (into interactive or auto mode) always lets more run
+ * unasked, for the rest of the turn and for the session.
+ */
 function loosens(action: string): boolean {
-  return action.startsWith("always_") || action === "readonly_session" || action === "plan_auto";
+  return (
+    action.startsWith("always_") ||
+    action === "readonly_session" ||
+    action === "plan_interactive" ||
+    action === "plan_auto"
+  );
 }
 
 /**
@@ -94,19 +107,48 @@ function loosens(action: string): boolean {
  * when it does not loosen or they may. Items stored before `mayLoosen`: the requester only.
  */
 export function loosenRefusal(
-  item: Pick<PendingItem, "mayLoosen" | "requester">,
+  item: Pick<PendingItem, "kind" | "mayLoosen" | "requester">,
   action: string,
   platform: string,
   userId: string,
 ): string | undefined {
   if (!loosens(action)) return undefined;
-  const allowed = item.mayLoosen ?? [qualifiedUserId(item.requester.platform, item.requester.userId)];
-  return mayDecide(allowed, platform, userId) ? undefined : LOOSEN_REFUSAL;
+  if (mayDecide(loosenersOf(item), platform, userId)) return undefined;
+  return item.kind === "plan" ? planLoosenersOnly(item.requester.name) : LOOSEN_REFUSAL;
 }
 
 /** The refusal for a person who may not loosen the session. */
-export const LOOSEN_REFUSAL =
-  "Standing permissions and auto mode are for the session's owner — in a shared thread, a configured approver (or, without one, whoever started the session). You can still approve this once.";
+export const LOOSEN_REFUSAL = `Standing permissions and auto mode are for the session's owner — in a shared thread, ${LOOSENERS}. You can still approve this once.`;
+
+/** Why only those who may loosen the session decide a call that steers every later session. */
+export const STEERING_LOOSENERS_ONLY = `This changes what steers every later session, so only ${LOOSENERS} can decide it.`;
+
+/** Why only those who may loosen the session approve a plan; `requester` may still reject it. */
+function planLoosenersOnly(requester: string): string {
+  return `Approving this plan takes the session out of read-only plan mode, so only ${LOOSENERS} can approve it. ${requester} can still reject it or reply with changes.`;
+}
+
+/**
+ * What a card says about who may decide it when its requester may not — a call that steers every
+ * later session, or a plan whose requester may not loosen the session — undefined otherwise.
+ */
+export function loosenersOnlyNote(item: PendingItem): string | undefined {
+  const { requester } = item;
+  if (item.kind === "approval")
+    return mayDecide(item.allowedApprovers, requester.platform, requester.userId)
+      ? undefined
+      : STEERING_LOOSENERS_ONLY;
+  if (item.kind === "plan")
+    return mayDecide(loosenersOf(item), requester.platform, requester.userId)
+      ? undefined
+      : planLoosenersOnly(requester.name);
+  return undefined;
+}
+
+/** Who may loosen the session of `item`; for items stored before `mayLoosen`, the requester. */
+function loosenersOf(item: Pick<PendingItem, "mayLoosen" | "requester">): readonly string[] {
+  return item.mayLoosen ?? [qualifiedUserId(item.requester.platform, item.requester.userId)];
+}
 
 /** Whether the presser (platform + platform user id) is on the item's allowed list. */
 export function mayDecide(allowed: readonly string[], platform: string, userId: string): boolean {

@@ -7,7 +7,7 @@
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import { validActions } from "./approval-card.js";
-import { loosenRefusal, mayDecide } from "./authorisation.js";
+import { loosenRefusal, mayDecide, STEERING_LOOSENERS_ONLY } from "./authorisation.js";
 import type { PendingSettler } from "./pending-settler.js";
 import type { ParkedLookup, Settled, TextAnswer } from "./pending-hub-types.js";
 import { deliveriesOf, type PendingItem, type PendingPerson } from "./pending-item.js";
@@ -129,5 +129,5 @@ function whoMayDecide(item: PendingItem): string {
   const { requester } = item;
   if (mayDecide(item.allowedApprovers, requester.platform, requester.userId))
     return `Only ${requester.name} or a configured approver can decide this.`;
-  return "This changes what steers every later session, so only a configured approver (or, without one, whoever started the session) can decide it.";
+  return STEERING_LOOSENERS_ONLY;
 }

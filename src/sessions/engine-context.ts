@@ -2,7 +2,7 @@
  * EngineContext: what the session layer hands the engine factory for one session — the
  * session's identity and thread, its live grants and facts, the durable person-facing
  * collaborators (approver, asker, plan approver), history persistence, the audit sink and the
- * mode callback. The factory (assembled by the application) adds provider, tools and policy.
+ * mode callback (a plan approval's switch, recorded as its approver's). The factory (assembled by the application) adds provider, tools and policy.
  * `engineContextOf` wires a live session to the layer's shared services.
  */
 import type { ApprovalService } from "../approvals/approval-service.js";
@@ -17,7 +17,7 @@ import type { ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js
 import type { SessionTurnEngine } from "../engine/session-turn-engine.js";
 import type { TurnPersistence } from "../engine/turn-engine.js";
 import type { SessionFacts } from "../core/tool.js";
-import type { ThreadTarget } from "../core/thread-target.js";
+import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
 
 export interface EngineContext {
@@ -72,6 +72,14 @@ export function engineContextOf(live: LiveSession, services: EngineServices): En
       : {}),
     parked: live.parkedTurn(),
   });
+  // The engine switches the mode only right after a plan approval: the switch is the approver's.
+  const plans = services.approvals.planApproverFor(context);
+  let approvedBy: PlatformUser | undefined;
+  const planApprover: PlanApprover = async (proposal, signal) => {
+    const verdict = await plans(proposal, signal);
+    approvedBy = verdict.approvedBy && { id: verdict.approvedBy.userId, name: verdict.approvedBy.name };
+    return verdict;
+  };
   return {
     sessionId: live.id,
     target: live.record.target,
@@ -79,10 +87,17 @@ export function engineContextOf(live: LiveSession, services: EngineServices): En
     facts: live.facts,
     approver: services.approvals.approverFor(context),
     asker: services.questions.askerFor(context),
-    planApprover: services.approvals.planApproverFor(context),
+    planApprover,
     persistence: live.persistence,
     audit: services.audit,
-    onModeChange: (mode) => void live.update((r) => ({ ...r, mode })),
+    onModeChange: (mode) => {
+      const setBy = approvedBy;
+      void live.update(({ modeSetBy: _earlier, ...r }) => ({
+        ...r,
+        mode,
+        ...(setBy ? { modeSetBy: setBy } : {}),
+      }));
+    },
     mode: live.record.mode,
     reviewerDenials: services.denials.reporterFor(context),
   };

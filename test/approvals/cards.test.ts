@@ -59,6 +59,19 @@ describe("approval card", () => {
     expect(card.outcome).toBeUndefined();
   });
 
+  it("a call only those who may loosen the session decide says so, while it is open", () => {
+    const steering: PendingApproval = { ...approval, allowedApprovers: ["slack:U_BOSS"], alwaysOptions: [] };
+    expect(approvalCard(steering).blocks).toContainEqual({
+      kind: "text",
+      text: "This changes what steers every later session, so only a configured approver (or, without one, whoever started the session) can decide it.",
+    });
+    const at = "2026-01-02T03:05:00.000Z";
+    const decided = approvalCard({ ...steering, status: "decided", decision: { action: "once", at } });
+    expect(decided.blocks.filter((b) => b.kind === "text")).toEqual([
+      { kind: "text", text: "run_command ls -la" },
+    ]);
+  });
+
   it("renders diffs, URLs and untrusted provenance", () => {
     const diff = approvalCard({
       ...approval,
@@ -116,6 +129,29 @@ describe("plan card", () => {
       decision: { action: "plan_auto", by, at: common.createdAt },
     });
     expect(auto.outcome).toBe("Approved (auto mode) by Ana");
+  });
+
+  it("says who may approve it when its requester may not loosen the session, while it is open", () => {
+    const shared: PendingPlan = { ...plan, mayLoosen: ["slack:U_BOSS"] };
+    expect(planCard(shared).blocks).toEqual([
+      { kind: "text", text: "1. edit a\n2. test" },
+      {
+        kind: "text",
+        text: "Approving this plan takes the session out of read-only plan mode, so only a configured approver (or, without one, whoever started the session) can approve it. Ana can still reject it or reply with changes.",
+      },
+      { kind: "fields", fields: [{ label: "Expires", value: "2026-01-03 03:04:05 UTC" }] },
+    ]);
+    const by = { platform: "slack", userId: "U_BOSS", name: "Boss" };
+    const decided = planCard({
+      ...shared,
+      status: "decided",
+      decision: { action: "plan_interactive", by, at: common.createdAt },
+    });
+    expect(decided.blocks).toHaveLength(2);
+    expect(decided.outcome).toBe("Approved (ask first) by Boss");
+    // The requester may loosen (a DM's owner, the approver, a card stored before `mayLoosen`): no note.
+    expect(planCard({ ...plan, mayLoosen: ["slack:U1"] }).blocks).toHaveLength(2);
+    expect(planCard(plan).blocks).toHaveLength(2);
   });
 });
 

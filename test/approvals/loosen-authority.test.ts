@@ -52,24 +52,34 @@ describe("loosenersFor", () => {
 
   it("refuses only loosening actions by people not on the list", () => {
     const item = {
+      kind: "approval" as const,
       mayLoosen: ["slack:U_BOSS"],
       requester: { platform: "slack", userId: ANA.id, name: "Ana" },
     };
-    for (const action of [
-      "always_tool",
-      "always_command",
-      "always_domain",
-      "readonly_session",
-      "plan_auto",
-    ]) {
+    for (const action of ["always_tool", "always_command", "always_domain", "readonly_session"]) {
       expect(loosenRefusal(item, action, "slack", ANA.id)).toBe(LOOSEN_REFUSAL);
       expect(loosenRefusal(item, action, "slack", BOSS.id)).toBeUndefined();
     }
-    for (const action of ["once", "deny", "plan_interactive", "plan_reject"])
+    for (const action of ["once", "deny"])
       expect(loosenRefusal(item, action, "slack", ANA.id)).toBeUndefined();
-    const legacy = { requester: item.requester };
+    const legacy = { kind: "approval" as const, requester: item.requester };
     expect(loosenRefusal(legacy, "always_tool", "slack", ANA.id)).toBeUndefined();
     expect(loosenRefusal(legacy, "always_tool", "slack", BOSS.id)).toBe(LOOSEN_REFUSAL);
+  });
+
+  it("counts approving a plan, into either mode, as loosening: it leaves read-only plan mode", () => {
+    const plan = {
+      kind: "plan" as const,
+      mayLoosen: ["slack:U_BOSS"],
+      requester: { platform: "slack", userId: ANA.id, name: "Ana" },
+    };
+    for (const action of ["plan_interactive", "plan_auto"]) {
+      expect(loosenRefusal(plan, action, "slack", ANA.id)).toMatch(
+        /^Approving this plan takes the session out of read-only plan mode, so only a configured approver \(or, without one, whoever started the session\) can approve it\. Ana can still reject it/,
+      );
+      expect(loosenRefusal(plan, action, "slack", BOSS.id)).toBeUndefined();
+    }
+    expect(loosenRefusal(plan, "plan_reject", "slack", ANA.id)).toBeUndefined();
   });
 
   it("knows which mode switches loosen", () => {

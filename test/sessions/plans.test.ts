@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { planRejected } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
+import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
 
 async function planCardOf(h: Harness) {
   const out = h.outputs.for(thread());
@@ -22,7 +22,57 @@ describe("plan proposals", () => {
     await pressCard(h, card, "plan_auto", BOSS);
     await h.manager.idle();
     expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe("Approved (auto mode) by Boss");
-    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: auto/);
+    // The switch is the approver's: `status` credits Boss, not Ana who set plan mode.
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: auto \(set by Boss\)/);
+  });
+
+  it("in a shared thread, approving a plan is for those who may loosen the session, not its requester", async () => {
+    const h = await makeHarness({
+      steps: [
+        textStep("hello"),
+        toolStep(["p1", "propose_plan", { plan: "1. write a note" }]),
+        textStep("on it"),
+      ],
+    });
+    await h.manager.receive(message("hi", { user: ANA }));
+    await h.manager.idle();
+    await h.manager.command(thread(), ANA, "mode", ["plan"]);
+    await h.manager.receive(message("plan something", { user: BEN }));
+    const card = await planCardOf(h);
+    // The card says who may approve it; Ben may still reject it or reply with changes.
+    expect(card.blocks).toContainEqual({
+      kind: "text",
+      text: expect.stringMatching(
+        /^Approving this plan takes the session out of read-only plan mode, so only a configured approver/,
+      ),
+    });
+    for (const action of ["plan_interactive", "plan_auto"])
+      expect(await pressCard(h, card, action, BEN)).toMatchObject({
+        status: "not_allowed",
+        message: expect.stringMatching(/Ben can still reject it or reply with changes/),
+      });
+    expect(await h.manager.command(thread(), BEN, "approve", [card.pendingId])).toMatch(
+      /^Approving this plan takes/,
+    );
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: plan \(set by Ana\)/);
+    expect(await pressCard(h, card, "plan_interactive", BOSS)).toMatchObject({ status: "accepted" });
+    await h.manager.idle();
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: interactive \(set by Boss\)/);
+  });
+
+  it("in a DM, its owner approves their own plan", async () => {
+    const dm = thread("1700000000.000100", "D1");
+    const h = await makeHarness({
+      steps: [toolStep(["p1", "propose_plan", { plan: "1. write a note" }]), textStep("on it")],
+    });
+    await h.manager.command(dm, ANA, "mode", ["plan"]);
+    await h.manager.receive(message("plan the change", { target: dm }));
+    const out = h.outputs.for(dm);
+    const card = await h.outputs.until(() => out.latestCards.find((c) => c.kind === "plan"), "plan card");
+    expect(card.blocks.filter((b) => b.kind === "text")).toEqual([{ kind: "text", text: "1. write a note" }]);
+    expect(await pressCard(h, card, "plan_interactive", ANA)).toMatchObject({ status: "accepted" });
+    await h.manager.idle();
+    expect(await h.manager.command(dm, ANA, "status", [])).toMatch(/Mode: interactive \(set by Ana\)/);
   });
 
   it("a reply from the requester rejects the plan with that feedback", async () => {
