@@ -10,7 +10,7 @@
  */
 import { type ParkedTurn, parkTurn } from "../approvals/parked-turn.js";
 import type { PermissionMode } from "../core/modes.js";
-import { type PlatformUser, type ThreadTarget, sessionKeyOf } from "../core/thread-target.js";
+import { type ThreadTarget, sessionKeyOf } from "../core/thread-target.js";
 import { LiveSession, type LiveSessionStores } from "./live-session.js";
 import { LruCache } from "./lru.js";
 import type { TurnEndSaves } from "./turn-end-saves.js";
@@ -35,6 +35,9 @@ export interface SessionCacheOptions {
    */
   readonly sharedIndex?: boolean;
 }
+
+/** What a fresh session takes over from the one it replaces ("new"). */
+type CarriedOver = Partial<Pick<SessionRecord, "startedBy" | "mode" | "modeSetBy">>;
 
 /** The live sessions of this process. */
 export class SessionCache {
@@ -111,13 +114,21 @@ export class SessionCache {
   /**
    * Start a fresh session for the thread in place of its current one, `previous` ("new"); the old
    * one stays readable by id. The thread's starter carries over: whoever types "new" in a shared
-   * thread does not become the person who may loosen it. Rejects with a StaleFenceError when this
-   * process may not replace `previous` (nothing is written then; see SessionRecords.replace).
+   * thread does not become the person who may loosen it. The fresh session takes the default mode,
+   * or with `keepMode` `previous`'s (and who set it) — for a "new" by someone who may not loosen
+   * the session when the default is less safe. Rejects with a StaleFenceError when this process
+   * may not replace `previous` (nothing is written then; see SessionRecords.replace).
    */
-  async renew(target: ThreadTarget, previous: LiveSession): Promise<LiveSession> {
-    const record = this.newRecord(target, previous.record.startedBy);
+  async renew(target: ThreadTarget, previous: LiveSession, keepMode = false): Promise<LiveSession> {
+    const { startedBy, mode, modeSetBy } = previous.record;
+    const record = this.newRecord(target, { startedBy, ...(keepMode ? { mode, modeSetBy } : {}) });
     await this.options.stores.records.replace(previous.record, record);
     return this.makeCurrent(sessionKeyOf(target), this.remember(this.created(record)));
+  }
+
+  /** The mode a fresh session starts in unless "new" keeps the previous one's. */
+  get defaultMode(): PermissionMode {
+    return this.options.defaults.mode;
   }
 
   /** Sessions in memory now. */
@@ -150,17 +161,18 @@ export class SessionCache {
     return this.lru.size;
   }
 
-  private newRecord(target: ThreadTarget, startedBy?: PlatformUser): SessionRecord {
+  private newRecord(target: ThreadTarget, carried: CarriedOver = {}): SessionRecord {
     const { stores, defaults } = this.options;
     return newSessionRecord({
       id: this.options.newId(),
       key: sessionKeyOf(target),
       target,
-      mode: defaults.mode,
+      mode: carried.mode ?? defaults.mode,
       provider: defaults.provider,
       model: defaults.model,
       now: stores.now(),
-      startedBy,
+      startedBy: carried.startedBy,
+      modeSetBy: carried.modeSetBy,
     });
   }
 

@@ -55,6 +55,12 @@ function decidesItem(command: ThreadCommand): boolean {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/** Why `user` may not switch `live` to the less safe `mode`: who may. */
+function ownerOnly(live: LiveSession, user: PlatformUser, mode: PermissionMode): string {
+  const starter = live.record.startedBy ?? user;
+  return `Only the session's owner can switch it to ${mode} mode — in a shared thread, a configured approver (or, without one, ${starter.name}, who started the session).`;
+}
+
 /** Executes parsed thread commands. */
 export class ThreadCommands {
   constructor(private readonly deps: ThreadCommandsDeps) {}
@@ -95,7 +101,7 @@ export class ThreadCommands {
       case "stop":
         return this.stop(live);
       case "new":
-        return this.renew(target, live);
+        return this.renew(target, user, live);
       case "approve":
       case "deny":
         return this.decide(target, user, command.id, command.name);
@@ -151,12 +157,17 @@ export class ThreadCommands {
     user: PlatformUser,
     mode: PermissionMode,
   ): Promise<string> {
-    const starter = live.record.startedBy ?? user;
-    const allowed = loosenersFor(this.deps.approvals, live.record.target, starter.id);
-    if (loosensMode(live.record.mode, mode) && !mayDecide(allowed, target.platform, user.id))
-      return `Only the session's owner can switch it to ${mode} mode — in a shared thread, a configured approver (or, without one, ${starter.name}, who started the session).`;
+    if (loosensMode(live.record.mode, mode) && !this.mayLoosen(live, target, user))
+      return ownerOnly(live, user, mode);
     await live.update((r) => ({ ...r, mode, modeSetBy: user, startedBy: r.startedBy ?? user }));
     return `Mode set to ${mode}${live.activeTurn ? " (from the next turn)" : ""}.`;
+  }
+
+  /** Whether `user` may loosen `live` (see authorisation.ts); nobody started it yet: they would. */
+  private mayLoosen(live: LiveSession, target: ThreadTarget, user: PlatformUser): boolean {
+    const starter = live.record.startedBy ?? user;
+    const allowed = loosenersFor(this.deps.approvals, live.record.target, starter.id);
+    return mayDecide(allowed, target.platform, user.id);
   }
 
   private async stop(live: LiveSession | undefined): Promise<string> {
@@ -182,20 +193,38 @@ export class ThreadCommands {
    * "new": a thread without a session gets one as a message would start it — with several
    * processes claimed in one step, so when another process started the thread's session first,
    * that one (just started) is the fresh session. A thread's session is retired and replaced
-   * where it is held; one this process let go of meanwhile is left alone.
+   * where it is held; one this process let go of meanwhile is left alone. The fresh session takes
+   * the default mode — unless that is less safe than the old one's and `user` may not loosen the
+   * session: then it keeps the old mode, so "new" is no way around `mode`.
    */
-  private async renew(target: ThreadTarget, old: LiveSession | undefined): Promise<string> {
-    const fresh = old ? await this.replace(target, old) : await this.deps.cache.forTarget(target);
+  private async renew(
+    target: ThreadTarget,
+    user: PlatformUser,
+    old: LiveSession | undefined,
+  ): Promise<string> {
+    const { cache } = this.deps;
+    const keepMode =
+      old !== undefined &&
+      loosensMode(old.record.mode, cache.defaultMode) &&
+      !this.mayLoosen(old, target, user);
+    const fresh = old ? await this.replace(target, old, keepMode) : await cache.forTarget(target);
     if (!fresh) return "Another process holds this thread's session now: send `new` again to start afresh.";
-    return `Started a new session (${fresh.id}). Mode ${fresh.record.mode}, model ${fresh.record.model}.`;
+    const { id, mode, model } = fresh.record;
+    if (!old || !keepMode) return `Started a new session (${id}). Mode ${mode}, model ${model}.`;
+    return `Started a new session (${id}), model ${model}. Mode ${mode} kept from the previous session: ${ownerOnly(old, user, cache.defaultMode)}`;
   }
 
   /**
    * Retire the thread's session `old` — its queue dropped, its turn stopped, its cards closed —
-   * and make a fresh one the thread's; undefined when this process may not (does not hold `old`,
-   * or lost it meanwhile: `old` is still the thread's session then).
+   * and make a fresh one the thread's (in `old`'s mode with `keepMode`); undefined when this
+   * process may not (does not hold `old`, or lost it meanwhile: `old` is still the thread's
+   * session then).
    */
-  private async replace(target: ThreadTarget, old: LiveSession): Promise<LiveSession | undefined> {
+  private async replace(
+    target: ThreadTarget,
+    old: LiveSession,
+    keepMode: boolean,
+  ): Promise<LiveSession | undefined> {
     const { cache, mayReplace } = this.deps;
     if (mayReplace?.(old.id) === false) return undefined;
     old.retired = true;
@@ -204,7 +233,7 @@ export class ThreadCommands {
       if (old.record.queue.length > 0) await old.update((r) => ({ ...r, queue: [] }));
       if (old.activeTurn) old.engine.interrupt();
       await this.deps.hub.cancelSession(old.id, "a new session was started");
-      return await cache.renew(target, old);
+      return await cache.renew(target, old, keepMode);
     } catch (error) {
       old.retired = false;
       if (error instanceof StaleFenceError) return undefined;

@@ -36,6 +36,8 @@ export interface QueuedMessage {
   readonly channelContent?: ChannelContent;
   /** A scheduled task's run (or a wake-up): the task it serves, told its result when the turn ends. */
   readonly scheduledRun?: ScheduledRunMeta;
+  /** The text is the agent's own note, not a person's message (core/agent-note.ts). */
+  readonly agentNote?: boolean;
   /**
    * The delivery's dedupe keys: a redelivery of a queued message is recognised from the queue, and
    * the keys are recorded as seen before the message leaves the queue.
@@ -112,6 +114,7 @@ export const sessionRecordSchema = z.object({
       steered: z.boolean().optional(),
       channelContent: channelContentSchema.optional(),
       scheduledRun: z.object({ taskId: z.string(), dueAt: z.string() }).optional(),
+      agentNote: z.boolean().optional(),
       dedupeKeys: z.array(z.string()).optional(),
       targetExtra: targetExtraSchema.optional(),
     }),
@@ -137,6 +140,8 @@ export function newSessionRecord(input: {
   readonly now: Date;
   /** Who started the thread's conversation, when this session replaces an earlier one ("new"). */
   readonly startedBy?: PlatformUser | undefined;
+  /** Who set `mode`, when this session keeps the mode of the one it replaces. */
+  readonly modeSetBy?: PlatformUser | undefined;
 }): SessionRecord {
   const at = input.now.toISOString();
   return Object.freeze({
@@ -153,6 +158,7 @@ export function newSessionRecord(input: {
     downloadedFiles: [],
     queue: [],
     ...(input.startedBy ? { startedBy: input.startedBy } : {}),
+    ...(input.modeSetBy ? { modeSetBy: input.modeSetBy } : {}),
     createdAt: at,
     updatedAt: at,
   });

@@ -266,6 +266,24 @@ describe("SessionManager authority", () => {
     await h.manager.idle();
     expect(h.provider.lastRequest.messages.map((m) => m.content)).toEqual(["You are a test agent.", "next"]);
   });
+  it("'new' by someone who may not loosen the session keeps its stricter mode, and says why", async () => {
+    const h = await makeHarness({ steps: [textStep("hello Ana")] });
+    await h.manager.receive(message("hi", { user: ANA }));
+    await h.manager.idle();
+    expect(await h.manager.command(thread(), ANA, "mode", ["plan"])).toBe("Mode set to plan.");
+    const before = await h.manager.command(thread(), ANA, "status", []);
+    const renewed = await h.manager.command(thread(), BEN, "new", []);
+    expect(renewed).toMatch(
+      /^Started a new session \(\w+\), model test-model\. Mode plan kept from the previous session: Only the session's owner can switch it to interactive mode — in a shared thread, a configured approver/,
+    );
+    const after = await h.manager.command(thread(), ANA, "status", []);
+    expect(after.split("\n")[0]).not.toBe(before.split("\n")[0]);
+    expect(after).toMatch(/Mode: plan \(set by Ana\)[\s\S]*Started by: Ana/);
+    // Whoever may loosen the session starts afresh in the default mode, as before.
+    expect(await h.manager.command(thread(), BOSS, "new", [])).toMatch(
+      /^Started a new session \(\w+\)\. Mode interactive, model test-model\.$/,
+    );
+  });
 });
 
 describe("SessionManager intake limits", () => {
