@@ -1,11 +1,15 @@
 /**
  * ReviewerStats: what the audit log says about the safety reviewer, kept beside it — per session
  * and overall: approval cards seen, reviewer verdicts (allow / deny / unsure, live and shadow),
- * their token cost, and how often the reviewer agreed with the person who decided the same call
- * (joined by call id, whichever arrives first). The dangerous disagreements — the reviewer said
- * allow, a person denied — are listed one by one: they are what a team must see before it lets
- * the reviewer decide. Fed by `observe`, wired in front of the audit sink, and rebuilt at start by
- * replaying the audit log file, so the figures cover the log's whole history.
+ * their token cost, how often the reviewer agreed with the person who decided the same call
+ * (joined by session and call id, whichever arrives first), and the dangerous disagreements — the
+ * reviewer said allow, a person denied: what a team must see before it lets the reviewer decide.
+ * Those are listed one by one only to the session they happened in: the reviewer's reason
+ * paraphrases the call, so another session's (someone's DM) would show what that person asked
+ * for. Overall there are only counts, which tell nothing of any session's content; the calls
+ * themselves are in the audit log, for whoever runs the service. Fed by `observe`, wired in front
+ * of the audit sink, and rebuilt at start by replaying the audit log file, so the figures cover
+ * the log's whole history.
  */
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
@@ -21,11 +25,11 @@ interface Tally {
   tokensOut: number;
   compared: number;
   agreed: number;
+  disagreements: number;
 }
 
 /** One call where the reviewer said allow and a person denied. */
-export interface Disagreement {
-  readonly sessionId: string;
+interface Disagreement {
   readonly tool: string;
   readonly reason: string;
   readonly at: string;
@@ -45,6 +49,7 @@ function emptyTally(): Tally {
     tokensOut: 0,
     compared: 0,
     agreed: 0,
+    disagreements: 0,
   };
 }
 
@@ -64,6 +69,9 @@ const loggedRecord = z.looseObject({
   at: z.string(),
 });
 
+/** A call's key for joining its verdict and decision: session and call id. */
+const callKey = (record: AuditRecord): string => JSON.stringify([record.sessionId, record.callId]);
+
 const num = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
 
 /** Reviewer statistics from audit records (see the module header). */
@@ -72,7 +80,8 @@ export class ReviewerStats {
   private readonly sessions = new Map<string, Tally>();
   private readonly verdicts = new Map<string, { verdict: VerdictKind; reason: string }>();
   private readonly humans = new Map<string, Human>();
-  private readonly disagreements: Disagreement[] = [];
+  /** Each session's latest dangerous disagreements, at most MAX_DISAGREEMENTS_SHOWN. */
+  private readonly disagreements = new Map<string, Disagreement[]>();
 
   /** Take one audit record into account (records of other kinds are ignored). */
   observe(record: AuditRecord): void {
@@ -82,7 +91,7 @@ export class ReviewerStats {
     else if (record.kind === "approval_resolved" && approvalCard) {
       const human = humanOf(record.outcome);
       if (!human) return;
-      this.remember(this.humans, record.callId, human);
+      this.remember(this.humans, callKey(record), human);
       this.join(record);
     }
   }
@@ -120,22 +129,26 @@ export class ReviewerStats {
     return `Reviewer: ${calls} call${calls === 1 ? "" : "s"} (${t.verdicts.allow} allow, ${t.verdicts.deny} deny, ${t.verdicts.unsure} unsure), ${t.tokensIn + t.tokensOut} tokens`;
   }
 
-  /** The `reviewer` command's reply: this session, overall, and the dangerous disagreements. */
+  /**
+   * The `reviewer` command's reply in a session: its figures and the overall ones, and its own
+   * dangerous disagreements (never another session's: see the module header).
+   */
   describe(sessionId: string): string {
     const lines = [
       "*Safety reviewer statistics*",
       `This session: ${describeTally(this.sessions.get(sessionId) ?? emptyTally())}`,
       `Overall: ${describeTally(this.overall)}`,
     ];
-    if (this.disagreements.length === 0)
-      lines.push("No dangerous disagreements (reviewer allow, person denied).");
+    const own = this.disagreements.get(sessionId) ?? [];
+    if (own.length === 0)
+      lines.push("No dangerous disagreements in this session (reviewer allow, person denied).");
     else {
-      lines.push(`Dangerous disagreements (reviewer allow, person denied): ${this.disagreements.length}`);
-      for (const d of this.disagreements.slice(-MAX_DISAGREEMENTS_SHOWN))
-        lines.push(
-          `- ${d.tool}${d.sessionId === sessionId ? " (this session)" : ""} at ${d.at} — reviewer: ${d.reason}`,
-        );
+      lines.push(
+        `Dangerous disagreements in this session (reviewer allow, person denied), latest ${own.length}:`,
+      );
+      for (const d of own) lines.push(`- ${d.tool} at ${d.at} — reviewer: ${d.reason}`);
     }
+    lines.push("Other sessions' calls are counted overall, never shown here.");
     return lines.join("\n");
   }
 
@@ -149,30 +162,37 @@ export class ReviewerStats {
       t.tokensIn += num(record.tokensIn);
       t.tokensOut += num(record.tokensOut);
     });
-    this.remember(this.verdicts, record.callId, { verdict, reason: String(record.reason ?? "") });
+    this.remember(this.verdicts, callKey(record), { verdict, reason: String(record.reason ?? "") });
     this.join(record);
   }
 
-  /** Compare verdict and decision of a call once both are known (each call counts once). */
+  /**
+   * Compare verdict and decision of a call once both are known (each call counts once). A call is
+   * its session's: call ids repeat across sessions, and one session's verdict joined to another's
+   * decision would list its reason in the other.
+   */
   private join(record: AuditRecord): void {
-    const verdict = this.verdicts.get(record.callId);
-    const human = this.humans.get(record.callId);
+    const key = callKey(record);
+    const verdict = this.verdicts.get(key);
+    const human = this.humans.get(key);
     if (!verdict || !human) return;
-    this.verdicts.delete(record.callId);
-    this.humans.delete(record.callId);
+    this.verdicts.delete(key);
+    this.humans.delete(key);
     if (verdict.verdict === "unsure") return;
     const agreed = (verdict.verdict === "allow") === (human === "approved");
+    const dangerous = verdict.verdict === "allow" && human === "denied";
     this.bump(record.sessionId, (t) => {
       t.compared++;
       if (agreed) t.agreed++;
+      if (dangerous) t.disagreements++;
     });
-    if (verdict.verdict === "allow" && human === "denied")
-      this.disagreements.push({
-        sessionId: record.sessionId,
-        tool: record.tool,
-        reason: verdict.reason,
-        at: record.at,
-      });
+    if (dangerous)
+      this.listDisagreement(record.sessionId, { tool: record.tool, reason: verdict.reason, at: record.at });
+  }
+
+  private listDisagreement(sessionId: string, disagreement: Disagreement): void {
+    const listed = [...(this.disagreements.get(sessionId) ?? []), disagreement];
+    this.disagreements.set(sessionId, listed.slice(-MAX_DISAGREEMENTS_SHOWN));
   }
 
   private remember<V>(map: Map<string, V>, key: string, value: V): void {
@@ -200,6 +220,7 @@ function describeTally(t: Tally): string {
     `${t.cards} card${t.cards === 1 ? "" : "s"} seen`,
     `reviewer ${t.verdicts.allow} allow / ${t.verdicts.deny} deny / ${t.verdicts.unsure} unsure (${t.shadow} shadow)`,
     agreement,
+    `${t.disagreements} dangerous disagreement${t.disagreements === 1 ? "" : "s"}`,
     `${t.tokensIn} tokens in + ${t.tokensOut} out`,
   ].join(" · ");
 }

@@ -1,7 +1,8 @@
 /**
  * Reviewer statistics from audit records: cards, verdicts and tokens per session and overall,
- * agreement joined by call id in either arrival order, unsure left out of agreement, and the
- * dangerous disagreements (reviewer allow, person denied) listed.
+ * agreement joined by session and call id in either arrival order, unsure left out of agreement,
+ * and the dangerous disagreements (reviewer allow, person denied) counted overall and listed only
+ * to their own session.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -54,14 +55,54 @@ describe("ReviewerStats", () => {
 
     const s1 = stats.describe("s1");
     expect(s1).toContain("This session: 2 cards seen · reviewer 1 allow / 1 deny / 0 unsure (2 shadow)");
-    expect(s1).toContain("agreed with people on 2/2 (100%)");
+    expect(s1).toContain("agreed with people on 2/2 (100%) · 0 dangerous disagreements");
     expect(s1).toContain(
-      "Overall: 4 cards seen · reviewer 2 allow / 1 deny / 1 unsure (4 shadow) · agreed with people on 2/3 (67%) · 800 tokens in + 80 out",
+      "Overall: 4 cards seen · reviewer 2 allow / 1 deny / 1 unsure (4 shadow) · agreed with people on 2/3 (67%) · 1 dangerous disagreement · 800 tokens in + 80 out",
     );
-    expect(s1).toContain("Dangerous disagreements (reviewer allow, person denied): 1");
-    expect(s1).toContain("- run_command at 2026-12-01T20:00:00.000Z — reviewer: said allow");
-    expect(stats.describe("s2")).toContain("- run_command (this session)");
+    expect(s1).toContain("No dangerous disagreements in this session (reviewer allow, person denied).");
+    expect(s1).not.toContain("said allow");
+    expect(stats.describe("s2")).toContain(
+      "Dangerous disagreements in this session (reviewer allow, person denied), latest 1:\n- run_command at 2026-12-01T20:00:00.000Z — reviewer: said allow",
+    );
     expect(stats.statusLine("s2")).toBe("Reviewer: 2 calls (1 allow, 0 deny, 1 unsure), 440 tokens");
+  });
+
+  it("never lists another session's disagreement: the reviewer's reason paraphrases its call", () => {
+    const stats = new ReviewerStats();
+    stats.observe(card("ana-dm", "a"));
+    stats.observe(
+      record("reviewer_verdict", "ana-dm", "a", { verdict: "allow", reason: "send the layoff list" }),
+    );
+    stats.observe(decided("ana-dm", "a", "deny"));
+    const elsewhere = stats.describe("ben-thread");
+    expect(elsewhere).toContain("Overall: 1 card seen");
+    expect(elsewhere).toContain("1 dangerous disagreement");
+    expect(elsewhere).toContain("No dangerous disagreements in this session");
+    expect(elsewhere).not.toContain("layoff");
+    expect(stats.describe("ana-dm")).toContain("reviewer: send the layoff list");
+  });
+
+  it("joins a verdict only to a decision of its own session, whatever the call ids", () => {
+    const stats = new ReviewerStats();
+    stats.observe(record("reviewer_verdict", "ana-dm", "0", { verdict: "allow", reason: "the layoff list" }));
+    stats.observe(decided("ben-thread", "0", "deny"));
+    expect(stats.describe("ben-thread")).not.toContain("layoff");
+    expect(stats.describe("ben-thread")).toContain("Overall: 0 cards seen");
+    expect(stats.describe("ben-thread")).toContain("no verdict compared with a person yet · 0 dangerous");
+  });
+
+  it("lists a session's latest ten disagreements", () => {
+    const stats = new ReviewerStats();
+    for (let i = 0; i < 12; i++) {
+      stats.observe(record("reviewer_verdict", "s1", `c${i}`, { verdict: "allow", reason: `reason ${i}` }));
+      stats.observe(decided("s1", `c${i}`, "deny"));
+    }
+    const text = stats.describe("s1");
+    expect(text).toContain("12 dangerous disagreements");
+    expect(text).toContain("latest 10:");
+    expect(text).not.toContain("reason 1\n");
+    expect(text).toContain("reason 2\n");
+    expect(text).toContain("reason 11\n");
   });
 
   it("says so when nothing was compared yet", () => {
@@ -88,7 +129,9 @@ describe("ReviewerStats", () => {
       expect(stats.describe("s1")).toContain(
         "This session: 1 card seen · reviewer 1 allow / 0 deny / 0 unsure",
       );
-      expect(stats.describe("s1")).toContain("Dangerous disagreements (reviewer allow, person denied): 1");
+      expect(stats.describe("s1")).toContain(
+        "Dangerous disagreements in this session (reviewer allow, person denied), latest 1:",
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

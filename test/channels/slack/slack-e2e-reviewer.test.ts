@@ -154,6 +154,8 @@ describe("Slack end to end: reviewed mode", () => {
     expect(text).toContain("2 cards seen");
     expect(text).toContain("reviewer 2 allow / 0 deny / 0 unsure (2 shadow)");
     expect(text).toContain("agreed with people on 1/2 (50%)");
-    expect(text).toContain("Dangerous disagreements (reviewer allow, person denied): 1");
+    expect(text).toContain(
+      "Dangerous disagreements in this session (reviewer allow, person denied), latest 1:",
+    );
   });
 });

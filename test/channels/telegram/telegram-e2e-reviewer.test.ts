@@ -133,7 +133,9 @@ describe("Telegram end to end: reviewed mode", () => {
     s.tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "/reviewer" });
     const reply = await botSaid(s, /Safety reviewer statistics/);
     expect(reply.text).toContain("agreed with people on 1/2 (50%)");
-    expect(reply.text).toContain("Dangerous disagreements (reviewer allow, person denied): 1");
+    expect(reply.text).toContain(
+      "Dangerous disagreements in this session (reviewer allow, person denied), latest 1:",
+    );
     s.tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "/status" });
     const status = await botSaid(s, /^Session /);
     expect(status.text).toContain("Reviewer: 2 calls (2 allow, 0 deny, 0 unsure)");
