@@ -34,6 +34,8 @@ export interface MessageMeta {
   readonly error?: string;
   /** Set on a user message that carries untrusted channel content (a subscription wake-up). */
   readonly untrusted?: boolean;
+  /** Set on a user message that is the agent's own note (a wake-up, a task no person approved: agent-note.ts). */
+  readonly agentNote?: boolean;
   readonly [key: string]: unknown;
 }
 

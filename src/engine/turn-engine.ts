@@ -19,6 +19,7 @@
 import { Compactor } from "./compaction.js";
 import { EventChannel } from "./event-channel.js";
 import { type AgentEvent, agentEvent } from "../core/events.js";
+import { startedByAgentNote } from "../core/agent-note.js";
 import type { Approver, Asker, PlanApprover } from "./asking/ports.js";
 import type { AuditSink } from "./audit-record.js";
 import type { ConversationMessage, MessageMeta, ToolCallRecord } from "../core/messages.js";
@@ -79,7 +80,8 @@ export interface TurnEngineOptions {
   /**
    * Rewrites a new turn's prompt before it is stored and sent (e.g. a skill run directly: the
    * content frames the skill, `meta` keeps what the person typed). Not consulted for turns started
-   * by channel content; a framer that fails leaves the prompt as typed, with a warning notice.
+   * by channel content or by the agent's own note (agent-note.ts: that message is marked
+   * `meta.agentNote` instead); a framer that fails leaves the prompt as typed, with a warning notice.
    */
   framePrompt?: (request: ConversationExecutionRequest) => Promise<FramedPrompt | undefined>;
   /** How attached images reach the model (vision decision, caps); placeholders only when absent. */
@@ -269,13 +271,19 @@ export class TurnEngine implements SessionTurnEngine {
       } else {
         await this.answerPending(ctx, unansweredToolCalls(ctx.history), false);
         const untrusted = ctx.provenance.kind === "channel_content";
-        const framed = untrusted ? undefined : await this.framed(ctx);
+        const ownNote = startedByAgentNote(ctx.request);
+        const framed = untrusted || ownNote ? undefined : await this.framed(ctx);
         const { attachments } = ctx.request;
         ctx.hold({
           role: "user",
           content: framed?.content ?? ctx.request.prompt,
           ...(attachments.length > 0 ? { attachments } : {}),
-          meta: { ...framed?.meta, at: ctx.stamp(), ...(untrusted ? { untrusted: true } : {}) },
+          meta: {
+            ...framed?.meta,
+            at: ctx.stamp(),
+            ...(untrusted ? { untrusted: true } : {}),
+            ...(ownNote ? { agentNote: true } : {}),
+          },
         });
       }
       await this.settleSystemPrompt(ctx);

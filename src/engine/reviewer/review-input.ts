@@ -2,7 +2,10 @@
  * What the reviewer sees, extracted mechanically from the session's history and the call:
  * the user's own messages (the current request last) and the answers they gave through ask_user,
  * tagged as replies — never the agent's assistant text or reasoning, never other tool results, and
- * never channel content (user messages marked untrusted are left out whole). Then the proposed call
+ * never channel content (user messages marked untrusted are left out whole). A user message that is
+ * the agent's own note (a wake-up it set, agent-note.ts) is never one of the user's lines: the last
+ * few are shown apart, labelled as the agent's text, so the current request of a woken turn is the
+ * person's last real one (or none). Then the proposed call
  * (tool, description, category, arguments) and the facts the engine knows about the files it
  * touches (written or downloaded by the agent, how many tool calls ago). Also the rendering of all
  * that into the reviewer's chat messages.
@@ -11,6 +14,7 @@ import { z } from "zod";
 import type { SessionFacts } from "../../core/tool.js";
 import type { ToolCategory } from "../../core/events.js";
 import type { ConversationMessage } from "../../core/messages.js";
+import { isAgentNote } from "../../core/agent-note.js";
 import { ASK_USER } from "../../tools/interactive-tools.js";
 import { REVIEWER_INSTRUCTIONS } from "./reviewer-instructions.js";
 
@@ -24,6 +28,8 @@ export interface UserLine {
 export interface ReviewInput {
   /** The user's messages and answers, oldest first; the last non-reply is the current request. */
   readonly userLines: readonly UserLine[];
+  /** The agent's own latest notes to itself, oldest first (see agentNotesOf); absent: none. */
+  readonly agentNotes?: readonly string[];
   readonly tool: { readonly name: string; readonly description: string; readonly category: ToolCategory };
   readonly args: Readonly<Record<string, unknown>>;
   readonly facts: readonly string[];
@@ -37,6 +43,8 @@ export interface ReviewerMessage {
 /** Caps that keep one review request small whatever the session holds. */
 const LINE_MAX_CHARS = 2_000;
 const MAX_USER_LINES = 20;
+/** The agent's notes shown: the one that woke the turn and the few before it (a chain). */
+const MAX_AGENT_NOTES = 3;
 /**
  * Longest arguments text a reviewer is shown. Arguments are never cut to fit: a reviewer shown
  * only the start of a call (a routine command padded past the cap, with its real tail hidden)
@@ -70,13 +78,16 @@ export function fitsReview(args: Readonly<Record<string, unknown>>): boolean {
   return argsText(args).length <= REVIEW_ARGS_MAX_CHARS;
 }
 
-/** The user's lines of a history: their messages (not channel content) and ask_user answers. */
+/**
+ * The user's lines of a history: their messages (not channel content, not the agent's own notes)
+ * and ask_user answers.
+ */
 export function userLinesOf(history: readonly ConversationMessage[]): UserLine[] {
   const askCalls = new Set<string>();
   const lines: UserLine[] = [];
   for (const message of history) {
     if (message.role === "user") {
-      if (message.meta?.untrusted !== true && message.content.trim() !== "")
+      if (message.meta?.untrusted !== true && !isAgentNote(message) && message.content.trim() !== "")
         lines.push({ text: cap(message.content.trim(), LINE_MAX_CHARS), isReply: false });
     } else if (message.role === "assistant") {
       for (const call of message.tool_calls ?? []) if (call.function.name === ASK_USER) askCalls.add(call.id);
@@ -90,6 +101,19 @@ export function userLinesOf(history: readonly ConversationMessage[]): UserLine[]
     }
   }
   return lines.slice(-MAX_USER_LINES);
+}
+
+/**
+ * The agent's latest notes to itself in a history (the user messages of turns they started), each
+ * on one line: a note is the agent's text, and a line break in it could start a line that reads as
+ * a heading of the reviewer's input ("Current request from the user:").
+ */
+export function agentNotesOf(history: readonly ConversationMessage[]): string[] {
+  return history
+    .flatMap((message) =>
+      isAgentNote(message) ? [cap((message.content ?? "").replace(/\s+/g, " ").trim(), LINE_MAX_CHARS)] : [],
+    )
+    .slice(-MAX_AGENT_NOTES);
 }
 
 function mentions(args: Readonly<Record<string, unknown>>, file: string): boolean {
@@ -132,6 +156,10 @@ export function callFacts(
   return out;
 }
 
+/** The heading the agent's own notes are shown under (the instructions name it). */
+const AGENT_NOTES_HEADING =
+  "Notes the agent wrote to itself earlier (the agent's own text, not the user's words):";
+
 /** The reviewer's chat messages for one input: the instruction, then one user message. */
 export function reviewMessages(input: ReviewInput): ReviewerMessage[] {
   const current = input.userLines.findLastIndex((line) => !line.isReply);
@@ -140,9 +168,11 @@ export function reviewMessages(input: ReviewInput): ReviewerMessage[] {
     .filter(({ i }) => i !== current)
     .map(({ line }) => `- ${line.isReply ? "[reply to a question the agent asked] " : ""}${line.text}`);
   const request = current >= 0 ? (input.userLines[current]?.text ?? "") : "";
+  const notes = input.agentNotes ?? [];
   const body = [
     `Current request from the user:\n${request || "(none)"}`,
     `Earlier messages from the user:\n${earlier.length > 0 ? earlier.join("\n") : "(none)"}`,
+    ...(notes.length > 0 ? [`${AGENT_NOTES_HEADING}\n${notes.map((note) => `- ${note}`).join("\n")}`] : []),
     `Proposed tool call: ${input.tool.name} (category: ${input.tool.category})`,
     `Tool description: ${cap(input.tool.description, 500)}`,
     `Arguments:\n${argsText(input.args)}`,
