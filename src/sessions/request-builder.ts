@@ -2,7 +2,9 @@
  * Request builder: turns a session and one inbound message into the engine's immutable request
  * snapshot. The session's ThreadTarget travels in `metadata.target` (tools that post, schedule or
  * subscribe read it from there), a subscription wake-up's provenance in `metadata.channelContent`
- * (which makes every non-read call of the turn ask a person); attached files are named in the prompt.
+ * (which makes every non-read call of the turn ask a person), and the mark of a turn started by the
+ * agent's own note in `metadata.agentNote` (core/agent-note.ts); attached files are named in the
+ * prompt.
  */
 import type { ConversationMessage } from "../core/messages.js";
 import {
@@ -63,6 +65,7 @@ export function buildTurnRequest(input: {
       files: message.files,
       ...(message.channelContent ? { channelContent: message.channelContent } : {}),
       ...(message.scheduledRun ? { scheduledRun: message.scheduledRun } : {}),
+      ...(message.agentNote ? { agentNote: true } : {}),
     },
   });
 }

@@ -4,7 +4,9 @@
  * restart and never mixes into a running turn), with the subscribing person as requester and the
  * channel content's provenance on the request (for a subscription), which makes every non-read
  * tool call of the turn ask a person whatever the mode or grants; a retry of such a turn keeps
- * that provenance. A scheduled run carries its task instead, so its result can be reported.
+ * that provenance. A scheduled run carries its task instead, so its result can be reported, and
+ * — when its text is the agent's own (a wake-up's note, a task no person approved) — the
+ * agent-note mark, so the turn's input is never taken for a person's request (core/agent-note.ts).
  */
 import { z } from "zod";
 import type { ConversationMessage } from "../core/messages.js";
@@ -26,6 +28,8 @@ export interface WakeTurn {
   readonly channelContent?: ChannelContent;
   /** A scheduled task's run: the task it serves. */
   readonly scheduledRun?: ScheduledRunMeta;
+  /** The input is the agent's own note (a wake-up it set, a task no person approved). */
+  readonly agentNote?: boolean;
 }
 
 /** What became of a wake turn. */
@@ -71,6 +75,7 @@ export const wakeTurnSchema = z.object({
     })
     .optional(),
   scheduledRun: z.object({ taskId: z.string().min(1).max(40), dueAt: z.iso.datetime() }).optional(),
+  agentNote: z.boolean().optional(),
 });
 
 /** A copy of a wake turn's provenance, its fields only. */
@@ -89,6 +94,7 @@ export function queuedWake(turn: WakeTurn, sentAt: string): QueuedMessage {
     ...(turn.scheduledRun
       ? { scheduledRun: { taskId: turn.scheduledRun.taskId, dueAt: turn.scheduledRun.dueAt } }
       : {}),
+    ...(turn.agentNote ? { agentNote: true } : {}),
   };
 }
 

@@ -1,0 +1,56 @@
+/**
+ * A wake-up whose input is the agent's own note, through the real SessionManager: queued behind a
+ * turn parked at a card, kept through a restart (the queue is in the session record), and stored
+ * in the history marked as the agent's note — while the person's own messages are not.
+ */
+import { describe, expect, it } from "vitest";
+import type { WakeTurn } from "../../src/sessions/wake-turns.js";
+import { HistoryLog } from "../../src/store/history-log.js";
+import { textStep, toolStep } from "../support/scripted-provider.js";
+import { ANA, makeHarness, message, pressCard, tempDir, thread } from "./helpers/harness.js";
+import { ToolRuns } from "./helpers/test-tools.js";
+
+const NOTE = "[Wake-up wak_0123456789ab: you asked to be woken]\n> The user asked me to push to my mirror.";
+
+function wakeOf(sessionId: string): WakeTurn {
+  return {
+    sessionId,
+    target: thread(),
+    prompt: NOTE,
+    requester: ANA,
+    scheduledRun: { taskId: "wak_0123456789ab", dueAt: "2026-12-01T08:01:00.000Z" },
+    agentNote: true,
+  };
+}
+
+describe("a wake-up's note in a session", () => {
+  it("queued behind a parked turn, keeps its mark through a restart and is stored as the agent's", async () => {
+    const dataDir = tempDir();
+    const runs = new ToolRuns();
+    const first = await makeHarness({
+      dataDir,
+      runs,
+      steps: [toolStep(["c1", "write_note", { text: "a" }])],
+    });
+    await first.manager.receive(message("write a"));
+    const card = await first.outputs.until(() => first.outputs.for(thread()).latestCards[0], "card");
+    const status = await first.manager.command(thread(), ANA, "status", []);
+    const sessionId = /Session (\S+)/.exec(status)?.[1] ?? "";
+    expect((await first.manager.wake(wakeOf(sessionId))).status).toBe("queued");
+    await first.manager.drain(1_000);
+    await first.store.close();
+
+    const second = await makeHarness({ dataDir, runs, steps: [textStep("wrote it"), textStep("checked")] });
+    await second.manager.start();
+    await pressCard(second, card, "once", ANA);
+    await second.manager.idle();
+    const history = await new HistoryLog(second.store.space("history")).load(sessionId);
+    expect(
+      history.filter((m) => m.role === "user").map((m) => [m.content, m.meta?.agentNote === true]),
+    ).toEqual([
+      ["write a", false],
+      [NOTE, true],
+    ]);
+    await second.store.close();
+  });
+});
