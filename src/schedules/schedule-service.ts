@@ -17,6 +17,7 @@ import { formatIn } from "./occurrences.js";
 import {
   newTaskId,
   ownerKeyOf,
+  type PromptAuthor,
   type ScheduledTask,
   type TaskKind,
   workspaceKeyOf,
@@ -31,6 +32,14 @@ import { placeOf } from "../subscriptions/subscription-text.js";
 
 /** The person's timezone as the platform knows it (Slack users.info tz), if it does. */
 export type TimezoneLookup = (target: ThreadTarget, userId: string) => Promise<string | undefined>;
+
+/**
+ * What schedule_task hands `create`: the call's arguments and, from the tool, whether a person
+ * approved the text (absent: nobody said so, and the text is the agent's own).
+ */
+export interface NewTaskArgs extends ScheduleArgs {
+  readonly promptBy?: PromptAuthor;
+}
 
 /** Who lists or cancels: a person on a platform, from some conversation. */
 export interface Actor {
@@ -109,11 +118,14 @@ export class ScheduleService {
     });
   }
 
-  /** schedule_task: a task in the caller's conversation, run as the caller. */
-  async create(caller: Caller, args: ScheduleArgs): Promise<Outcome> {
+  /**
+   * schedule_task: a task in the caller's conversation, run as the caller. Its text counts as the
+   * person's only when `args.promptBy` says a person approved it; otherwise it is the agent's own.
+   */
+  async create(caller: Caller, args: NewTaskArgs): Promise<Outcome> {
     const plan = await this.planFor(caller, args);
     if (!plan.ok) return plan;
-    const task = await this.add(caller, "task", args.prompt, plan);
+    const task = await this.add(caller, "task", { text: args.prompt, by: args.promptBy ?? "agent" }, plan);
     if (typeof task === "string") return { ok: false, message: task };
     const next = formatIn(plan.firstMs, plan.zone);
     return {
@@ -133,7 +145,7 @@ export class ScheduleService {
       };
     const plan = planWake(args, await this.zoneFor(caller), now, this.settings);
     if (!plan.ok) return plan;
-    const task = await this.add(caller, "wake", args.note, plan);
+    const task = await this.add(caller, "wake", { text: args.note, by: "agent" }, plan);
     if (typeof task === "string") return { ok: false, message: task };
     this.wakesBySession.add(caller.sessionId, now);
     return {
@@ -219,7 +231,12 @@ export class ScheduleService {
   }
 
   /** Store a new task after the per-person and per-workspace guards; a refusal as text. */
-  private async add(caller: Caller, kind: TaskKind, prompt: string, plan: Plan & { ok: true }) {
+  private async add(
+    caller: Caller,
+    kind: TaskKind,
+    prompt: { readonly text: string; readonly by: PromptAuthor },
+    plan: Plan & { ok: true },
+  ) {
     const owner = `${caller.target.platform}:${caller.requester.id}`;
     if (this.registry.activeForOwner(owner) >= this.settings.maxActivePerPerson)
       return `You already have ${this.settings.maxActivePerPerson} active scheduled tasks, the most allowed; cancel one first (list_scheduled_tasks shows them).`;
@@ -231,7 +248,8 @@ export class ScheduleService {
       sessionId: caller.sessionId,
       target: caller.target,
       createdBy: caller.requester,
-      prompt,
+      prompt: prompt.text,
+      promptBy: prompt.by,
       schedule: plan.schedule,
       status: "active",
       createdAt: new Date(this.clock.now()).toISOString(),

@@ -4,12 +4,21 @@
  * cancel_scheduled_task (the person's own tasks across all their conversations), and
  * wake_me_later (no approval: it only wakes this same conversation, bounded and rate-limited).
  * A turn started by channel content can never create a task or a wake-up.
+ *
+ * Whose words a task's text is: a person's only when schedule_task ran in interactive mode, where
+ * it runs only after a person's approval (the card, or their standing grant for the tool); in auto
+ * and reviewed mode no person saw the text, so — like every wake-up's note — it is the agent's own,
+ * and the runs it starts are marked so (core/agent-note.ts). That is why wake_me_later can stay
+ * free of approval in every mode: a note gains no trust, it only starts a turn here, as the same
+ * requester, in which every call is decided as usual and the reviewer judges against the person's
+ * own last request — never against the note, nor a note a woken turn leaves for the next one.
  */
 import { z } from "zod";
 import type { Caller } from "../subscriptions/channel-access.js";
 import { callerOf } from "../subscriptions/subscription-tools.js";
 import { type AnyTool, defineTool, fail, labelText, ok } from "../core/tool.js";
-import { MAX_PROMPT_CHARS } from "./scheduled-task.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
+import { MAX_PROMPT_CHARS, type PromptAuthor } from "./scheduled-task.js";
 import type { ScheduleService } from "./schedule-service.js";
 
 /** What the tools need from the service. */
@@ -88,7 +97,7 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     async execute(args, context) {
       const caller = callerOf(context.request, FEATURE);
       if (typeof caller === "string") return fail(caller);
-      const outcome = await service.create(caller, args);
+      const outcome = await service.create(caller, { ...args, promptBy: promptAuthorOf(context.request) });
       return outcome.ok ? ok(outcome.message) : fail(outcome.message);
     },
   });
@@ -127,7 +136,8 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     name: "wake_me_later",
     description:
       "Wake this conversation once later with a note to yourself (e.g. check back on a deploy in 10 minutes). " +
-      "Give `in_s` or `at`. No approval needed; bounded and rate-limited.",
+      "Give `in_s` or `at`. No approval needed; bounded and rate-limited. When you wake, the note is your own " +
+      "words, not a request from the person.",
     inputSchema: wakeSchema,
     category: "read",
     risk: "low",
@@ -141,6 +151,14 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     },
   });
   return Object.freeze([schedule, list, cancel, wake]);
+}
+
+/**
+ * Whose words a schedule_task call's text is, by the mode it runs in: interactive mode let it run
+ * only on a person's approval; in any other mode nobody saw it (the reviewer is not a person).
+ */
+function promptAuthorOf(request: ConversationExecutionRequest): PromptAuthor {
+  return request.mode === "interactive" ? "person" : "agent";
 }
 
 /** The person behind a caller, asking from the caller's conversation. */

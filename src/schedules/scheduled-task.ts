@@ -1,7 +1,9 @@
 /**
  * ScheduledTask: a person's standing request that a conversation runs a prompt later — once at a
- * time, or on a cron schedule in a timezone — or a session's own wake-up with a note. Immutable
- * domain types with their zod schemas (stored records), the id format and freezing.
+ * time, or on a cron schedule in a timezone — or a session's own wake-up with a note. Each task
+ * says whose words its text is: a person's (they approved it on the card) or the agent's own (a
+ * wake-up's note, a task set up with no person seeing its text). Immutable domain types with their
+ * zod schemas (stored records), the id format and freezing.
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
@@ -19,8 +21,15 @@ export type TaskSchedule =
       readonly maxRuns?: number;
     };
 
-/** A scheduled task the person approved, or a session's wake-up (no approval, one run). */
+/** A scheduled task (schedule_task), or a session's wake-up (no approval, one run). */
 export type TaskKind = "task" | "wake";
+
+/**
+ * Whose words a task's text is: `person` when a person approved it on schedule_task's card,
+ * `agent` for a wake-up's note and for a task set up with no person seeing its text (auto or
+ * reviewed mode). An agent's text is the agent's own note when the task runs (core/agent-note.ts).
+ */
+export type PromptAuthor = "person" | "agent";
 
 /** Active tasks run; paused ones wait for a person (guard tripped, thread gone). */
 export type TaskStatus = "active" | "paused";
@@ -36,6 +45,8 @@ export interface ScheduledTask {
   readonly createdBy: PlatformUser;
   /** The prompt of a task, or the note of a wake-up. */
   readonly prompt: string;
+  /** Whose words `prompt` is (records stored before it was kept read as the agent's). */
+  readonly promptBy: PromptAuthor;
   readonly schedule: TaskSchedule;
   readonly status: TaskStatus;
   /** Why a paused task is paused. */
@@ -78,6 +89,7 @@ export const scheduledTaskSchema: z.ZodType<ScheduledTask> = z.object({
   target: threadTargetSchema,
   createdBy: platformUserSchema,
   prompt: z.string().min(1).max(MAX_PROMPT_CHARS),
+  promptBy: z.enum(["person", "agent"]).default("agent"),
   schedule: taskScheduleSchema,
   status: z.enum(["active", "paused"]),
   statusNote: z.string().max(500).optional(),

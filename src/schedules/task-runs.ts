@@ -4,7 +4,9 @@
  * so a restart, a kill -9 or another process on the same store never runs it twice; a run that was
  * missed while the service was down runs once at start when within the catch-up window, else it is
  * skipped with a note. A run is a wake turn of the task's session (queued behind a running turn) as
- * its creator; failed runs in a row, and a thread that is gone, pause the task and tell its creator.
+ * its creator, marked as the agent's own note when the task's text is the agent's (a wake-up, a
+ * task no person approved); failed runs in a row, and a thread that is gone, pause the task and
+ * tell its creator.
  */
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace } from "../store/store.js";
@@ -174,6 +176,7 @@ export class TaskRuns {
         prompt,
         requester: task.createdBy,
         scheduledRun: { taskId: task.id, dueAt: new Date(dueMs).toISOString() },
+        ...(task.promptBy === "person" ? {} : { agentNote: true }),
       });
     } catch (error) {
       this.onError(error, `handing scheduled task ${task.id} to its session`);

@@ -1,7 +1,8 @@
 /**
  * Task text: how scheduled tasks read for people and the model — the schedule in words, where a
  * task posts, the lines of list_scheduled_tasks and the `schedules` command, the approval card's
- * preview (what, where, the next three runs), and the marked input of a scheduled run.
+ * preview (what, where, the next three runs), and the marked input of a scheduled run, which says
+ * when its text is the agent's own words rather than a person's.
  */
 import type { ThreadTarget } from "../core/thread-target.js";
 import { quoteOf } from "../subscriptions/channel-content-format.js";
@@ -78,7 +79,10 @@ export function creationPreview(input: {
   };
 }
 
-/** What a run is handed: the marked input of a scheduled run (or a wake-up with its note). */
+/**
+ * What a run is handed: the marked input of a scheduled run (or a wake-up with its note). A note,
+ * and a task's text no person approved, are introduced as the agent's own words.
+ */
 export function runInput(input: {
   readonly task: ScheduledTask;
   readonly dueMs: number;
@@ -103,19 +107,23 @@ export function runInput(input: {
   if (task.kind === "wake")
     return [
       `[Wake-up ${task.id}: you asked to be woken at ${due}]`,
-      "The note you left yourself:",
+      "The note you left yourself (your own words, not a message from a person):",
       quoted,
       "",
-      "Act on the note now; your reply is posted in this conversation.",
+      "Act on the note now, as far as it serves what the person asked; your reply is posted in this conversation.",
     ].join("\n");
   const by = task.createdBy.name || task.createdBy.id;
   return [
     `[Scheduled run of task ${task.id}, set up by ${by}]`,
     `Schedule: ${describeSchedule(task.schedule, zone)} · this run was due ${due} · previous run: ${previous}`,
     ...missed,
-    "The task:",
-    quoted,
-    "",
-    "Carry out the task now; your reply is posted in this conversation.",
+    ...(task.promptBy === "person"
+      ? ["The task:", quoted, "", "Carry out the task now; your reply is posted in this conversation."]
+      : [
+          "The task, in your own words (you set it up; no person approved this text):",
+          quoted,
+          "",
+          "Carry out the task now, as far as it serves what the person asked; your reply is posted in this conversation.",
+        ]),
   ].join("\n");
 }
