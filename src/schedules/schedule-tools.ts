@@ -121,7 +121,9 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     name: "cancel_scheduled_task",
     description: "Cancel one of the person's scheduled tasks or wake-ups (from any conversation) by id.",
     inputSchema: cancelSchema,
-    category: "read",
+    // It ends a standing item a person set up, maybe in another conversation (an approver's, anyone's):
+    // a person decides, as for creating one.
+    category: "write",
     risk: "low",
     concurrent: false,
     label: (args) => args.id,

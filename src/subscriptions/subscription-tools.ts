@@ -229,7 +229,8 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
       "Stop watching a channel: this conversation's subscription to it, else one of the person's own " +
       "subscriptions in any of their conversations. Only a subscription's creator or a configured approver can cancel it.",
     inputSchema: unsubscribeSchema,
-    category: "read",
+    // It ends a standing item, maybe another conversation's: a person decides, as for creating one.
+    category: "write",
     concurrent: false,
     run: (args, request) => asPerson(request, (caller) => service.remove(ownerOf(caller), args.channel)),
   });

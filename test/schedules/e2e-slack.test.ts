@@ -150,11 +150,14 @@ describe("Slack scheduled tasks end to end", () => {
     follow(e, other, call("list_scheduled_tasks", {}));
     expect(await replyIn(e, other, "Tool said: Scheduled tasks (1):")).toContain(id);
 
+    // Ending a standing item is a write: the card names it, and the task goes only once approved.
     follow(e, other, call("cancel_scheduled_task", { id }));
+    expect(await approve(e, other)).toContain(id);
     expect(await replyIn(e, other, "Tool said: Cancelled")).toContain(
       `Cancelled task ${id} (posted in slack D1ANA, thread ${first})`,
     );
     follow(e, other, call("unsubscribe_channel", { channel: "#deploys" }));
+    expect(await approve(e, other)).toContain("#deploys");
     expect(await replyIn(e, other, "Tool said: Unsubscribed")).toContain(
       `it no longer wakes slack D1ANA, thread ${first}`,
     );

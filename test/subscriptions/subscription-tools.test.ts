@@ -53,10 +53,10 @@ describe("subscription tools", () => {
     return tool.execute(tool.inputSchema.parse(args), ctx);
   };
 
-  it("are four tools with JSON schemas for the model; only subscribe_channel, which creates a standing item, writes", () => {
+  it("are four tools with JSON schemas for the model; those that create or end a standing item write", () => {
     expect([...tools.values()].map((t) => [t.name, t.category])).toEqual([
       ["subscribe_channel", "write"],
-      ["unsubscribe_channel", "read"],
+      ["unsubscribe_channel", "write"],
       ["list_subscriptions", "read"],
       ["catch_up", "read"],
     ]);
