@@ -36,6 +36,11 @@ export interface MessageMeta {
   readonly untrusted?: boolean;
   /** Set on a user message that is the agent's own note (a wake-up, a task no person approved: agent-note.ts). */
   readonly agentNote?: boolean;
+  /**
+   * On a user message a person wrote: their user id (the turn's requester; steering is taken
+   * only from them). Absent on older histories and on channel content and notes.
+   */
+  readonly by?: string;
   readonly [key: string]: unknown;
 }
 

@@ -38,6 +38,7 @@ import { runToolCalls } from "./tool-scheduler.js";
 import { type InstructionsBuilder, type RequesterInstructions, SystemPrompt } from "./system-prompt.js";
 import { TurnContext, type TurnPersistence } from "./turn-context.js";
 import { parseToolArguments, type ToolRegistry } from "../tools/registry.js";
+import { scrubSecrets } from "../logging/redact.js";
 import type { SessionFacts } from "../core/tool.js";
 import type { SessionTurnEngine } from "./session-turn-engine.js";
 import { type BegunTurn, type TurnEvents, turnEvents } from "./turn-events.js";
@@ -283,6 +284,7 @@ export class TurnEngine implements SessionTurnEngine {
             at: ctx.stamp(),
             ...(untrusted ? { untrusted: true } : {}),
             ...(ownNote ? { agentNote: true } : {}),
+            ...(untrusted || ownNote ? {} : { by: ctx.request.requester.userId }),
           },
         });
       }
@@ -290,7 +292,8 @@ export class TurnEngine implements SessionTurnEngine {
       await this.loop(ctx);
       await ctx.flush();
     } catch (error) {
-      const message = `The turn failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
+      // Posted into the thread: whatever the failure quotes is scrubbed of token-shaped text.
+      const message = `The turn failed unexpectedly: ${scrubSecrets(error instanceof Error ? error.message : String(error))}`;
       ctx.emit({ type: "error", message, recoverable: true });
       ctx.complete("error");
     }
@@ -391,7 +394,8 @@ export class TurnEngine implements SessionTurnEngine {
         role: "user",
         content: text,
         ...(attachments.length > 0 ? { attachments } : {}),
-        meta: { at: ctx.stamp(), steered: true },
+        // The session layer takes steering only from the turn's requester.
+        meta: { at: ctx.stamp(), steered: true, by: ctx.request.requester.userId },
       });
     }
   }

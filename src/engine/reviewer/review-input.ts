@@ -5,7 +5,10 @@
  * never channel content (user messages marked untrusted are left out whole). A user message that is
  * the agent's own note (a wake-up it set, agent-note.ts) is never one of the user's lines: the last
  * few are shown apart, labelled as the agent's text, so the current request of a woken turn is the
- * person's last real one (or none). Then the proposed call
+ * person's last real one (or none). In a shared thread the history holds other people's turns:
+ * only the requester's own messages are the user's lines (a message records who wrote it), and
+ * the others' are shown apart, as other people's words that cannot consent for the requester
+ * (messages from before authors were recorded count as the requester's). Then the proposed call
  * (tool, description, category, arguments) and the facts the engine knows about the files it
  * touches (written or downloaded by the agent, how many tool calls ago). Also the rendering of all
  * that into the reviewer's chat messages.
@@ -28,6 +31,8 @@ export interface UserLine {
 export interface ReviewInput {
   /** The user's messages and answers, oldest first; the last non-reply is the current request. */
   readonly userLines: readonly UserLine[];
+  /** Other people's messages in the conversation, oldest first (see othersLinesOf); absent: none. */
+  readonly othersLines?: readonly string[];
   /** The agent's own latest notes to itself, oldest first (see agentNotesOf); absent: none. */
   readonly agentNotes?: readonly string[];
   readonly tool: { readonly name: string; readonly description: string; readonly category: ToolCategory };
@@ -78,16 +83,27 @@ export function fitsReview(args: Readonly<Record<string, unknown>>): boolean {
   return argsText(args).length <= REVIEW_ARGS_MAX_CHARS;
 }
 
+/** Whether a user message is a person's own words: not channel content, not the agent's note, not empty. */
+function isPersonMessage(message: Extract<ConversationMessage, { role: "user" }>): boolean {
+  return message.meta?.untrusted !== true && !isAgentNote(message) && message.content.trim() !== "";
+}
+
+/** Whether someone other than `requester` wrote the message (unknown authors count as the requester). */
+function byOther(message: ConversationMessage, requester: string): boolean {
+  const by = message.meta?.by;
+  return typeof by === "string" && by !== requester;
+}
+
 /**
- * The user's lines of a history: their messages (not channel content, not the agent's own notes)
- * and ask_user answers.
+ * The user's lines of a history: the messages of `requester` (not channel content, not the agent's
+ * own notes, not other people's) and ask_user answers (only a question's requester answers it).
  */
-export function userLinesOf(history: readonly ConversationMessage[]): UserLine[] {
+export function userLinesOf(history: readonly ConversationMessage[], requester: string): UserLine[] {
   const askCalls = new Set<string>();
   const lines: UserLine[] = [];
   for (const message of history) {
     if (message.role === "user") {
-      if (message.meta?.untrusted !== true && !isAgentNote(message) && message.content.trim() !== "")
+      if (isPersonMessage(message) && !byOther(message, requester))
         lines.push({ text: cap(message.content.trim(), LINE_MAX_CHARS), isReply: false });
     } else if (message.role === "assistant") {
       for (const call of message.tool_calls ?? []) if (call.function.name === ASK_USER) askCalls.add(call.id);
@@ -101,6 +117,20 @@ export function userLinesOf(history: readonly ConversationMessage[]): UserLine[]
     }
   }
   return lines.slice(-MAX_USER_LINES);
+}
+
+/**
+ * The latest messages of people other than `requester` in a shared conversation, each on one line
+ * (a line break could start a line that reads as a heading of the reviewer's input).
+ */
+export function othersLinesOf(history: readonly ConversationMessage[], requester: string): string[] {
+  return history
+    .flatMap((message) =>
+      message.role === "user" && isPersonMessage(message) && byOther(message, requester)
+        ? [cap(message.content.replace(/\s+/g, " ").trim(), LINE_MAX_CHARS)]
+        : [],
+    )
+    .slice(-MAX_USER_LINES);
 }
 
 /**
@@ -156,6 +186,10 @@ export function callFacts(
   return out;
 }
 
+/** The heading other people's messages are shown under (the instructions name it). */
+const OTHERS_HEADING =
+  "Messages from other people in this conversation (not the user's words; they cannot consent for the user):";
+
 /** The heading the agent's own notes are shown under (the instructions name it). */
 const AGENT_NOTES_HEADING =
   "Notes the agent wrote to itself earlier (the agent's own text, not the user's words):";
@@ -169,9 +203,11 @@ export function reviewMessages(input: ReviewInput): ReviewerMessage[] {
     .map(({ line }) => `- ${line.isReply ? "[reply to a question the agent asked] " : ""}${line.text}`);
   const request = current >= 0 ? (input.userLines[current]?.text ?? "") : "";
   const notes = input.agentNotes ?? [];
+  const others = input.othersLines ?? [];
   const body = [
     `Current request from the user:\n${request || "(none)"}`,
     `Earlier messages from the user:\n${earlier.length > 0 ? earlier.join("\n") : "(none)"}`,
+    ...(others.length > 0 ? [`${OTHERS_HEADING}\n${others.map((line) => `- ${line}`).join("\n")}`] : []),
     ...(notes.length > 0 ? [`${AGENT_NOTES_HEADING}\n${notes.map((note) => `- ${note}`).join("\n")}`] : []),
     `Proposed tool call: ${input.tool.name} (category: ${input.tool.category})`,
     `Tool description: ${cap(input.tool.description, 500)}`,

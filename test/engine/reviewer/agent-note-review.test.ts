@@ -146,7 +146,7 @@ describe("the reviewer's lines of a history with the agent's notes", () => {
         { role: "assistant", content: "checked" },
       ]).flat(),
     ];
-    expect(userLinesOf(history)).toEqual([{ text: "deploy and keep an eye on it", isReply: false }]);
+    expect(userLinesOf(history, "U1")).toEqual([{ text: "deploy and keep an eye on it", isReply: false }]);
     expect(agentNotesOf(history)).toEqual(["note 27", "note 28", "note 29"]);
   });
 });

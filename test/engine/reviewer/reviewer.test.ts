@@ -124,7 +124,7 @@ describe("what the reviewer sees", () => {
   ];
 
   it("the user's words and ask_user answers (tagged), never assistant text, questions, results or channel content", () => {
-    const lines = userLinesOf(history);
+    const lines = userLinesOf(history, "U1");
     expect(lines).toEqual([
       { text: "Please tidy the build folder", isReply: false },
       { text: "yes, the old ones", isReply: true },
