@@ -126,6 +126,20 @@ describe("instructions built on the session's first turn", () => {
     expect(h.provider.requests.map(systemPrompt)).toEqual(["built"]);
   });
 
+  it("a failure posted into the thread is scrubbed of token-shaped text", async () => {
+    const h = deferred([]);
+    const turn = collect(h.engine.run(request()));
+    await untilBuilding(h.built);
+    h.fail(
+      new Error("fetch https://admin:hunter2secret@vault.internal/v1 failed with xoxb-1234567890-abcdef"),
+    );
+    const error = (await turn).find((e) => e.type === "error");
+    expect(error).toMatchObject({
+      message:
+        "The turn failed unexpectedly: fetch https://admin:[redacted]@vault.internal/v1 failed with xoxb-[redacted]",
+    });
+  });
+
   it("a caller that stops listening stops the turn and its model request", async () => {
     const h = deferred([{ text: ["thinking"], hang: true }]);
     const events = h.engine.run(request());
