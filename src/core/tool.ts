@@ -26,6 +26,11 @@ export interface ToolContext {
   emitOutput(line: string): void;
   readonly facts: SessionFacts;
   /**
+   * A person approved this very call on its card, so what it carries was seen by a person — not
+   * cleared by a standing grant, the mode, a rule or the reviewer. Absent outside the engine: false.
+   */
+  readonly approvedByPerson?: boolean;
+  /**
    * Put a changed target of this running call (e.g. web_fetch's next redirect hop: `{ url }`)
    * to the permission engine again, asking a person on a card of its own (keyed by `hop`) when
    * it says ask. True when the call may go on. Absent outside the engine: treat as refused.

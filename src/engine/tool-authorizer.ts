@@ -33,6 +33,8 @@ export interface ClearedCall {
   readonly label: string;
   /** What let it run when it would have asked a person (the reviewer's allow), for its status line. */
   readonly clearedBy?: string;
+  /** A person approved this very call on its card (see ToolContext.approvedByPerson). */
+  readonly approvedByPerson?: true;
 }
 
 /**
@@ -109,11 +111,13 @@ export async function authorizeCall(
     return undefined;
   }
   let clearedBy: string | undefined;
+  let approvedByPerson = false;
   if (decision.action === "ask") {
     const screened = await screenAsk(ctx, call, tool, args, decision, summarizeCall(tool.name, args));
     if (screened.kind === "answered") return undefined;
     if (screened.kind === "run") clearedBy = screened.note;
     else if (!(await requestApproval(ctx, call, tool, args, decision))) return undefined;
+    else approvedByPerson = true;
   }
   if (INTERACTIVE_TOOL_NAMES.has(tool.name)) {
     await runInteractiveCall(ctx, call, tool.name, args);
@@ -125,6 +129,7 @@ export async function authorizeCall(
     args: { ...args, ...decision.runArgs },
     label: callLabel(tool, args),
     ...(clearedBy ? { clearedBy } : {}),
+    ...(approvedByPerson ? { approvedByPerson: true } : {}),
   };
 }
 

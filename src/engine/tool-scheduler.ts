@@ -63,6 +63,7 @@ async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnsw
     callId: call.id,
     signal: ctx.signal,
     facts: ctx.deps.facts,
+    approvedByPerson: cleared.approvedByPerson === true,
     emitOutput: (line) => {
       if (live) ctx.emit({ type: "tool-output-delta", callId: call.id, name: tool.name, delta: line });
     },

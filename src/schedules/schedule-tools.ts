@@ -16,8 +16,7 @@
 import { z } from "zod";
 import type { Caller } from "../subscriptions/channel-access.js";
 import { callerOf } from "../subscriptions/subscription-tools.js";
-import { type AnyTool, defineTool, fail, labelText, ok } from "../core/tool.js";
-import type { ConversationExecutionRequest } from "../core/request.js";
+import { type AnyTool, defineTool, fail, labelText, ok, type ToolContext } from "../core/tool.js";
 import { MAX_PROMPT_CHARS, type PromptAuthor } from "./scheduled-task.js";
 import type { ScheduleService } from "./schedule-service.js";
 
@@ -97,7 +96,7 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     async execute(args, context) {
       const caller = callerOf(context.request, FEATURE);
       if (typeof caller === "string") return fail(caller);
-      const outcome = await service.create(caller, { ...args, promptBy: promptAuthorOf(context.request) });
+      const outcome = await service.create(caller, { ...args, promptBy: promptAuthorOf(context) });
       return outcome.ok ? ok(outcome.message) : fail(outcome.message);
     },
   });
@@ -156,11 +155,11 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
 }
 
 /**
- * Whose words a schedule_task call's text is, by the mode it runs in: interactive mode let it run
- * only on a person's approval; in any other mode nobody saw it (the reviewer is not a person).
+ * Whose words a schedule_task call's text is: a person's when a person approved this very call on
+ * its card; else nobody saw it (auto mode, a standing grant, the reviewer, which is not a person).
  */
-function promptAuthorOf(request: ConversationExecutionRequest): PromptAuthor {
-  return request.mode === "interactive" ? "person" : "agent";
+function promptAuthorOf(context: ToolContext): PromptAuthor {
+  return context.approvedByPerson === true ? "person" : "agent";
 }
 
 /** The person behind a caller, asking from the caller's conversation. */

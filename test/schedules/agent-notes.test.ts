@@ -1,8 +1,8 @@
 /**
  * Whose words a scheduled run carries out. A wake-up's note is always the agent's; schedule_task's
- * text is a person's only when the tool ran in interactive mode (where it runs on a person's
- * approval), the agent's in auto and reviewed mode, and the agent's in records stored before this
- * was kept. A run of the agent's text is a wake turn marked as the agent's own note and framed so;
+ * text is a person's only when a person approved that very call on its card, the agent's when
+ * anything else let it run (auto mode, a standing grant, the reviewer), and the agent's in records
+ * stored before this was kept. A run of the agent's text is a wake turn marked as the agent's own note and framed so;
  * a person's task keeps its plain framing. The mark survives a restart of the service.
  */
 import pino from "pino";
@@ -32,9 +32,10 @@ async function advance(harness: Harness, ms: number): Promise<void> {
   }
 }
 
-/** The context of a tool call made by Ana's turn in HOME in `mode`. */
-function toolContext(mode: PermissionMode): ToolContext {
+/** The context of a tool call made by Ana's turn in HOME in `mode`, approved on its card by a person or not. */
+function toolContext(mode: PermissionMode, approvedByPerson = false): ToolContext {
   return {
+    approvedByPerson,
     request: request({
       mode,
       sessionId: ANA_HOME.sessionId,
@@ -49,10 +50,16 @@ function toolContext(mode: PermissionMode): ToolContext {
 }
 
 /** A call of one of the scheduling tools, made by Ana's turn in HOME in `mode`. */
-async function callTool(harness: Harness, name: string, args: Record<string, unknown>, mode: PermissionMode) {
+async function callTool(
+  harness: Harness,
+  name: string,
+  args: Record<string, unknown>,
+  mode: PermissionMode,
+  approvedByPerson = false,
+) {
   const tool = createScheduleTools(harness.service).find((t) => t.name === name);
   if (!tool) throw new Error(`no tool ${name}`);
-  const result = await tool.execute(tool.inputSchema.parse(args), toolContext(mode));
+  const result = await tool.execute(tool.inputSchema.parse(args), toolContext(mode, approvedByPerson));
   expect(result.ok, result.output).toBe(true);
 }
 
@@ -76,23 +83,33 @@ describe("whose words a scheduled run carries out", () => {
   });
 
   it.each([
-    ["interactive", false],
-    ["auto", true],
-    ["reviewed", true],
-  ] as const)("schedule_task in %s mode: the run is the agent's own note: %s", async (mode, agents) => {
-    h = await openHarness();
-    await callTool(h, "schedule_task", { prompt: "summarise #deploys", at: iso(T0 + 10 * MIN) }, mode);
-    const [task] = h.service.listFor({ platform: "slack", userId: "U1ANA" });
-    expect(task?.promptBy).toBe(agents ? "agent" : "person");
-    await advance(h, 11 * MIN);
-    const turn = h.sessions.turns[0]!;
-    expect(turn.agentNote === true).toBe(agents);
-    if (agents)
-      expect(turn.prompt).toContain(
-        "The task, in your own words (you set it up; no person approved this text):",
+    ["interactive", "approved on its card", false, true],
+    ["interactive", "run under a standing grant", true, false],
+    ["auto", "run unasked", true, false],
+    ["reviewed", "cleared by the reviewer", true, false],
+  ] as const)(
+    "schedule_task in %s mode, %s: the run is the agent's own note: %s",
+    async (mode, _how, agents, approved) => {
+      h = await openHarness();
+      await callTool(
+        h,
+        "schedule_task",
+        { prompt: "summarise #deploys", at: iso(T0 + 10 * MIN) },
+        mode,
+        approved,
       );
-    else expect(turn.prompt).toContain("The task:\n> summarise #deploys");
-  });
+      const [task] = h.service.listFor({ platform: "slack", userId: "U1ANA" });
+      expect(task?.promptBy).toBe(agents ? "agent" : "person");
+      await advance(h, 11 * MIN);
+      const turn = h.sessions.turns[0]!;
+      expect(turn.agentNote === true).toBe(agents);
+      if (agents)
+        expect(turn.prompt).toContain(
+          "The task, in your own words (you set it up; no person approved this text):",
+        );
+      else expect(turn.prompt).toContain("The task:\n> summarise #deploys");
+    },
+  );
 
   it("the app's scheduled tasks hand the tool's word on who approved the text to the service", async () => {
     h = await openHarness();
@@ -106,7 +123,7 @@ describe("whose words a scheduled run carries out", () => {
     });
     try {
       const tool = app.tools.find((t) => t.name === "schedule_task")!;
-      const context = toolContext("interactive");
+      const context = toolContext("interactive", true);
       const args = tool.inputSchema.parse({
         prompt: "summarise #deploys",
         cron: "0 9 * * *",
