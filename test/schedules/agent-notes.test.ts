@@ -14,10 +14,7 @@ import { scheduledTaskSchema } from "../../src/schedules/scheduled-task.js";
 import { createScheduleTools } from "../../src/schedules/schedule-tools.js";
 import { DEFAULT_SCHEDULE_SETTINGS } from "../../src/schedules/schedule-settings.js";
 import { request } from "../support/engine-fixtures.js";
-import { ANA_HOME, flush, type Harness, HOME, openHarness, T0 } from "./support.js";
-
-const MIN = 60_000;
-const iso = (ms: number) => new Date(ms).toISOString();
+import { ANA_HOME, flush, type Harness, HOME, openHarness, T0, MIN, iso } from "./support.js";
 
 let h: Harness | undefined;
 afterEach(async () => {

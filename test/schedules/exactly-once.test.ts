@@ -11,9 +11,7 @@ import { OccurrenceClaims } from "../../src/schedules/occurrence-claims.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
-import { ANA_HOME, flush, ManualClock, openHarness, T0 } from "./support.js";
-
-const MIN = 60_000;
+import { ANA_HOME, flush, ManualClock, openHarness, T0, MIN } from "./support.js";
 
 let redis: RedisServer | undefined;
 let dataDir = "";

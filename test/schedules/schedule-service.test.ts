@@ -1,8 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ANA_HOME, ANA_OTHER, BEN, flush, type Harness, openHarness, T0 } from "./support.js";
-
-const MIN = 60_000;
-const iso = (ms: number) => new Date(ms).toISOString();
+import { ANA_HOME, ANA_OTHER, BEN, flush, type Harness, openHarness, T0, MIN, iso } from "./support.js";
 
 let h: Harness | undefined;
 afterEach(async () => {

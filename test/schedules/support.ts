@@ -104,6 +104,12 @@ export const BEN: Caller = {
 /** 2026-12-01T08:00:00Z, a Tuesday. */
 export const T0 = Date.parse("2026-12-01T08:00:00Z");
 
+/** A minute in ms. */
+export const MIN = 60_000;
+
+/** `ms` as an ISO timestamp (what the tools take in `at`). */
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
 /** Let promise chains started by fired timers settle. */
 export async function flush(service?: ScheduleService): Promise<void> {
   for (let i = 0; i < 5; i++) {
