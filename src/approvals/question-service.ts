@@ -16,7 +16,8 @@ export function questionAnswersOf(item: PendingItem, signal: AbortSignal): Quest
   if (signal.aborted || item.status === "cancelled" || item.kind !== "question") return { interrupted: true };
   const answers: Record<string, string> = {};
   for (const question of item.questions) answers[question.id] = item.answers[question.id] ?? EXPIRED_ANSWER;
-  return { answers };
+  const by = item.decision?.by?.userId;
+  return by === undefined ? { answers } : { answers, by };
 }
 
 /** Builds per-session askers. */

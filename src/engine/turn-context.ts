@@ -75,6 +75,8 @@ export interface CallAnswer {
   readonly durationMs?: number | undefined;
   /** A few words on why the call ended this way, shown on status lines. */
   readonly reason?: string | undefined;
+  /** Who gave the result, when a person did (an ask_user answer): their user id, stored as meta.by. */
+  readonly by?: string | undefined;
 }
 
 /** Per-turn state and shared operations. */
@@ -215,6 +217,7 @@ export class TurnContext {
         at: this.stamp(),
         status: answer.status,
         ...(answer.files?.length ? { files: answer.files } : {}),
+        ...(answer.by === undefined ? {} : { by: answer.by }),
       },
     });
     this.audit("result", answer.callId, answer.name, {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { TurnEngine } from "../../src/engine/turn-engine.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, BEN, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
 
@@ -32,6 +33,9 @@ describe("questions (ask_user)", () => {
     expect(pressed.status).toBe("accepted");
     await h.manager.idle();
     expect(answersSent(h)).toEqual({ answers: [{ question: "Which color?", answer: "blue" }] });
+    // The stored answer says who gave it (the reviewer counts only the requester's as theirs).
+    const engine = h.engines.at(-1) as TurnEngine;
+    expect(engine.messages.find((m) => m.role === "tool" && m.tool_call_id === "q1")?.meta?.by).toBe(ANA.id);
     const settled = h.outputs.for(thread()).card(card.pendingId);
     expect(settled).toMatchObject({ buttons: [], outcome: "Answered by Ana: blue" });
     expect(settled?.blocks).toContainEqual({ kind: "quote", text: "Answer: blue" });

@@ -93,7 +93,8 @@ async function askUser(ctx: TurnContext, call: RawToolCall, args: QuestionArgs):
   const content = JSON.stringify({
     answers: questions.map((q) => ({ question: q.question, answer: reply.answers[q.id] ?? "" })),
   });
-  await answer(ctx, call, ASK_USER, "ok", content);
+  // Who answered travels with the result: the reviewer counts only the requester's as theirs.
+  await ctx.answer({ callId: call.id, name: ASK_USER, status: "ok", content, by: reply.by });
 }
 
 async function proposePlan(ctx: TurnContext, call: RawToolCall, plan: string): Promise<void> {

@@ -42,7 +42,11 @@ export interface QuestionRequest {
 }
 /** Answers keyed by question id; `interrupted` when the turn was stopped while waiting. */
 export type QuestionAnswers =
-  | { readonly answers: Readonly<Record<string, string>> }
+  | {
+      readonly answers: Readonly<Record<string, string>>;
+      /** The user id of the person whose answer settled the questions (a requester or an approver). */
+      readonly by?: string;
+    }
   | { readonly interrupted: true };
 export type Asker = (request: QuestionRequest, signal: AbortSignal) => Promise<QuestionAnswers>;
 

@@ -48,6 +48,8 @@ export interface ReviewerMessage {
 /** Caps that keep one review request small whatever the session holds. */
 const LINE_MAX_CHARS = 2_000;
 const MAX_USER_LINES = 20;
+/** Other people's lines shown: context only, so fewer (a busy shared thread would fill every request). */
+const MAX_OTHERS_LINES = 8;
 /** The agent's notes shown: the one that woke the turn and the few before it (a chain). */
 const MAX_AGENT_NOTES = 3;
 /**
@@ -88,6 +90,11 @@ function isPersonMessage(message: Extract<ConversationMessage, { role: "user" }>
   return message.meta?.untrusted !== true && !isAgentNote(message) && message.content.trim() !== "";
 }
 
+/** `text` on one line: a line break could start a line that reads as a heading of the reviewer's input. */
+function oneLine(text: string): string {
+  return cap(text.replace(/\s+/g, " ").trim(), LINE_MAX_CHARS);
+}
+
 /** Whether someone other than `requester` wrote the message (unknown authors count as the requester). */
 function byOther(message: ConversationMessage, requester: string): boolean {
   const by = message.meta?.by;
@@ -96,7 +103,8 @@ function byOther(message: ConversationMessage, requester: string): boolean {
 
 /**
  * The user's lines of a history: the messages of `requester` (not channel content, not the agent's
- * own notes, not other people's) and ask_user answers (only a question's requester answers it).
+ * own notes, not other people's) and the ask_user answers they gave (an approver may answer
+ * another's question: such an answer is someone else's words), each answer on one line.
  */
 export function userLinesOf(history: readonly ConversationMessage[], requester: string): UserLine[] {
   const askCalls = new Set<string>();
@@ -110,27 +118,32 @@ export function userLinesOf(history: readonly ConversationMessage[], requester: 
     } else if (
       message.role === "tool" &&
       askCalls.has(message.tool_call_id) &&
-      message.meta?.status === "ok"
+      message.meta?.status === "ok" &&
+      !byOther(message, requester)
     ) {
-      for (const answer of askAnswers(message.content))
-        lines.push({ text: cap(answer, LINE_MAX_CHARS), isReply: true });
+      for (const answer of askAnswers(message.content)) lines.push({ text: oneLine(answer), isReply: true });
     }
   }
   return lines.slice(-MAX_USER_LINES);
 }
 
 /**
- * The latest messages of people other than `requester` in a shared conversation, each on one line
- * (a line break could start a line that reads as a heading of the reviewer's input).
+ * The latest words of people other than `requester` in a shared conversation — their messages and
+ * the ask_user answers they gave — each on one line.
  */
 export function othersLinesOf(history: readonly ConversationMessage[], requester: string): string[] {
-  return history
-    .flatMap((message) =>
-      message.role === "user" && isPersonMessage(message) && byOther(message, requester)
-        ? [cap(message.content.replace(/\s+/g, " ").trim(), LINE_MAX_CHARS)]
-        : [],
-    )
-    .slice(-MAX_USER_LINES);
+  const askCalls = new Set<string>();
+  const lines: string[] = [];
+  for (const message of history) {
+    if (message.role === "assistant")
+      for (const call of message.tool_calls ?? []) if (call.function.name === ASK_USER) askCalls.add(call.id);
+    if (!byOther(message, requester)) continue;
+    if (message.role === "user" && isPersonMessage(message)) lines.push(oneLine(message.content));
+    else if (message.role === "tool" && askCalls.has(message.tool_call_id) && message.meta?.status === "ok")
+      for (const answer of askAnswers(message.content))
+        lines.push(oneLine(`[answer to a question] ${answer}`));
+  }
+  return lines.slice(-MAX_OTHERS_LINES);
 }
 
 /**
@@ -140,9 +153,7 @@ export function othersLinesOf(history: readonly ConversationMessage[], requester
  */
 export function agentNotesOf(history: readonly ConversationMessage[]): string[] {
   return history
-    .flatMap((message) =>
-      isAgentNote(message) ? [cap((message.content ?? "").replace(/\s+/g, " ").trim(), LINE_MAX_CHARS)] : [],
-    )
+    .flatMap((message) => (isAgentNote(message) ? [oneLine(message.content ?? "")] : []))
     .slice(-MAX_AGENT_NOTES);
 }
 
