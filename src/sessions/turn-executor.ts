@@ -18,7 +18,7 @@ import type { QueuedMessage, TargetExtra } from "./session-record.js";
 import { withTurnFinished, withTurnStarted } from "./turn-record-changes.js";
 import { recoveryOf } from "./turn-recovery.js";
 import { driveTurn, type TurnOutcome, TurnStartNotSaved } from "./turn-runner.js";
-import { retryProvenance } from "./wake-turns.js";
+import { retriesAgentNote, retryProvenance } from "./wake-turns.js";
 
 export interface TurnExecutorOptions {
   readonly outputFor: (target: ThreadTarget) => ThreadOutput | undefined;
@@ -62,11 +62,21 @@ export class TurnExecutor {
     return this.startTurn(live, message, "run", first);
   }
 
-  /** Re-run the session's last turn as `user`, on the channel content it ran on, if any. */
+  /**
+   * Re-run the session's last turn as `user`, on the channel content it ran on, if any, and as the
+   * agent's own note when that started it.
+   */
   retry(live: LiveSession, user: PlatformUser): Promise<void> {
     const channelContent = retryProvenance(live.record, live.history);
-    const message = { user, text: "", files: [], sentAt: this.stamp() };
-    return this.startTurn(live, channelContent ? { ...message, channelContent } : message, "retry");
+    const message: QueuedMessage = {
+      user,
+      text: "",
+      files: [],
+      sentAt: this.stamp(),
+      ...(channelContent ? { channelContent } : {}),
+      ...(retriesAgentNote(live.history) ? { agentNote: true } : {}),
+    };
+    return this.startTurn(live, message, "retry");
   }
 
   /**

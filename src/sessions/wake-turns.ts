@@ -12,6 +12,7 @@ import { z } from "zod";
 import type { ConversationMessage } from "../core/messages.js";
 import { type PlatformUser, type ThreadTarget, targetExtraSchema } from "../core/thread-target.js";
 import { type ChannelContent, subscriptionIdSchema } from "../core/channel-content.js";
+import { isAgentNote } from "../core/agent-note.js";
 import type { QueuedMessage, ScheduledRunMeta, SessionRecord } from "./session-record.js";
 
 /** A turn to start (or queue) in a session on behalf of a subscription. */
@@ -100,6 +101,18 @@ export function queuedWake(turn: WakeTurn, sentAt: string): QueuedMessage {
 
 /** Characters of an earlier untrusted input quoted when its turn is retried. */
 const RETRY_QUOTE_CHARS = 200;
+
+/**
+ * Whether the session's latest turn was started by the agent's own note, so a retry of it is one too:
+ * its opening user message (steering does not count) is stored marked as the agent's note.
+ */
+export function retriesAgentNote(history: readonly ConversationMessage[]): boolean {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const message = history[i];
+    if (message?.role === "user" && message.meta?.steered !== true) return isAgentNote(message);
+  }
+  return false;
+}
 
 /**
  * The provenance a retry of the session's latest turn must keep: the turn's own, as the record

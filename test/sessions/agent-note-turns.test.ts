@@ -4,6 +4,9 @@
  * in the history marked as the agent's note — while the person's own messages are not.
  */
 import { describe, expect, it } from "vitest";
+import { startedByAgentNote } from "../../src/core/agent-note.js";
+import type { ConversationExecutionRequest } from "../../src/core/request.js";
+import { ProviderError } from "../../src/engine/provider/provider.js";
 import type { WakeTurn } from "../../src/sessions/wake-turns.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
@@ -52,5 +55,38 @@ describe("a wake-up's note in a session", () => {
       [NOTE, true],
     ]);
     await second.store.close();
+  });
+
+  it("a retry of the turn a note started is the agent's note again, as the engine is told", async () => {
+    const h = await makeHarness({
+      steps: [
+        textStep("hi"),
+        { error: new ProviderError("server", "The model service failed.", 500) },
+        textStep("done"),
+      ],
+    });
+    await h.manager.receive(message("hello"));
+    await h.manager.idle();
+    const sessionId = /Session (\S+)/.exec(await h.manager.command(thread(), ANA, "status", []))?.[1] ?? "";
+    const started: [string, boolean][] = [];
+    for (const engine of h.engines)
+      for (const how of ["run", "retry"] as const) {
+        const original = engine[how].bind(engine);
+        engine[how] = (request: ConversationExecutionRequest) => {
+          started.push([how, startedByAgentNote(request)]);
+          return original(request);
+        };
+      }
+    await h.manager.wake(wakeOf(sessionId));
+    await h.manager.idle();
+    expect(
+      (await h.manager.press({ kind: "control", control: "retry", target: thread(), user: ANA })).status,
+    ).toBe("accepted");
+    await h.manager.idle();
+    expect(started).toEqual([
+      ["run", true],
+      ["retry", true],
+    ]);
+    await h.store.close();
   });
 });
