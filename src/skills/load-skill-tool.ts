@@ -2,7 +2,8 @@
  * load_skill {name, file?}: bring an enabled skill's instructions into the conversation — its
  * body and the list of files beside it. Skills inside the workspace list their files as workspace
  * paths for read_file; a skill elsewhere (data dir, skills.dirs) is readable only through this
- * tool, read-only, by passing `file`. A read: it never needs approval.
+ * tool, read-only, by passing `file`. A read: it never needs approval. A workspace skill is read
+ * as no conversation sees the workspace, so never from uploads/ (workspace-skill-access.ts).
  */
 import { z } from "zod";
 import { defineTool, fail, ok } from "../core/tool.js";

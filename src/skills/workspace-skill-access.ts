@@ -14,7 +14,11 @@
  * some 17 file calls a skill where this makes 6, and a cold first turn with 200 skills took
  * 349–391 ms where it takes 217–254). A SKILL.md is stat'ed and read through the one handle it
  * was opened by, so the loader's cache judges the very file it would read — and only as much of
- * it as was judged: a file grown after its stat is read to the size the stat gave.
+ * it as was judged: a file grown after its stat is read to the size the stat gave. Skills are the
+ * whole workspace's, read for whichever conversation asks, so none of them is read from uploads/
+ * (the files people send, each conversation's own): the source is the workspace as no conversation
+ * sees it (conversation-paths.ts), and a skill folder, SKILL.md or file beside it that is or leads
+ * into uploads/ is refused like one leading out of the workspace.
  */
 import type { Dirent, Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
@@ -27,14 +31,10 @@ import {
   openCheckedDir,
   readUpTo,
 } from "../tools/files/anchored-fs.js";
+import { conversationPaths } from "../tools/files/conversation-paths.js";
 import { credentialReasonFor } from "../tools/files/credential-paths.js";
 import { readTextFile } from "../tools/files/text-file.js";
-import {
-  createWorkspacePaths,
-  isInside,
-  isOffLimits,
-  type ResolvedPath,
-} from "../tools/files/workspace-paths.js";
+import { createWorkspacePaths, isInside, type ResolvedPath } from "../tools/files/workspace-paths.js";
 import { filesIn, isLinkRefusal, type SkillFolder, type SkillSourceAccess } from "./skill-source-access.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
 import type { SkillSource } from "./skill.js";
@@ -77,13 +77,13 @@ async function useSkillFile<T>(
 
 /**
  * The access to the workspace's skill source, confined to `workspace` (its root, and the service's
- * own files off limits inside it; see the module header).
+ * own files off limits inside it) and kept out of every conversation's uploads (module header).
  */
 export function workspaceSkillAccess(
   source: SkillSource,
   workspace: { readonly root: string; readonly offLimits: readonly string[] },
 ): SkillSourceAccess {
-  const paths = createWorkspacePaths(workspace);
+  const paths = conversationPaths(createWorkspacePaths(workspace), undefined);
   /** A path in the source folder, relative to the workspace root. */
   const inSource = (...names: string[]) => path.relative(paths.root, path.join(source.dir, ...names));
   const openFolder = async (relative: string): Promise<AnchoredDir> =>
@@ -91,10 +91,13 @@ export function workspaceSkillAccess(
   /** The folder `resolved`, held open as `dir`, as a scan goes through it. */
   const scanned = async (resolved: ResolvedPath, dir: AnchoredDir): Promise<SkillFolder> => {
     const entries = await dir.entries();
-    const offLimits = await paths.offLimits();
-    /** Whether a real path below the folder passes confinement as it is, with no link on its way. */
+    const hidden = await paths.hidden();
+    /**
+     * Whether a real path below the folder passes confinement as it is, with no link on its way:
+     * neither the service's own files nor uploads/ (the source itself may be the uploads folder).
+     */
     const confined = (absolute: string) =>
-      !isOffLimits(absolute, offLimits) && credentialReasonFor(absolute, resolved.root) === undefined;
+      !hidden(absolute) && credentialReasonFor(absolute, resolved.root) === undefined;
     return Object.freeze({
       entries,
       async isFolder(entry: Dirent): Promise<boolean> {
