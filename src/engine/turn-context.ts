@@ -3,6 +3,7 @@
  * shares — append (and persist) a message, emit a frozen event, write an audit record, answer a
  * tool call, switch mode, stop. One context per run / resume / retry.
  */
+import { scrubSecrets } from "../logging/redact.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Attachment } from "../core/attachment.js";
 import type { MediaOptions } from "./outbound-media.js";
@@ -153,8 +154,19 @@ export class TurnContext {
   }
 
   /** Emit a frozen event to the caller. */
+  /**
+   * Hand an event to the turn's listener. An error's or notice's message is posted into the thread,
+   * and may quote a failure's text (a path, a URL, a server's answer): it is scrubbed of
+   * token-shaped text here, once for every such event.
+   */
   emit(event: AgentEvent): void {
-    this.sink(agentEvent(event));
+    this.sink(
+      agentEvent(
+        event.type === "error" || event.type === "notice"
+          ? { ...event, message: scrubSecrets(event.message) }
+          : event,
+      ),
+    );
   }
 
   addUsage(usage: TokenUsage | undefined): void {

@@ -38,7 +38,6 @@ import { runToolCalls } from "./tool-scheduler.js";
 import { type InstructionsBuilder, type RequesterInstructions, SystemPrompt } from "./system-prompt.js";
 import { TurnContext, type TurnPersistence } from "./turn-context.js";
 import { parseToolArguments, type ToolRegistry } from "../tools/registry.js";
-import { scrubSecrets } from "../logging/redact.js";
 import type { SessionFacts } from "../core/tool.js";
 import type { SessionTurnEngine } from "./session-turn-engine.js";
 import { type BegunTurn, type TurnEvents, turnEvents } from "./turn-events.js";
@@ -292,8 +291,7 @@ export class TurnEngine implements SessionTurnEngine {
       await this.loop(ctx);
       await ctx.flush();
     } catch (error) {
-      // Posted into the thread: whatever the failure quotes is scrubbed of token-shaped text.
-      const message = `The turn failed unexpectedly: ${scrubSecrets(error instanceof Error ? error.message : String(error))}`;
+      const message = `The turn failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
       ctx.emit({ type: "error", message, recoverable: true });
       ctx.complete("error");
     }

@@ -18,6 +18,7 @@ import type { QueuedMessage, TargetExtra } from "./session-record.js";
 import { withTurnFinished, withTurnStarted } from "./turn-record-changes.js";
 import { recoveryOf } from "./turn-recovery.js";
 import { driveTurn, type TurnOutcome, TurnStartNotSaved } from "./turn-runner.js";
+import { scrubSecrets } from "../logging/redact.js";
 import { retriesAgentNote, retryProvenance } from "./wake-turns.js";
 
 export interface TurnExecutorOptions {
@@ -221,9 +222,10 @@ export class TurnExecutor {
     live.defer((record) => withTurnFinished(record, outcome.usage, live.facts.downloadedFiles));
   }
 
+  /** Post `text` into the session's thread, scrubbed of token-shaped text (it may quote a failure). */
   private async notify(live: LiveSession, text: string): Promise<void> {
     try {
-      await this.options.outputFor(live.record.target)?.postText(text);
+      await this.options.outputFor(live.record.target)?.postText(scrubSecrets(text));
     } catch (error) {
       this.options.logger.warn({ err: error, sessionId: live.id }, "posting a notice failed");
     }

@@ -126,7 +126,7 @@ describe("instructions built on the session's first turn", () => {
     expect(h.provider.requests.map(systemPrompt)).toEqual(["built"]);
   });
 
-  it("a failure posted into the thread is scrubbed of token-shaped text", async () => {
+  it("a failure posted into the thread is scrubbed of token-shaped text (the engine's emit scrubs every error and notice)", async () => {
     const h = deferred([]);
     const turn = collect(h.engine.run(request()));
     await untilBuilding(h.built);

@@ -137,6 +137,21 @@ describe("TurnEngine basics", () => {
     expect(h.persistence.appended[0]).toMatchObject({ content: "go" });
   });
 
+  it("a notice quoting a failure is scrubbed before it reaches the thread", async () => {
+    const h = makeHarness({
+      steps: [textStep("ok")],
+      options: {
+        contextProvider: async () => {
+          throw new Error("GET https://bot:hunter2-secret@internal.example/ctx failed");
+        },
+      },
+    });
+    const events = await collect(h.engine.run(makeRequest()));
+    expect(events.find((e) => e.type === "notice")).toMatchObject({
+      message: "Context provider failed: Error: GET https://bot:[redacted]@internal.example/ctx failed",
+    });
+  });
+
   it("ends each turn's system prompt with its requester's part, asked once per turn, its notice shown", async () => {
     const asked: string[] = [];
     const h = makeHarness({

@@ -4,11 +4,12 @@
  * message, says whether a retry could help, and reads Retry-After. Also normalises error bodies
  * from servers that put the error at the top level (older vLLM) so the SDK sees the message.
  * A failure's message is posted into the thread, so what it quotes of the server (its reason, the
- * endpoint's URL) is scrubbed of token-shaped text first: a proxy may echo the key it was sent,
- * and a base URL may carry a password.
+ * endpoint's URL) is scrubbed first: the API key itself wherever it appears (a proxy may echo the
+ * key it was sent, in any provider's format), token-shaped text, a URL's password and its query
+ * (`?api_key=…`).
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
-import { scrubSecrets } from "../../logging/redact.js";
+import { REDACTED, scrubSecrets } from "../../logging/redact.js";
 import { ContextOverflowError, ProviderError, type ProviderErrorKind } from "./provider.js";
 
 /** What the error mapping needs to name the failure. */
@@ -16,6 +17,8 @@ export interface FailureContext {
   readonly model: string;
   readonly baseURL: string;
   readonly now: () => number;
+  /** The API key: taken out of any server text a message quotes, whatever its shape. */
+  readonly apiKey?: string;
 }
 
 /** A mapped failure: the error to surface, and whether (and when) a retry may help. */
@@ -37,11 +40,15 @@ export function isContextOverflow(code: unknown, message: string): boolean {
 }
 
 /** The error for an error payload the server sent inside an already-open stream (OpenRouter, vLLM). */
-export function midStreamError(payload: unknown, cause?: unknown): ProviderError {
+export function midStreamError(payload: unknown, cause?: unknown, ctx?: FailureContext): ProviderError {
   const { message, code } = describePayload(payload);
   if (isContextOverflow(code, message)) return new ContextOverflowError(undefined, { cause });
   const kind: ProviderErrorKind = code === 429 || code === "rate_limit_exceeded" ? "rate_limited" : "server";
-  return providerError(kind, `The model endpoint reported an error mid-response: ${clip(message)}`, cause);
+  return providerError(
+    kind,
+    `The model endpoint reported an error mid-response: ${clip(message, ctx)}`,
+    cause,
+  );
 }
 
 /** Map anything an attempt threw to a `Failure`. */
@@ -56,11 +63,11 @@ export function classifyFailure(error: unknown, ctx: FailureContext): Failure {
     return retryable(providerError("connection", text, error));
   }
   if (error instanceof APIError) {
-    if (error.status === undefined) return final(midStreamError(error.error ?? error.message, error));
+    if (error.status === undefined) return final(midStreamError(error.error ?? error.message, error, ctx));
     return fromStatus(error, error.status, ctx);
   }
   if (error instanceof SyntaxError) {
-    const text = `The model endpoint sent a stream chunk that is not JSON: ${clip(error.message)}`;
+    const text = `The model endpoint sent a stream chunk that is not JSON: ${clip(error.message, ctx)}`;
     return final(providerError("server", text, error));
   }
   // undici reports a connection lost mid-body as TypeError("terminated"); sockets as E* codes.
@@ -69,7 +76,7 @@ export function classifyFailure(error: unknown, ctx: FailureContext): Failure {
     return retryable(providerError("connection", text, error));
   }
   const message = error instanceof Error ? error.message : String(error);
-  return final(providerError("server", `Unexpected model endpoint failure: ${clip(message)}`, error));
+  return final(providerError("server", `Unexpected model endpoint failure: ${clip(message, ctx)}`, error));
 }
 
 function fromStatus(error: APIError, status: number, ctx: FailureContext): Failure {
@@ -103,7 +110,7 @@ function fromStatus(error: APIError, status: number, ctx: FailureContext): Failu
     const text = `The model endpoint had a server error (HTTP ${status}). Try again shortly.`;
     return { error: new ProviderError("server", text, status, options), retryable: true, retryAfterMs };
   }
-  const text = `The model endpoint rejected the request (HTTP ${status}): ${clip(message)}`;
+  const text = `The model endpoint rejected the request (HTTP ${status}): ${clip(message, ctx)}`;
   return final(new ProviderError("bad_request", text, status, options));
 }
 
@@ -181,14 +188,24 @@ function final(error: ProviderError): Failure {
   return { error, retryable: false, retryAfterMs: undefined };
 }
 
-/** The endpoint's URL as a message may show it. */
+/** The endpoint's URL as a message may show it: scrubbed, its query left out. */
 function endpoint(ctx: FailureContext): string {
-  return scrubSecrets(ctx.baseURL);
+  const [path = "", query] = ctx.baseURL.split("?", 2);
+  return shown(path, ctx) + (query === undefined ? "" : `?${REDACTED}`);
+}
+
+/**
+ * `text` without the API key (when the context knows it: a chunk the stream reader rejects does
+ * not) and without token-shaped substrings.
+ */
+function shown(text: string, ctx: FailureContext | undefined): string {
+  const key = ctx?.apiKey;
+  return scrubSecrets(key && key.length >= 8 ? text.split(key).join(REDACTED) : text);
 }
 
 /** Server text as a message may quote it: one line, scrubbed, at most DETAIL_LIMIT characters. */
-function clip(text: string): string {
-  const oneLine = scrubSecrets(text.replace(/\s+/g, " ").trim());
+function clip(text: string, ctx: FailureContext | undefined): string {
+  const oneLine = shown(text.replace(/\s+/g, " ").trim(), ctx);
   return oneLine.length > DETAIL_LIMIT ? `${oneLine.slice(0, DETAIL_LIMIT - 1)}…` : oneLine;
 }
 

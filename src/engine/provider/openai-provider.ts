@@ -53,6 +53,8 @@ export class OpenAIProvider implements ProviderClient {
   private readonly maxRetries: number;
   private readonly now: () => number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The API key, which a failure's message must never quote (see FailureContext.apiKey). */
+  private readonly apiKey: string | undefined;
 
   constructor(options: OpenAIProviderOptions = {}) {
     this.baseURL = (options.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
@@ -60,6 +62,7 @@ export class OpenAIProvider implements ProviderClient {
     this.maxRetries = options.maxRetries ?? 3;
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? abortableSleep;
+    this.apiKey = options.apiKey || undefined;
     const baseFetch = options.fetch;
     this.client = new OpenAI({
       baseURL: this.baseURL,
@@ -75,7 +78,12 @@ export class OpenAIProvider implements ProviderClient {
   /** Stream one assistant step; see the module header for retry, stall and abort rules. */
   async *stream(request: ProviderRequest): AsyncIterable<ProviderStreamEvent> {
     const body = requestBody(request);
-    const ctx: FailureContext = { model: request.model, baseURL: this.baseURL, now: this.now };
+    const ctx: FailureContext = {
+      model: request.model,
+      baseURL: this.baseURL,
+      now: this.now,
+      ...(this.apiKey ? { apiKey: this.apiKey } : {}),
+    };
     const progress = { outputBegan: false };
     for (let attempt = 0; ; attempt++) {
       if (request.signal?.aborted) throw abortedError();

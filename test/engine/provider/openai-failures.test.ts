@@ -42,6 +42,22 @@ describe("OpenAIProvider HTTP errors", () => {
     expect(scope.isDone()).toBe(true);
   });
 
+  it("takes its own API key out of what it quotes, whatever the key's shape, and an endpoint's query", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(400, { error: { message: "key gsk_live_0123456789abcdef is not allowed for this model" } });
+    const { provider } = testProvider({ apiKey: "gsk_live_0123456789abcdef" });
+    const { error } = await collect(provider.stream(request()));
+    expect((error as Error).message).toBe(
+      "The model endpoint rejected the request (HTTP 400): key [redacted] is not allowed for this model",
+    );
+    const queried = testProvider({ baseURL: "http://127.0.0.1:9/v1?api_key=0a1b2c3d4e5f" }).provider;
+    const refused = await collect(queried.stream(request()));
+    expect((refused.error as Error).message).toBe(
+      "Could not connect to the model endpoint at http://127.0.0.1:9/v1?[redacted].",
+    );
+  });
+
   it("shows the endpoint without the password its URL carries", async () => {
     // Nothing answers there (the network is isolated): the failure names the endpoint.
     const { provider } = testProvider({ baseURL: "http://proxy-user:hunter2-secret@127.0.0.1:9/v1" });
