@@ -20,6 +20,8 @@ const metaSchema = z.looseObject({
   notice: z.string().optional(),
   error: z.string().optional(),
   untrusted: z.boolean().optional(),
+  agentNote: z.boolean().optional(),
+  by: z.string().optional(),
 });
 
 const toolCallSchema = z.object({

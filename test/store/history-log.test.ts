@@ -146,6 +146,17 @@ describe("HistoryLog", () => {
     expect(await log.load("s")).toEqual([user(0)]);
   });
 
+  it("checks the marks the reviewer reads: who wrote a message, and the agent's own note", async () => {
+    const log = new HistoryLog(space);
+    const marked: ConversationMessage = { role: "user", content: "hi", meta: { by: "U1", agentNote: false } };
+    await log.append("s", marked);
+    expect(await log.load("s")).toEqual([marked]);
+    for (const meta of [{ by: 7 }, { agentNote: "true" }]) {
+      const bad = { role: "user", content: "x", meta } as unknown as ConversationMessage;
+      await expect(log.append("s", bad)).rejects.toThrow(/^history of session "s": message 0 is invalid/);
+    }
+  });
+
   it("names the session and page when a page is corrupt or missing, and never appends past it", async () => {
     const log = new HistoryLog(space, { pageSize: 2 });
     await log.appendMany("s", users(0, 3));
