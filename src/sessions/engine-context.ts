@@ -2,7 +2,8 @@
  * EngineContext: what the session layer hands the engine factory for one session — the
  * session's identity and thread, its live grants and facts, the durable person-facing
  * collaborators (approver, asker, plan approver), history persistence, the audit sink and the
- * mode callback (a plan approval's switch, recorded as its approver's). The factory (assembled by the application) adds provider, tools and policy.
+ * mode callback (a plan approval's switch, recorded as its approver's). The factory (assembled
+ * by the application) adds provider, tools and policy.
  * `engineContextOf` wires a live session to the layer's shared services.
  */
 import type { ApprovalService } from "../approvals/approval-service.js";
