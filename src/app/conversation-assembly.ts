@@ -11,6 +11,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { approvalsConfigSchema, type ApprovalsConfig } from "../approvals/authorisation.js";
+import { mcpServersFolder } from "../config/mcp-server-folders.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { createEngineFactory } from "./engine-factory.js";
 import { engineOptionsFromConfig } from "./engine-config.js";
@@ -38,8 +39,6 @@ const HOUR_MS = 60 * 60 * 1000;
 
 /** The name of the append-only audit log inside the data directory. */
 export const AUDIT_LOG_FILE = "audit.jsonl";
-/** The folder in the data folder that stdio MCP servers run in, one folder each. */
-export const MCP_SERVERS_FOLDER = "mcp-servers";
 
 /** What the conversation shares with the rest of the assembly. */
 export interface ConversationParts {
@@ -149,8 +148,9 @@ export async function createConversation(
     servers: config.tools.mcp_servers,
     onNotice: (message) => mcpLogger.info({ notice: true }, message),
     logger: mcpLogger,
-    // In the data folder, hidden from the sandbox: never the workspace, which commands can write.
-    serversFolder: join(config.data_dir, MCP_SERVERS_FOLDER),
+    // In the data folder, hidden from the sandbox: never the workspace, which commands can write
+    // (loadConfig refuses a data folder inside it while stdio servers are configured).
+    serversFolder: mcpServersFolder(config.data_dir),
   });
   await mcp.start();
   try {

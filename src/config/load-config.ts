@@ -133,7 +133,8 @@ export function loadConfig(options: LoadConfigOptions): LoadConfigResult {
     const context = { schema: configSchema, raw: overridden.raw, sources: overridden.sources };
     return { ok: false, source: file.path, problems: formatIssues(parsed.error.issues, context) };
   }
-  const problems = crossKeyProblems(parsed.data, overridden);
+  const config = resolvePaths(parsed.data, options.cwd);
+  const problems = crossKeyProblems(config, overridden);
   if (problems.length > 0) return { ok: false, source: file.path, problems: problems.map(scrubSecrets) };
-  return { ok: true, source: file.path, config: deepFreeze(resolvePaths(parsed.data, options.cwd)) };
+  return { ok: true, source: file.path, config: deepFreeze(config) };
 }

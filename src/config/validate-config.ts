@@ -1,9 +1,11 @@
 /**
  * The rules that span several keys, run after the schema on every load — so `doctor` and `start`
  * (both through `loadConfig`) refuse the same configurations with the same words: a channel that
- * is half configured, or a variable left empty where a value is required (OPENAI_API_KEY= from a
- * copied .env.example with nothing else pointing at a model).
+ * is half configured, a variable left empty where a value is required (OPENAI_API_KEY= from a
+ * copied .env.example with nothing else pointing at a model), or stdio MCP servers that would run
+ * inside the workspace (data_dir there: mcp-server-folders.ts).
  */
+import { mcpServerFolderProblems } from "./mcp-server-folders.js";
 import type { CoworkerConfig } from "./schema.js";
 
 export interface ValidationContext {
@@ -52,7 +54,14 @@ function slackProblems(config: CoworkerConfig, context: ValidationContext): stri
   return [];
 }
 
-/** Every cross-key problem of a config that passed the schema; empty when it can run. */
+/**
+ * Every cross-key problem of a config that passed the schema, its paths made absolute; empty when
+ * it can run.
+ */
 export function crossKeyProblems(config: CoworkerConfig, context: ValidationContext): readonly string[] {
-  return [...modelProblems(config, context), ...slackProblems(config, context)];
+  return [
+    ...modelProblems(config, context),
+    ...slackProblems(config, context),
+    ...mcpServerFolderProblems(config),
+  ];
 }

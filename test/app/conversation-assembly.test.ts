@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { approvalsFromConfig } from "../../src/app/conversation-assembly.js";
 import { runCli } from "../../src/cli/run-cli.js";
+import { mcpServersFolder } from "../../src/config/mcp-server-folders.js";
 import { testIo } from "../cli/io.js";
 import { type FakeBody, type FakeOpenAI, startFakeOpenAI } from "../fakes/fake-openai.js";
 import { makeProject, runCoworker } from "./run-coworker.js";
@@ -98,6 +99,8 @@ describe("the assembled conversation under coworker start", () => {
     expect(existsSync(auditPath)).toBe(true);
     expect(readFileSync(auditPath, "utf8")).toContain("fixture__echo");
     // The server ran in a folder of its own in the data folder, not in the workspace commands write.
-    expect(readFileSync(cwdFile, "utf8")).toBe(realpathSync(join(project.dataDir, "mcp-servers", "fixture")));
+    expect(readFileSync(cwdFile, "utf8")).toBe(
+      realpathSync(join(mcpServersFolder(project.dataDir), "fixture")),
+    );
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The validation `doctor` and `start` share (loadConfig): blank variables where a value is
- * required, token and id formats with a hint, half-configured Slack — and never a secret echoed.
+ * required, token and id formats with a hint, half-configured Slack, stdio MCP servers whose
+ * folder would lie inside the workspace — and never a secret echoed.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -108,5 +109,77 @@ describe("config validation", () => {
     expect(problems({ ...LOCAL, COWORKER_OPS_PORT: "eighty" })).toContain(
       "ops.port (from COWORKER_OPS_PORT)",
     );
+  });
+
+  describe("stdio MCP servers outside the workspace", () => {
+    const STDIO = "tools:\n  mcp_servers:\n    git: { command: uvx, args: [mcp-server-git] }\n";
+    const HTTP = '    docs: { url: "https://mcp.example.com/mcp" }\n';
+    const project = () => realpathSync(mkdtempSync(join(tmpdir(), "coworker-mcp-folders-")));
+    const at = (cwd: string, env: Env, yaml: string) => {
+      writeFileSync(join(cwd, "coworker.yaml"), yaml);
+      return loadConfig({ env: { ...LOCAL, ...env }, cwd, argv: ["-c", "coworker.yaml"] });
+    };
+    const refusal = (result: ReturnType<typeof loadConfig>) => {
+      if (result.ok) throw new Error("expected the stdio server to be refused");
+      return result.problems.join("\n");
+    };
+
+    it("refuses a stdio server while data_dir lies inside the workspace, before either exists", () => {
+      const cwd = project();
+      const text = refusal(at(cwd, { COWORKER_WORKSPACE: "ws", COWORKER_DATA_DIR: "ws/data" }, STDIO));
+      expect(text).toContain(
+        `tools.mcp_servers (git): stdio MCP servers run in ${join(cwd, "ws", "data", "mcp-servers")}/<name>/, which lies inside the workspace (workspace.root: ${join(cwd, "ws")})`,
+      );
+      expect(text).toContain("Move data_dir (COWORKER_DATA_DIR) to a folder outside the workspace");
+      // The data folder as the workspace itself is inside it too.
+      expect(at(cwd, { COWORKER_WORKSPACE: "ws", COWORKER_DATA_DIR: "ws" }, STDIO).ok).toBe(false);
+    });
+
+    it("follows links: a data folder linked into the workspace, and an extra root", () => {
+      const cwd = project();
+      mkdirSync(join(cwd, "ws"));
+      // A link to a folder that does not exist yet, inside the workspace.
+      symlinkSync(join(cwd, "ws", "state"), join(cwd, "data-link"));
+      expect(refusal(at(cwd, { COWORKER_WORKSPACE: "ws", COWORKER_DATA_DIR: "data-link" }, STDIO))).toContain(
+        `run in ${join(cwd, "ws", "state", "mcp-servers")}/<name>/`,
+      );
+      // The workspace named through a link, the data folder through the real path.
+      symlinkSync(join(cwd, "ws"), join(cwd, "ws-link"));
+      expect(at(cwd, { COWORKER_WORKSPACE: "ws-link", COWORKER_DATA_DIR: "ws/data" }, STDIO).ok).toBe(false);
+      const extra = `workspace:\n  extra_roots: [${join(cwd, "shared")}]\n${STDIO}`;
+      expect(refusal(at(cwd, { COWORKER_DATA_DIR: "shared/coworker" }, extra))).toContain(
+        `inside the workspace (workspace.extra_roots[0]: ${join(cwd, "shared")})`,
+      );
+    });
+
+    it("lets stdio servers run from a data folder beside the workspace, and HTTP servers anywhere", () => {
+      const cwd = project();
+      expect(at(cwd, { COWORKER_WORKSPACE: "ws", COWORKER_DATA_DIR: "data" }, STDIO).ok).toBe(true);
+      // A sibling whose name starts like the workspace's is not inside it.
+      expect(at(cwd, { COWORKER_WORKSPACE: "ws", COWORKER_DATA_DIR: "ws-data" }, STDIO).ok).toBe(true);
+      const httpOnly = `tools:\n  mcp_servers:\n${HTTP}`;
+      expect(at(cwd, { COWORKER_WORKSPACE: "ws", COWORKER_DATA_DIR: "ws/data" }, httpOnly).ok).toBe(true);
+      expect(
+        refusal(at(cwd, { COWORKER_WORKSPACE: "ws", COWORKER_DATA_DIR: "ws/data" }, STDIO + HTTP)),
+      ).toContain("tools.mcp_servers (git):");
+    });
+
+    it("start and doctor both refuse it with the same line", async () => {
+      const cwd = project();
+      writeFileSync(join(cwd, "coworker.yaml"), STDIO);
+      const env = {
+        ...LOCAL,
+        COWORKER_CONFIG: "coworker.yaml",
+        COWORKER_WORKSPACE: "ws",
+        COWORKER_DATA_DIR: "ws/data",
+      };
+      const start = testIo(cwd, env);
+      expect(await runCli(["start"], start.io)).toBe(1);
+      expect(start.stderr()).toContain("tools.mcp_servers (git): stdio MCP servers run in");
+      const doctor = testIo(cwd, env);
+      expect(await runCli(["doctor"], doctor.io)).toBe(1);
+      expect(doctor.stdout()).toContain("✗ configuration");
+      expect(doctor.stdout()).toContain("tools.mcp_servers (git): stdio MCP servers run in");
+    });
   });
 });

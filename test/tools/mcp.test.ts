@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,21 +58,25 @@ function byName(tools: AnyTool[], name: string): AnyTool {
 describe("where stdio servers run", () => {
   it("each in a folder of its own under the servers folder, made when missing", async () => {
     const root = await mkdtemp(join(tmpdir(), "mcp-servers-"));
-    const folder = join(root, "servers");
-    const wrote = (name: string) => join(root, `${name}.cwd`);
-    const { manager } = startManager(
-      {
-        one: stdio([FIXTURE], { env: { FIXTURE_CWD_FILE: wrote("one") } }),
-        two: stdio([FIXTURE], { env: { FIXTURE_CWD_FILE: wrote("two") } }),
-      },
-      50,
-      folder,
-    );
-    await manager.start();
-    expect(manager.status()).toEqual({ one: "ready", two: "ready" });
-    expect(await readFile(wrote("one"), "utf8")).toBe(join(folder, "one"));
-    expect(await readFile(wrote("two"), "utf8")).toBe(join(folder, "two"));
-    await rm(root, { recursive: true, force: true });
+    try {
+      const folder = join(root, "servers");
+      const wrote = (name: string) => join(root, `${name}.cwd`);
+      const { manager } = startManager(
+        {
+          one: stdio([FIXTURE], { env: { FIXTURE_CWD_FILE: wrote("one") } }),
+          two: stdio([FIXTURE], { env: { FIXTURE_CWD_FILE: wrote("two") } }),
+        },
+        50,
+        folder,
+      );
+      await manager.start();
+      expect(manager.status()).toEqual({ one: "ready", two: "ready" });
+      // The server reports its working folder with links resolved (macOS: /var is /private/var).
+      expect(await readFile(wrote("one"), "utf8")).toBe(await realpath(join(folder, "one")));
+      expect(await readFile(wrote("two"), "utf8")).toBe(await realpath(join(folder, "two")));
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
 

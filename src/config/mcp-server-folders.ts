@@ -1,0 +1,82 @@
+/**
+ * Where stdio MCP servers run — each in `<data_dir>/mcp-servers/<name>/` — and the rule that
+ * those folders lie outside every folder the agent's commands can write (workspace.root and
+ * workspace.extra_roots). A stdio server runs on the host, outside the shell sandbox, and what it
+ * runs is looked up from its working folder upwards: `npx` takes a package from any parent
+ * folder's node_modules/.bin, git finds the repository above, and a relative command or argument
+ * resolves there. With data_dir inside the workspace a sandboxed command could plant code that a
+ * server then runs on the host, so such a configuration is refused at load, by `start` and
+ * `doctor` alike. Paths are compared as real paths (links followed), also for folders that do not
+ * exist yet; HTTP servers run nothing here and are not concerned.
+ */
+import { readlinkSync, realpathSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, isAbsolute } from "node:path";
+import type { CoworkerConfig } from "./schema.js";
+
+/** The folder in the data folder that stdio MCP servers run in, one folder each. */
+export const MCP_SERVERS_FOLDER = "mcp-servers";
+
+/** How many links in a row realPath follows before it stops (the kernel's ELOOP limit). */
+const MAX_LINK_HOPS = 40;
+
+/** The folder stdio servers run in (each in its own subfolder, named after the server). */
+export function mcpServersFolder(dataDir: string): string {
+  return join(dataDir, MCP_SERVERS_FOLDER);
+}
+
+/**
+ * The absolute `path` with every link followed, as far as it exists; what does not exist yet is
+ * appended as written, after following a link that points at something missing.
+ */
+function realPath(path: string, hops = 0): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    // Missing, or a link to something missing: resolve the parent, then this last name.
+  }
+  const parent = dirname(path);
+  if (parent === path) return path;
+  const here = join(realPath(parent, hops), basename(path));
+  if (hops >= MAX_LINK_HOPS) return here;
+  try {
+    return realPath(resolve(dirname(here), readlinkSync(here)), hops + 1);
+  } catch {
+    return here;
+  }
+}
+
+/** Whether `path` is `root` or lies inside it. */
+function isWithin(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/**
+ * One problem per workspace root that holds a stdio server's folder, naming the servers and the
+ * fix; empty when every stdio server runs outside the workspace. `config` has absolute paths.
+ */
+export function mcpServerFolderProblems(config: CoworkerConfig): string[] {
+  const stdio = Object.entries(config.tools.mcp_servers)
+    .filter(([, server]) => server.transport === "stdio")
+    .map(([name]) => name);
+  if (stdio.length === 0) return [];
+  const servers = realPath(mcpServersFolder(config.data_dir));
+  const roots: [string, string][] = [
+    ["workspace.root", config.workspace.root],
+    ...config.workspace.extra_roots.map((root, i): [string, string] => [`workspace.extra_roots[${i}]`, root]),
+  ];
+  const problems: string[] = [];
+  for (const [key, root] of roots) {
+    const real = realPath(root);
+    const inside = stdio.filter((name) => isWithin(realPath(join(servers, name)), real));
+    if (inside.length === 0) continue;
+    problems.push(
+      `tools.mcp_servers (${inside.join(", ")}): stdio MCP servers run in ${servers}/<name>/, which ` +
+        `lies inside the workspace (${key}: ${real}), where the agent's commands write; npx, git and ` +
+        "relative paths look there and in the folders above, so a command could plant code that a " +
+        "server runs on this host. Move data_dir (COWORKER_DATA_DIR) to a folder outside the workspace " +
+        "and its extra roots (servers with a url: are not affected)",
+    );
+  }
+  return problems;
+}
