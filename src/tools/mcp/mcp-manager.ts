@@ -25,8 +25,9 @@ export interface McpManagerOptions {
    * Where stdio servers run: each in `<serversFolder>/<server name>`, made when it starts (default:
    * this process's working folder). A server runs on the host, outside the shell sandbox, and what
    * its working folder holds can decide what it runs (`npx` prefers a local node_modules, `python
-   * -m` a local module, a relative command path resolves there): give a folder the agent cannot
-   * write, never the workspace.
+   * -m` a local module, a relative command path resolves there) or above it (`npx` walks up to
+   * every parent's node_modules/.bin, git to the repository): give a folder the agent cannot
+   * write, outside the workspace (loadConfig refuses a data_dir inside it: mcp-server-folders.ts).
    */
   readonly serversFolder?: string;
   readonly timing?: Partial<McpConnectionTiming>;
