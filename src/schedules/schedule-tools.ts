@@ -17,13 +17,15 @@ import { z } from "zod";
 import type { Caller } from "../subscriptions/channel-access.js";
 import { callerOf } from "../subscriptions/subscription-tools.js";
 import { type AnyTool, defineTool, fail, labelText, ok, type ToolContext } from "../core/tool.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
 import { MAX_PROMPT_CHARS, type PromptAuthor } from "./scheduled-task.js";
 import type { ScheduleService } from "./schedule-service.js";
+import { cancellationSummary } from "./task-text.js";
 
 /** What the tools need from the service. */
 export type ScheduleToolsService = Pick<
   ScheduleService,
-  "preview" | "create" | "wakeLater" | "linesFor" | "cancel"
+  "preview" | "create" | "wakeLater" | "listFor" | "linesFor" | "cancel"
 >;
 
 const FEATURE = "scheduled tasks are";
@@ -121,11 +123,14 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     description: "Cancel one of the person's scheduled tasks or wake-ups (from any conversation) by id.",
     inputSchema: cancelSchema,
     // It ends a standing item a person set up, maybe in another conversation (an approver's, anyone's):
-    // a person decides, as for creating one.
+    // a person decides, as for creating one, and it weighs as unsubscribe_channel does.
     category: "write",
-    risk: "low",
+    risk: "medium",
     concurrent: false,
     label: (args) => args.id,
+    async preview(args, { request }) {
+      return { summary: cancelSummary(service, args.id, request) };
+    },
     async execute(args, context) {
       const caller = callerOf(context.request, FEATURE);
       if (typeof caller === "string") return fail(caller);
@@ -152,6 +157,22 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     },
   });
   return Object.freeze([schedule, list, cancel, wake]);
+}
+
+/**
+ * What cancel_scheduled_task's card says: the task or wake-up it ends (its text, where it posts)
+ * when it is one of the person's own; else only the id asked for, so the card shows nothing of a
+ * task they may not cancel, nor whether it exists (an approver cancelling someone else's sees the id).
+ */
+function cancelSummary(
+  service: ScheduleToolsService,
+  id: string,
+  request: ConversationExecutionRequest,
+): string {
+  const caller = callerOf(request, FEATURE);
+  if (typeof caller === "string") return `cancel_scheduled_task ${id} (will be refused: ${caller})`;
+  const task = service.listFor(actorOf(caller)).find((t) => t.id === id.trim());
+  return task === undefined ? `cancel scheduled task ${id}` : cancellationSummary(task, caller.sessionId);
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Task text: how scheduled tasks read for people and the model — the schedule in words, where a
- * task posts, the lines of list_scheduled_tasks and the `schedules` command, the approval card's
- * preview (what, where, the next three runs), and the marked input of a scheduled run, which says
+ * task posts, the lines of list_scheduled_tasks and the `schedules` command, the approval cards'
+ * previews (what, where, the next three runs of a new task; what a cancel ends), and the marked input of a scheduled run, which says
  * when its text is the agent's own words rather than a person's.
  */
 import type { ThreadTarget } from "../core/thread-target.js";
@@ -77,6 +77,16 @@ export function creationPreview(input: {
     summary: `schedule a task: "${quoteOf(input.prompt)}" ${describeSchedule(input.schedule, input.zone)}`,
     detail: lines.join("\n"),
   };
+}
+
+/**
+ * What the approval card of cancel_scheduled_task says of the task it ends: which task or
+ * wake-up, its text (capped) and the conversation it posts in, seen from the session `here`.
+ */
+export function cancellationSummary(task: ScheduledTask, here: string | undefined): string {
+  const where = task.sessionId === here ? "this conversation" : placeOf(task.target);
+  const what = task.kind === "wake" ? "wake-up" : "task";
+  return `cancel ${what} ${task.id}: "${quoteOf(task.prompt)}", which posts in ${where}`;
 }
 
 /**

@@ -3,8 +3,9 @@
  * catch_up — scoped to the calling session: the session id and thread come from the request
  * (`request.sessionId`, `request.metadata.target`), the person from `request.requester`, and each
  * channel is checked with the platform for that person's membership. subscribe_channel creates a
- * standing item, so it is a write (interactive mode asks, with a card showing its instructions
- * whole, as schedule_task's does); the others are reads.
+ * standing item and unsubscribe_channel ends one, so they are writes (interactive mode asks, with
+ * a card showing the new item's instructions whole, as schedule_task's does, or the item that
+ * ends); the others are reads.
  *
  * A turn woken by channel content has no person asking: its requester is the subscriber, whose
  * standing is lent to it only to read what woke it. There catch_up reads only the channel of the
@@ -19,6 +20,7 @@ import { type AnyTool, defineTool, fail, ok, type ToolPreview, type ToolResult }
 import type { Caller, Outcome } from "./channel-access.js";
 import {
   channelArgOf,
+  isCreatedBy,
   isNamedBy,
   MAX_INSTRUCTIONS_CHARS,
   MAX_KEYWORD_CHARS,
@@ -27,7 +29,7 @@ import {
 } from "./subscription.js";
 import type { SubscriptionService } from "./subscription-service.js";
 import type { SubscribeArgs, SubscriptionOwner } from "./subscription-service-options.js";
-import { personLines } from "./subscription-text.js";
+import { describeSubscription, personLines, wakesWhere } from "./subscription-text.js";
 import { describeTrigger, parseTrigger } from "./triggers.js";
 
 /** What the tools need from the service. */
@@ -173,6 +175,31 @@ function subscribePreview(args: SubscribeArgs, request: ConversationExecutionReq
   };
 }
 
+/**
+ * What unsubscribe_channel's approval card shows: the subscription the call ends — its channel,
+ * trigger and instructions, and the conversation it wakes — when it is one the person created (of
+ * this conversation's subscriptions named so, else of theirs anywhere, as the service looks).
+ * Otherwise only the channel asked for, so the card shows nothing of a subscription they may not
+ * end (an approver ending someone else's sees the name or id they gave).
+ */
+async function unsubscribePreview(
+  service: SubscriptionToolsService,
+  channel: string,
+  request: ConversationExecutionRequest,
+): Promise<ToolPreview> {
+  const caller = callerOf(request);
+  if (typeof caller === "string") return { summary: `Stop watching ${channel} (will be refused: ${caller})` };
+  const owner = ownerOf(caller);
+  const here = (await service.listFor(caller.sessionId)).filter((s) => isNamedBy(s, channel));
+  const looked = here.length > 0 ? here : await service.listForPerson(owner);
+  const ending = looked.filter((s) => isCreatedBy(s, owner) && isNamedBy(s, channel));
+  const subscription = ending.length === 1 ? ending[0] : undefined;
+  if (subscription === undefined) return { summary: `Stop watching ${channel}` };
+  return {
+    summary: `Stop watching ${describeSubscription(subscription)} [${subscription.id}]; it no longer wakes ${wakesWhere(subscription, caller.sessionId)}`,
+  };
+}
+
 function result(outcome: Outcome): ToolResult {
   return outcome.ok ? ok(outcome.message) : fail(outcome.message);
 }
@@ -182,12 +209,15 @@ interface ChannelToolSpec<Schema extends z.ZodType<{ readonly channel: string }>
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Schema;
-  /** write: creates a standing item (interactive mode asks); read: runs unasked. */
+  /** write: creates or ends a standing item (interactive mode asks); read: runs unasked. */
   readonly category: "read" | "write";
   readonly concurrent: boolean;
   /** The service's answer for this call, or why it cannot run here. */
   readonly run: (args: z.infer<Schema>, request: ConversationExecutionRequest) => Promise<Outcome>;
-  readonly preview?: (args: z.infer<Schema>, request: ConversationExecutionRequest) => ToolPreview;
+  readonly preview?: (
+    args: z.infer<Schema>,
+    request: ConversationExecutionRequest,
+  ) => ToolPreview | Promise<ToolPreview>;
 }
 
 /** A tool on one channel, run for the calling session, answering with the outcome. */
@@ -233,6 +263,7 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     category: "write",
     concurrent: false,
     run: (args, request) => asPerson(request, (caller) => service.remove(ownerOf(caller), args.channel)),
+    preview: (args, request) => unsubscribePreview(service, args.channel, request),
   });
   const list = defineTool({
     name: "list_subscriptions",

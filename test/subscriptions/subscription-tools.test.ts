@@ -16,12 +16,13 @@ import { ALICE, type Harness, HOME, message, openHarness } from "./support.js";
 function context(
   metadata: Record<string, unknown>,
   requester = { userId: "UALICE", displayName: "Alice" },
+  sessionId = ALICE.sessionId,
 ): ToolContext {
   return {
     request: createRequest({
       prompt: "watch #deploys",
       messages: [],
-      sessionId: ALICE.sessionId,
+      sessionId,
       platform: "slack",
       model: "m",
       workspace: { root: "/tmp", context: "" },
@@ -54,11 +55,11 @@ describe("subscription tools", () => {
   };
 
   it("are four tools with JSON schemas for the model; those that create or end a standing item write", () => {
-    expect([...tools.values()].map((t) => [t.name, t.category])).toEqual([
-      ["subscribe_channel", "write"],
-      ["unsubscribe_channel", "write"],
-      ["list_subscriptions", "read"],
-      ["catch_up", "read"],
+    expect([...tools.values()].map((t) => [t.name, t.category, t.risk])).toEqual([
+      ["subscribe_channel", "write", "medium"],
+      ["unsubscribe_channel", "write", "medium"],
+      ["list_subscriptions", "read", "low"],
+      ["catch_up", "read", "low"],
     ]);
     for (const tool of tools.values())
       expect(z.toJSONSchema(tool.inputSchema)).toMatchObject({ type: "object" });
@@ -83,6 +84,53 @@ describe("subscription tools", () => {
       summary: "Watch #deploys from this conversation as Alice, woken by every message",
       detail: { kind: "text", text: `Standing instructions for each wake-up:\n${instructions}` },
     });
+  });
+
+  it("unsubscribe_channel's card names the subscription that ends and the conversation it wakes", async () => {
+    await h.service.subscribe(ALICE, {
+      channel: "#deploys",
+      trigger: { type: "keywords", keywords: ["failed"] },
+      instructions: "tell me here when a deploy fails",
+    });
+    const [deploys] = await h.service.listFor(ALICE.sessionId);
+    const preview = (channel: string, ctx: ToolContext) =>
+      tools.get("unsubscribe_channel")!.preview!({ channel }, ctx);
+    const described = `#deploys (slack, keywords: failed; instructions: "tell me here when a deploy fails") [${deploys!.id}]`;
+    for (const channel of ["#deploys", deploys!.id])
+      expect(await preview(channel, context({ target: HOME }))).toEqual({
+        summary: `Stop watching ${described}; it no longer wakes this conversation`,
+      });
+    const elsewhere = context(
+      { target: { ...HOME, channel: "D1ALICE", thread: undefined } },
+      undefined,
+      "slack:T1:D1ALICE:-",
+    );
+    expect(await preview("#deploys", elsewhere)).toEqual({
+      summary: `Stop watching ${described}; it no longer wakes slack CHOME, thread 1700000000.000100`,
+    });
+  });
+
+  it("unsubscribe_channel's card shows nothing of a subscription the person may not end", async () => {
+    const bob = { id: "UBOB", name: "Bob" };
+    await h.service.subscribe(
+      { ...ALICE, requester: bob },
+      { channel: "#deploys", instructions: "Bob's plan" },
+    );
+    await h.service.subscribe(
+      {
+        sessionId: "slack:T1:D1BOB:-",
+        target: { ...HOME, channel: "D1BOB", thread: undefined },
+        requester: bob,
+      },
+      { channel: "#secret", instructions: "the merger" },
+    );
+    const ids = (await h.service.listForPerson({ platform: "slack", userId: "UBOB" })).map((s) => s.id);
+    for (const channel of ["#deploys", "#secret", ...ids])
+      expect(
+        await tools.get("unsubscribe_channel")!.preview!({ channel }, context({ target: HOME })),
+      ).toEqual({
+        summary: `Stop watching ${channel}`,
+      });
   });
 
   it("subscribe, list, catch up and unsubscribe, scoped to the calling session and person", async () => {
