@@ -8,7 +8,9 @@
  * another team or enterprise (Slack Connect) are refused unless `allowExternal`. On an Enterprise
  * Grid installation the other workspaces of its enterprise count as its own, except in a channel
  * shared with other organisations: an event there names only the sender's team, which cannot be
- * told apart from another organisation's, so only the installation's own team passes.
+ * told apart from another organisation's, so only the installation's own team passes — or the
+ * installation's enterprise id, which Slack may put where a team id is expected on Grid payloads
+ * and which a partner's delivery never carries.
  */
 import { z } from "zod";
 
@@ -134,9 +136,10 @@ const refuse = (kind: string, reply?: string): Screening =>
 const pass = (body: BodyKind): Screening => ({ pass: true, body });
 
 /**
- * Whether the teams and enterprises named by a delivery are all the installation's own. In a
- * channel shared with other organisations (`externallyShared`), only the installation's own team
- * is, whatever enterprise the delivery names (module comment).
+ * Whether the teams and enterprises named by a delivery are all the installation's own. A team
+ * equal to the installation's team or enterprise id is; in a channel shared with other
+ * organisations (`externallyShared`) no other team is, whatever enterprise the delivery names
+ * (module comment).
  */
 export function isOwnInstallation(
   installation: Installation,
@@ -148,7 +151,8 @@ export function isOwnInstallation(
   if (named.some((e) => e !== installation.enterpriseId)) return false;
   // Within the installation's own Enterprise Grid, workspaces of the same enterprise belong.
   if (installation.enterpriseId !== undefined && named.length > 0 && !externallyShared) return true;
-  return teams.every((t) => t === undefined || t === null || t === "" || t === installation.teamId);
+  const own = (team: string) => team === installation.teamId || team === installation.enterpriseId;
+  return teams.every((t) => t === undefined || t === null || t === "" || own(t));
 }
 
 /**

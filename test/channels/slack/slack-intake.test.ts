@@ -65,6 +65,9 @@ describe("screenSlackBody", () => {
     expect(isOwnInstallation(grid, ["T2"], ["E1"])).toBe(true);
     expect(isOwnInstallation(grid, ["T2"], [])).toBe(false);
     expect(isOwnInstallation(grid, ["T1"], ["E2"])).toBe(false);
+    expect(isOwnInstallation(grid, ["E1"], [], true)).toBe(true);
+    expect(isOwnInstallation(grid, ["E2"], ["E1"], true)).toBe(false);
+    expect(isOwnInstallation({ teamId: "T1" }, ["E1"], [])).toBe(false);
     expect(isOwnInstallation({ teamId: "T1" }, ["T1", undefined, null, ""], [null])).toBe(true);
   });
 
@@ -85,9 +88,27 @@ describe("screenSlackBody", () => {
     expect(screenSlackBody(partner, grid, { allowExternal: true })).toMatchObject({ pass: true });
     const ownTeam = { ...partner, event: { ...t.event.event, team: "T0001", user_team: "T0001" } };
     expect(screenSlackBody(ownTeam, grid, { allowExternal: false })).toMatchObject({ pass: true });
-    // Outside shared channels a sibling workspace of the enterprise is still its own.
-    const sibling = { ...partner, is_ext_shared_channel: false };
+    // An own-team event that names no user_team or source_team.
+    const bare = { ...partner, event: { ...t.event.event, team: "T0001" } };
+    expect(screenSlackBody(bare, grid, { allowExternal: false })).toMatchObject({ pass: true });
+    // Grid payloads may carry the enterprise id where a team id goes; a partner's never carry ours.
+    const orgLevel = { ...partner, event: { ...t.event.event, team: "E0001", user_team: "E0001" } };
+    expect(screenSlackBody(orgLevel, grid, { allowExternal: false })).toMatchObject({ pass: true });
+    // A sibling workspace of the enterprise is its own outside shared channels, not inside them.
+    const siblingEvent = {
+      ...t.event.event,
+      team: "T0SIBLING",
+      user_team: "T0SIBLING",
+      source_team: "T0SIBLING",
+    };
+    const sibling = { ...partner, is_ext_shared_channel: false, event: siblingEvent };
     expect(screenSlackBody(sibling, grid, { allowExternal: false })).toMatchObject({ pass: true });
+    expect(
+      screenSlackBody({ ...sibling, is_ext_shared_channel: true }, grid, { allowExternal: false }),
+    ).toMatchObject({
+      pass: false,
+      kind: "external_team",
+    });
   });
 });
 
