@@ -1,14 +1,16 @@
 /**
  * The agent's scheduling tools: schedule_task (a write: interactive mode asks, with a card saying
  * what runs, where and the next three runs; auto runs it), list_scheduled_tasks and
- * cancel_scheduled_task (the person's own tasks across all their conversations), and
- * wake_me_later (no approval: it only wakes this same conversation, bounded and rate-limited).
- * A turn started by channel content can never create a task or a wake-up.
+ * cancel_scheduled_task (the person's own tasks across all their conversations; cancelling is a
+ * write too, its card naming the task that goes away), and wake_me_later (no approval: it only
+ * wakes this same conversation, bounded and rate-limited). A turn started by channel content can
+ * never create a task or a wake-up.
  *
- * Whose words a task's text is: a person's only when schedule_task ran in interactive mode, where
- * it runs only after a person's approval (the card, or their standing grant for the tool); in auto
- * and reviewed mode no person saw the text, so — like every wake-up's note — it is the agent's own,
- * and the runs it starts are marked so (core/agent-note.ts). That is why wake_me_later can stay
+ * Whose words a task's text is: a person's only when a person approved that very schedule_task
+ * call on its card (ToolContext.approvedByPerson) — in interactive mode, or in reviewed mode after
+ * the reviewer was unsure. When anything else let it run (auto mode, a standing grant, the
+ * reviewer's allow) no person saw the text, so — like every wake-up's note — it is the agent's
+ * own, and the runs it starts are marked so (core/agent-note.ts). That is why wake_me_later can stay
  * free of approval in every mode: a note gains no trust, it only starts a turn here, as the same
  * requester, in which every call is decided as usual and the reviewer judges against the person's
  * own last request — never against the note, nor a note a woken turn leaves for the next one.

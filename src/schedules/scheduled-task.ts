@@ -25,9 +25,11 @@ export type TaskSchedule =
 export type TaskKind = "task" | "wake";
 
 /**
- * Whose words a task's text is: `person` when a person approved it on schedule_task's card,
- * `agent` for a wake-up's note and for a task set up with no person seeing its text (auto or
- * reviewed mode). An agent's text is the agent's own note when the task runs (core/agent-note.ts).
+ * Whose words a task's text is: `person` when a person approved that very schedule_task call on
+ * its card (in interactive mode, or in reviewed mode once the reviewer was unsure), `agent` for a
+ * wake-up's note and for a task set up with no person seeing its text (auto mode, a standing
+ * grant, the reviewer's allow). An agent's text is the agent's own note when the task runs
+ * (core/agent-note.ts).
  */
 export type PromptAuthor = "person" | "agent";
 

@@ -1,6 +1,6 @@
 /**
- * The workspace as a tool shared by every session holds it: a ConversationWorkspace has no paths
- * of its own to hand out, only the view of the conversation a request comes from
+ * How a tool shared by every session holds the workspace: a ConversationWorkspace has no paths of
+ * its own to hand out, only the view of the conversation a request comes from
  * (conversation-paths.ts). The tools that act on files for a caller — the file tools, web_fetch's
  * save_to, send_file, save_skill — are given this instead of the whole workspace, so none of them
  * can reach another conversation's uploads by forgetting to take that view.
