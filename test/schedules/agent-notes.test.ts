@@ -80,31 +80,35 @@ describe("whose words a scheduled run carries out", () => {
   });
 
   it.each([
-    ["interactive", "approved on its card", false, true],
-    ["interactive", "run under a standing grant", true, false],
-    ["auto", "run unasked", true, false],
-    ["reviewed", "cleared by the reviewer", true, false],
+    ["a person approved it on its card", true],
+    ["it ran with no person seeing it (a standing grant, auto mode, the reviewer's allow)", false],
   ] as const)(
-    "schedule_task in %s mode, %s: the run is the agent's own note: %s",
-    async (mode, _how, agents, approved) => {
-      h = await openHarness();
-      await callTool(
-        h,
-        "schedule_task",
-        { prompt: "summarise #deploys", at: iso(T0 + 10 * MIN) },
-        mode,
-        approved,
-      );
-      const [task] = h.service.listFor({ platform: "slack", userId: "U1ANA" });
-      expect(task?.promptBy).toBe(agents ? "agent" : "person");
-      await advance(h, 11 * MIN);
-      const turn = h.sessions.turns[0]!;
-      expect(turn.agentNote === true).toBe(agents);
-      if (agents)
-        expect(turn.prompt).toContain(
-          "The task, in your own words (you set it up; no person approved this text):",
+    "schedule_task's text when %s: the person's only then, in every mode",
+    async (_how, approved) => {
+      // The mode alone says nothing: a card is shown in interactive mode, and in reviewed mode when
+      // the reviewer is unsure; a grant or the reviewer's allow lets a call run unseen in either.
+      for (const mode of ["interactive", "reviewed", "auto"] as const) {
+        h = await openHarness();
+        await callTool(
+          h,
+          "schedule_task",
+          { prompt: "summarise #deploys", at: iso(T0 + 10 * MIN) },
+          mode,
+          approved,
         );
-      else expect(turn.prompt).toContain("The task:\n> summarise #deploys");
+        const [task] = h.service.listFor({ platform: "slack", userId: "U1ANA" });
+        expect(task?.promptBy, mode).toBe(approved ? "person" : "agent");
+        await advance(h, 11 * MIN);
+        const turn = h.sessions.turns[0]!;
+        expect(turn.agentNote === true, mode).toBe(!approved);
+        expect(turn.prompt, mode).toContain(
+          approved
+            ? "The task:\n> summarise #deploys"
+            : "The task, in your own words (you set it up; no person approved this text):",
+        );
+        await h.close();
+        h = undefined;
+      }
     },
   );
 
