@@ -33,7 +33,7 @@ const directory: PlatformDirectory = {
   platform: "slack",
   workspace: "T1",
   bot: { userId: "UBOT", names: ["coworker"] },
-  resolveChannel: async (ref) => ({ ok: true, channel: ref.replace(/^#/, ""), name: ref }),
+  resolveChannel: async (ref) => ({ ok: true, channel: ref.replace(/^#/, ""), name: ref, broadcast: false }),
   isMember: async () => true,
   ensureBotCanRead: async () => ({ ok: true }),
   history: async () => ({ entries: [] }),

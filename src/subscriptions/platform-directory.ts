@@ -21,8 +21,11 @@ export type ResolveResult =
       readonly name: string;
       /** A Telegram forum topic named in the reference ("-100123:5"). */
       readonly thread?: string;
-      /** Only its admins post there (a Telegram broadcast channel): being a member is not enough. */
-      readonly broadcast?: boolean;
+      /**
+       * Only its admins post there (a Telegram broadcast channel): being a member is not enough.
+       * Required, so a directory that forgets to say is a type error rather than "members may post".
+       */
+      readonly broadcast: boolean;
     }
   | { readonly ok: false; readonly error: string };
 

@@ -56,7 +56,7 @@ export class FakeDirectory implements PlatformDirectory {
     const wanted = ref.replace(/^#/, "");
     const hit = [...this.channels.values()].find((c) => c.id === ref || c.name === wanted);
     return hit
-      ? { ok: true, channel: hit.id, name: `#${hit.name}` }
+      ? { ok: true, channel: hit.id, name: `#${hit.name}`, broadcast: false }
       : { ok: false, error: `no channel ${ref}` };
   }
 

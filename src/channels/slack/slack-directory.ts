@@ -195,7 +195,9 @@ export class SlackDirectory implements PlatformDirectory {
   private resolved(channel: SlackChannel): ResolveResult {
     if (channel.is_im)
       return { ok: false, error: "That is a direct-message conversation; only channels can be watched." };
-    return { ok: true, channel: channel.id, name: channel.name ? `#${channel.name}` : channel.id };
+    const name = channel.name ? `#${channel.name}` : channel.id;
+    // Not a Telegram broadcast channel: on Slack, posting access is membership (posting-access.ts).
+    return { ok: true, channel: channel.id, name, broadcast: false };
   }
 
   /** conversations.info, or undefined when Slack does not show the channel to the bot. */

@@ -103,7 +103,7 @@ export class TelegramDirectory implements PostingDirectory {
       channel: String(chat.id),
       name: topic === undefined ? title : `${title} (topic ${topic})`,
       ...(topic !== undefined ? { thread: topic } : {}),
-      ...(chat.type === "channel" ? { broadcast: true } : {}),
+      broadcast: chat.type === "channel",
     };
   }
 

@@ -49,6 +49,7 @@ describe("SlackDirectory", () => {
       ok: true,
       channel: "C0DEPLOY",
       name: "#deploys",
+      broadcast: false,
     });
   });
 

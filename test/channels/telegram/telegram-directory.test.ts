@@ -3,6 +3,7 @@ import { Api } from "grammy";
 import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { TelegramDirectory } from "../../../src/channels/telegram/telegram-directory.js";
+import type { ResolvedChannel } from "../../../src/subscriptions/platform-directory.js";
 import { useNock } from "../../support/nock-hooks.js";
 
 const HOST = "http://telegram.test";
@@ -58,12 +59,18 @@ describe("TelegramDirectory", () => {
       .post(method("getChat"), (b: Body) => b.chat_id === "@opsgroup")
       .reply(...answer(ok({ ...forum, username: "opsgroup" })));
     const dir = directory();
-    expect(await dir.resolveChannel("-1001234")).toEqual({ ok: true, channel: "-1001234", name: "Ops" });
+    expect(await dir.resolveChannel("-1001234")).toEqual({
+      ok: true,
+      channel: "-1001234",
+      name: "Ops",
+      broadcast: false,
+    });
     expect(await dir.resolveChannel("-1001234:5")).toEqual({
       ok: true,
       channel: "-1001234",
       name: "Ops (topic 5)",
       thread: "5",
+      broadcast: false,
     });
     expect(await dir.resolveChannel("@opsgroup")).toMatchObject({ ok: true, channel: "-1001234" });
     const odd = await dir.resolveChannel("-100888");
@@ -73,6 +80,22 @@ describe("TelegramDirectory", () => {
       ok: false,
       error: expect.stringContaining("not a Telegram chat id"),
     });
+  });
+
+  it("says of every chat it resolves whether it is a broadcast channel", async () => {
+    tg()
+      .post(method("getChat"), (b: Body) => b.chat_id === "@news")
+      .reply(...answer(ok({ id: -100500, type: "channel", title: "News", username: "news" })));
+    expect(await directory().resolveChannel("@news")).toEqual({
+      ok: true,
+      channel: "-100500",
+      name: "News",
+      broadcast: true,
+    });
+    // Leaving the kind out is a type error: posting checks must not read a missing kind as a group.
+    // @ts-expect-error broadcast is required on a resolved channel
+    const unsaid: ResolvedChannel = { ok: true, channel: "-100500", name: "News" };
+    expect(unsaid.broadcast).toBeUndefined();
   });
 
   it("refuses private chats, topics of chats without topics, and chats it cannot see", async () => {
