@@ -44,7 +44,7 @@ describe("workspace skills and uploads", () => {
     expect(scan.skills.has("kit")).toBe(false);
     expect(scan.problems).toEqual([
       expect.objectContaining({
-        reason: expect.stringMatching(/^not read: .*only this conversation's own folders/),
+        reason: expect.stringMatching(/^not read: .*nothing under uploads\/ is available here/),
       }),
     ]);
     const tool = createLoadSkillTool(fixture.library);
@@ -65,7 +65,7 @@ describe("workspace skills and uploads", () => {
     const scan = await fixture.library.scan();
     expect(scan.skills.size).toBe(0);
     expect(scan.problems.map((problem) => problem.reason)).toEqual([
-      expect.stringMatching(/^not read: .*only this conversation's own folders/),
+      expect.stringMatching(/^not read: .*nothing under uploads\/ is available here/),
     ]);
   });
 
@@ -85,7 +85,7 @@ describe("workspace skills and uploads", () => {
     for (const file of ["payroll.csv", "mine.csv"]) {
       const read = await tool.execute({ name: "kit", file }, context);
       expect(read.ok).toBe(false);
-      expect(read.output).toMatch(/only this conversation's own folders/);
+      expect(read.output).toMatch(/nothing under uploads\/ is available here/);
       expect(read.output).not.toMatch(/ALICE|BOB/);
     }
     expect((await tool.execute({ name: "kit", file: "notes.md" }, context)).output).toBe("fine");

@@ -197,7 +197,7 @@ describe("another conversation's uploads", () => {
   it("are reachable by no session without a conversation", async () => {
     expect(await as(undefined, "read_file", { path: CONTRACT })).toEqual({
       ok: false,
-      output: refusal(CONTRACT),
+      output: `${CONTRACT}: nothing under uploads/ is available here (the files people send stay in the conversation they sent them in)`,
     });
     expect((await as(undefined, "list_files", { path: "uploads" })).output).toBe("uploads is empty.");
   });

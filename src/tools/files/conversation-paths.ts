@@ -40,7 +40,9 @@ function inOthersUploads(absolute: string, uploads: string, target: ThreadTarget
 export function conversationPaths(paths: WorkspacePaths, target: ThreadTarget | undefined): WorkspacePaths {
   const refusal = (input: string) =>
     new PathOutsideWorkspaceError(
-      `${input}: of ${UPLOADS_FOLDER}/, only this conversation's own folders are available here (the files people send stay in the conversation they sent them in)`,
+      target === undefined
+        ? `${input}: nothing under ${UPLOADS_FOLDER}/ is available here (the files people send stay in the conversation they sent them in)`
+        : `${input}: of ${UPLOADS_FOLDER}/, only this conversation's own folders are available here (the files people send stay in the conversation they sent them in)`,
     );
   return Object.freeze({
     root: paths.root,
