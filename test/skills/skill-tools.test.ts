@@ -24,19 +24,15 @@ import { skillCommands } from "../../src/skills/skill-commands.js";
 import { frameSkillRun, parseSkillRun } from "../../src/skills/skill-run.js";
 import { conversationWorkspace } from "../../src/tools/files/conversation-workspace.js";
 import { createWorkspacePaths, type WorkspacePaths } from "../../src/tools/files/workspace-paths.js";
-import type { ToolContext } from "../../src/core/tool.js";
 import { uploadFolderOf } from "../../src/core/upload-folders.js";
 import { request, TARGET } from "../support/engine-fixtures.js";
 import { toolWorkspace } from "../tools/support/tool-workspace.js";
-import { skillMd, skillsFixture, writeSkill } from "./support.js";
+import { skillMd, skillsFixture, writeSkill, SKILL_CALL_CONTEXT } from "./support.js";
 
 let fixture: Awaited<ReturnType<typeof skillsFixture>>;
 afterEach(async () => fixture?.cleanup());
 
-const context = {
-  request: request(),
-  facts: { downloadedFiles: new Set<string>() },
-} as unknown as ToolContext;
+const context = SKILL_CALL_CONTEXT;
 
 describe("load_skill", () => {
   it("returns the body and the files beside it as workspace paths", async () => {

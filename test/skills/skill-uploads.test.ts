@@ -10,18 +10,14 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { uploadFolderOf } from "../../src/core/upload-folders.js";
-import type { ToolContext } from "../../src/core/tool.js";
 import { createLoadSkillTool } from "../../src/skills/load-skill-tool.js";
-import { request, TARGET } from "../support/engine-fixtures.js";
-import { skillMd, skillsFixture, writeSkill } from "./support.js";
+import { TARGET } from "../support/engine-fixtures.js";
+import { skillMd, skillsFixture, writeSkill, SKILL_CALL_CONTEXT } from "./support.js";
 
 let fixture: Awaited<ReturnType<typeof skillsFixture>>;
 afterEach(async () => fixture?.cleanup());
 
-const context = {
-  request: request(),
-  facts: { downloadedFiles: new Set<string>() },
-} as unknown as ToolContext;
+const context = SKILL_CALL_CONTEXT;
 
 /** Another conversation's upload folder in the fixture's workspace, with a SKILL.md and a file. */
 function theirUploads(): string {

@@ -8,7 +8,8 @@ import { SkillLibrary, skillSources } from "../../src/skills/skill-library.js";
 import { SkillLoader } from "../../src/skills/skill-loader.js";
 import { type SkillSwitchConfig, SkillSwitches } from "../../src/skills/skill-switches.js";
 import type { KeyValueSpace } from "../../src/store/store.js";
-import { tempDir } from "../support/engine-fixtures.js";
+import type { ToolContext } from "../../src/core/tool.js";
+import { request, tempDir } from "../support/engine-fixtures.js";
 
 /** The text of a valid SKILL.md. */
 export function skillMd(name: string, description: string, body = `Steps for ${name}.`): string {
@@ -79,3 +80,9 @@ export async function skillsFixture(config: SkillSwitchConfig = { enabled: [], d
     cleanup,
   };
 }
+
+/** The context of a skill tool's call in a turn of Ana's in engine-fixtures' TARGET thread. */
+export const SKILL_CALL_CONTEXT = {
+  request: request(),
+  facts: { downloadedFiles: new Set<string>() },
+} as unknown as ToolContext;
