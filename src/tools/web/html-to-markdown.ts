@@ -43,6 +43,12 @@ try {
 
 const pageResult = z.object({ title: z.string(), markdown: z.string() });
 
+/**
+ * How much the process may grow while a page converts: a 2 MB page (web_fetch's largest by
+ * default) of ordinary markup grows it by about 190 MiB; pathological nesting by 440 MiB and more.
+ */
+const MEMORY_BUDGET_BYTES = 384 * 1024 * 1024;
+
 /** Convert an HTML document or fragment to markdown. */
 export async function htmlToMarkdown(html: string, options: ConversionOptions = {}): Promise<ReadablePage> {
   const page = await runWorkerJob({
@@ -53,6 +59,7 @@ export async function htmlToMarkdown(html: string, options: ConversionOptions = 
     timeoutMs: options.timeoutMs ?? 10_000,
     tooLong: "converting the page took too long",
     heapMb: 512,
+    memoryBudgetBytes: MEMORY_BUDGET_BYTES,
   });
   return { title: page.title || undefined, markdown: page.markdown };
 }
