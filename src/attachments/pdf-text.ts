@@ -59,7 +59,8 @@ const { readFile } = require("node:fs/promises");
   for (let n = 1; n <= Math.min(doc.numPages, workerData.maxPages); n++) {
     const page = await doc.getPage(n);
     const content = await page.getTextContent();
-    pages.push(content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\\n" : "") : "")).join(""));
+    const text = content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\\n" : "") : "")).join("");
+    pages.push(text.length > workerData.pageMaxChars ? text.slice(0, workerData.pageMaxChars) + "…" : text);
     page.cleanup();
   }
   const totalPages = doc.numPages;
@@ -74,7 +75,13 @@ const pdfResult = z.object({ totalPages: z.number().int().nonnegative(), pages: 
 function inWorker(file: string, options: PdfTextOptions): Promise<z.infer<typeof pdfResult>> {
   return runWorkerJob({
     source: WORKER_SOURCE,
-    data: { file, pdfjs: PDFJS_URL, fonts: FONTS_DIR, maxPages: options.maxPages },
+    data: {
+      file,
+      pdfjs: PDFJS_URL,
+      fonts: FONTS_DIR,
+      maxPages: options.maxPages,
+      pageMaxChars: PAGE_MAX_CHARS,
+    },
     result: pdfResult,
     name: "the PDF reader",
     timeoutMs: options.timeoutMs ?? 60_000,
@@ -97,6 +104,13 @@ async function digestOf(file: string): Promise<string> {
 
 /** The longest cache file read back (an extract of far more pages than any cap lets through). */
 const CACHE_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The most text kept of one page: a dense page of prose holds about 5,000 characters, so this cuts
+ * only a page built to be huge — and keeps an extract of the default 50 pages (4 bytes a
+ * character at most) under CACHE_MAX_BYTES, so what is written is read back rather than parsed again.
+ */
+const PAGE_MAX_CHARS = 64 * 1024;
 
 async function cached(
   workspace: WorkspacePaths,

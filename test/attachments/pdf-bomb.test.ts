@@ -5,10 +5,10 @@
  */
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { once } from "node:events";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createDeflate } from "node:zlib";
+import { createDeflate, deflateSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { extractPdfText } from "../../src/attachments/pdf-text.js";
 import { tinyPdf } from "../support/tiny-pdf.js";
@@ -57,5 +57,21 @@ describe("PDF reader memory budget", () => {
       memoryBudgetBytes: 256 * MB,
     });
     expect(pdf.pages[0]).toMatch(/^Hello/);
+  });
+
+  it("keeps at most 64 Ki characters of a page, so its extract on disk stays small and is read back", async () => {
+    const file = join(root, "wide.pdf");
+    // 1-point text, a line a point apart: 200 lines of 600 characters all fit on the page.
+    const lines = Array.from({ length: 200 }, (_, i) => `1 0 0 1 0 ${790 - i} Tm (${"A".repeat(600)}) Tj`);
+    const stream = deflateSync(`BT /F1 1 Tf ${lines.join(" ")} ET`);
+    await writeFile(file, tinyPdf([{ kind: "deflated", stream }]));
+    const workspace = createWorkspacePaths({ root });
+    const pdf = await extractPdfText(file, "wide.pdf", workspace, { maxPages: 50 });
+    expect(pdf.pages[0]?.length).toBe(64 * 1024 + 1);
+    expect(pdf.pages[0]?.endsWith("A…")).toBe(true);
+    const { size } = await stat(join(root, "wide.pdf.txt"));
+    expect(size).toBeLessThan(70 * 1024);
+    // Read back from the cache: the same text.
+    expect((await extractPdfText(file, "wide.pdf", workspace, { maxPages: 50 })).pages).toEqual(pdf.pages);
   });
 });
