@@ -4,7 +4,7 @@
  * loads with the first transcript).
  */
 import type { Logger } from "pino";
-import { AttachmentIntake } from "../attachments/inbound-attachments.js";
+import { AttachmentIntake, DEFAULT_ATTACHMENT_SETTINGS } from "../attachments/inbound-attachments.js";
 import type { Transcriber } from "../attachments/transcriber.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
@@ -37,6 +37,8 @@ export function attachmentIntakeFromConfig(
       maxChars: attachments.max_chars,
       pdfMaxPages: attachments.pdf_max_pages,
       textInlineMaxBytes: attachments.text_inline_max_bytes,
+      transcriptionMaxDurationS:
+        transcription?.max_duration_s ?? DEFAULT_ATTACHMENT_SETTINGS.transcriptionMaxDurationS,
     },
     ...(transcription ? { transcriber: transcriberFromConfig(transcription) } : {}),
     logger: logger.child({ component: "attachments" }),

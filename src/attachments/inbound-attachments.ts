@@ -28,6 +28,11 @@ export interface AttachmentSettings {
   readonly pdfMaxPages: number;
   /** Text-like files up to this size are inlined; bigger ones stay files for read_file. */
   readonly textInlineMaxBytes: number;
+  /**
+   * Voice notes and audio the platform says are longer than this are not transcribed (a paid
+   * endpoint billed by the minute: a 20 MB file of low-bitrate speech holds hours).
+   */
+  readonly transcriptionMaxDurationS: number;
 }
 
 export const DEFAULT_ATTACHMENT_SETTINGS: AttachmentSettings = Object.freeze({
@@ -35,6 +40,7 @@ export const DEFAULT_ATTACHMENT_SETTINGS: AttachmentSettings = Object.freeze({
   maxChars: 20_000,
   pdfMaxPages: 50,
   textInlineMaxBytes: 100 * 1024,
+  transcriptionMaxDurationS: 30 * 60,
 });
 
 export interface IntakeOptions {
@@ -206,6 +212,11 @@ export class AttachmentIntake {
       const note = `[voice/audio ${label} — not transcribed: transcription is not configured. The file is saved at ${file.path}.]`;
       return first ? { hint: TRANSCRIPTION_HINT, section: note } : { section: note };
     }
+    const longest = this.settings.transcriptionMaxDurationS;
+    if (file.durationS !== undefined && file.durationS > longest)
+      return {
+        section: `[voice/audio ${label} — not transcribed: it is longer than the ${Math.round(longest / 60)} minutes transcription takes. The file is saved at ${file.path}.]`,
+      };
     const spoken = await transcriber.transcribe({
       absolute,
       name: file.name,

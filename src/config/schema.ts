@@ -278,6 +278,8 @@ const transcriptionSchema = z.strictObject({
   base_url: httpUrl.default("https://api.openai.com/v1"),
   api_key: nonEmpty.optional(),
   timeout_s: positiveInt.default(120),
+  /** Longer voice notes and audio (as the platform reports them) are not transcribed. */
+  max_duration_s: positiveInt.default(30 * 60),
 });
 
 /** The whole configuration file. */

@@ -167,6 +167,27 @@ describe("voice and audio", () => {
       /^voice-2\.ogg could not be read: the transcription service answered HTTP 500\./,
     );
   });
+
+  it("does not send the paid endpoint a recording the platform says is longer than the cap", async () => {
+    const sent: string[] = [];
+    const transcriber = {
+      transcribe: async ({ name }: { name: string }) => {
+        sent.push(name);
+        return "words";
+      },
+    };
+    const long = { ...(await saved("long.ogg", Buffer.from("OggS audio"), "audio/ogg")), durationS: 36_000 };
+    const short = { ...(await saved("short.ogg", Buffer.from("OggS audio"), "audio/ogg")), durationS: 600 };
+    const result = await intake({ transcriptionMaxDurationS: 1_800 }, transcriber).process(
+      [long, short],
+      "c",
+    );
+    expect(sent).toEqual(["short.ogg"]);
+    expect(result.sections).toEqual([
+      `[voice/audio long.ogg, 600:00 — not transcribed: it is longer than the 30 minutes transcription takes. The file is saved at ${long.path}.]`,
+      "[voice transcript of short.ogg, 10:00]\nwords",
+    ]);
+  });
 });
 
 describe("files the agent's shell changed in the workspace", () => {

@@ -28,6 +28,7 @@ describe("attachments, transcription and model.vision config", () => {
       base_url: "https://api.groq.com/openai/v1",
       api_key: "gsk_x",
       timeout_s: 120,
+      max_duration_s: 1800,
     });
   });
 
