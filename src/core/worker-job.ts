@@ -102,7 +102,8 @@ export function runWorkerJob<T>(job: WorkerJob<T>): Promise<T> {
           resourceLimits: { maxOldGenerationSizeMb: job.heapMb },
         });
       } catch (error) {
-        return end(() => reject(error));
+        end(() => reject(error));
+        return;
       }
       const baseline = process.memoryUsage.rss();
       const budget = job.memoryBudgetBytes;
