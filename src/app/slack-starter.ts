@@ -32,6 +32,7 @@ async function create(context: ChannelContext, base: AdapterBase): Promise<Slack
     allowedBots: section.allowed_bots,
     fileMaxBytes: section.file_max_bytes,
     allowExternal: section.allow_external,
+    allowGuests: section.allow_guests,
   });
 }
 

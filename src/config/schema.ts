@@ -198,6 +198,8 @@ const slackSchema = z.strictObject({
   file_max_bytes: positiveInt.default(20 * MB),
   /** Serve events from other teams and enterprises (Slack Connect channels); refused by default. */
   allow_external: z.boolean().default(false),
+  /** Serve the workspace's guests when allowed_users is empty; refused by default. */
+  allow_guests: z.boolean().default(false),
 });
 
 const telegramSchema = z.strictObject({

@@ -1,8 +1,11 @@
 /**
  * Who may use the bot in Slack: allowed users and allowed channels from configuration (empty =
  * anyone in the workspace / any channel; DMs are governed by the user list only). Ids may be
- * written with or without a "slack:" prefix. A refused person hears it once per channel per
- * hour, privately, so a chatty thread does not turn into a wall of refusals.
+ * written with or without a "slack:" prefix. With no user list, the workspace's guests (single-
+ * and multi-channel) are not "anyone": an agent that runs commands and reads the workspace is not
+ * for people the workspace itself keeps to a few channels, unless `allowGuests` says so or the user
+ * list names them. A refused person hears it once per channel per hour, privately, so a chatty
+ * thread does not turn into a wall of refusals.
  */
 import { LruCache } from "../../sessions/lru.js";
 
@@ -14,7 +17,12 @@ export const REFUSALS = Object.freeze({
   user: "Sorry — I'm not set up to work with you yet. Please ask a Coworker admin to add you to the allowed users.",
   channel:
     "Sorry — I'm not enabled in this channel. Ask a Coworker admin to allow it, or message me directly instead.",
+  guest:
+    "Sorry — I don't work with guests of this workspace. Please ask a Coworker admin to add you to the allowed users.",
 });
+
+/** Who counts as a guest: the person's Slack account, looked up (UserDirectory.isGuest). */
+export type GuestLookup = (userId: string) => Promise<boolean>;
 
 const REFUSAL_INTERVAL_MS = 60 * 60 * 1_000;
 
@@ -27,21 +35,28 @@ export class AccessPolicy {
   private readonly channels: Set<string>;
   private readonly refused = new LruCache<string, number>(10_000);
 
-  constructor(allowedUsers: readonly string[], allowedChannels: readonly string[]) {
+  /** Guests are refused unless `guests.allow`; `guests.isGuest` is asked only when it matters. */
+  constructor(
+    allowedUsers: readonly string[],
+    allowedChannels: readonly string[],
+    private readonly guests: { readonly allow: boolean; readonly isGuest: GuestLookup },
+  ) {
     this.users = normalise(allowedUsers);
     this.channels = normalise(allowedChannels);
   }
 
   /** Whether this person may use the bot at all (button presses, slash commands). */
-  checkUser(userId: string): AccessDecision {
-    return this.users.size === 0 || this.users.has(userId)
-      ? { allowed: true }
-      : { allowed: false, refusal: REFUSALS.user };
+  async checkUser(userId: string): Promise<AccessDecision> {
+    if (this.users.size > 0)
+      return this.users.has(userId) ? { allowed: true } : { allowed: false, refusal: REFUSALS.user };
+    if (!this.guests.allow && (await this.guests.isGuest(userId)))
+      return { allowed: false, refusal: REFUSALS.guest };
+    return { allowed: true };
   }
 
   /** Whether this person may talk to the bot in this conversation. */
-  check(userId: string, channel: string, kind: "dm" | "channel"): AccessDecision {
-    const user = this.checkUser(userId);
+  async check(userId: string, channel: string, kind: "dm" | "channel"): Promise<AccessDecision> {
+    const user = await this.checkUser(userId);
     if (!user.allowed) return user;
     if (kind === "channel" && this.channels.size > 0 && !this.channels.has(channel)) {
       return { allowed: false, refusal: REFUSALS.channel };

@@ -59,6 +59,7 @@ const optionsSchema = z
     fileMaxBytes: z.number().int().positive(),
     workspaceRoot: z.string().min(1),
     allowExternal: z.boolean().optional(),
+    allowGuests: z.boolean().optional(),
   })
   .refine((o) => o.appToken !== undefined || o.signingSecret !== undefined, {
     message: "Slack needs an app token (Socket Mode) or a signing secret (HTTP Events API)",
@@ -80,6 +81,8 @@ export interface SlackChannelOptions extends InboundFileOptions, ChannelHooks {
   readonly allowedBots: readonly string[];
   /** Serve deliveries from other teams and enterprises (Slack Connect); refused by default. */
   readonly allowExternal?: boolean;
+  /** Serve the workspace's guests when no user list is set (refused by default: slack-access.ts). */
+  readonly allowGuests?: boolean;
   readonly service: ConversationService;
   readonly logger: Logger;
   /** Socket Mode health tuning (defaults: pong 5 s, server ping 30 s, watchdog 5 min). */
@@ -195,7 +198,10 @@ export class SlackChannel implements ChannelAdapter {
     }
     const o = this.options;
     const { threads, users } = this;
-    const access = new AccessPolicy(o.allowedUsers, o.allowedChannels);
+    const access = new AccessPolicy(o.allowedUsers, o.allowedChannels, {
+      allow: o.allowGuests ?? false,
+      isGuest: (id) => users.isGuest(id),
+    });
     // One view of the workspace for saving what people send and reading it back.
     const workspace = createWorkspacePaths({ root: o.workspaceRoot, offLimits: o.serviceFiles ?? [] });
     const inbound = new SlackInbound({

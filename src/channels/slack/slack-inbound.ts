@@ -130,7 +130,7 @@ export class SlackInbound {
   ): Promise<void> {
     if (needsThread && !(await this.deps.threads.isPartOf(target))) return;
     const kind = target.extra?.kind === "dm" ? "dm" : "channel";
-    const access = this.deps.access.check(author, event.channel, kind);
+    const access = await this.deps.access.check(author, event.channel, kind);
     if (!access.allowed) {
       if (this.deps.access.shouldTell(author, event.channel))
         await this.refuse(target, author, access.refusal);

@@ -80,7 +80,7 @@ export class SlackInteractions {
     const user: PlatformUser = await this.deps.users.user(body.user.id, body.user.name ?? body.user.username);
     const tell = (text: string) => this.ephemeral(channel, user.id, threadTs, text);
     try {
-      const access = this.deps.access.checkUser(user.id);
+      const access = await this.deps.access.checkUser(user.id);
       if (!access.allowed) return await tell(access.refusal);
       const press = this.toPress(body, action, user, channel, threadTs);
       if (!press) return await tell(INACTIVE_BUTTON);
@@ -149,7 +149,7 @@ export class SlackInteractions {
         this.deps.logger.warn({ err: describeError(error) }, "slack command reply failed"),
       );
     const kind = command.channel_id.startsWith("D") ? "dm" : "channel";
-    const access = this.deps.access.check(command.user_id, command.channel_id, kind);
+    const access = await this.deps.access.check(command.user_id, command.channel_id, kind);
     if (!access.allowed) return void (await reply(access.refusal));
     const [name, ...args] = command.text
       .trim()

@@ -1,7 +1,8 @@
 /**
- * UserDirectory: Slack user ids → display names (users.info), cached with a TTL so a busy
- * thread costs one lookup per person. A failed lookup falls back to the handle (or id) and is
- * not cached.
+ * UserDirectory: Slack user ids → display names and whether the person is a guest (users.info),
+ * cached with a TTL so a busy thread costs one lookup per person. A failed lookup falls back to the
+ * handle (or id), counts as no guest — a guest is refused only where Slack says so — and is not
+ * cached.
  */
 import type { Logger } from "pino";
 import type { PlatformUser } from "../../core/thread-target.js";
@@ -12,12 +13,16 @@ const TTL_MS = 60 * 60 * 1_000;
 
 interface Entry {
   readonly name: string;
+  /** A multi- or single-channel guest (users.info is_restricted / is_ultra_restricted). */
+  readonly guest: boolean;
   readonly at: number;
 }
 
+type Profile = Pick<Entry, "name" | "guest">;
+
 export class UserDirectory {
   private readonly cache = new LruCache<string, Entry>(10_000);
-  private readonly inflight = new Map<string, Promise<string>>();
+  private readonly inflight = new Map<string, Promise<Profile>>();
 
   constructor(
     private readonly client: WebClient,
@@ -26,12 +31,17 @@ export class UserDirectory {
 
   /** The person as a PlatformUser; `fallbackName` (e.g. the handle a payload carried) if the lookup fails. */
   async user(id: string, fallbackName?: string): Promise<PlatformUser> {
-    return { id, name: await this.name(id, fallbackName ?? id) };
+    return { id, name: (await this.profile(id, fallbackName ?? id)).name };
   }
 
-  private async name(id: string, fallback: string): Promise<string> {
+  /** Whether Slack says the person is a guest of the workspace (single- or multi-channel). */
+  async isGuest(id: string): Promise<boolean> {
+    return (await this.profile(id, id)).guest;
+  }
+
+  private async profile(id: string, fallback: string): Promise<Profile> {
     const hit = this.cache.get(id);
-    if (hit && Date.now() - hit.at < TTL_MS) return hit.name;
+    if (hit && Date.now() - hit.at < TTL_MS) return hit;
     const pending = this.inflight.get(id);
     if (pending) return pending;
     const lookup = this.lookup(id, fallback).finally(() => this.inflight.delete(id));
@@ -39,16 +49,18 @@ export class UserDirectory {
     return lookup;
   }
 
-  private async lookup(id: string, fallback: string): Promise<string> {
+  private async lookup(id: string, fallback: string): Promise<Profile> {
     try {
       const result = await this.client.users.info({ user: id });
       const user = result.user;
       const name = user?.profile?.display_name || user?.real_name || user?.name || id;
-      this.cache.set(id, { name, at: Date.now() });
-      return name;
+      const guest = user?.is_restricted === true || user?.is_ultra_restricted === true;
+      const entry = { name, guest, at: Date.now() };
+      this.cache.set(id, entry);
+      return entry;
     } catch (error) {
       this.logger.debug({ err: describeError(error), user: id }, "slack users.info failed");
-      return fallback;
+      return { name: fallback, guest: false };
     }
   }
 }

@@ -365,6 +365,32 @@ describe("inbound messages", () => {
     expect(fake.state.ephemerals[1]!.text).toMatch(/not enabled in this channel/);
   });
 
+  it("with no user list, refuses the workspace's guests unless allow_guests or the list names them", async () => {
+    fake.state.addUser({ id: "UGUEST", name: "guest", guest: true });
+    fake.state.addUser({ id: "UMEMBER", name: "member" });
+    fake.state.addChannel({ id: "D7", name: "dm-guest", type: "im", members: ["UGUEST"] });
+    fake.state.addChannel({ id: "D8", name: "dm-member", type: "im", members: ["UMEMBER"] });
+    await startChannel();
+    fake.userPosts({ user: "UGUEST", channel: "D7", text: "run something for me" });
+    fake.userPosts({ user: "UMEMBER", channel: "D8", text: "a member" });
+    await service.waitFor(() => service.received.length === 1);
+    await fake.waitFor(() => fake.state.ephemerals.length === 1, "the guest's refusal");
+    await channel.stop();
+    expect(service.received.map((m) => m.text)).toEqual(["a member"]);
+    expect(fake.state.ephemerals[0]).toMatchObject({ user: "UGUEST", channel: "D7" });
+    expect(fake.state.ephemerals[0]!.text).toMatch(/don't work with guests of this workspace/);
+
+    await startChannel({ allowGuests: true });
+    fake.userPosts({ user: "UGUEST", channel: "D7", text: "allowed now" });
+    await service.waitFor(() => service.received.length === 2);
+    await channel.stop();
+    await startChannel({ allowedUsers: ["UGUEST"] });
+    fake.userPosts({ user: "UGUEST", channel: "D7", text: "named in the list" });
+    await service.waitFor(() => service.received.length === 3);
+    await channel.stop();
+    expect(service.received.map((m) => m.text).slice(1)).toEqual(["allowed now", "named in the list"]);
+  });
+
   it("downloads files with the bot token into the conversation's upload folder, its thread's, and notes the ones it could not use", async () => {
     await startChannel();
     fake.state.addFile({

@@ -304,6 +304,7 @@ const methods: Record<string, Method> = {
         name: user.name,
         real_name: user.realName ?? user.name,
         is_bot: user.botId !== undefined,
+        is_restricted: user.guest === true,
         ...(user.tz === undefined ? {} : { tz: user.tz }),
         profile: { display_name: user.displayName ?? "", real_name: user.realName ?? user.name },
       },

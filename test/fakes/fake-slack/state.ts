@@ -17,6 +17,8 @@ export interface FakeUser {
   readonly botId?: string;
   /** IANA timezone (users.info `tz`). */
   readonly tz?: string;
+  /** A guest of the workspace (users.info `is_restricted`). */
+  readonly guest?: boolean;
 }
 
 export type ChannelType = "im" | "channel" | "group" | "mpim";
