@@ -6,7 +6,7 @@
  */
 import type { ConversationMessage } from "../core/messages.js";
 import { isErrorMarker } from "../engine/outbound.js";
-import { unansweredToolCalls } from "../engine/turn-engine.js";
+import { unansweredToolCalls } from "../engine/history-calls.js";
 import type { TurnMarker } from "../approvals/parked-turn.js";
 
 /**

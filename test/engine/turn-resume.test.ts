@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
-import { unansweredToolCalls } from "../../src/engine/turn-engine.js";
+import { unansweredToolCalls } from "../../src/engine/history-calls.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import {
   collect,

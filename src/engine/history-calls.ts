@@ -1,0 +1,69 @@
+/**
+ * The tool calls a conversation's history holds, as the turn loop reads and writes them: the calls
+ * of the trailing assistant message still waiting for a result (what a resumed turn answers), the
+ * ids already taken, the ids a model's new calls get (usable and never reused: approvals and the
+ * started-calls journal are keyed by them), and the form a call is stored in.
+ */
+import type { ConversationMessage, ToolCallRecord } from "../core/messages.js";
+import { parseToolArguments } from "../tools/registry.js";
+import type { RawToolCall } from "./provider/provider.js";
+import { mangledArgumentsRecord } from "./tool-results.js";
+
+/** The tool calls of the trailing assistant message that have no result yet. */
+export function unansweredToolCalls(history: readonly ConversationMessage[]): RawToolCall[] {
+  const answered = new Set<string>();
+  for (let i = history.length - 1; i >= 0; i--) {
+    const message = history[i]!;
+    if (message.role === "tool") answered.add(message.tool_call_id);
+    else if (message.role === "assistant" && message.tool_calls?.length)
+      return message.tool_calls
+        .filter((c) => !answered.has(c.id))
+        .map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+    else return [];
+  }
+  return [];
+}
+
+/** The ids of every tool call the history holds. */
+export function callIdsOf(history: readonly ConversationMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of history)
+    if (message.role === "assistant") for (const call of message.tool_calls ?? []) ids.add(call.id);
+  return ids;
+}
+
+/**
+ * What a call id from the server may look like to be kept: short printable ASCII. Ids become parts
+ * of store keys and card button values, which have length limits of their own.
+ */
+const USABLE_CALL_ID = /^[\x21-\x7e]{1,64}$/;
+
+/**
+ * Give every call a usable id that no call in `taken` (the session's history so far) has; the
+ * new ids join `taken`. Some servers omit, repeat or bloat ids, and a model may reuse an earlier
+ * call's id: approvals and the started-calls journal are keyed by call id, so a reused id would
+ * find the earlier call's decision instead of asking again.
+ */
+export function normaliseIds(
+  calls: readonly RawToolCall[],
+  taken: Set<string>,
+  turnId: string,
+  step: number,
+): RawToolCall[] {
+  return calls.map((call, i) => {
+    let id = call.id;
+    for (let n = 0; !USABLE_CALL_ID.test(id) || taken.has(id); n++)
+      id = `call_${turnId}_${step}_${i}${n > 0 ? `_${n}` : ""}`;
+    taken.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}
+
+/** How a call is stored in history: mangled argument text shrinks to a short preview. */
+export function toRecord(call: RawToolCall): ToolCallRecord {
+  const stored =
+    parseToolArguments(call.arguments).kind === "mangled"
+      ? mangledArgumentsRecord(call.arguments)
+      : call.arguments;
+  return { id: call.id, type: "function", function: { name: call.name, arguments: stored } };
+}
