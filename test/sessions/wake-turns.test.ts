@@ -13,28 +13,37 @@ import { startedByAgentNote } from "../../src/core/agent-note.js";
 
 const TARGET = { platform: "telegram", workspace: "tg", channel: "4242" };
 
+/** A wake turn of Ana's session s1, with `fields` (what woke it). */
+function wakeOf(fields: Record<string, unknown>) {
+  return wakeTurnSchema.parse({
+    sessionId: "s1",
+    target: TARGET,
+    requester: { id: "4242", name: "Ana" },
+    ...fields,
+  });
+}
+
+/** Session s1's new record in `mode`, its queue holding `queue`, read back as the store returns it. */
+function storedWith(mode: "interactive" | "reviewed", queue: readonly unknown[]) {
+  const base = newSessionRecord({
+    id: "s1",
+    target: TARGET,
+    key: "k",
+    mode,
+    provider: "p",
+    model: "m",
+    now: new Date("2026-01-01T00:00:00Z"),
+  });
+  return sessionRecordSchema.parse(JSON.parse(JSON.stringify({ ...base, queue })));
+}
+
 describe("queued wake turns", () => {
   it("keep the waking subscription's id through the session record round trip", () => {
-    const turn = wakeTurnSchema.parse({
-      sessionId: "s1",
-      target: TARGET,
+    const turn = wakeOf({
       prompt: "Messages from Team (channel content)",
-      requester: { id: "4242", name: "Ana" },
       channelContent: { channel: "Team", quote: "hello", subscriptionId: "sub_00000000000a" },
     });
-    const record = {
-      ...newSessionRecord({
-        id: "s1",
-        target: TARGET,
-        key: "k",
-        mode: "interactive",
-        provider: "p",
-        model: "m",
-        now: new Date("2026-01-01T00:00:00Z"),
-      }),
-      queue: [queuedWake(turn, "2026-01-01T00:00:01Z")],
-    };
-    const stored = sessionRecordSchema.parse(JSON.parse(JSON.stringify(record)));
+    const stored = storedWith("interactive", [queuedWake(turn, "2026-01-01T00:00:01Z")]);
     expect(stored.queue[0]?.channelContent).toEqual({
       channel: "Team",
       quote: "hello",
@@ -43,22 +52,10 @@ describe("queued wake turns", () => {
   });
 
   it("keep the mark of the agent's own note through the round trip, into the stored request", () => {
-    const turn = wakeTurnSchema.parse({
-      sessionId: "s1",
-      target: TARGET,
+    const turn = wakeOf({
       prompt: "[Wake-up wak_0123456789ab: you asked to be woken at …]",
-      requester: { id: "4242", name: "Ana" },
       scheduledRun: { taskId: "wak_0123456789ab", dueAt: "2026-01-01T00:01:00.000Z" },
       agentNote: true,
-    });
-    const base = newSessionRecord({
-      id: "s1",
-      target: TARGET,
-      key: "k",
-      mode: "reviewed",
-      provider: "p",
-      model: "m",
-      now: new Date("2026-01-01T00:00:00Z"),
     });
     const person = {
       user: { id: "4242", name: "Ana" },
@@ -66,8 +63,7 @@ describe("queued wake turns", () => {
       files: [],
       sentAt: "2026-01-01T00:00:00Z",
     };
-    const record = { ...base, queue: [person, queuedWake(turn, "2026-01-01T00:01:00Z")] };
-    const stored = sessionRecordSchema.parse(JSON.parse(JSON.stringify(record)));
+    const stored = storedWith("reviewed", [person, queuedWake(turn, "2026-01-01T00:01:00Z")]);
     expect(stored.queue.map((queued) => queued.agentNote)).toEqual([undefined, true]);
     const requests = stored.queue.map((queued) =>
       buildTurnRequest({
