@@ -153,9 +153,8 @@ export class TurnContext {
     await this.deps.persistence?.append(messages);
   }
 
-  /** Emit a frozen event to the caller. */
   /**
-   * Hand an event to the turn's listener. An error's or notice's message is posted into the thread,
+   * Hand an event, frozen, to the turn's listener. An error's or notice's message is posted into the thread,
    * and may quote a failure's text (a path, a URL, a server's answer): it is scrubbed of
    * token-shaped text here, once for every such event.
    */

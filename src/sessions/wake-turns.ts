@@ -102,16 +102,22 @@ export function queuedWake(turn: WakeTurn, sentAt: string): QueuedMessage {
 /** Characters of an earlier untrusted input quoted when its turn is retried. */
 const RETRY_QUOTE_CHARS = 200;
 
-/**
- * Whether the session's latest turn was started by the agent's own note, so a retry of it is one too:
- * its opening user message (steering does not count) is stored marked as the agent's note.
- */
-export function retriesAgentNote(history: readonly ConversationMessage[]): boolean {
+/** The user message that opened the session's latest turn (steering a person added does not count). */
+function openingMessage(history: readonly ConversationMessage[]): ConversationMessage | undefined {
   for (let i = history.length - 1; i >= 0; i--) {
     const message = history[i];
-    if (message?.role === "user" && message.meta?.steered !== true) return isAgentNote(message);
+    if (message?.role === "user" && message.meta?.steered !== true) return message;
   }
-  return false;
+  return undefined;
+}
+
+/**
+ * Whether the session's latest turn was started by the agent's own note, so a retry of it is one
+ * too: its opening user message is stored marked as the agent's note.
+ */
+export function retriesAgentNote(history: readonly ConversationMessage[]): boolean {
+  const opening = openingMessage(history);
+  return opening !== undefined && isAgentNote(opening);
 }
 
 /**
@@ -124,13 +130,9 @@ export function retryProvenance(
   history: readonly ConversationMessage[],
 ): ChannelContent | undefined {
   if (record.lastTurnChannelContent) return record.lastTurnChannelContent;
-  for (let i = history.length - 1; i >= 0; i--) {
-    const message = history[i];
-    if (message?.role !== "user" || message.meta?.steered === true) continue;
-    if (message.meta?.untrusted !== true) return undefined;
-    const flat = message.content.replace(/\s+/g, " ").trim();
-    const quote = flat.length <= RETRY_QUOTE_CHARS ? flat : `${flat.slice(0, RETRY_QUOTE_CHARS - 1)}…`;
-    return { channel: "a watched channel (retrying the turn it started)", quote };
-  }
-  return undefined;
+  const opening = openingMessage(history);
+  if (opening?.role !== "user" || opening.meta?.untrusted !== true) return undefined;
+  const flat = opening.content.replace(/\s+/g, " ").trim();
+  const quote = flat.length <= RETRY_QUOTE_CHARS ? flat : `${flat.slice(0, RETRY_QUOTE_CHARS - 1)}…`;
+  return { channel: "a watched channel (retrying the turn it started)", quote };
 }
