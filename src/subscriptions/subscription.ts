@@ -41,7 +41,6 @@ export interface Subscription {
   readonly createdBy: PlatformUser;
 }
 
-/** Longest standing instructions accepted. */
 /** Whether `person` (a platform user) created the subscription. */
 export function isCreatedBy(
   subscription: Subscription,
@@ -52,6 +51,7 @@ export function isCreatedBy(
   );
 }
 
+/** Longest standing instructions accepted. */
 export const MAX_INSTRUCTIONS_CHARS = 2_000;
 /** Most keywords, and the longest keyword, accepted for a keywords trigger. */
 export const MAX_KEYWORDS = 20;
