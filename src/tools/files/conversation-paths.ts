@@ -48,7 +48,6 @@ export function conversationPaths(paths: WorkspacePaths, target: ThreadTarget | 
     root: paths.root,
     realRoots: () => paths.realRoots(),
     display: (absolute: string) => paths.display(absolute),
-    offLimits: () => paths.offLimits(),
     async resolve(input: string) {
       const [root = paths.root] = await paths.realRoots();
       if (inOthersUploads(path.resolve(root, input), path.join(root, UPLOADS_FOLDER), target))

@@ -53,8 +53,6 @@ export interface WorkspacePaths {
   resolve(input: string): Promise<ResolvedPath>;
   /** Display form of a resolved absolute path: relative inside the workspace root, else absolute. */
   display(absolute: string): Promise<string>;
-  /** Real paths of the service's own files inside the roots (see WorkspaceRootsOptions.offLimits). */
-  offLimits(): Promise<readonly string[]>;
   /**
    * A test of real paths that listings and searches leave out: the service's own files, and in
    * one conversation's view the other conversations' uploads (conversation-paths.ts).
@@ -63,7 +61,7 @@ export interface WorkspacePaths {
 }
 
 /** Whether `absolute` is one of `offLimits` or lies inside one. */
-export function isOffLimits(absolute: string, offLimits: readonly string[]): boolean {
+function isOffLimits(absolute: string, offLimits: readonly string[]): boolean {
   return offLimits.some((entry) => isInside(absolute, entry));
 }
 
@@ -137,7 +135,6 @@ export function createWorkspacePaths(options: WorkspaceRootsOptions): WorkspaceP
     root,
     realRoots: getRoots,
     display,
-    offLimits: getOffLimits,
     async hidden() {
       const offLimits = await getOffLimits();
       return (absolute: string) => isOffLimits(absolute, offLimits);
