@@ -33,12 +33,13 @@ export function attachmentIntakeFromConfig(
   return new AttachmentIntake({
     workspace: createWorkspacePaths({ root: config.workspace.root, offLimits: serviceFiles }),
     settings: {
+      // The intake's own default stands only where nothing transcribes.
+      ...DEFAULT_ATTACHMENT_SETTINGS,
       maxFiles: attachments.max_files,
       maxChars: attachments.max_chars,
       pdfMaxPages: attachments.pdf_max_pages,
       textInlineMaxBytes: attachments.text_inline_max_bytes,
-      transcriptionMaxDurationS:
-        transcription?.max_duration_s ?? DEFAULT_ATTACHMENT_SETTINGS.transcriptionMaxDurationS,
+      ...(transcription ? { transcriptionMaxDurationS: transcription.max_duration_s } : {}),
     },
     ...(transcription ? { transcriber: transcriberFromConfig(transcription) } : {}),
     logger: logger.child({ component: "attachments" }),
