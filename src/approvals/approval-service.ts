@@ -9,6 +9,7 @@ import type {
   ApprovalVerdict,
   Approver,
   PermissionRequest,
+  PlanApprover,
   PlanDecision,
   PlanProposal,
 } from "../engine/asking/ports.js";
@@ -16,7 +17,7 @@ import { APPROVE_ONCE, DENY } from "./approval-card.js";
 import type { PendingHub } from "./pending-hub.js";
 import type { AskContext } from "./pending-hub-types.js";
 import { PROPOSE_PLAN } from "../tools/interactive-tools.js";
-import type { PendingApproval, PendingItem, PendingPerson, PendingPlan } from "./pending-item.js";
+import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.js";
 
 /** What a settled approval means for the engine, with who decided it. */
 export function approvalVerdictOf(item: PendingItem, signal: AbortSignal): ApprovalVerdict {
@@ -40,16 +41,15 @@ function approvalOutcomeOf(item: PendingItem, signal: AbortSignal): ApprovalOutc
  * A plan decision with, for an approval, who approved it: the mode switch it makes is theirs
  * (the session records them as the mode's setter).
  */
-export type PlanVerdict = PlanDecision & { readonly approvedBy?: PendingPerson };
-
 /** What a settled plan proposal means for the engine, with who approved it. */
-export function planDecisionOf(item: PendingItem, signal: AbortSignal): PlanVerdict {
+export function planDecisionOf(item: PendingItem, signal: AbortSignal): PlanDecision {
   if (signal.aborted || item.status === "cancelled") return { interrupted: true };
   if (item.status === "expired") return { approved: false, feedback: "The plan was not approved in time." };
   const action = item.decision?.action;
-  const approvedBy = item.decision?.by ? { approvedBy: item.decision.by } : {};
-  if (action === "plan_interactive") return { approved: true, mode: "interactive", ...approvedBy };
-  if (action === "plan_auto") return { approved: true, mode: "auto", ...approvedBy };
+  const by = item.decision?.by;
+  const approver = by ? { by: { id: by.userId, name: by.name } } : {};
+  if (action === "plan_interactive") return { approved: true, mode: "interactive", ...approver };
+  if (action === "plan_auto") return { approved: true, mode: "auto", ...approver };
   const note = item.decision?.note;
   return note ? { approved: false, feedback: note } : { approved: false };
 }
@@ -87,9 +87,7 @@ export class ApprovalService {
   }
 
   /** A PlanApprover for the session, whose approvals say who approved them. */
-  planApproverFor(
-    context: () => AskContext,
-  ): (proposal: PlanProposal, signal: AbortSignal) => Promise<PlanVerdict> {
+  planApproverFor(context: () => AskContext): PlanApprover {
     return async (proposal: PlanProposal, signal: AbortSignal) => {
       const ctx = context();
       const build = (argsHash: string): PendingPlan => ({

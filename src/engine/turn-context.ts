@@ -3,6 +3,7 @@
  * shares — append (and persist) a message, emit a frozen event, write an audit record, answer a
  * tool call, switch mode, stop. One context per run / resume / retry.
  */
+import type { PlatformUser } from "../core/thread-target.js";
 import { scrubSecrets } from "../logging/redact.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Attachment } from "../core/attachment.js";
@@ -55,7 +56,7 @@ export interface TurnDeps {
     | ((request: ConversationExecutionRequest) => Promise<string | undefined>)
     | undefined;
   readonly persistence?: TurnPersistence | undefined;
-  readonly onModeChange?: ((mode: PermissionMode) => void) | undefined;
+  readonly onModeChange?: ((mode: PermissionMode, by?: PlatformUser) => void) | undefined;
   readonly media?: MediaOptions | undefined;
   readonly now: () => Date;
   /** The safety reviewer of this session (reviewed mode, shadow verdicts); none = never consulted. */
@@ -195,11 +196,11 @@ export class TurnContext {
     }
   }
 
-  /** Switch the permission mode for the rest of the turn and tell the session. */
-  setMode(mode: PermissionMode): void {
+  /** Switch the permission mode for the rest of the turn and tell the session (with who decided, when a person did). */
+  setMode(mode: PermissionMode, by?: PlatformUser): void {
     if (mode === this.request.mode) return;
     this.request = withMode(this.request, mode);
-    this.deps.onModeChange?.(mode);
+    this.deps.onModeChange?.(mode, by);
   }
 
   /** Emit the finished event for a call (the card) without storing anything. */

@@ -16,6 +16,7 @@
  * keeps its partial text;
  * provider failures leave an error marker so `retry()` can re-run without a new user message.
  */
+import type { PlatformUser } from "../core/thread-target.js";
 import { Compactor } from "./compaction.js";
 import { EventChannel } from "./event-channel.js";
 import { type AgentEvent, agentEvent } from "../core/events.js";
@@ -70,8 +71,8 @@ export interface TurnEngineOptions {
   /** Ephemeral block appended to the last user message at send time, never persisted. */
   contextProvider?: (request: ConversationExecutionRequest) => Promise<string | undefined>;
   persistence?: TurnPersistence;
-  /** Called when a plan approval switches the mode. */
-  onModeChange?: (mode: PermissionMode) => void;
+  /** Called when a plan approval switches the mode, with its approver when a person approved it. */
+  onModeChange?: (mode: PermissionMode, by?: PlatformUser) => void;
   now?: () => Date;
   compaction?: { keepRecentTurns?: number };
   /** The session's safety reviewer (reviewed mode and shadow verdicts). */

@@ -31,7 +31,7 @@ export interface EngineContext {
   readonly planApprover: PlanApprover;
   readonly persistence: TurnPersistence;
   readonly audit: AuditSink;
-  readonly onModeChange: (mode: PermissionMode) => void;
+  readonly onModeChange: (mode: PermissionMode, by?: PlatformUser) => void;
   /** The session's mode when the engine is built (each request snapshot carries the current one). */
   readonly mode: PermissionMode;
   /** Shows a safety-reviewer denial in the thread, with "Allow anyway" for the requester. */
@@ -73,14 +73,6 @@ export function engineContextOf(live: LiveSession, services: EngineServices): En
       : {}),
     parked: live.parkedTurn(),
   });
-  // The engine switches the mode only right after a plan approval: the switch is the approver's.
-  const plans = services.approvals.planApproverFor(context);
-  let approvedBy: PlatformUser | undefined;
-  const planApprover: PlanApprover = async (proposal, signal) => {
-    const verdict = await plans(proposal, signal);
-    approvedBy = verdict.approvedBy && { id: verdict.approvedBy.userId, name: verdict.approvedBy.name };
-    return verdict;
-  };
   return {
     sessionId: live.id,
     target: live.record.target,
@@ -88,16 +80,12 @@ export function engineContextOf(live: LiveSession, services: EngineServices): En
     facts: live.facts,
     approver: services.approvals.approverFor(context),
     asker: services.questions.askerFor(context),
-    planApprover,
+    planApprover: services.approvals.planApproverFor(context),
     persistence: live.persistence,
     audit: services.audit,
-    onModeChange: (mode) => {
-      const setBy = approvedBy;
-      void live.update(({ modeSetBy: _earlier, ...r }) => ({
-        ...r,
-        mode,
-        ...(setBy ? { modeSetBy: setBy } : {}),
-      }));
+    // A plan approval's switch is its approver's.
+    onModeChange: (mode, by) => {
+      void live.update(({ modeSetBy: _earlier, ...r }) => ({ ...r, mode, ...(by ? { modeSetBy: by } : {}) }));
     },
     mode: live.record.mode,
     reviewerDenials: services.denials.reporterFor(context),

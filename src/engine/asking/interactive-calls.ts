@@ -109,7 +109,7 @@ async function proposePlan(ctx: TurnContext, call: RawToolCall, plan: string): P
     outcome: decision.approved ? `approved:${decision.mode}` : "rejected",
   });
   if (decision.approved) {
-    ctx.setMode(decision.mode);
+    ctx.setMode(decision.mode, decision.by);
     await answer(ctx, call, PROPOSE_PLAN, "ok", planApproved(decision.mode));
   } else {
     await answer(ctx, call, PROPOSE_PLAN, "denied", planRejected(decision.feedback));

@@ -6,6 +6,7 @@
  * them in memory.
  */
 import type { AgentEvent, AlwaysOption, QuestionSpec } from "../../core/events.js";
+import type { PlatformUser } from "../../core/thread-target.js";
 
 export type ApprovalOutcome = "once" | AlwaysOption | "deny" | "interrupted";
 
@@ -55,7 +56,12 @@ export interface PlanProposal {
   readonly plan: string;
 }
 export type PlanDecision =
-  | { readonly approved: true; readonly mode: "interactive" | "auto" }
+  | {
+      readonly approved: true;
+      readonly mode: "interactive" | "auto";
+      /** Who approved it, when a person did: the mode switch is theirs. */
+      readonly by?: PlatformUser;
+    }
   | { readonly approved: false; readonly feedback?: string }
   | { readonly interrupted: true };
 export type PlanApprover = (proposal: PlanProposal, signal: AbortSignal) => Promise<PlanDecision>;
