@@ -31,9 +31,9 @@ export interface UserLine {
 export interface ReviewInput {
   /** The user's messages and answers, oldest first; the last non-reply is the current request. */
   readonly userLines: readonly UserLine[];
-  /** Other people's messages in the conversation, oldest first (see othersLinesOf); absent: none. */
+  /** Other people's messages in the conversation, oldest first (see reviewLinesOf); absent: none. */
   readonly othersLines?: readonly string[];
-  /** The agent's own latest notes to itself, oldest first (see agentNotesOf); absent: none. */
+  /** The agent's own latest notes to itself, oldest first (see reviewLinesOf); absent: none. */
   readonly agentNotes?: readonly string[];
   readonly tool: { readonly name: string; readonly description: string; readonly category: ToolCategory };
   readonly args: Readonly<Record<string, unknown>>;
@@ -101,60 +101,53 @@ function byOther(message: ConversationMessage, requester: string): boolean {
   return typeof by === "string" && by !== requester;
 }
 
+/** What the reviewer is shown of a history, by whose words they are (see reviewLinesOf). */
+export interface ReviewLines {
+  /** The requester's messages and ask_user answers, oldest first: the last non-reply is the request. */
+  readonly userLines: UserLine[];
+  /** Other people's messages and answers, each on one line, oldest first. */
+  readonly othersLines: string[];
+  /** The agent's own latest notes to itself, each on one line, oldest first. */
+  readonly agentNotes: string[];
+}
+
 /**
- * The user's lines of a history: the messages of `requester` (not channel content, not the agent's
- * own notes, not other people's) and the ask_user answers they gave (an approver may answer
- * another's question: such an answer is someone else's words), each answer on one line.
+ * The lines of a history the reviewer is shown, in one pass, by whose words they are: the
+ * requester's messages (not channel content) and the ask_user answers they gave; other people's
+ * messages and answers (an approver may answer another's question); the agent's notes to itself
+ * (the user messages of turns they started). Everything but the requester's own messages goes on
+ * one line: a line break could start a line that reads as a heading of the reviewer's input
+ * ("Current request from the user:").
  */
-export function userLinesOf(history: readonly ConversationMessage[], requester: string): UserLine[] {
+export function reviewLinesOf(history: readonly ConversationMessage[], requester: string): ReviewLines {
   const askCalls = new Set<string>();
-  const lines: UserLine[] = [];
+  const userLines: UserLine[] = [];
+  const othersLines: string[] = [];
+  const agentNotes: string[] = [];
   for (const message of history) {
-    if (message.role === "user") {
-      if (isPersonMessage(message) && !byOther(message, requester))
-        lines.push({ text: cap(message.content.trim(), LINE_MAX_CHARS), isReply: false });
-    } else if (message.role === "assistant") {
+    if (message.role === "assistant") {
       for (const call of message.tool_calls ?? []) if (call.function.name === ASK_USER) askCalls.add(call.id);
+    } else if (message.role === "user") {
+      if (isAgentNote(message)) agentNotes.push(oneLine(message.content));
+      else if (!isPersonMessage(message)) continue;
+      else if (byOther(message, requester)) othersLines.push(oneLine(message.content));
+      else userLines.push({ text: cap(message.content.trim(), LINE_MAX_CHARS), isReply: false });
     } else if (
       message.role === "tool" &&
       askCalls.has(message.tool_call_id) &&
-      message.meta?.status === "ok" &&
-      !byOther(message, requester)
+      message.meta?.status === "ok"
     ) {
-      for (const answer of askAnswers(message.content)) lines.push({ text: oneLine(answer), isReply: true });
+      const other = byOther(message, requester);
+      for (const answer of askAnswers(message.content))
+        if (other) othersLines.push(oneLine(`[answer to a question] ${answer}`));
+        else userLines.push({ text: oneLine(answer), isReply: true });
     }
   }
-  return lines.slice(-MAX_USER_LINES);
-}
-
-/**
- * The latest words of people other than `requester` in a shared conversation — their messages and
- * the ask_user answers they gave — each on one line.
- */
-export function othersLinesOf(history: readonly ConversationMessage[], requester: string): string[] {
-  const askCalls = new Set<string>();
-  const lines: string[] = [];
-  for (const message of history) {
-    if (message.role === "assistant")
-      for (const call of message.tool_calls ?? []) if (call.function.name === ASK_USER) askCalls.add(call.id);
-    if (!byOther(message, requester)) continue;
-    if (message.role === "user" && isPersonMessage(message)) lines.push(oneLine(message.content));
-    else if (message.role === "tool" && askCalls.has(message.tool_call_id) && message.meta?.status === "ok")
-      for (const answer of askAnswers(message.content))
-        lines.push(oneLine(`[answer to a question] ${answer}`));
-  }
-  return lines.slice(-MAX_OTHERS_LINES);
-}
-
-/**
- * The agent's latest notes to itself in a history (the user messages of turns they started), each
- * on one line: a note is the agent's text, and a line break in it could start a line that reads as
- * a heading of the reviewer's input ("Current request from the user:").
- */
-export function agentNotesOf(history: readonly ConversationMessage[]): string[] {
-  return history
-    .flatMap((message) => (isAgentNote(message) ? [oneLine(message.content ?? "")] : []))
-    .slice(-MAX_AGENT_NOTES);
+  return {
+    userLines: userLines.slice(-MAX_USER_LINES),
+    othersLines: othersLines.slice(-MAX_OTHERS_LINES),
+    agentNotes: agentNotes.slice(-MAX_AGENT_NOTES),
+  };
 }
 
 function mentions(args: Readonly<Record<string, unknown>>, file: string): boolean {

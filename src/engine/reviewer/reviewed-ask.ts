@@ -23,14 +23,7 @@ import { type Decision, commandOf } from "../permissions/permission-engine.js";
 import type { RawToolCall } from "../provider/provider.js";
 import { TOOL_RESULT } from "../tool-results.js";
 import type { TurnContext } from "../turn-context.js";
-import {
-  agentNotesOf,
-  callFacts,
-  fitsReview,
-  othersLinesOf,
-  type ReviewInput,
-  userLinesOf,
-} from "./review-input.js";
+import { callFacts, fitsReview, type ReviewInput, reviewLinesOf } from "./review-input.js";
 import type { ReviewStage } from "./reviewer.js";
 import type { ReviewerDenial } from "./reviewer-gate.js";
 import type { ReviewerVerdict } from "./verdict.js";
@@ -68,9 +61,7 @@ export function humanFloor(
 
 function inputOf(ctx: TurnContext, tool: AnyTool, args: Record<string, unknown>): ReviewInput {
   return {
-    userLines: userLinesOf(ctx.history, ctx.request.requester.userId),
-    othersLines: othersLinesOf(ctx.history, ctx.request.requester.userId),
-    agentNotes: agentNotesOf(ctx.history),
+    ...reviewLinesOf(ctx.history, ctx.request.requester.userId),
     tool: { name: tool.name, description: tool.description, category: tool.category },
     args,
     facts: callFacts(ctx.history, ctx.deps.facts, args),

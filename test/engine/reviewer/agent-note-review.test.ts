@@ -7,7 +7,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { ConversationMessage } from "../../../src/core/messages.js";
-import { agentNotesOf, userLinesOf } from "../../../src/engine/reviewer/review-input.js";
+import { reviewLinesOf } from "../../../src/engine/reviewer/review-input.js";
 import { textStep, toolStep } from "../../support/scripted-provider.js";
 import { collect, makeRequest } from "../helpers/harness.js";
 import { reviewedHarness, verdict } from "./support.js";
@@ -146,7 +146,9 @@ describe("the reviewer's lines of a history with the agent's notes", () => {
         { role: "assistant", content: "checked" },
       ]).flat(),
     ];
-    expect(userLinesOf(history, "U1")).toEqual([{ text: "deploy and keep an eye on it", isReply: false }]);
-    expect(agentNotesOf(history)).toEqual(["note 27", "note 28", "note 29"]);
+    expect(reviewLinesOf(history, "U1").userLines).toEqual([
+      { text: "deploy and keep an eye on it", isReply: false },
+    ]);
+    expect(reviewLinesOf(history, "U1").agentNotes).toEqual(["note 27", "note 28", "note 29"]);
   });
 });

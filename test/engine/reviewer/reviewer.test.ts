@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../../src/core/messages.js";
-import { callFacts, reviewMessages, userLinesOf } from "../../../src/engine/reviewer/review-input.js";
+import { callFacts, reviewLinesOf, reviewMessages } from "../../../src/engine/reviewer/review-input.js";
 import { Reviewer } from "../../../src/engine/reviewer/reviewer.js";
 import { OpenAIReviewerModel } from "../../../src/engine/reviewer/reviewer-model.js";
 import { parseVerdict } from "../../../src/engine/reviewer/verdict.js";
@@ -124,7 +124,7 @@ describe("what the reviewer sees", () => {
   ];
 
   it("the user's words and ask_user answers (tagged), never assistant text, questions, results or channel content", () => {
-    const lines = userLinesOf(history, "U1");
+    const lines = reviewLinesOf(history, "U1").userLines;
     expect(lines).toEqual([
       { text: "Please tidy the build folder", isReply: false },
       { text: "yes, the old ones", isReply: true },
