@@ -2,15 +2,16 @@
  * Files attached to Slack messages: downloaded with the bot token (Slack answers unauthenticated
  * requests with its login page), capped in size while streaming, checked to really be the file
  * (an HTML body for a non-HTML file is the login page, not the file), and saved into the
- * workspace in the session's upload folder (core/upload-folders.ts). Whatever could not be fetched becomes a note the model
- * sees, never a silent loss.
+ * workspace in the session's upload folder (core/upload-folders.ts), each within the download
+ * deadline shared with the other channels (shared/body-within.ts). Whatever could not be fetched
+ * becomes a note the model sees, never a silent loss.
  */
 import { posix } from "node:path";
 import type { Logger } from "pino";
 import type { InboundFile } from "../../core/inbound-message.js";
 import { refusalReason, saveInWorkspace } from "../../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
-import { readBodyWithin } from "../shared/body-within.js";
+import { type DownloadDeadline, downloadDeadline, megabytes, readBodyWithin } from "../shared/body-within.js";
 import type { SlackFile } from "./slack-events.js";
 
 export interface FileDownloadOptions {
@@ -21,6 +22,7 @@ export interface FileDownloadOptions {
   /** The agent's workspace: files are saved there without following a link (service-file-access.ts). */
   readonly workspace: WorkspacePaths;
   readonly logger: Logger;
+  /** How long a file's download may take, in ms (default: shared/body-within.ts's, as Telegram's). */
   readonly timeoutMs?: number;
 }
 
@@ -31,10 +33,6 @@ export interface DownloadResult {
 }
 
 class FileRefused extends Error {}
-
-function megabytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 /** A file name safe on every filesystem, keeping the extension. */
 export function safeFileName(name: string): string {
@@ -82,7 +80,11 @@ async function readCapped(response: Response, maxBytes: number): Promise<Buffer>
   );
 }
 
-async function fetchFile(file: SlackFile, options: FileDownloadOptions): Promise<Buffer> {
+async function fetchFile(
+  file: SlackFile,
+  options: FileDownloadOptions,
+  deadline: DownloadDeadline,
+): Promise<Buffer> {
   const url = file.url_private_download ?? file.url_private;
   if (!url || file.mode === "tombstone" || file.mode === "hidden_by_limit") {
     throw new FileRefused("Slack no longer makes it available");
@@ -93,7 +95,7 @@ async function fetchFile(file: SlackFile, options: FileDownloadOptions): Promise
   }
   const response = await fetch(url, {
     headers: { authorization: `Bearer ${options.botToken}` },
-    signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+    signal: deadline.signal,
   });
   if (!response.ok) throw new FileRefused(`Slack answered HTTP ${response.status}`);
   const expectsHtml = (file.mimetype ?? "").includes("html");
@@ -109,9 +111,9 @@ async function fetchFile(file: SlackFile, options: FileDownloadOptions): Promise
   return body;
 }
 
-/** Why a file was refused, in words for the note; undefined for a failure worth a log line. */
-function refusalOf(error: unknown): string | undefined {
-  return error instanceof FileRefused ? error.message : refusalReason(error);
+/** Why a file was refused or given up on, in words for the note; undefined for a failure worth a log line. */
+function refusalOf(error: unknown, deadline: DownloadDeadline): string | undefined {
+  return error instanceof FileRefused ? error.message : (deadline.overdue(error) ?? refusalReason(error));
 }
 
 /** Download a message's files into `relativeDir` of the workspace (the session's upload folder). */
@@ -124,8 +126,9 @@ export async function downloadFiles(
   const notes: string[] = [];
   for (const file of files) {
     const name = file.name ?? file.title ?? file.id;
+    const deadline = downloadDeadline(options.timeoutMs);
     try {
-      const body = await fetchFile(file, options);
+      const body = await fetchFile(file, options, deadline);
       const fileName = `${safeFileName(file.id)}-${safeFileName(name)}`;
       await saveInWorkspace(options.workspace, posix.join(relativeDir, fileName), body);
       saved.push({
@@ -135,7 +138,7 @@ export async function downloadFiles(
         ...(file.mimetype ? { mediaType: file.mimetype } : {}),
       });
     } catch (error) {
-      const refusal = refusalOf(error);
+      const refusal = refusalOf(error, deadline);
       if (refusal === undefined)
         options.logger.warn({ err: error, file: file.id }, "slack file download failed");
       notes.push(`The attached file "${name}" was not saved: ${refusal ?? "it could not be downloaded"}.`);

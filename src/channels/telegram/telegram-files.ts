@@ -4,7 +4,8 @@
  * topic's (`uploads/telegram_tg_<chat>/<topic or ->/`: core/upload-folders.ts; private to the chat),
  * written without following a link the agent's shell may have left there
  * (service-file-access.ts), and handed to the session as a workspace-relative path.
- * Oversized, failed or overdue (60 s) downloads become short notes instead of errors.
+ * Oversized, failed or overdue downloads (the shared deadline: shared/body-within.ts) become short
+ * notes instead of errors.
  */
 import { posix } from "node:path";
 import type { Api } from "grammy";
@@ -12,7 +13,7 @@ import type { ThreadTarget } from "../../core/thread-target.js";
 import { uploadFolderOf } from "../../core/upload-folders.js";
 import type { InboundFile } from "../../core/inbound-message.js";
 import { refusalReason, saveInWorkspace } from "../../tools/files/service-file-access.js";
-import { readBodyWithin } from "../shared/body-within.js";
+import { downloadDeadline, megabytes, readBodyWithin } from "../shared/body-within.js";
 import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { errorText } from "./telegram-errors.js";
 import type { TelegramMessage } from "./telegram-inbound.js";
@@ -24,11 +25,9 @@ export interface TelegramFilesOptions {
   /** Where files are saved, without following a link (service-file-access.ts). */
   readonly workspace: WorkspacePaths;
   readonly maxBytes: number;
-  /** How long a file's download may take, in ms (default 60 s, as Slack's). */
+  /** How long a file's download may take, in ms (default: shared/body-within.ts's, as Slack's). */
   readonly downloadTimeoutMs?: number;
 }
-
-const DOWNLOAD_TIMEOUT_MS = 60_000;
 
 interface Attachment {
   readonly fileId: string;
@@ -48,10 +47,6 @@ function safeName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? "";
   const cleaned = base.replace(/[^\w.+-]/g, "_").replace(/^\.+/, "");
   return (cleaned || "file").slice(0, 120);
-}
-
-function megabytes(bytes: number): string {
-  return `${(bytes / 1_048_576).toFixed(1)} MB`;
 }
 
 /** The file in a message, if any: a document, a voice note, audio, or the largest photo size under the cap. */
@@ -105,16 +100,14 @@ export class TelegramFiles {
       };
     }
     const relative = posix.join(uploadFolderOf(target), `${message.message_id}-${attachment.name}`);
-    const deadline = this.options.downloadTimeoutMs ?? DOWNLOAD_TIMEOUT_MS;
+    const deadline = downloadDeadline(this.options.downloadTimeoutMs);
     try {
       const file = await this.options.api.getFile(attachment.fileId);
       if (!file.file_path) throw new Error("Telegram returned no file_path");
       // The deadline covers the answer's body too: it aborts the stream readBodyWithin reads.
       const response = await fetch(
         `${this.options.apiRoot}/file/bot${this.options.token}/${file.file_path}`,
-        {
-          signal: AbortSignal.timeout(deadline),
-        },
+        { signal: deadline.signal },
       );
       if (!response.ok || !response.body) throw new Error(`file download answered HTTP ${response.status}`);
       const body = await readBodyWithin(
@@ -132,15 +125,8 @@ export class TelegramFiles {
       };
       return { files: [saved], notes: [] };
     } catch (error) {
-      const reason = isTimeout(error)
-        ? `the download took longer than ${deadline / 1000} s`
-        : (refusalReason(error) ?? errorText(error));
+      const reason = deadline.overdue(error) ?? refusalReason(error) ?? errorText(error);
       return { files: [], notes: [`${attachment.name} could not be saved: ${reason}.`] };
     }
   }
-}
-
-/** Whether `error` is the abort of a deadline (AbortSignal.timeout). */
-function isTimeout(error: unknown): boolean {
-  return error instanceof DOMException && error.name === "TimeoutError";
 }

@@ -18,7 +18,8 @@ let root: string;
 let outside: string;
 
 beforeEach(async () => {
-  server = http.createServer((_req, res) => {
+  server = http.createServer((req, res) => {
+    if (req.url?.endsWith("/held")) return; // never answered: the download deadline ends it
     res.writeHead(200, { "content-type": "text/plain" });
     res.end("file body");
   });
@@ -34,9 +35,12 @@ afterEach(async () => {
   await rm(outside, { recursive: true, force: true });
 });
 
-const download = (name = "notes.txt") =>
+const download = (
+  name = "notes.txt",
+  { path = "files/F1", timeoutMs }: { path?: string; timeoutMs?: number } = {},
+) =>
   downloadFiles(
-    [{ id: "F1", name, mimetype: "text/plain", url_private: `${apiUrl}files/F1` }],
+    [{ id: "F1", name, mimetype: "text/plain", url_private: `${apiUrl}${path}` }],
     "uploads/slack_T1_C1/1700.1",
     {
       botToken: "xoxb-test",
@@ -44,6 +48,7 @@ const download = (name = "notes.txt") =>
       maxBytes: 1_048_576,
       workspace: createWorkspacePaths({ root }),
       logger: pino({ level: "silent" }),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     },
   );
 
@@ -60,6 +65,14 @@ describe("downloadFiles", () => {
       },
     ]);
     expect(await readFile(join(root, "uploads/slack_T1_C1/1700.1/F1-notes.txt"), "utf8")).toBe("file body");
+  });
+
+  it("gives up on a download Slack never answers, with a note, at the download deadline", async () => {
+    const saved = await download("notes.txt", { path: "files/F1/held", timeoutMs: 200 });
+    expect(saved).toEqual({
+      files: [],
+      notes: ['The attached file "notes.txt" was not saved: the download took longer than 0.2 s.'],
+    });
   });
 
   it("refuses a file named like a credential, as the file tools do, with a note", async () => {
