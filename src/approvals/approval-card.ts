@@ -7,7 +7,7 @@
  */
 import type { AlwaysOption } from "../core/events.js";
 import type { Card, CardBlock, CardButton } from "../core/card.js";
-import { loosenersOnlyNote } from "./authorisation.js";
+import { whoMayDecide } from "./authorisation.js";
 import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.js";
 
 /** Approval card actions besides the always options. */
@@ -57,9 +57,12 @@ function detailBlock(detail: PendingApproval["detail"]): CardBlock | undefined {
   return { kind: "text", text: detail.text };
 }
 
-/** While open, who may decide when the requester may not (authorisation.ts): a block saying so. */
+/**
+ * While open, who may decide when the requester may not: a block saying so, in the words a
+ * refused press gets (authorisation.ts).
+ */
 function deciders(item: PendingItem): CardBlock[] {
-  const note = item.status === "pending" ? loosenersOnlyNote(item) : undefined;
+  const note = item.status === "pending" ? whoMayDecide(item).note : undefined;
   return note ? [{ kind: "text", text: note }] : [];
 }
 

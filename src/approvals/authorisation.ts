@@ -5,7 +5,8 @@
  * session (a standing "always" grant, a switch to a less safe mode) is narrower: in a DM only its
  * owner; in a shared thread (Slack channel thread, Telegram group or topic) the configured
  * approvers, or — when none is configured — the person who started the session. Approving a plan
- * loosens too (it leaves read-only plan mode); a card its requester may not approve says who may.
+ * loosens too (it leaves read-only plan mode), so whoever may loosen the session may decide a plan
+ * too. A card its requester may not approve says who may, in the words a refused press gets.
  */
 import { z } from "zod";
 import type { ThreadTarget } from "../core/thread-target.js";
@@ -121,7 +122,7 @@ export function loosenRefusal(
 export const LOOSEN_REFUSAL = `Standing permissions and auto mode are for the session's owner — in a shared thread, ${LOOSENERS}. You can still approve this once.`;
 
 /** Why only those who may loosen the session decide a call that steers every later session. */
-export const STEERING_LOOSENERS_ONLY = `This changes what steers every later session, so only ${LOOSENERS} can decide it.`;
+const STEERING_LOOSENERS_ONLY = `This changes what steers every later session, so only ${LOOSENERS} can decide it.`;
 
 /** Why only those who may loosen the session approve a plan; `requester` may still reject it. */
 function planLoosenersOnly(requester: string): string {
@@ -129,10 +130,40 @@ function planLoosenersOnly(requester: string): string {
 }
 
 /**
- * What a card says about who may decide it when its requester may not — a call that steers every
- * later session, or a plan whose requester may not loosen the session — undefined otherwise.
+ * Everyone who may decide `item`: its allowed list and, for a plan, those who may loosen the
+ * session too — approving one loosens it, and in a shared thread without configured approvers
+ * whoever started the session may, though only its requester and the approvers are on the list.
+ * Which of its actions each may take is loosenRefusal's.
  */
-export function loosenersOnlyNote(item: PendingItem): string | undefined {
+export function decidersOf(
+  item: Pick<PendingItem, "kind" | "allowedApprovers" | "mayLoosen" | "requester">,
+): readonly string[] {
+  if (item.kind !== "plan") return item.allowedApprovers;
+  return [...new Set([...item.allowedApprovers, ...loosenersOf(item)])];
+}
+
+/** Who may decide an item, in words: what its open card says, and the refusal to anyone else. */
+export interface WhoMayDecide {
+  /**
+   * The card's note while open when its requester may not approve it — a call that steers every
+   * later session, a plan whose requester may not loosen the session; undefined otherwise.
+   */
+  readonly note: string | undefined;
+  /** The refusal for someone who may not decide it at all: the note, or the requester or an approver. */
+  readonly refusal: string;
+}
+
+/**
+ * Who may decide `item`, in words: one source for its card's note and the refusal of a press by
+ * someone not among its deciders (decidersOf), so that the two never disagree.
+ */
+export function whoMayDecide(item: PendingItem): WhoMayDecide {
+  const note = requesterMayNotNote(item);
+  return { note, refusal: note ?? `Only ${item.requester.name} or a configured approver can decide this.` };
+}
+
+/** The note on who may decide `item` when its requester may not approve it; see WhoMayDecide. */
+function requesterMayNotNote(item: PendingItem): string | undefined {
   const { requester } = item;
   if (item.kind === "approval")
     return mayDecide(item.allowedApprovers, requester.platform, requester.userId)

@@ -7,10 +7,10 @@
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import { validActions } from "./approval-card.js";
-import { loosenRefusal, mayDecide, STEERING_LOOSENERS_ONLY } from "./authorisation.js";
+import { decidersOf, loosenRefusal, mayDecide, whoMayDecide } from "./authorisation.js";
 import type { PendingSettler } from "./pending-settler.js";
 import type { ParkedLookup, Settled, TextAnswer } from "./pending-hub-types.js";
-import { deliveriesOf, type PendingItem, type PendingPerson } from "./pending-item.js";
+import { deliveriesOf, type PendingPerson } from "./pending-item.js";
 import { firstUnanswered, parseQuestionAction } from "./question-card.js";
 
 type CardPress = Extract<ButtonPress, { kind: "card" }>;
@@ -32,8 +32,8 @@ export class PendingReplies {
     const { settler } = this;
     const item = await settler.load(press.pendingId);
     if (!item) return refused({ status: "unknown", message: "This request is no longer known." });
-    if (!mayDecide(item.allowedApprovers, press.platform, press.user.id))
-      return refused({ status: "not_allowed", message: whoMayDecide(item) });
+    if (!mayDecide(decidersOf(item), press.platform, press.user.id))
+      return refused({ status: "not_allowed", message: whoMayDecide(item).refusal });
     const closed = await settler.closedResult(item);
     if (closed) return resumed(closed, item.sessionId, parkedOf);
     if (!validActions(item).includes(press.action))
@@ -118,16 +118,4 @@ async function resumed<R>(
   parkedOf: ParkedLookup,
 ): Promise<Settled<R>> {
   return { result: settled.result, resume: settled.resume ? await parkedOf(sessionId) : undefined };
-}
-
-/**
- * Who may decide `item`, for someone who may not: the requester or an approver — or, for a call
- * that steers every later session (approvable only by those who may loosen the session), not the
- * requester.
- */
-function whoMayDecide(item: PendingItem): string {
-  const { requester } = item;
-  if (mayDecide(item.allowedApprovers, requester.platform, requester.userId))
-    return `Only ${requester.name} or a configured approver can decide this.`;
-  return STEERING_LOOSENERS_ONLY;
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { allowedApproversFor, approvalsConfigSchema, mayDecide } from "../../src/approvals/authorisation.js";
+import { approvalCard, planCard } from "../../src/approvals/approval-card.js";
+import {
+  allowedApproversFor,
+  approvalsConfigSchema,
+  decidersOf,
+  mayDecide,
+  whoMayDecide,
+} from "../../src/approvals/authorisation.js";
+import type { PendingApproval, PendingPlan, PendingQuestion } from "../../src/approvals/pending-item.js";
 
 const target = { platform: "slack", workspace: "T1", channel: "C1", thread: "1.1" };
 
@@ -26,5 +34,72 @@ describe("approval authorisation", () => {
       false,
     );
     expect(approvalsConfigSchema.safeParse({ approvers: ["slack:U1"], ttlMs: 0 }).success).toBe(false);
+  });
+});
+
+describe("who may decide an item", () => {
+  const common = {
+    id: "p1",
+    sessionId: "s1",
+    target,
+    callId: "c1",
+    argsHash: "h",
+    requester: { platform: "slack", userId: "U_BEN", name: "Ben" },
+    allowedApprovers: ["slack:U_BEN"],
+    createdAt: "2026-01-02T03:04:05.000Z",
+    expiresAt: "2026-01-03T03:04:05.000Z",
+    status: "pending" as const,
+  };
+  const approval: PendingApproval = {
+    ...common,
+    kind: "approval",
+    tool: "write_note",
+    argSummary: "write_note x",
+    reason: "writes a note",
+    alwaysOptions: [],
+  };
+  // In a shared thread without configured approvers, Ana started the session and Ben asks.
+  const plan: PendingPlan = { ...common, kind: "plan", plan: "1. do it", mayLoosen: ["slack:U_ANA"] };
+  const question: PendingQuestion = {
+    ...common,
+    kind: "question",
+    questions: [{ id: "q1", question: "Which?", options: ["a", "b"] }],
+    answers: {},
+  };
+  const requesterOrApprover = "Only Ben or a configured approver can decide this.";
+  /** The text blocks of a card besides its first (the call or the plan). */
+  const noteOf = (card: { blocks: readonly { kind: string; text?: string }[] }) =>
+    card.blocks.filter((b) => b.kind === "text").slice(1)[0]?.text;
+
+  it("the requester or an approver: no note on the card, the refusal says so", () => {
+    for (const item of [
+      approval,
+      question,
+      { ...plan, mayLoosen: ["slack:U_BEN"] },
+      { ...plan, mayLoosen: undefined },
+    ])
+      expect(whoMayDecide(item)).toEqual({ note: undefined, refusal: requesterOrApprover });
+    expect(noteOf(approvalCard(approval))).toBeUndefined();
+    expect(decidersOf(approval)).toEqual(["slack:U_BEN"]);
+  });
+
+  it("a call that steers every later session: the card and the refusal say the same", () => {
+    const steering: PendingApproval = { ...approval, allowedApprovers: ["slack:U_BOSS"] };
+    const { note, refusal } = whoMayDecide(steering);
+    expect(note).toMatch(/^This changes what steers every later session, so only a configured approver/);
+    expect(refusal).toBe(note);
+    expect(noteOf(approvalCard(steering))).toBe(note);
+  });
+
+  it("a plan its requester may not approve: the card and the refusal say the same, and whoever may approve it decides", () => {
+    const { note, refusal } = whoMayDecide(plan);
+    expect(note).toMatch(
+      /^Approving this plan takes the session out of read-only plan mode, so only a configured approver \(or, without one, whoever started the session\) can approve it\. Ben can still reject it/,
+    );
+    expect(refusal).toBe(note);
+    expect(noteOf(planCard(plan))).toBe(note);
+    // Ana, who started the session, is not on the allowed list (Ben and the approvers) yet approves.
+    expect(decidersOf(plan)).toEqual(["slack:U_BEN", "slack:U_ANA"]);
+    expect(decidersOf({ ...plan, mayLoosen: undefined })).toEqual(["slack:U_BEN"]);
   });
 });

@@ -6,9 +6,10 @@
 import pino from "pino";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type ParkedTurn, parkTurn } from "../../src/approvals/parked-turn.js";
+import { whoMayDecide } from "../../src/approvals/authorisation.js";
 import { PendingHub } from "../../src/approvals/pending-hub.js";
 import type { AskContext, ExpirySchedule } from "../../src/approvals/pending-hub-types.js";
-import type { PendingApproval, PendingQuestion } from "../../src/approvals/pending-item.js";
+import type { PendingApproval, PendingPlan, PendingQuestion } from "../../src/approvals/pending-item.js";
 import { PendingStore } from "../../src/approvals/pending-store.js";
 import type { ConversationMessage } from "../../src/core/messages.js";
 import { createStore } from "../../src/store/create-store.js";
@@ -200,5 +201,47 @@ describe("PendingHub", () => {
       result: undefined,
       resume: asked,
     });
+  });
+
+  it("a plan its requester may not approve: whoever started the session approves it; anyone else gets the card's words", async () => {
+    // A shared thread without configured approvers: Ana started the session, Ben's turn proposes.
+    const h = hub();
+    const ben = { platform: "slack", userId: "U_BEN", name: "Ben" };
+    const proposed = parkTurn("s1", marker, [
+      { role: "user", content: "plan" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "p1", type: "function", function: { name: "propose_plan", arguments: "{}" } }],
+      },
+    ]);
+    const context: AskContext = { sessionId: "s1", target, requester: ben, startedBy: ana, parked: proposed };
+    let built: PendingPlan | undefined;
+    const build = (argsHash: string): PendingPlan => {
+      built = { ...h.base(context, "p1", argsHash), kind: "plan", plan: "1. do it" };
+      return built;
+    };
+    const asked = { tool: "propose_plan", args: {} };
+    const settled = h.obtain("plan", context, "p1", asked, build, new AbortController().signal);
+    const out = outputs.for(target);
+    const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "card");
+    const note = whoMayDecide(built as PendingPlan).note;
+    expect(note).toMatch(/whoever started the session\) can approve it\. Ben can still reject it/);
+    expect(card.blocks).toContainEqual({ kind: "text", text: note });
+    const by = (id: string, name: string, action = "plan_interactive") => ({
+      kind: "card" as const,
+      platform: "slack",
+      pendingId: card.pendingId,
+      action,
+      user: { id, name },
+    });
+    const none = async () => undefined;
+    expect((await h.press(by("U_CY", "Cy"), none)).result).toEqual({ status: "not_allowed", message: note });
+    expect((await h.press(by("U_BEN", "Ben"), none)).result).toEqual({
+      status: "not_allowed",
+      message: note,
+    });
+    expect((await h.press(by("U_ANA", "Ana"), none)).result.status).toBe("accepted");
+    expect((await settled).decision).toMatchObject({ action: "plan_interactive", by: { userId: "U_ANA" } });
   });
 });
