@@ -13,11 +13,10 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { ScheduleService } from "../src/schedules/schedule-service.js";
 import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "../src/schedules/schedule-settings.js";
-import type { ThreadTarget } from "../src/core/thread-target.js";
+import type { Caller, ThreadTarget } from "../src/core/thread-target.js";
 import type { WakeTurn } from "../src/sessions/wake-turns.js";
 import { createStore } from "../src/store/create-store.js";
 import type { Store } from "../src/store/store.js";
-import type { Caller } from "../src/subscriptions/channel-access.js";
 import type { WakeableSessions } from "../src/subscriptions/session-wake.js";
 import { hostLine, percentile, round1, writeResults } from "./support/report.js";
 

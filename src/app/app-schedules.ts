@@ -14,10 +14,10 @@ import type { ScheduledTask } from "../schedules/scheduled-task.js";
 import type { ScheduleSettings } from "../schedules/schedule-settings.js";
 import { createScheduleTools, type ScheduleToolsService } from "../schedules/schedule-tools.js";
 import type { ScheduleArgs, WakeArgs } from "../schedules/task-planner.js";
-import type { ThreadTarget } from "../core/thread-target.js";
+import type { Caller, ThreadTarget } from "../core/thread-target.js";
 import type { SessionManagerOptions } from "../sessions/session-manager.js";
 import type { Store } from "../store/store.js";
-import type { Caller, Outcome } from "../subscriptions/channel-access.js";
+import type { Outcome } from "../subscriptions/channel-access.js";
 import type { WakeableSessions } from "../subscriptions/session-wake.js";
 import type { AnyTool } from "../core/tool.js";
 

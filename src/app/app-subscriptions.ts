@@ -12,7 +12,8 @@ import type { SessionManagerOptions } from "../sessions/session-manager.js";
 import type { Coordination } from "../store/coordination/coordination.js";
 import type { Store } from "../store/store.js";
 import type { CatchUpArgs } from "../subscriptions/catch-up.js";
-import type { Caller, Outcome } from "../subscriptions/channel-access.js";
+import type { Caller } from "../core/thread-target.js";
+import type { Outcome } from "../subscriptions/channel-access.js";
 import type { ChannelHooks } from "../channels/channel-adapter.js";
 import type { PlatformDirectory } from "../subscriptions/platform-directory.js";
 import {

@@ -49,3 +49,17 @@ export interface PlatformUser {
   readonly id: string;
   readonly name: string;
 }
+
+/**
+ * The conversation a tool call comes from and the person it acts for: the calling session, its
+ * thread, and the person whose request the turn serves. The messaging tools (send_message) and
+ * the subscription tools (subscribe_channel, catch_up) both take one because both reach a channel
+ * other than this conversation, and may do so only where that person could themselves — post
+ * there, or read it — never on the bot's own standing; the schedule tools take it too, for whose
+ * task it is and where it runs.
+ */
+export interface Caller {
+  readonly sessionId: string;
+  readonly target: ThreadTarget;
+  readonly requester: PlatformUser;
+}

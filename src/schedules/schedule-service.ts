@@ -8,9 +8,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { mayDecide } from "../approvals/authorisation.js";
-import type { ThreadTarget } from "../core/thread-target.js";
+import type { Caller, ThreadTarget } from "../core/thread-target.js";
 import type { Store } from "../store/store.js";
-import type { Caller, Outcome } from "../subscriptions/channel-access.js";
+import type { Outcome } from "../subscriptions/channel-access.js";
 import { type Clock, systemClock } from "../subscriptions/clock.js";
 import type { WakeableSessions } from "../subscriptions/session-wake.js";
 import { formatIn } from "./occurrences.js";

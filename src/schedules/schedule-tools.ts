@@ -16,7 +16,7 @@
  * own last request — never against the note, nor a note a woken turn leaves for the next one.
  */
 import { z } from "zod";
-import type { Caller } from "../subscriptions/channel-access.js";
+import type { Caller } from "../core/thread-target.js";
 import { callerOf } from "../subscriptions/subscription-tools.js";
 import { type AnyTool, defineTool, fail, labelText, ok, type ToolContext } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";

@@ -4,16 +4,9 @@
  * it — the bot must never become a way to read a channel the person is not in. Every refusal says
  * why. Shared by subscribe_channel and catch_up.
  */
-import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import type { Caller, ThreadTarget } from "../core/thread-target.js";
 import { failureText, type PlatformDirectory, type ResolvedChannel } from "./platform-directory.js";
 import { type ChannelRef, channelLabel } from "./subscription.js";
-
-/** Who is asking: the calling session, its thread, and the person whose request it is. */
-export interface Caller {
-  readonly sessionId: string;
-  readonly target: ThreadTarget;
-  readonly requester: PlatformUser;
-}
 
 /** The outcome of a subscription request, as the tools report it. */
 export interface Outcome {

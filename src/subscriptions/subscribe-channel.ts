@@ -7,13 +7,8 @@
  * (its wake-ups already come to this conversation; only its creator changes it, and they or an
  * approver cancel it), never taken over.
  */
-import {
-  accessChannel,
-  type Caller,
-  type DirectoryLookup,
-  isOwnConversation,
-  type Outcome,
-} from "./channel-access.js";
+import type { Caller } from "../core/thread-target.js";
+import { accessChannel, type DirectoryLookup, isOwnConversation, type Outcome } from "./channel-access.js";
 import type { Clock } from "./clock.js";
 import { failureText } from "./platform-directory.js";
 import {

@@ -17,7 +17,8 @@ import { z } from "zod";
 import { provenanceOf } from "../engine/permissions/permission-engine.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { type AnyTool, defineTool, fail, ok, type ToolPreview, type ToolResult } from "../core/tool.js";
-import type { Caller, Outcome } from "./channel-access.js";
+import type { Caller } from "../core/thread-target.js";
+import type { Outcome } from "./channel-access.js";
 import {
   channelArgOf,
   isCreatedBy,

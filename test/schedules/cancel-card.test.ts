@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { AnyTool, ToolContext } from "../../src/core/tool.js";
-import type { Caller } from "../../src/subscriptions/channel-access.js";
+import type { Caller } from "../../src/core/thread-target.js";
 import { createScheduleTools } from "../../src/schedules/schedule-tools.js";
 import { request } from "../support/engine-fixtures.js";
 import { ANA_HOME, ANA_OTHER, BEN, type Harness, iso, MIN, openHarness, T0 } from "./support.js";

@@ -8,11 +8,10 @@ import os from "node:os";
 import type { Clock, TimerHandle } from "../../src/subscriptions/clock.js";
 import { ScheduleService, type ScheduleServiceOptions } from "../../src/schedules/schedule-service.js";
 import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "../../src/schedules/schedule-settings.js";
-import type { ThreadTarget } from "../../src/core/thread-target.js";
+import type { Caller, ThreadTarget } from "../../src/core/thread-target.js";
 import type { WakeResult, WakeTurn } from "../../src/sessions/wake-turns.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
-import type { Caller } from "../../src/subscriptions/channel-access.js";
 import type { WakeableSessions } from "../../src/subscriptions/session-wake.js";
 
 /** A clock whose time moves only by `advance`; timers due by then fire, earliest first. */

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
-import type { Caller } from "../../src/subscriptions/channel-access.js";
+import type { Caller } from "../../src/core/thread-target.js";
 import { eventually } from "../support/eventually.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { ALICE, type Harness, HOME, type LossyCoordination, lossy, message, openHarness } from "./support.js";

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
-import type { Caller } from "../../src/subscriptions/channel-access.js";
+import type { Caller } from "../../src/core/thread-target.js";
 import { ALICE, type Harness, HOME, message, openHarness, tempDir } from "./support.js";
 
 const DEBOUNCE = 8_000;

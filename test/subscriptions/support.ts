@@ -7,12 +7,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { ThreadTarget } from "../../src/core/thread-target.js";
+import type { Caller, ThreadTarget } from "../../src/core/thread-target.js";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
-import type { Caller } from "../../src/subscriptions/channel-access.js";
 import type { ObservedMessage } from "../../src/subscriptions/observed-message.js";
 import type {
   HistoryOptions,

@@ -1,23 +1,18 @@
 import { readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ThreadTarget } from "../../src/core/thread-target.js";
+import type { Caller, ThreadTarget } from "../../src/core/thread-target.js";
 import { createMessagingTools, isCurrentThreadTarget } from "../../src/tools/messaging/messaging-tools.js";
-import type {
-  MessageSender,
-  Messenger,
-  MessengerResult,
-  OutgoingFile,
-} from "../../src/tools/messaging/messenger.js";
+import type { Messenger, MessengerResult, OutgoingFile } from "../../src/tools/messaging/messenger.js";
 import { call, makeContext, TEST_TARGET, tempDir } from "./support/tool-context.js";
 import { toolWorkspace } from "./support/tool-workspace.js";
 
 /** A Messenger that records sends; channels named "#closed" fail like a platform refusal. */
 class FakeMessenger implements Messenger {
-  readonly sent: Array<{ sender: MessageSender; channel: string; text: string }> = [];
+  readonly sent: Array<{ sender: Caller; channel: string; text: string }> = [];
   readonly files: Array<{ target: ThreadTarget; name: string; content: string; caption?: string }> = [];
 
-  async sendMessage(sender: MessageSender, channel: string, text: string): Promise<MessengerResult> {
+  async sendMessage(sender: Caller, channel: string, text: string): Promise<MessengerResult> {
     if (channel === "#closed") return { ok: false, error: "the bot is not a member of #closed" };
     this.sent.push({ sender, channel, text });
     return { ok: true, where: channel === sender.target.channel ? "this thread" : channel };

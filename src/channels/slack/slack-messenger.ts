@@ -8,14 +8,9 @@
  */
 import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
-import type { ThreadTarget } from "../../core/thread-target.js";
+import type { Caller, ThreadTarget } from "../../core/thread-target.js";
 import type { PlatformDirectory } from "../../subscriptions/platform-directory.js";
-import type {
-  MessageSender,
-  Messenger,
-  MessengerResult,
-  OutgoingFile,
-} from "../../tools/messaging/messenger.js";
+import type { Messenger, MessengerResult, OutgoingFile } from "../../tools/messaging/messenger.js";
 import { postingAccess } from "../shared/posting-access.js";
 import { callWithRetry, describeError, type SlackClients, slackErrorCode } from "./slack-api.js";
 import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
@@ -57,7 +52,7 @@ function advice(code: string | undefined, where: string, botName: string): strin
 export class SlackMessenger implements Messenger {
   constructor(private readonly options: SlackMessengerOptions) {}
 
-  async sendMessage(sender: MessageSender, channel: string, text: string): Promise<MessengerResult> {
+  async sendMessage(sender: Caller, channel: string, text: string): Promise<MessengerResult> {
     const ref = channel.trim();
     const from = sender.target;
     let destination: { channel: string; thread?: string; name: string };

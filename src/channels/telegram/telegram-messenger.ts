@@ -11,13 +11,8 @@
  */
 import type { Api } from "grammy";
 import type { Logger } from "pino";
-import type { ThreadTarget } from "../../core/thread-target.js";
-import type {
-  MessageSender,
-  Messenger,
-  MessengerResult,
-  OutgoingFile,
-} from "../../tools/messaging/messenger.js";
+import type { Caller, ThreadTarget } from "../../core/thread-target.js";
+import type { Messenger, MessengerResult, OutgoingFile } from "../../tools/messaging/messenger.js";
 import { type PostingDirectory, postingAccess } from "../shared/posting-access.js";
 import { errorText } from "./telegram-errors.js";
 import { markdownToTelegramHtml } from "./telegram-html.js";
@@ -39,7 +34,7 @@ export class TelegramMessenger implements Messenger {
     private readonly directory: () => PostingDirectory,
   ) {}
 
-  async sendMessage(sender: MessageSender, channel: string, text: string): Promise<MessengerResult> {
+  async sendMessage(sender: Caller, channel: string, text: string): Promise<MessengerResult> {
     const ref = channel.trim();
     const chatId = telegramIdOf(ref);
     let target: ThreadTarget;

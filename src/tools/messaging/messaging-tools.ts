@@ -13,8 +13,9 @@ import type { ConversationWorkspace } from "../files/conversation-workspace.js";
 import { fileErrorMessage } from "../files/fs-errors.js";
 import { withWorkspaceFile } from "../files/service-file-access.js";
 import { threadTargetOf } from "../session-target.js";
+import type { Caller } from "../../core/thread-target.js";
 import { defineTool, fail, ok, type ToolResult } from "../../core/tool.js";
-import type { MessageSender, Messenger, MessengerResult } from "./messenger.js";
+import type { Messenger, MessengerResult } from "./messenger.js";
 
 /** The channel value that means "this conversation". */
 export const CURRENT_CHANNEL = "current";
@@ -64,7 +65,7 @@ function answer(result: MessengerResult, success: string): ToolResult {
 const NO_TARGET = "This conversation has no known thread to post from, so nothing was sent.";
 
 /** The session, thread and person a message of this request is sent for; undefined without a thread. */
-function senderOf(request: ConversationExecutionRequest): MessageSender | undefined {
+function senderOf(request: ConversationExecutionRequest): Caller | undefined {
   const target = threadTargetOf(request);
   if (!target) return undefined;
   return {

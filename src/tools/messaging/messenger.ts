@@ -4,19 +4,12 @@
  * from `request.metadata.target` (put there by the session layer), the person a message is sent
  * for from `request.requester`.
  */
-import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
+import type { Caller, ThreadTarget } from "../../core/thread-target.js";
 
 /** The outcome of a send: where it landed (for the model) or why it failed. */
 export type MessengerResult =
   | { readonly ok: true; readonly where: string }
   | { readonly ok: false; readonly error: string };
-
-/** Who a message is sent for: the calling session, its thread, and the person whose request it is. */
-export interface MessageSender {
-  readonly sessionId: string;
-  readonly target: ThreadTarget;
-  readonly requester: PlatformUser;
-}
 
 /** A workspace file to upload: where to read it (the open file) and the name people see. */
 export interface OutgoingFile {
@@ -24,14 +17,22 @@ export interface OutgoingFile {
   readonly name: string;
 }
 
+/**
+ * @deprecated Caller (core/thread-target.ts) under its old name, left only because
+ * channels/shared/posting-access.ts still imports it and was not to be edited in this change;
+ * switch that import to Caller and delete this line. Use Caller everywhere else.
+ */
+export type MessageSender = Caller;
+
 export interface Messenger {
   /**
-   * Post `text` to `channel` (an id or name on the platform and workspace of `sender.target`).
+   * Post `text` for `sender` (the conversation the call comes from and the person it acts for)
+   * to `channel` (an id or name on the platform and workspace of `sender.target`).
    * When `channel` equals `sender.target.channel` the message goes into that thread; any other
    * channel only when `sender.requester` is a member of it, and a refusal does not say whether a
    * channel the requester is not in exists.
    */
-  sendMessage(sender: MessageSender, channel: string, text: string): Promise<MessengerResult>;
+  sendMessage(sender: Caller, channel: string, text: string): Promise<MessengerResult>;
   /** Upload a file (confined to the workspace and held open by the caller) into `target`'s thread. */
   sendFile(target: ThreadTarget, file: OutgoingFile, caption?: string): Promise<MessengerResult>;
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { postingAccess } from "../../../src/channels/shared/posting-access.js";
-import type { MessageSender } from "../../../src/tools/messaging/messenger.js";
+import type { Caller } from "../../../src/core/thread-target.js";
 import type { ResolvedChannel } from "../../../src/subscriptions/platform-directory.js";
 import { FakeDirectory } from "../../subscriptions/support.js";
 
-const stranger: MessageSender = {
+const stranger: Caller = {
   sessionId: "s1",
   target: { platform: "slack", workspace: "T1", channel: "C1", thread: "1.0" },
   requester: { id: "USTRANGER", name: "Sam" },

@@ -3,9 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SlackMessenger } from "../../../src/channels/slack/slack-messenger.js";
-import type { ThreadTarget } from "../../../src/core/thread-target.js";
+import type { Caller, ThreadTarget } from "../../../src/core/thread-target.js";
 import { SlackDirectory } from "../../../src/channels/slack/slack-directory.js";
-import type { MessageSender } from "../../../src/tools/messaging/messenger.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { clientsFor, silentLogger } from "./support.js";
 
@@ -16,7 +15,7 @@ let from: ThreadTarget;
 let fromGeneral: ThreadTarget;
 
 /** A message sent for `userId` from `target` (the session's thread). */
-function sender(userId: string, target = from): MessageSender {
+function sender(userId: string, target = from): Caller {
   return { sessionId: "s1", target, requester: { id: userId, name: userId.toLowerCase() } };
 }
 

@@ -5,8 +5,7 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { TelegramDirectory } from "../../../src/channels/telegram/telegram-directory.js";
 import { TelegramMessenger } from "../../../src/channels/telegram/telegram-messenger.js";
-import type { ThreadTarget } from "../../../src/core/thread-target.js";
-import type { MessageSender } from "../../../src/tools/messaging/messenger.js";
+import type { Caller, ThreadTarget } from "../../../src/core/thread-target.js";
 import type { FakeChat, FakeUser } from "../../fakes/fake-telegram/fake-telegram.js";
 import { ALICE, ALICE_DM, BOB, FORUM, GROUP, type Harness, MALLORY, startHarness } from "./harness.js";
 
@@ -25,7 +24,7 @@ const topic: ThreadTarget = {
 };
 
 /** A message sent for `user` from `target` (the session's thread). */
-function sender(target: ThreadTarget, user: FakeUser = ALICE): MessageSender {
+function sender(target: ThreadTarget, user: FakeUser = ALICE): Caller {
   return { sessionId: "s1", target, requester: { id: String(user.id), name: user.first_name } };
 }
 
