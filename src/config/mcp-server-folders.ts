@@ -9,46 +9,21 @@
  * `doctor` alike. Paths are compared as real paths (links followed), also for folders that do not
  * exist yet; HTTP servers run nothing here and are not concerned.
  */
-import { readlinkSync, realpathSync } from "node:fs";
-import { basename, dirname, join, relative, resolve, isAbsolute } from "node:path";
+import { join } from "node:path";
+import { isWithin, realPathAllowingMissingSync } from "../core/real-paths.js";
 import type { CoworkerConfig } from "./schema.js";
 
 /** The folder in the data folder that stdio MCP servers run in, one folder each. */
 export const MCP_SERVERS_FOLDER = "mcp-servers";
-
-/** How many links in a row realPath follows before it stops (the kernel's ELOOP limit). */
-const MAX_LINK_HOPS = 40;
 
 /** The folder stdio servers run in (each in its own subfolder, named after the server). */
 export function mcpServersFolder(dataDir: string): string {
   return join(dataDir, MCP_SERVERS_FOLDER);
 }
 
-/**
- * The absolute `path` with every link followed, as far as it exists; what does not exist yet is
- * appended as written, after following a link that points at something missing.
- */
-function realPath(path: string, hops = 0): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    // Missing, or a link to something missing: resolve the parent, then this last name.
-  }
-  const parent = dirname(path);
-  if (parent === path) return path;
-  const here = join(realPath(parent, hops), basename(path));
-  if (hops >= MAX_LINK_HOPS) return here;
-  try {
-    return realPath(resolve(dirname(here), readlinkSync(here)), hops + 1);
-  } catch {
-    return here;
-  }
-}
-
-/** Whether `path` is `root` or lies inside it. */
-function isWithin(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+/** The real path of `path`, also when missing; a check at load resolves as far as it can. */
+function realPath(path: string): string {
+  return realPathAllowingMissingSync(path, { bestEffort: true });
 }
 
 /**

@@ -24,6 +24,7 @@ import type { Dirent, Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { isMissing } from "../core/missing-file.js";
+import { isWithin } from "../core/real-paths.js";
 import {
   type AnchoredDir,
   NotRegularFileError,
@@ -34,7 +35,7 @@ import {
 import { conversationPaths } from "../tools/files/conversation-paths.js";
 import { credentialReasonFor } from "../tools/files/credential-paths.js";
 import { readTextFile } from "../tools/files/text-file.js";
-import { createWorkspacePaths, isInside, type ResolvedPath } from "../tools/files/workspace-paths.js";
+import { createWorkspacePaths, type ResolvedPath } from "../tools/files/workspace-paths.js";
 import { filesIn, isLinkRefusal, type SkillFolder, type SkillSourceAccess } from "./skill-source-access.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
 import type { SkillSource } from "./skill.js";
@@ -147,7 +148,7 @@ export function workspaceSkillAccess(
     async readBeside(name: string, file: string, maxBytes: number): Promise<string> {
       const folder = await paths.resolve(inSource(name));
       const resolved = await paths.resolve(path.relative(paths.root, path.resolve(source.dir, name, file)));
-      if (resolved.absolute === folder.absolute || !isInside(resolved.absolute, folder.absolute))
+      if (resolved.absolute === folder.absolute || !isWithin(resolved.absolute, folder.absolute))
         throw new Error(`"${file}" is not a file beside this skill`);
       return readTextFile(resolved, maxBytes);
     },

@@ -11,14 +11,10 @@
  * no upload at all.
  */
 import path from "node:path";
+import { isWithin } from "../../core/real-paths.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { isConversationUploadFolder, UPLOADS_FOLDER } from "../../core/upload-folders.js";
-import {
-  isInside,
-  PathOutsideWorkspaceError,
-  realpathOfMaybeMissing,
-  type WorkspacePaths,
-} from "./workspace-paths.js";
+import { PathOutsideWorkspaceError, realpathOfMaybeMissing, type WorkspacePaths } from "./workspace-paths.js";
 
 /** The real path of the workspace's uploads folder, also before it exists. */
 export async function uploadsFolder(paths: WorkspacePaths): Promise<string> {
@@ -28,7 +24,7 @@ export async function uploadsFolder(paths: WorkspacePaths): Promise<string> {
 
 /** Whether `absolute` lies in a folder of `uploads` that `target`'s conversation may not use. */
 function inOthersUploads(absolute: string, uploads: string, target: ThreadTarget | undefined): boolean {
-  if (absolute === uploads || !isInside(absolute, uploads)) return false;
+  if (absolute === uploads || !isWithin(absolute, uploads)) return false;
   const folder = path.relative(uploads, absolute).split(path.sep)[0] ?? "";
   return target === undefined || !isConversationUploadFolder(folder, target);
 }

@@ -7,7 +7,8 @@
  * (anchored-fs.ts) can prove it touches what was checked.
  */
 import { isMissing } from "../../core/missing-file.js";
-import { lstat, readlink, realpath } from "node:fs/promises";
+import { isWithin, realPathAllowingMissing, TooManyLinksError } from "../../core/real-paths.js";
+import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { FileIdentity } from "./anchored-fs.js";
 import { refuseCredentialPath } from "./credential-paths.js";
@@ -62,41 +63,18 @@ export interface WorkspacePaths {
 
 /** Whether `absolute` is one of `offLimits` or lies inside one. */
 function isOffLimits(absolute: string, offLimits: readonly string[]): boolean {
-  return offLimits.some((entry) => isInside(absolute, entry));
+  return offLimits.some((entry) => isWithin(absolute, entry));
 }
-
-const MAX_LINK_HOPS = 40;
 
 /**
- * The real path of `candidate` even when it does not exist: the nearest existing ancestor is
- * realpath'd and the missing tail appended; a dangling symlink is followed to where it points.
+ * The real path of `candidate` even when it does not exist (realPathAllowingMissing): the nearest
+ * existing ancestor realpath'd and the missing tail appended, a dangling symlink followed to where
+ * it points; a chain of too many links is refused as PathOutsideWorkspaceError.
  */
-export async function realpathOfMaybeMissing(candidate: string, hops = 0): Promise<string> {
-  if (hops > MAX_LINK_HOPS) throw new PathOutsideWorkspaceError(`too many symbolic links at ${candidate}`);
-  try {
-    return await realpath(candidate);
-  } catch (error) {
-    if (!isMissing(error)) throw error;
-  }
-  const stats = await lstat(candidate).catch((error: unknown) => {
-    if (isMissing(error)) return undefined;
-    throw error;
+export async function realpathOfMaybeMissing(candidate: string): Promise<string> {
+  return realPathAllowingMissing(candidate).catch((error: unknown) => {
+    throw error instanceof TooManyLinksError ? new PathOutsideWorkspaceError(error.message) : error;
   });
-  if (stats?.isSymbolicLink()) {
-    const target = path.resolve(path.dirname(candidate), await readlink(candidate));
-    return realpathOfMaybeMissing(target, hops + 1);
-  }
-  const parent = path.dirname(candidate);
-  if (parent === candidate) return candidate;
-  const realParent = await realpathOfMaybeMissing(parent, hops);
-  return path.join(realParent, path.basename(candidate));
-}
-
-/** Whether `child` is `root` or lies below it (both absolute and normalised). */
-export function isInside(child: string, root: string): boolean {
-  if (child === root) return true;
-  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
-  return child.startsWith(prefix);
 }
 
 /**
@@ -120,14 +98,14 @@ export function createWorkspacePaths(options: WorkspaceRootsOptions): WorkspaceP
       getRoots(),
       ...(options.offLimits ?? []).map((entry) => realpathOfMaybeMissing(path.resolve(entry))),
     ]).then(([roots, ...entries]) =>
-      Object.freeze(entries.filter((entry) => !roots.some((dir) => isInside(dir, entry)))),
+      Object.freeze(entries.filter((entry) => !roots.some((dir) => isWithin(dir, entry)))),
     );
     return realOffLimits;
   };
 
   const display = async (absolute: string): Promise<string> => {
     const workspaceRoot = (await getRoots())[0] as string;
-    if (!isInside(absolute, workspaceRoot)) return absolute;
+    if (!isWithin(absolute, workspaceRoot)) return absolute;
     return path.relative(workspaceRoot, absolute) || ".";
   };
 
@@ -145,7 +123,7 @@ export function createWorkspacePaths(options: WorkspaceRootsOptions): WorkspaceP
       const roots = await getRoots();
       const lexical = path.resolve(roots[0] as string, input);
       const absolute = await realpathOfMaybeMissing(lexical);
-      const root = roots.find((dir) => isInside(absolute, dir));
+      const root = roots.find((dir) => isWithin(absolute, dir));
       if (root === undefined) {
         const how = absolute === lexical ? "is" : `resolves to ${absolute}, which is`;
         throw new PathOutsideWorkspaceError(

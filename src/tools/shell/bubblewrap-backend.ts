@@ -17,6 +17,7 @@
  */
 import { spawn } from "node:child_process";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
+import { isWithin } from "../../core/real-paths.js";
 import { credentialLikeEntries, type MaskedEntry } from "./etc-secrets.js";
 import type {
   MaskedFolder,
@@ -53,10 +54,6 @@ export const SANDBOX_HOME = "/home/coworker";
 const SYSTEM_DIRS = ["/usr", "/etc"] as const;
 const SYSTEM_LINKS = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] as const;
 const PROBE_TIMEOUT_MS = 10_000;
-
-function isInside(child: string, parent: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`);
-}
 
 async function kindOf(file: string): Promise<"dir" | "file" | undefined> {
   const info = await stat(file).catch(() => undefined);
@@ -162,8 +159,8 @@ const SEAL_ROOT = ["--remount-ro", "/"] as const;
 function hiddenArgs(hidden: readonly MaskedEntry[], roots: readonly string[]): string[] {
   const visible = [...SYSTEM_DIRS, ...roots];
   return hidden
-    .filter((entry) => visible.some((dir) => isInside(entry.path, dir)))
-    .filter((entry) => !roots.some((root) => isInside(root, entry.path)))
+    .filter((entry) => visible.some((dir) => isWithin(entry.path, dir)))
+    .filter((entry) => !roots.some((root) => isWithin(root, entry.path)))
     .flatMap(maskArgs);
 }
 
@@ -258,7 +255,7 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
       const [fixed, { userNamespace }] = await Promise.all([getLayout(), probe()]);
       const binds = request.roots.flatMap((root) => ["--bind", root, root]);
       const { masked, readOnly } = request;
-      const inMasked = (file: string) => masked !== undefined && isInside(file, masked.path);
+      const inMasked = (file: string) => masked !== undefined && isWithin(file, masked.path);
       // Read-only paths outside the masked folder go before it (a read-only folder holding it
       // would show it again), those in a folder bound back into it after it (that bind would
       // make them writable again); the hidden paths come last, so that none is shown again.

@@ -8,10 +8,11 @@
  */
 import { mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
+import { isWithin } from "../../core/real-paths.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { conversationUploadFolder, isConversationUploadFolder } from "../../core/upload-folders.js";
 import { uploadsFolder } from "../files/conversation-paths.js";
-import { isInside, type WorkspacePaths } from "../files/workspace-paths.js";
+import type { WorkspacePaths } from "../files/workspace-paths.js";
 import { exists } from "../files/path-exists.js";
 import type { MaskedFolder } from "./sandbox-backend.js";
 
@@ -27,7 +28,7 @@ export async function uploadsMask(
   const [uploads, roots] = await Promise.all([uploadsFolder(paths), paths.realRoots()]);
   const [workspace] = roots;
   if (workspace === undefined || !(await exists(workspace))) return undefined;
-  if (!roots.some((root) => isInside(uploads, root))) return undefined;
+  if (!roots.some((root) => isWithin(uploads, root))) return undefined;
   if (target === undefined) {
     await mkdir(uploads, { recursive: true });
     return { path: uploads, keep: [] };

@@ -17,8 +17,9 @@
  */
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import { isWithin } from "../../core/real-paths.js";
 import { type SteeringPlace, steeringPlaces } from "../files/steering-files.js";
-import { isInside, type WorkspacePaths } from "../files/workspace-paths.js";
+import type { WorkspacePaths } from "../files/workspace-paths.js";
 import { exists } from "../files/path-exists.js";
 import { holdPlaceholder } from "./mount-placeholders.js";
 import type { MaskedFolder, ReadOnlyPaths } from "./sandbox-backend.js";
@@ -36,15 +37,15 @@ const NONE: SteeringMounts = Object.freeze({
 
 /** Whether a command sees `file`: it lies in a root, and not in the part of the masked folder it hides. */
 function seen(file: string, roots: readonly string[], masked: MaskedFolder | undefined): boolean {
-  if (!roots.some((root) => isInside(file, root))) return false;
-  if (masked === undefined || !isInside(file, masked.path)) return true;
-  return masked.keep.some((folder) => isInside(file, folder));
+  if (!roots.some((root) => isWithin(file, root))) return false;
+  if (masked === undefined || !isWithin(file, masked.path)) return true;
+  return masked.keep.some((folder) => isWithin(file, folder));
 }
 
 /** The places that lie in no other folder place, each real path once. */
 function outermost(places: readonly SteeringPlace[]): SteeringPlace[] {
   const inAnother = (place: SteeringPlace) =>
-    places.some((other) => other.folder && other.real !== place.real && isInside(place.real, other.real));
+    places.some((other) => other.folder && other.real !== place.real && isWithin(place.real, other.real));
   return [
     ...new Map(places.filter((place) => !inAnother(place)).map((place) => [place.real, place])).values(),
   ];
@@ -52,10 +53,10 @@ function outermost(places: readonly SteeringPlace[]): SteeringPlace[] {
 
 /** The folders between the root `file` lies in and `file`, shallowest first. */
 function foldersAbove(file: string, roots: readonly string[]): string[] {
-  const root = roots.find((dir) => isInside(file, dir));
+  const root = roots.find((dir) => isWithin(file, dir));
   const folders: string[] = [];
   let dir = path.dirname(file);
-  while (root !== undefined && dir !== root && isInside(dir, root)) {
+  while (root !== undefined && dir !== root && isWithin(dir, root)) {
     folders.unshift(dir);
     dir = path.dirname(dir);
   }
