@@ -15,7 +15,7 @@ import {
   type ResolvedChannel,
 } from "../../subscriptions/platform-directory.js";
 import type { ChannelRef } from "../../subscriptions/subscription.js";
-import type { MessageSender } from "../../tools/messaging/messenger.js";
+import type { Caller } from "../../core/thread-target.js";
 
 /** A directory that may know more about posting than membership. */
 export interface PostingDirectory extends PlatformDirectory {
@@ -43,7 +43,7 @@ export type PostingAccess =
  */
 export async function postingAccess(
   directory: () => PostingDirectory,
-  sender: MessageSender,
+  sender: Caller,
   channel: string,
 ): Promise<PostingAccess> {
   let reason: string;

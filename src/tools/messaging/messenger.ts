@@ -17,13 +17,7 @@ export interface OutgoingFile {
   readonly name: string;
 }
 
-/**
- * @deprecated Caller (core/thread-target.ts) under its old name, left only because
- * channels/shared/posting-access.ts still imports it and was not to be edited in this change;
- * switch that import to Caller and delete this line. Use Caller everywhere else.
- */
-export type MessageSender = Caller;
-
+/** What a channel offers the tools for posting outside the running turn (see the module header). */
 export interface Messenger {
   /**
    * Post `text` for `sender` (the conversation the call comes from and the person it acts for)
