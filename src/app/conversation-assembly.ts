@@ -182,6 +182,7 @@ export async function createConversation(
       createEngine,
       defaults: {
         model: config.model.name,
+        modelChoices: config.model.choices,
         provider: "openai",
         mode: config.agent.mode,
         maxSteps: config.agent.max_steps,

@@ -173,6 +173,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     statusExtras: options.statusExtras,
     reviewerStats: reviewer.stats,
     approvals: options.approvals,
+    models: { default: options.defaults.model, choices: options.defaults.modelChoices ?? [] },
     ...(multi ? { mayReplace: (sessionId: string) => multi.holdsHere(sessionId) } : {}),
   });
   const queueCap = new QueueCap(outputs, logger);

@@ -3,6 +3,7 @@
  * snake_case in YAML and in the parsed `CoworkerConfig` alike. Every object is strict, so an
  * unknown key (a typo) is an error rather than silently ignored.
  */
+import { MODEL_NAME, MODEL_NAME_CHARACTERS } from "../core/model-name.js";
 import { z } from "zod";
 import type { ToolCategory } from "../core/events.js";
 import { permissionModeSchema } from "../core/modes.js";
@@ -24,6 +25,7 @@ const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
 const port = z.number().int().min(0).max(65_535);
 const nonEmpty = z.string().trim().min(1, "must not be empty");
+const modelName = z.string().trim().regex(MODEL_NAME, `must be a model name (${MODEL_NAME_CHARACTERS})`);
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 const urlPath = z.string().regex(/^\/\S*$/, "must start with /");
 
@@ -40,6 +42,8 @@ const modelSchema = z.strictObject({
   base_url: httpUrl.optional(),
   api_key: nonEmpty.optional(),
   name: nonEmpty.default("gpt-4o-mini"),
+  /** Other models anyone may switch a session to with `model <name>`; none: only a session's owner may pick another. */
+  choices: z.array(modelName).default([]),
   stall_timeout_s: positiveInt.default(60),
   max_retries: nonNegativeInt.default(3),
   max_output_tokens: positiveInt.optional(),

@@ -32,6 +32,8 @@ export interface ThreadCommandsDeps {
   readonly reviewerStats?: ReviewerStats | undefined;
   /** The configured approvers, who may loosen sessions in shared threads. */
   readonly approvals: Pick<ApprovalsConfig, "approvers" | "perChannel">;
+  /** The models on offer (see `setModel`): the configured model and the listed choices. */
+  readonly models: ModelChoices;
   /**
    * With several processes: whether this process may retire the session and switch its thread to
    * a fresh one ("new") — only while it holds the session. Default: always (one process keeps
@@ -59,6 +61,12 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 function ownerOnly(live: LiveSession, user: PlatformUser, mode: PermissionMode): string {
   const starter = live.record.startedBy ?? user;
   return `Only the session's owner can switch it to ${mode} mode — in a shared thread, a configured approver (or, without one, ${starter.name}, who started the session).`;
+}
+
+/** The configured model, and the other models anyone may switch a session to (none listed: see `setModel`). */
+export interface ModelChoices {
+  readonly default: string;
+  readonly choices: readonly string[];
 }
 
 /** Executes parsed thread commands. */
@@ -111,8 +119,7 @@ export class ThreadCommands {
       case "mode":
         return this.setMode(live, target, user, command.mode);
       case "model":
-        await live.update((r) => ({ ...r, model: command.model }));
-        return `Model set to ${command.model}${live.activeTurn ? " (from the next turn)" : ""}.`;
+        return this.setModel(live, target, user, command.model);
       case "status": {
         const reviewer = this.deps.reviewerStats?.statusLine(live.id);
         const extras = [
@@ -161,6 +168,31 @@ export class ThreadCommands {
       return ownerOnly(live, user, mode);
     await live.update((r) => ({ ...r, mode, modeSetBy: user, startedBy: r.startedBy ?? user }));
     return `Mode set to ${mode}${live.activeTurn ? " (from the next turn)" : ""}.`;
+  }
+
+  /**
+   * Switch the session's model. The model decides what a turn costs and what it can do, so with
+   * a list of choices configured only those (and the configured model) are on offer, to anyone in
+   * the thread; without one, any name may be chosen by the session's starter or whoever may loosen
+   * it, and anyone may go back to the configured model.
+   */
+  private async setModel(
+    live: LiveSession,
+    target: ThreadTarget,
+    user: PlatformUser,
+    model: string,
+  ): Promise<string> {
+    const { models } = this.deps;
+    const offered = [models.default, ...models.choices];
+    if (!offered.includes(model)) {
+      if (models.choices.length > 0)
+        return `${model} is not offered here. Choose one of: ${offered.join(", ")}.`;
+      const starter = live.record.startedBy ?? user;
+      if (starter.id !== user.id && !this.mayLoosen(live, target, user))
+        return `Only ${starter.name}, who started the session, or a configured approver can switch it to a model of their choice (an admin can offer models to everyone with model.choices). Anyone can switch back to ${models.default}.`;
+    }
+    await live.update((r) => ({ ...r, model, startedBy: r.startedBy ?? user }));
+    return `Model set to ${model}${live.activeTurn ? " (from the next turn)" : ""}.`;
   }
 
   /** Whether `user` may loosen `live` (see authorisation.ts); nobody started it yet: they would. */

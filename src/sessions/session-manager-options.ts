@@ -18,6 +18,8 @@ export interface SessionManagerOptions {
   readonly createEngine: EngineFactory;
   readonly defaults: {
     readonly model: string;
+    /** Other models anyone may switch a session to; none: only its owner may pick another (see ThreadCommands). */
+    readonly modelChoices?: readonly string[];
     readonly provider: string;
     readonly mode: PermissionMode;
     readonly maxSteps: number;

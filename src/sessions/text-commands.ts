@@ -3,6 +3,7 @@
  * session — stop, new, mode, model, status, grants, approve, deny, reviewer. One parser serves both the
  * text form ("mode auto" in a thread) and the explicit form (`command(target, user, name, args)`).
  */
+import { MODEL_NAME, MODEL_NAME_CHARACTERS } from "../core/model-name.js";
 import { PERMISSION_MODES, type PermissionMode, permissionModeSchema } from "../core/modes.js";
 
 export type ThreadCommand =
@@ -33,7 +34,6 @@ export const COMMAND_NAMES = [
   "reviewer",
 ] as const;
 
-const MODEL_NAME = /^[\w.:/@-]{1,120}$/;
 /** "/new" or "/new@MyBot" — not a path such as "/etc/hosts". */
 const SLASH_COMMAND = /^\/[a-z_]+(@\w+)?$/i;
 const PENDING_ID = /^[A-Za-z0-9_-]{1,24}$/;
@@ -70,7 +70,7 @@ export function parseCommand(rawName: string, args: readonly string[]): ParsedCo
     case "model": {
       const model = args[0];
       if (args.length !== 1 || model === undefined || !MODEL_NAME.test(model))
-        return fail("Usage: model <name> (letters, digits and . : / @ _ - only)");
+        return fail(`Usage: model <name> (${MODEL_NAME_CHARACTERS})`);
       return done({ name, model });
     }
     case "grants": {

@@ -50,6 +50,7 @@ describe("loadConfig", () => {
     expect(config.model).toEqual({
       base_url: "http://localhost:11434/v1",
       name: "llama3.1",
+      choices: [],
       max_output_tokens: 2048,
       stall_timeout_s: 60,
       max_retries: 3,

@@ -111,6 +111,14 @@ describe("config validation", () => {
     );
   });
 
+  it("takes model choices people can name with `model`, and refuses one no command could choose", () => {
+    const ok = load(LOCAL, "model:\n  choices: [gpt-4.1, openai/gpt-4o-mini]\n");
+    expect(ok.ok && ok.config.model.choices).toEqual(["gpt-4.1", "openai/gpt-4o-mini"]);
+    expect(problems(LOCAL, 'model:\n  choices: ["gpt 4"]\n')).toContain(
+      "must be a model name (letters, digits and . : / @ _ - only)",
+    );
+  });
+
   describe("stdio MCP servers outside the workspace", () => {
     const STDIO = "tools:\n  mcp_servers:\n    git: { command: uvx, args: [mcp-server-git] }\n";
     const HTTP = '    docs: { url: "https://mcp.example.com/mcp" }\n';

@@ -822,7 +822,7 @@ describe("several session stacks on one Redis", () => {
     const first = await sessionOf(target);
     await eventually(async () => (await b.manager.isBusy(first)) === false, "A to let go of the session");
     // B finds the thread on its first session; before B changes it, A switches the thread and runs a turn.
-    const reply = b.manager.command(target, BEN, "model", ["other-model"]);
+    const reply = b.manager.command(target, ANA, "model", ["other-model"]);
     await paused.read;
     const fresh = /session \(([^)]+)\)/.exec(await a.manager.command(target, ANA, "new", []))?.[1];
     const hang = "please hang on model1";

@@ -249,6 +249,38 @@ describe("SessionManager turns", () => {
 });
 
 describe("SessionManager authority", () => {
+  it("'model' with no choices configured: the starter and approvers pick any model, others only go back to the configured one", async () => {
+    const h = await makeHarness({ steps: [textStep("hello Ana")] });
+    await h.manager.receive(message("hi", { user: ANA }));
+    await h.manager.idle();
+    expect(await h.manager.command(thread(), BEN, "model", ["pricey-model"])).toBe(
+      "Only Ana, who started the session, or a configured approver can switch it to a model of their choice (an admin can offer models to everyone with model.choices). Anyone can switch back to test-model.",
+    );
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Model: scripted:test-model/);
+    expect(await h.manager.command(thread(), ANA, "model", ["gpt-x"])).toBe("Model set to gpt-x.");
+    expect(await h.manager.command(thread(), BEN, "model", ["test-model"])).toBe("Model set to test-model.");
+    expect(await h.manager.command(thread(), BOSS, "model", ["pricey-model"])).toBe(
+      "Model set to pricey-model.",
+    );
+  });
+
+  it("'model' with choices configured: anyone picks among them, nobody picks another", async () => {
+    const h = await makeHarness({
+      steps: [textStep("hello Ana")],
+      overrides: {
+        defaults: { ...followup, queueMode: "steer", model: "test-model", modelChoices: ["small", "large"] },
+      },
+    });
+    await h.manager.receive(message("hi", { user: ANA }));
+    await h.manager.idle();
+    expect(await h.manager.command(thread(), BEN, "model", ["large"])).toBe("Model set to large.");
+    for (const user of [ANA, BEN, BOSS])
+      expect(await h.manager.command(thread(), user, "model", ["pricey-model"])).toBe(
+        "pricey-model is not offered here. Choose one of: test-model, small, large.",
+      );
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Model: scripted:large/);
+  });
+
   it("'new' in a shared thread does not hand the thread to whoever typed it: its starter still decides loosening", async () => {
     const h = await makeHarness({
       steps: [textStep("hello Ana"), textStep("hello again")],
