@@ -85,7 +85,7 @@ export function engineContextOf(live: LiveSession, services: EngineServices): En
     audit: services.audit,
     // A plan approval's switch is its approver's.
     onModeChange: (mode, by) => {
-      void live.update(({ modeSetBy: _earlier, ...r }) => ({ ...r, mode, ...(by ? { modeSetBy: by } : {}) }));
+      void live.update((r) => ({ ...r, mode, modeSetBy: by }));
     },
     mode: live.record.mode,
     reviewerDenials: services.denials.reporterFor(context),

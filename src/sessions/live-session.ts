@@ -23,6 +23,7 @@ import {
   hasPendingWork,
   type QueuedMessage,
   type SessionRecord,
+  stampedVersion,
   type TargetExtra,
 } from "./session-record.js";
 import type { SessionRecords } from "./session-records.js";
@@ -192,14 +193,9 @@ export class LiveSession {
     if (!hasPendingWork(next)) this.stores.records.left(next.id);
   }
 
-  /**
-   * The record `change` makes of the current one, stamped and frozen. A change builds a new record
-   * (or hands back the current one, frozen), so a new one is stamped in place rather than copied again.
-   */
+  /** The record `change` makes of the current one, as its new version (stampedVersion). */
   private changed(change: (record: SessionRecord) => SessionRecord): SessionRecord {
-    const next = change(this.current);
-    const updatedAt = this.stores.now().toISOString();
-    return Object.freeze(Object.isFrozen(next) ? { ...next, updatedAt } : Object.assign(next, { updatedAt }));
+    return stampedVersion(change(this.current), this.stores.now().toISOString());
   }
 
   /**

@@ -23,15 +23,12 @@ export interface TurnStart {
  * The record with `start` in progress: the message leaves the queue (its dedupe keys move to the
  * marker), the marker holds the request without its history, and a first run names the session.
  */
-export function withTurnStarted(
-  { lastTurnChannelContent: _, ...record }: SessionRecord,
-  start: TurnStart,
-): SessionRecord {
+export function withTurnStarted(record: SessionRecord, start: TurnStart): SessionRecord {
   const { message, how, request } = start;
   const { dedupeKeys } = message;
   return {
     ...record,
-    ...(message.channelContent ? { lastTurnChannelContent: message.channelContent } : {}),
+    lastTurnChannelContent: message.channelContent,
     ...(record.startedBy || message.channelContent || how !== "run" ? {} : { startedBy: message.user }),
     title: record.title || message.text.trim().slice(0, TITLE_CHARS),
     turns: how === "run" ? record.turns + 1 : record.turns,
@@ -49,12 +46,13 @@ export function withTurnStarted(
 
 /** The record with its turn ended: no marker, the turn's usage added, the session's downloaded files. */
 export function withTurnFinished(
-  { pendingTurn: _, ...record }: SessionRecord,
+  record: SessionRecord,
   usage: TokenUsage | undefined,
   downloadedFiles: ReadonlySet<string>,
 ): SessionRecord {
   return {
     ...record,
+    pendingTurn: undefined,
     usage: addUsage(record.usage, usage) ?? ZERO_USAGE,
     downloadedFiles: [...downloadedFiles],
   };
