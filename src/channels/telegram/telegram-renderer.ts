@@ -166,7 +166,8 @@ export class TelegramTurnRenderer implements TurnRenderer {
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: TelegramTurnRendererOptions) {
-    this.live = new LiveReply({ ...options.live, sender: options.sender, logger: options.logger });
+    // The added keys first: see "Code on the message path" in docs/architecture.md.
+    this.live = new LiveReply({ sender: options.sender, logger: options.logger, ...options.live });
     this.scheduleTyping(TYPING_DELAY_MS);
   }
 

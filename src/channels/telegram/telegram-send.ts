@@ -85,7 +85,8 @@ export class ChatSender {
       ...(options.replyMarkup ? { reply_markup: options.replyMarkup } : {}),
     };
     try {
-      return (await this.api.sendMessage(this.address.chatId, html, { ...other, parse_mode: "HTML" }))
+      // parse_mode first: see "Code on the message path" in docs/architecture.md.
+      return (await this.api.sendMessage(this.address.chatId, html, { parse_mode: "HTML", ...other }))
         .message_id;
     } catch (error) {
       if (!isParseError(error)) throw error;
