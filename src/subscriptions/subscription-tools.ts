@@ -18,6 +18,7 @@ import { provenanceOf } from "../engine/permissions/permission-engine.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { type AnyTool, defineTool, fail, ok, type ToolPreview, type ToolResult } from "../core/tool.js";
 import type { Caller } from "../core/thread-target.js";
+import { requestCaller } from "../tools/session-target.js";
 import type { Outcome } from "./channel-access.js";
 import {
   channelArgOf,
@@ -26,7 +27,6 @@ import {
   MAX_INSTRUCTIONS_CHARS,
   MAX_KEYWORD_CHARS,
   MAX_KEYWORDS,
-  threadTargetSchema,
 } from "./subscription.js";
 import type { SubscriptionService } from "./subscription-service.js";
 import type { SubscribeArgs, SubscriptionOwner } from "./subscription-service-options.js";
@@ -88,13 +88,9 @@ const catchUpSchema = z.object({
 
 /** The conversation's thread and the turn's requester, or why the tool cannot run here. */
 function threadCaller(request: ConversationExecutionRequest, feature: string): Caller | string {
-  const target = threadTargetSchema.safeParse(request.metadata.target);
-  if (!target.success) return `This conversation has no thread to report to, so ${feature} unavailable here.`;
-  return {
-    sessionId: request.sessionId,
-    target: target.data,
-    requester: { id: request.requester.userId, name: request.requester.displayName },
-  };
+  return (
+    requestCaller(request) ?? `This conversation has no thread to report to, so ${feature} unavailable here.`
+  );
 }
 
 /** The channel whose content woke this turn; undefined in a person's turn. */

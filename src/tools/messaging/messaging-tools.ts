@@ -12,8 +12,7 @@ import { NotRegularFileError } from "../files/anchored-fs.js";
 import type { ConversationWorkspace } from "../files/conversation-workspace.js";
 import { fileErrorMessage } from "../files/fs-errors.js";
 import { withWorkspaceFile } from "../files/service-file-access.js";
-import { threadTargetOf } from "../session-target.js";
-import type { Caller } from "../../core/thread-target.js";
+import { requestCaller, threadTargetOf } from "../session-target.js";
 import { defineTool, fail, ok, type ToolResult } from "../../core/tool.js";
 import type { Messenger, MessengerResult } from "./messenger.js";
 
@@ -64,17 +63,6 @@ function answer(result: MessengerResult, success: string): ToolResult {
 
 const NO_TARGET = "This conversation has no known thread to post from, so nothing was sent.";
 
-/** The session, thread and person a message of this request is sent for; undefined without a thread. */
-function senderOf(request: ConversationExecutionRequest): Caller | undefined {
-  const target = threadTargetOf(request);
-  if (!target) return undefined;
-  return {
-    sessionId: request.sessionId,
-    target,
-    requester: { id: request.requester.userId, name: request.requester.displayName },
-  };
-}
-
 /** Build send_message and send_file. */
 export function createMessagingTools(options: MessagingToolsOptions) {
   const maxFileBytes = options.maxFileBytes ?? 50 * 1024 * 1024;
@@ -90,7 +78,7 @@ export function createMessagingTools(options: MessagingToolsOptions) {
     concurrent: false,
     label: (args) => `to ${args.channel === CURRENT_CHANNEL ? "this conversation" : args.channel}`,
     async execute(args, context) {
-      const sender = senderOf(context.request);
+      const sender = requestCaller(context.request);
       if (!sender) return fail(NO_TARGET);
       const channel = args.channel === CURRENT_CHANNEL ? sender.target.channel : args.channel;
       return answer(await options.messenger.sendMessage(sender, channel, args.text), "Sent to");
