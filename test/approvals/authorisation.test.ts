@@ -8,6 +8,7 @@ import {
   whoMayDecide,
 } from "../../src/approvals/authorisation.js";
 import type { PendingApproval, PendingPlan, PendingQuestion } from "../../src/approvals/pending-item.js";
+import { pendingFields } from "./pending-fields.js";
 
 const target = { platform: "slack", workspace: "T1", channel: "C1", thread: "1.1" };
 
@@ -38,18 +39,11 @@ describe("approval authorisation", () => {
 });
 
 describe("who may decide an item", () => {
-  const common = {
+  const common = pendingFields({
     id: "p1",
-    sessionId: "s1",
     target,
-    callId: "c1",
-    argsHash: "h",
     requester: { platform: "slack", userId: "U_BEN", name: "Ben" },
-    allowedApprovers: ["slack:U_BEN"],
-    createdAt: "2026-01-02T03:04:05.000Z",
-    expiresAt: "2026-01-03T03:04:05.000Z",
-    status: "pending" as const,
-  };
+  });
   const approval: PendingApproval = {
     ...common,
     kind: "approval",

@@ -7,19 +7,9 @@ import {
 } from "../../src/approvals/approval-card.js";
 import type { PendingApproval, PendingPlan, PendingQuestion } from "../../src/approvals/pending-item.js";
 import { firstUnanswered, parseQuestionAction, questionCard } from "../../src/approvals/question-card.js";
+import { pendingFields } from "./pending-fields.js";
 
-const common = {
-  id: "AbCdEfGhIjKlMnOpQrSt",
-  sessionId: "s1",
-  target: { platform: "slack", workspace: "T1", channel: "C1" },
-  callId: "c1",
-  argsHash: "h",
-  requester: { platform: "slack", userId: "U1", name: "Ana" },
-  allowedApprovers: ["slack:U1"],
-  createdAt: "2026-01-02T03:04:05.000Z",
-  expiresAt: "2026-01-03T03:04:05.000Z",
-  status: "pending" as const,
-};
+const common = pendingFields();
 
 const approval: PendingApproval = {
   ...common,
