@@ -154,9 +154,3 @@ export function planCard(item: PendingPlan): Card {
     ...(outcome ? { outcome: `${outcome}${feedback}` } : {}),
   };
 }
-
-/** The refusal text for a press on an item that was already decided. */
-export function alreadyDecidedMessage(item: PendingItem | undefined): string {
-  const line = item && settledLine(item, "Decided");
-  return line ? `Already decided: ${line}.` : "Already decided.";
-}

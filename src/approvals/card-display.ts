@@ -24,6 +24,20 @@ export function cardFor(item: PendingItem): Card {
   }
 }
 
+/**
+ * What a person is told of a settled item: its card's outcome ("Denied by Ana", "Approved by Ana —
+ * always for …"), so a typed decision reads as its card does; undefined while it is open.
+ */
+export function outcomeOf(item: PendingItem): string | undefined {
+  return cardFor(item).outcome;
+}
+
+/** The refusal text for a press on an item that was already decided. */
+export function alreadyDecidedMessage(item: PendingItem | undefined): string {
+  const outcome = item && outcomeOf(item);
+  return outcome ? `Already decided: ${outcome}.` : "Already decided.";
+}
+
 /** Posts and updates cards through the thread outputs. */
 export class CardDisplay {
   constructor(

@@ -6,8 +6,7 @@
  */
 import type { Logger } from "pino";
 import type { PressResult } from "../core/button-press.js";
-import { alreadyDecidedMessage, settledLine } from "./approval-card.js";
-import type { CardDisplay } from "./card-display.js";
+import { alreadyDecidedMessage, type CardDisplay, outcomeOf } from "./card-display.js";
 import { waitsFor } from "./parked-turn.js";
 import type { Closed, DeliveryMarks, ExpirySchedule, ParkedLookup } from "./pending-hub-types.js";
 import {
@@ -91,7 +90,7 @@ export class PendingSettler {
       return { result: { status: "already_decided", message: alreadyDecidedMessage(item) }, resume: false };
     const claimed = await this.finish(item);
     return {
-      result: { status: "accepted", message: settledLine(item, "Decided") ?? "Recorded." },
+      result: { status: "accepted", message: outcomeOf(item) ?? "Recorded." },
       resume: !claimed,
     };
   }

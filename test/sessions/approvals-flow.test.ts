@@ -245,9 +245,14 @@ describe("approvals through the session manager", () => {
     expect(out.texts.at(-1)).toMatch(/Only Ana/);
     expect((await h.manager.receive(message(`approve ${first.pendingId}`))).status).toBe("command");
     await h.manager.idle();
+    expect(out.texts.at(-1)).toBe("Approved by Ana");
     expect(h.runs.count("c1")).toBe(1);
     const second = await suspendAtApproval(h, "b");
-    expect(await h.manager.command(thread(), ANA, "deny", [second.pendingId])).toMatch(/Decided by Ana/);
+    // A typed decision is answered as its card reads, not with a bare "Decided by".
+    expect(await h.manager.command(thread(), ANA, "deny", [second.pendingId])).toBe("Denied by Ana");
+    expect(await h.manager.command(thread(), ANA, "approve", [second.pendingId])).toBe(
+      "Already decided: Denied by Ana.",
+    );
     await h.manager.idle();
     expect(h.runs.count("c2")).toBe(0);
     expect(out.card(second.pendingId)?.outcome).toBe("Denied by Ana");
