@@ -39,7 +39,12 @@ export function attachmentIntakeFromConfig(
       maxChars: attachments.max_chars,
       pdfMaxPages: attachments.pdf_max_pages,
       textInlineMaxBytes: attachments.text_inline_max_bytes,
-      ...(transcription ? { transcriptionMaxDurationS: transcription.max_duration_s } : {}),
+      ...(transcription
+        ? {
+            transcriptionMaxDurationS: transcription.max_duration_s,
+            transcriptionsPerHour: transcription.max_per_hour,
+          }
+        : {}),
     },
     ...(transcription ? { transcriber: transcriberFromConfig(transcription) } : {}),
     logger: logger.child({ component: "attachments" }),

@@ -16,6 +16,7 @@ import { LruCache } from "../sessions/lru.js";
 import { fenceLanguage, fileKindOf } from "./file-kind.js";
 import { extractPdfText } from "./pdf-text.js";
 import type { Transcriber } from "./transcriber.js";
+import { TranscriptionBudget } from "./transcription-budget.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 
@@ -33,6 +34,8 @@ export interface AttachmentSettings {
    * endpoint billed by the minute: a 20 MB file of low-bitrate speech holds hours).
    */
   readonly transcriptionMaxDurationS: number;
+  /** Voice notes and audio one person may have transcribed per rolling hour (TranscriptionBudget). */
+  readonly transcriptionsPerHour: number;
 }
 
 export const DEFAULT_ATTACHMENT_SETTINGS: AttachmentSettings = Object.freeze({
@@ -41,6 +44,7 @@ export const DEFAULT_ATTACHMENT_SETTINGS: AttachmentSettings = Object.freeze({
   pdfMaxPages: 50,
   textInlineMaxBytes: 100 * 1024,
   transcriptionMaxDurationS: 30 * 60,
+  transcriptionsPerHour: 30,
 });
 
 export interface IntakeOptions {
@@ -53,6 +57,8 @@ export interface IntakeOptions {
   /** Absent when `transcription` is not configured. */
   readonly transcriber?: Transcriber;
   readonly logger: Logger;
+  /** The clock of the transcription budget (milliseconds; default Date.now). */
+  readonly now?: () => number;
 }
 
 /** What a message's files amount to. */
@@ -65,6 +71,13 @@ export interface IntakeResult {
   readonly notes: readonly string[];
   /** For the person only (how to enable transcription). */
   readonly hints: readonly string[];
+}
+
+/** Who sent a message's files, and in which conversation. */
+interface Origin {
+  readonly sessionKey: string;
+  /** Platform-qualified user id. */
+  readonly sender: string;
 }
 
 /** What one file yields (usually one of these). */
@@ -112,9 +125,11 @@ function duration(seconds: number | undefined): string {
 export class AttachmentIntake {
   private readonly settings: AttachmentSettings;
   private readonly hinted = new LruCache<string, true>(10_000);
+  private readonly budget: TranscriptionBudget;
 
   constructor(private readonly options: IntakeOptions) {
     this.settings = options.settings ?? DEFAULT_ATTACHMENT_SETTINGS;
+    this.budget = new TranscriptionBudget(this.settings.transcriptionsPerHour, options.now);
   }
 
   /** Split off the files over the per-message count (before downloading them), with a note naming them. */
@@ -133,10 +148,13 @@ export class AttachmentIntake {
     };
   }
 
-  /** Process a message's saved files for the conversation `sessionKey`. Never throws. */
-  async process(files: readonly InboundFile[], sessionKey: string): Promise<IntakeResult> {
+  /**
+   * Process a message's saved files, sent by `sender` (a platform-qualified user id) in the
+   * conversation `sessionKey`. Never throws.
+   */
+  async process(files: readonly InboundFile[], sessionKey: string, sender: string): Promise<IntakeResult> {
     const { kept, notes: overCount } = this.limit(files, (file) => file.name);
-    const outcomes = await Promise.all(kept.map((file) => this.one(file, sessionKey)));
+    const outcomes = await Promise.all(kept.map((file) => this.one(file, { sessionKey, sender })));
     const pick = <K extends keyof Outcome>(key: K): NonNullable<Outcome[K]>[] =>
       outcomes.flatMap((outcome) => (outcome[key] === undefined ? [] : [outcome[key]!]));
     return {
@@ -147,11 +165,11 @@ export class AttachmentIntake {
     };
   }
 
-  private async one(file: InboundFile, sessionKey: string): Promise<Outcome> {
+  private async one(file: InboundFile, from: Origin): Promise<Outcome> {
     try {
       // Held open while it is read: the agent's shell may replace the path meanwhile.
       return await withWorkspaceFile(this.options.workspace, file.path, (opened) =>
-        this.read(file, opened, sessionKey),
+        this.read(file, opened, from),
       );
     } catch (error) {
       this.options.logger.warn({ err: error, file: file.path }, "attachment could not be processed");
@@ -161,14 +179,14 @@ export class AttachmentIntake {
   }
 
   /** What the saved file, open at `opened`, becomes for the model. */
-  private async read(file: InboundFile, opened: string, sessionKey: string): Promise<Outcome> {
+  private async read(file: InboundFile, opened: string, from: Origin): Promise<Outcome> {
     switch (fileKindOf(file.name, file.mediaType, await headOf(opened))) {
       case "image":
         return await this.image(file, opened);
       case "pdf":
         return await this.pdf(file, opened);
       case "audio":
-        return await this.audio(file, opened, sessionKey);
+        return await this.audio(file, opened, from);
       case "text":
         return await this.text(file, opened);
       case "other":
@@ -203,12 +221,12 @@ export class AttachmentIntake {
     };
   }
 
-  private async audio(file: InboundFile, absolute: string, sessionKey: string): Promise<Outcome> {
+  private async audio(file: InboundFile, absolute: string, from: Origin): Promise<Outcome> {
     const label = `${file.name}${duration(file.durationS)}`;
     const transcriber = this.options.transcriber;
     if (!transcriber) {
-      const first = !this.hinted.get(sessionKey);
-      this.hinted.set(sessionKey, true);
+      const first = !this.hinted.get(from.sessionKey);
+      this.hinted.set(from.sessionKey, true);
       const note = `[voice/audio ${label} — not transcribed: transcription is not configured. The file is saved at ${file.path}.]`;
       return first ? { hint: TRANSCRIPTION_HINT, section: note } : { section: note };
     }
@@ -216,6 +234,10 @@ export class AttachmentIntake {
     if (file.durationS !== undefined && file.durationS > longest)
       return {
         section: `[voice/audio ${label} — not transcribed: it is longer than the ${Math.round(longest / 60)} minutes transcription takes. The file is saved at ${file.path}.]`,
+      };
+    if (!this.budget.take(from.sender))
+      return {
+        section: `[voice/audio ${label} — not transcribed: its sender has had ${this.budget.perHour} transcribed in the last hour, the most one person may. The file is saved at ${file.path}.]`,
       };
     const spoken = await transcriber.transcribe({
       absolute,

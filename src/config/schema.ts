@@ -286,6 +286,8 @@ const transcriptionSchema = z.strictObject({
   timeout_s: positiveInt.default(120),
   /** Longer voice notes and audio (as the platform reports them) are not transcribed. */
   max_duration_s: positiveInt.default(30 * 60),
+  /** Voice notes and audio one person may have transcribed per rolling hour. */
+  max_per_hour: positiveInt.default(30),
 });
 
 /** The whole configuration file. */

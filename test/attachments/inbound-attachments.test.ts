@@ -34,19 +34,20 @@ async function fixture(name: string): Promise<InboundFile> {
   return saved(name, await readFile(join(FIXTURES, name)));
 }
 
-function intake(settings = {}, transcriber?: Transcriber): AttachmentIntake {
+function intake(settings = {}, transcriber?: Transcriber, now?: () => number): AttachmentIntake {
   return new AttachmentIntake({
     workspace: createWorkspacePaths({ root }),
     settings: { ...DEFAULT_ATTACHMENT_SETTINGS, ...settings },
     ...(transcriber ? { transcriber } : {}),
     logger,
+    ...(now ? { now } : {}),
   });
 }
 
 describe("PDF text", () => {
   it("extracts a real PDF's text in page order, and caches the extract beside the file", async () => {
     const file = await fixture("text.pdf");
-    const result = await intake().process([file], "s");
+    const result = await intake().process([file], "s", "slack:U1");
     expect(result.notes).toEqual([]);
     expect(result.sections[0]).toContain(
       "PDF text.pdf (2 page(s); text extracted, saved at uploads/s/text.pdf.txt)",
@@ -68,7 +69,7 @@ describe("PDF text", () => {
   });
 
   it("says a scanned PDF has no text, and caps pages and characters", async () => {
-    const scanned = await intake().process([await fixture("scanned.pdf")], "s");
+    const scanned = await intake().process([await fixture("scanned.pdf")], "s", "slack:U1");
     expect(scanned.sections).toEqual([]);
     expect(scanned.notes[0]).toMatch(
       /^scanned\.pdf is a PDF with no text layer \(1 page\(s\), probably scanned\)/,
@@ -78,7 +79,8 @@ describe("PDF text", () => {
       lines: [`page ${i + 1} ${"x".repeat(50)}`],
     }));
     const long = await saved("long.pdf", tinyPdf(pages));
-    const [section] = (await intake({ pdfMaxPages: 3, maxChars: 80 }).process([long], "s")).sections;
+    const [section] = (await intake({ pdfMaxPages: 3, maxChars: 80 }).process([long], "s", "slack:U1"))
+      .sections;
     expect(section).toContain("the first 3 of 5 pages");
     expect(section).toContain("page 1");
     expect(section).not.toContain("page 3");
@@ -89,6 +91,7 @@ describe("PDF text", () => {
     const result = await intake().process(
       [await saved("broken.pdf", "not really a pdf", "application/pdf")],
       "s",
+      "slack:U1",
     );
     expect(result.notes[0]).toMatch(
       /^broken\.pdf could not be read: .+ It is saved at uploads\/s\/broken\.pdf\.$/,
@@ -98,7 +101,7 @@ describe("PDF text", () => {
 
 describe("images, text files, caps", () => {
   it("records an image with its media type and pixel size, never its bytes", async () => {
-    const result = await intake().process([await fixture("red-4x3.png")], "s");
+    const result = await intake().process([await fixture("red-4x3.png")], "s", "slack:U1");
     expect(result.attachments).toEqual(
       [
         {
@@ -112,14 +115,18 @@ describe("images, text files, caps", () => {
         },
       ].map((a) => ({ ...a, bytes: result.attachments[0]!.bytes })),
     );
-    const heic = await intake().process([await saved("photo.heic", Buffer.alloc(64, 7), "image/heic")], "s");
+    const heic = await intake().process(
+      [await saved("photo.heic", Buffer.alloc(64, 7), "image/heic")],
+      "s",
+      "slack:U1",
+    );
     expect(heic.notes[0]).toMatch(/image format I cannot show the model/);
   });
 
   it("inlines a small text file fenced (fence longer than any backticks inside) and leaves a big one as a file", async () => {
     const small = await saved("app.ts", "const a = ```;\n");
     const big = await saved("big.log", "x".repeat(2_000));
-    const result = await intake({ textInlineMaxBytes: 1_000 }).process([small, big], "s");
+    const result = await intake({ textInlineMaxBytes: 1_000 }).process([small, big], "s", "slack:U1");
     expect(result.sections[0]).toBe("app.ts:\n````typescript\nconst a = ```;\n````");
     expect(result.sections[1]).toMatch(
       /^big\.log \(2\.0 KB\) is too long to include here; it is saved at uploads\/s\/big\.log — read_file it\.$/,
@@ -129,7 +136,7 @@ describe("images, text files, caps", () => {
   it("notes an unsupported type and the files over the per-message count", async () => {
     const zip = await saved("a.zip", Buffer.from([0x50, 0x4b, 3, 4, 0, 0]), "application/zip");
     const files = [zip, await saved("b.txt", "b"), await saved("c.txt", "c")];
-    const result = await intake({ maxFiles: 2 }).process(files, "s");
+    const result = await intake({ maxFiles: 2 }).process(files, "s", "slack:U1");
     expect(result.notes).toEqual([
       "a.zip (application/zip) is not a kind of file I can read directly; it is saved at uploads/s/a.zip.",
       "1 more file(s) were not taken (c.txt): at most 2 files per message.",
@@ -142,18 +149,22 @@ describe("voice and audio", () => {
   it("without transcription: a note for the model every time, the hint for the person once per conversation", async () => {
     const voice = { ...(await saved("voice-1.ogg", Buffer.from("OggS audio"), "audio/ogg")), durationS: 65 };
     const once = intake();
-    const first = await once.process([voice], "chat-1");
+    const first = await once.process([voice], "chat-1", "slack:U1");
     expect(first.sections[0]).toMatch(
       /^\[voice\/audio voice-1\.ogg, 1:05 — not transcribed: transcription is not configured\./,
     );
     expect(first.hints).toEqual([TRANSCRIPTION_HINT]);
-    expect((await once.process([voice], "chat-1")).hints).toEqual([]);
-    expect((await once.process([voice], "chat-2")).hints).toEqual([TRANSCRIPTION_HINT]);
+    expect((await once.process([voice], "chat-1", "slack:U1")).hints).toEqual([]);
+    expect((await once.process([voice], "chat-2", "slack:U1")).hints).toEqual([TRANSCRIPTION_HINT]);
   });
 
   it("with transcription: the transcript becomes text with a marker; a failure becomes a note", async () => {
     const voice = await saved("voice-2.ogg", Buffer.from("OggS audio"), "audio/ogg");
-    const ok = await intake({}, { transcribe: async () => "  deploy the fix today " }).process([voice], "c");
+    const ok = await intake({}, { transcribe: async () => "  deploy the fix today " }).process(
+      [voice],
+      "c",
+      "slack:U1",
+    );
     expect(ok.sections).toEqual(["[voice transcript of voice-2.ogg]\ndeploy the fix today"]);
     const failing = await intake(
       {},
@@ -162,7 +173,7 @@ describe("voice and audio", () => {
           throw new Error("the transcription service answered HTTP 500");
         },
       },
-    ).process([voice], "c");
+    ).process([voice], "c", "slack:U1");
     expect(failing.notes[0]).toMatch(
       /^voice-2\.ogg could not be read: the transcription service answered HTTP 500\./,
     );
@@ -181,12 +192,44 @@ describe("voice and audio", () => {
     const result = await intake({ transcriptionMaxDurationS: 1_800 }, transcriber).process(
       [long, short],
       "c",
+      "slack:U1",
     );
     expect(sent).toEqual(["short.ogg"]);
     expect(result.sections).toEqual([
       `[voice/audio long.ogg, 600:00 — not transcribed: it is longer than the 30 minutes transcription takes. The file is saved at ${long.path}.]`,
       "[voice transcript of short.ogg, 10:00]\nwords",
     ]);
+  });
+
+  it("transcribes at most so many recordings per person in a rolling hour, whatever lengths they claim", async () => {
+    const sent: string[] = [];
+    const transcriber = {
+      transcribe: async ({ name }: { name: string }) => {
+        sent.push(name);
+        return "words";
+      },
+    };
+    let clock = Date.parse("2026-12-05T10:00:00Z");
+    const voices = intake({ transcriptionsPerHour: 2 }, transcriber, () => clock);
+    const note = async (name: string) => ({
+      ...(await saved(name, Buffer.from("OggS audio"), "audio/ogg")),
+      durationS: 5,
+    });
+    const [a, b, c] = [await note("a.ogg"), await note("b.ogg"), await note("c.ogg")];
+    expect((await voices.process([a, b], "chat-1", "telegram:7")).sections).toHaveLength(2);
+    clock += 30 * 60_000;
+    // The third within the hour is refused, also from another conversation; another person is not.
+    expect((await voices.process([c], "chat-2", "telegram:7")).sections).toEqual([
+      `[voice/audio c.ogg, 0:05 — not transcribed: its sender has had 2 transcribed in the last hour, the most one person may. The file is saved at ${c.path}.]`,
+    ]);
+    expect((await voices.process([c], "chat-1", "telegram:8")).sections).toEqual([
+      "[voice transcript of c.ogg, 0:05]\nwords",
+    ]);
+    clock += 30 * 60_000 + 1;
+    expect((await voices.process([c], "chat-1", "telegram:7")).sections).toEqual([
+      "[voice transcript of c.ogg, 0:05]\nwords",
+    ]);
+    expect(sent).toEqual(["a.ogg", "b.ogg", "c.ogg", "c.ogg"]);
   });
 });
 
@@ -203,7 +246,7 @@ describe("files the agent's shell changed in the workspace", () => {
     const file = await saved("notes.txt", "my notes");
     await rm(join(root, file.path));
     await symlink(secret, join(root, file.path));
-    const result = await intake().process([file], "s");
+    const result = await intake().process([file], "s", "slack:U1");
     expect(JSON.stringify(result)).not.toContain("host secret");
     expect(result.notes).toEqual([
       expect.stringMatching(/^notes\.txt could not be read: .*outside the workspace/),
@@ -215,7 +258,7 @@ describe("files the agent's shell changed in the workspace", () => {
     await writeFile(victim, "ssh-ed25519 AAAA the real key");
     const file = await fixture("text.pdf");
     await symlink(victim, join(root, `${file.path}.txt`));
-    const result = await intake().process([file], "s");
+    const result = await intake().process([file], "s", "slack:U1");
     expect(await readFile(victim, "utf8")).toBe("ssh-ed25519 AAAA the real key");
     expect(result.notes).toEqual([expect.stringMatching(/^text\.pdf could not be read: /)]);
   });

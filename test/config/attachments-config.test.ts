@@ -29,6 +29,7 @@ describe("attachments, transcription and model.vision config", () => {
       api_key: "gsk_x",
       timeout_s: 120,
       max_duration_s: 1800,
+      max_per_hour: 30,
     });
   });
 

@@ -144,7 +144,11 @@ export class SlackInbound {
           logger: this.deps.logger,
         })
       : { files: [], notes: [] };
-    const intake = await this.deps.attachments.process(downloaded.files, sessionKeyOf(target));
+    const intake = await this.deps.attachments.process(
+      downloaded.files,
+      sessionKeyOf(target),
+      `slack:${author}`,
+    );
     const notes = [...downloaded.notes, ...limited.notes, ...intake.notes];
     await this.tell(target, [...notes, ...intake.hints]);
     const text = [plainText(event.text ?? "", this.deps.bot.userId), ...intake.sections, ...notes]

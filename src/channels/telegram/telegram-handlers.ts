@@ -167,7 +167,7 @@ async function receive(
   const text = textFor(message, deps.bot());
   const downloaded = await deps.files.download(message, target);
   const { files } = downloaded;
-  const intake = await deps.attachments.process(files, sessionKeyOf(target));
+  const intake = await deps.attachments.process(files, sessionKeyOf(target), `telegram:${message.from!.id}`);
   const notes = [...downloaded.notes, ...intake.notes];
   const told = [...notes, ...intake.hints];
   if (told.length > 0) await tell(told.join("\n"));
