@@ -96,7 +96,8 @@ export class MemoryStore {
     else await this.space.set(`list:${owner}`, toVersioned(LIST_KIND, items));
   }
 
-  private owners(keys: { readonly userKey?: string | undefined; readonly channelKey?: string | undefined }) {
+  /** The owners whose lists `keys` name: the user's, then the channel's, each when known. */
+  private owners(keys: Partial<MemoryKeys>): string[] {
     return [
       ...(keys.userKey ? [`user:${keys.userKey}`] : []),
       ...(keys.channelKey ? [`channel:${keys.channelKey}`] : []),
