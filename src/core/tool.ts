@@ -73,6 +73,12 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
    * standing grant — for actions that must always be reviewed (e.g. save_skill).
    */
   readonly alwaysAsks?: boolean;
+  /**
+   * Its results carry text from outside the conversation — a web page, another channel, an MCP
+   * server's data — written by people who may try to steer the agent. The safety reviewer is told
+   * when a call follows such a read in the same turn.
+   */
+  readonly readsOutside?: boolean;
   execute(args: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
   /** What the approval card shows (diff for edits, command, URL). Defaults to the JSON args. */
   preview?(args: z.infer<Schema>, context: Pick<ToolContext, "request" | "facts">): Promise<ToolPreview>;

@@ -209,6 +209,8 @@ interface ChannelToolSpec<Schema extends z.ZodType<{ readonly channel: string }>
   /** write: creates or ends a standing item (interactive mode asks); read: runs unasked. */
   readonly category: "read" | "write";
   readonly concurrent: boolean;
+  /** Its answer carries other people's messages from the channel (ToolDefinition's readsOutside). */
+  readonly readsOutside?: boolean;
   /** The service's answer for this call, or why it cannot run here. */
   readonly run: (args: z.infer<Schema>, request: ConversationExecutionRequest) => Promise<Outcome>;
   readonly preview?: (
@@ -229,6 +231,7 @@ function channelTool<Schema extends z.ZodType<{ readonly channel: string }>>(
     category: spec.category,
     risk: spec.category === "write" ? "medium" : "low",
     concurrent: spec.concurrent,
+    ...(spec.readsOutside ? { readsOutside: true } : {}),
     label: (args) => args.channel,
     ...(preview ? { preview: async (args, { request }) => preview(args, request) } : {}),
     async execute(args, context) {
@@ -286,6 +289,7 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     inputSchema: catchUpSchema,
     category: "read",
     concurrent: true,
+    readsOutside: true,
     async run(args, request) {
       const reader = await catchUpReader(service, request, args.channel);
       if (typeof reader === "string") return { ok: false, message: reader };

@@ -82,6 +82,8 @@ export function mcpToolsOf(
       category,
       risk,
       concurrent: category === "read",
+      // What a server answers is its data, not the person's words.
+      readsOutside: true,
       label: (args) => compactArgs(args),
       async execute(args, context) {
         try {

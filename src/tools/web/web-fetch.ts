@@ -223,6 +223,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
     categoryOf: (args) => (args.save_to === undefined ? "network" : "write"),
     risk: "medium",
     concurrent: true,
+    readsOutside: true,
     grantKey: "domain",
     label: (args) => (args.save_to === undefined ? args.url : `${args.url} → ${args.save_to}`),
     async execute(args, context) {
