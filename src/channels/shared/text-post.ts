@@ -17,6 +17,12 @@ export interface TextPostInit {
   readonly headers?: unknown;
   readonly body: string;
   readonly signal?: AbortSignalLike | null;
+  /**
+   * Give up after this long, answer included: a timer cleared when the call settles (an
+   * AbortSignal.timeout outlives its call by the whole timeout, with a WeakRef and a finalization
+   * cell kept for it).
+   */
+  readonly timeoutMs?: number;
 }
 
 /** The part of an AbortSignal read here (grammY's comes from a polyfill, Slack's is Node's). */
@@ -68,7 +74,7 @@ export function postText(url: string, init: TextPostInit): Promise<TextAnswer> {
         answer.on("error", fail);
         answer.on("end", () => {
           if (!answer.complete) return fail(new Error("the connection closed before the answer ended"));
-          signal?.removeEventListener("abort", onAbort);
+          settled();
           resolve(
             new TextAnswer(
               answer.statusCode ?? 0,
@@ -80,13 +86,19 @@ export function postText(url: string, init: TextPostInit): Promise<TextAnswer> {
         });
       },
     );
+    const deadline =
+      init.timeoutMs === undefined ? undefined : setTimeout(() => fail(timeoutError()), init.timeoutMs);
     function fail(error: Error): void {
-      signal?.removeEventListener("abort", onAbort);
+      settled();
       request.destroy();
       reject(error);
     }
     function onAbort(): void {
       fail(abortError());
+    }
+    function settled(): void {
+      signal?.removeEventListener("abort", onAbort);
+      clearTimeout(deadline);
     }
     signal?.addEventListener("abort", onAbort);
     request.on("error", fail);
@@ -151,4 +163,9 @@ export class TextAnswer {
 
 function abortError(): Error {
   return new DOMException("The operation was aborted.", "AbortError");
+}
+
+/** What a call past its `timeoutMs` rejects with: what an AbortSignal.timeout's abort gives fetch. */
+function timeoutError(): Error {
+  return new DOMException("The operation was aborted due to timeout", "TimeoutError");
 }

@@ -7,7 +7,7 @@
  */
 import { webApi } from "@slack/bolt";
 import type { Logger } from "pino";
-import { slackFetch } from "./slack-fetch.js";
+import { slackFetchWithin } from "./slack-fetch.js";
 import { sdkLogger } from "./slack-logger.js";
 
 export type WebClient = InstanceType<typeof webApi.WebClient>;
@@ -35,15 +35,20 @@ export function createClients(options: ClientOptions): SlackClients {
     slackApiUrl: withTrailingSlash(options.slackApiUrl),
     rejectRateLimitedCalls: true,
     logger: sdkLogger(options.logger, "slack-web"),
-    fetch: slackFetch,
+    // Each call's deadline is the fetch's (slackFetchWithin), not the client's own timeout.
+    timeout: 0,
   };
   return {
     api: new webApi.WebClient(options.token, {
       ...common,
-      timeout: 30_000,
+      fetch: slackFetchWithin(30_000),
       retryConfig: { retries: 2, factor: 2, minTimeout: 200, maxTimeout: 2_000 },
     }),
-    edits: new webApi.WebClient(options.token, { ...common, timeout: 10_000, retryConfig: { retries: 0 } }),
+    edits: new webApi.WebClient(options.token, {
+      ...common,
+      fetch: slackFetchWithin(10_000),
+      retryConfig: { retries: 0 },
+    }),
   };
 }
 

@@ -10,16 +10,27 @@
  */
 import { postText } from "../shared/text-post.js";
 
-/** `fetch` for `WebClient`: `postText` for text bodies, Node's fetch for the rest. */
-export const slackFetch: typeof fetch = (input, init) => {
-  const body = init?.body;
-  if (typeof input !== "string" || typeof body !== "string") return fetch(input, init);
-  // A TextAnswer has what the SDK reads (status, headers, json, text, arrayBuffer); its url is
-  // empty (postText never repeats a URL), which only an admin analytics download reads.
-  return postText(input, {
-    method: init?.method,
-    headers: init?.headers,
-    body,
-    signal: init?.signal,
-  }) as unknown as Promise<Response>;
-};
+/**
+ * `fetch` for a `WebClient` given no timeout of its own, giving up on each call after `timeoutMs`:
+ * text bodies through `postText`, whose deadline is a timer cleared when the call settles; anything
+ * else through Node's fetch, under an AbortSignal.timeout, which also covers the answer's body
+ * read after fetch resolves. (The WebClient's own timeout is an AbortSignal.timeout on every call:
+ * its timer, a WeakRef and a finalization cell outlive the call by the whole timeout, about 5 % of
+ * what a scavenge copied at one reply at a time.)
+ */
+export function slackFetchWithin(timeoutMs: number): typeof fetch {
+  return (input, init) => {
+    const body = init?.body;
+    if (typeof input !== "string" || typeof body !== "string")
+      return fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    // A TextAnswer has what the SDK reads (status, headers, json, text, arrayBuffer); its url is
+    // empty (postText never repeats a URL), which only an admin analytics download reads.
+    return postText(input, {
+      method: init?.method,
+      headers: init?.headers,
+      body,
+      signal: init?.signal,
+      timeoutMs,
+    }) as unknown as Promise<Response>;
+  };
+}

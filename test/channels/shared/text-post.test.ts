@@ -124,6 +124,19 @@ describe("postText", () => {
     expect(received).toHaveLength(1);
   });
 
+  it("gives up after timeoutMs, and a call that settles in time leaves no timer behind", async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
+    await expect(postText(`${url}/hang`, { body: "{}", timeoutMs: 50 })).rejects.toMatchObject({
+      name: "TimeoutError",
+    });
+    const before = timers();
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => postText(`${url}/call`, { body: "{}", timeoutMs: 60_000 })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(timers()).toBe(before);
+  });
+
   it("rejects when the connection drops before the answer ends", async () => {
     await expect(postText(`${url}/cut`, { body: "{}" })).rejects.toThrow();
   });

@@ -1,10 +1,10 @@
 /**
- * slackFetch: Web API calls (text bodies) go through postText, uploads (FormData) through Node's
- * fetch, and a WebClient on it still reads answers and still gives up on a call that hangs.
+ * slackFetchWithin: Web API calls (text bodies) go through postText, uploads (FormData) through
+ * Node's fetch, and a WebClient on it still reads answers and gives up on a call that hangs.
  */
 import { webApi } from "@slack/bolt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { slackFetch } from "../../../src/channels/slack/slack-fetch.js";
+import { slackFetchWithin } from "../../../src/channels/slack/slack-fetch.js";
 import { type RecordingHttpServer, startRecordingHttpServer } from "../../support/recording-http-server.js";
 
 let server: RecordingHttpServer;
@@ -31,7 +31,10 @@ beforeEach(async () => {
 
 afterEach(() => server.close());
 
-describe("slackFetch", () => {
+/** The fetch under a deadline far longer than any call here. */
+const slackFetch = slackFetchWithin(30_000);
+
+describe("slackFetchWithin", () => {
   it("sends a text body through postText, whose answer reads like a Response", async () => {
     const response = await slackFetch(`${url}chat.postMessage`, {
       method: "POST",
@@ -63,15 +66,26 @@ describe("slackFetch", () => {
     expect(received()[0]?.body).toContain("text=hello");
   });
 
-  it("lets the WebClient's timeout abort a call that hangs", async () => {
+  it("gives up on a call that hangs after its deadline, in place of the WebClient's own timeout", async () => {
     const client = new webApi.WebClient("xoxb-test", {
       slackApiUrl: url,
-      fetch: slackFetch,
-      timeout: 100,
+      fetch: slackFetchWithin(100),
+      timeout: 0,
       retryConfig: { retries: 0 },
       logLevel: webApi.LogLevel.ERROR,
     });
-    await expect(client.apiCall("hang")).rejects.toMatchObject({ code: "slack_webapi_request_error" });
+    await expect(client.apiCall("hang")).rejects.toMatchObject({
+      code: "slack_webapi_request_error",
+      original: { name: "TimeoutError" },
+    });
     expect(received()).toHaveLength(1);
+  });
+
+  it("gives up on an upload (Node's fetch) that hangs after its deadline too", async () => {
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array([1])]), "a.bin");
+    await expect(slackFetchWithin(100)(`${url}hang`, { method: "POST", body: form })).rejects.toMatchObject({
+      name: "TimeoutError",
+    });
   });
 });
