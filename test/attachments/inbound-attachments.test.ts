@@ -44,6 +44,18 @@ function intake(settings = {}, transcriber?: Transcriber, now?: () => number): A
   });
 }
 
+/** A transcriber that answers "words" and records the names of the files it was sent. */
+function recordingTranscriber() {
+  const sent: string[] = [];
+  const transcriber: Transcriber = {
+    transcribe: async ({ name }) => {
+      sent.push(name);
+      return "words";
+    },
+  };
+  return { sent, transcriber };
+}
+
 describe("PDF text", () => {
   it("extracts a real PDF's text in page order, and caches the extract beside the file", async () => {
     const file = await fixture("text.pdf");
@@ -180,13 +192,7 @@ describe("voice and audio", () => {
   });
 
   it("does not send the paid endpoint a recording the platform says is longer than the cap", async () => {
-    const sent: string[] = [];
-    const transcriber = {
-      transcribe: async ({ name }: { name: string }) => {
-        sent.push(name);
-        return "words";
-      },
-    };
+    const { sent, transcriber } = recordingTranscriber();
     const long = { ...(await saved("long.ogg", Buffer.from("OggS audio"), "audio/ogg")), durationS: 36_000 };
     const short = { ...(await saved("short.ogg", Buffer.from("OggS audio"), "audio/ogg")), durationS: 600 };
     const result = await intake({ transcriptionMaxDurationS: 1_800 }, transcriber).process(
@@ -202,13 +208,7 @@ describe("voice and audio", () => {
   });
 
   it("transcribes at most so many recordings per person in a rolling hour, whatever lengths they claim", async () => {
-    const sent: string[] = [];
-    const transcriber = {
-      transcribe: async ({ name }: { name: string }) => {
-        sent.push(name);
-        return "words";
-      },
-    };
+    const { sent, transcriber } = recordingTranscriber();
     let clock = Date.parse("2026-12-05T10:00:00Z");
     const voices = intake({ transcriptionsPerHour: 2 }, transcriber, () => clock);
     const note = async (name: string) => ({
