@@ -164,7 +164,7 @@ export async function run(): Promise<Record<string, unknown>> {
 
     const photoFigures = await measure("5 MB photo → vision request", photo.length, async () => {
       const saved = await files.download(photoMessage, target);
-      const result = await intake.process(saved.files, "bench", "telegram:1");
+      const result = await intake.process(saved.files, target, "1");
       const messages = [{ role: "user" as const, content: "look", attachments: result.attachments }];
       const out = buildOutbound({
         instructions: "",
@@ -176,13 +176,13 @@ export async function run(): Promise<Record<string, unknown>> {
     const pdfFigures = await measure("50-page PDF → text (worker)", pdf.length, async () => {
       const saved = await files.download(pdfMessage, target);
       await rm(path.join(workspace, `${saved.files[0]!.path}.txt`), { force: true });
-      const result = await intake.process(saved.files, "bench", "telegram:1");
+      const result = await intake.process(saved.files, target, "1");
       if (!result.sections[0]?.includes("(50 page(s); text extracted"))
         throw new Error("the PDF text is missing");
     });
     const cachedFigures = await measure("50-page PDF → text (cached extract)", pdf.length, async () => {
       const saved = await files.download(pdfMessage, target);
-      await intake.process(saved.files, "bench", "telegram:1");
+      await intake.process(saved.files, target, "1");
     });
     const rows = [photoFigures, pdfFigures, cachedFigures];
     const meetsGoal = rows.every((row) => row.maxEventLoopBlockMs <= GOAL_BLOCK_MS);

@@ -13,10 +13,11 @@ import { type Attachment, formatBytes } from "../core/attachment.js";
 import { probeImageFile } from "../media/image-probe.js";
 import type { InboundFile } from "../core/inbound-message.js";
 import { LruCache } from "../sessions/lru.js";
+import { HourlyWindow } from "../core/hourly-window.js";
+import { sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
 import { fenceLanguage, fileKindOf } from "./file-kind.js";
 import { extractPdfText } from "./pdf-text.js";
 import type { Transcriber } from "./transcriber.js";
-import { TranscriptionBudget } from "./transcription-budget.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 
@@ -34,7 +35,11 @@ export interface AttachmentSettings {
    * endpoint billed by the minute: a 20 MB file of low-bitrate speech holds hours).
    */
   readonly transcriptionMaxDurationS: number;
-  /** Voice notes and audio one person may have transcribed per rolling hour (TranscriptionBudget). */
+  /**
+   * Voice notes and audio one person may have transcribed per rolling hour, counted per process:
+   * the length cap rests on the duration the platform reports, on Telegram the sender's own word,
+   * so the count is what bounds one person's spend.
+   */
   readonly transcriptionsPerHour: number;
 }
 
@@ -57,7 +62,7 @@ export interface IntakeOptions {
   /** Absent when `transcription` is not configured. */
   readonly transcriber?: Transcriber;
   readonly logger: Logger;
-  /** The clock of the transcription budget (milliseconds; default Date.now). */
+  /** The clock of the transcriptions' hourly count (milliseconds; default Date.now). */
   readonly now?: () => number;
 }
 
@@ -76,7 +81,7 @@ export interface IntakeResult {
 /** Who sent a message's files, and in which conversation. */
 interface Origin {
   readonly sessionKey: string;
-  /** Platform-qualified user id. */
+  /** Platform-qualified user id ("telegram:42"). */
   readonly sender: string;
 }
 
@@ -116,6 +121,12 @@ function capped(text: string, maxChars: number, whole: string): string {
   return `${text.slice(0, maxChars)}\n… [${text.length - maxChars} more characters; read_file ${whole} for the rest]`;
 }
 
+/** A length limit in words: "30 minutes", "1 minute", "90 seconds". */
+function lengthText(seconds: number): string {
+  if (seconds % 60 !== 0) return `${seconds} seconds`;
+  return seconds === 60 ? "1 minute" : `${seconds / 60} minutes`;
+}
+
 function duration(seconds: number | undefined): string {
   if (seconds === undefined) return "";
   return `, ${Math.floor(seconds / 60)}:${String(Math.round(seconds % 60)).padStart(2, "0")}`;
@@ -125,11 +136,11 @@ function duration(seconds: number | undefined): string {
 export class AttachmentIntake {
   private readonly settings: AttachmentSettings;
   private readonly hinted = new LruCache<string, true>(10_000);
-  private readonly budget: TranscriptionBudget;
+  /** Transcriptions per sender in the last hour. */
+  private readonly transcribed = new HourlyWindow();
 
   constructor(private readonly options: IntakeOptions) {
     this.settings = options.settings ?? DEFAULT_ATTACHMENT_SETTINGS;
-    this.budget = new TranscriptionBudget(this.settings.transcriptionsPerHour, options.now);
   }
 
   /** Split off the files over the per-message count (before downloading them), with a note naming them. */
@@ -149,12 +160,13 @@ export class AttachmentIntake {
   }
 
   /**
-   * Process a message's saved files, sent by `sender` (a platform-qualified user id) in the
-   * conversation `sessionKey`. Never throws.
+   * Process a message's saved files, sent in the thread of `target` by the platform user
+   * `userId`. Never throws.
    */
-  async process(files: readonly InboundFile[], sessionKey: string, sender: string): Promise<IntakeResult> {
+  async process(files: readonly InboundFile[], target: ThreadTarget, userId: string): Promise<IntakeResult> {
     const { kept, notes: overCount } = this.limit(files, (file) => file.name);
-    const outcomes = await Promise.all(kept.map((file) => this.one(file, { sessionKey, sender })));
+    const from = { sessionKey: sessionKeyOf(target), sender: `${target.platform}:${userId}` };
+    const outcomes = await Promise.all(kept.map((file) => this.one(file, from)));
     const pick = <K extends keyof Outcome>(key: K): NonNullable<Outcome[K]>[] =>
       outcomes.flatMap((outcome) => (outcome[key] === undefined ? [] : [outcome[key]!]));
     return {
@@ -233,12 +245,15 @@ export class AttachmentIntake {
     const longest = this.settings.transcriptionMaxDurationS;
     if (file.durationS !== undefined && file.durationS > longest)
       return {
-        section: `[voice/audio ${label} — not transcribed: it is longer than the ${Math.round(longest / 60)} minutes transcription takes. The file is saved at ${file.path}.]`,
+        section: `[voice/audio ${label} — not transcribed: it is longer than the ${lengthText(longest)} transcription takes. The file is saved at ${file.path}.]`,
       };
-    if (!this.budget.take(from.sender))
+    const now = (this.options.now ?? Date.now)();
+    const perHour = this.settings.transcriptionsPerHour;
+    if (this.transcribed.recent(from.sender, now).length >= perHour)
       return {
-        section: `[voice/audio ${label} — not transcribed: its sender has had ${this.budget.perHour} transcribed in the last hour, the most one person may. The file is saved at ${file.path}.]`,
+        section: `[voice/audio ${label} — not transcribed: its sender has had ${perHour} transcribed in the last hour, the most one person may. The file is saved at ${file.path}.]`,
       };
+    this.transcribed.add(from.sender, now);
     const spoken = await transcriber.transcribe({
       absolute,
       name: file.name,

@@ -27,7 +27,7 @@ import { type Plan, planTask, planWake, type ScheduleArgs, type WakeArgs } from 
 import { TaskRegistry } from "./task-registry.js";
 import { type TaskNotifier, TaskRuns } from "./task-runs.js";
 import { creationPreview, describeSchedule, taskLines } from "./task-text.js";
-import { HourlyWindow } from "../subscriptions/hourly-window.js";
+import { HourlyWindow } from "../core/hourly-window.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
 
 /** The person's timezone as the platform knows it (Slack users.info tz), if it does. */

@@ -16,7 +16,7 @@
 import type { ClaimOnce } from "../approvals/expiry-timers.js";
 import type { BufferEntry, BufferPosition } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "./clock.js";
-import { HOUR_MS, HourlyWindow } from "./hourly-window.js";
+import { HOUR_MS, HourlyWindow } from "../core/hourly-window.js";
 
 /** One matched message and where it sits in its channel buffer. */
 export interface WakeItem {

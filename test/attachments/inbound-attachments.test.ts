@@ -1,3 +1,4 @@
+import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -44,6 +45,9 @@ function intake(settings = {}, transcriber?: Transcriber, now?: () => number): A
   });
 }
 
+/** A Slack thread in the channel `channel`: files' conversation. */
+const at = (channel: string): ThreadTarget => ({ platform: "slack", workspace: "T1", channel });
+
 /** A transcriber that answers "words" and records the names of the files it was sent. */
 function recordingTranscriber() {
   const sent: string[] = [];
@@ -59,7 +63,7 @@ function recordingTranscriber() {
 describe("PDF text", () => {
   it("extracts a real PDF's text in page order, and caches the extract beside the file", async () => {
     const file = await fixture("text.pdf");
-    const result = await intake().process([file], "s", "slack:U1");
+    const result = await intake().process([file], at("s"), "U1");
     expect(result.notes).toEqual([]);
     expect(result.sections[0]).toContain(
       "PDF text.pdf (2 page(s); text extracted, saved at uploads/s/text.pdf.txt)",
@@ -81,7 +85,7 @@ describe("PDF text", () => {
   });
 
   it("says a scanned PDF has no text, and caps pages and characters", async () => {
-    const scanned = await intake().process([await fixture("scanned.pdf")], "s", "slack:U1");
+    const scanned = await intake().process([await fixture("scanned.pdf")], at("s"), "U1");
     expect(scanned.sections).toEqual([]);
     expect(scanned.notes[0]).toMatch(
       /^scanned\.pdf is a PDF with no text layer \(1 page\(s\), probably scanned\)/,
@@ -91,7 +95,7 @@ describe("PDF text", () => {
       lines: [`page ${i + 1} ${"x".repeat(50)}`],
     }));
     const long = await saved("long.pdf", tinyPdf(pages));
-    const [section] = (await intake({ pdfMaxPages: 3, maxChars: 80 }).process([long], "s", "slack:U1"))
+    const [section] = (await intake({ pdfMaxPages: 3, maxChars: 80 }).process([long], at("s"), "U1"))
       .sections;
     expect(section).toContain("the first 3 of 5 pages");
     expect(section).toContain("page 1");
@@ -102,8 +106,8 @@ describe("PDF text", () => {
   it("turns a broken PDF into a note, never a crash", async () => {
     const result = await intake().process(
       [await saved("broken.pdf", "not really a pdf", "application/pdf")],
-      "s",
-      "slack:U1",
+      at("s"),
+      "U1",
     );
     expect(result.notes[0]).toMatch(
       /^broken\.pdf could not be read: .+ It is saved at uploads\/s\/broken\.pdf\.$/,
@@ -113,7 +117,7 @@ describe("PDF text", () => {
 
 describe("images, text files, caps", () => {
   it("records an image with its media type and pixel size, never its bytes", async () => {
-    const result = await intake().process([await fixture("red-4x3.png")], "s", "slack:U1");
+    const result = await intake().process([await fixture("red-4x3.png")], at("s"), "U1");
     expect(result.attachments).toEqual(
       [
         {
@@ -129,8 +133,8 @@ describe("images, text files, caps", () => {
     );
     const heic = await intake().process(
       [await saved("photo.heic", Buffer.alloc(64, 7), "image/heic")],
-      "s",
-      "slack:U1",
+      at("s"),
+      "U1",
     );
     expect(heic.notes[0]).toMatch(/image format I cannot show the model/);
   });
@@ -138,7 +142,7 @@ describe("images, text files, caps", () => {
   it("inlines a small text file fenced (fence longer than any backticks inside) and leaves a big one as a file", async () => {
     const small = await saved("app.ts", "const a = ```;\n");
     const big = await saved("big.log", "x".repeat(2_000));
-    const result = await intake({ textInlineMaxBytes: 1_000 }).process([small, big], "s", "slack:U1");
+    const result = await intake({ textInlineMaxBytes: 1_000 }).process([small, big], at("s"), "U1");
     expect(result.sections[0]).toBe("app.ts:\n````typescript\nconst a = ```;\n````");
     expect(result.sections[1]).toMatch(
       /^big\.log \(2\.0 KB\) is too long to include here; it is saved at uploads\/s\/big\.log — read_file it\.$/,
@@ -148,7 +152,7 @@ describe("images, text files, caps", () => {
   it("notes an unsupported type and the files over the per-message count", async () => {
     const zip = await saved("a.zip", Buffer.from([0x50, 0x4b, 3, 4, 0, 0]), "application/zip");
     const files = [zip, await saved("b.txt", "b"), await saved("c.txt", "c")];
-    const result = await intake({ maxFiles: 2 }).process(files, "s", "slack:U1");
+    const result = await intake({ maxFiles: 2 }).process(files, at("s"), "U1");
     expect(result.notes).toEqual([
       "a.zip (application/zip) is not a kind of file I can read directly; it is saved at uploads/s/a.zip.",
       "1 more file(s) were not taken (c.txt): at most 2 files per message.",
@@ -161,21 +165,21 @@ describe("voice and audio", () => {
   it("without transcription: a note for the model every time, the hint for the person once per conversation", async () => {
     const voice = { ...(await saved("voice-1.ogg", Buffer.from("OggS audio"), "audio/ogg")), durationS: 65 };
     const once = intake();
-    const first = await once.process([voice], "chat-1", "slack:U1");
+    const first = await once.process([voice], at("chat-1"), "U1");
     expect(first.sections[0]).toMatch(
       /^\[voice\/audio voice-1\.ogg, 1:05 — not transcribed: transcription is not configured\./,
     );
     expect(first.hints).toEqual([TRANSCRIPTION_HINT]);
-    expect((await once.process([voice], "chat-1", "slack:U1")).hints).toEqual([]);
-    expect((await once.process([voice], "chat-2", "slack:U1")).hints).toEqual([TRANSCRIPTION_HINT]);
+    expect((await once.process([voice], at("chat-1"), "U1")).hints).toEqual([]);
+    expect((await once.process([voice], at("chat-2"), "U1")).hints).toEqual([TRANSCRIPTION_HINT]);
   });
 
   it("with transcription: the transcript becomes text with a marker; a failure becomes a note", async () => {
     const voice = await saved("voice-2.ogg", Buffer.from("OggS audio"), "audio/ogg");
     const ok = await intake({}, { transcribe: async () => "  deploy the fix today " }).process(
       [voice],
-      "c",
-      "slack:U1",
+      at("c"),
+      "U1",
     );
     expect(ok.sections).toEqual(["[voice transcript of voice-2.ogg]\ndeploy the fix today"]);
     const failing = await intake(
@@ -185,7 +189,7 @@ describe("voice and audio", () => {
           throw new Error("the transcription service answered HTTP 500");
         },
       },
-    ).process([voice], "c", "slack:U1");
+    ).process([voice], at("c"), "U1");
     expect(failing.notes[0]).toMatch(
       /^voice-2\.ogg could not be read: the transcription service answered HTTP 500\./,
     );
@@ -197,10 +201,22 @@ describe("voice and audio", () => {
     const short = { ...(await saved("short.ogg", Buffer.from("OggS audio"), "audio/ogg")), durationS: 600 };
     const result = await intake({ transcriptionMaxDurationS: 1_800 }, transcriber).process(
       [long, short],
-      "c",
-      "slack:U1",
+      at("c"),
+      "U1",
     );
     expect(sent).toEqual(["short.ogg"]);
+    const minute = await intake({ transcriptionMaxDurationS: 60 }, transcriber).process(
+      [long],
+      at("c"),
+      "U1",
+    );
+    expect(minute.sections[0]).toContain("longer than the 1 minute transcription takes");
+    const seconds = await intake({ transcriptionMaxDurationS: 20 }, transcriber).process(
+      [long],
+      at("c"),
+      "U1",
+    );
+    expect(seconds.sections[0]).toContain("longer than the 20 seconds transcription takes");
     expect(result.sections).toEqual([
       `[voice/audio long.ogg, 600:00 — not transcribed: it is longer than the 30 minutes transcription takes. The file is saved at ${long.path}.]`,
       "[voice transcript of short.ogg, 10:00]\nwords",
@@ -216,20 +232,26 @@ describe("voice and audio", () => {
       durationS: 5,
     });
     const [a, b, c] = [await note("a.ogg"), await note("b.ogg"), await note("c.ogg")];
-    expect((await voices.process([a, b], "chat-1", "telegram:7")).sections).toHaveLength(2);
+    expect((await voices.process([a, b], at("chat-1"), "7")).sections).toHaveLength(2);
     clock += 30 * 60_000;
     // The third within the hour is refused, also from another conversation; another person is not.
-    expect((await voices.process([c], "chat-2", "telegram:7")).sections).toEqual([
+    expect((await voices.process([c], at("chat-2"), "7")).sections).toEqual([
       `[voice/audio c.ogg, 0:05 — not transcribed: its sender has had 2 transcribed in the last hour, the most one person may. The file is saved at ${c.path}.]`,
     ]);
-    expect((await voices.process([c], "chat-1", "telegram:8")).sections).toEqual([
+    expect((await voices.process([c], at("chat-1"), "8")).sections).toEqual([
       "[voice transcript of c.ogg, 0:05]\nwords",
     ]);
     clock += 30 * 60_000 + 1;
-    expect((await voices.process([c], "chat-1", "telegram:7")).sections).toEqual([
+    // The two of 10:00 have left the hour, and the refusal of 10:30 was never counted: two more.
+    const oneByOne = [];
+    for (const file of [c, a, b])
+      oneByOne.push(...(await voices.process([file], at("chat-1"), "7")).sections);
+    expect(oneByOne).toEqual([
       "[voice transcript of c.ogg, 0:05]\nwords",
+      "[voice transcript of a.ogg, 0:05]\nwords",
+      `[voice/audio b.ogg, 0:05 — not transcribed: its sender has had 2 transcribed in the last hour, the most one person may. The file is saved at ${b.path}.]`,
     ]);
-    expect(sent).toEqual(["a.ogg", "b.ogg", "c.ogg", "c.ogg"]);
+    expect(sent).toEqual(["a.ogg", "b.ogg", "c.ogg", "c.ogg", "a.ogg"]);
   });
 });
 
@@ -246,7 +268,7 @@ describe("files the agent's shell changed in the workspace", () => {
     const file = await saved("notes.txt", "my notes");
     await rm(join(root, file.path));
     await symlink(secret, join(root, file.path));
-    const result = await intake().process([file], "s", "slack:U1");
+    const result = await intake().process([file], at("s"), "U1");
     expect(JSON.stringify(result)).not.toContain("host secret");
     expect(result.notes).toEqual([
       expect.stringMatching(/^notes\.txt could not be read: .*outside the workspace/),
@@ -258,7 +280,7 @@ describe("files the agent's shell changed in the workspace", () => {
     await writeFile(victim, "ssh-ed25519 AAAA the real key");
     const file = await fixture("text.pdf");
     await symlink(victim, join(root, `${file.path}.txt`));
-    const result = await intake().process([file], "s", "slack:U1");
+    const result = await intake().process([file], at("s"), "U1");
     expect(await readFile(victim, "utf8")).toBe("ssh-ed25519 AAAA the real key");
     expect(result.notes).toEqual([expect.stringMatching(/^text\.pdf could not be read: /)]);
   });

@@ -12,7 +12,6 @@ import type { ConversationService } from "../../sessions/contracts.js";
 import type { InboundMessage } from "../../core/inbound-message.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
-import { sessionKeyOf } from "../../core/thread-target.js";
 import { uploadFolderOf } from "../../core/upload-folders.js";
 import { LruCache } from "../../sessions/lru.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
@@ -144,11 +143,7 @@ export class SlackInbound {
           logger: this.deps.logger,
         })
       : { files: [], notes: [] };
-    const intake = await this.deps.attachments.process(
-      downloaded.files,
-      sessionKeyOf(target),
-      `slack:${author}`,
-    );
+    const intake = await this.deps.attachments.process(downloaded.files, target, author);
     const notes = [...downloaded.notes, ...limited.notes, ...intake.notes];
     await this.tell(target, [...notes, ...intake.hints]);
     const text = [plainText(event.text ?? "", this.deps.bot.userId), ...intake.sections, ...notes]

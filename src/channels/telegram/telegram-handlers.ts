@@ -18,7 +18,6 @@ import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { errorText } from "./telegram-errors.js";
 import type { TelegramFiles } from "./telegram-files.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
-import { sessionKeyOf } from "../../core/thread-target.js";
 import { COMMAND_NAMES } from "../../sessions/text-commands.js";
 import {
   type BotIdentity,
@@ -167,7 +166,7 @@ async function receive(
   const text = textFor(message, deps.bot());
   const downloaded = await deps.files.download(message, target);
   const { files } = downloaded;
-  const intake = await deps.attachments.process(files, sessionKeyOf(target), `telegram:${message.from!.id}`);
+  const intake = await deps.attachments.process(files, target, String(message.from!.id));
   const notes = [...downloaded.notes, ...intake.notes];
   const told = [...notes, ...intake.hints];
   if (told.length > 0) await tell(told.join("\n"));

@@ -1,6 +1,6 @@
 /** The one-hour sliding window behind the wake-up rate limits. */
 import { describe, expect, it } from "vitest";
-import { HOUR_MS, HourlyWindow } from "../../src/subscriptions/hourly-window.js";
+import { HOUR_MS, HourlyWindow } from "../../src/core/hourly-window.js";
 
 describe("HourlyWindow", () => {
   it("counts a key's events within the last hour only", () => {

@@ -1,8 +1,8 @@
 /**
  * HourlyWindow: per key, the times of the events in the last hour — the sliding window behind
- * "at most N wake-ups per hour" (per subscription, and per session for wake_me_later). Keys
- * whose events are all over an hour old are forgotten, so a long-running process does not keep
- * one entry per key it ever saw.
+ * "at most N per hour" (wake-ups per subscription and per session for wake_me_later,
+ * transcriptions per person). Keys whose events are all over an hour old are forgotten, so a
+ * long-running process does not keep one entry per key it ever saw.
  */
 
 /** The window's length. */
