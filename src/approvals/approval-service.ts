@@ -4,6 +4,7 @@
  * durable resume the engine's repeated request finds the recorded decision instead of a new card,
  * and a decision can never apply to a call with different arguments.
  */
+import { decidersOf } from "./authorisation.js";
 import type {
   ApprovalOutcome,
   ApprovalVerdict,
@@ -38,10 +39,9 @@ function approvalOutcomeOf(item: PendingItem, signal: AbortSignal): ApprovalOutc
 }
 
 /**
- * A plan decision with, for an approval, who approved it: the mode switch it makes is theirs
- * (the session records them as the mode's setter).
+ * What a settled plan proposal means for the engine, with, for an approval, who approved it: the
+ * mode switch it makes is theirs (the session records them as the mode's setter).
  */
-/** What a settled plan proposal means for the engine, with who approved it. */
 export function planDecisionOf(item: PendingItem, signal: AbortSignal): PlanDecision {
   if (signal.aborted || item.status === "cancelled") return { interrupted: true };
   if (item.status === "expired") return { approved: false, feedback: "The plan was not approved in time." };
@@ -90,11 +90,14 @@ export class ApprovalService {
   planApproverFor(context: () => AskContext): PlanApprover {
     return async (proposal: PlanProposal, signal: AbortSignal) => {
       const ctx = context();
-      const build = (argsHash: string): PendingPlan => ({
-        ...this.hub.base(ctx, proposal.callId, argsHash),
-        kind: "plan",
-        plan: proposal.plan,
-      });
+      const build = (argsHash: string): PendingPlan => {
+        const plan: PendingPlan = {
+          ...this.hub.base(ctx, proposal.callId, argsHash),
+          kind: "plan",
+          plan: proposal.plan,
+        };
+        return { ...plan, allowedApprovers: decidersOf(plan) };
+      };
       const fallback = { tool: PROPOSE_PLAN, args: { plan: proposal.plan } };
       const item = await this.hub.obtain("plan", ctx, proposal.callId, fallback, build, signal);
       return planDecisionOf(item, signal);

@@ -130,10 +130,10 @@ function planLoosenersOnly(requester: string): string {
 }
 
 /**
- * Everyone who may decide `item`: its allowed list and, for a plan, those who may loosen the
- * session too — approving one loosens it, and in a shared thread without configured approvers
- * whoever started the session may, though only its requester and the approvers are on the list.
- * Which of its actions each may take is loosenRefusal's.
+ * Everyone who may decide `item`, as its allowed list is built: the base list and, for a plan,
+ * those who may loosen the session too — approving one loosens it, and in a shared thread without
+ * configured approvers whoever started the session may, though only its requester and the
+ * approvers are on the base list. Which of its actions each may take is loosenRefusal's.
  */
 export function decidersOf(
   item: Pick<PendingItem, "kind" | "allowedApprovers" | "mayLoosen" | "requester">,
@@ -155,7 +155,7 @@ export interface WhoMayDecide {
 
 /**
  * Who may decide `item`, in words: one source for its card's note and the refusal of a press by
- * someone not among its deciders (decidersOf), so that the two never disagree.
+ * someone not on its allowed list (built with decidersOf), so that the two never disagree.
  */
 export function whoMayDecide(item: PendingItem): WhoMayDecide {
   const note = requesterMayNotNote(item);

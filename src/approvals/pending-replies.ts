@@ -7,7 +7,7 @@
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import { validActions } from "./approval-card.js";
-import { decidersOf, loosenRefusal, mayDecide, whoMayDecide } from "./authorisation.js";
+import { loosenRefusal, mayDecide, whoMayDecide } from "./authorisation.js";
 import type { PendingSettler } from "./pending-settler.js";
 import type { ParkedLookup, Settled, TextAnswer } from "./pending-hub-types.js";
 import { deliveriesOf, type PendingPerson } from "./pending-item.js";
@@ -32,7 +32,7 @@ export class PendingReplies {
     const { settler } = this;
     const item = await settler.load(press.pendingId);
     if (!item) return refused({ status: "unknown", message: "This request is no longer known." });
-    if (!mayDecide(decidersOf(item), press.platform, press.user.id))
+    if (!mayDecide(item.allowedApprovers, press.platform, press.user.id))
       return refused({ status: "not_allowed", message: whoMayDecide(item).refusal });
     const closed = await settler.closedResult(item);
     if (closed) return resumed(closed, item.sessionId, parkedOf);

@@ -6,6 +6,7 @@
 import pino from "pino";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type ParkedTurn, parkTurn } from "../../src/approvals/parked-turn.js";
+import { ApprovalService } from "../../src/approvals/approval-service.js";
 import { whoMayDecide } from "../../src/approvals/authorisation.js";
 import { PendingHub } from "../../src/approvals/pending-hub.js";
 import type { AskContext, ExpirySchedule } from "../../src/approvals/pending-hub-types.js";
@@ -216,16 +217,12 @@ describe("PendingHub", () => {
       },
     ]);
     const context: AskContext = { sessionId: "s1", target, requester: ben, startedBy: ana, parked: proposed };
-    let built: PendingPlan | undefined;
-    const build = (argsHash: string): PendingPlan => {
-      built = { ...h.base(context, "p1", argsHash), kind: "plan", plan: "1. do it" };
-      return built;
-    };
-    const asked = { tool: "propose_plan", args: {} };
-    const settled = h.obtain("plan", context, "p1", asked, build, new AbortController().signal);
+    // Built as the plan approver builds it, so its allowed list is the one people's presses meet.
+    const propose = new ApprovalService(h).planApproverFor(() => context);
+    const decided = propose({ callId: "p1", plan: "1. do it" }, new AbortController().signal);
     const out = outputs.for(target);
     const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "card");
-    const note = whoMayDecide(built as PendingPlan).note;
+    const note = whoMayDecide((await new PendingStore(store).get(card.pendingId)) as PendingPlan).note;
     expect(note).toMatch(/whoever started the session\) can approve it\. Ben can still reject it/);
     expect(card.blocks).toContainEqual({ kind: "text", text: note });
     const by = (id: string, name: string, action = "plan_interactive") => ({
@@ -242,6 +239,6 @@ describe("PendingHub", () => {
       message: note,
     });
     expect((await h.press(by("U_ANA", "Ana"), none)).result.status).toBe("accepted");
-    expect((await settled).decision).toMatchObject({ action: "plan_interactive", by: { userId: "U_ANA" } });
+    expect(await decided).toMatchObject({ approved: true, mode: "interactive", by: { id: "U_ANA" } });
   });
 });
