@@ -103,7 +103,9 @@ export function queuedWake(turn: WakeTurn, sentAt: string): QueuedMessage {
 const RETRY_QUOTE_CHARS = 200;
 
 /** The user message that opened the session's latest turn (steering a person added does not count). */
-function openingMessage(history: readonly ConversationMessage[]): ConversationMessage | undefined {
+function openingMessage(
+  history: readonly ConversationMessage[],
+): Extract<ConversationMessage, { role: "user" }> | undefined {
   for (let i = history.length - 1; i >= 0; i--) {
     const message = history[i];
     if (message?.role === "user" && message.meta?.steered !== true) return message;
@@ -131,7 +133,7 @@ export function retryProvenance(
 ): ChannelContent | undefined {
   if (record.lastTurnChannelContent) return record.lastTurnChannelContent;
   const opening = openingMessage(history);
-  if (opening?.role !== "user" || opening.meta?.untrusted !== true) return undefined;
+  if (opening?.meta?.untrusted !== true) return undefined;
   const flat = opening.content.replace(/\s+/g, " ").trim();
   const quote = flat.length <= RETRY_QUOTE_CHARS ? flat : `${flat.slice(0, RETRY_QUOTE_CHARS - 1)}…`;
   return { channel: "a watched channel (retrying the turn it started)", quote };

@@ -202,7 +202,7 @@ export function outsideReadsFact(
   readsOutside: (tool: string) => boolean,
 ): string | undefined {
   const since = history.findLastIndex(
-    (m) => m.role === "user" && !isAgentNote(m) && isPersonMessage(m) && !byOther(m, requester),
+    (m) => m.role === "user" && isPersonMessage(m) && !byOther(m, requester),
   );
   const counts = new Map<string, number>();
   for (const message of history.slice(since + 1))
