@@ -40,10 +40,11 @@ export function mcpServerFolderProblems(config: CoworkerConfig): string[] {
     ["workspace.root", config.workspace.root],
     ...config.workspace.extra_roots.map((root, i): [string, string] => [`workspace.extra_roots[${i}]`, root]),
   ];
+  const folders = stdio.map((name) => ({ name, real: realPath(join(servers, name)) }));
   const problems: string[] = [];
   for (const [key, root] of roots) {
     const real = realPath(root);
-    const inside = stdio.filter((name) => isWithin(realPath(join(servers, name)), real));
+    const inside = folders.filter((folder) => isWithin(folder.real, real)).map((folder) => folder.name);
     if (inside.length === 0) continue;
     problems.push(
       `tools.mcp_servers (${inside.join(", ")}): stdio MCP servers run in ${servers}/<name>/, which ` +
