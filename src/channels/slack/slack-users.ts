@@ -2,7 +2,8 @@
  * UserDirectory: Slack user ids → display names and whether the person is a guest (users.info),
  * cached with a TTL so a busy thread costs one lookup per person. A failed lookup falls back to the
  * handle (or id), counts as no guest — a guest is refused only where Slack says so — and is not
- * cached.
+ * tried again for a short while: a message asks twice (its access check, then its author), and
+ * while Slack is rate-limiting or down each ask would be one more call to the failing method.
  */
 import type { Logger } from "pino";
 import type { PlatformUser } from "../../core/thread-target.js";
@@ -10,6 +11,8 @@ import { LruCache } from "../../sessions/lru.js";
 import { describeError, type WebClient } from "./slack-api.js";
 
 const TTL_MS = 60 * 60 * 1_000;
+/** How long a failed lookup stands before the person is looked up again. */
+const FAILURE_TTL_MS = 30 * 1_000;
 
 interface Entry {
   readonly name: string;
@@ -23,10 +26,13 @@ type Profile = Pick<Entry, "name" | "guest">;
 export class UserDirectory {
   private readonly cache = new LruCache<string, Entry>(10_000);
   private readonly inflight = new Map<string, Promise<Profile>>();
+  /** When each person's last lookup failed. */
+  private readonly failedAt = new LruCache<string, number>(10_000);
 
   constructor(
     private readonly client: WebClient,
     private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** The person as a PlatformUser; `fallbackName` (e.g. the handle a payload carried) if the lookup fails. */
@@ -41,7 +47,9 @@ export class UserDirectory {
 
   private async profile(id: string, fallback: string): Promise<Profile> {
     const hit = this.cache.get(id);
-    if (hit && Date.now() - hit.at < TTL_MS) return hit;
+    if (hit && this.now() - hit.at < TTL_MS) return hit;
+    const failed = this.failedAt.get(id);
+    if (failed !== undefined && this.now() - failed < FAILURE_TTL_MS) return { name: fallback, guest: false };
     const pending = this.inflight.get(id);
     if (pending) return pending;
     const lookup = this.lookup(id, fallback).finally(() => this.inflight.delete(id));
@@ -55,11 +63,13 @@ export class UserDirectory {
       const user = result.user;
       const name = user?.profile?.display_name || user?.real_name || user?.name || id;
       const guest = user?.is_restricted === true || user?.is_ultra_restricted === true;
-      const entry = { name, guest, at: Date.now() };
+      const entry = { name, guest, at: this.now() };
       this.cache.set(id, entry);
+      this.failedAt.delete(id);
       return entry;
     } catch (error) {
       this.logger.debug({ err: describeError(error), user: id }, "slack users.info failed");
+      this.failedAt.set(id, this.now());
       return { name: fallback, guest: false };
     }
   }
