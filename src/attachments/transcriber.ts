@@ -4,6 +4,7 @@
  * SDK that already talks to the chat model. Only built when `transcription` is configured.
  */
 import { readFile } from "node:fs/promises";
+import { registerSecret } from "../logging/redact.js";
 import OpenAI, { toFile } from "openai";
 
 /** Turns one audio file into text. */
@@ -26,6 +27,7 @@ export interface TranscriptionSettings {
 
 /** A Transcriber on an OpenAI-compatible endpoint. */
 export function openAITranscriber(settings: TranscriptionSettings): Transcriber {
+  registerSecret(settings.apiKey);
   const client = new OpenAI({
     baseURL: settings.baseURL.replace(/\/+$/, ""),
     apiKey: settings.apiKey ?? "no-key",

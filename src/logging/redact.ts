@@ -41,9 +41,27 @@ const PATTERNS: readonly Pattern[] = [
   { re: /(?=:\/\/)(?<=\b[a-z][a-z0-9+.-]*)(:\/\/[^\s:/@"]*):[^\s@/"]+@/gi, replace: `$1:${REDACTED}@` },
 ];
 
-/** Replace token-shaped substrings with `[redacted]`, keeping a recognisable prefix. */
+/**
+ * Secrets this process holds whose shape no pattern knows (a model endpoint's API key can be any
+ * string): every scrub takes them out by value, wherever a server or library echoed them.
+ */
+const knownSecrets = new Set<string>();
+
+/** Known secrets shorter than this are not taken out: cutting them would mangle ordinary text. */
+const MIN_KNOWN_SECRET_CHARS = 8;
+
+/** Take `value` out of every scrubbed text from now on (ignored when blank or short). */
+export function registerSecret(value: string | undefined): void {
+  if (value !== undefined && value.length >= MIN_KNOWN_SECRET_CHARS) knownSecrets.add(value);
+}
+
+/**
+ * Replace the known secrets and token-shaped substrings with `[redacted]` (a token keeps a
+ * recognisable prefix).
+ */
 export function scrubSecrets(text: string): string {
   let out = text;
+  for (const secret of knownSecrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   for (const { re, replace } of PATTERNS) out = out.replace(re, replace);
   return out;
 }

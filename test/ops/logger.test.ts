@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
 import { createLogger, turnLogger } from "../../src/logging/logger.js";
-import { redactDeep, scrubSecrets } from "../../src/logging/redact.js";
+import { redactDeep, registerSecret, scrubSecrets } from "../../src/logging/redact.js";
 
 function capture() {
   const lines: string[] = [];
@@ -93,6 +93,19 @@ describe("logger", () => {
       { sessionId: "s1", turnId: "t9", msg: "first" },
       { sessionId: "s1", turnId: "t9", msg: "second" },
     ]);
+  });
+
+  it("takes a registered secret of any shape out of every line, and ignores one too short to cut safely", () => {
+    registerSecret("plainkey-7f3a9c41e2");
+    registerSecret("abc");
+    const { lines, destination } = capture();
+    createLogger({ level: "info", destination, pretty: false }).warn(
+      { detail: "proxy said: key plainkey-7f3a9c41e2 rejected" },
+      "upstream answered with plainkey-7f3a9c41e2",
+    );
+    expect(lines.join("")).not.toContain("plainkey-7f3a9c41e2");
+    expect(lines.join("")).toContain("key [redacted] rejected");
+    expect(scrubSecrets("abc and abcdef")).toBe("abc and abcdef");
   });
 
   it("keeps numbers under token-like names readable and scrubs strings", () => {

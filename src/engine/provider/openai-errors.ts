@@ -17,8 +17,6 @@ export interface FailureContext {
   readonly model: string;
   readonly baseURL: string;
   readonly now: () => number;
-  /** The API key: taken out of any server text a message quotes, whatever its shape. */
-  readonly apiKey?: string;
 }
 
 /** A mapped failure: the error to surface, and whether (and when) a retry may help. */
@@ -40,15 +38,11 @@ export function isContextOverflow(code: unknown, message: string): boolean {
 }
 
 /** The error for an error payload the server sent inside an already-open stream (OpenRouter, vLLM). */
-export function midStreamError(payload: unknown, cause?: unknown, ctx?: FailureContext): ProviderError {
+export function midStreamError(payload: unknown, cause?: unknown): ProviderError {
   const { message, code } = describePayload(payload);
   if (isContextOverflow(code, message)) return new ContextOverflowError(undefined, { cause });
   const kind: ProviderErrorKind = code === 429 || code === "rate_limit_exceeded" ? "rate_limited" : "server";
-  return providerError(
-    kind,
-    `The model endpoint reported an error mid-response: ${clip(message, ctx)}`,
-    cause,
-  );
+  return providerError(kind, `The model endpoint reported an error mid-response: ${clip(message)}`, cause);
 }
 
 /** Map anything an attempt threw to a `Failure`. */
@@ -63,11 +57,11 @@ export function classifyFailure(error: unknown, ctx: FailureContext): Failure {
     return retryable(providerError("connection", text, error));
   }
   if (error instanceof APIError) {
-    if (error.status === undefined) return final(midStreamError(error.error ?? error.message, error, ctx));
+    if (error.status === undefined) return final(midStreamError(error.error ?? error.message, error));
     return fromStatus(error, error.status, ctx);
   }
   if (error instanceof SyntaxError) {
-    const text = `The model endpoint sent a stream chunk that is not JSON: ${clip(error.message, ctx)}`;
+    const text = `The model endpoint sent a stream chunk that is not JSON: ${clip(error.message)}`;
     return final(providerError("server", text, error));
   }
   // undici reports a connection lost mid-body as TypeError("terminated"); sockets as E* codes.
@@ -76,7 +70,7 @@ export function classifyFailure(error: unknown, ctx: FailureContext): Failure {
     return retryable(providerError("connection", text, error));
   }
   const message = error instanceof Error ? error.message : String(error);
-  return final(providerError("server", `Unexpected model endpoint failure: ${clip(message, ctx)}`, error));
+  return final(providerError("server", `Unexpected model endpoint failure: ${clip(message)}`, error));
 }
 
 function fromStatus(error: APIError, status: number, ctx: FailureContext): Failure {
@@ -110,7 +104,7 @@ function fromStatus(error: APIError, status: number, ctx: FailureContext): Failu
     const text = `The model endpoint had a server error (HTTP ${status}). Try again shortly.`;
     return { error: new ProviderError("server", text, status, options), retryable: true, retryAfterMs };
   }
-  const text = `The model endpoint rejected the request (HTTP ${status}): ${clip(message, ctx)}`;
+  const text = `The model endpoint rejected the request (HTTP ${status}): ${clip(message)}`;
   return final(new ProviderError("bad_request", text, status, options));
 }
 
@@ -191,21 +185,15 @@ function final(error: ProviderError): Failure {
 /** The endpoint's URL as a message may show it: scrubbed, its query left out. */
 function endpoint(ctx: FailureContext): string {
   const [path = "", query] = ctx.baseURL.split("?", 2);
-  return shown(path, ctx) + (query === undefined ? "" : `?${REDACTED}`);
+  return scrubSecrets(path) + (query === undefined ? "" : `?${REDACTED}`);
 }
 
 /**
- * `text` without the API key (when the context knows it: a chunk the stream reader rejects does
- * not) and without token-shaped substrings.
+ * Server text as a message may quote it: one line, scrubbed (the API key, registered by the
+ * provider, and token-shaped substrings), at most DETAIL_LIMIT characters.
  */
-function shown(text: string, ctx: FailureContext | undefined): string {
-  const key = ctx?.apiKey;
-  return scrubSecrets(key && key.length >= 8 ? text.split(key).join(REDACTED) : text);
-}
-
-/** Server text as a message may quote it: one line, scrubbed, at most DETAIL_LIMIT characters. */
-function clip(text: string, ctx: FailureContext | undefined): string {
-  const oneLine = shown(text.replace(/\s+/g, " ").trim(), ctx);
+function clip(text: string): string {
+  const oneLine = scrubSecrets(text.replace(/\s+/g, " ").trim());
   return oneLine.length > DETAIL_LIMIT ? `${oneLine.slice(0, DETAIL_LIMIT - 1)}…` : oneLine;
 }
 

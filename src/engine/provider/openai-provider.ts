@@ -7,6 +7,7 @@
  * model has produced no output — never after. A stall timer aborts a request that sends nothing
  * for `stallTimeoutMs`; aborting `request.signal` aborts the HTTP request at once.
  */
+import { registerSecret } from "../../logging/redact.js";
 import { randomBytes } from "node:crypto";
 import OpenAI from "openai";
 import type { ModelMessage } from "../../core/messages.js";
@@ -53,8 +54,6 @@ export class OpenAIProvider implements ProviderClient {
   private readonly maxRetries: number;
   private readonly now: () => number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** The API key, which a failure's message must never quote (see FailureContext.apiKey). */
-  private readonly apiKey: string | undefined;
 
   constructor(options: OpenAIProviderOptions = {}) {
     this.baseURL = (options.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
@@ -62,7 +61,8 @@ export class OpenAIProvider implements ProviderClient {
     this.maxRetries = options.maxRetries ?? 3;
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? abortableSleep;
-    this.apiKey = options.apiKey || undefined;
+    // Whatever its shape, the key is taken out of every message and log line (a proxy may echo it).
+    registerSecret(options.apiKey);
     const baseFetch = options.fetch;
     this.client = new OpenAI({
       baseURL: this.baseURL,
@@ -82,7 +82,6 @@ export class OpenAIProvider implements ProviderClient {
       model: request.model,
       baseURL: this.baseURL,
       now: this.now,
-      ...(this.apiKey ? { apiKey: this.apiKey } : {}),
     };
     const progress = { outputBegan: false };
     for (let attempt = 0; ; attempt++) {

@@ -6,6 +6,7 @@
  * and older vLLM builds; the prompt already demands JSON). Errors are thrown; the Reviewer turns
  * them into "unsure".
  */
+import { registerSecret } from "../../logging/redact.js";
 import OpenAI, { APIError } from "openai";
 import type { ReviewerMessage } from "./review-input.js";
 import { VERDICT_JSON_SCHEMA } from "./verdict.js";
@@ -39,6 +40,7 @@ export class OpenAIReviewerModel implements ReviewerModel {
   private structured = true;
 
   constructor(private readonly options: OpenAIReviewerModelOptions) {
+    registerSecret(options.apiKey ?? process.env.OPENAI_API_KEY);
     this.client = new OpenAI({
       baseURL: (options.baseURL ?? process.env.OPENAI_BASE_URL ?? "https://api.openai.com/v1").replace(
         /\/+$/,

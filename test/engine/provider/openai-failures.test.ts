@@ -12,6 +12,7 @@ import {
   PATH,
   request,
   SSE_HEADERS,
+  sse,
   testProvider,
 } from "./sse-helpers.js";
 
@@ -121,6 +122,24 @@ describe("OpenAIProvider HTTP errors", () => {
     expect(error).toMatchObject({ kind: "bad_request", recoverable: false });
     expect((error as Error).message).toBe(
       'The model endpoint rejected the request (HTTP 400): "auto" tool choice requires --enable-auto-tool-choice',
+    );
+  });
+
+  it("takes its own API key out of an error the server sends inside an open stream", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(
+        200,
+        sse(chunk({ content: "Hi" }), {
+          object: "error",
+          message: "upstream refused key mst_live_4f9a2c7d81e6b3",
+        }),
+        SSE_HEADERS,
+      );
+    const { provider } = testProvider({ apiKey: "mst_live_4f9a2c7d81e6b3" });
+    const { error } = await collect(provider.stream(request()));
+    expect((error as Error).message).toBe(
+      "The model endpoint reported an error mid-response: upstream refused key [redacted]",
     );
   });
 
