@@ -23,7 +23,7 @@ import {
   type WakeableSessions,
 } from "../subscriptions/session-wake.js";
 import type { Subscription } from "../subscriptions/subscription.js";
-import { SubscriptionService } from "../subscriptions/subscription-service.js";
+import { type Removal, SubscriptionService } from "../subscriptions/subscription-service.js";
 import type { SubscriberNotifier } from "../subscriptions/wake-sink.js";
 import type { SubscribeArgs, SubscriptionOwner } from "../subscriptions/subscription-service-options.js";
 import type { SubscriptionSettings } from "../subscriptions/subscription-settings.js";
@@ -113,6 +113,10 @@ export class AppSubscriptions implements SubscriptionToolsService {
 
   remove(owner: SubscriptionOwner, channel: string): Promise<Outcome> {
     return this.opened().remove(owner, channel);
+  }
+
+  toRemove(owner: SubscriptionOwner, channel: string): Promise<Removal> {
+    return this.opened().toRemove(owner, channel);
   }
 
   listForPerson(person: Pick<SubscriptionOwner, "platform" | "userId">): Promise<readonly Subscription[]> {

@@ -3,9 +3,10 @@
  * message they see (`observe`); messages in subscribed channels are buffered, run through each
  * subscription's trigger and loop guards, and batched into wake-ups of the subscribing session,
  * which wake-delivery.ts hands to the injected WakeSink. The tools call `subscribe`
- * (subscribe-channel.ts) / `remove` / `listFor` / `catchUp` (catch-up.ts); the session layer calls
- * `sessionIdle` after each turn and `listForSession` for `status`. A subscription is removed only
- * at its creator's or a configured approver's request. Subscriptions, buffers, read cursors and
+ * (subscribe-channel.ts) / `remove` / `listFor` / `catchUp` (catch-up.ts), and unsubscribe's
+ * approval card `toRemove`, the choice `remove` acts on; the session layer calls `sessionIdle`
+ * after each turn and `listForSession` for `status`. A subscription is removed only at its
+ * creator's or a configured approver's request. Subscriptions, buffers, read cursors and
  * wake markers live in the store, and `open` rebuilds the indexes and the batches that were
  * pending when the process stopped.
  *
@@ -54,6 +55,11 @@ import type {
 import { wakesSubscription } from "./wake-rule.js";
 import { WakeDelivery } from "./wake-delivery.js";
 import { WakeScheduler } from "./wake-scheduler.js";
+
+/** What a removal would end: the one subscription, or why it ends none (the reply to give). */
+export type Removal =
+  | { readonly ok: true; readonly subscription: Subscription }
+  | { readonly ok: false; readonly message: string };
 
 /** How often the indexes are reconciled with a shared catalog by default. */
 const DEFAULT_RECONCILE_MS = 15_000;
@@ -194,25 +200,35 @@ export class SubscriptionService {
 
   /**
    * Remove a subscription to `channel` (a subscription id, a channel id, "#name" or name,
-   * "chat:topic"), for the unsubscribe tool, the user's command and the listing's Cancel button —
-   * only its creator's or a configured approver's request does: the asking session's subscription
-   * when it has one of that name (another person's in a shared thread is named, not removed), else
-   * one of the person's own in any of their conversations, or, for an approver, anyone's by its id.
-   * Resolves with the reply.
+   * "chat:topic"), for the unsubscribe tool, the user's command and the listing's Cancel button:
+   * the one `toRemove` picks, else nothing. Resolves with the reply.
    */
   async remove(owner: SubscriptionOwner, channel: string): Promise<Outcome> {
-    const mine = await this.listForPerson(owner);
-    const here = this.registry.forSession(owner.sessionId).filter((s) => isNamedBy(s, channel));
-    const matches = this.removable(owner, channel, here, mine);
-    if (matches.length !== 1)
-      return { ok: false, message: notRemoved(channel, matches.length, here, mine, owner.sessionId) };
-    const subscription = matches[0]!;
+    const removal = await this.toRemove(owner, channel);
+    if (!removal.ok) return removal;
+    const { subscription } = removal;
     await this.close(subscription);
     const whose = isCreatedBy(subscription, owner) ? "" : ` (${creatorName(subscription)}'s subscription)`;
     return {
       ok: true,
       message: `Unsubscribed from ${channelLabel(subscription.channelRef)}${whose}; it no longer wakes ${wakesWhere(subscription, owner.sessionId)}.`,
     };
+  }
+
+  /**
+   * The one subscription `remove(owner, channel)` would end, or its refusal — what the
+   * unsubscribe tool's approval card shows, so the card and the removal cannot disagree. Only its
+   * creator's or a configured approver's request ends one: the asking session's subscription when
+   * it has one of that name (another person's in a shared thread is named, not removed), else one
+   * of the person's own in any of their conversations, or, for an approver, anyone's by its id.
+   */
+  async toRemove(owner: SubscriptionOwner, channel: string): Promise<Removal> {
+    const mine = await this.listForPerson(owner);
+    const here = this.registry.forSession(owner.sessionId).filter((s) => isNamedBy(s, channel));
+    const matches = this.removable(owner, channel, here, mine);
+    if (matches.length !== 1)
+      return { ok: false, message: notRemoved(channel, matches.length, here, mine, owner.sessionId) };
+    return { ok: true, subscription: matches[0]! };
   }
 
   /**

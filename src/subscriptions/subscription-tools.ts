@@ -30,13 +30,13 @@ import {
 } from "./subscription.js";
 import type { SubscriptionService } from "./subscription-service.js";
 import type { SubscribeArgs, SubscriptionOwner } from "./subscription-service-options.js";
-import { describeSubscription, personLines, wakesWhere } from "./subscription-text.js";
+import { creatorName, describeSubscription, personLines, wakesWhere } from "./subscription-text.js";
 import { describeTrigger, parseTrigger } from "./triggers.js";
 
 /** What the tools need from the service. */
 export type SubscriptionToolsService = Pick<
   SubscriptionService,
-  "subscribe" | "remove" | "listForPerson" | "listFor" | "catchUp"
+  "subscribe" | "remove" | "toRemove" | "listForPerson" | "listFor" | "catchUp"
 >;
 
 const FEATURE = "channel subscriptions are";
@@ -174,10 +174,10 @@ function subscribePreview(args: SubscribeArgs, request: ConversationExecutionReq
 
 /**
  * What unsubscribe_channel's approval card shows: the subscription the call ends — its channel,
- * trigger and instructions, and the conversation it wakes — when it is one the person created (of
- * this conversation's subscriptions named so, else of theirs anywhere, as the service looks).
- * Otherwise only the channel asked for, so the card shows nothing of a subscription they may not
- * end (an approver ending someone else's sees the name or id they gave).
+ * trigger and instructions, whose it is when not the person's, and the conversation it wakes — as
+ * the service's `toRemove` picks it, the same choice `remove` then acts on. When it would end none
+ * (nothing of that name, several, or one the person may not end), only the channel asked for, so
+ * the card shows nothing of a subscription they may not end, nor whether it exists.
  */
 async function unsubscribePreview(
   service: SubscriptionToolsService,
@@ -187,13 +187,12 @@ async function unsubscribePreview(
   const caller = callerOf(request);
   if (typeof caller === "string") return { summary: `Stop watching ${channel} (will be refused: ${caller})` };
   const owner = ownerOf(caller);
-  const here = (await service.listFor(caller.sessionId)).filter((s) => isNamedBy(s, channel));
-  const looked = here.length > 0 ? here : await service.listForPerson(owner);
-  const ending = looked.filter((s) => isCreatedBy(s, owner) && isNamedBy(s, channel));
-  const subscription = ending.length === 1 ? ending[0] : undefined;
-  if (subscription === undefined) return { summary: `Stop watching ${channel}` };
+  const removal = await service.toRemove(owner, channel);
+  if (!removal.ok) return { summary: `Stop watching ${channel}` };
+  const { subscription } = removal;
+  const whose = isCreatedBy(subscription, owner) ? "" : ` (${creatorName(subscription)}'s subscription)`;
   return {
-    summary: `Stop watching ${describeSubscription(subscription)} [${subscription.id}]; it no longer wakes ${wakesWhere(subscription, caller.sessionId)}`,
+    summary: `Stop watching ${describeSubscription(subscription)} [${subscription.id}]${whose}; it no longer wakes ${wakesWhere(subscription, caller.sessionId)}`,
   };
 }
 
