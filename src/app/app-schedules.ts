@@ -8,7 +8,12 @@
  */
 import type { Logger } from "pino";
 import { scheduleCanceller, scheduleCommands } from "../schedules/schedule-commands.js";
-import { type Actor, ScheduleService, type TimezoneLookup } from "../schedules/schedule-service.js";
+import {
+  type Actor,
+  type CancelTarget,
+  ScheduleService,
+  type TimezoneLookup,
+} from "../schedules/schedule-service.js";
 import type { TaskNotifier } from "../schedules/task-runs.js";
 import type { ScheduledTask } from "../schedules/scheduled-task.js";
 import type { ScheduleSettings } from "../schedules/schedule-settings.js";
@@ -118,6 +123,10 @@ export class AppSchedules implements ScheduleToolsService {
 
   linesFor(actor: Actor): readonly string[] {
     return this.opened().linesFor(actor);
+  }
+
+  toCancel(actor: Actor, id: string): Promise<CancelTarget> {
+    return this.opened().toCancel(actor, id);
   }
 
   cancel(actor: Actor, id: string): Promise<Outcome> {

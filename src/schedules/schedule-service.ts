@@ -1,10 +1,12 @@
 /**
  * ScheduleService: scheduled tasks and wake-ups, durable and exactly-once. Tools call `preview` /
- * `create` / `wakeLater` / `listFor` / `cancel`; the session layer reports how each scheduled turn
- * ended (`turnEnded`). Tasks live in the store (TaskRegistry), and their runs are TaskRuns' work
- * (task-runs.ts): each occurrence claimed before it runs, so none runs twice. Guards: the planner's
- * minimum interval, active tasks per person and per workspace, wake-ups per session per hour, and
- * failed runs in a row pause a task.
+ * `create` / `wakeLater` / `linesFor` / `toCancel` / `cancel` (commands `listFor` too); the session
+ * layer reports how each scheduled turn ended (`turnEnded`). Which task a cancel ends, and whether
+ * the actor may end it, is decided in one place (`toCancel`), for the cancel and its approval card.
+ * Tasks live in the store (TaskRegistry), and their runs are TaskRuns' work (task-runs.ts): each
+ * occurrence claimed before it runs, so none runs twice. Guards: the planner's minimum interval,
+ * active tasks per person and per workspace, wake-ups per session per hour, and failed runs in a
+ * row pause a task.
  */
 import { randomBytes } from "node:crypto";
 import { mayDecide } from "../approvals/authorisation.js";
@@ -48,6 +50,14 @@ export interface Actor {
   /** The conversation asking (its tasks read "this conversation"). */
   readonly sessionId?: string;
 }
+
+/**
+ * What `cancel(actor, id)` would do: end `task` — the actor's own (`own`), else one they may end
+ * as an approver — or refuse with `message`.
+ */
+export type CancelTarget =
+  | { readonly ok: true; readonly task: ScheduledTask; readonly own: boolean }
+  | { readonly ok: false; readonly message: string };
 
 export interface ScheduleServiceOptions {
   readonly store: Store;
@@ -170,18 +180,30 @@ export class ScheduleService {
     return mine.length === 0 ? [] : taskLines(mine, sessionId, this.settings.defaultTimezone);
   }
 
-  /** Cancel a task: its creator's, or anyone's for an approver. */
-  async cancel(actor: Actor, id: string): Promise<Outcome> {
-    const task = this.registry.get(id.trim()) ?? (await this.registry.reload(id.trim()));
-    const owner = task !== undefined && ownerKeyOf(task) === `${actor.platform}:${actor.userId}`;
+  /**
+   * Which task `cancel(actor, id)` ends, or why it refuses; changes nothing. The task its creator
+   * may end, or anyone's for an approver; one this process does not know yet (another process
+   * created it) is read from the store. The approval card of cancel_scheduled_task asks this, so
+   * it cannot name a task the cancel would not end, nor miss one it would.
+   */
+  async toCancel(actor: Actor, id: string): Promise<CancelTarget> {
+    const wanted = id.trim();
+    const task = this.registry.get(wanted) ?? (await this.registry.reload(wanted));
+    const own = task !== undefined && ownerKeyOf(task) === `${actor.platform}:${actor.userId}`;
     const approver = mayDecide(this.options.approvers ?? [], actor.platform, actor.userId);
-    if (!task || !(owner || approver)) {
-      const yours =
-        this.listFor(actor)
-          .map((t) => t.id)
-          .join(", ") || "none";
-      return { ok: false, message: `You have no scheduled task ${id}. Your tasks: ${yours}.` };
-    }
+    if (task !== undefined && (own || approver)) return { ok: true, task, own };
+    const yours =
+      this.listFor(actor)
+        .map((t) => t.id)
+        .join(", ") || "none";
+    return { ok: false, message: `You have no scheduled task ${id}. Your tasks: ${yours}.` };
+  }
+
+  /** Cancel a task: the one `toCancel` names (its creator's, or anyone's for an approver). */
+  async cancel(actor: Actor, id: string): Promise<Outcome> {
+    const target = await this.toCancel(actor, id);
+    if (!target.ok) return target;
+    const { task } = target;
     await this.registry.remove(task.id);
     this.runs.disarm(task.id);
     const where = task.sessionId === actor.sessionId ? "this conversation" : placeOf(task.target);

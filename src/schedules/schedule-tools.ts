@@ -2,7 +2,8 @@
  * The agent's scheduling tools: schedule_task (a write: interactive mode asks, with a card saying
  * what runs, where and the next three runs; auto runs it), list_scheduled_tasks and
  * cancel_scheduled_task (the person's own tasks across all their conversations; cancelling is a
- * write too, its card naming the task that goes away), and wake_me_later (no approval: it only
+ * write too, its card naming the task that goes away — the one ScheduleService.toCancel says the
+ * cancel ends, so card and cancel cannot disagree), and wake_me_later (no approval: it only
  * wakes this same conversation, bounded and rate-limited). A turn started by channel content can
  * never create a task or a wake-up.
  *
@@ -27,7 +28,7 @@ import { cancellationSummary } from "./task-text.js";
 /** What the tools need from the service. */
 export type ScheduleToolsService = Pick<
   ScheduleService,
-  "preview" | "create" | "wakeLater" | "listFor" | "linesFor" | "cancel"
+  "preview" | "create" | "wakeLater" | "linesFor" | "toCancel" | "cancel"
 >;
 
 const FEATURE = "scheduled tasks are";
@@ -131,7 +132,7 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     concurrent: false,
     label: (args) => args.id,
     async preview(args, { request }) {
-      return { summary: cancelSummary(service, args.id, request) };
+      return { summary: await cancelSummary(service, args.id, request) };
     },
     async execute(args, context) {
       const caller = callerOf(context.request, FEATURE);
@@ -162,19 +163,23 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
 }
 
 /**
- * What cancel_scheduled_task's card says: the task or wake-up it ends (its text, where it posts)
- * when it is one of the person's own; else only the id asked for, so the card shows nothing of a
- * task they may not cancel, nor whether it exists (an approver cancelling someone else's sees the id).
+ * What cancel_scheduled_task's card says, from the same decision the cancel makes
+ * (ScheduleService.toCancel): the task or wake-up it ends (its text, where it posts) when it is one
+ * of the person's own; else only the id asked for, so the card shows nothing of a task they may not
+ * cancel, nor whether it exists (an approver cancelling someone else's sees the id). A cancel that
+ * will be refused says so — for a person who is no approver that is every id not of their own
+ * tasks, existing or not.
  */
-function cancelSummary(
+async function cancelSummary(
   service: ScheduleToolsService,
   id: string,
   request: ConversationExecutionRequest,
-): string {
+): Promise<string> {
   const caller = callerOf(request, FEATURE);
   if (typeof caller === "string") return `cancel_scheduled_task ${id} (will be refused: ${caller})`;
-  const task = service.listFor(actorOf(caller)).find((t) => t.id === id.trim());
-  return task === undefined ? `cancel scheduled task ${id}` : cancellationSummary(task, caller.sessionId);
+  const target = await service.toCancel(actorOf(caller), id);
+  if (!target.ok) return `cancel scheduled task ${id} (will be refused: not a task this person may cancel)`;
+  return target.own ? cancellationSummary(target.task, caller.sessionId) : `cancel scheduled task ${id}`;
 }
 
 /**

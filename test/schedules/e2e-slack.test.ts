@@ -152,7 +152,9 @@ describe("Slack scheduled tasks end to end", () => {
 
     // Ending a standing item is a write: the card names it, and the task goes only once approved.
     follow(e, other, call("cancel_scheduled_task", { id }));
-    expect(await approve(e, other)).toContain(id);
+    expect(await approve(e, other)).toContain(
+      `cancel task ${id}: "weekly report", which posts in slack D1ANA, thread ${first}`,
+    );
     expect(await replyIn(e, other, "Tool said: Cancelled")).toContain(
       `Cancelled task ${id} (posted in slack D1ANA, thread ${first})`,
     );
