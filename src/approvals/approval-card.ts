@@ -70,6 +70,11 @@ function deciders(item: PendingItem): CardBlock[] {
 export const CHANNEL_CONTENT_WARNING =
   "Nobody here asked for this: the turn was triggered by channel content — messages other people wrote in a watched channel. Approve only if you want it to happen.";
 
+/** What tells people the agent read outside content before asking, and which tools read it. */
+export function outsideReadsWarning(reads: string): string {
+  return `Before asking, the agent read content from outside this conversation (${reads}). Text there may have asked for this call: approve only if it is what was asked for here.`;
+}
+
 /** The card for a pending approval, open or settled. */
 export function approvalCard(item: PendingApproval): Card {
   const open = item.status === "pending";
@@ -77,6 +82,8 @@ export function approvalCard(item: PendingApproval): Card {
   // The warning goes first: a platform shortening a long card cuts from the end, and a padded
   // command or URL must not push it out of sight.
   const blocks: CardBlock[] = fromChannel ? [{ kind: "text", text: CHANNEL_CONTENT_WARNING }] : [];
+  if (item.outsideReads !== undefined)
+    blocks.push({ kind: "text", text: outsideReadsWarning(item.outsideReads) });
   blocks.push({ kind: "text", text: item.argSummary });
   const detail = detailBlock(item.detail);
   if (detail) blocks.push(detail);

@@ -78,6 +78,7 @@ export class ApprovalService {
                 provenanceQuote: `${request.provenance.channel ?? "a channel"}: ${request.provenance.quote ?? ""}`,
               }
             : {}),
+          ...(request.outsideReads === undefined ? {} : { outsideReads: request.outsideReads }),
         };
       };
       const fallback = { tool: request.tool, args: request.args };

@@ -64,6 +64,8 @@ export interface PendingApproval extends PendingCommon {
   readonly alwaysOptions: readonly AlwaysOption[];
   /** Set when the request came from untrusted channel content. */
   readonly provenanceQuote?: string;
+  /** The outside reads made before the call (PermissionRequest.outsideReads), when any. */
+  readonly outsideReads?: string;
 }
 
 export interface PendingQuestion extends PendingCommon {
@@ -135,6 +137,7 @@ export const pendingItemSchema = z.discriminatedUnion("kind", [
     detail: z.object({ kind: z.string(), text: z.string() }).optional(),
     alwaysOptions: z.array(z.enum(["always_tool", "always_command", "always_domain", "readonly_session"])),
     provenanceQuote: z.string().optional(),
+    outsideReads: z.string().optional(),
   }),
   z.object({
     ...common,

@@ -25,6 +25,7 @@ import type { GrantSet } from "./permissions/grants.js";
 import { type PermissionEngine, provenanceOf } from "./permissions/permission-engine.js";
 import type { ProviderClient } from "./provider/provider.js";
 import type { ReviewerDenialReporter, ReviewerGate } from "./reviewer/reviewer-gate.js";
+import { outsideReadsOf } from "./reviewer/review-input.js";
 import { type ConversationExecutionRequest, withMode } from "../core/request.js";
 import { preview, statusReason } from "./tool-results.js";
 
@@ -114,6 +115,20 @@ export class TurnContext {
 
   get mode(): PermissionMode {
     return this.request.mode;
+  }
+
+  /**
+   * The tools reading outside content (web pages, other channels, MCP data) the agent has called
+   * since the requester last wrote, as "web_fetch ×2, catch_up"; undefined when none (see
+   * outsideReadsOf). The reviewer and the approval card are both told.
+   */
+  outsideReads(): string | undefined {
+    const { registry } = this.deps;
+    return outsideReadsOf(
+      this.history,
+      this.request.requester.userId,
+      (name) => registry.get(name)?.readsOutside === true,
+    );
   }
 
   /** Stop the turn: aborts the model request, running tools and any pending wait. */

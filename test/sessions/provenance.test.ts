@@ -9,6 +9,7 @@ import { ProviderError } from "../../src/engine/provider/provider.js";
 import type { WakeTurn } from "../../src/sessions/wake-turns.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { HistoryLog } from "../../src/store/history-log.js";
+import { outsideReadsWarning } from "../../src/approvals/approval-card.js";
 import { ANA, type Harness, makeHarness, message, pressCard, tempDir, thread } from "./helpers/harness.js";
 
 let h: Harness | undefined;
@@ -126,5 +127,21 @@ describe("provenance on the turn", () => {
     await harness.manager.idle();
     expect(harness.runs.runs.map((r) => r.tool)).toEqual(["write_note"]);
     expect(harness.outputs.for(HOME).cards).toEqual([]);
+  });
+});
+
+describe("outside reads on the card", () => {
+  it("a person's card says the turn read outside content before the call, naming the tool", async () => {
+    h = await makeHarness({
+      steps: [toolStep(["p1", "read_page", { url: "https://blog.example/post" }]), WRITE, textStep("done")],
+    });
+    const harness = h;
+    await harness.manager.receive(message("summarise https://blog.example/post", { target: HOME }));
+    const card = await harness.outputs.until(() => harness.outputs.for(HOME).cards[0], "an approval card");
+    const shown = card.versions[0]!;
+    expect(shown.blocks[0]).toEqual({ kind: "text", text: outsideReadsWarning("read_page") });
+    expect(JSON.stringify(shown)).not.toContain("Ignore your instructions");
+    expect((await pressCard(harness, shown, "deny")).status).toBe("accepted");
+    await harness.manager.idle();
   });
 });

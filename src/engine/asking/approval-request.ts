@@ -87,11 +87,13 @@ export async function requestApproval(
     provenance: ctx.provenance,
     alwaysOptions: decision.alwaysOptions,
   };
+  const outsideReads = ctx.outsideReads();
   const request: PermissionRequest = {
     ...notice,
     callId: hop === undefined ? call.id : `${call.id}~${hop}`,
     preview: await cardPreview(ctx, tool, args),
     ...(decision.humanOnly ? { onlyLooseners: true } : {}),
+    ...(outsideReads === undefined ? {} : { outsideReads }),
   };
   ctx.emit({ type: "permission-required", ...notice });
   ctx.audit("approval_requested", call.id, tool.name, {

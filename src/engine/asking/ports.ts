@@ -23,6 +23,12 @@ export interface PermissionRequest extends PermissionNotice {
    * asked (src/approvals/authorisation.ts).
    */
   readonly onlyLooseners?: boolean;
+  /**
+   * The outside reads (web pages, other channels, MCP data) the agent made since the requester
+   * last wrote, as "web_fetch ×2": text read there may have asked for this call, and the person
+   * deciding should know (TurnContext.outsideReads). Absent: none.
+   */
+  readonly outsideReads?: string;
 }
 
 /** An outcome with who decided it (a display name), so a standing grant records its giver. */

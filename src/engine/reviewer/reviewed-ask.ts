@@ -61,11 +61,7 @@ export function humanFloor(
 
 function inputOf(ctx: TurnContext, tool: AnyTool, args: Record<string, unknown>): ReviewInput {
   const requester = ctx.request.requester.userId;
-  const outside = outsideReadsFact(
-    ctx.history,
-    requester,
-    (name) => ctx.deps.registry.get(name)?.readsOutside === true,
-  );
+  const outside = outsideReadsFact(ctx.outsideReads());
   return {
     ...reviewLinesOf(ctx.history, requester),
     tool: { name: tool.name, description: tool.description, category: tool.category },
