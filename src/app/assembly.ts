@@ -3,7 +3,8 @@
  * provider, tools, approvals — see conversation-assembly.ts) and the Slack and Telegram channel
  * starters, sharing one Messenger registry per assembly so messaging tools reach the channels
  * that are running, one set of channel subscriptions so what the channels see reaches them, and
- * one set of scheduled tasks (the channels' timezone lookups and channel removals reach them).
+ * one set of scheduled tasks (the channels' timezone lookups and channel removals reach them), and
+ * one set of access rules, so a standing item wakes a turn only for someone still allowed.
  */
 import type { AppAssembly } from "./app-parts.js";
 import { AppSchedules } from "./app-schedules.js";
@@ -13,17 +14,18 @@ import { channelStarter } from "./channel-starter.js";
 import { MessengerRegistry } from "./messenger-registry.js";
 import { slackAdapter } from "./slack-starter.js";
 import { telegramAdapter } from "./telegram-starter.js";
+import { WakeAccess } from "./wake-access.js";
 
-/** A fresh assembly (its own Messenger registry, subscriptions and schedules): one per app. */
+/** A fresh assembly (its own Messenger registry, subscriptions, schedules and access rules): one per app. */
 export function createAssembly(): AppAssembly {
   const messengers = new MessengerRegistry();
   const subscriptions = new AppSubscriptions();
   const schedules = new AppSchedules();
+  const access = new WakeAccess();
+  const parts = { messengers, subscriptions, schedules, access };
   return {
-    createConversation: (context) => createConversation(context, { messengers, subscriptions, schedules }),
-    channels: [slackAdapter, telegramAdapter].map((adapter) =>
-      channelStarter(adapter, { messengers, subscriptions, schedules }),
-    ),
+    createConversation: (context) => createConversation(context, parts),
+    channels: [slackAdapter, telegramAdapter].map((adapter) => channelStarter(adapter, parts)),
   };
 }
 

@@ -2,8 +2,8 @@
  * How any ChannelAdapter joins the app, the same way for every platform: the platform's own
  * module (slack-starter.ts, telegram-starter.ts) only turns the config into an adapter; this
  * file registers what the adapter offers — its thread outputs with the session layer and its
- * Messenger with the messaging tools before it starts, its directory with channel subscriptions
- * and its timezone lookup with scheduled tasks once it has — wires its hooks to subscriptions
+ * Messenger with the messaging tools before it starts, its directory with channel subscriptions,
+ * its timezone lookup with scheduled tasks and its access rules with the wake-ups once it has — wires its hooks to subscriptions
  * and schedules, and hands the ChannelSupervisor a RunningChannel on the adapter's lifecycle.
  */
 import type { AttachmentIntake } from "../attachments/inbound-attachments.js";
@@ -17,6 +17,7 @@ import type { AppSubscriptions } from "./app-subscriptions.js";
 import { attachmentIntakeFromConfig } from "./attachment-intake.js";
 import type { MessengerRegistry } from "./messenger-registry.js";
 import { startOrStop } from "./start-or-stop.js";
+import type { WakeAccess } from "./wake-access.js";
 
 /** What every adapter is built with, whatever its platform. */
 export interface AdapterBase extends Required<ChannelHooks> {
@@ -44,6 +45,8 @@ export interface AdapterPorts {
   readonly messengers: MessengerRegistry;
   readonly subscriptions: AppSubscriptions;
   readonly schedules?: AppSchedules;
+  /** Where the adapter's access rules go, for the wake-ups of standing items (wake-access.ts). */
+  readonly access?: WakeAccess;
 }
 
 /** Make `adapter`'s thread outputs the session layer's factory for its platform. */
@@ -92,6 +95,7 @@ async function connect(
   if (adapter.messenger) ports.messengers.register(platform, adapter.messenger);
   await startOrStop(adapter, signal);
   if (adapter.directory) ports.subscriptions.registerDirectory(adapter.directory());
+  if (adapter.mayAct) ports.access?.register(platform, adapter.mayAct.bind(adapter));
   if (adapter.timezoneOf) {
     const timezoneOf = adapter.timezoneOf.bind(adapter);
     ports.schedules?.registerTimezones(platform, (_target, userId) => timezoneOf(userId));

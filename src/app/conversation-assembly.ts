@@ -29,6 +29,7 @@ import type { AppContext, AppConversation } from "./app-parts.js";
 import { AppSchedules } from "./app-schedules.js";
 import { AppSubscriptions } from "./app-subscriptions.js";
 import { loadOnFirstUse } from "./load-on-first-use.js";
+import { WakeAccess } from "./wake-access.js";
 import { MessengerRegistry } from "./messenger-registry.js";
 import { observeService } from "./observed-service.js";
 import { MeteredProvider } from "./provider-metrics.js";
@@ -48,6 +49,8 @@ export interface ConversationParts {
   readonly subscriptions?: AppSubscriptions;
   /** Scheduled tasks, shared with the channel starters; default: fresh ones. */
   readonly schedules?: AppSchedules;
+  /** The platforms' access rules the channel starters register, checked before every wake-up. */
+  readonly access?: WakeAccess;
 }
 
 /** Thrown when the approvals section holds ids the session layer cannot use. */
@@ -201,9 +204,11 @@ export async function createConversation(
     });
     if (context.coordination.distributed)
       context.readiness.register("session leases", () => manager.coordinationReady());
+    // Standing items wake turns only for people still allowed where they run (wake-access.ts).
+    const wakes = (parts.access ?? new WakeAccess()).guard(manager);
     await subscriptions.open({
       store,
-      sessions: manager,
+      sessions: wakes,
       settings: settingsFromConfig(config.subscriptions),
       approvers: approvals.approvers,
       logger,
@@ -211,7 +216,7 @@ export async function createConversation(
     });
     await schedules.open({
       store,
-      sessions: manager,
+      sessions: wakes,
       settings: scheduleSettingsFromConfig(config.schedules),
       approvers: approvals.approvers,
       logger,

@@ -65,4 +65,11 @@ export interface ChannelAdapter {
   directory?(): PlatformDirectory;
   /** A person's IANA timezone, where the platform knows it (for scheduled tasks). */
   timezoneOf?(userId: string): Promise<string | undefined>;
+  /**
+   * Whether the person may use the bot in `target`'s conversation under this platform's access
+   * rules now (allowed users and chats, guests, deactivated accounts): a scheduled task or a
+   * subscription of theirs wakes a turn only then. Rejects when the platform cannot tell; asked
+   * only after `start`.
+   */
+  mayAct?(userId: string, target: ThreadTarget): Promise<boolean>;
 }

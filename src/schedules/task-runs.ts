@@ -6,7 +6,8 @@
  * skipped with a note. A run is a wake turn of the task's session (queued behind a running turn) as
  * its creator, marked as the agent's own note when the task's text is the agent's (a wake-up, a
  * task no person approved); failed runs in a row, and a thread that is gone, pause the task and
- * tell its creator.
+ * tell its creator; a creator who may no longer use the bot there pauses it too, and the thread is
+ * told.
  */
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace } from "../store/store.js";
@@ -101,6 +102,18 @@ export class TaskRuns {
     );
   }
 
+  /**
+   * The task's creator may no longer use the bot where it runs (WakeResult "refused"): pause it —
+   * its runs would act with their authority — and say so in the thread it posts in, not to them.
+   */
+  private async pauseRefused(task: ScheduledTask, reason: string): Promise<void> {
+    this.arm(await this.registry.put({ ...task, status: "paused", statusNote: reason }));
+    await this.tell(
+      task.target,
+      `I paused the scheduled ${task.kind === "wake" ? "wake-up" : "task"} ${task.id}, which runs as the person who set it up: ${reason}.`,
+    );
+  }
+
   /** Resolves once the runs started so far have been handed to the session layer. */
   async settled(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
@@ -184,6 +197,7 @@ export class TaskRuns {
       return;
     }
     if (result.status === "gone") await this.pauseGone(advanced, result.reason);
+    else if (result.status === "refused") await this.pauseRefused(advanced, result.reason);
     else if (result.status === "skipped") await this.notStarted(advanced, result.reason);
   }
 

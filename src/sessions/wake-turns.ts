@@ -39,7 +39,12 @@ export type WakeResult =
   /** The session no longer takes turns in its thread (unknown, or replaced with "new"). */
   | { readonly status: "gone"; readonly reason: string }
   /** A scheduled run left out: an earlier run of its task still waits in the thread's queue. */
-  | { readonly status: "skipped"; readonly reason: string };
+  | { readonly status: "skipped"; readonly reason: string }
+  /**
+   * Not started: the requester may no longer use the bot in that conversation (the app asks the
+   * platform's access rules before a wake reaches the session layer: app/wake-access.ts).
+   */
+  | { readonly status: "refused"; readonly reason: string };
 
 /**
  * Why a scheduled run is left out of `record`'s queue, or undefined when it is not: an earlier run

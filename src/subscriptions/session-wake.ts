@@ -29,7 +29,8 @@ export function sessionWakeSink(sessions: WakeableSessions): WakeSink {
         requester: subscription.createdBy,
         channelContent: batch.input.channelContent,
       });
-      if (result.status === "gone") throw new SubscriberGoneError(result.reason);
+      if (result.status === "gone" || result.status === "refused")
+        throw new SubscriberGoneError(result.reason);
     },
     isBusy: (sessionId) => sessions.isBusy(sessionId),
   };

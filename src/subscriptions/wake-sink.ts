@@ -19,7 +19,8 @@ export interface WakeBatch {
 
 /**
  * Thrown by a WakeSink when the subscribing session takes no more turns (unknown, or replaced
- * with "new" in its thread): the subscription is closed and the thread told why.
+ * with "new" in its thread) or the subscriber may no longer use the bot there: the subscription is
+ * closed and the thread told why.
  */
 export class SubscriberGoneError extends Error {
   override readonly name = "SubscriberGoneError";
@@ -31,7 +32,8 @@ export interface WakeSink {
    * Start (or queue) a turn of `subscription.sessionId` in `subscription.subscriberTarget` with
    * prompt `batch.input.text`, requester `subscription.createdBy`, and
    * `metadata.channelContent = batch.input.channelContent`. Resolve once accepted; reject with a
-   * SubscriberGoneError when the session is gone, or with any error when the turn cannot be taken
+   * SubscriberGoneError when the session is gone or the subscriber may no longer use the bot in
+   * its thread, or with any error when the turn cannot be taken
    * now (the batch is then rebuilt from the buffer by the next `open`).
    */
   wake(subscription: Subscription, batch: WakeBatch): Promise<void>;

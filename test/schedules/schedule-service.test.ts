@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ANA_HOME, ANA_OTHER, BEN, flush, type Harness, openHarness, T0, MIN, iso } from "./support.js";
+import { ANA_HOME, HOME, ANA_OTHER, BEN, flush, type Harness, openHarness, T0, MIN, iso } from "./support.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -125,6 +125,26 @@ describe("ScheduleService runs", () => {
     expect(h.sessions.notices).toHaveLength(1);
     expect(h.sessions.notices[0]!.target).toEqual({ platform: "slack", workspace: "T1", channel: "U1ANA" });
     expect(h.sessions.notices[0]!.text).toContain("I paused your scheduled task");
+    await advance(h, 120 * MIN, 30 * MIN);
+    expect(h.sessions.turns).toHaveLength(0);
+  });
+
+  it("pauses a task whose creator may no longer use the bot there, and says so in its thread", async () => {
+    h = await openHarness();
+    await h.service.create(ANA_HOME, { prompt: "digest", cron: "0 * * * *", timezone: "UTC" });
+    h.sessions.refused.add("U1ANA");
+    await advance(h, 61 * MIN);
+    const [task] = h.service.listFor({ platform: "slack", userId: "U1ANA" });
+    expect(task).toMatchObject({
+      status: "paused",
+      statusNote: "Ana may no longer use Coworker in this conversation",
+    });
+    expect(h.sessions.notices).toEqual([
+      {
+        target: HOME,
+        text: `I paused the scheduled task ${task!.id}, which runs as the person who set it up: Ana may no longer use Coworker in this conversation.`,
+      },
+    ]);
     await advance(h, 120 * MIN, 30 * MIN);
     expect(h.sessions.turns).toHaveLength(0);
   });

@@ -54,15 +54,25 @@ export class ManualClock implements Clock {
   }
 }
 
-/** Records wake turns; a session can be made "gone", or busy with a run of each task still waiting. */
+/**
+ * Records wake turns; a session can be made "gone", or busy with a run of each task still waiting,
+ * and a person "refused" (no longer allowed where their tasks run).
+ */
 export class RecordingSessions implements WakeableSessions {
   readonly turns: WakeTurn[] = [];
   readonly gone = new Set<string>();
   readonly stillWaiting = new Set<string>();
+  /** User ids whose wake turns are refused, as the app's access check refuses them. */
+  readonly refused = new Set<string>();
   readonly notices: { target: ThreadTarget; text: string }[] = [];
 
   async wake(turn: WakeTurn): Promise<WakeResult> {
     if (this.gone.has(turn.sessionId)) return { status: "gone", reason: "the conversation no longer exists" };
+    if (this.refused.has(turn.requester.id))
+      return {
+        status: "refused",
+        reason: `${turn.requester.name} may no longer use Coworker in this conversation`,
+      };
     if (this.stillWaiting.has(turn.sessionId))
       return { status: "skipped", reason: "its previous run has not started yet" };
     this.turns.push(turn);

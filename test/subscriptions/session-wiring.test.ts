@@ -142,13 +142,15 @@ describe("extra command matching", () => {
 });
 
 describe("wake sink, subscription commands and retry provenance", () => {
-  it("turns a gone session into SubscriberGoneError and passes the batch as a wake turn", async () => {
+  it("turns a gone session or a refused subscriber into SubscriberGoneError and passes the batch as a wake turn", async () => {
     const turns: WakeTurn[] = [];
-    let answer: "queued" | "gone" = "queued";
+    let answer: "queued" | "gone" | "refused" = "queued";
     const sink = sessionWakeSink({
       wake: async (turn) => {
         turns.push(turn);
-        return answer === "gone" ? { status: "gone", reason: "it went away" } : { status: "queued" };
+        return answer === "queued"
+          ? { status: "queued" }
+          : { status: answer, reason: `${answer}: it went away` };
       },
       isBusy: (id) => id === "busy",
     });
@@ -174,6 +176,11 @@ describe("wake sink, subscription commands and retry provenance", () => {
       });
       answer = "gone";
       await expect(sink.wake(subscription!, batch)).rejects.toBeInstanceOf(SubscriberGoneError);
+      // A subscriber no longer allowed there ends the subscription as a gone session does.
+      answer = "refused";
+      await expect(sink.wake(subscription!, batch)).rejects.toThrow(
+        new SubscriberGoneError("refused: it went away"),
+      );
       expect([sink.isBusy("busy"), sink.isBusy("idle")]).toEqual([true, false]);
 
       const [listing, unsubscribe] = subscriptionCommands(harness.service);

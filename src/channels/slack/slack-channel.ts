@@ -34,7 +34,7 @@ import type { SlackReceiver } from "./slack-receiver.js";
 import { missingScopes } from "./slack-requirements.js";
 import { SocketReceiver } from "./slack-socket-receiver.js";
 import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from "./slack-renderer.js";
-import { SlackThreadOutput } from "./slack-thread-output.js";
+import { kindOf, SlackThreadOutput } from "./slack-thread-output.js";
 import { ThreadRegistry } from "./slack-threads.js";
 import { slackTimezones } from "./slack-timezones.js";
 import { UserDirectory } from "./slack-users.js";
@@ -110,6 +110,7 @@ export class SlackChannel implements ChannelAdapter {
   private readonly capabilities = new CapabilityLatch();
   private readonly threads: ThreadRegistry;
   private readonly users: UserDirectory;
+  private readonly access: AccessPolicy;
   private readonly settings: RenderSettings;
   private readonly timezones: (userId: string) => Promise<string | undefined>;
   private app: App | undefined;
@@ -134,7 +135,12 @@ export class SlackChannel implements ChannelAdapter {
     this.receiver = receiverFor(options, this.boltApiUrl, this.logger);
     this.description = `slack (${this.receiver.description})`;
     this.threads = new ThreadRegistry(options.service);
-    this.users = new UserDirectory(this.clients.api, this.logger);
+    const users = new UserDirectory(this.clients.api, this.logger);
+    this.users = users;
+    this.access = new AccessPolicy(options.allowedUsers, options.allowedChannels, {
+      allow: options.allowGuests ?? false,
+      isGuest: (id) => users.isGuest(id),
+    });
     this.settings = { ...DEFAULT_RENDER_SETTINGS, ...options.render };
     this.timezones = slackTimezones(this.clients.api);
     this.messenger = new SlackMessenger({
@@ -197,11 +203,7 @@ export class SlackChannel implements ChannelAdapter {
       );
     }
     const o = this.options;
-    const { threads, users } = this;
-    const access = new AccessPolicy(o.allowedUsers, o.allowedChannels, {
-      allow: o.allowGuests ?? false,
-      isGuest: (id) => users.isGuest(id),
-    });
+    const { threads, users, access } = this;
     // One view of the workspace for saving what people send and reading it back.
     const workspace = createWorkspacePaths({ root: o.workspaceRoot, offLimits: o.serviceFiles ?? [] });
     const inbound = new SlackInbound({
@@ -312,6 +314,18 @@ export class SlackChannel implements ChannelAdapter {
   /** A person's timezone from users.info, cached (for scheduled tasks). */
   timezoneOf(userId: string): Promise<string | undefined> {
     return this.timezones(userId);
+  }
+
+  /**
+   * Whether the person may use the bot in `target`'s conversation now: the allowed users and
+   * channels, guests (per `allowGuests`), and no deactivated account (a scheduled task or a
+   * subscription of theirs wakes a turn only then; see ChannelAdapter.mayAct).
+   */
+  async mayAct(userId: string, target: ThreadTarget): Promise<boolean> {
+    // Looked up afresh first: the guest check then reads the renewed profile, not one cached
+    // when the person last wrote.
+    if (await this.users.isDeactivatedNow(userId)) return false;
+    return (await this.access.check(userId, target.channel, kindOf(target))).allowed;
   }
 
   /** Where the HTTP receiver listens (HTTP mode, after start). */

@@ -1,7 +1,9 @@
 /**
- * UserDirectory: Slack user ids → display names and whether the person is a guest (users.info),
+ * UserDirectory: Slack user ids → display names, whether the person is a guest and whether their
+ * account is deactivated (users.info),
  * cached with a TTL so a busy thread costs one lookup per person. A failed lookup falls back to the
- * handle (or id), counts as no guest — a guest is refused only where Slack says so — and is not
+ * handle (or id), counts as no guest and not deactivated — a person is refused only where Slack
+ * says so — and is not
  * tried again for a short while: a message asks twice (its access check, then its author), and
  * while Slack is rate-limiting or down each ask would be one more call to the failing method.
  */
@@ -18,10 +20,12 @@ interface Entry {
   readonly name: string;
   /** A multi- or single-channel guest (users.info is_restricted / is_ultra_restricted). */
   readonly guest: boolean;
+  /** The account is deactivated (users.info `deleted`). */
+  readonly deactivated: boolean;
   readonly at: number;
 }
 
-type Profile = Pick<Entry, "name" | "guest">;
+type Profile = Pick<Entry, "name" | "guest" | "deactivated">;
 
 export class UserDirectory {
   private readonly cache = new LruCache<string, Entry>(10_000);
@@ -45,11 +49,20 @@ export class UserDirectory {
     return (await this.profile(id, id)).guest;
   }
 
+  /**
+   * Whether Slack says now that the person's account is deactivated: a fresh lookup, which also
+   * renews the cached profile (its guest flag included), for checks made long after the person
+   * last wrote. A failed lookup counts as not deactivated, as it counts as no guest.
+   */
+  async isDeactivatedNow(id: string): Promise<boolean> {
+    return (await this.lookup(id, id)).deactivated;
+  }
+
   private async profile(id: string, fallback: string): Promise<Profile> {
     const hit = this.cache.get(id);
     if (hit && this.now() - hit.at < TTL_MS) return hit;
     const failed = this.failedAt.get(id);
-    if (failed !== undefined && this.now() - failed < FAILURE_TTL_MS) return { name: fallback, guest: false };
+    if (failed !== undefined && this.now() - failed < FAILURE_TTL_MS) return unknown(fallback);
     const pending = this.inflight.get(id);
     if (pending) return pending;
     const lookup = this.lookup(id, fallback).finally(() => this.inflight.delete(id));
@@ -63,14 +76,19 @@ export class UserDirectory {
       const user = result.user;
       const name = user?.profile?.display_name || user?.real_name || user?.name || id;
       const guest = user?.is_restricted === true || user?.is_ultra_restricted === true;
-      const entry = { name, guest, at: this.now() };
+      const entry = { name, guest, deactivated: user?.deleted === true, at: this.now() };
       this.cache.set(id, entry);
       this.failedAt.delete(id);
       return entry;
     } catch (error) {
       this.logger.debug({ err: describeError(error), user: id }, "slack users.info failed");
       this.failedAt.set(id, this.now());
-      return { name: fallback, guest: false };
+      return unknown(fallback);
     }
   }
+}
+
+/** What a failed lookup stands for: the fallback name, no guest, not deactivated. */
+function unknown(name: string): Profile {
+  return { name, guest: false, deactivated: false };
 }

@@ -20,6 +20,7 @@ import type { KeyValueSpace } from "../../store/store.js";
 import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
 import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { TelegramAccess } from "./telegram-access.js";
+import { addressOf, telegramIdOf } from "./telegram-send.js";
 import { type CallDeadlines, deadlineTransformer, MAX_DEADLINE_MS } from "./telegram-deadlines.js";
 import { telegramFailure } from "./telegram-failure.js";
 import { errorText } from "./telegram-errors.js";
@@ -129,6 +130,7 @@ export class TelegramChannel implements ChannelAdapter {
   private readonly receiver: TelegramReceiver;
   private readonly drafts: DraftSupport = { enabled: true };
   private readonly logger: Logger;
+  private readonly access: TelegramAccess;
   private started = false;
 
   constructor(private readonly options: TelegramChannelOptions) {
@@ -167,6 +169,7 @@ export class TelegramChannel implements ChannelAdapter {
       allowedChats: options.allowedChats,
       ...(options.accessStore ? { store: options.accessStore } : {}),
     });
+    this.access = access;
     // One view of the workspace for saving what people send and reading it back.
     const workspace = createWorkspacePaths({
       root: options.workspaceRoot,
@@ -216,6 +219,18 @@ export class TelegramChannel implements ChannelAdapter {
       },
       target,
     );
+  }
+
+  /**
+   * Whether the person may use the bot in `target`'s chat now: an allowed or paired user, or any
+   * member of an allowed group (a scheduled task or a subscription of theirs wakes a turn only
+   * then; see ChannelAdapter.mayAct).
+   */
+  async mayAct(userId: string, target: ThreadTarget): Promise<boolean> {
+    const id = telegramIdOf(userId);
+    if (id === undefined) return false;
+    const { chatId, isPrivate } = addressOf(target);
+    return this.access.allows({ id: chatId, type: isPrivate ? "private" : "group" }, { id, name: "" });
   }
 
   /** Connect: identify the bot, register commands, then start the receiver. */

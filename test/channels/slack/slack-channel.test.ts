@@ -391,6 +391,35 @@ describe("inbound messages", () => {
     expect(service.received.map((m) => m.text).slice(1)).toEqual(["allowed now", "named in the list"]);
   });
 
+  it("says who may still act in a conversation (mayAct): the lists, guests, and deactivated accounts, looked up afresh", async () => {
+    fake.state.addUser({ id: "UGUEST", name: "guest", guest: true });
+    const dm = { platform: "slack", workspace: "T1", channel: "D1", thread: "1.1" };
+    const general = { platform: "slack", workspace: "T1", channel: "C1", thread: "2.2" };
+    const elsewhere = { platform: "slack", workspace: "T1", channel: "C9", thread: "3.3" };
+    const open = new SlackChannel(
+      fakeSlackChannelOptions(fake, { fileMaxBytes: 1024, workspaceRoot: workspace, service }),
+    );
+    expect(await open.mayAct("U1", dm)).toBe(true);
+    expect(await open.mayAct("U1", general)).toBe(true);
+    expect(await open.mayAct("UGUEST", general)).toBe(false);
+    // Deactivated after a lookup was cached: the check asks Slack again.
+    fake.state.addUser({ id: "U1", name: "ana", displayName: "Ana", deactivated: true });
+    expect(await open.mayAct("U1", dm)).toBe(false);
+    const listed = new SlackChannel(
+      fakeSlackChannelOptions(fake, {
+        fileMaxBytes: 1024,
+        workspaceRoot: workspace,
+        service,
+        allowedUsers: ["U2", "UGUEST"],
+        allowedChannels: ["C1"],
+      }),
+    );
+    expect(await listed.mayAct("U2", general)).toBe(true);
+    expect(await listed.mayAct("UGUEST", general)).toBe(true);
+    expect(await listed.mayAct("U2", elsewhere)).toBe(false);
+    expect(await listed.mayAct("U1", general)).toBe(false);
+  });
+
   it("downloads files with the bot token into the conversation's upload folder, its thread's, and notes the ones it could not use", async () => {
     await startChannel();
     fake.state.addFile({

@@ -65,6 +65,24 @@ describe("Telegram channel: inbound messages", () => {
     expect(service.received[0]!.text).toBe("thanks");
   });
 
+  it("says who may still act in a chat (mayAct): allowed users anywhere, anyone in an allowed group, nobody else", async () => {
+    harness = await startHarness();
+    const { channel } = harness;
+    const chat = (id: number, chatType?: string) => ({
+      platform: "telegram",
+      workspace: "tg",
+      channel: String(id),
+      ...(chatType ? { extra: { chatType } } : {}),
+    });
+    expect(await channel.mayAct(String(ALICE.id), chat(ALICE.id, "private"))).toBe(true);
+    expect(await channel.mayAct(String(ALICE.id), chat(GROUP.id, "supergroup"))).toBe(true);
+    expect(await channel.mayAct(String(MALLORY.id), chat(MALLORY.id, "private"))).toBe(false);
+    expect(await channel.mayAct(String(MALLORY.id), chat(GROUP.id, "supergroup"))).toBe(false);
+    // An allowed group lets every member in, also for a target that does not record its type.
+    expect(await channel.mayAct(String(MALLORY.id), chat(OPEN_GROUP.id))).toBe(true);
+    expect(await channel.mayAct("not-a-number", chat(OPEN_GROUP.id))).toBe(false);
+  });
+
   it("answers a stranger's flood of /start and /pair with one reply, not one per message", async () => {
     harness = await startHarness();
     const { tg } = harness;

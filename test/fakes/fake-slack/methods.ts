@@ -305,6 +305,7 @@ const methods: Record<string, Method> = {
         real_name: user.realName ?? user.name,
         is_bot: user.botId !== undefined,
         is_restricted: user.guest === true,
+        deleted: user.deactivated === true,
         ...(user.tz === undefined ? {} : { tz: user.tz }),
         profile: { display_name: user.displayName ?? "", real_name: user.realName ?? user.name },
       },

@@ -19,6 +19,8 @@ export interface FakeUser {
   readonly tz?: string;
   /** A guest of the workspace (users.info `is_restricted`). */
   readonly guest?: boolean;
+  /** A deactivated account (users.info `deleted`). */
+  readonly deactivated?: boolean;
 }
 
 export type ChannelType = "im" | "channel" | "group" | "mpim";

@@ -1,0 +1,81 @@
+/**
+ * WakeAccess: a wake-up reaches the session layer only when the requester's platform says they
+ * may still use the bot in that conversation; a platform with no rules is not checked, and a check
+ * that fails rejects the wake (it is tried again later) rather than letting it through.
+ */
+import { describe, expect, it } from "vitest";
+import { WakeAccess, type NotifyingSessions } from "../../src/app/wake-access.js";
+import type { ThreadTarget } from "../../src/core/thread-target.js";
+import type { WakeTurn } from "../../src/sessions/wake-turns.js";
+
+const SLACK: ThreadTarget = { platform: "slack", workspace: "T1", channel: "C1", thread: "1.1" };
+const CONSOLE: ThreadTarget = { platform: "console", workspace: "local", channel: "console" };
+
+const turn = (target: ThreadTarget, id = "U1ANA"): WakeTurn => ({
+  sessionId: "s1",
+  target,
+  prompt: "[Wake-up]",
+  requester: { id, name: "Ana" },
+});
+
+function recordingSessions() {
+  const woken: WakeTurn[] = [];
+  const notices: string[] = [];
+  const sessions: NotifyingSessions = {
+    wake: async (t) => {
+      woken.push(t);
+      return { status: "started" };
+    },
+    isBusy: (id) => id === "busy",
+    notify: async (_target, text) => {
+      notices.push(text);
+    },
+  };
+  return { sessions, woken, notices };
+}
+
+describe("WakeAccess", () => {
+  it("refuses a wake-up for someone the platform no longer allows there, and wakes the others", async () => {
+    const access = new WakeAccess();
+    const asked: string[] = [];
+    access.register("slack", async (userId, target) => {
+      asked.push(`${userId}@${target.channel}`);
+      return userId !== "U1ANA";
+    });
+    const { sessions, woken } = recordingSessions();
+    const guarded = access.guard(sessions);
+    expect(await guarded.wake(turn(SLACK))).toEqual({
+      status: "refused",
+      reason: "Ana may no longer use Coworker in this conversation",
+    });
+    expect(woken).toEqual([]);
+    expect(await guarded.wake(turn(SLACK, "U2BEN"))).toEqual({ status: "started" });
+    expect(woken.map((t) => t.requester.id)).toEqual(["U2BEN"]);
+    expect(asked).toEqual(["U1ANA@C1", "U2BEN@C1"]);
+  });
+
+  it("does not check a platform that registered no rules, and keeps isBusy and notify", async () => {
+    const access = new WakeAccess();
+    access.register("slack", async () => false);
+    const { sessions, woken, notices } = recordingSessions();
+    const guarded = access.guard(sessions);
+    expect(await guarded.wake(turn(CONSOLE))).toEqual({ status: "started" });
+    expect(woken).toHaveLength(1);
+    expect([guarded.isBusy("busy"), guarded.isBusy("idle")]).toEqual([true, false]);
+    await guarded.notify(SLACK, "hello");
+    expect(notices).toEqual(["hello"]);
+  });
+
+  it("rejects, without waking, when the platform cannot tell; a later registration replaces the rules", async () => {
+    const access = new WakeAccess();
+    access.register("slack", async () => {
+      throw new Error("users.info failed");
+    });
+    const { sessions, woken } = recordingSessions();
+    const guarded = access.guard(sessions);
+    await expect(guarded.wake(turn(SLACK))).rejects.toThrow("users.info failed");
+    expect(woken).toEqual([]);
+    access.register("slack", async () => true);
+    expect(await guarded.wake(turn(SLACK))).toEqual({ status: "started" });
+  });
+});
