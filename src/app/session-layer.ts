@@ -248,7 +248,7 @@ function routedCommands(
   return {
     execute: async (target, user, command) => {
       // A session the command starts is started first, so the command runs where it is held too.
-      const live = await commands.sessionFor(target, command);
+      const live = await commands.sessionFor(target, user, command);
       const run = () => commands.executeOn(live, target, user, command);
       return live ? multi.command(live, target, user, command, run) : run();
     },

@@ -44,7 +44,7 @@ export class ModuleCommands {
   /** Run a matched command in `target`'s conversation; its reply, items as cards to post after the text. */
   async run(target: ThreadTarget, user: PlatformUser, match: Match): Promise<CommandReply> {
     if (!match.ok) return { text: match.error, items: [] };
-    const live = await this.deps.cache.forTarget(target);
+    const live = await this.deps.cache.forTarget(target, user);
     const startTurn = (text: string): Promise<"started" | "queued"> => {
       const sentAt = this.deps.now().toISOString();
       const extra = target.extra === undefined ? {} : { targetExtra: target.extra };

@@ -10,7 +10,7 @@
  */
 import { type ParkedTurn, parkTurn } from "../approvals/parked-turn.js";
 import type { PermissionMode } from "../core/modes.js";
-import { type ThreadTarget, sessionKeyOf } from "../core/thread-target.js";
+import { type PlatformUser, type ThreadTarget, sessionKeyOf } from "../core/thread-target.js";
 import { LiveSession, type LiveSessionStores } from "./live-session.js";
 import { LruCache } from "./lru.js";
 import type { TurnEndSaves } from "./turn-end-saves.js";
@@ -63,8 +63,13 @@ export class SessionCache {
     );
   }
 
-  /** The thread's current session, created when the thread has none. */
-  async forTarget(target: ThreadTarget): Promise<LiveSession> {
+  /**
+   * The thread's current session, created when the thread has none — with `starter`, the person
+   * whose message or command opens it, as its starter: the one who may loosen it without an
+   * approver (authorisation.ts). Left unset, the first turn's author would become the starter
+   * later, and in between anyone's `mode` or `model` could take the thread from whoever opened it.
+   */
+  async forTarget(target: ThreadTarget, starter?: PlatformUser): Promise<LiveSession> {
     const key = sessionKeyOf(target);
     const known = this.knownCurrent(key);
     if (known) return known;
@@ -77,7 +82,7 @@ export class SessionCache {
     // A concurrent call may have made the thread's session meanwhile.
     const made = this.inMemory(key);
     if (made) return made;
-    const record = this.newRecord(target);
+    const record = this.newRecord(target, starter === undefined ? {} : { startedBy: starter });
     if (records.introduce(record)) return this.makeCurrent(key, this.remember(this.created(record)));
     // `existingId` here names a session whose record is missing: the new one takes its place.
     if (!(await records.create(record, existingId))) {

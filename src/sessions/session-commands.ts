@@ -79,17 +79,21 @@ export class ThreadCommands {
    * act on a pending item.
    */
   async execute(target: ThreadTarget, user: PlatformUser, command: ThreadCommand): Promise<string> {
-    const live = decidesItem(command) ? undefined : await this.sessionFor(target, command);
+    const live = decidesItem(command) ? undefined : await this.sessionFor(target, user, command);
     return this.executeOn(live, target, user, command);
   }
 
   /**
-   * The session `command` acts on: the thread's current one, started when the thread has none —
-   * undefined then for the commands that never start one (stop, new, approve, deny).
+   * The session `command` acts on: the thread's current one, started by `user` when the thread has
+   * none — undefined then for the commands that never start one (stop, new, approve, deny).
    */
-  sessionFor(target: ThreadTarget, command: ThreadCommand): Promise<LiveSession | undefined> {
+  sessionFor(
+    target: ThreadTarget,
+    user: PlatformUser,
+    command: ThreadCommand,
+  ): Promise<LiveSession | undefined> {
     const { cache } = this.deps;
-    return actsOnSession(command) ? cache.forTarget(target) : cache.existingFor(target);
+    return actsOnSession(command) ? cache.forTarget(target, user) : cache.existingFor(target);
   }
 
   /**
@@ -239,7 +243,7 @@ export class ThreadCommands {
       old !== undefined &&
       loosensMode(old.record.mode, cache.defaultMode) &&
       !this.mayLoosen(old, target, user);
-    const fresh = old ? await this.replace(target, old, keepMode) : await cache.forTarget(target);
+    const fresh = old ? await this.replace(target, old, keepMode) : await cache.forTarget(target, user);
     if (!fresh) return "Another process holds this thread's session now: send `new` again to start afresh.";
     const { id, mode, model } = fresh.record;
     if (!old || !keepMode) return `Started a new session (${id}). Mode ${mode}, model ${model}.`;

@@ -298,6 +298,24 @@ describe("SessionManager authority", () => {
     await h.manager.idle();
     expect(h.provider.lastRequest.messages.map((m) => m.content)).toEqual(["You are a test agent.", "next"]);
   });
+  it("a thread opened by a command is its opener's: another person's mode or model does not take it over", async () => {
+    const h = await makeHarness({
+      steps: [textStep("hello")],
+      overrides: { approvals: { approvers: [], ttlMs: 60_000 } },
+    });
+    const opened = thread("1700000000.000900");
+    expect(await h.manager.command(opened, ANA, "status", [])).toMatch(/Started by: Ana/);
+    expect(await h.manager.command(opened, BEN, "model", ["test-model"])).toBe("Model set to test-model.");
+    expect(await h.manager.command(opened, BEN, "mode", ["auto"])).toMatch(/^Only the session's owner/);
+    expect(await h.manager.command(opened, ANA, "mode", ["auto"])).toBe("Mode set to auto.");
+    expect(await h.manager.command(opened, ANA, "status", [])).toMatch(/Started by: Ana/);
+    // A thread a message opens is its author's from the start, before its turn has run.
+    const other = thread("1700000000.000901");
+    await h.manager.receive(message("hi", { user: ANA, target: other }));
+    expect(await h.manager.command(other, BEN, "mode", ["auto"])).toMatch(/^Only the session's owner/);
+    await h.manager.idle();
+  });
+
   it("'new' by someone who may not loosen the session keeps its stricter mode, and says why", async () => {
     const h = await makeHarness({ steps: [textStep("hello Ana")] });
     await h.manager.receive(message("hi", { user: ANA }));
