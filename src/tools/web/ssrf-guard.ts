@@ -4,14 +4,19 @@
  * private, unique-local, multicast, unspecified, carrier-grade NAT and the other special ranges
  * are refused (IPv4, IPv6 and IPv4-mapped IPv6 alike) unless the policy allows private targets.
  * The caller connects to the returned address, so DNS cannot change between check and connect.
+ * A lookup is raced against the caller's signal (its deadline and interrupt): getaddrinfo cannot
+ * be cancelled, so a DNS server that never answers would otherwise hold the call past both.
  */
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
 
-/** Resolves a hostname to its addresses (injectable for tests). */
-export type Resolver = (hostname: string) => Promise<readonly string[]>;
+/**
+ * Resolves a hostname to its addresses (injectable for tests). `signal` ends the wait: a resolver
+ * may stop early on it, and checkHost stops waiting for the answer either way.
+ */
+export type Resolver = (hostname: string, signal?: AbortSignal) => Promise<readonly string[]>;
 
-/** The system resolver (getaddrinfo, so /etc/hosts applies). */
+/** The system resolver (getaddrinfo, so /etc/hosts applies); getaddrinfo cannot be cancelled. */
 export const systemResolver: Resolver = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
 
@@ -71,21 +76,41 @@ function checkAddress(address: string, hop: number, policy: AddressPolicy, host:
   );
 }
 
+/** `promise`'s outcome, or `signal`'s reason as soon as it aborts, whichever comes first. */
+async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
 /**
  * Resolve `hostname` and check every address it has; returns the address to pin the connection
- * to. Throws BlockedAddressError when any address is refused or nothing resolves.
+ * to. Throws BlockedAddressError when any address is refused or nothing resolves; when `signal`
+ * aborts first (the call's deadline or interrupt), the lookup is abandoned and its reason thrown.
  */
 export async function checkHost(
   hostname: string,
   hop: number,
   policy: AddressPolicy,
   resolver: Resolver = systemResolver,
+  signal?: AbortSignal,
 ): Promise<PinnedAddress> {
   if (ipaddr.isValid(hostname)) return checkAddress(hostname, hop, policy, hostname);
+  signal?.throwIfAborted();
   let addresses: readonly string[];
   try {
-    addresses = await resolver(hostname);
+    addresses = await untilAborted(resolver(hostname, signal), signal);
   } catch (error) {
+    if (signal?.aborted) throw signal.reason;
     throw new BlockedAddressError(`could not resolve ${hostname}: ${(error as Error).message}`);
   }
   if (addresses.length === 0) throw new BlockedAddressError(`${hostname} has no addresses`);

@@ -40,7 +40,7 @@ export interface WebFetchOptions {
   readonly resolver?: Resolver;
   /** Largest body read (default 2,000,000 bytes). */
   readonly maxBytes?: number;
-  /** Whole fetch, redirects included (default 20,000 ms). */
+  /** Whole fetch: every hop's DNS lookup and request, redirects included (default 20,000 ms). */
   readonly timeoutMs?: number;
   readonly maxRedirects?: number;
   readonly outputMaxChars?: number;
@@ -157,8 +157,29 @@ export function createWebFetchTool(options: WebFetchOptions) {
   };
 
   /**
+   * Run one network step (a hop's DNS lookup or its request) under the call's deadline — what is
+   * left of the time budget — and the turn's interrupt; the time it takes is taken off the budget.
+   */
+  const timed = async <T>(
+    budget: { left: number; timedOut: boolean },
+    context: ToolContext,
+    step: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> => {
+    const timer = AbortSignal.timeout(Math.max(1, Math.round(budget.left)));
+    const signal = AbortSignal.any([context.signal, timer]);
+    const began = performance.now();
+    try {
+      return await step(signal);
+    } finally {
+      budget.left -= performance.now() - began;
+      budget.timedOut = timer.aborted;
+    }
+  };
+
+  /**
    * Follow redirects by hand, checking and pinning every hop and authorising every new host.
-   * The time limit counts network time only, not a person deciding on a hop's card.
+   * The time limit counts network time only — each hop's DNS lookup and request — not a person
+   * deciding on a hop's card.
    */
   const fetchChecked = async (
     start: URL,
@@ -169,18 +190,18 @@ export function createWebFetchTool(options: WebFetchOptions) {
     let from: URL | undefined;
     const authorised = new Set([hostOf(start)]);
     for (let hop = 0; ; hop += 1) {
-      const pinned = await checkHost(bareHostname(url), hop, policy, options.resolver);
+      const host = bareHostname(url);
+      const pinned = await timed(budget, context, (signal) =>
+        checkHost(host, hop, policy, options.resolver, signal),
+      );
       if (from && !(await mayFollow(url, hop, authorised, context)))
         throw new UrlRefusedError(
           `${from.href} redirected to ${url.href}, a host this call was not approved for; the redirect was not followed`,
         );
-      const timer = AbortSignal.timeout(Math.max(1, Math.round(budget.left)));
-      const signal = AbortSignal.any([context.signal, timer]);
-      const began = performance.now();
-      const response = await pinnedGet(url, pinned, { signal, maxBytes, headers }).finally(() => {
-        budget.left -= performance.now() - began;
-        budget.timedOut = timer.aborted;
-      });
+      const target = url;
+      const response = await timed(budget, context, (signal) =>
+        pinnedGet(target, pinned, { signal, maxBytes, headers }),
+      );
       const location = response.headers.location;
       if (!REDIRECT_STATUSES.has(response.status) || !location) return { url, response };
       if (hop >= maxRedirects)
