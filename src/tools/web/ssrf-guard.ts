@@ -3,6 +3,8 @@
  * is classified with ipaddr.js, and only global unicast addresses pass — loopback, link-local,
  * private, unique-local, multicast, unspecified, carrier-grade NAT and the other special ranges
  * are refused (IPv4, IPv6 and IPv4-mapped IPv6 alike) unless the policy allows private targets.
+ * ipaddr.js calls the deprecated IPv4-compatible IPv6 block (::/96, e.g. ::7f00:1, which is what
+ * the URL parser makes of [::127.0.0.1]) ordinary unicast; it is refused here as its own range.
  * The caller connects to the returned address, so DNS cannot change between check and connect.
  * A lookup is raced against the caller's signal (its deadline and interrupt): getaddrinfo cannot
  * be cancelled, so a DNS server that never answers would otherwise hold the call past both.
@@ -48,11 +50,23 @@ const RANGE_NAMES: Readonly<Record<string, string>> = {
   unspecified: "an unspecified",
   broadcast: "a broadcast",
   carrierGradeNat: "a carrier-grade NAT",
+  ipv4Compatible: "a deprecated IPv4-compatible IPv6",
 };
 
-/** The ipaddr.js range of an address ("unicast" for ordinary public addresses), IPv4-mapped unwrapped. */
+/** ::/96, IPv4-compatible IPv6 (RFC 4291 §2.5.5.1, deprecated); :: and ::1 in it keep their own names. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR("::/96");
+
+/** The range of a parsed address: ipaddr.js's, with ::/96 as "ipv4Compatible" rather than unicast. */
+function rangeOf(parsed: ipaddr.IPv4 | ipaddr.IPv6): string {
+  const range = parsed.range();
+  if (range === "unicast" && parsed.kind() === "ipv6" && parsed.match(IPV4_COMPATIBLE))
+    return "ipv4Compatible";
+  return range;
+}
+
+/** The range of an address ("unicast" for ordinary public addresses), IPv4-mapped unwrapped. */
 export function addressRange(address: string): string {
-  return ipaddr.process(address).range();
+  return rangeOf(ipaddr.process(address));
 }
 
 /** Host part of a URL without IPv6 brackets. */
@@ -64,7 +78,7 @@ function checkAddress(address: string, hop: number, policy: AddressPolicy, host:
   if (!ipaddr.isValid(address))
     throw new BlockedAddressError(`${host} resolved to an invalid address ${address}`);
   const parsed = ipaddr.process(address);
-  const range = parsed.range();
+  const range = rangeOf(parsed);
   const family = parsed.kind() === "ipv4" ? 4 : 6;
   if (range === "unicast" || policy.allowPrivate || policy.allowAddress?.(parsed.toString(), hop)) {
     return { address: parsed.toString(), family };
