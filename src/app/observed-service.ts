@@ -26,7 +26,7 @@ export function observeService(
       return result;
     },
     press: (press) => inner.press(press),
-    command: (target, user, name, args) => inner.command(target, user, name, args),
+    command: (target, user, name, args, options) => inner.command(target, user, name, args, options),
     ...(hasSession ? { hasSession } : {}),
   };
 }

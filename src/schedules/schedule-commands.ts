@@ -28,7 +28,7 @@ export function scheduleCommands(service: Listing): readonly ExtraCommand[] {
           title: `${task.kind === "wake" ? "Wake-up" : "Scheduled task"} ${task.id}`,
           text: (lines[i] ?? "").replace(/^- /, ""),
         }));
-        return { text: `${header} each below, with a Cancel button`, items };
+        return { text: header, items };
       },
     },
     {

@@ -8,6 +8,16 @@ import type { InboundMessage } from "../core/inbound-message.js";
 import type { ThreadOutputFactory } from "../core/thread-output.js";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 
+/** How a command's reply is shown. */
+export interface CommandOptions {
+  /**
+   * The reply is shown to the person alone (a Slack slash command's ephemeral answer in a
+   * channel): a listing of their standing items is then written into the reply, not posted as
+   * cards the whole conversation would see.
+   */
+  readonly privately?: boolean;
+}
+
 /** What became of an inbound message. */
 export type ReceiveResult =
   | { readonly status: "started" | "queued" | "answered" | "command" | "duplicate" }
@@ -26,7 +36,13 @@ export interface ConversationService {
    * A control command (slash command or its text form): stop, new, mode <m>, model <name>,
    * status, grants [revoke], approve <id>, deny <id>. Resolves with the reply text to show.
    */
-  command(target: ThreadTarget, user: PlatformUser, name: string, args: readonly string[]): Promise<string>;
+  command(
+    target: ThreadTarget,
+    user: PlatformUser,
+    name: string,
+    args: readonly string[],
+    options?: CommandOptions,
+  ): Promise<string>;
   /**
    * Optional: whether a session exists for this target. Channels ask it when a thread reply
    * without a mention arrives in a thread they have no local record of (e.g. after a restart),

@@ -22,7 +22,10 @@ export interface ExtraCommandCall {
   startTurn(text: string): Promise<"started" | "queued">;
 }
 
-/** A command's reply: its text, and standing items to post as cards with a Cancel button each. */
+/**
+ * A command's reply: its text, and standing items to post as cards with a Cancel button each
+ * (ModuleCommands.listing words the text for where they go).
+ */
 export interface CommandReply {
   readonly text: string;
   readonly items: readonly ListedItem[];

@@ -1,7 +1,8 @@
 /**
  * ModuleCommands: the thread commands other modules contribute (subscriptions, schedules, skills —
  * `extraCommands`), matched as slash commands or typed text and run with what a command may do:
- * start a turn in the conversation (a skill run) and reply with standing items posted as cards.
+ * start a turn in the conversation (a skill run) and reply with standing items posted as cards (or
+ * written into a reply only the person sees).
  * Kept apart from the SessionManager so the manager only routes; a failing command becomes a reply.
  */
 import type { Logger } from "pino";
@@ -17,6 +18,10 @@ import type { SessionCache } from "./session-cache.js";
 import type { TurnScheduler } from "./turn-scheduler.js";
 
 type Match = NonNullable<ReturnType<typeof matchExtraCommand>>;
+
+/** Ends a listing shown to the person alone: where its Cancel buttons are. */
+const PRIVATE_LISTING_NOTE =
+  "Only you see this list. Send the same command in a direct message with me to get a Cancel button for each.";
 
 export interface ModuleCommandsDeps {
   readonly commands: readonly ExtraCommand[];
@@ -64,6 +69,21 @@ export class ModuleCommands {
       const reason = error instanceof Error ? error.message : String(error);
       return { text: `The ${match.command.name} command failed: ${reason}`, items: [] };
     }
+  }
+
+  /**
+   * What to show of `reply`: its text, and the standing items to post as cards with a Cancel
+   * button each after it — or, shown `privately` (to the person alone, while cards would be seen by
+   * the whole conversation), the items written into the text and no cards.
+   */
+  listing(
+    reply: CommandReply,
+    privately = false,
+  ): { readonly text: string; readonly cards: CommandReply["items"] } {
+    if (reply.items.length === 0) return { text: reply.text, cards: [] };
+    if (!privately) return { text: `${reply.text} each on a card with a Cancel button`, cards: reply.items };
+    const lines = reply.items.map((item) => `- ${item.text}`);
+    return { text: [reply.text, ...lines, PRIVATE_LISTING_NOTE].join("\n"), cards: [] };
   }
 
   /** Post a reply's standing items as cards with a Cancel button each (a failure is logged). */

@@ -18,7 +18,7 @@ import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { InboundMessage } from "../core/inbound-message.js";
 import type { ThreadOutputFactory } from "../core/thread-output.js";
 import { type PlatformUser, sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
-import type { ConversationService, ReceiveResult } from "./contracts.js";
+import type { CommandOptions, ConversationService, ReceiveResult } from "./contracts.js";
 import { dedupeKeysOf, type InboundDedupe } from "./inbound-dedupe.js";
 import { describeProblems } from "../core/schema-problems.js";
 import { buttonPressSchema, inboundMessageSchema } from "./inbound-schema.js";
@@ -142,8 +142,9 @@ export class SessionManager implements ConversationService {
               : (command?.error ?? ""),
             items: [],
           };
-      await this.reply(message.target, reply.text);
-      await this.moduleCommands.postItems(message.target, reply.items);
+      const { text, cards } = this.moduleCommands.listing(reply);
+      await this.reply(message.target, text);
+      await this.moduleCommands.postItems(message.target, cards);
       return { status: "command" };
     }
     if (message.text.trim() === "" && message.files.length === 0)
@@ -209,18 +210,24 @@ export class SessionManager implements ConversationService {
       : { status: "invalid", message: "A turn is already running." };
   }
 
-  /** A slash command (or its text form); resolves with the reply to show. */
+  /**
+   * A slash command (or its text form); resolves with the reply to show. A listing's item cards
+   * are posted first: the reply is shown as the command's answer. Shown `privately`, the items
+   * are written into the reply instead (see CommandOptions).
+   */
   async command(
     target: ThreadTarget,
     user: PlatformUser,
     name: string,
     args: readonly string[],
+    options: CommandOptions = {},
   ): Promise<string> {
     const extra = this.moduleCommands.matchSlash(name, args);
     if (extra) {
       const reply = await this.moduleCommands.run(target, user, extra);
-      await this.moduleCommands.postItems(target, reply.items);
-      return reply.text;
+      const { text, cards } = this.moduleCommands.listing(reply, options.privately);
+      await this.moduleCommands.postItems(target, cards);
+      return text;
     }
     const parsed = parseCommand(name, args);
     if (!parsed.ok) return parsed.error;

@@ -58,7 +58,7 @@ export function subscriptionCommands(
           title: `Subscription ${subscription.id}`,
           text: (lines[i] ?? "").replace(/^- /, ""),
         }));
-        return { text: `${header} each below, with a Cancel button`, items };
+        return { text: header, items };
       },
     },
     {

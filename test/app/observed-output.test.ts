@@ -195,7 +195,8 @@ function stubService(extra: Partial<ConversationService> = {}) {
       return { status: "started" };
     },
     press: async () => ({ status: "unknown", message: "no such card" }),
-    command: async (_target, _user, name) => `ran ${name}`,
+    command: async (_target, _user, name, _args, options) =>
+      `ran ${name}${options?.privately ? " privately" : ""}`,
     ...extra,
   };
   return { service, factories, received };
@@ -230,6 +231,9 @@ describe("observeService", () => {
     });
     expect(counted).toBe(1);
     expect(await service.command(TARGET, message.user, "status", [])).toBe("ran status");
+    expect(await service.command(TARGET, message.user, "schedules", [], { privately: true })).toBe(
+      "ran schedules privately",
+    );
     expect(
       await service.press({
         kind: "card",

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   ANA,
+  GENERAL,
   buttonId,
   DM,
   type E2E,
@@ -140,7 +141,7 @@ describe("Slack scheduled tasks end to end", () => {
     await replyIn(e, first, "Subscribed to #deploys");
 
     const other = askAna(e, "schedules");
-    expect(await replyIn(e, other, "Scheduled tasks (1):")).toContain("each below, with a Cancel button");
+    expect(await replyIn(e, other, "Scheduled tasks (1):")).toContain("each on a card with a Cancel button");
     const listing = await replyIn(e, other, `Scheduled task ${id}`);
     expect(listing).toContain(`[${id}] "weekly report" — posts in slack D1ANA, thread ${first}`);
     expect(listing).toContain("cron `0 9 * * 1` in Europe/Berlin");
@@ -219,6 +220,33 @@ describe("Slack scheduled tasks end to end", () => {
     expect(await replyIn(e, other, "Scheduled tasks:")).toBe("Scheduled tasks: none");
     follow(e, other, "subscriptions");
     expect(await replyIn(e, other, "Your subscriptions:")).toBe("Your subscriptions: none");
+  });
+
+  it("/coworker schedules in a channel lists the person's tasks in the private answer only; in a DM it posts the cards", async () => {
+    const e = await start();
+    const home = askAna(e, call("schedule_task", { prompt: "the secret launch plan", cron: "0 9 * * 1" }));
+    await approve(e, home);
+    const id = taskIdIn(await replyIn(e, home, "Tool said:"));
+    const inGeneral = () => e.fake.state.botMessages(GENERAL);
+    const before = inGeneral().length;
+    await e.fake.slashCommand({ user: ANA, channel: GENERAL, text: "schedules" }).acked;
+    const answer = await e.fake.waitFor(() => e.fake.state.responses.at(-1), "the command's answer");
+    expect(answer.body.response_type).toBe("ephemeral");
+    expect(String(answer.body.text)).toContain(`[${id}] "the secret launch plan"`);
+    expect(String(answer.body.text)).toContain("Only you see this list.");
+    await e.current.manager.idle();
+    expect(inGeneral()).toHaveLength(before);
+    expect(JSON.stringify(inGeneral())).not.toContain("secret launch plan");
+    await e.fake.slashCommand({ user: ANA, channel: DM, text: "schedules" }).acked;
+    await e.fake.waitFor(
+      () =>
+        e.fake.state
+          .botMessages(DM, home)
+          .find(
+            (m) => blockTexts(m.blocks).join(" ").includes(`Scheduled task ${id}`) && buttonId(m, "Cancel"),
+          ),
+      "the task's card in the DM (in Ana's latest thread there)",
+    );
   });
 
   it("a turn started by channel content cannot create a task, even when someone approves the call", async () => {

@@ -191,7 +191,7 @@ describe("wake sink, subscription commands and retry provenance", () => {
         startTurn: async () => "started" as const,
       };
       expect(await listing!.run({ ...call, args: [] })).toMatchObject({
-        text: "Your subscriptions (1): each below, with a Cancel button",
+        text: "Your subscriptions (1):",
         items: [{ id: subscription!.id, text: expect.stringContaining("#deploys") }],
       });
       expect(await unsubscribe!.run({ ...call, args: ["#deploys"] })).toContain("Unsubscribed from #deploys");

@@ -166,7 +166,9 @@ export class SlackInteractions {
     };
     try {
       const user = await this.deps.users.user(command.user_id, command.user_name);
-      await reply(await this.deps.service.command(target, user, name.toLowerCase(), args));
+      // The answer is ephemeral: in a channel, a listing of the person's items stays in it too.
+      const privately = kind === "channel";
+      await reply(await this.deps.service.command(target, user, name.toLowerCase(), args, { privately }));
     } catch (error) {
       this.deps.logger.error({ err: describeError(error) }, "slack command failed");
       await reply("Sorry — that command failed. Please try again.");
