@@ -3,8 +3,11 @@
  * requests with its login page), capped in size while streaming, checked to really be the file
  * (an HTML body for a non-HTML file is the login page, not the file), and saved into the
  * workspace in the session's upload folder (core/upload-folders.ts), each within the download
- * deadline shared with the other channels (shared/body-within.ts). Whatever could not be fetched
- * becomes a note the model sees, never a silent loss.
+ * deadline shared with the other channels (shared/body-within.ts). Redirects are followed by hand,
+ * and only to another Slack-hosted URL (isSlackHosted, a few hops at most): Slack may move a file
+ * between its own hosts, but a redirect elsewhere would carry the download (and what the agent
+ * reads as the person's file) to a host nobody vetted, so it is not followed. Whatever could not
+ * be fetched becomes a note the model sees, never a silent loss.
  */
 import { posix } from "node:path";
 import type { Logger } from "pino";
@@ -33,6 +36,10 @@ export interface DownloadResult {
 }
 
 class FileRefused extends Error {}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Most redirects followed for one file, each to a Slack-hosted URL. */
+const MAX_REDIRECTS = 3;
 
 /** A file name safe on every filesystem, keeping the extension. */
 export function safeFileName(name: string): string {
@@ -80,6 +87,41 @@ async function readCapped(response: Response, maxBytes: number): Promise<Buffer>
   );
 }
 
+/**
+ * GET `url` with the bot token, following redirects only to Slack-hosted URLs (at most
+ * MAX_REDIRECTS): a redirect off Slack is refused before anything is sent there.
+ */
+async function fetchFollowingSlack(
+  url: string,
+  options: FileDownloadOptions,
+  deadline: DownloadDeadline,
+): Promise<Response> {
+  let current = url;
+  for (let hop = 0; ; hop += 1) {
+    const response = await fetch(current, {
+      headers: { authorization: `Bearer ${options.botToken}` },
+      redirect: "manual",
+      signal: deadline.signal,
+    });
+    if (!REDIRECT_STATUSES.has(response.status)) return response;
+    await response.body?.cancel();
+    const location = response.headers.get("location");
+    if (!location) throw new FileRefused(`Slack answered HTTP ${response.status} without saying where to`);
+    let next: URL;
+    try {
+      next = new URL(location, current);
+    } catch {
+      throw new FileRefused("its download redirected to an invalid address");
+    }
+    if (!isSlackHosted(next.href, options.apiUrl)) {
+      throw new FileRefused(`its download redirected to ${next.host}, outside Slack, and was not followed`);
+    }
+    if (hop >= MAX_REDIRECTS)
+      throw new FileRefused(`its download redirected more than ${MAX_REDIRECTS} times`);
+    current = next.href;
+  }
+}
+
 async function fetchFile(
   file: SlackFile,
   options: FileDownloadOptions,
@@ -93,10 +135,7 @@ async function fetchFile(
   if (file.size !== undefined && file.size > options.maxBytes) {
     throw new FileRefused(`it is ${megabytes(file.size)}, over the ${megabytes(options.maxBytes)} limit`);
   }
-  const response = await fetch(url, {
-    headers: { authorization: `Bearer ${options.botToken}` },
-    signal: deadline.signal,
-  });
+  const response = await fetchFollowingSlack(url, options, deadline);
   if (!response.ok) throw new FileRefused(`Slack answered HTTP ${response.status}`);
   const expectsHtml = (file.mimetype ?? "").includes("html");
   const contentType = response.headers.get("content-type") ?? "";

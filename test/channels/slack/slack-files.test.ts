@@ -1,6 +1,7 @@
 /**
  * Files people send on Slack, saved into the workspace the agent's shell can change: the
- * session's uploads folder made a link to a folder outside is never written into.
+ * session's uploads folder made a link to a folder outside is never written into, and a download
+ * that redirects off Slack is not followed.
  */
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
 import http from "node:http";
@@ -16,21 +17,41 @@ let server: http.Server;
 let apiUrl: string;
 let root: string;
 let outside: string;
+/** A host that is not Slack's, and the requests it received. */
+let elsewhere: http.Server;
+let elsewhereUrl: string;
+const elsewhereHits: string[] = [];
+/** The authorization header of each request the Slack server received, by path. */
+const slackHits: Array<{ path: string | undefined; authorization: string | undefined }> = [];
 
 beforeEach(async () => {
+  slackHits.length = 0;
+  elsewhereHits.length = 0;
   server = http.createServer((req, res) => {
+    slackHits.push({ path: req.url, authorization: req.headers.authorization });
     if (req.url?.endsWith("/held")) return; // never answered: the download deadline ends it
+    if (req.url?.endsWith("/away")) return void res.writeHead(302, { location: `${elsewhereUrl}file` }).end();
+    if (req.url?.endsWith("/moved")) return void res.writeHead(302, { location: "/api/files/F1" }).end();
+    if (req.url?.endsWith("/loop")) return void res.writeHead(307, { location: req.url }).end();
     res.writeHead(200, { "content-type": "text/plain" });
     res.end("file body");
   });
+  elsewhere = http.createServer((req, res) => {
+    elsewhereHits.push(req.url ?? "");
+    res.writeHead(200, { "content-type": "text/plain" }).end("not the person's file");
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
   apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`;
+  elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/`;
   root = await mkdtemp(join(tmpdir(), "slack-files-"));
   outside = await mkdtemp(join(tmpdir(), "outside-"));
 });
 afterEach(async () => {
   server.closeAllConnections();
+  elsewhere.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
+  await new Promise((resolve) => elsewhere.close(resolve));
   await rm(root, { recursive: true, force: true });
   await rm(outside, { recursive: true, force: true });
 });
@@ -73,6 +94,32 @@ describe("downloadFiles", () => {
       files: [],
       notes: ['The attached file "notes.txt" was not saved: the download took longer than 0.2 s.'],
     });
+  });
+
+  it("does not follow a redirect off Slack: nothing is sent there and the note says why", async () => {
+    const saved = await download("notes.txt", { path: "files/F1/away" });
+    const host = new URL(elsewhereUrl).host;
+    expect(saved).toEqual({
+      files: [],
+      notes: [
+        `The attached file "notes.txt" was not saved: its download redirected to ${host}, outside Slack, and was not followed.`,
+      ],
+    });
+    expect(elsewhereHits).toEqual([]);
+  });
+
+  it("follows a redirect to another Slack-hosted URL with the token, a few hops at most", async () => {
+    const moved = await download("notes.txt", { path: "files/F1/moved" });
+    expect(moved.notes).toEqual([]);
+    expect(await readFile(join(root, "uploads/slack_T1_C1/1700.1/F1-notes.txt"), "utf8")).toBe("file body");
+    expect(slackHits).toEqual([
+      { path: "/api/files/F1/moved", authorization: "Bearer xoxb-test" },
+      { path: "/api/files/F1", authorization: "Bearer xoxb-test" },
+    ]);
+    const loop = await download("notes.txt", { path: "files/F1/loop" });
+    expect(loop.notes).toEqual([
+      'The attached file "notes.txt" was not saved: its download redirected more than 3 times.',
+    ]);
   });
 
   it("refuses a file named like a credential, as the file tools do, with a note", async () => {
