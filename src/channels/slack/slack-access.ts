@@ -8,6 +8,7 @@
  * thread does not turn into a wall of refusals.
  */
 import { LruCache } from "../../sessions/lru.js";
+import type { ConversationKind } from "./slack-capabilities.js";
 
 export type AccessDecision =
   | { readonly allowed: true }
@@ -25,6 +26,11 @@ export const REFUSALS = Object.freeze({
 export type GuestLookup = (userId: string) => Promise<boolean>;
 
 const REFUSAL_INTERVAL_MS = 60 * 60 * 1_000;
+
+/** Whether a conversation id is a DM's (Slack gives DMs ids starting with "D") or a channel's. */
+export function kindOfChannel(channel: string): ConversationKind {
+  return channel.startsWith("D") ? "dm" : "channel";
+}
 
 function normalise(ids: readonly string[]): Set<string> {
   return new Set(ids.map((id) => id.trim().replace(/^slack:/, "")).filter((id) => id.length > 0));
@@ -45,8 +51,8 @@ export class AccessPolicy {
     this.channels = normalise(allowedChannels);
   }
 
-  /** Whether this person may use the bot at all (button presses, slash commands). */
-  async checkUser(userId: string): Promise<AccessDecision> {
+  /** Whether this person may use the bot at all, wherever they are (`check` adds the channel). */
+  private async checkUser(userId: string): Promise<AccessDecision> {
     if (this.users.size > 0)
       return this.users.has(userId) ? { allowed: true } : { allowed: false, refusal: REFUSALS.user };
     if (!this.guests.allow && (await this.guests.isGuest(userId)))
@@ -54,8 +60,8 @@ export class AccessPolicy {
     return { allowed: true };
   }
 
-  /** Whether this person may talk to the bot in this conversation. */
-  async check(userId: string, channel: string, kind: "dm" | "channel"): Promise<AccessDecision> {
+  /** Whether this person may talk to the bot (or press its buttons) in this conversation. */
+  async check(userId: string, channel: string, kind: ConversationKind): Promise<AccessDecision> {
     const user = await this.checkUser(userId);
     if (!user.allowed) return user;
     if (kind === "channel" && this.channels.size > 0 && !this.channels.has(channel)) {

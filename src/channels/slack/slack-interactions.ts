@@ -14,7 +14,7 @@ import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
 import { COMMAND_HELP } from "../../sessions/text-commands.js";
 import { z } from "zod";
 import { INACTIVE_BUTTON } from "../intake-log.js";
-import type { AccessPolicy } from "./slack-access.js";
+import { type AccessPolicy, kindOfChannel } from "./slack-access.js";
 import { callWithRetry, describeError, type SlackClients } from "./slack-api.js";
 import { ACTION_IDS, CARD_ACTION_PATTERN, context, decodeCardValue } from "./slack-blocks.js";
 import type { BotIdentity } from "./slack-events.js";
@@ -80,7 +80,8 @@ export class SlackInteractions {
     const user: PlatformUser = await this.deps.users.user(body.user.id, body.user.name ?? body.user.username);
     const tell = (text: string) => this.ephemeral(channel, user.id, threadTs, text);
     try {
-      const access = await this.deps.access.checkUser(user.id);
+      // The channel counts as for a message: no Stop, Retry or card works where the bot may not.
+      const access = await this.deps.access.check(user.id, channel, kindOfChannel(channel));
       if (!access.allowed) return await tell(access.refusal);
       const press = this.toPress(body, action, user, channel, threadTs);
       if (!press) return await tell(INACTIVE_BUTTON);
@@ -106,7 +107,7 @@ export class SlackInteractions {
         workspace: body.team?.id ?? this.deps.bot.teamId,
         channel,
         thread: threadTs,
-        extra: { user: user.id, kind: channel.startsWith("D") ? "dm" : "channel" },
+        extra: { user: user.id, kind: kindOfChannel(channel) },
       };
       return {
         kind: "control",
@@ -148,7 +149,7 @@ export class SlackInteractions {
       respond({ response_type: "ephemeral", text: markdownToMrkdwn(text) || text }).catch((error: unknown) =>
         this.deps.logger.warn({ err: describeError(error) }, "slack command reply failed"),
       );
-    const kind = command.channel_id.startsWith("D") ? "dm" : "channel";
+    const kind = kindOfChannel(command.channel_id);
     const access = await this.deps.access.check(command.user_id, command.channel_id, kind);
     if (!access.allowed) return void (await reply(access.refusal));
     const [name, ...args] = command.text

@@ -12,6 +12,7 @@ import type { ThreadTarget } from "../../core/thread-target.js";
 import { turnLogger } from "../../logging/logger.js";
 import { callWithRetry, type SlackClients } from "./slack-api.js";
 import type { CapabilityLatch, ConversationKind } from "./slack-capabilities.js";
+import { kindOfChannel } from "./slack-access.js";
 import { ATTACHMENT_CAPTION, attachedFile, postCardWithAttachment } from "../shared/card-attachment.js";
 import { cardPlainText, cutsCode, renderCard } from "./slack-cards.js";
 import { escapeMrkdwn, SLACK_LIMITS } from "./slack-limits.js";
@@ -39,7 +40,7 @@ const TEXT_LIMIT = SLACK_LIMITS.updateText - 100;
 export function kindOf(target: ThreadTarget): ConversationKind {
   const kind = target.extra?.kind;
   if (kind === "dm" || kind === "channel") return kind;
-  return target.channel.startsWith("D") ? "dm" : "channel";
+  return kindOfChannel(target.channel);
 }
 
 export class SlackThreadOutput implements ThreadOutput {

@@ -570,6 +570,26 @@ describe("buttons and commands", () => {
     await turn.close();
   });
 
+  it("refuses Stop and card presses in a channel the bot is no longer enabled in, as it refuses messages there", async () => {
+    await startChannel({ allowedChannels: ["C1"], render: { editIntervalMs: 20, nativeStreaming: false } });
+    const { ref, thread } = await postedCard();
+    const output = service.factories.get("slack")!(service.received[0]!.target);
+    const turn = output.beginTurn({ sessionId: "s", turnId: "t" });
+    await turn.handle({ type: "text-delta", delta: "working" });
+    const live = await fake.waitFor(
+      () => fake.state.botMessages("C1", thread).find((m) => actionIds(m.blocks).includes("coworker_stop")),
+      "the live reply",
+    );
+    await channel.stop();
+    await startChannel({ allowedChannels: ["C9"] });
+    fake.pressButton({ user: "U1", channel: "C1", messageTs: live.ts, actionId: "coworker_stop" });
+    fake.pressButton({ user: "U1", channel: "C1", messageTs: ref.messageId, actionId: "coworker_card_0" });
+    await fake.waitFor(() => (fake.state.ephemerals.length === 2 ? true : undefined), "two refusals");
+    expect(service.presses).toEqual([]);
+    for (const refusal of fake.state.ephemerals) expect(refusal.text).toMatch(/not enabled in this channel/);
+    await turn.close();
+  });
+
   it("runs /coworker commands against the person's latest thread and replies privately", async () => {
     await startChannel();
     const { ts } = fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} hi` });
