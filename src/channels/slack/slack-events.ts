@@ -35,6 +35,8 @@ export const messageEventSchema = z.looseObject({
     .regex(/^\d+\.\d+$/)
     .optional(),
   client_msg_id: z.string().optional(),
+  /** Set on an app_mention Slack sends again because the message was edited. */
+  edited: z.looseObject({}).optional(),
   team: z.string().optional(),
   files: z.array(slackFileSchema).optional(),
 });
@@ -64,7 +66,17 @@ export interface DecideOptions {
   readonly bot: BotIdentity;
   readonly allowedBots: ReadonlySet<string>;
   readonly requireMentionInThreads: boolean;
+  /** The time now, in ms (an edit is judged by the age of the message it edits). */
+  readonly nowMs: number;
 }
+
+/**
+ * How old a message may be when an edit of it still counts as a request: someone adding the
+ * mention they forgot does it within minutes. Slack sends an edited message's app_mention again;
+ * an edit of an older one would run its new text as a fresh turn, though it may have been
+ * answered long ago (the session layer remembers answered messages for a while, not forever).
+ */
+export const EDIT_WINDOW_MS = 60 * 60 * 1_000;
 
 function mentionsBot(text: string, botUserId: string): boolean {
   return text.includes(`<@${botUserId}>`) || text.includes(`<@${botUserId}|`);
@@ -88,6 +100,8 @@ export function decide(event: MessageEvent, options: DecideOptions): Decision {
     return { act: false, reason: `subtype ${event.subtype ?? "hidden"}` };
   }
   if (event.user === bot.userId || event.bot_id === bot.botId) return { act: false, reason: "own message" };
+  if (event.edited && options.nowMs - Number(event.ts) * 1_000 > EDIT_WINDOW_MS)
+    return { act: false, reason: "an edit of an older message" };
   const isBot = event.bot_id !== undefined || event.subtype === "bot_message";
   if (isBot) {
     // Only the ids Slack sets: `username` and `bot_profile.name` are whatever the poster chose.

@@ -84,6 +84,7 @@ export class SlackInbound {
       bot: this.deps.bot,
       allowedBots: this.deps.allowedBots,
       requireMentionInThreads: this.deps.requireMentionInThreads,
+      nowMs: Date.now(),
     });
     if (!decision.act) {
       this.deps.logger.trace({ reason: decision.reason, channel: event.channel }, "slack event ignored");

@@ -1,6 +1,14 @@
-/** plainText: Slack's message markup as the text the agent reads. */
+/**
+ * plainText: Slack's message markup as the text the agent reads; decide: which edits of a
+ * mention still count as a request.
+ */
 import { describe, expect, it } from "vitest";
-import { plainText } from "../../../src/channels/slack/slack-events.js";
+import {
+  decide,
+  EDIT_WINDOW_MS,
+  type MessageEvent,
+  plainText,
+} from "../../../src/channels/slack/slack-events.js";
 
 const BOT = "U0BOT";
 
@@ -24,4 +32,34 @@ describe("plainText", () => {
       expect(plainText(text, BOT)).toBe(text);
     },
   );
+});
+
+describe("decide, for an edited mention", () => {
+  const options = (nowMs: number) => ({
+    bot: { userId: BOT, botId: "B0BOT", teamId: "T1" },
+    allowedBots: new Set<string>(),
+    requireMentionInThreads: true,
+    nowMs,
+  });
+  const posted = 1_700_000_000;
+  const mention: MessageEvent = {
+    type: "app_mention",
+    channel: "C1",
+    user: "U1ANA",
+    text: `<@${BOT}> deploy it`,
+    ts: `${posted}.000100`,
+  };
+  const edited: MessageEvent = { ...mention, edited: { user: "U1ANA", ts: `${posted + 30}.000000` } };
+
+  it("acts on an edit made soon after the message (a mention added to it), and on the original", () => {
+    const soon = posted * 1_000 + 5 * 60_000;
+    expect(decide(edited, options(soon))).toMatchObject({ act: true, kind: "channel" });
+    expect(decide(mention, options(soon))).toMatchObject({ act: true });
+  });
+
+  it("ignores an edit of an older message: it may have been answered long ago", () => {
+    const later = posted * 1_000 + EDIT_WINDOW_MS + 60_000;
+    expect(decide(edited, options(later))).toEqual({ act: false, reason: "an edit of an older message" });
+    expect(decide(mention, options(later))).toMatchObject({ act: true });
+  });
 });
