@@ -24,7 +24,11 @@ import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.j
 export function approvalVerdictOf(item: PendingItem, signal: AbortSignal): ApprovalVerdict {
   const outcome = approvalOutcomeOf(item, signal);
   const by = item.decision?.by?.name;
-  return by === undefined ? { outcome } : { outcome, by };
+  const shown =
+    item.kind === "approval"
+      ? { shown: { summary: item.argSummary, ...(item.detail ? { detail: item.detail } : {}) } }
+      : {};
+  return by === undefined ? { outcome, ...shown } : { outcome, by, ...shown };
 }
 
 /** What a settled approval means for the engine. */

@@ -79,6 +79,13 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
    * when a call follows such a read in the same turn.
    */
   readonly readsOutside?: boolean;
+  /**
+   * Its card's preview shows what the call will do as read from the workspace when the card was
+   * made (a file's diff, a skill's bundled files), and that can change while the card waits or as
+   * an earlier call of the same step runs: an approved call then runs only while its preview
+   * still shows what the person approved (see the tool scheduler).
+   */
+  readonly bindsPreview?: boolean;
   execute(args: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
   /** What the approval card shows (diff for edits, command, URL). Defaults to the JSON args. */
   preview?(args: z.infer<Schema>, context: Pick<ToolContext, "request" | "facts">): Promise<ToolPreview>;

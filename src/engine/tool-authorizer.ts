@@ -7,7 +7,8 @@
  */
 import { type AnyTool, compactArgs, labelText } from "../core/tool.js";
 import { INTERACTIVE_TOOL_NAMES } from "../tools/interactive-tools.js";
-import { requestApproval, summarizeCall } from "./asking/approval-request.js";
+import { cardPreview, requestApproval, summarizeCall } from "./asking/approval-request.js";
+import { type CardPreview, samePreview } from "./asking/ports.js";
 import { runInteractiveCall } from "./asking/interactive-calls.js";
 import type { Decision } from "./permissions/permission-engine.js";
 import type { FinishReason } from "../core/messages.js";
@@ -35,6 +36,11 @@ export interface ClearedCall {
   readonly clearedBy?: string;
   /** A person approved this very call on its card (see ToolContext.approvedByPerson). */
   readonly approvedByPerson?: true;
+  /**
+   * For a tool that binds its preview (ToolDefinition.bindsPreview), approved on its card: whether
+   * its preview, made again now, still shows what the person approved.
+   */
+  readonly stillAsApproved?: () => Promise<boolean>;
 }
 
 /**
@@ -111,13 +117,15 @@ export async function authorizeCall(
     return undefined;
   }
   let clearedBy: string | undefined;
-  let approvedByPerson = false;
+  let approved: CardPreview | undefined;
   if (decision.action === "ask") {
     const screened = await screenAsk(ctx, call, tool, args, decision, summarizeCall(tool.name, args));
     if (screened.kind === "answered") return undefined;
     if (screened.kind === "run") clearedBy = screened.note;
-    else if (!(await requestApproval(ctx, call, tool, args, decision))) return undefined;
-    else approvedByPerson = true;
+    else {
+      approved = await requestApproval(ctx, call, tool, args, decision);
+      if (!approved) return undefined;
+    }
   }
   if (INTERACTIVE_TOOL_NAMES.has(tool.name)) {
     await runInteractiveCall(ctx, call, tool.name, args);
@@ -129,8 +137,19 @@ export async function authorizeCall(
     args: { ...args, ...decision.runArgs },
     label: callLabel(tool, args),
     ...(clearedBy ? { clearedBy } : {}),
-    ...(approvedByPerson ? { approvedByPerson: true } : {}),
+    ...(approved ? { approvedByPerson: true } : {}),
+    ...(approved && tool.bindsPreview ? { stillAsApproved: stillShows(ctx, tool, args, approved) } : {}),
   };
+}
+
+/** Whether the call's card, made again from `args`, shows what `approved` showed. */
+function stillShows(
+  ctx: TurnContext,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  approved: CardPreview,
+): () => Promise<boolean> {
+  return async () => samePreview(await cardPreview(ctx, tool, args), approved);
 }
 
 /** Whether `value` nests objects or arrays more than `max` levels deep (walked without recursion). */
@@ -157,7 +176,8 @@ export async function reauthorizeCall(
   hop: string,
 ): Promise<boolean> {
   const decision = decideAndAudit(ctx, call, tool, args, { hop });
-  if (decision.action === "ask") return requestApproval(ctx, call, tool, args, decision, hop);
+  if (decision.action === "ask")
+    return (await requestApproval(ctx, call, tool, args, decision, hop)) !== undefined;
   return decision.action === "allow";
 }
 

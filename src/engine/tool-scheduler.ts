@@ -4,7 +4,9 @@
  * 1. Authorise every call first, strictly in call order (approvals reach the person one at a
  *    time), so nothing runs before every call of the step has a decision.
  * 2. Execute the cleared calls in call order: a run of consecutive low-risk, concurrent-safe calls
- *    executes together; every other call runs alone, after everything before it finished.
+ *    executes together; every other call runs alone, after everything before it finished. An
+ *    approved call whose card showed workspace content (ToolDefinition.bindsPreview) runs only if
+ *    that content is still what the person approved: an earlier call may have changed it.
  *
  * An interrupt answers every call that has no result yet — not started, or interrupted while
  * running — so the history never holds an orphaned tool call. Results are stored in call order.
@@ -43,9 +45,31 @@ function notStarted(cleared: ClearedCall): CallAnswer {
   };
 }
 
+/**
+ * An approved call whose preview no longer shows what the person approved (its file changed
+ * while the card waited, or an earlier call of the step changed it): not run, and both the person
+ * and the model are told.
+ */
+function changedSinceApproval(ctx: TurnContext, cleared: ClearedCall): CallAnswer {
+  ctx.emit({
+    type: "notice",
+    level: "warning",
+    message: `${cleared.tool.name} was not run: what it would do changed after it was approved. The agent may propose it again.`,
+  });
+  return {
+    callId: cleared.call.id,
+    name: cleared.tool.name,
+    status: "not_started",
+    content: TOOL_RESULT.changedSinceApproval,
+    reason: "changed after approval",
+  };
+}
+
 async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnswer> {
   const { call, tool, args } = cleared;
   if (ctx.aborted) return notStarted(cleared);
+  if (cleared.stillAsApproved && !(await cleared.stillAsApproved()))
+    return changedSinceApproval(ctx, cleared);
   await ctx.deps.persistence?.markToolStarted(call.id);
   if (ctx.aborted) return notStarted(cleared);
   ctx.emit({

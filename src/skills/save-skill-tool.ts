@@ -175,6 +175,8 @@ export function createSaveSkillTool(
     category: "write",
     risk: "medium",
     concurrent: false,
+    // The card shows the bundled files as they were: what is saved must be what was approved.
+    bindsPreview: true,
     alwaysAsks: true,
     label: (args) => args.name,
     // The save works in the asking conversation's view of the workspace, as the file tools do: a file

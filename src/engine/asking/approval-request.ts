@@ -13,7 +13,7 @@ import type { Grant } from "../permissions/grants.js";
 import { type Decision, domainOf } from "../permissions/permission-engine.js";
 import { preview, TOOL_RESULT } from "../tool-results.js";
 import type { TurnContext } from "../turn-context.js";
-import type { ApprovalOutcome, PermissionNotice, PermissionRequest } from "./ports.js";
+import type { ApprovalOutcome, CardPreview, PermissionNotice, PermissionRequest } from "./ports.js";
 
 const OUTCOMES: ReadonlySet<string> = new Set<ApprovalOutcome>([
   "once",
@@ -53,7 +53,12 @@ function grantFor(
   }
 }
 
-async function cardPreview(ctx: TurnContext, tool: AnyTool, args: Record<string, unknown>) {
+/** What the approval card shows of a call: the tool's own preview, else its name and arguments. */
+export async function cardPreview(
+  ctx: TurnContext,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+): Promise<CardPreview> {
   const fallback = { summary: summarizeCall(tool.name, args) };
   if (!tool.preview) return fallback;
   try {
@@ -64,8 +69,9 @@ async function cardPreview(ctx: TurnContext, tool: AnyTool, args: Record<string,
 }
 
 /**
- * Ask a person; true when the call may run. Answers the call itself when it may not — unless
- * this is a `hop` of a running call (its own card, `<call id>~<hop>`), which the tool answers.
+ * Ask a person; when the call may run, what the card they approved showed (undefined: it may
+ * not). Answers the call itself when it may not — unless this is a `hop` of a running call (its
+ * own card, `<call id>~<hop>`), which the tool answers.
  */
 export async function requestApproval(
   ctx: TurnContext,
@@ -74,7 +80,7 @@ export async function requestApproval(
   args: Record<string, unknown>,
   decision: Decision,
   hop?: string,
-): Promise<boolean> {
+): Promise<CardPreview | undefined> {
   const answer = async (status: "denied" | "not_started", content: string, reason?: string) => {
     if (hop === undefined) await ctx.answer({ callId: call.id, name: tool.name, status, content, reason });
   };
@@ -105,15 +111,17 @@ export async function requestApproval(
   if (!approver) {
     ctx.audit("approval_resolved", call.id, tool.name, { outcome: "unavailable" });
     await answer("denied", TOOL_RESULT.approvalUnavailable, "no approval here");
-    return false;
+    return undefined;
   }
   let outcome: ApprovalOutcome;
   let by: string | undefined;
+  let shown = request.preview;
   try {
     const raced = await raceAbort(approver(request, ctx.signal), ctx.signal);
     const verdict = raced.aborted ? "interrupted" : raced.value;
     outcome = typeof verdict === "string" ? verdict : verdict.outcome;
     by = typeof verdict === "string" ? undefined : verdict.by;
+    if (typeof verdict !== "string" && verdict.shown) shown = verdict.shown;
   } catch (error) {
     ctx.emit({
       type: "notice",
@@ -127,15 +135,15 @@ export async function requestApproval(
   if (outcome === "interrupted") {
     ctx.interrupt();
     await answer("not_started", TOOL_RESULT.notStartedWhileWaiting);
-    return false;
+    return undefined;
   }
   if (outcome === "deny") {
     await answer("denied", TOOL_RESULT.deniedByUser, "denied by you");
-    return false;
+    return undefined;
   }
   if (outcome !== "once" && decision.alwaysOptions.includes(outcome)) {
     const grant = grantFor(outcome, tool, args, by);
     if (grant) ctx.deps.grants.add(grant);
   }
-  return true;
+  return shown;
 }

@@ -13,10 +13,21 @@ export type ApprovalOutcome = "once" | AlwaysOption | "deny" | "interrupted";
 /** What the permission-required event tells the channels (the call, why, what "always" may cover). */
 export type PermissionNotice = Omit<Extract<AgentEvent, { type: "permission-required" }>, "type">;
 
+/** What an approval card shows of a call: a summary line and a detail block (diff, command, URL). */
+export interface CardPreview {
+  readonly summary: string;
+  readonly detail?: { readonly kind: string; readonly text: string };
+}
+
+/** Whether two previews show the same thing. */
+export function samePreview(a: CardPreview, b: CardPreview): boolean {
+  return a.summary === b.summary && a.detail?.kind === b.detail?.kind && a.detail?.text === b.detail?.text;
+}
+
 /** A call put to a person: the notice, with the card's own call id and the tool's preview. */
 export interface PermissionRequest extends PermissionNotice {
   /** Summary and detail block for the approval card. */
-  readonly preview: { readonly summary: string; readonly detail?: { kind: string; text: string } };
+  readonly preview: CardPreview;
   /**
    * The call changes what steers every later session (a skill, AGENTS.md): only those who may
    * loosen the session may approve it — in a shared thread the configured approvers, not whoever
@@ -35,6 +46,11 @@ export interface PermissionRequest extends PermissionNotice {
 export interface ApprovalVerdict {
   readonly outcome: ApprovalOutcome;
   readonly by?: string | undefined;
+  /**
+   * What the card showed when the person decided (its stored summary and detail): after a
+   * restart the card decided may be older than this process's preview of the call.
+   */
+  readonly shown?: CardPreview;
 }
 
 /** Resolves when a person decided; an interrupted turn resolves it as "interrupted". */

@@ -79,6 +79,8 @@ export function createEditFileTool(options: EditFileOptions) {
     category: "write",
     risk: "medium",
     concurrent: false,
+    // The card shows a diff against the file as it was: a changed file must not be edited unseen.
+    bindsPreview: true,
     grantKey: "path",
     label: (args) => args.path,
     async execute(args, context) {

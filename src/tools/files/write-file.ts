@@ -57,6 +57,8 @@ export function createWriteFileTool(options: WriteFileOptions) {
     category: "write",
     risk: "medium",
     concurrent: false,
+    // The card shows a diff against the file as it was: a changed file must not be overwritten unseen.
+    bindsPreview: true,
     grantKey: "path",
     label: (args) => args.path,
     async execute(args, context) {
