@@ -1,3 +1,8 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { classifyReadOnly } from "../../src/engine/permissions/readonly-command.js";
 import { lexCommandLine } from "../../src/tools/shell/shell-words.js";
@@ -88,6 +93,54 @@ describe("classifyReadOnly (read-only or not)", () => {
 
   it.each(refused)("refuses %j", (command) => {
     expect(classifyReadOnly(command).readOnly).toBe(false);
+  });
+});
+
+describe("bash's test is read-only only without variable lookups", () => {
+  // `test -v NAME` looks a variable up, and bash evaluates the subscript of `a[...]` as
+  // arithmetic: the `$(...)` in it runs even from a single-quoted word.
+  it.each([
+    "test -v 'a[$(echo INJECTED > pwned.txt)]'",
+    "test -v 'a[$(echo INJECTED > pwned.txt; echo EXEC >&2)]'",
+    "test ! -v 'a[$(id)]'",
+    "test '(' -v 'a[$(id)]' ')'",
+    "test x -a -v 'a[$(id)]'",
+    "test -f x -o -v 'a[$(id)]'",
+    "ls && test -v 'a[$(id)]'",
+    "test -v 'a[0]'",
+    "test -v PATH",
+    "test -R ref",
+    "test -R 'a[$(id)]'",
+    "test -n 'a[$(id)]'",
+    "'[' -v 'a[$(id)]' ']'",
+    "'[' -f x ']'",
+    "[ -v 'a[$(id)]' ]",
+  ])("refuses %j", (command) => {
+    expect(classifyReadOnly(command).readOnly).toBe(false);
+  });
+
+  it("refuses them because bash really runs the subscript's substitution", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "test-v-"));
+    try {
+      const command = "test -v 'a[$(echo INJECTED > pwned.txt)]'";
+      spawnSync("bash", ["-c", command], { cwd: dir, stdio: "pipe" }); // test exits 1: a is unset
+      expect(existsSync(path.join(dir, "pwned.txt"))).toBe(true);
+      expect(classifyReadOnly(command).readOnly).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    "test -f file",
+    "test -d dir",
+    "test -e a -a ! -L a",
+    "test -n abc",
+    "test abc = abc",
+    "test 3 -eq 3",
+    "test -f x && cat x",
+  ])("accepts %j", (command) => {
+    expect(classifyReadOnly(command)).toEqual({ readOnly: true, command });
   });
 });
 

@@ -10,7 +10,7 @@
  * git comes back rewritten with git's protective options; that rewritten line is what runs.
  */
 import { parseArgs } from "./option-spec.js";
-import { ANY_ARGUMENTS, READ_ONLY_PROGRAMS } from "./readonly-programs.js";
+import { ANY_ARGUMENTS, isReadOnlyTest, READ_ONLY_PROGRAMS } from "./readonly-programs.js";
 import { isReadOnlyFind } from "./readonly-find.js";
 import { protectGit } from "./readonly-git.js";
 import {
@@ -48,6 +48,7 @@ function readOnlyWords(command: ShellCommand): string[] | undefined {
     return protectedArgs === undefined ? undefined : [program, ...protectedArgs];
   }
   if (ANY_ARGUMENTS.has(program)) return [program, ...args];
+  if (program === "test") return isReadOnlyTest(args) ? [program, ...args] : undefined;
   if (program === "find") return isReadOnlyFind(args) ? [program, ...args] : undefined;
   const spec = READ_ONLY_PROGRAMS.get(program);
   return spec !== undefined && parseArgs(spec, args) !== undefined ? [program, ...args] : undefined;

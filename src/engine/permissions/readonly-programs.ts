@@ -4,6 +4,7 @@
  * file (sort -o, tree -o, file -C), follows forever (tail -f), runs another program (rg --pre,
  * rg -z, diff -l) or changes anything is absent or denied. Programs that write or execute by
  * design or by one option (uniq, xxd, date, sed, awk, xargs, env, less…) are not here at all.
+ * test takes any argument but the variable lookups whose subscripts bash evaluates (isReadOnlyTest).
  * Listing and search programs are in readonly-listing-programs.ts; find and git have their own
  * checkers (readonly-find.ts, readonly-git.ts).
  */
@@ -15,8 +16,20 @@ const CHECKSUM: OptionSpec = {
   long: ["binary", "check", "tag", "text", "zero", "ignore-missing", "quiet", "status", "strict", "warn"],
 };
 
-/** Programs whose arguments are all data: echo prints them, test evaluates them, true/false ignore them. */
-export const ANY_ARGUMENTS: ReadonlySet<string> = new Set(["echo", "true", "false", "test"]);
+/** Programs whose arguments are all data: echo prints them, true/false ignore them. */
+export const ANY_ARGUMENTS: ReadonlySet<string> = new Set(["echo", "true", "false"]);
+
+/**
+ * Bash's test: its arguments are data except the variable name `-v NAME` looks up. For
+ * `a[SUBSCRIPT]` bash evaluates the subscript as arithmetic, which runs any `$(...)` in it even
+ * from a single-quoted word (`test -v 'a[$(rm x)]'`). So neither -v nor the other variable lookup,
+ * -R, may appear anywhere (`!`, `(`, `-a` and `-o` put them in any position), and no argument may
+ * hold a `[`. Every other test operator only compares strings, checks files, or reads integers as
+ * plain numbers (`-eq` and friends do not evaluate, unlike in `[[ ]]`).
+ */
+export function isReadOnlyTest(args: readonly string[]): boolean {
+  return args.every((arg) => arg !== "-v" && arg !== "-R" && !arg.includes("["));
+}
 
 /** Read-only programs and their accepted options (find and git are checked separately). */
 export const READ_ONLY_PROGRAMS: ReadonlyMap<string, OptionSpec> = new Map<string, OptionSpec>([
