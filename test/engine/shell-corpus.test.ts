@@ -47,7 +47,8 @@ describe("the adversarial corpus", () => {
 describe("read-only git runs with its programs switched off", () => {
   const PROTECTION =
     "git -c core.fsmonitor= -c core.hooksPath=/dev/null -c log.showSignature=false -c gpg.program=false " +
-    "-c gpg.ssh.program=false -c gpg.x509.program=false --no-pager --no-optional-locks";
+    "-c gpg.ssh.program=false -c gpg.x509.program=false -c diff.submodule=short -c submodule.recurse=false " +
+    "--no-pager --no-optional-locks";
 
   it("injects the protective options, and the diff switches where git diffs", () => {
     expect(classifyReadOnly("git status")).toEqual({ readOnly: true, command: `${PROTECTION} status` });
@@ -110,6 +111,58 @@ describe("read-only git runs with its programs switched off", () => {
       // The planted programs are real: unprotected, git status runs the fsmonitor.
       execFileSync("bash", ["-c", "git status"], { cwd: repo, stdio: "pipe" });
       expect(existsSync(marker("fsmonitor"))).toBe(true);
+    });
+  });
+
+  describe("against a submodule whose config plants an external diff", () => {
+    // `diff.submodule=diff` in the superproject makes git start a `git diff` in each changed
+    // submodule; that child has no --no-ext-diff, and only `-c` settings reach it.
+    let base: string;
+    const ran = () => path.join(base, "external-ran");
+    beforeAll(async () => {
+      base = await mkdtemp(path.join(tmpdir(), "git-submodule-"));
+      const git = (cwd: string, ...args: string[]) =>
+        execFileSync(
+          "git",
+          ["-c", "user.email=a@b", "-c", "user.name=a", "-c", "protocol.file.allow=always", ...args],
+          { cwd: path.join(base, cwd), stdio: "pipe" },
+        );
+      git(".", "init", "-q", "sub");
+      await writeFile(path.join(base, "sub", "f"), "a\n");
+      git("sub", "add", "f");
+      git("sub", "commit", "-qm", "init");
+      git(".", "init", "-q", "repo");
+      git("repo", "submodule", "add", "-q", "../sub", "sub");
+      git("repo", "commit", "-qm", "add sub");
+      await writeFile(path.join(base, "repo", "sub", "f"), "b\n");
+      git("repo", "config", "diff.submodule", "diff");
+      git("repo/sub", "config", "diff.external", `sh -c 'touch ${ran()}'`);
+    });
+    afterAll(async () => {
+      await rm(base, { recursive: true, force: true });
+    });
+
+    it("git diff / log -p / show as classified run none of them", () => {
+      for (const command of ["git -C repo diff", "git -C repo log -p -1", "git -C repo show"]) {
+        const verdict = classifyReadOnly(command);
+        if (!verdict.readOnly) throw new Error(`${command} should be read-only`);
+        const out = execFileSync("bash", ["-c", verdict.command], {
+          cwd: base,
+          stdio: "pipe",
+          env: { PATH: process.env.PATH },
+        });
+        expect(existsSync(ran()), command).toBe(false);
+        expect(out.toString(), command).toContain("Subproject commit");
+      }
+      // The planted program is real: with only the old protection, git diff runs it.
+      const unprotected = classifyReadOnly("git -C repo diff");
+      if (!unprotected.readOnly) throw new Error("git diff should be read-only");
+      execFileSync(
+        "bash",
+        ["-c", unprotected.command.replace(" -c diff.submodule=short -c submodule.recurse=false", "")],
+        { cwd: base, stdio: "pipe", env: { PATH: process.env.PATH } },
+      );
+      expect(existsSync(ran())).toBe(true);
     });
   });
 });

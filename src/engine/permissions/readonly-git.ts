@@ -6,8 +6,12 @@
  * alias: an alias is not a subcommand name here) with listed options count as read-only, and
  * they run with those programs switched off on the command line — `-c core.fsmonitor=
  * -c core.hooksPath=/dev/null --no-pager --no-ext-diff --no-textconv` and friends — which
- * `protectGit` injects. Filter drivers (`filter.*.clean`) cannot be switched off this way; the
- * sandbox is what contains them.
+ * `protectGit` injects. Options like --no-ext-diff reach only the git we start, while `-c`
+ * settings reach the gits it starts in submodules too; so `-c diff.submodule=short` keeps diff,
+ * log and show from starting a `git diff` per submodule (`diff.submodule=diff` would, and that
+ * child runs the submodule's diff.external and textconv), and `-c submodule.recurse=false` keeps
+ * the repository's config from sending grep or ls-files into submodules. Filter drivers
+ * (`filter.*.clean`) cannot be switched off this way; the sandbox is what contains them.
  */
 import { parseArgs } from "./option-spec.js";
 import { SUBCOMMANDS } from "./readonly-git-subcommands.js";
@@ -26,6 +30,10 @@ const PROTECTIVE_GLOBALS: readonly string[] = Object.freeze([
   "gpg.ssh.program=false",
   "-c",
   "gpg.x509.program=false",
+  "-c",
+  "diff.submodule=short",
+  "-c",
+  "submodule.recurse=false",
   "--no-pager",
   "--no-optional-locks",
 ]);
