@@ -9,7 +9,7 @@
  * too. A card its requester may not approve says who may, in the words a refused press gets.
  */
 import { z } from "zod";
-import type { ThreadTarget } from "../core/thread-target.js";
+import { isSharedThread, type ThreadTarget } from "../core/thread-target.js";
 import type { PendingItem } from "./pending-item.js";
 
 const qualifiedId = z
@@ -55,17 +55,6 @@ export function allowedApproversFor(
     ...(config.perChannel?.[channelKey] ?? []),
   ];
   return Object.freeze([...new Set(all)]);
-}
-
-/**
- * Whether the thread is shared by several people rather than one person's DM: a Slack channel
- * (ids not starting with "D"), a Telegram group, supergroup or topic (negative chat ids). Other
- * platforms (the console) are one person's.
- */
-export function isSharedThread(target: Pick<ThreadTarget, "platform" | "channel">): boolean {
-  if (target.platform === "slack") return !target.channel.startsWith("D");
-  if (target.platform === "telegram") return target.channel.startsWith("-");
-  return false;
 }
 
 /**

@@ -39,6 +39,17 @@ export const storedTargetSchema = z.object({
   extra: targetExtraSchema.optional(),
 });
 
+/**
+ * Whether the thread is shared by several people rather than one person's DM: a Slack channel
+ * (ids not starting with "D"), a Telegram group, supergroup or topic (negative chat ids). Other
+ * platforms (the console) are one person's.
+ */
+export function isSharedThread(target: Pick<ThreadTarget, "platform" | "channel">): boolean {
+  if (target.platform === "slack") return !target.channel.startsWith("D");
+  if (target.platform === "telegram") return target.channel.startsWith("-");
+  return false;
+}
+
 /** The session key for a target: platform + workspace + channel + thread. */
 export function sessionKeyOf(target: ThreadTarget): string {
   return [target.platform, target.workspace, target.channel, target.thread ?? "-"].join(":");

@@ -100,6 +100,13 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
    * asks still apply.
    */
   staysInConversation?(args: z.infer<Schema>, request: ConversationExecutionRequest): boolean;
+  /**
+   * Why this read, made from `request`'s conversation, may show its audience what not all of them
+   * may see (another channel's messages, the requester's items in every conversation, read into a
+   * thread several people share); undefined when it does not. Such a read asks a person outside
+   * auto mode, though reads otherwise run unasked.
+   */
+  widensAudience?(args: z.infer<Schema>, request: ConversationExecutionRequest): string | undefined;
 }
 
 /** The category of one call: the tool's `categoryOf` for these arguments, else its `category`. */

@@ -21,6 +21,7 @@ import type { Caller } from "../core/thread-target.js";
 import { callerOf } from "../subscriptions/subscription-tools.js";
 import { type AnyTool, defineTool, fail, labelText, ok, type ToolContext } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
+import { listingWidensAudience } from "../tools/session-target.js";
 import { MAX_PROMPT_CHARS, type PromptAuthor } from "./scheduled-task.js";
 import type { ScheduleService } from "./schedule-service.js";
 import { cancellationSummary } from "./task-text.js";
@@ -115,6 +116,7 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     risk: "low",
     concurrent: true,
     label: () => "the person's tasks",
+    widensAudience: (_args, request) => listingWidensAudience(request, "the person's tasks and their text"),
     async execute(_args, context) {
       const caller = callerOf(context.request, FEATURE);
       if (typeof caller === "string") return fail(caller);

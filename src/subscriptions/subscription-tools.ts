@@ -17,8 +17,8 @@ import { z } from "zod";
 import { provenanceOf } from "../engine/permissions/permission-engine.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { type AnyTool, defineTool, fail, ok, type ToolPreview, type ToolResult } from "../core/tool.js";
-import type { Caller } from "../core/thread-target.js";
-import { requestCaller } from "../tools/session-target.js";
+import { type Caller, isSharedThread } from "../core/thread-target.js";
+import { listingWidensAudience, requestCaller } from "../tools/session-target.js";
 import type { Outcome } from "./channel-access.js";
 import {
   channelArgOf,
@@ -91,6 +91,23 @@ function threadCaller(request: ConversationExecutionRequest, feature: string): C
   return (
     requestCaller(request) ?? `This conversation has no thread to report to, so ${feature} unavailable here.`
   );
+}
+
+/**
+ * Why a person's catch_up of `channel` may show this conversation what not all of it may see: the
+ * conversation is shared by several people and the channel is another one, whose messages only its
+ * members may read (the requester's membership is checked; the others' here is not). A woken
+ * turn's catch_up reads only the channel that woke it, which its subscription brings here anyway.
+ */
+function catchUpWidensAudience(
+  args: { readonly channel: string },
+  request: ConversationExecutionRequest,
+): string | undefined {
+  const target = requestCaller(request)?.target;
+  if (!target || !isSharedThread(target) || wakingChannel(request) !== undefined) return undefined;
+  const named = args.channel.trim();
+  if (named === target.channel || named === `${target.channel}:${target.thread}`) return undefined;
+  return `it reads ${named} into this conversation, where several people read along, members of that channel or not`;
 }
 
 /** The channel whose content woke this turn; undefined in a person's turn. */
@@ -210,6 +227,11 @@ interface ChannelToolSpec<Schema extends z.ZodType<{ readonly channel: string }>
   readonly concurrent: boolean;
   /** Its answer carries other people's messages from the channel (ToolDefinition's readsOutside). */
   readonly readsOutside?: boolean;
+  /** Why a call may show this conversation what not all of it may see (ToolDefinition's widensAudience). */
+  readonly widensAudience?: (
+    args: z.infer<Schema>,
+    request: ConversationExecutionRequest,
+  ) => string | undefined;
   /** The service's answer for this call, or why it cannot run here. */
   readonly run: (args: z.infer<Schema>, request: ConversationExecutionRequest) => Promise<Outcome>;
   readonly preview?: (
@@ -231,6 +253,7 @@ function channelTool<Schema extends z.ZodType<{ readonly channel: string }>>(
     risk: spec.category === "write" ? "medium" : "low",
     concurrent: spec.concurrent,
     ...(spec.readsOutside ? { readsOutside: true } : {}),
+    ...(spec.widensAudience ? { widensAudience: spec.widensAudience } : {}),
     label: (args) => args.channel,
     ...(preview ? { preview: async (args, { request }) => preview(args, request) } : {}),
     async execute(args, context) {
@@ -274,6 +297,8 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     risk: "low",
     concurrent: true,
     label: () => "the person's subscriptions",
+    widensAudience: (_args, request) =>
+      listingWidensAudience(request, "the person's subscriptions and their instructions"),
     async execute(_args, context) {
       const caller = callerOf(context.request);
       if (typeof caller === "string") return fail(caller);
@@ -289,6 +314,7 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     category: "read",
     concurrent: true,
     readsOutside: true,
+    widensAudience: catchUpWidensAudience,
     async run(args, request) {
       const reader = await catchUpReader(service, request, args.channel);
       if (typeof reader === "string") return { ok: false, message: reader };

@@ -4,7 +4,7 @@
  * never trusted raw.
  */
 import type { ConversationExecutionRequest } from "../core/request.js";
-import { type Caller, type ThreadTarget, threadTargetSchema } from "../core/thread-target.js";
+import { type Caller, isSharedThread, type ThreadTarget, threadTargetSchema } from "../core/thread-target.js";
 
 /** The ThreadTarget of the session that made this request, or undefined when none was recorded. */
 export function threadTargetOf(request: ConversationExecutionRequest): ThreadTarget | undefined {
@@ -24,4 +24,18 @@ export function requestCaller(request: ConversationExecutionRequest): Caller | u
     target,
     requester: { id: request.requester.userId, name: request.requester.displayName },
   };
+}
+
+/**
+ * Why a tool listing `what` (the requester's standing items in every conversation) would show
+ * this conversation's audience what not all of them may see: the conversation is shared by several
+ * people (ToolDefinition.widensAudience). Undefined in a DM or a conversation without a thread.
+ */
+export function listingWidensAudience(
+  request: ConversationExecutionRequest,
+  what: string,
+): string | undefined {
+  const target = threadTargetOf(request);
+  if (!target || !isSharedThread(target)) return undefined;
+  return `it shows ${what} from every conversation, DMs included, in this one, where several people read along`;
 }

@@ -4,14 +4,9 @@
  * Table tests on the rule, then the `mode` command and "always" presses through the session layer.
  */
 import { describe, expect, it } from "vitest";
-import {
-  isSharedThread,
-  LOOSEN_REFUSAL,
-  loosenersFor,
-  loosenRefusal,
-} from "../../src/approvals/authorisation.js";
+import { LOOSEN_REFUSAL, loosenersFor, loosenRefusal } from "../../src/approvals/authorisation.js";
 import { loosensMode } from "../../src/core/modes.js";
-import type { ThreadTarget } from "../../src/core/thread-target.js";
+import { isSharedThread, type ThreadTarget } from "../../src/core/thread-target.js";
 import { ANA, BEN, BOSS, makeHarness, thread } from "../sessions/helpers/harness.js";
 
 const slack = (channel: string): ThreadTarget => ({

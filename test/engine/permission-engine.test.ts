@@ -381,3 +381,44 @@ describe("GrantSet", () => {
     expect(() => new GrantSet([{ kind: "bogus" } as never])).toThrow();
   });
 });
+
+describe("a read that widens its conversation's audience", () => {
+  const peek = defineTool({
+    name: "peek_channel",
+    description: "test",
+    inputSchema: z.object({ channel: z.string() }),
+    category: "read",
+    risk: "low",
+    concurrent: true,
+    widensAudience: (args) =>
+      args.channel === "here" ? undefined : `it reads ${args.channel} into this thread`,
+    execute: async () => ok("read"),
+  });
+  const engine = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
+  const decideRead = (channel: string, mode: PermissionMode, grants = new GrantSet()) =>
+    engine.decide(
+      peek,
+      { channel },
+      { mode, grants, facts: freshFacts(), provenance: user, request: personRequest() },
+    );
+
+  it("asks a person, with the tool's reason and an always-allow option, outside auto mode", () => {
+    for (const mode of ["interactive", "plan", "discuss"] as const)
+      expect(decideRead("#secret", mode)).toMatchObject({
+        action: "ask",
+        rule: "read:wider_audience",
+        reason: "it reads #secret into this thread",
+        alwaysOptions: ["always_tool"],
+      });
+  });
+
+  it("runs unasked when it does not widen it, in auto mode, or under a grant for the tool", () => {
+    expect(decideRead("here", "interactive")).toMatchObject({ action: "allow", rule: "category:read" });
+    expect(decideRead("#secret", "auto")).toMatchObject({ action: "allow", rule: "category:read" });
+    const granted = new GrantSet([{ kind: "tool", tool: "peek_channel" }]);
+    expect(decideRead("#secret", "interactive", granted)).toMatchObject({
+      action: "allow",
+      rule: "grant:tool",
+    });
+  });
+});

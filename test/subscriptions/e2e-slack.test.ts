@@ -170,6 +170,42 @@ describe("Slack subscriptions end to end", () => {
     expect(wakePrompts(e.openai)).toHaveLength(1);
   });
 
+  it("in a shared channel thread, catch_up of another channel and listing subscriptions ask first; in a DM they do not", async () => {
+    const e = await start(new PuppetModel());
+    const { ts } = e.fake.userPosts({
+      user: ANA,
+      channel: GENERAL,
+      text: `${MENTION} ${call("catch_up", { channel: "#deploys" })}`,
+    });
+    const card = await e.fake.waitFor(() => messageWithButton(e.fake, GENERAL, ts, "Approve"), "a card");
+    expect(shown(card)).toContain(
+      "it reads #deploys into this conversation, where several people read along, members of that channel or not",
+    );
+    e.fake.pressButton({
+      user: ANA,
+      channel: GENERAL,
+      messageTs: card.ts,
+      actionId: buttonId(card, "Deny")!,
+    });
+    expect(await replyIn(e, GENERAL, ts, "Tool said:")).toContain("Not run: the user denied this call");
+    e.fake.userPosts({
+      user: ANA,
+      channel: GENERAL,
+      threadTs: ts,
+      text: `${MENTION} ${call("list_subscriptions", {})}`,
+    });
+    const listing = await e.fake.waitFor(
+      () =>
+        e.fake.state
+          .botMessages(GENERAL, ts)
+          .find((m) => buttonId(m, "Approve") !== undefined && m.ts !== card.ts),
+      "a card for the listing",
+    );
+    expect(shown(listing)).toContain("DMs included, in this one, where several people read along");
+    const home = askAna(e, call("list_subscriptions", {}));
+    expect(await replyIn(e, DM, home, "Tool said:")).toContain("Your subscriptions: none");
+  });
+
   it("the unsubscribe command stops wake-ups from that channel", async () => {
     const e = await start(new PuppetModel());
     const home = askAna(e, "hi");

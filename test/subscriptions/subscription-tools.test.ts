@@ -54,6 +54,24 @@ describe("subscription tools", () => {
     return tool.execute(tool.inputSchema.parse(args), ctx);
   };
 
+  it("say when a read would show a shared conversation what not all of it may see (widensAudience)", () => {
+    const widens = (name: string, args: unknown, metadata: Record<string, unknown>) => {
+      const tool = tools.get(name)!;
+      return tool.widensAudience?.(tool.inputSchema.parse(args), context(metadata).request);
+    };
+    const shared = { target: HOME };
+    const dm = { target: { ...HOME, channel: "D1ALICE" } };
+    expect(widens("catch_up", { channel: "#deploys" }, shared)).toBe(
+      "it reads #deploys into this conversation, where several people read along, members of that channel or not",
+    );
+    expect(widens("catch_up", { channel: HOME.channel }, shared)).toBeUndefined();
+    expect(widens("catch_up", { channel: "#deploys" }, dm)).toBeUndefined();
+    const woken = { ...shared, channelContent: { channel: "#deploys", quote: "q", subscriptionId: "sub_1" } };
+    expect(widens("catch_up", { channel: "#deploys" }, woken)).toBeUndefined();
+    expect(widens("list_subscriptions", {}, shared)).toMatch(/^it shows the person's subscriptions/);
+    expect(widens("list_subscriptions", {}, dm)).toBeUndefined();
+  });
+
   it("are four tools with JSON schemas for the model; those that create or end a standing item write", () => {
     expect([...tools.values()].map((t) => [t.name, t.category, t.risk])).toEqual([
       ["subscribe_channel", "write", "medium"],

@@ -119,8 +119,9 @@ export class PermissionEngine {
 
     if (!modeOffersTool(tool, ctx.mode)) return deny(`mode:${ctx.mode}`, modeRefusal(tool, ctx.mode));
     const category = callCategory(tool, args);
-    if (category === "read" || category === "interactive")
-      return allow(`category:${category}`, `${category} tools run without asking`);
+    if (category === "read") return this.read(tool, args, ctx);
+    if (category === "interactive")
+      return allow("category:interactive", "interactive tools run without asking");
 
     const command = commandOf(tool, args);
     if (ctx.provenance.kind === "channel_content")
@@ -154,6 +155,17 @@ export class PermissionEngine {
         "this call only affects the conversation it was made from",
       );
     return this.interactive(tool, args, command, ctx.grants);
+  }
+
+  /**
+   * A read runs unasked — unless, outside auto mode, it would show the conversation's audience
+   * what not all of them may see (ToolDefinition.widensAudience): then a person decides.
+   */
+  private read(tool: AnyTool, args: Record<string, unknown>, ctx: DecisionContext): Decision {
+    const widens = ctx.mode === "auto" || !ctx.request ? undefined : tool.widensAudience?.(args, ctx.request);
+    if (widens === undefined) return allow("category:read", "read tools run without asking");
+    if (ctx.grants.hasTool(tool.name)) return allow("grant:tool", `${tool.name} is always allowed`);
+    return ask("read:wider_audience", widens, ["always_tool"]);
   }
 
   private interactive(
