@@ -41,7 +41,11 @@ const stoppedGenerationSchema = z.looseObject({
   message_thread_id: z.number().int().optional(),
 });
 
-/** The update kinds the bot handles, each with the schema its handler relies on. */
+/**
+ * The update kinds the bot handles, each with the schema its handler relies on. Looked up by
+ * own key only (Object.hasOwn): an update's keys come from the network, and `in` would also
+ * find inherited names such as `constructor`, `toString` or `__proto__`.
+ */
 const KIND_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   message: telegramMessageSchema,
   channel_post: telegramMessageSchema,
@@ -62,7 +66,7 @@ function read(update: unknown): { readonly verdict: UpdateScreening; readonly me
     return { verdict: { pass: false, kind: "malformed_update" } };
   const record = update as Record<string, unknown>;
   if (!Number.isSafeInteger(record.update_id)) return { verdict: { pass: false, kind: "malformed_update" } };
-  const kinds = Object.keys(record).filter((key) => key in KIND_SCHEMAS);
+  const kinds = Object.keys(record).filter((key) => Object.hasOwn(KIND_SCHEMAS, key));
   if (kinds.length !== 1)
     return { verdict: { pass: false, kind: kinds.length === 0 ? "unhandled_update" : "malformed_update" } };
   const kind = kinds[0] as string;

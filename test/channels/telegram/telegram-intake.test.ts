@@ -41,6 +41,20 @@ describe("screenUpdate", () => {
       kind: "malformed_callback_query",
     });
   });
+
+  it("refuses keys the kind table only inherits (constructor, toString, __proto__) as unhandled", () => {
+    for (const raw of [
+      '{"update_id":1,"constructor":{}}',
+      '{"update_id":2,"__proto__":{}}',
+      '{"update_id":3,"toString":1}',
+      '{"update_id":4,"hasOwnProperty":{"chat":{"id":1}}}',
+    ])
+      expect(screenUpdate(JSON.parse(raw))).toEqual({ pass: false, kind: "unhandled_update" });
+    // An inherited name beside a real kind does not make the update ambiguous.
+    expect(screenUpdate({ ...JSON.parse('{"update_id":5,"__proto__":{}}'), ...t.message })).toEqual({
+      pass: true,
+    });
+  });
 });
 
 describe("intakeScreen", () => {
