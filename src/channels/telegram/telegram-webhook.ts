@@ -3,7 +3,8 @@
  * serves it with node:http. grammY's webhook callback checks the
  * `X-Telegram-Bot-Api-Secret-Token` header (401 otherwise); handlers only record, so the answer
  * goes back fast and Telegram does not re-send. An update whose handler failed is logged (as the
- * poller does) and acknowledged all the same.
+ * poller does) and acknowledged all the same. A request for another path or method gets 404, one
+ * whose target cannot be read at all 400 (never a throw in the server's callback).
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -23,6 +24,18 @@ export interface WebhookOptions {
   readonly path: string;
   /** Interface to listen on; all interfaces by default. */
   readonly host?: string;
+}
+
+/**
+ * The path of a request target, or undefined when it cannot be read (`GET //[`): this runs in
+ * node:http's request callback, where a throw would be an uncaught exception ending the process.
+ */
+function requestPath(target: string | undefined): string | undefined {
+  try {
+    return new URL(target ?? "/", "http://localhost").pathname;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The webhook TelegramReceiver: its HTTP server (see module comment). */
@@ -47,7 +60,11 @@ export class WebhookReceiver implements TelegramReceiver {
       timeoutMilliseconds: 9000,
     });
     const server = createServer((request, response) => {
-      const path = new URL(request.url ?? "/", "http://localhost").pathname;
+      const path = requestPath(request.url);
+      if (path === undefined) {
+        response.writeHead(400).end();
+        return;
+      }
       if (request.method !== "POST" || path !== this.options.path) {
         response.writeHead(404).end();
         return;

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ALICE, ALICE_DM, type Harness, MALLORY, MALLORY_DM, startHarness } from "./harness.js";
 
@@ -17,6 +18,29 @@ function post(port: number, path: string, body: unknown, secret?: string): Promi
       ...(secret ? { "x-telegram-bot-api-secret-token": secret } : {}),
     },
     body: JSON.stringify(body),
+  });
+}
+
+/**
+ * Send `request` as raw bytes and resolve with the answer's status line, or "no answer" when
+ * none comes within `waitMs` (fetch cannot send a request target URL parsing refuses).
+ */
+function rawRequest(port: number, request: string, waitMs = 2000): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(request));
+    let answer = "";
+    const finish = (line: string) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(line);
+    };
+    const timer = setTimeout(() => finish("no answer"), waitMs);
+    socket.on("data", (chunk) => {
+      answer += String(chunk);
+      if (answer.includes("\r\n")) finish(answer.split("\r\n")[0] as string);
+    });
+    socket.on("error", () => finish("no answer"));
+    socket.on("close", () => finish(answer.split("\r\n")[0] || "no answer"));
   });
 }
 
@@ -53,6 +77,35 @@ describe("Telegram channel: webhook mode", () => {
     expect(service.received.map((message) => [message.text, message.dedupeKeys[0]])).toEqual([
       ["via webhook", "tg:update:5001"],
     ]);
+  });
+
+  it("answers 400 to a request target it cannot read, and goes on serving updates", async () => {
+    harness = await startHarness({
+      webhook: WEBHOOK,
+    });
+    const { service, channel } = harness;
+    const port = channel.webhookPort()!;
+    // Before the fix, `new URL("//[", …)` threw in node:http's request callback: an uncaught
+    // exception, which ends the process (ops/fatal-errors.ts).
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", record);
+    try {
+      for (const target of ["//[", "//a:b@[::1", "http://[oops]/tg/hook"])
+        expect(await rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`)).toBe(
+          "HTTP/1.1 400 Bad Request",
+        );
+    } finally {
+      process.off("uncaughtException", record);
+    }
+    expect(uncaught).toEqual([]);
+    expect(channel.health()).toEqual({ ready: true, state: "listening" });
+    const update = {
+      update_id: 5003,
+      message: { message_id: 9, date: 1_700_000_000, chat: ALICE_DM, from: ALICE, text: "still here" },
+    };
+    expect((await post(port, "/tg/hook", update, SECRET)).status).toBe(200);
+    expect(service.received.map((message) => message.text)).toEqual(["still here"]);
   });
 
   it("acknowledges an update whose handling failed, as polling does, so Telegram does not re-send it", async () => {
