@@ -168,7 +168,8 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
  * What cancel_scheduled_task's card says, from the same decision the cancel makes
  * (ScheduleService.toCancel): the task or wake-up it ends (its text, where it posts) when it is one
  * of the person's own; else only the id asked for, so the card shows nothing of a task they may not
- * cancel, nor whether it exists (an approver cancelling someone else's sees the id). A cancel that
+ * cancel, nor whether it exists (an approver cancelling someone else's sees the id and whose it is:
+ * the card is read by everyone in this thread, and the task's text is its creator's). A cancel that
  * will be refused says so — for a person who is no approver that is every id not of their own
  * tasks, existing or not.
  */
@@ -181,7 +182,8 @@ async function cancelSummary(
   if (typeof caller === "string") return `cancel_scheduled_task ${id} (will be refused: ${caller})`;
   const target = await service.toCancel(actorOf(caller), id);
   if (!target.ok) return `cancel scheduled task ${id} (will be refused: not a task this person may cancel)`;
-  return target.own ? cancellationSummary(target.task, caller.sessionId) : `cancel scheduled task ${id}`;
+  if (target.own) return cancellationSummary(target.task, caller.sessionId);
+  return `cancel scheduled task ${id} (${target.task.createdBy.name || target.task.createdBy.id}'s)`;
 }
 
 /**

@@ -22,6 +22,7 @@ import { listingWidensAudience, requestCaller } from "../tools/session-target.js
 import type { Outcome } from "./channel-access.js";
 import {
   channelArgOf,
+  channelLabel,
   isCreatedBy,
   isNamedBy,
   MAX_INSTRUCTIONS_CHARS,
@@ -192,9 +193,12 @@ function subscribePreview(args: SubscribeArgs, request: ConversationExecutionReq
 /**
  * What unsubscribe_channel's approval card shows: the subscription the call ends — its channel,
  * trigger and instructions, whose it is when not the person's, and the conversation it wakes — as
- * the service's `toRemove` picks it, the same choice `remove` then acts on. When it would end none
- * (nothing of that name, several, or one the person may not end), only the channel asked for, so
- * the card shows nothing of a subscription they may not end, nor whether it exists.
+ * the service's `toRemove` picks it, the same choice `remove` then acts on. Another person's
+ * subscription that wakes some other conversation (an approver ending it by id) is named by its
+ * channel, id and creator only: the card is read by everyone in this thread, and its instructions
+ * and where it wakes are its creator's to show. When it would end none (nothing of that name,
+ * several, or one the person may not end), only the channel asked for, so the card shows nothing
+ * of a subscription they may not end, nor whether it exists.
  */
 async function unsubscribePreview(
   service: SubscriptionToolsService,
@@ -207,7 +211,10 @@ async function unsubscribePreview(
   const removal = await service.toRemove(owner, channel);
   if (!removal.ok) return { summary: `Stop watching ${channel}` };
   const { subscription } = removal;
-  const whose = isCreatedBy(subscription, owner) ? "" : ` (${creatorName(subscription)}'s subscription)`;
+  const own = isCreatedBy(subscription, owner);
+  const whose = own ? "" : ` (${creatorName(subscription)}'s subscription)`;
+  if (!own && subscription.sessionId !== caller.sessionId)
+    return { summary: `Stop watching ${channelLabel(subscription.channelRef)} [${subscription.id}]${whose}` };
   return {
     summary: `Stop watching ${describeSubscription(subscription)} [${subscription.id}]${whose}; it no longer wakes ${wakesWhere(subscription, caller.sessionId)}`,
   };

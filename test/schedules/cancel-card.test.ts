@@ -122,7 +122,7 @@ describe("cancel_scheduled_task's card", () => {
         own: false,
         shown: (id) => `cancel scheduled task ${id} (will be refused: not a task this person may cancel)`,
       },
-      { caller: BOSS, own: false, shown: (id) => `cancel scheduled task ${id}` },
+      { caller: BOSS, own: false, shown: (id) => `cancel scheduled task ${id} (Ana's)` },
       {
         caller: BOSS,
         own: false,
