@@ -2,9 +2,11 @@
  * The rules that span several keys, run after the schema on every load — so `doctor` and `start`
  * (both through `loadConfig`) refuse the same configurations with the same words: a channel that
  * is half configured, a variable left empty where a value is required (OPENAI_API_KEY= from a
- * copied .env.example with nothing else pointing at a model), or stdio MCP servers that would run
- * inside the workspace (data_dir there: mcp-server-folders.ts).
+ * copied .env.example with nothing else pointing at a model), a workspace root that is the data
+ * folder or lies inside it (data-dir-roots.ts), or stdio MCP servers that would run inside the
+ * workspace (data_dir there: mcp-server-folders.ts).
  */
+import { dataDirRootProblems } from "./data-dir-roots.js";
 import { mcpServerFolderProblems } from "./mcp-server-folders.js";
 import type { CoworkerConfig } from "./schema.js";
 
@@ -62,6 +64,7 @@ export function crossKeyProblems(config: CoworkerConfig, context: ValidationCont
   return [
     ...modelProblems(config, context),
     ...slackProblems(config, context),
+    ...dataDirRootProblems(config, context.sources),
     ...mcpServerFolderProblems(config),
   ];
 }

@@ -1,0 +1,54 @@
+/**
+ * The rule that no folder the agent works in (workspace.root, workspace.extra_roots) is the data
+ * folder or lies inside it. The file tools and the shell sandbox keep the data folder off limits
+ * only while it is a folder of its own: one that contains a workspace root is dropped from their
+ * off-limits list, as a root cannot hide from itself — so a root equal to data_dir would let the
+ * agent read and change the store (coworker.sqlite), the audit log and the MCP servers' folders.
+ * A root inside the data folder is refused too: it lives among the service's own files, which the
+ * service creates and reads by name (`<data_dir>/skills/` is loaded as skills, `mcp-servers/` is
+ * where stdio servers run), so such a root is one of them or may become one. The data folder
+ * inside the workspace is fine (it stays off limits there). Paths are compared as real paths
+ * (links followed), also for folders that do not exist yet; `start` and `doctor` refuse alike.
+ */
+import { isWithin, realPathAllowingMissingSync } from "../core/real-paths.js";
+import type { CoworkerConfig } from "./schema.js";
+
+/** The real path of `path`, also when missing; a check at load resolves as far as it can. */
+function realPath(path: string): string {
+  return realPathAllowingMissingSync(path, { bestEffort: true });
+}
+
+/** `/srv/ws`, or `/srv/ws-link → /srv/ws` when a link made the real path differ. */
+function shown(path: string, real: string): string {
+  return path === real ? real : `${path} → ${real}`;
+}
+
+/**
+ * One problem per workspace root that is the data folder or lies inside it, naming both paths
+ * (and the variables that set them) and the fix; empty otherwise. `config` has absolute paths;
+ * `sources` maps a dotted config path to the environment variable that set it.
+ */
+export function dataDirRootProblems(config: CoworkerConfig, sources: ReadonlyMap<string, string>): string[] {
+  const named = (key: string): string => {
+    const variable = sources.get(key);
+    return variable === undefined ? key : `${key} (${variable})`;
+  };
+  const dataDir = realPath(config.data_dir);
+  const data = `the data folder (${named("data_dir")}: ${shown(config.data_dir, dataDir)})`;
+  const roots: [string, string][] = [
+    [named("workspace.root"), config.workspace.root],
+    ...config.workspace.extra_roots.map((root, i): [string, string] => [`workspace.extra_roots[${i}]`, root]),
+  ];
+  const problems: string[] = [];
+  for (const [key, root] of roots) {
+    const real = realPath(root);
+    if (!isWithin(real, dataDir)) continue;
+    const where = real === dataDir ? `is ${data}` : `lies inside ${data}`;
+    problems.push(
+      `${key}: ${shown(root, real)} ${where}, where Coworker keeps its database, audit log, skills ` +
+        "and MCP server folders; the agent could read and change them there. Give the workspace and " +
+        "data_dir separate folders (the data folder may lie inside the workspace, not the other way round)",
+    );
+  }
+  return problems;
+}
