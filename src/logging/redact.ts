@@ -1,7 +1,8 @@
 /**
- * Secret hygiene shared by logging, config errors and doctor output: which keys hold secrets,
- * a scrubber for token-shaped strings (Slack, OpenAI, Telegram, bearer headers, URL passwords),
- * and a deep redactor for structured data.
+ * Secret hygiene shared by logging, config errors, the banner and doctor output: which keys hold
+ * secrets, a scrubber for token-shaped strings (Slack, OpenAI, Telegram, GitHub and Google API
+ * tokens, Slack webhook URLs, bearer headers, URL passwords, secret-named URL query parameters and
+ * `…_TOKEN=` / `…_PASSWORD=`-style assignments), and a deep redactor for structured data.
  */
 
 /** Replacement text for a hidden value. */
@@ -21,17 +22,41 @@ interface Pattern {
 }
 
 const PATTERNS: readonly Pattern[] = [
-  // Credential headers written out as text ("x-api-key: abc", "Authorization=Bearer abc").
+  // Credential headers written out as text ("x-api-key: abc", "Authorization=Bearer abc"); an
+  // opening quote, escaped or not, stays, and quotes and backslashes end the value.
   {
-    re: /\b(authorization|proxy-authorization|x-api-key|api-key|x-auth-token)(\s*[:=]\s*)(?!(?:(?:bearer|basic|token|bot)\s+)?\[redacted\])((?:bearer|basic|token|bot)\s+)?[^\s"',;]+/gi,
-    replace: `$1$2$3${REDACTED}`,
+    re: /\b(authorization|proxy-authorization|x-api-key|api-key|x-auth-token)(\s*[:=]\s*)((?:\\?["'])?)(?!(?:(?:bearer|basic|token|bot)\s+)?\[redacted\])((?:bearer|basic|token|bot)\s+)?[^\s"',;\\]+/gi,
+    replace: `$1$2$3$4${REDACTED}`,
   },
   // Slack bot / user / app / config tokens.
   { re: /\b(xox[abposre]|xapp|xoxe\.xox[bp])-[A-Za-z0-9-]{6,}/g, replace: `$1-${REDACTED}` },
   // OpenAI-style keys, including sk-proj- and OpenRouter's sk-or-.
   { re: /\bsk-[A-Za-z0-9_-]{12,}/g, replace: `sk-${REDACTED}` },
-  // Telegram bot tokens, bare or inside an API URL (`/bot123:abc/`).
-  { re: /\b(bot)?\d{5,12}:[A-Za-z0-9_-]{30,}/g, replace: `$1${REDACTED}` },
+  // Telegram bot tokens, bare or inside an API URL (`/bot123:abc/`, or `bot123%3Aabc` encoded).
+  { re: /\b(bot)?\d{5,12}(?::|%3A)[A-Za-z0-9_-]{30,}/g, replace: `$1${REDACTED}` },
+  // GitHub tokens: classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained (github_pat_).
+  { re: /\b(gh[pousr]_)[A-Za-z0-9]{20,}/g, replace: `$1${REDACTED}` },
+  { re: /\bgithub_pat_[A-Za-z0-9_]{20,}/g, replace: `github_pat_${REDACTED}` },
+  // Google API keys.
+  { re: /\bAIza[0-9A-Za-z_-]{30,}/g, replace: `AIza${REDACTED}` },
+  // Slack incoming-webhook and workflow URLs: the path is the credential.
+  {
+    re: /\b(hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]+/g,
+    replace: `$1${REDACTED}`,
+  },
+  // Assignments to a secret-named variable, as in an env file or a command line
+  // (`GITHUB_TOKEN=…`, `DB_PASSWORD="…"`, `AWS_SECRET_ACCESS_KEY=…`): the name must end in the
+  // secret word, so `max_tokens=4096` stays. An opening quote (escaped, in a JSON line) stays;
+  // quotes and backslashes end the value, so a JSON line's escaped quote is never eaten.
+  {
+    re: /\b([A-Za-z0-9_]*?(?:token|secret|password|passwd|api_?key|secret_key|access_key|private_key))=((?:\\?["'])?)[^\s"'\\;&]+/gi,
+    replace: `$1=$2${REDACTED}`,
+  },
+  // Secret-named URL query parameters (`?api_key=…`, `&access_token=…`, `&sig=…`).
+  {
+    re: /([?&](?:[A-Za-z0-9_.-]*?(?:token|secret|password|passwd|api_?key|signature)|key|sig))=[^&#\s"'\\]+/gi,
+    replace: `$1=${REDACTED}`,
+  },
   // Authorization header values.
   { re: /\b(Bearer|Basic|Bot)\s+[A-Za-z0-9._~+/=:-]{8,}/gi, replace: `$1 ${REDACTED}` },
   // Passwords in URLs (redis://:pw@host, postgres://user:pw@host); quotes end a match, so a JSON
