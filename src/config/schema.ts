@@ -29,6 +29,20 @@ const modelName = z.string().trim().regex(MODEL_NAME, `must be a model name (${M
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 const urlPath = z.string().regex(/^\/\S*$/, "must start with /");
 
+/**
+ * The most seconds a configured wait that runs on a timer may be. Node's setTimeout waits at most
+ * 2^31-1 ms (about 24.8 days) and fires a longer delay after 1 ms, so a larger timeout would end
+ * at once; 24 days leaves room for what some timers add to the configured time (the shutdown
+ * watchdog waits the grace plus 10 s). Waits re-armed in steps (approvals.expire_after_h, the
+ * schedules' wake-ups) and durations only compared with a clock need no cap.
+ */
+export const MAX_TIMER_S = 24 * 86_400;
+
+/** Seconds a timer waits: `base` (positive, integer, …) capped at MAX_TIMER_S. */
+function timerSeconds(base: z.ZodNumber): z.ZodNumber {
+  return base.max(MAX_TIMER_S, `at most ${MAX_TIMER_S} s (24 days): a longer timer would fire at once`);
+}
+
 const TOOL_CATEGORIES = [
   "read",
   "write",
@@ -44,7 +58,7 @@ const modelSchema = z.strictObject({
   name: nonEmpty.default("gpt-4o-mini"),
   /** Other models anyone may switch a session to with `model <name>`; none: only a session's owner may pick another. */
   choices: z.array(modelName).default([]),
-  stall_timeout_s: positiveInt.default(60),
+  stall_timeout_s: timerSeconds(positiveInt).default(60),
   max_retries: nonNegativeInt.default(3),
   max_output_tokens: positiveInt.optional(),
   /** Whether the model sees images: auto decides from the model name (env COWORKER_MODEL_VISION). */
@@ -70,7 +84,7 @@ const reviewerSchema = z.strictObject({
   model: nonEmpty.optional(),
   base_url: httpUrl.optional(),
   api_key: nonEmpty.optional(),
-  timeout_s: z.number().positive().default(20),
+  timeout_s: timerSeconds(z.number().positive()).default(20),
   max_output_tokens: positiveInt.default(200),
   /** In interactive mode, also record a background verdict for every approval card. */
   shadow: z.boolean().default(false),
@@ -83,8 +97,8 @@ const workspaceSchema = z.strictObject({
 
 const runCommandSchema = z
   .strictObject({
-    default_timeout_s: positiveInt.default(120),
-    max_timeout_s: positiveInt.default(600),
+    default_timeout_s: timerSeconds(positiveInt).default(120),
+    max_timeout_s: timerSeconds(positiveInt).default(600),
     output_max_chars: positiveInt.default(30_000),
   })
   .refine((value) => value.default_timeout_s <= value.max_timeout_s, {
@@ -109,7 +123,7 @@ const shellSchema = z.strictObject({
 const webFetchSchema = z.strictObject({
   allow_private: z.boolean().default(false),
   max_bytes: positiveInt.default(2_000_000),
-  timeout_s: positiveInt.default(20),
+  timeout_s: timerSeconds(positiveInt).default(20),
 });
 
 /** One MCP server as written in YAML: a stdio command or a remote URL, never both. */
@@ -225,9 +239,9 @@ const telegramSchema = z.strictObject({
 const subscriptionsSchema = z.strictObject({
   buffer_max_messages: positiveInt.default(500),
   buffer_max_age_h: z.number().positive().default(168),
-  debounce_s: z.number().nonnegative().default(8),
+  debounce_s: timerSeconds(z.number().nonnegative()).default(8),
   max_batch: positiveInt.default(50),
-  max_wait_s: z.number().positive().default(30),
+  max_wait_s: timerSeconds(z.number().positive()).default(30),
   wake_rate_per_hour: positiveInt.default(12),
 });
 
@@ -283,7 +297,7 @@ const transcriptionSchema = z.strictObject({
   model: nonEmpty.default("whisper-1"),
   base_url: httpUrl.default("https://api.openai.com/v1"),
   api_key: nonEmpty.optional(),
-  timeout_s: positiveInt.default(120),
+  timeout_s: timerSeconds(positiveInt).default(120),
   /** Longer voice notes and audio (as the platform reports them) are not transcribed. */
   max_duration_s: positiveInt.default(30 * 60),
   /** Voice notes and audio one person may have transcribed per rolling hour. */
@@ -310,7 +324,7 @@ export const configSchema = z.strictObject({
   transcription: transcriptionSchema.optional(),
   server: z
     .strictObject({
-      shutdown_grace_s: z.number().nonnegative().default(20),
+      shutdown_grace_s: timerSeconds(z.number().nonnegative()).default(20),
     })
     .prefault({}),
   /** The operations HTTP server (/healthz, /readyz, /metrics); port 0 picks any free port. */
