@@ -97,6 +97,7 @@ const optionsSchema = z.object({
       port: z.number().int().min(0).max(65_535),
       path: z.string().startsWith("/"),
       host: z.string().optional(),
+      answerWithinMs: z.number().int().positive().optional(),
     })
     .optional(),
   deadlines: z

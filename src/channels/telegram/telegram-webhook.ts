@@ -3,10 +3,15 @@
  * serves it with node:http. grammY's webhook callback checks the
  * `X-Telegram-Bot-Api-Secret-Token` header (401 otherwise); handlers only record, so the answer
  * goes back fast and Telegram does not re-send. An update whose handler failed is logged (as the
- * poller does) and acknowledged all the same. A request for another path or method gets 404, one
- * whose target cannot be read at all 400 (never a throw in the server's callback).
+ * poller does) and acknowledged all the same; one still running after `answerWithinMs` (9 s by
+ * default) is acknowledged then and left to finish, and a later failure of it is logged
+ * the same way. The deadline is this module's, not grammY's: on its own timeout grammY leaves an
+ * unhandled `task.finally(...)` on the running update, so that update's later failure would be an
+ * unhandled rejection, which ends the process (ops/fatal-errors.ts). A request for another path
+ * or method gets 404, one whose target cannot be read at all 400 (never a throw in the server's
+ * callback).
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Bot, BotError, webhookCallback } from "grammy";
 import type { Logger } from "pino";
@@ -24,7 +29,11 @@ export interface WebhookOptions {
   readonly path: string;
   /** Interface to listen on; all interfaces by default. */
   readonly host?: string;
+  /** How long an update may run before it is acknowledged anyway: 9 s by default (tests: less). */
+  readonly answerWithinMs?: number;
 }
+
+const DEFAULT_ANSWER_WITHIN_MS = 9000;
 
 /**
  * The path of a request target, or undefined when it cannot be read (`GET //[`): this runs in
@@ -54,11 +63,13 @@ export class WebhookReceiver implements TelegramReceiver {
   }
 
   async start(): Promise<void> {
+    // No grammY timeout (see module comment): the timer below answers in time instead, and the
+    // update's promise has just the one handler here, however late it settles.
     const handle = webhookCallback(this.bot, "http", {
       secretToken: this.options.secret,
-      onTimeout: "return",
-      timeoutMilliseconds: 9000,
+      timeoutMilliseconds: Number.POSITIVE_INFINITY,
     });
+    const answerWithinMs = this.options.answerWithinMs ?? DEFAULT_ANSWER_WITHIN_MS;
     const server = createServer((request, response) => {
       const path = requestPath(request.url);
       if (path === undefined) {
@@ -69,18 +80,19 @@ export class WebhookReceiver implements TelegramReceiver {
         response.writeHead(404).end();
         return;
       }
-      handle(request, response).catch((error: unknown) => {
-        // A handler failed on this update: logged as in polling (bot.catch) and acknowledged,
-        // since Telegram re-sends an update until it gets a 2xx, holding back the ones after it.
-        const handled = error instanceof BotError;
-        if (handled)
-          Promise.resolve()
-            .then(() => this.bot.errorHandler(error))
-            .catch(() => undefined);
-        else this.logger.error({ err: errorText(error) }, "telegram webhook update failed");
-        if (!response.headersSent) response.writeHead(handled ? 200 : 500);
-        response.end();
-      });
+      const timer = setTimeout(() => {
+        if (response.headersSent) return;
+        this.logger.warn({ answerWithinMs }, "telegram webhook update still running, acknowledged");
+        response.writeHead(200).end();
+      }, answerWithinMs);
+      timer.unref();
+      handle(request, response).then(
+        () => clearTimeout(timer),
+        (error: unknown) => {
+          clearTimeout(timer);
+          this.failed(error, response);
+        },
+      );
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -92,6 +104,22 @@ export class WebhookReceiver implements TelegramReceiver {
       allowed_updates: [...this.allowedUpdates] as never,
     });
     this.logger.info({ port: this.port(), path: this.options.path }, "telegram webhook listening");
+  }
+
+  /**
+   * A handler failed on this update: logged as in polling (bot.catch) and acknowledged, since
+   * Telegram re-sends an update until it gets a 2xx, holding back the ones after it. After the
+   * timer has answered, only the logging is left. Never throws: it runs as a rejection handler.
+   */
+  private failed(error: unknown, response: ServerResponse): void {
+    const handled = error instanceof BotError;
+    if (handled)
+      Promise.resolve()
+        .then(() => this.bot.errorHandler(error))
+        .catch(() => undefined);
+    else this.logger.error({ err: errorText(error) }, "telegram webhook update failed");
+    if (!response.headersSent) response.writeHead(handled ? 200 : 500);
+    response.end();
   }
 
   /** The port actually bound (useful with port 0). */

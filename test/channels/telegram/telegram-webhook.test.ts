@@ -132,4 +132,50 @@ describe("Telegram channel: webhook mode", () => {
       harness.logs().some((line) => line.msg === "telegram update failed" && line.updateId === 5002),
     ).toBe(true);
   });
+
+  it("acknowledges an update still running in time, and logs its later failure without an unhandled rejection", async () => {
+    // Before, grammY's own webhook timeout left `task.finally(...)` on the running update, so a
+    // failure after it was an unhandled rejection, which ends the process (ops/fatal-errors.ts).
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", record);
+    try {
+      harness = await startHarness({
+        webhook: { ...WEBHOOK, answerWithinMs: 100 },
+      });
+      const { tg, channel } = harness;
+      // A stranger's /start: Telegram asks the bot to wait a second, then refuses (blocked meanwhile).
+      tg.rateLimitNext("sendMessage", 1);
+      tg.failNext("sendMessage", 403, "Forbidden: bot was blocked by the user");
+      const update = {
+        update_id: 5004,
+        message: {
+          message_id: 10,
+          date: 1_700_000_000,
+          chat: MALLORY_DM,
+          from: MALLORY,
+          text: "/start",
+          entities: [{ type: "bot_command", offset: 0, length: 6 }],
+        },
+      };
+      const started = Date.now();
+      const answer = await post(channel.webhookPort()!, "/tg/hook", update, SECRET);
+      expect(answer.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(900);
+      const failed = () =>
+        harness?.logs().some((line) => line.msg === "telegram update failed" && line.updateId === 5004);
+      expect(failed()).toBe(false);
+      const deadline = Date.now() + 5000;
+      while (!failed() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(failed()).toBe(true);
+      expect(
+        harness.logs().some((line) => line.msg === "telegram webhook update still running, acknowledged"),
+      ).toBe(true);
+      // Rejections are reported after the microtask queue drains: give them a turn.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      process.off("unhandledRejection", record);
+    }
+    expect(unhandled).toEqual([]);
+  });
 });
