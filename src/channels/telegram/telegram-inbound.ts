@@ -2,7 +2,8 @@
  * Reading Telegram messages: a zod schema for the fields we rely on, the thread target (chat +
  * forum topic), whether a group message is addressed to the bot (mention, reply to one of its
  * messages, or its command — checked by us even when privacy mode is off), the command in a
- * message, and the text with the bot's own mention removed.
+ * message, and the text with the bot's own mention removed. A message that starts with another
+ * bot's command (`/new@OtherBot`) is never the bot's, in a DM or as a reply to it either.
  */
 import { z } from "zod";
 import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
@@ -125,26 +126,43 @@ function mentionsBot(text: string, entity: z.infer<typeof entitySchema>, bot: Bo
   );
 }
 
+/** The slash command at the start of the message, with the bot it names (`/mode@bot`), if any. */
+function leadingCommand(
+  message: TelegramMessage,
+): { command: string; addressee: string | undefined; args: string[] } | undefined {
+  const { text, entities } = body(message);
+  const entity = entities.find((candidate) => candidate.type === "bot_command" && candidate.offset === 0);
+  if (!entity) return undefined;
+  const [command = "", addressee] = text.slice(1, entity.length).split("@");
+  const args = text.slice(entity.length).trim().split(/\s+/).filter(Boolean);
+  return { command, addressee, args };
+}
+
+/** Whether the message starts with a command naming another bot: `/new@OtherBot`. */
+function isOtherBotsCommand(message: TelegramMessage, bot: BotIdentity): boolean {
+  const addressee = leadingCommand(message)?.addressee;
+  return addressee !== undefined && addressee.toLowerCase() !== bot.username.toLowerCase();
+}
+
 /** A slash command for this bot at the start of the message: `/mode auto` or `/mode@bot auto`. */
 export function commandOf(
   message: TelegramMessage,
   bot: BotIdentity,
 ): { name: string; args: string[] } | undefined {
-  const { text, entities } = body(message);
-  const entity = entities.find((candidate) => candidate.type === "bot_command" && candidate.offset === 0);
-  if (!entity) return undefined;
-  const [command = "", addressee] = text.slice(1, entity.length).split("@");
-  if (addressee !== undefined && addressee.toLowerCase() !== bot.username.toLowerCase()) return undefined;
-  const args = text.slice(entity.length).trim().split(/\s+/).filter(Boolean);
-  return { name: command.toLowerCase(), args };
+  const leading = leadingCommand(message);
+  if (!leading || isOtherBotsCommand(message, bot)) return undefined;
+  return { name: leading.command.toLowerCase(), args: leading.args };
 }
 
 /**
- * Whether the bot should act on this message: always in private chats; in groups only when it
- * is mentioned, replied to, or commanded. In a forum topic every message "replies" to the
- * topic's first message; that is not a reply to the bot.
+ * Whether the bot should act on this message: never when it starts with another bot's command
+ * (`/mode@OtherBot auto`: the session layer reads commands without their @bot, so it would run
+ * it as its own); otherwise always in private chats; in groups only when it is mentioned,
+ * replied to, or commanded. In a forum topic every message "replies" to the topic's first
+ * message; that is not a reply to the bot.
  */
 export function isAddressedToBot(message: TelegramMessage, bot: BotIdentity): boolean {
+  if (isOtherBotsCommand(message, bot)) return false;
   if (message.chat.type === "private") return true;
   const { text, entities } = body(message);
   if (entities.some((entity) => mentionsBot(text, entity, bot))) return true;

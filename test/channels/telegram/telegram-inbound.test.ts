@@ -118,6 +118,32 @@ describe("Telegram channel: inbound messages", () => {
     expect(service.received).toHaveLength(2);
   });
 
+  it("leaves another bot's command alone, in a DM and in a reply to the bot, but runs its own", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    // The session layer reads "/mode@other_bot auto" as "/mode auto": it must not get there.
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/mode@other_bot auto" });
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/new@Other_Bot" });
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/status@Coworker_Bot" });
+    // Messages of one chat are handled in order: when /status is in, the two before it are done.
+    await tg.waitFor(() => service.commands.length === 1);
+    expect(service.received.map((message) => message.text)).toEqual([]);
+    tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "@coworker_bot hi" });
+    const hi = await tg.waitFor(() => service.received.find((message) => message.text === "hi"));
+    await service.output(hi.target).postText("an answer");
+    const [answer] = tg.state.botMessages(GROUP.id);
+    for (const text of ["/mode@other_bot auto", "/new@other_bot", "/status@coworker_bot"])
+      tg.sendUserMessage({ chat: GROUP, from: ALICE, text, replyTo: answer!.message_id });
+    await tg.waitFor(() => service.commands.length === 2);
+    expect(service.commands.map((command) => [command.name, command.args])).toEqual([
+      ["status", []],
+      ["status", []],
+    ]);
+    expect(service.received.map((message) => message.text)).toEqual(["hi"]);
+    await tg.waitFor(() => tg.state.botMessages(ALICE.id).length === 1);
+    expect(tg.state.botMessages(ALICE.id).map((message) => message.text)).toEqual(["ran status"]);
+  });
+
   it("lets every member of an allowed chat in, but nobody else in other groups", async () => {
     harness = await startHarness();
     const { tg, service } = harness;
