@@ -1,9 +1,9 @@
 /**
  * AuditLog: the engine's audit records (proposals, decisions, approvals, results) as an
- * append-only JSONL file (0600) in the data dir, mirrored to the logger at debug level. Secrets
- * are redacted before anything is written, with the shared redactor (token-shaped strings,
- * secret-named fields) plus authorisation header values quoted inside tool arguments
- * ("-H 'Authorization: token abc'"). A proposal's `arguments` is the model's JSON text (a preview
+ * append-only JSONL file (0600) in the data dir (created 0700 when missing), mirrored to the
+ * logger at debug level. Secrets are redacted before anything is written, with the shared
+ * redactor (token-shaped strings, secret-named fields) plus authorisation header values quoted
+ * inside tool arguments ("-H 'Authorization: token abc'"). A proposal's `arguments` is the model's JSON text (a preview
  * of at most 1,000 characters): it is parsed so its secret-named fields are redacted like any
  * other, and stored again as compact JSON text (still a string); a preview cut short, which does
  * not parse, has the string values of its secret-named fields redacted in the text.
@@ -93,7 +93,7 @@ export class AuditLog {
 
   private async write(line: string): Promise<void> {
     try {
-      this.directoryReady ??= mkdir(dirname(this.path), { recursive: true });
+      this.directoryReady ??= mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
       await this.directoryReady;
       await appendFile(this.path, line, { encoding: "utf8", mode: 0o600 });
     } catch (error) {

@@ -3,9 +3,12 @@
  * secrets redacted everywhere (known secret fields via pino `redact` and a deep key redactor,
  * token-shaped strings anywhere in the written line via a scrubber). Turn loggers (`turnLogger`:
  * the scheduler's and each channel renderer's, one per turn) carry session and turn ids.
- * pino-pretty loads only when it is used: a service logging JSON never pays for it.
+ * pino-pretty loads only when it is used: a service logging JSON never pays for it. A log file is
+ * owner-only (0600), and its folder, when this creates it, 0700.
  */
+import { chmodSync, closeSync, fstatSync, mkdirSync, openSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import pino, { type DestinationStream, type Level, type Logger } from "pino";
 import type Pretty from "pino-pretty";
 import { REDACT_PATHS, REDACTED, redactDeep, scrubSecrets } from "./redact.js";
@@ -18,7 +21,10 @@ export interface LoggerOptions {
   readonly level: LogLevel;
   /** Where lines go; default stdout. */
   readonly destination?: DestinationStream;
-  /** Append JSON lines to this file instead (its directory is created); wins over `destination`. */
+  /**
+   * Append JSON lines to this file instead (owner-only; its directory is created 0700 when missing);
+   * wins over `destination`.
+   */
   readonly file?: string;
   /** Human-readable output; default: when the destination is stdout and stdout is a TTY. */
   readonly pretty?: boolean;
@@ -27,7 +33,8 @@ export interface LoggerOptions {
 /** Create the root logger. */
 export function createLogger(options: LoggerOptions): Logger {
   if (options.file !== undefined) {
-    return buildLogger(options.level, pino.destination({ dest: options.file, mkdir: true, sync: false }));
+    openPrivateFile(options.file);
+    return buildLogger(options.level, pino.destination({ dest: options.file, mode: 0o600, sync: false }));
   }
   const toStdout = options.destination === undefined;
   const usePretty = options.pretty ?? (toStdout && process.stdout.isTTY === true);
@@ -35,6 +42,21 @@ export function createLogger(options: LoggerOptions): Logger {
     ? loadPretty()({ colorize: toStdout, sync: true, destination: options.destination ?? 1 })
     : (options.destination ?? pino.destination({ dest: 1, sync: false }));
   return buildLogger(options.level, destination);
+}
+
+/**
+ * Make `file` exist, owner-only (0600), in a folder created 0700 when missing: a file made before,
+ * with group or other access, has it taken off. A folder that exists keeps its mode.
+ */
+function openPrivateFile(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const fd = openSync(file, "a", 0o600);
+  try {
+    const mode = fstatSync(fd).mode & 0o777;
+    if ((mode & 0o077) !== 0) chmodSync(file, mode & 0o700);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** pino-pretty, loaded on first use (it is CommonJS, so this stays synchronous). */

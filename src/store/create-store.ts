@@ -17,7 +17,7 @@ export const PING_TIMEOUT_MS = 2_000;
 export interface CreateStoreOptions {
   /** COWORKER_STORE_URL: redis://, rediss://, postgres://, postgresql:// or memory:; unset → SQLite. */
   readonly url?: string | undefined;
-  /** COWORKER_DATA_DIR: created when missing; holds the SQLite file. */
+  /** COWORKER_DATA_DIR: created when missing (0700: only the service's user may enter); holds the SQLite file. */
   readonly dataDir: string;
   /** Background errors no caller awaits (a dropped Redis connection); default: ignored. */
   readonly onError?: ErrorSink;
@@ -30,7 +30,9 @@ export interface CreateStoreOptions {
 export async function createStore(options: CreateStoreOptions): Promise<Store> {
   const target = resolveStoreTarget(options.url, options.dataDir);
   const description = describeStoreTarget(target);
-  await mkdir(options.dataDir, { recursive: true });
+  // Owner-only when this creates it (conversations, audit records, logs live here); a folder the
+  // operator made keeps the mode they gave it.
+  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
   const onError = options.onError ?? (() => undefined);
   const backend = await openBackend(target, description, onError);
   return new KeyvStore(backend, description);

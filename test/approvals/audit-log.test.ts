@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { AuditLog, redactAudit } from "../../src/approvals/audit-log.js";
@@ -116,6 +116,20 @@ describe("audit log", () => {
     ]);
     expect(lines.filter((l) => l.includes('"audit"'))).toHaveLength(3);
     expect(log.failedWrites).toBe(0);
+  });
+
+  it("creates a missing folder 0700 and the file 0600", async () => {
+    const umask = process.umask(0o022);
+    try {
+      const path = join(tempDir(), "data", "audit.jsonl");
+      const log = new AuditLog(path, pino({ level: "silent" }));
+      log.sink(record({ kind: "proposal" }));
+      await log.flush();
+      expect((statSync(dirname(path)).mode & 0o777).toString(8)).toBe("700");
+      expect((statSync(path).mode & 0o777).toString(8)).toBe("600");
+    } finally {
+      process.umask(umask);
+    }
   });
 
   it("receives the engine's records for a session's approval round trip", async () => {
