@@ -550,9 +550,9 @@ describe("buttons and commands", () => {
     });
   });
 
-  it("turns Stop into a control press for the message's thread", async () => {
-    await startChannel({ render: { editIntervalMs: 20, nativeStreaming: false } });
-    const { thread } = await postedCard();
+  /** A card, then a turn's live reply (with its Stop button) in the card's thread. */
+  async function liveReply() {
+    const { ref, thread } = await postedCard();
     const output = service.factories.get("slack")!(service.received[0]!.target);
     const turn = output.beginTurn({ sessionId: "s", turnId: "t" });
     await turn.handle({ type: "text-delta", delta: "working" });
@@ -560,6 +560,12 @@ describe("buttons and commands", () => {
       () => fake.state.botMessages("C1", thread).find((m) => actionIds(m.blocks).includes("coworker_stop")),
       "the live reply",
     );
+    return { ref, thread, turn, live };
+  }
+
+  it("turns Stop into a control press for the message's thread", async () => {
+    await startChannel({ render: { editIntervalMs: 20, nativeStreaming: false } });
+    const { thread, turn, live } = await liveReply();
     fake.pressButton({ user: "U1", channel: "C1", messageTs: live.ts, actionId: "coworker_stop" });
     await service.waitFor(() => service.presses.length === 1);
     expect(service.presses[0]).toMatchObject({
@@ -572,14 +578,7 @@ describe("buttons and commands", () => {
 
   it("refuses Stop and card presses in a channel the bot is no longer enabled in, as it refuses messages there", async () => {
     await startChannel({ allowedChannels: ["C1"], render: { editIntervalMs: 20, nativeStreaming: false } });
-    const { ref, thread } = await postedCard();
-    const output = service.factories.get("slack")!(service.received[0]!.target);
-    const turn = output.beginTurn({ sessionId: "s", turnId: "t" });
-    await turn.handle({ type: "text-delta", delta: "working" });
-    const live = await fake.waitFor(
-      () => fake.state.botMessages("C1", thread).find((m) => actionIds(m.blocks).includes("coworker_stop")),
-      "the live reply",
-    );
+    const { ref, turn, live } = await liveReply();
     await channel.stop();
     await startChannel({ allowedChannels: ["C9"] });
     fake.pressButton({ user: "U1", channel: "C1", messageTs: live.ts, actionId: "coworker_stop" });
