@@ -228,7 +228,12 @@ const telegramSchema = z.strictObject({
   webhook: z
     .strictObject({
       url: httpUrl,
-      secret: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, "1-256 characters: letters, digits, _ or -"),
+      secret: z
+        .string()
+        .regex(
+          /^[A-Za-z0-9_-]{16,256}$/,
+          "16-256 characters: letters, digits, _ or - (a short one can be guessed; e.g. `openssl rand -hex 24`)",
+        ),
       port: port.default(8443),
       path: urlPath.default("/telegram/webhook"),
     })

@@ -203,7 +203,9 @@ tools:
     const text = `${problems.join("\n")}\n`;
     for (const secret of secrets) expect(text).not.toContain(secret);
     expect(text).toContain("slack.bot_token: expected string, got a list");
-    expect(text).toContain("telegram.webhook.secret: 1-256 characters: letters, digits, _ or -\n");
+    expect(text).toContain(
+      "telegram.webhook.secret: 16-256 characters: letters, digits, _ or - (a short one can be guessed; e.g. `openssl rand -hex 24`)\n",
+    );
 
     const broken = project({ "config/coworker.yaml": `slack:\n  bot_token: "${secrets[0]}\n  x: [\n` });
     const yamlProblems = problemsOf(loadConfig({ env: {}, cwd: broken })).join("\n");

@@ -1,0 +1,39 @@
+/**
+ * The secrets a configuration holds, as values: loading a configuration hands them to the
+ * redactor (logging/redact.ts registerSecret), so every log line, error and notice has them taken
+ * out by value — also the ones no token pattern knows: Slack's signing secret, the Telegram webhook
+ * secret, a password in the store URL, MCP servers' credentials. An MCP server's env values and
+ * headers are configuration, not all of them secret: only those whose name says so count.
+ */
+import type { CoworkerConfig } from "./schema.js";
+
+/** Env and header names whose values are credentials. */
+const SECRET_NAME = /token|secret|passw(or)?d|api[-_]?key|auth|credential|cookie|private[-_]?key/i;
+
+/** The configured secret values (blank ones left out). */
+export function secretsOf(config: CoworkerConfig): readonly string[] {
+  const values = [
+    config.model.api_key,
+    config.reviewer.api_key,
+    config.transcription?.api_key,
+    config.slack.bot_token,
+    config.slack.app_token,
+    config.slack.signing_secret,
+    config.telegram.bot_token,
+    config.telegram.webhook?.secret,
+    storePassword(config.store_url),
+    ...Object.values(config.tools.mcp_servers).flatMap((server) =>
+      Object.entries(server.transport === "http" ? server.headers : server.env)
+        .filter(([name]) => SECRET_NAME.test(name))
+        .map(([, value]) => value),
+    ),
+  ];
+  return values.filter((value): value is string => value !== undefined && value.trim() !== "");
+}
+
+/** The password in a store URL (redis://:pw@host, postgres://user:pw@host), if any. */
+function storePassword(url: string | undefined): string | undefined {
+  if (url === undefined || !URL.canParse(url)) return undefined;
+  const password = new URL(url).password;
+  return password === "" ? undefined : decodeURIComponent(password);
+}

@@ -1,0 +1,59 @@
+/**
+ * A configuration that loads hands its secrets to the redactor: afterwards, text holding one shows
+ * `[redacted]` instead, also for secrets no token pattern knows (a signing secret, a webhook secret,
+ * a store password, an MCP server's credentials); an MCP server's other env values are left alone.
+ * A short webhook secret is refused.
+ */
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load-config.js";
+import { scrubSecrets } from "../../src/logging/redact.js";
+
+function project(yaml: string): string {
+  const cwd = mkdtempSync(join(tmpdir(), "config-secrets-"));
+  mkdirSync(join(cwd, "config"));
+  writeFileSync(join(cwd, "config/coworker.yaml"), yaml);
+  return cwd;
+}
+
+const SIGNING = "0f9e8d7c6b5a49382716aabbccddeeff";
+const WEBHOOK = "tg-webhook-Secret_0123456789";
+const STORE = "store-pass-2f8c91";
+const MCP_TOKEN = "mcp-credential-77a1b2c3";
+const MCP_HEADER = "Bearer-ish-0b1c2d3e4f";
+
+describe("secrets of a loaded configuration", () => {
+  it("are taken out of every scrubbed text by value; other MCP env values are not", () => {
+    const cwd = project(`
+model: { api_key: sk-test-0123456789abcdef }
+store_url: "redis://:${STORE}@cache:6379"
+slack: { bot_token: xoxb-1-2-abc, signing_secret: ${SIGNING} }
+telegram:
+  webhook: { url: "https://bot.example/tg", secret: ${WEBHOOK} }
+tools:
+  mcp_servers:
+    gh: { command: gh-mcp, env: { GH_TOKEN: ${MCP_TOKEN}, REGION: eu-central-1 } }
+    docs: { url: "https://docs.example/mcp", headers: { Authorization: ${MCP_HEADER}, Accept-Language: en-GB-oxendict } }
+`);
+    const text = (value: string) => `the server said: ${value} was wrong`;
+    for (const secret of [SIGNING, WEBHOOK, STORE, MCP_TOKEN, MCP_HEADER])
+      expect(scrubSecrets(text(secret))).toBe(text(secret));
+    const loaded = loadConfig({ env: {}, cwd });
+    expect(loaded.ok).toBe(true);
+    for (const secret of [SIGNING, WEBHOOK, STORE, MCP_TOKEN, MCP_HEADER])
+      expect(scrubSecrets(text(secret))).toBe(text("[redacted]"));
+    expect(scrubSecrets(text("eu-central-1"))).toBe(text("eu-central-1"));
+    expect(scrubSecrets(text("en-GB-oxendict"))).toBe(text("en-GB-oxendict"));
+  });
+
+  it("refuse a webhook secret shorter than 16 characters", () => {
+    const cwd = project(`telegram:\n  webhook: { url: "https://bot.example/tg", secret: short-secret-1 }\n`);
+    const loaded = loadConfig({ env: {}, cwd });
+    expect(loaded.ok).toBe(false);
+    expect(loaded.ok ? [] : loaded.problems.join("\n")).toContain(
+      "telegram.webhook.secret: 16-256 characters",
+    );
+  });
+});
