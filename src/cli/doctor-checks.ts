@@ -22,13 +22,24 @@ export interface DoctorDeps {
   readonly openStore: StoreOpener;
 }
 
-/** The config check: valid, or every problem listed. */
+/**
+ * The config check: valid, or every problem listed. A valid one whose files (the config file,
+ * `.env`) other users on the host may read is a warning: they hold the bot tokens and API keys.
+ */
 export function configCheck(loaded: LoadConfigResult): DoctorCheck {
   return {
     name: "configuration",
     async run() {
       const from = loaded.source ?? "defaults + environment (no config file)";
-      if (loaded.ok) return { status: "pass", summary: `valid (${from})` };
+      if (loaded.ok) {
+        const open = await readableByOthers(loaded.files);
+        if (open.length === 0) return { status: "pass", summary: `valid (${from})` };
+        return {
+          status: "warn",
+          summary: `valid (${from}), but other users of this host may read ${open.join(", ")}`,
+          fix: `chmod 600 ${open.join(" ")} (they hold the bot tokens and API keys)`,
+        };
+      }
       return {
         status: "fail",
         summary: `${loaded.problems.length} problem(s) in ${from}`,
@@ -37,6 +48,19 @@ export function configCheck(loaded: LoadConfigResult): DoctorCheck {
       };
     },
   };
+}
+
+/** Those of `files` whose mode lets the group or others read them. */
+async function readableByOthers(files: readonly string[]): Promise<string[]> {
+  const open: string[] = [];
+  for (const file of files) {
+    const mode = await stat(file).then(
+      (s) => s.mode,
+      () => 0,
+    );
+    if ((mode & 0o044) !== 0) open.push(file);
+  }
+  return open;
 }
 
 /** The store check: open, write, read back and delete a key. */

@@ -32,6 +32,8 @@ export type LoadConfigResult =
       readonly config: CoworkerConfig;
       /** Absolute path of the file read, or undefined when running on defaults + environment. */
       readonly source: string | undefined;
+      /** The files read (the config file, `.env`): where secrets may be kept. */
+      readonly files: readonly string[];
     }
   | { readonly ok: false; readonly problems: readonly string[]; readonly source: string | undefined };
 
@@ -139,5 +141,7 @@ export function loadConfig(options: LoadConfigOptions): LoadConfigResult {
   const problems = crossKeyProblems(config, overridden);
   if (problems.length > 0) return { ok: false, source: file.path, problems: problems.map(scrubSecrets) };
   for (const secret of secretsOf(config)) registerSecret(secret);
-  return { ok: true, source: file.path, config: deepFreeze(config) };
+  const dotenv = resolve(options.cwd, ".env");
+  const files = [...(file.path === undefined ? [] : [file.path]), ...(existsSync(dotenv) ? [dotenv] : [])];
+  return { ok: true, source: file.path, config: deepFreeze(config), files };
 }

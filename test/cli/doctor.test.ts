@@ -1,3 +1,5 @@
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runDoctor } from "../../src/cli/doctor.js";
 import { runCli } from "../../src/cli/run-cli.js";
@@ -115,6 +117,21 @@ describe("coworker doctor", () => {
     expect(none.out).toContain("OPENAI_BASE_URL=http://localhost:11434/v1");
     expect(none.out).toContain("✗ workspace: /nonexistent/coworker-ws does not exist");
     expect(none.code).toBe(1);
+  });
+
+  it("warns when other users of the host may read the .env or config file holding the tokens", async () => {
+    fake = await startFakePlatforms();
+    const cwd = tempProject();
+    const dotenv = join(cwd, ".env");
+    writeFileSync(dotenv, `OPENAI_API_KEY=${GOOD.openai}\n`, { mode: 0o644 });
+    chmodSync(dotenv, 0o644);
+    const open = await doctor(env(fake.url), cwd);
+    expect(open.out).toContain(
+      `! configuration: valid (defaults + environment (no config file)), but other users of this host may read ${dotenv}`,
+    );
+    expect(open.out).toContain(`chmod 600 ${dotenv}`);
+    chmodSync(dotenv, 0o600);
+    expect((await doctor(env(fake.url), cwd)).out).toContain("✓ configuration: valid");
   });
 
   it("stops at an invalid config, listing its problems", async () => {
