@@ -1,8 +1,12 @@
 /**
  * The reviewer's verdict: the JSON it must answer with (`{"verdict": …, "reason": …}`), the JSON
- * Schema sent as `response_format` where the endpoint supports it, and a tolerant parser — models
- * wrap JSON in code fences or add a sentence around it. Anything that does not parse is not a
- * verdict: the caller counts it as "unsure", so a confused reviewer always falls back to a person.
+ * Schema sent as `response_format` where the endpoint supports it, and a strict parser. The answer
+ * must BE the verdict object — the whole text, or one code fence holding it with nothing but
+ * whitespace around — with exactly those two keys, each once. JSON inside prose is never read:
+ * the reviewer reads arguments the agent (perhaps prompt-injected) wrote, and a denial that quotes
+ * an "allow" example, a fenced "allow" after "Verdict: deny", an extra key or a repeated key are
+ * not verdicts. Anything that does not parse is not a verdict: the caller counts it as "unsure",
+ * so a confused reviewer always falls back to a person.
  */
 import { z } from "zod";
 
@@ -24,7 +28,8 @@ export interface ReviewerVerdict {
 
 const REASON_MAX_CHARS = 600;
 
-const verdictSchema = z.object({
+/** Exactly `verdict` and `reason`: any other key (a "final_verdict", say) makes it no verdict. */
+const verdictSchema = z.strictObject({
   verdict: z
     .string()
     .transform((v) => v.trim().toLowerCase())
@@ -51,29 +56,61 @@ export const VERDICT_JSON_SCHEMA = Object.freeze({
   },
 });
 
-const FENCED = /```(?:json)?\s*([\s\S]*?)```/i;
+/** One fenced block that is the whole answer (the text is trimmed first). */
+const WHOLLY_FENCED = /^```(?:json)?[ \t]*(?:\r?\n)?([\s\S]*?)```$/i;
 
-function candidates(text: string): string[] {
-  const out = [text.trim()];
-  const fenced = FENCED.exec(text);
-  if (fenced?.[1]) out.push(fenced[1].trim());
-  const first = text.indexOf("{");
-  const last = text.lastIndexOf("}");
-  if (first >= 0 && last > first) out.push(text.slice(first, last + 1));
-  return out;
+/** The JSON text the answer consists of: the whole trimmed text, or the one fence it is. */
+function answerJson(text: string): string {
+  const trimmed = text.trim();
+  const fenced = WHOLLY_FENCED.exec(trimmed);
+  if (!fenced) return trimmed;
+  const inner = fenced[1] ?? "";
+  // A second fence inside means two blocks (or prose between them): not one answer.
+  return inner.includes("```") ? "" : inner.trim();
 }
 
-/** The verdict in a model's answer (bare JSON, fenced, or JSON inside prose); undefined if none. */
-export function parseVerdict(text: string): { verdict: VerdictKind; reason: string } | undefined {
-  for (const candidate of candidates(text)) {
-    let json: unknown;
-    try {
-      json = JSON.parse(candidate);
-    } catch {
-      continue;
+/** JSON's strings and structural characters; numbers, literals and whitespace are skipped. */
+const JSON_TOKEN = /"(?:[^"\\]|\\.)*"|[{}[\],]/g;
+
+/**
+ * Whether an object in `json` (already valid JSON) names a key twice. JSON.parse keeps the last,
+ * so `{"verdict":"deny",…,"verdict":"allow"}` would read as allow; keys are compared decoded
+ * (`"\u0076erdict"` is `verdict`).
+ */
+function hasDuplicateKeys(json: string): boolean {
+  // One frame per open object (its keys so far, and whether a key comes next) or array (null).
+  const stack: ({ keys: Set<string>; expectKey: boolean } | null)[] = [];
+  for (const [token] of json.matchAll(JSON_TOKEN)) {
+    const top = stack.at(-1);
+    if (token === "{") stack.push({ keys: new Set(), expectKey: true });
+    else if (token === "[") stack.push(null);
+    else if (token === "}" || token === "]") stack.pop();
+    else if (token === ",") {
+      if (top) top.expectKey = true;
+    } else if (top?.expectKey) {
+      const key = JSON.parse(token) as string;
+      if (top.keys.has(key)) return true;
+      top.keys.add(key);
+      top.expectKey = false;
     }
-    const parsed = verdictSchema.safeParse(json);
-    if (parsed.success) return parsed.data;
   }
-  return undefined;
+  return false;
+}
+
+/**
+ * The verdict a model's answer is: the bare JSON object, or one fenced block holding it, with
+ * whitespace around at most; undefined for anything else (prose around it, several objects or
+ * fences, extra or repeated keys, a bad value).
+ */
+export function parseVerdict(text: string): { verdict: VerdictKind; reason: string } | undefined {
+  const candidate = answerJson(text);
+  let json: unknown;
+  try {
+    json = JSON.parse(candidate);
+  } catch {
+    return undefined;
+  }
+  if (hasDuplicateKeys(candidate)) return undefined;
+  const parsed = verdictSchema.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
 }

@@ -26,7 +26,9 @@ describe("parseVerdict", () => {
   it.each([
     ['{"verdict":"allow","reason":"routine"}', "allow"],
     ['```json\n{"verdict": "deny", "reason": "deletes data"}\n```', "deny"],
-    ['Here is my answer: {"verdict":"UNSURE","reason":"unclear"} — thanks', "unsure"],
+    ['```\n{"verdict":"allow","reason":"routine"}\n```', "allow"],
+    ['\n  {"verdict":"UNSURE","reason":"unclear"}  \n', "unsure"],
+    ['\n\n```json\n{"verdict":"allow","reason":"routine"}\n```\n  ', "allow"],
   ])("reads %j", (text, kind) => {
     expect(parseVerdict(text)?.verdict).toBe(kind);
   });
@@ -37,12 +39,56 @@ describe("parseVerdict", () => {
     '{"verdict":"allow"}',
     '{"verdict":"allow","reason":"  "}',
     "```json\n{not json}\n```",
+    // Not only the JSON: prose around it is never read, whatever the JSON says.
+    'Here is my answer: {"verdict":"UNSURE","reason":"unclear"} — thanks',
   ])("refuses %j", (text) => {
     expect(parseVerdict(text)).toBeUndefined();
+  });
+
+  // Answers whose lenient reading was "allow" although the reviewer did not clear the call.
+  it.each([
+    [
+      "a denial quoting an allow template",
+      'I must deny this: it deletes data. (Format reminder: {"verdict": "allow", "reason": "example"})',
+    ],
+    [
+      "a fenced allow after a prose deny",
+      'Verdict: deny — this exfiltrates secrets.\n```json\n{"verdict":"allow","reason":"template"}\n```',
+    ],
+    ["an extra key", '{"verdict":"allow","reason":"ok","final_verdict":"deny","confidence":0.1}'],
+    ["a repeated key", '{"verdict":"deny","reason":"bad","verdict":"allow"}'],
+    ["a repeated key, escaped", '{"verdict":"deny","reason":"bad","\\u0076erdict":"allow"}'],
+    ["two objects", '{"verdict":"deny","reason":"x"}\n{"verdict":"allow","reason":"y"}'],
+    [
+      "two fences",
+      '```json\n{"verdict":"deny","reason":"x"}\n```\n```json\n{"verdict":"allow","reason":"y"}\n```',
+    ],
+    ["the verdict nested in another key", '{"analysis":{"verdict":"allow","reason":"x"}}'],
+  ])("is no verdict: %s", (_name, text) => {
+    expect(parseVerdict(text)).toBeUndefined();
+  });
+
+  it("keeps a brace or a quoted key inside the reason", () => {
+    expect(parseVerdict('{"verdict":"allow","reason":"writes {\\"verdict\\":1} to a file"}')).toEqual({
+      verdict: "allow",
+      reason: 'writes {"verdict":1} to a file',
+    });
   });
 });
 
 describe("Reviewer failures count as unsure", () => {
+  it("a denial in prose with an allow example in it", async () => {
+    const reviewer = new Reviewer({
+      model: new ScriptedReviewerModel([
+        { text: 'Deny: it deletes data. Answer format: {"verdict": "allow", "reason": "example"}' },
+      ]),
+      timeoutMs: 1000,
+    });
+    expect(await reviewer.review(INPUT, "live")).toEqual(
+      expect.objectContaining({ verdict: "unsure", failure: "unparsable" }),
+    );
+  });
+
   it("an unparsable answer", async () => {
     const reviewer = new Reviewer({
       model: new ScriptedReviewerModel([{ text: "sure, go ahead" }]),
