@@ -3,8 +3,8 @@
  *
  * Each situation has its own wording so the model is never misled: a call the user denied, one
  * that never started because the turn was stopped, one stopped while running (it may have partly
- * run), one that failed, one blocked by policy, and the "not available here" answers for
- * interactions no one can answer on this surface.
+ * run), one that failed, one blocked by policy, one past the per-step call limit, and the "not
+ * available here" answers for interactions no one can answer on this surface.
  */
 
 export const TOOL_RESULT = Object.freeze({
@@ -36,6 +36,11 @@ export function deniedByPolicy(reason: string): string {
 /** A call to a tool this conversation does not allow. */
 export function notEnabled(tool: string): string {
   return `Not run: the tool "${tool}" is not enabled in this conversation.`;
+}
+
+/** A call past the per-step limit on tool calls: never authorised or run. */
+export function tooManyCalls(limit: number): string {
+  return `Not run: a step may make at most ${limit} tool calls, and this call came after them. Nothing was executed. Make fewer calls per step; repeat this one in a later step if it is still needed.`;
 }
 
 /** A call that ran and failed (thrown error or a tool's own failure output). */

@@ -4,9 +4,14 @@
  * 1. Authorise every call first, strictly in call order (approvals reach the person one at a
  *    time), so nothing runs before every call of the step has a decision.
  * 2. Execute the cleared calls in call order: a run of consecutive low-risk, concurrent-safe calls
- *    executes together; every other call runs alone, after everything before it finished. An
+ *    executes together, at most MAX_CONCURRENT_CALLS at a time (a longer run is split into
+ *    batches in call order); every other call runs alone, after everything before it finished. An
  *    approved call whose card showed workspace content (ToolDefinition.bindsPreview) runs only if
  *    that content is still what the person approved: an earlier call may have changed it.
+ *
+ * A step takes at most MAX_TOOL_CALLS_PER_STEP calls: the ones after that are answered as not run
+ * (TOOL_RESULT.tooManyCalls) without being authorised or executed, and the person gets one notice
+ * for all of them rather than a status line each.
  *
  * An interrupt answers every call that has no result yet — not started, or interrupted while
  * running — so the history never holds an orphaned tool call. Results are stored in call order.
@@ -16,21 +21,42 @@ import { raceAbort } from "./abort.js";
 import type { FinishReason } from "../core/messages.js";
 import type { RawToolCall } from "./provider/provider.js";
 import { authorizeCall, type ClearedCall, reauthorizeCall } from "./tool-authorizer.js";
-import { failed, TOOL_RESULT } from "./tool-results.js";
+import { failed, TOOL_RESULT, tooManyCalls } from "./tool-results.js";
 import type { CallAnswer, TurnContext } from "./turn-context.js";
+
+/**
+ * The most tool calls one step runs. Only the reply size bounds how many calls a model can send
+ * (tens of thousands of tiny ones fit), and each one is authorised, may ask a person, runs and
+ * adds a result to every later request. Real steps use a handful; 64 leaves room for a wide
+ * fan-out of reads while a broken or prompt-injected model cannot make a step unbounded.
+ */
+export const MAX_TOOL_CALLS_PER_STEP = 64;
+
+/**
+ * The most concurrent-safe calls that run at once. Such calls may still cost a process each
+ * (search_files starts one `rg` per call), so a long run of them goes in batches of this width.
+ */
+export const MAX_CONCURRENT_CALLS = 8;
 
 /** Whether a cleared call may run alongside its neighbours. */
 export function isConcurrentSafe(cleared: ClearedCall): boolean {
   return cleared.tool.concurrent && cleared.tool.risk === "low";
 }
 
-/** Group cleared calls into execution batches, preserving call order. */
-export function executionBatches(cleared: readonly ClearedCall[]): ClearedCall[][] {
+/**
+ * Group cleared calls into execution batches, preserving call order: consecutive concurrent-safe
+ * calls share a batch of at most `width` calls; every other call is a batch of its own.
+ */
+export function executionBatches(
+  cleared: readonly ClearedCall[],
+  width = MAX_CONCURRENT_CALLS,
+): ClearedCall[][] {
   const batches: ClearedCall[][] = [];
   for (const call of cleared) {
     const last = batches.at(-1);
     const lastCall = last?.[0];
-    if (last && lastCall && isConcurrentSafe(lastCall) && isConcurrentSafe(call)) last.push(call);
+    if (last && lastCall && last.length < width && isConcurrentSafe(lastCall) && isConcurrentSafe(call))
+      last.push(call);
     else batches.push([call]);
   }
   return batches;
@@ -124,12 +150,29 @@ async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnsw
   return finished;
 }
 
+/**
+ * Answer the calls past MAX_TOOL_CALLS_PER_STEP as not run, stored in call order after the others.
+ * One notice tells the person; no status line per call (there may be thousands).
+ */
+async function answerExcess(ctx: TurnContext, excess: readonly RawToolCall[]): Promise<void> {
+  if (excess.length === 0) return;
+  ctx.emit({
+    type: "notice",
+    level: "warning",
+    message: `The agent asked for ${MAX_TOOL_CALLS_PER_STEP + excess.length} tool calls in one step; only the first ${MAX_TOOL_CALLS_PER_STEP} were considered, the other ${excess.length} were not run.`,
+  });
+  const content = tooManyCalls(MAX_TOOL_CALLS_PER_STEP);
+  for (const call of excess)
+    await ctx.storeResult({ callId: call.id, name: call.name, status: "not_started", content });
+}
+
 /** Authorise, then execute, every tool call of one step (see the module header). */
 export async function runToolCalls(
   ctx: TurnContext,
-  calls: readonly RawToolCall[],
+  all: readonly RawToolCall[],
   finishReason: FinishReason | undefined,
 ): Promise<void> {
+  const calls = all.slice(0, MAX_TOOL_CALLS_PER_STEP);
   const cleared: ClearedCall[] = [];
   for (const call of calls) {
     if (ctx.aborted)
@@ -155,4 +198,5 @@ export async function runToolCalls(
       await ctx.storeResult(answer);
     }
   }
+  await answerExcess(ctx, all.slice(MAX_TOOL_CALLS_PER_STEP));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { TOOL_RESULT } from "../../src/engine/tool-results.js";
+import { TOOL_RESULT, tooManyCalls } from "../../src/engine/tool-results.js";
+import { MAX_CONCURRENT_CALLS, MAX_TOOL_CALLS_PER_STEP } from "../../src/engine/tool-scheduler.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import {
   collect,
@@ -50,6 +51,57 @@ describe("tool scheduling", () => {
       "r3",
       "r4",
       "w2",
+    ]);
+    expect(completion(events).status).toBe("completed");
+  });
+
+  it("runs at most MAX_CONCURRENT_CALLS concurrent-safe calls at once, in call order", async () => {
+    const n = MAX_CONCURRENT_CALLS * 2 + 3;
+    const reads = Array.from({ length: n }, (_, i) => [`r${i}`, "read_file", { path: `f${i}` }] as const);
+    const h = makeHarness({ steps: [toolStep(...reads), textStep("done")] });
+    const events = await collect(h.engine.run(makeRequest({ mode: "auto" })));
+    const s = h.log.spans;
+    expect(s).toHaveLength(n);
+    // The most spans running at any tick of the logical clock.
+    const peak = Math.max(...s.map((a) => s.filter((b) => b.start <= a.start && a.start < b.end!).length));
+    expect(peak).toBe(MAX_CONCURRENT_CALLS);
+    // Batches follow call order: every call of a batch ends before the next batch starts.
+    for (let i = MAX_CONCURRENT_CALLS; i < n; i++)
+      expect(span(s, `r${i - MAX_CONCURRENT_CALLS}`).end!).toBeLessThan(span(s, `r${i}`).start);
+    expect(h.engine.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual(
+      reads.map(([id]) => id),
+    );
+    expect(completion(events).status).toBe("completed");
+  });
+
+  it("answers the calls past MAX_TOOL_CALLS_PER_STEP as not run, and runs the rest", async () => {
+    const extra = 5;
+    const calls = Array.from(
+      { length: MAX_TOOL_CALLS_PER_STEP + extra },
+      (_, i) => [`c${i}`, "read_file", { path: `f${i}` }] as const,
+    );
+    // A write past the limit does not run, even in auto mode.
+    const h = makeHarness({
+      steps: [toolStep(...calls, ["w1", "write_file", { path: "o", content: "" }]), textStep("done")],
+    });
+    const events = await collect(h.engine.run(makeRequest({ mode: "auto" })));
+    expect(h.log.spans.map((sp) => sp.callId)).toEqual(
+      calls.slice(0, MAX_TOOL_CALLS_PER_STEP).map(([id]) => id),
+    );
+    for (const [id] of calls.slice(0, MAX_TOOL_CALLS_PER_STEP))
+      expect(resultOf(h.engine.messages, id)).toMatch(/^read_file done/);
+    for (const id of [...calls.slice(MAX_TOOL_CALLS_PER_STEP).map(([id]) => id), "w1"])
+      expect(resultOf(h.engine.messages, id)).toBe(tooManyCalls(MAX_TOOL_CALLS_PER_STEP));
+    expectNoOrphans(h.engine.messages);
+    // Results in call order; one notice for the calls not run, no status line each.
+    expect(h.engine.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual([
+      ...calls.map(([id]) => id),
+      "w1",
+    ]);
+    expect(ofType(events, "tool-call-finished")).toHaveLength(MAX_TOOL_CALLS_PER_STEP);
+    const notices = ofType(events, "notice").filter((e) => e.message.includes("tool calls in one step"));
+    expect(notices.map((e) => e.message)).toEqual([
+      `The agent asked for ${MAX_TOOL_CALLS_PER_STEP + extra + 1} tool calls in one step; only the first ${MAX_TOOL_CALLS_PER_STEP} were considered, the other ${extra + 1} were not run.`,
     ]);
     expect(completion(events).status).toBe("completed");
   });
