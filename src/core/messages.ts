@@ -116,3 +116,13 @@ export function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): 
 
 /** Why the model ended a step. */
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter";
+
+/**
+ * Whether someone other than `requester` (a platform user id) wrote the message: in a shared
+ * thread the history holds other people's turns. Messages from before authors were recorded count
+ * as the requester's.
+ */
+export function writtenByOther(message: ConversationMessage, requester: string): boolean {
+  const by = message.meta?.by;
+  return typeof by === "string" && by !== requester;
+}

@@ -14,7 +14,7 @@
  * agent-note.ts) is `[agent note]`, and a subscription's channel messages are `[channel content]`.
  */
 import { isAgentNote } from "../core/agent-note.js";
-import type { ConversationMessage } from "../core/messages.js";
+import { type ConversationMessage, writtenByOther } from "../core/messages.js";
 import type { ProviderClient } from "./provider/provider.js";
 
 export const DEFAULT_KEEP_RECENT_TURNS = 2;
@@ -59,18 +59,12 @@ function indented(text: string): string {
   return text.replace(LINE_BREAK, "\n  ");
 }
 
-/** Whether someone other than `requester` wrote the message (unknown authors count as the requester). */
-function byOther(message: ConversationMessage, requester: string): boolean {
-  const by = message.meta?.by;
-  return typeof by === "string" && by !== requester;
-}
-
 /** Who a user message is from, as its transcript header says: only the requester's own are `user`. */
 function userLabel(message: ConversationMessage, requester: string): string {
   // A subscription wake-up: other people's channel messages, never the user's request.
   if (message.meta?.untrusted) return "channel content";
   if (isAgentNote(message)) return "agent note";
-  return byOther(message, requester) ? "other person" : "user";
+  return writtenByOther(message, requester) ? "other person" : "user";
 }
 
 /**

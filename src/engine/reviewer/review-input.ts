@@ -16,7 +16,7 @@
 import { z } from "zod";
 import type { SessionFacts } from "../../core/tool.js";
 import type { ToolCategory } from "../../core/events.js";
-import type { ConversationMessage } from "../../core/messages.js";
+import { type ConversationMessage, writtenByOther } from "../../core/messages.js";
 import { isAgentNote } from "../../core/agent-note.js";
 import { ASK_USER } from "../../tools/interactive-tools.js";
 import { REVIEWER_INSTRUCTIONS } from "./reviewer-instructions.js";
@@ -95,12 +95,6 @@ function oneLine(text: string): string {
   return cap(text.replace(/\s+/g, " ").trim(), LINE_MAX_CHARS);
 }
 
-/** Whether someone other than `requester` wrote the message (unknown authors count as the requester). */
-function byOther(message: ConversationMessage, requester: string): boolean {
-  const by = message.meta?.by;
-  return typeof by === "string" && by !== requester;
-}
-
 /** What the reviewer is shown of a history, by whose words they are (see reviewLinesOf). */
 export interface ReviewLines {
   /** The requester's messages and ask_user answers, oldest first: the last non-reply is the request. */
@@ -130,14 +124,14 @@ export function reviewLinesOf(history: readonly ConversationMessage[], requester
     } else if (message.role === "user") {
       if (isAgentNote(message)) agentNotes.push(oneLine(message.content));
       else if (!isPersonMessage(message)) continue;
-      else if (byOther(message, requester)) othersLines.push(oneLine(message.content));
+      else if (writtenByOther(message, requester)) othersLines.push(oneLine(message.content));
       else userLines.push({ text: cap(message.content.trim(), LINE_MAX_CHARS), isReply: false });
     } else if (
       message.role === "tool" &&
       askCalls.has(message.tool_call_id) &&
       message.meta?.status === "ok"
     ) {
-      const other = byOther(message, requester);
+      const other = writtenByOther(message, requester);
       for (const answer of askAnswers(message.content))
         if (other) othersLines.push(oneLine(`[answer to a question] ${answer}`));
         else userLines.push({ text: oneLine(answer), isReply: true });
@@ -203,7 +197,7 @@ export function outsideReadsOf(
   readsOutside: (tool: string) => boolean,
 ): string | undefined {
   const since = history.findLastIndex(
-    (m) => m.role === "user" && isPersonMessage(m) && !byOther(m, requester),
+    (m) => m.role === "user" && isPersonMessage(m) && !writtenByOther(m, requester),
   );
   const counts = new Map<string, number>();
   for (const message of history.slice(since + 1))
