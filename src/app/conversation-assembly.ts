@@ -193,6 +193,7 @@ export async function createConversation(
       },
       approvals,
       maxSessionsInMemory: config.sessions.max_in_memory,
+      maxTurnsPerPerson: config.sessions.max_turns_per_person,
       workspace: { root: config.workspace.root, context: "" },
       auditLogPath: join(config.data_dir, AUDIT_LOG_FILE),
       logger,

@@ -31,6 +31,7 @@ import type { SessionParts } from "../sessions/session-parts.js";
 import { newSessionId } from "../sessions/session-id.js";
 import { SessionRecords } from "../sessions/session-records.js";
 import { addGrant, sessionReviewer } from "../sessions/session-reviewer.js";
+import { DEFAULT_TURNS_PER_PERSON, PersonTurnSlots } from "../sessions/person-turn-slots.js";
 import { ThreadOutputs } from "../sessions/thread-outputs.js";
 import { TurnEndSaves } from "../sessions/turn-end-saves.js";
 import { TurnScheduler } from "../sessions/turn-scheduler.js";
@@ -140,6 +141,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     },
     rebind: bindEngine,
     endSaves,
+    slots: new PersonTurnSlots(options.maxTurnsPerPerson ?? DEFAULT_TURNS_PER_PERSON),
     ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
     ...(multi ? { gate: multi.gate } : {}),
   });

@@ -319,7 +319,13 @@ export const configSchema = z.strictObject({
   store_url: nonEmpty.optional(),
   tools: toolsSchema.prefault({}),
   approvals: approvalsSchema.prefault({}),
-  sessions: z.strictObject({ max_in_memory: positiveInt.default(500) }).prefault({}),
+  sessions: z
+    .strictObject({
+      max_in_memory: positiveInt.default(500),
+      /** Turns one person may run at once (one per thread): the rest wait their turn. */
+      max_turns_per_person: positiveInt.default(4),
+    })
+    .prefault({}),
   slack: slackSchema.prefault({}),
   telegram: telegramSchema.prefault({}),
   subscriptions: subscriptionsSchema.prefault({}),

@@ -33,6 +33,8 @@ export interface SessionManagerOptions {
     readonly ttlMs: number;
   };
   readonly maxSessionsInMemory: number;
+  /** Turns one person may run at once in this process (default DEFAULT_TURNS_PER_PERSON). */
+  readonly maxTurnsPerPerson?: number;
   readonly workspace: { readonly root: string; readonly context: string };
   /** The append-only JSONL audit log. */
   readonly auditLogPath: string;

@@ -2,7 +2,9 @@
  * TurnScheduler: runs each session's turns one at a time, in the background. A session's pump
  * holds the session lock while it first resumes a turn left in progress (restart, eviction, a
  * decision that arrived with no turn waiting), then starts queued messages as turns until the
- * queue is empty; each turn itself is run by TurnExecutor (turn-executor.ts). Pumps are tracked so
+ * queue is empty; each turn itself is run by TurnExecutor (turn-executor.ts). A turn a person
+ * starts (a message, a wake-up as them, a retry) runs in one of their turn slots
+ * (person-turn-slots.ts), waiting for one when they already run as many as they may. Pumps are tracked so
  * shutdown can wait for them, interrupt them, or leave turns parked at a person (their state is
  * durable) — never leaving a running tool call orphaned.
  */
@@ -15,6 +17,7 @@ import type { QueuedMessage } from "./session-record.js";
 import { type FirstTurn, TurnExecutor, type TurnExecutorOptions } from "./turn-executor.js";
 import type { TurnEndSaves } from "./turn-end-saves.js";
 import type { GateInput, TurnGate } from "./turn-gate.js";
+import { type PersonTurnSlots, personKey } from "./person-turn-slots.js";
 
 export interface TurnSchedulerOptions extends TurnExecutorOptions {
   readonly lock: SessionLock;
@@ -24,6 +27,8 @@ export interface TurnSchedulerOptions extends TurnExecutorOptions {
   readonly gate?: TurnGate;
   /** Saves a turn's end its session's next write did not carry (one process). */
   readonly endSaves: TurnEndSaves;
+  /** The turns each person may run at once in this process. */
+  readonly slots: PersonTurnSlots;
 }
 
 /** How a pump begins: with a message as its first turn, or under a lease already taken. */
@@ -88,7 +93,8 @@ export class TurnScheduler {
       live.retryBy === undefined &&
       record.pendingTurn === undefined &&
       record.queue.length === 0 &&
-      !this.options.lock.isHeld(live.id);
+      !this.options.lock.isHeld(live.id) &&
+      this.options.slots.tryTake(personOf(live, message.user));
     if (!idle) return Promise.resolve(false);
     return new Promise<boolean>((resolve, reject) =>
       this.schedule(live, {
@@ -111,7 +117,11 @@ export class TurnScheduler {
     }
     if (live.pump || this.stopping || live.retired) {
       if (start && "lease" in start) start.lease.release();
-      else start?.failed(new Error("the session could not start the turn"));
+      else if (start) {
+        // A message started at once holds its person's slot (startNow).
+        this.options.slots.release(personOf(live, start.message.user));
+        start.failed(new Error("the session could not start the turn"));
+      }
       return;
     }
     const pump = this.pump(live, start)
@@ -168,6 +178,7 @@ export class TurnScheduler {
     try {
       lease ??= gate ? await gate.enter(live) : await this.options.lock.acquire(live.id);
     } catch (error) {
+      if (first) this.options.slots.release(personOf(live, first.message.user));
       first?.failed(error);
       throw error;
     }
@@ -189,7 +200,14 @@ export class TurnScheduler {
   /** The pump's work under the lease: a parked turn, a retry or the queued messages, in turn. */
   private async run(live: LiveSession, first: FirstTurn | undefined): Promise<void> {
     const { gate } = this.options;
-    if (first) await this.turns.start(live, first.message, first);
+    if (first) {
+      // Its slot was taken when it was started at once (startNow).
+      try {
+        await this.turns.start(live, first.message, first);
+      } finally {
+        this.options.slots.release(personOf(live, first.message.user));
+      }
+    }
     while (!this.stopping && !live.retired) {
       await gate?.collect(live);
       const record = live.record;
@@ -197,9 +215,25 @@ export class TurnScheduler {
       live.retryBy = undefined;
       const parked = live.parkedTurn();
       if (parked) await this.turns.resumeParked(live, parked);
-      else if (retry) await this.turns.retry(live, retry);
-      else if (record.queue[0]) await this.turns.start(live, record.queue[0]);
+      else if (retry) await this.inSlot(live, retry, () => this.turns.retry(live, retry));
+      else if (record.queue[0])
+        await this.inSlot(live, record.queue[0].user, () => {
+          // Waiting for the slot, the queue may have changed ("stop" empties it).
+          const next = live.record.queue[0];
+          return next ? this.turns.start(live, next) : Promise.resolve();
+        });
       else return;
+    }
+  }
+
+  /** Run a turn `user` starts in one of their slots, once one is free (not once shutdown began). */
+  private async inSlot(live: LiveSession, user: PlatformUser, turn: () => Promise<void>): Promise<void> {
+    const person = personOf(live, user);
+    await this.options.slots.take(person);
+    try {
+      if (!this.stopping && !live.retired) await turn();
+    } finally {
+      this.options.slots.release(person);
     }
   }
 
@@ -210,4 +244,9 @@ export class TurnScheduler {
     this.schedule(live);
     return true;
   }
+}
+
+/** Whose slots a turn of `user` in `live` counts against. */
+function personOf(live: LiveSession, user: PlatformUser): string {
+  return personKey(live.record.target.platform, user.id);
 }

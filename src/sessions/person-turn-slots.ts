@@ -1,0 +1,60 @@
+/**
+ * PersonTurnSlots: how many turns one person may have running at once in this process. Every
+ * thread is a session of its own, so without a cap one person (or one allowed bot) posting a
+ * message in each of a hundred threads started a hundred model calls and tool runs at once, on the
+ * team's model account. A person's further turns wait in line, first come first served; other
+ * people's turns are not held up. A turn parked at a person keeps its slot only while its pump
+ * runs; approvals and answers never need one.
+ */
+
+/** Turns one person may run at once unless configured (`sessions.max_turns_per_person`). */
+export const DEFAULT_TURNS_PER_PERSON = 4;
+
+/** A person as the slots count them: platform-qualified, as approvers are written. */
+export function personKey(platform: string, userId: string): string {
+  return `${platform}:${userId}`;
+}
+
+/** Running-turn slots per person, with a line of waiting turns each. */
+export class PersonTurnSlots {
+  private readonly running = new Map<string, number>();
+  private readonly waiting = new Map<string, Array<() => void>>();
+
+  /** `perPerson`: turns one person may run at once (a positive whole number). */
+  constructor(private readonly perPerson: number) {
+    if (!Number.isSafeInteger(perPerson) || perPerson < 1)
+      throw new Error(`turns per person must be a positive whole number, got ${perPerson}`);
+  }
+
+  /** Take one of `person`'s slots now; false (nothing taken) when all are in use. */
+  tryTake(person: string): boolean {
+    const used = this.running.get(person) ?? 0;
+    if (used >= this.perPerson) return false;
+    this.running.set(person, used + 1);
+    return true;
+  }
+
+  /** Take one of `person`'s slots, once one is free. */
+  take(person: string): Promise<void> {
+    if (this.tryTake(person)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const line = this.waiting.get(person);
+      if (line) line.push(resolve);
+      else this.waiting.set(person, [resolve]);
+    });
+  }
+
+  /** Give a slot back: to `person`'s next waiting turn, if any. */
+  release(person: string): void {
+    const line = this.waiting.get(person);
+    const next = line?.shift();
+    if (next) {
+      if (line?.length === 0) this.waiting.delete(person);
+      next();
+      return;
+    }
+    const used = (this.running.get(person) ?? 1) - 1;
+    if (used > 0) this.running.set(person, used);
+    else this.running.delete(person);
+  }
+}
