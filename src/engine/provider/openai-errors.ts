@@ -2,7 +2,8 @@
  * Failure handling for the OpenAI-compatible provider: turns whatever an attempt threw (SDK
  * errors, fetch errors, mid-stream error payloads) into a `ProviderError` with a short friendly
  * message, says whether a retry could help, and reads Retry-After. Also normalises error bodies
- * from servers that put the error at the top level (older vLLM) so the SDK sees the message.
+ * from servers that put the error at the top level (older vLLM) so the SDK sees the message; an
+ * error body is read only up to ERROR_BODY_LIMIT bytes (the rest is never downloaded).
  * A failure's message is posted into the thread, so what it quotes of the server (its reason, the
  * endpoint's URL) is scrubbed first: the API key itself wherever it appears (a proxy may echo the
  * key it was sent, in any provider's format), token-shaped text, a URL's password and its query
@@ -123,20 +124,49 @@ export function retryAfter(headers: Headers | undefined, now: () => number): num
 }
 
 /**
- * A fetch that rewrites top-level error bodies (`{"object":"error","message":…}`) into the
- * `{"error":{…}}` shape, so the SDK's error carries the server's message and code.
+ * Bytes of an error response's body that are read; the rest is cancelled unread. A real error
+ * body is a few hundred bytes, while one that never ends (a broken or hostile endpoint) would
+ * otherwise be buffered whole, growing memory until the stall timer fires.
+ */
+export const ERROR_BODY_LIMIT = 64 * 1024;
+
+/**
+ * A fetch that reads an error body (at most ERROR_BODY_LIMIT bytes) and rewrites a top-level
+ * error (`{"object":"error","message":…}`) into the `{"error":{…}}` shape, so the SDK's error
+ * carries the server's message and code.
  */
 export function errorNormalizingFetch(base: () => typeof fetch): typeof fetch {
   return async (input, init) => {
     const response = await base()(input, init);
     if (response.ok) return response;
-    const text = await response.text();
+    const text = await readCapped(response, ERROR_BODY_LIMIT);
     return new Response(normalizeErrorBody(text), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
     });
   };
+}
+
+/** A response body as text, read up to `limit` bytes; the rest is cancelled unread. */
+async function readCapped(response: Response, limit: number): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const part = value.byteLength > limit - size ? value.subarray(0, limit - size) : value;
+      parts.push(part);
+      size += part.byteLength;
+    }
+  } finally {
+    // Stops the download (and frees the connection) when the body goes on past the limit.
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(parts).toString("utf8");
 }
 
 /** Wrap a top-level error object under `error`; any other text is returned unchanged. */
