@@ -3,8 +3,11 @@
  * session's lease (with a fencing number) before it runs the session's turns or changes its
  * record, renews it by heartbeat while it holds it, and releases it when its pump ends. When a
  * renewal fails the lease is lost — another process may already have taken the session over —
- * and the holder is told at once, so it stops its turn instead of running tools twice. The fence
- * of each held session is what its turn-state writes carry (see fenced-space.ts).
+ * and the holder is told at once, so it stops its turn instead of running tools twice. A holder
+ * also gives a lease up by its own clock when no renewal confirmed it for nearly a TTL, whatever
+ * its renewal calls do (one that hangs on a silent link neither succeeds nor fails): it has
+ * stopped before the lease can lapse in the store and another process take the session. The
+ * fence of each held session is what its turn-state writes carry (see fenced-space.ts).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
@@ -23,6 +26,18 @@ export interface LeaseTiming {
 
 /** The default: lapses within 15 s of a holder's death, renewed every 5 s. */
 export const DEFAULT_LEASE_TIMING: LeaseTiming = Object.freeze({ ttlMs: 15_000, renewMs: 5_000 });
+
+/**
+ * How long before a TTL runs out, counted from its last confirmation, a holder gives its lease up
+ * (a tenth of the TTL, at most 1 s). The confirmation time is taken before the call that set the
+ * TTL was sent, so the store's expiry, counted from when it ran the call, comes no sooner than a
+ * TTL after it: the margin is for the holder itself — a deadline timer that fires late on a busy
+ * event loop, and the abort reaching its tools — and for a lease adopted from an offer, whose TTL
+ * counts from when the grant arrived (a round trip late).
+ */
+export function lossMarginMs(timing: LeaseTiming): number {
+  return Math.min(1_000, timing.ttlMs / 10);
+}
 
 /**
  * The waits of a retry loop that lasts until a lease another process holds lapses: `firstMs`
@@ -50,7 +65,7 @@ export function waitsUntilLapse(
 export interface HeldSession {
   readonly sessionId: string;
   readonly fence: FenceRef;
-  /** Aborted when the lease is lost (a renewal failed) or released. */
+  /** Aborted when the lease is lost (a renewal failed, or none confirmed it in time) or released. */
   readonly signal: AbortSignal;
   /**
    * Give the lease up (once; later calls are ignored); resolves once released in the store, with
@@ -61,10 +76,16 @@ export interface HeldSession {
 
 interface Entry extends HeldSession {
   readonly token: string;
-  /** When the lease was last confirmed (taken or renewed), by this process's clock. */
+  /**
+   * When the lease was last confirmed (taken or renewed): `performance.now()` just before the
+   * call that confirmed it was sent. Monotonic, so a wall-clock step cannot stretch the deadline.
+   */
   confirmedAt: number;
   readonly controller: AbortController;
+  /** The renewal heartbeat. */
   readonly timer: NodeJS.Timeout;
+  /** Loses the lease at `confirmedAt` + TTL − margin; re-armed at each confirmed renewal. */
+  deadline: NodeJS.Timeout | undefined;
 }
 
 export interface SessionLeasesOptions {
@@ -73,7 +94,7 @@ export interface SessionLeasesOptions {
   readonly processId: string;
   readonly timing: LeaseTiming;
   readonly logger: Logger;
-  /** Told when a held lease is lost to a failed renewal. */
+  /** Told when a held lease is lost: a renewal failed, or none confirmed it within the TTL. */
   readonly onLost: (sessionId: string) => void;
 }
 
@@ -103,8 +124,9 @@ export class SessionLeases {
   async take(sessionId: string): Promise<HeldSession | undefined> {
     if (this.held.has(sessionId)) return undefined;
     const { coordination, timing, processId } = this.options;
+    const asked = performance.now();
     const grant = await coordination.acquire(sessionLeaseKey(sessionId), timing.ttlMs, processId);
-    return grant && this.adopt(sessionId, grant);
+    return grant && this.hold(sessionId, grant, asked);
   }
 
   /** The terms to take the session's lease on in another coordination step (an offer). */
@@ -120,7 +142,16 @@ export class SessionLeases {
    * Hold a lease this process was granted (by `take`, or by an offer that took it): renewed from
    * now on. Undefined — and the grant given back — when this process holds the session already.
    */
-  async adopt(sessionId: string, grant: LeaseGrant): Promise<HeldSession | undefined> {
+  adopt(sessionId: string, grant: LeaseGrant): Promise<HeldSession | undefined> {
+    return this.hold(sessionId, grant, performance.now());
+  }
+
+  /** `adopt`, for a grant whose TTL counts from no earlier than `confirmedAt` (performance.now()). */
+  private async hold(
+    sessionId: string,
+    grant: LeaseGrant,
+    confirmedAt: number,
+  ): Promise<HeldSession | undefined> {
     const key = sessionLeaseKey(sessionId);
     if (this.held.has(sessionId)) {
       await this.options.coordination.release(key, grant.token);
@@ -135,9 +166,10 @@ export class SessionLeases {
       token: grant.token,
       fence: { key, fence: grant.fence },
       controller,
-      confirmedAt: Date.now(),
+      confirmedAt,
       signal: controller.signal,
       timer,
+      deadline: undefined,
       release: (queue?: string) => {
         released ??= this.drop(entry, queue);
         return released;
@@ -145,6 +177,7 @@ export class SessionLeases {
     };
     this.held.set(sessionId, entry);
     this.fences.set(sessionId, entry.fence);
+    this.armDeadline(entry);
     return entry;
   }
 
@@ -204,19 +237,47 @@ export class SessionLeases {
   private async renew(sessionId: string): Promise<void> {
     const entry = this.held.get(sessionId);
     if (!entry) return;
-    const started = Date.now();
+    const started = performance.now();
     try {
       const { ttlMs } = this.options.timing;
       const kept = await this.options.coordination.renew(entry.fence.key, entry.token, ttlMs);
       this.heartbeatFailed = false;
-      if (kept) entry.confirmedAt = started;
-      else this.lose(entry);
+      if (!kept) this.lose(entry);
+      else if (this.held.get(sessionId) === entry && started > entry.confirmedAt) {
+        // (A slow renewal that ends after a later one confirms nothing newer.)
+        entry.confirmedAt = started;
+        this.armDeadline(entry);
+      }
     } catch (error) {
       this.heartbeatFailed = true;
       this.options.logger.warn({ err: error, sessionId }, "renewing a session lease failed");
-      // Unconfirmed for a whole TTL: another process may hold it by now.
-      if (Date.now() - entry.confirmedAt >= this.options.timing.ttlMs) this.lose(entry);
+      // Unconfirmed for (nearly) a whole TTL: another process may hold it soon.
+      if (performance.now() >= this.deadlineOf(entry)) this.lose(entry);
     }
+  }
+
+  /** When the holder gives the lease up unless a renewal confirms it first (performance.now()). */
+  private deadlineOf(entry: Entry): number {
+    const { timing } = this.options;
+    return entry.confirmedAt + timing.ttlMs - lossMarginMs(timing);
+  }
+
+  /**
+   * Lose the lease at its deadline, whatever pending renewals do: one that hangs (a silent link
+   * answers nothing, and fails nothing) must not keep a turn running past the lease.
+   */
+  private armDeadline(entry: Entry): void {
+    clearTimeout(entry.deadline);
+    const wait = Math.max(0, this.deadlineOf(entry) - performance.now());
+    entry.deadline = setTimeout(() => {
+      if (this.held.get(entry.sessionId) !== entry) return;
+      this.options.logger.warn(
+        { sessionId: entry.sessionId },
+        "no renewal confirmed a session lease in time: giving it up",
+      );
+      this.lose(entry);
+    }, wait);
+    entry.deadline.unref();
   }
 
   private lose(entry: Entry): void {
@@ -248,6 +309,7 @@ export class SessionLeases {
 
   private forget(entry: Entry): void {
     clearInterval(entry.timer);
+    clearTimeout(entry.deadline);
     this.held.delete(entry.sessionId);
     entry.controller.abort();
   }

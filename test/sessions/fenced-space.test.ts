@@ -43,7 +43,8 @@ describe("fenced turn-state writes", () => {
     new SessionLeases({
       coordination,
       processId,
-      // A renews rarely: its lease lapses before it notices, as a paused process's would.
+      // A renews rarely: its lease lapses in the store, as a paused process's would (awake, it gives
+      // the lease up by its own deadline first, and keeps writing under the old fence).
       timing: { ttlMs: 100, renewMs: 60_000 },
       logger: pino({ level: "silent" }),
       onLost: (id) => lost.push(id),
@@ -77,8 +78,9 @@ describe("fenced turn-state writes", () => {
     expect(heldB!.fence.fence).toBe(heldA!.fence.fence + 1);
     await b.records.put({ ...record, title: "by B" });
 
-    // A wakes up still believing it holds the session: both writes are refused.
-    expect(leasesA.holding("fence1")).toBeDefined();
+    // A's late writes still carry its old fence — whether it woke up still believing it holds the
+    // session (a paused process) or, as here, gave the lease up by its deadline: both are refused.
+    expect(leasesA.fenceOf("fence1")).toEqual(heldA!.fence);
     await expect(a.records.put({ ...record, title: "A again" })).rejects.toBeInstanceOf(StaleFenceError);
     await expect(a.history.append("fence1", { role: "user", content: "late" })).rejects.toBeInstanceOf(
       StaleFenceError,
@@ -89,7 +91,7 @@ describe("fenced turn-state writes", () => {
     await heldA!.release();
   });
 
-  it("a lost lease is reported at the next renewal; sessions not held here are written unfenced", async () => {
+  it("a lost lease is reported by the TTL at the latest; sessions not held here are written unfenced", async () => {
     const lost: string[] = [];
     const leasesA = new SessionLeases({
       coordination: coordA,
