@@ -5,7 +5,10 @@
  * One `stream()` call streams one assistant step. Retries (429, 5xx, connection failures, with
  * exponential backoff honouring Retry-After) happen here, not in the SDK, and only while the
  * model has produced no output — never after. A stall timer aborts a request that sends nothing
- * for `stallTimeoutMs`; aborting `request.signal` aborts the HTTP request at once.
+ * of its reply for `stallTimeoutMs`: only a chunk that moves the reply on restarts it (text,
+ * reasoning, a tool-call fragment or a finish reason on choice 0 — see StreamAssembler), so a
+ * server streaming empty or other-choice chunks cannot hold a turn open. Aborting
+ * `request.signal` aborts the HTTP request at once.
  */
 import { registerSecret } from "../../logging/redact.js";
 import { randomBytes } from "node:crypto";
@@ -26,7 +29,7 @@ export interface OpenAIProviderOptions {
   readonly baseURL?: string;
   /** Absent or empty: a placeholder is sent (local servers need no key). */
   readonly apiKey?: string;
-  /** Abort a request when no chunk arrives for this long (default 60 s). */
+  /** Abort a request when no part of the reply arrives for this long (default 60 s). */
   readonly stallTimeoutMs?: number;
   /** Retries before any output streamed (default 3). */
   readonly maxRetries?: number;
@@ -129,13 +132,16 @@ export class OpenAIProvider implements ProviderClient {
       const chunks = stream[Symbol.asyncIterator]();
       for (;;) {
         const next = await chunks.next();
-        disarm();
         if (next.done) break;
         const events = assembler.push(next.value);
+        // A chunk that carries nothing of the reply leaves the timer running.
+        if (!assembler.advanced) continue;
+        disarm();
         progress.outputBegan ||= assembler.outputBegan;
         yield* events;
         arm();
       }
+      disarm();
       // The SDK ends the iteration quietly on abort; a reply that already has its finish reason
       // is complete anyway, and one without it fails here and is reported as the interruption.
       yield assembler.finish();
@@ -216,7 +222,10 @@ function abortedError(): ProviderError {
 
 function stalledError(stallTimeoutMs: number): ProviderError {
   const span = stallTimeoutMs < 1_000 ? `${stallTimeoutMs} ms` : `${Math.round(stallTimeoutMs / 1_000)} s`;
-  return new ProviderError("stalled", `The model sent nothing for ${span}, so the request was cancelled.`);
+  return new ProviderError(
+    "stalled",
+    `The model sent nothing of its reply for ${span}, so the request was cancelled.`,
+  );
 }
 
 /** The default backoff wait: a timer that ends early (resolving) when `signal` aborts. */

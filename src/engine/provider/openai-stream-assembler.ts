@@ -5,9 +5,14 @@
  * never a silent success, and so is one that streams more than `MAX_REPLY_CHARS` (a server that
  * never stops would otherwise grow the reply until the process runs out of memory); error
  * payloads inside the stream become ProviderErrors.
+ *
+ * Only choice 0 is the reply. Chunks that carry nothing for it (other choices, empty or
+ * `choices: []` chunks, a bare role) are skipped but not free: each costs one character plus what
+ * it carries, against a budget of `MAX_REPLY_CHARS` too, so an endless stream of them ends the
+ * step; and they are not progress (`advanced`), so they do not hold off the provider's stall timer.
  */
 import type { TokenUsage } from "../../core/messages.js";
-import { deltaTexts, parseChunk, type StreamChunk } from "./openai-chunk.js";
+import { deltaTexts, parseChunk, type StreamChunk, type ToolCallFragment } from "./openai-chunk.js";
 import { midStreamError } from "./openai-errors.js";
 import { ToolCallAssembler } from "./openai-tool-calls.js";
 import type { FinishReason } from "../../core/messages.js";
@@ -19,6 +24,9 @@ export class StreamAssembler {
   private text = "";
   /** Characters of text and reasoning streamed so far. */
   private streamed = 0;
+  /** What the chunks that are not part of the reply cost so far (see the module header). */
+  private ignored = 0;
+  private lastAdvanced = false;
   private rawFinishReason: string | undefined;
   private usage: TokenUsage | undefined;
   private output = false;
@@ -34,14 +42,27 @@ export class StreamAssembler {
     return this.output;
   }
 
+  /**
+   * Whether the last chunk pushed moved the reply on: text, reasoning, a tool-call fragment or a
+   * finish reason on choice 0. Only such chunks count as the model making progress.
+   */
+  get advanced(): boolean {
+    return this.lastAdvanced;
+  }
+
   /** Validate and fold one parsed SSE payload; returns the deltas to emit, in order. */
   push(raw: unknown): ProviderStreamEvent[] {
+    this.lastAdvanced = false;
     const chunk = parseChunk(raw);
     if (chunk.object === "error") throw midStreamError(raw);
     if (chunk.usage) this.usage = toUsage(chunk.usage);
     const events: ProviderStreamEvent[] = [];
+    let ignoredChars = 0;
     for (const choice of chunk.choices ?? []) {
-      if ((choice.index ?? 0) !== 0) continue;
+      if ((choice.index ?? 0) !== 0) {
+        ignoredChars += carriedChars(choice.delta);
+        continue;
+      }
       const delta = choice.delta;
       const content = deltaTexts(delta?.content);
       const reasoning = (delta?.reasoning_content || delta?.reasoning || "") + content.reasoning;
@@ -56,14 +77,20 @@ export class StreamAssembler {
       }
       for (const fragment of delta?.tool_calls ?? []) {
         this.output = true;
+        this.lastAdvanced = true;
         this.toolCalls.add(fragment);
       }
+      if (reasoning || content.text || choice.finish_reason) this.lastAdvanced = true;
       this.streamed += reasoning.length + content.text.length;
       if (this.streamed + this.toolCalls.size > MAX_REPLY_CHARS) throw tooLong();
       if (choice.finish_reason === "error") {
         throw midStreamError(chunk.error ?? 'the server ended the reply with finish_reason "error"');
       }
       if (choice.finish_reason) this.rawFinishReason = choice.finish_reason;
+    }
+    if (!this.lastAdvanced || ignoredChars > 0) {
+      this.ignored += (this.lastAdvanced ? 0 : 1) + ignoredChars;
+      if (this.ignored > MAX_REPLY_CHARS) throw tooMuchBesideTheReply();
     }
     return events;
   }
@@ -107,6 +134,32 @@ function tooLong(): ProviderError {
     "incomplete",
     `The model's reply was cut off: it was too long (over ${MAX_REPLY_CHARS.toLocaleString("en-US")} characters).`,
   );
+}
+
+function tooMuchBesideTheReply(): ProviderError {
+  return new ProviderError(
+    "incomplete",
+    `The model's reply was cut off: the endpoint streamed over ${MAX_REPLY_CHARS.toLocaleString("en-US")} characters of chunks that are not part of the reply (empty chunks or other choices).`,
+  );
+}
+
+/** Characters a delta of a choice that is not the reply carries: its texts and tool-call parts. */
+function carriedChars(delta: NonNullable<StreamChunk["choices"]>[number]["delta"]): number {
+  if (!delta) return 0;
+  const content = deltaTexts(delta.content);
+  let chars =
+    content.text.length +
+    content.reasoning.length +
+    (delta.reasoning_content?.length ?? 0) +
+    (delta.reasoning?.length ?? 0);
+  for (const fragment of delta.tool_calls ?? []) chars += fragmentChars(fragment);
+  return chars;
+}
+
+function fragmentChars(fragment: ToolCallFragment): number {
+  const args = fragment.function?.arguments;
+  const argChars = typeof args === "string" ? args.length : args ? JSON.stringify(args).length : 0;
+  return (fragment.id?.length ?? 0) + (fragment.function?.name?.length ?? 0) + argChars;
 }
 
 function toUsage(usage: NonNullable<StreamChunk["usage"]>): TokenUsage {

@@ -178,9 +178,44 @@ describe("OpenAIProvider stalls and aborts", () => {
     const { events, error } = await collect(provider.stream(request()));
     expect(events).toEqual([{ type: "text-delta", delta: "Thinking" }]);
     expect(error).toMatchObject({ kind: "stalled" });
-    expect((error as Error).message).toBe("The model sent nothing for 40 ms, so the request was cancelled.");
+    expect((error as Error).message).toBe(
+      "The model sent nothing of its reply for 40 ms, so the request was cancelled.",
+    );
     expect(waits).toEqual([]);
     expect(scope.isDone()).toBe(true);
+  });
+
+  it("reports 'stalled' when only chunks that carry nothing of the reply keep coming", async () => {
+    const stream = hanging(chunk({ content: "Thinking" }));
+    // Keep-alives of every kind a broken server might send: empty, no choices, another choice,
+    // a bare role on choice 0. GUARD of them (about a second's worth) and the server goes quiet.
+    const keepAlives = [
+      {},
+      { ...chunk({}), choices: [] },
+      { ...chunk({}), choices: [{ index: 1, delta: { content: "other" }, finish_reason: null }] },
+      chunk({ role: "assistant", content: "" }),
+    ];
+    const GUARD = 500;
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (sent >= GUARD) return clearInterval(timer);
+      stream.write(`data: ${JSON.stringify(keepAlives[sent % keepAlives.length])}\n\n`);
+      sent++;
+    }, 2);
+    try {
+      nock(HOST)
+        .post(PATH)
+        .reply(200, () => stream, SSE_HEADERS);
+      const { provider } = testProvider({ stallTimeoutMs: 40 });
+      const { events, error } = await collect(provider.stream(request()));
+      expect(events).toEqual([{ type: "text-delta", delta: "Thinking" }]);
+      expect(error).toMatchObject({ kind: "stalled" });
+      // Ended by the stall timer while the keep-alives still came, not after they ran out.
+      expect(sent).toBeGreaterThan(0);
+      expect(sent).toBeLessThan(GUARD);
+    } finally {
+      clearInterval(timer);
+    }
   });
 
   it("still completes a step whose finish reason arrived before the server went silent", async () => {

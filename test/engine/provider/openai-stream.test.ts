@@ -2,6 +2,7 @@
 import nock from "nock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { MAX_REPLY_CHARS } from "../../../src/core/messages.js";
+import { StreamAssembler } from "../../../src/engine/provider/openai-stream-assembler.js";
 import { ProviderError } from "../../../src/engine/provider/provider.js";
 import {
   chunk,
@@ -308,6 +309,66 @@ describe("OpenAIProvider streaming", () => {
       .reply(200, () => endless, SSE_HEADERS);
     const cut = await collect(provider.stream(request()));
     expect(cut.error).toMatchObject({ kind: "incomplete", message: expect.stringMatching(/too long/) });
+  });
+
+  it("counts chunks that carry nothing for the reply, so an endless run of them ends the step", async () => {
+    const onChoice1 = (delta: object) => ({
+      ...chunk({}),
+      choices: [{ index: 1, delta, finish_reason: null }],
+    });
+    const nothing = [
+      {},
+      { ...chunk({}), choices: [] },
+      chunk({ role: "assistant", content: "" }),
+      onChoice1({ content: "x" }),
+      usageChunk(1, 1),
+    ];
+    const assembler = new StreamAssembler((n) => `c${n}`);
+    for (const kind of nothing) {
+      assembler.push(kind);
+      expect(assembler.advanced, JSON.stringify(kind)).toBe(false);
+    }
+    // Each costs at least one character: the cheapest, endless, ends at the budget.
+    const empty = new StreamAssembler((n) => `c${n}`);
+    expect(() => {
+      for (let i = 0; i <= MAX_REPLY_CHARS; i++) empty.push({ choices: [] });
+    }).toThrow(/not part of the reply/);
+    for (const progress of [
+      chunk({ content: "a" }),
+      chunk({ reasoning_content: "b" }),
+      chunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "f", arguments: "" } }] }),
+      chunk({}, "stop"),
+    ]) {
+      assembler.push(progress);
+      expect(assembler.advanced, JSON.stringify(progress)).toBe(true);
+    }
+
+    // Over HTTP: what other choices carry counts too — text, reasoning or tool calls.
+    const piece = "x".repeat(65_536);
+    const pieces = Math.ceil(MAX_REPLY_CHARS / piece.length) + 1;
+    const endless = hangingStream(
+      chunk({ content: "Hi" }),
+      ...Array.from({ length: pieces }, (_, i) =>
+        onChoice1(
+          i % 2 === 0
+            ? { reasoning: piece }
+            : { tool_calls: [{ index: 0, id: `c${i}`, function: { name: "f", arguments: piece } }] },
+        ),
+      ),
+    );
+    nock(HOST)
+      .post(PATH)
+      .reply(200, () => endless, SSE_HEADERS);
+    // A stall timeout the test never meets: the budget, not the timer, must end the step.
+    const { provider } = testProvider({ stallTimeoutMs: 10_000 });
+    const { events, error } = await collect(provider.stream(request()));
+    expect(events).toEqual([{ type: "text-delta", delta: "Hi" }]);
+    expect(error).toMatchObject({
+      kind: "incomplete",
+      message:
+        "The model's reply was cut off: the endpoint streamed over 2,000,000 characters of chunks that are not part of the reply (empty chunks or other choices).",
+    });
+    endless.destroy();
   });
 
   it("reports a malformed chunk by naming the offending field", async () => {
