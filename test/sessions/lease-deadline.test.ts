@@ -33,6 +33,19 @@ function fakeCoordination(renew: () => Promise<boolean>): Coordination {
 describe("session lease deadline (fake clock)", () => {
   const timing: LeaseTiming = { ttlMs: 3_000, renewMs: 1_000 };
 
+  /** Process A's leases over a coordination whose renewals answer as `renew` does; what it lost. */
+  function leasesOver(renew: () => Promise<boolean>) {
+    const lost: string[] = [];
+    const leases = new SessionLeases({
+      coordination: fakeCoordination(renew),
+      processId: "A",
+      timing,
+      logger: silent,
+      onLost: (id) => lost.push(id),
+    });
+    return { leases, lost };
+  }
+
   beforeEach(() => {
     vi.useFakeTimers();
   });
@@ -42,14 +55,7 @@ describe("session lease deadline (fake clock)", () => {
 
   it("loses a lease whose renewals never settle before its TTL runs out", async () => {
     const renew = vi.fn(() => new Promise<boolean>(() => {}));
-    const lost: string[] = [];
-    const leases = new SessionLeases({
-      coordination: fakeCoordination(renew),
-      processId: "A",
-      timing,
-      logger: silent,
-      onLost: (id) => lost.push(id),
-    });
+    const { leases, lost } = leasesOver(renew);
     const held = await leases.take("s1");
     expect(held).toBeDefined();
 
@@ -71,14 +77,7 @@ describe("session lease deadline (fake clock)", () => {
   it("keeps a lease whose renewals succeed, and loses it once they start to hang", async () => {
     let answer = true;
     const renew = vi.fn(() => (answer ? Promise.resolve(true) : new Promise<boolean>(() => {})));
-    const lost: string[] = [];
-    const leases = new SessionLeases({
-      coordination: fakeCoordination(renew),
-      processId: "A",
-      timing,
-      logger: silent,
-      onLost: (id) => lost.push(id),
-    });
+    const { leases, lost } = leasesOver(renew);
     const held = await leases.take("s1");
 
     await vi.advanceTimersByTimeAsync(10 * timing.ttlMs);
