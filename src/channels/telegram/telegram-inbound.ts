@@ -138,10 +138,26 @@ function leadingCommand(
   return { command, addressee, args };
 }
 
-/** Whether the message starts with a command naming another bot: `/new@OtherBot`. */
+/**
+ * Whether the message starts with a command naming another bot — `/new@OtherBot`, also after a
+ * mention of this bot (`@coworker_bot /new@OtherBot`), which is taken out before the session layer
+ * reads the text as a command.
+ */
 function isOtherBotsCommand(message: TelegramMessage, bot: BotIdentity): boolean {
-  const addressee = leadingCommand(message)?.addressee;
+  const addressee = leadingCommand(message)?.addressee ?? commandAfterMention(message, bot);
   return addressee !== undefined && addressee.toLowerCase() !== bot.username.toLowerCase();
+}
+
+/** The bot a command right after a leading mention of this bot names (`@me /new@OtherBot`), if any. */
+function commandAfterMention(message: TelegramMessage, bot: BotIdentity): string | undefined {
+  const { text, entities } = body(message);
+  const mention = entities.find((entity) => entity.offset === 0 && mentionsBot(text, entity, bot));
+  if (!mention) return undefined;
+  const gap = /^\s*/.exec(text.slice(mention.length))?.[0].length ?? 0;
+  const command = entities.find(
+    (entity) => entity.type === "bot_command" && entity.offset === mention.length + gap,
+  );
+  return command && text.slice(command.offset + 1, command.offset + command.length).split("@")[1];
 }
 
 /** A slash command for this bot at the start of the message: `/mode auto` or `/mode@bot auto`. */

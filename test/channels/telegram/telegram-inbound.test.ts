@@ -140,6 +140,11 @@ describe("Telegram channel: inbound messages", () => {
       ["status", []],
     ]);
     expect(service.received.map((message) => message.text)).toEqual(["hi"]);
+    // Nor after a mention of this bot, which is taken out before the text is read as a command.
+    tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "@coworker_bot /mode@other_bot auto" });
+    tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "@coworker_bot thanks" });
+    await tg.waitFor(() => service.received.some((message) => message.text === "thanks"));
+    expect(service.received.map((message) => message.text)).toEqual(["hi", "thanks"]);
     await tg.waitFor(() => tg.state.botMessages(ALICE.id).length === 1);
     expect(tg.state.botMessages(ALICE.id).map((message) => message.text)).toEqual(["ran status"]);
   });

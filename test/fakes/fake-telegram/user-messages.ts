@@ -21,11 +21,13 @@ export interface UserMessageInput {
   readonly caption?: string;
 }
 
-/** Entities Telegram would attach: bot commands at the start, @mentions anywhere. */
+/** Entities Telegram would attach: bot commands starting a word, @mentions anywhere. */
 function entitiesOf(text: string): Record<string, unknown>[] {
   const entities: Record<string, unknown>[] = [];
-  const command = /^\/[a-zA-Z0-9_]+(@[a-zA-Z0-9_]+)?/.exec(text);
-  if (command) entities.push({ type: "bot_command", offset: 0, length: command[0].length });
+  for (const match of text.matchAll(/(^|\s)(\/[a-zA-Z0-9_]+(@[a-zA-Z0-9_]+)?)/g)) {
+    const offset = (match.index ?? 0) + (match[1]?.length ?? 0);
+    entities.push({ type: "bot_command", offset, length: match[2]!.length });
+  }
   for (const match of text.matchAll(/(^|[^\w])(@[a-zA-Z0-9_]{3,})/g)) {
     entities.push({
       type: "mention",
