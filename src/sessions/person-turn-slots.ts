@@ -21,7 +21,7 @@ export class PersonTurnSlots {
   private readonly waiting = new Map<string, Array<() => void>>();
 
   /** `perPerson`: turns one person may run at once (a positive whole number). */
-  constructor(private readonly perPerson: number) {
+  constructor(readonly perPerson: number) {
     if (!Number.isSafeInteger(perPerson) || perPerson < 1)
       throw new Error(`turns per person must be a positive whole number, got ${perPerson}`);
   }

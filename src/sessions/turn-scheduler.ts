@@ -226,15 +226,35 @@ export class TurnScheduler {
     }
   }
 
-  /** Run a turn `user` starts in one of their slots, once one is free (not once shutdown began). */
+  /**
+   * Run a turn `user` starts in one of their slots, once one is free (not once shutdown began); a
+   * turn that has to wait says so in its thread, which would otherwise stay silent.
+   */
   private async inSlot(live: LiveSession, user: PlatformUser, turn: () => Promise<void>): Promise<void> {
+    const { slots } = this.options;
     const person = personOf(live, user);
-    await this.options.slots.take(person);
+    if (!slots.tryTake(person)) {
+      this.tell(
+        live,
+        `${user.name}, you have ${slots.perPerson} turns running in other threads; this one starts when one of them ends.`,
+      );
+      await slots.take(person);
+    }
     try {
       if (!this.stopping && !live.retired) await turn();
     } finally {
       this.options.slots.release(person);
     }
+  }
+
+  /** Post a short notice in the session's thread; a failure is only logged. */
+  private tell(live: LiveSession, text: string): void {
+    const output = this.options.outputFor(live.record.target);
+    output
+      ?.postText(text)
+      .catch((error: unknown) =>
+        this.options.logger.warn({ err: error, sessionId: live.id }, "posting a notice failed"),
+      );
   }
 
   /** Re-run the session's last turn after a provider error; false when a turn is running. */

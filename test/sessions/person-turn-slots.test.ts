@@ -59,6 +59,9 @@ describe("one person's turns in many threads", () => {
     );
     expect(asked(harness).sort()).toEqual(["ana 1", "ana 2", "ben 1"]);
     expect(await harness.manager.command(threads[2]!, ANA, "status", [])).toMatch(/queued/i);
+    expect(harness.outputs.for(threads[2]!).texts).toContain(
+      "Ana, you have 2 turns running in other threads; this one starts when one of them ends.",
+    );
 
     expect(await harness.manager.command(threads[0]!, ANA, "stop", [])).toBe("Stopping the running turn.");
     await harness.outputs.until(() => harness.provider.requests.length === 4 || undefined, "the third turn");
