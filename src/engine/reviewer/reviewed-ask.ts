@@ -23,7 +23,14 @@ import { type Decision, commandOf } from "../permissions/permission-engine.js";
 import type { RawToolCall } from "../provider/provider.js";
 import { TOOL_RESULT } from "../tool-results.js";
 import type { TurnContext } from "../turn-context.js";
-import { callFacts, fitsReview, outsideReadsFact, type ReviewInput, reviewLinesOf } from "./review-input.js";
+import {
+  attachedFilesFact,
+  callFacts,
+  fitsReview,
+  outsideReadsFact,
+  type ReviewInput,
+  reviewLinesOf,
+} from "./review-input.js";
 import type { ReviewStage } from "./reviewer.js";
 import type { ReviewerDenial } from "./reviewer-gate.js";
 import type { ReviewerVerdict } from "./verdict.js";
@@ -61,12 +68,14 @@ export function humanFloor(
 
 function inputOf(ctx: TurnContext, tool: AnyTool, args: Record<string, unknown>): ReviewInput {
   const requester = ctx.request.requester.userId;
-  const outside = outsideReadsFact(ctx.outsideReads());
+  const outside = [outsideReadsFact(ctx.outsideReads()), attachedFilesFact(ctx.request.metadata)].filter(
+    (fact): fact is string => fact !== undefined,
+  );
   return {
     ...reviewLinesOf(ctx.history, requester),
     tool: { name: tool.name, description: tool.description, category: tool.category },
     args,
-    facts: [...callFacts(ctx.history, ctx.deps.facts, args), ...(outside ? [outside] : [])],
+    facts: [...callFacts(ctx.history, ctx.deps.facts, args), ...outside],
   };
 }
 
