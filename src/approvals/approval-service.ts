@@ -70,7 +70,9 @@ export class ApprovalService {
         const base = this.hub.base(ctx, request.callId, argsHash);
         return {
           ...base,
-          ...(request.onlyLooseners ? { allowedApprovers: base.mayLoosen } : {}),
+          ...(request.onlyLooseners
+            ? { allowedApprovers: this.hub.steeringDeciders(base.target, base.mayLoosen) }
+            : {}),
           kind: "approval",
           tool: request.tool,
           argSummary: request.preview.summary,

@@ -111,7 +111,23 @@ export function loosenRefusal(
 export const LOOSEN_REFUSAL = `Standing permissions and auto mode are for the session's owner — in a shared thread, ${LOOSENERS}. You can still approve this once.`;
 
 /** Why only those who may loosen the session decide a call that steers every later session. */
-const STEERING_LOOSENERS_ONLY = `This changes what steers every later session, so only ${LOOSENERS} can decide it.`;
+const STEERING_LOOSENERS_ONLY =
+  "This changes what steers every later session, in every conversation, so only a configured approver (or, without one, whoever may loosen this session) can decide it.";
+
+/**
+ * Who may approve a change that steers every later session (a skill, AGENTS.md): the configured
+ * approvers of the platform when there are any — the change reaches every conversation, not only
+ * this one, so the looseners of this one (a DM's owner, a thread's starter) do not suffice — else
+ * `looseners`, whoever may loosen this session.
+ */
+export function steeringDecidersFor(
+  config: Pick<ApprovalsConfig, "approvers">,
+  platform: string,
+  looseners: readonly string[],
+): readonly string[] {
+  const approvers = config.approvers.filter((id) => id.startsWith(`${platform}:`));
+  return Object.freeze(approvers.length > 0 ? [...new Set(approvers)] : [...looseners]);
+}
 
 /** Why only those who may loosen the session approve a plan; `requester` may still reject it. */
 function planLoosenersOnly(requester: string): string {

@@ -9,7 +9,8 @@
 import type { Logger } from "pino";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { PlatformUser } from "../core/thread-target.js";
-import { allowedApproversFor, loosenersFor } from "./authorisation.js";
+import type { ThreadTarget } from "../core/thread-target.js";
+import { allowedApproversFor, loosenersFor, steeringDecidersFor } from "./authorisation.js";
 import { CardDisplay } from "./card-display.js";
 import { InflightWork } from "./inflight-work.js";
 import { waitingCallOf } from "./parked-turn.js";
@@ -62,6 +63,11 @@ export class PendingHub {
       now: this.now,
     });
     this.replies = new PendingReplies(this.settler);
+  }
+
+  /** Who may approve a change that steers every later session, raised in `target` (authorisation.ts). */
+  steeringDeciders(target: ThreadTarget, looseners: readonly string[]): readonly string[] {
+    return steeringDecidersFor(this.options.config, target.platform, looseners);
   }
 
   /** The fields every new item shares. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { approvalCard, planCard } from "../../src/approvals/approval-card.js";
 import {
+  steeringDecidersFor,
   allowedApproversFor,
   approvalsConfigSchema,
   decidersOf,
@@ -80,7 +81,9 @@ describe("who may decide an item", () => {
   it("a call that steers every later session: the card and the refusal say the same", () => {
     const steering: PendingApproval = { ...approval, allowedApprovers: ["slack:U_BOSS"] };
     const { note, refusal } = whoMayDecide(steering);
-    expect(note).toMatch(/^This changes what steers every later session, so only a configured approver/);
+    expect(note).toMatch(
+      /^This changes what steers every later session, in every conversation, so only a configured approver/,
+    );
     expect(refusal).toBe(note);
     expect(noteOf(approvalCard(steering))).toBe(note);
   });
@@ -95,5 +98,14 @@ describe("who may decide an item", () => {
     // Ana, who started the session, is not on the allowed list (Ben and the approvers) yet approves.
     expect(decidersOf(plan)).toEqual(["slack:U_BEN", "slack:U_ANA"]);
     expect(decidersOf({ ...plan, mayLoosen: undefined })).toEqual(["slack:U_BEN"]);
+  });
+});
+
+describe("steeringDecidersFor", () => {
+  it("is the platform's configured approvers when there are any, else whoever may loosen the session", () => {
+    const config = { approvers: ["slack:U_BOSS", "telegram:42"] };
+    expect(steeringDecidersFor(config, "slack", ["slack:U_ANA"])).toEqual(["slack:U_BOSS"]);
+    expect(steeringDecidersFor(config, "console", ["console:me"])).toEqual(["console:me"]);
+    expect(steeringDecidersFor({ approvers: [] }, "slack", ["slack:U_ANA"])).toEqual(["slack:U_ANA"]);
   });
 });

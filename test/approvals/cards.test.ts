@@ -53,7 +53,7 @@ describe("approval card", () => {
     const steering: PendingApproval = { ...approval, allowedApprovers: ["slack:U_BOSS"], alwaysOptions: [] };
     expect(approvalCard(steering).blocks).toContainEqual({
       kind: "text",
-      text: "This changes what steers every later session, so only a configured approver (or, without one, whoever started the session) can decide it.",
+      text: "This changes what steers every later session, in every conversation, so only a configured approver (or, without one, whoever may loosen this session) can decide it.",
     });
     const at = "2026-01-02T03:05:00.000Z";
     const decided = approvalCard({ ...steering, status: "decided", decision: { action: "once", at } });

@@ -83,18 +83,32 @@ describe("approvals through the session manager", () => {
     expect(h.runs.count("c1")).toBe(1);
   });
 
-  it("a call that steers every later session is decided in a DM by its owner", async () => {
-    const h = await makeHarness({ steps: [toolStep(["c1", "steer_note", { text: "x" }]), textStep("ok")] });
+  it("a call that steers every later session is decided by a configured approver, even in its requester's DM; without one, by the DM's owner", async () => {
     const dm = thread("1700000000.000100", "D1");
-    await h.manager.receive(message("steer x", { target: dm }));
-    const out = h.outputs.for(dm);
-    const card = await h.outputs.until(
-      () => out.latestCards.find((c) => c.kind === "approval" && c.buttons.length > 0),
-      "card",
-    );
-    expect(await pressCard(h, card, "once", ANA)).toMatchObject({ status: "accepted" });
+    const steer = async (harness: Harness) => {
+      await harness.manager.receive(message("steer x", { target: dm }));
+      const out = harness.outputs.for(dm);
+      return harness.outputs.until(
+        () => out.latestCards.find((c) => c.kind === "approval" && c.buttons.length > 0),
+        "card",
+      );
+    };
+    const h = await makeHarness({ steps: [toolStep(["c1", "steer_note", { text: "x" }]), textStep("ok")] });
+    const card = await steer(h);
+    const refused = await pressCard(h, card, "once", ANA);
+    expect(refused.status).toBe("not_allowed");
+    expect(refused.message).toMatch(/^This changes what steers every later session, in every conversation/);
+    expect(await pressCard(h, card, "once", BOSS)).toMatchObject({ status: "accepted" });
     await h.manager.idle();
     expect(h.runs.count("c1")).toBe(1);
+
+    const alone = await makeHarness({
+      steps: [toolStep(["c2", "steer_note", { text: "x" }]), textStep("ok")],
+      overrides: { approvals: { approvers: [], ttlMs: 60_000 } },
+    });
+    expect(await pressCard(alone, await steer(alone), "once", ANA)).toMatchObject({ status: "accepted" });
+    await alone.manager.idle();
+    expect(alone.runs.count("c2")).toBe(1);
   });
 
   it("refuses a press by someone who is neither the requester nor an approver", async () => {
