@@ -222,8 +222,11 @@ export class TurnExecutor {
     live.defer((record) => withTurnFinished(record, outcome.usage, live.facts.downloadedFiles));
   }
 
-  /** Post `text` into the session's thread, scrubbed of token-shaped text (it may quote a failure). */
-  private async notify(live: LiveSession, text: string): Promise<void> {
+  /**
+   * Post `text` into the session's thread, scrubbed of token-shaped text (it may quote a failure);
+   * a failure to post is only logged.
+   */
+  async notify(live: LiveSession, text: string): Promise<void> {
     try {
       await this.options.outputFor(live.record.target)?.postText(scrubSecrets(text));
     } catch (error) {

@@ -234,7 +234,7 @@ export class TurnScheduler {
     const { slots } = this.options;
     const person = personOf(live, user);
     if (!slots.tryTake(person)) {
-      this.tell(
+      void this.turns.notify(
         live,
         `${user.name}, you have ${slots.perPerson} turns running in other threads; this one starts when one of them ends.`,
       );
@@ -245,16 +245,6 @@ export class TurnScheduler {
     } finally {
       this.options.slots.release(person);
     }
-  }
-
-  /** Post a short notice in the session's thread; a failure is only logged. */
-  private tell(live: LiveSession, text: string): void {
-    const output = this.options.outputFor(live.record.target);
-    output
-      ?.postText(text)
-      .catch((error: unknown) =>
-        this.options.logger.warn({ err: error, sessionId: live.id }, "posting a notice failed"),
-      );
   }
 
   /** Re-run the session's last turn after a provider error; false when a turn is running. */
