@@ -7,6 +7,7 @@
  * person is told — never a silent loss, never a crash. The hint how to enable transcription is
  * given once per conversation.
  */
+import { qualifiedUserId } from "../approvals/authorisation.js";
 import { open } from "node:fs/promises";
 import type { Logger } from "pino";
 import { type Attachment, formatBytes } from "../core/attachment.js";
@@ -165,7 +166,7 @@ export class AttachmentIntake {
    */
   async process(files: readonly InboundFile[], target: ThreadTarget, userId: string): Promise<IntakeResult> {
     const { kept, notes: overCount } = this.limit(files, (file) => file.name);
-    const from = { sessionKey: sessionKeyOf(target), sender: `${target.platform}:${userId}` };
+    const from = { sessionKey: sessionKeyOf(target), sender: qualifiedUserId(target.platform, userId) };
     const outcomes = await Promise.all(kept.map((file) => this.one(file, from)));
     const pick = <K extends keyof Outcome>(key: K): NonNullable<Outcome[K]>[] =>
       outcomes.flatMap((outcome) => (outcome[key] === undefined ? [] : [outcome[key]!]));

@@ -10,11 +10,6 @@
 /** Turns one person may run at once unless configured (`sessions.max_turns_per_person`). */
 export const DEFAULT_TURNS_PER_PERSON = 4;
 
-/** A person as the slots count them: platform-qualified, as approvers are written. */
-export function personKey(platform: string, userId: string): string {
-  return `${platform}:${userId}`;
-}
-
 /** Running-turn slots per person, with a line of waiting turns each. */
 export class PersonTurnSlots {
   private readonly running = new Map<string, number>();

@@ -17,7 +17,8 @@ import type { QueuedMessage } from "./session-record.js";
 import { type FirstTurn, TurnExecutor, type TurnExecutorOptions } from "./turn-executor.js";
 import type { TurnEndSaves } from "./turn-end-saves.js";
 import type { GateInput, TurnGate } from "./turn-gate.js";
-import { type PersonTurnSlots, personKey } from "./person-turn-slots.js";
+import type { PersonTurnSlots } from "./person-turn-slots.js";
+import { qualifiedUserId } from "../approvals/authorisation.js";
 
 export interface TurnSchedulerOptions extends TurnExecutorOptions {
   readonly lock: SessionLock;
@@ -258,5 +259,5 @@ export class TurnScheduler {
 
 /** Whose slots a turn of `user` in `live` counts against. */
 function personOf(live: LiveSession, user: PlatformUser): string {
-  return personKey(live.record.target.platform, user.id);
+  return qualifiedUserId(live.record.target.platform, user.id);
 }

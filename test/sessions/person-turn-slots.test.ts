@@ -4,15 +4,16 @@
  * themselves: a cap per person, first come first served, a released slot passing to the next in line.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { PersonTurnSlots, personKey } from "../../src/sessions/person-turn-slots.js";
+import { qualifiedUserId } from "../../src/approvals/authorisation.js";
+import { PersonTurnSlots } from "../../src/sessions/person-turn-slots.js";
 import type { ScriptedStep } from "../support/scripted-provider.js";
 import { ANA, BEN, type Harness, makeHarness, message, thread } from "./helpers/harness.js";
 
 describe("PersonTurnSlots", () => {
   it("caps each person's running turns and hands a freed slot to their next waiting turn, in order", async () => {
     const slots = new PersonTurnSlots(2);
-    const ana = personKey("slack", "U1");
-    const ben = personKey("slack", "U2");
+    const ana = qualifiedUserId("slack", "U1");
+    const ben = qualifiedUserId("slack", "U2");
     expect([slots.tryTake(ana), slots.tryTake(ana), slots.tryTake(ana)]).toEqual([true, true, false]);
     expect(slots.tryTake(ben)).toBe(true);
     const started: string[] = [];
