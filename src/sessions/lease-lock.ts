@@ -251,8 +251,7 @@ export class SessionLeases {
     } catch (error) {
       this.heartbeatFailed = true;
       this.options.logger.warn({ err: error, sessionId }, "renewing a session lease failed");
-      // Unconfirmed for (nearly) a whole TTL: another process may hold it soon.
-      if (performance.now() >= this.deadlineOf(entry)) this.lose(entry);
+      // Unconfirmed for (nearly) a whole TTL, the deadline timer gives it up (armDeadline).
     }
   }
 
