@@ -14,7 +14,6 @@ import {
   ScheduleService,
   type TimezoneLookup,
 } from "../schedules/schedule-service.js";
-import type { TaskNotifier } from "../schedules/task-runs.js";
 import type { ScheduledTask } from "../schedules/scheduled-task.js";
 import type { ScheduleSettings } from "../schedules/schedule-settings.js";
 import { createScheduleTools, type ScheduleToolsService } from "../schedules/schedule-tools.js";
@@ -23,13 +22,13 @@ import type { Caller, ThreadTarget } from "../core/thread-target.js";
 import type { SessionManagerOptions } from "../sessions/session-manager.js";
 import type { Store } from "../store/store.js";
 import type { Outcome } from "../subscriptions/channel-access.js";
-import type { WakeableSessions } from "../subscriptions/session-wake.js";
+import type { NotifyingSessions } from "../subscriptions/session-wake.js";
 import type { AnyTool } from "../core/tool.js";
 
 /** What the schedules open on: the store, the session layer and its notices, settings, approvers. */
 export interface SchedulesOpenOptions {
   readonly store: Store;
-  readonly sessions: WakeableSessions & { notify: TaskNotifier };
+  readonly sessions: NotifyingSessions;
   readonly settings: ScheduleSettings;
   readonly approvers: readonly string[];
   readonly logger: Logger;

@@ -20,11 +20,10 @@ import {
   sessionWakeSink,
   subscriptionCanceller,
   subscriptionCommands,
-  type WakeableSessions,
+  type NotifyingSessions,
 } from "../subscriptions/session-wake.js";
 import type { Subscription } from "../subscriptions/subscription.js";
 import { type Removal, SubscriptionService } from "../subscriptions/subscription-service.js";
-import type { SubscriberNotifier } from "../subscriptions/wake-sink.js";
 import type { SubscribeArgs, SubscriptionOwner } from "../subscriptions/subscription-service-options.js";
 import type { SubscriptionSettings } from "../subscriptions/subscription-settings.js";
 import {
@@ -36,7 +35,7 @@ import type { AnyTool } from "../core/tool.js";
 /** What the subscriptions open on: the store, the session layer and its notices, the settings. */
 export interface SubscriptionsOpenOptions {
   readonly store: Store;
-  readonly sessions: WakeableSessions & { notify: SubscriberNotifier };
+  readonly sessions: NotifyingSessions;
   readonly settings: SubscriptionSettings;
   readonly logger: Logger;
   /**

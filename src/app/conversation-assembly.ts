@@ -29,7 +29,7 @@ import type { AppContext, AppConversation } from "./app-parts.js";
 import { AppSchedules } from "./app-schedules.js";
 import { AppSubscriptions } from "./app-subscriptions.js";
 import { loadOnFirstUse } from "./load-on-first-use.js";
-import { WakeAccess } from "./wake-access.js";
+import type { WakeAccess } from "./wake-access.js";
 import { MessengerRegistry } from "./messenger-registry.js";
 import { observeService } from "./observed-service.js";
 import { MeteredProvider } from "./provider-metrics.js";
@@ -206,7 +206,7 @@ export async function createConversation(
     if (context.coordination.distributed)
       context.readiness.register("session leases", () => manager.coordinationReady());
     // Standing items wake turns only for people still allowed where they run (wake-access.ts).
-    const wakes = (parts.access ?? new WakeAccess()).guard(manager);
+    const wakes = parts.access ? parts.access.guard(manager) : manager;
     await subscriptions.open({
       store,
       sessions: wakes,

@@ -9,12 +9,7 @@
  * rules (the console, which has none) is not checked.
  */
 import type { ThreadTarget } from "../core/thread-target.js";
-import type { WakeableSessions } from "../subscriptions/session-wake.js";
-
-/** The session layer as the wakers (schedules, subscriptions) use it: wake-ups and notices. */
-export interface NotifyingSessions extends WakeableSessions {
-  notify(target: ThreadTarget, text: string): Promise<void>;
-}
+import type { NotifyingSessions } from "../subscriptions/session-wake.js";
 
 /** Whether `userId` may use the bot in `target`'s conversation under the platform's rules now. */
 export type AccessCheck = (userId: string, target: ThreadTarget) => Promise<boolean>;

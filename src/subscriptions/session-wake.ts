@@ -5,6 +5,7 @@
  * `subscriptions` (one card each, with a Cancel button) and `unsubscribe <channel>` people use
  * without asking the agent — from any of their conversations.
  */
+import type { ThreadTarget } from "../core/thread-target.js";
 import type { ExtraCommand } from "../sessions/extra-commands.js";
 import type { ItemCanceller } from "../sessions/item-cards.js";
 import type { WakeResult, WakeTurn } from "../sessions/wake-turns.js";
@@ -16,6 +17,11 @@ import { personLines } from "./subscription-text.js";
 export interface WakeableSessions {
   wake(turn: WakeTurn): Promise<WakeResult>;
   isBusy(sessionId: string): boolean | Promise<boolean>;
+}
+
+/** The session layer as the wakers (subscriptions, schedules) use it: wake-ups and notices. */
+export interface NotifyingSessions extends WakeableSessions {
+  notify(target: ThreadTarget, text: string): Promise<void>;
 }
 
 /** A WakeSink that starts (or queues) wake turns in the sessions' threads. */

@@ -4,7 +4,8 @@
  * that fails rejects the wake (it is tried again later) rather than letting it through.
  */
 import { describe, expect, it } from "vitest";
-import { WakeAccess, type NotifyingSessions } from "../../src/app/wake-access.js";
+import { WakeAccess } from "../../src/app/wake-access.js";
+import type { NotifyingSessions } from "../../src/subscriptions/session-wake.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import type { WakeTurn } from "../../src/sessions/wake-turns.js";
 
