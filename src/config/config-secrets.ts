@@ -3,12 +3,11 @@
  * redactor (logging/redact.ts registerSecret), so every log line, error and notice has them taken
  * out by value — also the ones no token pattern knows: Slack's signing secret, the Telegram webhook
  * secret, a password in the store URL, MCP servers' credentials. An MCP server's env values and
- * headers are configuration, not all of them secret: only those whose name says so count.
+ * headers are configuration, not all of them secret: only those whose name says so count (the
+ * redactor's own rule, isSecretKey).
  */
+import { isSecretKey } from "../logging/redact.js";
 import type { CoworkerConfig } from "./schema.js";
-
-/** Env and header names whose values are credentials. */
-const SECRET_NAME = /token|secret|passw(or)?d|api[-_]?key|auth|credential|cookie|private[-_]?key/i;
 
 /** The configured secret values (blank ones left out). */
 export function secretsOf(config: CoworkerConfig): readonly string[] {
@@ -24,7 +23,7 @@ export function secretsOf(config: CoworkerConfig): readonly string[] {
     storePassword(config.store_url),
     ...Object.values(config.tools.mcp_servers).flatMap((server) =>
       Object.entries(server.transport === "http" ? server.headers : server.env)
-        .filter(([name]) => SECRET_NAME.test(name))
+        .filter(([name]) => isSecretKey(name))
         .map(([, value]) => value),
     ),
   ];

@@ -18,7 +18,7 @@ import { provenanceOf } from "../engine/permissions/permission-engine.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { type AnyTool, defineTool, fail, ok, type ToolPreview, type ToolResult } from "../core/tool.js";
 import { type Caller, isSharedThread } from "../core/thread-target.js";
-import { listingWidensAudience, requestCaller } from "../tools/session-target.js";
+import { listingWidensAudience, requestCaller, threadTargetOf } from "../tools/session-target.js";
 import type { Outcome } from "./channel-access.js";
 import {
   channelArgOf,
@@ -104,7 +104,7 @@ function catchUpWidensAudience(
   args: { readonly channel: string },
   request: ConversationExecutionRequest,
 ): string | undefined {
-  const target = requestCaller(request)?.target;
+  const target = threadTargetOf(request);
   if (!target || !isSharedThread(target) || wakingChannel(request) !== undefined) return undefined;
   const named = args.channel.trim();
   if (named === target.channel || named === `${target.channel}:${target.thread}`) return undefined;
