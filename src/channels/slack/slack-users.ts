@@ -50,17 +50,22 @@ export class UserDirectory {
   }
 
   /**
-   * Whether Slack says now that the person's account is deactivated: a fresh lookup, which also
-   * renews the cached profile (its guest flag included), for checks made long after the person
-   * last wrote. A failed lookup counts as not deactivated, as it counts as no guest.
+   * Whether Slack says now that the person's account is deactivated: never from the cache but
+   * looked up afresh (shared with a lookup under way, none while a failed one stands), which also
+   * renews the cached profile, its guest flag included, for checks made long after the person last
+   * wrote. A failed lookup counts as not deactivated, as it counts as no guest.
    */
   async isDeactivatedNow(id: string): Promise<boolean> {
-    return (await this.lookup(id, id)).deactivated;
+    return (await this.profile(id, id, 0)).deactivated;
   }
 
-  private async profile(id: string, fallback: string): Promise<Profile> {
+  /**
+   * The person's profile: cached for up to `maxAgeMs`, else looked up — one lookup at a time per
+   * person, and none while a failed one stands (FAILURE_TTL_MS).
+   */
+  private async profile(id: string, fallback: string, maxAgeMs = TTL_MS): Promise<Profile> {
     const hit = this.cache.get(id);
-    if (hit && this.now() - hit.at < TTL_MS) return hit;
+    if (hit && this.now() - hit.at < maxAgeMs) return hit;
     const failed = this.failedAt.get(id);
     if (failed !== undefined && this.now() - failed < FAILURE_TTL_MS) return unknown(fallback);
     const pending = this.inflight.get(id);
