@@ -41,12 +41,16 @@ export const storedTargetSchema = z.object({
 
 /**
  * Whether the thread is shared by several people rather than one person's DM: a Slack channel
- * (ids not starting with "D"), a Telegram group, supergroup or topic (negative chat ids). Other
- * platforms (the console) are one person's.
+ * (ids not starting with "D"), a Telegram group, supergroup or topic (negative chat ids) — the
+ * kind the channel recorded in `extra` first (Slack `kind`, Telegram `chatType`), as the channels'
+ * own checks read it. Other platforms (the console) are one person's.
  */
-export function isSharedThread(target: Pick<ThreadTarget, "platform" | "channel">): boolean {
-  if (target.platform === "slack") return !target.channel.startsWith("D");
-  if (target.platform === "telegram") return target.channel.startsWith("-");
+export function isSharedThread(target: Pick<ThreadTarget, "platform" | "channel" | "extra">): boolean {
+  const { kind, chatType } = target.extra ?? {};
+  if (target.platform === "slack")
+    return kind === undefined ? !target.channel.startsWith("D") : kind !== "dm";
+  if (target.platform === "telegram")
+    return chatType === undefined ? target.channel.startsWith("-") : chatType !== "private";
   return false;
 }
 
