@@ -182,7 +182,8 @@ export function isAddressedToBot(message: TelegramMessage, bot: BotIdentity): bo
   if (message.chat.type === "private") return true;
   const { text, entities } = body(message);
   if (entities.some((entity) => mentionsBot(text, entity, bot))) return true;
-  if (commandOf(message, bot)) return true;
+  // Another bot's command was ruled out above: any leading command is this bot's.
+  if (leadingCommand(message) !== undefined) return true;
   const replied = message.reply_to_message;
   const topicRoot =
     replied?.forum_topic_created !== undefined || replied?.message_id === message.message_thread_id;
