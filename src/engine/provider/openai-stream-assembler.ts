@@ -43,8 +43,9 @@ export class StreamAssembler {
   }
 
   /**
-   * Whether the last chunk pushed moved the reply on: text, reasoning, a tool-call fragment or a
-   * finish reason on choice 0. Only such chunks count as the model making progress.
+   * Whether the last chunk pushed moved the reply on: added text, reasoning or tool-call characters
+   * on choice 0, or gave its first finish reason. Only such chunks count as the model making
+   * progress (an empty tool-call fragment or a repeated finish reason does not).
    */
   get advanced(): boolean {
     return this.lastAdvanced;
@@ -52,7 +53,8 @@ export class StreamAssembler {
 
   /** Validate and fold one parsed SSE payload; returns the deltas to emit, in order. */
   push(raw: unknown): ProviderStreamEvent[] {
-    this.lastAdvanced = false;
+    const replied = this.streamed + this.toolCalls.size;
+    const finished = this.rawFinishReason !== undefined;
     const chunk = parseChunk(raw);
     if (chunk.object === "error") throw midStreamError(raw);
     if (chunk.usage) this.usage = toUsage(chunk.usage);
@@ -77,10 +79,8 @@ export class StreamAssembler {
       }
       for (const fragment of delta?.tool_calls ?? []) {
         this.output = true;
-        this.lastAdvanced = true;
         this.toolCalls.add(fragment);
       }
-      if (reasoning || content.text || choice.finish_reason) this.lastAdvanced = true;
       this.streamed += reasoning.length + content.text.length;
       if (this.streamed + this.toolCalls.size > MAX_REPLY_CHARS) throw tooLong();
       if (choice.finish_reason === "error") {
@@ -88,10 +88,10 @@ export class StreamAssembler {
       }
       if (choice.finish_reason) this.rawFinishReason = choice.finish_reason;
     }
-    if (!this.lastAdvanced || ignoredChars > 0) {
-      this.ignored += (this.lastAdvanced ? 0 : 1) + ignoredChars;
-      if (this.ignored > MAX_REPLY_CHARS) throw tooMuchBesideTheReply();
-    }
+    this.lastAdvanced =
+      this.streamed + this.toolCalls.size > replied || (!finished && this.rawFinishReason !== undefined);
+    this.ignored += (this.lastAdvanced ? 0 : 1) + ignoredChars;
+    if (this.ignored > MAX_REPLY_CHARS) throw tooMuchBesideTheReply();
     return events;
   }
 

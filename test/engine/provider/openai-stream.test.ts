@@ -342,6 +342,11 @@ describe("OpenAIProvider streaming", () => {
       assembler.push(progress);
       expect(assembler.advanced, JSON.stringify(progress)).toBe(true);
     }
+    // An empty tool-call fragment, or a finish reason said again, moves nothing on.
+    for (const repeat of [chunk({ tool_calls: [{ index: 0 }] }), chunk({}, "stop")]) {
+      assembler.push(repeat);
+      expect(assembler.advanced, JSON.stringify(repeat)).toBe(false);
+    }
 
     // Over HTTP: what other choices carry counts too — text, reasoning or tool calls.
     const piece = "x".repeat(65_536);
