@@ -69,32 +69,17 @@ function answerJson(text: string): string {
   return inner.includes("```") ? "" : inner.trim();
 }
 
-/** JSON's strings and structural characters; numbers, literals and whitespace are skipped. */
-const JSON_TOKEN = /"(?:[^"\\]|\\.)*"|[{}[\],]/g;
+/** A JSON string token. */
+const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
 
 /**
- * Whether an object in `json` (already valid JSON) names a key twice. JSON.parse keeps the last,
- * so `{"verdict":"deny",…,"verdict":"allow"}` would read as allow; keys are compared decoded
- * (`"\u0076erdict"` is `verdict`).
+ * Whether `json` (already valid JSON, and a verdict by the schema: one object of two string
+ * fields) holds more than those four strings, two keys and their values: a key named twice adds
+ * at least one. JSON.parse keeps the last, so `{"verdict":"deny",…,"verdict":"allow"}` would
+ * otherwise read as allow, escaped spellings of a key included.
  */
-function hasDuplicateKeys(json: string): boolean {
-  // One frame per open object (its keys so far, and whether a key comes next) or array (null).
-  const stack: ({ keys: Set<string>; expectKey: boolean } | null)[] = [];
-  for (const [token] of json.matchAll(JSON_TOKEN)) {
-    const top = stack.at(-1);
-    if (token === "{") stack.push({ keys: new Set(), expectKey: true });
-    else if (token === "[") stack.push(null);
-    else if (token === "}" || token === "]") stack.pop();
-    else if (token === ",") {
-      if (top) top.expectKey = true;
-    } else if (top?.expectKey) {
-      const key = JSON.parse(token) as string;
-      if (top.keys.has(key)) return true;
-      top.keys.add(key);
-      top.expectKey = false;
-    }
-  }
-  return false;
+function repeatsAKey(json: string): boolean {
+  return [...json.matchAll(JSON_STRING)].length !== 4;
 }
 
 /**
@@ -110,7 +95,6 @@ export function parseVerdict(text: string): { verdict: VerdictKind; reason: stri
   } catch {
     return undefined;
   }
-  if (hasDuplicateKeys(candidate)) return undefined;
   const parsed = verdictSchema.safeParse(json);
-  return parsed.success ? parsed.data : undefined;
+  return parsed.success && !repeatsAKey(candidate) ? parsed.data : undefined;
 }
