@@ -45,17 +45,20 @@ export function isConcurrentSafe(cleared: ClearedCall): boolean {
 
 /**
  * Group cleared calls into execution batches, preserving call order: consecutive concurrent-safe
- * calls share a batch of at most `width` calls; every other call is a batch of its own.
+ * calls share a batch of at most MAX_CONCURRENT_CALLS; every other call is a batch of its own.
  */
-export function executionBatches(
-  cleared: readonly ClearedCall[],
-  width = MAX_CONCURRENT_CALLS,
-): ClearedCall[][] {
+export function executionBatches(cleared: readonly ClearedCall[]): ClearedCall[][] {
   const batches: ClearedCall[][] = [];
   for (const call of cleared) {
     const last = batches.at(-1);
     const lastCall = last?.[0];
-    if (last && lastCall && last.length < width && isConcurrentSafe(lastCall) && isConcurrentSafe(call))
+    if (
+      last &&
+      lastCall &&
+      last.length < MAX_CONCURRENT_CALLS &&
+      isConcurrentSafe(lastCall) &&
+      isConcurrentSafe(call)
+    )
       last.push(call);
     else batches.push([call]);
   }
