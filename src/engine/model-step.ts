@@ -5,7 +5,7 @@
  * compacts and tries again; any other failure stores an error marker (so `retry` works) and
  * emits a friendly `error` event.
  */
-import { type AbortableReader, abortableReader } from "./abort.js";
+import { type AbortableReader, abortableReader } from "../core/abort.js";
 import { type Compactor, modelSummariser } from "./compaction.js";
 import { buildOutbound, type OutboundMemo } from "./outbound.js";
 import { prepareMedia } from "./outbound-media.js";

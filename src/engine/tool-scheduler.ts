@@ -17,7 +17,7 @@
  * running — so the history never holds an orphaned tool call. Results are stored in call order.
  */
 import type { ToolContext } from "../core/tool.js";
-import { raceAbort } from "./abort.js";
+import { raceAbort } from "../core/abort.js";
 import type { FinishReason } from "../core/messages.js";
 import type { RawToolCall } from "./provider/provider.js";
 import { authorizeCall, type ClearedCall, reauthorizeCall } from "./tool-authorizer.js";

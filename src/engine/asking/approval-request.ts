@@ -7,7 +7,7 @@
  */
 import { type AnyTool, callCategory } from "../../core/tool.js";
 import type { AlwaysOption } from "../../core/events.js";
-import { raceAbort } from "../abort.js";
+import { raceAbort } from "../../core/abort.js";
 import type { RawToolCall } from "../provider/provider.js";
 import type { Grant } from "../permissions/grants.js";
 import { type Decision, domainOf } from "../permissions/permission-engine.js";

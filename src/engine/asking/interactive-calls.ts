@@ -4,7 +4,7 @@
  * switches the session's mode). With no collaborator injected the call gets a "not available
  * here" result; an interrupt while waiting answers it as not started.
  */
-import { raceAbort } from "../abort.js";
+import { raceAbort } from "../../core/abort.js";
 import type { PlanStep, QuestionSpec } from "../../core/events.js";
 import type { RawToolCall } from "../provider/provider.js";
 import { failed, planApproved, planRejected, TOOL_RESULT } from "../tool-results.js";

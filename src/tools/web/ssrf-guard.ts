@@ -9,6 +9,7 @@
  * A lookup is raced against the caller's signal (its deadline and interrupt): getaddrinfo cannot
  * be cancelled, so a DNS server that never answers would otherwise hold the call past both.
  */
+import { raceAbort } from "../../core/abort.js";
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
 
@@ -90,22 +91,6 @@ function checkAddress(address: string, hop: number, policy: AddressPolicy, host:
   );
 }
 
-/** `promise`'s outcome, or `signal`'s reason as soon as it aborts, whichever comes first. */
-async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  signal.throwIfAborted();
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([promise, aborted]);
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
-}
-
 /**
  * Resolve `hostname` and check every address it has; returns the address to pin the connection
  * to. Throws BlockedAddressError when any address is refused or nothing resolves; when `signal`
@@ -122,7 +107,10 @@ export async function checkHost(
   signal?.throwIfAborted();
   let addresses: readonly string[];
   try {
-    addresses = await untilAborted(resolver(hostname, signal), signal);
+    const lookup = resolver(hostname, signal);
+    const raced = signal ? await raceAbort(lookup, signal) : { aborted: false as const, value: await lookup };
+    if (raced.aborted) throw signal?.reason;
+    addresses = raced.value;
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     throw new BlockedAddressError(`could not resolve ${hostname}: ${(error as Error).message}`);

@@ -5,7 +5,7 @@
  */
 import { getEventListeners } from "node:events";
 import { describe, expect, it, vi } from "vitest";
-import { abortableReader } from "../../src/engine/abort.js";
+import { abortableReader } from "../../src/core/abort.js";
 
 /** An iterator whose results the test settles by hand, in order. */
 function manualSource<T>() {
