@@ -10,13 +10,9 @@
  * inside the workspace is fine (it stays off limits there). Paths are compared as real paths
  * (links followed), also for folders that do not exist yet; `start` and `doctor` refuse alike.
  */
-import { isWithin, realPathAllowingMissingSync } from "../core/real-paths.js";
+import { isWithin } from "../core/real-paths.js";
 import type { CoworkerConfig } from "./schema.js";
-
-/** The real path of `path`, also when missing; a check at load resolves as far as it can. */
-function realPath(path: string): string {
-  return realPathAllowingMissingSync(path, { bestEffort: true });
-}
+import { realPathAtLoad, workspaceRoots } from "./workspace-roots.js";
 
 /** `/srv/ws`, or `/srv/ws-link → /srv/ws` when a link made the real path differ. */
 function shown(path: string, real: string): string {
@@ -33,19 +29,14 @@ export function dataDirRootProblems(config: CoworkerConfig, sources: ReadonlyMap
     const variable = sources.get(key);
     return variable === undefined ? key : `${key} (${variable})`;
   };
-  const dataDir = realPath(config.data_dir);
+  const dataDir = realPathAtLoad(config.data_dir);
   const data = `the data folder (${named("data_dir")}: ${shown(config.data_dir, dataDir)})`;
-  const roots: [string, string][] = [
-    [named("workspace.root"), config.workspace.root],
-    ...config.workspace.extra_roots.map((root, i): [string, string] => [`workspace.extra_roots[${i}]`, root]),
-  ];
   const problems: string[] = [];
-  for (const [key, root] of roots) {
-    const real = realPath(root);
+  for (const { key, path, real } of workspaceRoots(config)) {
     if (!isWithin(real, dataDir)) continue;
     const where = real === dataDir ? `is ${data}` : `lies inside ${data}`;
     problems.push(
-      `${key}: ${shown(root, real)} ${where}, where Coworker keeps its database, audit log, skills ` +
+      `${named(key)}: ${shown(path, real)} ${where}, where Coworker keeps its database, audit log, skills ` +
         "and MCP server folders; the agent could read and change them there. Give the workspace and " +
         "data_dir separate folders (the data folder may lie inside the workspace, not the other way round)",
     );

@@ -10,8 +10,9 @@
  * exist yet; HTTP servers run nothing here and are not concerned.
  */
 import { join } from "node:path";
-import { isWithin, realPathAllowingMissingSync } from "../core/real-paths.js";
+import { isWithin } from "../core/real-paths.js";
 import type { CoworkerConfig } from "./schema.js";
+import { realPathAtLoad, workspaceRoots } from "./workspace-roots.js";
 
 /** The folder in the data folder that stdio MCP servers run in, one folder each. */
 export const MCP_SERVERS_FOLDER = "mcp-servers";
@@ -19,11 +20,6 @@ export const MCP_SERVERS_FOLDER = "mcp-servers";
 /** The folder stdio servers run in (each in its own subfolder, named after the server). */
 export function mcpServersFolder(dataDir: string): string {
   return join(dataDir, MCP_SERVERS_FOLDER);
-}
-
-/** The real path of `path`, also when missing; a check at load resolves as far as it can. */
-function realPath(path: string): string {
-  return realPathAllowingMissingSync(path, { bestEffort: true });
 }
 
 /**
@@ -35,15 +31,10 @@ export function mcpServerFolderProblems(config: CoworkerConfig): string[] {
     .filter(([, server]) => server.transport === "stdio")
     .map(([name]) => name);
   if (stdio.length === 0) return [];
-  const servers = realPath(mcpServersFolder(config.data_dir));
-  const roots: [string, string][] = [
-    ["workspace.root", config.workspace.root],
-    ...config.workspace.extra_roots.map((root, i): [string, string] => [`workspace.extra_roots[${i}]`, root]),
-  ];
-  const folders = stdio.map((name) => ({ name, real: realPath(join(servers, name)) }));
+  const servers = realPathAtLoad(mcpServersFolder(config.data_dir));
+  const folders = stdio.map((name) => ({ name, real: realPathAtLoad(join(servers, name)) }));
   const problems: string[] = [];
-  for (const [key, root] of roots) {
-    const real = realPath(root);
+  for (const { key, real } of workspaceRoots(config)) {
     const inside = folders.filter((folder) => isWithin(folder.real, real)).map((folder) => folder.name);
     if (inside.length === 0) continue;
     problems.push(
