@@ -6,7 +6,8 @@
  * pino-pretty loads only when it is used: a service logging JSON never pays for it. A log file is
  * owner-only (0600), and its folder, when this creates it, 0700.
  */
-import { chmodSync, closeSync, fstatSync, mkdirSync, openSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { ensurePrivateFile } from "../core/private-files.js";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import pino, { type DestinationStream, type Level, type Logger } from "pino";
@@ -44,19 +45,10 @@ export function createLogger(options: LoggerOptions): Logger {
   return buildLogger(options.level, destination);
 }
 
-/**
- * Make `file` exist, owner-only (0600), in a folder created 0700 when missing: a file made before,
- * with group or other access, has it taken off. A folder that exists keeps its mode.
- */
+/** Make `file` exist, owner-only, in a folder created 0700 when missing (one that exists keeps its mode). */
 function openPrivateFile(file: string): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const fd = openSync(file, "a", 0o600);
-  try {
-    const mode = fstatSync(fd).mode & 0o777;
-    if ((mode & 0o077) !== 0) chmodSync(file, mode & 0o700);
-  } finally {
-    closeSync(fd);
-  }
+  ensurePrivateFile(file);
 }
 
 /** pino-pretty, loaded on first use (it is CommonJS, so this stays synchronous). */

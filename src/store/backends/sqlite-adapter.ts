@@ -19,12 +19,12 @@
  * commits (a short catch-up so the log can start over), the end-of-turn commits wait; a read of a
  * key with a write queued still commits at once.
  *
- * The database file and its -wal / -shm files are owner-only (0600): the file is created with that
- * mode before SQLite opens it (SQLite gives the -wal and -shm it creates the database file's mode),
- * and group and other access is taken off all three once open, for files made before.
+ * The database file and its -wal / -shm files are owner-only (0600, core/private-files.ts): the file
+ * is made so before SQLite opens it (SQLite gives the -wal and -shm it creates the database file's
+ * mode), and -wal / -shm made before are tightened once open.
  */
 import { EventEmitter } from "node:events";
-import { chmodSync, closeSync, constants, openSync, statSync } from "node:fs";
+import { ensurePrivateFile, tightenIfPresent } from "../../core/private-files.js";
 import Database from "better-sqlite3";
 import { type CheckpointTiming, SqliteCheckpointer } from "./sqlite-checkpointer.js";
 
@@ -74,15 +74,14 @@ export class SqliteAdapter extends EventEmitter {
   constructor(options: SqliteAdapterOptions & { readonly synchronous: "NORMAL" | "FULL" }) {
     super();
     this.opts = { dialect: "sqlite", url: `sqlite://${options.file}`, table: options.table };
-    // Created owner-only when missing; an existing file is only opened (no write access needed).
-    closeSync(openSync(options.file, constants.O_RDONLY | constants.O_CREAT, 0o600));
+    ensurePrivateFile(options.file);
     this.db = new Database(options.file, { timeout: options.busyTimeoutMs });
     try {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma(`synchronous = ${options.synchronous}`);
       this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${options.table}(key VARCHAR(255) PRIMARY KEY, value TEXT )`);
-      for (const suffix of ["", "-wal", "-shm"]) ownerOnly(`${options.file}${suffix}`);
+      for (const suffix of ["-wal", "-shm"]) tightenIfPresent(`${options.file}${suffix}`);
       this.statements = prepare(this.db, options.table);
     } catch (error) {
       this.db.close();
@@ -278,17 +277,4 @@ function prepare(db: Database.Database, table: string) {
     ),
     clear: db.prepare<[string]>(`DELETE FROM ${table} WHERE key LIKE ?`),
   };
-}
-
-/**
- * Take group and other access off `file` when it has any (a file made before the service made its
- * files owner-only); a file that is missing or not this user's to change is left as it is.
- */
-function ownerOnly(file: string): void {
-  try {
-    const mode = statSync(file).mode & 0o777;
-    if ((mode & 0o077) !== 0) chmodSync(file, mode & 0o700);
-  } catch {
-    // Missing (-wal / -shm not made yet) or owned by another user: nothing to tighten here.
-  }
 }
