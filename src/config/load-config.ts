@@ -52,14 +52,14 @@ function configFlag(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** The environment with `.env` values filled in beneath the real environment. */
-function environmentWithDotenv(env: Env, cwd: string): Env {
+/** The environment with `.env` values filled in beneath the real environment, and the `.env` read, if any. */
+function environmentWithDotenv(env: Env, cwd: string): { readonly env: Env; readonly file?: string } {
   const file = resolve(cwd, ".env");
-  if (!existsSync(file)) return env;
+  if (!existsSync(file)) return { env };
   const fromFile = parseDotenv(readFileSync(file, "utf8"));
   const merged: Record<string, string | undefined> = { ...fromFile };
   for (const [key, value] of Object.entries(env)) if (value !== undefined) merged[key] = value;
-  return merged;
+  return { env: merged, file };
 }
 
 type FileChoice = { readonly path: string; readonly explicit: string } | { readonly path: undefined };
@@ -114,7 +114,7 @@ function resolvePaths(config: CoworkerConfig, cwd: string): CoworkerConfig {
 
 /** Load, override and validate the configuration; returns every problem at once on failure. */
 export function loadConfig(options: LoadConfigOptions): LoadConfigResult {
-  const env = environmentWithDotenv(options.env, options.cwd);
+  const { env, file: dotenv } = environmentWithDotenv(options.env, options.cwd);
   const file = chooseFile(env, options.cwd, options.argv ?? []);
   let raw: Record<string, unknown> = {};
   if (file.path !== undefined) {
@@ -141,7 +141,6 @@ export function loadConfig(options: LoadConfigOptions): LoadConfigResult {
   const problems = crossKeyProblems(config, overridden);
   if (problems.length > 0) return { ok: false, source: file.path, problems: problems.map(scrubSecrets) };
   for (const secret of secretsOf(config)) registerSecret(secret);
-  const dotenv = resolve(options.cwd, ".env");
-  const files = [...(file.path === undefined ? [] : [file.path]), ...(existsSync(dotenv) ? [dotenv] : [])];
+  const files = [file.path, dotenv].filter((read): read is string => read !== undefined);
   return { ok: true, source: file.path, config: deepFreeze(config), files };
 }
