@@ -75,6 +75,16 @@ export function outsideReadsWarning(reads: string): string {
   return `Before asking, the agent read content from outside this conversation (${reads}). Text there may have asked for this call: approve only if it is what was asked for here.`;
 }
 
+/** A settled approval's outcome line ("Approved by Ana — Always allow write_file"); undefined while open. */
+export function approvalOutcome(item: PendingApproval): string | undefined {
+  const action = item.decision?.action;
+  const outcome = settledLine(item, action === DENY ? "Denied" : "Approved");
+  if (outcome === undefined || item.status !== "decided") return outcome;
+  return action && action in ALWAYS_LABEL
+    ? `${outcome} — ${ALWAYS_LABEL[action as AlwaysOption](item.tool)}`
+    : outcome;
+}
+
 /** The card for a pending approval, open or settled. */
 export function approvalCard(item: PendingApproval): Card {
   const open = item.status === "pending";
@@ -112,11 +122,7 @@ export function approvalCard(item: PendingApproval): Card {
         { action: DENY, label: "Deny", style: "danger" },
       ]
     : [];
-  const action = item.decision?.action;
-  const verb = action === DENY ? "Denied" : "Approved";
-  const always =
-    action && action in ALWAYS_LABEL ? ` — ${ALWAYS_LABEL[action as AlwaysOption](item.tool)}` : "";
-  const outcome = settledLine(item, verb);
+  const outcome = approvalOutcome(item);
   return {
     pendingId: item.id,
     kind: "approval",
@@ -125,13 +131,12 @@ export function approvalCard(item: PendingApproval): Card {
     blocks,
     buttons,
     ...(open ? { footer: `Or reply "approve ${item.id}" or "deny ${item.id}" in this thread.` } : {}),
-    ...(outcome ? { outcome: item.status === "decided" ? `${outcome}${always}` : outcome } : {}),
+    ...(outcome ? { outcome } : {}),
   };
 }
 
-/** The card for a proposed plan, open or settled. */
-export function planCard(item: PendingPlan): Card {
-  const open = item.status === "pending";
+/** A settled plan's outcome line ("Rejected by Ana: too broad"); undefined while open. */
+export function planOutcome(item: PendingPlan): string | undefined {
   const action = item.decision?.action;
   const verb =
     action === "plan_reject"
@@ -140,7 +145,14 @@ export function planCard(item: PendingPlan): Card {
         ? "Approved (auto mode)"
         : "Approved (ask first)";
   const outcome = settledLine(item, verb);
-  const feedback = item.decision?.note && action === "plan_reject" ? `: ${item.decision.note}` : "";
+  if (outcome === undefined) return undefined;
+  return item.decision?.note && action === "plan_reject" ? `${outcome}: ${item.decision.note}` : outcome;
+}
+
+/** The card for a proposed plan, open or settled. */
+export function planCard(item: PendingPlan): Card {
+  const open = item.status === "pending";
+  const outcome = planOutcome(item);
   return {
     pendingId: item.id,
     kind: "plan",
@@ -158,6 +170,6 @@ export function planCard(item: PendingPlan): Card {
         ]
       : [],
     ...(open ? { footer: "Or reply in this thread with changes to revise the plan." } : {}),
-    ...(outcome ? { outcome: `${outcome}${feedback}` } : {}),
+    ...(outcome ? { outcome } : {}),
   };
 }

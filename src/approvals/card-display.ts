@@ -6,11 +6,11 @@
 import type { Logger } from "pino";
 import type { ThreadOutput } from "../core/thread-output.js";
 import type { ThreadTarget } from "../core/thread-target.js";
-import { approvalCard, planCard } from "./approval-card.js";
+import { approvalCard, approvalOutcome, planCard, planOutcome } from "./approval-card.js";
 import type { Card } from "../core/card.js";
 import type { PendingItem } from "./pending-item.js";
 import type { PendingStore } from "./pending-store.js";
-import { questionCard } from "./question-card.js";
+import { questionCard, questionOutcome } from "./question-card.js";
 
 /** The card for any pending item. */
 export function cardFor(item: PendingItem): Card {
@@ -25,11 +25,19 @@ export function cardFor(item: PendingItem): Card {
 }
 
 /**
- * What a person is told of a settled item: its card's outcome ("Denied by Ana", "Approved by Ana —
- * always for …"), so a typed decision reads as its card does; undefined while it is open.
+ * What a person is told of a settled item: its card's outcome line ("Denied by Ana", "Approved by Ana —
+ * always for …"), made by the same function the card uses, without building the card, so a typed
+ * decision reads as its card does; undefined while it is open.
  */
 export function outcomeOf(item: PendingItem): string | undefined {
-  return cardFor(item).outcome;
+  switch (item.kind) {
+    case "approval":
+      return approvalOutcome(item);
+    case "question":
+      return questionOutcome(item);
+    case "plan":
+      return planOutcome(item);
+  }
 }
 
 /** The refusal text for a press on an item that was already decided. */

@@ -20,6 +20,15 @@ export function firstUnanswered(item: PendingQuestion): number | undefined {
   return index < 0 ? undefined : index;
 }
 
+/** A settled question group's outcome line ("Answered by Ana: yes · later"); undefined while open. */
+export function questionOutcome(item: PendingQuestion): string | undefined {
+  if (item.status !== "decided") return settledLine(item, "Answered");
+  const answered = item.questions.filter((q) => item.answers[q.id] !== undefined);
+  return `Answered by ${item.decision?.by?.name ?? item.requester.name}: ${answered
+    .map((q) => item.answers[q.id])
+    .join(" · ")}`;
+}
+
 /** The card for a pending question group, open or settled. */
 export function questionCard(item: PendingQuestion): Card {
   const open = item.status === "pending";
@@ -40,13 +49,7 @@ export function questionCard(item: PendingQuestion): Card {
         });
       });
   });
-  const answered = item.questions.filter((q) => item.answers[q.id] !== undefined);
-  const outcome =
-    item.status === "decided"
-      ? `Answered by ${item.decision?.by?.name ?? item.requester.name}: ${answered
-          .map((q) => item.answers[q.id])
-          .join(" · ")}`
-      : settledLine(item, "Answered");
+  const outcome = questionOutcome(item);
   return {
     pendingId: item.id,
     kind: "question",
