@@ -8,7 +8,7 @@
  * thread does not turn into a wall of refusals.
  */
 import { LruCache } from "../../sessions/lru.js";
-import type { ConversationKind } from "./slack-capabilities.js";
+import type { ConversationKind } from "./slack-conversation-kind.js";
 
 export type AccessDecision =
   | { readonly allowed: true }
@@ -26,11 +26,6 @@ export const REFUSALS = Object.freeze({
 export type GuestLookup = (userId: string) => Promise<boolean>;
 
 const REFUSAL_INTERVAL_MS = 60 * 60 * 1_000;
-
-/** Whether a conversation id is a DM's (Slack gives DMs ids starting with "D") or a channel's. */
-export function kindOfChannel(channel: string): ConversationKind {
-  return channel.startsWith("D") ? "dm" : "channel";
-}
 
 function normalise(ids: readonly string[]): Set<string> {
   return new Set(ids.map((id) => id.trim().replace(/^slack:/, "")).filter((id) => id.length > 0));

@@ -6,8 +6,8 @@
  * workspace enables the feature.
  */
 import { slackErrorCode } from "./slack-api.js";
+import type { ConversationKind } from "./slack-conversation-kind.js";
 
-export type ConversationKind = "dm" | "channel";
 export type Feature = "stream" | "status";
 
 /** Failures that say nothing about support: the next try may well work. */

@@ -17,6 +17,7 @@ import { LruCache } from "../../sessions/lru.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { AccessPolicy } from "./slack-access.js";
 import { describeError, type SlackClients } from "./slack-api.js";
+import { kindOf } from "./slack-conversation-kind.js";
 import {
   type BotIdentity,
   decide,
@@ -129,8 +130,7 @@ export class SlackInbound {
     needsThread: boolean,
   ): Promise<void> {
     if (needsThread && !(await this.deps.threads.isPartOf(target))) return;
-    const kind = target.extra?.kind === "dm" ? "dm" : "channel";
-    const access = await this.deps.access.check(author, event.channel, kind);
+    const access = await this.deps.access.check(author, event.channel, kindOf(target));
     if (!access.allowed) {
       if (this.deps.access.shouldTell(author, event.channel))
         await this.refuse(target, author, access.refusal);

@@ -11,7 +11,8 @@
  */
 import type { Logger } from "pino";
 import { describeError, type SlackClients, slackErrorCode } from "./slack-api.js";
-import { type CapabilityLatch, type ConversationKind, isTransientFailure } from "./slack-capabilities.js";
+import { type CapabilityLatch, isTransientFailure } from "./slack-capabilities.js";
+import type { ConversationKind } from "./slack-conversation-kind.js";
 
 const REACTION = "hourglass_flowing_sand";
 

@@ -33,7 +33,8 @@ import {
 } from "../shared/turn-view.js";
 import { AnswerSections } from "./slack-answer-sections.js";
 import { describeError, type SlackClients } from "./slack-api.js";
-import type { CapabilityLatch, ConversationKind } from "./slack-capabilities.js";
+import type { CapabilityLatch } from "./slack-capabilities.js";
+import type { ConversationKind } from "./slack-conversation-kind.js";
 import { footerBlocks, layoutPages } from "./slack-document.js";
 import { PAGE_BUDGET, truncate } from "./slack-limits.js";
 import { ThinkingIndicator } from "./slack-indicator.js";

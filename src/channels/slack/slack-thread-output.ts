@@ -11,8 +11,8 @@ import type { ThreadOutput, TurnRenderer } from "../../core/thread-output.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { turnLogger } from "../../logging/logger.js";
 import { callWithRetry, type SlackClients } from "./slack-api.js";
-import type { CapabilityLatch, ConversationKind } from "./slack-capabilities.js";
-import { kindOfChannel } from "./slack-access.js";
+import type { CapabilityLatch } from "./slack-capabilities.js";
+import { kindOf } from "./slack-conversation-kind.js";
 import { ATTACHMENT_CAPTION, attachedFile, postCardWithAttachment } from "../shared/card-attachment.js";
 import { cardPlainText, cutsCode, renderCard } from "./slack-cards.js";
 import { escapeMrkdwn, SLACK_LIMITS } from "./slack-limits.js";
@@ -35,13 +35,6 @@ export interface ThreadOutputDeps {
 
 /** Plain-text messages stay under chat.update's limit, so they can be edited later. */
 const TEXT_LIMIT = SLACK_LIMITS.updateText - 100;
-
-/** DMs have channel ids starting with "D"; the inbound side also records the kind in `extra`. */
-export function kindOf(target: ThreadTarget): ConversationKind {
-  const kind = target.extra?.kind;
-  if (kind === "dm" || kind === "channel") return kind;
-  return kindOfChannel(target.channel);
-}
 
 export class SlackThreadOutput implements ThreadOutput {
   constructor(
