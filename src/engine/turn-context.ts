@@ -25,7 +25,7 @@ import type { GrantSet } from "./permissions/grants.js";
 import { type PermissionEngine, provenanceOf } from "./permissions/permission-engine.js";
 import type { ProviderClient } from "./provider/provider.js";
 import type { ReviewerDenialReporter, ReviewerGate } from "./reviewer/reviewer-gate.js";
-import { outsideReadsOf } from "./reviewer/review-input.js";
+import { outsideReadsOf } from "./outside-reads.js";
 import { type ConversationExecutionRequest, withMode } from "../core/request.js";
 import { preview, statusReason } from "./tool-results.js";
 
@@ -93,6 +93,10 @@ export class TurnContext {
   usage: TokenUsage | undefined;
   private readonly controller = new AbortController();
   private completed = false;
+  /** The last outsideReads answer, with the history length and requester it was worked out for. */
+  private knownOutsideReads:
+    | { readonly length: number; readonly requester: string; readonly reads: string | undefined }
+    | undefined;
   /** Messages in the history that are not persisted yet (see `hold`). */
   private unsaved: ConversationMessage[] = [];
 
@@ -120,15 +124,22 @@ export class TurnContext {
   /**
    * The tools reading outside content (web pages, other channels, MCP data) the agent has called
    * since the requester last wrote, as "web_fetch ×2, catch_up"; undefined when none (see
-   * outsideReadsOf). The reviewer and the approval card are both told.
+   * outsideReadsOf). The reviewer and the approval card are both told, and asking twice about one
+   * call (a shadow or unsure review, then the card) works it out once: the history only grows, so
+   * the answer holds until a message is added.
    */
   outsideReads(): string | undefined {
+    const requester = this.request.requester.userId;
+    const known = this.knownOutsideReads;
+    if (known?.length === this.history.length && known.requester === requester) return known.reads;
     const { registry } = this.deps;
-    return outsideReadsOf(
+    const reads = outsideReadsOf(
       this.history,
-      this.request.requester.userId,
+      requester,
       (name) => registry.get(name)?.readsOutside === true,
     );
+    this.knownOutsideReads = { length: this.history.length, requester, reads };
+    return reads;
   }
 
   /** Stop the turn: aborts the model request, running tools and any pending wait. */

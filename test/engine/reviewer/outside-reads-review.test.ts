@@ -5,11 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../../src/core/messages.js";
-import {
-  attachedFilesFact,
-  outsideReadsFact,
-  outsideReadsOf,
-} from "../../../src/engine/reviewer/review-input.js";
+import { outsideReadsOf } from "../../../src/engine/outside-reads.js";
+import { attachedFilesFact, outsideReadsFact } from "../../../src/engine/reviewer/review-input.js";
 import { textStep, toolStep } from "../../support/scripted-provider.js";
 import { collect, makeRequest } from "../helpers/harness.js";
 import { reviewedHarness, verdict } from "./support.js";
@@ -116,5 +113,35 @@ describe("a reviewed call after an outside read", () => {
     });
     await collect(h.engine.run(makeRequest({ mode: "reviewed", prompt: "run the tests" })));
     expect(h.model.seen()).not.toContain("the agent has read content from outside");
+  });
+});
+
+describe("the outside reads of one asked call", () => {
+  it("are worked out once, though the shadow reviewer and the card are both told", async () => {
+    let looked = 0;
+    const countedPage = { ...readPage };
+    Object.defineProperty(countedPage, "readsOutside", {
+      get: () => {
+        looked += 1;
+        return true;
+      },
+    });
+    const h = reviewedHarness([verdict("allow")], {
+      shadow: true,
+      steps: [
+        toolStep(["p1", "read_page", { url: "https://blog.example/post" }]),
+        toolStep(["c1", "run_command", { command: "git push origin main" }]),
+        textStep("done"),
+      ],
+      extraTools: [countedPage],
+    });
+    const turn = collect(h.engine.run(makeRequest({ mode: "interactive", prompt: "Summarise the post" })));
+    const asked = await h.broker.next("c1");
+    expect(asked.kind === "approval" && asked.request.outsideReads).toBe("read_page");
+    h.broker.approve("c1", "once");
+    await turn;
+    await h.gate.drain();
+    expect(h.model.seen()).toContain("(read_page)");
+    expect(looked).toBe(1);
   });
 });
