@@ -14,6 +14,7 @@ import { type Attachment, formatBytes } from "../core/attachment.js";
 import { probeImageFile } from "../media/image-probe.js";
 import type { InboundFile } from "../core/inbound-message.js";
 import { LruCache } from "../sessions/lru.js";
+import { formatDuration } from "../core/duration-text.js";
 import { HourlyWindow } from "../core/hourly-window.js";
 import { sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
 import { fenceLanguage, fileKindOf } from "./file-kind.js";
@@ -120,12 +121,6 @@ function fenced(text: string, language: string): string {
 function capped(text: string, maxChars: number, whole: string): string {
   if (text.length <= maxChars) return text;
   return `${text.slice(0, maxChars)}\n… [${text.length - maxChars} more characters; read_file ${whole} for the rest]`;
-}
-
-/** A length limit in words: "30 minutes", "1 minute", "90 seconds". */
-function lengthText(seconds: number): string {
-  if (seconds % 60 !== 0) return `${seconds} seconds`;
-  return seconds === 60 ? "1 minute" : `${seconds / 60} minutes`;
 }
 
 function duration(seconds: number | undefined): string {
@@ -246,7 +241,7 @@ export class AttachmentIntake {
     const longest = this.settings.transcriptionMaxDurationS;
     if (file.durationS !== undefined && file.durationS > longest)
       return {
-        section: `[voice/audio ${label} — not transcribed: it is longer than the ${lengthText(longest)} transcription takes. The file is saved at ${file.path}.]`,
+        section: `[voice/audio ${label} — not transcribed: it is longer than the ${formatDuration(longest * 1_000)} transcription takes. The file is saved at ${file.path}.]`,
       };
     const now = (this.options.now ?? Date.now)();
     const perHour = this.settings.transcriptionsPerHour;

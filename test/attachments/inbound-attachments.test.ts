@@ -210,15 +210,15 @@ describe("voice and audio", () => {
       at("c"),
       "U1",
     );
-    expect(minute.sections[0]).toContain("longer than the 1 minute transcription takes");
+    expect(minute.sections[0]).toContain("longer than the 1 min transcription takes");
     const seconds = await intake({ transcriptionMaxDurationS: 20 }, transcriber).process(
       [long],
       at("c"),
       "U1",
     );
-    expect(seconds.sections[0]).toContain("longer than the 20 seconds transcription takes");
+    expect(seconds.sections[0]).toContain("longer than the 20.0 s transcription takes");
     expect(result.sections).toEqual([
-      `[voice/audio long.ogg, 600:00 — not transcribed: it is longer than the 30 minutes transcription takes. The file is saved at ${long.path}.]`,
+      `[voice/audio long.ogg, 600:00 — not transcribed: it is longer than the 30 min transcription takes. The file is saved at ${long.path}.]`,
       "[voice transcript of short.ogg, 10:00]\nwords",
     ]);
   });

@@ -1,17 +1,9 @@
 /**
  * The small pieces every channel's tool status line is built from, so they read alike
- * everywhere: how long a call took, and the word for a call that did not run to an ordinary end.
+ * everywhere: how long a call took (in seconds; `core/duration-text.ts` has the unit that reads
+ * best), and the word for a call that did not run to an ordinary end.
  */
 import type { ToolCallStatus } from "../../core/events.js";
-
-/** "850 ms", "3.2 s", "2 min 5 s". */
-export function formatDuration(ms: number): string {
-  if (ms < 1_000) return `${Math.max(0, Math.round(ms))} ms`;
-  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms % 60_000) / 1_000);
-  return seconds > 0 ? `${minutes} min ${seconds} s` : `${minutes} min`;
-}
 
 /** "3.2 s", "0.0 s": a duration in seconds with one decimal. */
 export function formatSeconds(ms: number): string {

@@ -5,7 +5,8 @@
  */
 import type { types } from "@slack/bolt";
 import type { PlanStep } from "../../core/events.js";
-import { formatDuration, TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
+import { formatDuration } from "../../core/duration-text.js";
+import { TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
 import { toolLabel } from "../shared/tool-line-label.js";
 import { defuseMentions } from "./slack-markdown.js";
 import type { ToolLineState } from "./slack-status-lines.js";

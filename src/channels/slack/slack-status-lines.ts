@@ -5,7 +5,8 @@
  * label rule is channels/shared/tool-line-label.ts): the document decides where the lines go.
  */
 import type { PlanStep } from "../../core/events.js";
-import { formatDuration, TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
+import { formatDuration } from "../../core/duration-text.js";
+import { TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
 import { formatToolLabel, type LabelFormat } from "../shared/tool-line-label.js";
 import type { ToolLine, TurnNote } from "../shared/turn-view.js";
 import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
