@@ -5,12 +5,24 @@
  * registered is the same for every platform (channel-starter.ts).
  */
 import type { TelegramChannel } from "../channels/telegram/telegram-channel.js";
+import type { WebhookOptions } from "../channels/telegram/telegram-webhook.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { ChannelContext } from "./app-parts.js";
 import type { AdapterBase, AdapterFactory } from "./channel-starter.js";
 
 function hasCredentials(config: CoworkerConfig): boolean {
   return config.telegram.bot_token !== undefined;
+}
+
+/** The channel's webhook options from `telegram.webhook`: all interfaces unless `host` is set. */
+export function webhookOptions(webhook: NonNullable<CoworkerConfig["telegram"]["webhook"]>): WebhookOptions {
+  return {
+    url: webhook.url,
+    secret: webhook.secret,
+    port: webhook.port,
+    path: webhook.path,
+    ...(webhook.host !== undefined ? { host: webhook.host } : {}),
+  };
 }
 
 async function create(context: ChannelContext, base: AdapterBase): Promise<TelegramChannel> {
@@ -25,9 +37,7 @@ async function create(context: ChannelContext, base: AdapterBase): Promise<Teleg
     apiRoot: section.api_root.replace(/\/+$/, ""),
     allowedUsers: section.allowed_users,
     allowedChats: section.allowed_chats,
-    ...(webhook
-      ? { webhook: { url: webhook.url, secret: webhook.secret, port: webhook.port, path: webhook.path } }
-      : {}),
+    ...(webhook ? { webhook: webhookOptions(webhook) } : {}),
     fileMaxBytes: section.file_max_bytes,
     accessStore: context.store.space("grants"),
     // Several processes on one store: one of them polls (the holder of the poller lease).

@@ -236,6 +236,8 @@ const telegramSchema = z.strictObject({
         ),
       port: port.default(8443),
       path: urlPath.default("/telegram/webhook"),
+      /** Interface the webhook server listens on; all interfaces when unset (a load balancer, a container). */
+      host: nonEmpty.optional(),
     })
     .optional(),
   file_max_bytes: positiveInt.default(20 * MB),

@@ -98,6 +98,7 @@ const optionsSchema = z.object({
       path: z.string().startsWith("/"),
       host: z.string().optional(),
       answerWithinMs: z.number().int().positive().optional(),
+      maxBodyBytes: z.number().int().positive().optional(),
     })
     .optional(),
   deadlines: z

@@ -10,10 +10,16 @@
  * unhandled rejection, which ends the process (ops/fatal-errors.ts). A request for another path
  * or method gets 404, one whose target cannot be read at all 400 (never a throw in the server's
  * callback).
+ *
+ * The body is read only after the secret has been checked (grammY checks the header first), and
+ * at most `maxBodyBytes` of it (1 MiB by default; an update is a few kilobytes): a larger declared
+ * Content-Length, or a stream that runs past the limit, is answered 413 and the connection closed,
+ * with no more of it kept. The server listens on `host` (all interfaces when unset).
  */
-import { createServer, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Bot, BotError, webhookCallback } from "grammy";
+import type { Update } from "grammy/types";
 import type { Logger } from "pino";
 import type { ChannelHealth } from "../channel-adapter.js";
 import { errorText } from "./telegram-errors.js";
@@ -31,9 +37,90 @@ export interface WebhookOptions {
   readonly host?: string;
   /** How long an update may run before it is acknowledged anyway: 9 s by default (tests: less). */
   readonly answerWithinMs?: number;
+  /** The largest request body read: 1 MiB by default; a larger one is answered 413. */
+  readonly maxBodyBytes?: number;
 }
 
 const DEFAULT_ANSWER_WITHIN_MS = 9000;
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+const SECRET_HEADER = "x-telegram-bot-api-secret-token";
+
+/** A request body past the limit; already answered 413 when this is thrown. */
+class BodyTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`request body over ${limit} bytes`);
+  }
+}
+
+/** Answer 413 and close the connection, so the rest of the body is never read. */
+function refuseTooLarge(response: ServerResponse): void {
+  if (response.headersSent) return;
+  response.writeHead(413, { connection: "close" }).end();
+}
+
+/**
+ * The update in a request body of at most `limit` bytes, parsed as JSON. Past the limit (declared
+ * or counted) it answers 413, stops reading and rejects with BodyTooLarge; chunks after that are
+ * neither kept nor counted.
+ */
+function readUpdate(request: IncomingMessage, response: ServerResponse, limit: number): Promise<Update> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > limit) {
+      refuseTooLarge(response);
+      reject(new BodyTooLarge(limit));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      request.off("data", onData);
+      request.off("end", onEnd);
+      chunks.length = 0;
+      refuseTooLarge(response);
+      reject(new BodyTooLarge(limit));
+    };
+    const onEnd = () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString("utf-8")) as Update);
+      } catch (error) {
+        reject(error);
+      }
+    };
+    request.on("data", onData).once("end", onEnd).once("error", reject);
+  });
+}
+
+/**
+ * grammY's node:http adapter with a bounded body: grammY reads `update` only once the secret
+ * header matched, so a request without it is refused before any of its body is read.
+ */
+function boundedHttpAdapter(limit: number) {
+  return (request: IncomingMessage, response: ServerResponse) => {
+    const header = request.headers[SECRET_HEADER];
+    return {
+      get update() {
+        return readUpdate(request, response, limit);
+      },
+      header: Array.isArray(header) ? header[0] : header,
+      end: () => {
+        response.end();
+      },
+      respond: (json: string) => {
+        response.writeHead(200, { "content-type": "application/json" }).end(json);
+      },
+      unauthorized: () => {
+        response.writeHead(401).end("secret token is wrong");
+      },
+    };
+  };
+}
 
 /**
  * The path of a request target, or undefined when it cannot be read (`GET //[`): this runs in
@@ -65,7 +152,8 @@ export class WebhookReceiver implements TelegramReceiver {
   async start(): Promise<void> {
     // No grammY timeout (see module comment): the timer below answers in time instead, and the
     // update's promise has just the one handler here, however late it settles.
-    const handle = webhookCallback(this.bot, "http", {
+    const maxBodyBytes = this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const handle = webhookCallback(this.bot, boundedHttpAdapter(maxBodyBytes), {
       secretToken: this.options.secret,
       timeoutMilliseconds: Number.POSITIVE_INFINITY,
     });
@@ -86,7 +174,8 @@ export class WebhookReceiver implements TelegramReceiver {
         response.writeHead(200).end();
       }, answerWithinMs);
       timer.unref();
-      handle(request, response).then(
+      // The callback is async; grammY's type for a custom adapter does not say so.
+      Promise.resolve(handle(request, response)).then(
         () => clearTimeout(timer),
         (error: unknown) => {
           clearTimeout(timer);
@@ -103,7 +192,10 @@ export class WebhookReceiver implements TelegramReceiver {
       secret_token: this.options.secret,
       allowed_updates: [...this.allowedUpdates] as never,
     });
-    this.logger.info({ port: this.port(), path: this.options.path }, "telegram webhook listening");
+    this.logger.info(
+      { host: this.options.host ?? "all interfaces", port: this.port(), path: this.options.path },
+      "telegram webhook listening",
+    );
   }
 
   /**
@@ -112,6 +204,11 @@ export class WebhookReceiver implements TelegramReceiver {
    * timer has answered, only the logging is left. Never throws: it runs as a rejection handler.
    */
   private failed(error: unknown, response: ServerResponse): void {
+    if (error instanceof BodyTooLarge) {
+      this.logger.warn({ limit: error.limit }, "telegram webhook request body too large, refused");
+      refuseTooLarge(response);
+      return;
+    }
     const handled = error instanceof BotError;
     if (handled)
       Promise.resolve()

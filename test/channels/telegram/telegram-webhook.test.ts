@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ALICE, ALICE_DM, type Harness, MALLORY, MALLORY_DM, startHarness } from "./harness.js";
@@ -41,6 +42,57 @@ function rawRequest(port: number, request: string, waitMs = 2000): Promise<strin
     });
     socket.on("error", () => finish("no answer"));
     socket.on("close", () => finish(answer.split("\r\n")[0] || "no answer"));
+  });
+}
+
+/**
+ * POST `total` bytes in 64 KiB chunks (chunked, so no Content-Length unless `declare`), and
+ * resolve with the answer's status and how many bytes were written before it came. The server
+ * may close the connection while the body is still being sent: that is no failure here.
+ */
+function streamPost(
+  port: number,
+  total: number,
+  options: { secret?: string; declare?: boolean } = {},
+): Promise<{ status: number | undefined; written: number }> {
+  return new Promise((resolve) => {
+    let written = 0;
+    let done = false;
+    const finish = (status: number | undefined) => {
+      if (done) return;
+      done = true;
+      request.destroy();
+      resolve({ status, written });
+    };
+    const request = httpRequest({
+      host: "127.0.0.1",
+      port,
+      path: "/tg/hook",
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...(options.secret ? { "x-telegram-bot-api-secret-token": options.secret } : {}),
+        ...(options.declare ? { "content-length": String(total) } : {}),
+      },
+    });
+    request.on("response", (response) => {
+      response.resume();
+      finish(response.statusCode);
+    });
+    request.on("error", () => finish(undefined));
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const pump = () => {
+      while (!done && written < total) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, total - written));
+        written += piece.length;
+        if (!request.write(piece)) {
+          request.once("drain", pump);
+          return;
+        }
+      }
+      if (!done) request.end();
+    };
+    pump();
   });
 }
 
@@ -177,5 +229,36 @@ describe("Telegram channel: webhook mode", () => {
       process.off("unhandledRejection", record);
     }
     expect(unhandled).toEqual([]);
+  });
+
+  it("refuses an authenticated body over the limit with 413 without reading it all, and goes on serving", async () => {
+    harness = await startHarness({ webhook: { ...WEBHOOK, maxBodyBytes: 64 * 1024 } });
+    const { service, channel } = harness;
+    const port = channel.webhookPort()!;
+    // Before, grammY's adapter buffered any body that carried the secret, however large.
+    const streamed = await streamPost(port, 64 * 1024 * 1024, { secret: SECRET });
+    expect(streamed.status).toBe(413);
+    expect(streamed.written).toBeLessThan(64 * 1024 * 1024);
+    const declared = await streamPost(port, 2 * 1024 * 1024, { secret: SECRET, declare: true });
+    expect(declared.status).toBe(413);
+    // Without the secret nothing of the body is read: 401 as before.
+    expect((await streamPost(port, 1024 * 1024, {})).status).toBe(401);
+    expect(service.received).toHaveLength(0);
+    expect(
+      harness.logs().some((line) => line.msg === "telegram webhook request body too large, refused"),
+    ).toBe(true);
+    const update = {
+      update_id: 5005,
+      message: { message_id: 11, date: 1_700_000_000, chat: ALICE_DM, from: ALICE, text: "small" },
+    };
+    expect((await post(port, "/tg/hook", update, SECRET)).status).toBe(200);
+    expect(service.received.map((message) => message.text)).toEqual(["small"]);
+  });
+
+  it("refuses a body over 1 MiB by default", async () => {
+    harness = await startHarness({ webhook: WEBHOOK });
+    const port = harness.channel.webhookPort()!;
+    expect((await streamPost(port, 1024 * 1024 + 1, { secret: SECRET })).status).toBe(413);
+    expect(harness.service.received).toHaveLength(0);
   });
 });
