@@ -11,6 +11,7 @@
  */
 import { posix } from "node:path";
 import type { Logger } from "pino";
+import { REDIRECT_STATUSES } from "../../core/http-redirects.js";
 import type { InboundFile } from "../../core/inbound-message.js";
 import { refusalReason, saveInWorkspace } from "../../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
@@ -37,7 +38,6 @@ export interface DownloadResult {
 
 class FileRefused extends Error {}
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Most redirects followed for one file, each to a Slack-hosted URL. */
 const MAX_REDIRECTS = 3;
 

@@ -18,6 +18,7 @@ import { steeringTargetOf } from "../files/steering-files.js";
 import { decodeText } from "../files/text-file.js";
 import type { ResolvedPath, WorkspacePaths } from "../files/workspace-paths.js";
 import { capOutput, DEFAULT_TOOL_OUTPUT_CHARS } from "../output-cap.js";
+import { REDIRECT_STATUSES } from "../../core/http-redirects.js";
 import { defineTool, fail, ok, type ToolContext, type ToolResult } from "../../core/tool.js";
 import { htmlToMarkdown } from "./html-to-markdown.js";
 import { type FetchedResponse, FetchError, pinnedGet } from "./pinned-request.js";
@@ -55,8 +56,6 @@ const webFetchSchema = z.object({
     .optional()
     .describe("Save the body to this workspace path instead of returning it (for files and downloads)"),
 });
-
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Thrown for refusals that are the URL's fault (scheme, redirects). */
 class UrlRefusedError extends Error {}
