@@ -11,7 +11,7 @@ import { qualifiedUserId } from "../approvals/authorisation.js";
 import { open } from "node:fs/promises";
 import type { Logger } from "pino";
 import { type Attachment, formatBytes } from "../core/attachment.js";
-import { probeImageFile } from "../media/image-probe.js";
+import { imageTooLarge, probeImageFile } from "../media/image-probe.js";
 import type { InboundFile } from "../core/inbound-message.js";
 import { LruCache } from "../sessions/lru.js";
 import { formatDuration } from "../core/duration-text.js";
@@ -206,6 +206,11 @@ export class AttachmentIntake {
 
   private async image(file: InboundFile, absolute: string): Promise<Outcome> {
     const image = await probeImageFile(absolute, file);
+    const tooLarge = image ? imageTooLarge(image) : undefined;
+    if (tooLarge !== undefined)
+      return {
+        note: `${file.name} is not shown to the model: ${tooLarge} (a picture that large can exhaust whoever decodes it). It is saved at ${file.path}; send a smaller version to have it looked at.`,
+      };
     return image
       ? { attachment: image }
       : {

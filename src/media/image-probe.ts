@@ -3,6 +3,11 @@
  * maintained `image-size` reader for the format and pixel dimensions. Only the formats
  * OpenAI-compatible vision endpoints accept (PNG, JPEG, GIF, WebP) count as viewable images.
  * `image-size` is imported on the first probe, so a start never loads it.
+ *
+ * An image is shown to a model only within a pixel budget (`imageTooLarge`): a few kilobytes of
+ * PNG can declare a picture of billions of pixels that whoever decodes it (the model's endpoint, a
+ * resizer on the way) must hold in memory — a decompression bomb. The size is the one in the
+ * header, read without decoding anything.
  */
 import { type FileHandle, open } from "node:fs/promises";
 import type { ImageAttachment } from "../core/attachment.js";
@@ -13,6 +18,29 @@ const VIEWABLE: Readonly<Record<string, string>> = {
   gif: "image/gif",
   webp: "image/webp",
 };
+
+/** The most pixels an image shown to a model may have (40 megapixels). */
+export const IMAGE_MAX_PIXELS = 40_000_000;
+/** The longest side an image shown to a model may have, in pixels. */
+export const IMAGE_MAX_SIDE = 12_000;
+
+/**
+ * Why an image must not be shown to a model, in words for the person ("it is 50000×50000
+ * pixels, …"), or undefined when it may be: over IMAGE_MAX_SIDE on a side or IMAGE_MAX_PIXELS in
+ * all, or with no size in its header at all.
+ */
+export function imageTooLarge(image: {
+  readonly width?: number;
+  readonly height?: number;
+}): string | undefined {
+  const { width, height } = image;
+  if (width === undefined || height === undefined) return "its header does not say how large it is";
+  if (Math.max(width, height) > IMAGE_MAX_SIDE)
+    return `it is ${width}×${height} pixels, more than ${IMAGE_MAX_SIDE} on a side`;
+  if (width * height > IMAGE_MAX_PIXELS)
+    return `it is ${width}×${height} pixels, more than ${IMAGE_MAX_PIXELS / 1_000_000} megapixels`;
+  return undefined;
+}
 
 /** Bytes read from the head of a file to find its format and size (enough for JPEG EXIF headers). */
 const HEAD_BYTES = 512 * 1024;

@@ -13,6 +13,7 @@ import {
 import { extractPdfText } from "../../src/attachments/pdf-text.js";
 import type { Transcriber } from "../../src/attachments/transcriber.js";
 import type { InboundFile } from "../../src/core/inbound-message.js";
+import { pngHeader } from "../support/png-header.js";
 import { tinyPdf } from "../support/tiny-pdf.js";
 
 const FIXTURES = join(import.meta.dirname, "../fixtures/attachments");
@@ -137,6 +138,30 @@ describe("images, text files, caps", () => {
       "U1",
     );
     expect(heic.notes[0]).toMatch(/image format I cannot show the model/);
+  });
+
+  it("refuses an image whose header declares too many pixels, with a note, instead of sending it", async () => {
+    // Before, a 33-byte PNG declaring 50000×50000 pixels became an attachment for the model.
+    const result = await intake().process(
+      [
+        await saved("bomb.png", pngHeader(50_000, 50_000), "image/png"),
+        await saved("wide.png", pngHeader(12_001, 10), "image/png"),
+        await saved("square.png", pngHeader(7_000, 7_000), "image/png"),
+        await saved("fine.png", pngHeader(6_000, 6_000), "image/png"),
+      ],
+      at("s"),
+      "U1",
+    );
+    expect(result.attachments.map((a) => a.name)).toEqual(["fine.png"]);
+    expect(result.notes).toEqual([
+      "bomb.png is not shown to the model: it is 50000×50000 pixels, more than 12000 on a side (a picture that large can exhaust whoever decodes it). It is saved at uploads/s/bomb.png; send a smaller version to have it looked at.",
+      expect.stringMatching(
+        /^wide\.png is not shown to the model: it is 12001×10 pixels, more than 12000 on a side/,
+      ),
+      expect.stringMatching(
+        /^square\.png is not shown to the model: it is 7000×7000 pixels, more than 40 megapixels/,
+      ),
+    ]);
   });
 
   it("inlines a small text file fenced (fence longer than any backticks inside) and leaves a big one as a file", async () => {

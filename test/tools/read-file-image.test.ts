@@ -2,6 +2,7 @@ import { copyFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createReadFileTool } from "../../src/tools/files/read-file.js";
+import { pngHeader } from "../support/png-header.js";
 import { call, tempDir } from "./support/tool-context.js";
 import { toolWorkspace } from "./support/tool-workspace.js";
 
@@ -30,6 +31,16 @@ describe("read_file on an image", () => {
         height: 3,
       }),
     ]);
+  });
+
+  it("does not attach an image whose header declares too many pixels", async () => {
+    await writeFile(path.join(ws, "bomb.png"), pngHeader(60_000, 60_000));
+    const tool = createReadFileTool({ workspace: toolWorkspace({ root: ws, extraRoots: [] }) });
+    const result = await call(tool, { path: "bomb.png" });
+    expect(result.attachments).toBeUndefined();
+    expect(result.output).toMatch(
+      /^bomb\.png is an image \(image\/png, 33 B\) that is not attached: it is 60000×60000 pixels/,
+    );
   });
 
   it("still refuses other binary files", async () => {

@@ -8,7 +8,7 @@
 import { basename } from "node:path";
 import { z } from "zod";
 import { describeImage, formatBytes, type ImageAttachment } from "../../core/attachment.js";
-import { probeImageHandle } from "../../media/image-probe.js";
+import { imageTooLarge, probeImageHandle } from "../../media/image-probe.js";
 import { defineTool, fail, ok } from "../../core/tool.js";
 import type { ConversationWorkspace } from "./conversation-workspace.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
@@ -75,6 +75,11 @@ export function createReadFileTool(options: ReadFileOptions) {
       return onWorkspacePath(options.workspace.forRequest(context.request), args.path, async (file) => {
         const shown = file.display;
         const image = await probeCheckedImage(file, { path: shown, name: basename(shown) });
+        const tooLarge = image ? imageTooLarge(image) : undefined;
+        if (image && tooLarge !== undefined)
+          return ok(
+            `${shown} is an image (${image.mediaType}, ${formatBytes(image.bytes)}) that is not attached: ${tooLarge}, too large to show safely. A smaller copy (made with a tool that checks the size first) could be.`,
+          );
         if (image)
           return {
             ok: true,
