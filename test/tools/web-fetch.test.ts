@@ -97,6 +97,10 @@ describe("SSRF guard", () => {
     ["10.1.2.3", "private"],
     ["192.168.0.10", "private"],
     ["169.254.169.254", "linkLocal"],
+    ["168.63.129.16", "azureWireServer"],
+    ["::ffff:168.63.129.16", "azureWireServer"],
+    ["168.63.129.15", "unicast"],
+    ["168.63.129.17", "unicast"],
     ["fe80::1", "linkLocal"],
     ["fd00::1", "uniqueLocal"],
     ["224.0.0.1", "multicast"],
@@ -123,21 +127,34 @@ describe("SSRF guard", () => {
       /could not resolve nowhere\.test/,
     );
   });
+
+  it("refuses Azure's wire server (168.63.129.16), a public address, unless private targets are allowed", async () => {
+    await expect(checkHost("168.63.129.16", 0, { allowPrivate: false }, resolver)).rejects.toThrow(
+      "refusing to fetch an Azure platform (wire server) address: web_fetch only reaches public internet addresses",
+    );
+    await expect(checkHost("168.63.129.16", 0, { allowPrivate: true }, resolver)).resolves.toEqual({
+      address: "168.63.129.16",
+      family: 4,
+    });
+  });
 });
 
 describe("web_fetch", () => {
-  it("refuses loopback, private and link-local targets without connecting", async () => {
+  it("refuses loopback, private, link-local and cloud-platform targets without connecting", async () => {
     for (const url of [
       `http://127.0.0.1:${port}/secret`,
       `http://[::1]:${port}/secret`,
       `http://[::ffff:7f00:1]:${port}/secret`,
       `http://2130706433:${port}/secret`,
       "http://169.254.169.254/latest/meta-data/",
+      "http://168.63.129.16/machine?comp=goalstate",
       "http://intranet.test/",
     ]) {
       const result = await call(tool(), { url });
       expect(result.ok, url).toBe(false);
-      expect(result.output, url).toMatch(/^refusing to fetch an? (loopback|link-local|private) address/);
+      expect(result.output, url).toMatch(
+        /^refusing to fetch an? (loopback|link-local|private|Azure platform \(wire server\)) address/,
+      );
     }
     expect(hits).toEqual([]);
   });

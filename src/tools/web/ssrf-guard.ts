@@ -5,6 +5,8 @@
  * are refused (IPv4, IPv6 and IPv4-mapped IPv6 alike) unless the policy allows private targets.
  * ipaddr.js calls the deprecated IPv4-compatible IPv6 block (::/96, e.g. ::7f00:1, which is what
  * the URL parser makes of [::127.0.0.1]) ordinary unicast; it is refused here as its own range.
+ * So is Azure's wire server, 168.63.129.16: a public address that, from an Azure VM, is the
+ * platform's own service endpoint (VM agent, DHCP, DNS, health probes), not the internet.
  * The caller connects to the returned address, so DNS cannot change between check and connect.
  * A lookup is raced against the caller's signal (its deadline and interrupt): getaddrinfo cannot
  * be cancelled, so a DNS server that never answers would otherwise hold the call past both.
@@ -52,17 +54,24 @@ const RANGE_NAMES: Readonly<Record<string, string>> = {
   broadcast: "a broadcast",
   carrierGradeNat: "a carrier-grade NAT",
   ipv4Compatible: "a deprecated IPv4-compatible IPv6",
+  azureWireServer: "an Azure platform (wire server)",
 };
 
 /** ::/96, IPv4-compatible IPv6 (RFC 4291 §2.5.5.1, deprecated); :: and ::1 in it keep their own names. */
 const IPV4_COMPATIBLE = ipaddr.parseCIDR("::/96");
 
-/** The range of a parsed address: ipaddr.js's, with ::/96 as "ipv4Compatible" rather than unicast. */
+/** 168.63.129.16/32, Azure's wire server: public by its number, the cloud platform's by its use. */
+const AZURE_WIRE_SERVER = ipaddr.parseCIDR("168.63.129.16/32");
+
+/**
+ * The range of a parsed address: ipaddr.js's, with ::/96 as "ipv4Compatible" and 168.63.129.16 as
+ * "azureWireServer" rather than unicast.
+ */
 function rangeOf(parsed: ipaddr.IPv4 | ipaddr.IPv6): string {
   const range = parsed.range();
-  if (range === "unicast" && parsed.kind() === "ipv6" && parsed.match(IPV4_COMPATIBLE))
-    return "ipv4Compatible";
-  return range;
+  if (range !== "unicast") return range;
+  if (parsed.kind() === "ipv6") return parsed.match(IPV4_COMPATIBLE) ? "ipv4Compatible" : range;
+  return parsed.match(AZURE_WIRE_SERVER) ? "azureWireServer" : range;
 }
 
 /** The range of an address ("unicast" for ordinary public addresses), IPv4-mapped unwrapped. */
