@@ -6,7 +6,9 @@
  * are handled in place once allowed.
  */
 import { type AnyTool, compactArgs, labelText } from "../core/tool.js";
+import { redactDeep } from "../logging/redact.js";
 import { INTERACTIVE_TOOL_NAMES } from "../tools/interactive-tools.js";
+import { parseToolArguments } from "../tools/registry.js";
 import { cardPreview, requestApproval, summarizeCall } from "./asking/approval-request.js";
 import { type CardPreview, samePreview } from "./asking/ports.js";
 import { runInteractiveCall } from "./asking/interactive-calls.js";
@@ -24,6 +26,29 @@ import type { TurnContext } from "./turn-context.js";
  * recursively: far deeper nesting would overflow the stack and fail the turn.
  */
 const MAX_ARGUMENT_DEPTH = 64;
+
+/** Characters of a call's arguments (and of its rewritten arguments) an audit record keeps. */
+const AUDIT_ARGUMENTS_CHARS = 1_000;
+
+/**
+ * What a call's audit record keeps of its arguments: secrets redacted first (secret-named fields by
+ * the redactor's key rule, token-shaped strings anywhere), while the arguments are still whole,
+ * then cut to a preview. Arguments that are no JSON object (mangled, or cut short by the model)
+ * never run, and their text cannot be read field by field: only their length is kept; nor is more
+ * kept of arguments nested too deep to serialise (they are refused as invalid below).
+ */
+function auditedArguments(raw: string): string {
+  const parsed = parseToolArguments(raw);
+  if (parsed.kind === "mangled") return `[unparsed arguments: ${raw.length} characters]`;
+  if (nestedDeeperThan(parsed.value, MAX_ARGUMENT_DEPTH))
+    return `[arguments nested deeper than ${MAX_ARGUMENT_DEPTH} levels: ${raw.length} characters]`;
+  return redactedPreview(parsed.value);
+}
+
+/** `value` as compact JSON with its secrets redacted, cut to the audit's preview length. */
+function redactedPreview(value: Record<string, unknown>): string {
+  return preview(JSON.stringify(redactDeep(value)), AUDIT_ARGUMENTS_CHARS);
+}
 
 /** A call that passed authorisation and waits for the execution phase. */
 export interface ClearedCall {
@@ -69,7 +94,7 @@ export async function authorizeCall(
   finishReason: FinishReason | undefined,
 ): Promise<ClearedCall | undefined> {
   const { registry } = ctx.deps;
-  ctx.audit("proposal", call.id, call.name, { arguments: preview(call.arguments, 1_000) });
+  ctx.audit("proposal", call.id, call.name, { arguments: auditedArguments(call.arguments) });
   if (registry.get(call.name) && !allowsTool(ctx.request, call.name)) {
     await ctx.answer({
       callId: call.id,
@@ -220,7 +245,7 @@ function decideAndAudit(
     action: decision.action,
     rule: decision.rule,
     reason: decision.reason,
-    ...(decision.runArgs ? { runs: preview(JSON.stringify(decision.runArgs), 1_000) } : {}),
+    ...(decision.runArgs ? { runs: redactedPreview(decision.runArgs) } : {}),
     ...extra,
   });
   return decision;

@@ -4,7 +4,6 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { AuditLog, redactAudit } from "../../src/approvals/audit-log.js";
 import type { AuditRecord } from "../../src/engine/audit-record.js";
-import { preview } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, makeHarness, message, tempDir, thread } from "../sessions/helpers/harness.js";
 
@@ -19,19 +18,16 @@ const record = (fields: Record<string, unknown>): AuditRecord => ({
 });
 
 describe("audit log", () => {
-  // The engine audits a proposal's arguments as the model's JSON text, cut to a 1,000-character
-  // preview (src/engine/tool-authorizer.ts): that is the shape these tests hand in.
-  const proposed = (args: Record<string, unknown>) =>
-    record({ arguments: preview(JSON.stringify(args), 1_000) });
-
   it("redacts tokens, keys and authorisation headers", () => {
-    const clean = redactAudit({
-      ...proposed({
-        command: `curl -H 'Authorization: token ghp_abcdefgh12345' -H "X-Api-Key: k3y-v4lue" https://x`,
-        env: "SLACK=xoxb-1234-5678-abcdefgh OPENAI=sk-proj-abcdefghijklmnop TG=123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawXX",
+    const clean = redactAudit(
+      record({
+        arguments: JSON.stringify({
+          command: `curl -H 'Authorization: token ghp_abcdefgh12345' -H "X-Api-Key: k3y-v4lue" https://x`,
+          env: "SLACK=xoxb-1234-5678-abcdefgh OPENAI=sk-proj-abcdefghijklmnop TG=123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawXX",
+        }),
+        headers: { authorization: "Bearer abc.def.ghi" },
       }),
-      headers: { authorization: "Bearer abc.def.ghi" },
-    });
+    );
     const text = JSON.stringify(clean);
     for (const secret of [
       "ghp_abcdefgh12345",
@@ -45,54 +41,60 @@ describe("audit log", () => {
     expect(text).toContain("Authorization: token [redacted]");
   });
 
-  it("redacts secret-named fields inside the JSON text of a proposal's arguments", () => {
-    const clean = redactAudit(
-      proposed({
-        url: "https://api.example.com",
-        headers: { "X-Api-Key": "abcd1234secretvalue" },
-        api_key: "myservicekey123456",
-        password: "hunter2hunter2",
-        note: "line one\nline two",
-      }),
-    );
-    // Stored again as compact JSON text, with the secret-named values redacted.
-    expect(typeof clean.arguments).toBe("string");
-    expect(JSON.parse(clean.arguments as string)).toEqual({
-      url: "https://api.example.com",
-      headers: { "X-Api-Key": "[redacted]" },
-      api_key: "[redacted]",
-      password: "[redacted]",
-      note: "line one\nline two",
+  // The engine redacts a call's arguments while they are whole, before it cuts them to the
+  // proposal's 1,000-character preview (src/engine/tool-authorizer.ts): no secret-named value
+  // reaches the file, in short arguments, in long ones cut short, or in text that is no JSON.
+  it("never writes a secret-named argument of a proposed call to the file", async () => {
+    const secrets = {
+      short: "plain-secret-short-0001",
+      nested: "plain-secret-nested-0002",
+      beforeCut: "plain-secret-before-cut-0003",
+      acrossCut: "plain-secret-across-cut-0004",
+      mangled: "plain-secret-mangled-0005",
+    };
+    const long = "x".repeat(2_000);
+    const mangled = `{"name":"e","client_secret":"${secrets.mangled}","content":"${long}`;
+    // Compact JSON `{"content":"yyy…","api_key":"…"}`: the 1,000-character cut falls inside the key's value.
+    const acrossCut = {
+      content: "y".repeat(1_000 - 25 - '{"content":"","api_key":"'.length),
+      api_key: secrets.acrossCut,
+    };
+    expect(JSON.stringify(acrossCut).indexOf(secrets.acrossCut)).toBeLessThan(999);
+    expect(JSON.stringify(acrossCut).length).toBeGreaterThan(1_000);
+    const h = await makeHarness({
+      steps: [
+        toolStep(
+          ["c1", "read_note", { name: "a", api_key: secrets.short }],
+          ["c2", "read_note", { name: "b", headers: { "X-Api-Key": secrets.nested }, note: "one\ntwo" }],
+          ["c3", "read_note", { name: "c", password: secrets.beforeCut, content: long }],
+          ["c4", "read_note", { name: "d", ...acrossCut }],
+          ["c5", "read_note", mangled],
+        ),
+        textStep("ok"),
+      ],
     });
-  });
-
-  it("reads pretty-printed arguments whose line breaks the preview marked", () => {
-    const args = preview(JSON.stringify({ path: "a.txt", token: "plain-value-123" }, null, 2), 1_000);
-    expect(args).toContain("⏎");
-    const clean = redactAudit(record({ arguments: args }));
-    expect(JSON.parse(clean.arguments as string)).toEqual({ path: "a.txt", token: "[redacted]" });
-  });
-
-  it("redacts secret-named fields in a preview cut short, which does not parse", () => {
-    const clean = redactAudit(
-      proposed({
-        password: "hunter2hunter2",
-        client_secret: "cut-inside-this-value",
-        content: "x".repeat(2_000),
-      }),
-    );
-    const text = clean.arguments as string;
-    expect(text.endsWith("…")).toBe(true);
-    expect(text).not.toContain("hunter2hunter2");
-    expect(text).not.toContain("cut-inside-this-value");
-    expect(text).toContain('"password":"[redacted]"');
-
-    const cutInsideSecret = redactAudit(
-      record({
-        arguments: preview(JSON.stringify({ content: "y".repeat(960), api_key: "abcdef0123456789" }), 1_000),
-      }),
-    );
-    expect(cutInsideSecret.arguments).not.toContain("abcdef");
+    await h.manager.receive(message("read them"));
+    await h.manager.idle();
+    await h.manager.drain(10);
+    const text = readFileSync(h.auditLogPath, "utf8");
+    for (const secret of Object.values(secrets)) expect(text).not.toContain(secret);
+    const proposals = text
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((r) => r.kind === "proposal");
+    const args = Object.fromEntries(proposals.map((r) => [r.callId, r.arguments as string]));
+    expect(JSON.parse(args.c1 ?? "")).toEqual({ name: "a", api_key: "[redacted]" });
+    expect(JSON.parse(args.c2 ?? "")).toEqual({
+      name: "b",
+      headers: { "X-Api-Key": "[redacted]" },
+      note: "one\ntwo",
+    });
+    expect(args.c3).toContain('"password":"[redacted]"');
+    expect(args.c3?.length).toBe(1_000);
+    expect(args.c3?.endsWith("…")).toBe(true);
+    expect(args.c4).toContain('"api_key":"[redacted]"');
+    expect(args.c5).toBe(`[unparsed arguments: ${mangled.length} characters]`);
   });
 
   it("appends one JSON line per record, in order, and mirrors them to the logger at debug", async () => {
