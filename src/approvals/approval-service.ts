@@ -26,7 +26,13 @@ export function approvalVerdictOf(item: PendingItem, signal: AbortSignal): Appro
   const by = item.decision?.by?.name;
   const shown =
     item.kind === "approval"
-      ? { shown: { summary: item.argSummary, ...(item.detail ? { detail: item.detail } : {}) } }
+      ? {
+          shown: {
+            summary: item.argSummary,
+            ...(item.detail ? { detail: item.detail } : {}),
+            ...(item.fingerprint === undefined ? {} : { fingerprint: item.fingerprint }),
+          },
+        }
       : {};
   return by === undefined ? { outcome, ...shown } : { outcome, by, ...shown };
 }
@@ -85,6 +91,7 @@ export class ApprovalService {
               }
             : {}),
           ...(request.outsideReads === undefined ? {} : { outsideReads: request.outsideReads }),
+          ...(request.preview.fingerprint === undefined ? {} : { fingerprint: request.preview.fingerprint }),
         };
       };
       const fallback = { tool: request.tool, args: request.args };

@@ -66,6 +66,11 @@ export interface PendingApproval extends PendingCommon {
   readonly provenanceQuote?: string;
   /** The outside reads made before the call (PermissionRequest.outsideReads), when any. */
   readonly outsideReads?: string;
+  /**
+   * The fingerprint of the content the card's preview was made from (CardPreview.fingerprint), for
+   * a tool that binds its preview: the call runs only while its content has it. Not shown.
+   */
+  readonly fingerprint?: string;
 }
 
 export interface PendingQuestion extends PendingCommon {
@@ -138,6 +143,7 @@ export const pendingItemSchema = z.discriminatedUnion("kind", [
     alwaysOptions: z.array(z.enum(["always_tool", "always_command", "always_domain", "readonly_session"])),
     provenanceQuote: z.string().optional(),
     outsideReads: z.string().optional(),
+    fingerprint: z.string().optional(),
   }),
   z.object({
     ...common,

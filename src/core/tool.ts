@@ -31,6 +31,12 @@ export interface ToolContext {
    */
   readonly approvedByPerson?: boolean;
   /**
+   * For a call of a tool that binds its preview, approved on its card: the preview made just before
+   * the run, whose fingerprint matched the approved card's. A tool may run the plan it built for
+   * that preview instead of planning again. Absent otherwise.
+   */
+  readonly checkedPreview?: ToolPreview;
+  /**
    * Put a changed target of this running call (e.g. web_fetch's next redirect hop: `{ url }`)
    * to the permission engine again, asking a person on a card of its own (keyed by `hop`) when
    * it says ask. True when the call may go on. Absent outside the engine: treat as refused.
@@ -53,6 +59,13 @@ export interface ToolResult {
 export interface ToolPreview {
   readonly summary: string;
   readonly detail?: { readonly kind: "code" | "diff" | "url" | "text"; readonly text: string };
+  /**
+   * For a tool that binds its preview (`bindsPreview`): a fingerprint of exactly what the call
+   * would do as planned for this preview (contentFingerprint of the file's current bytes and the
+   * new text, a skill's files), not of what the card shows, which may be the same for different
+   * content (a diff too long to show). An approved call runs only while this is unchanged.
+   */
+  readonly fingerprint?: string;
 }
 
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
@@ -82,8 +95,9 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   /**
    * Its card's preview shows what the call will do as read from the workspace when the card was
    * made (a file's diff, a skill's bundled files), and that can change while the card waits or as
-   * an earlier call of the same step runs: an approved call then runs only while its preview
-   * still shows what the person approved (see the tool scheduler).
+   * an earlier call of the same step runs: an approved call then runs only while its preview,
+   * made again just before the run, has the approved card's fingerprint (ToolPreview.fingerprint:
+   * a preview of such a tool must set it; one without never runs approved).
    */
   readonly bindsPreview?: boolean;
   execute(args: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;

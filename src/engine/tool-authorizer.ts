@@ -5,12 +5,12 @@
  * answered here with their own wording; interactive tools (ask_user, propose_plan, update_plan)
  * are handled in place once allowed.
  */
-import { type AnyTool, compactArgs, labelText } from "../core/tool.js";
+import { type AnyTool, compactArgs, labelText, type ToolPreview } from "../core/tool.js";
 import { redactDeep } from "../logging/redact.js";
 import { INTERACTIVE_TOOL_NAMES } from "../tools/interactive-tools.js";
 import { parseToolArguments } from "../tools/registry.js";
-import { cardPreview, requestApproval, summarizeCall } from "./asking/approval-request.js";
-import { type CardPreview, samePreview } from "./asking/ports.js";
+import { previewStillBound, requestApproval, summarizeCall } from "./asking/approval-request.js";
+import type { CardPreview } from "./asking/ports.js";
 import { runInteractiveCall } from "./asking/interactive-calls.js";
 import type { Decision } from "./permissions/permission-engine.js";
 import type { FinishReason } from "../core/messages.js";
@@ -62,10 +62,11 @@ export interface ClearedCall {
   /** A person approved this very call on its card (see ToolContext.approvedByPerson). */
   readonly approvedByPerson?: true;
   /**
-   * For a tool that binds its preview (ToolDefinition.bindsPreview), approved on its card: whether
-   * its preview, made again now, still shows what the person approved.
+   * For a tool that binds its preview (ToolDefinition.bindsPreview), approved on its card: its
+   * preview made again now when it was made from the content the person approved (the same
+   * fingerprint), else undefined.
    */
-  readonly stillAsApproved?: () => Promise<boolean>;
+  readonly stillAsApproved?: () => Promise<ToolPreview | undefined>;
 }
 
 /**
@@ -167,14 +168,14 @@ export async function authorizeCall(
   };
 }
 
-/** Whether the call's card, made again from `args`, shows what `approved` showed. */
+/** The call's preview, made again from `args` when run, if made from the content `approved` was. */
 function stillShows(
   ctx: TurnContext,
   tool: AnyTool,
   args: Record<string, unknown>,
   approved: CardPreview,
-): () => Promise<boolean> {
-  return async () => samePreview(await cardPreview(ctx, tool, args), approved);
+): () => Promise<ToolPreview | undefined> {
+  return () => previewStillBound(ctx, tool, args, approved);
 }
 
 /** Whether `value` nests objects or arrays more than `max` levels deep (walked without recursion). */

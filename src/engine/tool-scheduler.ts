@@ -7,7 +7,8 @@
  *    executes together, at most MAX_CONCURRENT_CALLS at a time (a longer run is split into
  *    batches in call order); every other call runs alone, after everything before it finished. An
  *    approved call whose card showed workspace content (ToolDefinition.bindsPreview) runs only if
- *    that content is still what the person approved: an earlier call may have changed it.
+ *    that content is still what the person approved (its preview, made again, has the approved
+ *    card's fingerprint): an earlier call may have changed it. The tool is handed that preview.
  *
  * A step takes at most MAX_TOOL_CALLS_PER_STEP calls: the ones after that are answered as not run
  * (TOOL_RESULT.tooManyCalls) without being authorised or executed, and the person gets one notice
@@ -97,8 +98,8 @@ function changedSinceApproval(ctx: TurnContext, cleared: ClearedCall): CallAnswe
 async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnswer> {
   const { call, tool, args } = cleared;
   if (ctx.aborted) return notStarted(cleared);
-  if (cleared.stillAsApproved && !(await cleared.stillAsApproved()))
-    return changedSinceApproval(ctx, cleared);
+  const checkedPreview = cleared.stillAsApproved ? await cleared.stillAsApproved() : undefined;
+  if (cleared.stillAsApproved && !checkedPreview) return changedSinceApproval(ctx, cleared);
   await ctx.deps.persistence?.markToolStarted(call.id);
   if (ctx.aborted) return notStarted(cleared);
   ctx.emit({
@@ -117,6 +118,7 @@ async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnsw
     signal: ctx.signal,
     facts: ctx.deps.facts,
     approvedByPerson: cleared.approvedByPerson === true,
+    ...(checkedPreview ? { checkedPreview } : {}),
     emitOutput: (line) => {
       if (live) ctx.emit({ type: "tool-output-delta", callId: call.id, name: tool.name, delta: line });
     },

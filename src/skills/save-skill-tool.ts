@@ -12,6 +12,7 @@ import path from "node:path";
 import { z } from "zod";
 import { openCheckedDir } from "../tools/files/anchored-fs.js";
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
+import { contentFingerprint } from "../tools/files/content-fingerprint.js";
 import { exists } from "../tools/files/path-exists.js";
 import { saveInWorkspace } from "../tools/files/service-file-access.js";
 import { readTextFile } from "../tools/files/text-file.js";
@@ -125,7 +126,14 @@ function previewOf(args: SaveSkillArgs, plan: SavePlan): ToolPreview {
   return {
     summary: `${verb} in ${plan.shownDir}/ (${plan.files.length + 1} file${plan.files.length === 0 ? "" : "s"})`,
     detail: { kind: "code", text: sections.join("\n\n") },
+    fingerprint: fingerprintOf(plan),
   };
+}
+
+/** The fingerprint of exactly what a save writes, and where (ToolPreview.fingerprint). */
+function fingerprintOf(plan: SavePlan): string {
+  const files = plan.files.flatMap((file) => [file.path, file.content]);
+  return contentFingerprint(["save_skill", plan.dir, plan.exists ? 1 : 0, plan.skillFile, ...files]);
 }
 
 /**

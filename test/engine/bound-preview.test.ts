@@ -14,6 +14,8 @@ import type { PendingApproval } from "../../src/approvals/pending-item.js";
 import { defineTool, ok } from "../../src/core/tool.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { createSaveSkillTool } from "../../src/skills/save-skill-tool.js";
+import { contentFingerprint } from "../../src/tools/files/content-fingerprint.js";
+import { createWriteFileTool } from "../../src/tools/files/write-file.js";
 import { pendingFields } from "../approvals/pending-fields.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { toolWorkspace } from "../tools/support/tool-workspace.js";
@@ -46,6 +48,7 @@ function noteTools(bindsPreview: boolean) {
     preview: async () => ({
       summary: "Publish the note",
       detail: { kind: "text" as const, text: note.text },
+      fingerprint: contentFingerprint([note.text]),
     }),
     execute: async () => {
       published.push(note.text);
@@ -141,6 +144,32 @@ describe("a call whose card shows workspace content", () => {
     expect(readFileSync(path.join(root, "notes/check.sh"), "utf8")).toContain("evil.example");
     expect(existsSync(path.join(root, ".coworker/skills/checker"))).toBe(false);
     expect(resultOf(h.persistence.appended, "s1")).toBe(TOOL_RESULT.changedSinceApproval);
+  });
+
+  it("write_file whose diff is too long to show is not run when its file changed behind the card", async () => {
+    const root = realpathSync(mkdtempSync(path.join(tmpdir(), "bound-preview-")));
+    const lines = (fill: string) => Array.from({ length: 100 }, (_, i) => `${i} ${fill.repeat(12_000)}`);
+    const target = path.join(root, "big.txt");
+    writeFileSync(target, lines("a").join("\n"));
+    const content = lines("b").join("\n");
+    const h = makeHarness({
+      steps: [toolStep(["w1", "write_real_file", { path: "big.txt", content }]), textStep("done")],
+      // The harness has a stand-in write_file: this is the real one, under a name of its own.
+      extraTools: [
+        { ...createWriteFileTool({ workspace: toolWorkspace({ root }) }), name: "write_real_file" },
+      ],
+    });
+    const turn = collect(h.engine.run(makeRequest({ workspace: { root, context: "" } })));
+    const asked = await h.broker.next("w1");
+    const shown = asked.kind === "approval" ? asked.request.preview : undefined;
+    expect(shown?.summary).toContain("too large to show as a diff");
+    // Behind the card: the file now holds what the person never saw; the card would read the same.
+    const changed = lines("c").join("\n");
+    writeFileSync(target, changed);
+    h.broker.approve("w1", "once");
+    await turn;
+    expect(readFileSync(target, "utf8")).toBe(changed);
+    expect(resultOf(h.persistence.appended, "w1")).toBe(TOOL_RESULT.changedSinceApproval);
   });
 
   it("an approval decided on a stored card reports what that card showed", () => {

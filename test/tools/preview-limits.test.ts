@@ -26,6 +26,7 @@ describe("approval-card previews of file writes stay cheap whatever the workspac
     );
     expect(preview).toEqual({
       summary: "Replace big.log (100.0 MB, too large to compare) with 1 lines of text",
+      fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
   });
 

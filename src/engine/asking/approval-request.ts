@@ -5,7 +5,7 @@
  * the answer does: run once, add a standing grant, deny, or stop the turn. The durable side of
  * the round trip (cards, first press wins, restarts) is src/approvals, behind the port.
  */
-import { type AnyTool, callCategory } from "../../core/tool.js";
+import { type AnyTool, callCategory, type ToolPreview } from "../../core/tool.js";
 import type { AlwaysOption } from "../../core/events.js";
 import { raceAbort } from "../../core/abort.js";
 import type { RawToolCall } from "../provider/provider.js";
@@ -13,7 +13,13 @@ import type { Grant } from "../permissions/grants.js";
 import { type Decision, domainOf } from "../permissions/permission-engine.js";
 import { preview, TOOL_RESULT } from "../tool-results.js";
 import type { TurnContext } from "../turn-context.js";
-import type { ApprovalOutcome, CardPreview, PermissionNotice, PermissionRequest } from "./ports.js";
+import {
+  type ApprovalOutcome,
+  type CardPreview,
+  type PermissionNotice,
+  type PermissionRequest,
+  sameContent,
+} from "./ports.js";
 
 const OUTCOMES: ReadonlySet<string> = new Set<ApprovalOutcome>([
   "once",
@@ -65,6 +71,26 @@ export async function cardPreview(
     return await tool.preview(args, { request: ctx.request, facts: ctx.deps.facts });
   } catch {
     return fallback;
+  }
+}
+
+/**
+ * For a call of a tool that binds its preview, approved on a card that showed `approved`: the
+ * tool's preview made again now when it was made from the same content (sameContent: the same
+ * fingerprint), else undefined — the call must not run.
+ */
+export async function previewStillBound(
+  ctx: TurnContext,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  approved: CardPreview,
+): Promise<ToolPreview | undefined> {
+  if (!tool.preview) return undefined;
+  try {
+    const now: ToolPreview = await tool.preview(args, { request: ctx.request, facts: ctx.deps.facts });
+    return sameContent(now, approved) ? now : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -13,15 +13,24 @@ export type ApprovalOutcome = "once" | AlwaysOption | "deny" | "interrupted";
 /** What the permission-required event tells the channels (the call, why, what "always" may cover). */
 export type PermissionNotice = Omit<Extract<AgentEvent, { type: "permission-required" }>, "type">;
 
-/** What an approval card shows of a call: a summary line and a detail block (diff, command, URL). */
+/**
+ * What an approval card shows of a call: a summary line and a detail block (diff, command, URL),
+ * and for a tool that binds its preview the fingerprint of the content it was made from
+ * (ToolPreview.fingerprint), which the card does not show.
+ */
 export interface CardPreview {
   readonly summary: string;
   readonly detail?: { readonly kind: string; readonly text: string };
+  readonly fingerprint?: string;
 }
 
-/** Whether two previews show the same thing. */
-export function samePreview(a: CardPreview, b: CardPreview): boolean {
-  return a.summary === b.summary && a.detail?.kind === b.detail?.kind && a.detail?.text === b.detail?.text;
+/**
+ * Whether two previews were made from the same content: their fingerprints, never their text (a
+ * diff too long to show, or one that timed out, reads the same however the file changed). A
+ * preview without a fingerprint matches nothing.
+ */
+export function sameContent(a: CardPreview, b: CardPreview): boolean {
+  return a.fingerprint !== undefined && a.fingerprint === b.fingerprint;
 }
 
 /** A call put to a person: the notice, with the card's own call id and the tool's preview. */

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { defineTool, fail, ok, type ToolPreview } from "../../core/tool.js";
 import { writeChecked } from "./anchored-fs.js";
 import type { ConversationWorkspace } from "./conversation-workspace.js";
+import { contentFingerprint } from "./content-fingerprint.js";
 import { countLines, NO_DIFF_NOTE, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { onWorkspaceWrite } from "./on-workspace-path.js";
@@ -98,18 +99,40 @@ export function createEditFileTool(options: EditFileOptions) {
         const file = await options.workspace.forRequest(context.request).resolve(args.path);
         const before = await readTextFile(file, maxFileBytes);
         const edit = planEdit(before, args, file.display);
-        if (!edit.ok) return { summary: `Edit ${file.display} — will fail: ${edit.error}` };
+        if (!edit.ok)
+          return {
+            summary: `Edit ${file.display} — will fail: ${edit.error}`,
+            fingerprint: contentFingerprint(["edit_file", file.display, "fails", edit.error]),
+          };
+        // The file's text before and after, whatever the card can show of it.
+        const fingerprint = contentFingerprint(["edit_file", file.display, before, edit.after]);
         const diff = await unifiedDiff(file.display, before, edit.after);
         if (diff === undefined) {
           const replaced = `${countLines(args.old_text)} lines with the ${countLines(args.new_text)} lines below`;
           return {
             summary: `Edit ${file.display} at line ${edit.line}: replace ${replaced} (${NO_DIFF_NOTE})`,
             detail: { kind: "code", text: args.new_text },
+            fingerprint,
           };
         }
-        return { summary: `Edit ${file.display} at line ${edit.line}`, detail: { kind: "diff", text: diff } };
+        return {
+          summary: `Edit ${file.display} at line ${edit.line}`,
+          detail: { kind: "diff", text: diff },
+          fingerprint,
+        };
       } catch (error) {
-        return { summary: `Edit ${args.path} — will fail: ${fileErrorMessage(error, args.path)}` };
+        const failure = fileErrorMessage(error, args.path);
+        return {
+          summary: `Edit ${args.path} — will fail: ${failure}`,
+          fingerprint: contentFingerprint([
+            "edit_file",
+            args.path,
+            "fails",
+            failure,
+            args.old_text,
+            args.new_text,
+          ]),
+        };
       }
     },
   });

@@ -11,6 +11,7 @@ import { formatBytes } from "../../core/attachment.js";
 import { defineTool, ok, type ToolPreview } from "../../core/tool.js";
 import { readIfExists, writeChecked } from "./anchored-fs.js";
 import type { ConversationWorkspace } from "./conversation-workspace.js";
+import { contentFingerprint } from "./content-fingerprint.js";
 import { countLines, NO_DIFF_NOTE, unifiedDiff } from "./diff-preview.js";
 import { fileErrorMessage } from "./fs-errors.js";
 import { onWorkspaceWrite } from "./on-workspace-path.js";
@@ -32,17 +33,20 @@ const writeFileSchema = z.object({
 });
 
 /**
- * The current text of a file: undefined when it does not exist, null when it is not text, its
- * size (unread) when it is over `maxBytes`.
+ * A file as it is now: its bytes (undefined when it does not exist, its size unread when it is over
+ * `maxBytes`) and its text (null when it is not text).
  */
-async function currentText(
+async function currentFile(
   file: ResolvedPath,
   maxBytes: number,
-): Promise<string | number | null | undefined> {
+): Promise<{
+  readonly bytes: Buffer | number | undefined;
+  readonly text: string | number | null | undefined;
+}> {
   const bytes = await readIfExists(file, maxBytes);
-  if (bytes === undefined || typeof bytes === "number") return bytes;
+  if (bytes === undefined || typeof bytes === "number") return { bytes, text: bytes };
   const decoded = decodeText(bytes);
-  return decoded.kind === "text" ? decoded.text : null;
+  return { bytes, text: decoded.kind === "text" ? decoded.text : null };
 }
 
 /** Build the write_file tool. */
@@ -72,15 +76,20 @@ export function createWriteFileTool(options: WriteFileOptions) {
     async preview(args, context): Promise<ToolPreview> {
       try {
         const file = await options.workspace.forRequest(context.request).resolve(args.path);
-        const before = await currentText(file, maxFileBytes);
+        const { bytes, text: before } = await currentFile(file, maxFileBytes);
+        // What the write replaces and with what, whatever the card can show of it. A file too large
+        // to read is bound by its size alone.
+        const fingerprint = contentFingerprint(["write_file", file.display, bytes, args.content]);
         if (before === null) {
           return {
             summary: `Replace binary file ${file.display} with ${countLines(args.content)} lines of text`,
+            fingerprint,
           };
         }
         if (typeof before === "number") {
           return {
             summary: `Replace ${file.display} (${formatBytes(before)}, too large to compare) with ${countLines(args.content)} lines of text`,
+            fingerprint,
           };
         }
         const verb = before === undefined ? "Create" : "Overwrite";
@@ -90,10 +99,19 @@ export function createWriteFileTool(options: WriteFileOptions) {
           return {
             summary: `${verb} ${file.display} with the ${lines} lines below (${NO_DIFF_NOTE})`,
             detail: { kind: "code", text: args.content },
+            fingerprint,
           };
-        return { summary: `${verb} ${file.display} (${lines} lines)`, detail: { kind: "diff", text: diff } };
+        return {
+          summary: `${verb} ${file.display} (${lines} lines)`,
+          detail: { kind: "diff", text: diff },
+          fingerprint,
+        };
       } catch (error) {
-        return { summary: `Write ${args.path} — will fail: ${fileErrorMessage(error, args.path)}` };
+        const failure = fileErrorMessage(error, args.path);
+        return {
+          summary: `Write ${args.path} — will fail: ${failure}`,
+          fingerprint: contentFingerprint(["write_file", args.path, "fails", failure, args.content]),
+        };
       }
     },
   });
