@@ -34,7 +34,9 @@ export interface AttachmentSettings {
   readonly textInlineMaxBytes: number;
   /**
    * Voice notes and audio the platform says are longer than this are not transcribed (a paid
-   * endpoint billed by the minute: a 20 MB file of low-bitrate speech holds hours).
+   * endpoint billed by the minute: a 20 MB file of low-bitrate speech holds hours). Audio with no
+   * stated length (Slack's files) is bounded by size instead: at most this long at
+   * AUDIO_BYTES_PER_S_WITHOUT_DURATION.
    */
   readonly transcriptionMaxDurationS: number;
   /**
@@ -97,6 +99,14 @@ interface Outcome {
 
 export const TRANSCRIPTION_HINT =
   "Voice notes are not transcribed yet: set `transcription` (model, base_url, api_key) in the config, or COWORKER_TRANSCRIPTION_MODEL / _BASE_URL / _API_KEY, to turn them into text.";
+
+/**
+ * The bytes per second audio with no stated length is taken to have: 64 kbit/s, above what voice
+ * codecs record speech at (Opus ~16–32 kbit/s, AMR and AAC voice presets ~12–64 kbit/s), so a
+ * recording within the length cap is rarely refused; one at a lower bitrate may run longer than
+ * the cap (by the ratio of the bitrates) but no longer without bound.
+ */
+export const AUDIO_BYTES_PER_S_WITHOUT_DURATION = 64_000 / 8;
 
 const HEAD_BYTES = 4096;
 
@@ -247,6 +257,11 @@ export class AttachmentIntake {
     if (file.durationS !== undefined && file.durationS > longest)
       return {
         section: `[voice/audio ${label} — not transcribed: it is longer than the ${formatDuration(longest * 1_000)} transcription takes. The file is saved at ${file.path}.]`,
+      };
+    const largest = longest * AUDIO_BYTES_PER_S_WITHOUT_DURATION;
+    if (file.durationS === undefined && file.bytes > largest)
+      return {
+        section: `[voice/audio ${label} — not transcribed: its length is not stated, and at ${formatBytes(file.bytes)} it is probably longer than the ${formatDuration(longest * 1_000)} transcription takes (it takes up to ${formatBytes(largest)} of audio with no stated length). The file is saved at ${file.path}.]`,
       };
     const now = (this.options.now ?? Date.now)();
     const perHour = this.settings.transcriptionsPerHour;

@@ -248,6 +248,31 @@ describe("voice and audio", () => {
     ]);
   });
 
+  it("bounds by size a recording whose length is not stated (Slack's audio), as the length cap would", async () => {
+    // Before, a Slack file carried no duration, so the length cap never applied to it.
+    const { sent, transcriber } = recordingTranscriber();
+    const voices = intake({ transcriptionMaxDurationS: 60 }, transcriber);
+    // 60 s at 64 kbit/s: 480,000 bytes.
+    const long = await saved("huddle.m4a", Buffer.alloc(480_001, 1), "audio/mp4");
+    const short = await saved("clip.m4a", Buffer.alloc(480_000, 1), "audio/mp4");
+    const result = await voices.process([long], at("s"), "U1");
+    expect(result.sections).toEqual([
+      expect.stringMatching(
+        /^\[voice\/audio huddle\.m4a — not transcribed: its length is not stated, and at .+ it is probably longer than the 1 min transcription takes/,
+      ),
+    ]);
+    expect(result.sections[0]).toContain(`The file is saved at ${long.path}.]`);
+    expect((await voices.process([short], at("s"), "U1")).sections).toEqual([
+      "[voice transcript of clip.m4a]\nwords",
+    ]);
+    // A stated length decides by itself, whatever the size.
+    const stated = { ...(await saved("voice.ogg", Buffer.alloc(600_000, 1), "audio/ogg")), durationS: 30 };
+    expect((await voices.process([stated], at("s"), "U1")).sections).toEqual([
+      "[voice transcript of voice.ogg, 0:30]\nwords",
+    ]);
+    expect(sent).toEqual(["clip.m4a", "voice.ogg"]);
+  });
+
   it("transcribes at most so many recordings per person in a rolling hour, whatever lengths they claim", async () => {
     const { sent, transcriber } = recordingTranscriber();
     let clock = Date.parse("2026-12-05T10:00:00Z");
