@@ -1,10 +1,15 @@
 /**
  * The process logger: pino JSON lines by default, pino-pretty when writing to a terminal, with
- * secrets redacted everywhere (known secret fields via pino `redact` and a deep key redactor,
- * token-shaped strings anywhere in the written line via a scrubber). Turn loggers (`turnLogger`:
- * the scheduler's and each channel renderer's, one per turn) carry session and turn ids.
- * pino-pretty loads only when it is used: a service logging JSON never pays for it. A log file is
- * owner-only (0600), and its folder, when this creates it, 0700.
+ * secrets redacted everywhere. Each line is scrubbed once, in two complementary layers:
+ * - by key, on the logged object (pino `redact` paths for the known secret fields, whatever their
+ *   value, and `redactSecretKeys` for secret-named string fields at any depth): a value under a
+ *   secret name (`password: "hunter2"`) has no shape the patterns could know;
+ * - by value, on the finished JSON line (`scrubSecrets`: the registered secrets and token-shaped
+ *   strings): the message, child bindings, error messages and stacks never pass the key layer, and
+ *   a token may sit under an innocent key. This is the only pattern pass; the key layer runs none.
+ * Turn loggers (`turnLogger`: the scheduler's and each channel renderer's, one per turn) carry
+ * session and turn ids. pino-pretty loads only when it is used: a service logging JSON never pays
+ * for it. A log file is owner-only (0600), and its folder, when this creates it, 0700.
  */
 import { mkdirSync } from "node:fs";
 import { ensurePrivateFile } from "../core/private-files.js";
@@ -12,7 +17,7 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import pino, { type DestinationStream, type Level, type Logger } from "pino";
 import type Pretty from "pino-pretty";
-import { REDACT_PATHS, REDACTED, redactDeep, scrubSecrets } from "./redact.js";
+import { REDACT_PATHS, REDACTED, redactSecretKeys, scrubSecrets } from "./redact.js";
 
 export type { Logger } from "pino";
 
@@ -60,10 +65,10 @@ function buildLogger(level: LogLevel, destination: DestinationStream): Logger {
   return pino(
     {
       level,
-      // Known secret fields by path, secret-named fields at any depth, then every token-shaped
-      // string in the finished line (messages, child bindings, error messages and stacks).
+      // By key: known secret fields by path, secret-named fields at any depth. Then by value, once,
+      // the finished line (messages, child bindings, error messages and stacks, every field).
       redact: { paths: [...REDACT_PATHS], censor: REDACTED },
-      formatters: { log: (object) => redactDeep(object) as Record<string, unknown> },
+      formatters: { log: (object) => redactSecretKeys(object) as Record<string, unknown> },
       hooks: { streamWrite: scrubSecrets },
     },
     destination,

@@ -2,7 +2,8 @@
  * Secret hygiene shared by logging, config errors, the banner and doctor output: which keys hold
  * secrets, a scrubber for token-shaped strings (Slack, OpenAI, Telegram, GitHub and Google API
  * tokens, Slack webhook URLs, bearer headers, URL passwords, secret-named URL query parameters and
- * `…_TOKEN=` / `…_PASSWORD=`-style assignments), and a deep redactor for structured data.
+ * `…_TOKEN=` / `…_PASSWORD=`-style assignments), and deep redactors for structured data (secret-named
+ * fields and every other string scrubbed, or secret-named fields alone for text scrubbed whole later).
  */
 
 /** Replacement text for a hidden value. */
@@ -75,9 +76,15 @@ const knownSecrets = new Set<string>();
 /** Known secrets shorter than this are not taken out: cutting them would mangle ordinary text. */
 const MIN_KNOWN_SECRET_CHARS = 8;
 
-/** Take `value` out of every scrubbed text from now on (ignored when blank or short). */
+/**
+ * Take `value` out of every scrubbed text from now on (ignored when blank or short). Its JSON
+ * form is taken out too: a log line is scrubbed as JSON text, where a secret holding a quote, a
+ * backslash or a control character is written escaped.
+ */
 export function registerSecret(value: string | undefined): void {
-  if (value !== undefined && value.length >= MIN_KNOWN_SECRET_CHARS) knownSecrets.add(value);
+  if (value === undefined || value.length < MIN_KNOWN_SECRET_CHARS) return;
+  knownSecrets.add(value);
+  knownSecrets.add(JSON.stringify(value).slice(1, -1));
 }
 
 /**
@@ -98,15 +105,27 @@ const MAX_DEPTH = 8;
  * string is scrubbed (numbers such as `max_output_tokens` stay readable). Errors, dates and
  * other class instances are left for their serializers.
  */
-export function redactDeep(value: unknown, depth = 0): unknown {
-  if (typeof value === "string") return scrubSecrets(value);
+export function redactDeep(value: unknown): unknown {
+  return redactWalk(value, 0, scrubSecrets);
+}
+
+/**
+ * A copy of `value` in which every secret-named string property is `[redacted]`, the other strings
+ * left as they are: for text that is scrubbed whole afterwards, as a log line is (logger.ts).
+ */
+export function redactSecretKeys(value: unknown): unknown {
+  return redactWalk(value, 0, (text) => text);
+}
+
+function redactWalk(value: unknown, depth: number, leaf: (text: string) => string): unknown {
+  if (typeof value === "string") return leaf(value);
   if (value === null || typeof value !== "object" || depth >= MAX_DEPTH) return value;
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => redactWalk(item, depth + 1, leaf));
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    out[key] = isSecretKey(key) && typeof item === "string" ? REDACTED : redactDeep(item, depth + 1);
+    out[key] = isSecretKey(key) && typeof item === "string" ? REDACTED : redactWalk(item, depth + 1, leaf);
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
 import { createLogger, turnLogger } from "../../src/logging/logger.js";
-import { redactDeep, registerSecret, scrubSecrets } from "../../src/logging/redact.js";
+import { redactDeep, redactSecretKeys, registerSecret, scrubSecrets } from "../../src/logging/redact.js";
 
 function capture() {
   const lines: string[] = [];
@@ -106,6 +106,45 @@ describe("logger", () => {
     expect(lines.join("")).not.toContain("plainkey-7f3a9c41e2");
     expect(lines.join("")).toContain("key [redacted] rejected");
     expect(scrubSecrets("abc and abcdef")).toBe("abc and abcdef");
+  });
+
+  it("redacts by key without patterns, and scrubs token-shaped values under innocent keys from the line", () => {
+    const { lines, destination } = capture();
+    createLogger({ level: "info", destination, pretty: false }).info(
+      {
+        db: { password: "hunter2-not-token-shaped" },
+        deep: { a: { b: { note: `the key was ${OPENAI}` } } },
+        list: [`bearer for ${SLACK}`],
+        max_output_tokens: 2048,
+      },
+      "fields",
+    );
+    const text = lines.join("");
+    for (const secret of ["hunter2-not-token-shaped", OPENAI, SLACK]) expect(text).not.toContain(secret);
+    expect(JSON.parse(lines[0] ?? "")).toMatchObject({
+      db: { password: "[redacted]" },
+      deep: { a: { b: { note: "the key was sk-[redacted]" } } },
+      list: ["bearer for xoxb-[redacted]"],
+      max_output_tokens: 2048,
+    });
+    // The key layer leaves other strings to the line's one pattern pass.
+    expect(redactSecretKeys({ api_key: "abc", note: `use ${SLACK}` })).toEqual({
+      api_key: "[redacted]",
+      note: `use ${SLACK}`,
+    });
+  });
+
+  it("takes a registered secret holding quotes or backslashes out of the JSON line", () => {
+    const quoted = 'pa"ss\\word-9c1e77';
+    registerSecret(quoted);
+    const { lines, destination } = capture();
+    createLogger({ level: "info", destination, pretty: false }).warn(
+      { detail: `server echoed ${quoted}` },
+      `login with ${quoted} failed`,
+    );
+    const line = JSON.parse(lines[0] ?? "") as { detail: string; msg: string };
+    expect(line.detail).toBe("server echoed [redacted]");
+    expect(line.msg).toBe("login with [redacted] failed");
   });
 
   it("keeps numbers under token-like names readable and scrubs strings", () => {
