@@ -173,6 +173,8 @@ export function createSaveSkillTool(
   workspace: ConversationWorkspace,
   onSaved: (name: string) => void = () => {},
 ) {
+  // The plan each preview was made from, so the run writes the very plan its check approved.
+  const planned = new WeakMap<ToolPreview, SavePlan>();
   return defineTool({
     name: "save_skill",
     description:
@@ -190,13 +192,19 @@ export function createSaveSkillTool(
     // The save works in the asking conversation's view of the workspace, as the file tools do: a file
     // copied in (`from`) is never read from another conversation's uploads.
     async preview(args, context) {
-      return previewOf(args, await planSave(workspace.forRequest(context.request), args));
+      const plan = await planSave(workspace.forRequest(context.request), args);
+      const preview = previewOf(args, plan);
+      planned.set(preview, plan);
+      return preview;
     },
     async execute(args, context) {
       const paths = workspace.forRequest(context.request);
-      let plan: SavePlan;
+      // An approved call was planned once more just before it runs, for the check that it still
+      // saves what the card showed (the files may have changed since): that checked plan is the one
+      // written. Only a call never checked (no card) plans here.
+      let plan = context.checkedPreview && planned.get(context.checkedPreview);
       try {
-        plan = await planSave(paths, args);
+        plan ??= await planSave(paths, args);
       } catch (error) {
         return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);
       }

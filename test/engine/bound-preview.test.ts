@@ -172,6 +172,46 @@ describe("a call whose card shows workspace content", () => {
     expect(resultOf(h.persistence.appended, "w1")).toBe(TOOL_RESULT.changedSinceApproval);
   });
 
+  it("save_skill plans an approved save twice: for its card, then once for the check and the write", async () => {
+    const root = realpathSync(mkdtempSync(path.join(tmpdir(), "bound-preview-")));
+    mkdirSync(path.join(root, "notes"));
+    writeFileSync(path.join(root, "notes/check.sh"), "echo 'all good'\n");
+    const workspace = toolWorkspace({ root });
+    let sourceReads = 0;
+    const counted: typeof workspace = {
+      forRequest: (request) => {
+        const paths = workspace.forRequest(request);
+        return {
+          ...paths,
+          resolve: (file: string) => {
+            if (file === "notes/check.sh") sourceReads += 1;
+            return paths.resolve(file);
+          },
+        };
+      },
+    };
+    const skill = {
+      name: "checker",
+      description: "Check things",
+      instructions: "Run scripts/check.sh.",
+      files: [{ path: "scripts/check.sh", from: "notes/check.sh" }],
+    };
+    const h = makeHarness({
+      steps: [toolStep(["s1", "save_skill", skill]), textStep("done")],
+      extraTools: [createSaveSkillTool(counted)],
+    });
+    const turn = collect(h.engine.run(makeRequest({ workspace: { root, context: "" } })));
+    const asked = await h.broker.next("s1");
+    expect(asked.kind === "approval" && asked.request.preview.detail?.text).toContain("echo 'all good'");
+    h.broker.approve("s1", "once");
+    await turn;
+    expect(resultOf(h.persistence.appended, "s1")).toContain("Saved the skill");
+    expect(readFileSync(path.join(root, ".coworker/skills/checker/scripts/check.sh"), "utf8")).toBe(
+      "echo 'all good'\n",
+    );
+    expect(sourceReads).toBe(2);
+  });
+
   it("an approval decided on a stored card reports what that card showed", () => {
     const item: PendingApproval = {
       ...pendingFields(),
