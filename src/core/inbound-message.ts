@@ -27,4 +27,10 @@ export interface InboundMessage {
   readonly attachments?: readonly Attachment[];
   /** ISO time the platform says it was sent. */
   readonly sentAt: string;
+  /**
+   * The name this bot goes by where commands are addressed to a bot (Telegram's username, without
+   * the @): a command addressed to another name (`/new@OtherBot`) is another bot's, neither run
+   * nor passed to the agent. Unset where commands name no bot (Slack, the console).
+   */
+  readonly botUsername?: string;
 }

@@ -24,6 +24,7 @@ export const inboundMessageSchema = z.object({
   ),
   attachments: z.array(attachmentSchema).optional(),
   sentAt: z.string(),
+  botUsername: z.string().min(1).optional(),
 });
 
 export const buttonPressSchema = z.discriminatedUnion("kind", [

@@ -34,7 +34,7 @@ import { QUEUE_FULL_REASON, type QueueCap } from "./queue-cap.js";
 import { queuedMessageOf } from "./session-record.js";
 import type { SessionRecords } from "./session-records.js";
 import type { SessionReviewer } from "./session-reviewer.js";
-import { parseCommand, parseTextCommand } from "./text-commands.js";
+import { isAnotherBotsCommand, parseCommand, parseTextCommand } from "./text-commands.js";
 import type { ThreadOutputs } from "./thread-outputs.js";
 import type { DrainReport } from "./pump-drain.js";
 import type { TurnScheduler } from "./turn-scheduler.js";
@@ -130,8 +130,13 @@ export class SessionManager implements ConversationService {
 
   private async intake(message: InboundMessage, keys: readonly string[]): Promise<ReceiveResult> {
     const duplicate = { status: "duplicate" } as const;
+    // Another bot's command (`/new@OtherBot`) is neither run nor a message for the agent.
+    if (isAnotherBotsCommand(message.text, message.botUsername))
+      return (await this.dedupe.firstSeen(keys))
+        ? { status: "ignored", reason: "another bot's command" }
+        : duplicate;
     const extra = this.moduleCommands.matchText(message.text);
-    const command = extra ? undefined : parseTextCommand(message.text);
+    const command = extra ? undefined : parseTextCommand(message.text, message.botUsername);
     if (extra || command) {
       if (!(await this.dedupe.firstSeen(keys))) return duplicate;
       const reply = extra

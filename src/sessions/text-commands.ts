@@ -36,6 +36,8 @@ export const COMMAND_NAMES = [
 
 /** "/new" or "/new@MyBot" — not a path such as "/etc/hosts". */
 const SLASH_COMMAND = /^\/[a-z_]+(@\w+)?$/i;
+/** A slash command addressed to a bot by name, as Telegram writes it: "/new@MyBot" → "MyBot". */
+const ADDRESSED_COMMAND = /^\/\w+@(\w+)/;
 const PENDING_ID = /^[A-Za-z0-9_-]{1,24}$/;
 
 export const COMMAND_HELP = [
@@ -95,13 +97,28 @@ export function parseCommand(rawName: string, args: readonly string[]): ParsedCo
 }
 
 /**
+ * Whether the message starts with a slash command addressed to another bot (`/new@OtherBot`, any
+ * command word): on a platform where several bots share a chat (Telegram), that command is theirs,
+ * never ours. Names compare case-insensitively. Without `ownName` (Slack, the console) no command
+ * is another bot's, and an `@name` after a command word is ignored.
+ */
+export function isAnotherBotsCommand(text: string, ownName: string | undefined): boolean {
+  if (ownName === undefined) return false;
+  const addressee = ADDRESSED_COMMAND.exec(text.trimStart())?.[1];
+  return addressee !== undefined && addressee.toLowerCase() !== ownName.toLowerCase();
+}
+
+/**
  * Recognise a command typed as a thread message. Plain words count only when they form a complete,
  * valid command ("stop", "mode auto"), so ordinary sentences that start with a command word stay
  * messages; with a slash ("/mode@MyBot banana") a known command word is a command even when its
  * arguments are wrong, so the person gets the usage text. Unknown words ("/start") stay messages.
+ * `ownName` is the bot's own name on a platform that addresses commands to a bot (Telegram's
+ * username): a command addressed to another name (`/new@OtherBot`) is not a command here.
  * Returns undefined for ordinary messages.
  */
-export function parseTextCommand(text: string): ParsedCommand | undefined {
+export function parseTextCommand(text: string, ownName?: string): ParsedCommand | undefined {
+  if (isAnotherBotsCommand(text, ownName)) return undefined;
   const [first, ...rest] = text
     .trim()
     .split(/\s+/)

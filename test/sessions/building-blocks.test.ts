@@ -6,7 +6,7 @@ import { buildTurnRequest, promptOf, surfaceOf } from "../../src/sessions/reques
 import { InProcessSessionLock, withSessionLock } from "../../src/sessions/session-lock.js";
 import { hasPendingWork } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
-import { parseCommand, parseTextCommand } from "../../src/sessions/text-commands.js";
+import { isAnotherBotsCommand, parseCommand, parseTextCommand } from "../../src/sessions/text-commands.js";
 import { StoredDataError } from "../../src/store/versioned.js";
 import { openStore, sessionRecord, thread } from "./helpers/harness.js";
 
@@ -38,6 +38,33 @@ describe("text commands", () => {
       ok: false,
       error: expect.stringMatching(/^Usage: mode/),
     });
+  });
+
+  it("with the bot's own name, a command addressed to another bot is not a command", () => {
+    const status = { ok: true, command: { name: "status" } };
+    // Its own name, in any case, and no name at all still parse.
+    expect(parseTextCommand("/status@CoworkerBot", "CoworkerBot")).toEqual(status);
+    expect(parseTextCommand("/status@coworkerbot", "CoworkerBot")).toEqual(status);
+    expect(parseTextCommand("/STATUS@COWORKERBOT", "coworkerbot")).toEqual(status);
+    expect(parseTextCommand("/status", "CoworkerBot")).toEqual(status);
+    expect(parseTextCommand("status", "CoworkerBot")).toEqual(status);
+    expect(parseTextCommand("/mode@CoworkerBot banana", "CoworkerBot")).toMatchObject({ ok: false });
+    // Another name: not ours, not even its usage text.
+    expect(parseTextCommand("/status@OtherBot", "CoworkerBot")).toBeUndefined();
+    expect(parseTextCommand("  /new@Other_Bot", "CoworkerBot")).toBeUndefined();
+    expect(parseTextCommand("/mode@OtherBot auto", "CoworkerBot")).toBeUndefined();
+    expect(parseTextCommand("/mode@OtherBot banana", "CoworkerBot")).toBeUndefined();
+    expect(parseTextCommand("/help@OtherBot", "CoworkerBot")).toBeUndefined();
+    // A name that only starts like ours is another one.
+    expect(parseTextCommand("/new@CoworkerBot2", "CoworkerBot")).toBeUndefined();
+    expect(isAnotherBotsCommand("/start@OtherBot", "CoworkerBot")).toBe(true);
+    expect(isAnotherBotsCommand("/start@coworkerBOT hi", "CoworkerBot")).toBe(false);
+    expect(isAnotherBotsCommand("/start hi", "CoworkerBot")).toBe(false);
+    expect(isAnotherBotsCommand("ask @OtherBot /new@OtherBot", "CoworkerBot")).toBe(false);
+    // Without a name (Slack, the console) the addressee is dropped, as before.
+    expect(parseTextCommand("/status@OtherBot")).toEqual(status);
+    expect(parseTextCommand("/new@AnyBot", undefined)).toEqual({ ok: true, command: { name: "new" } });
+    expect(isAnotherBotsCommand("/new@OtherBot", undefined)).toBe(false);
   });
 
   it("explains bad explicit commands", () => {

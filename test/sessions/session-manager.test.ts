@@ -186,6 +186,21 @@ describe("SessionManager turns", () => {
     ]);
   });
 
+  it("leaves a command addressed to another bot alone when the channel names its own bot", async () => {
+    const h = await makeHarness({ steps: [textStep("hello")] });
+    const named = (text: string) => ({ ...message(text), botUsername: "CoworkerBot" });
+    expect(await h.manager.receive(named("/mode@OtherBot auto"))).toEqual({
+      status: "ignored",
+      reason: "another bot's command",
+    });
+    expect(await h.manager.receive(named("/mode@coworkerbot banana"))).toEqual({ status: "command" });
+    expect(h.outputs.for(thread()).texts).toEqual([expect.stringMatching(/^Usage: mode </)]);
+    // No name (Slack): the addressee is dropped and the command is run.
+    expect(await h.manager.receive(message("/status@OtherBot"))).toEqual({ status: "command" });
+    await h.manager.idle();
+    expect(h.outputs.for(thread()).closedTurns).toHaveLength(0);
+  });
+
   it("drain interrupts a running tool, leaves no orphaned call, and refuses new messages", async () => {
     const h = await makeHarness({ steps: [toolStep(["s1", "slow_task", {}])] });
     await h.manager.receive(message("start"));

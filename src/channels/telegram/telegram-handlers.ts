@@ -181,6 +181,8 @@ async function receive(
     files,
     ...(intake.attachments.length > 0 ? { attachments: intake.attachments } : {}),
     sentAt: new Date(message.date * 1000).toISOString(),
+    // The session layer reads a command addressed to another bot (`/new@OtherBot`) as not ours.
+    botUsername: deps.bot().username,
   });
   deps.logger.debug({ updateId, result }, "telegram: message recorded");
 }

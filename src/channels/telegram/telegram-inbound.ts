@@ -3,10 +3,12 @@
  * forum topic), whether a group message is addressed to the bot (mention, reply to one of its
  * messages, or its command — checked by us even when privacy mode is off), the command in a
  * message, and the text with the bot's own mention removed. A message that starts with another
- * bot's command (`/new@OtherBot`) is never the bot's, in a DM or as a reply to it either.
+ * bot's command (`/new@OtherBot`, also after this bot's mention) is never the bot's, in a DM or as a
+ * reply to it either: the shared command parser's rule (`isAnotherBotsCommand`) decides that.
  */
 import { z } from "zod";
 import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
+import { isAnotherBotsCommand } from "../../sessions/text-commands.js";
 
 const userSchema = z.object({
   id: z.number().int(),
@@ -126,38 +128,22 @@ function mentionsBot(text: string, entity: z.infer<typeof entitySchema>, bot: Bo
   );
 }
 
-/** The slash command at the start of the message, with the bot it names (`/mode@bot`), if any. */
-function leadingCommand(
-  message: TelegramMessage,
-): { command: string; addressee: string | undefined; args: string[] } | undefined {
+/** The slash command at the start of the message (`/mode auto`, `/mode@bot auto`), if any. */
+function leadingCommand(message: TelegramMessage): { command: string; args: string[] } | undefined {
   const { text, entities } = body(message);
   const entity = entities.find((candidate) => candidate.type === "bot_command" && candidate.offset === 0);
   if (!entity) return undefined;
-  const [command = "", addressee] = text.slice(1, entity.length).split("@");
+  const [command = ""] = text.slice(1, entity.length).split("@");
   const args = text.slice(entity.length).trim().split(/\s+/).filter(Boolean);
-  return { command, addressee, args };
+  return { command, args };
 }
 
 /**
- * Whether the message starts with a command naming another bot — `/new@OtherBot`, also after a
- * mention of this bot (`@coworker_bot /new@OtherBot`), which is taken out before the session layer
- * reads the text as a command.
+ * Whether the message, read as the session layer reads it (without this bot's mention, so
+ * `@coworker_bot /new@OtherBot` counts too), starts with another bot's command.
  */
-function isOtherBotsCommand(message: TelegramMessage, bot: BotIdentity): boolean {
-  const addressee = leadingCommand(message)?.addressee ?? commandAfterMention(message, bot);
-  return addressee !== undefined && addressee.toLowerCase() !== bot.username.toLowerCase();
-}
-
-/** The bot a command right after a leading mention of this bot names (`@me /new@OtherBot`), if any. */
-function commandAfterMention(message: TelegramMessage, bot: BotIdentity): string | undefined {
-  const { text, entities } = body(message);
-  const mention = entities.find((entity) => entity.offset === 0 && mentionsBot(text, entity, bot));
-  if (!mention) return undefined;
-  const gap = /^\s*/.exec(text.slice(mention.length))?.[0].length ?? 0;
-  const command = entities.find(
-    (entity) => entity.type === "bot_command" && entity.offset === mention.length + gap,
-  );
-  return command && text.slice(command.offset + 1, command.offset + command.length).split("@")[1];
+function forAnotherBot(message: TelegramMessage, bot: BotIdentity): boolean {
+  return isAnotherBotsCommand(textFor(message, bot), bot.username);
 }
 
 /** A slash command for this bot at the start of the message: `/mode auto` or `/mode@bot auto`. */
@@ -166,19 +152,18 @@ export function commandOf(
   bot: BotIdentity,
 ): { name: string; args: string[] } | undefined {
   const leading = leadingCommand(message);
-  if (!leading || isOtherBotsCommand(message, bot)) return undefined;
+  if (!leading || forAnotherBot(message, bot)) return undefined;
   return { name: leading.command.toLowerCase(), args: leading.args };
 }
 
 /**
  * Whether the bot should act on this message: never when it starts with another bot's command
- * (`/mode@OtherBot auto`: the session layer reads commands without their @bot, so it would run
- * it as its own); otherwise always in private chats; in groups only when it is mentioned,
- * replied to, or commanded. In a forum topic every message "replies" to the topic's first
- * message; that is not a reply to the bot.
+ * (`/mode@OtherBot auto` is not ours to run, nor a message for the agent); otherwise always in
+ * private chats; in groups only when it is mentioned, replied to, or commanded. In a forum topic
+ * every message "replies" to the topic's first message; that is not a reply to the bot.
  */
 export function isAddressedToBot(message: TelegramMessage, bot: BotIdentity): boolean {
-  if (isOtherBotsCommand(message, bot)) return false;
+  if (forAnotherBot(message, bot)) return false;
   if (message.chat.type === "private") return true;
   const { text, entities } = body(message);
   if (entities.some((entity) => mentionsBot(text, entity, bot))) return true;

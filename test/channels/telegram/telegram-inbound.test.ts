@@ -30,6 +30,8 @@ describe("Telegram channel: inbound messages", () => {
     expect(inbound.dedupeKeys).toEqual([`tg:update:${update.update_id}`]);
     expect(inbound.text).toBe("hello there");
     expect(inbound.user).toEqual({ id: String(ALICE.id), name: "@alice" });
+    // The session layer reads a command addressed to another name as not ours.
+    expect(inbound.botUsername).toBe("coworker_bot");
     expect(inbound.target).toEqual({
       platform: "telegram",
       workspace: "tg",
