@@ -5,8 +5,10 @@
  * others, the console or start-up; /readyz reports each channel's state and reason, /healthz
  * fails once a configured channel has been down past `ops.channel_down_grace_s`. A signal during
  * start-up ends it (StartupInterrupted); a failing phase shuts down what started and rethrows.
+ * The configuration's secrets are handed to the redactor first, once (loading registers none).
  */
 import { mkdir } from "node:fs/promises";
+import { registerConfigSecrets } from "../config/config-secrets.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { Logger } from "../logging/logger.js";
 import { scrubSecrets } from "../logging/redact.js";
@@ -145,6 +147,7 @@ export async function startApp(
   logger: Logger,
   options: StartAppOptions,
 ): Promise<RunningApp> {
+  registerConfigSecrets(config);
   const graceMs = config.server.shutdown_grace_s * 1000;
   const shutdown = new Shutdown({
     logger,

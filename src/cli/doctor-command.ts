@@ -1,4 +1,8 @@
-/** `coworker doctor`: run the checklist against the real (or injected) fetch and store. */
+/**
+ * `coworker doctor`: run the checklist against the real (or injected) fetch and store, with the
+ * loaded configuration's secrets registered with the redactor first, so no check's output shows one.
+ */
+import { registerConfigSecrets } from "../config/config-secrets.js";
 import { loadConfig } from "../config/load-config.js";
 import { createStore } from "../store/create-store.js";
 import type { CliIo } from "./cli-io.js";
@@ -13,6 +17,7 @@ const realDeps: DoctorDeps = {
 /** Run `coworker doctor`; 0 only when every check passed (warnings and skips allowed). */
 export async function doctorCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const loaded = loadConfig({ env: io.env, cwd: io.cwd, argv });
+  if (loaded.ok) registerConfigSecrets(loaded.config);
   const deps: DoctorDeps = { ...realDeps, ...io.doctor };
   io.stdout.write("Coworker doctor\n\n");
   const report = await runDoctor(doctorChecks(loaded, deps), io.stdout);

@@ -1,12 +1,14 @@
 /**
- * The secrets a configuration holds, as values: loading a configuration hands them to the
- * redactor (logging/redact.ts registerSecret), so every log line, error and notice has them taken
- * out by value — also the ones no token pattern knows: Slack's signing secret, the Telegram webhook
- * secret, a password in the store URL, MCP servers' credentials. An MCP server's env values and
+ * The secrets a configuration holds, as values, and their registration with the redactor
+ * (logging/redact.ts registerSecret), so every log line, error and notice has them taken out by
+ * value — also the ones no token pattern knows: Slack's signing secret, the Telegram webhook
+ * secret, a password in the store URL, MCP servers' credentials. Loading a configuration registers
+ * nothing (load-config.ts has no side effects): the commands that run on one register its secrets
+ * once, first (app/start-app.ts startApp, cli/doctor-command.ts). An MCP server's env values and
  * headers are configuration, not all of them secret: only those whose name says so count (the
  * redactor's own rule, isSecretKey).
  */
-import { isSecretKey } from "../logging/redact.js";
+import { isSecretKey, registerSecret } from "../logging/redact.js";
 import type { CoworkerConfig } from "./schema.js";
 
 /** The configured secret values (blank ones left out). */
@@ -28,6 +30,11 @@ export function secretsOf(config: CoworkerConfig): readonly string[] {
     ),
   ];
   return values.filter((value): value is string => value !== undefined && value.trim() !== "");
+}
+
+/** Hand the configured secret values to the redactor: nothing scrubbed from now on shows them. */
+export function registerConfigSecrets(config: CoworkerConfig): void {
+  for (const secret of secretsOf(config)) registerSecret(secret);
 }
 
 /** The password in a store URL (redis://:pw@host, postgres://user:pw@host), if any. */

@@ -2,17 +2,17 @@
  * Load the configuration: `.env` (real environment wins), the YAML file (`--config`, else
  * COWORKER_CONFIG, else config/coworker.yaml when present), environment overrides, then zod
  * validation (the schema, then the cross-key rules of validate-config.ts). Every problem is
- * collected and returned at once; nothing throws, nothing prints. `doctor` and `start` both load
- * through here, so they accept and refuse the same configurations. A configuration that loads has
- * its secrets handed to the redactor (config-secrets.ts), so nothing logged afterwards shows them.
+ * collected and returned at once; nothing throws, nothing prints, nothing is registered: loading
+ * has no side effects. `doctor` and `start` both load through here, so they accept and refuse the
+ * same configurations; each then hands the loaded secrets to the redactor itself
+ * (config-secrets.ts registerConfigSecrets).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { parse as parseDotenv } from "dotenv";
 import { LineCounter, parseDocument } from "yaml";
 import { deepFreeze } from "../core/deep-freeze.js";
-import { registerSecret, scrubSecrets } from "../logging/redact.js";
-import { secretsOf } from "./config-secrets.js";
+import { scrubSecrets } from "../logging/redact.js";
 import { applyEnvOverrides, type Env } from "./env-overrides.js";
 import { formatIssues } from "./format-errors.js";
 import { type CoworkerConfig, configSchema } from "./schema.js";
@@ -140,7 +140,6 @@ export function loadConfig(options: LoadConfigOptions): LoadConfigResult {
   const config = resolvePaths(parsed.data, options.cwd);
   const problems = crossKeyProblems(config, overridden);
   if (problems.length > 0) return { ok: false, source: file.path, problems: problems.map(scrubSecrets) };
-  for (const secret of secretsOf(config)) registerSecret(secret);
   const files = [file.path, dotenv].filter((read): read is string => read !== undefined);
   return { ok: true, source: file.path, config: deepFreeze(config), files };
 }

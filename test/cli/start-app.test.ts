@@ -143,6 +143,37 @@ describe("startApp", () => {
     expect(steps).toEqual(["start slack (service true)", "slack stop intake", "slack close"]);
   });
 
+  it("registers the configuration's secrets at start, so a log line never shows one", async () => {
+    const secret = "mcp-credential-start-3e9d41a7";
+    const cfg = config(
+      `ops: { enabled: false }\ntools:\n  mcp_servers:\n    gh: { command: gh-mcp, env: { GH_TOKEN: ${secret} } }\n`,
+    );
+    const lines: string[] = [];
+    const captured = createLogger({
+      level: "info",
+      destination: { write: (line: string) => void lines.push(line) },
+      pretty: false,
+    });
+    captured.warn(`before start: ${secret}`);
+    expect(lines.join("")).toContain(secret);
+    const signals = new EventEmitter();
+    const app = await startApp(cfg, captured, {
+      assembly: { channels: [], createConversation: async () => ({ service: new FakeService({}) }) },
+      io: io(),
+      version: "9.9.9",
+      configSource: undefined,
+      forceExit: () => undefined,
+      signals,
+    });
+    lines.length = 0;
+    captured.warn({ detail: `the server echoed ${secret}` }, `upstream rejected ${secret}`);
+    const text = lines.join("");
+    expect(text).not.toContain(secret);
+    expect(text).toContain("the server echoed [redacted]");
+    signals.emit("SIGTERM");
+    expect(await app.stopped).toBe(0);
+  });
+
   it("shuts down what it started when a step fails, and rethrows", async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));

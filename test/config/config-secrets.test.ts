@@ -1,13 +1,14 @@
 /**
- * A configuration that loads hands its secrets to the redactor: afterwards, text holding one shows
- * `[redacted]` instead, also for secrets no token pattern knows (a signing secret, a webhook secret,
- * a store password, an MCP server's credentials); an MCP server's other env values are left alone.
- * A short webhook secret is refused.
+ * Loading a configuration registers nothing; registering a loaded configuration's secrets hands them
+ * to the redactor: afterwards, text holding one shows `[redacted]` instead, also for secrets no
+ * token pattern knows (a signing secret, a webhook secret, a store password, an MCP server's
+ * credentials); an MCP server's other env values are left alone. A short webhook secret is refused.
  */
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { registerConfigSecrets } from "../../src/config/config-secrets.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { scrubSecrets } from "../../src/logging/redact.js";
 
@@ -25,7 +26,7 @@ const MCP_TOKEN = "mcp-credential-77a1b2c3";
 const MCP_HEADER = "Bearer-ish-0b1c2d3e4f";
 
 describe("secrets of a loaded configuration", () => {
-  it("are taken out of every scrubbed text by value; other MCP env values are not", () => {
+  it("are registered by registerConfigSecrets, never by loading; other MCP env values are not", () => {
     const cwd = project(`
 model: { api_key: sk-test-0123456789abcdef }
 store_url: "redis://:${STORE}@cache:6379"
@@ -41,7 +42,10 @@ tools:
     for (const secret of [SIGNING, WEBHOOK, STORE, MCP_TOKEN, MCP_HEADER])
       expect(scrubSecrets(text(secret))).toBe(text(secret));
     const loaded = loadConfig({ env: {}, cwd });
-    expect(loaded.ok).toBe(true);
+    if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
+    for (const secret of [SIGNING, WEBHOOK, STORE, MCP_TOKEN, MCP_HEADER])
+      expect(scrubSecrets(text(secret))).toBe(text(secret));
+    registerConfigSecrets(loaded.config);
     for (const secret of [SIGNING, WEBHOOK, STORE, MCP_TOKEN, MCP_HEADER])
       expect(scrubSecrets(text(secret))).toBe(text("[redacted]"));
     expect(scrubSecrets(text("eu-central-1"))).toBe(text("eu-central-1"));
