@@ -41,6 +41,11 @@ export interface MessageMeta {
    * only from them). Absent on older histories and on channel content and notes.
    */
   readonly by?: string;
+  /**
+   * On an assistant message whose step asked for more tool calls than a step may make: how many
+   * were dropped (never stored, never run) after the ones it holds.
+   */
+  readonly droppedToolCalls?: number;
   readonly [key: string]: unknown;
 }
 

@@ -38,9 +38,17 @@ export function notEnabled(tool: string): string {
   return `Not run: the tool "${tool}" is not enabled in this conversation.`;
 }
 
-/** A call past the per-step limit on tool calls: never authorised or run. */
+/** A call past the per-step limit on tool calls, in a history stored before they were dropped: never authorised or run. */
 export function tooManyCalls(limit: number): string {
   return `Not run: a step may make at most ${limit} tool calls, and this call came after them. Nothing was executed. Make fewer calls per step; repeat this one in a later step if it is still needed.`;
+}
+
+/**
+ * What the model is told, once, on the result of the first call it kept, when its step asked for
+ * more calls than the limit: the calls past it were dropped from the step and never run.
+ */
+export function droppedCallsNote(limit: number, dropped: number): string {
+  return `[Note: your last step asked for ${limit + dropped} tool calls; a step may make at most ${limit}. Only the first ${limit} were kept; the other ${dropped} were dropped and nothing was executed for them. Make fewer calls per step; repeat a dropped call in a later step if it is still needed.]`;
 }
 
 /** A call that ran and failed (thrown error or a tool's own failure output). */

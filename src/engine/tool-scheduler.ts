@@ -10,19 +10,21 @@
  *    that content is still what the person approved (its preview, made again, has the approved
  *    card's fingerprint): an earlier call may have changed it. The tool is handed that preview.
  *
- * A step takes at most MAX_TOOL_CALLS_PER_STEP calls: the ones after that are answered as not run
- * (TOOL_RESULT.tooManyCalls) without being authorised or executed, and the person gets one notice
- * for all of them rather than a status line each.
+ * A step takes at most MAX_TOOL_CALLS_PER_STEP calls. The turn loop drops the ones after that
+ * before the assistant message is stored (capStepCalls), so they never reach the history: the
+ * person gets one notice, and the model one note on its first kept call's result
+ * (noteDroppedCalls). A history stored before that (a resumed turn) may still hold more: the calls
+ * past the limit are answered as not run (tooManyCalls), never authorised or executed.
  *
  * An interrupt answers every call that has no result yet — not started, or interrupted while
  * running — so the history never holds an orphaned tool call. Results are stored in call order.
  */
 import type { ToolContext } from "../core/tool.js";
 import { raceAbort } from "../core/abort.js";
-import type { FinishReason } from "../core/messages.js";
+import type { ConversationMessage, FinishReason } from "../core/messages.js";
 import type { RawToolCall } from "./provider/provider.js";
 import { authorizeCall, type ClearedCall, reauthorizeCall } from "./tool-authorizer.js";
-import { failed, TOOL_RESULT, tooManyCalls } from "./tool-results.js";
+import { droppedCallsNote, failed, TOOL_RESULT, tooManyCalls } from "./tool-results.js";
 import type { CallAnswer, TurnContext } from "./turn-context.js";
 
 /**
@@ -32,6 +34,43 @@ import type { CallAnswer, TurnContext } from "./turn-context.js";
  * fan-out of reads while a broken or prompt-injected model cannot make a step unbounded.
  */
 export const MAX_TOOL_CALLS_PER_STEP = 64;
+
+/**
+ * A model step's calls as the history keeps them: the first MAX_TOOL_CALLS_PER_STEP, and how many
+ * were dropped after them. The dropped ones are never stored, so no later request carries them.
+ */
+export function capStepCalls(calls: readonly RawToolCall[]): {
+  readonly kept: readonly RawToolCall[];
+  readonly dropped: number;
+} {
+  if (calls.length <= MAX_TOOL_CALLS_PER_STEP) return { kept: calls, dropped: 0 };
+  return { kept: calls.slice(0, MAX_TOOL_CALLS_PER_STEP), dropped: calls.length - MAX_TOOL_CALLS_PER_STEP };
+}
+
+/** The person's one notice for a step whose calls past the limit were dropped. */
+export function droppedCallsNotice(dropped: number): string {
+  return `The agent asked for ${MAX_TOOL_CALLS_PER_STEP + dropped} tool calls in one step; only the first ${MAX_TOOL_CALLS_PER_STEP} were considered, the other ${dropped} were not run.`;
+}
+
+/**
+ * When the trailing assistant message of the history had calls dropped (meta.droppedToolCalls)
+ * and its first call has no result yet, have that result tell the model so, once. Read from the
+ * history, so a turn resumed after a restart still tells it.
+ */
+export function noteDroppedCalls(ctx: TurnContext): void {
+  const answered = new Set<string>();
+  let step: Extract<ConversationMessage, { role: "assistant" }> | undefined;
+  for (let i = ctx.history.length - 1; i >= 0 && !step; i--) {
+    const message = ctx.history[i]!;
+    if (message.role === "tool") answered.add(message.tool_call_id);
+    else if (message.role === "assistant") step = message;
+    else return;
+  }
+  const dropped = step?.meta?.droppedToolCalls;
+  const first = step?.tool_calls?.[0];
+  if (typeof dropped !== "number" || dropped <= 0 || !first || answered.has(first.id)) return;
+  ctx.noteOnResult(first.id, droppedCallsNote(MAX_TOOL_CALLS_PER_STEP, dropped));
+}
 
 /**
  * The most concurrent-safe calls that run at once. Such calls may still cost a process each
@@ -156,16 +195,13 @@ async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnsw
 }
 
 /**
- * Answer the calls past MAX_TOOL_CALLS_PER_STEP as not run, stored in call order after the others.
- * One notice tells the person; no status line per call (there may be thousands).
+ * Answer the calls past MAX_TOOL_CALLS_PER_STEP as not run, stored in call order after the others:
+ * only a history stored before the turn loop dropped them (capStepCalls) can hold them. One
+ * notice tells the person; no status line per call (there may be thousands).
  */
 async function answerExcess(ctx: TurnContext, excess: readonly RawToolCall[]): Promise<void> {
   if (excess.length === 0) return;
-  ctx.emit({
-    type: "notice",
-    level: "warning",
-    message: `The agent asked for ${MAX_TOOL_CALLS_PER_STEP + excess.length} tool calls in one step; only the first ${MAX_TOOL_CALLS_PER_STEP} were considered, the other ${excess.length} were not run.`,
-  });
+  ctx.emit({ type: "notice", level: "warning", message: droppedCallsNotice(excess.length) });
   const content = tooManyCalls(MAX_TOOL_CALLS_PER_STEP);
   for (const call of excess)
     await ctx.storeResult({ callId: call.id, name: call.name, status: "not_started", content });

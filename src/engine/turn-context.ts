@@ -99,6 +99,8 @@ export class TurnContext {
     | undefined;
   /** Messages in the history that are not persisted yet (see `hold`). */
   private unsaved: ConversationMessage[] = [];
+  /** Text to add to a call's result when it is stored, by call id (see `noteOnResult`). */
+  private readonly resultNotes = new Map<string, string>();
 
   constructor(
     readonly deps: TurnDeps,
@@ -244,12 +246,23 @@ export class TurnContext {
     });
   }
 
+  /**
+   * Add `note` to the model-facing result of `callId`, however that call ends (run, denied, not
+   * started): a way to tell the model something about its step once, in a message the history
+   * contract already has a place for.
+   */
+  noteOnResult(callId: string, note: string): void {
+    this.resultNotes.set(callId, note);
+  }
+
   /** Store a call's result message and audit it (events are emitted separately). */
   async storeResult(answer: CallAnswer): Promise<void> {
+    const note = this.resultNotes.get(answer.callId);
+    this.resultNotes.delete(answer.callId);
     await this.append({
       role: "tool",
       tool_call_id: answer.callId,
-      content: answer.content,
+      content: note === undefined ? answer.content : `${answer.content}\n\n${note}`,
       ...(answer.attachments?.length ? { attachments: answer.attachments } : {}),
       meta: {
         at: this.stamp(),

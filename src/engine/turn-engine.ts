@@ -35,7 +35,7 @@ import type { ProviderClient, RawToolCall } from "./provider/provider.js";
 import type { ReviewerDenialReporter, ReviewerGate } from "./reviewer/reviewer-gate.js";
 import { type ConversationExecutionRequest, effectiveMaxSteps } from "../core/request.js";
 import { TOOL_RESULT } from "./tool-results.js";
-import { runToolCalls } from "./tool-scheduler.js";
+import { capStepCalls, droppedCallsNotice, noteDroppedCalls, runToolCalls } from "./tool-scheduler.js";
 import { type InstructionsBuilder, type RequesterInstructions, SystemPrompt } from "./system-prompt.js";
 import { TurnContext, type TurnPersistence } from "./turn-context.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -251,6 +251,7 @@ export class TurnEngine implements SessionTurnEngine {
     rerun: boolean,
   ): Promise<void> {
     if (pending.length === 0) return;
+    noteDroppedCalls(ctx);
     const started = (await this.deps.persistence?.startedToolCalls()) ?? new Set<string>();
     const open: RawToolCall[] = [];
     for (const call of pending) {
@@ -286,7 +287,10 @@ export class TurnEngine implements SessionTurnEngine {
       if (step.kind === "failed") return ctx.complete("error");
       ctx.addUsage(step.usage);
       ctx.finalText = step.text;
-      const calls = normaliseIds(step.toolCalls, callIds, ctx.request.turnId, ctx.iterations);
+      // Calls past the per-step limit are dropped before anything is stored: a hostile or broken
+      // model cannot grow the stored history (and every later request) by sending thousands.
+      const { kept, dropped } = capStepCalls(step.toolCalls);
+      const calls = normaliseIds(kept, callIds, ctx.request.turnId, ctx.iterations);
       // Told before the message is stored: a renderer that knows the answer is complete posts it
       // whole instead of starting a live message in the moment the store takes (nothing runs on
       // the message before it is stored — no tool, no person asked, no turn end).
@@ -300,8 +304,16 @@ export class TurnEngine implements SessionTurnEngine {
         role: "assistant",
         content: step.text || (calls.length > 0 ? null : ""),
         ...(calls.length > 0 ? { tool_calls: calls.map(toRecord) } : {}),
-        meta: { at: ctx.stamp(), ...(step.usage ? { usage: step.usage } : {}) },
+        meta: {
+          at: ctx.stamp(),
+          ...(step.usage ? { usage: step.usage } : {}),
+          ...(dropped > 0 ? { droppedToolCalls: dropped } : {}),
+        },
       });
+      if (dropped > 0) {
+        ctx.emit({ type: "notice", level: "warning", message: droppedCallsNotice(dropped) });
+        noteDroppedCalls(ctx);
+      }
       if (calls.length === 0) {
         if (this.steering.length > 0 && !ctx.aborted) continue;
         return ctx.complete(ctx.aborted ? "interrupted" : "completed");

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { TOOL_RESULT, tooManyCalls } from "../../src/engine/tool-results.js";
+import type { ConversationMessage } from "../../src/core/messages.js";
+import { droppedCallsNote, TOOL_RESULT, tooManyCalls } from "../../src/engine/tool-results.js";
 import { MAX_CONCURRENT_CALLS, MAX_TOOL_CALLS_PER_STEP } from "../../src/engine/tool-scheduler.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import {
@@ -74,7 +75,7 @@ describe("tool scheduling", () => {
     expect(completion(events).status).toBe("completed");
   });
 
-  it("answers the calls past MAX_TOOL_CALLS_PER_STEP as not run, and runs the rest", async () => {
+  it("drops the calls past MAX_TOOL_CALLS_PER_STEP before storing the step, and runs the rest", async () => {
     const extra = 5;
     const calls = Array.from(
       { length: MAX_TOOL_CALLS_PER_STEP + extra },
@@ -85,25 +86,91 @@ describe("tool scheduling", () => {
       steps: [toolStep(...calls, ["w1", "write_file", { path: "o", content: "" }]), textStep("done")],
     });
     const events = await collect(h.engine.run(makeRequest({ mode: "auto" })));
-    expect(h.log.spans.map((sp) => sp.callId)).toEqual(
-      calls.slice(0, MAX_TOOL_CALLS_PER_STEP).map(([id]) => id),
-    );
-    for (const [id] of calls.slice(0, MAX_TOOL_CALLS_PER_STEP))
-      expect(resultOf(h.engine.messages, id)).toMatch(/^read_file done/);
-    for (const id of [...calls.slice(MAX_TOOL_CALLS_PER_STEP).map(([id]) => id), "w1"])
-      expect(resultOf(h.engine.messages, id)).toBe(tooManyCalls(MAX_TOOL_CALLS_PER_STEP));
+    const kept = calls.slice(0, MAX_TOOL_CALLS_PER_STEP).map(([id]) => id);
+    expect(h.log.spans.map((sp) => sp.callId)).toEqual(kept);
+    for (const id of kept) expect(resultOf(h.engine.messages, id)).toMatch(/^read_file done/);
     expectNoOrphans(h.engine.messages);
-    // Results in call order; one notice for the calls not run, no status line each.
-    expect(h.engine.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual([
-      ...calls.map(([id]) => id),
-      "w1",
-    ]);
+    // Results in call order, for the kept calls only; one notice, no status line per dropped call.
+    expect(h.engine.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual(kept);
     expect(ofType(events, "tool-call-finished")).toHaveLength(MAX_TOOL_CALLS_PER_STEP);
     const notices = ofType(events, "notice").filter((e) => e.message.includes("tool calls in one step"));
     expect(notices.map((e) => e.message)).toEqual([
       `The agent asked for ${MAX_TOOL_CALLS_PER_STEP + extra + 1} tool calls in one step; only the first ${MAX_TOOL_CALLS_PER_STEP} were considered, the other ${extra + 1} were not run.`,
     ]);
     expect(completion(events).status).toBe("completed");
+  });
+
+  it("stores at most MAX_TOOL_CALLS_PER_STEP calls of a 200-call step, and the next request keeps the tool-call contract", async () => {
+    const asked = 200;
+    const calls = Array.from({ length: asked }, (_, i) => [`c${i}`, "read_file", { path: `f${i}` }] as const);
+    const h = makeHarness({ steps: [toolStep(...calls), textStep("done")] });
+    const events = await collect(h.engine.run(makeRequest({ mode: "auto" })));
+    expect(completion(events).status).toBe("completed");
+
+    // What was persisted: the assistant message holds the first 64 calls, each with one result.
+    const stored = h.persistence.appended;
+    const steps = stored.filter((m) => m.role === "assistant" && m.tool_calls?.length);
+    expect(steps).toHaveLength(1);
+    const step = steps[0] as Extract<ConversationMessage, { role: "assistant" }>;
+    const kept = calls.slice(0, MAX_TOOL_CALLS_PER_STEP).map(([id]) => id);
+    expect(step.tool_calls!.map((c) => c.id)).toEqual(kept);
+    expect(step.meta?.droppedToolCalls).toBe(asked - MAX_TOOL_CALLS_PER_STEP);
+    const results = stored.filter((m) => m.role === "tool");
+    expect(results).toHaveLength(MAX_TOOL_CALLS_PER_STEP);
+    expectNoOrphans(stored);
+    expect(JSON.stringify(stored)).not.toContain(`"c${MAX_TOOL_CALLS_PER_STEP}"`);
+
+    // The model is told once, on the first kept call's result.
+    const note = droppedCallsNote(MAX_TOOL_CALLS_PER_STEP, asked - MAX_TOOL_CALLS_PER_STEP);
+    expect(resultOf(stored, "c0")).toMatch(/^read_file done/);
+    expect(resultOf(stored, "c0").endsWith(note)).toBe(true);
+    expect(results.filter((m) => m.content.includes(note))).toHaveLength(1);
+
+    // The next request: every call id has exactly one tool result, right after its message, and
+    // no tool result names a call that is not in the assistant message before it.
+    expect(h.provider.requests).toHaveLength(2);
+    const sent = h.provider.requests[1]!.messages;
+    let open = new Set<string>();
+    let answered = 0;
+    for (const message of sent) {
+      if (message.role === "tool") {
+        expect(open.delete(message.tool_call_id), `result for unknown call ${message.tool_call_id}`).toBe(
+          true,
+        );
+        answered++;
+      } else {
+        expect([...open], "calls left without a result").toEqual([]);
+        open = new Set(message.role === "assistant" ? (message.tool_calls ?? []).map((c) => c.id) : []);
+      }
+    }
+    expect([...open]).toEqual([]);
+    expect(answered).toBe(MAX_TOOL_CALLS_PER_STEP);
+    const sentCalls = sent.flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []) : []));
+    expect(sentCalls).toHaveLength(MAX_TOOL_CALLS_PER_STEP);
+
+    // The person is told once.
+    const notices = ofType(events, "notice").filter((e) => e.message.includes("tool calls in one step"));
+    expect(notices).toHaveLength(1);
+    expect(ofType(events, "tool-call-finished")).toHaveLength(MAX_TOOL_CALLS_PER_STEP);
+  });
+
+  it("still answers the calls past the limit in a history stored before they were dropped", async () => {
+    const calls = Array.from({ length: MAX_TOOL_CALLS_PER_STEP + 3 }, (_, i) => ({
+      id: `o${i}`,
+      type: "function" as const,
+      function: { name: "read_file", arguments: JSON.stringify({ path: `f${i}` }) },
+    }));
+    const h = makeHarness({ steps: [textStep("done")] });
+    const messages: ConversationMessage[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: null, tool_calls: calls },
+    ];
+    await collect(h.engine.resume(makeRequest({ mode: "auto", messages })));
+    expectNoOrphans(h.engine.messages);
+    expect(h.log.spans).toHaveLength(MAX_TOOL_CALLS_PER_STEP);
+    expect(resultOf(h.engine.messages, `o${MAX_TOOL_CALLS_PER_STEP}`)).toBe(
+      tooManyCalls(MAX_TOOL_CALLS_PER_STEP),
+    );
   });
 
   it("authorises every call in order before any write runs", async () => {
