@@ -68,5 +68,6 @@ export function shellLimitsFromConfig(limits: CoworkerConfig["tools"]["shell"]["
     fileSizeMb: limits.file_size_mb,
     processes: limits.processes,
     memoryMb: limits.memory_mb,
+    addressSpaceMb: limits.address_space_mb,
   };
 }

@@ -115,7 +115,8 @@ const shellSchema = z.strictObject({
       cpu_s: positiveInt.default(600),
       file_size_mb: positiveInt.default(1024),
       processes: positiveInt.default(1024),
-      memory_mb: positiveInt.default(8192),
+      memory_mb: positiveInt.default(1024),
+      address_space_mb: positiveInt.default(8192),
     })
     .prefault({}),
 });

@@ -12,13 +12,14 @@ describe("tools.shell settings", () => {
     expect(config.tools.shell).toEqual({
       sandbox: "bubblewrap",
       network: false,
-      limits: { cpu_s: 600, file_size_mb: 1024, processes: 1024, memory_mb: 8192 },
+      limits: { cpu_s: 600, file_size_mb: 1024, processes: 1024, memory_mb: 1024, address_space_mb: 8192 },
     });
     expect(shellLimitsFromConfig(config.tools.shell.limits)).toEqual({
       cpuSeconds: 600,
       fileSizeMb: 1024,
       processes: 1024,
-      memoryMb: 8192,
+      memoryMb: 1024,
+      addressSpaceMb: 8192,
     });
     expect(configSchema.safeParse({ tools: { shell: { sandbox: "none" } } }).success).toBe(false);
   });

@@ -179,10 +179,32 @@ describe("run_command in the bubblewrap sandbox", () => {
   });
 
   it("contains a runaway file with the file-size limit", async () => {
-    const limits = { cpuSeconds: 10, fileSizeMb: 1, processes: 1024, memoryMb: 8192 };
+    const limits = { cpuSeconds: 10, fileSizeMb: 1, processes: 1024, memoryMb: 1024, addressSpaceMb: 8192 };
     const output = await run("head -c 5000000 /dev/zero > big; stat -c %s big", { limits });
     expect(output).toMatch(/File size limit exceeded/);
     expect(output).toMatch(/\n1048576\n/);
+  });
+});
+
+describe("run_command's memory limit", () => {
+  it("stops an allocation past memory_mb and lets a small one through", async () => {
+    const limits = { cpuSeconds: 10, fileSizeMb: 1024, processes: 1024, memoryMb: 64, addressSpaceMb: 8192 };
+    // tail keeps the one endless line in memory: 200 MB of it passes a 64 MiB heap.
+    const big = await run("head -c 200M /dev/zero | tail | wc -c", { limits });
+    expect(big).toMatch(/tail: memory exhausted/);
+    expect(big).toMatch(/^0$/m);
+    expect(await run("head -c 10M /dev/zero | tail | wc -c", { limits })).toBe("10485760\n[exit code 0]");
+  });
+
+  it("the default memory limit holds: 2 GiB fails, and Node still starts under it", async () => {
+    const big = await run("head -c 2G /dev/zero | tail | wc -c");
+    expect(big).toMatch(/tail: memory exhausted/);
+    // Node reserves far more address space than it uses: it would not start under an
+    // address-space cap of 1 GiB, and does under the data cap (only where it lives in /usr).
+    if (process.execPath.startsWith("/usr/"))
+      expect(await run(`${process.execPath} -e "console.log(Buffer.alloc(100e6).length)"`)).toBe(
+        "100000000\n[exit code 0]",
+      );
   });
 });
 

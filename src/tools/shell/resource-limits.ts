@@ -1,9 +1,16 @@
 /**
  * Per-command resource limits (config: tools.shell.limits): CPU time, largest file written,
- * number of processes and address space, set with bash's `ulimit` (hard and soft, so the command
- * cannot raise them) in a tiny wrapper that then execs the command's own bash. A fork bomb or a
- * 50 GB file hits a limit instead of the host. The kernel exempts root from the process-count
- * limit, so that one only holds when the service runs as an ordinary user.
+ * number of processes, memory (RLIMIT_DATA) and address space (RLIMIT_AS), set with bash's
+ * `ulimit` (hard and soft, so the command cannot raise them) in a tiny wrapper that then execs the
+ * command's own bash. A fork bomb, a 50 GB file or a runaway allocation hits a limit instead of
+ * the host. Memory is capped by RLIMIT_DATA (the heap and private writable mappings: what
+ * malloc, Python, Node's heap and `tail`'s line buffer use), not by a tight RLIMIT_AS: runtimes
+ * that reserve large virtual ranges up front (Node, Java, Go, WebAssembly) do not even start
+ * under an address-space limit of a few GiB, while RLIMIT_DATA counts only memory they make
+ * writable. The looser address-space limit stays as a backstop for what RLIMIT_DATA does not
+ * count (shared anonymous mappings, thread and main stacks). The kernel exempts host uid 0 from
+ * the process-count limit, also inside the sandbox's user namespace, so that one only holds when
+ * the service runs as an ordinary user.
  */
 
 /** The limits one command runs under. */
@@ -14,8 +21,10 @@ export interface ResourceLimits {
   readonly fileSizeMb: number;
   /** Processes of the service's user, counted by the kernel (RLIMIT_NPROC). */
   readonly processes: number;
-  /** Address space per process, in MiB. */
+  /** Memory per process (RLIMIT_DATA: heap and private writable mappings), in MiB. */
   readonly memoryMb: number;
+  /** Address space per process (RLIMIT_AS), in MiB: the backstop for shared mappings and stacks. */
+  readonly addressSpaceMb: number;
 }
 
 /** Defaults: generous for builds and test runs, small enough to stop runaways. */
@@ -23,7 +32,8 @@ export const DEFAULT_RESOURCE_LIMITS: ResourceLimits = Object.freeze({
   cpuSeconds: 600,
   fileSizeMb: 1024,
   processes: 1024,
-  memoryMb: 8192,
+  memoryMb: 1024,
+  addressSpaceMb: 8192,
 });
 
 /** The name the wrapper gives itself ($0), visible in `ps` inside the sandbox. */
@@ -38,7 +48,8 @@ export function limitedBashArgv(command: string, limits: ResourceLimits): string
     `-t ${Math.ceil(limits.cpuSeconds)}`,
     `-f ${Math.ceil(limits.fileSizeMb * 1024)}`,
     `-u ${Math.ceil(limits.processes)}`,
-    `-v ${Math.ceil(limits.memoryMb * 1024)}`,
+    `-d ${Math.ceil(limits.memoryMb * 1024)}`,
+    `-v ${Math.ceil(limits.addressSpaceMb * 1024)}`,
   ].join(" ");
   const script = `ulimit ${set} || exit 126; exec bash -c "$1"`;
   return ["bash", "-c", script, WRAPPER_NAME, command];
