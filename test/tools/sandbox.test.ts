@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -183,6 +183,17 @@ describe("run_command in the bubblewrap sandbox", () => {
     const output = await run("head -c 5000000 /dev/zero > big; stat -c %s big", { limits });
     expect(output).toMatch(/File size limit exceeded/);
     expect(output).toMatch(/\n1048576\n/);
+  });
+
+  it("a writer that ignores SIGXFSZ gets 'File too large' and the file stops at the limit", async () => {
+    const limits = { cpuSeconds: 10, fileSizeMb: 1, processes: 1024, memoryMb: 1024, addressSpaceMb: 8192 };
+    const output = await run(
+      "trap '' XFSZ; head -c 5000000 /dev/zero > big; echo rc=$?; head -c 10 /dev/zero >> big; stat -c %s big",
+      { limits },
+    );
+    expect(output).toMatch(/head: error writing 'standard output': File too large\nrc=1\n/);
+    expect(output).toMatch(/\n1048576\n\[exit code 0\]$/);
+    expect((await stat(path.join(ws, "big"))).size).toBe(1_048_576);
   });
 });
 
