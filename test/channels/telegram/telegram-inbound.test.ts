@@ -178,6 +178,38 @@ describe("Telegram channel: inbound messages", () => {
     expect(service.received[3]!.text).toBe("last");
   });
 
+  it("keeps a supergroup that is no forum one session: a reply thread there is no topic", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    service.onReceive = (message, output) => output.postText(`re: ${message.text}`);
+    const first = tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "@coworker_bot first" });
+    const answer = await tg.waitFor(() => tg.state.botMessages(GROUP.id)[0]);
+    expect(answer.reply_to_message_id).toBe(first.message.message_id);
+    // Replying to the bot's answer joins the reply thread Telegram opened under the first message.
+    const reply = tg.sendUserMessage({
+      chat: GROUP,
+      from: ALICE,
+      replyTo: answer.message_id,
+      text: "second",
+    });
+    expect(reply.message).toMatchObject({ message_thread_id: first.message.message_id });
+    expect(reply.message).not.toHaveProperty("is_topic_message");
+    await tg.waitFor(() => service.received.length === 2);
+    expect(service.received.map((message) => message.target.thread)).toEqual([undefined, undefined]);
+    expect(service.received.map((message) => message.target.channel)).toEqual([
+      String(GROUP.id),
+      String(GROUP.id),
+    ]);
+    // The answer goes to the chat, replying to the message, without naming a thread.
+    const second = await tg.waitFor(() => tg.state.botMessages(GROUP.id)[1]);
+    expect(second.text).toBe("re: second");
+    expect(tg.callsOf("sendMessage").filter((call) => call.error)).toEqual([]);
+    expect(tg.callsOf("sendMessage").map((call) => call.params.message_thread_id)).toEqual([
+      undefined,
+      undefined,
+    ]);
+  });
+
   it("routes commands to the service and answers /start itself", async () => {
     harness = await startHarness();
     const { tg, service } = harness;

@@ -92,8 +92,12 @@ export function apiMessage(state: BotState, message: StoredMessage): Record<stri
     date: message.date,
     chat,
     from: message.from,
+    // A thread in a forum is a topic; in another supergroup it is a reply thread, no topic.
     ...(message.message_thread_id !== undefined
-      ? { message_thread_id: message.message_thread_id, is_topic_message: true }
+      ? {
+          message_thread_id: message.message_thread_id,
+          ...(chat.is_forum === true ? { is_topic_message: true } : {}),
+        }
       : {}),
     ...(message.document
       ? {
@@ -118,6 +122,7 @@ const sendMessage: MethodHandler = (state, params, bot) => {
   const message_thread_id = threadOf(chat, params);
   const text = visibleText(params.text, params.parse_mode, "text");
   const reply_markup = keyboardOf(params.reply_markup);
+  const reply_to_message_id = replyTarget(state, chat.id, params);
   const stored = state.addMessage({
     chat_id: chat.id,
     from: bot,
@@ -125,8 +130,8 @@ const sendMessage: MethodHandler = (state, params, bot) => {
     source: params.text,
     parse_mode: params.parse_mode,
     reply_markup,
-    message_thread_id,
-    reply_to_message_id: replyTarget(state, chat.id, params),
+    message_thread_id: message_thread_id ?? state.replyThreadOf(chat, reply_to_message_id),
+    reply_to_message_id,
   });
   return apiMessage(state, stored);
 };
@@ -219,14 +224,15 @@ const sendDocument: MethodHandler = (state, params, bot) => {
   }
   const caption =
     params.caption === undefined ? "" : visibleText(params.caption, params.parse_mode, "caption");
+  const reply_to_message_id = replyTarget(state, chat.id, params);
   const stored = state.addMessage({
     chat_id: chat.id,
     from: bot,
     text: caption,
     source: params.caption ?? "",
     parse_mode: params.parse_mode,
-    message_thread_id,
-    reply_to_message_id: replyTarget(state, chat.id, params),
+    message_thread_id: message_thread_id ?? state.replyThreadOf(chat, reply_to_message_id),
+    reply_to_message_id,
     document,
   });
   return apiMessage(state, stored);

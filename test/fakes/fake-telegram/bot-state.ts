@@ -19,6 +19,10 @@ export interface FakeChat {
   readonly id: number;
   readonly type: "private" | "group" | "supergroup" | "channel";
   readonly title?: string;
+  /**
+   * A forum supergroup: its threads are topics (`is_topic_message`). In other supergroups a
+   * message_thread_id marks a reply thread only, and sends may not name one.
+   */
   readonly is_forum?: boolean;
   readonly first_name?: string;
   readonly username?: string;
@@ -118,6 +122,15 @@ export class BotState {
     };
     this.messages.set(`${message.chat_id}:${message.message_id}`, message);
     return message;
+  }
+
+  /**
+   * The reply thread a reply joins in a supergroup that is no forum: the thread of the message it
+   * replies to, or that message's own id (a first reply starts a thread there). None elsewhere.
+   */
+  replyThreadOf(chat: FakeChat, replyTo: number | undefined): number | undefined {
+    if (replyTo === undefined || chat.type !== "supergroup" || chat.is_forum === true) return undefined;
+    return this.message(chat.id, replyTo)?.message_thread_id ?? replyTo;
   }
 
   /** Bot messages in one chat (optionally one topic), oldest first. */

@@ -1,7 +1,9 @@
 /**
  * What a user's message looks like when the fake delivers it: the Bot API Message with entities
  * Telegram would attach (bot commands, @mentions), replies, forum-topic fields (a topic message
- * "replies" to the topic's first message unless it is an explicit reply) and files.
+ * "replies" to the topic's first message unless it is an explicit reply) and files. In a
+ * supergroup that is no forum, a reply carries the reply thread's message_thread_id, never
+ * `is_topic_message`.
  */
 import { apiMessage } from "./bot-methods.js";
 import type { BotState, FakeChat, FakeUser } from "./bot-state.js";
@@ -10,7 +12,10 @@ export interface UserMessageInput {
   readonly chat: FakeChat;
   readonly from: FakeUser;
   readonly text?: string;
-  /** Forum topic id: the message is a topic message (and implicitly "replies" to the topic root). */
+  /**
+   * Forum topic id: the message is a topic message (and implicitly "replies" to the topic root).
+   * Not for other chats: there a reply (`replyTo`) joins its reply thread by itself.
+   */
   readonly threadId?: number;
   /** An explicit reply to this message id in the same chat. */
   readonly replyTo?: number;
@@ -44,12 +49,15 @@ export function userMessage(state: BotState, input: UserMessageInput): Record<st
   const text = input.text ?? "";
   const file = input.document ?? input.photo ?? input.voice;
   const fileName = input.document?.name ?? (input.voice ? "voice.oga" : "photo.jpg");
+  if (input.threadId !== undefined && chat.is_forum !== true)
+    throw new Error(`fake Telegram: chat ${chat.id} is no forum; reply with replyTo instead of a threadId`);
+  const thread = input.threadId ?? state.replyThreadOf(chat, input.replyTo);
   const stored = state.addMessage({
     chat_id: chat.id,
     from: input.from,
     text: input.caption ?? text,
     source: input.caption ?? text,
-    ...(input.threadId !== undefined ? { message_thread_id: input.threadId } : {}),
+    ...(thread !== undefined ? { message_thread_id: thread } : {}),
     ...(input.replyTo !== undefined ? { reply_to_message_id: input.replyTo } : {}),
   });
   const message: Record<string, unknown> = { ...apiMessage(state, stored) };
