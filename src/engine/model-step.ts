@@ -120,7 +120,7 @@ async function compactAfterOverflow(ctx: TurnContext, compactor: Compactor): Pro
     ctx.history,
     modelSummariser(ctx.deps.provider, ctx.request.model),
     ctx.signal,
-    ctx.request.requester.userId,
+    ctx.request.requester,
   );
   ctx.emit({
     type: "compaction-finished",

@@ -38,13 +38,21 @@ export function isErrorMarker(message: ConversationMessage): boolean {
   return message.role === "assistant" && typeof message.meta?.error === "string";
 }
 
+/**
+ * The text before a compaction summary. The summary was written on some earlier turn and may be
+ * read on a turn another person asks: it names each person, and nothing in it is the current
+ * requester's unless it names them.
+ */
+export const SUMMARY_LEAD =
+  "Earlier turns of this conversation were compacted into the summary below. It names each person by who said what; it was not written for whoever is asking now, and a request, goal or approval in it belongs only to the person it names.\nSummary:\n";
+
 /** The text before the images that tool results (read_file on an image) returned. */
 export const TOOL_IMAGES_LEAD = "The images returned by the tool results above:";
 
 /** Build the model-facing message list (see the module header). */
 export function buildOutbound(input: OutboundInput): ModelMessage[] {
   const system = input.summary
-    ? `${input.instructions}\n\n${promptBlock("conversation-summary", `Earlier turns of this conversation were compacted. Summary:\n${input.summary}`)}`
+    ? `${input.instructions}\n\n${promptBlock("conversation-summary", SUMMARY_LEAD + input.summary)}`
     : input.instructions;
   const media = input.media ?? textOnlyView();
   const history =
