@@ -89,6 +89,33 @@ interface Origin {
   readonly sender: string;
 }
 
+/**
+ * One file's place in its message's order for the hourly transcription budget: `ready` settles
+ * once every file attached before it has taken its share of the budget or passed it by; `pass`
+ * lets the next file go (idempotent). Files are read in parallel, so without it which recordings
+ * an over-budget message has transcribed would depend on which read finished first.
+ */
+interface BudgetTurn {
+  readonly ready: Promise<void>;
+  readonly pass: () => void;
+}
+
+/** A turn per file, in the files' order (see BudgetTurn). */
+function budgetTurns(count: number): BudgetTurn[] {
+  const turns: BudgetTurn[] = [];
+  let ready: Promise<void> = Promise.resolve();
+  for (let index = 0; index < count; index++) {
+    let pass!: () => void;
+    const passed = new Promise<void>((resolve) => {
+      pass = resolve;
+    });
+    turns.push({ ready, pass });
+    // A file that passes early (not a recording) lets the next one go only when its own turn came.
+    ready = ready.then(() => passed);
+  }
+  return turns;
+}
+
 /** What one file yields (usually one of these). */
 interface Outcome {
   readonly section?: string;
@@ -172,7 +199,8 @@ export class AttachmentIntake {
   async process(files: readonly InboundFile[], target: ThreadTarget, userId: string): Promise<IntakeResult> {
     const { kept, notes: overCount } = this.limit(files, (file) => file.name);
     const from = { sessionKey: sessionKeyOf(target), sender: qualifiedUserId(target.platform, userId) };
-    const outcomes = await Promise.all(kept.map((file) => this.one(file, from)));
+    const turns = budgetTurns(kept.length);
+    const outcomes = await Promise.all(kept.map((file, index) => this.one(file, from, turns[index]!)));
     const pick = <K extends keyof Outcome>(key: K): NonNullable<Outcome[K]>[] =>
       outcomes.flatMap((outcome) => (outcome[key] === undefined ? [] : [outcome[key]!]));
     return {
@@ -183,28 +211,33 @@ export class AttachmentIntake {
     };
   }
 
-  private async one(file: InboundFile, from: Origin): Promise<Outcome> {
+  private async one(file: InboundFile, from: Origin, turn: BudgetTurn): Promise<Outcome> {
     try {
       // Held open while it is read: the agent's shell may replace the path meanwhile.
       return await withWorkspaceFile(this.options.workspace, file.path, (opened) =>
-        this.read(file, opened, from),
+        this.read(file, opened, from, turn),
       );
     } catch (error) {
       this.options.logger.warn({ err: error, file: file.path }, "attachment could not be processed");
       const reason = error instanceof Error ? error.message : String(error);
       return { note: `${file.name} could not be read: ${reason}. It is saved at ${file.path}.` };
+    } finally {
+      turn.pass();
     }
   }
 
   /** What the saved file, open at `opened`, becomes for the model. */
-  private async read(file: InboundFile, opened: string, from: Origin): Promise<Outcome> {
-    switch (fileKindOf(file.name, file.mediaType, await headOf(opened))) {
+  private async read(file: InboundFile, opened: string, from: Origin, turn: BudgetTurn): Promise<Outcome> {
+    const kind = fileKindOf(file.name, file.mediaType, await headOf(opened));
+    // Only recordings take from the hourly budget: the files after this one need not wait for it.
+    if (kind !== "audio") turn.pass();
+    switch (kind) {
       case "image":
         return await this.image(file, opened);
       case "pdf":
         return await this.pdf(file, opened);
       case "audio":
-        return await this.audio(file, opened, from);
+        return await this.audio(file, opened, from, turn);
       case "text":
         return await this.text(file, opened);
       case "other":
@@ -244,7 +277,7 @@ export class AttachmentIntake {
     };
   }
 
-  private async audio(file: InboundFile, absolute: string, from: Origin): Promise<Outcome> {
+  private async audio(file: InboundFile, absolute: string, from: Origin, turn: BudgetTurn): Promise<Outcome> {
     const label = `${file.name}${duration(file.durationS)}`;
     const transcriber = this.options.transcriber;
     if (!transcriber) {
@@ -263,18 +296,27 @@ export class AttachmentIntake {
       return {
         section: `[voice/audio ${label} — not transcribed: its length is not stated, and at ${formatBytes(file.bytes)} it is probably longer than the ${formatDuration(longest * 1_000)} transcription takes (it takes up to ${formatBytes(largest)} of audio with no stated length). The file is saved at ${file.path}.]`,
       };
+    // The budget is taken in the order the person attached the recordings: over it, the first
+    // ones are transcribed and the later ones refused, whichever file was read first.
+    await turn.ready;
     const now = (this.options.now ?? Date.now)();
     const perHour = this.settings.transcriptionsPerHour;
-    if (this.transcribed.recent(from.sender, now).length >= perHour)
+    const refused = this.transcribed.recent(from.sender, now).length >= perHour;
+    if (!refused) this.transcribed.add(from.sender, now);
+    const transcribing = refused
+      ? undefined
+      : transcriber.transcribe({
+          absolute,
+          name: file.name,
+          ...(file.mediaType ? { mediaType: file.mediaType } : {}),
+        });
+    // Sent (or refused) before the next recording's turn, so they also reach the service in order.
+    turn.pass();
+    if (!transcribing)
       return {
         section: `[voice/audio ${label} — not transcribed: its sender has had ${perHour} transcribed in the last hour, the most one person may. The file is saved at ${file.path}.]`,
       };
-    this.transcribed.add(from.sender, now);
-    const spoken = await transcriber.transcribe({
-      absolute,
-      name: file.name,
-      ...(file.mediaType ? { mediaType: file.mediaType } : {}),
-    });
+    const spoken = await transcribing;
     const transcript = spoken.trim();
     return {
       section: `[voice transcript of ${label}]\n${transcript === "" ? "(no speech recognised)" : transcript}`,

@@ -303,6 +303,33 @@ describe("voice and audio", () => {
     ]);
     expect(sent).toEqual(["a.ogg", "b.ogg", "c.ogg", "c.ogg", "a.ogg"]);
   });
+
+  it("takes the hourly budget in the order the recordings were attached, however their reads finish", async () => {
+    const { sent, transcriber } = recordingTranscriber();
+    const voices = intake({ transcriptionsPerHour: 2 }, transcriber);
+    const note = async (name: string, bytes: number) => ({
+      ...(await saved(name, Buffer.alloc(bytes, "OggS audio"), "audio/ogg")),
+      durationS: 5,
+    });
+    // A PDF and a text file between them, and recordings of different sizes, read in parallel.
+    const files = [
+      await note("first.ogg", 200_000),
+      await fixture("text.pdf"),
+      await note("second.ogg", 10),
+      await saved("notes.txt", "my notes"),
+      await note("third.ogg", 10),
+      await note("fourth.ogg", 50_000),
+    ];
+    const result = await voices.process(files, at("chat-1"), "7");
+    expect(sent).toEqual(["first.ogg", "second.ogg"]);
+    expect(result.sections.filter((section) => section.startsWith("[voice"))).toEqual([
+      "[voice transcript of first.ogg, 0:05]\nwords",
+      "[voice transcript of second.ogg, 0:05]\nwords",
+      expect.stringMatching(/^\[voice\/audio third\.ogg, 0:05 — not transcribed: its sender has had 2/),
+      expect.stringMatching(/^\[voice\/audio fourth\.ogg, 0:05 — not transcribed: its sender has had 2/),
+    ]);
+    expect(result.sections).toHaveLength(6);
+  });
 });
 
 describe("files the agent's shell changed in the workspace", () => {
