@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -197,6 +197,34 @@ describe("run_command in the bubblewrap sandbox", () => {
   });
 });
 
+// The kernel exempts host uid 0 from RLIMIT_NPROC (also in the sandbox's user namespace, with
+// every capability dropped: bwrap started by root maps the command to host uid 0), so this holds
+// only when the service, and so the test, runs as an ordinary user (README: Shell sandbox).
+describe.skipIf(process.getuid?.() === 0)("run_command's process limit (as an ordinary user)", () => {
+  it("contains a fork bomb: no more than `processes` are spawned, and none outlives the command", async () => {
+    const limits = { cpuSeconds: 10, fileSizeMb: 1024, processes: 50, memoryMb: 1024, addressSpaceMb: 8192 };
+    const bomb =
+      "perl -e '$n = 0; for (1 .. 2000) { $p = fork; last unless defined $p; " +
+      'if (!$p) { sleep 30; exit } $n++ } print "spawned $n: $!\n"\' coworker-fork-bomb';
+    const output = await run(bomb, { limits });
+    const spawned = Number(/spawned (\d+): Resource temporarily unavailable/.exec(output)?.[1]);
+    expect(spawned).toBeGreaterThan(0);
+    expect(spawned).toBeLessThan(50);
+    await delay(200);
+    expect(await processesNamed("coworker-fork-bomb")).toEqual([]);
+  });
+});
+
+/** The host's processes whose command line holds `marker`. */
+async function processesNamed(marker: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of (await readdir("/proc")).filter((name) => /^\d+$/.test(name))) {
+    const line = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (line.includes(marker)) found.push(pid);
+  }
+  return found;
+}
+
 describe("run_command's memory limit", () => {
   it("stops an allocation past memory_mb and lets a small one through", async () => {
     const limits = { cpuSeconds: 10, fileSizeMb: 1024, processes: 1024, memoryMb: 64, addressSpaceMb: 8192 };
@@ -247,9 +275,16 @@ describe("when the sandbox cannot run", () => {
     const config = configSchema.parse({});
     const check = await shellSandboxCheck(config, missing).run(new AbortController().signal);
     expect(check).toMatchObject({ status: "fail", fix: expect.stringMatching(/apt-get install bubblewrap/) });
-    expect(await shellSandboxCheck(config).run(new AbortController().signal)).toEqual({
+    expect(await shellSandboxCheck(config, undefined, 1000).run(new AbortController().signal)).toEqual({
       status: "pass",
       summary: "bubblewrap sandbox, no network",
+    });
+    // As root the kernel does not apply the process limit, sandbox or not: doctor says so.
+    expect(await shellSandboxCheck(config, undefined, 0).run(new AbortController().signal)).toEqual({
+      status: "warn",
+      summary:
+        "bubblewrap sandbox, no network; running as root, so the process limit (tools.shell.limits.processes) does not hold",
+      fix: expect.stringMatching(/ordinary user.*TasksMax=.*--pids-limit/),
     });
   });
 
