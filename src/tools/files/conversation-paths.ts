@@ -10,6 +10,7 @@
  * (conversation-workspace.ts), which offers nothing but this view. A view of no conversation holds
  * no upload at all.
  */
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { isWithin } from "../../core/real-paths.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
@@ -27,6 +28,22 @@ function inOthersUploads(absolute: string, uploads: string, target: ThreadTarget
   if (absolute === uploads || !isWithin(absolute, uploads)) return false;
   const folder = path.relative(uploads, absolute).split(path.sep)[0] ?? "";
   return target === undefined || !isConversationUploadFolder(folder, target);
+}
+
+/**
+ * The entries of `uploads` that `target`'s conversation may not use, when `uploads` is `dir` or lies
+ * inside it (none otherwise, or when it cannot be read: hidden() still judges every path).
+ */
+async function othersUploadsWithin(
+  dir: string,
+  uploads: string,
+  target: ThreadTarget | undefined,
+): Promise<readonly string[]> {
+  if (!isWithin(uploads, dir)) return [];
+  const names = await readdir(uploads).catch(() => []);
+  return names
+    .filter((name) => target === undefined || !isConversationUploadFolder(name, target))
+    .map((name) => path.join(uploads, name));
 }
 
 /**
@@ -55,6 +72,10 @@ export function conversationPaths(paths: WorkspacePaths, target: ThreadTarget | 
     async hidden() {
       const [hiddenBefore, uploads] = await Promise.all([paths.hidden(), uploadsFolder(paths)]);
       return (absolute: string) => hiddenBefore(absolute) || inOthersUploads(absolute, uploads, target);
+    },
+    async hiddenWithin(dir: string) {
+      const [hiddenBefore, uploads] = await Promise.all([paths.hiddenWithin(dir), uploadsFolder(paths)]);
+      return [...hiddenBefore, ...(await othersUploadsWithin(dir, uploads, target))];
     },
   });
 }

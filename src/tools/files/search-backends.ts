@@ -3,8 +3,10 @@
  * hidden files included, .gitignore honoured, symlinks not followed, started inside the checked
  * directory's open handle). Files over `maxFileBytes` are skipped, as by the JS engine: rg sends a
  * match as one JSON line, and a huge one-line file would make a line longer than a JS string can
- * be, which readline throws uncaught. Matches in credential files and hidden paths (the
- * service's own, other conversations' uploads) are dropped as they stream in, so they neither
+ * be, which readline throws uncaught. The hidden paths that can be named ahead (the service's
+ * own, other conversations' folders under uploads/: `hiddenPaths`) are excluded by anchored globs,
+ * so rg does not even read them; matches in credential files and hidden paths are still dropped
+ * as they stream in (a folder made since, a name too long for the command line), so they neither
  * reach the model nor count towards the limit.
  * The JS engine used when rg is missing lives in search-js.ts. Both stop after `limit + 1`.
  */
@@ -33,6 +35,11 @@ export interface SearchQuery {
   readonly maxFileBytes: number;
   /** Real paths never searched: the service's own files, other conversations' uploads (WorkspacePaths.hidden). */
   readonly hidden: (absolute: string) => boolean;
+  /**
+   * Real paths `hidden` hides that ripgrep is told to skip up front (WorkspacePaths.hiddenWithin);
+   * only a speed-up and a courtesy to other conversations: `hidden` stays the rule.
+   */
+  readonly hiddenPaths?: readonly string[];
   readonly signal: AbortSignal;
 }
 
@@ -73,10 +80,38 @@ export async function searchWithRipgrep(query: SearchQuery, command = "rg"): Pro
   }
 }
 
+/** Most bytes of exclusion globs put on rg's command line (Linux allows 2 MiB for argv and env). */
+const MAX_EXCLUSION_BYTES = 256 * 1024;
+
+/** `text` matched literally by a glob: every character but letters and digits backslash-escaped. */
+const literalGlob = (text: string): string => text.replace(/[^A-Za-z0-9]/gu, (character) => `\\${character}`);
+
+/**
+ * rg arguments excluding each of `hidden` that lies strictly inside `dir`: `--glob !/<relative>`,
+ * anchored by the leading "/" to the search root (rg's working directory, searched as "."), so a
+ * folder of the same name deeper down is still searched. Up to MAX_EXCLUSION_BYTES.
+ */
+export function exclusionGlobs(hidden: readonly string[], dir: string): string[] {
+  const args: string[] = [];
+  let bytes = 0;
+  for (const entry of hidden) {
+    const relative = path.relative(dir, entry);
+    const outside = relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
+    if (relative === "" || outside) continue;
+    const glob = `!/${relative.split(path.sep).map(literalGlob).join("/")}`;
+    bytes += Buffer.byteLength(glob) + 8;
+    if (bytes > MAX_EXCLUSION_BYTES) break;
+    args.push("--glob", glob);
+  }
+  return args;
+}
+
 function runRipgrep(query: SearchQuery, command: string, cwd: string): Promise<SearchMatch[]> {
   const args = ["--json", "--sort", "path", "--hidden", "--max-filesize", String(query.maxFileBytes)];
   args.push("--glob", "!.git", "--glob", "!node_modules");
   if (query.glob) args.push("--glob", query.glob);
+  // After the caller's glob: of rg's globs the last that matches decides, so none re-includes these.
+  args.push(...exclusionGlobs(query.hiddenPaths ?? [], query.target.absolute));
   args.push("-e", query.pattern, "--", ".");
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], signal: query.signal });

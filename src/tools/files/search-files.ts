@@ -3,8 +3,8 @@
  * when it is on PATH and by a JS walk otherwise (also for a single file, which the JS engine
  * opens swap-safely); results are capped with a marker. Neither engine returns lines from
  * credential files (credential-paths.ts) or from another conversation's uploads
- * (conversation-paths.ts). The JS engine (with RE2JS and picomatch) loads the first time it is
- * needed.
+ * (conversation-paths.ts); ripgrep is also told to skip those folders, so it does not read them.
+ * The JS engine (with RE2JS and picomatch) loads the first time it is needed.
  */
 import { z } from "zod";
 import { defineTool, fail, ok } from "../../core/tool.js";
@@ -20,7 +20,7 @@ import {
   searchWithRipgrep,
 } from "./search-backends.js";
 import type { JsSearchLimits } from "./search-js.js";
-import type { ResolvedPath } from "./workspace-paths.js";
+import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
 
 /** Limits and engine choice for search_files. */
 export interface SearchFilesOptions {
@@ -59,10 +59,11 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
   const maxLineChars = options.maxLineChars ?? 300;
   let ripgrepAvailable = options.useRipgrep ?? true;
 
-  const run = async (query: SearchQuery): Promise<SearchMatch[]> => {
+  const run = async (query: SearchQuery, paths: WorkspacePaths): Promise<SearchMatch[]> => {
     if (ripgrepAvailable && (await isDirectory(query.target))) {
       try {
-        return await searchWithRipgrep(query, options.ripgrepCommand);
+        const hiddenPaths = await paths.hiddenWithin(query.target.absolute);
+        return await searchWithRipgrep({ ...query, hiddenPaths }, options.ripgrepCommand);
       } catch (error) {
         if (!(error instanceof RipgrepMissingError)) throw error;
         ripgrepAvailable = false;
@@ -92,15 +93,18 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
       try {
         const target = await paths.resolve(requested);
         shown = target.display;
-        const matches = await run({
-          pattern: args.pattern,
-          target,
-          glob: args.glob,
-          limit: maxResults,
-          maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
-          hidden: await paths.hidden(),
-          signal: context.signal,
-        });
+        const matches = await run(
+          {
+            pattern: args.pattern,
+            target,
+            glob: args.glob,
+            limit: maxResults,
+            maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+            hidden: await paths.hidden(),
+            signal: context.signal,
+          },
+          paths,
+        );
         if (matches.length === 0) return ok(`No matches for /${args.pattern}/ in ${shown}.`);
         const lines = await Promise.all(
           matches.slice(0, maxResults).map(async (match) => {

@@ -59,6 +59,13 @@ export interface WorkspacePaths {
    * one conversation's view the other conversations' uploads (conversation-paths.ts).
    */
   hidden(): Promise<(absolute: string) => boolean>;
+  /**
+   * The real paths strictly inside the real directory `dir` that hidden() hides, as far as they
+   * can be named ahead: the service's own files and folders, and in one conversation's view the
+   * other conversations' folders now under uploads/. For a search engine to skip them up front
+   * (ripgrep's exclusion globs); hidden() stays the rule, applied to whatever is found.
+   */
+  hiddenWithin(dir: string): Promise<readonly string[]>;
 }
 
 /** Whether `absolute` is one of `offLimits` or lies inside one. */
@@ -116,6 +123,9 @@ export function createWorkspacePaths(options: WorkspaceRootsOptions): WorkspaceP
     async hidden() {
       const offLimits = await getOffLimits();
       return (absolute: string) => isOffLimits(absolute, offLimits);
+    },
+    async hiddenWithin(dir: string) {
+      return (await getOffLimits()).filter((entry) => entry !== dir && isWithin(entry, dir));
     },
     async resolve(input: string): Promise<ResolvedPath> {
       if (input.trim() === "") throw new PathOutsideWorkspaceError("the path is empty");
