@@ -19,6 +19,8 @@ export interface AccessOptions {
 export interface AccessChat {
   readonly id: number;
   readonly type: string;
+  /** The chat's other id after a group's upgrade to a supergroup: listing either one allows it. */
+  readonly alsoKnownAs?: number;
 }
 
 export interface AccessUser {
@@ -65,6 +67,8 @@ export class TelegramAccess {
   async allows(chat: AccessChat, user: AccessUser): Promise<boolean> {
     if (this.isAdmin(user.id)) return true;
     if (chat.type !== "private" && this.chats.has(String(chat.id))) return true;
+    if (chat.type !== "private" && chat.alsoKnownAs !== undefined && this.chats.has(String(chat.alsoKnownAs)))
+      return true;
     return this.isPaired(user.id);
   }
 

@@ -32,6 +32,7 @@ import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
 import { TelegramDirectory } from "./telegram-directory.js";
 import { TelegramMessenger } from "./telegram-messenger.js";
+import { ChatMigrations } from "./telegram-migrations.js";
 import { networkRetryTransformer } from "./telegram-network-retry.js";
 import { TelegramThreadOutput } from "./telegram-output.js";
 import { PollerElection, type PollerLeases, pollerLeaseKey } from "./telegram-poller-election.js";
@@ -133,6 +134,7 @@ export class TelegramChannel implements ChannelAdapter {
   private readonly drafts: DraftSupport = { enabled: true };
   private readonly logger: Logger;
   private readonly access: TelegramAccess;
+  private readonly migrations: ChatMigrations;
   private started = false;
 
   constructor(private readonly options: TelegramChannelOptions) {
@@ -159,6 +161,11 @@ export class TelegramChannel implements ChannelAdapter {
         rethrowHttpErrors: true,
       }),
     );
+    // Outermost: a call to an upgraded group goes to its supergroup, and a send that meets the
+    // upgrade's 400 is re-sent there once, through the retries above (telegram-migrations.ts).
+    const migrations = new ChatMigrations({ store: options.accessStore, logger });
+    this.migrations = migrations;
+    this.bot.api.config.use(migrations.transformer());
     this.bot.catch((error) => {
       logger.error(
         { err: errorText(error.error), updateId: error.ctx.update.update_id },
@@ -194,6 +201,7 @@ export class TelegramChannel implements ChannelAdapter {
       telegramHandlers({
         service: options.service,
         access,
+        migrations,
         files,
         attachments: options.attachments ?? new AttachmentIntake({ workspace, logger }),
         bot: () => ({ id: this.bot.botInfo.id, username: this.bot.botInfo.username }),
@@ -232,7 +240,16 @@ export class TelegramChannel implements ChannelAdapter {
     const id = telegramIdOf(userId);
     if (id === undefined) return false;
     const { chatId, isPrivate } = addressOf(target);
-    return this.access.allows({ id: chatId, type: isPrivate ? "private" : "group" }, { id, name: "" });
+    // A session's chat may have become a supergroup since: either id listed allows it.
+    const current = isPrivate ? chatId : await this.migrations.currentOf(chatId);
+    return this.access.allows(
+      {
+        id: chatId,
+        type: isPrivate ? "private" : "group",
+        ...(current !== chatId ? { alsoKnownAs: current } : {}),
+      },
+      { id, name: "" },
+    );
   }
 
   /** Connect: identify the bot, register commands, then start the receiver. */

@@ -12,7 +12,8 @@ import type { ButtonPress, PressResult } from "../../core/button-press.js";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { ThreadOutput } from "../../core/thread-output.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
-import type { TelegramAccess } from "./telegram-access.js";
+import type { AccessChat, TelegramAccess } from "./telegram-access.js";
+import type { ChatMigrations } from "./telegram-migrations.js";
 import { parseCallbackData } from "./telegram-card.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { errorText } from "./telegram-errors.js";
@@ -67,6 +68,8 @@ const PRESS_ANSWER_WITHIN_MS = 5000;
 export interface HandlerDeps {
   readonly service: ConversationService;
   readonly access: TelegramAccess;
+  /** Groups upgraded to supergroups: their sessions and access carry over. */
+  readonly migrations: ChatMigrations;
   readonly files: TelegramFiles;
   /** Turns saved files into model input (images, PDF text, transcripts, notes). */
   readonly attachments: AttachmentIntake;
@@ -114,9 +117,33 @@ async function report(message: TelegramMessage, deps: HandlerDeps): Promise<void
   }
 }
 
+/**
+ * A group's upgrade, as its service messages tell it (only a top-level message of a `message`
+ * update: no user can send one). True when the message was one.
+ */
+async function followMigration(message: TelegramMessage, deps: HandlerDeps): Promise<boolean> {
+  const { chat } = message;
+  if (message.migrate_from_chat_id !== undefined && chat.type === "supergroup") {
+    await deps.migrations.record(message.migrate_from_chat_id, chat.id, "service message");
+    return true;
+  }
+  if (message.migrate_to_chat_id !== undefined && chat.type === "group") {
+    await deps.migrations.record(chat.id, message.migrate_to_chat_id, "service message");
+    return true;
+  }
+  return false;
+}
+
+/** The chat as access sees it: with the group it was upgraded from, whose listing carries over. */
+async function accessChatOf(chat: { id: number; type: string }, deps: HandlerDeps): Promise<AccessChat> {
+  const origin = chat.type === "supergroup" ? await deps.migrations.originOf(chat.id) : chat.id;
+  return origin === chat.id ? chat : { id: chat.id, type: chat.type, alsoKnownAs: origin };
+}
+
 async function onMessage(ctx: Context, deps: HandlerDeps): Promise<void> {
   const message = readMessage(ctx, ctx.message, deps);
   if (!message) return;
+  if (await followMigration(message, deps)) return;
   const reporting = report(message, deps);
   try {
     await act(ctx, message, deps);
@@ -130,12 +157,14 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   if (!from || from.is_bot || message.chat.type === "channel") return;
   const bot = deps.bot();
   if (!isAddressedToBot(message, bot)) return;
-  const target = targetOf(message);
+  // A supergroup that was a group continues the group's session, and is allowed where it was.
+  const chat = await accessChatOf(message.chat, deps);
+  const target = targetOf(message, chat.alsoKnownAs);
   // The thread output is only needed to answer here (most messages just start a turn).
   const tell = (text: string) => deps.outputFor(target).postText(text);
   const user = { id: from.id, name: userOf(from).name };
   const command = commandOf(message, bot);
-  const allowed = await deps.access.allows(message.chat, user);
+  const allowed = await deps.access.allows(chat, user);
   if (!allowed) {
     // Whatever a stranger sends (/start and /pair included) gets the one refusal an hour: never a
     // reply per message, which would let anyone spend the bot's send rate.
@@ -201,7 +230,7 @@ async function onCallback(ctx: Context, deps: HandlerDeps): Promise<void> {
     await answer(INACTIVE_BUTTON);
     return;
   }
-  const chat = message?.chat ?? { id: query.from.id, type: "private" };
+  const chat = await accessChatOf(message?.chat ?? { id: query.from.id, type: "private" }, deps);
   const user = { id: query.from.id, name: userOf(query.from).name };
   if (!(await deps.access.allows(chat, user))) {
     await answer(`You are not allowed to use this bot (your user id is ${query.from.id}).`, true);
@@ -221,7 +250,7 @@ async function onCallback(ctx: Context, deps: HandlerDeps): Promise<void> {
     const target: ThreadTarget = {
       platform: "telegram",
       workspace: "tg",
-      channel: String(chat.id),
+      channel: String(chat.alsoKnownAs ?? chat.id),
       ...(topic !== undefined ? { thread: String(topic) } : {}),
     };
     press = { kind: "control", control: action.control, target, user: userOf(query.from) };

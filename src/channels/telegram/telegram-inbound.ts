@@ -52,6 +52,10 @@ export const telegramMessageSchema = z.object({
   caption_entities: z.array(entitySchema).optional(),
   message_thread_id: z.number().int().optional(),
   is_topic_message: z.boolean().optional(),
+  /** Service messages of a group's upgrade to a supergroup (see telegram-migrations.ts). */
+  migrate_to_chat_id: z.number().int().optional(),
+  migrate_from_chat_id: z.number().int().optional(),
+  // Only the fields below are read from a replied-to message: never a migrate_* field.
   reply_to_message: z
     .object({
       message_id: z.number().int(),
@@ -95,13 +99,16 @@ export function topicOf(
     : undefined;
 }
 
-/** Where a chat's (or topic's) session lives; `extra` carries what replies need. */
-export function targetOf(message: TelegramMessage): ThreadTarget {
+/**
+ * Where a chat's (or topic's) session lives; `extra` carries what replies need. `sessionChat` is
+ * the chat whose session this one continues (a supergroup's former group), the chat itself by default.
+ */
+export function targetOf(message: TelegramMessage, sessionChat: number = message.chat.id): ThreadTarget {
   const topic = topicOf(message);
   return {
     platform: "telegram",
     workspace: "tg",
-    channel: String(message.chat.id),
+    channel: String(sessionChat),
     ...(topic !== undefined ? { thread: String(topic) } : {}),
     extra: { chatType: message.chat.type, replyTo: message.message_id },
   };

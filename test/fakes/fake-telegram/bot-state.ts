@@ -9,7 +9,7 @@ export class BotApiError extends Error {
   constructor(
     readonly code: number,
     readonly description: string,
-    readonly parameters?: { readonly retry_after?: number },
+    readonly parameters?: { readonly retry_after?: number; readonly migrate_to_chat_id?: number },
   ) {
     super(description);
   }
@@ -80,6 +80,8 @@ export class BotState {
    * membership a test set; getChatMember answers "member" for anyone in chats not listed here.
    */
   readonly members = new Map<number, Map<number, string>>();
+  /** Groups upgraded to supergroups: old chat id → the supergroup's id. */
+  readonly migrated = new Map<number, number>();
   commands: unknown[] = [];
   webhook: { url: string; secret_token?: string } | undefined;
   private nextFile = 1;
@@ -100,7 +102,14 @@ export class BotState {
     this.members.set(chatId, members);
   }
 
+  /** The chat a call names; a group upgraded to a supergroup answers as Telegram does. */
   requireChat(chatId: unknown): FakeChat {
+    const movedTo = this.migrated.get(Number(chatId));
+    if (movedTo !== undefined) {
+      throw new BotApiError(400, "Bad Request: group chat was upgraded to a supergroup chat", {
+        migrate_to_chat_id: movedTo,
+      });
+    }
     const known = this.chats.get(Number(chatId));
     if (!known) throw new BotApiError(400, "Bad Request: chat not found");
     return known.chat;

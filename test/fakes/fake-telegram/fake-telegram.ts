@@ -215,6 +215,38 @@ export class FakeTelegram {
     });
   }
 
+  /**
+   * Someone upgrades a group to a supergroup: the supergroup gets a new id (`-100…`), the old id
+   * answers every call with Telegram's 400 and `parameters.migrate_to_chat_id`, and — unless
+   * `announce` is false — the service messages arrive: `migrate_to_chat_id` in the old chat, then
+   * `migrate_from_chat_id` in the new one. Returns the supergroup.
+   */
+  migrateGroup(group: FakeChat, by: FakeUser, options: { readonly announce?: boolean } = {}): FakeChat {
+    const old = this.state.chat(group);
+    if (old.type !== "group") throw new Error(`fake Telegram: chat ${old.id} is no basic group`);
+    const supergroup: FakeChat = {
+      id: Number(`-100${Math.abs(old.id)}`),
+      type: "supergroup",
+      ...(old.title !== undefined ? { title: old.title } : {}),
+    };
+    this.state.chat(supergroup);
+    const members = this.state.members.get(old.id);
+    if (members) this.state.members.set(supergroup.id, new Map(members));
+    const date = Math.floor(Date.now() / 1000);
+    const service = (chat: FakeChat, field: Record<string, number>) => {
+      const stored = this.state.addMessage({ chat_id: chat.id, from: by, text: "", source: "" });
+      return { message_id: stored.message_id, date, chat, from: by, ...field };
+    };
+    const told = service(old, { migrate_to_chat_id: supergroup.id });
+    this.state.migrated.set(old.id, supergroup.id);
+    const welcomed = service(supergroup, { migrate_from_chat_id: old.id });
+    if (options.announce !== false) {
+      this.injectUpdate({ message: told });
+      this.injectUpdate({ message: welcomed });
+    }
+    return supergroup;
+  }
+
   /** A user presses an inline button (by its callback data) under a message. */
   pressButton(input: { chat: FakeChat; from: FakeUser; messageId: number; data: string }): Update {
     const chat = this.state.requireChat(input.chat.id);
