@@ -4,6 +4,8 @@
  * with one short reply (per user, per hour) that gives their user id and how to get access —
  * an admin adds the id to the configuration, or approves the pairing code in the reply with
  * `/pair <code>`. Paired users are kept in the optional store, else for the process lifetime.
+ * Anonymous group admins (who write as the group) are never allowed; a chat is told so at most
+ * once an hour.
  */
 import { randomInt } from "node:crypto";
 import type { KeyValueSpace } from "../../store/store.js";
@@ -98,6 +100,23 @@ export class TelegramAccess {
     return (
       `Sorry, you are not allowed to use this bot. Your Telegram user id is ${user.id}. ` +
       `An admin can add it to TELEGRAM_ALLOWED_USERS${chatHint}, or approve you by sending /pair ${code} to the bot.`
+    );
+  }
+
+  /**
+   * The note for an anonymous group admin who addressed the bot, or undefined when this chat was
+   * told within the last hour. Nobody can be authorised or held to account as that sender.
+   */
+  anonymousNote(chat: AccessChat): string | undefined {
+    const now = this.now();
+    const key = `${chat.id}:anonymous`;
+    const last = this.refusedAt.get(key);
+    if (last !== undefined && now - last < REFUSAL_EVERY_MS) return undefined;
+    if (this.refusedAt.size >= MEMORY_CAP) this.refusedAt.clear();
+    this.refusedAt.set(key, now);
+    return (
+      "Sorry, I can't work for anonymous group admins: I can't tell who is asking. " +
+      'Turn off "Remain anonymous" in your admin rights to talk to me.'
     );
   }
 

@@ -24,6 +24,7 @@ import {
   type BotIdentity,
   commandOf,
   isAddressedToBot,
+  isAnonymousAdmin,
   type TelegramMessage,
   targetOf,
   telegramMessageSchema,
@@ -152,8 +153,24 @@ async function onMessage(ctx: Context, deps: HandlerDeps): Promise<void> {
   }
 }
 
+/**
+ * An anonymous admin's message runs nothing (no turn, no command): nobody can be authorised or
+ * held to account as the group. When it addresses the bot, the chat is told why, once an hour.
+ */
+async function answerAnonymousAdmin(message: TelegramMessage, deps: HandlerDeps): Promise<void> {
+  if (!isAddressedToBot(message, deps.bot())) return;
+  const note = deps.access.anonymousNote(message.chat);
+  deps.logger.info(
+    { chatId: message.chat.id, told: note !== undefined },
+    "telegram: anonymous admin refused",
+  );
+  if (note) await deps.outputFor(targetOf(message)).postText(note);
+}
+
 async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): Promise<void> {
   const from = message.from;
+  if (message.chat.type !== "channel" && isAnonymousAdmin(message))
+    return answerAnonymousAdmin(message, deps);
   if (!from || from.is_bot || message.chat.type === "channel") return;
   const bot = deps.bot();
   if (!isAddressedToBot(message, bot)) return;

@@ -88,6 +88,14 @@ export interface BotIdentity {
   readonly username: string;
 }
 
+/** The sender Telegram puts in `from` for a group admin who "remains anonymous". */
+export const GROUP_ANONYMOUS_BOT_ID = 1087968824;
+
+/** A message an anonymous admin sent as the group itself: no person can be told from it. */
+export function isAnonymousAdmin(message: Pick<TelegramMessage, "from" | "sender_chat" | "chat">): boolean {
+  return message.from?.id === GROUP_ANONYMOUS_BOT_ID && message.sender_chat?.id === message.chat.id;
+}
+
 /** The forum topic a message belongs to, if any (General and non-forum chats have none). */
 export function topicOf(
   message: Pick<TelegramMessage, "is_topic_message" | "message_thread_id">,

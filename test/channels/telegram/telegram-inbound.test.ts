@@ -210,6 +210,37 @@ describe("Telegram channel: inbound messages", () => {
     ]);
   });
 
+  it("runs nothing for an anonymous admin and tells the chat why once, only when addressed", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    // The anonymous admin's messages are from a bot too (GroupAnonymousBot): only ours count.
+    const ours = (chatId: number) =>
+      tg.state.botMessages(chatId).filter((message) => message.from.id === tg.bot.id);
+    tg.sendAnonymousAdminMessage({ chat: OPEN_GROUP, text: "talking among ourselves" });
+    tg.sendAnonymousAdminMessage({ chat: OPEN_GROUP, text: "@coworker_bot hi" });
+    const note = await tg.waitFor(() => ours(OPEN_GROUP.id)[0]);
+    expect(note.text).toContain("Remain anonymous");
+    tg.sendAnonymousAdminMessage({ chat: OPEN_GROUP, text: "/status" });
+    tg.sendAnonymousAdminMessage({ chat: OPEN_GROUP, replyTo: note.message_id, text: "why not?" });
+    await vi.waitFor(() => {
+      expect(
+        harness!
+          .logs()
+          .filter((line) => line.msg === "telegram: anonymous admin refused" && line.told === false),
+      ).toHaveLength(2);
+    });
+    // Another chat is told on its own.
+    tg.sendAnonymousAdminMessage({ chat: GROUP, text: "/new@coworker_bot" });
+    await tg.waitFor(() => ours(GROUP.id)[0]);
+    // A person in the same allowed chat still gets an answer.
+    tg.sendUserMessage({ chat: OPEN_GROUP, from: BOB, text: "/status" });
+    await tg.waitFor(() => service.commands.length === 1);
+    expect(service.commands[0]!.user.id).toBe(String(BOB.id));
+    await tg.waitFor(() => ours(OPEN_GROUP.id).length === 2);
+    expect(service.received).toEqual([]);
+    expect(ours(OPEN_GROUP.id).map((message) => message.text)).toEqual([note.text, "ran status"]);
+  });
+
   it("routes commands to the service and answers /start itself", async () => {
     harness = await startHarness();
     const { tg, service } = harness;

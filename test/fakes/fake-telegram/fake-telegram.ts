@@ -40,6 +40,14 @@ export interface FakeTelegramOptions {
 
 type Update = Params & { update_id: number };
 
+/** Who a message from an anonymous group admin is `from`. */
+export const GROUP_ANONYMOUS_BOT: FakeUser = {
+  id: 1087968824,
+  is_bot: true,
+  first_name: "Group",
+  username: "GroupAnonymousBot",
+};
+
 /** How a call's connection misbehaves: closed before any answer, or left open with none. */
 type ConnectionFault = "drop" | "hold";
 
@@ -198,6 +206,19 @@ export class FakeTelegram {
   /** A user writes in a chat: the message is stored and delivered as an update. */
   sendUserMessage(input: UserMessageInput): { update: Update; message: Record<string, unknown> } {
     const message = userMessage(this.state, input);
+    return { update: this.injectUpdate({ message }), message };
+  }
+
+  /**
+   * A group admin with "Remain anonymous" on writes: `from` is Telegram's GroupAnonymousBot and
+   * `sender_chat` the group itself.
+   */
+  sendAnonymousAdminMessage(input: Omit<UserMessageInput, "from">): {
+    update: Update;
+    message: Record<string, unknown>;
+  } {
+    const message = userMessage(this.state, { ...input, from: GROUP_ANONYMOUS_BOT });
+    message.sender_chat = { id: input.chat.id, type: input.chat.type, title: input.chat.title };
     return { update: this.injectUpdate({ message }), message };
   }
 
