@@ -2,8 +2,8 @@
  * PersonTurnSlots: how many turns one person may have running at once in this process. Every
  * thread is a session of its own, so without a cap one person (or one allowed bot) posting a
  * message in each of a hundred threads started a hundred model calls and tool runs at once, on the
- * team's model account. A person's further turns wait in line, first come first served; other
- * people's turns are not held up. A turn parked at a person keeps its slot only while its pump
+ * team's model account. A person's further turns wait in line, first come first served, their
+ * sessions' locks let go meanwhile (turn-scheduler.ts); other people's turns are not held up. A turn parked at a person keeps its slot only while its pump
  * runs; approvals and answers never need one.
  */
 

@@ -4,9 +4,14 @@
  * decision that arrived with no turn waiting), then starts queued messages as turns until the
  * queue is empty; each turn itself is run by TurnExecutor (turn-executor.ts). A turn a person
  * starts (a message, a wake-up as them, a retry) runs in one of their turn slots
- * (person-turn-slots.ts), waiting for one when they already run as many as they may. Pumps are tracked so
- * shutdown can wait for them, interrupt them, or leave turns parked at a person (their state is
- * durable) — never leaving a running tool call orphaned.
+ * (person-turn-slots.ts). When they already run as many as they may, the pump lets the session's
+ * lock (lease) go while it waits for one, and takes it again before the turn starts: the lock
+ * guards the session's record, which a wait changes nothing of, and holding it would keep other
+ * processes from the session (with several, another one may take it and run the turn meanwhile;
+ * the pump then finds the work gone). Each slot a pump takes — or a turn started at once brings —
+ * is given back once, by `giveBack`. Pumps are tracked so shutdown can wait for them, interrupt
+ * them, or leave turns parked at a person (their state is durable) — never leaving a running tool
+ * call orphaned.
  */
 import type { PlatformUser } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
@@ -32,12 +37,24 @@ export interface TurnSchedulerOptions extends TurnExecutorOptions {
   readonly slots: PersonTurnSlots;
 }
 
+/** One of a person's turn slots a pump holds, until `giveBack` gives it back. */
+interface HeldSlot {
+  readonly person: string;
+}
+
+/** A message started at once (startNow), in the slot taken for it. */
+interface FirstInSlot extends FirstTurn {
+  readonly slot: HeldSlot;
+}
+
 /** How a pump begins: with a message as its first turn, or under a lease already taken. */
-type PumpStart = FirstTurn | { readonly lease: SessionLease };
+type PumpStart = FirstInSlot | { readonly lease: SessionLease };
 
 /** Background turn execution for all sessions of this process. */
 export class TurnScheduler {
   private readonly pumps = new Map<LiveSession, Promise<void>>();
+  /** Sessions whose pump waits for a turn slot, without the session's lease. */
+  private readonly waitingForSlot = new Set<LiveSession>();
   private stopping = false;
   private readonly turns: TurnExecutor;
 
@@ -94,12 +111,13 @@ export class TurnScheduler {
       live.retryBy === undefined &&
       record.pendingTurn === undefined &&
       record.queue.length === 0 &&
-      !this.options.lock.isHeld(live.id) &&
-      this.options.slots.tryTake(personOf(live, message.user));
-    if (!idle) return Promise.resolve(false);
+      !this.options.lock.isHeld(live.id);
+    const slot = idle ? this.tryTakeSlot(personOf(live, message.user)) : undefined;
+    if (!slot) return Promise.resolve(false);
     return new Promise<boolean>((resolve, reject) =>
-      this.schedule(live, {
+      this.launch(live, {
         message,
+        slot,
         saved: (write) => write.then(() => resolve(true), reject),
         failed: reject,
       }),
@@ -108,23 +126,25 @@ export class TurnScheduler {
 
   /**
    * Make sure the session's pump runs; it picks up any pending work. Never waits for a turn. With
-   * `start`, the pump begins with that message as its turn, or under a lease already taken.
+   * `start`, the pump begins under a lease already taken.
    */
-  schedule(live: LiveSession, start?: PumpStart): void {
-    if (start && "lease" in start && live.pump && !this.stopping && !live.retired) {
+  schedule(live: LiveSession, start?: { readonly lease: SessionLease }): void {
+    if (start && live.pump && !this.stopping && !live.retired && !this.waitingForSlot.has(live)) {
       // The pump is ending (it let the session go just before this process took it again).
       void live.pump.finally(() => this.schedule(live, start));
       return;
     }
+    // A pump waiting for a turn slot takes the session again once it has one; until then the
+    // session is left free (what the lease took in is saved as it goes), for any process to take.
     if (live.pump || this.stopping || live.retired) {
-      if (start && "lease" in start) start.lease.release();
-      else if (start) {
-        // A message started at once holds its person's slot (startNow).
-        this.options.slots.release(personOf(live, start.message.user));
-        start.failed(new Error("the session could not start the turn"));
-      }
+      start?.lease.release();
       return;
     }
+    this.launch(live, start);
+  }
+
+  /** Start the session's pump (none runs, none may start one meanwhile: see schedule, startNow). */
+  private launch(live: LiveSession, start?: PumpStart): void {
     const pump = this.pump(live, start)
       .catch((error) => this.options.logger.error({ err: error, sessionId: live.id }, "session pump failed"))
       .finally(() => {
@@ -172,80 +192,112 @@ export class TurnScheduler {
     return report;
   }
 
+  /**
+   * The pump: under the session's lease, its first turn (a message started at once), then a parked
+   * turn, a retry or the queued messages, in turn, until none is left. A turn a person starts runs
+   * in one of their slots; waiting for one, the pump holds no lease (see the module header).
+   */
   private async pump(live: LiveSession, start?: PumpStart): Promise<void> {
     const { gate } = this.options;
     const first = start && "message" in start ? start : undefined;
     let lease: SessionLease | undefined = start && "lease" in start ? start.lease : undefined;
+    // The one slot the pump holds at a time: a person's turn runs in it, and it is given back
+    // (giveBack) as that turn ends, or as the pump ends without running one in it.
+    let slot: HeldSlot | undefined = first?.slot;
+    let noticed = false;
     try {
-      lease ??= gate ? await gate.enter(live) : await this.options.lock.acquire(live.id);
-    } catch (error) {
-      if (first) this.options.slots.release(personOf(live, first.message.user));
-      first?.failed(error);
-      throw error;
-    }
-    if (!lease) return;
-    try {
-      await this.run(live, first);
-    } finally {
-      // The last turn's end is still only in memory (see TurnExecutor's `finish`). Another process
-      // may take the session once the lease is let go, so there it is saved first; this process is
-      // the only other taker, on this same session in memory, so here it may wait for the next write.
-      if (gate) await live.flush().finally(() => lease.release());
-      else {
-        lease.release();
-        this.options.endSaves.later(live);
+      try {
+        lease ??= await this.enter(live);
+      } catch (error) {
+        first?.failed(error);
+        throw error;
       }
+      if (first) {
+        await this.turns.start(live, first.message, first);
+        slot = this.giveBack(slot);
+      }
+      while (lease && !this.stopping && !live.retired) {
+        await gate?.collect(live);
+        const parked = live.parkedTurn();
+        if (parked) {
+          slot = this.giveBack(slot);
+          await this.turns.resumeParked(live, parked);
+          continue;
+        }
+        const user = live.retryBy ?? live.record.queue[0]?.user;
+        if (!user) return;
+        const person = personOf(live, user);
+        if (slot && slot.person !== person) slot = this.giveBack(slot);
+        slot ??= this.tryTakeSlot(person);
+        if (!slot) {
+          // A turn that has to wait says so in its thread, which would otherwise stay silent.
+          if (!noticed)
+            void this.turns.notify(
+              live,
+              `${user.name}, you have ${this.options.slots.perPerson} turns running in other threads; this one starts when one of them ends.`,
+            );
+          noticed = true;
+          await this.letGo(live, lease);
+          lease = undefined;
+          this.waitingForSlot.add(live);
+          try {
+            slot = await this.takeSlot(person);
+          } finally {
+            this.waitingForSlot.delete(live);
+          }
+          if (this.stopping || live.retired) return;
+          // Meanwhile the work may have changed ("stop" empties the queue) or been run elsewhere.
+          lease = await this.enter(live);
+          continue;
+        }
+        const retry = live.retryBy;
+        live.retryBy = undefined;
+        const next = live.record.queue[0];
+        if (retry) await this.turns.retry(live, retry);
+        else if (next) await this.turns.start(live, next);
+        slot = this.giveBack(slot);
+      }
+    } finally {
+      this.giveBack(slot);
+      if (lease) await this.letGo(live, lease);
     }
   }
 
-  /** The pump's work under the lease: a parked turn, a retry or the queued messages, in turn. */
-  private async run(live: LiveSession, first: FirstTurn | undefined): Promise<void> {
+  /** Take the session's lease (the lock; several processes: through the gate, undefined when held elsewhere). */
+  private async enter(live: LiveSession): Promise<SessionLease | undefined> {
     const { gate } = this.options;
-    if (first) {
-      // Its slot was taken when it was started at once (startNow).
-      try {
-        await this.turns.start(live, first.message, first);
-      } finally {
-        this.options.slots.release(personOf(live, first.message.user));
-      }
-    }
-    while (!this.stopping && !live.retired) {
-      await gate?.collect(live);
-      const record = live.record;
-      const retry = live.retryBy;
-      live.retryBy = undefined;
-      const parked = live.parkedTurn();
-      if (parked) await this.turns.resumeParked(live, parked);
-      else if (retry) await this.inSlot(live, retry, () => this.turns.retry(live, retry));
-      else if (record.queue[0])
-        await this.inSlot(live, record.queue[0].user, () => {
-          // Waiting for the slot, the queue may have changed ("stop" empties it).
-          const next = live.record.queue[0];
-          return next ? this.turns.start(live, next) : Promise.resolve();
-        });
-      else return;
-    }
+    return gate ? gate.enter(live) : this.options.lock.acquire(live.id);
   }
 
   /**
-   * Run a turn `user` starts in one of their slots, once one is free (not once shutdown began); a
-   * turn that has to wait says so in its thread, which would otherwise stay silent.
+   * Let the session's lease go. The last turn's end is still only in memory (see TurnExecutor's
+   * `finish`). Another process may take the session once the lease is let go, so there it is
+   * saved first; this process is the only other taker, on this same session in memory, so here it
+   * may wait for the next write.
    */
-  private async inSlot(live: LiveSession, user: PlatformUser, turn: () => Promise<void>): Promise<void> {
-    const { slots } = this.options;
-    const person = personOf(live, user);
-    if (!slots.tryTake(person)) {
-      void this.turns.notify(
-        live,
-        `${user.name}, you have ${slots.perPerson} turns running in other threads; this one starts when one of them ends.`,
-      );
-      await slots.take(person);
+  private async letGo(live: LiveSession, lease: SessionLease): Promise<void> {
+    if (this.options.gate) await live.flush().finally(() => lease.release());
+    else {
+      lease.release();
+      this.options.endSaves.later(live);
     }
-    try {
-      if (!this.stopping && !live.retired) await turn();
-    } finally {
-      this.options.slots.release(person);
-    }
+  }
+
+  /** One of `person`'s slots, taken now; undefined (nothing taken) when all are in use. */
+  private tryTakeSlot(person: string): HeldSlot | undefined {
+    return this.options.slots.tryTake(person) ? { person } : undefined;
+  }
+
+  /** One of `person`'s slots, once one is free. */
+  private async takeSlot(person: string): Promise<HeldSlot> {
+    await this.options.slots.take(person);
+    return { person };
+  }
+
+  /** Give a slot the pump holds back (the one place slots are released); undefined, for the holder's variable. */
+  private giveBack(slot: HeldSlot | undefined): undefined {
+    if (slot) this.options.slots.release(slot.person);
+    return undefined;
   }
 
   /** Re-run the session's last turn after a provider error; false when a turn is running. */

@@ -193,11 +193,13 @@ describe("several session stacks on one Redis", () => {
       wrapStore = (s) => s,
       timing = TIMING,
       queueMode = "followup",
+      turnsPerPerson,
     }: {
       wrap?: (c: Coordination) => Coordination;
       wrapStore?: (s: Store) => Store;
       timing?: typeof TIMING;
       queueMode?: "followup" | "steer";
+      turnsPerPerson?: number;
     },
   ): Promise<Stack> {
     const dataDir = tempDir();
@@ -223,6 +225,7 @@ describe("several session stacks on one Redis", () => {
         coordination: wrap(coordination),
         processId: name,
         leaseTiming: timing,
+        ...(turnsPerPerson === undefined ? {} : { maxTurnsPerPerson: turnsPerPerson }),
       },
     });
     manager.registerOutput("slack", outputs.factory);
@@ -464,6 +467,27 @@ describe("several session stacks on one Redis", () => {
     await outputs.until(() => provider.aborted.includes("please hang") || undefined, "the stream to stop");
     await outputs.until(() => outputs.for(target).closedTurns.length === 1, "the turn to close");
     await eventually(async () => (await b.manager.isBusy(sessionId)) === false, "A to let go of the session");
+  }, 30_000);
+
+  it("a turn waiting on A for its person's slot leaves the session free: B takes it and runs the turn", async () => {
+    stacks = [await openStackWith("A", { turnsPerPerson: 1 }), await openStack("B")];
+    const [a] = stacks as [Stack, Stack];
+    const [busy, waiting] = [thread("1700000310.000001"), thread("1700000310.000002")];
+    const hang = "please hang, slot holder";
+    await a.manager.receive(message(hang, { target: busy }));
+    await outputs.until(() => provider.asking(hang).length > 0, "the stream to start");
+    await a.manager.receive(message("ana waits", { target: waiting }));
+    expect(outputs.for(waiting).texts.join("\n")).toMatch(/starts when one of them ends/);
+    // A let the session go: failover on B finds it unleased with work, takes it and runs the turn.
+    await outputs.until(
+      () => finalTexts(waiting.thread!).includes("re: ana waits"),
+      "B to run the waiting turn",
+    );
+    expect(provider.aborted).not.toContain(hang);
+    provider.release(hang);
+    await outputs.until(() => finalTexts(busy.thread!).length === 1, "the hanging turn to end");
+    await a.manager.idle();
+    expect(provider.asking("ana waits")).toHaveLength(1);
   }, 30_000);
 
   it.each([

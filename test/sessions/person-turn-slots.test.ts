@@ -1,11 +1,15 @@
 /**
  * Turns per person: one person's messages in many threads run at most `maxTurnsPerPerson` turns at
- * once, the rest waiting their turn in order, while other people's turns start as usual. The slots
- * themselves: a cap per person, first come first served, a released slot passing to the next in line.
+ * once, the rest waiting their turn in order, while other people's turns start as usual; a turn
+ * waiting for a slot holds no session lock, and every slot taken is given back once, however its
+ * turn ended. The slots themselves: a cap per person, first come first served, a released slot
+ * passing to the next in line.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { qualifiedUserId } from "../../src/approvals/authorisation.js";
+import { ProviderError } from "../../src/engine/provider/provider.js";
 import { PersonTurnSlots } from "../../src/sessions/person-turn-slots.js";
+import { InProcessSessionLock } from "../../src/sessions/session-lock.js";
 import type { ScriptedStep } from "../support/scripted-provider.js";
 import { ANA, BEN, type Harness, makeHarness, message, thread } from "./helpers/harness.js";
 
@@ -40,6 +44,7 @@ afterEach(async () => {
   await h?.manager.drain(0);
   await h?.store.close();
   h = undefined;
+  vi.restoreAllMocks();
 });
 
 const HANG: ScriptedStep = { hang: true };
@@ -67,5 +72,113 @@ describe("one person's turns in many threads", () => {
     expect(await harness.manager.command(threads[0]!, ANA, "stop", [])).toBe("Stopping the running turn.");
     await harness.outputs.until(() => harness.provider.requests.length === 4 || undefined, "the third turn");
     expect(asked(harness).at(-1)).toBe("ana 3");
+  });
+});
+
+describe("a turn waiting for its person's slot", () => {
+  it("waits without its session's lock, and runs under it once a slot is free", async () => {
+    const acquire = vi.spyOn(InProcessSessionLock.prototype, "acquire");
+    h = await makeHarness({ steps: [HANG, { text: ["second"] }], overrides: { maxTurnsPerPerson: 1 } });
+    const harness = h;
+    const [first, second] = [thread("1700000000.000011"), thread("1700000000.000012")];
+    await harness.manager.receive(message("ana 1", { user: ANA, target: first }));
+    await harness.outputs.until(() => harness.provider.requests.length === 1 || undefined, "the first turn");
+    await harness.manager.receive(message("ana 2", { user: ANA, target: second }));
+    await harness.outputs.until(
+      () => harness.outputs.for(second).texts.some((t) => t.includes("starts when one of them ends")),
+      "the waiting notice",
+    );
+    const lock = acquire.mock.contexts[0] as InProcessSessionLock;
+    const running = harness.outputs.for(first).turns[0]!.sessionId;
+    const waiting = [...new Set(acquire.mock.calls.map(([key]) => key))].filter((key) => key !== running);
+    expect(waiting).toHaveLength(1);
+    expect(lock.isHeld(running)).toBe(true);
+    expect(lock.isHeld(waiting[0]!)).toBe(false);
+    expect(await harness.manager.isBusy(waiting[0]!)).toBe(true);
+
+    expect(await harness.manager.command(first, ANA, "stop", [])).toBe("Stopping the running turn.");
+    await harness.outputs.until(
+      () => harness.outputs.for(second).closedTurns.length === 1,
+      "the second turn",
+    );
+    expect(asked(harness)).toEqual(["ana 1", "ana 2"]);
+    expect(acquire.mock.calls.filter(([key]) => key === waiting[0])).toHaveLength(2);
+  });
+});
+
+describe("the slots a person's turns take", () => {
+  it("are all given back, once each, after turns that completed, failed or were stopped", async () => {
+    const taken = { now: 0, waited: 0, released: 0 };
+    const tryTake = PersonTurnSlots.prototype.tryTake;
+    const take = PersonTurnSlots.prototype.take;
+    const release = PersonTurnSlots.prototype.release;
+    const tryTakes = vi.spyOn(PersonTurnSlots.prototype, "tryTake").mockImplementation(function (
+      this: PersonTurnSlots,
+      person,
+    ) {
+      const got = tryTake.call(this, person);
+      if (got) taken.now++;
+      return got;
+    });
+    vi.spyOn(PersonTurnSlots.prototype, "take").mockImplementation(function (this: PersonTurnSlots, person) {
+      // A slot taken at once counts through tryTake; one waited for, here.
+      const before = taken.now;
+      return take.call(this, person).then(() => {
+        if (taken.now === before) taken.waited++;
+      });
+    });
+    vi.spyOn(PersonTurnSlots.prototype, "release").mockImplementation(function (
+      this: PersonTurnSlots,
+      person,
+    ) {
+      taken.released++;
+      release.call(this, person);
+    });
+    const failure = new ProviderError("server", "The model service failed.", 500);
+    h = await makeHarness({
+      steps: [{ text: ["one"] }, HANG, { error: failure }, HANG, { text: ["five"] }, { text: ["six"] }],
+      overrides: { maxTurnsPerPerson: 2 },
+    });
+    const harness = h;
+    const threads = ["21", "22", "23"].map((n) => thread(`1700000000.0000${n}`));
+    const [a, b, c] = threads as [
+      ReturnType<typeof thread>,
+      ReturnType<typeof thread>,
+      ReturnType<typeof thread>,
+    ];
+    // Completed, started at once.
+    await harness.manager.receive(message("ana 1", { user: ANA, target: a }));
+    await harness.outputs.until(() => harness.outputs.for(a).closedTurns.length === 1, "the first turn");
+    // Hangs (stopped later), started at once; a queued message behind it in the same thread.
+    await harness.manager.receive(message("ana 2", { user: ANA, target: a }));
+    await harness.outputs.until(
+      () => harness.provider.requests.length === 2 || undefined,
+      "the hanging turn",
+    );
+    // Fails, started at once in another thread.
+    await harness.manager.receive(message("ana 3", { user: ANA, target: b }));
+    await harness.outputs.until(() => harness.outputs.for(b).closedTurns.length === 1, "the failed turn");
+    // Hangs in a third thread, then a fourth message waits for a slot in the second thread.
+    await harness.manager.receive(message("ana 4", { user: ANA, target: c }));
+    await harness.outputs.until(() => harness.provider.requests.length === 4 || undefined, "the second hang");
+    await harness.manager.receive(message("ana 5", { user: ANA, target: b }));
+    await harness.outputs.until(
+      () => harness.outputs.for(b).texts.some((t) => t.includes("starts when one of them ends")),
+      "the waiting notice",
+    );
+    await harness.manager.receive(message("ana 6", { user: ANA, target: a }));
+    expect(await harness.manager.command(a, ANA, "stop", [])).toMatch(
+      /^Stopping the running turn\. Dropped 1/,
+    );
+    expect(await harness.manager.command(c, ANA, "stop", [])).toBe("Stopping the running turn.");
+    await harness.manager.idle();
+    expect(asked(harness)).toEqual(["ana 1", "ana 2", "ana 3", "ana 4", "ana 5"]);
+
+    // Five turns ran, the fifth after waiting for a slot; "ana 6", queued behind the hanging turn,
+    // was dropped by "stop" before it took one.
+    expect(taken).toEqual({ now: 4, waited: 1, released: 5 });
+    const slots = tryTakes.mock.contexts[0] as PersonTurnSlots;
+    const ana = qualifiedUserId("slack", ANA.id);
+    expect([slots.tryTake(ana), slots.tryTake(ana), slots.tryTake(ana)]).toEqual([true, true, false]);
   });
 });
