@@ -5,6 +5,8 @@ import type { AnyTool, ToolContext } from "../../src/core/tool.js";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import { createEditFileTool } from "../../src/tools/files/edit-file.js";
+import { steeringPlaces } from "../../src/tools/files/steering-files.js";
+import { realpathOfMaybeMissing } from "../../src/tools/files/workspace-paths.js";
 import { createWriteFileTool } from "../../src/tools/files/write-file.js";
 import { call, makeContext } from "./support/tool-context.js";
 import { useTempWorkspace } from "./support/tool-workspace.js";
@@ -110,6 +112,20 @@ describe("a write reaching a steering file through a link", () => {
     expect(await readFile(path.join(temp.dir, "docs", "conventions.md"), "utf8")).toBe("be kind\n");
   });
 
+  it("is caught where a plain skill folder's SKILL.md is a link into the workspace", async () => {
+    await mkdir(path.join(temp.dir, "docs"));
+    await writeFile(path.join(temp.dir, "docs", "lint.md"), "lint");
+    await mkdir(path.join(temp.dir, ".coworker", "skills", "lint"));
+    await symlink(
+      path.join(temp.dir, "docs", "lint.md"),
+      path.join(temp.dir, ".coworker", "skills", "lint", "SKILL.md"),
+    );
+    const { result, asked } = await writeThrough("docs/lint.md");
+    expect(asked.map((a) => a.changed)).toEqual([{ path: ".coworker/skills/lint/SKILL.md" }]);
+    expect(result.ok).toBe(false);
+    expect(await readFile(path.join(temp.dir, "docs", "lint.md"), "utf8")).toBe("lint");
+  });
+
   it("is caught where .coworker/skills is a link into the workspace", async () => {
     await rm(path.join(temp.dir, ".coworker", "skills"), { recursive: true });
     await mkdir(path.join(temp.dir, "docs", "skills", "lint"), { recursive: true });
@@ -158,5 +174,52 @@ describe("a write the engine already saw as a steering file, or no steering file
       expect(asked, requested).toEqual([]);
       expect(result.ok, requested).toBe(true);
     }
+  });
+});
+
+describe("steeringPlaces", () => {
+  // Plain skill folders skip the full lookup (only links are resolved); every place must still be
+  // where a full real-path lookup of its spelling leads.
+  it("puts every place where a full real-path lookup of its spelling leads, links or not", async () => {
+    const skills = path.join(temp.dir, ".coworker", "skills");
+    await mkdir(path.join(temp.dir, "docs", "release"), { recursive: true });
+    await writeFile(path.join(temp.dir, "docs", "lint.md"), "lint");
+    await mkdir(path.join(skills, "lint"));
+    await symlink(path.join(temp.dir, "docs", "lint.md"), path.join(skills, "lint", "SKILL.md"));
+    await mkdir(path.join(skills, "dangling"));
+    await symlink(path.join(temp.dir, "docs", "missing.md"), path.join(skills, "dangling", "SKILL.md"));
+    await mkdir(path.join(skills, "empty"));
+    await symlink(path.join(temp.dir, "docs", "release"), path.join(skills, "release"));
+    await writeFile(path.join(skills, "stray.txt"), "not a skill");
+    await symlink(path.join(temp.dir, "docs", "conventions.md"), path.join(temp.dir, "AGENTS.md"));
+
+    const places = await steeringPlaces(temp.dir);
+    const expected = await Promise.all(
+      places.map(async (place) => ({
+        ...place,
+        real: await realpathOfMaybeMissing(path.join(temp.dir, ...place.spelling.split("/"))),
+      })),
+    );
+    expect(places).toEqual(expected);
+    const spellings = places.map((place) => place.spelling).sort();
+    expect(spellings).toEqual(
+      [
+        ".coworker",
+        ".coworker/skills",
+        "AGENTS.md",
+        ...["dangling", "deploy", "empty", "lint", "release", "stray.txt"].map(
+          (n) => `.coworker/skills/${n}`,
+        ),
+        ...["dangling", "deploy", "empty", "lint", "release", "stray.txt"].map(
+          (n) => `.coworker/skills/${n}/SKILL.md`,
+        ),
+      ].sort(),
+    );
+    const realOf = (spelling: string) => places.find((place) => place.spelling === spelling)?.real;
+    expect(realOf(".coworker/skills/lint/SKILL.md")).toBe(path.join(temp.dir, "docs", "lint.md"));
+    expect(realOf(".coworker/skills/dangling/SKILL.md")).toBe(path.join(temp.dir, "docs", "missing.md"));
+    expect(realOf(".coworker/skills/release/SKILL.md")).toBe(
+      path.join(temp.dir, "docs", "release", "SKILL.md"),
+    );
   });
 });

@@ -14,8 +14,9 @@
  * refuses every steering file (`steeringTargetOf`), and run_command's sandbox shows the places
  * they are read from read-only (`steeringPlaces`; shell/steering-mounts.ts).
  */
-import { readdir } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
+import { isMissing } from "../../core/missing-file.js";
 import type { ToolContext } from "../../core/tool.js";
 import {
   COWORKER_FOLDER,
@@ -69,21 +70,51 @@ function namesBelow(file: string, dir: string): readonly string[] | undefined {
  * each where its links lead, also when it does not exist yet. One whose real path cannot be found
  * (a file where a folder should be, a loop of links) is left out: the skill loader and the
  * instructions read nothing through it either.
+ *
+ * Computed afresh on every call, never cached: any link on the way may have been swapped since
+ * the last one (a command can replace a link `.coworker` at the root, and with the sandbox off,
+ * anything), and a stale place would let a write reach a steering file unasked. Each call is kept
+ * cheap instead: a skill's folder that is a plain folder in the skills folder (no link, as the
+ * listing shows) is there, below the skills folder's real path, with no lookup, and its SKILL.md
+ * needs one lstat to show it is no link; only links are resolved in full.
  */
 export async function steeringPlaces(root: string): Promise<readonly SteeringPlace[]> {
+  const spelled = (folder: boolean, names: readonly string[], real: string): SteeringPlace => ({
+    spelling: names.join("/"),
+    real,
+    folder,
+  });
   const place = (folder: boolean, ...names: string[]): Promise<SteeringPlace | undefined> =>
     realpathOfMaybeMissing(path.join(root, ...names)).then(
-      (real) => ({ spelling: names.join("/"), real, folder }),
+      (real) => spelled(folder, names, real),
       () => undefined,
     );
+  /** A skill's SKILL.md in its plain folder at `folderReal`: no lookup beyond an lstat unless it is a link. */
+  const skillFile = async (name: string, folderReal: string): Promise<SteeringPlace | undefined> => {
+    const names = [COWORKER_FOLDER, SKILLS_FOLDER, name, SKILL_FILE];
+    const file = path.join(folderReal, SKILL_FILE);
+    const plain = await lstat(file).then(
+      (stats) => !stats.isSymbolicLink(),
+      (error: unknown) => isMissing(error),
+    );
+    return plain ? spelled(false, names, file) : place(false, ...names);
+  };
   const skills = await place(true, COWORKER_FOLDER, SKILLS_FOLDER);
-  const names = skills ? await readdir(skills.real).catch(() => []) : [];
+  const entries = skills ? await readdir(skills.real, { withFileTypes: true }).catch(() => []) : [];
   const places = await Promise.all([
     place(true, COWORKER_FOLDER),
-    ...names.flatMap((name) => [
-      place(true, COWORKER_FOLDER, SKILLS_FOLDER, name),
-      place(false, COWORKER_FOLDER, SKILLS_FOLDER, name, SKILL_FILE),
-    ]),
+    ...entries.flatMap((entry) => {
+      if (skills === undefined || !entry.isDirectory())
+        return [
+          place(true, COWORKER_FOLDER, SKILLS_FOLDER, entry.name),
+          place(false, COWORKER_FOLDER, SKILLS_FOLDER, entry.name, SKILL_FILE),
+        ];
+      const folderReal = path.join(skills.real, entry.name);
+      return [
+        Promise.resolve(spelled(true, [COWORKER_FOLDER, SKILLS_FOLDER, entry.name], folderReal)),
+        skillFile(entry.name, folderReal),
+      ];
+    }),
     place(false, INSTRUCTIONS_FILE),
   ]);
   return [skills, ...places].filter((p): p is SteeringPlace => p !== undefined);
