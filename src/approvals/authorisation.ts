@@ -68,11 +68,23 @@ export function loosenersFor(
 ): readonly string[] {
   const starter = [qualifiedUserId(target.platform, starterId)];
   if (!isSharedThread(target)) return Object.freeze(starter);
+  const configured = configuredApprovers(config, target);
+  return configured.length > 0 ? configured : Object.freeze(starter);
+}
+
+/**
+ * The approvers configured for `target` (global and its channel's), on its platform: who may
+ * loosen a session there that has no starter (a record from before starters were kept).
+ */
+export function configuredApprovers(
+  config: Pick<ApprovalsConfig, "approvers" | "perChannel">,
+  target: ThreadTarget,
+): readonly string[] {
   const configured = [
     ...config.approvers,
     ...(config.perChannel?.[`${target.platform}:${target.channel}`] ?? []),
   ].filter((id) => id.startsWith(`${target.platform}:`));
-  return Object.freeze(configured.length > 0 ? [...new Set(configured)] : starter);
+  return Object.freeze([...new Set(configured)]);
 }
 
 /** Who may loosen a session in a shared thread, in words (refusals and cards). */

@@ -25,6 +25,7 @@ import {
   type SessionRecord,
   stampedVersion,
   type TargetExtra,
+  withStarter,
 } from "./session-record.js";
 import type { SessionRecords } from "./session-records.js";
 
@@ -82,7 +83,9 @@ export class LiveSession {
     private log: SessionHistory,
     private readonly stores: LiveSessionStores,
   ) {
-    this.current = record;
+    // A record from before `startedBy` was kept gets its starter here, once per load (see
+    // withStarter); it is saved with the session's next write.
+    this.current = withStarter(record, log.messages);
     this.grants = this.grantsOf(record);
     this.facts = { downloadedFiles: new Set(record.downloadedFiles) };
   }
@@ -103,9 +106,12 @@ export class LiveSession {
   async reload(): Promise<boolean> {
     await this.flush();
     const stored = await this.stores.records.get(this.id);
-    if (!stored || sameJson(stored, this.current)) return false;
+    // A stored record without a starter is compared as this copy filled it in (from the same
+    // history, unless the record changed too).
+    const starter = stored?.startedBy ?? this.current.startedBy;
+    if (!stored || sameJson({ ...stored, startedBy: starter }, this.current)) return false;
     this.log = await this.stores.history.open(this.id);
-    this.current = stored;
+    this.current = withStarter(stored, this.log.messages);
     this.grants = this.grantsOf(stored);
     this.facts = { downloadedFiles: new Set(stored.downloadedFiles) };
     this.recordedKeys.clear();

@@ -7,7 +7,12 @@
  * thread to, after that look-up — this process does not hold it, and its copy saved here would
  * overwrite the holder's record.
  */
-import { type ApprovalsConfig, loosenersFor, mayDecide } from "../approvals/authorisation.js";
+import {
+  type ApprovalsConfig,
+  configuredApprovers,
+  loosenersFor,
+  mayDecide,
+} from "../approvals/authorisation.js";
 import type { PendingHub } from "../approvals/pending-hub.js";
 import { loosensMode, type PermissionMode } from "../core/modes.js";
 import type { PendingStore } from "../approvals/pending-store.js";
@@ -57,9 +62,11 @@ function decidesItem(command: ThreadCommand): boolean {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-/** Why `user` may not switch `live` to the less safe `mode`: who may. */
-function ownerOnly(live: LiveSession, user: PlatformUser, mode: PermissionMode): string {
-  const starter = live.record.startedBy ?? user;
+/** Why a person may not switch `live` to the less safe `mode`: who may. */
+function ownerOnly(live: LiveSession, mode: PermissionMode): string {
+  const starter = live.record.startedBy;
+  if (!starter)
+    return `Only a configured approver can switch this session to ${mode} mode: it was started before sessions recorded who started them, and nobody has claimed it since.`;
   return `Only the session's owner can switch it to ${mode} mode — in a shared thread, a configured approver (or, without one, ${starter.name}, who started the session).`;
 }
 
@@ -160,7 +167,7 @@ export class ThreadCommands {
 
   /**
    * Switch the session's mode. A less safe mode needs whoever may loosen the session (see
-   * authorisation.ts); a session nobody has started yet is started by this person.
+   * authorisation.ts); setting it never makes this person the session's starter.
    */
   private async setMode(
     live: LiveSession,
@@ -169,8 +176,8 @@ export class ThreadCommands {
     mode: PermissionMode,
   ): Promise<string> {
     if (loosensMode(live.record.mode, mode) && !this.mayLoosen(live, target, user))
-      return ownerOnly(live, user, mode);
-    await live.update((r) => ({ ...r, mode, modeSetBy: user, startedBy: r.startedBy ?? user }));
+      return ownerOnly(live, mode);
+    await live.update((r) => ({ ...r, mode, modeSetBy: user }));
     return `Mode set to ${mode}${live.activeTurn ? " (from the next turn)" : ""}.`;
   }
 
@@ -191,18 +198,25 @@ export class ThreadCommands {
     if (!offered.includes(model)) {
       if (models.choices.length > 0)
         return `${model} is not offered here. Choose one of: ${offered.join(", ")}.`;
-      const starter = live.record.startedBy ?? user;
-      if (starter.id !== user.id && !this.mayLoosen(live, target, user))
-        return `Only ${starter.name}, who started the session, or a configured approver can switch it to a model of their choice (an admin can offer models to everyone with model.choices). Anyone can switch back to ${models.default}.`;
+      const starter = live.record.startedBy;
+      if (starter?.id !== user.id && !this.mayLoosen(live, target, user))
+        return `Only ${starter ? `${starter.name}, who started the session, or a configured approver` : "a configured approver (the session has no starter on record)"} can switch it to a model of their choice (an admin can offer models to everyone with model.choices). Anyone can switch back to ${models.default}.`;
     }
-    await live.update((r) => ({ ...r, model, startedBy: r.startedBy ?? user }));
+    await live.update((r) => ({ ...r, model }));
     return `Model set to ${model}${live.activeTurn ? " (from the next turn)" : ""}.`;
   }
 
-  /** Whether `user` may loosen `live` (see authorisation.ts); nobody started it yet: they would. */
+  /**
+   * Whether `user` may loosen `live` (see authorisation.ts). A session without a starter (one
+   * stored before starters were kept, whose history names none: see withStarter) is loosened only
+   * by a configured approver, never claimed by whoever asks first.
+   */
   private mayLoosen(live: LiveSession, target: ThreadTarget, user: PlatformUser): boolean {
-    const starter = live.record.startedBy ?? user;
-    const allowed = loosenersFor(this.deps.approvals, live.record.target, starter.id);
+    const starter = live.record.startedBy;
+    const { approvals } = this.deps;
+    const allowed = starter
+      ? loosenersFor(approvals, live.record.target, starter.id)
+      : configuredApprovers(approvals, live.record.target);
     return mayDecide(allowed, target.platform, user.id);
   }
 
@@ -247,7 +261,7 @@ export class ThreadCommands {
     if (!fresh) return "Another process holds this thread's session now: send `new` again to start afresh.";
     const { id, mode, model } = fresh.record;
     if (!old || !keepMode) return `Started a new session (${id}). Mode ${mode}, model ${model}.`;
-    return `Started a new session (${id}), model ${model}. Mode ${mode} kept from the previous session: ${ownerOnly(old, user, cache.defaultMode)}`;
+    return `Started a new session (${id}), model ${model}. Mode ${mode} kept from the previous session: ${ownerOnly(old, cache.defaultMode)}`;
   }
 
   /**

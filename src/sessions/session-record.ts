@@ -10,7 +10,7 @@ import { frozenCopy } from "../core/deep-freeze.js";
 import { type TurnMarker, turnMarkerSchema } from "../approvals/parked-turn.js";
 import { type Attachment, attachmentSchema } from "../core/attachment.js";
 import { grantSchema, type Grant } from "../engine/permissions/grants.js";
-import type { TokenUsage } from "../core/messages.js";
+import type { ConversationMessage, TokenUsage } from "../core/messages.js";
 import { type PermissionMode, permissionModeSchema } from "../core/modes.js";
 import type { InboundFile, InboundMessage } from "../core/inbound-message.js";
 import {
@@ -83,7 +83,10 @@ export interface SessionRecord {
    * turn stays untrusted whatever the history now ends with (steering a person added, say).
    */
   readonly lastTurnChannelContent?: ChannelContent;
-  /** Who started the session (the requester of its first turn a person asked for). */
+  /**
+   * Who started the session: the person whose message or command created it. Absent only on
+   * records from before it was kept, where loading fills it in (`withStarter`) when it can.
+   */
   readonly startedBy?: PlatformUser;
   /** Who last set the session's mode, when a person did (shown by `status`). */
   readonly modeSetBy?: PlatformUser;
@@ -177,6 +180,22 @@ export function newSessionRecord(input: {
     createdAt: at,
     updatedAt: at,
   });
+}
+
+/**
+ * `record` with its starter, by the one rule for records stored before `startedBy` was kept: the
+ * author of its history's first user message a person wrote (`meta.by`), named as the record
+ * knows them (who set the mode, a queued message) or by their id. With no such message the
+ * session stays ownerless, and what only its starter may do then needs a configured approver
+ * (session-commands.ts): it is never claimed by whoever comes first. A record that has a starter
+ * is returned as it is.
+ */
+export function withStarter(record: SessionRecord, history: readonly ConversationMessage[]): SessionRecord {
+  if (record.startedBy) return record;
+  const by = history.find((m) => m.role === "user" && typeof m.meta?.by === "string")?.meta?.by;
+  if (by === undefined) return record;
+  const known = [record.modeSetBy, ...record.queue.map((m) => m.user)].find((u) => u?.id === by);
+  return Object.freeze({ ...record, startedBy: { id: by, name: known?.name ?? by } });
 }
 
 /** The queue entry of an inbound message delivered under `dedupeKeys`. */

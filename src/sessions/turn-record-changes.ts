@@ -22,6 +22,7 @@ export interface TurnStart {
 /**
  * The record with `start` in progress: the message leaves the queue (its dedupe keys move to the
  * marker), the marker holds the request without its history, and a first run names the session.
+ * Who started the session is set when it is created (SessionCache), never by a turn.
  */
 export function withTurnStarted(record: SessionRecord, start: TurnStart): SessionRecord {
   const { message, how, request } = start;
@@ -29,7 +30,6 @@ export function withTurnStarted(record: SessionRecord, start: TurnStart): Sessio
   return {
     ...record,
     lastTurnChannelContent: message.channelContent,
-    ...(record.startedBy || message.channelContent || how !== "run" ? {} : { startedBy: message.user }),
     title: record.title || message.text.trim().slice(0, TITLE_CHARS),
     turns: how === "run" ? record.turns + 1 : record.turns,
     queue: record.queue.filter((m) => m !== message),

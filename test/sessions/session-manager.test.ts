@@ -5,7 +5,9 @@ import { RecordingOutput } from "../support/recording-output.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import type { Store } from "../../src/store/store.js";
 import { MAX_QUEUED_MESSAGES } from "../../src/sessions/session-record.js";
-import { ANA, BEN, BOSS, makeHarness, message, openStore, thread } from "./helpers/harness.js";
+import { SessionRecords } from "../../src/sessions/session-records.js";
+import { type PlatformUser, sessionKeyOf } from "../../src/core/thread-target.js";
+import { ANA, BEN, BOSS, makeHarness, message, openStore, tempDir, thread } from "./helpers/harness.js";
 
 const followup = { model: "test-model", provider: "scripted", mode: "interactive" as const, maxSteps: 10 };
 
@@ -329,6 +331,54 @@ describe("SessionManager authority", () => {
     await h.manager.receive(message("hi", { user: ANA, target: other }));
     expect(await h.manager.command(other, BEN, "mode", ["auto"])).toMatch(/^Only the session's owner/);
     await h.manager.idle();
+  });
+
+  /**
+   * A thread's session stored before records kept their starter: opened by `opener`'s message,
+   * then saved again without `startedBy` — with its history, or (`withHistory` false) as a session
+   * of its own with none — and the service started afresh on the same data.
+   */
+  async function legacySession(opener: PlatformUser, withHistory: boolean, approvers: string[]) {
+    const dataDir = tempDir();
+    const approvals = { approvers, ttlMs: 60_000 };
+    const first = await makeHarness({ dataDir, steps: [textStep("hello")], overrides: { approvals } });
+    await first.manager.receive(message("hi", { user: opener }));
+    await first.manager.drain(1_000);
+    const records = new SessionRecords(first.store.space("sessions"));
+    const stored = (await records.get((await records.currentId(sessionKeyOf(thread())))!))!;
+    const { startedBy, ...legacy } = stored;
+    expect(startedBy?.id).toBe(opener.id);
+    if (withHistory) await records.put(legacy);
+    else await records.replace(stored, { ...legacy, id: `${stored.id}-without-history` });
+    await first.store.close();
+    return makeHarness({ dataDir, steps: [textStep("again")], overrides: { approvals } });
+  }
+
+  it("a session stored without its starter gets its history's first author as starter: another person's mode auto is refused, theirs accepted", async () => {
+    const h = await legacySession(ANA, true, []);
+    expect(await h.manager.command(thread(), BEN, "mode", ["auto"])).toMatch(/^Only the session's owner/);
+    expect(await h.manager.command(thread(), BEN, "model", ["other-model"])).toMatch(
+      /^Only U_ANA, who started/,
+    );
+    expect(await h.manager.command(thread(), ANA, "mode", ["auto"])).toBe("Mode set to auto.");
+    expect(await h.manager.command(thread(), BEN, "status", [])).toMatch(/Started by: U_ANA/);
+    await h.manager.drain(0);
+    await h.store.close();
+  });
+
+  it("a session stored without its starter and no message of a person stays ownerless: only an approver may loosen it, never whoever asks first", async () => {
+    const h = await legacySession(ANA, false, ["slack:U_BOSS"]);
+    expect(await h.manager.command(thread(), BEN, "mode", ["auto"])).toMatch(/^Only a configured approver/);
+    expect(await h.manager.command(thread(), ANA, "mode", ["auto"])).toMatch(/^Only a configured approver/);
+    expect(await h.manager.command(thread(), ANA, "model", ["other-model"])).toMatch(
+      /^Only a configured approver/,
+    );
+    // Asking changed nothing: still nobody's.
+    expect(await h.manager.command(thread(), ANA, "status", [])).not.toMatch(/Started by/);
+    expect(await h.manager.command(thread(), BOSS, "mode", ["auto"])).toBe("Mode set to auto.");
+    expect(await h.manager.command(thread(), BEN, "status", [])).not.toMatch(/Started by/);
+    await h.manager.drain(0);
+    await h.store.close();
   });
 
   it("'new' by someone who may not loosen the session keeps its stricter mode, and says why", async () => {

@@ -38,7 +38,8 @@ describe("turn record changes", () => {
     expect(record.queue).toEqual([]);
     expect(record.turns).toBe(1);
     expect(record.title).toBe("please summarise the report");
-    expect(record.startedBy).toEqual({ id: "U1", name: "Ada" });
+    // Who started the session is set when it is created, never by a turn.
+    expect(record.startedBy).toBeUndefined();
     expect(record.pendingTurn).toMatchObject({
       turnId: "t1",
       startedAt: "2026-12-02T10:00:01.000Z",
