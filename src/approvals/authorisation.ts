@@ -59,24 +59,24 @@ export function allowedApproversFor(
 
 /**
  * Who may loosen a session in `target` that `starterId` started (platform user id): see the
- * module header. Platform-qualified ids, never empty.
+ * module header. Platform-qualified ids. A session without a starter (stored before starters were
+ * kept, its history naming none) is loosened by the configured approvers only — possibly nobody —
+ * never by whoever asks first.
  */
 export function loosenersFor(
   config: Pick<ApprovalsConfig, "approvers" | "perChannel">,
   target: ThreadTarget,
-  starterId: string,
+  starterId: string | undefined,
 ): readonly string[] {
+  if (starterId === undefined) return configuredApprovers(config, target);
   const starter = [qualifiedUserId(target.platform, starterId)];
   if (!isSharedThread(target)) return Object.freeze(starter);
   const configured = configuredApprovers(config, target);
   return configured.length > 0 ? configured : Object.freeze(starter);
 }
 
-/**
- * The approvers configured for `target` (global and its channel's), on its platform: who may
- * loosen a session there that has no starter (a record from before starters were kept).
- */
-export function configuredApprovers(
+/** The approvers configured for `target` (global and its channel's), on its platform. */
+function configuredApprovers(
   config: Pick<ApprovalsConfig, "approvers" | "perChannel">,
   target: ThreadTarget,
 ): readonly string[] {

@@ -81,11 +81,7 @@ export class PendingHub {
       argsHash,
       requester: context.requester,
       allowedApprovers: allowedApproversFor(this.options.config, context.target, context.requester.userId),
-      mayLoosen: loosenersFor(
-        this.options.config,
-        context.target,
-        (context.startedBy ?? context.requester).userId,
-      ),
+      mayLoosen: loosenersFor(this.options.config, context.target, context.startedBy?.userId),
       createdAt: created.toISOString(),
       expiresAt: new Date(created.getTime() + this.options.config.ttlMs).toISOString(),
       status: "pending" as const,

@@ -7,12 +7,7 @@
  * thread to, after that look-up — this process does not hold it, and its copy saved here would
  * overwrite the holder's record.
  */
-import {
-  type ApprovalsConfig,
-  configuredApprovers,
-  loosenersFor,
-  mayDecide,
-} from "../approvals/authorisation.js";
+import { type ApprovalsConfig, loosenersFor, mayDecide } from "../approvals/authorisation.js";
 import type { PendingHub } from "../approvals/pending-hub.js";
 import { loosensMode, type PermissionMode } from "../core/modes.js";
 import type { PendingStore } from "../approvals/pending-store.js";
@@ -212,11 +207,7 @@ export class ThreadCommands {
    * by a configured approver, never claimed by whoever asks first.
    */
   private mayLoosen(live: LiveSession, target: ThreadTarget, user: PlatformUser): boolean {
-    const starter = live.record.startedBy;
-    const { approvals } = this.deps;
-    const allowed = starter
-      ? loosenersFor(approvals, live.record.target, starter.id)
-      : configuredApprovers(approvals, live.record.target);
+    const allowed = loosenersFor(this.deps.approvals, live.record.target, live.record.startedBy?.id);
     return mayDecide(allowed, target.platform, user.id);
   }
 

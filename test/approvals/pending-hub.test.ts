@@ -7,7 +7,7 @@ import pino from "pino";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type ParkedTurn, parkTurn } from "../../src/approvals/parked-turn.js";
 import { ApprovalService } from "../../src/approvals/approval-service.js";
-import { whoMayDecide } from "../../src/approvals/authorisation.js";
+import { LOOSEN_REFUSAL, loosenRefusal, whoMayDecide } from "../../src/approvals/authorisation.js";
 import { PendingHub } from "../../src/approvals/pending-hub.js";
 import type { AskContext, ExpirySchedule } from "../../src/approvals/pending-hub-types.js";
 import type { PendingApproval, PendingPlan, PendingQuestion } from "../../src/approvals/pending-item.js";
@@ -202,6 +202,33 @@ describe("PendingHub", () => {
       result: undefined,
       resume: asked,
     });
+  });
+
+  it("a session without a starter is loosened by configured approvers only, never by the turn's requester", () => {
+    // A record from before starters were kept, whose history names none (sessions/withStarter).
+    const ben = { platform: "slack", userId: "U_BEN", name: "Ben" };
+    const ownerless: AskContext = { sessionId: "s1", target, requester: ben, parked: parkedAt("hi") };
+    const card = (h: PendingHub) => ({
+      kind: "approval" as const,
+      requester: ben,
+      ...h.base(ownerless, "c1", "h"),
+    });
+    expect(card(hub()).mayLoosen).toEqual([]);
+    expect(loosenRefusal(card(hub()), "always_tool", "slack", "U_BEN")).toBe(LOOSEN_REFUSAL);
+    expect(loosenRefusal(card(hub()), "once", "slack", "U_BEN")).toBeUndefined();
+    const withApprover = new PendingHub({
+      store: new PendingStore(store),
+      outputFor: outputs.factory,
+      deliveries: { record: async () => undefined },
+      timers: new RecordingTimers(),
+      config: { approvers: ["slack:U_CY"], perChannel: {}, ttlMs: 60_000 },
+      logger: pino({ level: "silent" }),
+      now: () => new Date(),
+    });
+    expect(card(withApprover).mayLoosen).toEqual(["slack:U_CY"]);
+    expect(loosenRefusal(card(withApprover), "always_tool", "slack", "U_CY")).toBeUndefined();
+    // With a starter, as before: in a shared thread without approvers, the starter.
+    expect(hub().base({ ...ownerless, startedBy: ana }, "c1", "h").mayLoosen).toEqual(["slack:U_ANA"]);
   });
 
   it("a plan its requester may not approve: whoever started the session approves it; anyone else gets the card's words", async () => {
