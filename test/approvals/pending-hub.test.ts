@@ -208,11 +208,7 @@ describe("PendingHub", () => {
     // A record from before starters were kept, whose history names none (sessions/withStarter).
     const ben = { platform: "slack", userId: "U_BEN", name: "Ben" };
     const ownerless: AskContext = { sessionId: "s1", target, requester: ben, parked: parkedAt("hi") };
-    const card = (h: PendingHub) => ({
-      kind: "approval" as const,
-      requester: ben,
-      ...h.base(ownerless, "c1", "h"),
-    });
+    const card = (h: PendingHub) => ({ kind: "approval" as const, ...h.base(ownerless, "c1", "h") });
     expect(card(hub()).mayLoosen).toEqual([]);
     expect(loosenRefusal(card(hub()), "always_tool", "slack", "U_BEN")).toBe(LOOSEN_REFUSAL);
     expect(loosenRefusal(card(hub()), "once", "slack", "U_BEN")).toBeUndefined();
