@@ -31,6 +31,18 @@ function io() {
   return { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough() };
 }
 
+/** What startApp needs to start no channel and a conversation that does nothing, stopped by `signals`. */
+function bareStart(signals: EventEmitter) {
+  return {
+    assembly: { channels: [], createConversation: async () => ({ service: new FakeService({}) }) },
+    io: io(),
+    version: "9.9.9",
+    configSource: undefined,
+    forceExit: () => undefined,
+    signals,
+  };
+}
+
 async function readyz(
   url: string | undefined,
 ): Promise<{ status: number; body: { checks: { name: string; ok: boolean }[] } }> {
@@ -157,14 +169,7 @@ describe("startApp", () => {
     captured.warn(`before start: ${secret}`);
     expect(lines.join("")).toContain(secret);
     const signals = new EventEmitter();
-    const app = await startApp(cfg, captured, {
-      assembly: { channels: [], createConversation: async () => ({ service: new FakeService({}) }) },
-      io: io(),
-      version: "9.9.9",
-      configSource: undefined,
-      forceExit: () => undefined,
-      signals,
-    });
+    const app = await startApp(cfg, captured, bareStart(signals));
     lines.length = 0;
     captured.warn({ detail: `the server echoed ${secret}` }, `upstream rejected ${secret}`);
     const text = lines.join("");
@@ -180,16 +185,9 @@ describe("startApp", () => {
     const port = (blocker.address() as AddressInfo).port;
     const signals = new EventEmitter();
     try {
-      await expect(
-        startApp(config(`ops: { port: ${port} }\n`), logger, {
-          assembly: { channels: [], createConversation: async () => ({ service: new FakeService({}) }) },
-          io: io(),
-          version: "9.9.9",
-          configSource: undefined,
-          forceExit: () => undefined,
-          signals,
-        }),
-      ).rejects.toThrow(`port ${port} on 127.0.0.1 is already in use`);
+      await expect(startApp(config(`ops: { port: ${port} }\n`), logger, bareStart(signals))).rejects.toThrow(
+        `port ${port} on 127.0.0.1 is already in use`,
+      );
       expect(signals.listenerCount("SIGTERM")).toBe(0);
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
