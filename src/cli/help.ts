@@ -30,7 +30,8 @@ Environment (overrides the config file; a .env file in the working directory is 
              (comma list of platform:user ids, e.g. slack:U0123,telegram:4567)
   Reviewer   COWORKER_REVIEWER_MODEL, COWORKER_REVIEWER_BASE_URL (default: the model's)
   Storage    COWORKER_DATA_DIR (default ./data), COWORKER_WORKSPACE (default ./workspace),
-             COWORKER_STORE_URL (redis://… or postgres://…; default SQLite in the data dir)
+             COWORKER_STORE_URL (redis://… or postgres://…; default SQLite in the data dir),
+             COWORKER_STORE_REDIS_PREFIX (keys of this deployment on a shared Redis)
   Schedules  COWORKER_DEFAULT_TIMEZONE (timezone of cron tasks when the person's is unknown)
   Shell      COWORKER_SHELL_SANDBOX (bubblewrap | off), COWORKER_SHELL_NETWORK (1 | 0)
   Ops        COWORKER_OPS_PORT (/healthz /readyz /metrics; default 8080, 0 = any free port)

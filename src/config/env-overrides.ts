@@ -29,6 +29,7 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "COWORKER_DATA_DIR", path: ["data_dir"], kind: "string" },
   { env: "COWORKER_WORKSPACE", path: ["workspace", "root"], kind: "string" },
   { env: "COWORKER_STORE_URL", path: ["store_url"], kind: "string" },
+  { env: "COWORKER_STORE_REDIS_PREFIX", path: ["store_redis_prefix"], kind: "string" },
   { env: "COWORKER_MODE", path: ["agent", "mode"], kind: "string" },
   { env: "COWORKER_REVIEWER_MODEL", path: ["reviewer", "model"], kind: "string" },
   { env: "COWORKER_REVIEWER_BASE_URL", path: ["reviewer", "base_url"], kind: "string" },

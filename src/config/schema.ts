@@ -7,6 +7,7 @@ import { MODEL_NAME, MODEL_NAME_CHARACTERS } from "../core/model-name.js";
 import { z } from "zod";
 import type { ToolCategory } from "../core/events.js";
 import { permissionModeSchema } from "../core/modes.js";
+import { REDIS_KEY_PREFIX_PATTERN } from "../store/store-url.js";
 import {
   approverIds,
   slackAppToken,
@@ -320,6 +321,11 @@ export const configSchema = z.strictObject({
   workspace: workspaceSchema.prefault({}),
   data_dir: nonEmpty.default("./data"),
   store_url: nonEmpty.optional(),
+  /** Redis only: every key and pub/sub channel goes under `<prefix>:`, so deployments can share one Redis. */
+  store_redis_prefix: z
+    .string()
+    .regex(REDIS_KEY_PREFIX_PATTERN, 'must be 1 to 64 letters, digits, "_" or "-"')
+    .optional(),
   tools: toolsSchema.prefault({}),
   approvals: approvalsSchema.prefault({}),
   sessions: z

@@ -18,6 +18,13 @@ export const SQLITE_FILE_NAME = "coworker.sqlite";
 export const SUPPORTED_STORE_URLS =
   "redis://…, rediss://…, postgres://…, postgresql://…, memory: — or no URL for the embedded SQLite file in the data dir";
 
+/**
+ * What a deployment's Redis key prefix may look like (`store_redis_prefix`). No ":" in it, so a
+ * prefix ends at the first ":" of a key and one deployment's keys never fall under another's
+ * (with `a` and `a:sessions`, keyv's scans of `a:sessions::*` would reach both).
+ */
+export const REDIS_KEY_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
 const SCHEMES: Record<string, "memory" | "redis" | "postgres"> = {
   "memory:": "memory",
   "redis:": "redis",

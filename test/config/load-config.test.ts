@@ -213,3 +213,23 @@ tools:
     expect(yamlProblems).not.toContain(secrets[0]);
   });
 });
+
+describe("store_redis_prefix", () => {
+  it("is unset by default, read from the file or COWORKER_STORE_REDIS_PREFIX", () => {
+    const plain = loadConfig({ env: {}, cwd: project({ "config/coworker.yaml": GOOD }) });
+    if (!plain.ok) throw new Error(plain.problems.join("\n"));
+    expect(plain.config.store_redis_prefix).toBeUndefined();
+    const cwd = project({ "config/coworker.yaml": `${GOOD}store_redis_prefix: team-a\n` });
+    const fromFile = loadConfig({ env: {}, cwd });
+    if (!fromFile.ok) throw new Error(fromFile.problems.join("\n"));
+    expect(fromFile.config.store_redis_prefix).toBe("team-a");
+    const fromEnv = loadConfig({ env: { COWORKER_STORE_REDIS_PREFIX: "team_b" }, cwd });
+    if (!fromEnv.ok) throw new Error(fromEnv.problems.join("\n"));
+    expect(fromEnv.config.store_redis_prefix).toBe("team_b");
+  });
+
+  it.each(["team:a", "", "has space", "x".repeat(65), "ümlaut"])("refuses %j", (prefix) => {
+    const cwd = project({ "config/coworker.yaml": `${GOOD}store_redis_prefix: ${JSON.stringify(prefix)}\n` });
+    expect(problemsOf(loadConfig({ env: {}, cwd })).join("\n")).toMatch(/store_redis_prefix/);
+  });
+});
