@@ -184,6 +184,7 @@ export async function startApp(
       return createStore({
         url: config.store_url,
         dataDir: config.data_dir,
+        keyPrefix: config.store_redis_prefix,
         onError: (error) => logger.error({ err: error }, "store error"),
       }).catch((error: unknown) => {
         throw storeFailure(error, config.store_url !== undefined, config.data_dir);
@@ -194,6 +195,7 @@ export async function startApp(
     const coordination = await createCoordination({
       url: config.store_url,
       dataDir: config.data_dir,
+      keyPrefix: config.store_redis_prefix,
       store,
       onError: (error) => logger.error({ err: error }, "coordination error"),
     });

@@ -11,7 +11,8 @@ import { type DoctorDeps, doctorChecks } from "./doctor-checks.js";
 
 const realDeps: DoctorDeps = {
   fetch: (input, init) => fetch(input, init),
-  openStore: (config) => createStore({ url: config.store_url, dataDir: config.data_dir }),
+  openStore: (config) =>
+    createStore({ url: config.store_url, dataDir: config.data_dir, keyPrefix: config.store_redis_prefix }),
 };
 
 /** Run `coworker doctor`; 0 only when every check passed (warnings and skips allowed). */

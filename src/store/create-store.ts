@@ -21,6 +21,11 @@ export interface CreateStoreOptions {
   readonly dataDir: string;
   /** Background errors no caller awaits (a dropped Redis connection); default: ignored. */
   readonly onError?: ErrorSink;
+  /**
+   * store_redis_prefix: on Redis, every key goes under `<keyPrefix>:`, so deployments sharing one
+   * Redis keep apart (the coordination must get the same). Other backends ignore it.
+   */
+  readonly keyPrefix?: string | undefined;
 }
 
 /**
@@ -34,18 +39,28 @@ export async function createStore(options: CreateStoreOptions): Promise<Store> {
   // operator made keeps the mode they gave it.
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
   const onError = options.onError ?? (() => undefined);
-  const backend = await openBackend(target, description, onError);
+  const backend = await openBackend(target, description, onError, options.keyPrefix);
   return new KeyvStore(backend, description);
 }
 
-async function openBackend(target: StoreTarget, description: string, onError: ErrorSink): Promise<Backend> {
+async function openBackend(
+  target: StoreTarget,
+  description: string,
+  onError: ErrorSink,
+  keyPrefix: string | undefined,
+): Promise<Backend> {
   switch (target.kind) {
     case "memory":
       return (await import("./backends/memory.js")).openMemoryBackend(onError);
     case "sqlite":
       return (await import("./backends/sqlite.js")).openSqliteBackend(target.file, onError);
     case "redis":
-      return (await import("./backends/redis.js")).openRedisBackend(target.url, description, onError);
+      return (await import("./backends/redis.js")).openRedisBackend(
+        target.url,
+        description,
+        onError,
+        keyPrefix,
+      );
     case "postgres":
       return (await import("./backends/postgres.js")).openPostgresBackend(target.url, description, onError);
   }

@@ -70,7 +70,7 @@ function deserializeEntry<T>(text: string): DeserializedData<T> | undefined {
 class PrefixedKeyv extends Keyv {
   private readonly prefix: string;
 
-  constructor(options: KeyvOptions, namespace: StoreNamespace) {
+  constructor(options: KeyvOptions, namespace: string) {
     super(options);
     this.prefix = `${namespace}:`;
   }
@@ -83,12 +83,13 @@ class PrefixedKeyv extends Keyv {
 /**
  * A keyv instance over `store` for one namespace. `prefixKeys: false` when the adapter prefixes
  * keys itself (Redis); otherwise keyv writes `<namespace>:<key>`, which lets several namespaces
- * share one adapter (one SQLite connection, one table). Errors are thrown to the caller rather
- * than swallowed, so a failed write is never mistaken for success.
+ * share one adapter (one SQLite connection, one table). keyv hands `namespace` to the adapter, so
+ * it is the adapter's own (Redis: with the deployment's key prefix). Errors are thrown to the
+ * caller rather than swallowed, so a failed write is never mistaken for success.
  */
 export function namespacedKeyv(
   store: KeyvStoreAdapter | Map<string, unknown>,
-  namespace: StoreNamespace,
+  namespace: string,
   prefixKeys: boolean,
   onError: ErrorSink,
 ): Keyv {

@@ -1,10 +1,11 @@
 /**
  * Redis backend: one node-redis connection shared by a @keyv/redis adapter per namespace (keys
- * are `<namespace>::<key>`, TTLs are Redis expiries), and an atomic SET NX for `setIfAbsent`
- * that holds across processes.
+ * are `<namespace>::<key>`, or `<prefix>:<namespace>::<key>` for a deployment with a key prefix;
+ * TTLs are Redis expiries), and an atomic SET NX for `setIfAbsent` that holds across processes.
  */
 import KeyvRedis, { createClient } from "@keyv/redis";
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
+import { REDIS_KEY_PREFIX_PATTERN } from "../store-url.js";
 import { type Backend, type ErrorSink, namespacedKeyv } from "./backend.js";
 
 /** How long the first connection may take before the store gives up. */
@@ -15,9 +16,35 @@ const MAX_RECONNECT_DELAY_MS = 2_000;
 /** Separator @keyv/redis puts between a namespace and a key. */
 const KEY_SEPARATOR = "::";
 
+/**
+ * Where one deployment's keys live on a Redis shared with others: every key the store and the
+ * coordination write, and every pub/sub channel (which Redis shares across its databases),
+ * starts with `head` — `<prefix>:`, or nothing without a prefix (the layout before prefixes
+ * existed, so data written then stays readable).
+ */
+export interface RedisKeyspace {
+  readonly head: string;
+}
+
+/** The keyspace of a deployment with `prefix` (none → the unprefixed one); throws for a malformed prefix. */
+export function redisKeyspace(prefix?: string): RedisKeyspace {
+  if (prefix === undefined) return { head: "" };
+  if (!REDIS_KEY_PREFIX_PATTERN.test(prefix)) {
+    throw new Error(
+      `the Redis key prefix "${prefix}" is not 1 to 64 letters, digits, "_" or "-" (store_redis_prefix)`,
+    );
+  }
+  return { head: `${prefix}:` };
+}
+
+/** The keyv namespace (the part before "::") of `namespace` in `keyspace`. */
+export function redisNamespace(keyspace: RedisKeyspace, namespace: StoreNamespace): string {
+  return `${keyspace.head}${namespace}`;
+}
+
 /** The Redis key the store keeps `key` of `namespace` under (for scripts that write store keys). */
-export function redisStoreKey(namespace: StoreNamespace, key: string): string {
-  return `${namespace}${KEY_SEPARATOR}${key}`;
+export function redisStoreKey(keyspace: RedisKeyspace, namespace: StoreNamespace, key: string): string {
+  return `${redisNamespace(keyspace, namespace)}${KEY_SEPARATOR}${key}`;
 }
 
 /**
@@ -39,12 +66,17 @@ export function newRedisClient(url: string, onError: ErrorSink, connected: () =>
   return client;
 }
 
-/** Connect to Redis; throws a clear error (without credentials) when it cannot. */
+/**
+ * Connect to Redis; throws a clear error (without credentials) when it cannot. `keyPrefix` puts
+ * every key under `<keyPrefix>:` (see RedisKeyspace).
+ */
 export async function openRedisBackend(
   url: string,
   description: string,
   onError: ErrorSink,
+  keyPrefix?: string,
 ): Promise<Backend> {
+  const keyspace = redisKeyspace(keyPrefix);
   let connected = false;
   const client = newRedisClient(url, onError, () => connected);
   client.setMaxListeners(STORE_NAMESPACES.length + 4);
@@ -63,7 +95,7 @@ export async function openRedisBackend(
         [
           ns,
           new KeyvRedis<unknown>(client, {
-            namespace: ns,
+            namespace: redisNamespace(keyspace, ns),
             keyPrefixSeparator: KEY_SEPARATOR,
             throwOnErrors: true,
           }),
@@ -71,14 +103,16 @@ export async function openRedisBackend(
     ),
   );
   const spaces = new Map(
-    STORE_NAMESPACES.map((ns) => [ns, namespacedKeyv(adapters.get(ns)!, ns, false, onError)] as const),
+    STORE_NAMESPACES.map(
+      (ns) => [ns, namespacedKeyv(adapters.get(ns)!, redisNamespace(keyspace, ns), false, onError)] as const,
+    ),
   );
   return {
     keyv: (namespace: StoreNamespace) => spaces.get(namespace)!,
     // One connection: Redis runs its commands in the order they were sent.
     writesInOrder: true,
     insertIfAbsent: async (namespace, key, serialized, ttlMs) => {
-      const redisKey = redisStoreKey(namespace, key);
+      const redisKey = redisStoreKey(keyspace, namespace, key);
       const reply = await client.set(redisKey, serialized, {
         condition: "NX",
         ...(ttlMs === undefined ? {} : { expiration: { type: "PX", value: ttlMs } as const }),

@@ -18,6 +18,8 @@ export interface CreateCoordinationOptions {
   readonly store: Store;
   /** Background errors (a dropped connection); default: ignored. */
   readonly onError?: ErrorSink;
+  /** store_redis_prefix: the same key prefix the store was opened with (Redis only). */
+  readonly keyPrefix?: string | undefined;
 }
 
 /** Open the coordination matching the store URL. */
@@ -25,5 +27,10 @@ export async function createCoordination(options: CreateCoordinationOptions): Pr
   const target = resolveStoreTarget(options.url, options.dataDir);
   if (target.kind !== "redis") return new InProcessCoordination(options.store);
   const { openRedisCoordination } = await import("./redis-coordination.js");
-  return openRedisCoordination(target.url, describeStoreTarget(target), options.onError ?? (() => undefined));
+  return openRedisCoordination(
+    target.url,
+    describeStoreTarget(target),
+    options.onError ?? (() => undefined),
+    options.keyPrefix,
+  );
 }

@@ -6,10 +6,10 @@
  * keep index sets in one script, so a holder that paused past its lease cannot overwrite its
  * successor. An offer (claims, index, queue append and lease) is one script too. Queues are
  * lists, claims `SET NX PX`, indexes sets. Pub/sub runs on a dedicated subscriber connection, as
- * Redis requires.
+ * Redis requires. A deployment with a key prefix has every key and channel under `<prefix>:`.
  */
 import { type ErrorSink, serializeValue } from "../backends/backend.js";
-import { newRedisClient, redisStoreKey } from "../backends/redis.js";
+import { newRedisClient, type RedisKeyspace, redisKeyspace, redisStoreKey } from "../backends/redis.js";
 import {
   type Coordination,
   type FencedWrite,
@@ -21,10 +21,11 @@ import {
   type StoreWrite,
   type Unsubscribe,
 } from "./coordination.js";
+import type { StoreNamespace } from "../store.js";
 
 type RedisClient = ReturnType<typeof newRedisClient>;
 
-/** Every coordination key and channel starts with this, apart from the store's own keys. */
+/** Every coordination key and channel starts with this (after the deployment's prefix), apart from the store's own keys. */
 const PREFIX = "coord:";
 
 const ACQUIRE = `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -98,11 +99,6 @@ if redis.call('SET', KEYS[3], ARGV[3], 'NX', 'PX', ARGV[4]) then
 end
 return {2, redis.call('GET', KEYS[3])}`;
 
-const leaseKey = (key: string) => `${PREFIX}lease:${key}`;
-const fenceKey = (key: string) => `${PREFIX}fence:${key}`;
-const queueKey = (queue: string) => `${PREFIX}queue:${queue}`;
-const setKey = (set: string) => `${PREFIX}set:${set}`;
-
 /** A store value as the store's keyv reads it, and its TTL argument ('' = none). */
 function storeValue(write: StoreWrite, now: number): [string, string] {
   return [
@@ -111,12 +107,17 @@ function storeValue(write: StoreWrite, now: number): [string, string] {
   ];
 }
 
-/** Connect the command and subscriber connections; throws a clear error (without credentials). */
+/**
+ * Connect the command and subscriber connections; throws a clear error (without credentials).
+ * `keyPrefix` puts every key and channel under `<keyPrefix>:` (the store's must be the same).
+ */
 export async function openRedisCoordination(
   url: string,
   description: string,
   onError: ErrorSink,
+  keyPrefix?: string,
 ): Promise<RedisCoordination> {
+  const keyspace = redisKeyspace(keyPrefix);
   let connected = false;
   const connect = () => newRedisClient(url, onError, () => connected);
   const client = connect();
@@ -134,23 +135,53 @@ export async function openRedisCoordination(
       },
     );
   }
-  return new RedisCoordination(client, subscriber);
+  return new RedisCoordination(client, subscriber, keyspace);
 }
 
 /** Coordination across processes on one Redis server. */
 export class RedisCoordination implements Coordination {
   readonly distributed = true;
 
+  /** Every coordination key and channel name starts with this. */
+  private readonly head: string;
+
   constructor(
     private readonly client: RedisClient,
     private readonly subscriber: RedisClient,
-  ) {}
+    private readonly keyspace: RedisKeyspace = redisKeyspace(),
+  ) {
+    this.head = `${keyspace.head}${PREFIX}`;
+  }
+
+  private leaseKey(key: string): string {
+    return `${this.head}lease:${key}`;
+  }
+
+  private fenceKey(key: string): string {
+    return `${this.head}fence:${key}`;
+  }
+
+  private queueKey(queue: string): string {
+    return `${this.head}queue:${queue}`;
+  }
+
+  private setKey(set: string): string {
+    return `${this.head}set:${set}`;
+  }
+
+  private mapKey(map: string): string {
+    return `${this.head}map:${map}`;
+  }
+
+  private storeKey(write: { readonly namespace: StoreNamespace; readonly key: string }): string {
+    return redisStoreKey(this.keyspace, write.namespace, write.key);
+  }
 
   async acquire(key: string, ttlMs: number, owner?: string): Promise<LeaseGrant | undefined> {
     const token = newLeaseToken(owner);
     const fence = Number(
       await this.client.eval(ACQUIRE, {
-        keys: [leaseKey(key), fenceKey(key)],
+        keys: [this.leaseKey(key), this.fenceKey(key)],
         arguments: [token, String(ttlMs)],
       }),
     );
@@ -158,47 +189,50 @@ export class RedisCoordination implements Coordination {
   }
 
   async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
-    const reply = await this.client.eval(RENEW, { keys: [leaseKey(key)], arguments: [token, String(ttlMs)] });
+    const reply = await this.client.eval(RENEW, {
+      keys: [this.leaseKey(key)],
+      arguments: [token, String(ttlMs)],
+    });
     return Number(reply) === 1;
   }
 
   async release(key: string, token: string): Promise<boolean> {
-    return Number(await this.client.eval(RELEASE, { keys: [leaseKey(key)], arguments: [token] })) === 1;
+    return Number(await this.client.eval(RELEASE, { keys: [this.leaseKey(key)], arguments: [token] })) === 1;
   }
 
   async holder(key: string): Promise<string | undefined> {
-    return (await this.client.get(leaseKey(key))) ?? undefined;
+    return (await this.client.get(this.leaseKey(key))) ?? undefined;
   }
 
   async currentFence(key: string): Promise<number> {
-    return Number((await this.client.get(fenceKey(key))) ?? 0);
+    return Number((await this.client.get(this.fenceKey(key))) ?? 0);
   }
 
   async fencedWrite(fence: FenceRef, writes: readonly FencedWrite[]): Promise<boolean> {
-    const keys = [fenceKey(fence.key)];
+    const keys = [this.fenceKey(fence.key)];
     const args = [String(fence.fence)];
     const now = Date.now();
     for (const write of writes) {
       switch (write.op) {
         case "set":
-          keys.push(redisStoreKey(write.namespace, write.key));
+          keys.push(this.storeKey(write));
           args.push("set", ...storeValue(write, now));
           break;
         case "delete":
-          keys.push(redisStoreKey(write.namespace, write.key));
+          keys.push(this.storeKey(write));
           args.push("del", "", "");
           break;
         case "trim":
-          keys.push(queueKey(write.queue));
+          keys.push(this.queueKey(write.queue));
           args.push("trim", String(write.count), "");
           break;
         case "remove-item":
-          keys.push(queueKey(write.queue));
+          keys.push(this.queueKey(write.queue));
           args.push("lrem", write.item, "");
           break;
         case "add-member":
         case "remove-member":
-          keys.push(setKey(write.set));
+          keys.push(this.setKey(write.set));
           args.push(write.op === "add-member" ? "sadd" : "srem", write.member, "");
           break;
       }
@@ -210,7 +244,7 @@ export class RedisCoordination implements Coordination {
     const writes = [first, ...rest];
     const now = Date.now();
     const reply = await this.client.eval(INSERT_IF_ABSENT, {
-      keys: writes.map((write) => redisStoreKey(write.namespace, write.key)),
+      keys: writes.map((write) => this.storeKey(write)),
       arguments: writes.flatMap((write) => storeValue(write, now)),
     });
     return Number(reply) === 1;
@@ -221,11 +255,11 @@ export class RedisCoordination implements Coordination {
     const now = Date.now();
     const reply = (await this.client.eval(OFFER, {
       keys: [
-        queueKey(offer.queue),
-        setKey(offer.index.set),
-        leaseKey(offer.lease.key),
-        fenceKey(offer.lease.key),
-        ...offer.claims.map((claim) => redisStoreKey(claim.namespace, claim.key)),
+        this.queueKey(offer.queue),
+        this.setKey(offer.index.set),
+        this.leaseKey(offer.lease.key),
+        this.fenceKey(offer.lease.key),
+        ...offer.claims.map((claim) => this.storeKey(claim)),
       ],
       arguments: [
         offer.item,
@@ -245,7 +279,7 @@ export class RedisCoordination implements Coordination {
   }
 
   async items(queue: string, from: number): Promise<readonly string[]> {
-    return this.client.lRange(queueKey(queue), from, -1);
+    return this.client.lRange(this.queueKey(queue), from, -1);
   }
 
   async releaseAndCount(
@@ -255,7 +289,7 @@ export class RedisCoordination implements Coordination {
   ): Promise<{ released: boolean; waiting: number }> {
     const reply = Number(
       await this.client.eval(RELEASE_AND_COUNT, {
-        keys: [leaseKey(key), queueKey(queue)],
+        keys: [this.leaseKey(key), this.queueKey(queue)],
         arguments: [token],
       }),
     );
@@ -263,13 +297,13 @@ export class RedisCoordination implements Coordination {
   }
 
   async publish(channel: string, message: string): Promise<boolean> {
-    return (await this.client.publish(`${PREFIX}${channel}`, message)) > 0;
+    return (await this.client.publish(`${this.head}${channel}`, message)) > 0;
   }
 
   async subscribe(channel: string, listener: (message: string) => void): Promise<Unsubscribe> {
     // Each subscription gets its own wrapper, so one listener subscribed twice is two subscriptions.
     const wrapper = (message: string) => listener(message);
-    const name = `${PREFIX}${channel}`;
+    const name = `${this.head}${channel}`;
     await this.subscriber.subscribe(name, wrapper);
     return async () => {
       if (this.subscriber.isOpen) await this.subscriber.unsubscribe(name, wrapper);
@@ -277,7 +311,7 @@ export class RedisCoordination implements Coordination {
   }
 
   async claimOnce(key: string, ttlMs: number): Promise<boolean> {
-    const reply = await this.client.set(`${PREFIX}claim:${key}`, "1", {
+    const reply = await this.client.set(`${this.head}claim:${key}`, "1", {
       condition: "NX",
       expiration: { type: "PX", value: ttlMs },
     });
@@ -285,37 +319,37 @@ export class RedisCoordination implements Coordination {
   }
 
   async addMember(set: string, member: string): Promise<void> {
-    await this.client.sAdd(setKey(set), member);
+    await this.client.sAdd(this.setKey(set), member);
   }
 
   async removeMember(set: string, member: string): Promise<void> {
-    await this.client.sRem(setKey(set), member);
+    await this.client.sRem(this.setKey(set), member);
   }
 
   members(set: string): Promise<readonly string[]> {
-    return this.client.sMembers(setKey(set));
+    return this.client.sMembers(this.setKey(set));
   }
 
   async unleasedMembers(set: string, leasePrefix: string): Promise<readonly string[]> {
     // The lease keys are built inside the script from the members; with one Redis (no cluster) a
     // script may touch keys it was not handed.
     const reply = await this.client.eval(UNLEASED_MEMBERS, {
-      keys: [setKey(set)],
-      arguments: [leaseKey(leasePrefix)],
+      keys: [this.setKey(set)],
+      arguments: [this.leaseKey(leasePrefix)],
     });
     return (reply as string[]).map(String);
   }
 
   async setField(map: string, field: string, value: string): Promise<void> {
-    await this.client.hSet(`${PREFIX}map:${map}`, field, value);
+    await this.client.hSet(this.mapKey(map), field, value);
   }
 
   async deleteField(map: string, field: string): Promise<boolean> {
-    return (await this.client.hDel(`${PREFIX}map:${map}`, field)) === 1;
+    return (await this.client.hDel(this.mapKey(map), field)) === 1;
   }
 
   async fields(map: string): Promise<Readonly<Record<string, string>>> {
-    return { ...(await this.client.hGetAll(`${PREFIX}map:${map}`)) };
+    return { ...(await this.client.hGetAll(this.mapKey(map))) };
   }
 
   async ping(): Promise<boolean> {
