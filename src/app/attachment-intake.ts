@@ -1,12 +1,15 @@
 /**
  * The attachment intake the channels share, built from config: `attachments.*` caps and, when
  * `transcription` is configured, the transcriber for voice notes and audio (its OpenAI SDK client
- * loads with the first transcript).
+ * loads with the first transcript). The transcriptions per person are counted in the store, so every
+ * process on it (and every reconnect of a channel, which builds a new intake) shares one budget.
  */
 import type { Logger } from "pino";
 import { AttachmentIntake, DEFAULT_ATTACHMENT_SETTINGS } from "../attachments/inbound-attachments.js";
 import type { Transcriber } from "../attachments/transcriber.js";
+import { storeTranscriptionBudget } from "../attachments/transcription-budget.js";
 import type { CoworkerConfig } from "../config/schema.js";
+import type { Store } from "../store/store.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
 import { loadOnFirstUse } from "./load-on-first-use.js";
 
@@ -28,6 +31,7 @@ export function attachmentIntakeFromConfig(
   config: CoworkerConfig,
   logger: Logger,
   serviceFiles: readonly string[],
+  store: Store,
 ): AttachmentIntake {
   const { attachments, transcription } = config;
   return new AttachmentIntake({
@@ -47,6 +51,7 @@ export function attachmentIntakeFromConfig(
         : {}),
     },
     ...(transcription ? { transcriber: transcriberFromConfig(transcription) } : {}),
+    budget: storeTranscriptionBudget(store.space("budgets")),
     logger: logger.child({ component: "attachments" }),
   });
 }

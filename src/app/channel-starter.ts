@@ -74,7 +74,12 @@ function baseOf(context: ChannelContext, ports: AdapterPorts): AdapterBase {
     logger: context.logger,
     workspaceRoot: context.config.workspace.root,
     serviceFiles: context.serviceFiles,
-    attachments: attachmentIntakeFromConfig(context.config, context.logger, context.serviceFiles),
+    attachments: attachmentIntakeFromConfig(
+      context.config,
+      context.logger,
+      context.serviceFiles,
+      context.store,
+    ),
     observe: subscriptions.channelHooks.observe,
     onBotRemoved: (channel) => {
       subscriptions.channelHooks.onBotRemoved(channel);

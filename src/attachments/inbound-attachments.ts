@@ -15,11 +15,11 @@ import { imageTooLarge, probeImageFile } from "../media/image-probe.js";
 import type { InboundFile } from "../core/inbound-message.js";
 import { LruCache } from "../sessions/lru.js";
 import { formatDuration } from "../core/duration-text.js";
-import { HourlyWindow } from "../core/hourly-window.js";
 import { sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
 import { fenceLanguage, fileKindOf } from "./file-kind.js";
 import { extractPdfText } from "./pdf-text.js";
 import type { Transcriber } from "./transcriber.js";
+import { localTranscriptionBudget, type TranscriptionBudget } from "./transcription-budget.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 
@@ -40,9 +40,10 @@ export interface AttachmentSettings {
    */
   readonly transcriptionMaxDurationS: number;
   /**
-   * Voice notes and audio one person may have transcribed per rolling hour, counted per process:
-   * the length cap rests on the duration the platform reports, on Telegram the sender's own word,
-   * so the count is what bounds one person's spend.
+   * Voice notes and audio one person may have transcribed per rolling hour, counted where
+   * `IntakeOptions.budget` counts (the app: in the store, across every process on it): the length
+   * cap rests on the duration the platform reports, on Telegram the sender's own word, so the
+   * count is what bounds one person's spend.
    */
   readonly transcriptionsPerHour: number;
 }
@@ -66,7 +67,12 @@ export interface IntakeOptions {
   /** Absent when `transcription` is not configured. */
   readonly transcriber?: Transcriber;
   readonly logger: Logger;
-  /** The clock of the transcriptions' hourly count (milliseconds; default Date.now). */
+  /**
+   * Where the transcriptions per person are counted (transcription-budget.ts): the app passes
+   * the store's, shared by every process on it; default, this intake's own count on `now`.
+   */
+  readonly budget?: TranscriptionBudget;
+  /** The clock of the default budget's hourly count (milliseconds; default Date.now). */
   readonly now?: () => number;
 }
 
@@ -170,10 +176,11 @@ export class AttachmentIntake {
   private readonly settings: AttachmentSettings;
   private readonly hinted = new LruCache<string, true>(10_000);
   /** Transcriptions per sender in the last hour. */
-  private readonly transcribed = new HourlyWindow();
+  private readonly budget: TranscriptionBudget;
 
   constructor(private readonly options: IntakeOptions) {
     this.settings = options.settings ?? DEFAULT_ATTACHMENT_SETTINGS;
+    this.budget = options.budget ?? localTranscriptionBudget(options.now);
   }
 
   /** Split off the files over the per-message count (before downloading them), with a note naming them. */
@@ -299,19 +306,25 @@ export class AttachmentIntake {
     // The budget is taken in the order the person attached the recordings: over it, the first
     // ones are transcribed and the later ones refused, whichever file was read first.
     await turn.ready;
-    const now = (this.options.now ?? Date.now)();
     const perHour = this.settings.transcriptionsPerHour;
-    const refused = this.transcribed.recent(from.sender, now).length >= perHour;
-    if (!refused) this.transcribed.add(from.sender, now);
-    const transcribing = refused
-      ? undefined
-      : transcriber.transcribe({
+    const granted = await this.budget.take(from.sender, perHour).catch((error: unknown) => {
+      // Not counted, not sent: a paid call goes out only once it is counted.
+      this.options.logger.warn({ err: error, file: file.path }, "transcription budget could not be checked");
+      return undefined;
+    });
+    const transcribing = granted
+      ? transcriber.transcribe({
           absolute,
           name: file.name,
           ...(file.mediaType ? { mediaType: file.mediaType } : {}),
-        });
+        })
+      : undefined;
     // Sent (or refused) before the next recording's turn, so they also reach the service in order.
     turn.pass();
+    if (granted === undefined)
+      return {
+        section: `[voice/audio ${label} — not transcribed: how many its sender has had transcribed could not be checked just now. The file is saved at ${file.path}.]`,
+      };
     if (!transcribing)
       return {
         section: `[voice/audio ${label} — not transcribed: its sender has had ${perHour} transcribed in the last hour, the most one person may. The file is saved at ${file.path}.]`,

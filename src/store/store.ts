@@ -16,6 +16,8 @@ export const STORE_NAMESPACES = [
   "memory",
   "skills",
   "schedules",
+  /** Per-person counts shared by every process on the store (transcriptions per hour). */
+  "budgets",
 ] as const;
 export type StoreNamespace = (typeof STORE_NAMESPACES)[number];
 

@@ -61,10 +61,18 @@ function setup(adapter: FakeAdapter) {
   const loaded = loadConfig({ env: { OPENAI_API_KEY: "sk-test-0123456789abcdef" }, cwd: "/tmp" });
   if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
   const service = new FakeService();
+  /** The store spaces the starter asked for (the attachments' transcription count: "budgets"). */
+  const spaces: string[] = [];
   const context = {
     config: loaded.config,
     logger: createLogger({ level: "silent" }),
     service,
+    store: {
+      space: (namespace: string) => {
+        spaces.push(namespace);
+        return {};
+      },
+    },
   } as unknown as ChannelContext;
   const messengers = new MessengerRegistry();
   const subscriptions = new AppSubscriptions();
@@ -93,6 +101,8 @@ function setup(adapter: FakeAdapter) {
       removed = base.onBotRemoved;
       expect(base.workspaceRoot).toBe(loaded.config.workspace.root);
       expect(base.service).toBe(service);
+      // The intake counts transcriptions in the app's store, shared by every process on it.
+      expect(spaces).toEqual(["budgets"]);
       return adapter;
     },
   };
