@@ -3,7 +3,9 @@
  * its open form (buttons) and its settled form (no buttons, an outcome line saying who decided).
  * An approval asked for in a turn woken by channel content says so in its title and body and
  * quotes the channel content that started the turn, so nobody approves it as their own request.
- * A card its requester may not approve (it would loosen the session) says who may.
+ * A card its requester may not approve (it would loosen the session) says who may. A request that
+ * came with files names them: what a file says is not the requester's words (the card never
+ * quotes a file's text).
  */
 import type { AlwaysOption } from "../core/events.js";
 import type { Card, CardBlock, CardButton } from "../core/card.js";
@@ -75,6 +77,11 @@ export function outsideReadsWarning(reads: string): string {
   return `Before asking, the agent read content from outside this conversation (${reads}). Text there may have asked for this call: approve only if it is what was asked for here.`;
 }
 
+/** What tells people the request came with files, and which: their content is not the requester's. */
+export function attachedFilesLine(names: string): string {
+  return `The request came with attached files (${names}). What they say is not the requester's words: approve only what the requester asked for themselves.`;
+}
+
 /** A settled approval's outcome line ("Approved by Ana — Always allow write_file"); undefined while open. */
 export function approvalOutcome(item: PendingApproval): string | undefined {
   const action = item.decision?.action;
@@ -94,6 +101,8 @@ export function approvalCard(item: PendingApproval): Card {
   const blocks: CardBlock[] = fromChannel ? [{ kind: "text", text: CHANNEL_CONTENT_WARNING }] : [];
   if (item.outsideReads !== undefined)
     blocks.push({ kind: "text", text: outsideReadsWarning(item.outsideReads) });
+  if (item.attachedFiles !== undefined)
+    blocks.push({ kind: "text", text: attachedFilesLine(item.attachedFiles) });
   blocks.push({ kind: "text", text: item.argSummary });
   const detail = detailBlock(item.detail);
   if (detail) blocks.push(detail);

@@ -91,6 +91,7 @@ export class ApprovalService {
               }
             : {}),
           ...(request.outsideReads === undefined ? {} : { outsideReads: request.outsideReads }),
+          ...(request.attachedFiles === undefined ? {} : { attachedFiles: request.attachedFiles }),
           ...(request.preview.fingerprint === undefined ? {} : { fingerprint: request.preview.fingerprint }),
         };
       };

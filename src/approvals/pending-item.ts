@@ -66,6 +66,8 @@ export interface PendingApproval extends PendingCommon {
   readonly provenanceQuote?: string;
   /** The outside reads made before the call (PermissionRequest.outsideReads), when any. */
   readonly outsideReads?: string;
+  /** The names of the files the turn's message came with (PermissionRequest.attachedFiles), when any. */
+  readonly attachedFiles?: string;
   /**
    * The fingerprint of the content the card's preview was made from (CardPreview.fingerprint), for
    * a tool that binds its preview: the call runs only while its content has it. Not shown.
@@ -143,6 +145,7 @@ export const pendingItemSchema = z.discriminatedUnion("kind", [
     alwaysOptions: z.array(z.enum(["always_tool", "always_command", "always_domain", "readonly_session"])),
     provenanceQuote: z.string().optional(),
     outsideReads: z.string().optional(),
+    attachedFiles: z.string().optional(),
     fingerprint: z.string().optional(),
   }),
   z.object({

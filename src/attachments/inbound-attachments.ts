@@ -6,11 +6,18 @@
  * fenced content. Anything that cannot be used becomes a one-line note the model sees and the
  * person is told — never a silent loss, never a crash. The hint how to enable transcription is
  * given once per conversation.
+ *
+ * A file's text is not the person's words, so it never joins them: a PDF's extract, a text file
+ * and the transcript of audio that is not the sender's own voice note (an audio file, a forwarded
+ * voice note) become file-text attachment records, which the engine shows the model as blocks of
+ * their own marked as file content (core/attachment.ts, engine/outbound.ts). Only the transcript
+ * of a voice note the sender recorded themselves (`InboundFile.ownVoice`) joins their message as
+ * their words: they said it, as they would have typed it.
  */
 import { qualifiedUserId } from "../approvals/authorisation.js";
 import { open } from "node:fs/promises";
 import type { Logger } from "pino";
-import { type Attachment, formatBytes } from "../core/attachment.js";
+import { type Attachment, type FileTextAttachment, formatBytes } from "../core/attachment.js";
 import { imageTooLarge, probeImageFile } from "../media/image-probe.js";
 import type { InboundFile } from "../core/inbound-message.js";
 import { LruCache } from "../sessions/lru.js";
@@ -78,9 +85,12 @@ export interface IntakeOptions {
 
 /** What a message's files amount to. */
 export interface IntakeResult {
-  /** Text for the model: extracts, transcripts, inlined files (joined to the message text). */
+  /**
+   * Text joined to the message text: the transcripts of the sender's own voice notes (their words)
+   * and the service's lines about files that gave no text. Never a file's content.
+   */
   readonly sections: readonly string[];
-  /** Images, as records. */
+  /** Images, and the text read from files (file-text records, kept apart from the person's words). */
   readonly attachments: readonly Attachment[];
   /** One line each, for the model and the person. */
   readonly notes: readonly string[];
@@ -164,6 +174,16 @@ function fenced(text: string, language: string): string {
 function capped(text: string, maxChars: number, whole: string): string {
   if (text.length <= maxChars) return text;
   return `${text.slice(0, maxChars)}\n… [${text.length - maxChars} more characters; read_file ${whole} for the rest]`;
+}
+
+/** A file-text record of `file`. */
+function fileText(
+  file: InboundFile,
+  source: FileTextAttachment["source"],
+  about: string,
+  text: string,
+): FileTextAttachment {
+  return { kind: "file-text", path: file.path, name: file.name, source, about, text };
 }
 
 function duration(seconds: number | undefined): string {
@@ -280,7 +300,7 @@ export class AttachmentIntake {
     const span = read < pdf.totalPages ? `the first ${read} of ${pdf.totalPages} pages` : `${read} page(s)`;
     const text = capped(pdf.pages.join("\n\n"), this.settings.maxChars, pdf.cachePath);
     return {
-      section: `PDF ${file.name} (${span}; text extracted, saved at ${pdf.cachePath}):\n${fenced(text, "text")}`,
+      attachment: fileText(file, "pdf", `PDF, ${span}; text extracted, saved at ${pdf.cachePath}`, text),
     };
   }
 
@@ -331,9 +351,10 @@ export class AttachmentIntake {
       };
     const spoken = await transcribing;
     const transcript = spoken.trim();
-    return {
-      section: `[voice transcript of ${label}]\n${transcript === "" ? "(no speech recognised)" : transcript}`,
-    };
+    const said = transcript === "" ? "(no speech recognised)" : transcript;
+    // The sender's own voice note is their words; any other recording is a file's content.
+    if (file.ownVoice) return { section: `[voice transcript of ${label}]\n${said}` };
+    return { attachment: fileText(file, "audio", `${label}, transcribed; saved at ${file.path}`, said) };
   }
 
   private async text(file: InboundFile, absolute: string): Promise<Outcome> {
@@ -344,6 +365,13 @@ export class AttachmentIntake {
     const handle = await open(absolute, "r");
     const content = await handle.readFile("utf8").finally(() => handle.close());
     const text = capped(content, this.settings.maxChars, file.path);
-    return { section: `${file.name}:\n${fenced(text, fenceLanguage(file.name))}` };
+    return {
+      attachment: fileText(
+        file,
+        "text",
+        `text file, ${formatBytes(file.bytes)}, saved at ${file.path}`,
+        fenced(text, fenceLanguage(file.name)),
+      ),
+    };
   }
 }

@@ -1,8 +1,17 @@
 /**
- * Attachment records: what a message keeps about a file the model may look at. The record names
- * the file in the workspace (path, media type, size, pixel dimensions) and never carries its
- * bytes, so history stays small; the engine reads the file at send time and adapts it to the
- * model of that call (an image part for a vision model, a visible placeholder otherwise).
+ * Attachment records: what a message keeps about a file the model may look at.
+ *
+ * An image record names the file in the workspace (path, media type, size, pixel dimensions) and
+ * never carries its bytes, so history stays small; the engine reads the file at send time and
+ * adapts it to the model of that call (an image part for a vision model, a visible placeholder
+ * otherwise).
+ *
+ * A file-text record carries the text the intake read from a file (a PDF's extract, a text file,
+ * the transcript of a recording that is not the sender's own voice note), within the intake's
+ * `attachments.max_chars` cap. It travels beside the person's words, never inside them: the
+ * engine shows it to the model as its own block marked as file content (engine/outbound.ts), and
+ * whatever quotes what the person asked (an approval card, the safety reviewer) reads the
+ * message's text alone, so a document saying "I approve" is never taken for the person's word.
  */
 import { z } from "zod";
 
@@ -20,11 +29,27 @@ export interface ImageAttachment {
   readonly height?: number;
 }
 
-/** Every kind of attachment a message can carry (only images are adapted per call today). */
-export type Attachment = ImageAttachment;
+/** Where a file-text record's text came from. */
+export type FileTextSource = "pdf" | "text" | "audio";
 
-/** Zod schema of a stored attachment record. */
-export const attachmentSchema: z.ZodType<Attachment> = z.object({
+/** The text read from a file a person sent: not the person's words (see the module header). */
+export interface FileTextAttachment {
+  readonly kind: "file-text";
+  /** Workspace-relative path of the file. */
+  readonly path: string;
+  /** The name people know it by (the original file name). */
+  readonly name: string;
+  readonly source: FileTextSource;
+  /** One line on how the text was read ("3 page(s); text extracted, saved at …"). */
+  readonly about: string;
+  /** The text, already capped by the intake. */
+  readonly text: string;
+}
+
+/** Every kind of attachment a message can carry. */
+export type Attachment = ImageAttachment | FileTextAttachment;
+
+const imageSchema = z.object({
   kind: z.literal("image"),
   path: z.string().min(1),
   name: z.string(),
@@ -33,6 +58,31 @@ export const attachmentSchema: z.ZodType<Attachment> = z.object({
   width: z.number().int().positive().optional(),
   height: z.number().int().positive().optional(),
 });
+
+const fileTextSchema = z.object({
+  kind: z.literal("file-text"),
+  path: z.string().min(1),
+  name: z.string(),
+  source: z.enum(["pdf", "text", "audio"]),
+  about: z.string(),
+  text: z.string(),
+});
+
+/** Zod schema of a stored attachment record. */
+export const attachmentSchema: z.ZodType<Attachment> = z.discriminatedUnion("kind", [
+  imageSchema,
+  fileTextSchema,
+]);
+
+/** Whether the record is an image. */
+export function isImage(attachment: Attachment): attachment is ImageAttachment {
+  return attachment.kind === "image";
+}
+
+/** Whether the record is a file's text. */
+export function isFileText(attachment: Attachment): attachment is FileTextAttachment {
+  return attachment.kind === "file-text";
+}
 
 /** "name, 800×600" (or just the name when the size is unknown). */
 export function describeImage(image: ImageAttachment): string {

@@ -14,6 +14,12 @@ export interface InboundFile {
   readonly mediaType?: string;
   /** Length of a voice note or audio clip, in seconds, when known. */
   readonly durationS?: number;
+  /**
+   * A voice note the sender recorded themselves on the platform (Telegram's voice message, not
+   * forwarded; Slack's audio clip): its transcript is the sender's own words and joins their
+   * message. Any other recording's transcript is a file's content (attachments/inbound-attachments.ts).
+   */
+  readonly ownVoice?: boolean;
 }
 
 export interface InboundMessage {
@@ -23,7 +29,10 @@ export interface InboundMessage {
   readonly user: PlatformUser;
   readonly text: string;
   readonly files: readonly InboundFile[];
-  /** Images among the files, as records the engine adapts to each model call. */
+  /**
+   * Images among the files, as records the engine adapts to each model call, and the text read
+   * from files (file-text records): never part of `text`, which holds the person's words alone.
+   */
   readonly attachments?: readonly Attachment[];
   /** ISO time the platform says it was sent. */
   readonly sentAt: string;

@@ -10,7 +10,7 @@
  * or to one of the service's own files, a FIFO or a device (`ln -s /dev/zero`), and none of those
  * is read.
  */
-import { type Attachment, describeImage, formatBytes } from "../core/attachment.js";
+import { describeImage, formatBytes, type ImageAttachment, isImage } from "../core/attachment.js";
 import type { ContentPart, ConversationMessage } from "../core/messages.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { openChecked, readUpTo } from "../tools/files/anchored-fs.js";
@@ -39,12 +39,12 @@ export const DEFAULT_MAX_IMAGES_PER_CALL = 8;
 export interface MediaView {
   /** Whether this call's model sees images. */
   readonly vision: boolean;
-  /** The parts standing for these attachments (image parts, or text placeholders). */
-  parts(attachments: readonly Attachment[]): ContentPart[];
+  /** The parts standing for these images (image parts, or text placeholders). */
+  parts(images: readonly ImageAttachment[]): ContentPart[];
 }
 
 /** The placeholder a model that cannot see images gets. */
-export function textModelPlaceholder(image: Attachment): string {
+export function textModelPlaceholder(image: ImageAttachment): string {
   return `[image: ${describeImage(image)} — this model cannot see images]`;
 }
 
@@ -56,11 +56,12 @@ export function textOnlyView(vision = false): MediaView {
   };
 }
 
-function attachmentsIn(messages: readonly ConversationMessage[]): Attachment[] {
-  const found: Attachment[] = [];
+/** The images the messages carry (a file's text is not media: outbound.ts shows it as a block). */
+function imagesIn(messages: readonly ConversationMessage[]): ImageAttachment[] {
+  const found: ImageAttachment[] = [];
   for (const message of messages)
     if ((message.role === "user" || message.role === "tool") && message.attachments)
-      found.push(...message.attachments);
+      for (const attachment of message.attachments) if (isImage(attachment)) found.push(attachment);
   return found;
 }
 
@@ -71,7 +72,7 @@ function attachmentsIn(messages: readonly ConversationMessage[]): Attachment[] {
  */
 async function readImage(
   paths: WorkspacePaths,
-  image: Attachment,
+  image: ImageAttachment,
   maxBytes: number,
 ): Promise<Buffer | undefined> {
   const { handle, stats } = await openChecked(await paths.resolve(image.path));
@@ -96,13 +97,13 @@ export async function prepareMedia(
   // The history is scanned for images only when this call could send them.
   if (!options || !modelHasVision(request.model, options.vision, options.visionFamilies))
     return textOnlyView();
-  const all = attachmentsIn(messages);
+  const all = imagesIn(messages);
   if (all.length === 0) return textOnlyView();
   const maxBytes = options.imageMaxBytes ?? DEFAULT_IMAGE_MAX_BYTES;
   const recent = new Set(all.slice(-(options.maxImagesPerCall ?? DEFAULT_MAX_IMAGES_PER_CALL)));
   const detail = options.imageDetail ?? "auto";
   const paths = options.workspace.forRequest(request);
-  const urls = new Map<Attachment, string | "missing">();
+  const urls = new Map<ImageAttachment, string | "missing">();
   await Promise.all(
     [...recent]
       .filter((image) => image.bytes <= maxBytes)

@@ -27,7 +27,7 @@ export interface QueuedMessage {
   readonly user: PlatformUser;
   readonly text: string;
   readonly files: readonly InboundFile[];
-  /** Images among the files (see InboundMessage). */
+  /** Images among the files, and the text read from files (see InboundMessage). */
   readonly attachments?: readonly Attachment[];
   readonly sentAt: string;
   /** Sent into a running turn as steering; dropped once the engine takes it into the history. */

@@ -175,6 +175,8 @@ export async function downloadFiles(
         name,
         bytes: body.length,
         ...(file.mimetype ? { mediaType: file.mimetype } : {}),
+        // An audio clip recorded in Slack is the sender's voice: its transcript is their words.
+        ...(file.subtype === "slack_audio" ? { ownVoice: true } : {}),
       });
     } catch (error) {
       const refusal = refusalOf(error, deadline);

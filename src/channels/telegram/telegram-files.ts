@@ -35,6 +35,8 @@ interface Attachment {
   readonly declaredBytes: number | undefined;
   readonly mediaType?: string | undefined;
   readonly durationS?: number | undefined;
+  /** A voice message the sender recorded (not forwarded): its transcript is their words. */
+  readonly ownVoice?: boolean;
 }
 
 export interface Downloaded {
@@ -69,6 +71,10 @@ export function attachmentOf(message: TelegramMessage, maxBytes: number): Attach
       declaredBytes: sound.file_size,
       mediaType: sound.mime_type ?? (message.voice ? "audio/ogg" : undefined),
       durationS: sound.duration,
+      ownVoice:
+        message.voice !== undefined &&
+        message.forward_origin === undefined &&
+        message.forward_date === undefined,
     };
   }
   const sizes = [...(message.photo ?? [])].sort((a, b) => b.width * b.height - a.width * a.height);
@@ -122,6 +128,7 @@ export class TelegramFiles {
         bytes: body.byteLength,
         ...(attachment.mediaType ? { mediaType: attachment.mediaType } : {}),
         ...(attachment.durationS !== undefined ? { durationS: attachment.durationS } : {}),
+        ...(attachment.ownVoice ? { ownVoice: true } : {}),
       };
       return { files: [saved], notes: [] };
     } catch (error) {

@@ -77,6 +77,12 @@ export const telegramMessageSchema = z.object({
       mime_type: z.string().optional(),
     })
     .optional(),
+  /**
+   * Where a forwarded message came from (Bot API 7.0; `forward_date` before it): only whether it
+   * is there is read — a forwarded voice message is not the sender's own words.
+   */
+  forward_origin: z.unknown().optional(),
+  forward_date: z.number().optional(),
 });
 
 export type TelegramMessage = z.infer<typeof telegramMessageSchema>;

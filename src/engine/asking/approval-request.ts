@@ -13,6 +13,7 @@ import type { Grant } from "../permissions/grants.js";
 import { type Decision, domainOf } from "../permissions/permission-engine.js";
 import { preview, TOOL_RESULT } from "../tool-results.js";
 import type { TurnContext } from "../turn-context.js";
+import { attachedFilesOf } from "../attached-files.js";
 import {
   type ApprovalOutcome,
   type CardPreview,
@@ -120,12 +121,14 @@ export async function requestApproval(
     alwaysOptions: decision.alwaysOptions,
   };
   const outsideReads = ctx.outsideReads();
+  const attachedFiles = attachedFilesOf(ctx.request.metadata);
   const request: PermissionRequest = {
     ...notice,
     callId: hop === undefined ? call.id : `${call.id}~${hop}`,
     preview: await cardPreview(ctx, tool, args),
     ...(decision.humanOnly ? { onlyLooseners: true } : {}),
     ...(outsideReads === undefined ? {} : { outsideReads }),
+    ...(attachedFiles === undefined ? {} : { attachedFiles }),
   };
   ctx.emit({ type: "permission-required", ...notice });
   ctx.audit("approval_requested", call.id, tool.name, {

@@ -49,6 +49,11 @@ export interface PermissionRequest extends PermissionNotice {
    * deciding should know (TurnContext.outsideReads). Absent: none.
    */
   readonly outsideReads?: string;
+  /**
+   * The names of the files the turn's message came with (attached-files.ts): their content is not
+   * the requester's words and may have asked for this call. Absent: none.
+   */
+  readonly attachedFiles?: string;
 }
 
 /** An outcome with who decided it (a display name), so a standing grant records its giver. */

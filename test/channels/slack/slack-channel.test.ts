@@ -453,7 +453,11 @@ describe("inbound messages", () => {
     expect(message.files).toEqual([
       { path: `${folder}/F1-notes.txt`, name: "notes.txt", bytes: 10, mediaType: "text/plain" },
     ]);
-    expect(message.text).toContain("notes.txt:\n```text\nhello file\n```");
+    // The file's text travels beside the person's words, never in them.
+    expect(message.text).not.toContain("hello file");
+    expect(message.attachments).toEqual([
+      expect.objectContaining({ kind: "file-text", name: "notes.txt", text: "```text\nhello file\n```" }),
+    ]);
     expect(await readFile(join(workspace, message.files[0]!.path), "utf8")).toBe("hello file");
     expect(message.text).toContain('"report.pdf" was not saved: Slack sent its sign-in page');
     expect(message.text).toContain('"big.bin" was not saved: it is 0.0 MB, over the 0.0 MB limit');

@@ -8,7 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Api } from "grammy";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TelegramFiles, type TelegramFilesOptions } from "../../../src/channels/telegram/telegram-files.js";
+import {
+  attachmentOf,
+  TelegramFiles,
+  type TelegramFilesOptions,
+} from "../../../src/channels/telegram/telegram-files.js";
 import {
   type TelegramMessage,
   telegramMessageSchema,
@@ -117,5 +121,21 @@ describe("TelegramFiles", () => {
     expect(saved.files).toEqual([]);
     expect(saved.notes).toEqual([expect.stringMatching(/^notes\.txt could not be saved: /)]);
     expect(await readdir(outside)).toEqual([]);
+  });
+});
+
+describe("whose voice a recording is", () => {
+  const base = { message_id: 7, date: 1_700_000_000, chat: CHAT, from: USER };
+  const sound = { file_id: "f1", file_unique_id: "u1", duration: 4 };
+  const parse = (extra: object): TelegramMessage => telegramMessageSchema.parse({ ...base, ...extra });
+
+  it("a voice message the sender recorded is theirs; a forwarded one or an audio file is not", () => {
+    expect(attachmentOf(parse({ voice: sound }), 1_000_000)?.ownVoice).toBe(true);
+    const forwarded = { forward_origin: { type: "user", date: 1_699_999_000, sender_user: USER } };
+    expect(attachmentOf(parse({ voice: sound, ...forwarded }), 1_000_000)?.ownVoice).toBe(false);
+    expect(attachmentOf(parse({ voice: sound, forward_date: 1_699_999_000 }), 1_000_000)?.ownVoice).toBe(
+      false,
+    );
+    expect(attachmentOf(parse({ audio: sound }), 1_000_000)?.ownVoice).toBe(false);
   });
 });
