@@ -4,14 +4,14 @@
  */
 import { mkdir } from "node:fs/promises";
 import { settlesWithin } from "../core/settles-within.js";
-import type { Backend, ErrorSink } from "./backends/backend.js";
+import { type Backend, type ErrorSink, PING_TIMEOUT_MS } from "./backends/backend.js";
 import { KeyedMutex } from "./key-mutex.js";
 import { KeyvSpace } from "./keyv-space.js";
 import { STORE_NAMESPACES, type KeyValueSpace, type Store, type StoreNamespace } from "./store.js";
 import { describeStoreTarget, resolveStoreTarget, type StoreTarget } from "./store-url.js";
 
 /** How long `ping()` waits for the backend before reporting it unhealthy. */
-export const PING_TIMEOUT_MS = 2_000;
+export { PING_TIMEOUT_MS };
 
 /** Where the store lives: COWORKER_STORE_URL and COWORKER_DATA_DIR, plus a sink for background errors. */
 export interface CreateStoreOptions {

@@ -31,6 +31,9 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/** How long a health ping (the store's, the coordination's) waits for an answer before reporting unhealthy. */
+export const PING_TIMEOUT_MS = 2_000;
+
 /** How often backends without native expiry delete rows past their TTL (reads never return them in between). */
 export const PURGE_INTERVAL_MS = 60 * 60 * 1_000;
 

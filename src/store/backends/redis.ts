@@ -12,6 +12,15 @@ import { type Backend, type ErrorSink, namespacedKeyv } from "./backend.js";
 const CONNECT_TIMEOUT_MS = 5_000;
 /** Longest pause between reconnect attempts after a connection drops. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
+/**
+ * How long Redis may take to answer before the link counts as stalled. A link whose peer stops
+ * answering without closing (no RST: a stalled network, a frozen host) would otherwise leave
+ * every call on it waiting for as long as TCP takes to give up, minutes; node-redis's own
+ * command timeout only covers a command not yet sent.
+ */
+export const REPLY_TIMEOUT_MS = 5_000;
+/** How often a watched connection checks that Redis answers (one PING at a time). */
+const WATCH_INTERVAL_MS = 1_000;
 
 /** Separator @keyv/redis puts between a namespace and a key. */
 const KEY_SEPARATOR = "::";
@@ -67,6 +76,69 @@ export function newRedisClient(url: string, onError: ErrorSink, connected: () =>
 }
 
 /**
+ * Keep a connected command client off a stalled link: every WATCH_INTERVAL_MS it sends a PING
+ * (one at a time; queued behind the calls already sent, as Redis answers in order), and when one
+ * goes unanswered for REPLY_TIMEOUT_MS — or a new connection is not ready within it — it drops
+ * the connection, so every call waiting on it fails at once, and opens a new one. Calls are thus
+ * answered or failed within about REPLY_TIMEOUT_MS + WATCH_INTERVAL_MS. Not for a subscriber
+ * connection (pub/sub mode takes no PING, and a new connection would lose its subscriptions).
+ * Returns the function that stops watching (before the client is closed).
+ */
+export function watchRedisLink(client: ReturnType<typeof newRedisClient>, onError: ErrorSink): () => void {
+  let epoch = 0;
+  /** When the PING now awaited was sent, or when the reconnect under way began. */
+  let waitingSince: number | undefined;
+  let reconnecting = false;
+  let stopped = false;
+  const restart = (why: string) => {
+    onError(new Error(`Redis ${why} within ${REPLY_TIMEOUT_MS} ms: reconnecting`));
+    const mine = ++epoch;
+    waitingSince = Date.now();
+    reconnecting = true;
+    if (client.isOpen) client.destroy();
+    client.connect().then(
+      () => {
+        if (mine !== epoch) return;
+        reconnecting = false;
+        waitingSince = undefined;
+      },
+      // Still reconnecting: the next tick past the deadline tries again.
+      (error: unknown) => onError(error),
+    );
+  };
+  const tick = () => {
+    if (stopped) return;
+    const now = Date.now();
+    if (waitingSince !== undefined) {
+      if (now - waitingSince >= REPLY_TIMEOUT_MS)
+        restart(reconnecting ? "did not accept a new connection" : "did not answer");
+      return;
+    }
+    // A dropped connection is node-redis's to reconnect; watch again once it is back.
+    if (!client.isReady) return;
+    const mine = epoch;
+    waitingSince = now;
+    const settle = () => {
+      if (mine === epoch && !reconnecting) waitingSince = undefined;
+    };
+    client.ping().then(settle, settle);
+  };
+  const timer = setInterval(tick, WATCH_INTERVAL_MS);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}
+
+/** Close a client whether or not it is connected now (a reconnect may be under way). */
+export async function closeRedisClient(client: ReturnType<typeof newRedisClient>): Promise<void> {
+  if (!client.isOpen) return;
+  if (client.isReady) await client.close();
+  else client.destroy();
+}
+
+/**
  * Connect to Redis; throws a clear error (without credentials) when it cannot. `keyPrefix` puts
  * every key under `<keyPrefix>:` (see RedisKeyspace).
  */
@@ -89,6 +161,7 @@ export async function openRedisBackend(
       cause: error,
     });
   }
+  const stopWatching = watchRedisLink(client, onError);
   const adapters = new Map(
     STORE_NAMESPACES.map(
       (ns) =>
@@ -123,7 +196,8 @@ export async function openRedisBackend(
       await client.ping();
     },
     close: async () => {
-      if (client.isOpen) await client.close();
+      stopWatching();
+      await closeRedisClient(client);
     },
   };
 }

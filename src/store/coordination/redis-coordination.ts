@@ -8,8 +8,16 @@
  * lists, claims `SET NX PX`, indexes sets. Pub/sub runs on a dedicated subscriber connection, as
  * Redis requires. A deployment with a key prefix has every key and channel under `<prefix>:`.
  */
-import { type ErrorSink, serializeValue } from "../backends/backend.js";
-import { newRedisClient, type RedisKeyspace, redisKeyspace, redisStoreKey } from "../backends/redis.js";
+import { settlesWithin } from "../../core/settles-within.js";
+import { type ErrorSink, PING_TIMEOUT_MS, serializeValue } from "../backends/backend.js";
+import {
+  closeRedisClient,
+  newRedisClient,
+  type RedisKeyspace,
+  redisKeyspace,
+  redisStoreKey,
+  watchRedisLink,
+} from "../backends/redis.js";
 import {
   type Coordination,
   type FencedWrite,
@@ -119,9 +127,8 @@ export async function openRedisCoordination(
 ): Promise<RedisCoordination> {
   const keyspace = redisKeyspace(keyPrefix);
   let connected = false;
-  const connect = () => newRedisClient(url, onError, () => connected);
-  const client = connect();
-  const subscriber = connect();
+  const client = newRedisClient(url, onError, () => connected);
+  const subscriber = newRedisClient(url, onError, () => connected);
   try {
     await client.connect();
     await subscriber.connect();
@@ -135,7 +142,7 @@ export async function openRedisCoordination(
       },
     );
   }
-  return new RedisCoordination(client, subscriber, keyspace);
+  return new RedisCoordination(client, subscriber, keyspace, watchRedisLink(client, onError));
 }
 
 /** Coordination across processes on one Redis server. */
@@ -149,6 +156,8 @@ export class RedisCoordination implements Coordination {
     private readonly client: RedisClient,
     private readonly subscriber: RedisClient,
     private readonly keyspace: RedisKeyspace = redisKeyspace(),
+    /** Stops the watch on the command connection (see watchRedisLink). */
+    private readonly stopWatching: () => void = () => undefined,
   ) {
     this.head = `${keyspace.head}${PREFIX}`;
   }
@@ -352,16 +361,17 @@ export class RedisCoordination implements Coordination {
     return { ...(await this.client.hGetAll(this.mapKey(map))) };
   }
 
+  /** False when Redis does not answer within PING_TIMEOUT_MS (a stalled link answers nothing). */
   async ping(): Promise<boolean> {
     try {
-      await this.client.ping();
-      return true;
+      return await settlesWithin(this.client.ping(), PING_TIMEOUT_MS);
     } catch {
       return false;
     }
   }
 
   async close(): Promise<void> {
-    for (const c of [this.subscriber, this.client]) if (c.isOpen) await c.close();
+    this.stopWatching();
+    for (const c of [this.subscriber, this.client]) await closeRedisClient(c);
   }
 }

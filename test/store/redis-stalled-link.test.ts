@@ -1,0 +1,143 @@
+/**
+ * A link to Redis that stops answering without closing (no RST: a stalled network, a frozen host)
+ * neither hangs the store's calls nor reads as healthy: on a real redis-server behind a TCP proxy
+ * that stops forwarding, a store call and a coordination call fail within the reply timeout,
+ * and the store's and the coordination's health pings report false within their deadline (so
+ * /readyz fails), for as long as the link stays silent. Once the proxy forwards again, both
+ * report healthy and calls work.
+ */
+import net from "node:net";
+import os from "node:os";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Readiness } from "../../src/ops/readiness.js";
+import { REPLY_TIMEOUT_MS } from "../../src/store/backends/redis.js";
+import { createCoordination } from "../../src/store/coordination/create-coordination.js";
+import { createStore, PING_TIMEOUT_MS } from "../../src/store/create-store.js";
+import { eventually } from "../support/eventually.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+
+/** A TCP proxy to redis-server that can stop forwarding (reading nothing, closing nothing) and resume. */
+class StallingProxy {
+  private readonly server: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+  private stalled = false;
+
+  constructor(redisPort: number) {
+    this.server = net.createServer((client) => {
+      const upstream = net.connect(redisPort, "127.0.0.1");
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on("error", () => undefined);
+        socket.on("close", () => this.sockets.delete(socket));
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+      // After pipe(), which sets its source flowing: a new connection over a silent link is silent too.
+      if (this.stalled) for (const socket of [client, upstream]) socket.pause();
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    return `redis://127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
+  }
+
+  /** Stop reading from either side: bytes stay in the kernel's buffers, no connection ends. */
+  stall(): void {
+    this.stalled = true;
+    for (const socket of this.sockets) socket.pause();
+  }
+
+  resume(): void {
+    this.stalled = false;
+    for (const socket of this.sockets) socket.resume();
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+/** How long `work` took to settle, and how (never throws). */
+async function timed(work: () => Promise<unknown>): Promise<{ ms: number; outcome: unknown }> {
+  const start = Date.now();
+  const outcome = await work().then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  return { ms: Date.now() - start, outcome };
+}
+
+let redis: RedisServer;
+let proxy: StallingProxy;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+}, 20_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await redis?.stop();
+});
+
+describe("a stalled link to Redis", () => {
+  it("fails calls within the reply timeout, turns health false, and recovers when the link does", async () => {
+    proxy = new StallingProxy(redis.port);
+    const url = await proxy.listen();
+    const errors: unknown[] = [];
+    const store = await createStore({ url, dataDir: os.tmpdir(), onError: (e) => errors.push(e) });
+    const coordination = await createCoordination({ url, dataDir: os.tmpdir(), store });
+    const readiness = new Readiness();
+    readiness.register("store", () => store.ping());
+    readiness.register("coordination", () => coordination.ping());
+    try {
+      await store.space("sessions").set("s1", { ok: true });
+      expect((await readiness.evaluate()).ready).toBe(true);
+
+      proxy.stall();
+      const [get, claim, storePing, coordinationPing, report] = await Promise.all([
+        timed(() => store.space("sessions").get("s1")),
+        timed(() => coordination.claimOnce("wake:1", 60_000)),
+        timed(() => store.ping()),
+        timed(() => coordination.ping()),
+        readiness.evaluate(),
+      ]);
+      // The calls fail (they do not hang), once the link has been silent for the reply timeout.
+      for (const call of [get, claim]) {
+        expect(call.outcome).toEqual({ error: expect.any(Error) });
+        expect(call.ms).toBeGreaterThanOrEqual(REPLY_TIMEOUT_MS - 1_000);
+        expect(call.ms).toBeLessThan(REPLY_TIMEOUT_MS + 2_000);
+      }
+      // Health says no within its own deadline, and /readyz is not ready.
+      for (const ping of [storePing, coordinationPing]) {
+        expect(ping.outcome).toEqual({ value: false });
+        expect(ping.ms).toBeLessThan(PING_TIMEOUT_MS + 500);
+      }
+      expect(report.ready).toBe(false);
+      expect(report.checks.map((check) => [check.name, check.ok])).toEqual([
+        ["store", false],
+        ["coordination", false],
+      ]);
+
+      // Still silent past another reply timeout (the new connection is not ready either): calls
+      // keep failing without hanging, and health stays false.
+      await new Promise((resolve) => setTimeout(resolve, REPLY_TIMEOUT_MS + 1_000));
+      const later = await timed(() => store.space("sessions").get("s1"));
+      expect(later.outcome).toEqual({ error: expect.any(Error) });
+      expect(later.ms).toBeLessThan(REPLY_TIMEOUT_MS + 2_000);
+      expect((await readiness.evaluate()).ready).toBe(false);
+
+      proxy.resume();
+      await eventually(async () => (await readiness.evaluate()).ready, "health to recover", 10_000);
+      expect(await store.space("sessions").get("s1")).toEqual({ ok: true });
+      expect(await coordination.claimOnce("wake:2", 60_000)).toBe(true);
+    } finally {
+      proxy.resume();
+      await coordination.close();
+      await store.close();
+    }
+  }, 40_000);
+});
