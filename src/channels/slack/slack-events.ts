@@ -15,6 +15,10 @@ export const slackFileSchema = z.looseObject({
   url_private: z.string().optional(),
   url_private_download: z.string().optional(),
   mode: z.string().optional(),
+  /** "slack_audio" for an audio clip recorded in Slack. */
+  subtype: z.string().optional(),
+  /** A clip's length in ms, which Slack gives for audio and video clips it recorded. */
+  duration_ms: z.number().nonnegative().optional(),
 });
 export type SlackFile = z.infer<typeof slackFileSchema>;
 

@@ -177,6 +177,8 @@ export async function downloadFiles(
         ...(file.mimetype ? { mediaType: file.mimetype } : {}),
         // An audio clip recorded in Slack is the sender's voice: its transcript is their words.
         ...(file.subtype === "slack_audio" ? { ownVoice: true } : {}),
+        // Its length when Slack gives it, so the transcription length cap applies as on Telegram.
+        ...(file.duration_ms !== undefined ? { durationS: file.duration_ms / 1000 } : {}),
       });
     } catch (error) {
       const refusal = refusalOf(error, deadline);

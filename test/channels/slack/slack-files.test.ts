@@ -88,6 +88,29 @@ describe("downloadFiles", () => {
     expect(await readFile(join(root, "uploads/slack_T1_C1/1700.1/F1-notes.txt"), "utf8")).toBe("file body");
   });
 
+  it("an audio clip recorded in Slack is the sender's own voice and carries the length Slack gives", async () => {
+    const clip = {
+      id: "F2",
+      name: "audio_message.m4a",
+      mimetype: "audio/mp4",
+      subtype: "slack_audio",
+      duration_ms: 95_500,
+      url_private: `${apiUrl}files/F2`,
+    };
+    const other = { id: "F3", name: "talk.mp3", mimetype: "audio/mpeg", url_private: `${apiUrl}files/F3` };
+    const saved = await downloadFiles([clip, other], "uploads/slack_T1_C1/1700.1", {
+      botToken: "xoxb-test",
+      apiUrl,
+      maxBytes: 1_048_576,
+      workspace: createWorkspacePaths({ root }),
+      logger: pino({ level: "silent" }),
+    });
+    expect(saved.files).toEqual([
+      expect.objectContaining({ name: "audio_message.m4a", ownVoice: true, durationS: 95.5 }),
+      { path: "uploads/slack_T1_C1/1700.1/F3-talk.mp3", name: "talk.mp3", bytes: 9, mediaType: "audio/mpeg" },
+    ]);
+  });
+
   it("gives up on a download Slack never answers, with a note, at the download deadline", async () => {
     const saved = await download("notes.txt", { path: "files/F1/held", timeoutMs: 200 });
     expect(saved).toEqual({
