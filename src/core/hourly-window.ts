@@ -29,6 +29,15 @@ export class HourlyWindow {
     if (this.times.size > SWEEP_AT_KEYS) this.sweep(now);
   }
 
+  /** Take back one event of `key` counted at `at` (it did not happen after all). */
+  drop(key: string, at: number): void {
+    const times = this.times.get(key);
+    const index = times?.indexOf(at) ?? -1;
+    if (index < 0 || !times) return;
+    times.splice(index, 1);
+    if (times.length === 0) this.times.delete(key);
+  }
+
   /** Forget `key`'s events. */
   forget(key: string): void {
     this.times.delete(key);

@@ -11,6 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { mayDecide } from "../approvals/authorisation.js";
 import type { Caller, ThreadTarget } from "../core/thread-target.js";
+import { localSlotBudget, type SlotBudget } from "../store/slot-budget.js";
 import type { Store } from "../store/store.js";
 import type { Outcome } from "../subscriptions/channel-access.js";
 import { type Clock, systemClock } from "../subscriptions/clock.js";
@@ -29,7 +30,6 @@ import { type Plan, planTask, planWake, type ScheduleArgs, type WakeArgs } from 
 import { TaskRegistry } from "./task-registry.js";
 import { type TaskNotifier, TaskRuns } from "./task-runs.js";
 import { creationPreview, describeSchedule, taskLines } from "./task-text.js";
-import { HourlyWindow } from "../core/hourly-window.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
 
 /** The person's timezone as the platform knows it (Slack users.info tz), if it does. */
@@ -71,7 +71,16 @@ export interface ScheduleServiceOptions {
   /** Names this process in its claims (default: random). */
   readonly owner?: string;
   readonly onError?: (error: unknown, context: string) => void;
+  /**
+   * Where wake_me_later calls per session are counted: the app passes a store budget
+   * (store/slot-budget.ts, the 'budgets' space), so every process on the store counts together
+   * and a restart keeps the count; without one, this process counts alone on its clock.
+   */
+  readonly wakeBudget?: SlotBudget;
 }
+
+/** The store key (in 'budgets') under which a session's wake_me_later slots are counted. */
+export const wakeLaterBudgetKey = (sessionId: string): string => `wake-later:${sessionId}`;
 
 /** Scheduled tasks and wake-ups: creation, listing, cancelling and exactly-once runs. */
 export class ScheduleService {
@@ -79,7 +88,7 @@ export class ScheduleService {
   private readonly settings: ScheduleSettings;
   private readonly clock: Clock;
   /** wake_me_later calls per session in the last hour (the per-session limit). */
-  private readonly wakesBySession = new HourlyWindow();
+  private readonly wakesBySession: SlotBudget;
 
   private constructor(
     private readonly registry: TaskRegistry,
@@ -87,6 +96,7 @@ export class ScheduleService {
   ) {
     this.settings = options.settings ?? DEFAULT_SCHEDULE_SETTINGS;
     this.clock = options.clock ?? systemClock;
+    this.wakesBySession = options.wakeBudget ?? localSlotBudget(() => this.clock.now());
     this.runs = new TaskRuns({
       registry,
       space: options.store.space("schedules"),
@@ -147,21 +157,31 @@ export class ScheduleService {
   /** wake_me_later: wake this session once with the note (bounded, rate-limited per session). */
   async wakeLater(caller: Caller, args: WakeArgs): Promise<Outcome> {
     const now = this.clock.now();
-    const recent = this.wakesBySession.recent(caller.sessionId, now);
-    if (recent.length >= this.settings.wakesPerSessionPerHour)
+    const limit = this.settings.wakesPerSessionPerHour;
+    // The slot is taken first (atomic across processes) and given back when no wake-up is made.
+    const slot = await this.wakesBySession.take(wakeLaterBudgetKey(caller.sessionId), limit);
+    if (!slot.ok)
       return {
         ok: false,
-        message: `This conversation set ${recent.length} wake-ups in the last hour, the most allowed; try again later.`,
+        message: `This conversation set ${limit} wake-ups in the last hour, the most allowed; try again later.`,
       };
-    const plan = planWake(args, await this.zoneFor(caller), now, this.settings);
-    if (!plan.ok) return plan;
-    const task = await this.add(caller, "wake", { text: args.note, by: "agent" }, plan);
-    if (typeof task === "string") return { ok: false, message: task };
-    this.wakesBySession.add(caller.sessionId, now);
-    return {
-      ok: true,
-      message: `I will wake this conversation at ${formatIn(plan.firstMs, plan.zone)} (${task.id}).`,
-    };
+    let made = false;
+    try {
+      const plan = planWake(args, await this.zoneFor(caller), now, this.settings);
+      if (!plan.ok) return plan;
+      const task = await this.add(caller, "wake", { text: args.note, by: "agent" }, plan);
+      if (typeof task === "string") return { ok: false, message: task };
+      made = true;
+      return {
+        ok: true,
+        message: `I will wake this conversation at ${formatIn(plan.firstMs, plan.zone)} (${task.id}).`,
+      };
+    } finally {
+      if (!made)
+        await slot
+          .release()
+          .catch((error: unknown) => this.options.onError?.(error, "giving back a wake-up slot"));
+    }
   }
 
   /** The person's tasks across all their conversations, oldest first. */

@@ -16,7 +16,10 @@ export const STORE_NAMESPACES = [
   "memory",
   "skills",
   "schedules",
-  /** Per-person counts shared by every process on the store (transcriptions per hour). */
+  /**
+   * Rate-limit slots shared by every process on the store: transcriptions per person, wake-ups
+   * per subscription and wake_me_later calls per session (store/slot-budget.ts).
+   */
   "budgets",
 ] as const;
 export type StoreNamespace = (typeof STORE_NAMESPACES)[number];

@@ -4,6 +4,7 @@
  * the shapes of its requests and answers that the tools and the app pass around.
  */
 import type { Coordination } from "../store/coordination/coordination.js";
+import type { SlotBudget } from "../store/slot-budget.js";
 import type { Store } from "../store/store.js";
 import type { Clock } from "./clock.js";
 import type { PlatformDirectory } from "./platform-directory.js";
@@ -29,6 +30,12 @@ export interface SubscriptionServiceOptions {
   readonly shared?: { readonly coordination: Coordination; readonly reconcileMs?: number };
   /** Platform-qualified approver ids ("slack:U0123"): they may cancel anyone's subscription. */
   readonly approvers?: readonly string[];
+  /**
+   * Where wake-ups per subscription are counted: the app passes a store budget (the 'budgets'
+   * space), so every process on the store counts together and a restart keeps the count; without
+   * one, this process counts alone on its clock.
+   */
+  readonly wakeBudget?: SlotBudget;
 }
 
 /** Who manages subscriptions: a person, asking from one of their conversations. */

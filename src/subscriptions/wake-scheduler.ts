@@ -16,7 +16,8 @@
 import type { ClaimOnce } from "../approvals/expiry-timers.js";
 import type { BufferEntry, BufferPosition } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "./clock.js";
-import { HOUR_MS, HourlyWindow } from "../core/hourly-window.js";
+import { HOUR_MS } from "../core/hourly-window.js";
+import { localSlotBudget, type SlotBudget } from "../store/slot-budget.js";
 
 /** One matched message and where it sits in its channel buffer. */
 export interface WakeItem {
@@ -50,7 +51,19 @@ export interface WakeSchedulerOptions extends WakeTiming {
   readonly onError: (error: unknown, subscriptionId: string) => void;
   /** Claims a matched message's wake-up in the store (several processes); all are this process's without it. */
   readonly claim?: ClaimOnce;
+  /**
+   * Where wake-ups per subscription are counted: the app passes a store budget
+   * (store/slot-budget.ts, the 'budgets' space), so every process on the store counts together
+   * and a restart keeps the count; without one, this process counts alone on its clock.
+   */
+  readonly budget?: SlotBudget;
 }
+
+/** The store key (in 'budgets') under which a subscription's wake-up slots are counted. */
+export const subscriptionWakeBudgetKey = (subscriptionId: string): string => `wake:${subscriptionId}`;
+
+/** How soon a batch whose wake-up count could not be checked (or frees at an unknown time) tries again. */
+const RATE_RETRY_MS = 15_000;
 
 /** How long a wake claim is kept: past any buffer age at which the message could be re-batched. */
 const WAKE_CLAIM_TTL_MS = 8 * 24 * HOUR_MS;
@@ -62,14 +75,14 @@ interface PendingBatch {
   omitted: number;
   readonly firstAt: number;
   timer: TimerHandle | undefined;
-  /** Why a ready batch is waiting, if it is. */
-  held: "rate" | "busy" | undefined;
+  /** Why a ready batch is waiting, if it is ("counting": its wake-up slot is being taken). */
+  held: "rate" | "busy" | "counting" | undefined;
 }
 
 /** Batches trigger matches into wake-ups per subscription. */
 export class WakeScheduler {
   private readonly pending = new Map<string, PendingBatch>();
-  private readonly wakes = new HourlyWindow();
+  private readonly wakes: SlotBudget;
   private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
 
@@ -79,6 +92,7 @@ export class WakeScheduler {
       throw new Error("WakeScheduler maxBatch and maxWakesPerHour must be at least 1");
     if (!(options.debounceMs >= 0 && options.maxWaitMs >= options.debounceMs))
       throw new Error("WakeScheduler needs 0 ≤ debounceMs ≤ maxWaitMs");
+    this.wakes = options.budget ?? localSlotBudget(() => options.clock.now());
   }
 
   /** Add a matched message to the subscription's batch (ignored when that message is already in it). */
@@ -117,7 +131,6 @@ export class WakeScheduler {
     const batch = this.pending.get(subscriptionId);
     if (batch?.timer !== undefined) this.options.clock.clearTimer(batch.timer);
     this.pending.delete(subscriptionId);
-    this.wakes.forget(subscriptionId);
   }
 
   /** The session's turn ended: batches waiting for it go now (rate limit permitting). */
@@ -183,14 +196,42 @@ export class WakeScheduler {
       this.arm(batch, this.options.busyRetryMs ?? 15_000);
       return;
     }
-    const now = clock.now();
-    const recent = this.wakes.recent(subscriptionId, now);
-    if (recent.length >= this.options.maxWakesPerHour) {
-      batch.held = "rate";
-      this.arm(batch, recent[0]! + HOUR_MS - now);
-      return;
-    }
-    this.wakes.add(subscriptionId, now);
+    // While the slot is being taken the batch keeps collecting but is not armed again.
+    batch.held = "counting";
+    const counting = this.wakes
+      .take(subscriptionWakeBudgetKey(subscriptionId), this.options.maxWakesPerHour)
+      .then(
+        (slot) => {
+          if (this.closed || this.pending.get(subscriptionId) !== batch) {
+            // Cancelled or closed meanwhile: nothing is delivered, so the slot goes back.
+            if (slot.ok)
+              slot.release().catch((error: unknown) => this.options.onError(error, subscriptionId));
+            return;
+          }
+          if (!slot.ok) {
+            batch.held = "rate";
+            const wait = slot.freesAt === undefined ? RATE_RETRY_MS : slot.freesAt - clock.now();
+            this.arm(batch, Math.max(wait, 1));
+            return;
+          }
+          this.deliverNow(batch);
+        },
+        (error: unknown) => {
+          // The count could not be checked: report it and try again later (the batch keeps collecting;
+          // its messages stay in the buffer), rather than wake past the limit.
+          this.options.onError(error, subscriptionId);
+          if (this.closed || this.pending.get(subscriptionId) !== batch) return;
+          batch.held = "rate";
+          this.arm(batch, RATE_RETRY_MS);
+        },
+      )
+      .finally(() => this.inFlight.delete(counting));
+    this.inFlight.add(counting);
+  }
+
+  /** Hand the batch to `deliver` (its wake-up is counted). */
+  private deliverNow(batch: PendingBatch): void {
+    const { subscriptionId } = batch;
     this.pending.delete(subscriptionId);
     const ready: ReadyBatch = {
       subscriptionId,

@@ -262,9 +262,10 @@ describe("ScheduleService guards", () => {
     expect(
       (await h.service.wakeLater({ ...ANA_HOME, sessionId: "s-late" }, { in_s: 60, note: "n" })).ok,
     ).toBe(true);
-    const remembered = (h.service as unknown as { wakesBySession: { times: Map<string, unknown> } })
-      .wakesBySession.times;
-    expect([...remembered.keys()]).toEqual(["s-late"]);
+    const remembered = (
+      h.service as unknown as { wakesBySession: { window: { times: Map<string, unknown> } } }
+    ).wakesBySession.window.times;
+    expect([...remembered.keys()]).toEqual(["wake-later:s-late"]);
   });
 
   it("uses the person's timezone from the platform when the call names none", async () => {

@@ -2,13 +2,25 @@
  * WakeScheduler with a claim (several processes): two schedulers batch the same matched messages
  * (one saw them live, the other rebuilt them from the shared buffer); each message wakes its
  * subscription once, a batch whose messages were all claimed elsewhere is dropped; a session busy
- * in another process (the answer is a promise) holds its batch.
+ * in another process (the answer is a promise) holds its batch. With a store budget, two
+ * schedulers on one store together wake a subscription at most its hourly limit, and the held
+ * batches go once the hour frees.
  */
-import { describe, expect, it } from "vitest";
+import os from "node:os";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ClaimOnce } from "../../src/approvals/expiry-timers.js";
+import { HOUR_MS } from "../../src/core/hourly-window.js";
+import { createStore } from "../../src/store/create-store.js";
+import { type SlotBudget, storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { BufferEntry } from "../../src/subscriptions/buffer-entry.js";
 import { systemClock } from "../../src/subscriptions/clock.js";
-import { type ReadyBatch, WakeScheduler, type WakeItem } from "../../src/subscriptions/wake-scheduler.js";
+import {
+  type ReadyBatch,
+  subscriptionWakeBudgetKey,
+  WakeScheduler,
+  type WakeItem,
+} from "../../src/subscriptions/wake-scheduler.js";
+import { ManualClock } from "../schedules/support.js";
 
 function item(seq: number): WakeItem {
   const at = new Date().toISOString();
@@ -121,5 +133,69 @@ describe("WakeScheduler and a session busy in another process", () => {
     expect(delivered).toHaveLength(1);
     expect(String(errors[0])).toContain("redis is down");
     await failing.close();
+  });
+});
+
+describe("WakeScheduler wake-ups counted in a shared store", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("two schedulers on one store wake a subscription at most its limit an hour, and again after the hour", async () => {
+    const T0 = Date.parse("2026-12-05T10:00:00Z");
+    // The manual clock drives the schedulers; Date (the memory store's expiry) moves with it.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(T0);
+    const clock = new ManualClock(T0);
+    const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    const flush = async () => {
+      for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const tick = async (ms: number) => {
+      vi.setSystemTime(clock.now() + ms);
+      clock.advance(ms);
+      await flush();
+    };
+    const budget = (): SlotBudget => storeSlotBudget(store.space("budgets"), { now: () => clock.now() });
+    const delivered: { by: string; seqs: number[] }[] = [];
+    const errors: unknown[] = [];
+    const open = (by: string) =>
+      new WakeScheduler({
+        debounceMs: 30,
+        maxBatch: 50,
+        maxWaitMs: 1_000,
+        maxWakesPerHour: 2,
+        clock,
+        isBusy: () => false,
+        deliver: async (batch) => {
+          delivered.push({ by, seqs: batch.items.map((i) => i.position.seq) });
+        },
+        onError: (error) => errors.push(error),
+        budget: budget(),
+      });
+    const [a, b] = [open("a"), open("b")];
+    // Each process sees its own channel messages for the subscription, one batch after another.
+    for (const [seq, scheduler] of [a, b, a, b, a].entries()) {
+      scheduler.add("sub1", "s1", item(seq + 1));
+      await tick(100);
+    }
+    expect(delivered).toEqual([
+      { by: "a", seqs: [1] },
+      { by: "b", seqs: [2] },
+    ]);
+    expect(a.pendingCount("sub1") + b.pendingCount("sub1")).toBe(3);
+    expect(await store.space("budgets").get(`${subscriptionWakeBudgetKey("sub1")}:1`)).toBeTypeOf("number");
+
+    // Just before the hour nothing more goes; after it, one held batch per freed slot.
+    await tick(HOUR_MS - 600);
+    expect(delivered).toHaveLength(2);
+    await tick(1_000);
+    expect(delivered).toHaveLength(4);
+    expect(a.pendingCount("sub1") + b.pendingCount("sub1")).toBe(0);
+    expect(delivered.flatMap((d) => d.seqs).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(errors).toEqual([]);
+    await a.close();
+    await b.close();
+    await store.close();
   });
 });

@@ -1,0 +1,96 @@
+/**
+ * Slot budgets (store/slot-budget.ts): a key's N per window are N slots claimed with
+ * setIfAbsent, so two connections to one SQLite file or one redis-server (as two processes would
+ * have) together take at most N in the window, and N again after it; a refusal says when the
+ * oldest claim frees; a released slot is free at once. The local budget keeps the sliding hour.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { HOUR_MS } from "../../src/core/hourly-window.js";
+import { createStore } from "../../src/store/create-store.js";
+import { localSlotBudget, slotKey, storeSlotBudget } from "../../src/store/slot-budget.js";
+import type { Store } from "../../src/store/store.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+
+let root: string;
+const opened: Store[] = [];
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "slot-budget-"));
+});
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+  await rm(root, { recursive: true, force: true });
+});
+
+async function open(url: string | undefined): Promise<Store> {
+  const store = await createStore({ url, dataDir: join(root, "data") });
+  opened.push(store);
+  return store;
+}
+
+describe("storeSlotBudget", () => {
+  it("claims one slot per use, says when the oldest frees, and a released slot is free again", async () => {
+    const store = await open("memory:");
+    let now = 1_000;
+    const budget = storeSlotBudget(store.space("budgets"), { now: () => now });
+    const first = await budget.take("wake:sub1", 2);
+    expect(first.ok).toBe(true);
+    expect(await store.space("budgets").get(slotKey("wake:sub1", 0))).toBe(1_000);
+    now = 2_000;
+    expect((await budget.take("wake:sub1", 2)).ok).toBe(true);
+    expect(await budget.take("wake:sub1", 2)).toEqual({ ok: false, freesAt: 1_000 + HOUR_MS });
+    // Another key has its own slots.
+    expect((await budget.take("wake:sub2", 2)).ok).toBe(true);
+    if (first.ok) await first.release();
+    expect((await budget.take("wake:sub1", 2)).ok).toBe(true);
+    expect((await budget.take("wake:sub1", 2)).ok).toBe(false);
+  });
+});
+
+describe.each([
+  { name: "two connections to one SQLite file", url: () => undefined },
+  { name: "two connections to one redis-server", url: () => redis!.url },
+])("storeSlotBudget on $name", ({ url }) => {
+  const windowMs = 1_500;
+
+  it("takes at most the limit between them in the window, and again after it", async () => {
+    const [one, two] = [await open(url()), await open(url())];
+    const budgets = [one!, two!].map((store) => storeSlotBudget(store.space("budgets"), { windowMs }));
+    const burst = async () => {
+      const takes = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => budgets[i % 2]!.take("wake-later:s1", 3)),
+      );
+      return takes.filter((take) => take.ok).length;
+    };
+    expect(await burst()).toBe(3);
+    await sleep(windowMs + 100);
+    expect(await burst()).toBe(3);
+  });
+});
+
+describe("localSlotBudget", () => {
+  it("is the sliding hour of one process, with a release taking a use back", async () => {
+    let now = 0;
+    const budget = localSlotBudget(() => now);
+    const a = await budget.take("k", 2);
+    now = 10;
+    expect((await budget.take("k", 2)).ok).toBe(true);
+    expect(await budget.take("k", 2)).toEqual({ ok: false, freesAt: HOUR_MS });
+    if (a.ok) await a.release();
+    expect((await budget.take("k", 2)).ok).toBe(true);
+    now = 10 + HOUR_MS;
+    expect((await budget.take("k", 2)).ok).toBe(true);
+  });
+});
+
+let redis: RedisServer | undefined;
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
