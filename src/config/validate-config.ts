@@ -4,8 +4,10 @@
  * is half configured, a variable left empty where a value is required (OPENAI_API_KEY= from a
  * copied .env.example with nothing else pointing at a model), a workspace root that is the data
  * folder or lies inside it (data-dir-roots.ts), or stdio MCP servers that would run inside the
- * workspace (data_dir there: mcp-server-folders.ts).
+ * workspace (data_dir there: mcp-server-folders.ts), or a Redis key prefix for a store that is not
+ * Redis (it would be ignored, and the operator would believe deployments are kept apart).
  */
+import { describeStoreTarget, resolveStoreTarget, type StoreTarget } from "../store/store-url.js";
 import { dataDirRootProblems } from "./data-dir-roots.js";
 import { mcpServerFolderProblems } from "./mcp-server-folders.js";
 import type { CoworkerConfig } from "./schema.js";
@@ -56,6 +58,42 @@ function slackProblems(config: CoworkerConfig, context: ValidationContext): stri
   return [];
 }
 
+const STORE_NAMES: Record<Exclude<StoreTarget["kind"], "redis">, string> = {
+  sqlite: "the embedded SQLite file",
+  postgres: "Postgres",
+  memory: "the in-memory store",
+};
+
+/**
+ * store_redis_prefix with a store that is not Redis: only the Redis store puts keys under a
+ * prefix, so on SQLite, Postgres or memory it would be silently ignored — refused instead, naming
+ * the key and the store in use. A store URL that cannot be read is left to the store's own error.
+ */
+function storePrefixProblems(config: CoworkerConfig, context: ValidationContext): string[] {
+  const prefix = config.store_redis_prefix;
+  if (prefix === undefined) return [];
+  let target: StoreTarget;
+  try {
+    target = resolveStoreTarget(config.store_url, config.data_dir);
+  } catch {
+    return [];
+  }
+  if (target.kind === "redis") return [];
+  const key = (path: string): string => {
+    const variable = context.sources.get(path);
+    return variable === undefined ? path : named(variable, path);
+  };
+  const store =
+    config.store_url === undefined || config.store_url.trim() === ""
+      ? `${STORE_NAMES[target.kind]} (${describeStoreTarget(target)}: no store_url is set)`
+      : `${STORE_NAMES[target.kind]} (${key("store_url")}: ${describeStoreTarget(target)})`;
+  return [
+    `${key("store_redis_prefix")} is set to "${prefix}", but the store in use is ${store}: the ` +
+      "prefix applies to a Redis store only (redis://… or rediss://…) and would be ignored here. " +
+      "Unset store_redis_prefix, or point store_url (COWORKER_STORE_URL) at your Redis",
+  ];
+}
+
 /**
  * Every cross-key problem of a config that passed the schema, its paths made absolute; empty when
  * it can run.
@@ -66,5 +104,6 @@ export function crossKeyProblems(config: CoworkerConfig, context: ValidationCont
     ...slackProblems(config, context),
     ...dataDirRootProblems(config, context.sources),
     ...mcpServerFolderProblems(config),
+    ...storePrefixProblems(config, context),
   ];
 }

@@ -215,21 +215,57 @@ tools:
 });
 
 describe("store_redis_prefix", () => {
+  const REDIS = `${GOOD}store_url: redis://localhost:6379\n`;
+
   it("is unset by default, read from the file or COWORKER_STORE_REDIS_PREFIX", () => {
     const plain = loadConfig({ env: {}, cwd: project({ "config/coworker.yaml": GOOD }) });
     if (!plain.ok) throw new Error(plain.problems.join("\n"));
     expect(plain.config.store_redis_prefix).toBeUndefined();
-    const cwd = project({ "config/coworker.yaml": `${GOOD}store_redis_prefix: team-a\n` });
+    const cwd = project({ "config/coworker.yaml": `${REDIS}store_redis_prefix: team-a\n` });
     const fromFile = loadConfig({ env: {}, cwd });
     if (!fromFile.ok) throw new Error(fromFile.problems.join("\n"));
     expect(fromFile.config.store_redis_prefix).toBe("team-a");
     const fromEnv = loadConfig({ env: { COWORKER_STORE_REDIS_PREFIX: "team_b" }, cwd });
     if (!fromEnv.ok) throw new Error(fromEnv.problems.join("\n"));
     expect(fromEnv.config.store_redis_prefix).toBe("team_b");
+    const tls = loadConfig({
+      env: { COWORKER_STORE_URL: "rediss://redis.internal:6380", COWORKER_STORE_REDIS_PREFIX: "team_c" },
+      cwd: project({ "config/coworker.yaml": GOOD }),
+    });
+    expect(tls.ok).toBe(true);
   });
 
   it.each(["team:a", "", "has space", "x".repeat(65), "ümlaut"])("refuses %j", (prefix) => {
-    const cwd = project({ "config/coworker.yaml": `${GOOD}store_redis_prefix: ${JSON.stringify(prefix)}\n` });
+    const cwd = project({
+      "config/coworker.yaml": `${REDIS}store_redis_prefix: ${JSON.stringify(prefix)}\n`,
+    });
     expect(problemsOf(loadConfig({ env: {}, cwd })).join("\n")).toMatch(/store_redis_prefix/);
+  });
+
+  it("is refused with a store that is not Redis, naming the key and the store in use", () => {
+    const sqlite = project({ "config/coworker.yaml": `${GOOD}store_redis_prefix: team-a\n` });
+    expect(problemsOf(loadConfig({ env: {}, cwd: sqlite }))).toEqual([
+      `store_redis_prefix is set to "team-a", but the store in use is the embedded SQLite file (sqlite:${join(sqlite, "data", "coworker.sqlite")}: no store_url is set): the prefix applies to a Redis store only (redis://… or rediss://…) and would be ignored here. Unset store_redis_prefix, or point store_url (COWORKER_STORE_URL) at your Redis`,
+    ]);
+
+    const postgres = problemsOf(
+      loadConfig({
+        env: {
+          COWORKER_STORE_URL: "postgres://coworker:hunter2@db.internal:5432/coworker",
+          COWORKER_STORE_REDIS_PREFIX: "team-b",
+        },
+        cwd: project({ "config/coworker.yaml": GOOD }),
+      }),
+    ).join("\n");
+    expect(postgres).toContain(
+      'COWORKER_STORE_REDIS_PREFIX (store_redis_prefix) is set to "team-b", but the store in use is Postgres (COWORKER_STORE_URL (store_url): postgres://db.internal:5432/coworker)',
+    );
+    expect(postgres).not.toContain("hunter2");
+
+    const memory = loadConfig({
+      env: {},
+      cwd: project({ "config/coworker.yaml": `${GOOD}store_url: "memory:"\nstore_redis_prefix: t\n` }),
+    });
+    expect(problemsOf(memory).join("\n")).toContain("the in-memory store (store_url: memory:)");
   });
 });

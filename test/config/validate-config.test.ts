@@ -1,7 +1,8 @@
 /**
  * The validation `doctor` and `start` share (loadConfig): blank variables where a value is
  * required, token and id formats with a hint, half-configured Slack, stdio MCP servers whose
- * folder would lie inside the workspace — and never a secret echoed.
+ * folder would lie inside the workspace, a Redis key prefix for a store that is not Redis — and
+ * never a secret echoed.
  */
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -44,6 +45,22 @@ describe("config validation", () => {
     expect(await runCli(["doctor"], doctor.io)).toBe(1);
     expect(doctor.stdout()).toContain("✗ configuration");
     expect(doctor.stdout()).toContain("OPENAI_API_KEY is set but empty");
+  });
+
+  it("start and doctor both refuse store_redis_prefix on a store that is not Redis, naming the key and the store", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "coworker-validate-"));
+    const env = { ...LOCAL, COWORKER_STORE_REDIS_PREFIX: "team-a" };
+    const line =
+      'COWORKER_STORE_REDIS_PREFIX (store_redis_prefix) is set to "team-a", but the store in use is the embedded SQLite file';
+    const start = testIo(cwd, env);
+    expect(await runCli(["start"], start.io)).toBe(1);
+    expect(start.stderr()).toContain(line);
+    const doctor = testIo(cwd, env);
+    expect(await runCli(["doctor"], doctor.io)).toBe(1);
+    expect(doctor.stdout()).toContain("✗ configuration");
+    expect(doctor.stdout()).toContain(line);
+    // With a Redis URL the prefix is what it is for.
+    expect(load({ ...env, COWORKER_STORE_URL: "redis://localhost:6379" }).ok).toBe(true);
   });
 
   it("checks token formats before any network call, with a hint and without echoing the token", () => {
