@@ -66,7 +66,7 @@ export interface PendingApproval extends PendingCommon {
   readonly provenanceQuote?: string;
   /** The outside reads made before the call (PermissionRequest.outsideReads), when any. */
   readonly outsideReads?: string;
-  /** The names of the files the turn's message came with (PermissionRequest.attachedFiles), when any. */
+  /** The names of the files the requester's messages in the turn came with (PermissionRequest.attachedFiles), when any. */
   readonly attachedFiles?: string;
   /**
    * The fingerprint of the content the card's preview was made from (CardPreview.fingerprint), for

@@ -13,11 +13,18 @@
  * their own marked as file content (core/attachment.ts, engine/outbound.ts). Only the transcript
  * of a voice note the sender recorded themselves (`InboundFile.ownVoice`) joins their message as
  * their words: they said it, as they would have typed it.
+ *
+ * Nor do the service's own lines about files join them: they name files as their senders named
+ * them, and a name is anyone's choice. A line only the model needs (a recording not transcribed,
+ * a text file too long to include) is a file-note record; a note the person is told too goes back
+ * to the channel in `notes`, which passes it on as a file-note record (the engine shows them all
+ * in one service block, engine/outbound.ts). An own voice note's transcript is headed by its
+ * length alone: the file itself, name and path, is listed in that block.
  */
 import { qualifiedUserId } from "../approvals/authorisation.js";
 import { open } from "node:fs/promises";
 import type { Logger } from "pino";
-import { type Attachment, type FileTextAttachment, formatBytes } from "../core/attachment.js";
+import { type Attachment, type FileTextAttachment, fileNote, formatBytes } from "../core/attachment.js";
 import { imageTooLarge, probeImageFile } from "../media/image-probe.js";
 import type { InboundFile } from "../core/inbound-message.js";
 import { LruCache } from "../sessions/lru.js";
@@ -86,13 +93,19 @@ export interface IntakeOptions {
 /** What a message's files amount to. */
 export interface IntakeResult {
   /**
-   * Text joined to the message text: the transcripts of the sender's own voice notes (their words)
-   * and the service's lines about files that gave no text. Never a file's content.
+   * Text joined to the message text: the transcripts of the sender's own voice notes (their
+   * words), with no file name. Never a file's content, never the service's lines about files.
    */
   readonly sections: readonly string[];
-  /** Images, and the text read from files (file-text records, kept apart from the person's words). */
+  /**
+   * Images, the text read from files (file-text records) and the service's lines only the model
+   * needs (file-note records): all kept apart from the person's words.
+   */
   readonly attachments: readonly Attachment[];
-  /** One line each, for the model and the person. */
+  /**
+   * One line each, for the model and the person: the channel tells the person and passes each on
+   * as a file-note record (`fileNote`), never in the message text.
+   */
   readonly notes: readonly string[];
   /** For the person only (how to enable transcription). */
   readonly hints: readonly string[];
@@ -310,18 +323,24 @@ export class AttachmentIntake {
     if (!transcriber) {
       const first = !this.hinted.get(from.sessionKey);
       this.hinted.set(from.sessionKey, true);
-      const note = `[voice/audio ${label} — not transcribed: transcription is not configured. The file is saved at ${file.path}.]`;
-      return first ? { hint: TRANSCRIPTION_HINT, section: note } : { section: note };
+      const note = fileNote(
+        `[voice/audio ${label} — not transcribed: transcription is not configured. The file is saved at ${file.path}.]`,
+      );
+      return first ? { hint: TRANSCRIPTION_HINT, attachment: note } : { attachment: note };
     }
     const longest = this.settings.transcriptionMaxDurationS;
     if (file.durationS !== undefined && file.durationS > longest)
       return {
-        section: `[voice/audio ${label} — not transcribed: it is longer than the ${formatDuration(longest * 1_000)} transcription takes. The file is saved at ${file.path}.]`,
+        attachment: fileNote(
+          `[voice/audio ${label} — not transcribed: it is longer than the ${formatDuration(longest * 1_000)} transcription takes. The file is saved at ${file.path}.]`,
+        ),
       };
     const largest = longest * AUDIO_BYTES_PER_S_WITHOUT_DURATION;
     if (file.durationS === undefined && file.bytes > largest)
       return {
-        section: `[voice/audio ${label} — not transcribed: its length is not stated, and at ${formatBytes(file.bytes)} it is probably longer than the ${formatDuration(longest * 1_000)} transcription takes (it takes up to ${formatBytes(largest)} of audio with no stated length). The file is saved at ${file.path}.]`,
+        attachment: fileNote(
+          `[voice/audio ${label} — not transcribed: its length is not stated, and at ${formatBytes(file.bytes)} it is probably longer than the ${formatDuration(longest * 1_000)} transcription takes (it takes up to ${formatBytes(largest)} of audio with no stated length). The file is saved at ${file.path}.]`,
+        ),
       };
     // The budget is taken in the order the person attached the recordings: over it, the first
     // ones are transcribed and the later ones refused, whichever file was read first.
@@ -343,24 +362,31 @@ export class AttachmentIntake {
     turn.pass();
     if (granted === undefined)
       return {
-        section: `[voice/audio ${label} — not transcribed: how many its sender has had transcribed could not be checked just now. The file is saved at ${file.path}.]`,
+        attachment: fileNote(
+          `[voice/audio ${label} — not transcribed: how many its sender has had transcribed could not be checked just now. The file is saved at ${file.path}.]`,
+        ),
       };
     if (!transcribing)
       return {
-        section: `[voice/audio ${label} — not transcribed: its sender has had ${perHour} transcribed in the last hour, the most one person may. The file is saved at ${file.path}.]`,
+        attachment: fileNote(
+          `[voice/audio ${label} — not transcribed: its sender has had ${perHour} transcribed in the last hour, the most one person may. The file is saved at ${file.path}.]`,
+        ),
       };
     const spoken = await transcribing;
     const transcript = spoken.trim();
     const said = transcript === "" ? "(no speech recognised)" : transcript;
     // The sender's own voice note is their words; any other recording is a file's content.
-    if (file.ownVoice) return { section: `[voice transcript of ${label}]\n${said}` };
+    // Headed by its length alone: the file (name and path) is listed beside the words.
+    if (file.ownVoice) return { section: `[voice transcript${duration(file.durationS)}]\n${said}` };
     return { attachment: fileText(file, "audio", `${label}, transcribed; saved at ${file.path}`, said) };
   }
 
   private async text(file: InboundFile, absolute: string): Promise<Outcome> {
     if (file.bytes > this.settings.textInlineMaxBytes)
       return {
-        section: `${file.name} (${formatBytes(file.bytes)}) is too long to include here; it is saved at ${file.path} — read_file it.`,
+        attachment: fileNote(
+          `${file.name} (${formatBytes(file.bytes)}) is too long to include here; it is saved at ${file.path} — read_file it.`,
+        ),
       };
     const handle = await open(absolute, "r");
     const content = await handle.readFile("utf8").finally(() => handle.close());

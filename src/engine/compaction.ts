@@ -16,6 +16,7 @@
  * a turn (a wake-up, agent-note.ts) `[agent note]`, and a subscription's channel messages
  * `[channel content]`; and it is told to say who asked, decided or approved what, by name and id.
  */
+import { type Attachment, isFileNote, isSavedFile } from "../core/attachment.js";
 import { isAgentNote } from "../core/agent-note.js";
 import { type ConversationMessage, writtenByOther } from "../core/messages.js";
 import type { Requester } from "../core/request.js";
@@ -93,6 +94,18 @@ function userLabel(message: ConversationMessage, requester: Requester): string {
 }
 
 /**
+ * The service's line about the files a user message came with (saved where, and its notes about
+ * them), under a header of its own: a file's name is its sender's choice, not the person's words.
+ */
+function filesLine(attachments: readonly Attachment[]): string | undefined {
+  const saved = attachments.filter(isSavedFile).map((file) => `${file.path} (${file.name})`);
+  const notes = attachments.filter(isFileNote).map((note) => note.text);
+  if (saved.length === 0 && notes.length === 0) return undefined;
+  const listed = saved.length > 0 ? [`saved: ${saved.join(", ")}`] : [];
+  return `[service: the files of the message above, named by their sender] ${clip([...listed, ...notes].join("; "))}`;
+}
+
+/**
  * One message of the transcript: a `[role]` header at the start of a line and every further line
  * indented, so no text inside a message (a fetched page, a call id) can start a line that reads
  * as another message — a person's in particular.
@@ -107,8 +120,11 @@ function renderMessage(message: ConversationMessage, requester: Requester): stri
     }
     case "tool":
       return indented(`[tool result ${message.tool_call_id}] ${clip(message.content)}`);
-    case "user":
-      return indented(`[${userLabel(message, requester)}] ${clip(message.content)}`);
+    case "user": {
+      const said = indented(`[${userLabel(message, requester)}] ${clip(message.content)}`);
+      const files = filesLine(message.attachments ?? []);
+      return files === undefined ? said : `${said}\n${indented(files)}`;
+    }
     default:
       return indented(`[${message.role}] ${clip(message.content)}`);
   }

@@ -18,7 +18,6 @@ import { type ParkedTurn, parkTurn, unansweredCalls } from "../approvals/parked-
 import type { PendingPerson } from "../approvals/pending-item.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import type { InboundDedupe } from "./inbound-dedupe.js";
-import { promptOf } from "./request-builder.js";
 import {
   hasPendingWork,
   type QueuedMessage,
@@ -300,7 +299,7 @@ export class LiveSession {
 
   /** The engine took a steered message into the history: it is no longer queued. */
   private async steeringTaken(content: string): Promise<void> {
-    const taken = this.current.queue.find((m) => m.steered === true && promptOf(m) === content);
+    const taken = this.current.queue.find((m) => m.steered === true && m.text === content);
     if (taken) await this.update((r) => ({ ...r, queue: r.queue.filter((m) => m !== taken) }));
   }
 

@@ -3,9 +3,13 @@
  * snapshot. The session's ThreadTarget travels in `metadata.target` (tools that post, schedule or
  * subscribe read it from there), a subscription wake-up's provenance in `metadata.channelContent`
  * (which makes every non-read call of the turn ask a person), and the mark of a turn started by the
- * agent's own note in `metadata.agentNote` (core/agent-note.ts); attached files are named in the
- * prompt.
+ * agent's own note in `metadata.agentNote` (core/agent-note.ts). The prompt is the person's words
+ * alone: the files the message brought are listed beside them as saved-file records, with the
+ * channel's notes about them (core/attachment.ts), and the engine shows both in a service block
+ * after the words (engine/outbound.ts) — a file's name is its sender's choice, not the person's
+ * words.
  */
+import type { Attachment, SavedFileAttachment } from "../core/attachment.js";
 import type { ConversationMessage } from "../core/messages.js";
 import {
   type ConversationExecutionRequest,
@@ -21,11 +25,22 @@ export interface RequestSettings {
   readonly maxSteps: number;
 }
 
-/** The prompt text for a message: its text plus a line naming each attached file. */
-export function promptOf(message: Pick<QueuedMessage, "text" | "files">): string {
-  if (message.files.length === 0) return message.text;
-  const files = message.files.map((f) => `- ${f.path} (${f.name}, ${f.bytes} bytes)`).join("\n");
-  return `${message.text}\n\nAttached files (saved in the workspace):\n${files}`;
+/**
+ * The attachment records a message's turn carries: a saved-file record per file it brought, then
+ * its own records (images, files' text, the service's notes about its files).
+ */
+export function attachmentsOf(message: Pick<QueuedMessage, "files" | "attachments">): readonly Attachment[] {
+  const own = message.attachments ?? [];
+  if (message.files.length === 0) return own;
+  const saved = message.files.map(
+    (file): SavedFileAttachment => ({
+      kind: "saved-file",
+      path: file.path,
+      name: file.name,
+      bytes: file.bytes,
+    }),
+  );
+  return [...saved, ...own];
 }
 
 /** Where on the platform the thread is: the channel may say so in `extra.surface`. */
@@ -45,8 +60,8 @@ export function buildTurnRequest(input: {
 }): ConversationExecutionRequest {
   const { record, message, settings } = input;
   return createRequest({
-    prompt: promptOf(message),
-    attachments: message.attachments ?? [],
+    prompt: message.text,
+    attachments: attachmentsOf(message),
     messages: input.history,
     sessionId: record.id,
     turnId: input.turnId,

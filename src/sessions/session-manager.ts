@@ -152,7 +152,9 @@ export class SessionManager implements ConversationService {
       await this.moduleCommands.postItems(message.target, cards);
       return { status: "command" };
     }
-    if (message.text.trim() === "" && message.files.length === 0)
+    // A message with no words and no file saved may still bring the service's notes about files
+    // (one not saved, with the reason): the model is told them, so it can tell the person.
+    if (message.text.trim() === "" && message.files.length === 0 && !message.attachments?.length)
       return (await this.dedupe.firstSeen(keys)) ? { status: "ignored", reason: "empty message" } : duplicate;
     // The "seen before?" read runs alongside the session lookup; isRedelivery uses it when no write
     // of these keys overlapped it. Several processes: the offer of the message is what checks (and

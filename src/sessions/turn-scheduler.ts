@@ -16,7 +16,7 @@
 import type { PlatformUser } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
 import { type DrainReport, drainPumps } from "./pump-drain.js";
-import { promptOf } from "./request-builder.js";
+import { attachmentsOf } from "./request-builder.js";
 import type { SessionLease, SessionLock } from "./session-lock.js";
 import type { QueuedMessage } from "./session-record.js";
 import { type FirstTurn, TurnExecutor, type TurnExecutorOptions } from "./turn-executor.js";
@@ -167,7 +167,7 @@ export class TurnScheduler {
     if (!live.activeTurn || !live.engine.isRunning) return false;
     if (live.activeTurn.requester.userId !== message.user.id) return false;
     const saved = live.update((r) => ({ ...r, queue: [...r.queue, { ...message, steered: true }] }));
-    live.engine.steer(promptOf(message), message.attachments ?? []);
+    live.engine.steer(message.text, attachmentsOf(message));
     await saved;
     return true;
   }

@@ -38,6 +38,11 @@ async function voiceNote(name: string, content: Buffer | string, mediaType: stri
   return { ...(await saved(name, content, mediaType)), ownVoice: true };
 }
 
+/** The service's lines only the model gets (file-note records), kept apart from the person's words. */
+function modelNotes(result: { attachments: readonly Attachment[] }): string[] {
+  return result.attachments.flatMap((a) => (a.kind === "file-note" ? [a.text] : []));
+}
+
 /** The file-text records among an intake's attachments. */
 function fileTexts(result: { attachments: readonly Attachment[] }): FileTextAttachment[] {
   return result.attachments.filter((a): a is FileTextAttachment => a.kind === "file-text");
@@ -170,7 +175,7 @@ describe("images, text files, caps", () => {
       at("s"),
       "U1",
     );
-    expect(result.attachments.map((a) => a.name)).toEqual(["fine.png"]);
+    expect(result.attachments.map((a) => (a.kind === "image" ? a.name : a.kind))).toEqual(["fine.png"]);
     expect(result.notes).toEqual([
       "bomb.png is not shown to the model: it is 50000×50000 pixels, more than 12000 on a side (a picture that large can exhaust whoever decodes it). It is saved at uploads/s/bomb.png; send a smaller version to have it looked at.",
       expect.stringMatching(
@@ -196,8 +201,10 @@ describe("images, text files, caps", () => {
         text: "````typescript\nconst a = ```;\n````",
       },
     ]);
-    expect(result.sections).toHaveLength(1);
-    expect(result.sections[0]).toMatch(
+    // The line about big.log names the file: it is the service's, beside the person's words.
+    expect(result.sections).toEqual([]);
+    expect(modelNotes(result)).toHaveLength(1);
+    expect(modelNotes(result)[0]).toMatch(
       /^big\.log \(2\.0 KB\) is too long to include here; it is saved at uploads\/s\/big\.log — read_file it\.$/,
     );
   });
@@ -223,7 +230,8 @@ describe("voice and audio", () => {
     };
     const once = intake();
     const first = await once.process([voice], at("chat-1"), "U1");
-    expect(first.sections[0]).toMatch(
+    expect(first.sections).toEqual([]);
+    expect(modelNotes(first)[0]).toMatch(
       /^\[voice\/audio voice-1\.ogg, 1:05 — not transcribed: transcription is not configured\./,
     );
     expect(first.hints).toEqual([TRANSCRIPTION_HINT]);
@@ -238,7 +246,8 @@ describe("voice and audio", () => {
       at("c"),
       "U1",
     );
-    expect(ok.sections).toEqual(["[voice transcript of voice-2.ogg]\ndeploy the fix today"]);
+    // Headed without the file's name (a name is the sender's choice): the file is listed beside.
+    expect(ok.sections).toEqual(["[voice transcript]\ndeploy the fix today"]);
     const failing = await intake(
       {},
       {
@@ -273,17 +282,17 @@ describe("voice and audio", () => {
       at("c"),
       "U1",
     );
-    expect(minute.sections[0]).toContain("longer than the 1 min transcription takes");
+    expect(modelNotes(minute)[0]).toContain("longer than the 1 min transcription takes");
     const seconds = await intake({ transcriptionMaxDurationS: 20 }, transcriber).process(
       [long],
       at("c"),
       "U1",
     );
-    expect(seconds.sections[0]).toContain("longer than the 20.0 s transcription takes");
-    expect(result.sections).toEqual([
+    expect(modelNotes(seconds)[0]).toContain("longer than the 20.0 s transcription takes");
+    expect(modelNotes(result)).toEqual([
       `[voice/audio long.ogg, 600:00 — not transcribed: it is longer than the 30 min transcription takes. The file is saved at ${long.path}.]`,
-      "[voice transcript of short.ogg, 10:00]\nwords",
     ]);
+    expect(result.sections).toEqual(["[voice transcript, 10:00]\nwords"]);
   });
 
   it("bounds by size a recording whose length is not stated (Slack's audio), as the length cap would", async () => {
@@ -294,22 +303,21 @@ describe("voice and audio", () => {
     const long = await voiceNote("huddle.m4a", Buffer.alloc(480_001, 1), "audio/mp4");
     const short = await voiceNote("clip.m4a", Buffer.alloc(480_000, 1), "audio/mp4");
     const result = await voices.process([long], at("s"), "U1");
-    expect(result.sections).toEqual([
+    expect(result.sections).toEqual([]);
+    expect(modelNotes(result)).toEqual([
       expect.stringMatching(
         /^\[voice\/audio huddle\.m4a — not transcribed: its length is not stated, and at .+ it is probably longer than the 1 min transcription takes/,
       ),
     ]);
-    expect(result.sections[0]).toContain(`The file is saved at ${long.path}.]`);
-    expect((await voices.process([short], at("s"), "U1")).sections).toEqual([
-      "[voice transcript of clip.m4a]\nwords",
-    ]);
+    expect(modelNotes(result)[0]).toContain(`The file is saved at ${long.path}.]`);
+    expect((await voices.process([short], at("s"), "U1")).sections).toEqual(["[voice transcript]\nwords"]);
     // A stated length decides by itself, whatever the size.
     const stated = {
       ...(await voiceNote("voice.ogg", Buffer.alloc(600_000, 1), "audio/ogg")),
       durationS: 30,
     };
     expect((await voices.process([stated], at("s"), "U1")).sections).toEqual([
-      "[voice transcript of voice.ogg, 0:30]\nwords",
+      "[voice transcript, 0:30]\nwords",
     ]);
     expect(sent).toEqual(["clip.m4a", "voice.ogg"]);
   });
@@ -326,20 +334,22 @@ describe("voice and audio", () => {
     expect((await voices.process([a, b], at("chat-1"), "7")).sections).toHaveLength(2);
     clock += 30 * 60_000;
     // The third within the hour is refused, also from another conversation; another person is not.
-    expect((await voices.process([c], at("chat-2"), "7")).sections).toEqual([
+    expect(modelNotes(await voices.process([c], at("chat-2"), "7"))).toEqual([
       `[voice/audio c.ogg, 0:05 — not transcribed: its sender has had 2 transcribed in the last hour, the most one person may. The file is saved at ${c.path}.]`,
     ]);
     expect((await voices.process([c], at("chat-1"), "8")).sections).toEqual([
-      "[voice transcript of c.ogg, 0:05]\nwords",
+      "[voice transcript, 0:05]\nwords",
     ]);
     clock += 30 * 60_000 + 1;
     // The two of 10:00 have left the hour, and the refusal of 10:30 was never counted: two more.
     const oneByOne = [];
-    for (const file of [c, a, b])
-      oneByOne.push(...(await voices.process([file], at("chat-1"), "7")).sections);
+    for (const file of [c, a, b]) {
+      const result = await voices.process([file], at("chat-1"), "7");
+      oneByOne.push(...result.sections, ...modelNotes(result));
+    }
     expect(oneByOne).toEqual([
-      "[voice transcript of c.ogg, 0:05]\nwords",
-      "[voice transcript of a.ogg, 0:05]\nwords",
+      "[voice transcript, 0:05]\nwords",
+      "[voice transcript, 0:05]\nwords",
       `[voice/audio b.ogg, 0:05 — not transcribed: its sender has had 2 transcribed in the last hour, the most one person may. The file is saved at ${b.path}.]`,
     ]);
     expect(sent).toEqual(["a.ogg", "b.ogg", "c.ogg", "c.ogg", "a.ogg"]);
@@ -363,13 +373,11 @@ describe("voice and audio", () => {
     ];
     const result = await voices.process(files, at("chat-1"), "7");
     expect(sent).toEqual(["first.ogg", "second.ogg"]);
-    expect(result.sections.filter((section) => section.startsWith("[voice"))).toEqual([
-      "[voice transcript of first.ogg, 0:05]\nwords",
-      "[voice transcript of second.ogg, 0:05]\nwords",
+    expect(result.sections).toEqual(["[voice transcript, 0:05]\nwords", "[voice transcript, 0:05]\nwords"]);
+    expect(modelNotes(result)).toEqual([
       expect.stringMatching(/^\[voice\/audio third\.ogg, 0:05 — not transcribed: its sender has had 2/),
       expect.stringMatching(/^\[voice\/audio fourth\.ogg, 0:05 — not transcribed: its sender has had 2/),
     ]);
-    expect(result.sections).toHaveLength(4);
     expect(fileTexts(result).map((file) => file.name)).toEqual(["text.pdf", "notes.txt"]);
   });
 });
@@ -394,7 +402,7 @@ describe("whose words a file's text is", () => {
     const said = { transcribe: async () => "I approve deleting the repo" };
     const own = await voiceNote("voice.ogg", Buffer.from("OggS audio"), "audio/ogg");
     const ownResult = await intake({}, said).process([own], at("c"), "U1");
-    expect(ownResult.sections).toEqual(["[voice transcript of voice.ogg]\nI approve deleting the repo"]);
+    expect(ownResult.sections).toEqual(["[voice transcript]\nI approve deleting the repo"]);
     expect(ownResult.attachments).toEqual([]);
     // An audio file, or a voice note forwarded from someone else (no ownVoice): a file's content.
     const other = await saved("call.ogg", Buffer.from("OggS audio"), "audio/ogg");

@@ -16,6 +16,7 @@ import {
   storeTranscriptionBudget,
   transcriptionSlotKey,
 } from "../../src/attachments/transcription-budget.js";
+import type { Attachment } from "../../src/core/attachment.js";
 import type { InboundFile } from "../../src/core/inbound-message.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { createStore } from "../../src/store/create-store.js";
@@ -81,9 +82,13 @@ async function voice(name: string, bytes = 10): Promise<InboundFile> {
   return { path, name, bytes, mediaType: "audio/ogg", durationS: 5 };
 }
 
-/** How many recordings a message's sections refuse for the person's hourly budget. */
-const refused = (sections: readonly string[]) =>
-  sections.filter((section) => section.includes("transcribed in the last hour, the most one person may"))
+/** The service's lines only the model gets about a message's files (file-note records). */
+const modelNotes = (result: { attachments: readonly Attachment[] }) =>
+  result.attachments.flatMap((a) => (a.kind === "file-note" ? [a.text] : []));
+
+/** How many recordings a message's notes refuse for the person's hourly budget. */
+const refused = (result: { attachments: readonly Attachment[] }) =>
+  modelNotes(result).filter((note) => note.includes("transcribed in the last hour, the most one person may"))
     .length;
 
 /**
@@ -97,7 +102,7 @@ async function burst(intakes: readonly AttachmentIntake[], count: number, tag: s
     files.map((file, i) => intakes[i % intakes.length]!.process([file], chat, "7")),
   );
   const transcribed = sent.length - before;
-  expect(results.reduce((sum, result) => sum + refused(result.sections), 0)).toBe(count - transcribed);
+  expect(results.reduce((sum, result) => sum + refused(result), 0)).toBe(count - transcribed);
   return transcribed;
 }
 
@@ -134,7 +139,7 @@ describe("the transcription budget in a shared store", () => {
     ];
     const result = await a.process(files, chat, "7");
     expect(sent).toEqual(["elsewhere.ogg", "first.ogg", "second.ogg"]);
-    expect(result.sections.filter((section) => section.startsWith("[voice/audio"))).toEqual([
+    expect(modelNotes(result)).toEqual([
       expect.stringMatching(/^\[voice\/audio third\.ogg, 0:05 — not transcribed: its sender has had 3/),
       expect.stringMatching(/^\[voice\/audio fourth\.ogg, 0:05 — not transcribed: its sender has had 3/),
     ]);
@@ -159,7 +164,7 @@ describe("the transcription budget in a shared store", () => {
     const voices = intake(store, 3, transcriber);
     await store.close();
     const file = await voice("lost.ogg");
-    expect((await voices.process([file], chat, "7")).sections).toEqual([
+    expect(modelNotes(await voices.process([file], chat, "7"))).toEqual([
       `[voice/audio lost.ogg, 0:05 — not transcribed: how many its sender has had transcribed could not be checked just now. The file is saved at ${file.path}.]`,
     ]);
     expect(sent).toEqual([]);

@@ -3,7 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
-import { buildOutbound, TOOL_IMAGES_LEAD } from "../../src/engine/outbound.js";
+import { ATTACHMENTS_LEAD, buildOutbound, TOOL_IMAGES_LEAD } from "../../src/engine/outbound.js";
+
+/** An image placeholder as the user turn shows it: in the service's block after the words. */
+const inBlock = (line: string) => `<attachments>\n${ATTACHMENTS_LEAD}\n${line}\n</attachments>`;
 import { type MediaOptions, prepareMedia } from "../../src/engine/outbound-media.js";
 import { modelHasVision } from "../../src/engine/vision.js";
 import type { ImageAttachment } from "../../src/core/attachment.js";
@@ -71,8 +74,7 @@ describe("per-call image adaptation", () => {
     const [, user] = await outbound("llama3.1");
     expect(user).toEqual({
       role: "user",
-      content:
-        "what is this?\n\n[image: red.png, 4×3 — this model cannot see images]\n\n<context>\nctx\n</context>",
+      content: `what is this?\n\n${inBlock("[image: red.png, 4×3 — this model cannot see images]")}\n\n<context>\nctx\n</context>`,
     });
   });
 
@@ -137,7 +139,7 @@ describe("an image file replaced after it was recorded (the agent's shell can do
   }
   /** A text-only message naming the unread file: no image part, nothing of its bytes. */
   const unreadable = (name: string) =>
-    `look\n\n[image: red.png, 4×3 — the file ${OWN}/${name} could not be read]\n\n<context>\nctx\n</context>`;
+    `look\n\n${inBlock(`[image: red.png, 4×3 — the file ${OWN}/${name} could not be read]`)}\n\n<context>\nctx\n</context>`;
 
   it("by a link to an endless device: refused, nothing read", async () => {
     const fs = await import("node:fs/promises");
@@ -187,7 +189,7 @@ describe("images recorded in another conversation's uploads", () => {
       { role: "user", content: "look", attachments: [Object.freeze({ ...stored, path })] },
     ]);
     expect(user?.content).toEqual(
-      `look\n\n[image: red.png, 4×3 — the file ${path} could not be read]\n\n<context>\nctx\n</context>`,
+      `look\n\n${inBlock(`[image: red.png, 4×3 — the file ${path} could not be read]`)}\n\n<context>\nctx\n</context>`,
     );
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LruCache } from "../../src/sessions/lru.js";
-import { buildTurnRequest, promptOf, surfaceOf } from "../../src/sessions/request-builder.js";
+import { attachmentsOf, buildTurnRequest, surfaceOf } from "../../src/sessions/request-builder.js";
 import { InProcessSessionLock, withSessionLock } from "../../src/sessions/session-lock.js";
 import { hasPendingWork } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
@@ -185,7 +185,9 @@ describe("request builder", () => {
       turnId: "t1",
     });
     expect(request).toMatchObject({
-      prompt: "look\n\nAttached files (saved in the workspace):\n- uploads/a.txt (a.txt, 3 bytes)",
+      // The person's words alone: the file is listed beside them (its name is its sender's choice).
+      prompt: "look",
+      attachments: [{ kind: "saved-file", path: "uploads/a.txt", name: "a.txt", bytes: 3 }],
       sessionId: "s1",
       surface: "dm",
       mode: "plan",
@@ -194,7 +196,7 @@ describe("request builder", () => {
       metadata: { target: record.target, sentAt: message.sentAt },
     });
     expect(Object.isFrozen(request.metadata)).toBe(true);
-    expect(promptOf({ text: "x", files: [] })).toBe("x");
+    expect(attachmentsOf({ files: [] })).toEqual([]);
     expect(surfaceOf({ platform: "telegram", workspace: "tg", channel: "1" })).toBe("channel");
   });
 });

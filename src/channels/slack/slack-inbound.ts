@@ -9,6 +9,7 @@
  */
 import type { Logger } from "pino";
 import type { ConversationService } from "../../sessions/contracts.js";
+import { fileNote } from "../../core/attachment.js";
 import type { InboundMessage } from "../../core/inbound-message.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
@@ -147,9 +148,12 @@ export class SlackInbound {
     const intake = await this.deps.attachments.process(downloaded.files, target, author);
     const notes = [...downloaded.notes, ...limited.notes, ...intake.notes];
     await this.tell(target, [...notes, ...intake.hints]);
-    const text = [plainText(event.text ?? "", this.deps.bot.userId), ...intake.sections, ...notes]
+    // The person's words (and their own voice note's transcript) alone: the notes name files as
+    // their sender named them, so they travel as file-note records (inbound-attachments.ts).
+    const text = [plainText(event.text ?? "", this.deps.bot.userId), ...intake.sections]
       .filter((part) => part.length > 0)
       .join("\n\n");
+    const attachments = [...intake.attachments, ...notes.map(fileNote)];
     const message: InboundMessage = {
       dedupeKeys: [
         ...(envelope.event_id ? [`slack:event:${envelope.event_id}`] : []),
@@ -160,7 +164,7 @@ export class SlackInbound {
       user,
       text,
       files: downloaded.files,
-      ...(intake.attachments.length > 0 ? { attachments: intake.attachments } : {}),
+      ...(attachments.length > 0 ? { attachments } : {}),
       sentAt: sentAtOf(event.ts),
     };
     const result = await this.deps.service.receive(message);

@@ -8,6 +8,7 @@
  */
 import { Composer, type Context } from "grammy";
 import type { Logger } from "pino";
+import { fileNote } from "../../core/attachment.js";
 import type { ButtonPress, PressResult } from "../../core/button-press.js";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { ThreadOutput } from "../../core/thread-output.js";
@@ -217,15 +218,18 @@ async function receive(
   const told = [...notes, ...intake.hints];
   if (told.length > 0) await tell(told.join("\n"));
   if (text === "" && files.length === 0) return;
+  const attachments = [...intake.attachments, ...notes.map(fileNote)];
   const result = await deps.service.receive({
     // A redelivered update keeps its update_id, and a message reaches the bot in exactly one
     // update (edits come as other kinds, which start no turn): one key per message is enough.
     dedupeKeys: [`tg:update:${updateId}`],
     target,
     user: userOf(message.from!),
-    text: [text, ...intake.sections, ...notes.map((note) => `[${note}]`)].filter(Boolean).join("\n\n"),
+    // The person's words (and their own voice note's transcript) alone: the notes name files as
+    // their sender named them, so they travel as file-note records (inbound-attachments.ts).
+    text: [text, ...intake.sections].filter(Boolean).join("\n\n"),
     files,
-    ...(intake.attachments.length > 0 ? { attachments: intake.attachments } : {}),
+    ...(attachments.length > 0 ? { attachments } : {}),
     sentAt: new Date(message.date * 1000).toISOString(),
     // The session layer reads a command addressed to another bot (`/new@OtherBot`) as not ours.
     botUsername: deps.bot().username,

@@ -121,7 +121,8 @@ export async function requestApproval(
     alwaysOptions: decision.alwaysOptions,
   };
   const outsideReads = ctx.outsideReads();
-  const attachedFiles = attachedFilesOf(ctx.request.metadata);
+  // The files of every message the requester sent in this turn, steering included.
+  const attachedFiles = attachedFilesOf(ctx.request.metadata, ctx.history, ctx.request.requester.userId);
   const request: PermissionRequest = {
     ...notice,
     callId: hop === undefined ? call.id : `${call.id}~${hop}`,

@@ -50,8 +50,9 @@ export interface PermissionRequest extends PermissionNotice {
    */
   readonly outsideReads?: string;
   /**
-   * The names of the files the turn's message came with (attached-files.ts): their content is not
-   * the requester's words and may have asked for this call. Absent: none.
+   * The names of the files the requester's messages in this turn came with, the one that started it
+   * and those sent into it while it ran (attached-files.ts): their content is not the requester's
+   * words and may have asked for this call. Absent: none.
    */
   readonly attachedFiles?: string;
 }

@@ -455,12 +455,20 @@ describe("inbound messages", () => {
     ]);
     // The file's text travels beside the person's words, never in them.
     expect(message.text).not.toContain("hello file");
+    // So do the notes about the files not saved: they name the files as their sender named them.
+    expect(message.text).toBe("see attached");
     expect(message.attachments).toEqual([
       expect.objectContaining({ kind: "file-text", name: "notes.txt", text: "```text\nhello file\n```" }),
+      {
+        kind: "file-note",
+        text: expect.stringContaining('"report.pdf" was not saved: Slack sent its sign-in page'),
+      },
+      {
+        kind: "file-note",
+        text: expect.stringContaining('"big.bin" was not saved: it is 0.0 MB, over the 0.0 MB limit'),
+      },
     ]);
     expect(await readFile(join(workspace, message.files[0]!.path), "utf8")).toBe("hello file");
-    expect(message.text).toContain('"report.pdf" was not saved: Slack sent its sign-in page');
-    expect(message.text).toContain('"big.bin" was not saved: it is 0.0 MB, over the 0.0 MB limit');
     expect(fake.state.fileDownloads.every((d) => d.authorized)).toBe(true);
   });
 
@@ -480,7 +488,10 @@ describe("inbound messages", () => {
     );
     expect(told.text).not.toMatch(/<!channel>|<https:/);
     expect(told.text).toContain("&lt;!channel&gt; &lt;https://evil.example|payroll&gt; &amp; co.bin");
-    expect(service.received[0]!.text).toContain(`"${name}" was not saved`);
+    expect(service.received[0]!.text).toBe("see");
+    expect(service.received[0]!.attachments).toEqual([
+      { kind: "file-note", text: expect.stringContaining(`"${name}" was not saved`) },
+    ]);
   });
 
   it("never sends the bot token to a file hosted outside Slack (remote and external files)", async () => {
@@ -507,7 +518,10 @@ describe("inbound messages", () => {
       await service.waitFor(() => service.received.length === 1);
       expect(seen.filter((header) => header !== undefined)).toEqual([]);
       expect(service.received[0]!.files).toEqual([]);
-      expect(service.received[0]!.text).toContain('"Roadmap" was not saved');
+      expect(service.received[0]!.text).toBe("have a look");
+      expect(service.received[0]!.attachments).toEqual([
+        { kind: "file-note", text: expect.stringContaining('"Roadmap" was not saved') },
+      ]);
     } finally {
       elsewhere.closeAllConnections();
       await new Promise((resolve) => elsewhere.close(resolve));

@@ -54,6 +54,9 @@ describe("Slack end to end: attachments", () => {
     const { ts } = fake.userPosts({ user: ANA, channel: DM, text: "two files", files: ["FBIG", "FLOG"] });
     await fake.waitFor(() => thread(fake, DM, ts).some((t) => t.startsWith("You said")), "the reply");
     const text = userTexts(e2e.openai, 0).at(-1)!;
+    // The person's words first, alone; the notes (which carry the files' names) in the service's block.
+    expect(text.startsWith("two files\n\n<attachments>\n")).toBe(true);
+    expect(text.endsWith("\n</attachments>")).toBe(true);
     expect(text).toContain('"dump.bin" was not saved');
     expect(text).toContain('"scan.pdf" was not saved: Slack sent its sign-in page');
     expect(thread(fake, DM, ts).some((t) => t.includes('"dump.bin" was not saved'))).toBe(true);

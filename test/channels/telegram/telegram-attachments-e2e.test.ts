@@ -98,7 +98,10 @@ describe("Telegram attachments end to end", () => {
       voice: { content: Buffer.from("OggS-opus-bytes"), duration: 4 },
     });
     const user = userMessage(await firstRequest(stack));
-    expect(user.content).toContain("[voice transcript of voice-u");
+    // The sender's own words, headed without the file's name; the file is listed in the service block.
+    expect(user.content).toMatch(
+      /^\[voice transcript, 0:04\]\nplease restart the staging server\n\n<attachments>\n/,
+    );
     expect(user.content).toContain("please restart the staging server");
     expect(stack.openai.transcriptions).toHaveLength(1);
     expect(stack.openai.transcriptions[0]!.model).toBe("whisper-1");

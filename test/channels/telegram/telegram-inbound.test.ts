@@ -289,7 +289,11 @@ describe("Telegram channel: inbound messages", () => {
     const [file] = service.received[0]!.files;
     expect(file?.path).toMatch(/^uploads\/telegram_tg_1001\/-\/\d+-data\.csv$/);
     expect(await readFile(join(workspace, file!.path), "utf8")).toBe("col1,col2\n1,2\n");
-    expect(service.received[0]!.text).toBe("read this\n\ndata.csv:\n```csv\ncol1,col2\n1,2\n```");
+    // The file's text travels beside the person's words, never in them.
+    expect(service.received[0]!.text).toBe("read this");
+    expect(service.received[0]!.attachments).toEqual([
+      expect.objectContaining({ kind: "file-text", name: "data.csv", text: "```csv\ncol1,col2\n1,2\n```" }),
+    ]);
 
     tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, photo: { content: Buffer.alloc(32, 1) } });
     await tg.waitFor(() => service.received.length === 2);
