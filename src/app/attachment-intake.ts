@@ -7,7 +7,7 @@
 import type { Logger } from "pino";
 import { AttachmentIntake, DEFAULT_ATTACHMENT_SETTINGS } from "../attachments/inbound-attachments.js";
 import type { Transcriber } from "../attachments/transcriber.js";
-import { storeTranscriptionBudget } from "../attachments/transcription-budget.js";
+import { storeSlotBudget } from "../store/slot-budget.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { Store } from "../store/store.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
@@ -51,7 +51,7 @@ export function attachmentIntakeFromConfig(
         : {}),
     },
     ...(transcription ? { transcriber: transcriberFromConfig(transcription) } : {}),
-    budget: storeTranscriptionBudget(store.space("budgets")),
+    budget: storeSlotBudget(store.space("budgets")),
     logger: logger.child({ component: "attachments" }),
   });
 }

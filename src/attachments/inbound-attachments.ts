@@ -33,7 +33,7 @@ import { sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
 import { fenceLanguage, fileKindOf } from "./file-kind.js";
 import { extractPdfText } from "./pdf-text.js";
 import type { Transcriber } from "./transcriber.js";
-import { localTranscriptionBudget, type TranscriptionBudget } from "./transcription-budget.js";
+import { localSlotBudget, type SlotBudget } from "../store/slot-budget.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 
@@ -82,10 +82,11 @@ export interface IntakeOptions {
   readonly transcriber?: Transcriber;
   readonly logger: Logger;
   /**
-   * Where the transcriptions per person are counted (transcription-budget.ts): the app passes
-   * the store's, shared by every process on it; default, this intake's own count on `now`.
+   * Where the transcriptions per person are counted (store/slot-budget.ts, under the key
+   * `transcription:<person>`): the app passes the store's, shared by every process on it; default,
+   * this intake's own count on `now`.
    */
-  readonly budget?: TranscriptionBudget;
+  readonly budget?: SlotBudget;
   /** The clock of the default budget's hourly count (milliseconds; default Date.now). */
   readonly now?: () => number;
 }
@@ -209,11 +210,11 @@ export class AttachmentIntake {
   private readonly settings: AttachmentSettings;
   private readonly hinted = new LruCache<string, true>(10_000);
   /** Transcriptions per sender in the last hour. */
-  private readonly budget: TranscriptionBudget;
+  private readonly budget: SlotBudget;
 
   constructor(private readonly options: IntakeOptions) {
     this.settings = options.settings ?? DEFAULT_ATTACHMENT_SETTINGS;
-    this.budget = options.budget ?? localTranscriptionBudget(options.now);
+    this.budget = options.budget ?? localSlotBudget(options.now);
   }
 
   /** Split off the files over the per-message count (before downloading them), with a note naming them. */
@@ -346,11 +347,17 @@ export class AttachmentIntake {
     // ones are transcribed and the later ones refused, whichever file was read first.
     await turn.ready;
     const perHour = this.settings.transcriptionsPerHour;
-    const granted = await this.budget.take(from.sender, perHour).catch((error: unknown) => {
-      // Not counted, not sent: a paid call goes out only once it is counted.
-      this.options.logger.warn({ err: error, file: file.path }, "transcription budget could not be checked");
-      return undefined;
-    });
+    const granted = await this.budget.take(`transcription:${from.sender}`, perHour).then(
+      (taken) => taken.ok,
+      (error: unknown) => {
+        // Not counted, not sent: a paid call goes out only once it is counted.
+        this.options.logger.warn(
+          { err: error, file: file.path },
+          "transcription budget could not be checked",
+        );
+        return undefined;
+      },
+    );
     const transcribing = granted
       ? transcriber.transcribe({
           absolute,

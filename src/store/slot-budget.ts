@@ -1,6 +1,6 @@
 /**
  * Slot budgets: "at most N per window" for one key (a session's wake-ups, a subscription's
- * wake-ups), counted either in the store, shared by every process on it, or in this process.
+ * wake-ups, a person's transcriptions — a paid API call), counted either in the store, shared by every process on it, or in this process.
  *
  * - `storeSlotBudget`: a key's budget of N is N slots, keys `<key>:<k>` for k in 0..N-1 in the
  *   given space; one use claims a free slot with a write-if-absent that expires after the window
@@ -11,9 +11,6 @@
  *   say when the oldest claim frees. Kept across a restart, like everything in the store.
  * - `localSlotBudget`: the sliding hour in this process alone (core/hourly-window.ts), for parts
  *   built without a store budget (tests, a service constructed on its own).
- *
- * The same design as the transcription budget (attachments/transcription-budget.ts), which
- * predates this module.
  */
 import { HOUR_MS, HourlyWindow } from "../core/hourly-window.js";
 import { getAll, type KeyValueSpace } from "./store.js";

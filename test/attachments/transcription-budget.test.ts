@@ -12,14 +12,11 @@ import pino from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { AttachmentIntake, DEFAULT_ATTACHMENT_SETTINGS } from "../../src/attachments/inbound-attachments.js";
 import type { Transcriber } from "../../src/attachments/transcriber.js";
-import {
-  storeTranscriptionBudget,
-  transcriptionSlotKey,
-} from "../../src/attachments/transcription-budget.js";
 import type { Attachment } from "../../src/core/attachment.js";
 import type { InboundFile } from "../../src/core/inbound-message.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { createStore } from "../../src/store/create-store.js";
+import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { Store } from "../../src/store/store.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
@@ -71,7 +68,7 @@ function intake(
     settings: { ...DEFAULT_ATTACHMENT_SETTINGS, transcriptionsPerHour: perHour },
     transcriber,
     logger,
-    budget: storeTranscriptionBudget(store.space("budgets"), windowMs === undefined ? {} : { windowMs }),
+    budget: storeSlotBudget(store.space("budgets"), windowMs === undefined ? {} : { windowMs }),
   });
 }
 
@@ -143,19 +140,6 @@ describe("the transcription budget in a shared store", () => {
       expect.stringMatching(/^\[voice\/audio third\.ogg, 0:05 — not transcribed: its sender has had 3/),
       expect.stringMatching(/^\[voice\/audio fourth\.ogg, 0:05 — not transcribed: its sender has had 3/),
     ]);
-  });
-
-  it("claims one slot per transcription, kept for the hour", async () => {
-    const store = await open("memory:", root);
-    const budget = storeTranscriptionBudget(store.space("budgets"), { now: () => 1_234 });
-    expect(await budget.take("telegram:7", 2)).toBe(true);
-    expect(await store.space("budgets").get(transcriptionSlotKey("telegram:7", 0))).toBe(1_234);
-    expect(await budget.take("telegram:7", 2)).toBe(true);
-    expect(await budget.take("telegram:7", 2)).toBe(false);
-    // A freed slot (here deleted) is taken again; a lowered budget counts only its own slots.
-    await store.space("budgets").delete(transcriptionSlotKey("telegram:7", 0));
-    expect(await budget.take("telegram:7", 1)).toBe(true);
-    expect(await budget.take("telegram:7", 1)).toBe(false);
   });
 
   it("sends nothing to the paid endpoint when the count cannot be checked", async () => {
