@@ -198,6 +198,7 @@ export async function startApp(
       keyPrefix: config.store_redis_prefix,
       store,
       onError: (error) => logger.error({ err: error }, "coordination error"),
+      onWarn: (message) => logger.warn(message),
     });
     shutdown.addCloser("coordination", () => coordination.close());
     if (coordination.distributed) {

@@ -6,7 +6,6 @@
  * /readyz fails), for as long as the link stays silent. Once the proxy forwards again, both
  * report healthy and calls work.
  */
-import net from "node:net";
 import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Readiness } from "../../src/ops/readiness.js";
@@ -15,51 +14,7 @@ import { createCoordination } from "../../src/store/coordination/create-coordina
 import { createStore, PING_TIMEOUT_MS } from "../../src/store/create-store.js";
 import { eventually } from "../support/eventually.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
-
-/** A TCP proxy to redis-server that can stop forwarding (reading nothing, closing nothing) and resume. */
-class StallingProxy {
-  private readonly server: net.Server;
-  private readonly sockets = new Set<net.Socket>();
-  private stalled = false;
-
-  constructor(redisPort: number) {
-    this.server = net.createServer((client) => {
-      const upstream = net.connect(redisPort, "127.0.0.1");
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on("error", () => undefined);
-        socket.on("close", () => this.sockets.delete(socket));
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-      // After pipe(), which sets its source flowing: a new connection over a silent link is silent too.
-      if (this.stalled) for (const socket of [client, upstream]) socket.pause();
-      client.on("close", () => upstream.destroy());
-      upstream.on("close", () => client.destroy());
-    });
-  }
-
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    return `redis://127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
-  }
-
-  /** Stop reading from either side: bytes stay in the kernel's buffers, no connection ends. */
-  stall(): void {
-    this.stalled = true;
-    for (const socket of this.sockets) socket.pause();
-  }
-
-  resume(): void {
-    this.stalled = false;
-    for (const socket of this.sockets) socket.resume();
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
+import { StallingProxy } from "../support/stalling-proxy.js";
 
 /** How long `work` took to settle, and how (never throws). */
 async function timed(work: () => Promise<unknown>): Promise<{ ms: number; outcome: unknown }> {
@@ -89,7 +44,13 @@ describe("a stalled link to Redis", () => {
     const url = await proxy.listen();
     const errors: unknown[] = [];
     const store = await createStore({ url, dataDir: os.tmpdir(), onError: (e) => errors.push(e) });
-    const coordination = await createCoordination({ url, dataDir: os.tmpdir(), store });
+    const warnings: string[] = [];
+    const coordination = await createCoordination({
+      url,
+      dataDir: os.tmpdir(),
+      store,
+      onWarn: (message) => warnings.push(message),
+    });
     const readiness = new Readiness();
     readiness.register("store", () => store.ping());
     readiness.register("coordination", () => coordination.ping());
@@ -134,6 +95,8 @@ describe("a stalled link to Redis", () => {
       await eventually(async () => (await readiness.evaluate()).ready, "health to recover", 10_000);
       expect(await store.space("sessions").get("s1")).toEqual({ ok: true });
       expect(await coordination.claimOnce("wake:2", 60_000)).toBe(true);
+      // The whole link was silent, heartbeats included: not the pub/sub connection's fault alone.
+      expect(warnings).toEqual([]);
     } finally {
       proxy.resume();
       await coordination.close();

@@ -1,7 +1,8 @@
 /**
  * Test support: watch what a Redis server is asked while some work runs (MONITOR) — every command
  * a client sent (each one round trip at most), and apart from those the commands scripts ran
- * inside Redis — so tests and the scale bench can count a turn's round trips. PINGs are left out.
+ * inside Redis — so tests and the scale bench can count a turn's round trips. PINGs and the
+ * coordination's heartbeat PUBLISHes are left out.
  */
 import net from "node:net";
 import { eventually } from "./eventually.js";
@@ -44,7 +45,13 @@ export async function monitorCommands(
       // +1796191170.096021 [0 127.0.0.1:53210] "SET" "key" … — or [0 lua] for a command a script ran.
       const match = /^\+[\d.]+ \[\d+ ([^\]]+)\] "([^"]+)"/.exec(line);
       // PINGs are the clients' link watch (a second apart), no part of the work.
+      // So are the heartbeats a coordination publishes to itself (its pub/sub link's watch).
       if (!match || match[2]!.toUpperCase() === "PING") return [];
+      if (
+        match[2]!.toUpperCase() === "PUBLISH" &&
+        /^"[^"]*coord:heartbeat:/.test(line.slice(match[0].length + 1))
+      )
+        return [];
       return [{ name: match[2]!.toUpperCase(), inScript: match[1] === "lua", line }];
     });
 }

@@ -81,7 +81,8 @@ export function newRedisClient(url: string, onError: ErrorSink, connected: () =>
  * goes unanswered for REPLY_TIMEOUT_MS — or a new connection is not ready within it — it drops
  * the connection, so every call waiting on it fails at once, and opens a new one. Calls are thus
  * answered or failed within about REPLY_TIMEOUT_MS + WATCH_INTERVAL_MS. Not for a subscriber
- * connection (pub/sub mode takes no PING, and a new connection would lose its subscriptions).
+ * connection: that one is watched by a heartbeat published through the command connection
+ * (coordination/subscriber-watch.ts), which checks that messages arrive, not only that it answers.
  * Returns the function that stops watching (before the client is closed).
  */
 export function watchRedisLink(client: ReturnType<typeof newRedisClient>, onError: ErrorSink): () => void {

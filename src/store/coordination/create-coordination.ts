@@ -18,6 +18,8 @@ export interface CreateCoordinationOptions {
   readonly store: Store;
   /** Background errors (a dropped connection); default: ignored. */
   readonly onError?: ErrorSink;
+  /** Warnings (the pub/sub connection reopened after going silent); default: ignored. */
+  readonly onWarn?: (message: string) => void;
   /** store_redis_prefix: the same key prefix the store was opened with (Redis only). */
   readonly keyPrefix?: string | undefined;
 }
@@ -32,5 +34,6 @@ export async function createCoordination(options: CreateCoordinationOptions): Pr
     describeStoreTarget(target),
     options.onError ?? (() => undefined),
     options.keyPrefix,
+    options.onWarn,
   );
 }

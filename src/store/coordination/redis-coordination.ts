@@ -6,7 +6,7 @@
  * keep index sets in one script, so a holder that paused past its lease cannot overwrite its
  * successor. An offer (claims, index, queue append and lease) is one script too. Queues are
  * lists, claims `SET NX PX`, indexes sets. Pub/sub runs on a dedicated subscriber connection, as
- * Redis requires. A deployment with a key prefix has every key and channel under `<prefix>:`.
+ * Redis requires, watched by a heartbeat of its own (subscriber-watch.ts). A deployment with a key prefix has every key and channel under `<prefix>:`.
  */
 import { settlesWithin } from "../../core/settles-within.js";
 import { type ErrorSink, PING_TIMEOUT_MS, serializeValue } from "../backends/backend.js";
@@ -29,6 +29,7 @@ import {
   type StoreWrite,
   type Unsubscribe,
 } from "./coordination.js";
+import { heartbeatChannel, SubscriberWatch } from "./subscriber-watch.js";
 import type { StoreNamespace } from "../store.js";
 
 type RedisClient = ReturnType<typeof newRedisClient>;
@@ -118,22 +119,39 @@ function storeValue(write: StoreWrite, now: number): [string, string] {
 /**
  * Connect the command and subscriber connections; throws a clear error (without credentials).
  * `keyPrefix` puts every key and channel under `<keyPrefix>:` (the store's must be the same).
+ * Both connections are watched for a link gone silent: the command one by watchRedisLink, the
+ * subscriber by its heartbeat (SubscriberWatch), which says so through `onWarn` once per outage.
  */
 export async function openRedisCoordination(
   url: string,
   description: string,
   onError: ErrorSink,
   keyPrefix?: string,
+  onWarn: (message: string) => void = () => undefined,
 ): Promise<RedisCoordination> {
   const keyspace = redisKeyspace(keyPrefix);
   let connected = false;
   const client = newRedisClient(url, onError, () => connected);
-  const subscriber = newRedisClient(url, onError, () => connected);
+  // The watch is made next; these are called only once the subscriber connects.
+  const subscriber = newRedisClient(
+    url,
+    (error) => subscriberWatch.subscriberError(error),
+    () => connected && !subscriberWatch.holdsReconnect(),
+  );
+  const subscriberWatch = new SubscriberWatch(
+    client,
+    subscriber,
+    heartbeatChannel(`${keyspace.head}${PREFIX}`),
+    onError,
+    onWarn,
+  );
   try {
     await client.connect();
     await subscriber.connect();
+    await subscriberWatch.start();
     connected = true;
   } catch (error) {
+    subscriberWatch.stop();
     for (const c of [client, subscriber]) if (c.isOpen) c.destroy();
     throw new Error(
       `cannot connect to Redis for coordination at ${description}: ${(error as Error).message}`,
@@ -142,7 +160,12 @@ export async function openRedisCoordination(
       },
     );
   }
-  return new RedisCoordination(client, subscriber, keyspace, watchRedisLink(client, onError));
+  const stopWatchingClient = watchRedisLink(client, onError);
+  const stopWatching = () => {
+    stopWatchingClient();
+    subscriberWatch.stop();
+  };
+  return new RedisCoordination(client, subscriber, keyspace, stopWatching);
 }
 
 /** Coordination across processes on one Redis server. */
@@ -156,7 +179,7 @@ export class RedisCoordination implements Coordination {
     private readonly client: RedisClient,
     private readonly subscriber: RedisClient,
     private readonly keyspace: RedisKeyspace = redisKeyspace(),
-    /** Stops the watch on the command connection (see watchRedisLink). */
+    /** Stops the watches on the connections (see watchRedisLink, SubscriberWatch). */
     private readonly stopWatching: () => void = () => undefined,
   ) {
     this.head = `${keyspace.head}${PREFIX}`;
