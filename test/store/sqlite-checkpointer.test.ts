@@ -90,7 +90,9 @@ describe("SqliteCheckpointer", () => {
     } finally {
       await adapter.disconnect();
     }
-    expect(largestLog).toBeLessThan(10_000_000);
+    // A log that never started over would hold all ~40 MB. How far it gets before a pass catches
+    // up depends on how much CPU the worker thread gets: on a loaded machine it reached 11.5 MB.
+    expect(largestLog).toBeLessThan(20_000_000);
   });
 
   it("closing the store waits for the worker's last checkpoint even when nothing else keeps the process alive", async () => {
