@@ -7,6 +7,7 @@ import KeyvRedis, { createClient } from "@keyv/redis";
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
 import { REDIS_KEY_PREFIX_PATTERN } from "../store-url.js";
 import { type Backend, type ErrorSink, namespacedKeyv } from "./backend.js";
+import { RedisRestart } from "./redis-restart.js";
 
 /** How long the first connection may take before the store gives up. */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -56,63 +57,74 @@ export function redisStoreKey(keyspace: RedisKeyspace, namespace: StoreNamespace
   return `${redisNamespace(keyspace, namespace)}${KEY_SEPARATOR}${key}`;
 }
 
+/** A node-redis client with the options every connection here has; `retry` is its reconnect strategy. */
+function createRedisClient(url: string, retry: (retries: number, cause: Error) => number | Error) {
+  return createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: CONNECT_TIMEOUT_MS, reconnectStrategy: retry },
+  });
+}
+
+/** A node-redis client as newRedisClient makes it. */
+export type RedisClient = ReturnType<typeof createRedisClient>;
+
+/** A client and its restart routine (redis-restart.ts), wired to each other. */
+export interface RedisConnection {
+  readonly client: RedisClient;
+  readonly restart: RedisRestart;
+}
+
 /**
  * A node-redis client that, while Redis is unreachable, fails commands at once instead of
  * queueing them behind a reconnect; it gives up on a first connection that fails (the caller
- * reports it) and, once `connected()`, keeps reconnecting. Errors go to `onError`.
+ * reports it) and, once `connected()`, keeps reconnecting — except while its restart routine drops
+ * the connection, whose errors are not reported either. Other errors go to `onError`.
  */
-export function newRedisClient(url: string, onError: ErrorSink, connected: () => boolean) {
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      reconnectStrategy: (retries, cause) =>
-        connected() ? Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS) : cause,
-    },
+export function newRedisClient(url: string, onError: ErrorSink, connected: () => boolean): RedisConnection {
+  const client = createRedisClient(url, (retries, cause) =>
+    connected() && !restart.dropping ? Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS) : cause,
+  );
+  const restart = new RedisRestart(client, onError);
+  client.on("error", (error: unknown) => {
+    if (!restart.dropping) onError(error);
   });
-  client.on("error", onError);
-  return client;
+  return { client, restart };
 }
 
 /**
  * Keep a connected command client off a stalled link: every WATCH_INTERVAL_MS it sends a PING
  * (one at a time; queued behind the calls already sent, as Redis answers in order), and when one
  * goes unanswered for REPLY_TIMEOUT_MS — or a new connection is not ready within it — it drops
- * the connection, so every call waiting on it fails at once, and opens a new one. Calls are thus
- * answered or failed within about REPLY_TIMEOUT_MS + WATCH_INTERVAL_MS. Not for a subscriber
- * connection: that one is watched by a heartbeat published through the command connection
- * (coordination/subscriber-watch.ts), which checks that messages arrive, not only that it answers.
- * Returns the function that stops watching (before the client is closed).
+ * the connection, so every call waiting on it fails at once, and opens a new one (the client's
+ * restart routine, which leaves alone a connection still opening its socket or waiting to retry:
+ * node-redis's connect timeout and retries end those). Calls are thus answered or failed within
+ * about REPLY_TIMEOUT_MS + WATCH_INTERVAL_MS. Not for a subscriber connection: that one is watched
+ * by a heartbeat published through the command connection (coordination/subscriber-watch.ts),
+ * which checks that messages arrive, not only that it answers. Returns the function that stops
+ * watching (before the client is closed).
  */
-export function watchRedisLink(client: ReturnType<typeof newRedisClient>, onError: ErrorSink): () => void {
+export function watchRedisLink({ client, restart }: RedisConnection, onError: ErrorSink): () => void {
   let epoch = 0;
-  /** When the PING now awaited was sent, or when the reconnect under way began. */
+  /** When the PING now awaited was sent, or when the connection was last dropped. */
   let waitingSince: number | undefined;
   let reconnecting = false;
   let stopped = false;
-  const restart = (why: string) => {
-    onError(new Error(`Redis ${why} within ${REPLY_TIMEOUT_MS} ms: reconnecting`));
-    const mine = ++epoch;
-    waitingSince = Date.now();
-    reconnecting = true;
-    if (client.isOpen) client.destroy();
-    client.connect().then(
-      () => {
-        if (mine !== epoch) return;
-        reconnecting = false;
-        waitingSince = undefined;
-      },
-      // Still reconnecting: the next tick past the deadline tries again.
-      (error: unknown) => onError(error),
-    );
-  };
   const tick = () => {
-    if (stopped) return;
+    if (stopped || restart.dropping) return;
     const now = Date.now();
+    if (reconnecting && client.isReady) {
+      reconnecting = false;
+      waitingSince = undefined;
+    }
     if (waitingSince !== undefined) {
-      if (now - waitingSince >= REPLY_TIMEOUT_MS)
-        restart(reconnecting ? "did not accept a new connection" : "did not answer");
+      if (now - waitingSince >= REPLY_TIMEOUT_MS && restart.restart()) {
+        const why = reconnecting ? "did not accept a new connection" : "did not answer";
+        onError(new Error(`Redis ${why} within ${REPLY_TIMEOUT_MS} ms: reconnecting`));
+        epoch++;
+        waitingSince = now;
+        reconnecting = true;
+      }
       return;
     }
     // A dropped connection is node-redis's to reconnect; watch again once it is back.
@@ -128,12 +140,13 @@ export function watchRedisLink(client: ReturnType<typeof newRedisClient>, onErro
   timer.unref();
   return () => {
     stopped = true;
+    restart.stop();
     clearInterval(timer);
   };
 }
 
 /** Close a client whether or not it is connected now (a reconnect may be under way). */
-export async function closeRedisClient(client: ReturnType<typeof newRedisClient>): Promise<void> {
+export async function closeRedisClient(client: RedisClient): Promise<void> {
   if (!client.isOpen) return;
   if (client.isReady) await client.close();
   else client.destroy();
@@ -151,7 +164,8 @@ export async function openRedisBackend(
 ): Promise<Backend> {
   const keyspace = redisKeyspace(keyPrefix);
   let connected = false;
-  const client = newRedisClient(url, onError, () => connected);
+  const connection = newRedisClient(url, onError, () => connected);
+  const { client } = connection;
   client.setMaxListeners(STORE_NAMESPACES.length + 4);
   try {
     await client.connect();
@@ -162,7 +176,7 @@ export async function openRedisBackend(
       cause: error,
     });
   }
-  const stopWatching = watchRedisLink(client, onError);
+  const stopWatching = watchRedisLink(connection, onError);
   const adapters = new Map(
     STORE_NAMESPACES.map(
       (ns) =>
@@ -176,9 +190,14 @@ export async function openRedisBackend(
         ] as const,
     ),
   );
+  // Each adapter passes the client's errors on too: those of a drop are the drop's (newRedisClient).
+  const adapterErrors: ErrorSink = (error) => {
+    if (!connection.restart.dropping) onError(error);
+  };
   const spaces = new Map(
     STORE_NAMESPACES.map(
-      (ns) => [ns, namespacedKeyv(adapters.get(ns)!, redisNamespace(keyspace, ns), false, onError)] as const,
+      (ns) =>
+        [ns, namespacedKeyv(adapters.get(ns)!, redisNamespace(keyspace, ns), false, adapterErrors)] as const,
     ),
   );
   return {

@@ -13,6 +13,7 @@ import { type ErrorSink, PING_TIMEOUT_MS, serializeValue } from "../backends/bac
 import {
   closeRedisClient,
   newRedisClient,
+  type RedisClient,
   type RedisKeyspace,
   redisKeyspace,
   redisStoreKey,
@@ -31,8 +32,6 @@ import {
 } from "./coordination.js";
 import { heartbeatChannel, SubscriberWatch } from "./subscriber-watch.js";
 import type { StoreNamespace } from "../store.js";
-
-type RedisClient = ReturnType<typeof newRedisClient>;
 
 /** Every coordination key and channel starts with this (after the deployment's prefix), apart from the store's own keys. */
 const PREFIX = "coord:";
@@ -131,18 +130,14 @@ export async function openRedisCoordination(
 ): Promise<RedisCoordination> {
   const keyspace = redisKeyspace(keyPrefix);
   let connected = false;
-  const client = newRedisClient(url, onError, () => connected);
-  // The watch is made next; these are called only once the subscriber connects.
-  const subscriber = newRedisClient(
-    url,
-    (error) => subscriberWatch.subscriberError(error),
-    () => connected && !subscriberWatch.holdsReconnect(),
-  );
+  const command = newRedisClient(url, onError, () => connected);
+  const { client } = command;
+  const subscription = newRedisClient(url, onError, () => connected);
+  const subscriber = subscription.client;
   const subscriberWatch = new SubscriberWatch(
     client,
-    subscriber,
+    subscription,
     heartbeatChannel(`${keyspace.head}${PREFIX}`),
-    onError,
     onWarn,
   );
   try {
@@ -160,7 +155,7 @@ export async function openRedisCoordination(
       },
     );
   }
-  const stopWatchingClient = watchRedisLink(client, onError);
+  const stopWatchingClient = watchRedisLink(command, onError);
   const stopWatching = () => {
     stopWatchingClient();
     subscriberWatch.stop();

@@ -14,16 +14,13 @@
  * dropped, Redis counts no subscriber here until the new connection has subscribed, so a publisher
  * sees "nobody listened" meanwhile (TurnControls.send falls back as for a dead process).
  *
- * Dropping is done only while the connection has a socket (ready, or its handshake and
- * re-subscribe under way): node-redis then ends its connect attempt at once (the reconnect strategy
- * is told to give up, see `holdsReconnect`) before the new one starts, so two attempts never run
- * side by side. A connection still opening its TCP socket is left to its connect timeout.
+ * The drop is the subscriber client's restart routine (backends/redis-restart.ts), as for the
+ * command connections: done only while the connection has a socket (ready, or its handshake and
+ * re-subscribe under way), so two connect attempts never run side by side; one still opening its
+ * TCP socket, or waiting to retry, is left to node-redis (tried again on the next tick).
  */
 import { randomUUID } from "node:crypto";
-import type { ErrorSink } from "../backends/backend.js";
-import { type newRedisClient, REPLY_TIMEOUT_MS } from "../backends/redis.js";
-
-type RedisClient = ReturnType<typeof newRedisClient>;
+import { type RedisClient, type RedisConnection, REPLY_TIMEOUT_MS } from "../backends/redis.js";
 
 /** How often a heartbeat is published (and the watch looks at what it heard). */
 export const HEARTBEAT_INTERVAL_MS = 1_000;
@@ -33,15 +30,9 @@ export function heartbeatChannel(head: string): string {
   return `${head}heartbeat:${randomUUID()}`;
 }
 
-/** What the subscriber's connection is doing, as its events tell. */
-type Phase = "ready" | "handshake" | "connecting";
-
 export class SubscriberWatch {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private phase: Phase = "ready";
-  /** True from the moment the connection is dropped until the new one is asked for. */
-  private dropping = false;
   /** Heartbeats are numbered; the highest heard so far. */
   private sent = 0;
   private heard = 0;
@@ -54,35 +45,14 @@ export class SubscriberWatch {
 
   constructor(
     private readonly client: RedisClient,
-    private readonly subscriber: RedisClient,
+    private readonly subscriber: RedisConnection,
     private readonly channel: string,
-    private readonly onError: ErrorSink,
     private readonly onWarn: (message: string) => void,
-  ) {
-    subscriber.on("connect", () => {
-      this.phase = "handshake";
-    });
-    subscriber.on("ready", () => {
-      this.phase = "ready";
-    });
-    subscriber.on("reconnecting", () => {
-      this.phase = "connecting";
-    });
-  }
-
-  /** While a drop is under way the subscriber's reconnect strategy must give up (see the module comment). */
-  holdsReconnect(): boolean {
-    return this.dropping;
-  }
-
-  /** Errors of the subscriber connection: those a drop causes are the drop's, not reported. */
-  subscriberError(error: unknown): void {
-    if (!this.dropping) this.onError(error);
-  }
+  ) {}
 
   /** Subscribe to the heartbeat channel and start publishing to it. */
   async start(): Promise<void> {
-    await this.subscriber.subscribe(this.channel, (message) => this.hear(Number(message)));
+    await this.subscriber.client.subscribe(this.channel, (message) => this.hear(Number(message)));
     this.lastHeardAt = Date.now();
     this.timer = setInterval(() => this.tick(), HEARTBEAT_INTERVAL_MS);
     this.timer.unref();
@@ -90,6 +60,7 @@ export class SubscriberWatch {
 
   stop(): void {
     this.stopped = true;
+    this.subscriber.restart.stop();
     clearInterval(this.timer);
   }
 
@@ -102,7 +73,7 @@ export class SubscriberWatch {
   }
 
   private tick(): void {
-    if (this.stopped || this.dropping) return;
+    if (this.stopped || this.subscriber.restart.dropping) return;
     const now = Date.now();
     if (
       now - this.lastHeardAt >= REPLY_TIMEOUT_MS &&
@@ -126,8 +97,8 @@ export class SubscriberWatch {
   }
 
   private reopen(now: number): void {
-    // A connection still opening its socket is left to its connect timeout (module comment).
-    if (!this.subscriber.isOpen || (!this.subscriber.isReady && this.phase !== "handshake")) return;
+    // Dropped and reopened only while it has a socket (module comment); else tried on the next tick.
+    if (!this.subscriber.restart.restart()) return;
     if (!this.warned) {
       this.warned = true;
       this.onWarn(
@@ -137,15 +108,5 @@ export class SubscriberWatch {
     }
     this.lastHeardAt = now;
     this.takenSince = undefined;
-    this.dropping = true;
-    this.phase = "connecting";
-    this.subscriber.destroy();
-    // destroy() fails what waits on the old socket at once; a handshake under way ends within
-    // these microtasks, its strategy told to give up. The new attempt starts after them.
-    setImmediate(() => {
-      this.dropping = false;
-      if (this.stopped || this.subscriber.isOpen) return;
-      this.subscriber.connect().catch((error: unknown) => this.subscriberError(error));
-    });
   }
 }

@@ -1,0 +1,73 @@
+/**
+ * Restarting a stalled command link leaves one connection behind, not two: on a real redis-server
+ * behind a TCP proxy that stops forwarding for longer than two reply timeouts, the store's watch
+ * drops its ready connection (unanswered PING) and then the new one stuck in its handshake. Once
+ * the proxy forwards again, Redis sees exactly one connection from the store, and calls work.
+ * (A restart that calls connect() while the attempt it dropped is still winding down leaves
+ * node-redis running two connect loops, each with a socket of its own.)
+ */
+import os from "node:os";
+import { createClient } from "@keyv/redis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPLY_TIMEOUT_MS } from "../../src/store/backends/redis.js";
+import { createStore } from "../../src/store/create-store.js";
+import { eventually } from "../support/eventually.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { StallingProxy } from "../support/stalling-proxy.js";
+
+let redis: RedisServer;
+let proxy: StallingProxy;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+}, 20_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await redis?.stop();
+});
+
+describe("restarting a stalled command link", () => {
+  it("leaves exactly one connection once the link forwards again", async () => {
+    proxy = new StallingProxy(redis.port);
+    const url = await proxy.listen();
+    const errors: unknown[] = [];
+    const store = await createStore({ url, dataDir: os.tmpdir(), onError: (e) => errors.push(e) });
+    // Direct to Redis: the only other client of this server.
+    const observer = createClient({ url: redis.url });
+    await observer.connect();
+    const observerId = String(await observer.sendCommand(["CLIENT", "ID"]));
+    /** The store's connections as Redis counts them (everything but the observer). */
+    const storeConnections = async () =>
+      String(await observer.sendCommand(["CLIENT", "LIST"]))
+        .split("\n")
+        .filter((line) => line.startsWith("id=") && !line.startsWith(`id=${observerId} `)).length;
+    try {
+      await store.space("sessions").set("s1", { ok: true });
+      expect(await storeConnections()).toBe(1);
+
+      proxy.stall();
+      // Past two reply timeouts and a tick: the ready connection is dropped (its PING unanswered),
+      // then the new one, stuck in its handshake, too.
+      await new Promise((resolve) => setTimeout(resolve, 2 * REPLY_TIMEOUT_MS + 2_500));
+      proxy.resume();
+      await eventually(() => store.ping(), "the store to answer again", 10_000);
+      expect(await store.space("sessions").get("s1")).toEqual({ ok: true });
+
+      // The links dropped during the stall end once their FIN gets through the proxy; a second
+      // live connection would stay.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(await storeConnections()).toBe(1);
+      expect(await store.space("sessions").get("s1")).toEqual({ ok: true });
+      // Both drops happened, the second in the handshake; the drops themselves report nothing else.
+      expect(errors.map(String)).toEqual([
+        `Error: Redis did not answer within ${REPLY_TIMEOUT_MS} ms: reconnecting`,
+        `Error: Redis did not accept a new connection within ${REPLY_TIMEOUT_MS} ms: reconnecting`,
+      ]);
+    } finally {
+      proxy.resume();
+      await observer.close();
+      await store.close();
+    }
+  }, 40_000);
+});
