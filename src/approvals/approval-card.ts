@@ -8,9 +8,9 @@
  * quotes a file's text).
  */
 import type { AlwaysOption } from "../core/events.js";
-import type { Card, CardBlock, CardButton } from "../core/card.js";
+import type { Card, CardBlock, CardButton, CardOutcome, CardPerson } from "../core/card.js";
 import { whoMayDecide } from "./authorisation.js";
-import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.js";
+import type { PendingApproval, PendingItem, PendingPerson, PendingPlan } from "./pending-item.js";
 
 /** Approval card actions besides the always options. */
 export const APPROVE_ONCE = "once";
@@ -38,13 +38,47 @@ export function validActions(item: PendingItem): readonly string[] {
   }
 }
 
-/** Who settled an item, for outcome lines: "Approved by Ana", or the system outcome. */
-export function settledLine(item: PendingItem, verb: string): string | undefined {
+/** A recorded person as a card names them. */
+export function cardPerson(person: PendingPerson): CardPerson {
+  return { platform: person.platform, id: person.userId, name: person.name };
+}
+
+/** An outcome line naming `by` between `text` and `after`. */
+export function decidedOutcome(text: string, by: CardPerson, after?: string): CardOutcome {
+  const person = Object.freeze({ platform: by.platform, id: by.id, name: by.name });
+  return Object.freeze(after ? { text, by: person, after } : { text, by: person });
+}
+
+/**
+ * A person in plain text, where no platform formats them: the name and, except on the console
+ * (one local person, no ids), the platform user id, which a display name cannot fake.
+ */
+export function personText(person: CardPerson): string {
+  return person.platform === "console" ? person.name : `${person.name} (id ${person.id})`;
+}
+
+/** An outcome line in plain text ("Approved by Ana (id U0123) — Always allow write_file"). */
+export function outcomeText(outcome: CardOutcome): string {
+  return outcome.by ? `${outcome.text}${personText(outcome.by)}${outcome.after ?? ""}` : outcome.text;
+}
+
+/** Who settled an item, for outcome lines: "Approved by <person>", or the system outcome. */
+export function settledLine(item: PendingItem, verb: string): CardOutcome | undefined {
   const decision = item.decision;
   if (item.status === "pending" || !decision) return undefined;
-  if (item.status === "expired") return "Expired — no decision in time";
-  if (item.status === "cancelled") return decision.note ? `Cancelled: ${decision.note}` : "Cancelled";
-  return `${verb} by ${decision.by?.name ?? "the system"}`;
+  if (item.status === "expired") return Object.freeze({ text: "Expired — no decision in time" });
+  if (item.status === "cancelled")
+    return Object.freeze({ text: decision.note ? `Cancelled: ${decision.note}` : "Cancelled" });
+  return decision.by
+    ? decidedOutcome(`${verb} by `, cardPerson(decision.by))
+    : Object.freeze({ text: `${verb} by the system` });
+}
+
+/** `outcome` with `more` added at its end. */
+function withEnding(outcome: CardOutcome, more: string): CardOutcome {
+  return outcome.by
+    ? decidedOutcome(outcome.text, outcome.by, `${outcome.after ?? ""}${more}`)
+    : Object.freeze({ text: `${outcome.text}${more}` });
 }
 
 function expiryField(item: PendingItem): { label: string; value: string } {
@@ -83,12 +117,12 @@ export function attachedFilesLine(names: string): string {
 }
 
 /** A settled approval's outcome line ("Approved by Ana — Always allow write_file"); undefined while open. */
-export function approvalOutcome(item: PendingApproval): string | undefined {
+export function approvalOutcome(item: PendingApproval): CardOutcome | undefined {
   const action = item.decision?.action;
   const outcome = settledLine(item, action === DENY ? "Denied" : "Approved");
   if (outcome === undefined || item.status !== "decided") return outcome;
   return action && action in ALWAYS_LABEL
-    ? `${outcome} — ${ALWAYS_LABEL[action as AlwaysOption](item.tool)}`
+    ? withEnding(outcome, ` — ${ALWAYS_LABEL[action as AlwaysOption](item.tool)}`)
     : outcome;
 }
 
@@ -145,7 +179,7 @@ export function approvalCard(item: PendingApproval): Card {
 }
 
 /** A settled plan's outcome line ("Rejected by Ana: too broad"); undefined while open. */
-export function planOutcome(item: PendingPlan): string | undefined {
+export function planOutcome(item: PendingPlan): CardOutcome | undefined {
   const action = item.decision?.action;
   const verb =
     action === "plan_reject"
@@ -155,7 +189,9 @@ export function planOutcome(item: PendingPlan): string | undefined {
         : "Approved (ask first)";
   const outcome = settledLine(item, verb);
   if (outcome === undefined) return undefined;
-  return item.decision?.note && action === "plan_reject" ? `${outcome}: ${item.decision.note}` : outcome;
+  return item.decision?.note && action === "plan_reject"
+    ? withEnding(outcome, `: ${item.decision.note}`)
+    : outcome;
 }
 
 /** The card for a proposed plan, open or settled. */

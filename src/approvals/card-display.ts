@@ -6,8 +6,8 @@
 import type { Logger } from "pino";
 import type { ThreadOutput } from "../core/thread-output.js";
 import type { ThreadTarget } from "../core/thread-target.js";
-import { approvalCard, approvalOutcome, planCard, planOutcome } from "./approval-card.js";
-import type { Card } from "../core/card.js";
+import { approvalCard, approvalOutcome, outcomeText, planCard, planOutcome } from "./approval-card.js";
+import type { Card, CardOutcome } from "../core/card.js";
 import type { PendingItem } from "./pending-item.js";
 import type { PendingStore } from "./pending-store.js";
 import { questionCard, questionOutcome } from "./question-card.js";
@@ -25,11 +25,17 @@ export function cardFor(item: PendingItem): Card {
 }
 
 /**
- * What a person is told of a settled item: its card's outcome line ("Denied by Ana", "Approved by Ana —
- * always for …"), made by the same function the card uses, without building the card, so a typed
- * decision reads as its card does; undefined while it is open.
+ * What a person is told of a settled item: its card's outcome line in plain text ("Denied by Ana
+ * (id U0123)", "Approved by Ana (id U0123) — always for …"), made by the same function the card
+ * uses, without building the card, so a typed decision reads as its card does; undefined while it
+ * is open.
  */
 export function outcomeOf(item: PendingItem): string | undefined {
+  const outcome = cardOutcomeOf(item);
+  return outcome && outcomeText(outcome);
+}
+
+function cardOutcomeOf(item: PendingItem): CardOutcome | undefined {
   switch (item.kind) {
     case "approval":
       return approvalOutcome(item);

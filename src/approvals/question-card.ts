@@ -3,8 +3,8 @@
  * becomes a button "q<i>:o<j>"; answered questions show their answer; the card settles once every
  * question is answered (or the item expires / is stopped).
  */
-import type { Card, CardBlock, CardButton } from "../core/card.js";
-import { settledLine } from "./approval-card.js";
+import type { Card, CardBlock, CardButton, CardOutcome } from "../core/card.js";
+import { cardPerson, decidedOutcome, settledLine } from "./approval-card.js";
 import type { PendingQuestion } from "./pending-item.js";
 
 /** "q1:o2" → question 1, option 2; undefined for anything else. */
@@ -21,12 +21,14 @@ export function firstUnanswered(item: PendingQuestion): number | undefined {
 }
 
 /** A settled question group's outcome line ("Answered by Ana: yes · later"); undefined while open. */
-export function questionOutcome(item: PendingQuestion): string | undefined {
+export function questionOutcome(item: PendingQuestion): CardOutcome | undefined {
   if (item.status !== "decided") return settledLine(item, "Answered");
   const answered = item.questions.filter((q) => item.answers[q.id] !== undefined);
-  return `Answered by ${item.decision?.by?.name ?? item.requester.name}: ${answered
-    .map((q) => item.answers[q.id])
-    .join(" · ")}`;
+  return decidedOutcome(
+    "Answered by ",
+    cardPerson(item.decision?.by ?? item.requester),
+    `: ${answered.map((q) => item.answers[q.id]).join(" · ")}`,
+  );
 }
 
 /** The card for a pending question group, open or settled. */

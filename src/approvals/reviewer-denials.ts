@@ -17,6 +17,7 @@ import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { ThreadOutput } from "../core/thread-output.js";
 import { storedTargetSchema, type ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace, Store } from "../store/store.js";
+import { cardPerson, decidedOutcome } from "./approval-card.js";
 import { type ApprovalsConfig, allowedApproversFor, mayDecide } from "./authorisation.js";
 import type { Card, CardRef } from "../core/card.js";
 import type { AskContext } from "./pending-hub-types.js";
@@ -83,7 +84,15 @@ export function denialCard(record: DenialRecord): Card {
     buttons: open ? [{ action: ALLOW_ANYWAY, label: "Allow anyway", style: "danger" }] : [],
     ...(open
       ? { footer: "Allow anyway lets the agent run this exact call once; then ask it to try again." }
-      : { outcome: `Allowed anyway by ${record.grantedBy?.name} — the agent may run this exact call once` }),
+      : {
+          outcome: record.grantedBy
+            ? decidedOutcome(
+                "Allowed anyway by ",
+                cardPerson(record.grantedBy),
+                " — the agent may run this exact call once",
+              )
+            : { text: "Allowed anyway — the agent may run this exact call once" },
+        }),
   };
 }
 

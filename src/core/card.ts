@@ -37,8 +37,29 @@ export interface Card {
   readonly buttons: readonly CardButton[];
   /** A hint under the buttons, e.g. "or reply in this thread". */
   readonly footer?: string;
-  /** Set once decided: "Approved by @ana", "Expired", "Answered: yes". */
-  readonly outcome?: string;
+  /** Set once decided: "Approved by <person>", "Expired", "Answered by <person>: yes". */
+  readonly outcome?: CardOutcome;
+}
+
+/**
+ * Who decided a card, as the platform knows them: each channel shows them in a form nobody can
+ * forge (a Slack mention, a Telegram user id beside the name), never by the display name alone.
+ */
+export interface CardPerson {
+  readonly platform: string;
+  /** The platform user id ("U0123", "123456"). */
+  readonly id: string;
+  readonly name: string;
+}
+
+/**
+ * A decided card's outcome line: `text`, then, when a person decided, that person and `after`
+ * ("Approved by " + Ana + " — Always allow write_file"). System outcomes have `text` alone.
+ */
+export interface CardOutcome {
+  readonly text: string;
+  readonly by?: CardPerson;
+  readonly after?: string;
 }
 
 /** Where a posted card lives, so it can be updated later (persisted with the pending item). */

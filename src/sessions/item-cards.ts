@@ -10,6 +10,7 @@ import type { Card, CardRef } from "../core/card.js";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import type { ThreadOutput } from "../core/thread-output.js";
+import { decidedOutcome } from "../approvals/approval-card.js";
 import { LruCache } from "./lru.js";
 
 /** One standing item to list with a Cancel button. */
@@ -85,7 +86,11 @@ export class ItemCards {
       const decided: Card = {
         ...posted.card,
         buttons: [],
-        outcome: `Cancelled by ${press.user.name || press.user.id}`,
+        outcome: decidedOutcome("Cancelled by ", {
+          platform: press.platform,
+          id: press.user.id,
+          name: press.user.name || press.user.id,
+        }),
       };
       await output?.updateCard(posted.ref, decided);
       this.posted.delete(press.pendingId);

@@ -167,12 +167,12 @@ describe("observeOutputs", () => {
     const { inner, output } = setup();
     const card: Card = { pendingId: "p1", kind: "approval", title: "Write?", blocks: [], buttons: [] };
     const ref = await output.postCard(card);
-    await output.updateCard(ref, { ...card, outcome: "Approved by Ana" });
+    await output.updateCard(ref, { ...card, outcome: { text: "Approved by Ana" } });
     await output.postText("hello");
     expect(ref).toEqual({ messageId: "ref-1" });
     expect(inner.cards[0]?.versions.map((version) => version.outcome)).toEqual([
       undefined,
-      "Approved by Ana",
+      { text: "Approved by Ana" },
     ]);
     expect(inner.texts).toEqual(["hello"]);
   });

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { alreadyDecidedMessage, cardFor, outcomeOf } from "../../src/approvals/card-display.js";
 import type { PendingItem } from "../../src/approvals/pending-item.js";
 import { pendingFields } from "./pending-fields.js";
+import { outcomeLine } from "../support/card-outcome.js";
 
 const at = "2026-01-02T04:00:00.000Z";
 const boss = { platform: "slack", userId: "U9", name: "Boss" };
@@ -50,15 +51,26 @@ const items: PendingItem[] = [
 
 describe("outcomeOf", () => {
   it("reads as the card's outcome line for every kind and settlement", () => {
-    for (const item of items) expect(outcomeOf(item)).toBe(cardFor(item).outcome);
-    expect(outcomeOf(items[2] as PendingItem)).toBe("Approved by Boss — Always allow this command");
-    expect(outcomeOf(items[8] as PendingItem)).toBe("Rejected by Boss: too broad");
-    expect(outcomeOf(items[13] as PendingItem)).toBe("Answered by Boss: x · later");
+    for (const item of items) expect(outcomeOf(item)).toBe(outcomeLine(cardFor(item)));
+    expect(outcomeOf(items[2] as PendingItem)).toBe("Approved by Boss (id U9) — Always allow this command");
+    expect(outcomeOf(items[8] as PendingItem)).toBe("Rejected by Boss (id U9): too broad");
+    expect(outcomeOf(items[13] as PendingItem)).toBe("Answered by Boss (id U9): x · later");
     expect(outcomeOf(approval)).toBeUndefined();
   });
 
+  it("gives who decided by name and platform user id, by name alone on the console", () => {
+    const ana = { platform: "telegram", userId: "123456", name: "Ana (admin)" };
+    const typed = { ...approval, status: "decided" as const, decision: { action: "once", by: ana, at } };
+    expect(outcomeOf(typed)).toBe("Approved by Ana (admin) (id 123456)");
+    const local = {
+      ...typed,
+      decision: { ...typed.decision, by: { platform: "console", userId: "u1", name: "ana" } },
+    };
+    expect(outcomeOf(local)).toBe("Approved by ana");
+  });
+
   it("an already decided press is told that line", () => {
-    expect(alreadyDecidedMessage(items[3])).toBe("Already decided: Denied by Boss.");
+    expect(alreadyDecidedMessage(items[3])).toBe("Already decided: Denied by Boss (id U9).");
     expect(alreadyDecidedMessage(undefined)).toBe("Already decided.");
   });
 });

@@ -7,6 +7,7 @@ import {
 } from "../../src/approvals/approval-card.js";
 import type { PendingApproval, PendingPlan, PendingQuestion } from "../../src/approvals/pending-item.js";
 import { firstUnanswered, parseQuestionAction, questionCard } from "../../src/approvals/question-card.js";
+import { outcomeLine } from "../support/card-outcome.js";
 import { pendingFields } from "./pending-fields.js";
 
 const common = pendingFields();
@@ -81,19 +82,25 @@ describe("approval card", () => {
     const at = "2026-01-02T03:05:00.000Z";
     const decided = (action: string, status: PendingApproval["status"] = "decided") =>
       approvalCard({ ...approval, status, decision: { action, by, at } });
-    expect(decided("once")).toMatchObject({ buttons: [], outcome: "Approved by Boss" });
-    expect(decided("deny").outcome).toBe("Denied by Boss");
-    expect(decided("always_command").outcome).toBe("Approved by Boss — Always allow this command");
+    expect(decided("once")).toMatchObject({
+      buttons: [],
+      outcome: { text: "Approved by ", by: { platform: "slack", id: "U2", name: "Boss" } },
+    });
+    expect(Object.isFrozen(decided("once").outcome?.by)).toBe(true);
+    expect(outcomeLine(decided("deny"))).toBe("Denied by Boss (id U2)");
+    expect(outcomeLine(decided("always_command"))).toBe(
+      "Approved by Boss (id U2) — Always allow this command",
+    );
     expect(
       approvalCard({ ...approval, status: "expired", decision: { action: "expired", at } }).outcome,
-    ).toBe("Expired — no decision in time");
+    ).toEqual({ text: "Expired — no decision in time" });
     expect(
       approvalCard({
         ...approval,
         status: "cancelled",
         decision: { action: "cancelled", note: "stopped", at },
       }).outcome,
-    ).toBe("Cancelled: stopped");
+    ).toEqual({ text: "Cancelled: stopped" });
     expect(decided("once").footer).toBeUndefined();
   });
 });
@@ -112,13 +119,13 @@ describe("plan card", () => {
       status: "decided",
       decision: { action: "plan_reject", by, at: common.createdAt, note: "skip step 2" },
     });
-    expect(rejected.outcome).toBe("Rejected by Ana: skip step 2");
+    expect(outcomeLine(rejected)).toBe("Rejected by Ana (id U1): skip step 2");
     const auto = planCard({
       ...plan,
       status: "decided",
       decision: { action: "plan_auto", by, at: common.createdAt },
     });
-    expect(auto.outcome).toBe("Approved (auto mode) by Ana");
+    expect(outcomeLine(auto)).toBe("Approved (auto mode) by Ana (id U1)");
   });
 
   it("says who may approve it when its requester may not loosen the session, while it is open", () => {
@@ -138,7 +145,7 @@ describe("plan card", () => {
       decision: { action: "plan_interactive", by, at: common.createdAt },
     });
     expect(decided.blocks).toHaveLength(2);
-    expect(decided.outcome).toBe("Approved (ask first) by Boss");
+    expect(outcomeLine(decided)).toBe("Approved (ask first) by Boss (id U_BOSS)");
     // The requester may loosen (a DM's owner, the approver, a card stored before `mayLoosen`): no note.
     expect(planCard({ ...plan, mayLoosen: ["slack:U1"] }).blocks).toHaveLength(2);
     expect(planCard(plan).blocks).toHaveLength(2);

@@ -194,7 +194,7 @@ describe("Slack scheduled tasks end to end", () => {
     );
     e.fake.pressButton({ user: ANA, channel: DM, messageTs: taskCard.ts, actionId: cancel });
     await e.fake.waitFor(
-      () => (blockTexts(taskCard.blocks).includes("*Cancelled by Ana*") ? true : undefined),
+      () => (blockTexts(taskCard.blocks).includes("*Cancelled by <@U1ANA>*") ? true : undefined),
       "the cancelled card",
     );
     follow(e, other, "subscriptions");
@@ -213,7 +213,7 @@ describe("Slack scheduled tasks end to end", () => {
       actionId: buttonId(subCard, "Cancel")!,
     });
     await e.fake.waitFor(
-      () => (blockTexts(subCard.blocks).includes("*Cancelled by Ana*") ? true : undefined),
+      () => (blockTexts(subCard.blocks).includes("*Cancelled by <@U1ANA>*") ? true : undefined),
       "the cancelled subscription card",
     );
     follow(e, other, "schedules");

@@ -5,6 +5,7 @@ import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
 import { LOOSEN_REFUSAL } from "../../src/approvals/authorisation.js";
+import { outcomeLine } from "../support/card-outcome.js";
 
 /** Start a turn whose first step calls write_note (needs approval) and wait for the card. */
 async function suspendAtApproval(h: Harness, text = "hi"): Promise<Card> {
@@ -41,7 +42,8 @@ describe("approvals through the session manager", () => {
     await h.manager.idle();
     const out = h.outputs.for(thread());
     expect(h.runs.count("c1")).toBe(1);
-    expect(out.card(card.pendingId)).toMatchObject({ buttons: [], outcome: "Approved by Ana" });
+    expect(out.card(card.pendingId)?.buttons).toEqual([]);
+    expect(outcomeLine(out.card(card.pendingId))).toBe("Approved by Ana (id U_ANA)");
     const last = out.closedTurns.at(-1)!;
     expect(last.events.at(-1)).toMatchObject({
       type: "turn-completed",
@@ -59,9 +61,11 @@ describe("approvals through the session manager", () => {
     await h.manager.idle();
     const again = await pressCard(h, card, "deny", ANA);
     expect(again.status).toBe("already_decided");
-    const outcome = h.outputs.for(thread()).card(card.pendingId)?.outcome;
+    const outcome = outcomeLine(h.outputs.for(thread()).card(card.pendingId));
     expect(h.runs.count("c1")).toBe(a.status === "accepted" ? 1 : 0);
-    expect(outcome).toBe(a.status === "accepted" ? "Approved by Ana" : "Denied by Boss");
+    expect(outcome).toBe(
+      a.status === "accepted" ? "Approved by Ana (id U_ANA)" : "Denied by Boss (id U_BOSS)",
+    );
   });
 
   it("a call that steers every later session is decided, in a shared thread, by an approver and not by whoever asked", async () => {
@@ -132,7 +136,7 @@ describe("approvals through the session manager", () => {
     expect((await pressCard(h, card, "deny", BOSS)).status).toBe("accepted");
     await h.manager.idle();
     expect(h.runs.count("c1")).toBe(0);
-    expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe("Denied by Boss");
+    expect(outcomeLine(h.outputs.for(thread()).card(card.pendingId))).toBe("Denied by Boss (id U_BOSS)");
   });
 
   it("accepts per-channel approvers only in their channel", async () => {
@@ -196,7 +200,8 @@ describe("approvals through the session manager", () => {
     expect(card.buttons).toHaveLength(3);
     await h.outputs.until(() => out.card(card.pendingId)?.outcome, "expiry");
     await h.manager.idle();
-    expect(out.card(card.pendingId)).toMatchObject({ buttons: [], outcome: "Expired — no decision in time" });
+    expect(out.card(card.pendingId)?.buttons).toEqual([]);
+    expect(outcomeLine(out.card(card.pendingId))).toBe("Expired — no decision in time");
     expect(h.runs.count("c1")).toBe(0);
     expect((await pressCard(h, card)).status).toBe("expired");
     const request = h.provider.lastRequest;
@@ -223,8 +228,8 @@ describe("approvals through the session manager", () => {
     });
     await pressCard(h, card, "always_tool", BOSS);
     await h.manager.idle();
-    expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe(
-      "Approved by Boss — Always allow write_note",
+    expect(outcomeLine(h.outputs.for(thread()).card(card.pendingId))).toBe(
+      "Approved by Boss (id U_BOSS) — Always allow write_note",
     );
     expect(await h.manager.command(thread(), ANA, "grants", [])).toBe(
       "1. always allow tool write_note (granted by Boss)",
@@ -259,17 +264,19 @@ describe("approvals through the session manager", () => {
     expect(out.texts.at(-1)).toMatch(/Only Ana/);
     expect((await h.manager.receive(message(`approve ${first.pendingId}`))).status).toBe("command");
     await h.manager.idle();
-    expect(out.texts.at(-1)).toBe("Approved by Ana");
+    expect(out.texts.at(-1)).toBe("Approved by Ana (id U_ANA)");
     expect(h.runs.count("c1")).toBe(1);
     const second = await suspendAtApproval(h, "b");
     // A typed decision is answered as its card reads, not with a bare "Decided by".
-    expect(await h.manager.command(thread(), ANA, "deny", [second.pendingId])).toBe("Denied by Ana");
+    expect(await h.manager.command(thread(), ANA, "deny", [second.pendingId])).toBe(
+      "Denied by Ana (id U_ANA)",
+    );
     expect(await h.manager.command(thread(), ANA, "approve", [second.pendingId])).toBe(
-      "Already decided: Denied by Ana.",
+      "Already decided: Denied by Ana (id U_ANA).",
     );
     await h.manager.idle();
     expect(h.runs.count("c2")).toBe(0);
-    expect(out.card(second.pendingId)?.outcome).toBe("Denied by Ana");
+    expect(outcomeLine(out.card(second.pendingId))).toBe("Denied by Ana (id U_ANA)");
   });
 
   it("a running call's re-authorised hop gets a card of its own, decided separately from the call's", async () => {

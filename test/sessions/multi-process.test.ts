@@ -40,6 +40,7 @@ import { ANA, BEN, message, tempDir, thread } from "./helpers/harness.js";
 import { sessionTestRegistry, ToolRuns } from "./helpers/test-tools.js";
 import { eventually } from "../support/eventually.js";
 import { monitorCommands } from "../support/redis-monitor.js";
+import { outcomeLine } from "../support/card-outcome.js";
 
 /** Short leases so a lapse happens within the test. */
 const TIMING = { ttlMs: 800, renewMs: 150 };
@@ -1010,7 +1011,7 @@ describe("several session stacks on one Redis", () => {
     await a.store.close();
     expect(await b.manager.command(target, ANA, "stop", [])).toBe("Stopped the waiting turn.");
     await outputs.until(() => out.closedTurns.length === 1, "the stopped turn to end", 5_000);
-    expect(out.latestCards[0]?.outcome).toBe("Cancelled: the turn was stopped");
+    expect(outcomeLine(out.latestCards[0])).toBe("Cancelled: the turn was stopped");
     expect(runs.count("call-stopped1")).toBe(0);
     await b.manager.idle();
     expect((await storedRecord(b, out.turns[0]!.sessionId))?.pendingTurn).toBeUndefined();
@@ -1032,7 +1033,7 @@ describe("several session stacks on one Redis", () => {
     await a.coordination.close();
     expect(await b.manager.command(target, ANA, "stop", [])).toBe("Stopped the waiting turn.");
     await outputs.until(() => out.closedTurns.length === 1, "the stopped turn to end", 5_000);
-    expect(out.latestCards[0]?.outcome).toBe("Cancelled: the turn was stopped");
+    expect(outcomeLine(out.latestCards[0])).toBe("Cancelled: the turn was stopped");
     expect(runs.count("call-orphaned1")).toBe(0);
     await b.manager.idle();
     expect((await storedRecord(b, out.turns[0]!.sessionId))?.pendingTurn).toBeUndefined();

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { planRejected } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
+import { outcomeLine } from "../support/card-outcome.js";
 
 async function planCardOf(h: Harness) {
   const out = h.outputs.for(thread());
@@ -21,7 +22,9 @@ describe("plan proposals", () => {
     expect((await pressCard(h, card, "plan_auto", ANA)).status).toBe("not_allowed");
     await pressCard(h, card, "plan_auto", BOSS);
     await h.manager.idle();
-    expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe("Approved (auto mode) by Boss");
+    expect(outcomeLine(h.outputs.for(thread()).card(card.pendingId))).toBe(
+      "Approved (auto mode) by Boss (id U_BOSS)",
+    );
     // The switch is the approver's: `status` credits Boss, not Ana who set plan mode.
     expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: auto \(set by Boss\)/);
   });
@@ -84,7 +87,9 @@ describe("plan proposals", () => {
     const card = await planCardOf(h);
     expect((await h.manager.receive(message("also add tests"))).status).toBe("answered");
     await h.manager.idle();
-    expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe("Rejected by Ana: also add tests");
+    expect(outcomeLine(h.outputs.for(thread()).card(card.pendingId))).toBe(
+      "Rejected by Ana (id U_ANA): also add tests",
+    );
     const result = h.provider.lastRequest.messages.find((m) => m.role === "tool");
     expect(result).toMatchObject({ content: planRejected("also add tests") });
     expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: plan/);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { TurnEngine } from "../../src/engine/turn-engine.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, BEN, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
+import { outcomeLine } from "../support/card-outcome.js";
 
 const askColor = toolStep(["q1", "ask_user", { question: "Which color?", options: ["red", "blue"] }]);
 
@@ -37,7 +38,8 @@ describe("questions (ask_user)", () => {
     const engine = h.engines.at(-1) as TurnEngine;
     expect(engine.messages.find((m) => m.role === "tool" && m.tool_call_id === "q1")?.meta?.by).toBe(ANA.id);
     const settled = h.outputs.for(thread()).card(card.pendingId);
-    expect(settled).toMatchObject({ buttons: [], outcome: "Answered by Ana: blue" });
+    expect(settled?.buttons).toEqual([]);
+    expect(outcomeLine(settled)).toBe("Answered by Ana (id U_ANA): blue");
     expect(settled?.blocks).toContainEqual({ kind: "quote", text: "Answer: blue" });
   });
 
@@ -61,7 +63,9 @@ describe("questions (ask_user)", () => {
     expect((await h.manager.receive(message("green"))).status).toBe("answered");
     await h.manager.idle();
     expect(answersSent(h)).toEqual({ answers: [{ question: "Which color?", answer: "green" }] });
-    expect(h.outputs.for(thread()).card(card.pendingId)?.outcome).toBe("Answered by Ana: green");
+    expect(outcomeLine(h.outputs.for(thread()).card(card.pendingId))).toBe(
+      "Answered by Ana (id U_ANA): green",
+    );
     // Ben's message became the next turn, after the answered one.
     expect(h.provider.lastRequest.messages.at(-1)).toMatchObject({ role: "user", content: "hi there" });
     expect(h.outputs.for(thread()).closedTurns).toHaveLength(2);
@@ -102,6 +106,6 @@ describe("questions (ask_user)", () => {
         { question: "Name?", answer: "Ana Lima" },
       ],
     });
-    expect(out.card(card.pendingId)?.outcome).toBe("Answered by Ana: M · Ana Lima");
+    expect(outcomeLine(out.card(card.pendingId))).toBe("Answered by Ana (id U_ANA): M · Ana Lima");
   });
 });

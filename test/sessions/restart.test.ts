@@ -8,6 +8,7 @@ import { RecordingOutput } from "../support/recording-output.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, makeHarness, message, tempDir, thread, pressCard } from "./helpers/harness.js";
 import { type ToolRun, ToolRuns } from "./helpers/test-tools.js";
+import { outcomeLine } from "../support/card-outcome.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -74,7 +75,7 @@ describe("durable resume across restarts (SQLite)", () => {
     await second.manager.idle();
     expect(runs.count("c1")).toBe(1);
     const out2 = second.outputs.for(thread());
-    expect(out2.card(card.pendingId)?.outcome).toBe("Approved by Ana");
+    expect(outcomeLine(out2.card(card.pendingId))).toBe("Approved by Ana (id U_ANA)");
     expect(RecordingOutput.textOf(out2.closedTurns.at(-1)!)).toBe("done after restart");
     second.provider.assertAllConsumed();
     // A second press after the restart is idempotent.
@@ -102,7 +103,7 @@ describe("durable resume across restarts (SQLite)", () => {
     expect((await pressCard(second, card, "once", ANA)).status).toBe("expired");
     await second.manager.idle();
     const out2 = second.outputs.for(thread());
-    expect(out2.card(card.pendingId)?.outcome).toMatch(/^Expired/);
+    expect(outcomeLine(out2.card(card.pendingId))).toMatch(/^Expired/);
     expect(runs.count("c1")).toBe(0);
     await vi.waitFor(() =>
       expect(out2.closedTurns.map(RecordingOutput.textOf)).toContain("the note was not written"),
@@ -162,7 +163,7 @@ describe("durable resume across restarts (SQLite)", () => {
     expect((await second.manager.receive(message("c.txt, actually"))).status).toBe("answered");
     await second.manager.idle();
     const out2 = second.outputs.for(thread());
-    expect(out2.card(card.pendingId)?.outcome).toBe("Answered by Ana: c.txt, actually");
+    expect(outcomeLine(out2.card(card.pendingId))).toBe("Answered by Ana (id U_ANA): c.txt, actually");
     expect(RecordingOutput.textOf(out2.closedTurns.at(-1)!)).toBe("editing c.txt");
     await second.store.close();
   });
@@ -186,7 +187,7 @@ describe("durable resume across restarts (SQLite)", () => {
     expect(await second.manager.command(thread(), ANA, "stop", [])).toBe("Stopped the waiting turn.");
     await second.manager.idle();
     const out2 = second.outputs.for(thread());
-    expect(out2.card(card.pendingId)?.outcome).toBe("Cancelled: the turn was stopped");
+    expect(outcomeLine(out2.card(card.pendingId))).toBe("Cancelled: the turn was stopped");
     expect(out2.closedTurns.at(-1)?.events.at(-1)).toMatchObject({
       type: "turn-completed",
       status: "interrupted",

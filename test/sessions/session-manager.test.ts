@@ -8,6 +8,7 @@ import { MAX_QUEUED_MESSAGES } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import { type PlatformUser, sessionKeyOf } from "../../src/core/thread-target.js";
 import { ANA, BEN, BOSS, makeHarness, message, openStore, tempDir, thread } from "./helpers/harness.js";
+import { outcomeLine } from "../support/card-outcome.js";
 
 const followup = { model: "test-model", provider: "scripted", mode: "interactive" as const, maxSteps: 10 };
 
@@ -97,7 +98,7 @@ describe("SessionManager turns", () => {
       "Stopping the running turn. Dropped 1 queued message.",
     );
     await h.manager.idle();
-    expect(out.latestCards[0]?.outcome).toBe("Cancelled: the turn was stopped");
+    expect(outcomeLine(out.latestCards[0])).toBe("Cancelled: the turn was stopped");
     await h.manager.receive(message("hello again"));
     await h.manager.idle();
     const sent = h.provider.lastRequest.messages;

@@ -17,6 +17,7 @@ import type { PressResult } from "../../core/button-press.js";
 import type { ThreadOutput, TurnRenderer } from "../../core/thread-output.js";
 import { parseTextCommand } from "../../sessions/text-commands.js";
 import type { ChannelAdapter, ChannelHealth } from "../channel-adapter.js";
+import { formatOutcome } from "../shared/card-view.js";
 import { parseCardAnswer, renderCard } from "./card-prompt.js";
 import { ConsoleTurnRenderer } from "./console-renderer.js";
 import { TerminalWriter } from "./terminal-writer.js";
@@ -174,7 +175,15 @@ export class ConsoleChannel implements ChannelAdapter, ThreadOutput {
     const index = this.cards.findIndex((pending) => pending.ref.messageId === ref.messageId);
     if (card.buttons.length === 0 || card.outcome !== undefined) {
       if (index >= 0) this.cards.splice(index, 1);
-      this.writer.line(`  ${this.writer.style("dim", "→")} ${card.outcome ?? `${card.title}: closed`}`);
+      // One local person: the console names who decided by name alone.
+      const outcome =
+        card.outcome &&
+        formatOutcome(
+          card.outcome,
+          (text) => text,
+          (by) => by.name,
+        );
+      this.writer.line(`  ${this.writer.style("dim", "→")} ${outcome ?? `${card.title}: closed`}`);
     } else {
       // Still open (one of several questions answered, or a card from before a restart): ask again.
       const pending = this.cards[index];

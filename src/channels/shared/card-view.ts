@@ -7,7 +7,7 @@
  * Telegram inline keyboard and HTML, and the console prompt only format this view.
  */
 import { APPROVE_ONCE, DENY } from "../../approvals/approval-card.js";
-import type { Card, CardBlock, CardButton } from "../../core/card.js";
+import type { Card, CardBlock, CardButton, CardOutcome, CardPerson } from "../../core/card.js";
 import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
 import { revealHidden } from "./reveal-hidden.js";
 
@@ -43,8 +43,8 @@ export interface CardView {
   readonly buttons: readonly CardButton[];
   /** The hint under the buttons, while open. */
   readonly footer?: string;
-  /** How it was decided ("Approved by @ana"), once it was. */
-  readonly outcome?: string;
+  /** How it was decided ("Approved by " + the person), once it was; each platform formats the person. */
+  readonly outcome?: CardOutcome;
   /** For approvals: the buttons the typed answers press. Empty for other kinds. */
   readonly keys: ApprovalKeys;
 }
@@ -94,6 +94,26 @@ function approvalKeys(card: Card, buttons: readonly CardButton[]): ApprovalKeys 
   };
 }
 
+function viewOutcome(outcome: CardOutcome): CardOutcome {
+  const text = revealHidden(outcome.text);
+  if (!outcome.by) return { text };
+  const by = { ...outcome.by, name: revealHidden(outcome.by.name) };
+  return outcome.after === undefined ? { text, by } : { text, by, after: revealHidden(outcome.after) };
+}
+
+/**
+ * An outcome line in a platform's format: its text parts escaped for it by `escapeText`, the person
+ * by `person` (a Slack mention, a Telegram name with the user id).
+ */
+export function formatOutcome(
+  outcome: CardOutcome,
+  escapeText: (text: string) => string,
+  person: (by: CardPerson) => string,
+): string {
+  if (!outcome.by) return escapeText(outcome.text);
+  return `${escapeText(outcome.text)}${person(outcome.by)}${escapeText(outcome.after ?? "")}`;
+}
+
 /** Derive what `card` shows. */
 export function cardView(card: Card): CardView {
   const open = card.outcome === undefined && card.buttons.length > 0;
@@ -109,7 +129,7 @@ export function cardView(card: Card): CardView {
     open,
     buttons,
     ...(open && card.footer !== undefined ? { footer: card.footer } : {}),
-    ...(card.outcome !== undefined ? { outcome: revealHidden(card.outcome) } : {}),
+    ...(card.outcome !== undefined ? { outcome: viewOutcome(card.outcome) } : {}),
     keys: approvalKeys(card, buttons),
   };
 }

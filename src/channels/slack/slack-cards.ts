@@ -6,7 +6,7 @@
  * instead. Everything is clamped to Slack's block, section and total-text limits; code cut to fit
  * is followed by a notice of how much is not shown, and of the file holding all of it once posted.
  */
-import type { Card } from "../../core/card.js";
+import type { Card, CardOutcome } from "../../core/card.js";
 import { trimTrailing } from "../../core/trim-trailing.js";
 import {
   type CardBlockFormat,
@@ -15,6 +15,7 @@ import {
   cardView,
   cutForCard,
   formatCardBlock,
+  formatOutcome,
 } from "../shared/card-view.js";
 import {
   ACTION_IDS,
@@ -105,6 +106,19 @@ function cardButtons(view: CardView): Block[] {
 }
 
 /**
+ * An outcome line in mrkdwn: who decided as a mention (`<@U0123>`), which Slack shows with their
+ * real name and nobody can fake with a display name. Anything but a Slack user id is shown as
+ * plain text with its id.
+ */
+function slackOutcome(outcome: CardOutcome): string {
+  return formatOutcome(outcome, escapeMrkdwn, (by) =>
+    by.platform === "slack" && /^[UW][A-Z0-9]+$/.test(by.id)
+      ? `<@${by.id}>`
+      : escapeMrkdwn(`${by.name} (id ${by.id})`),
+  );
+}
+
+/**
  * Render a card; decided cards (with an outcome) show it instead of buttons and footer. `file`
  * names the file posted with the whole of its cut code (card-attachment.ts), if there is one.
  */
@@ -125,16 +139,16 @@ export function renderCard(card: Card, file?: string): SlackPayload {
     textTotal += size;
   }
   if (truncated) blocks.push(context("_(shortened to fit in Slack)_"));
-  if (view.outcome !== undefined) blocks.push(context(`*${escapeMrkdwn(view.outcome)}*`));
+  if (view.outcome !== undefined) blocks.push(context(`*${slackOutcome(view.outcome)}*`));
   blocks.push(...cardButtons(view));
   if (view.footer !== undefined) blocks.push(context(escapeMrkdwn(view.footer)));
-  const state = view.outcome !== undefined ? ` — ${view.outcome}` : "";
+  const state = view.outcome !== undefined ? ` — ${slackOutcome(view.outcome)}` : "";
   return { blocks, text: truncate(`${view.title}${state}`, 300) };
 }
 
 /** What ends the plain-text card: its outcome, or the typed replies that do what its buttons do. */
 function closingLine(view: CardView): string | undefined {
-  if (view.outcome !== undefined) return `*${escapeMrkdwn(view.outcome)}*`;
+  if (view.outcome !== undefined) return `*${slackOutcome(view.outcome)}*`;
   if (view.keys.deny !== undefined)
     return `Reply \`approve ${view.pendingId}\` or \`deny ${view.pendingId}\` in this thread.`;
   if ((view.kind === "question" || view.kind === "plan") && view.buttons.length > 0)

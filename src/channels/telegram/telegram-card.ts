@@ -7,13 +7,14 @@
  * file holding all of it once posted.
  */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
-import type { Card, CardButton } from "../../core/card.js";
+import type { Card, CardButton, CardOutcome } from "../../core/card.js";
 import {
   type CardBlockFormat,
   type CardView,
   cardView,
   cutForCard,
   formatCardBlock,
+  formatOutcome,
 } from "../shared/card-view.js";
 import { escapeHtml, markdownToTelegramHtml, preBlock } from "./telegram-html.js";
 import { splitTelegramHtml } from "./telegram-split.js";
@@ -130,6 +131,14 @@ function rows(view: CardView): InlineKeyboardButton[][] {
 }
 
 /**
+ * An outcome line in HTML: who decided by name and user id ("Ana (id 123456)"): anyone may call
+ * themselves Ana, the id is theirs alone.
+ */
+function telegramOutcome(outcome: CardOutcome): string {
+  return formatOutcome(outcome, escapeHtml, (by) => `${escapeHtml(by.name)} (id ${escapeHtml(by.id)})`);
+}
+
+/**
  * Render a card as one Telegram message: HTML text plus its keyboard (none once decided). `file`
  * names the file posted with the whole of its cut code (card-attachment.ts), if there is one.
  */
@@ -143,7 +152,7 @@ export function renderCard(card: Card, file?: string): { html: string; replyMark
   ]
     .filter((part) => part !== "")
     .join("\n\n");
-  const outcome = view.outcome ? `\n\n<b>${escapeHtml(view.outcome)}</b>` : "";
+  const outcome = view.outcome ? `\n\n<b>${telegramOutcome(view.outcome)}</b>` : "";
   const full = body + outcome;
   // Blocks are already cut; a card with many blocks may still be long: keep its head and the outcome.
   const html =

@@ -48,8 +48,10 @@ describe("console channel with piped streams", () => {
     expect(out).toContain("[a]pprove / [A]lways (Always allow `npm`) / [d]eny, or 1-3");
     expect(out).toContain("✓ `npm test` · 3.2 s");
     expect(out).toContain("All 12 tests pass.\n");
-    // The decision is printed once, by the card's update — not again as the press's reply.
-    expect(out.split("→ Answered: once")).toHaveLength(2);
+    // The decision is printed once, by the card's update — not again as the press's reply; the
+    // console names who decided by name alone (one local person, no ids).
+    expect(out.split("→ Answered by ana: once")).toHaveLength(2);
+    expect(out).not.toContain("(id u1)");
     expect(out).not.toContain("Recorded once.");
     expect(out.indexOf("[d]eny")).toBeLessThan(out.indexOf("✓ `npm test`"));
     expect(h.service.turnsDone).toEqual(["t1"]);

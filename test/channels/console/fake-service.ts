@@ -24,6 +24,8 @@ export type TurnScript = (kit: TurnKit) => Promise<void>;
 export class FakeService extends RecordingService {
   readonly turnsDone: string[] = [];
   private waiting: { pendingId: string; resolve: (answer: string) => void } | undefined;
+  /** Who pressed the last card button, named on the card's outcome. */
+  private presser: { readonly platform: string; readonly id: string; readonly name: string } | undefined;
   private turnCount = 0;
 
   constructor(private readonly scripts: Readonly<Record<string, TurnScript>>) {
@@ -58,7 +60,12 @@ export class FakeService extends RecordingService {
         });
         const ref: CardRef = await output.postCard(card);
         const answer = await answered;
-        await output.updateCard(ref, { ...card, buttons: [], outcome: `Answered: ${answer}` });
+        const by = this.presser;
+        this.presser = undefined;
+        const outcome = by
+          ? { text: "Answered by ", by, after: `: ${answer}` }
+          : { text: `Answered: ${answer}` };
+        await output.updateCard(ref, { ...card, buttons: [], outcome });
         return answer;
       },
     });
@@ -73,6 +80,7 @@ export class FakeService extends RecordingService {
       return { status: "already_decided", message: "That was already decided." };
     }
     this.waiting = undefined;
+    this.presser = { platform: press.platform, id: press.user.id, name: press.user.name };
     waiting.resolve(press.action);
     return { status: "accepted", message: `Recorded ${press.action}.` };
   }

@@ -47,7 +47,11 @@ describe("cardView on text that hides or reorders itself", () => {
         text("ok\u061C"),
       ],
       buttons: [press("q0:o0", "Yes\u202D", "primary")],
-      outcome: "Answered by @\u202Eana",
+      outcome: {
+        text: "Answered by ",
+        by: { platform: "slack", id: "U1", name: "@\u202Eana" },
+        after: ": x\u200B",
+      },
     };
     const view = cardView(card);
     expect(view.title).toBe("Run⟨U+2066⟩ this?");
@@ -58,7 +62,11 @@ describe("cardView on text that hides or reorders itself", () => {
       quote("why⟨U+2069⟩"),
       text("ok⟨U+061C⟩"),
     ]);
-    expect(view.outcome).toBe("Answered by @⟨U+202E⟩ana");
+    expect(view.outcome).toEqual({
+      text: "Answered by ",
+      by: { platform: "slack", id: "U1", name: "@⟨U+202E⟩ana" },
+      after: ": x⟨U+200B⟩",
+    });
     expect(cardView({ ...card, outcome: undefined }).buttons.map((button) => button.label)).toEqual([
       "Yes⟨U+202D⟩",
     ]);
@@ -89,11 +97,11 @@ describe("cardView", () => {
   });
 
   it("closes a decided card: the outcome instead of buttons, footer and keys", () => {
-    const view = cardView({ ...approval, outcome: "Approved by Ana" });
+    const view = cardView({ ...approval, outcome: { text: "Approved by Ana" } });
     expect(view.open).toBe(false);
     expect(view.buttons).toEqual([]);
     expect(view.footer).toBeUndefined();
-    expect(view.outcome).toBe("Approved by Ana");
+    expect(view.outcome).toEqual({ text: "Approved by Ana" });
     expect(view.keys).toEqual({});
     expect(cardView({ ...approval, buttons: [] }).open).toBe(false);
   });

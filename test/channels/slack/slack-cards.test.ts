@@ -58,11 +58,24 @@ describe("renderCard", () => {
   });
 
   it("shows the outcome instead of buttons and footer once decided", () => {
-    const { blocks, text } = renderCard({ ...approval, buttons: [], outcome: "Approved by Ana" });
+    const { blocks, text } = renderCard({
+      ...approval,
+      buttons: [],
+      outcome: { text: "Expired — no decision in time" },
+    });
     expect(actionIds(blocks)).toEqual([]);
-    expect(blockTexts(blocks).at(-1)).toBe("*Approved by Ana*");
+    expect(blockTexts(blocks).at(-1)).toBe("*Expired — no decision in time*");
     expect(blockTexts(blocks).some((t) => t.includes("Or reply"))).toBe(false);
-    expect(text).toBe("Approve run_command? — Approved by Ana");
+    expect(text).toBe("Approve run_command? — Expired — no decision in time");
+  });
+
+  it("names who decided by a mention, never by the display name they chose", () => {
+    const by = { platform: "slack", id: "U0123", name: "Ana (admin) <!channel>" };
+    const outcome = { text: "Approved by ", by, after: " — Always allow <this> command" };
+    const { blocks, text } = renderCard({ ...approval, buttons: [], outcome });
+    expect(blockTexts(blocks).at(-1)).toBe("*Approved by <@U0123> — Always allow &lt;this&gt; command*");
+    expect(text).toBe("Approve run_command? — Approved by <@U0123> — Always allow &lt;this&gt; command");
+    expect(JSON.stringify(blocks)).not.toContain("admin");
   });
 
   it("cuts long labels to 75 characters and keeps huge diffs and many options inside Slack's limits", () => {

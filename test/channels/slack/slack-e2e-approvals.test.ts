@@ -63,7 +63,10 @@ describe("Slack end to end: approvals", () => {
     expect(actionIds(card.blocks)).toHaveLength(new Set(actionIds(card.blocks)).size);
     press(ANA, card, "Approve");
     expect(await finalReply(ts, /Tool said/)).toContain("wrote: hi");
-    await e2e.fake.waitFor(() => blockTexts(card.blocks).includes("*Approved by Ana*"), "the decided card");
+    await e2e.fake.waitFor(
+      () => blockTexts(card.blocks).includes("*Approved by <@U1ANA>*"),
+      "the decided card",
+    );
     expect(actionIds(card.blocks)).toEqual([]);
     expect(e2e.runs.count("call_1")).toBe(1);
   });
@@ -74,7 +77,7 @@ describe("Slack end to end: approvals", () => {
     const card = await cardIn(ts, "Deny");
     press(ANA, card, "Deny");
     await finalReply(ts, /Tool said/);
-    await e2e.fake.waitFor(() => blockTexts(card.blocks).includes("*Denied by Ana*"), "the denied card");
+    await e2e.fake.waitFor(() => blockTexts(card.blocks).includes("*Denied by <@U1ANA>*"), "the denied card");
     expect(e2e.runs.count("call_1")).toBe(0);
   });
 
@@ -93,7 +96,7 @@ describe("Slack end to end: approvals", () => {
     press(BOSS, card, "Approve");
     await finalReply(ts, /Tool said/);
     await e2e.fake.waitFor(
-      () => blockTexts(card.blocks).includes("*Approved by Boss*"),
+      () => blockTexts(card.blocks).includes("*Approved by <@U9BOSS>*"),
       "the card approved by Boss",
     );
     expect(e2e.runs.count("call_1")).toBe(1);
@@ -121,7 +124,10 @@ describe("Slack end to end: approvals", () => {
     await e2e.restart();
     press(ANA, card, "Approve");
     expect(await finalReply(ts, /Tool said/)).toContain("wrote: after restart");
-    await e2e.fake.waitFor(() => blockTexts(card.blocks).includes("*Approved by Ana*"), "the decided card");
+    await e2e.fake.waitFor(
+      () => blockTexts(card.blocks).includes("*Approved by <@U1ANA>*"),
+      "the decided card",
+    );
     expect(e2e.runs.count("call_1")).toBe(1);
     expect(e2e.openai.requests).toHaveLength(2);
   });
@@ -138,7 +144,7 @@ describe("Slack end to end: questions", () => {
     press(ANA, card, "blue");
     expect(await finalReply(ts, /Tool said/)).toContain("blue");
     await e2e.fake.waitFor(
-      () => blockTexts(card.blocks).some((t) => t.includes("Answered by Ana: blue")),
+      () => blockTexts(card.blocks).some((t) => t.includes("Answered by <@U1ANA>: blue")),
       "the answered card",
     );
     expect(actionIds(card.blocks)).toEqual([]);

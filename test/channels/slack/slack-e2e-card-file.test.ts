@@ -87,7 +87,10 @@ describe("Slack end to end: the whole text of a cut card", () => {
     await e2e.restart();
     approve(card);
     expect(await finalReply(ts)).toContain(`ran ${PADDED.length} characters`);
-    await e2e.fake.waitFor(() => blockTexts(card.blocks).includes("*Approved by Ana*"), "the decided card");
+    await e2e.fake.waitFor(
+      () => blockTexts(card.blocks).includes("*Approved by <@U1ANA>*"),
+      "the decided card",
+    );
     expect(blockTexts(card.blocks).join("\n")).toMatch(NOTICE_SENDS_TO_FILE);
     expect(fileMessages(ts)).toHaveLength(1);
     expect(uploadCalls()).toHaveLength(1);
@@ -136,7 +139,10 @@ describe("Slack end to end: the whole text of a cut card", () => {
     expect(blockTexts(card.blocks).join("\n")).toContain(OLD_NOTICE);
     approve(card);
     expect(await finalReply(ts)).toContain(`ran ${PADDED.length} characters`);
-    await e2e.fake.waitFor(() => blockTexts(card.blocks).includes("*Approved by Ana*"), "the decided card");
+    await e2e.fake.waitFor(
+      () => blockTexts(card.blocks).includes("*Approved by <@U1ANA>*"),
+      "the decided card",
+    );
     const shown = blockTexts(card.blocks).join("\n");
     expect(shown).toContain(OLD_NOTICE);
     expect(shown).not.toMatch(NOTICE_SENDS_TO_FILE);

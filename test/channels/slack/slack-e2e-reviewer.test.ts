@@ -104,7 +104,7 @@ describe("Slack end to end: reviewed mode", () => {
 
     press(ANA, card, "Allow anyway");
     await e2e.fake.waitFor(
-      () => blockTexts(card.blocks).some((t) => t.includes("Allowed anyway by Ana")),
+      () => blockTexts(card.blocks).some((t) => t.includes("Allowed anyway by <@U1ANA>")),
       "the settled card",
     );
     expect(buttonId(card, "Allow anyway")).toBeUndefined();

@@ -56,10 +56,22 @@ describe("cards", () => {
   });
 
   it("show the outcome instead of buttons once decided", () => {
-    const { html, replyMarkup } = renderCard({ ...approval, buttons: [], outcome: "Approved by @alice" });
+    const by = { platform: "telegram", id: "42", name: "@alice" };
+    const { html, replyMarkup } = renderCard({
+      ...approval,
+      buttons: [],
+      outcome: { text: "Approved by ", by },
+    });
     expect(replyMarkup).toBeUndefined();
-    expect(html).toContain("<b>Approved by @alice</b>");
+    expect(html).toContain("<b>Approved by @alice (id 42)</b>");
     expect(html).not.toContain("Only @alice");
+  });
+
+  it("name who decided with their user id, the name escaped", () => {
+    const by = { platform: "telegram", id: "123456", name: "Ana</a><b>" };
+    const outcome = { text: "Denied by ", by, after: " <now>" };
+    const { html } = renderCard({ ...approval, buttons: [], outcome });
+    expect(html).toContain("<b>Denied by Ana&lt;/a&gt;&lt;b&gt; (id 123456) &lt;now&gt;</b>");
   });
 
   it("keep long cards within one message", () => {
@@ -111,7 +123,14 @@ describe("Telegram channel: button presses", () => {
     const { tg, service } = harness;
     const { output, ref, message } = await postApproval(harness);
     service.onPress = async (press) => {
-      await output.updateCard(ref, { ...approval, buttons: [], outcome: `Approved by ${press.user.name}` });
+      await output.updateCard(ref, {
+        ...approval,
+        buttons: [],
+        outcome: {
+          text: "Approved by ",
+          by: { platform: "telegram", id: press.user.id, name: press.user.name },
+        },
+      });
       return { status: "accepted", message: "Approved" };
     };
     const update = tg.pressButton({
@@ -135,7 +154,7 @@ describe("Telegram channel: button presses", () => {
       },
     ]);
     const edited = tg.state.message(GROUP.id, message.message_id)!;
-    expect(edited.text).toContain("Approved by @alice");
+    expect(edited.text).toContain(`Approved by @alice (id ${ALICE.id})`);
     expect(edited.reply_markup).toBeUndefined();
   });
 

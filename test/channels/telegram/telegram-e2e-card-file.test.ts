@@ -78,7 +78,7 @@ describe("Telegram end to end: the whole text of a cut card", () => {
     stack = await stack!.restart();
     approve(FORUM, posted);
     expect((await finalReply(FORUM.id)).text).toContain(`ran ${PADDED.length} characters`);
-    await tg.waitFor(() => /Approved by \S+/.test(card(FORUM.id)!.text));
+    await tg.waitFor(() => /Approved by \S+ \(id \d+\)/.test(card(FORUM.id)!.text));
     expect(card(FORUM.id)!.text).toMatch(NOTICE_SENDS_TO_FILE);
     expect(documents(FORUM.id)).toHaveLength(1);
     expect(tg.callsOf("sendDocument")).toHaveLength(1);
