@@ -8,33 +8,21 @@
  */
 import os from "node:os";
 import { createClient } from "@keyv/redis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPLY_TIMEOUT_MS } from "../../src/store/backends/redis.js";
 import { createStore } from "../../src/store/create-store.js";
 import { eventually } from "../support/eventually.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
-import { StallingProxy } from "../support/stalling-proxy.js";
+import { stallableRedis } from "../support/stalled-redis.js";
 
-let redis: RedisServer;
-let proxy: StallingProxy;
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-}, 20_000);
-
-afterAll(async () => {
-  await proxy?.close();
-  await redis?.stop();
-});
+const stalling = stallableRedis();
 
 describe("restarting a stalled command link", () => {
   it("leaves exactly one connection once the link forwards again", async () => {
-    proxy = new StallingProxy(redis.port);
-    const url = await proxy.listen();
+    const { proxy, url } = await stalling.proxied();
     const errors: unknown[] = [];
     const store = await createStore({ url, dataDir: os.tmpdir(), onError: (e) => errors.push(e) });
     // Direct to Redis: the only other client of this server.
-    const observer = createClient({ url: redis.url });
+    const observer = createClient({ url: stalling.server().url });
     await observer.connect();
     const observerId = String(await observer.sendCommand(["CLIENT", "ID"]));
     /** The store's connections as Redis counts them (everything but the observer). */

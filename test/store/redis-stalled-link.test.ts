@@ -7,14 +7,13 @@
  * report healthy and calls work.
  */
 import os from "node:os";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Readiness } from "../../src/ops/readiness.js";
 import { REPLY_TIMEOUT_MS } from "../../src/store/backends/redis.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore, PING_TIMEOUT_MS } from "../../src/store/create-store.js";
 import { eventually } from "../support/eventually.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
-import { StallingProxy } from "../support/stalling-proxy.js";
+import { stallableRedis } from "../support/stalled-redis.js";
 
 /** How long `work` took to settle, and how (never throws). */
 async function timed(work: () => Promise<unknown>): Promise<{ ms: number; outcome: unknown }> {
@@ -26,22 +25,11 @@ async function timed(work: () => Promise<unknown>): Promise<{ ms: number; outcom
   return { ms: Date.now() - start, outcome };
 }
 
-let redis: RedisServer;
-let proxy: StallingProxy;
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-}, 20_000);
-
-afterAll(async () => {
-  await proxy?.close();
-  await redis?.stop();
-});
+const stalling = stallableRedis();
 
 describe("a stalled link to Redis", () => {
   it("fails calls within the reply timeout, turns health false, and recovers when the link does", async () => {
-    proxy = new StallingProxy(redis.port);
-    const url = await proxy.listen();
+    const { proxy, url } = await stalling.proxied();
     const errors: unknown[] = [];
     const store = await createStore({ url, dataDir: os.tmpdir(), onError: (e) => errors.push(e) });
     const warnings: string[] = [];

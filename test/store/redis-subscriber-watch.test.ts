@@ -7,36 +7,24 @@
  */
 import os from "node:os";
 import { createClient } from "@keyv/redis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPLY_TIMEOUT_MS } from "../../src/store/backends/redis.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import { eventually } from "../support/eventually.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
-import { StallingProxy } from "../support/stalling-proxy.js";
+import { stallableRedis } from "../support/stalled-redis.js";
 
 const PREFIX = "watch-test";
 
-let redis: RedisServer;
-let proxy: StallingProxy;
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-}, 20_000);
-
-afterAll(async () => {
-  await proxy?.close();
-  await redis?.stop();
-});
+const stalling = stallableRedis();
 
 describe("a stalled pub/sub link to Redis", () => {
   it("is reopened within the reply timeout and a tick, subscribed again, and nothing arrives twice", async () => {
-    proxy = new StallingProxy(redis.port);
-    const url = await proxy.listen();
+    const { proxy, url } = await stalling.proxied();
     const warnings: string[] = [];
     const errors: unknown[] = [];
     const dataDir = os.tmpdir();
-    const store = await createStore({ url: redis.url, dataDir });
+    const store = await createStore({ url: stalling.server().url, dataDir });
     // Through the proxy: the process under test. Direct: another process publishing to it.
     const coordination = await createCoordination({
       url,
@@ -46,8 +34,13 @@ describe("a stalled pub/sub link to Redis", () => {
       onError: (error) => errors.push(error),
       onWarn: (message) => warnings.push(message),
     });
-    const publisher = await createCoordination({ url: redis.url, dataDir, store, keyPrefix: PREFIX });
-    const observer = createClient({ url: redis.url });
+    const publisher = await createCoordination({
+      url: stalling.server().url,
+      dataDir,
+      store,
+      keyPrefix: PREFIX,
+    });
+    const observer = createClient({ url: stalling.server().url });
     await observer.connect();
     const subscribers = async () =>
       (await observer.pubSubNumSub(`${PREFIX}:coord:news`))[`${PREFIX}:coord:news`];
