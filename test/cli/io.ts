@@ -3,7 +3,9 @@ import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
+import { expect } from "vitest";
 import type { CliIo } from "../../src/cli/cli-io.js";
+import { runCli } from "../../src/cli/run-cli.js";
 
 export interface TestIo {
   readonly io: CliIo;
@@ -41,4 +43,22 @@ export function testIo(cwd: string, env: Record<string, string>, overrides: Part
     stderr: collect(stderr),
     forced,
   };
+}
+
+/**
+ * Both `start` and `doctor` refuse the configuration `env` gives in `cwd` (exit 1), each saying
+ * `line`: start on stderr, doctor under its failed configuration check.
+ */
+export async function expectStartAndDoctorRefuse(
+  cwd: string,
+  env: Record<string, string>,
+  line: string,
+): Promise<void> {
+  const start = testIo(cwd, env);
+  expect(await runCli(["start"], start.io)).toBe(1);
+  expect(start.stderr()).toContain(line);
+  const doctor = testIo(cwd, env);
+  expect(await runCli(["doctor"], doctor.io)).toBe(1);
+  expect(doctor.stdout()).toContain("✗ configuration");
+  expect(doctor.stdout()).toContain(line);
 }

@@ -8,10 +8,9 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/run-cli.js";
 import type { Env } from "../../src/config/env-overrides.js";
 import { loadConfig } from "../../src/config/load-config.js";
-import { testIo } from "../cli/io.js";
+import { expectStartAndDoctorRefuse } from "../cli/io.js";
 
 const LOCAL = { OPENAI_BASE_URL: "http://localhost:11434/v1" };
 const FIX = "Give the workspace and data_dir separate folders";
@@ -97,12 +96,6 @@ describe("workspace roots and the data folder", () => {
     const cwd = project();
     const env = { ...LOCAL, COWORKER_WORKSPACE: "data", COWORKER_DATA_DIR: "data" };
     const line = `workspace.root (COWORKER_WORKSPACE): ${join(cwd, "data")} is the data folder`;
-    const start = testIo(cwd, env);
-    expect(await runCli(["start"], start.io)).toBe(1);
-    expect(start.stderr()).toContain(line);
-    const doctor = testIo(cwd, env);
-    expect(await runCli(["doctor"], doctor.io)).toBe(1);
-    expect(doctor.stdout()).toContain("✗ configuration");
-    expect(doctor.stdout()).toContain(line);
+    await expectStartAndDoctorRefuse(cwd, env, line);
   });
 });

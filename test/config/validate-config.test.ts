@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/run-cli.js";
 import type { Env } from "../../src/config/env-overrides.js";
 import { loadConfig } from "../../src/config/load-config.js";
-import { testIo } from "../cli/io.js";
+import { expectStartAndDoctorRefuse, testIo } from "../cli/io.js";
 
 function load(env: Env, yaml?: string) {
   const cwd = mkdtempSync(join(tmpdir(), "coworker-validate-"));
@@ -52,13 +52,7 @@ describe("config validation", () => {
     const env = { ...LOCAL, COWORKER_STORE_REDIS_PREFIX: "team-a" };
     const line =
       'COWORKER_STORE_REDIS_PREFIX (store_redis_prefix) is set to "team-a", but the store in use is the embedded SQLite file';
-    const start = testIo(cwd, env);
-    expect(await runCli(["start"], start.io)).toBe(1);
-    expect(start.stderr()).toContain(line);
-    const doctor = testIo(cwd, env);
-    expect(await runCli(["doctor"], doctor.io)).toBe(1);
-    expect(doctor.stdout()).toContain("✗ configuration");
-    expect(doctor.stdout()).toContain(line);
+    await expectStartAndDoctorRefuse(cwd, env, line);
     // With a Redis URL the prefix is what it is for.
     expect(load({ ...env, COWORKER_STORE_URL: "redis://localhost:6379" }).ok).toBe(true);
   });
