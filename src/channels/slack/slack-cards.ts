@@ -118,6 +118,11 @@ function slackOutcome(outcome: CardOutcome): string {
   );
 }
 
+/** About how long a card's notification text may be (the title gives way to the outcome). */
+const NOTIFICATION_CHARS = 300;
+/** The least of the title a notification keeps, however long the outcome. */
+const MIN_NOTIFICATION_TITLE = 40;
+
 /**
  * Render a card; decided cards (with an outcome) show it instead of buttons and footer. `file`
  * names the file posted with the whole of its cut code (card-attachment.ts), if there is one.
@@ -142,8 +147,11 @@ export function renderCard(card: Card, file?: string): SlackPayload {
   if (view.outcome !== undefined) blocks.push(context(`*${slackOutcome(view.outcome)}*`));
   blocks.push(...cardButtons(view));
   if (view.footer !== undefined) blocks.push(context(escapeMrkdwn(view.footer)));
+  // The notification's text: the title, cut to leave the outcome whole (a cut inside its <@U…>
+  // mention would show the raw id), escaped like every other line of the card.
   const state = view.outcome !== undefined ? ` — ${slackOutcome(view.outcome)}` : "";
-  return { blocks, text: truncate(`${view.title}${state}`, 300) };
+  const titleBudget = Math.max(MIN_NOTIFICATION_TITLE, NOTIFICATION_CHARS - state.length);
+  return { blocks, text: `${truncate(escapeMrkdwn(view.title), titleBudget)}${state}` };
 }
 
 /** What ends the plain-text card: its outcome, or the typed replies that do what its buttons do. */

@@ -78,6 +78,21 @@ describe("renderCard", () => {
     expect(JSON.stringify(blocks)).not.toContain("admin");
   });
 
+  it("keeps a settled card's notification text whole at the outcome, cutting an escaped title instead", () => {
+    const by = { platform: "slack", id: "U0123", name: "Ana" };
+    const outcome = { text: "Approved by ", by, after: " — Always allow run_command" };
+    const { text } = renderCard({
+      ...approval,
+      title: `<!channel> ${"x".repeat(400)}`,
+      buttons: [],
+      outcome,
+    });
+    expect(text.endsWith(" — Approved by <@U0123> — Always allow run_command")).toBe(true);
+    expect(text.startsWith("&lt;!channel&gt; xxx")).toBe(true);
+    expect(text).not.toContain("<!channel>");
+    expect(text.length).toBeLessThanOrEqual(300);
+  });
+
   it("cuts long labels to 75 characters and keeps huge diffs and many options inside Slack's limits", () => {
     const card: Card = {
       pendingId: "q1",
