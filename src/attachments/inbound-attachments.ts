@@ -34,6 +34,7 @@ import { fenceLanguage, fileKindOf } from "./file-kind.js";
 import { extractPdfText } from "./pdf-text.js";
 import type { Transcriber } from "./transcriber.js";
 import { localSlotBudget, type SlotBudget } from "../store/slot-budget.js";
+import { type BudgetTurn, budgetTurns } from "./budget-turns.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 
@@ -117,33 +118,6 @@ interface Origin {
   readonly sessionKey: string;
   /** Platform-qualified user id ("telegram:42"). */
   readonly sender: string;
-}
-
-/**
- * One file's place in its message's order for the hourly transcription budget: `ready` settles
- * once every file attached before it has taken its share of the budget or passed it by; `pass`
- * lets the next file go (idempotent). Files are read in parallel, so without it which recordings
- * an over-budget message has transcribed would depend on which read finished first.
- */
-interface BudgetTurn {
-  readonly ready: Promise<void>;
-  readonly pass: () => void;
-}
-
-/** A turn per file, in the files' order (see BudgetTurn). */
-function budgetTurns(count: number): BudgetTurn[] {
-  const turns: BudgetTurn[] = [];
-  let ready: Promise<void> = Promise.resolve();
-  for (let index = 0; index < count; index++) {
-    let pass!: () => void;
-    const passed = new Promise<void>((resolve) => {
-      pass = resolve;
-    });
-    turns.push({ ready, pass });
-    // A file that passes early (not a recording) lets the next one go only when its own turn came.
-    ready = ready.then(() => passed);
-  }
-  return turns;
 }
 
 /** What one file yields (usually one of these). */
