@@ -8,7 +8,14 @@
  * quotes a file's text).
  */
 import type { AlwaysOption } from "../core/events.js";
-import type { Card, CardBlock, CardButton, CardOutcome, CardPerson } from "../core/card.js";
+import {
+  type Card,
+  type CardBlock,
+  type CardButton,
+  type CardOutcome,
+  type CardPerson,
+  formatOutcome,
+} from "../core/card.js";
 import { whoMayDecide } from "./authorisation.js";
 import type { PendingApproval, PendingItem, PendingPerson, PendingPlan } from "./pending-item.js";
 
@@ -59,7 +66,7 @@ export function personText(person: CardPerson): string {
 
 /** An outcome line in plain text ("Approved by Ana (id U0123) — Always allow write_file"). */
 export function outcomeText(outcome: CardOutcome): string {
-  return outcome.by ? `${outcome.text}${personText(outcome.by)}${outcome.after ?? ""}` : outcome.text;
+  return formatOutcome(outcome, (text) => text, personText);
 }
 
 /** Who settled an item, for outcome lines: "Approved by <person>", or the system outcome. */

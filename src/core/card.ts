@@ -67,3 +67,16 @@ export interface CardRef {
   readonly messageId: string;
   readonly [detail: string]: string | number;
 }
+
+/**
+ * An outcome line in a platform's format: its text parts escaped for it by `escapeText`, the person
+ * by `person` (a Slack mention, a Telegram name with the user id).
+ */
+export function formatOutcome(
+  outcome: CardOutcome,
+  escapeText: (text: string) => string,
+  person: (by: CardPerson) => string,
+): string {
+  if (!outcome.by) return escapeText(outcome.text);
+  return `${escapeText(outcome.text)}${person(outcome.by)}${escapeText(outcome.after ?? "")}`;
+}

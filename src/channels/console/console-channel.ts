@@ -17,7 +17,7 @@ import type { PressResult } from "../../core/button-press.js";
 import type { ThreadOutput, TurnRenderer } from "../../core/thread-output.js";
 import { parseTextCommand } from "../../sessions/text-commands.js";
 import type { ChannelAdapter, ChannelHealth } from "../channel-adapter.js";
-import { formatOutcome } from "../shared/card-view.js";
+import { formatOutcome } from "../../core/card.js";
 import { parseCardAnswer, renderCard } from "./card-prompt.js";
 import { ConsoleTurnRenderer } from "./console-renderer.js";
 import { TerminalWriter } from "./terminal-writer.js";

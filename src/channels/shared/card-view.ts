@@ -7,7 +7,7 @@
  * Telegram inline keyboard and HTML, and the console prompt only format this view.
  */
 import { APPROVE_ONCE, DENY } from "../../approvals/approval-card.js";
-import type { Card, CardBlock, CardButton, CardOutcome, CardPerson } from "../../core/card.js";
+import type { Card, CardBlock, CardButton, CardOutcome } from "../../core/card.js";
 import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
 import { revealHidden } from "./reveal-hidden.js";
 
@@ -99,19 +99,6 @@ function viewOutcome(outcome: CardOutcome): CardOutcome {
   if (!outcome.by) return { text };
   const by = { ...outcome.by, name: revealHidden(outcome.by.name) };
   return outcome.after === undefined ? { text, by } : { text, by, after: revealHidden(outcome.after) };
-}
-
-/**
- * An outcome line in a platform's format: its text parts escaped for it by `escapeText`, the person
- * by `person` (a Slack mention, a Telegram name with the user id).
- */
-export function formatOutcome(
-  outcome: CardOutcome,
-  escapeText: (text: string) => string,
-  person: (by: CardPerson) => string,
-): string {
-  if (!outcome.by) return escapeText(outcome.text);
-  return `${escapeText(outcome.text)}${person(outcome.by)}${escapeText(outcome.after ?? "")}`;
 }
 
 /** Derive what `card` shows. */

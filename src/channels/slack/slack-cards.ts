@@ -6,7 +6,7 @@
  * instead. Everything is clamped to Slack's block, section and total-text limits; code cut to fit
  * is followed by a notice of how much is not shown, and of the file holding all of it once posted.
  */
-import type { Card, CardOutcome } from "../../core/card.js";
+import { type Card, type CardOutcome, formatOutcome } from "../../core/card.js";
 import { trimTrailing } from "../../core/trim-trailing.js";
 import {
   type CardBlockFormat,
@@ -15,7 +15,6 @@ import {
   cardView,
   cutForCard,
   formatCardBlock,
-  formatOutcome,
 } from "../shared/card-view.js";
 import {
   ACTION_IDS,

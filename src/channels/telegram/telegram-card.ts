@@ -7,14 +7,13 @@
  * file holding all of it once posted.
  */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
-import type { Card, CardButton, CardOutcome } from "../../core/card.js";
+import { type Card, type CardButton, type CardOutcome, formatOutcome } from "../../core/card.js";
 import {
   type CardBlockFormat,
   type CardView,
   cardView,
   cutForCard,
   formatCardBlock,
-  formatOutcome,
 } from "../shared/card-view.js";
 import { escapeHtml, markdownToTelegramHtml, preBlock } from "./telegram-html.js";
 import { splitTelegramHtml } from "./telegram-split.js";
