@@ -9,6 +9,7 @@
  */
 import { isSavedFile } from "../core/attachment.js";
 import type { ConversationMessage } from "../core/messages.js";
+import { oneLine } from "./outbound.js";
 
 /** Names shown at most; the rest are counted. */
 const MAX_NAMES = 10;
@@ -16,7 +17,7 @@ const MAX_NAMES = 10;
 const NAME_CHARS = 80;
 
 function shown(name: string): string {
-  const flat = name.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ");
+  const flat = oneLine(name);
   return flat.length <= NAME_CHARS ? flat : `${flat.slice(0, NAME_CHARS - 1)}…`;
 }
 

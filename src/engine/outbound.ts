@@ -186,7 +186,7 @@ function projected(message: ConversationMessage): ModelMessage {
 export const FILE_TEXT_TAG = "attached-file";
 
 /** A file name or note on one line: a line break in it cannot start a line of its own. */
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ");
 }
 

@@ -164,18 +164,10 @@ export async function authorizeCall(
     label: callLabel(tool, args),
     ...(clearedBy ? { clearedBy } : {}),
     ...(approved ? { approvedByPerson: true } : {}),
-    ...(approved && tool.bindsPreview ? { stillAsApproved: stillShows(ctx, tool, args, approved) } : {}),
+    ...(approved && tool.bindsPreview
+      ? { stillAsApproved: () => previewStillBound(ctx, tool, args, approved) }
+      : {}),
   };
-}
-
-/** The call's preview, made again from `args` when run, if made from the content `approved` was. */
-function stillShows(
-  ctx: TurnContext,
-  tool: AnyTool,
-  args: Record<string, unknown>,
-  approved: CardPreview,
-): () => Promise<ToolPreview | undefined> {
-  return () => previewStillBound(ctx, tool, args, approved);
 }
 
 /** Whether `value` nests objects or arrays more than `max` levels deep (walked without recursion). */

@@ -61,7 +61,7 @@ function grantFor(
 }
 
 /** What the approval card shows of a call: the tool's own preview, else its name and arguments. */
-export async function cardPreview(
+async function cardPreview(
   ctx: TurnContext,
   tool: AnyTool,
   args: Record<string, unknown>,
