@@ -87,11 +87,7 @@ export class TelegramAccess {
    */
   refusal(chat: AccessChat, user: AccessUser): string | undefined {
     const now = this.now();
-    const key = `${chat.id}:${user.id}`;
-    const last = this.refusedAt.get(key);
-    if (last !== undefined && now - last < REFUSAL_EVERY_MS) return undefined;
-    if (this.refusedAt.size >= MEMORY_CAP) this.refusedAt.clear();
-    this.refusedAt.set(key, now);
+    if (!this.firstThisHour(`${chat.id}:${user.id}`, now)) return undefined;
     const code = this.codeFor(user, now);
     const chatHint =
       chat.type === "private"
@@ -108,16 +104,19 @@ export class TelegramAccess {
    * told within the last hour. Nobody can be authorised or held to account as that sender.
    */
   anonymousNote(chat: AccessChat): string | undefined {
-    const now = this.now();
-    const key = `${chat.id}:anonymous`;
-    const last = this.refusedAt.get(key);
-    if (last !== undefined && now - last < REFUSAL_EVERY_MS) return undefined;
-    if (this.refusedAt.size >= MEMORY_CAP) this.refusedAt.clear();
-    this.refusedAt.set(key, now);
+    if (!this.firstThisHour(`${chat.id}:anonymous`, this.now())) return undefined;
     return (
       "Sorry, I can't work for anonymous group admins: I can't tell who is asking. " +
       'Turn off "Remain anonymous" in your admin rights to talk to me.'
     );
+  }
+  /** Whether nobody was told under `key` within the last hour; if so, it counts as told now. */
+  private firstThisHour(key: string, now: number): boolean {
+    const last = this.refusedAt.get(key);
+    if (last !== undefined && now - last < REFUSAL_EVERY_MS) return false;
+    if (this.refusedAt.size >= MEMORY_CAP) this.refusedAt.clear();
+    this.refusedAt.set(key, now);
+    return true;
   }
 
   private codeFor(user: AccessUser, now: number): string {
