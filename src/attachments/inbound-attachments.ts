@@ -137,7 +137,7 @@ export const TRANSCRIPTION_HINT =
  * recording within the length cap is rarely refused; one at a lower bitrate may run longer than
  * the cap (by the ratio of the bitrates) but no longer without bound.
  */
-export const AUDIO_BYTES_PER_S_WITHOUT_DURATION = 64_000 / 8;
+const AUDIO_BYTES_PER_S_WITHOUT_DURATION = 64_000 / 8;
 
 const HEAD_BYTES = 4096;
 

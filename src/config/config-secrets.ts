@@ -12,7 +12,7 @@ import { isSecretKey, registerSecret } from "../logging/redact.js";
 import type { CoworkerConfig } from "./schema.js";
 
 /** The configured secret values (blank ones left out). */
-export function secretsOf(config: CoworkerConfig): readonly string[] {
+function secretsOf(config: CoworkerConfig): readonly string[] {
   const values = [
     config.model.api_key,
     config.reviewer.api_key,

@@ -8,7 +8,7 @@ import { realPathAllowingMissingSync } from "../core/real-paths.js";
 import type { CoworkerConfig } from "./schema.js";
 
 /** A workspace root: the key that set it, the path as configured and its real path. */
-export interface WorkspaceRoot {
+interface WorkspaceRoot {
   readonly key: string;
   readonly path: string;
   readonly real: string;

@@ -20,7 +20,7 @@ const VIEWABLE: Readonly<Record<string, string>> = {
 };
 
 /** The most pixels an image shown to a model may have (40 megapixels). */
-export const IMAGE_MAX_PIXELS = 40_000_000;
+const IMAGE_MAX_PIXELS = 40_000_000;
 /** The longest side an image shown to a model may have, in pixels. */
 export const IMAGE_MAX_SIDE = 12_000;
 

@@ -11,7 +11,6 @@ import { STORE_NAMESPACES, type KeyValueSpace, type Store, type StoreNamespace }
 import { describeStoreTarget, resolveStoreTarget, type StoreTarget } from "./store-url.js";
 
 /** How long `ping()` waits for the backend before reporting it unhealthy. */
-export { PING_TIMEOUT_MS };
 
 /** Where the store lives: COWORKER_STORE_URL and COWORKER_DATA_DIR, plus a sink for background errors. */
 export interface CreateStoreOptions {

@@ -95,7 +95,7 @@ export interface BotIdentity {
 }
 
 /** The sender Telegram puts in `from` for a group admin who "remains anonymous". */
-export const GROUP_ANONYMOUS_BOT_ID = 1087968824;
+const GROUP_ANONYMOUS_BOT_ID = 1087968824;
 
 /** A message an anonymous admin sent as the group itself: no person can be told from it. */
 export function isAnonymousAdmin(message: Pick<TelegramMessage, "from" | "sender_chat" | "chat">): boolean {

@@ -42,7 +42,7 @@ export interface WebhookOptions {
 }
 
 const DEFAULT_ANSWER_WITHIN_MS = 9000;
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 const SECRET_HEADER = "x-telegram-bot-api-secret-token";
 

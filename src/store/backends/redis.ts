@@ -48,7 +48,7 @@ export function redisKeyspace(prefix?: string): RedisKeyspace {
 }
 
 /** The keyv namespace (the part before "::") of `namespace` in `keyspace`. */
-export function redisNamespace(keyspace: RedisKeyspace, namespace: StoreNamespace): string {
+function redisNamespace(keyspace: RedisKeyspace, namespace: StoreNamespace): string {
   return `${keyspace.head}${namespace}`;
 }
 

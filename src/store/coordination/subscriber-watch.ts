@@ -23,7 +23,7 @@ import { randomUUID } from "node:crypto";
 import { type RedisClient, type RedisConnection, REPLY_TIMEOUT_MS } from "../backends/redis.js";
 
 /** How often a heartbeat is published (and the watch looks at what it heard). */
-export const HEARTBEAT_INTERVAL_MS = 1_000;
+const HEARTBEAT_INTERVAL_MS = 1_000;
 
 /** The heartbeat channel's name after the coordination's head: one per process. */
 export function heartbeatChannel(head: string): string {
