@@ -4,7 +4,6 @@
  * SDK that already talks to the chat model. Only built when `transcription` is configured.
  */
 import { readFile } from "node:fs/promises";
-import { registerSecret } from "../logging/redact.js";
 import OpenAI, { toFile } from "openai";
 
 /** Turns one audio file into text. */
@@ -27,7 +26,7 @@ export interface TranscriptionSettings {
 
 /** A Transcriber on an OpenAI-compatible endpoint. */
 export function openAITranscriber(settings: TranscriptionSettings): Transcriber {
-  registerSecret(settings.apiKey);
+  // The key is the configuration's (transcription.api_key), registered with the redactor at start.
   const client = new OpenAI({
     baseURL: settings.baseURL.replace(/\/+$/, ""),
     apiKey: settings.apiKey ?? "no-key",

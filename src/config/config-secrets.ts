@@ -4,7 +4,9 @@
  * value — also the ones no token pattern knows: Slack's signing secret, the Telegram webhook
  * secret, a password in the store URL, MCP servers' credentials. Loading a configuration registers
  * nothing (load-config.ts has no side effects): the commands that run on one register its secrets
- * once, first (app/start-app.ts startApp, cli/doctor-command.ts). An MCP server's env values and
+ * once, first (app/start-app.ts startApp, cli/doctor-command.ts); this is the one place API keys
+ * are registered — the model, reviewer and transcription clients take theirs from this configuration
+ * (OPENAI_API_KEY is loaded into model.api_key) and register nothing themselves. An MCP server's env values and
  * headers are configuration, not all of them secret: only those whose name says so count (the
  * redactor's own rule, isSecretKey).
  */

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { registerConfigSecrets } from "../../src/config/config-secrets.js";
 import { loadConfig } from "../../src/config/load-config.js";
+import { createLogger } from "../../src/logging/logger.js";
 import { scrubSecrets } from "../../src/logging/redact.js";
 
 function project(yaml: string): string {
@@ -50,6 +51,32 @@ tools:
       expect(scrubSecrets(text(secret))).toBe(text("[redacted]"));
     expect(scrubSecrets(text("eu-central-1"))).toBe(text("eu-central-1"));
     expect(scrubSecrets(text("en-GB-oxendict"))).toBe(text("en-GB-oxendict"));
+  });
+
+  it("include the API keys from the file and from OPENAI_API_KEY alone: a log line shows neither", () => {
+    // The model, reviewer and transcription clients register nothing themselves: their keys are these.
+    const envKey = "env-only-key-5b7c9d1e3f";
+    const reviewerKey = "reviewer-file-key-8a6e4c2b";
+    const transcriptionKey = "transcribe-file-key-1f3e5d7c";
+    const cwd = project(`
+reviewer: { api_key: ${reviewerKey} }
+transcription: { model: whisper-1, base_url: "https://api.example/v1", api_key: ${transcriptionKey} }
+`);
+    const loaded = loadConfig({ env: { OPENAI_API_KEY: envKey }, cwd });
+    if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
+    expect(loaded.config.model.api_key).toBe(envKey);
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: "info",
+      destination: { write: (line: string) => void lines.push(line) },
+      pretty: false,
+    });
+    registerConfigSecrets(loaded.config);
+    for (const key of [envKey, reviewerKey, transcriptionKey])
+      logger.warn({ detail: `the endpoint echoed ${key}` }, `rejected ${key}`);
+    const text = lines.join("");
+    for (const key of [envKey, reviewerKey, transcriptionKey]) expect(text).not.toContain(key);
+    expect(text.split("[redacted]").length - 1).toBe(6);
   });
 
   it("refuse a webhook secret shorter than 16 characters", () => {

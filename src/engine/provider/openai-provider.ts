@@ -10,7 +10,6 @@
  * server streaming empty or other-choice chunks cannot hold a turn open. Aborting
  * `request.signal` aborts the HTTP request at once.
  */
-import { registerSecret } from "../../logging/redact.js";
 import { randomBytes } from "node:crypto";
 import OpenAI from "openai";
 import type { ModelMessage } from "../../core/messages.js";
@@ -64,8 +63,9 @@ export class OpenAIProvider implements ProviderClient {
     this.maxRetries = options.maxRetries ?? 3;
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? abortableSleep;
-    // Whatever its shape, the key is taken out of every message and log line (a proxy may echo it).
-    registerSecret(options.apiKey);
+    // The key comes from the configuration, whose secrets are registered with the redactor at start
+    // (config/config-secrets.ts registerConfigSecrets): a message or log line echoing it shows
+    // `[redacted]`, whatever its shape.
     const baseFetch = options.fetch;
     this.client = new OpenAI({
       baseURL: this.baseURL,

@@ -6,7 +6,6 @@
  * and older vLLM builds; the prompt already demands JSON). Errors are thrown; the Reviewer turns
  * them into "unsure".
  */
-import { registerSecret } from "../../logging/redact.js";
 import OpenAI, { APIError } from "openai";
 import type { ReviewerMessage } from "./review-input.js";
 import { VERDICT_JSON_SCHEMA } from "./verdict.js";
@@ -40,7 +39,9 @@ export class OpenAIReviewerModel implements ReviewerModel {
   private structured = true;
 
   constructor(private readonly options: OpenAIReviewerModelOptions) {
-    registerSecret(options.apiKey ?? process.env.OPENAI_API_KEY);
+    // No registerSecret here: the key is the configuration's (reviewer.api_key, else model.api_key,
+    // which loading fills from OPENAI_API_KEY), registered with the redactor at start
+    // (config/config-secrets.ts); the env fallback below reads that same variable.
     this.client = new OpenAI({
       baseURL: (options.baseURL ?? process.env.OPENAI_BASE_URL ?? "https://api.openai.com/v1").replace(
         /\/+$/,

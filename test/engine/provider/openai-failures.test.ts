@@ -1,6 +1,7 @@
 /** OpenAIProvider maps HTTP failures to friendly errors, detects overflow, stalls and aborts. */
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { registerSecret } from "../../../src/logging/redact.js";
 import { ContextOverflowError, ProviderError } from "../../../src/engine/provider/provider.js";
 import {
   BASE_URL,
@@ -43,7 +44,9 @@ describe("OpenAIProvider HTTP errors", () => {
     expect(scope.isDone()).toBe(true);
   });
 
-  it("takes its own API key out of what it quotes, whatever the key's shape, and an endpoint's query", async () => {
+  it("takes a registered API key out of what it quotes, whatever the key's shape, and an endpoint's query", async () => {
+    // The app registers the configured key at start (config/config-secrets.ts); the provider does not.
+    registerSecret("gsk_live_0123456789abcdef");
     nock(HOST)
       .post(PATH)
       .reply(400, { error: { message: "key gsk_live_0123456789abcdef is not allowed for this model" } });
@@ -136,6 +139,7 @@ describe("OpenAIProvider HTTP errors", () => {
         }),
         SSE_HEADERS,
       );
+    registerSecret("mst_live_4f9a2c7d81e6b3"); // as the app does at start with the configured key
     const { provider } = testProvider({ apiKey: "mst_live_4f9a2c7d81e6b3" });
     const { error } = await collect(provider.stream(request()));
     expect((error as Error).message).toBe(
