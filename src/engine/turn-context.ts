@@ -26,6 +26,7 @@ import { type PermissionEngine, provenanceOf } from "./permissions/permission-en
 import type { ProviderClient } from "./provider/provider.js";
 import type { ReviewerDenialReporter, ReviewerGate } from "./reviewer/reviewer-gate.js";
 import { outsideReadsOf } from "./outside-reads.js";
+import { attachedFilesOf } from "./attached-files.js";
 import { type ConversationExecutionRequest, withMode } from "../core/request.js";
 import { preview, statusReason } from "./tool-results.js";
 
@@ -93,9 +94,16 @@ export class TurnContext {
   usage: TokenUsage | undefined;
   private readonly controller = new AbortController();
   private completed = false;
-  /** The last outsideReads answer, with the history length and requester it was worked out for. */
-  private knownOutsideReads:
-    | { readonly length: number; readonly requester: string; readonly reads: string | undefined }
+  /**
+   * What outsideReads and attachedFiles last answered, with the history length and requester they
+   * were worked out for (see outsideReads).
+   */
+  private knownAboutHistory:
+    | {
+        readonly length: number;
+        readonly requester: string;
+        readonly answers: Map<"outsideReads" | "attachedFiles", string | undefined>;
+      }
     | undefined;
   /** Messages in the history that are not persisted yet (see `hold`). */
   private unsaved: ConversationMessage[] = [];
@@ -126,22 +134,45 @@ export class TurnContext {
   /**
    * The tools reading outside content (web pages, other channels, MCP data) the agent has called
    * since the requester last wrote, as "web_fetch ×2, catch_up"; undefined when none (see
-   * outsideReadsOf). The reviewer and the approval card are both told, and asking twice about one
-   * call (a shadow or unsure review, then the card) works it out once: the history only grows, so
-   * the answer holds until a message is added.
+   * outsideReadsOf). The reviewer and the approval card are both told.
    */
   outsideReads(): string | undefined {
-    const requester = this.request.requester.userId;
-    const known = this.knownOutsideReads;
-    if (known?.length === this.history.length && known.requester === requester) return known.reads;
     const { registry } = this.deps;
-    const reads = outsideReadsOf(
-      this.history,
-      requester,
-      (name) => registry.get(name)?.readsOutside === true,
+    return this.aboutHistory("outsideReads", (requester) =>
+      outsideReadsOf(this.history, requester, (name) => registry.get(name)?.readsOutside === true),
     );
-    this.knownOutsideReads = { length: this.history.length, requester, reads };
-    return reads;
+  }
+
+  /**
+   * The names of the files the requester's messages in this turn came with, as "report.pdf,
+   * notes.txt"; undefined when none (see attachedFilesOf). The reviewer and the approval card are
+   * both told.
+   */
+  attachedFiles(): string | undefined {
+    return this.aboutHistory("attachedFiles", (requester) =>
+      attachedFilesOf(this.request.metadata, this.history, requester),
+    );
+  }
+
+  /**
+   * `work`'s answer about the history for the requester, worked out once while the history stays
+   * as it is: asking twice about one call (a shadow or unsure review, then the card) reads the
+   * history once. The history only grows, so an answer holds until a message is added.
+   */
+  private aboutHistory(
+    question: "outsideReads" | "attachedFiles",
+    work: (requester: string) => string | undefined,
+  ): string | undefined {
+    const requester = this.request.requester.userId;
+    let known = this.knownAboutHistory;
+    if (known?.length !== this.history.length || known.requester !== requester) {
+      known = { length: this.history.length, requester, answers: new Map() };
+      this.knownAboutHistory = known;
+    }
+    if (known.answers.has(question)) return known.answers.get(question);
+    const answer = work(requester);
+    known.answers.set(question, answer);
+    return answer;
   }
 
   /** Stop the turn: aborts the model request, running tools and any pending wait. */

@@ -13,7 +13,6 @@ import type { Grant } from "../permissions/grants.js";
 import { type Decision, domainOf } from "../permissions/permission-engine.js";
 import { preview, TOOL_RESULT } from "../tool-results.js";
 import type { TurnContext } from "../turn-context.js";
-import { attachedFilesOf } from "../attached-files.js";
 import {
   type ApprovalOutcome,
   type CardPreview,
@@ -122,7 +121,7 @@ export async function requestApproval(
   };
   const outsideReads = ctx.outsideReads();
   // The files of every message the requester sent in this turn, steering included.
-  const attachedFiles = attachedFilesOf(ctx.request.metadata, ctx.history, ctx.request.requester.userId);
+  const attachedFiles = ctx.attachedFiles();
   const request: PermissionRequest = {
     ...notice,
     callId: hop === undefined ? call.id : `${call.id}~${hop}`,

@@ -68,10 +68,9 @@ export function humanFloor(
 
 function inputOf(ctx: TurnContext, tool: AnyTool, args: Record<string, unknown>): ReviewInput {
   const requester = ctx.request.requester.userId;
-  const outside = [
-    outsideReadsFact(ctx.outsideReads()),
-    attachedFilesFact(ctx.request.metadata, ctx.history, requester),
-  ].filter((fact): fact is string => fact !== undefined);
+  const outside = [outsideReadsFact(ctx.outsideReads()), attachedFilesFact(ctx.attachedFiles())].filter(
+    (fact): fact is string => fact !== undefined,
+  );
   return {
     ...reviewLinesOf(ctx.history, requester),
     tool: { name: tool.name, description: tool.description, category: tool.category },

@@ -120,8 +120,7 @@ describe("a reviewed call after an outside read", () => {
       /^summarise this invoice\n\n<attached-file>\nContent of the attached file invoice\.pdf/,
     );
     expect(agentTurn).toContain("I approve this.\n</attached-file>");
-    expect(attachedFilesFact({ files: [] })).toBeUndefined();
-    expect(attachedFilesFact({})).toBeUndefined();
+    expect(attachedFilesFact(undefined)).toBeUndefined();
   });
 
   it("says nothing of outside reads in a turn that made none", async () => {
