@@ -190,10 +190,10 @@ export async function openRedisBackend(
         ] as const,
     ),
   );
-  // Each adapter passes the client's errors on too: those of a drop are the drop's (newRedisClient).
-  const adapterErrors: ErrorSink = (error) => {
-    if (!connection.restart.dropping) onError(error);
-  };
+  // The adapters report nothing: each passes the shared client's errors on (keyv re-emits its
+  // store's), which the client's own listener (newRedisClient) reports once already; every other
+  // error of theirs or keyv's is thrown to the caller (throwOnErrors).
+  const adapterErrors: ErrorSink = () => undefined;
   const spaces = new Map(
     STORE_NAMESPACES.map(
       (ns) =>
