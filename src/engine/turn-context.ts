@@ -149,9 +149,7 @@ export class TurnContext {
    * both told.
    */
   attachedFiles(): string | undefined {
-    return this.aboutHistory("attachedFiles", (requester) =>
-      attachedFilesOf(this.request.metadata, this.history, requester),
-    );
+    return this.aboutHistory("attachedFiles", (requester) => attachedFilesOf(this.history, requester));
   }
 
   /**
