@@ -12,6 +12,7 @@
  */
 import { isWithin } from "../core/real-paths.js";
 import type { CoworkerConfig } from "./schema.js";
+import { settingLabel } from "./env-overrides.js";
 import { realPathAtLoad, workspaceRoots } from "./workspace-roots.js";
 
 /** `/srv/ws`, or `/srv/ws-link → /srv/ws` when a link made the real path differ. */
@@ -25,10 +26,7 @@ function shown(path: string, real: string): string {
  * `sources` maps a dotted config path to the environment variable that set it.
  */
 export function dataDirRootProblems(config: CoworkerConfig, sources: ReadonlyMap<string, string>): string[] {
-  const named = (key: string): string => {
-    const variable = sources.get(key);
-    return variable === undefined ? key : `${key} (${variable})`;
-  };
+  const named = (key: string): string => settingLabel(key, sources.get(key));
   const dataDir = realPathAtLoad(config.data_dir);
   const data = `the data folder (${named("data_dir")}: ${shown(config.data_dir, dataDir)})`;
   const problems: string[] = [];

@@ -43,6 +43,15 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "COWORKER_TRANSCRIPTION_API_KEY", path: ["transcription", "api_key"], kind: "string" },
 ];
 
+/**
+ * How a message names a setting: the config key, then the environment variable behind it when
+ * there is one to name — `slack.bot_token (SLACK_BOT_TOKEN)`, `data_dir`. (Schema errors say
+ * `key (from VAR)`: the same order.)
+ */
+export function settingLabel(path: string, variable: string | undefined): string {
+  return variable === undefined ? path : `${path} (${variable})`;
+}
+
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export interface AppliedOverrides {

@@ -9,6 +9,7 @@
  */
 import { describeStoreTarget, resolveStoreTarget, type StoreTarget } from "../store/store-url.js";
 import { dataDirRootProblems } from "./data-dir-roots.js";
+import { settingLabel } from "./env-overrides.js";
 import { mcpServerFolderProblems } from "./mcp-server-folders.js";
 import type { CoworkerConfig } from "./schema.js";
 
@@ -17,11 +18,6 @@ export interface ValidationContext {
   readonly sources: ReadonlyMap<string, string>;
   /** Supported variables that are set but blank. */
   readonly empty: ReadonlySet<string>;
-}
-
-/** "SLACK_APP_TOKEN (slack.app_token)": the variable people set, and the key behind it. */
-function named(variable: string, path: string): string {
-  return `${variable} (${path})`;
 }
 
 function blank(context: ValidationContext, variable: string): string {
@@ -42,16 +38,19 @@ function slackProblems(config: CoworkerConfig, context: ValidationContext): stri
   const { bot_token, app_token, signing_secret } = config.slack;
   if (bot_token !== undefined && app_token === undefined && signing_secret === undefined) {
     return [
-      `${named("SLACK_BOT_TOKEN", "slack.bot_token")} is set, but Slack also needs ` +
-        `${named("SLACK_APP_TOKEN", "slack.app_token")} for Socket Mode (xapp-…) or ` +
-        `${named("SLACK_SIGNING_SECRET", "slack.signing_secret")} for HTTP events` +
+      `${settingLabel("slack.bot_token", "SLACK_BOT_TOKEN")} is set, but Slack also needs ` +
+        `${settingLabel("slack.app_token", "SLACK_APP_TOKEN")} for Socket Mode (xapp-…) or ` +
+        `${settingLabel("slack.signing_secret", "SLACK_SIGNING_SECRET")} for HTTP events` +
         blank(context, "SLACK_APP_TOKEN"),
     ];
   }
   if (bot_token === undefined && (app_token !== undefined || signing_secret !== undefined)) {
-    const other = app_token !== undefined ? "SLACK_APP_TOKEN" : "SLACK_SIGNING_SECRET";
+    const other =
+      app_token !== undefined
+        ? settingLabel("slack.app_token", "SLACK_APP_TOKEN")
+        : settingLabel("slack.signing_secret", "SLACK_SIGNING_SECRET");
     return [
-      `${other} is set, but Slack also needs ${named("SLACK_BOT_TOKEN", "slack.bot_token")}: the ` +
+      `${other} is set, but Slack also needs ${settingLabel("slack.bot_token", "SLACK_BOT_TOKEN")}: the ` +
         `Bot User OAuth Token (xoxb-…) under OAuth & Permissions${blank(context, "SLACK_BOT_TOKEN")}`,
     ];
   }
@@ -79,10 +78,7 @@ function storePrefixProblems(config: CoworkerConfig, context: ValidationContext)
     return [];
   }
   if (target.kind === "redis") return [];
-  const key = (path: string): string => {
-    const variable = context.sources.get(path);
-    return variable === undefined ? path : named(variable, path);
-  };
+  const key = (path: string): string => settingLabel(path, context.sources.get(path));
   const store =
     config.store_url === undefined || config.store_url.trim() === ""
       ? `${STORE_NAMES[target.kind]} (${describeStoreTarget(target)}: no store_url is set)`

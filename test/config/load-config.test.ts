@@ -258,7 +258,7 @@ describe("store_redis_prefix", () => {
       }),
     ).join("\n");
     expect(postgres).toContain(
-      'COWORKER_STORE_REDIS_PREFIX (store_redis_prefix) is set to "team-b", but the store in use is Postgres (COWORKER_STORE_URL (store_url): postgres://db.internal:5432/coworker)',
+      'store_redis_prefix (COWORKER_STORE_REDIS_PREFIX) is set to "team-b", but the store in use is Postgres (store_url (COWORKER_STORE_URL): postgres://db.internal:5432/coworker)',
     );
     expect(postgres).not.toContain("hunter2");
 

@@ -51,7 +51,7 @@ describe("config validation", () => {
     const cwd = mkdtempSync(join(tmpdir(), "coworker-validate-"));
     const env = { ...LOCAL, COWORKER_STORE_REDIS_PREFIX: "team-a" };
     const line =
-      'COWORKER_STORE_REDIS_PREFIX (store_redis_prefix) is set to "team-a", but the store in use is the embedded SQLite file';
+      'store_redis_prefix (COWORKER_STORE_REDIS_PREFIX) is set to "team-a", but the store in use is the embedded SQLite file';
     await expectStartAndDoctorRefuse(cwd, env, line);
     // With a Redis URL the prefix is what it is for.
     expect(load({ ...env, COWORKER_STORE_URL: "redis://localhost:6379" }).ok).toBe(true);
@@ -104,13 +104,13 @@ describe("config validation", () => {
 
   it("rejects a half-configured Slack instead of silently skipping it", () => {
     expect(problems({ ...LOCAL, SLACK_BOT_TOKEN: "xoxb-1-2" })).toContain(
-      "SLACK_BOT_TOKEN (slack.bot_token) is set, but Slack also needs SLACK_APP_TOKEN",
+      "slack.bot_token (SLACK_BOT_TOKEN) is set, but Slack also needs slack.app_token (SLACK_APP_TOKEN) for Socket Mode",
     );
     expect(problems({ ...LOCAL, SLACK_BOT_TOKEN: "xoxb-1-2", SLACK_APP_TOKEN: "" })).toContain(
       "SLACK_APP_TOKEN is set but empty",
     );
     expect(problems({ ...LOCAL, SLACK_APP_TOKEN: "xapp-1-2" })).toContain(
-      "SLACK_APP_TOKEN is set, but Slack also needs SLACK_BOT_TOKEN (slack.bot_token)",
+      "slack.app_token (SLACK_APP_TOKEN) is set, but Slack also needs slack.bot_token (SLACK_BOT_TOKEN)",
     );
   });
 
