@@ -32,7 +32,7 @@ function inOthersUploads(absolute: string, uploads: string, target: ThreadTarget
 
 /**
  * The entries of `uploads` that `target`'s conversation may not use, when `uploads` is `dir` or lies
- * inside it (none otherwise, or when it cannot be read: hidden() still judges every path).
+ * inside it (none otherwise, or when it cannot be read: the hidden test still judges every path).
  */
 async function othersUploadsWithin(
   dir: string,
@@ -73,9 +73,12 @@ export function conversationPaths(paths: WorkspacePaths, target: ThreadTarget | 
       const [hiddenBefore, uploads] = await Promise.all([paths.hidden(), uploadsFolder(paths)]);
       return (absolute: string) => hiddenBefore(absolute) || inOthersUploads(absolute, uploads, target);
     },
-    async hiddenWithin(dir: string) {
-      const [hiddenBefore, uploads] = await Promise.all([paths.hiddenWithin(dir), uploadsFolder(paths)]);
-      return [...hiddenBefore, ...(await othersUploadsWithin(dir, uploads, target))];
+    async hidingIn(dir: string) {
+      const [before, uploads] = await Promise.all([paths.hidingIn(dir), uploadsFolder(paths)]);
+      return {
+        hidden: (absolute: string) => before.hidden(absolute) || inOthersUploads(absolute, uploads, target),
+        within: [...before.within, ...(await othersUploadsWithin(dir, uploads, target))],
+      };
     },
   });
 }

@@ -36,7 +36,7 @@ export interface SearchQuery {
   /** Real paths never searched: the service's own files, other conversations' uploads (WorkspacePaths.hidden). */
   readonly hidden: (absolute: string) => boolean;
   /**
-   * Real paths `hidden` hides that ripgrep is told to skip up front (WorkspacePaths.hiddenWithin);
+   * Real paths `hidden` hides that ripgrep is told to skip up front (WorkspacePaths.hidingIn);
    * only a speed-up and a courtesy to other conversations: `hidden` stays the rule.
    */
   readonly hiddenPaths?: readonly string[];

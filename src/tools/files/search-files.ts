@@ -20,7 +20,7 @@ import {
   searchWithRipgrep,
 } from "./search-backends.js";
 import type { JsSearchLimits } from "./search-js.js";
-import type { ResolvedPath, WorkspacePaths } from "./workspace-paths.js";
+import type { ResolvedPath } from "./workspace-paths.js";
 
 /** Limits and engine choice for search_files. */
 export interface SearchFilesOptions {
@@ -59,10 +59,10 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
   const maxLineChars = options.maxLineChars ?? 300;
   let ripgrepAvailable = options.useRipgrep ?? true;
 
-  const run = async (query: SearchQuery, paths: WorkspacePaths): Promise<SearchMatch[]> => {
+  /** `hiddenPaths`: the paths `query.hidden` hides inside the target, for ripgrep to skip up front. */
+  const run = async (query: SearchQuery, hiddenPaths: readonly string[]): Promise<SearchMatch[]> => {
     if (ripgrepAvailable && (await isDirectory(query.target))) {
       try {
-        const hiddenPaths = await paths.hiddenWithin(query.target.absolute);
         return await searchWithRipgrep({ ...query, hiddenPaths }, options.ripgrepCommand);
       } catch (error) {
         if (!(error instanceof RipgrepMissingError)) throw error;
@@ -93,6 +93,7 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
       try {
         const target = await paths.resolve(requested);
         shown = target.display;
+        const { hidden, within } = await paths.hidingIn(target.absolute);
         const matches = await run(
           {
             pattern: args.pattern,
@@ -100,10 +101,10 @@ export function createSearchFilesTool(options: SearchFilesOptions) {
             glob: args.glob,
             limit: maxResults,
             maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
-            hidden: await paths.hidden(),
+            hidden,
             signal: context.signal,
           },
-          paths,
+          within,
         );
         if (matches.length === 0) return ok(`No matches for /${args.pattern}/ in ${shown}.`);
         const lines = await Promise.all(

@@ -60,12 +60,21 @@ export interface WorkspacePaths {
    */
   hidden(): Promise<(absolute: string) => boolean>;
   /**
-   * The real paths strictly inside the real directory `dir` that hidden() hides, as far as they
-   * can be named ahead: the service's own files and folders, and in one conversation's view the
-   * other conversations' folders now under uploads/. For a search engine to skip them up front
-   * (ripgrep's exclusion globs); hidden() stays the rule, applied to whatever is found.
+   * For a search of the real directory (or file) `dir`, worked out at once: hidden()'s test, and
+   * the real paths strictly inside `dir` it hides, as far as they can be named ahead — the
+   * service's own files and folders, and in one conversation's view the other conversations'
+   * folders now under uploads/ — for the search engine to skip up front (ripgrep's exclusion
+   * globs); the test stays the rule, applied to whatever is found.
    */
-  hiddenWithin(dir: string): Promise<readonly string[]>;
+  hidingIn(dir: string): Promise<HidingIn>;
+}
+
+/** What a search of one directory leaves out (WorkspacePaths.hidingIn). */
+export interface HidingIn {
+  /** hidden()'s test of real paths. */
+  readonly hidden: (absolute: string) => boolean;
+  /** The real paths strictly inside the directory that `hidden` hides, as far as they can be named ahead. */
+  readonly within: readonly string[];
 }
 
 /** Whether `absolute` is one of `offLimits` or lies inside one. */
@@ -124,8 +133,12 @@ export function createWorkspacePaths(options: WorkspaceRootsOptions): WorkspaceP
       const offLimits = await getOffLimits();
       return (absolute: string) => isOffLimits(absolute, offLimits);
     },
-    async hiddenWithin(dir: string) {
-      return (await getOffLimits()).filter((entry) => entry !== dir && isWithin(entry, dir));
+    async hidingIn(dir: string) {
+      const offLimits = await getOffLimits();
+      return {
+        hidden: (absolute: string) => isOffLimits(absolute, offLimits),
+        within: offLimits.filter((entry) => entry !== dir && isWithin(entry, dir)),
+      };
     },
     async resolve(input: string): Promise<ResolvedPath> {
       if (input.trim() === "") throw new PathOutsideWorkspaceError("the path is empty");
