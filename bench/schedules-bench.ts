@@ -16,6 +16,7 @@ import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "../src/schedul
 import type { Caller, ThreadTarget } from "../src/core/thread-target.js";
 import type { WakeTurn } from "../src/sessions/wake-turns.js";
 import { createStore } from "../src/store/create-store.js";
+import { storeSlotBudget } from "../src/store/slot-budget.js";
 import type { Store } from "../src/store/store.js";
 import type { WakeableSessions } from "../src/subscriptions/session-wake.js";
 import { hostLine, percentile, round1, writeResults } from "./support/report.js";
@@ -63,6 +64,7 @@ const open = (store: Store, sessions: WakeableSessions) =>
     notify: async () => undefined,
     settings: SETTINGS,
     owner: "bench",
+    wakeBudget: storeSlotBudget(store.space("budgets")),
   });
 
 const rssMb = () => process.memoryUsage().rss / 1_048_576;

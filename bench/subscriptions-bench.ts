@@ -11,6 +11,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { ThreadTarget } from "../src/core/thread-target.js";
 import { createStore } from "../src/store/create-store.js";
+import { storeSlotBudget } from "../src/store/slot-budget.js";
 import { type Clock, systemClock } from "../src/subscriptions/clock.js";
 import type { ObservedMessage } from "../src/subscriptions/observed-message.js";
 import type { PlatformDirectory } from "../src/subscriptions/platform-directory.js";
@@ -87,6 +88,7 @@ async function measureIngest(dataDir: string, concurrent: boolean) {
     directories: [directory],
     sink,
     notify: async () => undefined,
+    wakeBudget: storeSlotBudget(store.space("budgets")),
     onError: (error, context) => {
       throw new Error(`${context}: ${String(error)}`);
     },
@@ -170,6 +172,7 @@ async function measureWakeLatency(dataDir: string) {
     notify: async () => undefined,
     settings,
     clock,
+    wakeBudget: storeSlotBudget(store.space("budgets")),
   });
   await subscribeAll(service);
   for (let trial = 0; trial < LATENCY_TRIALS; trial += 1) {

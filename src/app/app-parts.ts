@@ -11,6 +11,7 @@ import type { Readiness } from "../ops/readiness.js";
 import type { Shutdown } from "../ops/shutdown.js";
 import type { ConversationService } from "../sessions/contracts.js";
 import type { Coordination } from "../store/coordination/coordination.js";
+import type { SlotBudget } from "../store/slot-budget.js";
 import type { Store } from "../store/store.js";
 import type { SandboxBackend } from "../tools/shell/sandbox-backend.js";
 
@@ -24,6 +25,12 @@ export interface AppContext {
   readonly store: Store;
   /** How this process coordinates with others on the store (in-process unless the store is Redis). */
   readonly coordination: Coordination;
+  /**
+   * The per-hour limits (wake-ups per subscription, wake_me_later per session, transcriptions per
+   * person), counted in the store's 'budgets' space: built once, shared by every part and every
+   * process on the store, and kept across restarts (store/slot-budget.ts).
+   */
+  readonly budget: SlotBudget;
   /** Names this process in leases, logs and the metrics' `process` label. */
   readonly processId: string;
   /**

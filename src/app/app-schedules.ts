@@ -20,7 +20,7 @@ import { createScheduleTools, type ScheduleToolsService } from "../schedules/sch
 import type { ScheduleArgs, WakeArgs } from "../schedules/task-planner.js";
 import type { Caller, ThreadTarget } from "../core/thread-target.js";
 import type { SessionManagerOptions } from "../sessions/session-manager.js";
-import { storeSlotBudget } from "../store/slot-budget.js";
+import type { SlotBudget } from "../store/slot-budget.js";
 import type { Store } from "../store/store.js";
 import type { Outcome } from "../subscriptions/channel-access.js";
 import type { NotifyingSessions } from "../subscriptions/session-wake.js";
@@ -33,6 +33,8 @@ export interface SchedulesOpenOptions {
   readonly settings: ScheduleSettings;
   readonly approvers: readonly string[];
   readonly logger: Logger;
+  /** Where wake_me_later calls per session are counted: the app's budget (AppContext.budget). */
+  readonly budget: SlotBudget;
 }
 
 const scheduledRunOf = (metadata: Readonly<Record<string, unknown>>): string | undefined => {
@@ -62,8 +64,7 @@ export class AppSchedules implements ScheduleToolsService {
       timezoneOf: (target, userId) =>
         this.timezones.get(target.platform)?.(target, userId) ?? Promise.resolve(undefined),
       onError: (error, context) => logger.warn({ err: error }, `schedules: ${context}`),
-      // wake_me_later per session counted in the store: every process on it together, across restarts.
-      wakeBudget: storeSlotBudget(options.store.space("budgets")),
+      wakeBudget: options.budget,
     });
   }
 

@@ -10,7 +10,7 @@
 import type { Logger } from "pino";
 import type { SessionManagerOptions } from "../sessions/session-manager.js";
 import type { Coordination } from "../store/coordination/coordination.js";
-import { storeSlotBudget } from "../store/slot-budget.js";
+import type { SlotBudget } from "../store/slot-budget.js";
 import type { Store } from "../store/store.js";
 import type { CatchUpArgs } from "../subscriptions/catch-up.js";
 import type { Caller } from "../core/thread-target.js";
@@ -46,6 +46,8 @@ export interface SubscriptionsOpenOptions {
   readonly coordination?: Coordination;
   /** Platform-qualified approver ids: they may cancel anyone's subscription (approvals.approvers). */
   readonly approvers: readonly string[];
+  /** Where wake-ups per subscription are counted: the app's budget (AppContext.budget). */
+  readonly budget: SlotBudget;
 }
 
 /** The app's channel subscriptions (see module comment). */
@@ -73,8 +75,7 @@ export class AppSubscriptions implements SubscriptionToolsService {
       approvers: options.approvers,
       onError: (error, context) => logger.warn({ err: error }, `subscriptions: ${context}`),
       ...(options.coordination?.distributed ? { shared: { coordination: options.coordination } } : {}),
-      // Wake-ups per subscription counted in the store: every process on it together, across restarts.
-      wakeBudget: storeSlotBudget(options.store.space("budgets")),
+      wakeBudget: options.budget,
     });
   }
 

@@ -1,15 +1,15 @@
 /**
  * The attachment intake the channels share, built from config: `attachments.*` caps and, when
  * `transcription` is configured, the transcriber for voice notes and audio (its OpenAI SDK client
- * loads with the first transcript). The transcriptions per person are counted in the store, so every
- * process on it (and every reconnect of a channel, which builds a new intake) shares one budget.
+ * loads with the first transcript). The transcriptions per person are counted in the app's slot
+ * budget (AppContext.budget, over the store), so every process on it and every reconnect of a
+ * channel (which builds a new intake) share one count.
  */
 import type { Logger } from "pino";
 import { AttachmentIntake, DEFAULT_ATTACHMENT_SETTINGS } from "../attachments/inbound-attachments.js";
 import type { Transcriber } from "../attachments/transcriber.js";
-import { storeSlotBudget } from "../store/slot-budget.js";
+import type { SlotBudget } from "../store/slot-budget.js";
 import type { CoworkerConfig } from "../config/schema.js";
-import type { Store } from "../store/store.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
 import { loadOnFirstUse } from "./load-on-first-use.js";
 
@@ -31,7 +31,7 @@ export function attachmentIntakeFromConfig(
   config: CoworkerConfig,
   logger: Logger,
   serviceFiles: readonly string[],
-  store: Store,
+  budget: SlotBudget,
 ): AttachmentIntake {
   const { attachments, transcription } = config;
   return new AttachmentIntake({
@@ -50,8 +50,9 @@ export function attachmentIntakeFromConfig(
           }
         : {}),
     },
-    ...(transcription ? { transcriber: transcriberFromConfig(transcription) } : {}),
-    budget: storeSlotBudget(store.space("budgets")),
+    ...(transcription
+      ? { transcription: { transcriber: transcriberFromConfig(transcription), budget } }
+      : {}),
     logger: logger.child({ component: "attachments" }),
   });
 }

@@ -78,7 +78,7 @@ function baseOf(context: ChannelContext, ports: AdapterPorts): AdapterBase {
       context.config,
       context.logger,
       context.serviceFiles,
-      context.store,
+      context.budget,
     ),
     observe: subscriptions.channelHooks.observe,
     onBotRemoved: (channel) => {

@@ -214,6 +214,7 @@ export async function createConversation(
       approvers: approvals.approvers,
       logger,
       coordination: context.coordination,
+      budget: context.budget,
     });
     await schedules.open({
       store,
@@ -221,6 +222,7 @@ export async function createConversation(
       settings: scheduleSettingsFromConfig(config.schedules),
       approvers: approvals.approvers,
       logger,
+      budget: context.budget,
     });
     return {
       service: observeService(manager, context.metrics),

@@ -22,6 +22,7 @@ import { Shutdown, type SignalSource } from "../ops/shutdown.js";
 import { describeSandboxStatus, type SandboxStatus } from "../tools/shell/sandbox-backend.js";
 import { createShellSandbox, hiddenServicePaths } from "../tools/shell/shell-sandbox.js";
 import { createStore } from "../store/create-store.js";
+import { storeSlotBudget } from "../store/slot-budget.js";
 import { storeFailure } from "../store/store-failure.js";
 import type { AppAssembly, AppContext, AppIo, ChannelContext, ChannelStarter } from "./app-parts.js";
 import { formatBanner } from "./banner.js";
@@ -214,6 +215,7 @@ export async function startApp(
       shutdown,
       store,
       coordination,
+      budget: storeSlotBudget(store.space("budgets")),
       processId,
       shell: createShellSandbox(config.tools.shell, service),
       serviceFiles: hiddenServicePaths(service),

@@ -33,7 +33,7 @@ import { sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
 import { fenceLanguage, fileKindOf } from "./file-kind.js";
 import { extractPdfText } from "./pdf-text.js";
 import type { Transcriber } from "./transcriber.js";
-import { localSlotBudget, type SlotBudget } from "../store/slot-budget.js";
+import type { SlotBudget } from "../store/slot-budget.js";
 import { type BudgetTurn, budgetTurns } from "./budget-turns.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
@@ -56,9 +56,9 @@ export interface AttachmentSettings {
   readonly transcriptionMaxDurationS: number;
   /**
    * Voice notes and audio one person may have transcribed per rolling hour, counted where
-   * `IntakeOptions.budget` counts (the app: in the store, across every process on it): the length
-   * cap rests on the duration the platform reports, on Telegram the sender's own word, so the
-   * count is what bounds one person's spend.
+   * `IntakeOptions.transcription.budget` counts (the app: in the store, across every process on
+   * it): the length cap rests on the duration the platform reports, on Telegram the sender's own
+   * word, so the count is what bounds one person's spend.
    */
   readonly transcriptionsPerHour: number;
 }
@@ -72,6 +72,16 @@ export const DEFAULT_ATTACHMENT_SETTINGS: AttachmentSettings = Object.freeze({
   transcriptionsPerHour: 30,
 });
 
+/** What transcribes voice notes and audio, and where the transcriptions are counted. */
+export interface IntakeTranscription {
+  readonly transcriber: Transcriber;
+  /**
+   * Where the transcriptions per person are counted (store/slot-budget.ts, under the key
+   * `transcription:<person>`): the app's budget over the store, shared by every process on it.
+   */
+  readonly budget: SlotBudget;
+}
+
 export interface IntakeOptions {
   /**
    * The workspace the files' paths are relative to, as the service touches it: read back and
@@ -79,17 +89,9 @@ export interface IntakeOptions {
    */
   readonly workspace: WorkspacePaths;
   readonly settings?: AttachmentSettings;
-  /** Absent when `transcription` is not configured. */
-  readonly transcriber?: Transcriber;
   readonly logger: Logger;
-  /**
-   * Where the transcriptions per person are counted (store/slot-budget.ts, under the key
-   * `transcription:<person>`): the app passes the store's, shared by every process on it; default,
-   * this intake's own count on `now`.
-   */
-  readonly budget?: SlotBudget;
-  /** The clock of the default budget's hourly count (milliseconds; default Date.now). */
-  readonly now?: () => number;
+  /** Absent when `transcription` is not configured: voice and audio are then saved and noted. */
+  readonly transcription?: IntakeTranscription;
 }
 
 /** What a message's files amount to. */
@@ -183,12 +185,9 @@ function duration(seconds: number | undefined): string {
 export class AttachmentIntake {
   private readonly settings: AttachmentSettings;
   private readonly hinted = new LruCache<string, true>(10_000);
-  /** Transcriptions per sender in the last hour. */
-  private readonly budget: SlotBudget;
 
   constructor(private readonly options: IntakeOptions) {
     this.settings = options.settings ?? DEFAULT_ATTACHMENT_SETTINGS;
-    this.budget = options.budget ?? localSlotBudget(options.now);
   }
 
   /** Split off the files over the per-message count (before downloading them), with a note naming them. */
@@ -294,8 +293,8 @@ export class AttachmentIntake {
 
   private async audio(file: InboundFile, absolute: string, from: Origin, turn: BudgetTurn): Promise<Outcome> {
     const label = `${file.name}${duration(file.durationS)}`;
-    const transcriber = this.options.transcriber;
-    if (!transcriber) {
+    const transcription = this.options.transcription;
+    if (!transcription) {
       const first = !this.hinted.get(from.sessionKey);
       this.hinted.set(from.sessionKey, true);
       const note = fileNote(
@@ -321,7 +320,7 @@ export class AttachmentIntake {
     // ones are transcribed and the later ones refused, whichever file was read first.
     await turn.ready;
     const perHour = this.settings.transcriptionsPerHour;
-    const granted = await this.budget.take(`transcription:${from.sender}`, perHour).then(
+    const granted = await transcription.budget.take(`transcription:${from.sender}`, perHour).then(
       (taken) => taken.ok,
       (error: unknown) => {
         // Not counted, not sent: a paid call goes out only once it is counted.
@@ -333,7 +332,7 @@ export class AttachmentIntake {
       },
     );
     const transcribing = granted
-      ? transcriber.transcribe({
+      ? transcription.transcriber.transcribe({
           absolute,
           name: file.name,
           ...(file.mediaType ? { mediaType: file.mediaType } : {}),

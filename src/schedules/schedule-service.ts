@@ -11,7 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { mayDecide } from "../approvals/authorisation.js";
 import type { Caller, ThreadTarget } from "../core/thread-target.js";
-import { localSlotBudget, type SlotBudget } from "../store/slot-budget.js";
+import type { SlotBudget } from "../store/slot-budget.js";
 import type { Store } from "../store/store.js";
 import type { Outcome } from "../subscriptions/channel-access.js";
 import { type Clock, systemClock } from "../subscriptions/clock.js";
@@ -72,11 +72,11 @@ export interface ScheduleServiceOptions {
   readonly owner?: string;
   readonly onError?: (error: unknown, context: string) => void;
   /**
-   * Where wake_me_later calls per session are counted: the app passes a store budget
-   * (store/slot-budget.ts, the 'budgets' space), so every process on the store counts together
-   * and a restart keeps the count; without one, this process counts alone on its clock.
+   * Where wake_me_later calls per session are counted (store/slot-budget.ts): the app's budget
+   * over the 'budgets' space, so every process on the store counts together and a restart keeps
+   * the count.
    */
-  readonly wakeBudget?: SlotBudget;
+  readonly wakeBudget: SlotBudget;
 }
 
 /** The store key (in 'budgets') under which a session's wake_me_later slots are counted. */
@@ -96,7 +96,7 @@ export class ScheduleService {
   ) {
     this.settings = options.settings ?? DEFAULT_SCHEDULE_SETTINGS;
     this.clock = options.clock ?? systemClock;
-    this.wakesBySession = options.wakeBudget ?? localSlotBudget(() => this.clock.now());
+    this.wakesBySession = options.wakeBudget;
     this.runs = new TaskRuns({
       registry,
       space: options.store.space("schedules"),

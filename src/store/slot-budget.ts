@@ -1,19 +1,20 @@
 /**
  * Slot budgets: "at most N per window" for one key (a session's wake-ups, a subscription's
- * wake-ups, a person's transcriptions — a paid API call), counted either in the store, shared by every process on it, or in this process.
+ * wake-ups, a person's transcriptions — a paid API call), counted in the store and shared by every
+ * process on it. The app builds one over its 'budgets' space and hands it to every part that counts.
  *
- * - `storeSlotBudget`: a key's budget of N is N slots, keys `<key>:<k>` for k in 0..N-1 in the
- *   given space; one use claims a free slot with a write-if-absent that expires after the window
- *   (atomic across processes on Redis, SQLite and Postgres: KeyvSpace.setIfAbsent). Two claims
- *   never hold one slot, and a slot is held for the window after its claim, so any window sees at
- *   most N claims of a key, however many processes share the store — the same rule as a sliding
- *   window of N, with no counter to increment. The slot holds its claim's time, so a refusal can
- *   say when the oldest claim frees. Kept across a restart, like everything in the store.
- * - `localSlotBudget`: the sliding hour in this process alone (core/hourly-window.ts), for parts
- *   built without a store budget (tests, a service constructed on its own).
+ * A key's budget of N is N slots, keys `<key>:<k>` for k in 0..N-1 in the given space; one use
+ * claims a free slot with a write-if-absent that expires after the window (atomic across processes
+ * on Redis, SQLite and Postgres: KeyvSpace.setIfAbsent). Two claims never hold one slot, and a slot
+ * is held for the window after its claim, so any window sees at most N claims of a key, however
+ * many processes share the store — the same rule as a sliding window of N, with no counter to
+ * increment. The slot holds its claim's time, so a refusal can say when the oldest claim frees.
+ * Kept across a restart, like everything in the store.
  */
-import { HOUR_MS, HourlyWindow } from "../core/hourly-window.js";
 import { getAll, type KeyValueSpace } from "./store.js";
+
+/** An hour in milliseconds: the default window. */
+export const HOUR_MS = 3_600_000;
 
 /** What `take` got: a slot (which `release` gives back early), or none until `freesAt`. */
 export type SlotTake =
@@ -66,21 +67,3 @@ export function storeSlotBudget(space: KeyValueSpace, options: StoreSlotBudgetOp
     },
   };
 }
-
-/** The sliding hour in this process alone, on `now` (milliseconds; default Date.now). */
-export class LocalSlotBudget implements SlotBudget {
-  private readonly window = new HourlyWindow();
-
-  constructor(private readonly now: () => number = Date.now) {}
-
-  async take(key: string, limit: number): Promise<SlotTake> {
-    const at = this.now();
-    const recent = this.window.recent(key, at);
-    if (recent.length >= limit) return { ok: false, freesAt: (recent[0] ?? at) + HOUR_MS };
-    this.window.add(key, at);
-    return { ok: true, release: async () => this.window.drop(key, at) };
-  }
-}
-
-/** A `LocalSlotBudget` on `now`. */
-export const localSlotBudget = (now: () => number = Date.now): SlotBudget => new LocalSlotBudget(now);

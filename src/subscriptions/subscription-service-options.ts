@@ -31,11 +31,10 @@ export interface SubscriptionServiceOptions {
   /** Platform-qualified approver ids ("slack:U0123"): they may cancel anyone's subscription. */
   readonly approvers?: readonly string[];
   /**
-   * Where wake-ups per subscription are counted: the app passes a store budget (the 'budgets'
-   * space), so every process on the store counts together and a restart keeps the count; without
-   * one, this process counts alone on its clock.
+   * Where wake-ups per subscription are counted (store/slot-budget.ts): the app's budget over the
+   * 'budgets' space, so every process on the store counts together and a restart keeps the count.
    */
-  readonly wakeBudget?: SlotBudget;
+  readonly wakeBudget: SlotBudget;
 }
 
 /** Who manages subscriptions: a person, asking from one of their conversations. */

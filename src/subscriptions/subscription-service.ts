@@ -102,7 +102,7 @@ export class SubscriptionService {
       deliver: (batch) => this.delivery.deliver(batch),
       onError: (error, id) => this.onError(error, `waking subscription ${id}`),
       ...(options.shared ? { claim: claimOn(options.shared.coordination) } : {}),
-      ...(options.wakeBudget ? { budget: options.wakeBudget } : {}),
+      budget: options.wakeBudget,
     });
     this.delivery = new WakeDelivery({
       registry,

@@ -5,7 +5,8 @@
  * becomes one wake-up. Two guards hold a ready batch back (it keeps collecting meanwhile): the
  * per-subscription rate limit (so many wake-ups per rolling hour) and a busy session (the batch
  * waits for the end of the running turn: `sessionIdle`, with a periodic re-check as a safety net).
- * All time comes from the injected clock.
+ * Timers and batch ages come from the injected clock; the rate limit is counted in the given
+ * SlotBudget (store/slot-budget.ts).
  *
  * With several processes on one store, a channel message reaches one process, but a restarted or
  * newly started process rebuilds pending batches from the shared buffer too; with `claim`, each
@@ -16,8 +17,7 @@
 import type { ClaimOnce } from "../approvals/expiry-timers.js";
 import type { BufferEntry, BufferPosition } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "./clock.js";
-import { HOUR_MS } from "../core/hourly-window.js";
-import { localSlotBudget, type SlotBudget } from "../store/slot-budget.js";
+import { HOUR_MS, type SlotBudget } from "../store/slot-budget.js";
 
 /** One matched message and where it sits in its channel buffer. */
 export interface WakeItem {
@@ -52,11 +52,10 @@ export interface WakeSchedulerOptions extends WakeTiming {
   /** Claims a matched message's wake-up in the store (several processes); all are this process's without it. */
   readonly claim?: ClaimOnce;
   /**
-   * Where wake-ups per subscription are counted: the app passes a store budget
-   * (store/slot-budget.ts, the 'budgets' space), so every process on the store counts together
-   * and a restart keeps the count; without one, this process counts alone on its clock.
+   * Where wake-ups per subscription are counted (store/slot-budget.ts): the app's budget over the
+   * 'budgets' space, so every process on the store counts together and a restart keeps the count.
    */
-  readonly budget?: SlotBudget;
+  readonly budget: SlotBudget;
 }
 
 /** The store key (in 'budgets') under which a subscription's wake-up slots are counted. */
@@ -92,7 +91,7 @@ export class WakeScheduler {
       throw new Error("WakeScheduler maxBatch and maxWakesPerHour must be at least 1");
     if (!(options.debounceMs >= 0 && options.maxWaitMs >= options.debounceMs))
       throw new Error("WakeScheduler needs 0 ≤ debounceMs ≤ maxWaitMs");
-    this.wakes = options.budget ?? localSlotBudget(() => options.clock.now());
+    this.wakes = options.budget;
   }
 
   /** Add a matched message to the subscription's batch (ignored when that message is already in it). */

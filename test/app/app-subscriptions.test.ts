@@ -12,6 +12,7 @@ import { createCoordination } from "../../src/store/coordination/create-coordina
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from "../../src/subscriptions/subscription-settings.js";
+import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import { ALICE, FakeDirectory } from "../subscriptions/support.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 
@@ -41,6 +42,7 @@ async function openOn(
     logger: pino({ level: "silent" }),
     coordination,
     approvers,
+    budget: storeSlotBudget(store.space("budgets")),
   });
   return subscriptions;
 }

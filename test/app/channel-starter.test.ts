@@ -61,7 +61,7 @@ function setup(adapter: FakeAdapter) {
   const loaded = loadConfig({ env: { OPENAI_API_KEY: "sk-test-0123456789abcdef" }, cwd: "/tmp" });
   if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
   const service = new FakeService();
-  /** The store spaces the starter asked for (the attachments' transcription count: "budgets"). */
+  /** The store spaces the starter asked for (none: the intake counts in the app's budget). */
   const spaces: string[] = [];
   const context = {
     config: loaded.config,
@@ -73,6 +73,7 @@ function setup(adapter: FakeAdapter) {
         return {};
       },
     },
+    budget: { take: async () => ({ ok: false, freesAt: undefined }) },
   } as unknown as ChannelContext;
   const messengers = new MessengerRegistry();
   const subscriptions = new AppSubscriptions();
@@ -101,8 +102,8 @@ function setup(adapter: FakeAdapter) {
       removed = base.onBotRemoved;
       expect(base.workspaceRoot).toBe(loaded.config.workspace.root);
       expect(base.service).toBe(service);
-      // The intake counts transcriptions in the app's store, shared by every process on it.
-      expect(spaces).toEqual(["budgets"]);
+      // The intake counts transcriptions in the app's one budget (AppContext.budget): no new one per connection.
+      expect(spaces).toEqual([]);
       return adapter;
     },
   };

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   AttachmentIntake,
   DEFAULT_ATTACHMENT_SETTINGS,
@@ -12,6 +12,9 @@ import {
 } from "../../src/attachments/inbound-attachments.js";
 import { extractPdfText } from "../../src/attachments/pdf-text.js";
 import type { Transcriber } from "../../src/attachments/transcriber.js";
+import { createStore } from "../../src/store/create-store.js";
+import { storeSlotBudget } from "../../src/store/slot-budget.js";
+import type { Store } from "../../src/store/store.js";
 import type { InboundFile } from "../../src/core/inbound-message.js";
 import type { Attachment, FileTextAttachment, ImageAttachment } from "../../src/core/attachment.js";
 import { pngHeader } from "../support/png-header.js";
@@ -20,12 +23,19 @@ import { tinyPdf } from "../support/tiny-pdf.js";
 const FIXTURES = join(import.meta.dirname, "../fixtures/attachments");
 const logger = pino({ level: "silent" });
 let root: string;
+/** Where the transcriptions are counted (a memory store's 'budgets', as the app's store). */
+let store: Store;
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), "intake-"));
   await mkdir(join(root, "uploads/s"), { recursive: true });
+  store = await createStore({ url: "memory:", dataDir: root });
 });
-afterEach(() => rm(root, { recursive: true, force: true }));
+afterEach(async () => {
+  vi.useRealTimers();
+  await store.close();
+  await rm(root, { recursive: true, force: true });
+});
 
 async function saved(name: string, content: Buffer | string, mediaType?: string): Promise<InboundFile> {
   const path = `uploads/s/${name}`;
@@ -52,13 +62,14 @@ async function fixture(name: string): Promise<InboundFile> {
   return saved(name, await readFile(join(FIXTURES, name)));
 }
 
-function intake(settings = {}, transcriber?: Transcriber, now?: () => number): AttachmentIntake {
+function intake(settings = {}, transcriber?: Transcriber): AttachmentIntake {
   return new AttachmentIntake({
     workspace: createWorkspacePaths({ root }),
     settings: { ...DEFAULT_ATTACHMENT_SETTINGS, ...settings },
-    ...(transcriber ? { transcriber } : {}),
+    ...(transcriber
+      ? { transcription: { transcriber, budget: storeSlotBudget(store.space("budgets")) } }
+      : {}),
     logger,
-    ...(now ? { now } : {}),
   });
 }
 
@@ -324,15 +335,18 @@ describe("voice and audio", () => {
 
   it("transcribes at most so many recordings per person in a rolling hour, whatever lengths they claim", async () => {
     const { sent, transcriber } = recordingTranscriber();
-    let clock = Date.parse("2026-12-05T10:00:00Z");
-    const voices = intake({ transcriptionsPerHour: 2 }, transcriber, () => clock);
+    // Date moves the budget's clock and the memory store's expiry of its slots.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const tick = (ms: number) => vi.setSystemTime(Date.now() + ms);
+    vi.setSystemTime(Date.parse("2026-12-05T10:00:00Z"));
+    const voices = intake({ transcriptionsPerHour: 2 }, transcriber);
     const note = async (name: string) => ({
       ...(await voiceNote(name, Buffer.from("OggS audio"), "audio/ogg")),
       durationS: 5,
     });
     const [a, b, c] = [await note("a.ogg"), await note("b.ogg"), await note("c.ogg")];
     expect((await voices.process([a, b], at("chat-1"), "7")).sections).toHaveLength(2);
-    clock += 30 * 60_000;
+    tick(30 * 60_000);
     // The third within the hour is refused, also from another conversation; another person is not.
     expect(modelNotes(await voices.process([c], at("chat-2"), "7"))).toEqual([
       `[voice/audio c.ogg, 0:05 — not transcribed: its sender has had 2 transcribed in the last hour, the most one person may. The file is saved at ${c.path}.]`,
@@ -340,7 +354,7 @@ describe("voice and audio", () => {
     expect((await voices.process([c], at("chat-1"), "8")).sections).toEqual([
       "[voice transcript, 0:05]\nwords",
     ]);
-    clock += 30 * 60_000 + 1;
+    tick(30 * 60_000 + 1);
     // The two of 10:00 have left the hour, and the refusal of 10:30 was never counted: two more.
     const oneByOne = [];
     for (const file of [c, a, b]) {

@@ -66,9 +66,11 @@ function intake(
   return new AttachmentIntake({
     workspace: createWorkspacePaths({ root }),
     settings: { ...DEFAULT_ATTACHMENT_SETTINGS, transcriptionsPerHour: perHour },
-    transcriber,
     logger,
-    budget: storeSlotBudget(store.space("budgets"), windowMs === undefined ? {} : { windowMs }),
+    transcription: {
+      transcriber,
+      budget: storeSlotBudget(store.space("budgets"), windowMs === undefined ? {} : { windowMs }),
+    },
   });
 }
 

@@ -13,6 +13,7 @@ import type { ToolContext } from "../../src/core/tool.js";
 import { scheduledTaskSchema } from "../../src/schedules/scheduled-task.js";
 import { createScheduleTools } from "../../src/schedules/schedule-tools.js";
 import { DEFAULT_SCHEDULE_SETTINGS } from "../../src/schedules/schedule-settings.js";
+import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import { request } from "../support/engine-fixtures.js";
 import { ANA_HOME, flush, type Harness, HOME, openHarness, T0, MIN, iso } from "./support.js";
 
@@ -121,6 +122,7 @@ describe("whose words a scheduled run carries out", () => {
       settings: DEFAULT_SCHEDULE_SETTINGS,
       approvers: [],
       logger: pino({ level: "silent" }),
+      budget: storeSlotBudget(h.store.space("budgets")),
     });
     try {
       const tool = app.tools.find((t) => t.name === "schedule_task")!;

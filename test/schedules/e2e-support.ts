@@ -14,6 +14,7 @@ import type { ChannelAdapter, ChannelHooks } from "../../src/channels/channel-ad
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
 import type { PlatformDirectory } from "../../src/subscriptions/platform-directory.js";
 import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "../../src/schedules/schedule-settings.js";
+import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { ProcessExtension } from "../channels/slack/e2e-harness.js";
 import type { StackExtension as TelegramExtension } from "../channels/telegram/stack.js";
 import type { StackExtension } from "../support/session-stack.js";
@@ -72,6 +73,7 @@ function withSchedules<C extends StartedChannel>(
           settings: TEST_SETTINGS,
           approvers,
           logger: silent,
+          budget: storeSlotBudget(store.space("budgets")),
         });
         subscriptions.registerDirectory(channel.directory());
         await schedules.open({
@@ -80,6 +82,7 @@ function withSchedules<C extends StartedChannel>(
           settings,
           approvers,
           logger: silent,
+          budget: storeSlotBudget(store.space("budgets")),
         });
         const timezoneOf = channel.timezoneOf?.bind(channel);
         if (timezoneOf)

@@ -11,6 +11,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ScheduleService } from "../../src/schedules/schedule-service.js";
 import { createStore } from "../../src/store/create-store.js";
+import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import { CHILD_SETTINGS, recordingSessions } from "./child-support.js";
 
 const ROOT = path.join(import.meta.dirname, "..", "..");
@@ -70,6 +71,7 @@ describe("scheduled tasks over a SIGKILL", () => {
         notify: async () => undefined,
         settings: CHILD_SETTINGS,
         owner: "successor",
+        wakeBudget: storeSlotBudget(store.space("budgets")),
       });
       service.start();
       const deadline = Date.now() + 20_000;

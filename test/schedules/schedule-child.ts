@@ -10,6 +10,7 @@
 import { appendFileSync } from "node:fs";
 import { ScheduleService } from "../../src/schedules/schedule-service.js";
 import { createStore } from "../../src/store/create-store.js";
+import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import { ANA_HOME } from "./support.js";
 import { CHILD_SETTINGS, recordingSessions } from "./child-support.js";
 
@@ -32,6 +33,7 @@ const service = await ScheduleService.open({
   notify: async () => undefined,
   settings: CHILD_SETTINGS,
   owner: "child",
+  wakeBudget: storeSlotBudget(store.space("budgets")),
   onError: (error) => appendFileSync(`${runsFile}.errors`, `${String(error)}\n`),
 });
 service.start();

@@ -249,25 +249,6 @@ describe("ScheduleService guards", () => {
     expect((await h.service.wakeLater(ANA_OTHER, { in_s: 60, note: "d" })).ok).toBe(true);
   });
 
-  it("forgets a session's wake-ups once they are over an hour old (memory stays bounded)", async () => {
-    const sessions = 1_500;
-    h = await openHarness({
-      settings: { maxActivePerPerson: sessions + 1, maxActivePerWorkspace: sessions + 1 },
-    });
-    for (let i = 0; i < sessions; i += 1)
-      expect(
-        (await h.service.wakeLater({ ...ANA_HOME, sessionId: `s-${i}` }, { in_s: 60, note: "n" })).ok,
-      ).toBe(true);
-    await advance(h, 2 * 60 * MIN, 30 * MIN);
-    expect(
-      (await h.service.wakeLater({ ...ANA_HOME, sessionId: "s-late" }, { in_s: 60, note: "n" })).ok,
-    ).toBe(true);
-    const remembered = (
-      h.service as unknown as { wakesBySession: { window: { times: Map<string, unknown> } } }
-    ).wakesBySession.window.times;
-    expect([...remembered.keys()]).toEqual(["wake-later:s-late"]);
-  });
-
   it("uses the person's timezone from the platform when the call names none", async () => {
     h = await openHarness({ extra: { timezoneOf: async () => "Asia/Tokyo" } });
     const made = await h.service.create(ANA_HOME, { prompt: "standup", cron: "0 9 * * *" });

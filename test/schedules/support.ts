@@ -11,6 +11,7 @@ import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "../../src/sche
 import type { Caller, ThreadTarget } from "../../src/core/thread-target.js";
 import type { WakeResult, WakeTurn } from "../../src/sessions/wake-turns.js";
 import { createStore } from "../../src/store/create-store.js";
+import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { Store } from "../../src/store/store.js";
 import type { WakeableSessions } from "../../src/subscriptions/session-wake.js";
 
@@ -160,6 +161,7 @@ export async function openHarness(
       clock,
       approvers: ["slack:U9BOSS"],
       onError: (error, context) => errors.push({ error, context }),
+      wakeBudget: storeSlotBudget(store.space("budgets"), { now: () => clock.now() }),
       ...options.extra,
     });
     service.start();

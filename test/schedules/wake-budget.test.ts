@@ -6,10 +6,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import os from "node:os";
-import { HOUR_MS } from "../../src/core/hourly-window.js";
 import { wakeLaterBudgetKey } from "../../src/schedules/schedule-service.js";
 import { createStore } from "../../src/store/create-store.js";
-import { slotKey, storeSlotBudget } from "../../src/store/slot-budget.js";
+import { HOUR_MS, slotKey, storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { Store } from "../../src/store/store.js";
 import { ANA_HOME, ANA_OTHER, type Harness, ManualClock, openHarness, T0 } from "./support.js";
 
@@ -78,5 +77,14 @@ describe("wake_me_later limit shared by the processes on a store", () => {
     const restarted = await a.restart();
     expect((await restarted.wakeLater(ANA_HOME, { in_s: 60, note: "b" })).ok).toBe(true);
     expect((await restarted.wakeLater(ANA_HOME, { in_s: 60, note: "c" })).ok).toBe(false);
+  });
+
+  it("keeps nothing for a session once its wake-ups are over an hour old: the slots expire in the store", async () => {
+    const a = await openProcess(2);
+    const slot = slotKey(wakeLaterBudgetKey(ANA_HOME.sessionId), 0);
+    expect((await a.service.wakeLater(ANA_HOME, { in_s: 60, note: "a" })).ok).toBe(true);
+    expect(await store.space("budgets").get(slot)).toBe(T0);
+    tick(HOUR_MS + 1);
+    expect(await store.space("budgets").get(slot)).toBe(undefined);
   });
 });

@@ -2,16 +2,15 @@
  * Slot budgets (store/slot-budget.ts): a key's N per window are N slots claimed with
  * setIfAbsent, so two connections to one SQLite file or one redis-server (as two processes would
  * have) together take at most N in the window, and N again after it; a refusal says when the
- * oldest claim frees; a released slot is free at once. The local budget keeps the sliding hour.
+ * oldest claim frees; a released slot is free at once.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { HOUR_MS } from "../../src/core/hourly-window.js";
 import { createStore } from "../../src/store/create-store.js";
-import { localSlotBudget, slotKey, storeSlotBudget } from "../../src/store/slot-budget.js";
+import { HOUR_MS, slotKey, storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { Store } from "../../src/store/store.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 
@@ -69,21 +68,6 @@ describe.each([
     expect(await burst()).toBe(3);
     await sleep(windowMs + 100);
     expect(await burst()).toBe(3);
-  });
-});
-
-describe("localSlotBudget", () => {
-  it("is the sliding hour of one process, with a release taking a use back", async () => {
-    let now = 0;
-    const budget = localSlotBudget(() => now);
-    const a = await budget.take("k", 2);
-    now = 10;
-    expect((await budget.take("k", 2)).ok).toBe(true);
-    expect(await budget.take("k", 2)).toEqual({ ok: false, freesAt: HOUR_MS });
-    if (a.ok) await a.release();
-    expect((await budget.take("k", 2)).ok).toBe(true);
-    now = 10 + HOUR_MS;
-    expect((await budget.take("k", 2)).ok).toBe(true);
   });
 });
 

@@ -10,6 +10,7 @@ import { AppSubscriptions } from "../../src/app/app-subscriptions.js";
 import { createEngineFactory } from "../../src/app/engine-factory.js";
 import type { ChannelHooks } from "../../src/channels/channel-adapter.js";
 import type { PlatformDirectory } from "../../src/subscriptions/platform-directory.js";
+import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import {
   DEFAULT_SUBSCRIPTION_SETTINGS,
   type SubscriptionSettings,
@@ -43,7 +44,14 @@ function withSubscriptions<C extends { directory(): PlatformDirectory }>(
       manager: subscriptions.sessionOptions(),
       channel: subscriptions.channelHooks,
       started: async ({ manager, channel }) => {
-        await subscriptions.open({ store, sessions: manager, settings, approvers: [], logger: silent });
+        await subscriptions.open({
+          store,
+          sessions: manager,
+          settings,
+          approvers: [],
+          logger: silent,
+          budget: storeSlotBudget(store.space("budgets")),
+        });
         subscriptions.registerDirectory(channel.directory());
       },
       stopping: () => subscriptions.shutdown(),

@@ -10,6 +10,7 @@ import path from "node:path";
 import type { Caller, ThreadTarget } from "../../src/core/thread-target.js";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
 import { createStore } from "../../src/store/create-store.js";
+import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { Store } from "../../src/store/store.js";
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
 import type { ObservedMessage } from "../../src/subscriptions/observed-message.js";
@@ -168,6 +169,7 @@ export async function openHarness(
       },
       settings,
       onError: (error, context) => errors.push({ error, context }),
+      wakeBudget: storeSlotBudget(store.space("budgets")),
       ...(options.shared ? { shared: options.shared } : {}),
       ...(options.approvers ? { approvers: options.approvers } : {}),
     });

@@ -7,11 +7,11 @@
  * batches go once the hour frees.
  */
 import os from "node:os";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ClaimOnce } from "../../src/approvals/expiry-timers.js";
-import { HOUR_MS } from "../../src/core/hourly-window.js";
 import { createStore } from "../../src/store/create-store.js";
-import { type SlotBudget, storeSlotBudget } from "../../src/store/slot-budget.js";
+import { HOUR_MS, type SlotBudget, storeSlotBudget } from "../../src/store/slot-budget.js";
+import type { Store } from "../../src/store/store.js";
 import type { BufferEntry } from "../../src/subscriptions/buffer-entry.js";
 import { systemClock } from "../../src/subscriptions/clock.js";
 import {
@@ -29,6 +29,15 @@ function item(seq: number): WakeItem {
     position: { epoch: "e1", seq, at },
   };
 }
+
+/** The budget the schedulers of the claim tests count in (their limit is never reached). */
+let budgetStore: Store;
+beforeAll(async () => {
+  budgetStore = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+});
+afterAll(async () => {
+  await budgetStore.close();
+});
 
 function scheduler(
   delivered: ReadyBatch[],
@@ -50,6 +59,7 @@ function scheduler(
       delivered.push(batch);
     },
     onError,
+    budget: storeSlotBudget(budgetStore.space("budgets")),
     ...(claim ? { claim } : {}),
   });
 }

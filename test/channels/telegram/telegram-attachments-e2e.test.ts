@@ -9,6 +9,7 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { AttachmentIntake, TRANSCRIPTION_HINT } from "../../../src/attachments/inbound-attachments.js";
 import { openAITranscriber } from "../../../src/attachments/transcriber.js";
+import { storeSlotBudget } from "../../../src/store/slot-budget.js";
 import type { VisionSetting } from "../../../src/engine/vision.js";
 import type { FakeBody } from "../../fakes/fake-openai.js";
 import { sessionTestRegistry, ToolRuns } from "../../sessions/helpers/test-tools.js";
@@ -30,7 +31,7 @@ function start(vision: VisionSetting, transcription: boolean, fileMaxBytes = 102
   return startStack({
     allowedUsers: [ALICE.id],
     channel: { fileMaxBytes },
-    extend: ({ provider, workspaceRoot, openai }) => ({
+    extend: ({ store, provider, workspaceRoot, openai }) => ({
       createEngine: engineFactory(provider, sessionTestRegistry(new ToolRuns()), undefined, () => ({
         media: { workspace: toolWorkspace({ root: workspaceRoot }), vision },
       })),
@@ -39,7 +40,12 @@ function start(vision: VisionSetting, transcription: boolean, fileMaxBytes = 102
           workspace: createWorkspacePaths({ root: workspaceRoot }),
           logger,
           ...(transcription
-            ? { transcriber: openAITranscriber({ model: "whisper-1", baseURL: openai.baseURL }) }
+            ? {
+                transcription: {
+                  transcriber: openAITranscriber({ model: "whisper-1", baseURL: openai.baseURL }),
+                  budget: storeSlotBudget(store.space("budgets")),
+                },
+              }
             : {}),
         }),
       },
