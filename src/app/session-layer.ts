@@ -32,6 +32,7 @@ import { newSessionId } from "../sessions/session-id.js";
 import { SessionRecords } from "../sessions/session-records.js";
 import { addGrant, sessionReviewer } from "../sessions/session-reviewer.js";
 import { DEFAULT_TURNS_PER_PERSON, PersonTurnSlots } from "../sessions/person-turn-slots.js";
+import { SharedTurnSlots } from "../sessions/shared-turn-slots.js";
 import { ThreadOutputs } from "../sessions/thread-outputs.js";
 import { TurnEndSaves } from "../sessions/turn-end-saves.js";
 import { TurnScheduler } from "../sessions/turn-scheduler.js";
@@ -141,7 +142,17 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     },
     rebind: bindEngine,
     endSaves,
-    slots: new PersonTurnSlots(options.maxTurnsPerPerson ?? DEFAULT_TURNS_PER_PERSON),
+    // Several processes: a person's turns are counted across all of them, through the coordination.
+    slots:
+      multi && options.coordination
+        ? new SharedTurnSlots({
+            coordination: options.coordination,
+            perPerson: options.maxTurnsPerPerson ?? DEFAULT_TURNS_PER_PERSON,
+            processId: multi.processId,
+            timing: options.leaseTiming,
+            logger,
+          })
+        : new PersonTurnSlots(options.maxTurnsPerPerson ?? DEFAULT_TURNS_PER_PERSON),
     ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
     ...(multi ? { gate: multi.gate } : {}),
   });

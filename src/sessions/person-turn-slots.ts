@@ -4,21 +4,42 @@
  * message in each of a hundred threads started a hundred model calls and tool runs at once, on the
  * team's model account. A person's further turns wait in line, first come first served, their
  * sessions' locks let go meanwhile (turn-scheduler.ts); other people's turns are not held up. A turn parked at a person keeps its slot only while its pump
- * runs; approvals and answers never need one.
+ * runs; approvals and answers never need one. With several processes on one store the slots are
+ * shared through the coordination instead (shared-turn-slots.ts); both are `TurnSlots`.
  */
 
 /** Turns one person may run at once unless configured (`sessions.max_turns_per_person`). */
 export const DEFAULT_TURNS_PER_PERSON = 4;
 
+/** A person's running-turn slots, as the turn scheduler takes them and gives them back. */
+export interface TurnSlots {
+  /** Turns one person may run at once. */
+  readonly perPerson: number;
+  /**
+   * Take one of `person`'s slots now; false (nothing taken) when all are in use. In-process slots
+   * answer at once; shared ones (several processes) once the store has.
+   */
+  tryTake(person: string): boolean | Promise<boolean>;
+  /** Take one of `person`'s slots, once one is free. */
+  take(person: string): Promise<void>;
+  /** Give back one slot `person` holds (each slot taken is given back once). */
+  release(person: string): void;
+}
+
+/** Throws unless `perPerson` is a positive whole number. */
+export function checkTurnsPerPerson(perPerson: number): void {
+  if (!Number.isSafeInteger(perPerson) || perPerson < 1)
+    throw new Error(`turns per person must be a positive whole number, got ${perPerson}`);
+}
+
 /** Running-turn slots per person, with a line of waiting turns each. */
-export class PersonTurnSlots {
+export class PersonTurnSlots implements TurnSlots {
   private readonly running = new Map<string, number>();
   private readonly waiting = new Map<string, Array<() => void>>();
 
   /** `perPerson`: turns one person may run at once (a positive whole number). */
   constructor(readonly perPerson: number) {
-    if (!Number.isSafeInteger(perPerson) || perPerson < 1)
-      throw new Error(`turns per person must be a positive whole number, got ${perPerson}`);
+    checkTurnsPerPerson(perPerson);
   }
 
   /** Take one of `person`'s slots now; false (nothing taken) when all are in use. */

@@ -4,14 +4,14 @@
  * decision that arrived with no turn waiting), then starts queued messages as turns until the
  * queue is empty; each turn itself is run by TurnExecutor (turn-executor.ts). A turn a person
  * starts (a message, a wake-up as them, a retry) runs in one of their turn slots
- * (person-turn-slots.ts). When they already run as many as they may, the pump lets the session's
- * lock (lease) go while it waits for one, and takes it again before the turn starts: the lock
- * guards the session's record, which a wait changes nothing of, and holding it would keep other
- * processes from the session (with several, another one may take it and run the turn meanwhile;
- * the pump then finds the work gone). Each slot a pump takes — or a turn started at once brings —
- * is given back once, by `giveBack`. Pumps are tracked so shutdown can wait for them, interrupt
- * them, or leave turns parked at a person (their state is durable) — never leaving a running tool
- * call orphaned.
+ * (person-turn-slots.ts; with several processes, shared by them: shared-turn-slots.ts). When they
+ * already run as many as they may, the pump lets the session's lock (lease) go while it waits for
+ * one, and takes it again before the turn starts: the lock guards the session's record, which a
+ * wait changes nothing of, and holding it would keep other processes from the session (with
+ * several, another one may take it and run the turn meanwhile; the pump then finds the work gone).
+ * Each slot a pump takes — or a turn started at once brings — is given back once, by `giveBack`.
+ * Pumps are tracked so shutdown can wait for them, interrupt them, or leave turns parked at a
+ * person (their state is durable) — never leaving a running tool call orphaned.
  */
 import type { PlatformUser } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
@@ -22,7 +22,7 @@ import type { QueuedMessage } from "./session-record.js";
 import { type FirstTurn, TurnExecutor, type TurnExecutorOptions } from "./turn-executor.js";
 import type { TurnEndSaves } from "./turn-end-saves.js";
 import type { GateInput, TurnGate } from "./turn-gate.js";
-import type { PersonTurnSlots } from "./person-turn-slots.js";
+import type { TurnSlots } from "./person-turn-slots.js";
 import { qualifiedUserId } from "../approvals/authorisation.js";
 
 export interface TurnSchedulerOptions extends TurnExecutorOptions {
@@ -33,8 +33,8 @@ export interface TurnSchedulerOptions extends TurnExecutorOptions {
   readonly gate?: TurnGate;
   /** Saves a turn's end its session's next write did not carry (one process). */
   readonly endSaves: TurnEndSaves;
-  /** The turns each person may run at once in this process. */
-  readonly slots: PersonTurnSlots;
+  /** The turns each person may run at once (in this process, or with a gate across the processes). */
+  readonly slots: TurnSlots;
 }
 
 /** One of a person's turn slots a pump holds, until `giveBack` gives it back. */
@@ -112,7 +112,7 @@ export class TurnScheduler {
       record.pendingTurn === undefined &&
       record.queue.length === 0 &&
       !this.options.lock.isHeld(live.id);
-    const slot = idle ? this.tryTakeSlot(personOf(live, message.user)) : undefined;
+    const slot = idle ? this.slotAtOnce(personOf(live, message.user)) : undefined;
     if (!slot) return Promise.resolve(false);
     return new Promise<boolean>((resolve, reject) =>
       this.launch(live, {
@@ -228,7 +228,15 @@ export class TurnScheduler {
         if (!user) return;
         const person = personOf(live, user);
         if (slot && slot.person !== person) slot = this.giveBack(slot);
-        slot ??= this.tryTakeSlot(person);
+        if (!slot) {
+          const taken = this.options.slots.tryTake(person);
+          if (typeof taken === "boolean") slot = taken ? { person } : undefined;
+          else if (await taken) {
+            // Shared slots answer through the store: the work is looked at again, slot in hand.
+            slot = { person };
+            continue;
+          }
+        }
         if (!slot) {
           // A turn that has to wait says so in its thread, which would otherwise stay silent.
           if (!noticed)
@@ -283,9 +291,21 @@ export class TurnScheduler {
     }
   }
 
-  /** One of `person`'s slots, taken now; undefined (nothing taken) when all are in use. */
-  private tryTakeSlot(person: string): HeldSlot | undefined {
-    return this.options.slots.tryTake(person) ? { person } : undefined;
+  /**
+   * One of `person`'s slots, taken at once; undefined (nothing taken) when all are in use, or when
+   * the slots answer only through the store — shared slots, which come with a gate, under which
+   * startNow never starts a turn: a slot they take is given back.
+   */
+  private slotAtOnce(person: string): HeldSlot | undefined {
+    const taken = this.options.slots.tryTake(person);
+    if (typeof taken === "boolean") return taken ? { person } : undefined;
+    void taken.then(
+      (got) => {
+        if (got) this.options.slots.release(person);
+      },
+      () => undefined,
+    );
+    return undefined;
   }
 
   /** One of `person`'s slots, once one is free. */

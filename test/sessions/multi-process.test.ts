@@ -401,7 +401,7 @@ describe("several session stacks on one Redis", () => {
     });
   }, 30_000);
 
-  it("a simple turn in a new thread costs at most eight Redis round trips (a script counts once)", async () => {
+  it("a simple turn in a new thread costs at most eight Redis round trips, and three for its person's turn slot (a script counts once)", async () => {
     stacks = [await openStack("A")];
     const [a] = stacks as [Stack];
     const answered = (ts: string) => outputs.until(() => finalTexts(ts).length === 1, "the answer");
@@ -415,11 +415,18 @@ describe("several session stacks on one Redis", () => {
     });
     // Thread lookup, new session, offer (+ lease), turn start, history, turn end, release — the
     // background failover scan (every lease renewal interval) aside.
-    const turn = commands.filter((c) => !c.inScript && !c.line.includes("SMEMBERS"));
+    const sent = commands.filter((c) => !c.inScript && !c.line.includes("SMEMBERS"));
+    const turn = sent.filter((c) => !c.line.includes("turn-slot"));
     expect(
       turn.map((c) => c.name),
       turn.map((c) => c.line).join("\n"),
     ).toEqual(["GET", "EVAL", "EVAL", "EVAL", "EVAL", "EVAL", "EVAL"]);
+    // The person's turn slot, shared by the processes: taken, given back, its release announced.
+    const slot = sent.filter((c) => c.line.includes("turn-slot"));
+    expect(
+      slot.map((c) => c.name),
+      slot.map((c) => c.line).join("\n"),
+    ).toEqual(["EVAL", "EVAL", "PUBLISH"]);
   }, 30_000);
 
   it("a press on B resolves the turn parked on A; the call runs once", async () => {
