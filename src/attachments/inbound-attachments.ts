@@ -25,7 +25,7 @@ import { qualifiedUserId } from "../approvals/authorisation.js";
 import { open } from "node:fs/promises";
 import type { Logger } from "pino";
 import { type Attachment, type FileTextAttachment, fileNote, formatBytes } from "../core/attachment.js";
-import { imageTooLarge, probeImageFile } from "../media/image-probe.js";
+import { probeImageFile } from "../media/image-probe.js";
 import type { InboundFile } from "../core/inbound-message.js";
 import { LruCache } from "../sessions/lru.js";
 import { formatDuration } from "../core/duration-text.js";
@@ -262,17 +262,16 @@ export class AttachmentIntake {
   }
 
   private async image(file: InboundFile, absolute: string): Promise<Outcome> {
-    const image = await probeImageFile(absolute, file);
-    const tooLarge = image ? imageTooLarge(image) : undefined;
-    if (tooLarge !== undefined)
+    const probe = await probeImageFile(absolute, file);
+    if (!probe)
       return {
-        note: `${file.name} is not shown to the model: ${tooLarge} (a picture that large can exhaust whoever decodes it). It is saved at ${file.path}; send a smaller version to have it looked at.`,
+        note: `${file.name} is an image format I cannot show the model (only PNG, JPEG, GIF and WebP); it is saved at ${file.path}.`,
       };
-    return image
-      ? { attachment: image }
-      : {
-          note: `${file.name} is an image format I cannot show the model (only PNG, JPEG, GIF and WebP); it is saved at ${file.path}.`,
-        };
+    if (!probe.usable)
+      return {
+        note: `${file.name} is not shown to the model: ${probe.reason} (a picture that large can exhaust whoever decodes it). It is saved at ${file.path}; send a smaller version to have it looked at.`,
+      };
+    return { attachment: probe.image };
   }
 
   private async pdf(file: InboundFile, absolute: string): Promise<Outcome> {

@@ -4,10 +4,11 @@
  * OpenAI-compatible vision endpoints accept (PNG, JPEG, GIF, WebP) count as viewable images.
  * `image-size` is imported on the first probe, so a start never loads it.
  *
- * An image is shown to a model only within a pixel budget (`imageTooLarge`): a few kilobytes of
- * PNG can declare a picture of billions of pixels that whoever decodes it (the model's endpoint, a
- * resizer on the way) must hold in memory — a decompression bomb. The size is the one in the
- * header, read without decoding anything.
+ * An image is shown to a model only within a pixel budget: a few kilobytes of PNG can declare a
+ * picture of billions of pixels that whoever decodes it (the model's endpoint, a resizer on the
+ * way) must hold in memory — a decompression bomb. The size is the one in the header, read without
+ * decoding anything. The probe itself applies the budget: it answers a usable image or a refusal
+ * with its reason (`ImageProbe`), so no caller can have an image record without the verdict.
  */
 import { type FileHandle, open } from "node:fs/promises";
 import type { ImageAttachment } from "../core/attachment.js";
@@ -25,14 +26,25 @@ const IMAGE_MAX_PIXELS = 40_000_000;
 export const IMAGE_MAX_SIDE = 12_000;
 
 /**
- * Why an image must not be shown to a model, in words for the person ("it is 50000×50000
- * pixels, …"), or undefined when it may be: over IMAGE_MAX_SIDE on a side or IMAGE_MAX_PIXELS in
- * all, or with no size in its header at all.
+ * What probing a file found, when it is a viewable image: one that may be shown to a model (its
+ * record, with its size), or one that must not be, with the reason in words for the person ("it
+ * is 50000×50000 pixels, …") and no size to use. Not a viewable image at all is `undefined`.
  */
-export function imageTooLarge(image: {
-  readonly width?: number;
-  readonly height?: number;
-}): string | undefined {
+export type ImageProbe =
+  | { readonly usable: true; readonly image: ImageAttachment }
+  | {
+      readonly usable: false;
+      /** The image's media type and size in bytes, to name it by. */
+      readonly mediaType: string;
+      readonly bytes: number;
+      readonly reason: string;
+    };
+
+/**
+ * Why an image must not be shown to a model, or undefined when it may be: over IMAGE_MAX_SIDE on
+ * a side or IMAGE_MAX_PIXELS in all, or with no size in its header at all.
+ */
+function imageTooLarge(image: { readonly width?: number; readonly height?: number }): string | undefined {
   const { width, height } = image;
   if (width === undefined || height === undefined) return "its header does not say how large it is";
   if (Math.max(width, height) > IMAGE_MAX_SIDE)
@@ -45,8 +57,8 @@ export function imageTooLarge(image: {
 /** Bytes read from the head of a file to find its format and size (enough for JPEG EXIF headers). */
 const HEAD_BYTES = 512 * 1024;
 
-/** What the head of a file says about it as an image, if it is a viewable one. */
-export async function probeImageBytes(
+/** What the head of a file says about it as an image, if it is a viewable one (its size unchecked). */
+async function probeImageBytes(
   head: Uint8Array,
 ): Promise<{ mediaType: string; width?: number; height?: number } | undefined> {
   const { imageSize } = await import("image-size");
@@ -65,11 +77,11 @@ export async function probeImageBytes(
   }
 }
 
-/** The image record of a workspace file, or undefined when it is not a viewable image. */
+/** The verdict on a workspace file as an image, or undefined when it is not a viewable image. */
 export async function probeImageFile(
   absolute: string,
   file: { readonly path: string; readonly name: string; readonly bytes: number },
-): Promise<ImageAttachment | undefined> {
+): Promise<ImageProbe | undefined> {
   const handle = await open(absolute, "r");
   try {
     return await probeImageHandle(handle, file);
@@ -78,13 +90,22 @@ export async function probeImageFile(
   }
 }
 
-/** The image record of an open file, read from its head; the caller closes the handle. */
+/**
+ * The verdict on an open file as an image, read from its head, or undefined when it is not a
+ * viewable image; the caller closes the handle.
+ */
 export async function probeImageHandle(
   handle: FileHandle,
   file: { readonly path: string; readonly name: string; readonly bytes: number },
-): Promise<ImageAttachment | undefined> {
+): Promise<ImageProbe | undefined> {
   const buffer = Buffer.alloc(Math.min(HEAD_BYTES, Math.max(file.bytes, 1)));
   const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
   const info = await probeImageBytes(buffer.subarray(0, bytesRead));
-  return info ? { kind: "image", path: file.path, name: file.name, bytes: file.bytes, ...info } : undefined;
+  if (!info) return undefined;
+  const reason = imageTooLarge(info);
+  if (reason !== undefined) return { usable: false, mediaType: info.mediaType, bytes: file.bytes, reason };
+  return {
+    usable: true,
+    image: { kind: "image", path: file.path, name: file.name, bytes: file.bytes, ...info },
+  };
 }

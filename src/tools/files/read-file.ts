@@ -7,8 +7,8 @@
  */
 import { basename } from "node:path";
 import { z } from "zod";
-import { describeImage, formatBytes, type ImageAttachment } from "../../core/attachment.js";
-import { imageTooLarge, probeImageHandle } from "../../media/image-probe.js";
+import { describeImage, formatBytes } from "../../core/attachment.js";
+import { type ImageProbe, probeImageHandle } from "../../media/image-probe.js";
 import { defineTool, fail, ok } from "../../core/tool.js";
 import type { ConversationWorkspace } from "./conversation-workspace.js";
 import { onWorkspacePath } from "./on-workspace-path.js";
@@ -74,18 +74,19 @@ export function createReadFileTool(options: ReadFileOptions) {
     async execute(args, context) {
       return onWorkspacePath(options.workspace.forRequest(context.request), args.path, async (file) => {
         const shown = file.display;
-        const image = await probeCheckedImage(file, { path: shown, name: basename(shown) });
-        const tooLarge = image ? imageTooLarge(image) : undefined;
-        if (image && tooLarge !== undefined)
+        const probe = await probeCheckedImage(file, { path: shown, name: basename(shown) });
+        if (probe && !probe.usable)
           return ok(
-            `${shown} is an image (${image.mediaType}, ${formatBytes(image.bytes)}) that is not attached: ${tooLarge}, too large to show safely. A smaller copy (made with a tool that checks the size first) could be.`,
+            `${shown} is an image (${probe.mediaType}, ${formatBytes(probe.bytes)}) that is not attached: ${probe.reason}, too large to show safely. A smaller copy (made with a tool that checks the size first) could be.`,
           );
-        if (image)
+        if (probe) {
+          const { image } = probe;
           return {
             ok: true,
             output: `${shown} is an image (${image.mediaType}, ${describeImage(image)}, ${formatBytes(image.bytes)}). It is attached below when this model can see images; otherwise only this description is available.`,
             attachments: [image],
           };
+        }
         const lines = splitLines(await readTextFile(file, maxFileBytes));
         if (lines.length === 0) return ok(`${shown} is empty.`);
         const first = args.offset ?? 1;
@@ -103,11 +104,11 @@ export function createReadFileTool(options: ReadFileOptions) {
   });
 }
 
-/** The image record of a checked workspace file, opened swap-safely; undefined when it is not a viewable image. */
+/** The image verdict on a checked workspace file, opened swap-safely; undefined when it is not a viewable image. */
 async function probeCheckedImage(
   file: ResolvedPath,
   shown: { readonly path: string; readonly name: string },
-): Promise<ImageAttachment | undefined> {
+): Promise<ImageProbe | undefined> {
   const { handle, stats } = await openChecked(file);
   try {
     return stats.isFile() ? await probeImageHandle(handle, { ...shown, bytes: stats.size }) : undefined;
