@@ -19,7 +19,7 @@ import { withTurnFinished, withTurnStarted } from "./turn-record-changes.js";
 import { recoveryOf } from "./turn-recovery.js";
 import { driveTurn, type TurnOutcome, TurnStartNotSaved } from "./turn-runner.js";
 import { scrubSecrets } from "../logging/redact.js";
-import { retriesAgentNote, retryProvenance } from "./wake-turns.js";
+import { lastTurnOrigin } from "./wake-turns.js";
 
 export interface TurnExecutorOptions {
   readonly outputFor: (target: ThreadTarget) => ThreadOutput | undefined;
@@ -68,14 +68,14 @@ export class TurnExecutor {
    * agent's own note when that started it.
    */
   retry(live: LiveSession, user: PlatformUser): Promise<void> {
-    const channelContent = retryProvenance(live.record, live.history);
+    const { channelContent, agentNote } = lastTurnOrigin(live.record, live.history);
     const message: QueuedMessage = {
       user,
       text: "",
       files: [],
       sentAt: this.stamp(),
       ...(channelContent ? { channelContent } : {}),
-      ...(retriesAgentNote(live.history) ? { agentNote: true } : {}),
+      ...(agentNote ? { agentNote: true } : {}),
     };
     return this.startTurn(live, message, "retry");
   }

@@ -118,26 +118,46 @@ function openingMessage(
   return undefined;
 }
 
+/** How a retry of the session's latest turn must run: on the channel content it ran on, if any, and as the agent's own note when that started it. */
+export interface LastTurnOrigin {
+  readonly channelContent?: ChannelContent;
+  readonly agentNote: boolean;
+}
+
 /**
- * Whether the session's latest turn was started by the agent's own note, so a retry of it is one
- * too: its opening user message is stored marked as the agent's note.
+ * What a retry of the session's latest turn keeps of it, from one look at its history: the
+ * provenance (as `retryProvenance` decides it) and whether the agent's own note started the turn
+ * (its opening user message is stored marked as the agent's note).
  */
-export function retriesAgentNote(history: readonly ConversationMessage[]): boolean {
+export function lastTurnOrigin(
+  record: Pick<SessionRecord, "lastTurnChannelContent">,
+  history: readonly ConversationMessage[],
+): LastTurnOrigin {
   const opening = openingMessage(history);
-  return opening !== undefined && isAgentNote(opening);
+  const channelContent = record.lastTurnChannelContent ?? quotedProvenance(opening);
+  return {
+    ...(channelContent ? { channelContent } : {}),
+    agentNote: opening !== undefined && isAgentNote(opening),
+  };
 }
 
 /**
  * The provenance a retry of the session's latest turn must keep: the turn's own, as the record
- * holds it. Records written before turns carried it fall back to the history: the turn's opening
- * user message (steering a person added during the turn does not count) decides.
+ * holds it (the history is then not looked at). Records written before turns carried it fall back
+ * to the history: the turn's opening user message (steering a person added during the turn does
+ * not count) decides.
  */
 export function retryProvenance(
   record: Pick<SessionRecord, "lastTurnChannelContent">,
   history: readonly ConversationMessage[],
 ): ChannelContent | undefined {
-  if (record.lastTurnChannelContent) return record.lastTurnChannelContent;
-  const opening = openingMessage(history);
+  return record.lastTurnChannelContent ?? quotedProvenance(openingMessage(history));
+}
+
+/** The provenance of a turn opened by `opening`, quoted from it, when that was untrusted channel content. */
+function quotedProvenance(
+  opening: Extract<ConversationMessage, { role: "user" }> | undefined,
+): ChannelContent | undefined {
   if (opening?.meta?.untrusted !== true) return undefined;
   const flat = opening.content.replace(/\s+/g, " ").trim();
   const quote = flat.length <= RETRY_QUOTE_CHARS ? flat : `${flat.slice(0, RETRY_QUOTE_CHARS - 1)}…`;
