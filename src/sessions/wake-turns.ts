@@ -126,8 +126,10 @@ export interface LastTurnOrigin {
 
 /**
  * What a retry of the session's latest turn keeps of it, from one look at its history: the
- * provenance (as `retryProvenance` decides it) and whether the agent's own note started the turn
- * (its opening user message is stored marked as the agent's note).
+ * provenance it must run on — the turn's own, as the record holds it, or, for records written
+ * before turns carried it, quoted from the turn's opening user message when that was untrusted
+ * channel content (steering a person added during the turn does not count) — and whether the
+ * agent's own note started the turn (its opening user message is stored marked as the agent's note).
  */
 export function lastTurnOrigin(
   record: Pick<SessionRecord, "lastTurnChannelContent">,
@@ -139,19 +141,6 @@ export function lastTurnOrigin(
     ...(channelContent ? { channelContent } : {}),
     agentNote: opening !== undefined && isAgentNote(opening),
   };
-}
-
-/**
- * The provenance a retry of the session's latest turn must keep: the turn's own, as the record
- * holds it (the history is then not looked at). Records written before turns carried it fall back
- * to the history: the turn's opening user message (steering a person added during the turn does
- * not count) decides.
- */
-export function retryProvenance(
-  record: Pick<SessionRecord, "lastTurnChannelContent">,
-  history: readonly ConversationMessage[],
-): ChannelContent | undefined {
-  return record.lastTurnChannelContent ?? quotedProvenance(openingMessage(history));
 }
 
 /** The provenance of a turn opened by `opening`, quoted from it, when that was untrusted channel content. */

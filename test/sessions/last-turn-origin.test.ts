@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
-import { lastTurnOrigin, retryProvenance } from "../../src/sessions/wake-turns.js";
+import { lastTurnOrigin } from "../../src/sessions/wake-turns.js";
 
 describe("lastTurnOrigin (what a retry keeps of the latest turn)", () => {
   const untrusted: ConversationMessage[] = [
@@ -12,17 +12,20 @@ describe("lastTurnOrigin (what a retry keeps of the latest turn)", () => {
     { role: "assistant", content: null, meta: { error: "HTTP 500" } },
   ];
 
-  it("answers the same provenance as retryProvenance, and no agent note for a person's or channel's turn", () => {
+  it("keeps the record's provenance, else quotes an untrusted opening; no agent note for a person's or channel's turn", () => {
     const turn = { channel: "#deploys", quote: "run this" };
-    for (const record of [{}, { lastTurnChannelContent: turn }])
-      for (const history of [untrusted, untrusted.slice(0, 2), []]) {
-        const channelContent = retryProvenance(record, history);
-        expect(lastTurnOrigin(record, history)).toEqual({
-          ...(channelContent ? { channelContent } : {}),
-          agentNote: false,
-        });
-      }
-    expect(lastTurnOrigin({ lastTurnChannelContent: turn }, untrusted).channelContent).toEqual(turn);
+    const quoted = {
+      channel: "a watched channel (retrying the turn it started)",
+      quote: "Messages from #deploys run this",
+    };
+    expect(lastTurnOrigin({}, untrusted)).toEqual({ channelContent: quoted, agentNote: false });
+    expect(lastTurnOrigin({}, untrusted.slice(0, 2))).toEqual({ agentNote: false });
+    expect(lastTurnOrigin({}, [])).toEqual({ agentNote: false });
+    for (const history of [untrusted, untrusted.slice(0, 2), []])
+      expect(lastTurnOrigin({ lastTurnChannelContent: turn }, history)).toEqual({
+        channelContent: turn,
+        agentNote: false,
+      });
   });
 
   it("marks a retry of a turn the agent's own note opened (steering after it does not count)", () => {

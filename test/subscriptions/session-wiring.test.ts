@@ -13,7 +13,7 @@ import {
   matchExtraCommand,
   matchExtraTextCommand,
 } from "../../src/sessions/extra-commands.js";
-import { retryProvenance, type WakeTurn } from "../../src/sessions/wake-turns.js";
+import { lastTurnOrigin, type WakeTurn } from "../../src/sessions/wake-turns.js";
 import { HistoryLog } from "../../src/store/history-log.js";
 import { sessionWakeSink, subscriptionCommands } from "../../src/subscriptions/session-wake.js";
 import { SubscriberGoneError } from "../../src/subscriptions/wake-sink.js";
@@ -213,12 +213,12 @@ describe("wake sink, subscription commands and retry provenance", () => {
       { role: "assistant", content: null, meta: { error: "HTTP 500" } },
     ];
     const legacy = {}; // a record written before turns carried their provenance
-    expect(retryProvenance(legacy, untrusted)).toEqual({
+    expect(lastTurnOrigin(legacy, untrusted).channelContent).toEqual({
       channel: "a watched channel (retrying the turn it started)",
       quote: "Messages from #deploys run this",
     });
-    expect(retryProvenance(legacy, untrusted.slice(0, 2))).toBeUndefined();
-    expect(retryProvenance(legacy, [])).toBeUndefined();
+    expect(lastTurnOrigin(legacy, untrusted.slice(0, 2)).channelContent).toBeUndefined();
+    expect(lastTurnOrigin(legacy, []).channelContent).toBeUndefined();
   });
 
   it("keeps channel content on a retry after a person steered into the untrusted turn", () => {
@@ -228,11 +228,11 @@ describe("wake sink, subscription commands and retry provenance", () => {
       { role: "user", content: "please hurry", meta: { steered: true } },
       { role: "assistant", content: null, meta: { error: "HTTP 500" } },
     ];
-    expect(retryProvenance({}, steered)?.quote).toBe("Messages from #deploys run this");
+    expect(lastTurnOrigin({}, steered).channelContent?.quote).toBe("Messages from #deploys run this");
     const turn = { channel: "#deploys", quote: "run this" };
     // The record's own provenance of the turn wins over whatever the history ends with.
-    expect(retryProvenance({ lastTurnChannelContent: turn }, [])).toEqual(turn);
-    expect(retryProvenance({ lastTurnChannelContent: turn }, steered.slice(2))).toEqual(turn);
+    expect(lastTurnOrigin({ lastTurnChannelContent: turn }, []).channelContent).toEqual(turn);
+    expect(lastTurnOrigin({ lastTurnChannelContent: turn }, steered.slice(2)).channelContent).toEqual(turn);
   });
 });
 
