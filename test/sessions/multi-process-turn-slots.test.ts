@@ -4,34 +4,17 @@
  * by either stack, never run two turns at once: the second waits (and says so) until the first
  * ends, then runs — and every message is answered.
  */
-import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ModelMessage } from "../../src/core/messages.js";
 import type {
   ProviderClient,
   ProviderRequest,
   ProviderStreamEvent,
 } from "../../src/engine/provider/provider.js";
-import type { SessionManager } from "../../src/sessions/session-manager.js";
-import type { Coordination } from "../../src/store/coordination/coordination.js";
-import { createCoordination } from "../../src/store/coordination/create-coordination.js";
-import { createStore } from "../../src/store/create-store.js";
-import type { Store } from "../../src/store/store.js";
+import { userMessageText } from "../support/engine-fixtures.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
-import { buildSessionManager, engineFactory } from "../support/session-stack.js";
-import { message, tempDir, thread } from "./helpers/harness.js";
-import { sessionTestRegistry, ToolRuns } from "./helpers/test-tools.js";
-
-/** Short leases, as in multi-process.test.ts. */
-const TIMING = { ttlMs: 800, renewMs: 150 };
-
-function userText(m: ModelMessage | undefined): string {
-  if (m?.role !== "user") return "";
-  return typeof m.content === "string"
-    ? m.content
-    : m.content.map((p) => ("text" in p ? p.text : "")).join("");
-}
+import { message, thread } from "./helpers/harness.js";
+import { closeRedisStacks, openRedisStack, type RedisStack as Stack } from "./helpers/redis-stack.js";
 
 /**
  * A model that counts the streams running at once (and the most ever): "hold" streams until
@@ -44,7 +27,7 @@ class CountingProvider implements ProviderClient {
   private readonly holding: Array<() => void> = [];
 
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
-    const text = userText(request.messages.at(-1));
+    const text = userMessageText(request.messages.at(-1));
     this.asked.push(text);
     this.running++;
     this.most = Math.max(this.most, this.running);
@@ -70,48 +53,15 @@ class CountingProvider implements ProviderClient {
   }
 }
 
-interface Stack {
-  readonly store: Store;
-  readonly coordination: Coordination;
-  readonly manager: SessionManager;
-}
-
 describe("one person's turns on two processes sharing Redis, one turn at once", () => {
   let redis: RedisServer;
   const outputs = new RecordingOutputs();
   const provider = new CountingProvider();
   let stacks: Stack[] = [];
 
-  async function openStack(name: string): Promise<Stack> {
-    const dataDir = tempDir();
-    const store = await createStore({ url: redis.url, dataDir });
-    const coordination = await createCoordination({ url: redis.url, dataDir, store });
-    const manager = buildSessionManager({
-      store,
-      createEngine: engineFactory(provider, sessionTestRegistry(new ToolRuns())),
-      dataDir,
-      model: "test-model",
-      provider: "counting",
-      maxSessionsInMemory: 100,
-      logger: pino({ level: "silent" }),
-      overrides: {
-        defaults: {
-          model: "test-model",
-          provider: "counting",
-          mode: "interactive",
-          maxSteps: 10,
-          queueMode: "followup",
-        },
-        coordination,
-        processId: name,
-        leaseTiming: TIMING,
-        maxTurnsPerPerson: 1,
-      },
-    });
-    manager.registerOutput("slack", outputs.factory);
-    await manager.start();
-    return { store, coordination, manager };
-  }
+  /** A stack (short leases, as in multi-process.test.ts) letting one person one turn at once. */
+  const openStack = (name: string): Promise<Stack> =>
+    openRedisStack({ url: redis.url, name, provider, providerName: "counting", outputs, turnsPerPerson: 1 });
 
   beforeAll(async () => {
     redis = await startRedisServer();
@@ -119,11 +69,7 @@ describe("one person's turns on two processes sharing Redis, one turn at once", 
 
   afterEach(async () => {
     provider.release();
-    for (const stack of stacks) {
-      await stack.manager.drain(1_000).catch(() => undefined);
-      await stack.coordination.close().catch(() => undefined);
-      await stack.store.close().catch(() => undefined);
-    }
+    await closeRedisStacks(stacks);
     stacks = [];
   });
 

@@ -13,7 +13,6 @@
  */
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ModelMessage } from "../../src/core/messages.js";
 import {
   type ProviderClient,
   ProviderError,
@@ -21,13 +20,10 @@ import {
   type ProviderStreamEvent,
 } from "../../src/engine/provider/provider.js";
 import { ALLOW_ANYWAY, ReviewerDenials } from "../../src/approvals/reviewer-denials.js";
-import type { SessionManager } from "../../src/sessions/session-manager.js";
 import { MAX_QUEUED_MESSAGES } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import { MultiProcessSessions } from "../../src/sessions/multi-process.js";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
-import { createCoordination } from "../../src/store/coordination/create-coordination.js";
-import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store, StoreNamespace } from "../../src/store/store.js";
 import { sessionKeyOf } from "../../src/core/thread-target.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
@@ -35,22 +31,18 @@ import { controlChannel, type TurnControl } from "../../src/sessions/turn-contro
 import { sharedQueueName } from "../../src/sessions/shared-queue.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
-import { buildSessionManager, engineFactory } from "../support/session-stack.js";
-import { ANA, BEN, message, tempDir, thread } from "./helpers/harness.js";
-import { sessionTestRegistry, ToolRuns } from "./helpers/test-tools.js";
+import { ANA, BEN, message, thread } from "./helpers/harness.js";
+import { ToolRuns } from "./helpers/test-tools.js";
+import {
+  closeRedisStacks,
+  openRedisStack,
+  type RedisStack as Stack,
+  type RedisStackSetup,
+} from "./helpers/redis-stack.js";
+import { userMessageText } from "../support/engine-fixtures.js";
 import { eventually } from "../support/eventually.js";
 import { monitorCommands } from "../support/redis-monitor.js";
 import { outcomeLine } from "../support/card-outcome.js";
-
-/** Short leases so a lapse happens within the test. */
-const TIMING = { ttlMs: 800, renewMs: 150 };
-
-function userText(m: ModelMessage | undefined): string {
-  if (m?.role !== "user") return "";
-  return typeof m.content === "string"
-    ? m.content
-    : m.content.map((p) => ("text" in p ? p.text : "")).join("");
-}
 
 /**
  * A model for every stack: "write <x>" calls write_note, then answers "wrote"; "hang" streams
@@ -79,7 +71,7 @@ class RuleProvider implements ProviderClient {
       yield finish("wrote");
       return;
     }
-    const text = userText(last);
+    const text = userMessageText(last);
     if (text.includes("flaky") && !this.failed.has(text)) {
       this.failed.add(text);
       throw new ProviderError("bad_request", "The model refused this once.");
@@ -123,16 +115,8 @@ class RuleProvider implements ProviderClient {
 
   /** Requests whose last message is a user message containing `marker`. */
   asking(marker: string): ProviderRequest[] {
-    return this.requests.filter((r) => userText(r.messages.at(-1)).includes(marker));
+    return this.requests.filter((r) => userMessageText(r.messages.at(-1)).includes(marker));
   }
-}
-
-interface Stack {
-  readonly name: string;
-  readonly store: Store;
-  readonly coordination: Coordination;
-  readonly manager: SessionManager;
-  closed: boolean;
 }
 
 /**
@@ -187,64 +171,27 @@ describe("several session stacks on one Redis", () => {
    * real one to close) and its store through `wrapStore`, with leases (and failover scans) on
    * `timing`, queueing messages as `queueMode` says.
    */
-  async function openStackWith(
+  const openStackWith = (
     name: string,
-    {
-      wrap = (c) => c,
-      wrapStore = (s) => s,
-      timing = TIMING,
-      queueMode = "followup",
-      turnsPerPerson,
-    }: {
-      wrap?: (c: Coordination) => Coordination;
-      wrapStore?: (s: Store) => Store;
-      timing?: typeof TIMING;
-      queueMode?: "followup" | "steer";
-      turnsPerPerson?: number;
-    },
-  ): Promise<Stack> {
-    const dataDir = tempDir();
-    const store = await createStore({ url: redis.url, dataDir });
-    const coordination = await createCoordination({ url: redis.url, dataDir, store });
-    const manager = buildSessionManager({
-      store: wrapStore(store),
-      createEngine: engineFactory(provider, sessionTestRegistry(runs)),
-      dataDir,
-      model: "test-model",
-      provider: "rules",
+    options: Pick<RedisStackSetup, "wrap" | "wrapStore" | "timing" | "queueMode" | "turnsPerPerson">,
+  ): Promise<Stack> =>
+    openRedisStack({
+      url: redis.url,
+      name,
+      provider,
+      providerName: "rules",
+      outputs,
+      runs,
       approvers: ["slack:U_BOSS"],
-      maxSessionsInMemory: 100,
-      logger: pino({ level: "silent" }),
-      overrides: {
-        defaults: {
-          model: "test-model",
-          provider: "rules",
-          mode: "interactive",
-          maxSteps: 10,
-          queueMode,
-        },
-        coordination: wrap(coordination),
-        processId: name,
-        leaseTiming: timing,
-        ...(turnsPerPerson === undefined ? {} : { maxTurnsPerPerson: turnsPerPerson }),
-      },
+      ...options,
     });
-    manager.registerOutput("slack", outputs.factory);
-    await manager.start();
-    return { name, store, coordination, manager, closed: false };
-  }
 
   beforeAll(async () => {
     redis = await startRedisServer();
   }, 20_000);
 
   afterEach(async () => {
-    for (const stack of stacks) {
-      if (stack.closed) continue;
-      await stack.manager.drain(1_000).catch(() => undefined);
-      await stack.coordination.close().catch(() => undefined);
-      await stack.store.close().catch(() => undefined);
-    }
+    await closeRedisStacks(stacks);
     stacks = [];
   });
 
@@ -393,7 +340,7 @@ describe("several session stacks on one Redis", () => {
       for (let m = 1; m <= 3; m++) {
         const asked = provider.asking(`m${t}-${m}`);
         expect(asked).toHaveLength(1);
-        const users = asked[0]!.messages.filter((x) => x.role === "user").map((x) => userText(x));
+        const users = asked[0]!.messages.filter((x) => x.role === "user").map((x) => userMessageText(x));
         expect(users.map((u) => /m\d+-\d+/.exec(u)?.[0])).toEqual(
           Array.from({ length: m }, (_, i) => `m${t}-${i + 1}`),
         );
@@ -610,7 +557,7 @@ describe("several session stacks on one Redis", () => {
     expect(pressed.status).toBe("accepted");
     await outputs.until(() => finalTexts(target.thread!).includes("re: m7-1"), "the retried answer");
     const retried = provider.asking("m7-1 is flaky").at(-1)!;
-    expect(retried.messages.filter((m) => m.role === "user").map(userText)).toEqual(["m7-1 is flaky"]);
+    expect(retried.messages.filter((m) => m.role === "user").map(userMessageText)).toEqual(["m7-1 is flaky"]);
   }, 30_000);
 
   it("a retry passed to a process that has let go of the session goes on to its holder, and never re-runs a later turn on a stale copy", async () => {
@@ -766,7 +713,7 @@ describe("several session stacks on one Redis", () => {
     await outputs.until(() => finalTexts(target.thread!).includes("re: m12-2"), "the second answer");
     expect(outputs.for(target).turns.at(-1)?.sessionId).toBe(fresh);
     const asked = provider.asking("m12-2")[0]!;
-    expect(asked.messages.filter((m) => m.role === "user").map(userText)).toEqual(["m12-2"]);
+    expect(asked.messages.filter((m) => m.role === "user").map(userMessageText)).toEqual(["m12-2"]);
   }, 30_000);
 
   it.each([
@@ -903,7 +850,7 @@ describe("several session stacks on one Redis", () => {
       provider
         .asking("m16-2")[0]!
         .messages.filter((m) => m.role === "user")
-        .map(userText),
+        .map(userMessageText),
     ).toEqual(["please hang on switch1", "m16-1", "m16-2"]);
   }, 30_000);
 

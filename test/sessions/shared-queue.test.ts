@@ -7,9 +7,8 @@
  * in a row in one write, before the next entry is taken; when that removal is refused (the lease
  * is gone) it stays, with the rest, for the next holder.
  */
-import os from "node:os";
 import pino from "pino";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { LiveSession } from "../../src/sessions/live-session.js";
 import {
   type SharedEntry,
@@ -17,14 +16,8 @@ import {
   SharedQueue,
   sharedQueueName,
 } from "../../src/sessions/shared-queue.js";
-import {
-  type Coordination,
-  type FenceRef,
-  StaleFenceError,
-} from "../../src/store/coordination/coordination.js";
-import { InProcessCoordination } from "../../src/store/coordination/in-process-coordination.js";
-import { createStore } from "../../src/store/create-store.js";
-import type { Store } from "../../src/store/store.js";
+import { type FenceRef, StaleFenceError } from "../../src/store/coordination/coordination.js";
+import { memoryCoordinationPerTest } from "./helpers/memory-coordination.js";
 
 const live = { id: "s1" } as unknown as LiveSession;
 const LEASE = "session:s1";
@@ -65,16 +58,7 @@ function taker(
 
 const silent = pino({ level: "silent" });
 
-let store: Store;
-let coordination: Coordination;
-beforeEach(async () => {
-  store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
-  coordination = new InProcessCoordination(store);
-});
-afterEach(async () => {
-  await coordination.close();
-  await store.close();
-});
+const memory = memoryCoordinationPerTest();
 
 /** Offer `texts` in order: the fence of the lease one of them took, when one did. */
 async function offerAll(queue: SharedQueue, texts: readonly string[]): Promise<FenceRef | undefined> {
@@ -95,7 +79,7 @@ function holder() {
   let fence: FenceRef | undefined;
   const refused = (text: string) => text.startsWith("refused");
   const queue = new SharedQueue(
-    coordination,
+    memory.coordination,
     taker(taken, () => fence, refused),
     silent,
   );
@@ -109,14 +93,14 @@ function holder() {
 }
 
 const queued = async () =>
-  (await coordination.items(sharedQueueName("s1"), 0)).map((raw) => JSON.parse(raw).message.text);
+  (await memory.coordination.items(sharedQueueName("s1"), 0)).map((raw) => JSON.parse(raw).message.text);
 
 describe("SharedQueue", () => {
   it("takes offered entries in order, once each, and keeps them until a save trims them", async () => {
     const taken: string[] = [];
     let fence: FenceRef | undefined;
     const queue = new SharedQueue(
-      coordination,
+      memory.coordination,
       taker(taken, () => fence),
       silent,
     );
@@ -131,9 +115,9 @@ describe("SharedQueue", () => {
     await queue.collect(live);
     expect(taken).toEqual(["one", "two"]);
     expect(queue.untrimmed("s1")).toBe(2);
-    expect(await coordination.items(sharedQueueName("s1"), 0)).toHaveLength(2);
+    expect(await memory.coordination.items(sharedQueueName("s1"), 0)).toHaveLength(2);
     // The record's save removes what it carries, in its own fenced step.
-    await coordination.fencedWrite(fence, [{ op: "trim", queue: sharedQueueName("s1"), count: 2 }]);
+    await memory.coordination.fencedWrite(fence, [{ op: "trim", queue: sharedQueueName("s1"), count: 2 }]);
     queue.trimmed("s1", 2);
     expect(queue.untrimmed("s1")).toBe(0);
     await queue.offer("s1", entry("three"), terms("three"));
@@ -146,7 +130,7 @@ describe("SharedQueue", () => {
     const taken: string[] = [];
     const fence = () => undefined;
     const queue = new SharedQueue(
-      coordination,
+      memory.coordination,
       taker(taken, fence, undefined, (text) => {
         if (crash) throw new Error("the process died while taking it");
         taken.push(text);
@@ -160,11 +144,11 @@ describe("SharedQueue", () => {
     queue.forget("s1");
     await queue.collect(live);
     expect(taken).toEqual(["one", "two"]);
-    expect(await coordination.items(sharedQueueName("s1"), 0)).toHaveLength(2);
+    expect(await memory.coordination.items(sharedQueueName("s1"), 0)).toHaveLength(2);
     // The lease is lost before any save: the next holder takes both from the start.
     queue.forget("s1");
     const successor: string[] = [];
-    await new SharedQueue(coordination, taker(successor, fence), silent).collect(live);
+    await new SharedQueue(memory.coordination, taker(successor, fence), silent).collect(live);
     expect(successor).toEqual(["one", "two"]);
   });
 
@@ -179,7 +163,7 @@ describe("SharedQueue", () => {
     await queue.collect(live);
     expect(await queued()).toEqual(["one", "two", "three"]);
     // The save trims exactly what was taken: nothing taken is left, nothing untaken is lost.
-    await coordination.fencedWrite(fence, [{ op: "trim", queue: sharedQueueName("s1"), count: 3 }]);
+    await memory.coordination.fencedWrite(fence, [{ op: "trim", queue: sharedQueueName("s1"), count: 3 }]);
     queue.trimmed("s1", 3);
     expect(await queued()).toEqual([]);
     expect(taken).toEqual(["one", "two", "three"]);
@@ -188,7 +172,7 @@ describe("SharedQueue", () => {
   it("refused entries in a row leave the shared queue in one fenced write, made before the next entry is taken", async () => {
     const { queue, taken, offer } = holder();
     await offer(["one", "refused 1", "refused 2", "refused 3", "two", "refused 4", "refused 5"]);
-    const writes = vi.spyOn(coordination, "fencedWrite");
+    const writes = vi.spyOn(memory.coordination, "fencedWrite");
     await queue.collect(live);
     expect(taken).toEqual(["one", "two"]);
     expect(await queued()).toEqual(["one", "two"]);
@@ -208,12 +192,12 @@ describe("SharedQueue", () => {
     const saveOnTake = async (text: string) => {
       taken.push(text);
       const count = queue.untrimmed("s1");
-      await coordination.fencedWrite(fence!, [{ op: "trim", queue: sharedQueueName("s1"), count }]);
+      await memory.coordination.fencedWrite(fence!, [{ op: "trim", queue: sharedQueueName("s1"), count }]);
       queue.trimmed("s1", count);
     };
     const refuses = (text: string) => text.startsWith("refused");
     const queue: SharedQueue = new SharedQueue(
-      coordination,
+      memory.coordination,
       {
         admits: async (_live, e) => !refuses(e.message.text),
         take: (_live, e) => saveOnTake(e.message.text),
@@ -231,7 +215,7 @@ describe("SharedQueue", () => {
   it("removes an unreadable entry at once, and never counts it", async () => {
     const { queue, taken, offer } = holder();
     await offer(["one"]);
-    await coordination.offer({
+    await memory.coordination.offer({
       queue: sharedQueueName("s1"),
       item: "{not json",
       claims: [],
@@ -249,8 +233,8 @@ describe("SharedQueue", () => {
     const { queue, taken, offer } = holder();
     await offer(["one", "refused", "two"]);
     // Another process took the session meanwhile.
-    await coordination.release(LEASE, (await coordination.holder(LEASE))!);
-    await coordination.acquire(LEASE, 10_000, "p2");
+    await memory.coordination.release(LEASE, (await memory.coordination.holder(LEASE))!);
+    await memory.coordination.acquire(LEASE, 10_000, "p2");
     await expect(queue.collect(live)).rejects.toBeInstanceOf(StaleFenceError);
     expect(taken).toEqual(["one"]);
     expect(queue.untrimmed("s1")).toBe(1);

@@ -5,16 +5,13 @@
  * without releasing (its calls never answered, so its leases are never renewed) frees its slot for
  * the other once the lease lapses.
  */
-import os from "node:os";
 import pino from "pino";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { qualifiedUserId } from "../../src/approvals/authorisation.js";
 import { SharedTurnSlots } from "../../src/sessions/shared-turn-slots.js";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
-import { InProcessCoordination } from "../../src/store/coordination/in-process-coordination.js";
-import { createStore } from "../../src/store/create-store.js";
-import type { Store } from "../../src/store/store.js";
 import { eventually } from "../support/eventually.js";
+import { memoryCoordinationPerTest } from "./helpers/memory-coordination.js";
 
 const silent = pino({ level: "silent" });
 const ana = qualifiedUserId("slack", "U1");
@@ -22,16 +19,7 @@ const ben = qualifiedUserId("slack", "U2");
 /** Long enough that nothing lapses or polls within a test, unless it says otherwise. */
 const SLOW = { ttlMs: 60_000, renewMs: 20_000 };
 
-let store: Store;
-let coordination: Coordination;
-beforeEach(async () => {
-  store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
-  coordination = new InProcessCoordination(store);
-});
-afterEach(async () => {
-  await coordination.close();
-  await store.close();
-});
+const memory = memoryCoordinationPerTest();
 
 function slotsOf(
   processId: string,
@@ -39,7 +27,7 @@ function slotsOf(
   options: { via?: Coordination; timing?: typeof SLOW; firstRetryMs?: number } = {},
 ): SharedTurnSlots {
   return new SharedTurnSlots({
-    coordination: options.via ?? coordination,
+    coordination: options.via ?? memory.coordination,
     perPerson,
     processId,
     timing: options.timing ?? SLOW,
@@ -117,7 +105,7 @@ describe("SharedTurnSlots", () => {
 
   it("a holder that dies without releasing frees its slot once the lease lapses", async () => {
     const timing = { ttlMs: 200, renewMs: 40 };
-    const dying = mortal(coordination);
+    const dying = mortal(memory.coordination);
     const a = slotsOf("A", 1, { via: dying.coordination, timing });
     const b = slotsOf("B", 1, { timing, firstRetryMs: 10 });
     expect(await a.tryTake(ana)).toBe(true);

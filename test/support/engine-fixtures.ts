@@ -118,3 +118,11 @@ export function lastUserText(req: { readonly messages: readonly ModelMessage[] }
   if (!last || typeof last.content !== "string") throw new Error("no user message");
   return last.content;
 }
+
+/** The text of one model message when it is a user message (its text parts joined), else "". */
+export function userMessageText(message: ModelMessage | undefined): string {
+  if (message?.role !== "user") return "";
+  return typeof message.content === "string"
+    ? message.content
+    : message.content.map((part) => ("text" in part ? part.text : "")).join("");
+}
