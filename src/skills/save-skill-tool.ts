@@ -21,7 +21,7 @@ import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
 import { DESCRIPTION_MAX, parseSkillFile, renderSkillFile } from "./skill-file.js";
 import { workspaceSkillsDir } from "./skill-library.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
-import { skillNameSchema } from "./skill.js";
+import { skillNameSchema } from "./skill-name.js";
 
 /** Most files bundled with one saved skill. */
 export const SAVED_FILES_MAX = 20;

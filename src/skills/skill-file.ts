@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import type matter from "gray-matter";
 import YAML from "yaml";
 import { z } from "zod";
-import { skillNameSchema } from "./skill.js";
+import { skillNameSchema } from "./skill-name.js";
 
 /** Longest description, in characters (the catalog shows descriptions every turn). */
 export const DESCRIPTION_MAX = 1_024;

@@ -2,22 +2,9 @@
  * Skill: one folder of reusable know-how in the format the agent ecosystem shares — a `SKILL.md`
  * with YAML front matter (`name`, `description`, optional `license`, `allowed-tools`, `metadata`)
  * and a Markdown body, plus any files beside it (listed when the skill is loaded, not per scan). These are the frozen domain types the loader,
- * catalog, tools and commands pass around, and the name rule every entry point validates.
+ * catalog, tools and commands pass around (the name rule every entry point validates is skill-name.ts).
  */
-import { z } from "zod";
 import type { SkillDocument } from "./skill-file.js";
-
-/** Longest skill name, in characters. */
-export const SKILL_NAME_MAX = 64;
-
-/** Lower-case letters, digits and single hyphens, not starting or ending with a hyphen. */
-export const skillNameSchema = z
-  .string()
-  .max(SKILL_NAME_MAX, `a skill name has at most ${SKILL_NAME_MAX} characters`)
-  .regex(
-    /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
-    "a skill name uses lower-case letters, digits and single hyphens (e.g. check-deploy)",
-  );
 
 /** Where a skill was found: the team's workspace, this server's data dir, or a configured folder. */
 export type SkillSourceKind = "workspace" | "data" | "configured";

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { constants, existsSync, type Dirent, type Stats } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import path from "node:path";
-import type { ResolvedPath } from "./workspace-paths.js";
+import type { FileIdentity, ResolvedPath } from "./workspace-paths.js";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 const DIRECTORY_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
@@ -29,12 +29,6 @@ export class UnsafeFileError extends Error {
 /** Thrown for a path that is a directory, pipe, socket or device where a regular file is needed. */
 export class NotRegularFileError extends UnsafeFileError {
   override readonly name = "NotRegularFileError";
-}
-
-/** dev + inode: which file a path named when it was checked. */
-export interface FileIdentity {
-  readonly dev: number;
-  readonly ino: number;
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -10,7 +10,6 @@ import { isMissing } from "../../core/missing-file.js";
 import { isWithin, realPathAllowingMissing, TooManyLinksError } from "../../core/real-paths.js";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import type { FileIdentity } from "./anchored-fs.js";
 import { refuseCredentialPath } from "./credential-paths.js";
 
 /** Where tools may read and write. */
@@ -25,6 +24,12 @@ export interface WorkspaceRootsOptions {
    * holds a root (the folder Coworker runs in, with the workspace below it) is not applied.
    */
   readonly offLimits?: readonly string[];
+}
+
+/** dev + inode: which file a path named when it was checked. */
+export interface FileIdentity {
+  readonly dev: number;
+  readonly ino: number;
 }
 
 /** A path that passed confinement. */
