@@ -2,8 +2,11 @@
  * The thread commands of scheduled tasks: `schedules` lists the person's tasks and wake-ups
  * across all their conversations (saying where each posts), one card each with a Cancel button;
  * `cancel_task <id>` cancels one (or anyone's, for an approver) — from any conversation with the
- * bot. The canceller handles those Cancel presses.
+ * bot. The canceller handles those Cancel presses. In a conversation several people share, the
+ * listing shows only the tasks posting there (ModuleCommands.listing reads each item's `here`), and a
+ * refused `cancel_task` names only those, not the person's tasks in every conversation.
  */
+import { isSharedThread, sessionKeyOf } from "../core/thread-target.js";
 import type { ExtraCommand } from "../sessions/extra-commands.js";
 import type { ItemCanceller } from "../sessions/item-cards.js";
 import type { ScheduleService } from "./schedule-service.js";
@@ -27,6 +30,7 @@ export function scheduleCommands(service: Listing): readonly ExtraCommand[] {
           id: task.id,
           title: `${task.kind === "wake" ? "Wake-up" : "Scheduled task"} ${task.id}`,
           text: (lines[i] ?? "").replace(/^- /, ""),
+          here: sessionKeyOf(task.target) === sessionKeyOf(target),
         }));
         return { text: header, items };
       },
@@ -36,9 +40,17 @@ export function scheduleCommands(service: Listing): readonly ExtraCommand[] {
       usage: "cancel_task <id> — cancel one of your scheduled tasks or wake-ups",
       minArgs: 1,
       maxArgs: 1,
-      run: async ({ sessionId, target, user, args }) =>
-        (await service.cancel({ platform: target.platform, userId: user.id, sessionId }, args[0] ?? ""))
-          .message,
+      run: async ({ sessionId, target, user, args }) => {
+        const actor = { platform: target.platform, userId: user.id, sessionId };
+        const id = args[0] ?? "";
+        const outcome = await service.cancel(actor, id);
+        if (outcome.ok || !isSharedThread(target)) return outcome.message;
+        const here = service
+          .listFor(actor)
+          .filter((task) => sessionKeyOf(task.target) === sessionKeyOf(target))
+          .map((task) => task.id);
+        return `You have no scheduled task ${id}. Yours in this conversation: ${here.join(", ") || "none"} (send schedules in a direct message with me to see all of yours).`;
+      },
     },
   ]);
 }

@@ -23,12 +23,21 @@ export interface ExtraCommandCall {
 }
 
 /**
+ * A standing item a command lists; `here` when it belongs to the conversation the command was
+ * sent in (its target is this thread or chat). In a conversation several people share, only those
+ * are shown (ModuleCommands.listing): an item not marked `here` is never shown there.
+ */
+export interface CommandItem extends ListedItem {
+  readonly here?: boolean;
+}
+
+/**
  * A command's reply: its text, and standing items to post as cards with a Cancel button each
  * (ModuleCommands.listing words the text for where they go).
  */
 export interface CommandReply {
   readonly text: string;
-  readonly items: readonly ListedItem[];
+  readonly items: readonly CommandItem[];
 }
 
 /** A command another module adds; `run` resolves with the reply to show. */

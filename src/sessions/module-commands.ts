@@ -13,7 +13,7 @@ import {
   matchExtraTextCommand,
 } from "./extra-commands.js";
 import type { ItemCards } from "./item-cards.js";
-import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import { isSharedThread, type PlatformUser, type ThreadTarget } from "../core/thread-target.js";
 import type { SessionCache } from "./session-cache.js";
 import type { TurnScheduler } from "./turn-scheduler.js";
 
@@ -22,6 +22,10 @@ type Match = NonNullable<ReturnType<typeof matchExtraCommand>>;
 /** Ends a listing shown to the person alone: where its Cancel buttons are. */
 const PRIVATE_LISTING_NOTE =
   "Only you see this list. Send the same command in a direct message with me to get a Cancel button for each.";
+
+/** Ends a listing in a shared conversation that leaves out the person's items from elsewhere. */
+const SHARED_LISTING_NOTE =
+  "of yours not shown here, where several people read along. Send the same command in a direct message with me to see them all.";
 
 export interface ModuleCommandsDeps {
   readonly commands: readonly ExtraCommand[];
@@ -72,18 +76,31 @@ export class ModuleCommands {
   }
 
   /**
-   * What to show of `reply`: its text, and the standing items to post as cards with a Cancel
-   * button each after it — or, shown `privately` (to the person alone, while cards would be seen by
-   * the whole conversation), the items written into the text and no cards.
+   * What to show in `target`'s conversation of `reply`: its text, and the standing items to post
+   * as cards with a Cancel button each after it — or, shown `privately` (to the person alone, while
+   * cards would be seen by the whole conversation), the items written into the text and no cards.
+   * Posted in a conversation several people share (not the person's DM with the bot), only the
+   * items that belong to it are shown: the others (their DMs' tasks and instructions among them)
+   * are counted, with where to see them all.
    */
   listing(
+    target: ThreadTarget,
     reply: CommandReply,
     privately = false,
   ): { readonly text: string; readonly cards: CommandReply["items"] } {
     if (reply.items.length === 0) return { text: reply.text, cards: [] };
-    if (!privately) return { text: `${reply.text} each on a card with a Cancel button`, cards: reply.items };
-    const lines = reply.items.map((item) => `- ${item.text}`);
-    return { text: [reply.text, ...lines, PRIVATE_LISTING_NOTE].join("\n"), cards: [] };
+    if (privately) {
+      const lines = reply.items.map((item) => `- ${item.text}`);
+      return { text: [reply.text, ...lines, PRIVATE_LISTING_NOTE].join("\n"), cards: [] };
+    }
+    if (!isSharedThread(target))
+      return { text: `${reply.text} each on a card with a Cancel button`, cards: reply.items };
+    const here = reply.items.filter((item) => item.here === true);
+    const withheld = reply.items.length - here.length;
+    if (withheld === 0) return { text: `${reply.text} each on a card with a Cancel button`, cards: here };
+    const count = `${withheld}${here.length > 0 ? " more" : ""} ${withheld === 1 ? "item" : "items"}`;
+    const shown = here.length > 0 ? " those of this conversation each on a card with a Cancel button;" : "";
+    return { text: `${reply.text}${shown} ${count} ${SHARED_LISTING_NOTE}`, cards: here };
   }
 
   /** Post a reply's standing items as cards with a Cancel button each (a failure is logged). */

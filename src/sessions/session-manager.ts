@@ -147,7 +147,7 @@ export class SessionManager implements ConversationService {
               : (command?.error ?? ""),
             items: [],
           };
-      const { text, cards } = this.moduleCommands.listing(reply);
+      const { text, cards } = this.moduleCommands.listing(message.target, reply);
       await this.reply(message.target, text);
       await this.moduleCommands.postItems(message.target, cards);
       return { status: "command" };
@@ -232,7 +232,7 @@ export class SessionManager implements ConversationService {
     const extra = this.moduleCommands.matchSlash(name, args);
     if (extra) {
       const reply = await this.moduleCommands.run(target, user, extra);
-      const { text, cards } = this.moduleCommands.listing(reply, options.privately);
+      const { text, cards } = this.moduleCommands.listing(target, reply, options.privately);
       await this.moduleCommands.postItems(target, cards);
       return text;
     }

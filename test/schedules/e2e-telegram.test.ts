@@ -110,13 +110,27 @@ describe("Telegram scheduled tasks end to end", () => {
     expect(await approve(s)).toContain(`Watch ${GROUP.id}`);
     await reply(s, ALICE_DM, "Subscribed to Team", asked);
 
+    // Listed in the group, her DM's task and subscription are counted, not shown (their cards
+    // are posted before the reply, so none came).
     const before = texts(s, GROUP).length;
-    await aliceSays(s, GROUP, "/schedules", "Scheduled tasks (1):");
-    expect(await reply(s, GROUP, `Scheduled task ${id}`, before)).toContain(
-      `[${id}] "daily summary" — posts in telegram chat 1001`,
+    expect(await aliceSays(s, GROUP, "/schedules", "Scheduled tasks (1):")).toContain(
+      "1 item of yours not shown here",
     );
-    await aliceSays(s, GROUP, "/subscriptions", "Your subscriptions (1):");
-    expect(await reply(s, GROUP, "Subscription sub_", before)).toContain("wakes telegram chat 1001");
+    expect(await aliceSays(s, GROUP, "/subscriptions", "Your subscriptions (1):")).toContain(
+      "1 item of yours not shown here",
+    );
+    const shown = texts(s, GROUP).slice(before).join("\n");
+    expect(shown).not.toContain("daily summary");
+    expect(shown).not.toContain(id);
+    // In her DM each is on a card.
+    const inDm = texts(s, ALICE_DM).length;
+    await aliceSays(s, ALICE_DM, "/schedules", "Scheduled tasks (1):");
+    expect(await reply(s, ALICE_DM, `Scheduled task ${id}`, inDm)).toContain(
+      `[${id}] "daily summary" — posts in this conversation`,
+    );
+    await aliceSays(s, ALICE_DM, "/subscriptions", "Your subscriptions (1):");
+    expect(await reply(s, ALICE_DM, "Subscription sub_", inDm)).toContain("wakes this conversation");
+    // Cancelling by id still works from the group.
     expect(await aliceSays(s, GROUP, `/cancel_task ${id}`, "Cancelled")).toBe(
       `Cancelled task ${id} (posted in telegram chat 1001).`,
     );
