@@ -252,6 +252,8 @@ const subscriptionsSchema = z.strictObject({
   max_batch: positiveInt.default(50),
   max_wait_s: timerSeconds(z.number().positive()).default(30),
   wake_rate_per_hour: positiveInt.default(12),
+  /** Subscriptions one person may hold across all their conversations. */
+  max_per_person: positiveInt.default(50),
 });
 
 const skillNameList = z.array(

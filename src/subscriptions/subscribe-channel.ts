@@ -1,8 +1,9 @@
 /**
  * subscribe_channel: subscribe the caller's session to a channel, or update the caller's own
  * subscription's trigger and instructions. The channel must be one the caller may read and not the
- * asking conversation itself, the session within its number of subscriptions, and the bot able to
- * read the channel. Wake-ups then run as the caller, whose membership was just checked. Another
+ * asking conversation itself, the session and the person (across all their conversations, as the
+ * registry counts them: it follows a shared catalog) within their numbers of subscriptions, and
+ * the bot able to read the channel. Wake-ups then run as the caller, whose membership was just checked. Another
  * person's subscription to the same channel in a shared thread stays theirs: the call is refused
  * (its wake-ups already come to this conversation; only its creator changes it, and they or an
  * approver cancel it), never taken over.
@@ -61,6 +62,13 @@ export async function subscribeChannel(
     return {
       ok: false,
       message: `This conversation already has ${deps.settings.maxPerSession} subscriptions (the limit); unsubscribe from one first.`,
+    };
+  const person = { platform: caller.target.platform, userId: caller.requester.id };
+  const held = deps.registry.all().filter((s) => isCreatedBy(s, person)).length;
+  if (!existing && held >= deps.settings.maxPerPerson)
+    return {
+      ok: false,
+      message: `You already have ${deps.settings.maxPerPerson} channel subscriptions across your conversations, the most allowed; unsubscribe from one first (list_subscriptions shows them).`,
     };
   const canRead = await directory.ensureBotCanRead(ref.channel).catch((error: unknown) => ({
     ok: false as const,

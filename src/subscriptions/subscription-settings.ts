@@ -21,6 +21,8 @@ export interface SubscriptionSettings {
   readonly busyRetryMs: number;
   /** Subscriptions one session may hold. */
   readonly maxPerSession: number;
+  /** Subscriptions one person may hold across all their conversations (sessions). */
+  readonly maxPerPerson: number;
   /** Default and largest `limit` of catch_up. */
   readonly catchUpDefaultLimit: number;
   readonly catchUpMaxLimit: number;
@@ -35,6 +37,7 @@ export const DEFAULT_SUBSCRIPTION_SETTINGS: SubscriptionSettings = Object.freeze
   wakesPerHour: 12,
   busyRetryMs: 15_000,
   maxPerSession: 20,
+  maxPerPerson: 50,
   catchUpDefaultLimit: 50,
   catchUpMaxLimit: 200,
 });
@@ -49,5 +52,6 @@ export function settingsFromConfig(section: CoworkerConfig["subscriptions"]): Su
     maxBatch: section.max_batch,
     maxWaitMs: Math.max(Math.round(section.max_wait_s * 1_000), Math.round(section.debounce_s * 1_000)),
     wakesPerHour: section.wake_rate_per_hour,
+    maxPerPerson: section.max_per_person,
   });
 }
