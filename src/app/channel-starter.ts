@@ -3,7 +3,8 @@
  * module (slack-starter.ts, telegram-starter.ts) only turns the config into an adapter; this
  * file registers what the adapter offers — its thread outputs with the session layer and its
  * Messenger with the messaging tools before it starts, its directory with channel subscriptions,
- * its timezone lookup with scheduled tasks and its access rules with the wake-ups once it has — wires its hooks to subscriptions
+ * its timezone lookup with scheduled tasks and its access rules with the wake-ups once it has
+ * (wake-ups held until then: wake-access.ts) — wires its hooks to subscriptions
  * and schedules, and hands the ChannelSupervisor a RunningChannel on the adapter's lifecycle.
  */
 import type { AttachmentIntake } from "../attachments/inbound-attachments.js";

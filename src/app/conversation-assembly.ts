@@ -206,7 +206,9 @@ export async function createConversation(
     if (context.coordination.distributed)
       context.readiness.register("session leases", () => manager.coordinationReady());
     // Standing items wake turns only for people still allowed where they run (wake-access.ts).
-    const wakes = parts.access ? parts.access.guard(manager) : manager;
+    // Wake-ups held for a channel still connecting are let go (rejected) when the wakers stop.
+    const wakesHeld = new AbortController();
+    const wakes = parts.access ? parts.access.guard(manager, wakesHeld.signal) : manager;
     await subscriptions.open({
       store,
       sessions: wakes,
@@ -231,11 +233,13 @@ export async function createConversation(
         schedules.start();
       },
       drain: async (graceMs) => {
+        wakesHeld.abort();
         await schedules.shutdown();
         await subscriptions.shutdown();
         return manager.drain(graceMs);
       },
       close: async () => {
+        wakesHeld.abort();
         await schedules.shutdown();
         await subscriptions.shutdown();
         await mcp.close();
