@@ -319,14 +319,18 @@ export class SlackChannel implements ChannelAdapter {
 
   /**
    * Whether the person may use the bot in `target`'s conversation now: the allowed users and
-   * channels, guests (per `allowGuests`), and no deactivated account (a scheduled task or a
-   * subscription of theirs wakes a turn only then; see ChannelAdapter.mayAct).
+   * channels, guests (per `allowGuests`), no deactivated account, and — in a channel, private
+   * channel or group DM — still a member of it (a scheduled task or a subscription of theirs wakes
+   * a turn only then; see ChannelAdapter.mayAct). Their own DM with the bot needs no membership
+   * check. Rejects when Slack cannot say (before `start`, or an API error).
    */
   async mayAct(userId: string, target: ThreadTarget): Promise<boolean> {
     // Looked up afresh first: the guest check then reads the renewed profile, not one cached
     // when the person last wrote.
     if (await this.users.isDeactivatedNow(userId)) return false;
-    return (await this.access.check(userId, target.channel, kindOf(target))).allowed;
+    const kind = kindOf(target);
+    if (!(await this.access.check(userId, target.channel, kind)).allowed) return false;
+    return kind === "dm" || this.directory().isMember(target.channel, userId);
   }
 
   /** Where the HTTP receiver listens (HTTP mode, after start). */

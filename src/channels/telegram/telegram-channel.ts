@@ -233,8 +233,10 @@ export class TelegramChannel implements ChannelAdapter {
 
   /**
    * Whether the person may use the bot in `target`'s chat now: an allowed or paired user, or any
-   * member of an allowed group (a scheduled task or a subscription of theirs wakes a turn only
-   * then; see ChannelAdapter.mayAct).
+   * member of an allowed group — and, in a group, still in it (getChatMember: not left or
+   * kicked), however they are allowed (a scheduled task or a subscription of theirs wakes a turn
+   * only then; see ChannelAdapter.mayAct). Their private chat with the bot needs no membership
+   * check. Rejects when Telegram cannot say (before `start`, or an API error).
    */
   async mayAct(userId: string, target: ThreadTarget): Promise<boolean> {
     const id = telegramIdOf(userId);
@@ -242,7 +244,7 @@ export class TelegramChannel implements ChannelAdapter {
     const { chatId, isPrivate } = addressOf(target);
     // A session's chat may have become a supergroup since: either id listed allows it.
     const current = isPrivate ? chatId : await this.migrations.currentOf(chatId);
-    return this.access.allows(
+    const allowed = await this.access.allows(
       {
         id: chatId,
         type: isPrivate ? "private" : "group",
@@ -250,6 +252,8 @@ export class TelegramChannel implements ChannelAdapter {
       },
       { id, name: "" },
     );
+    if (!allowed || isPrivate) return allowed;
+    return this.directory().isMember(String(current), userId);
   }
 
   /** Connect: identify the bot, register commands, then start the receiver. */

@@ -396,24 +396,17 @@ describe("inbound messages", () => {
     const dm = { platform: "slack", workspace: "T1", channel: "D1", thread: "1.1" };
     const general = { platform: "slack", workspace: "T1", channel: "C1", thread: "2.2" };
     const elsewhere = { platform: "slack", workspace: "T1", channel: "C9", thread: "3.3" };
-    const open = new SlackChannel(
-      fakeSlackChannelOptions(fake, { fileMaxBytes: 1024, workspaceRoot: workspace, service }),
-    );
+    // Asked only after start (a channel's membership is looked up through the directory).
+    const open = await startChannel();
     expect(await open.mayAct("U1", dm)).toBe(true);
     expect(await open.mayAct("U1", general)).toBe(true);
     expect(await open.mayAct("UGUEST", general)).toBe(false);
     // Deactivated after a lookup was cached: the check asks Slack again.
     fake.state.addUser({ id: "U1", name: "ana", displayName: "Ana", deactivated: true });
     expect(await open.mayAct("U1", dm)).toBe(false);
-    const listed = new SlackChannel(
-      fakeSlackChannelOptions(fake, {
-        fileMaxBytes: 1024,
-        workspaceRoot: workspace,
-        service,
-        allowedUsers: ["U2", "UGUEST"],
-        allowedChannels: ["C1"],
-      }),
-    );
+    fake.state.channels.get("C1")?.members.add("UGUEST");
+    await open.stop();
+    const listed = await startChannel({ allowedUsers: ["U2", "UGUEST"], allowedChannels: ["C1"] });
     expect(await listed.mayAct("U2", general)).toBe(true);
     expect(await listed.mayAct("UGUEST", general)).toBe(true);
     expect(await listed.mayAct("U2", elsewhere)).toBe(false);

@@ -69,7 +69,9 @@ describe("Telegram channel: inbound messages", () => {
 
   it("says who may still act in a chat (mayAct): allowed users anywhere, anyone in an allowed group, nobody else", async () => {
     harness = await startHarness();
-    const { channel } = harness;
+    const { channel, tg } = harness;
+    // In a group the person must also still be in it (getChatMember): the fake must know the chats.
+    for (const group of [GROUP, OPEN_GROUP]) tg.state.chat(group);
     const chat = (id: number, chatType?: string) => ({
       platform: "telegram",
       workspace: "tg",
