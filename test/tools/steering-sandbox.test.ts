@@ -3,17 +3,25 @@
  * person's approval, so run_command's bubblewrap sandbox shows them read-only: a command can read
  * them but neither change nor create one, through a link neither, and whatever the sandbox has to
  * put on the host for that (an empty `.coworker`, a placeholder AGENTS.md while commands run) does
- * not outlive its purpose. The rest of the workspace stays writable. Unsandboxed, none of it holds.
+ * not outlive its purpose. A link on the way to one cannot be replaced either: the folder holding
+ * it (the workspace root, for a linked `.coworker` or AGENTS.md) is read-only but for its files and
+ * folders. The rest of the workspace stays writable. Unsandboxed, none of it holds.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { shellSandboxCheck } from "../../src/cli/doctor-shell-check.js";
+import { configSchema } from "../../src/config/schema.js";
 import { uploadFolderOf } from "../../src/core/upload-folders.js";
+import { skillSources } from "../../src/skills/skill-library.js";
+import { SkillLoader } from "../../src/skills/skill-loader.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
 import { createRunCommandTool } from "../../src/tools/shell/run-command.js";
 import { unsandboxedBackend } from "../../src/tools/shell/sandbox-backend.js";
+import { MAX_LOCKED_ENTRIES } from "../../src/tools/shell/steering-mounts.js";
 import { call, makeContext, TEST_TARGET, tempDir } from "./support/tool-context.js";
 
 let base: string;
@@ -175,6 +183,155 @@ describe("run_command in the sandbox, where steering files are links", () => {
     expect(look.output).toMatch(
       /^slack_T1_C1\n.*No such file or directory\n.*Read-only file system\n\[exit code 1\]$/s,
     );
+  });
+});
+
+describe("run_command in the sandbox, where .coworker or AGENTS.md at the workspace root is a link", () => {
+  const skill = (name: string) => `---\nname: ${name}\ndescription: ${name} steps\n---\nDo it.\n`;
+  const skillNames = async () => {
+    const scan = await new SkillLoader(skillSources(ws, path.join(base, "data"), [])).scan();
+    return [...scan.skills.keys()].sort();
+  };
+  const LOCK_NOTE =
+    /\[the workspace root is read-only for commands: it holds \.coworker and AGENTS\.md, links on the way to a steering file/;
+
+  beforeEach(async () => {
+    await put("team/.coworker/skills/deploy/SKILL.md", skill("deploy"));
+    await symlink("team/.coworker", inWs(".coworker"));
+    await put("docs.md", "be kind\n");
+    await symlink("docs.md", inWs("AGENTS.md"));
+    await put("src/main.ts", "main\n");
+    await put(".git/HEAD", "ref\n");
+    await put("README.md", "readme\n");
+  });
+
+  it("cannot replace either link, so no skill or instructions are planted", async () => {
+    expect(await skillNames()).toEqual(["deploy"]);
+    const plant =
+      "rm .coworker && mkdir -p .coworker/skills/evil && " +
+      "printf -- '---\\nname: evil\\ndescription: evil\\n---\\nx\\n' > .coworker/skills/evil/SKILL.md";
+    for (const command of [
+      plant,
+      "rm AGENTS.md && echo x > AGENTS.md",
+      "mv .coworker gone && mkdir .coworker",
+      "mv AGENTS.md gone.md",
+      "ln -sfn src .coworker",
+      "ln -sf src/main.ts AGENTS.md",
+    ]) {
+      const result = await run(command);
+      expect(result.ok, command).toBe(false);
+      expect(result.output, command).toMatch(/Read-only file system/);
+      expect(result.output, command).toMatch(LOCK_NOTE);
+    }
+    expect(await readlink(inWs(".coworker"))).toBe("team/.coworker");
+    expect(await readlink(inWs("AGENTS.md"))).toBe("docs.md");
+    expect(await text("docs.md")).toBe("be kind\n");
+    expect(await readdir(inWs("team/.coworker/skills"))).toEqual(["deploy"]);
+    expect(existsSync(inWs("gone"))).toBe(false);
+    expect(existsSync(inWs("gone.md"))).toBe(false);
+    expect(await skillNames()).toEqual(["deploy"]);
+  });
+
+  it("keeps the work inside the root's folders and files going, but nothing new at the root", async () => {
+    const result = await run(
+      "echo y > src/new.ts && mkdir -p src/sub && echo z > src/sub/a.md && mv src/new.ts src/sub/ && " +
+        "echo edited > README.md && echo more >> README.md && echo x > .git/ORIG_HEAD && cat .coworker/skills/deploy/SKILL.md AGENTS.md",
+    );
+    expect(result.output).toBe(`${skill("deploy")}be kind\n[exit code 0]`);
+    expect(await text("src/sub/new.ts")).toBe("y\n");
+    expect(await text("src/sub/a.md")).toBe("z\n");
+    expect(await text("README.md")).toBe("edited\nmore\n");
+    expect(await text(".git/ORIG_HEAD")).toBe("x\n");
+    const fresh = await run("echo x > notes.txt");
+    expect(fresh.ok).toBe(false);
+    expect(fresh.output).toMatch(LOCK_NOTE);
+    expect(fresh.output).toMatch(
+      /a person can make each link the real file or folder it leads to, to lift this\]$/,
+    );
+    expect(existsSync(inWs("notes.txt"))).toBe(false);
+  });
+
+  it("refuses commands, saying why, when the root holds too many entries to keep in place", async () => {
+    await Promise.all(Array.from({ length: MAX_LOCKED_ENTRIES }, (_, i) => writeFile(inWs(`f${i}.txt`), "")));
+    const result = await run("echo ran > src/ran.txt");
+    expect(result).toMatchObject({ ok: false, summary: "too many entries to lock" });
+    expect(result.output).toMatch(
+      /^commands cannot run in this workspace: the workspace root is to be kept read-only for commands, for \.coworker and AGENTS\.md, links .* at most 1000 can be .* A person can make each link the real file or folder it leads to, or move entries into a folder\.$/,
+    );
+    expect(existsSync(inWs("src/ran.txt"))).toBe(false);
+  });
+
+  it("doctor warns that the root is read-only for commands", async () => {
+    const config = configSchema.parse({ workspace: { root: ws } });
+    expect(await shellSandboxCheck(config, undefined, 1000).run(new AbortController().signal)).toEqual({
+      status: "warn",
+      summary:
+        "bubblewrap sandbox, no network; .coworker and AGENTS.md, links on the way to a steering file (.coworker/ or AGENTS.md), make the workspace root read-only for commands (nothing can be created, renamed or removed directly in it)",
+      fix: "make each link the real file or folder it leads to, to lift this",
+    });
+  });
+
+  it("starts even when an entry listed for the sandbox is gone by then", async () => {
+    const plan = await bubblewrapBackend().plan({
+      argv: ["bash", "-c", "echo ok > src/a.txt && cat src/a.txt"],
+      cwd: ws,
+      env: { PATH: "/usr/bin:/bin" },
+      roots: [ws],
+      readOnly: { paths: [], pinned: [], locked: [{ path: ws, entries: [inWs("gone"), inWs("src")] }] },
+    });
+    const ran = spawnSync(plan.file, plan.args, { cwd: plan.cwd, env: plan.env, encoding: "utf8" });
+    expect(ran.stdout).toBe("ok\n");
+    expect(existsSync(inWs("gone"))).toBe(false);
+  });
+});
+
+describe("run_command in the sandbox, where links lead on to further links", () => {
+  it("cannot replace a link in a folder below the root on the way to a steering file", async () => {
+    await put("CLAUDE.md", "be kind\n");
+    await mkdir(inWs("docs/guide"), { recursive: true });
+    await symlink("../CLAUDE.md", inWs("docs/AGENTS.md"));
+    await symlink("docs/AGENTS.md", inWs("AGENTS.md"));
+    await put("tools/y/SKILL.md", "---\nname: x\ndescription: x steps\n---\nDo it.\n");
+    await symlink("y", inWs("tools/x"));
+    await mkdir(inWs(".coworker/skills"), { recursive: true });
+    await symlink("../../tools/x", inWs(".coworker/skills/x"));
+    await expectRefused(
+      "rm docs/AGENTS.md && echo evil > docs/AGENTS.md",
+      "rm tools/x && mkdir tools/x && echo evil > tools/x/SKILL.md",
+      "mv docs/AGENTS.md docs/old.md",
+      "echo x > docs/new.md",
+    );
+    expect(await readlink(inWs("docs/AGENTS.md"))).toBe("../CLAUDE.md");
+    expect(await readlink(inWs("tools/x"))).toBe("y");
+    expect(await text("AGENTS.md")).toBe("be kind\n");
+    const note = await run("echo x > docs/new.md");
+    expect(note.output).toMatch(
+      /\[the workspace root and docs\/ and tools\/ are read-only for commands: they hold AGENTS\.md and docs\/AGENTS\.md and tools\/x, links/,
+    );
+    expect((await run("echo ok > docs/guide/a.md && cat docs/guide/a.md")).output).toBe("ok\n[exit code 0]");
+  });
+});
+
+describe("run_command in the sandbox, where a root link leads deep", () => {
+  it("keeps the folders on the way pinned inside the locked root", async () => {
+    await put("a/b/c.md", "be kind\n");
+    await symlink("a/b/c.md", inWs("AGENTS.md"));
+    await expectRefused("mv a/b a/b2 && mkdir a/b && echo evil > a/b/c.md");
+    expect(await text("AGENTS.md")).toBe("be kind\n");
+    expect((await run("echo ok > a/b/d.md && echo ok > a/e.md")).ok).toBe(true);
+  });
+});
+
+describe("run_command in the sandbox, where .coworker and AGENTS.md at the root are real", () => {
+  it("lets a command create, rename and remove entries at the root", async () => {
+    await put(SKILL, "deploy steps\n");
+    await put("AGENTS.md", "be kind\n");
+    const result = await run(
+      "echo x > new.txt && mkdir made && mv new.txt made/ && mv made kept && rm -r kept",
+    );
+    expect(result.output).toBe("(no output)\n[exit code 0]");
+    expect((await lstat(inWs(".coworker"))).isDirectory()).toBe(true);
+    expect((await readdir(ws)).sort()).toEqual([".coworker", "AGENTS.md", "uploads"]);
   });
 });
 

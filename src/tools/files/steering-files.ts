@@ -72,7 +72,7 @@ function namesBelow(file: string, dir: string): readonly string[] | undefined {
  * instructions read nothing through it either.
  *
  * Computed afresh on every call, never cached: any link on the way may have been swapped since
- * the last one (a command can replace a link `.coworker` at the root, and with the sandbox off,
+ * the last one (a person or another program can, and with the sandbox off a command can change
  * anything), and a stale place would let a write reach a steering file unasked. Each call is kept
  * cheap instead: a skill's folder that is a plain folder in the skills folder (no link, as the
  * listing shows) is there, below the skills folder's real path, with no lookup, and its SKILL.md

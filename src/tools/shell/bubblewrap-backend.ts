@@ -2,7 +2,9 @@
  * The bubblewrap (`bwrap`) sandbox for run_command, the default on Linux. Inside: the workspace
  * roots read-write at their real paths, except a masked folder (uploads/), empty and read-only
  * but for the folders bound back into it (the command's own conversation's), and the read-only
- * paths (the steering files: `.coworker/`, AGENTS.md); /usr, /bin, /lib*, /sbin, /etc
+ * paths (the steering files: `.coworker/`, AGENTS.md) — with each folder holding a link on the way
+ * to one, the workspace root too, read-only but for its files and folders, bound back
+ * (steering-mounts.ts); /usr, /bin, /lib*, /sbin, /etc
  * read-only with every credential-like /etc entry covered; a private /tmp and HOME;
  * its own PID, IPC, UTS, cgroup and (unless `network`) network namespaces; nothing else of the
  * host — so the service's data folder, config file, .env and code are out of sight unless they
@@ -17,9 +19,11 @@
  */
 import { spawn } from "node:child_process";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
+import path from "node:path";
 import { isWithin } from "../../core/real-paths.js";
 import { credentialLikeEntries, type MaskedEntry } from "./etc-secrets.js";
 import type {
+  LockedFolder,
   MaskedFolder,
   ReadOnlyPaths,
   SandboxBackend,
@@ -143,13 +147,39 @@ function maskedArgs(masked: MaskedFolder | undefined): string[] {
 }
 
 /**
- * Pin the folders of `readOnly` that `where` picks (each bound over itself: a mount point cannot
- * be moved or removed), then bind each of its read-only paths that `where` picks over itself.
+ * Lock a folder: read-only, with each of its entries bound back over itself read-write, so nothing
+ * can be added to, removed from or renamed in the folder itself, and everything below is writable.
+ * `--bind-try` skips an entry removed since it was listed.
+ */
+function lockArgs(folder: LockedFolder): string[] {
+  return [
+    "--ro-bind",
+    folder.path,
+    folder.path,
+    ...folder.entries.flatMap((entry) => ["--bind-try", entry, entry]),
+  ];
+}
+
+/**
+ * Pin and lock the folders of `readOnly` that `where` picks (each pinned one bound over itself: a
+ * mount point cannot be moved or removed; a locked one is a mount point too), shallowest first, so
+ * that none covers one made before it; then bind each of its read-only paths that `where` picks
+ * over itself.
  */
 function readOnlyArgs(readOnly: ReadOnlyPaths | undefined, where: (file: string) => boolean): string[] {
   if (readOnly === undefined) return [];
-  const pinned = readOnly.pinned.filter(where).flatMap((folder) => ["--bind", folder, folder]);
-  return [...pinned, ...readOnly.paths.filter(where).flatMap((file) => ["--ro-bind", file, file])];
+  const locked = (readOnly.locked ?? []).filter((folder) => where(folder.path));
+  const lockedPaths = new Set(locked.map((folder) => folder.path));
+  const folders = [
+    ...readOnly.pinned
+      .filter((folder) => where(folder) && !lockedPaths.has(folder))
+      .map((folder) => ({ path: folder, args: ["--bind", folder, folder] })),
+    ...locked.map((folder) => ({ path: folder.path, args: lockArgs(folder) })),
+  ].sort((a, b) => a.path.split(path.sep).length - b.path.split(path.sep).length);
+  return [
+    ...folders.flatMap((folder) => folder.args),
+    ...readOnly.paths.filter(where).flatMap((file) => ["--ro-bind", file, file]),
+  ];
 }
 
 /** Closes the sandbox's own root folder once every mount point in it exists. */

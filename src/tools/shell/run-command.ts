@@ -6,8 +6,10 @@
  * an interrupt stops the whole group (SIGTERM, then SIGKILL). Downloads (curl/wget) are recorded
  * in the facts. When the sandbox cannot run here, the tool answers "shell unavailable: …". In the
  * sandbox, uploads/ shows only the calling conversation's folders (conversation-uploads.ts), and
- * the steering files (`.coworker/`, AGENTS.md) are read-only (steering-mounts.ts); unsandboxed,
- * neither holds.
+ * the steering files (`.coworker/`, AGENTS.md) are read-only (steering-mounts.ts) — and so is each
+ * folder holding a link on the way to one (the workspace root, when `.coworker` or AGENTS.md is a
+ * link) but for its files and folders, which a failed command's result then says; unsandboxed,
+ * none of it holds.
  */
 import { settlesWithin } from "../../core/settles-within.js";
 import { spawn } from "node:child_process";
@@ -242,12 +244,17 @@ export function createRunCommandTool(options: RunCommandOptions) {
         ? await uploadsMask(options.paths, threadTargetOf(context.request))
         : undefined;
       const steering = sandboxed ? await steeringMounts(options.paths, masked) : undefined;
+      if (steering?.refusal !== undefined)
+        return { ok: false, output: steering.refusal, summary: "too many entries to lock" };
       let result: ToolResult;
       try {
         result = await run(args.command, timeoutS, context, { masked, readOnly: steering?.readOnly });
       } finally {
         steering?.release();
       }
+      // A failure may come from a locked folder (steering-mounts.ts): say so.
+      if (!result.ok && steering?.note !== undefined)
+        result = { ...result, output: `${result.output}\n${steering.note}` };
       if (requested <= maxTimeoutS) return result;
       return {
         ...result,

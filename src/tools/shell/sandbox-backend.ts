@@ -34,6 +34,18 @@ export interface ReadOnlyPaths {
    * so that no command can make a link to one of `paths` lead somewhere else.
    */
   readonly pinned: readonly string[];
+  /**
+   * Folders that hold a link on the way to one of `paths`, shallowest first, whose own entries no
+   * command may add, remove or rename (a mount cannot cover a link, and a command could otherwise
+   * replace the link with a file or folder of its own: steering-mounts.ts).
+   */
+  readonly locked?: readonly LockedFolder[];
+}
+
+/** A folder shown read-only, with `entries` (real paths of its files and folders) bound back writable. */
+export interface LockedFolder {
+  readonly path: string;
+  readonly entries: readonly string[];
 }
 
 /** One command to start: the argv inside the sandbox and where it runs. */
