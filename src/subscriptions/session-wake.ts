@@ -5,7 +5,7 @@
  * `subscriptions` (one card each, with a Cancel button) and `unsubscribe <channel>` people use
  * without asking the agent — from any of their conversations.
  */
-import type { ThreadTarget } from "../core/thread-target.js";
+import { isSharedThread, sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
 import type { ExtraCommand } from "../sessions/extra-commands.js";
 import type { ItemCanceller } from "../sessions/item-cards.js";
 import type { WakeResult, WakeTurn } from "../sessions/wake-turns.js";
@@ -63,6 +63,7 @@ export function subscriptionCommands(
           id: subscription.id,
           title: `Subscription ${subscription.id}`,
           text: (lines[i] ?? "").replace(/^- /, ""),
+          here: sessionKeyOf(subscription.subscriberTarget) === sessionKeyOf(target),
         }));
         return { text: header, items };
       },
@@ -72,9 +73,15 @@ export function subscriptionCommands(
       usage: "unsubscribe <channel> — stop watching a channel (#name, id, chat:topic or subscription id)",
       minArgs: 1,
       maxArgs: 1,
-      run: async ({ sessionId, target, user, args }) =>
-        (await service.remove({ sessionId, platform: target.platform, userId: user.id }, args[0] ?? ""))
-          .message,
+      run: async ({ sessionId, target, user, args }) => {
+        const owner = {
+          sessionId,
+          platform: target.platform,
+          userId: user.id,
+          shared: isSharedThread(target),
+        };
+        return (await service.remove(owner, args[0] ?? "")).message;
+      },
     },
   ]);
 }

@@ -42,6 +42,12 @@ export interface SubscriptionOwner {
   readonly sessionId: string;
   readonly platform: string;
   readonly userId: string;
+  /**
+   * The asking conversation is read by several people (core/thread-target.ts isSharedThread): a
+   * refusal then names only the person's subscriptions that wake it, not those of their other
+   * conversations (their DMs' included, with the ids).
+   */
+  readonly shared?: boolean;
 }
 
 export interface SubscribeArgs {

@@ -228,7 +228,7 @@ export class SubscriptionService {
     const here = this.registry.forSession(owner.sessionId).filter((s) => isNamedBy(s, channel));
     const matches = this.removable(owner, channel, here, mine);
     if (matches.length !== 1)
-      return { ok: false, message: notRemoved(channel, matches.length, here, mine, owner.sessionId) };
+      return { ok: false, message: notRemoved(channel, matches.length, here, mine, owner) };
     return { ok: true, subscription: matches[0]! };
   }
 
@@ -321,17 +321,21 @@ export class SubscriptionService {
   }
 }
 
-/** Why `channel` removed nothing (it matched `found` removable subscriptions), with the person's own. */
+/**
+ * Why `channel` removed nothing (it matched `found` removable subscriptions), with the person's
+ * own: all of them, or, asked in a shared conversation, those that wake it and how to see the rest.
+ */
 function notRemoved(
   channel: string,
   found: number,
   here: readonly Subscription[],
   mine: readonly Subscription[],
-  sessionId: string,
+  owner: SubscriptionOwner,
 ): string {
+  const shown = owner.shared ? mine.filter((s) => s.sessionId === owner.sessionId) : mine;
   const known =
-    mine
-      .map((s) => `${channelLabel(s.channelRef)} (${s.id}, wakes ${wakesWhere(s, sessionId)})`)
+    shown
+      .map((s) => `${channelLabel(s.channelRef)} (${s.id}, wakes ${wakesWhere(s, owner.sessionId)})`)
       .join(", ") || "none";
   let why = `You have no subscription to ${channel}`;
   if (found > 1) why = `${channel} matches several of your subscriptions (name one by id)`;
@@ -341,7 +345,8 @@ function notRemoved(
     );
     why = `${theirs.join(", ")} here can be cancelled only by its creator or a configured approver`;
   }
-  return `${why}. Your subscriptions: ${known}.`;
+  if (!owner.shared) return `${why}. Your subscriptions: ${known}.`;
+  return `${why}. Yours that wake this conversation: ${known} (ask in a direct message with me to see all of yours).`;
 }
 
 /** Wake-up claims on the coordination the processes share. */

@@ -17,7 +17,7 @@ import { z } from "zod";
 import { provenanceOf } from "../engine/permissions/permission-engine.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { type AnyTool, defineTool, fail, ok, type ToolPreview, type ToolResult } from "../core/tool.js";
-import { type Caller, isSharedThread, sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
+import { type Caller, isSharedThread } from "../core/thread-target.js";
 import { listingWidensAudience, requestCaller, threadTargetOf } from "../tools/session-target.js";
 import type { Outcome } from "./channel-access.js";
 import {
@@ -28,7 +28,6 @@ import {
   MAX_INSTRUCTIONS_CHARS,
   MAX_KEYWORD_CHARS,
   MAX_KEYWORDS,
-  type Subscription,
 } from "./subscription.js";
 import type { SubscriptionService } from "./subscription-service.js";
 import type { SubscribeArgs, SubscriptionOwner } from "./subscription-service-options.js";
@@ -134,7 +133,12 @@ export function callerOf(request: ConversationExecutionRequest, feature = FEATUR
 
 /** The person behind a caller, asking from the caller's conversation. */
 export function ownerOf(caller: Caller): SubscriptionOwner {
-  return { sessionId: caller.sessionId, platform: caller.target.platform, userId: caller.requester.id };
+  return {
+    sessionId: caller.sessionId,
+    platform: caller.target.platform,
+    userId: caller.requester.id,
+    shared: isSharedThread(caller.target),
+  };
 }
 
 /** Run `act` for the person asking from this conversation, or say why it cannot run here. */
@@ -221,42 +225,6 @@ async function unsubscribePreview(
   };
 }
 
-/** How the service's refusal to unsubscribe ends: the person's subscriptions in every conversation. */
-const EVERY_SUBSCRIPTION = ". Your subscriptions: ";
-
-/**
- * A refusal to unsubscribe from `channel` as told in `target`'s conversation, shared by several
- * people: the service's reason without its list of the person's subscriptions in every
- * conversation (their DMs' included, with the ids), naming only those that wake this one, and
- * where to see the rest. Unchanged in the person's DM with the bot.
- */
-export function unsubscribeRefusalHere(
-  channel: string,
-  refusal: string,
-  mine: readonly Subscription[],
-  target: ThreadTarget,
-): string {
-  if (!isSharedThread(target)) return refusal;
-  const cut = refusal.indexOf(EVERY_SUBSCRIPTION);
-  const why = cut >= 0 ? refusal.slice(0, cut) : `You have no subscription to ${channel} here`;
-  const here = mine
-    .filter((s) => sessionKeyOf(s.subscriberTarget) === sessionKeyOf(target))
-    .map((s) => `${channelLabel(s.channelRef)} (${s.id})`);
-  return `${why}. Yours that wake this conversation: ${here.join(", ") || "none"} (ask in a direct message with me to see all of yours).`;
-}
-
-/** unsubscribe_channel for the caller; a refusal in a shared conversation names only its subscriptions. */
-async function unsubscribeAs(
-  service: SubscriptionToolsService,
-  caller: Caller,
-  channel: string,
-): Promise<Outcome> {
-  const outcome = await service.remove(ownerOf(caller), channel);
-  if (outcome.ok || !isSharedThread(caller.target)) return outcome;
-  const mine = await service.listForPerson(ownerOf(caller));
-  return { ok: false, message: unsubscribeRefusalHere(channel, outcome.message, mine, caller.target) };
-}
-
 function result(outcome: Outcome): ToolResult {
   return outcome.ok ? ok(outcome.message) : fail(outcome.message);
 }
@@ -328,7 +296,7 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     // It ends a standing item, maybe another conversation's: a person decides, as for creating one.
     category: "write",
     concurrent: false,
-    run: (args, request) => asPerson(request, (caller) => unsubscribeAs(service, caller, args.channel)),
+    run: (args, request) => asPerson(request, (caller) => service.remove(ownerOf(caller), args.channel)),
     preview: (args, request) => unsubscribePreview(service, args.channel, request),
   });
   const list = defineTool({

@@ -1,0 +1,63 @@
+/**
+ * The typed `subscriptions` and `unsubscribe` commands in a conversation several people share
+ * mark only the subscriptions that wake it as this conversation's (the listing posts cards only
+ * for those), and a refused `unsubscribe` there names none of the person's subscriptions from
+ * their other conversations; in the person's DM both show everything, as before.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { Caller } from "../../src/core/thread-target.js";
+import { subscriptionCommands } from "../../src/subscriptions/session-wake.js";
+import { ALICE, type Harness, HOME, openHarness } from "./support.js";
+
+/** Alice in her DM with the bot. */
+const ALICE_DM: Caller = {
+  sessionId: "slack:T1:D1ALICE:-",
+  target: { ...HOME, channel: "D1ALICE", thread: undefined },
+  requester: ALICE.requester,
+};
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const callOf = (caller: Caller, args: string[]) => ({
+  sessionId: caller.sessionId,
+  target: caller.target,
+  user: caller.requester,
+  args,
+  startTurn: async () => "started" as const,
+});
+
+describe("typed subscription commands in a shared thread", () => {
+  it("mark only this conversation's subscriptions, and a refusal names none from elsewhere", async () => {
+    h = await openHarness();
+    expect(
+      (await h.service.subscribe(ALICE_DM, { channel: "#deploys", instructions: "my private plan" })).ok,
+    ).toBe(true);
+    expect((await h.service.subscribe(ALICE, { channel: "#home" })).ok).toBe(true);
+    const [dmSub] = await h.service.listFor(ALICE_DM.sessionId);
+    const [threadSub] = await h.service.listFor(ALICE.sessionId);
+    const [listing, unsubscribe] = subscriptionCommands(h.service);
+
+    const shared = await listing!.run(callOf(ALICE, []));
+    expect(typeof shared === "string" ? [] : shared.items.map((item) => [item.id, item.here])).toEqual(
+      expect.arrayContaining([
+        [dmSub!.id, false],
+        [threadSub!.id, true],
+      ]),
+    );
+
+    const refusal = await unsubscribe!.run(callOf(ALICE, ["#nothing"]));
+    expect(refusal).toContain("You have no subscription to #nothing");
+    expect(refusal).toContain(`Yours that wake this conversation: #home (${threadSub!.id}`);
+    expect(refusal).not.toContain(dmSub!.id);
+    expect(refusal).not.toContain("#deploys");
+
+    // In her DM the refusal lists all of hers.
+    const inDm = await unsubscribe!.run(callOf(ALICE_DM, ["#nothing"]));
+    expect(inDm).toContain(dmSub!.id);
+    expect(inDm).toContain(threadSub!.id);
+  });
+});
