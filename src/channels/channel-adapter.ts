@@ -67,9 +67,9 @@ export interface ChannelAdapter {
   timezoneOf?(userId: string): Promise<string | undefined>;
   /**
    * Whether the person may use the bot in `target`'s conversation under this platform's access
-   * rules now (allowed users and chats, guests, deactivated accounts): a scheduled task or a
-   * subscription of theirs wakes a turn only then. Rejects when the platform cannot tell; asked
-   * only after `start`.
+   * rules now (allowed users and chats, guests, deactivated accounts) and, in a conversation
+   * several people share, is still a member of it: a scheduled task or a subscription of theirs
+   * wakes a turn only then. Rejects when the platform cannot tell; asked only after `start`.
    */
   mayAct?(userId: string, target: ThreadTarget): Promise<boolean>;
 }
