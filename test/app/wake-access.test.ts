@@ -1,6 +1,7 @@
 /**
  * WakeAccess: a wake-up reaches the session layer only when the requester's platform says they
- * may still use the bot in that conversation; a platform with no rules is not checked, and a check
+ * may still use the bot in that conversation; the console (no rules) is not checked, a platform
+ * whose channel has not registered its rules yet is held (wake-access-hold.test.ts), and a check
  * that fails rejects the wake (it is tried again later) rather than letting it through.
  */
 import { describe, expect, it } from "vitest";
