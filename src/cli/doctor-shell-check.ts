@@ -12,7 +12,7 @@ import path from "node:path";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { SandboxBackend } from "../tools/shell/sandbox-backend.js";
 import { createShellSandbox } from "../tools/shell/shell-sandbox.js";
-import { linkLockWarning } from "../tools/shell/steering-mounts.js";
+import { linkLockWarning } from "../tools/shell/steering-link-locks.js";
 import type { DoctorCheck } from "./doctor.js";
 
 /**

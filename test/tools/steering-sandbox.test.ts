@@ -21,7 +21,7 @@ import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
 import { bubblewrapBackend } from "../../src/tools/shell/bubblewrap-backend.js";
 import { createRunCommandTool } from "../../src/tools/shell/run-command.js";
 import { unsandboxedBackend } from "../../src/tools/shell/sandbox-backend.js";
-import { MAX_LOCKED_ENTRIES } from "../../src/tools/shell/steering-mounts.js";
+import { MAX_LOCKED_ENTRIES } from "../../src/tools/shell/steering-link-locks.js";
 import { call, makeContext, TEST_TARGET, tempDir } from "./support/tool-context.js";
 
 let base: string;
