@@ -4,7 +4,8 @@
  * is reported (notice + log line) and restarted with exponential backoff. Calls while it is down
  * fail fast with McpUnavailableError; nothing here ever throws into the process. The MCP SDK is
  * imported when the first server starts, so a configuration without MCP servers never loads it.
- * A server is not trusted: its tool list may take at most MAX_TOOL_PAGES pages, each of its
+ * A server is not trusted: its tool list may take at most MAX_TOOL_PAGES pages, and what of it is
+ * kept and offered to the model is bounded (mcp-tool-bounds.ts, dropped tools logged); each of its
  * messages at most MCP_RESPONSE_MAX_BYTES (a remote one's call then fails, capped-fetch.ts; a
  * stdio one is stopped and restarted, capped-stdio-transport.ts), its stderr reaches the log a
  * bounded line at a time (stderr-lines.ts), and results are not validated against its output
@@ -21,6 +22,7 @@ import { formatBytes } from "../../core/attachment.js";
 import { cleanEnv } from "../shell/clean-env.js";
 import { cappedFetch, MCP_RESPONSE_MAX_BYTES } from "./capped-fetch.js";
 import { LogAllowance } from "./log-allowance.js";
+import { BoundedToolList } from "./mcp-tool-bounds.js";
 import { readStderrLines } from "./stderr-lines.js";
 import { McpMessageTooLargeError } from "./stdio-message-buffer.js";
 
@@ -127,7 +129,7 @@ export class McpServerConnection {
         }
       };
       await client.connect(transport, { timeout: this.timing.startTimeoutMs });
-      const tools: Tool[] = [];
+      const listing = new BoundedToolList();
       let cursor: string | undefined;
       let pages = 0;
       do {
@@ -136,12 +138,19 @@ export class McpServerConnection {
         const page = await client.listTools(cursor ? { cursor } : {}, {
           timeout: this.timing.startTimeoutMs,
         });
-        tools.push(...page.tools);
+        listing.add(page.tools);
         cursor = page.nextCursor;
       } while (cursor);
       if (this.client !== client || this.closed) return;
       const wasRestart = this.attempt > 0;
+      const { tools } = listing;
       this.toolList = tools;
+      const bounded = listing.report();
+      if (bounded)
+        this.logger?.warn(
+          { server: this.name, ...bounded.fields },
+          `MCP server "${this.name}": ${bounded.message}`,
+        );
       this.stateValue = "ready";
       this.readySince = Date.now();
       this.logger?.info({ server: this.name, tools: tools.length }, "MCP server ready");

@@ -1,9 +1,10 @@
 /**
  * MCP tools as agent tools: each server tool becomes `<server>__<tool>` (sanitised to the
- * characters model APIs accept), advertised with the server's own JSON Schema. The category is
- * the server's configured `risk`, else exec (so it asks). A server's annotations are its own
- * claims: readOnlyHint (→ read) and destructiveHint: false (→ medium risk) count only when its
- * config says `trust_annotations: true`. Results are flattened to text and capped; a down server or a failed call is a tool error.
+ * characters model APIs accept), advertised with the server's own JSON Schema (the connection
+ * keeps only what mcp-tool-bounds.ts allows: how many, description length, schema shape and size).
+ * The category is the server's configured `risk`, else exec (so it asks). A server's annotations
+ * are its own claims: readOnlyHint (→ read) and destructiveHint: false (→ medium risk) count only
+ * when its config says `trust_annotations: true`. Results are flattened to text and capped; a down server or a failed call is a tool error.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";

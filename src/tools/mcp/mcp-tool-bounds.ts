@@ -1,0 +1,124 @@
+/**
+ * What one MCP server may put in front of the model. A server's tools are attached to every model
+ * call of every session, so an unbounded list — thousands of tools, descriptions or schemas of
+ * megabytes, a schema the provider refuses — would fail every turn (providers cap the number of
+ * tools, OpenAI at 128; the context overflows; an invalid schema is a 400), not only that
+ * server's calls. So a server keeps at most MAX_TOOLS_PER_SERVER tools, in its listing order; a
+ * description is cut to MAX_DESCRIPTION_CHARS, marked as cut; a tool is dropped rather than sent
+ * when its name is over MAX_NAME_CHARS, or its input schema is not a plain object schema (type
+ * "object" at the top, no top-level anyOf / oneOf / allOf / not / enum / if, which providers
+ * refuse), nests deeper than MAX_SCHEMA_DEPTH or serializes to more than MAX_SCHEMA_BYTES. Only
+ * the fields the agent uses are kept (not output schemas, icons, _meta). What was dropped or cut
+ * is reported once per listing, by count and reason, never with the server's text.
+ *
+ * There is no cap on the tools of all servers together: the registry registers built-in tools
+ * first, and several large servers can still exceed a provider's limit.
+ */
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { formatBytes } from "../../core/attachment.js";
+
+export const MAX_TOOLS_PER_SERVER = 64;
+export const MAX_DESCRIPTION_CHARS = 1024;
+export const MAX_NAME_CHARS = 128;
+export const MAX_SCHEMA_BYTES = 16 * 1024;
+/** Levels of JSON objects and arrays in an input schema (`{"type":"object"}` is 1). */
+export const MAX_SCHEMA_DEPTH = 32;
+
+const DESCRIPTION_CUT_MARK = " … [description cut]";
+const TOP_LEVEL_REFUSED = ["anyOf", "oneOf", "allOf", "not", "enum", "if", "then", "else"];
+
+/** How deep `value` nests, counted only as far as `limit + 1`. */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [node, depth] = item;
+    if (node === null || typeof node !== "object") continue;
+    deepest = Math.max(deepest, depth);
+    if (depth > limit) return deepest;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Whether a provider will take `schema` as a tool's parameters, within the bounds. */
+function schemaAccepted(schema: Tool["inputSchema"]): boolean {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return false;
+  if (schema.type !== "object" || TOP_LEVEL_REFUSED.some((key) => key in schema)) return false;
+  if (depthOf(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH) return false;
+  return Buffer.byteLength(JSON.stringify(schema)) <= MAX_SCHEMA_BYTES;
+}
+
+function cut(text: string): string {
+  if (text.length <= MAX_DESCRIPTION_CHARS) return text;
+  let end = MAX_DESCRIPTION_CHARS;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1; // do not split a surrogate pair
+  return text.slice(0, end) + DESCRIPTION_CUT_MARK;
+}
+
+/** The tools of one listing that may be offered, gathered page by page, and what was left out. */
+export class BoundedToolList {
+  readonly tools: Tool[] = [];
+  private listed = 0;
+  private overCap = 0;
+  private badName = 0;
+  private badSchema = 0;
+  private descriptionsCut = 0;
+
+  /** Take one page of the listing; only the tools kept are held. */
+  add(page: readonly Tool[]): void {
+    for (const tool of page) {
+      this.listed += 1;
+      if (this.tools.length >= MAX_TOOLS_PER_SERVER) this.overCap += 1;
+      else if (typeof tool.name !== "string" || tool.name.length > MAX_NAME_CHARS) this.badName += 1;
+      else if (!schemaAccepted(tool.inputSchema)) this.badSchema += 1;
+      else this.tools.push(this.kept(tool));
+    }
+  }
+
+  private kept(tool: Tool): Tool {
+    const text = tool.description ?? tool.title;
+    const description = text === undefined ? undefined : cut(text);
+    if (description !== text) this.descriptionsCut += 1;
+    const hints = tool.annotations;
+    const annotations = {
+      ...(typeof hints?.readOnlyHint === "boolean" ? { readOnlyHint: hints.readOnlyHint } : {}),
+      ...(typeof hints?.destructiveHint === "boolean" ? { destructiveHint: hints.destructiveHint } : {}),
+    };
+    return {
+      name: tool.name,
+      inputSchema: tool.inputSchema,
+      ...(description === undefined ? {} : { description }),
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+    };
+  }
+
+  /** A log line on what was dropped or cut (counts and reasons only), or undefined when nothing was. */
+  report(): { fields: Record<string, unknown>; message: string } | undefined {
+    const dropped = this.listed - this.tools.length;
+    if (dropped === 0 && this.descriptionsCut === 0) return undefined;
+    const reasons = [
+      this.overCap > 0 ? `${this.overCap} over the cap of ${MAX_TOOLS_PER_SERVER} tools per server` : "",
+      this.badName > 0 ? `${this.badName} with a name over ${MAX_NAME_CHARS} characters` : "",
+      this.badSchema > 0
+        ? `${this.badSchema} with an input schema that is not an object schema, nests over ${MAX_SCHEMA_DEPTH} levels or is over ${formatBytes(MAX_SCHEMA_BYTES)}`
+        : "",
+    ].filter(Boolean);
+    const parts = [
+      dropped > 0 ? `${dropped} of its ${this.listed} tools not offered (${reasons.join("; ")})` : "",
+      this.descriptionsCut > 0
+        ? `${this.descriptionsCut} tool descriptions cut to ${MAX_DESCRIPTION_CHARS} characters`
+        : "",
+    ].filter(Boolean);
+    return {
+      fields: {
+        listed: this.listed,
+        offered: this.tools.length,
+        dropped: { overCap: this.overCap, name: this.badName, schema: this.badSchema },
+        descriptionsCut: this.descriptionsCut,
+      },
+      message: parts.join("; "),
+    };
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * What one MCP server may advertise to the model (mcp-tool-bounds.ts): a remote server listing
+ * thousands of tools, descriptions of 100 KB and a 1 MB input schema is offered at most the cap,
+ * descriptions cut, the tools whose schemas a provider would refuse dropped, with one warning
+ * that counts without quoting; an ordinary server's tools reach the model as before.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it } from "vitest";
+import type { McpServerConfig } from "../../src/config/schema.js";
+import { McpManager } from "../../src/tools/mcp/mcp-manager.js";
+import type { McpLogger } from "../../src/tools/mcp/mcp-server-connection.js";
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+/** An MCP server over HTTP whose tools/list answers `pages(cursor)`. */
+async function remoteServer(pages: (cursor: string | undefined) => { tools: Tool[]; nextCursor?: string }) {
+  const server = http.createServer(async (req, res) => {
+    const mcp = new Server({ name: "remote", version: "1.0.0" }, { capabilities: { tools: {} } });
+    mcp.setRequestHandler(ListToolsRequestSchema, async (request) => pages(request.params?.cursor));
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    res.on("close", () => void transport.close());
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+/** Start a manager on one remote server; its warnings are recorded. */
+async function start(name: string, url: string, extra: Partial<McpServerConfig> = {}) {
+  const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
+  const logger: McpLogger = {
+    info: () => undefined,
+    warn: (fields, message) => warnings.push({ fields, message }),
+  };
+  const manager = new McpManager({
+    servers: { [name]: { transport: "http", url, headers: {}, ...extra } as McpServerConfig },
+    logger,
+    timing: { restartInitialMs: 60_000, startTimeoutMs: 20_000 },
+  });
+  closers.push(() => manager.close());
+  await manager.start();
+  return { manager, warnings };
+}
+
+describe("bounds on what an MCP server advertises", () => {
+  it("5,000 tools, 100 KB descriptions and a 1 MB schema: the cap offered, cut, the bad schemas dropped, one warning", async () => {
+    const longText = "d".repeat(100 * 1024);
+    const nested = (levels: number): Record<string, unknown> =>
+      levels === 0 ? { type: "string" } : { type: "object", properties: { next: nested(levels - 1) } };
+    const schemaOf = (n: number): Tool["inputSchema"] => {
+      if (n === 2)
+        return {
+          type: "object",
+          properties: { blob: { type: "string", description: "s".repeat(1024 * 1024) } },
+        };
+      if (n === 3) return { type: "object", anyOf: [{ required: ["a"] }, { required: ["b"] }] };
+      if (n === 4) return nested(40) as Tool["inputSchema"];
+      return { type: "object", properties: { q: { type: "string" } } };
+    };
+    // 50 pages of 100; the first page's tools have 100 KB descriptions (7 MB over the first 70).
+    const url = await remoteServer((cursor) => {
+      const page = Number(cursor ?? 0);
+      const tools = Array.from({ length: 100 }, (_, i): Tool => {
+        const n = page * 100 + i;
+        return { name: `tool_${n}`, description: n < 70 ? longText : `tool ${n}`, inputSchema: schemaOf(n) };
+      });
+      return page < 49 ? { tools, nextCursor: String(page + 1) } : { tools };
+    });
+    const { manager, warnings } = await start("big", url);
+    expect(manager.status()).toEqual({ big: "ready" });
+
+    const tools = manager.tools();
+    expect(tools).toHaveLength(64);
+    const names = tools.map((tool) => tool.name);
+    expect(names.slice(0, 3)).toEqual(["big__tool_0", "big__tool_1", "big__tool_5"]);
+    expect(names.at(-1)).toBe("big__tool_66");
+    for (const tool of tools) {
+      expect(tool.description.length).toBeLessThan(1024 + 100);
+      expect(tool.description).toMatch(
+        /^d{1024} … \[description cut\] \(tool "tool_\d+" of MCP server "big"\)$/,
+      );
+      expect(JSON.stringify(tool.jsonSchema).length).toBeLessThan(16 * 1024);
+    }
+
+    expect(warnings).toHaveLength(1);
+    const [warning] = warnings;
+    expect(warning?.fields).toMatchObject({
+      server: "big",
+      listed: 5000,
+      offered: 64,
+      dropped: { overCap: 4933, name: 0, schema: 3 },
+      descriptionsCut: 64,
+    });
+    expect(warning?.message).toMatch(/^MCP server "big": 4936 of its 5000 tools not offered/);
+    expect(warning?.message).not.toMatch(/tool_|ddd|sss/);
+    expect(warning?.message.length).toBeLessThan(500);
+  });
+
+  it("an ordinary server's tools reach the model unchanged, with nothing logged", async () => {
+    const schema = {
+      type: "object" as const,
+      properties: { query: { type: "string", description: "what to find" }, limit: { type: "integer" } },
+      required: ["query"],
+      additionalProperties: false,
+    };
+    const atTheLimit = "a".repeat(1024);
+    const url = await remoteServer(() => ({
+      tools: [
+        {
+          name: "search",
+          description: "Search the wiki.",
+          inputSchema: schema,
+          annotations: { readOnlyHint: true },
+        },
+        { name: "ping", title: "Ping the wiki", inputSchema: { type: "object" } },
+        {
+          name: "long",
+          description: atTheLimit,
+          inputSchema: { type: "object" },
+          outputSchema: { type: "object" },
+        },
+      ],
+    }));
+    const { manager, warnings } = await start("wiki", url, { trustAnnotations: true });
+    const tools = manager.tools();
+    expect(
+      tools.map(({ name, description, jsonSchema, category }) => ({
+        name,
+        description,
+        jsonSchema,
+        category,
+      })),
+    ).toEqual([
+      {
+        name: "wiki__search",
+        description: 'Search the wiki. (tool "search" of MCP server "wiki")',
+        jsonSchema: schema,
+        category: "read",
+      },
+      {
+        name: "wiki__ping",
+        description: 'Ping the wiki (tool "ping" of MCP server "wiki")',
+        jsonSchema: { type: "object" },
+        category: "exec",
+      },
+      {
+        name: "wiki__long",
+        description: `${atTheLimit} (tool "long" of MCP server "wiki")`,
+        jsonSchema: { type: "object" },
+        category: "exec",
+      },
+    ]);
+    expect(warnings).toEqual([]);
+  });
+});
