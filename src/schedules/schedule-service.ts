@@ -7,6 +7,14 @@
  * occurrence claimed before it runs, so none runs twice. Guards: the planner's minimum interval,
  * active tasks per person and per workspace, wake-ups per session per hour, and failed runs in a
  * row pause a task.
+ *
+ * Several processes on one store: the active-task limits are counted, a person's listing made
+ * (`refreshFor`, then `listFor`) and a removed channel's tasks found on the registry's view
+ * refreshed from the store first (TaskRegistry.refresh), so tasks other processes created or
+ * changed count, are listed and are paused too; tasks this process learns of that way are armed
+ * here as well (their occurrences are claimed, so each still runs once). The count is not atomic
+ * across processes (no lock): creates at the same moment on several processes may each pass,
+ * leaving a person or workspace over the limit by at most one per other process creating then.
  */
 import { randomBytes } from "node:crypto";
 import { mayDecide } from "../approvals/authorisation.js";
@@ -27,7 +35,7 @@ import {
 } from "./scheduled-task.js";
 import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "./schedule-settings.js";
 import { type Plan, planTask, planWake, type ScheduleArgs, type WakeArgs } from "./task-planner.js";
-import { TaskRegistry } from "./task-registry.js";
+import { type RefreshScope, TaskRegistry } from "./task-registry.js";
 import { type TaskNotifier, TaskRuns } from "./task-runs.js";
 import { creationPreview, describeSchedule, taskLines } from "./task-text.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
@@ -89,6 +97,8 @@ export class ScheduleService {
   private readonly clock: Clock;
   /** wake_me_later calls per session in the last hour (the per-session limit). */
   private readonly wakesBySession: SlotBudget;
+  /** Whether `start` armed the tasks (tasks a refresh finds are armed only after). */
+  private started = false;
 
   private constructor(
     private readonly registry: TaskRegistry,
@@ -121,6 +131,7 @@ export class ScheduleService {
    * while nobody ran them are handled at once.
    */
   start(): void {
+    this.started = true;
     for (const task of this.registry.all()) this.runs.arm(task);
   }
 
@@ -184,7 +195,18 @@ export class ScheduleService {
     }
   }
 
-  /** The person's tasks across all their conversations, oldest first. */
+  /**
+   * Catch up with the person's tasks other processes on the store created or changed (call before
+   * `listFor` / `linesFor`). A store failure is reported to `onError`; the listing is then this
+   * process's view.
+   */
+  async refreshFor(actor: Pick<Actor, "platform" | "userId">): Promise<void> {
+    await this.refresh({ owner: `${actor.platform}:${actor.userId}` }).catch((error: unknown) =>
+      this.options.onError?.(error, "reading the person's scheduled tasks from the store"),
+    );
+  }
+
+  /** The person's tasks across all their conversations, oldest first (as `refreshFor` last saw them). */
   listFor(actor: Actor): readonly ScheduledTask[] {
     return this.registry.forOwner(`${actor.platform}:${actor.userId}`);
   }
@@ -212,6 +234,7 @@ export class ScheduleService {
     const own = task !== undefined && ownerKeyOf(task) === `${actor.platform}:${actor.userId}`;
     const approver = mayDecide(this.options.approvers ?? [], actor.platform, actor.userId);
     if (task !== undefined && (own || approver)) return { ok: true, task, own };
+    await this.refreshFor(actor);
     const yours =
       this.listFor(actor)
         .map((t) => t.id)
@@ -240,6 +263,9 @@ export class ScheduleService {
 
   /** The bot was removed from a channel: pause the tasks posting there and tell their creators. */
   async channelGone(channel: Pick<ThreadTarget, "platform" | "workspace" | "channel">): Promise<number> {
+    await this.refresh({ workspace: workspaceKeyOf(channel) }).catch((error: unknown) =>
+      this.options.onError?.(error, "reading the workspace's scheduled tasks from the store"),
+    );
     const hit = this.registry
       .all()
       .filter(
@@ -263,6 +289,14 @@ export class ScheduleService {
     return this.runs.shutdown();
   }
 
+  /** The registry's refresh; what it found new or changed is armed, what went away disarmed. */
+  private async refresh(scope: RefreshScope): Promise<void> {
+    const { changed, removed } = await this.registry.refresh(scope);
+    if (!this.started) return;
+    for (const task of changed) this.runs.arm(task);
+    for (const id of removed) this.runs.disarm(id);
+  }
+
   private async zoneFor(caller: Caller): Promise<string> {
     const own = await this.options.timezoneOf?.(caller.target, caller.requester.id).catch(() => undefined);
     return own ?? this.settings.defaultTimezone;
@@ -280,9 +314,12 @@ export class ScheduleService {
     plan: Plan & { ok: true },
   ) {
     const owner = `${caller.target.platform}:${caller.requester.id}`;
+    const workspace = workspaceKeyOf(caller.target);
+    // Other processes' tasks count too (a store failure fails the create, as its write would).
+    await this.refresh({ owner, workspace });
     if (this.registry.activeForOwner(owner) >= this.settings.maxActivePerPerson)
       return `You already have ${this.settings.maxActivePerPerson} active scheduled tasks, the most allowed; cancel one first (list_scheduled_tasks shows them).`;
-    if (this.registry.activeInWorkspace(workspaceKeyOf(caller.target)) >= this.settings.maxActivePerWorkspace)
+    if (this.registry.activeInWorkspace(workspace) >= this.settings.maxActivePerWorkspace)
       return `This workspace has ${this.settings.maxActivePerWorkspace} active scheduled tasks, the most allowed.`;
     const task = await this.registry.put({
       id: newTaskId(kind),

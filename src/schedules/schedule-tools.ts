@@ -26,11 +26,15 @@ import { MAX_PROMPT_CHARS, type PromptAuthor } from "./scheduled-task.js";
 import type { ScheduleService } from "./schedule-service.js";
 import { cancellationSummary } from "./task-text.js";
 
-/** What the tools need from the service. */
+/**
+ * What the tools need from the service; `refreshFor`, where offered, brings in the tasks other
+ * processes on the store created before the listing.
+ */
 export type ScheduleToolsService = Pick<
   ScheduleService,
   "preview" | "create" | "wakeLater" | "linesFor" | "toCancel" | "cancel"
->;
+> &
+  Partial<Pick<ScheduleService, "refreshFor">>;
 
 const FEATURE = "scheduled tasks are";
 const isoArg = z.string().trim().min(1).max(40);
@@ -120,7 +124,9 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
     async execute(_args, context) {
       const caller = callerOf(context.request, FEATURE);
       if (typeof caller === "string") return fail(caller);
-      return ok(service.linesFor(actorOf(caller)).join("\n"));
+      const actor = actorOf(caller);
+      await service.refreshFor?.(actor);
+      return ok(service.linesFor(actor).join("\n"));
     },
   });
   const cancel = defineTool({

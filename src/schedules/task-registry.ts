@@ -6,11 +6,17 @@
  * deleted, so a crash never leaves a catalog naming a missing record; a shard is re-read before
  * each change so processes sharing a store keep each other's ids. `reload` re-reads one task,
  * for a process that must see another's change (a cancel, a run) before acting on it.
+ *
+ * Several processes on one store: each loads every task at start and then changes its indexes
+ * only by its own writes, so before it counts a person's or a workspace's active tasks (the
+ * limits), lists a person's tasks or pauses a channel's, it `refresh`es: the catalog shards are
+ * read in one call, and the records of ids it did not know, of ids no longer listed, and of the
+ * person's or workspace's tasks (bounded by that workspace's tasks) are re-read in another.
  */
 import { z } from "zod";
 import { IdIndex } from "../core/id-index.js";
 import { KeyedMutex } from "../store/key-mutex.js";
-import { type KeyValueSpace, setAll } from "../store/store.js";
+import { getAll, type KeyValueSpace, setAll } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import {
   freezeTask,
@@ -31,6 +37,21 @@ const catalogSchema = z.object({ ids: z.array(z.string()) });
 export const taskKey = (id: string) => `task:${id}`;
 const shardKey = (shard: number) => `catalog:${shard.toString(16)}`;
 const shardOf = (id: string) => Number.parseInt(id.slice(-1), 16) % SHARDS;
+const SHARD_KEYS = Array.from({ length: SHARDS }, (_, shard) => shardKey(shard));
+
+/** Whose tasks a refresh re-reads besides the new and vanished ones: a person's, a workspace's. */
+export interface RefreshScope {
+  /** "platform:userId" */
+  readonly owner?: string;
+  /** "platform:workspace" */
+  readonly workspace?: string;
+}
+
+/** What a refresh found: tasks new or changed in the store, and ids of tasks gone from it. */
+export interface Refreshed {
+  readonly changed: readonly ScheduledTask[];
+  readonly removed: readonly string[];
+}
 
 /** Persisted tasks with indexes by owner and by workspace. */
 export class TaskRegistry {
@@ -39,14 +60,17 @@ export class TaskRegistry {
   private readonly byWorkspace = new IdIndex();
   private readonly mutex = new KeyedMutex();
 
-  private constructor(private readonly space: KeyValueSpace) {}
+  private constructor(
+    private readonly space: KeyValueSpace,
+    private readonly onError: (error: unknown, context: string) => void,
+  ) {}
 
   /** Load every task the catalogs name; unreadable ones are reported to `onError` and skipped. */
   static async load(
     space: KeyValueSpace,
     onError: (error: unknown, context: string) => void,
   ): Promise<TaskRegistry> {
-    const registry = new TaskRegistry(space);
+    const registry = new TaskRegistry(space, onError);
     for (let shard = 0; shard < SHARDS; shard++) {
       for (const id of await registry.shard(shard)) {
         try {
@@ -129,14 +153,68 @@ export class TaskRegistry {
     return task;
   }
 
+  /**
+   * Catch up with the other processes on the store (see the module comment): tasks the catalogs
+   * name that this process did not know, known ones no longer named, and those of `scope` are
+   * re-read; what is new or changed is indexed, what is gone forgotten. An unreadable record is
+   * reported and left as it was. Two reads, whatever the number of tasks.
+   */
+  async refresh(scope: RefreshScope): Promise<Refreshed> {
+    const shards = await getAll<unknown>(this.space, SHARD_KEYS);
+    const listed = new Set<string>();
+    for (const [shard, raw] of shards.entries()) for (const id of this.parseShard(shard, raw)) listed.add(id);
+    const wanted = new Set<string>();
+    for (const id of listed) if (!this.byId.has(id)) wanted.add(id);
+    // Not listed but known: removed elsewhere — or written here just after the shards were read.
+    for (const id of this.byId.keys()) if (!listed.has(id)) wanted.add(id);
+    if (scope.owner !== undefined) for (const id of this.byOwner.idsOf(scope.owner) ?? []) wanted.add(id);
+    if (scope.workspace !== undefined)
+      for (const id of this.byWorkspace.idsOf(scope.workspace) ?? []) wanted.add(id);
+    const ids = [...wanted];
+    const records = await getAll<unknown>(
+      this.space,
+      ids.map((id) => taskKey(id)),
+    );
+    const changed: ScheduledTask[] = [];
+    const removed: string[] = [];
+    for (const [i, id] of ids.entries()) {
+      const raw = records[i];
+      if (raw === undefined) {
+        if (this.byId.has(id)) removed.push(id);
+        this.unindex(id);
+        continue;
+      }
+      let task: ScheduledTask;
+      try {
+        task = this.parse(raw, id);
+      } catch (error) {
+        this.onError(error, `refreshing scheduled task ${id}`);
+        continue;
+      }
+      const known = this.byId.get(id);
+      if (known !== undefined && JSON.stringify(known) === JSON.stringify(task)) continue;
+      this.unindex(id);
+      this.index(task);
+      changed.push(task);
+    }
+    return { changed, removed };
+  }
+
   private async read(id: string): Promise<ScheduledTask | undefined> {
     const raw = await this.space.get(taskKey(id));
     if (raw === undefined) return undefined;
+    return this.parse(raw, id);
+  }
+
+  private parse(raw: unknown, id: string): ScheduledTask {
     return freezeTask(fromVersioned(raw, { kind: TASK_KIND, schema: scheduledTaskSchema, where: id }));
   }
 
   private async shard(shard: number): Promise<string[]> {
-    const raw = await this.space.get(shardKey(shard));
+    return this.parseShard(shard, await this.space.get(shardKey(shard)));
+  }
+
+  private parseShard(shard: number, raw: unknown): string[] {
     if (raw === undefined) return [];
     return fromVersioned(raw, { kind: TASK_CATALOG_KIND, schema: catalogSchema, where: shardKey(shard) }).ids;
   }
