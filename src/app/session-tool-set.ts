@@ -32,8 +32,16 @@ export interface ToolLimits {
 
 /** Anything that lists MCP tools (McpManager); read when a session starts. */
 export interface McpToolSource {
-  tools(): readonly AnyTool[];
+  /** At most `room` tools (the rest are left out, which the source reports). */
+  tools(room: number): readonly AnyTool[];
 }
+
+/**
+ * The most tools one model request carries: OpenAI refuses a request with more (the strictest of
+ * the compatible servers), which would fail every turn. MCP servers get what the built-in,
+ * interactive and module tools leave.
+ */
+export const MAX_TOOLS_PER_REQUEST = 128;
 
 /** What the sessions' tool sets are built from. */
 export interface ToolSetOptions {
@@ -76,14 +84,15 @@ export class SessionToolSets {
 
   /**
    * A registry of a session on `platform`, in registration order: built-in, interactive, MCP
-   * (listed now: servers come and go), then `extra`. Two tools with one name are a configuration
-   * error: it throws, naming the tool, rather than silently dropping one.
+   * (listed now: servers come and go; as many as MAX_TOOLS_PER_REQUEST leaves room for), then
+   * `extra`. Two tools with one name are a configuration error: it throws, naming the tool, rather
+   * than silently dropping one.
    */
   registryFor(platform: string, extra: readonly AnyTool[] = []): ToolRegistry {
     const registry = new ToolRegistry();
     const shared = this.sharedWith(this.options.messengerFor?.(platform));
-    for (const tool of [...shared, ...(this.options.mcp?.tools() ?? []), ...extra])
-      registry.register(this.cap(tool));
+    const mcp = this.options.mcp?.tools(MAX_TOOLS_PER_REQUEST - shared.length - extra.length) ?? [];
+    for (const tool of [...shared, ...mcp, ...extra]) registry.register(this.cap(tool));
     return registry;
   }
 

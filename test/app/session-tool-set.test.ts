@@ -5,7 +5,7 @@
  */
 import os from "node:os";
 import { describe, expect, it } from "vitest";
-import { SessionToolSets } from "../../src/app/session-tool-set.js";
+import { MAX_TOOLS_PER_REQUEST, SessionToolSets } from "../../src/app/session-tool-set.js";
 import type { AnyTool } from "../../src/core/tool.js";
 import type { Messenger } from "../../src/tools/messaging/messenger.js";
 import { makeContext } from "../tools/support/tool-context.js";
@@ -74,5 +74,24 @@ describe("SessionToolSets", () => {
     ).toEqual(["propose_plan", "files__stat", "subscribe_channel"]);
     expect(second.get("files__list")).toBeDefined();
     expect(second.get("subscribe_channel")).toBeUndefined();
+  });
+
+  it("gives the MCP servers only the room the other tools leave in one model request", () => {
+    const offered = Array.from({ length: 300 }, (_, n) => tool(`big__t${n}`));
+    const rooms: number[] = [];
+    const sets = new SessionToolSets({
+      workspace: { root, extraRoots: [] },
+      mcp: {
+        tools: (room) => {
+          rooms.push(room);
+          return offered.slice(0, Math.max(0, room));
+        },
+      },
+    });
+    const registry = sets.registryFor("telegram", [tool("subscribe_channel")]);
+    expect(registry.list()).toHaveLength(MAX_TOOLS_PER_REQUEST);
+    expect(registry.get("read_file")).toBeDefined();
+    expect(registry.get("subscribe_channel")).toBeDefined();
+    expect(rooms).toHaveLength(1);
   });
 });

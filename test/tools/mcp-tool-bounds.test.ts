@@ -167,4 +167,20 @@ describe("bounds on what an MCP server advertises", () => {
     ]);
     expect(warnings).toEqual([]);
   });
+
+  it("offers at most the room one model request has left, saying so once per change", async () => {
+    const url = await remoteServer(() => ({
+      tools: Array.from({ length: 30 }, (_, n): Tool => ({ name: `t${n}`, inputSchema: { type: "object" } })),
+    }));
+    const { manager, warnings } = await start("many", url);
+    expect(manager.tools().map((t) => t.name)).toHaveLength(30);
+    expect(manager.tools(10).map((t) => t.name)).toEqual(Array.from({ length: 10 }, (_, n) => `many__t${n}`));
+    expect(manager.tools(10)).toHaveLength(10);
+    expect(manager.tools(-5)).toEqual([]);
+    const cuts = warnings.filter((w) => w.message.includes("more tools than one model request"));
+    expect(cuts.map((w) => w.fields)).toEqual([
+      { offered: 10, leftOut: 20 },
+      { offered: 0, leftOut: 30 },
+    ]);
+  });
 });

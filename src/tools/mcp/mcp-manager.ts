@@ -47,12 +47,16 @@ const DEFAULT_TIMING: McpConnectionTiming = {
 export class McpManager {
   private readonly connections: McpServerConnection[];
   private readonly outputMaxChars: number | undefined;
+  private readonly logger: McpLogger | undefined;
+  /** How many tools the last `tools` call left out (a change is logged). */
+  private leftOut = 0;
 
   /** Nothing starts until `start()`. */
   constructor(options: McpManagerOptions) {
     const timing = { ...DEFAULT_TIMING, ...options.timing };
     const notice = options.onNotice ?? (() => undefined);
     this.outputMaxChars = options.outputMaxChars;
+    this.logger = options.logger;
     this.connections = Object.entries(options.servers).map(
       ([name, config]) =>
         new McpServerConnection(
@@ -71,10 +75,24 @@ export class McpManager {
     await Promise.all(this.connections.map((connection) => connection.start()));
   }
 
-  /** The agent tools of every server, from each server's latest tool listing (names unique). */
-  tools(): AnyTool[] {
+  /**
+   * The agent tools of every server, from each server's latest tool listing (names unique), in
+   * the servers' configured order: at most `room` of them (what one model request has left after
+   * the other tools), the rest left out with a warning each time the number left out changes.
+   */
+  tools(room = Number.POSITIVE_INFINITY): AnyTool[] {
     const taken = new Set<string>();
-    return this.connections.flatMap((connection) => mcpToolsOf(connection, taken, this.outputMaxChars));
+    const all = this.connections.flatMap((connection) => mcpToolsOf(connection, taken, this.outputMaxChars));
+    const left = Math.max(0, all.length - Math.max(0, room));
+    if (left !== this.leftOut) {
+      this.leftOut = left;
+      if (left > 0)
+        this.logger?.warn(
+          { offered: all.length - left, leftOut: left },
+          `MCP servers offer more tools than one model request may carry: ${left} of their ${all.length} tools are left out (those of the servers listed last)`,
+        );
+    }
+    return left === 0 ? all : all.slice(0, all.length - left);
   }
 
   /** Each server's state (for status commands and health checks). */
