@@ -120,6 +120,10 @@ export class AppSchedules implements ScheduleToolsService {
     return this.opened().wakeLater(caller, args);
   }
 
+  refreshFor(actor: Pick<Actor, "platform" | "userId">): Promise<void> {
+    return this.opened().refreshFor(actor);
+  }
+
   listFor(actor: Actor): readonly ScheduledTask[] {
     return this.opened().listFor(actor);
   }

@@ -11,9 +11,8 @@ import type { ExtraCommand } from "../sessions/extra-commands.js";
 import type { ItemCanceller } from "../sessions/item-cards.js";
 import type { ScheduleService } from "./schedule-service.js";
 
-/** What the commands need; `refreshFor`, where offered, brings in other processes' tasks first. */
-type Listing = Pick<ScheduleService, "listFor" | "linesFor" | "cancel"> &
-  Partial<Pick<ScheduleService, "refreshFor">>;
+/** What the commands need; `refreshFor` brings in other processes' tasks first. */
+type Listing = Pick<ScheduleService, "refreshFor" | "listFor" | "linesFor" | "cancel">;
 
 /** `schedules` and `cancel_task <id>` as thread commands. */
 export function scheduleCommands(service: Listing): readonly ExtraCommand[] {
@@ -25,7 +24,7 @@ export function scheduleCommands(service: Listing): readonly ExtraCommand[] {
       maxArgs: 0,
       run: async ({ sessionId, target, user }) => {
         const actor = { platform: target.platform, userId: user.id, sessionId };
-        await service.refreshFor?.(actor);
+        await service.refreshFor(actor);
         const tasks = service.listFor(actor);
         const [header = "", ...lines] = service.linesFor(actor);
         if (tasks.length === 0) return header;

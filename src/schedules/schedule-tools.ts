@@ -27,14 +27,13 @@ import type { ScheduleService } from "./schedule-service.js";
 import { cancellationSummary } from "./task-text.js";
 
 /**
- * What the tools need from the service; `refreshFor`, where offered, brings in the tasks other
- * processes on the store created before the listing.
+ * What the tools need from the service; `refreshFor` brings in the tasks other processes on the
+ * store created before a listing.
  */
 export type ScheduleToolsService = Pick<
   ScheduleService,
-  "preview" | "create" | "wakeLater" | "linesFor" | "toCancel" | "cancel"
-> &
-  Partial<Pick<ScheduleService, "refreshFor">>;
+  "preview" | "create" | "wakeLater" | "refreshFor" | "linesFor" | "toCancel" | "cancel"
+>;
 
 const FEATURE = "scheduled tasks are";
 const isoArg = z.string().trim().min(1).max(40);
@@ -125,7 +124,7 @@ export function createScheduleTools(service: ScheduleToolsService): readonly Any
       const caller = callerOf(context.request, FEATURE);
       if (typeof caller === "string") return fail(caller);
       const actor = actorOf(caller);
-      await service.refreshFor?.(actor);
+      await service.refreshFor(actor);
       return ok(service.linesFor(actor).join("\n"));
     },
   });
