@@ -6,11 +6,13 @@
  * nothing (load-config.ts has no side effects): the commands that run on one register its secrets
  * once, first (app/start-app.ts startApp, cli/doctor-command.ts); this is the one place API keys
  * are registered — the model, reviewer and transcription clients take theirs from this configuration
- * (OPENAI_API_KEY is loaded into model.api_key) and register nothing themselves. An MCP server's env values and
- * headers are configuration, not all of them secret: only those whose name says so count (the
- * redactor's own rule, isSecretKey).
+ * (OPENAI_API_KEY is loaded into model.api_key) and register nothing themselves. Every value of an MCP
+ * server's `env` (stdio) or `headers` (http) counts as a secret, whatever its name: that is where an
+ * operator hands a server its credentials, under names no rule can know (NOTION_KEY, STRIPE_KEY), and
+ * a server's error output is logged. Values under 8 characters ("1", "true", "eu") are left out, as
+ * registerSecret leaves out every short value: taking them out would mangle ordinary text.
  */
-import { isSecretKey, registerSecret } from "../logging/redact.js";
+import { registerSecret } from "../logging/redact.js";
 import type { CoworkerConfig } from "./schema.js";
 
 /** The configured secret values (blank ones left out). */
@@ -26,9 +28,7 @@ function secretsOf(config: CoworkerConfig): readonly string[] {
     config.telegram.webhook?.secret,
     storePassword(config.store_url),
     ...Object.values(config.tools.mcp_servers).flatMap((server) =>
-      Object.entries(server.transport === "http" ? server.headers : server.env)
-        .filter(([name]) => isSecretKey(name))
-        .map(([, value]) => value),
+      Object.values(server.transport === "http" ? server.headers : server.env),
     ),
   ];
   return values.filter((value): value is string => value !== undefined && value.trim() !== "");

@@ -2,7 +2,8 @@
  * Loading a configuration registers nothing; registering a loaded configuration's secrets hands them
  * to the redactor: afterwards, text holding one shows `[redacted]` instead, also for secrets no
  * token pattern knows (a signing secret, a webhook secret, a store password, an MCP server's
- * credentials); an MCP server's other env values are left alone. A short webhook secret is refused.
+ * credentials, every env value and header of an MCP server whatever its name, NOTION_KEY included);
+ * an MCP server's short env values ("eu", "1") are left alone. A short webhook secret is refused.
  */
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,9 +26,12 @@ const WEBHOOK = "tg-webhook-Secret_0123456789";
 const STORE = "store-pass-2f8c91";
 const MCP_TOKEN = "mcp-credential-77a1b2c3";
 const MCP_HEADER = "Bearer-ish-0b1c2d3e4f";
+// Named so that no secret-name rule knows it: an MCP server's env values count whatever their name.
+const MCP_NOTION = "ntn_4a5b6c7d8e9f0a1b";
+const MCP_LANG = "en-GB-oxendict";
 
 describe("secrets of a loaded configuration", () => {
-  it("are registered by registerConfigSecrets, never by loading; other MCP env values are not", () => {
+  it("are registered by registerConfigSecrets, never by loading; short MCP env values are not", () => {
     const cwd = project(`
 model: { api_key: sk-test-0123456789abcdef }
 store_url: "redis://:${STORE}@cache:6379"
@@ -36,21 +40,40 @@ telegram:
   webhook: { url: "https://bot.example/tg", secret: ${WEBHOOK} }
 tools:
   mcp_servers:
-    gh: { command: gh-mcp, env: { GH_TOKEN: ${MCP_TOKEN}, REGION: eu-central-1 } }
-    docs: { url: "https://docs.example/mcp", headers: { Authorization: ${MCP_HEADER}, Accept-Language: en-GB-oxendict } }
+    gh: { command: gh-mcp, env: { GH_TOKEN: ${MCP_TOKEN}, REGION: eu, NOTION_KEY: ${MCP_NOTION}, DEBUG: "1" } }
+    docs: { url: "https://docs.example/mcp", headers: { Authorization: ${MCP_HEADER}, Accept-Language: ${MCP_LANG}, X-Tier: gold } }
 `);
     const text = (value: string) => `the server said: ${value} was wrong`;
-    for (const secret of [SIGNING, WEBHOOK, STORE, MCP_TOKEN, MCP_HEADER])
-      expect(scrubSecrets(text(secret))).toBe(text(secret));
+    const all = [SIGNING, WEBHOOK, STORE, MCP_TOKEN, MCP_HEADER, MCP_NOTION, MCP_LANG];
+    for (const secret of all) expect(scrubSecrets(text(secret))).toBe(text(secret));
     const loaded = loadConfig({ env: {}, cwd });
     if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
-    for (const secret of [SIGNING, WEBHOOK, STORE, MCP_TOKEN, MCP_HEADER])
-      expect(scrubSecrets(text(secret))).toBe(text(secret));
+    for (const secret of all) expect(scrubSecrets(text(secret))).toBe(text(secret));
     registerConfigSecrets(loaded.config);
-    for (const secret of [SIGNING, WEBHOOK, STORE, MCP_TOKEN, MCP_HEADER])
-      expect(scrubSecrets(text(secret))).toBe(text("[redacted]"));
-    expect(scrubSecrets(text("eu-central-1"))).toBe(text("eu-central-1"));
-    expect(scrubSecrets(text("en-GB-oxendict"))).toBe(text("en-GB-oxendict"));
+    for (const secret of all) expect(scrubSecrets(text(secret))).toBe(text("[redacted]"));
+    for (const short of ["eu", "1", "gold"]) expect(scrubSecrets(text(short))).toBe(text(short));
+  });
+
+  it("take an MCP server's NOTION_KEY out of a log line (a name no secret rule knows)", () => {
+    const plain = "notion-value-3c4d5e6f7a8b";
+    const cwd = project(`
+tools:
+  mcp_servers:
+    notion: { command: notion-mcp, env: { NOTION_KEY: ${plain} } }
+`);
+    const loaded = loadConfig({ env: {}, cwd });
+    if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: "info",
+      destination: { write: (line: string) => void lines.push(line) },
+      pretty: false,
+    });
+    registerConfigSecrets(loaded.config);
+    logger.warn({ stderr: `auth failed for key ${plain}` }, `mcp server notion exited: bad key ${plain}`);
+    const text = lines.join("");
+    expect(text).not.toContain(plain);
+    expect(text.split("[redacted]").length - 1).toBe(2);
   });
 
   it("include the API keys from the file and from OPENAI_API_KEY alone: a log line shows neither", () => {
