@@ -2,8 +2,8 @@
  * AuditLog: the engine's audit records (proposals, decisions, approvals, results) as an
  * append-only JSONL file (0600) in the data dir (created 0700 when missing), mirrored to the
  * logger at debug level. Secrets are redacted before anything is written, with the shared
- * redactor (token-shaped strings, secret-named fields) plus authorisation header values quoted
- * inside tool arguments ("-H 'Authorization: token abc'"). A proposal's `arguments` arrives
+ * redactor (logging/redact.ts: token-shaped strings, authorisation and cookie headers, secret
+ * flags on command lines, secret-named fields), the same one the logs use. A proposal's `arguments` arrives
  * already redacted: the engine takes the secret-named fields out of a call's arguments while
  * they are whole, before it cuts them to a preview (src/engine/tool-authorizer.ts).
  */
@@ -11,24 +11,15 @@ import { appendFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Logger } from "pino";
 import type { AuditRecord, AuditSink } from "../engine/audit-record.js";
-import { REDACTED, redactDeep } from "../logging/redact.js";
+import { redactDeep } from "../logging/redact.js";
 
-const HEADER_VALUE =
-  /\b(authorization|proxy-authorization|x-api-key|api-key|x-auth-token)(\s*[:=]\s*)(?!\[redacted\])(?:(bearer|basic|token|bot)\s+)?[^\s"',;]+/gi;
-
-/** A deep copy of an audit record with every secret replaced by `[redacted]`. */
+/**
+ * A deep copy of an audit record with every secret replaced by `[redacted]`: the shared redactor
+ * alone, on every string (a proposal's `arguments` is JSON text, and each rule there stops at a
+ * quote or a backslash, so that text stays JSON).
+ */
 export function redactAudit(record: AuditRecord): Record<string, unknown> {
-  const scrubHeaders = (value: unknown): unknown => {
-    if (typeof value === "string")
-      return value.replace(HEADER_VALUE, (_m, name: string, sep: string, scheme?: string) =>
-        scheme ? `${name}${sep}${scheme} ${REDACTED}` : `${name}${sep}${REDACTED}`,
-      );
-    if (Array.isArray(value)) return value.map(scrubHeaders);
-    if (value !== null && typeof value === "object")
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubHeaders(v)]));
-    return value;
-  };
-  return scrubHeaders(redactDeep(record)) as Record<string, unknown>;
+  return redactDeep(record) as Record<string, unknown>;
 }
 
 /** Appends redacted audit records to a JSONL file in order; `sink` is what the engine calls. */

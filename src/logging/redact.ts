@@ -1,8 +1,9 @@
 /**
  * Secret hygiene shared by logging, config errors, the banner and doctor output: which keys hold
  * secrets, a scrubber for token-shaped strings (Slack, OpenAI, Telegram, GitHub and Google API
- * tokens, Slack webhook URLs, bearer headers, URL passwords, secret-named URL query parameters and
- * `…_TOKEN=` / `…_PASSWORD=`-style assignments), and deep redactors for structured data (secret-named
+ * tokens, Stripe keys, Slack webhook URLs, bearer headers, cookie headers, URL passwords, secret-named
+ * URL query parameters, `…_TOKEN=` / `…_PASSWORD=`-style assignments and, on command lines,
+ * `--password x` / `--token=x`-style flags, `-u user:pass` and mysql's `-pPASS`), and deep redactors for structured data (secret-named
  * fields and every other string scrubbed, or secret-named fields alone for text scrubbed whole later).
  */
 
@@ -38,6 +39,8 @@ const PATTERNS: readonly Pattern[] = [
   // GitHub tokens: classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained (github_pat_).
   { re: /\b(gh[pousr]_)[A-Za-z0-9]{20,}/g, replace: `$1${REDACTED}` },
   { re: /\bgithub_pat_[A-Za-z0-9_]{20,}/g, replace: `github_pat_${REDACTED}` },
+  // Stripe secret and restricted keys and webhook signing secrets.
+  { re: /\b((?:sk|rk)_(?:live|test)_|whsec_)[A-Za-z0-9]{8,}/g, replace: `$1${REDACTED}` },
   // Google API keys.
   { re: /\bAIza[0-9A-Za-z_-]{30,}/g, replace: `AIza${REDACTED}` },
   // Slack incoming-webhook and workflow URLs: the path is the credential.
@@ -52,6 +55,25 @@ const PATTERNS: readonly Pattern[] = [
   {
     re: /\b([A-Za-z0-9_]*?(?:token|secret|password|passwd|api_?key|secret_key|access_key|private_key))=((?:\\?["'])?)[^\s"'\\;&]+/gi,
     replace: `$1=$2${REDACTED}`,
+  },
+  // Secret-named command-line flags, with `=` or whitespace before the value (`--password x`,
+  // `--token=x`, `--api-key "x y"`): a quoted value (escaped or not) runs to a quote, backslash or
+  // line end, a bare one to whitespace; a value that is the next flag (`--token --verbose`) stays.
+  {
+    re: /(?<![\w-])(--(?:password|passwd|pass|token|secret|api-key|apikey|access-token|auth-token|auth))(=|\s+)(?!-)(?:(\\?["'])[^"'\\\n\r]+|[^\s"'\\]+)/gi,
+    replace: `$1$2$3${REDACTED}`,
+  },
+  // A user and password flag (`curl -u admin:pw`, `-uadmin:pw`, `--user admin:pw`): the part after
+  // the first colon.
+  {
+    re: /(?<![\w-])(-u\s*|--user(?:=|\s+))((?:\\?["'])?)([^\s:"'\\]+):[^\s"'\\]+/g,
+    replace: `$1$2$3:${REDACTED}`,
+  },
+  // Cookie headers written out as text (`Cookie: session=…; id=…`): the whole value, to a quote,
+  // backslash or line end.
+  {
+    re: /\b(set-cookie|cookie)(\s*:[ \t]*)((?:\\?["'])?)[^"'\\\n\r]+/gi,
+    replace: `$1$2$3${REDACTED}`,
   },
   // Secret-named URL query parameters (`?api_key=…`, `&access_token=…`, `&sig=…`).
   {
@@ -95,7 +117,31 @@ export function scrubSecrets(text: string): string {
   let out = text;
   for (const secret of knownSecrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   for (const { re, replace } of PATTERNS) out = out.replace(re, replace);
-  return out;
+  return scrubMysqlPasswords(out);
+}
+
+/**
+ * A mysql client's program names, a command separator (`;`, `&`, `|`, a line end, raw or
+ * JSON-escaped) and a `-p` flag with its value attached (`-pSecret`, `-p'Secret'`), in one pass.
+ */
+const MYSQL_TOKENS =
+  /\b(?:mysql(?:dump|admin|import|show|check)?|mariadb(?:-dump|-admin)?)\b|[;&|\n\r]|\\n|(?<![\w-])(-p)((?:\\?["'])?)[^\s"'\\;&|]+/g;
+
+/**
+ * mysql's `-pPASSWORD` (the value attached to the flag), only within a command that a mysql client
+ * program starts: `mkdir -p build`, `cp -p a b` and `ssh -p 22` stay. One left-to-right pass that
+ * remembers whether the current command is a mysql one, so the work stays linear in the text.
+ */
+function scrubMysqlPasswords(text: string): string {
+  if (!/mysql|mariadb/i.test(text)) return text;
+  let inMysql = false;
+  return text.replace(MYSQL_TOKENS, (match: string, flag?: string, quote?: string) => {
+    if (flag === undefined) {
+      inMysql = /^[a-z]/i.test(match);
+      return match;
+    }
+    return inMysql ? `${flag}${quote ?? ""}${REDACTED}` : match;
+  });
 }
 
 const MAX_DEPTH = 8;
