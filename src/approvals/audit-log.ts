@@ -10,7 +10,7 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Logger } from "pino";
-import type { AuditRecord, AuditSink } from "../engine/audit-record.js";
+import { AUDIT_RECORD_VERSION, type AuditRecord, type AuditSink } from "../engine/audit-record.js";
 import { redactDeep } from "../logging/redact.js";
 
 /**
@@ -35,7 +35,7 @@ export class AuditLog {
 
   /** The engine-facing sink: never throws, never blocks the turn. */
   readonly sink: AuditSink = (record: AuditRecord) => {
-    const clean = redactAudit(record);
+    const clean = { v: AUDIT_RECORD_VERSION, ...redactAudit(record) };
     this.logger.debug({ audit: clean }, `audit ${record.kind} ${record.tool}`);
     const line = `${JSON.stringify(clean)}\n`;
     this.tail = this.tail.then(() => this.write(line));

@@ -2,7 +2,15 @@
  * The engine's audit port: one structured record per step of a tool call's life (proposal,
  * decision, approval request / resolution, result, reviewer steps) and the sink the engine
  * writes them to. The session layer implements the sink (src/approvals/audit-log.ts).
+ *
+ * The file is append-only, so a reader meets every version: version 1 lines carry no `v`; version 2
+ * (AUDIT_RECORD_VERSION) adds `v`, the turn's `requester` on every record the engine writes, and on
+ * an approval_resolved a person decided, `decidedByName`. Fields are only ever added, so a reader
+ * of version 1 (reviewer-stats' replay) reads every line.
  */
+
+/** The version the audit log stamps on each record it writes (as `v`). */
+export const AUDIT_RECORD_VERSION = 2;
 
 /** One structured audit record (proposal, decision, approval request / resolution, result). */
 export interface AuditRecord {
@@ -23,6 +31,18 @@ export interface AuditRecord {
   readonly callId: string;
   readonly tool: string;
   readonly at: string;
+  /** The record's schema version (AUDIT_RECORD_VERSION), stamped by the writer; absent: 1. */
+  readonly v?: number;
+  /**
+   * Whom the turn serves, platform-qualified ("slack:U0123"): the person whose request led to the
+   * call. Absent on records written outside a turn (a denial's "Allow anyway") and in version 1.
+   */
+  readonly requester?: string;
+  /**
+   * On an approval_resolved a person decided: their display name as the approval carries it (the
+   * approver hands the engine a name, not an id).
+   */
+  readonly decidedByName?: string;
   readonly [field: string]: unknown;
 }
 

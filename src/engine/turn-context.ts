@@ -230,7 +230,10 @@ export class TurnContext {
     this.usage = addUsage(this.usage, usage);
   }
 
-  /** Write a structured audit record; a failing sink becomes a warning notice, never a crash. */
+  /**
+   * Write a structured audit record, with the turn's requester platform-qualified; a failing sink
+   * becomes a warning notice, never a crash.
+   */
   audit(kind: AuditRecord["kind"], callId: string, tool: string, fields: Record<string, unknown> = {}): void {
     const sink = this.deps.audit;
     if (!sink) return;
@@ -240,6 +243,7 @@ export class TurnContext {
         kind,
         sessionId: this.request.sessionId,
         turnId: this.request.turnId,
+        requester: `${this.request.platform}:${this.request.requester.userId}`,
         callId,
         tool,
         at: this.stamp(),

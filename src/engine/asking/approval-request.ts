@@ -160,7 +160,10 @@ export async function requestApproval(
     outcome = "deny";
   }
   if (!OUTCOMES.has(outcome)) outcome = "deny";
-  ctx.audit("approval_resolved", call.id, tool.name, { outcome });
+  ctx.audit("approval_resolved", call.id, tool.name, {
+    outcome,
+    ...(by === undefined ? {} : { decidedByName: by }),
+  });
   if (outcome === "interrupted") {
     ctx.interrupt();
     await answer("not_started", TOOL_RESULT.notStartedWhileWaiting);
