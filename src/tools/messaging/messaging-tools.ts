@@ -4,16 +4,26 @@
  * sent for the turn's requester: the Messenger posts elsewhere than this conversation only where
  * that person is a member. Posting to the current thread needs no approval: send_message declares
  * `staysInConversation`.
+ *
+ * send_file binds its preview (ToolDefinition.bindsPreview): the card names the file it will really
+ * upload — its workspace path after links are resolved, the name people will see, its size — and
+ * carries a fingerprint of that path, name and the file's bytes (read through the same confined,
+ * held-open read the upload uses). An approved upload runs only while that is unchanged: the engine
+ * checks it just before the run, and the run checks the bytes it is about to upload once more.
  */
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { formatBytes } from "../../core/attachment.js";
 import type { ConversationExecutionRequest } from "../../core/request.js";
 import { NotRegularFileError } from "../files/anchored-fs.js";
+import { contentFingerprint } from "../files/content-fingerprint.js";
 import type { ConversationWorkspace } from "../files/conversation-workspace.js";
 import { fileErrorMessage } from "../files/fs-errors.js";
 import { withWorkspaceFile } from "../files/service-file-access.js";
 import { requestCaller, threadTargetOf } from "../session-target.js";
-import { defineTool, fail, ok, type ToolResult } from "../../core/tool.js";
+import { defineTool, fail, ok, type ToolPreview, type ToolResult } from "../../core/tool.js";
 import type { Messenger, MessengerResult } from "./messenger.js";
 
 /** The channel value that means "this conversation". */
@@ -63,6 +73,64 @@ function answer(result: MessengerResult, success: string): ToolResult {
 
 const NO_TARGET = "This conversation has no known thread to post from, so nothing was sent.";
 
+/** send_file's answer when the file it would upload is no longer the one its approved card showed. */
+export const UPLOAD_CHANGED_SINCE_APPROVAL =
+  "Not run: the file this call would upload changed after the user approved it (another file, or other content, is at that path now). Nothing was uploaded. Propose it again if it is still wanted, so they see the current version.";
+
+/**
+ * sha256 (hex) of the open file at `opened`, or undefined when it holds more than `maxBytes`
+ * bytes (it may have grown since it was checked).
+ */
+async function fileHash(opened: string, maxBytes: number): Promise<string | undefined> {
+  const hash = createHash("sha256");
+  let read = 0;
+  for await (const chunk of createReadStream(opened)) {
+    read += (chunk as Buffer).byteLength;
+    if (read > maxBytes) return undefined;
+    hash.update(chunk as Buffer);
+  }
+  return hash.digest("hex");
+}
+
+/** What one send_file call would upload, as read now: the card's words and their fingerprint. */
+interface PlannedUpload {
+  /** Resolved workspace path (links resolved), as shown. */
+  readonly shown: string;
+  /** The name people see. */
+  readonly name: string;
+  readonly size: number;
+  /** Why the upload would be refused (too large), else undefined. */
+  readonly refusal?: string;
+  readonly fingerprint: string;
+}
+
+/** The upload planned from the open file (`opened`, as `info` and `file` describe it). */
+async function planUpload(
+  opened: string,
+  info: { readonly size: number },
+  file: { readonly absolute: string; readonly display: string },
+  maxBytes: number,
+): Promise<PlannedUpload> {
+  const name = path.basename(file.absolute);
+  const hash = info.size > maxBytes ? undefined : await fileHash(opened, maxBytes);
+  if (hash === undefined) {
+    const refusal = `${file.display} is ${info.size} bytes, over the ${maxBytes}-byte upload limit`;
+    return {
+      shown: file.display,
+      name,
+      size: info.size,
+      refusal,
+      fingerprint: contentFingerprint(["send_file", file.display, name, "too large", info.size]),
+    };
+  }
+  return {
+    shown: file.display,
+    name,
+    size: info.size,
+    fingerprint: contentFingerprint(["send_file", file.display, name, info.size, hash]),
+  };
+}
+
 /** Build send_message and send_file. */
 export function createMessagingTools(options: MessagingToolsOptions) {
   const maxFileBytes = options.maxFileBytes ?? 50 * 1024 * 1024;
@@ -100,6 +168,8 @@ export function createMessagingTools(options: MessagingToolsOptions) {
     category: "messaging",
     risk: "low",
     concurrent: false,
+    // The card names the file as it was: another file, or other bytes, must not go out unseen.
+    bindsPreview: true,
     label: (args) => args.path,
     async execute(args, context) {
       const target = threadTargetOf(context.request);
@@ -108,27 +178,56 @@ export function createMessagingTools(options: MessagingToolsOptions) {
       try {
         // Read from the file held open (service-file-access.ts): a command of another session in
         // the same workspace could swap the path for a link to a host file before the upload.
-        return await withWorkspaceFile(paths, args.path, async (opened, info, file) =>
-          info.size > maxFileBytes
-            ? fail(`${file.display} is ${info.size} bytes, over the ${maxFileBytes}-byte upload limit`)
-            : answer(
-                await options.messenger.sendFile(
-                  target,
-                  { path: opened, name: path.basename(file.absolute) },
-                  args.caption,
-                ),
-                `Uploaded ${file.display} to`,
-              ),
-        );
+        return await withWorkspaceFile(paths, args.path, async (opened, info, file) => {
+          if (info.size > maxFileBytes)
+            return fail(`${file.display} is ${info.size} bytes, over the ${maxFileBytes}-byte upload limit`);
+          // An approved call: the engine found its file as the card showed it just before the run;
+          // these bytes, from the file held open for the upload, must still be those.
+          const approved = context.checkedPreview?.fingerprint;
+          if (approved !== undefined) {
+            const plan = await planUpload(opened, info, file, maxFileBytes);
+            if (plan.fingerprint !== approved) return fail(UPLOAD_CHANGED_SINCE_APPROVAL);
+          }
+          return answer(
+            await options.messenger.sendFile(
+              target,
+              { path: opened, name: path.basename(file.absolute) },
+              args.caption,
+            ),
+            `Uploaded ${file.display} to`,
+          );
+        });
       } catch (error) {
         if (error instanceof NotRegularFileError) return fail(`${args.path} is not a file`);
         return fail(fileErrorMessage(error, args.path));
       }
     },
-    async preview(args) {
-      return {
-        summary: `Upload ${args.path} into this conversation${args.caption ? ` — "${args.caption}"` : ""}`,
-      };
+    async preview(args, context): Promise<ToolPreview> {
+      const caption = args.caption ? ` — "${args.caption}"` : "";
+      try {
+        const paths = options.workspace.forRequest(context.request);
+        const plan = await withWorkspaceFile(paths, args.path, (opened, info, file) =>
+          planUpload(opened, info, file, maxFileBytes),
+        );
+        const linked = plan.shown === args.path ? "" : ` (${args.path} leads there)`;
+        const what = `${plan.shown}${linked} as "${plan.name}" (${formatBytes(plan.size)})`;
+        return {
+          summary:
+            plan.refusal === undefined
+              ? `Upload ${what} into this conversation${caption}`
+              : `Upload ${what} — will fail: ${plan.refusal}`,
+          fingerprint: plan.fingerprint,
+        };
+      } catch (error) {
+        const failure =
+          error instanceof NotRegularFileError
+            ? `${args.path} is not a file`
+            : fileErrorMessage(error, args.path);
+        return {
+          summary: `Upload ${args.path} — will fail: ${failure}`,
+          fingerprint: contentFingerprint(["send_file", args.path, "fails", failure]),
+        };
+      }
     },
   });
 
