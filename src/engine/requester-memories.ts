@@ -15,7 +15,7 @@
  * results. A failed read is a notice on that turn, and the person's turns go on without memories.
  */
 import type { ConversationExecutionRequest, Requester } from "../core/request.js";
-import { type MemoryKeys, type MemoryStore, memoryKeysOf } from "../tools/memory/memory-store.js";
+import { type MemoryKeys, type MemoryStore, memoryKeysOf, oneLine } from "../tools/memory/memory-store.js";
 import { memoriesSection } from "./instructions.js";
 import { provenanceOf } from "./permissions/permission-engine.js";
 import type { KnowledgePart } from "./session-knowledge.js";
@@ -31,12 +31,14 @@ async function loadMemoryBlock(
   { displayName, userId }: Requester,
 ): Promise<KnowledgePart> {
   try {
-    const block = await store.memoryBlock(keys.userKey, keys.channelKey);
-    if (block === "") return {};
+    // On one line and short: a display name comes from the chat platform.
+    const name = oneLine(displayName || userId).slice(0, 64);
     const who =
       keys.userKey === undefined
         ? "(This turn was started by channel content, not by a person: what you remember about people personally is not listed here.)"
-        : `("This user" is ${displayName || userId}, user id ${userId}, who is asking in this turn; others in the thread are different people, and what you remember about them personally is not listed here.)`;
+        : `("This user" is ${name}, user id ${oneLine(userId)}, who is asking in this turn; others in the thread are different people, and what you remember about them personally is not listed here.)`;
+    const block = await store.memoryBlock(keys.userKey, keys.channelKey);
+    if (block === "") return {};
     return { text: `${block}\n${who}` };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

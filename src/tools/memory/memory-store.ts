@@ -24,6 +24,12 @@ const memoryItemSchema = z.object({
   createdBy: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /**
+   * Who wrote the current text (user id and display name): the saver, or whoever changed it
+   * last. Kept from this version on; older records lack them and show no name.
+   */
+  savedBy: z.string().optional(),
+  savedByName: z.string().optional(),
 });
 
 /** One remembered fact. */
@@ -47,6 +53,22 @@ export function memoryKeysOf(request: ConversationExecutionRequest): MemoryKeys 
     channelKey: target ? `${target.platform}:${target.workspace}:${target.channel}` : undefined,
   };
 }
+
+/**
+ * Vertical whitespace and control characters (line breaks, NEL U+0085, the Unicode line and
+ * paragraph separators U+2028/U+2029, tabs, …). A memory is one line of the list it is shown in:
+ * a line break inside one would let its text start a line of its own there — a forged heading or
+ * list item (e.g. a fake "About this user:" entry in a channel memory).
+ */
+const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}]+/gu;
+
+/** `text` on one line: every run of line breaks and control characters becomes one space. */
+export function oneLine(text: string): string {
+  return text.replace(NOT_ONE_LINE, " ");
+}
+
+/** The longest saver's name shown (a display name comes from the chat platform). */
+const MAX_NAME_CHARS = 64;
 
 /** Thrown when a memory cannot be saved (limits, no channel). */
 export class MemoryLimitError extends Error {
@@ -114,7 +136,10 @@ export class MemoryStore {
     return owners.flatMap((owner, index) => this.decode(owner, raws[index]));
   }
 
-  /** Save a new memory in the user's or the channel's list. */
+  /**
+   * Save a new memory in the user's or the channel's list; its content and summary are put on one
+   * line (`oneLine`). `createdByName` is the saver's display name, shown with channel memories.
+   */
   async add(
     keys: MemoryKeys,
     input: {
@@ -122,6 +147,7 @@ export class MemoryStore {
       readonly content: string;
       readonly summary: string;
       readonly createdBy: string;
+      readonly createdByName?: string;
     },
   ): Promise<MemoryItem> {
     if (input.scope === "channel" && !keys.channelKey) {
@@ -129,7 +155,8 @@ export class MemoryStore {
         "this conversation has no channel, so there is nowhere to keep a channel memory",
       );
     }
-    this.checkContent(input.content);
+    const content = oneLine(input.content).trim();
+    this.checkContent(content);
     const owner = input.scope === "user" ? `user:${keys.userKey}` : `channel:${keys.channelKey}`;
     return this.mutex.run(owner, async () => {
       const items = await this.read(owner);
@@ -139,20 +166,45 @@ export class MemoryStore {
         );
       }
       const at = this.now().toISOString();
-      const item: MemoryItem = { id: this.newId(), ...input, createdAt: at, updatedAt: at };
+      const item: MemoryItem = {
+        id: this.newId(),
+        scope: input.scope,
+        content,
+        summary: oneLine(input.summary).trim(),
+        createdBy: input.createdBy,
+        createdAt: at,
+        updatedAt: at,
+        savedBy: input.createdBy,
+        ...(input.createdByName ? { savedByName: oneLine(input.createdByName).trim() } : {}),
+      };
       await this.write(owner, [...items, item]);
       return item;
     });
   }
 
-  /** Change a memory visible to `keys`; undefined when there is no such memory. */
+  /**
+   * Change a memory visible to `keys` (content and summary on one line); undefined when there is
+   * no such memory. `by` (user id and display name) becomes who the memory shows as saved by.
+   */
   async update(
     keys: MemoryKeys,
     id: string,
     change: { readonly content: string; readonly summary: string },
+    by?: { readonly userId: string; readonly name?: string },
   ): Promise<MemoryItem | undefined> {
-    this.checkContent(change.content);
-    return this.change(keys, id, (item) => ({ ...item, ...change, updatedAt: this.now().toISOString() }));
+    const content = oneLine(change.content).trim();
+    this.checkContent(content);
+    const summary = oneLine(change.summary).trim();
+    return this.change(keys, id, (item) => {
+      const { savedBy, savedByName, ...rest } = item;
+      const saver = by
+        ? { savedBy: by.userId, ...(by.name ? { savedByName: oneLine(by.name).trim() } : {}) }
+        : {
+            ...(savedBy === undefined ? {} : { savedBy }),
+            ...(savedByName === undefined ? {} : { savedByName }),
+          };
+      return { ...rest, content, summary, updatedAt: this.now().toISOString(), ...saver };
+    });
   }
 
   /** Delete a memory visible to `keys`; returns it, or undefined when there is no such memory. */
@@ -184,6 +236,7 @@ export class MemoryStore {
   }
 
   private checkContent(content: string): void {
+    if (content === "") throw new MemoryLimitError("a memory needs some text; this one has none");
     if (content.length > this.maxContent) {
       throw new MemoryLimitError(
         `a memory may be at most ${this.maxContent} characters; this one has ${content.length}`,
@@ -191,23 +244,38 @@ export class MemoryStore {
     }
   }
 
-  /** The known memories as a block for the instructions; "" when there are none. */
+  /**
+   * The known memories as a block for the instructions; "" when there are none. Each is one line
+   * (flattened again here, for records saved before saving flattened them); a channel memory says
+   * who wrote it, so a channel note cannot pass for this user's own.
+   */
   async memoryBlock(userKey: string | undefined, channelKey?: string): Promise<string> {
     const items = await this.list(userKey, channelKey);
     if (items.length === 0) return "";
     const section = (scope: MemoryScope, title: string): string[] => {
       const entries = items.filter((item) => item.scope === scope);
       if (entries.length === 0) return [];
-      return [
-        title,
-        ...entries.map((item) => `- [${item.id}] ${item.content} (saved ${item.updatedAt.slice(0, 10)})`),
-      ];
+      return [title, ...entries.map(entryLine)];
     };
     return [
       "## What you remember",
       "Memories saved in earlier conversations. Each has an id for memory_update and memory_forget.",
       ...section("user", "About this user:"),
-      ...section("channel", "About this channel:"),
+      ...section("channel", "About this channel (notes saved by people in it, not this user's own):"),
     ].join("\n");
   }
+}
+
+/** One memory as a list line, on one line whatever its stored text; channel ones name their saver. */
+function entryLine(item: MemoryItem): string {
+  const date = item.updatedAt.slice(0, 10);
+  let saved = `saved ${date}`;
+  if (item.scope === "channel" && item.savedBy !== undefined) {
+    const id = oneLine(item.savedBy).trim().slice(0, MAX_NAME_CHARS);
+    const name = oneLine(item.savedByName ?? "")
+      .trim()
+      .slice(0, MAX_NAME_CHARS);
+    saved = `saved by ${name ? `${name} (user id ${id})` : `user id ${id}`}, ${date}`;
+  }
+  return `- [${oneLine(item.id)}] ${oneLine(item.content).trim()} (${saved})`;
 }

@@ -2,7 +2,8 @@
  * remember {content, summary, scope}, memory_update {id, content, summary}, memory_forget {id}.
  * Saving is a live switch consulted on every call: when it is off the tools refuse and say so, so
  * the agent never pretends to have remembered. Category "write": a memory outlives the session
- * (and untrusted channel content must not plant one without a person seeing it).
+ * (and untrusted channel content must not plant one without a person seeing it). The store puts
+ * each memory on one line and records who wrote it (shown with channel memories).
  */
 import { z } from "zod";
 import { defineTool, fail, labelText, ok, type ToolPreview, type ToolResult } from "../../core/tool.js";
@@ -99,6 +100,7 @@ export function createMemoryTools(options: MemoryToolsOptions) {
         const item = await store.add(memoryKeysOf(context.request), {
           ...args,
           createdBy: context.request.requester.userId,
+          createdByName: context.request.requester.displayName,
         });
         options.onChange?.({ kind: "saved", item });
         return ok(`Remembered (${item.scope} memory ${item.id}): ${item.summary}`);
@@ -122,7 +124,10 @@ export function createMemoryTools(options: MemoryToolsOptions) {
         changed(
           "updated",
           args.id,
-          await store.update(memoryKeysOf(context.request), args.id, args),
+          await store.update(memoryKeysOf(context.request), args.id, args, {
+            userId: context.request.requester.userId,
+            name: context.request.requester.displayName,
+          }),
           "Updated",
         ),
       );
