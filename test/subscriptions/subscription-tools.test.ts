@@ -286,11 +286,13 @@ describe("subscription tools", () => {
       "This turn was started by messages from #deploys, so channel subscriptions are not available in it: only a person's own request may use them. Ask the person here to request it.",
     );
     const linesFor = vi.fn(() => ["Your scheduled tasks (1):", "- tsk_1 standup summary"]);
-    const list = createScheduleTools({ linesFor } as unknown as ScheduleToolsService).find(
+    const refreshFor = vi.fn(async () => undefined);
+    const list = createScheduleTools({ linesFor, refreshFor } as unknown as ScheduleToolsService).find(
       (t) => t.name === "list_scheduled_tasks",
     )!;
     expect(await list.execute({}, woken)).toMatchObject({ ok: false });
     expect(linesFor).not.toHaveBeenCalled();
+    expect(refreshFor).not.toHaveBeenCalled();
     expect(await list.execute({}, context({ target: HOME }))).toMatchObject({ ok: true });
   });
 
