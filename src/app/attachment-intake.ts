@@ -35,6 +35,7 @@ export function attachmentIntakeFromConfig(
 ): AttachmentIntake {
   const { attachments, transcription } = config;
   return new AttachmentIntake({
+    // The whole workspace: each message's files are read as its conversation sees it (inbound-attachments.ts).
     workspace: createWorkspacePaths({ root: config.workspace.root, offLimits: serviceFiles }),
     settings: {
       // The intake's own default stands only where nothing transcribes.

@@ -35,6 +35,7 @@ import { extractPdfText } from "./pdf-text.js";
 import type { Transcriber } from "./transcriber.js";
 import type { SlotBudget } from "../store/slot-budget.js";
 import { type BudgetTurn, budgetTurns } from "./budget-turns.js";
+import { conversationPaths } from "../tools/files/conversation-paths.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 
@@ -85,7 +86,8 @@ export interface IntakeTranscription {
 export interface IntakeOptions {
   /**
    * The workspace the files' paths are relative to, as the service touches it: read back and
-   * extracts written without following a link (service-file-access.ts).
+   * extracts written without following a link (service-file-access.ts), and only as the
+   * message's conversation sees it (conversation-paths.ts).
    */
   readonly workspace: WorkspacePaths;
   readonly settings?: AttachmentSettings;
@@ -120,6 +122,11 @@ interface Origin {
   readonly sessionKey: string;
   /** Platform-qualified user id ("telegram:42"). */
   readonly sender: string;
+  /**
+   * The workspace as the conversation's own session sees it (conversation-paths.ts): a path that
+   * leads into another conversation's uploads is not read.
+   */
+  readonly workspace: WorkspacePaths;
 }
 
 /** What one file yields (usually one of these). */
@@ -212,7 +219,11 @@ export class AttachmentIntake {
    */
   async process(files: readonly InboundFile[], target: ThreadTarget, userId: string): Promise<IntakeResult> {
     const { kept, notes: overCount } = this.limit(files, (file) => file.name);
-    const from = { sessionKey: sessionKeyOf(target), sender: qualifiedUserId(target.platform, userId) };
+    const from: Origin = {
+      sessionKey: sessionKeyOf(target),
+      sender: qualifiedUserId(target.platform, userId),
+      workspace: conversationPaths(this.options.workspace, target),
+    };
     const turns = budgetTurns(kept.length);
     const outcomes = await Promise.all(kept.map((file, index) => this.one(file, from, turns[index]!)));
     const pick = <K extends keyof Outcome>(key: K): NonNullable<Outcome[K]>[] =>
@@ -228,7 +239,7 @@ export class AttachmentIntake {
   private async one(file: InboundFile, from: Origin, turn: BudgetTurn): Promise<Outcome> {
     try {
       // Held open while it is read: the agent's shell may replace the path meanwhile.
-      return await withWorkspaceFile(this.options.workspace, file.path, (opened) =>
+      return await withWorkspaceFile(from.workspace, file.path, (opened) =>
         this.read(file, opened, from, turn),
       );
     } catch (error) {
@@ -249,7 +260,7 @@ export class AttachmentIntake {
       case "image":
         return await this.image(file, opened);
       case "pdf":
-        return await this.pdf(file, opened);
+        return await this.pdf(file, opened, from);
       case "audio":
         return await this.audio(file, opened, from, turn);
       case "text":
@@ -274,8 +285,8 @@ export class AttachmentIntake {
     return { attachment: probe.image };
   }
 
-  private async pdf(file: InboundFile, absolute: string): Promise<Outcome> {
-    const pdf = await extractPdfText(absolute, file.path, this.options.workspace, {
+  private async pdf(file: InboundFile, absolute: string, from: Origin): Promise<Outcome> {
+    const pdf = await extractPdfText(absolute, file.path, from.workspace, {
       maxPages: this.settings.pdfMaxPages,
     });
     if (pdf.scanned)

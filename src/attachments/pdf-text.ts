@@ -135,7 +135,9 @@ async function cached(
 /**
  * The text of the PDF at `relative` in `workspace`, read from `file` (a path naming it, held open
  * by the caller: service-file-access.ts), from the cache beside it when that is current. The cache
- * is read and written as the service touches every workspace file, never through a link. Throws
+ * is read and written as the service touches every workspace file, never through a link, and
+ * through `workspace`: the view of the conversation the PDF was sent in (conversation-paths.ts),
+ * so a cache path leading into another conversation's uploads is neither read nor written. Throws
  * when the file is not a readable PDF.
  */
 export async function extractPdfText(

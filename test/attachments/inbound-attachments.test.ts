@@ -28,7 +28,7 @@ let store: Store;
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), "intake-"));
-  await mkdir(join(root, "uploads/s"), { recursive: true });
+  await mkdir(join(root, "uploads/slack_T1_C1/s"), { recursive: true });
   store = await createStore({ url: "memory:", dataDir: root });
 });
 afterEach(async () => {
@@ -38,7 +38,7 @@ afterEach(async () => {
 });
 
 async function saved(name: string, content: Buffer | string, mediaType?: string): Promise<InboundFile> {
-  const path = `uploads/s/${name}`;
+  const path = `uploads/slack_T1_C1/s/${name}`;
   await writeFile(join(root, path), content);
   return { path, name, bytes: Buffer.byteLength(content), ...(mediaType ? { mediaType } : {}) };
 }
@@ -73,8 +73,11 @@ function intake(settings = {}, transcriber?: Transcriber): AttachmentIntake {
   });
 }
 
-/** A Slack thread in the channel `channel`: files' conversation. */
-const at = (channel: string): ThreadTarget => ({ platform: "slack", workspace: "T1", channel });
+/**
+ * The thread `thread` of the Slack channel C1: the files' session. Every thread of a channel may
+ * read the channel's uploads (uploads/slack_T1_C1/), where the files are saved.
+ */
+const at = (thread: string): ThreadTarget => ({ platform: "slack", workspace: "T1", channel: "C1", thread });
 
 /** A transcriber that answers "words" and records the names of the files it was sent. */
 function recordingTranscriber() {
@@ -98,18 +101,18 @@ describe("PDF text", () => {
     const [extract] = fileTexts(result);
     expect(extract).toMatchObject({
       kind: "file-text",
-      path: "uploads/s/text.pdf",
+      path: "uploads/slack_T1_C1/s/text.pdf",
       name: "text.pdf",
       source: "pdf",
-      about: "PDF, 2 page(s); text extracted, saved at uploads/s/text.pdf.txt",
+      about: "PDF, 2 page(s); text extracted, saved at uploads/slack_T1_C1/s/text.pdf.txt",
     });
     expect(extract!.text).toMatch(
       /Quarterly report[\s\S]*Revenue grew 12 percent\.[\s\S]*error budget is spent/,
     );
-    const cache = await readFile(join(root, "uploads/s/text.pdf.txt"), "utf8");
+    const cache = await readFile(join(root, "uploads/slack_T1_C1/s/text.pdf.txt"), "utf8");
     const header = /^# PDF text: 2 of 2 pages · sha256 [0-9a-f]{64}\n/.exec(cache)?.[0];
     expect(header).toBeDefined();
-    await writeFile(join(root, "uploads/s/text.pdf.txt"), `${header}from the cache\f\npage 2`);
+    await writeFile(join(root, "uploads/slack_T1_C1/s/text.pdf.txt"), `${header}from the cache\f\npage 2`);
     expect(
       (
         await extractPdfText(join(root, file.path), file.path, createWorkspacePaths({ root }), {
@@ -135,7 +138,9 @@ describe("PDF text", () => {
     expect(capped!.about).toContain("the first 3 of 5 pages");
     expect(capped!.text).toContain("page 1");
     expect(capped!.text).not.toContain("page 3");
-    expect(capped!.text).toMatch(/more characters; read_file uploads\/s\/long\.pdf\.txt for the rest/);
+    expect(capped!.text).toMatch(
+      /more characters; read_file uploads\/slack_T1_C1\/s\/long\.pdf\.txt for the rest/,
+    );
   });
 
   it("turns a broken PDF into a note, never a crash", async () => {
@@ -145,7 +150,7 @@ describe("PDF text", () => {
       "U1",
     );
     expect(result.notes[0]).toMatch(
-      /^broken\.pdf could not be read: .+ It is saved at uploads\/s\/broken\.pdf\.$/,
+      /^broken\.pdf could not be read: .+ It is saved at uploads\/slack_T1_C1\/s\/broken\.pdf\.$/,
     );
   });
 });
@@ -157,7 +162,7 @@ describe("images, text files, caps", () => {
       [
         {
           kind: "image",
-          path: "uploads/s/red-4x3.png",
+          path: "uploads/slack_T1_C1/s/red-4x3.png",
           name: "red-4x3.png",
           bytes: 69,
           mediaType: "image/png",
@@ -188,7 +193,7 @@ describe("images, text files, caps", () => {
     );
     expect(result.attachments.map((a) => (a.kind === "image" ? a.name : a.kind))).toEqual(["fine.png"]);
     expect(result.notes).toEqual([
-      "bomb.png is not shown to the model: it is 50000×50000 pixels, more than 12000 on a side (a picture that large can exhaust whoever decodes it). It is saved at uploads/s/bomb.png; send a smaller version to have it looked at.",
+      "bomb.png is not shown to the model: it is 50000×50000 pixels, more than 12000 on a side (a picture that large can exhaust whoever decodes it). It is saved at uploads/slack_T1_C1/s/bomb.png; send a smaller version to have it looked at.",
       expect.stringMatching(
         /^wide\.png is not shown to the model: it is 12001×10 pixels, more than 12000 on a side/,
       ),
@@ -205,10 +210,10 @@ describe("images, text files, caps", () => {
     expect(fileTexts(result)).toEqual([
       {
         kind: "file-text",
-        path: "uploads/s/app.ts",
+        path: "uploads/slack_T1_C1/s/app.ts",
         name: "app.ts",
         source: "text",
-        about: "text file, 15 B, saved at uploads/s/app.ts",
+        about: "text file, 15 B, saved at uploads/slack_T1_C1/s/app.ts",
         text: "````typescript\nconst a = ```;\n````",
       },
     ]);
@@ -216,7 +221,7 @@ describe("images, text files, caps", () => {
     expect(result.sections).toEqual([]);
     expect(modelNotes(result)).toHaveLength(1);
     expect(modelNotes(result)[0]).toMatch(
-      /^big\.log \(2\.0 KB\) is too long to include here; it is saved at uploads\/s\/big\.log — read_file it\.$/,
+      /^big\.log \(2\.0 KB\) is too long to include here; it is saved at uploads\/slack_T1_C1\/s\/big\.log — read_file it\.$/,
     );
   });
 
@@ -225,7 +230,7 @@ describe("images, text files, caps", () => {
     const files = [zip, await saved("b.txt", "b"), await saved("c.txt", "c")];
     const result = await intake({ maxFiles: 2 }).process(files, at("s"), "U1");
     expect(result.notes).toEqual([
-      "a.zip (application/zip) is not a kind of file I can read directly; it is saved at uploads/s/a.zip.",
+      "a.zip (application/zip) is not a kind of file I can read directly; it is saved at uploads/slack_T1_C1/s/a.zip.",
       "1 more file(s) were not taken (c.txt): at most 2 files per message.",
     ]);
     expect(result.sections).toEqual([]);
@@ -463,5 +468,36 @@ describe("files the agent's shell changed in the workspace", () => {
     const result = await intake().process([file], at("s"), "U1");
     expect(await readFile(victim, "utf8")).toBe("ssh-ed25519 AAAA the real key");
     expect(result.notes).toEqual([expect.stringMatching(/^text\.pdf could not be read: /)]);
+  });
+
+  /** Another conversation's upload (channel C2's), holding `content`. */
+  async function theirs(name: string, content: string): Promise<string> {
+    const folder = join(root, "uploads/slack_T1_C2/1700.2");
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, name), content);
+    return join(folder, name);
+  }
+
+  it("a saved file replaced by a link to another conversation's upload is not read for the model", async () => {
+    await theirs("secret.txt", "their secret");
+    const file = await saved("notes.txt", "my notes");
+    await rm(join(root, file.path));
+    await symlink("../../slack_T1_C2/1700.2/secret.txt", join(root, file.path));
+    const result = await intake().process([file], at("s"), "U1");
+    expect(JSON.stringify(result)).not.toContain("their secret");
+    expect(result.notes).toEqual([
+      expect.stringMatching(/^notes\.txt could not be read: .*only this conversation's own folders/),
+    ]);
+  });
+
+  it("a PDF's extract is neither read from nor written into another conversation's upload a link leads to", async () => {
+    const their = await theirs("report.txt", "their report");
+    const file = await fixture("text.pdf");
+    await symlink("../../slack_T1_C2/1700.2/report.txt", join(root, `${file.path}.txt`));
+    const result = await intake().process([file], at("s"), "U1");
+    expect(await readFile(their, "utf8")).toBe("their report");
+    expect(result.notes).toEqual([
+      expect.stringMatching(/^text\.pdf could not be read: .*only this conversation's own folders/),
+    ]);
   });
 });

@@ -15,6 +15,7 @@ import type { Transcriber } from "../../src/attachments/transcriber.js";
 import type { Attachment } from "../../src/core/attachment.js";
 import type { InboundFile } from "../../src/core/inbound-message.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
+import { uploadFolderOf } from "../../src/core/upload-folders.js";
 import { createStore } from "../../src/store/create-store.js";
 import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { Store } from "../../src/store/store.js";
@@ -23,12 +24,14 @@ import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 
 const logger = pino({ level: "silent" });
 const chat: ThreadTarget = { platform: "telegram", workspace: "", channel: "42" };
+/** The chat's upload folder: the intake reads only its own conversation's uploads. */
+const FOLDER = uploadFolderOf(chat);
 let root: string;
 const opened: Store[] = [];
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), "budget-"));
-  await mkdir(join(root, "uploads/s"), { recursive: true });
+  await mkdir(join(root, FOLDER), { recursive: true });
 });
 afterEach(async () => {
   vi.useRealTimers();
@@ -75,7 +78,7 @@ function intake(
 }
 
 async function voice(name: string, bytes = 10): Promise<InboundFile> {
-  const path = `uploads/s/${name}`;
+  const path = `${FOLDER}/${name}`;
   const content = Buffer.alloc(bytes, "OggS audio");
   await writeFile(join(root, path), content);
   return { path, name, bytes, mediaType: "audio/ogg", durationS: 5 };

@@ -205,7 +205,8 @@ export class SlackChannel implements ChannelAdapter {
     }
     const o = this.options;
     const { threads, users, access } = this;
-    // One view of the workspace for saving what people send and reading it back.
+    // One view of the workspace for saving what people send and reading it back, narrowed for each
+    // message to its conversation's (conversation-paths.ts): another's uploads are never reached.
     const workspace = createWorkspacePaths({ root: o.workspaceRoot, offLimits: o.serviceFiles ?? [] });
     const inbound = new SlackInbound({
       bot,

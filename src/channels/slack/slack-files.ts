@@ -13,6 +13,7 @@ import { posix } from "node:path";
 import type { Logger } from "pino";
 import { REDIRECT_STATUSES } from "../../core/http-redirects.js";
 import type { InboundFile } from "../../core/inbound-message.js";
+import { uploadFolderPaths } from "../../tools/files/conversation-paths.js";
 import { refusalReason, saveInWorkspace } from "../../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { type DownloadDeadline, downloadDeadline, megabytes, readBodyWithin } from "../shared/body-within.js";
@@ -23,7 +24,10 @@ export interface FileDownloadOptions {
   /** The Web API base URL: files on its host (and on Slack's own hosts) may get the bot token. */
   readonly apiUrl: string;
   readonly maxBytes: number;
-  /** The agent's workspace: files are saved there without following a link (service-file-access.ts). */
+  /**
+   * The agent's workspace: files are saved there without following a link (service-file-access.ts)
+   * nor into another conversation's uploads (conversation-paths.ts).
+   */
   readonly workspace: WorkspacePaths;
   readonly logger: Logger;
   /** How long a file's download may take, in ms (default: shared/body-within.ts's, as Telegram's). */
@@ -163,13 +167,16 @@ export async function downloadFiles(
 ): Promise<DownloadResult> {
   const saved: InboundFile[] = [];
   const notes: string[] = [];
+  // Of uploads/, only the folder of the conversation the files were sent in: a link left in it
+  // into another conversation's uploads is refused, as the file tools refuse it.
+  const workspace = uploadFolderPaths(options.workspace, relativeDir);
   for (const file of files) {
     const name = file.name ?? file.title ?? file.id;
     const deadline = downloadDeadline(options.timeoutMs);
     try {
       const body = await fetchFile(file, options, deadline);
       const fileName = `${safeFileName(file.id)}-${safeFileName(name)}`;
-      await saveInWorkspace(options.workspace, posix.join(relativeDir, fileName), body);
+      await saveInWorkspace(workspace, posix.join(relativeDir, fileName), body);
       saved.push({
         path: posix.join(relativeDir, fileName),
         name,

@@ -179,7 +179,8 @@ export class TelegramChannel implements ChannelAdapter {
       ...(options.accessStore ? { store: options.accessStore } : {}),
     });
     this.access = access;
-    // One view of the workspace for saving what people send and reading it back.
+    // One view of the workspace for saving what people send and reading it back, narrowed for each
+    // message to its conversation's (conversation-paths.ts): another's uploads are never reached.
     const workspace = createWorkspacePaths({
       root: options.workspaceRoot,
       offLimits: options.serviceFiles ?? [],

@@ -3,7 +3,8 @@
  * with getFile + `<apiRoot>/file/bot<token>/<file_path>` into the chat's uploads folder, in its
  * topic's (`uploads/telegram_tg_<chat>/<topic or ->/`: core/upload-folders.ts; private to the chat),
  * written without following a link the agent's shell may have left there
- * (service-file-access.ts), and handed to the session as a workspace-relative path.
+ * (service-file-access.ts) nor into another conversation's uploads (conversation-paths.ts), and
+ * handed to the session as a workspace-relative path.
  * Oversized, failed or overdue downloads (the shared deadline: shared/body-within.ts) become short
  * notes instead of errors.
  */
@@ -12,6 +13,7 @@ import type { Api } from "grammy";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { uploadFolderOf } from "../../core/upload-folders.js";
 import type { InboundFile } from "../../core/inbound-message.js";
+import { conversationPaths } from "../../tools/files/conversation-paths.js";
 import { refusalReason, saveInWorkspace } from "../../tools/files/service-file-access.js";
 import { downloadDeadline, megabytes, readBodyWithin } from "../shared/body-within.js";
 import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
@@ -22,7 +24,10 @@ export interface TelegramFilesOptions {
   readonly api: Api;
   readonly token: string;
   readonly apiRoot: string;
-  /** Where files are saved, without following a link (service-file-access.ts). */
+  /**
+   * Where files are saved, without following a link (service-file-access.ts), each as its chat's
+   * session sees the workspace (conversation-paths.ts).
+   */
   readonly workspace: WorkspacePaths;
   readonly maxBytes: number;
   /** How long a file's download may take, in ms (default: shared/body-within.ts's, as Slack's). */
@@ -121,7 +126,9 @@ export class TelegramFiles {
         limit,
         () => new Error(`over the ${megabytes(limit)} limit`),
       );
-      await saveInWorkspace(this.options.workspace, relative, body);
+      // As the chat's own session sees the workspace: a link in its folder into another
+      // conversation's uploads is refused, as the file tools refuse it.
+      await saveInWorkspace(conversationPaths(this.options.workspace, target), relative, body);
       const saved: InboundFile = {
         path: relative,
         name: attachment.name,

@@ -8,7 +8,9 @@
  * others out (hidden()). The tools are shared by every session, so each call takes this view for
  * the session its request comes from: the tools that act for a caller hold a ConversationWorkspace
  * (conversation-workspace.ts), which offers nothing but this view. A view of no conversation holds
- * no upload at all.
+ * no upload at all. The service's own saves and reads of the files people send (the channels, the
+ * attachment intake and its PDF extracts) go through the view of the message's conversation too,
+ * so a link left in one conversation's folder cannot carry them into another's.
  */
 import { readdir } from "node:fs/promises";
 import path from "node:path";
@@ -23,27 +25,33 @@ export async function uploadsFolder(paths: WorkspacePaths): Promise<string> {
   return realpathOfMaybeMissing(path.join(root ?? paths.root, UPLOADS_FOLDER));
 }
 
-/** Whether `absolute` lies in a folder of `uploads` that `target`'s conversation may not use. */
-function inOthersUploads(absolute: string, uploads: string, target: ThreadTarget | undefined): boolean {
+/** Which folders directly under uploads/ a view opens. */
+type OpensFolder = (name: string) => boolean;
+
+/** What `target`'s conversation may use of uploads/ (none for no target). */
+function foldersOf(target: ThreadTarget | undefined): OpensFolder {
+  return (name) => target !== undefined && isConversationUploadFolder(name, target);
+}
+
+/** Whether `absolute` lies in a folder of `uploads` that `opens` does not open. */
+function inOthersUploads(absolute: string, uploads: string, opens: OpensFolder): boolean {
   if (absolute === uploads || !isWithin(absolute, uploads)) return false;
   const folder = path.relative(uploads, absolute).split(path.sep)[0] ?? "";
-  return target === undefined || !isConversationUploadFolder(folder, target);
+  return !opens(folder);
 }
 
 /**
- * The entries of `uploads` that `target`'s conversation may not use, when `uploads` is `dir` or lies
- * inside it (none otherwise, or when it cannot be read: the hidden test still judges every path).
+ * The entries of `uploads` that `opens` does not open, when `uploads` is `dir` or lies inside it
+ * (none otherwise, or when it cannot be read: the hidden test still judges every path).
  */
 async function othersUploadsWithin(
   dir: string,
   uploads: string,
-  target: ThreadTarget | undefined,
+  opens: OpensFolder,
 ): Promise<readonly string[]> {
   if (!isWithin(uploads, dir)) return [];
   const names = await readdir(uploads).catch(() => []);
-  return names
-    .filter((name) => target === undefined || !isConversationUploadFolder(name, target))
-    .map((name) => path.join(uploads, name));
+  return names.filter((name) => !opens(name)).map((name) => path.join(uploads, name));
 }
 
 /**
@@ -51,33 +59,59 @@ async function othersUploadsWithin(
  * uploads/ is open. A view of a view opens only what both do.
  */
 export function conversationPaths(paths: WorkspacePaths, target: ThreadTarget | undefined): WorkspacePaths {
-  const refusal = (input: string) =>
-    new PathOutsideWorkspaceError(
-      target === undefined
-        ? `${input}: nothing under ${UPLOADS_FOLDER}/ is available here (the files people send stay in the conversation they sent them in)`
-        : `${input}: of ${UPLOADS_FOLDER}/, only this conversation's own folders are available here (the files people send stay in the conversation they sent them in)`,
-    );
+  return uploadsView(paths, foldersOf(target), (input) =>
+    target === undefined
+      ? `${input}: nothing under ${UPLOADS_FOLDER}/ is available here (the files people send stay in the conversation they sent them in)`
+      : `${input}: of ${UPLOADS_FOLDER}/, only this conversation's own folders are available here (the files people send stay in the conversation they sent them in)`,
+  );
+}
+
+/**
+ * `paths` as a channel saving a message's files into `folder` (workspace-relative, "/"-separated:
+ * core/upload-folders.ts's uploadFolderOf) may use it: of uploads/, only the conversation folder
+ * `folder` lies in, so a link left in that folder cannot carry the file into another
+ * conversation's. For a channel that knows the folder but not the conversation; with the
+ * conversation at hand, conversationPaths.
+ */
+export function uploadFolderPaths(paths: WorkspacePaths, folder: string): WorkspacePaths {
+  const [top, conversation] = path.posix.normalize(folder).split("/");
+  const own = top === UPLOADS_FOLDER ? conversation : undefined;
+  return uploadsView(
+    paths,
+    (name) => own !== undefined && name === own,
+    (input) =>
+      `${input}: of ${UPLOADS_FOLDER}/, only the folder of the conversation the file was sent in is available here (the files people send stay in the conversation they sent them in)`,
+  );
+}
+
+/** `paths` with, of uploads/, only what `opens` opens; anything else refused with `refusal`'s words. */
+function uploadsView(
+  paths: WorkspacePaths,
+  opens: OpensFolder,
+  refusal: (input: string) => string,
+): WorkspacePaths {
+  const refuse = (input: string) => new PathOutsideWorkspaceError(refusal(input));
   return Object.freeze({
     root: paths.root,
     realRoots: () => paths.realRoots(),
     display: (absolute: string) => paths.display(absolute),
     async resolve(input: string) {
       const [root = paths.root] = await paths.realRoots();
-      if (inOthersUploads(path.resolve(root, input), path.join(root, UPLOADS_FOLDER), target))
-        throw refusal(input);
+      if (inOthersUploads(path.resolve(root, input), path.join(root, UPLOADS_FOLDER), opens))
+        throw refuse(input);
       const resolved = await paths.resolve(input);
-      if (inOthersUploads(resolved.absolute, await uploadsFolder(paths), target)) throw refusal(input);
+      if (inOthersUploads(resolved.absolute, await uploadsFolder(paths), opens)) throw refuse(input);
       return resolved;
     },
     async hidden() {
       const [hiddenBefore, uploads] = await Promise.all([paths.hidden(), uploadsFolder(paths)]);
-      return (absolute: string) => hiddenBefore(absolute) || inOthersUploads(absolute, uploads, target);
+      return (absolute: string) => hiddenBefore(absolute) || inOthersUploads(absolute, uploads, opens);
     },
     async hidingIn(dir: string) {
       const [before, uploads] = await Promise.all([paths.hidingIn(dir), uploadsFolder(paths)]);
       return {
-        hidden: (absolute: string) => before.hidden(absolute) || inOthersUploads(absolute, uploads, target),
-        within: [...before.within, ...(await othersUploadsWithin(dir, uploads, target))],
+        hidden: (absolute: string) => before.hidden(absolute) || inOthersUploads(absolute, uploads, opens),
+        within: [...before.within, ...(await othersUploadsWithin(dir, uploads, opens))],
       };
     },
   });

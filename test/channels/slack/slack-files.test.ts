@@ -3,7 +3,7 @@
  * session's uploads folder made a link to a folder outside is never written into, and a download
  * that redirects off Slack is not followed.
  */
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -166,5 +166,21 @@ describe("downloadFiles", () => {
       ),
     ]);
     expect(await readdir(outside)).toEqual([]);
+  });
+
+  it("never writes into another conversation's uploads that the thread's folder was made a link to", async () => {
+    const theirs = join(root, "uploads/slack_T1_C2/1700.2/F1-notes.txt");
+    await mkdir(join(root, "uploads/slack_T1_C2/1700.2"), { recursive: true });
+    await writeFile(theirs, "theirs");
+    await mkdir(join(root, "uploads/slack_T1_C1"), { recursive: true });
+    await symlink("../slack_T1_C2/1700.2", join(root, "uploads/slack_T1_C1/1700.1"));
+    const saved = await download();
+    expect(saved.files).toEqual([]);
+    expect(saved.notes).toEqual([
+      expect.stringMatching(
+        /^The attached file "notes\.txt" was not saved: its place in the workspace is not safe to write \(.*only the folder of the conversation/,
+      ),
+    ]);
+    expect(await readFile(theirs, "utf8")).toBe("theirs");
   });
 });

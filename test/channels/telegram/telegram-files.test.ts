@@ -122,6 +122,21 @@ describe("TelegramFiles", () => {
     expect(saved.notes).toEqual([expect.stringMatching(/^notes\.txt could not be saved: /)]);
     expect(await readdir(outside)).toEqual([]);
   });
+
+  it("never writes into another chat's uploads that the chat's folder was made a link to", async () => {
+    const message = sendDocument("notes.txt", "overwritten");
+    const theirs = join(root, "uploads/telegram_tg_-100/-", `${message.message_id}-notes.txt`);
+    await mkdir(join(root, "uploads/telegram_tg_-100/-"), { recursive: true });
+    await writeFile(theirs, "theirs");
+    await mkdir(join(root, "uploads/telegram_tg_4242"), { recursive: true });
+    await symlink("../telegram_tg_-100/-", join(root, FOLDER));
+    const saved = await files.download(message, TARGET);
+    expect(saved.files).toEqual([]);
+    expect(saved.notes).toEqual([
+      expect.stringMatching(/^notes\.txt could not be saved: .*only this conversation's own folders/),
+    ]);
+    expect(await readFile(theirs, "utf8")).toBe("theirs");
+  });
 });
 
 describe("whose voice a recording is", () => {
