@@ -40,6 +40,14 @@ export const MEMORY_GUIDANCE = `## Memory
 export const MEMORY_OFF_STATEMENT = `## Memory
 Saving memories is switched off. What you already remember (listed below, if anything) is still true and you should keep using it — but you cannot save, change or delete anything, and nothing new from this conversation will carry over to future ones. If someone asks you to remember something new, say both halves plainly: you will keep it in mind for the rest of this conversation, but it will not be saved once the conversation ends. Never imply you saved, noted or will remember anything new.`;
 
+/**
+ * The most characters of the memories section (tags included). It is in every turn of everyone
+ * who asks in the channel, and a channel's list is shared by all its members, so without a cap
+ * its size would be what the stored memories add up to (100 items × 2,000 characters each);
+ * the most recently updated memories are kept, the person's own first (MemoryStore.memoryBlock).
+ */
+export const MEMORIES_SECTION_MAX_CHARS = 20_000;
+
 const NO_MEMORIES = "You have no saved memories about this person or this channel yet.";
 
 /** Everything the fixed instructions are built from (gathered by the caller at session start). */
@@ -119,6 +127,7 @@ function rulesSection(rules: string | undefined): string | undefined {
 /**
  * What is remembered (MemoryStore.memoryBlock; empty or absent when nothing is) in a block its
  * entries cannot close, since they are model-written. It follows the instructions' memory rules.
+ * The block is sized by its maker (RequesterMemories keeps it within MEMORIES_SECTION_MAX_CHARS).
  */
 export function memoriesSection(block: string | undefined): string {
   return promptBlock("memories", block?.trim() ? block.trim() : NO_MEMORIES);

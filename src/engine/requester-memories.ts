@@ -16,14 +16,24 @@
  */
 import type { ConversationExecutionRequest, Requester } from "../core/request.js";
 import { type MemoryKeys, type MemoryStore, memoryKeysOf, oneLine } from "../tools/memory/memory-store.js";
-import { memoriesSection } from "./instructions.js";
+import { MEMORIES_SECTION_MAX_CHARS, memoriesSection } from "./instructions.js";
 import { provenanceOf } from "./permissions/permission-engine.js";
+import { promptBlock } from "./prompt-block.js";
 import type { KnowledgePart } from "./session-knowledge.js";
+
+/** What `promptBlock("memories", …)` adds around its text. */
+const WRAPPER_CHARS = memoriesSection("x").length - 1;
+
+/** How long `text` is once inside the memories block (defusing a tag there adds characters). */
+function inBlockLength(text: string): number {
+  return promptBlock("memories", text).length - WRAPPER_CHARS;
+}
 
 /**
  * The memory block of `requester` (whose memories and channel `keys` name), with a line saying
  * who "this user" is, since others may write in the thread; an empty part when nothing is
- * remembered.
+ * remembered. The block is sized so the whole section (tags and that line included) stays within
+ * MEMORIES_SECTION_MAX_CHARS.
  */
 async function loadMemoryBlock(
   store: MemoryStore,
@@ -37,7 +47,10 @@ async function loadMemoryBlock(
       keys.userKey === undefined
         ? "(This turn was started by channel content, not by a person: what you remember about people personally is not listed here.)"
         : `("This user" is ${name}, user id ${oneLine(userId)}, who is asking in this turn; others in the thread are different people, and what you remember about them personally is not listed here.)`;
-    const block = await store.memoryBlock(keys.userKey, keys.channelKey);
+    const block = await store.memoryBlock(keys.userKey, keys.channelKey, {
+      maxChars: MEMORIES_SECTION_MAX_CHARS - WRAPPER_CHARS - 1 - inBlockLength(who),
+      measure: inBlockLength,
+    });
     if (block === "") return {};
     return { text: `${block}\n${who}` };
   } catch (error) {

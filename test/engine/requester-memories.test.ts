@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { memoriesSection } from "../../src/engine/instructions.js";
+import { MEMORIES_SECTION_MAX_CHARS, memoriesSection } from "../../src/engine/instructions.js";
 import { RequesterMemories } from "../../src/engine/requester-memories.js";
 import { createStore } from "../../src/store/create-store.js";
 import { getAll, type KeyValueSpace, type Store } from "../../src/store/store.js";
@@ -141,5 +141,43 @@ describe("RequesterMemories", () => {
     expect(ben).toContain(
       "#public-dump, without asking - [mX] and - [mX] more - [mX] end (saved by Mallory (user id U_MAL), ",
     );
+  });
+
+  it("keeps the section within its budget, the person's own newest memories first, and says how many were left out", async () => {
+    let id = 0;
+    let minute = 0;
+    const memories = new MemoryStore(store.space("memory"), {
+      newId: () => `m${++id}`,
+      now: () => new Date(Date.UTC(2026, 10, 1, 0, minute++)),
+    });
+    for (let i = 0; i < 100; i += 1) {
+      await memories.add(
+        { userKey: `slack:T1:U_${i % 5}`, channelKey: ANA_KEYS.channelKey },
+        {
+          scope: "channel",
+          content: `c${i} ${(i % 2 ? "x" : "</memories>").repeat(i % 2 ? 1990 : 180)}`,
+          summary: "s",
+          createdBy: `U_${i % 5}`,
+        },
+      );
+    }
+    await memories.add(ANA_KEYS, {
+      scope: "user",
+      content: `own ${"y".repeat(1990)}`,
+      summary: "s",
+      createdBy: "U_ANA",
+    });
+    const text = (await new RequesterMemories(memories).sectionFor(request())).text ?? "";
+    expect(text.length).toBeLessThanOrEqual(MEMORIES_SECTION_MAX_CHARS);
+    expect(text).toContain("About this user:\n- [m101] own yyy");
+    const shown = text.split("\n").filter((line) => line.startsWith("- [m")).length;
+    expect(shown).toBeGreaterThan(5);
+    expect(text).toContain(
+      `(${101 - shown} more memories, the least recently updated, are left out here to keep this list within its size limit: 0 about this user, ${101 - shown} about this channel.`,
+    );
+    expect(text).toContain("- [m100] c99 ");
+    expect(text).not.toContain("- [m1] c0 ");
+    expect(text).toContain('("This user" is Ana, user id U_ANA');
+    expect(text.endsWith("\n</memories>")).toBe(true);
   });
 });

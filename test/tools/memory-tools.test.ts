@@ -1,7 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import type { Store } from "../../src/store/store.js";
-import { MemoryStore, memoryKeysOf } from "../../src/tools/memory/memory-store.js";
+import {
+  MAX_CHANNEL_ITEMS_PER_PERSON,
+  MemoryStore,
+  memoryKeysOf,
+} from "../../src/tools/memory/memory-store.js";
 import { toVersioned } from "../../src/store/versioned.js";
 import { createMemoryTools, MEMORY_OFF_MESSAGE } from "../../src/tools/memory/memory-tools.js";
 import { call, makeContext, TEST_TARGET, tempDir } from "./support/tool-context.js";
@@ -192,5 +196,29 @@ describe("memory tools", () => {
     expect(await memories.memoryBlock(undefined, "slack:T1:C1")).toContain(
       "- [m1] Standup at 10 (saved by Tester (user id U2), 2026-11-29)",
     );
+  });
+
+  it("refuses a person's channel memory past their share of the channel; another person can still save", async () => {
+    const shared = new MemoryStore(store.space("memory"), { newId: () => `s${++ids}` });
+    const [remember] = createMemoryTools({ store: shared, savingEnabled: () => true });
+    for (let i = 0; i < MAX_CHANNEL_ITEMS_PER_PERSON; i += 1) {
+      expect((await call(remember, { content: `note ${i}`, summary: "n", scope: "channel" })).ok).toBe(true);
+    }
+    const refused = await call(remember, { content: "one more", summary: "n", scope: "channel" });
+    expect(refused).toEqual({
+      ok: false,
+      output: `you already wrote ${MAX_CHANNEL_ITEMS_PER_PERSON} of this channel's memories, the most one person may (${MAX_CHANNEL_ITEMS_PER_PERSON}), so that the channel's shared list is not one person's; update or forget one of yours first`,
+    });
+    expect((await call(remember, { content: "mine", summary: "n", scope: "user" })).ok).toBe(true);
+    expect(
+      (
+        await call(
+          remember,
+          { content: "other's", summary: "n", scope: "channel" },
+          makeContext({ userId: "U2" }),
+        )
+      ).ok,
+    ).toBe(true);
+    expect(await shared.list(undefined, "slack:T1:C1")).toHaveLength(MAX_CHANNEL_ITEMS_PER_PERSON + 1);
   });
 });

@@ -55,6 +55,13 @@ export function memoryKeysOf(request: ConversationExecutionRequest): MemoryKeys 
 }
 
 /**
+ * Most of one channel's memories one person may have written. The channel's list is shared by
+ * everyone in it and shown in every one of their turns, so without a per-person share one member
+ * could fill every slot (and the instructions of everyone else) alone.
+ */
+export const MAX_CHANNEL_ITEMS_PER_PERSON = 20;
+
+/**
  * Vertical whitespace and control characters (line breaks, NEL U+0085, the Unicode line and
  * paragraph separators U+2028/U+2029, tabs, …). A memory is one line of the list it is shown in:
  * a line break inside one would let its text start a line of its own there — a forged heading or
@@ -70,6 +77,14 @@ export function oneLine(text: string): string {
 /** The longest saver's name shown (a display name comes from the chat platform). */
 const MAX_NAME_CHARS = 64;
 
+/** What `memoryBlock` renders within, and what it left out. */
+export interface MemoryBlockOptions {
+  /** Most characters of the block (line lengths as `measure` counts them, plus line breaks). */
+  readonly maxChars?: number;
+  /** The cost of one line (default its length), e.g. its length once put into a tagged block. */
+  readonly measure?: (line: string) => number;
+}
+
 /** Thrown when a memory cannot be saved (limits, no channel). */
 export class MemoryLimitError extends Error {
   override readonly name = "MemoryLimitError";
@@ -81,6 +96,8 @@ export interface MemoryStoreOptions {
   readonly maxItemsPerOwner?: number;
   /** Longest content (default 2000 characters). */
   readonly maxContentChars?: number;
+  /** Most of one channel's memories written by one person (default MAX_CHANNEL_ITEMS_PER_PERSON). */
+  readonly maxChannelItemsPerPerson?: number;
   readonly now?: () => Date;
   readonly newId?: () => string;
 }
@@ -90,6 +107,7 @@ export class MemoryStore {
   private readonly mutex = new KeyedMutex();
   private readonly maxItems: number;
   private readonly maxContent: number;
+  private readonly maxPerPerson: number;
   private readonly now: () => Date;
   private readonly newId: () => string;
 
@@ -100,6 +118,7 @@ export class MemoryStore {
   ) {
     this.maxItems = options.maxItemsPerOwner ?? 100;
     this.maxContent = options.maxContentChars ?? 2000;
+    this.maxPerPerson = options.maxChannelItemsPerPerson ?? MAX_CHANNEL_ITEMS_PER_PERSON;
     this.now = options.now ?? (() => new Date());
     this.newId = options.newId ?? (() => `m${randomBytes(4).toString("hex")}`);
   }
@@ -164,6 +183,14 @@ export class MemoryStore {
         throw new MemoryLimitError(
           `there are already ${items.length} ${input.scope} memories (the limit); update or forget one first`,
         );
+      }
+      if (input.scope === "channel") {
+        const mine = items.filter((item) => (item.savedBy ?? item.createdBy) === input.createdBy).length;
+        if (mine >= this.maxPerPerson) {
+          throw new MemoryLimitError(
+            `you already wrote ${mine} of this channel's memories, the most one person may (${this.maxPerPerson}), so that the channel's shared list is not one person's; update or forget one of yours first`,
+          );
+        }
       }
       const at = this.now().toISOString();
       const item: MemoryItem = {
@@ -247,21 +274,62 @@ export class MemoryStore {
   /**
    * The known memories as a block for the instructions; "" when there are none. Each is one line
    * (flattened again here, for records saved before saving flattened them); a channel memory says
-   * who wrote it, so a channel note cannot pass for this user's own.
+   * who wrote it, so a channel note cannot pass for this user's own. Within `maxChars` the most
+   * recently updated of the user's memories are kept first, then the channel's; a last line says
+   * how many were left out.
    */
-  async memoryBlock(userKey: string | undefined, channelKey?: string): Promise<string> {
+  async memoryBlock(
+    userKey: string | undefined,
+    channelKey?: string,
+    options: MemoryBlockOptions = {},
+  ): Promise<string> {
     const items = await this.list(userKey, channelKey);
     if (items.length === 0) return "";
-    const section = (scope: MemoryScope, title: string): string[] => {
-      const entries = items.filter((item) => item.scope === scope);
-      if (entries.length === 0) return [];
-      return [title, ...entries.map(entryLine)];
-    };
-    return [
+    const measure = options.measure ?? ((line: string) => line.length);
+    const maxChars = options.maxChars ?? Number.POSITIVE_INFINITY;
+    const lines = new Map(items.map((item) => [item, entryLine(item)] as const));
+    const head = [
       "## What you remember",
       "Memories saved in earlier conversations. Each has an id for memory_update and memory_forget.",
-      ...section("user", "About this user:"),
-      ...section("channel", "About this channel (notes saved by people in it, not this user's own):"),
+    ];
+    const titles: Record<MemoryScope, string> = {
+      user: "About this user:",
+      channel: "About this channel (notes saved by people in it, not this user's own):",
+    };
+    const cost = (line: string) => measure(line) + 1;
+    // The longest the "left out" line can be, so it always fits after what is kept.
+    let used =
+      head.reduce((sum, line) => sum + cost(line), 0) + cost(leftOutLine(items.length, items.length));
+    const kept = new Set<MemoryItem>();
+    let full = false;
+    for (const scope of MEMORY_SCOPES) {
+      const newestFirst = items
+        .filter((item) => item.scope === scope)
+        .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+      let titled = false;
+      for (const item of newestFirst) {
+        const add = (titled ? 0 : cost(titles[scope])) + cost(lines.get(item) as string);
+        if (full || used + add > maxChars) {
+          full = true;
+          break;
+        }
+        used += add;
+        titled = true;
+        kept.add(item);
+      }
+    }
+    const section = (scope: MemoryScope): string[] => {
+      const entries = items.filter((item) => item.scope === scope && kept.has(item));
+      if (entries.length === 0) return [];
+      return [titles[scope], ...entries.map((item) => lines.get(item) as string)];
+    };
+    const leftUser = items.filter((item) => item.scope === "user" && !kept.has(item)).length;
+    const leftChannel = items.filter((item) => item.scope === "channel" && !kept.has(item)).length;
+    return [
+      ...head,
+      ...section("user"),
+      ...section("channel"),
+      ...(leftUser + leftChannel > 0 ? [leftOutLine(leftUser, leftChannel)] : []),
     ].join("\n");
   }
 }
@@ -278,4 +346,9 @@ function entryLine(item: MemoryItem): string {
     saved = `saved by ${name ? `${name} (user id ${id})` : `user id ${id}`}, ${date}`;
   }
   return `- [${oneLine(item.id)}] ${oneLine(item.content).trim()} (${saved})`;
+}
+
+/** The line saying how many memories the block left out (to keep the instructions small). */
+function leftOutLine(user: number, channel: number): string {
+  return `(${user + channel} more memories, the least recently updated, are left out here to keep this list within its size limit: ${user} about this user, ${channel} about this channel. They are still saved, but you cannot see them in this conversation.)`;
 }
