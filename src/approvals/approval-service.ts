@@ -4,7 +4,7 @@
  * durable resume the engine's repeated request finds the recorded decision instead of a new card,
  * and a decision can never apply to a call with different arguments.
  */
-import { decidersOf } from "./authorisation.js";
+import { decidersOf, qualifiedUserId } from "./authorisation.js";
 import type {
   ApprovalOutcome,
   ApprovalVerdict,
@@ -23,7 +23,7 @@ import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.j
 /** What a settled approval means for the engine, with who decided it. */
 export function approvalVerdictOf(item: PendingItem, signal: AbortSignal): ApprovalVerdict {
   const outcome = approvalOutcomeOf(item, signal);
-  const by = item.decision?.by?.name;
+  const decider = item.decision?.by;
   const shown =
     item.kind === "approval"
       ? {
@@ -34,7 +34,8 @@ export function approvalVerdictOf(item: PendingItem, signal: AbortSignal): Appro
           },
         }
       : {};
-  return by === undefined ? { outcome, ...shown } : { outcome, by, ...shown };
+  if (decider === undefined) return { outcome, ...shown };
+  return { outcome, by: decider.name, byId: qualifiedUserId(decider.platform, decider.userId), ...shown };
 }
 
 /** What a settled approval means for the engine. */

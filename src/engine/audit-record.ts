@@ -5,8 +5,8 @@
  *
  * The file is append-only, so a reader meets every version: version 1 lines carry no `v`; version 2
  * (AUDIT_RECORD_VERSION) adds `v`, the turn's `requester` on every record the engine writes, and on
- * an approval_resolved a person decided, `decidedByName`. Fields are only ever added, so a reader
- * of version 1 (reviewer-stats' replay) reads every line.
+ * an approval_resolved a person decided, `decidedBy` and `decidedByName`. Fields are only ever
+ * added, so a reader of version 1 (reviewer-stats' replay) reads every line.
  */
 
 /** The version the audit log stamps on each record it writes (as `v`). */
@@ -38,10 +38,9 @@ export interface AuditRecord {
    * call. Absent on records written outside a turn (a denial's "Allow anyway") and in version 1.
    */
   readonly requester?: string;
-  /**
-   * On an approval_resolved a person decided: their display name as the approval carries it (the
-   * approver hands the engine a name, not an id).
-   */
+  /** On an approval_resolved a person decided: their platform-qualified id ("slack:U123"). */
+  readonly decidedBy?: string;
+  /** …and their display name when they decided (anyone's choice: the id is the record). */
   readonly decidedByName?: string;
   readonly [field: string]: unknown;
 }

@@ -47,6 +47,7 @@ describe("audit records name the requester and the decider", () => {
     }
     expect(records.find((r) => r.kind === "approval_resolved")).toMatchObject({
       outcome: "once",
+      decidedBy: `slack:${ANA.id}`,
       decidedByName: ANA.name,
     });
   });

@@ -227,6 +227,7 @@ describe("a call whose card shows workspace content", () => {
     expect(approvalVerdictOf(item, new AbortController().signal)).toEqual({
       outcome: "once",
       by: "Ana",
+      byId: "slack:U1",
       shown: { summary: "Write notes/a.txt", detail: { kind: "diff", text: "+hello" } },
     });
   });

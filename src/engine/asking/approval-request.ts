@@ -144,12 +144,14 @@ export async function requestApproval(
   }
   let outcome: ApprovalOutcome;
   let by: string | undefined;
+  let byId: string | undefined;
   let shown = request.preview;
   try {
     const raced = await raceAbort(approver(request, ctx.signal), ctx.signal);
     const verdict = raced.aborted ? "interrupted" : raced.value;
     outcome = typeof verdict === "string" ? verdict : verdict.outcome;
     by = typeof verdict === "string" ? undefined : verdict.by;
+    byId = typeof verdict === "string" ? undefined : verdict.byId;
     if (typeof verdict !== "string" && verdict.shown) shown = verdict.shown;
   } catch (error) {
     ctx.emit({
@@ -162,6 +164,7 @@ export async function requestApproval(
   if (!OUTCOMES.has(outcome)) outcome = "deny";
   ctx.audit("approval_resolved", call.id, tool.name, {
     outcome,
+    ...(byId === undefined ? {} : { decidedBy: byId }),
     ...(by === undefined ? {} : { decidedByName: by }),
   });
   if (outcome === "interrupted") {

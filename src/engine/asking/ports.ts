@@ -60,7 +60,10 @@ export interface PermissionRequest extends PermissionNotice {
 /** An outcome with who decided it (a display name), so a standing grant records its giver. */
 export interface ApprovalVerdict {
   readonly outcome: ApprovalOutcome;
+  /** Who decided, by name (what the turn's notices say). */
   readonly by?: string | undefined;
+  /** Who decided, by platform-qualified id ("slack:U123"): what the audit log records. */
+  readonly byId?: string | undefined;
   /**
    * What the card showed when the person decided (its stored summary and detail): after a
    * restart the card decided may be older than this process's preview of the call.
