@@ -50,16 +50,16 @@ export interface AttachmentSettings {
   readonly textInlineMaxBytes: number;
   /**
    * Voice notes and audio the platform says are longer than this are not transcribed (a paid
-   * endpoint billed by the minute: a 20 MB file of low-bitrate speech holds hours). Audio with no
-   * stated length (Slack's files) is bounded by size instead: at most this long at
-   * AUDIO_BYTES_PER_S_WITHOUT_DURATION.
+   * endpoint billed by the minute: a 20 MB file of low-bitrate speech holds hours). Every recording
+   * is bounded by size as well, at most this long at AUDIO_BYTES_PER_S_BOUND: a stated length is
+   * the sender's client's word (Telegram), and audio may state none (Slack's files).
    */
   readonly transcriptionMaxDurationS: number;
   /**
    * Voice notes and audio one person may have transcribed per rolling hour, counted where
    * `IntakeOptions.transcription.budget` counts (the app: in the store, across every process on
-   * it): the length cap rests on the duration the platform reports, on Telegram the sender's own
-   * word, so the count is what bounds one person's spend.
+   * it): each recording is bounded by its size, but a low-bitrate one may still run past the
+   * length cap, so the count is what bounds one person's spend.
    */
   readonly transcriptionsPerHour: number;
 }
@@ -141,12 +141,13 @@ export const TRANSCRIPTION_HINT =
   "Voice notes are not transcribed yet: set `transcription` (model, base_url, api_key) in the config, or COWORKER_TRANSCRIPTION_MODEL / _BASE_URL / _API_KEY, to turn them into text.";
 
 /**
- * The bytes per second audio with no stated length is taken to have: 64 kbit/s, above what voice
- * codecs record speech at (Opus ~16–32 kbit/s, AMR and AAC voice presets ~12–64 kbit/s), so a
- * recording within the length cap is rarely refused; one at a lower bitrate may run longer than
- * the cap (by the ratio of the bitrates) but no longer without bound.
+ * The bytes per second the size bound takes any recording to have, whatever length it states:
+ * 64 kbit/s, above what voice codecs record speech at (Opus ~16–32 kbit/s, AMR and AAC voice
+ * presets ~12–64 kbit/s), so a recording within the length cap is rarely refused (music or
+ * high-bitrate audio may be); one at a lower bitrate may run longer than the cap (by the ratio of
+ * the bitrates) but no longer without bound, whatever length its sender's client claims.
  */
-const AUDIO_BYTES_PER_S_WITHOUT_DURATION = 64_000 / 8;
+const AUDIO_BYTES_PER_S_BOUND = 64_000 / 8;
 
 const HEAD_BYTES = 4096;
 
@@ -319,13 +320,20 @@ export class AttachmentIntake {
           `[voice/audio ${label} — not transcribed: it is longer than the ${formatDuration(longest * 1_000)} transcription takes. The file is saved at ${file.path}.]`,
         ),
       };
-    const largest = longest * AUDIO_BYTES_PER_S_WITHOUT_DURATION;
-    if (file.durationS === undefined && file.bytes > largest)
+    // A recording must fit both: its stated length (above) and its size, as a stated length is
+    // only what the sender's client says.
+    const largest = longest * AUDIO_BYTES_PER_S_BOUND;
+    if (file.bytes > largest) {
+      const why =
+        file.durationS === undefined
+          ? `its length is not stated, and at ${formatBytes(file.bytes)} it is probably longer than the ${formatDuration(longest * 1_000)} transcription takes (it takes up to ${formatBytes(largest)} of audio with no stated length)`
+          : `at ${formatBytes(file.bytes)} it is probably longer than the ${formatDuration(longest * 1_000)} transcription takes, whatever length it states (it takes up to ${formatBytes(largest)} of audio)`;
       return {
         attachment: fileNote(
-          `[voice/audio ${label} — not transcribed: its length is not stated, and at ${formatBytes(file.bytes)} it is probably longer than the ${formatDuration(longest * 1_000)} transcription takes (it takes up to ${formatBytes(largest)} of audio with no stated length). The file is saved at ${file.path}.]`,
+          `[voice/audio ${label} — not transcribed: ${why}. The file is saved at ${file.path}.]`,
         ),
       };
+    }
     // The budget is taken in the order the person attached the recordings: over it, the first
     // ones are transcribed and the later ones refused, whichever file was read first.
     await turn.ready;

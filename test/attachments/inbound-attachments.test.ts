@@ -327,15 +327,32 @@ describe("voice and audio", () => {
     ]);
     expect(modelNotes(result)[0]).toContain(`The file is saved at ${long.path}.]`);
     expect((await voices.process([short], at("s"), "U1")).sections).toEqual(["[voice transcript]\nwords"]);
-    // A stated length decides by itself, whatever the size.
+    // A stated length within the cap is transcribed when the size fits too.
     const stated = {
-      ...(await voiceNote("voice.ogg", Buffer.alloc(600_000, 1), "audio/ogg")),
+      ...(await voiceNote("voice.ogg", Buffer.alloc(480_000, 1), "audio/ogg")),
       durationS: 30,
     };
     expect((await voices.process([stated], at("s"), "U1")).sections).toEqual([
       "[voice transcript, 0:30]\nwords",
     ]);
     expect(sent).toEqual(["clip.m4a", "voice.ogg"]);
+  });
+
+  it("bounds by size a recording whose stated length is short: the length is the sender's client's word", async () => {
+    const { sent, transcriber } = recordingTranscriber();
+    const voices = intake({}, transcriber);
+    // Claims 1 s; 20 MB is over the 30 min at 64 kbit/s (14,400,000 bytes) the bound lets through.
+    const claimed = {
+      ...(await voiceNote("voice.ogg", "OggS", "audio/ogg")),
+      durationS: 1,
+      bytes: 20 * 1024 * 1024,
+    };
+    const result = await voices.process([claimed], at("s"), "U1");
+    expect(result.sections).toEqual([]);
+    expect(modelNotes(result)).toEqual([
+      `[voice/audio voice.ogg, 0:01 — not transcribed: at 20.0 MB it is probably longer than the 30 min transcription takes, whatever length it states (it takes up to 13.7 MB of audio). The file is saved at ${claimed.path}.]`,
+    ]);
+    expect(sent).toEqual([]);
   });
 
   it("transcribes at most so many recordings per person in a rolling hour, whatever lengths they claim", async () => {
