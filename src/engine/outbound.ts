@@ -23,6 +23,7 @@ import {
   toModelMessage,
 } from "../core/messages.js";
 import { deepFreeze, isDeeplyFrozen } from "../core/deep-freeze.js";
+import { oneLine } from "../core/one-line.js";
 import {
   type FileTextAttachment,
   isFileNote,
@@ -185,10 +186,8 @@ function projected(message: ConversationMessage): ModelMessage {
 /** The tag of the block a file's text is shown in. */
 export const FILE_TEXT_TAG = "attached-file";
 
-/** A file name or note on one line: a line break in it cannot start a line of its own. */
-export function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ");
-}
+/** Put a file's name or a note on one line (core/one-line.ts); attached-files.ts uses it from here. */
+export { oneLine };
 
 /**
  * A file's text as the model sees it: after a lead saying whose it is not, in a block the text

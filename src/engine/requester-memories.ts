@@ -15,7 +15,8 @@
  * results. A failed read is a notice on that turn, and the person's turns go on without memories.
  */
 import type { ConversationExecutionRequest, Requester } from "../core/request.js";
-import { type MemoryKeys, type MemoryStore, memoryKeysOf, oneLine } from "../tools/memory/memory-store.js";
+import { oneLine } from "../core/one-line.js";
+import { type MemoryKeys, type MemoryStore, memoryKeysOf } from "../tools/memory/memory-store.js";
 import { MEMORIES_SECTION_MAX_CHARS, memoriesSection } from "./instructions.js";
 import { provenanceOf } from "./permissions/permission-engine.js";
 import { promptBlock } from "./prompt-block.js";

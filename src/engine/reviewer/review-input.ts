@@ -18,6 +18,7 @@ import type { SessionFacts } from "../../core/tool.js";
 import type { ToolCategory } from "../../core/events.js";
 import { type ConversationMessage, writtenByOther } from "../../core/messages.js";
 import { isAgentNote } from "../../core/agent-note.js";
+import { oneLine as flattened } from "../../core/one-line.js";
 import { ASK_USER } from "../../tools/interactive-tools.js";
 import { isPersonMessage } from "../outside-reads.js";
 import { REVIEWER_INSTRUCTIONS } from "./reviewer-instructions.js";
@@ -86,9 +87,12 @@ export function fitsReview(args: Readonly<Record<string, unknown>>): boolean {
   return argsText(args).length <= REVIEW_ARGS_MAX_CHARS;
 }
 
-/** `text` on one line: a line break could start a line that reads as a heading of the reviewer's input. */
+/**
+ * `text` on one line (core/one-line.ts: a line break could start a line that reads as a heading of
+ * the reviewer's input), its whitespace collapsed and trimmed, and capped: a line, not a message.
+ */
 function oneLine(text: string): string {
-  return cap(text.replace(/\s+/g, " ").trim(), LINE_MAX_CHARS);
+  return cap(flattened(text).replace(/\s+/g, " ").trim(), LINE_MAX_CHARS);
 }
 
 /** What the reviewer is shown of a history, by whose words they are (see reviewLinesOf). */

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { oneLine } from "../../core/one-line.js";
 import type { ConversationExecutionRequest } from "../../core/request.js";
 import { KeyedMutex } from "../../store/key-mutex.js";
 import { getAll, type KeyValueSpace } from "../../store/store.js";
@@ -60,19 +61,6 @@ export function memoryKeysOf(request: ConversationExecutionRequest): MemoryKeys 
  * could fill every slot (and the instructions of everyone else) alone.
  */
 export const MAX_CHANNEL_ITEMS_PER_PERSON = 20;
-
-/**
- * Vertical whitespace and control characters (line breaks, NEL U+0085, the Unicode line and
- * paragraph separators U+2028/U+2029, tabs, …). A memory is one line of the list it is shown in:
- * a line break inside one would let its text start a line of its own there — a forged heading or
- * list item (e.g. a fake "About this user:" entry in a channel memory).
- */
-const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}]+/gu;
-
-/** `text` on one line: every run of line breaks and control characters becomes one space. */
-export function oneLine(text: string): string {
-  return text.replace(NOT_ONE_LINE, " ");
-}
 
 /** The longest saver's name shown (a display name comes from the chat platform). */
 const MAX_NAME_CHARS = 64;
