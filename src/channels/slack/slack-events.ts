@@ -17,6 +17,8 @@ export const slackFileSchema = z.looseObject({
   mode: z.string().optional(),
   /** "slack_audio" for an audio clip recorded in Slack. */
   subtype: z.string().optional(),
+  /** Who uploaded (or recorded) the file. */
+  user: z.string().optional(),
   /** A clip's length in ms, which Slack gives for audio and video clips it recorded. */
   duration_ms: z.number().nonnegative().optional(),
 });

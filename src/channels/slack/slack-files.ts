@@ -13,7 +13,9 @@ import { posix } from "node:path";
 import type { Logger } from "pino";
 import { REDIRECT_STATUSES } from "../../core/http-redirects.js";
 import type { InboundFile } from "../../core/inbound-message.js";
-import { uploadFolderPaths } from "../../tools/files/conversation-paths.js";
+import { conversationPaths } from "../../tools/files/conversation-paths.js";
+import { uploadFolderOf } from "../../core/upload-folders.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
 import { refusalReason, saveInWorkspace } from "../../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { type DownloadDeadline, downloadDeadline, megabytes, readBodyWithin } from "../shared/body-within.js";
@@ -159,17 +161,21 @@ function refusalOf(error: unknown, deadline: DownloadDeadline): string | undefin
   return error instanceof FileRefused ? error.message : (deadline.overdue(error) ?? refusalReason(error));
 }
 
-/** Download a message's files into `relativeDir` of the workspace (the session's upload folder). */
+/**
+ * Download the files `author` sent in `target`'s conversation into its upload folder, through that
+ * conversation's view of the workspace: a link left in its folder into another conversation's
+ * uploads is refused, as the file tools refuse it.
+ */
 export async function downloadFiles(
   files: readonly SlackFile[],
-  relativeDir: string,
+  target: ThreadTarget,
+  author: string,
   options: FileDownloadOptions,
 ): Promise<DownloadResult> {
   const saved: InboundFile[] = [];
   const notes: string[] = [];
-  // Of uploads/, only the folder of the conversation the files were sent in: a link left in it
-  // into another conversation's uploads is refused, as the file tools refuse it.
-  const workspace = uploadFolderPaths(options.workspace, relativeDir);
+  const relativeDir = uploadFolderOf(target);
+  const workspace = conversationPaths(options.workspace, target);
   for (const file of files) {
     const name = file.name ?? file.title ?? file.id;
     const deadline = downloadDeadline(options.timeoutMs);
@@ -182,8 +188,9 @@ export async function downloadFiles(
         name,
         bytes: body.length,
         ...(file.mimetype ? { mediaType: file.mimetype } : {}),
-        // An audio clip recorded in Slack is the sender's voice: its transcript is their words.
-        ...(file.subtype === "slack_audio" ? { ownVoice: true } : {}),
+        // An audio clip the sender recorded in Slack is their voice: its transcript is their words
+        // (one someone else recorded, shared on, is file content like any other).
+        ...(file.subtype === "slack_audio" && file.user === author ? { ownVoice: true } : {}),
         // Its length when Slack gives it, so the transcription length cap applies as on Telegram.
         ...(file.duration_ms !== undefined ? { durationS: file.duration_ms / 1000 } : {}),
       });

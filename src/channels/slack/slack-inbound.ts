@@ -13,7 +13,6 @@ import { fileNote } from "../../core/attachment.js";
 import type { InboundMessage } from "../../core/inbound-message.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
-import { uploadFolderOf } from "../../core/upload-folders.js";
 import { LruCache } from "../../sessions/lru.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { AccessPolicy } from "./slack-access.js";
@@ -140,7 +139,7 @@ export class SlackInbound {
     const user = await this.deps.users.user(author);
     const limited = this.deps.attachments.limit(event.files ?? [], (file) => file.name ?? file.id);
     const downloaded = limited.kept.length
-      ? await downloadFiles(limited.kept, uploadFolderOf(target), {
+      ? await downloadFiles(limited.kept, target, author, {
           ...this.deps.files,
           logger: this.deps.logger,
         })

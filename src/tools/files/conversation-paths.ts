@@ -66,24 +66,6 @@ export function conversationPaths(paths: WorkspacePaths, target: ThreadTarget | 
   );
 }
 
-/**
- * `paths` as a channel saving a message's files into `folder` (workspace-relative, "/"-separated:
- * core/upload-folders.ts's uploadFolderOf) may use it: of uploads/, only the conversation folder
- * `folder` lies in, so a link left in that folder cannot carry the file into another
- * conversation's. For a channel that knows the folder but not the conversation; with the
- * conversation at hand, conversationPaths.
- */
-export function uploadFolderPaths(paths: WorkspacePaths, folder: string): WorkspacePaths {
-  const [top, conversation] = path.posix.normalize(folder).split("/");
-  const own = top === UPLOADS_FOLDER ? conversation : undefined;
-  return uploadsView(
-    paths,
-    (name) => own !== undefined && name === own,
-    (input) =>
-      `${input}: of ${UPLOADS_FOLDER}/, only the folder of the conversation the file was sent in is available here (the files people send stay in the conversation they sent them in)`,
-  );
-}
-
 /** `paths` with, of uploads/, only what `opens` opens; anything else refused with `refusal`'s words. */
 function uploadsView(
   paths: WorkspacePaths,

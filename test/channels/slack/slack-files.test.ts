@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
+import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { downloadFiles } from "../../../src/channels/slack/slack-files.js";
 import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
@@ -56,22 +57,25 @@ afterEach(async () => {
   await rm(outside, { recursive: true, force: true });
 });
 
+/** The thread the files are sent in: its upload folder is uploads/slack_T1_C1/1700.1. */
+const THREAD: ThreadTarget = { platform: "slack", workspace: "T1", channel: "C1", thread: "1700.1" };
+
+const options = () => ({
+  botToken: "xoxb-test",
+  apiUrl,
+  maxBytes: 1_048_576,
+  workspace: createWorkspacePaths({ root }),
+  logger: pino({ level: "silent" }),
+});
+
 const download = (
   name = "notes.txt",
   { path = "files/F1", timeoutMs }: { path?: string; timeoutMs?: number } = {},
 ) =>
-  downloadFiles(
-    [{ id: "F1", name, mimetype: "text/plain", url_private: `${apiUrl}${path}` }],
-    "uploads/slack_T1_C1/1700.1",
-    {
-      botToken: "xoxb-test",
-      apiUrl,
-      maxBytes: 1_048_576,
-      workspace: createWorkspacePaths({ root }),
-      logger: pino({ level: "silent" }),
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    },
-  );
+  downloadFiles([{ id: "F1", name, mimetype: "text/plain", url_private: `${apiUrl}${path}` }], THREAD, "U1", {
+    ...options(),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+  });
 
 describe("downloadFiles", () => {
   it("saves a file under the session's uploads folder", async () => {
@@ -88,27 +92,37 @@ describe("downloadFiles", () => {
     expect(await readFile(join(root, "uploads/slack_T1_C1/1700.1/F1-notes.txt"), "utf8")).toBe("file body");
   });
 
-  it("an audio clip recorded in Slack is the sender's own voice and carries the length Slack gives", async () => {
+  it("an audio clip the sender recorded in Slack is their own voice and carries the length Slack gives", async () => {
     const clip = {
       id: "F2",
       name: "audio_message.m4a",
       mimetype: "audio/mp4",
       subtype: "slack_audio",
+      user: "U1",
       duration_ms: 95_500,
       url_private: `${apiUrl}files/F2`,
     };
     const other = { id: "F3", name: "talk.mp3", mimetype: "audio/mpeg", url_private: `${apiUrl}files/F3` };
-    const saved = await downloadFiles([clip, other], "uploads/slack_T1_C1/1700.1", {
-      botToken: "xoxb-test",
-      apiUrl,
-      maxBytes: 1_048_576,
-      workspace: createWorkspacePaths({ root }),
-      logger: pino({ level: "silent" }),
-    });
+    const saved = await downloadFiles([clip, other], THREAD, "U1", options());
     expect(saved.files).toEqual([
       expect.objectContaining({ name: "audio_message.m4a", ownVoice: true, durationS: 95.5 }),
       { path: "uploads/slack_T1_C1/1700.1/F3-talk.mp3", name: "talk.mp3", bytes: 9, mediaType: "audio/mpeg" },
     ]);
+  });
+
+  it("a clip someone else recorded, shared on, is not the sender's own voice", async () => {
+    const clip = {
+      id: "F2",
+      name: "audio_message.m4a",
+      mimetype: "audio/mp4",
+      subtype: "slack_audio",
+      user: "U2",
+      url_private: `${apiUrl}files/F2`,
+    };
+    const unknown = { ...clip, id: "F4", user: undefined, url_private: `${apiUrl}files/F4` };
+    const saved = await downloadFiles([clip, unknown], THREAD, "U1", options());
+    expect(saved.files).toHaveLength(2);
+    for (const file of saved.files) expect(file.ownVoice).toBeUndefined();
   });
 
   it("gives up on a download Slack never answers, with a note, at the download deadline", async () => {
@@ -178,7 +192,7 @@ describe("downloadFiles", () => {
     expect(saved.files).toEqual([]);
     expect(saved.notes).toEqual([
       expect.stringMatching(
-        /^The attached file "notes\.txt" was not saved: its place in the workspace is not safe to write \(.*only the folder of the conversation/,
+        /^The attached file "notes\.txt" was not saved: its place in the workspace is not safe to write \(.*only this conversation's own folders/,
       ),
     ]);
     expect(await readFile(theirs, "utf8")).toBe("theirs");
