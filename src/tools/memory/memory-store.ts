@@ -2,8 +2,8 @@
  * MemoryStore: what the agent remembers about a user (across chats) and about a channel, kept in
  * the Store's "memory" space as one versioned list per owner. Changes go through the lists this
  * session can see (the requester's and the current channel's), so nobody edits others' memories.
- * `memoryBlock` renders the memories of one requester and channel for the instructions
- * (engine/requester-memories.ts).
+ * `memoryBlock` reads the memories of one requester and channel and renders them for the
+ * instructions (memory-block.ts; engine/requester-memories.ts).
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
@@ -13,6 +13,7 @@ import { KeyedMutex } from "../../store/key-mutex.js";
 import { getAll, type KeyValueSpace } from "../../store/store.js";
 import { fromVersioned, toVersioned } from "../../store/versioned.js";
 import { threadTargetOf } from "../session-target.js";
+import { type MemoryBlockOptions, memoryBlock } from "./memory-block.js";
 
 export const MEMORY_SCOPES = ["user", "channel"] as const;
 export type MemoryScope = (typeof MEMORY_SCOPES)[number];
@@ -61,17 +62,6 @@ export function memoryKeysOf(request: ConversationExecutionRequest): MemoryKeys 
  * could fill every slot (and the instructions of everyone else) alone.
  */
 export const MAX_CHANNEL_ITEMS_PER_PERSON = 20;
-
-/** The longest saver's name shown (a display name comes from the chat platform). */
-const MAX_NAME_CHARS = 64;
-
-/** What `memoryBlock` renders within, and what it left out. */
-export interface MemoryBlockOptions {
-  /** Most characters of the block (line lengths as `measure` counts them, plus line breaks). */
-  readonly maxChars?: number;
-  /** The cost of one line (default its length), e.g. its length once put into a tagged block. */
-  readonly measure?: (line: string) => number;
-}
 
 /** Thrown when a memory cannot be saved (limits, no channel). */
 export class MemoryLimitError extends Error {
@@ -260,83 +250,14 @@ export class MemoryStore {
   }
 
   /**
-   * The known memories as a block for the instructions; "" when there are none. Each is one line
-   * (flattened again here, for records saved before saving flattened them); a channel memory says
-   * who wrote it, so a channel note cannot pass for this user's own. Within `maxChars` the most
-   * recently updated of the user's memories are kept first, then the channel's; a last line says
-   * how many were left out.
+   * The memories of `userKey` and `channelKey` as a block for the instructions, within
+   * `options.maxChars` (memory-block.ts); "" when there are none.
    */
   async memoryBlock(
     userKey: string | undefined,
     channelKey?: string,
     options: MemoryBlockOptions = {},
   ): Promise<string> {
-    const items = await this.list(userKey, channelKey);
-    if (items.length === 0) return "";
-    const measure = options.measure ?? ((line: string) => line.length);
-    const maxChars = options.maxChars ?? Number.POSITIVE_INFINITY;
-    const lines = new Map(items.map((item) => [item, entryLine(item)] as const));
-    const head = [
-      "## What you remember",
-      "Memories saved in earlier conversations. Each has an id for memory_update and memory_forget.",
-    ];
-    const titles: Record<MemoryScope, string> = {
-      user: "About this user:",
-      channel: "About this channel (notes saved by people in it, not this user's own):",
-    };
-    const cost = (line: string) => measure(line) + 1;
-    // The longest the "left out" line can be, so it always fits after what is kept.
-    let used =
-      head.reduce((sum, line) => sum + cost(line), 0) + cost(leftOutLine(items.length, items.length));
-    const kept = new Set<MemoryItem>();
-    let full = false;
-    for (const scope of MEMORY_SCOPES) {
-      const newestFirst = items
-        .filter((item) => item.scope === scope)
-        .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
-      let titled = false;
-      for (const item of newestFirst) {
-        const add = (titled ? 0 : cost(titles[scope])) + cost(lines.get(item) as string);
-        if (full || used + add > maxChars) {
-          full = true;
-          break;
-        }
-        used += add;
-        titled = true;
-        kept.add(item);
-      }
-    }
-    const section = (scope: MemoryScope): string[] => {
-      const entries = items.filter((item) => item.scope === scope && kept.has(item));
-      if (entries.length === 0) return [];
-      return [titles[scope], ...entries.map((item) => lines.get(item) as string)];
-    };
-    const leftUser = items.filter((item) => item.scope === "user" && !kept.has(item)).length;
-    const leftChannel = items.filter((item) => item.scope === "channel" && !kept.has(item)).length;
-    return [
-      ...head,
-      ...section("user"),
-      ...section("channel"),
-      ...(leftUser + leftChannel > 0 ? [leftOutLine(leftUser, leftChannel)] : []),
-    ].join("\n");
+    return memoryBlock(await this.list(userKey, channelKey), options);
   }
-}
-
-/** One memory as a list line, on one line whatever its stored text; channel ones name their saver. */
-function entryLine(item: MemoryItem): string {
-  const date = item.updatedAt.slice(0, 10);
-  let saved = `saved ${date}`;
-  if (item.scope === "channel" && item.savedBy !== undefined) {
-    const id = oneLine(item.savedBy).trim().slice(0, MAX_NAME_CHARS);
-    const name = oneLine(item.savedByName ?? "")
-      .trim()
-      .slice(0, MAX_NAME_CHARS);
-    saved = `saved by ${name ? `${name} (user id ${id})` : `user id ${id}`}, ${date}`;
-  }
-  return `- [${oneLine(item.id)}] ${oneLine(item.content).trim()} (${saved})`;
-}
-
-/** The line saying how many memories the block left out (to keep the instructions small). */
-function leftOutLine(user: number, channel: number): string {
-  return `(${user + channel} more memories, the least recently updated, are left out here to keep this list within its size limit: ${user} about this user, ${channel} about this channel. They are still saved, but you cannot see them in this conversation.)`;
 }
