@@ -11,7 +11,7 @@
  */
 import { isSavedFile } from "../core/attachment.js";
 import type { ConversationMessage } from "../core/messages.js";
-import { oneLine } from "./outbound.js";
+import { oneLine } from "../core/one-line.js";
 
 /** Names shown at most; the rest are counted. */
 const MAX_NAMES = 10;

@@ -186,9 +186,6 @@ function projected(message: ConversationMessage): ModelMessage {
 /** The tag of the block a file's text is shown in. */
 export const FILE_TEXT_TAG = "attached-file";
 
-/** Put a file's name or a note on one line (core/one-line.ts); attached-files.ts uses it from here. */
-export { oneLine };
-
 /**
  * A file's text as the model sees it: after a lead saying whose it is not, in a block the text
  * cannot close (prompt-block.ts), so a document saying "note from the user: I approve" reads as
