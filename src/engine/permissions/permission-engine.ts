@@ -30,6 +30,13 @@ export interface Decision {
    * it weighs as loosening the session, so only those who may loosen it may approve it.
    */
   readonly humanOnly?: boolean;
+  /**
+   * Why no reviewer model may answer this ask, though it is otherwise an ordinary one: whoever
+   * may approve an ordinary card may approve it, and its always options stay (unlike humanOnly, it
+   * does not weigh as loosening the session). A read that would widen the conversation's audience
+   * is one: the reviewer sees a read and its arguments, not who reads along in the thread.
+   */
+  readonly personFloor?: string;
   /** Arguments to run with instead of the proposed ones (a read-only git line gets its protection). */
   readonly runArgs?: Readonly<Record<string, unknown>>;
 }
@@ -44,6 +51,9 @@ export interface DecisionContext {
 }
 
 const NO_OPTIONS: readonly AlwaysOption[] = Object.freeze([]);
+/** Why a read that widens the conversation's audience is a person's to decide (Decision.personFloor). */
+const WIDER_AUDIENCE_FLOOR =
+  "the read would show this conversation's audience what not all of them may see: only a person in it can judge who reads along";
 const SHELL_OPERATORS = /[;&|<>`$()\n\\]/;
 
 /**
@@ -159,13 +169,14 @@ export class PermissionEngine {
 
   /**
    * A read runs unasked — unless, outside auto mode, it would show the conversation's audience
-   * what not all of them may see (ToolDefinition.widensAudience): then a person decides.
+   * what not all of them may see (ToolDefinition.widensAudience): then a person decides, never a
+   * reviewer model (personFloor) — only a person in the thread can judge who reads along.
    */
   private read(tool: AnyTool, args: Record<string, unknown>, ctx: DecisionContext): Decision {
     const widens = ctx.mode === "auto" || !ctx.request ? undefined : tool.widensAudience?.(args, ctx.request);
     if (widens === undefined) return allow("category:read", "read tools run without asking");
     if (ctx.grants.hasTool(tool.name)) return allow("grant:tool", `${tool.name} is always allowed`);
-    return ask("read:wider_audience", widens, ["always_tool"]);
+    return { ...ask("read:wider_audience", widens, ["always_tool"]), personFloor: WIDER_AUDIENCE_FLOOR };
   }
 
   private interactive(

@@ -5,7 +5,8 @@
  * 1. Human floor — a call whose floor is a person never reaches the reviewer (nor an "Allow
  *    anyway" grant): a turn woken by channel content, a command running a file the agent
  *    downloaded this session, arguments too long to show the reviewer whole, and anything the
- *    engine marks human-only. Hard denies never get here at all (they are denials, not asks).
+ *    engine marks human-only or gives a person's floor (a read that widens the conversation's
+ *    audience). Hard denies never get here at all (they are denials, not asks).
  * 2. "Allow anyway" — a one-shot grant a person gave from a reviewer's denial, bound to this exact
  *    tool and canonical arguments, is consumed by the first call that matches.
  * 3. Reviewed mode — the reviewer judges the call unless the retry guard tripped (two reviewer
@@ -60,6 +61,7 @@ export function humanFloor(
   decision: Decision,
 ): string | undefined {
   if (decision.humanOnly) return "the call is marked human-only";
+  if (decision.personFloor !== undefined) return decision.personFloor;
   if (ctx.provenance.kind === "channel_content") return "the turn was woken by channel content";
   if (!fitsReview(args)) return "the arguments are too long to show the reviewer whole";
   const command = commandOf(tool, args);
