@@ -5,7 +5,9 @@
  * answered "no longer active", and anything refused (not allowed, already decided, expired) is
  * explained privately with chat.postEphemeral. The slash command
  * (Slack does not allow them inside threads) acts on the person's latest thread in that channel,
- * under the same access rules as a message there.
+ * under the same access rules as a message there; in a channel where that thread is not known
+ * (nobody's is after a restart), only the commands about the person's own items run — the others
+ * are refused with where to type them, never run on a session the whole channel would share.
  */
 import type { Logger } from "pino";
 import type { ButtonPress } from "../../core/button-press.js";
@@ -58,6 +60,43 @@ const slashSchema = z.looseObject({
   channel_id: z.string(),
   text: z.string(),
 });
+
+/**
+ * The commands that need no thread in a channel: they list or cancel the person's own items, act
+ * on a pending item by id or on the workspace's skill switches — never on the conversation's
+ * session. Every other command (mode, model, new, stop, status, grants, skill, reviewer, any
+ * module's) needs the thread it is for.
+ */
+const PER_PERSON_COMMANDS: ReadonlySet<string> = new Set([
+  "schedules",
+  "cancel_task",
+  "subscriptions",
+  "unsubscribe",
+  "skills",
+  "approve",
+  "deny",
+]);
+
+/**
+ * The answer to a session command in a channel from someone whose thread there is not known
+ * (Slack mrkdwn, with a mention of the bot).
+ */
+function noThreadRefusal(botUserId: string, text: string): string {
+  return [
+    "I don't know which thread this is for (Slack doesn't send /coworker from inside a thread), so I didn't run it.",
+    `Type it in the thread instead, mentioning me: "<@${botUserId}> ${escapeMrkdwn(text)}" — or reply in that thread first, then use /coworker again.`,
+  ].join(" ");
+}
+
+/** The person's own text shown back in mrkdwn, its control characters escaped. */
+function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** A command word as the session layer reads it: "/Schedules@coworker" is "schedules". */
+function commandWord(name: string): string {
+  return name.replace(/^\//, "").replace(/@.*$/, "").toLowerCase();
+}
 
 /** What the slash command replies through (Bolt's `respond`). */
 export type Respond = (message: { response_type: "ephemeral"; text: string }) => Promise<unknown>;
@@ -146,10 +185,11 @@ export class SlackInteractions {
     const parsed = slashSchema.safeParse(rawCommand);
     if (!parsed.success) return;
     const command = parsed.data;
-    const reply = (text: string) =>
-      respond({ response_type: "ephemeral", text: markdownToMrkdwn(text) || text }).catch((error: unknown) =>
+    const replyMrkdwn = (text: string) =>
+      respond({ response_type: "ephemeral", text }).catch((error: unknown) =>
         this.deps.logger.warn({ err: describeError(error) }, "slack command reply failed"),
       );
+    const reply = (text: string) => replyMrkdwn(markdownToMrkdwn(text) || text);
     const kind = kindOfChannel(command.channel_id);
     const access = await this.deps.access.check(command.user_id, command.channel_id, kind);
     if (!access.allowed) return void (await reply(access.refusal));
@@ -159,6 +199,9 @@ export class SlackInteractions {
       .filter((w) => w.length > 0);
     if (name === undefined) return void (await reply(`Usage: \`/coworker <command>\`\n${COMMAND_HELP}`));
     const thread = this.deps.threads.latestThread(command.channel_id, command.user_id);
+    // Without a thread, a command in a channel would act on one session shared by the whole channel.
+    if (kind === "channel" && thread === undefined && !PER_PERSON_COMMANDS.has(commandWord(name)))
+      return void (await replyMrkdwn(noThreadRefusal(this.deps.bot.userId, command.text.trim())));
     const target: ThreadTarget = {
       platform: "slack",
       workspace: command.team_id,

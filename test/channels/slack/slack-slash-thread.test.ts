@@ -1,0 +1,92 @@
+/**
+ * The /coworker slash command in a channel acts on the person's latest thread there; without one
+ * (nobody's is known after a restart) a command that acts on a session is refused, never run on a
+ * session the whole channel would share. In a DM the DM is the session.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
+import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
+import { withOutputs } from "../../support/adapter-outputs.js";
+import { FakeService } from "./fake-service.js";
+import { fakeSlackChannelOptions } from "./support.js";
+
+let fake: FakeSlack;
+let service: FakeService;
+let channel: SlackChannel;
+let workspace: string;
+const BOT = "<@U0BOT>";
+
+beforeEach(async () => {
+  fake = await startFakeSlack({ pingIntervalMs: 100 });
+  fake.state.addUser({ id: "U1", name: "ana", displayName: "Ana" });
+  fake.state.addUser({ id: "U2", name: "bo" });
+  fake.state.addChannel({ id: "D1", name: "dm", type: "im", members: ["U1"] });
+  fake.state.addChannel({ id: "C1", name: "general", type: "channel", members: ["U1", "U2"] });
+  service = new FakeService();
+  workspace = await mkdtemp(join(tmpdir(), "slack-slash-"));
+  channel = withOutputs(
+    new SlackChannel(
+      fakeSlackChannelOptions(fake, { fileMaxBytes: 1024, workspaceRoot: workspace, service }),
+    ),
+    service,
+  );
+  await channel.start();
+});
+
+afterEach(async () => {
+  await channel?.stop();
+  await fake.close();
+  await rm(workspace, { recursive: true, force: true });
+});
+
+/** Send a slash command and wait for its (ephemeral) answer. */
+async function slash(user: string, where: string, text: string) {
+  const before = fake.state.responses.length;
+  await fake.slashCommand({ user, channel: where, text }).acked;
+  const answer = await fake.waitFor(() => fake.state.responses[before], `the answer to /coworker ${text}`);
+  return answer.body;
+}
+
+describe("/coworker in a channel without a known thread", () => {
+  it("refuses a session command, telling the person to use the thread, then runs it in their thread", async () => {
+    const refused = await slash("U2", "C1", "mode auto");
+    expect(service.commands).toEqual([]);
+    expect(refused.response_type).toBe("ephemeral");
+    expect(String(refused.text)).toContain("which thread");
+    expect(String(refused.text)).toContain(`${BOT} mode auto`);
+
+    for (const text of ["new", "stop", "model other", "grants revoke", "skill deploy ship it", "/Mode auto"])
+      await slash("U2", "C1", text);
+    expect(service.commands).toEqual([]);
+
+    const { ts } = fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} hi` });
+    await service.waitFor(() => service.received.length === 1);
+    fake.userPosts({ user: "U2", channel: "C1", threadTs: ts, text: `${BOT} me too` });
+    await service.waitFor(() => service.received.length === 2);
+    service.commandReply = "Mode set to auto.";
+    expect((await slash("U2", "C1", "mode auto")).text).toBe("Mode set to auto.");
+    expect(service.commands).toHaveLength(1);
+    expect(service.commands[0]).toMatchObject({
+      name: "mode",
+      args: ["auto"],
+      target: { channel: "C1", thread: ts },
+    });
+  });
+
+  it("keeps the per-person commands working there", async () => {
+    service.commandReply = "You have no scheduled tasks.";
+    expect((await slash("U2", "C1", "schedules")).text).toBe("You have no scheduled tasks.");
+    expect(service.commands.map((c) => c.name)).toEqual(["schedules"]);
+  });
+
+  it("acts on the DM itself in a direct message", async () => {
+    service.commandReply = "Mode set to auto.";
+    expect((await slash("U1", "D1", "mode auto")).text).toBe("Mode set to auto.");
+    expect(service.commands).toHaveLength(1);
+    expect(service.commands[0]).toMatchObject({ name: "mode", target: { channel: "D1" } });
+    expect(service.commands[0]!.target.thread).toBeUndefined();
+  });
+});
