@@ -26,6 +26,8 @@ import {
   commandOf,
   isAddressedToBot,
   isAnonymousAdmin,
+  isAutomaticForward,
+  isForwarded,
   type TelegramMessage,
   targetOf,
   telegramMessageSchema,
@@ -66,6 +68,9 @@ export const COMMAND_MENU = [
 ] as const;
 
 const PRESS_ANSWER_WITHIN_MS = 5000;
+
+/** The line a forwarded message's text starts with, as the session layer receives it. */
+export const FORWARDED_MARK = "(Forwarded message)";
 
 export interface HandlerDeps {
   readonly service: ConversationService;
@@ -172,6 +177,11 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   const from = message.from;
   if (message.chat.type !== "channel" && isAnonymousAdmin(message))
     return answerAnonymousAdmin(message, deps);
+  // A linked channel's post copied into its discussion group is no person's: it runs nothing.
+  if (isAutomaticForward(message)) {
+    deps.logger.debug({ chatId: message.chat.id }, "telegram: automatic forward ignored");
+    return;
+  }
   if (!from || from.is_bot || message.chat.type === "channel") return;
   const bot = deps.bot();
   if (!isAddressedToBot(message, bot)) return;
@@ -203,6 +213,14 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   await receive(message, target, ctx.update.update_id, deps, tell);
 }
 
+/**
+ * What a forwarded message says, marked as forwarded: the agent is told the words are not the
+ * forwarder's own, and the session layer never reads them as a typed command ("/new", "stop").
+ */
+function forwardedText(message: TelegramMessage, text: string): string {
+  return isForwarded(message) && text !== "" ? `${FORWARDED_MARK}\n${text}` : text;
+}
+
 async function receive(
   message: TelegramMessage,
   target: ThreadTarget,
@@ -210,7 +228,7 @@ async function receive(
   deps: HandlerDeps,
   tell: (text: string) => Promise<void>,
 ): Promise<void> {
-  const text = textFor(message, deps.bot());
+  const text = forwardedText(message, textFor(message, deps.bot()));
   const downloaded = await deps.files.download(message, target);
   const { files } = downloaded;
   const intake = await deps.attachments.process(files, target, String(message.from!.id));

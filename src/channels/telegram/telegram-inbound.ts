@@ -83,6 +83,8 @@ export const telegramMessageSchema = z.object({
    */
   forward_origin: z.unknown().optional(),
   forward_date: z.number().optional(),
+  /** A channel post Telegram copied into the channel's linked discussion group: no person's. */
+  is_automatic_forward: z.boolean().optional(),
 });
 
 export type TelegramMessage = z.infer<typeof telegramMessageSchema>;
@@ -100,6 +102,25 @@ const GROUP_ANONYMOUS_BOT_ID = 1087968824;
 /** A message an anonymous admin sent as the group itself: no person can be told from it. */
 export function isAnonymousAdmin(message: Pick<TelegramMessage, "from" | "sender_chat" | "chat">): boolean {
   return message.from?.id === GROUP_ANONYMOUS_BOT_ID && message.sender_chat?.id === message.chat.id;
+}
+
+/** The sender Telegram puts in `from` for a channel post copied into its linked discussion group. */
+const TELEGRAM_SERVICE_ID = 777000;
+
+/**
+ * A channel post Telegram forwarded by itself into the channel's linked discussion group: nobody
+ * sent it in the group, and nobody can be authorised or held to account for it.
+ */
+export function isAutomaticForward(message: Pick<TelegramMessage, "from" | "is_automatic_forward">): boolean {
+  return message.is_automatic_forward === true || message.from?.id === TELEGRAM_SERVICE_ID;
+}
+
+/**
+ * A message forwarded from elsewhere: its words are not its forwarder's, so a command in it is
+ * never run (it may still be a message for the agent, when the bot is addressed otherwise).
+ */
+export function isForwarded(message: Pick<TelegramMessage, "forward_origin" | "forward_date">): boolean {
+  return message.forward_origin !== undefined || message.forward_date !== undefined;
 }
 
 /** The forum topic a message belongs to, if any (General and non-forum chats have none). */
@@ -149,8 +170,12 @@ function mentionsBot(text: string, entity: z.infer<typeof entitySchema>, bot: Bo
   );
 }
 
-/** The slash command at the start of the message (`/mode auto`, `/mode@bot auto`), if any. */
+/**
+ * The slash command at the start of the message (`/mode auto`, `/mode@bot auto`), if any; a
+ * forwarded message has none: the command is not the forwarder's.
+ */
 function leadingCommand(message: TelegramMessage): { command: string; args: string[] } | undefined {
+  if (isForwarded(message)) return undefined;
   const { text, entities } = body(message);
   const entity = entities.find((candidate) => candidate.type === "bot_command" && candidate.offset === 0);
   if (!entity) return undefined;
