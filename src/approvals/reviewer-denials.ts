@@ -1,11 +1,12 @@
 /**
  * ReviewerDenials: the person's side of a safety-reviewer denial. The engine reports a denial; this
  * persists it (in the "approvals" space, beside the pending items) and posts a card in the turn's
- * thread with the reviewer's full reason and an "Allow anyway" button. A press by the requester
- * or a configured approver (anyone else gets the usual refusal) gives a one-shot grant for that
- * exact tool and canonical arguments in the session's grants — the engine consumes it on the
- * first matching call; a call with other arguments goes through the reviewer again. First press
- * wins, also across processes (`setIfAbsent` on the decision key).
+ * thread with the call in full (as an approval card shows it), the reviewer's full reason and an
+ * "Allow anyway" button. A press by the requester or a configured approver (anyone else gets the
+ * usual refusal) gives a one-shot grant for that exact tool and canonical arguments in the
+ * session's grants — the engine consumes it on the first matching call; a call with other
+ * arguments goes through the reviewer again. First press wins, also across processes
+ * (`setIfAbsent` on the decision key).
  */
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -19,7 +20,7 @@ import { storedTargetSchema, type ThreadTarget } from "../core/thread-target.js"
 import type { KeyValueSpace, Store } from "../store/store.js";
 import { cardPerson, decidedOutcome } from "./approval-card.js";
 import { type ApprovalsConfig, allowedApproversFor, mayDecide } from "./authorisation.js";
-import type { Card, CardRef } from "../core/card.js";
+import type { Card, CardBlock, CardRef } from "../core/card.js";
 import type { AskContext } from "./pending-hub-types.js";
 import { newPendingId, type PendingPerson } from "./pending-item.js";
 
@@ -52,6 +53,8 @@ const recordSchema = z.object({
   /** Canonical JSON of the denied call's arguments. */
   args: z.string(),
   summary: z.string(),
+  /** What the card shows of the call in full (see denialDetail); absent on records from before it. */
+  detail: z.object({ kind: z.string(), text: z.string() }).optional(),
   reason: z.string(),
   requester: person,
   allowedApprovers: z.array(z.string()),
@@ -63,16 +66,57 @@ export type DenialRecord = z.infer<typeof recordSchema>;
 
 type CardPress = Extract<ButtonPress, { kind: "card" }>;
 
-/** The card of a denial: the full reason and "Allow anyway" until someone used it. */
+type Detail = NonNullable<DenialRecord["detail"]>;
+
+/**
+ * The arguments of a call in full, as a code block: what the card shows of a call whose tool has
+ * no preview detail. `args` is the canonical JSON the grant binds; it is shown indented.
+ */
+function argumentsDetail(args: string): Detail {
+  try {
+    return { kind: "code", text: JSON.stringify(JSON.parse(args), null, 2) };
+  } catch {
+    return { kind: "code", text: args };
+  }
+}
+
+/**
+ * What a denial card shows of the call beside its summary: the tool's preview detail as an
+ * approval card shows it (the command, a diff, the URL), else the arguments in full. Never only
+ * a summary's first characters: "Allow anyway" grants this exact call, and a padded command's
+ * tail must not be out of sight. A code block too long for the platform's card is cut there with
+ * a notice and posted whole beside the card, as an approval card's is (card-attachment.ts).
+ */
+function denialDetail(denial: ReviewerDenial): Detail {
+  return denial.shown?.detail ? { ...denial.shown.detail } : argumentsDetail(canonicalJson(denial.args));
+}
+
+/** A detail as a card block, as an approval card shows one (approval-card.ts). */
+function detailBlock(detail: Detail): CardBlock {
+  if (detail.kind === "diff") return { kind: "diff", text: detail.text };
+  if (detail.kind === "code") return { kind: "code", text: detail.text };
+  if (detail.kind === "url") return { kind: "text", text: `URL: ${detail.text}` };
+  return { kind: "text", text: detail.text };
+}
+
+/**
+ * The card of a denial: the call in full (its summary, then its detail: see denialDetail), the
+ * reviewer's full reason, and "Allow anyway" until someone used it.
+ */
 export function denialCard(record: DenialRecord): Card {
   const open = record.grantedBy === undefined;
+  const detail =
+    record.detail && record.detail.text.length > 0 ? record.detail : argumentsDetail(record.args);
   return {
     pendingId: record.id,
     kind: "approval",
     title: `Blocked by the safety reviewer: ${record.tool}`,
+    tool: record.tool,
     blocks: [
       { kind: "text", text: record.summary },
+      // The reason goes before the call: a platform shortening a long card cuts from the end.
       { kind: "quote", text: `Reviewer: ${record.reason}` },
+      detailBlock(detail),
       {
         kind: "fields",
         fields: [
@@ -115,7 +159,8 @@ export class ReviewerDenials {
         callId: denial.callId,
         tool: denial.tool,
         args: canonicalJson(denial.args),
-        summary: denial.summary,
+        summary: denial.shown?.summary ?? denial.summary,
+        detail: denialDetail(denial),
         reason: denial.reason,
         requester: { ...ctx.requester },
         allowedApprovers: [...allowedApproversFor(this.options.config, ctx.target, ctx.requester.userId)],

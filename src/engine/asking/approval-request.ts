@@ -59,8 +59,11 @@ function grantFor(
   }
 }
 
-/** What the approval card shows of a call: the tool's own preview, else its name and arguments. */
-async function cardPreview(
+/**
+ * What the approval card shows of a call: the tool's own preview, else its name and arguments.
+ * A reviewer's denial card shows the call the same way (reviewed-ask.ts).
+ */
+export async function cardPreview(
   ctx: TurnContext,
   tool: AnyTool,
   args: Record<string, unknown>,

@@ -12,12 +12,13 @@
  * 3. Reviewed mode — the reviewer judges the call unless the retry guard tripped (two reviewer
  *    denials in this turn): allow runs the call without a card (its note says so), unsure shows
  *    the ordinary card, deny answers the call. Deny asymmetry: the person is shown the full reason
- *    (with "Allow anyway"); the model gets a short refusal that tells it to ask the person, not
- *    to reshape the request.
+ *    and the whole call, as an approval card shows it (with "Allow anyway"); the model gets a
+ *    short refusal that tells it to ask the person, not to reshape the request.
  * 4. Interactive mode with shadow on — the card is shown as usual, and a background verdict is
  *    audited next to it (joined to the person's decision by call id); it never changes anything.
  */
 import type { AnyTool } from "../../core/tool.js";
+import { cardPreview } from "../asking/approval-request.js";
 import { canonicalJson } from "../call-identity.js";
 import { downloadExecution } from "../permissions/download-execution.js";
 import { type Decision, commandOf } from "../permissions/permission-engine.js";
@@ -152,7 +153,15 @@ export async function screenAsk(
     content: REVIEWER_DENIED_RESULT,
     reason: REVIEWER_DENIED_REASON,
   });
-  await reportDenial(ctx, { callId: call.id, tool: tool.name, args, summary, reason: verdict.reason });
+  const shown = await cardPreview(ctx, tool, args);
+  await reportDenial(ctx, {
+    callId: call.id,
+    tool: tool.name,
+    args,
+    summary,
+    shown: { summary: shown.summary, ...(shown.detail ? { detail: shown.detail } : {}) },
+    reason: verdict.reason,
+  });
   return { kind: "answered" };
 }
 

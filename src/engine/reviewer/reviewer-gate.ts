@@ -16,6 +16,16 @@ export interface ReviewerDenial {
   readonly args: Readonly<Record<string, unknown>>;
   /** One line naming the call. */
   readonly summary: string;
+  /**
+   * What the denial card shows of the call, as an ordinary approval card would (the tool's
+   * preview: its summary and detail block — the command, a diff, the URL). Absent, or without a
+   * detail: the card shows the arguments in full. "Allow anyway" grants this exact call, so the
+   * person pressing it must be able to read all of it, not a summary's first characters.
+   */
+  readonly shown?: {
+    readonly summary: string;
+    readonly detail?: { readonly kind: string; readonly text: string };
+  };
   /** The reviewer's full reason. */
   readonly reason: string;
 }
