@@ -92,7 +92,8 @@ function expiryField(item: PendingItem): { label: string; value: string } {
   return { label: "Expires", value: item.expiresAt.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC") };
 }
 
-function detailBlock(detail: PendingApproval["detail"]): CardBlock | undefined {
+/** A call's detail (a diff, code, a URL, text) as the card block that shows it; none when empty. */
+export function detailBlock(detail: PendingApproval["detail"]): CardBlock | undefined {
   if (!detail || detail.text.length === 0) return undefined;
   if (detail.kind === "diff") return { kind: "diff", text: detail.text };
   if (detail.kind === "code") return { kind: "code", text: detail.text };

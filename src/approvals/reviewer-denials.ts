@@ -18,9 +18,9 @@ import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { ThreadOutput } from "../core/thread-output.js";
 import { storedTargetSchema, type ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace, Store } from "../store/store.js";
-import { cardPerson, decidedOutcome } from "./approval-card.js";
+import { cardPerson, decidedOutcome, detailBlock } from "./approval-card.js";
 import { type ApprovalsConfig, allowedApproversFor, mayDecide } from "./authorisation.js";
-import type { Card, CardBlock, CardRef } from "../core/card.js";
+import type { Card, CardRef } from "../core/card.js";
 import type { AskContext } from "./pending-hub-types.js";
 import { newPendingId, type PendingPerson } from "./pending-item.js";
 
@@ -91,14 +91,6 @@ function denialDetail(denial: ReviewerDenial): Detail {
   return denial.shown?.detail ? { ...denial.shown.detail } : argumentsDetail(canonicalJson(denial.args));
 }
 
-/** A detail as a card block, as an approval card shows one (approval-card.ts). */
-function detailBlock(detail: Detail): CardBlock {
-  if (detail.kind === "diff") return { kind: "diff", text: detail.text };
-  if (detail.kind === "code") return { kind: "code", text: detail.text };
-  if (detail.kind === "url") return { kind: "text", text: `URL: ${detail.text}` };
-  return { kind: "text", text: detail.text };
-}
-
 /**
  * The card of a denial: the call in full (its summary, then its detail: see denialDetail), the
  * reviewer's full reason, and "Allow anyway" until someone used it.
@@ -107,6 +99,8 @@ export function denialCard(record: DenialRecord): Card {
   const open = record.grantedBy === undefined;
   const detail =
     record.detail && record.detail.text.length > 0 ? record.detail : argumentsDetail(record.args);
+  const shown = detailBlock(detail);
+  const shownCall = shown ? [shown] : [];
   return {
     pendingId: record.id,
     kind: "approval",
@@ -116,7 +110,7 @@ export function denialCard(record: DenialRecord): Card {
       { kind: "text", text: record.summary },
       // The reason goes before the call: a platform shortening a long card cuts from the end.
       { kind: "quote", text: `Reviewer: ${record.reason}` },
-      detailBlock(detail),
+      ...shownCall,
       {
         kind: "fields",
         fields: [

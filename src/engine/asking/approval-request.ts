@@ -32,8 +32,23 @@ const OUTCOMES: ReadonlySet<string> = new Set<ApprovalOutcome>([
 ]);
 
 /** One line naming the call, for an approval card whose tool has no preview of its own. */
+/** Characters of a call's arguments a summary shows. */
+const SUMMARY_ARGS_CHARS = 160;
+
 export function summarizeCall(name: string, args: Readonly<Record<string, unknown>>): string {
-  return `${name} ${preview(JSON.stringify(args), 160)}`;
+  return `${name} ${preview(JSON.stringify(args), SUMMARY_ARGS_CHARS)}`;
+}
+
+/**
+ * `shown` with the call's arguments in full as its detail when it has none and its summary could
+ * not hold them: a person approves (or, after a reviewer's denial, allows anyway) exactly this
+ * call, so a padded argument's tail must not be out of sight behind a summary's first characters.
+ */
+function withArgumentsShown(shown: CardPreview, args: Readonly<Record<string, unknown>>): CardPreview {
+  if (shown.detail !== undefined && shown.detail.text.length > 0) return shown;
+  const text = JSON.stringify(args, null, 2);
+  if (JSON.stringify(args).length <= SUMMARY_ARGS_CHARS) return shown;
+  return { ...shown, detail: { kind: "code", text } };
 }
 
 function grantFor(
@@ -68,10 +83,13 @@ export async function cardPreview(
   tool: AnyTool,
   args: Record<string, unknown>,
 ): Promise<CardPreview> {
-  const fallback = { summary: summarizeCall(tool.name, args) };
+  const fallback = withArgumentsShown({ summary: summarizeCall(tool.name, args) }, args);
   if (!tool.preview) return fallback;
   try {
-    return await tool.preview(args, { request: ctx.request, facts: ctx.deps.facts });
+    return withArgumentsShown(
+      await tool.preview(args, { request: ctx.request, facts: ctx.deps.facts }),
+      args,
+    );
   } catch {
     return fallback;
   }
