@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createEngineFactory } from "../../src/app/engine-factory.js";
 import { ScriptedProvider, textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, makeHarness, message, thread } from "../sessions/helpers/harness.js";
+import { ANA, makeHarness, message, pressCard, thread } from "../sessions/helpers/harness.js";
 import { lastUserText, systemPrompt, tempDir } from "../support/engine-fixtures.js";
 
 let root: string;
@@ -45,13 +45,7 @@ describe("the engine factory inside the SessionManager", () => {
       () => out.latestCards.find((c) => c.kind === "approval" && c.buttons.length > 0),
       "approval card",
     );
-    await h.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "once",
-      user: ANA,
-    });
+    await pressCard(h, card);
     await h.manager.idle();
     expect(await readFile(path.join(root, "reply.txt"), "utf8")).toBe("hello");
     expect(systemPrompt(provider.lastRequest)).toBe(systemPrompt(first));

@@ -5,54 +5,19 @@
  * note in its thread instead of running a turn as her. The same wake-up runs when she is not.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { Env } from "../../src/config/env-overrides.js";
-import { type FakeBody, type FakeOpenAI, startFakeOpenAI } from "../fakes/fake-openai.js";
+import type { FakeOpenAI } from "../fakes/fake-openai.js";
 import { type FakeSlack, startFakeSlack } from "../fakes/fake-slack/index.js";
 import { shown } from "../channels/slack/e2e-harness.js";
-import { makeProject, startCoworker } from "./run-coworker.js";
+import { type Closers, lastMessage, startOnSlack, wakingModel } from "./standing-items-helpers.js";
 
 const ANA = { id: "U1ANA", name: "ana", displayName: "Ana" };
 const DM = "D1ANA";
 const WOKEN = "Woken: checking the deploy.";
 
-const closers: (() => Promise<void>)[] = [];
+const closers: Closers = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
-
-const lastMessage = (body: FakeBody): FakeBody => body.messages.at(-1);
-
-/** Sets a wake-up when asked, says so after the tool's result, and answers a wake-up's turn. */
-async function wakingModel(): Promise<FakeOpenAI> {
-  const fake = await startFakeOpenAI(({ body }) => {
-    const last = lastMessage(body);
-    if (last.role === "tool") return { text: "I will wake you." };
-    if (String(last.content).startsWith("[Wake-up")) return { text: WOKEN };
-    return { toolCalls: [{ name: "wake_me_later", arguments: '{"in_s":3,"note":"check the deploy"}' }] };
-  });
-  closers.push(() => fake.close());
-  return fake;
-}
-
-/** `coworker start` on Slack with Ana the one allowed user; resolves once connected. */
-async function start(slack: FakeSlack, openai: FakeOpenAI) {
-  const env: Env = {
-    OPENAI_BASE_URL: openai.baseURL,
-    SLACK_BOT_TOKEN: slack.state.botToken,
-    SLACK_APP_TOKEN: slack.state.appToken,
-    SLACK_API_URL: slack.apiUrl,
-  };
-  const run = startCoworker(
-    makeProject(`log:\n  level: silent\nslack:\n  allowed_users: [${ANA.id}]\n`),
-    env,
-  );
-  closers.push(async () => {
-    run.signals.emit("SIGTERM");
-    await run.exited;
-  });
-  await slack.waitFor(() => slack.socket.connections > 0 || undefined, "the socket connection");
-  return run;
-}
 
 /** Ana asks for a wake-up in her DM; resolves with the thread's ts once the agent has set it. */
 async function setWakeUp(slack: FakeSlack): Promise<string> {
@@ -69,7 +34,7 @@ async function fakes(): Promise<{ slack: FakeSlack; openai: FakeOpenAI }> {
   closers.push(() => slack.close());
   slack.state.addUser(ANA);
   slack.state.addChannel({ id: DM, name: "dm-ana", type: "im", members: [ANA.id] });
-  return { slack, openai: await wakingModel() };
+  return { slack, openai: await wakingModel(closers, WOKEN) };
 }
 
 const wakeTurns = (openai: FakeOpenAI) =>
@@ -78,7 +43,7 @@ const wakeTurns = (openai: FakeOpenAI) =>
 describe("standing items and access", () => {
   it("a wake-up whose creator was deactivated is paused, with a note in its thread, and runs no turn", async () => {
     const { slack, openai } = await fakes();
-    await start(slack, openai);
+    await startOnSlack(slack, openai, ANA.id, closers);
     const ts = await setWakeUp(slack);
     slack.state.addUser({ ...ANA, deactivated: true });
     const note = await slack.waitFor(
@@ -94,7 +59,7 @@ describe("standing items and access", () => {
 
   it("the same wake-up runs while its creator is still allowed", async () => {
     const { slack, openai } = await fakes();
-    await start(slack, openai);
+    await startOnSlack(slack, openai, ANA.id, closers);
     const ts = await setWakeUp(slack);
     await slack.waitFor(
       () => slack.state.botMessages(DM, ts).find((m) => shown(m).includes(WOKEN)),

@@ -6,32 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { WakeAccess } from "../../src/app/wake-access.js";
-import type { ThreadTarget } from "../../src/core/thread-target.js";
-import type { WakeResult, WakeTurn } from "../../src/sessions/wake-turns.js";
-import type { NotifyingSessions } from "../../src/subscriptions/session-wake.js";
-
-const SLACK: ThreadTarget = { platform: "slack", workspace: "T1", channel: "C1", thread: "1.1" };
-const CONSOLE: ThreadTarget = { platform: "console", workspace: "local", channel: "console" };
-
-const turn = (target: ThreadTarget, id = "U1ANA"): WakeTurn => ({
-  sessionId: "s1",
-  target,
-  prompt: "[Wake-up]",
-  requester: { id, name: "Ana" },
-});
-
-function recordingSessions() {
-  const woken: WakeTurn[] = [];
-  const sessions: NotifyingSessions = {
-    wake: async (t) => {
-      woken.push(t);
-      return { status: "started" };
-    },
-    isBusy: () => false,
-    notify: async () => {},
-  };
-  return { sessions, woken };
-}
+import type { WakeResult } from "../../src/sessions/wake-turns.js";
+import { CONSOLE, recordingSessions, SLACK, turn } from "./wake-access-helpers.js";
 
 /** Lets every pending promise callback run (no clock involved). */
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve));

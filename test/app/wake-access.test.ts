@@ -6,35 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { WakeAccess } from "../../src/app/wake-access.js";
-import type { NotifyingSessions } from "../../src/subscriptions/session-wake.js";
-import type { ThreadTarget } from "../../src/core/thread-target.js";
-import type { WakeTurn } from "../../src/sessions/wake-turns.js";
-
-const SLACK: ThreadTarget = { platform: "slack", workspace: "T1", channel: "C1", thread: "1.1" };
-const CONSOLE: ThreadTarget = { platform: "console", workspace: "local", channel: "console" };
-
-const turn = (target: ThreadTarget, id = "U1ANA"): WakeTurn => ({
-  sessionId: "s1",
-  target,
-  prompt: "[Wake-up]",
-  requester: { id, name: "Ana" },
-});
-
-function recordingSessions() {
-  const woken: WakeTurn[] = [];
-  const notices: string[] = [];
-  const sessions: NotifyingSessions = {
-    wake: async (t) => {
-      woken.push(t);
-      return { status: "started" };
-    },
-    isBusy: (id) => id === "busy",
-    notify: async (_target, text) => {
-      notices.push(text);
-    },
-  };
-  return { sessions, woken, notices };
-}
+import { CONSOLE, recordingSessions, SLACK, turn } from "./wake-access-helpers.js";
 
 describe("WakeAccess", () => {
   it("refuses a wake-up for someone the platform no longer allows there, and wakes the others", async () => {

@@ -3,24 +3,14 @@ import { dirname, join } from "node:path";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { AuditLog, redactAudit } from "../../src/approvals/audit-log.js";
-import type { AuditRecord } from "../../src/engine/audit-record.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, makeHarness, message, tempDir, thread } from "../sessions/helpers/harness.js";
-
-const record = (fields: Record<string, unknown>): AuditRecord => ({
-  kind: "proposal",
-  sessionId: "s1",
-  turnId: "t1",
-  callId: "c1",
-  tool: "run_command",
-  at: "2026-01-02T03:04:05.000Z",
-  ...fields,
-});
+import { makeHarness, message, tempDir } from "../sessions/helpers/harness.js";
+import { allowFirstCardOnce, auditLines, auditRecord } from "./audit-helpers.js";
 
 describe("audit log", () => {
   it("redacts tokens, keys and authorisation headers", () => {
     const clean = redactAudit(
-      record({
+      auditRecord({
         arguments: JSON.stringify({
           command: `curl -H 'Authorization: token ghp_abcdefgh12345' -H "X-Api-Key: k3y-v4lue" https://x`,
           env: "SLACK=xoxb-1234-5678-abcdefgh OPENAI=sk-proj-abcdefghijklmnop TG=123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawXX",
@@ -102,10 +92,10 @@ describe("audit log", () => {
     const lines: string[] = [];
     const logger = pino({ level: "debug" }, { write: (line: string) => lines.push(line) });
     const log = new AuditLog(path, logger);
-    log.sink(record({ kind: "proposal", note: "first" }));
-    log.sink(record({ kind: "decision", note: "second" }));
+    log.sink(auditRecord({ kind: "proposal", note: "first" }));
+    log.sink(auditRecord({ kind: "decision", note: "second" }));
     await log.flush();
-    log.sink(record({ kind: "result", note: "third" }));
+    log.sink(auditRecord({ kind: "result", note: "third" }));
     await log.flush();
     const stored = readFileSync(path, "utf8")
       .trim()
@@ -125,7 +115,7 @@ describe("audit log", () => {
     try {
       const path = join(tempDir(), "data", "audit.jsonl");
       const log = new AuditLog(path, pino({ level: "silent" }));
-      log.sink(record({ kind: "proposal" }));
+      log.sink(auditRecord({ kind: "proposal" }));
       await log.flush();
       expect((statSync(dirname(path)).mode & 0o777).toString(8)).toBe("700");
       expect((statSync(path).mode & 0o777).toString(8)).toBe("600");
@@ -139,22 +129,9 @@ describe("audit log", () => {
       steps: [toolStep(["c1", "write_note", { text: "token xoxb-9999-8888-secretvalue" }]), textStep("ok")],
     });
     await h.manager.receive(message("write it"));
-    const out = h.outputs.for(thread());
-    const card = await h.outputs.until(() => out.latestCards[0], "card");
-    await h.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "once",
-      user: ANA,
-    });
-    await h.manager.idle();
-    await h.manager.drain(10);
+    await allowFirstCardOnce(h);
     const text = readFileSync(h.auditLogPath, "utf8");
-    const kinds = text
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l).kind);
+    const kinds = auditLines(text).map((r) => r.kind);
     expect(kinds).toEqual(["proposal", "decision", "approval_requested", "approval_resolved", "result"]);
     expect(text).not.toContain("secretvalue");
   });

@@ -6,16 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { redactAudit } from "../../src/approvals/audit-log.js";
 import type { AuditRecord } from "../../src/engine/audit-record.js";
+import { auditRecord } from "./audit-helpers.js";
 
-const proposal = (args: unknown): AuditRecord => ({
-  kind: "proposal",
-  sessionId: "s1",
-  turnId: "t1",
-  callId: "c1",
-  tool: "run_command",
-  at: "2026-01-02T03:04:05.000Z",
-  arguments: JSON.stringify(args),
-});
+const proposal = (args: unknown): AuditRecord => auditRecord({ arguments: JSON.stringify(args) });
 
 describe("audit redaction of JSON arguments", () => {
   it("keeps an Authorization header inside JSON arguments parseable", () => {

@@ -11,7 +11,8 @@ import { describe, expect, it } from "vitest";
 import { ReviewerStats } from "../../src/approvals/reviewer-stats.js";
 import { AUDIT_RECORD_VERSION } from "../../src/engine/audit-record.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, makeHarness, message, thread } from "../sessions/helpers/harness.js";
+import { ANA, makeHarness, message } from "../sessions/helpers/harness.js";
+import { allowFirstCardOnce, auditLines } from "./audit-helpers.js";
 
 describe("audit records name the requester and the decider", () => {
   it("approval_resolved carries who decided and every record who asked", async () => {
@@ -19,21 +20,8 @@ describe("audit records name the requester and the decider", () => {
       steps: [toolStep(["c1", "write_note", { text: "hello" }]), textStep("ok")],
     });
     await h.manager.receive(message("write it", { user: ANA }));
-    const out = h.outputs.for(thread());
-    const card = await h.outputs.until(() => out.latestCards[0], "card");
-    await h.manager.press({
-      kind: "card",
-      platform: "slack",
-      pendingId: card.pendingId,
-      action: "once",
-      user: ANA,
-    });
-    await h.manager.idle();
-    await h.manager.drain(10);
-    const records = readFileSync(h.auditLogPath, "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    await allowFirstCardOnce(h);
+    const records = auditLines(readFileSync(h.auditLogPath, "utf8"));
     expect(records.map((r) => r.kind)).toEqual([
       "proposal",
       "decision",

@@ -21,6 +21,17 @@ function project(yaml: string): string {
   return cwd;
 }
 
+/** A logger at info writing its JSON lines into `lines`. */
+function capturingLogger() {
+  const lines: string[] = [];
+  const logger = createLogger({
+    level: "info",
+    destination: { write: (line: string) => void lines.push(line) },
+    pretty: false,
+  });
+  return { logger, lines };
+}
+
 const SIGNING = "0f9e8d7c6b5a49382716aabbccddeeff";
 const WEBHOOK = "tg-webhook-Secret_0123456789";
 const STORE = "store-pass-2f8c91";
@@ -63,12 +74,7 @@ tools:
 `);
     const loaded = loadConfig({ env: {}, cwd });
     if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
-    const lines: string[] = [];
-    const logger = createLogger({
-      level: "info",
-      destination: { write: (line: string) => void lines.push(line) },
-      pretty: false,
-    });
+    const { logger, lines } = capturingLogger();
     registerConfigSecrets(loaded.config);
     logger.warn({ stderr: `auth failed for key ${plain}` }, `mcp server notion exited: bad key ${plain}`);
     const text = lines.join("");
@@ -88,12 +94,7 @@ transcription: { model: whisper-1, base_url: "https://api.example/v1", api_key: 
     const loaded = loadConfig({ env: { OPENAI_API_KEY: envKey }, cwd });
     if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
     expect(loaded.config.model.api_key).toBe(envKey);
-    const lines: string[] = [];
-    const logger = createLogger({
-      level: "info",
-      destination: { write: (line: string) => void lines.push(line) },
-      pretty: false,
-    });
+    const { logger, lines } = capturingLogger();
     registerConfigSecrets(loaded.config);
     for (const key of [envKey, reviewerKey, transcriptionKey])
       logger.warn({ detail: `the endpoint echoed ${key}` }, `rejected ${key}`);

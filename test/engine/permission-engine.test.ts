@@ -6,7 +6,7 @@ import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine, provenanceOf } from "../../src/engine/permissions/permission-engine.js";
 import { type ConversationExecutionRequest, createRequest } from "../../src/core/request.js";
 import { type AnyTool, defineTool, ok, type SessionFacts } from "../../src/core/tool.js";
-import { freshFacts, RunLog, testRegistry } from "./helpers/test-tools.js";
+import { freshFacts, peekChannel, RunLog, testRegistry } from "./helpers/test-tools.js";
 import { request as personRequest } from "../support/engine-fixtures.js";
 
 const registry = testRegistry(new RunLog());
@@ -383,21 +383,10 @@ describe("GrantSet", () => {
 });
 
 describe("a read that widens its conversation's audience", () => {
-  const peek = defineTool({
-    name: "peek_channel",
-    description: "test",
-    inputSchema: z.object({ channel: z.string() }),
-    category: "read",
-    risk: "low",
-    concurrent: true,
-    widensAudience: (args) =>
-      args.channel === "here" ? undefined : `it reads ${args.channel} into this thread`,
-    execute: async () => ok("read"),
-  });
   const engine = new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] });
   const decideRead = (channel: string, mode: PermissionMode, grants = new GrantSet()) =>
     engine.decide(
-      peek,
+      peekChannel,
       { channel },
       { mode, grants, facts: freshFacts(), provenance: user, request: personRequest() },
     );

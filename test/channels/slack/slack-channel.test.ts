@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SlackChannel, type SlackChannelOptions } from "../../../src/channels/slack/slack-channel.js";
-import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
+import type { FakeSlack } from "../../fakes/fake-slack/index.js";
 import type { ObservedMessage } from "../../../src/subscriptions/observed-message.js";
 import { FakeService } from "./fake-service.js";
-import { actionIds, fakeSlackChannelOptions, silentLogger } from "./support.js";
+import { actionIds, fakeSlackChannelOptions, silentLogger, startFakeSlackWithAnaAndBo } from "./support.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
 
 let fake: FakeSlack;
@@ -35,11 +35,7 @@ async function startChannel(overrides: Partial<SlackChannelOptions> = {}): Promi
 }
 
 beforeEach(async () => {
-  fake = await startFakeSlack({ pingIntervalMs: 100 });
-  fake.state.addUser({ id: "U1", name: "ana", displayName: "Ana" });
-  fake.state.addUser({ id: "U2", name: "bo" });
-  fake.state.addChannel({ id: "D1", name: "dm", type: "im", members: ["U1"] });
-  fake.state.addChannel({ id: "C1", name: "general", type: "channel", members: ["U1", "U2"] });
+  fake = await startFakeSlackWithAnaAndBo();
   service = new FakeService();
   workspace = await mkdtemp(join(tmpdir(), "slack-ws-"));
 });

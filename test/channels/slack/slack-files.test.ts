@@ -77,6 +77,17 @@ const download = (
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
   });
 
+/** An audio clip `user` recorded in Slack, as Slack describes the file (with its length when given). */
+const audioClip = (id: string, user: string | undefined, durationMs?: number) => ({
+  id,
+  name: "audio_message.m4a",
+  mimetype: "audio/mp4",
+  subtype: "slack_audio",
+  user,
+  ...(durationMs === undefined ? {} : { duration_ms: durationMs }),
+  url_private: `${apiUrl}files/${id}`,
+});
+
 describe("downloadFiles", () => {
   it("saves a file under the session's uploads folder", async () => {
     const saved = await download();
@@ -93,15 +104,7 @@ describe("downloadFiles", () => {
   });
 
   it("an audio clip the sender recorded in Slack is their own voice and carries the length Slack gives", async () => {
-    const clip = {
-      id: "F2",
-      name: "audio_message.m4a",
-      mimetype: "audio/mp4",
-      subtype: "slack_audio",
-      user: "U1",
-      duration_ms: 95_500,
-      url_private: `${apiUrl}files/F2`,
-    };
+    const clip = audioClip("F2", "U1", 95_500);
     const other = { id: "F3", name: "talk.mp3", mimetype: "audio/mpeg", url_private: `${apiUrl}files/F3` };
     const saved = await downloadFiles([clip, other], THREAD, "U1", options());
     expect(saved.files).toEqual([
@@ -111,15 +114,8 @@ describe("downloadFiles", () => {
   });
 
   it("a clip someone else recorded, shared on, is not the sender's own voice", async () => {
-    const clip = {
-      id: "F2",
-      name: "audio_message.m4a",
-      mimetype: "audio/mp4",
-      subtype: "slack_audio",
-      user: "U2",
-      url_private: `${apiUrl}files/F2`,
-    };
-    const unknown = { ...clip, id: "F4", user: undefined, url_private: `${apiUrl}files/F4` };
+    const clip = audioClip("F2", "U2");
+    const unknown = audioClip("F4", undefined);
     const saved = await downloadFiles([clip, unknown], THREAD, "U1", options());
     expect(saved.files).toHaveLength(2);
     for (const file of saved.files) expect(file.ownVoice).toBeUndefined();

@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
 import type { ThreadTarget } from "../../../src/core/thread-target.js";
-import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
+import type { FakeSlack } from "../../fakes/fake-slack/index.js";
 import { FakeService } from "./fake-service.js";
-import { fakeSlackChannelOptions } from "./support.js";
+import { fakeSlackChannelOptions, startFakeSlackWithAnaAndBo } from "./support.js";
 
 let fake: FakeSlack;
 let channel: SlackChannel;
@@ -21,11 +21,7 @@ let workspace: string;
 const at = (id: string): ThreadTarget => ({ platform: "slack", workspace: "T1", channel: id, thread: "1.1" });
 
 beforeEach(async () => {
-  fake = await startFakeSlack({ pingIntervalMs: 100 });
-  fake.state.addUser({ id: "U1", name: "ana", displayName: "Ana" });
-  fake.state.addUser({ id: "U2", name: "bo" });
-  fake.state.addChannel({ id: "D1", name: "dm", type: "im", members: ["U1"] });
-  fake.state.addChannel({ id: "C1", name: "general", type: "channel", members: ["U1", "U2"] });
+  fake = await startFakeSlackWithAnaAndBo();
   fake.state.addChannel({ id: "G1", name: "secret", type: "group", members: ["U2"] });
   fake.state.addChannel({ id: "G2", name: "mpdm-ana--bo", type: "mpim", members: ["U1", "U2"] });
   workspace = await mkdtemp(join(tmpdir(), "slack-wake-"));

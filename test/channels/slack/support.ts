@@ -13,7 +13,7 @@ import type { SlackChannelOptions } from "../../../src/channels/slack/slack-chan
 import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from "../../../src/channels/slack/slack-renderer.js";
 import { SlackThreadOutput } from "../../../src/channels/slack/slack-thread-output.js";
 import { ThreadRegistry } from "../../../src/channels/slack/slack-threads.js";
-import type { FakeSlack } from "../../fakes/fake-slack/index.js";
+import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 
 export const silentLogger = pino({ level: "silent" });
 
@@ -56,6 +56,19 @@ export function fakeSlackChannelOptions(
     logger: silentLogger,
     ...setup,
   };
+}
+
+/**
+ * A fake Slack (pinging every 100 ms) with Ana (U1) and Bo (U2), Ana's DM D1 and #general (C1)
+ * with both in it.
+ */
+export async function startFakeSlackWithAnaAndBo(): Promise<FakeSlack> {
+  const fake = await startFakeSlack({ pingIntervalMs: 100 });
+  fake.state.addUser({ id: "U1", name: "ana", displayName: "Ana" });
+  fake.state.addUser({ id: "U2", name: "bo" });
+  fake.state.addChannel({ id: "D1", name: "dm", type: "im", members: ["U1"] });
+  fake.state.addChannel({ id: "C1", name: "general", type: "channel", members: ["U1", "U2"] });
+  return fake;
 }
 
 export function clientsFor(fake: FakeSlack): SlackClients {

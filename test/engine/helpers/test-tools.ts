@@ -169,3 +169,19 @@ export const readPage = defineTool({
   readsOutside: true,
   execute: async () => ok(INJECTED_PAGE),
 });
+
+/**
+ * A read that widens the conversation's audience (`widensAudience`): it reads another channel into
+ * this thread, unless the channel is "here".
+ */
+export const peekChannel = defineTool({
+  name: "peek_channel",
+  description: "read another channel's recent messages",
+  inputSchema: z.object({ channel: z.string() }),
+  category: "read",
+  risk: "low",
+  concurrent: true,
+  widensAudience: (args) =>
+    args.channel === "here" ? undefined : `it reads ${args.channel} into this thread`,
+  execute: async () => ok("the channel's messages"),
+});

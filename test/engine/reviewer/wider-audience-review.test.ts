@@ -4,28 +4,15 @@
  * not who reads along, so it is never asked. The card keeps its "always" option.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { defineTool, ok } from "../../../src/core/tool.js";
 import { textStep, toolStep } from "../../support/scripted-provider.js";
 import { collect, makeRequest, ofType } from "../helpers/harness.js";
+import { peekChannel } from "../helpers/test-tools.js";
 import { reviewedHarness, verdict } from "./support.js";
-
-const peek = defineTool({
-  name: "peek_channel",
-  description: "read another channel's recent messages",
-  inputSchema: z.object({ channel: z.string() }),
-  category: "read",
-  risk: "low",
-  concurrent: true,
-  widensAudience: (args) =>
-    args.channel === "here" ? undefined : `it reads ${args.channel} into this thread`,
-  execute: async () => ok("the channel's messages"),
-});
 
 describe("a read that widens the audience, in reviewed mode", () => {
   it("is put to a person on a card; the reviewer is never called", async () => {
     const h = reviewedHarness([verdict("allow", "an ordinary look-up")], {
-      extraTools: [peek],
+      extraTools: [peekChannel],
       steps: [toolStep(["c1", "peek_channel", { channel: "#secret" }]), textStep("done")],
     });
     const events = await collect(h.engine.run(makeRequest({ mode: "reviewed" })), (event) => {
@@ -43,7 +30,7 @@ describe("a read that widens the audience, in reviewed mode", () => {
 
   it("a read that does not widen it runs without the reviewer or a card", async () => {
     const h = reviewedHarness([verdict("deny")], {
-      extraTools: [peek],
+      extraTools: [peekChannel],
       steps: [toolStep(["c1", "peek_channel", { channel: "here" }]), textStep("done")],
     });
     const events = await collect(h.engine.run(makeRequest({ mode: "reviewed" })));
