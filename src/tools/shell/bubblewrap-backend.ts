@@ -6,6 +6,10 @@
  * to one, the workspace root too, read-only but for its files and folders, bound back
  * (steering-mounts.ts); /usr, /bin, /lib*, /sbin, /etc
  * read-only with every credential-like /etc entry covered; a private /tmp and HOME;
+ * its own /proc, with the parts that change the host's kernel (/proc/sys, sysrq-trigger, irq,
+ * bus, fs) read-only and the ones that show kernel memory or other users' keys covered (bwrap
+ * makes /proc/sys read-only only where access(2) says it may write the folder — not for root, as
+ * its mode is 0555 — and root in the sandbox could otherwise set kernel.core_pattern);
  * its own PID, IPC, UTS, cgroup and (unless `network`) network namespaces; nothing else of the
  * host — so the service's data folder, config file, .env and code are out of sight unless they
  * lie inside a bound folder, in which case they are covered too. bwrap is started with the
@@ -72,9 +76,28 @@ function maskArgs(entry: MaskedEntry): string[] {
     : ["--ro-bind", "/dev/null", entry.path];
 }
 
+/**
+ * Parts of /proc that change the host's kernel, shown read-only (as container runtimes do); bwrap
+ * binds them from the host's /proc, the same kernel tables (what is per namespace follows the
+ * process reading it, not the mount).
+ */
+const PROC_READ_ONLY = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"] as const;
+/** Parts of /proc that show kernel memory, keys or timing of the host, covered where present. */
+const PROC_HIDDEN = [
+  "/proc/kcore",
+  "/proc/keys",
+  "/proc/timer_list",
+  "/proc/sched_debug",
+  "/proc/latency_stats",
+  "/proc/acpi",
+  "/proc/scsi",
+] as const;
+
 /** The host layout parts that do not change between commands, computed once. */
 interface Layout {
   readonly systemArgs: readonly string[];
+  /** Mounts over the sandbox's /proc; they go after `--proc`. */
+  readonly procArgs: readonly string[];
   readonly hidden: readonly MaskedEntry[];
 }
 
@@ -88,6 +111,22 @@ async function systemArgs(): Promise<string[]> {
   }
   for (const dir of SYSTEM_DIRS) args.push("--ro-bind", dir, dir);
   for (const entry of await credentialLikeEntries()) args.push(...maskArgs(entry));
+  return args;
+}
+
+/**
+ * The read-only binds and covers over the sandbox's /proc, for the entries this kernel has (a
+ * mount needs its mount point, and none can be made in /proc).
+ */
+async function procArgs(): Promise<string[]> {
+  const args: string[] = [];
+  for (const file of PROC_READ_ONLY) {
+    if ((await kindOf(file)) !== undefined) args.push("--ro-bind-try", file, file);
+  }
+  for (const file of PROC_HIDDEN) {
+    const kind = await kindOf(file);
+    if (kind !== undefined) args.push(...maskArgs({ path: file, directory: kind === "dir" }));
+  }
   return args;
 }
 
@@ -122,6 +161,7 @@ function baseArgs(
     ...layout.systemArgs,
     "--proc",
     "/proc",
+    ...layout.procArgs,
     "--dev",
     "/dev",
     ...scratch,
@@ -252,10 +292,9 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
   let layout: Promise<Layout> | undefined;
   let probed: Promise<{ readonly userNamespace: UserNamespace; readonly result: ProbeResult }> | undefined;
   const getLayout = () => {
-    layout ??= Promise.all([systemArgs(), hiddenEntries(options.hidden ?? [])]).then(([args, hidden]) => ({
-      systemArgs: args,
-      hidden,
-    }));
+    layout ??= Promise.all([systemArgs(), procArgs(), hiddenEntries(options.hidden ?? [])]).then(
+      ([args, proc, hidden]) => ({ systemArgs: args, procArgs: proc, hidden }),
+    );
     return layout;
   };
   /** The sealed namespace setup when this host runs it, else the plain one (see UserNamespace). */
