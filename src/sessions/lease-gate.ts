@@ -68,7 +68,7 @@ export class LeaseGate implements TurnGate {
       await this.release(live, held, false);
       throw error;
     }
-    return { release: () => void this.release(live, held) };
+    return { release: () => void this.release(live, held), signal: held.signal };
   }
 
   /** Take in the input other processes queued for the session since it was last collected. */
@@ -110,7 +110,7 @@ export class LeaseGate implements TurnGate {
       await this.release(live, held, false);
       throw error;
     }
-    return { release: () => void this.release(live, held) };
+    return { release: () => void this.release(live, held), signal: held.signal };
   }
 
   /**

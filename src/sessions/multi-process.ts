@@ -279,9 +279,13 @@ export class MultiProcessSessions {
   /**
    * The lease was lost while a turn ran: stop it (its successor continues it from the store). A
    * turn parked at a person is left alone — stopping it would cancel the card its successor uses.
+   * The pump starts no other turn (turn-scheduler.ts). The count of shared-queue entries taken in
+   * is kept until the pump lets the lease go (LeaseGate.release forgets it): a save still made
+   * under this lease's fence — nobody took the session yet — carries those entries in the record,
+   * so it must trim them from the shared queue in the same write, or the next holder takes them
+   * from both and runs them twice.
    */
   private async lost(sessionId: string): Promise<void> {
-    this.leaseGate.queue.forget(sessionId);
     const host = this.requireHost();
     const live = await host.liveById(sessionId);
     if (live?.activeTurn && live.engine.isRunning && !host.isParked(sessionId)) live.engine.interrupt();

@@ -7,6 +7,12 @@
 /** A held lock; release it exactly once (further calls are ignored). */
 export interface SessionLease {
   release(): void;
+  /**
+   * Aborted once the lock is no longer held — a lease of several processes that was lost (see
+   * lease-lock.ts) or released; none for a lock that cannot be lost (in one process). No turn
+   * starts under an aborted one.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Mutual exclusion per session key. */

@@ -83,9 +83,10 @@ export class TurnExecutor {
   /**
    * Resume a turn from its parked state in the store (after a restart, an eviction, a decision
    * that found no turn waiting, or in another process than the one it started in): how it
-   * continues follows from how far its history got. Runs under the session's lock.
+   * continues follows from how far its history got. Runs under the session's lock; `held` says
+   * whether it still holds it (a lost lease: the turn is left for the next holder).
    */
-  async resumeParked(live: LiveSession, parked: ParkedTurn): Promise<void> {
+  async resumeParked(live: LiveSession, parked: ParkedTurn, held: () => boolean = () => true): Promise<void> {
     const recovery = recoveryOf(parked, live.history);
     if (recovery === "done") {
       // The turn had finished its work when the process stopped: nothing to continue.
@@ -109,6 +110,7 @@ export class TurnExecutor {
       this.finish(live, { status: "error", usage: undefined, finalText: "" });
       return;
     }
+    if (!held()) return;
     await this.drive(
       live,
       request,

@@ -205,6 +205,11 @@ export class TurnScheduler {
     // (giveBack) as that turn ends, or as the pump ends without running one in it.
     let slot: HeldSlot | undefined = first?.slot;
     let noticed = false;
+    // Whether the pump still holds the session: a lease of several processes can be lost (a
+    // renewal failed, or none came in time) while the pump runs. Then it starts no other turn —
+    // another process may hold the session by now, and the input it took in stays in the shared
+    // queue for that holder (lease-gate.ts) — and ends, letting what it holds go.
+    const held = () => lease !== undefined && lease.signal?.aborted !== true;
     try {
       try {
         lease ??= await this.enter(live);
@@ -216,12 +221,13 @@ export class TurnScheduler {
         await this.turns.start(live, first.message, first);
         slot = this.giveBack(slot);
       }
-      while (lease && !this.stopping && !live.retired) {
+      while (lease && held() && !this.stopping && !live.retired) {
         await gate?.collect(live);
+        if (!held()) return;
         const parked = live.parkedTurn();
         if (parked) {
           slot = this.giveBack(slot);
-          await this.turns.resumeParked(live, parked);
+          await this.turns.resumeParked(live, parked, held);
           continue;
         }
         const user = live.retryBy ?? live.record.queue[0]?.user;
@@ -258,6 +264,9 @@ export class TurnScheduler {
           lease = await this.enter(live);
           continue;
         }
+        // (The slot may have come through the store: the lease is looked at again, with no wait
+        // between here and the turn's start, which a loss after it interrupts.)
+        if (!held()) return;
         const retry = live.retryBy;
         live.retryBy = undefined;
         const next = live.record.queue[0];
