@@ -12,7 +12,9 @@
  * its mode is 0555 — and root in the sandbox could otherwise set kernel.core_pattern);
  * its own PID, IPC, UTS, cgroup and (unless `network`) network namespaces; nothing else of the
  * host — so the service's data folder, config file, .env and code are out of sight unless they
- * lie inside a bound folder, in which case they are covered too. bwrap is started with the
+ * lie inside a bound folder, in which case they are covered too, and every folder between the
+ * root and them is pinned (bound over itself: writable, but no command can rename or remove it
+ * and so move them out from under their cover for the next command). bwrap is started with the
  * command's clean environment (its PID 1 shows that environment in /proc/1/environ), dies with
  * its parent, and its PID namespace ends every process the command started (setsid, nohup and
  * `&` included) when the command ends. Memory a command can fill without a process owning it is
@@ -26,6 +28,7 @@ import { lstat, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { isWithin } from "../../core/real-paths.js";
 import { credentialLikeEntries, type MaskedEntry } from "./etc-secrets.js";
+import { foldersAbove, seen } from "./steering-mounts.js";
 import type {
   LockedFolder,
   MaskedFolder,
@@ -225,13 +228,43 @@ function readOnlyArgs(readOnly: ReadOnlyPaths | undefined, where: (file: string)
 /** Closes the sandbox's own root folder once every mount point in it exists. */
 const SEAL_ROOT = ["--remount-ro", "/"] as const;
 
-/** Cover hidden paths that a bound folder would show (never one that contains a root itself). */
-function hiddenArgs(hidden: readonly MaskedEntry[], roots: readonly string[]): string[] {
+/** The hidden paths that a bound folder would show (never one that contains a root itself). */
+function shownHidden(hidden: readonly MaskedEntry[], roots: readonly string[]): MaskedEntry[] {
   const visible = [...SYSTEM_DIRS, ...roots];
   return hidden
     .filter((entry) => visible.some((dir) => isWithin(entry.path, dir)))
-    .filter((entry) => !roots.some((root) => isWithin(root, entry.path)))
-    .flatMap(maskArgs);
+    .filter((entry) => !roots.some((root) => isWithin(root, entry.path)));
+}
+
+/** Cover the hidden paths that a bound folder would show. */
+function hiddenArgs(hidden: readonly MaskedEntry[], roots: readonly string[]): string[] {
+  return shownHidden(hidden, roots).flatMap(maskArgs);
+}
+
+/**
+ * The request's read-only paths, with every folder between a root and a hidden path in it pinned
+ * too (bound over itself: writable, but no command can rename or remove it). A hidden path is
+ * covered where it was when the command started; without the pins, a command could move a
+ * folder above it away, and the next command would find it uncovered at its new place. Left out:
+ * folders the command does not see (in the masked folder outside its kept folders) and folders
+ * inside a hidden path (covered anyway).
+ */
+function withHiddenPins(
+  readOnly: ReadOnlyPaths | undefined,
+  hidden: readonly MaskedEntry[],
+  roots: readonly string[],
+  masked: MaskedFolder | undefined,
+): ReadOnlyPaths | undefined {
+  const shown = shownHidden(hidden, roots);
+  const pins = shown
+    .flatMap((entry) => foldersAbove(entry.path, roots))
+    .filter((folder) => seen(folder, roots, masked))
+    .filter((folder) => !shown.some((entry) => isWithin(folder, entry.path)));
+  if (pins.length === 0) return readOnly;
+  const pinned = [...new Set([...(readOnly?.pinned ?? []), ...pins])].sort(
+    (a, b) => a.split(path.sep).length - b.split(path.sep).length,
+  );
+  return { ...(readOnly ?? { paths: [] }), pinned };
 }
 
 interface ProbeResult {
@@ -323,11 +356,14 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
     async plan(request: SandboxRequest): Promise<SpawnPlan> {
       const [fixed, { userNamespace }] = await Promise.all([getLayout(), probe()]);
       const binds = request.roots.flatMap((root) => ["--bind", root, root]);
-      const { masked, readOnly } = request;
+      const { masked } = request;
+      const readOnly = withHiddenPins(request.readOnly, fixed.hidden, request.roots, masked);
       const inMasked = (file: string) => masked !== undefined && isWithin(file, masked.path);
       // Read-only paths outside the masked folder go before it (a read-only folder holding it
       // would show it again), those in a folder bound back into it after it (that bind would
-      // make them writable again); the hidden paths come last, so that none is shown again.
+      // make them writable again); the pins above hidden paths go with the read-only paths'
+      // pins, shallowest first and before any read-only path (a writable pin after one would
+      // make it writable again); the hidden paths come last, so that none is shown again.
       const args = [
         ...baseArgs(fixed, network, userNamespace, scratchMb),
         ...binds,

@@ -43,7 +43,7 @@ const NONE: SteeringMounts = Object.freeze({
 });
 
 /** Whether a command sees `file`: it lies in a root, and not in the part of the masked folder it hides. */
-function seen(file: string, roots: readonly string[], masked: MaskedFolder | undefined): boolean {
+export function seen(file: string, roots: readonly string[], masked: MaskedFolder | undefined): boolean {
   if (!roots.some((root) => isWithin(file, root))) return false;
   if (masked === undefined || !isWithin(file, masked.path)) return true;
   return masked.keep.some((folder) => isWithin(file, folder));
@@ -59,7 +59,7 @@ function outermost(places: readonly SteeringPlace[]): SteeringPlace[] {
 }
 
 /** The folders between the root `file` lies in and `file`, shallowest first. */
-function foldersAbove(file: string, roots: readonly string[]): string[] {
+export function foldersAbove(file: string, roots: readonly string[]): string[] {
   const root = roots.find((dir) => isWithin(file, dir));
   const folders: string[] = [];
   let dir = path.dirname(file);
