@@ -29,14 +29,18 @@ export const DEFAULT_LEASE_TIMING: LeaseTiming = Object.freeze({ ttlMs: 15_000, 
 
 /**
  * How long before a TTL runs out, counted from its last confirmation, a holder gives its lease up
- * (a tenth of the TTL, at most 1 s). The confirmation time is taken before the call that set the
+ * (a fifth of the TTL, at most 3 s). The confirmation time is taken before the call that set the
  * TTL was sent, so the store's expiry, counted from when it ran the call, comes no sooner than a
  * TTL after it: the margin is for the holder itself — a deadline timer that fires late on a busy
  * event loop, and the abort reaching its tools — and for a lease adopted from an offer, whose TTL
- * counts from when the grant arrived (a round trip late).
+ * counts from when the grant arrived (a round trip late). The abort does not end every tool at
+ * once: a shell command it stops gets run_command's kill grace (`killGraceMs`, 2 s by default)
+ * between SIGTERM and SIGKILL, so at the default timing the margin covers that grace with room to
+ * spare — a command must be dead before another process may take the session and run its turn.
+ * Short TTLs (tests) get a fifth of theirs, leaving most of the TTL for the renewals.
  */
 export function lossMarginMs(timing: LeaseTiming): number {
-  return Math.min(1_000, timing.ttlMs / 10);
+  return Math.min(3_000, timing.ttlMs / 5);
 }
 
 /**
