@@ -12,6 +12,7 @@ import { dataDirRootProblems } from "./data-dir-roots.js";
 import { settingLabel } from "./env-overrides.js";
 import { mcpServerFolderProblems } from "./mcp-server-folders.js";
 import type { CoworkerConfig } from "./schema.js";
+import { skillDirRootProblems } from "./skill-dir-roots.js";
 
 export interface ValidationContext {
   /** Dotted config path → the environment variable that set it. */
@@ -100,6 +101,7 @@ export function crossKeyProblems(config: CoworkerConfig, context: ValidationCont
     ...slackProblems(config, context),
     ...dataDirRootProblems(config, context.sources),
     ...mcpServerFolderProblems(config),
+    ...skillDirRootProblems(config),
     ...storePrefixProblems(config, context),
   ];
 }
