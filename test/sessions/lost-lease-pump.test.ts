@@ -14,7 +14,7 @@ import { sessionLeaseKey } from "../../src/sessions/lease-lock.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import { sharedQueueName } from "../../src/sessions/shared-queue.js";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
-import { userMessageText } from "../support/engine-fixtures.js";
+import { stepFinished, userMessageText } from "../support/engine-fixtures.js";
 import { eventually } from "../support/eventually.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
@@ -29,34 +29,26 @@ class CallingProvider implements ProviderClient {
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
     this.requests.push(request);
     const last = request.messages.at(-1);
-    const finish = (text: string, toolCalls: { id: string; name: string; arguments: string }[] = []) =>
-      ({
-        type: "step-finished",
-        text,
-        toolCalls,
-        finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
-        usage: undefined,
-      }) as const;
     if (last?.role === "tool") {
       yield { type: "text-delta", delta: "done" };
-      yield finish("done");
+      yield stepFinished("done");
       return;
     }
     const text = userMessageText(last);
     const slow = /slow (\S+)/.exec(text);
     if (slow) {
-      yield finish("", [{ id: `call-${slow[1]}`, name: "slow_task", arguments: "{}" }]);
+      yield stepFinished("", [{ id: `call-${slow[1]}`, name: "slow_task", arguments: "{}" }]);
       return;
     }
     const read = /read (\S+)/.exec(text);
     if (read) {
-      yield finish("", [
+      yield stepFinished("", [
         { id: `call-${read[1]}`, name: "read_note", arguments: JSON.stringify({ name: read[1] }) },
       ]);
       return;
     }
     yield { type: "text-delta", delta: `re: ${text}` };
-    yield finish(`re: ${text}`);
+    yield stepFinished(`re: ${text}`);
   }
 
   /** Requests whose last message is a user message containing `marker`. */

@@ -39,7 +39,7 @@ import {
   type RedisStack as Stack,
   type RedisStackSetup,
 } from "./helpers/redis-stack.js";
-import { userMessageText } from "../support/engine-fixtures.js";
+import { stepFinished, userMessageText } from "../support/engine-fixtures.js";
 import { eventually } from "../support/eventually.js";
 import { monitorCommands } from "../support/redis-monitor.js";
 import { outcomeLine } from "../support/card-outcome.js";
@@ -58,17 +58,9 @@ class RuleProvider implements ProviderClient {
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
     this.requests.push({ ...request, messages: structuredClone(request.messages) });
     const last = request.messages.at(-1);
-    const finish = (text: string, toolCalls: { id: string; name: string; arguments: string }[] = []) =>
-      ({
-        type: "step-finished",
-        text,
-        toolCalls,
-        finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
-        usage: undefined,
-      }) as const;
     if (last?.role === "tool") {
       yield { type: "text-delta", delta: "wrote" };
-      yield finish("wrote");
+      yield stepFinished("wrote");
       return;
     }
     const text = userMessageText(last);
@@ -78,12 +70,12 @@ class RuleProvider implements ProviderClient {
     }
     const slow = /slow (\S+)/.exec(text);
     if (slow) {
-      yield finish("", [{ id: `call-${slow[1]}`, name: "slow_task", arguments: "{}" }]);
+      yield stepFinished("", [{ id: `call-${slow[1]}`, name: "slow_task", arguments: "{}" }]);
       return;
     }
     const write = /write (\S+)/.exec(text);
     if (write) {
-      yield finish("", [
+      yield stepFinished("", [
         { id: `call-${write[1]}`, name: "write_note", arguments: JSON.stringify({ text: write[1] }) },
       ]);
       return;
@@ -97,7 +89,7 @@ class RuleProvider implements ProviderClient {
       });
       this.hanging.delete(text);
       if (!request.signal?.aborted) {
-        yield finish("working");
+        yield stepFinished("working");
         return;
       }
       this.aborted.push(text);
@@ -105,7 +97,7 @@ class RuleProvider implements ProviderClient {
     }
     const reply = `re: ${/m\d+-\d+/.exec(text)?.[0] ?? text}`;
     yield { type: "text-delta", delta: reply };
-    yield finish(reply);
+    yield stepFinished(reply);
   }
 
   /** Let the hanging stream whose user message contains `marker` finish as answered. */

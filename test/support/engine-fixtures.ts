@@ -12,6 +12,7 @@ import type { PermissionMode } from "../../src/core/modes.js";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { createRequest, type RequestInput } from "../../src/core/request.js";
 import type { TurnPersistence } from "../../src/engine/turn-engine.js";
+import type { ProviderStreamEvent } from "../../src/engine/provider/provider.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import type { EngineContext } from "../../src/sessions/engine-context.js";
 import { type AnyTool, defineTool, ok } from "../../src/core/tool.js";
@@ -125,4 +126,18 @@ export function userMessageText(message: ModelMessage | undefined): string {
   return typeof message.content === "string"
     ? message.content
     : message.content.map((part) => ("text" in part ? part.text : "")).join("");
+}
+
+/** A provider's step-finished event: the step's text and its tool calls (a tool-calls finish when any). */
+export function stepFinished(
+  text: string,
+  toolCalls: { id: string; name: string; arguments: string }[] = [],
+): ProviderStreamEvent {
+  return {
+    type: "step-finished",
+    text,
+    toolCalls,
+    finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
+    usage: undefined,
+  };
 }
