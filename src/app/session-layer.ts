@@ -78,6 +78,8 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     now,
     outputFor,
     deliveries: dedupe,
+    // Several processes: a turn parked here for a session another process took over takes no decision.
+    ...(multi ? { holdsSession: (sessionId: string) => multi.holdsHere(sessionId) } : {}),
     // Several processes on one store: an item's expiry is claimed there, so one process expires it.
     timers: new ExpiryTimers(
       now,
@@ -154,7 +156,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
           })
         : new PersonTurnSlots(options.maxTurnsPerPerson ?? DEFAULT_TURNS_PER_PERSON),
     ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
-    ...(multi ? { gate: multi.gate } : {}),
+    ...(multi ? { gate: multi.gate, holdsSession: (sessionId: string) => multi.holdsHere(sessionId) } : {}),
   });
   const parked = new ParkedTurns({
     hub,

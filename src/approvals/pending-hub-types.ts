@@ -47,6 +47,12 @@ export interface PendingHubOptions {
   readonly config: Pick<ApprovalsConfig, "approvers" | "perChannel" | "ttlMs">;
   readonly logger: Logger;
   readonly now: () => Date;
+  /**
+   * With several processes: whether this process holds the session. A turn parked here for a
+   * session another process took over is stale: a decision is not handed to it but to the holder
+   * (the result says to resume). Default: always (one process).
+   */
+  readonly holdsSession?: (sessionId: string) => boolean;
 }
 
 /**

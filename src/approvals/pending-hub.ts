@@ -61,6 +61,7 @@ export class PendingHub {
       deliveries: options.deliveries,
       logger: this.logger,
       now: this.now,
+      holdsSession: options.holdsSession,
     });
     this.replies = new PendingReplies(this.settler);
   }

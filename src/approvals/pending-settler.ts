@@ -28,6 +28,8 @@ export interface PendingSettlerOptions {
   readonly deliveries: DeliveryMarks;
   readonly logger: Logger;
   readonly now: () => Date;
+  /** Whether this process holds the session (PendingHubOptions.holdsSession); default: always. */
+  readonly holdsSession?: ((sessionId: string) => boolean) | undefined;
 }
 
 /** Settles items; shared by the hub, people's replies and restart recovery. */
@@ -121,7 +123,7 @@ export class PendingSettler {
    * only then).
    */
   async stillWaiting(item: PendingItem, parkedOf: ParkedLookup): Promise<boolean> {
-    const here = this.options.waits.waitsForCall(item);
+    const here = this.holds(item.sessionId) ? this.options.waits.waitsForCall(item) : undefined;
     if (here !== undefined) return here;
     const parked = await parkedOf(item.sessionId);
     return parked?.sessionId === item.sessionId && waitsFor(parked, item.callId, item.argsHash);
@@ -170,11 +172,22 @@ export class PendingSettler {
     return { item, claimed: await this.finish(item) };
   }
 
-  /** Stop the item's timer, update its card and hand it to its turn here; true when one took it. */
+  /**
+   * Stop the item's timer, update its card and hand it to its turn here; true when one took it. A
+   * turn here for a session this process no longer holds (its lease was lost, another process
+   * took the session over and waits on the same item) is stale: it does not take the outcome, so
+   * the caller resumes the session where it is held.
+   */
   private async finish(item: PendingItem): Promise<boolean> {
     this.options.timers.clear(item.id);
     await this.options.cards.update(item);
+    if (!this.holds(item.sessionId)) return false;
     return this.release(item.id, item);
+  }
+
+  /** Whether this process holds the session (always, with one process). */
+  private holds(sessionId: string): boolean {
+    return this.options.holdsSession?.(sessionId) ?? true;
   }
 
   /** Hand a settled item to its turn here (after a stop, or a press that came first); true when one took it. */

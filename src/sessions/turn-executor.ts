@@ -23,6 +23,11 @@ import { lastTurnOrigin } from "./wake-turns.js";
 
 export interface TurnExecutorOptions {
   readonly outputFor: (target: ThreadTarget) => ThreadOutput | undefined;
+  /**
+   * With several processes: whether this process holds the session. A turn of a session it lost
+   * (its lease lapsed; another process continues it) ends without showing more. Default: always.
+   */
+  readonly holdsSession?: ((sessionId: string) => boolean) | undefined;
   readonly settings: RequestSettings;
   readonly logger: Logger;
   readonly now: () => Date;
@@ -191,12 +196,14 @@ export class TurnExecutor {
         info: { sessionId: live.id, turnId: request.turnId, ...(replyTo === undefined ? {} : { replyTo }) },
         logger,
         saved,
+        quiet: () => this.options.holdsSession?.(live.id) === false,
       });
     } catch (error) {
       // Nothing of the turn was shown: its start's failure is the pump's, as if it never began.
       if (error instanceof TurnStartNotSaved) throw error.cause;
       logger.error({ err: error }, "turn failed");
-      await this.notify(live, `The turn failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (this.options.holdsSession?.(live.id) !== false)
+        await this.notify(live, `The turn failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       live.activeTurn = undefined;
     }

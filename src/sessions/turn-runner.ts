@@ -37,6 +37,11 @@ export async function driveTurn(input: {
   readonly info: TurnInfo;
   readonly logger: Logger;
   readonly saved?: Promise<unknown> | undefined;
+  /**
+   * Once true, the turn's remaining events are logged, not shown: this process lost the session
+   * (another holder continues it), so what its stale turn does on the way out is not news.
+   */
+  readonly quiet?: (() => boolean) | undefined;
 }): Promise<TurnOutcome> {
   const { logger, events } = input;
   // The first `next()` begins the turn, so its model call does not wait for the save.
@@ -55,6 +60,7 @@ export async function driveTurn(input: {
     logger.error({ err: error }, "the channel could not begin rendering a turn");
   }
   let outcome: TurnOutcome = { status: "abandoned", usage: undefined, finalText: "" };
+  let quiet = false;
   try {
     for (let step = await first; !step.done; step = await events.next()) {
       const event = step.value;
@@ -62,6 +68,8 @@ export async function driveTurn(input: {
         outcome = { status: event.status, usage: event.usage, finalText: event.finalText };
       if (event.type === "error")
         logger.warn({ recoverable: event.recoverable }, `turn error: ${event.message}`);
+      quiet ||= input.quiet?.() === true;
+      if (quiet) continue;
       try {
         await renderer.handle(event);
       } catch (error) {

@@ -1,0 +1,143 @@
+/**
+ * A press taken by a process whose parked turn lost the session's lease: A parks a turn at an
+ * approval card, its renewals hang past the TTL and B's failover takes the session over and waits
+ * on the same card. When A recovers and the click reaches A, the decision goes to B (the holder),
+ * which runs the call exactly once and finishes the turn; A's stale parked turn does not take it.
+ */
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import type { PendingHub } from "../../src/approvals/pending-hub.js";
+import type {
+  ProviderClient,
+  ProviderRequest,
+  ProviderStreamEvent,
+} from "../../src/engine/provider/provider.js";
+import type { Coordination } from "../../src/store/coordination/coordination.js";
+import { stepFinished, userMessageText } from "../support/engine-fixtures.js";
+import { eventually } from "../support/eventually.js";
+import { RecordingOutputs } from "../support/recording-output.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { ANA, message, thread } from "./helpers/harness.js";
+import { closeRedisStacks, openRedisStack, type RedisStack } from "./helpers/redis-stack.js";
+import { ToolRuns } from "./helpers/test-tools.js";
+
+/** "write <x>" calls write_note (as call-<x>); after a call: "wrote". */
+class WritingProvider implements ProviderClient {
+  async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
+    const last = request.messages.at(-1);
+    if (last?.role === "tool") {
+      yield { type: "text-delta", delta: "wrote" };
+      yield stepFinished("wrote");
+      return;
+    }
+    const text = userMessageText(last);
+    const write = /write (\S+)/.exec(text);
+    if (write) {
+      yield stepFinished("", [
+        { id: `call-${write[1]}`, name: "write_note", arguments: JSON.stringify({ text: write[1] }) },
+      ]);
+      return;
+    }
+    yield { type: "text-delta", delta: `re: ${text}` };
+    yield stepFinished(`re: ${text}`);
+  }
+}
+
+/** The sessions whose turn is parked at a person in `stack`'s process. */
+const waitingAt = (stack: RedisStack): ReadonlySet<string> =>
+  (stack.manager as unknown as { readonly hub: PendingHub }).hub.waitingSessions();
+
+let redis: RedisServer;
+let stacks: RedisStack[] = [];
+const outputs = new RecordingOutputs();
+const runsA = new ToolRuns();
+const runsB = new ToolRuns();
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+}, 20_000);
+
+afterEach(async () => {
+  runsA.release();
+  runsB.release();
+  await closeRedisStacks(stacks);
+  stacks = [];
+});
+
+afterAll(async () => {
+  await redis?.stop();
+});
+
+it("a press taken by a process whose parked turn lost the lease goes to the holder: the call runs once, there", async () => {
+  const target = thread("1700009200.000001");
+  // A's coordination: once `cut`, its renewals hang (its deadline gives the lease up) and its
+  // failover scan finds nothing (so B is the one that takes the session over).
+  let cut = false;
+  const wrap = (c: Coordination): Coordination =>
+    new Proxy(c, {
+      get(inner, prop) {
+        const value = Reflect.get(inner, prop, inner);
+        if (prop === "renew")
+          return (...args: Parameters<Coordination["renew"]>) =>
+            cut ? new Promise<boolean>(() => undefined) : inner.renew(...args);
+        if (prop === "unleasedMembers")
+          return async (...args: Parameters<Coordination["unleasedMembers"]>) =>
+            cut ? [] : inner.unleasedMembers(...args);
+        return typeof value === "function" ? value.bind(inner) : value;
+      },
+    });
+  const common = {
+    url: redis.url,
+    provider: new WritingProvider(),
+    providerName: "writing",
+    outputs,
+    approvers: ["slack:U_BOSS"],
+  };
+  const a = await openRedisStack({
+    ...common,
+    name: "A",
+    runs: runsA,
+    wrap,
+    timing: { ttlMs: 1_000, renewMs: 300 },
+  });
+  stacks.push(a);
+  const b = await openRedisStack({ ...common, name: "B", runs: runsB });
+  stacks.push(b);
+
+  await a.manager.receive(message("write p1", { target }));
+  const out = outputs.for(target);
+  const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");
+  const sessionId = out.turns[0]!.sessionId;
+  cut = true;
+  // B's failover takes the session once A's lease lapses, and waits on the same card.
+  await eventually(() => waitingAt(b).has(sessionId), "B to take the session and wait on the card", 10_000);
+  cut = false;
+
+  const pressed = await a.manager.press({
+    kind: "card",
+    platform: "slack",
+    pendingId: card.pendingId,
+    action: "once",
+    user: ANA,
+  });
+  expect(pressed.status).toBe("accepted");
+  await outputs.until(
+    () =>
+      out.closedTurns.some((t) =>
+        t.events.some((e) => e.type === "turn-completed" && e.finalText === "wrote"),
+      ) || undefined,
+    "B's turn to finish after its call",
+    10_000,
+  );
+  await b.manager.idle();
+  // A's stale parked turn took nothing and ended quietly.
+  await eventually(() => !waitingAt(a).has(sessionId), "A's stale turn to end");
+  // Nothing of it was shown after the lease was lost: no failure, no "stopped" call.
+  expect(out.closedTurns.flatMap((t) => t.events).filter((e) => e.type === "error")).toHaveLength(0);
+  expect(
+    out.closedTurns
+      .flatMap((t) => t.events)
+      .filter((e) => e.type === "tool-call-finished" && e.status !== "ok"),
+  ).toHaveLength(0);
+  expect(runsB.count("call-p1")).toBe(1);
+  expect(runsA.count("call-p1")).toBe(0);
+}, 30_000);
