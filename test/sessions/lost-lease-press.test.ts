@@ -4,41 +4,30 @@
  * on the same card. When A recovers and the click reaches A, the decision goes to B (the holder),
  * which runs the call exactly once and finishes the turn; A's stale parked turn does not take it.
  */
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { PendingHub } from "../../src/approvals/pending-hub.js";
 import type {
   ProviderClient,
   ProviderRequest,
   ProviderStreamEvent,
 } from "../../src/engine/provider/provider.js";
-import type { Coordination } from "../../src/store/coordination/coordination.js";
-import { stepFinished, userMessageText } from "../support/engine-fixtures.js";
 import { eventually } from "../support/eventually.js";
 import { RecordingOutputs } from "../support/recording-output.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { ANA, message, thread } from "./helpers/harness.js";
-import { closeRedisStacks, openRedisStack, type RedisStack } from "./helpers/redis-stack.js";
+import { answer, callTool, lastUserText } from "./helpers/provider-steps.js";
+import { redisPerFile } from "./helpers/redis-per-file.js";
+import { openRedisStack, type RedisStack } from "./helpers/redis-stack.js";
+import { severable } from "./helpers/severable.js";
 import { ToolRuns } from "./helpers/test-tools.js";
 
 /** "write <x>" calls write_note (as call-<x>); after a call: "wrote". */
 class WritingProvider implements ProviderClient {
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") {
-      yield { type: "text-delta", delta: "wrote" };
-      yield stepFinished("wrote");
-      return;
-    }
-    const text = userMessageText(last);
+    const text = lastUserText(request);
+    if (text === undefined) return yield* answer("wrote");
     const write = /write (\S+)/.exec(text);
-    if (write) {
-      yield stepFinished("", [
-        { id: `call-${write[1]}`, name: "write_note", arguments: JSON.stringify({ text: write[1] }) },
-      ]);
-      return;
-    }
-    yield { type: "text-delta", delta: `re: ${text}` };
-    yield stepFinished(`re: ${text}`);
+    if (write) return yield* callTool(`call-${write[1]}`, "write_note", { text: write[1] });
+    yield* answer(`re: ${text}`);
   }
 }
 
@@ -46,45 +35,18 @@ class WritingProvider implements ProviderClient {
 const waitingAt = (stack: RedisStack): ReadonlySet<string> =>
   (stack.manager as unknown as { readonly hub: PendingHub }).hub.waitingSessions();
 
-let redis: RedisServer;
-let stacks: RedisStack[] = [];
 const outputs = new RecordingOutputs();
 const runsA = new ToolRuns();
 const runsB = new ToolRuns();
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-}, 20_000);
-
-afterEach(async () => {
+const redis = redisPerFile(() => {
   runsA.release();
   runsB.release();
-  await closeRedisStacks(stacks);
-  stacks = [];
-});
-
-afterAll(async () => {
-  await redis?.stop();
 });
 
 it("a press taken by a process whose parked turn lost the lease goes to the holder: the call runs once, there", async () => {
   const target = thread("1700009200.000001");
-  // A's coordination: once `cut`, its renewals hang (its deadline gives the lease up) and its
-  // failover scan finds nothing (so B is the one that takes the session over).
-  let cut = false;
-  const wrap = (c: Coordination): Coordination =>
-    new Proxy(c, {
-      get(inner, prop) {
-        const value = Reflect.get(inner, prop, inner);
-        if (prop === "renew")
-          return (...args: Parameters<Coordination["renew"]>) =>
-            cut ? new Promise<boolean>(() => undefined) : inner.renew(...args);
-        if (prop === "unleasedMembers")
-          return async (...args: Parameters<Coordination["unleasedMembers"]>) =>
-            cut ? [] : inner.unleasedMembers(...args);
-        return typeof value === "function" ? value.bind(inner) : value;
-      },
-    });
+  // A's coordination, severed once the card is up: B is the one that takes the session over.
+  const link = severable();
   const common = {
     url: redis.url,
     provider: new WritingProvider(),
@@ -96,21 +58,21 @@ it("a press taken by a process whose parked turn lost the lease goes to the hold
     ...common,
     name: "A",
     runs: runsA,
-    wrap,
+    wrap: link.wrap,
     timing: { ttlMs: 1_000, renewMs: 300 },
   });
-  stacks.push(a);
+  redis.stacks.push(a);
   const b = await openRedisStack({ ...common, name: "B", runs: runsB });
-  stacks.push(b);
+  redis.stacks.push(b);
 
   await a.manager.receive(message("write p1", { target }));
   const out = outputs.for(target);
   const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "the card");
   const sessionId = out.turns[0]!.sessionId;
-  cut = true;
+  link.sever();
   // B's failover takes the session once A's lease lapses, and waits on the same card.
   await eventually(() => waitingAt(b).has(sessionId), "B to take the session and wait on the card", 10_000);
-  cut = false;
+  link.mend();
 
   const pressed = await a.manager.press({
     kind: "card",

@@ -4,7 +4,7 @@
  * is left to the next holder, which runs it exactly once — never on the process without the lease,
  * and never twice from both the record's queue and the shared queue.
  */
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type {
   ProviderClient,
   ProviderRequest,
@@ -13,13 +13,14 @@ import type {
 import { sessionLeaseKey } from "../../src/sessions/lease-lock.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import { sharedQueueName } from "../../src/sessions/shared-queue.js";
-import type { Coordination } from "../../src/store/coordination/coordination.js";
-import { stepFinished, userMessageText } from "../support/engine-fixtures.js";
+import { userMessageText } from "../support/engine-fixtures.js";
 import { eventually } from "../support/eventually.js";
 import { RecordingOutputs } from "../support/recording-output.js";
-import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { message, thread } from "./helpers/harness.js";
-import { closeRedisStacks, openRedisStack, type RedisStack } from "./helpers/redis-stack.js";
+import { answer, callTool, lastUserText } from "./helpers/provider-steps.js";
+import { redisPerFile } from "./helpers/redis-per-file.js";
+import { openRedisStack } from "./helpers/redis-stack.js";
+import { severable } from "./helpers/severable.js";
 import { ToolRuns } from "./helpers/test-tools.js";
 
 /** "slow <x>" calls slow_task, "read <x>" calls read_note (both as call-<x>); after a call: "done". */
@@ -28,27 +29,13 @@ class CallingProvider implements ProviderClient {
 
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
     this.requests.push(request);
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") {
-      yield { type: "text-delta", delta: "done" };
-      yield stepFinished("done");
-      return;
-    }
-    const text = userMessageText(last);
+    const text = lastUserText(request);
+    if (text === undefined) return yield* answer("done");
     const slow = /slow (\S+)/.exec(text);
-    if (slow) {
-      yield stepFinished("", [{ id: `call-${slow[1]}`, name: "slow_task", arguments: "{}" }]);
-      return;
-    }
+    if (slow) return yield* callTool(`call-${slow[1]}`, "slow_task");
     const read = /read (\S+)/.exec(text);
-    if (read) {
-      yield stepFinished("", [
-        { id: `call-${read[1]}`, name: "read_note", arguments: JSON.stringify({ name: read[1] }) },
-      ]);
-      return;
-    }
-    yield { type: "text-delta", delta: `re: ${text}` };
-    yield stepFinished(`re: ${text}`);
+    if (read) return yield* callTool(`call-${read[1]}`, "read_note", { name: read[1] });
+    yield* answer(`re: ${text}`);
   }
 
   /** Requests whose last message is a user message containing `marker`. */
@@ -57,52 +44,18 @@ class CallingProvider implements ProviderClient {
   }
 }
 
-let redis: RedisServer;
-let stacks: RedisStack[] = [];
 const outputs = new RecordingOutputs();
 const runs = new ToolRuns();
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-}, 20_000);
-
-afterEach(async () => {
-  runs.release();
-  await closeRedisStacks(stacks);
-  stacks = [];
-});
-
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = redisPerFile(() => runs.release());
 
 it("a process whose lease is lost mid-turn starts no other turn; the message it took in runs once, on the next holder", async () => {
   const providerA = new CallingProvider();
   const providerB = new CallingProvider();
   const target = thread("1700009100.000001");
-  // A's coordination: once `cut`, its renewals hang (neither succeed nor fail: its deadline gives
-  // the lease up) and its failover scan finds nothing (so B is the one that takes the session over).
-  let cut = false;
+  // A's coordination, severed once it took the next message in: B is the one that takes the
+  // session over.
   let takenIn = 0;
-  const wrap = (c: Coordination): Coordination =>
-    new Proxy(c, {
-      get(inner, prop) {
-        const value = Reflect.get(inner, prop, inner);
-        if (prop === "renew")
-          return (...args: Parameters<Coordination["renew"]>) =>
-            cut ? new Promise<boolean>(() => undefined) : inner.renew(...args);
-        if (prop === "unleasedMembers")
-          return async (...args: Parameters<Coordination["unleasedMembers"]>) =>
-            cut ? [] : inner.unleasedMembers(...args);
-        if (prop === "items")
-          return async (...args: Parameters<Coordination["items"]>) => {
-            const items = await inner.items(...args);
-            takenIn += items.length;
-            return items;
-          };
-        return typeof value === "function" ? value.bind(inner) : value;
-      },
-    });
+  const link = severable({ onItems: (items) => (takenIn += items.length) });
   const a = await openRedisStack({
     url: redis.url,
     name: "A",
@@ -110,10 +63,10 @@ it("a process whose lease is lost mid-turn starts no other turn; the message it 
     providerName: "calling",
     outputs,
     runs,
-    wrap,
+    wrap: link.wrap,
     timing: { ttlMs: 1_000, renewMs: 300 },
   });
-  stacks.push(a);
+  redis.stacks.push(a);
   const b = await openRedisStack({
     url: redis.url,
     name: "B",
@@ -122,7 +75,7 @@ it("a process whose lease is lost mid-turn starts no other turn; the message it 
     outputs,
     runs,
   });
-  stacks.push(b);
+  redis.stacks.push(b);
 
   await a.manager.receive(message("slow x1", { target }));
   await runs.started("call-x1");
@@ -131,7 +84,7 @@ it("a process whose lease is lost mid-turn starts no other turn; the message it 
   await a.manager.receive(message("read y1", { target }));
   await eventually(() => takenIn > 0, "A to take the message in");
   // A's deadline gives the lease up while the call still runs, which stops it.
-  cut = true;
+  link.sever();
 
   const records = new SessionRecords(b.store.space("sessions"));
   await eventually(

@@ -32,6 +32,7 @@ import { sharedQueueName } from "../../src/sessions/shared-queue.js";
 import { RecordingOutputs } from "../support/recording-output.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { ANA, BEN, message, thread } from "./helpers/harness.js";
+import { answer, callTool, lastUserText } from "./helpers/provider-steps.js";
 import { ToolRuns } from "./helpers/test-tools.js";
 import {
   closeRedisStacks,
@@ -57,29 +58,16 @@ class RuleProvider implements ProviderClient {
 
   async *stream(request: ProviderRequest): AsyncGenerator<ProviderStreamEvent> {
     this.requests.push({ ...request, messages: structuredClone(request.messages) });
-    const last = request.messages.at(-1);
-    if (last?.role === "tool") {
-      yield { type: "text-delta", delta: "wrote" };
-      yield stepFinished("wrote");
-      return;
-    }
-    const text = userMessageText(last);
+    const text = lastUserText(request);
+    if (text === undefined) return yield* answer("wrote");
     if (text.includes("flaky") && !this.failed.has(text)) {
       this.failed.add(text);
       throw new ProviderError("bad_request", "The model refused this once.");
     }
     const slow = /slow (\S+)/.exec(text);
-    if (slow) {
-      yield stepFinished("", [{ id: `call-${slow[1]}`, name: "slow_task", arguments: "{}" }]);
-      return;
-    }
+    if (slow) return yield* callTool(`call-${slow[1]}`, "slow_task");
     const write = /write (\S+)/.exec(text);
-    if (write) {
-      yield stepFinished("", [
-        { id: `call-${write[1]}`, name: "write_note", arguments: JSON.stringify({ text: write[1] }) },
-      ]);
-      return;
-    }
+    if (write) return yield* callTool(`call-${write[1]}`, "write_note", { text: write[1] });
     if (text.includes("hang")) {
       yield { type: "text-delta", delta: "working" };
       await new Promise<void>((resolve) => {
@@ -95,9 +83,7 @@ class RuleProvider implements ProviderClient {
       this.aborted.push(text);
       throw Object.assign(new Error("aborted"), { name: "AbortError" });
     }
-    const reply = `re: ${/m\d+-\d+/.exec(text)?.[0] ?? text}`;
-    yield { type: "text-delta", delta: reply };
-    yield stepFinished(reply);
+    yield* answer(`re: ${/m\d+-\d+/.exec(text)?.[0] ?? text}`);
   }
 
   /** Let the hanging stream whose user message contains `marker` finish as answered. */
