@@ -13,12 +13,7 @@
 import { isWithin } from "../core/real-paths.js";
 import type { CoworkerConfig } from "./schema.js";
 import { settingLabel } from "./env-overrides.js";
-import { realPathAtLoad, workspaceRoots } from "./workspace-roots.js";
-
-/** `/srv/ws`, or `/srv/ws-link → /srv/ws` when a link made the real path differ. */
-function shown(path: string, real: string): string {
-  return path === real ? real : `${path} → ${real}`;
-}
+import { realPathAtLoad, shown, workspaceRoots } from "./workspace-roots.js";
 
 /**
  * One problem per workspace root that is the data folder or lies inside it, naming both paths

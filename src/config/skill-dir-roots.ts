@@ -11,12 +11,7 @@
  */
 import { isWithin } from "../core/real-paths.js";
 import type { CoworkerConfig } from "./schema.js";
-import { realPathAtLoad, workspaceRoots } from "./workspace-roots.js";
-
-/** `/srv/ws`, or `/srv/ws-link → /srv/ws` when a link made the real path differ. */
-function shown(path: string, real: string): string {
-  return path === real ? real : `${path} → ${real}`;
-}
+import { realPathAtLoad, shown, workspaceRoots } from "./workspace-roots.js";
 
 /**
  * One problem per `skills.dirs` entry and workspace root it is, lies in or contains, naming both

@@ -27,3 +27,8 @@ export function workspaceRoots(config: CoworkerConfig): readonly WorkspaceRoot[]
   ];
   return roots.map(([key, path]) => ({ key, path, real: realPathAtLoad(path) }));
 }
+
+/** `/srv/ws`, or `/srv/ws-link → /srv/ws` when a link made the real path differ. */
+export function shown(path: string, real: string): string {
+  return path === real ? real : `${path} → ${real}`;
+}

@@ -68,13 +68,18 @@ function usageError(command: ExtraCommand): ExtraCommandMatch {
   return { ok: false, error: `Usage: ${command.usage}` };
 }
 
+/** A command word as the session layer reads it: "/Schedules@coworker" is "schedules". */
+export function commandWord(name: string): string {
+  return name.replace(/^\//, "").replace(/@.*$/, "").toLowerCase();
+}
+
 /** The extra command named `name` (a slash command's name and arguments), if there is one. */
 export function matchExtraCommand(
   commands: readonly ExtraCommand[],
   name: string,
   args: readonly string[],
 ): ExtraCommandMatch | undefined {
-  const wanted = name.replace(/^\//, "").replace(/@.*$/, "").toLowerCase();
+  const wanted = commandWord(name);
   const command = commands.find((candidate) => candidate.name === wanted);
   if (!command) return undefined;
   return fits(command, args) ? { ok: true, command, args } : usageError(command);

@@ -14,6 +14,7 @@ import type { ButtonPress } from "../../core/button-press.js";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
 import { COMMAND_HELP } from "../../sessions/text-commands.js";
+import { commandWord } from "../../sessions/extra-commands.js";
 import { z } from "zod";
 import { INACTIVE_BUTTON } from "../intake-log.js";
 import type { AccessPolicy } from "./slack-access.js";
@@ -22,6 +23,7 @@ import { ACTION_IDS, CARD_ACTION_PATTERN, context, decodeCardValue } from "./sla
 import { kindOfChannel } from "./slack-conversation-kind.js";
 import type { BotIdentity } from "./slack-events.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
+import { escapeMrkdwn } from "./slack-limits.js";
 import type { ThreadRegistry } from "./slack-threads.js";
 import type { UserDirectory } from "./slack-users.js";
 
@@ -86,16 +88,6 @@ function noThreadRefusal(botUserId: string, text: string): string {
     "I don't know which thread this is for (Slack doesn't send /coworker from inside a thread), so I didn't run it.",
     `Type it in the thread instead, mentioning me: "<@${botUserId}> ${escapeMrkdwn(text)}" — or reply in that thread first, then use /coworker again.`,
   ].join(" ");
-}
-
-/** The person's own text shown back in mrkdwn, its control characters escaped. */
-function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-/** A command word as the session layer reads it: "/Schedules@coworker" is "schedules". */
-function commandWord(name: string): string {
-  return name.replace(/^\//, "").replace(/@.*$/, "").toLowerCase();
 }
 
 /** What the slash command replies through (Bolt's `respond`). */
