@@ -4,8 +4,8 @@
  * image becomes an attachment record (adapted per model call later), a PDF its extracted text,
  * voice or audio its transcript (when transcription is configured), a text-like file its
  * fenced content. Anything that cannot be used becomes a one-line note the model sees and the
- * person is told — never a silent loss, never a crash. The hint how to enable transcription is
- * given once per conversation.
+ * person is told — never a silent loss, never a crash. Whether a recording may be transcribed,
+ * and the hint how to enable transcription, is recording-intake.ts's concern.
  *
  * A file's text is not the person's words, so it never joins them: a PDF's extract, a text file
  * and the transcript of audio that is not the sender's own voice note (an audio file, a forwarded
@@ -27,13 +27,10 @@ import type { Logger } from "pino";
 import { type Attachment, type FileTextAttachment, fileNote, formatBytes } from "../core/attachment.js";
 import { probeImageFile } from "../media/image-probe.js";
 import type { InboundFile } from "../core/inbound-message.js";
-import { LruCache } from "../sessions/lru.js";
-import { formatDuration } from "../core/duration-text.js";
 import { sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
 import { fenceLanguage, fileKindOf } from "./file-kind.js";
 import { extractPdfText } from "./pdf-text.js";
-import type { Transcriber } from "./transcriber.js";
-import type { SlotBudget } from "../store/slot-budget.js";
+import { type IntakeTranscription, RecordingIntake } from "./recording-intake.js";
 import { type BudgetTurn, budgetTurns } from "./budget-turns.js";
 import { conversationPaths } from "../tools/files/conversation-paths.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
@@ -51,7 +48,7 @@ export interface AttachmentSettings {
   /**
    * Voice notes and audio the platform says are longer than this are not transcribed (a paid
    * endpoint billed by the minute: a 20 MB file of low-bitrate speech holds hours). Every recording
-   * is bounded by size as well, at most this long at AUDIO_BYTES_PER_S_BOUND: a stated length is
+   * is bounded by size as well, at most this long at AUDIO_BYTES_PER_S_BOUND (recording-intake.ts): a stated length is
    * the sender's client's word (Telegram), and audio may state none (Slack's files).
    */
   readonly transcriptionMaxDurationS: number;
@@ -72,16 +69,6 @@ export const DEFAULT_ATTACHMENT_SETTINGS: AttachmentSettings = Object.freeze({
   transcriptionMaxDurationS: 30 * 60,
   transcriptionsPerHour: 30,
 });
-
-/** What transcribes voice notes and audio, and where the transcriptions are counted. */
-export interface IntakeTranscription {
-  readonly transcriber: Transcriber;
-  /**
-   * Where the transcriptions per person are counted (store/slot-budget.ts, under the key
-   * `transcription:<person>`): the app's budget over the store, shared by every process on it.
-   */
-  readonly budget: SlotBudget;
-}
 
 export interface IntakeOptions {
   /**
@@ -137,17 +124,7 @@ interface Outcome {
   readonly hint?: string;
 }
 
-export const TRANSCRIPTION_HINT =
-  "Voice notes are not transcribed yet: set `transcription` (model, base_url, api_key) in the config, or COWORKER_TRANSCRIPTION_MODEL / _BASE_URL / _API_KEY, to turn them into text.";
-
-/**
- * The bytes per second the size bound takes any recording to have, whatever length it states:
- * 64 kbit/s, above what voice codecs record speech at (Opus ~16–32 kbit/s, AMR and AAC voice
- * presets ~12–64 kbit/s), so a recording within the length cap is rarely refused (music or
- * high-bitrate audio may be); one at a lower bitrate may run longer than the cap (by the ratio of
- * the bitrates) but no longer without bound, whatever length its sender's client claims.
- */
-const AUDIO_BYTES_PER_S_BOUND = 64_000 / 8;
+export { TRANSCRIPTION_HINT } from "./recording-intake.js";
 
 const HEAD_BYTES = 4096;
 
@@ -184,18 +161,19 @@ function fileText(
   return { kind: "file-text", path: file.path, name: file.name, source, about, text };
 }
 
-function duration(seconds: number | undefined): string {
-  if (seconds === undefined) return "";
-  return `, ${Math.floor(seconds / 60)}:${String(Math.round(seconds % 60)).padStart(2, "0")}`;
-}
-
 /** Turns saved files into model input (see the module header). */
 export class AttachmentIntake {
   private readonly settings: AttachmentSettings;
-  private readonly hinted = new LruCache<string, true>(10_000);
+  private readonly recordings: RecordingIntake;
 
   constructor(private readonly options: IntakeOptions) {
     this.settings = options.settings ?? DEFAULT_ATTACHMENT_SETTINGS;
+    this.recordings = new RecordingIntake({
+      transcription: options.transcription,
+      maxDurationS: this.settings.transcriptionMaxDurationS,
+      perHour: this.settings.transcriptionsPerHour,
+      logger: options.logger,
+    });
   }
 
   /** Split off the files over the per-message count (before downloading them), with a note naming them. */
@@ -263,7 +241,7 @@ export class AttachmentIntake {
       case "pdf":
         return await this.pdf(file, opened, from);
       case "audio":
-        return await this.audio(file, opened, from, turn);
+        return await this.recordings.take(file, opened, from, turn);
       case "text":
         return await this.text(file, opened);
       case "other":
@@ -300,83 +278,6 @@ export class AttachmentIntake {
     return {
       attachment: fileText(file, "pdf", `PDF, ${span}; text extracted, saved at ${pdf.cachePath}`, text),
     };
-  }
-
-  private async audio(file: InboundFile, absolute: string, from: Origin, turn: BudgetTurn): Promise<Outcome> {
-    const label = `${file.name}${duration(file.durationS)}`;
-    const transcription = this.options.transcription;
-    if (!transcription) {
-      const first = !this.hinted.get(from.sessionKey);
-      this.hinted.set(from.sessionKey, true);
-      const note = fileNote(
-        `[voice/audio ${label} — not transcribed: transcription is not configured. The file is saved at ${file.path}.]`,
-      );
-      return first ? { hint: TRANSCRIPTION_HINT, attachment: note } : { attachment: note };
-    }
-    const longest = this.settings.transcriptionMaxDurationS;
-    if (file.durationS !== undefined && file.durationS > longest)
-      return {
-        attachment: fileNote(
-          `[voice/audio ${label} — not transcribed: it is longer than the ${formatDuration(longest * 1_000)} transcription takes. The file is saved at ${file.path}.]`,
-        ),
-      };
-    // A recording must fit both: its stated length (above) and its size, as a stated length is
-    // only what the sender's client says.
-    const largest = longest * AUDIO_BYTES_PER_S_BOUND;
-    if (file.bytes > largest) {
-      const why =
-        file.durationS === undefined
-          ? `its length is not stated, and at ${formatBytes(file.bytes)} it is probably longer than the ${formatDuration(longest * 1_000)} transcription takes (it takes up to ${formatBytes(largest)} of audio with no stated length)`
-          : `at ${formatBytes(file.bytes)} it is probably longer than the ${formatDuration(longest * 1_000)} transcription takes, whatever length it states (it takes up to ${formatBytes(largest)} of audio)`;
-      return {
-        attachment: fileNote(
-          `[voice/audio ${label} — not transcribed: ${why}. The file is saved at ${file.path}.]`,
-        ),
-      };
-    }
-    // The budget is taken in the order the person attached the recordings: over it, the first
-    // ones are transcribed and the later ones refused, whichever file was read first.
-    await turn.ready;
-    const perHour = this.settings.transcriptionsPerHour;
-    const granted = await transcription.budget.take(`transcription:${from.sender}`, perHour).then(
-      (taken) => taken.ok,
-      (error: unknown) => {
-        // Not counted, not sent: a paid call goes out only once it is counted.
-        this.options.logger.warn(
-          { err: error, file: file.path },
-          "transcription budget could not be checked",
-        );
-        return undefined;
-      },
-    );
-    const transcribing = granted
-      ? transcription.transcriber.transcribe({
-          absolute,
-          name: file.name,
-          ...(file.mediaType ? { mediaType: file.mediaType } : {}),
-        })
-      : undefined;
-    // Sent (or refused) before the next recording's turn, so they also reach the service in order.
-    turn.pass();
-    if (granted === undefined)
-      return {
-        attachment: fileNote(
-          `[voice/audio ${label} — not transcribed: how many its sender has had transcribed could not be checked just now. The file is saved at ${file.path}.]`,
-        ),
-      };
-    if (!transcribing)
-      return {
-        attachment: fileNote(
-          `[voice/audio ${label} — not transcribed: its sender has had ${perHour} transcribed in the last hour, the most one person may. The file is saved at ${file.path}.]`,
-        ),
-      };
-    const spoken = await transcribing;
-    const transcript = spoken.trim();
-    const said = transcript === "" ? "(no speech recognised)" : transcript;
-    // The sender's own voice note is their words; any other recording is a file's content.
-    // Headed by its length alone: the file (name and path) is listed beside the words.
-    if (file.ownVoice) return { section: `[voice transcript${duration(file.durationS)}]\n${said}` };
-    return { attachment: fileText(file, "audio", `${label}, transcribed; saved at ${file.path}`, said) };
   }
 
   private async text(file: InboundFile, absolute: string): Promise<Outcome> {
