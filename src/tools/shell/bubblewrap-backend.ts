@@ -236,9 +236,9 @@ function shownHidden(hidden: readonly MaskedEntry[], roots: readonly string[]): 
     .filter((entry) => !roots.some((root) => isWithin(root, entry.path)));
 }
 
-/** Cover the hidden paths that a bound folder would show. */
-function hiddenArgs(hidden: readonly MaskedEntry[], roots: readonly string[]): string[] {
-  return shownHidden(hidden, roots).flatMap(maskArgs);
+/** Cover the hidden paths that a bound folder would show (`shown`, from `shownHidden`). */
+function hiddenArgs(shown: readonly MaskedEntry[]): string[] {
+  return shown.flatMap(maskArgs);
 }
 
 /**
@@ -247,15 +247,14 @@ function hiddenArgs(hidden: readonly MaskedEntry[], roots: readonly string[]): s
  * covered where it was when the command started; without the pins, a command could move a
  * folder above it away, and the next command would find it uncovered at its new place. Left out:
  * folders the command does not see (in the masked folder outside its kept folders) and folders
- * inside a hidden path (covered anyway).
+ * inside a hidden path (covered anyway). `shown` is `shownHidden` of the hidden paths.
  */
 function withHiddenPins(
   readOnly: ReadOnlyPaths | undefined,
-  hidden: readonly MaskedEntry[],
+  shown: readonly MaskedEntry[],
   roots: readonly string[],
   masked: MaskedFolder | undefined,
 ): ReadOnlyPaths | undefined {
-  const shown = shownHidden(hidden, roots);
   const pins = shown
     .flatMap((entry) => foldersAbove(entry.path, roots))
     .filter((folder) => seen(folder, roots, masked))
@@ -357,7 +356,8 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
       const [fixed, { userNamespace }] = await Promise.all([getLayout(), probe()]);
       const binds = request.roots.flatMap((root) => ["--bind", root, root]);
       const { masked } = request;
-      const readOnly = withHiddenPins(request.readOnly, fixed.hidden, request.roots, masked);
+      const shown = shownHidden(fixed.hidden, request.roots);
+      const readOnly = withHiddenPins(request.readOnly, shown, request.roots, masked);
       const inMasked = (file: string) => masked !== undefined && isWithin(file, masked.path);
       // Read-only paths outside the masked folder go before it (a read-only folder holding it
       // would show it again), those in a folder bound back into it after it (that bind would
@@ -370,7 +370,7 @@ export function bubblewrapBackend(options: BubblewrapOptions = {}): SandboxBacke
         ...readOnlyArgs(readOnly, (file) => !inMasked(file)),
         ...maskedArgs(masked),
         ...readOnlyArgs(readOnly, inMasked),
-        ...hiddenArgs(fixed.hidden, request.roots),
+        ...hiddenArgs(shown),
         ...SEAL_ROOT,
         "--chdir",
         request.cwd,

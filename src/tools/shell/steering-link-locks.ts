@@ -36,14 +36,41 @@ interface LinkOnTheWay {
 /** Links followed at most while resolving one path, as the kernel's limit. */
 const MAX_LINK_HOPS = 40;
 
+/** What one look at a path found: nothing there, a file or folder, or a link (its target if readable). */
+type Looked =
+  | { readonly kind: "missing" }
+  | { readonly kind: "other" }
+  | { readonly kind: "link"; readonly target?: string };
+
+/** Looks already made during one `replaceableLinks`, by path, so that shared prefixes are looked at once. */
+type Looks = Map<string, Promise<Looked>>;
+
+function look(file: string, looks: Looks): Promise<Looked> {
+  let found = looks.get(file);
+  if (found === undefined) {
+    found = (async (): Promise<Looked> => {
+      const info = await lstat(file).catch(() => undefined);
+      if (info === undefined) return { kind: "missing" };
+      if (!info.isSymbolicLink()) return { kind: "other" };
+      const target = await readlink(file).catch(() => undefined);
+      return target === undefined ? { kind: "link" } : { kind: "link", target };
+    })();
+    looks.set(file, found);
+  }
+  return found;
+}
+
 /**
  * The links met while resolving `file` (an absolute path) as the kernel does, each with the real
- * folder holding it; the walk stops at a missing name (nothing below it is a link yet).
+ * folder holding it; the walk stops at a missing name (nothing below it is a link yet). It starts
+ * at `from` when `file` lies in it — `from` must be a real path, with no link on the way to it —
+ * else at the file system's root.
  */
-async function linksOnTheWay(file: string): Promise<LinkOnTheWay[]> {
+async function linksOnTheWay(file: string, from: string, looks: Looks): Promise<LinkOnTheWay[]> {
   const found: LinkOnTheWay[] = [];
-  let done = path.parse(file).root;
-  let rest = file.split(path.sep).filter((name) => name !== "");
+  const inside = isWithin(file, from);
+  let done = inside ? from : path.parse(file).root;
+  let rest = (inside ? path.relative(from, file) : file).split(path.sep).filter((name) => name !== "");
   while (rest.length > 0 && found.length <= MAX_LINK_HOPS) {
     const [name = "", ...tail] = rest;
     rest = tail;
@@ -53,14 +80,14 @@ async function linksOnTheWay(file: string): Promise<LinkOnTheWay[]> {
       continue;
     }
     const next = path.join(done, name);
-    const info = await lstat(next).catch(() => undefined);
-    if (info === undefined) break;
-    if (!info.isSymbolicLink()) {
+    const info = await look(next, looks);
+    if (info.kind === "missing") break;
+    if (info.kind === "other") {
       done = next;
       continue;
     }
     found.push({ link: next, folder: done });
-    const target = await readlink(next).catch(() => undefined);
+    const { target } = info;
     if (target === undefined) break;
     rest = [...target.split(path.sep).filter((part) => part !== ""), ...rest];
     if (path.isAbsolute(target)) done = path.parse(target).root;
@@ -71,7 +98,7 @@ async function linksOnTheWay(file: string): Promise<LinkOnTheWay[]> {
 /**
  * The links on the way to the steering places `all` (every one, as spelled in `workspace`) that a
  * command could replace: in a folder it sees and none of the read-only places `readOnly` covers.
- * Each once, by path.
+ * Each once, by path. `workspace` must be a real path.
  */
 export async function replaceableLinks(
   workspace: string,
@@ -79,8 +106,9 @@ export async function replaceableLinks(
   readOnly: readonly SteeringPlace[],
   seenByCommand: (file: string) => boolean,
 ): Promise<LinkOnTheWay[]> {
+  const looks: Looks = new Map();
   const walks = await Promise.all(
-    all.map((place) => linksOnTheWay(path.join(workspace, ...place.spelling.split("/")))),
+    all.map((place) => linksOnTheWay(path.join(workspace, ...place.spelling.split("/")), workspace, looks)),
   );
   const links = walks
     .flat()
