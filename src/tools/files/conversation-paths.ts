@@ -25,33 +25,29 @@ export async function uploadsFolder(paths: WorkspacePaths): Promise<string> {
   return realpathOfMaybeMissing(path.join(root ?? paths.root, UPLOADS_FOLDER));
 }
 
-/** Which folders directly under uploads/ a view opens. */
-type OpensFolder = (name: string) => boolean;
-
-/** What `target`'s conversation may use of uploads/ (none for no target). */
-function foldersOf(target: ThreadTarget | undefined): OpensFolder {
-  return (name) => target !== undefined && isConversationUploadFolder(name, target);
+/** Whether `name`, a folder directly under uploads/, is not one of `target`'s (all are not, for no target). */
+function othersFolder(name: string, target: ThreadTarget | undefined): boolean {
+  return target === undefined || !isConversationUploadFolder(name, target);
 }
 
-/** Whether `absolute` lies in a folder of `uploads` that `opens` does not open. */
-function inOthersUploads(absolute: string, uploads: string, opens: OpensFolder): boolean {
+/** Whether `absolute` lies in a folder of `uploads` that is not one of `target`'s. */
+function inOthersUploads(absolute: string, uploads: string, target: ThreadTarget | undefined): boolean {
   if (absolute === uploads || !isWithin(absolute, uploads)) return false;
-  const folder = path.relative(uploads, absolute).split(path.sep)[0] ?? "";
-  return !opens(folder);
+  return othersFolder(path.relative(uploads, absolute).split(path.sep)[0] ?? "", target);
 }
 
 /**
- * The entries of `uploads` that `opens` does not open, when `uploads` is `dir` or lies inside it
- * (none otherwise, or when it cannot be read: the hidden test still judges every path).
+ * The entries of `uploads` that are not `target`'s folders, when `uploads` is `dir` or lies inside
+ * it (none otherwise, or when it cannot be read: the hidden test still judges every path).
  */
 async function othersUploadsWithin(
   dir: string,
   uploads: string,
-  opens: OpensFolder,
+  target: ThreadTarget | undefined,
 ): Promise<readonly string[]> {
   if (!isWithin(uploads, dir)) return [];
   const names = await readdir(uploads).catch(() => []);
-  return names.filter((name) => !opens(name)).map((name) => path.join(uploads, name));
+  return names.filter((name) => othersFolder(name, target)).map((name) => path.join(uploads, name));
 }
 
 /**
@@ -59,41 +55,33 @@ async function othersUploadsWithin(
  * uploads/ is open. A view of a view opens only what both do.
  */
 export function conversationPaths(paths: WorkspacePaths, target: ThreadTarget | undefined): WorkspacePaths {
-  return uploadsView(paths, foldersOf(target), (input) =>
-    target === undefined
-      ? `${input}: nothing under ${UPLOADS_FOLDER}/ is available here (the files people send stay in the conversation they sent them in)`
-      : `${input}: of ${UPLOADS_FOLDER}/, only this conversation's own folders are available here (the files people send stay in the conversation they sent them in)`,
-  );
-}
-
-/** `paths` with, of uploads/, only what `opens` opens; anything else refused with `refusal`'s words. */
-function uploadsView(
-  paths: WorkspacePaths,
-  opens: OpensFolder,
-  refusal: (input: string) => string,
-): WorkspacePaths {
-  const refuse = (input: string) => new PathOutsideWorkspaceError(refusal(input));
+  const refuse = (input: string) =>
+    new PathOutsideWorkspaceError(
+      target === undefined
+        ? `${input}: nothing under ${UPLOADS_FOLDER}/ is available here (the files people send stay in the conversation they sent them in)`
+        : `${input}: of ${UPLOADS_FOLDER}/, only this conversation's own folders are available here (the files people send stay in the conversation they sent them in)`,
+    );
   return Object.freeze({
     root: paths.root,
     realRoots: () => paths.realRoots(),
     display: (absolute: string) => paths.display(absolute),
     async resolve(input: string) {
       const [root = paths.root] = await paths.realRoots();
-      if (inOthersUploads(path.resolve(root, input), path.join(root, UPLOADS_FOLDER), opens))
+      if (inOthersUploads(path.resolve(root, input), path.join(root, UPLOADS_FOLDER), target))
         throw refuse(input);
       const resolved = await paths.resolve(input);
-      if (inOthersUploads(resolved.absolute, await uploadsFolder(paths), opens)) throw refuse(input);
+      if (inOthersUploads(resolved.absolute, await uploadsFolder(paths), target)) throw refuse(input);
       return resolved;
     },
     async hidden() {
       const [hiddenBefore, uploads] = await Promise.all([paths.hidden(), uploadsFolder(paths)]);
-      return (absolute: string) => hiddenBefore(absolute) || inOthersUploads(absolute, uploads, opens);
+      return (absolute: string) => hiddenBefore(absolute) || inOthersUploads(absolute, uploads, target);
     },
     async hidingIn(dir: string) {
       const [before, uploads] = await Promise.all([paths.hidingIn(dir), uploadsFolder(paths)]);
       return {
-        hidden: (absolute: string) => before.hidden(absolute) || inOthersUploads(absolute, uploads, opens),
-        within: [...before.within, ...(await othersUploadsWithin(dir, uploads, opens))],
+        hidden: (absolute: string) => before.hidden(absolute) || inOthersUploads(absolute, uploads, target),
+        within: [...before.within, ...(await othersUploadsWithin(dir, uploads, target))],
       };
     },
   });
