@@ -124,8 +124,6 @@ interface Outcome {
   readonly hint?: string;
 }
 
-export { TRANSCRIPTION_HINT } from "./recording-intake.js";
-
 const HEAD_BYTES = 4096;
 
 async function headOf(absolute: string): Promise<Uint8Array> {

@@ -5,11 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  AttachmentIntake,
-  DEFAULT_ATTACHMENT_SETTINGS,
-  TRANSCRIPTION_HINT,
-} from "../../src/attachments/inbound-attachments.js";
+import { AttachmentIntake, DEFAULT_ATTACHMENT_SETTINGS } from "../../src/attachments/inbound-attachments.js";
+import { TRANSCRIPTION_HINT } from "../../src/attachments/recording-intake.js";
 import { extractPdfText } from "../../src/attachments/pdf-text.js";
 import type { Transcriber } from "../../src/attachments/transcriber.js";
 import { createStore } from "../../src/store/create-store.js";
