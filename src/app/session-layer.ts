@@ -68,6 +68,8 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     multi ? multi.space(options.store.space(ns), ns) : options.store.space(ns);
   const outputs = new ThreadOutputs(logger);
   const outputFor = outputs.outputFor.bind(outputs);
+  // Several processes: whether this one holds a session's lease now (undefined in one process).
+  const holdsSession = multi && ((sessionId: string) => multi.holdsHere(sessionId));
   const auditLog = new AuditLog(options.auditLogPath, options.logger.child({ component: "audit" }));
   const dedupe = new InboundDedupe(options.store);
   const pending = new PendingStore(options.store, now, undefined, multi && options.coordination);
@@ -79,7 +81,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     outputFor,
     deliveries: dedupe,
     // Several processes: a turn parked here for a session another process took over takes no decision.
-    ...(multi ? { holdsSession: (sessionId: string) => multi.holdsHere(sessionId) } : {}),
+    ...(holdsSession ? { holdsSession } : {}),
     // Several processes on one store: an item's expiry is claimed there, so one process expires it.
     timers: new ExpiryTimers(
       now,
@@ -156,7 +158,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
           })
         : new PersonTurnSlots(options.maxTurnsPerPerson ?? DEFAULT_TURNS_PER_PERSON),
     ...(options.onTurnEnd ? { onTurnEnd: options.onTurnEnd } : {}),
-    ...(multi ? { gate: multi.gate, holdsSession: (sessionId: string) => multi.holdsHere(sessionId) } : {}),
+    ...(multi && holdsSession ? { gate: multi.gate, holdsSession } : {}),
   });
   const parked = new ParkedTurns({
     hub,
@@ -166,7 +168,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     ...(multi
       ? {
           resumeShared: (sessionId: string) => multi.resume(sessionId),
-          copyIsCurrent: (sessionId: string) => multi.holdsHere(sessionId),
+          copyIsCurrent: holdsSession,
         }
       : {}),
   });
@@ -189,7 +191,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     reviewerStats: reviewer.stats,
     approvals: options.approvals,
     models: { default: options.defaults.model, choices: options.defaults.modelChoices ?? [] },
-    ...(multi ? { mayReplace: (sessionId: string) => multi.holdsHere(sessionId) } : {}),
+    ...(holdsSession ? { mayReplace: holdsSession } : {}),
   });
   const queueCap = new QueueCap(outputs, logger);
   const commands = multi
