@@ -276,7 +276,9 @@ export class TurnEngine implements SessionTurnEngine {
 
   private async loop(ctx: TurnContext): Promise<void> {
     const maxSteps = effectiveMaxSteps(ctx.request);
-    const callIds = callIdsOf(ctx.history);
+    // The ids already taken, gathered from the history when a step first asks for calls (a reply
+    // without calls, most of them, never scans the history for them).
+    let callIds: Set<string> | undefined;
     for (;;) {
       if (ctx.aborted) return ctx.complete("interrupted");
       if (ctx.iterations >= maxSteps) return ctx.complete("max_iterations");
@@ -290,7 +292,10 @@ export class TurnEngine implements SessionTurnEngine {
       // Calls past the per-step limit are dropped before anything is stored: a hostile or broken
       // model cannot grow the stored history (and every later request) by sending thousands.
       const { kept, dropped } = capStepCalls(step.toolCalls);
-      const calls = normaliseIds(kept, callIds, ctx.request.turnId, ctx.iterations);
+      const calls =
+        kept.length === 0
+          ? []
+          : normaliseIds(kept, (callIds ??= callIdsOf(ctx.history)), ctx.request.turnId, ctx.iterations);
       // Told before the message is stored: a renderer that knows the answer is complete posts it
       // whole instead of starting a live message in the moment the store takes (nothing runs on
       // the message before it is stored — no tool, no person asked, no turn end).
