@@ -53,7 +53,7 @@ const recordSchema = z.object({
   /** Canonical JSON of the denied call's arguments. */
   args: z.string(),
   summary: z.string(),
-  /** What the card shows of the call in full (see denialDetail); absent on records from before it. */
+  /** The tool's preview detail of the call, when it gave one (see shownDetail). */
   detail: z.object({ kind: z.string(), text: z.string() }).optional(),
   reason: z.string(),
   requester: person,
@@ -82,24 +82,23 @@ function argumentsDetail(args: string): Detail {
 
 /**
  * What a denial card shows of the call beside its summary: the tool's preview detail as an
- * approval card shows it (the command, a diff, the URL), else the arguments in full. Never only
- * a summary's first characters: "Allow anyway" grants this exact call, and a padded command's
- * tail must not be out of sight. A code block too long for the platform's card is cut there with
- * a notice and posted whole beside the card, as an approval card's is (card-attachment.ts).
+ * approval card shows it (the command, a diff, the URL), else — also on records stored before
+ * denials kept one — the arguments in full. Never only a summary's first characters: "Allow
+ * anyway" grants this exact call, and a padded command's tail must not be out of sight. A code
+ * block too long for the platform's card is cut there with a notice and posted whole beside the
+ * card, as an approval card's is (card-attachment.ts).
  */
-function denialDetail(denial: ReviewerDenial): Detail {
-  return denial.shown?.detail ? { ...denial.shown.detail } : argumentsDetail(canonicalJson(denial.args));
+function shownDetail(record: DenialRecord): Detail {
+  return record.detail && record.detail.text.length > 0 ? record.detail : argumentsDetail(record.args);
 }
 
 /**
- * The card of a denial: the call in full (its summary, then its detail: see denialDetail), the
+ * The card of a denial: the call in full (its summary, then its detail: see shownDetail), the
  * reviewer's full reason, and "Allow anyway" until someone used it.
  */
 export function denialCard(record: DenialRecord): Card {
   const open = record.grantedBy === undefined;
-  const detail =
-    record.detail && record.detail.text.length > 0 ? record.detail : argumentsDetail(record.args);
-  const shown = detailBlock(detail);
+  const shown = detailBlock(shownDetail(record));
   const shownCall = shown ? [shown] : [];
   return {
     pendingId: record.id,
@@ -154,7 +153,7 @@ export class ReviewerDenials {
         tool: denial.tool,
         args: canonicalJson(denial.args),
         summary: denial.shown?.summary ?? denial.summary,
-        detail: denialDetail(denial),
+        ...(denial.shown?.detail ? { detail: { ...denial.shown.detail } } : {}),
         reason: denial.reason,
         requester: { ...ctx.requester },
         allowedApprovers: [...allowedApproversFor(this.options.config, ctx.target, ctx.requester.userId)],
