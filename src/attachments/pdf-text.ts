@@ -8,13 +8,12 @@
  * pdf.js inflates streams into (a 2 MB PDF can inflate to gigabytes), so the parse is also
  * stopped when the process grows past a memory budget.
  */
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
+import { fileSha256 } from "../core/file-sha256.js";
 import { runWorkerJob } from "../core/worker-job.js";
 import { saveInWorkspace, withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
@@ -95,13 +94,6 @@ function pdfTextOf(totalPages: number, pages: readonly string[], cachePath: stri
   return { totalPages, pages, scanned: pages.every((page) => page.trim() === ""), cachePath };
 }
 
-/** The file's SHA-256, read in chunks so a large file does not block the event loop. */
-async function digestOf(file: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest("hex");
-}
-
 /** The longest cache file read back (an extract of far more pages than any cap lets through). */
 const CACHE_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -147,7 +139,7 @@ export async function extractPdfText(
   options: PdfTextOptions,
 ): Promise<PdfText> {
   const cachePath = `${relative}.txt`;
-  const digest = await digestOf(file);
+  const digest = await fileSha256(file);
   const hit = await cached(workspace, digest, cachePath);
   if (hit) return hit;
   const { totalPages, pages } = await inWorker(file, options);

@@ -11,11 +11,10 @@
  * held-open read the upload uses). An approved upload runs only while that is unchanged: the engine
  * checks it just before the run, and the run checks the bytes it is about to upload once more.
  */
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { formatBytes } from "../../core/attachment.js";
+import { fileSha256 } from "../../core/file-sha256.js";
 import type { ConversationExecutionRequest } from "../../core/request.js";
 import { NotRegularFileError } from "../files/anchored-fs.js";
 import { contentFingerprint } from "../files/content-fingerprint.js";
@@ -77,21 +76,6 @@ const NO_TARGET = "This conversation has no known thread to post from, so nothin
 export const UPLOAD_CHANGED_SINCE_APPROVAL =
   "Not run: the file this call would upload changed after the user approved it (another file, or other content, is at that path now). Nothing was uploaded. Propose it again if it is still wanted, so they see the current version.";
 
-/**
- * sha256 (hex) of the open file at `opened`, or undefined when it holds more than `maxBytes`
- * bytes (it may have grown since it was checked).
- */
-async function fileHash(opened: string, maxBytes: number): Promise<string | undefined> {
-  const hash = createHash("sha256");
-  let read = 0;
-  for await (const chunk of createReadStream(opened)) {
-    read += (chunk as Buffer).byteLength;
-    if (read > maxBytes) return undefined;
-    hash.update(chunk as Buffer);
-  }
-  return hash.digest("hex");
-}
-
 /** What one send_file call would upload, as read now: the card's words and their fingerprint. */
 interface PlannedUpload {
   /** Resolved workspace path (links resolved), as shown. */
@@ -112,7 +96,7 @@ async function planUpload(
   maxBytes: number,
 ): Promise<PlannedUpload> {
   const name = path.basename(file.absolute);
-  const hash = info.size > maxBytes ? undefined : await fileHash(opened, maxBytes);
+  const hash = info.size > maxBytes ? undefined : await fileSha256(opened, maxBytes);
   if (hash === undefined) {
     const refusal = `${file.display} is ${info.size} bytes, over the ${maxBytes}-byte upload limit`;
     return {
