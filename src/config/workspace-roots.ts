@@ -1,8 +1,8 @@
 /**
  * The folders the agent works in (workspace.root, workspace.extra_roots), each with its config key
  * and its real path, for the load-time rules about where they may lie (data-dir-roots.ts,
- * mcp-server-folders.ts). Real paths are resolved as far as they exist: a check at load cannot
- * require folders that are made later.
+ * skill-dir-roots.ts, mcp-server-folders.ts). Real paths are resolved as far as they exist: a
+ * check at load cannot require folders that are made later.
  */
 import { realPathAllowingMissingSync } from "../core/real-paths.js";
 import type { CoworkerConfig } from "./schema.js";
