@@ -292,10 +292,11 @@ export class TurnEngine implements SessionTurnEngine {
       // Calls past the per-step limit are dropped before anything is stored: a hostile or broken
       // model cannot grow the stored history (and every later request) by sending thousands.
       const { kept, dropped } = capStepCalls(step.toolCalls);
-      const calls =
-        kept.length === 0
-          ? []
-          : normaliseIds(kept, (callIds ??= callIdsOf(ctx.history)), ctx.request.turnId, ctx.iterations);
+      let calls: RawToolCall[] = [];
+      if (kept.length > 0) {
+        callIds ??= callIdsOf(ctx.history);
+        calls = normaliseIds(kept, callIds, ctx.request.turnId, ctx.iterations);
+      }
       // Told before the message is stored: a renderer that knows the answer is complete posts it
       // whole instead of starting a live message in the moment the store takes (nothing runs on
       // the message before it is stored — no tool, no person asked, no turn end).
