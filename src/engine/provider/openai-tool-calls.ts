@@ -18,6 +18,8 @@ interface PendingCall {
 /** Collects tool-call fragments for one assistant step. */
 export class ToolCallAssembler {
   private readonly calls: PendingCall[] = [];
+  /** The latest call of each index: a fragment finds its call at once, however many came before. */
+  private readonly latestByIndex = new Map<number, PendingCall>();
   private chars = 0;
 
   /** @param syntheticId makes an id for the call at `position` when the server sent none. */
@@ -56,7 +58,7 @@ export class ToolCallAssembler {
   }
 
   private target(index: number | undefined, id: string | undefined, name: string | undefined): PendingCall {
-    const candidate = index === undefined ? this.calls.at(-1) : this.calls.findLast((c) => c.index === index);
+    const candidate = index === undefined ? this.calls.at(-1) : this.latestByIndex.get(index);
     if (candidate && !startsAnotherCall(candidate, index, id, name)) return candidate;
     const call: PendingCall = {
       index,
@@ -66,6 +68,7 @@ export class ToolCallAssembler {
       arguments: "",
     };
     this.calls.push(call);
+    if (index !== undefined) this.latestByIndex.set(index, call);
     this.chars += sizeOf(call);
     return call;
   }

@@ -229,6 +229,37 @@ describe("OpenAIProvider streaming", () => {
     expect(finished(events).toolCalls.map((c) => `${c.id}:${c.name}`)).toEqual(["c1:a", "c2:b"]);
   });
 
+  it("finds each fragment's call by its index directly, so a reply of many tiny calls costs no scan per fragment", async () => {
+    // A hostile endpoint may stream as many tiny calls as the reply cap allows (each fragment used
+    // to be matched by scanning every call before it: 60,000 calls took 12 s of blocked loop, so
+    // this test ran past its timeout; chunks arrive on separate loop turns, as from a socket).
+    const assembler = new StreamAssembler((n) => `s${n}`);
+    const count = 150_000;
+    const batch = 1_000;
+    for (let first = 0; first < count; first += batch) {
+      const tool_calls = Array.from({ length: batch }, (_, i) => ({
+        index: first + i,
+        id: `c${first + i}`,
+        function: { name: "ls", arguments: "" },
+      }));
+      assembler.push(chunk({ tool_calls }));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Later fragments of early calls still reach them, and a reused index with a new id starts a call.
+    assembler.push(chunk({ tool_calls: [{ index: 7, function: { arguments: '{"a":1}' } }] }));
+    assembler.push(
+      chunk({ tool_calls: [{ index: 7, id: "again", function: { name: "cat", arguments: "{}" } }] }),
+    );
+    assembler.push(chunk({ tool_calls: [{ index: 7, function: { arguments: " " } }] }));
+    assembler.push(chunk({}, "tool_calls"));
+    const done = assembler.finish();
+    if (done.type !== "step-finished") throw new Error(`unexpected ${done.type}`);
+    expect(done.toolCalls).toHaveLength(count + 1);
+    expect(done.toolCalls[7]).toEqual({ id: "c7", name: "ls", arguments: '{"a":1}' });
+    expect(done.toolCalls[count - 1]).toEqual({ id: `c${count - 1}`, name: "ls", arguments: "" });
+    expect(done.toolCalls[count]).toEqual({ id: "again", name: "cat", arguments: "{} " });
+  });
+
   it("keeps finish_reason length so the engine can tell a cut-off call", async () => {
     nock(HOST)
       .post(PATH)
