@@ -301,12 +301,20 @@ export class TurnScheduler {
   }
 
   /**
-   * One of `person`'s slots, taken at once; undefined (nothing taken) when all are in use. Only
-   * startNow asks, and never under a gate — so never of the shared slots, which come with one
-   * (session-layer.ts) and answer only through the store.
+   * One of `person`'s slots, taken at once; undefined (nothing taken) when all are in use, or when
+   * the slots answer only through the store — shared slots, which come with a gate, under which
+   * startNow never starts a turn: a slot they take is given back.
    */
   private slotAtOnce(person: string): HeldSlot | undefined {
-    return this.options.slots.tryTake(person) === true ? { person } : undefined;
+    const taken = this.options.slots.tryTake(person);
+    if (typeof taken === "boolean") return taken ? { person } : undefined;
+    void taken.then(
+      (got) => {
+        if (got) this.options.slots.release(person);
+      },
+      () => undefined,
+    );
+    return undefined;
   }
 
   /** One of `person`'s slots, once one is free. */
