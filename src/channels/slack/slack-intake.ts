@@ -10,7 +10,10 @@
  * shared with other organisations: an event there names only the sender's team, which cannot be
  * told apart from another organisation's, so only the installation's own team passes — or the
  * installation's enterprise id, which Slack may put where a team id is expected on Grid payloads
- * and which a partner's delivery never carries.
+ * and which a partner's delivery never carries. A button press carries no shared-channel flag, and
+ * in a shared channel the rest of its body names the installation's side, so its presser's own
+ * team (`user.team_id`, the organisation's id for a Grid user) must be the installation's team
+ * or enterprise, as in a shared channel.
  */
 import { z } from "zod";
 
@@ -184,8 +187,8 @@ export function screenSlackBody(
     const parsed = blockActionsSchema.safeParse(body);
     if (!parsed.success) return refuse("malformed_block_actions");
     const b = parsed.data;
-    const teams = [b.team?.id, b.user.team_id];
-    return own(teams, [b.enterprise?.id, b.team?.enterprise_id, b.user.enterprise_id])
+    const enterprises = [b.enterprise?.id, b.team?.enterprise_id, b.user.enterprise_id];
+    return own([b.team?.id], enterprises) && own([b.user.team_id], enterprises, true)
       ? pass("block_actions")
       : refuse("external_team");
   }

@@ -110,6 +110,29 @@ describe("screenSlackBody", () => {
       kind: "external_team",
     });
   });
+
+  it("on an Enterprise Grid, admits a button press only from a person of its own organisation", () => {
+    const grid = { teamId: "T0001", enterpriseId: "E0001" };
+    // A press in a shared channel names the installation's side; only the presser's team tells.
+    const press = (userTeam: string) => ({
+      ...t.actions,
+      team: { id: "T0001", enterprise_id: "E0001" },
+      enterprise: { id: "E0001" },
+      user: { ...t.actions.user, team_id: userTeam },
+    });
+    for (const partner of ["T0PARTNER", "E0PARTNER"])
+      expect(screenSlackBody(press(partner), grid, { allowExternal: false })).toMatchObject({
+        pass: false,
+        kind: "external_team",
+      });
+    expect(screenSlackBody(press("T0PARTNER"), grid, { allowExternal: true })).toMatchObject({ pass: true });
+    // Slack reports an organisation's users by its id; the installation's own team passes too.
+    for (const own of ["E0001", "T0001"])
+      expect(screenSlackBody(press(own), grid, { allowExternal: false })).toMatchObject({ pass: true });
+    // A press from a sibling workspace of the enterprise, as that workspace's body names it.
+    const sibling = { ...press("E0001"), team: { id: "T0SIBLING", enterprise_id: "E0001" } };
+    expect(screenSlackBody(sibling, grid, { allowExternal: false })).toMatchObject({ pass: true });
+  });
 });
 
 describe("Slack intake end to end", () => {
