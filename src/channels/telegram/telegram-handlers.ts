@@ -240,7 +240,9 @@ async function receive(
   const result = await deps.service.receive({
     // A redelivered update keeps its update_id, and a message reaches the bot in exactly one
     // update (edits come as other kinds, which start no turn): one key per message is enough.
-    dedupeKeys: [`tg:update:${updateId}`],
+    // Update ids count per bot, so the key names the bot: another bot's token on the same store
+    // (within the two days ids are remembered) would otherwise have its first updates dropped.
+    dedupeKeys: [`tg:${deps.bot().id}:update:${updateId}`],
     target,
     user: userOf(message.from!),
     // The person's words (and their own voice note's transcript) alone: the notes name files as

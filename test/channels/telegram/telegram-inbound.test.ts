@@ -27,7 +27,8 @@ describe("Telegram channel: inbound messages", () => {
     const { update, message } = tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "hello there" });
     await tg.waitFor(() => service.received.length === 1);
     const inbound = service.received[0]!;
-    expect(inbound.dedupeKeys).toEqual([`tg:update:${update.update_id}`]);
+    // Update ids count per bot: the key names the bot, so another bot on the same store is not deduplicated against it.
+    expect(inbound.dedupeKeys).toEqual([`tg:${tg.botInfo.id}:update:${update.update_id}`]);
     expect(inbound.text).toBe("hello there");
     expect(inbound.user).toEqual({ id: String(ALICE.id), name: "@alice" });
     // The session layer reads a command addressed to another name as not ours.

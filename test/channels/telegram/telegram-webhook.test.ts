@@ -127,7 +127,7 @@ describe("Telegram channel: webhook mode", () => {
     const accepted = await post(port, "/tg/hook", update, SECRET);
     expect(accepted.status).toBe(200);
     expect(service.received.map((message) => [message.text, message.dedupeKeys[0]])).toEqual([
-      ["via webhook", "tg:update:5001"],
+      ["via webhook", `tg:${tg.botInfo.id}:update:5001`],
     ]);
   });
 
