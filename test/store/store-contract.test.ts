@@ -237,6 +237,32 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     expect(() => store.space("nope" as never)).toThrow(/unknown store namespace "nope"; known: sessions, /);
   });
 
+  it("refuses keys no backend stores as given (a lone surrogate, a NUL) with one clear error on every backend", async () => {
+    run += 1;
+    const space = store.space("sessions");
+    const refusal = /key in sessions must be well-formed Unicode text \(no lone surrogate\) without NUL/;
+    // Distinct keys that every driver would write as one row ("…\uFFFD"), and a NUL Postgres refuses.
+    for (const bad of [key("lone\uD800"), key("lone\uDBFF"), `\uDC00${key("led")}`, key("nul\u0000x")]) {
+      await expect(space.set(bad, "v")).rejects.toThrow(refusal);
+      await expect(space.setIfAbsent(bad, "v", 60_000)).rejects.toThrow(refusal);
+      await expect(space.get(bad)).rejects.toThrow(refusal);
+      await expect(space.getMany!([key("fine"), bad])).rejects.toThrow(refusal);
+      await expect(
+        space.setMany!([
+          { key: key("fine"), value: 1 },
+          { key: bad, value: 2 },
+        ]),
+      ).rejects.toThrow(refusal);
+      await expect(space.delete(bad)).rejects.toThrow(refusal);
+    }
+    expect(await space.get(key("fine"))).toBeUndefined();
+    // Whole surrogate pairs and the other control characters are stored alike everywhere, apart.
+    const kept = ["pair\uD83D\uDE00", "pair\uD83D\uDE01", "tab\tx", "line\nx", "ctl\u0001x", "del\u007Fx"];
+    for (const name of kept) await space.set(key(name), name);
+    expect(await space.getMany!(kept.map(key))).toEqual(kept);
+    expect(await space.setIfAbsent(key("pair\uD83D\uDE02"), "third")).toBe(true);
+  });
+
   it("rejects, never throws, a value JSON cannot hold, and writes nothing of it", async () => {
     const space = store.space("sessions");
     const unserialisable = { count: 1n };
