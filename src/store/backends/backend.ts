@@ -81,6 +81,28 @@ class PrefixedKeyv extends Keyv {
   override _getKeyPrefix(key: string): string {
     return this.prefix + key;
   }
+
+  /**
+   * Refused: this keyv shares its adapter (one SQLite table, one Postgres table, one Map) with
+   * every other namespace, and an adapter's clear cannot tell whose rows are whose (keyv writes
+   * each namespace's name into the adapter's one `namespace` field, the last one made wins), so it
+   * deleted another namespace's rows, or every namespace's. Nothing in the store clears a namespace.
+   */
+  override async clear(): Promise<void> {
+    throw new SharedAdapterClearError(this.prefix.slice(0, -1));
+  }
+}
+
+/** Thrown by `clear()` on an adapter (or its keyv) shared across namespaces: see PrefixedKeyv.clear. */
+export class SharedAdapterClearError extends Error {
+  override readonly name = "SharedAdapterClearError";
+
+  constructor(namespace?: string) {
+    super(
+      `store: cannot clear ${namespace === undefined ? "a namespace" : `namespace ${namespace}`}: ` +
+        "its rows share one table with every other namespace, and clearing would delete theirs too",
+    );
+  }
 }
 
 /**

@@ -8,6 +8,7 @@
 import { EventEmitter } from "node:events";
 import type { KeyvStoreAdapter, StoredData } from "keyv";
 import type pg from "pg";
+import { SharedAdapterClearError } from "./backend.js";
 
 /** One `(key, value)` table over a pool; values are keyv's serialised envelopes. */
 export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
@@ -69,11 +70,12 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
     return rows.length > 0;
   }
 
-  /** Remove this namespace's rows (all rows when there is none). */
+  /**
+   * Refused (keyv's `clear`): every namespace shares this table and its one `namespace` field
+   * (keyv sets it per instance, the last one wins), so it cannot know whose rows to delete.
+   */
   async clear(): Promise<void> {
-    await this.query(`DELETE FROM ${this.table} WHERE key LIKE $1`, [
-      this.namespace ? `${this.namespace}:%` : "%",
-    ]);
+    throw new SharedAdapterClearError();
   }
 
   /**

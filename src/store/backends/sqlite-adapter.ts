@@ -26,6 +26,7 @@
 import { EventEmitter } from "node:events";
 import { ensurePrivateFile, tightenIfPresent } from "../../core/private-files.js";
 import Database from "better-sqlite3";
+import { SharedAdapterClearError } from "./backend.js";
 import { type CheckpointTiming, SqliteCheckpointer } from "./sqlite-checkpointer.js";
 
 /** The most rows one `setMany` may hold (a guard against unbounded transactions). */
@@ -174,10 +175,12 @@ export class SqliteAdapter extends EventEmitter {
     return this.enqueue((outcome) => ({ kind: "insert", key, value, ...outcome }));
   }
 
-  /** Remove every row of the current namespace (keyv's `clear`). */
+  /**
+   * Refused (keyv's `clear`): every namespace shares this adapter and its one `namespace` field
+   * (keyv sets it per instance, the last one wins), so it cannot know whose rows to delete.
+   */
   async clear(): Promise<void> {
-    this.flush();
-    this.statements.clear.run(`${this.namespace ?? ""}%`);
+    throw new SharedAdapterClearError();
   }
 
   /** Run a statement that returns nothing (pragmas, maintenance) after the writes issued before it. */
@@ -275,6 +278,5 @@ function prepare(db: Database.Database, table: string) {
       `INSERT INTO ${table} (key, value) VALUES (?, ?) ` +
         `ON CONFLICT(key) DO UPDATE SET value = excluded.value WHERE (${expires}) < ?`,
     ),
-    clear: db.prepare<[string]>(`DELETE FROM ${table} WHERE key LIKE ?`),
   };
 }
