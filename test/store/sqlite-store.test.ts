@@ -54,6 +54,34 @@ describe("sqlite store", () => {
     expect(rawQuery(file, "SELECT key FROM keyv")).toEqual([{ key: "dedupe:kept" }]);
   });
 
+  it("a row that is not JSON fails its read with an error naming its namespace, not quoting its value", async () => {
+    const store = await createStore({ dataDir: root });
+    await store.space("memory").set("fine", { ok: true });
+    await store.close();
+    const file = path.join(root, "coworker.sqlite");
+    const db = new Database(file);
+    db.prepare("INSERT INTO keyv (key, value) VALUES ('memory:mangled', 'secret-ish {')").run();
+    db.close();
+    const reopened = await createStore({ dataDir: root });
+    try {
+      const failure = await reopened
+        .space("memory")
+        .get("mangled")
+        .then(
+          () => undefined,
+          (error: unknown) => error as Error,
+        );
+      expect(failure?.name).toBe("StoredDataError");
+      expect(failure?.message).toBe(
+        "stored entry in memory is not JSON: it was not written by Coworker, or it is corrupt",
+      );
+      expect(failure?.cause).toBeUndefined();
+      expect(await reopened.space("memory").get("fine")).toEqual({ ok: true });
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it("fails with a clear error naming the file when SQLite cannot open it", async () => {
     await mkdir(path.join(root, "coworker.sqlite"));
     await expect(createStore({ dataDir: root })).rejects.toThrow(

@@ -401,7 +401,13 @@ describe("store contract: postgresql across connections", () => {
       vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 120_000 });
       const reopened = await createStore({ url: server.url, dataDir: os.tmpdir() });
       try {
-        await expect(reopened.space("dedupe").get("mangled")).rejects.toThrow(/JSON/);
+        const notJson =
+          /^stored entry in dedupe is not JSON: it was not written by Coworker, or it is corrupt$/;
+        await expect(reopened.space("dedupe").get("mangled")).rejects.toThrow(notJson);
+        await expect(reopened.space("dedupe").get("mangled")).rejects.toMatchObject({
+          name: "StoredDataError",
+        });
+        await expect(reopened.space("dedupe").getMany!(["ends-soon", "mangled"])).rejects.toThrow(notJson);
         expect(await reopened.space("dedupe").setIfAbsent("mangled", "fresh")).toBe(false);
       } finally {
         await reopened.close();

@@ -4,6 +4,7 @@
  */
 import { type DeserializedData, Keyv, type KeyvOptions, type KeyvStoreAdapter } from "keyv";
 import type { SpaceEntry, StoreNamespace } from "../store.js";
+import { StoredDataError } from "../versioned.js";
 
 /** One opened storage engine. */
 export interface Backend {
@@ -58,10 +59,19 @@ export function serializeValue(value: unknown, ttlMs: number | undefined, now: n
  * alone. Left to keyv, a read that found an entry expired deleted its key, and that delete could
  * land after a write of the key made meanwhile (a renewal, a setIfAbsent that won), removing it.
  * Expired rows are purged by their backend instead (SQLite and Postgres hourly, Redis by itself;
- * the in-memory one, for tests, keeps them).
+ * the in-memory one, for tests, keeps them). A row that is not JSON fails with a StoredDataError
+ * naming `namespace` but neither the value nor the key (keyv hands a deserializer the text alone).
  */
-function deserializeEntry<T>(text: string): DeserializedData<T> | undefined {
-  const entry = JSON.parse(text) as DeserializedData<T> | null;
+function deserializeEntry<T>(text: string, namespace: string): DeserializedData<T> | undefined {
+  let entry: DeserializedData<T> | null;
+  try {
+    entry = JSON.parse(text) as DeserializedData<T> | null;
+  } catch {
+    // Not JSON's own error: it quotes the start of the value and names no namespace.
+    throw new StoredDataError(
+      `stored entry in ${namespace} is not JSON: it was not written by Coworker, or it is corrupt`,
+    );
+  }
   return typeof entry?.expires === "number" && Date.now() > entry.expires ? undefined : (entry ?? undefined);
 }
 
@@ -124,7 +134,7 @@ export function namespacedKeyv(
     useKeyPrefix: prefixKeys,
     throwOnErrors: true,
     serialize: serializeEntry,
-    deserialize: deserializeEntry,
+    deserialize: (text: string) => deserializeEntry(text, namespace),
   };
   const keyv = prefixKeys ? new PrefixedKeyv(options, namespace) : new Keyv(options);
   keyv.on("error", onError);
