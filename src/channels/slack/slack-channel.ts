@@ -237,10 +237,11 @@ export class SlackChannel implements ChannelAdapter {
       logger: this.logger,
     });
     const app = this.createApp(bot, installation);
-    const left = (channel: string, team: string | undefined) => {
+    // The workspace as every target of this channel names it: the installation's team.
+    const left = (channel: string) => {
       threads.forgetChannel(channel);
       this.logger.info({ slackChannel: channel }, "slack bot left a channel");
-      o.onBotRemoved?.({ platform: "slack", workspace: team ?? bot.teamId, channel });
+      o.onBotRemoved?.({ platform: "slack", workspace: bot.teamId, channel });
     };
     // One listener for every event the channel handles: Bolt runs each listener's middleware
     // for every event, so one listener instead of five is four chains less per message.
@@ -251,11 +252,11 @@ export class SlackChannel implements ChannelAdapter {
           this.track(inbound.handle(event, body));
           return;
         case "member_left_channel":
-          if (event.user === bot.userId) left(event.channel, event.team || teamOf(body));
+          if (event.user === bot.userId) left(event.channel);
           return;
         case "channel_left":
         case "group_left":
-          left(event.channel, teamOf(body));
+          left(event.channel);
           return;
       }
     });
@@ -384,9 +385,3 @@ const ANY_ACTION = /^/;
 
 /** Matches the event types the channel handles (see the registration in `start`). */
 const HANDLED_EVENT = new RegExp(`^(?:${HANDLED_EVENTS.join("|")})$`);
-
-/** The team of an Events API delivery, when the envelope names one. */
-function teamOf(body: unknown): string | undefined {
-  const team = (body as { team_id?: unknown } | undefined)?.team_id;
-  return typeof team === "string" && team.length > 0 ? team : undefined;
-}

@@ -57,6 +57,15 @@ export interface EventEnvelope {
 
 const ACCEPTED = new Set(["started", "queued", "answered", "command"]);
 
+/**
+ * Whether a client_msg_id can serve as a dedupe key: Slack's are UUIDs, so one of printable ASCII
+ * without spaces, at most 64 characters. Any other is left out (the event id and channel + ts
+ * keys still dedupe the message); one too long would overflow the store's key limit.
+ */
+export function usableClientMsgId(id: string | undefined): id is string {
+  return id !== undefined && /^[\x21-\x7e]{1,64}$/.test(id);
+}
+
 export class SlackInbound {
   private readonly claimed = new LruCache<string, true>(20_000);
   private readonly order = new Map<string, Promise<void>>();
@@ -72,7 +81,7 @@ export class SlackInbound {
     }
     const event = parsed.data;
     const reporting =
-      this.deps.observe && isChannelTalk(event, this.deps.bot) ? this.report(event, envelope) : undefined;
+      this.deps.observe && isChannelTalk(event, this.deps.bot) ? this.report(event) : undefined;
     try {
       await this.act(event, envelope);
     } finally {
@@ -94,12 +103,19 @@ export class SlackInbound {
     const postKey = `${event.channel}:${event.ts}`;
     if (this.claimed.get(postKey)) return;
     this.claimed.set(postKey, true);
+    // The workspace is the installation's own team, whoever writes: on an Enterprise Grid or in
+    // a Slack Connect channel a sender's team differs, and one thread is still one session. The
+    // sender's team travels in `extra.team` (native streaming names the recipient's team).
     const target: ThreadTarget = {
       platform: "slack",
-      workspace: event.team ?? envelope.team_id ?? this.deps.bot.teamId,
+      workspace: this.deps.bot.teamId,
       channel: event.channel,
       thread: event.thread_ts ?? event.ts,
-      extra: { user: decision.author, kind: decision.kind },
+      extra: {
+        user: decision.author,
+        kind: decision.kind,
+        team: event.team ?? envelope.team_id ?? this.deps.bot.teamId,
+      },
     };
     await this.inOrder(`${target.channel}:${target.thread}`, async () => {
       try {
@@ -156,7 +172,7 @@ export class SlackInbound {
     const message: InboundMessage = {
       dedupeKeys: [
         ...(envelope.event_id ? [`slack:event:${envelope.event_id}`] : []),
-        ...(event.client_msg_id ? [`slack:msg:${event.client_msg_id}`] : []),
+        ...(usableClientMsgId(event.client_msg_id) ? [`slack:msg:${event.client_msg_id}`] : []),
         `slack:${event.channel}:${event.ts}`,
       ],
       target,
@@ -175,7 +191,7 @@ export class SlackInbound {
   }
 
   /** Report channel talk to the observer; its failures are logged, never passed on. */
-  private async report(event: MessageEvent, envelope: EventEnvelope): Promise<void> {
+  private async report(event: MessageEvent): Promise<void> {
     const isBot = event.bot_id !== undefined || event.subtype === "bot_message";
     const authorId = isBot ? (event.bot_id ?? event.username ?? "bot") : (event.user ?? "unknown");
     const name = isBot
@@ -185,7 +201,7 @@ export class SlackInbound {
     try {
       await this.deps.observe?.({
         platform: "slack",
-        workspace: event.team ?? envelope.team_id ?? this.deps.bot.teamId,
+        workspace: this.deps.bot.teamId,
         channel: event.channel,
         ...(event.thread_ts !== undefined && event.thread_ts !== event.ts ? { thread: event.thread_ts } : {}),
         id: event.ts,

@@ -38,7 +38,12 @@ export interface InteractionDeps {
 }
 
 const blockActionsSchema = z.looseObject({
-  user: z.looseObject({ id: z.string(), username: z.string().optional(), name: z.string().optional() }),
+  user: z.looseObject({
+    id: z.string(),
+    username: z.string().optional(),
+    name: z.string().optional(),
+    team_id: z.string().optional(),
+  }),
   team: z.looseObject({ id: z.string() }).nullish(),
   channel: z.looseObject({ id: z.string() }).optional(),
   container: z
@@ -134,12 +139,17 @@ export class SlackInteractions {
     threadTs: string,
   ): ButtonPress | undefined {
     if (action.action_id === ACTION_IDS.stop || action.action_id === ACTION_IDS.retry) {
+      // The installation's team, as for messages (slack-inbound.ts): the thread's one session.
       const target: ThreadTarget = {
         platform: "slack",
-        workspace: body.team?.id ?? this.deps.bot.teamId,
+        workspace: this.deps.bot.teamId,
         channel,
         thread: threadTs,
-        extra: { user: user.id, kind: kindOfChannel(channel) },
+        extra: {
+          user: user.id,
+          kind: kindOfChannel(channel),
+          team: body.user.team_id ?? body.team?.id ?? this.deps.bot.teamId,
+        },
       };
       return {
         kind: "control",
@@ -194,12 +204,13 @@ export class SlackInteractions {
     // Without a thread, a command in a channel would act on one session shared by the whole channel.
     if (kind === "channel" && thread === undefined && !PER_PERSON_COMMANDS.has(commandWord(name)))
       return void (await replyMrkdwn(noThreadRefusal(this.deps.bot.userId, command.text.trim())));
+    // The installation's team, as for messages (slack-inbound.ts): the thread's one session.
     const target: ThreadTarget = {
       platform: "slack",
-      workspace: command.team_id,
+      workspace: this.deps.bot.teamId,
       channel: command.channel_id,
       ...(thread ? { thread } : {}),
-      extra: { user: command.user_id, kind },
+      extra: { user: command.user_id, kind, team: command.team_id },
     };
     try {
       const user = await this.deps.users.user(command.user_id, command.user_name);

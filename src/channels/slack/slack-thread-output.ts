@@ -46,11 +46,13 @@ export class SlackThreadOutput implements ThreadOutput {
     const { target, deps } = this;
     this.remember();
     const user = typeof target.extra?.user === "string" ? target.extra.user : undefined;
+    // Native streaming names the recipient's own team (slack-inbound.ts keeps it in `extra.team`).
+    const team = typeof target.extra?.team === "string" ? target.extra.team : target.workspace;
     return new SlackTurnRenderer({
       clients: deps.clients,
       channel: target.channel,
       threadTs: target.thread,
-      teamId: target.workspace,
+      teamId: team,
       recipientUserId: user,
       kind: kindOf(target),
       capabilities: deps.capabilities,

@@ -116,7 +116,7 @@ describe("inbound messages", () => {
       workspace: fake.state.teamId,
       channel: "D1",
       thread: ts,
-      extra: { user: "U1", kind: "dm" },
+      extra: { user: "U1", kind: "dm", team: fake.state.teamId },
     });
     expect(message.user).toEqual({ id: "U1", name: "Ana" });
     expect(message.text).toBe("hello & link (https://e.com)");

@@ -230,6 +230,16 @@ describe("native streaming", () => {
     expect(fake.state.callsOf("chat.stopStream")).toHaveLength(1);
   });
 
+  it("names the recipient's own team (extra.team) when it differs from the session's workspace", async () => {
+    const partner = { ...channel, extra: { user: "U1", kind: "channel", team: "T0002" } };
+    const turn = outputFor(fake, partner).output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Hello there"));
+    const start = await fake.waitFor(() => fake.state.callsOf("chat.startStream")[0], "the stream");
+    await turn.handle(ev.completed("Hello there"));
+    await turn.close();
+    expect(start.args).toMatchObject({ recipient_user_id: "U1", recipient_team_id: "T0002" });
+  });
+
   it("streams in channels with the recipient, and latches to pages when Slack refuses streaming", async () => {
     fake.state.streaming = "feature_not_enabled";
     const harness = outputFor(fake, channel);
