@@ -3,12 +3,22 @@
  * any group; allowed chats let every member of a listed group use it; everyone else is refused
  * with one short reply (per user, per hour) that gives their user id and how to get access —
  * an admin adds the id to the configuration, or approves the pairing code in the reply with
- * `/pair <code>`. Paired users are kept in the optional store, else for the process lifetime.
- * Anonymous group admins (who write as the group) are never allowed; a chat is told so at most
- * once an hour.
+ * `/pair <code>`. Anonymous group admins (who write as the group) are never allowed; a chat is
+ * told so at most once an hour.
+ *
+ * A pairing gives the paired account an allowed user's standing, so it lasts only as long as the
+ * standing of whoever granted it: each records its approver (and when), and counts only while
+ * that approver is still an allowed user — removing an admin from the allowed users ends every
+ * pairing they approved, at once. A record naming no approver never counts (logged once per
+ * account). Allowed users list the pairings with `/pairs` and end one with `/unpair <user id>`.
+ * Pairings are kept in the optional store (read afresh at each check, so an `/unpair` in another
+ * process counts at once), else for the process lifetime. The store has no key listing, so the
+ * paired ids are also kept in one index record for `/pairs`; a record written before the index
+ * existed joins it at its first check.
  */
 import { randomInt } from "node:crypto";
-import type { KeyValueSpace } from "../../store/store.js";
+import type { Logger } from "pino";
+import { getAll, type KeyValueSpace } from "../../store/store.js";
 
 export interface AccessOptions {
   readonly allowedUsers: readonly string[];
@@ -16,6 +26,8 @@ export interface AccessOptions {
   /** Persists approved pairings; without it they last until restart. */
   readonly store?: KeyValueSpace;
   readonly now?: () => number;
+  /** Told when a stored pairing no longer counts (no approver, or one no longer allowed). */
+  readonly logger?: Logger;
 }
 
 export interface AccessChat {
@@ -36,20 +48,41 @@ interface Pairing {
   readonly expiresAt: number;
 }
 
+/** A stored pairing: who was paired, who approved it and when. */
+interface PairingRecord {
+  /** The approver's user id; a record without one never counts. */
+  readonly by?: string;
+  readonly byName?: string;
+  /** ISO time of the approval. */
+  readonly at?: string;
+  /** The paired person's name when approved; absent on records written before `/pairs`. */
+  readonly name?: string;
+}
+
 const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 const CODE_TTL_MS = 60 * 60 * 1000;
 const REFUSAL_EVERY_MS = 60 * 60 * 1000;
 const MEMORY_CAP = 10_000;
 
-function pairedKey(userId: number): string {
+function pairedKey(userId: number | string): string {
   return `tg:paired:${userId}`;
 }
+
+/** The ids of every stored pairing (for `/pairs`: the store cannot list keys). */
+const PAIRED_INDEX_KEY = "tg:paired-index";
+
+const ADMIN_ONLY = "Only an admin (a user in TELEGRAM_ALLOWED_USERS) can";
 
 /** Decides access and manages pairing codes (see module comment). */
 export class TelegramAccess {
   private readonly admins: ReadonlySet<string>;
   private readonly chats: ReadonlySet<string>;
-  private readonly paired = new Set<string>();
+  /** Pairings when there is no store (for the process lifetime). */
+  private readonly memory = new Map<string, PairingRecord>();
+  /** Accounts whose pairing that does not count was logged (once each). */
+  private readonly loggedLapsed = new Set<string>();
+  /** Accounts whose record this process has made sure is in the index. */
+  private readonly indexed = new Set<string>();
   private readonly codes = new Map<string, Pairing>();
   private readonly refusedAt = new Map<string, number>();
   private readonly now: () => number;
@@ -74,11 +107,62 @@ export class TelegramAccess {
     return this.isPaired(user.id);
   }
 
+  /** Whether the user has a pairing that counts: one whose approver is still an allowed user. */
   private async isPaired(userId: number): Promise<boolean> {
-    if (this.paired.has(String(userId))) return true;
-    const stored = await this.options.store?.get<{ by: string }>(pairedKey(userId));
-    if (stored) this.paired.add(String(userId));
-    return stored !== undefined;
+    const id = String(userId);
+    const record = await this.recordOf(id);
+    if (record === undefined) return false;
+    const lapsed = lapseOf(record, this.admins);
+    if (lapsed !== undefined) {
+      if (!this.loggedLapsed.has(id)) {
+        if (this.loggedLapsed.size >= MEMORY_CAP) this.loggedLapsed.clear();
+        this.loggedLapsed.add(id);
+        this.options.logger?.warn(
+          { userId, approvedBy: record.by ?? null },
+          `telegram: a pairing no longer counts: ${lapsed}`,
+        );
+      }
+      return false;
+    }
+    // A record from before the index: listed from now on, so that /pairs shows and /unpair ends it.
+    if (record.name === undefined && !this.indexed.has(id)) {
+      await this.addToIndex(id);
+      if (this.indexed.size >= MEMORY_CAP) this.indexed.clear();
+      this.indexed.add(id);
+    }
+    return true;
+  }
+
+  private async recordOf(userId: string): Promise<PairingRecord | undefined> {
+    const { store } = this.options;
+    if (!store) return this.memory.get(userId);
+    const stored = await store.get<unknown>(pairedKey(userId));
+    return stored !== null && typeof stored === "object" ? (stored as PairingRecord) : undefined;
+  }
+
+  private async pairedIds(): Promise<string[]> {
+    const { store } = this.options;
+    if (!store) return [...this.memory.keys()];
+    const stored = await store.get<unknown>(PAIRED_INDEX_KEY);
+    return Array.isArray(stored) ? stored.filter((id): id is string => typeof id === "string") : [];
+  }
+
+  private async addToIndex(userId: string): Promise<void> {
+    const { store } = this.options;
+    if (!store) return;
+    const ids = await this.pairedIds();
+    if (!ids.includes(userId)) await store.set(PAIRED_INDEX_KEY, [...ids, userId]);
+  }
+
+  private async removeFromIndex(userId: string): Promise<void> {
+    const { store } = this.options;
+    if (!store) return;
+    const ids = await this.pairedIds();
+    if (ids.includes(userId))
+      await store.set(
+        PAIRED_INDEX_KEY,
+        ids.filter((id) => id !== userId),
+      );
   }
 
   /**
@@ -131,18 +215,87 @@ export class TelegramAccess {
 
   /** An admin approves a pairing code; returns the reply to show the admin. */
   async approve(admin: AccessUser, rawCode: string | undefined): Promise<string> {
-    if (!this.isAdmin(admin.id))
-      return "Only an admin (a user in TELEGRAM_ALLOWED_USERS) can approve pairing codes.";
+    if (!this.isAdmin(admin.id)) return `${ADMIN_ONLY} approve pairing codes.`;
     const code = (rawCode ?? "").trim().toUpperCase();
     const pairing = this.codes.get(code);
     if (!pairing || pairing.expiresAt <= this.now())
       return `No pending pairing code "${code}" (codes expire after an hour).`;
     this.codes.delete(code);
-    this.paired.add(String(pairing.user.id));
-    await this.options.store?.set(pairedKey(pairing.user.id), {
+    const { user } = pairing;
+    const record: PairingRecord = {
       by: String(admin.id),
+      byName: admin.name,
       at: new Date(this.now()).toISOString(),
-    });
-    return `Approved: ${pairing.user.name} (user id ${pairing.user.id}) may now use the bot.`;
+      name: user.name,
+    };
+    const { store } = this.options;
+    if (store) {
+      await store.set(pairedKey(user.id), record);
+      await this.addToIndex(String(user.id));
+    } else {
+      if (this.memory.size >= MEMORY_CAP && !this.memory.has(String(user.id)))
+        return "Too many pairings are held in memory; add the user id to TELEGRAM_ALLOWED_USERS instead.";
+      this.memory.set(String(user.id), record);
+    }
+    this.loggedLapsed.delete(String(user.id));
+    return (
+      `Approved: ${who(user.name, user.id)} may now use the bot, for as long as you stay in ` +
+      `TELEGRAM_ALLOWED_USERS. /pairs lists pairings; /unpair ${user.id} ends this one.`
+    );
   }
+
+  /** An admin's `/pairs`: every stored pairing, with who approved it and when. */
+  async list(admin: AccessUser): Promise<string> {
+    if (!this.isAdmin(admin.id)) return `${ADMIN_ONLY} list pairings.`;
+    const ids = await this.pairedIds();
+    const records = this.options.store
+      ? await getAll<unknown>(this.options.store, ids.map(pairedKey))
+      : ids.map((id) => this.memory.get(id));
+    const lines: string[] = [];
+    ids.forEach((id, i) => {
+      const record = records[i];
+      if (record === null || typeof record !== "object") return;
+      const { by, byName, at, name } = record as PairingRecord;
+      const approver = by === undefined ? "nobody recorded" : who(byName ?? "", by);
+      const lapsed = lapseOf(record as PairingRecord, this.admins);
+      lines.push(
+        `• ${who(name ?? "", id)}: approved by ${approver}${at ? ` on ${at.slice(0, 10)}` : ""}` +
+          (lapsed ? ` (no longer counts: ${lapsed})` : ""),
+      );
+    });
+    if (lines.length === 0) return "No paired accounts.";
+    return `Paired accounts (each counts while its approver is in TELEGRAM_ALLOWED_USERS; /unpair <user id> ends one):\n${lines.join("\n")}`;
+  }
+
+  /** An admin's `/unpair <user id>`: ends that account's pairing. */
+  async unpair(admin: AccessUser, rawId: string | undefined): Promise<string> {
+    if (!this.isAdmin(admin.id)) return `${ADMIN_ONLY} end pairings.`;
+    const id = (rawId ?? "").trim();
+    if (!/^\d{1,20}$/.test(id)) return "Usage: /unpair <user id> (see /pairs).";
+    const record = await this.recordOf(id);
+    if (record === undefined) {
+      await this.removeFromIndex(id);
+      return `No pairing for user id ${id}.`;
+    }
+    const { store } = this.options;
+    if (store) {
+      await store.delete(pairedKey(id));
+      await this.removeFromIndex(id);
+    } else this.memory.delete(id);
+    this.indexed.delete(id);
+    const still = this.admins.has(id) ? " They are still in TELEGRAM_ALLOWED_USERS." : "";
+    return `Pairing ended: ${who(record.name ?? "", id)} may no longer use the bot.${still}`;
+  }
+}
+
+/** "name (user id 42)", or "user id 42" without a name. */
+function who(name: string, id: number | string): string {
+  return name === "" ? `user id ${id}` : `${name} (user id ${id})`;
+}
+
+/** Why a pairing does not count (its approver is unknown or no longer allowed), or undefined when it does. */
+function lapseOf(record: PairingRecord, admins: ReadonlySet<string>): string | undefined {
+  if (typeof record.by !== "string" || record.by === "") return "it names no approver";
+  if (!admins.has(record.by)) return `its approver (user id ${record.by}) is no longer an allowed user`;
+  return undefined;
 }

@@ -176,6 +176,7 @@ export class TelegramChannel implements ChannelAdapter {
     const access = new TelegramAccess({
       allowedUsers: options.allowedUsers,
       allowedChats: options.allowedChats,
+      logger,
       ...(options.accessStore ? { store: options.accessStore } : {}),
     });
     this.access = access;

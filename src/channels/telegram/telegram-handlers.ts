@@ -39,7 +39,7 @@ import { screenedMessage } from "./telegram-intake.js";
 import { observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.js";
 import { INACTIVE_BUTTON } from "../intake-log.js";
 
-/** Commands passed to `service.command()`; /start and /pair are answered here. */
+/** Commands passed to `service.command()`; /start, /pair, /pairs and /unpair are answered here. */
 const SERVICE_COMMANDS: ReadonlySet<string> = new Set([
   ...COMMAND_NAMES,
   // Contributed by other modules (subscriptions, schedules, skills).
@@ -92,12 +92,16 @@ export interface HandlerDeps {
 const INTRODUCTION =
   "I am Coworker, an AI agent that can use tools (files, shell, web) in this chat, asking before risky steps.";
 
-/** The answer to /start for someone who may use the bot. */
-function startText(userId: number): string {
+/** The answer to /start for someone who may use the bot; an admin also learns the pairing commands. */
+function startText(userId: number, admin: boolean): string {
   return (
     `${INTRODUCTION}\n\n` +
     `Your Telegram user id is ${userId}. You have access: write to me here, or mention me in a group.\n\n` +
-    "Commands: /new, /stop, /mode, /model, /status, /grants, /skills, /skill."
+    "Commands: /new, /stop, /mode, /model, /status, /grants, /skills, /skill." +
+    (admin
+      ? "\n\nAs an allowed user you approve others: /pair <code> (the code in their refusal), " +
+        "/pairs lists pairings, /unpair <user id> ends one. A pairing lasts while its approver stays allowed."
+      : "")
   );
 }
 
@@ -205,7 +209,9 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
     return;
   }
   if (command?.name === "pair") return tell(await deps.access.approve(user, command.args[0]));
-  if (command?.name === "start") return tell(startText(from.id));
+  if (command?.name === "pairs") return tell(await deps.access.list(user));
+  if (command?.name === "unpair") return tell(await deps.access.unpair(user, command.args[0]));
+  if (command?.name === "start") return tell(startText(from.id, deps.access.isAdmin(from.id)));
   if (command && SERVICE_COMMANDS.has(command.name)) {
     const reply = await deps.service.command(target, userOf(from), command.name, command.args);
     return tell(reply);

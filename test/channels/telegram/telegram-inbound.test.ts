@@ -68,6 +68,36 @@ describe("Telegram channel: inbound messages", () => {
     expect(service.received[0]!.text).toBe("thanks");
   });
 
+  it("lets an allowed user list pairings with /pairs and end one with /unpair; a paired user may do neither", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "let me in" });
+    const refusal = await tg.waitFor(() => tg.state.botMessages(MALLORY.id)[0]);
+    const code = /\/pair ([A-Z0-9]{6})/.exec(refusal.text)?.[1];
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: `/pair ${code}` });
+    await tg.waitFor(() => tg.state.botMessages(ALICE.id)[0]);
+    // The paired account may use the bot, but not see or change pairings.
+    tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "/pairs" });
+    const refused = await tg.waitFor(() => tg.state.botMessages(MALLORY.id)[1]);
+    expect(refused.text).toContain("Only an admin");
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/pairs" });
+    const list = await tg.waitFor(() => tg.state.botMessages(ALICE.id)[1]);
+    expect(list.text).toContain(`(user id ${MALLORY.id}): approved by`);
+    expect(list.text).toContain(`(user id ${ALICE.id})`);
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: `/unpair ${MALLORY.id}` });
+    const ended = await tg.waitFor(() => tg.state.botMessages(ALICE.id)[2]);
+    expect(ended.text).toContain(`Pairing ended`);
+    expect(
+      await harness.channel.mayAct(String(MALLORY.id), {
+        platform: "telegram",
+        workspace: "tg",
+        channel: String(MALLORY.id),
+        extra: { chatType: "private" },
+      }),
+    ).toBe(false);
+    expect(service.commands).toHaveLength(0);
+  });
+
   it("says who may still act in a chat (mayAct): allowed users anywhere, anyone in an allowed group, nobody else", async () => {
     harness = await startHarness();
     const { channel, tg } = harness;

@@ -1,0 +1,119 @@
+/**
+ * Pairing: an approved account has an allowed user's standing only while its approver is still
+ * an allowed user; allowed users list pairings (/pairs) and end them (/unpair).
+ */
+import { describe, expect, it } from "vitest";
+import { type AccessOptions, TelegramAccess } from "../../../src/channels/telegram/telegram-access.js";
+import { memorySpace } from "../../skills/support.js";
+
+const ADMIN = { id: 111, name: "@admin" };
+const OTHER_ADMIN = { id: 222, name: "@other" };
+const MALLORY = { id: 999, name: "@mallory" };
+const DM = { id: MALLORY.id, type: "private" };
+const GROUP = { id: -100500, type: "supergroup" };
+
+function codeIn(refusal: string | undefined): string {
+  const code = /\/pair (\w+)/.exec(refusal ?? "")?.[1];
+  if (!code) throw new Error(`no code in ${refusal}`);
+  return code;
+}
+
+function warnings(): { logger: NonNullable<AccessOptions["logger"]>; lines: unknown[][] } {
+  const lines: unknown[][] = [];
+  const logger = { warn: (...args: unknown[]) => lines.push(args) } as never;
+  return { logger, lines };
+}
+
+/** Mallory paired by `approver` on a fresh access over `store`. */
+async function paired(store = memorySpace(), approver = ADMIN) {
+  const access = new TelegramAccess({ allowedUsers: ["111", "222"], allowedChats: [], store });
+  const reply = await access.approve(approver, codeIn(access.refusal(DM, MALLORY)));
+  return { access, reply, store };
+}
+
+describe("Telegram pairing", () => {
+  it("names who was approved, and the pairing lets them in everywhere", async () => {
+    const { access, reply } = await paired();
+    expect(reply).toContain("@mallory (user id 999)");
+    expect(reply).toContain("/unpair 999");
+    expect(await access.allows(DM, MALLORY)).toBe(true);
+    expect(await access.allows(GROUP, MALLORY)).toBe(true);
+  });
+
+  it("ends when its approver leaves the allowed users (after a restart on the same store)", async () => {
+    const { store } = await paired();
+    const { logger, lines } = warnings();
+    const after = new TelegramAccess({ allowedUsers: ["222"], allowedChats: [], store, logger });
+    expect(await after.allows(DM, MALLORY)).toBe(false);
+    expect(await after.allows(GROUP, MALLORY)).toBe(false);
+    // Logged once, not at every message.
+    expect(lines).toHaveLength(1);
+    expect(String(lines[0]![1])).toContain("approver (user id 111) is no longer an allowed user");
+    // The remaining admin sees it as lapsed and can end it.
+    expect(await after.list(OTHER_ADMIN)).toContain("no longer counts");
+    // Back in the list, the approver's pairing counts again.
+    const back = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    expect(await back.allows(DM, MALLORY)).toBe(true);
+  });
+
+  it("does not count a stored pairing that names no approver", async () => {
+    const store = memorySpace();
+    await store.set("tg:paired:999", { at: "2026-01-01T00:00:00.000Z" });
+    const { logger, lines } = warnings();
+    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store, logger });
+    expect(await access.allows(DM, MALLORY)).toBe(false);
+    expect(String(lines[0]![1])).toContain("names no approver");
+  });
+
+  it("lists an older record (from before /pairs) once it is checked, so it can be ended", async () => {
+    const store = memorySpace();
+    await store.set("tg:paired:999", { by: "111", at: "2026-01-01T00:00:00.000Z" });
+    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    expect(await access.allows(DM, MALLORY)).toBe(true);
+    expect(await access.list(ADMIN)).toContain("user id 999: approved by user id 111 on 2026-01-01");
+    await access.unpair(ADMIN, "999");
+    expect(await access.allows(DM, MALLORY)).toBe(false);
+  });
+
+  it("lets an allowed user list and end pairings, also another admin's", async () => {
+    const { access, store } = await paired();
+    const list = await access.list(OTHER_ADMIN);
+    expect(list).toMatch(/@mallory \(user id 999\): approved by @admin \(user id 111\) on \d{4}-\d\d-\d\d/);
+    expect(await access.unpair(OTHER_ADMIN, "999")).toContain("Pairing ended: @mallory (user id 999)");
+    expect(await access.allows(DM, MALLORY)).toBe(false);
+    expect(await access.list(ADMIN)).toBe("No paired accounts.");
+    // Another process on the same store sees the end at once.
+    expect(
+      await new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store }).allows(DM, MALLORY),
+    ).toBe(false);
+    expect(await access.unpair(ADMIN, "999")).toBe("No pairing for user id 999.");
+    expect(await access.unpair(ADMIN, "abc")).toContain("Usage: /unpair <user id>");
+  });
+
+  it("an unpaired revocation in another process counts here at once", async () => {
+    const { access, store } = await paired();
+    expect(await access.allows(DM, MALLORY)).toBe(true);
+    const other = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    await other.unpair(ADMIN, "999");
+    expect(await access.allows(DM, MALLORY)).toBe(false);
+  });
+
+  it("works without a store, for the process lifetime", async () => {
+    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [] });
+    await access.approve(ADMIN, codeIn(access.refusal(DM, MALLORY)));
+    expect(await access.allows(DM, MALLORY)).toBe(true);
+    expect(await access.list(ADMIN)).toContain("@mallory (user id 999)");
+    await access.unpair(ADMIN, "999");
+    expect(await access.allows(DM, MALLORY)).toBe(false);
+  });
+
+  it("refuses /pair, /pairs and /unpair from a paired (not allowed) user", async () => {
+    const { access } = await paired();
+    const carol = { id: 333, name: "@carol" };
+    const code = codeIn(access.refusal({ id: carol.id, type: "private" }, carol));
+    expect(await access.approve(MALLORY, code)).toContain("Only an admin");
+    expect(await access.list(MALLORY)).toContain("Only an admin");
+    expect(await access.unpair(MALLORY, "999")).toContain("Only an admin");
+    expect(await access.allows(DM, MALLORY)).toBe(true);
+  });
+});
