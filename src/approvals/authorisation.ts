@@ -48,11 +48,10 @@ export function allowedApproversFor(
   target: ThreadTarget,
   requesterId: string,
 ): readonly string[] {
-  const channelKey = `${target.platform}:${target.channel}`;
   const all = [
     qualifiedUserId(target.platform, requesterId),
     ...config.approvers,
-    ...(config.perChannel?.[channelKey] ?? []),
+    ...channelApprovers(config, target),
   ];
   return Object.freeze([...new Set(all)]);
 }
@@ -80,11 +79,26 @@ function configuredApprovers(
   config: Pick<ApprovalsConfig, "approvers" | "perChannel">,
   target: ThreadTarget,
 ): readonly string[] {
-  const configured = [
-    ...config.approvers,
-    ...(config.perChannel?.[`${target.platform}:${target.channel}`] ?? []),
-  ].filter((id) => id.startsWith(`${target.platform}:`));
+  const configured = [...config.approvers, ...channelApprovers(config, target)].filter((id) =>
+    id.startsWith(`${target.platform}:`),
+  );
   return Object.freeze([...new Set(configured)]);
+}
+
+/**
+ * The per-channel approvers of `target`'s channel: those listed under its id and, when the channel
+ * records another id for the same chat (`extra.alsoKnownAs`: a Telegram supergroup continuing its
+ * former group's session under the group's id), under that id too — an admin may key either.
+ */
+function channelApprovers(
+  config: Pick<ApprovalsConfig, "perChannel">,
+  target: Pick<ThreadTarget, "platform" | "channel" | "extra">,
+): readonly string[] {
+  const other = target.extra?.alsoKnownAs;
+  const channels = [target.channel, ...(other === undefined || other === "" ? [] : [String(other)])];
+  return [...new Set(channels)].flatMap(
+    (channel) => config.perChannel?.[`${target.platform}:${channel}`] ?? [],
+  );
 }
 
 /** Who may loosen a session in a shared thread, in words (refusals and cards). */

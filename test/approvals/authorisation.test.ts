@@ -5,10 +5,12 @@ import {
   allowedApproversFor,
   approvalsConfigSchema,
   decidersOf,
+  loosenersFor,
   mayDecide,
   whoMayDecide,
 } from "../../src/approvals/authorisation.js";
 import type { PendingApproval, PendingPlan, PendingQuestion } from "../../src/approvals/pending-item.js";
+import { targetOf, type TelegramMessage } from "../../src/channels/telegram/telegram-inbound.js";
 import { pendingFields } from "./pending-fields.js";
 
 const target = { platform: "slack", workspace: "T1", channel: "C1", thread: "1.1" };
@@ -28,6 +30,34 @@ describe("approval authorisation", () => {
     expect(mayDecide(allowed, "slack", "U_X")).toBe(false);
     expect(mayDecide(allowed, "telegram", "U_ANA")).toBe(false);
     expect(mayDecide(allowed, "slack", "42")).toBe(false);
+  });
+
+  it("finds a migrated Telegram group's per-channel approvers under either of its ids", () => {
+    const OLD = -4567; // the basic group, whose session the supergroup continues
+    const NEW = -1001234567890; // the supergroup's own id, as Telegram shows it now
+    const message = {
+      message_id: 10,
+      date: 1,
+      chat: { id: NEW, type: "supergroup" },
+      from: { id: 42, is_bot: false, first_name: "Starter" },
+      text: "hi",
+    } as TelegramMessage;
+    const migrated = targetOf(message, OLD);
+    expect(migrated.channel).toBe(String(OLD));
+    for (const key of [NEW, OLD]) {
+      const config = { approvers: [], perChannel: { [`telegram:${key}`]: ["telegram:7777"] } };
+      expect(mayDecide(allowedApproversFor(config, migrated, "42"), "telegram", "7777")).toBe(true);
+      // The starter may not loosen the group's session while an approver is configured for it.
+      expect(loosenersFor(config, migrated, "42")).toEqual(["telegram:7777"]);
+    }
+    // Another chat's approvers never apply; a chat that never migrated has one id only.
+    const elsewhere = { approvers: [], perChannel: { "telegram:-999": ["telegram:7777"] } };
+    expect(allowedApproversFor(elsewhere, migrated, "42")).toEqual(["telegram:42"]);
+    const plain = targetOf({ ...message, chat: { id: NEW, type: "supergroup" } });
+    expect(plain.extra).not.toHaveProperty("alsoKnownAs");
+    expect(
+      loosenersFor({ approvers: [], perChannel: { [`telegram:${OLD}`]: ["telegram:7777"] } }, plain, "42"),
+    ).toEqual(["telegram:42"]);
   });
 
   it("validates configured ids (COWORKER_APPROVERS reaches the same schema: see load-config.test.ts)", () => {

@@ -299,6 +299,8 @@ async function onCallback(ctx: Context, deps: HandlerDeps): Promise<void> {
       workspace: "tg",
       channel: String(chat.alsoKnownAs ?? chat.id),
       ...(topic !== undefined ? { thread: String(topic) } : {}),
+      // As targetOf: a supergroup's own id beside its former group's (per-channel approvers).
+      ...(chat.alsoKnownAs !== undefined ? { extra: { alsoKnownAs: chat.id } } : {}),
     };
     press = { kind: "control", control: action.control, target, user: userOf(query.from) };
   }

@@ -136,7 +136,9 @@ export function topicOf(
 
 /**
  * Where a chat's (or topic's) session lives; `extra` carries what replies need. `sessionChat` is
- * the chat whose session this one continues (a supergroup's former group), the chat itself by default.
+ * the chat whose session this one continues (a supergroup's former group), the chat itself by default;
+ * when it is another, `extra.alsoKnownAs` names the chat's own (current) id, so that settings keyed
+ * by either id (approvals.per_channel) reach the session.
  */
 export function targetOf(message: TelegramMessage, sessionChat: number = message.chat.id): ThreadTarget {
   const topic = topicOf(message);
@@ -145,7 +147,11 @@ export function targetOf(message: TelegramMessage, sessionChat: number = message
     workspace: "tg",
     channel: String(sessionChat),
     ...(topic !== undefined ? { thread: String(topic) } : {}),
-    extra: { chatType: message.chat.type, replyTo: message.message_id },
+    extra: {
+      chatType: message.chat.type,
+      replyTo: message.message_id,
+      ...(sessionChat !== message.chat.id ? { alsoKnownAs: message.chat.id } : {}),
+    },
   };
 }
 

@@ -110,6 +110,8 @@ describe("Telegram: a group upgraded to a supergroup", () => {
     tg.sendUserMessage({ chat: { id: NEW_ID, type: "supergroup" }, from: MALLORY, text: "@coworker_bot hi" });
     await tg.waitFor(() => service.received.length === 1);
     expect(service.received[0]!.target.channel).toBe(String(OLD_GROUP.id));
+    // The supergroup's own id travels along: per-channel approvers may be keyed by either.
+    expect(service.received[0]!.target.extra?.alsoKnownAs).toBe(NEW_ID);
     expect(harness.logs().filter((line) => line.msg?.toString().includes("migrated"))).toEqual([
       expect.objectContaining({
         level: 30,
