@@ -4,8 +4,13 @@
  * written with or without a "slack:" prefix. With no user list, the workspace's guests (single-
  * and multi-channel) are not "anyone": an agent that runs commands and reads the workspace is not
  * for people the workspace itself keeps to a few channels, unless `allowGuests` says so or the user
- * list names them. A refused person hears it once per channel per hour, privately, so a chatty
- * thread does not turn into a wall of refusals.
+ * list names them. When Slack cannot say whether a person is a guest (users.info failed), the
+ * guest check fails closed: the person is refused, told Slack could not confirm their account, and
+ * asked about again on their next message. People named in the user list need no guest check, nor
+ * does a bot id (B…, the author of an allowed bot's post): no bot is a guest, and users.info knows
+ * no bot id. A
+ * refused person hears it once per channel per hour, privately, so a chatty thread does not turn
+ * into a wall of refusals.
  */
 import { LruCache } from "../../sessions/lru.js";
 import type { ConversationKind } from "./slack-conversation-kind.js";
@@ -20,12 +25,25 @@ export const REFUSALS = Object.freeze({
     "Sorry — I'm not enabled in this channel. Ask a Coworker admin to allow it, or message me directly instead.",
   guest:
     "Sorry — I don't work with guests of this workspace. Please ask a Coworker admin to add you to the allowed users.",
+  unconfirmed:
+    "Sorry — Slack couldn't confirm your account just now, so I can't work with you yet. Please try again shortly.",
 });
 
-/** Who counts as a guest: the person's Slack account, looked up (UserDirectory.isGuest). */
-export type GuestLookup = (userId: string) => Promise<boolean>;
+/**
+ * Who counts as a guest: the person's Slack account, looked up (UserDirectory.isGuest); undefined
+ * when Slack could not say, which is refused like a guest.
+ */
+export type GuestLookup = (userId: string) => Promise<boolean | undefined>;
 
 const REFUSAL_INTERVAL_MS = 60 * 60 * 1_000;
+
+/**
+ * A bot id (B…), as the author of an allowed bot's post: no person, so no guest, and no account
+ * users.info can look up. People (and bot users) have U… or W… ids.
+ */
+export function isBotId(id: string): boolean {
+  return /^B[A-Z0-9]+$/.test(id);
+}
 
 function normalise(ids: readonly string[]): Set<string> {
   return new Set(ids.map((id) => id.trim().replace(/^slack:/, "")).filter((id) => id.length > 0));
@@ -36,7 +54,10 @@ export class AccessPolicy {
   private readonly channels: Set<string>;
   private readonly refused = new LruCache<string, number>(10_000);
 
-  /** Guests are refused unless `guests.allow`; `guests.isGuest` is asked only when it matters. */
+  /**
+   * Guests, and people Slack cannot confirm are no guests, are refused unless `guests.allow`;
+   * `guests.isGuest` is asked only when it matters (no user list, guests not allowed, no bot id).
+   */
   constructor(
     allowedUsers: readonly string[],
     allowedChannels: readonly string[],
@@ -50,9 +71,10 @@ export class AccessPolicy {
   private async checkUser(userId: string): Promise<AccessDecision> {
     if (this.users.size > 0)
       return this.users.has(userId) ? { allowed: true } : { allowed: false, refusal: REFUSALS.user };
-    if (!this.guests.allow && (await this.guests.isGuest(userId)))
-      return { allowed: false, refusal: REFUSALS.guest };
-    return { allowed: true };
+    if (this.guests.allow || isBotId(userId)) return { allowed: true };
+    const guest = await this.guests.isGuest(userId);
+    if (guest === undefined) return { allowed: false, refusal: REFUSALS.unconfirmed };
+    return guest ? { allowed: false, refusal: REFUSALS.guest } : { allowed: true };
   }
 
   /** Whether this person may talk to the bot (or press its buttons) in this conversation. */

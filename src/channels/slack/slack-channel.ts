@@ -18,7 +18,7 @@ import type { ConversationService } from "../../sessions/contracts.js";
 import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
 import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { IntakeLog } from "../intake-log.js";
-import { AccessPolicy } from "./slack-access.js";
+import { AccessPolicy, isBotId } from "./slack-access.js";
 import { createClients, describeError, type SlackClients, withTrailingSlash } from "./slack-api.js";
 import { CapabilityLatch } from "./slack-capabilities.js";
 import { kindOf } from "./slack-conversation-kind.js";
@@ -324,12 +324,14 @@ export class SlackChannel implements ChannelAdapter {
    * channels, guests (per `allowGuests`), no deactivated account, and — in a channel, private
    * channel or group DM — still a member of it (a scheduled task or a subscription of theirs wakes
    * a turn only then; see ChannelAdapter.mayAct). Their own DM with the bot needs no membership
-   * check. Rejects when Slack cannot say (before `start`, or an API error).
+   * check. Rejects when Slack cannot say (before `start`, or an API error): a failed users.info
+   * lookup leaves deactivation and guest status unknown, and unknown is refused. A bot id (B…, an
+   * allowed bot's) has no account users.info could look up, so it gets no deactivation check.
    */
   async mayAct(userId: string, target: ThreadTarget): Promise<boolean> {
     // Looked up afresh first: the guest check then reads the renewed profile, not one cached
-    // when the person last wrote.
-    if (await this.users.isDeactivatedNow(userId)) return false;
+    // when the person last wrote. Unknown (the lookup failed) counts as not allowed.
+    if (!isBotId(userId) && (await this.users.isDeactivatedNow(userId)) !== false) return false;
     const kind = kindOf(target);
     if (!(await this.access.check(userId, target.channel, kind)).allowed) return false;
     return kind === "dm" || this.directory().isMember(target.channel, userId);

@@ -2,10 +2,11 @@
  * UserDirectory: Slack user ids → display names, whether the person is a guest and whether their
  * account is deactivated (users.info),
  * cached with a TTL so a busy thread costs one lookup per person. A failed lookup falls back to the
- * handle (or id), counts as no guest and not deactivated — a person is refused only where Slack
- * says so — and is not
- * tried again for a short while: a message asks twice (its access check, then its author), and
- * while Slack is rate-limiting or down each ask would be one more call to the failing method.
+ * handle (or id) and leaves the guest and deactivated flags unknown (undefined): the access checks
+ * refuse such a person (fail closed) rather than take them for a member. A failure is not cached:
+ * it stands only a few seconds, so the one message's second ask (its access check, then its
+ * author) makes no second call to a failing method, but a retry soon after asks Slack again. It is
+ * logged at warn once per person per WARN_INTERVAL_MS, at debug otherwise.
  */
 import type { Logger } from "pino";
 import type { PlatformUser } from "../../core/thread-target.js";
@@ -13,8 +14,13 @@ import { LruCache } from "../../sessions/lru.js";
 import { describeError, type WebClient } from "./slack-api.js";
 
 const TTL_MS = 60 * 60 * 1_000;
-/** How long a failed lookup stands before the person is looked up again. */
-const FAILURE_TTL_MS = 30 * 1_000;
+/**
+ * How long a failed lookup stands before the person is looked up again: long enough for one
+ * message's two asks, short enough that the person's retry asks Slack afresh.
+ */
+const FAILURE_TTL_MS = 5 * 1_000;
+/** How often a person's failing lookups are logged at warn (at debug in between). */
+const WARN_INTERVAL_MS = 10 * 60 * 1_000;
 
 interface Entry {
   readonly name: string;
@@ -25,13 +31,20 @@ interface Entry {
   readonly at: number;
 }
 
-type Profile = Pick<Entry, "name" | "guest" | "deactivated">;
+/** A profile as looked up; `guest` and `deactivated` are undefined when Slack could not say. */
+interface Profile {
+  readonly name: string;
+  readonly guest: boolean | undefined;
+  readonly deactivated: boolean | undefined;
+}
 
 export class UserDirectory {
   private readonly cache = new LruCache<string, Entry>(10_000);
   private readonly inflight = new Map<string, Promise<Profile>>();
   /** When each person's last lookup failed. */
   private readonly failedAt = new LruCache<string, number>(10_000);
+  /** When each person's failing lookup was last logged at warn. */
+  private readonly warnedAt = new LruCache<string, number>(10_000);
 
   constructor(
     private readonly client: WebClient,
@@ -44,8 +57,11 @@ export class UserDirectory {
     return { id, name: (await this.profile(id, fallbackName ?? id)).name };
   }
 
-  /** Whether Slack says the person is a guest of the workspace (single- or multi-channel). */
-  async isGuest(id: string): Promise<boolean> {
+  /**
+   * Whether Slack says the person is a guest of the workspace (single- or multi-channel);
+   * undefined when Slack could not say (the lookup failed): treat that as not allowed.
+   */
+  async isGuest(id: string): Promise<boolean | undefined> {
     return (await this.profile(id, id)).guest;
   }
 
@@ -53,9 +69,9 @@ export class UserDirectory {
    * Whether Slack says now that the person's account is deactivated: never from the cache but
    * looked up afresh (shared with a lookup under way, none while a failed one stands), which also
    * renews the cached profile, its guest flag included, for checks made long after the person last
-   * wrote. A failed lookup counts as not deactivated, as it counts as no guest.
+   * wrote. Undefined when Slack could not say (the lookup failed): treat that as not allowed.
    */
-  async isDeactivatedNow(id: string): Promise<boolean> {
+  async isDeactivatedNow(id: string): Promise<boolean | undefined> {
     return (await this.profile(id, id, 0)).deactivated;
   }
 
@@ -86,14 +102,21 @@ export class UserDirectory {
       this.failedAt.delete(id);
       return entry;
     } catch (error) {
-      this.logger.debug({ err: describeError(error), user: id }, "slack users.info failed");
-      this.failedAt.set(id, this.now());
+      const now = this.now();
+      this.failedAt.set(id, now);
+      const warned = this.warnedAt.get(id);
+      const message =
+        "slack users.info failed: the person's guest and deactivated status is unknown, so checks that need it refuse them until Slack answers";
+      if (warned === undefined || now - warned >= WARN_INTERVAL_MS) {
+        this.warnedAt.set(id, now);
+        this.logger.warn({ err: describeError(error), user: id }, message);
+      } else this.logger.debug({ err: describeError(error), user: id }, message);
       return unknown(fallback);
     }
   }
 }
 
-/** What a failed lookup stands for: the fallback name, no guest, not deactivated. */
+/** What a failed lookup stands for: the fallback name; guest and deactivated unknown. */
 function unknown(name: string): Profile {
-  return { name, guest: false, deactivated: false };
+  return { name, guest: undefined, deactivated: undefined };
 }

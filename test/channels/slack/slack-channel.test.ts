@@ -387,6 +387,32 @@ describe("inbound messages", () => {
     expect(service.received.map((m) => m.text).slice(1)).toEqual(["allowed now", "named in the list"]);
   });
 
+  it("refuses a person Slack cannot confirm is no guest (users.info failing), and wakes nobody then; the user list needs no check", async () => {
+    fake.state.addUser({ id: "UGUEST", name: "guest", guest: true });
+    fake.state.addChannel({ id: "D7", name: "dm-guest", type: "im", members: ["UGUEST"] });
+    const failing = () =>
+      fake.state.fail("users.info", ...Array.from({ length: 20 }, () => "internal_error"));
+    failing();
+    await startChannel();
+    fake.userPosts({ user: "UGUEST", channel: "D7", text: "run something for me" });
+    await fake.waitFor(() => fake.state.ephemerals.length === 1, "the refusal");
+    expect(fake.state.ephemerals[0]).toMatchObject({ user: "UGUEST", channel: "D7" });
+    expect(fake.state.ephemerals[0]!.text).toMatch(/couldn't confirm your account/);
+    // A wake-up of a member's task while Slack cannot say whether they are deactivated: refused.
+    const general = { platform: "slack", workspace: "T1", channel: "C1", thread: "2.2" };
+    expect(await channel.mayAct("U2", general)).toBe(false);
+    await channel.stop();
+    expect(service.received).toEqual([]);
+    // Named in the user list: no guest check, so the message goes through on its handle.
+    await startChannel({ allowedUsers: ["UGUEST"] });
+    fake.userPosts({ user: "UGUEST", channel: "D7", text: "named in the list" });
+    await service.waitFor(() => service.received.length === 1);
+    await channel.stop();
+    fake.state.failures.delete("users.info");
+    expect(service.received.map((m) => m.text)).toEqual(["named in the list"]);
+    expect(fake.state.ephemerals).toHaveLength(1);
+  });
+
   it("says who may still act in a conversation (mayAct): the lists, guests, and deactivated accounts, looked up afresh", async () => {
     fake.state.addUser({ id: "UGUEST", name: "guest", guest: true });
     const dm = { platform: "slack", workspace: "T1", channel: "D1", thread: "1.1" };

@@ -1,10 +1,11 @@
 /**
- * UserDirectory: a person is looked up once per TTL; a failed lookup falls back to the handle, no
- * guest, and is not repeated for a short while (a message asks twice: its access check and its
- * author), then tried again.
+ * UserDirectory: a person is looked up once per TTL; a failed lookup falls back to the handle,
+ * leaves guest and deactivated unknown (so access checks refuse), is not repeated for a few seconds
+ * (a message asks twice: its access check and its author), then tried again; it is logged at warn
+ * once per person per window.
  */
-import pino from "pino";
-import { describe, expect, it } from "vitest";
+import pino, { type Logger } from "pino";
+import { describe, expect, it, vi } from "vitest";
 import type { WebClient } from "../../../src/channels/slack/slack-api.js";
 import { UserDirectory } from "../../../src/channels/slack/slack-users.js";
 
@@ -21,18 +22,65 @@ function client() {
   return { state, client: { users } as unknown as WebClient };
 }
 
+/** A logger that records its warn and debug calls. */
+function recordingLogger() {
+  const warn = vi.fn();
+  const debug = vi.fn();
+  return { warn, debug, logger: { warn, debug } as unknown as Logger };
+}
+
 describe("UserDirectory", () => {
-  it("does not ask Slack again for a person whose lookup just failed, and does after a while", async () => {
+  it("does not ask Slack again for a person whose lookup just failed, and does a few seconds later", async () => {
     let now = 0;
     const { state, client: slack } = client();
     const users = new UserDirectory(slack, pino({ level: "silent" }), () => now);
-    expect(await users.isGuest("U1")).toBe(false);
+    expect(await users.isGuest("U1")).toBeUndefined();
     expect(await users.user("U1", "ana.handle")).toEqual({ id: "U1", name: "ana.handle" });
     expect(state.calls).toBe(1);
-    now += 31_000;
+    now += 6_000;
     state.failing = false;
     expect(await users.isGuest("U1")).toBe(true);
     expect(await users.user("U1")).toEqual({ id: "U1", name: "Ana" });
     expect(state.calls).toBe(2);
+  });
+
+  it("says neither guest nor deactivated is known when Slack cannot say, and does not cache that for long", async () => {
+    let now = 0;
+    const { state, client: slack } = client();
+    const users = new UserDirectory(slack, pino({ level: "silent" }), () => now);
+    expect(await users.isGuest("U1")).toBeUndefined();
+    expect(await users.isDeactivatedNow("U1")).toBeUndefined();
+    expect(state.calls).toBe(1);
+    // The person tries again a little later: Slack is asked again (and still fails).
+    now += 10_000;
+    expect(await users.isGuest("U1")).toBeUndefined();
+    expect(state.calls).toBe(2);
+    now += 10_000;
+    state.failing = false;
+    expect(await users.isDeactivatedNow("U1")).toBe(false);
+    expect(await users.isGuest("U1")).toBe(true);
+    // A success is cached as before.
+    now += 10 * 60_000;
+    expect(await users.isGuest("U1")).toBe(true);
+    expect(state.calls).toBe(3);
+  });
+
+  it("logs a failing lookup at warn once per person per window, at debug in between", async () => {
+    let now = 0;
+    const { client: slack } = client();
+    const log = recordingLogger();
+    const users = new UserDirectory(slack, log.logger, () => now);
+    await users.isGuest("U1");
+    for (let i = 0; i < 5; i++) {
+      now += 10_000;
+      await users.isGuest("U1");
+    }
+    await users.isGuest("U2");
+    expect(log.warn.mock.calls.map(([fields]) => (fields as { user: string }).user)).toEqual(["U1", "U2"]);
+    expect(log.debug).toHaveBeenCalledTimes(5);
+    now += 10 * 60_000;
+    await users.isGuest("U1");
+    expect(log.warn).toHaveBeenCalledTimes(3);
+    expect(String(log.warn.mock.calls[0]![1])).toMatch(/users\.info failed/);
   });
 });

@@ -1,0 +1,60 @@
+/**
+ * AccessPolicy's guest check fails closed: when Slack cannot say whether a person is a guest, the
+ * person is refused with an honest "could not confirm" reply; people named in the user list, bot
+ * ids, and everyone when guests are allowed, need no guest check.
+ */
+import { describe, expect, it } from "vitest";
+import { AccessPolicy, REFUSALS } from "../../../src/channels/slack/slack-access.js";
+
+/** A guest lookup that cannot say (users.info failed), counting its calls. */
+function unknownGuest() {
+  const state = { calls: 0 };
+  return {
+    state,
+    isGuest: async (): Promise<boolean | undefined> => {
+      state.calls++;
+      return undefined;
+    },
+  };
+}
+
+describe("AccessPolicy guest check", () => {
+  it("refuses a person whose guest status Slack could not confirm, saying so", async () => {
+    const lookup = unknownGuest();
+    const policy = new AccessPolicy([], [], { allow: false, isGuest: lookup.isGuest });
+    expect(await policy.check("U1", "C0123", "channel")).toEqual({
+      allowed: false,
+      refusal: REFUSALS.unconfirmed,
+    });
+    expect(await policy.check("U1", "D0123", "dm")).toMatchObject({ allowed: false });
+    expect(REFUSALS.unconfirmed).toMatch(/couldn't confirm your account.*try again shortly/);
+    expect(lookup.state.calls).toBe(2);
+  });
+
+  it("still refuses a known guest and lets in a known member", async () => {
+    const policy = new AccessPolicy([], [], { allow: false, isGuest: async (id) => id === "UGUEST" });
+    expect(await policy.check("UGUEST", "C1", "channel")).toEqual({
+      allowed: false,
+      refusal: REFUSALS.guest,
+    });
+    expect(await policy.check("UMEMBER", "C1", "channel")).toEqual({ allowed: true });
+  });
+
+  it("asks nothing of people named in the user list, nor when guests are allowed", async () => {
+    const lookup = unknownGuest();
+    const listed = new AccessPolicy(["slack:U1"], [], { allow: false, isGuest: lookup.isGuest });
+    expect(await listed.check("U1", "C1", "channel")).toEqual({ allowed: true });
+    expect(await listed.check("U2", "C1", "channel")).toEqual({ allowed: false, refusal: REFUSALS.user });
+    const open = new AccessPolicy([], [], { allow: true, isGuest: lookup.isGuest });
+    expect(await open.check("U2", "C1", "channel")).toEqual({ allowed: true });
+    expect(lookup.state.calls).toBe(0);
+  });
+
+  it("asks nothing about a bot id (an allowed bot's post): no bot is a guest, and users.info knows no bot id", async () => {
+    const lookup = unknownGuest();
+    const policy = new AccessPolicy([], [], { allow: false, isGuest: lookup.isGuest });
+    expect(await policy.check("B0DEPLOY", "C1", "channel")).toEqual({ allowed: true });
+    expect(lookup.state.calls).toBe(0);
+    expect(await policy.check("U0DEPLOY", "C1", "channel")).toMatchObject({ allowed: false });
+  });
+});
