@@ -1,32 +1,35 @@
 /**
  * The skills' thread commands: `skills` lists every skill (source, description, on/off) and
- * `skills enable|disable <name>` switches one for the workspace — only for a configured approver
- * (global or of the channel); `skill <name> [text]` (a slash command: `/coworker skill …` on
+ * `skills enable|disable <name>` switches one for the workspace — only for a global configured
+ * approver (`approvals.approvers`): the switch steers every later session in every conversation,
+ * so a channel's approvers (`approvals.per_channel`) do not suffice (authorisation.ts
+ * steeringDecidersFor); `skill <name> [text]` (a slash command: `/coworker skill …` on
  * Slack, `/skill …` on Telegram) runs a skill directly by queueing the person's message as
  * `skill <name> [text]`, which the engine then starts with the skill loaded. Typed in a thread,
  * `skill <name> …` is an ordinary message that the engine recognises the same way.
  */
-import { qualifiedUserId } from "../approvals/authorisation.js";
+import { type ApprovalsConfig, mayDecide, steeringDecidersFor } from "../approvals/authorisation.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { ExtraCommand, ExtraCommandCall } from "../sessions/extra-commands.js";
 import type { SkillLibrary } from "./skill-library.js";
 import { skillRunText } from "./skill-run.js";
 import { type Skill, sourceLabel } from "./skill.js";
 
-/** Who may switch skills: the approvals config's approvers. */
-export interface SkillApprovers {
-  /** Platform-qualified ids ("slack:U0123"). */
-  readonly approvers: readonly string[];
-  /** Keyed "platform:channel". */
-  readonly perChannel?: Readonly<Record<string, readonly string[]>>;
-}
+/**
+ * Who may switch skills: the approvals config's global approvers (platform-qualified ids,
+ * "slack:U0123"); its per-channel approvers, if the config passed holds them, are not asked.
+ */
+export type SkillApprovers = Pick<ApprovalsConfig, "approvers">;
 
 const DESCRIPTION_SHOWN = 120;
 
+/**
+ * Whether the person may switch a skill for the workspace: one of the platform's global approvers,
+ * as for any change that steers every later session — with no looseners to fall back on, so
+ * without configured approvers nobody may.
+ */
 function maySwitch(approvers: SkillApprovers, target: ThreadTarget, userId: string): boolean {
-  const id = qualifiedUserId(target.platform, userId);
-  const channel = approvers.perChannel?.[`${target.platform}:${target.channel}`] ?? [];
-  return approvers.approvers.includes(id) || channel.includes(id);
+  return mayDecide(steeringDecidersFor(approvers, target.platform, []), target.platform, userId);
 }
 
 function shortDescription(skill: Skill): string {
@@ -52,7 +55,7 @@ export async function describeSkills(library: SkillLibrary): Promise<string> {
     lines.push(
       `${scan.problems.length} malformed skill${scan.problems.length === 1 ? "" : "s"} skipped (\`coworker doctor\` lists the files and reasons).`,
     );
-  lines.push("Run one: skill <name> [text] · approvers: skills enable <name> / skills disable <name>");
+  lines.push("Run one: skill <name> [text] · global approvers: skills enable <name> / skills disable <name>");
   return lines.join("\n");
 }
 
@@ -66,7 +69,7 @@ async function switchSkill(
   const verb = enabled ? "enable" : "disable";
   if (name === undefined) return `Usage: skills ${verb} <name>`;
   if (!maySwitch(approvers, call.target, call.user.id))
-    return `Only a configured approver can ${verb} skills for this workspace.`;
+    return `Only a configured approver for the whole workspace (\`approvals.approvers\`) can ${verb} skills: the switch applies to every conversation, so a channel's approvers (\`approvals.per_channel\`) cannot.`;
   const entry = library.find(name, await library.scan());
   if (!entry) return `There is no skill named "${name}". \`skills\` lists them.`;
   if (entry.enabled === enabled) return `The skill "${name}" is already ${enabled ? "on" : "off"}.`;
@@ -79,7 +82,8 @@ export function skillCommands(library: SkillLibrary, approvers: SkillApprovers):
   return Object.freeze([
     {
       name: "skills",
-      usage: "skills — list skills · skills enable <name> / skills disable <name> — switch one (approvers)",
+      usage:
+        "skills — list skills · skills enable <name> / skills disable <name> — switch one (global approvers)",
       minArgs: 0,
       maxArgs: 2,
       run: async (call) => {

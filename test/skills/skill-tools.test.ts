@@ -258,11 +258,43 @@ describe("skills commands", () => {
     expect(listing).toContain("• triage — on · data dir — Triage an alert");
     expect(listing).toContain("1 malformed skill skipped");
     expect(await skills!.run(call("U_ANA", ["disable", "triage"]))).toBe(
-      "Only a configured approver can disable skills for this workspace.",
+      "Only a configured approver for the whole workspace (`approvals.approvers`) can disable skills: the switch applies to every conversation, so a channel's approvers (`approvals.per_channel`) cannot.",
     );
     expect(await skills!.run(call("U_BOSS", ["disable", "triage"]))).toContain("is now disabled");
     expect(await skills!.run(call("U_ANA", []))).toContain("• triage — off · data dir");
     expect(await fixture.space.get("switches")).toEqual({ triage: false });
+  });
+
+  it("only global approvers switch a skill: a channel's approver is refused, whatever channel", async () => {
+    fixture = await skillsFixture({ enabled: [], disabled: ["deploy-prod"] });
+    writeSkill(fixture.workspaceSkills, "deploy-prod", skillMd("deploy-prod", "Deploy to prod"));
+    // The whole approvals config, as the app passes it: a lead approves in this channel only, and
+    // a Telegram approver's id names nobody on Slack.
+    const config = {
+      approvers: ["slack:U_BOSS", "telegram:777"],
+      perChannel: { [`slack:${TARGET.channel}`]: ["slack:U_LEAD"] },
+      ttlMs: 60_000,
+    };
+    const [skills] = skillCommands(fixture.library, config);
+    for (const who of ["U_LEAD", "777"]) {
+      const refusal = await skills!.run(call(who, ["enable", "deploy-prod"]));
+      expect(refusal).toMatch(
+        /^Only a configured approver for the whole workspace \(`approvals\.approvers`\)/,
+      );
+      expect(refusal).toContain("a channel's approvers (`approvals.per_channel`) cannot");
+    }
+    expect(fixture.library.switches.stateOf("deploy-prod").enabled).toBe(false);
+    expect(await skills!.run(call("U_BOSS", ["enable", "deploy-prod"]))).toContain("is now enabled");
+    expect(fixture.library.switches.stateOf("deploy-prod").enabled).toBe(true);
+  });
+
+  it("with no global approvers, nobody switches a skill, a channel's approver included", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.workspaceSkills, "triage", skillMd("triage", "Triage an alert"));
+    const config = { approvers: [], perChannel: { [`slack:${TARGET.channel}`]: ["slack:U_LEAD"] } };
+    const [skills] = skillCommands(fixture.library, config);
+    expect(await skills!.run(call("U_LEAD", ["disable", "triage"]))).toMatch(/^Only a configured approver/);
+    expect(fixture.library.switches.stateOf("triage").enabled).toBe(true);
   });
 
   it("skill <name> [text] queues the person's message; unknown or disabled ones are refused", async () => {
