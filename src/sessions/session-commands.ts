@@ -207,7 +207,11 @@ export class ThreadCommands {
    * by a configured approver, never claimed by whoever asks first.
    */
   private mayLoosen(live: LiveSession, target: ThreadTarget, user: PlatformUser): boolean {
-    const allowed = loosenersFor(this.deps.approvals, live.record.target, live.record.startedBy?.id);
+    const allowed = loosenersFor(
+      this.deps.approvals,
+      knownAs(live.record.target, target),
+      live.record.startedBy?.id,
+    );
     return mayDecide(allowed, target.platform, user.id);
   }
 
@@ -309,4 +313,16 @@ export class ThreadCommands {
     });
     return result.message;
   }
+}
+
+/**
+ * The session's stored target, also under the other id the command's target knows its chat by
+ * (`extra.alsoKnownAs`: a Telegram group upgraded to a supergroup since the session began, whose
+ * approvers an admin may list under either id). The command's target is the same chat: it found
+ * this session.
+ */
+function knownAs(stored: ThreadTarget, command: ThreadTarget): ThreadTarget {
+  const alias = command.extra?.alsoKnownAs;
+  if (alias === undefined || stored.extra?.alsoKnownAs !== undefined) return stored;
+  return { ...stored, extra: { ...stored.extra, alsoKnownAs: alias } };
 }

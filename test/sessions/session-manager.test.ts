@@ -6,7 +6,7 @@ import { textStep, toolStep } from "../support/scripted-provider.js";
 import type { Store } from "../../src/store/store.js";
 import { MAX_QUEUED_MESSAGES } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
-import { type PlatformUser, sessionKeyOf } from "../../src/core/thread-target.js";
+import { type PlatformUser, sessionKeyOf, type ThreadTarget } from "../../src/core/thread-target.js";
 import { ANA, BEN, BOSS, makeHarness, message, openStore, tempDir, thread } from "./helpers/harness.js";
 import { outcomeLine } from "../support/card-outcome.js";
 
@@ -316,6 +316,29 @@ describe("SessionManager authority", () => {
     await h.manager.idle();
     expect(h.provider.lastRequest.messages.map((m) => m.content)).toEqual(["You are a test agent.", "next"]);
   });
+  it("a chat's approvers listed under its newer id may loosen a session begun under its older one", async () => {
+    // A Telegram group upgraded to a supergroup keeps its session (under the group's id); the
+    // channel tells the supergroup's id on each later message, and an admin may key either.
+    const h = await makeHarness({
+      steps: [textStep("hello")],
+      overrides: {
+        approvals: { approvers: [], perChannel: { "telegram:-1002": ["telegram:U_BOSS"] }, ttlMs: 60_000 },
+      },
+    });
+    const group: ThreadTarget = {
+      platform: "telegram",
+      workspace: "tg",
+      channel: "-2",
+      extra: { chatType: "group" },
+    };
+    await h.manager.receive(message("hi", { user: ANA, target: group }));
+    await h.manager.idle();
+    expect(await h.manager.command(group, BOSS, "mode", ["auto"])).toMatch(/^Only the session's owner/);
+    const upgraded = { ...group, extra: { chatType: "supergroup", alsoKnownAs: -1002 } };
+    expect(await h.manager.command(upgraded, BEN, "mode", ["auto"])).toMatch(/^Only the session's owner/);
+    expect(await h.manager.command(upgraded, BOSS, "mode", ["auto"])).toBe("Mode set to auto.");
+  });
+
   it("a thread opened by a command is its opener's: another person's mode or model does not take it over", async () => {
     const h = await makeHarness({
       steps: [textStep("hello")],
