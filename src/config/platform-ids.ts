@@ -43,13 +43,17 @@ function idList(pattern: RegExp, hint: string) {
 export const SLACK_USER_ID = /^[UW][A-Z0-9]+$/;
 /** Telegram user ids: positive integers. */
 export const TELEGRAM_USER_ID = /^\d+$/;
+/** Slack channel ids: C… (channels), G… (private channels, group DMs), D… (DMs). */
+export const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]+$/;
+/** Telegram chat ids: integers, negative for groups and channels. */
+export const TELEGRAM_CHAT_ID = /^-?\d+$/;
 
 export const slackUserIds = idList(
   SLACK_USER_ID,
   'is not a Slack member id: they look like "U0123ABCD" (profile → ⋮ → Copy member ID)',
 );
 export const slackChannelIds = idList(
-  /^[CGD][A-Z0-9]+$/,
+  SLACK_CHANNEL_ID,
   'is not a Slack channel id: they look like "C0123ABCD" (channel details, at the bottom)',
 );
 export const slackBotIds = idList(
@@ -61,7 +65,7 @@ export const telegramUserIds = idList(
   "is not a Telegram user id: they are numbers such as 4567 (not @usernames; @userinfobot tells yours)",
 );
 export const telegramChatIds = idList(
-  /^-?\d+$/,
+  TELEGRAM_CHAT_ID,
   "is not a Telegram chat id: they are numbers such as -1001234567890 (not @names)",
 );
 
@@ -88,4 +92,32 @@ function approverProblem(id: string): string | undefined {
   return platform === "slack"
     ? "has no Slack member id after slack: (they look like U0123ABCD)"
     : "has no Telegram user id after telegram: (they are numbers such as 4567)";
+}
+
+/**
+ * `approvals.per_channel`: approvers keyed `slack:<channel id>` or `telegram:<chat id>`. A key in
+ * any other shape (a channel name such as "slack:general", a typo) would match no conversation and
+ * silently grant nobody, so it is an error naming the key.
+ */
+export const perChannelApprovers = z
+  .record(z.string(), approverIds)
+  .default({})
+  .superRefine((record, ctx) => {
+    for (const key of Object.keys(record)) {
+      const problem = perChannelKeyProblem(key);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", path: [key], message: problem });
+    }
+  });
+
+function perChannelKeyProblem(key: string): string | undefined {
+  const [platform, ...rest] = key.split(":");
+  const id = rest.join(":");
+  if (platform === "slack" && SLACK_CHANNEL_ID.test(id)) return undefined;
+  if (platform === "telegram" && TELEGRAM_CHAT_ID.test(id)) return undefined;
+  const quoted = JSON.stringify(key);
+  if (platform === "slack" && rest.length > 0)
+    return `the key ${quoted} has no Slack channel id after slack: — write "slack:C0123ABCD" (the id is in the channel details, at the bottom; a channel name does not work)`;
+  if (platform === "telegram" && rest.length > 0)
+    return `the key ${quoted} has no Telegram chat id after telegram: — write a number such as "telegram:-1001234567890" (not an @name)`;
+  return `the key ${quoted} is not "slack:<channel id>" or "telegram:<chat id>" — e.g. "slack:C0123ABCD" or "telegram:-1001234567890"`;
 }

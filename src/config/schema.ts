@@ -10,6 +10,7 @@ import { permissionModeSchema } from "../core/modes.js";
 import { REDIS_KEY_PREFIX_PATTERN } from "../store/store-url.js";
 import {
   approverIds,
+  perChannelApprovers,
   slackAppToken,
   slackBotIds,
   slackBotToken,
@@ -201,7 +202,7 @@ const toolsSchema = z.strictObject({
 
 const approvalsSchema = z.strictObject({
   approvers: approverIds,
-  per_channel: z.record(nonEmpty, approverIds).default({}),
+  per_channel: perChannelApprovers,
   expire_after_h: z.number().positive().default(24),
 });
 

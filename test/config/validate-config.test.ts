@@ -102,6 +102,52 @@ describe("config validation", () => {
     expect(text).not.toContain("approvals.approvers[0]");
   });
 
+  it("checks approvals.per_channel keys: a Slack channel id or a Telegram chat id, naming the key", () => {
+    const text = problems(
+      LOCAL,
+      [
+        "approvals:",
+        "  per_channel:",
+        '    "slack:C0123ABCD": [slack:U0123ABCD]',
+        '    "slack:G0123ABCD": [slack:U0123ABCD]',
+        '    "telegram:-1001234567890": [telegram:4567]',
+        '    "telegram:4567": [telegram:4567]',
+        '    "slack:general": [slack:U0123ABCD]',
+        '    "telegram:@team": [telegram:4567]',
+        '    "C0999": [slack:U0123ABCD]',
+        '    "slak:C0999": [slack:U0123ABCD]',
+      ].join("\n"),
+    );
+    expect(text).toContain(
+      'approvals.per_channel.slack:general: the key "slack:general" has no Slack channel id after slack: — write "slack:C0123ABCD"',
+    );
+    expect(text).toContain(
+      'approvals.per_channel.telegram:@team: the key "telegram:@team" has no Telegram chat id',
+    );
+    expect(text).toContain(
+      'approvals.per_channel.C0999: the key "C0999" is not "slack:<channel id>" or "telegram:<chat id>"',
+    );
+    expect(text).toContain('approvals.per_channel.slak:C0999: the key "slak:C0999" is not');
+    for (const good of ["slack:C0123ABCD", "slack:G0123ABCD", "telegram:-1001234567890", "telegram:4567"])
+      expect(text).not.toContain(`per_channel.${good}`);
+    expect(text.split("\n").filter((line) => line.includes("per_channel"))).toHaveLength(4);
+  });
+
+  it("takes well-formed approvals.per_channel keys", () => {
+    const result = load(
+      LOCAL,
+      [
+        "approvals:",
+        '  per_channel: { "slack:C0123": [slack:U0456], "telegram:-100123": [telegram:7] }',
+      ].join("\n"),
+    );
+    if (!result.ok) throw new Error(result.problems.join("\n"));
+    expect(result.config.approvals.per_channel).toEqual({
+      "slack:C0123": ["slack:U0456"],
+      "telegram:-100123": ["telegram:7"],
+    });
+  });
+
   it("rejects a half-configured Slack instead of silently skipping it", () => {
     expect(problems({ ...LOCAL, SLACK_BOT_TOKEN: "xoxb-1-2" })).toContain(
       "slack.bot_token (SLACK_BOT_TOKEN) is set, but Slack also needs slack.app_token (SLACK_APP_TOKEN) for Socket Mode",
