@@ -22,7 +22,7 @@ import { usableClientMsgId } from "../../../src/channels/slack/slack-inbound.js"
 import { sessionKeyOf, type ThreadTarget } from "../../../src/core/thread-target.js";
 import type { ObservedMessage } from "../../../src/subscriptions/observed-message.js";
 import { echoHandler } from "../../fakes/fake-openai.js";
-import type { FakeSlack } from "../../fakes/fake-slack/index.js";
+import type { FakeSlack, UserPost } from "../../fakes/fake-slack/index.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
 import {
   ANA,
@@ -42,43 +42,9 @@ import { fakeSlackChannelOptions, startFakeSlackWithAnaAndBo } from "./support.j
 const SIBLING = "T0002"; // another workspace of the installation's enterprise
 const ENTERPRISE = "E0001"; // the enterprise id where a team id goes
 
-/** `user` of `team` posts `text` in the thread `threadTs` of `channel` (with its app_mention twin). */
-function postAs(
-  fake: FakeSlack,
-  post: {
-    user: string;
-    team: string;
-    channel: string;
-    text: string;
-    threadTs?: string;
-    clientMsgId?: string;
-  },
-): string {
-  const ts = fake.state.nextTs();
-  fake.state.addMessage({
-    channel: post.channel,
-    ts,
-    ...(post.threadTs ? { threadTs: post.threadTs } : {}),
-    user: post.user,
-    text: post.text,
-    blocks: [],
-  });
-  const isDm = post.channel.startsWith("D");
-  const event = {
-    user: post.user,
-    team: post.team,
-    user_team: post.team,
-    source_team: post.team,
-    text: post.text,
-    ts,
-    channel: post.channel,
-    event_ts: ts,
-    client_msg_id: post.clientMsgId ?? `${post.user}-${ts}`,
-    ...(post.threadTs ? { thread_ts: post.threadTs } : {}),
-  };
-  fake.sendEvent({ type: "message", channel_type: isDm ? "im" : "channel", ...event });
-  if (!isDm && post.text.includes(MENTION)) fake.sendEvent({ type: "app_mention", ...event });
-  return ts;
+/** `user` of `team` posts `text` (in the thread `threadTs`, with its app_mention twin); its ts. */
+function postAs(fake: FakeSlack, post: UserPost): string {
+  return fake.userPosts(post).ts;
 }
 
 describe("one Slack thread, one session, whatever team each sender belongs to", () => {

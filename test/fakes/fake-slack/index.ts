@@ -33,6 +33,14 @@ export interface UserPost {
   readonly files?: readonly string[];
   /** Leave out the client_msg_id (messages from some clients and integrations have none). */
   readonly noClientMsgId?: boolean;
+  /** The client_msg_id the client sends (default: a fresh UUID). */
+  readonly clientMsgId?: string;
+  /**
+   * The sender's team, when not the installation's (a sibling workspace of its Enterprise Grid, the
+   * enterprise id in a team's place, a Slack Connect partner): as Slack sends such a person's
+   * messages, it is also their `user_team` and `source_team`.
+   */
+  readonly team?: string;
   /** Deliver to the Socket Mode connection with this label (default: the next in turn). */
   readonly to?: string;
 }
@@ -144,10 +152,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       user: post.user,
       text: post.text,
       ts,
-      team: state.teamId,
+      team: post.team ?? state.teamId,
+      ...(post.team ? { user_team: post.team, source_team: post.team } : {}),
       channel: post.channel,
       event_ts: ts,
-      ...(post.noClientMsgId ? {} : { client_msg_id: randomUUID() }),
+      ...(post.noClientMsgId ? {} : { client_msg_id: post.clientMsgId ?? randomUUID() }),
       ...(post.threadTs ? { thread_ts: post.threadTs } : {}),
       ...(files && files.length > 0 ? { files, subtype: "file_share" } : {}),
     };
