@@ -85,7 +85,6 @@ const REVISION_VALUED = [
   "skip",
   "word-diff-regex",
   "diff-filter",
-  "unified",
   "src-prefix",
   "dst-prefix",
   "stat-width",
@@ -94,7 +93,12 @@ const REVISION_VALUED = [
   "min-parents",
   "max-parents",
 ];
+/**
+ * Options whose value git takes only when attached (`--unified=5`): the next word is an option or
+ * operand of its own — read as a value, `git log --unified --output=x` would have hidden a write.
+ */
 const REVISION_OPTIONAL = [
+  "unified",
   "decorate",
   "branches",
   "tags",
@@ -113,7 +117,9 @@ const REVISION_OPTIONAL = [
 
 const REVISIONS: OptionSpec = {
   flags: "pusqzMCBDRabwWiEFP",
-  valued: "nUSGLO",
+  valued: "nSGLO",
+  // -U<n>: its value only attached (git's PARSE_OPT_OPTARG), as for --unified above.
+  optional: "U",
   numeric: true,
   long: REVISION_LONG,
   longValued: REVISION_VALUED,
