@@ -186,18 +186,24 @@ export class PermissionEngine {
     grants: GrantSet,
   ): Decision {
     if (command !== undefined) {
-      const prefix = this.prefixes.find((p) => matchesPrefix(command, p));
-      if (prefix !== undefined)
-        return allow("allowed_prefix", `command matches the allowed prefix "${prefix}"`);
-      if (grants.hasCommand(command)) return allow("grant:command", "this exact command is always allowed");
       const verdict = classifyReadOnly(command);
       const readOnly = verdict.readOnly;
-      if (verdict.readOnly && grants.hasReadonlySession()) {
-        const decision = allow("grant:readonly_session", "read-only commands are allowed for this session");
-        return verdict.command === command
-          ? decision
-          : { ...decision, runArgs: Object.freeze({ ...args, command: verdict.command }) };
-      }
+      // A read-only command allowed without a person runs in its protected form (git without the
+      // programs a repository's config can name: a planted core.fsmonitor would run on the next
+      // `git status`), whichever rule allows it.
+      const asProtected = (decision: Decision): Decision =>
+        readOnly && verdict.command !== command
+          ? { ...decision, runArgs: Object.freeze({ ...args, command: verdict.command }) }
+          : decision;
+      const prefix = this.prefixes.find((p) => matchesPrefix(command, p));
+      if (prefix !== undefined)
+        return asProtected(allow("allowed_prefix", `command matches the allowed prefix "${prefix}"`));
+      if (grants.hasCommand(command))
+        return asProtected(allow("grant:command", "this exact command is always allowed"));
+      if (readOnly && grants.hasReadonlySession())
+        return asProtected(
+          allow("grant:readonly_session", "read-only commands are allowed for this session"),
+        );
       if (grants.hasTool(tool.name)) return allow("grant:tool", `${tool.name} is always allowed`);
       const options: AlwaysOption[] = ["always_command"];
       if (readOnly) options.push("readonly_session");
