@@ -19,7 +19,10 @@ const qualifiedId = z
 
 export const approvalsConfigSchema = z.object({
   approvers: z.array(qualifiedId).readonly(),
-  /** Keyed "platform:channel", e.g. "slack:C0123". */
+  /**
+   * Keyed "platform:channel", e.g. "slack:C0123". Loaded configs have had their keys checked as
+   * real channel and chat ids already (config/platform-ids.ts); this only keeps the shape.
+   */
   perChannel: z
     .record(
       z.string().regex(/^[a-z][a-z0-9_-]*:.+$/, 'per-channel keys are "platform:channel"'),

@@ -44,9 +44,9 @@ export const SLACK_USER_ID = /^[UW][A-Z0-9]+$/;
 /** Telegram user ids: positive integers. */
 export const TELEGRAM_USER_ID = /^\d+$/;
 /** Slack channel ids: C… (channels), G… (private channels, group DMs), D… (DMs). */
-export const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]+$/;
+const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]+$/;
 /** Telegram chat ids: integers, negative for groups and channels. */
-export const TELEGRAM_CHAT_ID = /^-?\d+$/;
+const TELEGRAM_CHAT_ID = /^-?\d+$/;
 
 export const slackUserIds = idList(
   SLACK_USER_ID,

@@ -35,6 +35,7 @@ const RULES = [
   { rule: "allowed_prefix", prefixes: ["git status"], grants: new GrantSet([]) },
   { rule: "grant:command", prefixes: [], grants: new GrantSet([{ kind: "command", command: "git status" }]) },
   { rule: "grant:readonly_session", prefixes: [], grants: new GrantSet([{ kind: "readonly_session" }]) },
+  { rule: "grant:tool", prefixes: [], grants: new GrantSet([{ kind: "tool", tool: "run_command" }]) },
 ];
 
 describe("read-only git allowed without a person", () => {

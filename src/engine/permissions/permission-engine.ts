@@ -204,7 +204,8 @@ export class PermissionEngine {
         return asProtected(
           allow("grant:readonly_session", "read-only commands are allowed for this session"),
         );
-      if (grants.hasTool(tool.name)) return allow("grant:tool", `${tool.name} is always allowed`);
+      if (grants.hasTool(tool.name))
+        return asProtected(allow("grant:tool", `${tool.name} is always allowed`));
       const options: AlwaysOption[] = ["always_command"];
       if (readOnly) options.push("readonly_session");
       return ask("default:ask", `${tool.name} wants to run \`${command}\``, options);
