@@ -13,11 +13,14 @@
  * account). Allowed users list the pairings with `/pairs` and end one with `/unpair <user id>`.
  * Pairings are kept in the optional store (read afresh at each check, so an `/unpair` in another
  * process counts at once), else for the process lifetime. The store has no key listing, so the
- * paired ids are also kept in one index record for `/pairs`; a record written before the index
- * existed joins it at its first check.
+ * paired ids are also kept in one index record for `/pairs`. Index updates are serialised within a
+ * process; one lost to another process's write (or a record written before the index existed)
+ * rejoins it the first time this process checks that account, whether or not the pairing counts.
+ * A stored record of the wrong shape is no pairing.
  */
 import { randomInt } from "node:crypto";
 import type { Logger } from "pino";
+import { z } from "zod";
 import { getAll, type KeyValueSpace } from "../../store/store.js";
 
 export interface AccessOptions {
@@ -49,15 +52,24 @@ interface Pairing {
 }
 
 /** A stored pairing: who was paired, who approved it and when. */
-interface PairingRecord {
+const PairingRecordSchema = z.object({
   /** The approver's user id; a record without one never counts. */
-  readonly by?: string;
-  readonly byName?: string;
+  by: z.string().optional(),
+  byName: z.string().optional(),
   /** ISO time of the approval. */
-  readonly at?: string;
+  at: z.string().optional(),
   /** The paired person's name when approved; absent on records written before `/pairs`. */
-  readonly name?: string;
+  name: z.string().optional(),
+});
+type PairingRecord = Readonly<z.infer<typeof PairingRecordSchema>>;
+
+/** A stored pairing record, or undefined when the value is not one (a malformed record is no pairing). */
+function parsePairing(value: unknown): PairingRecord | undefined {
+  const parsed = PairingRecordSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
 }
+
+const PairedIndexSchema = z.array(z.string());
 
 const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 const CODE_TTL_MS = 60 * 60 * 1000;
@@ -83,6 +95,8 @@ export class TelegramAccess {
   private readonly loggedLapsed = new Set<string>();
   /** Accounts whose record this process has made sure is in the index. */
   private readonly indexed = new Set<string>();
+  /** The index's read-modify-writes in this process, one after another. */
+  private indexWrites: Promise<void> = Promise.resolve();
   private readonly codes = new Map<string, Pairing>();
   private readonly refusedAt = new Map<string, number>();
   private readonly now: () => number;
@@ -112,6 +126,13 @@ export class TelegramAccess {
     const id = String(userId);
     const record = await this.recordOf(id);
     if (record === undefined) return false;
+    // Listed from now on (a record from before the index, or one whose index write another
+    // process's overtook), so that /pairs shows and /unpair ends it, even when it does not count.
+    if (!this.indexed.has(id)) {
+      await this.addToIndex(id);
+      if (this.indexed.size >= MEMORY_CAP) this.indexed.clear();
+      this.indexed.add(id);
+    }
     const lapsed = lapseOf(record, this.admins);
     if (lapsed !== undefined) {
       if (!this.loggedLapsed.has(id)) {
@@ -124,45 +145,41 @@ export class TelegramAccess {
       }
       return false;
     }
-    // A record from before the index: listed from now on, so that /pairs shows and /unpair ends it.
-    if (record.name === undefined && !this.indexed.has(id)) {
-      await this.addToIndex(id);
-      if (this.indexed.size >= MEMORY_CAP) this.indexed.clear();
-      this.indexed.add(id);
-    }
     return true;
   }
 
   private async recordOf(userId: string): Promise<PairingRecord | undefined> {
     const { store } = this.options;
     if (!store) return this.memory.get(userId);
-    const stored = await store.get<unknown>(pairedKey(userId));
-    return stored !== null && typeof stored === "object" ? (stored as PairingRecord) : undefined;
+    return parsePairing(await store.get<unknown>(pairedKey(userId)));
   }
 
   private async pairedIds(): Promise<string[]> {
     const { store } = this.options;
     if (!store) return [...this.memory.keys()];
-    const stored = await store.get<unknown>(PAIRED_INDEX_KEY);
-    return Array.isArray(stored) ? stored.filter((id): id is string => typeof id === "string") : [];
+    const parsed = PairedIndexSchema.safeParse(await store.get<unknown>(PAIRED_INDEX_KEY));
+    return parsed.success ? parsed.data : [];
   }
 
-  private async addToIndex(userId: string): Promise<void> {
-    const { store } = this.options;
-    if (!store) return;
-    const ids = await this.pairedIds();
-    if (!ids.includes(userId)) await store.set(PAIRED_INDEX_KEY, [...ids, userId]);
+  private addToIndex(userId: string): Promise<void> {
+    return this.updateIndex((ids) => (ids.includes(userId) ? undefined : [...ids, userId]));
   }
 
-  private async removeFromIndex(userId: string): Promise<void> {
+  private removeFromIndex(userId: string): Promise<void> {
+    return this.updateIndex((ids) => (ids.includes(userId) ? ids.filter((id) => id !== userId) : undefined));
+  }
+
+  /** Reads, changes (undefined: no change) and writes the index, after this process's earlier updates. */
+  private updateIndex(change: (ids: string[]) => string[] | undefined): Promise<void> {
     const { store } = this.options;
-    if (!store) return;
-    const ids = await this.pairedIds();
-    if (ids.includes(userId))
-      await store.set(
-        PAIRED_INDEX_KEY,
-        ids.filter((id) => id !== userId),
-      );
+    if (!store) return Promise.resolve();
+    const run = async () => {
+      const next = change(await this.pairedIds());
+      if (next !== undefined) await store.set(PAIRED_INDEX_KEY, next);
+    };
+    const done = this.indexWrites.then(run, run);
+    this.indexWrites = done.catch(() => {});
+    return done;
   }
 
   /**
@@ -253,11 +270,11 @@ export class TelegramAccess {
       : ids.map((id) => this.memory.get(id));
     const lines: string[] = [];
     ids.forEach((id, i) => {
-      const record = records[i];
-      if (record === null || typeof record !== "object") return;
-      const { by, byName, at, name } = record as PairingRecord;
+      const record = parsePairing(records[i]);
+      if (record === undefined) return;
+      const { by, byName, at, name } = record;
       const approver = by === undefined ? "nobody recorded" : who(byName ?? "", by);
-      const lapsed = lapseOf(record as PairingRecord, this.admins);
+      const lapsed = lapseOf(record, this.admins);
       lines.push(
         `• ${who(name ?? "", id)}: approved by ${approver}${at ? ` on ${at.slice(0, 10)}` : ""}` +
           (lapsed ? ` (no longer counts: ${lapsed})` : ""),

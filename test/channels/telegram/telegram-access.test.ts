@@ -75,6 +75,45 @@ describe("Telegram pairing", () => {
     expect(await access.allows(DM, MALLORY)).toBe(false);
   });
 
+  it("a malformed stored record is no pairing, and /pairs skips it", async () => {
+    const store = memorySpace();
+    await store.set("tg:paired:999", { by: "111", at: 5 });
+    await store.set("tg:paired:998", ["111"]);
+    await store.set("tg:paired-index", ["999", "998"]);
+    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    expect(await access.allows(DM, MALLORY)).toBe(false);
+    expect(await access.allows({ id: 998, type: "private" }, { id: 998, name: "@x" })).toBe(false);
+    expect(await access.list(ADMIN)).toBe("No paired accounts.");
+    // An index of the wrong shape lists nothing (and does not stop a new pairing joining it).
+    await store.set("tg:paired-index", { 0: "999" });
+    expect(await access.list(ADMIN)).toBe("No paired accounts.");
+    const { reply } = await paired(store);
+    expect(reply).toContain("Approved");
+    expect(await store.get("tg:paired-index")).toEqual(["999"]);
+  });
+
+  it("puts an id the index lost back at the next check of that user, lapsed or not", async () => {
+    const { access, store } = await paired();
+    await store.set("tg:paired-index", []);
+    expect(await access.list(ADMIN)).toBe("No paired accounts.");
+    expect(await access.allows(DM, MALLORY)).toBe(true);
+    expect(await access.list(ADMIN)).toContain("@mallory (user id 999)");
+    // A process where the approver has lapsed still lists it, so it can be seen and ended.
+    await store.set("tg:paired-index", []);
+    const other = new TelegramAccess({ allowedUsers: ["222"], allowedChats: [], store });
+    expect(await other.allows(DM, MALLORY)).toBe(false);
+    expect(await other.list(OTHER_ADMIN)).toContain("(user id 999): approved by @admin (user id 111)");
+  });
+
+  it("keeps every id in the index when pairings are approved at once", async () => {
+    const store = memorySpace();
+    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    const users = [501, 502, 503, 504].map((id) => ({ id, name: `@u${id}` }));
+    const codes = users.map((u) => codeIn(access.refusal({ id: u.id, type: "private" }, u)));
+    await Promise.all(codes.map((code) => access.approve(ADMIN, code)));
+    expect(await store.get("tg:paired-index")).toEqual(["501", "502", "503", "504"]);
+  });
+
   it("lets an allowed user list and end pairings, also another admin's", async () => {
     const { access, store } = await paired();
     const list = await access.list(OTHER_ADMIN);
