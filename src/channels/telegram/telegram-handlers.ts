@@ -209,6 +209,9 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
     return;
   }
   if (command?.name === "pair") return tell(await deps.access.approve(user, command.args[0]));
+  // The list names every paired account and its approver: not for a group's other members.
+  if ((command?.name === "pairs" || command?.name === "unpair") && message.chat.type !== "private")
+    return tell(`Send /${command.name} to me in a private chat.`);
   if (command?.name === "pairs") return tell(await deps.access.list(user));
   if (command?.name === "unpair") return tell(await deps.access.unpair(user, command.args[0]));
   if (command?.name === "start") return tell(startText(from.id, deps.access.isAdmin(from.id)));

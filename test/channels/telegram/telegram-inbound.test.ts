@@ -98,6 +98,31 @@ describe("Telegram channel: inbound messages", () => {
     expect(service.commands).toHaveLength(0);
   });
 
+  it("answers /pairs and /unpair only in a private chat: in a group it lists nothing and ends nothing", async () => {
+    harness = await startHarness();
+    const { tg, service } = harness;
+    tg.state.chat(GROUP);
+    tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "let me in" });
+    const refusal = await tg.waitFor(() => tg.state.botMessages(MALLORY.id)[0]);
+    const code = /\/pair ([A-Z0-9]{6})/.exec(refusal.text)?.[1];
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: `/pair ${code}` });
+    await tg.waitFor(() => tg.state.botMessages(ALICE.id)[0]);
+    tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "/pairs@coworker_bot" });
+    const list = await tg.waitFor(() => tg.state.botMessages(GROUP.id)[0]);
+    expect(list.text).toBe("Send /pairs to me in a private chat.");
+    tg.sendUserMessage({ chat: GROUP, from: ALICE, text: `/unpair@coworker_bot ${MALLORY.id}` });
+    const unpair = await tg.waitFor(() => tg.state.botMessages(GROUP.id)[1]);
+    expect(unpair.text).toBe("Send /unpair to me in a private chat.");
+    const dm = {
+      platform: "telegram",
+      workspace: "tg",
+      channel: String(MALLORY.id),
+      extra: { chatType: "private" },
+    };
+    expect(await harness.channel.mayAct(String(MALLORY.id), dm)).toBe(true);
+    expect(service.commands).toHaveLength(0);
+  });
+
   it("says who may still act in a chat (mayAct): allowed users anywhere, anyone in an allowed group, nobody else", async () => {
     harness = await startHarness();
     const { channel, tg } = harness;
