@@ -6,18 +6,24 @@
  * for people the workspace itself keeps to a few channels, unless `allowGuests` says so or the user
  * list names them. When Slack cannot say whether a person is a guest (users.info failed), the
  * guest check fails closed: the person is refused, told Slack could not confirm their account, and
- * asked about again on their next message. People named in the user list need no guest check, nor
- * does a bot id (B…, the author of an allowed bot's post): no bot is a guest, and users.info knows
- * no bot id. A
- * refused person hears it once per channel per hour, privately, so a chatty thread does not turn
- * into a wall of refusals.
+ * asked about again on their next message; the refusal is marked `unconfirmed`, so a wake-up check
+ * can treat it as "cannot tell now" rather than as a "no". People named in the user list need no
+ * guest check, nor does a bot id (B…, the author of an allowed bot's post): no bot is a guest, and
+ * users.info knows no bot id. A refused person hears it once per channel per hour, privately, so a
+ * chatty thread does not turn into a wall of refusals.
  */
 import { LruCache } from "../../sessions/lru.js";
 import type { ConversationKind } from "./slack-conversation-kind.js";
 
+/**
+ * Whether a person may use the bot here. A refusal is `unconfirmed` when Slack could not say
+ * whether they are a guest (users.info failed): no "no" from Slack, only no answer yet. A message
+ * is refused all the same (with REFUSALS.unconfirmed); a wake-up check can tell it from a
+ * definite refusal and treat it as "cannot tell now" rather than "may no longer act".
+ */
 export type AccessDecision =
   | { readonly allowed: true }
-  | { readonly allowed: false; readonly refusal: string };
+  | { readonly allowed: false; readonly refusal: string; readonly unconfirmed?: true };
 
 export const REFUSALS = Object.freeze({
   user: "Sorry — I'm not set up to work with you yet. Please ask a Coworker admin to add you to the allowed users.",
@@ -73,7 +79,7 @@ export class AccessPolicy {
       return this.users.has(userId) ? { allowed: true } : { allowed: false, refusal: REFUSALS.user };
     if (this.guests.allow || isBotId(userId)) return { allowed: true };
     const guest = await this.guests.isGuest(userId);
-    if (guest === undefined) return { allowed: false, refusal: REFUSALS.unconfirmed };
+    if (guest === undefined) return { allowed: false, refusal: REFUSALS.unconfirmed, unconfirmed: true };
     return guest ? { allowed: false, refusal: REFUSALS.guest } : { allowed: true };
   }
 

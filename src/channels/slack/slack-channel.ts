@@ -324,16 +324,26 @@ export class SlackChannel implements ChannelAdapter {
    * channels, guests (per `allowGuests`), no deactivated account, and — in a channel, private
    * channel or group DM — still a member of it (a scheduled task or a subscription of theirs wakes
    * a turn only then; see ChannelAdapter.mayAct). Their own DM with the bot needs no membership
-   * check. Rejects when Slack cannot say (before `start`, or an API error): a failed users.info
-   * lookup leaves deactivation and guest status unknown, and unknown is refused. A bot id (B…, an
-   * allowed bot's) has no account users.info could look up, so it gets no deactivation check.
+   * check. Returns false only on a definite "no"; rejects when Slack cannot say (before `start`,
+   * an API error, or a failed users.info lookup that leaves deactivation or guest status unknown),
+   * which the wake-up gate takes as a wake that cannot be taken now — not as a refusal that would
+   * pause the person's task or close their subscription. A bot id (B…, an allowed bot's) has no
+   * account users.info could look up, so it gets no deactivation check.
    */
   async mayAct(userId: string, target: ThreadTarget): Promise<boolean> {
     // Looked up afresh first: the guest check then reads the renewed profile, not one cached
-    // when the person last wrote. Unknown (the lookup failed) counts as not allowed.
-    if (!isBotId(userId) && (await this.users.isDeactivatedNow(userId)) !== false) return false;
+    // when the person last wrote.
+    if (!isBotId(userId)) {
+      const deactivated = await this.users.isDeactivatedNow(userId);
+      if (deactivated === undefined) throw unconfirmedError("deactivated");
+      if (deactivated) return false;
+    }
     const kind = kindOf(target);
-    if (!(await this.access.check(userId, target.channel, kind)).allowed) return false;
+    const access = await this.access.check(userId, target.channel, kind);
+    if (!access.allowed) {
+      if (access.unconfirmed) throw unconfirmedError("guest");
+      return false;
+    }
     return kind === "dm" || this.directory().isMember(target.channel, userId);
   }
 
@@ -366,6 +376,13 @@ export class SlackChannel implements ChannelAdapter {
     this.inflight.add(tracked);
     void tracked.finally(() => this.inflight.delete(tracked));
   }
+}
+
+/** mayAct's rejection when users.info could not say whether the person is deactivated or a guest. */
+function unconfirmedError(what: "deactivated" | "guest"): Error {
+  return new Error(
+    `Slack could not confirm whether the person is ${what === "guest" ? "a guest" : "deactivated"} (users.info failed); try again later`,
+  );
 }
 
 /** Socket Mode when an app token is given, the HTTP Events API otherwise. */

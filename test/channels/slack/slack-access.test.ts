@@ -25,6 +25,7 @@ describe("AccessPolicy guest check", () => {
     expect(await policy.check("U1", "C0123", "channel")).toEqual({
       allowed: false,
       refusal: REFUSALS.unconfirmed,
+      unconfirmed: true,
     });
     expect(await policy.check("U1", "D0123", "dm")).toMatchObject({ allowed: false });
     expect(REFUSALS.unconfirmed).toMatch(/couldn't confirm your account.*try again shortly/);

@@ -3,8 +3,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SlackChannel, type SlackChannelOptions } from "../../../src/channels/slack/slack-channel.js";
+import { UserDirectory } from "../../../src/channels/slack/slack-users.js";
 import type { FakeSlack } from "../../fakes/fake-slack/index.js";
 import type { ObservedMessage } from "../../../src/subscriptions/observed-message.js";
 import { FakeService } from "./fake-service.js";
@@ -398,9 +399,10 @@ describe("inbound messages", () => {
     await fake.waitFor(() => fake.state.ephemerals.length === 1, "the refusal");
     expect(fake.state.ephemerals[0]).toMatchObject({ user: "UGUEST", channel: "D7" });
     expect(fake.state.ephemerals[0]!.text).toMatch(/couldn't confirm your account/);
-    // A wake-up of a member's task while Slack cannot say whether they are deactivated: refused.
+    // A wake-up of a member's task while Slack cannot say whether they are deactivated: not a
+    // "no" (which would pause the task or close the subscription) but "cannot tell now".
     const general = { platform: "slack", workspace: "T1", channel: "C1", thread: "2.2" };
-    expect(await channel.mayAct("U2", general)).toBe(false);
+    await expect(channel.mayAct("U2", general)).rejects.toThrow(/Slack could not confirm/);
     await channel.stop();
     expect(service.received).toEqual([]);
     // Named in the user list: no guest check, so the message goes through on its handle.
@@ -433,6 +435,32 @@ describe("inbound messages", () => {
     expect(await listed.mayAct("UGUEST", general)).toBe(true);
     expect(await listed.mayAct("U2", elsewhere)).toBe(false);
     expect(await listed.mayAct("U1", general)).toBe(false);
+  });
+
+  it("mayAct rejects while Slack cannot say whether the person is a guest, and says false on a definite guest or deactivated account", async () => {
+    fake.state.addUser({ id: "UGUEST", name: "guest", guest: true });
+    fake.state.addUser({ id: "UGONE", name: "gone", deactivated: true });
+    const general = { platform: "slack", workspace: "T1", channel: "C1", thread: "2.2" };
+    const open = await startChannel();
+    // Definite answers: a "no", which pauses the task or closes the subscription.
+    expect(await open.mayAct("UGUEST", general)).toBe(false);
+    expect(await open.mayAct("UGONE", general)).toBe(false);
+    // Deactivation known from a fresh lookup, the guest check's lookup failing: rejected, no "no".
+    const guestUnknown = vi.spyOn(UserDirectory.prototype, "isGuest").mockResolvedValue(undefined);
+    try {
+      await expect(open.mayAct("U1", general)).rejects.toThrow(
+        /could not confirm whether the person is a guest/,
+      );
+      expect(guestUnknown).toHaveBeenCalledWith("U1");
+    } finally {
+      guestUnknown.mockRestore();
+    }
+    // Slack failing outright: deactivation unknown, rejected too.
+    fake.state.fail("users.info", ...Array.from({ length: 20 }, () => "internal_error"));
+    await expect(open.mayAct("U1", general)).rejects.toThrow(
+      /could not confirm whether the person is deactivated/,
+    );
+    await open.stop();
   });
 
   it("downloads files with the bot token into the conversation's upload folder, its thread's, and notes the ones it could not use", async () => {
