@@ -188,7 +188,10 @@ export function screenSlackBody(
     if (!parsed.success) return refuse("malformed_block_actions");
     const b = parsed.data;
     const enterprises = [b.enterprise?.id, b.team?.enterprise_id, b.user.enterprise_id];
-    return own([b.team?.id], enterprises) && own([b.user.team_id], enterprises, true)
+    // A press says nothing of whether its channel is shared: its presser is held to the rule of
+    // a shared channel, where no team but the installation's own passes (module comment).
+    const mayBeSharedChannel = true;
+    return own([b.team?.id], enterprises) && own([b.user.team_id], enterprises, mayBeSharedChannel)
       ? pass("block_actions")
       : refuse("external_team");
   }

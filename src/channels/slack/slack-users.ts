@@ -1,12 +1,13 @@
 /**
  * UserDirectory: Slack user ids → display names, whether the person is a guest and whether their
- * account is deactivated (users.info),
- * cached with a TTL so a busy thread costs one lookup per person. A failed lookup falls back to the
- * handle (or id) and leaves the guest and deactivated flags unknown (undefined): the access checks
- * refuse such a person (fail closed) rather than take them for a member. A failure is not cached:
- * it stands only a few seconds, so the one message's second ask (its access check, then its
- * author) makes no second call to a failing method, but a retry soon after asks Slack again. It is
- * logged at warn once per person per WARN_INTERVAL_MS, at debug otherwise.
+ * account is deactivated (users.info), cached with a TTL so a busy thread costs one lookup per
+ * person. A failed lookup falls back to the handle (or id) and leaves the guest and deactivated
+ * flags unknown (undefined): the access checks refuse such a person (fail closed) rather than take
+ * them for a member, and a wake-up check rejects (cannot tell now) rather than say "no". A failure
+ * is remembered only FAILURE_TTL_MS (5 s), not the hour a profile is: long enough that the one
+ * message's second ask (its access check, then its author) makes no second call to a failing
+ * method, short enough that a retry soon after asks Slack again. It is logged at warn once per
+ * person per WARN_INTERVAL_MS, at debug otherwise.
  */
 import type { Logger } from "pino";
 import type { PlatformUser } from "../../core/thread-target.js";
