@@ -29,6 +29,7 @@ import {
 } from "./slack-events.js";
 import { downloadFiles, type FileDownloadOptions } from "./slack-files.js";
 import { escapeMrkdwn } from "./slack-limits.js";
+import { slackThreadTarget } from "./slack-thread-target.js";
 import type { ThreadRegistry } from "./slack-threads.js";
 import type { UserDirectory } from "./slack-users.js";
 
@@ -103,20 +104,13 @@ export class SlackInbound {
     const postKey = `${event.channel}:${event.ts}`;
     if (this.claimed.get(postKey)) return;
     this.claimed.set(postKey, true);
-    // The workspace is the installation's own team, whoever writes: on an Enterprise Grid or in
-    // a Slack Connect channel a sender's team differs, and one thread is still one session. The
-    // sender's team travels in `extra.team` (native streaming names the recipient's team).
-    const target: ThreadTarget = {
-      platform: "slack",
-      workspace: this.deps.bot.teamId,
+    const target = slackThreadTarget(this.deps.bot.teamId, {
       channel: event.channel,
       thread: event.thread_ts ?? event.ts,
-      extra: {
-        user: decision.author,
-        kind: decision.kind,
-        team: event.team ?? envelope.team_id ?? this.deps.bot.teamId,
-      },
-    };
+      user: decision.author,
+      kind: decision.kind,
+      senderTeam: event.team ?? envelope.team_id,
+    });
     await this.inOrder(`${target.channel}:${target.thread}`, async () => {
       try {
         await this.process(event, envelope, target, decision.author, decision.needsThread);

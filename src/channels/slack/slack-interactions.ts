@@ -12,7 +12,7 @@
 import type { Logger } from "pino";
 import type { ButtonPress } from "../../core/button-press.js";
 import type { ConversationService } from "../../sessions/contracts.js";
-import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
+import type { PlatformUser } from "../../core/thread-target.js";
 import { COMMAND_HELP } from "../../sessions/text-commands.js";
 import { commandWord } from "../../sessions/extra-commands.js";
 import { z } from "zod";
@@ -21,6 +21,7 @@ import type { AccessPolicy } from "./slack-access.js";
 import { callWithRetry, describeError, type SlackClients } from "./slack-api.js";
 import { ACTION_IDS, CARD_ACTION_PATTERN, context, decodeCardValue } from "./slack-blocks.js";
 import { kindOfChannel } from "./slack-conversation-kind.js";
+import { slackThreadTarget } from "./slack-thread-target.js";
 import type { BotIdentity } from "./slack-events.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { escapeMrkdwn } from "./slack-limits.js";
@@ -139,18 +140,13 @@ export class SlackInteractions {
     threadTs: string,
   ): ButtonPress | undefined {
     if (action.action_id === ACTION_IDS.stop || action.action_id === ACTION_IDS.retry) {
-      // The installation's team, as for messages (slack-inbound.ts): the thread's one session.
-      const target: ThreadTarget = {
-        platform: "slack",
-        workspace: this.deps.bot.teamId,
+      const target = slackThreadTarget(this.deps.bot.teamId, {
         channel,
         thread: threadTs,
-        extra: {
-          user: user.id,
-          kind: kindOfChannel(channel),
-          team: body.user.team_id ?? body.team?.id ?? this.deps.bot.teamId,
-        },
-      };
+        user: user.id,
+        kind: kindOfChannel(channel),
+        senderTeam: body.user.team_id ?? body.team?.id,
+      });
       return {
         kind: "control",
         control: action.action_id === ACTION_IDS.stop ? "stop" : "retry",
@@ -204,14 +200,13 @@ export class SlackInteractions {
     // Without a thread, a command in a channel would act on one session shared by the whole channel.
     if (kind === "channel" && thread === undefined && !PER_PERSON_COMMANDS.has(commandWord(name)))
       return void (await replyMrkdwn(noThreadRefusal(this.deps.bot.userId, command.text.trim())));
-    // The installation's team, as for messages (slack-inbound.ts): the thread's one session.
-    const target: ThreadTarget = {
-      platform: "slack",
-      workspace: this.deps.bot.teamId,
+    const target = slackThreadTarget(this.deps.bot.teamId, {
       channel: command.channel_id,
-      ...(thread ? { thread } : {}),
-      extra: { user: command.user_id, kind, team: command.team_id },
-    };
+      thread: thread || undefined,
+      user: command.user_id,
+      kind,
+      senderTeam: command.team_id,
+    });
     try {
       const user = await this.deps.users.user(command.user_id, command.user_name);
       // The answer is ephemeral: in a channel, a listing of the person's items stays in it too.
