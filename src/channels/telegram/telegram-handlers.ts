@@ -29,6 +29,7 @@ import {
   isAutomaticForward,
   isForwarded,
   type TelegramMessage,
+  chatTarget,
   targetOf,
   telegramMessageSchema,
   textFor,
@@ -297,14 +298,7 @@ async function onCallback(ctx: Context, deps: HandlerDeps): Promise<void> {
     };
   } else {
     const topic = message && "message_thread_id" in message ? topicOf(message as TelegramMessage) : undefined;
-    const target: ThreadTarget = {
-      platform: "telegram",
-      workspace: "tg",
-      channel: String(chat.alsoKnownAs ?? chat.id),
-      ...(topic !== undefined ? { thread: String(topic) } : {}),
-      // As targetOf: a supergroup's own id beside its former group's (per-channel approvers).
-      ...(chat.alsoKnownAs !== undefined ? { extra: { alsoKnownAs: chat.id } } : {}),
-    };
+    const target = chatTarget(chat.id, topic, chat.alsoKnownAs);
     press = { kind: "control", control: action.control, target, user: userOf(query.from) };
   }
   const pressed = deps.service.press(press);

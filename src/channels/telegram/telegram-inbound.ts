@@ -135,24 +135,33 @@ export function topicOf(
 }
 
 /**
- * Where a chat's (or topic's) session lives; `extra` carries what replies need. `sessionChat` is
- * the chat whose session this one continues (a supergroup's former group), the chat itself by default;
- * when it is another, `extra.alsoKnownAs` names the chat's own (current) id, so that settings keyed
- * by either id (approvals.per_channel) reach the session.
+ * Where a chat's (or topic's) session lives. `sessionChat` is the chat whose session this one
+ * continues (a supergroup's former group), the chat itself by default; when it is another,
+ * `extra.alsoKnownAs` names the chat's own (current) id, so that settings keyed by either id
+ * (approvals.per_channel) reach the session. `extra` adds what replies need.
  */
-export function targetOf(message: TelegramMessage, sessionChat: number = message.chat.id): ThreadTarget {
-  const topic = topicOf(message);
+export function chatTarget(
+  chatId: number,
+  topic: number | undefined,
+  sessionChat: number = chatId,
+  extra: Readonly<Record<string, string | number | boolean>> = {},
+): ThreadTarget {
+  const all = { ...extra, ...(sessionChat !== chatId ? { alsoKnownAs: chatId } : {}) };
   return {
     platform: "telegram",
     workspace: "tg",
     channel: String(sessionChat),
     ...(topic !== undefined ? { thread: String(topic) } : {}),
-    extra: {
-      chatType: message.chat.type,
-      replyTo: message.message_id,
-      ...(sessionChat !== message.chat.id ? { alsoKnownAs: message.chat.id } : {}),
-    },
+    ...(Object.keys(all).length > 0 ? { extra: all } : {}),
   };
+}
+
+/** The session target of `message` (see chatTarget), with the chat type and the message to reply to. */
+export function targetOf(message: TelegramMessage, sessionChat: number = message.chat.id): ThreadTarget {
+  return chatTarget(message.chat.id, topicOf(message), sessionChat, {
+    chatType: message.chat.type,
+    replyTo: message.message_id,
+  });
 }
 
 /** A person as the session layer sees them. */
