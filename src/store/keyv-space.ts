@@ -12,13 +12,13 @@ import type { KeyValueSpace, SpaceEntry, StoreNamespace } from "./store.js";
 export const MAX_KEY_LENGTH = 200;
 
 /**
- * Half of a surrogate pair standing alone (text that is not well-formed UTF-16). The Redis and
- * Postgres drivers write a key as UTF-8, turning each lone surrogate into U+FFFD, so keys differing
- * only there ("x\uD800", "x\uDBFF") would name one row (SQLite keeps them apart: refused on every
- * backend alike). (`String.prototype.isWellFormed` says the same; this project's TypeScript lib
- * does not declare it yet.)
+ * What no key may hold, so that a key names the same row on every backend: half of a surrogate
+ * pair standing alone (text that is not well-formed UTF-16: the Redis and Postgres drivers write a
+ * key as UTF-8, turning each lone surrogate into U+FFFD, so keys differing only there, "x\uD800"
+ * and "x\uDBFF", would name one row there and two on SQLite), and NUL (Postgres cannot hold one in
+ * text). Other control characters are held alike by all three.
  */
-const LONE_SURROGATE = /\p{Surrogate}/u;
+const UNSTORABLE_IN_KEY = /[\p{Surrogate}\u0000]/u;
 
 /** Guards shared by every space of one store. */
 export interface SpaceContext {
@@ -153,9 +153,7 @@ export class KeyvSpace implements KeyValueSpace {
     if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH) {
       throw new Error(`store: key in ${this.namespace} must be a string of 1–${MAX_KEY_LENGTH} characters`);
     }
-    // A NUL is refused too: Postgres cannot hold one in text (SQLite and Redis can), and a key
-    // must behave alike on every backend. Other control characters are held alike by all three.
-    if (LONE_SURROGATE.test(key) || key.includes("\u0000")) {
+    if (UNSTORABLE_IN_KEY.test(key)) {
       throw new Error(
         `store: key in ${this.namespace} must be well-formed Unicode text (no lone surrogate) without NUL characters`,
       );
