@@ -134,8 +134,10 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     const space = store.space("dedupe");
     await space.set(key("long"), "stays", 60_000);
     await space.set(key("short"), "goes", 150);
-    expect(await space.setIfAbsent(key("once"), "first", 150)).toBe(true);
-    expect(await space.setIfAbsent(key("once"), "second", 150)).toBe(false);
+    // Long enough that a slow backend's second call still finds the first (it failed once at 150 ms
+    // on a loaded host: the first had already expired), short enough to wait out below.
+    expect(await space.setIfAbsent(key("once"), "first", 1_000)).toBe(true);
+    expect(await space.setIfAbsent(key("once"), "second", 1_000)).toBe(false);
     await eventually(async () => (await space.get(key("short"))) === undefined, "the short TTL to expire");
     await eventually(
       async () => (await space.get(key("once"))) === undefined,
