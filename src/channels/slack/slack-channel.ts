@@ -18,10 +18,10 @@ import type { ConversationService } from "../../sessions/contracts.js";
 import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
 import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { IntakeLog } from "../intake-log.js";
-import { AccessPolicy, isBotId } from "./slack-access.js";
+import { AccessPolicy } from "./slack-access.js";
 import { createClients, describeError, type SlackClients, withTrailingSlash } from "./slack-api.js";
 import { CapabilityLatch } from "./slack-capabilities.js";
-import { kindOf } from "./slack-conversation-kind.js";
+import { mayActInSlack } from "./slack-may-act.js";
 import { SlackDirectory } from "./slack-directory.js";
 import type { BotIdentity } from "./slack-events.js";
 import { slackFailure } from "./slack-failure.js";
@@ -319,32 +319,13 @@ export class SlackChannel implements ChannelAdapter {
     return this.timezones(userId);
   }
 
-  /**
-   * Whether the person may use the bot in `target`'s conversation now: the allowed users and
-   * channels, guests (per `allowGuests`), no deactivated account, and — in a channel, private
-   * channel or group DM — still a member of it (a scheduled task or a subscription of theirs wakes
-   * a turn only then; see ChannelAdapter.mayAct). Their own DM with the bot needs no membership
-   * check. Returns false only on a definite "no"; rejects when Slack cannot say (before `start`,
-   * an API error, or a failed users.info lookup that leaves deactivation or guest status unknown),
-   * which the wake-up gate takes as a wake that cannot be taken now — not as a refusal that would
-   * pause the person's task or close their subscription. A bot id (B…, an allowed bot's) has no
-   * account users.info could look up, so it gets no deactivation check.
-   */
-  async mayAct(userId: string, target: ThreadTarget): Promise<boolean> {
-    // Looked up afresh first: the guest check then reads the renewed profile, not one cached
-    // when the person last wrote.
-    if (!isBotId(userId)) {
-      const deactivated = await this.users.isDeactivatedNow(userId);
-      if (deactivated === undefined) throw unconfirmedError("deactivated");
-      if (deactivated) return false;
-    }
-    const kind = kindOf(target);
-    const access = await this.access.check(userId, target.channel, kind);
-    if (!access.allowed) {
-      if (access.unconfirmed) throw unconfirmedError("guest");
-      return false;
-    }
-    return kind === "dm" || this.directory().isMember(target.channel, userId);
+  /** Whether the person may still act in `target`'s conversation (slack-may-act.ts). */
+  mayAct(userId: string, target: ThreadTarget): Promise<boolean> {
+    return mayActInSlack(
+      { users: this.users, access: this.access, directory: () => this.directory() },
+      userId,
+      target,
+    );
   }
 
   /** Where the HTTP receiver listens (HTTP mode, after start). */
@@ -376,13 +357,6 @@ export class SlackChannel implements ChannelAdapter {
     this.inflight.add(tracked);
     void tracked.finally(() => this.inflight.delete(tracked));
   }
-}
-
-/** mayAct's rejection when users.info could not say whether the person is deactivated or a guest. */
-function unconfirmedError(what: "deactivated" | "guest"): Error {
-  return new Error(
-    `Slack could not confirm whether the person is ${what === "guest" ? "a guest" : "deactivated"} (users.info failed); try again later`,
-  );
 }
 
 /** Socket Mode when an app token is given, the HTTP Events API otherwise. */
