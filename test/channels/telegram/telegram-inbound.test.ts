@@ -20,6 +20,15 @@ afterEach(async () => {
   harness = undefined;
 });
 
+/** Mallory asks in, and Alice (an allowed user) approves the code in the refusal. */
+async function pairMalloryByAlice(tg: Harness["tg"]): Promise<void> {
+  tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "let me in" });
+  const refusal = await tg.waitFor(() => tg.state.botMessages(MALLORY.id)[0]);
+  const code = /\/pair ([A-Z0-9]{6})/.exec(refusal.text)?.[1];
+  tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: `/pair ${code}` });
+  await tg.waitFor(() => tg.state.botMessages(ALICE.id)[0]);
+}
+
 describe("Telegram channel: inbound messages", () => {
   it("records a DM as an InboundMessage with dedupe keys, user, target and reply id", async () => {
     harness = await startHarness();
@@ -71,11 +80,7 @@ describe("Telegram channel: inbound messages", () => {
   it("lets an allowed user list pairings with /pairs and end one with /unpair; a paired user may do neither", async () => {
     harness = await startHarness();
     const { tg, service } = harness;
-    tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "let me in" });
-    const refusal = await tg.waitFor(() => tg.state.botMessages(MALLORY.id)[0]);
-    const code = /\/pair ([A-Z0-9]{6})/.exec(refusal.text)?.[1];
-    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: `/pair ${code}` });
-    await tg.waitFor(() => tg.state.botMessages(ALICE.id)[0]);
+    await pairMalloryByAlice(tg);
     // The paired account may use the bot, but not see or change pairings.
     tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "/pairs" });
     const refused = await tg.waitFor(() => tg.state.botMessages(MALLORY.id)[1]);
@@ -102,11 +107,7 @@ describe("Telegram channel: inbound messages", () => {
     harness = await startHarness();
     const { tg, service } = harness;
     tg.state.chat(GROUP);
-    tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "let me in" });
-    const refusal = await tg.waitFor(() => tg.state.botMessages(MALLORY.id)[0]);
-    const code = /\/pair ([A-Z0-9]{6})/.exec(refusal.text)?.[1];
-    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: `/pair ${code}` });
-    await tg.waitFor(() => tg.state.botMessages(ALICE.id)[0]);
+    await pairMalloryByAlice(tg);
     tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "/pairs@coworker_bot" });
     const list = await tg.waitFor(() => tg.state.botMessages(GROUP.id)[0]);
     expect(list.text).toBe("Send /pairs to me in a private chat.");
