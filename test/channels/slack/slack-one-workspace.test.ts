@@ -140,24 +140,15 @@ describe("one Slack thread, one session, end to end", () => {
     const root = postAs(fake, { user: ANA, team: own, channel: GENERAL, text: `${MENTION} first words` });
     await fake.waitFor(() => openai.requests.length === 1, "the first request");
     await e2e.current.manager.idle();
-    postAs(fake, {
-      user: BEN,
-      team: SIBLING,
-      channel: GENERAL,
-      threadTs: root,
-      text: `${MENTION} second words`,
-    });
-    await fake.waitFor(() => openai.requests.length === 2, "the second request");
-    await e2e.current.manager.idle();
-    postAs(fake, {
-      user: BOSS,
-      team: ENTERPRISE,
-      channel: GENERAL,
-      threadTs: root,
-      text: `${MENTION} third words`,
-    });
-    await fake.waitFor(() => openai.requests.length === 3, "the third request");
-    await e2e.current.manager.idle();
+    // Then a sibling workspace's person, and one the enterprise id names, in the same thread.
+    for (const [user, team, words, request] of [
+      [BEN, SIBLING, "second words", 2],
+      [BOSS, ENTERPRISE, "third words", 3],
+    ] as const) {
+      postAs(fake, { user, team, channel: GENERAL, threadTs: root, text: `${MENTION} ${words}` });
+      await fake.waitFor(() => openai.requests.length === request, `request ${request}`);
+      await e2e.current.manager.idle();
+    }
     const third = userTexts(openai, 2).join("\n");
     expect(third).toContain("first words");
     expect(third).toContain("second words");
