@@ -56,10 +56,11 @@ describe("a stalled link to Redis", () => {
         readiness.evaluate(),
       ]);
       // The calls fail (they do not hang), once the link has been silent for the reply timeout.
+      // The upper bound is twice that: 2 s of slack was met exactly on a loaded host (7,000 ms).
       for (const call of [get, claim]) {
         expect(call.outcome).toEqual({ error: expect.any(Error) });
         expect(call.ms).toBeGreaterThanOrEqual(REPLY_TIMEOUT_MS - 1_000);
-        expect(call.ms).toBeLessThan(REPLY_TIMEOUT_MS + 2_000);
+        expect(call.ms).toBeLessThan(REPLY_TIMEOUT_MS * 2);
       }
       // Health says no within its own deadline, and /readyz is not ready.
       for (const ping of [storePing, coordinationPing]) {
