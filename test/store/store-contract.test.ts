@@ -165,6 +165,24 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     }
   });
 
+  it("setIfAbsent writes over an entry this process's clock finds expired, though the server may still hold it", async () => {
+    run += 1;
+    const space = store.space("dedupe");
+    expect(await space.setIfAbsent(key("lapsed"), "first", 60_000)).toBe(true);
+    await space.set(key("lapsed-set"), "old", 60_000);
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 120_000 });
+    try {
+      for (const lapsed of [key("lapsed"), key("lapsed-set")]) {
+        expect(await space.get(lapsed)).toBeUndefined();
+        expect(await space.setIfAbsent(lapsed, "again", 60_000)).toBe(true);
+        expect(await space.get(lapsed)).toBe("again");
+        expect(await space.setIfAbsent(lapsed, "third", 60_000)).toBe(false);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("keys that begin with the namespace's name are keys like any other", async () => {
     run += 1;
     const space = store.space("sessions");

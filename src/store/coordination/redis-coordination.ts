@@ -5,11 +5,12 @@
  * layout and encoding as the Redis store backend), trim queues or remove one of their items, and
  * keep index sets in one script, so a holder that paused past its lease cannot overwrite its
  * successor. An offer (claims, index, queue append and lease) is one script too. Queues are
- * lists, claims `SET NX PX`, indexes sets. Pub/sub runs on a dedicated subscriber connection, as
+ * lists, claims written only when free (redis-live-entry.ts), indexes sets. Pub/sub runs on a dedicated subscriber connection, as
  * Redis requires, watched by a heartbeat of its own (subscriber-watch.ts). A deployment with a key prefix has every key and channel under `<prefix>:`.
  */
 import { settlesWithin } from "../../core/settles-within.js";
 import { type ErrorSink, PING_TIMEOUT_MS, serializeValue } from "../backends/backend.js";
+import { LIVE_ENTRY_LUA } from "../backends/redis-live-entry.js";
 import {
   closeRedisClient,
   newRedisClient,
@@ -44,8 +45,12 @@ const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('
 return 0`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
-/** KEYS: the store keys to write, the first only when absent; ARGV: per key a value and a ttl ('' = none). */
-const INSERT_IF_ABSENT = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+/**
+ * KEYS: the store keys to write, the first only when absent (or expired by the caller's clock:
+ * redis-live-entry.ts); ARGV: per key a value and a ttl ('' = none), then the caller's clock.
+ */
+const INSERT_IF_ABSENT = `${LIVE_ENTRY_LUA}
+if live_entry(KEYS[1], tonumber(ARGV[#ARGV])) then return 0 end
 for i = 1, #KEYS do
   if ARGV[i * 2] == '' then redis.call('SET', KEYS[i], ARGV[i * 2 - 1])
   else redis.call('SET', KEYS[i], ARGV[i * 2 - 1], 'PX', ARGV[i * 2]) end
@@ -87,11 +92,14 @@ end
 return 1`;
 /**
  * KEYS: the queue, the index set, the lease, the fence, then the claim keys. ARGV: the item, the
- * index member, the lease token, the lease TTL, then per claim: value, ttl ('' = none).
- * Returns {0} for a duplicate, {1, fence, items…} when the lease was taken, {2, holder} otherwise.
+ * index member, the lease token, the lease TTL, then per claim: value, ttl ('' = none), then the
+ * caller's clock. A claim key held by an entry expired by that clock counts as free
+ * (redis-live-entry.ts). Returns {0} for a duplicate, {1, fence, items…} when the lease was taken,
+ * {2, holder} otherwise.
  */
-const OFFER = `for i = 5, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 1 then return {0} end
+const OFFER = `${LIVE_ENTRY_LUA}
+for i = 5, #KEYS do
+  if live_entry(KEYS[i], tonumber(ARGV[#ARGV])) then return {0} end
 end
 for i = 5, #KEYS do
   local at = (i - 5) * 2 + 5
@@ -272,7 +280,7 @@ export class RedisCoordination implements Coordination {
     const now = Date.now();
     const reply = await this.client.eval(INSERT_IF_ABSENT, {
       keys: writes.map((write) => this.storeKey(write)),
-      arguments: writes.flatMap((write) => storeValue(write, now)),
+      arguments: [...writes.flatMap((write) => storeValue(write, now)), String(now)],
     });
     return Number(reply) === 1;
   }
@@ -294,6 +302,7 @@ export class RedisCoordination implements Coordination {
         token,
         String(offer.lease.ttlMs),
         ...offer.claims.flatMap((claim) => storeValue(claim, now)),
+        String(now),
       ],
     })) as Array<number | string | null>;
     const [status, ...rest] = reply;

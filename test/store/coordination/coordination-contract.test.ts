@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Coordination, tokenOwner } from "../../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../../src/store/create-store.js";
@@ -281,6 +281,35 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
         expect(await sessions.get(`${key}:rec:s${i}`)).toEqual(
           i === winners[0] ? { id: `s${i}` } : undefined,
         );
+    });
+
+    it("a claim or first key whose entry this process's clock finds expired is free again, though Redis may still hold it", async () => {
+      const queue = unique("stale");
+      const claim = { namespace: "dedupe" as const, key: `${queue}:delivery`, value: "seen", ttlMs: 60_000 };
+      const offer = (item: string) =>
+        pair.a.offer({
+          queue,
+          item,
+          claims: [claim],
+          index: { set: unique("set"), member: "s" },
+          lease: { key: unique("lease"), ttlMs: 10_000, owner: "p" },
+        });
+      expect((await offer("m1")).status).toBe("taken");
+      expect((await offer("m1 again")).status).toBe("duplicate");
+      const key = unique("thread");
+      expect(
+        await pair.a.insertIfAbsent({ namespace: "sessions", key, value: "old", ttlMs: 60_000 }, []),
+      ).toBe(true);
+      vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 120_000 });
+      try {
+        expect(await pair.store.space("dedupe").get(claim.key)).toBeUndefined();
+        expect((await offer("m1 after the window")).status).not.toBe("duplicate");
+        expect(await pair.b.insertIfAbsent({ namespace: "sessions", key, value: "new" }, [])).toBe(true);
+        expect(await pair.store.space("sessions").get(key)).toBe("new");
+        expect(await pair.b.insertIfAbsent({ namespace: "sessions", key, value: "newer" }, [])).toBe(false);
+      } finally {
+        vi.useRealTimers();
+      }
     });
 
     it("of 20 offers of one delivery at once, exactly one is taken in, the others are duplicates", async () => {
