@@ -20,6 +20,8 @@ import { Bot } from "grammy";
 import pino from "pino";
 import { TelegramChannel, type TelegramChannelOptions } from "../src/channels/telegram/telegram-channel.js";
 import type { ConversationService } from "../src/sessions/contracts.js";
+import { createStore } from "../src/store/create-store.js";
+import type { KeyValueSpace } from "../src/store/store.js";
 import {
   type FakeTelegram,
   type RecordedCall,
@@ -165,6 +167,7 @@ function channelOptions(
   tg: FakeTelegram,
   service: ConversationService,
   dataDir: string,
+  accessStore: KeyValueSpace,
 ): TelegramChannelOptions {
   return {
     botToken: tg.token,
@@ -177,6 +180,7 @@ function channelOptions(
     logger: pino({ level: "silent" }),
     botInfo: tg.botInfo,
     sendLimits: ROOMY_LIMITS,
+    accessStore,
   };
 }
 
@@ -184,12 +188,17 @@ function channelOptions(
 async function channelOnly(tg: FakeTelegram): Promise<LevelFigures[]> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "tg-bench-"));
   const service = new InstantService();
-  const channel = withOutputs(new TelegramChannel(channelOptions(tg, service, dataDir)), service);
+  const store = await createStore({ url: "memory:", dataDir });
+  const channel = withOutputs(
+    new TelegramChannel(channelOptions(tg, service, dataDir, store.space("grants"))),
+    service,
+  );
   await channel.start();
   try {
     return await measureLevels(tg);
   } finally {
     await channel.stop();
+    await store.close();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
@@ -201,7 +210,10 @@ async function channelOnly(tg: FakeTelegram): Promise<LevelFigures[]> {
 async function fullStack(tg: FakeTelegram, storeUrl: string | undefined): Promise<LevelFigures[]> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "tg-bench-"));
   const { store, manager } = await instantStack(storeUrl, dataDir);
-  const channel = withOutputs(new TelegramChannel(channelOptions(tg, manager, dataDir)), manager);
+  const channel = withOutputs(
+    new TelegramChannel(channelOptions(tg, manager, dataDir, store.space("grants"))),
+    manager,
+  );
   await manager.start();
   await channel.start();
   try {

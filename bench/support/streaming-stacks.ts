@@ -151,6 +151,7 @@ export async function telegramStack(
       service: manager,
       logger: pino({ level: "silent" }),
       botInfo: tg.botInfo,
+      accessStore: store.space("grants"),
     }),
     manager,
   );

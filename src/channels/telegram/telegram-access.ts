@@ -11,11 +11,11 @@
  * that approver is still an allowed user — removing an admin from the allowed users ends every
  * pairing they approved, at once. A record naming no approver never counts (logged once per
  * account). Allowed users list the pairings with `/pairs` and end one with `/unpair <user id>`.
- * Pairings are kept in the optional store (read afresh at each check, so an `/unpair` in another
- * process counts at once), else for the process lifetime. The store has no key listing, so the
- * paired ids are also kept in one index record for `/pairs`. Index updates are serialised within a
- * process; one lost to another process's write (or a record written before the index existed)
- * rejoins it the first time this process checks that account, whether or not the pairing counts.
+ * Pairings are kept in the store (read afresh at each check, so an `/unpair` in another process
+ * counts at once). The store has no key listing, so the paired ids are also kept in one index
+ * record for `/pairs`. Index updates are serialised within a process; one lost to another
+ * process's write (or a record written before the index existed) rejoins it the first time this
+ * process checks that account, whether or not the pairing counts.
  * A stored record of the wrong shape is no pairing.
  */
 import { randomInt } from "node:crypto";
@@ -26,8 +26,8 @@ import { getAll, type KeyValueSpace } from "../../store/store.js";
 export interface AccessOptions {
   readonly allowedUsers: readonly string[];
   readonly allowedChats: readonly string[];
-  /** Persists approved pairings; without it they last until restart. */
-  readonly store?: KeyValueSpace;
+  /** Persists approved pairings (and their index, for `/pairs`). */
+  readonly store: KeyValueSpace;
   readonly now?: () => number;
   /** Told when a stored pairing no longer counts (no approver, or one no longer allowed). */
   readonly logger?: Logger;
@@ -74,6 +74,7 @@ const PairedIndexSchema = z.array(z.string());
 const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 const CODE_TTL_MS = 60 * 60 * 1000;
 const REFUSAL_EVERY_MS = 60 * 60 * 1000;
+/** The most entries each in-process cache (codes, refusals, accounts indexed or logged) holds. */
 const MEMORY_CAP = 10_000;
 
 function pairedKey(userId: number | string): string {
@@ -89,8 +90,6 @@ const ADMIN_ONLY = "Only an admin (a user in TELEGRAM_ALLOWED_USERS) can";
 export class TelegramAccess {
   private readonly admins: ReadonlySet<string>;
   private readonly chats: ReadonlySet<string>;
-  /** Pairings when there is no store (for the process lifetime). */
-  private readonly memory = new Map<string, PairingRecord>();
   /** Accounts whose pairing that does not count was logged (once each). */
   private readonly loggedLapsed = new Set<string>();
   /** Accounts whose record this process has made sure is in the index. */
@@ -149,15 +148,11 @@ export class TelegramAccess {
   }
 
   private async recordOf(userId: string): Promise<PairingRecord | undefined> {
-    const { store } = this.options;
-    if (!store) return this.memory.get(userId);
-    return parsePairing(await store.get<unknown>(pairedKey(userId)));
+    return parsePairing(await this.options.store.get<unknown>(pairedKey(userId)));
   }
 
   private async pairedIds(): Promise<string[]> {
-    const { store } = this.options;
-    if (!store) return [...this.memory.keys()];
-    const parsed = PairedIndexSchema.safeParse(await store.get<unknown>(PAIRED_INDEX_KEY));
+    const parsed = PairedIndexSchema.safeParse(await this.options.store.get<unknown>(PAIRED_INDEX_KEY));
     return parsed.success ? parsed.data : [];
   }
 
@@ -172,7 +167,6 @@ export class TelegramAccess {
   /** Reads, changes (undefined: no change) and writes the index, after this process's earlier updates. */
   private updateIndex(change: (ids: string[]) => string[] | undefined): Promise<void> {
     const { store } = this.options;
-    if (!store) return Promise.resolve();
     const run = async () => {
       const next = change(await this.pairedIds());
       if (next !== undefined) await store.set(PAIRED_INDEX_KEY, next);
@@ -245,15 +239,8 @@ export class TelegramAccess {
       at: new Date(this.now()).toISOString(),
       name: user.name,
     };
-    const { store } = this.options;
-    if (store) {
-      await store.set(pairedKey(user.id), record);
-      await this.addToIndex(String(user.id));
-    } else {
-      if (this.memory.size >= MEMORY_CAP && !this.memory.has(String(user.id)))
-        return "Too many pairings are held in memory; add the user id to TELEGRAM_ALLOWED_USERS instead.";
-      this.memory.set(String(user.id), record);
-    }
+    await this.options.store.set(pairedKey(user.id), record);
+    await this.addToIndex(String(user.id));
     this.loggedLapsed.delete(String(user.id));
     return (
       `Approved: ${who(user.name, user.id)} may now use the bot, for as long as you stay in ` +
@@ -265,9 +252,7 @@ export class TelegramAccess {
   async list(admin: AccessUser): Promise<string> {
     if (!this.isAdmin(admin.id)) return `${ADMIN_ONLY} list pairings.`;
     const ids = await this.pairedIds();
-    const records = this.options.store
-      ? await getAll<unknown>(this.options.store, ids.map(pairedKey))
-      : ids.map((id) => this.memory.get(id));
+    const records = await getAll<unknown>(this.options.store, ids.map(pairedKey));
     const lines: string[] = [];
     ids.forEach((id, i) => {
       const record = parsePairing(records[i]);
@@ -294,11 +279,8 @@ export class TelegramAccess {
       await this.removeFromIndex(id);
       return `No pairing for user id ${id}.`;
     }
-    const { store } = this.options;
-    if (store) {
-      await store.delete(pairedKey(id));
-      await this.removeFromIndex(id);
-    } else this.memory.delete(id);
+    await this.options.store.delete(pairedKey(id));
+    await this.removeFromIndex(id);
     this.indexed.delete(id);
     const still = this.admins.has(id) ? " They are still in TELEGRAM_ALLOWED_USERS." : "";
     return `Pairing ended: ${who(record.name ?? "", id)} may no longer use the bot.${still}`;

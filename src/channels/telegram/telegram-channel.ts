@@ -56,8 +56,8 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
   readonly logger: Logger;
   /** Skips getMe (tests, or a cached identity). */
   readonly botInfo?: UserFromGetMe;
-  /** Persists approved pairing codes; in memory otherwise. */
-  readonly accessStore?: KeyValueSpace;
+  /** Persists approved pairings and groups' supergroup migrations. */
+  readonly accessStore: KeyValueSpace;
   /** 429 / 5xx retries: defaults 5 attempts, at most 60 s per wait. */
   readonly retry?: { readonly maxRetryAttempts: number; readonly maxDelaySeconds: number };
   /** Backoff after a 409 or a stopped runner: defaults 1 s doubling to 60 s. */
@@ -177,7 +177,7 @@ export class TelegramChannel implements ChannelAdapter {
       allowedUsers: options.allowedUsers,
       allowedChats: options.allowedChats,
       logger,
-      ...(options.accessStore ? { store: options.accessStore } : {}),
+      store: options.accessStore,
     });
     this.access = access;
     // One view of the workspace for saving what people send and reading it back, narrowed for each

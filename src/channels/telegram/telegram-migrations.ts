@@ -32,6 +32,7 @@ interface StoredMigration {
 /** How the channel heard of a migration (logged). */
 export type MigrationSource = "service message" | "send error";
 
+/** The most ids each lookup cache holds. */
 const MEMORY_CAP = 10_000;
 
 const toKey = (oldId: number) => `tg:migrated-to:${oldId}`;
@@ -58,9 +59,7 @@ export class ChatMigrations {
   /** Supergroup id → the group it came from, or null when looked up and none is known. */
   private readonly backward = new Map<number, number | null>();
 
-  constructor(
-    private readonly options: { readonly store?: KeyValueSpace | undefined; readonly logger: Logger },
-  ) {}
+  constructor(private readonly options: { readonly store: KeyValueSpace; readonly logger: Logger }) {}
 
   /**
    * Learn a migration Telegram told of. Returns whether it was news to this process. Ids that
@@ -73,8 +72,8 @@ export class ChatMigrations {
     this.remember(this.backward, newId, oldId);
     const at = new Date().toISOString();
     try {
-      await this.options.store?.set(toKey(oldId), { chat: newId, at } satisfies StoredMigration);
-      await this.options.store?.set(fromKey(newId), { chat: oldId, at } satisfies StoredMigration);
+      await this.options.store.set(toKey(oldId), { chat: newId, at } satisfies StoredMigration);
+      await this.options.store.set(fromKey(newId), { chat: oldId, at } satisfies StoredMigration);
     } catch (error) {
       // Followed in this process all the same; the next service message or 400 tries again.
       this.options.logger.warn(
@@ -107,7 +106,7 @@ export class ChatMigrations {
     if (!isChatId(chatId)) return undefined;
     const known = cache.get(chatId);
     if (known !== undefined) return known ?? undefined;
-    const stored = await this.options.store?.get<StoredMigration>(key(chatId));
+    const stored = await this.options.store.get<StoredMigration>(key(chatId));
     const found = stored && isChatId(stored.chat) ? stored.chat : undefined;
     this.remember(cache, chatId, found ?? null);
     return found;

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import pino from "pino";
+import { createStore } from "../../../src/store/create-store.js";
 import type { ButtonPress, PressResult } from "../../../src/core/button-press.js";
 import type { InboundMessage } from "../../../src/core/inbound-message.js";
 import type { ReceiveResult } from "../../../src/sessions/contracts.js";
@@ -84,7 +85,7 @@ export const TEST_SEND_LIMITS = {
 /** What a test must give a TelegramChannel on the fake Bot API; anything else it gives overrides the defaults. */
 export type FakeTelegramChannelSetup = Pick<
   TelegramChannelOptions,
-  "allowedUsers" | "allowedChats" | "workspaceRoot" | "service" | "logger"
+  "allowedUsers" | "allowedChats" | "workspaceRoot" | "service" | "logger" | "accessStore"
 > &
   Partial<TelegramChannelOptions>;
 
@@ -110,13 +111,17 @@ export function fakeTelegramChannelOptions(
   };
 }
 
-/** Start the fake Bot API and a channel on it (long polling unless options say otherwise). */
+/**
+ * Start the fake Bot API and a channel on it (long polling unless options say otherwise), with
+ * pairings in a memory store that outlives `restart()`, as a real store outlives a process.
+ */
 export async function startHarness(
   overrides: Partial<TelegramChannelOptions> = {},
   fakeOptions: Parameters<typeof startFakeTelegram>[0] = {},
 ): Promise<Harness> {
   const tg = await startFakeTelegram(fakeOptions);
   const workspace = await mkdtemp(join(tmpdir(), "tg-ws-"));
+  const store = await createStore({ url: "memory:", dataDir: tmpdir() });
   const launch = async (service: ScriptedService): Promise<Harness> => {
     const lines: Record<string, unknown>[] = [];
     const sink = new Writable({
@@ -133,6 +138,7 @@ export async function startHarness(
           workspaceRoot: workspace,
           service,
           logger: pino({ level: "debug" }, sink),
+          accessStore: store.space("grants"),
           ...overrides,
         }),
       ),
@@ -152,6 +158,7 @@ export async function startHarness(
       close: async () => {
         await channel.stop();
         await tg.close();
+        await store.close();
         await rm(workspace, { recursive: true, force: true });
       },
     };

@@ -95,6 +95,7 @@ async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
         workspaceRoot,
         service: manager,
         logger,
+        accessStore: store.space("grants"),
         ...options.channel,
         ...extras.channel,
       }),

@@ -137,15 +137,6 @@ describe("Telegram pairing", () => {
     expect(await access.allows(DM, MALLORY)).toBe(false);
   });
 
-  it("works without a store, for the process lifetime", async () => {
-    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [] });
-    await access.approve(ADMIN, codeIn(access.refusal(DM, MALLORY)));
-    expect(await access.allows(DM, MALLORY)).toBe(true);
-    expect(await access.list(ADMIN)).toContain("@mallory (user id 999)");
-    await access.unpair(ADMIN, "999");
-    expect(await access.allows(DM, MALLORY)).toBe(false);
-  });
-
   it("refuses /pair, /pairs and /unpair from a paired (not allowed) user", async () => {
     const { access } = await paired();
     const carol = { id: 333, name: "@carol" };

@@ -18,6 +18,7 @@ import {
 import { errorText } from "../../../src/channels/telegram/telegram-errors.js";
 import { telegramFetch } from "../../../src/channels/telegram/telegram-fetch.js";
 import { TelegramChannel } from "../../../src/channels/telegram/telegram-channel.js";
+import { memorySpace } from "../../skills/support.js";
 import { agentEvent } from "../../../src/core/events.js";
 import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
 import { ALICE, ALICE_DM, type Harness, ScriptedService, startHarness } from "./harness.js";
@@ -214,6 +215,7 @@ describe("deadlines in the Telegram channel", () => {
       workspaceRoot: "/nonexistent",
       service: new ScriptedService(),
       logger: pino({ level: "silent" }),
+      accessStore: memorySpace(),
     };
     expect(() => new TelegramChannel({ ...options, deadlines: SHORT })).not.toThrow();
     for (const deadlines of [

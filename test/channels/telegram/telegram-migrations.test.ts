@@ -26,11 +26,7 @@ const userTexts = (body: { messages: { role: string; content?: unknown }[] }) =>
 
 describe("Telegram: a group upgraded to a supergroup", () => {
   it("keeps the conversation and the allowed_chats listing, also after a restart", async () => {
-    stack = await startStack({
-      allowedUsers: [],
-      allowedChats: [OLD_GROUP.id],
-      extend: ({ store }) => ({ channel: { accessStore: store.space("grants") } }),
-    });
+    stack = await startStack({ allowedUsers: [], allowedChats: [OLD_GROUP.id] });
     const { tg, openai } = stack;
     tg.sendUserMessage({ chat: OLD_GROUP, from: BOB, text: "@coworker_bot remember kiwi" });
     await tg.waitFor(() => tg.state.botMessages(OLD_GROUP.id)[0]);
