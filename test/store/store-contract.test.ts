@@ -380,10 +380,14 @@ describe("store contract: postgresql across connections", () => {
       const winners = results.flatMap((won, caller) => (won ? [caller] : []));
       expect(winners).toHaveLength(1);
       expect(await store.space("dedupe").get("event-1")).toEqual({ caller: winners[0] });
-      expect(await store.space("dedupe").setIfAbsent("lease", "a", 100)).toBe(true);
-      expect(await store.space("dedupe").setIfAbsent("lease", "b", 100)).toBe(false);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      expect(await store.space("dedupe").setIfAbsent("lease", "b", 60_000)).toBe(true);
+      // Long enough that the second call still finds the first on a loaded host (at 100 ms a slow
+      // round trip could let it expire first), short enough to wait out below.
+      expect(await store.space("dedupe").setIfAbsent("lease", "a", 1_000)).toBe(true);
+      expect(await store.space("dedupe").setIfAbsent("lease", "b", 1_000)).toBe(false);
+      await eventually(
+        () => store.space("dedupe").setIfAbsent("lease", "b", 60_000),
+        "the expired row to count as absent",
+      );
       expect(await store.space("dedupe").get("lease")).toBe("b");
       expect(store.description).toBe(`postgres://127.0.0.1:${server.port}/postgres`);
     } finally {

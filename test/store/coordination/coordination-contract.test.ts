@@ -121,8 +121,10 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
 
     it("a lease lapses at its TTL unless renewed; renewing with a lost token fails", async () => {
       const key = unique("ttl");
-      const held = await pair.a.acquire(key, 80);
-      expect(await pair.a.renew(key, held!.token, 80)).toBe(true);
+      // Long enough that the renewal one call later still finds the lease held on a loaded host
+      // (at 80 ms a slow round trip could let it lapse first), short enough to wait out below.
+      const held = await pair.a.acquire(key, 1_000);
+      expect(await pair.a.renew(key, held!.token, 1_000)).toBe(true);
       await eventually(async () => (await pair.b.holder(key)) === undefined, "the lease to lapse");
       expect(await pair.a.renew(key, held!.token, 10_000)).toBe(false);
       const next = await pair.b.acquire(key, 10_000);
@@ -359,9 +361,11 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
 
     it("claimOnce is true for one caller only, until the claim expires", async () => {
       const key = unique("claim");
-      const results = await Promise.all([pair.a.claimOnce(key, 60), pair.b.claimOnce(key, 60)]);
+      // Long enough that the third call still finds the claim on a loaded host (at 60 ms a slow
+      // round trip could let it expire first), short enough to wait out below.
+      const results = await Promise.all([pair.a.claimOnce(key, 1_000), pair.b.claimOnce(key, 1_000)]);
       expect(results.filter(Boolean)).toHaveLength(1);
-      expect(await pair.a.claimOnce(key, 60)).toBe(false);
+      expect(await pair.a.claimOnce(key, 1_000)).toBe(false);
       await eventually(() => pair.b.claimOnce(key, 10_000), "the claim to expire");
       expect(await pair.a.claimOnce(key, 10_000)).toBe(false);
     });
