@@ -44,8 +44,10 @@ describe("fenced turn-state writes", () => {
       coordination,
       processId,
       // A renews rarely: its lease lapses in the store, as a paused process's would (awake, it gives
-      // the lease up by its own deadline first, and keeps writing under the old fence).
-      timing: { ttlMs: 100, renewMs: 60_000 },
+      // the lease up by its own deadline first, and keeps writing under the old fence). The TTL
+      // outlasts A's first writes and B's first try on a loaded host (at 100 ms B could find the
+      // lease already lapsed), and is short enough to wait out.
+      timing: { ttlMs: 1_000, renewMs: 60_000 },
       logger: pino({ level: "silent" }),
       onLost: (id) => lost.push(id),
     });
