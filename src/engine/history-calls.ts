@@ -34,9 +34,20 @@ export function callIdsOf(history: readonly ConversationMessage[]): Set<string> 
 
 /**
  * What a call id from the server may look like to be kept: short printable ASCII. Ids become parts
- * of store keys and card button values, which have length limits of their own.
+ * of store keys and card button values, which have length limits of their own. Never a "~": that
+ * joins a call's id to one of its hops' (hopCallId), and a model naming a call after a hop would
+ * be handed the decision a person made for that hop alone (a "once" approval of a redirect, again).
  */
-const USABLE_CALL_ID = /^[\x21-\x7e]{1,64}$/;
+const USABLE_CALL_ID = /^[\x21-\x7d]{1,64}$/;
+
+/**
+ * The id a hop of call `callId` is asked and remembered under (a redirect to another host, a
+ * steering file: a step of a running call that needs its own card): `<call id>~<hop>`, which no
+ * call's id can be (USABLE_CALL_ID).
+ */
+export function hopCallId(callId: string, hop: string): string {
+  return `${callId}~${hop}`;
+}
 
 /**
  * Give every call a usable id that no call in `taken` (the session's history so far) has; the

@@ -11,6 +11,7 @@ import { raceAbort } from "../../core/abort.js";
 import type { RawToolCall } from "../provider/provider.js";
 import type { Grant } from "../permissions/grants.js";
 import { type Decision, domainOf } from "../permissions/permission-engine.js";
+import { hopCallId } from "../history-calls.js";
 import { preview, TOOL_RESULT } from "../tool-results.js";
 import type { TurnContext } from "../turn-context.js";
 import {
@@ -118,7 +119,7 @@ export async function previewStillBound(
 /**
  * Ask a person; when the call may run, what the card they approved showed (undefined: it may
  * not). Answers the call itself when it may not — unless this is a `hop` of a running call (its
- * own card, `<call id>~<hop>`), which the tool answers.
+ * own card, under hopCallId), which the tool answers.
  */
 export async function requestApproval(
   ctx: TurnContext,
@@ -145,7 +146,7 @@ export async function requestApproval(
   const attachedFiles = ctx.attachedFiles();
   const request: PermissionRequest = {
     ...notice,
-    callId: hop === undefined ? call.id : `${call.id}~${hop}`,
+    callId: hop === undefined ? call.id : hopCallId(call.id, hop),
     preview: await cardPreview(ctx, tool, args),
     ...(decision.humanOnly ? { onlyLooseners: true } : {}),
     ...(outsideReads === undefined ? {} : { outsideReads }),
