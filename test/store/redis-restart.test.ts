@@ -35,15 +35,21 @@ describe("restarting a stalled command link", () => {
       expect(await storeConnections()).toBe(1);
 
       proxy.stall();
-      // Past two reply timeouts and a tick: the ready connection is dropped (its PING unanswered),
-      // then the new one, stuck in its handshake, too.
-      await new Promise((resolve) => setTimeout(resolve, 2 * REPLY_TIMEOUT_MS + 2_500));
+      // Two reply timeouts and a tick: the ready connection is dropped (its PING unanswered), then
+      // the new one, stuck in its handshake, too. Awaited by the two reports rather than a fixed
+      // 2.5 s of slack, which a loaded host's late timers can use up (the reports are checked below).
+      await eventually(
+        () => errors.length >= 2,
+        "both connections to be dropped",
+        2 * REPLY_TIMEOUT_MS + 10_000,
+      );
       proxy.resume();
       await eventually(() => store.ping(), "the store to answer again", 10_000);
       expect(await store.space("sessions").get("s1")).toEqual({ ok: true });
 
       // The links dropped during the stall end once their FIN gets through the proxy; a second
-      // live connection would stay.
+      // live connection would stay (also one that comes a moment later: hence the wait after).
+      await eventually(async () => (await storeConnections()) === 1, "the dropped links to end", 10_000);
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       expect(await storeConnections()).toBe(1);
       expect(await store.space("sessions").get("s1")).toEqual({ ok: true });
@@ -57,5 +63,5 @@ describe("restarting a stalled command link", () => {
       await observer.close();
       await store.close();
     }
-  }, 40_000);
+  }, 60_000);
 });
