@@ -19,15 +19,30 @@ export const INTERACTIVE_TOOL_NAMES: ReadonlySet<string> = new Set([UPDATE_PLAN,
 const handledByEngine = (name: string) => async () =>
   fail(`${name} is handled by the conversation engine and cannot run on its own.`);
 
+/** The most steps a plan may have, and the longest step title: a plan is a short checklist. */
+export const MAX_PLAN_STEPS = 50;
+export const MAX_PLAN_STEP_CHARS = 200;
+
 export const updatePlanInput = z.object({
   steps: z
     .array(
       z.object({
-        title: z.string().min(1).describe("One short step"),
+        title: z
+          .string()
+          .min(1)
+          .max(MAX_PLAN_STEP_CHARS, {
+            message: `a step's title is at most ${MAX_PLAN_STEP_CHARS} characters: keep each step to one short line`,
+          })
+          .describe(`One short step (at most ${MAX_PLAN_STEP_CHARS} characters)`),
         status: z.enum(["pending", "in_progress", "done"]),
       }),
     )
-    .describe("The whole plan, in order; send it again with updated statuses as you progress"),
+    .max(MAX_PLAN_STEPS, {
+      message: `a plan has at most ${MAX_PLAN_STEPS} steps: group the work into fewer, larger steps`,
+    })
+    .describe(
+      `The whole plan, in order (at most ${MAX_PLAN_STEPS} steps); send it again with updated statuses as you progress`,
+    ),
 });
 
 export const updatePlanTool = defineTool({

@@ -68,6 +68,17 @@ const OUTCOME_WORDS: Readonly<Partial<Record<ToolLine["status"], string>>> = {
 };
 const MAX_TOOL_LINES = 6;
 const MAX_NOTES = 3;
+/** The most plan steps the live view lists; the others are counted on a line of their own. */
+const MAX_PLAN_LINES = 10;
+/** The longest note, or reason on a tool line, in the live view (a longer one ends in "…"). */
+const MAX_NOTE_CHARS = 200;
+/**
+ * The least room the live view keeps for the answer's tail: the status lines above it give way
+ * first, so status and answer together always fit one message.
+ */
+const MIN_ANSWER_CHARS = 1000;
+/** What the live view's status may take: one message less the answer's room and the separators. */
+const MAX_STATUS_CHARS = TELEGRAM_TEXT_LIMIT - MIN_ANSWER_CHARS - 4;
 const HTML_LABEL: LabelFormat = {
   code: (label) => `<code>${escapeHtml(label)}</code>`,
   name: escapeHtml,
@@ -79,11 +90,57 @@ const HTML_LABEL: LabelFormat = {
  */
 function toolLineHtml(tool: ToolLine): string {
   const label = formatToolLabel(tool, HTML_LABEL);
-  const cleared = tool.clearedBy === undefined ? "" : ` · ${escapeHtml(tool.clearedBy)}`;
+  const cleared =
+    tool.clearedBy === undefined ? "" : ` · ${escapeHtml(clipLine(tool.clearedBy, MAX_NOTE_CHARS))}`;
   if (tool.status === "running") return `${TOOL_ICONS.running} Running ${label}…${cleared}`;
   const outcome = tool.status === "ok" ? undefined : (tool.reason ?? OUTCOME_WORDS[tool.status]);
   const took = tool.durationMs === undefined ? "" : ` · ${formatSeconds(tool.durationMs)}`;
-  return `${TOOL_ICONS[tool.status]} ${label}${outcome === undefined ? took + cleared : ` · ${escapeHtml(outcome)}`}`;
+  const ended =
+    outcome === undefined ? took + cleared : ` · ${escapeHtml(clipLine(outcome, MAX_NOTE_CHARS))}`;
+  return `${TOOL_ICONS[tool.status]} ${label}${ended}`;
+}
+
+/**
+ * The plan as checklist lines: all of a short plan; of a longer one, MAX_PLAN_LINES steps around
+ * the step in progress (else the first one not done, else the end), the others counted on an
+ * "… n earlier steps" / "… n more steps" line.
+ */
+function planLines(steps: readonly PlanStep[]): string[] {
+  const line = (step: PlanStep) => `${PLAN_ICONS[step.status]} ${escapeHtml(clipLine(step.title, 80))}`;
+  if (steps.length <= MAX_PLAN_LINES) return steps.map(line);
+  const working = steps.findIndex((step) => step.status === "in_progress");
+  const next = working !== -1 ? working : steps.findIndex((step) => step.status !== "done");
+  const focus = next === -1 ? steps.length - 1 : next;
+  // One finished step stays in sight before the current one.
+  const start = Math.min(Math.max(0, focus - 1), steps.length - MAX_PLAN_LINES);
+  const end = start + MAX_PLAN_LINES;
+  const later = steps.length - end;
+  return [
+    ...(start > 0 ? [`<i>… ${start} earlier ${start === 1 ? "step" : "steps"}</i>`] : []),
+    ...steps.slice(start, end).map(line),
+    ...(later > 0 ? [`<i>… ${later} more ${later === 1 ? "step" : "steps"}</i>`] : []),
+  ];
+}
+
+/**
+ * Status lines joined so their visible text takes at most `max` characters: when too long, the
+ * oldest lines give way to an "…" line (what the agent does now matters most). Lines are whole
+ * HTML (every tag closed), so dropping some never unbalances the rest.
+ */
+function fitStatus(lines: readonly string[], max: number): string {
+  const visible = (line: string) => htmlToPlainText(line).length;
+  const joined = lines.join("\n");
+  if (visible(joined) <= max) return joined;
+  const marker = "<i>…</i>";
+  const kept: string[] = [];
+  let size = visible(marker);
+  for (let i = lines.length - 1; i >= 0; i -= 1) {
+    const length = visible(lines[i] as string) + 1;
+    if (size + length > max) break;
+    kept.unshift(lines[i] as string);
+    size += length;
+  }
+  return [marker, ...kept].join("\n");
 }
 
 /** A note as shown in the live view, and whether the next activity note may replace it. */
@@ -107,7 +164,10 @@ function noteOf(note: TurnNote): ShownNote {
   }
 }
 
-/** The last three notes; a transient note replaces a transient one just before it. */
+/**
+ * The last three notes, each clipped to MAX_NOTE_CHARS; a transient note replaces a transient one
+ * just before it.
+ */
 function shownNotes(view: TurnView): readonly ShownNote[] {
   const shown: ShownNote[] = [];
   for (const note of notes(view)) {
@@ -115,7 +175,7 @@ function shownNotes(view: TurnView): readonly ShownNote[] {
     if (next.transient && shown.at(-1)?.transient) shown.pop();
     shown.push(next);
   }
-  return shown.slice(-MAX_NOTES);
+  return shown.slice(-MAX_NOTES).map((note) => ({ ...note, text: clipLine(note.text, MAX_NOTE_CHARS) }));
 }
 
 function waitingHtml(waiting: Waiting): string {
@@ -211,11 +271,10 @@ export class TelegramTurnRenderer implements TurnRenderer {
     if (this.turn.outcome.kind === "running") this.live.show(this.view);
   }
 
+  /** The live view's status lines, at most MAX_STATUS_CHARS visible characters. */
   private statusHtml(): string {
     const view = this.turn;
-    const plan = (view.plan ?? []).map(
-      (step) => `${PLAN_ICONS[step.status]} ${escapeHtml(clipLine(step.title, 80))}`,
-    );
+    const plan = planLines(view.plan ?? []);
     const started = toolLines(view).filter((tool) => tool.started);
     const tools = started.slice(-MAX_TOOL_LINES).map(toolLineHtml);
     const hidden = started.length - tools.length;
@@ -227,7 +286,7 @@ export class TelegramTurnRenderer implements TurnRenderer {
       ...(view.waiting ? [waitingHtml(view.waiting)] : []),
       ...(view.reasoning && view.stepText === "" ? ["💭 thinking…"] : []),
     ];
-    return lines.join("\n");
+    return fitStatus(lines, MAX_STATUS_CHARS);
   }
 
   /**
@@ -242,8 +301,10 @@ export class TelegramTurnRenderer implements TurnRenderer {
     const shown = markdownTail(text, PREVIEW_SOURCE_CHARS, this.previewFences);
     const answer = shown.text.trim() === "" ? "" : markdownToTelegramHtml(shown.text);
     if (answer === "") return status;
+    // The status is held to MAX_STATUS_CHARS, so this is at least MIN_ANSWER_CHARS; the 4 are the
+    // blank line after the status and the "…" line before a cut tail.
     const budget = TELEGRAM_TEXT_LIMIT - htmlToPlainText(status).length - 4;
-    const chunks = splitTelegramHtml(answer, Math.max(budget, 1000));
+    const chunks = splitTelegramHtml(answer, budget);
     const tail = chunks.length > 1 || shown.cut ? `…\n${chunks.at(-1)}` : (chunks[0] ?? "");
     return status === "" ? tail : `${status}\n\n${tail}`;
   };

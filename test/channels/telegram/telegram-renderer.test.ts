@@ -5,6 +5,7 @@ import { draftIdOf, TelegramTurnRenderer } from "../../../src/channels/telegram/
 import type { ChatSender, EditResult } from "../../../src/channels/telegram/telegram-send.js";
 import type { DraftSupport } from "../../../src/channels/telegram/telegram-stream.js";
 import { SendSkipped } from "../../../src/channels/telegram/telegram-throttle.js";
+import { parseTelegramHtml } from "../../fakes/fake-telegram/html-parser.js";
 
 /** Records what the renderer asks of a chat; resolves each call at once. */
 class RecordingSender {
@@ -356,6 +357,118 @@ describe("TelegramTurnRenderer", () => {
     await turn.handle(completed("Done."));
     await turn.close();
     expect(sender.calls.at(-1)?.html).toBe("<i>🔧 read_file ✓</i>\n\nDone.");
+  });
+
+  it("keeps every preview of a long plan, long notes and long tool reasons within one message, the answer's end in sight", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender);
+    const steps = Array.from({ length: 70 }, (_, i) => ({
+      title: `Step ${i} ${"x".repeat(300)}`,
+      status: i < 30 ? ("done" as const) : i === 30 ? ("in_progress" as const) : ("pending" as const),
+    }));
+    await turn.handle(agentEvent({ type: "plan-updated", steps }));
+    for (let i = 0; i < 8; i += 1) {
+      const callId = `c${i}`;
+      await turn.handle(
+        agentEvent({ type: "tool-call-started", callId, name: "run_command", args: {}, preview: `job ${i}` }),
+      );
+      await turn.handle(
+        agentEvent({
+          type: "tool-call-finished",
+          callId,
+          name: "run_command",
+          status: "error",
+          outputPreview: "",
+          files: [],
+          durationMs: 5,
+          reason: `exit ${"<1>".repeat(400)}`,
+        }),
+      );
+    }
+    // Cut at 200 characters where an emoji's two halves and escaped "&"s meet.
+    await turn.handle(
+      agentEvent({ type: "notice", level: "info", message: `${"&".repeat(195)}${"😀".repeat(50)}` }),
+    );
+    await turn.handle(agentEvent({ type: "error", recoverable: true, message: "<".repeat(5_000) }));
+    await turn.handle(agentEvent({ type: "notice", level: "warning", message: "w".repeat(5_000) }));
+    await turn.handle(agentEvent({ type: "text-delta", delta: "Working on it. ".repeat(50) }));
+    await vi.advanceTimersByTimeAsync(800);
+    await turn.handle(
+      agentEvent({ type: "text-delta", delta: `${"More words here. ".repeat(400)}ANSWER-END` }),
+    );
+    await vi.advanceTimersByTimeAsync(1100);
+    const previews = sender.calls.filter((call) => call.kind === "send" || call.kind === "edit");
+    expect(previews.map((call) => call.kind)).toEqual(["send", "edit"]);
+    for (const { html = "" } of previews) {
+      const parsed = parseTelegramHtml(html);
+      if (!parsed.ok) throw new Error(`${parsed.description}\n${html}`);
+      expect(parsed.text.length).toBeLessThanOrEqual(4_096);
+      expect(html).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    }
+    // Each preview shows the answer as it stood, down to its end.
+    expect(previews[0]?.html).toMatch(/\n\nWorking on it\.( Working on it\.)+$/);
+    const last = previews.at(-1)?.html ?? "";
+    expect(last).toMatch(/\n\n…\n(More words here\. )+ANSWER-END$/);
+    // Ten steps around the one in progress, the others counted.
+    expect(last).toContain("<i>… 29 earlier steps</i>\n✅ Step 29 ");
+    expect(last).toContain("▶️ Step 30 ");
+    expect(last).toContain("▫️ Step 38 ");
+    expect(last).not.toContain("Step 39 ");
+    expect(last).toContain("<i>… 31 more steps</i>");
+    // Notes are clipped to 200 characters before escaping: no entity or emoji is cut.
+    expect(last).toContain(`<i>ℹ️ ${"&amp;".repeat(195)}…</i>`);
+    expect(last).toContain(`<i>⚠️ ${"&lt;".repeat(196)}…</i>`);
+    expect(last).toContain(`<i>ℹ️ ${"w".repeat(196)}…</i>`);
+  });
+
+  it("cuts the status from its top, never the answer's room, when its lines alone would crowd the message", async () => {
+    vi.useFakeTimers();
+    const sender = new RecordingSender();
+    const turn = renderer(sender);
+    const steps = Array.from({ length: 10 }, (_, i) => ({
+      title: `Step ${i} ${"x".repeat(300)}`,
+      status: "pending" as const,
+    }));
+    await turn.handle(agentEvent({ type: "plan-updated", steps }));
+    for (let i = 0; i < 6; i += 1) {
+      const callId = `c${i}`;
+      const preview = `job ${i} ${"y".repeat(300)}`;
+      await turn.handle(
+        agentEvent({ type: "tool-call-started", callId, name: "run_command", args: {}, preview }),
+      );
+      await turn.handle(
+        agentEvent({
+          type: "tool-call-finished",
+          callId,
+          name: "run_command",
+          status: "error",
+          outputPreview: "",
+          files: [],
+          durationMs: 5,
+          reason: "z".repeat(400),
+        }),
+      );
+    }
+    for (const word of ["first", "second", "third"]) {
+      await turn.handle(agentEvent({ type: "notice", level: "info", message: `${word} ${"n".repeat(400)}` }));
+    }
+    await turn.handle(agentEvent({ type: "text-delta", delta: `${"Answer words. ".repeat(400)}ANSWER-END` }));
+    await vi.advanceTimersByTimeAsync(800);
+    const html = sender.calls.find((call) => call.kind === "send")?.html ?? "";
+    const parsed = parseTelegramHtml(html);
+    if (!parsed.ok) throw new Error(parsed.description);
+    expect(parsed.text.length).toBeLessThanOrEqual(4_096);
+    const [status = "", answer = ""] = parsed.text.split("\n\n");
+    // The oldest status lines (the plan's first steps) gave way; the newest ones stay.
+    expect(status).toMatch(/^…\n/);
+    expect(status).not.toContain("Step 0 ");
+    expect(status).toContain("Step 9 ");
+    expect(status).toMatch(/ℹ️ third n+…$/);
+    // The status leaves a thousand characters (and the separators) to the answer's tail.
+    expect(status.length).toBeLessThanOrEqual(4_096 - 1_000 - 4);
+    expect(status.length).toBeGreaterThan(4_096 - 1_000 - 4 - 300);
+    expect(answer).toMatch(/ANSWER-END$/);
   });
 
   it("derives a stable non-zero draft id from the turn id", () => {
