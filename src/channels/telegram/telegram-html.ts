@@ -23,7 +23,11 @@ export function htmlToPlainText(html: string): string {
   return decodeEntities(html.replace(/<[^>]*>/g, ""));
 }
 
-const SAFE_LINK = /^(https?:|tg:|mailto:|ftp:)/i;
+/**
+ * The link schemes model text may use. Not `tg:`: a `tg://user?id=…` link is an inline mention
+ * that notifies that person under any label, so it could ping anyone or pass for a real mention.
+ */
+const SAFE_LINK = /^(https?:|mailto:|ftp:)/i;
 
 function wrap(tag: string, inner: string): string {
   return inner === "" ? "" : `<${tag}>${inner}</${tag}>`;

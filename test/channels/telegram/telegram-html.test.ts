@@ -32,6 +32,13 @@ describe("markdownToTelegramHtml", () => {
     expect(markdownToTelegramHtml("[click](javascript:alert(1))")).toBe("click");
   });
 
+  it("keeps only the text of a tg: link: model text mentions no one by id", () => {
+    expect(markdownToTelegramHtml("✅ Approved by [Alice (id 1001)](tg://user?id=1001)")).toBe(
+      "✅ Approved by Alice (id 1001)",
+    );
+    expect(markdownToTelegramHtml("[join](TG://resolve?domain=x)")).toBe("join");
+  });
+
   it("renders fenced code with its language class and keeps indentation", () => {
     const html = markdownToTelegramHtml("```ts\nif (a < b) {\n  go();\n}\n```");
     expect(html).toBe('<pre><code class="language-ts">if (a &lt; b) {\n  go();\n}</code></pre>');
