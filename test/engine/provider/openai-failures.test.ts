@@ -169,6 +169,12 @@ describe("OpenAIProvider HTTP errors", () => {
   });
 });
 
+/**
+ * The stall timeout of these tests: long enough that a loaded host's pause between a response's
+ * headers and its first chunk is not taken for a stall (40 ms was, once), short enough to wait out.
+ */
+const STALL_MS = 400;
+
 describe("OpenAIProvider stalls and aborts", () => {
   it("aborts a stream that goes silent after its first chunk and reports 'stalled'", async () => {
     const scope = nock(HOST)
@@ -178,12 +184,12 @@ describe("OpenAIProvider stalls and aborts", () => {
         () => hanging(chunk({ role: "assistant", content: "" }), chunk({ content: "Thinking" })),
         SSE_HEADERS,
       );
-    const { provider, waits } = testProvider({ stallTimeoutMs: 40 });
+    const { provider, waits } = testProvider({ stallTimeoutMs: STALL_MS });
     const { events, error } = await collect(provider.stream(request()));
     expect(events).toEqual([{ type: "text-delta", delta: "Thinking" }]);
     expect(error).toMatchObject({ kind: "stalled" });
     expect((error as Error).message).toBe(
-      "The model sent nothing of its reply for 40 ms, so the request was cancelled.",
+      `The model sent nothing of its reply for ${STALL_MS} ms, so the request was cancelled.`,
     );
     expect(waits).toEqual([]);
     expect(scope.isDone()).toBe(true);
@@ -192,14 +198,14 @@ describe("OpenAIProvider stalls and aborts", () => {
   it("reports 'stalled' when only chunks that carry nothing of the reply keep coming", async () => {
     const stream = hanging(chunk({ content: "Thinking" }));
     // Keep-alives of every kind a broken server might send: empty, no choices, another choice,
-    // a bare role on choice 0. GUARD of them (about a second's worth) and the server goes quiet.
+    // a bare role on choice 0. GUARD of them (several seconds' worth) and the server goes quiet.
     const keepAlives = [
       {},
       { ...chunk({}), choices: [] },
       { ...chunk({}), choices: [{ index: 1, delta: { content: "other" }, finish_reason: null }] },
       chunk({ role: "assistant", content: "" }),
     ];
-    const GUARD = 500;
+    const GUARD = 2_500;
     let sent = 0;
     const timer = setInterval(() => {
       if (sent >= GUARD) return clearInterval(timer);
@@ -210,7 +216,7 @@ describe("OpenAIProvider stalls and aborts", () => {
       nock(HOST)
         .post(PATH)
         .reply(200, () => stream, SSE_HEADERS);
-      const { provider } = testProvider({ stallTimeoutMs: 40 });
+      const { provider } = testProvider({ stallTimeoutMs: STALL_MS });
       const { events, error } = await collect(provider.stream(request()));
       expect(events).toEqual([{ type: "text-delta", delta: "Thinking" }]);
       expect(error).toMatchObject({ kind: "stalled" });
@@ -226,7 +232,7 @@ describe("OpenAIProvider stalls and aborts", () => {
     nock(HOST)
       .post(PATH)
       .reply(200, () => hanging(chunk({ content: "Done." }), chunk({}, "stop")), SSE_HEADERS);
-    const { provider } = testProvider({ stallTimeoutMs: 40 });
+    const { provider } = testProvider({ stallTimeoutMs: STALL_MS });
     const { events, error } = await collect(provider.stream(request()));
     expect(error).toBeUndefined();
     expect(events.at(-1)).toMatchObject({ type: "step-finished", text: "Done.", finishReason: "stop" });
@@ -234,7 +240,7 @@ describe("OpenAIProvider stalls and aborts", () => {
 
   it("reports 'stalled' when the server sends no response at all", async () => {
     nock(HOST).post(PATH).delay(5_000).reply(200, "", SSE_HEADERS);
-    const { provider } = testProvider({ stallTimeoutMs: 40 });
+    const { provider } = testProvider({ stallTimeoutMs: STALL_MS });
     const { error } = await collect(provider.stream(request()));
     expect(error).toMatchObject({ kind: "stalled" });
   });
@@ -244,10 +250,10 @@ describe("OpenAIProvider stalls and aborts", () => {
     nock(HOST)
       .post(PATH)
       .reply(200, () => body, SSE_HEADERS);
-    const { provider } = testProvider({ stallTimeoutMs: 40 });
+    const { provider } = testProvider({ stallTimeoutMs: STALL_MS });
     const iterator = provider.stream(request())[Symbol.asyncIterator]();
     expect(await iterator.next()).toMatchObject({ value: { type: "text-delta", delta: "a" } });
-    await new Promise((resolve) => setTimeout(resolve, 80)); // a slow consumer, longer than the stall timeout
+    await new Promise((resolve) => setTimeout(resolve, STALL_MS * 2)); // a slow consumer, longer than the stall timeout
     body.end(`data: ${JSON.stringify(chunk({}, "stop"))}\n\ndata: [DONE]\n\n`);
     expect(await iterator.next()).toMatchObject({ value: { type: "step-finished", text: "a" } });
   });
