@@ -77,7 +77,7 @@ function prompts(e: E2E, prefix: string): string[] {
 describe("Slack scheduled tasks end to end", () => {
   it("a one-shot task created with approval runs in its thread at its time, as its creator", async () => {
     const e = await start();
-    const home = askAna(e, call("schedule_task", { prompt: "post the deploy digest", at: fromNow(2_500) }));
+    const home = askAna(e, call("schedule_task", { prompt: "post the deploy digest", at: fromNow(5_000) }));
     const card = await approve(e, home);
     expect(card).toContain("Runs: post the deploy digest");
     expect(card).toContain("Where: this conversation (slack D1ANA, thread");

@@ -72,7 +72,7 @@ describe("Telegram scheduled tasks end to end", () => {
     s.tg.sendUserMessage({
       chat: ALICE_DM,
       from: ALICE,
-      text: call("schedule_task", { prompt: "remind me to stretch", at: fromNow(2_500) }),
+      text: call("schedule_task", { prompt: "remind me to stretch", at: fromNow(5_000) }),
     });
     const card = await approve(s);
     expect(card).toContain("Runs: remind me to stretch");
