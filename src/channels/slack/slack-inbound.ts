@@ -30,6 +30,7 @@ import {
 import { downloadFiles, type FileDownloadOptions } from "./slack-files.js";
 import { escapeMrkdwn } from "./slack-limits.js";
 import { slackThreadTarget } from "./slack-thread-target.js";
+import { NO_UNFURLS } from "./slack-unfurls.js";
 import type { ThreadRegistry } from "./slack-threads.js";
 import type { UserDirectory } from "./slack-users.js";
 
@@ -220,6 +221,7 @@ export class SlackInbound {
         channel: target.channel,
         text: escapeMrkdwn(lines.join("\n")),
         ...(target.thread ? { thread_ts: target.thread } : {}),
+        ...NO_UNFURLS,
       });
     } catch (error) {
       this.deps.logger.warn({ err: describeError(error) }, "slack file notes could not be delivered");

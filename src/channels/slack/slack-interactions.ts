@@ -27,6 +27,7 @@ import { markdownToMrkdwn } from "./slack-markdown.js";
 import { escapeMrkdwn } from "./slack-limits.js";
 import type { ThreadRegistry } from "./slack-threads.js";
 import type { UserDirectory } from "./slack-users.js";
+import { NO_UNFURLS } from "./slack-unfurls.js";
 
 export interface InteractionDeps {
   readonly bot: BotIdentity;
@@ -184,7 +185,7 @@ export class SlackInteractions {
     if (!parsed.success) return;
     const command = parsed.data;
     const replyMrkdwn = (text: string) =>
-      respond({ response_type: "ephemeral", text }).catch((error: unknown) =>
+      respond({ response_type: "ephemeral", text, ...NO_UNFURLS }).catch((error: unknown) =>
         this.deps.logger.warn({ err: describeError(error) }, "slack command reply failed"),
       );
     const reply = (text: string) => replyMrkdwn(markdownToMrkdwn(text) || text);

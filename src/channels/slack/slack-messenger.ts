@@ -16,6 +16,7 @@ import { callWithRetry, describeError, type SlackClients, slackErrorCode } from 
 import { escapeMrkdwn, SLACK_LIMITS, truncate } from "./slack-limits.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
+import { NO_UNFURLS } from "./slack-unfurls.js";
 import { uploadFile } from "./slack-upload.js";
 
 const TEXT_LIMIT = SLACK_LIMITS.updateText - 100;
@@ -79,7 +80,7 @@ export class SlackMessenger implements Messenger {
             channel: destination.channel,
             ...(destination.thread ? { thread_ts: destination.thread } : {}),
             text: chunk,
-            unfurl_links: false,
+            ...NO_UNFURLS,
           }),
         );
         first ??= posted.ts;

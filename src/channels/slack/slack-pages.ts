@@ -17,6 +17,7 @@ import {
 import type { TurnView } from "../shared/turn-view.js";
 import { type AnswerSectioner, layoutPages, type Page, plainPages } from "./slack-document.js";
 import { PAGE_BUDGET, SLACK_LIMITS } from "./slack-limits.js";
+import { NO_UNFURLS } from "./slack-unfurls.js";
 
 /** Slack's answers that mean "this payload is too big or malformed", not "try again". */
 const PAYLOAD_ERRORS = new Set([
@@ -165,8 +166,7 @@ export class PageSync {
         ...(this.options.threadTs ? { thread_ts: this.options.threadTs } : {}),
         text: page.text,
         blocks: page.blocks,
-        unfurl_links: false,
-        unfurl_media: false,
+        ...NO_UNFURLS,
       }),
     );
     if (typeof result.ts !== "string") throw new Error("chat.postMessage returned no ts");

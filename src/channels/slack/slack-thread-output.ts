@@ -21,6 +21,7 @@ import { isPayloadError } from "./slack-pages.js";
 import { type RenderSettings, SlackTurnRenderer } from "./slack-renderer.js";
 import { splitMrkdwn } from "./slack-split.js";
 import type { ThreadRegistry } from "./slack-threads.js";
+import { NO_UNFURLS } from "./slack-unfurls.js";
 import { uploadFile } from "./slack-upload.js";
 
 export interface ThreadOutputDeps {
@@ -94,6 +95,7 @@ export class SlackThreadOutput implements ThreadOutput {
           ...(this.target.thread ? { thread_ts: this.target.thread } : {}),
           text,
           blocks: blocks as never,
+          ...NO_UNFURLS,
         }),
       );
     let result: Awaited<ReturnType<typeof post>>;
@@ -136,7 +138,7 @@ export class SlackThreadOutput implements ThreadOutput {
           channel: this.target.channel,
           ...(this.target.thread ? { thread_ts: this.target.thread } : {}),
           text: chunk,
-          unfurl_links: false,
+          ...NO_UNFURLS,
         }),
       );
     }

@@ -77,7 +77,10 @@ describe("Slack end to end: the whole text of a cut card", () => {
     expect(name).toMatch(/^run_command-[A-Za-z0-9]{8}\.txt$/);
     const [posted, ...more] = fileMessages(ts);
     expect(more).toEqual([]);
-    expect(posted!.text).toBe(ATTACHMENT_CAPTION);
+    // The caption follows the file as a message of its own (the upload's comment cannot stop unfurls).
+    const messages = e2e.fake.state.botMessages(GENERAL, ts);
+    expect(posted!.text).toBe("");
+    expect(messages.slice(messages.indexOf(posted!) + 1).map((m) => m.text)).toContain(ATTACHMENT_CAPTION);
     expect(posted!.files).toEqual([{ id: expect.any(String), title: name }]);
     const upload = e2e.fake.state.uploads.get(posted!.files![0]!.id)!;
     expect(upload).toMatchObject({ filename: name, completed: true });

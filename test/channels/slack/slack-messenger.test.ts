@@ -111,13 +111,16 @@ describe("SlackMessenger", () => {
     });
   });
 
-  it("uploads a file into the session's thread with its caption", async () => {
+  it("uploads a file into the session's thread, then its caption as a message of its own", async () => {
     const path = join(dir, "report.csv");
     await writeFile(path, "a,b\n1,2\n");
     const result = await messenger.sendFile(from, { path, name: "report.csv" }, "The **report**");
     expect(result).toEqual({ ok: true, where: "this thread" });
-    const [message] = fake.state.botMessages("D1", from.thread);
-    expect(message?.text).toBe("The *report*");
+    const [message, caption, ...more] = fake.state.botMessages("D1", from.thread);
+    expect(message?.text).toBe("");
+    expect(caption?.text).toBe("The *report*");
+    expect(caption?.files).toBeUndefined();
+    expect(more).toEqual([]);
     expect(message?.files?.[0]?.title).toBe("report.csv");
     const upload = fake.state.uploads.get(message!.files![0]!.id);
     expect(upload).toMatchObject({ filename: "report.csv", completed: true });
