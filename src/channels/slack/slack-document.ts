@@ -195,7 +195,7 @@ function notificationText(view: TurnView, answer: readonly string[]): string {
     if (start.length > PREVIEW_CHARS) break;
   }
   if (start.length > 0) return truncate(start, PREVIEW_CHARS);
-  if (view.outcome.kind === "failed") return truncate(failureText(view), PREVIEW_CHARS);
+  if (view.outcome.kind === "failed") return escapeMrkdwn(truncate(failureText(view), PREVIEW_CHARS));
   return view.outcome.kind === "running" ? "Working…" : "Done.";
 }
 

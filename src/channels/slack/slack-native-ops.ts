@@ -107,8 +107,9 @@ export class NativeOps {
     this.lastWasText = false;
   }
 
-  note(mrkdwn: string): void {
-    this.text(`> ${mrkdwn}`);
+  /** Queue a note (streamNoteLine: unescaped, as `text` makes its mentions inert) as a quote. */
+  note(line: string): void {
+    this.text(`> ${line}`);
     this.lastWasText = false;
   }
 

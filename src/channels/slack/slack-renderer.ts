@@ -40,7 +40,7 @@ import { PAGE_BUDGET, truncate } from "./slack-limits.js";
 import { ThinkingIndicator } from "./slack-indicator.js";
 import { NativeOps } from "./slack-native-ops.js";
 import { PageSync } from "./slack-pages.js";
-import { noteLine } from "./slack-status-lines.js";
+import { streamNoteLine } from "./slack-status-lines.js";
 import { NativeStream } from "./slack-stream.js";
 
 /** How turns are rendered (tunable for tests and benchmarks). */
@@ -226,7 +226,7 @@ export class SlackTurnRenderer implements TurnRenderer {
       case "error": {
         const added = view.items.at(-1);
         const line =
-          added !== before.items.at(-1) && added?.kind === "note" ? noteLine(added.note) : undefined;
+          added !== before.items.at(-1) && added?.kind === "note" ? streamNoteLine(added.note) : undefined;
         if (line !== undefined) native.note(line);
         return;
       }

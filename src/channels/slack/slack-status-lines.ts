@@ -44,19 +44,35 @@ export function toolLine(state: ToolLineState): string {
   }
 }
 
-/** A lasting note as a mrkdwn line (activity notes show in the thinking status instead). */
-export function noteLine(note: TurnNote): string | undefined {
+/**
+ * A lasting note as one line (activity notes show in the thinking status instead), its message
+ * (a reviewer's reason, a provider's error, a failure) cut first, then passed through `safe`.
+ */
+function formatNote(note: TurnNote, safe: (message: string) => string): string | undefined {
   switch (note.kind) {
     case "notice":
-      return `${note.level === "warning" ? ":warning:" : ":information_source:"} ${note.message}`;
+      return `${note.level === "warning" ? ":warning:" : ":information_source:"} ${safe(note.message)}`;
     case "problem":
-      return `:warning: ${truncate(note.message, 300)}`;
+      return `:warning: ${safe(truncate(note.message, 300))}`;
     case "compacted":
       return `:broom: Summarised ${note.removedMessages} earlier messages to make room.`;
     case "progress":
     case "compacting":
       return undefined;
   }
+}
+
+/** A lasting note as a mrkdwn line: its message escaped, so it cannot mention anyone or link. */
+export function noteLine(note: TurnNote): string | undefined {
+  return formatNote(note, escapeMrkdwn);
+}
+
+/**
+ * A lasting note for a native stream, its message as it is: the stream makes mentions in it inert
+ * (NativeOps.note, through defuseMentions), and escaping it too would show `&lt;` in the thread.
+ */
+export function streamNoteLine(note: TurnNote): string | undefined {
+  return formatNote(note, (message) => message);
 }
 
 const PLAN_MARK: Readonly<Record<PlanStep["status"], string>> = {

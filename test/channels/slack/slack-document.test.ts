@@ -28,4 +28,13 @@ describe("layoutPages", () => {
     expect(layoutPages(viewOf([ev.text("x".repeat(500))]))[0]?.text).toBe(`${"x".repeat(299)}…`);
     expect(layoutPages(viewOf([ev.toolStart("c1", "npm test")]))[0]?.text).toBe("Working…");
   });
+
+  it("escapes a failure in the notification text as in the blocks", () => {
+    const [page] = layoutPages(
+      viewOf([ev.error("upstream said: <!channel> <@U0CEO>"), ev.completed("", "error")]),
+    );
+    expect(page?.text).toBe(
+      "Sorry — I couldn't finish this answer (upstream said: &lt;!channel&gt; &lt;@U0CEO&gt;). Press Retry to try again.",
+    );
+  });
 });

@@ -96,6 +96,53 @@ describe("notes and progress", () => {
   });
 });
 
+describe("notes and failures that would mention or link", () => {
+  /** What a reviewer's reason, a provider's error or a failure message may carry. */
+  const LIVE = "<!channel> <@U0CEO> <https://x.example|approve>";
+  const INERT = "&lt;!channel&gt; &lt;@U0CEO&gt; &lt;https://x.example|approve&gt;";
+
+  it("shows a notice, a problem and a failure escaped, in the blocks and the notification text", async () => {
+    const { output } = outputFor(fake, dm, { nativeStreaming: false });
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(
+      agentEvent({ type: "notice", level: "warning", message: `Reviewer blocked it: ${LIVE}` }),
+    );
+    await turn.handle(ev.error(`Tool failed: ${LIVE}`, true));
+    await turn.handle(ev.error(`upstream said: ${LIVE}`));
+    await turn.handle(ev.completed("", "error"));
+    await turn.close();
+    const [message, ...more] = fake.state.botMessages(DM, dm.thread);
+    expect(more).toEqual([]);
+    const texts = blockTexts(message!.blocks);
+    expect(texts[0]).toBe(`:warning: Reviewer blocked it: ${INERT}\n:warning: Tool failed: ${INERT}`);
+    expect(texts[1]).toContain("(upstream said: &lt;!channel&gt; &lt;@U0CEO&gt; &lt;");
+    expect(message!.text).toContain(`(upstream said: ${INERT})`);
+    const sent = [...fake.state.callsOf("chat.postMessage"), ...fake.state.callsOf("chat.update")];
+    expect(JSON.stringify(sent.map((call) => [call.args.text, call.args.blocks]))).not.toMatch(
+      /<[!@#]|<https:\/\/x\.example\|approve>/,
+    );
+  });
+
+  it("streams a note with its mentions inert and its text unescaped", async () => {
+    const { output } = outputFor(fake, dm);
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Checking"));
+    await fake.waitFor(() => fake.state.callsOf("chat.startStream")[0], "the stream");
+    await turn.handle(
+      agentEvent({ type: "notice", level: "warning", message: `Reviewer blocked it: <!channel> & <@U0CEO>` }),
+    );
+    await turn.handle(ev.completed("Checking"));
+    await turn.close();
+    const [message] = fake.state.botMessages(DM, dm.thread);
+    expect(message?.streamed).toBe(true);
+    expect(message?.markdown).not.toMatch(/<[!@#]/);
+    expect(message?.markdown).not.toContain("&lt;");
+    expect(message?.markdown.replaceAll("\u200b", "")).toContain(
+      "> :warning: Reviewer blocked it: <!channel> & <@U0CEO>",
+    );
+  });
+});
+
 describe("native streaming", () => {
   it("streams a DM answer with task cards and finishes with stopStream, posting nothing else", async () => {
     const { output } = outputFor(fake, dm);

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { toolLabel } from "../../../src/channels/shared/tool-line-label.js";
-import { type ToolLineState, toolLine } from "../../../src/channels/slack/slack-status-lines.js";
+import {
+  noteLine,
+  streamNoteLine,
+  type ToolLineState,
+  toolLine,
+} from "../../../src/channels/slack/slack-status-lines.js";
 
 const state = (over: Partial<ToolLineState>): ToolLineState => ({
   callId: "c1",
@@ -62,5 +67,29 @@ describe("Slack tool status lines", () => {
       ":hourglass_flowing_sand: Running `echo ˋdateˋ &gt; &lt;out&gt;.txt &amp;&amp; cat it`…",
     );
     expect(toolLabel(state({ preview: "x".repeat(300) })).length).toBeLessThanOrEqual(80);
+  });
+});
+
+describe("Slack note lines", () => {
+  const LIVE = "<!channel> <@U0CEO> <https://x.example|approve> &";
+
+  it("escapes a notice's and a problem's message, so it cannot mention anyone or link", () => {
+    expect(noteLine({ kind: "notice", level: "warning", message: LIVE })).toBe(
+      ":warning: &lt;!channel&gt; &lt;@U0CEO&gt; &lt;https://x.example|approve&gt; &amp;",
+    );
+    expect(noteLine({ kind: "problem", message: LIVE })).toBe(
+      ":warning: &lt;!channel&gt; &lt;@U0CEO&gt; &lt;https://x.example|approve&gt; &amp;",
+    );
+  });
+
+  it("cuts a long problem before escaping it, so no entity is cut", () => {
+    const line = noteLine({ kind: "problem", message: `${"x".repeat(298)}<!channel>` });
+    expect(line).toBe(`:warning: ${"x".repeat(298)}&lt;…`);
+  });
+
+  it("leaves the stream's note unescaped (the stream makes its mentions inert)", () => {
+    expect(streamNoteLine({ kind: "notice", level: "info", message: LIVE })).toBe(
+      `:information_source: ${LIVE}`,
+    );
   });
 });
