@@ -18,7 +18,7 @@ import { refusalReason, saveInWorkspace } from "../../tools/files/service-file-a
 import { downloadDeadline, megabytes, readBodyWithin } from "../shared/body-within.js";
 import type { WorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { errorText } from "./telegram-errors.js";
-import type { TelegramMessage } from "./telegram-inbound.js";
+import { isForwarded, type TelegramMessage } from "./telegram-inbound.js";
 
 export interface TelegramFilesOptions {
   readonly api: Api;
@@ -40,7 +40,10 @@ interface Attachment {
   readonly declaredBytes: number | undefined;
   readonly mediaType?: string | undefined;
   readonly durationS?: number | undefined;
-  /** A voice message the sender recorded (not forwarded): its transcript is their words. */
+  /**
+   * A voice message the sender recorded (not forwarded, not sent through an inline bot): its
+   * transcript is their words.
+   */
   readonly ownVoice?: boolean;
 }
 
@@ -76,10 +79,8 @@ export function attachmentOf(message: TelegramMessage, maxBytes: number): Attach
       declaredBytes: sound.file_size,
       mediaType: sound.mime_type ?? (message.voice ? "audio/ogg" : undefined),
       durationS: sound.duration,
-      ownVoice:
-        message.voice !== undefined &&
-        message.forward_origin === undefined &&
-        message.forward_date === undefined,
+      // Forwarded, or sent through an inline bot (`via_bot`: that bot's clip), it is someone else's.
+      ownVoice: message.voice !== undefined && !isForwarded(message) && message.via_bot === undefined,
     };
   }
   const sizes = [...(message.photo ?? [])].sort((a, b) => b.width * b.height - a.width * a.height);

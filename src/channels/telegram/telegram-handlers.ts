@@ -8,7 +8,7 @@
  */
 import { Composer, type Context } from "grammy";
 import type { Logger } from "pino";
-import { fileNote } from "../../core/attachment.js";
+import { type ForwardedTextAttachment, fileNote } from "../../core/attachment.js";
 import type { ButtonPress, PressResult } from "../../core/button-press.js";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { ThreadOutput } from "../../core/thread-output.js";
@@ -27,7 +27,7 @@ import {
   isAddressedToBot,
   isAnonymousAdmin,
   isAutomaticForward,
-  isForwarded,
+  forwardedFrom,
   type TelegramMessage,
   chatTarget,
   targetOf,
@@ -69,9 +69,6 @@ export const COMMAND_MENU = [
 ] as const;
 
 const PRESS_ANSWER_WITHIN_MS = 5000;
-
-/** The line a forwarded message's text starts with, as the session layer receives it. */
-export const FORWARDED_MARK = "(Forwarded message)";
 
 export interface HandlerDeps {
   readonly service: ConversationService;
@@ -223,12 +220,28 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   await receive(message, target, ctx.update.update_id, deps, tell);
 }
 
+/** The line the forwarder's own text holds for a forward: ids only, no name anyone chose. */
+export function forwardNote(source: string, withText: boolean): string {
+  return `(forwarded a message from ${source}${withText ? " — see the forwarded-message block below" : ""})`;
+}
+
 /**
- * What a forwarded message says, marked as forwarded: the agent is told the words are not the
- * forwarder's own, and the session layer never reads them as a typed command ("/new", "stop").
+ * The person's own text, and the record of what they forwarded. A forward's words are someone
+ * else's: they travel as a forwarded-text record naming their origin, which the engine shows in a
+ * block they cannot close (core/attachment.ts), and the person's text is one line saying they
+ * forwarded it — so a forward that writes its own "end of forward" and goes on in the forwarder's
+ * voice never speaks for them, and the session layer never reads it as a typed command.
  */
-function forwardedText(message: TelegramMessage, text: string): string {
-  return isForwarded(message) && text !== "" ? `${FORWARDED_MARK}\n${text}` : text;
+function ownTextOf(
+  message: TelegramMessage,
+  text: string,
+  withFiles: boolean,
+): { text: string; forwarded?: ForwardedTextAttachment } {
+  const from = forwardedFrom(message);
+  if (!from || (text === "" && !withFiles)) return { text };
+  const note = forwardNote(from.source, text !== "");
+  if (text === "") return { text: note };
+  return { text: note, forwarded: { kind: "forwarded-text", origin: from.origin, text } };
 }
 
 async function receive(
@@ -238,15 +251,15 @@ async function receive(
   deps: HandlerDeps,
   tell: (text: string) => Promise<void>,
 ): Promise<void> {
-  const text = forwardedText(message, textFor(message, deps.bot()));
   const downloaded = await deps.files.download(message, target);
   const { files } = downloaded;
+  const { text, forwarded } = ownTextOf(message, textFor(message, deps.bot()), files.length > 0);
   const intake = await deps.attachments.process(files, target, String(message.from!.id));
   const notes = [...downloaded.notes, ...intake.notes];
   const told = [...notes, ...intake.hints];
   if (told.length > 0) await tell(told.join("\n"));
   if (text === "" && files.length === 0) return;
-  const attachments = [...intake.attachments, ...notes.map(fileNote)];
+  const attachments = [...(forwarded ? [forwarded] : []), ...intake.attachments, ...notes.map(fileNote)];
   const result = await deps.service.receive({
     // A redelivered update keeps its update_id, and a message reaches the bot in exactly one
     // update (edits come as other kinds, which start no turn): one key per message is enough.
@@ -256,7 +269,8 @@ async function receive(
     target,
     user: userOf(message.from!),
     // The person's words (and their own voice note's transcript) alone: the notes name files as
-    // their sender named them, so they travel as file-note records (inbound-attachments.ts).
+    // their sender named them, so they travel as file-note records (inbound-attachments.ts), and
+    // a forward's words are someone else's, a forwarded-text record (ownTextOf).
     text: [text, ...intake.sections].filter(Boolean).join("\n\n"),
     files,
     ...(attachments.length > 0 ? { attachments } : {}),

@@ -31,6 +31,37 @@ const fileSchema = z.object({
   file_size: z.number().int().nonnegative().optional(),
 });
 
+/** A name or title as the origin of a forward names it (Telegram caps them well below this). */
+const originName = z.string().max(256);
+
+/** A forward's origin no schema below reads (a type added later, a malformed one). */
+const UNKNOWN_ORIGIN = { type: "unknown" } as const;
+
+/**
+ * Where a forwarded message came from (Bot API 7.0 MessageOrigin): a user, a user who hides
+ * their account (only the name they go by, which anyone can take), a group or supergroup (sent on
+ * its behalf), or a channel. Anything else, or a malformed origin, reads as unknown: never a
+ * message dropped for it.
+ */
+const forwardOriginSchema = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("user"), sender_user: userSchema }),
+    z.object({ type: z.literal("hidden_user"), sender_user_name: originName }),
+    z.object({
+      type: z.literal("chat"),
+      sender_chat: z.object({ id: z.number().int(), title: originName.optional() }),
+    }),
+    z.object({
+      type: z.literal("channel"),
+      chat: z.object({ id: z.number().int(), title: originName.optional() }),
+    }),
+    z.object({ type: z.literal("unknown") }),
+  ])
+  .optional()
+  .catch(UNKNOWN_ORIGIN);
+
+export type ForwardOrigin = NonNullable<z.infer<typeof forwardOriginSchema>>;
+
 /** The parts of a Bot API Message the channel uses. */
 export const telegramMessageSchema = z.object({
   message_id: z.number().int().positive(),
@@ -78,11 +109,16 @@ export const telegramMessageSchema = z.object({
     })
     .optional(),
   /**
-   * Where a forwarded message came from (Bot API 7.0; `forward_date` before it): only whether it
-   * is there is read — a forwarded voice message is not the sender's own words.
+   * Where a forwarded message came from (Bot API 7.0; `forward_date` alone before it): its words
+   * are not the sender's (telegram-handlers.ts), nor is a forwarded voice message their voice.
    */
-  forward_origin: z.unknown().optional(),
+  forward_origin: forwardOriginSchema,
   forward_date: z.number().optional(),
+  /**
+   * The inline bot a message was sent through: its content (a voice clip, a text) is that bot's
+   * result, not something the sender recorded or typed. Only whether it is there is read.
+   */
+  via_bot: z.unknown().optional(),
   /** A channel post Telegram copied into the channel's linked discussion group: no person's. */
   is_automatic_forward: z.boolean().optional(),
 });
@@ -121,6 +157,51 @@ export function isAutomaticForward(message: Pick<TelegramMessage, "from" | "is_a
  */
 export function isForwarded(message: Pick<TelegramMessage, "forward_origin" | "forward_date">): boolean {
   return message.forward_origin !== undefined || message.forward_date !== undefined;
+}
+
+/** Where a forward came from, as the platform says it; unknown for an origin it does not name. */
+export interface ForwardedFrom {
+  /** With the names Telegram gives (anyone's choice: for the block the text is shown in). */
+  readonly origin: string;
+  /** Without any name, ids only (for the line in the forwarder's own text). */
+  readonly source: string;
+}
+
+/** Where a forwarded message came from (see ForwardedFrom); undefined when it is not forwarded. */
+export function forwardedFrom(
+  message: Pick<TelegramMessage, "forward_origin" | "forward_date">,
+): ForwardedFrom | undefined {
+  if (!isForwarded(message)) return undefined;
+  const origin = message.forward_origin ?? UNKNOWN_ORIGIN;
+  const named = (name: string | undefined) => (name === undefined ? "" : ` ${JSON.stringify(name)}`);
+  switch (origin.type) {
+    case "user": {
+      const user = origin.sender_user;
+      const name = [user.first_name, user.last_name].filter(Boolean).join(" ");
+      const handle = user.username ? ` @${user.username}` : "";
+      return {
+        origin: `Telegram user${named(name)}${handle} (id ${user.id})`,
+        source: `Telegram user ${user.id}`,
+      };
+    }
+    case "hidden_user":
+      return {
+        origin: `a Telegram user who hides their account, going by${named(origin.sender_user_name)} (unverified: anyone can use that name)`,
+        source: "a Telegram user who hides their account",
+      };
+    case "chat":
+      return {
+        origin: `Telegram chat${named(origin.sender_chat.title)} (id ${origin.sender_chat.id})`,
+        source: `Telegram chat ${origin.sender_chat.id}`,
+      };
+    case "channel":
+      return {
+        origin: `Telegram channel${named(origin.chat.title)} (id ${origin.chat.id})`,
+        source: `Telegram channel ${origin.chat.id}`,
+      };
+    default:
+      return { origin: "unknown origin", source: "an unknown origin" };
+  }
 }
 
 /** The forum topic a message belongs to, if any (General and non-forum chats have none). */

@@ -153,4 +153,9 @@ describe("whose voice a recording is", () => {
     );
     expect(attachmentOf(parse({ audio: sound }), 1_000_000)?.ownVoice).toBe(false);
   });
+
+  it("a voice message sent through an inline bot is that bot's clip, not the sender's voice", () => {
+    const viaBot = { via_bot: { id: 4242, is_bot: true, first_name: "Clips", username: "clipsbot" } };
+    expect(attachmentOf(parse({ voice: sound, ...viaBot }), 1_000_000)?.ownVoice).toBe(false);
+  });
 });
