@@ -58,6 +58,33 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** `count` run_command calls that start (showing `preview(i)`) and fail with `reason`. */
+async function failedCommands(
+  turn: ReturnType<typeof renderer>,
+  count: number,
+  preview: (i: number) => string,
+  reason: string,
+): Promise<void> {
+  for (let i = 0; i < count; i += 1) {
+    const callId = `c${i}`;
+    await turn.handle(
+      agentEvent({ type: "tool-call-started", callId, name: "run_command", args: {}, preview: preview(i) }),
+    );
+    await turn.handle(
+      agentEvent({
+        type: "tool-call-finished",
+        callId,
+        name: "run_command",
+        status: "error",
+        outputPreview: "",
+        files: [],
+        durationMs: 5,
+        reason,
+      }),
+    );
+  }
+}
+
 describe("TelegramTurnRenderer", () => {
   it("says typing once the person has waited a second with nothing shown, every 4 s while nothing new shows, not while waiting", async () => {
     vi.useFakeTimers();
@@ -368,24 +395,7 @@ describe("TelegramTurnRenderer", () => {
       status: i < 30 ? ("done" as const) : i === 30 ? ("in_progress" as const) : ("pending" as const),
     }));
     await turn.handle(agentEvent({ type: "plan-updated", steps }));
-    for (let i = 0; i < 8; i += 1) {
-      const callId = `c${i}`;
-      await turn.handle(
-        agentEvent({ type: "tool-call-started", callId, name: "run_command", args: {}, preview: `job ${i}` }),
-      );
-      await turn.handle(
-        agentEvent({
-          type: "tool-call-finished",
-          callId,
-          name: "run_command",
-          status: "error",
-          outputPreview: "",
-          files: [],
-          durationMs: 5,
-          reason: `exit ${"<1>".repeat(400)}`,
-        }),
-      );
-    }
+    await failedCommands(turn, 8, (i) => `job ${i}`, `exit ${"<1>".repeat(400)}`);
     // Cut at 200 characters where an emoji's two halves and escaped "&"s meet.
     await turn.handle(
       agentEvent({ type: "notice", level: "info", message: `${"&".repeat(195)}${"😀".repeat(50)}` }),
@@ -431,25 +441,7 @@ describe("TelegramTurnRenderer", () => {
       status: "pending" as const,
     }));
     await turn.handle(agentEvent({ type: "plan-updated", steps }));
-    for (let i = 0; i < 6; i += 1) {
-      const callId = `c${i}`;
-      const preview = `job ${i} ${"y".repeat(300)}`;
-      await turn.handle(
-        agentEvent({ type: "tool-call-started", callId, name: "run_command", args: {}, preview }),
-      );
-      await turn.handle(
-        agentEvent({
-          type: "tool-call-finished",
-          callId,
-          name: "run_command",
-          status: "error",
-          outputPreview: "",
-          files: [],
-          durationMs: 5,
-          reason: "z".repeat(400),
-        }),
-      );
-    }
+    await failedCommands(turn, 6, (i) => `job ${i} ${"y".repeat(300)}`, "z".repeat(400));
     for (const word of ["first", "second", "third"]) {
       await turn.handle(agentEvent({ type: "notice", level: "info", message: `${word} ${"n".repeat(400)}` }));
     }
