@@ -8,12 +8,16 @@
  * guest check fails closed: the person is refused, told Slack could not confirm their account, and
  * asked about again on their next message; the refusal is marked `unconfirmed`, so a wake-up check
  * can treat it as "cannot tell now" rather than as a "no". People named in the user list need no
- * guest check, nor does a bot id (B…, the author of an allowed bot's post): no bot is a guest, and
- * users.info knows no bot id. A refused person hears it once per channel per hour, privately, so a
- * chatty thread does not turn into a wall of refusals.
+ * guest check, nor does a bot id (B…, the author of an allowed bot's post) or an allowed bot's user
+ * id: no bot is a guest, and users.info knows no bot id. "Anyone who is no guest" means people:
+ * Slackbot (USLACKBOT, which posts what others set up — reminders, workflow steps) and accounts
+ * users.info calls bots are refused by it, so a turn always has a person (or an allowed bot) as
+ * its requester. A refused person hears it once per channel per hour, privately, so a chatty
+ * thread does not turn into a wall of refusals.
  */
 import { LruCache } from "../../sessions/lru.js";
 import type { ConversationKind } from "./slack-conversation-kind.js";
+import { SLACKBOT_USER_ID } from "./slack-events.js";
 
 /**
  * Whether a person may use the bot here. A refusal is `unconfirmed` when Slack could not say
@@ -35,11 +39,14 @@ export const REFUSALS = Object.freeze({
     "Sorry — Slack couldn't confirm your account just now, so I can't work with you yet. Please try again shortly.",
 });
 
+/** What kind of Slack account an id is: a member of the workspace, a guest of it, or a bot. */
+export type AccountKind = "member" | "guest" | "bot";
+
 /**
- * Who counts as a guest: the person's Slack account, looked up (UserDirectory.isGuest); undefined
- * when Slack could not say, which is refused like a guest.
+ * The kind of a person's Slack account, looked up (UserDirectory.account); undefined when Slack
+ * could not say, which is refused like a guest.
  */
-export type GuestLookup = (userId: string) => Promise<boolean | undefined>;
+export type AccountLookup = (userId: string) => Promise<AccountKind | undefined>;
 
 const REFUSAL_INTERVAL_MS = 60 * 60 * 1_000;
 
@@ -58,29 +65,37 @@ function normalise(ids: readonly string[]): Set<string> {
 export class AccessPolicy {
   private readonly users: Set<string>;
   private readonly channels: Set<string>;
+  private readonly bots: Set<string>;
   private readonly refused = new LruCache<string, number>(10_000);
 
   /**
    * Guests, and people Slack cannot confirm are no guests, are refused unless `guests.allow`;
-   * `guests.isGuest` is asked only when it matters (no user list, guests not allowed, no bot id).
+   * `guests.account` is asked only when it matters (no user list, guests not allowed, no bot).
+   * `allowedBots` are the bot ids and bot user ids whose posts the bot handles (the only way
+   * Slackbot is let in without a user list).
    */
   constructor(
     allowedUsers: readonly string[],
     allowedChannels: readonly string[],
-    private readonly guests: { readonly allow: boolean; readonly isGuest: GuestLookup },
+    private readonly guests: { readonly allow: boolean; readonly account: AccountLookup },
+    allowedBots: readonly string[] = [],
   ) {
     this.users = normalise(allowedUsers);
     this.channels = normalise(allowedChannels);
+    this.bots = normalise(allowedBots);
   }
 
   /** Whether this person may use the bot at all, wherever they are (`check` adds the channel). */
   private async checkUser(userId: string): Promise<AccessDecision> {
     if (this.users.size > 0)
       return this.users.has(userId) ? { allowed: true } : { allowed: false, refusal: REFUSALS.user };
-    if (this.guests.allow || isBotId(userId)) return { allowed: true };
-    const guest = await this.guests.isGuest(userId);
-    if (guest === undefined) return { allowed: false, refusal: REFUSALS.unconfirmed, unconfirmed: true };
-    return guest ? { allowed: false, refusal: REFUSALS.guest } : { allowed: true };
+    if (isBotId(userId) || this.bots.has(userId)) return { allowed: true };
+    if (userId === SLACKBOT_USER_ID) return { allowed: false, refusal: REFUSALS.user };
+    if (this.guests.allow) return { allowed: true };
+    const account = await this.guests.account(userId);
+    if (account === undefined) return { allowed: false, refusal: REFUSALS.unconfirmed, unconfirmed: true };
+    if (account === "bot") return { allowed: false, refusal: REFUSALS.user };
+    return account === "guest" ? { allowed: false, refusal: REFUSALS.guest } : { allowed: true };
   }
 
   /** Whether this person may talk to the bot (or press its buttons) in this conversation. */

@@ -138,10 +138,12 @@ export class SlackChannel implements ChannelAdapter {
     this.threads = new ThreadRegistry(options.service);
     const users = new UserDirectory(this.clients.api, this.logger);
     this.users = users;
-    this.access = new AccessPolicy(options.allowedUsers, options.allowedChannels, {
-      allow: options.allowGuests ?? false,
-      isGuest: (id) => users.isGuest(id),
-    });
+    this.access = new AccessPolicy(
+      options.allowedUsers,
+      options.allowedChannels,
+      { allow: options.allowGuests ?? false, account: (id) => users.account(id) },
+      options.allowedBots,
+    );
     this.settings = { ...DEFAULT_RENDER_SETTINGS, ...options.render };
     this.timezones = slackTimezones(this.clients.api);
     this.messenger = new SlackMessenger({

@@ -16,6 +16,7 @@ import type {
   ReadAccess,
   ResolveResult,
 } from "../../subscriptions/platform-directory.js";
+import { isBotPost } from "./slack-events.js";
 
 type WebClient = InstanceType<typeof webApi.WebClient>;
 
@@ -264,7 +265,7 @@ function toEntry(message: z.infer<typeof messageSchema>): BufferEntryInput {
     author: {
       id: message.user ?? message.bot_id ?? "unknown",
       name: name ?? "unknown",
-      isBot: message.bot_id !== undefined || message.subtype === "bot_message",
+      isBot: isBotPost(message),
     },
     at: new Date(Number.parseFloat(message.ts) * 1_000).toISOString(),
     text: message.text ?? "",

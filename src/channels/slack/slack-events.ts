@@ -1,8 +1,9 @@
 /**
  * Slack message and app_mention events: their validated shape, the decision whether the bot
- * should act on one (its own and other bots' messages, edits, deletions and housekeeping
- * subtypes are ignored; channel posts need a mention unless they continue a thread), and the
- * conversion of Slack's escaped text with <@U…>, <#C…|name> and <url|label> into plain text.
+ * should act on one (its own and other bots' messages — Slackbot's among them — edits, deletions
+ * and housekeeping subtypes are ignored; channel posts need a mention unless they continue a
+ * thread), and the conversion of Slack's escaped text with <@U…>, <#C…|name> and <url|label>
+ * into plain text.
  */
 import { z } from "zod";
 
@@ -50,6 +51,21 @@ export type MessageEvent = z.infer<typeof messageEventSchema>;
 
 /** Subtypes that are a person (or an allowed bot) saying something. Everything else is ignored. */
 const SPOKEN_SUBTYPES = new Set([undefined, "file_share", "thread_broadcast", "me_message", "bot_message"]);
+
+/**
+ * Slackbot's user id. Slackbot posts with no bot_id and no subtype, like a person, but what it
+ * posts others set up (a `/remind` someone wrote, a workflow's step): nobody's own request.
+ */
+export const SLACKBOT_USER_ID = "USLACKBOT";
+
+/** Whether a post is a bot's: an app's (a bot_id, or a bot_message) or Slackbot's. */
+export function isBotPost(post: {
+  readonly bot_id?: string | undefined;
+  readonly subtype?: string | undefined;
+  readonly user?: string | undefined;
+}): boolean {
+  return post.bot_id !== undefined || post.subtype === "bot_message" || post.user === SLACKBOT_USER_ID;
+}
 
 export interface BotIdentity {
   readonly userId: string;
@@ -108,7 +124,7 @@ export function decide(event: MessageEvent, options: DecideOptions): Decision {
   if (event.user === bot.userId || event.bot_id === bot.botId) return { act: false, reason: "own message" };
   if (event.edited && options.nowMs - Number(event.ts) * 1_000 > EDIT_WINDOW_MS)
     return { act: false, reason: "an edit of an older message" };
-  const isBot = event.bot_id !== undefined || event.subtype === "bot_message";
+  const isBot = isBotPost(event);
   if (isBot) {
     // Only the ids Slack sets: `username` and `bot_profile.name` are whatever the poster chose.
     const ids = [event.bot_id, event.user].filter((id): id is string => !!id);

@@ -21,6 +21,7 @@ import { kindOf } from "./slack-conversation-kind.js";
 import {
   type BotIdentity,
   decide,
+  isBotPost,
   isChannelTalk,
   type MessageEvent,
   messageEventSchema,
@@ -187,8 +188,10 @@ export class SlackInbound {
 
   /** Report channel talk to the observer; its failures are logged, never passed on. */
   private async report(event: MessageEvent): Promise<void> {
-    const isBot = event.bot_id !== undefined || event.subtype === "bot_message";
-    const authorId = isBot ? (event.bot_id ?? event.username ?? "bot") : (event.user ?? "unknown");
+    const isBot = isBotPost(event);
+    const authorId = isBot
+      ? (event.bot_id ?? event.user ?? event.username ?? "bot")
+      : (event.user ?? "unknown");
     const name = isBot
       ? (event.bot_profile?.name ?? event.username ?? authorId)
       : (await this.deps.users.user(authorId)).name;

@@ -1,8 +1,10 @@
 /**
- * UserDirectory: Slack user ids → display names, whether the person is a guest and whether their
- * account is deactivated (users.info), cached with a TTL so a busy thread costs one lookup per
- * person. A failed lookup falls back to the handle (or id) and leaves the guest and deactivated
- * flags unknown (undefined): the access checks refuse such a person (fail closed) rather than take
+ * UserDirectory: Slack user ids → display names, what kind of account each is (a member, a guest
+ * or a bot: AccountKind) and whether it is deactivated (users.info), cached with a TTL so a busy
+ * thread costs one lookup per person. Slackbot (USLACKBOT) is a bot, though users.info says
+ * is_bot false for it. A failed lookup falls back to the handle (or id) and leaves the account
+ * kind and deactivated flag unknown (undefined): the access checks refuse such a person (fail
+ * closed) rather than take
  * them for a member, and a wake-up check rejects (cannot tell now) rather than say "no". A failure
  * is remembered only FAILURE_TTL_MS (5 s), not the hour a profile is: long enough that the one
  * message's second ask (its access check, then its author) makes no second call to a failing
@@ -12,7 +14,9 @@
 import type { Logger } from "pino";
 import type { PlatformUser } from "../../core/thread-target.js";
 import { LruCache } from "../../sessions/lru.js";
+import type { AccountKind } from "./slack-access.js";
 import { describeError, type WebClient } from "./slack-api.js";
+import { SLACKBOT_USER_ID } from "./slack-events.js";
 
 const TTL_MS = 60 * 60 * 1_000;
 /**
@@ -25,17 +29,20 @@ const WARN_INTERVAL_MS = 10 * 60 * 1_000;
 
 interface Entry {
   readonly name: string;
-  /** A multi- or single-channel guest (users.info is_restricted / is_ultra_restricted). */
-  readonly guest: boolean;
+  /**
+   * A bot (users.info is_bot, or Slackbot), else a multi- or single-channel guest (users.info
+   * is_restricted / is_ultra_restricted), else a member.
+   */
+  readonly account: AccountKind;
   /** The account is deactivated (users.info `deleted`). */
   readonly deactivated: boolean;
   readonly at: number;
 }
 
-/** A profile as looked up; `guest` and `deactivated` are undefined when Slack could not say. */
+/** A profile as looked up; `account` and `deactivated` are undefined when Slack could not say. */
 interface Profile {
   readonly name: string;
-  readonly guest: boolean | undefined;
+  readonly account: AccountKind | undefined;
   readonly deactivated: boolean | undefined;
 }
 
@@ -59,17 +66,18 @@ export class UserDirectory {
   }
 
   /**
-   * Whether Slack says the person is a guest of the workspace (single- or multi-channel);
-   * undefined when Slack could not say (the lookup failed): treat that as not allowed.
+   * What kind of account Slack says this is: a member, a guest of the workspace (single- or
+   * multi-channel) or a bot; undefined when Slack could not say (the lookup failed): treat that
+   * as not allowed.
    */
-  async isGuest(id: string): Promise<boolean | undefined> {
-    return (await this.profile(id, id)).guest;
+  async account(id: string): Promise<AccountKind | undefined> {
+    return (await this.profile(id, id)).account;
   }
 
   /**
    * Whether Slack says now that the person's account is deactivated: never from the cache but
    * looked up afresh (shared with a lookup under way, none while a failed one stands), which also
-   * renews the cached profile, its guest flag included, for checks made long after the person last
+   * renews the cached profile, its account kind included, for checks made long after the person last
    * wrote. Undefined when Slack could not say (the lookup failed): treat that as not allowed.
    */
   async isDeactivatedNow(id: string): Promise<boolean | undefined> {
@@ -97,8 +105,12 @@ export class UserDirectory {
       const result = await this.client.users.info({ user: id });
       const user = result.user;
       const name = user?.profile?.display_name || user?.real_name || user?.name || id;
-      const guest = user?.is_restricted === true || user?.is_ultra_restricted === true;
-      const entry = { name, guest, deactivated: user?.deleted === true, at: this.now() };
+      const entry = {
+        name,
+        account: accountOf(id, user),
+        deactivated: user?.deleted === true,
+        at: this.now(),
+      };
       this.cache.set(id, entry);
       this.failedAt.delete(id);
       return entry;
@@ -117,7 +129,16 @@ export class UserDirectory {
   }
 }
 
-/** What a failed lookup stands for: the fallback name; guest and deactivated unknown. */
+/** The kind of account users.info describes (see Entry.account). */
+function accountOf(
+  id: string,
+  user: { is_bot?: boolean; is_restricted?: boolean; is_ultra_restricted?: boolean } | undefined,
+): AccountKind {
+  if (user?.is_bot === true || id === SLACKBOT_USER_ID) return "bot";
+  return user?.is_restricted === true || user?.is_ultra_restricted === true ? "guest" : "member";
+}
+
+/** What a failed lookup stands for: the fallback name; account kind and deactivation unknown. */
 function unknown(name: string): Profile {
-  return { name, guest: undefined, deactivated: undefined };
+  return { name, account: undefined, deactivated: undefined };
 }

@@ -4,14 +4,14 @@
  * ids, and everyone when guests are allowed, need no guest check.
  */
 import { describe, expect, it } from "vitest";
-import { AccessPolicy, REFUSALS } from "../../../src/channels/slack/slack-access.js";
+import { type AccountKind, AccessPolicy, REFUSALS } from "../../../src/channels/slack/slack-access.js";
 
 /** A guest lookup that cannot say (users.info failed), counting its calls. */
 function unknownGuest() {
   const state = { calls: 0 };
   return {
     state,
-    isGuest: async (): Promise<boolean | undefined> => {
+    account: async (): Promise<AccountKind | undefined> => {
       state.calls++;
       return undefined;
     },
@@ -21,7 +21,7 @@ function unknownGuest() {
 describe("AccessPolicy guest check", () => {
   it("refuses a person whose guest status Slack could not confirm, saying so", async () => {
     const lookup = unknownGuest();
-    const policy = new AccessPolicy([], [], { allow: false, isGuest: lookup.isGuest });
+    const policy = new AccessPolicy([], [], { allow: false, account: lookup.account });
     expect(await policy.check("U1", "C0123", "channel")).toEqual({
       allowed: false,
       refusal: REFUSALS.unconfirmed,
@@ -33,7 +33,10 @@ describe("AccessPolicy guest check", () => {
   });
 
   it("still refuses a known guest and lets in a known member", async () => {
-    const policy = new AccessPolicy([], [], { allow: false, isGuest: async (id) => id === "UGUEST" });
+    const policy = new AccessPolicy([], [], {
+      allow: false,
+      account: async (id) => (id === "UGUEST" ? "guest" : "member"),
+    });
     expect(await policy.check("UGUEST", "C1", "channel")).toEqual({
       allowed: false,
       refusal: REFUSALS.guest,
@@ -43,19 +46,46 @@ describe("AccessPolicy guest check", () => {
 
   it("asks nothing of people named in the user list, nor when guests are allowed", async () => {
     const lookup = unknownGuest();
-    const listed = new AccessPolicy(["slack:U1"], [], { allow: false, isGuest: lookup.isGuest });
+    const listed = new AccessPolicy(["slack:U1"], [], { allow: false, account: lookup.account });
     expect(await listed.check("U1", "C1", "channel")).toEqual({ allowed: true });
     expect(await listed.check("U2", "C1", "channel")).toEqual({ allowed: false, refusal: REFUSALS.user });
-    const open = new AccessPolicy([], [], { allow: true, isGuest: lookup.isGuest });
+    const open = new AccessPolicy([], [], { allow: true, account: lookup.account });
     expect(await open.check("U2", "C1", "channel")).toEqual({ allowed: true });
     expect(lookup.state.calls).toBe(0);
   });
 
   it("asks nothing about a bot id (an allowed bot's post): no bot is a guest, and users.info knows no bot id", async () => {
     const lookup = unknownGuest();
-    const policy = new AccessPolicy([], [], { allow: false, isGuest: lookup.isGuest });
+    const policy = new AccessPolicy([], [], { allow: false, account: lookup.account });
     expect(await policy.check("B0DEPLOY", "C1", "channel")).toEqual({ allowed: true });
     expect(lookup.state.calls).toBe(0);
     expect(await policy.check("U0DEPLOY", "C1", "channel")).toMatchObject({ allowed: false });
+  });
+
+  it("never takes Slackbot or a bot account for 'anyone who is no guest'", async () => {
+    const kinds: Record<string, AccountKind> = { USLACKBOT: "member", U0APP: "bot", U1: "member" };
+    const asked: string[] = [];
+    const account = async (id: string) => {
+      asked.push(id);
+      return kinds[id];
+    };
+    const policy = new AccessPolicy([], [], { allow: false, account });
+    // users.info calls Slackbot no bot and no guest: refused by its id, before any lookup.
+    expect(await policy.check("USLACKBOT", "C1", "channel")).toEqual({
+      allowed: false,
+      refusal: REFUSALS.user,
+    });
+    expect(await policy.check("U0APP", "C1", "channel")).toEqual({ allowed: false, refusal: REFUSALS.user });
+    expect(await policy.check("U1", "C1", "channel")).toEqual({ allowed: true });
+    expect(asked).toEqual(["U0APP", "U1"]);
+    // Guests allowed: still no Slackbot.
+    const open = new AccessPolicy([], [], { allow: true, account });
+    expect(await open.check("USLACKBOT", "D1", "dm")).toMatchObject({ allowed: false });
+    // Named as an allowed bot (or in the user list), it is let in, like any allowed bot.
+    const bots = new AccessPolicy([], [], { allow: false, account }, ["USLACKBOT", "U0APP"]);
+    expect(await bots.check("USLACKBOT", "C1", "channel")).toEqual({ allowed: true });
+    expect(await bots.check("U0APP", "C1", "channel")).toEqual({ allowed: true });
+    const listed = new AccessPolicy(["USLACKBOT"], [], { allow: false, account });
+    expect(await listed.check("USLACKBOT", "C1", "channel")).toEqual({ allowed: true });
   });
 });

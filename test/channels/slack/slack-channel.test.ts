@@ -283,6 +283,35 @@ describe("inbound messages", () => {
     expect(service.received.map((m) => m.text).sort()).toEqual(["by bot id", "by bot user"]);
   });
 
+  it("takes Slackbot's posts (a /remind someone set) for a bot's: no turn unless allowed, reported as a bot", async () => {
+    const observed: ObservedMessage[] = [];
+    const slackbotPosts = (text: string) => {
+      const ts = fake.state.nextTs();
+      // Slackbot posts as a user: no bot_id, no subtype.
+      const post = { channel: "C1", user: "USLACKBOT", text: `Reminder: ${BOT} ${text}`, ts };
+      return Promise.all([
+        fake.sendEvent({ type: "message", channel_type: "channel", ...post }).acked,
+        fake.sendEvent({ type: "app_mention", ...post }).acked,
+      ]);
+    };
+    await startChannel({ observe: async (message) => void observed.push(message) });
+    await slackbotPosts("delete the staging bucket.");
+    fake.userPosts({ user: "U1", channel: "C1", text: `${BOT} hello` });
+    await service.waitFor(() => service.received.length === 1);
+    await channel.stop();
+    expect(service.received.map((m) => [m.user.id, m.text])).toEqual([["U1", "hello"]]);
+    expect(observed.find((m) => m.author.id === "USLACKBOT")?.author.isBot).toBe(true);
+    // Named in allowed_bots, Slackbot is heard like any allowed bot.
+    await startChannel({ allowedBots: ["USLACKBOT"] });
+    await slackbotPosts("stand-up time.");
+    await service.waitFor(() => service.received.length === 2);
+    await channel.stop();
+    expect(service.received[1]).toMatchObject({
+      user: { id: "USLACKBOT" },
+      text: "Reminder: stand-up time.",
+    });
+  });
+
   it("reports every channel message it sees to the observer (subscriptions), but not DMs or its own", async () => {
     const observed: ObservedMessage[] = [];
     await startChannel({ observe: async (message) => void observed.push(message) });
@@ -446,7 +475,7 @@ describe("inbound messages", () => {
     expect(await open.mayAct("UGUEST", general)).toBe(false);
     expect(await open.mayAct("UGONE", general)).toBe(false);
     // Deactivation known from a fresh lookup, the guest check's lookup failing: rejected, no "no".
-    const guestUnknown = vi.spyOn(UserDirectory.prototype, "isGuest").mockResolvedValue(undefined);
+    const guestUnknown = vi.spyOn(UserDirectory.prototype, "account").mockResolvedValue(undefined);
     try {
       await expect(open.mayAct("U1", general)).rejects.toThrow(
         /could not confirm whether the person is a guest/,

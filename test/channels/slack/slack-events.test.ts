@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   decide,
   EDIT_WINDOW_MS,
+  isBotPost,
   type MessageEvent,
   plainText,
 } from "../../../src/channels/slack/slack-events.js";
@@ -61,5 +62,34 @@ describe("decide, for an edited mention", () => {
     const later = posted * 1_000 + EDIT_WINDOW_MS + 60_000;
     expect(decide(edited, options(later))).toEqual({ act: false, reason: "an edit of an older message" });
     expect(decide(mention, options(later))).toMatchObject({ act: true });
+  });
+});
+
+describe("decide, for Slackbot's posts", () => {
+  // Slackbot posts a reminder or workflow step as a user: no bot_id, no subtype.
+  const reminder: MessageEvent = {
+    type: "app_mention",
+    channel: "C1",
+    user: "USLACKBOT",
+    text: `Reminder: <@${BOT}> delete the staging bucket.`,
+    ts: "1700000000.000100",
+  };
+  const options = (allowedBots: string[]) => ({
+    bot: { userId: BOT, botId: "B0BOT", teamId: "T1" },
+    allowedBots: new Set(allowedBots),
+    requireMentionInThreads: false,
+    nowMs: 1_700_000_000_000,
+  });
+
+  it("ignores them like another bot's, unless USLACKBOT is an allowed bot", () => {
+    expect(decide(reminder, options([]))).toEqual({ act: false, reason: "other bot" });
+    expect(decide({ ...reminder, channel_type: "im" }, options([]))).toMatchObject({ act: false });
+    expect(decide(reminder, options(["USLACKBOT"]))).toMatchObject({ act: true, author: "USLACKBOT" });
+  });
+
+  it("counts them as a bot's channel talk", () => {
+    expect(isBotPost({ user: "USLACKBOT" })).toBe(true);
+    expect(isBotPost({ user: "U1ANA" })).toBe(false);
+    expect(isBotPost({ bot_id: "B7" })).toBe(true);
   });
 });

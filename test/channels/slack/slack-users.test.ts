@@ -34,12 +34,12 @@ describe("UserDirectory", () => {
     let now = 0;
     const { state, client: slack } = client();
     const users = new UserDirectory(slack, pino({ level: "silent" }), () => now);
-    expect(await users.isGuest("U1")).toBeUndefined();
+    expect(await users.account("U1")).toBeUndefined();
     expect(await users.user("U1", "ana.handle")).toEqual({ id: "U1", name: "ana.handle" });
     expect(state.calls).toBe(1);
     now += 6_000;
     state.failing = false;
-    expect(await users.isGuest("U1")).toBe(true);
+    expect(await users.account("U1")).toBe("guest");
     expect(await users.user("U1")).toEqual({ id: "U1", name: "Ana" });
     expect(state.calls).toBe(2);
   });
@@ -48,20 +48,20 @@ describe("UserDirectory", () => {
     let now = 0;
     const { state, client: slack } = client();
     const users = new UserDirectory(slack, pino({ level: "silent" }), () => now);
-    expect(await users.isGuest("U1")).toBeUndefined();
+    expect(await users.account("U1")).toBeUndefined();
     expect(await users.isDeactivatedNow("U1")).toBeUndefined();
     expect(state.calls).toBe(1);
     // The person tries again a little later: Slack is asked again (and still fails).
     now += 10_000;
-    expect(await users.isGuest("U1")).toBeUndefined();
+    expect(await users.account("U1")).toBeUndefined();
     expect(state.calls).toBe(2);
     now += 10_000;
     state.failing = false;
     expect(await users.isDeactivatedNow("U1")).toBe(false);
-    expect(await users.isGuest("U1")).toBe(true);
+    expect(await users.account("U1")).toBe("guest");
     // A success is cached as before.
     now += 10 * 60_000;
-    expect(await users.isGuest("U1")).toBe(true);
+    expect(await users.account("U1")).toBe("guest");
     expect(state.calls).toBe(3);
   });
 
@@ -70,17 +70,28 @@ describe("UserDirectory", () => {
     const { client: slack } = client();
     const log = recordingLogger();
     const users = new UserDirectory(slack, log.logger, () => now);
-    await users.isGuest("U1");
+    await users.account("U1");
     for (let i = 0; i < 5; i++) {
       now += 10_000;
-      await users.isGuest("U1");
+      await users.account("U1");
     }
-    await users.isGuest("U2");
+    await users.account("U2");
     expect(log.warn.mock.calls.map(([fields]) => (fields as { user: string }).user)).toEqual(["U1", "U2"]);
     expect(log.debug).toHaveBeenCalledTimes(5);
     now += 10 * 60_000;
-    await users.isGuest("U1");
+    await users.account("U1");
     expect(log.warn).toHaveBeenCalledTimes(3);
     expect(String(log.warn.mock.calls[0]![1])).toMatch(/users\.info failed/);
+  });
+
+  it("calls an is_bot account, and Slackbot (is_bot false in users.info), a bot", async () => {
+    const info = async ({ user }: { user: string }) => ({
+      ok: true,
+      user: { id: user, name: user, is_bot: user === "U0APP", is_restricted: false },
+    });
+    const users = new UserDirectory({ users: { info } } as unknown as WebClient, pino({ level: "silent" }));
+    expect(await users.account("U0APP")).toBe("bot");
+    expect(await users.account("USLACKBOT")).toBe("bot");
+    expect(await users.account("U1")).toBe("member");
   });
 });
