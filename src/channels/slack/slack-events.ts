@@ -144,6 +144,9 @@ export function decide(event: MessageEvent, options: DecideOptions): Decision {
 
 /**
  * Slack's message text as plain text: the bot's mention removed, entities and links resolved.
+ * A person's or channel's mention reads as its id (`@U…`, `#C…`): its label is whatever the
+ * poster's app wrote — Slack clients ignore it and show the real name — so it could name someone
+ * (or some channel) the thread never shows. A link keeps its label, shown beside the URL.
  * No entity holds a raw `<` (Slack sends a typed one as `&lt;`), so each pattern stops at the next
  * one: a message of unclosed `<a:` or `<#C|` runs is read in one pass, where scanning every run to
  * the end of the text took a second for 40,000 characters — per message anyone could post.
@@ -151,8 +154,8 @@ export function decide(event: MessageEvent, options: DecideOptions): Decision {
 export function plainText(text: string, botUserId: string): string {
   return text
     .replace(new RegExp(`<@${botUserId}(?:\\|[^<>]*)?>`, "g"), "")
-    .replace(/<@([A-Z0-9]+)(?:\|([^<>]*))?>/g, (_m, id: string, name?: string) => `@${name ?? id}`)
-    .replace(/<#([A-Z0-9]+)(?:\|([^<>]*))?>/g, (_m, id: string, name?: string) => `#${name || id}`)
+    .replace(/<@([A-Z0-9]+)(?:\|[^<>]*)?>/g, "@$1")
+    .replace(/<#([A-Z0-9]+)(?:\|[^<>]*)?>/g, "#$1")
     .replace(/<!(here|channel|everyone)(?:\|[^<>]*)?>/g, "@$1")
     .replace(/<!subteam\^[A-Z0-9]+(?:\|([^<>]*))?>/g, (_m, name?: string) => name ?? "@group")
     .replace(/<([a-z][a-z0-9+.-]*:[^|<>]+)\|([^<>]+)>/gi, "$2 ($1)")

@@ -14,12 +14,12 @@ import {
 const BOT = "U0BOT";
 
 describe("plainText", () => {
-  it("drops the bot's mention and resolves people, channels, specials, groups and links", () => {
+  it("drops the bot's mention and resolves people and channels (by id), specials, groups and links", () => {
     const text =
       "<@U0BOT> ask <@U1ANA|ana> and <@U2BEN> in <#C1GEN|general> or <#C2OPS>, <!here>, <!subteam^S1|@ops>: " +
       "see <https://example.org/a?b=1|the doc> and <mailto:x@example.org> &lt;not a tag&gt; &amp; co";
     expect(plainText(text, BOT)).toBe(
-      "ask @ana and @U2BEN in #general or #C2OPS, @here, @ops: " +
+      "ask @U1ANA and @U2BEN in #C1GEN or #C2OPS, @here, @ops: " +
         "see the doc (https://example.org/a?b=1) and mailto:x@example.org <not a tag> & co",
     );
   });
