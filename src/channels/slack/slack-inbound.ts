@@ -1,11 +1,13 @@
 /**
  * SlackInbound: turns message / app_mention events into InboundMessages for the session layer.
  * The event is already acknowledged when this runs (Bolt acks Events API deliveries first).
- * Steps: validate → decide (own / other bots / subtypes / mention rules) → claim the post once
- * (its message and app_mention twins, and redeliveries, share channel + ts) → thread check for
- * mention-less replies → access policy (one polite private refusal, the service never called)
- * → download files → `service.receive`, which only records and schedules. Messages of one thread
- * are handed over in arrival order.
+ * Steps: validate → decide (own / other bots / subtypes / mention rules) → thread check for
+ * mention-less replies → claim the post once (its message and app_mention twins, and
+ * redeliveries, share channel + ts) → access policy (one polite private refusal, the service never
+ * called) → download files → `service.receive`, which only records and schedules. Messages of one
+ * thread are handed over in arrival order, one at a time, so twins never pass the claim together.
+ * A reply dropped by the thread check is not claimed: when its author edits the mention in soon
+ * after (EDIT_WINDOW_MS), Slack's app_mention for the edit, with the same ts, is still heard.
  */
 import type { Logger } from "pino";
 import type { ConversationService } from "../../sessions/contracts.js";
@@ -104,8 +106,6 @@ export class SlackInbound {
       return;
     }
     const postKey = `${event.channel}:${event.ts}`;
-    if (this.claimed.get(postKey)) return;
-    this.claimed.set(postKey, true);
     const target = slackThreadTarget(this.deps.bot.teamId, {
       channel: event.channel,
       thread: event.thread_ts ?? event.ts,
@@ -114,8 +114,11 @@ export class SlackInbound {
       senderTeam: event.team ?? envelope.team_id,
     });
     await this.inOrder(`${target.channel}:${target.thread}`, async () => {
+      if (this.claimed.get(postKey)) return;
       try {
-        await this.process(event, envelope, target, decision.author, decision.needsThread);
+        if (decision.needsThread && !(await this.deps.threads.isPartOf(target))) return;
+        this.claimed.set(postKey, true);
+        await this.process(event, envelope, target, decision.author);
       } catch (error) {
         this.claimed.delete(postKey);
         this.deps.logger.error(
@@ -139,9 +142,7 @@ export class SlackInbound {
     envelope: EventEnvelope,
     target: ThreadTarget,
     author: string,
-    needsThread: boolean,
   ): Promise<void> {
-    if (needsThread && !(await this.deps.threads.isPartOf(target))) return;
     const access = await this.deps.access.check(author, event.channel, kindOf(target));
     if (!access.allowed) {
       if (this.deps.access.shouldTell(author, event.channel))

@@ -367,6 +367,21 @@ describe("inbound messages", () => {
     expect(read).not.toMatch(/workspace admin|prod-incident-approvals/);
   });
 
+  it("hears a mention added by a quick edit to a reply it had passed over in a thread it is not part of", async () => {
+    await startChannel();
+    const ts = fake.state.nextTs();
+    const reply = { channel: "C1", user: "U1", ts, thread_ts: "9.000100" };
+    await fake.sendEvent({ type: "message", channel_type: "channel", ...reply, text: "summarise this" })
+      .acked;
+    // Slack sends the edit that adds the mention as an app_mention with the message's own ts.
+    const edited = { user: "U1", ts: fake.state.nextTs() };
+    await fake.sendEvent({ type: "app_mention", ...reply, text: `${BOT} summarise this, please`, edited })
+      .acked;
+    await service.waitFor(() => service.received.length === 1);
+    await channel.stop();
+    expect(service.received.map((m) => m.text)).toEqual(["summarise this, please"]);
+  });
+
   it("processes a redelivered event once", async () => {
     await startChannel();
     const ts = fake.state.nextTs();
