@@ -153,6 +153,11 @@ describe("bash's test is read-only only without variable lookups", () => {
 });
 
 describe("lexCommandLine", () => {
+  it("lexes a command of 200,000 nested substitutions without overflowing the stack", () => {
+    // Every level's commands were spread into a push, past the engine's argument limit.
+    expect(() => lexCommandLine("$(".repeat(200_000))).not.toThrow();
+  });
+
   it("splits simple commands and removes quotes", () => {
     const line = lexCommandLine(`grep -n "a b" 'c d' | head -2 && ls`);
     expect(line.commands.map((c) => c.words.map((w) => w.text))).toEqual([

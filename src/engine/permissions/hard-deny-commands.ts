@@ -89,7 +89,8 @@ export function lexedCommandWords(command: string, depth = 0): string[][] {
     out.push([...words, ...simple.redirects.flatMap((r) => [r.op, r.target.text])]);
     const { program, args } = programOf(words);
     const script = innerScript(program, args);
-    if (script !== undefined && depth < MAX_SCRIPT_NESTING) out.push(...lexedCommandWords(script, depth + 1));
+    if (script !== undefined && depth < MAX_SCRIPT_NESTING)
+      for (const inner of lexedCommandWords(script, depth + 1)) out.push(inner);
   }
   return out;
 }

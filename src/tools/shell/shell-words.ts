@@ -274,7 +274,7 @@ class Lexer {
     }
     const inner = new Lexer(this.src, start, ")", this.nesting + 1);
     this.i = inner.run();
-    this.commands.push(...inner.commands);
+    for (const command of inner.commands) this.commands.push(command);
     this.literal = false;
   }
 
@@ -291,7 +291,7 @@ class Lexer {
     while (end < this.src.length && this.src[end] !== "`") end += this.src[end] === "\\" ? 2 : 1;
     const inner = new Lexer(this.src.slice(this.i + 1, end), 0, undefined, this.nesting + 1);
     inner.run();
-    this.commands.push(...inner.commands);
+    for (const command of inner.commands) this.commands.push(command);
     this.literal = false;
     this.append("");
     this.i = end + 1;
