@@ -9,7 +9,9 @@
  * ("whole"), and with the renderer's tracker, which has followed the stream ("tracked"), beside
  * converting the tail to HTML (the same at any size). The answer is markdown of every kind
  * (test/support/markdown-answer.ts); each beat adds 400 characters, as a model streaming for a
- * second does. Writes bench/results/render.{json,md}.
+ * second does. Then whole renders of hostile text (markdown-walk.ts: shapes `marked` reads in
+ * quadratic time) through each entry point, beside the ordinary answer. Writes
+ * bench/results/render.{json,md}.
  */
 import { performance } from "node:perf_hooks";
 import { FenceTracker, markdownTail } from "../src/channels/shared/markdown-tail.js";
@@ -17,8 +19,10 @@ import { EMPTY_TURN, foldTurn } from "../src/channels/shared/turn-view.js";
 import { AnswerSections, mrkdwnSections } from "../src/channels/slack/slack-answer-sections.js";
 import { type AnswerSectioner, layoutPages } from "../src/channels/slack/slack-document.js";
 import { PAGE_BUDGET } from "../src/channels/slack/slack-limits.js";
+import { markdownToMrkdwn } from "../src/channels/slack/slack-markdown.js";
 import { markdownToTelegramHtml } from "../src/channels/telegram/telegram-html.js";
 import { PREVIEW_SOURCE_CHARS } from "../src/channels/telegram/telegram-renderer.js";
+import { splitTelegramHtml } from "../src/channels/telegram/telegram-split.js";
 import { agentEvent } from "../src/core/events.js";
 import { markdownAnswer } from "../test/support/markdown-answer.js";
 import { hostLine, percentile, round1, writeResults } from "./support/report.js";
@@ -104,6 +108,69 @@ function measurePreview(answer: string, chars: number): PreviewFigures {
   return { chars, wholeCutUs: micros(whole), trackedCutUs: micros(incremental), tailHtmlUs: micros(html) };
 }
 
+/** Text sizes of the whole-render figures: a long answer, a crafted one, the longest reply kept. */
+const HOSTILE_SIZES = [50_000, 200_000, 2_000_000] as const;
+
+/** Text of one shape, `chars` long. */
+const repeated = (unit: string) => (chars: number) =>
+  unit.repeat(Math.ceil(chars / unit.length)).slice(0, chars);
+
+/**
+ * Shapes that cost `marked` the most (found by .probes-style searches): emphasis delimiters after
+ * punctuation (its emphasis search), lazy quote continuation (its block lexer, quadratic), and a
+ * lazy quote in blank-line-separated paragraphs just under a stretch each.
+ */
+const SHAPES: Readonly<Record<string, (chars: number) => string>> = {
+  ordinary: markdownAnswer,
+  "emphasis !*a": repeated("!*a"),
+  "emphasis *_a": repeated("*_a"),
+  "lazy quote >a\\na": repeated(">a\na\n"),
+  "lazy quote stretches": repeated(`${">a\na\n".repeat(4_700)}\n`),
+};
+
+interface HostileFigures {
+  readonly shape: string;
+  readonly chars: number;
+  /** Telegram's final answer: converted whole, then split into messages. */
+  readonly telegramFinalMs: number;
+  /** Slack's plain pages and messenger: converted whole. */
+  readonly slackMrkdwnMs: number;
+  /** Slack's page layout, the whole text arriving in one beat. */
+  readonly slackSectionsMs: number;
+  /** One Telegram preview beat (the tail). */
+  readonly telegramPreviewMs: number;
+  /** One Slack page-layout beat after the text settled (its unsettled tail), 400 characters on. */
+  readonly slackBeatMs: number;
+}
+
+const timed = (work: () => unknown) => {
+  const started = performance.now();
+  work();
+  return round1(performance.now() - started);
+};
+
+/** One render of `shape` at `chars` through every entry point. */
+function measureHostile(shape: string, chars: number): HostileFigures {
+  const make = SHAPES[shape]!;
+  const text = make(chars);
+  const longer = make(chars + BEAT_CHARS);
+  const sections = new AnswerSections();
+  const slackSectionsMs = timed(() => sections.of(0, text, PAGE_BUDGET.section));
+  const fences = new FenceTracker();
+  markdownTail(text, PREVIEW_SOURCE_CHARS, fences);
+  return {
+    shape,
+    chars,
+    telegramFinalMs: timed(() => splitTelegramHtml(markdownToTelegramHtml(text))),
+    slackMrkdwnMs: timed(() => markdownToMrkdwn(text)),
+    slackSectionsMs,
+    telegramPreviewMs: timed(() =>
+      markdownToTelegramHtml(markdownTail(longer, PREVIEW_SOURCE_CHARS, fences).text),
+    ),
+    slackBeatMs: timed(() => sections.of(0, longer, PAGE_BUDGET.section)),
+  };
+}
+
 /** Run the benchmark and write its results. */
 export async function run(): Promise<Record<string, unknown>> {
   const longest = SIZES.at(-1)! + BEATS * BEAT_CHARS;
@@ -112,6 +179,10 @@ export async function run(): Promise<Record<string, unknown>> {
   measurePreview(answer, 50_000);
   const rows = SIZES.map((chars) => measure(answer, chars));
   const preview = SIZES.map((chars) => measurePreview(answer, chars));
+  measureHostile("emphasis !*a", 50_000); // JIT warm-up
+  const hostile = Object.keys(SHAPES).flatMap((shape) =>
+    HOSTILE_SIZES.map((chars) => measureHostile(shape, chars)),
+  );
   const generatedAt = new Date().toISOString();
   const markdown = [
     "# Live render: Slack page layout per edit beat",
@@ -137,7 +208,20 @@ export async function run(): Promise<Record<string, unknown>> {
     "|---|---|---|---|",
     ...preview.map((row) => `| ${row.chars} | ${row.wholeCutUs} | ${row.trackedCutUs} | ${row.tailHtmlUs} |`),
     "",
+    "## Whole renders of hostile text, per entry point",
+    "",
+    "One render each, in ms of event-loop time (the budget per render is RENDER_BUDGET_MS, markdown-walk.ts).",
+    "Telegram final = convert + split into messages; Slack mrkdwn = markdownToMrkdwn (plain pages, messenger);",
+    "Slack sections = AnswerSections.of with the whole text in one beat; previews = one live beat 400 characters on.",
+    "",
+    "| shape | chars | Telegram final | Slack mrkdwn | Slack sections | Telegram preview | Slack beat |",
+    "|---|---|---|---|---|---|---|",
+    ...hostile.map(
+      (row) =>
+        `| ${row.shape} | ${row.chars} | ${row.telegramFinalMs} | ${row.slackMrkdwnMs} | ${row.slackSectionsMs} | ${row.telegramPreviewMs} | ${row.slackBeatMs} |`,
+    ),
+    "",
   ].join("\n");
-  await writeResults("render", { generatedAt, node: process.version, rows, preview }, markdown);
-  return { rows, preview };
+  await writeResults("render", { generatedAt, node: process.version, rows, preview, hostile }, markdown);
+  return { rows, preview, hostile };
 }

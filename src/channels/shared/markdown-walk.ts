@@ -10,6 +10,7 @@
 import { Lexer, type MarkedToken, type Token, type Tokens } from "marked";
 import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
 import { trimTrailing } from "../../core/trim-trailing.js";
+import { fenceCloseWithin, openFence, openTable } from "./markdown-tail.js";
 
 /** Where a block stands: inside a quote (some platforms cannot nest them), and how deep in lists. */
 export interface MarkdownContext {
@@ -204,21 +205,36 @@ export function isPlainMarkdown(markdown: string): boolean {
 }
 
 /**
- * The longest run of text one inline pass of `marked` reads. Its emphasis search is quadratic in
- * the run (40,000 characters of `_a` took two seconds, and a model's reply may be far longer), so
- * a longer paragraph is read in pieces cut at a line end, else at a space: emphasis that spans a
- * cut in a paragraph this long shows its markers as text.
+ * The longest run of text one inline pass of `marked` reads, and the most emphasis delimiters
+ * (`*`, `_`) in it. Its emphasis search costs about the run's length for every delimiter in it
+ * (40,000 characters of `_a` took two seconds; `!*a` cost 19 µs a character in 2,000-character
+ * runs), so a longer paragraph, or one dense with delimiters, is read in pieces cut at a line end,
+ * else at a space: emphasis that spans a cut shows its markers as text. Prose rarely holds 64
+ * delimiters in 2,000 characters; text of nothing else now costs 2–3 µs a character.
  */
 const INLINE_PIECE = 2_000;
+const PIECE_DELIMITERS = 64;
 
-/** `text` cut into pieces of at most INLINE_PIECE characters, each ending at a line end or space where one is near. */
+/** Where the piece of `text` starting at `start` must end: INLINE_PIECE on, or before its delimiter too many. */
+function pieceLimit(text: string, start: number): number {
+  const end = Math.min(text.length, start + INLINE_PIECE);
+  let delimiters = 0;
+  for (let at = start; at < end; at += 1) {
+    const unit = text.charCodeAt(at);
+    if ((unit === 0x2a || unit === 0x5f) && ++delimiters > PIECE_DELIMITERS) return at;
+  }
+  return end;
+}
+
+/** `text` in pieces of at most INLINE_PIECE characters and PIECE_DELIMITERS delimiters, each ending at a line end or space where one is near. */
 export function inlinePieces(text: string): string[] {
   const pieces: string[] = [];
   let start = 0;
-  while (text.length - start > INLINE_PIECE) {
-    const limit = start + INLINE_PIECE;
-    let cut = text.lastIndexOf("\n", limit - 1) + 1;
-    if (cut <= start) cut = text.lastIndexOf(" ", limit - 1) + 1;
+  for (let limit = pieceLimit(text, 0); limit < text.length; limit = pieceLimit(text, start)) {
+    // Searched in the piece only: a search from `limit` back through a long line is quadratic.
+    const piece = text.slice(start, limit);
+    let cut = start + piece.lastIndexOf("\n") + 1;
+    if (cut <= start) cut = start + piece.lastIndexOf(" ") + 1;
     if (cut <= start) cut = cutBeforeCharacter(text, limit);
     pieces.push(text.slice(start, cut));
     start = cut;
@@ -230,7 +246,7 @@ export function inlinePieces(text: string): string[] {
 /** `marked`'s lexing (blocks, then the inline runs they queued), with each inline run read in pieces. */
 function lexMarkdown(markdown: string): Token[] {
   const lexer = new Lexer({ gfm: true });
-  const tokens = lexer.blockTokens(markdown.replace(/\r\n|\r/g, "\n"));
+  const tokens = lexer.blockTokens(markdown);
   for (const run of lexer.inlineQueue) {
     for (const piece of inlinePieces(run.src)) {
       lexer.state.inRawBlock = false;
@@ -242,11 +258,102 @@ function lexMarkdown(markdown: string): Token[] {
 }
 
 /**
- * Render model markdown with a platform's primitives; top-level blocks are separated by a blank
- * line. Markdown nested deeper than the stack allows (forty thousand `>`) is shown as its source.
+ * The longest text one lexing reads. `marked`'s block lexer is quadratic in some shapes (lazy
+ * quote continuation, `>a\na\n` repeated: 2.2 s at 100,000 characters, 10.5 s at 200,000), and a
+ * reply may run to two million characters, so a longer text is converted a stretch at a time.
+ * The worst shapes found cost up to 80 ms a stretch (bench/results/render.md).
  */
-export function renderMarkdown(markdown: string, format: MarkdownFormat): string {
-  if (isPlainMarkdown(markdown)) return format.text(markdown);
+export const STRETCH_CHARS = 24_000;
+
+/**
+ * The event-loop time one render spends converting: the stretches after it are shown as text.
+ * Ordinary markdown converts at about 1 ms per 5,000 characters, so only answers of hundreds of
+ * thousands of characters, or crafted ones, reach it. One process serves every chat.
+ */
+export const RENDER_BUDGET_MS = 100;
+
+/** When a render that starts now must stop converting (pass one to renders that share a budget). */
+export function renderDeadline(): number {
+  return performance.now() + RENDER_BUDGET_MS;
+}
+
+/** A stretch of a markdown text: its source, and what to convert (a code block cut there closed and reopened), undefined when it is shown as text. */
+export interface Stretch {
+  /** Where the stretch starts in the text. */
+  readonly start: number;
+  readonly source: string;
+  readonly markdown: string | undefined;
+}
+
+/** A blank line before a block, and a line, that start flush left (not an indented continuation). */
+const BLOCK_START = /\n\n(?=\S)/g;
+const LINE_START = /\n(?=\S)/g;
+
+/** Where the first match of `pattern` after `from` ends, or undefined. */
+function nextStart(pattern: RegExp, markdown: string, from: number): number | undefined {
+  pattern.lastIndex = from;
+  const match = pattern.exec(markdown);
+  return match === null ? undefined : match.index + match[0].length;
+}
+
+/** Where the last match of `pattern` after `from` ends when that is at most `to`, or undefined. */
+function lastStartWithin(pattern: RegExp, markdown: string, from: number, to: number): number | undefined {
+  // Only the window is searched (one character past `to` for the lookahead).
+  const window = markdown.slice(0, to + 1);
+  let last: number | undefined;
+  for (
+    let at = nextStart(pattern, window, from);
+    at !== undefined && at <= to;
+    at = nextStart(pattern, window, at)
+  )
+    last = at;
+  return last;
+}
+
+/**
+ * Where the stretch of `markdown` from `start` ends (the whole text when it is short enough), and
+ * whether it is converted. It ends before the last block in reach, else before the last line (a
+ * long list, table or quote is cut between lines); a code block open there is taken whole, as code
+ * costs little to lex. A block with a line longer than a stretch is shown as text, up to the next block.
+ */
+function stretchEnd(markdown: string, start: number, fence: string | undefined): [number, boolean] {
+  const max = start + STRETCH_CHARS;
+  if (markdown.length <= max) return [markdown.length, true];
+  const lineEnd = markdown.lastIndexOf("\n", max - 1) + 1;
+  const open = lineEnd > start ? openFence(markdown.slice(start, lineEnd), fence) : undefined;
+  if (open !== undefined)
+    return [fenceCloseWithin(markdown, open, lineEnd, markdown.length) ?? markdown.length, true];
+  const end =
+    lastStartWithin(BLOCK_START, markdown, start, max) ?? lastStartWithin(LINE_START, markdown, start, max);
+  if (end !== undefined) return [end, true];
+  return [nextStart(BLOCK_START, markdown, max) ?? markdown.length, false];
+}
+
+/**
+ * `markdown` in stretches of at most STRETCH_CHARS but for whole code blocks (`stretchEnd`), cut
+ * as they are read. A code block open at a cut is closed there and reopened after it, and the
+ * header rows of a table cut between its rows are repeated before the rest, so each stretch
+ * renders as it does in the whole.
+ */
+export function* markdownStretches(markdown: string): Generator<Stretch> {
+  let start = 0;
+  let fence: string | undefined;
+  let table: string | undefined;
+  while (start < markdown.length) {
+    const [end, converted] = stretchEnd(markdown, start, fence);
+    const source = markdown.slice(start, end);
+    const open = fence ?? table;
+    const reopened = open === undefined ? source : `${open}\n${source}`;
+    fence = openFence(source, fence);
+    table = fence === undefined ? openTable(reopened) : undefined;
+    const closed = fence === undefined ? reopened : `${reopened}\n${fence}`;
+    yield { start, source, markdown: converted ? closed : undefined };
+    start = end;
+  }
+}
+
+/** One stretch's blocks. Markdown nested deeper than the stack allows (forty thousand `>`) is shown as its source. */
+function renderStretch(markdown: string, format: MarkdownFormat): string {
   try {
     const tokens = lexMarkdown(markdown);
     return new MarkdownWalker(format).blocks(tokens, { quoted: false, listDepth: 0 }).join("\n\n");
@@ -254,4 +361,36 @@ export function renderMarkdown(markdown: string, format: MarkdownFormat): string
     if (error instanceof RangeError) return format.text(markdown);
     throw error;
   }
+}
+
+/**
+ * Render model markdown with a platform's primitives; top-level blocks are separated by a blank
+ * line. A long text is converted a stretch at a time (`markdownStretches`) until `deadline`; the
+ * stretches after it, and any that cannot be converted in bounded time, are shown as text, with
+ * the blank lines that end them.
+ */
+export function renderMarkdown(
+  markdown: string,
+  format: MarkdownFormat,
+  deadline = renderDeadline(),
+): string {
+  if (isPlainMarkdown(markdown)) return format.text(markdown);
+  if (performance.now() >= deadline) return format.text(markdown);
+  const normalized = markdown.replace(/\r\n|\r/g, "\n");
+  if (normalized.length <= STRETCH_CHARS) return renderStretch(normalized, format);
+  let rendered = "";
+  const add = (part: string) => {
+    if (part.trim() === "") return;
+    rendered = rendered === "" || rendered.endsWith("\n\n") ? rendered + part : `${rendered}\n\n${part}`;
+  };
+  for (const stretch of markdownStretches(normalized)) {
+    if (performance.now() >= deadline) {
+      add(format.text(normalized.slice(stretch.start))); // the rest, at once
+      break;
+    }
+    add(
+      stretch.markdown === undefined ? format.text(stretch.source) : renderStretch(stretch.markdown, format),
+    );
+  }
+  return trimTrailing(rendered, "\n");
 }

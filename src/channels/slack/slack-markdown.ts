@@ -86,10 +86,10 @@ const MRKDWN: MarkdownFormat = {
   table: (aligned) => fence(aligned),
 };
 
-/** Convert model markdown to Slack mrkdwn. */
-export function markdownToMrkdwn(markdown: string): string {
+/** Convert model markdown to Slack mrkdwn; renders sharing one time budget pass its `deadline`. */
+export function markdownToMrkdwn(markdown: string, deadline?: number): string {
   if (markdown.trim().length === 0) return "";
-  return renderMarkdown(markdown, MRKDWN);
+  return renderMarkdown(markdown, MRKDWN, deadline);
 }
 
 /** `<` opening Slack's mention syntax: `<!channel>`, `<!here>`, `<!subteam^…>`, `<@U…>`, `<#C…>`. */
