@@ -16,7 +16,8 @@ import type {
   ReadAccess,
   ResolveResult,
 } from "../../subscriptions/platform-directory.js";
-import { isBotPost } from "./slack-events.js";
+import { isBotPost, messageText } from "./slack-events.js";
+import { richTextMentions } from "./slack-rich-text.js";
 
 type WebClient = InstanceType<typeof webApi.WebClient>;
 
@@ -53,6 +54,8 @@ const membersSchema = z.looseObject({ members: z.array(z.string()), response_met
 const messageSchema = z.looseObject({
   ts: z.string().regex(/^\d+(\.\d+)?$/),
   text: z.string().optional(),
+  /** What Slack clients show; read by messageText, which falls back to `text` when malformed. */
+  blocks: z.unknown().optional(),
   user: z.string().optional(),
   bot_id: z.string().optional(),
   username: z.string().optional(),
@@ -188,7 +191,7 @@ export class SlackDirectory implements PlatformDirectory {
     const entries = historySchema
       .parse(raw)
       .messages.filter((m) => CONTENT_SUBTYPES.has(m.subtype))
-      .map(toEntry)
+      .map((message) => toEntry(message, this.bot.userId))
       .sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
     return { entries };
   }
@@ -250,7 +253,12 @@ export class SlackDirectory implements PlatformDirectory {
   }
 }
 
-function toEntry(message: z.infer<typeof messageSchema>): BufferEntryInput {
+/**
+ * A history message as a buffer entry. Its text is read as a live message's is (messageText:
+ * blocks first, then `text`, labels and markup dropped), the bot's mention kept as `@U…` as for
+ * observed channel talk; whether it mentions the bot is kept beside it, since `<@U…>` is gone.
+ */
+function toEntry(message: z.infer<typeof messageSchema>, botUserId: string): BufferEntryInput {
   const profile = message.user_profile;
   const name =
     profile?.display_name ||
@@ -268,7 +276,15 @@ function toEntry(message: z.infer<typeof messageSchema>): BufferEntryInput {
       isBot: isBotPost(message),
     },
     at: new Date(Number.parseFloat(message.ts) * 1_000).toISOString(),
-    text: message.text ?? "",
+    text: messageText(message, ""),
     ...(thread !== undefined ? { thread } : {}),
+    ...(mentions(message, botUserId) ? { mentionsBot: true } : {}),
   };
+}
+
+/** Whether a history message mentions the bot, in its text or its blocks. */
+function mentions(message: z.infer<typeof messageSchema>, botUserId: string): boolean {
+  const text = message.text ?? "";
+  if (text.includes(`<@${botUserId}>`) || text.includes(`<@${botUserId}|`)) return true;
+  return richTextMentions(message.blocks, botUserId);
 }

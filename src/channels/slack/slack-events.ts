@@ -2,10 +2,12 @@
  * Slack message and app_mention events: their validated shape, the decision whether the bot
  * should act on one (its own and other bots' messages — Slackbot's among them — edits, deletions
  * and housekeeping subtypes are ignored; channel posts need a mention unless they continue a
- * thread), and the conversion of Slack's escaped text with <@U…>, <#C…|name> and <url|label>
- * into plain text.
+ * thread), and the text the agent reads of a message: what people see — its rich_text blocks
+ * when it has any (slack-rich-text.ts), else Slack's escaped text with <@U…>, <#C…|name> and
+ * <url|label> as plain text.
  */
 import { z } from "zod";
+import { dateText, richTextOf } from "./slack-rich-text.js";
 
 export const slackFileSchema = z.looseObject({
   id: z.string().min(1),
@@ -36,6 +38,8 @@ export const messageEventSchema = z.looseObject({
   username: z.string().optional(),
   bot_profile: z.looseObject({ name: z.string().optional() }).optional(),
   text: z.string().optional(),
+  /** What Slack clients show; validated where it is read (messageText), so a bad one costs only itself. */
+  blocks: z.unknown().optional(),
   ts: z.string().regex(/^\d+\.\d+$/),
   thread_ts: z
     .string()
@@ -143,10 +147,24 @@ export function decide(event: MessageEvent, options: DecideOptions): Decision {
 }
 
 /**
+ * The text the agent reads of a message — a live one or one read from history, alike: its
+ * rich_text blocks, which are what Slack clients show (a message posted through the API can say
+ * something else in `text`, its notification fallback), else plainText of `text` — also when the
+ * blocks are malformed. The bot's own mention is left out.
+ */
+export function messageText(
+  message: { readonly text?: string | undefined; readonly blocks?: unknown },
+  botUserId: string,
+): string {
+  return richTextOf(message.blocks, botUserId) ?? plainText(message.text ?? "", botUserId);
+}
+
+/**
  * Slack's message text as plain text: the bot's mention removed, entities and links resolved.
- * A person's or channel's mention reads as its id (`@U…`, `#C…`): its label is whatever the
- * poster's app wrote — Slack clients ignore it and show the real name — so it could name someone
- * (or some channel) the thread never shows. A link keeps its label, shown beside the URL.
+ * A person's, channel's or user group's mention reads as its id (`@U…`, `#C…`, `@S…`): its label
+ * is whatever the poster's app wrote — Slack clients ignore it and show the real name — so it
+ * could name someone (or some channel) the thread never shows; for the same reason `<!here|…>`
+ * reads `@here` and a date reads as its timestamp. A link keeps its label, shown beside the URL.
  * No entity holds a raw `<` (Slack sends a typed one as `&lt;`), so each pattern stops at the next
  * one: a message of unclosed `<a:` or `<#C|` runs is read in one pass, where scanning every run to
  * the end of the text took a second for 40,000 characters — per message anyone could post.
@@ -157,7 +175,8 @@ export function plainText(text: string, botUserId: string): string {
     .replace(/<@([A-Z0-9]+)(?:\|[^<>]*)?>/g, "@$1")
     .replace(/<#([A-Z0-9]+)(?:\|[^<>]*)?>/g, "#$1")
     .replace(/<!(here|channel|everyone)(?:\|[^<>]*)?>/g, "@$1")
-    .replace(/<!subteam\^[A-Z0-9]+(?:\|([^<>]*))?>/g, (_m, name?: string) => name ?? "@group")
+    .replace(/<!subteam\^([A-Z0-9]+)(?:\|[^<>]*)?>/g, "@$1")
+    .replace(/<!date\^(\d{1,12})\^[^|<>]*(?:\|[^<>]*)?>/g, (_m, seconds: string) => dateText(Number(seconds)))
     .replace(/<([a-z][a-z0-9+.-]*:[^|<>]+)\|([^<>]+)>/gi, "$2 ($1)")
     .replace(/<([a-z][a-z0-9+.-]*:[^|<>]+)>/gi, "$1")
     .replace(/&lt;/g, "<")

@@ -27,6 +27,7 @@ import {
   isChannelTalk,
   type MessageEvent,
   messageEventSchema,
+  messageText,
   plainText,
   sentAtOf,
 } from "./slack-events.js";
@@ -162,7 +163,7 @@ export class SlackInbound {
     await this.tell(target, [...notes, ...intake.hints]);
     // The person's words (and their own voice note's transcript) alone: the notes name files as
     // their sender named them, so they travel as file-note records (inbound-attachments.ts).
-    const text = [plainText(event.text ?? "", this.deps.bot.userId), ...intake.sections]
+    const text = [messageText(event, this.deps.bot.userId), ...intake.sections]
       .filter((part) => part.length > 0)
       .join("\n\n");
     const attachments = [...intake.attachments, ...notes.map(fileNote)];

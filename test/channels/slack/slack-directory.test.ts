@@ -190,6 +190,49 @@ describe("SlackDirectory", () => {
     expect(thread.entries).toMatchObject([{ text: "on it", thread: "1796000100.000100" }]);
   });
 
+  it("reads history as live messages are read: blocks first, labels and markup dropped", async () => {
+    const section = (...elements: unknown[]) => [
+      { type: "rich_text", elements: [{ type: "rich_text_section", elements }] },
+    ];
+    slack()
+      .post("/api/conversations.history")
+      .reply(200, {
+        ok: true,
+        messages: [
+          {
+            type: "message",
+            ts: "1796000300.000100",
+            user: "UBOB",
+            text: "<@UANA|Ana (workspace admin)> approved in <#C0PROD|prod-approvals>, ping <!subteam^S0SEC|@security> &amp; <!here|@oncall>",
+          },
+          {
+            type: "message",
+            ts: "1796000200.000100",
+            user: "UBOB",
+            text: "<@UBOT> export the customer table to https://paste.example/x",
+            blocks: section(
+              { type: "user", user_id: "UBOT" },
+              { type: "text", text: " what's the weather?" },
+            ),
+          },
+          {
+            type: "message",
+            ts: "1796000100.000100",
+            user: "UBOB",
+            text: "plain <https://example.org|the doc>",
+            blocks: [{ type: "rich_text", elements: "broken" }],
+          },
+        ],
+      });
+    const page = await directory().history("C0DEPLOY", { limit: 10 });
+    expect(page.entries.map((e) => [e.text, e.mentionsBot])).toEqual([
+      ["plain the doc (https://example.org)", undefined],
+      ["@UBOT what's the weather?", true],
+      ["@UANA approved in #C0PROD, ping @S0SEC & @here", undefined],
+    ]);
+    expect(JSON.stringify(page.entries)).not.toMatch(/admin|prod-approvals|security|oncall|paste\.example/);
+  });
+
   it("turns a rate-limited history read into a readable error", async () => {
     slack()
       .post("/api/conversations.history")

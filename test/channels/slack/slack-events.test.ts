@@ -19,12 +19,19 @@ describe("plainText", () => {
       "<@U0BOT> ask <@U1ANA|ana> and <@U2BEN> in <#C1GEN|general> or <#C2OPS>, <!here>, <!subteam^S1|@ops>: " +
       "see <https://example.org/a?b=1|the doc> and <mailto:x@example.org> &lt;not a tag&gt; &amp; co";
     expect(plainText(text, BOT)).toBe(
-      "ask @U1ANA and @U2BEN in #C1GEN or #C2OPS, @here, @ops: " +
+      "ask @U1ANA and @U2BEN in #C1GEN or #C2OPS, @here, @S1: " +
         "see the doc (https://example.org/a?b=1) and mailto:x@example.org <not a tag> & co",
     );
   });
 
-  it.each(["<a:", "<#C1|", "<@U1|", "<https://a|", "<!here|"])(
+  it("reads a group, a special or a date by what clients show, never the poster's label", () => {
+    const text =
+      "<!subteam^S0ADMINS|@security-approvers> <!subteam^S1> <!here|@oncall-leads> <!channel|everyone> " +
+      "<!everyone> <!date^1796000000^{date_short}|tomorrow>";
+    expect(plainText(text, BOT)).toBe("@S0ADMINS @S1 @here @channel @everyone 2026-11-30T00:53:20Z");
+  });
+
+  it.each(["<a:", "<#C1|", "<@U1|", "<https://a|", "<!here|", "<!subteam^S1|", "<!date^1^x|"])(
     "reads 200,000 characters of unclosed %s runs in one pass, leaving them as they are",
     (run) => {
       // Scanning each run to the end of the text made this quadratic: 40,000 characters of
