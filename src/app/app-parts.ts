@@ -4,6 +4,7 @@
  * the console fallback). New modules plug in through `AppAssembly` in src/app/assembly.ts.
  */
 import type { Readable, Writable } from "node:stream";
+import type { UploadGate } from "../attachments/upload-gate.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { Logger } from "../logging/logger.js";
 import type { Metrics } from "../ops/metrics.js";
@@ -31,6 +32,12 @@ export interface AppContext {
    * process on the store, and kept across restarts (store/slot-budget.ts).
    */
   readonly budget: SlotBudget;
+  /**
+   * Asked before each file people send is downloaded: their bytes of the day (in the store's
+   * 'budgets' space, shared like `budget`) and the workspace's free disk space. Built once, so
+   * every reconnect of a channel shares its free-space reading (attachments/upload-gate.ts).
+   */
+  readonly uploads: UploadGate;
   /** Names this process in leases, logs and the metrics' `process` label. */
   readonly processId: string;
   /**

@@ -9,6 +9,9 @@ import type { Logger } from "pino";
 import { AttachmentIntake, DEFAULT_ATTACHMENT_SETTINGS } from "../attachments/inbound-attachments.js";
 import type { Transcriber } from "../attachments/transcriber.js";
 import type { SlotBudget } from "../store/slot-budget.js";
+import { storeByteBudget } from "../store/byte-budget.js";
+import type { Store } from "../store/store.js";
+import { createUploadGate, type UploadGate } from "../attachments/upload-gate.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
 import { loadOnFirstUse } from "./load-on-first-use.js";
@@ -24,6 +27,21 @@ function transcriberFromConfig(transcription: NonNullable<CoworkerConfig["transc
     }),
   );
   return { transcribe: async (file) => (await load()).transcribe(file) };
+}
+
+/**
+ * The upload gate every channel asks before it downloads a file: `attachments.daily_upload_bytes_per_person`
+ * counted in the store's 'budgets' space (shared by every process on it, kept across restarts)
+ * and `attachments.min_free_disk_bytes` on the workspace's filesystem.
+ */
+export function uploadGateFromConfig(config: CoworkerConfig, store: Store, logger: Logger): UploadGate {
+  return createUploadGate({
+    budget: storeByteBudget(store.space("budgets")),
+    bytesPerPerson: config.attachments.daily_upload_bytes_per_person,
+    workspaceRoot: config.workspace.root,
+    minFreeBytes: config.attachments.min_free_disk_bytes,
+    logger: logger.child({ component: "uploads" }),
+  });
 }
 
 /** One intake for every channel of the app. */

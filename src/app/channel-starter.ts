@@ -8,6 +8,7 @@
  * and schedules, and hands the ChannelSupervisor a RunningChannel on the adapter's lifecycle.
  */
 import type { AttachmentIntake } from "../attachments/inbound-attachments.js";
+import type { UploadGate } from "../attachments/upload-gate.js";
 import type { ChannelAdapter, ChannelHooks } from "../channels/channel-adapter.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { Logger } from "../logging/logger.js";
@@ -29,6 +30,8 @@ export interface AdapterBase extends Required<ChannelHooks> {
   /** Coworker's own files, off limits to what people send (AppContext.serviceFiles). */
   readonly serviceFiles: readonly string[];
   readonly attachments: AttachmentIntake;
+  /** Asked before each file people send is downloaded: bytes per person per day, free disk space. */
+  readonly uploads: UploadGate;
 }
 
 /** A platform's part: whether the config names it, and how the config becomes its adapter. */
@@ -81,6 +84,7 @@ function baseOf(context: ChannelContext, ports: AdapterPorts): AdapterBase {
       context.serviceFiles,
       context.budget,
     ),
+    uploads: context.uploads,
     observe: subscriptions.channelHooks.observe,
     onBotRemoved: (channel) => {
       subscriptions.channelHooks.onBotRemoved(channel);

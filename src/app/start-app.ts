@@ -25,6 +25,7 @@ import { createStore } from "../store/create-store.js";
 import { storeSlotBudget } from "../store/slot-budget.js";
 import { storeFailure } from "../store/store-failure.js";
 import type { AppAssembly, AppContext, AppIo, ChannelContext, ChannelStarter } from "./app-parts.js";
+import { uploadGateFromConfig } from "./attachment-intake.js";
 import { formatBanner } from "./banner.js";
 import { ChannelSupervisor } from "./channel-supervisor.js";
 import { startConsoleChannel } from "./console-starter.js";
@@ -216,6 +217,7 @@ export async function startApp(
       store,
       coordination,
       budget: storeSlotBudget(store.space("budgets")),
+      uploads: uploadGateFromConfig(config, store, logger),
       processId,
       shell: createShellSandbox(config.tools.shell, service),
       serviceFiles: hiddenServicePaths(service),

@@ -9,6 +9,7 @@
  * the agent sends go out through `messenger.sendFile`.
  */
 import type { AttachmentIntake } from "../attachments/inbound-attachments.js";
+import type { UploadGate } from "../attachments/upload-gate.js";
 import type { ThreadOutput } from "../core/thread-output.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { ObservedMessage } from "../subscriptions/observed-message.js";
@@ -44,6 +45,11 @@ export interface InboundFileOptions {
   readonly serviceFiles?: readonly string[];
   /** What saved files become for the model; default caps and no transcription when absent. */
   readonly attachments?: AttachmentIntake;
+  /**
+   * Asked before each file is downloaded: the sender's bytes of the day and the free disk space
+   * (attachments/upload-gate.ts). No limit but `fileMaxBytes` when absent.
+   */
+  readonly uploads?: UploadGate;
 }
 
 /** One chat platform as the app runs it (see the module comment). */

@@ -302,6 +302,16 @@ const attachmentsSchema = z.strictObject({
   image_detail: z.enum(["auto", "low", "high"]).default("auto"),
   image_max_bytes: positiveInt.default(8 * MB),
   max_images_per_call: positiveInt.default(8),
+  /**
+   * Bytes of files one person may have saved in a rolling day, across every platform's
+   * conversations and every process on the store; a file past it is not downloaded (a note says so).
+   */
+  daily_upload_bytes_per_person: positiveInt.default(500 * MB),
+  /**
+   * No file is downloaded while the filesystem holding the workspace would have less free space
+   * than this (0: no floor).
+   */
+  min_free_disk_bytes: nonNegativeInt.default(1024 * MB),
 });
 
 /** Voice and audio transcription on an OpenAI-compatible /audio/transcriptions endpoint. */

@@ -57,6 +57,9 @@ class FakeAdapter implements ChannelAdapter {
   }
 }
 
+/** The app's upload gate, handed on as is. */
+const UPLOADS = { admit: async () => ({ ok: false as const, reason: "test" }) };
+
 function setup(adapter: FakeAdapter) {
   const loaded = loadConfig({ env: { OPENAI_API_KEY: "sk-test-0123456789abcdef" }, cwd: "/tmp" });
   if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
@@ -74,6 +77,7 @@ function setup(adapter: FakeAdapter) {
       },
     },
     budget: { take: async () => ({ ok: false, freesAt: undefined }) },
+    uploads: UPLOADS,
   } as unknown as ChannelContext;
   const messengers = new MessengerRegistry();
   const subscriptions = new AppSubscriptions();
@@ -104,6 +108,8 @@ function setup(adapter: FakeAdapter) {
       expect(base.service).toBe(service);
       // The intake counts transcriptions in the app's one budget (AppContext.budget): no new one per connection.
       expect(spaces).toEqual([]);
+      // So does the upload gate (AppContext.uploads): every reconnect shares it.
+      expect(base.uploads).toBe(UPLOADS);
       return adapter;
     },
   };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load-config.js";
+import { configSchema } from "../../src/config/schema.js";
 
 function load(env: Record<string, string>) {
   const result = loadConfig({ env, cwd: "/srv/app" });
@@ -36,5 +37,18 @@ describe("attachments, transcription and model.vision config", () => {
   it("rejects a vision value that is not auto, true or false", () => {
     const result = loadConfig({ env: { COWORKER_MODEL_VISION: "maybe" }, cwd: "/srv/app" });
     expect(result.ok).toBe(false);
+  });
+
+  it("disk budget for uploads: 500 MB per person per day and a 1 GiB free-space floor by default; validated", () => {
+    expect(load({}).attachments).toMatchObject({
+      daily_upload_bytes_per_person: 500 * 1024 * 1024,
+      min_free_disk_bytes: 1024 * 1024 * 1024,
+    });
+    const parse = (attachments: Record<string, unknown>) => configSchema.safeParse({ attachments }).success;
+    expect(parse({ daily_upload_bytes_per_person: 1_000, min_free_disk_bytes: 0 })).toBe(true);
+    expect(parse({ daily_upload_bytes_per_person: 0 })).toBe(false);
+    expect(parse({ daily_upload_bytes_per_person: 1.5 })).toBe(false);
+    expect(parse({ min_free_disk_bytes: -1 })).toBe(false);
+    expect(parse({ min_free_disk_bytes: "1G" })).toBe(false);
   });
 });

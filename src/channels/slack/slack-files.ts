@@ -6,11 +6,14 @@
  * deadline shared with the other channels (shared/body-within.ts). Redirects are followed by hand,
  * and only to another Slack-hosted URL (isSlackHosted, a few hops at most): Slack may move a file
  * between its own hosts, but a redirect elsewhere would carry the download (and what the agent
- * reads as the person's file) to a host nobody vetted, so it is not followed. Whatever could not
- * be fetched becomes a note the model sees, never a silent loss.
+ * reads as the person's file) to a host nobody vetted, so it is not followed. Before a file is
+ * fetched, the upload gate (attachments/upload-gate.ts) must let it through: the sender's bytes of
+ * the day and the free disk space. Whatever could not be fetched, or was not let through, becomes
+ * a note the model sees (and the person is told), never a silent loss.
  */
 import { posix } from "node:path";
 import type { Logger } from "pino";
+import { UNGATED, type UploadGate, type UploadHold } from "../../attachments/upload-gate.js";
 import { REDIRECT_STATUSES } from "../../core/http-redirects.js";
 import type { InboundFile } from "../../core/inbound-message.js";
 import { conversationPaths } from "../../tools/files/conversation-paths.js";
@@ -34,6 +37,11 @@ export interface FileDownloadOptions {
   readonly logger: Logger;
   /** How long a file's download may take, in ms (default: shared/body-within.ts's, as Telegram's). */
   readonly timeoutMs?: number;
+  /**
+   * Asked before each download: the sender's daily bytes and the free disk space
+   * (attachments/upload-gate.ts). Every file goes through when absent.
+   */
+  readonly uploads?: UploadGate;
 }
 
 export interface DownloadResult {
@@ -128,11 +136,8 @@ async function fetchFollowingSlack(
   }
 }
 
-async function fetchFile(
-  file: SlackFile,
-  options: FileDownloadOptions,
-  deadline: DownloadDeadline,
-): Promise<Buffer> {
+/** The URL to download `file` from, once what Slack says of it allows a download at all. */
+function downloadUrlOf(file: SlackFile, options: FileDownloadOptions): string {
   const url = file.url_private_download ?? file.url_private;
   if (!url || file.mode === "tombstone" || file.mode === "hidden_by_limit") {
     throw new FileRefused("Slack no longer makes it available");
@@ -141,6 +146,15 @@ async function fetchFile(
   if (file.size !== undefined && file.size > options.maxBytes) {
     throw new FileRefused(`it is ${megabytes(file.size)}, over the ${megabytes(options.maxBytes)} limit`);
   }
+  return url;
+}
+
+async function fetchFile(
+  file: SlackFile,
+  url: string,
+  options: FileDownloadOptions,
+  deadline: DownloadDeadline,
+): Promise<Buffer> {
   const response = await fetchFollowingSlack(url, options, deadline);
   if (!response.ok) throw new FileRefused(`Slack answered HTTP ${response.status}`);
   const expectsHtml = (file.mimetype ?? "").includes("html");
@@ -176,13 +190,22 @@ export async function downloadFiles(
   const notes: string[] = [];
   const relativeDir = uploadFolderOf(target);
   const workspace = conversationPaths(options.workspace, target);
+  const uploads = options.uploads ?? UNGATED;
   for (const file of files) {
     const name = file.name ?? file.title ?? file.id;
     const deadline = downloadDeadline(options.timeoutMs);
+    let hold: UploadHold | undefined;
     try {
-      const body = await fetchFile(file, options, deadline);
+      const url = downloadUrlOf(file, options);
+      // The sender's daily bytes and the free disk space, before anything is fetched.
+      const admission = await uploads.admit(target.platform, author, file.size, options.maxBytes);
+      if (!admission.ok) throw new FileRefused(admission.reason);
+      hold = admission;
+      const body = await fetchFile(file, url, options, deadline);
       const fileName = `${safeFileName(file.id)}-${safeFileName(name)}`;
       await saveInWorkspace(workspace, posix.join(relativeDir, fileName), body);
+      await hold.settle(body.length);
+      hold = undefined;
       saved.push({
         path: posix.join(relativeDir, fileName),
         name,
@@ -195,6 +218,7 @@ export async function downloadFiles(
         ...(file.duration_ms !== undefined ? { durationS: file.duration_ms / 1000 } : {}),
       });
     } catch (error) {
+      await hold?.release();
       const refusal = refusalOf(error, deadline);
       if (refusal === undefined)
         options.logger.warn({ err: error, file: file.id }, "slack file download failed");

@@ -5,11 +5,14 @@
  * written without following a link the agent's shell may have left there
  * (service-file-access.ts) nor into another conversation's uploads (conversation-paths.ts), and
  * handed to the session as a workspace-relative path.
- * Oversized, failed or overdue downloads (the shared deadline: shared/body-within.ts) become short
- * notes instead of errors.
+ * Before the download, the upload gate (attachments/upload-gate.ts) must let the file through:
+ * the sender's bytes of the day and the free disk space.
+ * Oversized, refused, failed or overdue downloads (the shared deadline: shared/body-within.ts)
+ * become short notes instead of errors.
  */
 import { posix } from "node:path";
 import type { Api } from "grammy";
+import { UNGATED, type UploadGate, type UploadHold } from "../../attachments/upload-gate.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { uploadFolderOf } from "../../core/upload-folders.js";
 import type { InboundFile } from "../../core/inbound-message.js";
@@ -32,6 +35,11 @@ export interface TelegramFilesOptions {
   readonly maxBytes: number;
   /** How long a file's download may take, in ms (default: shared/body-within.ts's, as Slack's). */
   readonly downloadTimeoutMs?: number;
+  /**
+   * Asked before each download: the sender's daily bytes and the free disk space
+   * (attachments/upload-gate.ts). Every file goes through when absent.
+   */
+  readonly uploads?: UploadGate;
 }
 
 interface Attachment {
@@ -113,6 +121,16 @@ export class TelegramFiles {
     }
     const relative = posix.join(uploadFolderOf(target), `${message.message_id}-${attachment.name}`);
     const deadline = downloadDeadline(this.options.downloadTimeoutMs);
+    // The sender's daily bytes and the free disk space, before anything is fetched.
+    const admission = await (this.options.uploads ?? UNGATED).admit(
+      target.platform,
+      String(message.from?.id ?? message.chat.id),
+      attachment.declaredBytes,
+      limit,
+    );
+    if (!admission.ok)
+      return { files: [], notes: [`${attachment.name} was not saved: ${admission.reason}.`] };
+    let hold: UploadHold | undefined = admission;
     try {
       const file = await this.options.api.getFile(attachment.fileId);
       if (!file.file_path) throw new Error("Telegram returned no file_path");
@@ -130,6 +148,8 @@ export class TelegramFiles {
       // As the chat's own session sees the workspace: a link in its folder into another
       // conversation's uploads is refused, as the file tools refuse it.
       await saveInWorkspace(conversationPaths(this.options.workspace, target), relative, body);
+      await hold.settle(body.byteLength);
+      hold = undefined;
       const saved: InboundFile = {
         path: relative,
         name: attachment.name,
@@ -140,6 +160,7 @@ export class TelegramFiles {
       };
       return { files: [saved], notes: [] };
     } catch (error) {
+      await hold?.release();
       const reason = deadline.overdue(error) ?? refusalReason(error) ?? errorText(error);
       return { files: [], notes: [`${attachment.name} could not be saved: ${reason}.`] };
     }
