@@ -261,20 +261,43 @@ function lexMarkdown(markdown: string): Token[] {
  * The longest text one lexing reads. `marked`'s block lexer is quadratic in some shapes (lazy
  * quote continuation, `>a\na\n` repeated: 2.2 s at 100,000 characters, 10.5 s at 200,000), and a
  * reply may run to two million characters, so a longer text is converted a stretch at a time.
- * The worst shapes found cost up to 80 ms a stretch (bench/results/render.md).
+ * 12,000: the worst stretch found (lazy quote) costs ~12 ms, where a 24,000 one cost up to 80, so
+ * the character budget below, not a stretch's shape, bounds a render (bench/results/render.md).
  */
-export const STRETCH_CHARS = 24_000;
+export const STRETCH_CHARS = 12_000;
 
 /**
- * The event-loop time one render spends converting: the stretches after it are shown as text.
- * Ordinary markdown converts at about 1 ms per 5,000 characters, so only answers of hundreds of
- * thousands of characters, or crafted ones, reach it. One process serves every chat.
+ * The characters one render converts (renders that share a budget share them); the text after is
+ * shown as text. A count, not a clock, so whether an answer is formatted never depends on the
+ * host's load. 50,000: ordinary answers to ~48,000 characters stay formatted whole (~1 ms per
+ * 5,000 characters), and the costliest shapes found stay under ~120 ms of converting a render
+ * (emphasis delimiters, 2–3 µs a character; lazy quotes ~50 ms; bench/results/render.md).
  */
-export const RENDER_BUDGET_MS = 100;
+export const CONVERTED_CHARS_PER_RENDER = 50_000;
 
-/** When a render that starts now must stop converting (pass one to renders that share a budget). */
-export function renderDeadline(): number {
-  return performance.now() + RENDER_BUDGET_MS;
+/** Characters still to convert in one render, or in renders that share it. */
+export class RenderBudget {
+  constructor(private left: number) {}
+
+  /** Characters still to convert. */
+  get remaining(): number {
+    return this.left;
+  }
+
+  /** Whether `chars` more fit; they are taken when they do, else the budget is spent (nothing after is converted). */
+  take(chars: number): boolean {
+    if (chars > this.left) {
+      this.left = 0;
+      return false;
+    }
+    this.left -= chars;
+    return true;
+  }
+}
+
+/** A budget of CONVERTED_CHARS_PER_RENDER characters (pass one to renders that share a budget). */
+export function renderBudget(chars = CONVERTED_CHARS_PER_RENDER): RenderBudget {
+  return new RenderBudget(chars);
 }
 
 /** A stretch of a markdown text: its source, and what to convert (a code block cut there closed and reopened), undefined when it is shown as text. */
@@ -365,32 +388,34 @@ function renderStretch(markdown: string, format: MarkdownFormat): string {
 
 /**
  * Render model markdown with a platform's primitives; top-level blocks are separated by a blank
- * line. A long text is converted a stretch at a time (`markdownStretches`) until `deadline`; the
- * stretches after it, and any that cannot be converted in bounded time, are shown as text, with
- * the blank lines that end them.
+ * line. A long text is converted a stretch at a time (`markdownStretches`) while `budget` holds its
+ * characters; a text or stretch that does not fit, the stretches after it, and any that cannot be
+ * converted in bounded time, are shown as text, with the blank lines that end them.
  */
 export function renderMarkdown(
   markdown: string,
   format: MarkdownFormat,
-  deadline = renderDeadline(),
+  budget: RenderBudget = renderBudget(),
 ): string {
   if (isPlainMarkdown(markdown)) return format.text(markdown);
-  if (performance.now() >= deadline) return format.text(markdown);
   const normalized = markdown.replace(/\r\n|\r/g, "\n");
-  if (normalized.length <= STRETCH_CHARS) return renderStretch(normalized, format);
+  if (normalized.length <= STRETCH_CHARS)
+    return budget.take(normalized.length) ? renderStretch(normalized, format) : format.text(markdown);
   let rendered = "";
   const add = (part: string) => {
     if (part.trim() === "") return;
     rendered = rendered === "" || rendered.endsWith("\n\n") ? rendered + part : `${rendered}\n\n${part}`;
   };
   for (const stretch of markdownStretches(normalized)) {
-    if (performance.now() >= deadline) {
+    if (stretch.markdown === undefined) {
+      add(format.text(stretch.source));
+      continue;
+    }
+    if (!budget.take(stretch.markdown.length)) {
       add(format.text(normalized.slice(stretch.start))); // the rest, at once
       break;
     }
-    add(
-      stretch.markdown === undefined ? format.text(stretch.source) : renderStretch(stretch.markdown, format),
-    );
+    add(renderStretch(stretch.markdown, format));
   }
   return trimTrailing(rendered, "\n");
 }

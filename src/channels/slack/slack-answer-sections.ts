@@ -14,7 +14,7 @@
  */
 import { cutBetweenCharacters } from "../../core/surrogate-pairs.js";
 import { blockBoundary, fenceCloseWithin, grewFrom, openFence, openTable } from "../shared/markdown-tail.js";
-import { renderDeadline } from "../shared/markdown-walk.js";
+import { type RenderBudget, renderBudget } from "../shared/markdown-walk.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { splitMrkdwn } from "./slack-split.js";
 
@@ -24,8 +24,8 @@ const STRETCH_CHARS = 8_000;
 const TAIL_CHARS = 2_000;
 
 /** An answer's markdown as non-blank mrkdwn sections of at most `limit` characters. */
-export function mrkdwnSections(markdown: string, limit: number, deadline?: number): string[] {
-  return splitMrkdwn(markdownToMrkdwn(markdown, deadline), limit).filter((chunk) => chunk.trim().length > 0);
+export function mrkdwnSections(markdown: string, limit: number, budget?: RenderBudget): string[] {
+  return splitMrkdwn(markdownToMrkdwn(markdown, budget), limit).filter((chunk) => chunk.trim().length > 0);
 }
 
 /** The settled start of one answer at one section limit. */
@@ -63,17 +63,17 @@ export class AnswerSections {
     // An answer only grows; should its text have been replaced, its settled start is worked out again.
     const start = known !== undefined && grewFrom(markdown, known.source) ? known : NOTHING_SETTLED;
     // One beat's stretches share one render budget (a whole long answer may settle in one beat).
-    const deadline = renderDeadline();
-    const settled = settle(start, markdown, limit, deadline);
+    const budget = renderBudget();
+    const settled = settle(start, markdown, limit, budget);
     this.settled.set(key, settled);
     const rest = markdown.slice(settled.source.length);
     const open = settled.fence ?? settled.table;
-    return [...settled.sections, ...mrkdwnSections(reopened(open, rest), limit, deadline)];
+    return [...settled.sections, ...mrkdwnSections(reopened(open, rest), limit, budget)];
   }
 }
 
 /** `from` with every stretch of `markdown` that is now settled added to it. */
-function settle(from: Settled, markdown: string, limit: number, deadline: number): Settled {
+function settle(from: Settled, markdown: string, limit: number, budget: RenderBudget): Settled {
   let { source, fence, table } = from;
   let sections: string[] | undefined;
   while (markdown.length - source.length >= STRETCH_CHARS + TAIL_CHARS) {
@@ -98,7 +98,7 @@ function settle(from: Settled, markdown: string, limit: number, deadline: number
     fence = closed === undefined ? openAtEnd : openFence(stretch);
     table = fence === undefined ? openTable(stretch) : undefined;
     sections ??= [...from.sections];
-    sections.push(...mrkdwnSections(fence === undefined ? stretch : `${stretch}\n${fence}`, limit, deadline));
+    sections.push(...mrkdwnSections(fence === undefined ? stretch : `${stretch}\n${fence}`, limit, budget));
     source = markdown.slice(0, end);
   }
   return sections === undefined ? from : { source, fence, table, sections };

@@ -6,7 +6,7 @@
  * `plainPages` is the last-resort form: the same content as plain text messages.
  */
 import { hasContent, type TurnView, turnControl } from "../shared/turn-view.js";
-import { renderDeadline } from "../shared/markdown-walk.js";
+import { renderBudget } from "../shared/markdown-walk.js";
 import {
   ACTION_IDS,
   actions,
@@ -202,9 +202,9 @@ function notificationText(view: TurnView, answer: readonly string[]): string {
 
 /** The whole turn as plain-text messages (no blocks) of at most `limit` characters each. */
 export function plainPages(view: TurnView, limit: number): Page[] {
-  const deadline = renderDeadline(); // the turn's answers share one render budget
+  const budget = renderBudget(); // the turn's answers share one render budget
   const text = contentParts(view)
-    .map((part) => (part.kind === "answer" ? markdownToMrkdwn(part.markdown, deadline) : part.mrkdwn))
+    .map((part) => (part.kind === "answer" ? markdownToMrkdwn(part.markdown, budget) : part.mrkdwn))
     .filter((mrkdwn) => mrkdwn.trim().length > 0)
     .join("\n\n");
   return splitMrkdwn(text, limit).map((chunk) => ({ blocks: [], text: chunk }));

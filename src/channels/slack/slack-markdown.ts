@@ -8,7 +8,12 @@
  */
 import { trimTrailing } from "../../core/trim-trailing.js";
 import { BASIC_ENTITIES, decodeEntities } from "../shared/markdown-entities.js";
-import { type MarkdownFormat, plainText, renderMarkdown } from "../shared/markdown-walk.js";
+import {
+  type MarkdownFormat,
+  plainText,
+  type RenderBudget,
+  renderMarkdown,
+} from "../shared/markdown-walk.js";
 import { escapeMrkdwn } from "./slack-limits.js";
 
 const NAMED_ENTITIES: Readonly<Record<string, string>> = { ...BASIC_ENTITIES, apos: "'", nbsp: "\u00a0" };
@@ -86,10 +91,10 @@ const MRKDWN: MarkdownFormat = {
   table: (aligned) => fence(aligned),
 };
 
-/** Convert model markdown to Slack mrkdwn; renders sharing one time budget pass its `deadline`. */
-export function markdownToMrkdwn(markdown: string, deadline?: number): string {
+/** Convert model markdown to Slack mrkdwn; renders sharing one render budget pass it as `budget`. */
+export function markdownToMrkdwn(markdown: string, budget?: RenderBudget): string {
   if (markdown.trim().length === 0) return "";
-  return renderMarkdown(markdown, MRKDWN, deadline);
+  return renderMarkdown(markdown, MRKDWN, budget);
 }
 
 /** `<` opening Slack's mention syntax: `<!channel>`, `<!here>`, `<!subteam^…>`, `<@U…>`, `<#C…>`. */

@@ -7,6 +7,7 @@ import {
   type MarkdownContext,
   type MarkdownFormat,
   plainText,
+  renderBudget,
   renderMarkdown,
 } from "../../../src/channels/shared/markdown-walk.js";
 
@@ -136,7 +137,8 @@ describe("renderMarkdown on hostile model output", () => {
   it("drops a code block's trailing newlines but keeps a long newline run inside it", () => {
     // 200,000 newlines before the last line: /\n+$/ read every run to its end (minutes).
     const run = "\n".repeat(200_000);
-    expect(renderMarkdown("```\n" + run + "x\n\n\n```", PROBE)).toBe(`P[@0](${run}x)`);
+    // A budget that covers it: a code block this long is otherwise shown as text (over the budget).
+    expect(renderMarkdown("```\n" + run + "x\n\n\n```", PROBE, renderBudget(300_000))).toBe(`P[@0](${run}x)`);
   });
 
   it("shows markdown nested deeper than the stack allows as its source", () => {
@@ -147,7 +149,7 @@ describe("renderMarkdown on hostile model output", () => {
   });
 
   it("formats a paragraph longer than one inline piece throughout", () => {
-    const filler = "plain words ".repeat(900); // twice this is still one stretch (STRETCH_CHARS)
+    const filler = "plain words ".repeat(450); // twice this is still one stretch (STRETCH_CHARS)
     const rendered = renderMarkdown(`**start** ${filler}\n${filler}_end_ and \`code\``, PROBE);
     expect(rendered.startsWith("B(START) PLAIN WORDS")).toBe(true);
     expect(rendered.endsWith("I(END) AND C(code)")).toBe(true);

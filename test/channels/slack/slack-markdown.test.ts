@@ -1,3 +1,4 @@
+import { renderBudget } from "../../../src/channels/shared/markdown-walk.js";
 import { describe, expect, it } from "vitest";
 import { defuseMentions, markdownToMrkdwn } from "../../../src/channels/slack/slack-markdown.js";
 
@@ -78,7 +79,10 @@ describe("markdownToMrkdwn on hostile model output", () => {
   });
 
   it("keeps a long newline run inside code and raw HTML blocks, dropping only the trailing ones", () => {
-    expect(markdownToMrkdwn(`\`\`\`\n${newlines}x\n\n\`\`\``)).toBe(`\`\`\`\n${newlines}x\n\`\`\``);
+    // A budget that covers the block: past the render's budget it would be shown as text.
+    expect(markdownToMrkdwn(`\`\`\`\n${newlines}x\n\n\`\`\``, renderBudget(300_000))).toBe(
+      `\`\`\`\n${newlines}x\n\`\`\``,
+    );
     expect(markdownToMrkdwn(`<pre>\n${newlines}x</pre>\n\n`)).toBe(`&lt;pre&gt;\n${newlines}x&lt;/pre&gt;`);
   });
 });

@@ -1,5 +1,6 @@
 import pino from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { CONVERTED_CHARS_PER_RENDER } from "../../../src/channels/shared/markdown-walk.js";
 import { agentEvent } from "../../../src/core/events.js";
 import { draftIdOf, TelegramTurnRenderer } from "../../../src/channels/telegram/telegram-renderer.js";
 import type { ChatSender, EditResult } from "../../../src/channels/telegram/telegram-send.js";
@@ -214,8 +215,10 @@ describe("TelegramTurnRenderer", () => {
     vi.useFakeTimers();
     const sender = new RecordingSender();
     const turn = renderer(sender, { enabled: true });
-    const paragraphs = Array.from({ length: 2_000 }, (_, i) => `Paragraph **${i}** of the answer.`);
+    // Within one render's budget (CONVERTED_CHARS_PER_RENDER), so the whole is sent formatted.
+    const paragraphs = Array.from({ length: 800 }, (_, i) => `Paragraph **${i}** of the answer.`);
     const answer = `${paragraphs.join("\n\n")}\n\n\`\`\`\n${"code line\n".repeat(2_000)}last line`;
+    expect(answer.length).toBeLessThanOrEqual(CONVERTED_CHARS_PER_RENDER);
     await turn.handle(agentEvent({ type: "text-delta", delta: answer }));
     await vi.advanceTimersByTimeAsync(1_000);
     const [preview] = sender.calls.filter((call) => call.kind === "draft");
@@ -226,7 +229,7 @@ describe("TelegramTurnRenderer", () => {
     await turn.close();
     const sent = sender.calls.filter((call) => call.kind === "send").map((call) => call.html ?? "");
     expect(sent[0]).toMatch(/^Paragraph <b>0<\/b> of the answer\./);
-    expect(sent.join("")).toContain("Paragraph <b>1999</b> of the answer.");
+    expect(sent.join("")).toContain("Paragraph <b>799</b> of the answer.");
   });
 
   it("sends a quick answer as one message without any preview", async () => {
