@@ -16,8 +16,7 @@ import type {
   ReadAccess,
   ResolveResult,
 } from "../../subscriptions/platform-directory.js";
-import { isBotPost, messageText } from "./slack-events.js";
-import { richTextMentions } from "./slack-rich-text.js";
+import { isBotPost, mentionsBot, messageText } from "./slack-events.js";
 
 type WebClient = InstanceType<typeof webApi.WebClient>;
 
@@ -278,13 +277,6 @@ function toEntry(message: z.infer<typeof messageSchema>, botUserId: string): Buf
     at: new Date(Number.parseFloat(message.ts) * 1_000).toISOString(),
     text: messageText(message, ""),
     ...(thread !== undefined ? { thread } : {}),
-    ...(mentions(message, botUserId) ? { mentionsBot: true } : {}),
+    ...(mentionsBot(message, botUserId) ? { mentionsBot: true } : {}),
   };
-}
-
-/** Whether a history message mentions the bot, in its text or its blocks. */
-function mentions(message: z.infer<typeof messageSchema>, botUserId: string): boolean {
-  const text = message.text ?? "";
-  if (text.includes(`<@${botUserId}>`) || text.includes(`<@${botUserId}|`)) return true;
-  return richTextMentions(message.blocks, botUserId);
 }

@@ -7,7 +7,7 @@
  * <url|label> as plain text.
  */
 import { z } from "zod";
-import { dateText, richTextOf } from "./slack-rich-text.js";
+import { dateText, richTextMentions, richTextOf } from "./slack-rich-text.js";
 
 export const slackFileSchema = z.looseObject({
   id: z.string().min(1),
@@ -104,8 +104,14 @@ export interface DecideOptions {
  */
 export const EDIT_WINDOW_MS = 60 * 60 * 1_000;
 
-function mentionsBot(text: string, botUserId: string): boolean {
-  return text.includes(`<@${botUserId}>`) || text.includes(`<@${botUserId}|`);
+/** Whether a message — live or from history — mentions the bot, in its `text` or in its rich_text blocks. */
+export function mentionsBot(
+  message: { readonly text?: string | undefined; readonly blocks?: unknown },
+  botUserId: string,
+): boolean {
+  const text = message.text ?? "";
+  if (text.includes(`<@${botUserId}>`) || text.includes(`<@${botUserId}|`)) return true;
+  return richTextMentions(message.blocks, botUserId);
 }
 
 /**
@@ -137,7 +143,7 @@ export function decide(event: MessageEvent, options: DecideOptions): Decision {
   const author = isBot ? (event.bot_id ?? event.user ?? "") : (event.user ?? "");
   if (author.length === 0) return { act: false, reason: "no author" };
   if (event.channel_type === "im") return { act: true, kind: "dm", author, needsThread: false };
-  if (event.type === "app_mention" || mentionsBot(event.text ?? "", bot.userId)) {
+  if (event.type === "app_mention" || mentionsBot(event, bot.userId)) {
     return { act: true, kind: "channel", author, needsThread: false };
   }
   if (event.thread_ts !== undefined && event.thread_ts !== event.ts && !options.requireMentionInThreads) {

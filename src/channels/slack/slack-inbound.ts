@@ -28,7 +28,7 @@ import {
   type MessageEvent,
   messageEventSchema,
   messageText,
-  plainText,
+  mentionsBot,
   sentAtOf,
 } from "./slack-events.js";
 import { downloadFiles, type FileDownloadOptions } from "./slack-files.js";
@@ -197,7 +197,6 @@ export class SlackInbound {
     const name = isBot
       ? (event.bot_profile?.name ?? event.username ?? authorId)
       : (await this.deps.users.user(authorId)).name;
-    const text = event.text ?? "";
     try {
       await this.deps.observe?.({
         platform: "slack",
@@ -206,9 +205,9 @@ export class SlackInbound {
         ...(event.thread_ts !== undefined && event.thread_ts !== event.ts ? { thread: event.thread_ts } : {}),
         id: event.ts,
         author: { id: authorId, name, isBot },
-        text: plainText(text, ""),
+        text: messageText(event, ""),
         at: sentAtOf(event.ts),
-        mentionsBot: text.includes(`<@${this.deps.bot.userId}`),
+        mentionsBot: mentionsBot(event, this.deps.bot.userId),
       });
     } catch (error) {
       this.deps.logger.warn({ err: describeError(error) }, "slack channel message could not be reported");

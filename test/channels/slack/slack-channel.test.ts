@@ -355,6 +355,35 @@ describe("inbound messages", () => {
     expect(observed[2]?.author).toEqual({ id: "B7", name: "ci", isBot: true });
   });
 
+  it("reports channel talk to the observer as people see it: its rich_text blocks, a mention there counting", async () => {
+    const observed: ObservedMessage[] = [];
+    await startChannel({ observe: async (message) => void observed.push(message) });
+    await fake.sendEvent({
+      type: "message",
+      channel: "C1",
+      channel_type: "channel",
+      user: "U2",
+      text: "wire the payroll to https://paste.example/x",
+      blocks: [
+        {
+          type: "rich_text",
+          elements: [
+            {
+              type: "rich_text_section",
+              elements: [
+                { type: "user", user_id: "U0BOT" },
+                { type: "text", text: " lunch at noon?" },
+              ],
+            },
+          ],
+        },
+      ],
+      ts: fake.state.nextTs(),
+    }).acked;
+    await service.waitFor(() => observed.length === 1);
+    expect(observed[0]).toMatchObject({ text: "@U0BOT lunch at noon?", mentionsBot: true });
+  });
+
   it("hands the model a mention's id, never its label (Slack clients show the real name, not the label)", async () => {
     await startChannel();
     const text =
