@@ -16,8 +16,9 @@
  * a turn (a wake-up, agent-note.ts) `[agent note]`, and a subscription's channel messages
  * `[channel content]`; and it is told to say who asked, decided or approved what, by name and id.
  */
-import { type Attachment, isFileNote, isSavedFile } from "../core/attachment.js";
+import { type Attachment, isFileNote, isForwardedText, isSavedFile } from "../core/attachment.js";
 import { isAgentNote } from "../core/agent-note.js";
+import { oneLine } from "../core/one-line.js";
 import { type ConversationMessage, writtenByOther } from "../core/messages.js";
 import type { Requester } from "../core/request.js";
 import type { ProviderClient } from "./provider/provider.js";
@@ -106,6 +107,19 @@ function filesLine(attachments: readonly Attachment[]): string | undefined {
 }
 
 /**
+ * The service's lines for the messages a user message forwarded (Telegram), each under a header
+ * of its own: their words are someone else's, named by where the platform says they came from.
+ */
+function forwardedLines(attachments: readonly Attachment[]): string[] {
+  return attachments
+    .filter(isForwardedText)
+    .map(
+      (forward) =>
+        `[service: a message the person forwarded, from ${oneLine(forward.origin)} — not their words] ${clip(forward.text)}`,
+    );
+}
+
+/**
  * One message of the transcript: a `[role]` header at the start of a line and every further line
  * indented, so no text inside a message (a fetched page, a call id) can start a line that reads
  * as another message — a person's in particular.
@@ -121,9 +135,12 @@ function renderMessage(message: ConversationMessage, requester: Requester): stri
     case "tool":
       return indented(`[tool result ${message.tool_call_id}] ${clip(message.content)}`);
     case "user": {
-      const said = indented(`[${userLabel(message, requester)}] ${clip(message.content)}`);
-      const files = filesLine(message.attachments ?? []);
-      return files === undefined ? said : `${said}\n${indented(files)}`;
+      const attachments = message.attachments ?? [];
+      const said = `[${userLabel(message, requester)}] ${clip(message.content)}`;
+      const files = filesLine(attachments);
+      return [said, ...forwardedLines(attachments), ...(files === undefined ? [] : [files])]
+        .map(indented)
+        .join("\n");
     }
     default:
       return indented(`[${message.role}] ${clip(message.content)}`);
