@@ -24,4 +24,9 @@ describe("detectDownloads", () => {
   ])("%s → %j", (command, expected) => {
     expect(detectDownloads(command)).toEqual(expected);
   });
+
+  it("lists every target of a tee with 200,000 of them (none spread into one call)", () => {
+    const files = Array.from({ length: 200_000 }, (_, i) => `f${i}`);
+    expect(detectDownloads(`curl -s https://x.test/a | tee ${files.join(" ")}`)).toHaveLength(200_000);
+  });
 });

@@ -108,18 +108,21 @@ function stepsOf(command: string): Step[] {
 /** Files a command line would download, as written (relative to the command's directory). */
 export function detectDownloads(command: string): string[] {
   const targets: string[] = [];
+  // One by one: a spread of a command's (unbounded) argument list can pass the engine's argument limit.
+  const add = (found: readonly string[]) => {
+    for (const target of found) targets.push(target);
+  };
   let pipelineHasDownloader = false;
   for (const step of stepsOf(command)) {
     pipelineHasDownloader = step.pipedFromPrevious && pipelineHasDownloader;
     const { program, args } = programOf(step.words);
-    if (program === "curl") targets.push(...curlTargets(args));
-    if (program === "wget") targets.push(...wgetTargets(args));
+    if (program === "curl") add(curlTargets(args));
+    if (program === "wget") add(wgetTargets(args));
     const downloads = DOWNLOADERS.has(program);
     if (downloads || pipelineHasDownloader) {
-      targets.push(...step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
+      add(step.redirects.filter((r) => r.op.includes(">")).map((r) => r.target));
     }
-    if (pipelineHasDownloader && program === "tee")
-      targets.push(...args.filter((arg) => !arg.startsWith("-")));
+    if (pipelineHasDownloader && program === "tee") add(args.filter((arg) => !arg.startsWith("-")));
     pipelineHasDownloader ||= downloads;
   }
   return [...new Set(targets)];
