@@ -53,7 +53,7 @@ const membersSchema = z.looseObject({ members: z.array(z.string()), response_met
 const messageSchema = z.looseObject({
   ts: z.string().regex(/^\d+(\.\d+)?$/),
   text: z.string().optional(),
-  /** What Slack clients show; read by messageText, which falls back to `text` when malformed. */
+  /** What Slack clients show; read by messageText, which falls back to `text` when absent or malformed. */
   blocks: z.unknown().optional(),
   user: z.string().optional(),
   bot_id: z.string().optional(),

@@ -2,12 +2,12 @@
  * Slack message and app_mention events: their validated shape, the decision whether the bot
  * should act on one (its own and other bots' messages — Slackbot's among them — edits, deletions
  * and housekeeping subtypes are ignored; channel posts need a mention unless they continue a
- * thread), and the text the agent reads of a message: what people see — its rich_text blocks
- * when it has any (slack-rich-text.ts), else Slack's escaped text with <@U…>, <#C…|name> and
+ * thread; a mention counts where people see it), and the text the agent reads of a message: what people see — the text its blocks show
+ * when it has any (slack-shown-text.ts), else Slack's escaped text with <@U…>, <#C…|name> and
  * <url|label> as plain text.
  */
 import { z } from "zod";
-import { dateText, richTextMentions, richTextOf } from "./slack-rich-text.js";
+import { mrkdwnMentions, plainText, shownMentions, shownText } from "./slack-shown-text.js";
 
 export const slackFileSchema = z.looseObject({
   id: z.string().min(1),
@@ -104,14 +104,16 @@ export interface DecideOptions {
  */
 export const EDIT_WINDOW_MS = 60 * 60 * 1_000;
 
-/** Whether a message — live or from history — mentions the bot, in its `text` or in its rich_text blocks. */
+/**
+ * Whether a message — live or from history — mentions the bot where people see it: in its blocks
+ * when it has readable ones (a mention only in `text`, the hidden fallback, does not count), else
+ * in its `text`.
+ */
 export function mentionsBot(
   message: { readonly text?: string | undefined; readonly blocks?: unknown },
   botUserId: string,
 ): boolean {
-  const text = message.text ?? "";
-  if (text.includes(`<@${botUserId}>`) || text.includes(`<@${botUserId}|`)) return true;
-  return richTextMentions(message.blocks, botUserId);
+  return shownMentions(message.blocks, botUserId) ?? mrkdwnMentions(message.text ?? "", botUserId);
 }
 
 /**
@@ -143,7 +145,8 @@ export function decide(event: MessageEvent, options: DecideOptions): Decision {
   const author = isBot ? (event.bot_id ?? event.user ?? "") : (event.user ?? "");
   if (author.length === 0) return { act: false, reason: "no author" };
   if (event.channel_type === "im") return { act: true, kind: "dm", author, needsThread: false };
-  if (event.type === "app_mention" || mentionsBot(event, bot.userId)) {
+  // An app_mention too: Slack sends one for a mention in `text`, which people may never see.
+  if (mentionsBot(event, bot.userId)) {
     return { act: true, kind: "channel", author, needsThread: false };
   }
   if (event.thread_ts !== undefined && event.thread_ts !== event.ts && !options.requireMentionInThreads) {
@@ -153,43 +156,16 @@ export function decide(event: MessageEvent, options: DecideOptions): Decision {
 }
 
 /**
- * The text the agent reads of a message — a live one or one read from history, alike: its
- * rich_text blocks, which are what Slack clients show (a message posted through the API can say
- * something else in `text`, its notification fallback), else plainText of `text` — also when the
- * blocks are malformed. The bot's own mention is left out.
+ * The text the agent reads of a message — a live one or one read from history, alike: the text
+ * its blocks show, which is what Slack clients show (a message posted through the API can say
+ * something else in `text`, its notification fallback), else plainText of `text` — when it has
+ * no blocks, or malformed ones. The bot's own mention is left out.
  */
 export function messageText(
   message: { readonly text?: string | undefined; readonly blocks?: unknown },
   botUserId: string,
 ): string {
-  return richTextOf(message.blocks, botUserId) ?? plainText(message.text ?? "", botUserId);
-}
-
-/**
- * Slack's message text as plain text: the bot's mention removed, entities and links resolved.
- * A person's, channel's or user group's mention reads as its id (`@U…`, `#C…`, `@S…`): its label
- * is whatever the poster's app wrote — Slack clients ignore it and show the real name — so it
- * could name someone (or some channel) the thread never shows; for the same reason `<!here|…>`
- * reads `@here` and a date reads as its timestamp. A link keeps its label, shown beside the URL.
- * No entity holds a raw `<` (Slack sends a typed one as `&lt;`), so each pattern stops at the next
- * one: a message of unclosed `<a:` or `<#C|` runs is read in one pass, where scanning every run to
- * the end of the text took a second for 40,000 characters — per message anyone could post.
- */
-export function plainText(text: string, botUserId: string): string {
-  return text
-    .replace(new RegExp(`<@${botUserId}(?:\\|[^<>]*)?>`, "g"), "")
-    .replace(/<@([A-Z0-9]+)(?:\|[^<>]*)?>/g, "@$1")
-    .replace(/<#([A-Z0-9]+)(?:\|[^<>]*)?>/g, "#$1")
-    .replace(/<!(here|channel|everyone)(?:\|[^<>]*)?>/g, "@$1")
-    .replace(/<!subteam\^([A-Z0-9]+)(?:\|[^<>]*)?>/g, "@$1")
-    .replace(/<!date\^(\d{1,12})\^[^|<>]*(?:\|[^<>]*)?>/g, (_m, seconds: string) => dateText(Number(seconds)))
-    .replace(/<([a-z][a-z0-9+.-]*:[^|<>]+)\|([^<>]+)>/gi, "$2 ($1)")
-    .replace(/<([a-z][a-z0-9+.-]*:[^|<>]+)>/gi, "$1")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&amp;/g, "&")
-    .replace(/[ \t]{2,}/g, " ")
-    .trim();
+  return shownText(message.blocks, botUserId) ?? plainText(message.text ?? "", botUserId);
 }
 
 /** When the platform says the message was sent, as ISO time. */

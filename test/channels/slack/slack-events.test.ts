@@ -8,8 +8,8 @@ import {
   EDIT_WINDOW_MS,
   isBotPost,
   type MessageEvent,
-  plainText,
 } from "../../../src/channels/slack/slack-events.js";
+import { plainText } from "../../../src/channels/slack/slack-shown-text.js";
 
 const BOT = "U0BOT";
 
