@@ -49,6 +49,11 @@ function advice(code: string | undefined, where: string, botName: string): strin
   }
 }
 
+/** What send_file adds when the file is up but Slack refused its caption: not to send it again. */
+export function captionNotPosted(reason: string): string {
+  return `but its caption could not be posted (${reason}); the file is there, so do not upload it again`;
+}
+
 /** The Messenger for the "slack" platform. */
 export class SlackMessenger implements Messenger {
   constructor(private readonly options: SlackMessengerOptions) {}
@@ -102,12 +107,17 @@ export class SlackMessenger implements Messenger {
       const comment = caption
         ? truncate(markdownToMrkdwn(caption) || escapeMrkdwn(caption), CAPTION_LIMIT)
         : undefined;
-      await uploadFile(this.options.clients.api, target, {
-        data,
-        name: filename,
-        ...(comment ? { comment } : {}),
-      });
-      return { ok: true, where: target.thread ? "this thread" : target.channel };
+      const { captionError } = await uploadFile(
+        this.options.clients.api,
+        target,
+        { data, name: filename, ...(comment ? { comment } : {}) },
+        this.options.logger,
+      );
+      const where = target.thread ? "this thread" : target.channel;
+      return {
+        ok: true,
+        where: captionError === undefined ? where : `${where}, ${captionNotPosted(captionError)}`,
+      };
     } catch (error) {
       const code = slackErrorCode(error);
       this.options.logger.info({ err: describeError(error), file: filename }, "slack send_file failed");

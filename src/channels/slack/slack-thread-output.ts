@@ -72,13 +72,21 @@ export class SlackThreadOutput implements ThreadOutput {
       {
         cuts: cutsCode,
         post: (shown) => this.post(shown),
-        attach: (_ref, file) =>
-          uploadFile(this.deps.clients.api, this.target, {
-            data: Buffer.from(file.text, "utf8"),
-            name: file.name,
-            comment: ATTACHMENT_CAPTION,
-            snippetType: "text",
-          }),
+        // The file is what the card points to: once it is up, a caption Slack refused (logged by
+        // uploadFile) does not make it unattached.
+        attach: async (_ref, file) => {
+          await uploadFile(
+            this.deps.clients.api,
+            this.target,
+            {
+              data: Buffer.from(file.text, "utf8"),
+              name: file.name,
+              comment: ATTACHMENT_CAPTION,
+              snippetType: "text",
+            },
+            this.deps.logger,
+          );
+        },
         update: (ref, shown) => this.updateCard(ref, shown),
       },
       this.deps.logger,

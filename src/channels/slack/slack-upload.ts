@@ -3,10 +3,13 @@
  * to the URL it gives, files.completeUploadExternal): its bytes under a name that is also its
  * title, into the target's thread when it has one, then its caption as a message of its own —
  * not as the upload's `initial_comment`, which has no unfurl control (see slack-unfurls.ts). What
- * send_file sends and the whole text of a cut card both go up this way.
+ * send_file sends and the whole text of a cut card both go up this way. Once the file is up, the
+ * upload has happened: a caption Slack then refuses is logged and reported, never thrown (the
+ * caller would report the file as not sent, and a retry would post it twice).
  */
+import type { Logger } from "pino";
 import type { ThreadTarget } from "../../core/thread-target.js";
-import { callWithRetry, type WebClient } from "./slack-api.js";
+import { callWithRetry, describeError, slackErrorCode, type WebClient } from "./slack-api.js";
 import { NO_UNFURLS } from "./slack-unfurls.js";
 
 /** A file to upload. */
@@ -20,15 +23,22 @@ export interface SlackUpload {
   readonly snippetType?: string;
 }
 
+/** A file that is up; `captionError` says why its comment is not (Slack's code, else the error). */
+export interface UploadOutcome {
+  readonly captionError?: string;
+}
+
 /**
  * Upload `file` into `target`'s conversation (its thread, when it has one) and post its comment
- * after it; throws what Slack refuses.
+ * after it; throws what Slack refuses of the upload, and reports (after a warning) what it
+ * refuses of the comment.
  */
 export async function uploadFile(
   api: WebClient,
   target: Pick<ThreadTarget, "channel" | "thread">,
   file: SlackUpload,
-): Promise<void> {
+  logger: Logger,
+): Promise<UploadOutcome> {
   const common = {
     file: file.data,
     filename: file.name,
@@ -41,13 +51,22 @@ export async function uploadFile(
       : { ...common, channel_id: target.channel },
   );
   const comment = file.comment;
-  if (!comment) return;
-  await callWithRetry(() =>
-    api.chat.postMessage({
-      channel: target.channel,
-      ...(target.thread ? { thread_ts: target.thread } : {}),
-      text: comment,
-      ...NO_UNFURLS,
-    }),
-  );
+  if (!comment) return {};
+  try {
+    await callWithRetry(() =>
+      api.chat.postMessage({
+        channel: target.channel,
+        ...(target.thread ? { thread_ts: target.thread } : {}),
+        text: comment,
+        ...NO_UNFURLS,
+      }),
+    );
+    return {};
+  } catch (error) {
+    logger.warn(
+      { err: describeError(error), channel: target.channel, file: file.name },
+      "slack took the file but refused its caption",
+    );
+    return { captionError: slackErrorCode(error) ?? describeError(error) };
+  }
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SlackMessenger } from "../../../src/channels/slack/slack-messenger.js";
+import { captionNotPosted, SlackMessenger } from "../../../src/channels/slack/slack-messenger.js";
 import type { Caller, ThreadTarget } from "../../../src/core/thread-target.js";
 import { SlackDirectory } from "../../../src/channels/slack/slack-directory.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
@@ -125,6 +125,18 @@ describe("SlackMessenger", () => {
     const upload = fake.state.uploads.get(message!.files![0]!.id);
     expect(upload).toMatchObject({ filename: "report.csv", completed: true });
     expect(upload!.received).toBeGreaterThanOrEqual(8);
+  });
+
+  it("reports the file as sent when Slack takes it but refuses its caption, saying not to send it again", async () => {
+    const path = join(dir, "report.csv");
+    await writeFile(path, "a,b\n1,2\n");
+    fake.state.fail("chat.postMessage", "restricted_action");
+    const result = await messenger.sendFile(from, { path, name: "report.csv" }, "The **report**");
+    expect(result).toEqual({ ok: true, where: `this thread, ${captionNotPosted("restricted_action")}` });
+    expect(result).toMatchObject({ where: expect.stringMatching(/do not upload it again/) });
+    const posted = fake.state.botMessages("D1", from.thread);
+    expect(posted).toHaveLength(1);
+    expect(posted[0]?.files?.[0]?.title).toBe("report.csv");
   });
 
   it("reports an upload Slack refuses instead of throwing", async () => {
