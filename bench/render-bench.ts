@@ -10,7 +10,7 @@
  * converting the tail to HTML (the same at any size). The answer is markdown of every kind
  * (test/support/markdown-answer.ts); each beat adds 400 characters, as a model streaming for a
  * second does. Then whole renders of hostile text (markdown-walk.ts: shapes `marked` reads in
- * quadratic time) through each entry point, beside the ordinary answer. Writes
+ * quadratic time, and code spans mixed with them) through each entry point, beside the ordinary answer. Writes
  * bench/results/render.{json,md}.
  */
 import { performance } from "node:perf_hooks";
@@ -127,6 +127,12 @@ const SHAPES: Readonly<Record<string, (chars: number) => string>> = {
   "emphasis *_a": repeated("*_a"),
   "lazy quote >a\\na": repeated(">a\na\n"),
   "lazy quote stretches": repeated(`${">a\na\n".repeat(4_700)}\n`),
+  // Code spans beside emphasis delimiters (inline-pieces.ts never cuts inside code): short spans,
+  // one unmatched backtick before every delimiter, and spans longer than a piece between runs of
+  // delimiters; in lines of ~1,000 characters, so each stretch is one paragraph.
+  "code + emphasis `x` !*a": repeated(`${"`x` !*a".repeat(143)}\n`),
+  "lone backtick + !*a": (chars) => `\`${repeated(`${"!*a".repeat(333)}\n`)(chars - 1)}`,
+  "long code spans + !*a": repeated(`${"!*a".repeat(60)}\`${"b !*a ".repeat(500)}\`\n`),
 };
 
 interface HostileFigures {

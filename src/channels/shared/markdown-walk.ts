@@ -8,9 +8,11 @@
  * short answers) skips the lexer: it is the platform's text as it is.
  */
 import { Lexer, type MarkedToken, type Token, type Tokens } from "marked";
-import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
 import { trimTrailing } from "../../core/trim-trailing.js";
+import { inlinePieces } from "./inline-pieces.js";
 import { fenceCloseWithin, openFence, openTable } from "./markdown-tail.js";
+
+export { inlinePieces } from "./inline-pieces.js";
 
 /** Where a block stands: inside a quote (some platforms cannot nest them), and how deep in lists. */
 export interface MarkdownContext {
@@ -204,46 +206,7 @@ export function isPlainMarkdown(markdown: string): boolean {
   return markdown.split("\n").every((line) => PLAIN_LINE.test(line));
 }
 
-/**
- * The longest run of text one inline pass of `marked` reads, and the most emphasis delimiters
- * (`*`, `_`) in it. Its emphasis search costs about the run's length for every delimiter in it
- * (40,000 characters of `_a` took two seconds; `!*a` cost 19 µs a character in 2,000-character
- * runs), so a longer paragraph, or one dense with delimiters, is read in pieces cut at a line end,
- * else at a space: emphasis that spans a cut shows its markers as text. Prose rarely holds 64
- * delimiters in 2,000 characters; text of nothing else now costs 2–3 µs a character.
- */
-const INLINE_PIECE = 2_000;
-const PIECE_DELIMITERS = 64;
-
-/** Where the piece of `text` starting at `start` must end: INLINE_PIECE on, or before its delimiter too many. */
-function pieceLimit(text: string, start: number): number {
-  const end = Math.min(text.length, start + INLINE_PIECE);
-  let delimiters = 0;
-  for (let at = start; at < end; at += 1) {
-    const unit = text.charCodeAt(at);
-    if ((unit === 0x2a || unit === 0x5f) && ++delimiters > PIECE_DELIMITERS) return at;
-  }
-  return end;
-}
-
-/** `text` in pieces of at most INLINE_PIECE characters and PIECE_DELIMITERS delimiters, each ending at a line end or space where one is near. */
-export function inlinePieces(text: string): string[] {
-  const pieces: string[] = [];
-  let start = 0;
-  for (let limit = pieceLimit(text, 0); limit < text.length; limit = pieceLimit(text, start)) {
-    // Searched in the piece only: a search from `limit` back through a long line is quadratic.
-    const piece = text.slice(start, limit);
-    let cut = start + piece.lastIndexOf("\n") + 1;
-    if (cut <= start) cut = start + piece.lastIndexOf(" ") + 1;
-    if (cut <= start) cut = cutBeforeCharacter(text, limit);
-    pieces.push(text.slice(start, cut));
-    start = cut;
-  }
-  pieces.push(text.slice(start));
-  return pieces;
-}
-
-/** `marked`'s lexing (blocks, then the inline runs they queued), with each inline run read in pieces. */
+/** `marked`'s lexing (blocks, then the inline runs they queued), each inline run read in pieces (inline-pieces.ts). */
 function lexMarkdown(markdown: string): Token[] {
   const lexer = new Lexer({ gfm: true });
   const tokens = lexer.blockTokens(markdown);
@@ -400,7 +363,7 @@ export function renderMarkdown(
   if (isPlainMarkdown(markdown)) return format.text(markdown);
   const normalized = markdown.replace(/\r\n|\r/g, "\n");
   if (normalized.length <= STRETCH_CHARS)
-    return budget.take(normalized.length) ? renderStretch(normalized, format) : format.text(markdown);
+    return budget.take(normalized.length) ? renderStretch(normalized, format) : format.text(normalized);
   let rendered = "";
   const add = (part: string) => {
     if (part.trim() === "") return;
