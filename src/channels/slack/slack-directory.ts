@@ -16,7 +16,7 @@ import type {
   ReadAccess,
   ResolveResult,
 } from "../../subscriptions/platform-directory.js";
-import { isBotPost, mentionsBot, messageText } from "./slack-events.js";
+import { isBotPost, mentionsBot, messageText, postAuthorId } from "./slack-events.js";
 
 type WebClient = InstanceType<typeof webApi.WebClient>;
 
@@ -270,7 +270,7 @@ function toEntry(message: z.infer<typeof messageSchema>, botUserId: string): Buf
   return {
     id: message.ts,
     author: {
-      id: message.user ?? message.bot_id ?? "unknown",
+      id: postAuthorId(message),
       name: name ?? "unknown",
       isBot: isBotPost(message),
     },

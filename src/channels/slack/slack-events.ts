@@ -71,6 +71,19 @@ export function isBotPost(post: {
   return post.bot_id !== undefined || post.subtype === "bot_message" || post.user === SLACKBOT_USER_ID;
 }
 
+/**
+ * Who wrote a post, as channel talk names them — live or read from history alike: a bot by its
+ * bot id (its user id, or the name it posted under, when it has none), a person by user id.
+ */
+export function postAuthorId(post: {
+  readonly bot_id?: string | undefined;
+  readonly subtype?: string | undefined;
+  readonly user?: string | undefined;
+  readonly username?: string | undefined;
+}): string {
+  return isBotPost(post) ? (post.bot_id ?? post.user ?? post.username ?? "bot") : (post.user ?? "unknown");
+}
+
 export interface BotIdentity {
   readonly userId: string;
   readonly botId: string;

@@ -29,6 +29,7 @@ import {
   messageEventSchema,
   messageText,
   mentionsBot,
+  postAuthorId,
   sentAtOf,
 } from "./slack-events.js";
 import { downloadFiles, type FileDownloadOptions } from "./slack-files.js";
@@ -191,9 +192,7 @@ export class SlackInbound {
   /** Report channel talk to the observer; its failures are logged, never passed on. */
   private async report(event: MessageEvent): Promise<void> {
     const isBot = isBotPost(event);
-    const authorId = isBot
-      ? (event.bot_id ?? event.user ?? event.username ?? "bot")
-      : (event.user ?? "unknown");
+    const authorId = postAuthorId(event);
     const name = isBot
       ? (event.bot_profile?.name ?? event.username ?? authorId)
       : (await this.deps.users.user(authorId)).name;

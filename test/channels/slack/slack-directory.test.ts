@@ -147,6 +147,8 @@ describe("SlackDirectory", () => {
             type: "message",
             subtype: "bot_message",
             ts: "1796000100.000100",
+            // An app's post names its bot user too; channel talk names a bot by its bot id, live or not.
+            user: "U0CI",
             bot_id: "B1",
             username: "ci",
             text: "build failed",
