@@ -5,30 +5,13 @@
  * claims end with the window; the count of claims is bounded; two connections to one SQLite file
  * (as two processes would have) together never pass the limit; a stored claim is a versioned record.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BYTE_CLAIM_KIND, byteClaimKey, DAY_MS, storeByteBudget } from "../../src/store/byte-budget.js";
-import { createStore } from "../../src/store/create-store.js";
-import type { Store } from "../../src/store/store.js";
+import { tempStores } from "../support/temp-stores.js";
 
-let root: string;
-const opened: Store[] = [];
-
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "byte-budget-"));
-});
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((store) => store.close()));
-  await rm(root, { recursive: true, force: true });
-});
-
-async function open(url: string | undefined): Promise<Store> {
-  const store = await createStore({ url, dataDir: join(root, "data") });
-  opened.push(store);
-  return store;
-}
+const open = tempStores("byte-budget-");
 
 describe("storeByteBudget", () => {
   it("sums the claims, refuses what would pass the limit, and says what was used and when room frees", async () => {

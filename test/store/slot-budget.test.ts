@@ -1,35 +1,10 @@
-/**
- * Slot budgets (store/slot-budget.ts): a key's N per window are N slots claimed with
- * setIfAbsent, so two connections to one SQLite file or one redis-server (as two processes would
- * have) together take at most N in the window, and N again after it; a refusal says when the
- * oldest claim frees; a released slot is free at once.
- */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createStore } from "../../src/store/create-store.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR_MS, slotKey, storeSlotBudget } from "../../src/store/slot-budget.js";
-import type { Store } from "../../src/store/store.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { tempStores } from "../support/temp-stores.js";
 
-let root: string;
-const opened: Store[] = [];
-
-beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), "slot-budget-"));
-});
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((store) => store.close()));
-  await rm(root, { recursive: true, force: true });
-});
-
-async function open(url: string | undefined): Promise<Store> {
-  const store = await createStore({ url, dataDir: join(root, "data") });
-  opened.push(store);
-  return store;
-}
+const open = tempStores("slot-budget-");
 
 describe("storeSlotBudget", () => {
   it("claims one slot per use, says when the oldest frees, and a released slot is free again", async () => {

@@ -7,10 +7,8 @@
  */
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createUploadGate } from "../../../src/attachments/upload-gate.js";
-import { storeByteBudget } from "../../../src/store/byte-budget.js";
+import { type TestDisk, testUploadGate } from "../../support/test-upload-gate.js";
 import { echoHandler } from "../../fakes/fake-openai.js";
 import {
   ANA,
@@ -28,23 +26,12 @@ let e2e: E2E;
 afterEach(async () => e2e?.close());
 
 /** The disk as the gate reads it: the test sets its free bytes. */
-const disk = { free: Number.MAX_SAFE_INTEGER };
+const disk: TestDisk = { free: Number.MAX_SAFE_INTEGER };
 
 /** Each "process" gets a gate on its own store (the same SQLite file across a restart). */
 const gated =
   (bytesPerPerson: number, minFreeBytes = 0): ProcessExtension =>
-  ({ store, workspaceRoot }) => ({
-    channel: {
-      uploads: createUploadGate({
-        budget: storeByteBudget(store.space("budgets")),
-        bytesPerPerson,
-        workspaceRoot,
-        minFreeBytes,
-        freeBytes: async () => disk.free,
-        logger: pino({ level: "silent" }),
-      }),
-    },
-  });
+  (parts) => ({ channel: { uploads: testUploadGate(parts, disk, bytesPerPerson, minFreeBytes) } });
 
 /** Names of every file saved under the workspace's uploads/. */
 async function uploaded(root: string): Promise<string[]> {

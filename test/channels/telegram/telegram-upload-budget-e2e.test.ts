@@ -7,10 +7,8 @@
  */
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createUploadGate } from "../../../src/attachments/upload-gate.js";
-import { storeByteBudget } from "../../../src/store/byte-budget.js";
+import { type TestDisk, testUploadGate } from "../../support/test-upload-gate.js";
 import type { FakeUser } from "../../fakes/fake-telegram/fake-telegram.js";
 import { ALICE, ALICE_DM, BOB, BOB_DM } from "./harness.js";
 import { type Stack, type StackExtension, startStack } from "./stack.js";
@@ -22,23 +20,12 @@ afterEach(async () => {
 });
 
 /** The disk as the gate reads it: the test sets its free bytes. */
-const disk = { free: Number.MAX_SAFE_INTEGER };
+const disk: TestDisk = { free: Number.MAX_SAFE_INTEGER };
 
 /** Each start gets a gate on its own store (the same SQLite file across a restart). */
 const gated =
   (bytesPerPerson: number, minFreeBytes = 0): StackExtension =>
-  ({ store, workspaceRoot }) => ({
-    channel: {
-      uploads: createUploadGate({
-        budget: storeByteBudget(store.space("budgets")),
-        bytesPerPerson,
-        workspaceRoot,
-        minFreeBytes,
-        freeBytes: async () => disk.free,
-        logger: pino({ level: "silent" }),
-      }),
-    },
-  });
+  (parts) => ({ channel: { uploads: testUploadGate(parts, disk, bytesPerPerson, minFreeBytes) } });
 
 function start(extend: StackExtension): Promise<Stack> {
   return startStack({ allowedUsers: [ALICE.id, BOB.id], channel: { fileMaxBytes: 1_000_000 }, extend });
