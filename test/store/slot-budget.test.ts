@@ -1,3 +1,9 @@
+/**
+ * Slot budgets (store/slot-budget.ts): a key's N per window are N slots claimed with
+ * setIfAbsent, so two connections to one SQLite file or one redis-server (as two processes would
+ * have) together take at most N in the window, and N again after it; a refusal says when the
+ * oldest claim frees; a released slot is free at once.
+ */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR_MS, slotKey, storeSlotBudget } from "../../src/store/slot-budget.js";

@@ -5,38 +5,24 @@
  * the blocks' words, and a mention only in that `text` wakes nobody. A post with only `text`, or
  * with malformed blocks, is read from `text`; a user group's label never reaches the agent.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
+import type { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
 import type { FakeSlack } from "../../fakes/fake-slack/index.js";
-import { withOutputs } from "../../support/adapter-outputs.js";
-import { FakeService } from "./fake-service.js";
-import { fakeSlackChannelOptions, startFakeSlackWithAnaAndBo } from "./support.js";
+import type { FakeService } from "./fake-service.js";
+import { type ChannelOnFake, startChannelOnFake } from "./channel-on-fake.js";
 
 let fake: FakeSlack;
 let service: FakeService;
 let channel: SlackChannel;
-let workspace: string;
+let started: ChannelOnFake;
 
 beforeEach(async () => {
-  fake = await startFakeSlackWithAnaAndBo();
-  service = new FakeService();
-  workspace = await mkdtemp(join(tmpdir(), "slack-shown-"));
-  channel = withOutputs(
-    new SlackChannel(
-      fakeSlackChannelOptions(fake, { fileMaxBytes: 1024, workspaceRoot: workspace, service }),
-    ),
-    service,
-  );
-  await channel.start();
+  started = await startChannelOnFake("slack-shown-");
+  ({ fake, service, channel } = started);
 });
 
 afterEach(async () => {
-  await channel.stop();
-  await fake.close();
-  await rm(workspace, { recursive: true, force: true });
+  await started?.stop();
 });
 
 /** A post mentioning the bot in C1, delivered as Slack does: its message and app_mention twins. */

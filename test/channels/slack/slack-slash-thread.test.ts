@@ -3,39 +3,23 @@
  * (nobody's is known after a restart) a command that acts on a session is refused, never run on a
  * session the whole channel would share. In a DM the DM is the session.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
 import type { FakeSlack } from "../../fakes/fake-slack/index.js";
-import { withOutputs } from "../../support/adapter-outputs.js";
-import { FakeService } from "./fake-service.js";
-import { fakeSlackChannelOptions, startFakeSlackWithAnaAndBo } from "./support.js";
+import type { FakeService } from "./fake-service.js";
+import { type ChannelOnFake, startChannelOnFake } from "./channel-on-fake.js";
 
 let fake: FakeSlack;
 let service: FakeService;
-let channel: SlackChannel;
-let workspace: string;
+let started: ChannelOnFake;
 const BOT = "<@U0BOT>";
 
 beforeEach(async () => {
-  fake = await startFakeSlackWithAnaAndBo();
-  service = new FakeService();
-  workspace = await mkdtemp(join(tmpdir(), "slack-slash-"));
-  channel = withOutputs(
-    new SlackChannel(
-      fakeSlackChannelOptions(fake, { fileMaxBytes: 1024, workspaceRoot: workspace, service }),
-    ),
-    service,
-  );
-  await channel.start();
+  started = await startChannelOnFake("slack-slash-");
+  ({ fake, service } = started);
 });
 
 afterEach(async () => {
-  await channel?.stop();
-  await fake.close();
-  await rm(workspace, { recursive: true, force: true });
+  await started?.stop();
 });
 
 /** Send a slash command and wait for its (ephemeral) answer. */
