@@ -1,3 +1,8 @@
+/**
+ * The interactive tools' argument bounds: update_plan takes at most MAX_PLAN_STEPS steps of at
+ * most MAX_PLAN_STEP_CHARS characters, refuses more with an error naming the limit, and tells the
+ * model those limits in its schema.
+ */
 import { describe, expect, it } from "vitest";
 import {
   interactiveTools,

@@ -1,3 +1,9 @@
+/**
+ * Inline pieces (shared/inline-pieces.ts): a long paragraph is lexed in pieces so marked's
+ * emphasis search stays cheap, and the cuts never change what ordinary text renders — no cut in a
+ * code span, a link or a hard break; delimiters inside code count for nothing; hostile text still
+ * comes out in bounded pieces.
+ */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { INLINE_PIECE, PIECE_DELIMITERS } from "../../../src/channels/shared/inline-pieces.js";
