@@ -12,8 +12,9 @@
  *   to the bytes really saved after; a file that saved nothing gives its claim back.
  * - For everyone, a floor of free space on the filesystem holding the workspace
  *   (`attachments.min_free_disk_bytes`): no file is downloaded while the free space, less the
- *   file, would fall under it. Free space is read at most every few seconds (statfs); the files
- *   admitted since the last reading are taken off it.
+ *   file, would fall under it. Free space is read at most every few seconds (statfs); taken off
+ *   it are the files still downloading (their held size: what they have written so far is counted
+ *   twice, on the safe side) and the bytes saved since the reading.
  * A limit that cannot be checked (the store or statfs failing) refuses, and says so.
  * Deleting old uploads is not this module's job: nothing here frees what was saved.
  */
@@ -93,16 +94,18 @@ export function createUploadGate(options: UploadGateOptions): UploadGate {
   const readFree = options.freeBytes ?? statfsFreeBytes;
   const checkMs = options.freeSpaceCheckMs ?? FREE_SPACE_CHECK_MS;
   const now = options.now ?? Date.now;
-  /** The last reading, and the bytes admitted since it. */
-  let reading: { free: number; at: number; admitted: number } | undefined;
+  /** The last reading, and the bytes saved since it. */
+  let reading: { free: number; at: number; saved: number } | undefined;
+  /** The held bytes of the files admitted and still downloading (not settled or released). */
+  let downloading = 0;
   let pending: Promise<void> | undefined;
 
-  async function freshReading(): Promise<{ free: number; at: number; admitted: number }> {
+  async function freshReading(): Promise<{ free: number; at: number; saved: number }> {
     if (reading && now() - reading.at < checkMs) return reading;
     // One read at a time: files arriving together share it.
     pending ??= readFree(options.workspaceRoot)
       .then((free) => {
-        reading = { free, at: now(), admitted: 0 };
+        reading = { free, at: now(), saved: 0 };
       })
       .finally(() => {
         pending = undefined;
@@ -114,22 +117,24 @@ export function createUploadGate(options: UploadGateOptions): UploadGate {
   /** Why the disk cannot take `bytes` more now, or undefined when it can (and they are counted). */
   async function diskRefusal(bytes: number): Promise<string | undefined> {
     if (minFreeBytes === 0) return undefined;
-    let current: { free: number; admitted: number };
+    let current: { free: number; saved: number };
     try {
       current = await freshReading();
     } catch (error) {
       logger.warn({ err: error, path: options.workspaceRoot }, "free disk space could not be read");
       return "the server's free disk space could not be checked";
     }
-    if (current.free - current.admitted - bytes < minFreeBytes)
+    if (current.free - downloading - current.saved - bytes < minFreeBytes)
       return `the server is low on disk space (it keeps ${formatBytes(minFreeBytes)} free), so files are not being saved for now`;
-    current.admitted += bytes;
+    downloading += bytes;
     return undefined;
   }
 
-  /** Gives back bytes counted against the current disk reading (a file refused or smaller than held). */
-  const uncount = (bytes: number) => {
-    if (reading) reading.admitted = Math.max(0, reading.admitted - bytes);
+  /** A file counted as downloading is done: `saved` of its `held` bytes are on disk now. */
+  const doneDownloading = (held: number, saved: number) => {
+    if (minFreeBytes === 0) return;
+    downloading = Math.max(0, downloading - held);
+    if (reading) reading.saved += saved;
   };
 
   return {
@@ -142,12 +147,12 @@ export function createUploadGate(options: UploadGateOptions): UploadGate {
       try {
         take = await budget.take(key, held, bytesPerPerson);
       } catch (error) {
-        uncount(held);
+        doneDownloading(held, 0);
         logger.warn({ err: error, key }, "upload budget could not be checked");
         return { ok: false, reason: "your upload allowance could not be checked just now" };
       }
       if (!take.ok) {
-        uncount(held);
+        doneDownloading(held, 0);
         const window = `the last ${inAbout(budget.windowMs).replace("about ", "")}`;
         const when =
           take.freesAt !== undefined ? `; there is room again in ${inAbout(take.freesAt - now())}` : "";
@@ -161,14 +166,14 @@ export function createUploadGate(options: UploadGateOptions): UploadGate {
       return {
         ok: true,
         settle: async (bytes) => {
-          if (bytes < held) uncount(held - bytes);
+          doneDownloading(held, bytes);
           // Kept as held when it cannot be written: that errs on the safe side.
           await take.settle(bytes).catch((error: unknown) => {
             logger.warn({ err: error, key }, "upload budget could not be settled");
           });
         },
         release: async () => {
-          uncount(held);
+          doneDownloading(held, 0);
           await take.release().catch((error: unknown) => {
             logger.warn({ err: error, key }, "upload budget claim could not be given back");
           });

@@ -95,6 +95,23 @@ describe("upload gate: free disk space", () => {
     expect((await gate.admit("slack", "U2", 2 * MB, 20 * MB)).ok).toBe(true);
   });
 
+  it("counts a file settled larger than it was held at its real size", async () => {
+    const { gate } = await gateWith({ minFreeBytes: 90 * MB, freeBytes: async () => 100 * MB });
+    const first = await gate.admit("slack", "U1", 1 * MB, 20 * MB);
+    if (!first.ok) throw new Error(first.reason);
+    await first.settle(9 * MB); // the platform said 1 MB; 9 MB were written
+    // 100 - 9 - 2 < 90.
+    expect((await gate.admit("slack", "U2", 2 * MB, 20 * MB)).ok).toBe(false);
+  });
+
+  it("keeps counting a file still downloading when the free space is read again", async () => {
+    const { gate, clock } = await gateWith({ minFreeBytes: 90 * MB, freeBytes: async () => 100 * MB });
+    expect((await gate.admit("slack", "U1", 8 * MB, 20 * MB)).ok).toBe(true); // not settled yet
+    clock.now += 5_000; // a fresh reading, taken before the 8 MB are on disk
+    // 100 - 8 - 3 < 90.
+    expect((await gate.admit("slack", "U2", 3 * MB, 20 * MB)).ok).toBe(false);
+  });
+
   it("reads the free space at most once per few seconds, and once for files arriving together", async () => {
     let reads = 0;
     const { gate, clock } = await gateWith({
