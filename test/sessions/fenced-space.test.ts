@@ -5,6 +5,7 @@
  * nobody here holds pass through unchanged. Runs on a real redis-server with two coordinations.
  */
 import os from "node:os";
+import { createClient } from "@keyv/redis";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fencedSpace, sessionOfKey } from "../../src/sessions/fenced-space.js";
@@ -19,20 +20,28 @@ import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { sessionRecord } from "./helpers/harness.js";
 import { eventually } from "../support/eventually.js";
 
+/** The TTL of the leases the first test takes: longer than any pause, so held until lapsed. */
+const LEASE_TTL_MS = 60_000;
+
 describe("fenced turn-state writes", () => {
   let redis: RedisServer;
   let store: Store;
   let coordA: Coordination;
   let coordB: Coordination;
+  /** A plain client on the same server, to expire a lease key as its TTL would (PEXPIRE). */
+  let raw: ReturnType<typeof createClient>;
 
   beforeAll(async () => {
     redis = await startRedisServer();
     store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
     coordA = await createCoordination({ url: redis.url, dataDir: os.tmpdir(), store });
     coordB = await createCoordination({ url: redis.url, dataDir: os.tmpdir(), store });
+    raw = createClient({ url: redis.url });
+    await raw.connect();
   }, 20_000);
 
   afterAll(async () => {
+    if (raw?.isOpen) await raw.close();
     await coordA?.close();
     await coordB?.close();
     await store?.close();
@@ -43,14 +52,25 @@ describe("fenced turn-state writes", () => {
     new SessionLeases({
       coordination,
       processId,
-      // A renews rarely: its lease lapses in the store, as a paused process's would (awake, it gives
-      // the lease up by its own deadline first, and keeps writing under the old fence). The TTL
-      // outlasts A's first writes and B's first try on a loaded host (at 100 ms B could find the
-      // lease already lapsed), and is short enough to wait out.
-      timing: { ttlMs: 1_000, renewMs: 60_000 },
+      // A TTL no pause outlasts and no renewal within the test: the lease is held for A's first
+      // writes and B's first try, and the test lapses it in Redis itself (lapseInRedis), as a
+      // paused process's lease would lapse while it still believes it holds it.
+      timing: { ttlMs: LEASE_TTL_MS, renewMs: 60_000 },
       logger: pino({ level: "silent" }),
       onLost: (id) => lost.push(id),
     });
+
+  /**
+   * Expire a session's lease key in Redis now, as its TTL would (coord:lease:<key>, no prefix),
+   * after checking it carries the TTL of the leases' timing (to within 30 s of a loaded host).
+   */
+  const lapseInRedis = async (sessionId: string, ttlMs: number) => {
+    const key = `coord:lease:${sessionLeaseKey(sessionId)}`;
+    const left = await raw.pTTL(key);
+    expect(left, "the lease's TTL").toBeGreaterThan(ttlMs - 30_000);
+    expect(left, "the lease's TTL").toBeLessThanOrEqual(ttlMs);
+    expect(await raw.pExpire(key, 1)).toBe(1);
+  };
 
   const stacksOf = (coordination: Coordination, leases: SessionLeases) => {
     const fenceOf = (id: string) => leases.fenceOf(id);
@@ -72,6 +92,7 @@ describe("fenced turn-state writes", () => {
     await a.history.append("fence1", { role: "user", content: "from A" });
     expect(await leasesB.take("fence1")).toBeUndefined();
 
+    await lapseInRedis("fence1", LEASE_TTL_MS);
     await eventually(
       async () => (await coordB.holder(sessionLeaseKey("fence1"))) === undefined,
       "A's lease to lapse",
@@ -80,17 +101,24 @@ describe("fenced turn-state writes", () => {
     expect(heldB!.fence.fence).toBe(heldA!.fence.fence + 1);
     await b.records.put({ ...record, title: "by B" });
 
-    // A's late writes still carry its old fence — whether it woke up still believing it holds the
-    // session (a paused process) or, as here, gave the lease up by its deadline: both are refused.
-    expect(leasesA.fenceOf("fence1")).toEqual(heldA!.fence);
-    await expect(a.records.put({ ...record, title: "A again" })).rejects.toBeInstanceOf(StaleFenceError);
-    await expect(a.history.append("fence1", { role: "user", content: "late" })).rejects.toBeInstanceOf(
-      StaleFenceError,
-    );
-    expect((await b.records.get("fence1"))?.title).toBe("by B");
-    expect((await b.history.load("fence1")).map((m) => m.content)).toEqual(["from A"]);
-    await heldB!.release();
+    // A's late writes still carry its old fence — while it still believes it holds the session (a
+    // paused process, awake before its deadline), and after it gave the lease up: both are refused.
+    expect(leasesA.holding("fence1")).toBe(heldA);
+    const lateWritesOfA = async (what: string) => {
+      expect(leasesA.fenceOf("fence1")).toEqual(heldA!.fence);
+      await expect(a.records.put({ ...record, title: `A ${what}` })).rejects.toBeInstanceOf(StaleFenceError);
+      await expect(a.history.append("fence1", { role: "user", content: what })).rejects.toBeInstanceOf(
+        StaleFenceError,
+      );
+      expect((await b.records.get("fence1"))?.title).toBe("by B");
+      expect((await b.history.load("fence1")).map((m) => m.content)).toEqual(["from A"]);
+    };
+    await lateWritesOfA("still holding");
     await heldA!.release();
+    expect(leasesA.holding("fence1")).toBeUndefined();
+    await lateWritesOfA("after giving it up");
+    expect(await leasesA.holderElsewhere("fence1")).toBe("B");
+    await heldB!.release();
   });
 
   it("a lost lease is reported by the TTL at the latest; sessions not held here are written unfenced", async () => {

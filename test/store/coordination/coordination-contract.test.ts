@@ -8,20 +8,31 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { createClient } from "@keyv/redis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Coordination, tokenOwner } from "../../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../../src/store/coordination/create-coordination.js";
+import { InProcessCoordination } from "../../../src/store/coordination/in-process-coordination.js";
 import { createStore } from "../../../src/store/create-store.js";
 import type { Store } from "../../../src/store/store.js";
 import { type RedisServer, startRedisServer } from "../../support/redis-server.js";
 import { eventually } from "../../support/eventually.js";
 
-/** Poll until `condition` holds (bounded), for effects that take wall-clock time such as expiry. */
+/** How far a lapse's TTL check may be off (the time since the TTL was set, on a loaded host). */
+const LAPSE_SLACK_MS = 30_000;
 
 interface Pair {
   readonly store: Store;
   readonly a: Coordination;
   readonly b: Coordination;
+  /**
+   * Make a lease (or a claimOnce claim) that is held now lapse at its TTL, `ttlMs` from when it was
+   * last set: the tests set TTLs no pause outlasts, so "still held" never races the clock, and
+   * force the lapse here. It first checks the TTL is the one set, to within LAPSE_SLACK_MS (not
+   * none, not shorter): Redis reads the key's PTTL, then gives it 1 ms; in-process, the clock
+   * moves to just short of the TTL, the key must still be held, then past it.
+   */
+  lapse(kind: "lease" | "claim", key: string, ttlMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -43,14 +54,25 @@ function redisSetup(): Setup {
       const store = await createStore({ url, dataDir: os.tmpdir() });
       const a = await createCoordination({ url, dataDir: os.tmpdir(), store });
       const b = await createCoordination({ url, dataDir: os.tmpdir(), store });
+      const raw = createClient({ url });
+      await raw.connect();
       return {
         store,
         a,
         b,
+        // Key layout of redis-coordination.ts (no deployment prefix): coord:lease:<key>, coord:claim:<key>.
+        lapse: async (kind, key, ttlMs) => {
+          const redisKey = `coord:${kind}:${key}`;
+          const left = await raw.pTTL(redisKey);
+          expect(left, `the ${kind}'s TTL`).toBeGreaterThan(ttlMs - LAPSE_SLACK_MS);
+          expect(left, `the ${kind}'s TTL`).toBeLessThanOrEqual(ttlMs);
+          expect(await raw.pExpire(redisKey, 1)).toBe(1);
+        },
         close: async () => {
           await a.close();
           await b.close();
           await store.close();
+          await raw.close();
         },
       };
     },
@@ -68,11 +90,19 @@ function inProcessSetup(): Setup {
     open: async () => {
       dataDir = await mkdtemp(path.join(os.tmpdir(), "coworker-coord-"));
       const store = await createStore({ dataDir });
-      const a = await createCoordination({ dataDir, store });
+      // What createCoordination opens for a SQLite store, with a clock the test can move.
+      let skewMs = 0;
+      const a = new InProcessCoordination(store, () => Date.now() + skewMs);
       return {
         store,
         a,
         b: a,
+        lapse: async (kind, key, ttlMs) => {
+          skewMs += ttlMs - LAPSE_SLACK_MS;
+          if (kind === "lease") expect(await a.holder(key), "the lease just short of its TTL").toBeDefined();
+          else expect(await a.claimOnce(key, 1), "the claim just short of its TTL").toBe(false);
+          skewMs += LAPSE_SLACK_MS + 1;
+        },
         close: async () => {
           await a.close();
           await store.close();
@@ -121,10 +151,12 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
 
     it("a lease lapses at its TTL unless renewed; renewing with a lost token fails", async () => {
       const key = unique("ttl");
-      // Long enough that the renewal one call later still finds the lease held on a loaded host
-      // (at 80 ms a slow round trip could let it lapse first), short enough to wait out below.
-      const held = await pair.a.acquire(key, 1_000);
-      expect(await pair.a.renew(key, held!.token, 1_000)).toBe(true);
+      // TTLs no pause outlasts, so the renewal finds the lease held; the lapse, at the renewed TTL
+      // (well past the first), is then forced.
+      const held = await pair.a.acquire(key, 30_000);
+      expect(await pair.a.renew(key, held!.token, 120_000)).toBe(true);
+      expect(await pair.b.holder(key)).toBe(held!.token);
+      await pair.lapse("lease", key, 120_000);
       await eventually(async () => (await pair.b.holder(key)) === undefined, "the lease to lapse");
       expect(await pair.a.renew(key, held!.token, 10_000)).toBe(false);
       const next = await pair.b.acquire(key, 10_000);
@@ -361,11 +393,11 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
 
     it("claimOnce is true for one caller only, until the claim expires", async () => {
       const key = unique("claim");
-      // Long enough that the third call still finds the claim on a loaded host (at 60 ms a slow
-      // round trip could let it expire first), short enough to wait out below.
-      const results = await Promise.all([pair.a.claimOnce(key, 1_000), pair.b.claimOnce(key, 1_000)]);
+      // A TTL no pause outlasts, so the third call finds the claim held; its expiry is then forced.
+      const results = await Promise.all([pair.a.claimOnce(key, 60_000), pair.b.claimOnce(key, 60_000)]);
       expect(results.filter(Boolean)).toHaveLength(1);
-      expect(await pair.a.claimOnce(key, 1_000)).toBe(false);
+      expect(await pair.a.claimOnce(key, 60_000)).toBe(false);
+      await pair.lapse("claim", key, 60_000);
       await eventually(() => pair.b.claimOnce(key, 10_000), "the claim to expire");
       expect(await pair.a.claimOnce(key, 10_000)).toBe(false);
     });
