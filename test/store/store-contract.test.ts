@@ -134,18 +134,24 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     const space = store.space("dedupe");
     await space.set(key("long"), "stays", 60_000);
     await space.set(key("short"), "goes", 150);
-    // Long enough that a slow backend's second call still finds the first (it failed once at 150 ms
-    // on a loaded host: the first had already expired), short enough to wait out below.
-    expect(await space.setIfAbsent(key("once"), "first", 1_000)).toBe(true);
-    expect(await space.setIfAbsent(key("once"), "second", 1_000)).toBe(false);
+    // A TTL no pause outlasts, so the second call finds the first; its expiry is then reached by
+    // moving this process's clock, by which setIfAbsent judges it.
+    expect(await space.setIfAbsent(key("once"), "first", 60_000)).toBe(true);
+    expect(await space.setIfAbsent(key("once"), "second", 60_000)).toBe(false);
     await eventually(async () => (await space.get(key("short"))) === undefined, "the short TTL to expire");
-    await eventually(
-      async () => (await space.get(key("once"))) === undefined,
-      "the setIfAbsent TTL to expire",
-    );
     expect(await space.get(key("long"))).toBe("stays");
-    expect(await space.setIfAbsent(key("once"), "third")).toBe(true);
-    expect(await space.get(key("once"))).toBe("third");
+    const start = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"], now: start + 50_000 });
+    try {
+      expect(await space.get(key("once"))).toBe("first");
+      expect(await space.setIfAbsent(key("once"), "second", 60_000)).toBe(false);
+      vi.setSystemTime(start + 120_000);
+      expect(await space.get(key("once"))).toBeUndefined();
+      expect(await space.setIfAbsent(key("once"), "third")).toBe(true);
+      expect(await space.get(key("once"))).toBe("third");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a read that finds a value expired never removes a write made meanwhile", async () => {
@@ -380,14 +386,17 @@ describe("store contract: postgresql across connections", () => {
       const winners = results.flatMap((won, caller) => (won ? [caller] : []));
       expect(winners).toHaveLength(1);
       expect(await store.space("dedupe").get("event-1")).toEqual({ caller: winners[0] });
-      // Long enough that the second call still finds the first on a loaded host (at 100 ms a slow
-      // round trip could let it expire first), short enough to wait out below.
-      expect(await store.space("dedupe").setIfAbsent("lease", "a", 1_000)).toBe(true);
-      expect(await store.space("dedupe").setIfAbsent("lease", "b", 1_000)).toBe(false);
-      await eventually(
-        () => store.space("dedupe").setIfAbsent("lease", "b", 60_000),
-        "the expired row to count as absent",
-      );
+      // A TTL no pause outlasts, so the second call finds the first row; it expires by this
+      // process's clock, which the upsert compares the row's expiry with, moved past it.
+      expect(await store.space("dedupe").setIfAbsent("lease", "a", 60_000)).toBe(true);
+      expect(await store.space("dedupe").setIfAbsent("lease", "b", 60_000)).toBe(false);
+      vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 120_000 });
+      try {
+        expect(await store.space("dedupe").setIfAbsent("lease", "b", 60_000)).toBe(true);
+        expect(await store.space("dedupe").setIfAbsent("lease", "c", 60_000)).toBe(false);
+      } finally {
+        vi.useRealTimers();
+      }
       expect(await store.space("dedupe").get("lease")).toBe("b");
       expect(store.description).toBe(`postgres://127.0.0.1:${server.port}/postgres`);
     } finally {
