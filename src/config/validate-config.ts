@@ -9,6 +9,8 @@
  */
 import { describeStoreTarget, resolveStoreTarget, type StoreTarget } from "../store/store-url.js";
 import { dataDirRootProblems } from "./data-dir-roots.js";
+import { SERVICE_DIR } from "../core/service-dir.js";
+import { serviceDirRootProblems } from "./service-dir-roots.js";
 import { settingLabel } from "./env-overrides.js";
 import { mcpServerFolderProblems } from "./mcp-server-folders.js";
 import type { CoworkerConfig } from "./schema.js";
@@ -19,6 +21,8 @@ export interface ValidationContext {
   readonly sources: ReadonlyMap<string, string>;
   /** Supported variables that are set but blank. */
   readonly empty: ReadonlySet<string>;
+  /** The folder Coworker starts from, where `.env` and `config/coworker.yaml` are read. */
+  readonly cwd: string;
 }
 
 function blank(context: ValidationContext, variable: string): string {
@@ -100,6 +104,7 @@ export function crossKeyProblems(config: CoworkerConfig, context: ValidationCont
     ...modelProblems(config, context),
     ...slackProblems(config, context),
     ...dataDirRootProblems(config, context.sources),
+    ...serviceDirRootProblems(config, context.sources, { serviceDir: SERVICE_DIR, cwd: context.cwd }),
     ...mcpServerFolderProblems(config),
     ...skillDirRootProblems(config),
     ...storePrefixProblems(config, context),

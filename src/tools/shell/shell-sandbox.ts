@@ -5,7 +5,7 @@
  * so every caller (the engine's tool set, the banner, doctor) hides the same things.
  */
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { SERVICE_DIR } from "../../core/service-dir.js";
 import { bubblewrapBackend } from "./bubblewrap-backend.js";
 import { type SandboxBackend, unsandboxedBackend } from "./sandbox-backend.js";
 
@@ -23,9 +23,6 @@ export interface ServicePaths {
   /** The config file read, when there is one. */
   readonly configFile?: string | undefined;
 }
-
-/** The folder this service's code lives in (the package root). */
-const SERVICE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 
 /** Every host path a sandboxed command must not see. */
 export function hiddenServicePaths(service: ServicePaths): string[] {
