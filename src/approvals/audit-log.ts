@@ -1,6 +1,7 @@
 /**
  * AuditLog: the engine's audit records (proposals, decisions, approvals, results) as an
- * append-only JSONL file (0600) in the data dir (created 0700 when missing), mirrored to the
+ * append-only JSONL file in the data dir (created 0700 when missing), owner-only (0600: one left
+ * from before with more access is tightened before the first record; core/private-files.ts), mirrored to the
  * logger at debug level. Secrets are redacted before anything is written, with the shared
  * redactor (logging/redact.ts: token-shaped strings, authorisation and cookie headers, secret
  * flags on command lines, secret-named fields), the same one the logs use. A proposal's `arguments` arrives
@@ -10,6 +11,7 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Logger } from "pino";
+import { ensurePrivateFile } from "../core/private-files.js";
 import { AUDIT_RECORD_VERSION, type AuditRecord, type AuditSink } from "../engine/audit-record.js";
 import { redactDeep } from "../logging/redact.js";
 
@@ -25,7 +27,8 @@ export function redactAudit(record: AuditRecord): Record<string, unknown> {
 /** Appends redacted audit records to a JSONL file in order; `sink` is what the engine calls. */
 export class AuditLog {
   private tail: Promise<void> = Promise.resolve();
-  private directoryReady: Promise<unknown> | undefined;
+  /** The folder made and the file owner-only, once, before the first record. */
+  private fileReady: Promise<unknown> | undefined;
   private failures = 0;
 
   constructor(
@@ -53,8 +56,10 @@ export class AuditLog {
 
   private async write(line: string): Promise<void> {
     try {
-      this.directoryReady ??= mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-      await this.directoryReady;
+      this.fileReady ??= mkdir(dirname(this.path), { recursive: true, mode: 0o700 }).then(() =>
+        ensurePrivateFile(this.path),
+      );
+      await this.fileReady;
       await appendFile(this.path, line, { encoding: "utf8", mode: 0o600 });
     } catch (error) {
       this.failures++;

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -122,6 +122,17 @@ describe("audit log", () => {
     } finally {
       process.umask(umask);
     }
+  });
+
+  it("takes group and other access off an audit log left from before", async () => {
+    const path = join(tempDir(), "audit.jsonl");
+    writeFileSync(path, "", { mode: 0o644 });
+    chmodSync(path, 0o644);
+    const log = new AuditLog(path, pino({ level: "silent" }));
+    log.sink(auditRecord({ kind: "proposal" }));
+    await log.flush();
+    expect((statSync(path).mode & 0o777).toString(8)).toBe("600");
+    expect(log.failedWrites).toBe(0);
   });
 
   it("receives the engine's records for a session's approval round trip", async () => {
