@@ -105,13 +105,29 @@ function createProvider(context: AppContext): ProviderClient {
 }
 
 /**
+ * Where the safety reviewer's requests go, and with which key: its own endpoint and key, else the
+ * main model's. The main model's key goes only to the main model's endpoint — a reviewer on
+ * another host (reviewer.base_url) gets reviewer.api_key or no key at all, never the main one.
+ */
+export function reviewerEndpoint(config: Pick<CoworkerConfig, "model" | "reviewer">): {
+  readonly baseURL: string | undefined;
+  readonly apiKey: string | undefined;
+} {
+  const { model, reviewer } = config;
+  const sameHost = reviewer.base_url === undefined || reviewer.base_url === model.base_url;
+  return {
+    baseURL: reviewer.base_url ?? model.base_url,
+    apiKey: reviewer.api_key ?? (sameHost ? model.api_key : undefined),
+  };
+}
+
+/**
  * The safety reviewer from config (its own model / endpoint, else the main model's), metered; its
  * OpenAI SDK client loads with its first review.
  */
 function createReviewer(context: AppContext): ReviewerGateOptions {
   const { model, reviewer } = context.config;
-  const baseURL = reviewer.base_url ?? model.base_url;
-  const apiKey = reviewer.api_key ?? model.api_key;
+  const { baseURL, apiKey } = reviewerEndpoint(context.config);
   const load = loadOnFirstUse(async () => {
     const { OpenAIReviewerModel } = await import("../engine/reviewer/reviewer-model.js");
     return new OpenAIReviewerModel({

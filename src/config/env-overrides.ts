@@ -33,6 +33,7 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   { env: "COWORKER_MODE", path: ["agent", "mode"], kind: "string" },
   { env: "COWORKER_REVIEWER_MODEL", path: ["reviewer", "model"], kind: "string" },
   { env: "COWORKER_REVIEWER_BASE_URL", path: ["reviewer", "base_url"], kind: "string" },
+  { env: "COWORKER_REVIEWER_API_KEY", path: ["reviewer", "api_key"], kind: "string" },
   { env: "COWORKER_DEFAULT_TIMEZONE", path: ["schedules", "default_timezone"], kind: "string" },
   { env: "COWORKER_SHELL_SANDBOX", path: ["tools", "shell", "sandbox"], kind: "string" },
   { env: "COWORKER_SHELL_NETWORK", path: ["tools", "shell", "network"], kind: "boolean" },

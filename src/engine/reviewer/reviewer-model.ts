@@ -39,15 +39,12 @@ export class OpenAIReviewerModel implements ReviewerModel {
   private structured = true;
 
   constructor(private readonly options: OpenAIReviewerModelOptions) {
-    // No registerSecret here: the key is the configuration's (reviewer.api_key, else model.api_key,
-    // which loading fills from OPENAI_API_KEY), registered with the redactor at start
-    // (config/config-secrets.ts); the env fallback below reads that same variable.
+    // No registerSecret here: the key is the configuration's (app/conversation-assembly.ts's
+    // reviewerEndpoint), registered with the redactor at start (config/config-secrets.ts). Nothing
+    // is read from the environment here: a reviewer on another host must not get the main key.
     this.client = new OpenAI({
-      baseURL: (options.baseURL ?? process.env.OPENAI_BASE_URL ?? "https://api.openai.com/v1").replace(
-        /\/+$/,
-        "",
-      ),
-      apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? "no-key",
+      baseURL: (options.baseURL ?? "https://api.openai.com/v1").replace(/\/+$/, ""),
+      apiKey: options.apiKey ?? "no-key",
       maxRetries: 0,
       logLevel: "off",
       ...(options.fetch ? { fetch: options.fetch } : {}),
