@@ -28,7 +28,8 @@ Environment (overrides the config file; a .env file in the working directory is 
   Telegram   TELEGRAM_BOT_TOKEN, TELEGRAM_ALLOWED_USERS (comma list), TELEGRAM_API_ROOT
   Agent      COWORKER_MODE (interactive | auto | plan | discuss | reviewed), COWORKER_APPROVERS
              (comma list of platform:user ids, e.g. slack:U0123,telegram:4567)
-  Reviewer   COWORKER_REVIEWER_MODEL, COWORKER_REVIEWER_BASE_URL (default: the model's)
+  Reviewer   COWORKER_REVIEWER_MODEL, COWORKER_REVIEWER_BASE_URL (default: the model's),
+             COWORKER_REVIEWER_API_KEY (default: the model's, only on the model's endpoint)
   Storage    COWORKER_DATA_DIR (default ./data), COWORKER_WORKSPACE (default ./workspace),
              COWORKER_STORE_URL (redis://… or postgres://…; default SQLite in the data dir),
              COWORKER_STORE_REDIS_PREFIX (keys of this deployment on a shared Redis)
