@@ -4,7 +4,9 @@
  * reads judge by (backend.ts's deserializer), not by Redis's TTL: Redis starts a TTL when the
  * command arrives, a little after the envelope's, and by its own clock, which may stand apart
  * from the caller's. Going by the TTL, a read could find a key expired that a write-if-absent then
- * refused to write. A held value that is not an envelope counts as live.
+ * refused to write. A held value that is not an envelope counts as live. The write-if-absent
+ * script itself is here too, shared by the store's `setIfAbsent` (one key) and coordination's
+ * `insertIfAbsent` (a first key and the keys written with it).
  */
 
 /** Lua: `live_entry(key, now)` — true when `key` holds an entry unexpired at `now` (milliseconds). */
@@ -15,3 +17,15 @@ export const LIVE_ENTRY_LUA = `local function live_entry(key, now)
   return not (ok and type(entry) == 'table' and type(entry.expires) == 'number' and now > entry.expires)
 end
 `;
+
+/**
+ * KEYS: the store keys to write, the first only when absent (or expired by the caller's clock);
+ * ARGV: per key a value and a ttl ('' = none), then the caller's clock. 1 when written, else 0.
+ */
+export const INSERT_IF_ABSENT_LUA = `${LIVE_ENTRY_LUA}
+if live_entry(KEYS[1], tonumber(ARGV[#ARGV])) then return 0 end
+for i = 1, #KEYS do
+  if ARGV[i * 2] == '' then redis.call('SET', KEYS[i], ARGV[i * 2 - 1])
+  else redis.call('SET', KEYS[i], ARGV[i * 2 - 1], 'PX', ARGV[i * 2]) end
+end
+return 1`;

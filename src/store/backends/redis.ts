@@ -7,7 +7,7 @@ import KeyvRedis, { createClient } from "@keyv/redis";
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
 import { REDIS_KEY_PREFIX_PATTERN } from "../store-url.js";
 import { type Backend, type ErrorSink, namespacedKeyv } from "./backend.js";
-import { LIVE_ENTRY_LUA } from "./redis-live-entry.js";
+import { INSERT_IF_ABSENT_LUA } from "./redis-live-entry.js";
 import { RedisRestart } from "./redis-restart.js";
 
 /** How long the first connection may take before the store gives up. */
@@ -23,17 +23,6 @@ const MAX_RECONNECT_DELAY_MS = 2_000;
 export const REPLY_TIMEOUT_MS = 5_000;
 /** How often a watched connection checks that Redis answers (one PING at a time). */
 const WATCH_INTERVAL_MS = 1_000;
-
-/**
- * Write-if-absent as one script, atomic like SET NX, where a held entry expired by the caller's
- * clock counts as absent (redis-live-entry.ts). ARGV: the entry, its TTL in milliseconds ("" for
- * none), the caller's clock.
- */
-const INSERT_IF_ABSENT_SCRIPT = `${LIVE_ENTRY_LUA}
-if live_entry(KEYS[1], tonumber(ARGV[3])) then return 0 end
-if ARGV[2] == '' then redis.call('SET', KEYS[1], ARGV[1])
-else redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
-return 1`;
 
 /** Separator @keyv/redis puts between a namespace and a key. */
 const KEY_SEPARATOR = "::";
@@ -217,7 +206,7 @@ export async function openRedisBackend(
     // One connection: Redis runs its commands in the order they were sent.
     writesInOrder: true,
     insertIfAbsent: async (namespace, key, serialized, ttlMs) => {
-      const reply = await client.eval(INSERT_IF_ABSENT_SCRIPT, {
+      const reply = await client.eval(INSERT_IF_ABSENT_LUA, {
         keys: [redisStoreKey(keyspace, namespace, key)],
         arguments: [serialized, ttlMs === undefined ? "" : String(ttlMs), String(Date.now())],
       });

@@ -10,7 +10,7 @@
  */
 import { settlesWithin } from "../../core/settles-within.js";
 import { type ErrorSink, PING_TIMEOUT_MS, serializeValue } from "../backends/backend.js";
-import { LIVE_ENTRY_LUA } from "../backends/redis-live-entry.js";
+import { INSERT_IF_ABSENT_LUA, LIVE_ENTRY_LUA } from "../backends/redis-live-entry.js";
 import {
   closeRedisClient,
   newRedisClient,
@@ -45,17 +45,6 @@ const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('
 return 0`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
-/**
- * KEYS: the store keys to write, the first only when absent (or expired by the caller's clock:
- * redis-live-entry.ts); ARGV: per key a value and a ttl ('' = none), then the caller's clock.
- */
-const INSERT_IF_ABSENT = `${LIVE_ENTRY_LUA}
-if live_entry(KEYS[1], tonumber(ARGV[#ARGV])) then return 0 end
-for i = 1, #KEYS do
-  if ARGV[i * 2] == '' then redis.call('SET', KEYS[i], ARGV[i * 2 - 1])
-  else redis.call('SET', KEYS[i], ARGV[i * 2 - 1], 'PX', ARGV[i * 2]) end
-end
-return 1`;
 /** KEYS[1] the set; ARGV[1] the lease key prefix: the members whose lease key does not exist. */
 const UNLEASED_MEMBERS = `local free = {}
 for _, member in ipairs(redis.call('SMEMBERS', KEYS[1])) do
@@ -278,7 +267,7 @@ export class RedisCoordination implements Coordination {
   async insertIfAbsent(first: StoreWrite, rest: readonly StoreWrite[]): Promise<boolean> {
     const writes = [first, ...rest];
     const now = Date.now();
-    const reply = await this.client.eval(INSERT_IF_ABSENT, {
+    const reply = await this.client.eval(INSERT_IF_ABSENT_LUA, {
       keys: writes.map((write) => this.storeKey(write)),
       arguments: [...writes.flatMap((write) => storeValue(write, now)), String(now)],
     });
