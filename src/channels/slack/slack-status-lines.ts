@@ -4,6 +4,7 @@
  * checklist, and short notes, in mrkdwn. Pure formatting of the shared turn view's parts (the
  * label rule is channels/shared/tool-line-label.ts): the document decides where the lines go.
  */
+import { newestLines } from "../shared/newest-lines.js";
 import type { PlanStep } from "../../core/events.js";
 import { formatDuration } from "../../core/duration-text.js";
 import { TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
@@ -97,14 +98,6 @@ export function fitLines(lines: readonly string[], max: number): string {
   const joined = lines.join("\n");
   if (joined.length <= max) return joined;
   const [head = "", ...rest] = lines;
-  const kept: string[] = [];
-  let size = head.length + 40;
-  for (let i = rest.length - 1; i >= 0; i -= 1) {
-    const line = rest[i] as string;
-    if (size + line.length + 1 > max) break;
-    kept.unshift(line);
-    size += line.length + 1;
-  }
-  const dropped = rest.length - kept.length;
+  const { kept, dropped } = newestLines(rest, max - head.length - 40);
   return truncate([head, `_… ${dropped} earlier_`, ...kept].join("\n"), max);
 }

@@ -5,6 +5,7 @@
  * new, and on close delivers the final answer as Telegram HTML split into ≤ 4096-character
  * messages.
  */
+import { newestLines } from "../shared/newest-lines.js";
 import type { Logger } from "pino";
 import type { AgentEvent, PlanStep } from "../../core/events.js";
 import type { TurnRenderer } from "../../core/thread-output.js";
@@ -132,14 +133,7 @@ function fitStatus(lines: readonly string[], max: number): string {
   const joined = lines.join("\n");
   if (visible(joined) <= max) return joined;
   const marker = "<i>…</i>";
-  const kept: string[] = [];
-  let size = visible(marker);
-  for (let i = lines.length - 1; i >= 0; i -= 1) {
-    const length = visible(lines[i] as string) + 1;
-    if (size + length > max) break;
-    kept.unshift(lines[i] as string);
-    size += length;
-  }
+  const { kept } = newestLines(lines, max - visible(marker), visible);
   return [marker, ...kept].join("\n");
 }
 
