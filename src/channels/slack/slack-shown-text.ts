@@ -144,11 +144,28 @@ export function mrkdwnMentions(text: string, userId: string): boolean {
   return text.includes(`<@${userId}>`) || text.includes(`<@${userId}|`);
 }
 
+/**
+ * Each blocks array read so far, parsed (null: malformed or empty). A message's text and whether it
+ * mentions the bot are read by several steps of its handling, and each would otherwise validate
+ * its blocks again; keyed weakly, an entry goes with its message.
+ */
+const parsedBlocks = new WeakMap<object, Block[] | null>();
+
 /** The blocks of a valid, non-empty blocks array; undefined when there are none or it is malformed. */
 function shownBlocks(blocks: unknown): Block[] | undefined {
   if (blocks === undefined) return undefined;
+  if (typeof blocks !== "object" || blocks === null) return parseBlocks(blocks) ?? undefined;
+  let parsed = parsedBlocks.get(blocks);
+  if (parsed === undefined) {
+    parsed = parseBlocks(blocks);
+    parsedBlocks.set(blocks, parsed);
+  }
+  return parsed ?? undefined;
+}
+
+function parseBlocks(blocks: unknown): Block[] | null {
   const parsed = blocksSchema.safeParse(blocks);
-  return parsed.success && parsed.data.length > 0 ? parsed.data : undefined;
+  return parsed.success && parsed.data.length > 0 ? parsed.data : null;
 }
 
 function blockText(b: Block, botUserId: string): string {
