@@ -12,16 +12,17 @@
  * pairing they approved, at once. A record naming no approver never counts (logged once per
  * account). Allowed users list the pairings with `/pairs` and end one with `/unpair <user id>`.
  * Pairings are kept in the store (read afresh at each check, so an `/unpair` in another process
- * counts at once). The store has no key listing, so the paired ids are also kept in one index
- * record for `/pairs`. Index updates are serialised within a process; one lost to another
- * process's write (or a record written before the index existed) rejoins it the first time this
- * process checks that account, whether or not the pairing counts.
+ * counts at once). The store has no key listing, so `/pairs` reads the paired ids from their own
+ * index (telegram-pairing-index.ts), which concurrent approvals cannot make lose one. A record the
+ * index does not have (written before it existed, or by an approval that stopped before its index
+ * entry) joins it the first time this process checks that account, whether or not it counts.
  * A stored record of the wrong shape is no pairing.
  */
 import { randomInt } from "node:crypto";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { getAll, type KeyValueSpace } from "../../store/store.js";
+import { PairingIndex } from "./telegram-pairing-index.js";
 
 export interface AccessOptions {
   readonly allowedUsers: readonly string[];
@@ -69,20 +70,15 @@ function parsePairing(value: unknown): PairingRecord | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-const PairedIndexSchema = z.array(z.string());
-
 const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 const CODE_TTL_MS = 60 * 60 * 1000;
 const REFUSAL_EVERY_MS = 60 * 60 * 1000;
-/** The most entries each in-process cache (codes, refusals, accounts indexed or logged) holds. */
+/** The most entries each in-process cache (codes, refusals, accounts logged) holds. */
 const MEMORY_CAP = 10_000;
 
 function pairedKey(userId: number | string): string {
   return `tg:paired:${userId}`;
 }
-
-/** The ids of every stored pairing (for `/pairs`: the store cannot list keys). */
-const PAIRED_INDEX_KEY = "tg:paired-index";
 
 const ADMIN_ONLY = "Only an admin (a user in TELEGRAM_ALLOWED_USERS) can";
 
@@ -92,10 +88,8 @@ export class TelegramAccess {
   private readonly chats: ReadonlySet<string>;
   /** Accounts whose pairing that does not count was logged (once each). */
   private readonly loggedLapsed = new Set<string>();
-  /** Accounts whose record this process has made sure is in the index. */
-  private readonly indexed = new Set<string>();
-  /** The index's read-modify-writes in this process, one after another. */
-  private indexWrites: Promise<void> = Promise.resolve();
+  /** The ids of the accounts ever paired, for `/pairs`. */
+  private readonly index: PairingIndex;
   private readonly codes = new Map<string, Pairing>();
   private readonly refusedAt = new Map<string, number>();
   private readonly now: () => number;
@@ -104,6 +98,7 @@ export class TelegramAccess {
     this.admins = new Set(options.allowedUsers.map(String));
     this.chats = new Set(options.allowedChats.map(String));
     this.now = options.now ?? Date.now;
+    this.index = new PairingIndex(options.store);
   }
 
   /** Configured allowed users: they may also approve pairing codes. */
@@ -125,13 +120,9 @@ export class TelegramAccess {
     const id = String(userId);
     const record = await this.recordOf(id);
     if (record === undefined) return false;
-    // Listed from now on (a record from before the index, or one whose index write another
-    // process's overtook), so that /pairs shows and /unpair ends it, even when it does not count.
-    if (!this.indexed.has(id)) {
-      await this.addToIndex(id);
-      if (this.indexed.size >= MEMORY_CAP) this.indexed.clear();
-      this.indexed.add(id);
-    }
+    // Listed from now on (a record from before the index, or one whose approval stopped before
+    // its index entry), so that /pairs shows it, even when it does not count.
+    await this.index.add(id);
     const lapsed = lapseOf(record, this.admins);
     if (lapsed !== undefined) {
       if (!this.loggedLapsed.has(id)) {
@@ -149,31 +140,6 @@ export class TelegramAccess {
 
   private async recordOf(userId: string): Promise<PairingRecord | undefined> {
     return parsePairing(await this.options.store.get<unknown>(pairedKey(userId)));
-  }
-
-  private async pairedIds(): Promise<string[]> {
-    const parsed = PairedIndexSchema.safeParse(await this.options.store.get<unknown>(PAIRED_INDEX_KEY));
-    return parsed.success ? parsed.data : [];
-  }
-
-  private addToIndex(userId: string): Promise<void> {
-    return this.updateIndex((ids) => (ids.includes(userId) ? undefined : [...ids, userId]));
-  }
-
-  private removeFromIndex(userId: string): Promise<void> {
-    return this.updateIndex((ids) => (ids.includes(userId) ? ids.filter((id) => id !== userId) : undefined));
-  }
-
-  /** Reads, changes (undefined: no change) and writes the index, after this process's earlier updates. */
-  private updateIndex(change: (ids: string[]) => string[] | undefined): Promise<void> {
-    const { store } = this.options;
-    const run = async () => {
-      const next = change(await this.pairedIds());
-      if (next !== undefined) await store.set(PAIRED_INDEX_KEY, next);
-    };
-    const done = this.indexWrites.then(run, run);
-    this.indexWrites = done.catch(() => {});
-    return done;
   }
 
   /**
@@ -240,7 +206,7 @@ export class TelegramAccess {
       name: user.name,
     };
     await this.options.store.set(pairedKey(user.id), record);
-    await this.addToIndex(String(user.id));
+    await this.index.add(String(user.id));
     this.loggedLapsed.delete(String(user.id));
     return (
       `Approved: ${who(user.name, user.id)} may now use the bot, for as long as you stay in ` +
@@ -251,7 +217,7 @@ export class TelegramAccess {
   /** An admin's `/pairs`: every stored pairing, with who approved it and when. */
   async list(admin: AccessUser): Promise<string> {
     if (!this.isAdmin(admin.id)) return `${ADMIN_ONLY} list pairings.`;
-    const ids = await this.pairedIds();
+    const ids = await this.index.ids();
     const records = await getAll<unknown>(this.options.store, ids.map(pairedKey));
     const lines: string[] = [];
     ids.forEach((id, i) => {
@@ -275,13 +241,8 @@ export class TelegramAccess {
     const id = (rawId ?? "").trim();
     if (!/^\d{1,20}$/.test(id)) return "Usage: /unpair <user id> (see /pairs).";
     const record = await this.recordOf(id);
-    if (record === undefined) {
-      await this.removeFromIndex(id);
-      return `No pairing for user id ${id}.`;
-    }
+    if (record === undefined) return `No pairing for user id ${id}.`;
     await this.options.store.delete(pairedKey(id));
-    await this.removeFromIndex(id);
-    this.indexed.delete(id);
     const still = this.admins.has(id) ? " They are still in TELEGRAM_ALLOWED_USERS." : "";
     return `Pairing ended: ${who(record.name ?? "", id)} may no longer use the bot.${still}`;
   }

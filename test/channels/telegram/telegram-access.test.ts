@@ -2,9 +2,12 @@
  * Pairing: an approved account has an allowed user's standing only while its approver is still
  * an allowed user; allowed users list pairings (/pairs) and end them (/unpair).
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AccessOptions, TelegramAccess } from "../../../src/channels/telegram/telegram-access.js";
+import { getAll, type KeyValueSpace } from "../../../src/store/store.js";
 import { memorySpace } from "../../skills/support.js";
+import { type RedisServer, startRedisServer } from "../../support/redis-server.js";
+import { tempStores } from "../../support/temp-stores.js";
 
 const ADMIN = { id: 111, name: "@admin" };
 const OTHER_ADMIN = { id: 222, name: "@other" };
@@ -30,6 +33,15 @@ async function paired(store = memorySpace(), approver = ADMIN) {
   const reply = await access.approve(approver, codeIn(access.refusal(DM, MALLORY)));
   return { access, reply, store };
 }
+
+const open = tempStores("telegram-access-");
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
 
 describe("Telegram pairing", () => {
   it("names who was approved, and the pairing lets them in everywhere", async () => {
@@ -87,31 +99,62 @@ describe("Telegram pairing", () => {
     // An index of the wrong shape lists nothing (and does not stop a new pairing joining it).
     await store.set("tg:paired-index", { 0: "999" });
     expect(await access.list(ADMIN)).toBe("No paired accounts.");
-    const { reply } = await paired(store);
+    const { reply, access: again } = await paired(store);
     expect(reply).toContain("Approved");
-    expect(await store.get("tg:paired-index")).toEqual(["999"]);
+    expect(await again.list(ADMIN)).toContain("@mallory (user id 999)");
   });
 
-  it("puts an id the index lost back at the next check of that user, lapsed or not", async () => {
-    const { access, store } = await paired();
-    await store.set("tg:paired-index", []);
-    expect(await access.list(ADMIN)).toBe("No paired accounts.");
-    expect(await access.allows(DM, MALLORY)).toBe(true);
-    expect(await access.list(ADMIN)).toContain("@mallory (user id 999)");
-    // A process where the approver has lapsed still lists it, so it can be seen and ended.
-    await store.set("tg:paired-index", []);
-    const other = new TelegramAccess({ allowedUsers: ["222"], allowedChats: [], store });
-    expect(await other.allows(DM, MALLORY)).toBe(false);
-    expect(await other.list(OTHER_ADMIN)).toContain("(user id 999): approved by @admin (user id 111)");
-  });
-
-  it("keeps every id in the index when pairings are approved at once", async () => {
+  it("lists a record the index lacks at the next check of that user, lapsed or not", async () => {
+    // An approval that stopped between its record and its index entry.
     const store = memorySpace();
-    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    await store.set("tg:paired:999", { by: "111", byName: "@admin", at: "2026-01-01T00:00:00.000Z" });
+    const other = new TelegramAccess({ allowedUsers: ["222"], allowedChats: [], store });
+    expect(await other.list(OTHER_ADMIN)).toBe("No paired accounts.");
+    // A process where the approver has lapsed still lists it, so it can be seen and ended.
+    expect(await other.allows(DM, MALLORY)).toBe(false);
+    expect(await other.list(OTHER_ADMIN)).toContain("user id 999: approved by @admin (user id 111)");
+  });
+
+  it("lists every pairing approved at once in one process, each once", async () => {
+    const { access } = await paired();
     const users = [501, 502, 503, 504].map((id) => ({ id, name: `@u${id}` }));
     const codes = users.map((u) => codeIn(access.refusal({ id: u.id, type: "private" }, u)));
     await Promise.all(codes.map((code) => access.approve(ADMIN, code)));
-    expect(await store.get("tg:paired-index")).toEqual(["501", "502", "503", "504"]);
+    // Ended and approved again: listed once.
+    await access.unpair(ADMIN, "999");
+    await access.approve(ADMIN, codeIn(access.refusal(GROUP, MALLORY)));
+    const lines = (await access.list(ADMIN)).split("\n").slice(1);
+    expect(lines.map((line) => /user id (\d+)\)/.exec(line)?.[1])).toEqual([
+      "999",
+      "501",
+      "502",
+      "503",
+      "504",
+    ]);
+  });
+
+  it("lists and keeps the pairings indexed by an earlier version (one stored list)", async () => {
+    const store = memorySpace();
+    await store.set("tg:paired:999", {
+      by: "111",
+      byName: "@admin",
+      at: "2026-01-01T00:00:00.000Z",
+      name: "@mallory",
+    });
+    await store.set("tg:paired:998", { by: "111", at: "2026-01-02T00:00:00.000Z" });
+    await store.set("tg:paired-index", ["999", "998"]);
+    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    const list = await access.list(ADMIN);
+    expect(list).toContain("@mallory (user id 999): approved by @admin (user id 111) on 2026-01-01");
+    expect(list).toContain("user id 998: approved by user id 111 on 2026-01-02");
+    expect(await store.get("tg:paired-index")).toBeUndefined();
+    // Another process (with nothing remembered) lists them from the new index, and they work.
+    const other = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    expect(await other.list(ADMIN)).toBe(list);
+    expect(await other.allows(DM, MALLORY)).toBe(true);
+    await other.unpair(ADMIN, "999");
+    expect(await other.allows(DM, MALLORY)).toBe(false);
+    expect(await other.list(ADMIN)).not.toContain("user id 999");
   });
 
   it("lets an allowed user list and end pairings, also another admin's", async () => {
@@ -146,4 +189,70 @@ describe("Telegram pairing", () => {
     expect(await access.unpair(MALLORY, "999")).toContain("Only an admin");
     expect(await access.allows(DM, MALLORY)).toBe(true);
   });
+
+  // Two processes (two stores on one SQLite file, or on one Redis) approve at once: the first
+  // has read what it is about to change when the second approves, and writes after it.
+  it.each([
+    ["SQLite", () => undefined],
+    ["Redis", () => redis.url],
+  ])("lists both pairings approved at once in two processes (%s)", async (_, url) => {
+    const held = holdingWritesAfterARead((await open(url())).space("grants"));
+    const one = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store: held.space });
+    const two = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      store: (await open(url())).space("grants"),
+    });
+    const alice = { id: 501, name: "@alice" };
+    const bob = { id: 502, name: "@bob" };
+    const first = one.approve(ADMIN, codeIn(one.refusal({ id: alice.id, type: "private" }, alice)));
+    await held.holding;
+    expect(await two.approve(ADMIN, codeIn(two.refusal({ id: bob.id, type: "private" }, bob)))).toContain(
+      "Approved",
+    );
+    held.release();
+    expect(await first).toContain("Approved");
+    for (const access of [one, two]) {
+      const list = await access.list(ADMIN);
+      expect(list).toContain("@alice (user id 501)");
+      expect(list).toContain("@bob (user id 502)");
+    }
+  });
 });
+
+/**
+ * `inner` with its writes held once it has been read from: `holding` resolves when the first
+ * write is held, and every held write goes on at `release()`.
+ */
+function holdingWritesAfterARead(inner: KeyValueSpace) {
+  let read = false;
+  let holding!: () => void;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const heldWrite = new Promise<void>((resolve) => {
+    holding = resolve;
+  });
+  const afterHold = async <T>(write: () => Promise<T>): Promise<T> => {
+    if (read) {
+      holding();
+      await held;
+    }
+    return write();
+  };
+  const space: KeyValueSpace = {
+    get: (key) => {
+      read = true;
+      return inner.get(key);
+    },
+    getMany: (keys) => {
+      read = true;
+      return getAll(inner, keys);
+    },
+    set: (key, value, ttlMs) => afterHold(() => inner.set(key, value, ttlMs)),
+    delete: (key) => afterHold(() => inner.delete(key)),
+    setIfAbsent: (key, value, ttlMs) => afterHold(() => inner.setIfAbsent(key, value, ttlMs)),
+  };
+  return { space, holding: heldWrite, release };
+}
