@@ -56,27 +56,23 @@ export interface RunningApp {
   readonly channelsSettled: Promise<void>;
 }
 
-/** Whether a person is at a terminal on both of the app's streams. */
-export function isTerminal(io: Pick<AppIo, "stdin" | "stdout">): boolean {
-  return (
-    (io.stdin as { isTTY?: boolean }).isTTY === true && (io.stdout as { isTTY?: boolean }).isTTY === true
-  );
-}
-
 /**
  * The channels `start` will run: those with credentials, plus the console when `console.enabled`
- * is true, or "auto" and no platform is configured or a person is at a terminal.
+ * is true, or "auto" and no platform is configured. The console has no access checks (whoever
+ * types is its session's owner), so a team deployment never gets it beside Slack or Telegram just
+ * because it was started in a terminal (docker run -it, tmux): only when set to true.
  */
-export function planChannels(
-  config: CoworkerConfig,
-  starters: readonly ChannelStarter[],
-  terminal = false,
-): readonly string[] {
+export function planChannels(config: CoworkerConfig, starters: readonly ChannelStarter[]): readonly string[] {
   const configured = starters.filter((starter) => starter.hasCredentials(config)).map((s) => s.platform);
   const mode = config.console.enabled;
-  const console = mode === true || (mode === "auto" && (configured.length === 0 || terminal));
+  const console = mode === true || (mode === "auto" && configured.length === 0);
   return console ? [...configured, "console"] : configured;
 }
+
+/** Said at start when `console.enabled: true`: the console runs, beside any platform, unchecked. */
+export const CONSOLE_UNCHECKED =
+  "console.enabled is true: whoever types at this terminal is the console's user, with NO access " +
+  "checks — they own the console session (approve its cards, auto mode, standing grants) and run its tools";
 
 /** Thrown when the assembly has no session layer to run channels against. */
 export class AssemblyIncompleteError extends Error {
@@ -258,7 +254,7 @@ export async function startApp(
 
     const shell = await context.shell.status();
     logShellStatus(logger, shell);
-    const planned = planChannels(config, options.assembly.channels, isTerminal(options.io));
+    const planned = planChannels(config, options.assembly.channels);
     options.io.stderr.write(
       formatBanner(config, {
         version: options.version,
@@ -273,6 +269,10 @@ export async function startApp(
     const starters = options.assembly.channels.filter((starter) => planned.includes(starter.platform));
     supervisors.push(...superviseChannels(channelContext, starters, warn));
     if (planned.includes("console")) {
+      if (config.console.enabled === true) {
+        options.io.stderr.write(`! ${CONSOLE_UNCHECKED}\n`);
+        logger.warn(CONSOLE_UNCHECKED);
+      }
       startConsoleChannel(channelContext, options.io, {
         otherChannels: starters.map((starter) => starter.platform),
         started,

@@ -9,7 +9,7 @@
  */
 import { join } from "node:path";
 import { defaultAssembly } from "../app/assembly.js";
-import { isTerminal, planChannels, startApp } from "../app/start-app.js";
+import { planChannels, startApp } from "../app/start-app.js";
 import { StartupInterrupted } from "../app/startup-phase.js";
 import { loadConfig } from "../config/load-config.js";
 import { modelBaseUrl, NO_MODEL_ENDPOINT_HELP } from "../config/model-endpoint.js";
@@ -45,7 +45,7 @@ export async function startCommand(argv: readonly string[], io: CliIo): Promise<
     return 1;
   }
   const assembly = io.assembly ?? defaultAssembly;
-  const consoleMode = planChannels(config, assembly.channels, isTerminal(io)).includes("console");
+  const consoleMode = planChannels(config, assembly.channels).includes("console");
   const logFile = consoleMode ? join(config.data_dir, "coworker.log") : undefined;
   const logger = createLogger({ level: config.log.level, ...(logFile ? { file: logFile } : {}) });
   if (logFile) io.stderr.write(`Logs: ${logFile}\n`);

@@ -370,7 +370,10 @@ export const configSchema = z.strictObject({
       channel_down_grace_s: positiveInt.default(300),
     })
     .prefault({}),
-  /** The terminal chat: "auto" runs it when no platform is configured or stdin is a terminal. */
+  /**
+   * The terminal chat, which has no access checks: "auto" runs it only when no platform is
+   * configured; true also beside Slack / Telegram (start says it is unchecked); false never.
+   */
   console: z
     .strictObject({ enabled: z.union([z.literal("auto"), z.boolean()]).default("auto") })
     .prefault({}),
