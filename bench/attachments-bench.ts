@@ -27,6 +27,7 @@ import type { ThreadTarget } from "../src/core/thread-target.js";
 import { startFakeTelegram } from "../test/fakes/fake-telegram/fake-telegram.js";
 import { tinyPdf } from "../test/support/tiny-pdf.js";
 import { hostLine, percentile, round1, writeResults } from "./support/report.js";
+import { OPEN_UPLOADS } from "../test/support/test-upload-gate.js";
 
 const RUNS = 5;
 const GOAL_BLOCK_MS = 50;
@@ -130,6 +131,7 @@ export async function run(): Promise<Record<string, unknown>> {
       apiRoot: tg.apiRoot,
       workspace: createWorkspacePaths({ root: workspace }),
       maxBytes: 20 * 1_048_576,
+      uploads: OPEN_UPLOADS,
     });
     const intake = new AttachmentIntake({ workspace: createWorkspacePaths({ root: workspace }), logger });
     const target: ThreadTarget = { platform: "telegram", workspace: "tg", channel: String(CHAT.id) };

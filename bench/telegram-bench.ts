@@ -45,6 +45,7 @@ import {
 } from "./support/report.js";
 import { withOutputs } from "../test/support/adapter-outputs.js";
 import { REPO_ROOT } from "../test/support/repo-root.js";
+import { OPEN_UPLOADS } from "../test/support/test-upload-gate.js";
 
 const LEVELS = [1, 50, 200] as const;
 /**
@@ -175,6 +176,7 @@ function channelOptions(
     allowedUsers: Array.from({ length: 10_000 }, (_, i) => String(FIRST_USER + i)),
     allowedChats: [],
     fileMaxBytes: 1_048_576,
+    uploads: OPEN_UPLOADS,
     workspaceRoot: path.join(dataDir, "workspace"),
     service,
     logger: pino({ level: "silent" }),

@@ -22,6 +22,7 @@ import {
 import { withOutputs } from "../../test/support/adapter-outputs.js";
 import { stopStack } from "../../test/support/session-stack.js";
 import { instantStack } from "./instant.js";
+import { OPEN_UPLOADS } from "../../test/support/test-upload-gate.js";
 
 /** One platform call, as the streaming benchmarks see it. */
 export interface PlatformCall {
@@ -147,6 +148,7 @@ export async function telegramStack(
       allowedUsers: Array.from({ length: conversations }, (_, i) => String(FIRST_USER + i)),
       allowedChats: Array.from({ length: conversations }, (_, i) => String(FIRST_GROUP - i)),
       fileMaxBytes: 1_048_576,
+      uploads: OPEN_UPLOADS,
       workspaceRoot: path.join(dataDir, "workspace"),
       service: manager,
       logger: pino({ level: "silent" }),

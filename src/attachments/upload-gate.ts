@@ -48,11 +48,6 @@ export interface UploadGate {
   ): Promise<UploadAdmission>;
 }
 
-/** Lets every file through: a channel built without a gate (tests, the console). */
-export const UNGATED: UploadGate = Object.freeze({
-  admit: async () => ({ ok: true as const, settle: async () => {}, release: async () => {} }),
-});
-
 /** The free bytes (for unprivileged users) of the filesystem holding `path`. */
 export async function statfsFreeBytes(path: string): Promise<number> {
   const stats = await statfs(path);

@@ -47,9 +47,9 @@ export interface InboundFileOptions {
   readonly attachments?: AttachmentIntake;
   /**
    * Asked before each file is downloaded: the sender's bytes of the day and the free disk space
-   * (attachments/upload-gate.ts). No limit but `fileMaxBytes` when absent.
+   * (attachments/upload-gate.ts). Required, so no channel is ever built with unlimited uploads.
    */
-  readonly uploads?: UploadGate;
+  readonly uploads: UploadGate;
 }
 
 /** One chat platform as the app runs it (see the module comment). */

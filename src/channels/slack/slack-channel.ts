@@ -224,7 +224,7 @@ export class SlackChannel implements ChannelAdapter {
         apiUrl: this.boltApiUrl,
         maxBytes: o.fileMaxBytes,
         workspace,
-        ...(o.uploads ? { uploads: o.uploads } : {}),
+        uploads: o.uploads,
       },
       attachments: o.attachments ?? new AttachmentIntake({ workspace, logger: this.logger }),
       logger: this.logger,

@@ -13,7 +13,7 @@
  */
 import { posix } from "node:path";
 import type { Logger } from "pino";
-import { UNGATED, type UploadGate, type UploadHold } from "../../attachments/upload-gate.js";
+import type { UploadGate, UploadHold } from "../../attachments/upload-gate.js";
 import { REDIRECT_STATUSES } from "../../core/http-redirects.js";
 import type { InboundFile } from "../../core/inbound-message.js";
 import { conversationPaths } from "../../tools/files/conversation-paths.js";
@@ -39,9 +39,9 @@ export interface FileDownloadOptions {
   readonly timeoutMs?: number;
   /**
    * Asked before each download: the sender's daily bytes and the free disk space
-   * (attachments/upload-gate.ts). Every file goes through when absent.
+   * (attachments/upload-gate.ts).
    */
-  readonly uploads?: UploadGate;
+  readonly uploads: UploadGate;
 }
 
 export interface DownloadResult {
@@ -190,7 +190,7 @@ export async function downloadFiles(
   const notes: string[] = [];
   const relativeDir = uploadFolderOf(target);
   const workspace = conversationPaths(options.workspace, target);
-  const uploads = options.uploads ?? UNGATED;
+  const { uploads } = options;
   for (const file of files) {
     const name = file.name ?? file.title ?? file.id;
     const deadline = downloadDeadline(options.timeoutMs);

@@ -192,7 +192,7 @@ export class TelegramChannel implements ChannelAdapter {
       apiRoot,
       workspace,
       maxBytes: options.fileMaxBytes,
-      ...(options.uploads ? { uploads: options.uploads } : {}),
+      uploads: options.uploads,
     });
     // Malformed updates stop here, before anything reads their fields.
     const intake = new IntakeLog(logger);

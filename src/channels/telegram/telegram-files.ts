@@ -12,7 +12,7 @@
  */
 import { posix } from "node:path";
 import type { Api } from "grammy";
-import { UNGATED, type UploadGate, type UploadHold } from "../../attachments/upload-gate.js";
+import type { UploadGate, UploadHold } from "../../attachments/upload-gate.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { uploadFolderOf } from "../../core/upload-folders.js";
 import type { InboundFile } from "../../core/inbound-message.js";
@@ -37,9 +37,9 @@ export interface TelegramFilesOptions {
   readonly downloadTimeoutMs?: number;
   /**
    * Asked before each download: the sender's daily bytes and the free disk space
-   * (attachments/upload-gate.ts). Every file goes through when absent.
+   * (attachments/upload-gate.ts).
    */
-  readonly uploads?: UploadGate;
+  readonly uploads: UploadGate;
 }
 
 interface Attachment {
@@ -122,7 +122,7 @@ export class TelegramFiles {
     const relative = posix.join(uploadFolderOf(target), `${message.message_id}-${attachment.name}`);
     const deadline = downloadDeadline(this.options.downloadTimeoutMs);
     // The sender's daily bytes and the free disk space, before anything is fetched.
-    const admission = await (this.options.uploads ?? UNGATED).admit(
+    const admission = await this.options.uploads.admit(
       target.platform,
       String(message.from?.id ?? message.chat.id),
       attachment.declaredBytes,

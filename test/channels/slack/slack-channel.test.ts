@@ -11,6 +11,7 @@ import type { ObservedMessage } from "../../../src/subscriptions/observed-messag
 import { FakeService } from "./fake-service.js";
 import { actionIds, fakeSlackChannelOptions, silentLogger, startFakeSlackWithAnaAndBo } from "./support.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
+import { OPEN_UPLOADS } from "../../support/test-upload-gate.js";
 
 let fake: FakeSlack;
 let service: FakeService;
@@ -93,6 +94,7 @@ describe("connection", () => {
           allowedChannels: [],
           allowedBots: [],
           fileMaxBytes: 1,
+          uploads: OPEN_UPLOADS,
           workspaceRoot: "/tmp",
           service,
           logger: silentLogger,

@@ -13,6 +13,7 @@ import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { downloadFiles } from "../../../src/channels/slack/slack-files.js";
 import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
+import { OPEN_UPLOADS } from "../../support/test-upload-gate.js";
 
 let server: http.Server;
 let apiUrl: string;
@@ -64,6 +65,7 @@ const options = () => ({
   botToken: "xoxb-test",
   apiUrl,
   maxBytes: 1_048_576,
+  uploads: OPEN_UPLOADS,
   workspace: createWorkspacePaths({ root }),
   logger: pino({ level: "silent" }),
 });

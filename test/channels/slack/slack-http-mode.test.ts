@@ -5,6 +5,7 @@ import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js"
 import { FakeService } from "./fake-service.js";
 import { silentLogger } from "./support.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
+import { OPEN_UPLOADS } from "../../support/test-upload-gate.js";
 
 const SECRET = "test-signing-secret";
 let fake: FakeSlack;
@@ -28,6 +29,7 @@ beforeEach(async () => {
       allowedChannels: [],
       allowedBots: [],
       fileMaxBytes: 1_000,
+      uploads: OPEN_UPLOADS,
       workspaceRoot: "/tmp",
       service,
       logger: silentLogger,

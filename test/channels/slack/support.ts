@@ -14,6 +14,7 @@ import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from "../../../src/chann
 import { SlackThreadOutput } from "../../../src/channels/slack/slack-thread-output.js";
 import { ThreadRegistry } from "../../../src/channels/slack/slack-threads.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
+import { OPEN_UPLOADS } from "../../support/test-upload-gate.js";
 
 export const silentLogger = pino({ level: "silent" });
 
@@ -54,6 +55,7 @@ export function fakeSlackChannelOptions(
     allowedChannels: [],
     allowedBots: [],
     logger: silentLogger,
+    uploads: OPEN_UPLOADS,
     ...setup,
   };
 }

@@ -25,6 +25,7 @@ import {
 } from "../../fakes/fake-telegram/fake-telegram.js";
 import { type RecordedCommand, RecordingService } from "../../support/recording-service.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
+import { OPEN_UPLOADS } from "../../support/test-upload-gate.js";
 
 export const ALICE: FakeUser = { id: 1001, first_name: "Alice", username: "alice" };
 export const BOB: FakeUser = { id: 1002, first_name: "Bob", username: "bob" };
@@ -107,6 +108,7 @@ export function fakeTelegramChannelOptions(
     pollingBackoff: { initialMs: 20, maxMs: 200 },
     retry: { maxRetryAttempts: 3, maxDelaySeconds: 5 },
     sendLimits: TEST_SEND_LIMITS,
+    uploads: OPEN_UPLOADS,
     ...setup,
   };
 }

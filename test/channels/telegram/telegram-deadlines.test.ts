@@ -23,6 +23,7 @@ import { agentEvent } from "../../../src/core/events.js";
 import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
 import { ALICE, ALICE_DM, type Harness, ScriptedService, startHarness } from "./harness.js";
 import { type Stack, startStack } from "./stack.js";
+import { OPEN_UPLOADS } from "../../support/test-upload-gate.js";
 
 /** Short deadlines, each kind its own, so an error tells which one a call got. */
 const SHORT: CallDeadlines = { callMs: 200, editMs: 300, uploadMs: 400, pollMarginMs: 5_000 };
@@ -212,6 +213,7 @@ describe("deadlines in the Telegram channel", () => {
       allowedUsers: [],
       allowedChats: [],
       fileMaxBytes: 1024,
+      uploads: OPEN_UPLOADS,
       workspaceRoot: "/nonexistent",
       service: new ScriptedService(),
       logger: pino({ level: "silent" }),

@@ -24,6 +24,7 @@ import {
   type FakeTelegram,
   startFakeTelegram,
 } from "../../fakes/fake-telegram/fake-telegram.js";
+import { OPEN_UPLOADS } from "../../support/test-upload-gate.js";
 
 const CHAT = { id: 4242, type: "private" as const, first_name: "Ana" };
 const USER = { id: 4242, is_bot: false, first_name: "Ana" };
@@ -55,6 +56,7 @@ function telegramFiles(options: Partial<TelegramFilesOptions> = {}): TelegramFil
     apiRoot: tg.apiRoot,
     workspace: createWorkspacePaths({ root }),
     maxBytes: 1_048_576,
+    uploads: OPEN_UPLOADS,
     ...options,
   });
 }
