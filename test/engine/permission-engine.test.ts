@@ -169,7 +169,7 @@ describe("grants and prefixes in interactive mode", () => {
     expect(decision).toMatchObject({ action: "allow", rule: "grant:readonly_session" });
     expect(decision.runArgs).toEqual({
       command: expect.stringMatching(
-        /^git -c core\.fsmonitor= -c core\.hooksPath=\/dev\/null .*--no-pager.* status$/,
+        /^GIT_ALLOW_PROTOCOL=\S+ .*git -c core\.fsmonitor= -c core\.hooksPath=\/dev\/null .*--no-pager.* status$/,
       ),
       timeout_s: 5,
     });

@@ -44,11 +44,12 @@ describe("the adversarial corpus", () => {
   });
 });
 
-describe("read-only git runs with its programs switched off", () => {
+describe("read-only git runs with its programs and transports switched off", () => {
   const PROTECTION =
+    "GIT_ALLOW_PROTOCOL=no_transport GIT_NO_LAZY_FETCH=1 " +
     "git -c core.fsmonitor= -c core.hooksPath=/dev/null -c log.showSignature=false -c gpg.program=false " +
     "-c gpg.ssh.program=false -c gpg.x509.program=false -c diff.submodule=short -c submodule.recurse=false " +
-    "--no-pager --no-optional-locks";
+    "-c help.autocorrect=0 --no-pager --no-optional-locks";
 
   it("injects the protective options, and the diff switches where git diffs", () => {
     expect(classifyReadOnly("git status")).toEqual({ readOnly: true, command: `${PROTECTION} status` });

@@ -7,7 +7,7 @@
  * readonly-git.ts). No word may be one bash would expand (unquoted `{ } * ? [ ~`, any `$`),
  * and the only redirections are to /dev/null, fd duplicates and reading a file with `<`. When in
  * doubt the answer is "no": the command then simply asks for approval. A read-only line that runs
- * git comes back rewritten with git's protective options; that rewritten line is what runs.
+ * git comes back rewritten with git's protective environment and options; that line is what runs.
  */
 import { parseArgs } from "./option-spec.js";
 import { ANY_ARGUMENTS, isReadOnlyTest, READ_ONLY_PROGRAMS } from "./readonly-programs.js";
@@ -43,10 +43,7 @@ function readOnlyWords(command: ShellCommand): string[] | undefined {
   const [program, ...args] = command.words.map((word) => word.text);
   // Bare names only: `./ls` or `/tmp/cat` could be anything; `A=b cmd` could set LD_PRELOAD.
   if (program === undefined || program.includes("/") || program.includes("=")) return undefined;
-  if (program === "git") {
-    const protectedArgs = protectGit(args);
-    return protectedArgs === undefined ? undefined : [program, ...protectedArgs];
-  }
+  if (program === "git") return protectGit(args);
   if (ANY_ARGUMENTS.has(program)) return [program, ...args];
   if (program === "test") return isReadOnlyTest(args) ? [program, ...args] : undefined;
   if (program === "find") return isReadOnlyFind(args) ? [program, ...args] : undefined;
