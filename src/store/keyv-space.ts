@@ -92,9 +92,9 @@ export class KeyvSpace implements KeyValueSpace {
   }
 
   /**
-   * Write only when the key is absent (or expired); true when this call wrote it. Atomic across
-   * processes on Redis (SET NX) and on SQLite (one conditional upsert); on Postgres and memory it
-   * is atomic within this process only (a per-key mutex over get + set).
+   * Write only when the key is absent (or expired by the caller's clock); true when this call
+   * wrote it. Atomic across processes on Redis (one script), SQLite and Postgres (one conditional
+   * upsert each); in memory it is a per-key mutex over get + set, as only one process holds it.
    */
   setIfAbsent(key: string, value: unknown, ttlMs?: number): Promise<boolean> {
     return this.guarded(
