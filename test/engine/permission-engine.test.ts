@@ -8,6 +8,10 @@ import { type ConversationExecutionRequest, createRequest } from "../../src/core
 import { type AnyTool, defineTool, ok, type SessionFacts } from "../../src/core/tool.js";
 import { freshFacts, peekChannel, RunLog, testRegistry } from "./helpers/test-tools.js";
 import { request as personRequest } from "../support/engine-fixtures.js";
+import {
+  createSubscriptionTools,
+  type SubscriptionToolsService,
+} from "../../src/subscriptions/subscription-tools.js";
 
 const registry = testRegistry(new RunLog());
 const tool = (name: string): AnyTool => registry.get(name)!;
@@ -391,23 +395,56 @@ describe("a read that widens its conversation's audience", () => {
       { mode, grants, facts: freshFacts(), provenance: user, request: personRequest() },
     );
 
-  it("asks a person, with the tool's reason and an always-allow option, outside auto mode", () => {
+  it("asks a person, with the tool's reason and no always-allow option, outside auto mode", () => {
     for (const mode of ["interactive", "plan", "discuss"] as const)
       expect(decideRead("#secret", mode)).toMatchObject({
         action: "ask",
         rule: "read:wider_audience",
         reason: "it reads #secret into this thread",
-        alwaysOptions: ["always_tool"],
+        alwaysOptions: [],
       });
   });
 
-  it("runs unasked when it does not widen it, in auto mode, or under a grant for the tool", () => {
+  it("runs unasked when it does not widen it, or in auto mode", () => {
     expect(decideRead("here", "interactive")).toMatchObject({ action: "allow", rule: "category:read" });
     expect(decideRead("#secret", "auto")).toMatchObject({ action: "allow", rule: "category:read" });
+  });
+
+  it("asks over a standing grant for the tool", () => {
     const granted = new GrantSet([{ kind: "tool", tool: "peek_channel" }]);
     expect(decideRead("#secret", "interactive", granted)).toMatchObject({
-      action: "allow",
-      rule: "grant:tool",
+      action: "ask",
+      rule: "read:wider_audience",
     });
+  });
+
+  it("catch_up: Ana's 'always' grant does not let Ben's turn read his private channel into the shared thread", () => {
+    const catchUp = createSubscriptionTools({} as SubscriptionToolsService).find(
+      (t) => t.name === "catch_up",
+    );
+    if (!catchUp) throw new Error("catch_up is missing");
+    const grants = new GrantSet([{ kind: "tool", tool: "catch_up", by: "Ana" }]);
+    const decide = (channel: string, userId: string, displayName: string) =>
+      engine.decide(
+        catchUp,
+        { channel },
+        {
+          mode: "interactive",
+          grants,
+          facts: freshFacts(),
+          provenance: user,
+          request: personRequest({ requester: { userId, displayName } }),
+        },
+      );
+    for (const [channel, id, name] of [
+      ["#general", "U_ANA", "Ana"],
+      ["#hr-private", "U_BEN", "Ben"],
+    ] as const)
+      expect(decide(channel, id, name)).toMatchObject({
+        action: "ask",
+        rule: "read:wider_audience",
+        alwaysOptions: [],
+        personFloor: expect.any(String),
+      });
   });
 });

@@ -1,3 +1,10 @@
+/**
+ * The permission engine: for each tool call the model proposes, decides allow, ask a person, or
+ * deny — from the hard-deny rules, the session's mode, the call's category and provenance, and
+ * the standing grants people gave. One pure decision per call, so every runner (interactive,
+ * reviewed, auto, woken by channel content) applies the same rules, and the audit trail names the
+ * rule that decided.
+ */
 import { modeOffersTool } from "../../tools/registry.js";
 import { type AnyTool, callCategory, type SessionFacts } from "../../core/tool.js";
 import { channelContentSchema } from "../../core/channel-content.js";
@@ -32,9 +39,9 @@ export interface Decision {
   readonly humanOnly?: boolean;
   /**
    * Why no reviewer model may answer this ask, though it is otherwise an ordinary one: whoever
-   * may approve an ordinary card may approve it, and its always options stay (unlike humanOnly, it
-   * does not weigh as loosening the session). A read that would widen the conversation's audience
-   * is one: the reviewer sees a read and its arguments, not who reads along in the thread.
+   * may approve an ordinary card may approve it (unlike humanOnly, it does not weigh as loosening
+   * the session). A read that would widen the conversation's audience is one: the reviewer sees a
+   * read and its arguments, not who reads along in the thread.
    */
   readonly personFloor?: string;
   /** Arguments to run with instead of the proposed ones (a read-only git line gets its protection). */
@@ -170,13 +177,16 @@ export class PermissionEngine {
   /**
    * A read runs unasked — unless, outside auto mode, it would show the conversation's audience
    * what not all of them may see (ToolDefinition.widensAudience): then a person decides, never a
-   * reviewer model (personFloor) — only a person in the thread can judge who reads along.
+   * reviewer model (personFloor) — only a person in the thread can judge who reads along. Each
+   * such read is asked: no standing grant covers it and its card offers no "always". Which channel
+   * or listing is read, and whose, differs from call to call (a grant one member gave for their
+   * own read would carry another member's private channel into the thread), and it only asks in a
+   * shared thread, where every read has its own audience question.
    */
   private read(tool: AnyTool, args: Record<string, unknown>, ctx: DecisionContext): Decision {
     const widens = ctx.mode === "auto" || !ctx.request ? undefined : tool.widensAudience?.(args, ctx.request);
     if (widens === undefined) return allow("category:read", "read tools run without asking");
-    if (ctx.grants.hasTool(tool.name)) return allow("grant:tool", `${tool.name} is always allowed`);
-    return { ...ask("read:wider_audience", widens, ["always_tool"]), personFloor: WIDER_AUDIENCE_FLOOR };
+    return { ...ask("read:wider_audience", widens, NO_OPTIONS), personFloor: WIDER_AUDIENCE_FLOOR };
   }
 
   private interactive(

@@ -1,7 +1,7 @@
 /**
  * A read that would widen the conversation's audience (catching up on another channel into a
  * shared thread) goes to a person in reviewed mode: the reviewer sees a read and its arguments,
- * not who reads along, so it is never asked. The card keeps its "always" option.
+ * not who reads along, so it is never asked. The card offers no "always" option.
  */
 import { describe, expect, it } from "vitest";
 import { textStep, toolStep } from "../../support/scripted-provider.js";
@@ -21,7 +21,7 @@ describe("a read that widens the audience, in reviewed mode", () => {
     expect(h.model.requests).toHaveLength(0);
     const cards = ofType(events, "permission-required");
     expect(cards.map((c) => c.callId)).toEqual(["c1"]);
-    expect(cards[0]?.alwaysOptions).toEqual(["always_tool"]);
+    expect(cards[0]?.alwaysOptions).toEqual([]);
     expect(h.audit.find((r) => r.kind === "reviewer_skipped" && r.callId === "c1")?.reason).toMatch(
       /who reads along/,
     );
