@@ -236,6 +236,17 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     await eventually(async () => (await space.get(key("short"))) === undefined, "the setMany TTL to expire");
   });
 
+  it("setMany with one key given twice keeps the last value", async () => {
+    run += 1;
+    const space = store.space("history");
+    await space.setMany!([
+      { key: key("twice"), value: "first" },
+      { key: key("other"), value: 1 },
+      { key: key("twice"), value: "last" },
+    ]);
+    expect(await space.getMany!([key("twice"), key("other")])).toEqual(["last", 1]);
+  });
+
   it("getMany reads several keys in order: absent and expired keys are undefined", async () => {
     run += 1;
     const space = store.space("dedupe");

@@ -55,13 +55,18 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
     await this.setMany([{ key, value }]);
   }
 
-  /** Every entry in one statement: committed together or not at all. */
+  /**
+   * Every entry in one statement: committed together or not at all. A key given twice keeps its
+   * last value, as on the other backends (one upsert cannot touch a row twice: Postgres refused
+   * the whole write).
+   */
   async setMany(entries: ReadonlyArray<{ key: string; value: string }>): Promise<void> {
     if (entries.length === 0) return;
+    const last = new Map(entries.map((entry) => [entry.key, entry.value] as const));
     await this.query(
       `INSERT INTO ${this.table} (key, value) SELECT * FROM unnest($1::text[], $2::text[])
        ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
-      [entries.map((entry) => entry.key), entries.map((entry) => entry.value)],
+      [[...last.keys()], [...last.values()]],
     );
   }
 
