@@ -91,8 +91,10 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   return {
     port,
     url: `http://${host}:${port}`,
+    // Open connections are cut first: an unfinished request would otherwise hold close() open.
     close: () =>
       new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/logger.js";
 import { createMetrics } from "../../src/ops/metrics.js";
@@ -145,6 +146,19 @@ describe("ops server", () => {
     const other = createMetrics({ processMetrics: false });
     other.error("store");
     expect(await createMetrics({ processMetrics: false }).render()).not.toContain('area="store"');
+  });
+
+  it("closes while a stranger's request is unfinished (its body never comes)", async () => {
+    const { url } = await start();
+    const stranger = connect(Number(new URL(url).port), "127.0.0.1");
+    stranger.on("error", () => undefined);
+    stranger.write("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{");
+    const answered = await new Promise<string>((resolve) => stranger.once("data", (d) => resolve(String(d))));
+    expect(answered.split("\r\n")[0]).toBe("HTTP/1.1 405 Method Not Allowed");
+    const closing = server?.close();
+    server = undefined;
+    await closing; // before, it waited for the rest of the request, which never comes
+    stranger.destroy();
   });
 
   it("answers unknown paths with 404 and other methods with 405", async () => {
