@@ -150,23 +150,43 @@ export class KeyvSpace implements KeyValueSpace {
 
   private check(key: string, ...write: [value: unknown, ttlMs: number | undefined] | []): void {
     this.context.assertOpen();
-    if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH) {
-      throw new Error(`store: key in ${this.namespace} must be a string of 1–${MAX_KEY_LENGTH} characters`);
-    }
-    if (UNSTORABLE_IN_KEY.test(key)) {
-      throw new Error(
-        `store: key in ${this.namespace} must be well-formed Unicode text (no lone surrogate) without NUL characters`,
-      );
-    }
-    if (write.length === 0) return;
-    const [value, ttlMs] = write;
-    if (value === undefined) {
-      throw new Error(`store: cannot store undefined at ${this.namespace}/${key} (use delete)`);
-    }
-    if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0)) {
-      throw new Error(
-        `store: ttlMs for ${this.namespace}/${key} must be a positive whole number of milliseconds`,
-      );
-    }
+    if (write.length === 0) checkKey(this.namespace, key);
+    else checkEntry(this.namespace, key, ...write);
+  }
+}
+
+/**
+ * Throws unless `key` can name a row in `namespace` on every backend: 1–MAX_KEY_LENGTH characters,
+ * no lone surrogate, no NUL. Every store call checks its keys here, and so does anything writing the
+ * store's keys by another path (redis-coordination.ts), so a key refused by one is refused by all.
+ */
+export function checkKey(namespace: StoreNamespace, key: string): void {
+  if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH) {
+    throw new Error(`store: key in ${namespace} must be a string of 1–${MAX_KEY_LENGTH} characters`);
+  }
+  if (UNSTORABLE_IN_KEY.test(key)) {
+    throw new Error(
+      `store: key in ${namespace} must be well-formed Unicode text (no lone surrogate) without NUL characters`,
+    );
+  }
+}
+
+/**
+ * Throws unless `key`, `value` and `ttlMs` make an entry the store can write: a key as checkKey
+ * wants, a value other than undefined (a delete is a delete), and a TTL, when given, that is a
+ * positive whole number of milliseconds.
+ */
+export function checkEntry(
+  namespace: StoreNamespace,
+  key: string,
+  value: unknown,
+  ttlMs: number | undefined,
+): void {
+  checkKey(namespace, key);
+  if (value === undefined) {
+    throw new Error(`store: cannot store undefined at ${namespace}/${key} (use delete)`);
+  }
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && ttlMs > 0)) {
+    throw new Error(`store: ttlMs for ${namespace}/${key} must be a positive whole number of milliseconds`);
   }
 }

@@ -2,7 +2,8 @@
  * InProcessCoordination: the coordination contract inside one process, for the single-process
  * default (SQLite, Postgres, memory stores). Leases, fences, queues, claims and sets live in Maps
  * (expiry checked on access); pub/sub delivers to this process's listeners; fenced writes go to
- * the store's spaces after the fence check.
+ * the store's spaces after the fence check. Input is checked as on Redis, whole and first
+ * (coordination-input.ts), so both refuse the same calls and neither writes half of one.
  */
 import { type SpaceEntry, type Store, type StoreNamespace, setAll } from "../store.js";
 import {
@@ -16,6 +17,7 @@ import {
   type StoreWrite,
   type Unsubscribe,
 } from "./coordination.js";
+import { checkFencedWrites, checkLeaseTtl, checkOffer, checkStoreWrites } from "./coordination-input.js";
 
 /** A coordination store write as a space entry. */
 function entryOf(write: StoreWrite): SpaceEntry {
@@ -49,6 +51,7 @@ export class InProcessCoordination implements Coordination {
 
   async acquire(key: string, ttlMs: number, owner?: string): Promise<LeaseGrant | undefined> {
     this.assertOpen();
+    checkLeaseTtl(key, ttlMs);
     if (this.live(key)) return undefined;
     const token = newLeaseToken(owner);
     const fence = (this.fences.get(key) ?? 0) + 1;
@@ -58,6 +61,7 @@ export class InProcessCoordination implements Coordination {
   }
 
   async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
+    checkLeaseTtl(key, ttlMs);
     const held = this.live(key);
     if (held?.token !== token) return false;
     held.expiresAt = this.now() + ttlMs;
@@ -80,6 +84,7 @@ export class InProcessCoordination implements Coordination {
 
   async fencedWrite(fence: FenceRef, writes: readonly FencedWrite[]): Promise<boolean> {
     this.assertOpen();
+    checkFencedWrites(writes);
     if ((this.fences.get(fence.key) ?? 0) !== fence.fence) return false;
     let batch: { namespace: StoreNamespace; entries: SpaceEntry[] } | undefined;
     const flush = async () => {
@@ -107,6 +112,7 @@ export class InProcessCoordination implements Coordination {
   insertIfAbsent(first: StoreWrite, rest: readonly StoreWrite[]): Promise<boolean> {
     this.assertOpen();
     return this.serialised(async () => {
+      checkStoreWrites([first, ...rest]);
       if ((await this.store.space(first.namespace).get(first.key)) !== undefined) return false;
       for (const write of [first, ...rest]) await setAll(this.store.space(write.namespace), [entryOf(write)]);
       return true;
@@ -123,6 +129,7 @@ export class InProcessCoordination implements Coordination {
   offer(offer: Offer): Promise<OfferOutcome> {
     this.assertOpen();
     return this.serialised(async (): Promise<OfferOutcome> => {
+      checkOffer(offer);
       for (const claim of offer.claims)
         if ((await this.store.space(claim.namespace).get(claim.key)) !== undefined)
           return { status: "duplicate" };
@@ -176,6 +183,7 @@ export class InProcessCoordination implements Coordination {
 
   async claimOnce(key: string, ttlMs: number): Promise<boolean> {
     this.assertOpen();
+    checkLeaseTtl(key, ttlMs);
     const until = this.claims.get(key);
     if (until !== undefined && until > this.now()) return false;
     this.claims.set(key, this.now() + ttlMs);

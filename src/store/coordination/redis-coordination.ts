@@ -7,6 +7,8 @@
  * successor. An offer (claims, index, queue append and lease) is one script too. Queues are
  * lists, claims written only when free (redis-live-entry.ts), indexes sets. Pub/sub runs on a dedicated subscriber connection, as
  * Redis requires, watched by a heartbeat of its own (subscriber-watch.ts). A deployment with a key prefix has every key and channel under `<prefix>:`.
+ * Every call's input is checked whole before its script runs (coordination-input.ts): a script
+ * whose command fails midway keeps the writes made before it.
  */
 import { settlesWithin } from "../../core/settles-within.js";
 import { type ErrorSink, PING_TIMEOUT_MS, serializeValue } from "../backends/backend.js";
@@ -31,6 +33,7 @@ import {
   type StoreWrite,
   type Unsubscribe,
 } from "./coordination.js";
+import { checkFencedWrites, checkLeaseTtl, checkOffer, checkStoreWrites } from "./coordination-input.js";
 import { heartbeatChannel, SubscriberWatch } from "./subscriber-watch.js";
 import type { StoreNamespace } from "../store.js";
 
@@ -202,6 +205,7 @@ export class RedisCoordination implements Coordination {
   }
 
   async acquire(key: string, ttlMs: number, owner?: string): Promise<LeaseGrant | undefined> {
+    checkLeaseTtl(key, ttlMs);
     const token = newLeaseToken(owner);
     const fence = Number(
       await this.client.eval(ACQUIRE, {
@@ -213,6 +217,7 @@ export class RedisCoordination implements Coordination {
   }
 
   async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
+    checkLeaseTtl(key, ttlMs);
     const reply = await this.client.eval(RENEW, {
       keys: [this.leaseKey(key)],
       arguments: [token, String(ttlMs)],
@@ -233,6 +238,7 @@ export class RedisCoordination implements Coordination {
   }
 
   async fencedWrite(fence: FenceRef, writes: readonly FencedWrite[]): Promise<boolean> {
+    checkFencedWrites(writes);
     const keys = [this.fenceKey(fence.key)];
     const args = [String(fence.fence)];
     const now = Date.now();
@@ -266,6 +272,7 @@ export class RedisCoordination implements Coordination {
 
   async insertIfAbsent(first: StoreWrite, rest: readonly StoreWrite[]): Promise<boolean> {
     const writes = [first, ...rest];
+    checkStoreWrites(writes);
     const now = Date.now();
     const reply = await this.client.eval(INSERT_IF_ABSENT_LUA, {
       keys: writes.map((write) => this.storeKey(write)),
@@ -275,6 +282,7 @@ export class RedisCoordination implements Coordination {
   }
 
   async offer(offer: Offer): Promise<OfferOutcome> {
+    checkOffer(offer);
     const token = newLeaseToken(offer.lease.owner);
     const now = Date.now();
     const reply = (await this.client.eval(OFFER, {
@@ -336,6 +344,7 @@ export class RedisCoordination implements Coordination {
   }
 
   async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    checkLeaseTtl(key, ttlMs);
     const reply = await this.client.set(`${this.head}claim:${key}`, "1", {
       condition: "NX",
       expiration: { type: "PX", value: ttlMs },

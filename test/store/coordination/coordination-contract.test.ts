@@ -10,7 +10,11 @@ import os from "node:os";
 import path from "node:path";
 import { createClient } from "@keyv/redis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type Coordination, tokenOwner } from "../../../src/store/coordination/coordination.js";
+import {
+  type Coordination,
+  type StoreWrite,
+  tokenOwner,
+} from "../../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../../src/store/coordination/create-coordination.js";
 import { InProcessCoordination } from "../../../src/store/coordination/in-process-coordination.js";
 import { createStore } from "../../../src/store/create-store.js";
@@ -315,6 +319,70 @@ for (const setup of [redisSetup(), inProcessSetup()]) {
         expect(await sessions.get(`${key}:rec:s${i}`)).toEqual(
           i === winners[0] ? { id: `s${i}` } : undefined,
         );
+    });
+
+    it("refuses what the store would refuse, and bad lease TTLs, before writing anything", async () => {
+      const key = unique("refused");
+      const held = await pair.a.acquire(key, 10_000);
+      const fence = { key, fence: held!.fence };
+      const good = { namespace: "history" as const, key: `${key}:good`, value: "a" };
+      const queue = unique("queue");
+      const set = unique("set");
+      const lease = { key: unique("lease"), ttlMs: 10_000, owner: "p" };
+      const offerOf = (claims: readonly StoreWrite[], ttlMs = lease.ttlMs) =>
+        pair.a.offer({ queue, item: "m", claims, index: { set, member: "s" }, lease: { ...lease, ttlMs } });
+      const refused: ReadonlyArray<readonly [string, StoreWrite]> = [
+        ["a key over 200 characters", { namespace: "history", key: "t".repeat(201), value: "b" }],
+        // On Redis "x\uD800" and "x\uDBFF" would both become "x\uFFFD": one key for two.
+        ["a lone surrogate", { namespace: "history", key: "x\uD800", value: "b" }],
+        ["an undefined value", { namespace: "history", key: `${key}:u`, value: undefined }],
+        ["a TTL of 1.5 ms", { namespace: "history", key: `${key}:t`, value: "b", ttlMs: 1.5 }],
+        ["a TTL of 0", { namespace: "history", key: `${key}:z`, value: "b", ttlMs: 0 }],
+      ];
+      for (const [what, write] of refused) {
+        await expect(
+          pair.a.fencedWrite(fence, [
+            { op: "set", ...good },
+            { op: "set", ...write },
+          ]),
+          what,
+        ).rejects.toThrow(/^store: /);
+        await expect(pair.a.insertIfAbsent(good, [write]), what).rejects.toThrow(/^store: /);
+        await expect(offerOf([good, write]), what).rejects.toThrow(/^store: /);
+      }
+      await expect(
+        pair.a.fencedWrite(fence, [
+          { op: "set", ...good },
+          { op: "delete", namespace: "history", key: "x\uDBFF" },
+        ]),
+      ).rejects.toThrow(/^store: /);
+      await expect(
+        pair.a.fencedWrite(fence, [
+          { op: "set", ...good },
+          { op: "trim", queue, count: 1.5 },
+        ]),
+      ).rejects.toThrow(/^coordination: trim count/);
+      // An offer whose lease TTL is bad fails before its claims are written: its retry is no duplicate.
+      await expect(offerOf([good], 1.5)).rejects.toThrow(/^coordination: ttlMs/);
+      expect(await pair.store.space("history").get(good.key)).toBeUndefined();
+      expect(await pair.b.items(queue, 0)).toEqual([]);
+      expect(await pair.b.members(set)).toEqual([]);
+      expect(await pair.b.holder(lease.key)).toBeUndefined();
+      const taken = await offerOf([good]);
+      expect(taken.status).toBe("taken");
+      if (taken.status === "taken") await pair.a.release(lease.key, taken.grant.token);
+
+      const other = unique("ttl");
+      for (const ttlMs of [1.5, 0, -1, Number.NaN]) {
+        await expect(pair.a.acquire(other, ttlMs), String(ttlMs)).rejects.toThrow(/^coordination: ttlMs/);
+        await expect(pair.a.renew(key, held!.token, ttlMs), String(ttlMs)).rejects.toThrow(
+          /^coordination: ttlMs/,
+        );
+        await expect(pair.a.claimOnce(other, ttlMs), String(ttlMs)).rejects.toThrow(/^coordination: ttlMs/);
+      }
+      expect(await pair.b.holder(other)).toBeUndefined();
+      expect(await pair.b.claimOnce(other, 60_000)).toBe(true);
+      await pair.a.release(key, held!.token);
     });
 
     it("a claim or first key whose entry this process's clock finds expired is free again, though Redis may still hold it", async () => {
