@@ -5,6 +5,7 @@
  * others, the console or start-up; /readyz reports each channel's state and reason, /healthz
  * fails once a configured channel has been down past `ops.channel_down_grace_s`. A signal during
  * start-up ends it (StartupInterrupted); a failing phase shuts down what started and rethrows.
+ * On SQLite and Postgres the store phase first takes the single-process lock (store/single-process-lock.ts).
  * The configuration's secrets are handed to the redactor first, once (loading registers none).
  */
 import { mkdir } from "node:fs/promises";
@@ -22,6 +23,7 @@ import { Shutdown, type SignalSource } from "../ops/shutdown.js";
 import { describeSandboxStatus, type SandboxStatus } from "../tools/shell/sandbox-backend.js";
 import { createShellSandbox, hiddenServicePaths } from "../tools/shell/shell-sandbox.js";
 import { createStore } from "../store/create-store.js";
+import { takeSingleProcessLock } from "../store/single-process-lock.js";
 import { storeSlotBudget } from "../store/slot-budget.js";
 import { storeFailure } from "../store/store-failure.js";
 import type { AppAssembly, AppContext, AppIo, ChannelContext, ChannelStarter } from "./app-parts.js";
@@ -179,6 +181,16 @@ export async function startApp(
   try {
     const store = await phases.run("store", async () => {
       await mkdir(config.workspace.root, { recursive: true });
+      // Before the store opens, so a second process on it stops here; released after the store closes.
+      const lock = await takeSingleProcessLock({
+        url: config.store_url,
+        dataDir: config.data_dir,
+        onWait: (line) => logger.warn(line),
+        onLost: (error) => logger.error({ err: error }, "single-process lock lost"),
+      }).catch((error: unknown) => {
+        throw storeFailure(error, config.store_url !== undefined, config.data_dir);
+      });
+      if (lock) shutdown.addCloser("store lock", () => lock.release());
       return createStore({
         url: config.store_url,
         dataDir: config.data_dir,

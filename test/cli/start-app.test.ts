@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { AppAssembly, ChannelStarter } from "../../src/app/app-parts.js";
 import { planChannels, startApp } from "../../src/app/start-app.js";
 import { loadConfig } from "../../src/config/load-config.js";
+import { ServiceFailure } from "../../src/core/failure.js";
 import type { CoworkerConfig } from "../../src/config/schema.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { FakeService } from "../channels/console/fake-service.js";
@@ -192,5 +193,50 @@ describe("startApp", () => {
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }
+  });
+
+  it("refuses a second start on the same data folder with one line, and starts again once the first has stopped", async () => {
+    const cfg = config("ops: { enabled: false }\n");
+    const firstSignals = new EventEmitter();
+    const first = await startApp(cfg, logger, bareStart(firstSignals));
+    const lines: string[] = [];
+    const captured = createLogger({
+      level: "info",
+      destination: { write: (line: string) => void lines.push(line) },
+      pretty: false,
+    });
+    const second = await startApp(cfg, captured, bareStart(new EventEmitter())).catch(
+      (error: unknown) => error,
+    );
+    expect(second).toBeInstanceOf(ServiceFailure);
+    expect((second as ServiceFailure).line()).toBe(
+      `the store is misconfigured: another Coworker process is using the data folder ${cfg.data_dir} — fix: ` +
+        "run one process per store, or use Redis (COWORKER_STORE_URL=redis://…) to run several",
+    );
+    expect(lines.join("")).toContain(
+      `another Coworker process is using the data folder ${cfg.data_dir}; waiting up to 5 s for it to stop`,
+    );
+    firstSignals.emit("SIGTERM");
+    expect(await first.stopped).toBe(0);
+    const thirdSignals = new EventEmitter();
+    const third = await startApp(cfg, logger, bareStart(thirdSignals));
+    thirdSignals.emit("SIGTERM");
+    expect(await third.stopped).toBe(0);
+  }, 20_000);
+
+  it("gives the data folder back when start-up fails after taking it", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    const cfg = config(`ops: { port: ${port} }\n`);
+    try {
+      await expect(startApp(cfg, logger, bareStart(new EventEmitter()))).rejects.toThrow("already in use");
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
+    const signals = new EventEmitter();
+    const app = await startApp({ ...cfg, ops: { ...cfg.ops, enabled: false } }, logger, bareStart(signals));
+    signals.emit("SIGTERM");
+    expect(await app.stopped).toBe(0);
   });
 });
