@@ -14,6 +14,7 @@
  */
 import { registerSecret } from "../logging/redact.js";
 import type { CoworkerConfig } from "./schema.js";
+import { storeUrlPassword } from "./store-url-password.js";
 
 /** The configured secret values (blank ones left out). */
 function secretsOf(config: CoworkerConfig): readonly string[] {
@@ -26,7 +27,7 @@ function secretsOf(config: CoworkerConfig): readonly string[] {
     config.slack.signing_secret,
     config.telegram.bot_token,
     config.telegram.webhook?.secret,
-    storePassword(config.store_url),
+    storeUrlPassword(config.store_url)?.password,
     ...Object.values(config.tools.mcp_servers).flatMap((server) =>
       Object.values(server.transport === "http" ? server.headers : server.env),
     ),
@@ -37,11 +38,4 @@ function secretsOf(config: CoworkerConfig): readonly string[] {
 /** Hand the configured secret values to the redactor: nothing scrubbed from now on shows them. */
 export function registerConfigSecrets(config: CoworkerConfig): void {
   for (const secret of secretsOf(config)) registerSecret(secret);
-}
-
-/** The password in a store URL (redis://:pw@host, postgres://user:pw@host), if any. */
-function storePassword(url: string | undefined): string | undefined {
-  if (url === undefined || !URL.canParse(url)) return undefined;
-  const password = new URL(url).password;
-  return password === "" ? undefined : decodeURIComponent(password);
 }

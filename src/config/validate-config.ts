@@ -4,8 +4,9 @@
  * is half configured, a variable left empty where a value is required (OPENAI_API_KEY= from a
  * copied .env.example with nothing else pointing at a model), a workspace root that is the data
  * folder or lies inside it (data-dir-roots.ts), or stdio MCP servers that would run inside the
- * workspace (data_dir there: mcp-server-folders.ts), or a Redis key prefix for a store that is not
- * Redis (it would be ignored, and the operator would believe deployments are kept apart).
+ * workspace (data_dir there: mcp-server-folders.ts), a store URL password its client cannot decode
+ * (store-url-password.ts), or a Redis key prefix for a store that is not Redis (it would be
+ * ignored, and the operator would believe deployments are kept apart).
  */
 import { describeStoreTarget, resolveStoreTarget, type StoreTarget } from "../store/store-url.js";
 import { dataDirRootProblems } from "./data-dir-roots.js";
@@ -15,6 +16,7 @@ import { settingLabel } from "./env-overrides.js";
 import { mcpServerFolderProblems } from "./mcp-server-folders.js";
 import type { CoworkerConfig } from "./schema.js";
 import { skillDirRootProblems } from "./skill-dir-roots.js";
+import { storeUrlPassword } from "./store-url-password.js";
 
 export interface ValidationContext {
   /** Dotted config path → the environment variable that set it. */
@@ -95,6 +97,13 @@ function storePrefixProblems(config: CoworkerConfig, context: ValidationContext)
   ];
 }
 
+/** A store URL password the store's client could not decode (store-url-password.ts), named without repeating it. */
+function storeUrlProblems(config: CoworkerConfig, context: ValidationContext): string[] {
+  const problem = storeUrlPassword(config.store_url)?.problem;
+  if (problem === undefined) return [];
+  return [`the password in ${settingLabel("store_url", context.sources.get("store_url"))} ${problem}`];
+}
+
 /**
  * Every cross-key problem of a config that passed the schema, its paths made absolute; empty when
  * it can run.
@@ -107,6 +116,7 @@ export function crossKeyProblems(config: CoworkerConfig, context: ValidationCont
     ...serviceDirRootProblems(config, context.sources, { serviceDir: SERVICE_DIR, cwd: context.cwd }),
     ...mcpServerFolderProblems(config),
     ...skillDirRootProblems(config),
+    ...storeUrlProblems(config, context),
     ...storePrefixProblems(config, context),
   ];
 }

@@ -3,7 +3,8 @@
  * to the redactor: afterwards, text holding one shows `[redacted]` instead, also for secrets no
  * token pattern knows (a signing secret, a webhook secret, a store password, an MCP server's
  * credentials, every env value and header of an MCP server whatever its name, NOTION_KEY included);
- * an MCP server's short env values ("eu", "1") are left alone. A short webhook secret is refused.
+ * an MCP server's short env values ("eu", "1") are left alone, and a store password that cannot be
+ * decoded (a bare %) is taken as written. A short webhook secret is refused.
  */
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -110,5 +111,13 @@ transcription: { model: whisper-1, base_url: "https://api.example/v1", api_key: 
     expect(loaded.ok ? [] : loaded.problems.join("\n")).toContain(
       "telegram.webhook.secret: 16-256 characters",
     );
+  });
+  it("take a store password as written when it cannot be decoded (a bare %), never throwing", () => {
+    const loaded = loadConfig({ env: {}, cwd: project("") });
+    if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
+    const written = "pa%ss-word-5e6f7a";
+    // Loading refuses such a URL (validate-config.ts); registering must not crash on one all the same.
+    registerConfigSecrets({ ...loaded.config, store_url: `redis://:${written}@cache:6379` });
+    expect(scrubSecrets(`auth failed with ${written}`)).toBe("auth failed with [redacted]");
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The validation `doctor` and `start` share (loadConfig): blank variables where a value is
  * required, token and id formats with a hint, half-configured Slack, stdio MCP servers whose
- * folder would lie inside the workspace, a Redis key prefix for a store that is not Redis — and
- * never a secret echoed.
+ * folder would lie inside the workspace, a store URL password its client cannot decode, a Redis
+ * key prefix for a store that is not Redis — and never a secret echoed.
  */
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -55,6 +55,24 @@ describe("config validation", () => {
     await expectStartAndDoctorRefuse(cwd, env, line);
     // With a Redis URL the prefix is what it is for.
     expect(load({ ...env, COWORKER_STORE_URL: "redis://localhost:6379" }).ok).toBe(true);
+  });
+
+  it("start and doctor both refuse a store_url password with a bare %, naming the fix and never the password", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "coworker-validate-"));
+    const env = { ...LOCAL, COWORKER_STORE_URL: "redis://:pa%ss-word-77@127.0.0.1:6379" };
+    await expectStartAndDoctorRefuse(
+      cwd,
+      env,
+      "the password in store_url (COWORKER_STORE_URL) has a % not followed by two hex digits: percent-encode it as %25",
+    );
+    const fromFile = problems(LOCAL, 'store_url: "postgres://bot:pa%ss-word-77@db/coworker"\n');
+    expect(fromFile).toBe(
+      "the password in store_url has a % not followed by two hex digits: percent-encode it as %25",
+    );
+    expect(problems(LOCAL, 'store_url: "redis://:%FFss-word-77@cache:6379"\n')).toBe(
+      "the password in store_url has %-escapes that do not spell UTF-8 text: percent-encode a literal % as %25",
+    );
+    expect(load({ ...LOCAL, COWORKER_STORE_URL: "redis://:pa%25ss-word-77@127.0.0.1:6379" }).ok).toBe(true);
   });
 
   it("checks token formats before any network call, with a hint and without echoing the token", () => {
