@@ -23,6 +23,7 @@ import { dedupeKeysOf, type InboundDedupe } from "./inbound-dedupe.js";
 import { describeProblems } from "../core/schema-problems.js";
 import { buttonPressSchema, inboundMessageSchema } from "./inbound-schema.js";
 import type { ItemCards } from "./item-cards.js";
+import type { LiveSession } from "./live-session.js";
 import type { ModuleCommands } from "./module-commands.js";
 import type { MultiProcessSessions } from "./multi-process.js";
 import type { ParkedTurns } from "./parked-turns.js";
@@ -260,24 +261,41 @@ export class SessionManager implements ConversationService {
   }
 
   /**
-   * Queue a wake turn (a channel subscription's batch, a scheduled run) in its session and start it
-   * when the session is free. "gone" when the session no longer takes turns in its thread,
-   * "skipped" for a scheduled run whose task's previous run still waits there. Rejects while
-   * shutting down (the caller keeps the batch for the next start) or for an invalid turn.
+   * Queue a wake turn (a channel subscription's batch, a scheduled run) in its thread's current
+   * session and start it when the session is free. Standing items belong to the thread: one made
+   * in a session that "new" has replaced since wakes the session that replaced it. "gone" when
+   * the session is unknown or not the thread's, "skipped" for a scheduled run whose task's
+   * previous run still waits there. Rejects while shutting down (the caller keeps the batch for
+   * the next start), while the thread is being switched to a new session, or for an invalid turn.
    */
   async wake(turn: WakeTurn): Promise<WakeResult> {
     const parsed = wakeTurnSchema.safeParse(turn);
     if (!parsed.success) throw new Error(`invalid wake turn: ${describeProblems(parsed.error)}`);
     if (this.scheduler.draining) throw new Error("the session layer is shutting down");
-    const live = await this.cache.byId(turn.sessionId);
-    if (!live) return { status: "gone", reason: "the conversation no longer exists" };
-    const current = await this.records.currentId(live.record.key);
-    if (live.retired || current !== live.id || live.record.key !== sessionKeyOf(turn.target))
-      return { status: "gone", reason: "a new session was started in its thread" };
+    const live = await this.wokenSession(turn);
+    if (typeof live === "string") return { status: "gone", reason: live };
+    if (live.retired) throw new Error("its thread is being switched to a new session");
     const waiting = waitingRunOf(live.record, turn);
     if (waiting) return { status: "skipped", reason: waiting };
     const queued = queuedWake(turn, (this.options.now?.() ?? new Date()).toISOString());
     return { status: await this.scheduler.submit(live, queued) };
+  }
+
+  /**
+   * The session a wake turn runs in: its thread's current one, when the turn's session is or was
+   * that thread's (replaced since by "new"); else why it is gone. The replaced session's record
+   * alone is read, never its history.
+   */
+  private async wokenSession(turn: WakeTurn): Promise<LiveSession | string> {
+    const key = sessionKeyOf(turn.target);
+    const current = await this.records.currentId(key);
+    if (current !== turn.sessionId) {
+      const own = await this.records.get(turn.sessionId);
+      if (!own) return "the conversation no longer exists";
+      if (own.key !== key) return "the session belongs to another conversation";
+    }
+    const live = current === undefined ? undefined : await this.cache.byId(current);
+    return live ?? "the conversation no longer exists";
   }
 
   /** Post a short notice into a thread through its platform's output; rejects when that fails. */

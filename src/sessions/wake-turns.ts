@@ -17,7 +17,10 @@ import type { QueuedMessage, ScheduledRunMeta, SessionRecord } from "./session-r
 
 /** A turn to start (or queue) in a session on behalf of a subscription. */
 export interface WakeTurn {
-  /** The session to wake (the one that subscribed). */
+  /**
+   * The session that set the item up (subscribed, scheduled); the turn runs in its thread's
+   * current session — the one that replaced it, after a "new".
+   */
   readonly sessionId: string;
   /** The session's thread, as the subscription recorded it (checked against the session). */
   readonly target: ThreadTarget;
@@ -36,7 +39,7 @@ export interface WakeTurn {
 /** What became of a wake turn. */
 export type WakeResult =
   | { readonly status: "started" | "queued" }
-  /** The session no longer takes turns in its thread (unknown, or replaced with "new"). */
+  /** The session is unknown, or not the thread's (a session "new" replaced is: see `sessionId`). */
   | { readonly status: "gone"; readonly reason: string }
   /** A scheduled run left out: an earlier run of its task still waits in the thread's queue. */
   | { readonly status: "skipped"; readonly reason: string }

@@ -120,6 +120,20 @@ describe("Slack scheduled tasks end to end", () => {
     expect(messageWithButton(e.fake, DM, home, "Approve")).toBeUndefined();
   });
 
+  it("a wake-up set before a 'new' still wakes the thread, in its new session", async () => {
+    const e = await start();
+    const home = askAna(e, call("wake_me_later", { in_s: 3, note: "check deploy 43" }));
+    expect(await replyIn(e, home, "Tool said:")).toContain("I will wake this conversation at");
+    follow(e, home, "new");
+    await replyIn(e, home, "Started a new session");
+    expect(await replyIn(e, home, "You said: [Wake-up wak_")).toContain("you asked to be woken at");
+    const woken = e.openai.requests.at(-1)?.messages as { role: string; content: unknown }[];
+    expect(woken.filter((m) => m.role === "user").map((m) => String(m.content))).toEqual([
+      expect.stringContaining("> check deploy 43"),
+    ]);
+    expect(count(e, home, "I paused")).toBe(0);
+  });
+
   it("a task survives a restart and runs once after it", async () => {
     const e = await start();
     const home = askAna(e, call("schedule_task", { prompt: "after restart", at: fromNow(4_000) }));

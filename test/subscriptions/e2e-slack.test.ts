@@ -355,7 +355,7 @@ describe("Slack subscriptions end to end", () => {
     expect(existsSync(join(e.dataDir, "pwned"))).toBe(false);
   });
 
-  it("a new session in the subscribing thread ends its subscriptions, saying so at the next wake-up", async () => {
+  it("a new session in the subscribing thread keeps its subscriptions: the next wake-up runs in the new session", async () => {
     const e = await start(new PuppetModel());
     const home = askAna(e, "hi");
     await replyIn(e, DM, home, "You said: hi");
@@ -363,12 +363,11 @@ describe("Slack subscriptions end to end", () => {
     follow(e, home, "new");
     await replyIn(e, DM, home, "Started a new session");
     benPosts(e, DEPLOYS, "anyone there?");
-    expect(await replyIn(e, DM, home, "I stopped watching #deploys")).toContain(
-      "a new session was started in its thread",
-    );
-    expect(wakePrompts(e.openai)).toEqual([]);
-    follow(e, home, "status");
-    expect(await replyIn(e, DM, home, "Subscriptions:")).toContain("Subscriptions: none");
+    expect(await replyIn(e, DM, home, "Woken:")).toBe("Woken: 1 new messages noted.");
+    expect(wakePrompts(e.openai)).toHaveLength(1);
+    const woken = (e.openai.requests.at(-1)?.messages ?? []) as { role: string; content: unknown }[];
+    expect(woken.filter((m) => m.role === "user")).toHaveLength(1);
+    expect(thread(e.fake, DM, home).some((t) => t.includes("I stopped watching"))).toBe(false);
   });
 
   it("a reply without a mention still continues a channel thread after a restart", async () => {

@@ -72,18 +72,17 @@ describe("SessionManager wake turns", () => {
     expect(asked).toEqual([false, true]);
   });
 
-  it("answer gone for unknown sessions and for a session replaced with new, and reject bad input", async () => {
-    sessions = await makeHarness({ steps: [textStep("hi")] });
-    const { manager } = sessions;
+  it("answer gone for unknown sessions, wake the new session of a thread replaced with new, and reject bad input", async () => {
+    sessions = await makeHarness({ steps: [textStep("hi"), textStep("woken")] });
+    const { manager, outputs } = sessions;
     expect(await manager.wake(wakeOf("no-such-session"))).toMatchObject({ status: "gone" });
     await manager.receive(message("hello", { target: HOME }));
     await manager.idle();
     const sessionId = /Session (\S+)/.exec(await manager.command(HOME, CALLER.requester, "status", []))![1]!;
     await manager.command(HOME, CALLER.requester, "new", []);
-    expect(await manager.wake(wakeOf(sessionId))).toEqual({
-      status: "gone",
-      reason: "a new session was started in its thread",
-    });
+    expect(await manager.wake(wakeOf(sessionId))).toEqual({ status: "started" });
+    await manager.idle();
+    expect(outputs.for(HOME).closedTurns.at(-1)?.sessionId).not.toBe(sessionId);
     await expect(manager.wake({ ...wakeOf(sessionId), prompt: "" })).rejects.toThrow(/invalid wake turn/);
     await expect(manager.notify({ ...HOME, platform: "irc" }, "hi")).rejects.toThrow(/no output/);
   });
