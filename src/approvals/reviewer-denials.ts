@@ -3,23 +3,24 @@
  * persists it (in the "approvals" space, beside the pending items) and posts a card in the turn's
  * thread with the call in full (as an approval card shows it), the reviewer's full reason and an
  * "Allow anyway" button. A press by the requester or a configured approver (anyone else gets the
- * usual refusal) gives a one-shot grant for that exact tool and canonical arguments in the
- * session's grants — the engine consumes it on the first matching call; a call with other
- * arguments goes through the reviewer again. First press wins, also across processes
+ * usual refusal) gives a one-shot grant for that exact tool and canonical arguments, for a turn of
+ * the requester and for ONCE_GRANT_TTL_MS, in the session's grants — the engine consumes it on the
+ * first matching call; a call with other arguments, another member's or a later one goes through
+ * the reviewer again. First press wins, also across processes
  * (`setIfAbsent` on the decision key).
  */
 import type { Logger } from "pino";
 import { z } from "zod";
 import { canonicalJson } from "../engine/call-identity.js";
 import type { AuditSink } from "../engine/audit-record.js";
-import type { Grant } from "../engine/permissions/grants.js";
+import { type Grant, ONCE_GRANT_TTL_MS } from "../engine/permissions/grants.js";
 import type { ReviewerDenial, ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { ThreadOutput } from "../core/thread-output.js";
 import { storedTargetSchema, type ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace, Store } from "../store/store.js";
 import { cardPerson, decidedOutcome, detailBlock } from "./approval-card.js";
-import { type ApprovalsConfig, allowedApproversFor, mayDecide } from "./authorisation.js";
+import { type ApprovalsConfig, allowedApproversFor, mayDecide, qualifiedUserId } from "./authorisation.js";
 import type { Card, CardRef } from "../core/card.js";
 import type { AskContext } from "./pending-hub-types.js";
 import { newPendingId, type PendingPerson } from "./pending-item.js";
@@ -120,7 +121,10 @@ export function denialCard(record: DenialRecord): Card {
     ],
     buttons: open ? [{ action: ALLOW_ANYWAY, label: "Allow anyway", style: "danger" }] : [],
     ...(open
-      ? { footer: "Allow anyway lets the agent run this exact call once; then ask it to try again." }
+      ? {
+          footer:
+            "Allow anyway lets the agent run this exact call once, for its requester, within the hour; then ask it to try again.",
+        }
       : {
           outcome: record.grantedBy
             ? decidedOutcome(
@@ -191,6 +195,8 @@ export class ReviewerDenials {
       kind: "once",
       tool: record.tool,
       args: record.args,
+      requester: qualifiedUserId(record.requester.platform, record.requester.userId),
+      expiresAt: new Date(this.options.now().getTime() + ONCE_GRANT_TTL_MS).toISOString(),
     });
     if (!granted) return { status: "invalid", message: "This conversation is no longer active." };
     const settled = { ...record, grantedBy: by };
@@ -205,7 +211,10 @@ export class ReviewerDenials {
       by: `${by.platform}:${by.userId}`,
     });
     await this.updateCard(settled);
-    return { status: "accepted", message: "Allowed once: ask the agent to try that exact call again." };
+    return {
+      status: "accepted",
+      message: `Allowed once: ${record.requester.name} may ask the agent to try that exact call again within the hour.`,
+    };
   }
 
   private async updateCard(record: DenialRecord): Promise<void> {

@@ -178,6 +178,11 @@ export class TurnContext {
     this.controller.abort();
   }
 
+  /** Whom the turn serves, platform-qualified ("slack:U0123"). */
+  get requesterId(): string {
+    return `${this.request.platform}:${this.request.requester.userId}`;
+  }
+
   /** The display-only timestamp for a new message. */
   stamp(): string {
     return this.deps.now().toISOString();
@@ -243,7 +248,7 @@ export class TurnContext {
         kind,
         sessionId: this.request.sessionId,
         turnId: this.request.turnId,
-        requester: `${this.request.platform}:${this.request.requester.userId}`,
+        requester: this.requesterId,
         callId,
         tool,
         at: this.stamp(),

@@ -3,7 +3,8 @@
  * call once, so a command with a harmless start and a dangerous tail must not be shown as only
  * its first characters. The tool's preview detail is shown as an approval card shows it; without
  * one, the arguments in full; code too long for a platform's card is cut there with a notice and
- * posted whole beside it, as an approval card's is.
+ * posted whole beside it, as an approval card's is. Pressing "Allow anyway" grants that call
+ * once, for a turn of the person whose call it was, for ONCE_GRANT_TTL_MS.
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import type { Card, CardRef } from "../../src/core/card.js";
 import type { ThreadOutput } from "../../src/core/thread-output.js";
 import { postCardWithAttachment } from "../../src/channels/shared/card-attachment.js";
 import { canonicalJson } from "../../src/engine/call-identity.js";
+import { type Grant, ONCE_GRANT_TTL_MS } from "../../src/engine/permissions/grants.js";
 import { createStore } from "../../src/store/create-store.js";
 import { tempDir } from "../sessions/helpers/harness.js";
 
@@ -46,8 +48,12 @@ function record(overrides: Partial<DenialRecord> = {}): DenialRecord {
   };
 }
 
-async function reported(denial: Parameters<ReturnType<ReviewerDenials["reporterFor"]>>[0]): Promise<Card> {
+type Denial = Parameters<ReturnType<ReviewerDenials["reporterFor"]>>[0];
+
+/** Report a denial; its card, and the grants pressing "Allow anyway" on it gave. */
+async function report(denial: Denial) {
   const posted: Card[] = [];
+  const granted: Grant[] = [];
   const output = {
     postCard: async (card: Card): Promise<CardRef> => {
       posted.push(card);
@@ -57,14 +63,25 @@ async function reported(denial: Parameters<ReturnType<ReviewerDenials["reporterF
   } as unknown as ThreadOutput;
   const denials = new ReviewerDenials({
     store: await createStore({ url: "memory:", dataDir: tempDir() }),
-    host: { outputFor: () => output, grant: async () => true, audit: () => undefined },
+    host: {
+      outputFor: () => output,
+      grant: async (_session, grant) => {
+        granted.push(grant);
+        return true;
+      },
+      audit: () => undefined,
+    },
     config: { approvers: [], ttlMs: 60_000 },
     logger: pino({ level: "silent" }),
     now: () => new Date("2026-01-02T03:04:05.000Z"),
   });
   await denials.reporterFor(() => ({ sessionId: "s1", target: TARGET, requester: REQUESTER }))(denial);
   expect(posted).toHaveLength(1);
-  return posted[0]!;
+  return { card: posted[0]!, denials, granted };
+}
+
+async function reported(denial: Denial): Promise<Card> {
+  return (await report(denial)).card;
 }
 
 describe("a reviewer denial's card", () => {
@@ -117,5 +134,29 @@ describe("a reviewer denial's card", () => {
     );
     expect(attached).toHaveLength(1);
     expect(attached[0]).toContain(TAIL);
+  });
+
+  it("Allow anyway grants the call once, for a turn of its requester, until ONCE_GRANT_TTL_MS from the press", async () => {
+    const args = { command: "npm test" };
+    const { card, denials, granted } = await report({
+      callId: "c1",
+      tool: "run_command",
+      args,
+      summary: "run_command npm test",
+      reason: "no",
+    });
+    const user = { id: REQUESTER.userId, name: REQUESTER.name };
+    const press = {
+      kind: "card",
+      platform: "slack",
+      pendingId: card.pendingId,
+      action: "allow_anyway",
+      user,
+    } as const;
+    expect(await denials.press(press)).toMatchObject({ status: "accepted" });
+    const expiresAt = new Date(Date.parse("2026-01-02T03:04:05.000Z") + ONCE_GRANT_TTL_MS).toISOString();
+    expect(granted).toEqual([
+      { kind: "once", tool: "run_command", args: canonicalJson(args), requester: "slack:U1", expiresAt },
+    ]);
   });
 });

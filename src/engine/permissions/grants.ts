@@ -2,7 +2,10 @@
  * Session grants: the standing "always" answers a person gave during a session (always this
  * tool, always this exact command, always this domain, read-only shell commands for the session),
  * and the one-shot "Allow anyway" a person gave over a reviewer's denial (this exact tool and
- * canonical arguments, once; consumed by the first call that matches).
+ * canonical arguments, once, for a turn of the person whose call was denied, within
+ * ONCE_GRANT_TTL_MS; consumed by the first call that matches). In a shared thread another member's
+ * identical call, or one made long after, is not what the person allowed: it goes through the
+ * reviewer again.
  *
  * A GrantSet is the live, mutable set the permission engine consults; listeners hear every change
  * so sessions can persist it. Grants are validated at the boundary (`grantSchema`).
@@ -12,12 +15,26 @@ import { z } from "zod";
 /** Who gave a grant (a display name), when known; never part of what the grant allows. */
 const by = z.string().max(200).optional();
 
+/**
+ * How long an "Allow anyway" stays usable once given: long enough to ask the agent to retry (its
+ * card says "within the hour"), not for good.
+ */
+export const ONCE_GRANT_TTL_MS = 60 * 60 * 1000;
+
 export const grantSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("tool"), tool: z.string().min(1), by }),
   z.object({ kind: z.literal("command"), command: z.string().min(1), by }),
   z.object({ kind: z.literal("domain"), domain: z.string().min(1), by }),
   z.object({ kind: z.literal("readonly_session"), by }),
-  z.object({ kind: z.literal("once"), tool: z.string().min(1), args: z.string(), by }),
+  z.object({
+    kind: z.literal("once"),
+    tool: z.string().min(1),
+    args: z.string(),
+    // Optional only so grants stored before they were bound still parse; such a grant is never used.
+    requester: z.string().min(1).optional(),
+    expiresAt: z.iso.datetime().optional(),
+    by,
+  }),
 ]);
 
 interface GrantedBy {
@@ -30,9 +47,30 @@ export type Grant = GrantedBy &
     | { readonly kind: "command"; readonly command: string }
     | { readonly kind: "domain"; readonly domain: string }
     | { readonly kind: "readonly_session" }
-    /** `args` is the canonical JSON of the arguments (src/engine/call-identity.ts). */
-    | { readonly kind: "once"; readonly tool: string; readonly args: string }
+    | OnceGrant
   );
+
+/**
+ * A one-shot "Allow anyway". `args` is the canonical JSON of the arguments
+ * (src/engine/call-identity.ts); `requester` the platform-qualified id ("slack:U0123") of the person
+ * whose call was denied, `expiresAt` when it stops being usable (ISO). A grant stored before these
+ * were recorded lacks them and is never used: whose call it allowed, and until when, is unknown.
+ */
+export interface OnceGrant {
+  readonly kind: "once";
+  readonly tool: string;
+  readonly args: string;
+  readonly requester?: string | undefined;
+  readonly expiresAt?: string | undefined;
+}
+
+/** The call an "Allow anyway" would allow: its tool, canonical arguments and the turn's requester. */
+export interface OnceCall {
+  readonly tool: string;
+  readonly args: string;
+  /** Platform-qualified ("slack:U0123"). */
+  readonly requester: string;
+}
 
 export type GrantListener = (grants: readonly Grant[]) => void;
 
@@ -53,7 +91,14 @@ function normalise(grant: Grant): Grant {
     case "readonly_session":
       return Object.freeze({ kind: "readonly_session", ...giver });
     case "once":
-      return Object.freeze({ kind: "once", tool: grant.tool, args: grant.args, ...giver });
+      return Object.freeze({
+        kind: "once",
+        tool: grant.tool,
+        args: grant.args,
+        ...(grant.requester === undefined ? {} : { requester: grant.requester }),
+        ...(grant.expiresAt === undefined ? {} : { expiresAt: grant.expiresAt }),
+        ...giver,
+      });
   }
 }
 
@@ -68,7 +113,13 @@ function sameGrant(a: Grant, b: Grant): boolean {
     case "readonly_session":
       return b.kind === "readonly_session";
     case "once":
-      return b.kind === "once" && a.tool === b.tool && a.args === b.args;
+      return (
+        b.kind === "once" &&
+        a.tool === b.tool &&
+        a.args === b.args &&
+        a.requester === b.requester &&
+        a.expiresAt === b.expiresAt
+      );
   }
 }
 
@@ -129,9 +180,18 @@ export class GrantSet {
     return this.grants.some((g) => g.kind === "readonly_session");
   }
 
-  /** Use up the one-shot grant for this exact call; true when there was one (it is gone now). */
-  consumeOnce(tool: string, canonicalArgs: string): boolean {
-    return this.revoke((g) => g.kind === "once" && g.tool === tool && g.args === canonicalArgs) > 0;
+  /**
+   * Use up the one-shot grant for this exact call by this requester; true when there was one
+   * still usable at `now` (it is gone now). One-shot grants no longer usable are dropped with it.
+   */
+  consumeOnce(call: OnceCall, now: Date): boolean {
+    const usable = (g: OnceGrant) =>
+      g.requester !== undefined && g.expiresAt !== undefined && Date.parse(g.expiresAt) > now.getTime();
+    const matches = (g: OnceGrant) =>
+      usable(g) && g.tool === call.tool && g.args === call.args && g.requester === call.requester;
+    const found = this.grants.some((g) => g.kind === "once" && matches(g));
+    this.revoke((g) => g.kind === "once" && (matches(g) || !usable(g)));
+    return found;
   }
 
   /** Plain copies for persistence. */

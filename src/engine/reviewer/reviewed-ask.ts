@@ -8,7 +8,8 @@
  *    engine marks human-only or gives a person's floor (a read that widens the conversation's
  *    audience). Hard denies never get here at all (they are denials, not asks).
  * 2. "Allow anyway" — a one-shot grant a person gave from a reviewer's denial, bound to this exact
- *    tool and canonical arguments, is consumed by the first call that matches.
+ *    tool and canonical arguments, to the person whose call was denied and to an expiry, is
+ *    consumed by the first matching call in a turn of that person before it expires.
  * 3. Reviewed mode — the reviewer judges the call unless the retry guard tripped (two reviewer
  *    denials in this turn): allow runs the call without a card (its note says so), unsure shows
  *    the ordinary card, deny answers the call. Deny asymmetry: the person is shown the full reason
@@ -115,7 +116,8 @@ export async function screenAsk(
     if (gate && ctx.mode === "reviewed") ctx.audit("reviewer_skipped", call.id, tool.name, { reason: floor });
     return CARD;
   }
-  if (ctx.deps.grants.consumeOnce(tool.name, canonicalJson(args))) {
+  const wanted = { tool: tool.name, args: canonicalJson(args), requester: ctx.requesterId };
+  if (ctx.deps.grants.consumeOnce(wanted, ctx.deps.now())) {
     ctx.audit("allow_anyway_used", call.id, tool.name, {});
     return { kind: "run", note: "allowed anyway by a person (one time, this exact call)" };
   }

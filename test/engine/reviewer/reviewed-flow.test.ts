@@ -202,6 +202,9 @@ describe("retry guard", () => {
 });
 
 describe("Allow anyway", () => {
+  /** The harness's requester (console:U1) and clock (2026-01-02T03:04:05Z); the grant still usable. */
+  const ann = { requester: "console:U1", expiresAt: "2026-01-02T04:04:05.000Z" };
+
   it("runs the exact call once without the reviewer or a card, then the reviewer judges again", async () => {
     const granted = { path: "notes.txt", content: "v1" };
     const other = { path: "notes.txt", content: "v2" };
@@ -213,8 +216,8 @@ describe("Allow anyway", () => {
         textStep("done"),
       ],
     });
-    h.grants.add({ kind: "once", tool: "write_file", args: canonicalJson(granted) });
-    h.grants.add({ kind: "once", tool: "write_file", args: canonicalJson(other) });
+    h.grants.add({ kind: "once", tool: "write_file", args: canonicalJson(granted), ...ann });
+    h.grants.add({ kind: "once", tool: "write_file", args: canonicalJson(other), ...ann });
     const events = await collect(h.engine.run(makeRequest({ mode: "reviewed" })));
     expect(h.log.ran("c1")).toBe(true);
     expect(ofType(events, "tool-call-started").find((e) => e.callId === "c1")?.clearedBy).toBe(
@@ -225,15 +228,50 @@ describe("Allow anyway", () => {
     expect(h.model.requests).toHaveLength(1);
     expect(h.denials.map((d) => d.callId)).toEqual(["c2"]);
     // The grant for other arguments is untouched.
-    expect(h.grants.list()).toEqual([{ kind: "once", tool: "write_file", args: canonicalJson(other) }]);
+    expect(h.grants.list()).toEqual([
+      { kind: "once", tool: "write_file", args: canonicalJson(other), ...ann },
+    ]);
     expect(h.audit.filter((r) => r.kind === "allow_anyway_used").map((r) => r.callId)).toEqual(["c1"]);
+  });
+
+  it("is used only in a turn of the person whose call was denied, before it expires", async () => {
+    const args = { path: "notes.txt", content: "v1" };
+    const once = { kind: "once", tool: "write_file", args: canonicalJson(args) } as const;
+    const h = reviewedHarness([verdict("deny", "overwrites notes")], {
+      steps: [
+        toolStep(["c1", "write_file", args]),
+        textStep("blocked"),
+        toolStep(["c2", "write_file", args]),
+        textStep("done"),
+      ],
+    });
+    // Ben's call was denied and allowed anyway; Ann's own grant has expired; one stored before
+    // grants were bound names no one.
+    h.grants.add({ ...once, requester: "console:U_BEN", expiresAt: ann.expiresAt });
+    h.grants.add({ ...once, requester: "console:U1", expiresAt: "2026-01-02T03:04:05.000Z" });
+    h.grants.add(once);
+    // Ann's identical call uses none of them: the reviewer judges it (and denies it).
+    await collect(h.engine.run(makeRequest({ mode: "reviewed", turnId: "t1" })));
+    expect(h.log.ran("c1")).toBe(false);
+    expect(h.denials.map((d) => d.callId)).toEqual(["c1"]);
+    // The unusable ones are dropped; Ben's is kept, and his turn's call uses it.
+    expect(h.grants.list()).toEqual([{ ...once, requester: "console:U_BEN", expiresAt: ann.expiresAt }]);
+    const ben = { userId: "U_BEN", displayName: "Ben" };
+    await collect(
+      h.engine.run(
+        makeRequest({ mode: "reviewed", turnId: "t2", requester: ben, messages: h.engine.messages }),
+      ),
+    );
+    expect(h.log.ran("c2")).toBe(true);
+    expect(h.model.requests).toHaveLength(1);
+    expect(h.grants.list()).toEqual([]);
   });
 
   it("is never used on a call whose floor is a person", async () => {
     const h = reviewedHarness([verdict("allow")], {
       steps: [toolStep(["c1", "run_command", COMMAND]), textStep("done")],
     });
-    h.grants.add({ kind: "once", tool: "run_command", args: canonicalJson(COMMAND) });
+    h.grants.add({ kind: "once", tool: "run_command", args: canonicalJson(COMMAND), ...ann });
     const metadata = { channelContent: { channel: "#ops", quote: "run it" } };
     const events = await collect(h.engine.run(makeRequest({ mode: "reviewed", metadata })), (event) => {
       if (event.type === "permission-required") h.broker.approve(event.callId, "deny");
