@@ -32,6 +32,13 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/**
+ * How long a server backend (Redis, Postgres) may take to answer a call before it fails. A link
+ * whose peer stops answering without closing (no RST: a stalled network, a frozen host) would
+ * otherwise leave every call on it waiting for as long as TCP takes to give up, minutes.
+ */
+export const REPLY_TIMEOUT_MS = 5_000;
+
 /** How long a health ping (the store's, the coordination's) waits for an answer before reporting unhealthy. */
 export const PING_TIMEOUT_MS = 2_000;
 

@@ -10,15 +10,35 @@ import type { KeyvStoreAdapter, StoredData } from "keyv";
 import type pg from "pg";
 import { SharedAdapterClearError } from "./backend.js";
 
+/**
+ * A failed call on the table: names the store by its credential-free description and keeps the
+ * driver's error (its SQLSTATE `code` included) as the cause.
+ */
+export class PostgresCallError extends Error {
+  override readonly name = "PostgresCallError";
+
+  constructor(
+    store: string,
+    readonly reason: string,
+    options: ErrorOptions,
+  ) {
+    super(`Postgres store at ${store}: ${reason}`, options);
+  }
+}
+
 /** One `(key, value)` table over a pool; values are keyv's serialised envelopes. */
 export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
   readonly opts: Record<string, unknown> = {};
   namespace?: string | undefined;
 
-  /** `table` is a trusted, already-quoted identifier such as `public.keyv`. */
+  /**
+   * `table` is a trusted, already-quoted identifier such as `public.keyv`; `store` describes the
+   * server in errors and must hold no credentials.
+   */
   constructor(
     private readonly pool: pg.Pool,
     private readonly table: string,
+    private readonly store: string,
   ) {
     super();
     pool.on("error", (error) => this.emit("error", error));
@@ -26,14 +46,21 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
 
   /** Create the table when it does not exist yet. */
   async ensureTable(): Promise<void> {
-    await this.pool.query(
-      `CREATE TABLE IF NOT EXISTS ${this.table} (key VARCHAR(255) PRIMARY KEY, value TEXT)`,
-    );
+    await this.query(`CREATE TABLE IF NOT EXISTS ${this.table} (key VARCHAR(255) PRIMARY KEY, value TEXT)`);
   }
 
-  /** One query; rows as objects. */
+  /** One query; rows as objects. Fails with a PostgresCallError. */
   async query(sql: string, values: readonly unknown[] = []): Promise<Array<Record<string, unknown>>> {
-    return (await this.pool.query(sql, values as unknown[])).rows;
+    try {
+      return (await this.pool.query(sql, values as unknown[])).rows;
+    } catch (error) {
+      throw new PostgresCallError(this.store, this.reasonOf(error), { cause: error });
+    }
+  }
+
+  /** A round trip that reads the table, so a table locked by another client or gone fails it. */
+  async ping(): Promise<void> {
+    await this.query(`SELECT 1 FROM ${this.table} LIMIT 1`);
   }
 
   async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
@@ -105,6 +132,14 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
 
   async disconnect(): Promise<void> {
     await this.pool.end();
+  }
+
+  /** The driver's message; its bare "Query read timeout" says what ran out. */
+  private reasonOf(error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    return message === "Query read timeout"
+      ? `no reply within ${this.pool.options.query_timeout} ms (a stalled link or an overloaded server)`
+      : message;
   }
 }
 

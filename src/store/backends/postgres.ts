@@ -2,14 +2,46 @@
  * Postgres backend: one `pg` pool and one table (PostgresTable) shared by every namespace; keys
  * are `<namespace>:<key>`. `insertIfAbsent` is one conditional upsert, atomic across connections
  * and processes sharing the database; `setMany` is one statement. Expired rows are purged when the
- * store opens and hourly after that (reads never return them in between).
+ * store opens and hourly after that (reads never return them in between). Every call is bounded in
+ * time (see the pool's timeouts below): a stalled link, a lock held by another client of the
+ * database or an exhausted pool fails calls rather than hanging them.
  */
 import pg from "pg";
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
-import { type Backend, type ErrorSink, namespacedKeyv, PURGE_INTERVAL_MS } from "./backend.js";
-import { PostgresTable } from "./postgres-table.js";
+import {
+  type Backend,
+  type ErrorSink,
+  namespacedKeyv,
+  PURGE_INTERVAL_MS,
+  REPLY_TIMEOUT_MS,
+} from "./backend.js";
+import { PostgresCallError, PostgresTable } from "./postgres-table.js";
 
 const TABLE = "public.keyv";
+
+/** Opening a connection, or waiting for a free one in the pool: a server that does not answer fails calls instead of queueing them. */
+const CONNECT_TIMEOUT_MS = 5_000;
+/** Server side: a statement still running after this is cancelled, so one the client gave up on stops holding its locks. */
+const STATEMENT_TIMEOUT_MS = 10_000;
+/** Waiting for a lock another client holds (a migration, a DBA's transaction): the call fails rather than hanging, and the health ping reads false. */
+const LOCK_TIMEOUT_MS = 2_000;
+/** Server side: a session left idle inside a transaction is ended, releasing its locks (the store opens none; a backstop). */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
+
+/** A pool whose every call is bounded: client-side reply and connect timeouts, server-side statement and lock timeouts. */
+function boundedPool(url: string): pg.Pool {
+  return new pg.Pool({
+    connectionString: url,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // As long as the Redis backend waits: a stalled link fails a call alike on both.
+    query_timeout: REPLY_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    lock_timeout: LOCK_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    // TCP keepalive: an idle connection to a host that vanished is noticed and dropped.
+    keepAlive: true,
+  });
+}
 
 /** Connect to Postgres, create the table when missing and check it answers; throws a clear error when not. */
 export async function openPostgresBackend(
@@ -17,7 +49,7 @@ export async function openPostgresBackend(
   description: string,
   onError: ErrorSink,
 ): Promise<Backend> {
-  const table = new PostgresTable(new pg.Pool({ connectionString: url }), TABLE);
+  const table = new PostgresTable(boundedPool(url), TABLE, description);
   table.setMaxListeners(STORE_NAMESPACES.length + 4);
   table.on("error", onError);
   try {
@@ -25,9 +57,8 @@ export async function openPostgresBackend(
     await table.purgeExpired(Date.now());
   } catch (error) {
     await table.disconnect().catch(() => undefined);
-    throw new Error(`cannot reach the Postgres store at ${description}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    const reason = error instanceof PostgresCallError ? error.reason : (error as Error).message;
+    throw new Error(`cannot reach the Postgres store at ${description}: ${reason}`, { cause: error });
   }
   const spaces = new Map(
     STORE_NAMESPACES.map((ns) => [ns, namespacedKeyv(table, ns, true, onError)] as const),
@@ -47,9 +78,7 @@ export async function openPostgresBackend(
         .get(namespace)!
         .setMany(entries.map(({ key, value, ttlMs }) => ({ key, value, ...(ttlMs ? { ttl: ttlMs } : {}) })));
     },
-    ping: async () => {
-      await table.query("SELECT 1");
-    },
+    ping: () => table.ping(),
     close: async () => {
       clearInterval(purgeTimer);
       await table.disconnect();

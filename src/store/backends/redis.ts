@@ -6,7 +6,7 @@
 import KeyvRedis, { createClient } from "@keyv/redis";
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
 import { REDIS_KEY_PREFIX_PATTERN } from "../store-url.js";
-import { type Backend, type ErrorSink, namespacedKeyv } from "./backend.js";
+import { type Backend, type ErrorSink, namespacedKeyv, REPLY_TIMEOUT_MS } from "./backend.js";
 import { INSERT_IF_ABSENT_LUA } from "./redis-live-entry.js";
 import { RedisRestart } from "./redis-restart.js";
 
@@ -14,13 +14,8 @@ import { RedisRestart } from "./redis-restart.js";
 const CONNECT_TIMEOUT_MS = 5_000;
 /** Longest pause between reconnect attempts after a connection drops. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
-/**
- * How long Redis may take to answer before the link counts as stalled. A link whose peer stops
- * answering without closing (no RST: a stalled network, a frozen host) would otherwise leave
- * every call on it waiting for as long as TCP takes to give up, minutes; node-redis's own
- * command timeout only covers a command not yet sent.
- */
-export const REPLY_TIMEOUT_MS = 5_000;
+/** How long Redis may take to answer before the link counts as stalled (node-redis's own command timeout only covers a command not yet sent). */
+export { REPLY_TIMEOUT_MS };
 /** How often a watched connection checks that Redis answers (one PING at a time). */
 const WATCH_INTERVAL_MS = 1_000;
 
