@@ -162,7 +162,8 @@ export class ThreadCommands {
 
   /**
    * Switch the session's mode. A less safe mode needs whoever may loosen the session (see
-   * authorisation.ts); setting it never makes this person the session's starter.
+   * authorisation.ts); setting it never makes this person the session's starter. The mode the
+   * session is in already changes nothing: nor who is named as having set it.
    */
   private async setMode(
     live: LiveSession,
@@ -170,6 +171,7 @@ export class ThreadCommands {
     user: PlatformUser,
     mode: PermissionMode,
   ): Promise<string> {
+    if (live.record.mode === mode) return `Mode is already ${mode}.`;
     if (loosensMode(live.record.mode, mode) && !this.mayLoosen(live, target, user))
       return ownerOnly(live, mode);
     await live.update((r) => ({ ...r, mode, modeSetBy: user }));

@@ -103,7 +103,9 @@ describe("the mode command", () => {
   it("in a shared thread without approvers: the person who started the session decides", async () => {
     const h = await makeHarness({ overrides: { approvals: { approvers: [], ttlMs: 60_000 } } });
     const target = thread("1.1", "C1");
-    expect(await h.manager.command(target, ANA, "mode", ["interactive"])).toBe("Mode set to interactive.");
+    expect(await h.manager.command(target, ANA, "mode", ["interactive"])).toBe(
+      "Mode is already interactive.",
+    );
     expect(await h.manager.command(target, BEN, "mode", ["auto"])).toMatch(
       /or, without one, Ana, who started/,
     );

@@ -316,6 +316,15 @@ describe("SessionManager authority", () => {
     await h.manager.idle();
     expect(h.provider.lastRequest.messages.map((m) => m.content)).toEqual(["You are a test agent.", "next"]);
   });
+  it("'mode' to the mode the session is in changes nothing: an approver's auto stays credited to the approver", async () => {
+    const h = await makeHarness({ steps: [textStep("hi")] });
+    await h.manager.receive(message("hi", { user: ANA }));
+    await h.manager.idle();
+    expect(await h.manager.command(thread(), BOSS, "mode", ["auto"])).toBe("Mode set to auto.");
+    expect(await h.manager.command(thread(), BEN, "mode", ["auto"])).toBe("Mode is already auto.");
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: auto \(set by Boss\)/);
+  });
+
   it("a chat's approvers listed under its newer id may loosen a session begun under its older one", async () => {
     // A Telegram group upgraded to a supergroup keeps its session (under the group's id); the
     // channel tells the supergroup's id on each later message, and an admin may key either.
