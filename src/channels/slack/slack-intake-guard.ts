@@ -120,28 +120,97 @@ export function guardSocketMode(client: unknown, screen: Screen, log: IntakeLog)
   });
 }
 
+/** Largest body read from Slack: its payloads are a few KB (Telegram's webhook uses the same). */
+export const SLACK_BODY_LIMIT = 1024 * 1024;
+/** Largest unsigned body read: only Slack's `ssl_check=1&token=…` probe is sent unsigned. */
+const SSL_CHECK_BODY_LIMIT = 1024;
+/** How far a request's timestamp may be from now (Slack's own rule is five minutes). */
+const MAX_CLOCK_SKEW_S = 300;
+const SIGNATURE = /^v0=[0-9a-f]{64}$/;
+const TIMESTAMP = /^[0-9]{1,12}$/;
+const FORM = "application/x-www-form-urlencoded";
+
+/** What the HTTP guard needs to know about the endpoint. */
+export interface HttpGuardOptions {
+  readonly signingSecret: string;
+  /** The path Slack posts to; requests to any other path go to Bolt untouched. */
+  readonly path: string;
+  /** Largest body read before the signature is checked. */
+  readonly bodyLimit: number;
+}
+
+function isEndpoint(req: IncomingMessage, path: string): boolean {
+  if (req.method !== "POST") return false;
+  try {
+    return new URL(req.url ?? "/", "http://localhost").pathname === path;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the headers carry a well-formed signature with a timestamp near now. */
+function looksSigned(req: IncomingMessage): boolean {
+  const signature = req.headers["x-slack-signature"];
+  const timestamp = req.headers["x-slack-request-timestamp"];
+  if (typeof signature !== "string" || !SIGNATURE.test(signature)) return false;
+  if (typeof timestamp !== "string" || !TIMESTAMP.test(timestamp)) return false;
+  return Math.abs(Number(timestamp) - Math.floor(Date.now() / 1000)) <= MAX_CLOCK_SKEW_S;
+}
+
+/** Reads a small unsigned form body; true when it is Slack's ssl_check probe. */
+async function isSslCheck(req: IncomingMessage): Promise<boolean> {
+  if (req.headers["content-type"] !== FORM) return false;
+  try {
+    const buffered = await HTTPModuleFunctions.bufferIncomingMessage(req, SSL_CHECK_BODY_LIMIT);
+    return new URLSearchParams(buffered.rawBody.toString()).get("ssl_check") === "1";
+  } catch {
+    return false;
+  }
+}
+
+/** Answers with no body and closes the connection (the rest of the request is not read). */
+function refuse(res: ServerResponse, status: number): void {
+  if (!res.headersSent) res.writeHead(status, { connection: "close" }).end();
+}
+
 /**
- * Put the screen in front of an HTTP receiver's request listener. The body is buffered once and
- * checked with Bolt's own signature verification first: an unsigned or unparsable request goes
- * on to Bolt unchanged (which answers 401 / 400), a signed one that does not pass the screen is
- * answered 200 here (with the reply as JSON text when there is one).
+ * Put the screen in front of an HTTP receiver's request listener. Only POSTs to the endpoint are
+ * guarded (Bolt answers anything else itself, 404, without reading a body). Before any body is
+ * read the signature headers must be well formed and the timestamp within five minutes of now
+ * (else 401; only Slack's unsigned ssl_check probe, at most 1 KB, is read and passed on). The
+ * body is then read up to the limit (413 beyond it, or when Content-Length says so) and verified
+ * with Bolt's own check (a failure is 401 here, logged through the throttled intake log). A
+ * verified body that does not pass the screen is answered 200 here (with the reply as JSON text
+ * when there is one); the rest go on to Bolt. Every refusal closes the connection.
  */
 export function guardHttpReceiver(
   receiver: HTTPReceiver,
-  signingSecret: string,
+  options: HttpGuardOptions,
   screen: Screen,
   log: IntakeLog,
 ): void {
   const original = receiver.requestListener;
+  const { signingSecret, path, bodyLimit } = options;
+  const tooLarge = (res: ServerResponse): void => {
+    log.refused("too_large", { transport: "http", limit: bodyLimit });
+    refuse(res, 413);
+  };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (req.method !== "POST") return original(req, res);
-    const buffered = await HTTPModuleFunctions.bufferIncomingMessage(
-      req,
-      HTTPModuleFunctions.defaultBodyLimit,
-    );
-    let body: unknown;
+    if (!looksSigned(req)) {
+      if (await isSslCheck(req)) return original(req, res);
+      log.refused("unsigned", { transport: "http" });
+      return refuse(res, 401);
+    }
+    if (Number(req.headers["content-length"] ?? 0) > bodyLimit) return tooLarge(res);
+    const buffered = await HTTPModuleFunctions.bufferIncomingMessage(req, bodyLimit);
     try {
       await HTTPModuleFunctions.parseAndVerifyHTTPRequest({ enabled: true, signingSecret }, buffered);
+    } catch {
+      log.refused("bad_signature", { transport: "http" });
+      return refuse(res, 401);
+    }
+    let body: unknown;
+    try {
       body = HTTPModuleFunctions.parseHTTPRequestBody(buffered);
     } catch {
       return original(buffered, res);
@@ -157,9 +226,11 @@ export function guardHttpReceiver(
         .end(JSON.stringify({ response_type: "ephemeral", text: verdict.reply }));
   };
   receiver.requestListener = (req, res) => {
+    if (!isEndpoint(req, path)) return original(req, res);
     handle(req, res).catch((error: unknown) => {
-      log.refused("http_request_failed", { err: String(error) });
-      if (!res.headersSent) res.writeHead(400).end();
+      if (HTTPModuleFunctions.isRawBodyError(error) && error.statusCode === 413) return tooLarge(res);
+      log.refused("http_request_failed", { transport: "http", err: String(error) });
+      refuse(res, 400);
     });
   };
 }
