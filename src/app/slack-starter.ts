@@ -4,7 +4,7 @@
  * config's access lists, mention rule, file limit and HTTP endpoint. How it is started and
  * registered is the same for every platform (channel-starter.ts).
  */
-import type { SlackChannel } from "../channels/slack/slack-channel.js";
+import type { SlackChannel, SlackChannelOptions } from "../channels/slack/slack-channel.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { AdapterBase, AdapterFactory } from "./channel-starter.js";
 import type { ChannelContext } from "./app-parts.js";
@@ -12,6 +12,11 @@ import type { ChannelContext } from "./app-parts.js";
 function hasCredentials(config: CoworkerConfig): boolean {
   const { bot_token, app_token, signing_secret } = config.slack;
   return bot_token !== undefined && (app_token !== undefined || signing_secret !== undefined);
+}
+
+/** The HTTP receiver's endpoint from `slack.http`: all interfaces unless `host` is set. */
+export function httpOptions(http: CoworkerConfig["slack"]["http"]): NonNullable<SlackChannelOptions["http"]> {
+  return { port: http.port, path: http.path, ...(http.host !== undefined ? { host: http.host } : {}) };
 }
 
 async function create(context: ChannelContext, base: AdapterBase): Promise<SlackChannel> {
@@ -25,7 +30,7 @@ async function create(context: ChannelContext, base: AdapterBase): Promise<Slack
     ...(section.app_token !== undefined ? { appToken: section.app_token } : {}),
     ...(section.signing_secret !== undefined ? { signingSecret: section.signing_secret } : {}),
     apiUrl: section.api_url,
-    http: { port: section.http.port, path: section.http.path },
+    http: httpOptions(section.http),
     requireMentionInThreads: section.require_mention_in_threads,
     allowedUsers: section.allowed_users,
     allowedChannels: section.allowed_channels,

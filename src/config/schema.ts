@@ -211,7 +211,14 @@ const slackSchema = z.strictObject({
   app_token: slackAppToken.optional(),
   signing_secret: nonEmpty.optional(),
   api_url: httpUrl.default("https://slack.com/api/"),
-  http: z.strictObject({ port: port.default(3000), path: urlPath.default("/slack/events") }).prefault({}),
+  http: z
+    .strictObject({
+      port: port.default(3000),
+      path: urlPath.default("/slack/events"),
+      /** Interface the events server listens on; all interfaces when unset (Slack must reach it). */
+      host: nonEmpty.optional(),
+    })
+    .prefault({}),
   require_mention_in_threads: z.boolean().default(false),
   allowed_users: slackUserIds,
   allowed_channels: slackChannelIds,
