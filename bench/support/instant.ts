@@ -69,6 +69,10 @@ export class InstantService implements ConversationService {
   async command(): Promise<string> {
     return "no commands in the benchmark";
   }
+
+  async firstDelivery(): Promise<boolean> {
+    return true;
+  }
 }
 
 /** A started-to-be session stack on the instant model. */

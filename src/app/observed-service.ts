@@ -27,6 +27,7 @@ export function observeService(
     },
     press: (press) => inner.press(press),
     command: (target, user, name, args, options) => inner.command(target, user, name, args, options),
+    firstDelivery: (keys) => inner.firstDelivery(keys),
     ...(hasSession ? { hasSession } : {}),
   };
 }

@@ -44,6 +44,12 @@ export interface ConversationService {
     options?: CommandOptions,
   ): Promise<string>;
   /**
+   * Records the ids an interaction that is not a message (a slash command, a button press) is known
+   * by, in the same store-backed record `receive` deduplicates messages on; true when none of them
+   * had been seen. A channel drops the interaction when false: a redelivery or a replayed request.
+   */
+  firstDelivery(keys: readonly string[]): Promise<boolean>;
+  /**
    * Optional: whether a session exists for this target. Channels ask it when a thread reply
    * without a mention arrives in a thread they have no local record of (e.g. after a restart),
    * to decide whether the reply continues a conversation.

@@ -242,6 +242,11 @@ export class SessionManager implements ConversationService {
     return this.commands.execute(target, user, parsed.command);
   }
 
+  /** Record an interaction's ids as seen; true when none was seen before (see ConversationService). */
+  firstDelivery(keys: readonly string[]): Promise<boolean> {
+    return this.dedupe.firstSeen(keys);
+  }
+
   /** Whether the thread has a session (channels ask after a restart whether a reply continues one). */
   async hasSession(target: ThreadTarget): Promise<boolean> {
     return (await this.records.currentId(sessionKeyOf(target))) !== undefined;

@@ -197,6 +197,7 @@ function stubService(extra: Partial<ConversationService> = {}) {
     press: async () => ({ status: "unknown", message: "no such card" }),
     command: async (_target, _user, name, _args, options) =>
       `ran ${name}${options?.privately ? " privately" : ""}`,
+    firstDelivery: async () => true,
     ...extra,
   };
   return { service, factories, received };

@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
+import os from "node:os";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dedupeKeysOf, InboundDedupe, MIN_DEDUPE_TTL_MS } from "../../src/sessions/inbound-dedupe.js";
+import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { textStep } from "../support/scripted-provider.js";
 import { makeHarness, message, openStore, thread } from "./helpers/harness.js";
 
@@ -88,6 +91,44 @@ function heldSpace() {
   const dedupe = new InboundDedupe({ space: () => space } as unknown as Store);
   return { dedupe, state };
 }
+
+describe("an interaction's ids (a slash command, a button press)", () => {
+  let redis: RedisServer | undefined;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  }, 20_000);
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it("are recorded in the store: the repeat is refused, also by a new process", async () => {
+    const store = await openStore();
+    const first = await makeHarness({ store, steps: [] });
+    expect(await first.manager.firstDelivery(["slack:trigger:T1"])).toBe(true);
+    expect(await first.manager.firstDelivery(["slack:trigger:T1"])).toBe(false);
+    const second = await makeHarness({ store, steps: [] });
+    expect(await second.manager.firstDelivery(["slack:trigger:T1"])).toBe(false);
+    expect(await second.manager.firstDelivery(["slack:trigger:T2"])).toBe(true);
+  });
+
+  it("are shared by processes on one Redis: the one that sees a replay second drops it", async () => {
+    const url = (redis as RedisServer).url;
+    const stores = [
+      await createStore({ url, dataDir: os.tmpdir() }),
+      await createStore({ url, dataDir: os.tmpdir() }),
+    ];
+    try {
+      const [a, b] = await Promise.all(stores.map((store) => makeHarness({ store, steps: [] })));
+      const answers = await Promise.all([
+        a!.manager.firstDelivery(["slack:trigger:R1"]),
+        b!.manager.firstDelivery(["slack:trigger:R1"]),
+      ]);
+      expect(answers.sort()).toEqual([false, true]);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+});
 
 describe("early 'seen?' reads", () => {
   it("a prefetched answer serves the next seen without a second read", async () => {

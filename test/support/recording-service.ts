@@ -1,8 +1,9 @@
 /**
  * The recording half of the in-test ConversationServices the channel tests run against: the
  * registered outputs by platform, and every received message, button press and thread command, in
- * order. Like the session layer, a message that repeats a known dedupe key is a duplicate, and all
- * of its keys are remembered either way. Subclasses decide what a turn, a press and a command do.
+ * order. Like the session layer, a message or interaction that repeats a known dedupe key is a
+ * duplicate, and all of its keys are remembered either way. Subclasses decide what a turn, a press
+ * and a command do.
  */
 import type { ButtonPress, PressResult } from "../../src/core/button-press.js";
 import type { ConversationService, ReceiveResult } from "../../src/sessions/contracts.js";
@@ -46,12 +47,16 @@ export abstract class RecordingService implements ConversationService {
   }
 
   async receive(message: InboundMessage): Promise<ReceiveResult> {
-    const duplicate = message.dedupeKeys.some((key) => this.seen.has(key));
-    for (const key of message.dedupeKeys) this.seen.add(key);
-    if (duplicate) return { status: "duplicate" };
+    if (!(await this.firstDelivery(message.dedupeKeys))) return { status: "duplicate" };
     this.received.push(message);
     this.notify();
     return this.handle(message);
+  }
+
+  async firstDelivery(keys: readonly string[]): Promise<boolean> {
+    const fresh = !keys.some((key) => this.seen.has(key));
+    for (const key of keys) this.seen.add(key);
+    return fresh;
   }
 
   async press(press: ButtonPress): Promise<PressResult> {

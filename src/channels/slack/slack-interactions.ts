@@ -8,6 +8,9 @@
  * under the same access rules as a message there; in a channel where that thread is not known
  * (nobody's is after a restart), only the commands about the person's own items run — the others
  * are refused with where to type them, never run on a session the whole channel would share.
+ * Each interaction runs once: its ids (slack-interaction-keys.ts) are recorded where the session
+ * layer records messages, and a repeat — a Socket Mode redelivery, a replayed signed HTTP request —
+ * is acknowledged like any other but does nothing.
  */
 import type { Logger } from "pino";
 import type { ButtonPress } from "../../core/button-press.js";
@@ -23,6 +26,7 @@ import { ACTION_IDS, CARD_ACTION_PATTERN, context, decodeCardValue } from "./sla
 import { kindOfChannel } from "./slack-conversation-kind.js";
 import { slackThreadTarget } from "./slack-thread-target.js";
 import type { BotIdentity } from "./slack-events.js";
+import { commandKeys, pressKeys } from "./slack-interaction-keys.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { escapeMrkdwn } from "./slack-limits.js";
 import type { ThreadRegistry } from "./slack-threads.js";
@@ -58,7 +62,17 @@ const blockActionsSchema = z.looseObject({
       blocks: z.array(z.unknown()).optional(),
     })
     .optional(),
-  actions: z.array(z.looseObject({ action_id: z.string(), value: z.string().optional() })).min(1),
+  actions: z
+    .array(
+      z.looseObject({
+        action_id: z.string(),
+        block_id: z.string().optional(),
+        action_ts: z.string().optional(),
+        value: z.string().optional(),
+      }),
+    )
+    .min(1),
+  trigger_id: z.string().optional(),
 });
 type BlockActions = z.infer<typeof blockActionsSchema>;
 
@@ -68,6 +82,7 @@ const slashSchema = z.looseObject({
   team_id: z.string(),
   channel_id: z.string(),
   text: z.string(),
+  trigger_id: z.string().optional(),
 });
 
 /**
@@ -116,9 +131,14 @@ export class SlackInteractions {
     const messageTs = body.message?.ts ?? body.container?.message_ts;
     if (!channel || !messageTs) return;
     const threadTs = body.message?.thread_ts ?? messageTs;
-    const user: PlatformUser = await this.deps.users.user(body.user.id, body.user.name ?? body.user.username);
-    const tell = (text: string) => this.ephemeral(channel, user.id, threadTs, text);
+    const tell = (text: string) => this.ephemeral(channel, body.user.id, threadTs, text);
     try {
+      const keys = pressKeys({ trigger_id: body.trigger_id, channel, messageTs, action });
+      if (!(await this.firstTime(keys, "button press", channel))) return;
+      const user: PlatformUser = await this.deps.users.user(
+        body.user.id,
+        body.user.name ?? body.user.username,
+      );
       // The channel counts as for a message: no Stop, Retry or card works where the bot may not.
       const access = await this.deps.access.check(user.id, channel, kindOfChannel(channel));
       if (!access.allowed) return await tell(access.refusal);
@@ -189,6 +209,12 @@ export class SlackInteractions {
         this.deps.logger.warn({ err: describeError(error) }, "slack command reply failed"),
       );
     const reply = (text: string) => replyMrkdwn(markdownToMrkdwn(text) || text);
+    try {
+      if (!(await this.firstTime(commandKeys(command), "slash command", command.channel_id))) return;
+    } catch (error) {
+      this.deps.logger.error({ err: describeError(error) }, "slack command not recorded");
+      return void (await reply("Sorry — that command failed. Please try again."));
+    }
     const kind = kindOfChannel(command.channel_id);
     const access = await this.deps.access.check(command.user_id, command.channel_id, kind);
     if (!access.allowed) return void (await reply(access.refusal));
@@ -217,6 +243,19 @@ export class SlackInteractions {
       this.deps.logger.error({ err: describeError(error) }, "slack command failed");
       await reply("Sorry — that command failed. Please try again.");
     }
+  }
+
+  /**
+   * Record an interaction's keys; false — logged, and the interaction then does nothing — when
+   * they were seen before. Rejects when they cannot be recorded (the caller apologises).
+   */
+  private async firstTime(keys: readonly string[], kind: string, channel: string): Promise<boolean> {
+    if (keys.length === 0 || (await this.deps.service.firstDelivery(keys))) return true;
+    this.deps.logger.info(
+      { kind, channel },
+      "slack interaction dropped: already handled (a redelivery or replay)",
+    );
+    return false;
   }
 
   private async ephemeral(channel: string, user: string, threadTs: string, text: string): Promise<void> {

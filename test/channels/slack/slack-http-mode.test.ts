@@ -1,9 +1,11 @@
+import { Writable } from "node:stream";
+import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ACTION_IDS } from "../../../src/channels/slack/slack-blocks.js";
 import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
-import { deliverHttp } from "../../fakes/fake-slack/http-delivery.js";
+import { deliverHttp, slackSignature } from "../../fakes/fake-slack/http-delivery.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { FakeService } from "./fake-service.js";
-import { silentLogger } from "./support.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
 import { OPEN_UPLOADS } from "../../support/test-upload-gate.js";
 
@@ -12,12 +14,21 @@ let fake: FakeSlack;
 let service: FakeService;
 let channel: SlackChannel;
 let url: string;
+/** The channel's log lines at info and above. */
+let logged: { msg?: string; kind?: string }[];
 
 beforeEach(async () => {
   fake = await startFakeSlack();
   fake.state.addUser({ id: "U1", name: "ana" });
   fake.state.addChannel({ id: "D1", name: "dm", type: "im", members: ["U1"] });
   service = new FakeService();
+  logged = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split("\n").filter(Boolean)) logged.push(JSON.parse(line));
+      done();
+    },
+  });
   channel = withOutputs(
     new SlackChannel({
       botToken: fake.state.botToken,
@@ -32,7 +43,7 @@ beforeEach(async () => {
       uploads: OPEN_UPLOADS,
       workspaceRoot: "/tmp",
       service,
-      logger: silentLogger,
+      logger: pino({ level: "info" }, sink),
     }),
     service,
   );
@@ -89,5 +100,89 @@ describe("HTTP Events API mode", () => {
     });
     expect(delivery.status).toBe(200);
     expect(delivery.body).toContain("abc123");
+  });
+});
+
+/** A signed /coworker request as Slack posts it (form-encoded, not JSON), ready to post again. */
+function signedCommand(text: string, triggerId: string): { headers: Record<string, string>; body: string } {
+  const body = new URLSearchParams({
+    token: "t",
+    team_id: fake.state.teamId,
+    channel_id: "D1",
+    channel_name: "dm",
+    user_id: "U1",
+    user_name: "ana",
+    command: "/coworker",
+    text,
+    api_app_id: fake.state.appId,
+    trigger_id: triggerId,
+  }).toString();
+  const ts = Math.floor(Date.now() / 1000);
+  const headers = {
+    "content-type": "application/x-www-form-urlencoded",
+    "x-slack-request-timestamp": String(ts),
+    "x-slack-signature": slackSignature(SECRET, ts, body),
+  };
+  return { headers, body };
+}
+
+/** Post the same signed request; resolve with the HTTP status. */
+async function post(request: { headers: Record<string, string>; body: string }): Promise<number> {
+  const response = await fetch(url, { method: "POST", ...request });
+  await response.text();
+  return response.status;
+}
+
+const replayLines = () => logged.filter((line) => line.msg?.includes("slack interaction dropped"));
+
+describe("HTTP mode: a replayed interaction", () => {
+  it("runs a signed slash command posted twice once, and acknowledges both", async () => {
+    const captured = signedCommand("status", "1337.42.abc");
+    expect(await post(captured)).toBe(200);
+    expect(await post(captured)).toBe(200);
+    await channel.stop(); // waits for the work after both acks
+    expect(service.commands.map((c) => c.name)).toEqual(["status"]);
+    expect(replayLines()).toEqual([expect.objectContaining({ kind: "slash command" })]);
+  });
+
+  it("still runs two different commands, the same text included", async () => {
+    expect(await post(signedCommand("status", "1337.42.one"))).toBe(200);
+    expect(await post(signedCommand("status", "1337.42.two"))).toBe(200);
+    await channel.stop();
+    expect(service.commands.map((c) => c.name)).toEqual(["status", "status"]);
+    expect(replayLines()).toEqual([]);
+  });
+
+  it("runs a signed button press (Stop) posted twice once", async () => {
+    const press = {
+      type: "block_actions",
+      user: { id: "U1", username: "ana", name: "ana", team_id: fake.state.teamId },
+      team: { id: fake.state.teamId, domain: "fake" },
+      api_app_id: fake.state.appId,
+      token: "t",
+      container: { type: "message", message_ts: "1700000000.000100", channel_id: "D1", is_ephemeral: false },
+      channel: { id: "D1", name: "dm" },
+      message: { type: "message", ts: "1700000000.000100", text: "…" },
+      trigger_id: "1337.42.press",
+      actions: [
+        { action_id: ACTION_IDS.stop, block_id: "b1", type: "button", action_ts: "1700000001.000200" },
+      ],
+    };
+    const body = new URLSearchParams({ payload: JSON.stringify(press) }).toString();
+    const ts = Math.floor(Date.now() / 1000);
+    const captured = {
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-slack-request-timestamp": String(ts),
+        "x-slack-signature": slackSignature(SECRET, ts, body),
+      },
+      body,
+    };
+    expect(await post(captured)).toBe(200);
+    expect(await post(captured)).toBe(200);
+    await channel.stop();
+    expect(service.presses).toHaveLength(1);
+    expect(service.presses[0]).toMatchObject({ kind: "control", control: "stop" });
+    expect(replayLines()).toEqual([expect.objectContaining({ kind: "button press" })]);
   });
 });
