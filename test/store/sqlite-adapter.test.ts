@@ -1,8 +1,9 @@
 /**
  * The SQLite adapter and the SQLite store on it: the writes of one loop turn share one commit,
  * calls keep their order (a read sees every write issued before it), a setMany is all or nothing,
- * insert-if-absent is atomic across connections, and closing the store lets calls already made
- * finish.
+ * insert-if-absent is atomic across connections, another connection's write lock is waited out
+ * without stalling the event loop (and fails the writes at the deadline), and closing the store
+ * lets calls already made finish.
  */
 import { statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -140,6 +141,63 @@ describe("SqliteAdapter", () => {
       undefined,
       "1",
     ]);
+  });
+
+  it("waits out another connection's write lock between loop turns, then commits the writes a read waited for", async () => {
+    await adapter.disconnect();
+    adapter = new SqliteAdapter({ file, table: "keyv", busyTimeoutMs: 5_000, synchronous: "NORMAL" });
+    await adapter.set("a", "0");
+    const other = new Database(file);
+    other.exec("BEGIN IMMEDIATE");
+    let settled = false;
+    const writes = Promise.all([adapter.set("a", "1"), adapter.setMany([{ key: "b", value: "2" }])]);
+    const markSettled = (): void => {
+      settled = true;
+    };
+    writes.then(markSettled, markSettled);
+    const read = adapter.get("a");
+    let ticks = 0;
+    const settledWhileLocked = await new Promise<boolean>((resolve) => {
+      const timer = setInterval(() => {
+        ticks += 1;
+        if (ticks < 10) return;
+        clearInterval(timer);
+        resolve(settled);
+        other.exec("ROLLBACK");
+        other.close();
+      }, 1);
+    });
+    expect(settledWhileLocked).toBe(false);
+    await expect(writes).resolves.toEqual([true, undefined]);
+    expect(await read).toBe("1");
+    expect(await adapter.get("b")).toBe("2");
+  });
+
+  it("fails the queued writes with an error naming the file once the lock is held past busyTimeoutMs", async () => {
+    await adapter.disconnect();
+    adapter = new SqliteAdapter({ file, table: "keyv", busyTimeoutMs: 200, synchronous: "NORMAL" });
+    await adapter.set("a", "0");
+    const other = new Database(file);
+    other.exec("BEGIN IMMEDIATE");
+    let ticks = 0;
+    const timer = setInterval(() => {
+      ticks += 1;
+    }, 1);
+    const outcomes = await Promise.allSettled([adapter.set("a", "1"), adapter.delete("a")]);
+    clearInterval(timer);
+    other.exec("ROLLBACK");
+    other.close();
+    expect(ticks).toBeGreaterThan(0);
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe("rejected");
+      expect((outcome as PromiseRejectedResult).reason.message).toBe(
+        `store: the SQLite file ${file} stayed locked by another connection (a second Coworker process, ` +
+          "a sqlite3 shell, coworker doctor) for 200 ms; the write was not made",
+      );
+    }
+    expect(await adapter.get("a")).toBe("0");
+    expect(await adapter.set("a", "2")).toBe(true);
+    expect(await adapter.get("a")).toBe("2");
   });
 
   it("commits the writes still queued when it closes", async () => {

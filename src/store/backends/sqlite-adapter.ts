@@ -19,6 +19,16 @@
  * commits (a short catch-up so the log can start over), the end-of-turn commits wait; a read of a
  * key with a write queued still commits at once.
  *
+ * Another connection holding the file's write lock (a second process, a sqlite3 shell, `coworker
+ * doctor`) must not stall the event loop: SQLite waits for a lock inside the statement, on the
+ * main thread, so the connection waits only LOCK_WAIT_ON_THREAD_MS. A batch that finds the file
+ * locked stays queued, whole, and is tried again after a growing pause (the loop serves timers,
+ * sockets and other conversations meanwhile; writes issued during the pause join it, and a read of
+ * a key with a write queued waits for that batch to settle); once the lock has been held for
+ * `busyTimeoutMs`, every queued write fails with an error naming the file. Reads are not retried:
+ * in WAL mode a reader never waits for a writer, only for rare file-wide locks (a TRUNCATE
+ * checkpoint, recovery), and such a read fails after the short wait.
+ *
  * The database file and its -wal / -shm files are owner-only (0600, core/private-files.ts): the file
  * is made so before SQLite opens it (SQLite gives the -wal and -shm it creates the database file's
  * mode), and -wal / -shm made before are tightened once open.
@@ -35,10 +45,21 @@ export const MAX_ROWS_PER_WRITE = 16_000;
 /** The log file is cut back to this size whenever it starts over (after a burst made it larger). */
 const WAL_SIZE_LIMIT_BYTES = 16 * 1_048_576;
 
+/**
+ * How long a statement waits for another connection's lock: SQLite waits on the main thread, so
+ * only this long (a commit elsewhere takes about a millisecond); longer locks are waited out
+ * between loop turns (see the header).
+ */
+const LOCK_WAIT_ON_THREAD_MS = 50;
+/** The first pause before a locked batch is tried again; each pause doubles, up to the next. */
+const LOCK_RETRY_FIRST_MS = 10;
+const LOCK_RETRY_MAX_MS = 250;
+
 /** What opens the adapter: the file, its table, and how long to wait for another process's lock. */
 export interface SqliteAdapterOptions {
   readonly file: string;
   readonly table: string;
+  /** How long queued writes wait for another connection's write lock before they fail. */
   readonly busyTimeoutMs: number;
   /** Told when background checkpoints fail (the connection then checkpoints itself). */
   readonly onCheckpointError?: (error: unknown) => void;
@@ -51,6 +72,15 @@ type Write =
   | ({ kind: "upsert"; rows: ReadonlyArray<readonly [string, string]> } & Outcome<boolean>)
   | ({ kind: "delete"; key: string } & Outcome<boolean>)
   | ({ kind: "insert"; key: string; value: string } & Outcome<boolean>);
+
+/** A batch waiting for another connection's write lock: since when, the next pause, and who waits. */
+interface LockWait {
+  readonly since: number;
+  delayMs: number;
+  timer: NodeJS.Timeout | undefined;
+  readonly settled: Promise<void>;
+  readonly settle: () => void;
+}
 
 /** A keyv store adapter over one SQLite connection, group-committing the writes of each loop turn. */
 export class SqliteAdapter extends EventEmitter {
@@ -67,6 +97,10 @@ export class SqliteAdapter extends EventEmitter {
   private flushTimer: NodeJS.Immediate | undefined;
   /** The checkpointer holds the end-of-turn commits (see SqliteCheckpointer). */
   private held = false;
+  /** Set while the queued batch waits for another connection's lock (see the header). */
+  private lockWait: LockWait | undefined;
+  private readonly file: string;
+  private readonly busyTimeoutMs: number;
 
   /**
    * Opens the file (creating it, owner-only, and the table when missing) in WAL mode with
@@ -75,13 +109,17 @@ export class SqliteAdapter extends EventEmitter {
   constructor(options: SqliteAdapterOptions & { readonly synchronous: "NORMAL" | "FULL" }) {
     super();
     this.opts = { dialect: "sqlite", url: `sqlite://${options.file}`, table: options.table };
+    this.file = options.file;
+    this.busyTimeoutMs = options.busyTimeoutMs;
     ensurePrivateFile(options.file);
+    // Opening (once, before anything is served) may wait the whole timeout; statements after it not.
     this.db = new Database(options.file, { timeout: options.busyTimeoutMs });
     try {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma(`synchronous = ${options.synchronous}`);
       this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${options.table}(key VARCHAR(255) PRIMARY KEY, value TEXT )`);
+      this.db.pragma(`busy_timeout = ${LOCK_WAIT_ON_THREAD_MS}`);
       for (const suffix of ["-wal", "-shm"]) tightenIfPresent(`${options.file}${suffix}`);
       this.statements = prepare(this.db, options.table);
     } catch (error) {
@@ -111,31 +149,38 @@ export class SqliteAdapter extends EventEmitter {
         }
       }),
     );
+    // IMMEDIATE: the write lock is taken at BEGIN, so a locked file fails the batch before any write.
     this.commitBatch = (batch) => {
       try {
-        return applyAll(batch).map((value) => ({ ok: true, value }));
-      } catch {
+        return applyAll.immediate(batch).map((value) => ({ ok: true, value }));
+      } catch (error) {
+        if (isLocked(error)) throw error;
         // A statement failed and the batch was rolled back: once more, each write on its own.
-        return applyEach(batch);
+        return applyEach.immediate(batch);
       }
     };
   }
 
   /** The stored (serialised) value, or undefined. */
   async get<Value>(key: string): Promise<Value | undefined> {
-    this.flushFor(key);
+    const queued = this.flushFor(key);
+    if (queued) await queued;
     return this.statements.get.get(key)?.value as Value | undefined;
   }
 
   /** The stored values of `keys`, in order (undefined where absent). */
   async getMany<Value>(keys: string[]): Promise<Array<Value | undefined>> {
-    for (const key of keys) this.flushFor(key);
+    for (const key of keys) {
+      const queued = this.flushFor(key);
+      if (queued) await queued;
+    }
     return keys.map((key) => this.statements.get.get(key)?.value as Value | undefined);
   }
 
   /** Whether a row holds `key` (expired or not: keyv checks expiry). */
   async has(key: string): Promise<boolean> {
-    this.flushFor(key);
+    const queued = this.flushFor(key);
+    if (queued) await queued;
     return this.statements.get.get(key) !== undefined;
   }
 
@@ -183,9 +228,12 @@ export class SqliteAdapter extends EventEmitter {
     throw new SharedAdapterClearError();
   }
 
-  /** Run a statement that returns nothing (pragmas, maintenance) after the writes issued before it. */
+  /**
+   * Run a statement that returns nothing (pragmas, maintenance) after the writes issued before it
+   * (when they wait for another connection's lock, the statement finds it locked too and throws).
+   */
   run(sql: string, ...parameters: unknown[]): void {
-    this.flush();
+    if (!this.lockWait) this.flush();
     this.db.prepare(sql).run(...parameters);
   }
 
@@ -194,9 +242,16 @@ export class SqliteAdapter extends EventEmitter {
     this.db.prepare("SELECT 1").get();
   }
 
-  /** Commit every queued write, let the last checkpoint finish, then close the connection. */
+  /**
+   * Commit every queued write (waiting out another connection's lock, up to `busyTimeoutMs`), let
+   * the last checkpoint finish, then close the connection.
+   */
   async disconnect(): Promise<void> {
-    this.flush();
+    for (;;) {
+      if (!this.lockWait) this.flush();
+      if (!this.lockWait) break;
+      await this.lockWait.settled;
+    }
     await this.checkpointer.close();
     this.db.close();
   }
@@ -211,10 +266,13 @@ export class SqliteAdapter extends EventEmitter {
     });
   }
 
-  /** The end-of-turn commit, unless the checkpointer holds commits (they go when it lets go). */
+  /**
+   * The end-of-turn commit, unless the checkpointer holds commits (they go when it lets go) or the
+   * batch waits for another connection's lock (its retry timer commits it).
+   */
   private commitAtTurnEnd(): void {
     this.flushTimer = undefined;
-    if (!this.held) this.flush();
+    if (!this.held && !this.lockWait) this.flush();
   }
 
   private holdCommits(hold: boolean): void {
@@ -222,9 +280,14 @@ export class SqliteAdapter extends EventEmitter {
     if (!hold && this.pending.length > 0) this.flushTimer ??= setImmediate(() => this.commitAtTurnEnd());
   }
 
-  /** Commit the queued writes first when one of them writes `key`. */
-  private flushFor(key: string): void {
-    if (this.pendingKeys.has(key)) this.flush();
+  /**
+   * Commit the queued writes first when one of them writes `key`; when they wait for another
+   * connection's lock, the promise of their settling (committed, or failed at the deadline).
+   */
+  private flushFor(key: string): Promise<void> | undefined {
+    if (!this.pendingKeys.has(key)) return undefined;
+    if (!this.lockWait) this.flush();
+    return this.lockWait?.settled;
   }
 
   /** Commit the queued writes in one transaction, then settle each one. */
@@ -233,15 +296,17 @@ export class SqliteAdapter extends EventEmitter {
     this.flushTimer = undefined;
     const batch = this.pending;
     if (batch.length === 0) return;
-    this.pending = [];
-    this.pendingKeys.clear();
     let outcomes: Array<{ ok: boolean; value: unknown }>;
     try {
       outcomes = this.commitBatch(batch);
     } catch (error) {
-      for (const write of batch) write.fail(error);
+      if (isLocked(error) && this.waitForLock()) return;
+      this.takePending();
+      const failure = isLocked(error) ? this.lockedError(error) : error;
+      for (const write of batch) write.fail(failure);
       return;
     }
+    this.takePending();
     let rows = 0;
     batch.forEach((write, index) => {
       const { ok, value } = outcomes[index]!;
@@ -250,6 +315,45 @@ export class SqliteAdapter extends EventEmitter {
       rows += write.kind === "upsert" ? write.rows.length : 1;
     });
     this.checkpointer.committed(rows);
+  }
+
+  /** Empty the queue (its batch is being settled) and end any wait for the lock. */
+  private takePending(): void {
+    this.pending = [];
+    this.pendingKeys.clear();
+    const wait = this.lockWait;
+    if (!wait) return;
+    this.lockWait = undefined;
+    clearTimeout(wait.timer);
+    wait.settle();
+  }
+
+  /**
+   * The queued batch found the file locked: try it again after the next pause, unless the lock
+   * has been held for `busyTimeoutMs` already (false: the batch is to fail).
+   */
+  private waitForLock(): boolean {
+    let wait = this.lockWait;
+    if (!wait) {
+      let settle!: () => void;
+      const settled = new Promise<void>((resolve) => {
+        settle = resolve;
+      });
+      wait = { since: Date.now(), delayMs: 0, timer: undefined, settled, settle };
+      this.lockWait = wait;
+    }
+    if (Date.now() - wait.since >= this.busyTimeoutMs) return false;
+    wait.delayMs = Math.min(Math.max(wait.delayMs * 2, LOCK_RETRY_FIRST_MS), LOCK_RETRY_MAX_MS);
+    wait.timer = setTimeout(() => this.flush(), wait.delayMs);
+    return true;
+  }
+
+  private lockedError(cause: unknown): Error {
+    return new Error(
+      `store: the SQLite file ${this.file} stayed locked by another connection (a second Coworker ` +
+        `process, a sqlite3 shell, coworker doctor) for ${this.busyTimeoutMs} ms; the write was not made`,
+      { cause },
+    );
   }
 
   private apply(write: Write): boolean {
@@ -263,6 +367,12 @@ export class SqliteAdapter extends EventEmitter {
         return this.statements.insertIfAbsent.run(write.key, write.value, Date.now()).changes > 0;
     }
   }
+}
+
+/** Whether `error` is SQLite's "another connection holds the lock" (SQLITE_BUSY and its kinds). */
+function isLocked(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_"));
 }
 
 /** The adapter's prepared statements on `table`. */

@@ -25,8 +25,11 @@ import { SqliteAdapter } from "./sqlite-adapter.js";
 const SYNCHRONOUS = "NORMAL";
 /** The journal and sync settings the file runs with, for reports. */
 export const SQLITE_DURABILITY = `WAL, synchronous=${SYNCHRONOUS}`;
-/** How long a write waits for another connection's lock before failing. */
-const BUSY_TIMEOUT_MS = 5_000;
+/**
+ * How long a write waits for another connection's lock before failing (between loop turns, not on
+ * the main thread: see SqliteAdapter).
+ */
+const BUSY_TIMEOUT_MS = 10_000;
 const TABLE = "keyv";
 
 /** Open (creating if needed) the SQLite file and its table; throws a clear error when it cannot. */
