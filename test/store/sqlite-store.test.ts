@@ -1,4 +1,7 @@
-/** The embedded SQLite store: where its file lives, purging of expired rows, and open failures. */
+/**
+ * The embedded SQLite store: where its file lives, purging of expired rows (between loop turns),
+ * and open failures.
+ */
 import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -52,6 +55,42 @@ describe("sqlite store", () => {
     const reopened = await createStore({ dataDir: root });
     await reopened.close();
     expect(rawQuery(file, "SELECT key FROM keyv")).toEqual([{ key: "dedupe:kept" }]);
+  });
+
+  it("purges expired rows a window at a time, with other work between windows, and keeps live rows", async () => {
+    await (await createStore({ dataDir: root })).close();
+    const file = path.join(root, "coworker.sqlite");
+    const db = new Database(file);
+    const insert = db.prepare("INSERT INTO keyv (key, value) VALUES (?, ?)");
+    const expired = JSON.stringify({ value: 1, expires: Date.now() - 1 });
+    const live = JSON.stringify({ value: 2, expires: Date.now() + 3_600_000 });
+    db.transaction(() => {
+      for (let i = 0; i < 10_000; i += 1) {
+        insert.run(`dedupe:old${i}`, expired);
+        if (i % 1_000 === 0) insert.run(`dedupe:live${i}`, live);
+      }
+      insert.run("memory:forever", JSON.stringify({ value: 3 }));
+    })();
+    db.close();
+    const observer = new Database(file, { readonly: true });
+    const countExpired = observer.prepare("SELECT count(*) FROM keyv WHERE key LIKE 'dedupe:old%'").pluck();
+    const seen: number[] = [];
+    let watching = true;
+    const watch = (): void => {
+      if (!watching) return;
+      seen.push(countExpired.get() as number);
+      setImmediate(watch);
+    };
+    setImmediate(watch);
+    const store = await createStore({ dataDir: root });
+    watching = false;
+    observer.close();
+    await store.close();
+    expect(seen.some((remaining) => remaining > 0 && remaining < 10_000)).toBe(true);
+    expect(rawQuery(file, "SELECT key FROM keyv ORDER BY key").map((row) => row.key)).toEqual([
+      ...Array.from({ length: 10 }, (_, n) => `dedupe:live${n * 1_000}`).sort(),
+      "memory:forever",
+    ]);
   });
 
   it("a row that is not JSON fails its read with an error naming its namespace, not quoting its value", async () => {

@@ -2,7 +2,7 @@
  * SQLite backend: the default embedded store, one file in the data dir through better-sqlite3.
  * All namespaces share one connection and one table (keys are `<namespace>:<key>`); writes are
  * group-committed once per event-loop turn (see SqliteAdapter). Expired rows are purged when the
- * store opens and hourly after that.
+ * store opens and hourly after that, a window of rows at a time between loop turns.
  *
  * Durability: the file runs in WAL mode with `synchronous = NORMAL`. Every commit is in the WAL
  * (the OS's hands) before the write resolves, so a process crash (SIGKILL, OOM, a thrown error)
@@ -34,7 +34,7 @@ const TABLE = "keyv";
 
 /** Open (creating if needed) the SQLite file and its table; throws a clear error when it cannot. */
 export async function openSqliteBackend(file: string, onError: ErrorSink): Promise<Backend> {
-  let adapter: SqliteAdapter;
+  let adapter: SqliteAdapter | undefined;
   try {
     adapter = new SqliteAdapter({
       file,
@@ -43,8 +43,9 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
       synchronous: SYNCHRONOUS,
       onCheckpointError: onError,
     });
-    purgeExpired(adapter);
+    await adapter.purgeExpired();
   } catch (error) {
+    await adapter?.disconnect().catch(() => undefined);
     throw new Error(`cannot open the SQLite store at ${file}: ${(error as Error).message}`, { cause: error });
   }
   adapter.setMaxListeners(STORE_NAMESPACES.length + 4);
@@ -52,13 +53,7 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
   const spaces = new Map(
     STORE_NAMESPACES.map((ns) => [ns, namespacedKeyv(adapter, ns, true, onError)] as const),
   );
-  const purgeTimer = setInterval(() => {
-    try {
-      purgeExpired(adapter);
-    } catch (error) {
-      onError(error);
-    }
-  }, PURGE_INTERVAL_MS);
+  const purgeTimer = setInterval(() => adapter.purgeExpired().catch(onError), PURGE_INTERVAL_MS);
   purgeTimer.unref();
   return {
     keyv: (namespace: StoreNamespace) => spaces.get(namespace)!,
@@ -85,12 +80,4 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
       await adapter.disconnect();
     },
   };
-}
-
-/** Delete every row whose keyv envelope says it has expired. */
-function purgeExpired(adapter: SqliteAdapter): void {
-  adapter.run(
-    `DELETE FROM ${TABLE} WHERE (CASE WHEN json_valid(value) THEN json_extract(value, '$.expires') END) < ?`,
-    Date.now(),
-  );
 }
