@@ -4,7 +4,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppAssembly, ChannelStarter } from "../../src/app/app-parts.js";
 import { planChannels, startApp } from "../../src/app/start-app.js";
 import { loadConfig } from "../../src/config/load-config.js";
@@ -12,6 +12,7 @@ import { ServiceFailure } from "../../src/core/failure.js";
 import type { CoworkerConfig } from "../../src/config/schema.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { FakeService } from "../channels/console/fake-service.js";
+import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
 import { tempProject } from "./io.js";
 
 const logger = createLogger({ level: "silent" });
@@ -239,4 +240,31 @@ describe("startApp", () => {
     signals.emit("SIGTERM");
     expect(await app.stopped).toBe(0);
   });
+});
+
+describe("startApp on Postgres", () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgresServer();
+  }, 30_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("refuses a second start on the same database with one line, and starts again once the first has stopped", async () => {
+    const env = { COWORKER_STORE_URL: server.url };
+    const firstSignals = new EventEmitter();
+    const first = await startApp(config("ops: { enabled: false }\n", env), logger, bareStart(firstSignals));
+    // Another data folder: the database is what they share.
+    const other = config("ops: { enabled: false }\n", env);
+    await expect(startApp(other, logger, bareStart(new EventEmitter()))).rejects.toThrow(
+      `another Coworker process is using the Postgres database postgres://127.0.0.1:${server.port}/postgres`,
+    );
+    firstSignals.emit("SIGTERM");
+    expect(await first.stopped).toBe(0);
+    const signals = new EventEmitter();
+    const again = await startApp(other, logger, bareStart(signals));
+    signals.emit("SIGTERM");
+    expect(await again.stopped).toBe(0);
+  }, 30_000);
 });
