@@ -103,9 +103,21 @@ describe("HTTP Events API mode", () => {
   });
 });
 
-/** A signed /coworker request as Slack posts it (form-encoded, not JSON), ready to post again. */
-function signedCommand(text: string, triggerId: string): { headers: Record<string, string>; body: string } {
-  const body = new URLSearchParams({
+/** A form body signed now as Slack signs it, ready to post again. */
+function signed(form: Record<string, string>): { headers: Record<string, string>; body: string } {
+  const body = new URLSearchParams(form).toString();
+  const ts = Math.floor(Date.now() / 1000);
+  const headers = {
+    "content-type": "application/x-www-form-urlencoded",
+    "x-slack-request-timestamp": String(ts),
+    "x-slack-signature": slackSignature(SECRET, ts, body),
+  };
+  return { headers, body };
+}
+
+/** A signed /coworker request as Slack posts it. */
+const signedCommand = (text: string, triggerId: string) =>
+  signed({
     token: "t",
     team_id: fake.state.teamId,
     channel_id: "D1",
@@ -116,24 +128,36 @@ function signedCommand(text: string, triggerId: string): { headers: Record<strin
     text,
     api_app_id: fake.state.appId,
     trigger_id: triggerId,
-  }).toString();
-  const ts = Math.floor(Date.now() / 1000);
-  const headers = {
-    "content-type": "application/x-www-form-urlencoded",
-    "x-slack-request-timestamp": String(ts),
-    "x-slack-signature": slackSignature(SECRET, ts, body),
-  };
-  return { headers, body };
-}
+  });
 
-/** Post the same signed request; resolve with the HTTP status. */
+/** A signed press of Stop on a message in the DM. */
+const signedStop = (triggerId: string) =>
+  signed({
+    payload: JSON.stringify({
+      type: "block_actions",
+      user: { id: "U1", username: "ana", name: "ana", team_id: fake.state.teamId },
+      team: { id: fake.state.teamId, domain: "fake" },
+      api_app_id: fake.state.appId,
+      token: "t",
+      container: { type: "message", message_ts: "1700000000.000100", channel_id: "D1", is_ephemeral: false },
+      channel: { id: "D1", name: "dm" },
+      message: { type: "message", ts: "1700000000.000100", text: "…" },
+      trigger_id: triggerId,
+      actions: [
+        { action_id: ACTION_IDS.stop, block_id: "b1", type: "button", action_ts: "1700000001.000200" },
+      ],
+    }),
+  });
+
+/** Post the request; resolve with the HTTP status. */
 async function post(request: { headers: Record<string, string>; body: string }): Promise<number> {
   const response = await fetch(url, { method: "POST", ...request });
   await response.text();
   return response.status;
 }
 
-const replayLines = () => logged.filter((line) => line.msg?.includes("slack interaction dropped"));
+const linesWith = (text: string) => logged.filter((line) => line.msg?.includes(text));
+const replayLines = () => linesWith("slack interaction dropped");
 
 describe("HTTP mode: a replayed interaction", () => {
   it("runs a signed slash command posted twice once, and acknowledges both", async () => {
@@ -154,35 +178,25 @@ describe("HTTP mode: a replayed interaction", () => {
   });
 
   it("runs a signed button press (Stop) posted twice once", async () => {
-    const press = {
-      type: "block_actions",
-      user: { id: "U1", username: "ana", name: "ana", team_id: fake.state.teamId },
-      team: { id: fake.state.teamId, domain: "fake" },
-      api_app_id: fake.state.appId,
-      token: "t",
-      container: { type: "message", message_ts: "1700000000.000100", channel_id: "D1", is_ephemeral: false },
-      channel: { id: "D1", name: "dm" },
-      message: { type: "message", ts: "1700000000.000100", text: "…" },
-      trigger_id: "1337.42.press",
-      actions: [
-        { action_id: ACTION_IDS.stop, block_id: "b1", type: "button", action_ts: "1700000001.000200" },
-      ],
-    };
-    const body = new URLSearchParams({ payload: JSON.stringify(press) }).toString();
-    const ts = Math.floor(Date.now() / 1000);
-    const captured = {
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        "x-slack-request-timestamp": String(ts),
-        "x-slack-signature": slackSignature(SECRET, ts, body),
-      },
-      body,
-    };
+    const captured = signedStop("1337.42.press");
     expect(await post(captured)).toBe(200);
     expect(await post(captured)).toBe(200);
     await channel.stop();
     expect(service.presses).toHaveLength(1);
     expect(service.presses[0]).toMatchObject({ kind: "control", control: "stop" });
     expect(replayLines()).toEqual([expect.objectContaining({ kind: "button press" })]);
+  });
+
+  it("runs nothing when the interaction cannot be recorded (the store is down)", async () => {
+    service.firstDelivery = async () => {
+      throw new Error("store down");
+    };
+    expect(await post(signedCommand("status", "1337.42.down"))).toBe(200);
+    expect(await post(signedStop("1337.42.down-press"))).toBe(200);
+    await channel.stop();
+    expect(service.commands).toEqual([]);
+    expect(service.presses).toEqual([]);
+    expect(linesWith("slack command not recorded")).toHaveLength(1);
+    expect(linesWith("slack button press failed")).toHaveLength(1);
   });
 });
