@@ -192,6 +192,8 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     approvals: options.approvals,
     models: { default: options.defaults.model, choices: options.defaults.modelChoices ?? [] },
     ...(holdsSession ? { mayReplace: holdsSession } : {}),
+    audit: reviewer.audit,
+    now,
   });
   const queueCap = new QueueCap(outputs, logger);
   const commands = multi

@@ -1,5 +1,6 @@
 /**
- * AuditLog: the engine's audit records (proposals, decisions, approvals, results) as an
+ * AuditLog: the audit records (the engine's proposals, decisions, approvals, results; thread
+ * commands that change a session: mode, grants revoke, new, stop) as an
  * append-only JSONL file in the data dir (created 0700 when missing), owner-only (0600: one left
  * from before with more access is tightened before the first record; core/private-files.ts), mirrored to the
  * logger at debug level. Secrets are redacted before anything is written, with the shared

@@ -6,7 +6,9 @@
  * The file is append-only, so a reader meets every version: version 1 lines carry no `v`; version 2
  * (AUDIT_RECORD_VERSION) adds `v`, the turn's `requester` on every record the engine writes, and on
  * an approval_resolved a person decided, `decidedBy` and `decidedByName`. Fields are only ever
- * added, so a reader of version 1 (reviewer-stats' replay) reads every line.
+ * added, so a reader of version 1 (reviewer-stats' replay) reads every line. Thread commands that
+ * change a session (src/sessions/session-commands.ts) write records of their own kinds, with who
+ * ran them (`by`, `byName`); no turn or call is theirs, so `turnId`, `callId` and `tool` are empty.
  */
 
 /** The version the audit log stamps on each record it writes (as `v`). */
@@ -25,7 +27,14 @@ export interface AuditRecord {
     | "reviewer_verdict"
     | "reviewer_skipped"
     | "allow_anyway_granted"
-    | "allow_anyway_used";
+    | "allow_anyway_used"
+    // Thread commands: `mode` switched the session's mode (`mode`, `previousMode`), `grants revoke`
+    // took standing grants back (`revoked`: those grants), `new` replaced the thread's session with
+    // `newSessionId` (in `mode`), `stop` stopped its turn or dropped its queue (`stopped`, `dropped`).
+    | "mode_switched"
+    | "grants_revoked"
+    | "session_renewed"
+    | "session_stopped";
   readonly sessionId: string;
   readonly turnId: string;
   readonly callId: string;
@@ -42,6 +51,10 @@ export interface AuditRecord {
   readonly decidedBy?: string;
   /** …and their display name when they decided (anyone's choice: the id is the record). */
   readonly decidedByName?: string;
+  /** Who did what a record outside a turn says (a thread command, an "Allow anyway"): platform-qualified. */
+  readonly by?: string;
+  /** …and their display name then (a thread command's records). */
+  readonly byName?: string;
   readonly [field: string]: unknown;
 }
 

@@ -5,7 +5,8 @@
  * that one: with several processes the routing looks it up and runs the command where it is held
  * (executeOn), so a command never changes a session another process started, or switched the
  * thread to, after that look-up — this process does not hold it, and its copy saved here would
- * overwrite the holder's record.
+ * overwrite the holder's record. The commands that change a session (mode, grants revoke, new,
+ * stop) are written to the audit log with who ran them, once they took effect.
  */
 import { type ApprovalsConfig, loosenersFor, mayDecide } from "../approvals/authorisation.js";
 import type { PendingHub } from "../approvals/pending-hub.js";
@@ -13,6 +14,7 @@ import { loosensMode, type PermissionMode } from "../core/modes.js";
 import type { PendingStore } from "../approvals/pending-store.js";
 import type { ReviewerStats } from "../approvals/reviewer-stats.js";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
+import type { AuditRecord, AuditSink } from "../engine/audit-record.js";
 import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import { StaleFenceError } from "../store/coordination/coordination.js";
 import type { LiveSession } from "./live-session.js";
@@ -40,7 +42,16 @@ export interface ThreadCommandsDeps {
    * the thread index).
    */
   readonly mayReplace?: (sessionId: string) => boolean;
+  /** Where the commands that change a session are recorded, with who ran them. */
+  readonly audit: AuditSink;
+  readonly now: () => Date;
 }
+
+/** The kinds of audit record thread commands write. */
+type CommandRecordKind = Extract<
+  AuditRecord["kind"],
+  "mode_switched" | "grants_revoked" | "session_renewed" | "session_stopped"
+>;
 
 /**
  * Whether the command acts on the thread's session, starting one when the thread has none; stop,
@@ -113,7 +124,7 @@ export class ThreadCommands {
   ): Promise<string> {
     switch (command.name) {
       case "stop":
-        return this.stop(live);
+        return this.stop(live, target, user);
       case "new":
         return this.renew(target, user, live);
       case "approve":
@@ -143,16 +154,20 @@ export class ThreadCommands {
       case "grants":
         return describeGrants(live.grants.list());
       case "grants-revoke": {
-        const count = live.grants.list().length;
+        const held = live.grants.list();
+        const count = held.length;
         if (command.index === undefined) {
           const removed = live.grants.revoke(() => true);
           await live.flush();
-          return removed === 0 ? "No grants to revoke." : `Revoked ${plural(removed, "grant")}.`;
+          if (removed === 0) return "No grants to revoke.";
+          this.record("grants_revoked", live.id, target, user, { revoked: held });
+          return `Revoked ${plural(removed, "grant")}.`;
         }
         if (command.index > count)
           return `There is no grant ${command.index}; this session has ${plural(count, "grant")}.`;
         live.grants.revoke(command.index - 1);
         await live.flush();
+        this.record("grants_revoked", live.id, target, user, { revoked: [held[command.index - 1]] });
         return `Revoked grant ${command.index}.\n${describeGrants(live.grants.list())}`;
       }
       case "reviewer":
@@ -171,10 +186,11 @@ export class ThreadCommands {
     user: PlatformUser,
     mode: PermissionMode,
   ): Promise<string> {
-    if (live.record.mode === mode) return `Mode is already ${mode}.`;
-    if (loosensMode(live.record.mode, mode) && !this.mayLoosen(live, target, user))
-      return ownerOnly(live, mode);
+    const previousMode = live.record.mode;
+    if (previousMode === mode) return `Mode is already ${mode}.`;
+    if (loosensMode(previousMode, mode) && !this.mayLoosen(live, target, user)) return ownerOnly(live, mode);
     await live.update((r) => ({ ...r, mode, modeSetBy: user }));
+    this.record("mode_switched", live.id, target, user, { mode, previousMode });
     return `Mode set to ${mode}${live.activeTurn ? " (from the next turn)" : ""}.`;
   }
 
@@ -217,23 +233,33 @@ export class ThreadCommands {
     return mayDecide(allowed, target.platform, user.id);
   }
 
-  private async stop(live: LiveSession | undefined): Promise<string> {
+  private async stop(
+    live: LiveSession | undefined,
+    target: ThreadTarget,
+    user: PlatformUser,
+  ): Promise<string> {
     if (!live) return "Nothing is running.";
     const queued = live.record.queue.length;
     if (live.untakenSteering.length > 0) live.discardSteering = true;
     if (queued > 0) await live.update((r) => ({ ...r, queue: [] }));
     const dropped = queued > 0 ? ` Dropped ${plural(queued, "queued message")}.` : "";
+    const stopped = (what: "running turn" | "waiting turn" | "queue") =>
+      this.record("session_stopped", live.id, target, user, { stopped: what, dropped: queued });
     if (live.activeTurn) {
       live.engine.interrupt();
+      stopped("running turn");
       return `Stopping the running turn.${dropped}`;
     }
     if (live.record.pendingTurn) {
       // Suspended in the store (restart or eviction): close its cards, then let it end as stopped.
       await this.deps.hub.cancelSession(live.id, "the turn was stopped");
       this.deps.scheduler.schedule(live);
+      stopped("waiting turn");
       return `Stopped the waiting turn.${dropped}`;
     }
-    return queued > 0 ? dropped.trim() : "Nothing is running.";
+    if (queued === 0) return "Nothing is running.";
+    stopped("queue");
+    return dropped.trim();
   }
 
   /**
@@ -257,6 +283,7 @@ export class ThreadCommands {
     const fresh = old ? await this.replace(target, old, keepMode) : await cache.forTarget(target, user);
     if (!fresh) return "Another process holds this thread's session now: send `new` again to start afresh.";
     const { id, mode, model } = fresh.record;
+    if (old) this.record("session_renewed", old.id, target, user, { newSessionId: id, mode });
     if (!old || !keepMode) return `Started a new session (${id}). Mode ${mode}, model ${model}.`;
     return `Started a new session (${id}), model ${model}. Mode ${mode} kept from the previous session: ${ownerOnly(old, cache.defaultMode)}`;
   }
@@ -286,6 +313,27 @@ export class ThreadCommands {
       if (error instanceof StaleFenceError) return undefined;
       throw error;
     }
+  }
+
+  /** Write a thread command's audit record: `user` changed session `sessionId` (see audit-record.ts). */
+  private record(
+    kind: CommandRecordKind,
+    sessionId: string,
+    target: ThreadTarget,
+    user: PlatformUser,
+    fields: Readonly<Record<string, unknown>>,
+  ): void {
+    this.deps.audit({
+      kind,
+      sessionId,
+      turnId: "",
+      callId: "",
+      tool: "",
+      at: this.deps.now().toISOString(),
+      by: `${target.platform}:${user.id}`,
+      byName: user.name,
+      ...fields,
+    });
   }
 
   private async decide(
