@@ -1,7 +1,7 @@
 /**
  * AuditLog: the audit records (the engine's proposals, decisions, approvals, results; thread
- * commands that change a session: mode, grants revoke, new, stop) as an
- * append-only JSONL file in the data dir (created 0700 when missing), owner-only (0600: one left
+ * commands that change a session: mode, grants revoke, new, stop) as an append-only JSONL file
+ * in the data dir (created 0700 when missing), owner-only (0600: one left
  * from before with more access is tightened before the first record; core/private-files.ts), mirrored to the
  * logger at debug level. Secrets are redacted before anything is written, with the shared
  * redactor (logging/redact.ts: token-shaped strings, authorisation and cookie headers, secret
