@@ -16,9 +16,10 @@ import { type PostgresServer, startPostgresServer } from "../support/postgres-se
 import { StallingProxy } from "../support/stalling-proxy.js";
 
 let server: PostgresServer;
+// initdb and the server's start took 17 s on a loaded host, past half the default hook bound (30 s).
 beforeAll(async () => {
   server = await startPostgresServer();
-});
+}, 120_000);
 afterAll(async () => {
   await server?.stop();
 });
@@ -56,7 +57,7 @@ describe("postgres store: bounded calls", () => {
       expect(await store.ping()).toBe(false);
 
       proxy.resume();
-      await eventually(() => store.ping(), "health to recover", 15_000);
+      await eventually(() => store.ping(), "health to recover", 30_000);
       expect(await store.space("sessions").get("s1")).toEqual({ ok: true });
     } finally {
       await proxy.close();
@@ -95,7 +96,8 @@ describe("postgres store: bounded calls", () => {
       });
 
       await locker.query("ROLLBACK");
-      expect(await store.ping()).toBe(true);
+      // Polled: one ping has PING_TIMEOUT_MS (2 s) for a new connection, a timed bound on a loaded host.
+      await eventually(() => store.ping(), "health to recover once the lock is released", 30_000);
       expect(await store.space("sessions").get("s1")).toEqual({ ok: true });
     } finally {
       await locker.query("ROLLBACK").catch(() => undefined);
