@@ -244,9 +244,10 @@ describe("startApp", () => {
 
 describe("startApp on Postgres", () => {
   let server: PostgresServer;
+  // initdb and the server's start took 17 s on a loaded host: 30 s was too close.
   beforeAll(async () => {
     server = await startPostgresServer();
-  }, 30_000);
+  }, 120_000);
   afterAll(async () => {
     await server?.stop();
   });

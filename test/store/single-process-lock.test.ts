@@ -120,9 +120,10 @@ describe("single-process lock on SQLite", () => {
 
 describe("single-process lock on Postgres", () => {
   let server: PostgresServer;
+  // initdb and the server's start took 17 s on a loaded host: 30 s was too close.
   beforeAll(async () => {
     server = await startPostgresServer();
-  }, 30_000);
+  }, 120_000);
   afterAll(async () => {
     await server?.stop();
   });
