@@ -7,7 +7,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ServiceFailure } from "../../src/core/failure.js";
 import { createStore } from "../../src/store/create-store.js";
 import { type HeldLock, takeSingleProcessLock } from "../../src/store/single-process-lock.js";
@@ -151,6 +152,25 @@ describe("single-process lock on Postgres", () => {
     const next = await take({ url: server.url, dataDir, waitMs: 20_000 });
     await next.release();
   }, 40_000);
+
+  it("bounds how long the server keeps a vanished holder's session: its own keepalive, not the OS's 2 h", async () => {
+    // The lock's own connection (the real client, on the real server), to SHOW its session's settings.
+    const clients: pg.Client[] = [];
+    const connect = pg.Client.prototype.connect;
+    const spy = vi.spyOn(pg.Client.prototype, "connect").mockImplementation(function (this: pg.Client) {
+      clients.push(this);
+      return connect.call(this);
+    } as typeof connect);
+    const held = await take({ url: server.url, dataDir: tempDir() }).finally(() => spy.mockRestore());
+    const [client] = clients;
+    if (!client) throw new Error("the lock opened no connection");
+    const show = async (name: string) => (await client.query(`SHOW ${name}`)).rows[0][name];
+    expect(await show("tcp_keepalives_idle")).toBe("30");
+    expect(await show("tcp_keepalives_interval")).toBe("10");
+    expect(await show("tcp_keepalives_count")).toBe("3");
+    expect(await show("tcp_user_timeout")).toBe("60000");
+    await held.release();
+  });
 
   it("fails with the reason when the database cannot be reached", async () => {
     await expect(
