@@ -14,7 +14,7 @@
  */
 import { registerSecret } from "../logging/redact.js";
 import type { CoworkerConfig } from "./schema.js";
-import { storeUrlPassword } from "./store-url-password.js";
+import { storeUrlPassword } from "./store-url-escapes.js";
 
 /** The configured secret values (blank ones left out). */
 function secretsOf(config: CoworkerConfig): readonly string[] {

@@ -4,8 +4,8 @@
  * is half configured, a variable left empty where a value is required (OPENAI_API_KEY= from a
  * copied .env.example with nothing else pointing at a model), a workspace root that is the data
  * folder or lies inside it (data-dir-roots.ts), or stdio MCP servers that would run inside the
- * workspace (data_dir there: mcp-server-folders.ts), a store URL password its client cannot decode
- * (store-url-password.ts), or a Redis key prefix for a store that is not Redis (it would be
+ * workspace (data_dir there: mcp-server-folders.ts), a store URL username, password or database
+ * name its client cannot decode (store-url-escapes.ts), or a Redis key prefix for a store that is not Redis (it would be
  * ignored, and the operator would believe deployments are kept apart).
  */
 import { describeStoreTarget, resolveStoreTarget, type StoreTarget } from "../store/store-url.js";
@@ -16,7 +16,7 @@ import { settingLabel } from "./env-overrides.js";
 import { mcpServerFolderProblems } from "./mcp-server-folders.js";
 import type { CoworkerConfig } from "./schema.js";
 import { skillDirRootProblems } from "./skill-dir-roots.js";
-import { storeUrlPassword } from "./store-url-password.js";
+import { storeUrlEscapeProblems } from "./store-url-escapes.js";
 
 export interface ValidationContext {
   /** Dotted config path → the environment variable that set it. */
@@ -97,11 +97,12 @@ function storePrefixProblems(config: CoworkerConfig, context: ValidationContext)
   ];
 }
 
-/** A store URL password the store's client could not decode (store-url-password.ts), named without repeating it. */
+/** The store URL parts the store's client could not decode (store-url-escapes.ts), named without repeating them. */
 function storeUrlProblems(config: CoworkerConfig, context: ValidationContext): string[] {
-  const problem = storeUrlPassword(config.store_url)?.problem;
-  if (problem === undefined) return [];
-  return [`the password in ${settingLabel("store_url", context.sources.get("store_url"))} ${problem}`];
+  const key = settingLabel("store_url", context.sources.get("store_url"));
+  return storeUrlEscapeProblems(config.store_url).map(
+    ({ part, problem }) => `the ${part} in ${key} ${problem}`,
+  );
 }
 
 /**

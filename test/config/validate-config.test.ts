@@ -1,8 +1,8 @@
 /**
  * The validation `doctor` and `start` share (loadConfig): blank variables where a value is
  * required, token and id formats with a hint, half-configured Slack, stdio MCP servers whose
- * folder would lie inside the workspace, a store URL password its client cannot decode, a Redis
- * key prefix for a store that is not Redis — and never a secret echoed.
+ * folder would lie inside the workspace, a store URL username, password or Postgres database name
+ * its client cannot decode, a Redis key prefix for a store that is not Redis — and never a secret echoed.
  */
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -73,6 +73,30 @@ describe("config validation", () => {
       "the password in store_url has %-escapes that do not spell UTF-8 text: percent-encode a literal % as %25",
     );
     expect(load({ ...LOCAL, COWORKER_STORE_URL: "redis://:pa%25ss-word-77@127.0.0.1:6379" }).ok).toBe(true);
+  });
+
+  it("refuses a store_url username or Postgres database name its client cannot decode, naming the part and never the password", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "coworker-validate-"));
+    const env = { ...LOCAL, COWORKER_STORE_URL: "redis://ops%team:secret-77@127.0.0.1:6379" };
+    await expectStartAndDoctorRefuse(
+      cwd,
+      env,
+      "the username in store_url (COWORKER_STORE_URL) has a % not followed by two hex digits: percent-encode it as %25",
+    );
+    const database = problems(LOCAL, 'store_url: "postgres://bot:secret-77@db/coworker%"\n');
+    expect(database).toBe(
+      "the database name in store_url has a % not followed by two hex digits: percent-encode it as %25",
+    );
+    const both = problems(LOCAL, 'store_url: "postgresql://b%FFt:secret-77@db/co%E2%82"\n');
+    expect(both).toBe(
+      "the username in store_url has %-escapes that do not spell UTF-8 text: percent-encode a literal % as %25\n" +
+        "the database name in store_url has %-escapes that do not spell UTF-8 text: percent-encode a literal % as %25",
+    );
+    expect(`${database}\n${both}`).not.toContain("secret-77");
+    expect(load({ ...LOCAL, COWORKER_STORE_URL: "redis://ops%25team:secret-77@127.0.0.1:6379/0" }).ok).toBe(
+      true,
+    );
+    expect(load({ ...LOCAL, COWORKER_STORE_URL: "postgres://ops%25team:s@db/co%25worker" }).ok).toBe(true);
   });
 
   it("checks token formats before any network call, with a hint and without echoing the token", () => {
