@@ -133,7 +133,7 @@ export class SlackInteractions {
     const threadTs = body.message?.thread_ts ?? messageTs;
     const tell = (text: string) => this.ephemeral(channel, body.user.id, threadTs, text);
     try {
-      const keys = pressKeys({ trigger_id: body.trigger_id, channel, messageTs, action });
+      const keys = pressKeys({ trigger_id: body.trigger_id, user: body.user.id, channel, messageTs, action });
       if (!(await this.firstTime(keys, "button press", channel))) return;
       const user: PlatformUser = await this.deps.users.user(
         body.user.id,

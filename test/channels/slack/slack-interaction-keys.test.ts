@@ -4,6 +4,7 @@ import { commandKeys, pressKeys } from "../../../src/channels/slack/slack-intera
 
 const press = (overrides: Partial<Parameters<typeof pressKeys>[0]> = {}) =>
   pressKeys({
+    user: "U1",
     channel: "C1",
     messageTs: "1700000000.000100",
     action: { action_id: "coworker_stop", block_id: "b1", action_ts: "1700000001.000200" },
@@ -17,12 +18,14 @@ describe("slack interaction keys", () => {
     expect(commandKeys({ trigger_id: "tr1" })).not.toEqual(commandKeys({ trigger_id: "tr2" }));
   });
 
-  it("knows a press without a trigger id by its action's ids and action_ts", () => {
+  it("knows a press without a trigger id by who pressed, its action's ids and action_ts", () => {
     expect(press()).toEqual(press());
     expect(press()).not.toEqual(
       press({ action: { action_id: "coworker_stop", block_id: "b1", action_ts: "1700000009.000000" } }),
     );
     expect(press()).not.toEqual(press({ channel: "C2" }));
+    // Two people pressing the same button in the same instant are two presses.
+    expect(press()).not.toEqual(press({ user: "U2" }));
     expect(press()).not.toEqual(press({ trigger_id: "tr1" }));
   });
 
@@ -36,7 +39,7 @@ describe("slack interaction keys", () => {
     const long = "x".repeat(10_000);
     const keys = [
       ...commandKeys({ trigger_id: long }),
-      ...press({ channel: long, action: { action_id: long, action_ts: long } }),
+      ...press({ user: long, channel: long, action: { action_id: long, action_ts: long } }),
     ];
     expect(keys).toHaveLength(2);
     for (const key of keys) expect(`in:${key}`.length).toBeLessThanOrEqual(MAX_KEY_LENGTH);
