@@ -2,9 +2,10 @@
  * Postgres backend: one `pg` pool and one table (PostgresTable) shared by every namespace; keys
  * are `<namespace>:<key>`. `insertIfAbsent` is one conditional upsert, atomic across connections
  * and processes sharing the database; `setMany` is one statement. Expired rows are purged when the
- * store opens and hourly after that (reads never return them in between). Every call is bounded in
- * time (see the pool's timeouts below): a stalled link, a lock held by another client of the
- * database or an exhausted pool fails calls rather than hanging them.
+ * store opens and hourly after that (reads never return them in between), a window of rows per
+ * statement: opening waits for the first window only, the rest follow in the background. Every
+ * call is bounded in time (see the pool's timeouts below): a stalled link, a lock held by another
+ * client of the database or an exhausted pool fails calls rather than hanging them.
  */
 import pg from "pg";
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
@@ -15,7 +16,7 @@ import {
   PURGE_INTERVAL_MS,
   REPLY_TIMEOUT_MS,
 } from "./backend.js";
-import { PostgresCallError, PostgresTable } from "./postgres-table.js";
+import { PostgresCallError, PostgresTable, type PurgeRun } from "./postgres-table.js";
 
 const TABLE = "public.keyv";
 
@@ -52,19 +53,25 @@ export async function openPostgresBackend(
   const table = new PostgresTable(boundedPool(url), TABLE, description);
   table.setMaxListeners(STORE_NAMESPACES.length + 4);
   table.on("error", onError);
+  let purge: PurgeRun;
   try {
     await table.ensureTable();
-    await table.purgeExpired(Date.now());
+    // The first window: a table that cannot be written fails the open; the rest follow below.
+    purge = await table.startPurge(Date.now());
   } catch (error) {
     await table.disconnect().catch(() => undefined);
     const reason = error instanceof PostgresCallError ? error.reason : (error as Error).message;
     throw new Error(`cannot reach the Postgres store at ${description}: ${reason}`, { cause: error });
   }
+  purge.rest.catch(onError);
   const spaces = new Map(
     STORE_NAMESPACES.map((ns) => [ns, namespacedKeyv(table, ns, true, onError)] as const),
   );
   const purgeTimer = setInterval(() => {
-    table.purgeExpired(Date.now()).catch(onError);
+    table
+      .startPurge(Date.now())
+      .then((run) => run.rest)
+      .catch(onError);
   }, PURGE_INTERVAL_MS);
   purgeTimer.unref();
   return {
