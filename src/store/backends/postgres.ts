@@ -4,45 +4,15 @@
  * and processes sharing the database; `setMany` is one statement. Expired rows are purged when the
  * store opens and hourly after that (reads never return them in between), a window of rows per
  * statement: opening waits for the first window only, the rest follow in the background. Every
- * call is bounded in time (see the pool's timeouts below): a stalled link, a lock held by another
+ * call is bounded in time (see boundedPool): a stalled link, a lock held by another
  * client of the database or an exhausted pool fails calls rather than hanging them.
  */
-import pg from "pg";
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
-import {
-  type Backend,
-  type ErrorSink,
-  namespacedKeyv,
-  PURGE_INTERVAL_MS,
-  REPLY_TIMEOUT_MS,
-} from "./backend.js";
+import { type Backend, type ErrorSink, namespacedKeyv, PURGE_INTERVAL_MS } from "./backend.js";
+import { boundedPool } from "./postgres-pool.js";
 import { PostgresCallError, PostgresTable, type PurgeRun } from "./postgres-table.js";
 
 const TABLE = "public.keyv";
-
-/** Opening a connection, or waiting for a free one in the pool: a server that does not answer fails calls instead of queueing them. */
-const CONNECT_TIMEOUT_MS = 5_000;
-/** Server side: a statement still running after this is cancelled, so one the client gave up on stops holding its locks. */
-const STATEMENT_TIMEOUT_MS = 10_000;
-/** Waiting for a lock another client holds (a migration, a DBA's transaction): the call fails rather than hanging, and the health ping reads false. */
-const LOCK_TIMEOUT_MS = 2_000;
-/** Server side: a session left idle inside a transaction is ended, releasing its locks (the store opens none; a backstop). */
-const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
-
-/** A pool whose every call is bounded: client-side reply and connect timeouts, server-side statement and lock timeouts. */
-function boundedPool(url: string): pg.Pool {
-  return new pg.Pool({
-    connectionString: url,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    // As long as the Redis backend waits: a stalled link fails a call alike on both.
-    query_timeout: REPLY_TIMEOUT_MS,
-    statement_timeout: STATEMENT_TIMEOUT_MS,
-    lock_timeout: LOCK_TIMEOUT_MS,
-    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
-    // TCP keepalive: an idle connection to a host that vanished is noticed and dropped.
-    keepAlive: true,
-  });
-}
 
 /** Connect to Postgres, create the table when missing and check it answers; throws a clear error when not. */
 export async function openPostgresBackend(
