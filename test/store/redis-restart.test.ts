@@ -9,7 +9,7 @@
 import os from "node:os";
 import { createClient } from "@keyv/redis";
 import { describe, expect, it } from "vitest";
-import { REPLY_TIMEOUT_MS } from "../../src/store/backends/redis.js";
+import { REPLY_TIMEOUT_MS } from "../../src/store/backends/backend.js";
 import { createStore } from "../../src/store/create-store.js";
 import { eventually } from "../support/eventually.js";
 import { stallableRedis } from "../support/stalled-redis.js";

@@ -9,9 +9,8 @@
 import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { Readiness } from "../../src/ops/readiness.js";
-import { REPLY_TIMEOUT_MS } from "../../src/store/backends/redis.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
-import { PING_TIMEOUT_MS } from "../../src/store/backends/backend.js";
+import { PING_TIMEOUT_MS, REPLY_TIMEOUT_MS } from "../../src/store/backends/backend.js";
 import { createStore } from "../../src/store/create-store.js";
 import { eventually } from "../support/eventually.js";
 import { stallableRedis } from "../support/stalled-redis.js";

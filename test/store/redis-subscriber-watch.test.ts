@@ -8,7 +8,7 @@
 import os from "node:os";
 import { createClient } from "@keyv/redis";
 import { describe, expect, it } from "vitest";
-import { REPLY_TIMEOUT_MS } from "../../src/store/backends/redis.js";
+import { REPLY_TIMEOUT_MS } from "../../src/store/backends/backend.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import { eventually } from "../support/eventually.js";

@@ -14,8 +14,6 @@ import { RedisRestart } from "./redis-restart.js";
 const CONNECT_TIMEOUT_MS = 5_000;
 /** Longest pause between reconnect attempts after a connection drops. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
-/** How long Redis may take to answer before the link counts as stalled (node-redis's own command timeout only covers a command not yet sent). */
-export { REPLY_TIMEOUT_MS };
 /** How often a watched connection checks that Redis answers (one PING at a time). */
 const WATCH_INTERVAL_MS = 1_000;
 

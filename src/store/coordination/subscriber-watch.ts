@@ -20,7 +20,8 @@
  * TCP socket, or waiting to retry, is left to node-redis (tried again on the next tick).
  */
 import { randomUUID } from "node:crypto";
-import { type RedisClient, type RedisConnection, REPLY_TIMEOUT_MS } from "../backends/redis.js";
+import { REPLY_TIMEOUT_MS } from "../backends/backend.js";
+import type { RedisClient, RedisConnection } from "../backends/redis.js";
 
 /** How often a heartbeat is published (and the watch looks at what it heard). */
 const HEARTBEAT_INTERVAL_MS = 1_000;
