@@ -1,13 +1,19 @@
 /**
  * Status and grants text for the thread commands: what a person sees for `status` and `grants`.
+ * An "Allow anyway" says for whom and until when; one stored before those were recorded can never
+ * be used (grants.ts) and is left out, the others keeping their numbers.
  */
-import type { Grant } from "../engine/permissions/grants.js";
+import { type Grant, isBoundOnce } from "../engine/permissions/grants.js";
+import { formatTime } from "../subscriptions/channel-content-format.js";
 import type { SessionRecord } from "./session-record.js";
 
-/** One line per grant, numbered from 1 (the numbers `grants revoke n` takes). */
+/** An "Allow anyway" that names no one and no expiry: never usable. */
+const unbound = (grant: Grant): boolean => grant.kind === "once" && !isBoundOnce(grant);
+
+/** One line per grant that can be used, numbered by its place from 1 (the numbers `grants revoke n` takes). */
 export function describeGrants(grants: readonly Grant[]): string {
-  if (grants.length === 0) return "No standing grants in this session.";
-  return grants.map((grant, i) => `${i + 1}. ${describeGrant(grant)}`).join("\n");
+  const lines = grants.flatMap((grant, i) => (unbound(grant) ? [] : [`${i + 1}. ${describeGrant(grant)}`]));
+  return lines.length === 0 ? "No standing grants in this session." : lines.join("\n");
 }
 
 /** A grant in words, with who gave it when known. */
@@ -25,8 +31,11 @@ function grantText(grant: Grant): string {
       return `always allow domain ${grant.domain}`;
     case "readonly_session":
       return "read-only shell commands allowed this session";
-    case "once":
-      return `allow once (over the reviewer): ${grant.tool} ${grant.args.length > 120 ? `${grant.args.slice(0, 119)}…` : grant.args}`;
+    case "once": {
+      const args = grant.args.length > 120 ? `${grant.args.slice(0, 119)}…` : grant.args;
+      const bound = isBoundOnce(grant) ? ` for ${grant.requester}, until ${formatTime(grant.expiresAt)}` : "";
+      return `allow once (over the reviewer)${bound}: ${grant.tool} ${args}`;
+    }
   }
 }
 
@@ -51,7 +60,7 @@ export function describeStatus(input: {
     `Mode: ${record.mode}${record.modeSetBy ? ` (set by ${record.modeSetBy.name})` : ""}`,
     ...(record.startedBy ? [`Started by: ${record.startedBy.name}`] : []),
     `Model: ${record.provider}:${record.model}`,
-    `Grants:${record.grants.length === 0 ? " none" : `\n${describeGrants(record.grants)}`}`,
+    `Grants:${record.grants.every(unbound) ? " none" : `\n${describeGrants(record.grants)}`}`,
     ...input.extras,
     `Usage: ${record.turns} turns, ${usage.inputTokens} input + ${usage.outputTokens} output = ${usage.totalTokens} tokens`,
   ];

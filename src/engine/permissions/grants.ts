@@ -64,6 +64,14 @@ export interface OnceGrant {
   readonly expiresAt?: string | undefined;
 }
 
+/** An "Allow anyway" that records whose call it allows and until when: the only kind ever used. */
+export type BoundOnceGrant = OnceGrant & { readonly requester: string; readonly expiresAt: string };
+
+/** Whether `grant` is an "Allow anyway" bound to a requester and an expiry (see OnceGrant). */
+export function isBoundOnce(grant: Grant): grant is BoundOnceGrant {
+  return grant.kind === "once" && grant.requester !== undefined && grant.expiresAt !== undefined;
+}
+
 /** The call an "Allow anyway" would allow: its tool, canonical arguments and the turn's requester. */
 export interface OnceCall {
   readonly tool: string;
@@ -185,8 +193,7 @@ export class GrantSet {
    * still usable at `now` (it is gone now). One-shot grants no longer usable are dropped with it.
    */
   consumeOnce(call: OnceCall, now: Date): boolean {
-    const usable = (g: OnceGrant) =>
-      g.requester !== undefined && g.expiresAt !== undefined && Date.parse(g.expiresAt) > now.getTime();
+    const usable = (g: OnceGrant) => isBoundOnce(g) && Date.parse(g.expiresAt) > now.getTime();
     const matches = (g: OnceGrant) =>
       usable(g) && g.tool === call.tool && g.args === call.args && g.requester === call.requester;
     const found = this.grants.some((g) => g.kind === "once" && matches(g));
