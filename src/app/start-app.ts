@@ -5,7 +5,8 @@
  * others, the console or start-up; /readyz reports each channel's state and reason, /healthz
  * fails once a configured channel has been down past `ops.channel_down_grace_s`. A signal during
  * start-up ends it (StartupInterrupted); a failing phase shuts down what started and rethrows.
- * On SQLite and Postgres the store phase first takes the single-process lock (store/single-process-lock.ts).
+ * On SQLite and Postgres the store phase first takes the single-process lock (store/single-process-lock.ts);
+ * a lock lost and not taken again shuts the app down with exit code 1.
  * The configuration's secrets are handed to the redactor first, once (loading registers none).
  */
 import { mkdir } from "node:fs/promises";
@@ -174,6 +175,7 @@ export async function startApp(
     logger.warn({ part, kind: failure.kind }, line);
   };
   const supervisors: ChannelSupervisor[] = [];
+  let lockLost = false;
   let markStarted: () => void = () => undefined;
   const started = new Promise<void>((resolve) => {
     markStarted = resolve;
@@ -186,7 +188,15 @@ export async function startApp(
         url: config.store_url,
         dataDir: config.data_dir,
         onWait: (line) => logger.warn(line),
-        onLost: (error) => logger.error({ err: error }, "single-process lock lost"),
+        onRetaken: (line) => logger.warn(line),
+        // Running on without it would let a second process start beside this one: stop, as a failure.
+        onLost: (error) => {
+          lockLost = true;
+          const line = `${scrubSecrets(error.message)}; shutting down`;
+          options.io.stderr.write(`✗ ${line}\n`);
+          logger.error(line);
+          void shutdown.run("single-process lock lost");
+        },
       }).catch((error: unknown) => {
         throw storeFailure(error, config.store_url !== undefined, config.data_dir);
       });
@@ -298,7 +308,7 @@ export async function startApp(
       context,
       opsUrl: ops?.url,
       channels: planned,
-      stopped: shutdown.done,
+      stopped: shutdown.done.then((code) => (lockLost ? Math.max(code, 1) : code)),
       channelsSettled: Promise.all(supervisors.map((supervisor) => supervisor.firstAttempt)).then(
         () => undefined,
       ),

@@ -5,7 +5,11 @@
  * refuses to start while another live process holds it. A lock the operating system or the database
  * server drops when its holder dies (backends/sqlite-lock-file.ts, backends/postgres-advisory-lock.ts)
  * leaves nothing stale after a crash. A busy lock is tried again for a few seconds first, so a
- * restart whose old process is still shutting down goes through. Redis coordinates processes, and
+ * restart whose old process is still shutting down goes through. A lock lost while held (Postgres:
+ * the server restarted, or ended the lock's session) is taken again the same way, an unreachable
+ * server tried again too for that wait; when it cannot be (another process took it first, or the
+ * server is still down), `onLost` says so and the process must stop: never two beside each other,
+ * and a supervisor restarting it takes the lock afresh. Redis coordinates processes, and
  * memory: is one process's by nature, so neither takes a lock. Only `start` takes it: `doctor`
  * opens the store beside a running service.
  */
@@ -34,9 +38,14 @@ export interface SingleProcessLockOptions {
   readonly waitMs?: number;
   /** Told once, with a line to log, when the lock is busy and the wait begins. */
   readonly onWait?: (line: string) => void;
-  /** The lock was lost while held (Postgres: its connection ended). */
-  readonly onLost?: ErrorSink;
+  /** Told with a line to log when the held lock was lost and has been taken again. */
+  readonly onRetaken?: (line: string) => void;
+  /** Told once, with the line saying why, when the held lock was lost and could not be taken again. */
+  readonly onLost?: (error: Error) => void;
 }
+
+/** One try at the lock: the held lock, or undefined while another holds it; `onLost` hears of its loss. */
+type Attempt = (onLost: ErrorSink) => Promise<HeldLock | undefined>;
 
 /**
  * Take the store's single-process lock: undefined for a store that needs none (Redis, memory),
@@ -47,7 +56,7 @@ export async function takeSingleProcessLock(
   options: SingleProcessLockOptions,
 ): Promise<HeldLock | undefined> {
   const target = resolveStoreTarget(options.url, options.dataDir);
-  let attempt: () => Promise<HeldLock | undefined>;
+  let attempt: Attempt;
   let what: string;
   switch (target.kind) {
     case "redis":
@@ -65,25 +74,82 @@ export async function takeSingleProcessLock(
     case "postgres": {
       const description = describeStoreTarget(target);
       const { tryPostgresLock } = await import("./backends/postgres-advisory-lock.js");
-      const onLost = options.onLost ?? (() => undefined);
-      attempt = () => tryPostgresLock(target.url, description, onLost);
+      attempt = (onLost) => tryPostgresLock(target.url, description, onLost);
       what = `the Postgres database ${description}`;
       break;
     }
   }
-  const waitMs = options.waitMs ?? LOCK_WAIT_MS;
-  const giveUpAt = Date.now() + waitMs;
-  for (let tries = 0; ; tries++) {
-    const held = await attempt();
-    if (held) return held;
-    if (Date.now() >= giveUpAt) throw storeInUse(what);
-    if (tries === 0)
-      options.onWait?.(
-        `another Coworker process is using ${what}; waiting up to ${Math.ceil(waitMs / 1_000)} s for it to stop`,
+  const lock = new KeptLock(attempt, what, options);
+  await lock.take();
+  return lock;
+}
+
+/** The held lock, taken again when it is lost while held. */
+class KeptLock implements HeldLock {
+  private current: HeldLock | undefined;
+  private released = false;
+
+  constructor(
+    private readonly attempt: Attempt,
+    private readonly what: string,
+    private readonly options: SingleProcessLockOptions,
+  ) {}
+
+  async take(): Promise<void> {
+    this.current = await this.waitFor(false);
+  }
+
+  /** Gives up the lock; one being taken again meanwhile is given up as soon as it is taken. */
+  async release(): Promise<void> {
+    this.released = true;
+    await this.current?.release();
+    this.current = undefined;
+  }
+
+  private readonly lost = (error: unknown): void => {
+    if (this.released) return;
+    this.current = undefined;
+    const reason = error instanceof Error ? error.message : String(error);
+    void this.retake(reason);
+  };
+
+  private async retake(reason: string): Promise<void> {
+    let held: HeldLock;
+    try {
+      held = await this.waitFor(true);
+    } catch (error) {
+      const why = error instanceof ServiceFailure ? error.reason : (error as Error).message;
+      if (!this.released)
+        this.options.onLost?.(
+          new Error(`the single-process lock was lost (${reason}) and could not be taken again: ${why}`),
+        );
+      return;
+    }
+    // Shutdown began meanwhile: give it up (a failure there would be unheard; the process is ending anyway).
+    if (this.released) return held.release().catch(() => undefined);
+    this.current = held;
+    this.options.onRetaken?.(`the single-process lock was lost (${reason}) and has been taken again`);
+  }
+
+  /** Try until the lock is taken or the wait is over; `again`: a lost lock, an unreachable store tried again too. */
+  private async waitFor(again: boolean): Promise<HeldLock> {
+    const waitMs = this.options.waitMs ?? LOCK_WAIT_MS;
+    const giveUpAt = Date.now() + waitMs;
+    for (let tries = 0; ; tries++) {
+      const held = await this.attempt(this.lost).catch((error: unknown) => {
+        if (!again || Date.now() >= giveUpAt) throw error;
+        return undefined;
+      });
+      if (held) return held;
+      if (Date.now() >= giveUpAt) throw storeInUse(this.what);
+      if (tries === 0 && !again)
+        this.options.onWait?.(
+          `another Coworker process is using ${this.what}; waiting up to ${Math.ceil(waitMs / 1_000)} s for it to stop`,
+        );
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(RETRY_MS, Math.max(0, giveUpAt - Date.now()))),
       );
-    await new Promise((resolve) =>
-      setTimeout(resolve, Math.min(RETRY_MS, Math.max(0, giveUpAt - Date.now()))),
-    );
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppAssembly, ChannelStarter } from "../../src/app/app-parts.js";
 import { planChannels, startApp } from "../../src/app/start-app.js";
@@ -11,8 +12,10 @@ import { loadConfig } from "../../src/config/load-config.js";
 import { ServiceFailure } from "../../src/core/failure.js";
 import type { CoworkerConfig } from "../../src/config/schema.js";
 import { createLogger } from "../../src/logging/logger.js";
+import { POSTGRES_LOCK_KEY } from "../../src/store/backends/postgres-advisory-lock.js";
 import { FakeService } from "../channels/console/fake-service.js";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
+import { StallingProxy } from "../support/stalling-proxy.js";
 import { tempProject } from "./io.js";
 
 const logger = createLogger({ level: "silent" });
@@ -242,6 +245,38 @@ describe("startApp", () => {
   });
 });
 
+/** A logger whose lines a test can wait for. */
+function watchedLogger() {
+  const lines: string[] = [];
+  const waiters: { text: string; resolve: () => void }[] = [];
+  const logger = createLogger({
+    level: "info",
+    pretty: false,
+    destination: {
+      write: (line: string) => {
+        lines.push(line);
+        for (const waiter of waiters.filter((w) => line.includes(w.text))) waiter.resolve();
+      },
+    },
+  });
+  const logged = (text: string) =>
+    lines.some((line) => line.includes(text))
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => waiters.push({ text, resolve }));
+  return { logger, logged };
+}
+
+/** The backend pid of the session holding the single-process lock, if any. */
+async function lockHolder(admin: pg.Client): Promise<number | undefined> {
+  const { rows } = await admin.query<{ pid: number }>(
+    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = " +
+      "(SELECT oid FROM pg_database WHERE datname = current_database()) AND " +
+      "((classid::bigint << 32) | objid::bigint) = $1::bigint",
+    [POSTGRES_LOCK_KEY],
+  );
+  return rows[0]?.pid;
+}
+
 describe("startApp on Postgres", () => {
   let server: PostgresServer;
   // initdb and the server's start took 17 s on a loaded host: 30 s was too close.
@@ -267,5 +302,69 @@ describe("startApp on Postgres", () => {
     const again = await startApp(other, logger, bareStart(signals));
     signals.emit("SIGTERM");
     expect(await again.stopped).toBe(0);
+  }, 30_000);
+
+  it("takes the lock again when its session ends while the process runs (a server restart, a terminated backend)", async () => {
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    try {
+      const signals = new EventEmitter();
+      const watched = watchedLogger();
+      const start = bareStart(signals);
+      const app = await startApp(
+        config("ops: { enabled: false }\n", { COWORKER_STORE_URL: server.url }),
+        watched.logger,
+        start,
+      );
+      const before = await lockHolder(admin);
+      expect(before).toBeDefined();
+      await admin.query("SELECT pg_terminate_backend($1, 10000)", [before]);
+      await watched.logged("and has been taken again");
+      const after = await lockHolder(admin);
+      expect(after).toBeDefined();
+      expect(after).not.toBe(before);
+      signals.emit("SIGTERM");
+      expect(await app.stopped).toBe(0);
+      expect(await lockHolder(admin)).toBeUndefined();
+    } finally {
+      await admin.end();
+    }
+  }, 30_000);
+
+  it("shuts down with one line and exit code 1 when another process took the lost lock first", async () => {
+    const proxy = new StallingProxy(server.port);
+    const proxyPort = new URL(await proxy.listen()).port;
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    try {
+      const start = bareStart(new EventEmitter());
+      const url = server.url.replace(`:${server.port}/`, `:${proxyPort}/`);
+      const app = await startApp(
+        config("ops: { enabled: false }\n", { COWORKER_STORE_URL: url }),
+        logger,
+        start,
+      );
+      const holder = await lockHolder(admin);
+      expect(holder).toBeDefined();
+      // The app cannot hear of its session's end until the proxy forwards again: by then another holds the lock.
+      proxy.stall();
+      await admin.query("SELECT pg_terminate_backend($1, 10000)", [holder]);
+      const taken = await admin.query("SELECT pg_try_advisory_lock($1::bigint) AS locked", [
+        POSTGRES_LOCK_KEY,
+      ]);
+      expect(taken.rows[0].locked).toBe(true);
+      proxy.resume();
+      expect(await app.stopped).toBe(1);
+      let stderr = "";
+      for (let chunk = start.io.stderr.read(); chunk !== null; chunk = start.io.stderr.read())
+        stderr += chunk;
+      expect(stderr).toContain(
+        `✗ the single-process lock was lost (its Postgres connection failed: terminating connection due to administrator command) ` +
+          `and could not be taken again: another Coworker process is using the Postgres database postgres://127.0.0.1:${proxyPort}/postgres; shutting down\n`,
+      );
+    } finally {
+      await admin.end();
+      await proxy.close();
+    }
   }, 30_000);
 });

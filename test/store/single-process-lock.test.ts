@@ -159,7 +159,7 @@ describe("single-process lock on Postgres", () => {
     const connect = pg.Client.prototype.connect;
     const spy = vi.spyOn(pg.Client.prototype, "connect").mockImplementation(function (this: pg.Client) {
       clients.push(this);
-      return connect.call(this);
+      return Reflect.apply(connect, this, []);
     } as typeof connect);
     const held = await take({ url: server.url, dataDir: tempDir() }).finally(() => spy.mockRestore());
     const [client] = clients;

@@ -43,8 +43,8 @@ const CLIENT_KEEPALIVE_DELAY_MS = 30_000;
 
 /**
  * Take the lock on the database at `url`: the held lock, or undefined while another session holds
- * it. Throws when the database cannot be reached. `onLost` hears of the connection ending before
- * `release` (the server restarted, the network dropped): this process no longer holds the lock.
+ * it. Throws when the database cannot be reached. `onLost` hears, once, of the connection ending
+ * before `release` (the server restarted, the network dropped): this process no longer holds the lock.
  */
 export async function tryPostgresLock(
   url: string,
@@ -59,10 +59,15 @@ export async function tryPostgresLock(
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   });
   let released = false;
+  /** Told once: a dropped connection may be both an 'error' and an 'end'. */
+  const lose = (error: Error): void => {
+    if (released) return;
+    released = true;
+    onLost(error);
+  };
   // An idle client's dropped connection is an 'error' event: unheard, it would end the process.
   client.on("error", (error) => {
-    if (!released)
-      onLost(new Error(`the Postgres connection holding the single-process lock failed: ${error.message}`));
+    lose(new Error(`its Postgres connection failed: ${error.message}`));
   });
   try {
     await client.connect();
@@ -84,12 +89,7 @@ export async function tryPostgresLock(
     });
   }
   client.on("end", () => {
-    if (!released)
-      onLost(
-        new Error(
-          `the Postgres connection holding the single-process lock on ${description} closed: another process may now start on this database; restart this one`,
-        ),
-      );
+    lose(new Error(`its Postgres connection to ${description} closed`));
   });
   return {
     release: async () => {
