@@ -73,12 +73,7 @@ export function isBoundOnce(grant: Grant): grant is BoundOnceGrant {
 }
 
 /** The call an "Allow anyway" would allow: its tool, canonical arguments and the turn's requester. */
-export interface OnceCall {
-  readonly tool: string;
-  readonly args: string;
-  /** Platform-qualified ("slack:U0123"). */
-  readonly requester: string;
-}
+export type OnceCall = Pick<BoundOnceGrant, "tool" | "args" | "requester">;
 
 export type GrantListener = (grants: readonly Grant[]) => void;
 
