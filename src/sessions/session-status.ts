@@ -4,7 +4,7 @@
  * be used (grants.ts) and is left out, the others keeping their numbers.
  */
 import { type Grant, isBoundOnce } from "../engine/permissions/grants.js";
-import { formatTime } from "../subscriptions/channel-content-format.js";
+import { formatTime } from "../core/time-text.js";
 import type { SessionRecord } from "./session-record.js";
 
 /** An "Allow anyway" that names no one and no expiry: never usable. */

@@ -7,7 +7,8 @@
 import type { BufferEntryInput, BufferPosition } from "./buffer-entry.js";
 import { isAfter } from "./buffer-entry.js";
 import type { ChannelBuffer } from "./channel-buffer.js";
-import { fencedMessages, formatTime } from "./channel-content-format.js";
+import { formatTime } from "../core/time-text.js";
+import { fencedMessages } from "./channel-content-format.js";
 import type { Caller } from "../core/thread-target.js";
 import { accessChannel, type DirectoryLookup, type Outcome } from "./channel-access.js";
 import { failureText } from "./platform-directory.js";

@@ -4,18 +4,12 @@
  * than any backtick run in the text (so no message can close the fence and pose as something
  * else), and a short quote of a message for approval cards.
  */
+import { formatTime } from "../core/time-text.js";
 import type { BufferEntryInput } from "./buffer-entry.js";
 import { displayName } from "./platform-directory.js";
 
 /** Characters of the triggering text kept in the provenance quote. */
 export const QUOTE_CHARS = 200;
-
-/** "2026-11-29 18:48 UTC". */
-export function formatTime(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
 
 /** One message as a line (continuation lines indented): time, author, where, text. */
 export function formatMessage(entry: BufferEntryInput): string {
