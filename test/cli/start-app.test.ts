@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AppAssembly, ChannelStarter } from "../../src/app/app-parts.js";
 import { planChannels, startApp } from "../../src/app/start-app.js";
 import { loadConfig } from "../../src/config/load-config.js";
@@ -14,7 +14,7 @@ import type { CoworkerConfig } from "../../src/config/schema.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { POSTGRES_LOCK_KEY } from "../../src/store/backends/postgres-advisory-lock.js";
 import { FakeService } from "../channels/console/fake-service.js";
-import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
+import { postgresForSuite } from "../support/postgres-server.js";
 import { StallingProxy } from "../support/stalling-proxy.js";
 import { tempProject } from "./io.js";
 
@@ -278,14 +278,7 @@ async function lockHolder(admin: pg.Client): Promise<number | undefined> {
 }
 
 describe("startApp on Postgres", () => {
-  let server: PostgresServer;
-  // initdb and the server's start took 17 s on a loaded host: 30 s was too close.
-  beforeAll(async () => {
-    server = await startPostgresServer();
-  }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = postgresForSuite();
 
   it("refuses a second start on the same database with one line, and starts again once the first has stopped", async () => {
     const env = { COWORKER_STORE_URL: server.url };

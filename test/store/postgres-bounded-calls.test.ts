@@ -9,20 +9,13 @@
  */
 import os from "node:os";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import { eventually } from "../support/eventually.js";
-import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
+import { postgresForSuite } from "../support/postgres-server.js";
 import { StallingProxy } from "../support/stalling-proxy.js";
 
-let server: PostgresServer;
-// initdb and the server's start took 17 s on a loaded host, past half the default hook bound (30 s).
-beforeAll(async () => {
-  server = await startPostgresServer();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = postgresForSuite();
 
 /** How `call` settled: its value, or its error's message. */
 async function settled(call: Promise<unknown>): Promise<{ value: unknown } | { error: string }> {

@@ -5,18 +5,12 @@
  * parameters, so every connection through it failed), and a pooled connection's first call
  * already runs with them.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { boundedPool } from "../../src/store/backends/postgres-pool.js";
-import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
+import { postgresForSuite } from "../support/postgres-server.js";
 import { StallingProxy } from "../support/stalling-proxy.js";
 
-let server: PostgresServer;
-beforeAll(async () => {
-  server = await startPostgresServer();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = postgresForSuite();
 
 /** The parameter names of a v3 startup packet at the start of `sent` (latin1): name\0value\0 pairs after length and protocol. */
 function startupParameterNames(sent: string): string[] {

@@ -8,11 +8,11 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ServiceFailure } from "../../src/core/failure.js";
 import { createStore } from "../../src/store/create-store.js";
 import { type HeldLock, takeSingleProcessLock } from "../../src/store/single-process-lock.js";
-import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
+import { postgresForSuite } from "../support/postgres-server.js";
 import { REPO_ROOT } from "../support/repo-root.js";
 
 function tempDir(): string {
@@ -120,14 +120,7 @@ describe("single-process lock on SQLite", () => {
 });
 
 describe("single-process lock on Postgres", () => {
-  let server: PostgresServer;
-  // initdb and the server's start took 17 s on a loaded host: 30 s was too close.
-  beforeAll(async () => {
-    server = await startPostgresServer();
-  }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = postgresForSuite();
 
   it("refuses a second holder of one database with one line, and admits the next once released", async () => {
     const dataDir = tempDir();

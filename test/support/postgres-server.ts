@@ -11,6 +11,7 @@ import { accessSync, chownSync, constants, mkdtempSync, readdirSync, rmSync } fr
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { afterAll, beforeAll } from "vitest";
 import { freePort, spawnServer, stopChild, waitUntil } from "./loopback-server.js";
 
 /** A running PostgreSQL server owned by the test. */
@@ -22,6 +23,8 @@ export interface PostgresServer {
 }
 
 const STARTUP_TIMEOUT_MS = 20_000;
+/** initdb and the server's start took 17 s on a loaded host: the default hook bound (30 s) was too close. */
+const SUITE_START_TIMEOUT_MS = 120_000;
 const DEBIAN_BIN_ROOT = "/usr/lib/postgresql";
 
 /** The folder holding `initdb` and `postgres`: on PATH, else Debian's newest versioned folder. */
@@ -94,4 +97,31 @@ export async function startPostgresServer(): Promise<PostgresServer> {
 function postgresUser(): { uid: number; gid: number } {
   const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
   return { uid: id("-u"), gid: id("-g") };
+}
+
+/**
+ * A PostgreSQL server for the enclosing suite (a file, or the describe it is called in): started
+ * before its tests and stopped after them. Read its `url` / `port` inside the tests.
+ */
+export function postgresForSuite(): PostgresServer {
+  let server: PostgresServer | undefined;
+  beforeAll(async () => {
+    server = await startPostgresServer();
+  }, SUITE_START_TIMEOUT_MS);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const running = (): PostgresServer => {
+    if (!server) throw new Error("the suite's PostgreSQL server has not started");
+    return server;
+  };
+  return {
+    get url() {
+      return running().url;
+    },
+    get port() {
+      return running().port;
+    },
+    stop: () => running().stop(),
+  };
 }
