@@ -73,14 +73,18 @@ export class AppSchedules implements ScheduleToolsService {
     this.opened().start();
   }
 
-  /** What the SessionManager takes from schedules: status lines, commands, turn ends. */
+  /**
+   * What the SessionManager takes from schedules: status lines, commands, turn ends, and the
+   * thread's switch to a new session ("new"), which re-points its tasks and wake-ups.
+   */
   sessionOptions(): Pick<
     SessionManagerOptions,
-    "statusExtras" | "extraCommands" | "onTurnEnd" | "itemCancellers"
+    "statusExtras" | "extraCommands" | "onTurnEnd" | "itemCancellers" | "onSessionReplaced"
   > {
     return {
       itemCancellers: [scheduleCanceller(this)],
       statusExtras: async (sessionId) => this.service?.statusLines(sessionId) ?? [],
+      onSessionReplaced: async (oldId, newId) => this.service?.moveSession(oldId, newId),
       extraCommands: scheduleCommands(this),
       onTurnEnd: (end) => {
         const taskId = scheduledRunOf(end.metadata);

@@ -79,15 +79,19 @@ export class AppSubscriptions implements SubscriptionToolsService {
     });
   }
 
-  /** What the SessionManager takes from subscriptions: status lines, idle notices, commands. */
+  /**
+   * What the SessionManager takes from subscriptions: status lines, idle notices, commands, and
+   * the thread's switch to a new session ("new"), which re-points its subscriptions.
+   */
   sessionOptions(): Pick<
     SessionManagerOptions,
-    "statusExtras" | "onIdle" | "extraCommands" | "itemCancellers"
+    "statusExtras" | "onIdle" | "extraCommands" | "itemCancellers" | "onSessionReplaced"
   > {
     return {
       itemCancellers: [subscriptionCanceller(this)],
       statusExtras: async (sessionId) => (await this.service?.listForSession(sessionId)) ?? [],
       onIdle: (sessionId) => this.service?.sessionIdle(sessionId),
+      onSessionReplaced: async (oldId, newId) => this.service?.moveSession(oldId, newId),
       extraCommands: subscriptionCommands(this),
     };
   }

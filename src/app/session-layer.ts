@@ -193,6 +193,16 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     models: { default: options.defaults.model, choices: options.defaults.modelChoices ?? [] },
     ...(holdsSession ? { mayReplace: holdsSession } : {}),
     audit: reviewer.audit,
+    onReplaced: async (oldId, newId) => {
+      try {
+        await options.onSessionReplaced?.(oldId, newId);
+      } catch (error) {
+        logger.warn(
+          { err: error, oldId, newId },
+          "moving a thread's standing items to its new session failed",
+        );
+      }
+    },
     now,
   });
   const queueCap = new QueueCap(outputs, logger);

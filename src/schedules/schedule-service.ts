@@ -1,7 +1,8 @@
 /**
  * ScheduleService: scheduled tasks and wake-ups, durable and exactly-once. Tools call `preview` /
  * `create` / `wakeLater` / `linesFor` / `toCancel` / `cancel` (commands `listFor` too); the session
- * layer reports how each scheduled turn ended (`turnEnded`). Which task a cancel ends, and whether
+ * layer reports how each scheduled turn ended (`turnEnded`) and a thread's switch to a new
+ * session (`moveSession`: the thread's tasks follow it). Which task a cancel ends, and whether
  * the actor may end it, is decided in one place (`toCancel`), for the cancel and its approval card.
  * Tasks live in the store (TaskRegistry), and their runs are TaskRuns' work (task-runs.ts): each
  * occurrence claimed before it runs, so none runs twice. Guards: the planner's minimum interval,
@@ -220,6 +221,20 @@ export class ScheduleService {
   statusLines(sessionId: string): readonly string[] {
     const mine = this.registry.all().filter((t) => t.sessionId === sessionId);
     return mine.length === 0 ? [] : taskLines(mine, sessionId, this.settings.defaultTimezone);
+  }
+
+  /**
+   * "new" switched a thread from session `oldId` to `newId`: the tasks and wake-ups set up in
+   * `oldId` (the thread's: a session belongs to one thread) are re-pointed to `newId` in the store,
+   * each read afresh first, so `status` and the listings find them in the new session. Tasks other
+   * processes created are found by a refresh of the catalog first.
+   */
+  async moveSession(oldId: string, newId: string): Promise<void> {
+    await this.refresh({});
+    for (const known of this.registry.all().filter((t) => t.sessionId === oldId)) {
+      const task = await this.registry.reload(known.id);
+      if (task?.sessionId === oldId) await this.registry.put({ ...task, sessionId: newId });
+    }
   }
 
   /**

@@ -44,6 +44,11 @@ export interface ThreadCommandsDeps {
   readonly mayReplace?: (sessionId: string) => boolean;
   /** Where the commands that change a session are recorded, with who ran them. */
   readonly audit: AuditSink;
+  /**
+   * "new" switched the thread from session `oldId` to `newId`: awaited before the reply, so the
+   * thread's standing items are the new session's when the command answers (never rejects).
+   */
+  readonly onReplaced?: (oldId: string, newId: string) => Promise<void>;
   readonly now: () => Date;
 }
 
@@ -283,7 +288,10 @@ export class ThreadCommands {
     const fresh = old ? await this.replace(target, old, keepMode) : await cache.forTarget(target, user);
     if (!fresh) return "Another process holds this thread's session now: send `new` again to start afresh.";
     const { id, mode, model } = fresh.record;
-    if (old) this.record("session_renewed", old.id, target, user, { newSessionId: id, mode });
+    if (old) {
+      this.record("session_renewed", old.id, target, user, { newSessionId: id, mode });
+      await this.deps.onReplaced?.(old.id, id);
+    }
     if (!old || !keepMode) return `Started a new session (${id}). Mode ${mode}, model ${model}.`;
     return `Started a new session (${id}), model ${model}. Mode ${mode} kept from the previous session: ${ownerOnly(old, cache.defaultMode)}`;
   }

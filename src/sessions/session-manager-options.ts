@@ -62,4 +62,11 @@ export interface SessionManagerOptions {
   readonly itemCancellers?: readonly ItemCanceller[];
   /** Thread commands other modules add (e.g. `unsubscribe <channel>`). */
   readonly extraCommands?: readonly ExtraCommand[];
+  /**
+   * Told, and awaited, when "new" switched a thread from session `oldId` to `newId`: the modules
+   * re-point the thread's standing items (subscriptions, scheduled tasks, read positions) to the
+   * new session. A failure is logged and the command still succeeds: a wake for an item left under
+   * the old id is routed to the thread's current session (SessionManager.wake).
+   */
+  readonly onSessionReplaced?: (oldId: string, newId: string) => Promise<void>;
 }

@@ -66,6 +66,17 @@ export class ReadCursors {
     });
   }
 
+  /**
+   * Hand session `fromId`'s cursor on a scope to session `toId` (its thread's new session): copied
+   * first (never moving `toId`'s back), then forgotten under `fromId`.
+   */
+  async move(fromId: string, toId: string, scopeKey: string): Promise<void> {
+    const position = await this.get(fromId, scopeKey);
+    if (position === undefined) return;
+    await this.advance(toId, scopeKey, position);
+    await this.delete(fromId, scopeKey);
+  }
+
   /** Forget the session's cursor on a scope. */
   async delete(sessionId: string, scopeKey: string): Promise<void> {
     const key = readCursorKey(sessionId, scopeKey);

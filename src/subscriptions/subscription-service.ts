@@ -5,7 +5,8 @@
  * which wake-delivery.ts hands to the injected WakeSink. The tools call `subscribe`
  * (subscribe-channel.ts) / `remove` / `listFor` / `catchUp` (catch-up.ts), and unsubscribe's
  * approval card `toRemove`, the choice `remove` acts on; the session layer calls `sessionIdle`
- * after each turn and `listForSession` for `status`. A subscription is removed only at its
+ * after each turn, `listForSession` for `status` and `moveSession` when "new" switches a thread
+ * to a new session (the thread's subscriptions follow it). A subscription is removed only at its
  * creator's or a configured approver's request. Subscriptions, buffers, read cursors and
  * wake markers live in the store, and `open` rebuilds the indexes and the batches that were
  * pending when the process stopped.
@@ -284,6 +285,23 @@ export class SubscriptionService {
     }
     await this.buffer.drop(key);
     return closed.length;
+  }
+
+  /**
+   * "new" switched a thread from session `oldId` to `newId`: the subscriptions made in `oldId`
+   * (the thread's: a session belongs to one thread) become `newId`'s in the store — read cursor
+   * first, then the record, each as stored now — and their pending batches wait for `newId`. So
+   * "already watched", the per-session limit, `status` and unsubscribe see them in the new session.
+   */
+  async moveSession(oldId: string, newId: string): Promise<void> {
+    await this.registry.refresh();
+    for (const known of this.registry.forSession(oldId)) {
+      const subscription = await this.registry.current(known.id);
+      if (subscription?.sessionId !== oldId) continue;
+      await this.cursors.move(oldId, newId, scopeKeyOf(subscription.channelRef));
+      await this.registry.put({ ...subscription, sessionId: newId });
+      this.scheduler.moveSession(subscription.id, newId);
+    }
   }
 
   /** The session's turn ended: wake-ups held back while it was busy go now. */

@@ -69,7 +69,8 @@ const WAKE_CLAIM_TTL_MS = 8 * 24 * HOUR_MS;
 
 interface PendingBatch {
   readonly subscriptionId: string;
-  readonly sessionId: string;
+  /** The subscription's session, re-pointed when its thread starts a new one (`add`, `moveSession`). */
+  sessionId: string;
   items: WakeItem[];
   omitted: number;
   readonly firstAt: number;
@@ -94,7 +95,10 @@ export class WakeScheduler {
     this.wakes = options.budget;
   }
 
-  /** Add a matched message to the subscription's batch (ignored when that message is already in it). */
+  /**
+   * Add a matched message to the subscription's batch (ignored when that message is already in
+   * it); `sessionId` is the subscription's session now, which the batch then waits for.
+   */
   add(subscriptionId: string, sessionId: string, item: WakeItem): void {
     if (this.closed) return;
     const now = this.options.clock.now();
@@ -111,6 +115,8 @@ export class WakeScheduler {
       };
       this.pending.set(subscriptionId, batch);
     }
+    // The subscription as the registry has it now: another process may have moved it ("new").
+    batch.sessionId = sessionId;
     if (batch.items.some((i) => i.entry.id === item.entry.id)) return;
     batch.items.push(item);
     if (batch.items.length > this.options.maxBatch) {
@@ -137,6 +143,15 @@ export class WakeScheduler {
     for (const batch of this.pending.values()) {
       if (batch.sessionId === sessionId && batch.held === "busy") this.arm(batch, 0);
     }
+  }
+
+  /**
+   * The subscription's thread switched to session `sessionId` ("new"): its batch now waits for
+   * that session — one held for the replaced session's turn stays held until this one is idle.
+   */
+  moveSession(subscriptionId: string, sessionId: string): void {
+    const batch = this.pending.get(subscriptionId);
+    if (batch) batch.sessionId = sessionId;
   }
 
   /** How many messages wait in the subscription's batch. */

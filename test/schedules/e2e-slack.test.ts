@@ -134,6 +134,16 @@ describe("Slack scheduled tasks end to end", () => {
     expect(count(e, home, "I paused")).toBe(0);
   });
 
+  it("after 'new' the thread's status lists the wake-up set in the replaced session", async () => {
+    const e = await start();
+    const home = askAna(e, call("wake_me_later", { in_s: 3600, note: "check deploy 44" }));
+    expect(await replyIn(e, home, "Tool said:")).toContain("I will wake this conversation at");
+    follow(e, home, "new");
+    await replyIn(e, home, "Started a new session");
+    follow(e, home, "status");
+    expect(await replyIn(e, home, "Scheduled tasks")).toContain("Scheduled tasks (1):");
+  });
+
   it("a task survives a restart and runs once after it", async () => {
     const e = await start();
     const home = askAna(e, call("schedule_task", { prompt: "after restart", at: fromNow(4_000) }));

@@ -370,6 +370,23 @@ describe("Slack subscriptions end to end", () => {
     expect(thread(e.fake, DM, home).some((t) => t.includes("I stopped watching"))).toBe(false);
   });
 
+  it("after 'new' the thread's subscriptions are the new session's: status lists them and subscribing again updates, not doubles, them", async () => {
+    const e = await start(new PuppetModel());
+    const home = askAna(e, "hi");
+    await replyIn(e, DM, home, "You said: hi");
+    await subscribe(e, home, { channel: "#deploys" });
+    follow(e, home, "new");
+    await replyIn(e, DM, home, "Started a new session");
+    follow(e, home, "status");
+    expect(await replyIn(e, DM, home, "Subscriptions")).toContain("Subscriptions (1):");
+    const before = thread(e.fake, DM, home).length;
+    follow(e, home, call("subscribe_channel", { channel: "#deploys" }));
+    expect(await subscribeReply(e, DM, home, before)).toContain("Updated the subscription to");
+    const updated = thread(e.fake, DM, home).length;
+    follow(e, home, "status");
+    expect(await replyIn(e, DM, home, "Subscriptions", updated)).toContain("Subscriptions (1):");
+  });
+
   it("a reply without a mention still continues a channel thread after a restart", async () => {
     const e = await start(new PuppetModel());
     const home = e.fake.userPosts({ user: ANA, channel: GENERAL, text: `${MENTION} hi` }).ts;

@@ -15,11 +15,14 @@ import {
 } from "../../src/sessions/extra-commands.js";
 import { lastTurnOrigin, type WakeTurn } from "../../src/sessions/wake-turns.js";
 import { HistoryLog } from "../../src/store/history-log.js";
+import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import { sessionWakeSink, subscriptionCommands } from "../../src/subscriptions/session-wake.js";
+import { SubscriptionService } from "../../src/subscriptions/subscription-service.js";
+import { DEFAULT_SUBSCRIPTION_SETTINGS } from "../../src/subscriptions/subscription-settings.js";
 import { SubscriberGoneError } from "../../src/subscriptions/wake-sink.js";
 import { type Harness as SessionHarness, makeHarness, message, thread } from "../sessions/helpers/harness.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ALICE as CALLER, message as observed, openHarness } from "./support.js";
+import { ALICE as CALLER, FakeDirectory, message as observed, openHarness } from "./support.js";
 
 let sessions: SessionHarness | undefined;
 afterEach(async () => {
@@ -85,6 +88,69 @@ describe("SessionManager wake turns", () => {
     expect(outputs.for(HOME).closedTurns.at(-1)?.sessionId).not.toBe(sessionId);
     await expect(manager.wake({ ...wakeOf(sessionId), prompt: "" })).rejects.toThrow(/invalid wake turn/);
     await expect(manager.notify({ ...HOME, platform: "irc" }, "hi")).rejects.toThrow(/no output/);
+  });
+
+  it("after 'new', hold a subscription's batch while the thread's new session runs a turn and deliver it, merged, when that turn ends", async () => {
+    let service: SubscriptionService | undefined;
+    sessions = await makeHarness({
+      steps: [textStep("hi"), toolStep(["c1", "slow_task", {}]), textStep("done"), textStep("woken")],
+      overrides: {
+        onIdle: (id) => service?.sessionIdle(id),
+        onSessionReplaced: async (oldId, newId) => service?.moveSession(oldId, newId),
+      },
+    });
+    const { manager, runs, outputs, provider, store } = sessions;
+    const sessionSink = sessionWakeSink(manager);
+    const asked: string[] = [];
+    const woken: string[] = [];
+    const directory = new FakeDirectory();
+    directory.add("CDEPLOY", "deploys", [CALLER.requester.id, "UBOB"]);
+    service = await SubscriptionService.open({
+      store,
+      directories: [directory],
+      sink: {
+        wake: async (subscription, batch) => {
+          woken.push(subscription.sessionId);
+          await sessionSink.wake(subscription, batch);
+        },
+        isBusy: (id) => {
+          asked.push(id);
+          return sessionSink.isBusy(id);
+        },
+      },
+      notify: async () => undefined,
+      // Due at once; a held batch waits for the session's idle notice (its own re-check is an hour off).
+      settings: { ...DEFAULT_SUBSCRIPTION_SETTINGS, debounceMs: 0, busyRetryMs: 3_600_000 },
+      wakeBudget: storeSlotBudget(store.space("budgets")),
+    });
+    try {
+      const sessionIdOf = async () =>
+        /Session (\S+)/.exec(await manager.command(HOME, CALLER.requester, "status", []))![1]!;
+      await manager.receive(message("hi", { target: HOME, user: CALLER.requester }));
+      await manager.idle();
+      const oldId = await sessionIdOf();
+      await service.subscribe({ ...CALLER, sessionId: oldId }, { channel: "#deploys" });
+      await manager.command(HOME, CALLER.requester, "new", []);
+      const newId = await sessionIdOf();
+      await manager.receive(message("work slowly", { target: HOME, user: CALLER.requester }));
+      await runs.started("c1");
+      await service.observe(observed("deploy 7 failed"));
+      for (let i = 0; i < 1000 && asked.length === 0; i++) await new Promise((r) => setImmediate(r));
+      await service.settled();
+      expect(asked).toEqual([newId]);
+      expect(woken).toEqual([]);
+      await service.observe(observed("rolled back 7"));
+      runs.release();
+      await outputs.until(() => outputs.for(HOME).closedTurns.length === 3, "the woken turn");
+      await manager.idle();
+      expect(woken).toEqual([newId]);
+      expect(outputs.for(HOME).closedTurns.at(-1)?.sessionId).toBe(newId);
+      const prompt = String(provider.requests.at(-1)!.messages.at(-1)!.content);
+      expect(prompt).toContain("deploy 7 failed");
+      expect(prompt).toContain("rolled back 7");
+    } finally {
+      await service.shutdown();
+    }
   });
 
   it("run extra commands typed in the thread or given explicitly, and leave ordinary sentences alone", async () => {

@@ -331,6 +331,39 @@ describe("SubscriptionService", () => {
     ]);
   });
 
+  it("moves a thread's subscriptions to its new session: batches wait for it, and it watches, lists and limits them", async () => {
+    const NEW = "slack:T1:CHOME:1700000000.000100:new";
+    const inNew: Caller = { ...ALICE, sessionId: NEW };
+    await h.service.subscribe(ALICE, { channel: "#deploys" });
+    await h.service.observe(message("before new"));
+    await h.service.moveSession(ALICE.sessionId, NEW);
+    h.sink.busy.add(NEW);
+    await settle(DEBOUNCE);
+    await h.service.observe(message("while busy"));
+    await settle(DEBOUNCE);
+    expect(h.sink.wakes).toHaveLength(0);
+    h.sink.busy.delete(NEW);
+    h.service.sessionIdle(NEW);
+    await settle(0);
+    expect(h.sink.wakes.map((w) => [w.subscription.sessionId, w.batch.entries.map((e) => e.text)])).toEqual([
+      [NEW, ["before new", "while busy"]],
+    ]);
+    expect((await h.service.listFor(NEW)).map((s) => s.channelRef.channel)).toEqual(["CDEPLOY"]);
+    expect(await h.service.listFor(ALICE.sessionId)).toEqual([]);
+    expect(
+      (
+        await h.service.subscribe(
+          { ...inNew, requester: { id: "UBOB", name: "Bob" } },
+          { channel: "#deploys" },
+        )
+      ).message,
+    ).toContain("already watched here by Alice's subscription");
+    expect((await h.service.subscribe(inNew, { channel: "#deploys" })).message).toContain(
+      "Updated the subscription to",
+    );
+    expect(await h.service.listFor(NEW)).toHaveLength(1);
+  });
+
   it("closes subscriptions when the bot is removed and tells the subscribers", async () => {
     await h.service.subscribe(ALICE, { channel: "#deploys" });
     await h.service.observe(message("before removal"));
