@@ -6,68 +6,41 @@
  */
 import { request, type Server } from "node:http";
 import { connect, type Socket } from "node:net";
-import { Writable } from "node:stream";
-import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
+import type { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
 import { MAX_CONNECTIONS } from "../../../src/channels/slack/slack-http-receiver.js";
 import { SLACK_BODY_LIMIT } from "../../../src/channels/slack/slack-intake-guard.js";
 import { createLogger } from "../../../src/logging/logger.js";
 import { Shutdown } from "../../../src/ops/shutdown.js";
 import { deliverHttp } from "../../fakes/fake-slack/http-delivery.js";
-import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
-import { withOutputs } from "../../support/adapter-outputs.js";
-import { OPEN_UPLOADS } from "../../support/test-upload-gate.js";
-import { FakeService } from "./fake-service.js";
+import type { FakeSlack } from "../../fakes/fake-slack/index.js";
+import type { FakeService } from "./fake-service.js";
+import {
+  type HttpChannelOnFake,
+  type LoggedLine,
+  SIGNING_SECRET,
+  startHttpChannelOnFake,
+} from "./http-channel-on-fake.js";
 
-const SECRET = "test-signing-secret";
+const SECRET = SIGNING_SECRET;
 /** A signature of the right form that is not the request's. */
 const FORGED = `v0=${"ab".repeat(32)}`;
 let fake: FakeSlack;
 let service: FakeService;
 let channel: SlackChannel;
 let port: number;
-let logged: { level: number; msg?: string; kind?: string }[];
+let logged: LoggedLine[];
+let running: HttpChannelOnFake;
 const sockets: Socket[] = [];
 
 beforeEach(async () => {
-  fake = await startFakeSlack();
-  fake.state.addUser({ id: "U1", name: "ana" });
-  fake.state.addChannel({ id: "D1", name: "dm", type: "im", members: ["U1"] });
-  service = new FakeService();
-  logged = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) logged.push(JSON.parse(line));
-      done();
-    },
-  });
-  channel = withOutputs(
-    new SlackChannel({
-      botToken: fake.state.botToken,
-      signingSecret: SECRET,
-      apiUrl: fake.apiUrl,
-      http: { port: 0, path: "/slack/events", host: "127.0.0.1" },
-      requireMentionInThreads: false,
-      allowedUsers: [],
-      allowedChannels: [],
-      allowedBots: [],
-      fileMaxBytes: 1_000,
-      uploads: OPEN_UPLOADS,
-      workspaceRoot: "/tmp",
-      service,
-      logger: pino({ level: "debug" }, sink),
-    }),
-    service,
-  );
-  await channel.start();
-  port = channel.address()?.port as number;
+  running = await startHttpChannelOnFake("debug");
+  ({ fake, service, channel, port, logged } = running);
 });
 
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.destroy();
-  await channel.stop();
-  await fake.close();
+  await running.stop();
 });
 
 /** The receiver's Node server (private to the receiver; read here to see what a client meets). */

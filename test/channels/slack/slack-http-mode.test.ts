@@ -1,59 +1,39 @@
-import { Writable } from "node:stream";
-import pino from "pino";
+/**
+ * Slack's HTTP Events API mode end to end (a real SlackChannel and Bolt's HTTPReceiver on the
+ * fake Slack): signed events and interactions are handled once each, after their ack; replays
+ * and badly signed or stale requests run nothing.
+ */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ACTION_IDS } from "../../../src/channels/slack/slack-blocks.js";
-import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
+import type { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
 import { deliverHttp, slackSignature } from "../../fakes/fake-slack/http-delivery.js";
-import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
-import { FakeService } from "./fake-service.js";
-import { withOutputs } from "../../support/adapter-outputs.js";
-import { OPEN_UPLOADS } from "../../support/test-upload-gate.js";
+import type { FakeSlack } from "../../fakes/fake-slack/index.js";
+import type { FakeService } from "./fake-service.js";
+import {
+  EVENTS_PATH,
+  type HttpChannelOnFake,
+  type LoggedLine,
+  SIGNING_SECRET,
+  startHttpChannelOnFake,
+} from "./http-channel-on-fake.js";
 
-const SECRET = "test-signing-secret";
+const SECRET = SIGNING_SECRET;
 let fake: FakeSlack;
 let service: FakeService;
 let channel: SlackChannel;
 let url: string;
 /** The channel's log lines at info and above. */
-let logged: { msg?: string; kind?: string }[];
+let logged: LoggedLine[];
+let running: HttpChannelOnFake;
 
 beforeEach(async () => {
-  fake = await startFakeSlack();
-  fake.state.addUser({ id: "U1", name: "ana" });
-  fake.state.addChannel({ id: "D1", name: "dm", type: "im", members: ["U1"] });
-  service = new FakeService();
-  logged = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split("\n").filter(Boolean)) logged.push(JSON.parse(line));
-      done();
-    },
-  });
-  channel = withOutputs(
-    new SlackChannel({
-      botToken: fake.state.botToken,
-      signingSecret: SECRET,
-      apiUrl: fake.apiUrl,
-      http: { port: 0, path: "/slack/events", host: "127.0.0.1" },
-      requireMentionInThreads: false,
-      allowedUsers: [],
-      allowedChannels: [],
-      allowedBots: [],
-      fileMaxBytes: 1_000,
-      uploads: OPEN_UPLOADS,
-      workspaceRoot: "/tmp",
-      service,
-      logger: pino({ level: "info" }, sink),
-    }),
-    service,
-  );
-  await channel.start();
-  url = `http://127.0.0.1:${channel.address()?.port}/slack/events`;
+  running = await startHttpChannelOnFake("info");
+  ({ fake, service, channel, logged } = running);
+  url = `http://127.0.0.1:${running.port}${EVENTS_PATH}`;
 });
 
 afterEach(async () => {
-  await channel.stop();
-  await fake.close();
+  await running.stop();
 });
 
 const eventPayload = (eventId: string, text: string) => ({
