@@ -154,10 +154,11 @@ export class ThreadCommands {
           suspended: live.record.pendingTurn !== undefined,
           queued: live.record.queue.length,
           extras,
+          now: this.deps.now(),
         });
       }
       case "grants":
-        return describeGrants(live.grants.list());
+        return describeGrants(live.grants.list(), this.deps.now());
       case "grants-revoke": {
         const held = live.grants.list();
         const count = held.length;
@@ -173,7 +174,7 @@ export class ThreadCommands {
         live.grants.revoke(command.index - 1);
         await live.flush();
         this.record("grants_revoked", live.id, target, user, { revoked: [held[command.index - 1]] });
-        return `Revoked grant ${command.index}.\n${describeGrants(live.grants.list())}`;
+        return `Revoked grant ${command.index}.\n${describeGrants(live.grants.list(), this.deps.now())}`;
       }
       case "reviewer":
         return this.deps.reviewerStats?.describe(live.id) ?? "The safety reviewer is not set up here.";

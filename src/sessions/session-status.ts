@@ -1,18 +1,24 @@
 /**
  * Status and grants text for the thread commands: what a person sees for `status` and `grants`.
- * An "Allow anyway" says for whom and until when; one stored before those were recorded can never
- * be used (grants.ts) and is left out, the others keeping their numbers.
+ * An "Allow anyway" says for whom and until when; one that can no longer be used — expired, or
+ * stored before those were recorded (grants.ts) — is left out, the others keeping their numbers.
  */
 import { type Grant, isBoundOnce } from "../engine/permissions/grants.js";
 import { formatTime } from "../core/time-text.js";
 import type { SessionRecord } from "./session-record.js";
 
-/** An "Allow anyway" that names no one and no expiry: never usable. */
-const unbound = (grant: Grant): boolean => grant.kind === "once" && !isBoundOnce(grant);
+/** An "Allow anyway" no call can use at `now`: expired, or naming no one and no expiry. */
+const unusable = (grant: Grant, now: Date): boolean =>
+  grant.kind === "once" && (!isBoundOnce(grant) || Date.parse(grant.expiresAt) <= now.getTime());
 
-/** One line per grant that can be used, numbered by its place from 1 (the numbers `grants revoke n` takes). */
-export function describeGrants(grants: readonly Grant[]): string {
-  const lines = grants.flatMap((grant, i) => (unbound(grant) ? [] : [`${i + 1}. ${describeGrant(grant)}`]));
+/**
+ * One line per grant that can be used at `now`, numbered by its place from 1 (the numbers
+ * `grants revoke n` takes).
+ */
+export function describeGrants(grants: readonly Grant[], now: Date): string {
+  const lines = grants.flatMap((grant, i) =>
+    unusable(grant, now) ? [] : [`${i + 1}. ${describeGrant(grant)}`],
+  );
   return lines.length === 0 ? "No standing grants in this session." : lines.join("\n");
 }
 
@@ -47,8 +53,10 @@ export function describeStatus(input: {
   readonly suspended: boolean;
   readonly queued: number;
   readonly extras: readonly string[];
+  /** For which grants can still be used. */
+  readonly now: Date;
 }): string {
-  const { record } = input;
+  const { record, now } = input;
   const usage = record.usage;
   const turn = input.running
     ? "a turn is running"
@@ -60,7 +68,7 @@ export function describeStatus(input: {
     `Mode: ${record.mode}${record.modeSetBy ? ` (set by ${record.modeSetBy.name})` : ""}`,
     ...(record.startedBy ? [`Started by: ${record.startedBy.name}`] : []),
     `Model: ${record.provider}:${record.model}`,
-    `Grants:${record.grants.every(unbound) ? " none" : `\n${describeGrants(record.grants)}`}`,
+    `Grants:${record.grants.every((g) => unusable(g, now)) ? " none" : `\n${describeGrants(record.grants, now)}`}`,
     ...input.extras,
     `Usage: ${record.turns} turns, ${usage.inputTokens} input + ${usage.outputTokens} output = ${usage.totalTokens} tokens`,
   ];

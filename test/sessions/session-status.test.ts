@@ -1,7 +1,7 @@
 /**
  * What `grants` and `status` show of an "Allow anyway": for whom and until when it holds, and
- * nothing of one stored before those were recorded (it can never be used), the numbers of the
- * others staying the ones `grants revoke n` takes.
+ * nothing of one that can no longer be used (expired, or stored before those were recorded), the
+ * numbers of the others staying the ones `grants revoke n` takes.
  */
 import { describe, expect, it } from "vitest";
 import type { Grant } from "../../src/engine/permissions/grants.js";
@@ -18,22 +18,24 @@ const bound: Grant = {
 };
 const unbound: Grant = { kind: "once", tool: "write_note", args: '{"path":"b.md"}' };
 const always: Grant = { kind: "tool", tool: "read_file" };
+/** Before `bound` expires. */
+const NOW = new Date("2026-12-06T05:00:00.000Z");
 
 describe("grants and status text", () => {
   it("says for whom and until when an Allow anyway holds", () => {
-    expect(describeGrants([bound])).toBe(
+    expect(describeGrants([bound], NOW)).toBe(
       '1. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note {"path":"a.md"} (granted by Boss)',
     );
   });
 
   it("leaves out an Allow anyway that names no one, keeping the others' numbers for revoke", () => {
-    expect(describeGrants([unbound, always, unbound, bound])).toBe(
+    expect(describeGrants([unbound, always, unbound, bound], NOW)).toBe(
       [
         "2. always allow tool read_file",
         '4. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note {"path":"a.md"} (granted by Boss)',
       ].join("\n"),
     );
-    expect(describeGrants([unbound])).toBe("No standing grants in this session.");
+    expect(describeGrants([unbound], NOW)).toBe("No standing grants in this session.");
     const status = (grants: readonly Grant[]) =>
       describeStatus({
         record: { ...sessionRecord("t1"), grants },
@@ -41,8 +43,25 @@ describe("grants and status text", () => {
         suspended: false,
         queued: 0,
         extras: [],
+        now: NOW,
       });
     expect(status([unbound])).toContain("Grants: none");
     expect(status([unbound, always])).toContain("Grants:\n2. always allow tool read_file\nUsage:");
+  });
+
+  it("leaves out an Allow anyway once it has expired, keeping the others' numbers", () => {
+    const expired = new Date("2026-12-06T05:38:00.000Z");
+    expect(describeGrants([always, bound], expired)).toBe("1. always allow tool read_file");
+    expect(describeGrants([bound], expired)).toBe("No standing grants in this session.");
+    expect(
+      describeStatus({
+        record: { ...sessionRecord("t1"), grants: [bound] },
+        running: false,
+        suspended: false,
+        queued: 0,
+        extras: [],
+        now: expired,
+      }),
+    ).toContain("Grants: none");
   });
 });
