@@ -200,6 +200,25 @@ describe("SqliteAdapter", () => {
     expect(await adapter.get("a")).toBe("2");
   });
 
+  it("gives up a write another connection's lock still holds a few seconds into a close, within shutdown's budget", async () => {
+    await adapter.disconnect();
+    adapter = new SqliteAdapter({ file, table: "keyv", busyTimeoutMs: 200_000, synchronous: "NORMAL" });
+    await adapter.set("a", "0");
+    const other = new Database(file);
+    other.exec("BEGIN IMMEDIATE");
+    const write = adapter.set("a", "1");
+    const closed = adapter.disconnect();
+    await expect(write).rejects.toThrow(
+      `store: the SQLite file ${file} stayed locked by another connection (a second Coworker process, ` +
+        "a sqlite3 shell, coworker doctor) until the store closed; the write was not made",
+    );
+    await closed;
+    other.exec("ROLLBACK");
+    other.close();
+    adapter = new SqliteAdapter({ file, table: "keyv", busyTimeoutMs: 1_000, synchronous: "NORMAL" });
+    expect(await adapter.get("a")).toBe("0");
+  });
+
   it("commits the writes still queued when it closes", async () => {
     const write = adapter.set("last", "word");
     await adapter.disconnect();

@@ -25,7 +25,8 @@
  * locked stays queued, whole, and is tried again after a growing pause (the loop serves timers,
  * sockets and other conversations meanwhile; writes issued during the pause join it, and a read of
  * a key with a write queued waits for that batch to settle); once the lock has been held for
- * `busyTimeoutMs`, every queued write fails with an error naming the file. Reads are not retried:
+ * `busyTimeoutMs` (or for CLOSING_LOCK_WAIT_MS of a close, within shutdown's budget), every
+ * queued write fails with an error naming the file. Reads are not retried:
  * in WAL mode a reader never waits for a writer, only for rare file-wide locks (a TRUNCATE
  * checkpoint, recovery), and such a read fails after the short wait.
  *
@@ -57,6 +58,12 @@ const LOCK_WAIT_ON_THREAD_MS = 50;
 /** The first pause before a locked batch is tried again; each pause doubles, up to the next. */
 const LOCK_RETRY_FIRST_MS = 10;
 const LOCK_RETRY_MAX_MS = 250;
+/**
+ * Once the store is closing, a batch waits at most this long for another connection's lock:
+ * shutdown gives all its closers 5 s together (ops/shutdown.ts), and writes failed with an error
+ * are reported, where writes cut off by its watchdog would be lost without a word.
+ */
+const CLOSING_LOCK_WAIT_MS = 3_000;
 
 /**
  * Rows of the table one purge step looks at: about a millisecond at 4 KB a row (one scan of
@@ -109,7 +116,8 @@ export class SqliteAdapter extends EventEmitter {
   private held = false;
   /** Set while the queued batch waits for another connection's lock (see the header). */
   private lockWait: LockWait | undefined;
-  private closing = false;
+  /** When disconnect() began (Date.now()), or undefined while open. */
+  private closingAt: number | undefined;
   private readonly file: string;
   private readonly busyTimeoutMs: number;
 
@@ -246,7 +254,7 @@ export class SqliteAdapter extends EventEmitter {
    */
   async purgeExpired(): Promise<void> {
     let after = Number.MIN_SAFE_INTEGER;
-    while (!this.closing) {
+    while (this.closingAt === undefined) {
       const upTo = this.statements.windowEnd.get(after, PURGE_WINDOW_ROWS)?.upTo;
       if (upTo === null || upTo === undefined) return;
       const from = after;
@@ -265,7 +273,7 @@ export class SqliteAdapter extends EventEmitter {
    * the last checkpoint finish, then close the connection.
    */
   async disconnect(): Promise<void> {
-    this.closing = true;
+    this.closingAt = Date.now();
     for (;;) {
       if (!this.lockWait) this.flush();
       if (!this.lockWait) break;
@@ -361,7 +369,9 @@ export class SqliteAdapter extends EventEmitter {
       wait = { since: Date.now(), delayMs: 0, timer: undefined, settled, settle };
       this.lockWait = wait;
     }
-    if (Date.now() - wait.since >= this.busyTimeoutMs) return false;
+    const now = Date.now();
+    const closingFor = this.closingAt === undefined ? 0 : now - this.closingAt;
+    if (now - wait.since >= this.busyTimeoutMs || closingFor >= CLOSING_LOCK_WAIT_MS) return false;
     wait.delayMs = Math.min(Math.max(wait.delayMs * 2, LOCK_RETRY_FIRST_MS), LOCK_RETRY_MAX_MS);
     wait.timer = setTimeout(() => this.flush(), wait.delayMs);
     return true;
@@ -370,7 +380,7 @@ export class SqliteAdapter extends EventEmitter {
   private lockedError(cause: unknown): Error {
     return new Error(
       `store: the SQLite file ${this.file} stayed locked by another connection (a second Coworker ` +
-        `process, a sqlite3 shell, coworker doctor) for ${this.busyTimeoutMs} ms; the write was not made`,
+        `process, a sqlite3 shell, coworker doctor) ${this.closingAt === undefined ? `for ${this.busyTimeoutMs} ms` : "until the store closed"}; the write was not made`,
       { cause },
     );
   }
