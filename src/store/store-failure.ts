@@ -1,11 +1,14 @@
 /**
  * Store failures as ServiceFailures: a Redis or Postgres server that cannot be reached, one that
- * refuses the credentials, and a store that is misconfigured (unknown URL scheme, a data
- * directory that cannot be written, a SQLite driver that was not built) — each with its fix.
+ * refuses the credentials, a Postgres table another client holds locked past the store's lock or
+ * statement timeout, and a store that is misconfigured (unknown URL scheme, a data directory that
+ * cannot be written, a SQLite driver that was not built) — each with its fix.
  */
 import { messageOf, networkCode, ServiceFailure } from "../core/failure.js";
 
 const AUTH = /WRONGPASS|NOAUTH|invalid password|password authentication failed|28P01|no pg_hba\.conf entry/i;
+/** Postgres's lock_not_available (lock_timeout) and query_canceled (statement_timeout). */
+const HELD_BY_ANOTHER_CLIENT = new Set(["55P03", "57014"]);
 const FILESYSTEM = new Set([
   "EACCES",
   "EPERM",
@@ -39,6 +42,16 @@ export function storeFailure(error: unknown, external: boolean, dataDir: string)
       "rejected",
       reason,
       "correct the user and password in COWORKER_STORE_URL",
+      cause,
+    );
+  // Retryable like an unreachable server (the lock goes when its transaction ends), but the fix is
+  // elsewhere: "start the server" would send an operator the wrong way.
+  if (codes.some((code) => HELD_BY_ANOTHER_CLIENT.has(code)))
+    return new ServiceFailure(
+      "the store",
+      "unreachable",
+      reason,
+      "another client holds a lock on the store's table (a migration, a maintenance job, a second program): end that transaction; start retries meanwhile",
       cause,
     );
   if (

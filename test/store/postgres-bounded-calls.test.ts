@@ -11,6 +11,7 @@ import os from "node:os";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
+import { storeFailure } from "../../src/store/store-failure.js";
 import { eventually } from "../support/eventually.js";
 import { postgresForSuite } from "../support/postgres-server.js";
 import { StallingProxy } from "../support/stalling-proxy.js";
@@ -79,14 +80,20 @@ describe("postgres store: bounded calls", () => {
       expect(calls[0]).toEqual({ error: expect.stringMatching(/lock timeout/) });
       // Health reads the table, so the lock shows: not ready.
       expect(await store.ping()).toBe(false);
-      // Opening purges expired rows, which waits for the lock: it fails, clearly.
-      expect(await settled(createStore({ url: server.url, dataDir: os.tmpdir() }))).toEqual({
-        error: expect.stringMatching(
-          new RegExp(
-            `^cannot reach the Postgres store at postgres://127\\.0\\.0\\.1:${server.port}/postgres: .*lock timeout`,
-          ),
+      // Opening purges expired rows, which waits for the lock: it fails, clearly, and start's
+      // advice names the lock, not a server that is down.
+      const opening = await createStore({ url: server.url, dataDir: os.tmpdir() }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect((opening as Error).message).toMatch(
+        new RegExp(
+          `^cannot reach the Postgres store at postgres://127\\.0\\.0\\.1:${server.port}/postgres: .*lock timeout`,
         ),
-      });
+      );
+      expect(storeFailure(opening, true, os.tmpdir()).fix).toContain(
+        "another client holds a lock on the store's table",
+      );
 
       await locker.query("ROLLBACK");
       // Polled: one ping has PING_TIMEOUT_MS (2 s) for a new connection, a timed bound on a loaded host.

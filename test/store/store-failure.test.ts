@@ -22,6 +22,22 @@ describe("storeFailure", () => {
     expect(failure.fix).toContain("start the Redis / Postgres server");
   });
 
+  it("tells a Postgres table locked by another client apart from a server that is down", () => {
+    for (const code of ["55P03", "57014"]) {
+      const cause = withCode("canceling statement due to lock timeout", code);
+      const failure = storeFailure(
+        new Error("cannot reach the Postgres store at postgres://127.0.0.1:5432/coworker: lock timeout", {
+          cause,
+        }),
+        true,
+        "/data",
+      );
+      expect(failure.retryable).toBe(true);
+      expect(failure.fix).toContain("another client holds a lock on the store's table");
+      expect(failure.fix).not.toContain("start the Redis / Postgres server");
+    }
+  });
+
   it("calls a wrong password rejected", () => {
     const failure = storeFailure(new Error("WRONGPASS invalid username-password pair"), true, "/data");
     expect(failure.kind).toBe("rejected");
