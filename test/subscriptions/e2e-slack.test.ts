@@ -355,13 +355,19 @@ describe("Slack subscriptions end to end", () => {
     expect(existsSync(join(e.dataDir, "pwned"))).toBe(false);
   });
 
-  it("a new session in the subscribing thread keeps its subscriptions: the next wake-up runs in the new session", async () => {
-    const e = await start(new PuppetModel());
+  /** Ana's DM thread, subscribed to #deploys and then given a fresh session with `new`. */
+  async function subscribedThenRenewed(e: E2E): Promise<string> {
     const home = askAna(e, "hi");
     await replyIn(e, DM, home, "You said: hi");
     await subscribe(e, home, { channel: "#deploys" });
     follow(e, home, "new");
     await replyIn(e, DM, home, "Started a new session");
+    return home;
+  }
+
+  it("a new session in the subscribing thread keeps its subscriptions: the next wake-up runs in the new session", async () => {
+    const e = await start(new PuppetModel());
+    const home = await subscribedThenRenewed(e);
     benPosts(e, DEPLOYS, "anyone there?");
     expect(await replyIn(e, DM, home, "Woken:")).toBe("Woken: 1 new messages noted.");
     expect(wakePrompts(e.openai)).toHaveLength(1);
@@ -372,11 +378,7 @@ describe("Slack subscriptions end to end", () => {
 
   it("after 'new' the thread's subscriptions are the new session's: status lists them and subscribing again updates, not doubles, them", async () => {
     const e = await start(new PuppetModel());
-    const home = askAna(e, "hi");
-    await replyIn(e, DM, home, "You said: hi");
-    await subscribe(e, home, { channel: "#deploys" });
-    follow(e, home, "new");
-    await replyIn(e, DM, home, "Started a new session");
+    const home = await subscribedThenRenewed(e);
     follow(e, home, "status");
     expect(await replyIn(e, DM, home, "Subscriptions")).toContain("Subscriptions (1):");
     const before = thread(e.fake, DM, home).length;
