@@ -3,7 +3,6 @@
  * snake_case in YAML and in the parsed `CoworkerConfig` alike. Every object is strict, so an
  * unknown key (a typo) is an error rather than silently ignored.
  */
-import { MODEL_NAME, MODEL_NAME_CHARACTERS } from "../core/model-name.js";
 import { z } from "zod";
 import type { ToolCategory } from "../core/events.js";
 import { permissionModeSchema } from "../core/modes.js";
@@ -20,30 +19,17 @@ import {
   telegramChatIds,
   telegramUserIds,
 } from "./platform-ids.js";
-
-const MB = 1024 * 1024;
-
-const positiveInt = z.number().int().positive();
-const nonNegativeInt = z.number().int().nonnegative();
-const port = z.number().int().min(0).max(65_535);
-const nonEmpty = z.string().trim().min(1, "must not be empty");
-const modelName = z.string().trim().regex(MODEL_NAME, `must be a model name (${MODEL_NAME_CHARACTERS})`);
-const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
-const urlPath = z.string().regex(/^\/\S*$/, "must start with /");
-
-/**
- * The most seconds a configured wait that runs on a timer may be. Node's setTimeout waits at most
- * 2^31-1 ms (about 24.8 days) and fires a longer delay after 1 ms, so a larger timeout would end
- * at once; 24 days leaves room for what some timers add to the configured time (the shutdown
- * watchdog waits the grace plus 10 s). Waits re-armed in steps (approvals.expire_after_h, the
- * schedules' wake-ups) and durations only compared with a clock need no cap.
- */
-export const MAX_TIMER_S = 24 * 86_400;
-
-/** Seconds a timer waits: `base` (positive, integer, …) capped at MAX_TIMER_S. */
-function timerSeconds(base: z.ZodNumber): z.ZodNumber {
-  return base.max(MAX_TIMER_S, `at most ${MAX_TIMER_S} s (24 days): a longer timer would fire at once`);
-}
+import {
+  httpUrl,
+  MB,
+  modelName,
+  nonEmpty,
+  nonNegativeInt,
+  port,
+  positiveInt,
+  timerSeconds,
+  urlPath,
+} from "./schema-fields.js";
 
 const TOOL_CATEGORIES = [
   "read",

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load-config.js";
-import { MAX_TIMER_S } from "../../src/config/schema.js";
+import { MAX_TIMER_S } from "../../src/config/schema-fields.js";
 
 /** Every duration of the schema that reaches a timer, as a YAML section and its key. */
 const TIMER_FIELDS: readonly (readonly [string, string])[] = [
