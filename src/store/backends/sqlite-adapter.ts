@@ -19,16 +19,9 @@
  * commits (a short catch-up so the log can start over), the end-of-turn commits wait; a read of a
  * key with a write queued still commits at once.
  *
- * Another connection holding the file's write lock (a second process, a sqlite3 shell, `coworker
- * doctor`) must not stall the event loop: SQLite waits for a lock inside the statement, on the
- * main thread, so the connection waits only LOCK_WAIT_ON_THREAD_MS. A batch that finds the file
- * locked stays queued, whole, and is tried again after a growing pause (the loop serves timers,
- * sockets and other conversations meanwhile; writes issued during the pause join it, and a read of
- * a key with a write queued waits for that batch to settle); once the lock has been held for
- * `busyTimeoutMs` (or for CLOSING_LOCK_WAIT_MS of a close, within shutdown's budget), every
- * queued write fails with an error naming the file. Reads are not retried:
- * in WAL mode a reader never waits for a writer, only for rare file-wide locks (a TRUNCATE
- * checkpoint, recovery), and such a read fails after the short wait.
+ * Another connection holding the file's write lock must not stall the event loop: a batch that
+ * finds the file locked stays queued, whole, and is tried again between loop turns until
+ * `busyTimeoutMs`, then fails (SqliteLockWait, sqlite-lock-wait.ts, says how).
  *
  * Expired rows are purged a bounded window of the table at a time, each window one queued write,
  * so a large table never holds the loop for the whole scan.
@@ -42,28 +35,13 @@ import { ensurePrivateFile, tightenIfPresent } from "../../core/private-files.js
 import Database from "better-sqlite3";
 import { SharedAdapterClearError } from "./backend.js";
 import { type CheckpointTiming, SqliteCheckpointer } from "./sqlite-checkpointer.js";
+import { isLocked, LOCK_WAIT_ON_THREAD_MS, SqliteLockWait } from "./sqlite-lock-wait.js";
 
 /** The most rows one `setMany` may hold (a guard against unbounded transactions). */
 export const MAX_ROWS_PER_WRITE = 16_000;
 
 /** The log file is cut back to this size whenever it starts over (after a burst made it larger). */
 const WAL_SIZE_LIMIT_BYTES = 16 * 1_048_576;
-
-/**
- * How long a statement waits for another connection's lock: SQLite waits on the main thread, so
- * only this long (a commit elsewhere takes about a millisecond); longer locks are waited out
- * between loop turns (see the header).
- */
-const LOCK_WAIT_ON_THREAD_MS = 50;
-/** The first pause before a locked batch is tried again; each pause doubles, up to the next. */
-const LOCK_RETRY_FIRST_MS = 10;
-const LOCK_RETRY_MAX_MS = 250;
-/**
- * Once the store is closing, a batch waits at most this long for another connection's lock:
- * shutdown gives all its closers 5 s together (ops/shutdown.ts), and writes failed with an error
- * are reported, where writes cut off by its watchdog would be lost without a word.
- */
-const CLOSING_LOCK_WAIT_MS = 3_000;
 
 /**
  * Rows of the table one purge step looks at: about a millisecond at 4 KB a row (one scan of
@@ -90,15 +68,6 @@ type Write =
   | ({ kind: "insert"; key: string; value: string } & Outcome<boolean>)
   | ({ kind: "purge"; after: number; upTo: number } & Outcome<boolean>);
 
-/** A batch waiting for another connection's write lock: since when, the next pause, and who waits. */
-interface LockWait {
-  readonly since: number;
-  delayMs: number;
-  timer: NodeJS.Timeout | undefined;
-  readonly settled: Promise<void>;
-  readonly settle: () => void;
-}
-
 /** A keyv store adapter over one SQLite connection, group-committing the writes of each loop turn. */
 export class SqliteAdapter extends EventEmitter {
   /** What keyv reads from an adapter (it sets `namespace` itself). */
@@ -114,12 +83,10 @@ export class SqliteAdapter extends EventEmitter {
   private flushTimer: NodeJS.Immediate | undefined;
   /** The checkpointer holds the end-of-turn commits (see SqliteCheckpointer). */
   private held = false;
-  /** Set while the queued batch waits for another connection's lock (see the header). */
-  private lockWait: LockWait | undefined;
+  /** The queued batch's wait for another connection's lock (see the header). */
+  private readonly lockWait: SqliteLockWait;
   /** When disconnect() began (Date.now()), or undefined while open. */
   private closingAt: number | undefined;
-  private readonly file: string;
-  private readonly busyTimeoutMs: number;
 
   /**
    * Opens the file (creating it, owner-only, and the table when missing) in WAL mode with
@@ -128,8 +95,11 @@ export class SqliteAdapter extends EventEmitter {
   constructor(options: SqliteAdapterOptions & { readonly synchronous: "NORMAL" | "FULL" }) {
     super();
     this.opts = { dialect: "sqlite", url: `sqlite://${options.file}`, table: options.table };
-    this.file = options.file;
-    this.busyTimeoutMs = options.busyTimeoutMs;
+    this.lockWait = new SqliteLockWait({
+      file: options.file,
+      busyTimeoutMs: options.busyTimeoutMs,
+      retry: () => this.flush(),
+    });
     ensurePrivateFile(options.file);
     // Opening (once, before anything is served) may wait the whole timeout; statements after it not.
     this.db = new Database(options.file, { timeout: options.busyTimeoutMs });
@@ -275,9 +245,10 @@ export class SqliteAdapter extends EventEmitter {
   async disconnect(): Promise<void> {
     this.closingAt = Date.now();
     for (;;) {
-      if (!this.lockWait) this.flush();
-      if (!this.lockWait) break;
-      await this.lockWait.settled;
+      if (!this.lockWait.waiting) this.flush();
+      const settled = this.lockWait.settled;
+      if (!settled) break;
+      await settled;
     }
     await this.checkpointer.close();
     this.db.close();
@@ -299,7 +270,7 @@ export class SqliteAdapter extends EventEmitter {
    */
   private commitAtTurnEnd(): void {
     this.flushTimer = undefined;
-    if (!this.held && !this.lockWait) this.flush();
+    if (!this.held && !this.lockWait.waiting) this.flush();
   }
 
   private holdCommits(hold: boolean): void {
@@ -313,8 +284,8 @@ export class SqliteAdapter extends EventEmitter {
    */
   private flushFor(key: string): Promise<void> | undefined {
     if (!this.pendingKeys.has(key)) return undefined;
-    if (!this.lockWait) this.flush();
-    return this.lockWait?.settled;
+    if (!this.lockWait.waiting) this.flush();
+    return this.lockWait.settled;
   }
 
   /** Commit the queued writes in one transaction, then settle each one. */
@@ -327,9 +298,11 @@ export class SqliteAdapter extends EventEmitter {
     try {
       outcomes = this.commitBatch(batch);
     } catch (error) {
-      if (isLocked(error) && this.waitForLock()) return;
+      if (isLocked(error) && this.lockWait.retryLater(this.closingAt)) return;
       this.takePending();
-      const failure = isLocked(error) ? this.lockedError(error) : error;
+      const failure = isLocked(error)
+        ? this.lockWait.lockedError(error, this.closingAt !== undefined)
+        : error;
       for (const write of batch) write.fail(failure);
       return;
     }
@@ -348,41 +321,7 @@ export class SqliteAdapter extends EventEmitter {
   private takePending(): void {
     this.pending = [];
     this.pendingKeys.clear();
-    const wait = this.lockWait;
-    if (!wait) return;
-    this.lockWait = undefined;
-    clearTimeout(wait.timer);
-    wait.settle();
-  }
-
-  /**
-   * The queued batch found the file locked: try it again after the next pause, unless the lock
-   * has been held for `busyTimeoutMs` already (false: the batch is to fail).
-   */
-  private waitForLock(): boolean {
-    let wait = this.lockWait;
-    if (!wait) {
-      let settle!: () => void;
-      const settled = new Promise<void>((resolve) => {
-        settle = resolve;
-      });
-      wait = { since: Date.now(), delayMs: 0, timer: undefined, settled, settle };
-      this.lockWait = wait;
-    }
-    const now = Date.now();
-    const closingFor = this.closingAt === undefined ? 0 : now - this.closingAt;
-    if (now - wait.since >= this.busyTimeoutMs || closingFor >= CLOSING_LOCK_WAIT_MS) return false;
-    wait.delayMs = Math.min(Math.max(wait.delayMs * 2, LOCK_RETRY_FIRST_MS), LOCK_RETRY_MAX_MS);
-    wait.timer = setTimeout(() => this.flush(), wait.delayMs);
-    return true;
-  }
-
-  private lockedError(cause: unknown): Error {
-    return new Error(
-      `store: the SQLite file ${this.file} stayed locked by another connection (a second Coworker ` +
-        `process, a sqlite3 shell, coworker doctor) ${this.closingAt === undefined ? `for ${this.busyTimeoutMs} ms` : "until the store closed"}; the write was not made`,
-      { cause },
-    );
+    this.lockWait.end();
   }
 
   private apply(write: Write): boolean {
@@ -398,12 +337,6 @@ export class SqliteAdapter extends EventEmitter {
         return this.statements.purge.run(write.after, write.upTo, Date.now()).changes > 0;
     }
   }
-}
-
-/** Whether `error` is SQLite's "another connection holds the lock" (SQLITE_BUSY and its kinds). */
-function isLocked(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_"));
 }
 
 /** The adapter's prepared statements on `table`. */

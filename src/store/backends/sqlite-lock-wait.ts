@@ -1,0 +1,109 @@
+/**
+ * SqliteLockWait: how the SQLite adapter (sqlite-adapter.ts) waits out another connection's write
+ * lock (a second process, a sqlite3 shell, `coworker doctor`) without stalling the event loop.
+ * SQLite waits for a lock inside the statement, on the main thread, so the connection waits only
+ * LOCK_WAIT_ON_THREAD_MS. A batch that finds the file locked stays queued, whole, and is tried
+ * again after a growing pause (the loop serves timers, sockets and other conversations meanwhile;
+ * writes issued during the pause join it, and a read of a key with a write queued waits for that
+ * batch to settle); once the lock has been held for `busyTimeoutMs` (or for CLOSING_LOCK_WAIT_MS of
+ * a close, within shutdown's budget), every queued write fails with an error naming the file.
+ * Reads are not retried: in WAL mode a reader never waits for a writer, only for rare file-wide
+ * locks (a TRUNCATE checkpoint, recovery), and such a read fails after the short wait.
+ */
+
+/**
+ * How long a statement waits for another connection's lock: SQLite waits on the main thread, so
+ * only this long (a commit elsewhere takes about a millisecond); longer locks are waited out
+ * between loop turns (see the header).
+ */
+export const LOCK_WAIT_ON_THREAD_MS = 50;
+/** The first pause before a locked batch is tried again; each pause doubles, up to the next. */
+const LOCK_RETRY_FIRST_MS = 10;
+const LOCK_RETRY_MAX_MS = 250;
+/**
+ * Once the store is closing, a batch waits at most this long for another connection's lock:
+ * shutdown gives all its closers 5 s together (ops/shutdown.ts), and writes failed with an error
+ * are reported, where writes cut off by its watchdog would be lost without a word.
+ */
+const CLOSING_LOCK_WAIT_MS = 3_000;
+
+/** A batch waiting for another connection's write lock: since when, the next pause, and who waits. */
+interface LockWait {
+  readonly since: number;
+  delayMs: number;
+  timer: NodeJS.Timeout | undefined;
+  readonly settled: Promise<void>;
+  readonly settle: () => void;
+}
+
+/** What the wait needs: the file (for the error), the deadline, and how to try the batch again. */
+export interface SqliteLockWaitOptions {
+  readonly file: string;
+  readonly busyTimeoutMs: number;
+  /** Try the queued batch again (after a pause). */
+  readonly retry: () => void;
+}
+
+/** The queued batch's wait for another connection's write lock, if it is waiting. */
+export class SqliteLockWait {
+  private wait: LockWait | undefined;
+
+  constructor(private readonly options: SqliteLockWaitOptions) {}
+
+  /** Whether the queued batch waits for the lock (its retry timer will commit it). */
+  get waiting(): boolean {
+    return this.wait !== undefined;
+  }
+
+  /** While waiting, the promise of the batch's settling (committed, or failed at the deadline). */
+  get settled(): Promise<void> | undefined {
+    return this.wait?.settled;
+  }
+
+  /**
+   * The queued batch found the file locked: try it again after the next pause, unless the lock
+   * has been held for `busyTimeoutMs` already, or for CLOSING_LOCK_WAIT_MS of a close that began
+   * at `closingAt` (false: the batch is to fail).
+   */
+  retryLater(closingAt: number | undefined): boolean {
+    let wait = this.wait;
+    if (!wait) {
+      let settle!: () => void;
+      const settled = new Promise<void>((resolve) => {
+        settle = resolve;
+      });
+      wait = { since: Date.now(), delayMs: 0, timer: undefined, settled, settle };
+      this.wait = wait;
+    }
+    const now = Date.now();
+    const closingFor = closingAt === undefined ? 0 : now - closingAt;
+    if (now - wait.since >= this.options.busyTimeoutMs || closingFor >= CLOSING_LOCK_WAIT_MS) return false;
+    wait.delayMs = Math.min(Math.max(wait.delayMs * 2, LOCK_RETRY_FIRST_MS), LOCK_RETRY_MAX_MS);
+    wait.timer = setTimeout(() => this.options.retry(), wait.delayMs);
+    return true;
+  }
+
+  /** End any wait (its batch is being settled) and let those waiting for it go on. */
+  end(): void {
+    const wait = this.wait;
+    if (!wait) return;
+    this.wait = undefined;
+    clearTimeout(wait.timer);
+    wait.settle();
+  }
+
+  /** The error a queued write fails with when the lock outlasted the wait (`closing`: a close cut it). */
+  lockedError(cause: unknown, closing: boolean): Error {
+    return new Error(
+      `store: the SQLite file ${this.options.file} stayed locked by another connection (a second Coworker ` +
+        `process, a sqlite3 shell, coworker doctor) ${closing ? "until the store closed" : `for ${this.options.busyTimeoutMs} ms`}; the write was not made`,
+      { cause },
+    );
+  }
+}
+
+/** Whether `error` is SQLite's "another connection holds the lock" (SQLITE_BUSY and its kinds). */
+export function isLocked(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_"));
+}
