@@ -31,15 +31,6 @@ import {
   urlPath,
 } from "./schema-fields.js";
 
-const TOOL_CATEGORIES = [
-  "read",
-  "write",
-  "exec",
-  "network",
-  "interactive",
-  "messaging",
-] as const satisfies readonly ToolCategory[];
-
 const modelSchema = z.strictObject({
   base_url: httpUrl.optional(),
   api_key: nonEmpty.optional(),
@@ -115,6 +106,20 @@ const webFetchSchema = z.strictObject({
   timeout_s: timerSeconds(positiveInt).default(20),
 });
 
+/**
+ * The categories an MCP server's `risk` may give its tools. Not `interactive`: that is for the
+ * built-in tools that only talk with the user, and it runs a tool without asking in every mode,
+ * even on a turn channel content started.
+ */
+const MCP_RISKS = [
+  "read",
+  "write",
+  "exec",
+  "network",
+  "messaging",
+] as const satisfies readonly ToolCategory[];
+export type McpRisk = (typeof MCP_RISKS)[number];
+
 /** One MCP server as written in YAML: a stdio command or a remote URL, never both. */
 const mcpServerInput = z
   .strictObject({
@@ -123,7 +128,7 @@ const mcpServerInput = z
     env: z.record(z.string(), z.string()).optional(),
     url: httpUrl.optional(),
     headers: z.record(z.string(), z.string()).optional(),
-    risk: z.enum(TOOL_CATEGORIES).optional(),
+    risk: z.enum(MCP_RISKS).optional(),
     /** Believe the server's readOnlyHint / destructiveHint annotations (default false: they are ignored). */
     trust_annotations: z.boolean().default(false),
   })
@@ -146,7 +151,7 @@ export type McpServerConfig =
       readonly command: string;
       readonly args: readonly string[];
       readonly env: Readonly<Record<string, string>>;
-      readonly risk?: ToolCategory;
+      readonly risk?: McpRisk;
       /** Whether the server's tool annotations (readOnlyHint, …) decide categories. */
       readonly trustAnnotations?: boolean;
     }
@@ -154,7 +159,7 @@ export type McpServerConfig =
       readonly transport: "http";
       readonly url: string;
       readonly headers: Readonly<Record<string, string>>;
-      readonly risk?: ToolCategory;
+      readonly risk?: McpRisk;
       /** Whether the server's tool annotations (readOnlyHint, …) decide categories. */
       readonly trustAnnotations?: boolean;
     };

@@ -120,6 +120,15 @@ slack:
     ]);
   });
 
+  it("refuses risk: interactive for an MCP server, naming the risks it may have", () => {
+    const cwd = project({
+      "config/coworker.yaml": `tools:\n  mcp_servers:\n    db: { url: "https://mcp.example.com/mcp", risk: interactive }\n`,
+    });
+    expect(problemsOf(loadConfig({ env: {}, cwd }))).toEqual([
+      'tools.mcp_servers.db.risk: must be one of read, write, exec, network, messaging (got "interactive")',
+    ]);
+  });
+
   it("lets the environment override the file, with lists split on commas", () => {
     const cwd = project({ "config/coworker.yaml": GOOD });
     const result = loadConfig({
