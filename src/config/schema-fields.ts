@@ -1,6 +1,6 @@
 /**
  * The field types the configuration schema's sections (schema.ts) are built from: counts, ports,
- * non-empty strings, model names, URLs, and the cap on seconds a timer may wait.
+ * non-empty strings, model names, URLs, MCP server names, and the cap on seconds a timer may wait.
  */
 import { z } from "zod";
 import { MODEL_NAME, MODEL_NAME_CHARACTERS } from "../core/model-name.js";
@@ -17,6 +17,21 @@ export const modelName = z
   .regex(MODEL_NAME, `must be a model name (${MODEL_NAME_CHARACTERS})`);
 export const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 export const urlPath = z.string().regex(/^\/\S*$/, "must start with /");
+
+/**
+ * An MCP server's name. Its tools reach the agent as `<name>__<tool>`, at most 64 characters
+ * (mcp-tools.ts), and "always allow" grants follow that name, so two servers must never be able
+ * to make the same one: a name holds no `__` and does not end in `_` (server `gh_`'s tool `x` and
+ * server `gh`'s tool `_x` were both `gh___x`), and at most 32 characters leave the tool's part room.
+ */
+export const mcpServerName = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ or -")
+  .max(32, "at most 32 characters")
+  .refine(
+    (name) => !name.includes("__") && !name.endsWith("_"),
+    "must not contain __ or end with _ (a tool's name is <server>__<tool>)",
+  );
 
 /**
  * The most seconds a configured wait that runs on a timer may be. Node's setTimeout waits at most

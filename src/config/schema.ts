@@ -22,6 +22,7 @@ import {
 import {
   httpUrl,
   MB,
+  mcpServerName,
   modelName,
   nonEmpty,
   nonNegativeInt,
@@ -187,7 +188,11 @@ const toolsSchema = z.strictObject({
   hard_deny: z.array(nonEmpty).default([]),
   web_fetch: webFetchSchema.prefault({}),
   mcp_servers: z
-    .record(z.string().regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ or -"), mcpServerSchema)
+    .record(mcpServerName, mcpServerSchema, {
+      // Say what is wrong with a refused name, not only that it is refused.
+      error: (issue) =>
+        issue.code === "invalid_key" ? issue.issues.map((inner) => inner.message).join("; ") : undefined,
+    })
     .default({}),
 });
 

@@ -129,6 +129,26 @@ slack:
     ]);
   });
 
+  it("refuses MCP server names whose tools could take another server's tool names, saying why", () => {
+    const cwd = project({
+      "config/coworker.yaml": `tools:
+  mcp_servers:
+    gh: { url: "https://a.example/mcp" }
+    gh_: { url: "https://b.example/mcp" }
+    my__gh: { url: "https://c.example/mcp" }
+    ${"g".repeat(33)}: { url: "https://d.example/mcp" }
+    "g h": { url: "https://e.example/mcp" }
+`,
+    });
+    const because = "must not contain __ or end with _ (a tool's name is <server>__<tool>)";
+    expect(problemsOf(loadConfig({ env: {}, cwd }))).toEqual([
+      `tools.mcp_servers.gh_: ${because}`,
+      `tools.mcp_servers.my__gh: ${because}`,
+      `tools.mcp_servers.${"g".repeat(33)}: at most 32 characters`,
+      "tools.mcp_servers.g h: use letters, digits, _ or -",
+    ]);
+  });
+
   it("lets the environment override the file, with lists split on commas", () => {
     const cwd = project({ "config/coworker.yaml": GOOD });
     const result = loadConfig({

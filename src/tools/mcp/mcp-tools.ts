@@ -64,7 +64,9 @@ function uniqueName(name: string, taken: Set<string>): string {
 
 /**
  * Agent tools for the current tool list of one connection. `taken` holds names already used
- * (by other servers); a clash after sanitising gets a numeric suffix.
+ * (by other servers); a clash after sanitising gets a numeric suffix. Only two tools of one server
+ * can clash (`a.b` and `a_b`): the configuration refuses server names that would let another
+ * server's tools take this one's names, and their grants with them (mcpServerName).
  */
 export function mcpToolsOf(
   connection: McpServerConnection,
