@@ -5,11 +5,14 @@
  * tools, OpenAI at 128; the context overflows; an invalid schema is a 400), not only that
  * server's calls. So a server keeps at most MAX_TOOLS_PER_SERVER tools, in its listing order; a
  * description is cut to MAX_DESCRIPTION_CHARS, marked as cut; a tool is dropped rather than sent
- * when its name is over MAX_NAME_CHARS, or its input schema is not a plain object schema (type
- * "object" at the top, no top-level anyOf / oneOf / allOf / not / enum / if, which providers
- * refuse), nests deeper than MAX_SCHEMA_DEPTH or serializes to more than MAX_SCHEMA_BYTES. Only
- * the fields the agent uses are kept (not output schemas, icons, _meta). What was dropped or cut
- * is reported once per listing, by count and reason, never with the server's text.
+ * when its name is not TOOL_NAME (the MCP specification's 1 to MAX_NAME_CHARS letters, digits,
+ * _, - or .: the approval card's headline names the tool, and a name of lines, quotes and bidi
+ * controls could forge a read-only call on another server), or its input schema is not a plain
+ * object schema (type "object" at the top, no top-level anyOf / oneOf / allOf / not / enum / if,
+ * which providers refuse), nests deeper than MAX_SCHEMA_DEPTH or serializes to more than
+ * MAX_SCHEMA_BYTES. Only the fields the agent uses are kept (not output schemas, icons, _meta).
+ * What was dropped or cut is reported once per listing, by count and reason, never with the
+ * server's text.
  *
  * There is no cap on the tools of all servers together: the registry registers built-in tools
  * first, and several large servers can still exceed a provider's limit.
@@ -20,6 +23,7 @@ import { formatBytes } from "../../core/attachment.js";
 export const MAX_TOOLS_PER_SERVER = 64;
 export const MAX_DESCRIPTION_CHARS = 1024;
 export const MAX_NAME_CHARS = 128;
+const TOOL_NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${MAX_NAME_CHARS}}$`);
 export const MAX_SCHEMA_BYTES = 16 * 1024;
 /** Levels of JSON objects and arrays in an input schema (`{"type":"object"}` is 1). */
 export const MAX_SCHEMA_DEPTH = 32;
@@ -71,7 +75,7 @@ export class BoundedToolList {
     for (const tool of page) {
       this.listed += 1;
       if (this.tools.length >= MAX_TOOLS_PER_SERVER) this.overCap += 1;
-      else if (typeof tool.name !== "string" || tool.name.length > MAX_NAME_CHARS) this.badName += 1;
+      else if (typeof tool.name !== "string" || !TOOL_NAME.test(tool.name)) this.badName += 1;
       else if (!schemaAccepted(tool.inputSchema)) this.badSchema += 1;
       else this.tools.push(this.kept(tool));
     }
@@ -100,7 +104,9 @@ export class BoundedToolList {
     if (dropped === 0 && this.descriptionsCut === 0) return undefined;
     const reasons = [
       this.overCap > 0 ? `${this.overCap} over the cap of ${MAX_TOOLS_PER_SERVER} tools per server` : "",
-      this.badName > 0 ? `${this.badName} with a name over ${MAX_NAME_CHARS} characters` : "",
+      this.badName > 0
+        ? `${this.badName} with a name that is not 1 to ${MAX_NAME_CHARS} letters, digits, _, - or .`
+        : "",
       this.badSchema > 0
         ? `${this.badSchema} with an input schema that is not an object schema, nests over ${MAX_SCHEMA_DEPTH} levels or is over ${formatBytes(MAX_SCHEMA_BYTES)}`
         : "",
