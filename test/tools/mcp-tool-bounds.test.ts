@@ -92,7 +92,7 @@ describe("bounds on what an MCP server advertises", () => {
     for (const tool of tools) {
       expect(tool.description.length).toBeLessThan(1024 + 100);
       expect(tool.description).toMatch(
-        /^d{1024} … \[description cut\] \(tool "tool_\d+" of MCP server "big"\)$/,
+        /^\[MCP server "big", tool "tool_\d+", described by the server\] d{1024} … \[description cut\]$/,
       );
       expect(JSON.stringify(tool.jsonSchema).length).toBeLessThan(16 * 1024);
     }
@@ -148,19 +148,19 @@ describe("bounds on what an MCP server advertises", () => {
     ).toEqual([
       {
         name: "wiki__search",
-        description: 'Search the wiki. (tool "search" of MCP server "wiki")',
+        description: '[MCP server "wiki", tool "search", described by the server] Search the wiki.',
         jsonSchema: schema,
         category: "read",
       },
       {
         name: "wiki__ping",
-        description: 'Ping the wiki (tool "ping" of MCP server "wiki")',
+        description: '[MCP server "wiki", tool "ping", described by the server] Ping the wiki',
         jsonSchema: { type: "object" },
         category: "exec",
       },
       {
         name: "wiki__long",
-        description: `${atTheLimit} (tool "long" of MCP server "wiki")`,
+        description: `[MCP server "wiki", tool "long", described by the server] ${atTheLimit}`,
         jsonSchema: { type: "object" },
         category: "exec",
       },

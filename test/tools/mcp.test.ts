@@ -117,7 +117,7 @@ describe("MCP tools (stdio fixture server)", () => {
       properties: { a: { type: "number" }, b: { type: "number" } },
       required: ["a", "b"],
     });
-    expect(add.description).toBe('Add two numbers (tool "add" of MCP server "fx")');
+    expect(add.description).toBe('[MCP server "fx", tool "add", described by the server] Add two numbers');
     expect([add.category, add.risk, add.concurrent]).toEqual(["exec", "high", false]);
     const echo = byName(tools, "fx__echo");
     expect([echo.category, echo.risk, echo.concurrent]).toEqual(["read", "low", true]);

@@ -237,7 +237,8 @@ export function reviewMessages(input: ReviewInput): ReviewerMessage[] {
     ...(others.length > 0 ? [`${OTHERS_HEADING}\n${others.map((line) => `- ${line}`).join("\n")}`] : []),
     ...(notes.length > 0 ? [`${AGENT_NOTES_HEADING}\n${notes.map((note) => `- ${note}`).join("\n")}`] : []),
     `Proposed tool call: ${oneLine(input.tool.name)} (category: ${input.tool.category})`,
-    // An MCP server writes its tools' descriptions: on one line, they cannot start a heading.
+    // An MCP server writes its tools' descriptions: on one line, they cannot start a heading; the
+    // label saying whose it is comes first (mcp-tools.ts), so the cut keeps it.
     `Tool description: ${cap(oneLine(input.tool.description), 500)}`,
     `Arguments:\n${argsText(input.args)}`,
     `Facts:\n${input.facts.length > 0 ? input.facts.map((f) => `- ${f}`).join("\n") : "(none)"}`,

@@ -1,10 +1,13 @@
 /**
  * MCP tools as agent tools: each server tool becomes `<server>__<tool>` (sanitised to the
- * characters model APIs accept), advertised with the server's own JSON Schema (the connection
- * keeps only what mcp-tool-bounds.ts allows: how many, description length, schema shape and size).
- * The category is the server's configured `risk`, else exec (so it asks). A server's annotations
- * are its own claims: readOnlyHint (→ read) and destructiveHint: false (→ medium risk) count only
- * when its config says `trust_annotations: true`. Results are flattened to text and capped; a down server or a failed call is a tool error.
+ * characters model APIs accept), advertised with the server's own description after a label that
+ * says whose it is (the label first: the model and the safety reviewer must read it before the
+ * server's text, and the reviewer's view of a description is cut), and its own JSON Schema (the
+ * connection keeps only what mcp-tool-bounds.ts allows: how many, description length, schema
+ * shape and size). The category is the server's configured `risk`, else exec (so it asks). A
+ * server's annotations are its own claims: readOnlyHint (→ read) and destructiveHint: false (→
+ * medium risk) count only when its config says `trust_annotations: true`. Results are flattened to
+ * text and capped; a down server or a failed call is a tool error.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -79,7 +82,7 @@ export function mcpToolsOf(
     const label = `MCP server "${connection.name}"`;
     return defineTool({
       name: uniqueName(mcpToolName(connection.name, tool.name), taken),
-      description: `${tool.description ?? tool.title ?? tool.name} (tool "${tool.name}" of ${label})`,
+      description: `[${label}, tool "${tool.name}", described by the server] ${tool.description ?? tool.title ?? tool.name}`,
       inputSchema: z.looseObject({}),
       jsonSchema: { ...tool.inputSchema, type: "object" },
       category,
