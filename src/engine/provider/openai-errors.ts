@@ -2,8 +2,9 @@
  * Failure handling for the OpenAI-compatible provider: turns whatever an attempt threw (SDK
  * errors, fetch errors, mid-stream error payloads) into a `ProviderError` with a short friendly
  * message, says whether a retry could help, and reads Retry-After. Also normalises error bodies
- * from servers that put the error at the top level (older vLLM) so the SDK sees the message; an
- * error body is read only up to ERROR_BODY_LIMIT bytes (the rest is never downloaded).
+ * from servers that put the error at the top level (older vLLM) or in an array (Gemini) so the SDK
+ * sees the message; an error body is read only up to ERROR_BODY_LIMIT bytes (the rest is never
+ * downloaded).
  * A failure's message is posted into the thread, so what it quotes of the server (its reason, the
  * endpoint's URL) is scrubbed first: the API key itself wherever it appears (a proxy may echo the
  * key it was sent, in any provider's format), token-shaped text, a URL's password and its query
@@ -27,9 +28,34 @@ export interface Failure {
   readonly retryAfterMs: number | undefined;
 }
 
-const OVERFLOW_MESSAGE =
-  /maximum context length|context[ _-]?length|context (?:window|size)|too many tokens|prompt is too long|exceeds? the available context/i;
-const OVERFLOW_STATUSES = new Set([400, 413, 422]);
+/**
+ * How servers word "the prompt did not fit": OpenAI, vLLM, OpenRouter, Mistral ("maximum context
+ * length"), Gemini ("input token count … exceeds the maximum number of tokens"), Anthropic
+ * ("prompt is too long"), TGI ("`inputs` tokens + `max_new_tokens` must be <= N", "must have less
+ * than N tokens"), vLLM's newer "longer than the maximum model length" / "is too long and exceeds
+ * limit", Ollama ("input length exceeds the context length"), llama.cpp ("exceeds the available
+ * context size"), Bedrock ("input is too long"), and the advice to "reduce the length of the
+ * messages". A message that is none of these is an ordinary bad request: the session would go on
+ * resending the whole history and failing, so the net is wide.
+ */
+const OVERFLOW_MESSAGE = new RegExp(
+  [
+    "maximum context length",
+    "context[ _-]?(?:length|window|size|limit)",
+    "too many (?:input )?tokens",
+    "(?:prompt|input|request) (?:is )?too (?:long|large)",
+    "exceeds? the available context",
+    "input token count",
+    "maximum number of (?:input )?tokens",
+    "tokens?\\b[^.]{0,60}must be <=",
+    "must have less than \\d+ tokens",
+    "maximum model length",
+    "too long and exceeds limit",
+    "reduce the length of the (?:messages|prompt|input)",
+  ].join("|"),
+  "i",
+);
+const OVERFLOW_STATUSES = new Set([400, 422]);
 const DETAIL_LIMIT = 200;
 const NETWORK_CODE = /^(?:E[A-Z]+|UND_ERR_\w+)$/;
 
@@ -77,7 +103,9 @@ export function classifyFailure(error: unknown, ctx: FailureContext): Failure {
 function fromStatus(error: APIError, status: number, ctx: FailureContext): Failure {
   const { message, code } = describePayload(error.error ?? error.message);
   const options = { cause: error };
-  if (OVERFLOW_STATUSES.has(status) && isContextOverflow(code, message)) {
+  // 413: the request body was too large for the server or a proxy in front of it — what an
+  // oversized history is, whatever the page it sent says.
+  if (status === 413 || (OVERFLOW_STATUSES.has(status) && isContextOverflow(code, message))) {
     return final(new ContextOverflowError(undefined, options));
   }
   if (status === 401 || status === 403) {
@@ -169,13 +197,19 @@ async function readCapped(response: Response, limit: number): Promise<string> {
   return Buffer.concat(parts).toString("utf8");
 }
 
-/** Wrap a top-level error object under `error`; any other text is returned unchanged. */
+/**
+ * Wrap a top-level error object under `error`, and unwrap a one-element array of them (Gemini's
+ * `[{"error":{…}}]`, which the SDK reads as no message at all); any other text is returned unchanged.
+ */
 export function normalizeErrorBody(text: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     return text;
+  }
+  if (Array.isArray(parsed) && parsed.length === 1 && isRecord(parsed[0]) && isRecord(parsed[0].error)) {
+    return JSON.stringify(parsed[0]);
   }
   if (isRecord(parsed) && !("error" in parsed) && typeof parsed.message === "string") {
     return JSON.stringify({ error: parsed });

@@ -113,6 +113,48 @@ describe("OpenAIProvider HTTP errors", () => {
     expect(error).toBeInstanceOf(ContextOverflowError);
   });
 
+  it.each([
+    ["Gemini", "The input token count (1200293) exceeds the maximum number of tokens allowed (1048576)."],
+    [
+      "TGI",
+      "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 500 `max_new_tokens`",
+    ],
+    ["TGI (inputs)", "Input validation error: `inputs` must have less than 4000 tokens. Given: 4100"],
+    [
+      "vLLM (newer)",
+      "The decoder prompt (length 40000) is longer than the maximum model length of 32768. Make sure that `max_model_len` is no smaller than the number of text tokens.",
+    ],
+    ["vLLM (input)", "Input prompt (40000 tokens) is too long and exceeds limit of 32768"],
+    ["Ollama", "the input length exceeds the context length"],
+    ["Bedrock", "Input is too long for requested model."],
+    ["advice only", "Please reduce the length of the messages."],
+  ])("maps a 400 overflow worded as %s words it to ContextOverflowError", async (_server, message) => {
+    nock(HOST)
+      .post(PATH)
+      .reply(400, { error: { code: 400, message, status: "INVALID_ARGUMENT" } });
+    const { provider } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toBeInstanceOf(ContextOverflowError);
+  });
+
+  it("maps Gemini's overflow sent as a one-element array of errors to ContextOverflowError", async () => {
+    const message = "The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).";
+    nock(HOST)
+      .post(PATH)
+      .reply(400, [{ error: { code: 400, message, status: "INVALID_ARGUMENT" } }]);
+    const { provider } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toBeInstanceOf(ContextOverflowError);
+  });
+
+  it("maps any 413 (a proxy's Request Entity Too Large page) to ContextOverflowError", async () => {
+    nock(HOST).post(PATH).reply(413, "<html><h1>413 Request Entity Too Large</h1></html>");
+    const { provider, waits } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    expect(waits).toEqual([]);
+  });
+
   it("keeps the server's reason for any other 400", async () => {
     nock(HOST).post(PATH).reply(400, {
       object: "error",
