@@ -41,6 +41,7 @@ const DEFAULT_TIMING: McpConnectionTiming = {
   restartInitialMs: 1_000,
   restartMaxMs: 60_000,
   stableAfterMs: 60_000,
+  streamReopenMinMs: 1_000,
 };
 
 /** Starts, supervises and exposes the configured MCP servers. */

@@ -7,10 +7,11 @@
  * A server is not trusted: its tool list may take at most MAX_TOOL_PAGES pages, and what of it is
  * kept and offered to the model is bounded (mcp-tool-bounds.ts, dropped tools logged); each of its
  * messages at most MCP_RESPONSE_MAX_BYTES (a remote one's call then fails, capped-fetch.ts; a
- * stdio one is stopped and restarted, capped-stdio-transport.ts), its stderr reaches the log a
- * bounded line at a time (stderr-lines.ts), and results are not validated against its output
- * schemas (their `pattern`s would run on the event loop, where one that backtracks freezes every
- * chat; results only ever reach the model as text).
+ * stdio one is stopped and restarted, capped-stdio-transport.ts), a remote one that keeps ending
+ * its event stream is reconnected at a bounded pace and stopped past it (event-stream-pace.ts),
+ * its stderr reaches the log a bounded line at a time (stderr-lines.ts), and results are not
+ * validated against its output schemas (their `pattern`s would run on the event loop, where one
+ * that backtracks freezes every chat; results only ever reach the model as text).
  */
 import { mkdir } from "node:fs/promises";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -21,6 +22,7 @@ import type { McpServerConfig } from "../../config/schema.js";
 import { formatBytes } from "../../core/attachment.js";
 import { cleanEnv } from "../shell/clean-env.js";
 import { cappedFetch, MCP_RESPONSE_MAX_BYTES } from "./capped-fetch.js";
+import { pacedEventStream, STREAM_OPENS_PER_MINUTE } from "./event-stream-pace.js";
 import { LogAllowance } from "./log-allowance.js";
 import { BoundedToolList } from "./mcp-tool-bounds.js";
 import { readStderrLines } from "./stderr-lines.js";
@@ -46,6 +48,8 @@ export interface McpConnectionTiming {
   readonly restartMaxMs: number;
   /** A server that ran this long before stopping restarts from the initial delay again (default 60 s). */
   readonly stableAfterMs: number;
+  /** Least time between two opens of a remote server's event stream, whatever it asks (default 1 s). */
+  readonly streamReopenMinMs: number;
 }
 
 /** Thrown by `callTool` while the server is not connected. */
@@ -119,7 +123,7 @@ export class McpServerConnection {
     );
     this.client = client;
     try {
-      const transport = await this.createTransport();
+      const transport = await this.createTransport(() => this.stopReopeningServer(client));
       client.onclose = () => this.handleClose(client);
       client.onerror = (error) => {
         if (!(error instanceof McpMessageTooLargeError)) {
@@ -164,14 +168,16 @@ export class McpServerConnection {
     }
   }
 
-  private async createTransport(): Promise<Transport> {
+  /** `reopensTooOften` stops a remote server whose event stream is reopened too often. */
+  private async createTransport(reopensTooOften: () => void): Promise<Transport> {
     if (this.config.transport === "http") {
       const { StreamableHTTPClientTransport } = await import(
         "@modelcontextprotocol/sdk/client/streamableHttp.js"
       );
+      const capped = cappedFetch(MCP_RESPONSE_MAX_BYTES);
       return new StreamableHTTPClientTransport(new URL(this.config.url), {
         requestInit: { headers: { ...this.config.headers } },
-        fetch: cappedFetch(MCP_RESPONSE_MAX_BYTES),
+        fetch: pacedEventStream(capped, this.timing.streamReopenMinMs, reopensTooOften),
       });
     }
     const { CappedStdioClientTransport } = await import("./capped-stdio-transport.js");
@@ -215,6 +221,13 @@ export class McpServerConnection {
     const message = error instanceof Error ? error.message : String(error);
     const hint = this.stderrHint();
     return hint ? `${message} (stderr: ${hint.trim()})` : message;
+  }
+
+  /** Stop a remote server that keeps ending its event stream (event-stream-pace.ts); it restarts with backoff. */
+  private stopReopeningServer(client: Client): void {
+    if (this.client !== client) return;
+    this.stopReason = `reconnects its event stream too often (over ${STREAM_OPENS_PER_MINUTE} times a minute) and was stopped`;
+    void client.close().catch(() => undefined);
   }
 
   private handleClose(client: Client): void {
