@@ -5,6 +5,7 @@ import { ALICE, ALICE_DM, BOB, GROUP } from "../channels/telegram/harness.js";
 import { type Stack, startStack } from "../channels/telegram/stack.js";
 import type { FakeBody } from "../fakes/fake-openai.js";
 import type { FakeChat, StoredMessage } from "../fakes/fake-telegram/fake-telegram.js";
+import { userMessage } from "../fakes/fake-telegram/user-messages.js";
 import { call, PuppetModel, telegramSubscriptions, wakePrompts } from "./e2e-support.js";
 
 /** A supergroup Bob is in and Alice is not; a channel Alice reads. */
@@ -211,6 +212,28 @@ describe("Telegram subscriptions end to end", () => {
     expect(wakePrompts(s.openai)).toHaveLength(1);
     expect(wakePrompts(s.openai)[0]).toContain("sentinel");
     expect(wakePrompts(s.openai)[0]).not.toContain("my own post");
+  });
+
+  it("never wakes on a channel post Telegram forwards into its discussion group (the bot's own among them)", async () => {
+    const s = await start(new PuppetModel());
+    await aliceSubscribes(s, { channel: String(GROUP.id) }, "Subscribed to Team");
+    const date = Math.floor(Date.now() / 1000);
+    const telegram = { id: 777000, is_bot: false, first_name: "Telegram" };
+    const message = userMessage(s.tg.state, { chat: GROUP, from: telegram, text: "the bot's post in News" });
+    s.tg.injectUpdate({
+      message: {
+        ...message,
+        sender_chat: NEWS,
+        is_automatic_forward: true,
+        forward_origin: { type: "channel", chat: NEWS, message_id: 9, date },
+        forward_date: date,
+      },
+    });
+    bobPosts(s, GROUP, "sentinel");
+    await replyToAlice(s, "Woken:");
+    expect(wakePrompts(s.openai)).toHaveLength(1);
+    expect(wakePrompts(s.openai)[0]).toContain("sentinel");
+    expect(wakePrompts(s.openai)[0]).not.toContain("the bot's post in News");
   });
 
   it("a group message telling the agent to run a command produces an approval card, even in auto mode", async () => {

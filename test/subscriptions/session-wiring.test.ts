@@ -364,4 +364,42 @@ describe("Telegram observation", () => {
     expect(removedChatOf(update(5, "left"), bot)).toBeUndefined();
     expect(removedChatOf({ nonsense: true }, bot)).toBeUndefined();
   });
+
+  it("credits a message sent as a chat to that chat, as no person, never to Telegram's stand-in account", () => {
+    const channelBot = { id: 136817688, is_bot: true, first_name: "Channel", username: "Channel_Bot" };
+    const asChannel = (id: number, title: string) =>
+      observedOf(msg({ from: channelBot, sender_chat: { id, title }, text: "hi" }), bot)?.author;
+    expect(asChannel(-1009999, "Mallory's channel")).toEqual({
+      id: "-1009999",
+      name: "Mallory's channel",
+      isBot: true,
+    });
+    expect(asChannel(-1008888, "Official Ops")).toEqual({
+      id: "-1008888",
+      name: "Official Ops",
+      isBot: true,
+    });
+    const anonymousAdmin = observedOf(
+      msg({
+        from: { id: 1087968824, is_bot: true, first_name: "Group", username: "GroupAnonymousBot" },
+        sender_chat: { id: -1001234, title: "Team" },
+        text: "hi",
+      }),
+      bot,
+    );
+    expect(anonymousAdmin?.author).toEqual({ id: "-1001234", name: "Team", isBot: true });
+  });
+
+  it("leaves out a channel post Telegram forwards into its discussion group (the bot's own among them)", () => {
+    const news = { id: -1009, type: "channel" as const, title: "News" };
+    const forwarded = {
+      from: { id: 777000, is_bot: false, first_name: "Telegram" },
+      sender_chat: news,
+      forward_origin: { type: "channel" as const, chat: news, message_id: 55, date: 1_767_225_600 },
+      text: "summary the bot posted in News",
+    };
+    expect(observedOf(msg({ ...forwarded, is_automatic_forward: true }), bot)).toBeUndefined();
+    // Telegram's service account as the sender marks one as well.
+    expect(observedOf(msg(forwarded), bot)).toBeUndefined();
+  });
 });

@@ -3,12 +3,19 @@
  * message the bot sees (also those not addressed to it) as an ObservedMessage — author, time,
  * text or caption, forum topic, a t.me permalink where Telegram has one, and whether it addresses
  * the bot — and the bot's own removal from a chat (a `my_chat_member` update to left / kicked).
+ *
+ * A message sent as a chat (a channel's post, a post "as the channel", an anonymous admin) is that
+ * chat's: it is credited to the chat, never to the shared account Telegram puts in `from`, and in
+ * a group marked as no person (isBot). A channel post Telegram forwards into its linked
+ * discussion group by itself (the bot's own posts among them) is no one's message there and is
+ * not reported: the channel's subscribers see it in the channel.
  */
 import { z } from "zod";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import {
   type BotIdentity,
   isAddressedToBot,
+  isAutomaticForward,
   type TelegramMessage,
   topicOf,
   userOf,
@@ -39,17 +46,18 @@ function permalinkOf(message: TelegramMessage): string | undefined {
   return undefined;
 }
 
+/**
+ * Who sent it: the chat it was sent as, else the person in `from`, else the chat itself. In a
+ * group a chat's message stands among people's, so it is marked as no person (isBot); a broadcast
+ * channel's posts are all the channel's own.
+ */
 function authorOf(message: TelegramMessage): ObservedMessage["author"] {
-  if (message.from) {
-    return {
-      id: String(message.from.id),
-      name: userOf(message.from).name,
-      isBot: message.from.is_bot === true,
-    };
-  }
+  const { from } = message;
+  if (from && !message.sender_chat)
+    return { id: String(from.id), name: userOf(from).name, isBot: from.is_bot === true };
   const sender = message.sender_chat ?? message.chat;
   const name = sender.title ?? (sender.username ? `@${sender.username}` : String(sender.id));
-  return { id: String(sender.id), name, isBot: false };
+  return { id: String(sender.id), name, isBot: message.chat.type !== "channel" };
 }
 
 function textOf(message: TelegramMessage): string {
@@ -63,11 +71,12 @@ function textOf(message: TelegramMessage): string {
 }
 
 /**
- * The observed form of a message in a group, supergroup or channel; undefined for private chats
- * and for the bot's own messages.
+ * The observed form of a message in a group, supergroup or channel; undefined for private chats,
+ * the bot's own messages and automatic forwards.
  */
 export function observedOf(message: TelegramMessage, bot: BotIdentity): ObservedMessage | undefined {
-  if (message.chat.type === "private" || message.from?.id === bot.id) return undefined;
+  if (message.chat.type === "private" || message.from?.id === bot.id || isAutomaticForward(message))
+    return undefined;
   const topic = topicOf(message);
   const permalink = permalinkOf(message);
   return {
