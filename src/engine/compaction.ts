@@ -3,9 +3,15 @@
  *
  * The model summarises the older turns; the most recent turns stay verbatim. Compaction is
  * outbound-only — the stored history stays whole and the summary replaces the covered prefix only
- * in what is sent. If summarising fails, the oldest turns are trimmed instead. Every pass must
- * move the boundary forward (keeping fewer recent turns, never fewer than the current one), so a
- * model that keeps overflowing ends in an error instead of looping.
+ * in what is sent. It first runs when a request overflows, so the turns to summarise are about a
+ * whole context window: they are summarised in chunks of whole messages (at most CHUNK_CHARS
+ * each), the summary so far folded into the next chunk's request, in at most MAX_SUMMARY_CALLS
+ * calls. Whatever is left out — the oldest chunks past that bound, the rest of a single message
+ * larger than a chunk, the chunks after a summary call failed — makes the result `trimmed`, which
+ * the person is told and the summary says. Every pass must move the boundary forward (keeping
+ * fewer recent turns, never fewer than the current one), so a model that keeps overflowing ends in
+ * an error instead of looping. The state (boundary, summary) is kept across engines through an
+ * optional CompactionStatePort (compaction-state.ts).
  *
  * The summary outlives the turn it is written in, and a shared Slack thread or Telegram group has
  * several people in it: a later turn may be asked by someone else. So the summary never speaks of
@@ -19,13 +25,17 @@
 import { type Attachment, isFileNote, isForwardedText, isSavedFile } from "../core/attachment.js";
 import { isAgentNote } from "../core/agent-note.js";
 import { oneLine } from "../core/one-line.js";
-import { type ConversationMessage, writtenByOther } from "../core/messages.js";
+import { type ConversationMessage, type TokenUsage, writtenByOther } from "../core/messages.js";
 import type { Requester } from "../core/request.js";
 import type { ProviderClient } from "./provider/provider.js";
 
 export const DEFAULT_KEEP_RECENT_TURNS = 2;
 const MESSAGE_CHARS = 2_000;
-const TRANSCRIPT_CHARS = 60_000;
+/** Characters of rendered messages one summary call reads (besides the summary so far). */
+const CHUNK_CHARS = 60_000;
+/** Summary calls one compaction makes at most: the oldest chunks past it are left out. */
+const MAX_SUMMARY_CALLS = 10;
+const CHUNK_SEPARATOR = "\n\n";
 const LINE_BREAK = /\r\n?|[\n\u2028\u2029]/g;
 const TRIMMED_NOTE = "Some earlier turns were dropped without a summary to fit the context window.";
 
@@ -43,7 +53,7 @@ export interface CompactionView {
 export interface CompactionResult {
   readonly removedMessages: number;
   readonly summaryChars: number;
-  /** True when summarising failed and the turns were dropped instead. */
+  /** True when some of the turns were left out of the summary (a failed call, the call bound, a cut message). */
   readonly trimmed: boolean;
 }
 
@@ -147,23 +157,53 @@ function renderMessage(message: ConversationMessage, requester: Requester): stri
   }
 }
 
-/**
- * The text handed to the summariser: the prior summary, then the turns being compacted, each
- * person's messages labelled with their user id; `requester` (the turn's requester) is whose name
- * is shown, and whose the messages with no recorded author are.
- */
-export function renderTranscript(
-  prior: string | undefined,
-  messages: readonly ConversationMessage[],
-  requester: Requester,
-): string {
-  let body = messages.map((m) => renderMessage(m, requester)).join("\n\n");
-  if (body.length > TRANSCRIPT_CHARS) body = `[…older part omitted…]\n${body.slice(-TRANSCRIPT_CHARS)}`;
-  return prior ? `Summary of what came before:\n  ${indented(prior)}\n\nTranscript to add:\n${body}` : body;
+/** The turns to summarise as transcript chunks, and whether a message had to be cut to fit one. */
+export interface TranscriptChunks {
+  readonly chunks: readonly string[];
+  readonly cut: boolean;
 }
 
-/** A Summariser that asks the model itself (no tools). */
-export function modelSummariser(provider: ProviderClient, model: string): Summariser {
+/**
+ * The transcript handed to the summariser, in chunks of whole messages (each person's labelled
+ * with their user id; `requester`, the turn's requester, is whose name is shown and whose the
+ * messages with no recorded author are) of at most CHUNK_CHARS. A chunk always starts at a
+ * message's header: a single message larger than a chunk is cut inside its own body, its header
+ * kept first, never where text inside it would start a line.
+ */
+export function transcriptChunks(
+  messages: readonly ConversationMessage[],
+  requester: Requester,
+): TranscriptChunks {
+  const chunks: string[] = [];
+  let current = "";
+  let cut = false;
+  for (const message of messages) {
+    let text = renderMessage(message, requester);
+    if (text.length > CHUNK_CHARS) {
+      text = `${text.slice(0, CHUNK_CHARS)}… [message cut: ${text.length} chars]`;
+      cut = true;
+    }
+    if (current && current.length + CHUNK_SEPARATOR.length + text.length > CHUNK_CHARS) {
+      chunks.push(current);
+      current = "";
+    }
+    current = current ? `${current}${CHUNK_SEPARATOR}${text}` : text;
+  }
+  if (current) chunks.push(current);
+  return { chunks, cut };
+}
+
+/** One summary call's input: the summary so far (indented under its own line), then a chunk. */
+function summaryInput(prior: string | undefined, chunk: string): string {
+  return prior ? `Summary of what came before:\n  ${indented(prior)}\n\nTranscript to add:\n${chunk}` : chunk;
+}
+
+/** A Summariser that asks the model itself (no tools); each call's tokens go to `onUsage`. */
+export function modelSummariser(
+  provider: ProviderClient,
+  model: string,
+  onUsage: (usage: TokenUsage | undefined) => void,
+): Summariser {
   return async (transcript, signal) => {
     const stream = provider.stream({
       model,
@@ -174,7 +214,11 @@ export function modelSummariser(provider: ProviderClient, model: string): Summar
       tools: [],
       signal,
     });
-    for await (const event of stream) if (event.type === "step-finished") return event.text;
+    for await (const event of stream)
+      if (event.type === "step-finished") {
+        onUsage(event.usage);
+        return event.text;
+      }
     throw new Error("the summary stream ended without finishing");
   };
 }
@@ -196,7 +240,7 @@ export class Compactor {
   /**
    * Move the boundary forward: summarise the turns between the current boundary and the start of
    * the recent turns kept verbatim; `requester` (the current turn's requester) is the one person
-   * the transcript can name besides their user id (see renderTranscript). Undefined when no
+   * the transcript can name besides their user id (see transcriptChunks). Undefined when no
    * progress is possible (only the current turn is left) or the signal aborted.
    */
   async compact(
@@ -209,17 +253,21 @@ export class Compactor {
     const covered = prior?.covered ?? 0;
     const boundary = this.nextBoundary(history, covered);
     if (boundary === undefined) return undefined;
-    let summary: string;
-    let trimmed = false;
-    try {
-      summary = (
-        await summarise(renderTranscript(prior?.summary, history.slice(covered, boundary), requester), signal)
-      ).trim();
-      if (!summary) throw new Error("empty summary");
-    } catch {
-      if (signal.aborted) return undefined;
-      summary = prior?.summary ?? "";
-      trimmed = true;
+    const { chunks, cut } = transcriptChunks(history.slice(covered, boundary), requester);
+    const read = chunks.slice(-MAX_SUMMARY_CALLS);
+    let trimmed = cut || read.length < chunks.length;
+    let summary = prior?.summary ?? "";
+    for (const chunk of read) {
+      try {
+        const next = (await summarise(summaryInput(summary, chunk), signal)).trim();
+        if (!next) throw new Error("empty summary");
+        summary = next;
+      } catch {
+        if (signal.aborted) return undefined;
+        // The summary so far stands; the chunks from this one on are left out.
+        trimmed = true;
+        break;
+      }
     }
     this.state = {
       covered: boundary,

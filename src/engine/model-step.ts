@@ -118,7 +118,8 @@ async function compactAfterOverflow(ctx: TurnContext, compactor: Compactor): Pro
   ctx.emit({ type: "compaction-started" });
   const result = await compactor.compact(
     ctx.history,
-    modelSummariser(ctx.deps.provider, ctx.request.model),
+    // The summary calls' tokens are the turn's too.
+    modelSummariser(ctx.deps.provider, ctx.request.model, (usage) => ctx.addUsage(usage)),
     ctx.signal,
     ctx.request.requester,
   );
@@ -133,7 +134,7 @@ async function compactAfterOverflow(ctx: TurnContext, compactor: Compactor): Pro
       ? {
           type: "notice",
           level: "warning",
-          message: "Context trimmed — the oldest turns were dropped (summary unavailable).",
+          message: "Context trimmed — some earlier turns were dropped without a summary.",
         }
       : { type: "notice", level: "info", message: "Context compacted — earlier turns were summarised." },
   );
