@@ -3,7 +3,9 @@
  * an occurrence it claims it in the store with a write-if-absent (Redis SET NX, SQLite's
  * conditional insert): the one process whose write lands runs it, every other process — or the
  * same process after a restart — sees the claim and leaves it. A claim outlives the catch-up
- * window, past which nobody would run that occurrence anyway.
+ * window, past which nobody would run that occurrence anyway. The claimer gives its claim back
+ * when the session layer refused to take the run (nothing started), so the occurrence can be
+ * claimed again by its retry, another process or the next start — still by one of them only.
  */
 import type { KeyValueSpace } from "../store/store.js";
 
@@ -32,5 +34,10 @@ export class OccurrenceClaims {
       { by: this.owner, at: new Date(nowMs).toISOString() },
       this.catchUpMs + CLAIM_MARGIN_MS,
     );
+  }
+
+  /** Give back this process's claim of an occurrence whose run could not be handed over. */
+  async release(taskId: string, dueMs: number): Promise<void> {
+    await this.space.delete(claimKey(taskId, dueMs));
   }
 }

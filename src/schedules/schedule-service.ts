@@ -271,9 +271,12 @@ export class ScheduleService {
     };
   }
 
-  /** A scheduled turn ended: count failed runs in a row; too many pause the task. */
-  turnEnded(taskId: string, status: string): Promise<void> {
-    return this.runs.turnEnded(taskId, status);
+  /**
+   * A scheduled turn ended (its run due `dueAt`, the turn's `scheduledRun.dueAt`): count failed
+   * runs in a row; too many pause the task. A task cancelled, paused or run again since is left.
+   */
+  turnEnded(taskId: string, status: string, dueAt?: string): Promise<void> {
+    return this.runs.turnEnded(taskId, status, dueAt);
   }
 
   /** The bot was removed from a channel: pause the tasks posting there and tell their creators. */

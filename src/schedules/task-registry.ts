@@ -5,7 +5,8 @@
  * A record is written before a catalog names it and forgotten by its catalog before it is
  * deleted, so a crash never leaves a catalog naming a missing record; a shard is re-read before
  * each change so processes sharing a store keep each other's ids. `reload` re-reads one task,
- * for a process that must see another's change (a cancel, a run) before acting on it.
+ * for a process that must see another's change (a cancel, a run) before acting on it, and
+ * `update` changes one as stored now (a run's result must not write back a cancelled task).
  *
  * Several processes on one store: each loads every task at start and then changes its indexes
  * only by its own writes, so before it counts a person's or a workspace's active tasks (the
@@ -111,20 +112,32 @@ export class TaskRegistry {
 
   /** Create or replace a task (validated; its catalog shard is written after the record). */
   async put(task: ScheduledTask): Promise<ScheduledTask> {
-    const valid = freezeTask(scheduledTaskSchema.parse(task));
-    const shard = shardOf(valid.id);
+    const shard = shardOf(task.id);
+    return this.mutex.run(shardKey(shard), () => this.write(shard, task));
+  }
+
+  /**
+   * Change a task as it is stored now, not as this process last saw it: `change` gets the record
+   * re-read from the store (under this process's lock of its shard, so a `remove` or `put` here
+   * cannot fall between the read and the write) and returns the record to write, or undefined to
+   * leave it. A task no longer stored is forgotten and left alone. Returns what was written.
+   * Another process's write can still land between the read and the write (the store has no
+   * compare-and-set); the window is one store round trip.
+   */
+  async update(
+    id: string,
+    change: (current: ScheduledTask) => ScheduledTask | undefined,
+  ): Promise<ScheduledTask | undefined> {
+    const shard = shardOf(id);
     return this.mutex.run(shardKey(shard), async () => {
-      const ids = await this.shard(shard);
-      // One commit where the backend can; else the record first, then the shard naming it.
-      await setAll(this.space, [
-        { key: taskKey(valid.id), value: toVersioned(TASK_KIND, valid) },
-        ...(ids.includes(valid.id)
-          ? []
-          : [{ key: shardKey(shard), value: toVersioned(TASK_CATALOG_KIND, { ids: [...ids, valid.id] }) }]),
-      ]);
-      this.unindex(valid.id);
-      this.index(valid);
-      return valid;
+      const current = await this.read(id);
+      this.unindex(id);
+      if (!current) return undefined;
+      this.index(current);
+      const changed = change(current);
+      if (changed === undefined) return undefined;
+      if (changed.id !== id) throw new Error(`updating task ${id} cannot turn it into ${changed.id}`);
+      return this.write(shard, changed);
     });
   }
 
@@ -198,6 +211,22 @@ export class TaskRegistry {
       changed.push(task);
     }
     return { changed, removed };
+  }
+
+  /** Write a task's record, and its shard when the shard does not name it yet (shard lock held). */
+  private async write(shard: number, task: ScheduledTask): Promise<ScheduledTask> {
+    const valid = freezeTask(scheduledTaskSchema.parse(task));
+    const ids = await this.shard(shard);
+    // One commit where the backend can; else the record first, then the shard naming it.
+    await setAll(this.space, [
+      { key: taskKey(valid.id), value: toVersioned(TASK_KIND, valid) },
+      ...(ids.includes(valid.id)
+        ? []
+        : [{ key: shardKey(shard), value: toVersioned(TASK_CATALOG_KIND, { ids: [...ids, valid.id] }) }]),
+    ]);
+    this.unindex(valid.id);
+    this.index(valid);
+    return valid;
   }
 
   private async read(id: string): Promise<ScheduledTask | undefined> {

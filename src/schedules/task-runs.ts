@@ -7,7 +7,13 @@
  * its creator, marked as the agent's own note when the task's text is the agent's (a wake-up, a
  * task no person approved); failed runs in a row, and a thread that is gone, pause the task and
  * tell its creator; a creator who may no longer use the bot there pauses it too, and the thread is
- * told.
+ * told. A repeating task is advanced before its run is handed over, a one-off removed only once
+ * the session layer took its run. When the session layer cannot take a run now (the platform not
+ * connected yet, shutting down, the thread being switched) that is no failed run: the task is put
+ * back as it was, its claim given back, and the run tried again a minute later — here, or at the
+ * next start — while within the catch-up window; past it the creator is told. Results (a turn's
+ * end, a pause) are written on the task as stored now (TaskRegistry.update), never on this
+ * process's copy, so a task cancelled or paused elsewhere stays so.
  */
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace } from "../store/store.js";
@@ -16,11 +22,14 @@ import type { WakeableSessions } from "../subscriptions/session-wake.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
 import { DueQueue } from "./due-queue.js";
 import { OccurrenceClaims } from "./occurrence-claims.js";
-import { formatIn, missedOccurrences, nextOccurrence } from "./occurrences.js";
+import { formatIn, type Missed, missedOccurrences, nextOccurrence } from "./occurrences.js";
 import type { ScheduledTask } from "./scheduled-task.js";
 import type { ScheduleSettings } from "./schedule-settings.js";
 import type { TaskRegistry } from "./task-registry.js";
 import { runInput, zoneOf } from "./task-text.js";
+
+/** How long after a run the session layer could not take it is tried again. */
+const RETRY_MS = 60_000;
 
 /** Posts a short notice into a thread (the creator's DM included). */
 export type TaskNotifier = (target: ThreadTarget, text: string) => Promise<void>;
@@ -72,33 +81,42 @@ export class TaskRuns {
     this.queue.delete(id);
   }
 
-  /** A scheduled turn ended: count failed runs in a row; too many pause the task. */
-  async turnEnded(taskId: string, status: string): Promise<void> {
-    const task = this.registry.get(taskId);
-    if (!task) return;
-    if (status === "completed") {
-      await this.registry.put({ ...task, failures: 0, lastResult: "completed" });
-      return;
-    }
-    await this.failed(task, `the run ended: ${status}`);
+  /**
+   * A scheduled turn ended — the run due `dueAt`, when the session layer says which: count failed
+   * runs in a row; too many pause the task. Written on the task as stored now: one gone, paused,
+   * or whose latest run is no longer `dueAt` is left as it is.
+   */
+  async turnEnded(taskId: string, status: string, dueAt?: string): Promise<void> {
+    const why = `the run ended: ${status}`;
+    const updated = await this.registry.update(taskId, (current) => {
+      if (current.status !== "active") return undefined;
+      if (dueAt !== undefined && !sameTime(current.lastRunAt, dueAt)) return undefined;
+      if (status === "completed") return { ...current, failures: 0, lastResult: "completed" };
+      const failures = current.failures + 1;
+      if (failures < this.settings.maxFailures) return { ...current, failures, lastResult: why };
+      return {
+        ...current,
+        failures,
+        lastResult: why,
+        status: "paused",
+        statusNote: `${failures} failed runs in a row`,
+      };
+    });
+    this.armStored(taskId);
+    if (updated?.status === "paused")
+      await this.tell(
+        updated.target,
+        `Task ${updated.id} failed ${updated.failures} times in a row (${why}), so I paused it. Cancel it with cancel_scheduled_task or ask me to set it up again.`,
+      );
   }
 
-  /** The task's thread is gone: pause it and tell its creator in a direct message. */
+  /** The task's thread is gone: pause it (when still active) and tell its creator in a direct message. */
   async pauseGone(task: ScheduledTask, reason: string): Promise<void> {
-    const paused = await this.registry.put({
-      ...task,
-      status: "paused",
-      statusNote: `its thread is gone: ${reason}`,
-    });
-    this.arm(paused);
-    const dm: ThreadTarget = {
-      platform: task.target.platform,
-      workspace: task.target.workspace,
-      channel: task.createdBy.id,
-    };
+    const paused = await this.pause(task.id, `its thread is gone: ${reason}`);
+    if (!paused) return;
     await this.tell(
-      dm,
-      `I paused your scheduled ${task.kind === "wake" ? "wake-up" : "task"} ${task.id} ("${task.prompt.slice(0, 80)}"): the conversation it posts in (${placeOf(task.target)}) is gone — ${reason}. Cancel it with \`cancel_scheduled_task\` or set it up again somewhere else.`,
+      dmOf(paused),
+      `I paused your scheduled ${kindOf(paused)} ${paused.id} ("${paused.prompt.slice(0, 80)}"): the conversation it posts in (${placeOf(paused.target)}) is gone — ${reason}. Cancel it with \`cancel_scheduled_task\` or set it up again somewhere else.`,
     );
   }
 
@@ -107,11 +125,28 @@ export class TaskRuns {
    * its runs would act with their authority — and say so in the thread it posts in, not to them.
    */
   private async pauseRefused(task: ScheduledTask, reason: string): Promise<void> {
-    this.arm(await this.registry.put({ ...task, status: "paused", statusNote: reason }));
+    const paused = await this.pause(task.id, reason);
+    if (!paused) return;
     await this.tell(
-      task.target,
-      `I paused the scheduled ${task.kind === "wake" ? "wake-up" : "task"} ${task.id}, which runs as the person who set it up: ${reason}.`,
+      paused.target,
+      `I paused the scheduled ${kindOf(paused)} ${paused.id}, which runs as the person who set it up: ${reason}.`,
     );
+  }
+
+  /** Pause the task as stored now, when it is still active; what was written. */
+  private async pause(id: string, note: string): Promise<ScheduledTask | undefined> {
+    const paused = await this.registry.update(id, (current) =>
+      current.status === "active" ? { ...current, status: "paused", statusNote: note } : undefined,
+    );
+    this.armStored(id);
+    return paused;
+  }
+
+  /** Arm the task as this process last read it, or forget it when it is gone. */
+  private armStored(id: string): void {
+    const task = this.registry.get(id);
+    if (task) this.arm(task);
+    else this.queue.delete(id);
   }
 
   /** Resolves once the runs started so far have been handed to the session layer. */
@@ -139,7 +174,8 @@ export class TaskRuns {
       const now = this.clock.now();
       const missed = missedOccurrences(known.schedule, Date.parse(known.nextRunAt), now, known.runs);
       if (!missed) return this.arm(known);
-      if (!(await this.claims.claim(id, missed.latest, now))) return await this.lostClaim(id, missed.latest);
+      if (!(await this.claims.claim(id, missed.latest, now)))
+        return await this.lostClaim(id, missed.latest, now);
       const task = await this.registry.reload(id);
       if (task?.status !== "active") return this.queue.delete(id);
       const late = now - missed.latest > this.settings.catchUpMs;
@@ -153,20 +189,28 @@ export class TaskRuns {
           : { lastRunAt: new Date(missed.latest).toISOString(), lastResult: "started" }),
         ...(next === undefined ? { nextRunAt: undefined } : { nextRunAt: new Date(next).toISOString() }),
       };
-      if (next === undefined && !late) await this.registry.remove(id);
-      else this.arm(await this.registry.put(withoutUndefined(advanced)));
+      const last = next === undefined;
+      // A one-off stays as stored until the session layer has taken its run.
+      if (late || !last) this.arm(await this.registry.put(withoutUndefined(advanced)));
       if (late) return await this.skipped(advanced, missed.latest, next);
-      await this.run(task, advanced, missed.latest, missed.earlier, next === undefined);
+      await this.run(task, advanced, missed, last);
     } catch (error) {
       this.onError(error, `running scheduled task ${id}`);
     }
   }
 
-  /** Another process (or this one before a restart) has this occurrence: follow the stored task. */
-  private async lostClaim(id: string, dueMs: number): Promise<void> {
+  /**
+   * Another process (or this one before a restart) has this occurrence: follow the stored task —
+   * its next run once the claimer moved it on, else a look again a minute later (see below).
+   */
+  private async lostClaim(id: string, dueMs: number, now: number): Promise<void> {
     const task = await this.registry.reload(id);
     if (task?.status !== "active") return this.queue.delete(id);
     const stored = task.nextRunAt === undefined ? undefined : Date.parse(task.nextRunAt);
+    // Not moved past this occurrence: its claimer is still handing it over, or gave it back
+    // (the session layer could not take it): look again shortly, while within the window.
+    if (stored !== undefined && stored <= dueMs && now + RETRY_MS - dueMs <= this.settings.catchUpMs)
+      return this.queue.set(id, now + RETRY_MS);
     const next =
       stored !== undefined && stored > dueMs ? stored : nextOccurrence(task.schedule, dueMs, task.runs + 1);
     if (next === undefined) this.queue.delete(id);
@@ -176,11 +220,16 @@ export class TaskRuns {
   private async run(
     task: ScheduledTask,
     advanced: ScheduledTask,
-    dueMs: number,
-    skipped: number,
+    missed: Missed,
     last: boolean,
   ): Promise<void> {
-    const prompt = runInput({ task, dueMs, skipped, fallbackZone: this.settings.defaultTimezone });
+    const dueMs = missed.latest;
+    const prompt = runInput({
+      task,
+      dueMs,
+      skipped: missed.earlier,
+      fallbackZone: this.settings.defaultTimezone,
+    });
     let result: Awaited<ReturnType<WakeableSessions["wake"]>>;
     try {
       result = await this.options.sessions.wake({
@@ -193,19 +242,75 @@ export class TaskRuns {
       });
     } catch (error) {
       this.onError(error, `handing scheduled task ${task.id} to its session`);
-      if (!last) await this.failed(advanced, "the run could not start");
+      await this.notTaken(task, last ? task : advanced, dueMs, last, errorText(error));
       return;
     }
-    if (result.status === "gone") await this.pauseGone(advanced, result.reason);
-    else if (result.status === "refused") await this.pauseRefused(advanced, result.reason);
-    else if (result.status === "skipped") await this.notStarted(advanced, result.reason);
+    if (result.status === "gone") await this.pauseGone(task, result.reason);
+    else if (result.status === "refused") await this.pauseRefused(task, result.reason);
+    else if (last) await this.registry.remove(task.id);
+    else if (result.status === "skipped") await this.notStarted(task.id, result.reason);
   }
 
   /** The run was left out (its previous one still waits): noted on the task, no failure counted. */
-  private async notStarted(task: ScheduledTask, reason: string): Promise<void> {
-    const current = await this.registry.reload(task.id);
-    if (current?.status !== "active") return;
-    this.arm(await this.registry.put({ ...current, lastResult: `skipped: ${reason}` }));
+  private async notStarted(id: string, reason: string): Promise<void> {
+    await this.registry.update(id, (current) =>
+      current.status === "active" ? { ...current, lastResult: clip(`skipped: ${reason}`) } : undefined,
+    );
+    this.armStored(id);
+  }
+
+  /**
+   * The session layer could not take the run due `dueMs` now: no failed run. Unless the task
+   * changed since (`stored` is what this run left in the store), it is put back as it was before
+   * the run (`before`), its claim given back and the run tried again in RETRY_MS; when that would
+   * be past the catch-up window, its creator is told instead (a `last` run's task is paused).
+   */
+  private async notTaken(
+    before: ScheduledTask,
+    stored: ScheduledTask,
+    dueMs: number,
+    last: boolean,
+    reason: string,
+  ): Promise<void> {
+    const retryAt = this.clock.now() + RETRY_MS;
+    if (retryAt - dueMs > this.settings.catchUpMs) return await this.gaveUp(stored, dueMs, last, reason);
+    const restored = await this.registry.update(before.id, (current) =>
+      unchanged(current, stored)
+        ? withoutUndefined({
+            ...current,
+            runs: before.runs,
+            lastRunAt: before.lastRunAt,
+            nextRunAt: before.nextRunAt,
+            lastResult: clip(`not started, trying again: ${reason}`),
+          })
+        : undefined,
+    );
+    if (!restored) return this.armStored(before.id);
+    await this.claims.release(before.id, dueMs);
+    if (!this.closed) this.queue.set(before.id, retryAt);
+  }
+
+  /** The run due `dueMs` could not be handed over within the catch-up window: tell the creator. */
+  private async gaveUp(stored: ScheduledTask, dueMs: number, last: boolean, reason: string): Promise<void> {
+    const note = clip(`not started: ${reason}`);
+    const updated = await this.registry.update(stored.id, (current) => {
+      if (!unchanged(current, stored)) return undefined;
+      return last
+        ? { ...current, status: "paused", statusNote: note, lastResult: note }
+        : { ...current, lastResult: note };
+    });
+    this.armStored(stored.id);
+    if (!updated) return;
+    const zone = zoneOf(updated.schedule, this.settings.defaultTimezone);
+    const then = last
+      ? "I paused it; cancel it with `cancel_scheduled_task` or set it up again."
+      : updated.nextRunAt === undefined
+        ? ""
+        : `Its next run is ${formatIn(Date.parse(updated.nextRunAt), zone)}.`;
+    await this.tell(
+      dmOf(updated),
+      `I could not start your scheduled ${kindOf(updated)} ${updated.id} ("${updated.prompt.slice(0, 80)}") due ${formatIn(dueMs, zone)}, and stopped trying after ${Math.round(this.settings.catchUpMs / 60_000)} min: ${reason}. ${then}`.trim(),
+    );
   }
 
   private async skipped(task: ScheduledTask, dueMs: number, next: number | undefined): Promise<void> {
@@ -219,23 +324,6 @@ export class TaskRuns {
     if (next === undefined) await this.registry.remove(task.id);
   }
 
-  private async failed(task: ScheduledTask, why: string): Promise<void> {
-    const failures = task.failures + 1;
-    const pause = failures >= this.settings.maxFailures;
-    const updated = await this.registry.put({
-      ...task,
-      failures,
-      lastResult: why,
-      ...(pause ? { status: "paused" as const, statusNote: `${failures} failed runs in a row` } : {}),
-    });
-    this.arm(updated);
-    if (pause)
-      await this.tell(
-        task.target,
-        `Task ${task.id} failed ${failures} times in a row (${why}), so I paused it. Cancel it with cancel_scheduled_task or ask me to set it up again.`,
-      );
-  }
-
   private async tell(target: ThreadTarget, text: string): Promise<void> {
     await this.options
       .notify(target, text)
@@ -246,4 +334,33 @@ export class TaskRuns {
 /** A record without its undefined fields (stored records omit absent optionals). */
 function withoutUndefined<T extends object>(record: T): T {
   return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Whether two ISO times (either maybe absent) name the same instant. */
+function sameTime(a: string | undefined, b: string): boolean {
+  return a !== undefined && Date.parse(a) === Date.parse(b);
+}
+
+/** Whether the stored task is still what a run left (active, same run count and next run). */
+function unchanged(current: ScheduledTask, stored: ScheduledTask): boolean {
+  return (
+    current.status === "active" && current.runs === stored.runs && current.nextRunAt === stored.nextRunAt
+  );
+}
+
+/** The task's creator's direct-message conversation on its platform. */
+function dmOf(task: ScheduledTask): ThreadTarget {
+  return { platform: task.target.platform, workspace: task.target.workspace, channel: task.createdBy.id };
+}
+
+const kindOf = (task: ScheduledTask): string => (task.kind === "wake" ? "wake-up" : "task");
+
+/** An error as one short line. */
+function errorText(error: unknown): string {
+  return clip(error instanceof Error ? error.message : String(error), 160);
+}
+
+/** Text cut to fit a task's lastResult (200 characters). */
+function clip(text: string, max = 200): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
