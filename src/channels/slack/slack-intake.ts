@@ -10,10 +10,12 @@
  * shared with other organisations: an event there names only the sender's team, which cannot be
  * told apart from another organisation's, so only the installation's own team passes — or the
  * installation's enterprise id, which Slack may put where a team id is expected on Grid payloads
- * and which a partner's delivery never carries. A button press carries no shared-channel flag, and
- * in a shared channel the rest of its body names the installation's side, so its presser's own
- * team (`user.team_id`, the organisation's id for a Grid user) must be the installation's team
- * or enterprise, as in a shared channel.
+ * and which a partner's delivery never carries. There a message or mention must also name its
+ * sender's team (`team`, `user_team` or `source_team`): the envelope's team is always the
+ * installation's, so a sender whose team is not stated could be anyone's. A button press carries
+ * no shared-channel flag, and in a shared channel the rest of its body names the installation's
+ * side, so its presser's own team (`user.team_id`, the organisation's id for a Grid user) must be
+ * stated and be the installation's team or enterprise, as in a shared channel.
  */
 import { z } from "zod";
 
@@ -178,8 +180,13 @@ export function screenSlackBody(
     const parsed = eventCallbackSchema.safeParse(body);
     if (!parsed.success) return refuse(eventKind(body));
     const { event } = parsed.data;
-    const teams = [parsed.data.team_id, event.team, event.user_team, event.source_team];
-    return own(teams, [parsed.data.enterprise_id], parsed.data.is_ext_shared_channel)
+    const senderTeams = [event.team, event.user_team, event.source_team];
+    const shared = parsed.data.is_ext_shared_channel === true;
+    // In a shared channel a sender whose team goes unstated is no proof of being ours (module comment).
+    const spoken = event.type === "message" || event.type === "app_mention";
+    if (shared && spoken && !options.allowExternal && !senderTeams.some((t) => t !== undefined && t !== ""))
+      return refuse("external_team");
+    return own([parsed.data.team_id, ...senderTeams], [parsed.data.enterprise_id], shared)
       ? pass("event_callback")
       : refuse("external_team");
   }
@@ -191,7 +198,10 @@ export function screenSlackBody(
     // A press says nothing of whether its channel is shared: its presser is held to the rule of
     // a shared channel, where no team but the installation's own passes (module comment).
     const mayBeSharedChannel = true;
-    return own([b.team?.id], enterprises) && own([b.user.team_id], enterprises, mayBeSharedChannel)
+    const presserTeamStated = options.allowExternal || (b.user.team_id ?? "") !== "";
+    return presserTeamStated &&
+      own([b.team?.id], enterprises) &&
+      own([b.user.team_id], enterprises, mayBeSharedChannel)
       ? pass("block_actions")
       : refuse("external_team");
   }

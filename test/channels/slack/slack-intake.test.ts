@@ -135,6 +135,32 @@ describe("screenSlackBody", () => {
   });
 });
 
+describe("screenSlackBody when the sender's team goes unstated", () => {
+  it("refuses a message or mention in an externally shared channel that names no sender team", () => {
+    const { team: _team, ...unnamed } = t.event.event as typeof t.event.event & { team?: string };
+    const shared = { ...t.event, is_ext_shared_channel: true, event: unnamed };
+    expect(screen(shared)).toMatchObject({ pass: false, kind: "external_team" });
+    expect(screen({ ...shared, event: { ...unnamed, type: "app_mention" } })).toMatchObject({
+      pass: false,
+      kind: "external_team",
+    });
+    expect(screen(shared, true)).toMatchObject({ pass: true });
+    // Any one sender team field of ours is enough; outside shared channels none is needed.
+    expect(screen({ ...shared, event: { ...unnamed, source_team: "T0FAKE" } })).toMatchObject({ pass: true });
+    expect(screen({ ...shared, is_ext_shared_channel: false })).toMatchObject({ pass: true });
+  });
+
+  it("refuses a button press whose presser's team is not stated, unless allow_external", () => {
+    const { team_id: _teamId, ...presser } = t.actions.user;
+    const press = { ...t.actions, user: presser };
+    expect(screen(press)).toMatchObject({ pass: false, kind: "external_team" });
+    expect(screen({ ...press, user: { ...presser, team_id: null } })).toMatchObject({
+      kind: "external_team",
+    });
+    expect(screen(press, true)).toMatchObject({ pass: true });
+  });
+});
+
 describe("Slack intake end to end", () => {
   let e2e: E2E | undefined;
   afterEach(async () => e2e?.close());
