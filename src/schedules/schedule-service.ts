@@ -13,7 +13,9 @@
  * (`refreshFor`, then `listFor`) and a removed channel's tasks found on the registry's view
  * refreshed from the store first (TaskRegistry.refresh), so tasks other processes created or
  * changed count, are listed and are paused too; tasks this process learns of that way are armed
- * here as well (their occurrences are claimed, so each still runs once). The count is not atomic
+ * here as well (their occurrences are claimed, so each still runs once). Once started, the
+ * catalog is also re-read every quarter of the catch-up window, so a task another process created
+ * runs here when that process is down at its time. The count is not atomic
  * across processes (no lock): creates at the same moment on several processes may each pass,
  * leaving a person or workspace over the limit by at most one per other process creating then.
  */
@@ -23,7 +25,7 @@ import type { Caller, ThreadTarget } from "../core/thread-target.js";
 import type { SlotBudget } from "../store/slot-budget.js";
 import type { Store } from "../store/store.js";
 import type { Outcome } from "../subscriptions/channel-access.js";
-import { type Clock, systemClock } from "../subscriptions/clock.js";
+import { type Clock, systemClock, type TimerHandle } from "../subscriptions/clock.js";
 import type { WakeableSessions } from "../subscriptions/session-wake.js";
 import { formatIn } from "./occurrences.js";
 import {
@@ -100,6 +102,10 @@ export class ScheduleService {
   private readonly wakesBySession: SlotBudget;
   /** Whether `start` armed the tasks (tasks a refresh finds are armed only after). */
   private started = false;
+  /** The timer of the next periodic catalog refresh, while started. */
+  private refreshTimer: TimerHandle | undefined;
+  /** The periodic refresh under way, if any (awaited by `settled` and `shutdown`). */
+  private refreshing: Promise<void> | undefined;
 
   private constructor(
     private readonly registry: TaskRegistry,
@@ -134,6 +140,7 @@ export class ScheduleService {
   start(): void {
     this.started = true;
     for (const task of this.registry.all()) this.runs.arm(task);
+    this.armRefresh();
   }
 
   /** The approval card's text for schedule_task: what runs, where, the next three runs. */
@@ -297,14 +304,37 @@ export class ScheduleService {
     return hit.length;
   }
 
-  /** Resolves once the runs started so far have been handed to the session layer. */
-  settled(): Promise<void> {
-    return this.runs.settled();
+  /** Resolves once the runs started so far (and a periodic refresh under way) have settled. */
+  async settled(): Promise<void> {
+    await this.refreshing;
+    await this.runs.settled();
   }
 
-  /** Stop the timer and wait for runs being handed over. */
-  shutdown(): Promise<void> {
-    return this.runs.shutdown();
+  /** Stop the timers and wait for runs being handed over. */
+  async shutdown(): Promise<void> {
+    this.started = false;
+    if (this.refreshTimer !== undefined) this.clock.clearTimer(this.refreshTimer);
+    this.refreshTimer = undefined;
+    await this.refreshing;
+    await this.runs.shutdown();
+  }
+
+  /**
+   * Re-read the catalog every quarter of the catch-up window (at least a minute): tasks other
+   * processes created are armed here, so one falling due while its creator's process is down
+   * still runs (claimed, so once), within the window.
+   */
+  private armRefresh(): void {
+    const every = Math.max(60_000, Math.floor(this.settings.catchUpMs / 4));
+    this.refreshTimer = this.clock.setTimer(() => {
+      this.refreshTimer = undefined;
+      this.refreshing = this.refresh({})
+        .catch((error: unknown) => this.options.onError?.(error, "reading scheduled tasks from the store"))
+        .finally(() => {
+          this.refreshing = undefined;
+          if (this.started) this.armRefresh();
+        });
+    }, every);
   }
 
   /** The registry's refresh; what it found new or changed is armed, what went away disarmed. */

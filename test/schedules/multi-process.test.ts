@@ -3,8 +3,8 @@
  * per-person and per-workspace limits count the tasks every process created, the `schedules`
  * listing and the list_scheduled_tasks tool show the person's tasks from every process (each with
  * its Cancel card, which ends it from there), a removed channel pauses the tasks another process
- * created after this one started, and a task this process learns of that way is armed here too —
- * it runs (once) when the process that created it is gone.
+ * created after this one started, and a task this process learns of that way — or by its periodic
+ * re-read of the catalog — is armed here too: it runs (once) when the process that created it is gone.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Caller } from "../../src/core/thread-target.js";
@@ -153,6 +153,22 @@ describe("scheduled tasks across processes on one store", () => {
     await flush(b.service);
     expect(b.sessions.turns.map((turn) => turn.scheduledRun?.taskId)).toEqual([id]);
     expect(a.sessions.turns).toEqual([]);
+  });
+
+  it("runs a task the other process created while that one is down, though this one never listed it", async () => {
+    const [a, b] = await twoProcesses();
+    const id = await created(a, ANA_HOME, "one");
+    await a.service.shutdown();
+    // b re-reads the catalog a quarter of the catch-up window after it started, and runs the task then.
+    a.clock.advance(15 * MIN);
+    await flush(b.service);
+    a.clock.advance(0);
+    await flush(b.service);
+    expect(b.sessions.turns.map((turn) => turn.scheduledRun?.taskId)).toEqual([id]);
+    expect(a.sessions.turns).toEqual([]);
+    a.clock.advance(60 * MIN);
+    await flush(b.service);
+    expect(b.sessions.turns).toHaveLength(1);
   });
 
   it("runs a task both processes know exactly once", async () => {
