@@ -1,9 +1,15 @@
 /**
- * Occurrences: when a schedule is due, on croner (a maintained cron parser with timezone and DST
- * handling: a local time skipped by a spring-forward runs at the first valid moment after it, a
- * repeated fall-back hour runs once). Validates expressions (5 fields, or 6 with leading seconds)
- * and IANA timezones, lists the next occurrences, and measures the shortest gap between runs for
- * the minimum-interval guard.
+ * Occurrences: when a schedule is due, on croner (a maintained cron parser with timezones).
+ * Validates expressions (5 fields, or 6 with leading seconds) and IANA timezones, lists the next
+ * occurrences, and measures the shortest gap between runs for the minimum-interval guard.
+ *
+ * Daylight-saving changes are croner's, and not regular: on a spring-forward day a schedule
+ * naming one minute of the skipped hour ("30 2 * * *" in Europe/Berlin) runs at the first moment
+ * after it (03:00), but one naming several minutes of it ("*\/15 2 * * *") has no run that day;
+ * on a fall-back day the repeated hour's times run twice ("0,30 2 * * *" runs four times). The
+ * minimum-interval guard looks at the next GAP_SAMPLE runs from now only, so a schedule whose
+ * times come close only in a repeated hour ("0,59 2 * * *": 02:59 then the second 02:00, a
+ * minute apart) passes it; accepted: it happens one night a year.
  */
 import { Cron } from "croner";
 import type { TaskSchedule } from "./scheduled-task.js";
@@ -68,7 +74,10 @@ export function nextOccurrence(schedule: TaskSchedule, afterMs: number, runsSoFa
   return nextOccurrences(schedule, afterMs, 1, runsSoFar)[0];
 }
 
-/** The shortest gap (ms) between the upcoming runs of a cron schedule; Infinity for fewer than two. */
+/**
+ * The shortest gap (ms) between the next GAP_SAMPLE runs of a cron schedule (a fall-back day's
+ * repeated hour is not looked for: see the module comment); Infinity for fewer than two.
+ */
 export function shortestGapMs(schedule: TaskSchedule, afterMs: number): number {
   const runs = nextOccurrences(schedule, afterMs, GAP_SAMPLE);
   let gap = Number.POSITIVE_INFINITY;

@@ -103,4 +103,23 @@ describe("cron occurrences", () => {
       earlier: 3,
     });
   });
+
+  it("keeps daylight-saving changes as the module comment says (croner's behaviour)", () => {
+    const berlin = (expression: string) => cron(expression, "Europe/Berlin");
+    const onDay = (runs: readonly number[], day: string) => iso(runs).filter((r) => r.startsWith(day));
+    // Spring forward (2027-03-28, 02:00 → 03:00): one skipped minute moves to 03:00; several vanish.
+    expect(iso([nextOccurrence(berlin("30 2 * * *"), at("2027-03-27T12:00:00Z"))!])).toEqual([
+      "2027-03-28T01:00:00.000Z",
+    ]);
+    expect(
+      onDay(nextOccurrences(berlin("*/15 2 * * *"), at("2027-03-27T00:00:00Z"), 8), "2027-03-28"),
+    ).toEqual([]);
+    // Fall back (2026-10-25, 03:00 → 02:00): the repeated hour's times run twice.
+    expect(
+      onDay(nextOccurrences(berlin("0,30 2 * * *"), at("2026-10-24T12:00:00Z"), 6), "2026-10-25"),
+    ).toHaveLength(4);
+    // The minimum-interval guard samples from now: the repeated hour's one-minute gap is not seen in July.
+    expect(shortestGapMs(berlin("0,59 2 * * *"), at("2026-07-01T00:00:00Z"))).toBe(59 * 60_000);
+    expect(shortestGapMs(berlin("0,59 2 * * *"), at("2026-10-24T12:00:00Z"))).toBe(60_000);
+  });
 });
