@@ -5,7 +5,7 @@
  * retry provenance; and what the Telegram channel reports for observed messages and removals.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { observedOf, removedChatOf } from "../../src/channels/telegram/telegram-observe.js";
+import { leftChatOf, observedOf, removedChatOf } from "../../src/channels/telegram/telegram-observe.js";
 import type { TelegramMessage } from "../../src/channels/telegram/telegram-inbound.js";
 import type { ConversationMessage } from "../../src/core/messages.js";
 import {
@@ -354,15 +354,18 @@ describe("Telegram observation", () => {
       chat: { id: -1001234, type: "supergroup" },
       new_chat_member: { status, user: { id: userId } },
     });
-    expect(removedChatOf(update(99, "kicked"), bot)).toEqual({
-      platform: "telegram",
-      workspace: "tg",
-      channel: "-1001234",
-    });
-    expect(removedChatOf(update(99, "left"), bot)?.channel).toBe("-1001234");
-    expect(removedChatOf(update(99, "administrator"), bot)).toBeUndefined();
-    expect(removedChatOf(update(5, "left"), bot)).toBeUndefined();
-    expect(removedChatOf({ nonsense: true }, bot)).toBeUndefined();
+    expect(leftChatOf(update(99, "kicked"), bot)).toEqual({ id: -1001234, type: "supergroup" });
+    expect(leftChatOf(update(99, "left"), bot)?.id).toBe(-1001234);
+    expect(leftChatOf(update(99, "administrator"), bot)).toBeUndefined();
+    expect(leftChatOf(update(5, "left"), bot)).toBeUndefined();
+    expect(leftChatOf({ nonsense: true }, bot)).toBeUndefined();
+    expect(removedChatOf(-42)).toEqual({ platform: "telegram", workspace: "tg", channel: "-42" });
+  });
+
+  it("reports an upgraded group's messages under the group's id, with the supergroup's permalink", () => {
+    const from = { id: 5, first_name: "Bob", username: "bob" };
+    const observed = observedOf(msg({ from, text: "after the upgrade" }), bot, -42);
+    expect(observed).toMatchObject({ channel: "-42", permalink: "https://t.me/c/1234/7" });
   });
 
   it("credits a message sent as a chat to that chat, as no person, never to Telegram's stand-in account", () => {

@@ -288,9 +288,15 @@ export class TelegramChannel implements ChannelAdapter {
     return this.receiver.health();
   }
 
-  /** The chats and members for subscriptions, on the channel's Bot API client (after `start`). */
+  /**
+   * The chats and members for subscriptions, on the channel's Bot API client (after `start`); an
+   * upgraded group's supergroup resolves to the group's id, as its session and messages keep it.
+   */
   directory(): TelegramDirectory {
-    return new TelegramDirectory(this.bot.api, { botInfo: this.bot.botInfo });
+    return new TelegramDirectory(this.bot.api, {
+      botInfo: this.bot.botInfo,
+      originOf: (chatId) => this.migrations.originOf(chatId),
+    });
   }
 
   /** The webhook server's bound port (webhook mode). */

@@ -4,7 +4,10 @@
  * (and, for posting, their right to post: not muted in a group, an admin of a broadcast channel),
  * and the bot's own reading rights worked out from its membership and privacy mode (getMe's
  * can_read_all_group_messages): with privacy mode on, only an admin bot sees every group message.
- * Telegram has no history API for bots, so a backfill returns nothing and says so.
+ * Telegram has no history API for bots, so a backfill returns nothing and says so. A supergroup
+ * that was a group resolves to the group's id, the id its session and its observed messages keep
+ * (telegram-migrations.ts), so its subscriptions are one whichever id is named, and the calls
+ * naming that id reach the supergroup through the channel's migration transformer.
  */
 import { type Api, GrammyError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
@@ -24,6 +27,8 @@ export interface TelegramDirectoryOptions {
   readonly botInfo: Pick<UserFromGetMe, "id" | "username">;
   /** ThreadTarget.workspace of Telegram sessions (default "tg"). */
   readonly workspace?: string;
+  /** The group a supergroup was upgraded from, or the chat itself (ChatMigrations.originOf). */
+  readonly originOf?: (chatId: number) => Promise<number>;
 }
 
 const chatSchema = z.looseObject({
@@ -60,12 +65,14 @@ export class TelegramDirectory implements PostingDirectory {
   readonly workspace: string;
   readonly bot: BotIdentity;
   private readonly handle: string;
+  private readonly originOf: (chatId: number) => Promise<number>;
 
   constructor(
     private readonly api: Api,
     options: TelegramDirectoryOptions,
   ) {
     this.workspace = options.workspace ?? "tg";
+    this.originOf = options.originOf ?? (async (chatId) => chatId);
     this.bot = Object.freeze({
       userId: String(options.botInfo.id),
       names: Object.freeze([options.botInfo.username]),
@@ -98,9 +105,10 @@ export class TelegramDirectory implements PostingDirectory {
     if (topic !== undefined && !chat.is_forum)
       return { ok: false, error: `${chat.title ?? ref} has no topics; subscribe to the chat itself.` };
     const title = displayName(chat.title ?? (chat.username ? `@${chat.username}` : String(chat.id)));
+    const id = chat.type === "supergroup" ? await this.originOf(chat.id) : chat.id;
     return {
       ok: true,
-      channel: String(chat.id),
+      channel: String(id),
       name: topic === undefined ? title : `${title} (topic ${topic})`,
       ...(topic !== undefined ? { thread: topic } : {}),
       broadcast: chat.type === "channel",

@@ -4,7 +4,8 @@
  * turn ends — so the per-chat ordering around them never holds a chat for a whole turn, and an
  * approval press is never stuck behind the turn waiting for it. Every group and channel message
  * (addressed to the bot or not) and the bot's removal from a chat are also reported to the
- * optional observers (channel subscriptions); what starts a turn is unchanged by them.
+ * optional observers (channel subscriptions), under the chat's session id (a supergroup's former
+ * group, as sessions and access see it); what starts a turn is unchanged by them.
  */
 import { Composer, type Context } from "grammy";
 import type { Logger } from "pino";
@@ -37,7 +38,7 @@ import {
   userOf,
 } from "./telegram-inbound.js";
 import { screenedMessage } from "./telegram-intake.js";
-import { observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.js";
+import { leftChatOf, observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.js";
 import { INACTIVE_BUTTON } from "../intake-log.js";
 
 /** Commands passed to `service.command()`; /start, /pair, /pairs and /unpair are answered here. */
@@ -115,12 +116,15 @@ function readMessage(ctx: Context, raw: unknown, deps: HandlerDeps): TelegramMes
   return undefined;
 }
 
-/** Report a group or channel message to the observer; its failures are logged, never passed on. */
+/**
+ * Report a group or channel message to the observer, under its chat's session id; its failures
+ * are logged, never passed on.
+ */
 async function report(message: TelegramMessage, deps: HandlerDeps): Promise<void> {
-  const observed = deps.observe ? observedOf(message, deps.bot()) : undefined;
-  if (!observed) return;
+  if (!deps.observe) return;
   try {
-    await deps.observe?.(observed);
+    const observed = observedOf(message, deps.bot(), await sessionChatOf(message.chat, deps));
+    if (observed) await deps.observe(observed);
   } catch (error) {
     deps.logger.warn({ err: errorText(error), chatId: message.chat.id }, "telegram: observing failed");
   }
@@ -143,9 +147,14 @@ async function followMigration(message: TelegramMessage, deps: HandlerDeps): Pro
   return false;
 }
 
+/** The chat whose session (and subscriptions) a chat continues: the group a supergroup was, or itself. */
+async function sessionChatOf(chat: { id: number; type: string }, deps: HandlerDeps): Promise<number> {
+  return chat.type === "supergroup" ? deps.migrations.originOf(chat.id) : chat.id;
+}
+
 /** The chat as access sees it: with the group it was upgraded from, whose listing carries over. */
 async function accessChatOf(chat: { id: number; type: string }, deps: HandlerDeps): Promise<AccessChat> {
-  const origin = chat.type === "supergroup" ? await deps.migrations.originOf(chat.id) : chat.id;
+  const origin = await sessionChatOf(chat, deps);
   return origin === chat.id ? chat : { id: chat.id, type: chat.type, alsoKnownAs: origin };
 }
 
@@ -372,11 +381,11 @@ async function onChannelPost(ctx: Context, deps: HandlerDeps): Promise<void> {
   if (message) await report(message, deps);
 }
 
-function onMyChatMember(ctx: Context, deps: HandlerDeps): void {
-  const removed = removedChatOf(ctx.update.my_chat_member, deps.bot());
-  if (!removed) return;
-  deps.logger.info({ chatId: removed.channel }, "telegram: the bot was removed from a chat");
-  deps.onBotRemoved?.(removed);
+async function onMyChatMember(ctx: Context, deps: HandlerDeps): Promise<void> {
+  const left = leftChatOf(ctx.update.my_chat_member, deps.bot());
+  if (!left) return;
+  deps.logger.info({ chatId: left.id }, "telegram: the bot was removed from a chat");
+  if (deps.onBotRemoved) deps.onBotRemoved(removedChatOf(await sessionChatOf(left, deps)));
 }
 
 /** The handlers as one grammY middleware tree. */

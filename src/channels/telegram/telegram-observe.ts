@@ -4,7 +4,9 @@
  * text or caption, forum topic, a t.me permalink where Telegram has one, and whether it addresses
  * the bot — and the bot's own removal from a chat (a `my_chat_member` update to left / kicked).
  *
- * A message sent as a chat (a channel's post, a post "as the channel", an anonymous admin) is that
+ * Both are reported under the chat's session id: a supergroup that was a group keeps the group's
+ * id (telegram-migrations.ts), so a subscription made before the upgrade keeps hearing it. A
+ * message sent as a chat (a channel's post, a post "as the channel", an anonymous admin) is that
  * chat's: it is credited to the chat, never to the shared account Telegram puts in `from`, and in
  * a group marked as no person (isBot). A channel post Telegram forwards into its linked
  * discussion group by itself (the bot's own posts among them) is no one's message there and is
@@ -28,8 +30,14 @@ export interface RemovedChat {
   readonly channel: string;
 }
 
+/** The chat the bot was removed from: its id and kind (the handlers look up its session id). */
+export interface LeftChat {
+  readonly id: number;
+  readonly type: string;
+}
+
 const myChatMemberSchema = z.object({
-  chat: z.object({ id: z.number().int() }),
+  chat: z.object({ id: z.number().int(), type: z.string() }),
   new_chat_member: z.object({
     status: z.string(),
     user: z.object({ id: z.number().int() }),
@@ -71,10 +79,15 @@ function textOf(message: TelegramMessage): string {
 }
 
 /**
- * The observed form of a message in a group, supergroup or channel; undefined for private chats,
- * the bot's own messages and automatic forwards.
+ * The observed form of a message in a group, supergroup or channel, reported under `sessionChat`
+ * (the group a supergroup was upgraded from; the chat itself by default); undefined for private
+ * chats, the bot's own messages and automatic forwards.
  */
-export function observedOf(message: TelegramMessage, bot: BotIdentity): ObservedMessage | undefined {
+export function observedOf(
+  message: TelegramMessage,
+  bot: BotIdentity,
+  sessionChat: number = message.chat.id,
+): ObservedMessage | undefined {
   if (message.chat.type === "private" || message.from?.id === bot.id || isAutomaticForward(message))
     return undefined;
   const topic = topicOf(message);
@@ -82,7 +95,7 @@ export function observedOf(message: TelegramMessage, bot: BotIdentity): Observed
   return {
     platform: "telegram",
     workspace: "tg",
-    channel: String(message.chat.id),
+    channel: String(sessionChat),
     ...(topic !== undefined ? { thread: String(topic) } : {}),
     id: String(message.message_id),
     author: authorOf(message),
@@ -94,10 +107,15 @@ export function observedOf(message: TelegramMessage, bot: BotIdentity): Observed
 }
 
 /** The chat the bot left or was removed from, when a `my_chat_member` update says so. */
-export function removedChatOf(update: unknown, bot: BotIdentity): RemovedChat | undefined {
+export function leftChatOf(update: unknown, bot: BotIdentity): LeftChat | undefined {
   const parsed = myChatMemberSchema.safeParse(update);
   if (!parsed.success) return undefined;
   const { chat, new_chat_member: member } = parsed.data;
   if (member.user.id !== bot.id || (member.status !== "left" && member.status !== "kicked")) return undefined;
-  return { platform: "telegram", workspace: "tg", channel: String(chat.id) };
+  return { id: chat.id, type: chat.type };
+}
+
+/** The removal as subscriptions key it: under the chat's session id (see observedOf). */
+export function removedChatOf(sessionChat: number): RemovedChat {
+  return { platform: "telegram", workspace: "tg", channel: String(sessionChat) };
 }

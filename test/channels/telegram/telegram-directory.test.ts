@@ -82,6 +82,34 @@ describe("TelegramDirectory", () => {
     });
   });
 
+  it("resolves a supergroup that was a group to the group's id, by either id or its @username", async () => {
+    const upgraded = { id: -1004242, type: "supergroup", title: "Plain", username: "plain" };
+    tg()
+      .post(method("getChat"), (b: Body) => b.chat_id === "-1004242" || b.chat_id === "@plain")
+      .times(2)
+      .reply(...answer(ok(upgraded)))
+      .post(method("getChat"), (b: Body) => b.chat_id === "-100888")
+      .reply(...answer(ok({ id: -100888, type: "channel", title: "News" })));
+    const asked: number[] = [];
+    const dir = new TelegramDirectory(new Api(TOKEN, { apiRoot: HOST }), {
+      botInfo: BOT,
+      originOf: async (chatId) => {
+        asked.push(chatId);
+        return chatId === -1004242 ? -4242 : chatId;
+      },
+    });
+    expect(await dir.resolveChannel("-1004242")).toEqual({
+      ok: true,
+      channel: "-4242",
+      name: "Plain",
+      broadcast: false,
+    });
+    expect(await dir.resolveChannel("@plain")).toMatchObject({ ok: true, channel: "-4242" });
+    // A channel is never an upgraded group: not looked up.
+    expect(await dir.resolveChannel("-100888")).toMatchObject({ ok: true, channel: "-100888" });
+    expect(asked).toEqual([-1004242, -1004242]);
+  });
+
   it("says of every chat it resolves whether it is a broadcast channel", async () => {
     tg()
       .post(method("getChat"), (b: Body) => b.chat_id === "@news")

@@ -1,0 +1,114 @@
+/**
+ * Telegram subscriptions across a group's upgrade to a supergroup, end to end on the fake Bot API:
+ * the supergroup keeps the group's id for its session (telegram-migrations.ts), and so for its
+ * subscriptions — a subscription made on the group keeps waking and reading, the supergroup's new
+ * id names the same subscription, its own conversation still cannot subscribe to itself, and the
+ * bot's removal from the supergroup closes the group's subscriptions.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { ALICE, ALICE_DM, BOB } from "../channels/telegram/harness.js";
+import { type Stack, startStack } from "../channels/telegram/stack.js";
+import type { FakeChat } from "../fakes/fake-telegram/fake-telegram.js";
+import { call, PuppetModel, telegramSubscriptions, wakePrompts } from "./e2e-support.js";
+
+/** A basic group, upgraded during each test. */
+const PLAIN: FakeChat = { id: -4242, type: "group", title: "Plain" };
+
+let stack: Stack | undefined;
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+/** The stack with subscriptions; the bot administers Plain, where Alice and Bob are. */
+async function start(): Promise<Stack> {
+  stack = await startStack({
+    allowedUsers: [ALICE.id],
+    handler: new PuppetModel().handler,
+    extend: telegramSubscriptions(),
+  });
+  const { state, bot } = stack.tg;
+  state.chat(PLAIN);
+  state.setMember(PLAIN.id, bot.id, "administrator");
+  state.setMember(PLAIN.id, ALICE.id, "member");
+  state.setMember(PLAIN.id, BOB.id, "member");
+  return stack;
+}
+
+/** Alice writes `text` in `chat` and waits for the bot's reply there containing `expected`. */
+async function aliceSays(s: Stack, chat: FakeChat, text: string, expected: string): Promise<string> {
+  const before = s.tg.state.botMessages(chat.id).length;
+  s.tg.sendUserMessage({ chat, from: ALICE, text });
+  return s.tg.waitFor(() =>
+    s.tg.state
+      .botMessages(chat.id)
+      .slice(before)
+      .map((m) => m.text)
+      .find((t) => t.includes(expected)),
+  );
+}
+
+/** Alice subscribes from her DM (in auto mode: no approval card) and gets the tool's answer. */
+function aliceSubscribes(s: Stack, channel: number): Promise<string> {
+  const args = { channel: String(channel), trigger: { type: "keywords", keywords: ["down"] } };
+  return aliceSays(s, ALICE_DM, call("subscribe_channel", args), "Tool said:");
+}
+
+/** Upgrade Plain and wait until the bot has followed it (it answers in the supergroup). */
+async function upgrade(s: Stack): Promise<FakeChat> {
+  const supergroup = s.tg.migrateGroup(PLAIN, BOB);
+  await aliceSays(s, supergroup, "@coworker_bot /status", "");
+  return supergroup;
+}
+
+describe("Telegram subscriptions across a group's upgrade to a supergroup", () => {
+  it("a subscription made on the group keeps waking, and the supergroup's id names the same subscription", async () => {
+    const s = await start();
+    await aliceSays(s, ALICE_DM, "/mode auto", "Mode set to auto");
+    expect(await aliceSubscribes(s, PLAIN.id)).toContain("Subscribed to Plain");
+    const supergroup = await upgrade(s);
+
+    s.tg.sendUserMessage({ chat: supergroup, from: BOB, text: "lunch at noon?" });
+    s.tg.sendUserMessage({ chat: supergroup, from: BOB, text: "the db is down" });
+    await s.tg.waitFor(() => wakePrompts(s.openai).some((p) => p.includes("the db is down")));
+    const caught = await aliceSays(
+      s,
+      ALICE_DM,
+      call("catch_up", { channel: String(supergroup.id) }),
+      "Tool said:",
+    );
+    expect(caught).toContain("Plain: 3 unread messages"); // with Alice's /status
+    expect(caught).toContain("lunch at noon?");
+    expect(await aliceSubscribes(s, supergroup.id)).toContain("Updated the subscription to Plain");
+  });
+
+  it("the supergroup's own conversation still cannot subscribe to itself", async () => {
+    const s = await start();
+    await aliceSays(s, PLAIN, "@coworker_bot /mode auto", "Mode set to auto");
+    const supergroup = await upgrade(s);
+    const answer = await aliceSays(
+      s,
+      supergroup,
+      `@coworker_bot ${call("subscribe_channel", { channel: String(supergroup.id) })}`,
+      "Tool said:",
+    );
+    expect(answer).toContain("Plain is this conversation itself");
+  });
+
+  it("the bot's removal from the supergroup closes the subscription made on the group", async () => {
+    const s = await start();
+    await aliceSays(s, ALICE_DM, "/mode auto", "Mode set to auto");
+    expect(await aliceSubscribes(s, PLAIN.id)).toContain("Subscribed to Plain");
+    const supergroup = await upgrade(s);
+    const before = s.tg.state.botMessages(ALICE.id).length;
+    s.tg.removeBot(supergroup, BOB);
+    const told = await s.tg.waitFor(() =>
+      s.tg.state
+        .botMessages(ALICE.id)
+        .slice(before)
+        .find((m) => m.text.includes("I was removed from Plain")),
+    );
+    expect(told.text).toContain("stopped watching it");
+    expect(await aliceSays(s, ALICE_DM, "/subscriptions", "subscriptions:")).toBe("Your subscriptions: none");
+  });
+});
