@@ -37,9 +37,13 @@ export interface SchedulesOpenOptions {
   readonly budget: SlotBudget;
 }
 
-const scheduledRunOf = (metadata: Readonly<Record<string, unknown>>): string | undefined => {
-  const run = metadata.scheduledRun as { taskId?: unknown } | undefined;
-  return typeof run?.taskId === "string" ? run.taskId : undefined;
+/** The scheduled run a turn was started for (its task and due time), from the turn's metadata. */
+const scheduledRunOf = (
+  metadata: Readonly<Record<string, unknown>>,
+): { taskId: string; dueAt: string | undefined } | undefined => {
+  const run = metadata.scheduledRun as { taskId?: unknown; dueAt?: unknown } | undefined;
+  if (typeof run?.taskId !== "string") return undefined;
+  return { taskId: run.taskId, dueAt: typeof run.dueAt === "string" ? run.dueAt : undefined };
 };
 
 /** The app's scheduled tasks (see module comment). */
@@ -87,10 +91,10 @@ export class AppSchedules implements ScheduleToolsService {
       onSessionReplaced: async (oldId, newId) => this.service?.moveSession(oldId, newId),
       extraCommands: scheduleCommands(this),
       onTurnEnd: (end) => {
-        const taskId = scheduledRunOf(end.metadata);
-        if (taskId === undefined) return;
-        this.service?.turnEnded(taskId, end.status).catch((error: unknown) => {
-          this.logger?.warn({ err: error, taskId }, "schedules: recording a run's result failed");
+        const run = scheduledRunOf(end.metadata);
+        if (run === undefined) return;
+        this.service?.turnEnded(run.taskId, end.status, run.dueAt).catch((error: unknown) => {
+          this.logger?.warn({ err: error, taskId: run.taskId }, "schedules: recording a run's result failed");
         });
       },
     };

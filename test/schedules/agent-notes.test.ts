@@ -6,12 +6,13 @@
  * a person's task keeps its plain framing. The mark survives a restart of the service.
  */
 import pino from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AppSchedules } from "../../src/app/app-schedules.js";
 import type { PermissionMode } from "../../src/core/modes.js";
 import type { ToolContext } from "../../src/core/tool.js";
 import { scheduledTaskSchema } from "../../src/schedules/scheduled-task.js";
 import { createScheduleTools } from "../../src/schedules/schedule-tools.js";
+import { ScheduleService } from "../../src/schedules/schedule-service.js";
 import { DEFAULT_SCHEDULE_SETTINGS } from "../../src/schedules/schedule-settings.js";
 import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import { request } from "../support/engine-fixtures.js";
@@ -135,6 +136,32 @@ describe("whose words a scheduled run carries out", () => {
       expect((await tool.execute(args, context)).ok).toBe(true);
       expect(app.listFor({ platform: "slack", userId: "U1ANA" }).map((t) => t.promptBy)).toEqual(["person"]);
     } finally {
+      await app.shutdown();
+    }
+  });
+
+  it("the app's scheduled tasks report a turn's end with the run it was for (an end for an earlier run changes nothing)", async () => {
+    h = await openHarness();
+    const app = new AppSchedules();
+    await app.open({
+      store: h.store,
+      sessions: h.sessions,
+      settings: DEFAULT_SCHEDULE_SETTINGS,
+      approvers: [],
+      logger: pino({ level: "silent" }),
+      budget: storeSlotBudget(h.store.space("budgets")),
+    });
+    const reported = vi.spyOn(ScheduleService.prototype, "turnEnded");
+    try {
+      const dueAt = iso(T0 - 60 * MIN);
+      app.sessionOptions().onTurnEnd!({
+        sessionId: ANA_HOME.sessionId,
+        metadata: { scheduledRun: { taskId: "tsk_0123456789ab", dueAt } },
+        status: "error",
+      });
+      expect(reported).toHaveBeenCalledWith("tsk_0123456789ab", "error", dueAt);
+    } finally {
+      reported.mockRestore();
       await app.shutdown();
     }
   });
