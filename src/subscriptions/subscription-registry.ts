@@ -16,7 +16,7 @@ import { IdIndex } from "../core/id-index.js";
 import { KeyedMutex } from "../store/key-mutex.js";
 import { getAll, type KeyValueSpace } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
-import { type BufferPosition, bufferPositionSchema } from "./buffer-entry.js";
+import { type BufferPosition, bufferPositionSchema, laterOf } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "./clock.js";
 import type { CatalogChange, SubscriptionCatalog } from "./subscription-catalog.js";
 import {
@@ -178,13 +178,16 @@ export class SubscriptionRegistry {
   }
 
   /**
-   * Record a delivered wake-up (only for a subscription that still exists). With a shared catalog
+   * Record a delivered wake-up (only for a subscription that still exists): the marker only moves
+   * forward, so a wake-up recorded late never brings back one already delivered. With a shared catalog
    * another process may have removed it meanwhile: the marker is written, then taken back when
    * the record is gone — a remover deletes the record before the marker, so none is left behind.
    */
   async markWoken(id: string, position: BufferPosition): Promise<void> {
     await this.serially(async () => {
       if (!this.byId.has(id)) return;
+      const current = await this.wokenThrough(id);
+      if (laterOf(current, position) !== position) return;
       await this.space.set(wokenKey(id), toVersioned(WOKEN_KIND, position));
       if (this.catalog.shared && (await this.space.get(subscriptionKey(id))) === undefined)
         await this.space.delete(wokenKey(id));

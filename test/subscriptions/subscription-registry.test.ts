@@ -271,4 +271,25 @@ describe("SubscriptionRegistry on a single process's catalog", () => {
     await registry.close();
     await store.close();
   });
+
+  it("moves the wake marker only forward: a wake-up recorded late does not take it back", async () => {
+    const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    const space = store.space("subscriptions");
+    const registry = await SubscriptionRegistry.open(space, {
+      catalog: new LocalCatalog(space),
+      onError: (error) => {
+        throw error;
+      },
+    });
+    await registry.put(subscription(1));
+    const id = subscription(1).id;
+    const at = "2026-11-30T09:00:00.000Z";
+    await registry.markWoken(id, { epoch: "e1", seq: 7, at });
+    await registry.markWoken(id, { epoch: "e1", seq: 3, at });
+    expect(await registry.wokenThrough(id)).toEqual({ epoch: "e1", seq: 7, at });
+    await registry.markWoken(id, { epoch: "e1", seq: 9, at });
+    expect((await registry.wokenThrough(id))?.seq).toBe(9);
+    await registry.close();
+    await store.close();
+  });
 });
