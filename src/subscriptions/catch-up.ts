@@ -3,6 +3,7 @@
  * and time — from the channel buffer, or, when nothing is buffered for the channel (a cold
  * buffer), from the platform's history API (rare: Slack limits it hard; Telegram has none). The
  * session's read cursor moves past what was returned, so the next call continues from there.
+ * Unread messages the bounded buffer forgot before they were read are counted, and said to be gone.
  */
 import type { BufferEntryInput, BufferPosition } from "./buffer-entry.js";
 import { isAfter } from "./buffer-entry.js";
@@ -62,7 +63,8 @@ export async function catchUp(deps: CatchUpDeps, caller: Caller, args: CatchUpAr
     const last = read.entries.at(-1);
     if (last)
       await deps.cursors.advance(caller.sessionId, scope, { epoch: read.epoch, seq: last.seq, at: last.at });
-    return { ok: true, message: report(label, read.entries, read.remaining, since, cursor) };
+    const lost = read.dropped > 0 ? `\n${droppedText(read.dropped, ref.thread !== undefined)}` : "";
+    return { ok: true, message: `${report(label, read.entries, read.remaining, since, cursor)}${lost}` };
   }
   const canRead = await directory.ensureBotCanRead(ref.channel).catch((error: unknown) => ({
     ok: false as const,
@@ -92,6 +94,13 @@ export async function catchUp(deps: CatchUpDeps, caller: Caller, args: CatchUpAr
   const note = page.note ? `\n${page.note}` : "";
   const more = unread.length > limit ? "\nThere may be more: call catch_up again to continue." : "";
   return { ok: true, message: `${report(label, shown, 0, since, cursor)}\n${source}${note}${more}` };
+}
+
+/** Says that `dropped` unread messages were forgotten by the buffer (for a thread: counted across its channel). */
+function droppedText(dropped: number, thread: boolean): string {
+  const which = thread ? " of the channel (some may be outside this thread)" : "";
+  const were = dropped === 1 ? "message was" : "messages were";
+  return `${dropped} unread ${were}${which} dropped from the buffer before you read ${dropped === 1 ? "it" : "them"} (it keeps only the most recent ones): they can no longer be shown.`;
 }
 
 function report(

@@ -89,11 +89,16 @@ export interface AppendResult {
   readonly position: BufferPosition;
 }
 
-/** What a read returns: entries oldest first, and how many more matched beyond `limit`. */
+/**
+ * What a read returns: entries oldest first, how many more matched beyond `limit`, and how many
+ * after `after` (same incarnation) were forgotten before they were read — over the count cap
+ * (counted across the channel, whatever the thread) or the age cap.
+ */
 export interface BufferRead {
   readonly epoch: string;
   readonly entries: readonly BufferEntry[];
   readonly remaining: number;
+  readonly dropped: number;
 }
 
 export interface ReadOptions {
@@ -168,24 +173,31 @@ export class ChannelBuffer {
       const { head } = state;
       const cutoff = this.clock.now() - this.options.maxAgeMs;
       const sinceMs = options.since === undefined ? undefined : Date.parse(options.since);
-      const afterSeq =
-        options.after && options.after.epoch === head.epoch ? options.after.seq : head.floorSeq - 1;
+      const { after } = options;
+      const sameEpoch = after !== undefined && after.epoch === head.epoch;
+      const afterSeq = sameEpoch ? after.seq : head.floorSeq - 1;
       const firstPage = this.pageOf(Math.max(afterSeq + 1, head.floorSeq), head.pageSize);
       const entries: BufferEntry[] = [];
       let remaining = 0;
+      // A position below the floor: the entries between it and the floor were forgotten unread.
+      let dropped = sameEpoch ? Math.max(0, head.floorSeq - 1 - afterSeq) : 0;
       for (const page of head.pages) {
         if (page.index < firstPage) continue;
         for (const entry of await this.loadPage(channelKey, state, page.index)) {
           if (entry.seq < head.floorSeq || entry.seq > head.lastSeq) continue;
           const at = Date.parse(entry.at);
-          if (at < cutoff || (sinceMs !== undefined && at < sinceMs)) continue;
           if (options.thread !== undefined && entry.thread !== options.thread) continue;
-          if (!isAfter(entry, head.epoch, options.after)) continue;
+          if (!isAfter(entry, head.epoch, after)) continue;
+          if (at < cutoff) {
+            if (sameEpoch) dropped += 1;
+            continue;
+          }
+          if (sinceMs !== undefined && at < sinceMs) continue;
           if (entries.length < options.limit) entries.push(entry);
           else remaining += 1;
         }
       }
-      return { epoch: head.epoch, entries, remaining };
+      return { epoch: head.epoch, entries, remaining, dropped };
     });
   }
 

@@ -38,7 +38,7 @@ export function renderWakeInput(
   const count = `${entries.length} new message${entries.length === 1 ? "" : "s"}`;
   const skipped =
     omitted > 0
-      ? `; ${omitted} earlier matching message${omitted === 1 ? " was" : "s were"} left out — catch_up shows them`
+      ? `; ${omitted} earlier matching message${omitted === 1 ? " was" : "s were"} left out — catch_up shows those still buffered (they may have been dropped from the buffer)`
       : "";
   const instructions = subscription.instructions?.trim();
   const lines = [
