@@ -20,8 +20,6 @@
  */
 import { describeProblems } from "../core/schema-problems.js";
 import { mayDecide } from "../approvals/authorisation.js";
-import type { ClaimOnce } from "../approvals/expiry-timers.js";
-import type { Coordination } from "../store/coordination/coordination.js";
 import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
 import { ChannelBuffer } from "./channel-buffer.js";
 import type { Caller } from "../core/thread-target.js";
@@ -55,6 +53,7 @@ import type {
 } from "./subscription-service-options.js";
 import { wakesSubscription } from "./wake-rule.js";
 import { WakeDelivery } from "./wake-delivery.js";
+import { StoreWakeClaims } from "./wake-claims.js";
 import { WakeScheduler } from "./wake-scheduler.js";
 
 /** What a removal would end: the one subscription, or why it ends none (the reply to give). */
@@ -102,7 +101,7 @@ export class SubscriptionService {
       isBusy: (sessionId) => options.sink.isBusy(sessionId),
       deliver: (batch) => this.delivery.deliver(batch),
       onError: (error, id) => this.onError(error, `waking subscription ${id}`),
-      ...(options.shared ? { claim: claimOn(options.shared.coordination) } : {}),
+      ...(options.shared ? { claims: new StoreWakeClaims(options.store.space("dedupe")) } : {}),
       budget: options.wakeBudget,
     });
     this.delivery = new WakeDelivery({
@@ -146,9 +145,17 @@ export class SubscriptionService {
     return service;
   }
 
-  /** Make a platform workspace's channels usable (its channel adapter has connected). */
+  /**
+   * Make a platform workspace's channels usable (its channel adapter has connected): its batches
+   * that could not be handed over meanwhile (rebuilt at open, before it connected) go now.
+   */
   registerDirectory(directory: PlatformDirectory): void {
     this.directories.add(directory);
+    for (const subscription of this.registry.all()) {
+      const ref = subscription.channelRef;
+      if (ref.platform === directory.platform && ref.workspace === directory.workspace)
+        this.scheduler.retryNow(subscription.id);
+    }
   }
 
   /** Report one message seen in any channel. Never throws; failures go to `onError`. */
@@ -365,9 +372,4 @@ function notRemoved(
   }
   if (!owner.shared) return `${why}. Your subscriptions: ${known}.`;
   return `${why}. Yours that wake this conversation: ${known} (ask in a direct message with me to see all of yours).`;
-}
-
-/** Wake-up claims on the coordination the processes share. */
-function claimOn(coordination: Coordination): ClaimOnce {
-  return (key, ttlMs) => coordination.claimOnce(key, ttlMs);
 }

@@ -2,9 +2,12 @@
  * Wake delivery: a subscription's ready batch of matched messages, handed to the subscribing
  * session. The subscription is re-read first (one removed meanwhile gets nothing), and the
  * subscriber's membership of the watched channel re-checked: one who left it ends the
- * subscription, as does a session the sink finds gone. After a wake-up the subscription's wake
- * marker and the session's read cursor move past what was delivered. At open, the batches that
- * were pending when the process stopped are rebuilt from the buffer after the wake marker.
+ * subscription, as does a session the sink finds gone. Any other failure before the sink accepted
+ * the wake-up (the platform not connected yet, a membership check that failed, a session layer
+ * draining) rejects, and the scheduler tries the batch again; nothing after acceptance does. After
+ * a wake-up the subscription's wake marker and the session's read cursor move past what was
+ * delivered. At open, the batches that were pending when the process stopped are rebuilt from the
+ * buffer after the wake marker.
  */
 import { type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
 import type { ChannelBuffer } from "./channel-buffer.js";
@@ -38,7 +41,10 @@ export interface WakeDeliveryDeps {
 export class WakeDelivery {
   constructor(private readonly deps: WakeDeliveryDeps) {}
 
-  /** Hand a ready batch to the subscriber's session (see the module comment). */
+  /**
+   * Hand a ready batch to the subscriber's session (see the module comment): rejects only when it
+   * was not delivered; a failure to record the delivery goes to `onError`.
+   */
   async deliver(ready: ReadyBatch): Promise<void> {
     const subscription = await this.deps.registry.current(ready.subscriptionId);
     const last = ready.items.at(-1);
@@ -66,8 +72,13 @@ export class WakeDelivery {
       );
       return;
     }
-    await this.deps.registry.markWoken(subscription.id, last.position);
-    await this.markRead(subscription, new Set(entries.map((e) => e.seq)), last.position);
+    try {
+      await this.deps.registry.markWoken(subscription.id, last.position);
+      await this.markRead(subscription, new Set(entries.map((e) => e.seq)), last.position);
+    } catch (error) {
+      // Delivered all the same: trying again would wake the session twice (a restart may, from the marker).
+      this.deps.onError(error, `recording the wake-up of subscription ${subscription.id}`);
+    }
   }
 
   /** Re-schedule matches buffered after the last delivered wake-up (or after subscribing). */
@@ -92,8 +103,8 @@ export class WakeDelivery {
 
   /**
    * Whether the subscriber is still a member of the watched channel: a wake-up hands its messages
-   * to them, so it must not outlive their access. Throws when the platform cannot say (the
-   * messages stay in the buffer).
+   * to them, so it must not outlive their access. Throws when the platform cannot say (not
+   * connected yet, or its check failed): the batch is tried again.
    */
   private async subscriberIsMember(subscription: Subscription): Promise<boolean> {
     const ref = subscription.channelRef;

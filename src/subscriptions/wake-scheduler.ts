@@ -2,22 +2,25 @@
  * WakeScheduler: turns a stream of trigger matches into few wake-ups. Matches are batched per
  * subscription: a batch is delivered once no new match came for the debounce time, or when it
  * reaches the maximum size, or at the latest the maximum wait after its first match — so a burst
- * becomes one wake-up. Two guards hold a ready batch back (it keeps collecting meanwhile): the
- * per-subscription rate limit (so many wake-ups per rolling hour) and a busy session (the batch
- * waits for the end of the running turn: `sessionIdle`, with a periodic re-check as a safety net).
- * Timers and batch ages come from the injected clock; the rate limit is counted in the given
- * SlotBudget (store/slot-budget.ts).
+ * becomes one wake-up. Three guards hold a ready batch back (it keeps collecting meanwhile): the
+ * per-subscription rate limit (so many wake-ups per rolling hour), a busy session (the batch
+ * waits for the end of the running turn: `sessionIdle`, with a periodic re-check as a safety net)
+ * and the subscription's previous wake-up still being handed over (one at a time, so they arrive
+ * in order). A hand-over that fails puts its messages back into the batch, which tries again after
+ * a growing pause (or at once on `retryNow`): a message is dropped only once delivered. Timers and
+ * batch ages come from the injected clock; the rate limit is counted in the given SlotBudget
+ * (store/slot-budget.ts).
  *
  * With several processes on one store, a channel message reaches one process, but a restarted or
- * newly started process rebuilds pending batches from the shared buffer too; with `claim`, each
- * matched message is claimed in the store before a wake-up delivers it, so it wakes its
- * subscription once across processes, and a batch whose messages were all claimed elsewhere is
- * dropped.
+ * newly started process rebuilds pending batches from the shared buffer too; with `claims`
+ * (wake-claims.ts), each matched message is claimed before a wake-up delivers it, so it wakes its
+ * subscription once across processes. A message delivered elsewhere leaves the batch; one being
+ * handed over elsewhere is looked at again once that claim could have lapsed.
  */
-import type { ClaimOnce } from "../approvals/expiry-timers.js";
 import type { BufferEntry, BufferPosition } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "./clock.js";
-import { HOUR_MS, type SlotBudget } from "../store/slot-budget.js";
+import type { SlotBudget } from "../store/slot-budget.js";
+import { WAKE_CLAIM_TAKE_MS, type WakeClaims } from "./wake-claims.js";
 
 /** One matched message and where it sits in its channel buffer. */
 export interface WakeItem {
@@ -46,11 +49,14 @@ export interface WakeSchedulerOptions extends WakeTiming {
   readonly clock: Clock;
   /** Whether the session is running a turn now (in any process: a promise when that needs a look). */
   readonly isBusy: (sessionId: string) => boolean | Promise<boolean>;
-  /** Wake the session with the batch; a rejection is reported to `onError` (the messages stay in the buffer). */
+  /**
+   * Wake the session with the batch: resolve once it was accepted (or is no longer wanted), reject
+   * when it was not delivered — reported to `onError`, and the batch tries again later.
+   */
   readonly deliver: (batch: ReadyBatch) => Promise<void>;
   readonly onError: (error: unknown, subscriptionId: string) => void;
-  /** Claims a matched message's wake-up in the store (several processes); all are this process's without it. */
-  readonly claim?: ClaimOnce;
+  /** Claims matched messages' wake-ups in the store (several processes); all are this process's without. */
+  readonly claims?: WakeClaims;
   /**
    * Where wake-ups per subscription are counted (store/slot-budget.ts): the app's budget over the
    * 'budgets' space, so every process on the store counts together and a restart keeps the count.
@@ -64,8 +70,18 @@ export const subscriptionWakeBudgetKey = (subscriptionId: string): string => `wa
 /** How soon a batch whose wake-up count could not be checked (or frees at an unknown time) tries again. */
 const RATE_RETRY_MS = 15_000;
 
-/** How long a wake claim is kept: past any buffer age at which the message could be re-batched. */
-const WAKE_CLAIM_TTL_MS = 8 * 24 * HOUR_MS;
+/** The longest pause before a batch whose hand-over kept failing tries again. */
+const MAX_RETRY_MS = 5 * 60_000;
+
+/** The pause before the next try after `failures` failed hand-overs in a row: 15 s, doubling, at most 5 min. */
+export function retryDelayMs(failures: number): number {
+  return Math.min(RATE_RETRY_MS * 2 ** Math.max(0, failures - 1), MAX_RETRY_MS);
+}
+
+/** A hand-over under way: `cancelled` once its subscription was removed meanwhile. */
+interface Flight {
+  cancelled: boolean;
+}
 
 interface PendingBatch {
   readonly subscriptionId: string;
@@ -75,8 +91,11 @@ interface PendingBatch {
   omitted: number;
   readonly firstAt: number;
   timer: TimerHandle | undefined;
-  /** Why a ready batch is waiting, if it is ("counting": its wake-up slot is being taken). */
-  held: "rate" | "busy" | "counting" | undefined;
+  /**
+   * Why a ready batch is waiting, if it is ("counting": its wake-up slot is being taken;
+   * "delivering": the subscription's previous wake-up is still being handed over).
+   */
+  held: "rate" | "busy" | "counting" | "delivering" | undefined;
 }
 
 /** Batches trigger matches into wake-ups per subscription. */
@@ -84,6 +103,12 @@ export class WakeScheduler {
   private readonly pending = new Map<string, PendingBatch>();
   private readonly wakes: SlotBudget;
   private readonly inFlight = new Set<Promise<void>>();
+  /** The hand-over under way per subscription (at most one). */
+  private readonly flights = new Map<string, Flight>();
+  /** Failed hand-overs in a row per subscription (reset by a delivered one). */
+  private readonly failures = new Map<string, number>();
+  /** Timers re-adding messages whose claim another process held, per subscription. */
+  private readonly rechecks = new Map<string, Set<TimerHandle>>();
   private closed = false;
 
   /** Throws for a timing that is not usable. */
@@ -131,11 +156,22 @@ export class WakeScheduler {
     this.arm(batch, due - now);
   }
 
-  /** Drop the subscription's batch and history (it was removed). */
+  /** Drop the subscription's batch and history (it was removed); a hand-over under way is not retried. */
   cancel(subscriptionId: string): void {
     const batch = this.pending.get(subscriptionId);
     if (batch?.timer !== undefined) this.options.clock.clearTimer(batch.timer);
     this.pending.delete(subscriptionId);
+    const flight = this.flights.get(subscriptionId);
+    if (flight) flight.cancelled = true;
+    this.failures.delete(subscriptionId);
+    for (const timer of this.rechecks.get(subscriptionId) ?? []) this.options.clock.clearTimer(timer);
+    this.rechecks.delete(subscriptionId);
+  }
+
+  /** A batch waiting to try a failed hand-over again tries now (e.g. its platform has just connected). */
+  retryNow(subscriptionId: string): void {
+    const batch = this.pending.get(subscriptionId);
+    if (batch?.held === "rate" && this.failures.has(subscriptionId)) this.arm(batch, 0);
   }
 
   /** The session's turn ended: batches waiting for it go now (rate limit permitting). */
@@ -166,6 +202,9 @@ export class WakeScheduler {
       if (batch.timer !== undefined) this.options.clock.clearTimer(batch.timer);
     }
     this.pending.clear();
+    for (const timers of this.rechecks.values())
+      for (const timer of timers) this.options.clock.clearTimer(timer);
+    this.rechecks.clear();
     await this.settled();
   }
 
@@ -184,6 +223,11 @@ export class WakeScheduler {
     const batch = this.pending.get(subscriptionId);
     if (!batch || this.closed) return;
     batch.timer = undefined;
+    if (this.flights.has(subscriptionId)) {
+      // Goes once the previous wake-up is handed over (`handedOver`), still collecting meanwhile.
+      batch.held = "delivering";
+      return;
+    }
     const busy = this.options.isBusy(batch.sessionId);
     if (typeof busy === "boolean") {
       this.fireUnlessBusy(batch, busy);
@@ -228,7 +272,7 @@ export class WakeScheduler {
             this.arm(batch, Math.max(wait, 1));
             return;
           }
-          this.deliverNow(batch);
+          this.deliverNow(batch, slot);
         },
         (error: unknown) => {
           // The count could not be checked: report it and try again later (the batch keeps collecting;
@@ -243,8 +287,8 @@ export class WakeScheduler {
     this.inFlight.add(counting);
   }
 
-  /** Hand the batch to `deliver` (its wake-up is counted). */
-  private deliverNow(batch: PendingBatch): void {
+  /** Hand the batch to `deliver` (its wake-up is counted in `slot`, given back when it fails). */
+  private deliverNow(batch: PendingBatch, slot: { release(): Promise<void> }): void {
     const { subscriptionId } = batch;
     this.pending.delete(subscriptionId);
     const ready: ReadyBatch = {
@@ -253,23 +297,99 @@ export class WakeScheduler {
       items: [...batch.items].sort((a, b) => a.entry.seq - b.entry.seq),
       omitted: batch.omitted,
     };
-    const delivery = this.claimed(ready)
-      .then((claimed) => (claimed ? this.options.deliver(claimed) : undefined))
-      .catch((error: unknown) => this.options.onError(error, subscriptionId))
-      .finally(() => this.inFlight.delete(delivery));
+    const flight: Flight = { cancelled: false };
+    this.flights.set(subscriptionId, flight);
+    const delivery = this.handOver(ready)
+      .then(
+        () => {
+          this.failures.delete(subscriptionId);
+        },
+        (error: unknown) => {
+          this.options.onError(error, subscriptionId);
+          slot.release().catch((failure: unknown) => this.options.onError(failure, subscriptionId));
+          if (!(this.closed || flight.cancelled)) this.putBack(ready, batch.firstAt);
+        },
+      )
+      .finally(() => {
+        this.inFlight.delete(delivery);
+        this.handedOver(subscriptionId, flight);
+      });
     this.inFlight.add(delivery);
   }
 
-  /** The batch with only the messages this process claimed (all without `claim`); undefined when none. */
-  private async claimed(batch: ReadyBatch): Promise<ReadyBatch | undefined> {
-    const claim = this.options.claim;
-    if (!claim) return batch;
-    const won = await Promise.all(
-      batch.items.map((item) =>
-        claim(`wake:${batch.subscriptionId}:${item.position.epoch}:${item.position.seq}`, WAKE_CLAIM_TTL_MS),
-      ),
-    );
-    const items = batch.items.filter((_, index) => won[index]);
-    return items.length > 0 ? { ...batch, items } : undefined;
+  /**
+   * Deliver the messages this process claimed (all of them without `claims`): a claim is kept once
+   * the wake-up was accepted and given up when it failed. Messages delivered elsewhere leave the
+   * batch; those being handed over elsewhere are looked at again once that claim could have lapsed.
+   */
+  private async handOver(ready: ReadyBatch): Promise<void> {
+    const { claims } = this.options;
+    if (!claims) return this.options.deliver(ready);
+    const keyOf = (item: WakeItem) =>
+      `wake:${ready.subscriptionId}:${item.position.epoch}:${item.position.seq}`;
+    const results = await Promise.all(ready.items.map((item) => claims.take(keyOf(item))));
+    const won = ready.items.filter((_, index) => results[index] === "won");
+    const elsewhere = ready.items.filter((_, index) => results[index] === "elsewhere");
+    if (elsewhere.length > 0) this.recheckLater(ready, elsewhere);
+    if (won.length === 0) return;
+    const report = (error: unknown) => this.options.onError(error, ready.subscriptionId);
+    try {
+      await this.options.deliver({ ...ready, items: won });
+    } catch (error) {
+      await Promise.all(won.map((item) => claims.release(keyOf(item)).catch(report)));
+      throw error;
+    }
+    // Delivered: a claim that could not be kept lapses in minutes (a rebuilt batch elsewhere may then wake again).
+    await Promise.all(won.map((item) => claims.keep(keyOf(item)).catch(report)));
+  }
+
+  /** Messages another process is handing over: batched again once its claim could have lapsed. */
+  private recheckLater(ready: ReadyBatch, items: readonly WakeItem[]): void {
+    const { subscriptionId } = ready;
+    const timers = this.rechecks.get(subscriptionId) ?? new Set<TimerHandle>();
+    this.rechecks.set(subscriptionId, timers);
+    const timer = this.options.clock.setTimer(() => {
+      timers.delete(timer);
+      if (timers.size === 0) this.rechecks.delete(subscriptionId);
+      for (const item of items) this.add(subscriptionId, ready.sessionId, item);
+    }, WAKE_CLAIM_TAKE_MS);
+    timers.add(timer);
+  }
+
+  /**
+   * A hand-over failed: its messages go back into the subscription's batch (merged with those that
+   * came meanwhile, the oldest left out beyond the maximum size), which tries again after a pause.
+   */
+  private putBack(ready: ReadyBatch, firstAt: number): void {
+    const { subscriptionId } = ready;
+    const current = this.pending.get(subscriptionId);
+    if (current?.timer !== undefined) this.options.clock.clearTimer(current.timer);
+    const byId = new Map<string, WakeItem>();
+    for (const item of [...ready.items, ...(current?.items ?? [])]) byId.set(item.entry.id, item);
+    const all = [...byId.values()].sort((a, b) => a.entry.seq - b.entry.seq);
+    const overflow = Math.max(0, all.length - this.options.maxBatch);
+    const failures = (this.failures.get(subscriptionId) ?? 0) + 1;
+    this.failures.set(subscriptionId, failures);
+    const batch: PendingBatch = {
+      subscriptionId,
+      sessionId: current?.sessionId ?? ready.sessionId,
+      items: all.slice(overflow),
+      omitted: ready.omitted + (current?.omitted ?? 0) + overflow,
+      firstAt: Math.min(firstAt, current?.firstAt ?? firstAt),
+      timer: undefined,
+      held: "rate",
+    };
+    this.pending.set(subscriptionId, batch);
+    this.arm(batch, retryDelayMs(failures));
+  }
+
+  /** The subscription's hand-over ended: a batch that became ready meanwhile goes now. */
+  private handedOver(subscriptionId: string, flight: Flight): void {
+    if (this.flights.get(subscriptionId) === flight) this.flights.delete(subscriptionId);
+    const batch = this.pending.get(subscriptionId);
+    if (!this.closed && batch?.held === "delivering") {
+      batch.held = undefined;
+      this.arm(batch, 0);
+    }
   }
 }

@@ -11,7 +11,7 @@ import type { WakeInput } from "./wake-prompt.js";
 export interface WakeBatch {
   /** The matched messages, oldest first. */
   readonly entries: readonly BufferEntry[];
-  /** Older matches left out of an oversized batch (still in the buffer for catch_up). */
+  /** Older matches left out of an oversized batch (in the buffer for catch_up unless it dropped them). */
   readonly omitted: number;
   /** The prompt and the `channelContent` provenance to put on the request. */
   readonly input: WakeInput;
@@ -34,7 +34,7 @@ export interface WakeSink {
    * `metadata.channelContent = batch.input.channelContent`. Resolve once accepted; reject with a
    * SubscriberGoneError when the session is gone or the subscriber may no longer use the bot in
    * its thread, or with any error when the turn cannot be taken
-   * now (the batch is then rebuilt from the buffer by the next `open`).
+   * now (the batch is then tried again after a pause).
    */
   wake(subscription: Subscription, batch: WakeBatch): Promise<void>;
   /**

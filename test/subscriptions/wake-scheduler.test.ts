@@ -8,12 +8,12 @@
  */
 import os from "node:os";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { ClaimOnce } from "../../src/approvals/expiry-timers.js";
 import { createStore } from "../../src/store/create-store.js";
 import { HOUR_MS, type SlotBudget, storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { Store } from "../../src/store/store.js";
 import type { BufferEntry } from "../../src/subscriptions/buffer-entry.js";
 import { systemClock } from "../../src/subscriptions/clock.js";
+import { StoreWakeClaims, WAKE_CLAIM_TAKE_MS, type WakeClaims } from "../../src/subscriptions/wake-claims.js";
 import {
   type ReadyBatch,
   subscriptionWakeBudgetKey,
@@ -41,7 +41,7 @@ afterAll(async () => {
 
 function scheduler(
   delivered: ReadyBatch[],
-  claim?: ClaimOnce,
+  claims?: WakeClaims,
   isBusy: (sessionId: string) => boolean | Promise<boolean> = () => false,
   onError: (error: unknown) => void = (error) => {
     throw error;
@@ -60,22 +60,17 @@ function scheduler(
     },
     onError,
     budget: storeSlotBudget(budgetStore.space("budgets")),
-    ...(claim ? { claim } : {}),
+    ...(claims ? { claims } : {}),
   });
 }
 
 describe("WakeScheduler claims", () => {
   it("wakes once per matched message across two schedulers sharing a claim table", async () => {
-    const claimed = new Set<string>();
-    const claim: ClaimOnce = async (key) => {
-      if (claimed.has(key)) return false;
-      claimed.add(key);
-      return true;
-    };
+    const table = await createStore({ url: "memory:", dataDir: os.tmpdir() });
     const seenByA: ReadyBatch[] = [];
     const seenByB: ReadyBatch[] = [];
-    const a = scheduler(seenByA, claim);
-    const b = scheduler(seenByB, claim);
+    const a = scheduler(seenByA, new StoreWakeClaims(table.space("dedupe")));
+    const b = scheduler(seenByB, new StoreWakeClaims(table.space("dedupe")));
     for (const seq of [1, 2, 3]) a.add("sub1", "s1", item(seq));
     await a.settled();
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -93,6 +88,7 @@ describe("WakeScheduler claims", () => {
     expect(seenByB).toHaveLength(1);
     await a.close();
     await b.close();
+    await table.close();
   });
 
   it("without a claim, delivers every batch itself", async () => {
@@ -205,6 +201,61 @@ describe("WakeScheduler wake-ups counted in a shared store", () => {
     expect(delivered.flatMap((d) => d.seqs).sort()).toEqual([1, 2, 3, 4, 5]);
     expect(errors).toEqual([]);
     await a.close();
+    await b.close();
+    await store.close();
+  });
+});
+
+describe("WakeScheduler and a claim left by a process that died during its hand-over", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("looks at the message again once that claim lapsed, and wakes for it", async () => {
+    const T0 = Date.parse("2026-12-05T10:00:00Z");
+    // The manual clock drives the schedulers; Date (the memory store's expiry) moves with it.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(T0);
+    const clock = new ManualClock(T0);
+    const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    const flush = async () => {
+      for (let i = 0; i < 10; i += 1) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const tick = async (ms: number) => {
+      vi.setSystemTime(clock.now() + ms);
+      clock.advance(ms);
+      await flush();
+    };
+    const delivered: number[][] = [];
+    const open = (deliver: (batch: ReadyBatch) => Promise<void>) =>
+      new WakeScheduler({
+        debounceMs: 30,
+        maxBatch: 50,
+        maxWaitMs: 1_000,
+        maxWakesPerHour: 100,
+        clock,
+        isBusy: () => false,
+        deliver,
+        onError: (error) => {
+          throw error;
+        },
+        claims: new StoreWakeClaims(store.space("dedupe")),
+        budget: storeSlotBudget(store.space("budgets")),
+      });
+    // A claims message 1 and never finishes handing it over (the process is gone).
+    const a = open(() => new Promise<void>(() => undefined));
+    a.add("sub1", "s1", item(1));
+    await tick(100);
+    // B rebuilt message 1 from the shared buffer: A's claim holds it back for now.
+    const b = open(async (batch) => {
+      delivered.push(batch.items.map((i) => i.position.seq));
+    });
+    b.add("sub1", "s1", item(1));
+    await tick(100);
+    expect(delivered).toEqual([]);
+    await tick(WAKE_CLAIM_TAKE_MS);
+    await tick(100);
+    expect(delivered).toEqual([[1]]);
     await b.close();
     await store.close();
   });

@@ -1,0 +1,72 @@
+/**
+ * Wake claims: with several processes on one store, which of them wakes a subscription for a
+ * matched message (each may hold it in a batch: one saw it live, another rebuilt it from the
+ * shared buffer at start-up). A claim is taken for a few minutes before the hand-over, so a
+ * process that dies meanwhile leaves it behind for minutes only; it is kept for as long as the
+ * buffer could re-batch the message once the session accepted the wake-up, and given up when the
+ * hand-over failed, so the next try (in any process) takes it again. Claims live in the store's
+ * "dedupe" space, whose write-if-absent holds across processes.
+ */
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { HOUR_MS } from "../store/slot-budget.js";
+import type { KeyValueSpace } from "../store/store.js";
+
+/** How a claim went: this process's now, kept by a delivered wake-up, or being handed over elsewhere. */
+export type ClaimResult = "won" | "delivered" | "elsewhere";
+
+/** Claims on matched messages' wake-ups, by key (see the module comment). */
+export interface WakeClaims {
+  /** Take the claim for a hand-over (a few minutes); an unreadable claim held elsewhere counts as "elsewhere". */
+  take(key: string): Promise<ClaimResult>;
+  /** The wake-up was accepted: keep the claim past any age at which the message could be re-batched. */
+  keep(key: string): Promise<void>;
+  /** The hand-over failed: give this process's claim up (one kept or held elsewhere stays). */
+  release(key: string): Promise<void>;
+}
+
+/** How long a claim taken for a hand-over lasts: past any hand-over (WakeAccess holds up to 2 min). */
+export const WAKE_CLAIM_TAKE_MS = 10 * 60_000;
+
+/** How long a delivered wake-up's claim is kept: past any buffer age at which it could be re-batched. */
+const WAKE_CLAIM_KEEP_MS = 8 * 24 * HOUR_MS;
+
+interface ClaimRecord {
+  readonly owner: string;
+  readonly kept: boolean;
+}
+
+const claimSchema: z.ZodType<ClaimRecord> = z.object({ owner: z.string().min(1), kept: z.boolean() });
+
+/** Wake claims in a store space shared by the processes (the "dedupe" space). */
+export class StoreWakeClaims implements WakeClaims {
+  /** This instance's claims: a claim it could not release is its own again on the next try. */
+  private readonly owner = randomUUID();
+
+  constructor(private readonly space: KeyValueSpace) {}
+
+  async take(key: string): Promise<ClaimResult> {
+    const record: ClaimRecord = { owner: this.owner, kept: false };
+    if (await this.space.setIfAbsent(storeKey(key), record, WAKE_CLAIM_TAKE_MS)) return "won";
+    const held = await this.held(key);
+    if (held?.kept) return "delivered";
+    return held?.owner === this.owner ? "won" : "elsewhere";
+  }
+
+  async keep(key: string): Promise<void> {
+    const record: ClaimRecord = { owner: this.owner, kept: true };
+    await this.space.set(storeKey(key), record, WAKE_CLAIM_KEEP_MS);
+  }
+
+  async release(key: string): Promise<void> {
+    const held = await this.held(key);
+    if (held?.owner === this.owner && !held.kept) await this.space.delete(storeKey(key));
+  }
+
+  private async held(key: string): Promise<ClaimRecord | undefined> {
+    const parsed = claimSchema.safeParse(await this.space.get(storeKey(key)));
+    return parsed.success ? parsed.data : undefined;
+  }
+}
+
+const storeKey = (key: string): string => `wake-claim:${key}`;

@@ -1,0 +1,119 @@
+/**
+ * Wake-ups that are not delivered the first time: a hand-over the session layer rejects (draining,
+ * a thread switching to "new", the platform not connected yet) is tried again with what came
+ * meanwhile, and the wake marker never passes an undelivered message; a batch rebuilt before its
+ * platform connects goes once it does; one subscription's hand-overs go one at a time, in order,
+ * and the marker only moves forward.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { storeSlotBudget } from "../../src/store/slot-budget.js";
+import { SubscriptionService } from "../../src/subscriptions/subscription-service.js";
+import { DEFAULT_SUBSCRIPTION_SETTINGS } from "../../src/subscriptions/subscription-settings.js";
+import type { Subscription } from "../../src/subscriptions/subscription.js";
+import type { WakeBatch } from "../../src/subscriptions/wake-sink.js";
+import { ALICE, type Harness, message, openHarness } from "./support.js";
+
+const DEBOUNCE = DEFAULT_SUBSCRIPTION_SETTINGS.debounceMs;
+const HOUR = 3_600_000;
+
+describe("wake-ups that are not delivered the first time", () => {
+  let h: Harness;
+
+  beforeEach(async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    vi.setSystemTime(new Date("2026-11-30T09:00:00Z"));
+    h = await openHarness();
+  });
+
+  afterEach(async () => {
+    await h.close();
+    vi.useRealTimers();
+  });
+
+  async function settle(ms: number): Promise<void> {
+    await vi.advanceTimersByTimeAsync(ms);
+    await h.service.settled();
+  }
+
+  const woken = () => h.sink.wakes.map((w) => w.batch.entries.map((e) => e.text));
+
+  /** The sink rejects the next `count` hand-overs as a draining session layer does. */
+  function rejectNext(count: number): void {
+    const realWake = h.sink.wake.bind(h.sink);
+    let left = count;
+    h.sink.wake = async (subscription: Subscription, batch: WakeBatch) => {
+      if (left > 0) {
+        left -= 1;
+        throw new Error("the session layer is shutting down");
+      }
+      return realWake(subscription, batch);
+    };
+  }
+
+  it("a rejected hand-over is tried again with the messages that came meanwhile, and a restart wakes for nothing twice", async () => {
+    rejectNext(2);
+    await h.service.subscribe(ALICE, { channel: "#deploys" });
+    await h.service.observe(message("deploy 7 FAILED on web-3"));
+    await settle(DEBOUNCE);
+    expect(h.errors.map((e) => e.context)).toEqual([expect.stringMatching(/^waking subscription sub_/)]);
+    await h.service.observe(message("deploy 8 ok"));
+    // The second try (15 s later) is rejected too; the third (30 s after that) goes.
+    await settle(15_000);
+    expect(h.errors).toHaveLength(2);
+    expect(woken()).toEqual([]);
+    await settle(30_000);
+    expect(woken()).toEqual([["deploy 7 FAILED on web-3", "deploy 8 ok"]]);
+
+    await h.restart();
+    await settle(HOUR);
+    expect(woken()).toHaveLength(1);
+    const caught = await h.service.catchUp(ALICE, { channel: "#deploys" });
+    expect(caught.message).toContain("no unread messages");
+  });
+
+  it("a batch rebuilt at start-up before its platform connected goes once the platform registers", async () => {
+    await h.service.subscribe(ALICE, { channel: "#deploys" });
+    await h.service.observe(message("build failed just before the restart"));
+    await h.service.shutdown();
+    // The app opens subscriptions before the channels connect (conversation-assembly.ts).
+    h.service = await SubscriptionService.open({
+      store: h.store,
+      directories: [],
+      sink: h.sink,
+      notify: async () => undefined,
+      settings: DEFAULT_SUBSCRIPTION_SETTINGS,
+      onError: (error, context) => h.errors.push({ error, context }),
+      wakeBudget: storeSlotBudget(h.store.space("budgets")),
+    });
+    await settle(DEBOUNCE);
+    expect(h.errors.map((e) => String(e.error))).toEqual([
+      expect.stringContaining("slack (T1) is not connected: cannot check membership"),
+    ]);
+    h.service.registerDirectory(h.directory);
+    await settle(0);
+    expect(woken()).toEqual([["build failed just before the restart"]]);
+  });
+
+  it("a slow hand-over holds the subscription's next batch: wake-ups arrive in order and a restart repeats none", async () => {
+    const realWake = h.sink.wake.bind(h.sink);
+    let releaseFirst: (() => void) | undefined;
+    h.sink.wake = async (subscription: Subscription, batch: WakeBatch) => {
+      // The first hand-over is slow (WakeAccess holding it while the platform reconnects).
+      if (releaseFirst === undefined) await new Promise<void>((resolve) => (releaseFirst = resolve));
+      return realWake(subscription, batch);
+    };
+    await h.service.subscribe(ALICE, { channel: "#deploys" });
+    await h.service.observe(message("first"));
+    await vi.advanceTimersByTimeAsync(DEBOUNCE);
+    await vi.waitFor(() => expect(releaseFirst).toBeDefined());
+    await h.service.observe(message("second"));
+    await vi.advanceTimersByTimeAsync(DEBOUNCE);
+    expect(woken()).toEqual([]);
+    releaseFirst?.();
+    await settle(0);
+    expect(woken()).toEqual([["first"], ["second"]]);
+    await h.restart();
+    await settle(HOUR);
+    expect(woken()).toEqual([["first"], ["second"]]);
+  });
+});
