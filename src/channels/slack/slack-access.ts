@@ -7,13 +7,17 @@
  * list names them. When Slack cannot say whether a person is a guest (users.info failed), the
  * guest check fails closed: the person is refused, told Slack could not confirm their account, and
  * asked about again on their next message; the refusal is marked `unconfirmed`, so a wake-up check
- * can treat it as "cannot tell now" rather than as a "no". People named in the user list need no
- * guest check, nor does a bot id (B…, the author of an allowed bot's post) or an allowed bot's user
- * id: no bot is a guest, and users.info knows no bot id. "Anyone who is no guest" means people:
- * Slackbot (USLACKBOT, which posts what others set up — reminders, workflow steps) and accounts
- * users.info calls bots are refused by it, so a turn always has a person (or an allowed bot) as
- * its requester. A refused person hears it once per channel per hour, privately, so a chatty
- * thread does not turn into a wall of refusals.
+ * can treat it as "cannot tell now" rather than as a "no". People of another organisation (Slack
+ * Connect partners: AccountKind `external`) are not "anyone" either, whatever `allowGuests` says:
+ * only the user list lets them in (slack.allow_external merely lets their deliveries reach the
+ * app). The bots in `allowedBots` (bot ids B…, the author of a bot's post, or bot user ids) are let
+ * in before the user list is read, which names people only; any other bot id is refused. People
+ * named in the user list need no guest check, nor does an allowed bot: no bot is a guest, and
+ * users.info knows no bot id. "Anyone who is no guest" means people: Slackbot (USLACKBOT, which
+ * posts what others set up — reminders, workflow steps) and accounts users.info calls bots are
+ * refused by it, so a turn always has a person (or an allowed bot) as its requester. A refused
+ * person hears it once per channel per hour, privately, so a chatty thread does not turn into a
+ * wall of refusals.
  */
 import { LruCache } from "../../sessions/lru.js";
 import type { ConversationKind } from "./slack-conversation-kind.js";
@@ -35,12 +39,17 @@ export const REFUSALS = Object.freeze({
     "Sorry — I'm not enabled in this channel. Ask a Coworker admin to allow it, or message me directly instead.",
   guest:
     "Sorry — I don't work with guests of this workspace. Please ask a Coworker admin to add you to the allowed users.",
+  external:
+    "Sorry — I don't work with people from outside this workspace's organisation. Please ask a Coworker admin to add you to the allowed users.",
   unconfirmed:
     "Sorry — Slack couldn't confirm your account just now, so I can't work with you yet. Please try again shortly.",
 });
 
-/** What kind of Slack account an id is: a member of the workspace, a guest of it, or a bot. */
-export type AccountKind = "member" | "guest" | "bot";
+/**
+ * What kind of Slack account an id is: a member of the workspace, a guest of it, a person of
+ * another organisation (Slack Connect), or a bot.
+ */
+export type AccountKind = "member" | "guest" | "external" | "bot";
 
 /**
  * The kind of a person's Slack account, looked up (UserDirectory.account); undefined when Slack
@@ -51,8 +60,8 @@ export type AccountLookup = (userId: string) => Promise<AccountKind | undefined>
 const REFUSAL_INTERVAL_MS = 60 * 60 * 1_000;
 
 /**
- * A bot id (B…), as the author of an allowed bot's post: no person, so no guest, and no account
- * users.info can look up. People (and bot users) have U… or W… ids.
+ * A bot id (B…), as the author of a bot's post: no person, so no guest, and no account users.info
+ * can look up. People (and bot users) have U… or W… ids.
  */
 export function isBotId(id: string): boolean {
   return /^B[A-Z0-9]+$/.test(id);
@@ -69,10 +78,10 @@ export class AccessPolicy {
   private readonly refused = new LruCache<string, number>(10_000);
 
   /**
-   * Guests, and people Slack cannot confirm are no guests, are refused unless `guests.allow`;
-   * `guests.account` is asked only when it matters (no user list, guests not allowed, no bot).
-   * `allowedBots` are the bot ids and bot user ids whose posts the bot handles (the only way
-   * Slackbot is let in without a user list).
+   * Guests are refused unless `guests.allow`; people of another organisation, and people Slack
+   * cannot confirm are neither, are refused. `guests.account` is asked only when it matters (no
+   * user list, no allowed bot). `allowedBots` are the bot ids and bot user ids whose posts the bot
+   * handles (the only way Slackbot is let in without a user list).
    */
   constructor(
     allowedUsers: readonly string[],
@@ -87,15 +96,18 @@ export class AccessPolicy {
 
   /** Whether this person may use the bot at all, wherever they are (`check` adds the channel). */
   private async checkUser(userId: string): Promise<AccessDecision> {
+    if (this.bots.has(userId)) return { allowed: true };
+    if (isBotId(userId)) return { allowed: false, refusal: REFUSALS.user };
     if (this.users.size > 0)
       return this.users.has(userId) ? { allowed: true } : { allowed: false, refusal: REFUSALS.user };
-    if (isBotId(userId) || this.bots.has(userId)) return { allowed: true };
     if (userId === SLACKBOT_USER_ID) return { allowed: false, refusal: REFUSALS.user };
-    if (this.guests.allow) return { allowed: true };
     const account = await this.guests.account(userId);
     if (account === undefined) return { allowed: false, refusal: REFUSALS.unconfirmed, unconfirmed: true };
     if (account === "bot") return { allowed: false, refusal: REFUSALS.user };
-    return account === "guest" ? { allowed: false, refusal: REFUSALS.guest } : { allowed: true };
+    if (account === "external") return { allowed: false, refusal: REFUSALS.external };
+    return account === "guest" && !this.guests.allow
+      ? { allowed: false, refusal: REFUSALS.guest }
+      : { allowed: true };
   }
 
   /** Whether this person may talk to the bot (or press its buttons) in this conversation. */

@@ -117,6 +117,8 @@ export class SlackChannel implements ChannelAdapter {
   private app: App | undefined;
   private readonly inflight = new Set<Promise<void>>();
   private identity: BotIdentity | undefined;
+  /** The team (and enterprise) the bot is installed in, known after `start` (auth.test). */
+  private installation: Installation | undefined;
   private slackDirectory: SlackDirectory | undefined;
   private botName = "coworker";
 
@@ -136,7 +138,7 @@ export class SlackChannel implements ChannelAdapter {
     this.receiver = receiverFor(options, this.boltApiUrl, this.logger);
     this.description = `slack (${this.receiver.description})`;
     this.threads = new ThreadRegistry(options.service);
-    const users = new UserDirectory(this.clients.api, this.logger);
+    const users = new UserDirectory(this.clients.api, this.logger, () => this.installation);
     this.users = users;
     this.access = new AccessPolicy(
       options.allowedUsers,
@@ -195,6 +197,7 @@ export class SlackChannel implements ChannelAdapter {
       ...(auth.enterprise_id ? { enterpriseId: auth.enterprise_id } : {}),
     };
     this.identity = bot;
+    this.installation = installation;
     this.slackDirectory = undefined;
     if (auth.user) this.botName = auth.user;
     const granted = auth.response_metadata?.scopes;

@@ -149,13 +149,12 @@ export function decide(event: MessageEvent, options: DecideOptions): Decision {
   if (event.user === bot.userId || event.bot_id === bot.botId) return { act: false, reason: "own message" };
   if (event.edited && options.nowMs - Number(event.ts) * 1_000 > EDIT_WINDOW_MS)
     return { act: false, reason: "an edit of an older message" };
-  const isBot = isBotPost(event);
-  if (isBot) {
-    // Only the ids Slack sets: `username` and `bot_profile.name` are whatever the poster chose.
-    const ids = [event.bot_id, event.user].filter((id): id is string => !!id);
-    if (!ids.some((id) => options.allowedBots.has(id))) return { act: false, reason: "other bot" };
-  }
-  const author = isBot ? (event.bot_id ?? event.user ?? "") : (event.user ?? "");
+  // Only the ids Slack sets: `username` and `bot_profile.name` are whatever the poster chose. A
+  // bot's post is its allowed id's (its bot id, else its bot user id), as the access check reads it.
+  const author = isBotPost(event)
+    ? [event.bot_id, event.user].find((id): id is string => !!id && options.allowedBots.has(id))
+    : (event.user ?? "");
+  if (author === undefined) return { act: false, reason: "other bot" };
   if (author.length === 0) return { act: false, reason: "no author" };
   if (event.channel_type === "im") return { act: true, kind: "dm", author, needsThread: false };
   // An app_mention too: Slack sends one for a mention in `text`, which people may never see.

@@ -1,8 +1,12 @@
 /**
- * UserDirectory: Slack user ids → display names, what kind of account each is (a member, a guest
- * or a bot: AccountKind) and whether it is deactivated (users.info), cached with a TTL so a busy
- * thread costs one lookup per person. Slackbot (USLACKBOT) is a bot, though users.info says
- * is_bot false for it. A failed lookup falls back to the handle (or id) and leaves the account
+ * UserDirectory: Slack user ids → display names, what kind of account each is (a member, a guest,
+ * someone of another organisation, or a bot: AccountKind) and whether it is deactivated
+ * (users.info), cached with a TTL so a busy thread costs one lookup per person. Slackbot
+ * (USLACKBOT) is a bot, though users.info says is_bot false for it. A Slack Connect partner is
+ * `external`: users.info calls them `is_stranger`, or names a home team (`team_id`) that is neither
+ * the installation's team nor a workspace of its enterprise (`enterprise_user.enterprise_id`, or the
+ * enterprise id itself). The installation is known only once the channel has started: until then a
+ * person with a stated team is of unknown kind (refused, asked again later). A failed lookup falls back to the handle (or id) and leaves the account
  * kind and deactivated flag unknown (undefined): the access checks refuse such a person (fail
  * closed) rather than take
  * them for a member, and a wake-up check rejects (cannot tell now) rather than say "no". A failure
@@ -17,6 +21,7 @@ import { LruCache } from "../../sessions/lru.js";
 import type { AccountKind } from "./slack-access.js";
 import { describeError, type WebClient } from "./slack-api.js";
 import { SLACKBOT_USER_ID } from "./slack-events.js";
+import type { Installation } from "./slack-intake.js";
 
 const TTL_MS = 60 * 60 * 1_000;
 /**
@@ -27,22 +32,30 @@ const FAILURE_TTL_MS = 5 * 1_000;
 /** How often a person's failing lookups are logged at warn (at debug in between). */
 const WARN_INTERVAL_MS = 10 * 60 * 1_000;
 
+/** What users.info says of an account, as far as its kind goes. */
+interface AccountFacts {
+  readonly id: string;
+  readonly is_bot?: boolean;
+  readonly is_restricted?: boolean;
+  readonly is_ultra_restricted?: boolean;
+  readonly is_stranger?: boolean;
+  readonly team_id?: string;
+  readonly enterprise_user?: { readonly enterprise_id?: string };
+}
+
 interface Entry {
   readonly name: string;
-  /**
-   * A bot (users.info is_bot, or Slackbot), else a multi- or single-channel guest (users.info
-   * is_restricted / is_ultra_restricted), else a member.
-   */
-  readonly account: AccountKind;
+  /** The facts its kind is read from (accountOf), against the installation known at the time. */
+  readonly facts: AccountFacts;
   /** The account is deactivated (users.info `deleted`). */
   readonly deactivated: boolean;
   readonly at: number;
 }
 
-/** A profile as looked up; `account` and `deactivated` are undefined when Slack could not say. */
+/** A profile as looked up; `facts` and `deactivated` are undefined when Slack could not say. */
 interface Profile {
   readonly name: string;
-  readonly account: AccountKind | undefined;
+  readonly facts: AccountFacts | undefined;
   readonly deactivated: boolean | undefined;
 }
 
@@ -54,9 +67,11 @@ export class UserDirectory {
   /** When each person's failing lookup was last logged at warn. */
   private readonly warnedAt = new LruCache<string, number>(10_000);
 
+  /** `home` is the installation people are judged against (undefined before the channel starts). */
   constructor(
     private readonly client: WebClient,
     private readonly logger: Logger,
+    private readonly home: () => Installation | undefined,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -67,11 +82,12 @@ export class UserDirectory {
 
   /**
    * What kind of account Slack says this is: a member, a guest of the workspace (single- or
-   * multi-channel) or a bot; undefined when Slack could not say (the lookup failed): treat that
-   * as not allowed.
+   * multi-channel), a person of another organisation or a bot; undefined when Slack could not say
+   * (the lookup failed, or the installation is not known yet): treat that as not allowed.
    */
   async account(id: string): Promise<AccountKind | undefined> {
-    return (await this.profile(id, id)).account;
+    const { facts } = await this.profile(id, id);
+    return facts === undefined ? undefined : accountOf(facts, this.home());
   }
 
   /**
@@ -107,7 +123,7 @@ export class UserDirectory {
       const name = user?.profile?.display_name || user?.real_name || user?.name || id;
       const entry = {
         name,
-        account: accountOf(id, user),
+        facts: factsOf(id, user),
         deactivated: user?.deleted === true,
         at: this.now(),
       };
@@ -129,16 +145,43 @@ export class UserDirectory {
   }
 }
 
-/** The kind of account users.info describes (see Entry.account). */
-function accountOf(
-  id: string,
-  user: { is_bot?: boolean; is_restricted?: boolean; is_ultra_restricted?: boolean } | undefined,
-): AccountKind {
-  if (user?.is_bot === true || id === SLACKBOT_USER_ID) return "bot";
-  return user?.is_restricted === true || user?.is_ultra_restricted === true ? "guest" : "member";
+/**
+ * The kind of account users.info describes: a bot (is_bot, or Slackbot), else someone of another
+ * organisation (module comment), else a multi- or single-channel guest (is_restricted /
+ * is_ultra_restricted), else a member. Undefined when a stated home team cannot be judged yet
+ * (no installation known).
+ */
+function accountOf(user: AccountFacts, home: Installation | undefined): AccountKind | undefined {
+  if (user.is_bot === true || user.id === SLACKBOT_USER_ID) return "bot";
+  if (user.is_stranger === true) return "external";
+  if (user.team_id !== undefined && user.team_id !== "") {
+    if (home === undefined) return undefined;
+    const enterprise = home.enterpriseId;
+    const ours =
+      user.team_id === home.teamId ||
+      (enterprise !== undefined &&
+        (user.team_id === enterprise || user.enterprise_user?.enterprise_id === enterprise));
+    if (!ours) return "external";
+  }
+  return user.is_restricted === true || user.is_ultra_restricted === true ? "guest" : "member";
+}
+
+/** The fields of a users.info answer its kind is read from (a profile holds many more). */
+function factsOf(id: string, user: Omit<AccountFacts, "id"> | undefined): AccountFacts {
+  return {
+    id,
+    is_bot: user?.is_bot === true,
+    is_restricted: user?.is_restricted === true,
+    is_ultra_restricted: user?.is_ultra_restricted === true,
+    is_stranger: user?.is_stranger === true,
+    ...(user?.team_id === undefined ? {} : { team_id: user.team_id }),
+    ...(user?.enterprise_user?.enterprise_id === undefined
+      ? {}
+      : { enterprise_user: { enterprise_id: user.enterprise_user.enterprise_id } }),
+  };
 }
 
 /** What a failed lookup stands for: the fallback name; account kind and deactivation unknown. */
 function unknown(name: string): Profile {
-  return { name, account: undefined, deactivated: undefined };
+  return { name, facts: undefined, deactivated: undefined };
 }

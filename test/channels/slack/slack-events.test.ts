@@ -100,3 +100,28 @@ describe("decide, for Slackbot's posts", () => {
     expect(isBotPost({ bot_id: "B7" })).toBe(true);
   });
 });
+
+describe("decide, for an allowed bot's posts", () => {
+  const post: MessageEvent = {
+    type: "message",
+    channel: "D9",
+    channel_type: "im",
+    subtype: "bot_message",
+    bot_id: "B7",
+    user: "U0DEPLOY",
+    text: "deployed",
+    ts: "1700000000.000100",
+  };
+  const options = (allowedBots: string[]) => ({
+    bot: { userId: BOT, botId: "B0BOT", teamId: "T1" },
+    allowedBots: new Set(allowedBots),
+    requireMentionInThreads: false,
+    nowMs: 1_700_000_000_000,
+  });
+
+  it("names the post by the id allowed_bots lists, which the access check then finds there", () => {
+    expect(decide(post, options(["B7"]))).toMatchObject({ act: true, author: "B7" });
+    expect(decide(post, options(["U0DEPLOY"]))).toMatchObject({ act: true, author: "U0DEPLOY" });
+    expect(decide(post, options(["B8"]))).toEqual({ act: false, reason: "other bot" });
+  });
+});

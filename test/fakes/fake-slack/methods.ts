@@ -306,6 +306,8 @@ const methods: Record<string, Method> = {
         is_bot: user.botId !== undefined,
         is_restricted: user.guest === true,
         deleted: user.deactivated === true,
+        team_id: user.team ?? state.teamId,
+        ...(user.stranger === true ? { is_stranger: true } : {}),
         ...(user.tz === undefined ? {} : { tz: user.tz }),
         profile: { display_name: user.displayName ?? "", real_name: user.realName ?? user.name },
       },

@@ -21,6 +21,10 @@ export interface FakeUser {
   readonly guest?: boolean;
   /** A deactivated account (users.info `deleted`). */
   readonly deactivated?: boolean;
+  /** The person's home team (users.info `team_id`); the fake's own team when unset. */
+  readonly team?: string;
+  /** A person of another organisation in a shared channel (users.info `is_stranger`). */
+  readonly stranger?: boolean;
 }
 
 export type ChannelType = "im" | "channel" | "group" | "mpim";
