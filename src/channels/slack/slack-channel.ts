@@ -20,6 +20,7 @@ import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { IntakeLog } from "../intake-log.js";
 import { AccessPolicy } from "./slack-access.js";
 import { createClients, describeError, type SlackClients, withTrailingSlash } from "./slack-api.js";
+import { slackBotUsers } from "./slack-bot-users.js";
 import { CapabilityLatch } from "./slack-capabilities.js";
 import { mayActInSlack } from "./slack-may-act.js";
 import { SlackDirectory } from "./slack-directory.js";
@@ -114,6 +115,7 @@ export class SlackChannel implements ChannelAdapter {
   private readonly access: AccessPolicy;
   private readonly settings: RenderSettings;
   private readonly timezones: (userId: string) => Promise<string | undefined>;
+  private readonly botUsers: (botId: string) => Promise<string | undefined>;
   private app: App | undefined;
   private readonly inflight = new Set<Promise<void>>();
   private identity: BotIdentity | undefined;
@@ -148,6 +150,7 @@ export class SlackChannel implements ChannelAdapter {
     );
     this.settings = { ...DEFAULT_RENDER_SETTINGS, ...options.render };
     this.timezones = slackTimezones(this.clients.api);
+    this.botUsers = slackBotUsers(this.clients.api);
     this.messenger = new SlackMessenger({
       clients: this.clients,
       directory: () => this.directory(),
@@ -328,7 +331,12 @@ export class SlackChannel implements ChannelAdapter {
   /** Whether the person may still act in `target`'s conversation (slack-may-act.ts). */
   mayAct(userId: string, target: ThreadTarget): Promise<boolean> {
     return mayActInSlack(
-      { users: this.users, access: this.access, directory: () => this.directory() },
+      {
+        users: this.users,
+        access: this.access,
+        directory: () => this.directory(),
+        botUser: this.botUsers,
+      },
       userId,
       target,
     );

@@ -7,7 +7,9 @@
  * failed users.info lookup that leaves deactivation or guest status unknown) it rejects, which the
  * wake-up gate takes as a wake that cannot be taken now — not as a refusal that would pause the
  * person's task or close their subscription. A bot id (B…, an allowed bot's) has no account
- * users.info could look up, so it gets no deactivation check.
+ * users.info could look up, so it gets no deactivation check; it must still be in allowed_bots, and
+ * in a conversation its bot user (bots.info, slack-bot-users.ts) must be a member, since
+ * conversations.members lists user ids only.
  */
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { type AccessPolicy, isBotId } from "./slack-access.js";
@@ -20,6 +22,8 @@ export interface MayActDeps {
   readonly users: UserDirectory;
   readonly access: AccessPolicy;
   readonly directory: () => SlackDirectory;
+  /** The bot user id behind a bot id (undefined: it has none); rejects when Slack cannot say. */
+  readonly botUser: (botId: string) => Promise<string | undefined>;
 }
 
 /** Whether `userId` may act in `target`'s conversation now (see the module comment). */
@@ -41,7 +45,9 @@ export async function mayActInSlack(
     if (access.unconfirmed) throw unconfirmedError("guest");
     return false;
   }
-  return kind === "dm" || deps.directory().isMember(target.channel, userId);
+  if (kind === "dm") return true;
+  const member = isBotId(userId) ? await deps.botUser(userId) : userId;
+  return member !== undefined && deps.directory().isMember(target.channel, member);
 }
 
 /** The rejection when users.info could not say whether the person is deactivated or a guest. */

@@ -71,6 +71,21 @@ describe("an allowed bot", () => {
     expect(fake.state.ephemerals).toHaveLength(0);
   });
 
+  it("wakes its channel task while its bot user is in the channel, and not once it left", async () => {
+    const slack = await start({ allowedBots: ["B7"] });
+    expect(await slack.mayAct("B7", inChannel("C1"))).toBe(true);
+    expect(await slack.mayAct("B7", inChannel("C0SHARED"))).toBe(false);
+    fake.state.channels.get("C1")?.members.delete("U0DEPLOY");
+    expect(await slack.mayAct("B7", inChannel("C1"))).toBe(false);
+  });
+
+  it("rejects (cannot tell now) rather than refuses when bots.info fails", async () => {
+    const slack = await start({ allowedBots: ["B7"] });
+    fake.state.fail("bots.info", "internal_error");
+    await expect(slack.mayAct("B7", inChannel("C1"))).rejects.toThrow();
+    expect(await slack.mayAct("B7", inChannel("C1"))).toBe(true);
+  });
+
   it("no longer acts once allowed_bots does not name it, in a DM or a channel", async () => {
     const slack = await start({ allowedBots: ["B8"] });
     expect(await slack.mayAct("B7", { ...inChannel("D9"), extra: { kind: "dm" } })).toBe(false);

@@ -295,6 +295,12 @@ const methods: Record<string, Method> = {
     state.changed();
     return { files: shared };
   },
+  "bots.info": (state, args) => {
+    const botId = need(args, "bot");
+    const user = [...state.users.values()].find((u) => u.botId === botId);
+    if (!user) throw new SlackFailure("bot_not_found");
+    return { bot: { id: botId, name: user.name, deleted: false, user_id: user.id } };
+  },
   "users.info": (state, args) => {
     const user = state.users.get(need(args, "user"));
     if (!user) throw new SlackFailure("user_not_found");
