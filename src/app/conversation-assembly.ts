@@ -94,6 +94,7 @@ function createProvider(context: AppContext): ProviderClient {
       ...(model.api_key !== undefined ? { apiKey: model.api_key } : {}),
       stallTimeoutMs: model.stall_timeout_s * 1000,
       maxRetries: model.max_retries,
+      logger: context.logger.child({ component: "model" }),
     });
   });
   const openai: ProviderClient = {

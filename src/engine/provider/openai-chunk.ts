@@ -4,9 +4,12 @@
  * Only the fields the provider reads are checked; unknown fields pass through, and optional
  * fields may be absent or null (servers differ); `delta.content` may be text or an array of typed
  * parts (text, thinking). A chunk that breaks the shape is reported as a
- * `ProviderError` naming the offending field, never a crash deeper down.
+ * `ProviderError` naming the offending field, never a crash deeper down. The token usage report is
+ * read on its own (readUsage): a bad one (a negative count, a count missing, as some proxies send)
+ * only loses the step's token counts, never the reply it comes after.
  */
 import { z } from "zod";
+import type { TokenUsage } from "../../core/messages.js";
 import { ProviderError } from "./provider.js";
 
 const toolCallFragmentSchema = z.looseObject({
@@ -55,8 +58,8 @@ const choiceSchema = z.looseObject({
   finish_reason: z.string().nullish(),
 });
 
-/** A token count: at most 2^53 - 1, so the session's running totals stay finite (and storable). */
-const tokenCount = z.number().nonnegative().max(Number.MAX_SAFE_INTEGER);
+/** A token count: a whole number of at most 2^53 - 1, so the session's running totals stay finite (and storable). */
+const tokenCount = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
 const usageSchema = z.looseObject({
   prompt_tokens: tokenCount,
@@ -68,7 +71,8 @@ const chunkSchema = z.looseObject({
   object: z.string().nullish(),
   message: z.unknown().optional(),
   choices: z.array(choiceSchema).nullish(),
-  usage: usageSchema.nullish(),
+  /** Checked apart from the chunk, by readUsage. */
+  usage: z.unknown().optional(),
 });
 
 export type ContentPart = z.infer<typeof contentPartSchema>;
@@ -83,6 +87,30 @@ export function parseChunk(raw: unknown): StreamChunk {
   const where = issue && issue.path.length > 0 ? issue.path.join(".") : "chunk";
   const what = issue?.message ?? "invalid shape";
   throw new ProviderError("server", `The model endpoint sent a malformed stream chunk (${where}: ${what}).`);
+}
+
+/** What a chunk's usage report gives: the step's token counts, or why they cannot be used. */
+export type UsageReading =
+  | { readonly kind: "usage"; readonly usage: TokenUsage }
+  | { readonly kind: "invalid"; readonly problem: string };
+
+/** Read a chunk's (present, non-null) usage report. */
+export function readUsage(raw: unknown): UsageReading {
+  const result = usageSchema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `usage.${issue.path.join(".")}` : "usage";
+    return { kind: "invalid", problem: `${where}: ${issue?.message ?? "invalid shape"}` };
+  }
+  const usage = result.data;
+  return {
+    kind: "usage",
+    usage: Object.freeze({
+      inputTokens: usage.prompt_tokens,
+      outputTokens: usage.completion_tokens,
+      totalTokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
+    }),
+  };
 }
 
 function joinPartText(value: z.infer<typeof partTextSchema> | null | undefined): string {

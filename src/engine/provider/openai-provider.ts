@@ -8,11 +8,13 @@
  * of its reply for `stallTimeoutMs`: only a chunk that moves the reply on restarts it (text,
  * reasoning, a tool-call fragment or a finish reason on choice 0 — see StreamAssembler), so a
  * server streaming empty or other-choice chunks cannot hold a turn open. Aborting
- * `request.signal` aborts the HTTP request at once.
+ * `request.signal` aborts the HTTP request at once. A usage report the endpoint gets wrong is left
+ * out of the step and logged once per provider.
  */
 import { randomBytes } from "node:crypto";
 import OpenAI from "openai";
 import type { ModelMessage } from "../../core/messages.js";
+import type { Logger } from "../../logging/logger.js";
 import { classifyFailure, errorNormalizingFetch, type FailureContext } from "./openai-errors.js";
 import { StreamAssembler } from "./openai-stream-assembler.js";
 import {
@@ -37,6 +39,8 @@ export interface OpenAIProviderOptions {
   readonly now?: () => number;
   /** Backoff wait; must reject or return promptly when `signal` aborts (default: a timer). */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Where an unusable usage report is logged (once). */
+  readonly logger?: Pick<Logger, "warn">;
 }
 
 type ChatParams = OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
@@ -56,10 +60,13 @@ export class OpenAIProvider implements ProviderClient {
   private readonly maxRetries: number;
   private readonly now: () => number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly logger: Pick<Logger, "warn"> | undefined;
+  private usageProblemLogged = false;
 
   constructor(options: OpenAIProviderOptions = {}) {
     this.baseURL = (options.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
     this.stallTimeoutMs = options.stallTimeoutMs ?? 60_000;
+    this.logger = options.logger;
     this.maxRetries = options.maxRetries ?? 3;
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? abortableSleep;
@@ -120,7 +127,7 @@ export class OpenAIProvider implements ProviderClient {
     const disarm = (): void => clearTimeout(timer);
     const onAbort = (): void => controller.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
-    const assembler = new StreamAssembler(toolCallIdMaker());
+    const assembler = new StreamAssembler(toolCallIdMaker(), (problem) => this.usageProblem(problem));
     const interruption = (): ProviderError | undefined => {
       if (signal?.aborted) return abortedError();
       if (stalled) return stalledError(this.stallTimeoutMs);
@@ -152,6 +159,16 @@ export class OpenAIProvider implements ProviderClient {
       signal?.removeEventListener("abort", onAbort);
       controller.abort();
     }
+  }
+
+  /** Log, the first time only, why an endpoint's usage report was left out. */
+  private usageProblem(problem: string): void {
+    if (this.usageProblemLogged) return;
+    this.usageProblemLogged = true;
+    this.logger?.warn(
+      { baseURL: this.baseURL, problem },
+      "The model endpoint sent a usage report that cannot be read; steps with one have no token counts (logged once).",
+    );
   }
 }
 

@@ -4,7 +4,8 @@
  * finish reason and usage. A stream that ends without a finish reason is an "incomplete" error,
  * never a silent success, and so is one that streams more than `MAX_REPLY_CHARS` (a server that
  * never stops would otherwise grow the reply until the process runs out of memory); error
- * payloads inside the stream become ProviderErrors.
+ * payloads inside the stream become ProviderErrors. A usage report that cannot be read is left
+ * out (the step has no token counts) and handed to `onInvalidUsage`, never failing the step.
  *
  * Only choice 0 is the reply. Chunks that carry nothing for it (other choices, empty or
  * `choices: []` chunks, a bare role) are skipped but not free: each costs one character plus what
@@ -12,7 +13,13 @@
  * step; and they are not progress (`advanced`), so they do not hold off the provider's stall timer.
  */
 import type { TokenUsage } from "../../core/messages.js";
-import { deltaTexts, parseChunk, type StreamChunk, type ToolCallFragment } from "./openai-chunk.js";
+import {
+  deltaTexts,
+  parseChunk,
+  readUsage,
+  type StreamChunk,
+  type ToolCallFragment,
+} from "./openai-chunk.js";
 import { midStreamError } from "./openai-errors.js";
 import { ToolCallAssembler } from "./openai-tool-calls.js";
 import type { FinishReason } from "../../core/messages.js";
@@ -32,8 +39,14 @@ export class StreamAssembler {
   private output = false;
   private readonly toolCalls: ToolCallAssembler;
 
-  /** @param syntheticId makes a tool-call id when the server sent none. */
-  constructor(syntheticId: (position: number) => string) {
+  /**
+   * @param syntheticId makes a tool-call id when the server sent none.
+   * @param onInvalidUsage is told what is wrong with a usage report that was left out.
+   */
+  constructor(
+    syntheticId: (position: number) => string,
+    private readonly onInvalidUsage: (problem: string) => void,
+  ) {
     this.toolCalls = new ToolCallAssembler(syntheticId);
   }
 
@@ -57,7 +70,11 @@ export class StreamAssembler {
     const finished = this.rawFinishReason !== undefined;
     const chunk = parseChunk(raw);
     if (chunk.object === "error") throw midStreamError(raw);
-    if (chunk.usage) this.usage = toUsage(chunk.usage);
+    if (chunk.usage !== undefined && chunk.usage !== null) {
+      const reading = readUsage(chunk.usage);
+      if (reading.kind === "usage") this.usage = reading.usage;
+      else this.onInvalidUsage(reading.problem);
+    }
     const events: ProviderStreamEvent[] = [];
     let ignoredChars = 0;
     for (const choice of chunk.choices ?? []) {
@@ -160,12 +177,4 @@ function fragmentChars(fragment: ToolCallFragment): number {
   const args = fragment.function?.arguments;
   const argChars = typeof args === "string" ? args.length : args ? JSON.stringify(args).length : 0;
   return (fragment.id?.length ?? 0) + (fragment.function?.name?.length ?? 0) + argChars;
-}
-
-function toUsage(usage: NonNullable<StreamChunk["usage"]>): TokenUsage {
-  return Object.freeze({
-    inputTokens: usage.prompt_tokens,
-    outputTokens: usage.completion_tokens,
-    totalTokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
-  });
 }

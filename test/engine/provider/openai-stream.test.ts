@@ -233,7 +233,10 @@ describe("OpenAIProvider streaming", () => {
     // A hostile endpoint may stream as many tiny calls as the reply cap allows (each fragment used
     // to be matched by scanning every call before it: 60,000 calls took 12 s of blocked loop, so
     // this test ran past its timeout; chunks arrive on separate loop turns, as from a socket).
-    const assembler = new StreamAssembler((n) => `s${n}`);
+    const assembler = new StreamAssembler(
+      (n) => `s${n}`,
+      () => undefined,
+    );
     const count = 150_000;
     const batch = 1_000;
     for (let first = 0; first < count; first += batch) {
@@ -354,13 +357,19 @@ describe("OpenAIProvider streaming", () => {
       onChoice1({ content: "x" }),
       usageChunk(1, 1),
     ];
-    const assembler = new StreamAssembler((n) => `c${n}`);
+    const assembler = new StreamAssembler(
+      (n) => `c${n}`,
+      () => undefined,
+    );
     for (const kind of nothing) {
       assembler.push(kind);
       expect(assembler.advanced, JSON.stringify(kind)).toBe(false);
     }
     // Each costs at least one character: the cheapest, endless, ends at the budget.
-    const empty = new StreamAssembler((n) => `c${n}`);
+    const empty = new StreamAssembler(
+      (n) => `c${n}`,
+      () => undefined,
+    );
     expect(() => {
       for (let i = 0; i <= MAX_REPLY_CHARS; i++) empty.push({ choices: [] });
     }).toThrow(/not part of the reply/);
@@ -417,16 +426,46 @@ describe("OpenAIProvider streaming", () => {
     expect((error as Error).message).toContain("choices.0.delta.content");
   });
 
-  it("rejects usage counts too large to add up, instead of reporting an infinite total", async () => {
-    const huge = { ...usageChunk(0, 0), usage: { prompt_tokens: 1e308, completion_tokens: 1e308 } };
+  it.each([
+    ["too large to add up", { prompt_tokens: 1e308, completion_tokens: 1e308 }, "usage.prompt_tokens"],
+    ["negative", { prompt_tokens: -1, completion_tokens: 5, total_tokens: 4 }, "usage.prompt_tokens"],
+    ["missing completion_tokens (some proxies)", { prompt_tokens: 10 }, "usage.completion_tokens"],
+    ["not whole numbers", { prompt_tokens: 1.5, completion_tokens: 2 }, "usage.prompt_tokens"],
+  ])("keeps the reply whose usage report is %s, leaving its token counts out", async (_, usage, field) => {
     nock(HOST)
       .post(PATH)
-      .reply(200, sse(chunk({ content: "Hi" }), chunk({}, "stop"), huge), SSE_HEADERS);
-    const { provider } = testProvider();
+      .reply(
+        200,
+        sse(chunk({ content: "The full answer." }), chunk({}, "stop"), { ...usageChunk(0, 0), usage }),
+        SSE_HEADERS,
+      );
+    const warnings: unknown[][] = [];
+    const { provider } = testProvider({ logger: { warn: (...args: unknown[]) => warnings.push(args) } });
     const { events, error } = await collect(provider.stream(request()));
-    expect(events.filter((e) => e.type === "step-finished")).toEqual([]);
-    expect(error).toBeInstanceOf(ProviderError);
-    expect((error as Error).message).toContain("usage.prompt_tokens");
+    expect(error).toBeUndefined();
+    expect(finished(events)).toMatchObject({
+      text: "The full answer.",
+      finishReason: "stop",
+      usage: undefined,
+    });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.[0]).toMatchObject({ problem: expect.stringContaining(field) });
+  });
+
+  it("logs an endpoint's unreadable usage reports once, and still reads a good one", async () => {
+    const bad = { ...usageChunk(0, 0), usage: { prompt_tokens: -1, completion_tokens: 1 } };
+    nock(HOST)
+      .post(PATH)
+      .times(2)
+      .reply(200, sse(chunk({ content: "Hi" }), chunk({}, "stop"), bad), SSE_HEADERS)
+      .post(PATH)
+      .reply(200, sse(chunk({ content: "Hi" }), chunk({}, "stop"), usageChunk(3, 4)), SSE_HEADERS);
+    const warnings: unknown[][] = [];
+    const { provider } = testProvider({ logger: { warn: (...args: unknown[]) => warnings.push(args) } });
+    for (let i = 0; i < 2; i++) expect((await collect(provider.stream(request()))).error).toBeUndefined();
+    expect(warnings).toHaveLength(1);
+    const { events } = await collect(provider.stream(request()));
+    expect(finished(events).usage).toEqual({ inputTokens: 3, outputTokens: 4, totalTokens: 7 });
   });
 
   it("reports a chunk that is not JSON", async () => {
