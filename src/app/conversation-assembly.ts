@@ -93,6 +93,7 @@ function createProvider(context: AppContext): ProviderClient {
       ...(model.base_url !== undefined ? { baseURL: model.base_url } : {}),
       ...(model.api_key !== undefined ? { apiKey: model.api_key } : {}),
       stallTimeoutMs: model.stall_timeout_s * 1000,
+      maxStepMs: model.max_step_s * 1000,
       maxRetries: model.max_retries,
       logger: context.logger.child({ component: "model" }),
     });

@@ -39,6 +39,8 @@ const modelSchema = z.strictObject({
   /** Other models anyone may switch a session to with `model <name>`; none: only a session's owner may pick another. */
   choices: z.array(modelName).default([]),
   stall_timeout_s: timerSeconds(positiveInt).default(60),
+  /** The longest one model request may stream in all, however steadily (a dripping server is stopped). */
+  max_step_s: timerSeconds(positiveInt).default(1800),
   max_retries: nonNegativeInt.default(3),
   max_output_tokens: positiveInt.optional(),
   /** Whether the model sees images: auto decides from the model name (env COWORKER_MODEL_VISION). */

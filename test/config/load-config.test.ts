@@ -53,6 +53,7 @@ describe("loadConfig", () => {
       choices: [],
       max_output_tokens: 2048,
       stall_timeout_s: 60,
+      max_step_s: 1800,
       max_retries: 3,
       vision: "auto",
       vision_models: [],

@@ -13,6 +13,7 @@ import { MAX_TIMER_S } from "../../src/config/schema-fields.js";
 /** Every duration of the schema that reaches a timer, as a YAML section and its key. */
 const TIMER_FIELDS: readonly (readonly [string, string])[] = [
   ["model", "stall_timeout_s"],
+  ["model", "max_step_s"],
   ["reviewer", "timeout_s"],
   ["tools.run_command", "default_timeout_s"],
   ["tools.run_command", "max_timeout_s"],

@@ -7,12 +7,15 @@
  * model has produced no output — never after. A stall timer aborts a request that sends nothing
  * of its reply for `stallTimeoutMs`: only a chunk that moves the reply on restarts it (text,
  * reasoning, a tool-call fragment or a finish reason on choice 0 — see StreamAssembler), so a
- * server streaming empty or other-choice chunks cannot hold a turn open. Aborting
- * `request.signal` aborts the HTTP request at once. A usage report the endpoint gets wrong is left
- * out of the step and logged once per provider.
+ * server streaming empty or other-choice chunks cannot hold a turn open. A second timer, armed once
+ * per attempt and never restarted, ends an attempt that goes on for longer than `maxStepMs` in
+ * all: a server dripping a character just inside the stall timeout would otherwise hold the turn
+ * (and its thread) for ever. Aborting `request.signal` aborts the HTTP request at once. A usage
+ * report the endpoint gets wrong is left out of the step and logged once per provider.
  */
 import { randomBytes } from "node:crypto";
 import OpenAI from "openai";
+import { formatDuration } from "../../core/duration-text.js";
 import type { ModelMessage } from "../../core/messages.js";
 import type { Logger } from "../../logging/logger.js";
 import { classifyFailure, errorNormalizingFetch, type FailureContext } from "./openai-errors.js";
@@ -32,6 +35,8 @@ export interface OpenAIProviderOptions {
   readonly apiKey?: string;
   /** Abort a request when no part of the reply arrives for this long (default 60 s). */
   readonly stallTimeoutMs?: number;
+  /** Abort a request still streaming after this long in all, however steadily (default 30 min). */
+  readonly maxStepMs?: number;
   /** Retries before any output streamed (default 3). */
   readonly maxRetries?: number;
   readonly fetch?: typeof fetch;
@@ -57,6 +62,7 @@ export class OpenAIProvider implements ProviderClient {
   private readonly client: OpenAI;
   private readonly baseURL: string;
   private readonly stallTimeoutMs: number;
+  private readonly maxStepMs: number;
   private readonly maxRetries: number;
   private readonly now: () => number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -66,6 +72,7 @@ export class OpenAIProvider implements ProviderClient {
   constructor(options: OpenAIProviderOptions = {}) {
     this.baseURL = (options.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
     this.stallTimeoutMs = options.stallTimeoutMs ?? 60_000;
+    this.maxStepMs = options.maxStepMs ?? 30 * 60_000;
     this.logger = options.logger;
     this.maxRetries = options.maxRetries ?? 3;
     this.now = options.now ?? Date.now;
@@ -117,6 +124,11 @@ export class OpenAIProvider implements ProviderClient {
   ): AsyncGenerator<ProviderStreamEvent> {
     const controller = new AbortController();
     let stalled = false;
+    let overran = false;
+    const limit = setTimeout(() => {
+      overran = true;
+      controller.abort();
+    }, this.maxStepMs);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const arm = (): void => {
       timer = setTimeout(() => {
@@ -131,6 +143,7 @@ export class OpenAIProvider implements ProviderClient {
     const interruption = (): ProviderError | undefined => {
       if (signal?.aborted) return abortedError();
       if (stalled) return stalledError(this.stallTimeoutMs);
+      if (overran) return overranError(this.maxStepMs);
       return undefined;
     };
     try {
@@ -156,6 +169,7 @@ export class OpenAIProvider implements ProviderClient {
       throw interruption() ?? error;
     } finally {
       disarm();
+      clearTimeout(limit);
       signal?.removeEventListener("abort", onAbort);
       controller.abort();
     }
@@ -242,6 +256,13 @@ function stalledError(stallTimeoutMs: number): ProviderError {
   return new ProviderError(
     "stalled",
     `The model sent nothing of its reply for ${span}, so the request was cancelled.`,
+  );
+}
+
+function overranError(maxStepMs: number): ProviderError {
+  return new ProviderError(
+    "timeout",
+    `The model kept streaming for over ${formatDuration(maxStepMs)}, so the request was stopped.`,
   );
 }
 

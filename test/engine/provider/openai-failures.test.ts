@@ -270,6 +270,27 @@ describe("OpenAIProvider stalls and aborts", () => {
     }
   });
 
+  it("stops a stream that keeps dripping its reply past maxStepMs in all, though never stalling", async () => {
+    const stream = hanging(chunk({ content: "a" }));
+    // One character every few ms: each restarts the stall timer, and the stream never ends.
+    const drip = setInterval(() => stream.write(`data: ${JSON.stringify(chunk({ content: "a" }))}\n\n`), 5);
+    try {
+      nock(HOST)
+        .post(PATH)
+        .reply(200, () => stream, SSE_HEADERS);
+      const { provider, waits } = testProvider({ stallTimeoutMs: 60_000, maxStepMs: STALL_MS });
+      const { events, error } = await collect(provider.stream(request()));
+      expect(events.length).toBeGreaterThan(0);
+      expect(error).toMatchObject({
+        kind: "timeout",
+        message: `The model kept streaming for over ${STALL_MS} ms, so the request was stopped.`,
+      });
+      expect(waits).toEqual([]);
+    } finally {
+      clearInterval(drip);
+    }
+  });
+
   it("still completes a step whose finish reason arrived before the server went silent", async () => {
     nock(HOST)
       .post(PATH)
