@@ -106,7 +106,7 @@ export async function authorizeCall(
     });
     return undefined;
   }
-  const validated = registry.validate(call.name, call.arguments, finishReason);
+  const validated = registry.validate(call.name, call.arguments, ctx.request, finishReason);
   if (!validated.ok) {
     ctx.audit("decision", call.id, call.name, { action: "invalid", reason: validated.error });
     await ctx.answer({

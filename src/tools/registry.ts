@@ -4,8 +4,8 @@
  * It decides which tools are advertised to the model for a request (allowed tools and permission
  * mode), converts each zod input schema to JSON Schema once, and turns the model's raw argument
  * text into validated arguments — or into a model-facing error that names the problem (unknown
- * tool, arguments that are not a JSON object, which fields are wrong). It never throws on bad
- * model output.
+ * tool, with the tools the request offers; arguments that are not a JSON object; which fields are
+ * wrong). It never throws on bad model output.
  */
 import { z } from "zod";
 import { deepFreeze } from "../core/deep-freeze.js";
@@ -106,13 +106,22 @@ export class ToolRegistry {
 
   /**
    * Parse raw JSON argument text and validate it with the tool's schema. Failures come back as
-   * a model-facing error; `finishReason` "length" turns unparseable text into the truncation
-   * diagnosis instead of the malformed-JSON one.
+   * a model-facing error; an unknown tool's names the tools `request` offers (schemasFor), never
+   * one its allowed tools or mode leave out; `finishReason` "length" turns unparseable text into
+   * the truncation diagnosis instead of the malformed-JSON one.
    */
-  validate(name: string, rawArguments: string, finishReason?: FinishReason): ValidationResult {
+  validate(
+    name: string,
+    rawArguments: string,
+    request: ConversationExecutionRequest,
+    finishReason?: FinishReason,
+  ): ValidationResult {
     const tool = this.tools.get(name);
     if (!tool) {
-      const names = [...this.tools.keys()].join(", ") || "none";
+      const names =
+        this.schemasFor(request)
+          .map((schema) => schema.name)
+          .join(", ") || "none";
       return { ok: false, error: `Unknown tool "${name}". Available tools: ${names}.` };
     }
     const parsed = parseToolArguments(rawArguments);

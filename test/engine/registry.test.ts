@@ -30,6 +30,7 @@ const names = (registry: ToolRegistry, mode: PermissionMode, allowed: string[] |
 
 describe("ToolRegistry", () => {
   const registry = testRegistry(new RunLog());
+  const interactive = request("interactive");
 
   it("converts a tool's input schema once for every registry (sessions build their own), frozen", () => {
     const inputSchema = z.object({ path: z.string().describe("where") });
@@ -115,35 +116,62 @@ describe("ToolRegistry", () => {
   });
 
   it("validates arguments and names the problem", () => {
-    expect(registry.validate("read_file", '{"path":"a.txt"}')).toMatchObject({
+    expect(registry.validate("read_file", '{"path":"a.txt"}', interactive)).toMatchObject({
       ok: true,
       args: { path: "a.txt" },
     });
-    const unknown = registry.validate("nope", "{}");
+    const unknown = registry.validate("nope", "{}", interactive);
     expect(unknown).toEqual({ ok: false, error: expect.stringMatching(/Unknown tool "nope".*read_file/) });
-    const wrong = registry.validate("write_file", '{"path": 3}');
+    const wrong = registry.validate("write_file", '{"path": 3}', interactive);
     expect(wrong.ok).toBe(false);
     if (!wrong.ok) {
       expect(wrong.error).toMatch(/write_file/);
       expect(wrong.error).toMatch(/path: .*expected string/);
       expect(wrong.error).toMatch(/content: /);
     }
-    const nested = registry.validate("update_plan", '{"steps":[{"title":"a","status":"later"}]}');
+    const nested = registry.validate(
+      "update_plan",
+      '{"steps":[{"title":"a","status":"later"}]}',
+      interactive,
+    );
     expect(nested.ok || nested.error).toMatch(/steps\[0\]\.status/);
-    expect(registry.validate("ask_user", "{}").ok).toBe(false);
-    expect(registry.validate("ask_user", '{"questions":[{"question":"which?"}]}').ok).toBe(true);
+    expect(registry.validate("ask_user", "{}", interactive).ok).toBe(false);
+    expect(registry.validate("ask_user", '{"questions":[{"question":"which?"}]}', interactive).ok).toBe(true);
+  });
+
+  it("answers an unknown tool with only the tools the request offers (its allowed tools, its mode)", () => {
+    const listed = (req: ReturnType<typeof request>) => {
+      const result = registry.validate("nope", "{}", req);
+      if (result.ok) throw new Error("nope is not a tool");
+      return result.error
+        .replace(/^Unknown tool "nope"\. Available tools: /, "")
+        .replace(/\.$/, "")
+        .split(", ");
+    };
+    expect(listed(interactive)).toEqual(names(registry, "interactive"));
+    expect(listed(request("discuss"))).toEqual(names(registry, "discuss"));
+    expect(listed(request("discuss"))).not.toContain("write_file");
+    expect(listed(request("auto", ["read_file"]))).toEqual(names(registry, "auto", ["read_file"]));
+    expect(listed(request("auto", ["read_file"]))).not.toContain("run_command");
+    expect(new ToolRegistry().validate("nope", "{}", interactive)).toEqual({
+      ok: false,
+      error: 'Unknown tool "nope". Available tools: none.',
+    });
   });
 
   it("diagnoses mangled arguments: truncated vs malformed", () => {
-    expect(registry.validate("read_file", '{"path": "a', "length")).toEqual({
+    expect(registry.validate("read_file", '{"path": "a', interactive, "length")).toEqual({
       ok: false,
       error: TRUNCATED_ARGUMENTS_ERROR,
     });
-    expect(registry.validate("read_file", '{"path": "a', "tool_calls")).toEqual({
+    expect(registry.validate("read_file", '{"path": "a', interactive, "tool_calls")).toEqual({
       ok: false,
       error: MALFORMED_ARGUMENTS_ERROR,
     });
-    expect(registry.validate("read_file", "[1,2]")).toEqual({ ok: false, error: MALFORMED_ARGUMENTS_ERROR });
+    expect(registry.validate("read_file", "[1,2]", interactive)).toEqual({
+      ok: false,
+      error: MALFORMED_ARGUMENTS_ERROR,
+    });
     expect(parseToolArguments("  ")).toEqual({ kind: "object", value: {} });
     expect(parseToolArguments("null")).toEqual({ kind: "mangled" });
   });

@@ -11,6 +11,7 @@ import {
   UPDATE_PLAN,
 } from "../../src/tools/interactive-tools.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
+import { makeRequest } from "../engine/helpers/harness.js";
 
 function registry(): ToolRegistry {
   const tools = new ToolRegistry();
@@ -31,12 +32,13 @@ describe("update_plan's arguments", () => {
       registry().validate(
         UPDATE_PLAN,
         plan(50, () => "x".repeat(200)),
+        makeRequest(),
       ).ok,
     ).toBe(true);
   });
 
   it("refuses a longer plan, or a longer step, with an error that tells the model the limit", () => {
-    const tooMany = registry().validate(UPDATE_PLAN, plan(51));
+    const tooMany = registry().validate(UPDATE_PLAN, plan(51), makeRequest());
     expect(tooMany).toEqual({
       ok: false,
       error: expect.stringContaining("steps: a plan has at most 50 steps"),
@@ -44,6 +46,7 @@ describe("update_plan's arguments", () => {
     const tooLong = registry().validate(
       UPDATE_PLAN,
       plan(3, (i) => (i === 1 ? "x".repeat(201) : "ok")),
+      makeRequest(),
     );
     expect(tooLong).toEqual({
       ok: false,
