@@ -3,7 +3,9 @@
  * its open form (buttons) and its settled form (no buttons, an outcome line saying who decided).
  * An approval asked for in a turn woken by channel content says so in its title and body and
  * quotes the channel content that started the turn, so nobody approves it as their own request.
- * A card its requester may not approve (it would loosen the session) says who may. A request that
+ * A card its requester may not approve (it would loosen the session) says who may. Who asked is a
+ * person on the card (platform and user id), never a display name alone, and a name that goes into
+ * the card's markdown goes in as plain text (markdownLiteral). A request that
  * came with files names them: what a file says is not the requester's words (the card never
  * quotes a file's text).
  */
@@ -12,12 +14,15 @@ import {
   type Card,
   type CardBlock,
   type CardButton,
+  type CardField,
   type CardOutcome,
   type CardPerson,
   formatOutcome,
 } from "../core/card.js";
-import { whoMayDecide } from "./authorisation.js";
-import type { PendingApproval, PendingItem, PendingPerson, PendingPlan } from "./pending-item.js";
+import { cardPerson, personText, whoMayDecide } from "./authorisation.js";
+import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.js";
+
+export { cardPerson, personText };
 
 /** Approval card actions besides the always options. */
 export const APPROVE_ONCE = "once";
@@ -45,23 +50,10 @@ export function validActions(item: PendingItem): readonly string[] {
   }
 }
 
-/** A recorded person as a card names them. */
-export function cardPerson(person: PendingPerson): CardPerson {
-  return { platform: person.platform, id: person.userId, name: person.name };
-}
-
 /** An outcome line naming `by` between `text` and `after`. */
 export function decidedOutcome(text: string, by: CardPerson, after?: string): CardOutcome {
   const person = Object.freeze({ platform: by.platform, id: by.id, name: by.name });
   return Object.freeze(after ? { text, by: person, after } : { text, by: person });
-}
-
-/**
- * A person in plain text, where no platform formats them: the name and, except on the console
- * (one local person, no ids), the platform user id, which a display name cannot fake.
- */
-export function personText(person: CardPerson): string {
-  return person.platform === "console" ? person.name : `${person.name} (id ${person.id})`;
 }
 
 /** An outcome line in plain text ("Approved by Ana (id U0123) — Always allow write_file"). */
@@ -102,12 +94,31 @@ export function detailBlock(detail: PendingApproval["detail"]): CardBlock | unde
 }
 
 /**
+ * Text shown as it is in a card's text block, which is markdown: every ASCII punctuation mark is
+ * backslash-escaped (CommonMark), so a display name like `[Approve here](https://…)` stays text
+ * and never becomes a link, emphasis or a mention.
+ */
+export function markdownLiteral(text: string): string {
+  return text.replace(/[!-/:-@[-`{-~]/g, "\\$&");
+}
+
+/**
  * While open, who may decide when the requester may not: a block saying so, in the words a
- * refused press gets (authorisation.ts).
+ * refused press gets (authorisation.ts), the requester's name as plain text.
  */
 function deciders(item: PendingItem): CardBlock[] {
-  const note = item.status === "pending" ? whoMayDecide(item).note : undefined;
+  const note = item.status === "pending" ? whoMayDecide(item, markdownLiteral).note : undefined;
   return note ? [{ kind: "text", text: note }] : [];
+}
+
+/**
+ * Who asked, as a card field: their name with their user id as text (what every platform can
+ * show), and the person, which a platform that can name them unforgeably (a Slack mention) shows
+ * instead.
+ */
+function requesterField(item: PendingItem, label: string): CardField {
+  const person = cardPerson(item.requester);
+  return { label, value: personText(person), person };
 }
 
 /** What tells people an approval comes from channel content, and which content. */
@@ -156,7 +167,7 @@ export function approvalCard(item: PendingApproval): Card {
     kind: "fields",
     fields: [
       { label: "Tool", value: item.tool },
-      { label: fromChannel ? "Woken for" : "Requested by", value: item.requester.name },
+      requesterField(item, fromChannel ? "Woken for" : "Requested by"),
       expiryField(item),
     ],
   });
@@ -213,7 +224,7 @@ export function planCard(item: PendingPlan): Card {
     blocks: [
       { kind: "text", text: item.plan },
       ...deciders(item),
-      { kind: "fields", fields: [expiryField(item)] },
+      { kind: "fields", fields: [requesterField(item, "Requested by"), expiryField(item)] },
     ],
     buttons: open
       ? [

@@ -9,8 +9,22 @@
  * too. A card its requester may not approve says who may, in the words a refused press gets.
  */
 import { z } from "zod";
+import type { CardPerson } from "../core/card.js";
 import { isSharedThread, type ThreadTarget } from "../core/thread-target.js";
-import type { PendingItem } from "./pending-item.js";
+import type { PendingItem, PendingPerson } from "./pending-item.js";
+
+/** A recorded person as a card names them. */
+export function cardPerson(person: PendingPerson): CardPerson {
+  return { platform: person.platform, id: person.userId, name: person.name };
+}
+
+/**
+ * A person in plain text, where no platform formats them: the name and, except on the console
+ * (one local person, no ids), the platform user id, which a display name cannot fake.
+ */
+export function personText(person: CardPerson): string {
+  return person.platform === "console" ? person.name : `${person.name} (id ${person.id})`;
+}
 
 const qualifiedId = z
   .string()
@@ -189,15 +203,21 @@ export interface WhoMayDecide {
 
 /**
  * Who may decide `item`, in words: one source for its card's note and the refusal of a press by
- * someone not on its allowed list (built with decidersOf), so that the two never disagree.
+ * someone not on its allowed list (built with decidersOf), so that the two never disagree. A name
+ * is whatever its owner typed: `literal` makes it plain text in the note's format (the card's
+ * markdown), and the refusal names the requester with their user id, which no name can fake.
  */
-export function whoMayDecide(item: PendingItem): WhoMayDecide {
-  const note = requesterMayNotNote(item);
-  return { note, refusal: note ?? `Only ${item.requester.name} or a configured approver can decide this.` };
+export function whoMayDecide(
+  item: PendingItem,
+  literal: (name: string) => string = (name) => name,
+): WhoMayDecide {
+  const note = requesterMayNotNote(item, literal);
+  const requester = personText(cardPerson(item.requester));
+  return { note, refusal: note ?? `Only ${requester} or a configured approver can decide this.` };
 }
 
 /** The note on who may decide `item` when its requester may not approve it; see WhoMayDecide. */
-function requesterMayNotNote(item: PendingItem): string | undefined {
+function requesterMayNotNote(item: PendingItem, literal: (name: string) => string): string | undefined {
   const { requester } = item;
   if (item.kind === "approval")
     return mayDecide(item.allowedApprovers, requester.platform, requester.userId)
@@ -206,7 +226,7 @@ function requesterMayNotNote(item: PendingItem): string | undefined {
   if (item.kind === "plan")
     return mayDecide(loosenersOf(item), requester.platform, requester.userId)
       ? undefined
-      : planLoosenersOnly(requester.name);
+      : planLoosenersOnly(literal(requester.name));
   return undefined;
 }
 

@@ -9,10 +9,17 @@ export type CardBlock =
   | { readonly kind: "code"; readonly text: string; readonly language?: string }
   | { readonly kind: "diff"; readonly text: string }
   | { readonly kind: "quote"; readonly text: string }
-  | {
-      readonly kind: "fields";
-      readonly fields: readonly { readonly label: string; readonly value: string }[];
-    };
+  | { readonly kind: "fields"; readonly fields: readonly CardField[] };
+
+/**
+ * One labelled value. `person`, when set, is who `value` names (in plain text: their name and user
+ * id): a platform that can show them unforgeably (a Slack mention) shows them instead of `value`.
+ */
+export interface CardField {
+  readonly label: string;
+  readonly value: string;
+  readonly person?: CardPerson;
+}
 
 export type ButtonStyle = "primary" | "danger" | "default";
 

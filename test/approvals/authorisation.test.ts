@@ -91,7 +91,7 @@ describe("who may decide an item", () => {
     questions: [{ id: "q1", question: "Which?", options: ["a", "b"] }],
     answers: {},
   };
-  const requesterOrApprover = "Only Ben or a configured approver can decide this.";
+  const requesterOrApprover = "Only Ben (id U_BEN) or a configured approver can decide this.";
   /** The text blocks of a card besides its first (the call or the plan). */
   const noteOf = (card: { blocks: readonly { kind: string; text?: string }[] }) =>
     card.blocks.filter((b) => b.kind === "text").slice(1)[0]?.text;
@@ -128,6 +128,31 @@ describe("who may decide an item", () => {
     // Ana, who started the session, is not on the allowed list (Ben and the approvers) yet approves.
     expect(decidersOf(plan)).toEqual(["slack:U_BEN", "slack:U_ANA"]);
     expect(decidersOf({ ...plan, mayLoosen: undefined })).toEqual(["slack:U_BEN"]);
+  });
+});
+
+describe("who may decide, when the requester's name is markdown", () => {
+  it("names them by id in the refusal, and as plain text in the card's note", () => {
+    const requester = {
+      platform: "slack",
+      userId: "U0MALLORY",
+      name: "[Approve here](https://evil.example/a)",
+    };
+    const plan: PendingPlan = {
+      ...pendingFields({ requester }),
+      kind: "plan",
+      plan: "1. edit a",
+      mayLoosen: ["slack:U_BOSS"],
+    };
+    expect(whoMayDecide({ ...plan, mayLoosen: undefined }).refusal).toBe(
+      "Only [Approve here](https://evil.example/a) (id U0MALLORY) or a configured approver can decide this.",
+    );
+    const note = planCard(plan).blocks.find((b) => b.kind === "text" && b.text.includes("can still reject"));
+    expect(note).toMatchObject({
+      text: expect.stringContaining(
+        "\\[Approve here\\]\\(https\\:\\/\\/evil\\.example\\/a\\) can still reject it",
+      ),
+    });
   });
 });
 

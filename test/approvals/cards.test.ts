@@ -34,7 +34,11 @@ describe("approval card", () => {
         kind: "fields",
         fields: [
           { label: "Tool", value: "run_command" },
-          { label: "Requested by", value: "Ana" },
+          {
+            label: "Requested by",
+            value: "Ana (id U1)",
+            person: { platform: "slack", id: "U1", name: "Ana" },
+          },
           { label: "Expires", value: "2026-01-03 03:04:05 UTC" },
         ],
       },
@@ -136,7 +140,17 @@ describe("plan card", () => {
         kind: "text",
         text: "Approving this plan takes the session out of read-only plan mode, so only a configured approver (or, without one, whoever started the session) can approve it. Ana can still reject it or reply with changes.",
       },
-      { kind: "fields", fields: [{ label: "Expires", value: "2026-01-03 03:04:05 UTC" }] },
+      {
+        kind: "fields",
+        fields: [
+          {
+            label: "Requested by",
+            value: "Ana (id U1)",
+            person: { platform: "slack", id: "U1", name: "Ana" },
+          },
+          { label: "Expires", value: "2026-01-03 03:04:05 UTC" },
+        ],
+      },
     ]);
     const by = { platform: "slack", userId: "U_BOSS", name: "Boss" };
     const decided = planCard({

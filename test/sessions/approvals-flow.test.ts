@@ -120,7 +120,7 @@ describe("approvals through the session manager", () => {
     const card = await suspendAtApproval(h);
     const refused = await pressCard(h, card, "once", BEN);
     expect(refused.status).toBe("not_allowed");
-    expect(refused.message).toMatch(/Only Ana or a configured approver/);
+    expect(refused.message).toMatch(/Only Ana \(id U_ANA\) or a configured approver/);
     // Same user id on another platform is someone else, too.
     const otherPlatform = await h.manager.press({
       kind: "card",

