@@ -1,10 +1,12 @@
 /**
  * Who may use the bot. Allowed users (TELEGRAM_ALLOWED_USERS) may use it in private chats and in
- * any group; allowed chats let every member of a listed group use it; everyone else is refused
- * with one short reply (per user, per hour) that gives their user id and how to get access —
- * an admin adds the id to the configuration, or approves the pairing code in the reply with
- * `/pair <code>`. Anonymous group admins (who write as the group) are never allowed; a chat is
- * told so at most once an hour.
+ * any group; allowed chats let every member of a listed group use it — only members, as
+ * getChatMember says (telegram-membership.ts), not everyone who can write there (a commenter on a
+ * linked channel's posts need not join its discussion group); everyone else is refused with one
+ * short reply (per user, per hour) that gives their user id and how to get access — an admin adds
+ * the id to the configuration, or approves the pairing code in the reply with `/pair <code>`.
+ * Anonymous group admins (who write as the group) are never allowed; a chat is told so at most
+ * once an hour.
  *
  * A pairing gives the paired account an allowed user's standing, so it lasts only as long as the
  * standing of whoever granted it: each records its approver (and when), and counts only while
@@ -22,6 +24,7 @@ import { randomInt } from "node:crypto";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { getAll, type KeyValueSpace } from "../../store/store.js";
+import type { GroupMembership } from "./telegram-membership.js";
 import { PairingIndex } from "./telegram-pairing-index.js";
 
 export interface AccessOptions {
@@ -29,6 +32,8 @@ export interface AccessOptions {
   readonly allowedChats: readonly string[];
   /** Persists approved pairings (and their index, for `/pairs`). */
   readonly store: KeyValueSpace;
+  /** Membership of the allowed groups, for those who are in only through one. */
+  readonly members: Pick<GroupMembership, "isMember">;
   readonly now?: () => number;
   /** Told when a stored pairing no longer counts (no approver, or one no longer allowed). */
   readonly logger?: Logger;
@@ -45,6 +50,12 @@ export interface AccessUser {
   readonly id: number;
   readonly name: string;
 }
+
+/**
+ * How a person may use the bot in a chat: as an allowed or paired user, only as a member of an
+ * allowed group (to be checked), or not at all.
+ */
+export type Standing = "user" | "if-member" | undefined;
 
 interface Pairing {
   readonly code: string;
@@ -106,13 +117,26 @@ export class TelegramAccess {
     return this.admins.has(String(userId));
   }
 
-  /** May this user use the bot in this chat? */
+  /** May this user use the bot in this chat? In through an allowed group alone, only as its member. */
   async allows(chat: AccessChat, user: AccessUser): Promise<boolean> {
-    if (this.isAdmin(user.id)) return true;
-    if (chat.type !== "private" && this.chats.has(String(chat.id))) return true;
-    if (chat.type !== "private" && chat.alsoKnownAs !== undefined && this.chats.has(String(chat.alsoKnownAs)))
-      return true;
-    return this.isPaired(user.id);
+    const standing = await this.standing(chat, user);
+    if (standing !== "if-member") return standing === "user";
+    return this.options.members.isMember(chat.id, user.id);
+  }
+
+  /** The person's standing in the chat, membership not checked (see Standing). */
+  async standing(chat: AccessChat, user: AccessUser): Promise<Standing> {
+    if (this.isAdmin(user.id) || (await this.isPaired(user.id))) return "user";
+    return this.listsChat(chat) ? "if-member" : undefined;
+  }
+
+  /** Whether the group (or the group it was before its upgrade) is in allowed_chats. */
+  private listsChat(chat: AccessChat): boolean {
+    if (chat.type === "private") return false;
+    return (
+      this.chats.has(String(chat.id)) ||
+      (chat.alsoKnownAs !== undefined && this.chats.has(String(chat.alsoKnownAs)))
+    );
   }
 
   /** Whether the user has a pairing that counts: one whose approver is still an allowed user. */
@@ -144,20 +168,23 @@ export class TelegramAccess {
 
   /**
    * The short refusal for a user who is not allowed, or undefined when they were told within the
-   * last hour (one reply, not one per message).
+   * last hour (one reply, not one per message). In an allowed group, it says only members may.
    */
   refusal(chat: AccessChat, user: AccessUser): string | undefined {
     const now = this.now();
     if (!this.firstThisHour(`${chat.id}:${user.id}`, now)) return undefined;
-    const code = this.codeFor(user, now);
-    const chatHint =
-      chat.type === "private"
-        ? ""
-        : `, or allow this whole group by adding chat id ${chat.id} to allowed_chats`;
-    return (
-      `Sorry, you are not allowed to use this bot. Your Telegram user id is ${user.id}. ` +
-      `An admin can add it to TELEGRAM_ALLOWED_USERS${chatHint}, or approve you by sending /pair ${code} to the bot.`
-    );
+    const listed = this.listsChat(chat);
+    const ways = [
+      "add it to TELEGRAM_ALLOWED_USERS",
+      ...(chat.type === "private" || listed
+        ? []
+        : [`allow this whole group by adding chat id ${chat.id} to allowed_chats`]),
+      `approve you by sending /pair ${this.codeFor(user, now)} to the bot`,
+    ];
+    const why = listed
+      ? "Sorry, only members of this group may use this bot here, and I could not confirm that you are one (join the group first)."
+      : "Sorry, you are not allowed to use this bot.";
+    return `${why} Your Telegram user id is ${user.id}. An admin can ${ways.join(", or ")}.`;
   }
 
   /**

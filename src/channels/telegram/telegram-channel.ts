@@ -20,6 +20,7 @@ import type { KeyValueSpace } from "../../store/store.js";
 import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
 import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { TelegramAccess } from "./telegram-access.js";
+import { GroupMembership } from "./telegram-membership.js";
 import { addressOf, telegramIdOf } from "./telegram-send.js";
 import { type CallDeadlines, deadlineTransformer, MAX_DEADLINE_MS } from "./telegram-deadlines.js";
 import { telegramFailure } from "./telegram-failure.js";
@@ -48,7 +49,7 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
   readonly apiRoot?: string;
   /** User ids that may use the bot anywhere (TELEGRAM_ALLOWED_USERS); they also approve pairings. */
   readonly allowedUsers: readonly string[];
-  /** Group chat ids whose every member may use the bot (config `allowed_chats`). */
+  /** Group chat ids whose every member (getChatMember) may use the bot (config `allowed_chats`). */
   readonly allowedChats: readonly string[];
   /** Webhook mode instead of long polling. */
   readonly webhook?: WebhookOptions;
@@ -178,6 +179,11 @@ export class TelegramChannel implements ChannelAdapter {
       allowedChats: options.allowedChats,
       logger,
       store: options.accessStore,
+      // The check wake-ups run (mayAct), kept a few minutes for messages and presses.
+      members: new GroupMembership({
+        lookup: (chatId, userId) => this.directory().isMember(String(chatId), String(userId)),
+        logger,
+      }),
     });
     this.access = access;
     // One view of the workspace for saving what people send and reading it back, narrowed for each
@@ -247,7 +253,7 @@ export class TelegramChannel implements ChannelAdapter {
     const { chatId, isPrivate } = addressOf(target);
     // A session's chat may have become a supergroup since: either id listed allows it.
     const current = isPrivate ? chatId : await this.migrations.currentOf(chatId);
-    const allowed = await this.access.allows(
+    const standing = await this.access.standing(
       {
         id: chatId,
         type: isPrivate ? "private" : "group",
@@ -255,7 +261,8 @@ export class TelegramChannel implements ChannelAdapter {
       },
       { id, name: "" },
     );
-    if (!allowed || isPrivate) return allowed;
+    if (standing === undefined || isPrivate) return standing !== undefined;
+    // Asked afresh (not the few minutes' answer messages use): a wake-up is rare, and acts unwatched.
     return this.directory().isMember(String(current), userId);
   }
 

@@ -21,6 +21,9 @@ function codeIn(refusal: string | undefined): string {
   return code;
 }
 
+/** Membership of allowed groups, for tests whose allowed_chats list none. */
+const NOBODY = { isMember: async () => false };
+
 function warnings(): { logger: NonNullable<AccessOptions["logger"]>; lines: unknown[][] } {
   const lines: unknown[][] = [];
   const logger = { warn: (...args: unknown[]) => lines.push(args) } as never;
@@ -29,7 +32,12 @@ function warnings(): { logger: NonNullable<AccessOptions["logger"]>; lines: unkn
 
 /** Mallory paired by `approver` on a fresh access over `store`. */
 async function paired(store = memorySpace(), approver = ADMIN) {
-  const access = new TelegramAccess({ allowedUsers: ["111", "222"], allowedChats: [], store });
+  const access = new TelegramAccess({
+    allowedUsers: ["111", "222"],
+    allowedChats: [],
+    members: NOBODY,
+    store,
+  });
   const reply = await access.approve(approver, codeIn(access.refusal(DM, MALLORY)));
   return { access, reply, store };
 }
@@ -55,7 +63,13 @@ describe("Telegram pairing", () => {
   it("ends when its approver leaves the allowed users (after a restart on the same store)", async () => {
     const { store } = await paired();
     const { logger, lines } = warnings();
-    const after = new TelegramAccess({ allowedUsers: ["222"], allowedChats: [], store, logger });
+    const after = new TelegramAccess({
+      allowedUsers: ["222"],
+      allowedChats: [],
+      members: NOBODY,
+      store,
+      logger,
+    });
     expect(await after.allows(DM, MALLORY)).toBe(false);
     expect(await after.allows(GROUP, MALLORY)).toBe(false);
     // Logged once, not at every message.
@@ -64,7 +78,7 @@ describe("Telegram pairing", () => {
     // The remaining admin sees it as lapsed and can end it.
     expect(await after.list(OTHER_ADMIN)).toContain("no longer counts");
     // Back in the list, the approver's pairing counts again.
-    const back = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    const back = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store });
     expect(await back.allows(DM, MALLORY)).toBe(true);
   });
 
@@ -72,7 +86,13 @@ describe("Telegram pairing", () => {
     const store = memorySpace();
     await store.set("tg:paired:999", { at: "2026-01-01T00:00:00.000Z" });
     const { logger, lines } = warnings();
-    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store, logger });
+    const access = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      members: NOBODY,
+      store,
+      logger,
+    });
     expect(await access.allows(DM, MALLORY)).toBe(false);
     expect(String(lines[0]![1])).toContain("names no approver");
   });
@@ -80,7 +100,7 @@ describe("Telegram pairing", () => {
   it("lists an older record (from before /pairs) once it is checked, so it can be ended", async () => {
     const store = memorySpace();
     await store.set("tg:paired:999", { by: "111", at: "2026-01-01T00:00:00.000Z" });
-    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store });
     expect(await access.allows(DM, MALLORY)).toBe(true);
     expect(await access.list(ADMIN)).toContain("user id 999: approved by user id 111 on 2026-01-01");
     await access.unpair(ADMIN, "999");
@@ -92,7 +112,7 @@ describe("Telegram pairing", () => {
     await store.set("tg:paired:999", { by: "111", at: 5 });
     await store.set("tg:paired:998", ["111"]);
     await store.set("tg:paired-index", ["999", "998"]);
-    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store });
     expect(await access.allows(DM, MALLORY)).toBe(false);
     expect(await access.allows({ id: 998, type: "private" }, { id: 998, name: "@x" })).toBe(false);
     expect(await access.list(ADMIN)).toBe("No paired accounts.");
@@ -108,7 +128,7 @@ describe("Telegram pairing", () => {
     // An approval that stopped between its record and its index entry.
     const store = memorySpace();
     await store.set("tg:paired:999", { by: "111", byName: "@admin", at: "2026-01-01T00:00:00.000Z" });
-    const other = new TelegramAccess({ allowedUsers: ["222"], allowedChats: [], store });
+    const other = new TelegramAccess({ allowedUsers: ["222"], allowedChats: [], members: NOBODY, store });
     expect(await other.list(OTHER_ADMIN)).toBe("No paired accounts.");
     // A process where the approver has lapsed still lists it, so it can be seen and ended.
     expect(await other.allows(DM, MALLORY)).toBe(false);
@@ -143,13 +163,13 @@ describe("Telegram pairing", () => {
     });
     await store.set("tg:paired:998", { by: "111", at: "2026-01-02T00:00:00.000Z" });
     await store.set("tg:paired-index", ["999", "998"]);
-    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store });
     const list = await access.list(ADMIN);
     expect(list).toContain("@mallory (user id 999): approved by @admin (user id 111) on 2026-01-01");
     expect(list).toContain("user id 998: approved by user id 111 on 2026-01-02");
     expect(await store.get("tg:paired-index")).toBeUndefined();
     // Another process (with nothing remembered) lists them from the new index, and they work.
-    const other = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    const other = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store });
     expect(await other.list(ADMIN)).toBe(list);
     expect(await other.allows(DM, MALLORY)).toBe(true);
     await other.unpair(ADMIN, "999");
@@ -166,7 +186,10 @@ describe("Telegram pairing", () => {
     expect(await access.list(ADMIN)).toBe("No paired accounts.");
     // Another process on the same store sees the end at once.
     expect(
-      await new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store }).allows(DM, MALLORY),
+      await new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store }).allows(
+        DM,
+        MALLORY,
+      ),
     ).toBe(false);
     expect(await access.unpair(ADMIN, "999")).toBe("No pairing for user id 999.");
     expect(await access.unpair(ADMIN, "abc")).toContain("Usage: /unpair <user id>");
@@ -175,7 +198,7 @@ describe("Telegram pairing", () => {
   it("an unpaired revocation in another process counts here at once", async () => {
     const { access, store } = await paired();
     expect(await access.allows(DM, MALLORY)).toBe(true);
-    const other = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store });
+    const other = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store });
     await other.unpair(ADMIN, "999");
     expect(await access.allows(DM, MALLORY)).toBe(false);
   });
@@ -197,10 +220,16 @@ describe("Telegram pairing", () => {
     ["Redis", () => redis.url],
   ])("lists both pairings approved at once in two processes (%s)", async (_, url) => {
     const held = holdingWritesAfterARead((await open(url())).space("grants"));
-    const one = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], store: held.space });
+    const one = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      members: NOBODY,
+      store: held.space,
+    });
     const two = new TelegramAccess({
       allowedUsers: ["111"],
       allowedChats: [],
+      members: NOBODY,
       store: (await open(url())).space("grants"),
     });
     const alice = { id: 501, name: "@alice" };
