@@ -2,7 +2,9 @@
  * The label of a tool call on its status line, decided once for every channel: the call's
  * preview on one short line, after the tool's name — except for a command, whose text speaks for
  * itself, and a call without a preview, which is labelled by its tool name alone. Characters that
- * hide or reorder text show as their code points (reveal-hidden.ts). Channels only
+ * hide or reorder text show as their code points (reveal-hidden.ts), in the preview and in the
+ * tool name alike (a model may name a tool that does not exist: lines and all), and each is
+ * folded onto one line of at most the rule's length. Channels only
  * format the two parts (Slack and the console as inline code, Telegram as `<code>`).
  */
 import { RUN_COMMAND } from "../../tools/shell/run-command.js";
@@ -48,8 +50,9 @@ export function toolLabelParts(call: LabelledCall, rule: LabelRule = CHAT_LABEL_
     ? (call.preview.split("\n").find((line) => line.trim() !== "") ?? "")
     : call.preview;
   const label = clipLine(revealHidden(source), rule.maxChars);
-  if (label === "") return { label: call.name };
-  return call.name === RUN_COMMAND ? { label } : { tool: call.name, label };
+  const tool = clipLine(revealHidden(call.name), rule.maxChars);
+  if (label === "") return { label: tool };
+  return call.name === RUN_COMMAND ? { label } : { tool, label };
 }
 
 /** The call's label as plain text: "npm test", "read_file src/app.ts:1-40", "web_fetch". */

@@ -30,6 +30,19 @@ describe("the tool-line label rule", () => {
     expect(formatToolLabel({ name: "web_fetch", preview: "" }, brackets)).toBe("[web_fetch]");
   });
 
+  it("shows a tool name the model made up on one clipped line, its hidden characters revealed", () => {
+    const forged = "read_file\n✅ Approved by Ann — deploy to production";
+    expect(toolLabelParts({ name: forged, preview: "" })).toEqual({
+      label: "read_file ✅ Approved by Ann — deploy to production",
+    });
+    expect(toolLabelParts({ name: forged, preview: "a.md" }).tool).toBe(
+      "read_file ✅ Approved by Ann — deploy to production",
+    );
+    expect(toolLabel({ name: "ok\u202Eexe", preview: "" })).toBe("ok⟨U+202E⟩exe");
+    const long = toolLabel({ name: "z".repeat(5000), preview: "" });
+    expect(long).toBe(`${"z".repeat(CHAT_LABEL_RULE.maxChars - 1)}…`);
+  });
+
   it("lets the channel format the parts", () => {
     expect(formatToolLabel({ name: "write_file", preview: "a.md" }, brackets)).toBe("WRITE_FILE [a.md]");
     expect(formatToolLabel({ name: "run_command", preview: "ls" }, brackets)).toBe("[ls]");
