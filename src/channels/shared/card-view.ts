@@ -1,13 +1,14 @@
 /**
  * What a card shows, derived once from a `Card` for every channel: its icon and title, its body
- * (a diff is code in the "diff" language; empty field lists are dropped), whether it is still
- * open, the buttons it offers (one per action), the footer while open, the outcome once decided,
- * and which buttons the typed answers stand for (approve / always / deny). Characters that hide
- * or reorder text are shown as their code points everywhere in it. Slack blocks, the
- * Telegram inline keyboard and HTML, and the console prompt only format this view.
+ * (a diff is code in the "diff" language; empty field lists are dropped; a field keeps the person
+ * it names, for platforms that show them unforgeably), whether it is still open, the buttons it
+ * offers (one per action), the footer while open, the outcome once decided, and which buttons the
+ * typed answers stand for (approve / always / deny). Characters that hide or reorder text are
+ * shown as their code points everywhere in it. Slack blocks, the Telegram inline keyboard and
+ * HTML, and the console prompt only format this view.
  */
 import { APPROVE_ONCE, DENY } from "../../approvals/approval-card.js";
-import type { Card, CardBlock, CardButton, CardOutcome } from "../../core/card.js";
+import type { Card, CardBlock, CardButton, CardField, CardOutcome, CardPerson } from "../../core/card.js";
 import { cutBeforeCharacter } from "../../core/surrogate-pairs.js";
 import { revealHidden } from "./reveal-hidden.js";
 
@@ -56,6 +57,18 @@ const ICONS: Readonly<Record<Card["kind"], CardIcon>> = Object.freeze({
   item: { emoji: "📌", shortcode: ":pushpin:" },
 });
 
+/** A person as the view shows them: their name with hidden characters revealed. */
+function viewPerson(person: CardPerson): CardPerson {
+  return { ...person, name: revealHidden(person.name) };
+}
+
+/** A field as the view shows it, with the person it names kept for platforms that can show them. */
+function viewField(field: CardField): CardField {
+  const label = revealHidden(field.label);
+  const value = revealHidden(field.value);
+  return field.person ? { label, value, person: viewPerson(field.person) } : { label, value };
+}
+
 function viewBlock(block: CardBlock): CardViewBlock[] {
   switch (block.kind) {
     case "diff":
@@ -66,10 +79,7 @@ function viewBlock(block: CardBlock): CardViewBlock[] {
         : [
             {
               kind: "fields",
-              fields: block.fields.map((field) => ({
-                label: revealHidden(field.label),
-                value: revealHidden(field.value),
-              })),
+              fields: block.fields.map(viewField),
             },
           ];
     default:
@@ -97,7 +107,7 @@ function approvalKeys(card: Card, buttons: readonly CardButton[]): ApprovalKeys 
 function viewOutcome(outcome: CardOutcome): CardOutcome {
   const text = revealHidden(outcome.text);
   if (!outcome.by) return { text };
-  const by = { ...outcome.by, name: revealHidden(outcome.by.name) };
+  const by = viewPerson(outcome.by);
   return outcome.after === undefined ? { text, by } : { text, by, after: revealHidden(outcome.after) };
 }
 
@@ -152,7 +162,7 @@ export interface CardBlockFormat<T> {
   text(markdown: string): T;
   code(text: string, language: string): T;
   quote(text: string): T;
-  fields(fields: readonly { readonly label: string; readonly value: string }[]): T;
+  fields(fields: readonly CardField[]): T;
 }
 
 /** Render one body block with a platform's format. */

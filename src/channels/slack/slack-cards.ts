@@ -18,7 +18,6 @@ import {
   type CardBlockFormat,
   type CardCut,
   type CardView,
-  type CardViewBlock,
   cardView,
   cutForCard,
   formatCardBlock,
@@ -90,27 +89,6 @@ function fieldMrkdwn(field: CardField): string {
   return field.person ? slackPerson(field.person, field.value) : escapeMrkdwn(field.value);
 }
 
-/**
- * The view's body blocks with each field's person back on it, for slackPerson: cardView keeps the
- * card's fields blocks in order (dropping only empty ones) and each block's fields in order, but
- * not a field's person.
- */
-function withPeople(card: Card, view: CardView): CardViewBlock[] {
-  const people = card.blocks.flatMap((block) =>
-    block.kind === "fields" && block.fields.length > 0 ? [block.fields.map((field) => field.person)] : [],
-  );
-  let next = 0;
-  return view.blocks.map((block) => {
-    if (block.kind !== "fields") return block;
-    const persons = people[next++] ?? [];
-    const fields = block.fields.map((field, index) => {
-      const person = persons[index];
-      return person ? { ...field, person } : field;
-    });
-    return { ...block, fields };
-  });
-}
-
 /** Body blocks as Block Kit sections; `file` is the file posted with the card's whole code, if any. */
 function blockKit(file?: string): CardBlockFormat<Block[]> {
   return {
@@ -172,7 +150,7 @@ export function renderCard(card: Card, file?: string): SlackPayload {
   let textTotal = blockTextLength(blocks[0] as Block);
   let truncated = false;
   const format = blockKit(file);
-  for (const block of withPeople(card, view).flatMap((b) => formatCardBlock(b, format))) {
+  for (const block of view.blocks.flatMap((b) => formatCardBlock(b, format))) {
     const size = blockTextLength(block);
     if (blocks.length >= MAX_BODY_BLOCKS || textTotal + size > PAGE_BUDGET.text) {
       truncated = true;
@@ -215,7 +193,7 @@ export function cardPlainText(card: Card, limit: number, file?: string): string 
   const view = cardView(card);
   const title = `*${escapeMrkdwn(view.title)}*`;
   const closing = closingLine(view);
-  const others = withPeople(card, view).map((block) => formatCardBlock(block, PLAIN_MRKDWN));
+  const others = view.blocks.map((block) => formatCardBlock(block, PLAIN_MRKDWN));
   const restLength = [title, closing ?? "", ...others].reduce((total, part) => total + part.length + 2, 0);
   const codeBlocks = view.blocks.filter((block) => block.kind === "code").length;
   const room = Math.floor((limit - restLength) / Math.max(codeBlocks, 1)) - PLAIN_CODE_OVERHEAD;

@@ -106,6 +106,36 @@ describe("cardView", () => {
     expect(cardView({ ...approval, buttons: [] }).open).toBe(false);
   });
 
+  it("keeps the person a field names (name revealed) for platforms that show them, beside its text", () => {
+    const requester = { platform: "slack", id: "U0MALLORY", name: "Boss\u202E" } as const;
+    const view = cardView({
+      ...approval,
+      blocks: [
+        { kind: "fields", fields: [] },
+        {
+          kind: "fields",
+          fields: [
+            { label: "Tool", value: "shell" },
+            { label: "Requested by", value: "Boss (id U0MALLORY)", person: requester },
+          ],
+        },
+      ],
+    });
+    expect(view.blocks).toEqual([
+      {
+        kind: "fields",
+        fields: [
+          { label: "Tool", value: "shell" },
+          {
+            label: "Requested by",
+            value: "Boss (id U0MALLORY)",
+            person: { platform: "slack", id: "U0MALLORY", name: "Boss⟨U+202E⟩" },
+          },
+        ],
+      },
+    ]);
+  });
+
   it("gives other kinds their icon and no approval keys", () => {
     const question = cardView({ ...approval, kind: "question", title: "Colour?" });
     expect(question.icon.shortcode).toBe(":question:");
