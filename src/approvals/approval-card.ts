@@ -20,7 +20,7 @@ import {
   formatOutcome,
 } from "../core/card.js";
 import { cardPerson, personText, whoMayDecide } from "./authorisation.js";
-import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.js";
+import type { PendingApproval, PendingItem, PendingPerson, PendingPlan } from "./pending-item.js";
 
 export { cardPerson, personText };
 
@@ -116,8 +116,8 @@ function deciders(item: PendingItem): CardBlock[] {
  * show), and the person, which a platform that can name them unforgeably (a Slack mention) shows
  * instead.
  */
-function requesterField(item: PendingItem, label: string): CardField {
-  const person = cardPerson(item.requester);
+export function requesterField(requester: PendingPerson, label: string): CardField {
+  const person = cardPerson(requester);
   return { label, value: personText(person), person };
 }
 
@@ -167,7 +167,7 @@ export function approvalCard(item: PendingApproval): Card {
     kind: "fields",
     fields: [
       { label: "Tool", value: item.tool },
-      requesterField(item, fromChannel ? "Woken for" : "Requested by"),
+      requesterField(item.requester, fromChannel ? "Woken for" : "Requested by"),
       expiryField(item),
     ],
   });
@@ -224,7 +224,7 @@ export function planCard(item: PendingPlan): Card {
     blocks: [
       { kind: "text", text: item.plan },
       ...deciders(item),
-      { kind: "fields", fields: [requesterField(item, "Requested by"), expiryField(item)] },
+      { kind: "fields", fields: [requesterField(item.requester, "Requested by"), expiryField(item)] },
     ],
     buttons: open
       ? [

@@ -7,7 +7,8 @@
  * the requester and for ONCE_GRANT_TTL_MS, in the session's grants — the engine consumes it on the
  * first matching call; a call with other arguments, another member's or a later one goes through
  * the reviewer again. First press wins, also across processes
- * (`setIfAbsent` on the decision key).
+ * (`setIfAbsent` on the decision key). Who asked is a person on the card and is named with their
+ * user id in the answers to a press, never by a display name alone.
  */
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -19,7 +20,7 @@ import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { ThreadOutput } from "../core/thread-output.js";
 import { storedTargetSchema, type ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace, Store } from "../store/store.js";
-import { cardPerson, decidedOutcome, detailBlock } from "./approval-card.js";
+import { cardPerson, decidedOutcome, detailBlock, personText, requesterField } from "./approval-card.js";
 import { type ApprovalsConfig, allowedApproversFor, mayDecide, qualifiedUserId } from "./authorisation.js";
 import type { Card, CardRef } from "../core/card.js";
 import type { AskContext } from "./pending-hub-types.js";
@@ -113,10 +114,7 @@ export function denialCard(record: DenialRecord): Card {
       ...shownCall,
       {
         kind: "fields",
-        fields: [
-          { label: "Tool", value: record.tool },
-          { label: "Requested by", value: record.requester.name },
-        ],
+        fields: [{ label: "Tool", value: record.tool }, requesterField(record.requester, "Requested by")],
       },
     ],
     buttons: open ? [{ action: ALLOW_ANYWAY, label: "Allow anyway", style: "danger" }] : [],
@@ -135,6 +133,11 @@ export function denialCard(record: DenialRecord): Card {
             : { text: "Allowed anyway — the agent may run this exact call once" },
         }),
   };
+}
+
+/** A person in a press's answer: their name and user id, which a display name cannot fake. */
+function named(person: PendingPerson): string {
+  return personText(cardPerson(person));
 }
 
 /** Reviewer denials with "Allow anyway" (see the module header). */
@@ -183,13 +186,16 @@ export class ReviewerDenials {
     if (!mayDecide(record.allowedApprovers, press.platform, press.user.id))
       return {
         status: "not_allowed",
-        message: `Only ${record.requester.name} or a configured approver can allow this.`,
+        message: `Only ${named(record.requester)} or a configured approver can allow this.`,
       };
     const by: PendingPerson = { platform: press.platform, userId: press.user.id, name: press.user.name };
     const won = await this.space.setIfAbsent(`denial-decision:${record.id}`, by, this.options.config.ttlMs);
     if (!won) {
       const first = await this.space.get<PendingPerson>(`denial-decision:${record.id}`);
-      return { status: "already_decided", message: `Already allowed by ${first?.name ?? "someone"}.` };
+      return {
+        status: "already_decided",
+        message: `Already allowed by ${first ? named(first) : "someone"}.`,
+      };
     }
     const granted = await this.options.host.grant(record.sessionId, {
       kind: "once",
@@ -213,7 +219,7 @@ export class ReviewerDenials {
     await this.updateCard(settled);
     return {
       status: "accepted",
-      message: `Allowed once: ${record.requester.name} may ask the agent to try that exact call again within the hour.`,
+      message: `Allowed once: ${named(record.requester)} may ask the agent to try that exact call again within the hour.`,
     };
   }
 

@@ -12,6 +12,8 @@ import { type DenialRecord, denialCard, ReviewerDenials } from "../../src/approv
 import type { Card, CardRef } from "../../src/core/card.js";
 import type { ThreadOutput } from "../../src/core/thread-output.js";
 import { postCardWithAttachment } from "../../src/channels/shared/card-attachment.js";
+import { renderCard as renderSlackCard } from "../../src/channels/slack/slack-cards.js";
+import { renderCard as renderTelegramCard } from "../../src/channels/telegram/telegram-card.js";
 import { canonicalJson } from "../../src/engine/call-identity.js";
 import { type Grant, ONCE_GRANT_TTL_MS } from "../../src/engine/permissions/grants.js";
 import { createStore } from "../../src/store/create-store.js";
@@ -50,8 +52,8 @@ function record(overrides: Partial<DenialRecord> = {}): DenialRecord {
 
 type Denial = Parameters<ReturnType<ReviewerDenials["reporterFor"]>>[0];
 
-/** Report a denial; its card, and the grants pressing "Allow anyway" on it gave. */
-async function report(denial: Denial) {
+/** Report a denial for `requester`; its card, and the grants pressing "Allow anyway" on it gave. */
+async function report(denial: Denial, requester = REQUESTER) {
   const posted: Card[] = [];
   const granted: Grant[] = [];
   const output = {
@@ -75,7 +77,7 @@ async function report(denial: Denial) {
     logger: pino({ level: "silent" }),
     now: () => new Date("2026-01-02T03:04:05.000Z"),
   });
-  await denials.reporterFor(() => ({ sessionId: "s1", target: TARGET, requester: REQUESTER }))(denial);
+  await denials.reporterFor(() => ({ sessionId: "s1", target: TARGET, requester }))(denial);
   expect(posted).toHaveLength(1);
   return { card: posted[0]!, denials, granted };
 }
@@ -158,5 +160,61 @@ describe("a reviewer denial's card", () => {
     expect(granted).toEqual([
       { kind: "once", tool: "run_command", args: canonicalJson(args), requester: "slack:U1", expiresAt },
     ]);
+  });
+});
+
+describe("who asked, on a reviewer denial's card and in the answers to its presses", () => {
+  const mallory = { platform: "slack", userId: "U0MALLORY", name: "Boss" };
+  const denial: Denial = {
+    callId: "c1",
+    tool: "run_command",
+    args: { command: "ls" },
+    summary: "ls",
+    reason: "no",
+  };
+  const press = (pendingId: string, id: string, name: string) =>
+    ({ kind: "card", platform: "slack", pendingId, action: "allow_anyway", user: { id, name } }) as const;
+
+  it("is a person with their user id: Slack shows a mention, a name like Boss cannot pose as someone", () => {
+    const card = denialCard(record({ requester: mallory }));
+    expect(card.blocks.at(-1)).toEqual({
+      kind: "fields",
+      fields: [
+        { label: "Tool", value: "run_command" },
+        {
+          label: "Requested by",
+          value: "Boss (id U0MALLORY)",
+          person: { platform: "slack", id: "U0MALLORY", name: "Boss" },
+        },
+      ],
+    });
+    const slack = JSON.stringify(renderSlackCard(card).blocks);
+    expect(slack).toContain("*Requested by*\\n<@U0MALLORY>");
+    expect(slack).not.toContain("Boss");
+  });
+
+  it("a name written as a link stays text, with the id beside it", () => {
+    const name = "[Approve](https://evil.example)";
+    const telegram = { platform: "telegram", userId: "42", name };
+    const { html } = renderTelegramCard(denialCard(record({ requester: telegram })));
+    expect(html).toContain("<b>Requested by:</b> [Approve](https://evil.example) (id 42)");
+    expect(html).not.toContain("<a ");
+  });
+
+  it("refusals and grants name the requester and the first presser with their user ids", async () => {
+    const { card, denials } = await report(denial, mallory);
+    expect(await denials.press(press(card.pendingId, "U0EVE", "Boss"))).toEqual({
+      status: "not_allowed",
+      message: "Only Boss (id U0MALLORY) or a configured approver can allow this.",
+    });
+    expect(await denials.press(press(card.pendingId, "U0MALLORY", "Boss"))).toEqual({
+      status: "accepted",
+      message:
+        "Allowed once: Boss (id U0MALLORY) may ask the agent to try that exact call again within the hour.",
+    });
+    expect(await denials.press(press(card.pendingId, "U0MALLORY", "Boss"))).toEqual({
+      status: "already_decided",
+      message: "Already allowed by Boss (id U0MALLORY).",
+    });
   });
 });
