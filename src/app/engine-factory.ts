@@ -154,6 +154,7 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
       onModeChange: context.onModeChange,
       now,
       compaction: deps.compaction,
+      ...(context.compactionState ? { compactionState: context.compactionState } : {}),
       ...(deps.reviewer ? { reviewer: new ReviewerGate(deps.reviewer) } : {}),
       ...(context.reviewerDenials ? { reviewerDenials: context.reviewerDenials } : {}),
       framePrompt: deps.framePrompt,

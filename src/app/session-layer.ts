@@ -1,7 +1,8 @@
 /**
  * The session layer's composition root: validates the SessionManager's options, builds every
  * collaborator the manager works with — audit log, inbound dedupe, pending store and hub,
- * approval and question services, the reviewer parts, session records and cache, the turn
+ * approval and question services, the reviewer parts, session records and cache, the engines'
+ * stored compaction states, the turn
  * scheduler (on the injected session lock, else the in-process one), item cards, the parked turns, module
  * and thread commands, the thread outputs — wires them to each other, and hands them to the manager.
  * The app and the tests' stack builder both build their SessionManager here.
@@ -37,6 +38,7 @@ import { ThreadOutputs } from "../sessions/thread-outputs.js";
 import { TurnEndSaves } from "../sessions/turn-end-saves.js";
 import { TurnScheduler } from "../sessions/turn-scheduler.js";
 import { HistoryLog } from "../store/history-log.js";
+import { CompactionStates } from "./compaction-states.js";
 
 /** Throws when the options are invalid (bad approver ids, mode, limits). */
 function validate(options: SessionManagerOptions): void {
@@ -105,8 +107,15 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     denials: reviewer.denials,
     audit: reviewer.audit,
   };
+  // Each engine the session gets (first load, after an eviction, a rebuild) finds its summary.
+  const compactionStates = new CompactionStates(options.store.space("compaction"), logger);
   const bindEngine = (live: LiveSession): void =>
-    live.bindEngine(options.createEngine(engineContextOf(live, services)));
+    live.bindEngine(
+      options.createEngine({
+        ...engineContextOf(live, services),
+        compactionState: compactionStates.forSession(live.id),
+      }),
+    );
   const records = new SessionRecords(turnSpace("sessions"), multi?.records);
   const endSaves = new TurnEndSaves(logger);
   const cache: SessionCache = new SessionCache({

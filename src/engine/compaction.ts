@@ -27,6 +27,7 @@ import { isAgentNote } from "../core/agent-note.js";
 import { oneLine } from "../core/one-line.js";
 import { type ConversationMessage, type TokenUsage, writtenByOther } from "../core/messages.js";
 import type { Requester } from "../core/request.js";
+import type { CompactionState, CompactionStatePort } from "./compaction-state.js";
 import type { ProviderClient } from "./provider/provider.js";
 
 export const DEFAULT_KEEP_RECENT_TURNS = 2;
@@ -54,15 +55,6 @@ export interface CompactionResult {
   readonly removedMessages: number;
   readonly summaryChars: number;
   /** True when some of the turns were left out of the summary (a failed call, the call bound, a cut message). */
-  readonly trimmed: boolean;
-}
-
-interface CompactionState {
-  /** How many leading history messages the summary stands for. */
-  readonly covered: number;
-  /** The last covered message, serialised: the state applies only to the history it was built on. */
-  readonly anchor: string;
-  readonly summary: string;
   readonly trimmed: boolean;
 }
 
@@ -226,8 +218,26 @@ export function modelSummariser(
 /** Compaction state for one session's history, and the policy that advances it. */
 export class Compactor {
   private state: CompactionState | undefined;
+  private restored: Promise<void> | undefined;
 
-  constructor(private readonly keepRecentTurns = DEFAULT_KEEP_RECENT_TURNS) {}
+  /** `saved`: where the state is kept between engines (none: it lives as long as this Compactor). */
+  constructor(
+    private readonly keepRecentTurns = DEFAULT_KEEP_RECENT_TURNS,
+    private readonly saved?: CompactionStatePort,
+  ) {}
+
+  /**
+   * Load the saved state, once, before the first view (later calls wait for the same load);
+   * `history` is the history before the turn. A session's first turn (no history) loads nothing:
+   * no saved state can apply to it, so it costs no store round trip.
+   */
+  restore(history: readonly ConversationMessage[]): Promise<void> {
+    this.restored ??= (async () => {
+      const state = history.length === 0 ? undefined : await this.saved?.load();
+      this.state ??= state;
+    })();
+    return this.restored;
+  }
 
   /** What to send: the summary and the uncovered tail, or the whole history. */
   view(history: readonly ConversationMessage[]): CompactionView {
@@ -275,6 +285,7 @@ export class Compactor {
       summary,
       trimmed: trimmed || (prior?.trimmed ?? false),
     };
+    await this.saved?.save(this.state);
     return { removedMessages: boundary - covered, summaryChars: summary.length, trimmed };
   }
 

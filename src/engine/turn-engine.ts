@@ -4,9 +4,10 @@
  * A user turn is model ↔ tool iterations until the model stops calling tools, the step budget is
  * spent, a provider error ends it, or the user stops it. The engine talks to its caller only
  * through frozen AgentEvents; it keeps no platform code. One engine lives as long as a session
- * (grants, facts, compaction state, queued steering) while each run receives the history in its
- * request snapshot. The system prompt — the session's `instructions` (built on its first turn when
- * they are given as a builder, then kept), then the part that belongs to the turn's requester
+ * (grants, facts, compaction state — kept beyond it through a CompactionStatePort when given —
+ * queued steering) while each run receives the history in its request snapshot. The system
+ * prompt — the session's `instructions` (built on its first turn when they are given as a
+ * builder, then kept), then the part that belongs to the turn's requester
  * (their memories), settled when the turn starts (SystemPrompt) — is sent first on every call and
  * is not part of the stored history.
  *
@@ -18,6 +19,7 @@
  */
 import type { PlatformUser } from "../core/thread-target.js";
 import { Compactor } from "./compaction.js";
+import type { CompactionStatePort } from "./compaction-state.js";
 import { EventChannel } from "./event-channel.js";
 import { type AgentEvent, agentEvent } from "../core/events.js";
 import { startedByAgentNote } from "../core/agent-note.js";
@@ -75,6 +77,8 @@ export interface TurnEngineOptions {
   onModeChange?: (mode: PermissionMode, by?: PlatformUser) => void;
   now?: () => Date;
   compaction?: { keepRecentTurns?: number };
+  /** Where the session's compaction state outlives this engine (compaction-state.ts); none: in memory only. */
+  compactionState?: CompactionStatePort;
   /** The session's safety reviewer (reviewed mode and shadow verdicts). */
   reviewer?: ReviewerGate;
   /** Shows a reviewer denial to the person, with "Allow anyway". */
@@ -111,7 +115,7 @@ export class TurnEngine implements SessionTurnEngine {
 
   constructor(options: TurnEngineOptions) {
     this.deps = { ...options, now: options.now ?? (() => new Date()) };
-    this.compactor = new Compactor(options.compaction?.keepRecentTurns);
+    this.compactor = new Compactor(options.compaction?.keepRecentTurns, options.compactionState);
     this.framePrompt = options.framePrompt;
     this.systemPrompt = new SystemPrompt(options.instructions, options.requesterInstructions);
   }
@@ -231,6 +235,7 @@ export class TurnEngine implements SessionTurnEngine {
         });
       }
       await this.settleSystemPrompt(ctx);
+      await this.compactor.restore(ctx.request.messages);
       await this.loop(ctx);
       await ctx.flush();
     } catch (error) {

@@ -12,6 +12,7 @@ import type { QuestionService } from "../approvals/question-service.js";
 import type { ReviewerDenials } from "../approvals/reviewer-denials.js";
 import type { Approver, Asker, PlanApprover } from "../engine/asking/ports.js";
 import type { AuditSink } from "../engine/audit-record.js";
+import type { CompactionStatePort } from "../engine/compaction-state.js";
 import type { PermissionMode } from "../core/modes.js";
 import type { GrantSet } from "../engine/permissions/grants.js";
 import type { ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js";
@@ -36,6 +37,8 @@ export interface EngineContext {
   readonly mode: PermissionMode;
   /** Shows a safety-reviewer denial in the thread, with "Allow anyway" for the requester. */
   readonly reviewerDenials?: ReviewerDenialReporter;
+  /** Where the session's compaction summary outlives the engine (none: it lives as long as the engine). */
+  readonly compactionState?: CompactionStatePort;
 }
 
 /** Builds the engine for one session; called once per session each time it is loaded into memory. */

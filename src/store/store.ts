@@ -16,6 +16,8 @@ export const STORE_NAMESPACES = [
   "memory",
   "skills",
   "schedules",
+  /** Each session's compaction summary and the boundary it covers (app/compaction-states.ts). */
+  "compaction",
   /**
    * Rate-limit slots shared by every process on the store: transcriptions per person, wake-ups
    * per subscription and wake_me_later calls per session (store/slot-budget.ts); and the bytes of

@@ -70,6 +70,7 @@ export function engineFactory(
       persistence: ctx.persistence,
       onModeChange: ctx.onModeChange,
       ...(ctx.reviewerDenials ? { reviewerDenials: ctx.reviewerDenials } : {}),
+      ...(ctx.compactionState ? { compactionState: ctx.compactionState } : {}),
       ...extra(),
     });
 }
