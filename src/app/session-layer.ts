@@ -2,9 +2,9 @@
  * The session layer's composition root: validates the SessionManager's options, builds every
  * collaborator the manager works with — audit log, inbound dedupe, pending store and hub,
  * approval and question services, the reviewer parts, session records and cache, the engines'
- * stored compaction states, the turn
- * scheduler (on the injected session lock, else the in-process one), item cards, the parked turns, module
- * and thread commands, the thread outputs — wires them to each other, and hands them to the manager.
+ * stored compaction states, the turn scheduler (on the injected session lock, else the in-process
+ * one), item cards, the parked turns, module and thread commands, the thread outputs — wires them
+ * to each other, and hands them to the manager.
  * The app and the tests' stack builder both build their SessionManager here.
  */
 import type { Logger } from "pino";
