@@ -2,7 +2,8 @@
  * The tool calls a conversation's history holds, as the turn loop reads and writes them: the calls
  * of the trailing assistant message still waiting for a result (what a resumed turn answers), the
  * ids already taken, the ids a model's new calls get (usable and never reused: approvals and the
- * started-calls journal are keyed by them), and the form a call is stored in.
+ * started-calls journal are keyed by them), the tool names they keep (a name no tool could have
+ * becomes a short placeholder), and the form a call is stored in.
  */
 import type { ConversationMessage, ToolCallRecord } from "../core/messages.js";
 import { parseToolArguments } from "../tools/registry.js";
@@ -50,10 +51,28 @@ export function hopCallId(callId: string, hop: string): string {
 }
 
 /**
- * Give every call a usable id that no call in `taken` (the session's history so far) has; the
- * new ids join `taken`. Some servers omit, repeat or bloat ids, and a model may reuse an earlier
- * call's id: approvals and the started-calls journal are keyed by call id, so a reused id would
- * find the earlier call's decision instead of asking again.
+ * What a tool name from the model may look like to be kept: every name a tool is offered under
+ * fits (the endpoints' own rule is 1-64 letters, digits, _ and -; MCP tools are `server__tool`
+ * within it), with "." and ":" for the near misses a model makes ("functions.read_file"), so the
+ * unknown-tool answer can quote them.
+ */
+const USABLE_TOOL_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/**
+ * The name a call keeps: its own when usable, else a placeholder saying how long it was. A name no
+ * tool can have is unknown anyway, and kept whole it would be stored twice (the call and its
+ * "Unknown tool" answer), sent back on every later request and shown on the status line, lines,
+ * hidden characters and all.
+ */
+function usableToolName(name: string): string {
+  return USABLE_TOOL_NAME.test(name) ? name : `invalid_tool_name_of_${name.length}_chars`;
+}
+
+/**
+ * Give every call a usable id that no call in `taken` (the session's history so far) has, and a
+ * usable tool name (usableToolName); the new ids join `taken`. Some servers omit, repeat or bloat
+ * ids, and a model may reuse an earlier call's id: approvals and the started-calls journal are
+ * keyed by call id, so a reused id would find the earlier call's decision instead of asking again.
  */
 export function normaliseIds(
   calls: readonly RawToolCall[],
@@ -66,7 +85,8 @@ export function normaliseIds(
     for (let n = 0; !USABLE_CALL_ID.test(id) || taken.has(id); n++)
       id = `call_${turnId}_${step}_${i}${n > 0 ? `_${n}` : ""}`;
     taken.add(id);
-    return id === call.id ? call : { ...call, id };
+    const name = usableToolName(call.name);
+    return id === call.id && name === call.name ? call : { ...call, id, name };
   });
 }
 
