@@ -20,7 +20,6 @@ export interface MembershipOptions {
   /** Whether the person is in the chat now; throws when Telegram cannot say. */
   readonly lookup: (chatId: number, userId: number) => Promise<boolean>;
   readonly logger: Logger;
-  readonly now?: () => number;
 }
 
 interface Entry {
@@ -31,16 +30,13 @@ interface Entry {
 /** Group membership, looked up and kept a few minutes (see module comment). */
 export class GroupMembership {
   private readonly entries = new Map<string, Entry>();
-  private readonly now: () => number;
 
-  constructor(private readonly options: MembershipOptions) {
-    this.now = options.now ?? Date.now;
-  }
+  constructor(private readonly options: MembershipOptions) {}
 
   /** Whether the person is a member of the chat (false when Telegram cannot say). */
   isMember(chatId: number, userId: number): Promise<boolean> {
     const key = `${chatId}:${userId}`;
-    const now = this.now();
+    const now = Date.now();
     const kept = this.entries.get(key);
     if (kept !== undefined && kept.until > now) return kept.member;
     this.entries.delete(key);
