@@ -8,6 +8,11 @@
  * Anonymous group admins (who write as the group) are never allowed; a chat is told so at most
  * once an hour.
  *
+ * Pairing codes are kept in the store (`tg:paircode:<code>`, the person and the expiry, for an
+ * hour), taken with write-if-absent and removed when approved, so any process approves a code
+ * another one showed (webhooks behind a load balancer), also after a restart; a code that could not
+ * be stored is never shown (the refusal then offers the other ways in).
+ *
  * A pairing gives the paired account an allowed user's standing, so it lasts only as long as the
  * standing of whoever granted it: each records its approver (and when), and counts only while
  * that approver is still an allowed user — removing an admin from the allowed users ends every
@@ -24,6 +29,7 @@ import { randomInt } from "node:crypto";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { getAll, type KeyValueSpace } from "../../store/store.js";
+import { errorText } from "./telegram-errors.js";
 import type { GroupMembership } from "./telegram-membership.js";
 import { PairingIndex } from "./telegram-pairing-index.js";
 
@@ -57,11 +63,13 @@ export interface AccessUser {
  */
 export type Standing = "user" | "if-member" | undefined;
 
-interface Pairing {
-  readonly code: string;
-  readonly user: AccessUser;
-  readonly expiresAt: number;
-}
+/** A pending pairing code: who it pairs, and until when (ms since the epoch). */
+const PairCodeSchema = z.object({
+  userId: z.number().int(),
+  name: z.string(),
+  expiresAt: z.number(),
+});
+type PairCode = z.infer<typeof PairCodeSchema>;
 
 /** A stored pairing: who was paired, who approved it and when. */
 const PairingRecordSchema = z.object({
@@ -82,13 +90,21 @@ function parsePairing(value: unknown): PairingRecord | undefined {
 }
 
 const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+const CODE_LENGTH = 6;
+const CODE_SHAPE = new RegExp(`^[${CODE_ALPHABET}]{${CODE_LENGTH}}$`);
 const CODE_TTL_MS = 60 * 60 * 1000;
+/** Fresh codes tried when one is taken already (one in hundreds of millions). */
+const CODE_ATTEMPTS = 3;
 const REFUSAL_EVERY_MS = 60 * 60 * 1000;
-/** The most entries each in-process cache (codes, refusals, accounts logged) holds. */
+/** The most entries each in-process cache (refusals, accounts logged) holds. */
 const MEMORY_CAP = 10_000;
 
 function pairedKey(userId: number | string): string {
   return `tg:paired:${userId}`;
+}
+
+function codeKey(code: string): string {
+  return `tg:paircode:${code}`;
 }
 
 const ADMIN_ONLY = "Only an admin (a user in TELEGRAM_ALLOWED_USERS) can";
@@ -101,7 +117,6 @@ export class TelegramAccess {
   private readonly loggedLapsed = new Set<string>();
   /** The ids of the accounts ever paired, for `/pairs`. */
   private readonly index: PairingIndex;
-  private readonly codes = new Map<string, Pairing>();
   private readonly refusedAt = new Map<string, number>();
   private readonly now: () => number;
 
@@ -170,7 +185,7 @@ export class TelegramAccess {
    * The short refusal for a user who is not allowed, or undefined when they were told within the
    * last hour (one reply, not one per message). In an allowed group, it says only members may.
    */
-  refusal(chat: AccessChat, user: AccessUser): string | undefined {
+  async refusal(chat: AccessChat, user: AccessUser): Promise<string | undefined> {
     const now = this.now();
     if (!this.firstThisHour(`${chat.id}:${user.id}`, now)) return undefined;
     const listed = this.listsChat(chat);
@@ -179,8 +194,9 @@ export class TelegramAccess {
       ...(chat.type === "private" || listed
         ? []
         : [`allow this whole group by adding chat id ${chat.id} to allowed_chats`]),
-      `approve you by sending /pair ${this.codeFor(user, now)} to the bot`,
     ];
+    const code = await this.issueCode(user, now);
+    if (code !== undefined) ways.push(`approve you by sending /pair ${code} to the bot`);
     const why = listed
       ? "Sorry, only members of this group may use this bot here, and I could not confirm that you are one (join the group first)."
       : "Sorry, you are not allowed to use this bot.";
@@ -207,25 +223,46 @@ export class TelegramAccess {
     return true;
   }
 
-  private codeFor(user: AccessUser, now: number): string {
-    for (const [code, pairing] of this.codes) {
-      if (pairing.expiresAt <= now) this.codes.delete(code);
-      else if (pairing.user.id === user.id) return code;
+  /** A new pairing code for the person, stored for an hour; undefined when none could be stored. */
+  private async issueCode(user: AccessUser, now: number): Promise<string | undefined> {
+    const pending: PairCode = { userId: user.id, name: user.name, expiresAt: now + CODE_TTL_MS };
+    try {
+      for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
+        const code = Array.from(
+          { length: CODE_LENGTH },
+          () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)],
+        ).join("");
+        if (await this.options.store.setIfAbsent(codeKey(code), pending, CODE_TTL_MS)) return code;
+      }
+      this.options.logger?.warn(
+        { userId: user.id },
+        "telegram: no free pairing code; refusal sent without one",
+      );
+    } catch (error) {
+      this.options.logger?.warn(
+        { userId: user.id, err: errorText(error) },
+        "telegram: could not store a pairing code; refusal sent without one",
+      );
     }
-    const code = Array.from({ length: 6 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join("");
-    if (this.codes.size < MEMORY_CAP) this.codes.set(code, { code, user, expiresAt: now + CODE_TTL_MS });
-    return code;
+    return undefined;
+  }
+
+  /** The pending code's pairing, taken (removed) by this call; undefined when none is pending. */
+  private async takeCode(code: string): Promise<PairCode | undefined> {
+    if (!CODE_SHAPE.test(code)) return undefined;
+    const pending = PairCodeSchema.safeParse(await this.options.store.get<unknown>(codeKey(code)));
+    if (!pending.success || pending.data.expiresAt <= this.now()) return undefined;
+    // Removed before the pairing is written: of two approvals at once, only one pairs.
+    return (await this.options.store.delete(codeKey(code))) ? pending.data : undefined;
   }
 
   /** An admin approves a pairing code; returns the reply to show the admin. */
   async approve(admin: AccessUser, rawCode: string | undefined): Promise<string> {
     if (!this.isAdmin(admin.id)) return `${ADMIN_ONLY} approve pairing codes.`;
     const code = (rawCode ?? "").trim().toUpperCase();
-    const pairing = this.codes.get(code);
-    if (!pairing || pairing.expiresAt <= this.now())
-      return `No pending pairing code "${code}" (codes expire after an hour).`;
-    this.codes.delete(code);
-    const { user } = pairing;
+    const pending = await this.takeCode(code);
+    if (pending === undefined) return `No pending pairing code "${code}" (codes expire after an hour).`;
+    const user: AccessUser = { id: pending.userId, name: pending.name };
     const record: PairingRecord = {
       by: String(admin.id),
       byName: admin.name,

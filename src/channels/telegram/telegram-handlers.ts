@@ -207,7 +207,7 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   if (!allowed) {
     // Whatever a stranger sends (/start and /pair included) gets the one refusal an hour: never a
     // reply per message, which would let anyone spend the bot's send rate.
-    const refusal = deps.access.refusal(chat, user);
+    const refusal = await deps.access.refusal(chat, user);
     deps.logger.info(
       { userId: from.id, chatId: message.chat.id, told: refusal !== undefined },
       "telegram: refused",

@@ -38,7 +38,7 @@ async function paired(store = memorySpace(), approver = ADMIN) {
     members: NOBODY,
     store,
   });
-  const reply = await access.approve(approver, codeIn(access.refusal(DM, MALLORY)));
+  const reply = await access.approve(approver, codeIn(await access.refusal(DM, MALLORY)));
   return { access, reply, store };
 }
 
@@ -138,11 +138,13 @@ describe("Telegram pairing", () => {
   it("lists every pairing approved at once in one process, each once", async () => {
     const { access } = await paired();
     const users = [501, 502, 503, 504].map((id) => ({ id, name: `@u${id}` }));
-    const codes = users.map((u) => codeIn(access.refusal({ id: u.id, type: "private" }, u)));
+    const codes = await Promise.all(
+      users.map(async (u) => codeIn(await access.refusal({ id: u.id, type: "private" }, u))),
+    );
     await Promise.all(codes.map((code) => access.approve(ADMIN, code)));
     // Ended and approved again: listed once.
     await access.unpair(ADMIN, "999");
-    await access.approve(ADMIN, codeIn(access.refusal(GROUP, MALLORY)));
+    await access.approve(ADMIN, codeIn(await access.refusal(GROUP, MALLORY)));
     const lines = (await access.list(ADMIN)).split("\n").slice(1);
     expect(lines.map((line) => /user id (\d+)\)/.exec(line)?.[1])).toEqual([
       "999",
@@ -206,11 +208,90 @@ describe("Telegram pairing", () => {
   it("refuses /pair, /pairs and /unpair from a paired (not allowed) user", async () => {
     const { access } = await paired();
     const carol = { id: 333, name: "@carol" };
-    const code = codeIn(access.refusal({ id: carol.id, type: "private" }, carol));
+    const code = codeIn(await access.refusal({ id: carol.id, type: "private" }, carol));
     expect(await access.approve(MALLORY, code)).toContain("Only an admin");
     expect(await access.list(MALLORY)).toContain("Only an admin");
     expect(await access.unpair(MALLORY, "999")).toContain("Only an admin");
     expect(await access.allows(DM, MALLORY)).toBe(true);
+  });
+
+  it.each([
+    ["SQLite", () => undefined],
+    ["Redis", () => redis.url],
+  ])("approves a code another process showed, once, also after a restart (%s)", async (_, url) => {
+    const shower = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      members: NOBODY,
+      store: (await open(url())).space("grants"),
+    });
+    const code = codeIn(await shower.refusal(DM, MALLORY));
+    // Another process on the same store, started after the code was shown (a restart, or a webhook
+    // behind a load balancer), approves it; a second approval anywhere finds it taken.
+    const approver = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      members: NOBODY,
+      store: (await open(url())).space("grants"),
+    });
+    expect(await approver.approve(ADMIN, code.toLowerCase())).toContain("Approved: @mallory (user id 999)");
+    expect(await shower.allows(DM, MALLORY)).toBe(true);
+    expect(await shower.approve(ADMIN, code)).toContain(`No pending pairing code "${code}"`);
+    expect(await approver.approve(ADMIN, code)).toContain("No pending pairing code");
+  });
+
+  it("keeps a code an hour, and takes no stored code of the wrong shape", async () => {
+    const store = memorySpace();
+    let now = Date.parse("2026-03-01T12:00:00Z");
+    const access = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      members: NOBODY,
+      store,
+      now: () => now,
+    });
+    const code = codeIn(await access.refusal(DM, MALLORY));
+    expect(await store.get(`tg:paircode:${code}`)).toEqual({
+      userId: 999,
+      name: "@mallory",
+      expiresAt: now + 60 * 60 * 1000,
+    });
+    now += 60 * 60 * 1000;
+    expect(await access.approve(ADMIN, code)).toContain("No pending pairing code");
+    await store.set("tg:paircode:ABCDEF", { userId: "999", name: "@mallory", expiresAt: now + 1000 });
+    expect(await access.approve(ADMIN, "ABCDEF")).toContain("No pending pairing code");
+    expect(await access.allows(DM, MALLORY)).toBe(false);
+  });
+
+  it("shows no code it could not store: the refusal then names the other ways in", async () => {
+    const { logger, lines } = warnings();
+    const failing: KeyValueSpace = {
+      ...memorySpace(),
+      setIfAbsent: async () => {
+        throw new Error("store down");
+      },
+    };
+    const down = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      members: NOBODY,
+      store: failing,
+      logger,
+    });
+    const refusal = await down.refusal(GROUP, MALLORY);
+    expect(refusal).toContain("Your Telegram user id is 999");
+    expect(refusal).toContain("TELEGRAM_ALLOWED_USERS");
+    expect(refusal).not.toContain("/pair");
+    expect(String(lines[0]![1])).toContain("could not store a pairing code");
+    // Every code it draws taken already: none shown either.
+    const full: KeyValueSpace = { ...memorySpace(), setIfAbsent: async () => false };
+    const taken = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      members: NOBODY,
+      store: full,
+    });
+    expect(await taken.refusal(DM, MALLORY)).not.toContain("/pair");
   });
 
   // Two processes (two stores on one SQLite file, or on one Redis) approve at once: the first
@@ -234,11 +315,11 @@ describe("Telegram pairing", () => {
     });
     const alice = { id: 501, name: "@alice" };
     const bob = { id: 502, name: "@bob" };
-    const first = one.approve(ADMIN, codeIn(one.refusal({ id: alice.id, type: "private" }, alice)));
+    const first = one.approve(ADMIN, codeIn(await one.refusal({ id: alice.id, type: "private" }, alice)));
     await held.holding;
-    expect(await two.approve(ADMIN, codeIn(two.refusal({ id: bob.id, type: "private" }, bob)))).toContain(
-      "Approved",
-    );
+    expect(
+      await two.approve(ADMIN, codeIn(await two.refusal({ id: bob.id, type: "private" }, bob))),
+    ).toContain("Approved");
     held.release();
     expect(await first).toContain("Approved");
     for (const access of [one, two]) {
@@ -250,11 +331,12 @@ describe("Telegram pairing", () => {
 });
 
 /**
- * `inner` with its writes held once it has been read from: `holding` resolves when the first
- * write is held, and every held write goes on at `release()`.
+ * `inner` with its writes held once its pairing index has been read from: `holding` resolves when
+ * the first write is held, and every held write goes on at `release()`.
  */
 function holdingWritesAfterARead(inner: KeyValueSpace) {
   let read = false;
+  const indexKey = (key: string) => key.startsWith("tg:paired-");
   let holding!: () => void;
   let release!: () => void;
   const held = new Promise<void>((resolve) => {
@@ -272,11 +354,11 @@ function holdingWritesAfterARead(inner: KeyValueSpace) {
   };
   const space: KeyValueSpace = {
     get: (key) => {
-      read = true;
+      read ||= indexKey(key);
       return inner.get(key);
     },
     getMany: (keys) => {
-      read = true;
+      read ||= keys.some(indexKey);
       return getAll(inner, keys);
     },
     set: (key, value, ttlMs) => afterHold(() => inner.set(key, value, ttlMs)),

@@ -77,6 +77,20 @@ describe("Telegram channel: inbound messages", () => {
     expect(service.received[0]!.text).toBe("thanks");
   });
 
+  it("approves a pairing code shown before a restart (codes are kept in the store, not in one process)", async () => {
+    harness = await startHarness();
+    harness.tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "let me in" });
+    const refusal = await harness.tg.waitFor(() => harness!.tg.state.botMessages(MALLORY.id)[0]);
+    const code = /\/pair ([A-Z0-9]{6})/.exec(refusal.text)?.[1];
+    harness = await harness.restart();
+    const { tg, service } = harness;
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: `/pair ${code}` });
+    const approved = await tg.waitFor(() => tg.state.botMessages(ALICE.id)[0]);
+    expect(approved.text).toContain(`Approved: Mallory (user id ${MALLORY.id})`);
+    tg.sendUserMessage({ chat: MALLORY_DM, from: MALLORY, text: "thanks" });
+    await tg.waitFor(() => service.received.length === 1);
+  });
+
   it("lets an allowed user list pairings with /pairs and end one with /unpair; a paired user may do neither", async () => {
     harness = await startHarness();
     const { tg, service } = harness;
