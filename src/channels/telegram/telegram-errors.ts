@@ -24,6 +24,14 @@ export function isMessageGone(error: unknown): boolean {
   return described(error, /message to edit not found|message can't be edited|MESSAGE_ID_INVALID/i);
 }
 
+/**
+ * The forum topic is closed ("TOPIC_CLOSED"), deleted ("TOPIC_DELETED", "message thread not
+ * found"): nothing can be sent there until it is reopened.
+ */
+export function isTopicGone(error: unknown): boolean {
+  return described(error, /TOPIC_CLOSED|TOPIC_DELETED|message thread not found/i);
+}
+
 /** The Bot API server does not know the method (older or local server), or rejects drafts here. */
 export function isUnsupported(error: unknown): boolean {
   return (

@@ -25,7 +25,7 @@ import {
   type Waiting,
 } from "../shared/turn-view.js";
 import { RETRY_KEYBOARD } from "./telegram-card.js";
-import { errorText } from "./telegram-errors.js";
+import { errorText, isTopicGone } from "./telegram-errors.js";
 import { escapeHtml, htmlToPlainText, markdownToTelegramHtml } from "./telegram-html.js";
 import type { ChatSender } from "./telegram-send.js";
 import { splitTelegramHtml, TELEGRAM_TEXT_LIMIT } from "./telegram-split.js";
@@ -335,7 +335,18 @@ export class TelegramTurnRenderer implements TurnRenderer {
         const retry = turnControl(this.turn) === "retry";
         await this.live.finish(this.finalChunks(), retry ? RETRY_KEYBOARD : undefined);
       } catch (error) {
-        this.options.logger.error({ err: errorText(error) }, "telegram: could not deliver the final answer");
+        // Never sent elsewhere instead (General is not the topic's place): the log says where it was lost.
+        if (isTopicGone(error)) {
+          const { chatId, threadId } = this.options.sender.address;
+          this.options.logger.warn(
+            { err: errorText(error), chatId, topicId: threadId },
+            "telegram: topic closed or deleted; answer not delivered",
+          );
+        } else
+          this.options.logger.error(
+            { err: errorText(error) },
+            "telegram: could not deliver the final answer",
+          );
       }
     })();
     return this.closing;

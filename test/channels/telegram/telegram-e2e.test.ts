@@ -171,6 +171,29 @@ describe("Telegram end to end", () => {
     ).toBe(true);
   });
 
+  it.each(["Bad Request: TOPIC_CLOSED", "Bad Request: message thread not found"])(
+    "names a topic closed or deleted mid-turn in the log (%s), posts nowhere else, and answers once it is back",
+    async (description) => {
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ level: "debug" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+      stack = await startStack({ allowedUsers: [ALICE.id], logger });
+      const { tg } = stack;
+      tg.failNext("sendMessage", 400, description, 1);
+      tg.sendUserMessage({ chat: FORUM, from: ALICE, threadId: 11, text: "@coworker_bot alpha" });
+      const warning = await tg.waitFor(() =>
+        lines.find((line) => line.msg === "telegram: topic closed or deleted; answer not delivered"),
+      );
+      expect(warning).toMatchObject({ level: 40, chatId: FORUM.id, topicId: 11 });
+      expect(String(warning.err)).toContain(description);
+      expect(lines.some((line) => line.msg === "telegram: could not deliver the final answer")).toBe(false);
+      // Not in General, nor anywhere else.
+      expect(tg.state.botMessages(FORUM.id)).toHaveLength(0);
+      tg.sendUserMessage({ chat: FORUM, from: ALICE, threadId: 11, text: "@coworker_bot beta" });
+      const answer = await tg.waitFor(() => tg.state.botMessages(FORUM.id, 11)[0]);
+      expect(answer.text).toBe('You said: "beta"');
+    },
+  );
+
   it("approval: another user's press is refused with an alert, the requester's runs the tool", async () => {
     stack = await startStack({ allowedUsers: [ALICE.id, BOB.id], handler: writeThenAnswer });
     const { tg, runs } = stack;
