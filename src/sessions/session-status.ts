@@ -2,9 +2,13 @@
  * Status and grants text for the thread commands: what a person sees for `status` and `grants`.
  * An "Allow anyway" says for whom and until when; one that can no longer be used — expired, or
  * stored before those were recorded (grants.ts) — is left out, the others keeping their numbers.
+ * The reply is markdown: a person is named with their user id (personText), which a display name
+ * cannot fake, and every name goes in as plain text (markdownLiteral), never as a link or mention.
  */
 import { type Grant, isBoundOnce } from "../engine/permissions/grants.js";
 import { formatTime } from "../core/time-text.js";
+import type { PlatformUser } from "../core/thread-target.js";
+import { markdownLiteral, personText } from "../approvals/approval-card.js";
 import type { SessionRecord } from "./session-record.js";
 
 /** An "Allow anyway" no call can use at `now`: expired, or naming no one and no expiry. */
@@ -24,7 +28,9 @@ export function describeGrants(grants: readonly Grant[], now: Date): string {
 
 /** A grant in words, with who gave it when known. */
 export function describeGrant(grant: Grant): string {
-  return grant.by === undefined ? grantText(grant) : `${grantText(grant)} (granted by ${grant.by})`;
+  return grant.by === undefined
+    ? grantText(grant)
+    : `${grantText(grant)} (granted by ${markdownLiteral(grant.by)})`;
 }
 
 function grantText(grant: Grant): string {
@@ -45,6 +51,11 @@ function grantText(grant: Grant): string {
   }
 }
 
+/** A person of the session's platform as the reply names them: their name as plain text, and user id. */
+function shownPerson(platform: string, user: PlatformUser): string {
+  return personText({ platform, id: user.id, name: markdownLiteral(user.name) });
+}
+
 /** The `status` reply. */
 export function describeStatus(input: {
   readonly record: SessionRecord;
@@ -57,6 +68,7 @@ export function describeStatus(input: {
   readonly now: Date;
 }): string {
   const { record, now } = input;
+  const { platform } = record.target;
   const usage = record.usage;
   const turn = input.running
     ? "a turn is running"
@@ -65,8 +77,8 @@ export function describeStatus(input: {
       : "idle";
   const lines = [
     `Session ${record.id} (${turn}${input.queued > 0 ? `, ${input.queued} queued` : ""})`,
-    `Mode: ${record.mode}${record.modeSetBy ? ` (set by ${record.modeSetBy.name})` : ""}`,
-    ...(record.startedBy ? [`Started by: ${record.startedBy.name}`] : []),
+    `Mode: ${record.mode}${record.modeSetBy ? ` (set by ${shownPerson(platform, record.modeSetBy)})` : ""}`,
+    ...(record.startedBy ? [`Started by: ${shownPerson(platform, record.startedBy)}`] : []),
     `Model: ${record.provider}:${record.model}`,
     `Grants:${record.grants.every((g) => unusable(g, now)) ? " none" : `\n${describeGrants(record.grants, now)}`}`,
     ...input.extras,

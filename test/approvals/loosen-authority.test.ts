@@ -96,7 +96,7 @@ describe("the mode command", () => {
     expect(await h.manager.command(target, BOSS, "mode", ["auto"])).toBe("Mode set to auto.");
     expect(await h.manager.command(target, BEN, "mode", ["plan"])).toBe("Mode set to plan.");
     const status = await h.manager.command(target, ANA, "status", []);
-    expect(status).toMatch(/Mode: plan \(set by Ben\)/);
+    expect(status).toMatch(/Mode: plan \(set by Ben \(id U_BEN\)\)/);
     await h.store.close();
   });
 

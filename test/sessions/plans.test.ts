@@ -26,7 +26,9 @@ describe("plan proposals", () => {
       "Approved (auto mode) by Boss (id U_BOSS)",
     );
     // The switch is the approver's: `status` credits Boss, not Ana who set plan mode.
-    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: auto \(set by Boss\)/);
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(
+      /Mode: auto \(set by Boss \(id U_BOSS\)\)/,
+    );
   });
 
   it("in a shared thread, approving a plan is for those who may loosen the session, not its requester", async () => {
@@ -57,10 +59,14 @@ describe("plan proposals", () => {
     expect(await h.manager.command(thread(), BEN, "approve", [card.pendingId])).toMatch(
       /^Approving this plan takes/,
     );
-    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: plan \(set by Ana\)/);
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(
+      /Mode: plan \(set by Ana \(id U_ANA\)\)/,
+    );
     expect(await pressCard(h, card, "plan_interactive", BOSS)).toMatchObject({ status: "accepted" });
     await h.manager.idle();
-    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: interactive \(set by Boss\)/);
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(
+      /Mode: interactive \(set by Boss \(id U_BOSS\)\)/,
+    );
   });
 
   it("in a DM, its owner approves their own plan", async () => {
@@ -75,7 +81,9 @@ describe("plan proposals", () => {
     expect(card.blocks.filter((b) => b.kind === "text")).toEqual([{ kind: "text", text: "1. write a note" }]);
     expect(await pressCard(h, card, "plan_interactive", ANA)).toMatchObject({ status: "accepted" });
     await h.manager.idle();
-    expect(await h.manager.command(dm, ANA, "status", [])).toMatch(/Mode: interactive \(set by Ana\)/);
+    expect(await h.manager.command(dm, ANA, "status", [])).toMatch(
+      /Mode: interactive \(set by Ana \(id U_ANA\)\)/,
+    );
   });
 
   it("a reply from the requester rejects the plan with that feedback", async () => {

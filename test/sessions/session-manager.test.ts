@@ -133,7 +133,7 @@ describe("SessionManager turns", () => {
       ["assistant", "hi A"],
       ["user", "remember me?"],
     ]);
-    expect(await h.manager.command(a, ANA, "status", [])).toMatch(/Mode: auto \(set by Boss\)/);
+    expect(await h.manager.command(a, ANA, "status", [])).toMatch(/Mode: auto \(set by Boss \(id U_BOSS\)\)/);
     expect(h.manager.sessionsInMemory).toBe(1);
   });
 
@@ -322,7 +322,9 @@ describe("SessionManager authority", () => {
     await h.manager.idle();
     expect(await h.manager.command(thread(), BOSS, "mode", ["auto"])).toBe("Mode set to auto.");
     expect(await h.manager.command(thread(), BEN, "mode", ["auto"])).toBe("Mode is already auto.");
-    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: auto \(set by Boss\)/);
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(
+      /Mode: auto \(set by Boss \(id U_BOSS\)\)/,
+    );
   });
 
   it("a chat's approvers listed under its newer id may loosen a session begun under its older one", async () => {
@@ -394,7 +396,7 @@ describe("SessionManager authority", () => {
       /^Only U_ANA, who started/,
     );
     expect(await h.manager.command(thread(), ANA, "mode", ["auto"])).toBe("Mode set to auto.");
-    expect(await h.manager.command(thread(), BEN, "status", [])).toMatch(/Started by: U_ANA/);
+    expect(await h.manager.command(thread(), BEN, "status", [])).toMatch(/Started by: U\\_ANA \(id U_ANA\)/);
     await h.manager.drain(0);
     await h.store.close();
   });
@@ -426,7 +428,7 @@ describe("SessionManager authority", () => {
     );
     const after = await h.manager.command(thread(), ANA, "status", []);
     expect(after.split("\n")[0]).not.toBe(before.split("\n")[0]);
-    expect(after).toMatch(/Mode: plan \(set by Ana\)[\s\S]*Started by: Ana/);
+    expect(after).toMatch(/Mode: plan \(set by Ana \(id U_ANA\)\)[\s\S]*Started by: Ana/);
     // Whoever may loosen the session starts afresh in the default mode, as before.
     expect(await h.manager.command(thread(), BOSS, "new", [])).toMatch(
       /^Started a new session \(\w+\)\. Mode interactive, model test-model\.$/,

@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Grant } from "../../src/engine/permissions/grants.js";
+import { markdownToMrkdwn } from "../../src/channels/slack/slack-markdown.js";
+import { markdownToTelegramHtml } from "../../src/channels/telegram/telegram-html.js";
 import { describeGrants, describeStatus } from "../../src/sessions/session-status.js";
 import { sessionRecord } from "./helpers/harness.js";
 
@@ -63,5 +65,40 @@ describe("grants and status text", () => {
         now: expired,
       }),
     ).toContain("Grants: none");
+  });
+});
+
+describe("who the status names", () => {
+  const hostile = "[Approve](https://evil.example) <!channel> <https://evil.example|Boss>";
+  const status = describeStatus({
+    record: {
+      ...sessionRecord("t1"),
+      mode: "auto",
+      startedBy: { id: "U0MALLORY", name: hostile },
+      modeSetBy: { id: "U0MALLORY", name: "Boss" },
+      grants: [{ kind: "tool", tool: "read_file", by: hostile }],
+    },
+    running: false,
+    suspended: false,
+    queued: 0,
+    extras: [],
+    now: NOW,
+  });
+
+  it("names the starter and the mode's setter with their user ids: a name like Boss cannot pose as someone", () => {
+    expect(status).toContain("Mode: auto (set by Boss (id U0MALLORY))");
+    expect(status).toMatch(/^Started by: .* \(id U0MALLORY\)$/m);
+  });
+
+  it("shows a name written as a link or mention as text, on Slack and on Telegram", () => {
+    const slack = markdownToMrkdwn(status);
+    expect(slack).toContain(
+      "Started by: [Approve](https://evil.example) &lt;!channel&gt; &lt;https://evil.example|Boss&gt; (id U0MALLORY)",
+    );
+    expect(slack).toContain("(granted by [Approve](https://evil.example) &lt;!channel&gt;");
+    expect(slack).not.toMatch(/<(https|!channel)/);
+    const html = markdownToTelegramHtml(status);
+    expect(html).not.toContain("<a ");
+    expect(html).toContain("Started by: [Approve](https://evil.example) &lt;!channel&gt;");
   });
 });
