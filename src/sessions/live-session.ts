@@ -6,17 +6,21 @@
  * one turn at a time), so appends read nothing back from the store. A queued message's dedupe
  * keys are recorded as seen before any record without that message is saved, so a redelivery is
  * recognised either from the queue or from the dedupe marks — also after a crash in between.
+ * The session's downloaded files (its facts) are read from their own log and written to it as they
+ * come; a record stored with the list they were once kept in has it folded into the log, and is
+ * saved without it once they are stored (a save waits for the files added before it).
  */
+import type { Logger } from "pino";
 import type { ToolCallRecord, ConversationMessage } from "../core/messages.js";
 import { GrantSet } from "../engine/permissions/grants.js";
 import type { SessionTurnEngine } from "../engine/session-turn-engine.js";
 import type { TurnPersistence } from "../engine/turn-engine.js";
 import type { HistoryLog, SessionHistory } from "../store/history-log.js";
 import type { KeyValueSpace } from "../store/store.js";
-import type { SessionFacts } from "../core/tool.js";
 import { type ParkedTurn, parkTurn, unansweredCalls } from "../approvals/parked-turn.js";
 import type { PendingPerson } from "../approvals/pending-item.js";
 import type { PlatformUser } from "../core/thread-target.js";
+import { DownloadedFiles } from "./downloaded-files.js";
 import type { InboundDedupe } from "./inbound-dedupe.js";
 import {
   hasPendingWork,
@@ -42,6 +46,8 @@ export interface LiveSessionStores {
    * a save then issues its dedupe marks and the record together instead of one after the other.
    */
   readonly writesInOrder: boolean;
+  /** Where a failed or unreadable record of downloaded files is reported. */
+  readonly logger?: Logger;
 }
 
 /** The turn a session is running now. */
@@ -55,7 +61,8 @@ export interface ActiveTurn {
 /** A session in memory. */
 export class LiveSession {
   grants: GrantSet;
-  facts: SessionFacts;
+  /** What tools and permissions share about the session: the files it downloaded, kept in their log. */
+  readonly facts: { readonly downloadedFiles: DownloadedFiles };
   /** The running pump (turns one after another under the session lock), if any. */
   pump: Promise<void> | undefined;
   activeTurn: ActiveTurn | undefined;
@@ -81,12 +88,23 @@ export class LiveSession {
     record: SessionRecord,
     private log: SessionHistory,
     private readonly stores: LiveSessionStores,
+    downloadedFiles: DownloadedFiles,
   ) {
+    this.facts = { downloadedFiles };
     // A record from before `startedBy` was kept gets its starter here, once per load (see
     // withStarter); it is saved with the session's next write.
-    this.current = withStarter(record, log.messages);
+    this.current = withStarter(this.foldDownloads(record), log.messages);
     this.grants = this.grantsOf(record);
-    this.facts = { downloadedFiles: new Set(record.downloadedFiles) };
+  }
+
+  /**
+   * `record` without the list of downloaded files records once held: its files join the session's
+   * (written to the log, and a save waits for that), and no save carries the list again.
+   */
+  private foldDownloads(record: SessionRecord): SessionRecord {
+    if (record.downloadedFiles === undefined) return record;
+    for (const file of record.downloadedFiles) this.facts.downloadedFiles.add(file);
+    return { ...record, downloadedFiles: undefined };
   }
 
   private grantsOf(record: SessionRecord): GrantSet {
@@ -104,27 +122,36 @@ export class LiveSession {
    */
   async reload(): Promise<boolean> {
     await this.flush();
-    const stored = await this.stores.records.get(this.id);
+    const [found] = await Promise.all([
+      this.stores.records.get(this.id),
+      this.facts.downloadedFiles.catchUp(),
+    ]);
+    if (!found) return false;
+    const stored = this.foldDownloads(found);
     // A stored record without a starter is compared as this copy filled it in (from the same
     // history, unless the record changed too).
-    const starter = stored?.startedBy ?? this.current.startedBy;
-    if (!stored || sameJson({ ...stored, startedBy: starter }, this.current)) return false;
+    const starter = stored.startedBy ?? this.current.startedBy;
+    if (sameJson({ ...stored, startedBy: starter }, this.current)) return false;
     this.log = await this.stores.history.open(this.id);
     this.current = withStarter(stored, this.log.messages);
     this.grants = this.grantsOf(stored);
-    this.facts = { downloadedFiles: new Set(stored.downloadedFiles) };
     this.recordedKeys.clear();
     return true;
   }
 
-  /** Load a session's history and wrap its record. */
+  /** Load a session's history and downloaded files, and wrap its record. */
   static async load(record: SessionRecord, stores: LiveSessionStores): Promise<LiveSession> {
-    return new LiveSession(record, await stores.history.open(record.id), stores);
+    const [log, downloads] = await Promise.all([
+      stores.history.open(record.id),
+      DownloadedFiles.open(stores.records.downloads, record.id, stores.logger),
+    ]);
+    return new LiveSession(record, log, stores, downloads);
   }
 
-  /** Wrap the record of a session created just now (its history is empty: nothing is read). */
+  /** Wrap the record of a session created just now (its history and downloads are empty: nothing is read). */
   static create(record: SessionRecord, stores: LiveSessionStores): LiveSession {
-    return new LiveSession(record, stores.history.openNew(record.id), stores);
+    const downloads = DownloadedFiles.fresh(stores.records.downloads, record.id, stores.logger);
+    return new LiveSession(record, stores.history.openNew(record.id), stores, downloads);
   }
 
   get id(): string {
@@ -178,6 +205,7 @@ export class LiveSession {
     this.current = next;
     const { dedupe, records, writesInOrder } = this.stores;
     const saved = this.saves.then(async () => {
+      await this.facts.downloadedFiles.written();
       if (leaving.length === 0) return records.put(next);
       if (!writesInOrder) return dedupe.record(leaving).then(() => records.put(next));
       await Promise.all([dedupe.record(leaving), records.put(next)]);
@@ -259,10 +287,13 @@ export class LiveSession {
     return leaving;
   }
 
-  /** Resolves once every record change so far is saved (a deferred one is saved now). */
+  /**
+   * Resolves once every record change so far is saved (a deferred one is saved now), and every
+   * downloaded file added so far: a process letting the session go leaves nothing of it unstored.
+   */
   flush(): Promise<void> {
     if (this.deferredLeaving) return this.update((record) => record).then(() => undefined);
-    return this.saves;
+    return this.saves.then(() => this.facts.downloadedFiles.written());
   }
 
   /** The engine-facing persistence: history appends and the tool-start journal. */

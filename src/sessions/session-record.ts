@@ -1,7 +1,8 @@
 /**
  * SessionRecord: the persisted state of one session (everything but its history, which lives in
- * the history log): thread target, mode, model, grants, title, usage totals, the follow-up
- * queue, and the marker of a turn in progress with its request snapshot for durable resume.
+ * the history log, and its downloaded files, in their own: download-log.ts): thread target, mode,
+ * model, grants, title, usage totals, the follow-up queue, and the marker of a turn in progress
+ * with its request snapshot for durable resume.
  * Stored schema-versioned in the "sessions" space under `rec:<id>` (SessionRecords, session-records.ts).
  */
 import { z } from "zod";
@@ -74,7 +75,11 @@ export interface SessionRecord {
   readonly title: string;
   readonly usage: TokenUsage;
   readonly turns: number;
-  readonly downloadedFiles: readonly string[];
+  /**
+   * Only in records stored before the downloaded files moved to their own log (DownloadLog): a
+   * session loaded with it folds it into the log, and its next save leaves it out (LiveSession).
+   */
+  readonly downloadedFiles?: readonly string[];
   readonly queue: readonly QueuedMessage[];
   /** The turn in progress (its marker): with the history, the turn's parked state (parked-turn.ts). */
   readonly pendingTurn?: TurnMarker;
@@ -121,7 +126,7 @@ export const sessionRecordSchema = z.object({
     totalTokens: z.number().nonnegative(),
   }),
   turns: z.number().int().nonnegative(),
-  downloadedFiles: z.array(z.string()),
+  downloadedFiles: z.array(z.string()).optional(),
   queue: z.array(
     z.object({
       user,
@@ -173,7 +178,6 @@ export function newSessionRecord(input: {
     title: "",
     usage: ZERO_USAGE,
     turns: 0,
-    downloadedFiles: [],
     queue: [],
     ...(input.startedBy ? { startedBy: input.startedBy } : {}),
     ...(input.modeSetBy ? { modeSetBy: input.modeSetBy } : {}),

@@ -2,10 +2,12 @@
  * SessionRecords: where session records live in the "sessions" space — each record schema-versioned
  * under `rec:<id>`, `key:<session key>` naming the thread's current session, and `active` listing
  * the sessions with pending work — and how they are written on one process or with several.
+ * Beside the records, under `dl:<id>:<n>`, each session's downloaded files (DownloadLog).
  */
 import { deepFreeze } from "../core/deep-freeze.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import { type KeyValueSpace, type SpaceEntry, setAll } from "../store/store.js";
+import { DownloadLog } from "./download-log.js";
 import {
   hasPendingWork,
   SESSION_RECORD_KIND,
@@ -92,7 +94,12 @@ export class SessionRecords {
     private readonly space: KeyValueSpace,
     private readonly shared?: SharedRecords,
     private readonly staleEntryMs = STALE_INDEX_ENTRY_MS,
-  ) {}
+  ) {
+    this.downloads = new DownloadLog(space);
+  }
+
+  /** The sessions' downloaded files, kept out of their records (written as they come, unfenced: see DownloadLog). */
+  readonly downloads: DownloadLog;
 
   /** Sessions with pending work now. */
   private active: Promise<Set<string>> | undefined;

@@ -228,7 +228,7 @@ export class TurnExecutor {
    * history append leaves too: recovery finds it done.
    */
   private finish(live: LiveSession, outcome: TurnOutcome): void {
-    live.defer((record) => withTurnFinished(record, outcome.usage, live.facts.downloadedFiles));
+    live.defer((record) => withTurnFinished(record, outcome.usage));
   }
 
   /**

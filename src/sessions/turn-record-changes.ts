@@ -1,6 +1,6 @@
 /**
  * What a turn writes into its session's record: the marker that says a turn is in progress (the
- * recovery point after a crash) when it starts, and its usage and files when it ends. Pure
+ * recovery point after a crash) when it starts, and its usage when it ends. Pure
  * functions of the record, so the scheduler only decides when to apply them.
  */
 import { addUsage, type TokenUsage } from "../core/messages.js";
@@ -44,16 +44,10 @@ export function withTurnStarted(record: SessionRecord, start: TurnStart): Sessio
   };
 }
 
-/** The record with its turn ended: no marker, the turn's usage added, the session's downloaded files. */
-export function withTurnFinished(
-  record: SessionRecord,
-  usage: TokenUsage | undefined,
-  downloadedFiles: ReadonlySet<string>,
-): SessionRecord {
-  return {
-    ...record,
-    pendingTurn: undefined,
-    usage: addUsage(record.usage, usage) ?? ZERO_USAGE,
-    downloadedFiles: [...downloadedFiles],
-  };
+/**
+ * The record with its turn ended: no marker, the turn's usage added. The files the turn downloaded
+ * are not part of it: they went to the session's download log as they came (downloaded-files.ts).
+ */
+export function withTurnFinished(record: SessionRecord, usage: TokenUsage | undefined): SessionRecord {
+  return { ...record, pendingTurn: undefined, usage: addUsage(record.usage, usage) ?? ZERO_USAGE };
 }

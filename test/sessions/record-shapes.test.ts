@@ -32,7 +32,7 @@ const CHILD = `
     const message = { user: { id: "U" + i, name: "U" }, text: "m" + i, files: [], sentAt: "now", dedupeKeys: ["d" + i] };
     const start = version(record, (r) => withTurnStarted(r, { message, how: "run", request, startedAt: "now", historyLength: 0 }));
     started.push(start);
-    finished.push(version(start, (r) => withTurnFinished(r, undefined, new Set())));
+    finished.push(version(start, (r) => withTurnFinished(r, undefined)));
   }
   process.stdout.write(JSON.stringify({ started: shapes(started), finished: shapes(finished) }));
 `;

@@ -220,7 +220,8 @@ describe("session cache reads", () => {
     expect(again).not.toBe(first);
     expect(again.id).toBe(first.id);
     expect(again.history).toEqual([{ role: "user", content: "remember me" }]);
-    expect(sessions.log).toEqual(["get key:slack:T1:C1:1.1", `get rec:${first.id}`]);
+    // The download log of a session that downloaded nothing costs one read: its first page.
+    expect(sessions.log).toEqual(["get key:slack:T1:C1:1.1", `get rec:${first.id}`, `get dl:${first.id}:0`]);
   });
 
   it("writes a new session first with its first change, the thread entry in the same write", async () => {

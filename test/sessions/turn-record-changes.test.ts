@@ -55,14 +55,10 @@ describe("turn record changes", () => {
     expect(record.startedBy).toBeUndefined();
   });
 
-  it("the end clears the marker, adds the usage and keeps the session's downloaded files", () => {
-    const record = withTurnFinished(
-      started("run"),
-      { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
-      new Set(["downloads/a.pdf"]),
-    );
+  it("the end clears the marker and adds the usage; the downloaded files stay out of the record", () => {
+    const record = withTurnFinished(started("run"), { inputTokens: 10, outputTokens: 5, totalTokens: 15 });
     expect(record.pendingTurn).toBeUndefined();
     expect(record.usage).toEqual({ inputTokens: 10, outputTokens: 5, totalTokens: 15 });
-    expect(record.downloadedFiles).toEqual(["downloads/a.pdf"]);
+    expect(record).not.toHaveProperty("downloadedFiles");
   });
 });

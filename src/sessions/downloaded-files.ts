@@ -1,0 +1,97 @@
+/**
+ * DownloadedFiles: a live session's downloaded files (its SessionFacts.downloadedFiles), a Set the
+ * permission checks read as it is, that writes each file it gains to the session's DownloadLog
+ * once. The files added in one tick go out together as one page (or several: a page holds at most
+ * MAX_FILES_PER_DOWNLOAD_PAGE), in the background and in order; `written()` resolves once every
+ * file added so far is stored, and a record save waits for it (LiveSession), so no record is
+ * stored ahead of the downloads made before it. A write that fails keeps its files pending: it is
+ * logged, `written()` rejects with it, and the next add or `written()` tries again. A page another
+ * writer claimed first is read into the set, and the files go to the next one.
+ */
+import type { Logger } from "pino";
+import { type DownloadLog, type DownloadPages, MAX_FILES_PER_DOWNLOAD_PAGE } from "./download-log.js";
+
+export class DownloadedFiles extends Set<string> {
+  /** Files added and not stored yet, oldest first. */
+  private readonly pending: string[] = [];
+  /** The write under way, if any (it takes files added meanwhile too). */
+  private writing: Promise<void> | undefined;
+  /** The first page of the log not known to be written. */
+  private next = 0;
+
+  private constructor(
+    private readonly log: DownloadLog,
+    private readonly sessionId: string,
+    private readonly logger: Logger | undefined,
+  ) {
+    super();
+  }
+
+  /** The session's downloaded files as its log has them. */
+  static async open(log: DownloadLog, sessionId: string, logger?: Logger): Promise<DownloadedFiles> {
+    const files = new DownloadedFiles(log, sessionId, logger);
+    files.take(await log.read(sessionId));
+    return files;
+  }
+
+  /** A session created just now: nothing downloaded, nothing read. */
+  static fresh(log: DownloadLog, sessionId: string, logger?: Logger): DownloadedFiles {
+    return new DownloadedFiles(log, sessionId, logger);
+  }
+
+  /** Add a file; a new one is written to the log (see the class comment). */
+  override add(file: string): this {
+    if (this.has(file)) return this;
+    super.add(file);
+    this.pending.push(file);
+    if (!this.writing) void this.written().catch(() => undefined);
+    return this;
+  }
+
+  /** Resolves once every file added so far is stored; rejects when a write of one failed. */
+  written(): Promise<void> {
+    if (!this.writing && this.pending.length > 0) this.writing = this.writePending();
+    return this.writing ?? Promise.resolve();
+  }
+
+  /** Read the pages other writers added since (another process ran the session meanwhile). */
+  async catchUp(): Promise<void> {
+    this.take(await this.log.read(this.sessionId, this.next));
+  }
+
+  /** Called with files pending only (so it awaits before its `finally`, and `writing` is its promise). */
+  private async writePending(): Promise<void> {
+    try {
+      // The files added in this tick (a command's whole list) join the first page.
+      await Promise.resolve();
+      while (this.pending.length > 0) {
+        const page = this.pending.slice(0, MAX_FILES_PER_DOWNLOAD_PAGE);
+        let at = this.next;
+        while (!(await this.log.claim(this.sessionId, at, page))) {
+          this.take(await this.log.read(this.sessionId, at));
+          at = Math.max(this.next, at + 1);
+        }
+        this.next = Math.max(this.next, at + 1);
+        this.pending.splice(0, page.length);
+      }
+    } catch (error) {
+      this.logger?.error(
+        { err: error, sessionId: this.sessionId, pending: this.pending.length },
+        "recording downloaded files failed; they are kept in memory and written with the next save",
+      );
+      throw error;
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  /** Take in pages read from the log: their files (without writing them again), and problems logged. */
+  private take(pages: DownloadPages): void {
+    for (const file of pages.files) super.add(file);
+    // Only ever forward: a read and a claim may end in either order, and a page is never skipped.
+    this.next = Math.max(this.next, pages.next);
+    for (const problem of pages.problems) {
+      this.logger?.error({ sessionId: this.sessionId }, `unreadable downloaded-files page: ${problem}`);
+    }
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * A live session's downloaded files and their log (download-log.ts, downloaded-files.ts) on a real
+ * SQLite store: a file is stored as it is recorded, not when the turn ends, so a process killed
+ * mid-turn loses none; a bad page is logged and read on the safe side; two writers of one session
+ * (a process past its lease and the next holder) keep each other's files; a write that fails holds
+ * back the record save until it is retried; a reload takes in what another process recorded.
+ */
+import path from "node:path";
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import { DownloadLog, downloadPageKey } from "../../src/sessions/download-log.js";
+import { DownloadedFiles } from "../../src/sessions/downloaded-files.js";
+import { InboundDedupe } from "../../src/sessions/inbound-dedupe.js";
+import { LiveSession, type LiveSessionStores } from "../../src/sessions/live-session.js";
+import { SessionRecords } from "../../src/sessions/session-records.js";
+import { HistoryLog } from "../../src/store/history-log.js";
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { toVersioned } from "../../src/store/versioned.js";
+import { recordDownloads } from "../../src/tools/shell/downloads.js";
+import { guardWrites } from "./helpers/guarded-space.js";
+import { openStore, sessionRecord, tempDir, thread } from "./helpers/harness.js";
+
+/** The stores a LiveSession takes, over `store` (its sessions space replaced by `sessions` when given). */
+function storesOf(
+  store: Store,
+  options: { sessions?: KeyValueSpace; lines?: unknown[] } = {},
+): LiveSessionStores {
+  const lines = options.lines;
+  return {
+    records: new SessionRecords(options.sessions ?? store.space("sessions")),
+    history: new HistoryLog(store.space("history")),
+    journal: store.space("journal"),
+    dedupe: new InboundDedupe(store),
+    now: () => new Date("2026-12-03T10:00:00.000Z"),
+    writesInOrder: store.writesInOrder,
+    ...(lines
+      ? { logger: pino({ level: "error" }, { write: (line: string) => lines.push(JSON.parse(line)) }) }
+      : {}),
+  };
+}
+
+const RECORD = sessionRecord("s1", { key: "k1", target: thread() });
+
+describe("a session's downloaded files", () => {
+  it("a file downloaded in a turn that never ended (the process killed) is still known after a restart", async () => {
+    const dataDir = tempDir();
+    const ws = path.join(dataDir, "ws");
+    const first = await openStore(dataDir);
+    const live = LiveSession.create(RECORD, storesOf(first));
+    await live.update((r) => ({ ...r, title: "a turn in progress" }));
+    await recordDownloads("curl -o get.sh https://example.com/get.sh", ws, live.facts);
+    await live.flush();
+    // Killed here: the turn's end is never saved.
+    await first.close();
+
+    const second = await openStore(dataDir);
+    const stores = storesOf(second);
+    const reopened = await LiveSession.load((await stores.records.get("s1"))!, stores);
+    expect(reopened.facts.downloadedFiles.has(path.join(ws, "get.sh"))).toBe(true);
+    await second.close();
+  });
+
+  it("logs a page that does not validate and takes every string in it as downloaded; the pages after it still count", async () => {
+    const store = await openStore(tempDir());
+    const space = store.space("sessions");
+    const page = (files: unknown) => toVersioned("downloaded-files", { files });
+    await space.set(downloadPageKey("s1", 0), page(["/ws/a.sh"]));
+    await space.set(downloadPageKey("s1", 1), page([7, "/ws/evil.sh"]));
+    await space.set(downloadPageKey("s1", 2), {
+      v: 9,
+      kind: "downloaded-files",
+      data: { files: ["/ws/new.sh"] },
+    });
+    await space.set(downloadPageKey("s1", 3), page(["/ws/d.sh"]));
+    const lines: Array<{ msg?: string }> = [];
+    const live = await LiveSession.load(RECORD, storesOf(store, { lines }));
+    expect([...live.facts.downloadedFiles].sort()).toEqual(
+      ["/ws/a.sh", "/ws/d.sh", "/ws/evil.sh", "/ws/new.sh", "downloaded-files"].sort(),
+    );
+    expect(lines.map((line) => line.msg)).toEqual([
+      expect.stringMatching(
+        /page 1\) is corrupt: files\.0: .*; its 2 strings are all taken as downloaded files/,
+      ),
+      expect.stringMatching(/page 2\) was written by a newer Coworker/),
+    ]);
+    live.facts.downloadedFiles.add("/ws/e.sh");
+    await live.flush();
+    expect(await space.get(downloadPageKey("s1", 4))).toMatchObject({ data: { files: ["/ws/e.sh"] } });
+    await store.close();
+  });
+
+  it("two writers of one session's log keep each other's files, each page written once", async () => {
+    const store = await openStore(tempDir());
+    const log = new DownloadLog(store.space("sessions"));
+    const [a, b] = await Promise.all([DownloadedFiles.open(log, "s1"), DownloadedFiles.open(log, "s1")]);
+    a.add("/ws/from-a.sh");
+    b.add("/ws/from-b.sh");
+    await Promise.all([a.written(), b.written()]);
+    b.add("/ws/b-again.sh");
+    await b.written();
+    expect(await log.read("s1")).toEqual({
+      files: expect.arrayContaining(["/ws/from-a.sh", "/ws/from-b.sh", "/ws/b-again.sh"]),
+      next: 3,
+      problems: [],
+    });
+    // The writer that lost the race for a page read the winner's files on its way to the next one.
+    expect(a.has("/ws/from-b.sh") || b.has("/ws/from-a.sh")).toBe(true);
+    await store.close();
+  });
+
+  it("a write that fails holds back the record save, which fails too; the next save writes the file first", async () => {
+    const store = await openStore(tempDir());
+    let failing = true;
+    const sessions = guardWrites(store.space("sessions"), () => {
+      if (failing) throw new Error("store down");
+    });
+    const lines: unknown[] = [];
+    const stores = storesOf(store, { sessions, lines });
+    const live = LiveSession.create(RECORD, stores);
+    live.facts.downloadedFiles.add("/ws/get.sh");
+    await expect(live.update((r) => ({ ...r, title: "after the download" }))).rejects.toThrow("store down");
+    expect(await stores.records.get("s1")).toBeUndefined();
+    failing = false;
+    await live.update((r) => ({ ...r, title: "store back" }));
+    expect((await stores.records.downloads.read("s1")).files).toEqual(["/ws/get.sh"]);
+    expect(await stores.records.get("s1")).toMatchObject({ title: "store back" });
+    expect(lines).toContainEqual(expect.objectContaining({ sessionId: "s1", pending: 1 }));
+    await store.close();
+  });
+
+  it("a reload takes in the files another process recorded for the session meanwhile", async () => {
+    const store = await openStore(tempDir());
+    await new SessionRecords(store.space("sessions")).put(RECORD);
+    const here = await LiveSession.load(RECORD, storesOf(store));
+    const there = await LiveSession.load(RECORD, storesOf(store));
+    there.facts.downloadedFiles.add("/ws/there.sh");
+    await there.update((r) => ({ ...r, turns: 1 }));
+    expect(await here.reload()).toBe(true);
+    expect(here.facts.downloadedFiles.has("/ws/there.sh")).toBe(true);
+    await store.close();
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * A session's downloaded files live in their own log, not in its record: one command that
+ * downloads 5,000 files leaves the record (rewritten by every later save) small, and a command
+ * that runs one of them still waits for a person after a restart — also for a session stored
+ * with the list its record once held. Real SessionManager and engines on one SQLite file; the
+ * model is scripted, and its shell tool records downloads as run_command does (recordDownloads).
+ */
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool, ok } from "../../src/core/tool.js";
+import { sessionKeyOf } from "../../src/core/thread-target.js";
+import type { SessionManager } from "../../src/sessions/session-manager.js";
+import { SESSION_RECORD_KIND } from "../../src/sessions/session-record.js";
+import { SessionRecords } from "../../src/sessions/session-records.js";
+import type { Store } from "../../src/store/store.js";
+import { toVersioned } from "../../src/store/versioned.js";
+import { recordDownloads } from "../../src/tools/shell/downloads.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { RecordingOutputs } from "../support/recording-output.js";
+import { type ScriptedStep, ScriptedProvider, textStep, toolStep } from "../support/scripted-provider.js";
+import { buildSessionManager, engineFactory } from "../support/session-stack.js";
+import { ANA, message, openStore, sessionRecord, tempDir, thread } from "./helpers/harness.js";
+
+// A DM: its owner (Ana) may put the session in auto mode, where only the download rule still asks.
+const HOME = thread("1700000000.000100", "DHOME");
+const FILES = 5_000;
+const CURL = `curl ${Array.from({ length: FILES }, (_, i) => `--output dl/file-${i}.bin`).join(" ")} https://example.com/x`;
+
+/** One "process": a manager on `store` whose model takes `steps`; `ran` lists the shell commands that ran. */
+function processOn(store: Store, dataDir: string, steps: readonly ScriptedStep[]) {
+  const ran: string[] = [];
+  const registry = new ToolRegistry();
+  registry.register(
+    defineTool({
+      name: "shell",
+      description: "run a shell command (test): records what it downloads, as run_command does",
+      inputSchema: z.object({ command: z.string() }),
+      category: "exec",
+      risk: "high",
+      grantKey: "command",
+      concurrent: false,
+      async execute(args, ctx) {
+        ran.push(args.command);
+        await recordDownloads(args.command, path.join(dataDir, "ws"), ctx.facts);
+        return ok("done");
+      },
+    }),
+  );
+  const manager = buildSessionManager({
+    store,
+    createEngine: engineFactory(new ScriptedProvider(steps), registry),
+    dataDir,
+    model: "test-model",
+    provider: "scripted",
+    maxSessionsInMemory: 50,
+  });
+  const outputs = new RecordingOutputs();
+  manager.registerOutput("slack", outputs.factory);
+  return { manager, outputs, ran };
+}
+
+let running: Array<{ manager: SessionManager; store: Store }> = [];
+afterEach(async () => {
+  for (const { manager, store } of running) {
+    await manager.drain(0);
+    await store.close();
+  }
+  running = [];
+});
+
+/** Open the SQLite store in `dataDir` and start a process on it. */
+async function start(dataDir: string, steps: readonly ScriptedStep[]) {
+  const store = await openStore(dataDir);
+  const process = processOn(store, dataDir, steps);
+  running.push({ manager: process.manager, store });
+  await process.manager.start();
+  return { ...process, store };
+}
+
+/** Stop the process (its sessions drained, its store closed). */
+async function stop(process: { manager: SessionManager; store: Store }): Promise<void> {
+  running = running.filter((r) => r.manager !== process.manager);
+  await process.manager.drain(0);
+  await process.store.close();
+}
+
+/** A message asks the model to run something; resolves once a card asks a person or the turn ends. */
+async function asksOrEnds(
+  process: Awaited<ReturnType<typeof start>>,
+  text: string,
+): Promise<"asked" | "ended"> {
+  const output = process.outputs.for(HOME);
+  const cards = output.cards.length;
+  const turns = output.closedTurns.length;
+  await process.manager.receive(message(text, { target: HOME }));
+  return process.outputs.until(
+    () => (output.cards.length > cards ? "asked" : output.closedTurns.length > turns ? "ended" : undefined),
+    "a card or the turn's end",
+  );
+}
+
+describe("downloaded files, kept out of the session record", () => {
+  it("one command downloading 5,000 files leaves the record small, and running one still asks after a restart", async () => {
+    const dataDir = tempDir();
+    const first = await start(dataDir, [
+      textStep("hi"),
+      toolStep(["c1", "shell", { command: CURL }]),
+      textStep("fetched"),
+    ]);
+    await first.manager.receive(message("hello", { target: HOME }));
+    await first.manager.idle();
+    await first.manager.command(HOME, ANA, "mode", ["auto"]);
+    expect(await asksOrEnds(first, "fetch them")).toBe("ended");
+    expect(first.ran).toEqual([CURL]);
+    await stop(first);
+
+    const reopened = await openStore(dataDir);
+    const records = new SessionRecords(reopened.space("sessions"));
+    const id = (await records.currentId(sessionKeyOf(HOME))) as string;
+    const stored = await reopened.space("sessions").get(`rec:${id}`);
+    // Before, the record carried all 5,000 paths (≈ 150 KB) and every save rewrote them.
+    expect(JSON.stringify(stored).length).toBeLessThan(5_000);
+    expect((await records.downloads.read(id)).files).toHaveLength(FILES);
+    await reopened.close();
+
+    const second = await start(dataDir, [toolStep(["c2", "shell", { command: "sh dl/file-4321.bin" }])]);
+    expect(await asksOrEnds(second, "run file 4321")).toBe("asked");
+    expect(second.ran).toEqual([]);
+  });
+
+  it("a session stored with the list its record once held still asks, and its save moves the list to the log", async () => {
+    const dataDir = tempDir();
+    const store = await openStore(dataDir);
+    const base = sessionRecord("legacy1", {
+      key: sessionKeyOf(HOME),
+      target: HOME,
+      mode: "auto",
+      startedBy: ANA,
+    });
+    const legacy = { ...base, downloadedFiles: [path.join(dataDir, "ws", "setup.sh")] };
+    await store.space("sessions").set("rec:legacy1", toVersioned(SESSION_RECORD_KIND, legacy));
+    await store.space("sessions").set(`key:${sessionKeyOf(HOME)}`, "legacy1");
+    await store.close();
+
+    const first = await start(dataDir, [toolStep(["c1", "shell", { command: "bash ./setup.sh" }])]);
+    expect(await asksOrEnds(first, "run setup")).toBe("asked");
+    expect(first.ran).toEqual([]);
+    await first.manager.drain(0);
+    const records = new SessionRecords(first.store.space("sessions"));
+    expect(await records.get("legacy1")).not.toHaveProperty("downloadedFiles");
+    expect((await records.downloads.read("legacy1")).files).toEqual([path.join(dataDir, "ws", "setup.sh")]);
+  });
+});
