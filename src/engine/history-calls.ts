@@ -74,7 +74,7 @@ function usableToolName(name: string): string {
  * ids, and a model may reuse an earlier call's id: approvals and the started-calls journal are
  * keyed by call id, so a reused id would find the earlier call's decision instead of asking again.
  */
-export function normaliseIds(
+export function normaliseCalls(
   calls: readonly RawToolCall[],
   taken: Set<string>,
   turnId: string,

@@ -44,7 +44,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { SessionFacts } from "../core/tool.js";
 import type { SessionTurnEngine } from "./session-turn-engine.js";
 import { type BegunTurn, type TurnEvents, turnEvents } from "./turn-events.js";
-import { callIdsOf, normaliseIds, toRecord, unansweredToolCalls } from "./history-calls.js";
+import { callIdsOf, normaliseCalls, toRecord, unansweredToolCalls } from "./history-calls.js";
 
 export type { TurnPersistence } from "./turn-context.js";
 
@@ -300,7 +300,7 @@ export class TurnEngine implements SessionTurnEngine {
       let calls: RawToolCall[] = [];
       if (kept.length > 0) {
         callIds ??= callIdsOf(ctx.history);
-        calls = normaliseIds(kept, callIds, ctx.request.turnId, ctx.iterations);
+        calls = normaliseCalls(kept, callIds, ctx.request.turnId, ctx.iterations);
       }
       // Told before the message is stored: a renderer that knows the answer is complete posts it
       // whole instead of starting a live message in the moment the store takes (nothing runs on
