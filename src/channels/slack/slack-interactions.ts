@@ -3,7 +3,9 @@
  * presses go to `service.press` with only the pending id and action from the button, Stop and
  * Retry become control presses for the message's thread, a button this version never posted is
  * answered "no longer active", and anything refused (not allowed, already decided, expired) is
- * explained privately with chat.postEphemeral. The slash command
+ * explained privately with chat.postEphemeral — as plain text, escaped: a refusal names people
+ * (the requester, whoever decided), and a display name like `<https://…|Approve>` or `<!channel>`
+ * must neither link nor ping. The slash command
  * (Slack does not allow them inside threads) acts on the person's latest thread in that channel,
  * under the same access rules as a message there; in a channel where that thread is not known
  * (nobody's is after a restart), only the commands about the person's own items run — the others
@@ -258,9 +260,15 @@ export class SlackInteractions {
     return false;
   }
 
+  /** Tell `user` privately: `text` is plain text (a press's refusal), shown as it is. */
   private async ephemeral(channel: string, user: string, threadTs: string, text: string): Promise<void> {
     try {
-      await this.deps.clients.api.chat.postEphemeral({ channel, user, text, thread_ts: threadTs });
+      await this.deps.clients.api.chat.postEphemeral({
+        channel,
+        user,
+        text: escapeMrkdwn(text),
+        thread_ts: threadTs,
+      });
     } catch (error) {
       this.deps.logger.warn({ err: describeError(error) }, "slack ephemeral message failed");
     }

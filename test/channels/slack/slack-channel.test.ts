@@ -698,6 +698,21 @@ describe("buttons and commands", () => {
     });
   });
 
+  it("shows a refusal as plain text: a name in it written as a link or mention neither links nor pings", async () => {
+    await startChannel();
+    const { ref } = await postedCard();
+    service.pressResult = {
+      status: "not_allowed",
+      message:
+        "Only <https://evil.example|Boss> <!channel> (id U1) or a configured approver can decide this.",
+    };
+    fake.pressButton({ user: "U2", channel: "C1", messageTs: ref.messageId, actionId: "coworker_card_1" });
+    await fake.waitFor(() => fake.state.ephemerals[0], "an ephemeral");
+    expect(fake.state.ephemerals[0]!.text).toBe(
+      "Only &lt;https://evil.example|Boss&gt; &lt;!channel&gt; (id U1) or a configured approver can decide this.",
+    );
+  });
+
   /** A card, then a turn's live reply (with its Stop button) in the card's thread. */
   async function liveReply() {
     const { ref, thread } = await postedCard();
