@@ -127,6 +127,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
       now,
       // Several processes: the turn state goes through fenced scripts on its own connection.
       writesInOrder: !multi && options.store.writesInOrder,
+      logger,
     },
     capacity: options.maxSessionsInMemory,
     defaults: options.defaults,

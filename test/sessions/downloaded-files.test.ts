@@ -6,6 +6,7 @@
  * model is scripted, and its shell tool records downloads as run_command does (recordDownloads).
  */
 import path from "node:path";
+import pino, { type Logger } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool, ok } from "../../src/core/tool.js";
@@ -28,7 +29,7 @@ const FILES = 5_000;
 const CURL = `curl ${Array.from({ length: FILES }, (_, i) => `--output dl/file-${i}.bin`).join(" ")} https://example.com/x`;
 
 /** One "process": a manager on `store` whose model takes `steps`; `ran` lists the shell commands that ran. */
-function processOn(store: Store, dataDir: string, steps: readonly ScriptedStep[]) {
+function processOn(store: Store, dataDir: string, steps: readonly ScriptedStep[], logger?: Logger) {
   const ran: string[] = [];
   const registry = new ToolRegistry();
   registry.register(
@@ -54,6 +55,7 @@ function processOn(store: Store, dataDir: string, steps: readonly ScriptedStep[]
     model: "test-model",
     provider: "scripted",
     maxSessionsInMemory: 50,
+    logger,
   });
   const outputs = new RecordingOutputs();
   manager.registerOutput("slack", outputs.factory);
@@ -70,9 +72,9 @@ afterEach(async () => {
 });
 
 /** Open the SQLite store in `dataDir` and start a process on it. */
-async function start(dataDir: string, steps: readonly ScriptedStep[]) {
+async function start(dataDir: string, steps: readonly ScriptedStep[], logger?: Logger) {
   const store = await openStore(dataDir);
-  const process = processOn(store, dataDir, steps);
+  const process = processOn(store, dataDir, steps, logger);
   running.push({ manager: process.manager, store });
   await process.manager.start();
   return { ...process, store };
@@ -127,6 +129,32 @@ describe("downloaded files, kept out of the session record", () => {
     const second = await start(dataDir, [toolStep(["c2", "shell", { command: "sh dl/file-4321.bin" }])]);
     expect(await asksOrEnds(second, "run file 4321")).toBe("asked");
     expect(second.ran).toEqual([]);
+  });
+
+  it("a page of the log that does not read back is logged through the app's logger, its files still asked about", async () => {
+    const dataDir = tempDir();
+    const first = await start(dataDir, [
+      textStep("hi"),
+      toolStep(["c1", "shell", { command: "curl --output dl/a.sh https://example.com/a" }]),
+      textStep("fetched"),
+    ]);
+    await first.manager.receive(message("hello", { target: HOME }));
+    await first.manager.idle();
+    await first.manager.command(HOME, ANA, "mode", ["auto"]);
+    expect(await asksOrEnds(first, "fetch it")).toBe("ended");
+    await stop(first);
+
+    const store = await openStore(dataDir);
+    const id = (await new SessionRecords(store.space("sessions")).currentId(sessionKeyOf(HOME))) as string;
+    const page = (await store.space("sessions").get(`dl:${id}:0`)) as { data: { files: unknown[] } };
+    await store.space("sessions").set(`dl:${id}:0`, { ...page, data: { files: [...page.data.files, 7] } });
+    await store.close();
+
+    const lines: Array<{ msg?: string }> = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const second = await start(dataDir, [toolStep(["c2", "shell", { command: "sh dl/a.sh" }])], logger);
+    expect(await asksOrEnds(second, "run it")).toBe("asked");
+    expect(lines.map((line) => line.msg)).toContainEqual(expect.stringMatching(/page 0\) is corrupt/));
   });
 
   it("a session stored with the list its record once held still asks, and its save moves the list to the log", async () => {
