@@ -3,7 +3,9 @@
  * a step outcome. An interrupt aborts the request at once (the stream is abandoned even if the
  * provider is slow to notice) and keeps the partial text the user watched; a context overflow
  * compacts and tries again; any other failure stores an error marker (so `retry` works) and
- * emits a friendly `error` event.
+ * emits a friendly `error` event. A finished answer the model did not end itself (its output limit,
+ * the provider's content filter) gets a notice saying so (cutOffNotice), so it never passes for
+ * complete.
  */
 import { type AbortableReader, abortableReader } from "../core/abort.js";
 import { type Compactor, modelSummariser } from "./compaction.js";
@@ -111,6 +113,17 @@ async function streamOnce(ctx: TurnContext, compactor: Compactor, memo: Outbound
     finishReason: finished.finishReason,
     usage: finished.usage,
   };
+}
+
+/**
+ * What the person is told when an answer without tool calls ended with `finishReason`: nothing
+ * when the model ended it, else why it is cut off.
+ */
+export function cutOffNotice(finishReason: FinishReason): string | undefined {
+  if (finishReason === "length") return "The answer was cut off: the model reached its output limit.";
+  if (finishReason === "content_filter")
+    return "The answer was cut off: it was stopped by the provider's content filter.";
+  return undefined;
 }
 
 /** Compact after an overflow; false when no further progress is possible. */

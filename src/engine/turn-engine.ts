@@ -26,7 +26,7 @@ import { startedByAgentNote } from "../core/agent-note.js";
 import type { Approver, Asker, PlanApprover } from "./asking/ports.js";
 import type { AuditSink } from "./audit-record.js";
 import type { ConversationMessage, MessageMeta } from "../core/messages.js";
-import { runModelStep } from "./model-step.js";
+import { cutOffNotice, runModelStep } from "./model-step.js";
 import type { PermissionMode } from "../core/modes.js";
 import { isErrorMarker, OutboundMemo } from "./outbound.js";
 import type { MediaOptions } from "./outbound-media.js";
@@ -326,6 +326,8 @@ export class TurnEngine implements SessionTurnEngine {
         noteDroppedCalls(ctx);
       }
       if (calls.length === 0) {
+        const cutOff = cutOffNotice(step.finishReason);
+        if (cutOff) ctx.emit({ type: "notice", level: "warning", message: cutOff });
         if (this.steering.length > 0 && !ctx.aborted) continue;
         return ctx.complete(ctx.aborted ? "interrupted" : "completed");
       }

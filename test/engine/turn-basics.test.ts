@@ -53,6 +53,30 @@ describe("TurnEngine basics", () => {
     h.provider.assertAllConsumed();
   });
 
+  it.each([
+    ["length", "The answer was cut off: the model reached its output limit."],
+    ["content_filter", "The answer was cut off: it was stopped by the provider's content filter."],
+  ] as const)(
+    "says an answer that ended with finish_reason %s was cut off",
+    async (finishReason, message) => {
+      const h = makeHarness({ steps: [{ text: ["The steps are: 1. back up, 2. dro"], finishReason }] });
+      const events = await collect(h.engine.run(makeRequest()));
+      expect(events.map((e) => e.type)).toEqual([
+        "text-delta",
+        "assistant-message-done",
+        "notice",
+        "turn-completed",
+      ]);
+      expect(ofType(events, "notice")).toEqual([{ type: "notice", level: "warning", message }]);
+      expect(completion(events)).toMatchObject({
+        status: "completed",
+        finalText: "The steps are: 1. back up, 2. dro",
+      });
+      const whole = makeHarness({ steps: [{ text: ["Done."], finishReason: "stop" }] });
+      expect(ofType(await collect(whole.engine.run(makeRequest())), "notice")).toEqual([]);
+    },
+  );
+
   it("tells a message is done — and whether it calls tools — before storing it", async () => {
     const h = makeHarness({
       steps: [
