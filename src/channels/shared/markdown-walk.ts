@@ -4,12 +4,14 @@
  * platform's formatting primitives (`MarkdownFormat`). Slack mrkdwn and Telegram HTML are then
  * only small primitive sets; what is common — headings as bold lines, lists with bullets,
  * numbers and ☐ / ☑ task boxes, tables as an aligned monospace block, a rule for `---`, raw HTML
- * shown as text — is decided here once. Plain text that no markdown construct can start in (most
- * short answers) skips the lexer: it is the platform's text as it is.
+ * shown as text, a link whose text passes for another address shown with its real target — is
+ * decided here once. Plain text that no markdown construct can start in (most short answers)
+ * skips the lexer: it is the platform's text as it is.
  */
 import { Lexer, type MarkedToken, type Token, type Tokens } from "marked";
 import { trimTrailing } from "../../core/trim-trailing.js";
 import { inlinePieces } from "./inline-pieces.js";
+import { labelPosesAsOtherHost } from "./link-label.js";
 import { fenceCloseWithin, openFence, openTable } from "./markdown-tail.js";
 
 export { inlinePieces } from "./inline-pieces.js";
@@ -113,15 +115,24 @@ class MarkdownWalker {
       case "br":
         return "\n";
       case "link":
-        return f.link(token.href, this.inline(token.tokens));
+        return this.link(token.href, this.inline(token.tokens), plainText(token.tokens));
       case "image":
-        return f.link(token.href, f.text(token.text || "image"));
+        return this.link(token.href, f.text(token.text || "image"), token.text);
       case "checkbox":
         // A loose task item's box sits in its paragraph; the list item shows it already.
         return "";
       default:
         return f.escape("text" in token && typeof token.text === "string" ? token.text : token.raw);
     }
+  }
+
+  /**
+   * A link around its formatted `label`; one whose text (`labelText`) passes for another address
+   * (link-label.ts) is that text, not linked, followed by the real target in brackets.
+   */
+  private link(href: string, label: string, labelText: string): string {
+    const f = this.format;
+    return labelPosesAsOtherHost(labelText, href) ? `${label} (${f.link(href, "")})` : f.link(href, label);
   }
 
   private block(token: MarkedToken, context: MarkdownContext): string {

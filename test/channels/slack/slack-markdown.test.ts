@@ -23,6 +23,21 @@ describe("markdownToMrkdwn", () => {
     expect(markdownToMrkdwn("[click](javascript:alert(1))")).toBe("click (javascript:alert(1))");
   });
 
+  it("shows the real target of a link whose text passes for another address", () => {
+    expect(
+      markdownToMrkdwn("Log in at [https://sso.example.com/login](https://evil.example.net/phish)"),
+    ).toBe("Log in at https://sso.example.com/login (<https://evil.example.net/phish>)");
+    expect(markdownToMrkdwn("[**sso.example.com**](https://evil.example.net)")).toBe(
+      "*sso.example.com* (<https://evil.example.net>)",
+    );
+    expect(markdownToMrkdwn("![https://sso.example.com](https://evil.example.net/x.png)")).toBe(
+      "https://sso.example.com (<https://evil.example.net/x.png>)",
+    );
+    expect(markdownToMrkdwn("[example.com](https://www.example.com/docs)")).toBe(
+      "<https://www.example.com/docs|example.com>",
+    );
+  });
+
   it("keeps pipes from breaking link syntax", () => {
     expect(markdownToMrkdwn("[a|b](https://e.com/x|y)")).toBe("<https://e.com/x%7Cy|a¦b>");
   });

@@ -28,6 +28,22 @@ describe("markdownToTelegramHtml", () => {
     accepted(html);
   });
 
+  it("shows the real target of a link whose text passes for another address", () => {
+    const html = markdownToTelegramHtml(
+      "Log in at [https://sso.example.com/login](https://evil.example.net/phish)",
+    );
+    expect(html).toBe(
+      'Log in at https://sso.example.com/login (<a href="https://evil.example.net/phish">https://evil.example.net/phish</a>)',
+    );
+    accepted(html);
+    expect(markdownToTelegramHtml("[it@example.com](mailto:help@evil.example.net)")).toBe(
+      'it@example.com (<a href="mailto:help@evil.example.net">mailto:help@evil.example.net</a>)',
+    );
+    expect(markdownToTelegramHtml("[example.com](https://example.com/docs)")).toBe(
+      '<a href="https://example.com/docs">example.com</a>',
+    );
+  });
+
   it("drops links with unsafe schemes but keeps their text", () => {
     expect(markdownToTelegramHtml("[click](javascript:alert(1))")).toBe("click");
   });
