@@ -214,6 +214,7 @@ export class TelegramAccess {
       'Turn off "Remain anonymous" in your admin rights to talk to me.'
     );
   }
+
   /** Whether nobody was told under `key` within the last hour; if so, it counts as told now. */
   private firstThisHour(key: string, now: number): boolean {
     const last = this.refusedAt.get(key);
