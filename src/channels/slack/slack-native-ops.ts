@@ -1,7 +1,9 @@
 /**
  * NativeOps: the ordered queue of what a turn still has to send to its native stream — answer
  * text, task cards for tool calls and plan steps, notes — drained in order on each flush, with
- * neighbouring text merged into one append. It remembers how the stream ended, if it did.
+ * neighbouring text merged into one append. Answer text goes out with its spoofing links rewritten
+ * (StreamedLinks, which may hold back a link not yet whole: it goes out before anything else is
+ * queued) and its mention syntax made inert. It remembers how the stream ended, if it did.
  */
 import type { types } from "@slack/bolt";
 import type { PlanStep } from "../../core/events.js";
@@ -9,6 +11,7 @@ import { formatDuration } from "../../core/duration-text.js";
 import { TOOL_OUTCOME_WORDS } from "../shared/tool-line-format.js";
 import { toolLabel } from "../shared/tool-line-label.js";
 import { defuseMentions } from "./slack-markdown.js";
+import { StreamedLinks } from "./slack-stream-links.js";
 import type { ToolLineState } from "./slack-status-lines.js";
 import type { NativeStream, StreamResult } from "./slack-stream.js";
 
@@ -54,6 +57,7 @@ export class NativeOps {
   private wroteAny = false;
   /** The last queued text ended with `<`, which the next may continue into a mention. */
   private textEndsWithOpener = false;
+  private readonly links = new StreamedLinks();
   /** How the stream ended, once it did ("ok" never ends it). */
   result: StreamResult | undefined;
 
@@ -69,30 +73,44 @@ export class NativeOps {
     this.result = result;
   }
 
-  /** Queue answer text (Slack mention syntax in it made inert: see defuseMentions). */
+  /** Queue answer text (its links checked: see StreamedLinks; its mentions inert: defuseMentions). */
   text(delta: string): void {
     if (delta.length === 0) return;
     if (!this.lastWasText && this.wroteAny) this.ops.push({ kind: "text", text: "\n\n" });
-    this.ops.push({ kind: "text", text: defuseMentions(delta, this.lastWasText && this.textEndsWithOpener) });
-    this.textEndsWithOpener = delta.endsWith("<");
+    this.queueText(this.links.push(delta));
     this.streamedSinceDone = true;
     this.lastWasText = true;
     this.wroteAny = true;
   }
 
+  /** Queue checked answer text, its mention syntax made inert (also across pieces). */
+  private queueText(text: string): void {
+    if (text.length === 0) return;
+    this.ops.push({ kind: "text", text: defuseMentions(text, this.lastWasText && this.textEndsWithOpener) });
+    this.textEndsWithOpener = text.endsWith("<");
+  }
+
+  /** Queue the answer text held back for a link that may not be whole (before anything else). */
+  private release(): void {
+    this.queueText(this.links.end());
+  }
+
   /** An assistant message ended; if none of it was streamed (no deltas), send it whole. */
   messageDone(content: string): void {
     if (!this.streamedSinceDone && content.trim().length > 0) this.text(content);
+    this.release();
     this.streamedSinceDone = false;
     this.lastWasText = false;
   }
 
   tool(state: ToolLineState): void {
+    this.release();
     this.ops.push({ kind: "task", chunk: toolTask(state) });
     this.lastWasText = false;
   }
 
   plan(steps: readonly PlanStep[]): void {
+    this.release();
     steps.forEach((step, index) => {
       this.ops.push({
         kind: "task",
@@ -110,11 +128,13 @@ export class NativeOps {
   /** Queue a note (streamNoteLine: unescaped, as `text` makes its mentions inert) as a quote. */
   note(line: string): void {
     this.text(`> ${line}`);
+    this.release();
     this.lastWasText = false;
   }
 
   /** Send everything queued, in order; unless final, also flush text the helper still buffers. */
   async drain(final: boolean): Promise<void> {
+    if (final) this.release();
     while (this.ops.length > 0 && !this.ended) {
       const first = this.ops[0] as Op;
       let run = 1;

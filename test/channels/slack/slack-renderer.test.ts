@@ -185,6 +185,24 @@ describe("native streaming", () => {
     expect(message?.markdown.replaceAll("\u200b", "")).toBe(answer);
   });
 
+  it("streams no spoofed link: a link whose text is another address shows its real target, even split across chunks", async () => {
+    const { output } = outputFor(fake, dm);
+    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+    await turn.handle(ev.text("Log in at"));
+    await fake.waitFor(() => fake.state.callsOf("chat.startStream")[0], "the stream");
+    await turn.handle(ev.text(" [https://sso.example.com/lo"));
+    await turn.handle(ev.text("gin](https://evil.example.net/"));
+    await turn.handle(ev.text("phish) or [ask"));
+    const answer = "Log in at [https://sso.example.com/login](https://evil.example.net/phish) or [ask";
+    await turn.handle(ev.completed(answer));
+    await turn.close();
+    const [message] = fake.state.botMessages(DM, dm.thread);
+    expect(message?.streamed).toBe(true);
+    expect(message?.markdown).toBe(
+      "Log in at https://sso.example.com/login (https://evil.example.net/phish) or [ask",
+    );
+  });
+
   it("still lands the final answer when the stream's last call loses its connection", async () => {
     const { output } = outputFor(fake, dm);
     const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
