@@ -3,7 +3,8 @@
  * on a linked channel's posts need not join its discussion group): messages, commands and button
  * presses of someone in only through the listing are checked with getChatMember — the check
  * wake-ups run — kept a few minutes per person; a lookup Telegram cannot answer refuses, logged,
- * and is asked again next time. Allowed and paired users are never looked up.
+ * and that refusal is kept briefly; after Telegram's 429 nobody new is looked up until its wait
+ * is over. Allowed and paired users are never looked up.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Card } from "../../../src/core/card.js";
@@ -93,22 +94,45 @@ describe("allowed_chats: members only", () => {
     expect(service.presses[0]!.user.id).toBe(String(CAROL.id));
   });
 
-  it("refuses when Telegram cannot say, logs why, and asks again at the next message", async () => {
+  it("refuses when Telegram cannot say, logs why, and keeps that refusal briefly rather than asking again", async () => {
     harness = await openGroup();
     const { tg, service } = harness;
     tg.failNext("getChatMember", 400, "Bad Request: CHAT_ADMIN_REQUIRED", 1);
     tg.sendUserMessage({ chat: OPEN_GROUP, from: CAROL, text: "@coworker_bot one" });
-    await vi.waitFor(() => {
-      expect(harness!.logs().some((line) => line.msg === "telegram: refused")).toBe(true);
-    });
-    const warning = harness
-      .logs()
-      .find((line) => line.msg?.toString().startsWith("telegram: could not check membership"));
-    expect(warning).toMatchObject({ chatId: OPEN_GROUP.id, userId: CAROL.id });
-    expect(String(warning!.err)).toMatch(/admin/i);
-    expect(service.received).toHaveLength(0);
     tg.sendUserMessage({ chat: OPEN_GROUP, from: CAROL, text: "@coworker_bot two" });
+    await vi.waitFor(() => {
+      expect(harness!.logs().filter((line) => line.msg === "telegram: refused")).toHaveLength(2);
+    });
+    const warnings = harness
+      .logs()
+      .filter((line) => line.msg?.toString().startsWith("telegram: could not check membership"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ chatId: OPEN_GROUP.id, userId: CAROL.id });
+    expect(String(warnings[0]!.err)).toMatch(/admin/i);
+    expect(service.received).toHaveLength(0);
+    expect(tg.callsOf("getChatMember")).toHaveLength(1);
+  });
+
+  it("after Telegram's 429 asks nobody new until its retry after is over: they are refused, logged once", async () => {
+    harness = await openGroup();
+    const { tg, service } = harness;
+    const dave = { id: 8888, first_name: "Dave", username: "dave" };
+    tg.state.setMember(OPEN_GROUP.id, dave.id, "member");
+    // Longer than the harness's auto-retry waits for, so the 429 comes back at once.
+    tg.rateLimitNext("getChatMember", 30);
+    tg.sendUserMessage({ chat: OPEN_GROUP, from: CAROL, text: "@coworker_bot one" });
+    tg.sendUserMessage({ chat: OPEN_GROUP, from: dave, text: "@coworker_bot two" });
+    tg.sendUserMessage({ chat: OPEN_GROUP, from: CAROL, text: "@coworker_bot three" });
+    tg.sendUserMessage({ chat: OPEN_GROUP, from: ALICE, text: "@coworker_bot four" });
     await tg.waitFor(() => service.received.length === 1);
-    expect(service.received[0]!.text).toBe("two");
+    await vi.waitFor(() => {
+      expect(harness!.logs().filter((line) => line.msg === "telegram: refused")).toHaveLength(3);
+    });
+    expect(service.received.map((message) => message.text)).toEqual(["four"]);
+    expect(tg.callsOf("getChatMember").map((call) => Number(call.params.user_id))).toEqual([CAROL.id]);
+    const waits = harness
+      .logs()
+      .filter((line) => line.msg?.toString().startsWith("telegram: Telegram asked to wait"));
+    expect(waits).toHaveLength(1);
   });
 });
