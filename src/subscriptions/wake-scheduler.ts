@@ -15,7 +15,8 @@
  * newly started process rebuilds pending batches from the shared buffer too; with `claims`
  * (wake-claims.ts), each matched message is claimed before a wake-up delivers it, so it wakes its
  * subscription once across processes. A message delivered elsewhere leaves the batch; one being
- * handed over elsewhere is looked at again once that claim could have lapsed.
+ * handed over elsewhere is looked at again once that claim could have lapsed (one timer per
+ * subscription), and a failed hand-over puts back only the messages this process claimed.
  */
 import type { BufferEntry, BufferPosition } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "./clock.js";
@@ -73,6 +74,10 @@ const RATE_RETRY_MS = 15_000;
 /** The longest pause before a batch whose hand-over kept failing tries again. */
 const MAX_RETRY_MS = 5 * 60_000;
 
+/** The claim key of a matched message's wake-up of its subscription. */
+const claimKey = (ready: ReadyBatch, item: WakeItem): string =>
+  `wake:${ready.subscriptionId}:${item.position.epoch}:${item.position.seq}`;
+
 /** The pause before the next try after `failures` failed hand-overs in a row: 15 s, doubling, at most 5 min. */
 export function retryDelayMs(failures: number): number {
   return Math.min(RATE_RETRY_MS * 2 ** Math.max(0, failures - 1), MAX_RETRY_MS);
@@ -81,6 +86,13 @@ export function retryDelayMs(failures: number): number {
 /** A hand-over under way: `cancelled` once its subscription was removed meanwhile. */
 interface Flight {
   cancelled: boolean;
+}
+
+/** Messages another process is handing over, batched again when `timer` fires. */
+interface Recheck {
+  readonly timer: TimerHandle;
+  readonly items: Map<string, WakeItem>;
+  sessionId: string;
 }
 
 interface PendingBatch {
@@ -107,8 +119,8 @@ export class WakeScheduler {
   private readonly flights = new Map<string, Flight>();
   /** Failed hand-overs in a row per subscription (reset by a delivered one). */
   private readonly failures = new Map<string, number>();
-  /** Timers re-adding messages whose claim another process held, per subscription. */
-  private readonly rechecks = new Map<string, Set<TimerHandle>>();
+  /** The messages whose claim another process held, re-added later, per subscription. */
+  private readonly rechecks = new Map<string, Recheck>();
   private closed = false;
 
   /** Throws for a timing that is not usable. */
@@ -164,7 +176,8 @@ export class WakeScheduler {
     const flight = this.flights.get(subscriptionId);
     if (flight) flight.cancelled = true;
     this.failures.delete(subscriptionId);
-    for (const timer of this.rechecks.get(subscriptionId) ?? []) this.options.clock.clearTimer(timer);
+    const recheck = this.rechecks.get(subscriptionId);
+    if (recheck) this.options.clock.clearTimer(recheck.timer);
     this.rechecks.delete(subscriptionId);
   }
 
@@ -202,8 +215,7 @@ export class WakeScheduler {
       if (batch.timer !== undefined) this.options.clock.clearTimer(batch.timer);
     }
     this.pending.clear();
-    for (const timers of this.rechecks.values())
-      for (const timer of timers) this.options.clock.clearTimer(timer);
+    for (const recheck of this.rechecks.values()) this.options.clock.clearTimer(recheck.timer);
     this.rechecks.clear();
     await this.settled();
   }
@@ -299,16 +311,23 @@ export class WakeScheduler {
     };
     const flight: Flight = { cancelled: false };
     this.flights.set(subscriptionId, flight);
-    const delivery = this.handOver(ready)
+    /** The hand-over of `back` failed: its messages go back into the batch (unless it was removed). */
+    const failed = (error: unknown, back: ReadyBatch) => {
+      this.options.onError(error, subscriptionId);
+      slot.release().catch((failure: unknown) => this.options.onError(failure, subscriptionId));
+      if (!(this.closed || flight.cancelled)) this.putBack(back, batch.firstAt);
+    };
+    const delivery = this.claim(ready)
       .then(
-        () => {
-          this.failures.delete(subscriptionId);
-        },
-        (error: unknown) => {
-          this.options.onError(error, subscriptionId);
-          slot.release().catch((failure: unknown) => this.options.onError(failure, subscriptionId));
-          if (!(this.closed || flight.cancelled)) this.putBack(ready, batch.firstAt);
-        },
+        (mine) =>
+          this.handOver(mine).then(
+            () => {
+              this.failures.delete(subscriptionId);
+            },
+            (error: unknown) => failed(error, mine),
+          ),
+        // Not known which were claimed: all go back (a claim this process holds is its own again).
+        (error: unknown) => failed(error, ready),
       )
       .finally(() => {
         this.inFlight.delete(delivery);
@@ -318,42 +337,60 @@ export class WakeScheduler {
   }
 
   /**
-   * Deliver the messages this process claimed (all of them without `claims`): a claim is kept once
-   * the wake-up was accepted and given up when it failed. Messages delivered elsewhere leave the
-   * batch; those being handed over elsewhere are looked at again once that claim could have lapsed.
+   * The batch's messages this process may deliver: all of them without `claims`; with them, those
+   * whose claim it took. Messages delivered elsewhere leave the batch; those being handed over
+   * elsewhere are looked at again once that claim could have lapsed.
    */
-  private async handOver(ready: ReadyBatch): Promise<void> {
+  private async claim(ready: ReadyBatch): Promise<ReadyBatch> {
     const { claims } = this.options;
-    if (!claims) return this.options.deliver(ready);
-    const keyOf = (item: WakeItem) =>
-      `wake:${ready.subscriptionId}:${item.position.epoch}:${item.position.seq}`;
-    const results = await Promise.all(ready.items.map((item) => claims.take(keyOf(item))));
-    const won = ready.items.filter((_, index) => results[index] === "won");
+    if (!claims) return ready;
+    const results = await Promise.all(ready.items.map((item) => claims.take(claimKey(ready, item))));
     const elsewhere = ready.items.filter((_, index) => results[index] === "elsewhere");
     if (elsewhere.length > 0) this.recheckLater(ready, elsewhere);
-    if (won.length === 0) return;
-    const report = (error: unknown) => this.options.onError(error, ready.subscriptionId);
+    return { ...ready, items: ready.items.filter((_, index) => results[index] === "won") };
+  }
+
+  /**
+   * Deliver the claimed messages (none: nothing to do); with `claims`, a claim is kept once the
+   * wake-up was accepted and given up when it failed.
+   */
+  private async handOver(mine: ReadyBatch): Promise<void> {
+    const { claims } = this.options;
+    if (!claims) return this.options.deliver(mine);
+    if (mine.items.length === 0) return;
+    const report = (error: unknown) => this.options.onError(error, mine.subscriptionId);
     try {
-      await this.options.deliver({ ...ready, items: won });
+      await this.options.deliver(mine);
     } catch (error) {
-      await Promise.all(won.map((item) => claims.release(keyOf(item)).catch(report)));
+      await Promise.all(mine.items.map((item) => claims.release(claimKey(mine, item)).catch(report)));
       throw error;
     }
     // Delivered: a claim that could not be kept lapses in minutes (a rebuilt batch elsewhere may then wake again).
-    await Promise.all(won.map((item) => claims.keep(keyOf(item)).catch(report)));
+    await Promise.all(mine.items.map((item) => claims.keep(claimKey(mine, item)).catch(report)));
   }
 
-  /** Messages another process is handing over: batched again once its claim could have lapsed. */
+  /**
+   * Messages another process is handing over: batched again once its claim could have lapsed. One
+   * timer per subscription: messages added while it runs go back with the others when it fires.
+   */
   private recheckLater(ready: ReadyBatch, items: readonly WakeItem[]): void {
     const { subscriptionId } = ready;
-    const timers = this.rechecks.get(subscriptionId) ?? new Set<TimerHandle>();
-    this.rechecks.set(subscriptionId, timers);
+    const waiting = this.rechecks.get(subscriptionId);
+    if (waiting) {
+      waiting.sessionId = ready.sessionId;
+      for (const item of items) waiting.items.set(item.entry.id, item);
+      return;
+    }
     const timer = this.options.clock.setTimer(() => {
-      timers.delete(timer);
-      if (timers.size === 0) this.rechecks.delete(subscriptionId);
-      for (const item of items) this.add(subscriptionId, ready.sessionId, item);
+      this.rechecks.delete(subscriptionId);
+      for (const item of recheck.items.values()) this.add(subscriptionId, recheck.sessionId, item);
     }, WAKE_CLAIM_TAKE_MS);
-    timers.add(timer);
+    const recheck: Recheck = {
+      timer,
+      items: new Map(items.map((item) => [item.entry.id, item])),
+      sessionId: ready.sessionId,
+    };
+    this.rechecks.set(subscriptionId, recheck);
   }
 
   /**

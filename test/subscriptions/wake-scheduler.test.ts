@@ -4,7 +4,7 @@
  * subscription once, a batch whose messages were all claimed elsewhere is dropped; a session busy
  * in another process (the answer is a promise) holds its batch. With a store budget, two
  * schedulers on one store together wake a subscription at most its hourly limit, and the held
- * batches go once the hour frees.
+ * batches go once the hour frees. A failing hand-over puts back only the messages it claimed.
  */
 import os from "node:os";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -256,6 +256,69 @@ describe("WakeScheduler and a claim left by a process that died during its hand-
     await tick(WAKE_CLAIM_TAKE_MS);
     await tick(100);
     expect(delivered).toEqual([[1]]);
+    await b.close();
+    await store.close();
+  });
+});
+
+describe("WakeScheduler whose hand-over keeps failing while another process holds one of its messages", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("puts back only the messages it claimed, keeps one recheck timer, and looks at the other once its claim lapsed", async () => {
+    const T0 = Date.parse("2026-12-05T10:00:00Z");
+    // The manual clock drives the schedulers; Date (the memory store's expiry) moves with it.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(T0);
+    const clock = new ManualClock(T0);
+    const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    const flush = async () => {
+      for (let i = 0; i < 10; i += 1) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const tick = async (ms: number) => {
+      vi.setSystemTime(clock.now() + ms);
+      clock.advance(ms);
+      await flush();
+    };
+    const open = (deliver: (batch: ReadyBatch) => Promise<void>) =>
+      new WakeScheduler({
+        debounceMs: 30,
+        maxBatch: 50,
+        maxWaitMs: 1_000,
+        maxWakesPerHour: 1_000,
+        clock,
+        isBusy: () => false,
+        deliver,
+        onError: () => undefined,
+        claims: new StoreWakeClaims(store.space("dedupe")),
+        budget: storeSlotBudget(store.space("budgets")),
+      });
+    // A claims message 2 and never finishes handing it over (the process is gone).
+    const a = open(() => new Promise<void>(() => undefined));
+    a.add("sub1", "s1", item(2));
+    await tick(100);
+    // B has messages 1 and 2; every hand-over of its own fails (its session layer is shutting down).
+    const tries: number[][] = [];
+    const b = open(async (batch) => {
+      tries.push(batch.items.map((i) => i.position.seq));
+      throw new Error("the session layer is shutting down");
+    });
+    b.add("sub1", "s1", item(1));
+    b.add("sub1", "s1", item(2));
+    await tick(100);
+    expect(tries).toEqual([[1]]);
+    expect(b.pendingCount("sub1")).toBe(1);
+    const before = clock.pending;
+    // Retries in the next 9 minutes (15 s, 30 s, 60 s, 2 min, 4 min apart): still message 1 alone.
+    for (let s = 0; s < 9 * 60; s += 5) await tick(5_000);
+    expect(tries.length).toBeGreaterThan(3);
+    expect(tries.every((seqs) => seqs.join() === "1")).toBe(true);
+    expect(b.pendingCount("sub1")).toBe(1);
+    expect(clock.pending).toBe(before);
+    // A's claim lapses: B looks at message 2 again and tries it with its own.
+    await tick(WAKE_CLAIM_TAKE_MS);
+    expect(tries.at(-1)).toEqual([1, 2]);
     await b.close();
     await store.close();
   });
