@@ -233,15 +233,16 @@ export class ScheduleService {
   /**
    * "new" switched a thread from session `oldId` to `newId`: the tasks and wake-ups set up in
    * `oldId` (the thread's: a session belongs to one thread) are re-pointed to `newId` in the store,
-   * each read afresh first, so `status` and the listings find them in the new session. Tasks other
-   * processes created are found by a refresh of the catalog first.
+   * each changed as stored now (one cancelled meanwhile stays cancelled), so `status` and the
+   * listings find them in the new session. Tasks other processes created are found by a refresh
+   * of the catalog first.
    */
   async moveSession(oldId: string, newId: string): Promise<void> {
     await this.refresh({});
-    for (const known of this.registry.all().filter((t) => t.sessionId === oldId)) {
-      const task = await this.registry.reload(known.id);
-      if (task?.sessionId === oldId) await this.registry.put({ ...task, sessionId: newId });
-    }
+    for (const known of this.registry.all().filter((t) => t.sessionId === oldId))
+      await this.registry.update(known.id, (task) =>
+        task.sessionId === oldId ? { ...task, sessionId: newId } : undefined,
+      );
   }
 
   /**

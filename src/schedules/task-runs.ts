@@ -7,13 +7,15 @@
  * its creator, marked as the agent's own note when the task's text is the agent's (a wake-up, a
  * task no person approved); failed runs in a row, and a thread that is gone, pause the task and
  * tell its creator; a creator who may no longer use the bot there pauses it too, and the thread is
- * told. A repeating task is advanced before its run is handed over, a one-off removed only once
- * the session layer took its run. When the session layer cannot take a run now (the platform not
- * connected yet, shutting down, the thread being switched) that is no failed run: the task is put
- * back as it was, its claim given back, and the run tried again a minute later — here, or at the
- * next start — while within the catch-up window; past it the creator is told. Results (a turn's
- * end, a pause) are written on the task as stored now (TaskRegistry.update), never on this
- * process's copy, so a task cancelled or paused elsewhere stays so.
+ * told. A repeating task is advanced before its run is handed over — as stored now, and only
+ * while it still waits for that run, so one cancelled or paused meanwhile is neither written back
+ * nor run (its claim is given back) — a one-off removed only once the session layer took its run.
+ * When the session layer cannot take a run now (the platform not connected yet, shutting down,
+ * the thread being switched) that is no failed run: the task is put back as it was, its claim
+ * given back, and the run tried again a minute later — here, or at the next start — while within
+ * the catch-up window; past it the creator is told. Results (a turn's end, a pause) are written
+ * on the task as stored now (TaskRegistry.update), never on this process's copy, so a task
+ * cancelled or paused elsewhere stays so.
  */
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace } from "../store/store.js";
@@ -181,22 +183,35 @@ export class TaskRuns {
       const late = now - missed.latest > this.settings.catchUpMs;
       const runs = late ? task.runs : task.runs + 1;
       const next = nextOccurrence(task.schedule, Math.max(missed.latest, now), runs);
-      const advanced: ScheduledTask = {
-        ...task,
-        runs,
-        ...(late
-          ? { lastResult: "skipped (missed while the service was down)" }
-          : { lastRunAt: new Date(missed.latest).toISOString(), lastResult: "started" }),
-        ...(next === undefined ? { nextRunAt: undefined } : { nextRunAt: new Date(next).toISOString() }),
-      };
-      const last = next === undefined;
       // A one-off stays as stored until the session layer has taken its run.
-      if (late || !last) this.arm(await this.registry.put(withoutUndefined(advanced)));
+      if (!late && next === undefined) return await this.run(task, task, missed, true);
+      // Moved on as stored now, only while it still waits for this run (a cancel stays a cancel).
+      let before = task;
+      const advanced = await this.registry.update(id, (current) => {
+        if (!unchanged(current, task)) return undefined;
+        before = current;
+        return withoutUndefined({
+          ...current,
+          runs,
+          ...(late
+            ? { lastResult: "skipped (missed while the service was down)" }
+            : { lastRunAt: new Date(missed.latest).toISOString(), lastResult: "started" }),
+          nextRunAt: next === undefined ? undefined : new Date(next).toISOString(),
+        });
+      });
+      if (!advanced) return await this.dropped(id, missed.latest);
+      this.arm(advanced);
       if (late) return await this.skipped(advanced, missed.latest, next);
-      await this.run(task, advanced, missed, last);
+      await this.run(before, advanced, missed, false);
     } catch (error) {
       this.onError(error, `running scheduled task ${id}`);
     }
+  }
+
+  /** The task was cancelled, paused or moved on while its run due `dueMs` was starting: give the claim back. */
+  private async dropped(id: string, dueMs: number): Promise<void> {
+    await this.claims.release(id, dueMs);
+    this.armStored(id);
   }
 
   /**
@@ -217,9 +232,13 @@ export class TaskRuns {
     else this.queue.set(id, next);
   }
 
+  /**
+   * Hand the run due `missed.latest` of `task` (as it was before the run) to the session layer;
+   * `stored` is what the run left in the store (`task` itself for a one-off's `last` run).
+   */
   private async run(
     task: ScheduledTask,
-    advanced: ScheduledTask,
+    stored: ScheduledTask,
     missed: Missed,
     last: boolean,
   ): Promise<void> {
@@ -242,7 +261,7 @@ export class TaskRuns {
       });
     } catch (error) {
       this.onError(error, `handing scheduled task ${task.id} to its session`);
-      await this.notTaken(task, last ? task : advanced, dueMs, last, errorText(error));
+      await this.notTaken(task, stored, dueMs, last, errorText(error));
       return;
     }
     if (result.status === "gone") await this.pauseGone(task, result.reason);
@@ -341,7 +360,7 @@ function sameTime(a: string | undefined, b: string): boolean {
   return a !== undefined && Date.parse(a) === Date.parse(b);
 }
 
-/** Whether the stored task is still what a run left (active, same run count and next run). */
+/** Whether the stored task is still what a run saw or left (active, same run count and next run). */
 function unchanged(current: ScheduledTask, stored: ScheduledTask): boolean {
   return (
     current.status === "active" && current.runs === stored.runs && current.nextRunAt === stored.nextRunAt
