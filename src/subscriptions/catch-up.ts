@@ -3,10 +3,11 @@
  * and time — from the channel buffer, or, when nothing is buffered for the channel (a cold
  * buffer), from the platform's history API (rare: Slack limits it hard; Telegram has none). The
  * session's read cursor moves past what was returned, so the next call continues from there.
- * Unread messages the bounded buffer forgot before they were read are counted, and said to be gone.
+ * Unread messages the bounded buffer forgot before they were read are counted, and said to be gone
+ * once: the cursor moves past them too.
  */
 import type { BufferEntryInput, BufferPosition } from "./buffer-entry.js";
-import { isAfter } from "./buffer-entry.js";
+import { isAfter, laterOf } from "./buffer-entry.js";
 import type { ChannelBuffer } from "./channel-buffer.js";
 import { formatTime } from "../core/time-text.js";
 import { fencedMessages } from "./channel-content-format.js";
@@ -61,8 +62,9 @@ export async function catchUp(deps: CatchUpDeps, caller: Caller, args: CatchUpAr
   });
   if (read) {
     const last = read.entries.at(-1);
-    if (last)
-      await deps.cursors.advance(caller.sessionId, scope, { epoch: read.epoch, seq: last.seq, at: last.at });
+    const shown = last ? { epoch: read.epoch, seq: last.seq, at: last.at } : undefined;
+    const through = read.droppedThrough ? laterOf(shown, read.droppedThrough) : shown;
+    if (through) await deps.cursors.advance(caller.sessionId, scope, through);
     const lost = read.dropped > 0 ? `\n${droppedText(read.dropped, ref.thread !== undefined)}` : "";
     return { ok: true, message: `${report(label, read.entries, read.remaining, since, cursor)}${lost}` };
   }

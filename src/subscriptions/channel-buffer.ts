@@ -91,14 +91,17 @@ export interface AppendResult {
 
 /**
  * What a read returns: entries oldest first, how many more matched beyond `limit`, and how many
- * after `after` (same incarnation) were forgotten before they were read — over the count cap
- * (counted across the channel, whatever the thread) or the age cap.
+ * after `after` (same incarnation) and before the last entry returned (or the end, when all were
+ * returned) were forgotten before they were read — over the count cap (counted across the channel,
+ * whatever the thread) or the age cap; `droppedThrough` is the newest position they cover, so a
+ * reader whose cursor moves there is not told of them again.
  */
 export interface BufferRead {
   readonly epoch: string;
   readonly entries: readonly BufferEntry[];
   readonly remaining: number;
   readonly dropped: number;
+  readonly droppedThrough: BufferPosition | undefined;
 }
 
 export interface ReadOptions {
@@ -179,8 +182,13 @@ export class ChannelBuffer {
       const firstPage = this.pageOf(Math.max(afterSeq + 1, head.floorSeq), head.pageSize);
       const entries: BufferEntry[] = [];
       let remaining = 0;
-      // A position below the floor: the entries between it and the floor were forgotten unread.
+      // A position below the floor: the entries between it and the floor were forgotten unread
+      // (the time of the last of them is not known: the position read keeps its own).
       let dropped = sameEpoch ? Math.max(0, head.floorSeq - 1 - afterSeq) : 0;
+      let droppedThrough: BufferPosition | undefined =
+        after !== undefined && dropped > 0
+          ? { epoch: head.epoch, seq: head.floorSeq - 1, at: after.at }
+          : undefined;
       for (const page of head.pages) {
         if (page.index < firstPage) continue;
         for (const entry of await this.loadPage(channelKey, state, page.index)) {
@@ -189,7 +197,11 @@ export class ChannelBuffer {
           if (options.thread !== undefined && entry.thread !== options.thread) continue;
           if (!isAfter(entry, head.epoch, after)) continue;
           if (at < cutoff) {
-            if (sameEpoch) dropped += 1;
+            // Counted up to the last entry returned: those beyond are told of when read up to.
+            if (sameEpoch && entries.length < options.limit) {
+              dropped += 1;
+              droppedThrough = positionOf(entry, head.epoch);
+            }
             continue;
           }
           if (sinceMs !== undefined && at < sinceMs) continue;
@@ -197,7 +209,7 @@ export class ChannelBuffer {
           else remaining += 1;
         }
       }
-      return { epoch: head.epoch, entries, remaining, dropped };
+      return { epoch: head.epoch, entries, remaining, dropped, droppedThrough };
     });
   }
 

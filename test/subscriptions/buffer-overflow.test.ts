@@ -1,7 +1,8 @@
 /**
  * A channel flooding past the buffer's count cap while its subscriber is busy: the wake-up says
  * the matches it left out may have been dropped from the buffer, and catch_up says how many
- * unread messages were dropped before they were read, instead of silently skipping them.
+ * unread messages were dropped before they were read, instead of silently skipping them — once,
+ * not again at every later call.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from "../../src/subscriptions/subscription-settings.js";
@@ -51,5 +52,19 @@ describe("a buffer overflowing before its messages were read", () => {
     expect(caught.message).toContain(
       "80 unread messages were dropped from the buffer before you read them (it keeps only the most recent ones): they can no longer be shown.",
     );
+  });
+
+  it("catch_up says once that unread messages were dropped, not again at every later call", async () => {
+    await h.service.subscribe(ALICE, { channel: "#deploys" });
+    await h.service.observe(message("read before the flood"));
+    await h.service.catchUp(ALICE, { channel: "#deploys" });
+    for (let i = 1; i <= 3; i += 1) await h.service.observe(message(`old ${i}`));
+    // Nobody reads them before they age out of the buffer (it keeps a week).
+    vi.setSystemTime(Date.now() + DEFAULT_SUBSCRIPTION_SETTINGS.bufferMaxAgeMs + 60_000);
+    const first = await h.service.catchUp(ALICE, { channel: "#deploys" });
+    expect(first.message).toContain("3 unread messages were dropped from the buffer");
+    const again = await h.service.catchUp(ALICE, { channel: "#deploys" });
+    expect(again.message).not.toContain("dropped");
+    expect(again.message).toContain("no unread messages");
   });
 });

@@ -154,6 +154,49 @@ describe("ChannelBuffer", () => {
     expect(byTime?.entries.map((e) => e.seq)).toEqual([9, 10]);
   });
 
+  it("says how far its dropped count reaches, so a reader moved there is not told again (a thread with none left too)", async () => {
+    const buffer = new ChannelBuffer(store.space("buffers"), {
+      maxEntries: 5,
+      maxAgeMs: 86_400_000,
+      pageSize: 5,
+      clock,
+    });
+    await buffer.append(CH, entry(1, START, { thread: "T" }));
+    for (let n = 2; n <= 21; n += 1) await buffer.append(CH, entry(n));
+    const epoch = (await buffer.epochOf(CH))!;
+    const cursor = { epoch, seq: 1, at: new Date(START).toISOString() };
+    // Entries 2-16 fell below the floor unread; the thread has nothing newer.
+    const first = await buffer.read(CH, { after: cursor, thread: "T", limit: 10 });
+    expect(first).toMatchObject({ entries: [], dropped: 15, droppedThrough: { epoch, seq: 16 } });
+    const again = await buffer.read(CH, { after: first!.droppedThrough!, thread: "T", limit: 10 });
+    expect(again).toMatchObject({ entries: [], dropped: 0, droppedThrough: undefined });
+  });
+
+  it("counts entries aged out only up to the last entry it returns", async () => {
+    const buffer = new ChannelBuffer(store.space("buffers"), {
+      maxEntries: 100,
+      maxAgeMs: 60_000,
+      pageSize: 10,
+      clock,
+    });
+    for (let n = 1; n <= 3; n += 1) await buffer.append(CH, entry(n, START));
+    await buffer.append(CH, entry(4, START + 50_000));
+    // Sent (by its own time) long before it arrived: aged out, after an entry still kept.
+    await buffer.append(CH, entry(5, START));
+    await buffer.append(CH, entry(6, START + 50_000));
+    clock.time = START + 75_000;
+    const epoch = (await buffer.epochOf(CH))!;
+    const first = await buffer.read(CH, {
+      after: { epoch, seq: 0, at: new Date(START).toISOString() },
+      limit: 1,
+    });
+    expect(first).toMatchObject({ remaining: 1, dropped: 3, droppedThrough: { seq: 3 } });
+    expect(first?.entries.map((e) => e.seq)).toEqual([4]);
+    const next = await buffer.read(CH, { after: { epoch, seq: 4, at: first!.entries[0]!.at }, limit: 1 });
+    expect(next).toMatchObject({ remaining: 0, dropped: 1, droppedThrough: { seq: 5 } });
+    expect(next?.entries.map((e) => e.seq)).toEqual([6]);
+  });
+
   it("survives a new instance on the same space, then continues the sequence", async () => {
     const space = store.space("buffers");
     const first = new ChannelBuffer(space, { maxEntries: 100, maxAgeMs: 86_400_000, pageSize: 3, clock });
