@@ -64,6 +64,12 @@ export interface ScheduledTask {
   readonly lastResult?: string;
   /** Runs that failed in a row. */
   readonly failures: number;
+  /**
+   * The due time (ISO) of the first of the runs the session layer could not take, while none has
+   * been taken since: how long the task has gone without a run handed over, across retries,
+   * occurrences and restarts.
+   */
+  readonly notTakenSince?: string;
 }
 
 /** Longest prompt or note accepted. */
@@ -101,6 +107,7 @@ export const scheduledTaskSchema: z.ZodType<ScheduledTask> = z.object({
   lastRunAt: isoTime.optional(),
   lastResult: z.string().max(200).optional(),
   failures: z.number().int().nonnegative(),
+  notTakenSince: isoTime.optional(),
 });
 
 /** A fresh id: "tsk_" (tasks) or "wak_" (wake-ups) + 12 hex digits. */

@@ -12,10 +12,12 @@
  * nor run (its claim is given back) — a one-off removed only once the session layer took its run.
  * When the session layer cannot take a run now (the platform not connected yet, shutting down,
  * the thread being switched) that is no failed run: the task is put back as it was, its claim
- * given back, and the run tried again a minute later — here, or at the next start — while within
- * the catch-up window; past it the creator is told. Results (a turn's end, a pause) are written
- * on the task as stored now (TaskRegistry.update), never on this process's copy, so a task
- * cancelled or paused elsewhere stays so.
+ * given back, and the run tried again a minute later — here, or at the next start; once a whole
+ * catch-up window has passed with no run of the task taken (counted across its occurrences and
+ * restarts, so a frequent task's retries do not go on for ever), the task is paused and its
+ * creator told. Results (a turn's end, a pause) are written on the task as stored now
+ * (TaskRegistry.update), never on this process's copy, so a task cancelled or paused elsewhere
+ * stays so.
  */
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace } from "../store/store.js";
@@ -195,7 +197,11 @@ export class TaskRuns {
           runs,
           ...(late
             ? { lastResult: "skipped (missed while the service was down)" }
-            : { lastRunAt: new Date(missed.latest).toISOString(), lastResult: "started" }),
+            : {
+                lastRunAt: new Date(missed.latest).toISOString(),
+                lastResult: "started",
+                notTakenSince: undefined,
+              }),
           nextRunAt: next === undefined ? undefined : new Date(next).toISOString(),
         });
       });
@@ -281,8 +287,9 @@ export class TaskRuns {
   /**
    * The session layer could not take the run due `dueMs` now: no failed run. Unless the task
    * changed since (`stored` is what this run left in the store), it is put back as it was before
-   * the run (`before`), its claim given back and the run tried again in RETRY_MS; when that would
-   * be past the catch-up window, its creator is told instead (a `last` run's task is paused).
+   * the run (`before`), its claim given back and the run tried again in RETRY_MS — noting since
+   * when no run of it was taken (`notTakenSince`, kept across occurrences and restarts). When the
+   * retry would come a catch-up window or more after that, the task is paused and its creator told.
    */
   private async notTaken(
     before: ScheduledTask,
@@ -291,8 +298,10 @@ export class TaskRuns {
     last: boolean,
     reason: string,
   ): Promise<void> {
+    const since =
+      before.notTakenSince === undefined ? dueMs : Math.min(dueMs, Date.parse(before.notTakenSince));
     const retryAt = this.clock.now() + RETRY_MS;
-    if (retryAt - dueMs > this.settings.catchUpMs) return await this.gaveUp(stored, dueMs, last, reason);
+    if (retryAt - since > this.settings.catchUpMs) return await this.gaveUp(stored, since, last, reason);
     const restored = await this.registry.update(before.id, (current) =>
       unchanged(current, stored)
         ? withoutUndefined({
@@ -301,6 +310,7 @@ export class TaskRuns {
             lastRunAt: before.lastRunAt,
             nextRunAt: before.nextRunAt,
             lastResult: clip(`not started, trying again: ${reason}`),
+            notTakenSince: new Date(since).toISOString(),
           })
         : undefined,
     );
@@ -309,26 +319,32 @@ export class TaskRuns {
     if (!this.closed) this.queue.set(before.id, retryAt);
   }
 
-  /** The run due `dueMs` could not be handed over within the catch-up window: tell the creator. */
-  private async gaveUp(stored: ScheduledTask, dueMs: number, last: boolean, reason: string): Promise<void> {
+  /**
+   * No run of the task (the first due `sinceMs`) could be handed over within the catch-up window:
+   * pause it — a repeating one too, whose retries would otherwise move on to each next run and go
+   * on for ever — and tell its creator, once.
+   */
+  private async gaveUp(stored: ScheduledTask, sinceMs: number, last: boolean, reason: string): Promise<void> {
     const note = clip(`not started: ${reason}`);
-    const updated = await this.registry.update(stored.id, (current) => {
-      if (!unchanged(current, stored)) return undefined;
-      return last
-        ? { ...current, status: "paused", statusNote: note, lastResult: note }
-        : { ...current, lastResult: note };
-    });
+    const window = Math.round(this.settings.catchUpMs / 60_000);
+    const updated = await this.registry.update(stored.id, (current) =>
+      unchanged(current, stored)
+        ? withoutUndefined({
+            ...current,
+            status: "paused" as const,
+            statusNote: note,
+            lastResult: clip(`paused, no run started in ${window} min: ${reason}`),
+            notTakenSince: undefined,
+          })
+        : undefined,
+    );
     this.armStored(stored.id);
     if (!updated) return;
     const zone = zoneOf(updated.schedule, this.settings.defaultTimezone);
-    const then = last
-      ? "I paused it; cancel it with `cancel_scheduled_task` or set it up again."
-      : updated.nextRunAt === undefined
-        ? ""
-        : `Its next run is ${formatIn(Date.parse(updated.nextRunAt), zone)}.`;
+    const due = `due ${formatIn(sinceMs, zone)}${last ? "" : " nor any run since"}`;
     await this.tell(
       dmOf(updated),
-      `I could not start your scheduled ${kindOf(updated)} ${updated.id} ("${updated.prompt.slice(0, 80)}") due ${formatIn(dueMs, zone)}, and stopped trying after ${Math.round(this.settings.catchUpMs / 60_000)} min: ${reason}. ${then}`.trim(),
+      `I could not start your scheduled ${kindOf(updated)} ${updated.id} ("${updated.prompt.slice(0, 80)}") ${due}, and stopped trying after ${window} min: ${reason}. I paused it; cancel it with \`cancel_scheduled_task\` or set it up again.`,
     );
   }
 

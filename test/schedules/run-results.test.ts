@@ -3,8 +3,9 @@
  * written on the task as stored now (a task cancelled or paused elsewhere, or while the end was
  * being recorded, stays so; an end reported for an earlier run changes nothing), and a run the
  * session layer could not take (its platform not connected yet, a drain, a restart) is no failed
- * run: it is tried again — here, on the other process or at the next start — and, still not
- * taken when the catch-up window passes, its creator is told.
+ * run: it is tried again — here, on the other process or at the next start — and once a whole
+ * catch-up window has passed with no run of the task taken (a repeating task's across its
+ * occurrences and a restart), the task is paused and its creator told, once.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { WakeAccess } from "../../src/app/wake-access.js";
@@ -246,6 +247,69 @@ describe("a run the session layer could not take", () => {
         text: `I could not start your scheduled task ${id} ("remind me") due ${formatIn(T0 + 10 * MIN, "UTC")}, and stopped trying after 60 min: the session layer is shutting down. I paused it; cancel it with \`cancel_scheduled_task\` or set it up again.`,
       },
     ]);
+  });
+
+  it("an hourly task none of whose runs can be handed over is paused after one catch-up window, its creator told once", async () => {
+    const h = await one();
+    const id = await created(h, { prompt: "hourly check", cron: "0 * * * *", timezone: "UTC" });
+    let attempts = 0;
+    h.sessions.wake = async () => {
+      attempts += 1;
+      throw new Error("slack is not connected: cannot check whether Ana may still use Coworker there");
+    };
+    await advance([h], 121 * MIN);
+    const tried = attempts;
+    await advance([h], 5 * 60 * MIN);
+    expect(attempts).toBe(tried);
+    expect(await stored(h)).toEqual([
+      expect.objectContaining({
+        id,
+        status: "paused",
+        statusNote:
+          "not started: slack is not connected: cannot check whether Ana may still use Coworker there",
+        lastResult:
+          "paused, no run started in 60 min: slack is not connected: cannot check whether Ana may still use Coworker there",
+      }),
+    ]);
+    expect(h.sessions.notices).toEqual([
+      {
+        target: { platform: "slack", workspace: "T1", channel: "U1ANA" },
+        text: `I could not start your scheduled task ${id} ("hourly check") due ${formatIn(T0 + 60 * MIN, "UTC")} nor any run since, and stopped trying after 60 min: slack is not connected: cannot check whether Ana may still use Coworker there. I paused it; cancel it with \`cancel_scheduled_task\` or set it up again.`,
+      },
+    ]);
+  });
+
+  it("a task repeating more often than the catch-up window is paused one window after its first run not taken, a restart between", async () => {
+    const h = await one({ settings: { catchUpMs: 30 * MIN } });
+    const id = await created(h, { prompt: "check", cron: "*/10 * * * *", timezone: "UTC" });
+    h.sessions.wake = rejecting("the session layer is shutting down");
+    await advance([h], 25 * MIN);
+    expect(await stored(h)).toEqual([
+      expect.objectContaining({ id, status: "active", notTakenSince: iso(T0 + 10 * MIN) }),
+    ]);
+    await h.restart();
+    await advance([h], 16 * MIN);
+    expect(await stored(h)).toEqual([expect.objectContaining({ id, status: "paused" })]);
+    expect(h.sessions.notices.map((n) => n.text)).toEqual([
+      expect.stringContaining(`due ${formatIn(T0 + 10 * MIN, "UTC")} nor any run since`),
+    ]);
+  });
+
+  it("a run handed over starts the count again: runs not taken for most of a window on each side of it pause nothing", async () => {
+    const h = await one({ settings: { catchUpMs: 30 * MIN } });
+    const id = await created(h, { prompt: "check", cron: "*/10 * * * *", timezone: "UTC" });
+    const wake = h.sessions.wake.bind(h.sessions);
+    h.sessions.wake = rejecting("its thread is being switched to a new session");
+    await advance([h], 35 * MIN);
+    h.sessions.wake = wake;
+    await advance([h], MIN);
+    expect(h.sessions.turns).toHaveLength(1);
+    h.sessions.wake = rejecting("its thread is being switched to a new session");
+    await advance([h], 29 * MIN);
+    expect(await stored(h)).toEqual([
+      expect.objectContaining({ id, status: "active", failures: 0, notTakenSince: iso(T0 + 40 * MIN) }),
+    ]);
+    expect(h.sessions.notices).toEqual([]);
   });
 
   it("a one-off one process could not hand over is run once by the other", async () => {
