@@ -4,7 +4,7 @@
  * durable resume the engine's repeated request finds the recorded decision instead of a new card,
  * and a decision can never apply to a call with different arguments.
  */
-import { decidersOf, qualifiedUserId } from "./authorisation.js";
+import { cardPerson, decidersOf } from "./authorisation.js";
 import type {
   ApprovalOutcome,
   ApprovalVerdict,
@@ -35,7 +35,7 @@ export function approvalVerdictOf(item: PendingItem, signal: AbortSignal): Appro
         }
       : {};
   if (decider === undefined) return { outcome, ...shown };
-  return { outcome, by: decider.name, byId: qualifiedUserId(decider.platform, decider.userId), ...shown };
+  return { outcome, by: cardPerson(decider), ...shown };
 }
 
 /** What a settled approval means for the engine. */

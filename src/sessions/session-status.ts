@@ -26,11 +26,18 @@ export function describeGrants(grants: readonly Grant[], now: Date): string {
   return lines.length === 0 ? "No standing grants in this session." : lines.join("\n");
 }
 
-/** A grant in words, with who gave it when known. */
+/**
+ * A grant in words, with who gave it when known: the person with their user id, or — for a grant
+ * stored before givers were recorded as people — the name alone, said to be unverified.
+ */
 export function describeGrant(grant: Grant): string {
-  return grant.by === undefined
-    ? grantText(grant)
-    : `${grantText(grant)} (granted by ${markdownLiteral(grant.by)})`;
+  const { by } = grant;
+  if (by === undefined) return grantText(grant);
+  const giver =
+    typeof by === "string"
+      ? `${markdownLiteral(by)}, id not recorded`
+      : shownPerson(by.platform, { id: by.id, name: by.name });
+  return `${grantText(grant)} (granted by ${giver})`;
 }
 
 function grantText(grant: Grant): string {

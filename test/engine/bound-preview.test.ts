@@ -226,8 +226,7 @@ describe("a call whose card shows workspace content", () => {
     };
     expect(approvalVerdictOf(item, new AbortController().signal)).toEqual({
       outcome: "once",
-      by: "Ana",
-      byId: "slack:U1",
+      by: { platform: "slack", id: "U1", name: "Ana" },
       shown: { summary: "Write notes/a.txt", detail: { kind: "diff", text: "+hello" } },
     });
   });

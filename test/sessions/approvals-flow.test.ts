@@ -231,11 +231,12 @@ describe("approvals through the session manager", () => {
     expect(outcomeLine(h.outputs.for(thread()).card(card.pendingId))).toBe(
       "Approved by Boss (id U_BOSS) — Always allow write_note",
     );
+    // The grant names its giver with their user id, which no display name can fake.
     expect(await h.manager.command(thread(), ANA, "grants", [])).toBe(
-      "1. always allow tool write_note (granted by Boss)",
+      "1. always allow tool write_note (granted by Boss (id U_BOSS))",
     );
     expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(
-      /Grants:\n1\. always allow tool write_note \(granted by Boss\)/,
+      /Grants:\n1\. always allow tool write_note \(granted by Boss \(id U_BOSS\)\)/,
     );
     // The grant lets the next call run without a card.
     await h.manager.receive(message("write two"));

@@ -4,7 +4,7 @@
  * numbers of the others staying the ones `grants revoke n` takes.
  */
 import { describe, expect, it } from "vitest";
-import type { Grant } from "../../src/engine/permissions/grants.js";
+import { type Grant, GrantSet } from "../../src/engine/permissions/grants.js";
 import { markdownToMrkdwn } from "../../src/channels/slack/slack-markdown.js";
 import { markdownToTelegramHtml } from "../../src/channels/telegram/telegram-html.js";
 import { describeGrants, describeStatus } from "../../src/sessions/session-status.js";
@@ -18,6 +18,12 @@ const bound: Grant = {
   expiresAt: "2026-12-06T05:38:00.000Z",
   by: "Boss",
 };
+/** A grant stored now: its giver a person, whose name is whatever they typed. */
+const personGiven: Grant = {
+  kind: "tool",
+  tool: "read_file",
+  by: { platform: "slack", id: "U0MALLORY", name: "Boss" },
+};
 const unbound: Grant = { kind: "once", tool: "write_note", args: '{"path":"b.md"}' };
 const always: Grant = { kind: "tool", tool: "read_file" };
 /** Before `bound` expires. */
@@ -26,7 +32,7 @@ const NOW = new Date("2026-12-06T05:00:00.000Z");
 describe("grants and status text", () => {
   it("says for whom and until when an Allow anyway holds", () => {
     expect(describeGrants([bound], NOW)).toBe(
-      '1. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note {"path":"a.md"} (granted by Boss)',
+      '1. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note {"path":"a.md"} (granted by Boss, id not recorded)',
     );
   });
 
@@ -34,7 +40,7 @@ describe("grants and status text", () => {
     expect(describeGrants([unbound, always, unbound, bound], NOW)).toBe(
       [
         "2. always allow tool read_file",
-        '4. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note {"path":"a.md"} (granted by Boss)',
+        '4. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note {"path":"a.md"} (granted by Boss, id not recorded)',
       ].join("\n"),
     );
     expect(describeGrants([unbound], NOW)).toBe("No standing grants in this session.");
@@ -49,6 +55,17 @@ describe("grants and status text", () => {
       });
     expect(status([unbound])).toContain("Grants: none");
     expect(status([unbound, always])).toContain("Grants:\n2. always allow tool read_file\nUsage:");
+  });
+
+  it("names a grant's giver with their user id, and says a grant stored with a name alone has none", () => {
+    // Both are read back as stored: a grant written before givers were people still loads.
+    const stored = new GrantSet([personGiven, bound]).list();
+    expect(describeGrants(stored, NOW)).toBe(
+      [
+        "1. always allow tool read_file (granted by Boss (id U0MALLORY))",
+        '2. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note {"path":"a.md"} (granted by Boss, id not recorded)',
+      ].join("\n"),
+    );
   });
 
   it("leaves out an Allow anyway once it has expired, keeping the others' numbers", () => {

@@ -6,6 +6,7 @@
  * the round trip (cards, first press wins, restarts) is src/approvals, behind the port.
  */
 import { type AnyTool, callCategory, type ToolPreview } from "../../core/tool.js";
+import type { CardPerson } from "../../core/card.js";
 import type { AlwaysOption } from "../../core/events.js";
 import { raceAbort } from "../../core/abort.js";
 import type { RawToolCall } from "../provider/provider.js";
@@ -56,7 +57,7 @@ function grantFor(
   option: AlwaysOption,
   tool: AnyTool,
   args: Record<string, unknown>,
-  by: string | undefined,
+  by: CardPerson | undefined,
 ): Grant | undefined {
   const giver = by === undefined ? {} : { by };
   switch (option) {
@@ -165,15 +166,13 @@ export async function requestApproval(
     return undefined;
   }
   let outcome: ApprovalOutcome;
-  let by: string | undefined;
-  let byId: string | undefined;
+  let by: CardPerson | undefined;
   let shown = request.preview;
   try {
     const raced = await raceAbort(approver(request, ctx.signal), ctx.signal);
     const verdict = raced.aborted ? "interrupted" : raced.value;
     outcome = typeof verdict === "string" ? verdict : verdict.outcome;
     by = typeof verdict === "string" ? undefined : verdict.by;
-    byId = typeof verdict === "string" ? undefined : verdict.byId;
     if (typeof verdict !== "string" && verdict.shown) shown = verdict.shown;
   } catch (error) {
     ctx.emit({
@@ -186,8 +185,7 @@ export async function requestApproval(
   if (!OUTCOMES.has(outcome)) outcome = "deny";
   ctx.audit("approval_resolved", call.id, tool.name, {
     outcome,
-    ...(byId === undefined ? {} : { decidedBy: byId }),
-    ...(by === undefined ? {} : { decidedByName: by }),
+    ...(by === undefined ? {} : { decidedBy: `${by.platform}:${by.id}`, decidedByName: by.name }),
   });
   if (outcome === "interrupted") {
     ctx.interrupt();

@@ -5,6 +5,7 @@
  * src/approvals implements them durably (cards, first press wins, restart-safe); tests implement
  * them in memory.
  */
+import type { CardPerson } from "../../core/card.js";
 import type { AgentEvent, AlwaysOption, QuestionSpec } from "../../core/events.js";
 import type { PlatformUser } from "../../core/thread-target.js";
 
@@ -60,10 +61,11 @@ export interface PermissionRequest extends PermissionNotice {
 /** An outcome with who decided it (a display name), so a standing grant records its giver. */
 export interface ApprovalVerdict {
   readonly outcome: ApprovalOutcome;
-  /** Who decided, by name (what the turn's notices say). */
-  readonly by?: string | undefined;
-  /** Who decided, by platform-qualified id ("slack:U123"): what the audit log records. */
-  readonly byId?: string | undefined;
+  /**
+   * Who decided: their platform, user id and display name. The audit log records them by
+   * platform-qualified id ("slack:U123"); a standing grant they gave names them by all three.
+   */
+  readonly by?: CardPerson | undefined;
   /**
    * What the card showed when the person decided (its stored summary and detail): after a
    * restart the card decided may be older than this process's preview of the call.

@@ -11,9 +11,19 @@
  * so sessions can persist it. Grants are validated at the boundary (`grantSchema`).
  */
 import { z } from "zod";
+import type { CardPerson } from "../../core/card.js";
 
-/** Who gave a grant (a display name), when known; never part of what the grant allows. */
-const by = z.string().max(200).optional();
+/**
+ * Who gave a grant, when known; never part of what the grant allows. The person (platform, user id
+ * and display name) — a name alone is whatever its owner typed ("Boss") — or, in a grant stored
+ * before givers were recorded as people, their display name alone.
+ */
+const by = z
+  .union([
+    z.string().max(200),
+    z.object({ platform: z.string().min(1), id: z.string().min(1), name: z.string().max(200) }),
+  ])
+  .optional();
 
 /**
  * How long an "Allow anyway" stays usable once given: long enough to ask the agent to retry (its
@@ -38,7 +48,8 @@ export const grantSchema = z.discriminatedUnion("kind", [
 ]);
 
 interface GrantedBy {
-  readonly by?: string | undefined;
+  /** See `by` above: the person, or a bare display name in a grant stored before people were. */
+  readonly by?: CardPerson | string | undefined;
 }
 
 export type Grant = GrantedBy &
