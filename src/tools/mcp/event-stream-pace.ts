@@ -1,24 +1,55 @@
 /**
- * How often a remote MCP server's standing event stream may be opened. The SDK opens it (an HTTP
+ * How often a remote MCP server's event streams may be opened. The SDK opens a stream (an HTTP
  * GET) again whenever the server ends it, after the delay the server's `retry:` field asks for,
  * and counts its attempts afresh after each clean end: a server that answered every GET with
  * `retry: 0` and ended it had the client reopen it as fast as the event loop allowed, forever and
- * unlogged (2,000 requests in seconds). So each open waits until at least `minGapMs` after the one
- * before, whatever the server asked; and once more than STREAM_OPENS_PER_MINUTE fall within a
- * minute, the fetch answers as a server without a stream would (405, which the SDK takes as "no
- * stream" and stops) and calls `onTooOften`, which stops the server to be restarted with backoff.
+ * unlogged (2,000 requests in seconds). A GET is one of two kinds:
+ * - A resume of a running tool call's answer (its Last-Event-ID is the call's latest event id, as
+ *   the SDK reports it): the MCP specification's SSE polling has a server end a call's stream after
+ *   an event carrying only an id and the client come back for the rest, so a long call resumes
+ *   many times. Each resume waits until at least `minGapMs` after the call's one before; past
+ *   RESUMES_PER_MINUTE resumes of the server's calls within a minute, the one over is answered 405
+ *   (the SDK then stops resuming it) and its call is failed: the server and its other calls go on.
+ *   A resume of a call that has ended is answered 405 at once, as nobody waits for it.
+ * - Any other GET, the standing stream's opens (also its reopens, which carry its last event id):
+ *   each waits until at least `minGapMs` after the one before; once more than
+ *   STREAM_OPENS_PER_MINUTE fall within a minute, it and every later one is answered 405 (the SDK
+ *   takes it as "no stream" and stops) and `onStandingStopped` is called, once. Tool calls go on
+ *   over POST, so the server is not stopped for it.
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 
-/** Opens of the event stream within a minute past which the server is stopped. */
+/** Opens of the standing event stream within a minute past which it is no longer opened. */
 export const STREAM_OPENS_PER_MINUTE = 10;
+/** Resumes of a server's calls within a minute past which the call resuming is failed. */
+export const RESUMES_PER_MINUTE = 120;
 const MINUTE_MS = 60_000;
+/** Ids of ended calls remembered, so that their resumes are refused at once. */
+const ENDED_CALLS_KEPT = 64;
 
-/** Resolves after `ms`, or rejects with the signal's reason once it aborts. */
+/** One tool call's stream, as `EventStreamPace.follow` gives it. */
+export interface FollowedCall {
+  /** Pass as the request's `onresumptiontoken`: the SDK reports each event id of the call's stream. */
+  readonly onresumptiontoken: (eventId: string) => void;
+  /** The call has settled: its stream is resumed no more. */
+  readonly end: () => void;
+}
+
+interface RunningCall {
+  eventId: string | undefined;
+  lastResumeAt: number;
+  readonly fail: (why: string) => void;
+}
+
+/** Resolves after `ms` (at once if not positive), or rejects with the signal's reason once it aborts. */
 function pause(ms: number, signal: AbortSignal | null | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
+      return;
+    }
+    if (ms <= 0) {
+      resolve();
       return;
     }
     const aborted = () => {
@@ -34,27 +65,85 @@ function pause(ms: number, signal: AbortSignal | null | undefined): Promise<void
   });
 }
 
-/** `base` with its GETs (the event stream's opens) spaced by `minGapMs` and counted per minute. */
-export function pacedEventStream(base: FetchLike, minGapMs: number, onTooOften: () => void): FetchLike {
-  const opens: number[] = [];
-  let tooOften = false;
-  const noStream = () =>
-    new Response(null, { status: 405, statusText: "event stream stopped: reopened too often" });
-  return async (url, init) => {
-    if ((init?.method ?? "GET").toUpperCase() !== "GET") return base(url, init);
-    if (tooOften) return noStream();
-    // Each open takes its slot before it waits, so two at once are spaced as well.
-    const last = opens.at(-1);
-    const at = Math.max(Date.now(), last === undefined ? 0 : last + minGapMs);
-    while (opens.length > 0 && (opens[0] ?? 0) <= at - MINUTE_MS) opens.shift();
-    opens.push(at);
-    if (opens.length > STREAM_OPENS_PER_MINUTE) {
-      tooOften = true;
-      onTooOften();
-      return noStream();
+/** Takes a slot at `at` in a minute's `times` unless `limit` are taken already. */
+function takeSlot(times: number[], at: number, limit: number): boolean {
+  while (times.length > 0 && (times[0] ?? 0) <= at - MINUTE_MS) times.shift();
+  if (times.length >= limit) return false;
+  times.push(at);
+  return true;
+}
+
+const refused = (why: string) =>
+  new Response(null, { status: 405, statusText: `event stream refused: ${why}` });
+
+/** The pace of one connection's event streams (see the module comment). */
+export class EventStreamPace {
+  private readonly opens: number[] = [];
+  private readonly resumes: number[] = [];
+  private standingStopped = false;
+  private readonly running = new Map<string, RunningCall>();
+  private readonly ended = new Set<string>();
+
+  constructor(
+    private readonly minGapMs: number,
+    private readonly onStandingStopped: () => void,
+  ) {}
+
+  /** Follow one tool call; `fail` is called when a resume of it runs over the budget. */
+  follow(fail: (why: string) => void): FollowedCall {
+    const call: RunningCall = { eventId: undefined, lastResumeAt: Number.NEGATIVE_INFINITY, fail };
+    return {
+      onresumptiontoken: (eventId) => {
+        if (call.eventId !== undefined) this.running.delete(call.eventId);
+        call.eventId = eventId;
+        this.running.set(eventId, call);
+      },
+      end: () => {
+        if (call.eventId === undefined || this.running.get(call.eventId) !== call) return;
+        this.running.delete(call.eventId);
+        this.ended.add(call.eventId);
+        for (const old of this.ended) {
+          if (this.ended.size <= ENDED_CALLS_KEPT) break;
+          this.ended.delete(old);
+        }
+      },
+    };
+  }
+
+  /** `base` with its GETs paced and counted. */
+  fetch(base: FetchLike): FetchLike {
+    return async (url, init) => {
+      if ((init?.method ?? "GET").toUpperCase() !== "GET") return base(url, init);
+      const lastEventId = new Headers(init?.headers).get("last-event-id");
+      const call = lastEventId === null ? undefined : this.running.get(lastEventId);
+      if (call) return this.resume(call, base, url, init);
+      if (lastEventId !== null && this.ended.has(lastEventId)) return refused("its call has ended");
+      return this.open(base, url, init);
+    };
+  }
+
+  private async resume(call: RunningCall, base: FetchLike, ...request: Parameters<FetchLike>) {
+    const at = Math.max(Date.now(), call.lastResumeAt + this.minGapMs);
+    if (!takeSlot(this.resumes, at, RESUMES_PER_MINUTE)) {
+      call.fail(`resumed its calls' answers too often (over ${RESUMES_PER_MINUTE} times a minute)`);
+      return refused("resumed too often");
     }
-    const wait = at - Date.now();
-    if (wait > 0) await pause(wait, init?.signal);
-    return base(url, init);
-  };
+    call.lastResumeAt = at;
+    await pause(at - Date.now(), request[1]?.signal);
+    return base(...request);
+  }
+
+  private async open(base: FetchLike, ...request: Parameters<FetchLike>) {
+    if (this.standingStopped) return refused("reopened too often");
+    // Each open takes its slot before it waits, so two at once are spaced as well.
+    const last = this.opens.at(-1);
+    const at = Math.max(Date.now(), last === undefined ? 0 : last + this.minGapMs);
+    if (!takeSlot(this.opens, at, STREAM_OPENS_PER_MINUTE)) {
+      this.standingStopped = true;
+      this.onStandingStopped();
+      return refused("reopened too often");
+    }
+    await pause(at - Date.now(), request[1]?.signal);
+    return base(...request);
+  }
 }

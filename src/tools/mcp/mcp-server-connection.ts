@@ -7,8 +7,9 @@
  * A server is not trusted: its tool list may take at most MAX_TOOL_PAGES pages, and what of it is
  * kept and offered to the model is bounded (mcp-tool-bounds.ts, dropped tools logged); each of its
  * messages at most MCP_RESPONSE_MAX_BYTES (a remote one's call then fails, capped-fetch.ts; a
- * stdio one is stopped and restarted, capped-stdio-transport.ts), a remote one that keeps ending
- * its event stream is reconnected at a bounded pace and stopped past it (event-stream-pace.ts),
+ * stdio one is stopped and restarted, capped-stdio-transport.ts), a remote one's event streams
+ * are reopened at a bounded pace: its standing stream is given up (reported once) and a call it
+ * resumes too often fails, while the server and its other calls go on (event-stream-pace.ts),
  * its stderr reaches the log a bounded line at a time (stderr-lines.ts), and results are not
  * validated against its output schemas (their `pattern`s would run on the event loop, where one
  * that backtracks freezes every chat; results only ever reach the model as text).
@@ -22,7 +23,7 @@ import type { McpServerConfig } from "../../config/schema.js";
 import { formatBytes } from "../../core/attachment.js";
 import { cleanEnv } from "../shell/clean-env.js";
 import { cappedFetch, MCP_RESPONSE_MAX_BYTES } from "./capped-fetch.js";
-import { pacedEventStream, STREAM_OPENS_PER_MINUTE } from "./event-stream-pace.js";
+import { EventStreamPace, STREAM_OPENS_PER_MINUTE } from "./event-stream-pace.js";
 import { LogAllowance } from "./log-allowance.js";
 import { BoundedToolList } from "./mcp-tool-bounds.js";
 import { readStderrLines } from "./stderr-lines.js";
@@ -48,7 +49,7 @@ export interface McpConnectionTiming {
   readonly restartMaxMs: number;
   /** A server that ran this long before stopping restarts from the initial delay again (default 60 s). */
   readonly stableAfterMs: number;
-  /** Least time between two opens of a remote server's event stream, whatever it asks (default 1 s). */
+  /** Least time between two opens of a remote server's standing event stream, or two resumes of one call (default 1 s). */
   readonly streamReopenMinMs: number;
 }
 
@@ -72,6 +73,8 @@ const unvalidatedOutput: jsonSchemaValidator = {
 export class McpServerConnection {
   private stateValue: McpServerState = "starting";
   private client: Client | undefined;
+  /** The pace of the current client's event streams (used by a remote server's transport). */
+  private streams: EventStreamPace | undefined;
   private toolList: readonly Tool[] = [];
   private attempt = 0;
   private readySince = 0;
@@ -123,7 +126,9 @@ export class McpServerConnection {
     );
     this.client = client;
     try {
-      const transport = await this.createTransport(() => this.stopReopeningServer(client));
+      const streams = new EventStreamPace(this.timing.streamReopenMinMs, () => this.standingStopped(client));
+      this.streams = streams;
+      const transport = await this.createTransport(streams);
       client.onclose = () => this.handleClose(client);
       client.onerror = (error) => {
         if (!(error instanceof McpMessageTooLargeError)) {
@@ -168,16 +173,15 @@ export class McpServerConnection {
     }
   }
 
-  /** `reopensTooOften` stops a remote server whose event stream is reopened too often. */
-  private async createTransport(reopensTooOften: () => void): Promise<Transport> {
+  /** A remote server's transport opens its event streams at the pace of `streams`. */
+  private async createTransport(streams: EventStreamPace): Promise<Transport> {
     if (this.config.transport === "http") {
       const { StreamableHTTPClientTransport } = await import(
         "@modelcontextprotocol/sdk/client/streamableHttp.js"
       );
-      const capped = cappedFetch(MCP_RESPONSE_MAX_BYTES);
       return new StreamableHTTPClientTransport(new URL(this.config.url), {
         requestInit: { headers: { ...this.config.headers } },
-        fetch: pacedEventStream(capped, this.timing.streamReopenMinMs, reopensTooOften),
+        fetch: streams.fetch(cappedFetch(MCP_RESPONSE_MAX_BYTES)),
       });
     }
     const { CappedStdioClientTransport } = await import("./capped-stdio-transport.js");
@@ -223,11 +227,15 @@ export class McpServerConnection {
     return hint ? `${message} (stderr: ${hint.trim()})` : message;
   }
 
-  /** Stop a remote server that keeps ending its event stream (event-stream-pace.ts); it restarts with backoff. */
-  private stopReopeningServer(client: Client): void {
+  /**
+   * A remote server's standing event stream was reopened too often and is opened no more
+   * (event-stream-pace.ts): said once. Its calls go on over POST, so it is not stopped.
+   */
+  private standingStopped(client: Client): void {
     if (this.client !== client) return;
-    this.stopReason = `reconnects its event stream too often (over ${STREAM_OPENS_PER_MINUTE} times a minute) and was stopped`;
-    void client.close().catch(() => undefined);
+    const message = `MCP server "${this.name}" reopens its event stream too often (over ${STREAM_OPENS_PER_MINUTE} times a minute), so it is no longer listened to between calls; its tools still work.`;
+    this.logger?.warn({ server: this.name }, message);
+    this.notice(message);
   }
 
   private handleClose(client: Client): void {
@@ -257,16 +265,33 @@ export class McpServerConnection {
     signal: AbortSignal,
   ): Promise<CallToolResult> {
     const client = this.client;
-    if (this.stateValue !== "ready" || !client) {
+    const streams = this.streams;
+    if (this.stateValue !== "ready" || !client || !streams) {
       throw new McpUnavailableError(
         `MCP server "${this.name}" is not available right now (${this.stateValue}); it is being restarted, try again later`,
       );
     }
-    const result = await client.callTool({ name: toolName, arguments: args }, undefined, {
-      signal,
-      timeout: this.timing.callTimeoutMs,
+    // A call whose answer the server makes us resume too often is failed alone (event-stream-pace.ts).
+    const stop = new AbortController();
+    let stopped: string | undefined;
+    const followed = streams.follow((why) => {
+      stopped ??= `MCP server "${this.name}" ${why}; the call to ${toolName} was stopped`;
+      stop.abort(stopped);
     });
-    return result as CallToolResult;
+    try {
+      const result = await client.callTool({ name: toolName, arguments: args }, undefined, {
+        signal: AbortSignal.any([signal, stop.signal]),
+        timeout: this.timing.callTimeoutMs,
+        onresumptiontoken: followed.onresumptiontoken,
+      });
+      return result as CallToolResult;
+    } catch (error) {
+      if (stopped === undefined) throw error;
+      this.logFromServer("warn", { tool: toolName }, stopped);
+      throw new Error(stopped);
+    } finally {
+      followed.end();
+    }
   }
 
   /** Stop for good: cancel restarts and close the connection (the stdio child is terminated). */
