@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { Cron } from "croner";
+import { describe, expect, it, vi } from "vitest";
 import {
   cronProblem,
   MISSED_COUNT_CAP,
@@ -102,6 +103,25 @@ describe("cron occurrences", () => {
       latest: at("2026-12-01T13:00:00Z"),
       earlier: 3,
     });
+  });
+
+  it("works out only the runs it counts: a task a few minutes late does not list hundreds ahead", () => {
+    const runs = vi.spyOn(Cron.prototype, "nextRuns");
+    const one = vi.spyOn(Cron.prototype, "nextRun");
+    try {
+      const everyTen = cron("*/10 * * * *", "Europe/Berlin");
+      for (const runsSoFar of [3, 0]) {
+        const bounded = runsSoFar === 3 ? cron("*/10 * * * *", "UTC", { maxRuns: 400 }) : everyTen;
+        expect(
+          missedOccurrences(bounded, at("2026-12-06T11:30:00Z"), at("2026-12-06T12:00:30Z"), runsSoFar),
+        ).toEqual({ latest: at("2026-12-06T12:00:00Z"), earlier: 3 });
+      }
+      const listed = runs.mock.calls.reduce((sum, [n]) => sum + (n ?? 1), 0) + one.mock.calls.length;
+      expect(listed).toBeLessThanOrEqual(2 * 5);
+    } finally {
+      runs.mockRestore();
+      one.mockRestore();
+    }
   });
 
   it("keeps daylight-saving changes as the module comment says (croner's behaviour)", () => {
