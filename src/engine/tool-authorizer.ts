@@ -87,12 +87,15 @@ export function callLabel(tool: AnyTool, args: Readonly<Record<string, unknown>>
 
 /**
  * Authorise one call. Returns the cleared call, or undefined when the call was answered here
- * (invalid, denied, not approved, or an interactive tool that already ran).
+ * (invalid, denied, not approved, or an interactive tool that already ran). `downloaded`: the
+ * downloaded files to decide it against (the session's, and what the step's calls that may run
+ * before it would download: step-downloads.ts).
  */
 export async function authorizeCall(
   ctx: TurnContext,
   call: RawToolCall,
   finishReason: FinishReason | undefined,
+  downloaded: ReadonlySet<string>,
 ): Promise<ClearedCall | undefined> {
   const { registry } = ctx.deps;
   ctx.audit("proposal", call.id, call.name, { arguments: auditedArguments(call.arguments) });
@@ -131,7 +134,7 @@ export async function authorizeCall(
     });
     return undefined;
   }
-  const decision = decideAndAudit(ctx, call, tool, args);
+  const decision = decideAndAudit(ctx, call, tool, args, downloaded);
   if (decision.action === "deny") {
     await ctx.answer({
       callId: call.id,
@@ -193,7 +196,7 @@ export async function reauthorizeCall(
   args: Record<string, unknown>,
   hop: string,
 ): Promise<boolean> {
-  const decision = decideAndAudit(ctx, call, tool, args, { hop });
+  const decision = decideAndAudit(ctx, call, tool, args, ctx.deps.facts.downloadedFiles, { hop });
   if (decision.action === "ask")
     return (await requestApproval(ctx, call, tool, args, decision, hop)) !== undefined;
   return decision.action === "allow";
@@ -204,13 +207,18 @@ export async function reauthorizeCall(
  * (a model-written command is as odd as the model likes): a check that fails must not run the call,
  * nor end the whole turn.
  */
-function decideFailingClosed(ctx: TurnContext, tool: AnyTool, args: Record<string, unknown>): Decision {
-  const { permissions, grants, facts } = ctx.deps;
+function decideFailingClosed(
+  ctx: TurnContext,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  downloaded: ReadonlySet<string>,
+): Decision {
+  const { permissions, grants } = ctx.deps;
   try {
     return permissions.decide(tool, args, {
       mode: ctx.mode,
       grants,
-      facts,
+      facts: { downloadedFiles: downloaded },
       provenance: ctx.provenance,
       request: ctx.request,
     });
@@ -231,9 +239,10 @@ function decideAndAudit(
   call: RawToolCall,
   tool: AnyTool,
   args: Record<string, unknown>,
+  downloaded: ReadonlySet<string>,
   extra: Record<string, unknown> = {},
 ): Decision {
-  const decision = decideFailingClosed(ctx, tool, args);
+  const decision = decideFailingClosed(ctx, tool, args, downloaded);
   ctx.audit("decision", call.id, tool.name, {
     action: decision.action,
     rule: decision.rule,

@@ -2,7 +2,10 @@
  * The tool calls of one assistant step, in two phases.
  *
  * 1. Authorise every call first, strictly in call order (approvals reach the person one at a
- *    time), so nothing runs before every call of the step has a decision.
+ *    time), so nothing runs before every call of the step has a decision. Each call is decided
+ *    against the session's downloaded files plus those the step's calls that may run before it
+ *    or beside it would download (step-downloads.ts), so `curl -o x.sh …` and `sh x.sh` in one
+ *    step ask as they would in two.
  * 2. Execute the cleared calls in call order: a run of consecutive low-risk, concurrent-safe calls
  *    executes together, at most MAX_CONCURRENT_CALLS at a time (a longer run is split into
  *    batches in call order); every other call runs alone, after everything before it finished. An
@@ -19,9 +22,11 @@
  * An interrupt answers every call that has no result yet — not started, or interrupted while
  * running — so the history never holds an orphaned tool call. Results are stored in call order.
  */
-import type { ToolContext } from "../core/tool.js";
+import type { AnyTool, ToolContext } from "../core/tool.js";
 import { raceAbort } from "../core/abort.js";
 import type { ConversationMessage, FinishReason } from "../core/messages.js";
+import { commandOf } from "./permissions/permission-engine.js";
+import { type StepCall, stepDownloadedFiles } from "./permissions/step-downloads.js";
 import type { RawToolCall } from "./provider/provider.js";
 import { authorizeCall, type ClearedCall, reauthorizeCall } from "./tool-authorizer.js";
 import { droppedCallsNote, failed, TOOL_RESULT, tooManyCalls } from "./tool-results.js";
@@ -78,9 +83,9 @@ export function noteDroppedCalls(ctx: TurnContext): void {
  */
 export const MAX_CONCURRENT_CALLS = 8;
 
-/** Whether a cleared call may run alongside its neighbours. */
-export function isConcurrentSafe(cleared: ClearedCall): boolean {
-  return cleared.tool.concurrent && cleared.tool.risk === "low";
+/** Whether a tool's calls may run alongside their neighbours. */
+export function isConcurrentSafe(tool: AnyTool): boolean {
+  return tool.concurrent && tool.risk === "low";
 }
 
 /**
@@ -96,8 +101,8 @@ export function executionBatches(cleared: readonly ClearedCall[]): ClearedCall[]
       last &&
       lastCall &&
       last.length < MAX_CONCURRENT_CALLS &&
-      isConcurrentSafe(lastCall) &&
-      isConcurrentSafe(call)
+      isConcurrentSafe(lastCall.tool) &&
+      isConcurrentSafe(call.tool)
     )
       last.push(call);
     else batches.push([call]);
@@ -207,6 +212,13 @@ async function answerExcess(ctx: TurnContext, excess: readonly RawToolCall[]): P
     await ctx.storeResult({ callId: call.id, name: call.name, status: "not_started", content });
 }
 
+/** What foreseeing the step's downloads needs of a call (step-downloads.ts), from its arguments. */
+function stepCallOf(ctx: TurnContext, call: RawToolCall): StepCall {
+  const validated = ctx.deps.registry.validate(call.name, call.arguments, ctx.request);
+  if (!validated.ok) return { command: undefined, concurrent: false };
+  return { command: commandOf(validated.tool, validated.args), concurrent: isConcurrentSafe(validated.tool) };
+}
+
 /** Authorise, then execute, every tool call of one step (see the module header). */
 export async function runToolCalls(
   ctx: TurnContext,
@@ -214,8 +226,12 @@ export async function runToolCalls(
   finishReason: FinishReason | undefined,
 ): Promise<void> {
   const calls = all.slice(0, MAX_TOOL_CALLS_PER_STEP);
+  const downloadedFor = stepDownloadedFiles(
+    calls.map((call) => stepCallOf(ctx, call)),
+    ctx.deps.facts.downloadedFiles,
+  );
   const cleared: ClearedCall[] = [];
-  for (const call of calls) {
+  for (const [index, call] of calls.entries()) {
     if (ctx.aborted)
       await ctx.answer({
         callId: call.id,
@@ -224,7 +240,7 @@ export async function runToolCalls(
         content: TOOL_RESULT.notStarted,
       });
     else {
-      const ready = await authorizeCall(ctx, call, finishReason);
+      const ready = await authorizeCall(ctx, call, finishReason, downloadedFor(index));
       if (ready) cleared.push(ready);
     }
   }

@@ -259,11 +259,12 @@ describe("channel content and download-then-execute", () => {
     expect(decide("read_file", { path: "a" }, { mode: "auto", provenance: channel }).action).toBe("allow");
   });
 
-  it("running a downloaded file asks in every mode over every grant", () => {
+  it("running a downloaded file asks a person (no reviewer) in every mode over every grant", () => {
     const facts: SessionFacts = { downloadedFiles: new Set(["downloads/install.sh"]) };
-    for (const mode of ["interactive", "auto"] as const) {
+    for (const mode of ["interactive", "reviewed", "auto"] as const) {
       const d = decide("run_command", { command: "bash install.sh" }, { mode, grants: allGrants(), facts });
       expect(d).toMatchObject({ action: "ask", rule: "download_execute", alwaysOptions: [] });
+      expect(d.personFloor).toBeDefined();
     }
     expect(decide("run_command", { command: "ls" }, { mode: "auto", facts }).action).toBe("allow");
   });

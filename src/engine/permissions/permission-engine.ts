@@ -6,7 +6,7 @@
  * rule that decided.
  */
 import { modeOffersTool } from "../../tools/registry.js";
-import { type AnyTool, callCategory, type SessionFacts } from "../../core/tool.js";
+import { type AnyTool, callCategory } from "../../core/tool.js";
 import { channelContentSchema } from "../../core/channel-content.js";
 import type { AlwaysOption, Provenance } from "../../core/events.js";
 import type { PermissionMode } from "../../core/modes.js";
@@ -51,7 +51,11 @@ export interface Decision {
 export interface DecisionContext {
   readonly mode: PermissionMode;
   readonly grants: GrantSet;
-  readonly facts: SessionFacts;
+  /**
+   * The downloaded files to decide against: the session's, and for a call of a step the files its
+   * earlier calls would download (step-downloads.ts), never added to the session's own set.
+   */
+  readonly facts: { readonly downloadedFiles: ReadonlySet<string> };
   readonly provenance: Provenance;
   /** The turn's request: lets a messaging call into the conversation's own thread run unasked. */
   readonly request?: ConversationExecutionRequest | undefined;
@@ -61,6 +65,8 @@ const NO_OPTIONS: readonly AlwaysOption[] = Object.freeze([]);
 /** Why a read that widens the conversation's audience is a person's to decide (Decision.personFloor). */
 const WIDER_AUDIENCE_FLOOR =
   "the read would show this conversation's audience what not all of them may see: only a person in it can judge who reads along";
+/** Why running downloaded code is a person's to decide (Decision.personFloor). */
+const DOWNLOAD_FLOOR = "the command runs code the agent downloaded";
 const SHELL_OPERATORS = /[;&|<>`$()\n\\]/;
 
 /**
@@ -95,6 +101,19 @@ export function domainOf(args: Readonly<Record<string, unknown>>): string | unde
 /** The shell command of a command tool call. */
 export function commandOf(tool: AnyTool, args: Readonly<Record<string, unknown>>): string | undefined {
   return tool.grantKey === "command" && typeof args.command === "string" ? args.command : undefined;
+}
+
+/**
+ * Why a call runs code the agent downloaded (download-execution.ts), or undefined. `downloaded`:
+ * the files downloaded so far (see DecisionContext.facts).
+ */
+export function downloadRunOf(
+  tool: AnyTool,
+  args: Readonly<Record<string, unknown>>,
+  downloaded: ReadonlySet<string>,
+): string | undefined {
+  const command = commandOf(tool, args);
+  return command === undefined ? undefined : downloadExecution(command, downloaded);
 }
 
 /** The steering file (steering-files.ts) a path tool's call names, as the workspace spells it. */
@@ -147,14 +166,16 @@ export class PermissionEngine {
         `this turn was triggered by content from ${ctx.provenance.channel ?? "a channel"} ("${ctx.provenance.quote ?? ""}"), so every action needs a person's approval`,
         NO_OPTIONS,
       );
-    const downloaded =
-      command === undefined ? undefined : downloadExecution(command, ctx.facts.downloadedFiles);
+    const downloaded = downloadRunOf(tool, args, ctx.facts.downloadedFiles);
     if (downloaded !== undefined)
-      return ask(
-        "download_execute",
-        `${downloaded}; running downloaded code always needs approval`,
-        NO_OPTIONS,
-      );
+      return {
+        ...ask(
+          "download_execute",
+          `${downloaded}; running downloaded code always needs approval`,
+          NO_OPTIONS,
+        ),
+        personFloor: DOWNLOAD_FLOOR,
+      };
 
     if (tool.alwaysAsks)
       return askPerson("tool:always_asks", `${tool.name} always needs a person's approval`);
