@@ -12,6 +12,9 @@
  *    approved call whose card showed workspace content (ToolDefinition.bindsPreview) runs only if
  *    that content is still what the person approved (its preview, made again, has the approved
  *    card's fingerprint): an earlier call may have changed it. The tool is handed that preview.
+ *    Just before it runs, a call no person approved is checked against the downloaded files as
+ *    recorded by then: one that would run a file an earlier call downloaded, unforeseen in phase
+ *    1 (web_fetch's save_to, a symlink's real name), is not run, and the model may propose it again.
  *
  * A step takes at most MAX_TOOL_CALLS_PER_STEP calls. The turn loop drops the ones after that
  * before the assistant message is stored (capStepCalls), so they never reach the history: the
@@ -25,7 +28,7 @@
 import type { AnyTool, ToolContext } from "../core/tool.js";
 import { raceAbort } from "../core/abort.js";
 import type { ConversationMessage, FinishReason } from "../core/messages.js";
-import { commandOf } from "./permissions/permission-engine.js";
+import { downloadRunOf, commandOf } from "./permissions/permission-engine.js";
 import { type StepCall, stepDownloadedFiles } from "./permissions/step-downloads.js";
 import type { RawToolCall } from "./provider/provider.js";
 import { authorizeCall, type ClearedCall, reauthorizeCall } from "./tool-authorizer.js";
@@ -139,9 +142,43 @@ function changedSinceApproval(ctx: TurnContext, cleared: ClearedCall): CallAnswe
   };
 }
 
+/** What the model reads for a call not run because it would run a file its step downloaded. */
+const RUNS_STEP_DOWNLOAD =
+  "Not run: this call would run a file an earlier call of this step downloaded, and running downloaded code needs a person's approval. Nothing was executed. Propose it again on its own if it is still wanted, so the user is asked.";
+
+/**
+ * A call no person approved that would run a file recorded as downloaded since it was decided:
+ * not run, and the audit, the person and the model are told.
+ */
+function runsStepDownload(ctx: TurnContext, cleared: ClearedCall, why: string): CallAnswer {
+  const { call, tool } = cleared;
+  ctx.audit("decision", call.id, tool.name, {
+    action: "deny",
+    rule: "download_execute",
+    reason: `${why}; running downloaded code always needs approval`,
+    stage: "before_run",
+  });
+  ctx.emit({
+    type: "notice",
+    level: "warning",
+    message: `${tool.name} was not run: it would run a file downloaded earlier in this step, which needs a person's approval. The agent may propose it again.`,
+  });
+  return {
+    callId: call.id,
+    name: tool.name,
+    status: "not_started",
+    content: RUNS_STEP_DOWNLOAD,
+    reason: "runs a file downloaded in this step",
+  };
+}
+
 async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnswer> {
   const { call, tool, args } = cleared;
   if (ctx.aborted) return notStarted(cleared);
+  const runsDownload = cleared.approvedByPerson
+    ? undefined
+    : downloadRunOf(tool, args, ctx.deps.facts.downloadedFiles);
+  if (runsDownload !== undefined) return runsStepDownload(ctx, cleared, runsDownload);
   const checkedPreview = cleared.stillAsApproved ? await cleared.stillAsApproved() : undefined;
   if (cleared.stillAsApproved && !checkedPreview) return changedSinceApproval(ctx, cleared);
   await ctx.deps.persistence?.markToolStarted(call.id);

