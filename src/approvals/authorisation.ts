@@ -137,7 +137,8 @@ function loosens(action: string): boolean {
 
 /**
  * Why the presser may not take `action` on `item` because it would loosen the session; undefined
- * when it does not loosen or they may. Items stored before `mayLoosen`: the requester only.
+ * when it does not loosen or they may. Items stored before `mayLoosen`: the requester only. Plain
+ * text (channels show it as such), naming the requester with their user id, which no name can fake.
  */
 export function loosenRefusal(
   item: Pick<PendingItem, "kind" | "mayLoosen" | "requester">,
@@ -147,7 +148,7 @@ export function loosenRefusal(
 ): string | undefined {
   if (!loosens(action)) return undefined;
   if (mayDecide(loosenersOf(item), platform, userId)) return undefined;
-  return item.kind === "plan" ? planLoosenersOnly(item.requester.name) : LOOSEN_REFUSAL;
+  return item.kind === "plan" ? planLoosenersOnly(item.requester) : LOOSEN_REFUSAL;
 }
 
 /** The refusal for a person who may not loosen the session. */
@@ -172,9 +173,16 @@ export function steeringDecidersFor(
   return Object.freeze(approvers.length > 0 ? [...new Set(approvers)] : [...looseners]);
 }
 
-/** Why only those who may loosen the session approve a plan; `requester` may still reject it. */
-function planLoosenersOnly(requester: string): string {
-  return `Approving this plan takes the session out of read-only plan mode, so only ${LOOSENERS} can approve it. ${requester} can still reject it or reply with changes.`;
+/**
+ * Why only those who may loosen the session approve a plan; `requester` may still reject it, named
+ * with their user id, which no name can fake, and their name made plain text by `literal`.
+ */
+function planLoosenersOnly(
+  requester: PendingPerson,
+  literal: (name: string) => string = (name) => name,
+): string {
+  const named = personText({ ...cardPerson(requester), name: literal(requester.name) });
+  return `Approving this plan takes the session out of read-only plan mode, so only ${LOOSENERS} can approve it. ${named} can still reject it or reply with changes.`;
 }
 
 /**
@@ -226,7 +234,7 @@ function requesterMayNotNote(item: PendingItem, literal: (name: string) => strin
   if (item.kind === "plan")
     return mayDecide(loosenersOf(item), requester.platform, requester.userId)
       ? undefined
-      : planLoosenersOnly(literal(requester.name));
+      : planLoosenersOnly(requester, literal);
   return undefined;
 }
 

@@ -121,7 +121,7 @@ describe("who may decide an item", () => {
   it("a plan its requester may not approve: the card and the refusal say the same, and whoever may approve it decides", () => {
     const { note, refusal } = whoMayDecide(plan);
     expect(note).toMatch(
-      /^Approving this plan takes the session out of read-only plan mode, so only a configured approver \(or, without one, whoever started the session\) can approve it\. Ben can still reject it/,
+      /^Approving this plan takes the session out of read-only plan mode, so only a configured approver \(or, without one, whoever started the session\) can approve it\. Ben \(id U_BEN\) can still reject it/,
     );
     expect(refusal).toBe(note);
     expect(noteOf(planCard(plan))).toBe(note);
@@ -150,7 +150,7 @@ describe("who may decide, when the requester's name is markdown", () => {
     const note = planCard(plan).blocks.find((b) => b.kind === "text" && b.text.includes("can still reject"));
     expect(note).toMatchObject({
       text: expect.stringContaining(
-        "\\[Approve here\\]\\(https\\:\\/\\/evil\\.example\\/a\\) can still reject it",
+        "\\[Approve here\\]\\(https\\:\\/\\/evil\\.example\\/a\\) (id U0MALLORY) can still reject it",
       ),
     });
   });

@@ -138,7 +138,7 @@ describe("plan card", () => {
       { kind: "text", text: "1. edit a\n2. test" },
       {
         kind: "text",
-        text: "Approving this plan takes the session out of read-only plan mode, so only a configured approver (or, without one, whoever started the session) can approve it. Ana can still reject it or reply with changes.",
+        text: "Approving this plan takes the session out of read-only plan mode, so only a configured approver (or, without one, whoever started the session) can approve it. Ana (id U1) can still reject it or reply with changes.",
       },
       {
         kind: "fields",

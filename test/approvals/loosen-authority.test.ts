@@ -70,11 +70,22 @@ describe("loosenersFor", () => {
     };
     for (const action of ["plan_interactive", "plan_auto"]) {
       expect(loosenRefusal(plan, action, "slack", ANA.id)).toMatch(
-        /^Approving this plan takes the session out of read-only plan mode, so only a configured approver \(or, without one, whoever started the session\) can approve it\. Ana can still reject it/,
+        /^Approving this plan takes the session out of read-only plan mode, so only a configured approver \(or, without one, whoever started the session\) can approve it\. Ana \(id U_ANA\) can still reject it/,
       );
       expect(loosenRefusal(plan, action, "slack", BOSS.id)).toBeUndefined();
     }
     expect(loosenRefusal(plan, "plan_reject", "slack", ANA.id)).toBeUndefined();
+  });
+
+  it("names a plan's requester with their user id: a name like Boss cannot pose as someone else", () => {
+    const plan = {
+      kind: "plan" as const,
+      mayLoosen: ["slack:U_BOSS"],
+      requester: { platform: "slack", userId: "U0MALLORY", name: "Boss" },
+    };
+    expect(loosenRefusal(plan, "plan_auto", "slack", "U0MALLORY")).toMatch(
+      /\. Boss \(id U0MALLORY\) can still reject it or reply with changes\.$/,
+    );
   });
 
   it("knows which mode switches loosen", () => {

@@ -246,7 +246,9 @@ describe("PendingHub", () => {
     const out = outputs.for(target);
     const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "card");
     const note = whoMayDecide((await new PendingStore(store).get(card.pendingId)) as PendingPlan).note;
-    expect(note).toMatch(/whoever started the session\) can approve it\. Ben can still reject it/);
+    expect(note).toMatch(
+      /whoever started the session\) can approve it\. Ben \(id U_BEN\) can still reject it/,
+    );
     expect(card.blocks).toContainEqual({ kind: "text", text: note });
     const by = (id: string, name: string, action = "plan_interactive") => ({
       kind: "card" as const,

@@ -54,7 +54,7 @@ describe("plan proposals", () => {
     for (const action of ["plan_interactive", "plan_auto"])
       expect(await pressCard(h, card, action, BEN)).toMatchObject({
         status: "not_allowed",
-        message: expect.stringMatching(/Ben can still reject it or reply with changes/),
+        message: expect.stringMatching(/Ben \(id U_BEN\) can still reject it or reply with changes/),
       });
     expect(await h.manager.command(thread(), BEN, "approve", [card.pendingId])).toMatch(
       /^Approving this plan takes/,

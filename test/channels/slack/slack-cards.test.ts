@@ -252,7 +252,7 @@ describe("a requester on Slack cards", () => {
     };
     const payload = JSON.stringify(renderCard(planCard(plan)).blocks);
     expect(payload).not.toContain("|Approve here>");
-    expect(payload).toContain("[Approve here](https://evil.example/a) can still reject it");
+    expect(payload).toContain("[Approve here](https://evil.example/a) (id U0MALLORY) can still reject it");
     expect(payload).toContain("*Requested by*\\n<@U0MALLORY>");
   });
 });
