@@ -19,7 +19,7 @@ import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
 import { StaleFenceError } from "../store/coordination/coordination.js";
 import type { LiveSession } from "./live-session.js";
 import type { SessionCache } from "./session-cache.js";
-import { describeGrants, describeStatus } from "./session-status.js";
+import { describeGrants, describeStatus, shownPerson } from "./session-status.js";
 import type { ThreadCommand } from "./text-commands.js";
 import type { TurnScheduler } from "./turn-scheduler.js";
 
@@ -78,7 +78,7 @@ function ownerOnly(live: LiveSession, mode: PermissionMode): string {
   const starter = live.record.startedBy;
   if (!starter)
     return `Only a configured approver can switch this session to ${mode} mode: it was started before sessions recorded who started them, and nobody has claimed it since.`;
-  return `Only the session's owner can switch it to ${mode} mode — in a shared thread, a configured approver (or, without one, ${starter.name}, who started the session).`;
+  return `Only the session's owner can switch it to ${mode} mode — in a shared thread, a configured approver (or, without one, ${shownPerson(live.record.target.platform, starter)}, who started the session).`;
 }
 
 /** The configured model, and the other models anyone may switch a session to (none listed: see `setModel`). */
@@ -219,7 +219,7 @@ export class ThreadCommands {
         return `${model} is not offered here. Choose one of: ${offered.join(", ")}.`;
       const starter = live.record.startedBy;
       if (starter?.id !== user.id && !this.mayLoosen(live, target, user))
-        return `Only ${starter ? `${starter.name}, who started the session, or a configured approver` : "a configured approver (the session has no starter on record)"} can switch it to a model of their choice (an admin can offer models to everyone with model.choices). Anyone can switch back to ${models.default}.`;
+        return `Only ${starter ? `${shownPerson(live.record.target.platform, starter)}, who started the session, or a configured approver` : "a configured approver (the session has no starter on record)"} can switch it to a model of their choice (an admin can offer models to everyone with model.choices). Anyone can switch back to ${models.default}.`;
     }
     await live.update((r) => ({ ...r, model }));
     return `Model set to ${model}${live.activeTurn ? " (from the next turn)" : ""}.`;

@@ -58,8 +58,11 @@ function grantText(grant: Grant): string {
   }
 }
 
-/** A person of the session's platform as the reply names them: their name as plain text, and user id. */
-function shownPerson(platform: string, user: PlatformUser): string {
+/**
+ * A person of the session's platform as a markdown reply names them: their name as plain text,
+ * and user id (personText).
+ */
+export function shownPerson(platform: string, user: PlatformUser): string {
   return personText({ platform, id: user.id, name: markdownLiteral(user.name) });
 }
 

@@ -4,6 +4,7 @@
  * Table tests on the rule, then the `mode` command and "always" presses through the session layer.
  */
 import { describe, expect, it } from "vitest";
+import { markdownToMrkdwn } from "../../src/channels/slack/slack-markdown.js";
 import { LOOSEN_REFUSAL, loosenersFor, loosenRefusal } from "../../src/approvals/authorisation.js";
 import { loosensMode } from "../../src/core/modes.js";
 import { isSharedThread, type ThreadTarget } from "../../src/core/thread-target.js";
@@ -118,10 +119,29 @@ describe("the mode command", () => {
       "Mode is already interactive.",
     );
     expect(await h.manager.command(target, BEN, "mode", ["auto"])).toMatch(
-      /or, without one, Ana, who started/,
+      /or, without one, Ana \(id U_ANA\), who started/,
     );
     expect(await h.manager.command(target, ANA, "mode", ["auto"])).toBe("Mode set to auto.");
     expect(await h.manager.command(target, ANA, "status", [])).toMatch(/Started by: Ana/);
+    await h.store.close();
+  });
+
+  it("names the starter in a refusal with their user id, and a name written as a link as plain text", async () => {
+    const h = await makeHarness({ overrides: { approvals: { approvers: [], ttlMs: 60_000 } } });
+    const target = thread("1.2", "C1");
+    const mallory = { id: "U0MALLORY", name: "[Boss](https://evil.example)" };
+    expect(await h.manager.command(target, mallory, "mode", ["interactive"])).toBe(
+      "Mode is already interactive.",
+    );
+    for (const [command, arg] of [
+      ["mode", "auto"],
+      ["model", "pricey-model"],
+    ] as const) {
+      const refusal = await h.manager.command(target, BEN, command, [arg]);
+      expect(refusal).toContain("\\[Boss\\]\\(https\\:\\/\\/evil\\.example\\) (id U0MALLORY), who started");
+      expect(markdownToMrkdwn(refusal)).toContain("[Boss](https://evil.example) (id U0MALLORY), who started");
+      expect(markdownToMrkdwn(refusal)).not.toContain("<https");
+    }
     await h.store.close();
   });
 

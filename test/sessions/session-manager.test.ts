@@ -272,7 +272,7 @@ describe("SessionManager authority", () => {
     await h.manager.receive(message("hi", { user: ANA }));
     await h.manager.idle();
     expect(await h.manager.command(thread(), BEN, "model", ["pricey-model"])).toBe(
-      "Only Ana, who started the session, or a configured approver can switch it to a model of their choice (an admin can offer models to everyone with model.choices). Anyone can switch back to test-model.",
+      "Only Ana (id U_ANA), who started the session, or a configured approver can switch it to a model of their choice (an admin can offer models to everyone with model.choices). Anyone can switch back to test-model.",
     );
     expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Model: scripted:test-model/);
     expect(await h.manager.command(thread(), ANA, "model", ["gpt-x"])).toBe("Model set to gpt-x.");
@@ -393,7 +393,7 @@ describe("SessionManager authority", () => {
     const h = await legacySession(ANA, true, []);
     expect(await h.manager.command(thread(), BEN, "mode", ["auto"])).toMatch(/^Only the session's owner/);
     expect(await h.manager.command(thread(), BEN, "model", ["other-model"])).toMatch(
-      /^Only U_ANA, who started/,
+      /^Only U\\_ANA \(id U_ANA\), who started/,
     );
     expect(await h.manager.command(thread(), ANA, "mode", ["auto"])).toBe("Mode set to auto.");
     expect(await h.manager.command(thread(), BEN, "status", [])).toMatch(/Started by: U\\_ANA \(id U_ANA\)/);
