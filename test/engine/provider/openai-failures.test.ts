@@ -137,6 +137,23 @@ describe("OpenAIProvider HTTP errors", () => {
     expect(error).toBeInstanceOf(ContextOverflowError);
   });
 
+  it.each([
+    ["TGI's max_new_tokens", 422, "Input validation error: `max_new_tokens` must be <= 2048. Given: 4096"],
+    ["a max_tokens bound", 400, "max_tokens must be <= 8192"],
+  ])(
+    "keeps %s above the server's limit a bad request with its reason, not an overflow",
+    async (_l, status, message) => {
+      nock(HOST).post(PATH).reply(status, { error: { message } });
+      const { provider } = testProvider();
+      const { error } = await collect(provider.stream(request()));
+      expect(error).not.toBeInstanceOf(ContextOverflowError);
+      expect(error).toMatchObject({ kind: "bad_request", recoverable: false });
+      expect((error as Error).message).toBe(
+        `The model endpoint rejected the request (HTTP ${status}): ${message}`,
+      );
+    },
+  );
+
   it("maps Gemini's overflow sent as a one-element array of errors to ContextOverflowError", async () => {
     const message = "The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).";
     nock(HOST)
