@@ -33,12 +33,13 @@ export interface Failure {
  * length"), Gemini ("input token count … exceeds the maximum number of tokens"), Anthropic
  * ("prompt is too long"), TGI ("`inputs` tokens + `max_new_tokens` must be <= N", "must have less
  * than N tokens" — but not "`max_new_tokens` must be <= N" or "max_tokens must be <= N" alone:
- * those say the configured output limit is above the server's, which no shorter history
- * fixes, so they stay a bad request with the server's reason shown), vLLM's newer "longer than the maximum model length" / "is too long and exceeds
- * limit", Ollama ("input length exceeds the context length"), llama.cpp ("exceeds the available
- * context size"), Bedrock ("input is too long"), and the advice to "reduce the length of the
- * messages". A message that is none of these is an ordinary bad request: the session would go on
- * resending the whole history and failing, so the net is wide.
+ * those say the configured output limit is above the server's, which no shorter history fixes,
+ * so they stay a bad request with the server's reason shown), vLLM's newer "longer than the
+ * maximum model length" / "is too long and exceeds limit", Ollama ("input length exceeds the
+ * context length"), llama.cpp ("exceeds the available context size"), Bedrock ("input is too
+ * long"), and the advice to "reduce the length of the messages". A message that is none of these
+ * is an ordinary bad request: the session would go on resending the whole history and failing,
+ * so the net is wide.
  */
 const OVERFLOW_MESSAGE = new RegExp(
   [
