@@ -22,20 +22,20 @@ export class DownloadedFiles extends Set<string> {
   private constructor(
     private readonly log: DownloadLog,
     private readonly sessionId: string,
-    private readonly logger: Logger | undefined,
+    private readonly logger: Logger,
   ) {
     super();
   }
 
   /** The session's downloaded files as its log has them. */
-  static async open(log: DownloadLog, sessionId: string, logger?: Logger): Promise<DownloadedFiles> {
+  static async open(log: DownloadLog, sessionId: string, logger: Logger): Promise<DownloadedFiles> {
     const files = new DownloadedFiles(log, sessionId, logger);
     files.take(await log.read(sessionId));
     return files;
   }
 
   /** A session created just now: nothing downloaded, nothing read. */
-  static fresh(log: DownloadLog, sessionId: string, logger?: Logger): DownloadedFiles {
+  static fresh(log: DownloadLog, sessionId: string, logger: Logger): DownloadedFiles {
     return new DownloadedFiles(log, sessionId, logger);
   }
 
@@ -75,7 +75,7 @@ export class DownloadedFiles extends Set<string> {
         this.pending.splice(0, page.length);
       }
     } catch (error) {
-      this.logger?.error(
+      this.logger.error(
         { err: error, sessionId: this.sessionId, pending: this.pending.length },
         "recording downloaded files failed; they are kept in memory and written with the next save",
       );
@@ -91,7 +91,7 @@ export class DownloadedFiles extends Set<string> {
     // Only ever forward: a read and a claim may end in either order, and a page is never skipped.
     this.next = Math.max(this.next, pages.next);
     for (const problem of pages.problems) {
-      this.logger?.error({ sessionId: this.sessionId }, `unreadable downloaded-files page: ${problem}`);
+      this.logger.error({ sessionId: this.sessionId }, `unreadable downloaded-files page: ${problem}`);
     }
   }
 }

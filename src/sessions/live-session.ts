@@ -47,7 +47,7 @@ export interface LiveSessionStores {
    */
   readonly writesInOrder: boolean;
   /** Where a failed or unreadable record of downloaded files is reported. */
-  readonly logger?: Logger;
+  readonly logger: Logger;
 }
 
 /** The turn a session is running now. */

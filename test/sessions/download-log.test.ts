@@ -33,12 +33,13 @@ function storesOf(
     dedupe: new InboundDedupe(store),
     now: () => new Date("2026-12-03T10:00:00.000Z"),
     writesInOrder: store.writesInOrder,
-    ...(lines
-      ? { logger: pino({ level: "error" }, { write: (line: string) => lines.push(JSON.parse(line)) }) }
-      : {}),
+    logger: lines
+      ? pino({ level: "error" }, { write: (line: string) => lines.push(JSON.parse(line)) })
+      : SILENT,
   };
 }
 
+const SILENT = pino({ level: "silent" });
 const RECORD = sessionRecord("s1", { key: "k1", target: thread() });
 
 describe("a session's downloaded files", () => {
@@ -92,7 +93,10 @@ describe("a session's downloaded files", () => {
   it("two writers of one session's log keep each other's files, each page written once", async () => {
     const store = await openStore(tempDir());
     const log = new DownloadLog(store.space("sessions"));
-    const [a, b] = await Promise.all([DownloadedFiles.open(log, "s1"), DownloadedFiles.open(log, "s1")]);
+    const [a, b] = await Promise.all([
+      DownloadedFiles.open(log, "s1", SILENT),
+      DownloadedFiles.open(log, "s1", SILENT),
+    ]);
     a.add("/ws/from-a.sh");
     b.add("/ws/from-b.sh");
     await Promise.all([a.written(), b.written()]);

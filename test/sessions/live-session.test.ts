@@ -5,6 +5,7 @@
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { InboundDedupe } from "../../src/sessions/inbound-dedupe.js";
 import { LiveSession } from "../../src/sessions/live-session.js";
@@ -43,6 +44,7 @@ async function session(clock: () => Date) {
     dedupe: new InboundDedupe(store),
     now: clock,
     writesInOrder: store.writesInOrder,
+    logger: pino({ level: "silent" }),
   });
 }
 

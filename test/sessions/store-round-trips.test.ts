@@ -180,6 +180,7 @@ describe("session cache reads", () => {
         dedupe: new InboundDedupe(store),
         writesInOrder: store.writesInOrder,
         now: () => new Date(0),
+        logger: pino({ level: "silent" }),
       },
       capacity,
       defaults: { mode: "interactive", provider: "p", model: "m" },
