@@ -5,7 +5,9 @@
  * only when a compaction completes, and a record's writers need not carry it. A new session
  * ('new') has a new id, so it starts without one. A stored value that is not a valid state (a
  * newer build's, a corrupt one) is logged and ignored — the session then compacts from the start
- * again — and a failed save is logged and leaves the older state; neither fails the turn.
+ * again — and a failed save is logged and leaves the older state; neither fails the turn. A
+ * stored state built on another history (not used) is logged at info, a failed summary call
+ * with its reason at warn.
  * Writes are not fenced across processes: a state applies only to the history its anchor names,
  * so one saved late by a process that lost the session is at worst an older, still true summary.
  */
@@ -49,6 +51,15 @@ export class CompactionStates {
         } catch (error) {
           this.logger.warn({ err: error, sessionId }, "the session's compaction state could not be saved");
         }
+      },
+      notUsed: (reason) => {
+        this.logger.info(
+          { sessionId, reason },
+          "the session's stored compaction state was built on another history; it starts without its earlier summary",
+        );
+      },
+      summaryFailed: (error, outcome) => {
+        this.logger.warn({ err: error, sessionId, outcome }, "a compaction summary call failed");
       },
     };
   }

@@ -8,10 +8,14 @@
  * each), the summary so far folded into the next chunk's request, in at most MAX_SUMMARY_CALLS
  * calls. Whatever is left out — the oldest chunks past that bound, the rest of a single message
  * larger than a chunk, the chunks after a summary call failed — makes the result `trimmed`, which
- * the person is told and the summary says. Every pass must move the boundary forward (keeping
- * fewer recent turns, never fewer than the current one), so a model that keeps overflowing ends in
- * an error instead of looping. The state (boundary, summary) is kept across engines through an
- * optional CompactionStatePort (compaction-state.ts).
+ * the person is told and the summary says. A compaction whose first summary call fails (for
+ * another reason than the transcript itself overflowing: a bad request, an auth or server error)
+ * summarised nothing and changes nothing: it rejects with that error, so the turn fails with the
+ * provider's reason instead of dropping turns the next request would drop again for the same
+ * reason. Every pass must move the boundary forward (keeping fewer recent turns, never fewer than
+ * the current one), so a model that keeps overflowing ends in an error instead of looping. The
+ * state (boundary, summary) is kept across engines through an optional CompactionStatePort
+ * (compaction-state.ts), which is also told why a summary call failed or a saved state was not used.
  *
  * The summary outlives the turn it is written in, and a shared Slack thread or Telegram group has
  * several people in it: a later turn may be asked by someone else. So the summary never speaks of
@@ -27,8 +31,8 @@ import { isAgentNote } from "../core/agent-note.js";
 import { oneLine } from "../core/one-line.js";
 import { type ConversationMessage, type TokenUsage, writtenByOther } from "../core/messages.js";
 import type { Requester } from "../core/request.js";
-import type { CompactionState, CompactionStatePort } from "./compaction-state.js";
-import type { ProviderClient } from "./provider/provider.js";
+import { anchorHash, type CompactionState, type CompactionStatePort } from "./compaction-state.js";
+import { ContextOverflowError, type ProviderClient } from "./provider/provider.js";
 
 export const DEFAULT_KEEP_RECENT_TURNS = 2;
 const MESSAGE_CHARS = 2_000;
@@ -219,6 +223,8 @@ export function modelSummariser(
 export class Compactor {
   private state: CompactionState | undefined;
   private restored: Promise<void> | undefined;
+  /** The history message last found to have an anchor hash (a large one is hashed once, not per view). */
+  private anchored: { readonly message: ConversationMessage; readonly hash: string } | undefined;
 
   /** `saved`: where the state is kept between engines (none: it lives as long as this Compactor). */
   constructor(
@@ -229,12 +235,20 @@ export class Compactor {
   /**
    * Load the saved state, once, before the first view (later calls wait for the same load);
    * `history` is the history before the turn. A session's first turn (no history) loads nothing:
-   * no saved state can apply to it, so it costs no store round trip.
+   * no saved state can apply to it, so it costs no store round trip. A state built on another
+   * history is not used, and the port is told why.
    */
   restore(history: readonly ConversationMessage[]): Promise<void> {
     this.restored ??= (async () => {
       const state = history.length === 0 ? undefined : await this.saved?.load();
-      this.state ??= state;
+      if (!state || this.state) return;
+      if (this.anchors(state, history)) this.state = state;
+      else
+        this.saved?.notUsed(
+          history.length < state.covered
+            ? `it covers ${state.covered} messages and the history has ${history.length}`
+            : `the history's message ${state.covered} is not the one it was built on`,
+        );
     })();
     return this.restored;
   }
@@ -251,7 +265,9 @@ export class Compactor {
    * Move the boundary forward: summarise the turns between the current boundary and the start of
    * the recent turns kept verbatim; `requester` (the current turn's requester) is the one person
    * the transcript can name besides their user id (see transcriptChunks). Undefined when no
-   * progress is possible (only the current turn is left) or the signal aborted.
+   * progress is possible (only the current turn is left) or the signal aborted; rejects with the
+   * summariser's error when its first call failed for another reason than overflowing (nothing was
+   * summarised: the boundary stays and nothing is saved).
    */
   async compact(
     history: readonly ConversationMessage[],
@@ -267,21 +283,31 @@ export class Compactor {
     const read = chunks.slice(-MAX_SUMMARY_CALLS);
     let trimmed = cut || read.length < chunks.length;
     let summary = prior?.summary ?? "";
-    for (const chunk of read) {
+    for (const [index, chunk] of read.entries()) {
+      let failure: unknown;
       try {
         const next = (await summarise(summaryInput(summary, chunk), signal)).trim();
-        if (!next) throw new Error("empty summary");
-        summary = next;
-      } catch {
+        if (next) {
+          summary = next;
+          continue;
+        }
+        failure = new Error("the model returned an empty summary");
+      } catch (error) {
         if (signal.aborted) return undefined;
-        // The summary so far stands; the chunks from this one on are left out.
-        trimmed = true;
-        break;
+        if (index === 0 && !(error instanceof ContextOverflowError)) {
+          this.saved?.summaryFailed(error, "nothing was summarised; the turn fails with this error");
+          throw error;
+        }
+        failure = error;
       }
+      // The summary so far stands; the chunks from this one on are left out.
+      this.saved?.summaryFailed(failure, "the turns from this chunk on are dropped without a summary");
+      trimmed = true;
+      break;
     }
     this.state = {
       covered: boundary,
-      anchor: JSON.stringify(history[boundary - 1]),
+      anchorHash: anchorHash(history[boundary - 1]),
       summary,
       trimmed: trimmed || (prior?.trimmed ?? false),
     };
@@ -303,7 +329,14 @@ export class Compactor {
 
   private validState(history: readonly ConversationMessage[]): CompactionState | undefined {
     const state = this.state;
-    if (!state || history.length < state.covered) return undefined;
-    return JSON.stringify(history[state.covered - 1]) === state.anchor ? state : undefined;
+    return state && this.anchors(state, history) ? state : undefined;
+  }
+
+  /** Whether `state` was built on `history`: its anchor is the hash of the last message it covers. */
+  private anchors(state: CompactionState, history: readonly ConversationMessage[]): boolean {
+    const last = history[state.covered - 1];
+    if (last === undefined) return false;
+    if (last !== this.anchored?.message) this.anchored = { message: last, hash: anchorHash(last) };
+    return this.anchored.hash === state.anchorHash;
   }
 }

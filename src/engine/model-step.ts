@@ -2,7 +2,8 @@
  * One model call of a turn: build the outbound view (images adapted to this call's model), stream the reply, and turn what happens into
  * a step outcome. An interrupt aborts the request at once (the stream is abandoned even if the
  * provider is slow to notice) and keeps the partial text the user watched; a context overflow
- * compacts and tries again; any other failure stores an error marker (so `retry` works) and
+ * compacts and tries again (a compaction whose summary call failed fails the step with the
+ * provider's reason); any other failure stores an error marker (so `retry` works) and
  * emits a friendly `error` event. A finished answer the model did not end itself (its output limit,
  * the provider's content filter) gets a notice saying so (cutOffNotice), so it never passes for
  * complete.
@@ -126,16 +127,28 @@ export function cutOffNotice(finishReason: FinishReason): string | undefined {
   return undefined;
 }
 
-/** Compact after an overflow; false when no further progress is possible. */
-async function compactAfterOverflow(ctx: TurnContext, compactor: Compactor): Promise<boolean> {
+/**
+ * Compact after an overflow: whether it made progress (false: none is possible), or the error its
+ * summary call failed with (nothing was summarised).
+ */
+async function compactAfterOverflow(
+  ctx: TurnContext,
+  compactor: Compactor,
+): Promise<boolean | ProviderError> {
   ctx.emit({ type: "compaction-started" });
-  const result = await compactor.compact(
-    ctx.history,
-    // The summary calls' tokens are the turn's too.
-    modelSummariser(ctx.deps.provider, ctx.request.model, (usage) => ctx.addUsage(usage)),
-    ctx.signal,
-    ctx.request.requester,
-  );
+  let result: Awaited<ReturnType<Compactor["compact"]>>;
+  try {
+    result = await compactor.compact(
+      ctx.history,
+      // The summary calls' tokens are the turn's too.
+      modelSummariser(ctx.deps.provider, ctx.request.model, (usage) => ctx.addUsage(usage)),
+      ctx.signal,
+      ctx.request.requester,
+    );
+  } catch (error) {
+    ctx.emit({ type: "compaction-finished", removedMessages: 0, summaryChars: 0 });
+    return asProviderError(error);
+  }
   ctx.emit({
     type: "compaction-finished",
     removedMessages: result?.removedMessages ?? 0,
@@ -168,11 +181,18 @@ export async function runModelStep(
     if (attempt.kind !== "overflow") return attempt;
     const progressed = await compactAfterOverflow(ctx, compactor);
     if (ctx.aborted) return { kind: "interrupted" };
-    if (!progressed) {
-      const message = `${attempt.error.message} It could not be compacted any further.`;
-      await ctx.append({ role: "assistant", content: null, meta: { at: ctx.stamp(), error: message } });
-      ctx.emit({ type: "error", message, recoverable: false });
-      return { kind: "failed" };
+    if (progressed instanceof ProviderError) {
+      const message = `${attempt.error.message} Summarising its earlier turns failed: ${progressed.message}`;
+      return failStep(ctx, message, progressed.recoverable);
     }
+    if (!progressed)
+      return failStep(ctx, `${attempt.error.message} It could not be compacted any further.`, false);
   }
+}
+
+/** End the step with `message`: stored as an error marker (so `retry` works) and shown. */
+async function failStep(ctx: TurnContext, message: string, recoverable: boolean): Promise<StepOutcome> {
+  await ctx.append({ role: "assistant", content: null, meta: { at: ctx.stamp(), error: message } });
+  ctx.emit({ type: "error", message, recoverable });
+  return { kind: "failed" };
 }

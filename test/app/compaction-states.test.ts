@@ -10,12 +10,14 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { CompactionStates } from "../../src/app/compaction-states.js";
 import { createEngineFactory } from "../../src/app/engine-factory.js";
-import { ContextOverflowError } from "../../src/engine/provider/provider.js";
+import { ContextOverflowError, ProviderError } from "../../src/engine/provider/provider.js";
 import type { Store } from "../../src/store/store.js";
 import { ANA, makeHarness, message, openStore, tempDir, thread } from "../sessions/helpers/harness.js";
 import { ScriptedProvider, type ScriptedStep, textStep } from "../support/scripted-provider.js";
 
-const FIXTURE = path.resolve(import.meta.dirname, "../fixtures/store/v1/compaction-state.json");
+const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/store/v1");
+/** sha256 of the canonical JSON of the fixtures' anchor, the assistant's "hi back". */
+const HI_BACK_HASH = "1d837ec54fdf98addabe278d54618c736d7fd2c2cc30b4c50e1dbb72ec80f116";
 const overflow = () => ({ error: new ContextOverflowError() });
 const SUMMARY = "- Ana (U_ANA) said hello and set CONSTRAINT-X9";
 
@@ -68,20 +70,25 @@ async function reopen(dataDir: string): Promise<Store> {
 }
 
 describe("compaction state in the store", () => {
-  it("reads the v1 stored shape back", async () => {
-    const fixture = JSON.parse(readFileSync(FIXTURE, "utf8")) as { entries: Record<string, unknown> };
-    const store = await openStore();
-    open.push(store);
-    const [[sessionId, stored]] = Object.entries(fixture.entries) as [[string, unknown]];
-    await store.space("compaction").set(sessionId, stored);
-    const port = new CompactionStates(store.space("compaction"), pino({ level: "silent" }));
-    expect(await port.forSession(sessionId).load()).toEqual({
-      covered: 2,
-      anchor: expect.stringContaining("hi back"),
-      summary: "- Ana (U_ANA) said hello",
-      trimmed: false,
-    });
-  });
+  it.each(["compaction-state.json", "compaction-state-hashed.json"])(
+    "reads the v1 stored shape %s back, its anchor as the message's hash",
+    async (file) => {
+      const fixture = JSON.parse(readFileSync(path.join(FIXTURES, file), "utf8")) as {
+        entries: Record<string, unknown>;
+      };
+      const store = await openStore();
+      open.push(store);
+      const [[sessionId, stored]] = Object.entries(fixture.entries) as [[string, unknown]];
+      await store.space("compaction").set(sessionId, stored);
+      const port = new CompactionStates(store.space("compaction"), pino({ level: "silent" }));
+      expect(await port.forSession(sessionId).load()).toEqual({
+        covered: 2,
+        anchorHash: HI_BACK_HASH,
+        summary: "- Ana (U_ANA) said hello",
+        trimmed: false,
+      });
+    },
+  );
 
   it("after a restart the session's new engine starts from the stored summary instead of overflowing again", async () => {
     const { dataDir } = await compactedSession();
@@ -100,6 +107,60 @@ describe("compaction state in the store", () => {
     await after.say("a fresh start");
     expect(after.sessionIds.at(-1)).not.toBe(sessionId);
     expect(String(after.provider.requests[0]?.messages[0]?.content)).not.toContain(SUMMARY);
+  });
+
+  it("stores the anchor as a hash, and logs a stored state built on another history at info", async () => {
+    const { dataDir, sessionId } = await compactedSession();
+    const store = await reopen(dataDir);
+    const saved = await store.space("compaction").get(sessionId);
+    expect(saved).toMatchObject({
+      data: { covered: 2, anchorHash: expect.stringMatching(/^[0-9a-f]{64}$/), summary: SUMMARY },
+    });
+    expect(JSON.stringify(saved)).not.toContain("hi back");
+
+    const lines: string[] = [];
+    const port = new CompactionStates(
+      store.space("compaction"),
+      pino({ level: "info" }, { write: (line: string) => void lines.push(line) }),
+    ).forSession(sessionId);
+    port.notUsed("the history's message 2 is not the one it was built on");
+    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({
+        level: 30,
+        sessionId,
+        reason: "the history's message 2 is not the one it was built on",
+        msg: expect.stringContaining("built on another history"),
+      }),
+    ]);
+  });
+
+  it("logs why a summary call failed, fails the turn with that reason and keeps no state", async () => {
+    const dataDir = tempDir();
+    const store = await reopen(dataDir);
+    const refused = new ProviderError(
+      "bad_request",
+      "The model endpoint rejected the request (HTTP 422): `max_new_tokens` must be <= 2048",
+    );
+    const first = await start(store, [textStep("hi back"), overflow(), { error: refused }]);
+    await first.say("hello");
+    await first.say("second");
+    first.provider.assertAllConsumed();
+    const warned = first.warnings.map(
+      (line) => JSON.parse(line) as { msg: string; err?: { message?: string } },
+    );
+    expect(warned).toContainEqual(
+      expect.objectContaining({
+        msg: "a compaction summary call failed",
+        err: expect.objectContaining({ message: refused.message }),
+      }),
+    );
+    expect(first.h.outputs.for(thread()).closedTurns.at(-1)?.events).toContainEqual(
+      expect.objectContaining({
+        type: "error",
+        message: expect.stringContaining("`max_new_tokens` must be <= 2048"),
+      }),
+    );
+    expect(await store.space("compaction").get(first.sessionIds[0]!)).toBeUndefined();
   });
 
   it("logs and ignores a stored value that is not a valid state, and runs the turn on the whole history", async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Compactor, transcriptChunks } from "../../src/engine/compaction.js";
 import type { ConversationMessage } from "../../src/core/messages.js";
 import type { Requester } from "../../src/core/request.js";
+import type { CompactionState, CompactionStatePort } from "../../src/engine/compaction-state.js";
 import { SUMMARY_LEAD } from "../../src/engine/outbound.js";
 import { ContextOverflowError, ProviderError } from "../../src/engine/provider/provider.js";
 import { textStep } from "../support/scripted-provider.js";
@@ -52,9 +53,47 @@ describe("context overflow", () => {
     ]);
   });
 
-  it("falls back to trimming when the summary fails", async () => {
+  it("fails the turn with the provider's reason when the summary call fails, moving no boundary and saving nothing", async () => {
+    const refused = new ProviderError(
+      "bad_request",
+      "The model endpoint rejected the request (HTTP 422): max_new_tokens must be <= 2048",
+    );
+    const saves: CompactionState[] = [];
+    const failures: unknown[] = [];
+    const port: CompactionStatePort = {
+      load: async () => undefined,
+      save: async (state) => void saves.push(state),
+      notUsed: () => undefined,
+      summaryFailed: (error) => void failures.push(error),
+    };
     const h = makeHarness({
-      steps: [overflow(), { error: new ProviderError("server", "boom") }, textStep("ok")],
+      steps: [overflow(), { error: refused }, textStep("fits")],
+      options: { compactionState: port },
+    });
+    const events = await collect(h.engine.run(makeRequest({ messages: history, prompt: "question 4" })));
+    expect(completion(events).status).toBe("error");
+    expect(ofType(events, "error")).toEqual([
+      expect.objectContaining({
+        message: expect.stringContaining("max_new_tokens must be <= 2048"),
+        recoverable: false,
+      }),
+    ]);
+    expect(ofType(events, "notice")).toEqual([]);
+    expect(saves).toEqual([]);
+    expect(failures).toEqual([refused]);
+    expect(h.engine.messages.at(-1)).toMatchObject({
+      meta: { error: expect.stringContaining("max_new_tokens") },
+    });
+    // The boundary did not move: the next turn sends the whole history again.
+    await collect(
+      h.engine.run(makeRequest({ messages: h.engine.messages, prompt: "question 5", turnId: "t2" })),
+    );
+    expect(h.provider.lastRequest.messages.map((m) => m.content)).toContain("question 1");
+  });
+
+  it("falls back to trimming when the summary call itself overflows", async () => {
+    const h = makeHarness({
+      steps: [overflow(), overflow(), textStep("ok")],
     });
     const events = await collect(h.engine.run(makeRequest({ messages: history, prompt: "question 4" })));
     expect(completion(events).status).toBe("completed");
