@@ -44,6 +44,7 @@ import { LocalCatalog } from "./subscription-catalog.js";
 import { SubscriptionRegistry } from "./subscription-registry.js";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "./subscription-settings.js";
 import { creatorName, statusLines, wakesWhere } from "./subscription-text.js";
+import { markdownLiteral, personText } from "../approvals/approval-card.js";
 import { mentionsIdentity } from "./triggers.js";
 import type {
   ObserveResult,
@@ -217,7 +218,7 @@ export class SubscriptionService {
     if (!removal.ok) return removal;
     const { subscription } = removal;
     await this.close(subscription);
-    const whose = isCreatedBy(subscription, owner) ? "" : ` (${creatorName(subscription)}'s subscription)`;
+    const whose = isCreatedBy(subscription, owner) ? "" : ` (${creatorShown(subscription)}'s subscription)`;
     return {
       ok: true,
       message: `Unsubscribed from ${channelLabel(subscription.channelRef)}${whose}; it no longer wakes ${wakesWhere(subscription, owner.sessionId)}.`,
@@ -347,6 +348,16 @@ export class SubscriptionService {
 }
 
 /**
+ * Who created `subscription`, as a markdown reply names them: their name as plain text (a name is
+ * whatever its owner typed, "[Approve](https://…)" included) and their user id, which it cannot fake.
+ */
+function creatorShown(subscription: Subscription): string {
+  const { platform } = subscription.subscriberTarget;
+  const { id } = subscription.createdBy;
+  return personText({ platform, id, name: markdownLiteral(creatorName(subscription)) });
+}
+
+/**
  * Why `channel` removed nothing (it matched `found` removable subscriptions), with the person's
  * own: all of them, or, asked in a shared conversation, those that wake it and how to see the rest.
  */
@@ -366,7 +377,7 @@ function notRemoved(
   if (found > 1) why = `${channel} matches several of your subscriptions (name one by id)`;
   else if (here.length > 0) {
     const theirs = here.map(
-      (s) => `${creatorName(s)}'s subscription to ${channelLabel(s.channelRef)} (${s.id})`,
+      (s) => `${creatorShown(s)}'s subscription to ${channelLabel(s.channelRef)} (${s.id})`,
     );
     why = `${theirs.join(", ")} here can be cancelled only by its creator or a configured approver`;
   }

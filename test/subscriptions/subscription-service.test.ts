@@ -437,7 +437,7 @@ describe("SubscriptionService", () => {
       for (const name of ["#deploys", sub!.id])
         expect(await h.service.remove(BOB_OWNER_HERE, name)).toEqual({
           ok: false,
-          message: `Alice's subscription to #deploys (${sub!.id}) here can be cancelled only by its creator or a configured approver. Your subscriptions: none.`,
+          message: `Alice (id UALICE)'s subscription to #deploys (${sub!.id}) here can be cancelled only by its creator or a configured approver. Your subscriptions: none.`,
         });
       expect(await h.service.remove({ ...BOB_OWNER_HERE, sessionId: "bob-dm" }, sub!.id)).toMatchObject({
         ok: false,
@@ -453,7 +453,8 @@ describe("SubscriptionService", () => {
       await h.service.subscribe(ALICE, { channel: "#deploys" });
       expect(await h.service.remove(BOB_OWNER_HERE, "#deploys")).toEqual({
         ok: true,
-        message: "Unsubscribed from #deploys (Alice's subscription); it no longer wakes this conversation.",
+        message:
+          "Unsubscribed from #deploys (Alice (id UALICE)'s subscription); it no longer wakes this conversation.",
       });
       await h.service.subscribe(ALICE, { channel: "#deploys" });
       const [sub] = await h.service.listFor(ALICE.sessionId);
@@ -461,7 +462,9 @@ describe("SubscriptionService", () => {
       expect(await h.service.remove(card, "#deploys")).toMatchObject({ ok: false });
       expect(await h.service.remove(card, sub!.id)).toMatchObject({
         ok: true,
-        message: expect.stringContaining("(Alice's subscription); it no longer wakes slack CHOME"),
+        message: expect.stringContaining(
+          "(Alice (id UALICE)'s subscription); it no longer wakes slack CHOME",
+        ),
       });
       expect(await h.service.listFor(ALICE.sessionId)).toEqual([]);
     });
