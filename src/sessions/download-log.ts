@@ -5,34 +5,62 @@
  * saving a record never rewrites them and recording a file costs the same however many came before.
  * An append-only log of pages `dl:<session id>:<n>` (n = 0, 1, …), each claimed once with
  * setIfAbsent and never rewritten: two writers (a process past its lease and the session's next
- * holder) never overwrite each other's files, and the log has no head to keep in step. A reader
- * walks the pages from the first it lacks until one is missing. A page that does not validate is
- * reported and read on the safe side: every string it holds counts as a downloaded file.
+ * holder) never overwrite each other's files, and appending keeps no head in step.
+ * So that a load does not read every page a long-lived session ever wrote, a writer compacts the
+ * log: a snapshot `dlsnap:<id>:<k>` (claimed once) holds every file of the pages before k, and
+ * `dlhead:<id>` names the latest one. A reader takes the snapshot the head names and the pages from
+ * k on, so a file a writer appends while another snapshots (on a page ≥ k) is still read. The head
+ * is only where reading may start: the last writer's is kept, and one set back to an older
+ * snapshot costs reads, never files. Pages are never removed (only a replaced snapshot is): a head
+ * naming a snapshot removed since is read from page 0, and so is a log without a head (one
+ * written before snapshots, which such a build still reads whole). A page or snapshot that does
+ * not validate is reported and read on the safe side: every string it holds counts as a
+ * downloaded file; a head that does not validate is reported and every page is read.
  */
 import { z } from "zod";
 import { getAll, type KeyValueSpace } from "../store/store.js";
 import { fromVersioned, StoredDataError, toVersioned } from "../store/versioned.js";
 
 export const DOWNLOAD_PAGE_KIND = "downloaded-files";
+const SNAPSHOT_KIND = "downloaded-files-snapshot";
+const HEAD_KIND = "downloaded-files-head";
 /** The most files one page holds: a command that downloads more writes several pages. */
 export const MAX_FILES_PER_DOWNLOAD_PAGE = 100;
 /** Pages read per round trip once a session is known to have any. */
 const READ_BATCH = 16;
+/**
+ * Pages past the latest snapshot at which a writer writes a new one: so fewer than a read batch
+ * follow it, and a load reads the head, then the snapshot with the pages after it: two round trips.
+ */
+export const DOWNLOAD_PAGES_PER_SNAPSHOT = READ_BATCH;
 
-const downloadPageSchema = z.object({ files: z.array(z.string()) });
+const filesSchema = z.object({ files: z.array(z.string()) });
+const headSchema = z.object({ snapshot: z.number().int().positive() });
 
 /** Key of page `index` of a session's download log. */
 export function downloadPageKey(sessionId: string, index: number): string {
   return `dl:${sessionId}:${index}`;
 }
 
+/** Key of the snapshot holding every file of a session's pages before `upTo`. */
+export function downloadSnapshotKey(sessionId: string, upTo: number): string {
+  return `dlsnap:${sessionId}:${upTo}`;
+}
+
+/** Key naming a session's latest snapshot. */
+export function downloadHeadKey(sessionId: string): string {
+  return `dlhead:${sessionId}`;
+}
+
 /** What a read of a session's log found from some page on. */
 export interface DownloadPages {
-  /** The files of the pages read, page by page (a file may come twice). */
+  /** The files of the snapshot and pages read (a file may come twice). */
   readonly files: readonly string[];
   /** The first page not written yet: where the next file goes. */
   readonly next: number;
-  /** One line per page that did not validate (its strings are among `files` all the same). */
+  /** The snapshot read (it held every file of the pages before this one); 0 when none was. */
+  readonly snapshot: number;
+  /** One line per page, snapshot or head that did not validate (a page's strings are among `files` all the same). */
   readonly problems: readonly string[];
 }
 
@@ -40,22 +68,31 @@ export interface DownloadPages {
 export class DownloadLog {
   constructor(private readonly space: KeyValueSpace) {}
 
-  /** The session's pages from `from` on; never throws for a bad page (see DownloadPages.problems). */
+  /**
+   * The session's files from page `from` on (or from a later snapshot, when the head names one);
+   * never throws for a bad page (see DownloadPages.problems).
+   */
   async read(sessionId: string, from = 0): Promise<DownloadPages> {
-    const files: string[] = [];
-    const problems: string[] = [];
-    let next = from;
-    // Most sessions download nothing: one key tells, before pages are read a batch at a time.
-    for (let batch = 1; ; batch = READ_BATCH) {
-      const keys = Array.from({ length: batch }, (_, i) => downloadPageKey(sessionId, next + i));
-      for (const raw of await getAll<unknown>(this.space, keys)) {
-        if (raw === undefined) return { files, next, problems };
-        const page = readPage(raw, `session "${sessionId}", page ${next}`);
-        for (const file of page.files) files.push(file);
-        if (page.problem !== undefined) problems.push(page.problem);
-        next += 1;
+    const found: Found = { files: [], problems: [] };
+    // Most sessions download nothing: one round trip tells, before pages are read a batch at a time.
+    const [rawHead, first] = await getAll<unknown>(this.space, [
+      downloadHeadKey(sessionId),
+      downloadPageKey(sessionId, from),
+    ]);
+    const snapshot = this.headOf(rawHead, sessionId, found);
+    if (snapshot > from) {
+      const [rawSnapshot, ...pages] = await getAll<unknown>(this.space, [
+        downloadSnapshotKey(sessionId, snapshot),
+        ...pageKeys(sessionId, snapshot, READ_BATCH),
+      ]);
+      if (rawSnapshot !== undefined) {
+        take(found, readFiles(rawSnapshot, SNAPSHOT_KIND, `session "${sessionId}", snapshot ${snapshot}`));
+        return { ...found, snapshot, next: await this.walk(sessionId, snapshot, pages, found) };
       }
+      // A newer snapshot replaced it after the head was read, or a writer set the head back to
+      // one already replaced: the pages are all still there.
     }
+    return { ...found, snapshot: 0, next: await this.walk(sessionId, from, [first], found) };
   }
 
   /** Write `files` as the session's page `index`; false (nothing written) when that page exists already. */
@@ -65,12 +102,71 @@ export class DownloadLog {
       toVersioned(DOWNLOAD_PAGE_KIND, { files }),
     );
   }
+
+  /**
+   * Make `files` (every file of the session's pages before `upTo`, at least) its snapshot, readers'
+   * new start, and remove the snapshot `replaced` (0: none). The snapshot is stored before the head
+   * names it; when another writer claimed one at `upTo` first, that one (as complete) is named.
+   */
+  async snapshot(sessionId: string, upTo: number, files: readonly string[], replaced: number): Promise<void> {
+    await this.space.setIfAbsent(downloadSnapshotKey(sessionId, upTo), toVersioned(SNAPSHOT_KIND, { files }));
+    await this.space.set(downloadHeadKey(sessionId), toVersioned(HEAD_KIND, { snapshot: upTo }));
+    if (replaced > 0 && replaced !== upTo) await this.space.delete(downloadSnapshotKey(sessionId, replaced));
+  }
+
+  /** The snapshot the head names (0: none, or a head that does not validate, reported). */
+  private headOf(raw: unknown, sessionId: string, found: Found): number {
+    if (raw === undefined) return 0;
+    try {
+      return fromVersioned(raw, { kind: HEAD_KIND, schema: headSchema, where: `session "${sessionId}"` })
+        .snapshot;
+    } catch (error) {
+      if (!(error instanceof StoredDataError)) throw error;
+      found.problems.push(`${error.message}; every page is read instead`);
+      return 0;
+    }
+  }
+
+  /** Take in the pages from `from` on (`batch` holds the first of them, read already): the first page missing. */
+  private async walk(sessionId: string, from: number, batch: unknown[], found: Found): Promise<number> {
+    let next = from;
+    for (
+      let raws = batch;
+      ;
+      raws = await getAll<unknown>(this.space, pageKeys(sessionId, next, READ_BATCH))
+    ) {
+      for (const raw of raws) {
+        if (raw === undefined) return next;
+        take(found, readFiles(raw, DOWNLOAD_PAGE_KIND, `session "${sessionId}", page ${next}`));
+        next += 1;
+      }
+    }
+  }
 }
 
-/** A stored page's files; one that does not validate gives every string it holds, and says why. */
-function readPage(raw: unknown, where: string): { files: readonly string[]; problem?: string } {
+/** Files and problems gathered by one read. */
+interface Found {
+  readonly files: string[];
+  readonly problems: string[];
+}
+
+function take(found: Found, read: { files: readonly string[]; problem?: string }): void {
+  for (const file of read.files) found.files.push(file);
+  if (read.problem !== undefined) found.problems.push(read.problem);
+}
+
+function pageKeys(sessionId: string, from: number, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => downloadPageKey(sessionId, from + i));
+}
+
+/** A stored page's or snapshot's files; one that does not validate gives every string it holds, and says why. */
+function readFiles(
+  raw: unknown,
+  kind: string,
+  where: string,
+): { files: readonly string[]; problem?: string } {
   try {
-    return fromVersioned(raw, { kind: DOWNLOAD_PAGE_KIND, schema: downloadPageSchema, where });
+    return fromVersioned(raw, { kind, schema: filesSchema, where });
   } catch (error) {
     if (!(error instanceof StoredDataError)) throw error;
     const files = stringsIn(raw);

@@ -6,18 +6,29 @@
  * file added so far is stored, and a record save waits for it (LiveSession), so no record is
  * stored ahead of the downloads made before it. A write that fails keeps its files pending: it is
  * logged, `written()` rejects with it, and the next add or `written()` tries again. A page another
- * writer claimed first is read into the set, and the files go to the next one.
+ * writer claimed first is read into the set, and the files go to the next one. Once
+ * DOWNLOAD_PAGES_PER_SNAPSHOT pages follow the latest snapshot, the set (which holds every file
+ * of the pages before `next`) is written as the new one, after the pages and before `written()`
+ * resolves; a snapshot that fails is logged and tried again by the next `written()` (the files are
+ * stored in their pages all the same). A log found that long when opened is compacted then.
  */
 import type { Logger } from "pino";
-import { type DownloadLog, type DownloadPages, MAX_FILES_PER_DOWNLOAD_PAGE } from "./download-log.js";
+import {
+  DOWNLOAD_PAGES_PER_SNAPSHOT,
+  type DownloadLog,
+  type DownloadPages,
+  MAX_FILES_PER_DOWNLOAD_PAGE,
+} from "./download-log.js";
 
 export class DownloadedFiles extends Set<string> {
   /** Files added and not stored yet, oldest first. */
   private readonly pending: string[] = [];
   /** The write under way, if any (it takes files added meanwhile too). */
   private writing: Promise<void> | undefined;
-  /** The first page of the log not known to be written. */
+  /** The first page of the log not known to be written (every file of the pages before it is in the set). */
   private next = 0;
+  /** The latest snapshot known (0: none): the pages from it on are what a load reads. */
+  private snapshot = 0;
 
   private constructor(
     private readonly log: DownloadLog,
@@ -31,6 +42,7 @@ export class DownloadedFiles extends Set<string> {
   static async open(log: DownloadLog, sessionId: string, logger: Logger): Promise<DownloadedFiles> {
     const files = new DownloadedFiles(log, sessionId, logger);
     files.take(await log.read(sessionId));
+    if (files.snapshotDue) void files.written().catch(() => undefined);
     return files;
   }
 
@@ -50,7 +62,7 @@ export class DownloadedFiles extends Set<string> {
 
   /** Resolves once every file added so far is stored; rejects when a write of one failed. */
   written(): Promise<void> {
-    if (!this.writing && this.pending.length > 0) this.writing = this.writePending();
+    if (!this.writing && (this.pending.length > 0 || this.snapshotDue)) this.writing = this.writePending();
     return this.writing ?? Promise.resolve();
   }
 
@@ -59,21 +71,33 @@ export class DownloadedFiles extends Set<string> {
     this.take(await this.log.read(this.sessionId, this.next));
   }
 
-  /** Called with files pending only (so it awaits before its `finally`, and `writing` is its promise). */
+  /** Whether enough pages follow the latest snapshot for a new one. */
+  private get snapshotDue(): boolean {
+    return this.next - this.snapshot >= DOWNLOAD_PAGES_PER_SNAPSHOT;
+  }
+
+  /**
+   * Writes the files pending, and a snapshot when due, until none is pending (it awaits before its
+   * `finally`, so `writing` is its promise).
+   */
   private async writePending(): Promise<void> {
     try {
       // The files added in this tick (a command's whole list) join the first page.
       await Promise.resolve();
-      while (this.pending.length > 0) {
-        const page = this.pending.slice(0, MAX_FILES_PER_DOWNLOAD_PAGE);
-        let at = this.next;
-        while (!(await this.log.claim(this.sessionId, at, page))) {
-          this.take(await this.log.read(this.sessionId, at));
-          at = Math.max(this.next, at + 1);
+      do {
+        while (this.pending.length > 0) {
+          const page = this.pending.slice(0, MAX_FILES_PER_DOWNLOAD_PAGE);
+          let at = this.next;
+          while (!(await this.log.claim(this.sessionId, at, page))) {
+            this.take(await this.log.read(this.sessionId, at));
+            at = Math.max(this.next, at + 1);
+          }
+          this.next = Math.max(this.next, at + 1);
+          this.pending.splice(0, page.length);
         }
-        this.next = Math.max(this.next, at + 1);
-        this.pending.splice(0, page.length);
-      }
+        if (this.snapshotDue) await this.writeSnapshot();
+        // Files added while the snapshot was written are this write's too.
+      } while (this.pending.length > 0);
     } catch (error) {
       this.logger.error(
         { err: error, sessionId: this.sessionId, pending: this.pending.length },
@@ -85,13 +109,28 @@ export class DownloadedFiles extends Set<string> {
     }
   }
 
+  /** Write the set as the snapshot of the pages before `next`; a failure is logged (the pages hold the files). */
+  private async writeSnapshot(): Promise<void> {
+    const upTo = this.next;
+    try {
+      await this.log.snapshot(this.sessionId, upTo, [...this], this.snapshot);
+      this.snapshot = Math.max(this.snapshot, upTo);
+    } catch (error) {
+      this.logger.warn(
+        { err: error, sessionId: this.sessionId, pages: upTo - this.snapshot },
+        "compacting the downloaded-files log failed; its pages hold every file, and the next save tries again",
+      );
+    }
+  }
+
   /** Take in pages read from the log: their files (without writing them again), and problems logged. */
   private take(pages: DownloadPages): void {
     for (const file of pages.files) super.add(file);
     // Only ever forward: a read and a claim may end in either order, and a page is never skipped.
     this.next = Math.max(this.next, pages.next);
+    this.snapshot = Math.max(this.snapshot, pages.snapshot);
     for (const problem of pages.problems) {
-      this.logger.error({ sessionId: this.sessionId }, `unreadable downloaded-files page: ${problem}`);
+      this.logger.error({ sessionId: this.sessionId }, `unreadable downloaded-files log entry: ${problem}`);
     }
   }
 }

@@ -105,6 +105,7 @@ describe("a session's downloaded files", () => {
     expect(await log.read("s1")).toEqual({
       files: expect.arrayContaining(["/ws/from-a.sh", "/ws/from-b.sh", "/ws/b-again.sh"]),
       next: 3,
+      snapshot: 0,
       problems: [],
     });
     // The writer that lost the race for a page read the winner's files on its way to the next one.

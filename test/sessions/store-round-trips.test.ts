@@ -221,8 +221,14 @@ describe("session cache reads", () => {
     expect(again).not.toBe(first);
     expect(again.id).toBe(first.id);
     expect(again.history).toEqual([{ role: "user", content: "remember me" }]);
-    // The download log of a session that downloaded nothing costs one read: its first page.
-    expect(sessions.log).toEqual(["get key:slack:T1:C1:1.1", `get rec:${first.id}`, `get dl:${first.id}:0`]);
+    // The download log of a session that downloaded nothing costs one round trip (one getMany
+    // where the store has it): its head (no snapshot) and its first page (none).
+    expect(sessions.log).toEqual([
+      "get key:slack:T1:C1:1.1",
+      `get rec:${first.id}`,
+      `get dlhead:${first.id}`,
+      `get dl:${first.id}:0`,
+    ]);
   });
 
   it("writes a new session first with its first change, the thread entry in the same write", async () => {
