@@ -2,7 +2,8 @@
  * SessionRecords: where session records live in the "sessions" space — each record schema-versioned
  * under `rec:<id>`, `key:<session key>` naming the thread's current session, and `active` listing
  * the sessions with pending work — and how they are written on one process or with several.
- * Beside the records, under `dl:<id>:<n>`, each session's downloaded files (DownloadLog).
+ * Beside the records, each session's downloaded files (DownloadLog): pages under `dl:<id>:<n>`,
+ * snapshots of the pages before one under `dlsnap:<id>:<n>`, and `dlhead:<id>` naming the latest.
  */
 import { deepFreeze } from "../core/deep-freeze.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
