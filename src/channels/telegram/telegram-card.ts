@@ -4,10 +4,17 @@
  * `c:<control>` for the Stop button, always within Telegram's 64 bytes. The card is the shared
  * card view (channels/shared/card-view.ts) formatted as HTML; a decided card shows its outcome
  * instead of buttons. Code cut to fit is followed by a notice of how much is not shown, and of the
- * file holding all of it once posted.
+ * file holding all of it once posted. A field naming a person is cut in the name, never the user id.
  */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
-import { type Card, type CardButton, type CardOutcome, formatOutcome } from "../../core/card.js";
+import { personText } from "../../approvals/approval-card.js";
+import {
+  type Card,
+  type CardButton,
+  type CardField,
+  type CardOutcome,
+  formatOutcome,
+} from "../../core/card.js";
 import {
   type CardBlockFormat,
   type CardView,
@@ -67,6 +74,22 @@ const BLOCK_CHARS = 1500;
 const LABEL_CHARS = 60;
 const SHORT_LABEL = 18;
 
+/** Characters of a field's value a card shows. */
+const FIELD_CHARS = 300;
+
+/**
+ * A field's value as the card shows it, cut to FIELD_CHARS. A field naming a person is cut in the
+ * name, never the user id: a padded name must not push the id, which no name can fake, out of view.
+ */
+function fieldValue(field: CardField): string {
+  if (!field.person) return cut(field.value, FIELD_CHARS);
+  const { person } = field;
+  const id = personText({ ...person, name: "" });
+  const room = Math.max(FIELD_CHARS - id.length, 1);
+  const name = person.name.length <= room ? person.name : `${person.name.slice(0, room - 1)}…`;
+  return personText({ ...person, name });
+}
+
 function cut(text: string, limit: number): string {
   if (text.length <= limit) return text;
   const kept = text.slice(0, limit);
@@ -93,9 +116,7 @@ function cardHtml(file?: string): CardBlockFormat<string> {
     },
     quote: (text) => `<blockquote>${escapeHtml(cut(text, BLOCK_CHARS))}</blockquote>`,
     fields: (fields) =>
-      fields
-        .map((field) => `<b>${escapeHtml(field.label)}:</b> ${escapeHtml(cut(field.value, 300))}`)
-        .join("\n"),
+      fields.map((field) => `<b>${escapeHtml(field.label)}:</b> ${escapeHtml(fieldValue(field))}`).join("\n"),
   };
 }
 

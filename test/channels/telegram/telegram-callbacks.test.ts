@@ -74,6 +74,19 @@ describe("cards", () => {
     expect(html).toContain("<b>Denied by Ana&lt;/a&gt;&lt;b&gt; (id 123456) &lt;now&gt;</b>");
   });
 
+  it("cut a very long requester's name, never their user id", () => {
+    const name = `Boss${" ".repeat(400)}Mallory`;
+    const person = { platform: "telegram", id: "666", name };
+    const card: Card = {
+      ...approval,
+      blocks: [{ kind: "fields", fields: [{ label: "Requested by", value: `${name} (id 666)`, person }] }],
+    };
+    const { html } = renderCard(card);
+    expect(parseTelegramHtml(html).ok).toBe(true);
+    expect(html).toMatch(/<b>Requested by:<\/b> Boss {280,}… \(id 666\)/);
+    expect(html).not.toContain("Mallory");
+  });
+
   it("keep long cards within one message", () => {
     const long = {
       ...approval,
