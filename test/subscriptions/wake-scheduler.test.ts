@@ -19,6 +19,7 @@ import {
   subscriptionWakeBudgetKey,
   WakeScheduler,
   type WakeItem,
+  type WakeSchedulerOptions,
 } from "../../src/subscriptions/wake-scheduler.js";
 import { ManualClock } from "../schedules/support.js";
 
@@ -38,6 +39,53 @@ beforeAll(async () => {
 afterAll(async () => {
   await budgetStore.close();
 });
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** How every scheduler here batches: a message waits 30 ms for more, a batch 1 s at most. */
+const TIMING = { debounceMs: 30, maxBatch: 50, maxWaitMs: 1_000 };
+
+/**
+ * A manual clock at 10:00 that drives the schedulers, with Date (the memory store's expiry)
+ * faked to move with it; a memory store; and `tick`, which moves both and then lets the
+ * schedulers' promises run for `flushRounds` turns of the event loop. Real timers come back
+ * after each test.
+ */
+async function fakeClockStore(
+  flushRounds: number,
+): Promise<{ clock: ManualClock; store: Store; tick: (ms: number) => Promise<void> }> {
+  const T0 = Date.parse("2026-12-05T10:00:00Z");
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(T0);
+  const clock = new ManualClock(T0);
+  const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+  const tick = async (ms: number) => {
+    vi.setSystemTime(clock.now() + ms);
+    clock.advance(ms);
+    for (let i = 0; i < flushRounds; i += 1) await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { clock, store, tick };
+}
+
+/**
+ * A scheduler on the manual clock, in a process that claims its messages' wake-ups in `store` and
+ * counts its wake-ups there (as each process of a deployment does); its sessions are never busy.
+ */
+function claimingScheduler(
+  clock: ManualClock,
+  store: Store,
+  options: Pick<WakeSchedulerOptions, "maxWakesPerHour" | "deliver" | "onError">,
+): WakeScheduler {
+  return new WakeScheduler({
+    ...TIMING,
+    ...options,
+    clock,
+    isBusy: () => false,
+    claims: new StoreWakeClaims(store.space("dedupe")),
+    budget: storeSlotBudget(store.space("budgets")),
+  });
+}
 
 function scheduler(
   delivered: ReadyBatch[],
@@ -48,9 +96,7 @@ function scheduler(
   },
 ): WakeScheduler {
   return new WakeScheduler({
-    debounceMs: 30,
-    maxBatch: 50,
-    maxWaitMs: 1_000,
+    ...TIMING,
     maxWakesPerHour: 100,
     busyRetryMs: 60,
     clock: systemClock,
@@ -143,33 +189,14 @@ describe("WakeScheduler and a session busy in another process", () => {
 });
 
 describe("WakeScheduler wake-ups counted in a shared store", () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it("two schedulers on one store wake a subscription at most its limit an hour, and again after the hour", async () => {
-    const T0 = Date.parse("2026-12-05T10:00:00Z");
-    // The manual clock drives the schedulers; Date (the memory store's expiry) moves with it.
-    vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime(T0);
-    const clock = new ManualClock(T0);
-    const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
-    const flush = async () => {
-      for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));
-    };
-    const tick = async (ms: number) => {
-      vi.setSystemTime(clock.now() + ms);
-      clock.advance(ms);
-      await flush();
-    };
+    const { clock, store, tick } = await fakeClockStore(5);
     const budget = (): SlotBudget => storeSlotBudget(store.space("budgets"), { now: () => clock.now() });
     const delivered: { by: string; seqs: number[] }[] = [];
     const errors: unknown[] = [];
     const open = (by: string) =>
       new WakeScheduler({
-        debounceMs: 30,
-        maxBatch: 50,
-        maxWaitMs: 1_000,
+        ...TIMING,
         maxWakesPerHour: 2,
         clock,
         isBusy: () => false,
@@ -207,40 +234,16 @@ describe("WakeScheduler wake-ups counted in a shared store", () => {
 });
 
 describe("WakeScheduler and a claim left by a process that died during its hand-over", () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it("looks at the message again once that claim lapsed, and wakes for it", async () => {
-    const T0 = Date.parse("2026-12-05T10:00:00Z");
-    // The manual clock drives the schedulers; Date (the memory store's expiry) moves with it.
-    vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime(T0);
-    const clock = new ManualClock(T0);
-    const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
-    const flush = async () => {
-      for (let i = 0; i < 10; i += 1) await new Promise((resolve) => setImmediate(resolve));
-    };
-    const tick = async (ms: number) => {
-      vi.setSystemTime(clock.now() + ms);
-      clock.advance(ms);
-      await flush();
-    };
+    const { clock, store, tick } = await fakeClockStore(10);
     const delivered: number[][] = [];
     const open = (deliver: (batch: ReadyBatch) => Promise<void>) =>
-      new WakeScheduler({
-        debounceMs: 30,
-        maxBatch: 50,
-        maxWaitMs: 1_000,
+      claimingScheduler(clock, store, {
         maxWakesPerHour: 100,
-        clock,
-        isBusy: () => false,
         deliver,
         onError: (error) => {
           throw error;
         },
-        claims: new StoreWakeClaims(store.space("dedupe")),
-        budget: storeSlotBudget(store.space("budgets")),
       });
     // A claims message 1 and never finishes handing it over (the process is gone).
     const a = open(() => new Promise<void>(() => undefined));
@@ -262,38 +265,10 @@ describe("WakeScheduler and a claim left by a process that died during its hand-
 });
 
 describe("WakeScheduler whose hand-over keeps failing while another process holds one of its messages", () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it("puts back only the messages it claimed, keeps one recheck timer, and looks at the other once its claim lapsed", async () => {
-    const T0 = Date.parse("2026-12-05T10:00:00Z");
-    // The manual clock drives the schedulers; Date (the memory store's expiry) moves with it.
-    vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime(T0);
-    const clock = new ManualClock(T0);
-    const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
-    const flush = async () => {
-      for (let i = 0; i < 10; i += 1) await new Promise((resolve) => setImmediate(resolve));
-    };
-    const tick = async (ms: number) => {
-      vi.setSystemTime(clock.now() + ms);
-      clock.advance(ms);
-      await flush();
-    };
+    const { clock, store, tick } = await fakeClockStore(10);
     const open = (deliver: (batch: ReadyBatch) => Promise<void>) =>
-      new WakeScheduler({
-        debounceMs: 30,
-        maxBatch: 50,
-        maxWaitMs: 1_000,
-        maxWakesPerHour: 1_000,
-        clock,
-        isBusy: () => false,
-        deliver,
-        onError: () => undefined,
-        claims: new StoreWakeClaims(store.space("dedupe")),
-        budget: storeSlotBudget(store.space("budgets")),
-      });
+      claimingScheduler(clock, store, { maxWakesPerHour: 1_000, deliver, onError: () => undefined });
     // A claims message 2 and never finishes handing it over (the process is gone).
     const a = open(() => new Promise<void>(() => undefined));
     a.add("sub1", "s1", item(2));
