@@ -6,7 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from "../../src/subscriptions/subscription-settings.js";
-import { ALICE, type Harness, message, openHarness } from "./support.js";
+import { ALICE, type Harness, message } from "./support.js";
+import { closeOnFakeTime, openOnFakeTime, settle, woken } from "./support-fake-time.js";
 
 const DEBOUNCE = DEFAULT_SUBSCRIPTION_SETTINGS.debounceMs;
 
@@ -14,22 +15,10 @@ describe("a buffer overflowing before its messages were read", () => {
   let h: Harness;
 
   beforeEach(async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-    vi.setSystemTime(new Date("2026-11-30T09:00:00Z"));
-    h = await openHarness({ settings: { bufferMaxMessages: 20, maxBatch: 5 } });
+    h = await openOnFakeTime({ settings: { bufferMaxMessages: 20, maxBatch: 5 } });
   });
 
-  afterEach(async () => {
-    await h.close();
-    vi.useRealTimers();
-  });
-
-  async function settle(ms: number): Promise<void> {
-    await vi.advanceTimersByTimeAsync(ms);
-    await h.service.settled();
-  }
-
-  const woken = () => h.sink.wakes.map((w) => w.batch.entries.map((e) => e.text));
+  afterEach(() => closeOnFakeTime(h));
 
   it("catch_up says how many unread messages the buffer dropped, and the wake-up says left-out ones may be gone", async () => {
     await h.service.subscribe(ALICE, { channel: "#deploys" });
@@ -38,11 +27,11 @@ describe("a buffer overflowing before its messages were read", () => {
     // The session is running a long turn while the channel floods.
     h.sink.busy.add(ALICE.sessionId);
     for (let i = 1; i <= 100; i += 1) await h.service.observe(message(`flood ${i}`));
-    await settle(DEBOUNCE);
+    await settle(h, DEBOUNCE);
     h.sink.busy.delete(ALICE.sessionId);
     h.service.sessionIdle(ALICE.sessionId);
-    await settle(0);
-    expect(woken()).toEqual([["flood 96", "flood 97", "flood 98", "flood 99", "flood 100"]]);
+    await settle(h, 0);
+    expect(woken(h)).toEqual([["flood 96", "flood 97", "flood 98", "flood 99", "flood 100"]]);
     expect(h.sink.wakes[0]!.batch.input.text).toContain(
       "96 earlier matching messages were left out — catch_up shows those still buffered (they may have been dropped from the buffer)",
     );

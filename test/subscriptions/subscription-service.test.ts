@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import type { Caller } from "../../src/core/thread-target.js";
 import { ALICE, type Harness, HOME, message, openHarness, tempDir } from "./support.js";
+import { closeOnFakeTime, openOnFakeTime, settle, startFakeTime, woken } from "./support-fake-time.js";
 
 const DEBOUNCE = 8_000;
 
@@ -14,20 +15,10 @@ describe("SubscriptionService", () => {
   let h: Harness;
 
   beforeEach(async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-    vi.setSystemTime(new Date("2026-11-30T09:00:00Z"));
-    h = await openHarness();
+    h = await openOnFakeTime();
   });
 
-  afterEach(async () => {
-    await h.close();
-    vi.useRealTimers();
-  });
-
-  async function settle(ms: number): Promise<void> {
-    await vi.advanceTimersByTimeAsync(ms);
-    await h.service.settled();
-  }
+  afterEach(() => closeOnFakeTime(h));
 
   it("subscribes after checking membership and read access, and lists it", async () => {
     const outcome = await h.service.subscribe(ALICE, {
@@ -88,10 +79,10 @@ describe("SubscriptionService", () => {
     await h.service.subscribe(ALICE, { channel: "#deploys", instructions: "Tell me when a deploy fails" });
     for (const text of ["deploy 41 started", "deploy 41 FAILED on web-3", "rolling back"]) {
       expect(await h.service.observe(message(text))).toEqual({ status: "buffered", matched: 1 });
-      await settle(2_000);
+      await settle(h, 2_000);
     }
     expect(h.sink.wakes).toHaveLength(0);
-    await settle(DEBOUNCE);
+    await settle(h, DEBOUNCE);
     expect(h.sink.wakes).toHaveLength(1);
     const { subscription, batch } = h.sink.wakes[0]!;
     expect(subscription.sessionId).toBe(ALICE.sessionId);
@@ -177,7 +168,7 @@ describe("SubscriptionService", () => {
     expect(await h.service.observe(message("unfailedness is not a word"))).toMatchObject({ matched: 0 });
     expect(await h.service.observe(message("Deploy FAILED"))).toMatchObject({ matched: 1 });
     expect(await h.service.observe(message("starting rollback now"))).toMatchObject({ matched: 1 });
-    await settle(DEBOUNCE);
+    await settle(h, DEBOUNCE);
     expect(h.sink.wakes.map((w) => w.batch.entries.map((e) => e.text))).toEqual([
       ["Deploy FAILED", "starting rollback now"],
     ]);
@@ -198,9 +189,9 @@ describe("SubscriptionService", () => {
     await h.service.observe(message("pending"));
     const removed = await h.service.remove(ALICE_OWNER, "#deploys");
     expect(removed).toEqual({ ok: true, message: expect.stringContaining("Unsubscribed from #deploys") });
-    await settle(DEBOUNCE * 2);
+    await settle(h, DEBOUNCE * 2);
     expect(await h.service.observe(message("after"))).toEqual({ status: "ignored" });
-    await settle(DEBOUNCE * 2);
+    await settle(h, DEBOUNCE * 2);
     expect(h.sink.wakes).toHaveLength(0);
     expect(await h.service.remove(ALICE_OWNER, "#deploys")).toEqual({
       ok: false,
@@ -270,7 +261,7 @@ describe("SubscriptionService", () => {
     expect(await h.service.observe(root)).toEqual({ status: "buffered", matched: 0 });
     expect(await h.service.observe(otherBot)).toEqual({ status: "buffered", matched: 1 });
     expect(await h.service.observe(otherBot)).toEqual({ status: "duplicate" });
-    await settle(DEBOUNCE);
+    await settle(h, DEBOUNCE);
     expect(h.sink.wakes.map((w) => w.batch.entries.map((e) => e.text))).toEqual([["CI: build failed"]]);
   });
 
@@ -281,10 +272,10 @@ describe("SubscriptionService", () => {
     await h.service.subscribe(ALICE, { channel: "#deploys" });
     for (const text of ["one", "two", "three", "four"]) {
       await h.service.observe(message(text));
-      await settle(DEBOUNCE + 1);
+      await settle(h, DEBOUNCE + 1);
     }
     expect(h.sink.wakes.map((w) => w.batch.entries.map((e) => e.text))).toEqual([["one"], ["two"]]);
-    await settle(3_600_000 - 2 * (DEBOUNCE + 1));
+    await settle(h, 3_600_000 - 2 * (DEBOUNCE + 1));
     expect(h.sink.wakes.map((w) => w.batch.entries.map((e) => e.text))).toEqual([
       ["one"],
       ["two"],
@@ -298,17 +289,17 @@ describe("SubscriptionService", () => {
     h = await openHarness({ settings: { maxBatch: 4, maxWaitMs: 20_000 } });
     await h.service.subscribe(ALICE, { channel: "#deploys" });
     for (const text of ["a", "b", "c", "d"]) await h.service.observe(message(text));
-    await settle(0);
+    await settle(h, 0);
     expect(h.sink.wakes).toHaveLength(1);
     for (const text of ["e", "f"]) {
       await h.service.observe(message(text));
-      await settle(7_000);
+      await settle(h, 7_000);
     }
     await h.service.observe(message("g"));
     // The debounce alone would fire at 22 s; the maximum wait fires 20 s after "e".
-    await settle(5_999);
+    await settle(h, 5_999);
     expect(h.sink.wakes).toHaveLength(1);
-    await settle(1);
+    await settle(h, 1);
     expect(h.sink.wakes.map((w) => w.batch.entries.map((e) => e.text))).toEqual([
       ["a", "b", "c", "d"],
       ["e", "f", "g"],
@@ -319,13 +310,13 @@ describe("SubscriptionService", () => {
     await h.service.subscribe(ALICE, { channel: "#deploys" });
     h.sink.busy.add(ALICE.sessionId);
     await h.service.observe(message("while busy"));
-    await settle(DEBOUNCE);
+    await settle(h, DEBOUNCE);
     await h.service.observe(message("still busy"));
-    await settle(DEBOUNCE);
+    await settle(h, DEBOUNCE);
     expect(h.sink.wakes).toHaveLength(0);
     h.sink.busy.delete(ALICE.sessionId);
     h.service.sessionIdle(ALICE.sessionId);
-    await settle(0);
+    await settle(h, 0);
     expect(h.sink.wakes.map((w) => w.batch.entries.map((e) => e.text))).toEqual([
       ["while busy", "still busy"],
     ]);
@@ -338,13 +329,13 @@ describe("SubscriptionService", () => {
     await h.service.observe(message("before new"));
     await h.service.moveSession(ALICE.sessionId, NEW);
     h.sink.busy.add(NEW);
-    await settle(DEBOUNCE);
+    await settle(h, DEBOUNCE);
     await h.service.observe(message("while busy"));
-    await settle(DEBOUNCE);
+    await settle(h, DEBOUNCE);
     expect(h.sink.wakes).toHaveLength(0);
     h.sink.busy.delete(NEW);
     h.service.sessionIdle(NEW);
-    await settle(0);
+    await settle(h, 0);
     expect(h.sink.wakes.map((w) => [w.subscription.sessionId, w.batch.entries.map((e) => e.text)])).toEqual([
       [NEW, ["before new", "while busy"]],
     ]);
@@ -372,7 +363,7 @@ describe("SubscriptionService", () => {
     expect(h.notices).toEqual([
       { target: HOME, text: expect.stringContaining("I was removed from #deploys") },
     ]);
-    await settle(DEBOUNCE);
+    await settle(h, DEBOUNCE);
     expect(h.sink.wakes).toHaveLength(0);
   });
 
@@ -387,7 +378,7 @@ describe("SubscriptionService", () => {
       await h.service.subscribe(ALICE, { channel: "#deploys" });
       h.directory.channels.get("CDEPLOY")!.members.delete("UALICE");
       await h.service.observe(message("the private plan: acquire Initech"));
-      await settle(DEBOUNCE);
+      await settle(h, DEBOUNCE);
       expect(h.sink.wakes).toEqual([]);
       expect(await h.service.listFor(ALICE.sessionId)).toEqual([]);
       expect(h.notices).toEqual([
@@ -398,7 +389,7 @@ describe("SubscriptionService", () => {
     it("keeps waking while the subscriber is still a member", async () => {
       await h.service.subscribe(ALICE, { channel: "#deploys" });
       await h.service.observe(message("deploy 7 done"));
-      await settle(DEBOUNCE);
+      await settle(h, DEBOUNCE);
       expect(h.sink.wakes).toHaveLength(1);
     });
 
@@ -415,7 +406,7 @@ describe("SubscriptionService", () => {
       });
       expect(await h.service.listFor(ALICE.sessionId)).toEqual([before]);
       await h.service.observe(message("deploy 8 done"));
-      await settle(DEBOUNCE);
+      await settle(h, DEBOUNCE);
       const text = h.sink.wakes[0]?.batch.input.text ?? "";
       expect(text).toContain("from Alice when subscribing");
       expect(text).not.toContain("alice-private");
@@ -477,8 +468,7 @@ describe("SubscriptionService restart", () => {
   });
 
   it("keeps subscriptions, cursors and pending wake-ups across a restart on the same store file", async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-    vi.setSystemTime(new Date("2026-11-30T09:00:00Z"));
+    startFakeTime();
     const { dir, cleanup } = await tempDir();
     try {
       let h = await openHarness({ store: await createStore({ dataDir: dir }) });
@@ -495,18 +485,14 @@ describe("SubscriptionService restart", () => {
 
       h = await openHarness({ store: await createStore({ dataDir: dir }) });
       expect((await h.service.listFor(ALICE.sessionId)).map((s) => s.channelRef.name)).toEqual(["#deploys"]);
-      await vi.advanceTimersByTimeAsync(DEBOUNCE);
-      await h.service.settled();
-      expect(h.sink.wakes.map((w) => w.batch.entries.map((e) => e.text))).toEqual([
-        ["build failed just before the crash"],
-      ]);
+      await settle(h, DEBOUNCE);
+      expect(woken(h)).toEqual([["build failed just before the crash"]]);
       const after = await h.service.catchUp(ALICE, { channel: "#deploys" });
       expect(after.message).toMatch(/no unread messages/);
       await h.service.observe(message("after restart"));
       expect((await h.service.catchUp(ALICE, { channel: "#deploys" })).message).toContain("after restart");
       await h.restart();
-      await vi.advanceTimersByTimeAsync(DEBOUNCE);
-      await h.service.settled();
+      await settle(h, DEBOUNCE);
       expect(h.sink.wakes).toHaveLength(1);
       await h.close();
     } finally {

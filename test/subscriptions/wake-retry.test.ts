@@ -11,7 +11,8 @@ import { SubscriptionService } from "../../src/subscriptions/subscription-servic
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from "../../src/subscriptions/subscription-settings.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";
 import type { WakeBatch } from "../../src/subscriptions/wake-sink.js";
-import { ALICE, type Harness, message, openHarness } from "./support.js";
+import { ALICE, type Harness, message } from "./support.js";
+import { closeOnFakeTime, openOnFakeTime, settle, woken } from "./support-fake-time.js";
 
 const DEBOUNCE = DEFAULT_SUBSCRIPTION_SETTINGS.debounceMs;
 const HOUR = 3_600_000;
@@ -20,22 +21,10 @@ describe("wake-ups that are not delivered the first time", () => {
   let h: Harness;
 
   beforeEach(async () => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-    vi.setSystemTime(new Date("2026-11-30T09:00:00Z"));
-    h = await openHarness();
+    h = await openOnFakeTime();
   });
 
-  afterEach(async () => {
-    await h.close();
-    vi.useRealTimers();
-  });
-
-  async function settle(ms: number): Promise<void> {
-    await vi.advanceTimersByTimeAsync(ms);
-    await h.service.settled();
-  }
-
-  const woken = () => h.sink.wakes.map((w) => w.batch.entries.map((e) => e.text));
+  afterEach(() => closeOnFakeTime(h));
 
   /** The sink rejects the next `count` hand-overs as a draining session layer does. */
   function rejectNext(count: number): void {
@@ -54,19 +43,19 @@ describe("wake-ups that are not delivered the first time", () => {
     rejectNext(2);
     await h.service.subscribe(ALICE, { channel: "#deploys" });
     await h.service.observe(message("deploy 7 FAILED on web-3"));
-    await settle(DEBOUNCE);
+    await settle(h, DEBOUNCE);
     expect(h.errors.map((e) => e.context)).toEqual([expect.stringMatching(/^waking subscription sub_/)]);
     await h.service.observe(message("deploy 8 ok"));
     // The second try (15 s later) is rejected too; the third (30 s after that) goes.
-    await settle(15_000);
+    await settle(h, 15_000);
     expect(h.errors).toHaveLength(2);
-    expect(woken()).toEqual([]);
-    await settle(30_000);
-    expect(woken()).toEqual([["deploy 7 FAILED on web-3", "deploy 8 ok"]]);
+    expect(woken(h)).toEqual([]);
+    await settle(h, 30_000);
+    expect(woken(h)).toEqual([["deploy 7 FAILED on web-3", "deploy 8 ok"]]);
 
     await h.restart();
-    await settle(HOUR);
-    expect(woken()).toHaveLength(1);
+    await settle(h, HOUR);
+    expect(woken(h)).toHaveLength(1);
     const caught = await h.service.catchUp(ALICE, { channel: "#deploys" });
     expect(caught.message).toContain("no unread messages");
   });
@@ -85,13 +74,13 @@ describe("wake-ups that are not delivered the first time", () => {
       onError: (error, context) => h.errors.push({ error, context }),
       wakeBudget: storeSlotBudget(h.store.space("budgets")),
     });
-    await settle(DEBOUNCE);
+    await settle(h, DEBOUNCE);
     expect(h.errors.map((e) => String(e.error))).toEqual([
       expect.stringContaining("slack (T1) is not connected: cannot check membership"),
     ]);
     h.service.registerDirectory(h.directory);
-    await settle(0);
-    expect(woken()).toEqual([["build failed just before the restart"]]);
+    await settle(h, 0);
+    expect(woken(h)).toEqual([["build failed just before the restart"]]);
   });
 
   it("a slow hand-over holds the subscription's next batch: wake-ups arrive in order and a restart repeats none", async () => {
@@ -108,12 +97,12 @@ describe("wake-ups that are not delivered the first time", () => {
     await vi.waitFor(() => expect(releaseFirst).toBeDefined());
     await h.service.observe(message("second"));
     await vi.advanceTimersByTimeAsync(DEBOUNCE);
-    expect(woken()).toEqual([]);
+    expect(woken(h)).toEqual([]);
     releaseFirst?.();
-    await settle(0);
-    expect(woken()).toEqual([["first"], ["second"]]);
+    await settle(h, 0);
+    expect(woken(h)).toEqual([["first"], ["second"]]);
     await h.restart();
-    await settle(HOUR);
-    expect(woken()).toEqual([["first"], ["second"]]);
+    await settle(h, HOUR);
+    expect(woken(h)).toEqual([["first"], ["second"]]);
   });
 });
