@@ -4,10 +4,11 @@
  * on SQLite, and real time. Alice's DM is one conversation, the Team group another.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { ALICE, ALICE_DM, BOB, GROUP } from "../channels/telegram/harness.js";
-import { type Stack, startStack } from "../channels/telegram/stack.js";
-import type { FakeChat, StoredMessage } from "../fakes/fake-telegram/fake-telegram.js";
+import { ALICE, ALICE_DM, GROUP } from "../channels/telegram/harness.js";
+import type { Stack } from "../channels/telegram/stack.js";
+import type { StoredMessage } from "../fakes/fake-telegram/fake-telegram.js";
 import { call, PuppetModel } from "../subscriptions/e2e-support.js";
+import { aliceSays, botReply, botTexts, startWithGroup } from "../support/telegram-group-stack.js";
 import { fromNow, taskIdIn, telegramSchedules } from "./e2e-support.js";
 
 let stack: Stack | undefined;
@@ -16,37 +17,10 @@ afterEach(async () => {
   stack = undefined;
 });
 
+/** The stack with scheduled tasks; the bot administers Team, where Alice and Bob are. */
 async function start(): Promise<Stack> {
-  stack = await startStack({
-    allowedUsers: [ALICE.id],
-    handler: new PuppetModel().handler,
-    extend: telegramSchedules(),
-  });
-  const { state, bot } = stack.tg;
-  state.chat(GROUP);
-  state.setMember(GROUP.id, bot.id, "administrator");
-  state.setMember(GROUP.id, ALICE.id, "member");
-  state.setMember(GROUP.id, BOB.id, "member");
+  stack = await startWithGroup(GROUP, { handler: new PuppetModel().handler, extend: telegramSchedules() });
   return stack;
-}
-
-function texts(s: Stack, chat: FakeChat): string[] {
-  return s.tg.state.botMessages(chat.id).map((m) => m.text);
-}
-
-/** Alice writes in `chat`; resolves with the first new bot message there containing `expected`. */
-async function aliceSays(s: Stack, chat: FakeChat, text: string, expected: string): Promise<string> {
-  const before = texts(s, chat).length;
-  s.tg.sendUserMessage({ chat, from: ALICE, text });
-  return reply(s, chat, expected, before);
-}
-
-function reply(s: Stack, chat: FakeChat, expected: string, after = 0): Promise<string> {
-  return s.tg.waitFor(() =>
-    texts(s, chat)
-      .slice(after)
-      .find((t) => t.includes(expected)),
-  );
 }
 
 /** Alice approves the newest approval card in her DM; resolves with its text. */
@@ -77,8 +51,10 @@ describe("Telegram scheduled tasks end to end", () => {
     const card = await approve(s);
     expect(card).toContain("Runs: remind me to stretch");
     expect(card).toContain("Where: this conversation (telegram chat 1001)");
-    const id = taskIdIn(await reply(s, ALICE_DM, "Scheduled task tsk_"));
-    expect(await reply(s, ALICE_DM, "You said: [Scheduled run")).toContain(`task ${id}, set up by @alice]`);
+    const id = taskIdIn(await botReply(s, ALICE_DM, "Scheduled task tsk_"));
+    expect(await botReply(s, ALICE_DM, "You said: [Scheduled run")).toContain(
+      `task ${id}, set up by @alice]`,
+    );
 
     const woken = await aliceSays(
       s,
@@ -87,7 +63,7 @@ describe("Telegram scheduled tasks end to end", () => {
       "Tool said: I will wake",
     );
     expect(woken).toContain("wak_");
-    expect(await reply(s, ALICE_DM, "You said: [Wake-up")).toContain("you asked to be woken at");
+    expect(await botReply(s, ALICE_DM, "You said: [Wake-up")).toContain("you asked to be woken at");
     const prompt = JSON.stringify(s.openai.requests.at(-1));
     expect(prompt).toContain("look at the build");
   });
@@ -100,36 +76,36 @@ describe("Telegram scheduled tasks end to end", () => {
       text: call("schedule_task", { prompt: "daily summary", cron: "0 18 * * *", timezone: "Europe/Paris" }),
     });
     await approve(s);
-    const id = taskIdIn(await reply(s, ALICE_DM, "Scheduled task tsk_"));
-    const asked = texts(s, ALICE_DM).length;
+    const id = taskIdIn(await botReply(s, ALICE_DM, "Scheduled task tsk_"));
+    const asked = botTexts(s, ALICE_DM).length;
     s.tg.sendUserMessage({
       chat: ALICE_DM,
       from: ALICE,
       text: call("subscribe_channel", { channel: String(GROUP.id) }),
     });
     expect(await approve(s)).toContain(`Watch ${GROUP.id}`);
-    await reply(s, ALICE_DM, "Subscribed to Team", asked);
+    await botReply(s, ALICE_DM, "Subscribed to Team", asked);
 
     // Listed in the group, her DM's task and subscription are counted, not shown (their cards
     // are posted before the reply, so none came).
-    const before = texts(s, GROUP).length;
+    const before = botTexts(s, GROUP).length;
     expect(await aliceSays(s, GROUP, "/schedules", "Scheduled tasks (1):")).toContain(
       "1 item of yours not shown here",
     );
     expect(await aliceSays(s, GROUP, "/subscriptions", "Your subscriptions (1):")).toContain(
       "1 item of yours not shown here",
     );
-    const shown = texts(s, GROUP).slice(before).join("\n");
+    const shown = botTexts(s, GROUP).slice(before).join("\n");
     expect(shown).not.toContain("daily summary");
     expect(shown).not.toContain(id);
     // In her DM each is on a card.
-    const inDm = texts(s, ALICE_DM).length;
+    const inDm = botTexts(s, ALICE_DM).length;
     await aliceSays(s, ALICE_DM, "/schedules", "Scheduled tasks (1):");
-    expect(await reply(s, ALICE_DM, `Scheduled task ${id}`, inDm)).toContain(
+    expect(await botReply(s, ALICE_DM, `Scheduled task ${id}`, inDm)).toContain(
       `[${id}] "daily summary" — posts in this conversation`,
     );
     await aliceSays(s, ALICE_DM, "/subscriptions", "Your subscriptions (1):");
-    expect(await reply(s, ALICE_DM, "Subscription sub_", inDm)).toContain("wakes this conversation");
+    expect(await botReply(s, ALICE_DM, "Subscription sub_", inDm)).toContain("wakes this conversation");
     // Cancelling by id still works from the group.
     expect(await aliceSays(s, GROUP, `/cancel_task ${id}`, "Cancelled")).toBe(
       `Cancelled task ${id} (posted in telegram chat 1001).`,

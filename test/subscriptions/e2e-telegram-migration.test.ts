@@ -7,8 +7,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ALICE, ALICE_DM, BOB } from "../channels/telegram/harness.js";
-import { type Stack, startStack } from "../channels/telegram/stack.js";
+import type { Stack } from "../channels/telegram/stack.js";
 import type { FakeChat } from "../fakes/fake-telegram/fake-telegram.js";
+import { aliceSays, startWithGroup } from "../support/telegram-group-stack.js";
 import { call, PuppetModel, telegramSubscriptions, wakePrompts } from "./e2e-support.js";
 
 /** A basic group, upgraded during each test. */
@@ -22,30 +23,11 @@ afterEach(async () => {
 
 /** The stack with subscriptions; the bot administers Plain, where Alice and Bob are. */
 async function start(): Promise<Stack> {
-  stack = await startStack({
-    allowedUsers: [ALICE.id],
+  stack = await startWithGroup(PLAIN, {
     handler: new PuppetModel().handler,
     extend: telegramSubscriptions(),
   });
-  const { state, bot } = stack.tg;
-  state.chat(PLAIN);
-  state.setMember(PLAIN.id, bot.id, "administrator");
-  state.setMember(PLAIN.id, ALICE.id, "member");
-  state.setMember(PLAIN.id, BOB.id, "member");
   return stack;
-}
-
-/** Alice writes `text` in `chat` and waits for the bot's reply there containing `expected`. */
-async function aliceSays(s: Stack, chat: FakeChat, text: string, expected: string): Promise<string> {
-  const before = s.tg.state.botMessages(chat.id).length;
-  s.tg.sendUserMessage({ chat, from: ALICE, text });
-  return s.tg.waitFor(() =>
-    s.tg.state
-      .botMessages(chat.id)
-      .slice(before)
-      .map((m) => m.text)
-      .find((t) => t.includes(expected)),
-  );
 }
 
 /** Alice subscribes from her DM (in auto mode: no approval card) and gets the tool's answer. */
