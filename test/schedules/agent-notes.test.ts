@@ -62,6 +62,20 @@ async function callTool(
   expect(result.ok, result.output).toBe(true);
 }
 
+/** The app's scheduled tasks on the harness's store and sessions, with the default settings. */
+async function openAppSchedules(harness: Harness): Promise<AppSchedules> {
+  const app = new AppSchedules();
+  await app.open({
+    store: harness.store,
+    sessions: harness.sessions,
+    settings: DEFAULT_SCHEDULE_SETTINGS,
+    approvers: [],
+    logger: pino({ level: "silent" }),
+    budget: storeSlotBudget(harness.store.space("budgets")),
+  });
+  return app;
+}
+
 describe("whose words a scheduled run carries out", () => {
   it("a wake-up's note: the run is marked as the agent's own note and framed as its own words", async () => {
     h = await openHarness();
@@ -116,15 +130,7 @@ describe("whose words a scheduled run carries out", () => {
 
   it("the app's scheduled tasks hand the tool's word on who approved the text to the service", async () => {
     h = await openHarness();
-    const app = new AppSchedules();
-    await app.open({
-      store: h.store,
-      sessions: h.sessions,
-      settings: DEFAULT_SCHEDULE_SETTINGS,
-      approvers: [],
-      logger: pino({ level: "silent" }),
-      budget: storeSlotBudget(h.store.space("budgets")),
-    });
+    const app = await openAppSchedules(h);
     try {
       const tool = app.tools.find((t) => t.name === "schedule_task")!;
       const context = toolContext("interactive", true);
@@ -142,15 +148,7 @@ describe("whose words a scheduled run carries out", () => {
 
   it("the app's scheduled tasks report a turn's end with the run it was for (an end for an earlier run changes nothing)", async () => {
     h = await openHarness();
-    const app = new AppSchedules();
-    await app.open({
-      store: h.store,
-      sessions: h.sessions,
-      settings: DEFAULT_SCHEDULE_SETTINGS,
-      approvers: [],
-      logger: pino({ level: "silent" }),
-      budget: storeSlotBudget(h.store.space("budgets")),
-    });
+    const app = await openAppSchedules(h);
     const reported = vi.spyOn(ScheduleService.prototype, "turnEnded");
     try {
       const dueAt = iso(T0 - 60 * MIN);
