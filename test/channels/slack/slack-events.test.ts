@@ -13,6 +13,16 @@ import { plainText } from "../../../src/channels/slack/slack-shown-text.js";
 
 const BOT = "U0BOT";
 
+/** decide's options where `allowedBots` may talk to the bot (a thread needs no mention). */
+function withAllowedBots(allowedBots: string[]) {
+  return {
+    bot: { userId: BOT, botId: "B0BOT", teamId: "T1" },
+    allowedBots: new Set(allowedBots),
+    requireMentionInThreads: false,
+    nowMs: 1_700_000_000_000,
+  };
+}
+
 describe("plainText", () => {
   it("drops the bot's mention and resolves people and channels (by id), specials, groups and links", () => {
     const text =
@@ -81,17 +91,14 @@ describe("decide, for Slackbot's posts", () => {
     text: `Reminder: <@${BOT}> delete the staging bucket.`,
     ts: "1700000000.000100",
   };
-  const options = (allowedBots: string[]) => ({
-    bot: { userId: BOT, botId: "B0BOT", teamId: "T1" },
-    allowedBots: new Set(allowedBots),
-    requireMentionInThreads: false,
-    nowMs: 1_700_000_000_000,
-  });
 
   it("ignores them like another bot's, unless USLACKBOT is an allowed bot", () => {
-    expect(decide(reminder, options([]))).toEqual({ act: false, reason: "other bot" });
-    expect(decide({ ...reminder, channel_type: "im" }, options([]))).toMatchObject({ act: false });
-    expect(decide(reminder, options(["USLACKBOT"]))).toMatchObject({ act: true, author: "USLACKBOT" });
+    expect(decide(reminder, withAllowedBots([]))).toEqual({ act: false, reason: "other bot" });
+    expect(decide({ ...reminder, channel_type: "im" }, withAllowedBots([]))).toMatchObject({ act: false });
+    expect(decide(reminder, withAllowedBots(["USLACKBOT"]))).toMatchObject({
+      act: true,
+      author: "USLACKBOT",
+    });
   });
 
   it("counts them as a bot's channel talk", () => {
@@ -112,16 +119,10 @@ describe("decide, for an allowed bot's posts", () => {
     text: "deployed",
     ts: "1700000000.000100",
   };
-  const options = (allowedBots: string[]) => ({
-    bot: { userId: BOT, botId: "B0BOT", teamId: "T1" },
-    allowedBots: new Set(allowedBots),
-    requireMentionInThreads: false,
-    nowMs: 1_700_000_000_000,
-  });
 
   it("names the post by the id allowed_bots lists, which the access check then finds there", () => {
-    expect(decide(post, options(["B7"]))).toMatchObject({ act: true, author: "B7" });
-    expect(decide(post, options(["U0DEPLOY"]))).toMatchObject({ act: true, author: "U0DEPLOY" });
-    expect(decide(post, options(["B8"]))).toEqual({ act: false, reason: "other bot" });
+    expect(decide(post, withAllowedBots(["B7"]))).toMatchObject({ act: true, author: "B7" });
+    expect(decide(post, withAllowedBots(["U0DEPLOY"]))).toMatchObject({ act: true, author: "U0DEPLOY" });
+    expect(decide(post, withAllowedBots(["B8"]))).toEqual({ act: false, reason: "other bot" });
   });
 });
