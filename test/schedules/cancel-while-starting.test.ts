@@ -6,19 +6,13 @@
  * it, so the cancel falls between that read and the write it leads to.
  */
 import os from "node:os";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { ANA_ACTOR, advance, closeAfterEach, stored } from "./support-processes.js";
 import { ANA_HOME, flush, type Harness, MIN, openHarness } from "./support.js";
 
-let open: Harness[] = [];
-afterEach(async () => {
-  for (const harness of open.reverse()) await harness.close().catch(() => undefined);
-  open = [];
-});
-
-const ANA = { platform: "slack", userId: "U1ANA" };
-const ANA_ACTOR = { ...ANA, sessionId: "s-home" };
+const closeLater = closeAfterEach();
 
 /** A memory store whose next read of a task record, once asked to, waits (after reading) for `release`. */
 async function holdingStore(): Promise<{
@@ -76,23 +70,11 @@ async function created(h: Harness): Promise<string> {
   return id;
 }
 
-async function advance(harnesses: readonly Harness[], ms: number): Promise<void> {
-  for (let done = 0; done < ms; done += MIN) {
-    harnesses[0]!.clock.advance(Math.min(MIN, ms - done));
-    for (const h of harnesses) await flush(h.service);
-  }
-}
-
-async function stored(h: Harness) {
-  await h.service.refreshFor(ANA);
-  return h.service.listFor(ANA);
-}
-
 describe("a cancel landing while a task is being changed stays a cancel", () => {
   it("a task cancelled while its due run is starting (after the run re-read it) is not written back nor run", async () => {
     const { store, holdNextTaskRead } = await holdingStore();
     const h = await openHarness({ store });
-    open.push(h);
+    closeLater(h);
     const id = await created(h);
     await advance([h], 59 * MIN);
     const hold = holdNextTaskRead();
@@ -110,7 +92,7 @@ describe("a cancel landing while a task is being changed stays a cancel", () => 
     const { store, holdNextTaskRead } = await holdingStore();
     const a = await openHarness({ store });
     const b = await openHarness({ store, clock: a.clock });
-    open.push(a, { ...b, close: () => b.service.shutdown() });
+    closeLater(a, { ...b, close: () => b.service.shutdown() });
     const id = await created(a);
     await stored(b);
     await b.service.shutdown(); // b only cancels; a runs the task
@@ -129,7 +111,7 @@ describe("a cancel landing while a task is being changed stays a cancel", () => 
   it("a task cancelled while a thread switch re-points its tasks stays cancelled", async () => {
     const { store, holdNextTaskRead } = await holdingStore();
     const h = await openHarness({ store });
-    open.push(h);
+    closeLater(h);
     const id = await created(h);
     const hold = holdNextTaskRead();
     const moving = h.service.moveSession("s-home", "s-new");

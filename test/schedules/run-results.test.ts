@@ -7,28 +7,22 @@
  * catch-up window has passed with no run of the task taken (a repeating task's across its
  * occurrences and a restart), the task is paused and its creator told, once.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WakeAccess } from "../../src/app/wake-access.js";
 import type { Caller } from "../../src/core/thread-target.js";
 import { formatIn } from "../../src/schedules/occurrences.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import type { ScheduleArgs } from "../../src/schedules/task-planner.js";
+import { ANA_ACTOR, advance, closeAfterEach, stored } from "./support-processes.js";
 import { ANA_HOME, flush, type Harness, iso, MIN, openHarness, T0 } from "./support.js";
 import os from "node:os";
 
-let open: Harness[] = [];
-afterEach(async () => {
-  for (const harness of open.reverse()) await harness.close().catch(() => undefined);
-  open = [];
-});
-
-const ANA = { platform: "slack", userId: "U1ANA" };
-const ANA_ACTOR = { ...ANA, sessionId: "s-home" };
+const closeLater = closeAfterEach();
 
 async function one(options: Parameters<typeof openHarness>[0] = {}): Promise<Harness> {
   const h = await openHarness(options);
-  open.push(h);
+  closeLater(h);
   return h;
 }
 
@@ -36,7 +30,7 @@ async function one(options: Parameters<typeof openHarness>[0] = {}): Promise<Har
 async function two(): Promise<[Harness, Harness]> {
   const a = await one();
   const b = await openHarness({ store: a.store, clock: a.clock });
-  open.push({ ...b, close: () => b.service.shutdown() });
+  closeLater({ ...b, close: () => b.service.shutdown() });
   return [a, b];
 }
 
@@ -46,20 +40,6 @@ async function created(h: Harness, args: ScheduleArgs, caller: Caller = ANA_HOME
   const id = /(tsk|wak)_[0-9a-f]{12}/.exec(outcome.message)?.[0];
   if (!outcome.ok || id === undefined) throw new Error(outcome.message);
   return id;
-}
-
-/** The person's tasks as the store has them now. */
-async function stored(h: Harness) {
-  await h.service.refreshFor(ANA);
-  return h.service.listFor(ANA);
-}
-
-/** Move the clock in minute steps, letting each process's work finish after each. */
-async function advance(harnesses: readonly Harness[], ms: number): Promise<void> {
-  for (let done = 0; done < ms; done += MIN) {
-    harnesses[0]!.clock.advance(Math.min(MIN, ms - done));
-    for (const h of harnesses) await flush(h.service);
-  }
 }
 
 /** Fire the timers due now (a start arms overdue tasks at once) and let their work finish. */
