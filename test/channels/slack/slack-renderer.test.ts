@@ -143,6 +143,21 @@ describe("notes and failures that would mention or link", () => {
   });
 });
 
+/**
+ * The bot's message in the DM after a turn streamed `chunks` (the stream started once the first
+ * was in) and completed with all of them as its answer.
+ */
+async function streamedInDm(chunks: readonly string[]) {
+  const { output } = outputFor(fake, dm);
+  const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
+  await turn.handle(ev.text(chunks[0]!));
+  await fake.waitFor(() => fake.state.callsOf("chat.startStream")[0], "the stream");
+  for (const chunk of chunks.slice(1)) await turn.handle(ev.text(chunk));
+  await turn.handle(ev.completed(chunks.join("")));
+  await turn.close();
+  return fake.state.botMessages(DM, dm.thread)[0];
+}
+
 describe("native streaming", () => {
   it("streams a DM answer with task cards and finishes with stopStream, posting nothing else", async () => {
     const { output } = outputFor(fake, dm);
@@ -169,34 +184,19 @@ describe("native streaming", () => {
   });
 
   it("streams no live mention: <!channel> or <@U…> from the model, even split across chunks, pages nobody", async () => {
-    const { output } = outputFor(fake, dm);
-    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
-    await turn.handle(ev.text("Heads up"));
-    await fake.waitFor(() => fake.state.callsOf("chat.startStream")[0], "the stream");
-    await turn.handle(ev.text(" <!here> and <"));
-    await turn.handle(ev.text("@U0BOSS> see <"));
-    await turn.handle(ev.text("!channel>"));
-    const answer = "Heads up <!here> and <@U0BOSS> see <!channel>";
-    await turn.handle(ev.completed(answer));
-    await turn.close();
-    const [message] = fake.state.botMessages(DM, dm.thread);
+    const message = await streamedInDm(["Heads up", " <!here> and <", "@U0BOSS> see <", "!channel>"]);
     expect(message?.streamed).toBe(true);
     expect(message?.markdown).not.toMatch(/<[!@#]/);
-    expect(message?.markdown.replaceAll("\u200b", "")).toBe(answer);
+    expect(message?.markdown.replaceAll("\u200b", "")).toBe("Heads up <!here> and <@U0BOSS> see <!channel>");
   });
 
   it("streams no spoofed link: a link whose text is another address shows its real target, even split across chunks", async () => {
-    const { output } = outputFor(fake, dm);
-    const turn = output.beginTurn({ sessionId: "s1", turnId: "t1" });
-    await turn.handle(ev.text("Log in at"));
-    await fake.waitFor(() => fake.state.callsOf("chat.startStream")[0], "the stream");
-    await turn.handle(ev.text(" [https://sso.example.com/lo"));
-    await turn.handle(ev.text("gin](https://evil.example.net/"));
-    await turn.handle(ev.text("phish) or [ask"));
-    const answer = "Log in at [https://sso.example.com/login](https://evil.example.net/phish) or [ask";
-    await turn.handle(ev.completed(answer));
-    await turn.close();
-    const [message] = fake.state.botMessages(DM, dm.thread);
+    const message = await streamedInDm([
+      "Log in at",
+      " [https://sso.example.com/lo",
+      "gin](https://evil.example.net/",
+      "phish) or [ask",
+    ]);
     expect(message?.streamed).toBe(true);
     expect(message?.markdown).toBe(
       "Log in at https://sso.example.com/login (https://evil.example.net/phish) or [ask",
