@@ -4,8 +4,7 @@
  * events show that, never the name; every name a tool is offered under is kept as it is.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { defineTool, ok } from "../../src/core/tool.js";
+import { readTool } from "../support/engine-fixtures.js";
 import { collect, completion, makeHarness, makeRequest, ofType, resultOf } from "./helpers/harness.js";
 
 function storedCallNames(appended: readonly { role: string }[]): string[] {
@@ -46,15 +45,7 @@ describe("tool names the model made up", () => {
   });
 
   it("keeps every name a tool can have: built-in, MCP's server__tool, and a near miss to quote", async () => {
-    const mcp = defineTool({
-      name: "docs__search_pages",
-      description: "search (test)",
-      inputSchema: z.object({}),
-      category: "read",
-      risk: "low",
-      concurrent: true,
-      execute: async () => ok("found"),
-    });
+    const mcp = readTool("docs__search_pages", "found");
     const names = ["read_file", "docs__search_pages", "functions.read_file", "a".repeat(64)];
     const h = makeHarness({
       extraTools: [mcp],
