@@ -8,6 +8,7 @@
  * overwrite the holder's record. The commands that change a session (mode, grants revoke, new,
  * stop) are written to the audit log with who ran them, once they took effect.
  */
+import { markdownLiteral } from "../approvals/approval-card.js";
 import { type ApprovalsConfig, loosenersFor, mayDecide } from "../approvals/authorisation.js";
 import type { PendingHub } from "../approvals/pending-hub.js";
 import { loosensMode, type PermissionMode } from "../core/modes.js";
@@ -370,7 +371,9 @@ export class ThreadCommands {
       action,
       user,
     });
-    return result.message;
+    // The press's answer is plain text naming people by display name ("Approved by …", "Only …
+    // (id U1) or a configured approver…"); the reply is markdown, so it goes in as plain text.
+    return markdownLiteral(result.message);
   }
 }
 

@@ -5,6 +5,8 @@ import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
 import { LOOSEN_REFUSAL } from "../../src/approvals/authorisation.js";
+import { markdownToMrkdwn } from "../../src/channels/slack/slack-markdown.js";
+import { markdownToTelegramHtml } from "../../src/channels/telegram/telegram-html.js";
 import { outcomeLine } from "../support/card-outcome.js";
 
 /** Start a turn whose first step calls write_note (needs approval) and wait for the card. */
@@ -265,19 +267,48 @@ describe("approvals through the session manager", () => {
     expect(out.texts.at(-1)).toMatch(/Only Ana/);
     expect((await h.manager.receive(message(`approve ${first.pendingId}`))).status).toBe("command");
     await h.manager.idle();
-    expect(out.texts.at(-1)).toBe("Approved by Ana (id U_ANA)");
+    expect(markdownToMrkdwn(out.texts.at(-1) ?? "")).toBe("Approved by Ana (id U_ANA)");
     expect(h.runs.count("c1")).toBe(1);
     const second = await suspendAtApproval(h, "b");
     // A typed decision is answered as its card reads, not with a bare "Decided by".
-    expect(await h.manager.command(thread(), ANA, "deny", [second.pendingId])).toBe(
+    expect(markdownToMrkdwn(await h.manager.command(thread(), ANA, "deny", [second.pendingId]))).toBe(
       "Denied by Ana (id U_ANA)",
     );
-    expect(await h.manager.command(thread(), ANA, "approve", [second.pendingId])).toBe(
+    expect(markdownToMrkdwn(await h.manager.command(thread(), ANA, "approve", [second.pendingId]))).toBe(
       "Already decided: Denied by Ana (id U_ANA).",
     );
     await h.manager.idle();
     expect(h.runs.count("c2")).toBe(0);
     expect(outcomeLine(out.card(second.pendingId))).toBe("Denied by Ana (id U_ANA)");
+  });
+
+  it("a typed decision's reply names people as plain text: a name written as a link stays text", async () => {
+    const h = await makeHarness({
+      steps: [toolStep(["c1", "write_note", { text: "a" }]), textStep("approved one")],
+    });
+    const mallory = { id: "U0MALLORY", name: "[Approve](https://evil.example)" };
+    const boss = { ...BOSS, name: "[Boss](https://evil.example)" };
+    await h.manager.receive(message("write a", { user: mallory }));
+    const out = h.outputs.for(thread());
+    const card = await h.outputs.until(
+      () => out.latestCards.find((c) => c.kind === "approval" && c.buttons.length > 0),
+      "card",
+    );
+    const refusal = await h.manager.command(thread(), BEN, "approve", [card.pendingId]);
+    const approved = await h.manager.command(thread(), boss, "approve", [card.pendingId]);
+    await h.manager.idle();
+    expect(h.runs.count("c1")).toBe(1);
+    for (const [reply, shown] of [
+      [
+        refusal,
+        "Only [Approve](https://evil.example) (id U0MALLORY) or a configured approver can decide this.",
+      ],
+      [approved, "Approved by [Boss](https://evil.example) (id U_BOSS)"],
+    ] as const) {
+      expect(markdownToMrkdwn(reply)).toBe(shown);
+      expect(markdownToMrkdwn(reply)).not.toContain("<https");
+      expect(markdownToTelegramHtml(reply)).not.toContain("<a ");
+    }
   });
 
   it("a running call's re-authorised hop gets a card of its own, decided separately from the call's", async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { markdownToMrkdwn } from "../../src/channels/slack/slack-markdown.js";
 import { planRejected } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
@@ -56,8 +57,8 @@ describe("plan proposals", () => {
         status: "not_allowed",
         message: expect.stringMatching(/Ben \(id U_BEN\) can still reject it or reply with changes/),
       });
-    expect(await h.manager.command(thread(), BEN, "approve", [card.pendingId])).toMatch(
-      /^Approving this plan takes/,
+    expect(markdownToMrkdwn(await h.manager.command(thread(), BEN, "approve", [card.pendingId]))).toMatch(
+      /^Approving this plan takes .* Ben \(id U_BEN\) can still reject it or reply with changes\.$/,
     );
     expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(
       /Mode: plan \(set by Ana \(id U_ANA\)\)/,
