@@ -22,7 +22,7 @@ import {
 import type { SubscriptionRegistry } from "./subscription-registry.js";
 import type { SubscribeArgs } from "./subscription-service-options.js";
 import type { SubscriptionSettings } from "./subscription-settings.js";
-import { creatorName, describeSubscription } from "./subscription-text.js";
+import { creatorShown, describeSubscription } from "./subscription-text.js";
 import { parseTrigger } from "./triggers.js";
 
 export interface SubscribeDeps {
@@ -52,7 +52,7 @@ export async function subscribeChannel(
   await deps.registry.refresh();
   const existing = deps.registry.find(caller.sessionId, scopeKeyOf(ref));
   if (existing && !isCreatedBy(existing, { platform: caller.target.platform, userId: caller.requester.id })) {
-    const creator = creatorName(existing);
+    const creator = creatorShown(existing);
     return {
       ok: false,
       message: `${label} is already watched here by ${creator}'s subscription (${existing.id}), whose wake-ups come to this conversation. Only ${creator} can change it; they or a configured approver can cancel it, and then you can subscribe.`,

@@ -43,8 +43,7 @@ import { subscribeChannel } from "./subscribe-channel.js";
 import { LocalCatalog } from "./subscription-catalog.js";
 import { SubscriptionRegistry } from "./subscription-registry.js";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "./subscription-settings.js";
-import { creatorName, statusLines, wakesWhere } from "./subscription-text.js";
-import { markdownLiteral, personText } from "../approvals/approval-card.js";
+import { creatorShown, statusLines, wakesWhere } from "./subscription-text.js";
 import { mentionsIdentity } from "./triggers.js";
 import type {
   ObserveResult,
@@ -345,16 +344,6 @@ export class SubscriptionService {
     await this.registry.refresh();
     if (this.registry.forChannel(key).length === 0) await this.buffer.drop(key);
   }
-}
-
-/**
- * Who created `subscription`, as a markdown reply names them: their name as plain text (a name is
- * whatever its owner typed, "[Approve](https://…)" included) and their user id, which it cannot fake.
- */
-function creatorShown(subscription: Subscription): string {
-  const { platform } = subscription.subscriberTarget;
-  const { id } = subscription.createdBy;
-  return personText({ platform, id, name: markdownLiteral(creatorName(subscription)) });
 }
 
 /**

@@ -3,6 +3,7 @@
  * list_subscriptions, the `subscriptions` command (a person's, across conversations, saying which
  * conversation each wakes) and the thread's `status` command.
  */
+import { markdownLiteral, personText } from "../approvals/approval-card.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import { quoteOf } from "./channel-content-format.js";
 import { channelLabel, type Subscription } from "./subscription.js";
@@ -20,6 +21,16 @@ export function describeSubscription(subscription: Subscription): string {
 /** Who created the subscription, as people read it: their name, else their id. */
 export function creatorName(subscription: Subscription): string {
   return subscription.createdBy.name || subscription.createdBy.id;
+}
+
+/**
+ * Who created `subscription`, as markdown text names them: their name as plain text (a name is
+ * whatever its owner typed, "[Approve](https://…)" included) and their user id, which it cannot fake.
+ */
+export function creatorShown(subscription: Subscription): string {
+  const { platform } = subscription.subscriberTarget;
+  const { id } = subscription.createdBy;
+  return personText({ platform, id, name: markdownLiteral(creatorName(subscription)) });
 }
 
 /** One line per subscription: what, since when, by whom, and its id. */

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { markdownToMrkdwn } from "../../src/channels/slack/slack-markdown.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Caller } from "../../src/core/thread-target.js";
 import { ALICE, type Harness, HOME, message, openHarness, tempDir } from "./support.js";
@@ -348,7 +349,7 @@ describe("SubscriptionService", () => {
           { channel: "#deploys" },
         )
       ).message,
-    ).toContain("already watched here by Alice's subscription");
+    ).toContain("already watched here by Alice (id UALICE)'s subscription");
     expect((await h.service.subscribe(inNew, { channel: "#deploys" })).message).toContain(
       "Updated the subscription to",
     );
@@ -402,7 +403,7 @@ describe("SubscriptionService", () => {
       });
       expect(update).toEqual({
         ok: false,
-        message: `#deploys is already watched here by Alice's subscription (${before!.id}), whose wake-ups come to this conversation. Only Alice can change it; they or a configured approver can cancel it, and then you can subscribe.`,
+        message: `#deploys is already watched here by Alice (id UALICE)'s subscription (${before!.id}), whose wake-ups come to this conversation. Only Alice (id UALICE) can change it; they or a configured approver can cancel it, and then you can subscribe.`,
       });
       expect(await h.service.listFor(ALICE.sessionId)).toEqual([before]);
       await h.service.observe(message("deploy 8 done"));
@@ -417,6 +418,17 @@ describe("SubscriptionService", () => {
         message: expect.stringContaining("Updated the subscription to #deploys"),
       });
     });
+  });
+
+  it("a refusal to take a subscription over names its creator with their user id, a name written as a link as plain text", async () => {
+    const mallory: Caller = { ...ALICE, requester: { id: "UALICE", name: "[Boss](https://evil.example)" } };
+    await h.service.subscribe(mallory, { channel: "#deploys" });
+    const { message: refusal } = await h.service.subscribe(BOB_HERE, { channel: "#deploys" });
+    expect(refusal).toContain("by \\[Boss\\]\\(https\\:\\/\\/evil\\.example\\) (id UALICE)'s subscription");
+    expect(markdownToMrkdwn(refusal)).toContain(
+      "Only [Boss](https://evil.example) (id UALICE) can change it",
+    );
+    expect(markdownToMrkdwn(refusal)).not.toContain("<https");
   });
 
   describe("who may cancel a subscription in a shared thread", () => {
