@@ -33,10 +33,10 @@ export function creatorShown(subscription: Subscription): string {
   return personText({ platform, id, name: markdownLiteral(creatorName(subscription)) });
 }
 
-/** One line per subscription: what, since when, by whom, and its id. */
+/** One line per subscription: what, since when, by whom (name and user id), and its id. */
 export function subscriptionLine(subscription: Subscription): string {
   const since = subscription.createdAt.slice(0, 10);
-  return `- ${describeSubscription(subscription)} — since ${since} by ${creatorName(subscription)} [${subscription.id}]`;
+  return `- ${describeSubscription(subscription)} — since ${since} by ${creatorShown(subscription)} [${subscription.id}]`;
 }
 
 /** The `status` lines for a session's subscriptions. */

@@ -46,7 +46,7 @@ describe("SubscriptionService", () => {
     expect(await h.service.listForSession(ALICE.sessionId)).toEqual([
       "Subscriptions (1):",
       expect.stringMatching(
-        /^- #deploys \(slack, every message; instructions: "Tell me when a deploy fails"\) — since 2026-11-30 by Alice \[sub_[0-9a-f]{12}\]$/,
+        /^- #deploys \(slack, every message; instructions: "Tell me when a deploy fails"\) — since 2026-11-30 by Alice \(id UALICE\) \[sub_[0-9a-f]{12}\]$/,
       ),
     ]);
     expect(await h.service.listForSession("other")).toEqual(["Subscriptions: none"]);
@@ -418,6 +418,15 @@ describe("SubscriptionService", () => {
         message: expect.stringContaining("Updated the subscription to #deploys"),
       });
     });
+  });
+
+  it("status names a subscription's creator with their user id, a name written as a link as plain text", async () => {
+    const mallory: Caller = { ...ALICE, requester: { id: "UALICE", name: "[Boss](https://evil.example)" } };
+    await h.service.subscribe(mallory, { channel: "#deploys" });
+    const [, line = ""] = await h.service.listForSession(ALICE.sessionId);
+    expect(line).toContain("by \\[Boss\\]\\(https\\:\\/\\/evil\\.example\\) (id UALICE) [sub_");
+    expect(markdownToMrkdwn(line)).toContain("by [Boss](https://evil.example) (id UALICE) [sub_");
+    expect(markdownToMrkdwn(line)).not.toContain("<https");
   });
 
   it("a refusal to take a subscription over names its creator with their user id, a name written as a link as plain text", async () => {
