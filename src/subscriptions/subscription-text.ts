@@ -19,7 +19,7 @@ export function describeSubscription(subscription: Subscription): string {
 }
 
 /** Who created the subscription, as people read it: their name, else their id. */
-export function creatorName(subscription: Subscription): string {
+function creatorName(subscription: Subscription): string {
   return subscription.createdBy.name || subscription.createdBy.id;
 }
 

@@ -31,7 +31,7 @@ import {
 } from "./subscription.js";
 import type { SubscriptionService } from "./subscription-service.js";
 import type { SubscribeArgs, SubscriptionOwner } from "./subscription-service-options.js";
-import { creatorName, describeSubscription, personLines, wakesWhere } from "./subscription-text.js";
+import { creatorShown, describeSubscription, personLines, wakesWhere } from "./subscription-text.js";
 import { describeTrigger, parseTrigger } from "./triggers.js";
 
 /** What the tools need from the service. */
@@ -217,7 +217,7 @@ async function unsubscribePreview(
   if (!removal.ok) return { summary: `Stop watching ${channel}` };
   const { subscription } = removal;
   const own = isCreatedBy(subscription, owner);
-  const whose = own ? "" : ` (${creatorName(subscription)}'s subscription)`;
+  const whose = own ? "" : ` (${creatorShown(subscription)}'s subscription)`;
   if (!own && subscription.sessionId !== caller.sessionId)
     return { summary: `Stop watching ${channelLabel(subscription.channelRef)} [${subscription.id}]${whose}` };
   return {

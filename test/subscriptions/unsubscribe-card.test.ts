@@ -5,6 +5,8 @@
  * person in a shared thread, and for a configured approver, here by name or from anywhere by id.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { markdownToMrkdwn } from "../../src/channels/slack/slack-markdown.js";
+import { markdownToTelegramHtml } from "../../src/channels/telegram/telegram-html.js";
 import { createRequest } from "../../src/core/request.js";
 import type { AnyTool, ToolContext } from "../../src/core/tool.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
@@ -97,17 +99,36 @@ describe("unsubscribe_channel's card and the removal", () => {
     const ids = await aliceHereAndBobInDm(harness);
     // Before toRemove the card looked only for Bob's own here and showed just "Stop watching #deploys".
     expect(await cardThenRemove(harness, unsubscribe, "#deploys", bobHere())).toEqual({
-      summary: `Stop watching #deploys (slack, every message; instructions: "Alice's plan") [${ids.alice}] (Alice's subscription); it no longer wakes this conversation`,
+      summary: `Stop watching #deploys (slack, every message; instructions: "Alice's plan") [${ids.alice}] (Alice (id UALICE)'s subscription); it no longer wakes this conversation`,
       ok: true,
       ended: [ids.alice],
     });
+  });
+
+  it("the card, whose summary is markdown, names the creator with their user id and a name written as a link as plain text", async () => {
+    const { harness, unsubscribe } = await open(["slack:UBOB"]);
+    const mallory = { ...ALICE, requester: { id: "UALICE", name: "[Boss](https://evil.example)" } };
+    await harness.service.subscribe(mallory, { channel: "#deploys" });
+    const [sub] = await harness.service.listFor(ALICE.sessionId);
+    for (const [channel, ctx] of [
+      ["#deploys", bobHere()],
+      [sub!.id, bobInDm()],
+    ] as const) {
+      const args = unsubscribe.inputSchema.parse({ channel });
+      const { summary } = await unsubscribe.preview!(args, { request: ctx.request } as never);
+      expect(markdownToMrkdwn(summary)).toContain(
+        `[${sub!.id}] ([Boss](https://evil.example) (id UALICE)'s subscription)`,
+      );
+      expect(markdownToMrkdwn(summary)).not.toContain("<https");
+      expect(markdownToTelegramHtml(summary)).not.toContain("<a ");
+    }
   });
 
   it("an approver elsewhere, by id: the card names the subscription the id ends, without its creator's instructions or where it wakes", async () => {
     const { harness, unsubscribe } = await open(["slack:UBOB"]);
     const ids = await aliceHereAndBobInDm(harness);
     expect(await cardThenRemove(harness, unsubscribe, ids.alice, bobInDm())).toEqual({
-      summary: `Stop watching #deploys [${ids.alice}] (Alice's subscription)`,
+      summary: `Stop watching #deploys [${ids.alice}] (Alice (id UALICE)'s subscription)`,
       ok: true,
       ended: [ids.alice],
     });
