@@ -9,7 +9,8 @@
 import { EventEmitter } from "node:events";
 import type { KeyvStoreAdapter, StoredData } from "keyv";
 import type pg from "pg";
-import { SharedAdapterClearError } from "./backend.js";
+import { settlesWithin } from "../../core/settles-within.js";
+import { REPLY_TIMEOUT_MS, SharedAdapterClearError } from "./backend.js";
 
 /**
  * A failed call on the table: names the store by its credential-free description and keeps the
@@ -44,6 +45,8 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
   namespace?: string | undefined;
   private closed = false;
   private purging: Promise<void> | undefined;
+  /** The pool's connections not closed yet, each with its closing: disconnect() waits for them. */
+  private readonly connections = new Map<pg.PoolClient, Promise<void>>();
 
   /**
    * `table` is a trusted, already-quoted identifier such as `public.keyv`; `store` describes the
@@ -57,6 +60,11 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
   ) {
     super();
     pool.on("error", (error) => this.emit("error", error));
+    pool.on("connect", (client) => {
+      const ended = new Promise<void>((resolve) => client.once("end", resolve));
+      this.connections.set(client, ended);
+      void ended.then(() => this.connections.delete(client));
+    });
   }
 
   /** Create the table when it does not exist yet. */
@@ -194,12 +202,15 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
 
   /**
    * End the pool once a purge under way has stopped after its window in flight (a call queued
-   * for a connection when the pool ends is never answered).
+   * for a connection when the pool ends is never answered), then wait for its connections to
+   * close: `pool.end()` resolves once each was asked to end, not once it has, so a server stopped
+   * right after a close still ended them with an error (at most a reply timeout for a stalled link).
    */
   async disconnect(): Promise<void> {
     this.closed = true;
     await this.purging?.catch(() => undefined);
     await this.pool.end();
+    await settlesWithin(Promise.all(this.connections.values()), REPLY_TIMEOUT_MS);
   }
 
   /** The driver's message; its bare "Query read timeout" says what ran out. */
