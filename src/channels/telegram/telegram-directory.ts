@@ -192,8 +192,9 @@ async function call<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Telegram's failure with a readable message, its GrammyError (code, retry_after) kept as the cause. */
 function readable(error: unknown): Error {
   if (error instanceof GrammyError)
-    return new Error(`Telegram answered ${error.error_code} "${error.description}"`);
+    return new Error(`Telegram answered ${error.error_code} "${error.description}"`, { cause: error });
   return error instanceof Error ? error : new Error(String(error));
 }

@@ -34,16 +34,15 @@ interface Entry {
 }
 
 /**
- * How long Telegram asked to wait, in ms, when the failure is its 429: from the error's
- * retry_after, or from the "retry after N" of its description (the directory rethrows Telegram's
- * answer as text); undefined for any other failure.
+ * How long Telegram asked to wait, in ms, when the failure is its 429: the retry_after of its
+ * error, thrown as is or kept as the cause (the directory rethrows it with a readable message);
+ * undefined for any other failure.
  */
 function retryAfterMs(error: unknown): number | undefined {
-  const seconds =
-    error instanceof GrammyError && error.parameters.retry_after !== undefined
-      ? error.parameters.retry_after
-      : Number(/\bretry after (\d+)/i.exec(errorText(error))?.[1] ?? Number.NaN);
-  return Number.isFinite(seconds) ? seconds * 1000 : undefined;
+  const telegram = error instanceof GrammyError ? error : error instanceof Error ? error.cause : undefined;
+  if (!(telegram instanceof GrammyError)) return undefined;
+  const seconds = telegram.parameters.retry_after;
+  return seconds === undefined ? undefined : seconds * 1000;
 }
 
 /** Group membership, looked up and kept a few minutes (see module comment). */

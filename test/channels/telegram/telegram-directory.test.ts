@@ -1,5 +1,5 @@
 /** TelegramDirectory against the Bot API's shapes, served by nock to grammY's real Api client. */
-import { Api } from "grammy";
+import { Api, GrammyError } from "grammy";
 import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { TelegramDirectory } from "../../../src/channels/telegram/telegram-directory.js";
@@ -174,6 +174,21 @@ describe("TelegramDirectory", () => {
     expect(await dir.isMember("-1001234", "5")).toBe(false);
     await expect(dir.isMember("-1001234", "6")).rejects.toThrow("make @coworker_bot an admin");
     expect(await dir.isMember("-1001234", "U0SLACK")).toBe(false);
+  });
+
+  it("rethrows Telegram's 429 readably, keeping its error (and retry_after) as the cause", async () => {
+    tg()
+      .post(method("getChatMember"))
+      .reply(
+        ...answer({ ...bad("Too Many Requests: retry after 30", 429), parameters: { retry_after: 30 } }, 429),
+      );
+    const failure = await directory()
+      .isMember("-1001234", "1")
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toBe('Telegram answered 429 "Too Many Requests: retry after 30"');
+    expect((failure as Error).cause).toBeInstanceOf(GrammyError);
+    expect(((failure as Error).cause as GrammyError).parameters.retry_after).toBe(30);
   });
 
   it("an admin bot, or a member with privacy mode off, reads everything", async () => {

@@ -81,11 +81,11 @@ describe("GroupMembership", () => {
     expect(asked).toEqual([42, 42, 100]);
   });
 
-  it("reads the wait from the text when the 429 comes back as a plain error (as the directory rethrows it)", async () => {
+  it("reads the wait from Telegram's error kept as the cause (as the directory rethrows it)", async () => {
     const asked: number[] = [];
     const { members } = membership(async (_chat, user) => {
       asked.push(user);
-      throw new Error('Telegram answered 429 "Too Many Requests: retry after 90"');
+      throw new Error('Telegram answered 429 "Too Many Requests: retry after 90"', { cause: tooMany(90) });
     });
     expect(await members.isMember(GROUP, 42)).toBe(false);
     vi.advanceTimersByTime(60_000);
