@@ -19,10 +19,9 @@ import {
   type CardPerson,
   formatOutcome,
 } from "../core/card.js";
-import { cardPerson, personText, whoMayDecide } from "./authorisation.js";
+import { markdownLiteral, personText } from "../core/person-text.js";
+import { cardPerson, whoMayDecide } from "./authorisation.js";
 import type { PendingApproval, PendingItem, PendingPerson, PendingPlan } from "./pending-item.js";
-
-export { cardPerson, personText };
 
 /** Approval card actions besides the always options. */
 export const APPROVE_ONCE = "once";
@@ -91,15 +90,6 @@ export function detailBlock(detail: PendingApproval["detail"]): CardBlock | unde
   if (detail.kind === "code") return { kind: "code", text: detail.text };
   if (detail.kind === "url") return { kind: "text", text: `URL: ${detail.text}` };
   return { kind: "text", text: detail.text };
-}
-
-/**
- * Text shown as it is in a card's text block, which is markdown: every ASCII punctuation mark is
- * backslash-escaped (CommonMark), so a display name like `[Approve here](https://…)` stays text
- * and never becomes a link, emphasis or a mention.
- */
-export function markdownLiteral(text: string): string {
-  return text.replace(/[!-/:-@[-`{-~]/g, "\\$&");
 }
 
 /**

@@ -10,20 +10,13 @@
  */
 import { z } from "zod";
 import type { CardPerson } from "../core/card.js";
+import { personText } from "../core/person-text.js";
 import { isSharedThread, type ThreadTarget } from "../core/thread-target.js";
 import type { PendingItem, PendingPerson } from "./pending-item.js";
 
 /** A recorded person as a card names them. */
 export function cardPerson(person: PendingPerson): CardPerson {
   return { platform: person.platform, id: person.userId, name: person.name };
-}
-
-/**
- * A person in plain text, where no platform formats them: the name and, except on the console
- * (one local person, no ids), the platform user id, which a display name cannot fake.
- */
-export function personText(person: CardPerson): string {
-  return person.platform === "console" ? person.name : `${person.name} (id ${person.id})`;
 }
 
 const qualifiedId = z

@@ -4,7 +4,8 @@
  * question is answered (or the item expires / is stopped).
  */
 import type { Card, CardBlock, CardButton, CardOutcome } from "../core/card.js";
-import { cardPerson, decidedOutcome, settledLine } from "./approval-card.js";
+import { decidedOutcome, settledLine } from "./approval-card.js";
+import { cardPerson } from "./authorisation.js";
 import type { PendingQuestion } from "./pending-item.js";
 
 /** "q1:o2" → question 1, option 2; undefined for anything else. */

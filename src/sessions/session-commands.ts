@@ -8,7 +8,7 @@
  * overwrite the holder's record. The commands that change a session (mode, grants revoke, new,
  * stop) are written to the audit log with who ran them, once they took effect.
  */
-import { markdownLiteral } from "../approvals/approval-card.js";
+import { markdownLiteral } from "../core/person-text.js";
 import { type ApprovalsConfig, loosenersFor, mayDecide } from "../approvals/authorisation.js";
 import type { PendingHub } from "../approvals/pending-hub.js";
 import { loosensMode, type PermissionMode } from "../core/modes.js";

@@ -8,7 +8,7 @@
 import { type Grant, isBoundOnce } from "../engine/permissions/grants.js";
 import { formatTime } from "../core/time-text.js";
 import type { PlatformUser } from "../core/thread-target.js";
-import { markdownLiteral, personText } from "../approvals/approval-card.js";
+import { markdownLiteral, personInMarkdown } from "../core/person-text.js";
 import type { SessionRecord } from "./session-record.js";
 
 /** An "Allow anyway" no call can use at `now`: expired, or naming no one and no expiry. */
@@ -63,7 +63,7 @@ function grantText(grant: Grant): string {
  * and user id (personText).
  */
 export function shownPerson(platform: string, user: PlatformUser): string {
-  return personText({ platform, id: user.id, name: markdownLiteral(user.name) });
+  return personInMarkdown({ platform, id: user.id, name: user.name });
 }
 
 /** The `status` reply. */

@@ -3,7 +3,7 @@
  * list_subscriptions, the `subscriptions` command (a person's, across conversations, saying which
  * conversation each wakes) and the thread's `status` command.
  */
-import { markdownLiteral, personText } from "../approvals/approval-card.js";
+import { personInMarkdown } from "../core/person-text.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import { quoteOf } from "./channel-content-format.js";
 import { channelLabel, type Subscription } from "./subscription.js";
@@ -30,7 +30,7 @@ function creatorName(subscription: Subscription): string {
 export function creatorShown(subscription: Subscription): string {
   const { platform } = subscription.subscriberTarget;
   const { id } = subscription.createdBy;
-  return personText({ platform, id, name: markdownLiteral(creatorName(subscription)) });
+  return personInMarkdown({ platform, id, name: creatorName(subscription) });
 }
 
 /** One line per subscription: what, since when, by whom (name and user id), and its id. */

@@ -7,7 +7,7 @@
  * file holding all of it once posted. A field naming a person is cut in the name, never the user id.
  */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
-import { personText } from "../../approvals/approval-card.js";
+import { personText } from "../../core/person-text.js";
 import {
   type Card,
   type CardButton,
