@@ -13,15 +13,17 @@
  *
  * With several processes on one store, a channel message reaches one process, but a restarted or
  * newly started process rebuilds pending batches from the shared buffer too; with `claims`
- * (wake-claims.ts), each matched message is claimed before a wake-up delivers it, so it wakes its
- * subscription once across processes. A message delivered elsewhere leaves the batch; one being
- * handed over elsewhere is looked at again once that claim could have lapsed (one timer per
- * subscription), and a failed hand-over puts back only the messages this process claimed.
+ * (wake-claims.ts), each matched message is claimed before a wake-up delivers it
+ * (wake-hand-over.ts), so it wakes its subscription once across processes. A message delivered
+ * elsewhere leaves the batch; one being handed over elsewhere is looked at again once that claim
+ * could have lapsed (one timer per subscription), and a failed hand-over puts back only the
+ * messages this process claimed.
  */
 import type { BufferEntry, BufferPosition } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "./clock.js";
 import type { SlotBudget } from "../store/slot-budget.js";
 import { WAKE_CLAIM_TAKE_MS, type WakeClaims } from "./wake-claims.js";
+import { claimWakeItems, handOverClaimed } from "./wake-hand-over.js";
 
 /** One matched message and where it sits in its channel buffer. */
 export interface WakeItem {
@@ -73,10 +75,6 @@ const RATE_RETRY_MS = 15_000;
 
 /** The longest pause before a batch whose hand-over kept failing tries again. */
 const MAX_RETRY_MS = 5 * 60_000;
-
-/** The claim key of a matched message's wake-up of its subscription. */
-const claimKey = (ready: ReadyBatch, item: WakeItem): string =>
-  `wake:${ready.subscriptionId}:${item.position.epoch}:${item.position.seq}`;
 
 /** The pause before the next try after `failures` failed hand-overs in a row: 15 s, doubling, at most 5 min. */
 export function retryDelayMs(failures: number): number {
@@ -317,10 +315,12 @@ export class WakeScheduler {
       slot.release().catch((failure: unknown) => this.options.onError(failure, subscriptionId));
       if (!(this.closed || flight.cancelled)) this.putBack(back, batch.firstAt);
     };
-    const delivery = this.claim(ready)
+    const delivery = claimWakeItems(this.options.claims, ready, (elsewhere) =>
+      this.recheckLater(ready, elsewhere),
+    )
       .then(
         (mine) =>
-          this.handOver(mine).then(
+          handOverClaimed(this.options, mine).then(
             () => {
               this.failures.delete(subscriptionId);
             },
@@ -334,39 +334,6 @@ export class WakeScheduler {
         this.handedOver(subscriptionId, flight);
       });
     this.inFlight.add(delivery);
-  }
-
-  /**
-   * The batch's messages this process may deliver: all of them without `claims`; with them, those
-   * whose claim it took. Messages delivered elsewhere leave the batch; those being handed over
-   * elsewhere are looked at again once that claim could have lapsed.
-   */
-  private async claim(ready: ReadyBatch): Promise<ReadyBatch> {
-    const { claims } = this.options;
-    if (!claims) return ready;
-    const results = await Promise.all(ready.items.map((item) => claims.take(claimKey(ready, item))));
-    const elsewhere = ready.items.filter((_, index) => results[index] === "elsewhere");
-    if (elsewhere.length > 0) this.recheckLater(ready, elsewhere);
-    return { ...ready, items: ready.items.filter((_, index) => results[index] === "won") };
-  }
-
-  /**
-   * Deliver the claimed messages (none: nothing to do); with `claims`, a claim is kept once the
-   * wake-up was accepted and given up when it failed.
-   */
-  private async handOver(mine: ReadyBatch): Promise<void> {
-    const { claims } = this.options;
-    if (!claims) return this.options.deliver(mine);
-    if (mine.items.length === 0) return;
-    const report = (error: unknown) => this.options.onError(error, mine.subscriptionId);
-    try {
-      await this.options.deliver(mine);
-    } catch (error) {
-      await Promise.all(mine.items.map((item) => claims.release(claimKey(mine, item)).catch(report)));
-      throw error;
-    }
-    // Delivered: a claim that could not be kept lapses in minutes (a rebuilt batch elsewhere may then wake again).
-    await Promise.all(mine.items.map((item) => claims.keep(claimKey(mine, item)).catch(report)));
   }
 
   /**
