@@ -14,7 +14,7 @@ import type { ButtonPress, PressResult } from "../../core/button-press.js";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { ThreadOutput } from "../../core/thread-output.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
-import type { AccessChat, TelegramAccess } from "./telegram-access.js";
+import type { TelegramAccess } from "./telegram-access.js";
 import type { ChatMigrations } from "./telegram-migrations.js";
 import { parseCallbackData } from "./telegram-card.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
@@ -38,6 +38,7 @@ import {
   userOf,
 } from "./telegram-inbound.js";
 import { screenedMessage } from "./telegram-intake.js";
+import { accessChatOf, followMigration, sessionChatOf } from "./telegram-migrated-chats.js";
 import { leftChatOf, observedOf, type RemovedChat, removedChatOf } from "./telegram-observe.js";
 import { INACTIVE_BUTTON } from "../intake-log.js";
 
@@ -123,45 +124,17 @@ function readMessage(ctx: Context, raw: unknown, deps: HandlerDeps): TelegramMes
 async function report(message: TelegramMessage, deps: HandlerDeps): Promise<void> {
   if (!deps.observe) return;
   try {
-    const observed = observedOf(message, deps.bot(), await sessionChatOf(message.chat, deps));
+    const observed = observedOf(message, deps.bot(), await sessionChatOf(message.chat, deps.migrations));
     if (observed) await deps.observe(observed);
   } catch (error) {
     deps.logger.warn({ err: errorText(error), chatId: message.chat.id }, "telegram: observing failed");
   }
 }
 
-/**
- * A group's upgrade, as its service messages tell it (only a top-level message of a `message`
- * update: no user can send one). True when the message was one.
- */
-async function followMigration(message: TelegramMessage, deps: HandlerDeps): Promise<boolean> {
-  const { chat } = message;
-  if (message.migrate_from_chat_id !== undefined && chat.type === "supergroup") {
-    await deps.migrations.record(message.migrate_from_chat_id, chat.id, "service message");
-    return true;
-  }
-  if (message.migrate_to_chat_id !== undefined && chat.type === "group") {
-    await deps.migrations.record(chat.id, message.migrate_to_chat_id, "service message");
-    return true;
-  }
-  return false;
-}
-
-/** The chat whose session (and subscriptions) a chat continues: the group a supergroup was, or itself. */
-async function sessionChatOf(chat: { id: number; type: string }, deps: HandlerDeps): Promise<number> {
-  return chat.type === "supergroup" ? deps.migrations.originOf(chat.id) : chat.id;
-}
-
-/** The chat as access sees it: with the group it was upgraded from, whose listing carries over. */
-async function accessChatOf(chat: { id: number; type: string }, deps: HandlerDeps): Promise<AccessChat> {
-  const origin = await sessionChatOf(chat, deps);
-  return origin === chat.id ? chat : { id: chat.id, type: chat.type, alsoKnownAs: origin };
-}
-
 async function onMessage(ctx: Context, deps: HandlerDeps): Promise<void> {
   const message = readMessage(ctx, ctx.message, deps);
   if (!message) return;
-  if (await followMigration(message, deps)) return;
+  if (await followMigration(message, deps.migrations)) return;
   const reporting = report(message, deps);
   try {
     await act(ctx, message, deps);
@@ -197,7 +170,7 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   const bot = deps.bot();
   if (!isAddressedToBot(message, bot)) return;
   // A supergroup that was a group continues the group's session, and is allowed where it was.
-  const chat = await accessChatOf(message.chat, deps);
+  const chat = await accessChatOf(message.chat, deps.migrations);
   const target = targetOf(message, chat.alsoKnownAs);
   // The thread output is only needed to answer here (most messages just start a turn).
   const tell = (text: string) => deps.outputFor(target).postText(text);
@@ -304,7 +277,7 @@ async function onCallback(ctx: Context, deps: HandlerDeps): Promise<void> {
     await answer(INACTIVE_BUTTON);
     return;
   }
-  const chat = await accessChatOf(message?.chat ?? { id: query.from.id, type: "private" }, deps);
+  const chat = await accessChatOf(message?.chat ?? { id: query.from.id, type: "private" }, deps.migrations);
   const user = { id: query.from.id, name: userOf(query.from).name };
   if (!(await deps.access.allows(chat, user))) {
     await answer(`You are not allowed to use this bot (your user id is ${query.from.id}).`, true);
@@ -385,7 +358,7 @@ async function onMyChatMember(ctx: Context, deps: HandlerDeps): Promise<void> {
   const left = leftChatOf(ctx.update.my_chat_member, deps.bot());
   if (!left) return;
   deps.logger.info({ chatId: left.id }, "telegram: the bot was removed from a chat");
-  if (deps.onBotRemoved) deps.onBotRemoved(removedChatOf(await sessionChatOf(left, deps)));
+  if (deps.onBotRemoved) deps.onBotRemoved(removedChatOf(await sessionChatOf(left, deps.migrations)));
 }
 
 /** The handlers as one grammY middleware tree. */
