@@ -3,7 +3,7 @@
  * time, or on a cron schedule in a timezone — or a session's own wake-up with a note. Each task
  * says whose words its text is: a person's (they approved it on the card) or the agent's own (a
  * wake-up's note, a task set up with no person seeing its text). Immutable domain types with their
- * zod schemas (stored records), the id format and freezing.
+ * zod schemas (stored records), the id format and freezing, and the record helpers runs write with.
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
@@ -136,4 +136,16 @@ export function ownerKeyOf(task: Pick<ScheduledTask, "target" | "createdBy">): s
 /** The workspace key a task counts against: "platform:workspace". */
 export function workspaceKeyOf(target: Pick<ThreadTarget, "platform" | "workspace">): string {
   return `${target.platform}:${target.workspace}`;
+}
+
+/** A record without its undefined fields (stored records omit absent optionals). */
+export function withoutUndefined<T extends object>(record: T): T {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Whether the stored task is still what a run saw or left (active, same run count and next run). */
+export function unchanged(current: ScheduledTask, stored: ScheduledTask): boolean {
+  return (
+    current.status === "active" && current.runs === stored.runs && current.nextRunAt === stored.nextRunAt
+  );
 }

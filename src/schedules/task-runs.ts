@@ -10,14 +10,10 @@
  * told. A repeating task is advanced before its run is handed over — as stored now, and only
  * while it still waits for that run, so one cancelled or paused meanwhile is neither written back
  * nor run (its claim is given back) — a one-off removed only once the session layer took its run.
- * When the session layer cannot take a run now (the platform not connected yet, shutting down,
- * the thread being switched) that is no failed run: the task is put back as it was, its claim
- * given back, and the run tried again a minute later — here, or at the next start; once a whole
- * catch-up window has passed with no run of the task taken (counted across its occurrences and
- * restarts, so a frequent task's retries do not go on for ever), the task is paused and its
- * creator told. Results (a turn's end, a pause) are written on the task as stored now
- * (TaskRegistry.update), never on this process's copy, so a task cancelled or paused elsewhere
- * stays so.
+ * A run the session layer cannot take now is no failed run: NotTakenRuns (not-taken-runs.ts)
+ * puts the task back and retries it, and pauses it once a catch-up window passed with none taken.
+ * Results (a turn's end, a pause) are written on the task as stored now (TaskRegistry.update),
+ * never on this process's copy, so a task cancelled or paused elsewhere stays so.
  */
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace } from "../store/store.js";
@@ -25,15 +21,13 @@ import type { Clock } from "../subscriptions/clock.js";
 import type { WakeableSessions } from "../subscriptions/session-wake.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
 import { DueQueue } from "./due-queue.js";
+import { NotTakenRuns, RETRY_MS } from "./not-taken-runs.js";
 import { OccurrenceClaims } from "./occurrence-claims.js";
 import { formatIn, type Missed, missedOccurrences, nextOccurrence } from "./occurrences.js";
-import type { ScheduledTask } from "./scheduled-task.js";
+import { type ScheduledTask, unchanged, withoutUndefined } from "./scheduled-task.js";
 import type { ScheduleSettings } from "./schedule-settings.js";
 import type { TaskRegistry } from "./task-registry.js";
-import { runInput, zoneOf } from "./task-text.js";
-
-/** How long after a run the session layer could not take it is tried again. */
-const RETRY_MS = 60_000;
+import { clip, dmOf, kindOf, runInput, zoneOf } from "./task-text.js";
 
 /** Posts a short notice into a thread (the creator's DM included). */
 export type TaskNotifier = (target: ThreadTarget, text: string) => Promise<void>;
@@ -56,6 +50,7 @@ export class TaskRuns {
   private readonly registry: TaskRegistry;
   private readonly queue: DueQueue;
   private readonly claims: OccurrenceClaims;
+  private readonly notTaken: NotTakenRuns;
   private readonly settings: ScheduleSettings;
   private readonly clock: Clock;
   private readonly onError: (error: unknown, context: string) => void;
@@ -70,6 +65,17 @@ export class TaskRuns {
     this.claims = new OccurrenceClaims(options.space, options.owner, this.settings.catchUpMs);
     this.queue = new DueQueue(this.clock, (ids) => {
       for (const id of ids) this.track(this.process(id));
+    });
+    this.notTaken = new NotTakenRuns({
+      registry: this.registry,
+      claims: this.claims,
+      settings: this.settings,
+      clock: this.clock,
+      armStored: (id) => this.armStored(id),
+      retryAt: (id, atMs) => {
+        if (!this.closed) this.queue.set(id, atMs);
+      },
+      tell: (target, text) => this.tell(target, text),
     });
   }
 
@@ -267,7 +273,7 @@ export class TaskRuns {
       });
     } catch (error) {
       this.onError(error, `handing scheduled task ${task.id} to its session`);
-      await this.notTaken(task, stored, dueMs, last, errorText(error));
+      await this.notTaken.notTaken(task, stored, dueMs, last, errorText(error));
       return;
     }
     if (result.status === "gone") await this.pauseGone(task, result.reason);
@@ -282,70 +288,6 @@ export class TaskRuns {
       current.status === "active" ? { ...current, lastResult: clip(`skipped: ${reason}`) } : undefined,
     );
     this.armStored(id);
-  }
-
-  /**
-   * The session layer could not take the run due `dueMs` now: no failed run. Unless the task
-   * changed since (`stored` is what this run left in the store), it is put back as it was before
-   * the run (`before`), its claim given back and the run tried again in RETRY_MS — noting since
-   * when no run of it was taken (`notTakenSince`, kept across occurrences and restarts). When the
-   * retry would come a catch-up window or more after that, the task is paused and its creator told.
-   */
-  private async notTaken(
-    before: ScheduledTask,
-    stored: ScheduledTask,
-    dueMs: number,
-    last: boolean,
-    reason: string,
-  ): Promise<void> {
-    const since =
-      before.notTakenSince === undefined ? dueMs : Math.min(dueMs, Date.parse(before.notTakenSince));
-    const retryAt = this.clock.now() + RETRY_MS;
-    if (retryAt - since > this.settings.catchUpMs) return await this.gaveUp(stored, since, last, reason);
-    const restored = await this.registry.update(before.id, (current) =>
-      unchanged(current, stored)
-        ? withoutUndefined({
-            ...current,
-            runs: before.runs,
-            lastRunAt: before.lastRunAt,
-            nextRunAt: before.nextRunAt,
-            lastResult: clip(`not started, trying again: ${reason}`),
-            notTakenSince: new Date(since).toISOString(),
-          })
-        : undefined,
-    );
-    if (!restored) return this.armStored(before.id);
-    await this.claims.release(before.id, dueMs);
-    if (!this.closed) this.queue.set(before.id, retryAt);
-  }
-
-  /**
-   * No run of the task (the first due `sinceMs`) could be handed over within the catch-up window:
-   * pause it — a repeating one too, whose retries would otherwise move on to each next run and go
-   * on for ever — and tell its creator, once.
-   */
-  private async gaveUp(stored: ScheduledTask, sinceMs: number, last: boolean, reason: string): Promise<void> {
-    const note = clip(`not started: ${reason}`);
-    const window = Math.round(this.settings.catchUpMs / 60_000);
-    const updated = await this.registry.update(stored.id, (current) =>
-      unchanged(current, stored)
-        ? withoutUndefined({
-            ...current,
-            status: "paused" as const,
-            statusNote: note,
-            lastResult: clip(`paused, no run started in ${window} min: ${reason}`),
-            notTakenSince: undefined,
-          })
-        : undefined,
-    );
-    this.armStored(stored.id);
-    if (!updated) return;
-    const zone = zoneOf(updated.schedule, this.settings.defaultTimezone);
-    const due = `due ${formatIn(sinceMs, zone)}${last ? "" : " nor any run since"}`;
-    await this.tell(
-      dmOf(updated),
-      `I could not start your scheduled ${kindOf(updated)} ${updated.id} ("${updated.prompt.slice(0, 80)}") ${due}, and stopped trying after ${window} min: ${reason}. I paused it; cancel it with \`cancel_scheduled_task\` or set it up again.`,
-    );
   }
 
   private async skipped(task: ScheduledTask, dueMs: number, next: number | undefined): Promise<void> {
@@ -366,36 +308,12 @@ export class TaskRuns {
   }
 }
 
-/** A record without its undefined fields (stored records omit absent optionals). */
-function withoutUndefined<T extends object>(record: T): T {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as T;
-}
-
 /** Whether two ISO times (either maybe absent) name the same instant. */
 function sameTime(a: string | undefined, b: string): boolean {
   return a !== undefined && Date.parse(a) === Date.parse(b);
 }
 
-/** Whether the stored task is still what a run saw or left (active, same run count and next run). */
-function unchanged(current: ScheduledTask, stored: ScheduledTask): boolean {
-  return (
-    current.status === "active" && current.runs === stored.runs && current.nextRunAt === stored.nextRunAt
-  );
-}
-
-/** The task's creator's direct-message conversation on its platform. */
-function dmOf(task: ScheduledTask): ThreadTarget {
-  return { platform: task.target.platform, workspace: task.target.workspace, channel: task.createdBy.id };
-}
-
-const kindOf = (task: ScheduledTask): string => (task.kind === "wake" ? "wake-up" : "task");
-
 /** An error as one short line. */
 function errorText(error: unknown): string {
   return clip(error instanceof Error ? error.message : String(error), 160);
-}
-
-/** Text cut to fit a task's lastResult (200 characters). */
-function clip(text: string, max = 200): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -2,7 +2,8 @@
  * Task text: how scheduled tasks read for people and the model — the schedule in words, where a
  * task posts, the lines of list_scheduled_tasks and the `schedules` command, the approval cards'
  * previews (what, where, the next three runs of a new task; what a cancel ends), and the marked input of a scheduled run, which says
- * when its text is the agent's own words rather than a person's.
+ * when its text is the agent's own words rather than a person's; also the short pieces of the
+ * notices about a task (its kind, its creator's DM, a clipped lastResult).
  */
 import type { ThreadTarget } from "../core/thread-target.js";
 import { quoteOf } from "../subscriptions/channel-content-format.js";
@@ -136,4 +137,17 @@ export function runInput(input: {
           "Carry out the task now, as far as it serves what the person asked; your reply is posted in this conversation.",
         ]),
   ].join("\n");
+}
+
+/** The task's creator's direct-message conversation on its platform. */
+export function dmOf(task: ScheduledTask): ThreadTarget {
+  return { platform: task.target.platform, workspace: task.target.workspace, channel: task.createdBy.id };
+}
+
+/** "wake-up" or "task", as a notice names the task. */
+export const kindOf = (task: ScheduledTask): string => (task.kind === "wake" ? "wake-up" : "task");
+
+/** Text cut to fit a task's lastResult (200 characters). */
+export function clip(text: string, max = 200): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
