@@ -7,12 +7,11 @@
  * batches go once the hour frees. A failing hand-over puts back only the messages it claimed.
  */
 import os from "node:os";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
 import { HOUR_MS, type SlotBudget, storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { Store } from "../../src/store/store.js";
 import type { BufferEntry } from "../../src/subscriptions/buffer-entry.js";
-import { systemClock } from "../../src/subscriptions/clock.js";
 import { StoreWakeClaims, WAKE_CLAIM_TAKE_MS, type WakeClaims } from "../../src/subscriptions/wake-claims.js";
 import {
   type ReadyBatch,
@@ -31,14 +30,6 @@ function item(seq: number): WakeItem {
   };
 }
 
-/** The budget the schedulers of the claim tests count in (their limit is never reached). */
-let budgetStore: Store;
-beforeAll(async () => {
-  budgetStore = await createStore({ url: "memory:", dataDir: os.tmpdir() });
-});
-afterAll(async () => {
-  await budgetStore.close();
-});
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -87,7 +78,13 @@ function claimingScheduler(
   });
 }
 
+/**
+ * A scheduler on the manual clock counting its wake-ups in `store` (its limit is never reached),
+ * with `claims` when given; it records what it delivers.
+ */
 function scheduler(
+  clock: ManualClock,
+  store: Store,
   delivered: ReadyBatch[],
   claims?: WakeClaims,
   isBusy: (sessionId: string) => boolean | Promise<boolean> = () => false,
@@ -99,79 +96,92 @@ function scheduler(
     ...TIMING,
     maxWakesPerHour: 100,
     busyRetryMs: 60,
-    clock: systemClock,
+    clock,
     isBusy,
     deliver: async (batch) => {
       delivered.push(batch);
     },
     onError,
-    budget: storeSlotBudget(budgetStore.space("budgets")),
+    budget: storeSlotBudget(store.space("budgets")),
     ...(claims ? { claims } : {}),
   });
 }
 
 describe("WakeScheduler claims", () => {
   it("wakes once per matched message across two schedulers sharing a claim table", async () => {
-    const table = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    const { clock, store, tick } = await fakeClockStore(10);
     const seenByA: ReadyBatch[] = [];
     const seenByB: ReadyBatch[] = [];
-    const a = scheduler(seenByA, new StoreWakeClaims(table.space("dedupe")));
-    const b = scheduler(seenByB, new StoreWakeClaims(table.space("dedupe")));
+    const a = scheduler(clock, store, seenByA, new StoreWakeClaims(store.space("dedupe")));
+    const b = scheduler(clock, store, seenByB, new StoreWakeClaims(store.space("dedupe")));
     for (const seq of [1, 2, 3]) a.add("sub1", "s1", item(seq));
+    await tick(TIMING.debounceMs);
     await a.settled();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await a.settled();
+    expect(seenByA.map((batch) => batch.items.map((i) => i.position.seq))).toEqual([[1, 2, 3]]);
     // B rebuilt 2 and 3 from the buffer and saw 4 live.
     for (const seq of [2, 3, 4]) b.add("sub1", "s1", item(seq));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await tick(TIMING.debounceMs);
     await b.settled();
-    expect(seenByA.map((batch) => batch.items.map((i) => i.position.seq))).toEqual([[1, 2, 3]]);
     expect(seenByB.map((batch) => batch.items.map((i) => i.position.seq))).toEqual([[4]]);
 
     for (const seq of [1, 2]) b.add("sub1", "s1", item(seq));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await tick(TIMING.maxWaitMs);
     await b.settled();
     expect(seenByB).toHaveLength(1);
+    expect(b.pendingCount("sub1")).toBe(0);
     await a.close();
     await b.close();
-    await table.close();
+    await store.close();
   });
 
   it("without a claim, delivers every batch itself", async () => {
+    const { clock, store, tick } = await fakeClockStore(10);
     const delivered: ReadyBatch[] = [];
-    const only = scheduler(delivered);
+    const only = scheduler(clock, store, delivered);
     for (const seq of [1, 2]) only.add("sub1", "s1", item(seq));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await tick(TIMING.debounceMs - 1);
+    expect(delivered).toEqual([]);
+    await tick(1);
     await only.settled();
     expect(delivered.map((batch) => batch.items.length)).toEqual([2]);
     await only.close();
+    await store.close();
   });
 });
 
 describe("WakeScheduler and a session busy in another process", () => {
   it("holds a batch while the store says the session is busy, and delivers once it is not", async () => {
+    const { clock, store, tick } = await fakeClockStore(10);
     const delivered: ReadyBatch[] = [];
     let busy = true;
     const asked: string[] = [];
-    const waiting = scheduler(delivered, undefined, async (sessionId) => {
+    const waiting = scheduler(clock, store, delivered, undefined, async (sessionId) => {
       asked.push(sessionId);
       return busy;
     });
     waiting.add("sub1", "s1", item(1));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await tick(TIMING.debounceMs);
+    expect(asked).toEqual(["s1"]);
+    // Held: re-checked every 60 ms (busyRetryMs) while the session stays busy.
+    await tick(60);
+    await tick(60);
+    expect(asked).toEqual(["s1", "s1", "s1"]);
     expect(delivered).toEqual([]);
-    expect(asked.length).toBeGreaterThan(0);
     busy = false;
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await tick(60);
     await waiting.settled();
     expect(delivered.map((batch) => batch.items.length)).toEqual([1]);
     await waiting.close();
+    await store.close();
   });
 
   it("delivers (the wake turn queues behind any turn) when asking the store fails, and reports it", async () => {
+    const { clock, store, tick } = await fakeClockStore(10);
     const delivered: ReadyBatch[] = [];
     const errors: unknown[] = [];
     const failing = scheduler(
+      clock,
+      store,
       delivered,
       undefined,
       async () => {
@@ -180,11 +190,12 @@ describe("WakeScheduler and a session busy in another process", () => {
       (error) => errors.push(error),
     );
     failing.add("sub1", "s1", item(1));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await tick(TIMING.debounceMs);
     await failing.settled();
     expect(delivered).toHaveLength(1);
-    expect(String(errors[0])).toContain("redis is down");
+    expect(errors.map(String)).toEqual([expect.stringContaining("redis is down")]);
     await failing.close();
+    await store.close();
   });
 });
 
