@@ -2,14 +2,14 @@
  * WakeScheduler: turns a stream of trigger matches into few wake-ups. Matches are batched per
  * subscription: a batch is delivered once no new match came for the debounce time, or when it
  * reaches the maximum size, or at the latest the maximum wait after its first match — so a burst
- * becomes one wake-up. Three guards hold a ready batch back (it keeps collecting meanwhile): the
- * per-subscription rate limit (so many wake-ups per rolling hour), a busy session (the batch
- * waits for the end of the running turn: `sessionIdle`, with a periodic re-check as a safety net)
- * and the subscription's previous wake-up still being handed over (one at a time, so they arrive
- * in order). A hand-over that fails puts its messages back into the batch, which tries again after
- * a growing pause (or at once on `retryNow`): a message is dropped only once delivered. Timers and
- * batch ages come from the injected clock; the rate limit is counted in the given SlotBudget
- * (store/slot-budget.ts).
+ * becomes one wake-up (what a batch holds, and leaves out for size: wake-batch.ts). Three guards
+ * hold a ready batch back (it keeps collecting meanwhile): the per-subscription rate limit (so
+ * many wake-ups per rolling hour), a busy session (the batch waits for the end of the running
+ * turn: `sessionIdle`, with a periodic re-check as a safety net) and the subscription's previous
+ * wake-up still being handed over (one at a time, so they arrive in order). A hand-over that fails
+ * puts its messages back into the batch, which tries again after a growing pause (or at once on
+ * `retryNow`): a message is dropped only once delivered. Timers and batch ages come from the
+ * injected clock; the rate limit is counted in the given SlotBudget (store/slot-budget.ts).
  *
  * With several processes on one store, a channel message reaches one process, but a restarted or
  * newly started process rebuilds pending batches from the shared buffer too; with `claims`
@@ -23,6 +23,7 @@ import type { BufferEntry, BufferPosition } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "./clock.js";
 import type { SlotBudget } from "../store/slot-budget.js";
 import { WAKE_CLAIM_TAKE_MS, type WakeClaims } from "./wake-claims.js";
+import { inBufferOrder, mergeBack, withItem } from "./wake-batch.js";
 import { claimWakeItems, handOverClaimed } from "./wake-hand-over.js";
 
 /** One matched message and where it sits in its channel buffer. */
@@ -97,7 +98,8 @@ interface PendingBatch {
   readonly subscriptionId: string;
   /** The subscription's session, re-pointed when its thread starts a new one (`add`, `moveSession`). */
   sessionId: string;
-  items: WakeItem[];
+  /** What it holds (wake-batch.ts). */
+  items: readonly WakeItem[];
   omitted: number;
   readonly firstAt: number;
   timer: TimerHandle | undefined;
@@ -152,12 +154,10 @@ export class WakeScheduler {
     }
     // The subscription as the registry has it now: another process may have moved it ("new").
     batch.sessionId = sessionId;
-    if (batch.items.some((i) => i.entry.id === item.entry.id)) return;
-    batch.items.push(item);
-    if (batch.items.length > this.options.maxBatch) {
-      batch.items.shift();
-      batch.omitted += 1;
-    }
+    const contents = withItem(batch, item, this.options.maxBatch);
+    if (contents === batch) return;
+    batch.items = contents.items;
+    batch.omitted = contents.omitted;
     if (batch.held !== undefined) return;
     const due =
       batch.items.length >= this.options.maxBatch
@@ -304,7 +304,7 @@ export class WakeScheduler {
     const ready: ReadyBatch = {
       subscriptionId,
       sessionId: batch.sessionId,
-      items: [...batch.items].sort((a, b) => a.entry.seq - b.entry.seq),
+      items: inBufferOrder(batch.items),
       omitted: batch.omitted,
     };
     const flight: Flight = { cancelled: false };
@@ -368,17 +368,13 @@ export class WakeScheduler {
     const { subscriptionId } = ready;
     const current = this.pending.get(subscriptionId);
     if (current?.timer !== undefined) this.options.clock.clearTimer(current.timer);
-    const byId = new Map<string, WakeItem>();
-    for (const item of [...ready.items, ...(current?.items ?? [])]) byId.set(item.entry.id, item);
-    const all = [...byId.values()].sort((a, b) => a.entry.seq - b.entry.seq);
-    const overflow = Math.max(0, all.length - this.options.maxBatch);
+    const contents = mergeBack(ready, current, this.options.maxBatch);
     const failures = (this.failures.get(subscriptionId) ?? 0) + 1;
     this.failures.set(subscriptionId, failures);
     const batch: PendingBatch = {
       subscriptionId,
       sessionId: current?.sessionId ?? ready.sessionId,
-      items: all.slice(overflow),
-      omitted: ready.omitted + (current?.omitted ?? 0) + overflow,
+      ...contents,
       firstAt: Math.min(firstAt, current?.firstAt ?? firstAt),
       timer: undefined,
       held: "rate",
