@@ -6,7 +6,7 @@
  * the actor may end it, is decided in one place (`toCancel`), for the cancel and its approval card.
  * Tasks live in the store (TaskRegistry), and their runs are TaskRuns' work (task-runs.ts): each
  * occurrence claimed before it runs, so none runs twice. Guards: the planner's minimum interval,
- * active tasks per person and per workspace, wake-ups per session per hour, and failed runs in a
+ * active tasks per person and per workspace, wake-ups per conversation per hour, and failed runs in a
  * row pause a task.
  *
  * Several processes on one store: the active-task limits are counted, a person's listing made
@@ -21,7 +21,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { mayDecide } from "../approvals/authorisation.js";
-import type { Caller, ThreadTarget } from "../core/thread-target.js";
+import { type Caller, sessionKeyOf, type ThreadTarget } from "../core/thread-target.js";
 import type { SlotBudget } from "../store/slot-budget.js";
 import type { Store } from "../store/store.js";
 import type { Outcome } from "../subscriptions/channel-access.js";
@@ -83,23 +83,27 @@ export interface ScheduleServiceOptions {
   readonly owner?: string;
   readonly onError?: (error: unknown, context: string) => void;
   /**
-   * Where wake_me_later calls per session are counted (store/slot-budget.ts): the app's budget
+   * Where wake_me_later calls per conversation are counted (store/slot-budget.ts): the app's budget
    * over the 'budgets' space, so every process on the store counts together and a restart keeps
    * the count.
    */
   readonly wakeBudget: SlotBudget;
 }
 
-/** The store key (in 'budgets') under which a session's wake_me_later slots are counted. */
-export const wakeLaterBudgetKey = (sessionId: string): string => `wake-later:${sessionId}`;
+/**
+ * The store key (in 'budgets') under which a conversation's wake_me_later slots are counted: the
+ * thread's, not its session's — "new" gives the thread another session id, and a count kept per
+ * session would start afresh with it (a prompt-injected model could reset its limit that way).
+ */
+export const wakeLaterBudgetKey = (target: ThreadTarget): string => `wake-later:${sessionKeyOf(target)}`;
 
 /** Scheduled tasks and wake-ups: creation, listing, cancelling and exactly-once runs. */
 export class ScheduleService {
   private readonly runs: TaskRuns;
   private readonly settings: ScheduleSettings;
   private readonly clock: Clock;
-  /** wake_me_later calls per session in the last hour (the per-session limit). */
-  private readonly wakesBySession: SlotBudget;
+  /** wake_me_later calls per conversation in the last hour (the per-conversation limit). */
+  private readonly wakesByThread: SlotBudget;
   /** Whether `start` armed the tasks (tasks a refresh finds are armed only after). */
   private started = false;
   /** The timer of the next periodic catalog refresh, while started. */
@@ -113,7 +117,7 @@ export class ScheduleService {
   ) {
     this.settings = options.settings ?? DEFAULT_SCHEDULE_SETTINGS;
     this.clock = options.clock ?? systemClock;
-    this.wakesBySession = options.wakeBudget;
+    this.wakesByThread = options.wakeBudget;
     this.runs = new TaskRuns({
       registry,
       space: options.store.space("schedules"),
@@ -173,12 +177,12 @@ export class ScheduleService {
     };
   }
 
-  /** wake_me_later: wake this session once with the note (bounded, rate-limited per session). */
+  /** wake_me_later: wake this session once with the note (bounded, rate-limited per conversation). */
   async wakeLater(caller: Caller, args: WakeArgs): Promise<Outcome> {
     const now = this.clock.now();
     const limit = this.settings.wakesPerSessionPerHour;
     // The slot is taken first (atomic across processes) and given back when no wake-up is made.
-    const slot = await this.wakesBySession.take(wakeLaterBudgetKey(caller.sessionId), limit);
+    const slot = await this.wakesByThread.take(wakeLaterBudgetKey(caller.target), limit);
     if (!slot.ok)
       return {
         ok: false,

@@ -17,7 +17,7 @@ export interface ScheduleSettings {
   readonly maxActivePerWorkspace: number;
   /** Furthest ahead a wake-up may be set, ms. */
   readonly maxWakeMs: number;
-  /** Wake-ups one session may set per rolling hour. */
+  /** Wake-ups one conversation (thread, whatever its session) may set per rolling hour. */
   readonly wakesPerSessionPerHour: number;
   /** Failed runs in a row that pause a task. */
   readonly maxFailures: number;

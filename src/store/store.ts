@@ -20,7 +20,7 @@ export const STORE_NAMESPACES = [
   "compaction",
   /**
    * Rate-limit slots shared by every process on the store: transcriptions per person, wake-ups
-   * per subscription and wake_me_later calls per session (store/slot-budget.ts); and the bytes of
+   * per subscription and wake_me_later calls per conversation (store/slot-budget.ts); and the bytes of
    * files each person had saved in the last day (store/byte-budget.ts).
    */
   "budgets",

@@ -1,6 +1,7 @@
 /**
- * wake_me_later's per-session limit counted in the store: two ScheduleServices on one store (two
- * processes) together let a session set at most its wake-ups per hour, a refused or failed call
+ * wake_me_later's per-conversation limit counted in the store: two ScheduleServices on one store (two
+ * processes) together let a thread set at most its wake-ups per hour (its sessions together: "new"
+ * starts no count afresh), a refused or failed call
  * uses no slot, and the slots free after the hour (manual clock; Date, the memory store's
  * expiry, moves with it). A restart on the same store keeps the count.
  */
@@ -70,18 +71,27 @@ describe("wake_me_later limit shared by the processes on a store", () => {
   it("a call refused for another reason uses no slot, and a restart keeps the count", async () => {
     const a = await openProcess(2);
     expect((await a.service.wakeLater(ANA_HOME, { in_s: 7_200, note: "too far" })).ok).toBe(false);
-    expect(await store.space("budgets").get(slotKey(wakeLaterBudgetKey(ANA_HOME.sessionId), 0))).toBe(
-      undefined,
-    );
+    expect(await store.space("budgets").get(slotKey(wakeLaterBudgetKey(ANA_HOME.target), 0))).toBe(undefined);
     expect((await a.service.wakeLater(ANA_HOME, { in_s: 60, note: "a" })).ok).toBe(true);
     const restarted = await a.restart();
     expect((await restarted.wakeLater(ANA_HOME, { in_s: 60, note: "b" })).ok).toBe(true);
     expect((await restarted.wakeLater(ANA_HOME, { in_s: 60, note: "c" })).ok).toBe(false);
   });
 
-  it("keeps nothing for a session once its wake-ups are over an hour old: the slots expire in the store", async () => {
+  it("a thread's switch to a new session ('new') does not start its count afresh", async () => {
     const a = await openProcess(2);
-    const slot = slotKey(wakeLaterBudgetKey(ANA_HOME.sessionId), 0);
+    expect(await oks([0, 1].map((n) => a.service.wakeLater(ANA_HOME, { in_s: 60, note: `${n}` })))).toBe(2);
+    // The same thread, after "new": another session id, the same conversation.
+    const renewed = { ...ANA_HOME, sessionId: "s-home-2" };
+    expect(await a.service.wakeLater(renewed, { in_s: 60, note: "again" })).toEqual({
+      ok: false,
+      message: "This conversation set 2 wake-ups in the last hour, the most allowed; try again later.",
+    });
+  });
+
+  it("keeps nothing for a thread once its wake-ups are over an hour old: the slots expire in the store", async () => {
+    const a = await openProcess(2);
+    const slot = slotKey(wakeLaterBudgetKey(ANA_HOME.target), 0);
     expect((await a.service.wakeLater(ANA_HOME, { in_s: 60, note: "a" })).ok).toBe(true);
     expect(await store.space("budgets").get(slot)).toBe(T0);
     tick(HOUR_MS + 1);
