@@ -64,7 +64,7 @@ export async function catchUp(deps: CatchUpDeps, caller: Caller, args: CatchUpAr
     const last = read.entries.at(-1);
     const shown = last ? { epoch: read.epoch, seq: last.seq, at: last.at } : undefined;
     const through = read.droppedThrough ? laterOf(shown, read.droppedThrough) : shown;
-    if (through) await deps.cursors.advance(caller.sessionId, scope, through);
+    if (through) await deps.cursors.readTo(caller.sessionId, scope, through);
     const lost = read.dropped > 0 ? `\n${droppedText(read.dropped, ref.thread !== undefined)}` : "";
     return { ok: true, message: `${report(label, read.entries, read.remaining, since, cursor)}${lost}` };
   }
@@ -91,7 +91,7 @@ export async function catchUp(deps: CatchUpDeps, caller: Caller, args: CatchUpAr
     .sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   const shown = unread.slice(0, limit);
   const last = shown.at(-1);
-  if (last) await deps.cursors.advance(caller.sessionId, scope, { epoch: "", seq: 0, at: last.at });
+  if (last) await deps.cursors.readTo(caller.sessionId, scope, { epoch: "", seq: 0, at: last.at });
   const source = `(from ${directory.platform}'s history: nothing was buffered for ${label} yet)`;
   const note = page.note ? `\n${page.note}` : "";
   const more = unread.length > limit ? "\nThere may be more: call catch_up again to continue." : "";

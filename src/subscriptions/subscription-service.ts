@@ -295,12 +295,15 @@ export class SubscriptionService {
   }
 
   /**
-   * "new" switched a thread from session `oldId` to `newId`: the subscriptions made in `oldId`
-   * (the thread's: a session belongs to one thread) become `newId`'s in the store — read cursor
-   * first, then the record, each as stored now — and their pending batches wait for `newId`. So
+   * "new" switched a thread from session `oldId` to `newId`: the read cursors of the channels
+   * `oldId` read by catch_up become `newId`'s, and the subscriptions made in `oldId` (the
+   * thread's: a session belongs to one thread) too — read cursor first, then the record, each as
+   * stored now — and their pending batches wait for `newId`. So catch_up goes on where it was, and
    * "already watched", the per-session limit, `status` and unsubscribe see them in the new session.
+   * Safe to repeat (what was moved is no longer `oldId`'s).
    */
   async moveSession(oldId: string, newId: string): Promise<void> {
+    await this.cursors.moveAll(oldId, newId);
     await this.registry.refresh();
     for (const known of this.registry.forSession(oldId)) {
       const subscription = await this.registry.current(known.id);
