@@ -78,7 +78,7 @@ describe("postgres store: bounded calls", () => {
         });
       }
       expect(calls[0]).toEqual({ error: expect.stringMatching(/lock timeout/) });
-      // Health reads the table, so the lock shows: not ready.
+      // Health takes the lock writes take on the table, so the lock shows: not ready.
       expect(await store.ping()).toBe(false);
       // Opening purges expired rows, which waits for the lock: it fails, clearly, and start's
       // advice names the lock, not a server that is down.

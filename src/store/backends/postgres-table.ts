@@ -10,7 +10,7 @@ import { EventEmitter } from "node:events";
 import type { KeyvStoreAdapter, StoredData } from "keyv";
 import type pg from "pg";
 import { settlesWithin } from "../../core/settles-within.js";
-import { REPLY_TIMEOUT_MS, SharedAdapterClearError } from "./backend.js";
+import { PING_TIMEOUT_MS, REPLY_TIMEOUT_MS, SharedAdapterClearError } from "./backend.js";
 
 /**
  * A failed call on the table: names the store by its credential-free description and keeps the
@@ -33,6 +33,9 @@ export class PostgresCallError extends Error {
  * in one statement took 13-16 s at 300,000 such rows, past the pool's 5 s reply timeout).
  */
 const PURGE_WINDOW_ROWS = 5_000;
+
+/** How long the health ping waits for the table's write lock: half the ping's own bound. */
+const PING_LOCK_TIMEOUT_MS = PING_TIMEOUT_MS / 2;
 
 /** A purge under way: `rest` settles once every window is done or the table is closed. */
 export interface PurgeRun {
@@ -81,9 +84,17 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
     }
   }
 
-  /** A round trip that reads the table, so a table locked by another client or gone fails it. */
+  /**
+   * A round trip that takes the lock every write takes on the table, writing nothing: a table gone,
+   * locked by another client against writes (`LOCK TABLE … IN EXCLUSIVE MODE`, a CREATE INDEX) or
+   * against everything, or a server that refuses writes (a read-only replica) fails it with the
+   * server's reason. A read would pass under a lock that stalls every write. Its own lock timeout,
+   * shorter than the health ping's, so the reason arrives before the ping gives up on it.
+   */
   async ping(): Promise<void> {
-    await this.query(`SELECT 1 FROM ${this.table} LIMIT 1`);
+    await this.query(
+      `SET LOCAL lock_timeout = ${PING_LOCK_TIMEOUT_MS}; DELETE FROM ${this.table} WHERE false`,
+    );
   }
 
   async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
