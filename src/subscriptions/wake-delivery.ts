@@ -6,7 +6,8 @@
  * the wake-up (the platform not connected yet, a membership check that failed, a session layer
  * draining) rejects, and the scheduler tries the batch again; nothing after acceptance does. After
  * a wake-up the subscription's wake marker and the session's read cursor move past what was
- * delivered. At open, the batches that were pending when the process stopped are rebuilt from the
+ * delivered. A batch whose subscription's hand-overs have failed for an hour (wake-failures.ts)
+ * tells the subscriber so when it fails too. At open, the batches that were pending when the process stopped are rebuilt from the
  * buffer after the wake marker.
  */
 import { type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
@@ -49,6 +50,22 @@ export class WakeDelivery {
     const subscription = await this.deps.registry.current(ready.subscriptionId);
     const last = ready.items.at(-1);
     if (!subscription || !last) return;
+    try {
+      await this.handOver(subscription, ready, last.position);
+    } catch (error) {
+      if (ready.tellIfFails) {
+        const { id, channelRef } = subscription;
+        await this.deps.tell(
+          subscription,
+          `For over an hour I have not been able to wake this thread for new messages in ${channelLabel(channelRef)} (subscription ${id}). I keep trying every few minutes; meanwhile catch_up shows what came.`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** `deliver` of a subscription that is still there: rejects when the wake-up was not handed over. */
+  private async handOver(subscription: Subscription, ready: ReadyBatch, last: BufferPosition): Promise<void> {
     const label = channelLabel(subscription.channelRef);
     if (!(await this.subscriberIsMember(subscription))) {
       await this.deps.close(subscription);
@@ -73,8 +90,8 @@ export class WakeDelivery {
       return;
     }
     try {
-      await this.deps.registry.markWoken(subscription.id, last.position);
-      await this.markRead(subscription, new Set(entries.map((e) => e.seq)), last.position);
+      await this.deps.registry.markWoken(subscription.id, last);
+      await this.markRead(subscription, new Set(entries.map((e) => e.seq)), last);
     } catch (error) {
       // Delivered all the same: trying again would wake the session twice (a restart may, from the marker).
       this.deps.onError(error, `recording the wake-up of subscription ${subscription.id}`);

@@ -8,8 +8,9 @@
  * turn: `sessionIdle`, with a periodic re-check as a safety net) and the subscription's previous
  * wake-up still being handed over (one at a time, so they arrive in order). A hand-over that fails
  * puts its messages back into the batch, which tries again after a growing pause (or at once on
- * `retryNow`): a message is dropped only once delivered. Timers and batch ages come from the
- * injected clock; the rate limit is counted in the given SlotBudget (store/slot-budget.ts).
+ * `retryNow`; an hour of failures has the subscriber told: wake-failures.ts): a message is dropped
+ * only once delivered. Timers and batch ages come from the injected clock; the rate limit is
+ * counted in the given SlotBudget (store/slot-budget.ts).
  *
  * With several processes on one store, a channel message reaches one process, but a restarted or
  * newly started process rebuilds pending batches from the shared buffer too; with `claims`
@@ -24,6 +25,7 @@ import type { Clock, TimerHandle } from "./clock.js";
 import type { SlotBudget } from "../store/slot-budget.js";
 import { WAKE_CLAIM_TAKE_MS, type WakeClaims } from "./wake-claims.js";
 import { inBufferOrder, mergeBack, withItem } from "./wake-batch.js";
+import { HandOverFailures } from "./wake-failures.js";
 import { claimWakeItems, handOverClaimed } from "./wake-hand-over.js";
 
 /** One matched message and where it sits in its channel buffer. */
@@ -38,6 +40,11 @@ export interface ReadyBatch {
   readonly sessionId: string;
   readonly items: readonly WakeItem[];
   readonly omitted: number;
+  /**
+   * Set when the subscription's hand-overs have failed for an hour and its subscriber was not told
+   * yet (wake-failures.ts): should this one fail too, `deliver` tells them.
+   */
+  readonly tellIfFails?: boolean;
 }
 
 export interface WakeTiming {
@@ -55,7 +62,8 @@ export interface WakeSchedulerOptions extends WakeTiming {
   readonly isBusy: (sessionId: string) => boolean | Promise<boolean>;
   /**
    * Wake the session with the batch: resolve once it was accepted (or is no longer wanted), reject
-   * when it was not delivered — reported to `onError`, and the batch tries again later.
+   * when it was not delivered — reported to `onError`, and the batch tries again later. Rejecting
+   * a batch with `tellIfFails`, it tells the subscriber their wake-ups keep failing (taken as told).
    */
   readonly deliver: (batch: ReadyBatch) => Promise<void>;
   readonly onError: (error: unknown, subscriptionId: string) => void;
@@ -73,14 +81,6 @@ export const subscriptionWakeBudgetKey = (subscriptionId: string): string => `wa
 
 /** How soon a batch whose wake-up count could not be checked (or frees at an unknown time) tries again. */
 const RATE_RETRY_MS = 15_000;
-
-/** The longest pause before a batch whose hand-over kept failing tries again. */
-const MAX_RETRY_MS = 5 * 60_000;
-
-/** The pause before the next try after `failures` failed hand-overs in a row: 15 s, doubling, at most 5 min. */
-export function retryDelayMs(failures: number): number {
-  return Math.min(RATE_RETRY_MS * 2 ** Math.max(0, failures - 1), MAX_RETRY_MS);
-}
 
 /** A hand-over under way: `cancelled` once its subscription was removed meanwhile. */
 interface Flight {
@@ -117,8 +117,8 @@ export class WakeScheduler {
   private readonly inFlight = new Set<Promise<void>>();
   /** The hand-over under way per subscription (at most one). */
   private readonly flights = new Map<string, Flight>();
-  /** Failed hand-overs in a row per subscription (reset by a delivered one). */
-  private readonly failures = new Map<string, number>();
+  /** Runs of failed hand-overs per subscription (ended by a delivered one). */
+  private readonly failures = new HandOverFailures();
   /** The messages whose claim another process held, re-added later, per subscription. */
   private readonly rechecks = new Map<string, Recheck>();
   private closed = false;
@@ -173,7 +173,7 @@ export class WakeScheduler {
     this.pending.delete(subscriptionId);
     const flight = this.flights.get(subscriptionId);
     if (flight) flight.cancelled = true;
-    this.failures.delete(subscriptionId);
+    this.failures.ended(subscriptionId);
     const recheck = this.rechecks.get(subscriptionId);
     if (recheck) this.options.clock.clearTimer(recheck.timer);
     this.rechecks.delete(subscriptionId);
@@ -182,7 +182,7 @@ export class WakeScheduler {
   /** A batch waiting to try a failed hand-over again tries now (e.g. its platform has just connected). */
   retryNow(subscriptionId: string): void {
     const batch = this.pending.get(subscriptionId);
-    if (batch?.held === "rate" && this.failures.has(subscriptionId)) this.arm(batch, 0);
+    if (batch?.held === "rate" && this.failures.failing(subscriptionId)) this.arm(batch, 0);
   }
 
   /** The session's turn ended: batches waiting for it go now (rate limit permitting). */
@@ -306,14 +306,18 @@ export class WakeScheduler {
       sessionId: batch.sessionId,
       items: inBufferOrder(batch.items),
       omitted: batch.omitted,
+      tellIfFails: this.failures.tellIfFails(subscriptionId, this.options.clock.now()),
     };
     const flight: Flight = { cancelled: false };
     this.flights.set(subscriptionId, flight);
-    /** The hand-over of `back` failed: its messages go back into the batch (unless it was removed). */
-    const failed = (error: unknown, back: ReadyBatch) => {
+    /**
+     * The hand-over of `back` failed (`told`: `deliver` told the subscriber so): its messages go
+     * back into the batch (unless it was removed).
+     */
+    const failed = (error: unknown, back: ReadyBatch, told: boolean) => {
       this.options.onError(error, subscriptionId);
       slot.release().catch((failure: unknown) => this.options.onError(failure, subscriptionId));
-      if (!(this.closed || flight.cancelled)) this.putBack(back, batch.firstAt);
+      if (!(this.closed || flight.cancelled)) this.putBack(back, batch.firstAt, told);
     };
     const delivery = claimWakeItems(this.options.claims, ready, (elsewhere) =>
       this.recheckLater(ready, elsewhere),
@@ -321,13 +325,11 @@ export class WakeScheduler {
       .then(
         (mine) =>
           handOverClaimed(this.options, mine).then(
-            () => {
-              this.failures.delete(subscriptionId);
-            },
-            (error: unknown) => failed(error, mine),
+            () => this.failures.ended(subscriptionId),
+            (error: unknown) => failed(error, mine, mine.tellIfFails === true),
           ),
         // Not known which were claimed: all go back (a claim this process holds is its own again).
-        (error: unknown) => failed(error, ready),
+        (error: unknown) => failed(error, ready, false),
       )
       .finally(() => {
         this.inFlight.delete(delivery);
@@ -361,16 +363,16 @@ export class WakeScheduler {
   }
 
   /**
-   * A hand-over failed: its messages go back into the subscription's batch (merged with those that
-   * came meanwhile, the oldest left out beyond the maximum size), which tries again after a pause.
+   * A hand-over failed (`told`: its subscriber was told so): its messages go back into the
+   * subscription's batch (merged with those that came meanwhile, the oldest left out beyond the
+   * maximum size), which tries again after a pause.
    */
-  private putBack(ready: ReadyBatch, firstAt: number): void {
+  private putBack(ready: ReadyBatch, firstAt: number, told: boolean): void {
     const { subscriptionId } = ready;
     const current = this.pending.get(subscriptionId);
     if (current?.timer !== undefined) this.options.clock.clearTimer(current.timer);
     const contents = mergeBack(ready, current, this.options.maxBatch);
-    const failures = (this.failures.get(subscriptionId) ?? 0) + 1;
-    this.failures.set(subscriptionId, failures);
+    const pause = this.failures.failed(subscriptionId, this.options.clock.now(), told);
     const batch: PendingBatch = {
       subscriptionId,
       sessionId: current?.sessionId ?? ready.sessionId,
@@ -380,7 +382,7 @@ export class WakeScheduler {
       held: "rate",
     };
     this.pending.set(subscriptionId, batch);
-    this.arm(batch, retryDelayMs(failures));
+    this.arm(batch, pause);
   }
 
   /** The subscription's hand-over ended: a batch that became ready meanwhile goes now. */

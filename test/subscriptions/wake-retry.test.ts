@@ -1,7 +1,8 @@
 /**
  * Wake-ups that are not delivered the first time: a hand-over the session layer rejects (draining,
  * a thread switching to "new", the platform not connected yet) is tried again with what came
- * meanwhile, and the wake marker never passes an undelivered message; a batch rebuilt before its
+ * meanwhile, and the wake marker never passes an undelivered message; after an hour of failures
+ * the subscriber is told, once per run of them; a batch rebuilt before its
  * platform connects goes once it does; one subscription's hand-overs go one at a time, in order,
  * and the marker only moves forward.
  */
@@ -58,6 +59,46 @@ describe("wake-ups that are not delivered the first time", () => {
     expect(woken(h)).toHaveLength(1);
     const caught = await h.service.catchUp(ALICE, { channel: "#deploys" });
     expect(caught.message).toContain("no unread messages");
+  });
+
+  it("hand-overs failing for an hour tell the subscriber once, and again only after one went in between", async () => {
+    const realWake = h.sink.wake.bind(h.sink);
+    let failing = true;
+    h.sink.wake = async (subscription: Subscription, batch: WakeBatch) => {
+      if (failing) throw new Error("the session layer is shutting down");
+      return realWake(subscription, batch);
+    };
+    await h.service.subscribe(ALICE, { channel: "#deploys" });
+    const [subscription] = await h.service.listFor(ALICE.sessionId);
+    await h.service.observe(message("deploy 7 FAILED on web-3"));
+    await settle(h, DEBOUNCE);
+    expect(h.errors).toHaveLength(1);
+    // Tries at 15 s, 45 s, 1:45, 3:45, 7:45, 12:45, then every 5 min: the first past the hour is at 1:02:45.
+    await settle(h, HOUR);
+    expect(h.errors.length).toBeGreaterThan(10);
+    expect(h.notices).toEqual([]);
+    await settle(h, 5 * 60_000);
+    const notice = {
+      target: ALICE.target,
+      text: expect.stringMatching(/over an hour .* #deploys \(subscription sub_\w+\)\. I keep trying/),
+    };
+    expect(h.notices).toEqual([notice]);
+    expect(h.notices[0]?.text).toContain(subscription?.id);
+    // Still failing hours later: no second notice.
+    await settle(h, 3 * HOUR);
+    expect(h.notices).toHaveLength(1);
+    expect(woken(h)).toEqual([]);
+
+    failing = false;
+    await settle(h, 5 * 60_000);
+    expect(woken(h)).toEqual([["deploy 7 FAILED on web-3"]]);
+    // A new run of failures is told again, once it has lasted an hour.
+    failing = true;
+    await h.service.observe(message("deploy 8 FAILED"));
+    await settle(h, DEBOUNCE + HOUR);
+    expect(h.notices).toHaveLength(1);
+    await settle(h, 5 * 60_000);
+    expect(h.notices).toEqual([notice, notice]);
   });
 
   it("a batch rebuilt at start-up before its platform connected goes once the platform registers", async () => {
