@@ -35,11 +35,14 @@ beforeEach(async () => {
   await admin.query(`DROP TABLE IF EXISTS ${TABLE}`);
   pool = new pg.Pool({ connectionString: server.url });
   deletes = [];
-  const query = pool.query.bind(pool) as (sql: string, values?: unknown[]) => Promise<pg.QueryResult>;
-  (pool as { query: unknown }).query = (sql: string, values?: unknown[]) => {
-    if (sql.trimStart().startsWith("DELETE")) deletes.push(values ?? []);
-    return query(sql, values);
-  };
+  pool.on("connect", (client) => {
+    const query = client.query.bind(client) as (sql: string, ...rest: unknown[]) => unknown;
+    (client as { query: unknown }).query = (sql: string, ...rest: unknown[]) => {
+      if (typeof sql === "string" && sql.trimStart().startsWith("DELETE"))
+        deletes.push((rest[0] as unknown[]) ?? []);
+      return query(sql, ...rest);
+    };
+  });
   table = new PostgresTable(pool, TABLE, "test", WINDOW);
   await table.ensureTable();
   // Even rows expired, odd rows live, as keyv writes them; one row without expiry, one not JSON.

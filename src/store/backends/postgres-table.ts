@@ -9,8 +9,8 @@
 import { EventEmitter } from "node:events";
 import type { KeyvStoreAdapter, StoredData } from "keyv";
 import type pg from "pg";
-import { settlesWithin } from "../../core/settles-within.js";
-import { PING_TIMEOUT_MS, REPLY_TIMEOUT_MS, SharedAdapterClearError } from "./backend.js";
+import { PING_TIMEOUT_MS, SharedAdapterClearError } from "./backend.js";
+import { ClosingPool } from "./postgres-closing-pool.js";
 
 /**
  * A failed call on the table: names the store by its credential-free description and keeps the
@@ -48,8 +48,8 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
   namespace?: string | undefined;
   private closed = false;
   private purging: Promise<void> | undefined;
-  /** The pool's connections not closed yet, each with its closing: disconnect() waits for them. */
-  private readonly connections = new Map<pg.PoolClient, Promise<void>>();
+  /** The pool's queries, and its closing (see ClosingPool). */
+  private readonly calls: ClosingPool;
 
   /**
    * `table` is a trusted, already-quoted identifier such as `public.keyv`; `store` describes the
@@ -63,11 +63,7 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
   ) {
     super();
     pool.on("error", (error) => this.emit("error", error));
-    pool.on("connect", (client) => {
-      const ended = new Promise<void>((resolve) => client.once("end", resolve));
-      this.connections.set(client, ended);
-      void ended.then(() => this.connections.delete(client));
-    });
+    this.calls = new ClosingPool(pool);
   }
 
   /** Create the table when it does not exist yet. */
@@ -78,7 +74,7 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
   /** One query; rows as objects. Fails with a PostgresCallError. */
   async query(sql: string, values: readonly unknown[] = []): Promise<Array<Record<string, unknown>>> {
     try {
-      return (await this.pool.query(sql, values as unknown[])).rows;
+      return (await this.calls.query(sql, values)).rows;
     } catch (error) {
       throw new PostgresCallError(this.store, this.reasonOf(error), { cause: error });
     }
@@ -212,16 +208,14 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
   }
 
   /**
-   * End the pool once a purge under way has stopped after its window in flight (a call queued
-   * for a connection when the pool ends is never answered), then wait for its connections to
-   * close: `pool.end()` resolves once each was asked to end, not once it has, so a server stopped
-   * right after a close still ended them with an error (at most a reply timeout for a stalled link).
+   * Close the pool once a purge under way has stopped after its window in flight: every call still
+   * waiting for a connection then fails with "the store closed…", and it resolves once the
+   * connections have closed (see ClosingPool).
    */
   async disconnect(): Promise<void> {
     this.closed = true;
     await this.purging?.catch(() => undefined);
-    await this.pool.end();
-    await settlesWithin(Promise.all(this.connections.values()), REPLY_TIMEOUT_MS);
+    await this.calls.end();
   }
 
   /** The driver's message; its bare "Query read timeout" says what ran out. */
