@@ -1,12 +1,13 @@
 /**
  * The embedded SQLite store: where its file lives, purging of expired rows (between loop turns),
- * and open failures.
+ * and opening: a lock another connection holds on the file is waited out, failures are clear.
  */
 import { mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { openSqliteBackend } from "../../src/store/backends/sqlite.js";
 import { createStore } from "../../src/store/create-store.js";
 
 /** Rows of the store's table, read straight from the file. */
@@ -118,6 +119,26 @@ describe("sqlite store", () => {
       expect(await reopened.space("memory").get("fine")).toEqual({ ok: true });
     } finally {
       await reopened.close();
+    }
+  });
+
+  it("waits out another connection's lock on the whole file while opening, the event loop running meanwhile", async () => {
+    const file = path.join(root, "coworker.sqlite");
+    await (await createStore({ dataDir: root })).close();
+    // A sqlite3 shell in exclusive locking mode holds the whole file once it has read it.
+    const locker = new Database(file, { timeout: 0 });
+    locker.pragma("locking_mode = EXCLUSIVE");
+    locker.prepare("SELECT count(*) FROM keyv").get();
+    // Opening finds the file locked; it used to wait for it on the main thread, so this very
+    // thread could not let go of the lock before opening failed.
+    const opening = openSqliteBackend(file, () => undefined);
+    locker.close();
+    const backend = await opening;
+    try {
+      await backend.keyv("sessions").set("s1", "ok");
+      expect(await backend.keyv("sessions").get("s1")).toBe("ok");
+    } finally {
+      await backend.close();
     }
   });
 

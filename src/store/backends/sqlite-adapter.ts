@@ -101,14 +101,14 @@ export class SqliteAdapter extends EventEmitter {
       retry: () => this.flush(),
     });
     ensurePrivateFile(options.file);
-    // Opening (once, before anything is served) may wait the whole timeout; statements after it not.
-    this.db = new Database(options.file, { timeout: options.busyTimeoutMs });
+    // Statements wait for a lock on the thread this long at most; longer locks are waited out
+    // between loop turns (a locked batch) or by trying the opening again (openSqliteBackend).
+    this.db = new Database(options.file, { timeout: LOCK_WAIT_ON_THREAD_MS });
     try {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma(`synchronous = ${options.synchronous}`);
       this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       this.db.exec(`CREATE TABLE IF NOT EXISTS ${options.table}(key VARCHAR(255) PRIMARY KEY, value TEXT )`);
-      this.db.pragma(`busy_timeout = ${LOCK_WAIT_ON_THREAD_MS}`);
       for (const suffix of ["-wal", "-shm"]) tightenIfPresent(`${options.file}${suffix}`);
       this.statements = prepare(this.db, options.table);
     } catch (error) {

@@ -7,8 +7,11 @@
  * writes issued during the pause join it, and a read of a key with a write queued waits for that
  * batch to settle); once the lock has been held for `busyTimeoutMs` (or for CLOSING_LOCK_WAIT_MS of
  * a close, within shutdown's budget), every queued write fails with an error naming the file.
- * Reads are not retried: in WAL mode a reader never waits for a writer, only for rare file-wide
- * locks (a TRUNCATE checkpoint, recovery), and such a read fails after the short wait.
+ * Opening the file waits out a lock alike (waitOutLock): a connection holding the whole file (a
+ * sqlite3 shell in exclusive locking mode) made it wait on the main thread for the whole timeout.
+ * Reads are not retried: once open, the connection holds a shared lock on the file for its life
+ * (WAL mode), so no other connection can take the whole file, and a reader never waits for a
+ * writer; only WAL recovery, which runs while no connection has the file open, locks out readers.
  */
 
 /**
@@ -94,16 +97,47 @@ export class SqliteLockWait {
 
   /** The error a queued write fails with when the lock outlasted the wait (`closing`: a close cut it). */
   lockedError(cause: unknown, closing: boolean): Error {
-    return new Error(
-      `store: the SQLite file ${this.options.file} stayed locked by another connection (a second Coworker ` +
-        `process, a sqlite3 shell, coworker doctor) ${closing ? "until the store closed" : `for ${this.options.busyTimeoutMs} ms`}; the write was not made`,
-      { cause },
-    );
+    const held = closing ? "until the store closed" : `for ${this.options.busyTimeoutMs} ms`;
+    return lockedError(this.options.file, held, "the write was not made", cause);
   }
+}
+
+/**
+ * Run `attempt` (its statements wait for a lock LOCK_WAIT_ON_THREAD_MS at most) until it does not
+ * find `file` locked by another connection, pausing between tries as a locked batch does (the loop
+ * runs meanwhile); once the lock has been held for `busyTimeoutMs`, fail with an error naming the
+ * file. Any other error fails at once.
+ */
+export async function waitOutLock<T>(file: string, busyTimeoutMs: number, attempt: () => T): Promise<T> {
+  const since = Date.now();
+  for (let delayMs = LOCK_RETRY_FIRST_MS; ; delayMs = Math.min(delayMs * 2, LOCK_RETRY_MAX_MS)) {
+    try {
+      return attempt();
+    } catch (error) {
+      if (!isLocked(error)) throw error;
+      if (Date.now() - since >= busyTimeoutMs)
+        throw lockedError(file, `for ${busyTimeoutMs} ms`, "it could not be opened", error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+  }
+}
+
+/** The error of a lock on `file` held past a wait: for how long (`held`), and what did not happen. */
+function lockedError(file: string, held: string, outcome: string, cause: unknown): Error {
+  return new Error(
+    `store: the SQLite file ${file} stayed locked by another connection (a second Coworker process, ` +
+      `a sqlite3 shell, coworker doctor) ${held}; ${outcome}`,
+    { cause },
+  );
 }
 
 /** Whether `error` is SQLite's "another connection holds the lock" (SQLITE_BUSY and its kinds). */
 export function isLocked(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_"));
+  return typeof code === "string" && isLockedCode(code);
+}
+
+/** Whether `code` is SQLITE_BUSY or one of its kinds (SQLITE_BUSY_RECOVERY, …). */
+export function isLockedCode(code: string): boolean {
+  return code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_");
 }

@@ -20,14 +20,15 @@ import {
   serializeValue,
 } from "./backend.js";
 import { SqliteAdapter } from "./sqlite-adapter.js";
+import { waitOutLock } from "./sqlite-lock-wait.js";
 
 /** When SQLite syncs the WAL to disk (see the header). */
 const SYNCHRONOUS = "NORMAL";
 /** The journal and sync settings the file runs with, for reports. */
 export const SQLITE_DURABILITY = `WAL, synchronous=${SYNCHRONOUS}`;
 /**
- * How long a write waits for another connection's lock before failing (between loop turns, not on
- * the main thread: see SqliteAdapter).
+ * How long a write, or opening the file, waits for another connection's lock before failing
+ * (between loop turns, not on the main thread: see SqliteAdapter).
  */
 const BUSY_TIMEOUT_MS = 10_000;
 const TABLE = "keyv";
@@ -36,13 +37,18 @@ const TABLE = "keyv";
 export async function openSqliteBackend(file: string, onError: ErrorSink): Promise<Backend> {
   let adapter: SqliteAdapter | undefined;
   try {
-    adapter = new SqliteAdapter({
+    adapter = await waitOutLock(
       file,
-      table: TABLE,
-      busyTimeoutMs: BUSY_TIMEOUT_MS,
-      synchronous: SYNCHRONOUS,
-      onCheckpointError: onError,
-    });
+      BUSY_TIMEOUT_MS,
+      () =>
+        new SqliteAdapter({
+          file,
+          table: TABLE,
+          busyTimeoutMs: BUSY_TIMEOUT_MS,
+          synchronous: SYNCHRONOUS,
+          onCheckpointError: onError,
+        }),
+    );
     await adapter.purgeExpired();
   } catch (error) {
     await adapter?.disconnect().catch(() => undefined);
