@@ -1,10 +1,12 @@
 /**
  * Store failures as ServiceFailures: a Redis or Postgres server that cannot be reached, one that
  * refuses the credentials, a Postgres table another client holds locked past the store's lock or
- * statement timeout, and a store that is misconfigured (unknown URL scheme, a data directory that
- * cannot be written, a SQLite driver that was not built) — each with its fix.
+ * statement timeout, a SQLite file another program holds locked past the store's wait, and a store
+ * that is misconfigured (unknown URL scheme, a data directory that cannot be written, a SQLite
+ * driver that was not built) — each with its fix.
  */
 import { messageOf, networkCode, ServiceFailure } from "../core/failure.js";
+import { isLockedCode } from "./backends/sqlite-lock-wait.js";
 
 const AUTH = /WRONGPASS|NOAUTH|invalid password|password authentication failed|28P01|no pg_hba\.conf entry/i;
 /** Postgres's lock_not_available (lock_timeout) and query_canceled (statement_timeout). */
@@ -63,6 +65,15 @@ export function storeFailure(error: unknown, external: boolean, dataDir: string)
       "unreachable",
       reason,
       "start the Redis / Postgres server or correct the host and port in COWORKER_STORE_URL",
+      cause,
+    );
+  // Retryable too: the file is fine, another program holds it.
+  if (codes.some(isLockedCode))
+    return new ServiceFailure(
+      "the store",
+      "unreachable",
+      reason,
+      `another program holds the SQLite file in ${dataDir} locked (a sqlite3 shell, a backup tool, a Coworker process on the same data directory): end it; start retries meanwhile`,
       cause,
     );
   if (codes.some((code) => FILESYSTEM.has(code)))

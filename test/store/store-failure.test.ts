@@ -1,8 +1,14 @@
-/** Store failures are told apart: unreachable server, rejected credentials, misconfigured directory. */
+/**
+ * Store failures are told apart: unreachable server, rejected credentials, a file or table another
+ * program holds locked, misconfigured directory.
+ */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { SqliteAdapter } from "../../src/store/backends/sqlite-adapter.js";
+import { waitOutLock } from "../../src/store/backends/sqlite-lock-wait.js";
 import { createStore } from "../../src/store/create-store.js";
 import { storeFailure } from "../../src/store/store-failure.js";
 
@@ -35,6 +41,34 @@ describe("storeFailure", () => {
       expect(failure.retryable).toBe(true);
       expect(failure.fix).toContain("another client holds a lock on the store's table");
       expect(failure.fix).not.toContain("start the Redis / Postgres server");
+    }
+  });
+
+  it("tells a SQLite file another program holds locked apart from a data directory to fix", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "coworker-store-failure-"));
+    const file = join(dataDir, "coworker.sqlite");
+    const locker = new Database(file, { timeout: 0 });
+    try {
+      locker.pragma("locking_mode = EXCLUSIVE");
+      locker.exec("CREATE TABLE held (x)");
+      // The store's wait for the lock, cut to nothing: its failure as opening reports it.
+      const error = await waitOutLock(
+        file,
+        0,
+        () => new SqliteAdapter({ file, table: "keyv", busyTimeoutMs: 0, synchronous: "NORMAL" }),
+      ).catch(
+        (caught: unknown) =>
+          new Error(`cannot open the SQLite store at ${file}: ${(caught as Error).message}`, {
+            cause: caught,
+          }),
+      );
+      const failure = storeFailure(error, false, dataDir);
+      expect(failure.reason).toMatch(/stayed locked by another connection/);
+      expect(failure.retryable).toBe(true);
+      expect(failure.fix).toContain("another program holds the SQLite file");
+      expect(failure.fix).not.toContain("writable");
+    } finally {
+      locker.close();
     }
   });
 
