@@ -142,6 +142,28 @@ describe("sqlite store", () => {
     }
   });
 
+  it("reads go on while another connection holds the write lock or tries to take the whole file", async () => {
+    const file = path.join(root, "coworker.sqlite");
+    const store = await createStore({ dataDir: root });
+    const other = new Database(file, { timeout: 0 });
+    try {
+      await store.space("sessions").set("s1", "ok");
+      // Open, the store holds a shared lock on the file (WAL mode): no one can take the whole file.
+      other.pragma("locking_mode = EXCLUSIVE");
+      expect(() => other.prepare("SELECT count(*) FROM keyv").get()).toThrow(
+        expect.objectContaining({ code: "SQLITE_BUSY" }),
+      );
+      other.pragma("locking_mode = NORMAL");
+      // A writer's lock (BEGIN EXCLUSIVE is BEGIN IMMEDIATE in WAL mode) leaves readers alone.
+      other.exec("BEGIN EXCLUSIVE");
+      expect(await store.space("sessions").get("s1")).toBe("ok");
+      other.exec("ROLLBACK");
+    } finally {
+      other.close();
+      await store.close();
+    }
+  });
+
   it("fails with a clear error naming the file when SQLite cannot open it", async () => {
     await mkdir(path.join(root, "coworker.sqlite"));
     await expect(createStore({ dataDir: root })).rejects.toThrow(
