@@ -8,7 +8,6 @@
  */
 import type { Logger } from "pino";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
-import type { PlatformUser } from "../core/thread-target.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import { allowedApproversFor, loosenersFor, steeringDecidersFor } from "./authorisation.js";
 import { CardDisplay } from "./card-display.js";
@@ -24,7 +23,7 @@ import type {
   TextAnswer,
 } from "./pending-hub-types.js";
 import { callHash, isOpen, newPendingId, type PendingItem, type PendingKind } from "./pending-item.js";
-import { PendingReplies } from "./pending-replies.js";
+import { PendingReplies, type TypedReply } from "./pending-replies.js";
 import { PendingSettler } from "./pending-settler.js";
 import type { PendingStore } from "./pending-store.js";
 import { PendingWaits } from "./pending-waits.js";
@@ -140,7 +139,7 @@ export class PendingHub {
   answerText(
     parkedOf: ParkedLookup,
     sessionId: string,
-    reply: { readonly platform: string; readonly user: PlatformUser; readonly text: string },
+    reply: TypedReply,
     keys: readonly string[],
   ): Promise<Settled<TextAnswer | undefined>> {
     return this.replies.answerText(parkedOf, sessionId, reply, keys);

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { type Attachment, attachmentSchema } from "../core/attachment.js";
 import type { AlwaysOption, QuestionSpec } from "../core/events.js";
 import type { CardRef } from "../core/card.js";
 import { storedTargetSchema, type ThreadTarget } from "../core/thread-target.js";
@@ -80,6 +81,11 @@ export interface PendingQuestion extends PendingCommon {
   readonly questions: readonly QuestionSpec[];
   /** Answers given so far, by question id. */
   readonly answers: Readonly<Record<string, string>>;
+  /**
+   * The files a typed answer came with (its attachment records), by question id: they reach the
+   * model beside the answer. Absent when no answer came with any (and in items stored before).
+   */
+  readonly answerFiles?: Readonly<Record<string, readonly Attachment[]>>;
   /** Dedupe keys of the typed messages that gave answers, to spot their redelivery. */
   readonly deliveries?: readonly string[];
 }
@@ -153,6 +159,7 @@ export const pendingItemSchema = z.discriminatedUnion("kind", [
     kind: z.literal("question"),
     questions: z.array(z.object({ id: z.string(), question: z.string(), options: z.array(z.string()) })),
     answers: z.record(z.string(), z.string()),
+    answerFiles: z.record(z.string(), z.array(attachmentSchema)).optional(),
     deliveries: z.array(z.string()).optional(),
   }),
   z.object({ ...common, kind: z.literal("plan"), plan: z.string() }),

@@ -5,6 +5,7 @@
  * decision or an answer (pending-settler.ts). The result says whether the parked turn must be resumed.
  */
 import type { ButtonPress, PressResult } from "../core/button-press.js";
+import type { Attachment } from "../core/attachment.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import { validActions } from "./approval-card.js";
 import { loosenRefusal, mayDecide, whoMayDecide } from "./authorisation.js";
@@ -15,11 +16,12 @@ import { firstUnanswered, parseQuestionAction } from "./question-card.js";
 
 type CardPress = Extract<ButtonPress, { kind: "card" }>;
 
-/** A typed thread message, as an answer candidate. */
-interface TypedReply {
+/** A typed thread message, as an answer candidate: its words and the files it came with. */
+export interface TypedReply {
   readonly platform: string;
   readonly user: PlatformUser;
   readonly text: string;
+  readonly files: readonly Attachment[];
 }
 
 /** Resolves presses and typed answers into decisions and answers. */
@@ -104,7 +106,8 @@ export class PendingReplies {
       const index = firstUnanswered(item);
       const question = index === undefined ? undefined : item.questions[index];
       if (!question) continue;
-      const { resume } = await settler.answer(item.id, question.id, reply.text, by, keys);
+      const typed = { keys, files: reply.files };
+      const { resume } = await settler.answer(item.id, question.id, reply.text, by, typed);
       return resumed({ result: "answered", resume }, sessionId, parkedOf);
     }
     return resumed({ result: undefined, resume: expired }, sessionId, parkedOf);

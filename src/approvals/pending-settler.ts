@@ -5,6 +5,7 @@
  * waiting in this process, and says when none took it: then the parked turn must be resumed.
  */
 import type { Logger } from "pino";
+import type { Attachment } from "../core/attachment.js";
 import type { PressResult } from "../core/button-press.js";
 import { alreadyDecidedMessage, type CardDisplay, outcomeOf } from "./card-display.js";
 import { waitsFor } from "./parked-turn.js";
@@ -97,16 +98,23 @@ export class PendingSettler {
     };
   }
 
-  /** Record one answer of a question group; the group is decided once every question has one. */
+  /**
+   * Record one answer of a question group (a typed one with its message's dedupe keys and the
+   * files it came with); the group is decided once every question has one.
+   */
   async answer(
     id: string,
     questionId: string,
     answer: string,
     by: PendingPerson,
-    keys?: readonly string[],
+    typed?: { readonly keys: readonly string[]; readonly files: readonly Attachment[] },
   ): Promise<{ readonly result: PressResult; readonly resume: boolean }> {
-    const typed = keys && { dedupeKeys: keys, onWin: () => this.recordDeliveries(keys) };
-    const { won, item } = await this.store.recordAnswer(id, questionId, answer, by, typed);
+    const delivery = typed && {
+      dedupeKeys: typed.keys,
+      files: typed.files,
+      onWin: () => this.recordDeliveries(typed.keys),
+    };
+    const { won, item } = await this.store.recordAnswer(id, questionId, answer, by, delivery);
     if (!won || item?.kind !== "question")
       return {
         result: { status: "already_decided", message: "That question was already answered." },

@@ -10,12 +10,14 @@
 import type { Coordination } from "../store/coordination/coordination.js";
 import type { Store, KeyValueSpace } from "../store/store.js";
 import { KeyedMutex } from "../store/key-mutex.js";
+import type { Attachment } from "../core/attachment.js";
 import type { CardRef } from "../core/card.js";
 import {
   type PendingDecision,
   type PendingItem,
   type PendingKind,
   type PendingPerson,
+  type PendingQuestion,
   type PendingStatus,
   pendingItemSchema,
 } from "./pending-item.js";
@@ -38,6 +40,8 @@ interface StoredAnswer {
   readonly at: string;
   /** Dedupe keys of the typed message that gave the answer (none for a button press). */
   readonly dedupeKeys?: readonly string[];
+  /** The files the typed answer came with (none for a button press). */
+  readonly files?: readonly Attachment[];
 }
 
 /** The status an item takes for a decision action. */
@@ -144,24 +148,28 @@ export class PendingStore {
     questionId: string,
     answer: string,
     by: PendingPerson,
-    delivery?: { readonly dedupeKeys: readonly string[]; readonly onWin: () => Promise<void> },
+    delivery?: {
+      readonly dedupeKeys: readonly string[];
+      readonly onWin: () => Promise<void>;
+      readonly files?: readonly Attachment[];
+    },
   ): Promise<{ won: boolean; item: PendingItem | undefined }> {
     const current = await this.get(id);
     if (current?.kind !== "question") return { won: false, item: current };
     const dedupeKeys = delivery?.dedupeKeys ?? [];
+    const files = delivery?.files ?? [];
     const stored: StoredAnswer = {
       answer,
       by,
       at: this.now().toISOString(),
       ...(dedupeKeys.length > 0 ? { dedupeKeys } : {}),
+      ...(files.length > 0 ? { files } : {}),
     };
     const won = await this.questions.setIfAbsent(`answer:${id}:${questionId}`, stored, this.ttlFor(current));
     if (won) {
       await delivery?.onWin();
       await this.modify(id, (item) =>
-        item.kind === "question"
-          ? withDeliveries({ ...item, answers: { ...item.answers, [questionId]: answer } }, dedupeKeys)
-          : item,
+        item.kind === "question" ? withAnswer(item, questionId, stored) : item,
       );
     }
     return { won, item: await this.get(id) };
@@ -219,16 +227,13 @@ export class PendingStore {
     if (item.status !== "pending") return item;
     let result: PendingItem = item;
     if (item.kind === "question") {
-      const answers = { ...item.answers };
-      const keys: string[] = [];
-      for (const question of item.questions) {
-        if (answers[question.id] !== undefined) continue;
-        const stored = await space.get<StoredAnswer>(`answer:${item.id}:${question.id}`);
-        if (!stored) continue;
-        answers[question.id] = stored.answer;
-        keys.push(...(stored.dedupeKeys ?? []));
+      let question: PendingItem = item;
+      for (const { id } of item.questions) {
+        if (item.answers[id] !== undefined) continue;
+        const stored = await space.get<StoredAnswer>(`answer:${item.id}:${id}`);
+        if (stored && question.kind === "question") question = withAnswer(question, id, stored);
       }
-      result = withDeliveries({ ...item, answers }, keys);
+      result = question;
     }
     const decision = await space.get<PendingDecision>(`decision:${item.id}`);
     return decision ? { ...result, status: statusFor(decision.action), decision } : result;
@@ -289,6 +294,15 @@ export class PendingStore {
 }
 
 /** A question with more dedupe keys of typed answers (unchanged when there are none). */
+/** The question group with one more answer: its text, the files it came with, its dedupe keys. */
+function withAnswer(item: PendingQuestion, questionId: string, stored: StoredAnswer): PendingItem {
+  const files = stored.files?.length
+    ? { answerFiles: { ...item.answerFiles, [questionId]: stored.files } }
+    : {};
+  const answered = { ...item, answers: { ...item.answers, [questionId]: stored.answer }, ...files };
+  return withDeliveries(answered, stored.dedupeKeys ?? []);
+}
+
 function withDeliveries(item: PendingItem, keys: readonly string[]): PendingItem {
   if (item.kind !== "question" || keys.length === 0) return item;
   return { ...item, deliveries: [...new Set([...(item.deliveries ?? []), ...keys])] };

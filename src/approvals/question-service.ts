@@ -16,8 +16,9 @@ export function questionAnswersOf(item: PendingItem, signal: AbortSignal): Quest
   if (signal.aborted || item.status === "cancelled" || item.kind !== "question") return { interrupted: true };
   const answers: Record<string, string> = {};
   for (const question of item.questions) answers[question.id] = item.answers[question.id] ?? EXPIRED_ANSWER;
+  const files = item.questions.flatMap((question) => item.answerFiles?.[question.id] ?? []);
   const by = item.decision?.by?.userId;
-  return by === undefined ? { answers } : { answers, by };
+  return { answers, ...(by === undefined ? {} : { by }), ...(files.length > 0 ? { files } : {}) };
 }
 
 /** Builds per-session askers. */

@@ -4,12 +4,12 @@
  * (approvals/). A file's text reaches the model apart from the person's words (engine/outbound.ts),
  * but it is still in the turn and may have steered a call, so both are told the files' names —
  * never their text. The turn's files are those of the message that started it and of every
- * message the requester sent into it while it ran (steering): a card raised after a steering
- * message names that message's files too. They are read from one place, the turn's history, where
+ * message the requester sent into it while it ran (steering) or answered a question with (ask_user):
+ * a card raised after a steering message or an answer names its files too. They are read from one place, the turn's history, where
  * every message keeps the files it came with (saved-file records): also the first message of a
  * retried turn, whose request lists none.
  */
-import { isSavedFile } from "../core/attachment.js";
+import { type Attachment, isSavedFile } from "../core/attachment.js";
 import type { ConversationMessage } from "../core/messages.js";
 import { oneLine } from "../core/one-line.js";
 
@@ -21,6 +21,14 @@ const NAME_CHARS = 80;
 function shown(name: string): string {
   const flat = oneLine(name);
   return flat.length <= NAME_CHARS ? flat : `${flat.slice(0, NAME_CHARS - 1)}…`;
+}
+
+/** The attachments of the requester's own message or typed answer (ask_user); none for others. */
+function requesterAttachments(message: ConversationMessage, requester: string): readonly Attachment[] {
+  if (message.meta?.by !== requester) return [];
+  if (message.role === "tool" || (message.role === "user" && message.meta?.untrusted !== true))
+    return message.attachments ?? [];
+  return [];
 }
 
 /**
@@ -36,10 +44,8 @@ export function attachedFilesOf(
   const start = history.findLastIndex((m) => m.role === "user" && m.meta?.steered !== true);
   const files = new Map<string, string>();
   for (const message of history.slice(Math.max(start, 0)))
-    if (message.role === "user" && message.meta?.by === requester && message.meta?.untrusted !== true)
-      for (const attachment of message.attachments ?? [])
-        if (isSavedFile(attachment) && !files.has(attachment.path))
-          files.set(attachment.path, attachment.name);
+    for (const attachment of requesterAttachments(message, requester))
+      if (isSavedFile(attachment) && !files.has(attachment.path)) files.set(attachment.path, attachment.name);
   if (files.size === 0) return undefined;
   const names = [...files.values()].slice(0, MAX_NAMES).map(shown);
   const more = files.size - names.length;

@@ -7,7 +7,8 @@
  * dropped, and the ephemeral context block appended to the last user message. Attachments are
  * rendered by the call's media view: a user message's images join it as parts (or placeholder
  * text), a tool result's images follow the run of tool results as one user message (tool messages
- * cannot carry images) on a vision model. The text of a file a person sent (a PDF's, a text
+ * cannot carry images) on a vision model, with the files a person's typed answer (ask_user) came
+ * with, shown as a person's message's files are. The text of a file a person sent (a PDF's, a text
  * file's, a recording's transcript) follows their words as a block of its own, marked as file
  * content, that nothing in the file can close (`fileTextBlock`): the model can always tell the
  * person's words from a document's. The service's own lines about the message's files (the files
@@ -25,6 +26,7 @@ import {
 import { deepFreeze, isDeeplyFrozen } from "../core/deep-freeze.js";
 import { oneLine } from "../core/one-line.js";
 import {
+  type Attachment,
   type FileTextAttachment,
   type ForwardedTextAttachment,
   isFileNote,
@@ -67,6 +69,10 @@ export const SUMMARY_LEAD =
 /** The text before the images that tool results (read_file on an image) returned. */
 export const TOOL_IMAGES_LEAD = "The images returned by the tool results above:";
 
+/** The text before what tool results came with besides images (the files sent with an answer). */
+export const TOOL_ATTACHMENTS_LEAD =
+  "What came with the tool results above (the files a person sent with their answer, images a tool returned):";
+
 /** Build the model-facing message list (see the module header). */
 export function buildOutbound(input: OutboundInput): ModelMessage[] {
   const system = input.summary
@@ -104,19 +110,20 @@ function appendProjections(
   to: number,
   media: MediaView,
 ): ModelMessage[] {
-  let toolImages: ContentPart[] = [];
+  let toolAttachments: Attachment[] = [];
   for (let i = from; i < to; i++) {
     const message = messages[i]!;
     if (isErrorMarker(message)) continue;
-    if (toolImages.length > 0 && message.role !== "tool") {
-      out.push(toolImagesMessage(toolImages));
-      toolImages = [];
+    if (toolAttachments.length > 0 && message.role !== "tool") {
+      out.push(toolAttachmentsMessage(toolAttachments, media));
+      toolAttachments = [];
     }
     out.push(withAttachments(message, media));
-    if (message.role === "tool" && media.vision && message.attachments?.length)
-      toolImages.push(...media.parts(message.attachments.filter(isImage)));
+    if (message.role === "tool")
+      for (const attachment of message.attachments ?? [])
+        if (media.vision || !isImage(attachment)) toolAttachments.push(attachment);
   }
-  if (toolImages.length > 0) out.push(toolImagesMessage(toolImages));
+  if (toolAttachments.length > 0) out.push(toolAttachmentsMessage(toolAttachments, media));
   return out;
 }
 
@@ -143,6 +150,8 @@ export class OutboundMemo {
     }
     let frozen = this.count;
     while (frozen < messages.length && isDeeplyFrozen(messages[frozen])) frozen++;
+    // A run of tool results is projected whole: what they came with follows its last one.
+    while (frozen > this.count && messages[frozen]?.role === "tool") frozen--;
     appendProjections(this.projected, messages, this.count, frozen, media);
     this.sources = messages;
     this.count = frozen;
@@ -164,9 +173,14 @@ export class OutboundMemo {
   }
 }
 
-/** The user message after a run of tool results that carries the images those results returned. */
-function toolImagesMessage(images: ContentPart[]): ModelMessage {
-  return { role: "user", content: [{ type: "text", text: TOOL_IMAGES_LEAD }, ...images] };
+/**
+ * The user message after a run of tool results that carries what those results came with (tool
+ * messages cannot): the images a tool returned, on a vision model, and the files a person's typed
+ * answer came with, rendered as a person's message's files are.
+ */
+function toolAttachmentsMessage(attachments: readonly Attachment[], media: MediaView): ModelMessage {
+  const lead = attachments.every(isImage) ? TOOL_IMAGES_LEAD : TOOL_ATTACHMENTS_LEAD;
+  return withAttachments({ role: "user", content: lead, attachments }, media);
 }
 
 /**

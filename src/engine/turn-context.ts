@@ -74,7 +74,10 @@ export interface CallAnswer {
   readonly status: ToolCallStatus;
   readonly content: string;
   readonly files?: readonly string[] | undefined;
-  /** Images the result refers to (read_file on an image), adapted per model call. */
+  /**
+   * Images the result refers to (read_file on an image), adapted per model call, or the files a
+   * person's typed answer came with (ask_user).
+   */
   readonly attachments?: readonly Attachment[] | undefined;
   readonly durationMs?: number | undefined;
   /** A few words on why the call ended this way, shown on status lines. */

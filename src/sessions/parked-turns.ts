@@ -11,6 +11,7 @@ import type { TextAnswer } from "../approvals/pending-hub-types.js";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { InboundMessage } from "../core/inbound-message.js";
 import type { LiveSession } from "./live-session.js";
+import { attachmentsOf } from "./request-builder.js";
 import type { SessionCache } from "./session-cache.js";
 import type { TurnScheduler } from "./turn-scheduler.js";
 
@@ -44,8 +45,8 @@ export class ParkedTurns {
   }
 
   /**
-   * A typed message as the answer to the session's open question or plan, if it is one. A session
-   * that has not run a turn yet has none to answer (nothing is read).
+   * A typed message as the answer to the session's open question or plan, if it is one, with the
+   * files it came with. A session that has not run a turn yet has none to answer (nothing is read).
    */
   async answerText(
     live: LiveSession,
@@ -53,7 +54,12 @@ export class ParkedTurns {
     keys: readonly string[],
   ): Promise<TextAnswer | undefined> {
     if (live.record.turns === 0 && live.record.pendingTurn === undefined) return undefined;
-    const reply = { platform: message.target.platform, user: message.user, text: message.text };
+    const reply = {
+      platform: message.target.platform,
+      user: message.user,
+      text: message.text,
+      files: attachmentsOf(message),
+    };
     const parkedOf = () => this.parkedOf(live.id);
     const { result, resume } = await this.options.hub.answerText(parkedOf, live.id, reply, keys);
     if (resume) void this.resumeSession(resume.sessionId);

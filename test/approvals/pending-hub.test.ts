@@ -197,7 +197,7 @@ describe("PendingHub", () => {
     const out = outputs.for(target);
     await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "card");
     const later = hub(new RecordingTimers(), () => new Date(Date.now() + 120_000));
-    const reply = { platform: "slack", user: { id: "U_ANA", name: "Ana" }, text: "a" };
+    const reply = { platform: "slack", user: { id: "U_ANA", name: "Ana" }, text: "a", files: [] };
     expect(await later.answerText(async () => asked, "s1", reply, ["k1"])).toEqual({
       result: undefined,
       resume: asked,

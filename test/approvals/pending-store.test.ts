@@ -140,6 +140,34 @@ describe("PendingStore", () => {
     expect(second.item).toMatchObject({ answers: { q1: "x" }, status: "pending" });
   });
 
+  it("keeps a typed answer's files with it, also when a crash came before the record was updated", async () => {
+    const question = {
+      ...approval(),
+      kind: "question",
+      questions: [
+        { id: "q1", question: "Screenshot?", options: [] },
+        { id: "q2", question: "Log?", options: [] },
+      ],
+      answers: {},
+    } as unknown as PendingQuestion;
+    await pending.create(question);
+    const shot = { kind: "saved-file" as const, path: "uploads/a.png", name: "a.png", bytes: 3 };
+    const typed = { dedupeKeys: ["k1"], onWin: async () => {}, files: [shot] };
+    expect((await pending.recordAnswer(question.id, "q1", "here", ana, typed)).won).toBe(true);
+    expect(await pending.get(question.id)).toMatchObject({
+      answers: { q1: "here" },
+      answerFiles: { q1: [shot] },
+    });
+    // A process that wrote q2's answer key and died before updating the record: read back whole.
+    const log = { kind: "file-note" as const, text: "log.txt was not saved" };
+    const at = NOW.toISOString();
+    await store.space("questions").set(`answer:${question.id}:q2`, { answer: "", by: ana, at, files: [log] });
+    expect(await pending.get(question.id)).toMatchObject({
+      answers: { q1: "here", q2: "" },
+      answerFiles: { q1: [shot], q2: [log] },
+    });
+  });
+
   it("settling as expired or cancelled sets that status", async () => {
     const a = approval();
     const b = approval({ callId: "c2" });

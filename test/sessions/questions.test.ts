@@ -108,4 +108,46 @@ describe("questions (ask_user)", () => {
     });
     expect(outcomeLine(out.card(card.pendingId))).toBe("Answered by Ana (id U_ANA): M · Ana Lima");
   });
+
+  it("a typed answer's files reach the model beside the answer; a file-only message answers too", async () => {
+    const h = await makeHarness({
+      steps: [
+        toolStep(["q1", "ask_user", { question: "Can you send me the screenshot of the error?" }]),
+        textStep("thanks"),
+      ],
+    });
+    await h.manager.receive(message("the deploy fails"));
+    const card = await questionCard(h);
+    const withFiles = {
+      ...message(""),
+      files: [{ path: "inbox/error.png", name: "error.png", bytes: 1234, mediaType: "image/png" }],
+      attachments: [
+        {
+          kind: "file-text" as const,
+          name: "error.txt",
+          path: "inbox/error.txt",
+          source: "text" as const,
+          about: "a text file",
+          text: "Traceback: boom",
+        },
+      ],
+    };
+    expect((await h.manager.receive(withFiles)).status).toBe("answered");
+    await h.manager.idle();
+    expect(answersSent(h)).toEqual({
+      answers: [{ question: "Can you send me the screenshot of the error?", answer: "" }],
+    });
+    // The files follow the tool result, shown as a person's message's files are.
+    const sent = h.provider.lastRequest.messages;
+    const after = sent.findIndex((m) => m.role === "tool" && m.tool_call_id === "q1") + 1;
+    expect(sent[after]?.role).toBe("user");
+    expect(JSON.stringify(sent[after])).toContain("inbox/error.png");
+    expect(JSON.stringify(sent[after])).toContain("Traceback: boom");
+    // The stored result keeps them (they are the requester's files: later cards of the turn name them).
+    const result = h.engines.at(-1)?.messages.find((m) => m.role === "tool" && m.tool_call_id === "q1");
+    expect(result?.role === "tool" && result.attachments?.map((a) => a.kind)).toEqual([
+      "saved-file",
+      "file-text",
+    ]);
+  });
 });

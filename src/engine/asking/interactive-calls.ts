@@ -93,8 +93,16 @@ async function askUser(ctx: TurnContext, call: RawToolCall, args: QuestionArgs):
   const content = JSON.stringify({
     answers: questions.map((q) => ({ question: q.question, answer: reply.answers[q.id] ?? "" })),
   });
-  // Who answered travels with the result: the reviewer counts only the requester's as theirs.
-  await ctx.answer({ callId: call.id, name: ASK_USER, status: "ok", content, by: reply.by });
+  // Who answered travels with the result: the reviewer counts only the requester's as theirs. The
+  // files typed answers came with travel on it too: the model is shown them after the results.
+  await ctx.answer({
+    callId: call.id,
+    name: ASK_USER,
+    status: "ok",
+    content,
+    by: reply.by,
+    attachments: reply.files,
+  });
 }
 
 async function proposePlan(ctx: TurnContext, call: RawToolCall, plan: string): Promise<void> {

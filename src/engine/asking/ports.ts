@@ -5,6 +5,7 @@
  * src/approvals implements them durably (cards, first press wins, restart-safe); tests implement
  * them in memory.
  */
+import type { Attachment } from "../../core/attachment.js";
 import type { CardPerson } from "../../core/card.js";
 import type { AgentEvent, AlwaysOption, QuestionSpec } from "../../core/events.js";
 import type { PlatformUser } from "../../core/thread-target.js";
@@ -89,6 +90,11 @@ export type QuestionAnswers =
       readonly answers: Readonly<Record<string, string>>;
       /** The user id of the person whose answer settled the questions (a requester or an approver). */
       readonly by?: string;
+      /**
+       * The files typed answers came with (their attachment records, in question order): the
+       * model is shown them beside the answers. Absent: none.
+       */
+      readonly files?: readonly Attachment[];
     }
   | { readonly interrupted: true };
 export type Asker = (request: QuestionRequest, signal: AbortSignal) => Promise<QuestionAnswers>;
