@@ -17,6 +17,7 @@
  * own last request — never against the note, nor a note a woken turn leaves for the next one.
  */
 import { z } from "zod";
+import { markdownLiteral, personInMarkdown } from "../core/person-text.js";
 import type { Caller } from "../core/thread-target.js";
 import { callerOf } from "../subscriptions/subscription-tools.js";
 import { type AnyTool, defineTool, fail, labelText, ok, type ToolContext } from "../core/tool.js";
@@ -184,11 +185,19 @@ async function cancelSummary(
   request: ConversationExecutionRequest,
 ): Promise<string> {
   const caller = callerOf(request, FEATURE);
-  if (typeof caller === "string") return `cancel_scheduled_task ${id} (will be refused: ${caller})`;
+  const asked = markdownLiteral(id);
+  if (typeof caller === "string") return `cancel_scheduled_task ${asked} (will be refused: ${caller})`;
   const target = await service.toCancel(actorOf(caller), id);
-  if (!target.ok) return `cancel scheduled task ${id} (will be refused: not a task this person may cancel)`;
+  if (!target.ok)
+    return `cancel scheduled task ${asked} (will be refused: not a task this person may cancel)`;
   if (target.own) return cancellationSummary(target.task, caller.sessionId);
-  return `cancel scheduled task ${id} (${target.task.createdBy.name || target.task.createdBy.id}'s)`;
+  const { createdBy, target: where } = target.task;
+  const whose = personInMarkdown({
+    platform: where.platform,
+    id: createdBy.id,
+    name: createdBy.name || createdBy.id,
+  });
+  return `cancel scheduled task ${asked} (${whose}'s)`;
 }
 
 /**

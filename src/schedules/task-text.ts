@@ -3,8 +3,12 @@
  * task posts, the lines of list_scheduled_tasks and the `schedules` command, the approval cards'
  * previews (what, where, the next three runs of a new task; what a cancel ends), and the marked input of a scheduled run, which says
  * when its text is the agent's own words rather than a person's; also the short pieces of the
- * notices about a task (its kind, its creator's DM, a clipped lastResult).
+ * notices about a task (its kind, its creator's DM, a clipped lastResult). What people read is
+ * markdown, and a task's text (a person's or the model's words, a wake-up's note) goes in as plain
+ * text (markdownLiteral), never as a link, a mention or formatting; a run's input, which only the
+ * model reads, quotes it as written.
  */
+import { markdownLiteral } from "../core/person-text.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import { quoteOf } from "../subscriptions/channel-content-format.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
@@ -34,7 +38,8 @@ export function upcomingText(schedule: TaskSchedule, nowMs: number, count: numbe
 /** One line per task: id, what, where, schedule, next run, last result. */
 export function taskLine(task: ScheduledTask, here: string | undefined, fallbackZone: string): string {
   const zone = zoneOf(task.schedule, fallbackZone);
-  const what = task.kind === "wake" ? `wake-up: "${quoteOf(task.prompt)}"` : `"${quoteOf(task.prompt)}"`;
+  const quoted = `"${markdownLiteral(quoteOf(task.prompt))}"`;
+  const what = task.kind === "wake" ? `wake-up: ${quoted}` : quoted;
   const where = task.sessionId === here ? "this conversation" : placeOf(task.target);
   const next =
     task.status === "paused"
@@ -69,13 +74,13 @@ export function creationPreview(input: {
 }): { readonly summary: string; readonly detail: string } {
   const next = upcomingText(input.schedule, input.nowMs, 3, input.zone);
   const lines = [
-    `Runs: ${input.prompt}`,
+    `Runs: ${markdownLiteral(input.prompt)}`,
     `Where: this conversation (${placeOf(input.target)})`,
     `Schedule: ${describeSchedule(input.schedule, input.zone)}`,
     next.length === 0 ? "Next: never (the schedule has no future time)" : `Next: ${next.join("; ")}`,
   ];
   return {
-    summary: `schedule a task: "${quoteOf(input.prompt)}" ${describeSchedule(input.schedule, input.zone)}`,
+    summary: `schedule a task: "${markdownLiteral(quoteOf(input.prompt))}" ${describeSchedule(input.schedule, input.zone)}`,
     detail: lines.join("\n"),
   };
 }
@@ -87,7 +92,7 @@ export function creationPreview(input: {
 export function cancellationSummary(task: ScheduledTask, here: string | undefined): string {
   const where = task.sessionId === here ? "this conversation" : placeOf(task.target);
   const what = task.kind === "wake" ? "wake-up" : "task";
-  return `cancel ${what} ${task.id}: "${quoteOf(task.prompt)}", which posts in ${where}`;
+  return `cancel ${what} ${task.id}: "${markdownLiteral(quoteOf(task.prompt))}", which posts in ${where}`;
 }
 
 /**

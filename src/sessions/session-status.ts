@@ -3,7 +3,8 @@
  * An "Allow anyway" says for whom and until when; one that can no longer be used — expired, or
  * stored before those were recorded (grants.ts) — is left out, the others keeping their numbers.
  * The reply is markdown: a person is named with their user id (personText), which a display name
- * cannot fake, and every name goes in as plain text (markdownLiteral), never as a link or mention.
+ * cannot fake, and every name goes in as plain text (markdownLiteral), never as a link or mention;
+ * so do a grant's arguments and command, which the model wrote.
  */
 import { type Grant, isBoundOnce } from "../engine/permissions/grants.js";
 import { formatTime } from "../core/time-text.js";
@@ -45,7 +46,7 @@ function grantText(grant: Grant): string {
     case "tool":
       return `always allow tool ${grant.tool}`;
     case "command":
-      return `always allow command \`${grant.command}\``;
+      return `always allow command ${commandShown(grant.command)}`;
     case "domain":
       return `always allow domain ${grant.domain}`;
     case "readonly_session":
@@ -53,9 +54,14 @@ function grantText(grant: Grant): string {
     case "once": {
       const args = grant.args.length > 120 ? `${grant.args.slice(0, 119)}…` : grant.args;
       const bound = isBoundOnce(grant) ? ` for ${grant.requester}, until ${formatTime(grant.expiresAt)}` : "";
-      return `allow once (over the reviewer)${bound}: ${grant.tool} ${args}`;
+      return `allow once (over the reviewer)${bound}: ${grant.tool} ${markdownLiteral(args)}`;
     }
   }
+}
+
+/** A granted command as markdown shows it: as code when nothing in it can end the code span, else as plain text. */
+function commandShown(command: string): string {
+  return /[`\r\n]/.test(command) ? markdownLiteral(command) : `\`${command}\``;
 }
 
 /**

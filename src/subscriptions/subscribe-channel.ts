@@ -22,7 +22,7 @@ import {
 import type { SubscriptionRegistry } from "./subscription-registry.js";
 import type { SubscribeArgs } from "./subscription-service-options.js";
 import type { SubscriptionSettings } from "./subscription-settings.js";
-import { creatorShown, describeSubscription } from "./subscription-text.js";
+import { asWritten, creatorShown, describeSubscription } from "./subscription-text.js";
 import { parseTrigger } from "./triggers.js";
 
 export interface SubscribeDeps {
@@ -89,6 +89,6 @@ export async function subscribeChannel(
   const verb = existing ? "Updated the subscription to" : "Subscribed to";
   return {
     ok: true,
-    message: `${verb} ${describeSubscription(subscription)}. Matching messages wake this conversation in batches (at most ${deps.settings.wakesPerHour} wake-ups an hour); my own messages and messages in this thread never do.`,
+    message: `${verb} ${describeSubscription(subscription, asWritten)}. Matching messages wake this conversation in batches (at most ${deps.settings.wakesPerHour} wake-ups an hour); my own messages and messages in this thread never do.`,
   };
 }

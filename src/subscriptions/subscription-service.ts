@@ -43,7 +43,7 @@ import { subscribeChannel } from "./subscribe-channel.js";
 import { LocalCatalog } from "./subscription-catalog.js";
 import { SubscriptionRegistry } from "./subscription-registry.js";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "./subscription-settings.js";
-import { creatorShown, statusLines, wakesWhere } from "./subscription-text.js";
+import { channelShown, creatorShown, statusLines, wakesWhere } from "./subscription-text.js";
 import { mentionsIdentity } from "./triggers.js";
 import type {
   ObserveResult,
@@ -287,7 +287,7 @@ export class SubscriptionService {
     const closed = this.registry.forChannel(key);
     for (const subscription of closed) {
       await this.close(subscription);
-      const text = `I was removed from ${channelLabel(subscription.channelRef)}, so I stopped watching it (subscription ${subscription.id} is closed). Add me back and ask again to resume.`;
+      const text = `I was removed from ${channelShown(subscription.channelRef)}, so I stopped watching it (subscription ${subscription.id} is closed). Add me back and ask again to resume.`;
       await this.tell(subscription, text);
     }
     await this.buffer.drop(key);

@@ -1,21 +1,38 @@
 /**
  * Subscription text: how subscriptions read for people and the model — in tool replies,
  * list_subscriptions, the `subscriptions` command (a person's, across conversations, saying which
- * conversation each wakes) and the thread's `status` command.
+ * conversation each wakes), the thread's `status` command and the cards and notices that name
+ * one. What people read is markdown, and what a person or the model wrote in it — a channel's
+ * label (a chat title is whatever its owner typed), keywords, standing instructions — goes in as
+ * plain text (markdownLiteral), never as a link, a mention or formatting. The model's own tool
+ * replies take it as written (`asWritten`): it names channels back in its calls.
  */
-import { personInMarkdown } from "../core/person-text.js";
+import { markdownLiteral, personInMarkdown } from "../core/person-text.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import { quoteOf } from "./channel-content-format.js";
-import { channelLabel, type Subscription } from "./subscription.js";
+import { type ChannelRef, channelLabel, type Subscription } from "./subscription.js";
 import { describeTrigger } from "./triggers.js";
 
-/** "#deploys (slack, keywords: fail, error; instructions: "tell me…")". */
-export function describeSubscription(subscription: Subscription): string {
-  const parts = [subscription.channelRef.platform, describeTrigger(subscription.trigger)];
+/** A watched channel as markdown text names it: its label as plain text. */
+export function channelShown(ref: ChannelRef): string {
+  return markdownLiteral(channelLabel(ref));
+}
+
+/** How written text goes into a subscription's text: as plain text in markdown, or as written. */
+export type Literal = (text: string) => string;
+
+/** Written text as it is, for the model's tool replies. */
+export const asWritten: Literal = (text) => text;
+
+/** "#deploys (slack, keywords: fail, error; instructions: "tell me…")", the written parts made `literal`. */
+export function describeSubscription(subscription: Subscription, literal: Literal = markdownLiteral): string {
+  const parts = [subscription.channelRef.platform, literal(describeTrigger(subscription.trigger))];
   const details = parts.join(", ");
   const instructions =
-    subscription.instructions === undefined ? "" : `; instructions: "${quoteOf(subscription.instructions)}"`;
-  return `${channelLabel(subscription.channelRef)} (${details}${instructions})`;
+    subscription.instructions === undefined
+      ? ""
+      : `; instructions: "${literal(quoteOf(subscription.instructions))}"`;
+  return `${literal(channelLabel(subscription.channelRef))} (${details}${instructions})`;
 }
 
 /** Who created the subscription, as people read it: their name, else their id. */
@@ -34,15 +51,15 @@ export function creatorShown(subscription: Subscription): string {
 }
 
 /** One line per subscription: what, since when, by whom (name and user id), and its id. */
-export function subscriptionLine(subscription: Subscription): string {
+export function subscriptionLine(subscription: Subscription, literal: Literal = markdownLiteral): string {
   const since = subscription.createdAt.slice(0, 10);
-  return `- ${describeSubscription(subscription)} — since ${since} by ${creatorShown(subscription)} [${subscription.id}]`;
+  return `- ${describeSubscription(subscription, literal)} — since ${since} by ${creatorShown(subscription)} [${subscription.id}]`;
 }
 
 /** The `status` lines for a session's subscriptions. */
 export function statusLines(subscriptions: readonly Subscription[]): readonly string[] {
   if (subscriptions.length === 0) return ["Subscriptions: none"];
-  return [`Subscriptions (${subscriptions.length}):`, ...subscriptions.map(subscriptionLine)];
+  return [`Subscriptions (${subscriptions.length}):`, ...subscriptions.map((s) => subscriptionLine(s))];
 }
 
 /** A conversation as people can find it: "slack D1ANA, thread 1700.1" / "telegram chat 42, topic 5". */
@@ -64,10 +81,11 @@ export function wakesWhere(subscription: Subscription, here: string | undefined)
 export function personLines(
   subscriptions: readonly Subscription[],
   here: string | undefined,
+  literal: Literal = markdownLiteral,
 ): readonly string[] {
   if (subscriptions.length === 0) return ["Your subscriptions: none"];
   return [
     `Your subscriptions (${subscriptions.length}):`,
-    ...subscriptions.map((s) => `${subscriptionLine(s)} — wakes ${wakesWhere(s, here)}`),
+    ...subscriptions.map((s) => `${subscriptionLine(s, literal)} — wakes ${wakesWhere(s, here)}`),
   ];
 }

@@ -14,6 +14,7 @@
  * content's authors may read what it found.
  */
 import { z } from "zod";
+import { markdownLiteral, personInMarkdown } from "../core/person-text.js";
 import { provenanceOf } from "../engine/permissions/permission-engine.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { type AnyTool, defineTool, fail, ok, type ToolPreview, type ToolResult } from "../core/tool.js";
@@ -22,7 +23,6 @@ import { listingWidensAudience, requestCaller, threadTargetOf } from "../tools/s
 import type { Outcome } from "./channel-access.js";
 import {
   channelArgOf,
-  channelLabel,
   isCreatedBy,
   isNamedBy,
   MAX_INSTRUCTIONS_CHARS,
@@ -31,7 +31,14 @@ import {
 } from "./subscription.js";
 import type { SubscriptionService } from "./subscription-service.js";
 import type { SubscribeArgs, SubscriptionOwner } from "./subscription-service-options.js";
-import { creatorShown, describeSubscription, personLines, wakesWhere } from "./subscription-text.js";
+import {
+  asWritten,
+  channelShown,
+  creatorShown,
+  describeSubscription,
+  personLines,
+  wakesWhere,
+} from "./subscription-text.js";
 import { describeTrigger, parseTrigger } from "./triggers.js";
 
 /** What the tools need from the service. */
@@ -181,15 +188,25 @@ async function catchUpReader(
 /** What subscribe_channel's approval card shows: the channel, for whom, the trigger and the whole instructions. */
 function subscribePreview(args: SubscribeArgs, request: ConversationExecutionRequest): ToolPreview {
   const caller = callerOf(request);
-  if (typeof caller === "string") return { summary: `Watch ${args.channel} (will be refused: ${caller})` };
+  const channel = markdownLiteral(args.channel);
+  if (typeof caller === "string") return { summary: `Watch ${channel} (will be refused: ${caller})` };
   const trigger = parseTrigger(args.trigger);
   const wakes = trigger.ok ? describeTrigger(trigger.trigger) : `an invalid trigger (${trigger.error})`;
   const instructions = args.instructions?.trim();
+  const { requester, target } = caller;
+  const as = personInMarkdown({
+    platform: target.platform,
+    id: requester.id,
+    name: requester.name || requester.id,
+  });
   return {
-    summary: `Watch ${args.channel} from this conversation as ${caller.requester.name || caller.requester.id}, woken by ${wakes}`,
+    summary: `Watch ${channel} from this conversation as ${as}, woken by ${markdownLiteral(wakes)}`,
     ...(instructions
       ? {
-          detail: { kind: "text" as const, text: `Standing instructions for each wake-up:\n${instructions}` },
+          detail: {
+            kind: "text" as const,
+            text: `Standing instructions for each wake-up:\n${markdownLiteral(instructions)}`,
+          },
         }
       : {}),
   };
@@ -211,15 +228,16 @@ async function unsubscribePreview(
   request: ConversationExecutionRequest,
 ): Promise<ToolPreview> {
   const caller = callerOf(request);
-  if (typeof caller === "string") return { summary: `Stop watching ${channel} (will be refused: ${caller})` };
+  const asked = markdownLiteral(channel);
+  if (typeof caller === "string") return { summary: `Stop watching ${asked} (will be refused: ${caller})` };
   const owner = ownerOf(caller);
   const removal = await service.toRemove(owner, channel);
-  if (!removal.ok) return { summary: `Stop watching ${channel}` };
+  if (!removal.ok) return { summary: `Stop watching ${asked}` };
   const { subscription } = removal;
   const own = isCreatedBy(subscription, owner);
   const whose = own ? "" : ` (${creatorShown(subscription)}'s subscription)`;
   if (!own && subscription.sessionId !== caller.sessionId)
-    return { summary: `Stop watching ${channelLabel(subscription.channelRef)} [${subscription.id}]${whose}` };
+    return { summary: `Stop watching ${channelShown(subscription.channelRef)} [${subscription.id}]${whose}` };
   return {
     summary: `Stop watching ${describeSubscription(subscription)} [${subscription.id}]${whose}; it no longer wakes ${wakesWhere(subscription, caller.sessionId)}`,
   };
@@ -314,7 +332,9 @@ export function createSubscriptionTools(service: SubscriptionToolsService): read
     async execute(_args, context) {
       const caller = callerOf(context.request);
       if (typeof caller === "string") return fail(caller);
-      return ok(personLines(await service.listForPerson(ownerOf(caller)), caller.sessionId).join("\n"));
+      return ok(
+        personLines(await service.listForPerson(ownerOf(caller)), caller.sessionId, asWritten).join("\n"),
+      );
     },
   });
   const catchUp = channelTool({

@@ -8,6 +8,7 @@
  * medium risk).
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { markdownLiteral } from "../../src/core/person-text.js";
 import type { AnyTool, ToolContext } from "../../src/core/tool.js";
 import type { Caller } from "../../src/core/thread-target.js";
 import { actorOf, createScheduleTools } from "../../src/schedules/schedule-tools.js";
@@ -62,10 +63,10 @@ describe("cancel_scheduled_task's card", () => {
     const id = await created(h, ANA_HOME, "summarise #deploys\nand  post the failures");
     const preview = (caller: Caller) => cancelTool(h!).preview!({ id: ` ${id} ` }, contextOf(caller));
     expect(await preview(ANA_HOME)).toEqual({
-      summary: `cancel task ${id}: "summarise #deploys and post the failures", which posts in this conversation`,
+      summary: `cancel task ${id}: "summarise \\#deploys and post the failures", which posts in this conversation`,
     });
     expect((await preview(ANA_OTHER)).summary).toBe(
-      `cancel task ${id}: "summarise #deploys and post the failures", which posts in slack D1ANA, thread 100.1`,
+      `cancel task ${id}: "summarise \\#deploys and post the failures", which posts in slack D1ANA, thread 100.1`,
     );
   });
 
@@ -88,7 +89,7 @@ describe("cancel_scheduled_task's card", () => {
     const id = await created(h, ANA_HOME, "summarise #deploys");
     for (const asked of [id, "tsk_000000000000"])
       expect(await cancelTool(h).preview!({ id: asked }, contextOf(BEN))).toEqual({
-        summary: `cancel scheduled task ${asked} (will be refused: not a task this person may cancel)`,
+        summary: `cancel scheduled task ${markdownLiteral(asked)} (will be refused: not a task this person may cancel)`,
       });
   });
 
@@ -99,7 +100,7 @@ describe("cancel_scheduled_task's card", () => {
     try {
       const id = await created(other, ANA_HOME, "post the on-call rota");
       const { summary } = await cancelTool(h).preview!({ id }, contextOf(ANA_HOME));
-      expect(summary).toBe(`cancel task ${id}: "post the on-call rota", which posts in this conversation`);
+      expect(summary).toBe(`cancel task ${id}: "post the on\\-call rota", which posts in this conversation`);
       expect(await h.service.cancel(actorOf(ANA_HOME), id)).toEqual({
         ok: true,
         message: `Cancelled task ${id} (posted in this conversation).`,
@@ -120,14 +121,20 @@ describe("cancel_scheduled_task's card", () => {
       {
         caller: BEN,
         own: false,
-        shown: (id) => `cancel scheduled task ${id} (will be refused: not a task this person may cancel)`,
+        shown: (id) =>
+          `cancel scheduled task ${markdownLiteral(id)} (will be refused: not a task this person may cancel)`,
       },
-      { caller: BOSS, own: false, shown: (id) => `cancel scheduled task ${id} (Ana's)` },
+      {
+        caller: BOSS,
+        own: false,
+        shown: (id) => `cancel scheduled task ${markdownLiteral(id)} (Ana (id ${ANA_HOME.requester.id})'s)`,
+      },
       {
         caller: BOSS,
         own: false,
         unknown: true,
-        shown: (id) => `cancel scheduled task ${id} (will be refused: not a task this person may cancel)`,
+        shown: (id) =>
+          `cancel scheduled task ${markdownLiteral(id)} (will be refused: not a task this person may cancel)`,
       },
     ];
     for (const { caller, own, unknown, shown } of cases) {

@@ -32,7 +32,7 @@ const NOW = new Date("2026-12-06T05:00:00.000Z");
 describe("grants and status text", () => {
   it("says for whom and until when an Allow anyway holds", () => {
     expect(describeGrants([bound], NOW)).toBe(
-      '1. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note {"path":"a.md"} (granted by Boss, id not recorded)',
+      '1. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note \\{\\"path\\"\\:\\"a\\.md\\"\\} (granted by Boss, id not recorded)',
     );
   });
 
@@ -40,7 +40,7 @@ describe("grants and status text", () => {
     expect(describeGrants([unbound, always, unbound, bound], NOW)).toBe(
       [
         "2. always allow tool read_file",
-        '4. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note {"path":"a.md"} (granted by Boss, id not recorded)',
+        '4. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note \\{\\"path\\"\\:\\"a\\.md\\"\\} (granted by Boss, id not recorded)',
       ].join("\n"),
     );
     expect(describeGrants([unbound], NOW)).toBe("No standing grants in this session.");
@@ -63,7 +63,7 @@ describe("grants and status text", () => {
     expect(describeGrants(stored, NOW)).toBe(
       [
         "1. always allow tool read_file (granted by Boss (id U0MALLORY))",
-        '2. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note {"path":"a.md"} (granted by Boss, id not recorded)',
+        '2. allow once (over the reviewer) for slack:U0123, until 2026-12-06 05:38 UTC: write_note \\{\\"path\\"\\:\\"a\\.md\\"\\} (granted by Boss, id not recorded)',
       ].join("\n"),
     );
   });

@@ -102,7 +102,8 @@ describe("Slack subscriptions end to end", () => {
       call("subscribe_channel", { channel: "#deploys", instructions: "tell me when a deploy fails" }),
     );
     const card = await e.fake.waitFor(() => messageWithButton(e.fake, DM, home, "Approve"), "the card");
-    expect(shown(card)).toContain("Watch #deploys from this conversation as Ana, woken by every message");
+    expect(shown(card)).toContain("Watch #deploys from this conversation as Ana (id ");
+    expect(shown(card)).toContain("), woken by every message");
     expect(shown(card)).toContain("tell me when a deploy fails");
     expect(await subscribeReply(e, DM, home)).toContain("Subscribed to #deploys");
     expect(e.fake.state.callsOf("conversations.join").map((c) => c.args.channel)).toEqual([DEPLOYS]);

@@ -46,7 +46,7 @@ describe("SubscriptionService", () => {
     expect(await h.service.listForSession(ALICE.sessionId)).toEqual([
       "Subscriptions (1):",
       expect.stringMatching(
-        /^- #deploys \(slack, every message; instructions: "Tell me when a deploy fails"\) — since 2026-11-30 by Alice \(id UALICE\) \[sub_[0-9a-f]{12}\]$/,
+        /^- \\#deploys \(slack, every message; instructions: "Tell me when a deploy fails"\) — since 2026-11-30 by Alice \(id UALICE\) \[sub_[0-9a-f]{12}\]$/,
       ),
     ]);
     expect(await h.service.listForSession("other")).toEqual(["Subscriptions: none"]);
@@ -362,7 +362,7 @@ describe("SubscriptionService", () => {
     expect(await h.service.onBotRemoved({ platform: "slack", workspace: "T1", channel: "CDEPLOY" })).toBe(1);
     expect(await h.service.listFor(ALICE.sessionId)).toEqual([]);
     expect(h.notices).toEqual([
-      { target: HOME, text: expect.stringContaining("I was removed from #deploys") },
+      { target: HOME, text: expect.stringContaining("I was removed from \\#deploys") },
     ]);
     await settle(h, DEBOUNCE);
     expect(h.sink.wakes).toHaveLength(0);

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { markdownLiteral } from "../../src/core/person-text.js";
 import { createRequest } from "../../src/core/request.js";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine, provenanceOf } from "../../src/engine/permissions/permission-engine.js";
@@ -99,8 +100,11 @@ describe("subscription tools", () => {
     expect(decide("interactive")).toMatchObject({ action: "ask", rule: "default:ask" });
     expect(decide("auto")).toMatchObject({ action: "allow" });
     expect(await tools.get("subscribe_channel")!.preview?.(args, ctx)).toEqual({
-      summary: "Watch #deploys from this conversation as Alice, woken by every message",
-      detail: { kind: "text", text: `Standing instructions for each wake-up:\n${instructions}` },
+      summary: "Watch \\#deploys from this conversation as Alice (id UALICE), woken by every message",
+      detail: {
+        kind: "text",
+        text: `Standing instructions for each wake-up:\n${markdownLiteral(instructions)}`,
+      },
     });
   });
 
@@ -113,7 +117,7 @@ describe("subscription tools", () => {
     const [deploys] = await h.service.listFor(ALICE.sessionId);
     const preview = (channel: string, ctx: ToolContext) =>
       tools.get("unsubscribe_channel")!.preview!({ channel }, ctx);
-    const described = `#deploys (slack, keywords: failed; instructions: "tell me here when a deploy fails") [${deploys!.id}]`;
+    const described = `\\#deploys (slack, keywords\\: failed; instructions: "tell me here when a deploy fails") [${deploys!.id}]`;
     for (const channel of ["#deploys", deploys!.id])
       expect(await preview(channel, context({ target: HOME }))).toEqual({
         summary: `Stop watching ${described}; it no longer wakes this conversation`,
@@ -147,7 +151,7 @@ describe("subscription tools", () => {
       expect(
         await tools.get("unsubscribe_channel")!.preview!({ channel }, context({ target: HOME })),
       ).toEqual({
-        summary: `Stop watching ${channel}`,
+        summary: `Stop watching ${markdownLiteral(channel)}`,
       });
   });
 

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { markdownToMrkdwn } from "../../src/channels/slack/slack-markdown.js";
 import { markdownToTelegramHtml } from "../../src/channels/telegram/telegram-html.js";
+import { markdownLiteral } from "../../src/core/person-text.js";
 import { createRequest } from "../../src/core/request.js";
 import type { AnyTool, ToolContext } from "../../src/core/tool.js";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
@@ -89,7 +90,7 @@ describe("unsubscribe_channel's card and the removal", () => {
     const after = await allIds(harness);
     const ended = before.filter((id) => !after.includes(id));
     if (ended.length === 1) expect(summary).toContain(`[${ended[0]}]`);
-    else expect(summary).toBe(`Stop watching ${channel}`);
+    else expect(summary).toBe(`Stop watching ${markdownLiteral(channel)}`);
     for (const id of before) if (!ended.includes(id) && id !== channel) expect(summary).not.toContain(id);
     return { summary, ok: outcome.ok, ended };
   }
@@ -99,7 +100,7 @@ describe("unsubscribe_channel's card and the removal", () => {
     const ids = await aliceHereAndBobInDm(harness);
     // Before toRemove the card looked only for Bob's own here and showed just "Stop watching #deploys".
     expect(await cardThenRemove(harness, unsubscribe, "#deploys", bobHere())).toEqual({
-      summary: `Stop watching #deploys (slack, every message; instructions: "Alice's plan") [${ids.alice}] (Alice (id UALICE)'s subscription); it no longer wakes this conversation`,
+      summary: `Stop watching \\#deploys (slack, every message; instructions: "Alice\\'s plan") [${ids.alice}] (Alice (id UALICE)'s subscription); it no longer wakes this conversation`,
       ok: true,
       ended: [ids.alice],
     });
@@ -128,7 +129,7 @@ describe("unsubscribe_channel's card and the removal", () => {
     const { harness, unsubscribe } = await open(["slack:UBOB"]);
     const ids = await aliceHereAndBobInDm(harness);
     expect(await cardThenRemove(harness, unsubscribe, ids.alice, bobInDm())).toEqual({
-      summary: `Stop watching #deploys [${ids.alice}] (Alice (id UALICE)'s subscription)`,
+      summary: `Stop watching \\#deploys [${ids.alice}] (Alice (id UALICE)'s subscription)`,
       ok: true,
       ended: [ids.alice],
     });
@@ -143,7 +144,7 @@ describe("unsubscribe_channel's card and the removal", () => {
     const ids = await aliceHereAndBobInDm(harness);
     for (const channel of ["#deploys", ids.alice])
       expect(await cardThenRemove(harness, unsubscribe, channel, bobHere())).toEqual({
-        summary: `Stop watching ${channel}`,
+        summary: `Stop watching ${markdownLiteral(channel)}`,
         ok: false,
         ended: [],
       });
