@@ -35,6 +35,7 @@ import { addGrant, sessionReviewer } from "../sessions/session-reviewer.js";
 import { DEFAULT_TURNS_PER_PERSON, PersonTurnSlots } from "../sessions/person-turn-slots.js";
 import { SharedTurnSlots } from "../sessions/shared-turn-slots.js";
 import { ThreadOutputs } from "../sessions/thread-outputs.js";
+import { StandingItemMoves } from "../sessions/standing-item-moves.js";
 import { TurnEndSaves } from "../sessions/turn-end-saves.js";
 import { TurnScheduler } from "../sessions/turn-scheduler.js";
 import { HistoryLog } from "../store/history-log.js";
@@ -116,6 +117,18 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
         compactionState: compactionStates.forSession(live.id),
       }),
     );
+  // "new" moves the thread's standing items; a move cut short is finished when the session loads.
+  const moves = new StandingItemMoves({
+    move: async (oldId, newId) => options.onSessionReplaced?.(oldId, newId),
+    tell: async (target, text) => {
+      const output = outputFor(target);
+      if (!output) throw new Error(`no output is registered for ${target.platform}`);
+      await output.postText(text);
+    },
+    ...(holdsSession ? { mayWrite: holdsSession } : {}),
+    ...(options.itemMoveRetryMs ? { retryDelaysMs: options.itemMoveRetryMs } : {}),
+    logger,
+  });
   const records = new SessionRecords(turnSpace("sessions"), multi?.records);
   const endSaves = new TurnEndSaves(logger);
   const cache: SessionCache = new SessionCache({
@@ -132,7 +145,10 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     capacity: options.maxSessionsInMemory,
     defaults: options.defaults,
     newId: options.newId ?? (() => newSessionId()),
-    prepare: bindEngine,
+    prepare: (live) => {
+      bindEngine(live);
+      void moves.finish(live);
+    },
     endSaves,
     isPinned: (live) => hub.waitingSessions().has(live.id),
     ...(multi ? { onEvict: (sessionId: string) => multi.forgetSession(sessionId), sharedIndex: true } : {}),
@@ -203,16 +219,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     models: { default: options.defaults.model, choices: options.defaults.modelChoices ?? [] },
     ...(holdsSession ? { mayReplace: holdsSession } : {}),
     audit: reviewer.audit,
-    onReplaced: async (oldId, newId) => {
-      try {
-        await options.onSessionReplaced?.(oldId, newId);
-      } catch (error) {
-        logger.warn(
-          { err: error, oldId, newId },
-          "moving a thread's standing items to its new session failed",
-        );
-      }
-    },
+    finishMove: (live) => moves.finish(live),
     now,
   });
   const queueCap = new QueueCap(outputs, logger);

@@ -37,7 +37,10 @@ export interface SessionCacheOptions {
 }
 
 /** What a fresh session takes over from the one it replaces ("new"). */
-type CarriedOver = Partial<Pick<SessionRecord, "startedBy" | "mode" | "modeSetBy">>;
+type CarriedOver = Partial<Pick<SessionRecord, "startedBy" | "mode" | "modeSetBy">> & {
+  /** The replaced session, whose standing items are to be moved (SessionRecord.itemsFrom). */
+  readonly itemsFrom?: string;
+};
 
 /** The live sessions of this process. */
 export class SessionCache {
@@ -121,12 +124,15 @@ export class SessionCache {
    * one stays readable by id. The thread's starter carries over: whoever types "new" in a shared
    * thread does not become the person who may loosen it. The fresh session takes the default mode,
    * or with `keepMode` `previous`'s (and who set it) — for a "new" by someone who may not loosen
-   * the session when the default is less safe. Rejects with a StaleFenceError when this process
-   * may not replace `previous` (nothing is written then; see SessionRecords.replace).
+   * the session when the default is less safe. Its record names `previous` as where the thread's
+   * standing items are still to be moved from, written in the same step as the switch. Rejects
+   * with a StaleFenceError when this process may not replace `previous` (nothing is written then;
+   * see SessionRecords.replace).
    */
   async renew(target: ThreadTarget, previous: LiveSession, keepMode = false): Promise<LiveSession> {
     const { startedBy, mode, modeSetBy } = previous.record;
-    const record = this.newRecord(target, { startedBy, ...(keepMode ? { mode, modeSetBy } : {}) });
+    const carried = { startedBy, itemsFrom: previous.id, ...(keepMode ? { mode, modeSetBy } : {}) };
+    const record = this.newRecord(target, carried);
     await this.options.stores.records.replace(previous.record, record);
     return this.makeCurrent(sessionKeyOf(target), this.remember(this.created(record)));
   }
@@ -178,6 +184,7 @@ export class SessionCache {
       now: stores.now(),
       startedBy: carried.startedBy,
       modeSetBy: carried.modeSetBy,
+      itemsFrom: carried.itemsFrom,
     });
   }
 

@@ -46,10 +46,12 @@ export interface ThreadCommandsDeps {
   /** Where the commands that change a session are recorded, with who ran them. */
   readonly audit: AuditSink;
   /**
-   * "new" switched the thread from session `oldId` to `newId`: awaited before the reply, so the
-   * thread's standing items are the new session's when the command answers (never rejects).
+   * Finish moving the thread's standing items to `live` when its record says some are still to
+   * come (`itemsFrom`: "new" switched the thread to it, perhaps in a process that died before the
+   * move). Awaited before a command on the session answers — "new" on the session it started — so
+   * `status` lists them and "new" moves them on (never rejects).
    */
-  readonly onReplaced?: (oldId: string, newId: string) => Promise<void>;
+  readonly finishMove?: (live: LiveSession) => Promise<void>;
   readonly now: () => Date;
 }
 
@@ -128,6 +130,7 @@ export class ThreadCommands {
     user: PlatformUser,
     command: ThreadCommand,
   ): Promise<string> {
+    if (live) await this.deps.finishMove?.(live);
     switch (command.name) {
       case "stop":
         return this.stop(live, target, user);
@@ -292,7 +295,7 @@ export class ThreadCommands {
     const { id, mode, model } = fresh.record;
     if (old) {
       this.record("session_renewed", old.id, target, user, { newSessionId: id, mode });
-      await this.deps.onReplaced?.(old.id, id);
+      await this.deps.finishMove?.(fresh);
     }
     if (!old || !keepMode) return `Started a new session (${id}). Mode ${mode}, model ${model}.`;
     return `Started a new session (${id}), model ${model}. Mode ${mode} kept from the previous session: ${ownerOnly(old, cache.defaultMode)}`;

@@ -65,8 +65,12 @@ export interface SessionManagerOptions {
   /**
    * Told, and awaited, when "new" switched a thread from session `oldId` to `newId`: the modules
    * re-point the thread's standing items (subscriptions, scheduled tasks, read positions) to the
-   * new session. A failure is logged and the command still succeeds: a wake for an item left under
-   * the old id is routed to the thread's current session (SessionManager.wake).
+   * new session. Safe to repeat: a move cut short (a failure, a process that died) is tried again,
+   * and finished when the new session is next loaded (standing-item-moves.ts). The command still
+   * succeeds meanwhile: a wake for an item left under the old id is routed to the thread's current
+   * session (SessionManager.wake).
    */
   readonly onSessionReplaced?: (oldId: string, newId: string) => Promise<void>;
+  /** The waits before each retry of a failed `onSessionReplaced` (default 1 s, then 10 s). */
+  readonly itemMoveRetryMs?: readonly number[];
 }

@@ -95,8 +95,21 @@ export interface SessionRecord {
   readonly startedBy?: PlatformUser;
   /** Who last set the session's mode, when a person did (shown by `status`). */
   readonly modeSetBy?: PlatformUser;
+  /**
+   * The session this one replaced ("new") while the thread's standing items (tasks, wake-ups,
+   * subscriptions, read positions) are not all moved here yet: written with the switch itself, so
+   * a move cut short is finished later (standing-item-moves.ts); `told` once the thread was told
+   * the move keeps failing.
+   */
+  readonly itemsFrom?: ItemsFrom;
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+/** Where a session's standing items are still to be moved from (SessionRecord.itemsFrom). */
+export interface ItemsFrom {
+  readonly sessionId: string;
+  readonly told?: boolean;
 }
 
 const user = z.object({ id: z.string(), name: z.string() });
@@ -146,6 +159,7 @@ export const sessionRecordSchema = z.object({
   lastTurnChannelContent: channelContentSchema.optional(),
   startedBy: user.optional(),
   modeSetBy: user.optional(),
+  itemsFrom: z.object({ sessionId: z.string().min(1), told: z.boolean().optional() }).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -165,6 +179,8 @@ export function newSessionRecord(input: {
   readonly startedBy?: PlatformUser | undefined;
   /** Who set `mode`, when this session keeps the mode of the one it replaces. */
   readonly modeSetBy?: PlatformUser | undefined;
+  /** The session this one replaces ("new"), whose standing items are to be moved here. */
+  readonly itemsFrom?: string | undefined;
 }): SessionRecord {
   const at = input.now.toISOString();
   return Object.freeze({
@@ -181,6 +197,7 @@ export function newSessionRecord(input: {
     queue: [],
     ...(input.startedBy ? { startedBy: input.startedBy } : {}),
     ...(input.modeSetBy ? { modeSetBy: input.modeSetBy } : {}),
+    ...(input.itemsFrom ? { itemsFrom: { sessionId: input.itemsFrom } } : {}),
     createdAt: at,
     updatedAt: at,
   });

@@ -1,0 +1,114 @@
+/**
+ * "new" moves a thread's standing items to its new session, and the move survives what can cut it
+ * short: the new session's record names the old one (written with the switch), so a process that
+ * died between the switch and the move has it finished by the next process that loads the thread;
+ * a move that fails is tried again, and one that keeps failing is told to the thread once.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { sessionKeyOf } from "../../src/core/thread-target.js";
+import { MOVE_FAILED_TEXT } from "../../src/sessions/standing-item-moves.js";
+import { SessionRecords } from "../../src/sessions/session-records.js";
+import type { Store } from "../../src/store/store.js";
+import { textStep } from "../support/scripted-provider.js";
+import { ANA, type Harness, makeHarness, message, openStore, tempDir, thread } from "./helpers/harness.js";
+
+const harnesses: Harness[] = [];
+afterEach(async () => {
+  for (const h of harnesses.splice(0)) await h.manager.drain(0);
+});
+
+const records = (store: Store) => new SessionRecords(store.space("sessions"));
+const currentId = async (store: Store) => (await records(store).currentId(sessionKeyOf(thread())))!;
+
+/** A session manager on `store` whose modules' move is `move`. */
+async function open(
+  store: Store,
+  move: (oldId: string, newId: string) => Promise<void>,
+  steps = [textStep("hi")],
+): Promise<Harness> {
+  const h = await makeHarness({
+    store,
+    steps,
+    overrides: { onSessionReplaced: move, itemMoveRetryMs: [0, 0] },
+  });
+  harnesses.push(h);
+  return h;
+}
+
+describe("moving a thread's standing items on 'new'", () => {
+  it("a move cut short by the process dying is finished by the next process that loads the thread", async () => {
+    const store = await openStore(tempDir());
+    let moving: ((oldId: string) => void) | undefined;
+    const reached = new Promise<string>((resolve) => {
+      moving = resolve;
+    });
+    // The first process dies in the middle of the move: its move never ends.
+    const first = await open(store, (oldId) => {
+      moving?.(oldId);
+      return new Promise<void>(() => undefined);
+    });
+    await first.manager.receive(message("hi", { user: ANA }));
+    await first.manager.idle();
+    const oldId = await currentId(store);
+    void first.manager.command(thread(), ANA, "new", []);
+    expect(await reached).toBe(oldId);
+    const newId = await currentId(store);
+    expect(newId).not.toBe(oldId);
+    expect((await records(store).get(newId))?.itemsFrom).toEqual({ sessionId: oldId });
+
+    const moves: [string, string][] = [];
+    const second = await open(store, async (from, to) => {
+      moves.push([from, to]);
+    });
+    // "status" waits for the move it finds unfinished, so it lists the items.
+    expect(await second.manager.command(thread(), ANA, "status", [])).toContain(newId);
+    expect((await records(store).get(newId))?.itemsFrom).toBeUndefined();
+    expect(moves).toEqual([[oldId, newId]]);
+    // Done: loading the session again moves nothing more.
+    const third = await open(store, async (from, to) => {
+      moves.push([from, to]);
+    });
+    await third.manager.command(thread(), ANA, "status", []);
+    expect(moves).toEqual([[oldId, newId]]);
+  });
+
+  it("a failed move is tried again; one that keeps failing is told to the thread once, and finished at the next load", async () => {
+    const store = await openStore(tempDir());
+    let failures = 0;
+    const failing = await open(store, async () => {
+      failures += 1;
+      if (failures !== 2) throw new Error("store unavailable");
+    });
+    await failing.manager.receive(message("hi", { user: ANA }));
+    await failing.manager.idle();
+    // The first attempt fails, the retry succeeds: nothing to tell.
+    await failing.manager.command(thread(), ANA, "new", []);
+    expect(failures).toBe(2);
+    expect((await records(store).get(await currentId(store)))?.itemsFrom).toBeUndefined();
+    const notices = () => failing.outputs.for(thread()).texts.filter((t) => t === MOVE_FAILED_TEXT);
+    expect(notices()).toEqual([]);
+
+    // Every attempt fails: three tries, one notice, and the mark stays for the next load.
+    failures = 2;
+    const renewed = await failing.manager.command(thread(), ANA, "new", []);
+    expect(renewed).toMatch(/^Started a new session/);
+    expect(failures).toBe(5);
+    expect(notices()).toEqual([MOVE_FAILED_TEXT]);
+    const newId = await currentId(store);
+    expect((await records(store).get(newId))?.itemsFrom).toMatchObject({ told: true });
+
+    // A restart whose move fails again does not tell the thread again; one whose move works clears it.
+    const again = await open(store, async () => {
+      throw new Error("still unavailable");
+    });
+    await again.manager.command(thread(), ANA, "status", []);
+    expect(again.outputs.for(thread()).texts.filter((t) => t === MOVE_FAILED_TEXT)).toEqual([]);
+    const moves: string[] = [];
+    const fixed = await open(store, async (from) => {
+      moves.push(from);
+    });
+    await fixed.manager.command(thread(), ANA, "status", []);
+    expect((await records(store).get(newId))?.itemsFrom).toBeUndefined();
+    expect(moves).toHaveLength(1);
+  });
+});
