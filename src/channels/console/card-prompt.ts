@@ -1,11 +1,12 @@
 /**
  * Cards as terminal prompts: the shared card view (channels/shared/card-view.ts) printed as text
- * with numbered buttons, and a typed line mapped to one of them. Approvals take [a]pprove /
+ * (its markdown blocks as plain text) with numbered buttons, and a typed line mapped to one of them. Approvals take [a]pprove /
  * [A]lways / [d]eny (or a number); questions take an option number, or free text that is sent
  * as the reply.
  */
 import type { Card, CardButton } from "../../core/card.js";
 import { type CardBlockFormat, type CardView, cardView, formatCardBlock } from "../shared/card-view.js";
+import { markdownToTerminalText } from "./console-text.js";
 import type { TerminalWriter } from "./terminal-writer.js";
 
 /** What a typed line means for the card being prompted. */
@@ -16,7 +17,7 @@ export type CardAnswer =
 
 /** Body blocks as terminal lines. */
 const TERMINAL_LINES: CardBlockFormat<string[]> = {
-  text: (text) => text.split("\n"),
+  text: (text) => markdownToTerminalText(text).split("\n"),
   quote: (text) => text.split("\n").map((line) => `> ${line}`),
   code: (text) => ["```", ...text.split("\n"), "```"],
   fields: (fields) => fields.map((field) => `${field.label}: ${field.value}`),

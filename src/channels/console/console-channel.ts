@@ -20,6 +20,7 @@ import type { ChannelAdapter, ChannelHealth } from "../channel-adapter.js";
 import { formatOutcome } from "../../core/card.js";
 import { parseCardAnswer, renderCard } from "./card-prompt.js";
 import { ConsoleTurnRenderer } from "./console-renderer.js";
+import { markdownToTerminalText } from "./console-text.js";
 import { TerminalWriter } from "./terminal-writer.js";
 
 /** The platform name the console registers its output under. */
@@ -199,7 +200,7 @@ export class ConsoleChannel implements ChannelAdapter, ThreadOutput {
   }
 
   async postText(text: string): Promise<void> {
-    this.writer.line(text);
+    this.writer.line(markdownToTerminalText(text));
     this.settle();
   }
 
@@ -276,7 +277,7 @@ export class ConsoleChannel implements ChannelAdapter, ThreadOutput {
   private async runCommand(line: string): Promise<void> {
     const [name = "", ...args] = line.replace(/^\//, "").split(/\s+/);
     const reply = await this.options.service.command(CONSOLE_TARGET, this.user, name, args);
-    this.writer.line(reply);
+    this.writer.line(markdownToTerminalText(reply));
   }
 
   private async answerCard(pending: PendingCard, line: string): Promise<void> {

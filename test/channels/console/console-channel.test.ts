@@ -1,6 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { CONSOLE_TARGET, ConsoleChannel } from "../../../src/channels/console/console-channel.js";
+import { markdownLiteral, personInMarkdown } from "../../../src/core/person-text.js";
 import { FakeService } from "./fake-service.js";
 import { approvalCard, deploy, runTests } from "./scripts.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
@@ -142,5 +143,41 @@ describe("console channel in a terminal", () => {
     await expect.poll(() => h.service.turnsDone).toEqual(["t1"]);
     h.input.write("/quit\r");
     await h.channel.finished;
+  });
+});
+
+describe("console channel and markdown written as plain text", () => {
+  /** A service whose command replies are markdown with written text escaped, as status is. */
+  class EscapingService extends FakeService {
+    protected override reply(): string {
+      return `- ${markdownLiteral('#deploys (instructions: "*fail* [x](https://e.example) a_b")')} — by ${personInMarkdown({ platform: "console", id: "u1", name: "[Boss]" })}`;
+    }
+  }
+
+  it("shows a command reply, a posted text and a card's text without markdown's escapes", async () => {
+    const service = new EscapingService({});
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let text = "";
+    output.on("data", (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+    });
+    const channel = withOutputs(new ConsoleChannel({ service, input, output, interactive: false }), service);
+    channel.start();
+    const thread = channel.outputFor(CONSOLE_TARGET);
+    await thread.postText(`I was removed from ${markdownLiteral("[Ops] *team*")}.`);
+    await thread.postCard({
+      pendingId: "sub_1",
+      kind: "item",
+      title: "Subscription sub_1",
+      blocks: [{ kind: "text", text: markdownLiteral('"a_b" \\ <c>') }],
+      buttons: [{ action: "cancel", label: "Cancel", style: "danger" }],
+    });
+    input.end("/status\n");
+    await channel.finished;
+    expect(text).toContain('• #deploys (instructions: "*fail* [x](https://e.example) a_b") — by [Boss]');
+    expect(text).toContain("I was removed from [Ops] *team*.");
+    expect(text).toContain('"a_b" \\ <c>');
+    expect(text).not.toMatch(/\\[#*_["<]/);
   });
 });
