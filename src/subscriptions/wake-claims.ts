@@ -1,11 +1,12 @@
 /**
  * Wake claims: with several processes on one store, which of them wakes a subscription for a
  * matched message (each may hold it in a batch: one saw it live, another rebuilt it from the
- * shared buffer at start-up). A claim is taken for a few minutes before the hand-over, so a
- * process that dies meanwhile leaves it behind for minutes only; it is kept for as long as the
- * buffer could re-batch the message once the session accepted the wake-up, and given up when the
- * hand-over failed, so the next try (in any process) takes it again. Claims live in the store's
- * "dedupe" space, whose write-if-absent holds across processes.
+ * shared buffer at start-up). A claim is taken for a few minutes before the hand-over and renewed
+ * while that is under way, so a process that dies meanwhile leaves it behind for minutes only,
+ * while a slow hand-over does not let it lapse; it is kept for as long as the buffer could
+ * re-batch the message once the session accepted the wake-up, and given up when the hand-over
+ * failed, so the next try (in any process) takes it again. Claims live in the store's "dedupe"
+ * space, whose write-if-absent holds across processes.
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
@@ -19,6 +20,11 @@ export type ClaimResult = "won" | "delivered" | "elsewhere";
 export interface WakeClaims {
   /** Take the claim for a hand-over (a few minutes); an unreadable claim held elsewhere counts as "elsewhere". */
   take(key: string): Promise<ClaimResult>;
+  /**
+   * The hand-over is still under way: this process's claim lasts a take's time again (retaken when
+   * it lapsed and nobody took it meanwhile); false when it is another's or kept.
+   */
+  renew(key: string): Promise<boolean>;
   /** The wake-up was accepted: keep the claim past any age at which the message could be re-batched. */
   keep(key: string): Promise<void>;
   /** The hand-over failed: give this process's claim up (one kept or held elsewhere stays). */
@@ -51,6 +57,19 @@ export class StoreWakeClaims implements WakeClaims {
     const held = await this.held(key);
     if (held?.kept) return "delivered";
     return held?.owner === this.owner ? "won" : "elsewhere";
+  }
+
+  /**
+   * Read, then write: a claim read as this process's has most of its time left (renewed every
+   * third of it), so none can lapse and be taken elsewhere in between.
+   */
+  async renew(key: string): Promise<boolean> {
+    const record: ClaimRecord = { owner: this.owner, kept: false };
+    if (await this.space.setIfAbsent(storeKey(key), record, WAKE_CLAIM_TAKE_MS)) return true;
+    const held = await this.held(key);
+    if (held?.owner !== this.owner || held.kept) return false;
+    await this.space.set(storeKey(key), record, WAKE_CLAIM_TAKE_MS);
+    return true;
   }
 
   async keep(key: string): Promise<void> {

@@ -13,6 +13,7 @@ import { createStore } from "../../src/store/create-store.js";
 import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { Store } from "../../src/store/store.js";
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
+import type { Clock } from "../../src/subscriptions/clock.js";
 import type { ObservedMessage } from "../../src/subscriptions/observed-message.js";
 import type {
   HistoryOptions,
@@ -140,7 +141,8 @@ export interface Harness {
 
 /**
  * A service on a memory store (or the given store) with a fake directory holding #deploys,
- * #secret and #home; `shared` makes it one of several processes on that store.
+ * #secret and #home; `shared` makes it one of several processes on that store; `clock` drives its
+ * timers (the real clock by default).
  */
 export async function openHarness(
   options: {
@@ -148,6 +150,7 @@ export async function openHarness(
     settings?: Partial<SubscriptionSettings>;
     shared?: { coordination: Coordination; reconcileMs?: number };
     approvers?: readonly string[];
+    clock?: Clock;
   } = {},
 ): Promise<Harness> {
   const store = options.store ?? (await createStore({ url: "memory:", dataDir: os.tmpdir() }));
@@ -172,6 +175,7 @@ export async function openHarness(
       wakeBudget: storeSlotBudget(store.space("budgets")),
       ...(options.shared ? { shared: options.shared } : {}),
       ...(options.approvers ? { approvers: options.approvers } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
     });
   const harness: Harness = {
     store,

@@ -1,21 +1,27 @@
 /**
  * Wake claims of several processes on one real redis-server: a hand-over that is rejected gives
  * its claims up, so another process's rebuilt batch wakes for the message; while a hand-over is
- * under way its claims last minutes (a process dying then leaves them behind no longer), and once
- * the session accepted the wake-up they are kept for days, so no rebuilt batch wakes again.
+ * under way its claims last minutes (a process dying then leaves them behind no longer) and are
+ * renewed for as long as it takes, so no other process wakes for them meanwhile, and once the
+ * session accepted the wake-up they are kept for days, so no rebuilt batch wakes again.
  */
 import os from "node:os";
 import { createClient } from "@keyv/redis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
+import type { KeyValueSpace, StoreNamespace } from "../../src/store/store.js";
+import type { Clock } from "../../src/subscriptions/clock.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";
 import { wokenKey } from "../../src/subscriptions/subscription-registry.js";
-import { WAKE_CLAIM_TAKE_MS } from "../../src/subscriptions/wake-claims.js";
+import { StoreWakeClaims, WAKE_CLAIM_TAKE_MS } from "../../src/subscriptions/wake-claims.js";
+import { WAKE_CLAIM_RENEW_MS } from "../../src/subscriptions/wake-hand-over.js";
 import type { WakeBatch } from "../../src/subscriptions/wake-sink.js";
 import { eventually } from "../support/eventually.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { WrappedStore } from "../support/wrapped-store.js";
+import { ManualClock } from "../schedules/support.js";
 import { ALICE, type Harness, message, openHarness } from "./support.js";
 
 const DEBOUNCE_MS = 50;
@@ -26,6 +32,35 @@ const DAY_MS = 24 * 3_600_000;
 interface Process {
   readonly harness: Harness;
   readonly coordination: Coordination;
+  /** Its store, whose "dedupe" space (the wake claims) says when its calls are all answered. */
+  readonly store: ClaimsWatchedStore;
+}
+
+/** A store whose "dedupe" space keeps its calls under way, so a test can wait for them to end. */
+class ClaimsWatchedStore extends WrappedStore {
+  private readonly underWay = new Set<Promise<unknown>>();
+
+  /** Resolves once no call on the claims is under way, nor started by what their answers ran. */
+  async idle(): Promise<void> {
+    do {
+      await Promise.allSettled([...this.underWay]);
+      await new Promise((resolve) => setImmediate(resolve));
+    } while (this.underWay.size > 0);
+  }
+
+  protected wrap(namespace: StoreNamespace, inner: KeyValueSpace): KeyValueSpace {
+    if (namespace !== "dedupe") return inner;
+    const watch = <T>(call: Promise<T>): Promise<T> => {
+      this.underWay.add(call);
+      return call.finally(() => this.underWay.delete(call));
+    };
+    return {
+      get: (key) => watch(inner.get(key)),
+      set: (key, value, ttlMs) => watch(inner.set(key, value, ttlMs)),
+      delete: (key) => watch(inner.delete(key)),
+      setIfAbsent: (key, value, ttlMs) => watch(inner.setIfAbsent(key, value, ttlMs)),
+    };
+  }
 }
 
 describe("wake claims of several processes on one Redis", () => {
@@ -51,25 +86,46 @@ describe("wake claims of several processes on one Redis", () => {
     await redis.stop();
   });
 
-  async function openProcess(): Promise<Process> {
+  /** A process on the Redis server (its own connections), on `clock` when given. */
+  async function openProcess(clock?: Clock): Promise<Process> {
     const dataDir = os.tmpdir();
-    const store = await createStore({ url: redis.url, dataDir });
+    const store = new ClaimsWatchedStore(await createStore({ url: redis.url, dataDir }));
     const coordination = await createCoordination({ url: redis.url, dataDir, store });
     const harness = await openHarness({
       store,
       settings: { debounceMs: DEBOUNCE_MS, maxWaitMs: 1_000, maxBatch: 1_000 },
       shared: { coordination, reconcileMs: NEVER_MS },
+      ...(clock ? { clock } : {}),
     });
-    const process = { harness, coordination };
+    const process = { harness, coordination, store };
     processes.push(process);
     return process;
   }
 
-  /** The remaining lifetimes (ms) of the wake claims on the server. */
-  async function claimTtls(): Promise<number[]> {
+  /** The wake claims' keys on the server. */
+  async function claimKeys(): Promise<string[]> {
     const keys: string[] = [];
     for await (const found of raw.scanIterator({ MATCH: "*wake-claim:*" })) keys.push(...[found].flat());
-    return Promise.all(keys.map((key) => raw.pTTL(key)));
+    return keys;
+  }
+
+  /** The remaining lifetimes (ms) of the wake claims on the server. */
+  async function claimTtls(): Promise<number[]> {
+    return Promise.all((await claimKeys()).map((key) => raw.pTTL(key)));
+  }
+
+  /**
+   * `ms` pass for the wake claims on the server (each lives that much less; one whose time is up
+   * is gone) and then on `clock`, whose process's claim calls this started are waited for.
+   */
+  async function pass(process: Process, clock: ManualClock, ms: number): Promise<void> {
+    for (const key of await claimKeys()) {
+      const left = await raw.pTTL(key);
+      if (left > ms) await raw.pExpire(key, left - ms);
+      else await raw.del(key);
+    }
+    clock.advance(ms);
+    await process.store.idle();
   }
 
   it("a rejected hand-over gives its claim up: another process's rebuilt batch wakes for the message", async () => {
@@ -90,6 +146,51 @@ describe("wake claims of several processes on one Redis", () => {
       "prod is down",
       "later message",
     ]);
+  });
+
+  it("a hand-over that takes longer than a claim lasts renews it: another process does not wake for the message meanwhile", async () => {
+    const clock = new ManualClock(Date.now());
+    const a = await openProcess(clock);
+    const timersAtOpen = clock.pending;
+    const realWake = a.harness.sink.wake.bind(a.harness.sink);
+    let accept: (() => void) | undefined;
+    a.harness.sink.wake = async (subscription: Subscription, batch: WakeBatch) => {
+      await new Promise<void>((resolve) => {
+        accept = resolve;
+        unblocks.push(resolve);
+      });
+      return realWake(subscription, batch);
+    };
+    await a.harness.service.subscribe(ALICE, { channel: "#deploys" });
+    await a.harness.service.observe(message("prod is down"));
+    clock.advance(DEBOUNCE_MS);
+    await eventually(() => accept !== undefined, "a to claim and start the hand-over");
+    await a.store.idle();
+
+    // Two and a half claim lifetimes pass with A's hand-over still under way, a minute at a time.
+    for (let passed = 0; passed < 2.5 * WAKE_CLAIM_TAKE_MS; passed += 60_000) await pass(a, clock, 60_000);
+    const during = await claimTtls();
+    expect(during).toHaveLength(1);
+    expect(during[0]).toBeGreaterThan(WAKE_CLAIM_TAKE_MS - WAKE_CLAIM_RENEW_MS - 60_000);
+    expect(a.harness.errors).toEqual([]);
+
+    // B rebuilds the batch from the shared buffer and sees a later message: it wakes for that one only.
+    const b = await openProcess();
+    await b.harness.service.observe(message("later message"));
+    await eventually(() => b.harness.sink.wakes.length === 1, "b's wake-up");
+    await b.harness.service.settled();
+    expect(b.harness.sink.wakes[0]!.batch.entries.map((e) => e.text)).toEqual(["later message"]);
+
+    // A's hand-over is accepted at last: the message woke the subscription once, and its claim is kept.
+    accept?.();
+    await eventually(() => a.harness.sink.wakes.length === 1, "the accepted wake-up");
+    await a.harness.service.settled();
+    expect(a.harness.sink.wakes[0]!.batch.entries.map((e) => e.text)).toEqual(["prod is down"]);
+    const after = await claimTtls();
+    expect(after).toHaveLength(2);
+    expect(Math.min(...after)).toBeGreaterThan(7 * DAY_MS);
+    // No renewal is left behind to undo the keep.
+    expect(clock.pending).toBe(timersAtOpen);
   });
 
   it("a claim lasts minutes while its hand-over is under way, and days once the wake-up was accepted", async () => {
@@ -125,5 +226,25 @@ describe("wake claims of several processes on one Redis", () => {
     await eventually(() => b.harness.sink.wakes.length === 1, "b's wake-up");
     await b.harness.service.settled();
     expect(b.harness.sink.wakes[0]!.batch.entries.map((e) => e.text)).toEqual(["later message"]);
+  });
+});
+
+describe("renewing a wake claim", () => {
+  it("extends this process's claim, retakes one that lapsed untaken, and refuses one held elsewhere or kept", async () => {
+    const store = await createStore({ url: "memory:", dataDir: os.tmpdir() });
+    const space = store.space("dedupe");
+    const [mine, theirs] = [new StoreWakeClaims(space), new StoreWakeClaims(space)];
+    expect(await mine.take("k1")).toBe("won");
+    expect(await mine.renew("k1")).toBe(true);
+    expect(await theirs.take("k1")).toBe("elsewhere");
+    expect(await theirs.renew("k1")).toBe(false);
+    // Lapsed with nobody taking it meanwhile: this process's again.
+    await space.delete("wake-claim:k1");
+    expect(await mine.renew("k1")).toBe(true);
+    expect(await theirs.take("k1")).toBe("elsewhere");
+    await mine.keep("k1");
+    expect(await mine.renew("k1")).toBe(false);
+    expect(await theirs.take("k1")).toBe("delivered");
+    await store.close();
   });
 });

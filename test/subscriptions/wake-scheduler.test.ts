@@ -4,7 +4,8 @@
  * subscription once, a batch whose messages were all claimed elsewhere is dropped; a session busy
  * in another process (the answer is a promise) holds its batch. With a store budget, two
  * schedulers on one store together wake a subscription at most its hourly limit, and the held
- * batches go once the hour frees. A failing hand-over puts back only the messages it claimed.
+ * batches go once the hour frees. A failing hand-over puts back only the messages it claimed; a
+ * slow one renews its claims, while a dead process's claims lapse. All on a manual clock.
  */
 import os from "node:os";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -248,17 +249,20 @@ describe("WakeScheduler and a claim left by a process that died during its hand-
   it("looks at the message again once that claim lapsed, and wakes for it", async () => {
     const { clock, store, tick } = await fakeClockStore(10);
     const delivered: number[][] = [];
-    const open = (deliver: (batch: ReadyBatch) => Promise<void>) =>
-      claimingScheduler(clock, store, {
+    const open = (deliver: (batch: ReadyBatch) => Promise<void>, on = clock) =>
+      claimingScheduler(on, store, {
         maxWakesPerHour: 100,
         deliver,
         onError: (error) => {
           throw error;
         },
       });
-    // A claims message 1 and never finishes handing it over (the process is gone).
-    const a = open(() => new Promise<void>(() => undefined));
+    // A claims message 1 and never finishes handing it over: its process is gone, and with it
+    // A's clock, which would have renewed the claim.
+    const gone = new ManualClock(clock.now());
+    const a = open(() => new Promise<void>(() => undefined), gone);
     a.add("sub1", "s1", item(1));
+    gone.advance(100);
     await tick(100);
     // B rebuilt message 1 from the shared buffer: A's claim holds it back for now.
     const b = open(async (batch) => {
@@ -278,11 +282,14 @@ describe("WakeScheduler and a claim left by a process that died during its hand-
 describe("WakeScheduler whose hand-over keeps failing while another process holds one of its messages", () => {
   it("puts back only the messages it claimed, keeps one recheck timer, and looks at the other once its claim lapsed", async () => {
     const { clock, store, tick } = await fakeClockStore(10);
-    const open = (deliver: (batch: ReadyBatch) => Promise<void>) =>
-      claimingScheduler(clock, store, { maxWakesPerHour: 1_000, deliver, onError: () => undefined });
-    // A claims message 2 and never finishes handing it over (the process is gone).
-    const a = open(() => new Promise<void>(() => undefined));
+    const open = (deliver: (batch: ReadyBatch) => Promise<void>, on = clock) =>
+      claimingScheduler(on, store, { maxWakesPerHour: 1_000, deliver, onError: () => undefined });
+    // A claims message 2 and never finishes handing it over: its process is gone, and with it
+    // A's clock, which would have renewed the claim.
+    const gone = new ManualClock(clock.now());
+    const a = open(() => new Promise<void>(() => undefined), gone);
     a.add("sub1", "s1", item(2));
+    gone.advance(100);
     await tick(100);
     // B has messages 1 and 2; every hand-over of its own fails (its session layer is shutting down).
     const tries: number[][] = [];
@@ -305,6 +312,45 @@ describe("WakeScheduler whose hand-over keeps failing while another process hold
     // A's claim lapses: B looks at message 2 again and tries it with its own.
     await tick(WAKE_CLAIM_TAKE_MS);
     expect(tries.at(-1)).toEqual([1, 2]);
+    await b.close();
+    await store.close();
+  });
+});
+
+describe("WakeScheduler whose hand-over outlasts a claim in a process still running", () => {
+  it("renews the claim until the wake-up is accepted: the other process never wakes for the message", async () => {
+    const { clock, store, tick } = await fakeClockStore(10);
+    const errors: unknown[] = [];
+    const open = (deliver: (batch: ReadyBatch) => Promise<void>) =>
+      claimingScheduler(clock, store, { maxWakesPerHour: 100, deliver, onError: (e) => errors.push(e) });
+    let accept: (() => void) | undefined;
+    const byA: number[][] = [];
+    const a = open(async (batch) => {
+      await new Promise<void>((resolve) => (accept = resolve));
+      byA.push(batch.items.map((i) => i.position.seq));
+    });
+    a.add("sub1", "s1", item(1));
+    await tick(100);
+    expect(accept).toBeDefined();
+    const byB: number[][] = [];
+    const b = open(async (batch) => {
+      byB.push(batch.items.map((i) => i.position.seq));
+    });
+    b.add("sub1", "s1", item(1));
+    // Three claim lifetimes pass, a minute at a time, with A's hand-over under way all along.
+    for (let passed = 0; passed < 3 * WAKE_CLAIM_TAKE_MS; passed += 60_000) await tick(60_000);
+    expect(byB).toEqual([]);
+    accept?.();
+    await tick(0);
+    await a.settled();
+    expect(byA).toEqual([[1]]);
+    // B's next look finds the message delivered.
+    await tick(WAKE_CLAIM_TAKE_MS);
+    await b.settled();
+    expect(byB).toEqual([]);
+    expect(b.pendingCount("sub1")).toBe(0);
+    expect(errors).toEqual([]);
+    await a.close();
     await b.close();
     await store.close();
   });
