@@ -145,6 +145,11 @@ export class PendingHub {
     return this.replies.answerText(parkedOf, sessionId, reply, keys);
   }
 
+  /** Whether a typed message is an option of the open question it would answer (see PendingReplies). */
+  offersOption(sessionId: string, reply: Omit<TypedReply, "files">): Promise<boolean> {
+    return this.replies.offersOption(sessionId, reply);
+  }
+
   /** Cancel every open item of a session (stop, new session); their cards say why. */
   cancelSession(sessionId: string, note: string): Promise<number> {
     return this.settler.cancelSession(sessionId, note);

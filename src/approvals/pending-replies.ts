@@ -61,6 +61,26 @@ export class PendingReplies {
   }
 
   /**
+   * Whether a typed message is, word for word (case and spacing aside), an option of the open
+   * question it would answer — the sender's first open question group's first unanswered
+   * question. A bare command word ("new") is then that answer, not the command.
+   */
+  async offersOption(sessionId: string, reply: Omit<TypedReply, "files">): Promise<boolean> {
+    const { settler } = this;
+    const words = sameWords(reply.text);
+    for (const entry of await settler.store.openItems(sessionId)) {
+      if (entry.kind !== "question") continue;
+      const item = await settler.load(entry.id);
+      if (item?.kind !== "question" || item.status !== "pending") continue;
+      if (item.requester.platform !== reply.platform || item.requester.userId !== reply.user.id) continue;
+      const index = firstUnanswered(item);
+      const options = index === undefined ? [] : (item.questions[index]?.options ?? []);
+      return options.some((option) => sameWords(option) === words);
+    }
+    return false;
+  }
+
+  /**
    * A thread message from the person who was asked answers their open question (or revises their
    * open plan); the result is undefined when it is not consumed that way. Exactly once: the
    * message's dedupe keys are stored with the answer (one write) and recorded as seen right after
@@ -112,6 +132,11 @@ export class PendingReplies {
     }
     return resumed({ result: undefined, resume: expired }, sessionId, parkedOf);
   }
+}
+
+/** Text as compared with an option: trimmed, spaces collapsed, lower case. */
+function sameWords(text: string): string {
+  return text.trim().replace(/\s+/g, " ").toLowerCase();
 }
 
 /** The settled result, with the session's parked turn when the settling must resume it. */

@@ -138,7 +138,7 @@ export class SessionManager implements ConversationService {
         : duplicate;
     const extra = this.moduleCommands.matchText(message.text);
     const command = extra ? undefined : parseTextCommand(message.text, message.botUsername);
-    if (extra || command) {
+    if ((extra || command) && !(await this.answersWithOption(message))) {
       if (!(await this.dedupe.firstSeen(keys))) return duplicate;
       const reply = extra
         ? await this.moduleCommands.run(message.target, message.user, extra)
@@ -190,6 +190,12 @@ export class SessionManager implements ConversationService {
     } finally {
       live.holds--;
     }
+  }
+
+  /** Whether a bare command word is an option of the sender's open question here (it answers it). */
+  private async answersWithOption(message: InboundMessage): Promise<boolean> {
+    const sessionId = await this.records.currentId(sessionKeyOf(message.target));
+    return sessionId !== undefined && this.parked.answersWithOption(sessionId, message);
   }
 
   /** A card button (approval / question / plan) or a control button (stop / retry). */

@@ -117,7 +117,7 @@ describe("questions (ask_user)", () => {
       ],
     });
     await h.manager.receive(message("the deploy fails"));
-    const card = await questionCard(h);
+    await questionCard(h);
     const withFiles = {
       ...message(""),
       files: [{ path: "inbox/error.png", name: "error.png", bytes: 1234, mediaType: "image/png" }],
@@ -149,5 +149,46 @@ describe("questions (ask_user)", () => {
       "saved-file",
       "file-text",
     ]);
+  });
+
+  it("a bare command word that is an option of the open question answers it; other words and the slash form stay commands", async () => {
+    const h = await makeHarness({
+      steps: [
+        toolStep([
+          "q1",
+          "ask_user",
+          { question: "Create a new branch or reuse the existing one?", options: ["New", "existing"] },
+        ]),
+        textStep("ok"),
+      ],
+    });
+    await h.manager.receive(message("fix the login bug"));
+    const card = await questionCard(h);
+    const sessionOf = async () =>
+      /Session (\S+)/.exec(await h.manager.command(thread(), ANA, "status", []))?.[1];
+    const before = await sessionOf();
+    // "status" is not an option: still the command, and the question stays open.
+    expect((await h.manager.receive(message("status"))).status).toBe("command");
+    expect((await h.manager.receive(message("  new "))).status).toBe("answered");
+    await h.manager.idle();
+    expect(answersSent(h)).toEqual({
+      answers: [{ question: "Create a new branch or reuse the existing one?", answer: "  new " }],
+    });
+    expect(outcomeLine(h.outputs.for(thread()).card(card.pendingId))).toMatch(/^Answered by Ana/);
+    expect(await sessionOf()).toBe(before);
+    // With nothing open, "new" is the command again.
+    expect((await h.manager.receive(message("new"))).status).toBe("command");
+    expect(await sessionOf()).not.toBe(before);
+  });
+
+  it("the slash form of a command stays the command while an option of the same word is open", async () => {
+    const h = await makeHarness({
+      steps: [toolStep(["q1", "ask_user", { question: "Branch?", options: ["new", "existing"] }])],
+    });
+    await h.manager.receive(message("fix the login bug"));
+    const card = await questionCard(h);
+    expect((await h.manager.receive(message("/new"))).status).toBe("command");
+    await h.manager.idle();
+    expect(outcomeLine(h.outputs.for(thread()).card(card.pendingId))).toMatch(/^Cancelled/);
   });
 });
