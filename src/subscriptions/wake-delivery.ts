@@ -17,6 +17,7 @@ import type { ReadCursors } from "./read-cursors.js";
 import { channelKeyOf, channelLabel, type Subscription, scopeKeyOf, watchedSince } from "./subscription.js";
 import type { SubscriptionRegistry } from "./subscription-registry.js";
 import type { SubscriptionSettings } from "./subscription-settings.js";
+import { channelShown } from "./subscription-text.js";
 import { renderWakeInput } from "./wake-prompt.js";
 import { wakesSubscription } from "./wake-rule.js";
 import type { ReadyBatch, WakeScheduler } from "./wake-scheduler.js";
@@ -57,7 +58,7 @@ export class WakeDelivery {
         const { id, channelRef } = subscription;
         await this.deps.tell(
           subscription,
-          `For over an hour I have not been able to wake this thread for new messages in ${channelLabel(channelRef)} (subscription ${id}). I keep trying every few minutes; meanwhile catch_up shows what came.`,
+          `For over an hour I have not been able to wake this thread for new messages in ${channelShown(channelRef)} (subscription ${id}). I keep trying every few minutes; meanwhile catch_up shows what came.`,
         );
       }
       throw error;

@@ -80,7 +80,7 @@ describe("wake-ups that are not delivered the first time", () => {
     await settle(h, 5 * 60_000);
     const notice = {
       target: ALICE.target,
-      text: expect.stringMatching(/over an hour .* #deploys \(subscription sub_\w+\)\. I keep trying/),
+      text: expect.stringMatching(/over an hour .* \\#deploys \(subscription sub_\w+\)\. I keep trying/),
     };
     expect(h.notices).toEqual([notice]);
     expect(h.notices[0]?.text).toContain(subscription?.id);
