@@ -23,6 +23,7 @@
  */
 import { qualifiedUserId } from "../approvals/authorisation.js";
 import { open } from "node:fs/promises";
+import type { Stats } from "node:fs";
 import type { Logger } from "pino";
 import { type Attachment, type FileTextAttachment, fileNote, formatBytes } from "../core/attachment.js";
 import { probeImageFile } from "../media/image-probe.js";
@@ -33,6 +34,7 @@ import { extractPdfText } from "./pdf-text.js";
 import { type IntakeTranscription, RecordingIntake } from "./recording-intake.js";
 import { type BudgetTurn, budgetTurns } from "./budget-turns.js";
 import { conversationPaths } from "../tools/files/conversation-paths.js";
+import { readUpTo } from "../tools/files/anchored-fs.js";
 import { withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 
@@ -159,6 +161,16 @@ function fileText(
   return { kind: "file-text", path: file.path, name: file.name, source, about, text };
 }
 
+/**
+ * `file` as it is judged: the larger of the size it was saved with and the size of the file now
+ * open. The uploads folder is the conversation's sandboxed shell's to write, so a command still
+ * running there can grow a just-saved upload; every size check (a text file small enough to
+ * inline, a recording short enough to transcribe) and every read is bounded by this size.
+ */
+function judged(file: InboundFile, stats: Stats): InboundFile {
+  return stats.size > file.bytes ? { ...file, bytes: stats.size } : file;
+}
+
 /** Turns saved files into model input (see the module header). */
 export class AttachmentIntake {
   private readonly settings: AttachmentSettings;
@@ -216,8 +228,8 @@ export class AttachmentIntake {
   private async one(file: InboundFile, from: Origin, turn: BudgetTurn): Promise<Outcome> {
     try {
       // Held open while it is read: the agent's shell may replace the path meanwhile.
-      return await withWorkspaceFile(from.workspace, file.path, (opened) =>
-        this.read(file, opened, from, turn),
+      return await withWorkspaceFile(from.workspace, file.path, (opened, stats) =>
+        this.read(judged(file, stats), opened, from, turn),
       );
     } catch (error) {
       this.options.logger.warn({ err: error, file: file.path }, "attachment could not be processed");
@@ -286,8 +298,9 @@ export class AttachmentIntake {
         ),
       };
     const handle = await open(absolute, "r");
-    const content = await handle.readFile("utf8").finally(() => handle.close());
-    const text = capped(content, this.settings.maxChars, file.path);
+    // No further than the size judged, though the file may have grown since.
+    const content = await readUpTo(handle, file.bytes).finally(() => handle.close());
+    const text = capped(content.toString("utf8"), this.settings.maxChars, file.path);
     return {
       attachment: fileText(
         file,

@@ -130,6 +130,7 @@ export class RecordingIntake {
       ? transcription.transcriber.transcribe({
           absolute,
           name: file.name,
+          maxBytes: largest,
           ...(file.mediaType ? { mediaType: file.mediaType } : {}),
         })
       : undefined;

@@ -1,6 +1,6 @@
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { createWorkspacePaths } from "../../src/tools/files/workspace-paths.js";
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -460,6 +460,33 @@ describe("files the agent's shell changed in the workspace", () => {
     outside = await mkdtemp(join(tmpdir(), "outside-"));
   });
   afterEach(() => rm(outside, { recursive: true, force: true }));
+
+  it("judges a text file grown after it was saved by its size now, and never inlines it", async () => {
+    // Saved as 6 bytes; a command in the conversation's sandbox appends 4 MB before the intake reads it.
+    const file = await saved("7-notes.txt", "hello\n", "text/plain");
+    await appendFile(join(root, file.path), Buffer.alloc(4 * 1024 * 1024, 0x61));
+    const result = await intake().process([file], at("s"), "U1");
+    expect(fileTexts(result)).toEqual([]);
+    expect(modelNotes(result)).toEqual([
+      `7-notes.txt (4.0 MB) is too long to include here; it is saved at ${file.path} — read_file it.`,
+    ]);
+  });
+
+  it("judges a recording grown after it was saved by its size now, and sends none of it", async () => {
+    const { sent, transcriber } = recordingTranscriber();
+    const voices = intake({ transcriptionMaxDurationS: 60 }, transcriber);
+    const file = await voiceNote("clip.m4a", "OggS", "audio/mp4");
+    // 60 s at 64 kbit/s is 480,000 bytes: grown past that.
+    await appendFile(join(root, file.path), Buffer.alloc(480_000, 1));
+    const result = await voices.process([file], at("s"), "U1");
+    expect(result.sections).toEqual([]);
+    expect(modelNotes(result)).toEqual([
+      expect.stringMatching(
+        /^\[voice\/audio clip\.m4a — not transcribed: its length is not stated, and at 468\.8 KB/,
+      ),
+    ]);
+    expect(sent).toEqual([]);
+  });
 
   it("a saved file replaced by a link to a host file is not read for the model", async () => {
     const secret = join(outside, "secret.txt");

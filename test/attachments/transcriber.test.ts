@@ -36,6 +36,7 @@ describe("openAITranscriber", () => {
       absolute: join(dir, "voice.ogg"),
       name: "voice.ogg",
       mediaType: "audio/ogg",
+      maxBytes: 1024,
     });
     expect(text).toBe("hello from the voice note");
     expect(contentType).toMatch(/^multipart\/form-data; boundary=/);
@@ -52,7 +53,15 @@ describe("openAITranscriber", () => {
       .reply(500, { error: { message: "boom" } });
     const transcriber = openAITranscriber({ model: "whisper-1", baseURL: "https://stt.example.test/v1" });
     await expect(
-      transcriber.transcribe({ absolute: join(dir, "voice.ogg"), name: "voice.ogg" }),
+      transcriber.transcribe({ absolute: join(dir, "voice.ogg"), name: "voice.ogg", maxBytes: 1024 }),
     ).rejects.toThrow("the transcription service answered HTTP 500");
+  });
+
+  it("refuses, unsent, a recording larger now than the size it was checked for (a command grew it)", async () => {
+    // No endpoint is mocked: a request would fail with a connection error instead.
+    const transcriber = openAITranscriber({ model: "whisper-1", baseURL: "https://stt.example.test/v1" });
+    await expect(
+      transcriber.transcribe({ absolute: join(dir, "voice.ogg"), name: "voice.ogg", maxBytes: 10 }),
+    ).rejects.toThrow("it is 16 B now, more than the 10 B it was checked for");
   });
 });
