@@ -2,8 +2,11 @@
  * Context compaction: what to do when the conversation no longer fits the model's window.
  *
  * The model summarises the older turns; the most recent turns stay verbatim. Compaction is
- * outbound-only — the stored history stays whole and the summary replaces the covered prefix only
- * in what is sent. It first runs when a request overflows, so the turns to summarise are about a
+ * outbound-only — the stored history stays as it is and the summary replaces the covered prefix
+ * only in what is sent. The history the engine is given may start later than the session's
+ * (`historyStart` messages were not read: store/history-window.ts); a saved state counts the
+ * session's whole history, and one whose anchor was not read is not used. What came before the
+ * history given and no summary covers is dropped, and the model is told so in the trimmed wording. It first runs when a request overflows, so the turns to summarise are about a
  * whole context window: they are summarised in chunks of whole messages (at most CHUNK_CHARS
  * each), the summary so far folded into the next chunk's request, in at most MAX_SUMMARY_CALLS
  * calls. Whatever is left out — the oldest chunks past that bound, the rest of a single message
@@ -226,10 +229,15 @@ export class Compactor {
   /** The history message last found to have an anchor hash (a large one is hashed once, not per view). */
   private anchored: { readonly message: ConversationMessage; readonly hash: string } | undefined;
 
-  /** `saved`: where the state is kept between engines (none: it lives as long as this Compactor). */
+  /**
+   * `saved`: where the state is kept between engines (none: it lives as long as this Compactor).
+   * `historyStart`: how many of the session's messages come before the history this engine is
+   * given. `state` counts from the history given; what is saved and loaded, from the session's.
+   */
   constructor(
     private readonly keepRecentTurns = DEFAULT_KEEP_RECENT_TURNS,
     private readonly saved?: CompactionStatePort,
+    private readonly historyStart = 0,
   ) {}
 
   /**
@@ -240,23 +248,30 @@ export class Compactor {
    */
   restore(history: readonly ConversationMessage[]): Promise<void> {
     this.restored ??= (async () => {
-      const state = history.length === 0 ? undefined : await this.saved?.load();
-      if (!state || this.state) return;
-      if (this.anchors(state, history)) this.state = state;
+      const saved = history.length === 0 ? undefined : await this.saved?.load();
+      if (!saved || this.state) return;
+      const state = { ...saved, covered: saved.covered - this.historyStart };
+      const length = this.historyStart + history.length;
+      if (state.covered >= 1 && this.anchors(state, history)) this.state = state;
       else
         this.saved?.notUsed(
-          history.length < state.covered
-            ? `it covers ${state.covered} messages and the history has ${history.length}`
-            : `the history's message ${state.covered} is not the one it was built on`,
+          state.covered < 1
+            ? `it covers ${saved.covered} messages and the ${this.historyStart} oldest were not read`
+            : length < saved.covered
+              ? `it covers ${saved.covered} messages and the history has ${length}`
+              : `the history's message ${saved.covered} is not the one it was built on`,
         );
     })();
     return this.restored;
   }
 
-  /** What to send: the summary and the uncovered tail, or the whole history. */
+  /**
+   * What to send: the summary and the uncovered tail, or the whole history given — with the
+   * trimmed wording as the summary when earlier messages were not read and no summary covers them.
+   */
   view(history: readonly ConversationMessage[]): CompactionView {
     const state = this.validState(history);
-    if (!state) return { summary: undefined, messages: history };
+    if (!state) return { summary: this.historyStart > 0 ? TRIMMED_NOTE : undefined, messages: history };
     const summary = [state.summary, state.trimmed ? TRIMMED_NOTE : ""].filter(Boolean).join("\n\n");
     return { summary: summary || undefined, messages: history.slice(state.covered) };
   }
@@ -281,7 +296,8 @@ export class Compactor {
     if (boundary === undefined) return undefined;
     const { chunks, cut } = transcriptChunks(history.slice(covered, boundary), requester);
     const read = chunks.slice(-MAX_SUMMARY_CALLS);
-    let trimmed = cut || read.length < chunks.length;
+    // With no summary before it, what came before the history given is in no summary.
+    let trimmed = cut || read.length < chunks.length || (!prior && this.historyStart > 0);
     let summary = prior?.summary ?? "";
     for (const [index, chunk] of read.entries()) {
       let failure: unknown;
@@ -311,7 +327,7 @@ export class Compactor {
       summary,
       trimmed: trimmed || (prior?.trimmed ?? false),
     };
-    await this.saved?.save(this.state);
+    await this.saved?.save({ ...this.state, covered: this.historyStart + boundary });
     return { removedMessages: boundary - covered, summaryChars: summary.length, trimmed };
   }
 

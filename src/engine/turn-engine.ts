@@ -79,6 +79,11 @@ export interface TurnEngineOptions {
   compaction?: { keepRecentTurns?: number };
   /** Where the session's compaction state outlives this engine (compaction-state.ts); none: in memory only. */
   compactionState?: CompactionStatePort;
+  /**
+   * How many of the session's messages come before the history its requests carry (they were
+   * not read: store/history-window.ts); the compaction state counts them. 0 when none.
+   */
+  historyStart?: number;
   /** The session's safety reviewer (reviewed mode and shadow verdicts). */
   reviewer?: ReviewerGate;
   /** Shows a reviewer denial to the person, with "Allow anyway". */
@@ -115,7 +120,11 @@ export class TurnEngine implements SessionTurnEngine {
 
   constructor(options: TurnEngineOptions) {
     this.deps = { ...options, now: options.now ?? (() => new Date()) };
-    this.compactor = new Compactor(options.compaction?.keepRecentTurns, options.compactionState);
+    this.compactor = new Compactor(
+      options.compaction?.keepRecentTurns,
+      options.compactionState,
+      options.historyStart,
+    );
     this.framePrompt = options.framePrompt;
     this.systemPrompt = new SystemPrompt(options.instructions, options.requesterInstructions);
   }
