@@ -155,6 +155,7 @@ export function createEngineFactory(deps: EngineFactoryDeps): EngineFactory {
       now,
       compaction: deps.compaction,
       ...(context.compactionState ? { compactionState: context.compactionState } : {}),
+      historyStart: context.historyStart ?? 0,
       ...(deps.reviewer ? { reviewer: new ReviewerGate(deps.reviewer) } : {}),
       ...(context.reviewerDenials ? { reviewerDenials: context.reviewerDenials } : {}),
       framePrompt: deps.framePrompt,

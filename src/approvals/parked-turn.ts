@@ -87,18 +87,22 @@ export function unansweredCalls(history: readonly ConversationMessage[]): readon
   return open;
 }
 
-/** The parked state of a session's in-progress turn `marker`, given its persisted history. */
+/**
+ * The parked state of a session's in-progress turn `marker`, given its persisted history (its
+ * newest messages: `start` came before them).
+ */
 export function parkTurn(
   sessionId: string,
   marker: TurnMarker,
   history: readonly ConversationMessage[],
+  start = 0,
 ): ParkedTurn {
   const waiting = unansweredCalls(history).map((call) => ({
     callId: call.id,
     tool: call.function.name,
     arguments: call.function.arguments,
   }));
-  return Object.freeze({ ...marker, sessionId, historyLength: history.length, waiting });
+  return Object.freeze({ ...marker, sessionId, historyLength: start + history.length, waiting });
 }
 
 /** The waiting call with this id — its tool and parsed arguments — if it is still unanswered. */

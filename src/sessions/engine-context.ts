@@ -39,6 +39,8 @@ export interface EngineContext {
   readonly reviewerDenials?: ReviewerDenialReporter;
   /** Where the session's compaction summary outlives the engine (none: it lives as long as the engine). */
   readonly compactionState?: CompactionStatePort;
+  /** How many of the session's messages come before the history it was opened with (not read). */
+  readonly historyStart?: number;
 }
 
 /** Builds the engine for one session; called once per session each time it is loaded into memory. */
@@ -91,6 +93,7 @@ export function engineContextOf(live: LiveSession, services: EngineServices): En
       void live.update((r) => ({ ...r, mode, modeSetBy: by }));
     },
     mode: live.record.mode,
+    historyStart: live.historyStart,
     reviewerDenials: services.denials.reporterFor(context),
   };
 }

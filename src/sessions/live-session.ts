@@ -9,6 +9,8 @@
  * The session's downloaded files (its facts) are read from their own log and written to it as they
  * come; a record stored with the list they were once kept in has it folded into the log, and is
  * saved without it once they are stored (a save waits for the files added before it).
+ * Its history is the stored history's newest messages (store/history-window.ts), from the
+ * compaction summary's anchor on when there is one; each load prunes the pages no load reads again.
  */
 import type { Logger } from "pino";
 import type { ToolCallRecord, ConversationMessage } from "../core/messages.js";
@@ -21,6 +23,7 @@ import { type ParkedTurn, parkTurn, unansweredCalls } from "../approvals/parked-
 import type { PendingPerson } from "../approvals/pending-item.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import { DownloadedFiles } from "./downloaded-files.js";
+import { type LiveHistoryStores, openLiveHistory, openingOf } from "./live-history.js";
 import type { InboundDedupe } from "./inbound-dedupe.js";
 import {
   hasPendingWork,
@@ -46,8 +49,10 @@ export interface LiveSessionStores {
    * a save then issues its dedupe marks and the record together instead of one after the other.
    */
   readonly writesInOrder: boolean;
-  /** Where a failed or unreadable record of downloaded files is reported. */
+  /** Where a failed or unreadable record of downloaded files, or a failed prune, is reported. */
   readonly logger: Logger;
+  /** Where the session's compaction summary ends (live-history.ts). */
+  readonly compactionAnchor?: LiveHistoryStores["compactionAnchor"];
 }
 
 /** The turn a session is running now. */
@@ -93,7 +98,7 @@ export class LiveSession {
     this.facts = { downloadedFiles };
     // A record from before `startedBy` was kept gets its starter here, once per load (see
     // withStarter); it is saved with the session's next write.
-    this.current = withStarter(this.foldDownloads(record), log.messages);
+    this.current = withStarter(this.foldDownloads(record), openingOf(log));
     this.grants = this.grantsOf(record);
   }
 
@@ -132,8 +137,8 @@ export class LiveSession {
     // history, unless the record changed too).
     const starter = stored.startedBy ?? this.current.startedBy;
     if (sameJson({ ...stored, startedBy: starter }, this.current)) return false;
-    this.log = await this.stores.history.open(this.id);
-    this.current = withStarter(stored, this.log.messages);
+    this.log = await openLiveHistory(this.id, this.stores);
+    this.current = withStarter(stored, openingOf(this.log));
     this.grants = this.grantsOf(stored);
     this.recordedKeys.clear();
     return true;
@@ -142,7 +147,7 @@ export class LiveSession {
   /** Load a session's history and downloaded files, and wrap its record. */
   static async load(record: SessionRecord, stores: LiveSessionStores): Promise<LiveSession> {
     const [log, downloads] = await Promise.all([
-      stores.history.open(record.id),
+      openLiveHistory(record.id, stores),
       DownloadedFiles.open(stores.records.downloads, record.id, stores.logger),
     ]);
     return new LiveSession(record, log, stores, downloads);
@@ -162,9 +167,22 @@ export class LiveSession {
     return this.current;
   }
 
-  /** The persisted history, oldest first; every message is deep-frozen (request snapshots share them). */
+  /**
+   * The persisted history since `historyStart`, oldest first; every message is deep-frozen
+   * (request snapshots share them).
+   */
   get history(): readonly ConversationMessage[] {
     return this.log.messages;
+  }
+
+  /** How many of the session's stored messages come before `history` (they were not read). */
+  get historyStart(): number {
+    return this.log.start;
+  }
+
+  /** How many messages the session's whole history holds: a position in it that later loads agree on. */
+  get historyCount(): number {
+    return this.log.count;
   }
 
   get engine(): SessionTurnEngine {
@@ -342,7 +360,7 @@ export class LiveSession {
   /** The turn in progress as a parked state (record marker + history); undefined when none is. */
   parkedTurn(): ParkedTurn | undefined {
     const marker = this.current.pendingTurn;
-    return marker && parkTurn(this.id, marker, this.history);
+    return marker && parkTurn(this.id, marker, this.history, this.historyStart);
   }
 
   private journalKey(callId: string): string {

@@ -92,7 +92,7 @@ export class TurnExecutor {
    * whether it still holds it (a lost lease: the turn is left for the next holder).
    */
   async resumeParked(live: LiveSession, parked: ParkedTurn, held: () => boolean = () => true): Promise<void> {
-    const recovery = recoveryOf(parked, live.history);
+    const recovery = recoveryOf(parked, live.history, live.historyStart);
     if (recovery === "done") {
       // The turn had finished its work when the process stopped: nothing to continue.
       this.finish(live, { status: "completed", usage: undefined, finalText: "" });
@@ -153,7 +153,7 @@ export class TurnExecutor {
         how,
         request,
         startedAt: this.stamp(),
-        historyLength: live.history.length,
+        historyLength: live.historyCount,
       };
       saved = live.update((record) => withTurnStarted(record, start));
     } catch (error) {

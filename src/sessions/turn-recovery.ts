@@ -18,13 +18,25 @@ import type { TurnMarker } from "../approvals/parked-turn.js";
  */
 export type TurnRecovery = "rerun" | "retry" | "resume" | "answer" | "done";
 
-/** How to continue the stored turn `marker` given the session's persisted history. */
-export function recoveryOf(marker: TurnMarker, history: readonly ConversationMessage[]): TurnRecovery {
+/**
+ * How to continue the stored turn `marker` given the session's persisted history: its newest
+ * messages, with `historyStart` messages before them (the marker counts the whole history).
+ */
+export function recoveryOf(
+  marker: TurnMarker,
+  history: readonly ConversationMessage[],
+  historyStart = 0,
+): TurnRecovery {
   const start = marker.startedFrom;
-  if (start?.how === "run" && !history.slice(start.historyLength).some((m) => m.role === "user"))
-    return "rerun";
+  const since = start && history.slice(Math.max(0, start.historyLength - historyStart));
+  if (start?.how === "run" && !since?.some((m) => m.role === "user")) return "rerun";
   const last = history.at(-1);
-  if (start?.how === "retry" && history.length === start.historyLength && last && isErrorMarker(last))
+  if (
+    start?.how === "retry" &&
+    historyStart + history.length === start.historyLength &&
+    last &&
+    isErrorMarker(last)
+  )
     return "retry";
   if (unansweredToolCalls(history).length > 0 || last?.role === "tool") return "resume";
   return last?.role === "user" ? "answer" : "done";

@@ -4,20 +4,30 @@
  * only the last page and then the head (the head is the commit point; both go out in one
  * `setMany`, a single commit on SQLite), so the cost of an append does not grow with the session.
  * Pages are validated when read. A session's live writer opens it as a SessionHistory, which
- * keeps the head and the open page in memory so appends read nothing back.
+ * keeps the head and the open page in memory so appends read nothing back. Opening reads only the
+ * newest pages (history-window.ts), so it costs the same however long the session has run; the
+ * pages before them are never read again, and `prune` deletes them. Pruning writes no head — so it
+ * cannot race a writer's append, in this process or another — only the deletes and then a mark,
+ * `pruned:<session>`, that says which pages are gone (opens never read below it).
  */
 import { z } from "zod";
 import { deepFreeze, frozenConcat } from "../core/deep-freeze.js";
 import type { ConversationMessage } from "../core/messages.js";
+import {
+  HISTORY_WINDOW,
+  type HistoryWindow,
+  type HistoryWindowBudget,
+  readWindow,
+} from "./history-window.js";
 import { KeyedMutex } from "./key-mutex.js";
 import { conversationMessageSchema } from "./message-schema.js";
-import { type KeyValueSpace, type SpaceEntry, setAll } from "./store.js";
+import { getAll, type KeyValueSpace, type SpaceEntry, setAll } from "./store.js";
 import { describeIssues, fromVersioned, StoredDataError, toVersioned } from "./versioned.js";
 
 /**
  * Messages per page for sessions created with default options. An append rewrites the open page,
- * so small pages keep appends cheap when messages are large (tool output); loading reads all
- * pages at once (one grouped round trip on SQLite). A turn appends two messages at least, so the
+ * so small pages keep appends cheap when messages are large (tool output); opening reads the
+ * newest pages in a few batches (one round trip each). A turn appends two messages at least, so the
  * open page holds about five on average (25 made it a dozen, half of what a turn serialised).
  * Sessions keep the page size they were created with (it is in their head).
  */
@@ -26,6 +36,7 @@ export const DEFAULT_HISTORY_PAGE_SIZE = 10;
 export const MAX_HISTORY_SESSION_ID_LENGTH = 180;
 export const HISTORY_HEAD_KIND = "history-head";
 export const HISTORY_PAGE_KIND = "history-page";
+export const HISTORY_PRUNED_KIND = "history-pruned";
 
 /** The head record: how many messages, in pages of what size. */
 export interface HistoryHead {
@@ -48,6 +59,9 @@ export const historyHeadSchema: z.ZodType<HistoryHead> = z
 /** Validates a stored page's `data`. */
 export const historyPageSchema = z.object({ messages: z.array(conversationMessageSchema) });
 
+/** Validates a stored pruned mark's `data`: the pages before `pages` are deleted. */
+export const historyPrunedSchema = z.object({ pages: z.number().int().nonnegative() });
+
 /** Storage keys: heads and pages live under distinct prefixes so no session id can collide with a page. */
 export function historyHeadKey(sessionId: string): string {
   return `head:${sessionId}`;
@@ -58,19 +72,29 @@ export function historyPageKey(sessionId: string, index: number): string {
   return `page:${sessionId}:${index}`;
 }
 
+/** Key of the session's pruned mark. */
+export function historyPrunedKey(sessionId: string): string {
+  return `pruned:${sessionId}`;
+}
+
 /** Appends from every HistoryLog over the same space are serialised per session. */
 const mutexes = new WeakMap<KeyValueSpace, KeyedMutex>();
 
 /** A paged, append-only message log per session. */
 export class HistoryLog {
   private readonly pageSize: number;
+  private readonly window: HistoryWindowBudget;
   private readonly mutex: KeyedMutex;
 
-  /** `pageSize` applies to sessions created from now on; existing sessions keep the size in their head. */
+  /**
+   * `pageSize` applies to sessions created from now on; existing sessions keep the size in their
+   * head. `window`: what an open reads at most (HISTORY_WINDOW; every process on a store uses the same).
+   */
   constructor(
     private readonly space: KeyValueSpace,
-    options: { readonly pageSize?: number } = {},
+    options: { readonly pageSize?: number; readonly window?: HistoryWindowBudget } = {},
   ) {
+    this.window = options.window ?? HISTORY_WINDOW;
     const pageSize = options.pageSize ?? DEFAULT_HISTORY_PAGE_SIZE;
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
       throw new Error(`HistoryLog pageSize must be a positive whole number, got ${pageSize}`);
@@ -100,33 +124,49 @@ export class HistoryLog {
     await this.mutex.run(sessionId, async () => {
       const head = (await this.readHead(sessionId)) ?? emptyHead(this.pageSize);
       const filled = head.count % head.pageSize;
-      const tail = filled === 0 ? [] : await this.readPage(sessionId, head.pages - 1, filled);
+      const tail = filled === 0 ? [] : (await this.readPages(sessionId, head, [head.pages - 1])).flat();
       await setAll(this.space, appendWrites(sessionId, head, tail, valid).entries);
     });
   }
 
   /**
-   * Open a session's history for its only writer: the whole history (validated, deep-frozen) and
-   * appends that need no reads. While it is open, append to the session through it alone.
+   * Open a session's history for its only writer: its newest messages (validated, deep-frozen;
+   * history-window.ts) and appends that need no reads. `from` (awaited beside the head's read):
+   * the oldest message needed (the summary's anchor); the pages before its page are not read.
    */
-  async open(sessionId: string): Promise<SessionHistory> {
+  async open(
+    sessionId: string,
+    options: { readonly from?: number | Promise<number | undefined> } = {},
+  ): Promise<SessionHistory> {
     checkSessionId(sessionId);
-    const head = await this.readHead(sessionId);
-    if (!head) return new SessionHistory(this.space, sessionId, emptyHead(this.pageSize), []);
-    return new SessionHistory(this.space, sessionId, head, await this.readPages(sessionId, head));
+    const [[head, pruned], from] = await Promise.all([this.readHeadAndMark(sessionId), options.from]);
+    if (!head) return this.openNew(sessionId);
+    const window = await readWindow(head, {
+      budget: this.window,
+      lowest: pruned,
+      from,
+      readPages: (indexes) => this.readPages(sessionId, head, indexes),
+    });
+    return new SessionHistory(this.space, sessionId, head, window, pruned);
   }
 
   /** A SessionHistory for a session created just now: empty, and nothing is read. */
   openNew(sessionId: string): SessionHistory {
     checkSessionId(sessionId);
-    return new SessionHistory(this.space, sessionId, emptyHead(this.pageSize), []);
+    const window = { start: 0, messages: [], prunable: 0 };
+    return new SessionHistory(this.space, sessionId, emptyHead(this.pageSize), window, 0);
   }
 
-  /** The whole history, oldest first ([] for an unknown session). Throws naming the page when one is corrupt. */
+  /**
+   * Every stored message, oldest first ([] for an unknown session): the whole history, less the
+   * pages pruned. Throws naming the page when one is corrupt.
+   */
   async load(sessionId: string): Promise<ConversationMessage[]> {
     checkSessionId(sessionId);
-    const head = await this.readHead(sessionId);
-    return head ? this.readPages(sessionId, head) : [];
+    const [head, pruned] = await this.readHeadAndMark(sessionId);
+    if (!head) return [];
+    const indexes = Array.from({ length: Math.max(0, head.pages - pruned) }, (_, i) => pruned + i);
+    return (await this.readPages(sessionId, head, indexes)).flat();
   }
 
   /** How many messages the session holds (reads only the head). */
@@ -135,83 +175,142 @@ export class HistoryLog {
     return (await this.readHead(sessionId))?.count ?? 0;
   }
 
-  /** Forget the session's history: the head goes first, so a crash midway leaves an empty history. */
+  /** Forget the session's history: the head first (a crash midway leaves it empty), the pruned mark last. */
   async clear(sessionId: string): Promise<void> {
     checkSessionId(sessionId);
     await this.mutex.run(sessionId, async () => {
-      const head = await this.readHead(sessionId);
+      const [head, pruned] = await this.readHeadAndMark(sessionId);
       if (!head) return;
       await this.space.delete(historyHeadKey(sessionId));
       await Promise.all(
-        Array.from({ length: head.pages }, (_, index) => this.space.delete(historyPageKey(sessionId, index))),
+        Array.from({ length: Math.max(0, head.pages - pruned) }, (_, i) =>
+          this.space.delete(historyPageKey(sessionId, pruned + i)),
+        ),
       );
+      await this.space.delete(historyPrunedKey(sessionId));
     });
   }
 
-  private async readPages(sessionId: string, head: HistoryHead): Promise<ConversationMessage[]> {
-    const pages = await Promise.all(
-      Array.from({ length: head.pages }, (_, index) =>
-        this.readPage(sessionId, index, Math.min(head.pageSize, head.count - index * head.pageSize)),
-      ),
+  /** Pages `indexes` of the history with `head`, in one grouped read, each as the head counts it. */
+  private async readPages(
+    sessionId: string,
+    head: HistoryHead,
+    indexes: readonly number[],
+  ): Promise<ConversationMessage[][]> {
+    const raws = await getAll(
+      this.space,
+      indexes.map((index) => historyPageKey(sessionId, index)),
     );
-    return pages.flat();
+    return indexes.map((index, i) =>
+      pageMessages(sessionId, index, raws[i], Math.min(head.pageSize, head.count - index * head.pageSize)),
+    );
+  }
+
+  /** The head and the pruned mark (0 when nothing was pruned), in one grouped read. */
+  private async readHeadAndMark(sessionId: string): Promise<[HistoryHead | undefined, number]> {
+    const [head, mark] = await getAll(this.space, [historyHeadKey(sessionId), historyPrunedKey(sessionId)]);
+    return [head === undefined ? undefined : parseHead(sessionId, head), parseMark(sessionId, mark)];
   }
 
   private async readHead(sessionId: string): Promise<HistoryHead | undefined> {
     const raw = await this.space.get(historyHeadKey(sessionId));
-    if (raw === undefined) return undefined;
-    return fromVersioned(raw, {
-      kind: HISTORY_HEAD_KIND,
-      schema: historyHeadSchema,
-      where: `session "${sessionId}"`,
-    });
+    return raw === undefined ? undefined : parseHead(sessionId, raw);
   }
+}
 
-  /**
-   * The first `expected` messages of a page. The head's count is authoritative: a page may hold
-   * more when a crash hit between writing it and writing the head; those are not part of history.
-   */
-  private async readPage(sessionId: string, index: number, expected: number): Promise<ConversationMessage[]> {
-    const where = `session "${sessionId}", page ${index}`;
-    const raw = await this.space.get(historyPageKey(sessionId, index));
-    if (raw === undefined) throw new StoredDataError(`stored ${HISTORY_PAGE_KIND} (${where}) is missing`);
-    const { messages } = fromVersioned(raw, { kind: HISTORY_PAGE_KIND, schema: historyPageSchema, where });
-    if (messages.length < expected) {
-      throw new StoredDataError(
-        `stored ${HISTORY_PAGE_KIND} (${where}) is truncated: ${messages.length} of ${expected} messages`,
-      );
-    }
-    return messages.slice(0, expected);
+function parseHead(sessionId: string, raw: unknown): HistoryHead {
+  return fromVersioned(raw, {
+    kind: HISTORY_HEAD_KIND,
+    schema: historyHeadSchema,
+    where: `session "${sessionId}"`,
+  });
+}
+
+function parseMark(sessionId: string, raw: unknown): number {
+  if (raw === undefined) return 0;
+  const where = `session "${sessionId}"`;
+  return fromVersioned(raw, { kind: HISTORY_PRUNED_KIND, schema: historyPrunedSchema, where }).pages;
+}
+
+/**
+ * The first `expected` messages of a stored page. The head's count is authoritative: a page may
+ * hold more when a crash hit between writing it and writing the head; those are not part of history.
+ */
+function pageMessages(
+  sessionId: string,
+  index: number,
+  raw: unknown,
+  expected: number,
+): ConversationMessage[] {
+  const where = `session "${sessionId}", page ${index}`;
+  if (raw === undefined) throw new StoredDataError(`stored ${HISTORY_PAGE_KIND} (${where}) is missing`);
+  const { messages } = fromVersioned(raw, { kind: HISTORY_PAGE_KIND, schema: historyPageSchema, where });
+  if (messages.length < expected) {
+    throw new StoredDataError(
+      `stored ${HISTORY_PAGE_KIND} (${where}) is truncated: ${messages.length} of ${expected} messages`,
+    );
   }
+  return messages.slice(0, expected);
 }
 
 /**
  * One session's history held open by its only writer (a live session, under its session lock):
- * the messages so far and the head are kept in memory, so an append writes the open page and the
- * head in one `setMany` and reads nothing. Appends are applied in call order; each resolves once
- * durable, and only then joins `messages`.
+ * the messages of its window and the head are kept in memory, so an append writes the open page
+ * and the head in one `setMany` and reads nothing. Appends are applied in call order; each
+ * resolves once durable, and only then joins `messages`.
  */
 export class SessionHistory {
-  /** Every durable message, oldest first: deep-frozen, replaced (never changed) by each append. */
+  /** Every durable message of the window, oldest first: deep-frozen, replaced (never changed) by each append. */
   private durable: readonly ConversationMessage[];
   private writes: Promise<void> = Promise.resolve();
+  /** How many messages of the whole history come before `messages` (not read). */
+  readonly start: number;
+  private readonly prunable: number;
 
-  /** @internal built by HistoryLog.open / openNew */
+  /** @internal built by HistoryLog.open / openNew; `pruned`: the stored pruned mark */
   constructor(
     private readonly space: KeyValueSpace,
     readonly sessionId: string,
     private head: HistoryHead,
-    messages: ConversationMessage[],
+    window: HistoryWindow,
+    private pruned: number,
   ) {
-    this.durable = deepFreeze(messages);
+    this.durable = deepFreeze(window.messages);
+    this.start = window.start;
+    this.prunable = window.prunable;
   }
 
   /**
-   * Every durable message, oldest first: a deep-frozen list (request snapshots share it rather
-   * than copying it), the same one until the next append.
+   * Every durable message since `start`, oldest first: a deep-frozen list (request snapshots
+   * share it rather than copying it), the same one until the next append.
    */
   get messages(): readonly ConversationMessage[] {
     return this.durable;
+  }
+
+  /** How many messages the whole history holds: `start` and the window's. */
+  get count(): number {
+    return this.start + this.durable.length;
+  }
+
+  /**
+   * Delete the pages before the window that no open reads again, then record them as pruned
+   * (history-window.ts says why that is safe while another process appends or opens); resolves
+   * to how many pages were deleted. A failure leaves the mark as it was: the next prune deletes
+   * them again.
+   */
+  async prune(): Promise<number> {
+    const from = this.pruned;
+    const to = this.prunable;
+    if (to <= from) return 0;
+    await Promise.all(
+      Array.from({ length: to - from }, (_, i) =>
+        this.space.delete(historyPageKey(this.sessionId, from + i)),
+      ),
+    );
+    await this.space.set(historyPrunedKey(this.sessionId), toVersioned(HISTORY_PRUNED_KIND, { pages: to }));
+    this.pruned = to;
+    return to - from;
   }
 
   /** Validate, freeze and persist messages; resolves once they are durable (throws, writing nothing, when one is invalid). */

@@ -71,6 +71,7 @@ export function engineFactory(
       onModeChange: ctx.onModeChange,
       ...(ctx.reviewerDenials ? { reviewerDenials: ctx.reviewerDenials } : {}),
       ...(ctx.compactionState ? { compactionState: ctx.compactionState } : {}),
+      historyStart: ctx.historyStart ?? 0,
       ...extra(),
     });
 }
