@@ -4,7 +4,8 @@
  * starters, sharing one Messenger registry per assembly so messaging tools reach the channels
  * that are running, one set of channel subscriptions so what the channels see reaches them, and
  * one set of scheduled tasks (the channels' timezone lookups and channel removals reach them), and
- * one set of access rules, so a standing item wakes a turn only for someone still allowed.
+ * one set of access rules, so a standing item wakes a turn only for someone still allowed. The
+ * session layer knows the platform channels, so a console beside one of them checks its approvals.
  */
 import type { AppAssembly } from "./app-parts.js";
 import { AppSchedules } from "./app-schedules.js";
@@ -23,9 +24,10 @@ export function createAssembly(): AppAssembly {
   const schedules = new AppSchedules();
   const access = new WakeAccess();
   const parts = { messengers, subscriptions, schedules, access };
+  const channels = [slackAdapter, telegramAdapter].map((adapter) => channelStarter(adapter, parts));
   return {
-    createConversation: (context) => createConversation(context, parts),
-    channels: [slackAdapter, telegramAdapter].map((adapter) => channelStarter(adapter, parts)),
+    createConversation: (context) => createConversation(context, { ...parts, platforms: channels }),
+    channels,
   };
 }
 

@@ -25,7 +25,8 @@ import { settingsFromConfig } from "../subscriptions/subscription-settings.js";
 import { openSkills, skillsSettingsFromConfig } from "../skills/skills-runtime.js";
 import { McpManager } from "../tools/mcp/mcp-manager.js";
 import { MemoryStore } from "../tools/memory/memory-store.js";
-import type { AppContext, AppConversation } from "./app-parts.js";
+import { CONSOLE_PLATFORM } from "../channels/console/console-channel.js";
+import type { AppContext, AppConversation, ChannelStarter } from "./app-parts.js";
 import { AppSchedules } from "./app-schedules.js";
 import { AppSubscriptions } from "./app-subscriptions.js";
 import { loadOnFirstUse } from "./load-on-first-use.js";
@@ -35,6 +36,7 @@ import { observeService } from "./observed-service.js";
 import { MeteredProvider } from "./provider-metrics.js";
 import { mergeSessionHooks } from "./session-hooks.js";
 import { createSessionManager } from "./session-layer.js";
+import { planChannels } from "./start-app.js";
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -51,6 +53,11 @@ export interface ConversationParts {
   readonly schedules?: AppSchedules;
   /** The platforms' access rules the channel starters register, checked before every wake-up. */
   readonly access?: WakeAccess;
+  /**
+   * The platform channels the app may start: with the console planned beside one of them, the
+   * console's person decides for their own sessions only (approvalsOf). Default: none.
+   */
+  readonly platforms?: readonly ChannelStarter[];
 }
 
 /** Thrown when the approvals section holds ids the session layer cannot use. */
@@ -73,6 +80,19 @@ export function approvalsFromConfig(section: CoworkerConfig["approvals"]): Appro
     return `approvals.${[key, ...rest].join(".")}: ${issue.message}`;
   });
   throw new ApprovalsConfigError(`Invalid approvals configuration — ${problems.join("; ")}`);
+}
+
+/**
+ * The SessionManager's approvals options for `config` with these platform channels: the console,
+ * which checks no one, is `unchecked` when it runs beside a platform (planChannels), so whoever
+ * types there approves only their own console sessions' calls unless `approvals.approvers` names
+ * them (console:local). Throws ApprovalsConfigError as approvalsFromConfig does.
+ */
+export function approvalsOf(config: CoworkerConfig, platforms: readonly ChannelStarter[]): ApprovalsConfig {
+  const approvals = approvalsFromConfig(config.approvals);
+  const planned = planChannels(config, platforms);
+  const beside = planned.includes(CONSOLE_PLATFORM) && planned.length > 1;
+  return beside ? { ...approvals, unchecked: [CONSOLE_PLATFORM] } : approvals;
 }
 
 /** Fill in config `model.max_output_tokens` on requests that do not set their own. */
@@ -162,7 +182,7 @@ export async function createConversation(
   parts: ConversationParts = {},
 ): Promise<AppConversation> {
   const { config, logger, store } = context;
-  const approvals = approvalsFromConfig(config.approvals);
+  const approvals = approvalsOf(config, parts.platforms ?? []);
   await mkdir(config.workspace.root, { recursive: true });
   const mcpLogger = logger.child({ component: "mcp" });
   const mcp = new McpManager({

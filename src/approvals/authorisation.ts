@@ -7,6 +7,9 @@
  * approvers, or — when none is configured — the person who started the session. Approving a plan
  * loosens too (it leaves read-only plan mode), so whoever may loosen the session may decide a plan
  * too. A card its requester may not approve says who may, in the words a refused press gets.
+ * A platform no access rule checks, running beside ones that do (the console beside Slack or
+ * Telegram: whoever types at the terminal), decides for its own sessions only: a change that steers
+ * every later session goes to an approver of that platform named in `approvers`, else to nobody.
  */
 import { z } from "zod";
 import type { CardPerson } from "../core/card.js";
@@ -37,11 +40,17 @@ export const approvalsConfigSchema = z.object({
     )
     .optional(),
   ttlMs: z.number().int().positive(),
+  unchecked: z.array(z.string().min(1)).readonly().optional(),
 });
 export interface ApprovalsConfig {
   readonly approvers: readonly string[];
   readonly perChannel?: Readonly<Record<string, readonly string[]>>;
   readonly ttlMs: number;
+  /**
+   * Platforms no access rule checks that run beside checked ones ("console" when it runs beside
+   * Slack / Telegram): whoever uses one decides only for their own sessions (steeringDecidersFor).
+   */
+  readonly unchecked?: readonly string[];
 }
 
 /** "slack" + "U0123" → "slack:U0123". */
@@ -155,15 +164,17 @@ const STEERING_LOOSENERS_ONLY =
  * Who may approve a change that steers every later session (a skill, AGENTS.md): the configured
  * approvers of the platform when there are any — the change reaches every conversation, not only
  * this one, so the looseners of this one (a DM's owner, a thread's starter) do not suffice — else
- * `looseners`, whoever may loosen this session.
+ * `looseners`, whoever may loosen this session; on an unchecked platform beside checked ones
+ * (`unchecked`: the console beside Slack), nobody — its person decides for their own sessions only.
  */
 export function steeringDecidersFor(
-  config: Pick<ApprovalsConfig, "approvers">,
+  config: Pick<ApprovalsConfig, "approvers" | "unchecked">,
   platform: string,
   looseners: readonly string[],
 ): readonly string[] {
   const approvers = config.approvers.filter((id) => id.startsWith(`${platform}:`));
-  return Object.freeze(approvers.length > 0 ? [...new Set(approvers)] : [...looseners]);
+  if (approvers.length > 0) return Object.freeze([...new Set(approvers)]);
+  return Object.freeze(config.unchecked?.includes(platform) ? [] : [...looseners]);
 }
 
 /**

@@ -44,7 +44,7 @@ export interface PendingHubOptions {
   readonly outputFor: (target: ThreadTarget) => ThreadOutput | undefined;
   readonly deliveries: DeliveryMarks;
   readonly timers: ExpirySchedule;
-  readonly config: Pick<ApprovalsConfig, "approvers" | "perChannel" | "ttlMs">;
+  readonly config: Pick<ApprovalsConfig, "approvers" | "perChannel" | "ttlMs" | "unchecked">;
   readonly logger: Logger;
   readonly now: () => Date;
   /**

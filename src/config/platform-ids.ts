@@ -69,10 +69,18 @@ export const telegramChatIds = idList(
   "is not a Telegram chat id: they are numbers such as -1001234567890 (not @names)",
 );
 
-/** The id part an approver on a known platform must have. */
-const APPROVER_IDS: Readonly<Record<string, RegExp>> = { slack: SLACK_USER_ID, telegram: TELEGRAM_USER_ID };
+/**
+ * The id part an approver on a known platform must have. The console has one person, whoever types
+ * at the terminal: `console:local` names them — beside Slack / Telegram they otherwise approve only
+ * their own console sessions' calls, never a change that steers every session (authorisation.ts).
+ */
+const APPROVER_IDS: Readonly<Record<string, RegExp>> = {
+  slack: SLACK_USER_ID,
+  telegram: TELEGRAM_USER_ID,
+  console: /^local$/,
+};
 
-/** `platform:id`, with the id in its platform's shape for Slack and Telegram. */
+/** `platform:id`, with the id in its platform's shape for Slack, Telegram and the console. */
 export const approverIds = z
   .array(z.union([nonEmpty, z.number().int()]).transform((value) => String(value).trim()))
   .default([])
@@ -89,6 +97,7 @@ function approverProblem(id: string): string | undefined {
   const [, platform = "", userId = ""] = match;
   const pattern = APPROVER_IDS[platform];
   if (pattern === undefined || pattern.test(userId)) return undefined;
+  if (platform === "console") return 'names no one: the console\'s one person is "console:local"';
   return platform === "slack"
     ? "has no Slack member id after slack: (they look like U0123ABCD)"
     : "has no Telegram user id after telegram: (they are numbers such as 4567)";
