@@ -2,7 +2,9 @@
  * Recognising an image a model can be shown: the bytes decide (not the file name), using the
  * maintained `image-size` reader for the format and pixel dimensions. Only the formats
  * OpenAI-compatible vision endpoints accept (PNG, JPEG, GIF, WebP) count as viewable images.
- * `image-size` is imported on the first probe, so a start never loads it.
+ * `image-size` is imported on the first probe, so a start never loads it. A JPEG is read by a
+ * walk of its own (jpeg-size.ts) that gives up where the file's structure breaks, as `image-size`
+ * does not: it searches on byte by byte, for hundreds of milliseconds on a crafted head.
  *
  * An image is shown to a model only within a pixel budget: a few kilobytes of PNG can declare a
  * picture of billions of pixels that whoever decodes it (the model's endpoint, a resizer on the
@@ -12,6 +14,7 @@
  */
 import { type FileHandle, open } from "node:fs/promises";
 import type { ImageAttachment } from "../core/attachment.js";
+import { isJpeg, jpegSize } from "./jpeg-size.js";
 
 const VIEWABLE: Readonly<Record<string, string>> = {
   png: "image/png",
@@ -57,13 +60,21 @@ function imageTooLarge(image: { readonly width?: number; readonly height?: numbe
 /** Bytes read from the head of a file to find its format and size (enough for JPEG EXIF headers). */
 const HEAD_BYTES = 512 * 1024;
 
+/** A JPEG head's size in `image-size`'s terms, or undefined when its walk gave up. */
+function jpegInfo(
+  head: Uint8Array,
+): { type: string; width: number; height: number; orientation?: number } | undefined {
+  const size = jpegSize(head);
+  return size && { type: "jpg", ...size };
+}
+
 /** What the head of a file says about it as an image, if it is a viewable one (its size unchecked). */
 async function probeImageBytes(
   head: Uint8Array,
 ): Promise<{ mediaType: string; width?: number; height?: number } | undefined> {
-  const { imageSize } = await import("image-size");
   try {
-    const info = imageSize(head);
+    const info = isJpeg(head) ? jpegInfo(head) : (await import("image-size")).imageSize(head);
+    if (!info) return undefined;
     const mediaType = info.type ? VIEWABLE[info.type] : undefined;
     if (!mediaType) return undefined;
     const rotated = info.orientation !== undefined && info.orientation >= 5;

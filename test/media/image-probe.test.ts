@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -70,5 +70,94 @@ describe("probeImageFile's verdict at the size limits", () => {
 
   it("answers nothing for what is not a viewable image", async () => {
     expect(await probe(Buffer.from("just text\n"))).toBeUndefined();
+  });
+});
+
+/**
+ * Real JPEGs: python-16x16.jpg (CPython's test data: JFIF, baseline) and
+ * stripe-493x58-progressive.jpg (Node.js's documentation: progressive).
+ */
+const FIXTURES = path.join(import.meta.dirname, "../fixtures/attachments");
+const jpeg = (name: string) => readFile(path.join(FIXTURES, name));
+
+/** A marker segment: FF, the marker, its length (counting itself) and `data`. */
+function segment(marker: number, data: Buffer): Buffer {
+  const head = Buffer.from([0xff, marker, 0, 0]);
+  head.writeUInt16BE(data.length + 2, 2);
+  return Buffer.concat([head, data]);
+}
+
+/** An APP1 EXIF segment (big-endian TIFF) whose IFD0 holds the orientation tag (274) alone. */
+function exifOrientation(orientation: number): Buffer {
+  const tiff = Buffer.alloc(8 + 2 + 12 + 4);
+  tiff.write("MM", 0, "latin1");
+  tiff.writeUInt16BE(42, 2);
+  tiff.writeUInt32BE(8, 4);
+  tiff.writeUInt16BE(1, 8);
+  tiff.writeUInt16BE(274, 10);
+  tiff.writeUInt16BE(3, 12);
+  tiff.writeUInt32BE(1, 14);
+  tiff.writeUInt16BE(orientation, 18);
+  return segment(0xe1, Buffer.concat([Buffer.from("Exif\0\0", "latin1"), tiff]));
+}
+
+/** `file` (a JPEG) with `segments` put right after its start-of-image marker. */
+function withSegments(file: Buffer, segments: readonly Buffer[]): Buffer {
+  return Buffer.concat([file.subarray(0, 2), ...segments, file.subarray(2)]);
+}
+
+async function probeJpeg(bytes: Buffer) {
+  const absolute = path.join(dir, "x.jpg");
+  await writeFile(absolute, bytes);
+  return probeImageFile(absolute, { path: "x.jpg", name: "x.jpg", bytes: bytes.length });
+}
+
+describe("probeImageFile on JPEGs", () => {
+  it("sizes real baseline and progressive JPEGs", async () => {
+    expect(await probeJpeg(await jpeg("python-16x16.jpg"))).toMatchObject({
+      usable: true,
+      image: { mediaType: "image/jpeg", width: 16, height: 16 },
+    });
+    expect(await probeJpeg(await jpeg("stripe-493x58-progressive.jpg"))).toMatchObject({
+      usable: true,
+      image: { mediaType: "image/jpeg", width: 493, height: 58 },
+    });
+  });
+
+  it("skips large EXIF, XMP and ICC segments whole, and turns the size by the EXIF orientation", async () => {
+    const stripe = await jpeg("stripe-493x58-progressive.jpg");
+    const big = withSegments(stripe, [
+      exifOrientation(6),
+      segment(
+        0xe1,
+        Buffer.concat([Buffer.from("http://ns.adobe.com/xap/1.0/\0"), Buffer.alloc(60_000, 0x20)]),
+      ),
+      ...Array.from({ length: 5 }, () => segment(0xe2, Buffer.alloc(65_533, 0xff))),
+      segment(0xed, Buffer.alloc(40_000, 0xd8)),
+    ]);
+    expect(big.length).toBeGreaterThan(400_000);
+    // Orientation 6 (turned 90°): shown 58 wide, 493 high.
+    expect(await probeJpeg(big)).toMatchObject({
+      usable: true,
+      image: { mediaType: "image/jpeg", width: 58, height: 493 },
+    });
+  });
+
+  it("gives up where the marker chain breaks instead of searching on byte by byte for a frame header", async () => {
+    const real = await jpeg("python-16x16.jpg");
+    // After the JFIF segment (20 bytes in), half a megabyte of zeros, then two bytes that read as
+    // a length leading to the rest of the file's segments: a search byte by byte (image-size's)
+    // walks through the zeros, picks the chain up again and finds the frame header.
+    const broken = Buffer.concat([
+      real.subarray(0, 20),
+      Buffer.alloc(500_000),
+      Buffer.from([0x00, 0x02]),
+      real.subarray(20),
+    ]);
+    expect(await probeJpeg(broken)).toBeUndefined();
+    // Nothing but the start marker and zeros: given up at the first segment.
+    expect(
+      await probeJpeg(Buffer.concat([Buffer.from("ffd8ffe0", "hex"), Buffer.alloc(512 * 1024)])),
+    ).toBeUndefined();
   });
 });
