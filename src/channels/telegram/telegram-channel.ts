@@ -2,10 +2,10 @@
  * TelegramChannel: the Telegram ChannelAdapter assembled on grammY. Updates arrive through the
  * receiver picked at construction (telegram-receiver.ts): long polling with @grammyjs/runner or
  * a webhook (with several processes on one store, only the elected poller polls); handling is
- * concurrent across chats, ordered per chat and topic only around the
- * record-and-return handlers. Every Bot API call has a deadline by kind (telegram-deadlines.ts);
- * network failures, timeouts among them, are retried a few times, 429s by @grammyjs/auto-retry
- * within set bounds; outgoing traffic is throttled per chat, per group and overall. Its thread
+ * concurrent across chats, ordered per chat and topic only around the handlers that check access,
+ * answer commands and record or hand over (a message's files are read in its sender's lane
+ * after). Every Bot API call has a deadline by kind (telegram-deadlines.ts); network failures,
+ * timeouts among them, are retried a few times, 429s by @grammyjs/auto-retry within set bounds; outgoing traffic is throttled per chat, per group and overall. Its thread
  * outputs work before `start`, so turns — also resumed ones after a restart — can reach any chat.
  */
 import { autoRetry } from "@grammyjs/auto-retry";
@@ -31,6 +31,8 @@ import { telegramFetch } from "./telegram-fetch.js";
 import { TelegramFiles } from "./telegram-files.js";
 import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
+import { AlbumCollector, type AlbumOptions } from "./telegram-albums.js";
+import { HandOverLanes } from "../shared/hand-over-lanes.js";
 import { TelegramDirectory } from "./telegram-directory.js";
 import { TelegramMessenger } from "./telegram-messenger.js";
 import { ChatMigrations } from "./telegram-migrations.js";
@@ -76,7 +78,12 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
   readonly timing?: { readonly private?: StreamTiming; readonly group?: StreamTiming };
   /** Outgoing limits; Telegram's published ones by default. */
   readonly sendLimits?: SendLimits;
+  /** How long an album's items are waited for (telegram-albums.ts's defaults otherwise). */
+  readonly albums?: AlbumOptions;
 }
+
+/** Messages one sender may have waiting for their files in one chat (hand-over-lanes.ts). */
+const LANE_MAX_WAITING = 20;
 
 const deadlineMs = z
   .number()
@@ -136,6 +143,7 @@ export class TelegramChannel implements ChannelAdapter {
   private readonly logger: Logger;
   private readonly access: TelegramAccess;
   private readonly migrations: ChatMigrations;
+  private readonly lanes: HandOverLanes;
   private started = false;
 
   constructor(private readonly options: TelegramChannelOptions) {
@@ -144,6 +152,7 @@ export class TelegramChannel implements ChannelAdapter {
     const apiRoot = options.apiRoot ?? DEFAULT_API_ROOT;
     const logger = options.logger.child({ channel: "telegram" });
     this.logger = logger;
+    this.lanes = new HandOverLanes({ maxWaiting: LANE_MAX_WAITING, logger });
     this.bot = new Bot(options.botToken, {
       client: { apiRoot, fetch: telegramFetch },
       ...(options.botInfo ? { botInfo: options.botInfo } : {}),
@@ -204,7 +213,8 @@ export class TelegramChannel implements ChannelAdapter {
     const intake = new IntakeLog(logger);
     this.bot.api.config.use(pollingScreen(intake));
     this.bot.use(intakeScreen(intake));
-    // Ordered per chat + topic, but only around handlers that record and return.
+    // Ordered per chat + topic, but only around handlers that check access, answer commands and
+    // record or hand over — a message's files are read in its sender's lane after (telegram-hand-over.ts).
     this.bot.use(sequentialize(orderKey));
     this.bot.use(
       telegramHandlers({
@@ -213,6 +223,8 @@ export class TelegramChannel implements ChannelAdapter {
         migrations,
         files,
         attachments: options.attachments ?? new AttachmentIntake({ workspace, logger }),
+        lanes: this.lanes,
+        albums: new AlbumCollector(options.albums),
         bot: () => ({ id: this.bot.botInfo.id, username: this.bot.botInfo.username }),
         outputFor,
         logger,
@@ -285,9 +297,13 @@ export class TelegramChannel implements ChannelAdapter {
     this.logger.info({ bot: this.bot.botInfo.username, mode: this.receiver.mode }, "telegram started");
   }
 
-  /** Stop receiving; turns already running finish through the session layer. */
+  /**
+   * Stop receiving, and hand over the messages whose files were still being read; turns already
+   * running finish through the session layer.
+   */
   async stop(): Promise<void> {
     await this.receiver.stop();
+    await this.lanes.idle();
   }
 
   /** Receiving works: the webhook listens, or the last getUpdates answered. */

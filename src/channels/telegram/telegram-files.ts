@@ -107,6 +107,11 @@ export function attachmentOf(message: TelegramMessage, maxBytes: number): Attach
 export class TelegramFiles {
   constructor(private readonly options: TelegramFilesOptions) {}
 
+  /** How the file in `message` is named. */
+  nameOf(message: TelegramMessage): string {
+    return attachmentOf(message, this.options.maxBytes)?.name ?? "a message";
+  }
+
   async download(message: TelegramMessage, target: ThreadTarget): Promise<Downloaded> {
     const attachment = attachmentOf(message, this.options.maxBytes);
     if (!attachment) return { files: [], notes: [] };

@@ -1,17 +1,17 @@
 /**
- * The update handlers: messages, button presses and the draft stop button. Each records and
- * returns — `service.receive()` / `press()` / `command()` resolve once recorded, never when a
- * turn ends — so the per-chat ordering around them never holds a chat for a whole turn, and an
- * approval press is never stuck behind the turn waiting for it. Every group and channel message
+ * The update handlers: messages, button presses and the draft stop button. Each checks access,
+ * records or hands over, and returns — `service.receive()` / `press()` / `command()` resolve once
+ * recorded, never when a turn ends, and a message's files are downloaded and read in its sender's
+ * hand-over lane afterwards (telegram-hand-over.ts) — so the per-chat ordering around them never
+ * holds a chat for a whole turn or for one person's slow file, a command is answered at once,
+ * and an approval press is never stuck behind the turn waiting for it. An album's items are
+ * gathered first (telegram-albums.ts) and handed over as one message. Every group and channel message
  * (addressed to the bot or not) and the bot's removal from a chat are also reported to the
  * optional observers (channel subscriptions), under the chat's session id (a supergroup's former
  * group, as sessions and access see it); what starts a turn is unchanged by them.
  */
 import { Composer, type Context } from "grammy";
-import type { Logger } from "pino";
-import { type ForwardedTextAttachment, fileNote } from "../../core/attachment.js";
 import type { ButtonPress, PressResult } from "../../core/button-press.js";
-import type { ConversationService } from "../../sessions/contracts.js";
 import type { ThreadOutput } from "../../core/thread-output.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { TelegramAccess } from "./telegram-access.js";
@@ -19,21 +19,18 @@ import type { ChatMigrations } from "./telegram-migrations.js";
 import { parseCallbackData } from "./telegram-card.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { errorText } from "./telegram-errors.js";
-import type { TelegramFiles } from "./telegram-files.js";
-import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { COMMAND_NAMES } from "../../sessions/text-commands.js";
+import { type AlbumCollector, albumKey } from "./telegram-albums.js";
+import { type Delivered, type HandOverDeps, handOver, LANE_FULL, laneOf } from "./telegram-hand-over.js";
 import {
-  type BotIdentity,
   commandOf,
   isAddressedToBot,
   isAnonymousAdmin,
   isAutomaticForward,
-  forwardedFrom,
   type TelegramMessage,
   chatTarget,
   targetOf,
   telegramMessageSchema,
-  textFor,
   topicOf,
   userOf,
 } from "./telegram-inbound.js";
@@ -72,17 +69,13 @@ export const COMMAND_MENU = [
 
 const PRESS_ANSWER_WITHIN_MS = 5000;
 
-export interface HandlerDeps {
-  readonly service: ConversationService;
+export interface HandlerDeps extends HandOverDeps {
   readonly access: TelegramAccess;
   /** Groups upgraded to supergroups: their sessions and access carry over. */
   readonly migrations: ChatMigrations;
-  readonly files: TelegramFiles;
-  /** Turns saved files into model input (images, PDF text, transcripts, notes). */
-  readonly attachments: AttachmentIntake;
-  readonly bot: () => BotIdentity;
+  /** Album items waiting for the rest of their album. */
+  readonly albums: AlbumCollector<Delivered>;
   readonly outputFor: (target: ThreadTarget) => ThreadOutput;
-  readonly logger: Logger;
   /** Told about every group, supergroup and channel message seen (channel subscriptions). */
   readonly observe?: ((message: ObservedMessage) => Promise<unknown> | undefined) | undefined;
   /** Told when the bot left or was removed from a chat. */
@@ -167,100 +160,80 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
     return;
   }
   if (!from || from.is_bot || message.chat.type === "channel") return;
+  const delivered = { message, updateId: ctx.update.update_id };
+  if (message.media_group_id !== undefined) return gather(delivered, message.media_group_id, deps);
   const bot = deps.bot();
   if (!isAddressedToBot(message, bot)) return;
+  const command = commandOf(message, bot);
+  const admitted = await admit(message, deps, command?.name);
+  if (!admitted) return;
+  const { target, tell } = admitted;
+  if (command?.name === "pair") return tell(await deps.access.approve(admitted.user, command.args[0]));
+  // The list names every paired account and its approver: not for a group's other members.
+  if ((command?.name === "pairs" || command?.name === "unpair") && message.chat.type !== "private")
+    return tell(`Send /${command.name} to me in a private chat.`);
+  if (command?.name === "pairs") return tell(await deps.access.list(admitted.user));
+  if (command?.name === "unpair") return tell(await deps.access.unpair(admitted.user, command.args[0]));
+  if (command?.name === "start") return tell(startText(from.id, deps.access.isAdmin(from.id)));
+  if (command && SERVICE_COMMANDS.has(command.name)) {
+    const reply = await deps.service.command(target, userOf(from), command.name, command.args);
+    return tell(reply);
+  }
+  if (!deps.lanes.enqueue(laneOf(message), () => handOver([delivered], target, deps, tell))) {
+    deps.logger.info({ userId: from.id, chatId: message.chat.id }, "telegram: hand-over lane full");
+    await tell(LANE_FULL);
+  }
+}
+
+/**
+ * Whether the sender may use the bot in the message's chat: its session target and a way to
+ * answer there when so; a stranger gets the one refusal an hour instead.
+ */
+async function admit(
+  message: TelegramMessage,
+  deps: HandlerDeps,
+  command?: string,
+): Promise<
+  | { target: ThreadTarget; tell: (text: string) => Promise<void>; user: { id: number; name: string } }
+  | undefined
+> {
+  const from = message.from!;
   // A supergroup that was a group continues the group's session, and is allowed where it was.
   const chat = await accessChatOf(message.chat, deps.migrations);
   const target = targetOf(message, chat.alsoKnownAs);
   // The thread output is only needed to answer here (most messages just start a turn).
   const tell = (text: string) => deps.outputFor(target).postText(text);
   const user = { id: from.id, name: userOf(from).name };
-  const command = commandOf(message, bot);
-  const allowed = await deps.access.allows(chat, user);
-  if (!allowed) {
-    // Whatever a stranger sends (/start and /pair included) gets the one refusal an hour: never a
-    // reply per message, which would let anyone spend the bot's send rate.
-    const refusal = await deps.access.refusal(chat, user);
-    deps.logger.info(
-      { userId: from.id, chatId: message.chat.id, told: refusal !== undefined },
-      "telegram: refused",
-    );
-    if (refusal) await tell(command?.name === "start" ? `${INTRODUCTION}\n\n${refusal}` : refusal);
-    return;
-  }
-  if (command?.name === "pair") return tell(await deps.access.approve(user, command.args[0]));
-  // The list names every paired account and its approver: not for a group's other members.
-  if ((command?.name === "pairs" || command?.name === "unpair") && message.chat.type !== "private")
-    return tell(`Send /${command.name} to me in a private chat.`);
-  if (command?.name === "pairs") return tell(await deps.access.list(user));
-  if (command?.name === "unpair") return tell(await deps.access.unpair(user, command.args[0]));
-  if (command?.name === "start") return tell(startText(from.id, deps.access.isAdmin(from.id)));
-  if (command && SERVICE_COMMANDS.has(command.name)) {
-    const reply = await deps.service.command(target, userOf(from), command.name, command.args);
-    return tell(reply);
-  }
-  await receive(message, target, ctx.update.update_id, deps, tell);
-}
-
-/** The line the forwarder's own text holds for a forward: ids only, no name anyone chose. */
-export function forwardNote(source: string, withText: boolean): string {
-  return `(forwarded a message from ${source}${withText ? " — see the forwarded-message block below" : ""})`;
+  if (await deps.access.allows(chat, user)) return { target, tell, user };
+  // Whatever a stranger sends (/start and /pair included) gets the one refusal an hour: never a
+  // reply per message, which would let anyone spend the bot's send rate.
+  const refusal = await deps.access.refusal(chat, user);
+  deps.logger.info(
+    { userId: from.id, chatId: message.chat.id, told: refusal !== undefined },
+    "telegram: refused",
+  );
+  if (refusal) await tell(command === "start" ? `${INTRODUCTION}\n\n${refusal}` : refusal);
+  return undefined;
 }
 
 /**
- * The person's own text, and the record of what they forwarded. A forward's words are someone
- * else's: they travel as a forwarded-text record naming their origin, which the engine shows in a
- * block they cannot close (core/attachment.ts), and the person's text is one line saying they
- * forwarded it — so a forward that writes its own "end of forward" and goes on in the forwarder's
- * voice never speaks for them, and the session layer never reads it as a typed command.
+ * An album's item: the first reserves its sender's place in their lane, which waits for the
+ * album to close and hands it over as one message when any item addresses the bot — answered on
+ * the captioned item (the first when none is).
  */
-function ownTextOf(
-  message: TelegramMessage,
-  text: string,
-  withFiles: boolean,
-): { text: string; forwarded?: ForwardedTextAttachment } {
-  const from = forwardedFrom(message);
-  if (!from || (text === "" && !withFiles)) return { text };
-  const note = forwardNote(from.source, text !== "");
-  if (text === "") return { text: note };
-  return { text: note, forwarded: { kind: "forwarded-text", origin: from.origin, text } };
-}
-
-async function receive(
-  message: TelegramMessage,
-  target: ThreadTarget,
-  updateId: number,
-  deps: HandlerDeps,
-  tell: (text: string) => Promise<void>,
-): Promise<void> {
-  const downloaded = await deps.files.download(message, target);
-  const { files } = downloaded;
-  const { text, forwarded } = ownTextOf(message, textFor(message, deps.bot()), files.length > 0);
-  const intake = await deps.attachments.process(files, target, String(message.from!.id));
-  const notes = [...downloaded.notes, ...intake.notes];
-  const told = [...notes, ...intake.hints];
-  if (told.length > 0) await tell(told.join("\n"));
-  if (text === "" && files.length === 0) return;
-  const attachments = [...(forwarded ? [forwarded] : []), ...intake.attachments, ...notes.map(fileNote)];
-  const result = await deps.service.receive({
-    // A redelivered update keeps its update_id, and a message reaches the bot in exactly one
-    // update (edits come as other kinds, which start no turn): one key per message is enough.
-    // Update ids count per bot, so the key names the bot: another bot's token on the same store
-    // (within the two days ids are remembered) would otherwise have its first updates dropped.
-    dedupeKeys: [`tg:${deps.bot().id}:update:${updateId}`],
-    target,
-    user: userOf(message.from!),
-    // The person's words (and their own voice note's transcript) alone: the notes name files as
-    // their sender named them, so they travel as file-note records (inbound-attachments.ts), and
-    // a forward's words are someone else's, a forwarded-text record (ownTextOf).
-    text: [text, ...intake.sections].filter(Boolean).join("\n\n"),
-    files,
-    ...(attachments.length > 0 ? { attachments } : {}),
-    sentAt: new Date(message.date * 1000).toISOString(),
-    // The session layer reads a command addressed to another bot (`/new@OtherBot`) as not ours.
-    botUsername: deps.bot().username,
+function gather(delivered: Delivered, group: string, deps: HandlerDeps): void {
+  const album = deps.albums.add(albumKey({ ...delivered.message, media_group_id: group }), delivered);
+  if (!album) return;
+  const queued = deps.lanes.enqueue(laneOf(delivered.message), async () => {
+    const items = await album;
+    if (!items.some((item) => isAddressedToBot(item.message, deps.bot()))) return;
+    const main = items.find((item) => item.message.caption !== undefined) ?? delivered;
+    const admitted = await admit(main.message, deps);
+    if (admitted)
+      await handOver([main, ...items.filter((item) => item !== main)], admitted.target, deps, admitted.tell);
   });
-  deps.logger.debug({ updateId, result }, "telegram: message recorded");
+  if (!queued)
+    deps.logger.info({ chatId: delivered.message.chat.id }, "telegram: hand-over lane full, album dropped");
 }
 
 function alertFor(result: PressResult): { text: string; show_alert: boolean } {

@@ -108,6 +108,8 @@ export const telegramMessageSchema = z.object({
       mime_type: z.string().optional(),
     })
     .optional(),
+  /** An item of an album: every item of one album carries the same id (telegram-albums.ts). */
+  media_group_id: z.string().min(1).max(128).optional(),
   /**
    * Where a forwarded message came from (Bot API 7.0; `forward_date` alone before it): its words
    * are not the sender's (telegram-handlers.ts), nor is a forwarded voice message their voice.

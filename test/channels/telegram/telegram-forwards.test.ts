@@ -7,7 +7,7 @@
  * close: so they are neither read as a typed command nor as the forwarder's own words.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { forwardNote } from "../../../src/channels/telegram/telegram-handlers.js";
+import { forwardNote } from "../../../src/channels/telegram/telegram-hand-over.js";
 import { FORWARDED_TEXT_TAG } from "../../../src/engine/outbound.js";
 import { parseTextCommand } from "../../../src/sessions/text-commands.js";
 import type { FakeUser, UserMessageInput } from "../../fakes/fake-telegram/fake-telegram.js";

@@ -24,6 +24,8 @@ export interface UserMessageInput {
   /** A voice note (OGG/Opus), delivered as `voice`. */
   readonly voice?: { readonly content: Buffer; readonly duration: number };
   readonly caption?: string;
+  /** An album's item: every item of one album carries the same media_group_id. */
+  readonly mediaGroupId?: string;
 }
 
 /** Entities Telegram would attach: bot commands starting a word, @mentions anywhere. */
@@ -88,6 +90,7 @@ export function userMessage(state: BotState, input: UserMessageInput): Record<st
     } else {
       message.photo = [{ ...meta, width: input.photo?.width ?? 90, height: input.photo?.height ?? 90 }];
     }
+    if (input.mediaGroupId !== undefined) message.media_group_id = input.mediaGroupId;
     if (input.caption !== undefined) {
       message.caption = input.caption;
       if (entities.length > 0) message.caption_entities = entities;

@@ -1,0 +1,93 @@
+/**
+ * Albums: Telegram delivers an album (a media group) as one message per photo, video or file,
+ * all with the same `media_group_id` and the caption — so the bot's mention — on one of them at
+ * most. The items are gathered here per chat, topic, sender and group id (albumKey) until none
+ * has come for `quietMs`, `maxWaitMs` after the first, or at Telegram's 10 items, whichever is
+ * first; the first item's caller gets the whole album then, so the channel hands it over as one
+ * message with all its files (addressed to the bot when any item is). Items arriving after their
+ * album closed start another. The wait runs on an injected timer, so tests can close albums when they choose.
+ */
+import { type TelegramMessage, topicOf } from "./telegram-inbound.js";
+
+/** Starts a timer; the returned function cancels it. */
+export type AlbumTimer = (callback: () => void, ms: number) => () => void;
+
+export interface AlbumOptions {
+  /** Close an album when no item came for this long (default 800 ms). */
+  readonly quietMs?: number;
+  /** Close it this long after its first item however items keep coming (default 3 s). */
+  readonly maxWaitMs?: number;
+  readonly timer?: AlbumTimer;
+}
+
+/** Telegram's album limit. */
+export const ALBUM_MAX_ITEMS = 10;
+
+const realTimer: AlbumTimer = (callback, ms) => {
+  const handle = setTimeout(callback, ms);
+  handle.unref();
+  return () => clearTimeout(handle);
+};
+
+/** The album `message` is an item of, as gathered: one chat, topic and sender, one group id. */
+export function albumKey(message: TelegramMessage & { readonly media_group_id: string }): string {
+  return [message.chat.id, topicOf(message) ?? "-", message.from?.id ?? "-", message.media_group_id].join(
+    ":",
+  );
+}
+
+interface OpenAlbum<T> {
+  readonly items: T[];
+  readonly close: () => void;
+  readonly quiet: () => void;
+}
+
+/** Gathers album items into albums (see module comment). */
+export class AlbumCollector<T> {
+  private readonly open = new Map<string, OpenAlbum<T>>();
+  private readonly quietMs: number;
+  private readonly maxWaitMs: number;
+  private readonly timer: AlbumTimer;
+
+  constructor(options: AlbumOptions = {}) {
+    this.quietMs = options.quietMs ?? 800;
+    this.maxWaitMs = options.maxWaitMs ?? 3000;
+    this.timer = options.timer ?? realTimer;
+  }
+
+  /**
+   * Add `item` to the open album `key` (albumKey). The album's first item gets a promise of all
+   * its items, in the order they came; a later item joins it and gets undefined.
+   */
+  add(key: string, item: T): Promise<readonly T[]> | undefined {
+    const joined = this.open.get(key);
+    if (joined) {
+      joined.items.push(item);
+      joined.quiet();
+      if (joined.items.length >= ALBUM_MAX_ITEMS) joined.close();
+      return undefined;
+    }
+    return new Promise((resolve) => {
+      const items = [item];
+      let cancelQuiet = () => {};
+      let cancelMax = () => {};
+      const album: OpenAlbum<T> = {
+        items,
+        close: () => {
+          if (this.open.get(key) !== album) return;
+          this.open.delete(key);
+          cancelQuiet();
+          cancelMax();
+          resolve(items);
+        },
+        quiet: () => {
+          cancelQuiet();
+          cancelQuiet = this.timer(album.close, this.quietMs);
+        },
+      };
+      this.open.set(key, album);
+      cancelMax = this.timer(album.close, this.maxWaitMs);
+      album.quiet();
+    });
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * Handing a Telegram message to the session layer once access has been checked: its files are
+ * downloaded and read (images, PDF text, transcripts: attachments/inbound-attachments.ts), the
+ * person is told what could not be taken, and `service.receive()` records it. This slow part runs
+ * in the sender's hand-over lane (channels/shared/hand-over-lanes.ts), after the per-chat ordered
+ * section has returned: a slow file holds only its own sender's later messages in that chat, never
+ * another person's, nor a command (those are answered in the ordered section).
+ *
+ * An album arrives as several messages (telegram-albums.ts) and is handed over as one: every
+ * item's file (at most the per-message file count, each through the upload gate), the items'
+ * captions, and one dedupe key per item's update.
+ *
+ * The person's own text, and the record of what they forwarded: a forward's words are someone
+ * else's, so they travel as a forwarded-text record naming their origin, which the engine shows in
+ * a block they cannot close (core/attachment.ts), and the person's text is one line saying they
+ * forwarded it — so a forward that writes its own "end of forward" and goes on in the forwarder's
+ * voice never speaks for them, and the session layer never reads it as a typed command.
+ */
+import type { Logger } from "pino";
+import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
+import { type ForwardedTextAttachment, fileNote } from "../../core/attachment.js";
+import type { InboundFile } from "../../core/inbound-message.js";
+import type { ThreadTarget } from "../../core/thread-target.js";
+import type { ConversationService } from "../../sessions/contracts.js";
+import type { HandOverLanes } from "../shared/hand-over-lanes.js";
+import { errorText } from "./telegram-errors.js";
+import type { TelegramFiles } from "./telegram-files.js";
+import {
+  type BotIdentity,
+  forwardedFrom,
+  type TelegramMessage,
+  textFor,
+  topicOf,
+  userOf,
+} from "./telegram-inbound.js";
+
+export interface HandOverDeps {
+  readonly service: ConversationService;
+  readonly files: TelegramFiles;
+  /** Turns saved files into model input (images, PDF text, transcripts, notes). */
+  readonly attachments: AttachmentIntake;
+  /** Where each sender's messages wait for their files, in order (see module comment). */
+  readonly lanes: HandOverLanes;
+  readonly bot: () => BotIdentity;
+  readonly logger: Logger;
+}
+
+/** A message with the update it came in. */
+export interface Delivered {
+  readonly message: TelegramMessage;
+  readonly updateId: number;
+}
+
+/** What a person is told when their lane is full. */
+export const LANE_FULL =
+  "Too many of your messages here are still being read; this one was not taken. Send it again in a moment.";
+
+/** The hand-over lane of `message`'s sender in its chat and topic. */
+export function laneOf(message: TelegramMessage): string {
+  return `${message.chat.id}:${topicOf(message) ?? "-"}:${message.from?.id ?? "-"}`;
+}
+
+/** The line the forwarder's own text holds for a forward: ids only, no name anyone chose. */
+export function forwardNote(source: string, withText: boolean): string {
+  return `(forwarded a message from ${source}${withText ? " — see the forwarded-message block below" : ""})`;
+}
+
+/** The person's own text, and the record of what they forwarded (see module comment). */
+function ownTextOf(
+  message: TelegramMessage,
+  text: string,
+  withFiles: boolean,
+): { text: string; forwarded?: ForwardedTextAttachment } {
+  const from = forwardedFrom(message);
+  if (!from || (text === "" && !withFiles)) return { text };
+  const note = forwardNote(from.source, text !== "");
+  if (text === "") return { text: note };
+  return { text: note, forwarded: { kind: "forwarded-text", origin: from.origin, text } };
+}
+
+/** Download the items' files (at most the per-message count), with notes on those not saved. */
+async function downloadAll(
+  items: readonly Delivered[],
+  target: ThreadTarget,
+  deps: HandOverDeps,
+): Promise<{ files: readonly InboundFile[]; notes: readonly string[] }> {
+  const { kept, notes: overCount } = deps.attachments.limit(
+    items.map((item) => item.message),
+    (message) => deps.files.nameOf(message),
+  );
+  const files: InboundFile[] = [];
+  const notes: string[] = [];
+  for (const message of kept) {
+    const downloaded = await deps.files.download(message, target);
+    files.push(...downloaded.files);
+    notes.push(...downloaded.notes);
+  }
+  return { files, notes: [...notes, ...overCount] };
+}
+
+/**
+ * Hand over one message, or one album's items (the first is the one answered), to the session
+ * layer: files downloaded and read, the person told about those not taken. Runs in a lane.
+ */
+export async function handOver(
+  items: readonly [Delivered, ...Delivered[]],
+  target: ThreadTarget,
+  deps: HandOverDeps,
+  tell: (text: string) => Promise<void>,
+): Promise<void> {
+  const [{ message }] = items;
+  const downloaded = await downloadAll(items, target, deps);
+  const { files } = downloaded;
+  const words = items
+    .map((item) => textFor(item.message, deps.bot()))
+    .filter((text) => text !== "")
+    .join("\n\n");
+  const { text, forwarded } = ownTextOf(message, words, files.length > 0);
+  const intake = await deps.attachments.process(files, target, String(message.from!.id));
+  const notes = [...downloaded.notes, ...intake.notes];
+  const told = [...notes, ...intake.hints];
+  // Telling is best effort: the message still reaches the session layer, notes and all.
+  if (told.length > 0)
+    await tell(told.join("\n")).catch((error: unknown) =>
+      deps.logger.warn({ err: errorText(error) }, "telegram: file notes could not be delivered"),
+    );
+  const attachments = [...(forwarded ? [forwarded] : []), ...intake.attachments, ...notes.map(fileNote)];
+  // Nothing at all (no words, no file, no note about one) is no message.
+  if (text === "" && files.length === 0 && attachments.length === 0) return;
+  const result = await deps.service.receive({
+    // A redelivered update keeps its update_id, and a message reaches the bot in exactly one
+    // update (edits come as other kinds, which start no turn): one key per message is enough.
+    // Update ids count per bot, so the key names the bot: another bot's token on the same store
+    // (within the two days ids are remembered) would otherwise have its first updates dropped.
+    dedupeKeys: items.map((item) => `tg:${deps.bot().id}:update:${item.updateId}`),
+    target,
+    user: userOf(message.from!),
+    // The person's words (and their own voice note's transcript) alone: the notes name files as
+    // their sender named them, so they travel as file-note records (inbound-attachments.ts), and
+    // a forward's words are someone else's, a forwarded-text record (ownTextOf).
+    text: [text, ...intake.sections].filter(Boolean).join("\n\n"),
+    files,
+    ...(attachments.length > 0 ? { attachments } : {}),
+    sentAt: new Date(message.date * 1000).toISOString(),
+    // The session layer reads a command addressed to another bot (`/new@OtherBot`) as not ours.
+    botUsername: deps.bot().username,
+  });
+  deps.logger.debug({ updateIds: items.map((item) => item.updateId), result }, "telegram: message recorded");
+}

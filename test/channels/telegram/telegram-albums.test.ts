@@ -1,0 +1,159 @@
+/**
+ * Albums: Telegram sends one message per item, the caption (and the bot's mention) on one at
+ * most. The channel gathers them (on a manual timer here) and hands the album over as one message
+ * with every file — in a group when any item addresses the bot, in a private chat always — and
+ * nothing when none does. AlbumCollector's own windows are tested on the same kind of timer.
+ */
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  AttachmentIntake,
+  DEFAULT_ATTACHMENT_SETTINGS,
+} from "../../../src/attachments/inbound-attachments.js";
+import {
+  ALBUM_MAX_ITEMS,
+  AlbumCollector,
+  type AlbumTimer,
+} from "../../../src/channels/telegram/telegram-albums.js";
+import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
+import { ALICE, ALICE_DM, type Harness, OPEN_GROUP, startHarness } from "./harness.js";
+
+const PNG = join(import.meta.dirname, "../../fixtures/attachments/red-4x3.png");
+
+/** A timer that runs callbacks only when told to. */
+class ManualTimer {
+  readonly set: { callback: () => void; ms: number; cancelled: boolean }[] = [];
+  readonly timer: AlbumTimer = (callback, ms) => {
+    const entry = { callback, ms, cancelled: false };
+    this.set.push(entry);
+    return () => {
+      entry.cancelled = true;
+    };
+  };
+  /** Run every pending timer of `ms`. */
+  fire(ms: number): void {
+    for (const entry of this.set.filter((e) => !e.cancelled && e.ms === ms)) {
+      entry.cancelled = true;
+      entry.callback();
+    }
+  }
+  pending(ms: number): number {
+    return this.set.filter((e) => !e.cancelled && e.ms === ms).length;
+  }
+}
+
+describe("AlbumCollector", () => {
+  it("closes an album when no item came for the quiet time, with its items in order", async () => {
+    const clock = new ManualTimer();
+    const albums = new AlbumCollector<string>({ quietMs: 100, maxWaitMs: 1000, timer: clock.timer });
+    const album = albums.add("a", "one");
+    expect(albums.add("a", "two")).toBeUndefined();
+    const other = albums.add("b", "other");
+    expect(clock.pending(100)).toBe(2);
+    clock.fire(100);
+    expect(await album).toEqual(["one", "two"]);
+    expect(await other).toEqual(["other"]);
+    // After closing, the same key starts another album.
+    expect(albums.add("a", "late")).toBeInstanceOf(Promise);
+  });
+
+  it("closes at the longest wait however items keep coming, and at Telegram's item limit", async () => {
+    const clock = new ManualTimer();
+    const albums = new AlbumCollector<number>({ quietMs: 100, maxWaitMs: 1000, timer: clock.timer });
+    const slow = albums.add("slow", 0);
+    albums.add("slow", 1);
+    clock.fire(1000);
+    expect(await slow).toEqual([0, 1]);
+    const full = albums.add("full", 0);
+    for (let i = 1; i < ALBUM_MAX_ITEMS + 2; i++) albums.add("full", i);
+    expect(await full).toHaveLength(ALBUM_MAX_ITEMS);
+    expect(clock.pending(1000) + clock.pending(100)).toBe(2); // only the album the two extra items began
+  });
+});
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe("telegram albums", () => {
+  const clock = new ManualTimer();
+  /** Send an album of `count` photos, the caption on the first; resolves once all are gathered. */
+  async function sendAlbum(
+    harness: Harness,
+    chat: typeof OPEN_GROUP,
+    group: string,
+    count: number,
+    caption?: string,
+  ): Promise<void> {
+    const png = await readFile(PNG);
+    const before = clock.set.length;
+    for (let i = 0; i < count; i++)
+      harness.tg.sendUserMessage({
+        chat,
+        from: ALICE,
+        photo: { content: png },
+        mediaGroupId: group,
+        ...(i === 0 && caption !== undefined ? { caption } : {}),
+      });
+    // The first item sets the longest wait and a quiet time, each later one a quiet time.
+    await harness.tg.waitFor(() => clock.set.length === before + count + 1);
+  }
+
+  it("in a group, an album whose caption mentions the bot reaches it as one message with every photo", async () => {
+    h = await startHarness({ albums: { quietMs: 50, maxWaitMs: 5000, timer: clock.timer } });
+    await sendAlbum(h, OPEN_GROUP, "album-1", 3, "@coworker_bot compare these three");
+    clock.fire(50);
+    await h.service.waitFor(() => h!.service.received.length === 1);
+    const [message] = h.service.received;
+    expect(message!.text).toBe("compare these three");
+    expect(message!.files).toHaveLength(3);
+    expect(new Set(message!.files.map((file) => file.path)).size).toBe(3);
+    expect(message!.dedupeKeys).toHaveLength(3);
+    expect(message!.target.extra?.replyTo).toBeDefined();
+  });
+
+  it("in a group, an album that addresses nobody reaches nobody; the sender's next message does", async () => {
+    h = await startHarness({ albums: { quietMs: 50, maxWaitMs: 5000, timer: clock.timer } });
+    await sendAlbum(h, OPEN_GROUP, "album-2", 2, "holiday pictures");
+    h.tg.sendUserMessage({ chat: OPEN_GROUP, from: ALICE, text: "@coworker_bot hello" });
+    clock.fire(50);
+    // Alice's next message waits behind her album in her lane: once it is here, the album was decided.
+    await h.service.waitFor(() => h!.service.received.some((message) => message.text === "hello"));
+    expect(h.service.received.map((message) => message.text)).toEqual(["hello"]);
+  });
+
+  it("in a private chat, an uncaptioned album is one message with every photo", async () => {
+    h = await startHarness({ albums: { quietMs: 50, maxWaitMs: 5000, timer: clock.timer } });
+    await sendAlbum(h, ALICE_DM, "album-3", 2);
+    clock.fire(50);
+    await h.service.waitFor(() => h!.service.received.length === 1);
+    expect(h.service.received[0]!.files).toHaveLength(2);
+  });
+
+  it("takes at most the per-message file count of an album, and says which were not taken", async () => {
+    const root = await mkdtemp(join(tmpdir(), "tg-album-"));
+    h = await startHarness({
+      workspaceRoot: root,
+      albums: { quietMs: 50, maxWaitMs: 5000, timer: clock.timer },
+      attachments: new AttachmentIntake({
+        workspace: createWorkspacePaths({ root }),
+        logger: pino({ level: "silent" }),
+        settings: { ...DEFAULT_ATTACHMENT_SETTINGS, maxFiles: 2 },
+      }),
+    });
+    await sendAlbum(h, ALICE_DM, "album-4", 3, "three");
+    clock.fire(50);
+    await h.service.waitFor(() => h!.service.received.length === 1);
+    const [message] = h.service.received;
+    expect(message!.files).toHaveLength(2);
+    const notes = (message!.attachments ?? []).filter((a) => a.kind === "file-note");
+    expect(JSON.stringify(notes)).toContain("1 more file(s) were not taken");
+    expect(message!.attachments?.filter((a) => a.kind === "image")).toHaveLength(2);
+    await h.tg.waitFor(() => h!.tg.state.botMessages(ALICE.id).some((m) => m.text.includes("not taken")));
+  });
+});

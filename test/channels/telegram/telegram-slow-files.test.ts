@@ -1,0 +1,86 @@
+/**
+ * A slow file (a long recording being transcribed) holds only its own sender's later messages in
+ * the chat: another member's /stop and message, and the sender's own /stop, reach the session
+ * layer at once, while the sender's next message still follows their file.
+ */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { AttachmentIntake } from "../../../src/attachments/inbound-attachments.js";
+import { createStore } from "../../../src/store/create-store.js";
+import { storeSlotBudget } from "../../../src/store/slot-budget.js";
+import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
+import { ALICE, BOB, type Harness, OPEN_GROUP, startHarness } from "./harness.js";
+
+let h: Harness | undefined;
+const closing: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  for (const close of closing.splice(0)) await close();
+});
+
+describe("telegram: a slow file", () => {
+  it("holds neither another member's /stop and message nor its sender's /stop; the sender's next message follows the file", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started!: () => void;
+    const transcribing = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const store = await createStore({ url: "memory:", dataDir: tmpdir() });
+    closing.push(() => store.close());
+    const root = await mkdtemp(join(tmpdir(), "tg-slow-"));
+    h = await startHarness({
+      workspaceRoot: root,
+      attachments: new AttachmentIntake({
+        workspace: createWorkspacePaths({ root }),
+        logger: pino({ level: "silent" }),
+        transcription: {
+          transcriber: {
+            transcribe: async () => {
+              started();
+              await gate;
+              return "the recording";
+            },
+          },
+          budget: storeSlotBudget(store.space("budgets")),
+        },
+      }),
+    });
+    const harness = h;
+    harness.tg.sendUserMessage({
+      chat: OPEN_GROUP,
+      from: ALICE,
+      voice: { content: Buffer.from("OggS fake opus"), duration: 3 },
+      caption: "@coworker_bot",
+    });
+    await transcribing;
+    harness.tg.sendUserMessage({ chat: OPEN_GROUP, from: ALICE, text: "@coworker_bot and summarise it" });
+    harness.tg.sendUserMessage({ chat: OPEN_GROUP, from: BOB, text: "/stop" });
+    harness.tg.sendUserMessage({ chat: OPEN_GROUP, from: BOB, text: "@coworker_bot are you there?" });
+    harness.tg.sendUserMessage({ chat: OPEN_GROUP, from: ALICE, text: "/stop" });
+    await harness.service.waitFor(
+      () =>
+        harness.service.commands.length === 2 &&
+        harness.service.received.some((message) => message.text === "are you there?"),
+    );
+    expect(harness.service.commands.map((command) => [command.name, command.user.name])).toEqual([
+      ["stop", "@bob"],
+      ["stop", "@alice"],
+    ]);
+    // Alice's own next message waits for her recording.
+    expect(harness.service.received.map((message) => message.text)).toEqual(["are you there?"]);
+    release();
+    await harness.service.waitFor(() => harness.service.received.length === 3);
+    expect(harness.service.received.map((message) => message.text)).toEqual([
+      "are you there?",
+      "[voice transcript, 0:03]\nthe recording",
+      "and summarise it",
+    ]);
+  });
+});
