@@ -8,10 +8,12 @@
  * Before the download, the upload gate (attachments/upload-gate.ts) must let the file through:
  * the sender's bytes of the day and the free disk space.
  * Oversized, refused, failed or overdue downloads (the shared deadline: shared/body-within.ts)
- * become short notes instead of errors.
+ * become short notes instead of errors, and so do kinds the bot cannot read (a video, a video
+ * message, an animation, a sticker, a shared contact or location): never a silent loss.
  */
 import { posix } from "node:path";
 import type { Api } from "grammy";
+import type { Message } from "grammy/types";
 import type { UploadGate, UploadHold } from "../../attachments/upload-gate.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { uploadFolderOf } from "../../core/upload-folders.js";
@@ -103,18 +105,51 @@ export function attachmentOf(message: TelegramMessage, maxBytes: number): Attach
     : undefined;
 }
 
+/** Message kinds the bot cannot read, named as grammY's Message names them. */
+type UnreadableKind = Extract<
+  keyof Message,
+  "video" | "video_note" | "animation" | "sticker" | "contact" | "location"
+>;
+
+/** What each is called, and whether it is a file or another kind of message. */
+const UNREADABLE: Readonly<Record<UnreadableKind, readonly [what: string, sort: "file" | "message"]>> = {
+  video: ["a video", "file"],
+  video_note: ["a video message", "file"],
+  animation: ["an animation", "file"],
+  sticker: ["a sticker", "file"],
+  contact: ["a shared contact", "message"],
+  location: ["a shared location", "message"],
+};
+
+function unreadableOf(message: TelegramMessage): readonly [string, string] | undefined {
+  const kind = (Object.keys(UNREADABLE) as UnreadableKind[]).find((name) => message[name] !== undefined);
+  return kind ? UNREADABLE[kind] : undefined;
+}
+
+/**
+ * The note for a message of a kind the bot cannot read (a video, a sticker, a shared location…),
+ * which the person and the model are told instead of it vanishing; undefined for any other.
+ */
+export function unreadableNote(message: TelegramMessage): string | undefined {
+  const unreadable = unreadableOf(message);
+  return unreadable && `${unreadable[0]} — a kind of ${unreadable[1]} I can't read; it was not saved.`;
+}
+
 /** Downloads message attachments into the workspace (see module comment). */
 export class TelegramFiles {
   constructor(private readonly options: TelegramFilesOptions) {}
 
-  /** How the file in `message` is named. */
+  /** How the file in `message` is named (its note, when the bot cannot read its kind). */
   nameOf(message: TelegramMessage): string {
-    return attachmentOf(message, this.options.maxBytes)?.name ?? "a message";
+    return attachmentOf(message, this.options.maxBytes)?.name ?? unreadableOf(message)?.[0] ?? "a message";
   }
 
   async download(message: TelegramMessage, target: ThreadTarget): Promise<Downloaded> {
     const attachment = attachmentOf(message, this.options.maxBytes);
-    if (!attachment) return { files: [], notes: [] };
+    if (!attachment) {
+      const note = unreadableNote(message);
+      return { files: [], notes: note ? [note] : [] };
+    }
     const limit = this.options.maxBytes;
     if (attachment.declaredBytes !== undefined && attachment.declaredBytes > limit) {
       return {

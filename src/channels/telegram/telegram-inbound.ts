@@ -110,6 +110,13 @@ export const telegramMessageSchema = z.object({
     .optional(),
   /** An item of an album: every item of one album carries the same id (telegram-albums.ts). */
   media_group_id: z.string().min(1).max(128).optional(),
+  /** Kinds the bot cannot read: only that one came is read (telegram-files.ts notes them). */
+  video: fileSchema.optional(),
+  video_note: fileSchema.optional(),
+  animation: fileSchema.optional(),
+  sticker: fileSchema.optional(),
+  contact: z.object({ phone_number: z.string() }).optional(),
+  location: z.object({ latitude: z.number(), longitude: z.number() }).optional(),
   /**
    * Where a forwarded message came from (Bot API 7.0; `forward_date` alone before it): its words
    * are not the sender's (telegram-handlers.ts), nor is a forwarded voice message their voice.
