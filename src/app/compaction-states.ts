@@ -10,9 +10,14 @@
  * with its reason at warn.
  * Writes are not fenced across processes: a state applies only to the history its anchor names,
  * so one saved late by a process that lost the session is at worst an older, still true summary.
+ * `anchorOf` tells a session's loading where its summary ends, so the history is read from there.
  */
 import type { Logger } from "pino";
-import { type CompactionStatePort, compactionStateSchema } from "../engine/compaction-state.js";
+import {
+  type CompactionState,
+  type CompactionStatePort,
+  compactionStateSchema,
+} from "../engine/compaction-state.js";
 import type { KeyValueSpace } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 
@@ -25,18 +30,25 @@ export class CompactionStates {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * The index of the last message session `sessionId`'s summary covers, if it has one that can
+   * be read; never rejects (the engine's load reports an unreadable state).
+   */
+  async anchorOf(sessionId: string): Promise<number | undefined> {
+    try {
+      const state = await this.read(sessionId);
+      return state && state.covered - 1;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The port of session `sessionId`. */
   forSession(sessionId: string): CompactionStatePort {
     return {
       load: async () => {
         try {
-          const raw = await this.space.get(sessionId);
-          if (raw === undefined) return undefined;
-          return fromVersioned(raw, {
-            kind: COMPACTION_KIND,
-            schema: compactionStateSchema,
-            where: `session "${sessionId}"`,
-          });
+          return await this.read(sessionId);
         } catch (error) {
           this.logger.warn(
             { err: error, sessionId },
@@ -62,5 +74,15 @@ export class CompactionStates {
         this.logger.warn({ err: error, sessionId, outcome }, "a compaction summary call failed");
       },
     };
+  }
+
+  private async read(sessionId: string): Promise<CompactionState | undefined> {
+    const raw = await this.space.get(sessionId);
+    if (raw === undefined) return undefined;
+    return fromVersioned(raw, {
+      kind: COMPACTION_KIND,
+      schema: compactionStateSchema,
+      where: `session "${sessionId}"`,
+    });
   }
 }

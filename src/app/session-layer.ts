@@ -141,6 +141,8 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
       // Several processes: the turn state goes through fenced scripts on its own connection.
       writesInOrder: !multi && options.store.writesInOrder,
       logger,
+      // A session's history is read from where its summary ends (sessions/live-history.ts).
+      compactionAnchor: (sessionId) => compactionStates.anchorOf(sessionId),
     },
     capacity: options.maxSessionsInMemory,
     defaults: options.defaults,

@@ -8,9 +8,11 @@ import type { ConversationMessage } from "../../src/core/messages.js";
 import { anchorHash } from "../../src/engine/compaction-state.js";
 import { HistoryLog, historyPageKey } from "../../src/store/history-log.js";
 import { HISTORY_WINDOW } from "../../src/store/history-window.js";
+import type { KeyValueSpace, StoreNamespace } from "../../src/store/store.js";
 import { toVersioned } from "../../src/store/versioned.js";
 import { RecordingOutput } from "../support/recording-output.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
+import { WrappedStore } from "../support/wrapped-store.js";
 import { ANA, makeHarness, message, openStore, pressCard, tempDir, thread } from "./helpers/harness.js";
 import { ToolRuns } from "./helpers/test-tools.js";
 
@@ -24,31 +26,68 @@ const long: ConversationMessage[] = Array.from({ length: 1_000 }, (_, i) =>
     : { role: "assistant", content: `old answer ${i} `.padEnd(10_000, "a") },
 );
 
+/** A store counting the history pages read from it. */
+class PageCountingStore extends WrappedStore {
+  pagesRead = 0;
+  protected wrap(namespace: StoreNamespace, inner: KeyValueSpace): KeyValueSpace {
+    if (namespace !== "history") return inner;
+    const counted = (key: string, value: unknown) => {
+      if (key.startsWith("page:") && value !== undefined) this.pagesRead += 1;
+    };
+    return {
+      ...inner,
+      get: async (key) => {
+        const value = await inner.get(key);
+        counted(key, value);
+        return value as never;
+      },
+      getMany: async (keys) => {
+        const values = inner.getMany
+          ? await inner.getMany(keys)
+          : await Promise.all(keys.map((k) => inner.get(k)));
+        for (const [i, key] of keys.entries()) counted(key, values[i]);
+        return values as never;
+      },
+      set: (key, value, ttl) => inner.set(key, value, ttl),
+      delete: (key) => inner.delete(key),
+      setIfAbsent: (key, value, ttl) => inner.setIfAbsent(key, value, ttl),
+      ...(inner.setMany ? { setMany: (entries) => inner.setMany!(entries) } : {}),
+    };
+  }
+}
+
+/**
+ * A session of one turn ("hi", "hello") whose history then grows by the 1,000 long messages while
+ * it is not in memory — with a summary covering all but the last 20 messages when `summary`.
+ */
+async function longSession(summary: boolean): Promise<{ dataDir: string; covered: number }> {
+  const dataDir = tempDir();
+  const first = await makeHarness({ dataDir, steps: [textStep("hello")], overrides });
+  await first.manager.start();
+  await first.manager.receive(message("hi"));
+  await first.manager.idle();
+  await first.manager.drain(1_000);
+  await first.store.close();
+  const store = await openStore(dataDir);
+  const log = new HistoryLog(store.space("history"));
+  for (let from = 0; from < long.length; from += 250) await log.appendMany(ID, long.slice(from, from + 250));
+  // The whole history counts: 2 messages of the first turn, then the 1,000.
+  const covered = 2 + long.length - 20;
+  const anchor = long[covered - 3] as ConversationMessage;
+  const state = { covered, anchorHash: anchorHash(anchor), summary: "SUMMARY-K7", trimmed: false };
+  if (summary) await store.space("compaction").set(ID, toVersioned("compaction-state", state));
+  await store.close();
+  return { dataDir, covered };
+}
+
 describe("a session with a history longer than an open reads", () => {
-  it("loads its newest pages with the summary anchored in them, prunes the rest, and resumes a parked turn", async () => {
-    const dataDir = tempDir();
+  it("loads only the pages from its summary's anchor on, and resumes a turn parked at a card across a restart", async () => {
+    const { dataDir, covered } = await longSession(true);
     const runs = new ToolRuns();
-    const first = await makeHarness({ dataDir, runs, steps: [textStep("hello")], overrides });
-    await first.manager.start();
-    await first.manager.receive(message("hi"));
-    await first.manager.idle();
-    await first.manager.drain(1_000);
-    await first.store.close();
-
-    // The history grows long while the session is not in memory; its summary covers all but the
-    // last 20 messages (the whole history counts: 2 of the first turn, then the 1,000).
-    const store = await openStore(dataDir);
-    const log = new HistoryLog(store.space("history"));
-    for (let from = 0; from < long.length; from += 250)
-      await log.appendMany(ID, long.slice(from, from + 250));
-    const covered = 2 + long.length - 20;
-    const anchor = long[covered - 3] as ConversationMessage;
-    const state = { covered, anchorHash: anchorHash(anchor), summary: "SUMMARY-K7", trimmed: false };
-    await store.space("compaction").set(ID, toVersioned("compaction-state", state));
-    await store.close();
-
+    const counting = new PageCountingStore(await openStore(dataDir));
     const second = await makeHarness({
       dataDir,
+      store: counting,
       runs,
       steps: [toolStep(["c1", "write_note", { text: "a" }])],
       overrides,
@@ -64,14 +103,9 @@ describe("a session with a history longer than an open reads", () => {
       ...long.slice(covered - 2).map((m) => String(m.content).slice(0, 20)),
       expect.stringContaining("write a"),
     ]);
+    // Read from the anchor's page (message 981 of 1,002: pages 98 to 100), not the whole 10 MB.
+    expect(counting.pagesRead).toBe(3);
     expect(await second.manager.drain(1_000)).toEqual({ finished: 0, interrupted: 0, parked: 1 });
-    // The pages before the window are gone; the window's first is there.
-    const history = second.store.space("history");
-    expect(await history.get(historyPageKey(ID, 0))).toBeUndefined();
-    const bytesPerPage = 10 * 10_050;
-    const kept = Math.floor(HISTORY_WINDOW.bytes / bytesPerPage);
-    expect(await history.get(historyPageKey(ID, 100 - kept - 2))).toBeUndefined();
-    expect(await history.get(historyPageKey(ID, 100 - kept + 2))).toBeDefined();
     await second.store.close();
 
     const third = await makeHarness({ dataDir, runs, steps: [textStep("done after restart")], overrides });
@@ -79,10 +113,30 @@ describe("a session with a history longer than an open reads", () => {
     expect((await pressCard(third, card, "once", ANA)).status).toBe("accepted");
     await third.manager.idle();
     expect(runs.count("c1")).toBe(1);
-    expect(RecordingOutput.textOf(third.outputs.for(thread()).closedTurns.at(-1)!)).toBe(
-      "done after restart",
-    );
+    const closed = third.outputs.for(thread()).closedTurns.at(-1);
+    expect(closed && RecordingOutput.textOf(closed)).toBe("done after restart");
     expect(String(third.provider.requests[0]?.messages[0]?.content)).toContain("SUMMARY-K7");
     await third.store.close();
+  });
+
+  it("without a summary, reads the newest 8 MiB, prunes the pages before them and tells the model turns were dropped", async () => {
+    const { dataDir } = await longSession(false);
+    const second = await makeHarness({ dataDir, steps: [textStep("ok")], overrides });
+    await second.manager.start();
+    await second.manager.receive(message("what now"));
+    await second.manager.idle();
+    const sent = second.provider.requests[0];
+    expect(String(sent?.messages[0]?.content)).toContain(
+      "Some earlier turns were dropped without a summary to fit the context window.",
+    );
+    expect(sent?.messages.map((m) => m.content)).not.toContain("hi");
+    // Pages of about 100 kB: those before the newest 8 MiB are gone, the window's are there.
+    const kept = Math.floor(HISTORY_WINDOW.bytes / (10 * 10_050));
+    const history = second.store.space("history");
+    expect(await history.get(historyPageKey(ID, 0))).toBeUndefined();
+    expect(await history.get(historyPageKey(ID, 100 - kept - 2))).toBeUndefined();
+    expect(await history.get(historyPageKey(ID, 100 - kept + 2))).toBeDefined();
+    await second.manager.drain(1_000);
+    await second.store.close();
   });
 });
