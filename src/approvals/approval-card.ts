@@ -2,14 +2,15 @@
  * Approval and plan cards: the platform-neutral Card for a pending approval or plan proposal, in
  * its open form (buttons) and its settled form (no buttons, an outcome line saying who decided).
  * An approval asked for in a turn woken by channel content says so in its title and body and
- * quotes the channel content that started the turn, so nobody approves it as their own request.
+ * quotes the channel content that started the turn, so nobody approves it as their own request
+ * (question cards show the same parts: channelContentParts).
  * A card its requester may not approve (it would loosen the session) says who may. Who asked is a
  * person on the card (platform and user id), never a display name alone, and a name that goes into
  * the card's markdown goes in as plain text (markdownLiteral). A request that
  * came with files names them: what a file says is not the requester's words (the card never
  * quotes a file's text).
  */
-import type { AlwaysOption } from "../core/events.js";
+import type { AlwaysOption, Provenance } from "../core/events.js";
 import {
   type Card,
   type CardBlock,
@@ -111,9 +112,46 @@ export function requesterField(requester: PendingPerson, label: string): CardFie
   return { label, value: personText(person), person };
 }
 
-/** What tells people an approval comes from channel content, and which content. */
-export const CHANNEL_CONTENT_WARNING =
-  "Nobody here asked for this: the turn was triggered by channel content — messages other people wrote in a watched channel. Approve only if you want it to happen.";
+/** What tells people a card comes from channel content, with `advice` on what to do about it. */
+function channelContentWarning(advice: string): string {
+  return `Nobody here asked for this: the turn was triggered by channel content — messages other people wrote in a watched channel. ${advice}`;
+}
+
+/** What tells people an approval comes from channel content. */
+export const CHANNEL_CONTENT_WARNING = channelContentWarning("Approve only if you want it to happen.");
+
+/** What tells people a question comes from channel content. */
+export const CHANNEL_CONTENT_QUESTION_WARNING = channelContentWarning(
+  "Answer only with what you would tell the people who wrote there.",
+);
+
+/**
+ * The parts of a card raised in a turn woken by channel content (`quote`: the item's
+ * provenanceQuote; undefined for a person's own turn): the warning, which goes first (a platform
+ * shortening a long card cuts from the end, and padded content must not push it out of sight),
+ * the quote of the content that woke the turn, and the label naming the subscriber it was woken
+ * for rather than "Requested by".
+ */
+export function channelContentParts(
+  quote: string | undefined,
+  warning: string,
+): { readonly lead: CardBlock[]; readonly quote?: CardBlock; readonly requesterLabel: string } {
+  if (quote === undefined) return { lead: [], requesterLabel: "Requested by" };
+  return {
+    lead: [{ kind: "text", text: warning }],
+    quote: { kind: "quote", text: `Triggered by channel content: ${quote}` },
+    requesterLabel: "Woken for",
+  };
+}
+
+/**
+ * The provenanceQuote field of an item raised in a turn: the channel and quote of the channel
+ * content that woke it; none for a person's own turn.
+ */
+export function provenanceField(provenance: Provenance): { readonly provenanceQuote?: string } {
+  if (provenance.kind !== "channel_content") return {};
+  return { provenanceQuote: `${provenance.channel ?? "a channel"}: ${provenance.quote ?? ""}` };
+}
 
 /** What tells people the agent read outside content before asking, and which tools read it. */
 export function outsideReadsWarning(reads: string): string {
@@ -139,9 +177,8 @@ export function approvalOutcome(item: PendingApproval): CardOutcome | undefined 
 export function approvalCard(item: PendingApproval): Card {
   const open = item.status === "pending";
   const fromChannel = item.provenanceQuote !== undefined;
-  // The warning goes first: a platform shortening a long card cuts from the end, and a padded
-  // command or URL must not push it out of sight.
-  const blocks: CardBlock[] = fromChannel ? [{ kind: "text", text: CHANNEL_CONTENT_WARNING }] : [];
+  const channel = channelContentParts(item.provenanceQuote, CHANNEL_CONTENT_WARNING);
+  const blocks: CardBlock[] = [...channel.lead];
   if (item.outsideReads !== undefined)
     blocks.push({ kind: "text", text: outsideReadsWarning(item.outsideReads) });
   if (item.attachedFiles !== undefined)
@@ -149,15 +186,14 @@ export function approvalCard(item: PendingApproval): Card {
   blocks.push({ kind: "text", text: item.argSummary });
   const detail = detailBlock(item.detail);
   if (detail) blocks.push(detail);
-  if (item.provenanceQuote !== undefined)
-    blocks.push({ kind: "quote", text: `Triggered by channel content: ${item.provenanceQuote}` });
+  if (channel.quote) blocks.push(channel.quote);
   else if (item.reason) blocks.push({ kind: "quote", text: item.reason });
   blocks.push(...deciders(item));
   blocks.push({
     kind: "fields",
     fields: [
       { label: "Tool", value: item.tool },
-      requesterField(item.requester, fromChannel ? "Woken for" : "Requested by"),
+      requesterField(item.requester, channel.requesterLabel),
       expiryField(item),
     ],
   });

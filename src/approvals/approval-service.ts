@@ -14,7 +14,7 @@ import type {
   PlanDecision,
   PlanProposal,
 } from "../engine/asking/ports.js";
-import { APPROVE_ONCE, DENY } from "./approval-card.js";
+import { APPROVE_ONCE, DENY, provenanceField } from "./approval-card.js";
 import type { PendingHub } from "./pending-hub.js";
 import type { AskContext } from "./pending-hub-types.js";
 import { PROPOSE_PLAN } from "../tools/interactive-tools.js";
@@ -86,11 +86,7 @@ export class ApprovalService {
           reason: request.reason,
           ...(request.preview.detail ? { detail: { ...request.preview.detail } } : {}),
           alwaysOptions: [...request.alwaysOptions],
-          ...(request.provenance.kind === "channel_content"
-            ? {
-                provenanceQuote: `${request.provenance.channel ?? "a channel"}: ${request.provenance.quote ?? ""}`,
-              }
-            : {}),
+          ...provenanceField(request.provenance),
           ...(request.outsideReads === undefined ? {} : { outsideReads: request.outsideReads }),
           ...(request.attachedFiles === undefined ? {} : { attachedFiles: request.attachedFiles }),
           ...(request.preview.fingerprint === undefined ? {} : { fingerprint: request.preview.fingerprint }),

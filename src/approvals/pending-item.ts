@@ -88,6 +88,8 @@ export interface PendingQuestion extends PendingCommon {
   readonly answerFiles?: Readonly<Record<string, readonly Attachment[]>>;
   /** Dedupe keys of the typed messages that gave answers, to spot their redelivery. */
   readonly deliveries?: readonly string[];
+  /** Set when the question came from a turn woken by channel content (as PendingApproval's). */
+  readonly provenanceQuote?: string;
 }
 
 export interface PendingPlan extends PendingCommon {
@@ -161,6 +163,7 @@ export const pendingItemSchema = z.discriminatedUnion("kind", [
     answers: z.record(z.string(), z.string()),
     answerFiles: z.record(z.string(), z.array(attachmentSchema)).optional(),
     deliveries: z.array(z.string()).optional(),
+    provenanceQuote: z.string().optional(),
   }),
   z.object({ ...common, kind: z.literal("plan"), plan: z.string() }),
 ]);

@@ -1,10 +1,18 @@
 /**
  * Question cards: one card for one or several questions the agent asks (ask_user). Each option
  * becomes a button "q<i>:o<j>"; answered questions show their answer; the card settles once every
- * question is answered (or the item expires / is stopped).
+ * question is answered (or the item expires / is stopped). A question asked in a turn woken by
+ * channel content warns of it, quotes that content and names whom the turn was woken for, as an
+ * approval card does.
  */
 import type { Card, CardBlock, CardButton, CardOutcome } from "../core/card.js";
-import { decidedOutcome, settledLine } from "./approval-card.js";
+import {
+  CHANNEL_CONTENT_QUESTION_WARNING,
+  channelContentParts,
+  decidedOutcome,
+  requesterField,
+  settledLine,
+} from "./approval-card.js";
 import { cardPerson } from "./authorisation.js";
 import type { PendingQuestion } from "./pending-item.js";
 
@@ -36,7 +44,8 @@ export function questionOutcome(item: PendingQuestion): CardOutcome | undefined 
 export function questionCard(item: PendingQuestion): Card {
   const open = item.status === "pending";
   const grouped = item.questions.length > 1;
-  const blocks: CardBlock[] = [];
+  const channel = channelContentParts(item.provenanceQuote, CHANNEL_CONTENT_QUESTION_WARNING);
+  const blocks: CardBlock[] = [...channel.lead];
   const buttons: CardButton[] = [];
   item.questions.forEach((q, i) => {
     const answer = item.answers[q.id];
@@ -52,11 +61,17 @@ export function questionCard(item: PendingQuestion): Card {
         });
       });
   });
+  if (channel.quote)
+    blocks.push(channel.quote, {
+      kind: "fields",
+      fields: [requesterField(item.requester, channel.requesterLabel)],
+    });
   const outcome = questionOutcome(item);
+  const title = grouped ? `${item.questions.length} questions` : "Question";
   return {
     pendingId: item.id,
     kind: "question",
-    title: grouped ? `${item.questions.length} questions` : "Question",
+    title: channel.quote ? `${title} (triggered by channel content)` : title,
     blocks,
     buttons,
     ...(open ? { footer: "Or reply in this thread with your answer." } : {}),

@@ -4,6 +4,7 @@
  * share one card, and the asker's next thread message answers the first open question.
  */
 import type { Asker, QuestionAnswers, QuestionRequest } from "../engine/asking/ports.js";
+import { provenanceField } from "./approval-card.js";
 import type { PendingHub } from "./pending-hub.js";
 import type { AskContext } from "./pending-hub-types.js";
 import { ASK_USER } from "../tools/interactive-tools.js";
@@ -39,6 +40,7 @@ export class QuestionService {
           options: [...q.options],
         })),
         answers: {},
+        ...provenanceField(request.provenance),
       });
       const fallback = { tool: ASK_USER, args: { questions: request.questions } };
       const item = await this.hub.obtain("question", ctx, request.callId, fallback, build, signal);

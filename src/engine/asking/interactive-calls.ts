@@ -86,7 +86,7 @@ async function askUser(ctx: TurnContext, call: RawToolCall, args: QuestionArgs):
   if (!asker) return answer(ctx, call, ASK_USER, "error", TOOL_RESULT.askUnavailable);
   ctx.emit({ type: "question-asked", callId: call.id, questions });
   const reply = await consult(ctx, call, ASK_USER, { interaction: "question", questions }, () =>
-    asker({ callId: call.id, questions }, ctx.signal),
+    asker({ callId: call.id, questions, provenance: ctx.provenance }, ctx.signal),
   );
   if (!reply) return;
   ctx.audit("approval_resolved", call.id, ASK_USER, { interaction: "question", outcome: "answered" });

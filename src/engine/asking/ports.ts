@@ -7,7 +7,7 @@
  */
 import type { Attachment } from "../../core/attachment.js";
 import type { CardPerson } from "../../core/card.js";
-import type { AgentEvent, AlwaysOption, QuestionSpec } from "../../core/events.js";
+import type { AgentEvent, AlwaysOption, Provenance, QuestionSpec } from "../../core/events.js";
 import type { PlatformUser } from "../../core/thread-target.js";
 
 export type ApprovalOutcome = "once" | AlwaysOption | "deny" | "interrupted";
@@ -83,6 +83,8 @@ export type Approver = (
 export interface QuestionRequest {
   readonly callId: string;
   readonly questions: readonly QuestionSpec[];
+  /** Whose turn asks: a person's, or one woken by channel content (the card warns of that). */
+  readonly provenance: Provenance;
 }
 /** Answers keyed by question id; `interrupted` when the turn was stopped while waiting. */
 export type QuestionAnswers =
