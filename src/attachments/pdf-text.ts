@@ -7,6 +7,12 @@
  * carry no text (a scan) is reported as such. The worker's heap limit does not cover the buffers
  * pdf.js inflates streams into (a 2 MB PDF can inflate to gigabytes), so the parse is also
  * stopped when the process grows past a memory budget.
+ *
+ * A small PDF can still cost pdf.js seconds a page (pages sharing one content stream of millions
+ * of operators), so a document has a time budget, checked between pages: past it, the pages read
+ * so far are the extract ("the first N of M pages") and the slot is handed on. The PDF reader has
+ * worker slots of its own (PDF_READERS), apart from the web page converter's; its time limit
+ * counts from when the parse starts, and its wait for a slot is bounded apart.
  */
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -14,7 +20,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { fileSha256 } from "../core/file-sha256.js";
-import { runWorkerJob } from "../core/worker-job.js";
+import { runWorkerJob, WorkerPool } from "../core/worker-job.js";
 import { saveInWorkspace, withWorkspaceFile } from "../tools/files/service-file-access.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 
@@ -31,13 +37,23 @@ export interface PdfText {
 
 export interface PdfTextOptions {
   readonly maxPages: number;
-  /** Give up on a document after this long (default 60 s). */
+  /**
+   * Read no further page once the parse has taken this long (default 20 s): the pages read by
+   * then are the extract. Checked between pages, so the first page is always read.
+   */
+  readonly budgetMs?: number;
+  /** Give up on a document whose parse runs this long (default 60 s): one page that never ends. */
   readonly timeoutMs?: number;
+  /** Give up on a document that waits this long for a slot of the PDF reader (default 60 s). */
+  readonly waitMs?: number;
   /** Give up when the process's resident memory grows by more than this while parsing (default 1 GiB). */
   readonly memoryBudgetBytes?: number;
 }
 
 const DEFAULT_MEMORY_BUDGET_BYTES = 1024 * 1024 * 1024;
+
+/** The PDF reader's worker slots, process-wide (the page converter has its own). */
+export const PDF_READERS = new WorkerPool();
 
 const require = createRequire(import.meta.url);
 const PDFJS_URL = pathToFileURL(require.resolve("pdfjs-dist/legacy/build/pdf.mjs")).href;
@@ -48,6 +64,7 @@ const HEADER = /^# PDF text: (\d+) of (\d+) pages · sha256 ([0-9a-f]{64})\n/;
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const { readFile } = require("node:fs/promises");
+const started = Date.now();
 (async () => {
   const pdfjs = await import(workerData.pdfjs);
   const data = new Uint8Array(await readFile(workerData.file));
@@ -61,6 +78,7 @@ const { readFile } = require("node:fs/promises");
     const text = content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\\n" : "") : "")).join("");
     pages.push(text.length > workerData.pageMaxChars ? text.slice(0, workerData.pageMaxChars) + "…" : text);
     page.cleanup();
+    if (Date.now() - started >= workerData.budgetMs) break;
   }
   const totalPages = doc.numPages;
   await doc.destroy();
@@ -73,6 +91,7 @@ const pdfResult = z.object({ totalPages: z.number().int().nonnegative(), pages: 
 
 function inWorker(file: string, options: PdfTextOptions): Promise<z.infer<typeof pdfResult>> {
   return runWorkerJob({
+    pool: PDF_READERS,
     source: WORKER_SOURCE,
     data: {
       file,
@@ -80,10 +99,12 @@ function inWorker(file: string, options: PdfTextOptions): Promise<z.infer<typeof
       fonts: FONTS_DIR,
       maxPages: options.maxPages,
       pageMaxChars: PAGE_MAX_CHARS,
+      budgetMs: options.budgetMs ?? 20_000,
     },
     result: pdfResult,
     name: "the PDF reader",
     timeoutMs: options.timeoutMs ?? 60_000,
+    waitMs: options.waitMs ?? 60_000,
     tooLong: "reading it took too long",
     heapMb: 512,
     memoryBudgetBytes: options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_BYTES,

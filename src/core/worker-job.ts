@@ -7,17 +7,24 @@
  * set, once the process's resident memory has grown past it (checked every 100 ms: a worker's heap
  * limit does not cover the buffers native code allocates for it).
  *
- * Jobs share a few slots, process-wide (WORKER_SLOTS): the rest wait their turn, first come first
- * served, and a job's time counts from when it was asked for, waiting included. Without them ten
- * PDFs in one message, or a page fetched in several threads, each got a worker, all CPUs and a
- * memory budget of their own — a megabyte of upload held a gigabyte for a minute.
+ * Jobs of one kind share a pool of a few slots, process-wide (WORKER_SLOTS each): the rest wait
+ * their turn, first come first served. Without them ten PDFs in one message, or a page fetched in
+ * several threads, each got a worker, all CPUs and a memory budget of their own — a megabyte of
+ * upload held a gigabyte for a minute. Each kind has its own pool (the PDF reader's, the page
+ * converter's), so two slow PDFs never hold up every web_fetch in the process. A job's time limit
+ * counts from when it starts in a slot, so a job never fails for time it spent waiting; the wait
+ * itself has a limit of its own, and a job still in line then is given up, unstarted, saying the
+ * pool was busy.
  */
 import os from "node:os";
 import { Worker } from "node:worker_threads";
 import { z } from "zod";
+import { formatDuration } from "./duration-text.js";
 
 /** What one worker job runs and how long and large it may get. */
 export interface WorkerJob<T> {
+  /** The pool of this kind of job, whose slots it waits for. */
+  readonly pool: WorkerPool;
   /** The worker's body: reads `workerData`, posts one reply. */
   readonly source: string;
   readonly data: unknown;
@@ -25,8 +32,10 @@ export interface WorkerJob<T> {
   readonly result: z.ZodType<T>;
   /** Names the worker in errors ("the PDF reader"). */
   readonly name: string;
-  /** How long the job may take from when it is asked for, its wait for a slot included. */
+  /** How long the job may run, from when it starts in a slot. */
   readonly timeoutMs: number;
+  /** How long the job may wait in line for a slot; then it is given up, unstarted. */
+  readonly waitMs: number;
   /** The message of a job given up for time ("reading it took too long"). */
   readonly tooLong: string;
   /** The worker's own heap limit. */
@@ -35,18 +44,18 @@ export interface WorkerJob<T> {
   readonly memoryBudgetBytes?: number;
 }
 
-/** Worker jobs that run at once in this process: one per CPU, at most two. */
+/** Worker jobs of one kind that run at once in this process: one per CPU, at most two. */
 export const WORKER_SLOTS = Math.max(1, Math.min(2, os.availableParallelism()));
 
 const MEMORY_CHECK_MS = 100;
 const failureSchema = z.object({ ok: z.literal(false), error: z.string() });
 
-/** The process's worker slots: a start waits in line until one is free. */
-class WorkerSlots {
+/** The slots of one kind of worker job: a start waits in line until one is free. */
+export class WorkerPool {
   private free: number;
   private readonly line: Array<() => void> = [];
 
-  constructor(size: number) {
+  constructor(readonly size: number = WORKER_SLOTS) {
     this.free = size;
   }
 
@@ -72,8 +81,6 @@ class WorkerSlots {
   }
 }
 
-const slots = new WorkerSlots(WORKER_SLOTS);
-
 /** Run `job` in a worker thread of its own, in a slot; resolves with its result, rejects with a clear reason. */
 export function runWorkerJob<T>(job: WorkerJob<T>): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -81,20 +88,26 @@ export function runWorkerJob<T>(job: WorkerJob<T>): Promise<T> {
     let inSlot = false;
     let worker: Worker | undefined;
     let memoryWatch: NodeJS.Timeout | undefined;
+    const { pool } = job;
     const end = (outcome: () => void): void => {
       if (ended) return;
       ended = true;
       clearTimeout(timer);
       clearInterval(memoryWatch);
       void worker?.terminate();
-      if (inSlot) slots.release();
-      else slots.leave(start);
+      if (inSlot) pool.release();
+      else pool.leave(start);
       outcome();
     };
     const fail = (reason: string) => end(() => reject(new Error(reason)));
-    const timer = setTimeout(() => fail(job.tooLong), job.timeoutMs);
+    let timer = setTimeout(
+      () => fail(`${job.name} was busy: no slot came free within ${formatDuration(job.waitMs)}`),
+      job.waitMs,
+    );
     const start = (): void => {
       inSlot = true;
+      clearTimeout(timer);
+      timer = setTimeout(() => fail(job.tooLong), job.timeoutMs);
       try {
         worker = new Worker(job.source, {
           eval: true,
@@ -122,6 +135,6 @@ export function runWorkerJob<T>(job: WorkerJob<T>): Promise<T> {
       worker.once("error", (error) => end(() => reject(error)));
       worker.once("exit", (code) => fail(`${job.name} stopped (exit ${code})`));
     };
-    slots.take(start);
+    pool.take(start);
   });
 }

@@ -3,11 +3,12 @@
  * elements are dropped, headings are ATX, code blocks fenced; the page title is returned apart.
  * A fetched page is hostile input — nested unclosed elements make the HTML parser quadratic, so
  * a 2 MB page can take half an hour — so each conversion runs in a short-lived worker thread
- * under a time limit, never on the event loop that serves chats (and turndown never loads there).
+ * under a time limit, never on the event loop that serves chats (and turndown never loads there),
+ * in worker slots of its own (PAGE_CONVERTERS): slow PDFs never hold up a fetch.
  */
 import { createRequire } from "node:module";
 import { z } from "zod";
-import { runWorkerJob } from "../../core/worker-job.js";
+import { runWorkerJob, WorkerPool } from "../../core/worker-job.js";
 
 /** A page reduced to markdown, with its title when it has one. */
 export interface ReadablePage {
@@ -16,9 +17,14 @@ export interface ReadablePage {
 }
 
 export interface ConversionOptions {
-  /** Give up on a page after this long (default 10 s). */
+  /** Give up on a page whose conversion runs this long (default 10 s). */
   readonly timeoutMs?: number;
+  /** Give up on a page that waits this long for a converter's slot (default 20 s). */
+  readonly waitMs?: number;
 }
+
+/** The page converter's worker slots, process-wide (the PDF reader has its own). */
+export const PAGE_CONVERTERS = new WorkerPool();
 
 const TURNDOWN_PATH = createRequire(import.meta.url).resolve("turndown");
 
@@ -52,11 +58,13 @@ const MEMORY_BUDGET_BYTES = 384 * 1024 * 1024;
 /** Convert an HTML document or fragment to markdown. */
 export async function htmlToMarkdown(html: string, options: ConversionOptions = {}): Promise<ReadablePage> {
   const page = await runWorkerJob({
+    pool: PAGE_CONVERTERS,
     source: WORKER_SOURCE,
     data: { html, turndown: TURNDOWN_PATH },
     result: pageResult,
     name: "the page converter",
     timeoutMs: options.timeoutMs ?? 10_000,
+    waitMs: options.waitMs ?? 20_000,
     tooLong: "converting the page took too long",
     heapMb: 512,
     memoryBudgetBytes: MEMORY_BUDGET_BYTES,
