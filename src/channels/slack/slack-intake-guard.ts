@@ -133,7 +133,7 @@ const FORM = "application/x-www-form-urlencoded";
 /** What the HTTP guard needs to know about the endpoint. */
 export interface HttpGuardOptions {
   readonly signingSecret: string;
-  /** The path Slack posts to; requests to any other path go to Bolt untouched. */
+  /** The path Slack posts to; a request to any other path is answered 404 unread. */
   readonly path: string;
   /** Largest body read before the signature is checked. */
   readonly bodyLimit: number;
@@ -174,8 +174,9 @@ function refuse(res: ServerResponse, status: number): void {
 }
 
 /**
- * Put the screen in front of an HTTP receiver's request listener. Only POSTs to the endpoint are
- * guarded (Bolt answers anything else itself, 404, without reading a body). Before any body is
+ * Put the screen in front of an HTTP receiver's request listener. Anything but a POST to the
+ * endpoint is answered 404 here, unread, and logged through the throttled intake log (Bolt would
+ * log an info line for each, so anyone reaching the port could flood the log). Before any body is
  * read the signature headers must be well formed and the timestamp within five minutes of now
  * (else 401; only Slack's unsigned ssl_check probe, at most 1 KB, is read and passed on). The
  * body is then read up to the limit (413 beyond it, or when Content-Length says so) and verified
@@ -226,7 +227,10 @@ export function guardHttpReceiver(
         .end(JSON.stringify({ response_type: "ephemeral", text: verdict.reply }));
   };
   receiver.requestListener = (req, res) => {
-    if (!isEndpoint(req, path)) return original(req, res);
+    if (!isEndpoint(req, path)) {
+      log.refused("not_the_endpoint", { transport: "http", method: req.method });
+      return refuse(res, 404);
+    }
     handle(req, res).catch((error: unknown) => {
       if (HTTPModuleFunctions.isRawBodyError(error) && error.statusCode === 413) return tooLarge(res);
       log.refused("http_request_failed", { transport: "http", err: String(error) });

@@ -99,9 +99,10 @@ describe("Slack HTTP receiver: what is read before the signature", () => {
     }
   });
 
-  it("hands a POST to another path to Bolt unread: 404", async () => {
+  it("answers a POST to another path itself, unread: 404 and Connection: close", async () => {
     const answer = await answerBeforeBody("/not-slack", 1_000_000);
     expect(answer.status).toBe("HTTP/1.1 404 Not Found");
+    expect(answer.fields).toContain("connection: close");
   });
 
   it("refuses a signed-looking body over the limit with 413 and Connection: close, unread", async () => {
@@ -158,6 +159,24 @@ describe("Slack HTTP receiver: forged requests", () => {
     const refused = logged.filter((line) => line.kind === "bad_signature");
     expect(refused.map((line) => line.level)).toEqual([40, 20, 20, 20, 20]);
     expect(logged.filter((line) => line.level >= 40 && line.kind !== "bad_signature")).toEqual([]);
+  });
+});
+
+describe("Slack HTTP receiver: requests to other paths", () => {
+  it("logs a flood of them as one warning, the rest at debug (Bolt logged an info line each)", async () => {
+    const before = logged.length;
+    for (let i = 0; i < 40; i++) {
+      const method = i % 2 === 0 ? "GET" : "POST";
+      const response = await fetch(`http://127.0.0.1:${port}/probe/${i}`, { method });
+      expect(response.status).toBe(404);
+    }
+    const get = await fetch(`http://127.0.0.1:${port}/slack/events`);
+    expect(get.status).toBe(404);
+    const lines = logged.slice(before);
+    expect(lines.filter((line) => line.level >= 30)).toEqual([
+      expect.objectContaining({ level: 40, kind: "not_the_endpoint" }),
+    ]);
+    expect(lines.filter((line) => line.kind === "not_the_endpoint")).toHaveLength(41);
   });
 });
 
