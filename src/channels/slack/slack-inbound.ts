@@ -5,7 +5,10 @@
  * mention-less replies → claim the post once (its message and app_mention twins, and
  * redeliveries, share channel + ts) → access policy (one polite private refusal, the service never
  * called) → download files → `service.receive`, which only records and schedules. Messages of one
- * thread are handed over in arrival order, one at a time, so twins never pass the claim together.
+ * thread pass the claim and the access check in arrival order, one at a time, so twins never pass
+ * the claim together; the files are then downloaded and read in the sender's hand-over lane
+ * (channels/shared/hand-over-lanes.ts), so one person's slow file holds only their own later
+ * messages in the thread, and a command typed as a message (no files) is handed over at once.
  * A reply dropped by the thread check is not claimed: when its author edits the mention in soon
  * after (EDIT_WINDOW_MS), Slack's app_mention for the edit, with the same ts, is still heard.
  */
@@ -16,6 +19,8 @@ import type { InboundMessage } from "../../core/inbound-message.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { LruCache } from "../../sessions/lru.js";
+import { parseTextCommand } from "../../sessions/text-commands.js";
+import { HandOverLanes } from "../shared/hand-over-lanes.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { AccessPolicy } from "./slack-access.js";
 import { describeError, type SlackClients } from "./slack-api.js";
@@ -64,6 +69,12 @@ export interface EventEnvelope {
 
 const ACCEPTED = new Set(["started", "queued", "answered", "command"]);
 
+/** Messages one sender may have waiting for their files in one thread (hand-over-lanes.ts). */
+const LANE_MAX_WAITING = 20;
+
+const LANE_FULL =
+  "Too many of your messages here are still being read; this one was not taken. Send it again in a moment.";
+
 /**
  * Whether a client_msg_id can serve as a dedupe key: Slack's are UUIDs, so one of printable ASCII
  * without spaces, at most 64 characters. Any other is left out (the event id and channel + ts
@@ -76,8 +87,11 @@ export function usableClientMsgId(id: string | undefined): id is string {
 export class SlackInbound {
   private readonly claimed = new LruCache<string, true>(20_000);
   private readonly order = new Map<string, Promise<void>>();
+  private readonly lanes: HandOverLanes;
 
-  constructor(private readonly deps: InboundDeps) {}
+  constructor(private readonly deps: InboundDeps) {
+    this.lanes = new HandOverLanes({ maxWaiting: LANE_MAX_WAITING, logger: deps.logger });
+  }
 
   /** Handle one message or app_mention event; never throws. */
   async handle(rawEvent: unknown, envelope: EventEnvelope): Promise<void> {
@@ -115,20 +129,60 @@ export class SlackInbound {
       kind: decision.kind,
       senderTeam: event.team ?? envelope.team_id,
     });
+    let handingOver: Promise<void> | undefined;
     await this.inOrder(`${target.channel}:${target.thread}`, async () => {
       if (this.claimed.get(postKey)) return;
       try {
         if (decision.needsThread && !(await this.deps.threads.isPartOf(target))) return;
         this.claimed.set(postKey, true);
-        await this.process(event, envelope, target, decision.author);
+        handingOver = (await this.admit(event, envelope, target, decision.author))?.done;
       } catch (error) {
-        this.claimed.delete(postKey);
-        this.deps.logger.error(
-          { err: describeError(error), channel: event.channel },
-          "slack message not handled",
-        );
+        this.unclaim(postKey, error);
       }
     });
+    // Outside the thread's order: the files are read in the sender's lane (see admit).
+    await handingOver;
+  }
+
+  private unclaim(postKey: string, error: unknown): void {
+    this.claimed.delete(postKey);
+    this.deps.logger.error({ err: describeError(error), postKey }, "slack message not handled");
+  }
+
+  /**
+   * The quick part, in the thread's order: the access check, then a command typed as a message
+   * (no files) is handed over at once; anything else is queued in the sender's hand-over lane,
+   * where its files are downloaded and read, so one person's slow file holds only their own later
+   * messages in the thread. Resolves with the hand-over still to come, if any (wrapped: a
+   * promise awaited here would wait for it).
+   */
+  private async admit(
+    event: MessageEvent,
+    envelope: EventEnvelope,
+    target: ThreadTarget,
+    author: string,
+  ): Promise<{ readonly done: Promise<void> } | undefined> {
+    const access = await this.deps.access.check(author, event.channel, kindOf(target));
+    if (!access.allowed) {
+      if (this.deps.access.shouldTell(author, event.channel))
+        await this.refuse(target, author, access.refusal);
+      return undefined;
+    }
+    const postKey = `${event.channel}:${event.ts}`;
+    const handOver = () =>
+      this.process(event, envelope, target, author).catch((error: unknown) => this.unclaim(postKey, error));
+    if (!event.files?.length && parseTextCommand(messageText(event, this.deps.bot.userId)) !== undefined) {
+      await handOver();
+      return undefined;
+    }
+    const done = new Promise<void>((resolve) => {
+      const lane = `${target.channel}:${target.thread}:${author}`;
+      if (this.lanes.enqueue(lane, () => handOver().finally(resolve))) return;
+      this.claimed.delete(postKey);
+      this.deps.logger.info({ channel: event.channel }, "slack hand-over lane full");
+      void this.tell(target, [LANE_FULL]).finally(resolve);
+    });
+    return { done };
   }
 
   private async inOrder(key: string, work: () => Promise<void>): Promise<void> {
@@ -139,18 +193,13 @@ export class SlackInbound {
     if (this.order.get(key) === next) this.order.delete(key);
   }
 
+  /** Download and read the message's files, tell the person about them, and hand it over. */
   private async process(
     event: MessageEvent,
     envelope: EventEnvelope,
     target: ThreadTarget,
     author: string,
   ): Promise<void> {
-    const access = await this.deps.access.check(author, event.channel, kindOf(target));
-    if (!access.allowed) {
-      if (this.deps.access.shouldTell(author, event.channel))
-        await this.refuse(target, author, access.refusal);
-      return;
-    }
     const user = await this.deps.users.user(author);
     const limited = this.deps.attachments.limit(event.files ?? [], (file) => file.name ?? file.id);
     const downloaded = limited.kept.length
