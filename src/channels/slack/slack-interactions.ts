@@ -12,7 +12,8 @@
  * are refused with where to type them, never run on a session the whole channel would share.
  * Each interaction runs once: its ids (slack-interaction-keys.ts) are recorded where the session
  * layer records messages, and a repeat — a Socket Mode redelivery, a replayed signed HTTP request —
- * is acknowledged like any other but does nothing.
+ * is acknowledged like any other but does nothing; a command without a trigger id, which could
+ * not be told from its repeat, is refused.
  */
 import type { Logger } from "pino";
 import type { ButtonPress } from "../../core/button-press.js";
@@ -28,7 +29,7 @@ import { ACTION_IDS, CARD_ACTION_PATTERN, context, decodeCardValue } from "./sla
 import { kindOfChannel } from "./slack-conversation-kind.js";
 import { slackThreadTarget } from "./slack-thread-target.js";
 import type { BotIdentity } from "./slack-events.js";
-import { commandKeys, pressKeys } from "./slack-interaction-keys.js";
+import { commandKey, pressKey } from "./slack-interaction-keys.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { escapeMrkdwn } from "./slack-limits.js";
 import type { ThreadRegistry } from "./slack-threads.js";
@@ -114,6 +115,12 @@ function noThreadRefusal(botUserId: string, text: string): string {
   ].join(" ");
 }
 
+/**
+ * The answer to a slash command without a trigger id: Slack always sends one, and without it a
+ * replay could not be told from the command (slack-interaction-keys.ts).
+ */
+const NO_TRIGGER_ID = "Slack sent this command without its trigger id, so I didn't run it. Please try again.";
+
 /** What the slash command replies through (Bolt's `respond`). */
 export type Respond = (message: { response_type: "ephemeral"; text: string }) => Promise<unknown>;
 
@@ -135,8 +142,8 @@ export class SlackInteractions {
     const threadTs = body.message?.thread_ts ?? messageTs;
     const tell = (text: string) => this.ephemeral(channel, body.user.id, threadTs, text);
     try {
-      const keys = pressKeys({ trigger_id: body.trigger_id, user: body.user.id, channel, messageTs, action });
-      if (!(await this.firstTime(keys, "button press", channel))) return;
+      const key = pressKey({ trigger_id: body.trigger_id, user: body.user.id, channel, messageTs, action });
+      if (!(await this.firstTime(key, "button press", channel))) return;
       const user: PlatformUser = await this.deps.users.user(
         body.user.id,
         body.user.name ?? body.user.username,
@@ -211,8 +218,13 @@ export class SlackInteractions {
         this.deps.logger.warn({ err: describeError(error) }, "slack command reply failed"),
       );
     const reply = (text: string) => replyMrkdwn(markdownToMrkdwn(text) || text);
+    const key = commandKey(command);
+    if (key === undefined) {
+      this.deps.logger.info({ channel: command.channel_id }, "slack command refused: no trigger_id");
+      return void (await reply(NO_TRIGGER_ID));
+    }
     try {
-      if (!(await this.firstTime(commandKeys(command), "slash command", command.channel_id))) return;
+      if (!(await this.firstTime(key, "slash command", command.channel_id))) return;
     } catch (error) {
       this.deps.logger.error({ err: describeError(error) }, "slack command not recorded");
       return void (await reply("Sorry — that command failed. Please try again."));
@@ -248,11 +260,11 @@ export class SlackInteractions {
   }
 
   /**
-   * Record an interaction's keys; false — logged, and the interaction then does nothing — when
-   * they were seen before. Rejects when they cannot be recorded (the caller apologises).
+   * Record an interaction's key; false — logged, and the interaction then does nothing — when it
+   * was seen before. Rejects when it cannot be recorded (the caller apologises).
    */
-  private async firstTime(keys: readonly string[], kind: string, channel: string): Promise<boolean> {
-    if (keys.length === 0 || (await this.deps.service.firstDelivery(keys))) return true;
+  private async firstTime(key: string, kind: string, channel: string): Promise<boolean> {
+    if (await this.deps.service.firstDelivery([key])) return true;
     this.deps.logger.info(
       { kind, channel },
       "slack interaction dropped: already handled (a redelivery or replay)",

@@ -95,8 +95,8 @@ function signed(form: Record<string, string>): { headers: Record<string, string>
   return { headers, body };
 }
 
-/** A signed /coworker request as Slack posts it. */
-const signedCommand = (text: string, triggerId: string) =>
+/** A signed /coworker request as Slack posts it (an odd one without a trigger id when none is given). */
+const signedCommand = (text: string, triggerId?: string) =>
   signed({
     token: "t",
     team_id: fake.state.teamId,
@@ -107,11 +107,12 @@ const signedCommand = (text: string, triggerId: string) =>
     command: "/coworker",
     text,
     api_app_id: fake.state.appId,
-    trigger_id: triggerId,
+    response_url: new URL("/respond/r1", fake.apiUrl).href,
+    ...(triggerId === undefined ? {} : { trigger_id: triggerId }),
   });
 
-/** A signed press of Stop on a message in the DM. */
-const signedStop = (triggerId: string) =>
+/** A signed press of Stop on a message in the DM (odd ones lack the trigger id or action_ts). */
+const signedStop = (triggerId: string | undefined, withActionTs = true) =>
   signed({
     payload: JSON.stringify({
       type: "block_actions",
@@ -124,7 +125,12 @@ const signedStop = (triggerId: string) =>
       message: { type: "message", ts: "1700000000.000100", text: "…" },
       trigger_id: triggerId,
       actions: [
-        { action_id: ACTION_IDS.stop, block_id: "b1", type: "button", action_ts: "1700000001.000200" },
+        {
+          action_id: ACTION_IDS.stop,
+          block_id: "b1",
+          type: "button",
+          ...(withActionTs ? { action_ts: "1700000001.000200" } : {}),
+        },
       ],
     }),
   });
@@ -165,6 +171,22 @@ describe("HTTP mode: a replayed interaction", () => {
     expect(service.presses).toHaveLength(1);
     expect(service.presses[0]).toMatchObject({ kind: "control", control: "stop" });
     expect(replayLines()).toEqual([expect.objectContaining({ kind: "button press" })]);
+  });
+
+  it("runs a signed press carrying neither trigger_id nor action_ts once, however often it comes", async () => {
+    const captured = signedStop(undefined, false);
+    for (let i = 0; i < 3; i++) expect(await post(captured)).toBe(200);
+    await channel.stop();
+    expect(service.presses).toHaveLength(1);
+    expect(replayLines()).toHaveLength(2);
+  });
+
+  it("refuses a signed slash command without a trigger id, saying so", async () => {
+    expect(await post(signedCommand("status"))).toBe(200);
+    await channel.stop();
+    expect(service.commands).toEqual([]);
+    expect(JSON.stringify(fake.state.responses)).toContain("without its trigger id, so I didn't run it");
+    expect(linesWith("slack command refused: no trigger_id")).toHaveLength(1);
   });
 
   it("runs nothing when the interaction cannot be recorded (the store is down)", async () => {
