@@ -16,6 +16,12 @@ import {
 import { cardPerson } from "./authorisation.js";
 import type { PendingQuestion } from "./pending-item.js";
 
+/**
+ * How to answer by typing, under an open card: a reply to the card (on Telegram a group's bot sees
+ * only messages addressed to it, and a reply to its card is).
+ */
+export const REPLY_HINT = "Reply to this message with your answer.";
+
 /** "q1:o2" → question 1, option 2; undefined for anything else. */
 export function parseQuestionAction(action: string): { question: number; option: number } | undefined {
   const match = /^q(\d{1,3}):o(\d{1,3})$/.exec(action);
@@ -74,7 +80,7 @@ export function questionCard(item: PendingQuestion): Card {
     title: channel.quote ? `${title} (triggered by channel content)` : title,
     blocks,
     buttons,
-    ...(open ? { footer: "Or reply in this thread with your answer." } : {}),
+    ...(open ? { footer: buttons.length > 0 ? `Or ${REPLY_HINT.toLowerCase()}` : REPLY_HINT } : {}),
     ...(outcome ? { outcome } : {}),
   };
 }

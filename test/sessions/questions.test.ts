@@ -58,7 +58,7 @@ describe("questions (ask_user)", () => {
     });
     await h.manager.receive(message("pick a color"));
     const card = await questionCard(h);
-    expect(card.footer).toMatch(/reply in this thread/);
+    expect(card.footer).toBe("Or reply to this message with your answer.");
     expect((await h.manager.receive(message("hi there", { user: BEN }))).status).toBe("queued");
     expect((await h.manager.receive(message("green"))).status).toBe("answered");
     await h.manager.idle();

@@ -38,7 +38,10 @@ export interface CardView {
   readonly icon: CardIcon;
   readonly title: string;
   readonly blocks: readonly CardViewBlock[];
-  /** Still waiting for a press: not decided and with buttons to press. */
+  /**
+   * Still waiting for a person: not decided, and with buttons to press or a footer saying how to
+   * answer (a question without options is answered by a reply).
+   */
   readonly open: boolean;
   /** The buttons to show, one per action in the card's order; none once the card is closed. */
   readonly buttons: readonly CardButton[];
@@ -113,7 +116,7 @@ function viewOutcome(outcome: CardOutcome): CardOutcome {
 
 /** Derive what `card` shows. */
 export function cardView(card: Card): CardView {
-  const open = card.outcome === undefined && card.buttons.length > 0;
+  const open = card.outcome === undefined && (card.buttons.length > 0 || card.footer !== undefined);
   const buttons = open
     ? uniqueActions(card.buttons).map((button) => ({ ...button, label: revealHidden(button.label) }))
     : [];

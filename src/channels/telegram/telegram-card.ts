@@ -159,10 +159,15 @@ function telegramOutcome(outcome: CardOutcome): string {
 }
 
 /**
- * Render a card as one Telegram message: HTML text plus its keyboard (none once decided). `file`
- * names the file posted with the whole of its cut code (card-attachment.ts), if there is one.
+ * Render a card as one Telegram message: HTML text plus its keyboard (none once decided). An open
+ * card without buttons (a question without options) asks for a reply instead (`forceReply`: the
+ * asker's app opens a reply to it, which a group's bot then sees). `file` names the file posted
+ * with the whole of its cut code (card-attachment.ts), if there is one.
  */
-export function renderCard(card: Card, file?: string): { html: string; replyMarkup?: InlineKeyboardMarkup } {
+export function renderCard(
+  card: Card,
+  file?: string,
+): { html: string; replyMarkup?: InlineKeyboardMarkup; forceReply?: true } {
   const view = cardView(card);
   const format = cardHtml(file);
   const body = [
@@ -177,5 +182,8 @@ export function renderCard(card: Card, file?: string): { html: string; replyMark
   // Blocks are already cut; a card with many blocks may still be long: keep its head and the outcome.
   const html =
     splitTelegramHtml(full).length <= 1 ? full : `${splitTelegramHtml(body, 3800)[0] ?? ""}\n…${outcome}`;
-  return view.open ? { html, replyMarkup: { inline_keyboard: rows(view) } } : { html };
+  if (!view.open) return { html };
+  return view.buttons.length > 0
+    ? { html, replyMarkup: { inline_keyboard: rows(view) } }
+    : { html, forceReply: true };
 }

@@ -97,8 +97,13 @@ export class TelegramThreadOutput implements ThreadOutput {
 
   /** Send the card's message, replying to the thread's trigger. */
   private async post(card: Card): Promise<CardRef> {
-    const { html, replyMarkup } = renderCard(card);
-    const messageId = await this.sender.send(html, { reply: true, ...(replyMarkup ? { replyMarkup } : {}) });
+    const { html, replyMarkup, forceReply } = renderCard(card);
+    // A reply is asked of the person the card replies to (selective): the thread's trigger.
+    const markup = forceReply ? { force_reply: true as const, selective: true } : replyMarkup;
+    const messageId = await this.sender.send(html, {
+      reply: true,
+      ...(markup ? { replyMarkup: markup } : {}),
+    });
     return { messageId: String(messageId), chatId: String(this.sender.address.chatId) };
   }
 

@@ -5,7 +5,7 @@
  * turns our HTML into Bot API calls.
  */
 import { type Api, InputFile } from "grammy";
-import type { InlineKeyboardMarkup } from "grammy/types";
+import type { ForceReply, InlineKeyboardMarkup } from "grammy/types";
 import type { Logger } from "pino";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { errorText, isMessageGone, isNotModified, isParseError } from "./telegram-errors.js";
@@ -74,7 +74,7 @@ export class ChatSender {
   /** Send one HTML message (≤ 4096 visible chars); falls back to plain text. Returns its id. */
   async send(
     html: string,
-    options: { replyMarkup?: InlineKeyboardMarkup; reply?: boolean } = {},
+    options: { replyMarkup?: InlineKeyboardMarkup | ForceReply; reply?: boolean } = {},
   ): Promise<number> {
     const other = {
       ...this.topic,

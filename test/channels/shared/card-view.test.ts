@@ -103,7 +103,17 @@ describe("cardView", () => {
     expect(view.footer).toBeUndefined();
     expect(view.outcome).toEqual({ text: "Approved by Ana" });
     expect(view.keys).toEqual({});
-    expect(cardView({ ...approval, buttons: [] }).open).toBe(false);
+    expect(cardView({ ...approval, buttons: [], footer: undefined }).open).toBe(false);
+  });
+
+  it("keeps a card without buttons open while its footer says how to answer (a question without options)", () => {
+    const question = {
+      ...approval,
+      kind: "question" as const,
+      buttons: [],
+      footer: "Reply to this message.",
+    };
+    expect(cardView(question)).toMatchObject({ open: true, buttons: [], footer: "Reply to this message." });
   });
 
   it("keeps the person a field names (name revealed) for platforms that show them, beside its text", () => {

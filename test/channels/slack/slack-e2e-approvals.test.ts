@@ -140,7 +140,7 @@ describe("Slack end to end: questions", () => {
     e2e = await startE2E(ask);
     const ts = askNote();
     const card = await cardIn(ts, "blue");
-    expect(blockTexts(card.blocks)).toContain("Or reply in this thread with your answer.");
+    expect(blockTexts(card.blocks)).toContain("Or reply to this message with your answer.");
     press(ANA, card, "blue");
     expect(await finalReply(ts, /Tool said/)).toContain("blue");
     await e2e.fake.waitFor(

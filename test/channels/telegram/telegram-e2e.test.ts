@@ -258,6 +258,35 @@ describe("Telegram end to end", () => {
     expect(openai.requests).toHaveLength(4);
   });
 
+  it("a question without options in a group asks for a reply, and the asker's reply answers it", async () => {
+    const handler: FakeHandler = ({ body }) =>
+      lastMessage(body).role === "tool"
+        ? { text: `got: ${String(lastMessage(body).content).slice(0, 80)}` }
+        : {
+            toolCalls: [
+              {
+                name: "ask_user",
+                arguments: JSON.stringify({ question: "What should the release be called?" }),
+              },
+            ],
+          };
+    stack = await startStack({ allowedUsers: [ALICE.id], handler });
+    const { tg } = stack;
+    const asked = tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "@coworker_bot name the release" });
+    const card = await tg.waitFor(() =>
+      tg.state.botMessages(GROUP.id).find((m) => m.text.includes("release be called")),
+    );
+    expect(card.text).toContain("Reply to this message with your answer.");
+    // The app opens a reply to the card for Alice (the card replies to her message: selective).
+    expect(card.force_reply).toEqual({ selective: true });
+    expect(card.reply_to_message_id).toBe(asked.message.message_id);
+    expect(card.reply_markup).toBeUndefined();
+    tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "Aurora", replyTo: card.message_id });
+    await tg.waitFor(() => tg.state.botMessages(GROUP.id).some((m) => m.text.startsWith("got:")));
+    expect(tg.state.botMessages(GROUP.id).find((m) => m.text.startsWith("got:"))?.text).toContain("Aurora");
+    await tg.waitFor(() => tg.state.message(GROUP.id, card.message_id)?.text.includes("Answered by"));
+  });
+
   it("delivers a 10,000-character answer as ordered messages within Telegram's limit", async () => {
     const answer = Array.from({ length: 90 }, (_, i) => `Line ${i}: ${"data ".repeat(21).trim()}`).join(
       "\n\n",

@@ -121,9 +121,13 @@ const sendMessage: MethodHandler = (state, params, bot) => {
   const chat = state.requireChat(params.chat_id);
   const message_thread_id = threadOf(chat, params);
   const text = visibleText(params.text, params.parse_mode, "text");
-  const reply_markup = keyboardOf(params.reply_markup);
+  // A force_reply (sendMessage only) asks the client to reply; the message keeps no keyboard.
+  const force = (params.reply_markup as { force_reply?: unknown; selective?: unknown } | undefined) ?? {};
+  const force_reply = force.force_reply === true ? { selective: force.selective === true } : undefined;
+  const reply_markup = force_reply ? undefined : keyboardOf(params.reply_markup);
   const reply_to_message_id = replyTarget(state, chat.id, params);
   const stored = state.addMessage({
+    ...(force_reply ? { force_reply } : {}),
     chat_id: chat.id,
     from: bot,
     text,

@@ -49,6 +49,8 @@ export interface StoredMessage {
   source: string;
   parse_mode?: string;
   reply_markup?: { inline_keyboard: { text: string; callback_data?: string }[][] };
+  /** The force_reply the message was sent with (selective: only for the replied-to sender and mentions). */
+  readonly force_reply?: { readonly selective: boolean };
   edits: number;
   readonly document?: UploadedFile;
 }
