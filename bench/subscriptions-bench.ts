@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import type { ThreadTarget } from "../src/core/thread-target.js";
 import { createStore } from "../src/store/create-store.js";
 import { storeSlotBudget } from "../src/store/slot-budget.js";
-import { type Clock, systemClock } from "../src/subscriptions/clock.js";
+import { type Clock, systemClock } from "../src/core/clock.js";
 import type { ObservedMessage } from "../src/subscriptions/observed-message.js";
 import type { PlatformDirectory } from "../src/subscriptions/platform-directory.js";
 import { SubscriptionService } from "../src/subscriptions/subscription-service.js";

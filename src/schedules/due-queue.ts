@@ -4,7 +4,7 @@
  * removed task leaves its old heap entry behind, skipped when it surfaces. Long waits are cut
  * into steps (timers cannot wait more than ~24 days). All time comes from the injected clock.
  */
-import type { Clock, TimerHandle } from "../subscriptions/clock.js";
+import type { Clock, TimerHandle } from "../core/clock.js";
 
 /** Longest single timer; the queue re-arms after it. */
 const MAX_TIMER_MS = 6 * 3_600_000;

@@ -9,7 +9,7 @@
  * give-up policy is its own concern; TaskRuns hands it the runs that were not taken.
  */
 import type { ThreadTarget } from "../core/thread-target.js";
-import type { Clock } from "../subscriptions/clock.js";
+import type { Clock } from "../core/clock.js";
 import type { OccurrenceClaims } from "./occurrence-claims.js";
 import { formatIn } from "./occurrences.js";
 import { type ScheduledTask, unchanged, withoutUndefined } from "./scheduled-task.js";

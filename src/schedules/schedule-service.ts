@@ -25,7 +25,7 @@ import { type Caller, sessionKeyOf, type ThreadTarget } from "../core/thread-tar
 import type { SlotBudget } from "../store/slot-budget.js";
 import type { Store } from "../store/store.js";
 import type { Outcome } from "../subscriptions/channel-access.js";
-import { type Clock, systemClock, type TimerHandle } from "../subscriptions/clock.js";
+import { type Clock, systemClock, type TimerHandle } from "../core/clock.js";
 import type { WakeableSessions } from "../subscriptions/session-wake.js";
 import { formatIn } from "./occurrences.js";
 import {

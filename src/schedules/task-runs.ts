@@ -17,7 +17,7 @@
  */
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { KeyValueSpace } from "../store/store.js";
-import type { Clock } from "../subscriptions/clock.js";
+import type { Clock } from "../core/clock.js";
 import type { WakeableSessions } from "../subscriptions/session-wake.js";
 import { placeOf } from "../subscriptions/subscription-text.js";
 import { DueQueue } from "./due-queue.js";

@@ -26,7 +26,7 @@ import {
   isAfter,
   positionOf,
 } from "./buffer-entry.js";
-import { type Clock, systemClock } from "./clock.js";
+import { type Clock, systemClock } from "../core/clock.js";
 
 export const BUFFER_HEAD_KIND = "channel-buffer-head";
 export const BUFFER_PAGE_KIND = "channel-buffer-page";

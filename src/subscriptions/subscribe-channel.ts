@@ -10,7 +10,7 @@
  */
 import type { Caller } from "../core/thread-target.js";
 import { accessChannel, type DirectoryLookup, isOwnConversation, type Outcome } from "./channel-access.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../core/clock.js";
 import { failureText } from "./platform-directory.js";
 import {
   channelLabel,

@@ -17,7 +17,7 @@ import { KeyedMutex } from "../store/key-mutex.js";
 import { getAll, type KeyValueSpace } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import { type BufferPosition, bufferPositionSchema, laterOf } from "./buffer-entry.js";
-import type { Clock, TimerHandle } from "./clock.js";
+import type { Clock, TimerHandle } from "../core/clock.js";
 import type { CatalogChange, SubscriptionCatalog } from "./subscription-catalog.js";
 import {
   channelKeyOf,

@@ -6,7 +6,7 @@
 import type { Coordination } from "../store/coordination/coordination.js";
 import type { SlotBudget } from "../store/slot-budget.js";
 import type { Store } from "../store/store.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../core/clock.js";
 import type { PlatformDirectory } from "./platform-directory.js";
 import type { SubscriptionSettings } from "./subscription-settings.js";
 import type { TriggerArgs } from "./triggers.js";

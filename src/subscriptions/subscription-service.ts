@@ -24,7 +24,7 @@ import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
 import { ChannelBuffer } from "./channel-buffer.js";
 import type { Caller } from "../core/thread-target.js";
 import { DirectoryLookup, type Outcome } from "./channel-access.js";
-import { type Clock, systemClock } from "./clock.js";
+import { type Clock, systemClock } from "../core/clock.js";
 import { entryInputOf, type ObservedMessage, observedMessageSchema } from "./observed-message.js";
 import type { PlatformDirectory } from "./platform-directory.js";
 import { ReadCursors } from "./read-cursors.js";

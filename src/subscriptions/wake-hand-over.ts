@@ -9,7 +9,7 @@
  * from wake-scheduler.ts, which decides when a batch goes; this decides which of its messages
  * this process may hand over, and settles them.
  */
-import type { Clock, TimerHandle } from "./clock.js";
+import type { Clock, TimerHandle } from "../core/clock.js";
 import { WAKE_CLAIM_TAKE_MS, type WakeClaims } from "./wake-claims.js";
 import type { ReadyBatch, WakeItem, WakeSchedulerOptions } from "./wake-scheduler.js";
 

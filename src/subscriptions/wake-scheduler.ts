@@ -21,7 +21,7 @@
  * messages this process claimed.
  */
 import type { BufferEntry, BufferPosition } from "./buffer-entry.js";
-import type { Clock, TimerHandle } from "./clock.js";
+import type { Clock, TimerHandle } from "../core/clock.js";
 import type { SlotBudget } from "../store/slot-budget.js";
 import { WAKE_CLAIM_TAKE_MS, type WakeClaims } from "./wake-claims.js";
 import { inBufferOrder, mergeBack, withItem } from "./wake-batch.js";

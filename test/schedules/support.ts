@@ -5,7 +5,7 @@
  * the same store.
  */
 import os from "node:os";
-import type { Clock, TimerHandle } from "../../src/subscriptions/clock.js";
+import type { Clock, TimerHandle } from "../../src/core/clock.js";
 import { ScheduleService, type ScheduleServiceOptions } from "../../src/schedules/schedule-service.js";
 import { DEFAULT_SCHEDULE_SETTINGS, type ScheduleSettings } from "../../src/schedules/schedule-settings.js";
 import type { Caller, ThreadTarget } from "../../src/core/thread-target.js";

@@ -4,7 +4,7 @@ import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
 import { bufferHeadKey, bufferPageKey, ChannelBuffer } from "../../src/subscriptions/channel-buffer.js";
-import type { Clock } from "../../src/subscriptions/clock.js";
+import type { Clock } from "../../src/core/clock.js";
 import { ReadCursors } from "../../src/subscriptions/read-cursors.js";
 
 const CH = "slack:T1:CDEPLOY";

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InProcessCoordination } from "../../src/store/coordination/in-process-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { KeyValueSpace, Store } from "../../src/store/store.js";
-import type { Clock } from "../../src/subscriptions/clock.js";
+import type { Clock } from "../../src/core/clock.js";
 import { SharedCatalog } from "../../src/subscriptions/shared-catalog.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";
 import { LocalCatalog } from "../../src/subscriptions/subscription-catalog.js";

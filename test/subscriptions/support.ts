@@ -13,7 +13,7 @@ import { createStore } from "../../src/store/create-store.js";
 import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { Store } from "../../src/store/store.js";
 import type { BufferEntryInput } from "../../src/subscriptions/buffer-entry.js";
-import type { Clock } from "../../src/subscriptions/clock.js";
+import type { Clock } from "../../src/core/clock.js";
 import type { ObservedMessage } from "../../src/subscriptions/observed-message.js";
 import type {
   HistoryOptions,

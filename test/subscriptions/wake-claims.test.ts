@@ -10,7 +10,7 @@ import { createClient } from "@keyv/redis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
 import type { KeyValueSpace, StoreNamespace } from "../../src/store/store.js";
-import type { Clock } from "../../src/subscriptions/clock.js";
+import type { Clock } from "../../src/core/clock.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import type { Subscription } from "../../src/subscriptions/subscription.js";

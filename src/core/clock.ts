@@ -1,6 +1,7 @@
 /**
- * Clock: the time source and timers the subscription code runs on, injected so tests can drive
- * debounces and rate windows with fake timers and the benchmark can measure real delays.
+ * Clock: the time source and timers the subscription, schedule and MCP code run on, injected so
+ * tests can drive debounces, rate windows and cool-downs without waiting, and the benchmark can
+ * measure real delays.
  */
 
 /** An opaque handle returned by `setTimer`. */
