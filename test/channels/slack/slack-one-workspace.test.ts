@@ -112,6 +112,7 @@ describe("one Slack thread, one session, whatever team each sender belongs to", 
       text: "mode auto",
       api_app_id: fake.state.appId,
       response_url: `${fake.baseUrl}/respond/x`,
+      trigger_id: "1337.42.sibling",
     }).acked;
     await service.waitFor(() => service.commands.length === 1);
 
