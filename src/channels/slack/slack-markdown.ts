@@ -4,7 +4,9 @@
  * `code` stays · fenced / indented code → ``` block (language dropped: Slack shows it as text) ·
  * [text](url) → <url|text> · lists → • / 1. with nesting, continuation lines indented · quotes →
  * "> " · tables → an aligned monospace block. `&`, `<` and `>` are escaped everywhere (also inside
- * code, as Slack requires); character references in the markdown are resolved first.
+ * code, as Slack requires); character references in the markdown are resolved first. mrkdwn has
+ * no escape for its markers `*`, `_`, `~` and `` ` ``, so a literal one (a backslash escape, as
+ * markdownLiteral writes names and other text meant as it is) goes between zero-width spaces.
  */
 import { trimTrailing } from "../../core/trim-trailing.js";
 import { BASIC_ENTITIES, decodeEntities } from "../shared/markdown-entities.js";
@@ -19,11 +21,24 @@ import { escapeMrkdwn } from "./slack-limits.js";
 const NAMED_ENTITIES: Readonly<Record<string, string>> = { ...BASIC_ENTITIES, apos: "'", nbsp: "\u00a0" };
 
 const SAFE_URL = /^(https?:|mailto:|slack:|tel:)/i;
+const ZERO_WIDTH_SPACE = "\u200b";
+/** mrkdwn's emphasis and code markers. */
+const MARKERS = /[*_~`]/g;
 const BULLETS = ["•", "◦", "▪"];
 const INDENT = "    ";
 
 function source(text: string): string {
   return escapeMrkdwn(decodeEntities(text, NAMED_ENTITIES));
+}
+
+/**
+ * Literal characters (a backslash escape, inline raw HTML) as Slack shows them: `&<>` escaped, and
+ * each marker between zero-width spaces, so neither side of it can open or close a span (whether
+ * Slack reads the space as a letter or as a space) and it shows as itself. Ordinary text keeps
+ * its characters as written, so copying it stays faithful.
+ */
+function literal(text: string): string {
+  return escapeMrkdwn(text).replace(MARKERS, `${ZERO_WIDTH_SPACE}$&${ZERO_WIDTH_SPACE}`);
 }
 
 function link(href: string, label: string): string {
@@ -67,7 +82,7 @@ function wrap(marker: string, text: string): string {
 /** Slack's mrkdwn primitives for the shared markdown walk. */
 const MRKDWN: MarkdownFormat = {
   text: source,
-  escape: escapeMrkdwn,
+  escape: literal,
   htmlBlock: (html) => escapeMrkdwn(trimTrailing(html, "\n")),
   strong: (inner) => wrap("*", inner),
   em: (inner) => wrap("_", inner),
@@ -99,7 +114,6 @@ export function markdownToMrkdwn(markdown: string, budget?: RenderBudget): strin
 
 /** `<` opening Slack's mention syntax: `<!channel>`, `<!here>`, `<!subteam^…>`, `<@U…>`, `<#C…>`. */
 const MENTION_OPENER = /<(?=[!@#])/g;
-const ZERO_WIDTH_SPACE = "\u200b";
 
 /**
  * Model markdown made inert for Slack's mention syntax, for where it goes to Slack unconverted

@@ -1,6 +1,7 @@
 import { renderBudget } from "../../../src/channels/shared/markdown-walk.js";
 import { describe, expect, it } from "vitest";
 import { defuseMentions, markdownToMrkdwn } from "../../../src/channels/slack/slack-markdown.js";
+import { markdownLiteral } from "../../../src/core/person-text.js";
 
 describe("markdownToMrkdwn", () => {
   it("converts emphasis, strike-through, inline code and headings", () => {
@@ -50,6 +51,22 @@ describe("markdownToMrkdwn", () => {
 
   it("keeps backtick fences inside code from ending the Slack code block", () => {
     expect(markdownToMrkdwn("````md\n```js\nx\n```\n````")).toBe("```\n``\u200b`js\nx\n``\u200b`\n```");
+  });
+
+  it("shows an escaped *, _, ~ or backtick as itself, between zero-width spaces (mrkdwn has no escape)", () => {
+    const z = "\u200b";
+    expect(markdownToMrkdwn("\\*not bold\\* \\_not it\\_ \\~kept\\~ \\`no code\\`")).toBe(
+      `${z}*${z}not bold${z}*${z} ${z}_${z}not it${z}_${z} ${z}~${z}kept${z}~${z} ${z}\`${z}no code${z}\`${z}`,
+    );
+    // Text written as it is (a name, a task) reads the same once the zero-width spaces are gone.
+    const name = "*Boss* _of_ ~all~ `x` & <!here> [a](b)";
+    const shown = markdownToMrkdwn(markdownLiteral(name));
+    expect(shown.replaceAll(z, "")).toBe("*Boss* _of_ ~all~ `x` &amp; &lt;!here&gt; [a](b)");
+    expect(shown).not.toMatch(/[^\u200b][*_~`]|[*_~`][^\u200b]/);
+    // Only escaped characters are touched: ordinary text and real emphasis stay as written.
+    expect(markdownToMrkdwn("2 * 3 * 4, snake_case, ~/path and **bold**")).toBe(
+      "2 * 3 * 4, snake_case, ~/path and *bold*",
+    );
   });
 
   it("renders nested, ordered and task lists", () => {
