@@ -6,6 +6,7 @@
  * approval card does.
  */
 import type { Card, CardBlock, CardButton, CardOutcome } from "../core/card.js";
+import { cutBeforeCharacter } from "../core/surrogate-pairs.js";
 import {
   CHANNEL_CONTENT_QUESTION_WARNING,
   channelContentParts,
@@ -42,8 +43,21 @@ export function questionOutcome(item: PendingQuestion): CardOutcome | undefined 
   return decidedOutcome(
     "Answered by ",
     cardPerson(item.decision?.by ?? item.requester),
-    `: ${answered.map((q) => item.answers[q.id]).join(" · ")}`,
+    `: ${outcomeAnswers(answered.map((q) => item.answers[q.id] ?? ""))}`,
   );
+}
+
+/**
+ * The most characters of the answers an outcome line shows: a typed answer may be long, and the
+ * settled card (its body quotes each answer) and Slack's notification text must still fit.
+ */
+export const OUTCOME_ANSWER_CHARS = 300;
+
+/** The answers as the outcome line shows them: joined, cut to OUTCOME_ANSWER_CHARS with "…". */
+function outcomeAnswers(answers: readonly string[]): string {
+  const line = answers.join(" · ");
+  if (line.length <= OUTCOME_ANSWER_CHARS) return line;
+  return `${line.slice(0, cutBeforeCharacter(line, OUTCOME_ANSWER_CHARS - 1))}…`;
 }
 
 /** The card for a pending question group, open or settled. */

@@ -6,7 +6,12 @@ import {
   validActions,
 } from "../../src/approvals/approval-card.js";
 import type { PendingApproval, PendingPlan, PendingQuestion } from "../../src/approvals/pending-item.js";
-import { firstUnanswered, parseQuestionAction, questionCard } from "../../src/approvals/question-card.js";
+import {
+  firstUnanswered,
+  OUTCOME_ANSWER_CHARS,
+  parseQuestionAction,
+  questionCard,
+} from "../../src/approvals/question-card.js";
 import { outcomeLine } from "../support/card-outcome.js";
 import { pendingFields } from "./pending-fields.js";
 
@@ -189,5 +194,18 @@ describe("question card", () => {
     expect(parseQuestionAction("q1:o0")).toEqual({ question: 1, option: 0 });
     expect(parseQuestionAction("once")).toBeUndefined();
     expect(validActions(question)).toEqual(["q0:o0", "q0:o1", "q1:o0"]);
+  });
+
+  it("cuts long answers in the outcome line; the body still quotes each answer", () => {
+    const by = { platform: "slack", userId: "U2", name: "Boss" };
+    const answer = "x".repeat(4_500);
+    const settled = questionCard({
+      ...question,
+      answers: { q1: "M", q2: answer },
+      status: "decided",
+      decision: { action: "answered", by, at: "2026-01-02T03:05:00.000Z" },
+    });
+    expect(settled.outcome?.after).toBe(`: ${`M · ${answer}`.slice(0, OUTCOME_ANSWER_CHARS - 1)}…`);
+    expect(settled.blocks).toContainEqual({ kind: "quote", text: `Answer: ${answer}` });
   });
 });

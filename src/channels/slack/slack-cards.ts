@@ -136,6 +136,8 @@ function slackOutcome(outcome: CardOutcome): string {
 
 /** About how long a card's notification text may be (the title gives way to the outcome). */
 const NOTIFICATION_CHARS = 300;
+/** The most of what follows the person in an outcome (an answer) a notification keeps. */
+const NOTIFICATION_AFTER = 100;
 /** The least of the title a notification keeps, however long the outcome. */
 const MIN_NOTIFICATION_TITLE = 40;
 
@@ -164,8 +166,14 @@ export function renderCard(card: Card, file?: string): SlackPayload {
   blocks.push(...cardButtons(view));
   if (view.footer !== undefined) blocks.push(context(escapeMrkdwn(view.footer)));
   // The notification's text: the title, cut to leave the outcome whole (a cut inside its <@U…>
-  // mention would show the raw id), escaped like every other line of the card.
-  const state = view.outcome !== undefined ? ` — ${slackOutcome(view.outcome)}` : "";
+  // mention would show the raw id), escaped like every other line of the card. What follows the
+  // person (an answer, a plan's feedback) is cut short: it may be long, and chat.update refuses a
+  // text over 4,000 characters.
+  const outcome = view.outcome && {
+    ...view.outcome,
+    after: truncate(view.outcome.after ?? "", NOTIFICATION_AFTER),
+  };
+  const state = outcome !== undefined ? ` — ${slackOutcome(outcome)}` : "";
   const titleBudget = Math.max(MIN_NOTIFICATION_TITLE, NOTIFICATION_CHARS - state.length);
   return { blocks, text: `${truncate(escapeMrkdwn(view.title), titleBudget)}${state}` };
 }

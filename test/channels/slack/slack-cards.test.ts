@@ -96,6 +96,14 @@ describe("renderCard", () => {
     expect(text.length).toBeLessThanOrEqual(300);
   });
 
+  it("keeps a long answer out of a settled card's notification text (chat.update refuses over 4,000)", () => {
+    const by = { platform: "slack", id: "U0123", name: "Ana" };
+    const outcome = { text: "Answered by ", by, after: `: ${"because ".repeat(600)}` };
+    const { text } = renderCard({ ...approval, kind: "question", title: "Question", buttons: [], outcome });
+    expect(text.startsWith("Question — Answered by <@U0123>: because")).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(160);
+  });
+
   it("cuts long labels to 75 characters and keeps huge diffs and many options inside Slack's limits", () => {
     const card: Card = {
       pendingId: "q1",

@@ -258,6 +258,21 @@ describe("Telegram end to end", () => {
     expect(openai.requests).toHaveLength(4);
   });
 
+  it("a long typed answer settles the card: its buttons go and its outcome shows the answer cut", async () => {
+    stack = await startStack({ allowedUsers: [ALICE.id], handler: askThenAnswer });
+    const { tg } = stack;
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "pick one" });
+    const card = await tg.waitFor(() => cardWith(stack!, ALICE.id, "blue"));
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: `green — ${"because ".repeat(340)}` });
+    await tg.waitFor(() => tg.state.botMessages(ALICE.id).some((m) => m.text === "you chose green"));
+    const settled = await tg.waitFor(() => {
+      const now = tg.state.message(ALICE.id, card.message_id);
+      return now?.text.includes("Answered by") ? now : undefined;
+    });
+    expect(settled.reply_markup).toBeUndefined();
+    expect(settled.text).toMatch(/\nAnswered by [^\n]*: green — because [a-z ]*…$/);
+  });
+
   it("a question without options in a group asks for a reply, and the asker's reply answers it", async () => {
     const handler: FakeHandler = ({ body }) =>
       lastMessage(body).role === "tool"
