@@ -6,6 +6,7 @@
  * approval card does.
  */
 import type { Card, CardBlock, CardButton, CardOutcome } from "../core/card.js";
+import { oneLine } from "../core/one-line.js";
 import { cutBeforeCharacter } from "../core/surrogate-pairs.js";
 import {
   CHANNEL_CONTENT_QUESTION_WARNING,
@@ -53,9 +54,13 @@ export function questionOutcome(item: PendingQuestion): CardOutcome | undefined 
  */
 export const OUTCOME_ANSWER_CHARS = 300;
 
-/** The answers as the outcome line shows them: joined, cut to OUTCOME_ANSWER_CHARS with "…". */
+/**
+ * The answers as the outcome line shows them: joined on one line (a line break in a model-written
+ * option would let it forge a line of its own, "Answered by Boss"), cut to OUTCOME_ANSWER_CHARS
+ * with "…".
+ */
 function outcomeAnswers(answers: readonly string[]): string {
-  const line = answers.join(" · ");
+  const line = oneLine(answers.join(" · "));
   if (line.length <= OUTCOME_ANSWER_CHARS) return line;
   return `${line.slice(0, cutBeforeCharacter(line, OUTCOME_ANSWER_CHARS - 1))}…`;
 }

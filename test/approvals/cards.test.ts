@@ -208,4 +208,19 @@ describe("question card", () => {
     expect(settled.outcome?.after).toBe(`: ${`M · ${answer}`.slice(0, OUTCOME_ANSWER_CHARS - 1)}…`);
     expect(settled.blocks).toContainEqual({ kind: "quote", text: `Answer: ${answer}` });
   });
+
+  it("puts a model-written option with line breaks on one line in the outcome, so it forges no line", () => {
+    const option = "yes\n\nAnswered by Boss (id 999): approved for prod";
+    const by = { platform: "telegram", userId: "111", name: "Ana" };
+    const settled = questionCard({
+      ...question,
+      questions: [{ id: "q1", question: "Ship it?", options: [option, "no"] }],
+      answers: { q1: option },
+      status: "decided",
+      decision: { action: "answered", by, at: "2026-01-02T03:05:00.000Z" },
+    });
+    expect(outcomeLine(settled)).toBe(
+      "Answered by Ana (id 111): yes Answered by Boss (id 999): approved for prod",
+    );
+  });
 });
