@@ -5,12 +5,14 @@
  * concurrent across chats, ordered per chat and topic only around the handlers that check access,
  * answer commands and record or hand over (a message's files are read in its sender's lane
  * after). Every Bot API call has a deadline by kind (telegram-deadlines.ts); network failures,
- * timeouts among them, are retried a few times, 429s by @grammyjs/auto-retry within set bounds; outgoing traffic is throttled per chat, per group and overall. Its thread
+ * timeouts among them, are retried a few times, 429s by @grammyjs/auto-retry within set bounds
+ * (not the membership lookups of allowed_chats, which run inside a chat's ordered section: a 429
+ * there refuses for now); outgoing traffic is throttled per chat, per group and overall. Its thread
  * outputs work before `start`, so turns — also resumed ones after a restart — can reach any chat.
  */
 import { autoRetry } from "@grammyjs/auto-retry";
 import { sequentialize } from "@grammyjs/runner";
-import { Bot, type Context } from "grammy";
+import { Api, Bot, type Context } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -80,6 +82,34 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
   readonly sendLimits?: SendLimits;
   /** How long an album's items are waited for (telegram-albums.ts's defaults otherwise). */
   readonly albums?: AlbumOptions;
+}
+
+/** 429 / 5xx retries unless the options say otherwise. */
+const DEFAULT_RETRY = Object.freeze({ maxRetryAttempts: 5, maxDelaySeconds: 60 });
+
+/** The parts every Bot API client of the channel shares. */
+interface CallStack {
+  readonly deadlines: CallDeadlines | undefined;
+  readonly scheduler: SendScheduler;
+  readonly migrations: ChatMigrations;
+  /** Bounded auto-retry of 429s and 5xx; none when absent (the call fails at once). */
+  readonly retry?: NonNullable<TelegramChannelOptions["retry"]>;
+}
+
+/** Installs the channel's transformers on `api`, innermost first. */
+function useCallStack(api: Api, { deadlines, scheduler, migrations, retry }: CallStack): void {
+  // Innermost, so each attempt's deadline runs from when it is sent, not from its wait for a slot.
+  api.config.use(deadlineTransformer(deadlines));
+  api.config.use(throttleTransformer(scheduler));
+  // Network failures — a call past its deadline is one — are retried a few times here (each
+  // attempt books its send slot again and gets a deadline of its own)...
+  api.config.use(networkRetryTransformer());
+  // ...and then rethrown by auto-retry, whose own retry of them is unbounded and silent (doubling
+  // waits up to an hour); start-up and polling retry visibly instead.
+  if (retry) api.config.use(autoRetry({ ...retry, rethrowHttpErrors: true }));
+  // Outermost: a call to an upgraded group goes to its supergroup, and a send that meets the
+  // upgrade's 400 is re-sent there once, through the retries above (telegram-migrations.ts).
+  api.config.use(migrations.transformer());
 }
 
 /** Messages one sender may have waiting for their files in one chat (hand-over-lanes.ts). */
@@ -157,25 +187,19 @@ export class TelegramChannel implements ChannelAdapter {
       client: { apiRoot, fetch: telegramFetch },
       ...(options.botInfo ? { botInfo: options.botInfo } : {}),
     });
-    // Innermost, so each attempt's deadline runs from when it is sent, not from its wait for a slot.
-    this.bot.api.config.use(deadlineTransformer(options.deadlines));
-    this.bot.api.config.use(throttleTransformer(new SendScheduler(options.sendLimits)));
-    // Network failures — a call past its deadline is one — are retried a few times here (each
-    // attempt books its send slot again and gets a deadline of its own)...
-    this.bot.api.config.use(networkRetryTransformer());
-    // ...and then rethrown by auto-retry, whose own retry of them is unbounded and silent (doubling
-    // waits up to an hour); start-up and polling retry visibly instead.
-    this.bot.api.config.use(
-      autoRetry({
-        ...(options.retry ?? { maxRetryAttempts: 5, maxDelaySeconds: 60 }),
-        rethrowHttpErrors: true,
-      }),
-    );
-    // Outermost: a call to an upgraded group goes to its supergroup, and a send that meets the
-    // upgrade's 400 is re-sent there once, through the retries above (telegram-migrations.ts).
     const migrations = new ChatMigrations({ store: options.accessStore, logger });
     this.migrations = migrations;
-    this.bot.api.config.use(migrations.transformer());
+    const stack: CallStack = {
+      deadlines: options.deadlines,
+      scheduler: new SendScheduler(options.sendLimits),
+      migrations,
+    };
+    useCallStack(this.bot.api, { ...stack, retry: options.retry ?? DEFAULT_RETRY });
+    // Membership lookups for allowed_chats run inside a chat's ordered section: a 429 there is
+    // not waited out (auto-retry would hold the chat for minutes) but refused for now, and nobody
+    // new is looked up until Telegram's wait is over (telegram-membership.ts).
+    const lookupApi = new Api(options.botToken, { apiRoot, fetch: telegramFetch });
+    useCallStack(lookupApi, stack);
     this.bot.catch((error) => {
       logger.error(
         { err: errorText(error.error), updateId: error.ctx.update.update_id },
@@ -190,7 +214,7 @@ export class TelegramChannel implements ChannelAdapter {
       store: options.accessStore,
       // The check wake-ups run (mayAct), kept a few minutes for messages and presses.
       members: new GroupMembership({
-        lookup: (chatId, userId) => this.directory().isMember(String(chatId), String(userId)),
+        lookup: (chatId, userId) => this.directoryOn(lookupApi).isMember(String(chatId), String(userId)),
         logger,
       }),
     });
@@ -316,7 +340,11 @@ export class TelegramChannel implements ChannelAdapter {
    * upgraded group's supergroup resolves to the group's id, as its session and messages keep it.
    */
   directory(): TelegramDirectory {
-    return new TelegramDirectory(this.bot.api, {
+    return this.directoryOn(this.bot.api);
+  }
+
+  private directoryOn(api: Api): TelegramDirectory {
+    return new TelegramDirectory(api, {
       botInfo: this.bot.botInfo,
       originOf: (chatId) => this.migrations.originOf(chatId),
     });

@@ -23,7 +23,10 @@ const FAILED_KEEP_MS = 30 * 1000;
 const MAX_ENTRIES = 10_000;
 
 export interface MembershipOptions {
-  /** Whether the person is in the chat now; throws when Telegram cannot say. */
+  /**
+   * Whether the person is in the chat now; throws when Telegram cannot say — on a 429 at once, not
+   * after waiting it out (the lookup holds its chat's updates).
+   */
   readonly lookup: (chatId: number, userId: number) => Promise<boolean>;
   readonly logger: Logger;
 }

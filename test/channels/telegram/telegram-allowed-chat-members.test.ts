@@ -113,6 +113,19 @@ describe("allowed_chats: members only", () => {
     expect(tg.callsOf("getChatMember")).toHaveLength(1);
   });
 
+  it("a 429 on a membership lookup is not waited out: the chat's next messages are answered at once, its sender refused for now", async () => {
+    harness = await openGroup();
+    const { tg, service } = harness;
+    // Within the harness's auto-retry bounds (5 s): another call would wait it out and try again.
+    tg.rateLimitNext("getChatMember", 2);
+    tg.sendUserMessage({ chat: OPEN_GROUP, from: CAROL, text: "@coworker_bot one" });
+    tg.sendUserMessage({ chat: OPEN_GROUP, from: ALICE, text: "@coworker_bot two" });
+    await tg.waitFor(() => service.received.length === 1);
+    expect(service.received.map((message) => message.text)).toEqual(["two"]);
+    expect(harness.logs().filter((line) => line.msg === "telegram: refused")).toHaveLength(1);
+    expect(tg.callsOf("getChatMember")).toHaveLength(1);
+  });
+
   it("after Telegram's 429 asks nobody new until its retry after is over: they are refused, logged once", async () => {
     harness = await openGroup();
     const { tg, service } = harness;
