@@ -57,6 +57,7 @@ export function engineOptionsFromConfig(
       imageDetail: config.attachments.image_detail,
       imageMaxBytes: config.attachments.image_max_bytes,
       maxImagesPerCall: config.attachments.max_images_per_call,
+      maxImageBytesPerCall: config.attachments.max_image_bytes_per_call,
     },
   };
 }

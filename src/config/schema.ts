@@ -308,6 +308,11 @@ const attachmentsSchema = z.strictObject({
   image_max_bytes: positiveInt.default(8 * MB),
   max_images_per_call: positiveInt.default(8),
   /**
+   * Image bytes one model call carries at most, the newest images first: every image of the
+   * history rides on every call (OpenAI takes at most 50 MB of images a request; base64 adds a third).
+   */
+  max_image_bytes_per_call: positiveInt.default(20 * MB),
+  /**
    * Bytes of files one person may have saved in a rolling day, across every platform's
    * conversations and every process on the store; a file past it is not downloaded (a note says so).
    */

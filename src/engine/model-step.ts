@@ -4,14 +4,18 @@
  * provider is slow to notice) and keeps the partial text the user watched; a context overflow
  * compacts and tries again (a compaction whose summary call failed fails the step with the
  * provider's reason); any other failure stores an error marker (so `retry` works) and
- * emits a friendly `error` event. A finished answer the model did not end itself (its output limit,
- * the provider's content filter) gets a notice saying so (cutOffNotice), so it never passes for
+ * emits a friendly `error` event. A call the endpoint refused over an image it was sent is tried
+ * once more with no image at all, after an error marker naming the images it may have refused,
+ * which no later call sends (refused-images.ts). A finished answer the model did not end itself
+ * (its output limit, the provider's content filter) gets a notice saying so (cutOffNotice), so it never passes for
  * complete.
  */
 import { type AbortableReader, abortableReader } from "../core/abort.js";
 import { type Compactor, modelSummariser } from "./compaction.js";
 import { buildOutbound, type OutboundMemo } from "./outbound.js";
-import { prepareMedia } from "./outbound-media.js";
+import { type CallImages, prepareMedia } from "./outbound-media.js";
+import { isImageRefusal, REFUSED_IMAGES, refusedImagePaths, suspectImages } from "./refused-images.js";
+import type { ImageAttachment } from "../core/attachment.js";
 import type { FinishReason } from "../core/messages.js";
 import { ProviderError, type ProviderStreamEvent, type RawToolCall } from "./provider/provider.js";
 import type { TurnContext } from "./turn-context.js";
@@ -28,7 +32,15 @@ export type StepOutcome =
   | { readonly kind: "interrupted" }
   | { readonly kind: "failed" };
 
-type Attempt = StepOutcome | { readonly kind: "overflow"; readonly error: ProviderError };
+type Attempt =
+  | StepOutcome
+  | { readonly kind: "overflow"; readonly error: ProviderError }
+  | {
+      readonly kind: "image-refused";
+      readonly error: ProviderError;
+      /** The images the endpoint may have refused (refused-images.ts). */
+      readonly suspects: readonly ImageAttachment[];
+    };
 
 function asProviderError(error: unknown): ProviderError {
   if (error instanceof ProviderError) return error;
@@ -45,15 +57,22 @@ async function contextBlock(ctx: TurnContext): Promise<string | undefined> {
   }
 }
 
-async function streamOnce(ctx: TurnContext, compactor: Compactor, memo: OutboundMemo): Promise<Attempt> {
+async function streamOnce(
+  ctx: TurnContext,
+  compactor: Compactor,
+  memo: OutboundMemo,
+  withhold: boolean,
+): Promise<Attempt> {
   const { provider, registry } = ctx.deps;
   const view = compactor.view(ctx.history);
+  const images: CallImages = { refused: () => refusedImagePaths(view.messages), withhold };
+  const media = await prepareMedia(view.messages, ctx.request, ctx.deps.media, images);
   const messages = buildOutbound({
     instructions: ctx.instructions,
     summary: view.summary,
     messages: view.messages,
     context: await contextBlock(ctx),
-    media: await prepareMedia(view.messages, ctx.request, ctx.deps.media),
+    media,
     memo,
   });
   let text = "";
@@ -89,6 +108,8 @@ async function streamOnce(ctx: TurnContext, compactor: Compactor, memo: Outbound
     if (!ctx.aborted) {
       const failure = asProviderError(error);
       if (failure.kind === "context_overflow" && text === "") return { kind: "overflow", error: failure };
+      if (isImageRefusal(failure) && text === "" && media.sent.length > 0)
+        return { kind: "image-refused", error: failure, suspects: suspectImages(view.messages, media.sent) };
       await ctx.append({
         role: "assistant",
         content: text || null,
@@ -176,8 +197,14 @@ export async function runModelStep(
   compactor: Compactor,
   memo: OutboundMemo,
 ): Promise<StepOutcome> {
+  let withhold = false;
   for (;;) {
-    const attempt = await streamOnce(ctx, compactor, memo);
+    const attempt = await streamOnce(ctx, compactor, memo, withhold);
+    if (attempt.kind === "image-refused") {
+      await noteRefusal(ctx, attempt.error, attempt.suspects);
+      withhold = true;
+      continue;
+    }
     if (attempt.kind !== "overflow") return attempt;
     const progressed = await compactAfterOverflow(ctx, compactor);
     if (ctx.aborted) return { kind: "interrupted" };
@@ -188,6 +215,31 @@ export async function runModelStep(
     if (!progressed)
       return failStep(ctx, `${attempt.error.message} It could not be compacted any further.`, false);
   }
+}
+
+/**
+ * Store the refused attempt as an error marker naming the images it may have refused (never sent
+ * again), and tell the person the step goes on without images.
+ */
+async function noteRefusal(
+  ctx: TurnContext,
+  error: ProviderError,
+  suspects: readonly ImageAttachment[],
+): Promise<void> {
+  await ctx.append({
+    role: "assistant",
+    content: null,
+    meta: { at: ctx.stamp(), error: error.message, [REFUSED_IMAGES]: suspects.map((image) => image.path) },
+  });
+  // No file name: a name is anyone's choice, and a notice is shown as markdown.
+  ctx.emit({
+    type: "notice",
+    level: "warning",
+    message:
+      suspects.length === 1
+        ? "The model endpoint refused an image of this conversation: trying again without images. That image is not sent again."
+        : `The model endpoint refused one of ${suspects.length} images of this conversation: trying again without images. None of them is sent again.`,
+  });
 }
 
 /** End the step with `message`: stored as an error marker (so `retry` works) and shown. */

@@ -2,7 +2,10 @@
  * Per-call media adaptation: images referenced by attachment records in the history become
  * what the model of this call can take. A vision model gets each image as an `image_url`
  * content part (a data URL read from the workspace now, with the configured detail); a text
- * model, an image over the size cap, one beyond the per-call count or a file gone from the
+ * model, an image over the size cap, one beyond the per-call count or past the call's image
+ * bytes (filled newest first: every image of the history rides on every call, and eight 8 MB
+ * screenshots made requests of over 80 MB, past what OpenAI takes), one the endpoint refused
+ * (refused-images.ts), every image of a call retried after a refusal, or a file gone from the
  * workspace gets a visible one-line placeholder instead. Nothing here is stored: the history
  * keeps only the records, so a model switch re-decides on the next call. Images are read as the
  * file tools read, through the asking conversation's view of the workspace: the agent's shell can
@@ -30,10 +33,24 @@ export interface MediaOptions {
   readonly imageMaxBytes?: number;
   /** Only the most recent images are sent in full on each call (default 8). */
   readonly maxImagesPerCall?: number;
+  /** The most image bytes one call sends, the newest images first (default 20 MB). */
+  readonly maxImageBytesPerCall?: number;
 }
 
 export const DEFAULT_IMAGE_MAX_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_IMAGES_PER_CALL = 8;
+export const DEFAULT_MAX_IMAGE_BYTES_PER_CALL = 20 * 1024 * 1024;
+
+/** What one call leaves out besides the options' caps (model-step.ts decides). */
+export interface CallImages {
+  /**
+   * Paths of images the endpoint refused before: never sent again. Asked only for a call that
+   * can send images (a text model's call never walks the history for them).
+   */
+  readonly refused?: () => ReadonlySet<string>;
+  /** Send no image at all: the call is retried after the endpoint refused one. */
+  readonly withhold?: boolean;
+}
 
 /** How one call renders attachments: sync, after the images were read. */
 export interface MediaView {
@@ -41,6 +58,8 @@ export interface MediaView {
   readonly vision: boolean;
   /** The parts standing for these images (image parts, or text placeholders). */
   parts(images: readonly ImageAttachment[]): ContentPart[];
+  /** The images this call sends as image parts. */
+  readonly sent: readonly ImageAttachment[];
 }
 
 /** The placeholder a model that cannot see images gets. */
@@ -53,6 +72,7 @@ export function textOnlyView(vision = false): MediaView {
   return {
     vision,
     parts: (attachments) => attachments.map((a) => ({ type: "text", text: textModelPlaceholder(a) })),
+    sent: [],
   };
 }
 
@@ -86,13 +106,15 @@ async function readImage(
 
 /**
  * Read what this call of `request`'s turn needs and return its view. Reads only for a vision
- * model, only the most recent `maxImagesPerCall` images, only those under the size cap, and only
- * what `request`'s conversation may read.
+ * model, only the most recent `maxImagesPerCall` images, newest first while they fit the call's
+ * image bytes, only those under the size cap and not refused, and only what `request`'s
+ * conversation may read.
  */
 export async function prepareMedia(
   messages: readonly ConversationMessage[],
   request: ConversationExecutionRequest,
   options: MediaOptions | undefined,
+  call: CallImages = {},
 ): Promise<MediaView> {
   // The history is scanned for images only when this call could send them.
   if (!options || !modelHasVision(request.model, options.vision, options.visionFamilies))
@@ -100,35 +122,69 @@ export async function prepareMedia(
   const all = imagesIn(messages);
   if (all.length === 0) return textOnlyView();
   const maxBytes = options.imageMaxBytes ?? DEFAULT_IMAGE_MAX_BYTES;
-  const recent = new Set(all.slice(-(options.maxImagesPerCall ?? DEFAULT_MAX_IMAGES_PER_CALL)));
+  const budget = options.maxImageBytesPerCall ?? DEFAULT_MAX_IMAGE_BYTES_PER_CALL;
+  const recent = all.slice(-(options.maxImagesPerCall ?? DEFAULT_MAX_IMAGES_PER_CALL));
   const detail = options.imageDetail ?? "auto";
   const paths = options.workspace.forRequest(request);
-  const urls = new Map<ImageAttachment, string | "missing">();
-  await Promise.all(
-    [...recent]
-      .filter((image) => image.bytes <= maxBytes)
-      .map(async (image) => {
-        const data = await readImage(paths, image, maxBytes).catch(() => undefined);
-        urls.set(image, data ? `data:${image.mediaType};base64,${data.toString("base64")}` : "missing");
-      }),
-  );
-  const placeholder = (text: string): ContentPart => ({ type: "text", text });
+  const refused = call.refused?.() ?? new Set<string>();
+  const placeholder = (image: ImageAttachment, why: string): ContentPart => ({
+    type: "text",
+    text: `[image: ${describeImage(image)} — ${why}]`,
+  });
+  const lookAt = (image: ImageAttachment) => `read_file ${image.path} to look at it`;
+  /** The placeholder of an image no call sends, if `image` is one. */
+  const neverSent = (image: ImageAttachment): ContentPart | undefined => {
+    if (refused.has(image.path))
+      return placeholder(image, "the model endpoint refused this image, so it is not sent again");
+    if (image.bytes > maxBytes)
+      return placeholder(
+        image,
+        `${formatBytes(image.bytes)}, too large to send (limit ${formatBytes(maxBytes)})`,
+      );
+    return undefined;
+  };
+  const shown = new Map<ImageAttachment, ContentPart>();
+  let spent = 0;
+  for (const image of recent.reverse()) {
+    if (shown.has(image)) continue;
+    const never = neverSent(image);
+    if (never) shown.set(image, never);
+    else if (call.withhold)
+      shown.set(
+        image,
+        placeholder(
+          image,
+          `not sent on this call, as the model endpoint refused one of this conversation's images; ${lookAt(image)}`,
+        ),
+      );
+    else if (spent + image.bytes > budget)
+      shown.set(
+        image,
+        placeholder(
+          image,
+          `not sent on this call: the newer images used up the ${formatBytes(budget)} of images a call carries; ${lookAt(image)}`,
+        ),
+      );
+    else {
+      const data = await readImage(paths, image, Math.min(maxBytes, budget - spent)).catch(() => undefined);
+      if (!data) shown.set(image, placeholder(image, `the file ${image.path} could not be read`));
+      else {
+        spent += data.length;
+        const url = `data:${image.mediaType};base64,${data.toString("base64")}`;
+        shown.set(image, { type: "image_url", image_url: { url, detail } });
+      }
+    }
+  }
+  const sent = [...shown].flatMap(([image, part]) => (part.type === "image_url" ? [image] : []));
   return {
     vision: true,
     parts: (attachments) =>
-      attachments.map((image): ContentPart => {
-        if (image.bytes > maxBytes)
-          return placeholder(
-            `[image: ${describeImage(image)} — ${formatBytes(image.bytes)}, too large to send (limit ${formatBytes(maxBytes)})]`,
-          );
-        if (!recent.has(image))
-          return placeholder(
-            `[image: ${describeImage(image)} — an earlier image, not sent again; read_file ${image.path} to look at it]`,
-          );
-        const url = urls.get(image);
-        if (url === undefined || url === "missing")
-          return placeholder(`[image: ${describeImage(image)} — the file ${image.path} could not be read]`);
-        return { type: "image_url", image_url: { url, detail } };
-      }),
+      attachments.map(
+        (image): ContentPart =>
+          shown.get(image) ??
+          neverSent(image) ??
+          placeholder(image, `an earlier image, not sent again; ${lookAt(image)}`),
+      ),
+    sent,
   };
 }

@@ -2,12 +2,17 @@ import { copyFile, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConversationMessage } from "../../src/core/messages.js";
+import type { ConversationMessage, ModelMessage } from "../../src/core/messages.js";
 import { ATTACHMENTS_LEAD, buildOutbound, TOOL_IMAGES_LEAD } from "../../src/engine/outbound.js";
 
 /** An image placeholder as the user turn shows it: in the service's block after the words. */
 const inBlock = (line: string) => `<attachments>\n${ATTACHMENTS_LEAD}\n${line}\n</attachments>`;
-import { type MediaOptions, prepareMedia } from "../../src/engine/outbound-media.js";
+import {
+  DEFAULT_IMAGE_MAX_BYTES,
+  DEFAULT_MAX_IMAGE_BYTES_PER_CALL,
+  type MediaOptions,
+  prepareMedia,
+} from "../../src/engine/outbound-media.js";
 import { modelHasVision } from "../../src/engine/vision.js";
 import type { ImageAttachment } from "../../src/core/attachment.js";
 import { uploadFolderOf } from "../../src/core/upload-folders.js";
@@ -126,6 +131,55 @@ describe("per-call image adaptation", () => {
     expect(last[1]!.type).toBe("image_url");
     const text = await outbound("qwen2.5-coder", {}, messages);
     expect(text.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool"]);
+  });
+});
+
+describe("the image bytes one call carries", () => {
+  /** `count` images of `size` bytes each (a PNG header, then filler), one user message each. */
+  async function screenshots(count: number, size: number): Promise<ConversationMessage[]> {
+    const fs = await import("node:fs/promises");
+    const messages: ConversationMessage[] = [];
+    for (let i = 0; i < count; i++) {
+      const path = `${OWN}/shot${i}-${size}.png`;
+      await fs.writeFile(join(root, path), Buffer.concat([bytes, Buffer.alloc(size - bytes.length, 0x41)]));
+      const shot = Object.freeze({ ...stored, path, name: `shot${i}.png`, bytes: size });
+      messages.push({ role: "user", content: `look ${i}`, attachments: [shot] });
+      messages.push({ role: "assistant", content: "ok" });
+    }
+    messages.push({ role: "user", content: "what is 2+2?" });
+    return messages;
+  }
+
+  /** The bytes of the images a call's messages carry, and their count. */
+  function carried(out: readonly ModelMessage[]) {
+    const urls = out.flatMap((m) =>
+      Array.isArray(m.content)
+        ? m.content.flatMap((p) => (p.type === "image_url" ? [p.image_url.url] : []))
+        : [],
+    );
+    const size = urls.reduce(
+      (sum, url) => sum + Buffer.from(url.slice(url.indexOf(",") + 1), "base64").length,
+      0,
+    );
+    return { count: urls.length, size };
+  }
+
+  it("by default, eight 8 MB screenshots make a call of at most 20 MB of images, not over 80 MB", async () => {
+    const size = DEFAULT_IMAGE_MAX_BYTES - 1024;
+    const out = await outbound("gpt-4o", {}, await screenshots(8, size));
+    expect(carried(out)).toEqual({ count: 2, size: 2 * size });
+    expect(2 * size).toBeLessThanOrEqual(DEFAULT_MAX_IMAGE_BYTES_PER_CALL);
+  });
+
+  it("sends the newest images first while they fit, and names the rest's paths to read_file", async () => {
+    const out = await outbound("gpt-4o", { maxImageBytesPerCall: 2_500 }, await screenshots(3, 1_000));
+    expect(carried(out)).toEqual({ count: 2, size: 2_000 });
+    // The oldest is the one left out; the two newer ones are sent.
+    expect(JSON.stringify(out[1]!.content)).toContain(
+      `[image: shot0.png, 4×3 — not sent on this call: the newer images used up the 2.4 KB of images a call carries; read_file ${OWN}/shot0-1000.png to look at it]`,
+    );
+    expect(JSON.stringify(out[3]!.content)).toContain("image_url");
+    expect(JSON.stringify(out[5]!.content)).toContain("image_url");
   });
 });
 

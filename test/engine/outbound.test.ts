@@ -280,7 +280,7 @@ describe("OutboundMemo", () => {
     const messages = deepFreeze([
       { role: "user", content: "look", attachments: [image], meta: at },
     ] as ConversationMessage[]);
-    const vision = { vision: true, parts: () => [{ type: "text" as const, text: "[seen]" }] };
+    const vision = { vision: true, parts: () => [{ type: "text" as const, text: "[seen]" }], sent: [] };
     expect(buildOutbound({ instructions: "", messages, media: vision, memo })).toEqual([
       {
         role: "user",

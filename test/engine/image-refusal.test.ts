@@ -1,0 +1,168 @@
+/**
+ * An image the model endpoint refuses (a valid PNG header, garbage after it: the probe takes it,
+ * the endpoint cannot decode it) fails the call with a 400 about the image. The step is tried once
+ * more without images, and the refusal is kept in the history (the failed attempt's error marker
+ * names the image), so no later call of the conversation — after a restart too — sends it again:
+ * before, every later turn of a shared conversation failed on it.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ImageAttachment } from "../../src/core/attachment.js";
+import type { ConversationMessage, ModelMessage } from "../../src/core/messages.js";
+import { uploadFolderOf } from "../../src/core/upload-folders.js";
+import type { MediaOptions } from "../../src/engine/outbound-media.js";
+import { ProviderError } from "../../src/engine/provider/provider.js";
+import { textStep } from "../support/scripted-provider.js";
+import { TARGET } from "../support/engine-fixtures.js";
+import { toolWorkspace } from "../tools/support/tool-workspace.js";
+import { collect, completion, makeHarness, makeRequest, ofType } from "./helpers/harness.js";
+import { pngHeader } from "../support/png-header.js";
+
+const OWN = uploadFolderOf(TARGET);
+let root: string;
+let media: MediaOptions;
+
+/** An image record of a file in the conversation's uploads: a PNG header, then `junk` bytes. */
+async function image(name: string, junk = 100): Promise<ImageAttachment> {
+  const path = `${OWN}/${name}`;
+  const bytes = Buffer.concat([pngHeader(8, 6), Buffer.alloc(junk, 0x41)]);
+  await writeFile(join(root, path), bytes);
+  return Object.freeze({
+    kind: "image",
+    path,
+    name,
+    mediaType: "image/png",
+    bytes: bytes.length,
+    width: 8,
+    height: 6,
+  });
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "image-refusal-"));
+  await mkdir(join(root, OWN), { recursive: true });
+  media = { workspace: toolWorkspace({ root }), vision: true };
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+const refused = () =>
+  new ProviderError(
+    "bad_request",
+    "The model endpoint rejected the request (HTTP 400): You uploaded an unsupported image. Please make sure your image is valid.",
+    400,
+  );
+
+/** The names of the images a model request carried as image parts, in order. */
+function imagesSent(
+  request: { readonly messages: readonly ModelMessage[] },
+  all: readonly ImageAttachment[],
+) {
+  return all
+    .filter((img) =>
+      request.messages.some(
+        (m) =>
+          Array.isArray(m.content) &&
+          m.content.some((p) => p.type === "image_url" && p.image_url.url.endsWith(imageTail(img))),
+      ),
+    )
+    .map((img) => img.name);
+}
+/** The end of an image's data URL (the images differ in their filler's length). */
+const imageTail = (img: ImageAttachment) =>
+  Buffer.concat([pngHeader(8, 6), Buffer.alloc(img.bytes - 33, 0x41)])
+    .toString("base64")
+    .slice(-12);
+
+const request = (
+  prompt: string,
+  messages: readonly ConversationMessage[],
+  attachments: ImageAttachment[] = [],
+) =>
+  makeRequest({
+    prompt,
+    messages: [...messages],
+    platform: "slack",
+    metadata: { target: TARGET },
+    model: "gpt-4o",
+    attachments,
+  });
+
+describe("an image the model endpoint refuses", () => {
+  it("is left out of one retry of the step, and never sent again, after a restart too", async () => {
+    const broken = await image("broken.png");
+    const h = makeHarness({ options: { media } });
+    h.provider.push({ error: refused() }, textStep("I could not see the image."));
+    const events = await collect(h.engine.run(request("what is this?", [], [broken])));
+    expect(completion(events)).toMatchObject({
+      status: "completed",
+      finalText: "I could not see the image.",
+    });
+    expect(ofType(events, "notice").map((n) => n.message)).toEqual([
+      "The model endpoint refused an image of this conversation: trying again without images. That image is not sent again.",
+    ]);
+    expect(imagesSent(h.provider.requests[0]!, [broken])).toEqual(["broken.png"]);
+    expect(imagesSent(h.provider.requests[1]!, [broken])).toEqual([]);
+    expect(JSON.stringify(h.provider.requests[1]!.messages)).toContain(
+      "[image: broken.png, 8×6 — the model endpoint refused this image, so it is not sent again]",
+    );
+    // The refusal is stored with the history, in the failed attempt's marker.
+    expect(
+      h.persistence.appended.map((m) => [m.role, m.meta?.error !== undefined, m.meta?.refusedImages]),
+    ).toEqual([
+      ["user", false, undefined],
+      ["assistant", true, [broken.path]],
+      ["assistant", false, undefined],
+    ]);
+
+    // A later turn, on an engine that read the stored history (a restart): one call, no image.
+    const later = makeHarness({ options: { media } });
+    later.provider.push(textStep("4"));
+    const next = await collect(later.engine.run(request("what is 2+2?", h.persistence.appended)));
+    expect(completion(next)).toMatchObject({ status: "completed", finalText: "4" });
+    expect(later.provider.requests).toHaveLength(1);
+    expect(imagesSent(later.provider.requests[0]!, [broken])).toEqual([]);
+    expect(JSON.stringify(later.provider.requests[0]!.messages)).toContain(
+      "[image: broken.png, 8×6 — the model endpoint refused this image, so it is not sent again]",
+    );
+  });
+
+  it("counts only the images first sent since the endpoint's last answer as refused", async () => {
+    const fine = await image("fine.png", 200);
+    const broken = await image("new-broken.png", 300);
+    const h = makeHarness({ options: { media } });
+    h.provider.push(textStep("A red square."));
+    await collect(h.engine.run(request("what is this?", [], [fine])));
+    h.provider.push({ error: refused() }, textStep("I could not see the new one."), textStep("Still red."));
+    await collect(h.engine.run(request("and this?", h.persistence.appended, [broken])));
+    expect(imagesSent(h.provider.requests[1]!, [fine, broken])).toEqual(["fine.png", "new-broken.png"]);
+    expect(h.persistence.appended.find((m) => m.meta?.refusedImages)?.meta?.refusedImages).toEqual([
+      broken.path,
+    ]);
+    // The retry sends no image at all: the endpoint's guess at which it refused may be wrong.
+    expect(imagesSent(h.provider.requests[2]!, [fine, broken])).toEqual([]);
+    expect(JSON.stringify(h.provider.requests[2]!.messages)).toContain(
+      `[image: fine.png, 8×6 — not sent on this call, as the model endpoint refused one of this conversation's images; read_file ${fine.path} to look at it]`,
+    );
+    // The next turn sends the image the endpoint took before, not the refused one.
+    await collect(h.engine.run(request("and the first?", h.persistence.appended)));
+    expect(imagesSent(h.provider.requests[3]!, [fine, broken])).toEqual(["fine.png"]);
+  });
+
+  it("fails the step as before when the 400 is not about an image", async () => {
+    const photo = await image("photo.png", 400);
+    const h = makeHarness({ options: { media } });
+    h.provider.push({
+      error: new ProviderError(
+        "bad_request",
+        "The model endpoint rejected the request (HTTP 400): bad tools",
+        400,
+      ),
+    });
+    const events = await collect(h.engine.run(request("what is this?", [], [photo])));
+    expect(completion(events)).toMatchObject({ status: "error" });
+    expect(h.provider.requests).toHaveLength(1);
+    expect(h.persistence.appended.at(-1)?.meta?.refusedImages).toBeUndefined();
+  });
+});
