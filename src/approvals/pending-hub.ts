@@ -25,7 +25,7 @@ import type {
 import { callHash, isOpen, newPendingId, type PendingItem, type PendingKind } from "./pending-item.js";
 import { PendingReplies, type TypedReply } from "./pending-replies.js";
 import { PendingSettler } from "./pending-settler.js";
-import type { PendingStore } from "./pending-store.js";
+import { NOT_SHOWN, type PendingStore } from "./pending-store.js";
 import { PendingWaits } from "./pending-waits.js";
 
 /** The tool call an item is raised for, when the history does not hold it. */
@@ -229,12 +229,12 @@ export class PendingHub {
     return settled;
   }
 
-  /** Post the card; an item whose card cannot be shown is cancelled. */
+  /** Post the card; an item whose card cannot be shown is cancelled as not shown (NOT_SHOWN). */
   private async show(item: PendingItem): Promise<void> {
     const failure = await this.cards.post(item);
     if (!failure) return;
     this.logger.error({ pendingId: item.id, sessionId: item.sessionId }, failure);
-    await this.settler.close(item.id, { action: "cancelled", note: failure, at: this.settler.stamp() });
+    await this.settler.close(item.id, { action: NOT_SHOWN, note: failure, at: this.settler.stamp() });
   }
 
   private async wait(item: PendingItem, signal: AbortSignal): Promise<PendingItem> {

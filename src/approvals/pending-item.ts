@@ -24,7 +24,7 @@ export interface PendingPerson {
 
 /** How an item was settled. `by` is undefined for system outcomes (expiry, stop). */
 export interface PendingDecision {
-  /** A card action ("once", "always_tool", "deny", "plan_auto", …), "answered", "expired" or "cancelled". */
+  /** A card action ("once", "always_tool", "deny", "plan_auto", …), "answered", "expired", "cancelled" or "not_shown" (its card could not be posted). */
   readonly action: string;
   readonly by?: PendingPerson;
   readonly at: string;

@@ -44,10 +44,13 @@ interface StoredAnswer {
   readonly files?: readonly Attachment[];
 }
 
+/** The action of an item cancelled because its card could not be shown (no person saw it). */
+export const NOT_SHOWN = "not_shown";
+
 /** The status an item takes for a decision action. */
 export function statusFor(action: string): PendingStatus {
   if (action === "expired") return "expired";
-  if (action === "cancelled") return "cancelled";
+  if (action === "cancelled" || action === NOT_SHOWN) return "cancelled";
   return "decided";
 }
 

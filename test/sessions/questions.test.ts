@@ -191,4 +191,30 @@ describe("questions (ask_user)", () => {
     await h.manager.idle();
     expect(outcomeLine(h.outputs.for(thread()).card(card.pendingId))).toMatch(/^Cancelled/);
   });
+
+  it("a question whose card cannot be posted answers the call with an error the model acts on", async () => {
+    const options = Array.from({ length: 20 }, (_, i) => `build-${i}`);
+    const h = await makeHarness({
+      steps: [
+        toolStep(["q1", "ask_user", { question: "Which build?", options }]),
+        textStep("Which build: 1 or 2?"),
+      ],
+    });
+    h.outputs.onPostCard = async (card) => {
+      if (card.kind === "question") throw new Error("Bad Request: reply markup is too long");
+    };
+    await h.manager.receive(message("roll back"));
+    await h.manager.idle();
+    const result = h.provider.requests
+      .flatMap((r) => r.messages)
+      .find((m) => m.role === "tool" && m.tool_call_id === "q1") as { content: string } | undefined;
+    expect(result?.content).toMatch(/could not be shown to the person \(the card could not be posted\)/);
+    const out = h.outputs.for(thread());
+    const done = out.closedTurns[0]?.events.find((e) => e.type === "turn-completed");
+    expect(done?.type === "turn-completed" && [done.status, done.finalText]).toEqual([
+      "completed",
+      "Which build: 1 or 2?",
+    ]);
+    h.provider.assertAllConsumed();
+  });
 });
