@@ -80,8 +80,13 @@ const PATTERNS: readonly Pattern[] = [
     re: /([?&](?:[A-Za-z0-9_.-]*?(?:token|secret|password|passwd|api_?key|signature)|key|sig))=[^&#\s"'\\]+/gi,
     replace: `$1=${REDACTED}`,
   },
-  // Authorization header values.
-  { re: /\b(Bearer|Basic|Bot)\s+[A-Za-z0-9._~+/=:-]{8,}/gi, replace: `$1 ${REDACTED}` },
+  // Authorization header values outside a header (`"Bearer eyJ0…"` in an error, `Basic dXNlcjpw…`):
+  // the scheme as a header writes it and a value with a digit, `+` or `=` in it, as a token or
+  // base64 has, so prose ("Basic Information", "the bot requires", "Bearer tokens") stays.
+  {
+    re: /\b(Bearer|bearer|BEARER|Basic|Bot)\s+(?=[A-Za-z._~/:-]*[0-9+=])[A-Za-z0-9._~+/=:-]{8,}/g,
+    replace: `$1 ${REDACTED}`,
+  },
   // Passwords in URLs (redis://:pw@host, postgres://user:pw@host); quotes end a match, so a JSON
   // line is never cut across fields. The match starts at `://` (checked first) with the scheme
   // looked for behind it: starting at the scheme, every word start in a long `a.a.a…` run read the

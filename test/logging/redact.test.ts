@@ -68,4 +68,23 @@ describe("scrubSecrets: common credential shapes", () => {
     const parsed = JSON.parse(once) as { msg: string };
     expect(parsed.msg).not.toMatch(/abc123|k3y|t0k/);
   });
+
+  it.each([
+    ["Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "Bearer [redacted]"],
+    ['{"error":"bad bearer abcdef0123456789"}', '{"error":"bad bearer [redacted]"}'],
+    ["sent Basic dXNlcjpwYXNzd29yZA== twice", "sent Basic [redacted] twice"],
+    ["Basic YWRtaW46c2VjcmV0", "Basic [redacted]"],
+    ["header Bot MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs", "header Bot [redacted]"],
+  ])("redacts a Bearer / Basic / Bot credential outside a header: %s", (text, expected) => {
+    expect(scrubSecrets(text)).toBe(expected);
+  });
+
+  it.each([
+    "Basic Information → App-Level Tokens",
+    "the bot requires an invite; the Bot permissions page",
+    "Basic authentication failed; Bearer tokens expire",
+    "BOT password-less login",
+  ])("leaves prose after Bearer / Basic / Bot alone: %s", (text) => {
+    expect(scrubSecrets(text)).toBe(text);
+  });
 });
