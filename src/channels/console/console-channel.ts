@@ -88,6 +88,8 @@ export class ConsoleChannel implements ChannelAdapter, ThreadOutput {
   private sendChain: Promise<void> = Promise.resolve();
   private busy = false;
   private ended = false;
+  /** `finished` has resolved: said once, since every later print settles and checks again. */
+  private done = false;
   private resolveFinished: () => void = () => undefined;
   /** Resolves when input has ended (EOF, /quit, stop) and nothing more can happen here. */
   readonly finished: Promise<void>;
@@ -245,13 +247,14 @@ export class ConsoleChannel implements ChannelAdapter, ThreadOutput {
   }
 
   private checkFinished(): void {
-    if (!this.ended || this.busy || this.lines.length > 0) return;
+    if (this.done || !this.ended || this.busy || this.lines.length > 0) return;
     const stuck = this.prompting();
     if (stuck !== undefined) {
       this.writer.line(this.writer.style("dim", `(input ended; "${stuck.card.title}" stays pending)`));
     } else if (!this.idle()) {
       return;
     }
+    this.done = true;
     this.resolveFinished();
   }
 

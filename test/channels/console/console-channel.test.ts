@@ -109,6 +109,15 @@ describe("console channel with piped streams", () => {
     expect(h.output()).toContain('(input ended; "Approve: run_command" stays pending)');
     expect(h.service.presses).toEqual([]);
   });
+
+  it("says a card stays pending once, however much is printed after input ended", async () => {
+    const h = harness("run the tests\n");
+    await h.channel.finished;
+    await h.channel.postText("a later note");
+    await h.channel.postText("and another");
+    expect(h.output()).toContain("a later note");
+    expect(h.output().split('(input ended; "Approve: run_command" stays pending)')).toHaveLength(2);
+  });
 });
 
 describe("console channel cards from earlier runs", () => {
