@@ -58,19 +58,61 @@ export const updatePlanTool = defineTool({
   execute: handledByEngine(UPDATE_PLAN),
 });
 
+/**
+ * What one ask_user card can hold: its questions and options become one message with a button per
+ * option, and Slack cuts a button's text at 75 characters, holds 25 buttons in a row of them,
+ * and Telegram about 100 buttons and 4,096 characters in a message (../shared/platform-notes.md).
+ */
+export const MAX_QUESTIONS = 10;
+export const MAX_QUESTION_CHARS = 300;
+export const MAX_OPTIONS = 25;
+export const MAX_ALL_OPTIONS = 50;
+export const MAX_OPTION_CHARS = 75;
+
+const questionText = z
+  .string()
+  .max(MAX_QUESTION_CHARS, { message: `a question is at most ${MAX_QUESTION_CHARS} characters` });
+const optionList = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(MAX_OPTION_CHARS, {
+        message: `an option is at most ${MAX_OPTION_CHARS} characters: a button's label`,
+      }),
+  )
+  .max(MAX_OPTIONS, {
+    message: `a question has at most ${MAX_OPTIONS} options: ask without options, or narrow the choice first`,
+  });
+
 const questionInput = z.object({
-  question: z.string().min(1),
-  options: z.array(z.string().min(1)).optional().describe("Suggested answers the user can pick"),
+  question: questionText.min(1),
+  options: optionList.optional().describe(`Suggested answers the user can pick (at most ${MAX_OPTIONS})`),
 });
 
 export const askUserInput = z
   .object({
-    question: z.string().optional().describe("A single question for the user"),
-    options: z.array(z.string().min(1)).optional().describe("Suggested answers for the single question"),
-    questions: z.array(questionInput).optional().describe("Several questions asked together"),
+    question: questionText.optional().describe("A single question for the user"),
+    options: optionList.optional().describe("Suggested answers for the single question"),
+    questions: z
+      .array(questionInput)
+      .max(MAX_QUESTIONS, { message: `ask at most ${MAX_QUESTIONS} questions at once` })
+      .optional()
+      .describe(`Several questions asked together (at most ${MAX_QUESTIONS})`),
   })
   .refine((v) => (v.question ?? "").trim() !== "" || (v.questions?.length ?? 0) > 0, {
     message: "ask at least one question: set `question` or a non-empty `questions` list",
+  })
+  .refine(
+    (v) =>
+      (v.options?.length ?? 0) + (v.questions ?? []).reduce((n, q) => n + (q.options?.length ?? 0), 0) <=
+      MAX_ALL_OPTIONS,
+    {
+      message: `one ask_user call offers at most ${MAX_ALL_OPTIONS} options in all: ask fewer questions at once`,
+    },
+  )
+  .refine((v) => (v.question?.trim() ? 1 : 0) + (v.questions?.length ?? 0) <= MAX_QUESTIONS, {
+    message: `ask at most ${MAX_QUESTIONS} questions at once`,
   });
 
 export const askUserTool = defineTool({

@@ -1,10 +1,12 @@
 /**
  * The interactive tools' argument bounds: update_plan takes at most MAX_PLAN_STEPS steps of at
  * most MAX_PLAN_STEP_CHARS characters, refuses more with an error naming the limit, and tells the
- * model those limits in its schema.
+ * model those limits in its schema; ask_user takes what one card can hold (questions, options and
+ * their lengths), so every option gets a button that can be pressed.
  */
 import { describe, expect, it } from "vitest";
 import {
+  ASK_USER,
   interactiveTools,
   MAX_PLAN_STEP_CHARS,
   MAX_PLAN_STEPS,
@@ -63,5 +65,46 @@ describe("update_plan's arguments", () => {
     );
     expect(schema).toContain('"maxItems":50');
     expect(schema).toContain('"maxLength":200');
+  });
+});
+
+describe("ask_user's arguments", () => {
+  const ask = (args: object) => registry().validate(ASK_USER, JSON.stringify(args), makeRequest());
+  const options = (count: number, text = (i: number) => `v${i}`) =>
+    Array.from({ length: count }, (_, i) => text(i));
+
+  it("accepts what one card holds: 25 options of 75 characters, 10 questions, 50 options in all", () => {
+    expect(ask({ question: "Which?", options: options(25, () => "x".repeat(75)) }).ok).toBe(true);
+    const ten = Array.from({ length: 10 }, (_, i) => ({ question: `Q${i}?`, options: options(5) }));
+    expect(ask({ questions: ten }).ok).toBe(true);
+  });
+
+  it("refuses more with an error naming the limit", () => {
+    expect(ask({ question: "Which version?", options: options(1001) })).toEqual({
+      ok: false,
+      error: expect.stringContaining("a question has at most 25 options"),
+    });
+    expect(ask({ question: "Which?", options: ["x".repeat(76)] })).toEqual({
+      ok: false,
+      error: expect.stringContaining("an option is at most 75 characters"),
+    });
+    expect(ask({ question: "x".repeat(301) })).toEqual({
+      ok: false,
+      error: expect.stringContaining("a question is at most 300 characters"),
+    });
+    const eleven = Array.from({ length: 11 }, (_, i) => ({ question: `Q${i}?` }));
+    expect(ask({ questions: eleven })).toEqual({
+      ok: false,
+      error: expect.stringContaining("at most 10 questions"),
+    });
+    expect(ask({ question: "Q?", questions: eleven.slice(1) })).toEqual({
+      ok: false,
+      error: expect.stringContaining("at most 10 questions"),
+    });
+    const many = Array.from({ length: 3 }, (_, i) => ({ question: `Q${i}?`, options: options(20) }));
+    expect(ask({ questions: many })).toEqual({
+      ok: false,
+      error: expect.stringContaining("at most 50 options in all"),
+    });
   });
 });
