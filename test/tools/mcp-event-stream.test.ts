@@ -3,7 +3,8 @@
  * `retry: 0`, had the client reopen it without pause or end (the SDK takes the server's delay and
  * counts its attempts afresh after each clean end), so the opens are spaced, whatever the server
  * asks, and past STREAM_OPENS_PER_MINUTE in a minute the standing stream is given up, said once,
- * while the server and its tools go on. A call's answer that the server ends after an event with
+ * while the server and its tools go on; after a cool-down (1 min, doubled per give-up up to 30
+ * min, on an injected clock) it is opened again, and said once when it is back. A call's answer that the server ends after an event with
  * only an id (the specification's SSE polling) is resumed as often as a long call needs, spaced
  * too; past RESUMES_PER_MINUTE resumes in a minute only the call resuming fails.
  */
@@ -11,13 +12,16 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { McpServerConfig } from "../../src/config/schema.js";
+import type { Clock } from "../../src/core/clock.js";
 import {
   EventStreamPace,
   RESUMES_PER_MINUTE,
   STREAM_OPENS_PER_MINUTE,
+  type StandingStreamEvents,
 } from "../../src/tools/mcp/event-stream-pace.js";
 import { McpManager } from "../../src/tools/mcp/mcp-manager.js";
 import { McpServerConnection } from "../../src/tools/mcp/mcp-server-connection.js";
+import { ManualClock } from "../schedules/support.js";
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -134,8 +138,15 @@ async function pollingServer(resumesNeeded: number) {
   return { url, resumes: () => resumes };
 }
 
-async function connect(url: string) {
+const MIN = 60_000;
+
+/**
+ * A connection to the server at `url`, its notices (`said(n)` resolves once there are n) and a
+ * tool caller; its least gap is `minGapMs` and its time is `clock`'s.
+ */
+async function connect(url: string, clock?: Clock, minGapMs = 5) {
   const notices: string[] = [];
+  const waiting: Array<{ count: number; resolve: () => void }> = [];
   const connection = new McpServerConnection(
     "poll",
     { transport: "http", url, headers: {} } as McpServerConfig,
@@ -145,11 +156,17 @@ async function connect(url: string) {
       restartInitialMs: 60_000,
       restartMaxMs: 60_000,
       stableAfterMs: 60_000,
-      streamReopenMinMs: 5,
+      streamReopenMinMs: minGapMs,
+      streamRetryInitialMs: MIN,
+      streamRetryMaxMs: 30 * MIN,
     },
-    (message) => notices.push(message),
+    (message) => {
+      notices.push(message);
+      for (const waiter of waiting.filter((w) => notices.length >= w.count)) waiter.resolve();
+    },
     undefined,
     undefined,
+    clock,
   );
   closers.push(() => connection.close());
   await connection.start();
@@ -159,8 +176,18 @@ async function connect(url: string) {
       (result) => `ok: ${JSON.stringify(result.content)}`,
       (error: unknown) => `failed: ${error instanceof Error ? error.message : String(error)}`,
     );
-  return { connection, notices, call };
+  const said = (count: number) =>
+    new Promise<void>((resolve) => {
+      if (notices.length >= count) resolve();
+      else waiting.push({ count, resolve });
+    });
+  return { connection, notices, call, said };
 }
+
+/** A pace with the least gap `minGapMs` and cool-downs of 1 min doubled up to 30 min. */
+const paceOf = (minGapMs: number, events: StandingStreamEvents, clock?: Clock) =>
+  new EventStreamPace({ minGapMs, retryInitialMs: MIN, retryMaxMs: 30 * MIN }, events, clock);
+const noEvents: StandingStreamEvents = { givenUp: () => undefined, back: () => undefined };
 
 const get = (lastEventId?: string): RequestInit => ({
   method: "GET",
@@ -188,7 +215,7 @@ describe("a remote MCP server's event stream", () => {
     // Before the pace, nothing was reported and the opens went on: 100 is far past the budget.
     await Promise.race([said, storm.reached(100)]);
     expect(notices).toEqual([
-      'MCP server "storm" reopens its event stream too often (over 10 times a minute), so it is no longer listened to between calls; its tools still work.',
+      'MCP server "storm" reopens its event stream too often (over 10 times a minute), so it is not listened to between calls for 1 min; its tools still work.',
     ]);
     expect(storm.gets()).toBe(STREAM_OPENS_PER_MINUTE);
     expect(manager.status()).toEqual({ storm: "ready" });
@@ -202,7 +229,7 @@ describe("a remote MCP server's event stream", () => {
       return new Response("", { status: 200 });
     };
     const onStopped = vi.fn();
-    const paced = new EventStreamPace(1_000, onStopped).fetch(base);
+    const paced = paceOf(1_000, { ...noEvents, givenUp: onStopped }).fetch(base);
     await paced("http://mcp.example/mcp", get());
     await paced("http://mcp.example/mcp", { method: "POST" });
     expect(opened).toEqual(["GET", "POST"]);
@@ -223,7 +250,7 @@ describe("a remote MCP server's event stream", () => {
       return new Response("", { status: 200 });
     };
     const onStopped = vi.fn();
-    const paced = new EventStreamPace(1_000, onStopped).fetch(base);
+    const paced = paceOf(1_000, { ...noEvents, givenUp: onStopped }).fetch(base);
     const statuses: number[] = [];
     for (let n = 0; n < STREAM_OPENS_PER_MINUTE + 2; n += 1) {
       const response = paced("http://mcp.example/mcp", get());
@@ -233,17 +260,130 @@ describe("a remote MCP server's event stream", () => {
     expect(opens).toBe(STREAM_OPENS_PER_MINUTE);
     expect(statuses.slice(STREAM_OPENS_PER_MINUTE)).toEqual([405, 405]);
     expect(onStopped).toHaveBeenCalledTimes(1);
+    expect(onStopped).toHaveBeenCalledWith(MIN);
   });
 
   it("opened 10 times a minute for long, is never stopped", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
     const onStopped = vi.fn();
-    const paced = new EventStreamPace(1_000, onStopped).fetch(async () => new Response("", { status: 200 }));
+    const paced = paceOf(1_000, { ...noEvents, givenUp: onStopped }).fetch(
+      async () => new Response("", { status: 200 }),
+    );
     for (let n = 0; n < 3 * STREAM_OPENS_PER_MINUTE; n += 1) {
       expect((await paced("http://mcp.example/mcp", get())).status).toBe(200);
       await vi.advanceTimersByTimeAsync(6_001);
     }
     expect(onStopped).not.toHaveBeenCalled();
+  });
+});
+
+describe("a remote MCP server's given-up event stream", () => {
+  const url = "http://mcp.example/mcp";
+
+  /**
+   * A pace on a manual clock whose transport reopens the stream as the SDK does (a GET with the
+   * id as Last-Event-ID, none for ""), over `base`; `storm()` opens it until it is refused.
+   */
+  function pacedStorm(base: (init?: RequestInit) => Response) {
+    const clock = new ManualClock(0);
+    const said: string[] = [];
+    const reached: string[] = [];
+    const pace = paceOf(
+      0,
+      { givenUp: (ms) => said.push(`given up for ${ms / MIN} min`), back: () => said.push("back") },
+      clock,
+    );
+    const paced = pace.fetch(async (_url, init) => {
+      reached.push(new Headers(init?.headers).get("last-event-id") ?? "");
+      return base(init);
+    });
+    let reopening: Promise<void> = Promise.resolve();
+    pace.reopenWith((lastEventId) => {
+      reopening = (async () => {
+        await paced(url, get(lastEventId === "" ? undefined : lastEventId));
+      })();
+      return reopening;
+    });
+    const storm = async () => {
+      for (let n = 1; ; n += 1) if ((await paced(url, get(`e${n}`))).status === 405) return;
+    };
+    /** Move the clock by `ms` and let a reopen it starts finish. */
+    const advance = async (ms: number) => {
+      clock.advance(ms);
+      await reopening;
+    };
+    return { said, reached, storm, advance, paced };
+  }
+
+  it("is opened again after a cool-down of 1 min, doubled per give-up up to 30 min, where it was given up, saying once when it is back", async () => {
+    const { said, reached, storm, advance, paced } = pacedStorm(() => new Response("", { status: 200 }));
+    await storm();
+    expect(said).toEqual(["given up for 1 min"]);
+    expect(reached).toHaveLength(STREAM_OPENS_PER_MINUTE);
+    // While it cools down, the SDK's opens are refused without reaching the server.
+    expect((await paced(url, get())).status).toBe(405);
+    await advance(MIN - 1);
+    expect(reached).toHaveLength(STREAM_OPENS_PER_MINUTE);
+    await advance(1);
+    // Opened from the event id the refused reopen carried, with a fresh minute's budget.
+    expect(reached.at(-1)).toBe(`e${STREAM_OPENS_PER_MINUTE + 1}`);
+    expect(said).toEqual(["given up for 1 min", "back"]);
+    const coolDowns = [2, 4, 8, 16, 30, 30];
+    for (const minutes of coolDowns) {
+      const before = reached.length;
+      await storm();
+      expect(reached.length - before).toBe(STREAM_OPENS_PER_MINUTE - 1);
+      expect(said.at(-1)).toBe(`given up for ${minutes} min`);
+      await advance(minutes * MIN);
+      expect(said.at(-1)).toBe("back");
+    }
+    expect(said).toHaveLength(2 + 2 * coolDowns.length);
+  });
+
+  it("listened to again for 30 min, starts from a cool-down of 1 min the next time it is given up", async () => {
+    const { said, storm, advance } = pacedStorm(() => new Response("", { status: 200 }));
+    await storm();
+    await advance(MIN);
+    await storm();
+    expect(said).toEqual(["given up for 1 min", "back", "given up for 2 min"]);
+    await advance(2 * MIN);
+    await advance(30 * MIN);
+    await storm();
+    expect(said.slice(3)).toEqual(["back", "given up for 1 min"]);
+  });
+
+  it("opened again but refused by the server, waits the next cool-down without a word, then comes back", async () => {
+    let answer = 200;
+    const { said, reached, storm, advance } = pacedStorm(() => new Response("", { status: answer }));
+    await storm();
+    answer = 503;
+    await advance(MIN);
+    expect(reached).toHaveLength(STREAM_OPENS_PER_MINUTE + 1);
+    expect(said).toEqual(["given up for 1 min"]);
+    answer = 200;
+    await advance(2 * MIN - 1);
+    expect(reached).toHaveLength(STREAM_OPENS_PER_MINUTE + 1);
+    await advance(1);
+    expect(reached).toHaveLength(STREAM_OPENS_PER_MINUTE + 2);
+    expect(said).toEqual(["given up for 1 min", "back"]);
+  });
+
+  it("from a real server that keeps ending it, comes back after 1 min and is given up for 2 min the next time, the server up throughout", async () => {
+    const storm = await stormServer();
+    const clock = new ManualClock(0);
+    const { connection, notices, call, said } = await connect(storm.url, clock, 0);
+    await said(1);
+    expect(storm.gets()).toBe(STREAM_OPENS_PER_MINUTE);
+    clock.advance(MIN);
+    await said(3);
+    expect(notices).toEqual([
+      'MCP server "poll" reopens its event stream too often (over 10 times a minute), so it is not listened to between calls for 1 min; its tools still work.',
+      'MCP server "poll" is listened to between calls again.',
+      'MCP server "poll" reopens its event stream too often (over 10 times a minute), so it is not listened to between calls for 2 min; its tools still work.',
+    ]);
+    expect(storm.gets()).toBe(2 * STREAM_OPENS_PER_MINUTE);
+    expect(connection.state).toBe("ready");
+    expect(await call("quick")).toBe('ok: [{"type":"text","text":"quick answer"}]');
   });
 });
 
@@ -277,7 +417,7 @@ describe("a remote MCP server's resumes of a call's answer", () => {
       return new Response("", { status: 200 });
     };
     const onStopped = vi.fn();
-    const pace = new EventStreamPace(1_000, onStopped);
+    const pace = paceOf(1_000, { ...noEvents, givenUp: onStopped });
     const paced = pace.fetch(base);
     const first = pace.follow(() => {});
     const second = pace.follow(() => {});

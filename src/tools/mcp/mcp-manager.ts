@@ -42,6 +42,8 @@ const DEFAULT_TIMING: McpConnectionTiming = {
   restartMaxMs: 60_000,
   stableAfterMs: 60_000,
   streamReopenMinMs: 1_000,
+  streamRetryInitialMs: 60_000,
+  streamRetryMaxMs: 30 * 60_000,
 };
 
 /** Starts, supervises and exposes the configured MCP servers. */

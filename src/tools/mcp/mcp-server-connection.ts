@@ -8,8 +8,9 @@
  * kept and offered to the model is bounded (mcp-tool-bounds.ts, dropped tools logged); each of its
  * messages at most MCP_RESPONSE_MAX_BYTES (a remote one's call then fails, capped-fetch.ts; a
  * stdio one is stopped and restarted, capped-stdio-transport.ts), a remote one's event streams
- * are reopened at a bounded pace: its standing stream is given up (reported once) and a call it
- * resumes too often fails, while the server and its other calls go on (event-stream-pace.ts),
+ * are reopened at a bounded pace: its standing stream is given up for a growing cool-down and then
+ * listened to again (each said once) and a call it resumes too often fails, while the server and
+ * its other calls go on (event-stream-pace.ts),
  * its stderr reaches the log a bounded line at a time (stderr-lines.ts), and results are not
  * validated against its output schemas (their `pattern`s would run on the event loop, where one
  * that backtracks freezes every chat; results only ever reach the model as text).
@@ -21,6 +22,8 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/index.js";
 import type { McpServerConfig } from "../../config/schema.js";
 import { formatBytes } from "../../core/attachment.js";
+import { type Clock, systemClock, type TimerHandle } from "../../core/clock.js";
+import { formatDuration } from "../../core/duration-text.js";
 import { cleanEnv } from "../shell/clean-env.js";
 import { cappedFetch, MCP_RESPONSE_MAX_BYTES } from "./capped-fetch.js";
 import { EventStreamPace, STREAM_OPENS_PER_MINUTE } from "./event-stream-pace.js";
@@ -51,6 +54,10 @@ export interface McpConnectionTiming {
   readonly stableAfterMs: number;
   /** Least time between two opens of a remote server's standing event stream, or two resumes of one call (default 1 s). */
   readonly streamReopenMinMs: number;
+  /** First cool-down of a standing event stream given up for reopening too often, doubled per give-up (default 1 min) … */
+  readonly streamRetryInitialMs: number;
+  /** … up to this (default 30 min). */
+  readonly streamRetryMaxMs: number;
 }
 
 /** Thrown by `callTool` while the server is not connected. */
@@ -78,7 +85,7 @@ export class McpServerConnection {
   private toolList: readonly Tool[] = [];
   private attempt = 0;
   private readySince = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   private readonly stderrTail: string[] = [];
   /** What the server makes us log passes at a bounded rate (log-allowance.ts). */
   private readonly logAllowance = new LogAllowance();
@@ -87,7 +94,8 @@ export class McpServerConnection {
 
   /**
    * `notice` gets one-line, user-facing reports; a stdio server starts in `workFolder` (made
-   * when missing), or in this process's working folder without one.
+   * when missing), or in this process's working folder without one. Restarts and the event
+   * streams' pace run on `clock`.
    */
   constructor(
     readonly name: string,
@@ -96,6 +104,7 @@ export class McpServerConnection {
     private readonly notice: (message: string) => void,
     private readonly logger: McpLogger | undefined,
     private readonly workFolder: string | undefined,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Current state. */
@@ -125,9 +134,21 @@ export class McpServerConnection {
       { capabilities: {}, jsonSchemaValidator: unvalidatedOutput },
     );
     this.client = client;
+    this.streams?.stop();
+    const streams = new EventStreamPace(
+      {
+        minGapMs: this.timing.streamReopenMinMs,
+        retryInitialMs: this.timing.streamRetryInitialMs,
+        retryMaxMs: this.timing.streamRetryMaxMs,
+      },
+      {
+        givenUp: (retryInMs) => this.standingGivenUp(client, retryInMs),
+        back: () => this.standingBack(client),
+      },
+      this.clock,
+    );
+    this.streams = streams;
     try {
-      const streams = new EventStreamPace(this.timing.streamReopenMinMs, () => this.standingStopped(client));
-      this.streams = streams;
       const transport = await this.createTransport(streams);
       client.onclose = () => this.handleClose(client);
       client.onerror = (error) => {
@@ -161,28 +182,32 @@ export class McpServerConnection {
           `MCP server "${this.name}": ${bounded.message}`,
         );
       this.stateValue = "ready";
-      this.readySince = Date.now();
+      this.readySince = this.clock.now();
       this.logger?.info({ server: this.name, tools: tools.length }, "MCP server ready");
       if (wasRestart) this.notice(`MCP server "${this.name}" is running again (${tools.length} tools).`);
     } catch (error) {
       if (this.client !== client || this.closed) return;
       this.client = undefined;
       client.onclose = undefined;
+      streams.stop();
       await client.close().catch(() => undefined);
       this.scheduleRestart(this.stopReason ?? `failed to start: ${this.describe(error)}`);
     }
   }
 
-  /** A remote server's transport opens its event streams at the pace of `streams`. */
+  /** A remote server's transport opens its event streams at the pace of `streams`, which may reopen its standing one. */
   private async createTransport(streams: EventStreamPace): Promise<Transport> {
     if (this.config.transport === "http") {
       const { StreamableHTTPClientTransport } = await import(
         "@modelcontextprotocol/sdk/client/streamableHttp.js"
       );
-      return new StreamableHTTPClientTransport(new URL(this.config.url), {
+      const transport = new StreamableHTTPClientTransport(new URL(this.config.url), {
         requestInit: { headers: { ...this.config.headers } },
         fetch: streams.fetch(cappedFetch(MCP_RESPONSE_MAX_BYTES)),
       });
+      // The SDK sends Last-Event-ID only for a non-empty id: "" opens the stream afresh.
+      streams.reopenWith((lastEventId) => transport.resumeStream(lastEventId));
+      return transport;
     }
     const { CappedStdioClientTransport } = await import("./capped-stdio-transport.js");
     if (this.workFolder) await mkdir(this.workFolder, { recursive: true, mode: 0o700 });
@@ -228,20 +253,29 @@ export class McpServerConnection {
   }
 
   /**
-   * A remote server's standing event stream was reopened too often and is opened no more
-   * (event-stream-pace.ts): said once. Its calls go on over POST, so it is not stopped.
+   * A remote server's standing event stream was reopened too often and is given up for a
+   * cool-down (event-stream-pace.ts): said once. Its calls go on over POST, so it is not stopped.
    */
-  private standingStopped(client: Client): void {
+  private standingGivenUp(client: Client, retryInMs: number): void {
     if (this.client !== client) return;
-    const message = `MCP server "${this.name}" reopens its event stream too often (over ${STREAM_OPENS_PER_MINUTE} times a minute), so it is no longer listened to between calls; its tools still work.`;
-    this.logger?.warn({ server: this.name }, message);
+    const message = `MCP server "${this.name}" reopens its event stream too often (over ${STREAM_OPENS_PER_MINUTE} times a minute), so it is not listened to between calls for ${formatDuration(retryInMs)}; its tools still work.`;
+    this.logger?.warn({ server: this.name, retryInMs }, message);
+    this.notice(message);
+  }
+
+  /** The given-up stream was opened again after its cool-down: said once. */
+  private standingBack(client: Client): void {
+    if (this.client !== client) return;
+    const message = `MCP server "${this.name}" is listened to between calls again.`;
+    this.logger?.info({ server: this.name }, message);
     this.notice(message);
   }
 
   private handleClose(client: Client): void {
     if (this.client !== client || this.stateValue === "closed" || this.stateValue === "starting") return;
     this.client = undefined;
-    if (Date.now() - this.readySince >= this.timing.stableAfterMs) this.attempt = 0;
+    this.streams?.stop();
+    if (this.clock.now() - this.readySince >= this.timing.stableAfterMs) this.attempt = 0;
     const hint = this.stderrHint();
     this.scheduleRestart(this.stopReason ?? `stopped unexpectedly${hint ? ` (stderr: ${hint.trim()})` : ""}`);
   }
@@ -253,9 +287,8 @@ export class McpServerConnection {
     const message = `MCP server "${this.name}" ${why}; restarting in ${Math.round(delay / 100) / 10} s.`;
     this.logger?.warn({ server: this.name, attempt: this.attempt, delayMs: delay }, message);
     this.notice(message);
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.start(), delay);
-    this.timer.unref();
+    if (this.timer !== undefined) this.clock.clearTimer(this.timer);
+    this.timer = this.clock.setTimer(() => void this.start(), delay);
   }
 
   /** Call a tool by its server-side name; throws McpUnavailableError while the server is down. */
@@ -297,7 +330,8 @@ export class McpServerConnection {
   /** Stop for good: cancel restarts and close the connection (the stdio child is terminated). */
   async close(): Promise<void> {
     this.stateValue = "closed";
-    clearTimeout(this.timer);
+    if (this.timer !== undefined) this.clock.clearTimer(this.timer);
+    this.streams?.stop();
     const client = this.client;
     this.client = undefined;
     await client?.close().catch(() => undefined);
