@@ -1,4 +1,7 @@
-/** The short startup banner: channels, model, store, workspace, mode — never a secret. */
+/**
+ * The short startup banner: channels, model, store, workspace, mode, then any warning about the
+ * setup (`! …` lines) — never a secret.
+ */
 import { modelBaseUrl } from "../config/model-endpoint.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import { scrubSecrets } from "../logging/redact.js";
@@ -13,6 +16,8 @@ export interface BannerFacts {
   readonly configSource: string | undefined;
   /** How run_command runs: sandboxed, unsandboxed or disabled (describeSandboxStatus). */
   readonly shell?: string;
+  /** Warning lines about the setup (an unwritable workspace …), shown under the rows. */
+  readonly warnings?: readonly string[];
 }
 
 /** Multi-line banner text (ends with a newline). */
@@ -31,5 +36,6 @@ export function formatBanner(config: CoworkerConfig, facts: BannerFacts): string
     ...(facts.shell === undefined ? [] : [["shell", facts.shell] as [string, string]]),
   ];
   const lines = rows.map(([label, value]) => `  ${label.padEnd(10)}${value}`);
-  return scrubSecrets([`Coworker ${facts.version}`, ...lines, ""].join("\n"));
+  const warnings = (facts.warnings ?? []).map((line) => `  ${line}`);
+  return scrubSecrets([`Coworker ${facts.version}`, ...lines, ...warnings, ""].join("\n"));
 }

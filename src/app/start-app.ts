@@ -45,6 +45,11 @@ export interface StartAppOptions {
   readonly signals?: SignalSource;
   /** The model check phase: resolves with a warning line when the endpoint does not answer well. */
   readonly checkModel?: (signal: AbortSignal) => Promise<string | undefined>;
+  /**
+   * Checks of the setup run once the workspace root exists (it is unwritable, nobody may use the
+   * Telegram bot …): resolves with warning lines, shown under the banner and logged.
+   */
+  readonly checkSetup?: () => Promise<readonly string[]>;
 }
 
 export interface RunningApp {
@@ -277,6 +282,8 @@ export async function startApp(
     const shell = await context.shell.status();
     logShellStatus(logger, shell);
     const planned = planChannels(config, options.assembly.channels);
+    const setupWarnings = (await options.checkSetup?.()) ?? [];
+    for (const line of setupWarnings) logger.warn(line);
     options.io.stderr.write(
       formatBanner(config, {
         version: options.version,
@@ -285,6 +292,7 @@ export async function startApp(
         opsUrl: ops?.url,
         configSource: options.configSource,
         shell: describeSandboxStatus(shell),
+        warnings: setupWarnings,
       }),
     );
     const channelContext: ChannelContext = { ...context, service: conversation.service };

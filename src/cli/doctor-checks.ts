@@ -1,10 +1,10 @@
 /**
  * The doctor's checks besides the chat platforms: configuration, model endpoint (model-check.ts),
- * store (write + read + delete a key) and workspace directories. `doctorChecks` assembles the full
- * checklist with injectable fetch and store opener.
+ * store (write + read + delete a key); the workspace, Telegram access, skills and shell checks live
+ * in their own files. `doctorChecks` assembles the full checklist with injectable fetch and store opener.
  */
 import { randomUUID } from "node:crypto";
-import { access, constants, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import type { LoadConfigResult } from "../config/load-config.js";
 import type { CoworkerConfig } from "../config/schema.js";
 import type { Store } from "../store/store.js";
@@ -12,6 +12,8 @@ import type { DoctorCheck } from "./doctor.js";
 import { platformChecks } from "./doctor-platform-checks.js";
 import { skillsCheck } from "./doctor-skills-check.js";
 import { shellSandboxCheck } from "./doctor-shell-check.js";
+import { telegramAccessCheck } from "./doctor-telegram-access-check.js";
+import { workspaceCheck } from "./doctor-workspace-check.js";
 import type { FetchLike } from "./http-probe.js";
 import { modelCheck } from "./model-check.js";
 
@@ -108,36 +110,6 @@ export function storeCheck(config: CoworkerConfig, openStore: StoreOpener): Doct
   };
 }
 
-async function directoryProblem(path: string): Promise<string | undefined> {
-  try {
-    if (!(await stat(path)).isDirectory()) return `${path} is not a directory`;
-    await access(path, constants.R_OK | constants.W_OK);
-    return undefined;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === "ENOENT"
-      ? `${path} does not exist`
-      : `${path} is not readable and writable (${code ?? "error"})`;
-  }
-}
-
-/** The workspace check: the root and every extra root are readable, writable directories. */
-export function workspaceCheck(workspace: CoworkerConfig["workspace"]): DoctorCheck {
-  return {
-    name: "workspace",
-    async run() {
-      const roots = [workspace.root, ...workspace.extra_roots];
-      const problems = (await Promise.all(roots.map(directoryProblem))).filter((p) => p !== undefined);
-      if (problems.length === 0) return { status: "pass", summary: roots.join(", ") };
-      return {
-        status: "fail",
-        summary: problems.join("; "),
-        fix: `create it (mkdir -p ${workspace.root}; \`coworker start\` creates the root itself) and make it writable for this user, or set COWORKER_WORKSPACE`,
-      };
-    },
-  };
-}
-
 /** The whole checklist; with an invalid config only the config check runs (the rest depend on it). */
 export function doctorChecks(loaded: LoadConfigResult, deps: DoctorDeps): DoctorCheck[] {
   if (!loaded.ok) return [configCheck(loaded)];
@@ -146,6 +118,7 @@ export function doctorChecks(loaded: LoadConfigResult, deps: DoctorDeps): Doctor
     configCheck(loaded),
     modelCheck(config.model, deps.fetch),
     ...platformChecks(config, deps.fetch),
+    telegramAccessCheck(config.telegram),
     storeCheck(config, deps.openStore),
     workspaceCheck(config.workspace),
     skillsCheck(config),

@@ -1,7 +1,8 @@
 /**
  * `coworker start`: load and validate the config (the same validation `doctor` runs), insist on
  * a model endpoint, pick the log destination (a file when the console runs, so logs do not
- * interleave with the chat), start the app with the doctor's model check as its model phase, tell
+ * interleave with the chat), start the app with the doctor's model check as its model phase and
+ * its workspace and Telegram access checks as warnings under the banner (starting anyway), tell
  * the executable when start-up is over (`onStartedUp`: ready, and every channel's first connection
  * attempt ended), and wait until it has shut down. A start-up failure is one line saying what
  * failed and the fix, never a stack. Returns the exit code. While it runs, an uncaught exception
@@ -12,12 +13,16 @@ import { defaultAssembly } from "../app/assembly.js";
 import { planChannels, startApp } from "../app/start-app.js";
 import { StartupInterrupted } from "../app/startup-phase.js";
 import { loadConfig } from "../config/load-config.js";
+import type { CoworkerConfig } from "../config/schema.js";
 import { modelBaseUrl, NO_MODEL_ENDPOINT_HELP } from "../config/model-endpoint.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { scrubSecrets } from "../logging/redact.js";
 import { ServiceFailure } from "../core/failure.js";
 import { installFatalHandlers } from "../ops/fatal-errors.js";
 import type { CliIo } from "./cli-io.js";
+import { workspaceCheck } from "./doctor-workspace-check.js";
+import { CHECK_TIME_LIMIT_MS, type CheckResult } from "./doctor.js";
+import { telegramAccessCheck } from "./doctor-telegram-access-check.js";
 import { modelCheck } from "./model-check.js";
 import { packageVersion } from "./version.js";
 
@@ -45,7 +50,8 @@ export async function startCommand(argv: readonly string[], io: CliIo): Promise<
     return 1;
   }
   const assembly = io.assembly ?? defaultAssembly;
-  const consoleMode = planChannels(config, assembly.channels).includes("console");
+  const planned = planChannels(config, assembly.channels);
+  const consoleMode = planned.includes("console");
   const logFile = consoleMode ? join(config.data_dir, "coworker.log") : undefined;
   const logger = createLogger({ level: config.log.level, ...(logFile ? { file: logFile } : {}) });
   if (logFile) io.stderr.write(`Logs: ${logFile}\n`);
@@ -64,6 +70,7 @@ export async function startCommand(argv: readonly string[], io: CliIo): Promise<
       forceExit: io.forceExit,
       ...(io.signals ? { signals: io.signals } : {}),
       checkModel: (signal) => checkModelAtStart(config.model, io, signal),
+      checkSetup: () => checkSetupAtStart(config, planned),
     });
     void app.channelsSettled.then(() => io.onStartedUp?.());
     const code = await app.stopped;
@@ -98,8 +105,30 @@ async function checkModelAtStart(
   signal: AbortSignal,
 ): Promise<string | undefined> {
   const fetchImpl = io.doctor?.fetch ?? ((input, init) => fetch(input, init));
-  const result = await modelCheck(model, fetchImpl).run(signal);
+  const check = modelCheck(model, fetchImpl);
+  return warningLine("the model endpoint", await check.run(signal));
+}
+
+/**
+ * The doctor's checks of the setup that `start` would otherwise run past in silence: a workspace
+ * this user may not read and write, and a Telegram bot nobody may use. Warning lines, in order.
+ */
+async function checkSetupAtStart(config: CoworkerConfig, planned: readonly string[]): Promise<string[]> {
+  const checks = [
+    workspaceCheck(config.workspace),
+    ...(planned.includes("telegram") ? [telegramAccessCheck(config.telegram)] : []),
+  ];
+  const lines: string[] = [];
+  for (const check of checks) {
+    const line = warningLine(check.name, await check.run(AbortSignal.timeout(CHECK_TIME_LIMIT_MS)));
+    if (line !== undefined) lines.push(line);
+  }
+  return lines;
+}
+
+/** A doctor check's result as start's warning line, or undefined when it passed or was skipped. */
+function warningLine(name: string, result: CheckResult): string | undefined {
   if (result.status === "pass" || result.status === "skip") return undefined;
   const fix = result.fix === undefined ? "" : ` — fix: ${result.fix}`;
-  return scrubSecrets(`! the model endpoint: ${result.summary}${fix} (starting anyway)`);
+  return scrubSecrets(`! ${name}: ${result.summary}${fix} (starting anyway)`);
 }

@@ -1,7 +1,8 @@
+import { EventEmitter } from "node:events";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AppAssembly } from "../../src/app/app-parts.js";
+import type { AppAssembly, ChannelStarter } from "../../src/app/app-parts.js";
 import { runCli } from "../../src/cli/run-cli.js";
 import { ENV_OVERRIDES } from "../../src/config/env-overrides.js";
 import { deploy, runTests } from "../channels/console/scripts.js";
@@ -9,6 +10,7 @@ import { FakeService } from "../channels/console/fake-service.js";
 import { tempProject, testIo } from "./io.js";
 
 const KEY = "sk-test-cli-0123456789abcdefghij";
+const TELEGRAM = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ";
 
 describe("coworker CLI", () => {
   it("--help lists the commands, the main options and every environment override", async () => {
@@ -86,6 +88,54 @@ describe("coworker CLI", () => {
     expect(banner).toContain(`Logs: ${join(cwd, "data", "coworker.log")}`);
     expect(banner).not.toContain(KEY);
     expect(readFileSync(join(cwd, "data", "coworker.log"), "utf8")).toContain('"msg":"coworker started"');
+  });
+
+  it("start warns under the banner and in the log when a workspace root is missing or shut", async () => {
+    const cwd = tempProject();
+    const missing = join(cwd, "not-there");
+    writeFileSync(join(cwd, "coworker.yaml"), `ops: { port: 0 }\nworkspace: { extra_roots: [${missing}] }\n`);
+    const service = new FakeService({});
+    const assembly: AppAssembly = { createConversation: async () => ({ service }), channels: [] };
+    const t = testIo(cwd, { OPENAI_API_KEY: KEY, COWORKER_CONFIG: "coworker.yaml" }, { assembly });
+    t.stdin.end("");
+    expect(await runCli(["start"], t.io)).toBe(0);
+    const line = `! workspace: ${missing} does not exist — fix: create ${missing} (mkdir -p)`;
+    expect(t.stderr()).toContain(`  ${line}`);
+    expect(t.stderr().indexOf(line)).toBeGreaterThan(t.stderr().indexOf("  mode      interactive"));
+    expect(readFileSync(join(cwd, "data", "coworker.log"), "utf8")).toContain(line);
+  });
+
+  it("start warns when nobody may use the Telegram bot, and not once someone is allowed", async () => {
+    const telegram: ChannelStarter = {
+      platform: "telegram",
+      hasCredentials: (config) => config.telegram.bot_token !== undefined,
+      start: async () => ({
+        description: "telegram (fake)",
+        connected: () => true,
+        stopIntake: () => undefined,
+        close: async () => undefined,
+      }),
+    };
+    const run = async (env: Record<string, string>) => {
+      const cwd = tempProject();
+      writeFileSync(join(cwd, "coworker.yaml"), "ops: { port: 0 }\nlog: { level: silent }\n");
+      const signals = new EventEmitter();
+      const assembly: AppAssembly = {
+        createConversation: async () => ({ service: new FakeService({}) }),
+        channels: [telegram],
+      };
+      const t = testIo(
+        cwd,
+        { OPENAI_API_KEY: KEY, COWORKER_CONFIG: "coworker.yaml", TELEGRAM_BOT_TOKEN: TELEGRAM, ...env },
+        { assembly, signals, onStartedUp: () => signals.emit("SIGTERM") },
+      );
+      expect(await runCli(["start"], t.io)).toBe(0);
+      return t.stderr();
+    };
+    expect(await run({})).toContain(
+      "! Telegram access: no allowed users or chats: the bot refuses everyone, and nobody can approve a pairing code — fix: send /start to the bot",
+    );
+    expect(await run({ TELEGRAM_ALLOWED_USERS: "4567" })).not.toContain("Telegram access");
   });
 
   it("start reports an assembly without a session layer instead of pretending to run", async () => {

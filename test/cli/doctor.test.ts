@@ -115,8 +115,46 @@ describe("coworker doctor", () => {
     const none = await doctor({ COWORKER_WORKSPACE: "/nonexistent/coworker-ws" });
     expect(none.out).toContain("✗ model endpoint: not configured");
     expect(none.out).toContain("OPENAI_BASE_URL=http://localhost:11434/v1");
-    expect(none.out).toContain("✗ workspace: /nonexistent/coworker-ws does not exist");
+    // A missing root is what a fresh checkout has: start creates it, so it only warns.
+    expect(none.out).toContain(
+      "! workspace: /nonexistent/coworker-ws does not exist (coworker start creates it)",
+    );
     expect(none.code).toBe(1);
+  });
+
+  it("fails a workspace start cannot use, without telling to create what exists", async () => {
+    fake = await startFakePlatforms();
+    const cwd = tempProject();
+    const file = join(cwd, "a-file");
+    writeFileSync(file, "");
+    const shut = await doctor({ ...env(fake.url), COWORKER_WORKSPACE: file }, cwd);
+    expect(shut.out).toContain(`✗ workspace: ${file} is not a directory`);
+    expect(shut.out).toContain("may read and write: chown it, or run the container with --user");
+    expect(shut.out).not.toMatch(/create (it|\/)/);
+    expect(shut.code).toBe(1);
+
+    const extra = join(cwd, "missing-extra");
+    writeFileSync(join(cwd, "coworker.yaml"), `workspace: { extra_roots: [${extra}] }\n`);
+    const missing = await doctor({ ...env(fake.url), COWORKER_CONFIG: "coworker.yaml" }, cwd);
+    expect(missing.out).toContain(`✗ workspace: ${extra} does not exist`);
+    expect(missing.out).toContain(`create ${extra} (mkdir -p)`);
+    expect(missing.code).toBe(1);
+  });
+
+  it("warns when nobody may use the Telegram bot", async () => {
+    fake = await startFakePlatforms();
+    const nobody = await doctor(env(fake.url));
+    expect(nobody.out).toContain(
+      "! Telegram access: no allowed users or chats: the bot refuses everyone, and nobody can approve a pairing code",
+    );
+    expect(nobody.out).toContain("send /start to the bot");
+    const cwd = tempProject();
+    writeFileSync(join(cwd, "coworker.yaml"), "telegram: { allowed_chats: [-1001234567890] }\n");
+    const chats = await doctor({ ...env(fake.url), COWORKER_CONFIG: "coworker.yaml" }, cwd);
+    expect(chats.out).toContain("! Telegram access: no allowed users: only members of the 1 allowed chat(s)");
+    const users = await doctor({ ...env(fake.url), TELEGRAM_ALLOWED_USERS: "4567,8910" });
+    expect(users.out).toContain("✓ Telegram access: 2 allowed user(s)");
+    expect(users.code).toBe(0);
   });
 
   it("warns when other users of the host may read the .env or config file holding the tokens", async () => {
