@@ -86,6 +86,11 @@ export interface PendingQuestion extends PendingCommon {
    * model beside the answer. Absent when no answer came with any (and in items stored before).
    */
   readonly answerFiles?: Readonly<Record<string, readonly Attachment[]>>;
+  /**
+   * Who gave each answer, by question id: a group may be answered by several people (the asker
+   * and an approver). Absent in items stored before: then the decision's `by` gave them all.
+   */
+  readonly answeredBy?: Readonly<Record<string, PendingPerson>>;
   /** Dedupe keys of the typed messages that gave answers, to spot their redelivery. */
   readonly deliveries?: readonly string[];
   /** Set when the question came from a turn woken by channel content (as PendingApproval's). */
@@ -162,6 +167,7 @@ export const pendingItemSchema = z.discriminatedUnion("kind", [
     questions: z.array(z.object({ id: z.string(), question: z.string(), options: z.array(z.string()) })),
     answers: z.record(z.string(), z.string()),
     answerFiles: z.record(z.string(), z.array(attachmentSchema)).optional(),
+    answeredBy: z.record(z.string(), person).optional(),
     deliveries: z.array(z.string()).optional(),
     provenanceQuote: z.string().optional(),
   }),

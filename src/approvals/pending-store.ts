@@ -297,12 +297,17 @@ export class PendingStore {
 }
 
 /** A question with more dedupe keys of typed answers (unchanged when there are none). */
-/** The question group with one more answer: its text, the files it came with, its dedupe keys. */
+/** The question group with one more answer: its text, who gave it, its files and dedupe keys. */
 function withAnswer(item: PendingQuestion, questionId: string, stored: StoredAnswer): PendingItem {
   const files = stored.files?.length
     ? { answerFiles: { ...item.answerFiles, [questionId]: stored.files } }
     : {};
-  const answered = { ...item, answers: { ...item.answers, [questionId]: stored.answer }, ...files };
+  const answered = {
+    ...item,
+    answers: { ...item.answers, [questionId]: stored.answer },
+    answeredBy: { ...item.answeredBy, [questionId]: stored.by },
+    ...files,
+  };
   return withDeliveries(answered, stored.dedupeKeys ?? []);
 }
 

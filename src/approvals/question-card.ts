@@ -7,6 +7,7 @@
  */
 import type { Card, CardBlock, CardButton, CardOutcome } from "../core/card.js";
 import { oneLine } from "../core/one-line.js";
+import { personText } from "../core/person-text.js";
 import { cutBeforeCharacter } from "../core/surrogate-pairs.js";
 import {
   CHANNEL_CONTENT_QUESTION_WARNING,
@@ -16,7 +17,7 @@ import {
   settledLine,
 } from "./approval-card.js";
 import { cardPerson } from "./authorisation.js";
-import type { PendingQuestion } from "./pending-item.js";
+import type { PendingPerson, PendingQuestion } from "./pending-item.js";
 
 /**
  * How to answer by typing, under an open card: a reply to the card (on Telegram a group's bot sees
@@ -37,15 +38,39 @@ export function firstUnanswered(item: PendingQuestion): number | undefined {
   return index < 0 ? undefined : index;
 }
 
-/** A settled question group's outcome line ("Answered by Ana: yes · later"); undefined while open. */
+/**
+ * Who gave each answer of the group, by question id: as recorded, else (items stored before that)
+ * whoever settled the group, else the requester.
+ */
+export function answerersOf(item: PendingQuestion): Readonly<Record<string, PendingPerson>> {
+  const fallback = item.decision?.by ?? item.requester;
+  return Object.fromEntries(item.questions.map((q) => [q.id, item.answeredBy?.[q.id] ?? fallback]));
+}
+
+/**
+ * A settled question group's outcome line: "Answered by Ana: yes · later" when one person gave
+ * every answer, else each answer with who gave it ("Answered: prod (Boss (id U2)) · T-1 (Ana (id
+ * U1))"); undefined while open.
+ */
 export function questionOutcome(item: PendingQuestion): CardOutcome | undefined {
   if (item.status !== "decided") return settledLine(item, "Answered");
   const answered = item.questions.filter((q) => item.answers[q.id] !== undefined);
+  const answerers = answerersOf(item);
+  const people = new Set(answered.map((q) => personKey(answerers[q.id])));
+  if (people.size > 1) {
+    const parts = answered.map((q) => `${item.answers[q.id]} (${personText(cardPerson(answerers[q.id]!))})`);
+    return Object.freeze({ text: `Answered: ${outcomeAnswers(parts)}` });
+  }
+  const by = answered[0] ? answerers[answered[0].id] : undefined;
   return decidedOutcome(
     "Answered by ",
-    cardPerson(item.decision?.by ?? item.requester),
+    cardPerson(by ?? item.decision?.by ?? item.requester),
     `: ${outcomeAnswers(answered.map((q) => item.answers[q.id] ?? ""))}`,
   );
+}
+
+function personKey(person: PendingPerson | undefined): string {
+  return person ? `${person.platform}:${person.userId}` : "";
 }
 
 /**

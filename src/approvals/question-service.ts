@@ -10,6 +10,7 @@ import type { AskContext } from "./pending-hub-types.js";
 import { ASK_USER } from "../tools/interactive-tools.js";
 import type { PendingItem, PendingQuestion } from "./pending-item.js";
 import { NOT_SHOWN } from "./pending-store.js";
+import { answerersOf } from "./question-card.js";
 
 export const EXPIRED_ANSWER = "(no answer: the question expired)";
 
@@ -27,7 +28,13 @@ export function questionAnswersOf(item: PendingItem, signal: AbortSignal): Quest
   const answers: Record<string, string> = {};
   for (const question of item.questions) answers[question.id] = item.answers[question.id] ?? EXPIRED_ANSWER;
   const files = item.questions.flatMap((question) => item.answerFiles?.[question.id] ?? []);
-  const by = item.decision?.by?.userId;
+  // Whose answers these are: the requester's only if they gave every one (the reviewer counts
+  // only the requester's as theirs), else one of the others'.
+  const answerers = answerersOf(item);
+  const given = item.questions.flatMap((q) => (item.answers[q.id] === undefined ? [] : [answerers[q.id]!]));
+  const requester = item.requester;
+  const other = given.find((p) => p.platform !== requester.platform || p.userId !== requester.userId);
+  const by = (other ?? given[0])?.userId;
   return { answers, ...(by === undefined ? {} : { by }), ...(files.length > 0 ? { files } : {}) };
 }
 

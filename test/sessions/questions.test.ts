@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TurnEngine } from "../../src/engine/turn-engine.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, BEN, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
+import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
 import { outcomeLine } from "../support/card-outcome.js";
 
 const askColor = toolStep(["q1", "ask_user", { question: "Which color?", options: ["red", "blue"] }]);
@@ -216,5 +216,29 @@ describe("questions (ask_user)", () => {
       "Which build: 1 or 2?",
     ]);
     h.provider.assertAllConsumed();
+  });
+
+  it("a group answered by two people credits each answer to who gave it, and is not the requester's alone", async () => {
+    const h = await makeHarness({
+      steps: [
+        toolStep([
+          "q1",
+          "ask_user",
+          { questions: [{ question: "Target?", options: ["staging", "prod"] }, { question: "Ticket?" }] },
+        ]),
+        textStep("ok"),
+      ],
+    });
+    await h.manager.receive(message("deploy"));
+    const card = await questionCard(h);
+    // Boss (a configured approver) picks prod; Ana, who was asked, types the ticket.
+    expect((await pressCard(h, card, "q0:o1", BOSS)).status).toBe("accepted");
+    expect((await h.manager.receive(message("T-1"))).status).toBe("answered");
+    await h.manager.idle();
+    expect(outcomeLine(h.outputs.for(thread()).card(card.pendingId))).toBe(
+      `Answered: prod (Boss (id ${BOSS.id})) · T-1 (Ana (id U_ANA))`,
+    );
+    const engine = h.engines.at(-1) as TurnEngine;
+    expect(engine.messages.find((m) => m.role === "tool" && m.tool_call_id === "q1")?.meta?.by).toBe(BOSS.id);
   });
 });
