@@ -46,14 +46,17 @@ export class ParkedTurns {
 
   /**
    * A typed message as the answer to the session's open question or plan, if it is one, with the
-   * files it came with. A session that has not run a turn yet has none to answer (nothing is read).
+   * files it came with. A session that has not run a turn yet has none to answer (nothing is read)
+   * — as this process's copy says only when it is current: with several processes a copy made
+   * before another process ran the session's first turn still reads "no turn".
    */
   async answerText(
     live: LiveSession,
     message: InboundMessage,
     keys: readonly string[],
   ): Promise<TextAnswer | undefined> {
-    if (live.record.turns === 0 && live.record.pendingTurn === undefined) return undefined;
+    const current = this.options.copyIsCurrent?.(live.id) !== false;
+    if (current && live.record.turns === 0 && live.record.pendingTurn === undefined) return undefined;
     const reply = {
       platform: message.target.platform,
       user: message.user,

@@ -68,6 +68,9 @@ class RuleProvider implements ProviderClient {
     if (slow) return yield* callTool(`call-${slow[1]}`, "slow_task");
     const write = /write (\S+)/.exec(text);
     if (write) return yield* callTool(`call-${write[1]}`, "write_note", { text: write[1] });
+    const ask = /ask (\S+)/.exec(text);
+    if (ask)
+      return yield* callTool(`call-${ask[1]}`, "ask_user", { question: "Which colour?", options: ["red"] });
     if (text.includes("hang")) {
       yield { type: "text-delta", delta: "working" };
       await new Promise<void>((resolve) => {
@@ -338,14 +341,15 @@ describe("several session stacks on one Redis", () => {
       await answered("1700000900.000002");
       await a.manager.idle();
     });
-    // Thread lookup, new session, offer (+ lease), turn start, history, turn end, release — the
-    // background failover scan (every lease renewal interval) aside.
+    // Thread lookup, new session, its open questions (this process does not hold it yet, so its
+    // copy cannot say no turn asked one), offer (+ lease), turn start, history, turn end, release
+    // — the background failover scan (every lease renewal interval) aside.
     const sent = commands.filter((c) => !c.inScript && !c.line.includes("SMEMBERS"));
     const turn = sent.filter((c) => !c.line.includes("turn-slot"));
     expect(
       turn.map((c) => c.name),
       turn.map((c) => c.line).join("\n"),
-    ).toEqual(["GET", "EVAL", "EVAL", "EVAL", "EVAL", "EVAL", "EVAL"]);
+    ).toEqual(["GET", "EVAL", "HGETALL", "EVAL", "EVAL", "EVAL", "EVAL", "EVAL"]);
     // The person's turn slot, shared by the processes: taken, given back, its release announced.
     const slot = sent.filter((c) => c.line.includes("turn-slot"));
     expect(
@@ -384,6 +388,23 @@ describe("several session stacks on one Redis", () => {
     await approveOn(a, card.pendingId);
     await outputs.until(() => finalTexts(target.thread!).includes("wrote"), "the turn to finish");
     expect(runs.count("call-stale1")).toBe(1);
+  }, 30_000);
+
+  it("a typed answer taken by a process whose copy of the session predates its first turn answers the question", async () => {
+    stacks = await Promise.all(["A", "B"].map(openStack));
+    const [a, b] = stacks as [Stack, Stack];
+    const target = thread("1700002900.000001");
+    // B makes the thread's session (a command): its copy has run no turn. A runs the first turn,
+    // which asks Ana a question.
+    await b.manager.command(target, ANA, "status", []);
+    await a.manager.receive(message("ask colour1", { target }));
+    const out = outputs.for(target);
+    const card = await openCard(out);
+    expect(card.kind).toBe("question");
+    expect((await b.manager.receive(message("green", { target }))).status).toBe("answered");
+    await outputs.until(() => finalTexts(target.thread!).includes("wrote"), "the turn to finish");
+    expect(outcomeLine(out.card(card.pendingId))).toBe("Answered by Ana (id U_ANA): green");
+    expect(out.turns).toHaveLength(1);
   }, 30_000);
 
   it('"stop" taken by B stops the turn streaming on A', async () => {
