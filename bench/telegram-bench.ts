@@ -21,6 +21,7 @@ import pino from "pino";
 import { TelegramChannel, type TelegramChannelOptions } from "../src/channels/telegram/telegram-channel.js";
 import type { ConversationService } from "../src/sessions/contracts.js";
 import { createStore } from "../src/store/create-store.js";
+import { storeSlotBudget } from "../src/store/slot-budget.js";
 import type { KeyValueSpace } from "../src/store/store.js";
 import {
   type FakeTelegram,
@@ -183,6 +184,7 @@ function channelOptions(
     botInfo: tg.botInfo,
     sendLimits: ROOMY_LIMITS,
     accessStore,
+    budget: storeSlotBudget(accessStore),
   };
 }
 

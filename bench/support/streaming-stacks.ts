@@ -11,6 +11,7 @@ import path from "node:path";
 import pino from "pino";
 import { SlackChannel } from "../../src/channels/slack/slack-channel.js";
 import { TelegramChannel } from "../../src/channels/telegram/telegram-channel.js";
+import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import type { ProviderClient } from "../../src/engine/provider/provider.js";
 import { fakeSlackChannelOptions } from "../../test/channels/slack/support.js";
 import { type ApiCall, startFakeSlack } from "../../test/fakes/fake-slack/index.js";
@@ -154,6 +155,7 @@ export async function telegramStack(
       logger: pino({ level: "silent" }),
       botInfo: tg.botInfo,
       accessStore: store.space("grants"),
+      budget: storeSlotBudget(store.space("budgets")),
     }),
     manager,
   );

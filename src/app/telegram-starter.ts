@@ -1,7 +1,8 @@
 /**
  * The Telegram platform's part of the app: configured when a bot token is set; builds the grammY
  * channel (long polling, or the webhook when configured) with the config's access lists and file
- * limit, keeping pairings in the store so they survive restarts. How it is started and
+ * limit, keeping pairings in the store so they survive restarts, and counting the replies to
+ * people refused in the app's budget, so every process on the store shares one an hour. How it is started and
  * registered is the same for every platform (channel-starter.ts).
  */
 import type { TelegramChannel } from "../channels/telegram/telegram-channel.js";
@@ -40,6 +41,7 @@ async function create(context: ChannelContext, base: AdapterBase): Promise<Teleg
     ...(webhook ? { webhook: webhookOptions(webhook) } : {}),
     fileMaxBytes: section.file_max_bytes,
     accessStore: context.store.space("grants"),
+    budget: context.budget,
     // Several processes on one store: one of them polls (the holder of the poller lease).
     ...(context.coordination.distributed ? { pollerLeases: context.coordination } : {}),
   });

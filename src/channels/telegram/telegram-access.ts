@@ -3,10 +3,12 @@
  * any group; allowed chats let every member of a listed group use it — only members, as
  * getChatMember says (telegram-membership.ts), not everyone who can write there (a commenter on a
  * linked channel's posts need not join its discussion group); everyone else is refused with one
- * short reply (per user, per hour) that gives their user id and how to get access — an admin adds
- * the id to the configuration, or approves the pairing code in the reply with `/pair <code>`.
- * Anonymous group admins (who write as the group) are never allowed; a chat is told so at most
- * once an hour.
+ * short reply (per user and chat, per hour) that gives their user id and how to get access — an
+ * admin adds the id to the configuration, or approves the pairing code in the reply with
+ * `/pair <code>`. Anonymous group admins (who write as the group) are never allowed; a chat is
+ * told so at most once an hour. Those replies are counted in the store's slot budget, shared by
+ * every process on it (several processes answer one reply an hour between them, not one each);
+ * when the count cannot be taken nobody is told (logged): a stranger is never answered per message.
  *
  * Pairing codes are kept in the store (`tg:paircode:<code>`, the person and the expiry, for an
  * hour), taken with write-if-absent and removed when approved, so any process approves a code
@@ -28,6 +30,7 @@
 import { randomInt } from "node:crypto";
 import type { Logger } from "pino";
 import { z } from "zod";
+import type { SlotBudget } from "../../store/slot-budget.js";
 import { getAll, type KeyValueSpace } from "../../store/store.js";
 import { errorText } from "./telegram-errors.js";
 import type { GroupMembership } from "./telegram-membership.js";
@@ -38,6 +41,8 @@ export interface AccessOptions {
   readonly allowedChats: readonly string[];
   /** Persists approved pairings (and their index, for `/pairs`). */
   readonly store: KeyValueSpace;
+  /** Where the once-an-hour replies to those refused are counted: an hourly budget on the store. */
+  readonly replies: SlotBudget;
   /** Membership of the allowed groups, for those who are in only through one. */
   readonly members: Pick<GroupMembership, "isMember">;
   readonly now?: () => number;
@@ -95,8 +100,7 @@ const CODE_SHAPE = new RegExp(`^[${CODE_ALPHABET}]{${CODE_LENGTH}}$`);
 const CODE_TTL_MS = 60 * 60 * 1000;
 /** Fresh codes tried when one is taken already (one in hundreds of millions). */
 const CODE_ATTEMPTS = 3;
-const REFUSAL_EVERY_MS = 60 * 60 * 1000;
-/** The most entries each in-process cache (refusals, accounts logged) holds. */
+/** The most accounts whose lapsed pairing is remembered as logged. */
 const MEMORY_CAP = 10_000;
 
 function pairedKey(userId: number | string): string {
@@ -117,7 +121,6 @@ export class TelegramAccess {
   private readonly loggedLapsed = new Set<string>();
   /** The ids of the accounts ever paired, for `/pairs`. */
   private readonly index: PairingIndex;
-  private readonly refusedAt = new Map<string, number>();
   private readonly now: () => number;
 
   constructor(private readonly options: AccessOptions) {
@@ -186,8 +189,8 @@ export class TelegramAccess {
    * last hour (one reply, not one per message). In an allowed group, it says only members may.
    */
   async refusal(chat: AccessChat, user: AccessUser): Promise<string | undefined> {
+    if (!(await this.firstThisHour(`${chat.id}:${user.id}`))) return undefined;
     const now = this.now();
-    if (!this.firstThisHour(`${chat.id}:${user.id}`, now)) return undefined;
     const listed = this.listsChat(chat);
     const ways = [
       "add it to TELEGRAM_ALLOWED_USERS",
@@ -207,21 +210,28 @@ export class TelegramAccess {
    * The note for an anonymous group admin who addressed the bot, or undefined when this chat was
    * told within the last hour. Nobody can be authorised or held to account as that sender.
    */
-  anonymousNote(chat: AccessChat): string | undefined {
-    if (!this.firstThisHour(`${chat.id}:anonymous`, this.now())) return undefined;
+  async anonymousNote(chat: AccessChat): Promise<string | undefined> {
+    if (!(await this.firstThisHour(`${chat.id}:anonymous`))) return undefined;
     return (
       "Sorry, I can't work for anonymous group admins: I can't tell who is asking. " +
       'Turn off "Remain anonymous" in your admin rights to talk to me.'
     );
   }
 
-  /** Whether nobody was told under `key` within the last hour; if so, it counts as told now. */
-  private firstThisHour(key: string, now: number): boolean {
-    const last = this.refusedAt.get(key);
-    if (last !== undefined && now - last < REFUSAL_EVERY_MS) return false;
-    if (this.refusedAt.size >= MEMORY_CAP) this.refusedAt.clear();
-    this.refusedAt.set(key, now);
-    return true;
+  /**
+   * Whether nobody was told under `key` within the budget's hour, by any process on the store; if
+   * so, it counts as told now. False when the budget cannot be read or written (logged).
+   */
+  private async firstThisHour(key: string): Promise<boolean> {
+    try {
+      return (await this.options.replies.take(`tg:told:${key}`, 1)).ok;
+    } catch (error) {
+      this.options.logger?.warn(
+        { key, err: errorText(error) },
+        "telegram: could not count the once-an-hour reply to someone refused; not told",
+      );
+      return false;
+    }
   }
 
   /** A new pairing code for the person, stored for an hour; undefined when none could be stored. */

@@ -18,6 +18,7 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
+import type { SlotBudget } from "../../store/slot-budget.js";
 import type { KeyValueSpace } from "../../store/store.js";
 import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
 import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
@@ -63,6 +64,11 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
   readonly botInfo?: UserFromGetMe;
   /** Persists approved pairings and groups' supergroup migrations. */
   readonly accessStore: KeyValueSpace;
+  /**
+   * Where the once-an-hour replies to people refused are counted: the app's hourly budget
+   * (AppContext.budget), shared by every process on the store.
+   */
+  readonly budget: SlotBudget;
   /** 429 / 5xx retries: defaults 5 attempts, at most 60 s per wait. */
   readonly retry?: { readonly maxRetryAttempts: number; readonly maxDelaySeconds: number };
   /** Backoff after a 409 or a stopped runner: defaults 1 s doubling to 60 s. */
@@ -212,6 +218,7 @@ export class TelegramChannel implements ChannelAdapter {
       allowedChats: options.allowedChats,
       logger,
       store: options.accessStore,
+      replies: options.budget,
       // The check wake-ups run (mayAct), kept a few minutes for messages and presses.
       members: new GroupMembership({
         lookup: (chatId, userId) => this.directoryOn(lookupApi).isMember(String(chatId), String(userId)),

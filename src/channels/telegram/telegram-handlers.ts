@@ -142,7 +142,7 @@ async function onMessage(ctx: Context, deps: HandlerDeps): Promise<void> {
  */
 async function answerAnonymousAdmin(message: TelegramMessage, deps: HandlerDeps): Promise<void> {
   if (!isAddressedToBot(message, deps.bot())) return;
-  const note = deps.access.anonymousNote(message.chat);
+  const note = await deps.access.anonymousNote(message.chat);
   deps.logger.info(
     { chatId: message.chat.id, told: note !== undefined },
     "telegram: anonymous admin refused",

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { createStore } from "../../../src/store/create-store.js";
+import { storeSlotBudget } from "../../../src/store/slot-budget.js";
 import type { ButtonPress, PressResult } from "../../../src/core/button-press.js";
 import type { InboundMessage } from "../../../src/core/inbound-message.js";
 import type { ReceiveResult } from "../../../src/sessions/contracts.js";
@@ -86,7 +87,7 @@ export const TEST_SEND_LIMITS = {
 /** What a test must give a TelegramChannel on the fake Bot API; anything else it gives overrides the defaults. */
 export type FakeTelegramChannelSetup = Pick<
   TelegramChannelOptions,
-  "allowedUsers" | "allowedChats" | "workspaceRoot" | "service" | "logger" | "accessStore"
+  "allowedUsers" | "allowedChats" | "workspaceRoot" | "service" | "logger" | "accessStore" | "budget"
 > &
   Partial<TelegramChannelOptions>;
 
@@ -141,6 +142,7 @@ export async function startHarness(
           service,
           logger: pino({ level: "debug" }, sink),
           accessStore: store.space("grants"),
+          budget: storeSlotBudget(store.space("budgets")),
           ...overrides,
         }),
       ),

@@ -18,6 +18,7 @@ import {
 import { OpenAIProvider } from "../../../src/engine/provider/openai-provider.js";
 import type { SessionManager } from "../../../src/sessions/session-manager.js";
 import type { Store } from "../../../src/store/store.js";
+import { storeSlotBudget } from "../../../src/store/slot-budget.js";
 import { type FakeHandler, type FakeOpenAI, startFakeOpenAI } from "../../fakes/fake-openai.js";
 import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
 import { ToolRuns } from "../../sessions/helpers/test-tools.js";
@@ -96,6 +97,7 @@ async function launch(shared: Shared, options: StackOptions): Promise<Stack> {
         service: manager,
         logger,
         accessStore: store.space("grants"),
+        budget: storeSlotBudget(store.space("budgets")),
         ...options.channel,
         ...extras.channel,
       }),

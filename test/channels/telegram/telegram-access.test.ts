@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AccessOptions, TelegramAccess } from "../../../src/channels/telegram/telegram-access.js";
+import { storeSlotBudget } from "../../../src/store/slot-budget.js";
 import { getAll, type KeyValueSpace } from "../../../src/store/store.js";
 import { memorySpace } from "../../skills/support.js";
 import { type RedisServer, startRedisServer } from "../../support/redis-server.js";
@@ -21,6 +22,11 @@ function codeIn(refusal: string | undefined): string {
   return code;
 }
 
+/** A fresh hourly budget for the replies to people refused (each test's own). */
+function replies() {
+  return storeSlotBudget(memorySpace());
+}
+
 /** Membership of allowed groups, for tests whose allowed_chats list none. */
 const NOBODY = { isMember: async () => false };
 
@@ -36,6 +42,7 @@ async function paired(store = memorySpace(), approver = ADMIN) {
     allowedUsers: ["111", "222"],
     allowedChats: [],
     members: NOBODY,
+    replies: replies(),
     store,
   });
   const reply = await access.approve(approver, codeIn(await access.refusal(DM, MALLORY)));
@@ -67,6 +74,7 @@ describe("Telegram pairing", () => {
       allowedUsers: ["222"],
       allowedChats: [],
       members: NOBODY,
+      replies: replies(),
       store,
       logger,
     });
@@ -78,7 +86,13 @@ describe("Telegram pairing", () => {
     // The remaining admin sees it as lapsed and can end it.
     expect(await after.list(OTHER_ADMIN)).toContain("no longer counts");
     // Back in the list, the approver's pairing counts again.
-    const back = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store });
+    const back = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      members: NOBODY,
+      replies: replies(),
+      store,
+    });
     expect(await back.allows(DM, MALLORY)).toBe(true);
   });
 
@@ -90,6 +104,7 @@ describe("Telegram pairing", () => {
       allowedUsers: ["111"],
       allowedChats: [],
       members: NOBODY,
+      replies: replies(),
       store,
       logger,
     });
@@ -100,7 +115,13 @@ describe("Telegram pairing", () => {
   it("lists an older record (from before /pairs) once it is checked, so it can be ended", async () => {
     const store = memorySpace();
     await store.set("tg:paired:999", { by: "111", at: "2026-01-01T00:00:00.000Z" });
-    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store });
+    const access = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      members: NOBODY,
+      replies: replies(),
+      store,
+    });
     expect(await access.allows(DM, MALLORY)).toBe(true);
     expect(await access.list(ADMIN)).toContain("user id 999: approved by user id 111 on 2026-01-01");
     await access.unpair(ADMIN, "999");
@@ -112,7 +133,13 @@ describe("Telegram pairing", () => {
     await store.set("tg:paired:999", { by: "111", at: 5 });
     await store.set("tg:paired:998", ["111"]);
     await store.set("tg:paired-index", ["999", "998"]);
-    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store });
+    const access = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      members: NOBODY,
+      replies: replies(),
+      store,
+    });
     expect(await access.allows(DM, MALLORY)).toBe(false);
     expect(await access.allows({ id: 998, type: "private" }, { id: 998, name: "@x" })).toBe(false);
     expect(await access.list(ADMIN)).toBe("No paired accounts.");
@@ -128,7 +155,13 @@ describe("Telegram pairing", () => {
     // An approval that stopped between its record and its index entry.
     const store = memorySpace();
     await store.set("tg:paired:999", { by: "111", byName: "@admin", at: "2026-01-01T00:00:00.000Z" });
-    const other = new TelegramAccess({ allowedUsers: ["222"], allowedChats: [], members: NOBODY, store });
+    const other = new TelegramAccess({
+      allowedUsers: ["222"],
+      allowedChats: [],
+      members: NOBODY,
+      replies: replies(),
+      store,
+    });
     expect(await other.list(OTHER_ADMIN)).toBe("No paired accounts.");
     // A process where the approver has lapsed still lists it, so it can be seen and ended.
     expect(await other.allows(DM, MALLORY)).toBe(false);
@@ -165,13 +198,25 @@ describe("Telegram pairing", () => {
     });
     await store.set("tg:paired:998", { by: "111", at: "2026-01-02T00:00:00.000Z" });
     await store.set("tg:paired-index", ["999", "998"]);
-    const access = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store });
+    const access = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      members: NOBODY,
+      replies: replies(),
+      store,
+    });
     const list = await access.list(ADMIN);
     expect(list).toContain("@mallory (user id 999): approved by @admin (user id 111) on 2026-01-01");
     expect(list).toContain("user id 998: approved by user id 111 on 2026-01-02");
     expect(await store.get("tg:paired-index")).toBeUndefined();
     // Another process (with nothing remembered) lists them from the new index, and they work.
-    const other = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store });
+    const other = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      members: NOBODY,
+      replies: replies(),
+      store,
+    });
     expect(await other.list(ADMIN)).toBe(list);
     expect(await other.allows(DM, MALLORY)).toBe(true);
     await other.unpair(ADMIN, "999");
@@ -188,10 +233,13 @@ describe("Telegram pairing", () => {
     expect(await access.list(ADMIN)).toBe("No paired accounts.");
     // Another process on the same store sees the end at once.
     expect(
-      await new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store }).allows(
-        DM,
-        MALLORY,
-      ),
+      await new TelegramAccess({
+        allowedUsers: ["111"],
+        allowedChats: [],
+        members: NOBODY,
+        replies: replies(),
+        store,
+      }).allows(DM, MALLORY),
     ).toBe(false);
     expect(await access.unpair(ADMIN, "999")).toBe("No pairing for user id 999.");
     expect(await access.unpair(ADMIN, "abc")).toContain("Usage: /unpair <user id>");
@@ -200,7 +248,13 @@ describe("Telegram pairing", () => {
   it("an unpaired revocation in another process counts here at once", async () => {
     const { access, store } = await paired();
     expect(await access.allows(DM, MALLORY)).toBe(true);
-    const other = new TelegramAccess({ allowedUsers: ["111"], allowedChats: [], members: NOBODY, store });
+    const other = new TelegramAccess({
+      allowedUsers: ["111"],
+      allowedChats: [],
+      members: NOBODY,
+      replies: replies(),
+      store,
+    });
     await other.unpair(ADMIN, "999");
     expect(await access.allows(DM, MALLORY)).toBe(false);
   });
@@ -223,6 +277,7 @@ describe("Telegram pairing", () => {
       allowedUsers: ["111"],
       allowedChats: [],
       members: NOBODY,
+      replies: replies(),
       store: (await open(url())).space("grants"),
     });
     const code = codeIn(await shower.refusal(DM, MALLORY));
@@ -232,6 +287,7 @@ describe("Telegram pairing", () => {
       allowedUsers: ["111"],
       allowedChats: [],
       members: NOBODY,
+      replies: replies(),
       store: (await open(url())).space("grants"),
     });
     expect(await approver.approve(ADMIN, code.toLowerCase())).toContain("Approved: @mallory (user id 999)");
@@ -247,6 +303,7 @@ describe("Telegram pairing", () => {
       allowedUsers: ["111"],
       allowedChats: [],
       members: NOBODY,
+      replies: replies(),
       store,
       now: () => now,
     });
@@ -275,6 +332,7 @@ describe("Telegram pairing", () => {
       allowedUsers: ["111"],
       allowedChats: [],
       members: NOBODY,
+      replies: replies(),
       store: failing,
       logger,
     });
@@ -289,6 +347,7 @@ describe("Telegram pairing", () => {
       allowedUsers: ["111"],
       allowedChats: [],
       members: NOBODY,
+      replies: replies(),
       store: full,
     });
     expect(await taken.refusal(DM, MALLORY)).not.toContain("/pair");
@@ -305,12 +364,14 @@ describe("Telegram pairing", () => {
       allowedUsers: ["111"],
       allowedChats: [],
       members: NOBODY,
+      replies: replies(),
       store: held.space,
     });
     const two = new TelegramAccess({
       allowedUsers: ["111"],
       allowedChats: [],
       members: NOBODY,
+      replies: replies(),
       store: (await open(url())).space("grants"),
     });
     const alice = { id: 501, name: "@alice" };

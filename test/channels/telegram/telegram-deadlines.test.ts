@@ -19,6 +19,7 @@ import { errorText } from "../../../src/channels/telegram/telegram-errors.js";
 import { telegramFetch } from "../../../src/channels/telegram/telegram-fetch.js";
 import { TelegramChannel } from "../../../src/channels/telegram/telegram-channel.js";
 import { memorySpace } from "../../skills/support.js";
+import { storeSlotBudget } from "../../../src/store/slot-budget.js";
 import { agentEvent } from "../../../src/core/events.js";
 import { type FakeTelegram, startFakeTelegram } from "../../fakes/fake-telegram/fake-telegram.js";
 import { ALICE, ALICE_DM, type Harness, ScriptedService, startHarness } from "./harness.js";
@@ -218,6 +219,7 @@ describe("deadlines in the Telegram channel", () => {
       service: new ScriptedService(),
       logger: pino({ level: "silent" }),
       accessStore: memorySpace(),
+      budget: storeSlotBudget(memorySpace()),
     };
     expect(() => new TelegramChannel({ ...options, deadlines: SHORT })).not.toThrow();
     for (const deadlines of [
