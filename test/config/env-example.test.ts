@@ -19,6 +19,15 @@ describe(".env.example", () => {
     expect([...listed].filter((name) => !read.has(name))).toEqual([]);
   });
 
+  it("lists each variable once, and a line uncommented holds only its value", () => {
+    const assignments = [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=(.*)$/gm)];
+    const names = assignments.map((match) => match[1]);
+    expect(names.filter((name, i) => names.indexOf(name) !== i)).toEqual([]);
+    // dotenv keeps what follows `=` up to a ` #` comment: a note in brackets would join the value.
+    const noted = assignments.filter((match) => /\s/.test(match[2] ?? "")).map((match) => match[0]);
+    expect(noted).toEqual([]);
+  });
+
   it("leaves every secret blank", () => {
     const filled = [...example.matchAll(/^([A-Z_]*(KEY|TOKEN|SECRET))=(.+)$/gm)].map((match) => match[1]);
     expect(filled).toEqual([]);
