@@ -3,6 +3,7 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
+import { PERMISSION_MODES } from "../../../src/core/modes.js";
 import {
   BOT_EVENTS,
   missingScopes,
@@ -27,6 +28,7 @@ describe("Slack app manifest", () => {
     expect(manifest.features.slash_commands.map((c: { command: string }) => c.command)).toEqual([
       "/coworker",
     ]);
+    expect(manifest.features.slash_commands[0].usage_hint).toContain(`mode <${PERMISSION_MODES.join("|")}>`);
   });
 
   it("warns at start when the installed app lacks scopes", async () => {
