@@ -7,13 +7,15 @@
  * views are never re-sent; a draft update the send limit had no spare room for (see
  * telegram-throttle.ts) skips a beat. The first preview waits `firstPreviewMs` from the turn's
  * start (and content that comes later one more change), and a turn over by then sends only the
- * answer. The pacing is the shared EditPacer's; this file supplies Telegram's budget and calls.
+ * answer. A forum topic closed or deleted under the turn ends its previews (one log line naming
+ * it): nothing more is tried there until the final answer. The pacing is the shared EditPacer's;
+ * this file supplies Telegram's budget and calls.
  */
 import type { InlineKeyboardMarkup } from "grammy/types";
 import type { Logger } from "pino";
 import { EditPacer, type SendOutcome } from "../shared/edit-pacer.js";
 import { STOP_KEYBOARD } from "./telegram-card.js";
-import { errorText, isUnsupported } from "./telegram-errors.js";
+import { errorText, isTopicGone, isUnsupported } from "./telegram-errors.js";
 import type { ChatSender } from "./telegram-send.js";
 import { SendSkipped } from "./telegram-throttle.js";
 
@@ -48,6 +50,8 @@ export class LiveReply {
   private messageId: number | undefined;
   private readonly pacer: EditPacer;
   private finished = false;
+  /** The turn's topic was closed or deleted: no more previews. */
+  private topicGone = false;
   /** When a preview last reached the chat (Date.now()), if one did. */
   shownAt: number | undefined;
 
@@ -69,20 +73,28 @@ export class LiveReply {
    * the rate allows a send.
    */
   show(view: () => string): void {
-    if (this.finished) return;
+    if (this.finished || this.topicGone) return;
     this.view = view;
     this.pacer.changed();
   }
 
   private async preview(): Promise<SendOutcome> {
     const html = this.view?.() ?? "";
-    if (html === "" || html === this.shown) return "unchanged";
+    if (this.topicGone || html === "" || html === this.shown) return "unchanged";
     try {
       await this.deliver(html);
     } catch (error) {
       // A draft update yields to messages while the bot's send limit is busy: skip this beat.
       if (error instanceof SendSkipped) return { retryAfterMs: 0 };
-      throw error;
+      if (!isTopicGone(error)) throw error;
+      // Never sent elsewhere instead (General is not the topic's place): the log says where.
+      this.topicGone = true;
+      const { chatId, threadId } = this.options.sender.address;
+      this.options.logger.warn(
+        { err: errorText(error), chatId, topicId: threadId },
+        "telegram: topic closed or deleted; previews stopped for this turn",
+      );
+      return "unchanged";
     }
     return "sent";
   }

@@ -162,6 +162,47 @@ describe("Telegram channel: rendering turns", () => {
     expect(tg.state.botMessages(FORUM.id, 21).at(-1)!.text).toBe("🔧 read_file ⏳\n\nanswer for 21");
   });
 
+  it.each([
+    ["sendMessage", "its first preview"],
+    ["editMessageText", "an edit of its preview"],
+  ])(
+    "stops a turn's previews when its forum topic is closed (%s: %s), said once in the log",
+    async (method) => {
+      harness = await startHarness();
+      const { tg, service } = harness;
+      const logged = (msg: string) => harness!.logs().filter((line) => line.msg === msg);
+      const stopped = "telegram: topic closed or deleted; previews stopped for this turn";
+      // The topic is closed from the first call of `method` on, for the rest of the turn.
+      const closeTopic = () => tg.failNext(method, 400, "Bad Request: TOPIC_CLOSED", 10);
+      const opening: Step[] =
+        method === "sendMessage"
+          ? [closeTopic, delta("first second")]
+          : [
+              delta("first"),
+              () => tg.waitFor(() => successful(tg, "sendMessage").length === 1),
+              closeTopic,
+              delta(" second"),
+            ];
+      service.onReceive = (_message, output) =>
+        playTurn(output, [
+          ...opening,
+          () => tg.waitFor(() => logged(stopped).length === 1),
+          delta(" third"),
+          delta(" fourth"),
+          done("first second third fourth"),
+        ]);
+      tg.sendUserMessage({ chat: FORUM, from: ALICE, threadId: 31, text: "@coworker_bot hi" });
+      await tg.waitFor(() => service.turns.length === 1);
+      await Promise.all(service.turns);
+      expect(logged(stopped)).toHaveLength(1);
+      expect(logged(stopped)[0]).toMatchObject({ level: 40, chatId: FORUM.id, topicId: 31 });
+      expect(logged("telegram preview failed")).toHaveLength(0);
+      // One preview call met the closed topic; after it only the final answer was tried (not delivered).
+      expect(tg.callsOf(method).filter((call) => call.error)).toHaveLength(2);
+      expect(logged("telegram: topic closed or deleted; answer not delivered")).toHaveLength(1);
+    },
+  );
+
   it("splits a 10,000-character answer into ordered messages within the limit", async () => {
     harness = await startHarness();
     const { tg, service } = harness;
