@@ -159,6 +159,19 @@ function telegramOutcome(outcome: CardOutcome): string {
 }
 
 /**
+ * The card as it goes when Telegram refuses its keyboard: no buttons; a question's options written
+ * out in its footer, to be answered by a reply (another card's footer already says how to answer
+ * it by typing).
+ */
+export function cardWithoutButtons(card: Card): Card {
+  const footer =
+    card.kind === "question"
+      ? `Options: ${card.buttons.map((b) => b.label).join(" · ")}. Reply to this message with your answer.`
+      : card.footer;
+  return { ...card, buttons: [], ...(footer === undefined ? {} : { footer }) };
+}
+
+/**
  * Render a card as one Telegram message: HTML text plus its keyboard (none once decided). An open
  * card without buttons (a question without options) asks for a reply instead (`forceReply`: the
  * asker's app opens a reply to it, which a group's bot then sees). `file` names the file posted

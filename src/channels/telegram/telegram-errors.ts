@@ -14,6 +14,14 @@ export function isParseError(error: unknown): boolean {
   return described(error, /can't parse entities/i);
 }
 
+/**
+ * The message's keyboard was refused: too many or too long buttons ("reply markup is too long"),
+ * a button Telegram will not take ("BUTTON_DATA_INVALID", "BUTTON_TEXT_INVALID"), and the like.
+ */
+export function isKeyboardRefused(error: unknown): boolean {
+  return described(error, /reply markup|keyboard|BUTTON_|REPLY_MARKUP/i);
+}
+
 /** "Bad Request: message is not modified" — the edit is already in place. */
 export function isNotModified(error: unknown): boolean {
   return described(error, /message is not modified/i);

@@ -11,8 +11,8 @@ import type { ThreadOutput, TurnInfo, TurnRenderer } from "../../core/thread-out
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { turnLogger } from "../../logging/logger.js";
 import { ATTACHMENT_CAPTION, attachedFile, postCardWithAttachment } from "../shared/card-attachment.js";
-import { cutsCode, renderCard } from "./telegram-card.js";
-import { errorText } from "./telegram-errors.js";
+import { cardWithoutButtons, cutsCode, renderCard } from "./telegram-card.js";
+import { errorText, isKeyboardRefused } from "./telegram-errors.js";
 import { markdownToTelegramHtml } from "./telegram-html.js";
 import { draftIdOf, TelegramTurnRenderer } from "./telegram-renderer.js";
 import { addressOf, ChatSender } from "./telegram-send.js";
@@ -95,8 +95,25 @@ export class TelegramThreadOutput implements ThreadOutput {
     );
   }
 
-  /** Send the card's message, replying to the thread's trigger. */
+  /**
+   * Send the card's message, replying to the thread's trigger. A keyboard Telegram refuses (too
+   * many or too long buttons) does not leave the card unposted: it goes without buttons, its
+   * options written out, asking for a typed reply (cardWithoutButtons).
+   */
   private async post(card: Card): Promise<CardRef> {
+    try {
+      return await this.send(card);
+    } catch (error) {
+      if (card.buttons.length === 0 || !isKeyboardRefused(error)) throw error;
+      this.options.logger.warn(
+        { err: errorText(error) },
+        "telegram refused a card's keyboard; posting it without",
+      );
+      return this.send(cardWithoutButtons(card));
+    }
+  }
+
+  private async send(card: Card): Promise<CardRef> {
     const { html, replyMarkup, forceReply } = renderCard(card);
     // A reply is asked of the person the card replies to (selective): the thread's trigger.
     const markup = forceReply ? { force_reply: true as const, selective: true } : replyMarkup;

@@ -273,6 +273,21 @@ describe("Telegram end to end", () => {
     expect(settled.text).toMatch(/\nAnswered by [^\n]*: green — because [a-z ]*…$/);
   });
 
+  it("a question whose keyboard Telegram refuses is posted without buttons, its options written out, and answered by a reply", async () => {
+    stack = await startStack({ allowedUsers: [ALICE.id], handler: askThenAnswer });
+    const { tg } = stack;
+    tg.failNext("sendMessage", 400, "Bad Request: reply markup is too long");
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "pick one" });
+    const card = await tg.waitFor(() =>
+      tg.state.botMessages(ALICE.id).find((m) => m.text.includes("Which color?")),
+    );
+    expect(card.reply_markup).toBeUndefined();
+    expect(card.force_reply).toEqual({ selective: true });
+    expect(card.text).toContain("Options: red · blue. Reply to this message with your answer.");
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "blue", replyTo: card.message_id });
+    await tg.waitFor(() => tg.state.botMessages(ALICE.id).some((m) => m.text === "you chose blue"));
+  });
+
   it("a question without options in a group asks for a reply, and the asker's reply answers it", async () => {
     const handler: FakeHandler = ({ body }) =>
       lastMessage(body).role === "tool"
