@@ -173,7 +173,7 @@ describe("Telegram channel: rendering turns", () => {
       const logged = (msg: string) => harness!.logs().filter((line) => line.msg === msg);
       const stopped = "telegram: topic closed or deleted; previews stopped for this turn";
       // The topic is closed from the first call of `method` on, for the rest of the turn.
-      const closeTopic = () => tg.failNext(method, 400, "Bad Request: TOPIC_CLOSED", 10);
+      const closeTopic = async () => tg.failNext(method, 400, "Bad Request: TOPIC_CLOSED", 10);
       const opening: Step[] =
         method === "sendMessage"
           ? [closeTopic, delta("first second")]
