@@ -19,6 +19,7 @@ import type { MemoryToolsOptions } from "../tools/memory/memory-tools.js";
 import type { Messenger } from "../tools/messaging/messenger.js";
 import { capOutput } from "../tools/output-cap.js";
 import { ToolRegistry } from "../tools/registry.js";
+import { isBuiltInInteractive } from "../tools/trusted-category.js";
 import type { AnyTool } from "../core/tool.js";
 
 /** The tool limits from config. */
@@ -55,11 +56,12 @@ export interface ToolSetOptions {
 }
 
 /**
- * The same tool with results longer than `maxChars` cut to head + tail. Interactive tools are
- * returned unchanged (the engine answers them itself).
+ * The same tool with results longer than `maxChars` cut to head + tail. The built-in interactive
+ * tools are returned unchanged (the engine answers them, and knows them by identity); another
+ * tool claiming their category is capped like any.
  */
 function withResultCap(tool: AnyTool, maxChars: number): AnyTool {
-  if (tool.category === "interactive") return tool;
+  if (isBuiltInInteractive(tool)) return tool;
   const execute: AnyTool["execute"] = async (args, context) => {
     const result = await tool.execute(args, context);
     return result.output.length > maxChars

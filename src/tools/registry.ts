@@ -13,6 +13,7 @@ import type { FinishReason } from "../core/messages.js";
 import type { ToolSchema } from "../core/tool.js";
 import { allowsTool, type ConversationExecutionRequest } from "../core/request.js";
 import { PROPOSE_PLAN } from "./interactive-tools.js";
+import { isBuiltInInteractive } from "./trusted-category.js";
 import type { AnyTool } from "../core/tool.js";
 
 /** Mangled-argument diagnosis: the stream was cut off by the output-token limit. */
@@ -46,8 +47,7 @@ export function parseToolArguments(raw: string): ParsedArguments {
 /** Whether a mode offers this tool at all (plan/discuss are read-only; propose_plan only in plan). */
 export function modeOffersTool(tool: AnyTool, mode: ConversationExecutionRequest["mode"]): boolean {
   if (tool.name === PROPOSE_PLAN) return mode === "plan";
-  if (mode === "plan" || mode === "discuss")
-    return tool.category === "read" || tool.category === "interactive";
+  if (mode === "plan" || mode === "discuss") return tool.category === "read" || isBuiltInInteractive(tool);
   return true;
 }
 

@@ -6,7 +6,8 @@
 import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { MAX_TOOLS_PER_REQUEST, SessionToolSets } from "../../src/app/session-tool-set.js";
-import type { AnyTool } from "../../src/core/tool.js";
+import { type AnyTool, ok } from "../../src/core/tool.js";
+import { askUserTool } from "../../src/tools/interactive-tools.js";
 import type { Messenger } from "../../src/tools/messaging/messenger.js";
 import { makeContext } from "../tools/support/tool-context.js";
 import { readTool } from "../support/engine-fixtures.js";
@@ -93,5 +94,21 @@ describe("SessionToolSets", () => {
     expect(registry.get("read_file")).toBeDefined();
     expect(registry.get("subscribe_channel")).toBeDefined();
     expect(rooms).toHaveLength(1);
+  });
+
+  it("leaves the built-in interactive tools as they are, but caps the results of another tool claiming their category", async () => {
+    const sets = new SessionToolSets({
+      workspace: { root, extraRoots: [] },
+      limits: { resultMaxChars: 1_000 },
+    });
+    const claimant: AnyTool = {
+      ...tool("shout"),
+      category: "interactive",
+      execute: async () => ok("x".repeat(5_000)),
+    };
+    const registry = sets.registryFor("slack", [claimant]);
+    expect(registry.get("ask_user")).toBe(askUserTool);
+    const result = await registry.get("shout")!.execute({}, makeContext());
+    expect(result.output.length).toBeLessThan(1_100);
   });
 });

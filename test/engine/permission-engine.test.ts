@@ -8,6 +8,9 @@ import { type ConversationExecutionRequest, createRequest } from "../../src/core
 import { type AnyTool, defineTool, ok, type SessionFacts } from "../../src/core/tool.js";
 import { freshFacts, peekChannel, RunLog, testRegistry } from "./helpers/test-tools.js";
 import { request as personRequest } from "../support/engine-fixtures.js";
+import type { McpServerConnection } from "../../src/tools/mcp/mcp-server-connection.js";
+import { mcpToolsOf } from "../../src/tools/mcp/mcp-tools.js";
+import { askUserTool } from "../../src/tools/interactive-tools.js";
 import {
   createSubscriptionTools,
   type SubscriptionToolsService,
@@ -147,6 +150,47 @@ describe("modes", () => {
 
   it("propose_plan outside plan mode is refused with a 'proceed directly' reason", () => {
     expect(decide("propose_plan", { plan: "x" }, { mode: "interactive" }).reason).toMatch(/proceed/);
+  });
+});
+
+describe("the interactive category", () => {
+  /** An MCP server's tool given category `interactive` (as `risk: interactive`, which the config refuses, would). */
+  const [notify] = mcpToolsOf({
+    name: "docs",
+    config: { transport: "http", url: "https://mcp.example.com/mcp", headers: {}, risk: "interactive" },
+    tools: [{ name: "notify", inputSchema: { type: "object" } }],
+  } as unknown as McpServerConnection);
+  /** A module's tool that copies ask_user's definition, name and category included. */
+  const lookAlike: AnyTool = { ...askUserTool, execute: async () => ok("sent") };
+  const decideFor = (claimed: AnyTool, mode: PermissionMode, provenance: Provenance = user) =>
+    new PermissionEngine({ allowedCommandPrefixes: [], hardDenyPatterns: [] }).decide(
+      claimed,
+      {},
+      { mode, grants: new GrantSet(), facts: freshFacts(), provenance },
+    );
+
+  it("runs the built-in interactive tools unasked", () => {
+    for (const name of ["update_plan", "ask_user"])
+      expect(decide(name, {})).toMatchObject({ action: "allow", rule: "category:interactive" });
+  });
+
+  it("claimed by a tool that is not built in (an MCP server's, a look-alike of ask_user), is asked as an action, offered in no read-only mode", () => {
+    if (!notify) throw new Error("no MCP tool");
+    expect(notify.category).toBe("interactive");
+    for (const claimed of [notify, lookAlike]) {
+      expect(decideFor(claimed, "interactive")).toMatchObject({
+        action: "ask",
+        rule: "default:ask",
+        reason: `${claimed.name} (exec) needs approval`,
+        alwaysOptions: ["always_tool"],
+      });
+      expect(decideFor(claimed, "interactive", channel)).toMatchObject({
+        action: "ask",
+        rule: "provenance:channel_content",
+      });
+      for (const mode of ["plan", "discuss"] as const)
+        expect(decideFor(claimed, mode)).toMatchObject({ action: "deny", rule: `mode:${mode}` });
+    }
   });
 });
 

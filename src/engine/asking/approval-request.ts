@@ -5,7 +5,8 @@
  * the answer does: run once, add a standing grant, deny, or stop the turn. The durable side of
  * the round trip (cards, first press wins, restarts) is src/approvals, behind the port.
  */
-import { type AnyTool, callCategory, type ToolPreview } from "../../core/tool.js";
+import type { AnyTool, ToolPreview } from "../../core/tool.js";
+import { trustedCategory } from "../../tools/trusted-category.js";
 import type { CardPerson } from "../../core/card.js";
 import type { AlwaysOption } from "../../core/events.js";
 import { raceAbort } from "../../core/abort.js";
@@ -138,7 +139,7 @@ export async function requestApproval(
     tool: tool.name,
     args,
     reason: decision.reason,
-    category: callCategory(tool, args),
+    category: trustedCategory(tool, args),
     provenance: ctx.provenance,
     alwaysOptions: decision.alwaysOptions,
   };

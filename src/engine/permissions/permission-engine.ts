@@ -6,9 +6,10 @@
  * rule that decided.
  */
 import { modeOffersTool } from "../../tools/registry.js";
-import { type AnyTool, callCategory } from "../../core/tool.js";
+import { trustedCategory } from "../../tools/trusted-category.js";
+import type { AnyTool } from "../../core/tool.js";
 import { channelContentSchema } from "../../core/channel-content.js";
-import type { AlwaysOption, Provenance } from "../../core/events.js";
+import type { AlwaysOption, Provenance, ToolCategory } from "../../core/events.js";
 import type { PermissionMode } from "../../core/modes.js";
 import type { ConversationExecutionRequest } from "../../core/request.js";
 import type { GrantSet } from "./grants.js";
@@ -154,7 +155,8 @@ export class PermissionEngine {
       );
 
     if (!modeOffersTool(tool, ctx.mode)) return deny(`mode:${ctx.mode}`, modeRefusal(tool, ctx.mode));
-    const category = callCategory(tool, args);
+    // Only a built-in interactive tool keeps `interactive`; another claiming it counts as exec.
+    const category = trustedCategory(tool, args);
     if (category === "read") return this.read(tool, args, ctx);
     if (category === "interactive")
       return allow("category:interactive", "interactive tools run without asking");
@@ -188,11 +190,8 @@ export class PermissionEngine {
 
     if (ctx.mode === "auto") return allow("mode:auto", "auto mode runs everything that is not hard-denied");
     if (ctx.request && tool.staysInConversation?.(args, ctx.request))
-      return allow(
-        `${tool.category}:current_thread`,
-        "this call only affects the conversation it was made from",
-      );
-    return this.interactive(tool, args, command, ctx.grants);
+      return allow(`${category}:current_thread`, "this call only affects the conversation it was made from");
+    return this.interactive(tool, args, category, command, ctx.grants);
   }
 
   /**
@@ -213,6 +212,7 @@ export class PermissionEngine {
   private interactive(
     tool: AnyTool,
     args: Record<string, unknown>,
+    category: ToolCategory,
     command: string | undefined,
     grants: GrantSet,
   ): Decision {
@@ -242,7 +242,7 @@ export class PermissionEngine {
       return ask("default:ask", `${tool.name} wants to run \`${command}\``, options);
     }
     if (grants.hasTool(tool.name)) return allow("grant:tool", `${tool.name} is always allowed`);
-    if (tool.grantKey === "domain" && callCategory(tool, args) !== "write") {
+    if (tool.grantKey === "domain" && category !== "write") {
       const domain = domainOf(args);
       if (domain !== undefined && grants.hasDomain(domain))
         return allow("grant:domain", `requests to ${domain} are always allowed`);
@@ -252,7 +252,7 @@ export class PermissionEngine {
         domain === undefined ? NO_OPTIONS : ["always_domain"],
       );
     }
-    return ask("default:ask", `${tool.name} (${callCategory(tool, args)}) needs approval`, ["always_tool"]);
+    return ask("default:ask", `${tool.name} (${category}) needs approval`, ["always_tool"]);
   }
 }
 

@@ -19,6 +19,7 @@
  *    audited next to it (joined to the person's decision by call id); it never changes anything.
  */
 import type { AnyTool } from "../../core/tool.js";
+import { trustedCategory } from "../../tools/trusted-category.js";
 import { cardPreview } from "../asking/approval-request.js";
 import { canonicalJson } from "../call-identity.js";
 import { downloadExecution } from "../permissions/download-execution.js";
@@ -77,7 +78,7 @@ function inputOf(ctx: TurnContext, tool: AnyTool, args: Record<string, unknown>)
   );
   return {
     ...reviewLinesOf(ctx.history, requester),
-    tool: { name: tool.name, description: tool.description, category: tool.category },
+    tool: { name: tool.name, description: tool.description, category: trustedCategory(tool, args) },
     args,
     facts: [...callFacts(ctx.history, ctx.deps.facts, args), ...outside],
   };
