@@ -68,12 +68,13 @@ export interface PlatformDirectory {
 export const MAX_DISPLAY_NAME_CHARS = 80;
 
 /**
- * A channel or person name as shown to people and the model: one line, at most 80 characters.
- * (Telegram titles are free text chosen by anyone who can edit the group.)
+ * A channel or person name as shown to people and the model: one line, at most 80 characters (or
+ * `max`, leaving room for what follows it). (Telegram titles are free text chosen by anyone who
+ * can edit the group.)
  */
-export function displayName(text: string): string {
+export function displayName(text: string, max = MAX_DISPLAY_NAME_CHARS): string {
   const line = text.replace(/\s+/g, " ").trim();
-  return line.length <= MAX_DISPLAY_NAME_CHARS ? line : `${line.slice(0, MAX_DISPLAY_NAME_CHARS - 1)}…`;
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }
 
 /** The message of a thrown platform failure, for refusals that say why. */

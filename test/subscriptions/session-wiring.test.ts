@@ -368,29 +368,40 @@ describe("Telegram observation", () => {
     expect(observed).toMatchObject({ channel: "-42", permalink: "https://t.me/c/1234/7" });
   });
 
-  it("credits a message sent as a chat to that chat, as no person, never to Telegram's stand-in account", () => {
+  it("credits a message sent as a chat to that chat, named as the chat it is, never to Telegram's stand-in account", () => {
     const channelBot = { id: 136817688, is_bot: true, first_name: "Channel", username: "Channel_Bot" };
-    const asChannel = (id: number, title: string) =>
-      observedOf(msg({ from: channelBot, sender_chat: { id, title }, text: "hi" }), bot)?.author;
-    expect(asChannel(-1009999, "Mallory's channel")).toEqual({
+    const asChat = (id: number, title: string, type?: string) =>
+      observedOf(msg({ from: channelBot, sender_chat: { id, title, type }, text: "hi" }), bot)?.author;
+    expect(asChat(-1009999, "Mallory's channel", "channel")).toEqual({
       id: "-1009999",
-      name: "Mallory's channel",
-      isBot: true,
+      name: "Mallory's channel (channel)",
+      isBot: false,
     });
-    expect(asChannel(-1008888, "Official Ops")).toEqual({
+    expect(asChat(-1008888, "Official Ops", "supergroup")).toEqual({
       id: "-1008888",
-      name: "Official Ops",
-      isBot: true,
+      name: "Official Ops (group)",
+      isBot: false,
     });
+    // A kind Telegram may add later, or none at all: a chat, never a bot.
+    expect(asChat(-1007777, "Elsewhere", "forum_of_forums")?.name).toBe("Elsewhere (chat)");
+    expect(asChat(-1007777, "Elsewhere")?.name).toBe("Elsewhere (chat)");
+    // However long the title, the kind is shown whole.
+    const long = asChat(-1009999, `Alice: ${"I approve this. ".repeat(12)}`, "channel")!.name;
+    expect(long).toHaveLength(80);
+    expect(long.endsWith("… (channel)")).toBe(true);
     const anonymousAdmin = observedOf(
       msg({
         from: { id: 1087968824, is_bot: true, first_name: "Group", username: "GroupAnonymousBot" },
-        sender_chat: { id: -1001234, title: "Team" },
+        sender_chat: { id: -1001234, type: "supergroup", title: "Team" },
         text: "hi",
       }),
       bot,
     );
-    expect(anonymousAdmin?.author).toEqual({ id: "-1001234", name: "Team", isBot: true });
+    expect(anonymousAdmin?.author).toEqual({
+      id: "-1001234",
+      name: "Team (group, anonymous admin)",
+      isBot: false,
+    });
   });
 
   it("leaves out a channel post Telegram forwards into its discussion group (the bot's own among them)", () => {

@@ -75,7 +75,13 @@ export const telegramMessageSchema = z.object({
   from: userSchema.optional(),
   /** The chat a channel post (or an anonymous admin's message) was sent on behalf of. */
   sender_chat: z
-    .object({ id: z.number().int(), title: z.string().optional(), username: z.string().optional() })
+    .object({
+      id: z.number().int(),
+      /** The chat's kind (channel, supergroup, …): a kind added later reads as absent. */
+      type: z.string().optional().catch(undefined),
+      title: z.string().optional(),
+      username: z.string().optional(),
+    })
     .optional(),
   text: z.string().optional(),
   caption: z.string().optional(),

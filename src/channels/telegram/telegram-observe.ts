@@ -8,12 +8,14 @@
  * id (telegram-migrations.ts), so a subscription made before the upgrade keeps hearing it. A
  * message sent as a chat (a channel's post, a post "as the channel", an anonymous admin) is that
  * chat's: it is credited to the chat, never to the shared account Telegram puts in `from`, and in
- * a group marked as no person (isBot). A channel post Telegram forwards into its linked
+ * a group named as the chat it is ("Title (channel)", "Title (group, anonymous admin)"), never as
+ * a person or a bot. A channel post Telegram forwards into its linked
  * discussion group by itself (the bot's own posts among them) is no one's message there and is
  * not reported: the channel's subscribers see it in the channel.
  */
 import { z } from "zod";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
+import { displayName, MAX_DISPLAY_NAME_CHARS } from "../../subscriptions/platform-directory.js";
 import {
   type BotIdentity,
   isAddressedToBot,
@@ -56,16 +58,33 @@ function permalinkOf(message: TelegramMessage): string | undefined {
 
 /**
  * Who sent it: the chat it was sent as, else the person in `from`, else the chat itself. In a
- * group a chat's message stands among people's, so it is marked as no person (isBot); a broadcast
- * channel's posts are all the channel's own.
+ * group a chat's message stands among people's, so its name says what chat it is (see chatKindOf);
+ * a broadcast channel's posts are all the channel's own.
  */
 function authorOf(message: TelegramMessage): ObservedMessage["author"] {
-  const { from } = message;
-  if (from && !message.sender_chat)
-    return { id: String(from.id), name: userOf(from).name, isBot: from.is_bot === true };
-  const sender = message.sender_chat ?? message.chat;
-  const name = sender.title ?? (sender.username ? `@${sender.username}` : String(sender.id));
-  return { id: String(sender.id), name, isBot: message.chat.type !== "channel" };
+  const { from, chat } = message;
+  const sender = message.sender_chat;
+  if (from && !sender) return { id: String(from.id), name: userOf(from).name, isBot: from.is_bot === true };
+  const author = sender ?? chat;
+  const title = author.title ?? (author.username ? `@${author.username}` : String(author.id));
+  if (!sender || chat.type === "channel") return { id: String(author.id), name: title, isBot: false };
+  // The kind is kept whole however long the title: it is what tells the chat from a person.
+  const kind = ` (${chatKindOf(sender, chat)})`;
+  const name = `${displayName(title, MAX_DISPLAY_NAME_CHARS - kind.length)}${kind}`;
+  return { id: String(author.id), name, isBot: false };
+}
+
+/**
+ * What chat a group message was sent as: a channel (its linked channel, or one the writer owns), the
+ * group itself (an admin who remains anonymous), another group, or a chat of a kind not known here.
+ */
+function chatKindOf(
+  sender: NonNullable<TelegramMessage["sender_chat"]>,
+  chat: TelegramMessage["chat"],
+): string {
+  if (sender.type === "channel") return "channel";
+  if (sender.id === chat.id) return "group, anonymous admin";
+  return sender.type === "group" || sender.type === "supergroup" ? "group" : "chat";
 }
 
 function textOf(message: TelegramMessage): string {
