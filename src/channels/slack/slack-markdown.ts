@@ -6,7 +6,9 @@
  * "> " · tables → an aligned monospace block. `&`, `<` and `>` are escaped everywhere (also inside
  * code, as Slack requires); character references in the markdown are resolved first. mrkdwn has
  * no escape for its markers `*`, `_`, `~` and `` ` ``, so a literal one (a backslash escape, as
- * markdownLiteral writes names and other text meant as it is) goes between zero-width spaces.
+ * markdownLiteral writes names and other text meant as it is) goes between zero-width spaces where
+ * it could open or close a span; between letters or digits (`deploy_prod`) it stays bare, so text
+ * copied out of Slack has no invisible characters there.
  */
 import { trimTrailing } from "../../core/trim-trailing.js";
 import { BASIC_ENTITIES, decodeEntities } from "../shared/markdown-entities.js";
@@ -24,6 +26,12 @@ const SAFE_URL = /^(https?:|mailto:|slack:|tel:)/i;
 const ZERO_WIDTH_SPACE = "\u200b";
 /** mrkdwn's emphasis and code markers. */
 const MARKERS = /[*_~`]/g;
+/**
+ * A marker `literal` put between zero-width spaces with a letter or digit on each side. mrkdwn
+ * opens a span only at a marker after the start, a space or punctuation, and closes one only at a
+ * marker before the end, a space or punctuation, so this one can do neither and needs no spaces.
+ */
+const MARKER_INSIDE_WORD = /(?<=[\p{L}\p{M}\p{N}])\u200b([*_~`])\u200b(?=[\p{L}\p{M}\p{N}])/gu;
 const BULLETS = ["•", "◦", "▪"];
 const INDENT = "    ";
 
@@ -35,7 +43,8 @@ function source(text: string): string {
  * Literal characters (a backslash escape, inline raw HTML) as Slack shows them: `&<>` escaped, and
  * each marker between zero-width spaces, so neither side of it can open or close a span (whether
  * Slack reads the space as a letter or as a space) and it shows as itself. Ordinary text keeps
- * its characters as written, so copying it stays faithful.
+ * its characters as written, so copying it stays faithful. A marker's neighbours are known only
+ * in the whole text: markdownToMrkdwn drops the spaces again inside words (MARKER_INSIDE_WORD).
  */
 function literal(text: string): string {
   return escapeMrkdwn(text).replace(MARKERS, `${ZERO_WIDTH_SPACE}$&${ZERO_WIDTH_SPACE}`);
@@ -109,7 +118,7 @@ const MRKDWN: MarkdownFormat = {
 /** Convert model markdown to Slack mrkdwn; renders sharing one render budget pass it as `budget`. */
 export function markdownToMrkdwn(markdown: string, budget?: RenderBudget): string {
   if (markdown.trim().length === 0) return "";
-  return renderMarkdown(markdown, MRKDWN, budget);
+  return renderMarkdown(markdown, MRKDWN, budget).replace(MARKER_INSIDE_WORD, "$1");
 }
 
 /** `<` opening Slack's mention syntax: `<!channel>`, `<!here>`, `<!subteam^…>`, `<@U…>`, `<#C…>`. */

@@ -69,6 +69,19 @@ describe("markdownToMrkdwn", () => {
     );
   });
 
+  it("leaves an escaped marker between letters or digits bare, so written identifiers copy cleanly", () => {
+    const z = "\u200b";
+    // Inside a word a marker can neither open nor close a span: no zero-width spaces to copy out.
+    expect(markdownToMrkdwn(markdownLiteral("run deploy_prod with v2*3 or e~x"))).toBe(
+      "run deploy_prod with v2*3 or e~x",
+    );
+    expect(markdownToMrkdwn(markdownLiteral("naïve_été"))).toBe("naïve_été");
+    // At a word's edge or beside punctuation it still could, so it keeps them.
+    expect(markdownToMrkdwn(markdownLiteral("_x my__var src/*.ts"))).toBe(
+      `${z}_${z}x my${z}_${z}${z}_${z}var src/${z}*${z}.ts`,
+    );
+  });
+
   it("renders nested, ordered and task lists", () => {
     expect(markdownToMrkdwn("- a\n- b\n  1. c\n  2. d\n- [x] done\n- [ ] todo")).toBe(
       "• a\n• b\n    1. c\n    2. d\n• ☑ done\n• ☐ todo",
