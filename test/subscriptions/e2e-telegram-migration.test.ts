@@ -2,8 +2,9 @@
  * Telegram subscriptions across a group's upgrade to a supergroup, end to end on the fake Bot API:
  * the supergroup keeps the group's id for its session (telegram-migrations.ts), and so for its
  * subscriptions — a subscription made on the group keeps waking and reading, the supergroup's new
- * id names the same subscription, its own conversation still cannot subscribe to itself, and the
- * bot's removal from the supergroup closes the group's subscriptions.
+ * id names the same subscription, an upgrade the bot never heard of is learnt when the group's id is
+ * named again, its own conversation still cannot subscribe to itself, and the bot's removal from
+ * the supergroup closes the group's subscriptions.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ALICE, ALICE_DM, BOB } from "../channels/telegram/harness.js";
@@ -62,6 +63,18 @@ describe("Telegram subscriptions across a group's upgrade to a supergroup", () =
     expect(caught).toContain("Plain: 3 unread messages"); // with Alice's /status
     expect(caught).toContain("lunch at noon?");
     expect(await aliceSubscribes(s, supergroup.id)).toContain("Updated the subscription to Plain");
+  });
+
+  it("an upgrade the bot never heard of is learnt when the group's id is named again: the subscription recovers", async () => {
+    const s = await start();
+    await aliceSays(s, ALICE_DM, "/mode auto", "Mode set to auto");
+    expect(await aliceSubscribes(s, PLAIN.id)).toContain("Subscribed to Plain");
+    // Upgraded while the bot was away: no service message reached it.
+    const supergroup = s.tg.migrateGroup(PLAIN, BOB, { announce: false });
+    // The group's id answers with the upgrade's 400: the lookup is asked of the supergroup instead.
+    expect(await aliceSubscribes(s, PLAIN.id)).toContain("Updated the subscription to Plain");
+    s.tg.sendUserMessage({ chat: supergroup, from: BOB, text: "the db is down" });
+    await s.tg.waitFor(() => wakePrompts(s.openai).some((p) => p.includes("the db is down")));
   });
 
   it("the supergroup's own conversation still cannot subscribe to itself", async () => {

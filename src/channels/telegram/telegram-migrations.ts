@@ -12,7 +12,10 @@
  * - the calls: every Bot API call naming the old chat goes to the new one instead (the API
  *   transformer below), so turns, cards and tools writing to the old id reach the group;
  * - a send that still hits the 400 (a migration not heard of yet, or learnt by another process) is
- *   re-sent once to the new id, without its reply reference (message ids differ there);
+ *   re-sent once to the new id, without its reply reference (message ids differ there), and so is
+ *   a read of the chat (getChat, getChatMember, …): a subscription or check naming the group's id
+ *   gets its answer, and the migration is learnt on the way, so the supergroup's messages are
+ *   reported under that id from then on;
  * - access: the new chat is allowed exactly when the old one was (or when it is listed itself).
  *
  * The mapping is persisted both ways in the store space given (the pairing space), so it survives
@@ -38,7 +41,7 @@ const MEMORY_CAP = 10_000;
 const toKey = (oldId: number) => `tg:migrated-to:${oldId}`;
 const fromKey = (newId: number) => `tg:migrated-from:${newId}`;
 
-/** Methods whose call is a new message or action, re-sent to the new chat after the 400. */
+/** Methods whose call is a new message or action, or a read, re-sent to the new chat after the 400. */
 const RESENT: ReadonlySet<string> = new Set([
   "sendMessage",
   "sendDocument",
@@ -46,6 +49,10 @@ const RESENT: ReadonlySet<string> = new Set([
   "sendChatAction",
   "copyMessage",
   "forwardMessage",
+  "getChat",
+  "getChatMember",
+  "getChatAdministrators",
+  "getChatMemberCount",
 ]);
 
 function isChatId(value: unknown): value is number {
