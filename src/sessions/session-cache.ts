@@ -14,7 +14,7 @@ import { type PlatformUser, type ThreadTarget, sessionKeyOf } from "../core/thre
 import { LiveSession, type LiveSessionStores } from "./live-session.js";
 import { LruCache } from "./lru.js";
 import type { TurnEndSaves } from "./turn-end-saves.js";
-import { newSessionRecord, type SessionRecord } from "./session-record.js";
+import { itemsFromReplacing, newSessionRecord, type SessionRecord } from "./session-record.js";
 
 export interface SessionCacheOptions {
   readonly stores: LiveSessionStores;
@@ -37,10 +37,7 @@ export interface SessionCacheOptions {
 }
 
 /** What a fresh session takes over from the one it replaces ("new"). */
-type CarriedOver = Partial<Pick<SessionRecord, "startedBy" | "mode" | "modeSetBy">> & {
-  /** The replaced session, whose standing items are to be moved (SessionRecord.itemsFrom). */
-  readonly itemsFrom?: string;
-};
+type CarriedOver = Partial<Pick<SessionRecord, "startedBy" | "mode" | "modeSetBy" | "itemsFrom">>;
 
 /** The live sessions of this process. */
 export class SessionCache {
@@ -124,14 +121,21 @@ export class SessionCache {
    * one stays readable by id. The thread's starter carries over: whoever types "new" in a shared
    * thread does not become the person who may loosen it. The fresh session takes the default mode,
    * or with `keepMode` `previous`'s (and who set it) — for a "new" by someone who may not loosen
-   * the session when the default is less safe. Its record names `previous` as where the thread's
+   * the session when the default is less safe. Its record names `previous` — and the sessions
+   * whose items had not all reached `previous` yet (itemsFromReplacing) — as where the thread's
    * standing items are still to be moved from, written in the same step as the switch. Rejects
    * with a StaleFenceError when this process may not replace `previous` (nothing is written then;
    * see SessionRecords.replace).
    */
   async renew(target: ThreadTarget, previous: LiveSession, keepMode = false): Promise<LiveSession> {
     const { startedBy, mode, modeSetBy } = previous.record;
-    const carried = { startedBy, itemsFrom: previous.id, ...(keepMode ? { mode, modeSetBy } : {}) };
+    const { itemsFrom, dropped } = itemsFromReplacing(previous.record);
+    if (dropped.length > 0)
+      this.options.stores.logger.warn(
+        { sessionId: previous.id, dropped },
+        "too many sessions' standing items are still to be moved: the new session leaves these out",
+      );
+    const carried = { startedBy, itemsFrom, ...(keepMode ? { mode, modeSetBy } : {}) };
     const record = this.newRecord(target, carried);
     await this.options.stores.records.replace(previous.record, record);
     return this.makeCurrent(sessionKeyOf(target), this.remember(this.created(record)));

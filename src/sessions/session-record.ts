@@ -96,20 +96,68 @@ export interface SessionRecord {
   /** Who last set the session's mode, when a person did (shown by `status`). */
   readonly modeSetBy?: PlatformUser;
   /**
-   * The session this one replaced ("new") while the thread's standing items (tasks, wake-ups,
-   * subscriptions, read positions) are not all moved here yet: written with the switch itself, so
-   * a move cut short is finished later (standing-item-moves.ts); `told` once the thread was told
-   * the move keeps failing.
+   * The sessions the thread's standing items (tasks, wake-ups, subscriptions, read positions) are
+   * not all moved from yet: the one this one replaced ("new") and those its own mark still named.
+   * Written with the switch itself, so a move cut short is finished later (standing-item-moves.ts);
+   * `told` once the thread was told the move keeps failing.
    */
   readonly itemsFrom?: ItemsFrom;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
 
-/** Where a session's standing items are still to be moved from (SessionRecord.itemsFrom). */
+/**
+ * Where a session's standing items are still to be moved from (SessionRecord.itemsFrom): the
+ * newest such session, and the older ones (`earlier`, oldest first) when a move that kept failing
+ * was carried on by another "new". Kept in this shape (rather than one list) so that records
+ * written before `earlier` existed read as they are, and a process that predates it still reads
+ * the new ones (it moves `sessionId`'s items only).
+ */
 export interface ItemsFrom {
   readonly sessionId: string;
+  readonly earlier?: readonly string[];
   readonly told?: boolean;
+}
+
+/**
+ * At most how many sessions a mark names (MAX_ITEM_SOURCES − 1 in `earlier`): a mark grows by one
+ * with each "new" typed while the moves keep failing, and is saved with every change of the
+ * record. Past it `itemsFromReplacing` keeps the oldest ones — the sessions the thread used before
+ * the moves began to fail, where its items were made — and the one just replaced.
+ */
+export const MAX_ITEM_SOURCES = 16;
+
+/** The sessions a mark names, oldest first (each once). */
+export function itemSources(from: ItemsFrom): readonly string[] {
+  return [...new Set([...(from.earlier ?? []), from.sessionId])];
+}
+
+/** The mark naming `sources` (oldest first), `told` or not; undefined when there are none. */
+export function itemsFromOf(sources: readonly string[], told = false): ItemsFrom | undefined {
+  const sessionId = sources.at(-1);
+  if (sessionId === undefined) return undefined;
+  const earlier = sources.slice(0, -1);
+  return { sessionId, ...(earlier.length > 0 ? { earlier } : {}), ...(told ? { told: true } : {}) };
+}
+
+/**
+ * The mark of a session that replaces `previous` ("new"): `previous`, and the sessions whose
+ * items had not all reached it yet — carried on, or they would never reach the thread's current
+ * session. Not yet told: this switch's move has not failed. `dropped`: the sessions left out past
+ * MAX_ITEM_SOURCES (see there), to be reported.
+ */
+export function itemsFromReplacing(previous: SessionRecord): {
+  readonly itemsFrom: ItemsFrom;
+  readonly dropped: readonly string[];
+} {
+  const carried = (previous.itemsFrom ? itemSources(previous.itemsFrom) : []).filter(
+    (id) => id !== previous.id,
+  );
+  const earlier = carried.slice(0, MAX_ITEM_SOURCES - 1);
+  return {
+    itemsFrom: { sessionId: previous.id, ...(earlier.length > 0 ? { earlier } : {}) },
+    dropped: carried.slice(earlier.length),
+  };
 }
 
 const user = z.object({ id: z.string(), name: z.string() });
@@ -159,7 +207,13 @@ export const sessionRecordSchema = z.object({
   lastTurnChannelContent: channelContentSchema.optional(),
   startedBy: user.optional(),
   modeSetBy: user.optional(),
-  itemsFrom: z.object({ sessionId: z.string().min(1), told: z.boolean().optional() }).optional(),
+  itemsFrom: z
+    .object({
+      sessionId: z.string().min(1),
+      earlier: z.array(z.string().min(1)).optional(),
+      told: z.boolean().optional(),
+    })
+    .optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -179,8 +233,8 @@ export function newSessionRecord(input: {
   readonly startedBy?: PlatformUser | undefined;
   /** Who set `mode`, when this session keeps the mode of the one it replaces. */
   readonly modeSetBy?: PlatformUser | undefined;
-  /** The session this one replaces ("new"), whose standing items are to be moved here. */
-  readonly itemsFrom?: string | undefined;
+  /** Where the standing items are to be moved here from, when this session replaces one ("new"). */
+  readonly itemsFrom?: ItemsFrom | undefined;
 }): SessionRecord {
   const at = input.now.toISOString();
   return Object.freeze({
@@ -197,7 +251,7 @@ export function newSessionRecord(input: {
     queue: [],
     ...(input.startedBy ? { startedBy: input.startedBy } : {}),
     ...(input.modeSetBy ? { modeSetBy: input.modeSetBy } : {}),
-    ...(input.itemsFrom ? { itemsFrom: { sessionId: input.itemsFrom } } : {}),
+    ...(input.itemsFrom ? { itemsFrom: input.itemsFrom } : {}),
     createdAt: at,
     updatedAt: at,
   });

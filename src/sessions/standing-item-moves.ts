@@ -5,15 +5,18 @@
  * switch, so a process that dies between the switch and the move leaves the move to be finished:
  * each time a session with that mark is loaded (`finish`, from the cache's `prepare`), and by
  * "new" itself before it answers. A failed move is tried again a few times; one that keeps failing
- * is told to the thread once, and is tried again at the session's next load. The modules' moves are
- * safe to repeat, so a move finished twice (two processes, a retry after a partial move) is harmless.
- * The mark is cleared only where the session's record may be written (with several processes: by
- * its lease's holder); elsewhere the items are moved all the same and the mark stays.
+ * is told to the thread once, and is tried again at the session's next load. A "new" typed while
+ * the move still fails carries the old session's mark on to the new one (itemsFromReplacing), so
+ * every session named is moved from, oldest first, each name cleared once its move worked.
+ * The modules' moves are safe to repeat, so a move finished twice (two processes, a retry after a
+ * partial move) is harmless. The mark is changed only where the session's record may be written
+ * (with several processes: by its lease's holder); elsewhere the items are moved all the same and
+ * the mark stays.
  */
 import type { Logger } from "pino";
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
-import type { ItemsFrom } from "./session-record.js";
+import { itemSources, itemsFromOf } from "./session-record.js";
 
 /** What the thread is told once the move keeps failing. */
 export const MOVE_FAILED_TEXT =
@@ -57,50 +60,63 @@ export class StandingItemMoves {
     const from = live.record.itemsFrom;
     if (!from) return;
     const { logger } = this.options;
-    const ids = { oldId: from.sessionId, newId: live.id };
-    const error = await this.tryMove(from.sessionId, live.id);
-    const mayWrite = this.options.mayWrite?.(live.id) ?? true;
-    if (error === undefined) {
-      if (mayWrite) await this.mark(live, () => undefined);
-      return;
-    }
-    logger.warn({ err: error, ...ids }, "moving a thread's standing items to its new session failed");
-    if (from.told || !mayWrite) return;
+    const sources = itemSources(from);
+    const failed = await this.tryMoves(sources, live.id);
+    for (const [oldId, error] of failed)
+      logger.warn(
+        { err: error, oldId, newId: live.id },
+        "moving a thread's standing items to its new session failed",
+      );
+    const tell = failed.size > 0 && !from.told;
+    // Nothing to write: not this process's record, or no move worked and nobody is to be told.
+    if (!(this.options.mayWrite?.(live.id) ?? true) || (failed.size === sources.length && !tell)) return;
     // Marked first: a thread is told at most once, even when marking and telling race a restart.
-    if (!(await this.mark(live, (f) => ({ ...f, told: true })))) return;
+    if (!(await this.mark(live, failed, tell)) || !tell) return;
     await this.options
       .tell(live.record.target, MOVE_FAILED_TEXT)
       .catch((err: unknown) =>
-        logger.warn({ err, ...ids }, "telling a thread its items did not move failed"),
+        logger.warn({ err, newId: live.id }, "telling a thread its items did not move failed"),
       );
   }
 
-  /** The move, tried again after each of the retry delays while it fails; its last error, if any. */
-  private async tryMove(oldId: string, newId: string): Promise<unknown> {
+  /**
+   * Move the items of each of `oldIds` (oldest first) to `newId`, trying those that failed again
+   * after each of the retry delays; the moves that failed every time, with their last error.
+   */
+  private async tryMoves(oldIds: readonly string[], newId: string): Promise<Map<string, unknown>> {
     const delays = this.options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
-    let last: unknown;
-    for (let attempt = 0; attempt <= delays.length; attempt += 1) {
+    let failed = new Map<string, unknown>();
+    let pending = oldIds;
+    for (let attempt = 0; attempt <= delays.length && pending.length > 0; attempt += 1) {
       if (attempt > 0) await pause(delays[attempt - 1] ?? 0);
-      try {
-        await this.options.move(oldId, newId);
-        return undefined;
-      } catch (error) {
-        last = error;
+      failed = new Map();
+      for (const oldId of pending) {
+        try {
+          await this.options.move(oldId, newId);
+        } catch (error) {
+          failed.set(oldId, error ?? new Error("the move failed"));
+        }
       }
+      pending = [...failed.keys()];
     }
-    return last ?? new Error("the move failed");
+    return failed;
   }
 
-  /** Change (or clear) the record's mark while it still names the same old session; true once saved. */
+  /**
+   * Keep in the record's mark only the sessions in `failed` (cleared when none), marked told with
+   * `told`; true once saved. The record is read as it is now: a mark is only ever shortened.
+   */
   private async mark(
     live: LiveSession,
-    change: (from: ItemsFrom) => ItemsFrom | undefined,
+    failed: ReadonlyMap<string, unknown>,
+    told: boolean,
   ): Promise<boolean> {
-    const sessionId = live.record.itemsFrom?.sessionId;
     try {
-      await live.update((r) =>
-        r.itemsFrom?.sessionId === sessionId && r.itemsFrom ? { ...r, itemsFrom: change(r.itemsFrom) } : r,
-      );
+      await live.update((r) => {
+        if (!r.itemsFrom) return r;
+        const left = itemSources(r.itemsFrom).filter((id) => failed.has(id));
+        return { ...r, itemsFrom: itemsFromOf(left, told || r.itemsFrom.told) };
+      });
       return true;
     } catch (err) {
       this.options.logger.warn({ err, sessionId: live.id }, "saving a session's standing-item move failed");

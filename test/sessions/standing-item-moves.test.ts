@@ -2,15 +2,26 @@
  * "new" moves a thread's standing items to its new session, and the move survives what can cut it
  * short: the new session's record names the old one (written with the switch), so a process that
  * died between the switch and the move has it finished by the next process that loads the thread;
- * a move that fails is tried again, and one that keeps failing is told to the thread once.
+ * a move that fails is tried again, and one that keeps failing is told to the thread once; a "new"
+ * typed while it still fails carries the unfinished move on to the newest session.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { sessionKeyOf } from "../../src/core/thread-target.js";
 import { MOVE_FAILED_TEXT } from "../../src/sessions/standing-item-moves.js";
+import { itemsFromReplacing, MAX_ITEM_SOURCES } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import type { Store } from "../../src/store/store.js";
 import { textStep } from "../support/scripted-provider.js";
-import { ANA, type Harness, makeHarness, message, openStore, tempDir, thread } from "./helpers/harness.js";
+import {
+  ANA,
+  type Harness,
+  makeHarness,
+  message,
+  openStore,
+  sessionRecord,
+  tempDir,
+  thread,
+} from "./helpers/harness.js";
 
 const harnesses: Harness[] = [];
 afterEach(async () => {
@@ -110,5 +121,58 @@ describe("moving a thread's standing items on 'new'", () => {
     await fixed.manager.command(thread(), ANA, "status", []);
     expect((await records(store).get(newId))?.itemsFrom).toBeUndefined();
     expect(moves).toHaveLength(1);
+  });
+
+  it("'new' typed again while the move keeps failing carries it on: the first session's items reach the newest one", async () => {
+    const store = await openStore(tempDir());
+    const failing = await open(store, async () => {
+      throw new Error("store unavailable");
+    });
+    await failing.manager.receive(message("hi", { user: ANA }));
+    await failing.manager.idle();
+    const a = await currentId(store);
+    await failing.manager.command(thread(), ANA, "new", []);
+    const b = await currentId(store);
+    await failing.manager.command(thread(), ANA, "new", []);
+    const c = await currentId(store);
+    expect((await records(store).get(c))?.itemsFrom).toEqual({ sessionId: b, earlier: [a], told: true });
+    const notices = failing.outputs.for(thread()).texts.filter((t) => t === MOVE_FAILED_TEXT);
+    expect(notices).toHaveLength(2);
+
+    // The next process's store moves the first session's items but not yet the second's.
+    const moves: [string, string][] = [];
+    const half = await open(store, async (from, to) => {
+      if (from === b) throw new Error("still unavailable");
+      moves.push([from, to]);
+    });
+    await half.manager.command(thread(), ANA, "status", []);
+    expect(moves).toEqual([[a, c]]);
+    expect((await records(store).get(c))?.itemsFrom).toEqual({ sessionId: b, told: true });
+    expect(half.outputs.for(thread()).texts.filter((t) => t === MOVE_FAILED_TEXT)).toEqual([]);
+
+    const fixed = await open(store, async (from, to) => {
+      moves.push([from, to]);
+    });
+    await fixed.manager.command(thread(), ANA, "status", []);
+    expect(moves).toEqual([
+      [a, c],
+      [b, c],
+    ]);
+    expect((await records(store).get(c))?.itemsFrom).toBeUndefined();
+  });
+
+  it("a carried mark names at most MAX_ITEM_SOURCES sessions: the oldest ones and the one just replaced", () => {
+    const older = Array.from({ length: MAX_ITEM_SOURCES + 3 }, (_, i) => `s${i}`);
+    const previous = sessionRecord("p", {
+      itemsFrom: { sessionId: "s-last", earlier: older },
+    });
+    const { itemsFrom, dropped } = itemsFromReplacing(previous);
+    expect(itemsFrom).toEqual({ sessionId: "p", earlier: older.slice(0, MAX_ITEM_SOURCES - 1) });
+    expect(dropped).toEqual([...older.slice(MAX_ITEM_SOURCES - 1), "s-last"]);
+    // A mark already naming the replaced session, told or not, carries neither twice nor `told`.
+    expect(itemsFromReplacing(sessionRecord("p", { itemsFrom: { sessionId: "p", told: true } }))).toEqual({
+      itemsFrom: { sessionId: "p" },
+      dropped: [],
+    });
   });
 });
