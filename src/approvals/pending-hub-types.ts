@@ -22,7 +22,10 @@ export interface AskContext {
   readonly requester: PendingPerson;
   /** Who started the session; decides who may loosen it in a shared thread without approvers. */
   readonly startedBy?: PendingPerson | undefined;
-  /** The asking turn as it stands in the store (its waiting calls identify the call asked about). */
+  /**
+   * The asking turn as it stands in the store: its waiting calls identify the call asked about, and
+   * its id keys the items it raises (turn-call-key.ts).
+   */
   readonly parked?: ParkedTurn | undefined;
 }
 

@@ -78,6 +78,7 @@ export class PendingHub {
       sessionId: context.sessionId,
       target: context.target,
       callId,
+      ...(context.parked ? { turnId: context.parked.turnId } : {}),
       argsHash,
       requester: context.requester,
       allowedApprovers: allowedApproversFor(this.options.config, context.target, context.requester.userId),
@@ -92,7 +93,8 @@ export class PendingHub {
    * The settled item for a call: a decision already recorded for this exact call (durable resume)
    * is returned at once; a still-pending one is waited for again without a new card; otherwise a
    * new item is built, persisted, shown and waited for. A pending item for the same call id but
-   * different arguments is cancelled as superseded first. The call is identified by the hash of
+   * different arguments is cancelled as superseded first. Only the asking turn's items count
+   * (PendingStore.forCall): a model reusing an earlier turn's call id is asked again. The call is identified by the hash of
    * its tool name and arguments as the parked turn's history holds them (`asked` when it does not).
    */
   async obtain(
@@ -105,7 +107,7 @@ export class PendingHub {
   ): Promise<PendingItem> {
     const call = waitingCallOf(context.parked, callId) ?? asked;
     const argsHash = callHash(call.tool, call.args);
-    const existing = await this.store.forCall(kind, context.sessionId, callId);
+    const existing = await this.store.forCall(kind, context.sessionId, callId, context.parked);
     if (existing?.argsHash === argsHash) {
       if (existing.status !== "pending") return existing;
       if (!isOpen(existing, this.now())) return (await this.settler.expire(existing.id))?.item ?? existing;

@@ -39,6 +39,11 @@ interface PendingCommon {
   readonly sessionId: string;
   readonly target: ThreadTarget;
   readonly callId: string;
+  /**
+   * The turn that raised it (turn-call-key.ts): its call index is keyed by the turn's id with the
+   * call's. Absent in items stored before, indexed by the call id alone.
+   */
+  readonly turnId?: string;
   /** sha256 of the tool name and canonical JSON arguments of the waiting call. */
   readonly argsHash: string;
   readonly requester: PendingPerson;
@@ -127,6 +132,7 @@ const common = {
   sessionId: z.string().min(1),
   target: storedTargetSchema,
   callId: z.string().min(1),
+  turnId: z.string().min(1).optional(),
   argsHash: z.string().min(1),
   requester: person,
   allowedApprovers: z.array(z.string()),

@@ -22,6 +22,7 @@ import {
   pendingItemSchema,
 } from "./pending-item.js";
 import { decodePending, encodePending } from "./pending-codec.js";
+import { type CallTurn, madeInTurn, turnCallKey } from "../engine/turn-call-key.js";
 
 /** How long settled items stay readable after they expire (for "already decided" answers). */
 export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -52,6 +53,13 @@ export function statusFor(action: string): PendingStatus {
   if (action === "expired") return "expired";
   if (action === "cancelled" || action === NOT_SHOWN) return "cancelled";
   return "decided";
+}
+
+/** The key of an item's call index: by its turn and call (turn-call-key.ts), or by the call alone. */
+function callIndexKey(sessionId: string, turnId: string | undefined, callId: string): string {
+  return turnId === undefined
+    ? `call:${sessionId}:${callId}`
+    : `turn-call:${sessionId}:${turnCallKey(turnId, callId)}`;
 }
 
 /** Shared map that holds the open-items index when several processes share the store. */
@@ -87,7 +95,7 @@ export class PendingStore {
     const space = this.spaceOf(item.kind);
     const ttl = this.ttlFor(item);
     await space.set(`item:${item.id}`, encodePending(item), ttl);
-    await space.set(`call:${item.sessionId}:${item.callId}`, item.id, ttl);
+    await space.set(callIndexKey(item.sessionId, item.turnId, item.callId), item.id, ttl);
     const entry: OpenEntry = {
       id: item.id,
       kind: item.kind,
@@ -110,10 +118,26 @@ export class PendingStore {
     return undefined;
   }
 
-  /** The item raised for one tool call of a session, if any. */
-  async forCall(kind: PendingKind, sessionId: string, callId: string): Promise<PendingItem | undefined> {
-    const id = await this.spaceOf(kind).get<string>(`call:${sessionId}:${callId}`);
-    return id === undefined ? undefined : this.get(id);
+  /**
+   * The item raised for one tool call of a session's turn, if any: one of `turn`'s own, or one
+   * stored before items named their turn, made since `turn` started (turn-call-key.ts). Without a
+   * turn, the item indexed by the call id alone.
+   */
+  async forCall(
+    kind: PendingKind,
+    sessionId: string,
+    callId: string,
+    turn?: CallTurn,
+  ): Promise<PendingItem | undefined> {
+    const space = this.spaceOf(kind);
+    if (turn) {
+      const id = await space.get<string>(callIndexKey(sessionId, turn.turnId, callId));
+      if (id !== undefined) return this.get(id);
+    }
+    const id = await space.get<string>(callIndexKey(sessionId, undefined, callId));
+    const item = id === undefined ? undefined : await this.get(id);
+    if (!turn || !item) return item;
+    return item.turnId === undefined && madeInTurn(turn, item.createdAt) ? item : undefined;
   }
 
   /** Remember where the item's card was posted. */

@@ -1,9 +1,10 @@
 /**
  * The tool calls a conversation's history holds, as the turn loop reads and writes them: the calls
  * of the trailing assistant message still waiting for a result (what a resumed turn answers), the
- * ids already taken, the ids a model's new calls get (usable and never reused: approvals and the
- * started-calls journal are keyed by them), the tool names they keep (a name no tool could have
- * becomes a short placeholder), and the form a call is stored in.
+ * ids already taken, the ids a model's new calls get (usable and never reused within what was
+ * read: approvals and the started-calls journal are keyed by them with the turn's id), the tool
+ * names they keep (a name no tool could have becomes a short placeholder), and the form a call is
+ * stored in.
  */
 import type { ConversationMessage, ToolCallRecord } from "../core/messages.js";
 import { parseToolArguments } from "../tools/registry.js";
@@ -71,8 +72,10 @@ function usableToolName(name: string): string {
 /**
  * Give every call a usable id that no call in `taken` (the session's history so far) has, and a
  * usable tool name (usableToolName); the new ids join `taken`. Some servers omit, repeat or bloat
- * ids, and a model may reuse an earlier call's id: approvals and the started-calls journal are
- * keyed by call id, so a reused id would find the earlier call's decision instead of asking again.
+ * ids, and a model may reuse an earlier call's id: a turn's results are matched to its calls by id,
+ * and within a turn approvals and the started-calls journal are keyed by call id (across turns by
+ * the turn's id too, turn-call-key.ts: `taken` holds only the history read), so a reused id would
+ * find the earlier call's decision instead of asking again.
  */
 export function normaliseCalls(
   calls: readonly RawToolCall[],

@@ -17,6 +17,7 @@ import type { ToolCallRecord, ConversationMessage } from "../core/messages.js";
 import { GrantSet } from "../engine/permissions/grants.js";
 import type { SessionTurnEngine } from "../engine/session-turn-engine.js";
 import type { TurnPersistence } from "../engine/turn-engine.js";
+import { madeInTurn, turnCallKey } from "../engine/turn-call-key.js";
 import type { HistoryLog, SessionHistory } from "../store/history-log.js";
 import type { KeyValueSpace } from "../store/store.js";
 import { type ParkedTurn, parkTurn, unansweredCalls } from "../approvals/parked-turn.js";
@@ -334,9 +335,7 @@ export class LiveSession {
     },
     startedToolCalls: async () => {
       const started = new Set<string>();
-      for (const call of this.unansweredCalls()) {
-        if ((await this.stores.journal.get(this.journalKey(call.id))) !== undefined) started.add(call.id);
-      }
+      for (const call of this.unansweredCalls()) if (await this.journaled(call.id)) started.add(call.id);
       return started;
     },
   };
@@ -363,8 +362,22 @@ export class LiveSession {
     return marker && parkTurn(this.id, marker, this.history, this.historyStart);
   }
 
+  /** A call's journal key: by the turn in progress and the call (turn-call-key.ts). */
   private journalKey(callId: string): string {
-    return `${this.id}:${callId}`;
+    const turn = this.current.pendingTurn;
+    return turn ? `${this.id}:${turnCallKey(turn.turnId, callId)}` : `${this.id}:${callId}`;
+  }
+
+  /**
+   * Whether call `callId` of the turn in progress was journaled as started: under its turn's key,
+   * or under the call id alone (entries stored before turn keys) since the turn started.
+   */
+  private async journaled(callId: string): Promise<boolean> {
+    if ((await this.stores.journal.get(this.journalKey(callId))) !== undefined) return true;
+    const turn = this.current.pendingTurn;
+    if (!turn) return false;
+    const at = await this.stores.journal.get<string>(`${this.id}:${callId}`);
+    return typeof at === "string" && madeInTurn(turn, at);
   }
 }
 
