@@ -36,7 +36,7 @@ import { observeService } from "./observed-service.js";
 import { MeteredProvider } from "./provider-metrics.js";
 import { mergeSessionHooks } from "./session-hooks.js";
 import { createSessionManager } from "./session-layer.js";
-import { planChannels } from "./start-app.js";
+import { planChannels } from "./channel-plan.js";
 
 const HOUR_MS = 60 * 60 * 1000;
 

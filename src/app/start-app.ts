@@ -30,6 +30,7 @@ import { storeFailure } from "../store/store-failure.js";
 import type { AppAssembly, AppContext, AppIo, ChannelContext, ChannelStarter } from "./app-parts.js";
 import { uploadGateFromConfig } from "./attachment-intake.js";
 import { formatBanner } from "./banner.js";
+import { planChannels } from "./channel-plan.js";
 import { ChannelSupervisor } from "./channel-supervisor.js";
 import { startConsoleChannel } from "./console-starter.js";
 import { StartupPhases } from "./startup-phase.js";
@@ -62,19 +63,6 @@ export interface RunningApp {
   readonly stopped: Promise<number>;
   /** Resolves once every platform channel's first connection attempt has ended, connected or not. */
   readonly channelsSettled: Promise<void>;
-}
-
-/**
- * The channels `start` will run: those with credentials, plus the console when `console.enabled`
- * is true, or "auto" and no platform is configured. The console has no access checks (whoever
- * types is its session's owner), so a team deployment never gets it beside Slack or Telegram just
- * because it was started in a terminal (docker run -it, tmux): only when set to true.
- */
-export function planChannels(config: CoworkerConfig, starters: readonly ChannelStarter[]): readonly string[] {
-  const configured = starters.filter((starter) => starter.hasCredentials(config)).map((s) => s.platform);
-  const mode = config.console.enabled;
-  const console = mode === true || (mode === "auto" && configured.length === 0);
-  return console ? [...configured, "console"] : configured;
 }
 
 /** Said at start when `console.enabled: true`: the console runs, beside any platform, unchecked. */

@@ -10,7 +10,8 @@
  */
 import { join } from "node:path";
 import { defaultAssembly } from "../app/assembly.js";
-import { planChannels, startApp } from "../app/start-app.js";
+import { planChannels } from "../app/channel-plan.js";
+import { startApp } from "../app/start-app.js";
 import { StartupInterrupted } from "../app/startup-phase.js";
 import { loadConfig } from "../config/load-config.js";
 import type { CoworkerConfig } from "../config/schema.js";

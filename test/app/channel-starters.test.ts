@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createAssembly } from "../../src/app/assembly.js";
-import { planChannels } from "../../src/app/start-app.js";
+import { planChannels } from "../../src/app/channel-plan.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import type { Env } from "../../src/config/env-overrides.js";
 import { type FakeBody, type FakeOpenAI, startFakeOpenAI } from "../fakes/fake-openai.js";
