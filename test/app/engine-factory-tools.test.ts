@@ -175,6 +175,7 @@ describe("engineOptionsFromConfig", () => {
         imageDetail: "auto",
         imageMaxBytes: 8 * 1024 * 1024,
         maxImagesPerCall: 8,
+        maxImageBytesPerCall: 20 * 1024 * 1024,
       },
     });
   });
