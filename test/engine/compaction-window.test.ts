@@ -1,8 +1,9 @@
 /**
  * Compaction over a history read only from its window (store/history-window.ts): the engine is
  * told how many of the session's messages came before the history it got. A saved state counts
- * the whole history, so it applies whatever window a later engine gets, as long as its anchor
- * was read; what came before the window and no summary covers is named dropped to the model.
+ * the whole history, so it applies whatever window a later engine gets (one whose anchor was not
+ * read stands for what came before the window); what came before the window and no summary
+ * covers is named dropped to the model, and the window is sent from its first turn.
  */
 import { describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
@@ -67,17 +68,55 @@ describe("compaction over a history window", () => {
     expect(port.unused).toEqual([]);
   });
 
-  it("does not use a saved state whose anchor was not read, and says so to the port and the model", async () => {
+  it("keeps a saved state whose anchor was not read: its summary, and the dropped wording for a gap after it", async () => {
     const port = memoryPort();
-    const whole = new Compactor(2, port);
+    const whole = new Compactor(4, port);
     await whole.restore(history);
-    const result = await whole.compact(history, async () => "S", signal, requester);
+    const result = await whole.compact(history, async () => "SUM-A", signal, requester);
     expect(result?.trimmed).toBe(false);
-    expect(port.saves.at(-1)).toMatchObject({ covered: 8, trimmed: false });
+    expect(port.saves.at(-1)).toMatchObject({ covered: 4, trimmed: false });
 
-    const past = new Compactor(2, port, 8);
-    await past.restore(history.slice(8));
-    expect(port.unused).toEqual(["it covers 8 messages and the 8 oldest were not read"]);
-    expect(past.view(history.slice(8))).toEqual({ summary: DROPPED, messages: history.slice(8) });
+    // The history given starts where the summary ends: nothing is missing.
+    const next = new Compactor(2, port, 4);
+    await next.restore(history.slice(4));
+    expect(next.view(history.slice(4))).toEqual({ summary: "SUM-A", messages: history.slice(4) });
+    // It starts a turn later: that turn is in no summary.
+    const past = new Compactor(2, port, 6);
+    await past.restore(history.slice(6));
+    expect(past.view(history.slice(6))).toEqual({ summary: `SUM-A\n\n${DROPPED}`, messages: history.slice(6) });
+    expect(port.unused).toEqual([]);
+    // A later compaction builds on its summary, and what it saves says turns were dropped.
+    const inputs: string[] = [];
+    const summarise = async (input: string) => {
+      inputs.push(input);
+      return "S+";
+    };
+    await past.compact(history.slice(6), summarise, signal, requester);
+    expect(inputs[0]).toContain("SUM-A");
+    expect(port.saves.at(-1)).toMatchObject({ covered: 8, summary: "S+", trimmed: true });
+  });
+
+  it("sends a history read from inside a tool exchange from its first turn, with the dropped wording", () => {
+    const exchange: ConversationMessage[] = [
+      { role: "tool", tool_call_id: "t1", content: "result 1" },
+      { role: "assistant", content: "answer 1" },
+      ...history.slice(0, 4),
+    ];
+    const compactor = new Compactor(2, undefined, 30);
+    expect(compactor.view(exchange)).toEqual({ summary: DROPPED, messages: history.slice(0, 4) });
+    // One turn longer than the window: after its leading tool results.
+    const call: ConversationMessage = {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "t2", type: "function", function: { name: "read_note", arguments: "{}" } }],
+    };
+    const inTurn: ConversationMessage[] = [
+      exchange[0]!,
+      call,
+      { role: "tool", tool_call_id: "t2", content: "r" },
+    ];
+    expect(compactor.view(inTurn).messages).toEqual(inTurn.slice(1));
+    // Read from the session's first message, the history is sent whole.
+    expect(new Compactor(2).view(exchange)).toEqual({ summary: undefined, messages: exchange });
   });
 });

@@ -139,4 +139,41 @@ describe("a session with a history longer than an open reads", () => {
     await second.manager.drain(1_000);
     await second.store.close();
   });
+
+  it("with a window starting inside a tool exchange, sends it from its first turn (never a result without its call)", async () => {
+    const dataDir = tempDir();
+    const first = await makeHarness({ dataDir, steps: [textStep("hello")], overrides });
+    await first.manager.start();
+    await first.manager.receive(message("hi"));
+    await first.manager.idle();
+    await first.manager.drain(1_000);
+    await first.store.close();
+    // 1,005 cycles of question, call, result, answer: 4,022 messages in all, past the window's
+    // 4,000; it starts at a page's first message, 20 of the session: the result r4.
+    const cycles: ConversationMessage[] = Array.from({ length: 1_005 }, (_, k): ConversationMessage[] => [
+      { role: "user", content: `q${k}`, meta: { by: ANA.id } },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: `t${k}`, type: "function", function: { name: "read_note", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: `t${k}`, content: `r${k}` },
+      { role: "assistant", content: `a${k}` },
+    ]).flat();
+    const store = await openStore(dataDir);
+    const log = new HistoryLog(store.space("history"));
+    for (let from = 0; from < cycles.length; from += 500)
+      await log.appendMany(ID, cycles.slice(from, from + 500));
+    await store.close();
+
+    const second = await makeHarness({ dataDir, steps: [textStep("ok")], overrides });
+    await second.manager.start();
+    await second.manager.receive(message("what now"));
+    await second.manager.idle();
+    const sent = second.provider.requests[0]?.messages ?? [];
+    expect(String(sent[0]?.content)).toContain("Some earlier turns were dropped without a summary");
+    expect(sent[1]).toMatchObject({ role: "user", content: expect.stringContaining("q5") });
+    await second.manager.drain(1_000);
+    await second.store.close();
+  });
 });
