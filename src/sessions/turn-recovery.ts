@@ -28,8 +28,12 @@ export function recoveryOf(
   historyStart = 0,
 ): TurnRecovery {
   const start = marker.startedFrom;
-  const since = start && history.slice(Math.max(0, start.historyLength - historyStart));
-  if (start?.how === "run" && !since?.some((m) => m.role === "user")) return "rerun";
+  // An opening before the window (the turn itself wrote more than a window holds) is stored.
+  const opened =
+    start !== undefined &&
+    (start.historyLength < historyStart ||
+      history.slice(start.historyLength - historyStart).some((m) => m.role === "user"));
+  if (start?.how === "run" && !opened) return "rerun";
   const last = history.at(-1);
   if (
     start?.how === "retry" &&

@@ -35,4 +35,18 @@ describe("recoveryOf on a history window", () => {
     // A retry that began elsewhere in the history is over.
     expect(recoveryOf(marker("retry", 4), window, 496)).toBe("done");
   });
+
+  it("resumes a turn whose opening came before the window (it wrote more than a window holds)", () => {
+    // The turn's question is message 100; the window starts at 200 and holds only its tool steps.
+    const window: ConversationMessage[] = [
+      { role: "tool", tool_call_id: "c1", content: "big output" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c2", type: "function", function: { name: "read_note", arguments: "{}" } }],
+      },
+    ];
+    expect(recoveryOf(marker("run", 100), window, 200)).toBe("resume");
+    expect(recoveryOf(marker("run", 100), window.slice(0, 1), 200)).toBe("resume");
+  });
 });
