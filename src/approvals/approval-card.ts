@@ -1,9 +1,10 @@
 /**
  * Approval and plan cards: the platform-neutral Card for a pending approval or plan proposal, in
  * its open form (buttons) and its settled form (no buttons, an outcome line saying who decided).
- * An approval asked for in a turn woken by channel content says so in its title and body and
- * quotes the channel content that started the turn, so nobody approves it as their own request
- * (question cards show the same parts: channelContentParts).
+ * An approval or plan asked for in a turn woken by channel content says so in its title and body
+ * and quotes the channel content that started the turn, so nobody approves it as their own request
+ * (question cards show the same parts: channelContentParts); such a plan cannot be approved into
+ * auto mode.
  * A card its requester may not approve (it would loosen the session) says who may. Who asked is a
  * person on the card (platform and user id), never a display name alone, and a name that goes into
  * the card's markdown goes in as plain text (markdownLiteral). A request that
@@ -44,7 +45,7 @@ export function validActions(item: PendingItem): readonly string[] {
     case "approval":
       return [APPROVE_ONCE, ...item.alwaysOptions, DENY];
     case "plan":
-      return PLAN_ACTIONS;
+      return planActions(item);
     case "question":
       return item.questions.flatMap((q, i) => q.options.map((_, j) => `q${i}:o${j}`));
   }
@@ -119,6 +120,11 @@ function channelContentWarning(advice: string): string {
 
 /** What tells people an approval comes from channel content. */
 export const CHANNEL_CONTENT_WARNING = channelContentWarning("Approve only if you want it to happen.");
+
+/** What tells people a plan comes from channel content, and why it cannot run automatically. */
+export const CHANNEL_CONTENT_PLAN_WARNING = channelContentWarning(
+  "Approve only if you want it carried out; it cannot be approved to run automatically.",
+);
 
 /** What tells people a question comes from channel content. */
 export const CHANNEL_CONTENT_QUESTION_WARNING = channelContentWarning(
@@ -239,26 +245,44 @@ export function planOutcome(item: PendingPlan): CardOutcome | undefined {
     : outcome;
 }
 
+/**
+ * The actions a plan card offers: approving into auto mode only for a plan a person's own turn
+ * proposed — one proposed in a turn woken by channel content would let that content run unasked.
+ */
+function planActions(item: PendingPlan): readonly PlanAction[] {
+  return item.provenanceQuote === undefined ? PLAN_ACTIONS : PLAN_ACTIONS.filter((a) => a !== "plan_auto");
+}
+
+const PLAN_BUTTONS: Record<PlanAction, CardButton> = {
+  plan_interactive: {
+    action: "plan_interactive",
+    label: "Approve (ask before risky steps)",
+    style: "primary",
+  },
+  plan_auto: { action: "plan_auto", label: "Approve (run automatically)", style: "default" },
+  plan_reject: { action: "plan_reject", label: "Reject", style: "danger" },
+};
+
 /** The card for a proposed plan, open or settled. */
 export function planCard(item: PendingPlan): Card {
   const open = item.status === "pending";
   const outcome = planOutcome(item);
+  const channel = channelContentParts(item.provenanceQuote, CHANNEL_CONTENT_PLAN_WARNING);
   return {
     pendingId: item.id,
     kind: "plan",
-    title: "Plan proposed",
+    title: channel.quote ? "Plan proposed (triggered by channel content)" : "Plan proposed",
     blocks: [
+      ...channel.lead,
       { kind: "text", text: item.plan },
+      ...(channel.quote ? [channel.quote] : []),
       ...deciders(item),
-      { kind: "fields", fields: [requesterField(item.requester, "Requested by"), expiryField(item)] },
+      {
+        kind: "fields",
+        fields: [requesterField(item.requester, channel.requesterLabel), expiryField(item)],
+      },
     ],
-    buttons: open
-      ? [
-          { action: "plan_interactive", label: "Approve (ask before risky steps)", style: "primary" },
-          { action: "plan_auto", label: "Approve (run automatically)", style: "default" },
-          { action: "plan_reject", label: "Reject", style: "danger" },
-        ]
-      : [],
+    buttons: open ? planActions(item).map((action) => PLAN_BUTTONS[action]) : [],
     ...(open ? { footer: "Or reply in this thread with changes to revise the plan." } : {}),
     ...(outcome ? { outcome } : {}),
   };

@@ -107,6 +107,7 @@ export class ApprovalService {
           ...this.hub.base(ctx, proposal.callId, argsHash),
           kind: "plan",
           plan: proposal.plan,
+          ...provenanceField(proposal.provenance),
         };
         return { ...plan, allowedApprovers: decidersOf(plan) };
       };

@@ -105,6 +105,8 @@ export interface PendingQuestion extends PendingCommon {
 export interface PendingPlan extends PendingCommon {
   readonly kind: "plan";
   readonly plan: string;
+  /** Set when the plan came from a turn woken by channel content (as PendingApproval's). */
+  readonly provenanceQuote?: string;
 }
 
 export type PendingItem = PendingApproval | PendingQuestion | PendingPlan;
@@ -177,5 +179,5 @@ export const pendingItemSchema = z.discriminatedUnion("kind", [
     deliveries: z.array(z.string()).optional(),
     provenanceQuote: z.string().optional(),
   }),
-  z.object({ ...common, kind: z.literal("plan"), plan: z.string() }),
+  z.object({ ...common, kind: z.literal("plan"), plan: z.string(), provenanceQuote: z.string().optional() }),
 ]);

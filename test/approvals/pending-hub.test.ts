@@ -242,7 +242,10 @@ describe("PendingHub", () => {
     const context: AskContext = { sessionId: "s1", target, requester: ben, startedBy: ana, parked: proposed };
     // Built as the plan approver builds it, so its allowed list is the one people's presses meet.
     const propose = new ApprovalService(h).planApproverFor(() => context);
-    const decided = propose({ callId: "p1", plan: "1. do it" }, new AbortController().signal);
+    const decided = propose(
+      { callId: "p1", plan: "1. do it", provenance: { kind: "user" } },
+      new AbortController().signal,
+    );
     const out = outputs.for(target);
     const card = await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "card");
     const note = whoMayDecide((await new PendingStore(store).get(card.pendingId)) as PendingPlan).note;

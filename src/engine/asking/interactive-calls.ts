@@ -109,7 +109,7 @@ async function proposePlan(ctx: TurnContext, call: RawToolCall, plan: string): P
   const approver = ctx.deps.planApprover;
   if (!approver) return answer(ctx, call, PROPOSE_PLAN, "error", TOOL_RESULT.planUnavailable);
   const decision = await consult(ctx, call, PROPOSE_PLAN, { interaction: "plan" }, () =>
-    approver({ callId: call.id, plan }, ctx.signal),
+    approver({ callId: call.id, plan, provenance: ctx.provenance }, ctx.signal),
   );
   if (!decision) return;
   ctx.audit("approval_resolved", call.id, PROPOSE_PLAN, {

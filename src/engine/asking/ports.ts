@@ -104,6 +104,11 @@ export type Asker = (request: QuestionRequest, signal: AbortSignal) => Promise<Q
 export interface PlanProposal {
   readonly callId: string;
   readonly plan: string;
+  /**
+   * Whose turn proposes it: a person's, or one woken by channel content (the card warns of that
+   * and offers no approval into auto mode).
+   */
+  readonly provenance: Provenance;
 }
 export type PlanDecision =
   | {
