@@ -283,7 +283,7 @@ export function planCard(item: PendingPlan): Card {
       },
     ],
     buttons: open ? planActions(item).map((action) => PLAN_BUTTONS[action]) : [],
-    ...(open ? { footer: "Or reply in this thread with changes to revise the plan." } : {}),
+    ...(open ? { footer: "Or reply to this message with changes to revise the plan." } : {}),
     ...(outcome ? { outcome } : {}),
   };
 }

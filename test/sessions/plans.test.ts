@@ -19,6 +19,8 @@ describe("plan proposals", () => {
     await h.manager.receive(message("plan the change"));
     const card = await planCardOf(h);
     expect(card.blocks[0]).toEqual({ kind: "text", text: "1. write a note" });
+    // Typed changes are a reply to the card (a Telegram group's bot sees only those), as for a question.
+    expect(card.footer).toBe("Or reply to this message with changes to revise the plan.");
     // Auto mode is less safe: in a shared thread with an approver configured, the approver decides.
     expect((await pressCard(h, card, "plan_auto", ANA)).status).toBe("not_allowed");
     await pressCard(h, card, "plan_auto", BOSS);
