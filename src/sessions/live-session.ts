@@ -24,7 +24,7 @@ import { type ParkedTurn, parkTurn, unansweredCalls } from "../approvals/parked-
 import type { PendingPerson } from "../approvals/pending-item.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import { DownloadedFiles } from "./downloaded-files.js";
-import { type LiveHistoryStores, openLiveHistory, openingOf } from "./live-history.js";
+import { type LiveHistoryStores, type OpenedHistory, openRecordHistory } from "./live-history.js";
 import type { InboundDedupe } from "./inbound-dedupe.js";
 import {
   hasPendingWork,
@@ -90,16 +90,19 @@ export class LiveSession {
   /** Dedupe keys of queued messages already recorded as seen (in memory: empty after a reload). */
   private readonly recordedKeys = new Set<string>();
 
+  private log: SessionHistory;
+
   private constructor(
     record: SessionRecord,
-    private log: SessionHistory,
+    opened: OpenedHistory,
     private readonly stores: LiveSessionStores,
     downloadedFiles: DownloadedFiles,
   ) {
     this.facts = { downloadedFiles };
+    this.log = opened.log;
     // A record from before `startedBy` was kept gets its starter here, once per load (see
     // withStarter); it is saved with the session's next write.
-    this.current = withStarter(this.foldDownloads(record), openingOf(log));
+    this.current = withStarter(this.foldDownloads(record), opened.opening);
     this.grants = this.grantsOf(record);
   }
 
@@ -138,8 +141,10 @@ export class LiveSession {
     // history, unless the record changed too).
     const starter = stored.startedBy ?? this.current.startedBy;
     if (sameJson({ ...stored, startedBy: starter }, this.current)) return false;
-    this.log = await openLiveHistory(this.id, this.stores);
-    this.current = withStarter(stored, openingOf(this.log));
+    const known = starter ? { ...stored, startedBy: starter } : stored;
+    const opened = await openRecordHistory(known, this.stores);
+    this.log = opened.log;
+    this.current = withStarter(known, opened.opening);
     this.grants = this.grantsOf(stored);
     this.recordedKeys.clear();
     return true;
@@ -147,17 +152,22 @@ export class LiveSession {
 
   /** Load a session's history and downloaded files, and wrap its record. */
   static async load(record: SessionRecord, stores: LiveSessionStores): Promise<LiveSession> {
-    const [log, downloads] = await Promise.all([
-      openLiveHistory(record.id, stores),
+    const [opened, downloads] = await Promise.all([
+      openRecordHistory(record, stores),
       DownloadedFiles.open(stores.records.downloads, record.id, stores.logger),
     ]);
-    return new LiveSession(record, log, stores, downloads);
+    return new LiveSession(record, opened, stores, downloads);
   }
 
   /** Wrap the record of a session created just now (its history and downloads are empty: nothing is read). */
   static create(record: SessionRecord, stores: LiveSessionStores): LiveSession {
     const downloads = DownloadedFiles.fresh(stores.records.downloads, record.id, stores.logger);
-    return new LiveSession(record, stores.history.openNew(record.id), stores, downloads);
+    return new LiveSession(
+      record,
+      { log: stores.history.openNew(record.id), opening: [] },
+      stores,
+      downloads,
+    );
   }
 
   get id(): string {

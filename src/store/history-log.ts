@@ -169,6 +169,17 @@ export class HistoryLog {
     return (await this.readPages(sessionId, head, indexes)).flat();
   }
 
+  /**
+   * The messages of the session's first page — where its opening is — or none once that page is
+   * pruned (or the session has no history). Reads the head, the pruned mark and the one page.
+   */
+  async firstPage(sessionId: string): Promise<readonly ConversationMessage[]> {
+    checkSessionId(sessionId);
+    const [head, pruned] = await this.readHeadAndMark(sessionId);
+    if (!head || head.pages === 0 || pruned > 0) return [];
+    return deepFreeze((await this.readPages(sessionId, head, [0]))[0] ?? []);
+  }
+
   /** How many messages the session holds (reads only the head). */
   async count(sessionId: string): Promise<number> {
     checkSessionId(sessionId);

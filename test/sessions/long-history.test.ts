@@ -8,7 +8,8 @@ import type { ConversationMessage } from "../../src/core/messages.js";
 import { anchorHash } from "../../src/engine/compaction-state.js";
 import { HistoryLog, historyPageKey } from "../../src/store/history-log.js";
 import { HISTORY_WINDOW } from "../../src/store/history-window.js";
-import type { KeyValueSpace, StoreNamespace } from "../../src/store/store.js";
+import type { KeyValueSpace, Store, StoreNamespace } from "../../src/store/store.js";
+import { SessionRecords } from "../../src/sessions/session-records.js";
 import { toVersioned } from "../../src/store/versioned.js";
 import { RecordingOutput } from "../support/recording-output.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
@@ -175,5 +176,38 @@ describe("a session with a history longer than an open reads", () => {
     expect(sent[1]).toMatchObject({ role: "user", content: expect.stringContaining("q5") });
     await second.manager.drain(1_000);
     await second.store.close();
+  });
+});
+
+describe("a record stored before starters were kept, with a window past its first page", () => {
+  /** Drop the record's starter, as records stored before it were kept. */
+  async function legacy(store: Store): Promise<void> {
+    const records = new SessionRecords(store.space("sessions"));
+    const { startedBy: _dropped, ...record } = (await records.get(ID))!;
+    await records.put(record);
+  }
+
+  it("names its starter from the first page, which it keeps until the record is saved with them", async () => {
+    const { dataDir } = await longSession(false);
+    const store = await openStore(dataDir);
+    await legacy(store);
+    await store.close();
+
+    const second = await makeHarness({ dataDir, steps: [textStep("ok")], overrides });
+    await second.manager.start();
+    expect(await second.manager.command(thread(), ANA, "status", [])).toMatch(/Started by: .*\(id U_ANA\)/);
+    const history = second.store.space("history");
+    expect(await history.get(historyPageKey(ID, 0))).toBeDefined();
+    // A turn saves the record, with its starter: the next load prunes.
+    await second.manager.receive(message("what now"));
+    await second.manager.idle();
+    await second.manager.drain(1_000);
+    await second.store.close();
+    const third = await makeHarness({ dataDir, steps: [], overrides });
+    await third.manager.start();
+    expect(await third.manager.command(thread(), ANA, "status", [])).toMatch(/Started by: .*\(id U_ANA\)/);
+    expect(await third.store.space("history").get(historyPageKey(ID, 0))).toBeUndefined();
+    await third.manager.drain(1_000);
+    await third.store.close();
   });
 });
