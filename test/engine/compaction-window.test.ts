@@ -83,7 +83,10 @@ describe("compaction over a history window", () => {
     // It starts a turn later: that turn is in no summary.
     const past = new Compactor(2, port, 6);
     await past.restore(history.slice(6));
-    expect(past.view(history.slice(6))).toEqual({ summary: `SUM-A\n\n${DROPPED}`, messages: history.slice(6) });
+    expect(past.view(history.slice(6))).toEqual({
+      summary: `SUM-A\n\n${DROPPED}`,
+      messages: history.slice(6),
+    });
     expect(port.unused).toEqual([]);
     // A later compaction builds on its summary, and what it saves says turns were dropped.
     const inputs: string[] = [];
