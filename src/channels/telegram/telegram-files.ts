@@ -9,7 +9,10 @@
  * the sender's bytes of the day and the free disk space.
  * Oversized, refused, failed or overdue downloads (the shared deadline: shared/body-within.ts)
  * become short notes instead of errors, and so do kinds the bot cannot read (a video, a video
- * message, an animation, a sticker, a shared contact or location): never a silent loss.
+ * message, an animation, a shared contact): never a silent loss. An animation (a GIF) always
+ * comes with a `document` too (Bot API: for backward compatibility), so it is recognised before
+ * the document is: like a video, it is noted, never downloaded. A sticker and a shared location
+ * are no file: they travel as words (telegram-inbound.ts standInText).
  */
 import { posix } from "node:path";
 import type { Api } from "grammy";
@@ -71,6 +74,8 @@ function safeName(name: string): string {
 
 /** The file in a message, if any: a document, a voice note, audio, or the largest photo size under the cap. */
 export function attachmentOf(message: TelegramMessage, maxBytes: number): Attachment | undefined {
+  // A GIF's `document` is the same animation, which the bot cannot read (see module comment).
+  if (message.animation) return undefined;
   if (message.document) {
     const { document } = message;
     return {
@@ -106,19 +111,14 @@ export function attachmentOf(message: TelegramMessage, maxBytes: number): Attach
 }
 
 /** Message kinds the bot cannot read, named as grammY's Message names them. */
-type UnreadableKind = Extract<
-  keyof Message,
-  "video" | "video_note" | "animation" | "sticker" | "contact" | "location"
->;
+type UnreadableKind = Extract<keyof Message, "video" | "video_note" | "animation" | "contact">;
 
 /** What each is called, and whether it is a file or another kind of message. */
 const UNREADABLE: Readonly<Record<UnreadableKind, readonly [what: string, sort: "file" | "message"]>> = {
   video: ["a video", "file"],
   video_note: ["a video message", "file"],
   animation: ["an animation", "file"],
-  sticker: ["a sticker", "file"],
   contact: ["a shared contact", "message"],
-  location: ["a shared location", "message"],
 };
 
 function unreadableOf(message: TelegramMessage): readonly [string, string] | undefined {
@@ -127,7 +127,7 @@ function unreadableOf(message: TelegramMessage): readonly [string, string] | und
 }
 
 /**
- * The note for a message of a kind the bot cannot read (a video, a sticker, a shared location…),
+ * The note for a message of a kind the bot cannot read (a video, a shared contact…),
  * which the person and the model are told instead of it vanishing; undefined for any other.
  */
 export function unreadableNote(message: TelegramMessage): string | undefined {

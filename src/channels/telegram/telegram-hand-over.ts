@@ -8,7 +8,8 @@
  *
  * An album arrives as several messages (telegram-albums.ts) and is handed over as one: every
  * item's file (at most the per-message file count, each through the upload gate), the items'
- * captions, and one dedupe key per item's update.
+ * captions, and one dedupe key per item's update. A sticker's emoji and a shared location's
+ * coordinates are the message's words (telegram-inbound.ts standInText).
  *
  * The person's own text, and the record of what they forwarded: a forward's words are someone
  * else's, so they travel as a forwarded-text record naming their origin, which the engine shows in
@@ -28,6 +29,7 @@ import type { TelegramFiles } from "./telegram-files.js";
 import {
   type BotIdentity,
   forwardedFrom,
+  standInText,
   type TelegramMessage,
   textFor,
   topicOf,
@@ -112,7 +114,7 @@ export async function handOver(
   const downloaded = await downloadAll(items, target, deps);
   const { files } = downloaded;
   const words = items
-    .map((item) => textFor(item.message, deps.bot()))
+    .map((item) => textFor(item.message, deps.bot()) || standInText(item.message))
     .filter((text) => text !== "")
     .join("\n\n");
   const { text, forwarded } = ownTextOf(message, words, files.length > 0);

@@ -120,8 +120,9 @@ export const telegramMessageSchema = z.object({
   video: fileSchema.optional(),
   video_note: fileSchema.optional(),
   animation: fileSchema.optional(),
-  sticker: fileSchema.optional(),
   contact: z.object({ phone_number: z.string() }).optional(),
+  /** A sticker stands for its emoji, a shared location for its coordinates (standInText). */
+  sticker: fileSchema.extend({ emoji: z.string().optional() }).optional(),
   location: z.object({ latitude: z.number(), longitude: z.number() }).optional(),
   /**
    * Where a forwarded message came from (Bot API 7.0; `forward_date` alone before it): its words
@@ -342,4 +343,15 @@ export function textFor(message: TelegramMessage, bot: BotIdentity): string {
   for (const entity of mentions)
     result = result.slice(0, entity.offset) + result.slice(entity.offset + entity.length);
   return result.replace(/[ \t]{2,}/g, " ").trim();
+}
+
+/**
+ * The words a sticker or a shared location stands for, as the message's text: the sticker's emoji
+ * (a few characters at most), the location's coordinates; "" for any other message.
+ */
+export function standInText(message: TelegramMessage): string {
+  if (message.sticker) return [...(message.sticker.emoji ?? "")].slice(0, 8).join("") || "(a sticker)";
+  if (message.location)
+    return `shared a location: ${message.location.latitude}, ${message.location.longitude}`;
+  return "";
 }

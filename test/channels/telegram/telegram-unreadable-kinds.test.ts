@@ -1,10 +1,12 @@
 /**
- * Kinds the bot cannot read — a video, a video message, an animation, a sticker, a shared
- * contact or location — never vanish: the person is told in a note, and the model gets the same
- * note with the message (also when nothing else came with it).
+ * Kinds the bot cannot read — a video, a video message, an animation, a shared contact — never
+ * vanish: the person is told in a note, and the model gets the same note with the message (also
+ * when nothing else came with it). An animation comes as Telegram sends it, with a `document` of
+ * the same file too: it is noted like a video, never downloaded as a document. A sticker is its
+ * emoji and a shared location its coordinates, as the message's words, with no note.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { unreadableNote } from "../../../src/channels/telegram/telegram-files.js";
+import { attachmentOf, unreadableNote } from "../../../src/channels/telegram/telegram-files.js";
 import {
   type TelegramMessage,
   telegramMessageSchema,
@@ -22,21 +24,29 @@ const KINDS: readonly [string, Record<string, unknown>, string][] = [
   ],
   [
     "animation",
-    { animation: { ...file("a"), width: 1, height: 1, duration: 1 } },
+    // As the Bot API sends a GIF: `document` is set too, for backward compatibility.
+    {
+      animation: {
+        ...file("a"),
+        width: 320,
+        height: 240,
+        duration: 3,
+        file_name: "giphy.mp4",
+        mime_type: "video/mp4",
+      },
+      document: { ...file("a"), file_name: "giphy.mp4", mime_type: "video/mp4" },
+    },
     "an animation — a kind of file",
-  ],
-  [
-    "sticker",
-    { sticker: { ...file("s"), type: "regular", width: 512, height: 512 } },
-    "a sticker — a kind of file",
   ],
   [
     "contact",
     { contact: { phone_number: "+100", first_name: "Carol" } },
     "a shared contact — a kind of message",
   ],
-  ["location", { location: { latitude: 52.5, longitude: 13.4 } }, "a shared location — a kind of message"],
 ];
+
+const STICKER = { sticker: { ...file("s"), type: "regular", width: 512, height: 512, emoji: "👍" } };
+const LOCATION = { location: { latitude: 52.5, longitude: 13.4 } };
 
 function dm(fields: Record<string, unknown>, id: number): Record<string, unknown> {
   return {
@@ -54,9 +64,18 @@ describe("unreadableNote", () => {
     expect(unreadableNote(message)).toBe(`${note} I can't read; it was not saved.`);
   });
 
-  it("is undefined for a message with text or a file the bot reads", () => {
+  it("is undefined for a message with text or a file the bot reads, a sticker or a location", () => {
     expect(unreadableNote(telegramMessageSchema.parse(dm({ text: "hi" }, 1)))).toBeUndefined();
     expect(unreadableNote(telegramMessageSchema.parse(dm({ document: file("d") }, 1)))).toBeUndefined();
+    expect(unreadableNote(telegramMessageSchema.parse(dm(STICKER, 1)))).toBeUndefined();
+    expect(unreadableNote(telegramMessageSchema.parse(dm(LOCATION, 1)))).toBeUndefined();
+  });
+});
+
+describe("attachmentOf", () => {
+  it("takes no file from an animation, though its document is set too", () => {
+    const [, fields] = KINDS.find(([kind]) => kind === "animation")!;
+    expect(attachmentOf(telegramMessageSchema.parse(dm(fields, 1)), 20 * 1024 * 1024)).toBeUndefined();
   });
 });
 
@@ -104,10 +123,25 @@ describe("telegram: kinds the bot cannot read", () => {
     },
   );
 
+  it("a sticker reaches the model as its emoji, a shared location as its coordinates, with no note", async () => {
+    h = await startHarness();
+    h.tg.state.chat(ALICE_DM);
+    h.tg.injectUpdate({ message: dm(STICKER, 80) });
+    h.tg.injectUpdate({ message: dm(LOCATION, 81) });
+    await h.service.waitFor(() => h!.service.received.length === 2);
+    expect(h.service.received.map((message) => [message.text, message.attachments])).toEqual([
+      ["👍", undefined],
+      ["shared a location: 52.5, 13.4", undefined],
+    ]);
+    expect(h.tg.state.botMessages(ALICE.id)).toEqual([]);
+  });
+
   it("a note that cannot be delivered still reaches the model with the message", async () => {
     h = await startHarness();
     // The fake does not know this chat yet, so the note's send fails.
-    h.tg.injectUpdate({ message: dm({ caption: "look", sticker: { ...file("s"), type: "regular" } }, 79) });
+    h.tg.injectUpdate({
+      message: dm({ caption: "look", video: { ...file("v"), width: 640, height: 360, duration: 30 } }, 79),
+    });
     await h.service.waitFor(() => h!.service.received.length >= 1);
     expect(h.service.received[0]!.text).toBe("look");
   });
