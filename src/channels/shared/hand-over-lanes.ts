@@ -3,25 +3,73 @@
  * reading them (PDF text, transcripts) — and then hands it to the session layer. The platform's
  * per-conversation ordering (Telegram's per-chat sequentialize, Slack's per-thread order) then
  * holds only the quick steps (access, commands, queueing here), so one person's slow file never
- * keeps another person's message, or anyone's /stop, waiting.
+ * keeps another person's message, or anyone's stop, waiting.
  *
  * A lane is one sender in one conversation: their messages reach the session layer in the order
  * they sent them ("here is the file", then "what does it say?"), one at a time, while other
  * senders' lanes run beside it. A lane holds at most `maxWaiting` messages; past that `enqueue`
- * refuses (the channel tells the person), so nobody piles up unbounded work. A job's failure is
- * logged and its lane goes on.
+ * refuses (the channel tells the person LANE_FULL), so nobody piles up unbounded work. A job's
+ * failure is logged and its lane goes on.
+ *
+ * A person's own command must not overtake what they sent before it ("voice note, then new" must
+ * not put the voice note in the new session): while their lane is busy, a command waits in it,
+ * except those that act on what is running now (answeredAtOnce). Their stop is answered at once
+ * and cancels their lane (`cancel`): what waits there is never handed over, and the job running
+ * sees its signal aborted and hands nothing over either — a stop stops what was sent before it.
+ * A channel stopping gives the lanes a bounded time (`drain`), then cancels what is left.
  */
 import type { Logger } from "pino";
+import { type Clock, systemClock } from "../../core/clock.js";
+
+/** Messages one sender may have waiting for their files in one conversation. */
+export const LANE_MAX_WAITING = 20;
+
+/** What a person is told when their lane is full. */
+export const LANE_FULL =
+  "Too many of your messages here are still being read; this one was not taken. Send it again in a moment.";
+
+/** What a person who stopped is told about their messages still being read, which were dropped. */
+export function droppedNote(count: number): string {
+  return count === 1
+    ? "Your earlier message still being read was dropped."
+    : `Your ${count} earlier messages still being read were dropped.`;
+}
+
+/**
+ * Commands answered at once even while the sender's lane is busy: they act on what is running now
+ * (stop, a pending approval) or only show it. Any other (new, mode, model, grants revoke, a skill,
+ * the modules' commands) may change what the sender's earlier message meets, so it waits its turn.
+ */
+const AT_ONCE: ReadonlySet<string> = new Set(["stop", "approve", "deny", "status", "reviewer"]);
+
+export function answeredAtOnce(command: string): boolean {
+  return AT_ONCE.has(command);
+}
+
+/** A lane's job: `signal` aborts when the lane is cancelled (hand nothing over then). */
+export type LaneJob = (signal: AbortSignal) => Promise<void>;
+
+/** How long a stopping channel waits for its lanes (`drain`), and on what clock. */
+export interface LaneStopOptions {
+  /** 5 s by default: the shutdown's watchdog must still leave running turns their grace. */
+  readonly withinMs?: number;
+  /** The system clock by default. */
+  readonly clock?: Clock;
+}
+
+const DEFAULT_STOP_WITHIN_MS = 5000;
 
 export interface HandOverLanesOptions {
   /** Messages one lane may hold (the running one included). */
   readonly maxWaiting: number;
   readonly logger: Logger;
+  readonly stop?: LaneStopOptions | undefined;
 }
 
 interface Lane {
   tail: Promise<void>;
-  waiting: number;
+  /** One per job not yet finished, the running one included. */
+  readonly jobs: Set<AbortController>;
 }
 
 /** Per-sender ordered hand-over (see module comment). */
@@ -31,29 +79,62 @@ export class HandOverLanes {
   constructor(private readonly options: HandOverLanesOptions) {}
 
   /**
-   * Queue `job` behind the earlier jobs of lane `key` and return at once; false (nothing queued)
-   * when the lane already holds `maxWaiting` jobs.
+   * Queue `job` behind the earlier jobs of lane `key`; resolves once it has run (or was
+   * cancelled). Undefined (nothing queued) when the lane already holds `maxWaiting` jobs.
    */
-  enqueue(key: string, job: () => Promise<void>): boolean {
-    const lane = this.lanes.get(key) ?? { tail: Promise.resolve(), waiting: 0 };
-    if (lane.waiting >= this.options.maxWaiting) return false;
-    lane.waiting++;
+  enqueue(key: string, job: LaneJob): Promise<void> | undefined {
+    const lane = this.lanes.get(key) ?? { tail: Promise.resolve(), jobs: new Set<AbortController>() };
+    if (lane.jobs.size >= this.options.maxWaiting) return undefined;
+    const control = new AbortController();
+    lane.jobs.add(control);
     this.lanes.set(key, lane);
-    lane.tail = lane.tail.then(async () => {
+    const done = lane.tail.then(async () => {
       try {
-        await job();
+        if (!control.signal.aborted) await job(control.signal);
       } catch (error) {
         this.options.logger.error({ err: error }, "message hand-over failed");
       } finally {
-        lane.waiting--;
-        if (lane.waiting === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
+        lane.jobs.delete(control);
+        if (lane.jobs.size === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
       }
     });
-    return true;
+    lane.tail = done;
+    return done;
   }
 
-  /** Resolves once every lane is empty, jobs queued meanwhile included (a channel stopping). */
+  /** Whether lane `key` holds a job (running or waiting). */
+  busy(key: string): boolean {
+    return (this.lanes.get(key)?.jobs.size ?? 0) > 0;
+  }
+
+  /** Cancel every job of lane `key` (see module comment); how many there were. */
+  cancel(key: string): number {
+    const lane = this.lanes.get(key);
+    if (!lane) return 0;
+    const pending = [...lane.jobs].filter((control) => !control.signal.aborted);
+    for (const control of pending) control.abort();
+    return pending.length;
+  }
+
+  /** Resolves once every lane is empty, jobs queued meanwhile included. */
   async idle(): Promise<void> {
     while (this.lanes.size > 0) await Promise.all([...this.lanes.values()].map((lane) => lane.tail));
+  }
+
+  /**
+   * A channel stopping: wait for the lanes to empty, at most the stop options' time, then cancel
+   * every job left, logging how many (they are never handed over).
+   */
+  async drain(): Promise<void> {
+    const clock = this.options.stop?.clock ?? systemClock;
+    let handle: unknown;
+    const late = new Promise<"late">((resolve) => {
+      handle = clock.setTimer(() => resolve("late"), this.options.stop?.withinMs ?? DEFAULT_STOP_WITHIN_MS);
+    });
+    const outcome = await Promise.race([this.idle().then(() => "idle" as const), late]);
+    clock.clearTimer(handle);
+    if (outcome === "idle") return;
+    const dropped = [...this.lanes.keys()].reduce((sum, key) => sum + this.cancel(key), 0);
+    this.options.logger.warn({ dropped }, "stopped with messages still being read: not handed over");
   }
 }

@@ -18,6 +18,7 @@ import type { ConversationService } from "../../sessions/contracts.js";
 import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
 import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
 import { IntakeLog } from "../intake-log.js";
+import type { LaneStopOptions } from "../shared/hand-over-lanes.js";
 import { AccessPolicy } from "./slack-access.js";
 import { createClients, describeError, type SlackClients, withTrailingSlash } from "./slack-api.js";
 import { slackBotUsers } from "./slack-bot-users.js";
@@ -62,6 +63,7 @@ const optionsSchema = z
     workspaceRoot: z.string().min(1),
     allowExternal: z.boolean().optional(),
     allowGuests: z.boolean().optional(),
+    laneStop: z.object({ withinMs: z.number().int().nonnegative().optional() }).optional(),
   })
   .refine((o) => o.appToken !== undefined || o.signingSecret !== undefined, {
     message: "Slack needs an app token (Socket Mode) or a signing secret (HTTP Events API)",
@@ -95,6 +97,8 @@ export interface SlackChannelOptions extends InboundFileOptions, ChannelHooks {
   };
   /** Rendering tuning (edit interval, status refresh, native streaming on/off, stream budget). */
   readonly render?: Partial<RenderSettings>;
+  /** How long `stop` waits for messages whose files are still being read (hand-over-lanes.ts). */
+  readonly laneStop?: LaneStopOptions;
 }
 
 /** The Slack ChannelAdapter (see the module comment). */
@@ -117,6 +121,7 @@ export class SlackChannel implements ChannelAdapter {
   private readonly timezones: (userId: string) => Promise<string | undefined>;
   private readonly botUsers: (botId: string) => Promise<string | undefined>;
   private app: App | undefined;
+  private inbound: SlackInbound | undefined;
   private readonly inflight = new Set<Promise<void>>();
   private identity: BotIdentity | undefined;
   /** The team (and enterprise) the bot is installed in, known after `start` (auth.test). */
@@ -235,7 +240,9 @@ export class SlackChannel implements ChannelAdapter {
       attachments: o.attachments ?? new AttachmentIntake({ workspace, logger: this.logger }),
       logger: this.logger,
       ...(o.observe ? { observe: o.observe } : {}),
+      laneStop: o.laneStop,
     });
+    this.inbound = inbound;
     const interactions = new SlackInteractions({
       bot,
       service: o.service,
@@ -352,7 +359,11 @@ export class SlackChannel implements ChannelAdapter {
     return this.app ? this.receiver.health() : { ready: false, state: "stopped" };
   }
 
-  /** Disconnect and wait for in-flight handlers (turns keep running in the session layer). */
+  /**
+   * Disconnect and wait for in-flight handlers, and for messages whose files are still being read
+   * for a few seconds at most (those left are dropped, logged); turns keep running in the session
+   * layer.
+   */
   async stop(): Promise<void> {
     const app = this.app;
     if (!app) return;
@@ -361,7 +372,7 @@ export class SlackChannel implements ChannelAdapter {
     await app
       .stop()
       .catch((error: unknown) => this.logger.warn({ err: describeError(error) }, "slack stop failed"));
-    await Promise.allSettled([...this.inflight]);
+    await Promise.allSettled([...this.inflight, this.inbound?.stop()]);
   }
 
   private track(work: Promise<void>): void {

@@ -8,7 +8,10 @@
  * thread pass the claim and the access check in arrival order, one at a time, so twins never pass
  * the claim together; the files are then downloaded and read in the sender's hand-over lane
  * (channels/shared/hand-over-lanes.ts), so one person's slow file holds only their own later
- * messages in the thread, and a command typed as a message (no files) is handed over at once.
+ * messages in the thread. A command typed as a message (no files) is handed over at once, unless
+ * its sender's lane is busy and it may change what their earlier message meets ("new", "mode
+ * …"): then it waits there (answeredAtOnce); their "stop" cancels their lane, and they are told
+ * what it dropped. `stop` gives the lanes a bounded time, then drops what is left (logged).
  * A reply dropped by the thread check is not claimed: when its author edits the mention in soon
  * after (EDIT_WINDOW_MS), Slack's app_mention for the edit, with the same ts, is still heard.
  */
@@ -20,7 +23,14 @@ import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { LruCache } from "../../sessions/lru.js";
 import { parseTextCommand } from "../../sessions/text-commands.js";
-import { HandOverLanes } from "../shared/hand-over-lanes.js";
+import {
+  answeredAtOnce,
+  droppedNote,
+  HandOverLanes,
+  LANE_FULL,
+  LANE_MAX_WAITING,
+  type LaneStopOptions,
+} from "../shared/hand-over-lanes.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { AccessPolicy } from "./slack-access.js";
 import { describeError, type SlackClients } from "./slack-api.js";
@@ -59,6 +69,8 @@ export interface InboundDeps {
   readonly logger: Logger;
   /** Told about every message seen in a channel (subscriptions buffer them). */
   readonly observe?: (message: ObservedMessage) => Promise<unknown> | undefined;
+  /** How long `stop` waits for messages whose files are still being read. */
+  readonly laneStop?: LaneStopOptions | undefined;
 }
 
 /** The envelope fields of an Events API delivery that matter here. */
@@ -68,12 +80,6 @@ export interface EventEnvelope {
 }
 
 const ACCEPTED = new Set(["started", "queued", "answered", "command"]);
-
-/** Messages one sender may have waiting for their files in one thread (hand-over-lanes.ts). */
-const LANE_MAX_WAITING = 20;
-
-const LANE_FULL =
-  "Too many of your messages here are still being read; this one was not taken. Send it again in a moment.";
 
 /**
  * Whether a client_msg_id can serve as a dedupe key: Slack's are UUIDs, so one of printable ASCII
@@ -90,7 +96,16 @@ export class SlackInbound {
   private readonly lanes: HandOverLanes;
 
   constructor(private readonly deps: InboundDeps) {
-    this.lanes = new HandOverLanes({ maxWaiting: LANE_MAX_WAITING, logger: deps.logger });
+    this.lanes = new HandOverLanes({
+      maxWaiting: LANE_MAX_WAITING,
+      logger: deps.logger,
+      stop: deps.laneStop,
+    });
+  }
+
+  /** The channel stopping: messages still being read get a bounded time, then are dropped. */
+  stop(): Promise<void> {
+    return this.lanes.drain();
   }
 
   /** Handle one message or app_mention event; never throws. */
@@ -129,19 +144,19 @@ export class SlackInbound {
       kind: decision.kind,
       senderTeam: event.team ?? envelope.team_id,
     });
-    let handingOver: Promise<void> | undefined;
+    let refusing: Promise<void> | undefined;
     await this.inOrder(`${target.channel}:${target.thread}`, async () => {
       if (this.claimed.get(postKey)) return;
       try {
         if (decision.needsThread && !(await this.deps.threads.isPartOf(target))) return;
         this.claimed.set(postKey, true);
-        handingOver = (await this.admit(event, envelope, target, decision.author))?.done;
+        refusing = (await this.admit(event, envelope, target, decision.author))?.refusing;
       } catch (error) {
         this.unclaim(postKey, error);
       }
     });
-    // Outside the thread's order: the files are read in the sender's lane (see admit).
-    await handingOver;
+    // Outside the thread's order: a full lane's refusal (the files are read in the sender's lane).
+    await refusing;
   }
 
   private unclaim(postKey: string, error: unknown): void {
@@ -151,17 +166,17 @@ export class SlackInbound {
 
   /**
    * The quick part, in the thread's order: the access check, then a command typed as a message
-   * (no files) is handed over at once; anything else is queued in the sender's hand-over lane,
-   * where its files are downloaded and read, so one person's slow file holds only their own later
-   * messages in the thread. Resolves with the hand-over still to come, if any (wrapped: a
-   * promise awaited here would wait for it).
+   * (no files) is handed over at once — unless it must wait behind its sender's earlier messages
+   * (see module comment); anything else is queued in the sender's hand-over lane, where its files
+   * are downloaded and read. Resolves with the refusal of a message a full lane did not take, if
+   * any, still to be posted (wrapped: a promise awaited here would wait for it).
    */
   private async admit(
     event: MessageEvent,
     envelope: EventEnvelope,
     target: ThreadTarget,
     author: string,
-  ): Promise<{ readonly done: Promise<void> } | undefined> {
+  ): Promise<{ readonly refusing: Promise<void> } | undefined> {
     const access = await this.deps.access.check(author, event.channel, kindOf(target));
     if (!access.allowed) {
       if (this.deps.access.shouldTell(author, event.channel))
@@ -169,20 +184,30 @@ export class SlackInbound {
       return undefined;
     }
     const postKey = `${event.channel}:${event.ts}`;
-    const handOver = () =>
-      this.process(event, envelope, target, author).catch((error: unknown) => this.unclaim(postKey, error));
-    if (!event.files?.length && parseTextCommand(messageText(event, this.deps.bot.userId)) !== undefined) {
+    const lane = `${target.channel}:${target.thread}:${author}`;
+    const handOver = (signal?: AbortSignal) =>
+      this.process(event, envelope, target, author, signal).catch((error: unknown) =>
+        this.unclaim(postKey, error),
+      );
+    const command = event.files?.length
+      ? undefined
+      : parseTextCommand(messageText(event, this.deps.bot.userId));
+    if (command?.ok && command.command.name === "stop") {
+      // What the person sent before their stop is stopped too: never handed over after it.
+      const dropped = this.lanes.cancel(lane);
+      await handOver();
+      if (dropped > 0) await this.tell(target, [droppedNote(dropped)]);
+      return undefined;
+    }
+    // A command that cannot run (a usage text) changes nothing: answered at once too.
+    if (command && (!command.ok || answeredAtOnce(command.command.name) || !this.lanes.busy(lane))) {
       await handOver();
       return undefined;
     }
-    const done = new Promise<void>((resolve) => {
-      const lane = `${target.channel}:${target.thread}:${author}`;
-      if (this.lanes.enqueue(lane, () => handOver().finally(resolve))) return;
-      this.claimed.delete(postKey);
-      this.deps.logger.info({ channel: event.channel }, "slack hand-over lane full");
-      void this.tell(target, [LANE_FULL]).finally(resolve);
-    });
-    return { done };
+    if (this.lanes.enqueue(lane, handOver)) return undefined;
+    this.claimed.delete(postKey);
+    this.deps.logger.info({ channel: event.channel }, "slack hand-over lane full");
+    return { refusing: this.tell(target, [LANE_FULL]) };
   }
 
   private async inOrder(key: string, work: () => Promise<void>): Promise<void> {
@@ -193,12 +218,16 @@ export class SlackInbound {
     if (this.order.get(key) === next) this.order.delete(key);
   }
 
-  /** Download and read the message's files, tell the person about them, and hand it over. */
+  /**
+   * Download and read the message's files, tell the person about them, and hand it over — unless
+   * `signal` aborted meanwhile (its lane cancelled): then nothing is told nor handed over.
+   */
   private async process(
     event: MessageEvent,
     envelope: EventEnvelope,
     target: ThreadTarget,
     author: string,
+    signal?: AbortSignal,
   ): Promise<void> {
     const user = await this.deps.users.user(author);
     const limited = this.deps.attachments.limit(event.files ?? [], (file) => file.name ?? file.id);
@@ -209,6 +238,10 @@ export class SlackInbound {
         })
       : { files: [], notes: [] };
     const intake = await this.deps.attachments.process(downloaded.files, target, author);
+    if (signal?.aborted) {
+      this.deps.logger.info({ channel: target.channel }, "slack hand-over cancelled");
+      return;
+    }
     const notes = [...downloaded.notes, ...limited.notes, ...intake.notes];
     await this.tell(target, [...notes, ...intake.hints]);
     // The person's words (and their own voice note's transcript) alone: the notes name files as

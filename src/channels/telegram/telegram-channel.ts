@@ -4,7 +4,9 @@
  * a webhook (with several processes on one store, only the elected poller polls); handling is
  * concurrent across chats, ordered per chat and topic only around the handlers that check access,
  * answer commands and record or hand over (a message's files are read in its sender's lane
- * after). Every Bot API call has a deadline by kind (telegram-deadlines.ts); network failures,
+ * after; a webhook update is answered once its message is handed over, within the webhook's
+ * deadline). Stopping gives the lanes a few seconds, then drops and logs what is left, so the
+ * turns' own grace still comes within the shutdown's watchdog. Every Bot API call has a deadline by kind (telegram-deadlines.ts); network failures,
  * timeouts among them, are retried a few times, 429s by @grammyjs/auto-retry within set bounds
  * (not the membership lookups of allowed_chats, which run inside a chat's ordered section: a 429
  * there refuses for now); outgoing traffic is throttled per chat, per group and overall. Its thread
@@ -35,7 +37,8 @@ import { TelegramFiles } from "./telegram-files.js";
 import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import { ALLOWED_UPDATES, COMMAND_MENU, telegramHandlers } from "./telegram-handlers.js";
 import { AlbumCollector, type AlbumOptions } from "./telegram-albums.js";
-import { HandOverLanes } from "../shared/hand-over-lanes.js";
+import { HandOverLanes, LANE_MAX_WAITING, type LaneStopOptions } from "../shared/hand-over-lanes.js";
+import { HandOverWaits } from "./telegram-hand-over-waits.js";
 import { TelegramDirectory } from "./telegram-directory.js";
 import { TelegramMessenger } from "./telegram-messenger.js";
 import { ChatMigrations } from "./telegram-migrations.js";
@@ -88,6 +91,8 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
   readonly sendLimits?: SendLimits;
   /** How long an album's items are waited for (telegram-albums.ts's defaults otherwise). */
   readonly albums?: AlbumOptions;
+  /** How long `stop` waits for messages whose files are still being read (hand-over-lanes.ts). */
+  readonly laneStop?: LaneStopOptions;
 }
 
 /** 429 / 5xx retries unless the options say otherwise. */
@@ -117,9 +122,6 @@ function useCallStack(api: Api, { deadlines, scheduler, migrations, retry }: Cal
   // upgrade's 400 is re-sent there once, through the retries above (telegram-migrations.ts).
   api.config.use(migrations.transformer());
 }
-
-/** Messages one sender may have waiting for their files in one chat (hand-over-lanes.ts). */
-const LANE_MAX_WAITING = 20;
 
 const deadlineMs = z
   .number()
@@ -151,6 +153,7 @@ const optionsSchema = z.object({
     .optional(),
   fileMaxBytes: z.number().int().positive(),
   workspaceRoot: z.string().min(1),
+  laneStop: z.object({ withinMs: z.number().int().nonnegative().optional() }).optional(),
 });
 
 const DEFAULT_API_ROOT = "https://api.telegram.org";
@@ -188,7 +191,7 @@ export class TelegramChannel implements ChannelAdapter {
     const apiRoot = options.apiRoot ?? DEFAULT_API_ROOT;
     const logger = options.logger.child({ channel: "telegram" });
     this.logger = logger;
-    this.lanes = new HandOverLanes({ maxWaiting: LANE_MAX_WAITING, logger });
+    this.lanes = new HandOverLanes({ maxWaiting: LANE_MAX_WAITING, logger, stop: options.laneStop });
     this.bot = new Bot(options.botToken, {
       client: { apiRoot, fetch: telegramFetch },
       ...(options.botInfo ? { botInfo: options.botInfo } : {}),
@@ -244,6 +247,9 @@ export class TelegramChannel implements ChannelAdapter {
     const intake = new IntakeLog(logger);
     this.bot.api.config.use(pollingScreen(intake));
     this.bot.use(intakeScreen(intake));
+    // Webhook mode answers once an update's message is handed over, outside the chat's order.
+    const waits = new HandOverWaits();
+    if (options.webhook) this.bot.use(waits.middleware());
     // Ordered per chat + topic, but only around handlers that check access, answer commands and
     // record or hand over — a message's files are read in its sender's lane after (telegram-hand-over.ts).
     this.bot.use(sequentialize(orderKey));
@@ -256,6 +262,7 @@ export class TelegramChannel implements ChannelAdapter {
         attachments: options.attachments ?? new AttachmentIntake({ workspace, logger }),
         lanes: this.lanes,
         albums: new AlbumCollector(options.albums),
+        waits,
         bot: () => ({ id: this.bot.botInfo.id, username: this.bot.botInfo.username }),
         outputFor,
         logger,
@@ -329,12 +336,13 @@ export class TelegramChannel implements ChannelAdapter {
   }
 
   /**
-   * Stop receiving, and hand over the messages whose files were still being read; turns already
-   * running finish through the session layer.
+   * Stop receiving, and hand over the messages whose files are still being read, for a few seconds
+   * at most: those left then are dropped, and logged (the shutdown's watchdog must still leave the
+   * turns their grace). Turns already running finish through the session layer.
    */
   async stop(): Promise<void> {
     await this.receiver.stop();
-    await this.lanes.idle();
+    await this.lanes.drain();
   }
 
   /** Receiving works: the webhook listens, or the last getUpdates answered. */

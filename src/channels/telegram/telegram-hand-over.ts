@@ -3,13 +3,14 @@
  * downloaded and read (images, PDF text, transcripts: attachments/inbound-attachments.ts), the
  * person is told what could not be taken, and `service.receive()` records it. This slow part runs
  * in the sender's hand-over lane (channels/shared/hand-over-lanes.ts), after the per-chat ordered
- * section has returned: a slow file holds only its own sender's later messages in that chat, never
- * another person's, nor a command (those are answered in the ordered section).
+ * section has returned: a slow file holds only its own sender's later messages in that chat (their
+ * commands that change the session among them), never another person's, nor a stop. A lane
+ * cancelled (the sender's stop, the channel stopping) hands nothing over. A sticker's emoji and a
+ * shared location's coordinates are the message's words (telegram-inbound.ts standInText).
  *
  * An album arrives as several messages (telegram-albums.ts) and is handed over as one: every
  * item's file (at most the per-message file count, each through the upload gate), the items'
- * captions, and one dedupe key per item's update. A sticker's emoji and a shared location's
- * coordinates are the message's words (telegram-inbound.ts standInText).
+ * captions, and one dedupe key per item's update.
  *
  * The person's own text, and the record of what they forwarded: a forward's words are someone
  * else's, so they travel as a forwarded-text record naming their origin, which the engine shows in
@@ -52,10 +53,6 @@ export interface Delivered {
   readonly message: TelegramMessage;
   readonly updateId: number;
 }
-
-/** What a person is told when their lane is full. */
-export const LANE_FULL =
-  "Too many of your messages here are still being read; this one was not taken. Send it again in a moment.";
 
 /** The hand-over lane of `message`'s sender in its chat and topic. */
 export function laneOf(message: TelegramMessage): string {
@@ -102,13 +99,15 @@ async function downloadAll(
 
 /**
  * Hand over one message, or one album's items (the first is the one answered), to the session
- * layer: files downloaded and read, the person told about those not taken. Runs in a lane.
+ * layer: files downloaded and read, the person told about those not taken. Runs in a lane; once
+ * `signal` has aborted (the lane cancelled), nothing more is told nor handed over.
  */
 export async function handOver(
   items: readonly [Delivered, ...Delivered[]],
   target: ThreadTarget,
   deps: HandOverDeps,
   tell: (text: string) => Promise<void>,
+  signal: AbortSignal,
 ): Promise<void> {
   const [{ message }] = items;
   const downloaded = await downloadAll(items, target, deps);
@@ -119,6 +118,10 @@ export async function handOver(
     .join("\n\n");
   const { text, forwarded } = ownTextOf(message, words, files.length > 0);
   const intake = await deps.attachments.process(files, target, String(message.from!.id));
+  if (signal.aborted) {
+    deps.logger.info({ updateIds: items.map((item) => item.updateId) }, "telegram: hand-over cancelled");
+    return;
+  }
   const notes = [...downloaded.notes, ...intake.notes];
   const told = [...notes, ...intake.hints];
   // Telling is best effort: the message still reaches the session layer, notes and all.

@@ -3,9 +3,13 @@
  * records or hands over, and returns — `service.receive()` / `press()` / `command()` resolve once
  * recorded, never when a turn ends, and a message's files are downloaded and read in its sender's
  * hand-over lane afterwards (telegram-hand-over.ts) — so the per-chat ordering around them never
- * holds a chat for a whole turn or for one person's slow file, a command is answered at once,
- * and an approval press is never stuck behind the turn waiting for it. An album's items are
- * gathered first (telegram-albums.ts) and handed over as one message. Every group and channel message
+ * holds a chat for a whole turn or for one person's slow file, and an approval press is never
+ * stuck behind the turn waiting for it. A command is answered at once, unless its sender's lane
+ * is busy and it may change what their earlier message meets (/new, /mode, …): then it waits
+ * there (hand-over-lanes.ts answeredAtOnce); their /stop cancels their lane, and they are told
+ * what it dropped. Each update's hand-over is noted (telegram-hand-over-waits.ts), so webhook mode
+ * answers once it is recorded. An album's items are gathered first (telegram-albums.ts) and handed
+ * over as one message; one that finds its sender's lane full is refused aloud once it has closed. Every group and channel message
  * (addressed to the bot or not) and the bot's removal from a chat are also reported to the
  * optional observers (channel subscriptions), under the chat's session id (a supergroup's former
  * group, as sessions and access see it); what starts a turn is unchanged by them.
@@ -21,7 +25,9 @@ import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { errorText } from "./telegram-errors.js";
 import { COMMAND_NAMES } from "../../sessions/text-commands.js";
 import { type AlbumCollector, albumKey } from "./telegram-albums.js";
-import { type Delivered, type HandOverDeps, handOver, LANE_FULL, laneOf } from "./telegram-hand-over.js";
+import { type Delivered, type HandOverDeps, handOver, laneOf } from "./telegram-hand-over.js";
+import type { HandOverWaits } from "./telegram-hand-over-waits.js";
+import { answeredAtOnce, droppedNote, LANE_FULL } from "../shared/hand-over-lanes.js";
 import {
   commandOf,
   isAddressedToBot,
@@ -75,6 +81,8 @@ export interface HandlerDeps extends HandOverDeps {
   readonly migrations: ChatMigrations;
   /** Album items waiting for the rest of their album. */
   readonly albums: AlbumCollector<Delivered>;
+  /** Where each update's hand-over is noted, for webhook mode to answer after it. */
+  readonly waits: HandOverWaits;
   readonly outputFor: (target: ThreadTarget) => ThreadOutput;
   /** Told about every group, supergroup and channel message seen (channel subscriptions). */
   readonly observe?: ((message: ObservedMessage) => Promise<unknown> | undefined) | undefined;
@@ -161,7 +169,7 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   }
   if (!from || from.is_bot || message.chat.type === "channel") return;
   const delivered = { message, updateId: ctx.update.update_id };
-  if (message.media_group_id !== undefined) return gather(delivered, message.media_group_id, deps);
+  if (message.media_group_id !== undefined) return gather(ctx, delivered, message.media_group_id, deps);
   const bot = deps.bot();
   if (!isAddressedToBot(message, bot)) return;
   const command = commandOf(message, bot);
@@ -175,14 +183,37 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   if (command?.name === "pairs") return tell(await deps.access.list(admitted.user));
   if (command?.name === "unpair") return tell(await deps.access.unpair(admitted.user, command.args[0]));
   if (command?.name === "start") return tell(startText(from.id, deps.access.isAdmin(from.id)));
+  const lane = laneOf(message);
   if (command && SERVICE_COMMANDS.has(command.name)) {
-    const reply = await deps.service.command(target, userOf(from), command.name, command.args);
-    return tell(reply);
+    const run = async () =>
+      tell(await deps.service.command(target, userOf(from), command.name, command.args));
+    if (command.name === "stop") {
+      // What the person sent before their stop is stopped too: never handed over after it.
+      const dropped = deps.lanes.cancel(lane);
+      const reply = await deps.service.command(target, userOf(from), command.name, command.args);
+      return tell(dropped > 0 ? `${reply}\n\n${droppedNote(dropped)}` : reply);
+    }
+    if (answeredAtOnce(command.name) || !deps.lanes.busy(lane)) return run();
+    return queue(ctx, lane, run, deps, tell);
   }
-  if (!deps.lanes.enqueue(laneOf(message), () => handOver([delivered], target, deps, tell))) {
-    deps.logger.info({ userId: from.id, chatId: message.chat.id }, "telegram: hand-over lane full");
-    await tell(LANE_FULL);
+  return queue(ctx, lane, (signal) => handOver([delivered], target, deps, tell, signal), deps, tell);
+}
+
+/** Queue `job` in the sender's lane, noting it for the update; the person is told when it is full. */
+async function queue(
+  ctx: Context,
+  lane: string,
+  job: (signal: AbortSignal) => Promise<void>,
+  deps: HandlerDeps,
+  tell: (text: string) => Promise<void>,
+): Promise<void> {
+  const queued = deps.lanes.enqueue(lane, job);
+  if (queued) {
+    deps.waits.note(ctx.update, queued);
+    return;
   }
+  deps.logger.info({ lane }, "telegram: hand-over lane full");
+  await tell(LANE_FULL);
 }
 
 /**
@@ -219,21 +250,33 @@ async function admit(
 /**
  * An album's item: the first reserves its sender's place in their lane, which waits for the
  * album to close and hands it over as one message when any item addresses the bot — answered on
- * the captioned item (the first when none is).
+ * the captioned item (the first when none is). When the lane is full, the album is still waited
+ * for, and a sender who may use the bot is told it was not taken, as for any message.
  */
-function gather(delivered: Delivered, group: string, deps: HandlerDeps): void {
+function gather(ctx: Context, delivered: Delivered, group: string, deps: HandlerDeps): void {
   const album = deps.albums.add(albumKey({ ...delivered.message, media_group_id: group }), delivered);
   if (!album) return;
-  const queued = deps.lanes.enqueue(laneOf(delivered.message), async () => {
+  const closed = async () => {
     const items = await album;
-    if (!items.some((item) => isAddressedToBot(item.message, deps.bot()))) return;
+    if (!items.some((item) => isAddressedToBot(item.message, deps.bot()))) return undefined;
     const main = items.find((item) => item.message.caption !== undefined) ?? delivered;
     const admitted = await admit(main.message, deps);
-    if (admitted)
-      await handOver([main, ...items.filter((item) => item !== main)], admitted.target, deps, admitted.tell);
+    return admitted && { admitted, items: [main, ...items.filter((item) => item !== main)] as const };
+  };
+  const queued = deps.lanes.enqueue(laneOf(delivered.message), async (signal) => {
+    const ready = await closed();
+    if (ready) await handOver(ready.items, ready.admitted.target, deps, ready.admitted.tell, signal);
   });
-  if (!queued)
-    deps.logger.info({ chatId: delivered.message.chat.id }, "telegram: hand-over lane full, album dropped");
+  if (queued) {
+    deps.waits.note(ctx.update, queued);
+    return;
+  }
+  deps.logger.info({ chatId: delivered.message.chat.id }, "telegram: hand-over lane full, album refused");
+  void closed()
+    .then((ready) => ready?.admitted.tell(LANE_FULL))
+    .catch((error: unknown) =>
+      deps.logger.warn({ err: errorText(error) }, "telegram: album refusal could not be delivered"),
+    );
 }
 
 function alertFor(result: PressResult): { text: string; show_alert: boolean } {

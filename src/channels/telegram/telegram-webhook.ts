@@ -1,10 +1,14 @@
 /**
  * Webhook mode: registers the public URL with Telegram (setWebhook with a secret token) and
  * serves it with node:http. grammY's webhook callback checks the
- * `X-Telegram-Bot-Api-Secret-Token` header (401 otherwise); handlers only record, so the answer
- * goes back fast and Telegram does not re-send. An update whose handler failed is logged (as the
+ * `X-Telegram-Bot-Api-Secret-Token` header (401 otherwise). An update is answered once its
+ * message is recorded: the handlers check access and queue it in its sender's hand-over lane, and
+ * the answer waits for that hand-over (its files read, `service.receive` settled:
+ * telegram-hand-over-waits.ts), since Telegram never re-sends an update it got a 200 for — a
+ * crash before the record would lose it. An update whose handler failed is logged (as the
  * poller does) and acknowledged all the same; one still running after `answerWithinMs` (9 s by
- * default) is acknowledged then and left to finish, and a later failure of it is logged
+ * default; a long file still being read) is acknowledged then and left to finish, so Telegram
+ * does not re-send it meanwhile, and a later failure of it is logged
  * the same way. The deadline is this module's, not grammY's: on its own timeout grammY leaves an
  * unhandled `task.finally(...)` on the running update, so that update's later failure would be an
  * unhandled rejection, which ends the process (ops/fatal-errors.ts). A request for another path

@@ -1,10 +1,35 @@
 /**
  * HandOverLanes: one sender's jobs run one at a time in order, other lanes beside them, a full
- * lane refuses, a failing job is logged and its lane goes on, and idle() waits for them all.
+ * lane refuses, a failing job is logged and its lane goes on, and idle() waits for them all; a
+ * cancelled lane runs none of its waiting jobs and aborts the running one's signal; drain() waits
+ * at most its deadline (on an injected clock), then cancels what is left.
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { HandOverLanes } from "../../../src/channels/shared/hand-over-lanes.js";
+import type { Clock } from "../../../src/core/clock.js";
+
+/** A clock whose timers fire only when the test says so. */
+function manualClock(): Clock & { fire: () => void } {
+  const timers = new Map<number, () => void>();
+  let next = 0;
+  return {
+    now: () => 0,
+    setTimer(callback) {
+      timers.set(++next, callback);
+      return next;
+    },
+    clearTimer(handle) {
+      timers.delete(handle as number);
+    },
+    fire() {
+      for (const [id, callback] of [...timers]) {
+        timers.delete(id);
+        callback();
+      }
+    },
+  };
+}
 
 function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;
@@ -41,13 +66,13 @@ describe("HandOverLanes", () => {
   it("refuses a job past maxWaiting, and takes one again once the lane has room", async () => {
     const lanes = new HandOverLanes({ maxWaiting: 2, logger: pino({ level: "silent" }) });
     const slow = gate();
-    expect(lanes.enqueue("alice", () => slow.promise)).toBe(true);
-    expect(lanes.enqueue("alice", async () => {})).toBe(true);
-    expect(lanes.enqueue("alice", async () => {})).toBe(false);
-    expect(lanes.enqueue("bob", async () => {})).toBe(true);
+    expect(lanes.enqueue("alice", () => slow.promise)).toBeDefined();
+    expect(lanes.enqueue("alice", async () => {})).toBeDefined();
+    expect(lanes.enqueue("alice", async () => {})).toBeUndefined();
+    expect(lanes.enqueue("bob", async () => {})).toBeDefined();
     slow.open();
     await lanes.idle();
-    expect(lanes.enqueue("alice", async () => {})).toBe(true);
+    expect(lanes.enqueue("alice", async () => {})).toBeDefined();
     await lanes.idle();
   });
 
@@ -77,5 +102,70 @@ describe("HandOverLanes", () => {
     });
     await lanes.idle();
     expect(last).toBe(true);
+  });
+
+  it("cancel() skips the lane's waiting jobs and aborts the running one's signal", async () => {
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }) });
+    const slow = gate();
+    const started = gate();
+    const seen: string[] = [];
+    lanes.enqueue("alice", async (signal) => {
+      started.open();
+      await slow.promise;
+      seen.push(signal.aborted ? "first aborted" : "first handed over");
+    });
+    lanes.enqueue("alice", async () => {
+      seen.push("second ran");
+    });
+    lanes.enqueue("bob", async () => {
+      seen.push("bob ran");
+    });
+    await started.promise;
+    expect(lanes.busy("alice")).toBe(true);
+    expect(lanes.cancel("alice")).toBe(2);
+    expect(lanes.cancel("carol")).toBe(0);
+    slow.open();
+    await lanes.idle();
+    expect(seen.sort()).toEqual(["bob ran", "first aborted"]);
+    expect(lanes.busy("alice")).toBe(false);
+  });
+
+  it("drain() waits for the lanes until its deadline, then cancels and logs what is left", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
+    const clock = manualClock();
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger, stop: { withinMs: 5000, clock } });
+    const slow = gate();
+    let aborted: boolean | undefined;
+    lanes.enqueue("alice", async (signal) => {
+      await slow.promise;
+      aborted = signal.aborted;
+    });
+    let waitingRan = false;
+    lanes.enqueue("alice", async () => {
+      waitingRan = true;
+    });
+    let drained = false;
+    const draining = lanes.drain().then(() => {
+      drained = true;
+    });
+    await Promise.resolve();
+    expect(drained).toBe(false);
+    clock.fire();
+    await draining;
+    expect(lines.join("")).toContain('"dropped":2');
+    slow.open();
+    await lanes.idle();
+    expect(aborted).toBe(true);
+    expect(waitingRan).toBe(false);
+  });
+
+  it("drain() returns as soon as the lanes are empty, logging nothing", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger, stop: { clock: manualClock() } });
+    lanes.enqueue("alice", async () => {});
+    await lanes.drain();
+    expect(lines).toEqual([]);
   });
 });

@@ -1,7 +1,10 @@
 /**
  * A slow file in a Slack thread (a recording being transcribed) holds only its own sender's later
  * messages there: another person's message and "stop", and the sender's own "stop", reach the
- * session layer at once, while the sender's next message still follows their file.
+ * session layer at once, while the sender's next message still follows their file. The sender's
+ * "stop" also drops what they sent before it and is still being read (the recording and the
+ * message after it), telling them: a stop stops what came before it. Their "new" sent after a
+ * file waits for it, so the file lands in the session it was sent to.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,6 +16,8 @@ import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
 import { createStore } from "../../../src/store/create-store.js";
 import { storeSlotBudget } from "../../../src/store/slot-budget.js";
 import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
+import { droppedNote, type LaneStopOptions } from "../../../src/channels/shared/hand-over-lanes.js";
+import type { Clock } from "../../../src/core/clock.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
 import { FakeService } from "./fake-service.js";
 import { fakeSlackChannelOptions, startFakeSlackWithAnaAndBo } from "./support.js";
@@ -22,67 +27,120 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-describe("slack: a slow file", () => {
-  it("holds neither another person's message and stop nor its sender's stop; the sender's next message follows the file", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let started!: () => void;
-    const transcribing = new Promise<void>((resolve) => {
-      started = resolve;
-    });
-    const fake = await startFakeSlackWithAnaAndBo();
-    cleanup.push(() => fake.close());
-    const store = await createStore({ url: "memory:", dataDir: tmpdir() });
-    cleanup.push(() => store.close());
-    const root = await mkdtemp(join(tmpdir(), "slack-slow-"));
-    cleanup.push(() => rm(root, { recursive: true, force: true }));
-    const service = new FakeService();
-    const channel = withOutputs(
-      new SlackChannel(
-        fakeSlackChannelOptions(fake, {
-          fileMaxBytes: 1024 * 1024,
-          workspaceRoot: root,
-          service,
-          attachments: new AttachmentIntake({
-            workspace: createWorkspacePaths({ root }),
-            logger: pino({ level: "silent" }),
-            transcription: {
-              transcriber: {
-                transcribe: async () => {
-                  started();
-                  await gate;
-                  return "the recording";
-                },
+/** A Slack channel on the fake whose transcriptions wait until `release`. */
+async function startWithSlowRecording(laneStop?: LaneStopOptions) {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let started!: () => void;
+  const transcribing = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const fake = await startFakeSlackWithAnaAndBo();
+  cleanup.push(() => fake.close());
+  const store = await createStore({ url: "memory:", dataDir: tmpdir() });
+  cleanup.push(() => store.close());
+  const root = await mkdtemp(join(tmpdir(), "slack-slow-"));
+  cleanup.push(() => rm(root, { recursive: true, force: true }));
+  const service = new FakeService();
+  const channel = withOutputs(
+    new SlackChannel(
+      fakeSlackChannelOptions(fake, {
+        fileMaxBytes: 1024 * 1024,
+        workspaceRoot: root,
+        service,
+        ...(laneStop ? { laneStop } : {}),
+        attachments: new AttachmentIntake({
+          workspace: createWorkspacePaths({ root }),
+          logger: pino({ level: "silent" }),
+          transcription: {
+            transcriber: {
+              transcribe: async () => {
+                started();
+                await gate;
+                return "the recording";
               },
-              budget: storeSlotBudget(store.space("budgets")),
             },
-          }),
+            budget: storeSlotBudget(store.space("budgets")),
+          },
         }),
-      ),
-      service,
-    );
-    await channel.start();
-    cleanup.push(() => channel.stop());
-    const bot = `<@${fake.state.botUserId}>`;
-    fake.state.addFile({
-      id: "FVOICE",
-      name: "voice.ogg",
-      mimetype: "audio/ogg",
-      content: Buffer.from("OggS fake"),
-    });
+      }),
+    ),
+    service,
+  );
+  await channel.start();
+  cleanup.push(() => channel.stop());
+  cleanup.push(async () => release());
+  fake.state.addFile({
+    id: "FVOICE",
+    name: "voice.ogg",
+    mimetype: "audio/ogg",
+    content: Buffer.from("OggS fake"),
+  });
+  const texts = () => service.received.map((message) => `${message.user.id}: ${message.text}`);
+  return { fake, service, channel, bot: `<@${fake.state.botUserId}>`, transcribing, release, texts };
+}
+
+describe("slack: a slow file", () => {
+  it("holds neither another person's message and stop nor its sender's stop, which drops what the sender sent before it", async () => {
+    const { fake, service, bot, transcribing, release, texts } = await startWithSlowRecording();
     const { ts } = fake.userPosts({ user: "U1", channel: "C1", text: `${bot} listen`, files: ["FVOICE"] });
     await transcribing;
     fake.userPosts({ user: "U1", channel: "C1", threadTs: ts, text: `${bot} and summarise it` });
     fake.userPosts({ user: "U2", channel: "C1", threadTs: ts, text: `${bot} stop` });
     fake.userPosts({ user: "U2", channel: "C1", threadTs: ts, text: `${bot} are you there?` });
     fake.userPosts({ user: "U1", channel: "C1", threadTs: ts, text: `${bot} stop` });
-    const texts = () => service.received.map((message) => `${message.user.id}: ${message.text}`);
     await service.waitFor(() => service.received.length === 3);
     expect(texts()).toEqual(["U2: stop", "U2: are you there?", "U1: stop"]);
+    // U1's stop dropped the recording and the message after it (before, both were handed over
+    // after the stop and started a turn); U1 is told.
+    await fake.waitFor(() => fake.state.messages.some((message) => message.text === droppedNote(2)));
     release();
-    await service.waitFor(() => service.received.length === 5);
-    expect(texts().slice(3)).toEqual(["U1: listen", "U1: and summarise it"]);
+    // U1's message after the stop follows the dropped ones in their lane, and is handed over.
+    fake.userPosts({ user: "U1", channel: "C1", threadTs: ts, text: `${bot} start over` });
+    await service.waitFor(() => service.received.length === 4);
+    expect(texts().slice(3)).toEqual(["U1: start over"]);
+  });
+
+  it("holds its sender's 'new' until the file is handed over; 'status' is answered at once", async () => {
+    const { fake, service, bot, transcribing, release, texts } = await startWithSlowRecording();
+    const { ts } = fake.userPosts({ user: "U1", channel: "C1", text: `${bot} listen`, files: ["FVOICE"] });
+    await transcribing;
+    fake.userPosts({ user: "U1", channel: "C1", threadTs: ts, text: `${bot} new` });
+    fake.userPosts({ user: "U1", channel: "C1", threadTs: ts, text: `${bot} status` });
+    // The thread's order handles "new" before "status": once "status" is in, "new" was seen.
+    await service.waitFor(() => service.received.length === 1);
+    expect(texts()).toEqual(["U1: status"]);
+    release();
+    await service.waitFor(() => service.received.length === 3);
+    expect(texts()).toEqual(["U1: status", "U1: listen", "U1: new"]);
+  });
+
+  it("is waited for by stop only until the deadline (on the injected clock), then dropped", async () => {
+    let fire: (() => void) | undefined;
+    const clock: Clock = {
+      now: () => 0,
+      setTimer: (callback) => {
+        fire = callback;
+        return 1;
+      },
+      clearTimer: () => {
+        fire = undefined;
+      },
+    };
+    const { fake, service, channel, bot, transcribing } = await startWithSlowRecording({
+      withinMs: 5000,
+      clock,
+    });
+    fake.userPosts({ user: "U1", channel: "C1", text: `${bot} listen`, files: ["FVOICE"] });
+    await transcribing;
+    const stopping = channel.stop();
+    await fake.waitFor(() => fire !== undefined, "the stop's deadline set");
+    fire?.();
+    // Before, stop waited for the transcription, however long (the shutdown's watchdog ended the
+    // process before running turns got their grace).
+    await stopping;
+    expect(service.received).toEqual([]);
   });
 });

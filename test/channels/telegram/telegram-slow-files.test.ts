@@ -1,7 +1,9 @@
 /**
  * A slow file (a long recording being transcribed) holds only its own sender's later messages in
  * the chat: another member's /stop and message, and the sender's own /stop, reach the session
- * layer at once, while the sender's next message still follows their file.
+ * layer at once, while the sender's next message still follows their file. The sender's /stop
+ * also drops what they sent before it and is still being read (the recording and the message
+ * after it): a stop stops what came before it, instead of that starting a turn after the stop.
  */
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,6 +14,7 @@ import { AttachmentIntake } from "../../../src/attachments/inbound-attachments.j
 import { createStore } from "../../../src/store/create-store.js";
 import { storeSlotBudget } from "../../../src/store/slot-budget.js";
 import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
+import { droppedNote } from "../../../src/channels/shared/hand-over-lanes.js";
 import { ALICE, BOB, type Harness, OPEN_GROUP, startHarness } from "./harness.js";
 
 let h: Harness | undefined;
@@ -23,7 +26,7 @@ afterEach(async () => {
 });
 
 describe("telegram: a slow file", () => {
-  it("holds neither another member's /stop and message nor its sender's /stop; the sender's next message follows the file", async () => {
+  it("holds neither another member's /stop and message nor its sender's /stop, which drops what the sender sent before it", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
@@ -73,14 +76,15 @@ describe("telegram: a slow file", () => {
       ["stop", "@bob"],
       ["stop", "@alice"],
     ]);
-    // Alice's own next message waits for her recording.
+    // Alice's own next message waited for her recording; her /stop dropped both, and she is told.
     expect(harness.service.received.map((message) => message.text)).toEqual(["are you there?"]);
+    await harness.tg.waitFor(() =>
+      harness.tg.state.botMessages(OPEN_GROUP.id).some((message) => message.text.endsWith(droppedNote(2))),
+    );
     release();
-    await harness.service.waitFor(() => harness.service.received.length === 3);
-    expect(harness.service.received.map((message) => message.text)).toEqual([
-      "are you there?",
-      "[voice transcript, 0:03]\nthe recording",
-      "and summarise it",
-    ]);
+    // Her message after the stop follows the dropped ones in her lane, and is the one handed over.
+    harness.tg.sendUserMessage({ chat: OPEN_GROUP, from: ALICE, text: "@coworker_bot start over" });
+    await harness.service.waitFor(() => harness.service.received.length === 2);
+    expect(harness.service.received.map((message) => message.text)).toEqual(["are you there?", "start over"]);
   });
 });

@@ -1,0 +1,64 @@
+/**
+ * Webhook mode answers Telegram only once the update's message is handed over (recorded by the
+ * session layer): Telegram never re-sends an update it got a 200 for, so a 200 while the message
+ * still waited in its sender's lane would lose it to a crash. A message still being read when the
+ * webhook's deadline (answerWithinMs) comes is acknowledged then, as before, and still recorded.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { ALICE, ALICE_DM } from "./harness.js";
+import { type SlowRecording, startWithSlowRecording, VOICE } from "./slow-recording.js";
+
+const SECRET = "s3cret-token_1";
+const WEBHOOK = {
+  url: "https://bot.example.test/tg/hook",
+  secret: SECRET,
+  port: 0,
+  path: "/tg/hook",
+  host: "127.0.0.1",
+};
+
+let s: SlowRecording | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+function post(port: number | undefined, update: unknown): Promise<Response> {
+  return fetch(`http://127.0.0.1:${port}/tg/hook`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+    body: JSON.stringify(update),
+  });
+}
+
+describe("telegram webhook: the answer follows the hand-over", () => {
+  it("answers a text message only after the session layer recorded it", async () => {
+    s = await startWithSlowRecording({ webhook: WEBHOOK });
+    const { h } = s;
+    const events: string[] = [];
+    h.service.onReceive = () => {
+      events.push("recorded");
+    };
+    const { update } = h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "remember this" });
+    const answer = await post(h.channel.webhookPort(), update);
+    events.push(`answered ${answer.status}`);
+    expect(events).toEqual(["recorded", "answered 200"]);
+  });
+
+  it("holds the answer for a voice note being transcribed until the webhook's deadline", async () => {
+    s = await startWithSlowRecording({ webhook: { ...WEBHOOK, answerWithinMs: 300 } });
+    const { h } = s;
+    const { update } = h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, voice: VOICE });
+    const answering = post(h.channel.webhookPort(), update);
+    await s.transcribing;
+    // The transcription waits until released below: only the deadline can answer meanwhile.
+    const answer = await answering;
+    expect(answer.status).toBe(200);
+    expect(h.logs().some((line) => line.msg === "telegram webhook update still running, acknowledged")).toBe(
+      true,
+    );
+    expect(h.service.received).toHaveLength(0);
+    s.release();
+    await h.service.waitFor(() => h.service.received.length === 1);
+  });
+});
