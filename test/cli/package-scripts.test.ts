@@ -42,10 +42,15 @@ describe("package scripts", () => {
       /^dist\//,
       /^docs\//,
       /^config\/(coworker\.example|slack-app-manifest)\.yaml$/,
-      /^(package\.json|README\.md|\.env\.example)$/,
+      /^(package\.json|README\.md|LICENSE|\.env\.example)$/,
     ];
     expect(paths.filter((path) => !allowed.some((re) => re.test(path)))).toEqual([]);
-    for (const path of ["config/coworker.example.yaml", "config/slack-app-manifest.yaml", ".env.example"])
+    for (const path of [
+      "config/coworker.example.yaml",
+      "config/slack-app-manifest.yaml",
+      ".env.example",
+      "LICENSE",
+    ])
       expect(paths).toContain(path);
     expect(pkg.files).toContain(pkg.bin.coworker?.split("/")[0]);
   });
