@@ -8,7 +8,7 @@ import type { Grant } from "../engine/permissions/grants.js";
 import type { LiveSession } from "./live-session.js";
 import type { QueueCap } from "./queue-cap.js";
 import type { QueuedMessage } from "./session-record.js";
-import type { ThreadCommand } from "./text-commands.js";
+import type { ThreadCommand } from "../core/text-commands.js";
 
 /** What the session manager lends the multi-process layer (bound late: built after it). */
 export interface MultiProcessHost {

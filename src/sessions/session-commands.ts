@@ -21,7 +21,7 @@ import { StaleFenceError } from "../store/coordination/coordination.js";
 import type { LiveSession } from "./live-session.js";
 import type { SessionCache } from "./session-cache.js";
 import { describeGrants, describeStatus, shownPerson } from "./session-status.js";
-import type { ThreadCommand } from "./text-commands.js";
+import type { ThreadCommand } from "../core/text-commands.js";
 import type { TurnScheduler } from "./turn-scheduler.js";
 
 export interface ThreadCommandsDeps {

@@ -35,7 +35,7 @@ import { QUEUE_FULL_REASON, type QueueCap } from "./queue-cap.js";
 import { queuedMessageOf } from "./session-record.js";
 import type { SessionRecords } from "./session-records.js";
 import type { SessionReviewer } from "./session-reviewer.js";
-import { isAnotherBotsCommand, parseCommand, parseTextCommand } from "./text-commands.js";
+import { isAnotherBotsCommand, parseCommand, parseTextCommand } from "../core/text-commands.js";
 import type { ThreadOutputs } from "./thread-outputs.js";
 import type { DrainReport } from "./pump-drain.js";
 import type { TurnScheduler } from "./turn-scheduler.js";

@@ -14,7 +14,7 @@ import { type LeaseTiming, type SessionLeases, waitsUntilLapse } from "./lease-l
 import type { LiveSession } from "./live-session.js";
 import type { MultiProcessHost } from "./multi-process-host.js";
 import { hasPendingWork } from "./session-record.js";
-import type { ThreadCommand } from "./text-commands.js";
+import type { ThreadCommand } from "../core/text-commands.js";
 import type { TurnControl, TurnControls } from "./turn-controls.js";
 
 export interface TurnControlDispatchOptions {

@@ -12,7 +12,7 @@ import { type PlatformUser, type ThreadTarget, threadTargetSchema } from "../cor
 import { type Grant, grantSchema } from "../engine/permissions/grants.js";
 import type { Coordination, Unsubscribe } from "../store/coordination/coordination.js";
 import { platformUserSchema } from "./inbound-schema.js";
-import type { ThreadCommand } from "./text-commands.js";
+import type { ThreadCommand } from "../core/text-commands.js";
 
 /** One control, addressed to a session. */
 export type TurnControl =

@@ -7,6 +7,7 @@
  * when something outside the engine calls them directly.
  */
 import { z } from "zod";
+import { COMMAND_NAMES, parseTextCommand } from "../core/text-commands.js";
 import { defineTool, fail, labelText } from "../core/tool.js";
 
 export const UPDATE_PLAN = "update_plan";
@@ -72,6 +73,15 @@ export const MAX_OPTION_CHARS = 75;
 const questionText = z
   .string()
   .max(MAX_QUESTION_CHARS, { message: `a question is at most ${MAX_QUESTION_CHARS} characters` });
+/**
+ * Whether an option, typed by the person, would be a thread command (`stop`, `new`, `mode auto`,
+ * anything starting with `/`): a model that offered it would take the person's command for an
+ * answer — their `stop` no longer stopping the turn.
+ */
+function readsAsCommand(option: string): boolean {
+  return option.trimStart().startsWith("/") || parseTextCommand(option) !== undefined;
+}
+
 const optionList = z
   .array(
     z
@@ -79,6 +89,9 @@ const optionList = z
       .min(1)
       .max(MAX_OPTION_CHARS, {
         message: `an option is at most ${MAX_OPTION_CHARS} characters: a button's label`,
+      })
+      .refine((option) => !readsAsCommand(option), {
+        message: `an option may not be a thread command (${COMMAND_NAMES.join(", ")}, with their arguments) or start with '/': the person typing it would run the command; word it otherwise ('start a new branch')`,
       }),
   )
   .max(MAX_OPTIONS, {

@@ -6,7 +6,7 @@ import { attachmentsOf, buildTurnRequest, surfaceOf } from "../../src/sessions/r
 import { InProcessSessionLock, withSessionLock } from "../../src/sessions/session-lock.js";
 import { hasPendingWork } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
-import { isAnotherBotsCommand, parseCommand, parseTextCommand } from "../../src/sessions/text-commands.js";
+import { isAnotherBotsCommand, parseCommand, parseTextCommand } from "../../src/core/text-commands.js";
 import { StoredDataError } from "../../src/store/versioned.js";
 import { openStore, sessionRecord, thread } from "./helpers/harness.js";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TurnEngine } from "../../src/engine/turn-engine.js";
+import type { ExtraCommand } from "../../src/sessions/extra-commands.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, BEN, BOSS, type Harness, makeHarness, message, thread, pressCard } from "./helpers/harness.js";
 import { outcomeLine } from "../support/card-outcome.js";
@@ -152,44 +153,66 @@ describe("questions (ask_user)", () => {
   });
 
   it("a bare command word that is an option of the open question answers it; other words and the slash form stay commands", async () => {
+    // ask_user refuses options that are the core thread commands; a module's command word may be one.
+    const runs: string[] = [];
+    const tasks: ExtraCommand = {
+      name: "tasks",
+      usage: "tasks — list the scheduled tasks",
+      minArgs: 0,
+      maxArgs: 0,
+      run: async () => {
+        runs.push("tasks");
+        return "no tasks";
+      },
+    };
     const h = await makeHarness({
       steps: [
         toolStep([
           "q1",
           "ask_user",
-          { question: "Create a new branch or reuse the existing one?", options: ["New", "existing"] },
+          { question: "Look at the scheduled tasks or the notes?", options: ["Tasks", "notes"] },
         ]),
         textStep("ok"),
       ],
+      overrides: { extraCommands: [tasks] },
     });
     await h.manager.receive(message("fix the login bug"));
     const card = await questionCard(h);
-    const sessionOf = async () =>
-      /Session (\S+)/.exec(await h.manager.command(thread(), ANA, "status", []))?.[1];
-    const before = await sessionOf();
     // "status" is not an option: still the command, and the question stays open.
     expect((await h.manager.receive(message("status"))).status).toBe("command");
-    expect((await h.manager.receive(message("  new "))).status).toBe("answered");
+    // The slash form is always the command.
+    expect((await h.manager.receive(message("/tasks"))).status).toBe("command");
+    expect(runs).toEqual(["tasks"]);
+    expect((await h.manager.receive(message("  tasks "))).status).toBe("answered");
     await h.manager.idle();
     expect(answersSent(h)).toEqual({
-      answers: [{ question: "Create a new branch or reuse the existing one?", answer: "  new " }],
+      answers: [{ question: "Look at the scheduled tasks or the notes?", answer: "  tasks " }],
     });
     expect(outcomeLine(h.outputs.for(thread()).card(card.pendingId))).toMatch(/^Answered by Ana/);
-    expect(await sessionOf()).toBe(before);
-    // With nothing open, "new" is the command again.
-    expect((await h.manager.receive(message("new"))).status).toBe("command");
-    expect(await sessionOf()).not.toBe(before);
+    expect(runs).toEqual(["tasks"]);
+    // With nothing open, "tasks" is the command again.
+    expect((await h.manager.receive(message("tasks"))).status).toBe("command");
+    expect(runs).toEqual(["tasks", "tasks"]);
   });
 
-  it("the slash form of a command stays the command while an option of the same word is open", async () => {
+  it("an option that is a thread command or starts with '/' is refused to the model, so a typed 'stop' stays the brake", async () => {
     const h = await makeHarness({
-      steps: [toolStep(["q1", "ask_user", { question: "Branch?", options: ["new", "existing"] }])],
+      steps: [
+        toolStep(["q1", "ask_user", { question: "Shall I go on?", options: ["stop", "go on"] }]),
+        toolStep(["q2", "ask_user", { question: "Branch?", options: ["/new", "existing"] }]),
+        textStep("I will ask in words."),
+      ],
     });
-    await h.manager.receive(message("fix the login bug"));
-    const card = await questionCard(h);
-    expect((await h.manager.receive(message("/new"))).status).toBe("command");
+    await h.manager.receive(message("do the thing"));
     await h.manager.idle();
-    expect(outcomeLine(h.outputs.for(thread()).card(card.pendingId))).toMatch(/^Cancelled/);
+    const results = (h.provider.requests.at(-1)?.messages ?? [])
+      .filter((m) => m.role === "tool")
+      .map((m) => (m as { content: string }).content);
+    expect(results).toEqual([
+      expect.stringContaining("an option may not be a thread command"),
+      expect.stringContaining("an option may not be a thread command"),
+    ]);
+    expect(h.outputs.for(thread()).latestCards).toEqual([]);
   });
 
   it("a question whose card cannot be posted answers the call with an error the model acts on", async () => {

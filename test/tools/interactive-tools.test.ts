@@ -2,7 +2,8 @@
  * The interactive tools' argument bounds: update_plan takes at most MAX_PLAN_STEPS steps of at
  * most MAX_PLAN_STEP_CHARS characters, refuses more with an error naming the limit, and tells the
  * model those limits in its schema; ask_user takes what one card can hold (questions, options and
- * their lengths), so every option gets a button that can be pressed.
+ * their lengths), so every option gets a button that can be pressed, and no option a person's typed
+ * copy of would run as a command.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -106,5 +107,16 @@ describe("ask_user's arguments", () => {
       ok: false,
       error: expect.stringContaining("at most 50 options in all"),
     });
+  });
+
+  it("refuses an option that, typed, would be a thread command or starts with '/', and takes words that only start like one", () => {
+    for (const option of ["stop", " New ", "status", "mode auto", "model gpt-4o", "/deploy", "/new"])
+      expect(ask({ question: "Which?", options: [option, "go on"] })).toEqual({
+        ok: false,
+        error: expect.stringContaining("an option may not be a thread command"),
+      });
+    expect(ask({ questions: [{ question: "Which?", options: ["go on", "stop"] }] }).ok).toBe(false);
+    const words = ["Approve", "Deny", "mode", "New branch", "Stop the deploy", "the status quo"];
+    expect(ask({ question: "Which?", options: words }).ok).toBe(true);
   });
 });

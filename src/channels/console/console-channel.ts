@@ -15,7 +15,7 @@ import type { ConversationService, ReceiveResult } from "../../sessions/contract
 import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
 import type { PressResult } from "../../core/button-press.js";
 import type { ThreadOutput, TurnRenderer } from "../../core/thread-output.js";
-import { parseTextCommand } from "../../sessions/text-commands.js";
+import { parseTextCommand } from "../../core/text-commands.js";
 import type { ChannelAdapter, ChannelHealth } from "../channel-adapter.js";
 import { formatOutcome } from "../../core/card.js";
 import { parseCardAnswer, renderCard } from "./card-prompt.js";

@@ -19,7 +19,7 @@ import type { Logger } from "pino";
 import type { ButtonPress } from "../../core/button-press.js";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { PlatformUser } from "../../core/thread-target.js";
-import { COMMAND_HELP } from "../../sessions/text-commands.js";
+import { COMMAND_HELP } from "../../core/text-commands.js";
 import { commandWord } from "../../sessions/extra-commands.js";
 import { z } from "zod";
 import { INACTIVE_BUTTON } from "../intake-log.js";

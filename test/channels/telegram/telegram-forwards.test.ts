@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { forwardNote } from "../../../src/channels/telegram/telegram-hand-over.js";
 import { FORWARDED_TEXT_TAG } from "../../../src/engine/outbound.js";
-import { parseTextCommand } from "../../../src/sessions/text-commands.js";
+import { parseTextCommand } from "../../../src/core/text-commands.js";
 import type { FakeUser, UserMessageInput } from "../../fakes/fake-telegram/fake-telegram.js";
 import { userMessage } from "../../fakes/fake-telegram/user-messages.js";
 import { ALICE, ALICE_DM, BOB, type Harness, MALLORY, OPEN_GROUP, startHarness } from "./harness.js";
