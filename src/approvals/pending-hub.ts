@@ -148,8 +148,12 @@ export class PendingHub {
   }
 
   /** Whether a typed message is an option of the open question it would answer (see PendingReplies). */
-  offersOption(sessionId: string, reply: Omit<TypedReply, "files">): Promise<boolean> {
-    return this.replies.offersOption(sessionId, reply);
+  offersOption(
+    parkedOf: ParkedLookup,
+    sessionId: string,
+    reply: Omit<TypedReply, "files">,
+  ): Promise<boolean> {
+    return this.replies.offersOption(parkedOf, sessionId, reply);
   }
 
   /** Cancel every open item of a session (stop, new session); their cards say why. */

@@ -11,7 +11,7 @@ import { validActions } from "./approval-card.js";
 import { loosenRefusal, mayDecide, whoMayDecide } from "./authorisation.js";
 import type { PendingSettler } from "./pending-settler.js";
 import type { ParkedLookup, Settled, TextAnswer } from "./pending-hub-types.js";
-import { deliveriesOf, type PendingPerson } from "./pending-item.js";
+import { deliveriesOf, type PendingItem, type PendingPerson } from "./pending-item.js";
 import { firstUnanswered, parseQuestionAction } from "./question-card.js";
 
 type CardPress = Extract<ButtonPress, { kind: "card" }>;
@@ -62,22 +62,45 @@ export class PendingReplies {
 
   /**
    * Whether a typed message is, word for word (case and spacing aside), an option of the open
-   * question it would answer — the sender's first open question group's first unanswered
-   * question. A bare command word ("new") is then that answer, not the command.
+   * question it would answer — the one answerText would give it to: the sender's first open
+   * question or plan whose call still waits, at its first unanswered question. A bare command word
+   * ("new") is then that answer, not the command; `stop` never is (it always stops the turn).
    */
-  async offersOption(sessionId: string, reply: Omit<TypedReply, "files">): Promise<boolean> {
-    const { settler } = this;
+  async offersOption(
+    parkedOf: ParkedLookup,
+    sessionId: string,
+    reply: Omit<TypedReply, "files">,
+  ): Promise<boolean> {
     const words = sameWords(reply.text);
-    for (const entry of await settler.store.openItems(sessionId)) {
-      if (entry.kind !== "question") continue;
-      const item = await settler.load(entry.id);
-      if (item?.kind !== "question" || item.status !== "pending") continue;
-      if (item.requester.platform !== reply.platform || item.requester.userId !== reply.user.id) continue;
+    if (words === "stop") return false;
+    for await (const item of this.sendersOpenItems(sessionId, reply)) {
+      if (!(await this.takesReply(item, parkedOf))) continue;
+      if (item.kind !== "question") return false;
       const index = firstUnanswered(item);
-      const options = index === undefined ? [] : (item.questions[index]?.options ?? []);
-      return options.some((option) => sameWords(option) === words);
+      const question = index === undefined ? undefined : item.questions[index];
+      if (!question) continue;
+      return question.options.some((option) => sameWords(option) === words);
     }
     return false;
+  }
+
+  /** The sender's open questions and plans in the session, as stored now, oldest first. */
+  private async *sendersOpenItems(
+    sessionId: string,
+    reply: Pick<TypedReply, "platform" | "user">,
+  ): AsyncGenerator<PendingItem> {
+    const { settler } = this;
+    for (const entry of await settler.store.openItems(sessionId)) {
+      if (entry.kind !== "question" && entry.kind !== "plan") continue;
+      const item = await settler.load(entry.id);
+      if (item && item.requester.platform === reply.platform && item.requester.userId === reply.user.id)
+        yield item;
+    }
+  }
+
+  /** Whether a typed reply can go to `item` now: it is open (pending, unexpired) and its call still waits. */
+  private async takesReply(item: PendingItem, parkedOf: ParkedLookup): Promise<boolean> {
+    return this.settler.isOpenNow(item) && (await this.settler.stillWaiting(item, parkedOf));
   }
 
   /**
@@ -95,21 +118,15 @@ export class PendingReplies {
     keys: readonly string[],
   ): Promise<Settled<TextAnswer | undefined>> {
     const { settler } = this;
-    const open = (await settler.store.openItems(sessionId)).filter(
-      (e) => e.kind === "question" || e.kind === "plan",
-    );
     // An item this reply found past its expiry is expired here; its turn may need resuming.
     let expired = false;
-    for (const entry of open) {
-      const item = await settler.load(entry.id);
-      if (!item || item.requester.platform !== reply.platform || item.requester.userId !== reply.user.id)
-        continue;
+    for await (const item of this.sendersOpenItems(sessionId, reply)) {
       if (deliveriesOf(item).some((key) => keys.includes(key))) {
         return resumed({ result: "redelivered", ...(await settler.complete(item)) }, sessionId, parkedOf);
       }
       const closed = await settler.closedResult(item);
       if (closed?.resume) expired = true;
-      if (closed || !(await settler.stillWaiting(item, parkedOf))) continue;
+      if (closed || !(await this.takesReply(item, parkedOf))) continue;
       const by: PendingPerson = { platform: reply.platform, userId: reply.user.id, name: reply.user.name };
       if (item.kind === "plan") {
         const decision = {

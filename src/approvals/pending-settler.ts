@@ -148,9 +148,14 @@ export class PendingSettler {
     if (item.status === "expired") return { result: expired, resume: false };
     if (item.status !== "pending")
       return { result: { status: "already_decided", message: alreadyDecidedMessage(item) }, resume: false };
-    if (isOpen(item, this.options.now())) return undefined;
+    if (this.isOpenNow(item)) return undefined;
     const closed = await this.expire(item.id);
     return { result: expired, resume: closed !== undefined && !closed.claimed };
+  }
+
+  /** Whether the item can still be decided now (pending, not past its expiry); changes nothing. */
+  isOpenNow(item: PendingItem): boolean {
+    return isOpen(item, this.options.now());
   }
 
   /** The item as stored now; undefined when unknown or unreadable (logged). */

@@ -70,13 +70,13 @@ export class ParkedTurns {
   }
 
   /**
-   * Whether a bare command word ("new", "stop") is the answer to the sender's open question in
-   * the session: one of the options it offers. The slash form is always the command.
+   * Whether a bare command word ("new") is the answer to the sender's open question in the
+   * session: one of the options it offers. The slash form is always the command, and so is `stop`.
    */
   answersWithOption(sessionId: string, message: InboundMessage): Promise<boolean> {
     if (message.text.trimStart().startsWith("/")) return Promise.resolve(false);
     const reply = { platform: message.target.platform, user: message.user, text: message.text };
-    return this.options.hub.offersOption(sessionId, reply);
+    return this.options.hub.offersOption(() => this.parkedOf(sessionId), sessionId, reply);
   }
 
   /** An item's expiry timer ran out: expire it, and resume its turn when none here waits for it. */

@@ -169,8 +169,8 @@ describe("PendingHub", () => {
     expect(await later.expire(pendingId)).toBeUndefined();
   });
 
-  it("a typed answer after the expiry time expires the question, is not consumed, and hands back the turn", async () => {
-    const asking = hub();
+  /** Ask c1 with `options` in `h` (built as stored, past ask_user's schema) and wait for its card; the turn parked at it. */
+  async function ask(h: PendingHub, options: readonly string[]): Promise<ParkedTurn> {
     const asked = parkTurn("s1", marker, [
       { role: "user", content: "ask" },
       {
@@ -181,12 +181,12 @@ describe("PendingHub", () => {
     ]);
     const context: AskContext = { sessionId: "s1", target, requester: ana, parked: asked };
     const build = (argsHash: string): PendingQuestion => ({
-      ...asking.base(context, "c1", argsHash),
+      ...h.base(context, "c1", argsHash),
       kind: "question",
-      questions: [{ id: "q1", question: "Which?", options: ["a", "b"] }],
+      questions: [{ id: "q1", question: "Which?", options: [...options] }],
       answers: {},
     });
-    void asking.obtain(
+    void h.obtain(
       "question",
       context,
       "c1",
@@ -196,12 +196,34 @@ describe("PendingHub", () => {
     );
     const out = outputs.for(target);
     await outputs.until(() => out.latestCards.find((c) => c.buttons.length > 0), "card");
+    return asked;
+  }
+
+  it("a typed answer after the expiry time expires the question, is not consumed, and hands back the turn", async () => {
+    const asked = await ask(hub(), ["a", "b"]);
     const later = hub(new RecordingTimers(), () => new Date(Date.now() + 120_000));
     const reply = { platform: "slack", user: { id: "U_ANA", name: "Ana" }, text: "a", files: [] };
     expect(await later.answerText(async () => asked, "s1", reply, ["k1"])).toEqual({
       result: undefined,
       resume: asked,
     });
+  });
+
+  it("a typed word is an option's answer only while the question is open and its call still waits; 'stop' never is", async () => {
+    // A question stored before ask_user refused command words as options (or a model's, however made).
+    const asked = await ask(hub(), ["stop", "go on"]);
+    const typed = (text: string) => ({ platform: "slack", user: { id: "U_ANA", name: "Ana" }, text });
+    const elsewhere = hub();
+    expect(await elsewhere.offersOption(async () => asked, "s1", typed(" Go  on"))).toBe(true);
+    // The brake: a typed stop always stops the turn.
+    expect(await elsewhere.offersOption(async () => asked, "s1", typed("STOP"))).toBe(false);
+    // A stale question swallows nothing: its call no longer waits, or it is past its expiry.
+    expect(await elsewhere.offersOption(async () => parkedAt("hi"), "s1", typed("go on"))).toBe(false);
+    const later = hub(new RecordingTimers(), () => new Date(Date.now() + 120_000));
+    expect(await later.offersOption(async () => asked, "s1", typed("go on"))).toBe(false);
+    // Asking changes nothing: the expiry is left to the timer or the answer that settles it.
+    const [open] = await new PendingStore(store).openItems("s1");
+    expect((await new PendingStore(store).get(open?.id ?? ""))?.status).toBe("pending");
   });
 
   it("a session without a starter is loosened by configured approvers only, never by the turn's requester", () => {
