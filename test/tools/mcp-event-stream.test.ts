@@ -3,10 +3,11 @@
  * `retry: 0`, had the client reopen it without pause or end (the SDK takes the server's delay and
  * counts its attempts afresh after each clean end), so the opens are spaced, whatever the server
  * asks, and past STREAM_OPENS_PER_MINUTE in a minute the standing stream is given up, said once,
- * while the server and its tools go on; after a cool-down (1 min, doubled per give-up up to 30
- * min, on an injected clock) it is opened again, and said once when it is back. A call's answer that the server ends after an event with
- * only an id (the specification's SSE polling) is resumed as often as a long call needs, spaced
- * too; past RESUMES_PER_MINUTE resumes in a minute only the call resuming fails.
+ * while the server and its tools go on; after a cool-down (1 min, on an injected clock) it is
+ * opened again, and said once when it is back (mcp-stream-cool-down.test.ts has the cool-downs on
+ * the pace alone). A call's answer that the server ends after an event with only an id (the
+ * specification's SSE polling) is resumed as often as a long call needs, spaced too; past
+ * RESUMES_PER_MINUTE resumes in a minute only the call resuming fails.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -274,98 +275,6 @@ describe("a remote MCP server's event stream", () => {
       await vi.advanceTimersByTimeAsync(6_001);
     }
     expect(onStopped).not.toHaveBeenCalled();
-  });
-});
-
-describe("a remote MCP server's given-up event stream", () => {
-  const url = "http://mcp.example/mcp";
-
-  /**
-   * A pace on a manual clock whose transport reopens the stream as the SDK does (a GET with the
-   * id as Last-Event-ID, none for ""), over `base`; `storm()` opens it until it is refused.
-   */
-  function pacedStorm(base: (init?: RequestInit) => Response) {
-    const clock = new ManualClock(0);
-    const said: string[] = [];
-    const reached: string[] = [];
-    const pace = paceOf(
-      0,
-      { givenUp: (ms) => said.push(`given up for ${ms / MIN} min`), back: () => said.push("back") },
-      clock,
-    );
-    const paced = pace.fetch(async (_url, init) => {
-      reached.push(new Headers(init?.headers).get("last-event-id") ?? "");
-      return base(init);
-    });
-    let reopening: Promise<void> = Promise.resolve();
-    pace.reopenWith((lastEventId) => {
-      reopening = (async () => {
-        await paced(url, get(lastEventId === "" ? undefined : lastEventId));
-      })();
-      return reopening;
-    });
-    const storm = async () => {
-      for (let n = 1; ; n += 1) if ((await paced(url, get(`e${n}`))).status === 405) return;
-    };
-    /** Move the clock by `ms` and let a reopen it starts finish. */
-    const advance = async (ms: number) => {
-      clock.advance(ms);
-      await reopening;
-    };
-    return { said, reached, storm, advance, paced };
-  }
-
-  it("is opened again after a cool-down of 1 min, doubled per give-up up to 30 min, where it was given up, saying once when it is back", async () => {
-    const { said, reached, storm, advance, paced } = pacedStorm(() => new Response("", { status: 200 }));
-    await storm();
-    expect(said).toEqual(["given up for 1 min"]);
-    expect(reached).toHaveLength(STREAM_OPENS_PER_MINUTE);
-    // While it cools down, the SDK's opens are refused without reaching the server.
-    expect((await paced(url, get())).status).toBe(405);
-    await advance(MIN - 1);
-    expect(reached).toHaveLength(STREAM_OPENS_PER_MINUTE);
-    await advance(1);
-    // Opened from the event id the refused reopen carried, with a fresh minute's budget.
-    expect(reached.at(-1)).toBe(`e${STREAM_OPENS_PER_MINUTE + 1}`);
-    expect(said).toEqual(["given up for 1 min", "back"]);
-    const coolDowns = [2, 4, 8, 16, 30, 30];
-    for (const minutes of coolDowns) {
-      const before = reached.length;
-      await storm();
-      expect(reached.length - before).toBe(STREAM_OPENS_PER_MINUTE - 1);
-      expect(said.at(-1)).toBe(`given up for ${minutes} min`);
-      await advance(minutes * MIN);
-      expect(said.at(-1)).toBe("back");
-    }
-    expect(said).toHaveLength(2 + 2 * coolDowns.length);
-  });
-
-  it("listened to again for 30 min, starts from a cool-down of 1 min the next time it is given up", async () => {
-    const { said, storm, advance } = pacedStorm(() => new Response("", { status: 200 }));
-    await storm();
-    await advance(MIN);
-    await storm();
-    expect(said).toEqual(["given up for 1 min", "back", "given up for 2 min"]);
-    await advance(2 * MIN);
-    await advance(30 * MIN);
-    await storm();
-    expect(said.slice(3)).toEqual(["back", "given up for 1 min"]);
-  });
-
-  it("opened again but refused by the server, waits the next cool-down without a word, then comes back", async () => {
-    let answer = 200;
-    const { said, reached, storm, advance } = pacedStorm(() => new Response("", { status: answer }));
-    await storm();
-    answer = 503;
-    await advance(MIN);
-    expect(reached).toHaveLength(STREAM_OPENS_PER_MINUTE + 1);
-    expect(said).toEqual(["given up for 1 min"]);
-    answer = 200;
-    await advance(2 * MIN - 1);
-    expect(reached).toHaveLength(STREAM_OPENS_PER_MINUTE + 1);
-    await advance(1);
-    expect(reached).toHaveLength(STREAM_OPENS_PER_MINUTE + 2);
-    expect(said).toEqual(["given up for 1 min", "back"]);
   });
 
   it("from a real server that keeps ending it, comes back after 1 min and is given up for 2 min the next time, the server up throughout", async () => {
