@@ -2,7 +2,8 @@
  * A remote MCP server's given-up event stream, on the pace alone (a manual clock, a stand-in
  * transport): after a cool-down (1 min, doubled per give-up up to 30 min, from 1 min again once
  * the stream stayed up 30 min) it is opened again where it was given up, and said once when it is
- * back; an open the server refuses waits the next cool-down.
+ * back; an open the server refuses waits the next cool-down. Once the connection is closed
+ * (stop), an open then in flight ends without arming another cool-down or being taken as back.
  * mcp-event-stream.test.ts has the storms and resumes against real servers.
  */
 import { describe, expect, it } from "vitest";
@@ -32,7 +33,7 @@ describe("a remote MCP server's given-up event stream", () => {
    * A pace on a manual clock whose transport reopens the stream as the SDK does (a GET with the
    * id as Last-Event-ID, none for ""), over `base`; `storm()` opens it until it is refused.
    */
-  function pacedStorm(base: (init?: RequestInit) => Response) {
+  function pacedStorm(base: (init?: RequestInit) => Response | Promise<Response>) {
     const clock = new ManualClock(0);
     const said: string[] = [];
     const reached: string[] = [];
@@ -60,7 +61,7 @@ describe("a remote MCP server's given-up event stream", () => {
       clock.advance(ms);
       await reopening;
     };
-    return { said, reached, storm, advance, paced };
+    return { said, reached, storm, advance, paced, pace, clock, reopened: () => reopening };
   }
 
   it("is opened again after a cool-down of 1 min, doubled per give-up up to 30 min, where it was given up, saying once when it is back", async () => {
@@ -114,5 +115,38 @@ describe("a remote MCP server's given-up event stream", () => {
     await advance(1);
     expect(reached).toHaveLength(STREAM_OPENS_PER_MINUTE + 2);
     expect(said).toEqual(["given up for 1 min", "back"]);
+  });
+
+  it("closed while its reopen after a cool-down is in flight, arms no further cool-down and is not back, the open failing or answered", async () => {
+    for (const ending of ["aborted", "answered"] as const) {
+      let held = false;
+      let arrived: () => void = () => undefined;
+      const atServer = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      let answer: { resolve: (response: Response) => void; reject: (error: Error) => void } | undefined;
+      const { said, reached, storm, pace, clock, reopened } = pacedStorm(() => {
+        if (!held) return new Response("", { status: 200 });
+        arrived();
+        return new Promise<Response>((resolve, reject) => {
+          answer = { resolve, reject };
+        });
+      });
+      await storm();
+      held = true;
+      clock.advance(MIN);
+      await atServer;
+      // The connection closes; its transport's abort rejects the open in flight, or the answer comes anyway.
+      pace.stop();
+      if (ending === "aborted") answer?.reject(new Error("aborted"));
+      else answer?.resolve(new Response("", { status: 200 }));
+      await reopened().catch(() => undefined);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(clock.pending).toBe(0);
+      expect(said).toEqual(["given up for 1 min"]);
+      const opens = reached.length;
+      clock.advance(30 * MIN);
+      expect(reached).toHaveLength(opens);
+    }
   });
 });

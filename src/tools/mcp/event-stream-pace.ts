@@ -142,6 +142,11 @@ export class EventStreamPace {
     this.retryTimer = undefined;
   }
 
+  /** Whether the connection is gone (stop): an await may have seen it happen. */
+  private stopped(): boolean {
+    return this.standing === "stopped";
+  }
+
   /** Follow one tool call; `fail` is called when a resume of it runs over the budget. */
   follow(fail: (why: string) => void): FollowedCall {
     const call: RunningCall = { eventId: undefined, lastResumeAt: Number.NEGATIVE_INFINITY, fail };
@@ -204,6 +209,8 @@ export class EventStreamPace {
       this.coolDown();
       throw error;
     }
+    // Closed while the open was in flight: it is the old connection's, and nothing follows it.
+    if (this.stopped()) return response;
     if (!response.ok) {
       this.coolDown();
       return response;
@@ -221,9 +228,13 @@ export class EventStreamPace {
     this.events.givenUp(this.coolDown());
   }
 
-  /** Waits the next cool-down, then opens the stream again; returns the wait. */
+  /**
+   * Waits the next cool-down, then opens the stream again; returns the wait. Once stopped, nothing
+   * is armed: an open in flight when the connection closed ends (its abort) without a retry.
+   */
   private coolDown(): number {
     const retryInMs = Math.min(this.pacing.retryInitialMs * 2 ** this.giveUps, this.pacing.retryMaxMs);
+    if (this.stopped()) return retryInMs;
     this.giveUps += 1;
     this.standing = "cooling";
     this.retryTimer = this.clock.setTimer(() => this.retry(), retryInMs);
