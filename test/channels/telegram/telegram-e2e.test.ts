@@ -1,11 +1,12 @@
 /**
  * End to end: the real grammY bot and runner against the fake Bot API, the real SessionManager
- * and TurnEngine, and the fake OpenAI-compatible server as the model.
+ * and TurnEngine, and the fake OpenAI-compatible server as the model. Questions (ask_user) have
+ * telegram-questions-e2e.test.ts.
  */
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeHandler } from "../../fakes/fake-openai.js";
-import type { StoredMessage } from "../../fakes/fake-telegram/fake-telegram.js";
+import { cardWith, lastMessage, lastUserText } from "./e2e-helpers.js";
 import { ALICE, ALICE_DM, BOB, FORUM, GROUP, MALLORY, MALLORY_DM } from "./harness.js";
 import { type Stack, startStack } from "./stack.js";
 
@@ -15,35 +16,11 @@ afterEach(async () => {
   stack = undefined;
 });
 
-type Body = { messages: { role: string; content?: unknown }[] };
-
-const lastMessage = (body: Body) => body.messages.at(-1)!;
-const lastUserText = (body: Body) =>
-  String([...body.messages].reverse().find((m) => m.role === "user")?.content ?? "");
-
 /** First a write_note call (needs approval), then a text answer once the tool result is in. */
 const writeThenAnswer: FakeHandler = ({ body }) =>
   lastMessage(body).role === "tool"
     ? { text: "noted" }
     : { toolCalls: [{ name: "write_note", arguments: JSON.stringify({ text: lastUserText(body) }) }] };
-
-const askThenAnswer: FakeHandler = ({ body }) =>
-  lastMessage(body).role === "tool"
-    ? { text: `you chose ${String(lastMessage(body).content).match(/red|blue|green/)?.[0]}` }
-    : {
-        toolCalls: [
-          {
-            name: "ask_user",
-            arguments: JSON.stringify({ question: "Which color?", options: ["red", "blue"] }),
-          },
-        ],
-      };
-
-function cardWith(stack: Stack, chatId: number, label: string): StoredMessage | undefined {
-  return stack.tg.state
-    .botMessages(chatId)
-    .find((message) => message.reply_markup?.inline_keyboard.flat().some((button) => button.text === label));
-}
 
 describe("Telegram end to end", () => {
   it("answers a DM with one real message threaded to it, and the next one to the next", async () => {
@@ -235,86 +212,6 @@ describe("Telegram end to end", () => {
     await tg.waitFor(() => tg.state.botMessages(GROUP.id).some((m) => m.text.endsWith("noted")));
     expect(runs.runs).toHaveLength(1);
     expect(tg.state.message(GROUP.id, card.message_id)!.text).toContain("@bob");
-  });
-
-  it("questions: answered by a button, or by typing the answer", async () => {
-    stack = await startStack({ allowedUsers: [ALICE.id], handler: askThenAnswer });
-    const { tg, openai } = stack;
-    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "pick one" });
-    const card = await tg.waitFor(() => cardWith(stack!, ALICE.id, "blue"));
-    tg.pressButton({
-      chat: ALICE_DM,
-      from: ALICE,
-      messageId: card.message_id,
-      data: tg.buttonData(card, "blue"),
-    });
-    await tg.waitFor(() => tg.state.botMessages(ALICE.id).some((m) => m.text === "you chose blue"));
-    expect(tg.state.message(ALICE.id, card.message_id)!.reply_markup).toBeUndefined();
-
-    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "pick again" });
-    await tg.waitFor(() => tg.state.botMessages(ALICE.id).filter((m) => m.reply_markup).length === 1);
-    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "green" });
-    await tg.waitFor(() => tg.state.botMessages(ALICE.id).some((m) => m.text === "you chose green"));
-    expect(openai.requests).toHaveLength(4);
-  });
-
-  it("a long typed answer settles the card: its buttons go and its outcome shows the answer cut", async () => {
-    stack = await startStack({ allowedUsers: [ALICE.id], handler: askThenAnswer });
-    const { tg } = stack;
-    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "pick one" });
-    const card = await tg.waitFor(() => cardWith(stack!, ALICE.id, "blue"));
-    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: `green — ${"because ".repeat(340)}` });
-    await tg.waitFor(() => tg.state.botMessages(ALICE.id).some((m) => m.text === "you chose green"));
-    const settled = await tg.waitFor(() => {
-      const now = tg.state.message(ALICE.id, card.message_id);
-      return now?.text.includes("Answered by") ? now : undefined;
-    });
-    expect(settled.reply_markup).toBeUndefined();
-    expect(settled.text).toMatch(/\nAnswered by [^\n]*: green — because [a-z ]*…$/);
-  });
-
-  it("a question whose keyboard Telegram refuses is posted without buttons, its options written out, and answered by a reply", async () => {
-    stack = await startStack({ allowedUsers: [ALICE.id], handler: askThenAnswer });
-    const { tg } = stack;
-    tg.failNext("sendMessage", 400, "Bad Request: reply markup is too long");
-    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "pick one" });
-    const card = await tg.waitFor(() =>
-      tg.state.botMessages(ALICE.id).find((m) => m.text.includes("Which color?")),
-    );
-    expect(card.reply_markup).toBeUndefined();
-    expect(card.force_reply).toEqual({ selective: true });
-    expect(card.text).toContain("Options: red · blue. Reply to this message with your answer.");
-    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "blue", replyTo: card.message_id });
-    await tg.waitFor(() => tg.state.botMessages(ALICE.id).some((m) => m.text === "you chose blue"));
-  });
-
-  it("a question without options in a group asks for a reply, and the asker's reply answers it", async () => {
-    const handler: FakeHandler = ({ body }) =>
-      lastMessage(body).role === "tool"
-        ? { text: `got: ${String(lastMessage(body).content).slice(0, 80)}` }
-        : {
-            toolCalls: [
-              {
-                name: "ask_user",
-                arguments: JSON.stringify({ question: "What should the release be called?" }),
-              },
-            ],
-          };
-    stack = await startStack({ allowedUsers: [ALICE.id], handler });
-    const { tg } = stack;
-    const asked = tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "@coworker_bot name the release" });
-    const card = await tg.waitFor(() =>
-      tg.state.botMessages(GROUP.id).find((m) => m.text.includes("release be called")),
-    );
-    expect(card.text).toContain("Reply to this message with your answer.");
-    // The app opens a reply to the card for Alice (the card replies to her message: selective).
-    expect(card.force_reply).toEqual({ selective: true });
-    expect(card.reply_to_message_id).toBe(asked.message.message_id);
-    expect(card.reply_markup).toBeUndefined();
-    tg.sendUserMessage({ chat: GROUP, from: ALICE, text: "Aurora", replyTo: card.message_id });
-    await tg.waitFor(() => tg.state.botMessages(GROUP.id).some((m) => m.text.startsWith("got:")));
-    expect(tg.state.botMessages(GROUP.id).find((m) => m.text.startsWith("got:"))?.text).toContain("Aurora");
-    await tg.waitFor(() => tg.state.message(GROUP.id, card.message_id)?.text.includes("Answered by"));
   });
 
   it("delivers a 10,000-character answer as ordered messages within Telegram's limit", async () => {
