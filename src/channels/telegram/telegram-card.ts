@@ -7,6 +7,7 @@
  * file holding all of it once posted. A field naming a person is cut in the name, never the user id.
  */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
+import { parseQuestionAction } from "../../approvals/question-card.js";
 import { personText } from "../../core/person-text.js";
 import {
   type Card,
@@ -159,16 +160,33 @@ function telegramOutcome(outcome: CardOutcome): string {
 }
 
 /**
- * The card as it goes when Telegram refuses its keyboard: no buttons; a question's options written
- * out in its footer, to be answered by a reply (another card's footer already says how to answer
- * it by typing).
+ * The card as it goes when Telegram refuses its keyboard: no buttons; an open question's options
+ * written out in its footer, to be answered by a reply (another card's footer already says how to
+ * answer it by typing). A settled card, without buttons already, goes as it is.
  */
 export function cardWithoutButtons(card: Card): Card {
-  const footer =
-    card.kind === "question"
-      ? `Options: ${card.buttons.map((b) => b.label).join(" · ")}. Reply to this message with your answer.`
-      : card.footer;
+  if (card.buttons.length === 0) return card;
+  const footer = card.kind === "question" ? writtenOptions(card.buttons) : card.footer;
   return { ...card, buttons: [], ...(footer === undefined ? {} : { footer }) };
+}
+
+/**
+ * A question card's options written out, with how to answer by typing: one list for one question,
+ * and for a group (its buttons labelled "<n>: option", actions "q<i>:o<j>") a list per question
+ * still open, numbered as the card numbers them — a typed reply answers the first of them.
+ */
+function writtenOptions(buttons: readonly CardButton[]): string {
+  const prefixOf = (button: CardButton) => `${(parseQuestionAction(button.action)?.question ?? 0) + 1}: `;
+  const grouped = buttons.every((button) => button.label.startsWith(prefixOf(button)));
+  if (!grouped)
+    return `Options: ${buttons.map((b) => b.label).join(" · ")}. Reply to this message with your answer.`;
+  const lists = new Map<string, string[]>();
+  for (const button of buttons) {
+    const prefix = prefixOf(button);
+    lists.set(prefix, [...(lists.get(prefix) ?? []), button.label.slice(prefix.length)]);
+  }
+  const written = [...lists].map(([prefix, labels]) => `${prefix}${labels.join(" · ")}`).join("; ");
+  return `Options — ${written}. Reply to this message with your answer to the first question not yet answered.`;
 }
 
 /**

@@ -27,6 +27,12 @@ export interface TelegramOutputOptions {
   readonly timing?: { readonly private?: StreamTiming; readonly group?: StreamTiming };
 }
 
+/**
+ * The mark a card's ref carries when Telegram refused its keyboard and it went without buttons:
+ * its updates go the same way (the same keyboard, or a shorter one, would be refused again).
+ */
+const WITHOUT_BUTTONS = "withoutButtons";
+
 /** One Telegram thread as the session layer sees it. */
 export class TelegramThreadOutput implements ThreadOutput {
   private threadSender: ChatSender | undefined;
@@ -98,7 +104,7 @@ export class TelegramThreadOutput implements ThreadOutput {
   /**
    * Send the card's message, replying to the thread's trigger. A keyboard Telegram refuses (too
    * many or too long buttons) does not leave the card unposted: it goes without buttons, its
-   * options written out, asking for a typed reply (cardWithoutButtons).
+   * options written out, asking for a typed reply (cardWithoutButtons); its ref is marked so.
    */
   private async post(card: Card): Promise<CardRef> {
     try {
@@ -109,7 +115,7 @@ export class TelegramThreadOutput implements ThreadOutput {
         { err: errorText(error) },
         "telegram refused a card's keyboard; posting it without",
       );
-      return this.send(cardWithoutButtons(card));
+      return { ...(await this.send(cardWithoutButtons(card))), [WITHOUT_BUTTONS]: 1 };
     }
   }
 
@@ -125,7 +131,8 @@ export class TelegramThreadOutput implements ThreadOutput {
   }
 
   async updateCard(ref: CardRef, card: Card): Promise<void> {
-    const { html, replyMarkup } = renderCard(card, attachedFile(card, ref));
+    const shown = ref[WITHOUT_BUTTONS] === 1 ? cardWithoutButtons(card) : card;
+    const { html, replyMarkup } = renderCard(shown, attachedFile(card, ref));
     const result = await this.sender.edit(Number(ref.messageId), html, replyMarkup);
     if (result === "gone") {
       this.options.logger.info(

@@ -108,4 +108,45 @@ describe("Telegram questions end to end", () => {
     expect(tg.state.botMessages(GROUP.id).find((m) => m.text.startsWith("got:"))?.text).toContain("Aurora");
     await tg.waitFor(() => tg.state.message(GROUP.id, card.message_id)?.text.includes("Answered by"));
   });
+
+  it("a group whose keyboard Telegram refused writes out each question's options, and its updates go without the keyboard too", async () => {
+    const handler: FakeHandler = ({ body }) =>
+      lastMessage(body).role === "tool"
+        ? { text: "both answered" }
+        : {
+            toolCalls: [
+              {
+                name: "ask_user",
+                arguments: JSON.stringify({
+                  questions: [
+                    { question: "Which color?", options: ["red", "blue"] },
+                    { question: "Which size?", options: ["S", "L"] },
+                  ],
+                }),
+              },
+            ],
+          };
+    stack = await startStack({ allowedUsers: [ALICE.id], handler });
+    const { tg } = stack;
+    tg.failNext("sendMessage", 400, "Bad Request: reply markup is too long");
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "pick" });
+    const card = await tg.waitFor(() =>
+      tg.state.botMessages(ALICE.id).find((m) => m.text.includes("Which color?")),
+    );
+    expect(card.reply_markup).toBeUndefined();
+    expect(card.text).toContain(
+      "Options — 1: red · blue; 2: S · L. Reply to this message with your answer to the first question not yet answered.",
+    );
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "blue", replyTo: card.message_id });
+    const updated = await tg.waitFor(() => {
+      const now = tg.state.message(ALICE.id, card.message_id);
+      return now?.text.includes("Answer: blue") ? now : undefined;
+    });
+    // The same keyboard (or the rest of it) would be refused again: the update goes without, as the post did.
+    expect(tg.callsOf("editMessageText").map((call) => call.params.reply_markup)).toEqual([undefined]);
+    expect(updated.text).toContain("Options — 2: S · L.");
+    expect(updated.text).not.toContain("1: red");
+    tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "L", replyTo: card.message_id });
+    await tg.waitFor(() => tg.state.botMessages(ALICE.id).some((m) => m.text === "both answered"));
+  });
 });
