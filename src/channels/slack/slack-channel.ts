@@ -4,11 +4,11 @@
  * is given (no public URL needed), the HTTP Events API otherwise (Bolt verifies the signatures).
  * `apiUrl` points the Web API — and through apps.connections.open the Socket Mode client — at a
  * Slack-compatible gateway or a local fake. Every event, action and command is acknowledged at
- * once; turns run in the session layer after the ack. Its thread outputs work before `start`
- * (the Web API needs no connection), so the session layer can reach any thread, also after a
- * restart.
+ * once (the Bolt wiring: slack-bolt-app.ts); turns run in the session layer after the ack. Its
+ * thread outputs work before `start` (the Web API needs no connection), so the session layer can
+ * reach any thread, also after a restart.
  */
-import { App } from "@slack/bolt";
+import type { App } from "@slack/bolt";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -17,10 +17,10 @@ import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
 import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
-import { IntakeLog } from "../intake-log.js";
 import type { LaneStopOptions } from "../shared/hand-over-lanes.js";
 import { AccessPolicy } from "./slack-access.js";
 import { createClients, describeError, type SlackClients, withTrailingSlash } from "./slack-api.js";
+import { createBoltApp } from "./slack-bolt-app.js";
 import { slackBotUsers } from "./slack-bot-users.js";
 import { CapabilityLatch } from "./slack-capabilities.js";
 import { mayActInSlack } from "./slack-may-act.js";
@@ -29,9 +29,8 @@ import type { BotIdentity } from "./slack-events.js";
 import { slackFailure } from "./slack-failure.js";
 import { HttpReceiver } from "./slack-http-receiver.js";
 import { SlackInbound } from "./slack-inbound.js";
-import { HANDLED_EVENTS, type Installation, screenSlackBody } from "./slack-intake.js";
+import type { Installation } from "./slack-intake.js";
 import { SlackInteractions } from "./slack-interactions.js";
-import { sdkLogger } from "./slack-logger.js";
 import { SlackMessenger } from "./slack-messenger.js";
 import type { SlackReceiver } from "./slack-receiver.js";
 import { missingScopes } from "./slack-requirements.js";
@@ -252,70 +251,30 @@ export class SlackChannel implements ChannelAdapter {
       access,
       logger: this.logger,
     });
-    const app = this.createApp(bot, installation);
-    // The workspace as every target of this channel names it: the installation's team.
-    const left = (channel: string) => {
-      threads.forgetChannel(channel);
-      this.logger.info({ slackChannel: channel }, "slack bot left a channel");
-      o.onBotRemoved?.({ platform: "slack", workspace: bot.teamId, channel });
-    };
-    // One listener for every event the channel handles: Bolt runs each listener's middleware
-    // for every event, so one listener instead of five is four chains less per message.
-    app.event(HANDLED_EVENT, async ({ event, body }) => {
-      switch (event.type) {
-        case "app_mention":
-        case "message":
-          this.track(inbound.handle(event, body));
-          return;
-        case "member_left_channel":
-          if (event.user === bot.userId) left(event.channel);
-          return;
-        case "channel_left":
-        case "group_left":
-          left(event.channel);
-          return;
-      }
-    });
-    const onPress = async ({ ack, body }: { ack: () => Promise<void>; body: unknown }) => {
-      await ack();
-      this.track(interactions.press(body));
-    };
-    // Every press is acknowledged, also of buttons this version never posted (old cards, stray
-    // clients): interactions.press tells the presser such a button is no longer active.
-    app.action(ANY_ACTION, onPress);
-    app.command("/coworker", async ({ ack, command, respond }) => {
-      await ack();
-      this.track(interactions.command(command, respond));
-    });
-    app.error(async (error) => {
-      this.logger.error({ err: describeError(error) }, "slack handler error");
-    });
+    const app = createBoltApp(
+      {
+        receiver: this.receiver,
+        bot,
+        installation,
+        botToken: o.botToken,
+        apiUrl: this.boltApiUrl,
+        allowExternal: o.allowExternal ?? false,
+        logger: this.logger,
+      },
+      {
+        message: (event, envelope) => this.track(inbound.handle(event, envelope)),
+        // The workspace as every target of this channel names it: the installation's team.
+        left: (channel) => {
+          threads.forgetChannel(channel);
+          this.logger.info({ slackChannel: channel }, "slack bot left a channel");
+          o.onBotRemoved?.({ platform: "slack", workspace: bot.teamId, channel });
+        },
+        press: (body) => this.track(interactions.press(body)),
+        command: (command, respond) => this.track(interactions.command(command, respond)),
+      },
+    );
     this.app = app;
     await this.receiver.listen(app);
-  }
-
-  private createApp(bot: BotIdentity, installation: Installation): App {
-    const o = this.options;
-    const sdk = sdkLogger(this.logger, "bolt");
-    const log = new IntakeLog(this.logger);
-    const allowExternal = o.allowExternal ?? false;
-    const receiver = this.receiver.open({
-      screenFor: (http) => (body) => screenSlackBody(body, installation, { allowExternal, http }),
-      log,
-      // A body that still makes Bolt fail is acknowledged, so Slack does not redeliver it.
-      processEventErrorHandler: async ({ error }) => {
-        log.refused("bolt_processing_failed", { err: describeError(error) });
-        return true;
-      },
-    });
-    const clientOptions = { slackApiUrl: this.boltApiUrl };
-    const authorize = async () => ({
-      botToken: o.botToken,
-      botId: bot.botId,
-      botUserId: bot.userId,
-      teamId: bot.teamId,
-    });
-    return new App({ receiver, authorize, logger: sdk, clientOptions, convoStore: false });
   }
 
   /** The workspace's directory for subscriptions (after `start`: the bot's identity is known). */
@@ -397,9 +356,3 @@ function receiverFor(options: SlackChannelOptions, slackApiUrl: string, logger: 
   const http = options.http ?? { port: 3000, path: "/slack/events" };
   return new HttpReceiver({ signingSecret: options.signingSecret as string, ...http, logger });
 }
-
-/** Matches every action id (see the registration in `start`). */
-const ANY_ACTION = /^/;
-
-/** Matches the event types the channel handles (see the registration in `start`). */
-const HANDLED_EVENT = new RegExp(`^(?:${HANDLED_EVENTS.join("|")})$`);

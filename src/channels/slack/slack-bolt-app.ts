@@ -1,0 +1,112 @@
+/**
+ * The Bolt App one run of the Slack channel is built on, and how Slack's deliveries reach the
+ * channel through it: the App sits on the channel's receiver with every delivery screened first
+ * (our installation only, other teams by choice: slack-intake.ts), is authorized as the one bot
+ * `start` found, and carries the channel's listeners — one for all handled events, one for every
+ * button press, one for /coworker — each acknowledging at once and handing the work on. Kept
+ * apart from slack-channel.ts so the adapter reads as what it offers (thread outputs, directory,
+ * access, lifecycle) and this file as the Bolt wiring in front of it.
+ */
+import { App } from "@slack/bolt";
+import type { Logger } from "pino";
+import { IntakeLog } from "../intake-log.js";
+import { describeError } from "./slack-api.js";
+import type { BotIdentity } from "./slack-events.js";
+import type { EventEnvelope } from "./slack-inbound.js";
+import { HANDLED_EVENTS, type Installation, screenSlackBody } from "./slack-intake.js";
+import type { Respond } from "./slack-interactions.js";
+import { sdkLogger } from "./slack-logger.js";
+import type { SlackReceiver } from "./slack-receiver.js";
+
+/** What the App is built from: one run's receiver, bot and installation. */
+export interface BoltAppOptions {
+  readonly receiver: SlackReceiver;
+  readonly bot: BotIdentity;
+  readonly installation: Installation;
+  readonly botToken: string;
+  /** The Web API base URL with a trailing slash, as Bolt and the Socket Mode client want it. */
+  readonly apiUrl: string;
+  /** Serve deliveries from other teams and enterprises (Slack Connect). */
+  readonly allowExternal: boolean;
+  readonly logger: Logger;
+}
+
+/** Where acknowledged deliveries go; each starts the work and returns at once. */
+export interface BoltListeners {
+  /** A message or a mention. */
+  message(event: unknown, envelope: EventEnvelope): void;
+  /** The bot left `channel`, or was removed from it. */
+  left(channel: string): void;
+  /** A button press (already acknowledged). */
+  press(body: unknown): void;
+  /** A /coworker command (already acknowledged). */
+  command(command: unknown, respond: Respond): void;
+}
+
+/** The App for one run, its listeners registered; the receiver's `listen` starts it. */
+export function createBoltApp(options: BoltAppOptions, listeners: BoltListeners): App {
+  const { bot, logger } = options;
+  const app = newApp(options);
+  // One listener for every event the channel handles: Bolt runs each listener's middleware
+  // for every event, so one listener instead of five is four chains less per message.
+  app.event(HANDLED_EVENT, async ({ event, body }) => {
+    switch (event.type) {
+      case "app_mention":
+      case "message":
+        listeners.message(event, body);
+        return;
+      case "member_left_channel":
+        if (event.user === bot.userId) listeners.left(event.channel);
+        return;
+      case "channel_left":
+      case "group_left":
+        listeners.left(event.channel);
+        return;
+    }
+  });
+  const onPress = async ({ ack, body }: { ack: () => Promise<void>; body: unknown }) => {
+    await ack();
+    listeners.press(body);
+  };
+  // Every press is acknowledged, also of buttons this version never posted (old cards, stray
+  // clients): interactions.press tells the presser such a button is no longer active.
+  app.action(ANY_ACTION, onPress);
+  app.command("/coworker", async ({ ack, command, respond }) => {
+    await ack();
+    listeners.command(command, respond);
+  });
+  app.error(async (error) => {
+    logger.error({ err: describeError(error) }, "slack handler error");
+  });
+  return app;
+}
+
+/** The App on the receiver, every delivery screened, authorized as the bot. */
+function newApp(options: BoltAppOptions): App {
+  const { bot, installation, allowExternal } = options;
+  const sdk = sdkLogger(options.logger, "bolt");
+  const log = new IntakeLog(options.logger);
+  const receiver = options.receiver.open({
+    screenFor: (http) => (body) => screenSlackBody(body, installation, { allowExternal, http }),
+    log,
+    // A body that still makes Bolt fail is acknowledged, so Slack does not redeliver it.
+    processEventErrorHandler: async ({ error }) => {
+      log.refused("bolt_processing_failed", { err: describeError(error) });
+      return true;
+    },
+  });
+  const clientOptions = { slackApiUrl: options.apiUrl };
+  const authorize = async () => ({
+    botToken: options.botToken,
+    botId: bot.botId,
+    botUserId: bot.userId,
+    teamId: bot.teamId,
+  });
+  return new App({ receiver, authorize, logger: sdk, clientOptions, convoStore: false });
+}
+
+/** Matches every action id (see the registration in `createBoltApp`). */
+const ANY_ACTION = /^/;
+
+/** Matches the event types the channel handles (see the registration in `createBoltApp`). */
+const HANDLED_EVENT = new RegExp(`^(?:${HANDLED_EVENTS.join("|")})$`);
