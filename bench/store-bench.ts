@@ -1,6 +1,6 @@
 /**
  * Store benchmark (issue 3): per-append cost on sessions holding 10, 1,000 and 10,000 messages
- * (must stay flat: 10,000 vs 10 ≤ 2×), loading a 1,000-message session, and 10,000 idle sessions
+ * (must stay flat: 10,000 vs 10 ≤ 2×), loading (opening) a 1,000-message session, and 10,000 idle sessions
  * persisted (process RSS and file size) — all on the embedded SQLite store. Writes
  * bench/results/store.json and bench/results/store.md.
  */
@@ -113,7 +113,7 @@ async function measureLoad(dataDir: string) {
   const times: number[] = [];
   for (let run = 0; run < LOAD_RUNS; run += 1) {
     const started = performance.now();
-    const loaded = await log.load("bench:load");
+    const loaded = (await log.open("bench:load")).messages;
     times.push(performance.now() - started);
     if (loaded.length !== LOAD_SESSION_SIZE)
       throw new Error(`loaded ${loaded.length} of ${LOAD_SESSION_SIZE} messages`);

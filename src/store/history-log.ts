@@ -158,18 +158,6 @@ export class HistoryLog {
   }
 
   /**
-   * Every stored message, oldest first ([] for an unknown session): the whole history, less the
-   * pages pruned. Throws naming the page when one is corrupt.
-   */
-  async load(sessionId: string): Promise<ConversationMessage[]> {
-    checkSessionId(sessionId);
-    const [head, pruned] = await this.readHeadAndMark(sessionId);
-    if (!head) return [];
-    const indexes = Array.from({ length: Math.max(0, head.pages - pruned) }, (_, i) => pruned + i);
-    return (await this.readPages(sessionId, head, indexes)).flat();
-  }
-
-  /**
    * The messages of the session's first page — where its opening is — or none once that page is
    * pruned (or the session has no history). Reads the head, the pruned mark and the one page.
    */
@@ -178,28 +166,6 @@ export class HistoryLog {
     const [head, pruned] = await this.readHeadAndMark(sessionId);
     if (!head || head.pages === 0 || pruned > 0) return [];
     return deepFreeze((await this.readPages(sessionId, head, [0]))[0] ?? []);
-  }
-
-  /** How many messages the session holds (reads only the head). */
-  async count(sessionId: string): Promise<number> {
-    checkSessionId(sessionId);
-    return (await this.readHead(sessionId))?.count ?? 0;
-  }
-
-  /** Forget the session's history: the head first (a crash midway leaves it empty), the pruned mark last. */
-  async clear(sessionId: string): Promise<void> {
-    checkSessionId(sessionId);
-    await this.mutex.run(sessionId, async () => {
-      const [head, pruned] = await this.readHeadAndMark(sessionId);
-      if (!head) return;
-      await this.space.delete(historyHeadKey(sessionId));
-      await Promise.all(
-        Array.from({ length: Math.max(0, head.pages - pruned) }, (_, i) =>
-          this.space.delete(historyPageKey(sessionId, pruned + i)),
-        ),
-      );
-      await this.space.delete(historyPrunedKey(sessionId));
-    });
   }
 
   /** Pages `indexes` of the history with `head`, in one grouped read, each as the head counts it. */

@@ -18,6 +18,7 @@ import { HistoryLog } from "../../src/store/history-log.js";
 import type { Store } from "../../src/store/store.js";
 import { openStore } from "../sessions/helpers/harness.js";
 import { textStep } from "../support/scripted-provider.js";
+import { storedHistory } from "../support/stored-history.js";
 import { collect, completion, makeHarness, makeRequest, ofType } from "./helpers/harness.js";
 
 const overflow = () => ({ error: new ContextOverflowError() });
@@ -59,7 +60,7 @@ async function readBack(messages: readonly ConversationMessage[]): Promise<reado
   open.push(store);
   const log = new HistoryLog(store.space("history"));
   await log.appendMany("s1", messages);
-  return log.load("s1");
+  return storedHistory(store.space("history"), "s1");
 }
 
 const at = "2026-12-06T06:00:00.000Z";

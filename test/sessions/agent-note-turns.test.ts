@@ -8,7 +8,7 @@ import { startedByAgentNote } from "../../src/core/agent-note.js";
 import type { ConversationExecutionRequest } from "../../src/core/request.js";
 import { ProviderError } from "../../src/engine/provider/provider.js";
 import type { WakeTurn } from "../../src/sessions/wake-turns.js";
-import { HistoryLog } from "../../src/store/history-log.js";
+import { storedHistory } from "../support/stored-history.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, makeHarness, message, pressCard, tempDir, thread } from "./helpers/harness.js";
 import { ToolRuns } from "./helpers/test-tools.js";
@@ -47,7 +47,7 @@ describe("a wake-up's note in a session", () => {
     await second.manager.start();
     await pressCard(second, card, "once", ANA);
     await second.manager.idle();
-    const history = await new HistoryLog(second.store.space("history")).load(sessionId);
+    const history = await storedHistory(second.store.space("history"), sessionId);
     expect(
       history.filter((m) => m.role === "user").map((m) => [m.content, m.meta?.agentNote === true]),
     ).toEqual([

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
 import { sessionKeyOf } from "../../src/core/thread-target.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
-import { HistoryLog } from "../../src/store/history-log.js";
+import { storedHistory } from "../support/stored-history.js";
 import type { Store } from "../../src/store/store.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { CrashingStore } from "./helpers/crashing-store.js";
@@ -17,7 +17,7 @@ async function stored(store: Store) {
   const records = new SessionRecords(store.space("sessions"));
   const id = await records.currentId(sessionKeyOf(thread()));
   const record = id === undefined ? undefined : await records.get(id);
-  const history = id === undefined ? [] : await new HistoryLog(store.space("history")).load(id);
+  const history = id === undefined ? [] : await storedHistory(store.space("history"), id);
   return { record, history };
 }
 

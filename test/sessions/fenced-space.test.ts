@@ -111,7 +111,7 @@ describe("fenced turn-state writes", () => {
         StaleFenceError,
       );
       expect((await b.records.get("fence1"))?.title).toBe("by B");
-      expect((await b.history.load("fence1")).map((m) => m.content)).toEqual(["from A"]);
+      expect((await b.history.open("fence1")).messages.map((m) => m.content)).toEqual(["from A"]);
     };
     await lateWritesOfA("still holding");
     await heldA!.release();

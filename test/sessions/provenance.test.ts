@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ProviderError } from "../../src/engine/provider/provider.js";
 import type { WakeTurn } from "../../src/sessions/wake-turns.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { HistoryLog } from "../../src/store/history-log.js";
+import { storedHistory } from "../support/stored-history.js";
 import {
   CHANNEL_CONTENT_PLAN_WARNING,
   CHANNEL_CONTENT_QUESTION_WARNING,
@@ -86,7 +86,7 @@ describe("provenance on the turn", () => {
     expect(card.versions[0]?.kind).toBe("approval");
     expect(cardQuote(harness)?.text).toContain("#deploys");
     expect(harness.runs.runs.map((r) => r.tool)).toEqual(["slow_task"]);
-    const history = await new HistoryLog(harness.store.space("history")).load(sessionId);
+    const history = await storedHistory(harness.store.space("history"), sessionId);
     expect(
       history.filter((m) => m.role === "user").map((m) => [m.content, m.meta?.steered === true]),
     ).toEqual([

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
-import { HistoryLog } from "../../src/store/history-log.js";
+import { storedHistory } from "../support/stored-history.js";
 import { RecordingOutput } from "../support/recording-output.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, makeHarness, message, tempDir, thread, pressCard } from "./helpers/harness.js";
@@ -222,7 +222,7 @@ describe("durable resume across restarts (SQLite)", () => {
     const out = h.outputs.for(thread());
     expect(RecordingOutput.textOf(out.closedTurns.at(-1)!)).toBe("finished after kill");
     const sessionId = out.closedTurns.at(-1)!.sessionId;
-    const history = await new HistoryLog(h.store.space("history")).load(sessionId);
+    const history = await storedHistory(h.store.space("history"), sessionId);
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     await h.store.close();
   }, 60_000);

@@ -15,6 +15,7 @@ import type { Store } from "../../src/store/store.js";
 import { toVersioned } from "../../src/store/versioned.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
+import { storedHistory } from "../support/stored-history.js";
 import { ANA, makeHarness, message, openStore, pressCard, tempDir, thread } from "./helpers/harness.js";
 import { ToolRuns } from "./helpers/test-tools.js";
 
@@ -78,7 +79,7 @@ describe("call ids reused across turns", () => {
         : { role: "assistant", content: `a${i}` },
     );
     await log.appendMany(ID, filler);
-    const all = await log.load(ID);
+    const all = await storedHistory(store.space("history"), ID);
     const covered = all.length - 2;
     const state = { covered, anchorHash: anchorHash(all[covered - 1]), summary: "S", trimmed: false };
     await store.space("compaction").set(ID, toVersioned("compaction-state", state));

@@ -57,8 +57,9 @@ describe("HistoryLog", () => {
   it("stores a small head and fixed-size pages, and loads messages in order", async () => {
     const log = new HistoryLog(space, { pageSize: 3 });
     for (const message of users(0, 7)) await log.append("s", message);
-    expect(await log.load("s")).toEqual(users(0, 7));
-    expect(await log.count("s")).toBe(7);
+    const { messages, count } = await log.open("s");
+    expect(messages).toEqual(users(0, 7));
+    expect(count).toBe(7);
     expect(await space.get(historyHeadKey("s"))).toEqual({
       v: 1,
       kind: "history-head",
@@ -82,10 +83,10 @@ describe("HistoryLog", () => {
     expect(await space.get(historyHeadKey("s"))).toBeUndefined();
     await log.appendMany("s", users(0, 2));
     await log.appendMany("s", users(2, 9));
-    expect(await log.load("s")).toEqual(users(0, 11));
+    expect((await log.open("s")).messages).toEqual(users(0, 11));
     expect(await space.get(historyHeadKey("s"))).toMatchObject({ data: { count: 11, pages: 3 } });
-    expect(await log.load("unknown")).toEqual([]);
-    expect(await log.count("unknown")).toBe(0);
+    const unknown = await log.open("unknown");
+    expect({ messages: unknown.messages, count: unknown.count }).toEqual({ messages: [], count: 0 });
   });
 
   it("touches only the head and the last page per append, however long the session is", async () => {
@@ -102,8 +103,9 @@ describe("HistoryLog", () => {
       await new HistoryLog(counted).append(session, user(-1));
       expect({ session, ...counts }).toEqual({ session, ...expected });
     }
-    expect(await seed.count("full-page")).toBe(1_001);
-    expect((await seed.load("full-page")).at(-1)).toEqual(user(-1));
+    const fullPage = await seed.open("full-page");
+    expect(fullPage.count).toBe(1_001);
+    expect(fullPage.messages.at(-1)).toEqual(user(-1));
   });
 
   it("serialises concurrent appends per session, also across HistoryLog instances on one space", async () => {
@@ -113,27 +115,16 @@ describe("HistoryLog", () => {
       ...users(0, 30).map((message, i) => (i % 2 === 0 ? a : b).append("busy", message)),
       a.appendMany("other", users(100, 5)),
     ]);
-    expect(await a.load("busy")).toEqual(users(0, 30));
-    expect(await b.load("other")).toEqual(users(100, 5));
+    expect((await a.open("busy")).messages).toEqual(users(0, 30));
+    expect((await b.open("other")).messages).toEqual(users(100, 5));
   });
 
   it("keeps each session's original page size when the option changes later", async () => {
     await new HistoryLog(space, { pageSize: 2 }).appendMany("s", users(0, 3));
     const wider = new HistoryLog(space, { pageSize: 50 });
     await wider.appendMany("s", users(3, 4));
-    expect(await wider.load("s")).toEqual(users(0, 7));
+    expect((await wider.open("s")).messages).toEqual(users(0, 7));
     expect(await space.get(historyHeadKey("s"))).toMatchObject({ data: { count: 7, pageSize: 2, pages: 4 } });
-  });
-
-  it("clear removes the head and every page; the next append starts a fresh history", async () => {
-    const log = new HistoryLog(space, { pageSize: 2 });
-    await log.appendMany("s", users(0, 5));
-    await log.clear("s");
-    await log.clear("never-existed");
-    expect(await space.get(historyHeadKey("s"))).toBeUndefined();
-    for (const index of [0, 1, 2]) expect(await space.get(historyPageKey("s", index))).toBeUndefined();
-    await log.append("s", user(9));
-    expect(await log.load("s")).toEqual([user(9)]);
   });
 
   it("validates messages before writing anything", async () => {
@@ -143,14 +134,14 @@ describe("HistoryLog", () => {
     await expect(log.appendMany("s", [user(1), bad])).rejects.toThrow(
       /^history of session "s": message 1 is invalid: /,
     );
-    expect(await log.load("s")).toEqual([user(0)]);
+    expect((await log.open("s")).messages).toEqual([user(0)]);
   });
 
   it("checks the marks the reviewer reads: who wrote a message, and the agent's own note", async () => {
     const log = new HistoryLog(space);
     const marked: ConversationMessage = { role: "user", content: "hi", meta: { by: "U1", agentNote: false } };
     await log.append("s", marked);
-    expect(await log.load("s")).toEqual([marked]);
+    expect((await log.open("s")).messages).toEqual([marked]);
     for (const meta of [{ by: 7 }, { agentNote: "true" }]) {
       const bad = { role: "user", content: "x", meta } as unknown as ConversationMessage;
       await expect(log.append("s", bad)).rejects.toThrow(/^history of session "s": message 0 is invalid/);
@@ -165,16 +156,16 @@ describe("HistoryLog", () => {
       kind: "history-page",
       data: { messages: [{ role: "robot" }] },
     });
-    await expect(log.load("s")).rejects.toThrow(StoredDataError);
-    await expect(log.load("s")).rejects.toThrow(
+    await expect(log.open("s")).rejects.toThrow(StoredDataError);
+    await expect(log.open("s")).rejects.toThrow(
       /^stored history-page \(session "s", page 1\) is corrupt: messages\.0/,
     );
     await expect(log.append("s", user(3))).rejects.toThrow(/session "s", page 1\) is corrupt/);
-    expect(await log.count("s")).toBe(3);
+    expect(await space.get(historyHeadKey("s"))).toMatchObject({ data: { count: 3 } });
     await space.delete(historyPageKey("s", 0));
-    await expect(log.load("s")).rejects.toThrow('stored history-page (session "s", page 0) is missing');
+    await expect(log.open("s")).rejects.toThrow('stored history-page (session "s", page 0) is missing');
     await space.set(historyPageKey("s", 0), { v: 1, kind: "history-page", data: { messages: [user(0)] } });
-    await expect(log.load("s")).rejects.toThrow(
+    await expect(log.open("s")).rejects.toThrow(
       'stored history-page (session "s", page 0) is truncated: 1 of 2 messages',
     );
   });
@@ -185,7 +176,7 @@ describe("HistoryLog", () => {
       kind: "history-head",
       data: { count: 0, pageSize: 1, pages: 0 },
     });
-    await expect(new HistoryLog(space).load("s")).rejects.toThrow(
+    await expect(new HistoryLog(space).open("s")).rejects.toThrow(
       'stored history-head (session "s") was written by a newer Coworker (schema v2); this build reads v1',
     );
   });
@@ -195,7 +186,7 @@ describe("HistoryLog", () => {
     await expect(log.append("", user(0))).rejects.toThrow(
       "history session id must be a string of 1–180 characters",
     );
-    await expect(log.load("x".repeat(181))).rejects.toThrow(/1–180 characters/);
+    await expect(log.open("x".repeat(181))).rejects.toThrow(/1–180 characters/);
     expect(() => new HistoryLog(space, { pageSize: 0 })).toThrow(
       "HistoryLog pageSize must be a positive whole number",
     );
@@ -230,7 +221,7 @@ describe("SessionHistory (a history held open by its only writer)", () => {
       [historyPageKey("s", 1), historyPageKey("s", 2), historyHeadKey("s")],
     ]);
     expect(history.messages).toEqual(users(0, 7));
-    expect(await log.load("s")).toEqual(users(0, 7));
+    expect((await new HistoryLog(space).open("s")).messages).toEqual(users(0, 7));
   });
 
   it("starts a new session's history without reading, and keeps one frozen list until the next append", async () => {
@@ -247,7 +238,7 @@ describe("SessionHistory (a history held open by its only writer)", () => {
     expect(history.messages).not.toBe(list);
     expect(list).toEqual([user(0)]);
     expect(counts.get).toBe(0);
-    expect(await new HistoryLog(space).load("fresh")).toEqual(users(0, 2));
+    expect((await new HistoryLog(space).open("fresh")).messages).toEqual(users(0, 2));
   });
 
   it("applies concurrent appends in call order; a failed write changes nothing and the next append still lands", async () => {
@@ -275,7 +266,7 @@ describe("SessionHistory (a history held open by its only writer)", () => {
     expect(history.messages).toEqual(users(0, 5));
     await history.append(user(6));
     expect(history.messages).toEqual([...users(0, 5), user(6)]);
-    expect(await log.load("s")).toEqual([...users(0, 5), user(6)]);
+    expect((await log.open("s")).messages).toEqual([...users(0, 5), user(6)]);
   });
 
   it("rejects an invalid message without writing anything", async () => {
@@ -306,7 +297,7 @@ describe("HistoryLog on the SQLite file", () => {
     const second = await createStore({ dataDir });
     const log = new HistoryLog(second.space("history"));
     await log.append("slack:T1:C1:1.2", user(8));
-    expect(await log.load("slack:T1:C1:1.2")).toEqual(users(0, 9));
+    expect((await log.open("slack:T1:C1:1.2")).messages).toEqual(users(0, 9));
     await second.close();
   });
 });

@@ -57,13 +57,13 @@ describe("stored-shape fixtures", () => {
     const store = await seeded(readFixture(1, "history.json"));
     const history = new HistoryLog(store.space("history"));
     const session = "slack:T0001:C0001:1700000000.000100";
-    const messages = await history.load(session);
-    expect(await history.count(session)).toBe(5);
+    const { messages, count } = await history.open(session);
+    expect(count).toBe(5);
     expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant"]);
     expect(messages[2]).toMatchObject({ content: null, tool_calls: [{ id: "call_1", type: "function" }] });
     expect(messages[4]?.content).toBe("The repo holds README.md and src.");
     await history.append(session, { role: "user", content: "thanks" });
-    const after = await history.load(session);
+    const { messages: after } = await history.open(session);
     expect(after).toHaveLength(6);
     expect(after[5]).toEqual({ role: "user", content: "thanks" });
     await store.close();
@@ -72,7 +72,7 @@ describe("stored-shape fixtures", () => {
   it("v1 history with attachment records loads them back on the user message and the tool result", async () => {
     const store = await seeded(readFixture(1, "history-attachments.json"));
     const history = new HistoryLog(store.space("history"));
-    const messages = await history.load("telegram:tg:1001");
+    const { messages } = await history.open("telegram:tg:1001");
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(messages[0]).toMatchObject({
       attachments: [{ kind: "image", mediaType: "image/jpeg", width: 1280, height: 960, bytes: 48213 }],

@@ -14,7 +14,7 @@ import {
   matchExtraTextCommand,
 } from "../../src/sessions/extra-commands.js";
 import { lastTurnOrigin, type WakeTurn } from "../../src/sessions/wake-turns.js";
-import { HistoryLog } from "../../src/store/history-log.js";
+import { storedHistory } from "../support/stored-history.js";
 import { storeSlotBudget } from "../../src/store/slot-budget.js";
 import { sessionWakeSink, subscriptionCommands } from "../../src/subscriptions/session-wake.js";
 import { SubscriptionService } from "../../src/subscriptions/subscription-service.js";
@@ -70,7 +70,7 @@ describe("SessionManager wake turns", () => {
     expect(last.role).toBe("user");
     expect(String(last.content)).toContain("Messages from #deploys");
     expect(provider.requests).toHaveLength(3);
-    const history = await new HistoryLog(sessions.store.space("history")).load(sessionId);
+    const history = await storedHistory(sessions.store.space("history"), sessionId);
     const asked = history.filter((m) => m.role === "user").map((m) => m.meta?.untrusted === true);
     expect(asked).toEqual([false, true]);
   });
