@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import type { ToolCategory } from "./events.js";
 import type { ConversationExecutionRequest } from "./request.js";
-import type { Attachment } from "./attachment.js";
+import type { ImageAttachment } from "./attachment.js";
 
 export type ToolRisk = "low" | "medium" | "high";
 /** Which argument a standing "always" grant may pin for this tool. */
@@ -49,8 +49,13 @@ export interface ToolResult {
   readonly output: string;
   /** Files the tool produced or changed (workspace paths). */
   readonly files?: readonly string[];
-  /** Images the model should see with the result (sent as image parts to a vision model). */
-  readonly attachments?: readonly Attachment[];
+  /**
+   * Images the model should see with the result (sent as image parts to a vision model). Images
+   * only: what follows a run of tool results goes to the model in a user message, and no tool's
+   * words (a file note, file text) may speak there — only a person's typed answer's files do
+   * (CallAnswer.answerFiles).
+   */
+  readonly attachments?: readonly ImageAttachment[];
   /** A few words on how the call ended, for status lines ("exit 1", "timed out after 120 s"). */
   readonly summary?: string;
 }

@@ -27,6 +27,7 @@
  */
 import type { AnyTool, ToolContext } from "../core/tool.js";
 import { raceAbort } from "../core/abort.js";
+import { isImage } from "../core/attachment.js";
 import type { ConversationMessage, FinishReason } from "../core/messages.js";
 import { downloadRunOf, commandOf } from "./permissions/permission-engine.js";
 import { type StepCall, stepDownloadedFiles } from "./permissions/step-downloads.js";
@@ -214,9 +215,11 @@ async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnsw
     if (raced.aborted) answer = { status: "interrupted", content: TOOL_RESULT.interruptedWhileRunning };
     else {
       const output = String(raced.value.output ?? "");
-      const { files, summary: reason, attachments } = raced.value;
+      const { files, summary: reason } = raced.value;
+      // Images only, whatever a tool (an MCP adapter, a module's) passes on: see ToolResult.attachments.
+      const images = raced.value.attachments?.filter(isImage);
       answer = raced.value.ok
-        ? { status: "ok", content: output, files, reason, attachments }
+        ? { status: "ok", content: output, files, reason, images }
         : { status: "error", content: failed(output), files, reason };
     }
   } catch (error) {

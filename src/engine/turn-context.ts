@@ -6,7 +6,7 @@
 import type { PlatformUser } from "../core/thread-target.js";
 import { scrubSecrets } from "../logging/redact.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { Attachment } from "../core/attachment.js";
+import type { Attachment, ImageAttachment } from "../core/attachment.js";
 import type { MediaOptions } from "./outbound-media.js";
 import type { SessionFacts } from "../core/tool.js";
 import { deepFreeze } from "../core/deep-freeze.js";
@@ -74,11 +74,13 @@ export interface CallAnswer {
   readonly status: ToolCallStatus;
   readonly content: string;
   readonly files?: readonly string[] | undefined;
+  /** Images the result refers to (read_file on an image), adapted per model call. */
+  readonly images?: readonly ImageAttachment[] | undefined;
   /**
-   * Images the result refers to (read_file on an image), adapted per model call, or the files a
-   * person's typed answer came with (ask_user).
+   * The files a person's typed answer came with (ask_user only): shown to the model after the
+   * run of tool results, as a person's message's files are.
    */
-  readonly attachments?: readonly Attachment[] | undefined;
+  readonly answerFiles?: readonly Attachment[] | undefined;
   readonly durationMs?: number | undefined;
   /** A few words on why the call ended this way, shown on status lines. */
   readonly reason?: string | undefined;
@@ -300,11 +302,12 @@ export class TurnContext {
   async storeResult(answer: CallAnswer): Promise<void> {
     const note = this.resultNotes.get(answer.callId);
     this.resultNotes.delete(answer.callId);
+    const attachments = [...(answer.images ?? []), ...(answer.answerFiles ?? [])];
     await this.append({
       role: "tool",
       tool_call_id: answer.callId,
       content: note === undefined ? answer.content : `${answer.content}\n\n${note}`,
-      ...(answer.attachments?.length ? { attachments: answer.attachments } : {}),
+      ...(attachments.length > 0 ? { attachments } : {}),
       meta: {
         at: this.stamp(),
         status: answer.status,

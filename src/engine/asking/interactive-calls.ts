@@ -101,7 +101,7 @@ async function askUser(ctx: TurnContext, call: RawToolCall, args: QuestionArgs):
     status: "ok",
     content,
     by: reply.by,
-    attachments: reply.files,
+    answerFiles: reply.files,
   });
 }
 
