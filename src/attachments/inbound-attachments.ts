@@ -106,6 +106,14 @@ export interface IntakeResult {
   readonly hints: readonly string[];
 }
 
+/** What a message without files amounts to (shared: nothing in it can change). */
+const NO_FILES: IntakeResult = Object.freeze({
+  sections: Object.freeze([]),
+  attachments: Object.freeze([]),
+  notes: Object.freeze([]),
+  hints: Object.freeze([]),
+});
+
 /** Who sent a message's files, and in which conversation. */
 interface Origin {
   readonly sessionKey: string;
@@ -207,6 +215,8 @@ export class AttachmentIntake {
    * `userId`. Never throws.
    */
   async process(files: readonly InboundFile[], target: ThreadTarget, userId: string): Promise<IntakeResult> {
+    // Most messages bring no file: nothing to look up or read, and no result to build for them.
+    if (files.length === 0) return NO_FILES;
     const { kept, notes: overCount } = this.limit(files, (file) => file.name);
     const from: Origin = {
       sessionKey: sessionKeyOf(target),
