@@ -7,29 +7,7 @@
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { HandOverLanes } from "../../../src/channels/shared/hand-over-lanes.js";
-import type { Clock } from "../../../src/core/clock.js";
-
-/** A clock whose timers fire only when the test says so. */
-function manualClock(): Clock & { fire: () => void } {
-  const timers = new Map<number, () => void>();
-  let next = 0;
-  return {
-    now: () => 0,
-    setTimer(callback) {
-      timers.set(++next, callback);
-      return next;
-    },
-    clearTimer(handle) {
-      timers.delete(handle as number);
-    },
-    fire() {
-      for (const [id, callback] of [...timers]) {
-        timers.delete(id);
-        callback();
-      }
-    },
-  };
-}
+import { manualClock } from "../../support/manual-clock.js";
 
 function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;

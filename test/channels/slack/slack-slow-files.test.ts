@@ -9,16 +9,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { AttachmentIntake } from "../../../src/attachments/inbound-attachments.js";
 import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
-import { createStore } from "../../../src/store/create-store.js";
-import { storeSlotBudget } from "../../../src/store/slot-budget.js";
-import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
 import { droppedNote, type LaneStopOptions } from "../../../src/channels/shared/hand-over-lanes.js";
-import type { Clock } from "../../../src/core/clock.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
+import { gatedTranscription } from "../../support/gated-transcription.js";
+import { manualClock } from "../../support/manual-clock.js";
 import { FakeService } from "./fake-service.js";
 import { fakeSlackChannelOptions, startFakeSlackWithAnaAndBo } from "./support.js";
 
@@ -29,20 +25,12 @@ afterEach(async () => {
 
 /** A Slack channel on the fake whose transcriptions wait until `release`. */
 async function startWithSlowRecording(laneStop?: LaneStopOptions) {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let started!: () => void;
-  const transcribing = new Promise<void>((resolve) => {
-    started = resolve;
-  });
   const fake = await startFakeSlackWithAnaAndBo();
   cleanup.push(() => fake.close());
-  const store = await createStore({ url: "memory:", dataDir: tmpdir() });
-  cleanup.push(() => store.close());
   const root = await mkdtemp(join(tmpdir(), "slack-slow-"));
   cleanup.push(() => rm(root, { recursive: true, force: true }));
+  const { attachments, transcribing, release, close } = await gatedTranscription(root);
+  cleanup.push(close);
   const service = new FakeService();
   const channel = withOutputs(
     new SlackChannel(
@@ -51,20 +39,7 @@ async function startWithSlowRecording(laneStop?: LaneStopOptions) {
         workspaceRoot: root,
         service,
         ...(laneStop ? { laneStop } : {}),
-        attachments: new AttachmentIntake({
-          workspace: createWorkspacePaths({ root }),
-          logger: pino({ level: "silent" }),
-          transcription: {
-            transcriber: {
-              transcribe: async () => {
-                started();
-                await gate;
-                return "the recording";
-              },
-            },
-            budget: storeSlotBudget(store.space("budgets")),
-          },
-        }),
+        attachments,
       }),
     ),
     service,
@@ -118,17 +93,7 @@ describe("slack: a slow file", () => {
   });
 
   it("is waited for by stop only until the deadline (on the injected clock), then dropped", async () => {
-    let fire: (() => void) | undefined;
-    const clock: Clock = {
-      now: () => 0,
-      setTimer: (callback) => {
-        fire = callback;
-        return 1;
-      },
-      clearTimer: () => {
-        fire = undefined;
-      },
-    };
+    const clock = manualClock();
     const { fake, service, channel, bot, transcribing } = await startWithSlowRecording({
       withinMs: 5000,
       clock,
@@ -136,8 +101,8 @@ describe("slack: a slow file", () => {
     fake.userPosts({ user: "U1", channel: "C1", text: `${bot} listen`, files: ["FVOICE"] });
     await transcribing;
     const stopping = channel.stop();
-    await fake.waitFor(() => fire !== undefined, "the stop's deadline set");
-    fire?.();
+    await fake.waitFor(() => clock.pending() === 1, "the stop's deadline set");
+    clock.fire();
     // Before, stop waited for the transcription, however long (the shutdown's watchdog ended the
     // process before running turns got their grace).
     await stopping;

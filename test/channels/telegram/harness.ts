@@ -38,6 +38,17 @@ export const GROUP: FakeChat = { id: -100200, type: "supergroup", title: "Team" 
 export const OPEN_GROUP: FakeChat = { id: -100300, type: "supergroup", title: "Open" };
 export const FORUM: FakeChat = { id: -100400, type: "supergroup", title: "Forum", is_forum: true };
 
+/** The secret the tests' webhook is registered behind. */
+export const WEBHOOK_SECRET = "s3cret-token_1";
+/** The webhook the tests register: on a free loopback port, behind WEBHOOK_SECRET. */
+export const TEST_WEBHOOK = {
+  url: "https://bot.example.test/tg/hook",
+  secret: WEBHOOK_SECRET,
+  port: 0,
+  path: "/tg/hook",
+  host: "127.0.0.1",
+};
+
 /** A ConversationService double: records everything, runs `onReceive` as the "turn". */
 export class ScriptedService extends RecordingService {
   onReceive: (message: InboundMessage, output: ThreadOutput) => Promise<void> | void = () => {};

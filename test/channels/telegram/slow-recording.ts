@@ -5,12 +5,8 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pino from "pino";
-import { AttachmentIntake } from "../../../src/attachments/inbound-attachments.js";
 import type { TelegramChannelOptions } from "../../../src/channels/telegram/telegram-channel.js";
-import { createStore } from "../../../src/store/create-store.js";
-import { storeSlotBudget } from "../../../src/store/slot-budget.js";
-import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
+import { gatedTranscription } from "../../support/gated-transcription.js";
 import { type Harness, startHarness } from "./harness.js";
 
 export interface SlowRecording {
@@ -28,42 +24,17 @@ export const VOICE = { content: Buffer.from("OggS fake opus"), duration: 3 } as 
 export async function startWithSlowRecording(
   overrides: Partial<TelegramChannelOptions> = {},
 ): Promise<SlowRecording> {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let started!: () => void;
-  const transcribing = new Promise<void>((resolve) => {
-    started = resolve;
-  });
-  const store = await createStore({ url: "memory:", dataDir: tmpdir() });
   const root = await mkdtemp(join(tmpdir(), "tg-slow-rec-"));
-  const h = await startHarness({
-    workspaceRoot: root,
-    attachments: new AttachmentIntake({
-      workspace: createWorkspacePaths({ root }),
-      logger: pino({ level: "silent" }),
-      transcription: {
-        transcriber: {
-          transcribe: async () => {
-            started();
-            await gate;
-            return "the recording";
-          },
-        },
-        budget: storeSlotBudget(store.space("budgets")),
-      },
-    }),
-    ...overrides,
-  });
+  const gated = await gatedTranscription(root);
+  const h = await startHarness({ workspaceRoot: root, attachments: gated.attachments, ...overrides });
   return {
     h,
-    transcribing,
-    release,
+    transcribing: gated.transcribing,
+    release: gated.release,
     close: async () => {
-      release();
+      gated.release();
       await h.close();
-      await store.close();
+      await gated.close();
     },
   };
 }

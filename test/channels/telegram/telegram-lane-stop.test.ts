@@ -5,7 +5,7 @@
  * dropped, never handed over, and logged. The deadline runs on an injected clock here.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { Clock } from "../../../src/core/clock.js";
+import { manualClock } from "../../support/manual-clock.js";
 import { ALICE, ALICE_DM } from "./harness.js";
 import { type SlowRecording, startWithSlowRecording, VOICE } from "./slow-recording.js";
 
@@ -14,29 +14,6 @@ afterEach(async () => {
   await s?.close();
   s = undefined;
 });
-
-/** A clock whose timers fire only when the test says so. */
-function manualClock(): Clock & { fire: () => void; pending: () => number } {
-  const timers = new Map<number, () => void>();
-  let next = 0;
-  return {
-    now: () => 0,
-    setTimer(callback) {
-      timers.set(++next, callback);
-      return next;
-    },
-    clearTimer(handle) {
-      timers.delete(handle as number);
-    },
-    pending: () => timers.size,
-    fire() {
-      for (const [id, callback] of [...timers]) {
-        timers.delete(id);
-        callback();
-      }
-    },
-  };
-}
 
 describe("telegram: stopping with a message still being read", () => {
   it("waits for it until the deadline, then drops it and logs so", async () => {

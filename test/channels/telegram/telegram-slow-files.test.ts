@@ -5,61 +5,25 @@
  * also drops what they sent before it and is still being read (the recording and the message
  * after it): a stop stops what came before it, instead of that starting a turn after the stop.
  */
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { AttachmentIntake } from "../../../src/attachments/inbound-attachments.js";
-import { createStore } from "../../../src/store/create-store.js";
-import { storeSlotBudget } from "../../../src/store/slot-budget.js";
-import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
 import { droppedNote } from "../../../src/channels/shared/hand-over-lanes.js";
-import { ALICE, BOB, type Harness, OPEN_GROUP, startHarness } from "./harness.js";
+import { ALICE, BOB, OPEN_GROUP } from "./harness.js";
+import { type SlowRecording, startWithSlowRecording, VOICE } from "./slow-recording.js";
 
-let h: Harness | undefined;
-const closing: (() => Promise<void>)[] = [];
+let s: SlowRecording | undefined;
 afterEach(async () => {
-  await h?.close();
-  h = undefined;
-  for (const close of closing.splice(0)) await close();
+  await s?.close();
+  s = undefined;
 });
 
 describe("telegram: a slow file", () => {
   it("holds neither another member's /stop and message nor its sender's /stop, which drops what the sender sent before it", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let started!: () => void;
-    const transcribing = new Promise<void>((resolve) => {
-      started = resolve;
-    });
-    const store = await createStore({ url: "memory:", dataDir: tmpdir() });
-    closing.push(() => store.close());
-    const root = await mkdtemp(join(tmpdir(), "tg-slow-"));
-    h = await startHarness({
-      workspaceRoot: root,
-      attachments: new AttachmentIntake({
-        workspace: createWorkspacePaths({ root }),
-        logger: pino({ level: "silent" }),
-        transcription: {
-          transcriber: {
-            transcribe: async () => {
-              started();
-              await gate;
-              return "the recording";
-            },
-          },
-          budget: storeSlotBudget(store.space("budgets")),
-        },
-      }),
-    });
-    const harness = h;
+    s = await startWithSlowRecording();
+    const { h: harness, transcribing, release } = s;
     harness.tg.sendUserMessage({
       chat: OPEN_GROUP,
       from: ALICE,
-      voice: { content: Buffer.from("OggS fake opus"), duration: 3 },
+      voice: VOICE,
       caption: "@coworker_bot",
     });
     await transcribing;

@@ -5,17 +5,8 @@
  * webhook's deadline (answerWithinMs) comes is acknowledged then, as before, and still recorded.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { ALICE, ALICE_DM } from "./harness.js";
+import { ALICE, ALICE_DM, TEST_WEBHOOK, WEBHOOK_SECRET } from "./harness.js";
 import { type SlowRecording, startWithSlowRecording, VOICE } from "./slow-recording.js";
-
-const SECRET = "s3cret-token_1";
-const WEBHOOK = {
-  url: "https://bot.example.test/tg/hook",
-  secret: SECRET,
-  port: 0,
-  path: "/tg/hook",
-  host: "127.0.0.1",
-};
 
 let s: SlowRecording | undefined;
 afterEach(async () => {
@@ -26,14 +17,14 @@ afterEach(async () => {
 function post(port: number | undefined, update: unknown): Promise<Response> {
   return fetch(`http://127.0.0.1:${port}/tg/hook`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": WEBHOOK_SECRET },
     body: JSON.stringify(update),
   });
 }
 
 describe("telegram webhook: the answer follows the hand-over", () => {
   it("answers a text message only after the session layer recorded it", async () => {
-    s = await startWithSlowRecording({ webhook: WEBHOOK });
+    s = await startWithSlowRecording({ webhook: TEST_WEBHOOK });
     const { h } = s;
     const events: string[] = [];
     h.service.onReceive = () => {
@@ -46,7 +37,7 @@ describe("telegram webhook: the answer follows the hand-over", () => {
   });
 
   it("holds the answer for a voice note being transcribed until the webhook's deadline", async () => {
-    s = await startWithSlowRecording({ webhook: { ...WEBHOOK, answerWithinMs: 300 } });
+    s = await startWithSlowRecording({ webhook: { ...TEST_WEBHOOK, answerWithinMs: 300 } });
     const { h } = s;
     const { update } = h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, voice: VOICE });
     const answering = post(h.channel.webhookPort(), update);

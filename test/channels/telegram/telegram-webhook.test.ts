@@ -1,15 +1,27 @@
+/**
+ * Telegram webhook mode: the webhook is registered behind its secret and takes only updates that
+ * carry it, unreadable targets and oversized bodies are refused without stopping the server, and
+ * an update is acknowledged (never re-sent) even when its handling fails or runs late.
+ */
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { ALICE, ALICE_DM, type Harness, MALLORY, MALLORY_DM, startHarness } from "./harness.js";
+import {
+  ALICE,
+  ALICE_DM,
+  type Harness,
+  MALLORY,
+  MALLORY_DM,
+  startHarness,
+  TEST_WEBHOOK,
+  WEBHOOK_SECRET,
+} from "./harness.js";
 
 let harness: Harness | undefined;
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-const SECRET = "s3cret-token_1";
 
 function post(port: number, path: string, body: unknown, secret?: string): Promise<Response> {
   return fetch(`http://127.0.0.1:${port}${path}`, {
@@ -96,22 +108,16 @@ function streamPost(
   });
 }
 
-/** The webhook the tests register: on a free loopback port, behind SECRET. */
-const WEBHOOK = {
-  url: "https://bot.example.test/tg/hook",
-  secret: SECRET,
-  port: 0,
-  path: "/tg/hook",
-  host: "127.0.0.1",
-};
-
 describe("Telegram channel: webhook mode", () => {
   it("registers the webhook with its secret and accepts only updates that carry it", async () => {
     harness = await startHarness({
-      webhook: WEBHOOK,
+      webhook: TEST_WEBHOOK,
     });
     const { tg, service, channel } = harness;
-    expect(tg.state.webhook).toEqual({ url: "https://bot.example.test/tg/hook", secret_token: SECRET });
+    expect(tg.state.webhook).toEqual({
+      url: "https://bot.example.test/tg/hook",
+      secret_token: WEBHOOK_SECRET,
+    });
     expect(tg.callsOf("getUpdates")).toHaveLength(0);
     expect(channel.health()).toEqual({ ready: true, state: "listening" });
     expect(channel.description).toBe("telegram (webhook /tg/hook)");
@@ -122,9 +128,9 @@ describe("Telegram channel: webhook mode", () => {
     };
     expect((await post(port, "/tg/hook", update)).status).toBe(401);
     expect((await post(port, "/tg/hook", update, "wrong")).status).toBe(401);
-    expect((await post(port, "/elsewhere", update, SECRET)).status).toBe(404);
+    expect((await post(port, "/elsewhere", update, WEBHOOK_SECRET)).status).toBe(404);
     expect(service.received).toHaveLength(0);
-    const accepted = await post(port, "/tg/hook", update, SECRET);
+    const accepted = await post(port, "/tg/hook", update, WEBHOOK_SECRET);
     expect(accepted.status).toBe(200);
     expect(service.received.map((message) => [message.text, message.dedupeKeys[0]])).toEqual([
       ["via webhook", `tg:${tg.botInfo.id}:update:5001`],
@@ -133,7 +139,7 @@ describe("Telegram channel: webhook mode", () => {
 
   it("answers 400 to a request target it cannot read, and goes on serving updates", async () => {
     harness = await startHarness({
-      webhook: WEBHOOK,
+      webhook: TEST_WEBHOOK,
     });
     const { service, channel } = harness;
     const port = channel.webhookPort()!;
@@ -156,13 +162,13 @@ describe("Telegram channel: webhook mode", () => {
       update_id: 5003,
       message: { message_id: 9, date: 1_700_000_000, chat: ALICE_DM, from: ALICE, text: "still here" },
     };
-    expect((await post(port, "/tg/hook", update, SECRET)).status).toBe(200);
+    expect((await post(port, "/tg/hook", update, WEBHOOK_SECRET)).status).toBe(200);
     expect(service.received.map((message) => message.text)).toEqual(["still here"]);
   });
 
   it("acknowledges an update whose handling failed, as polling does, so Telegram does not re-send it", async () => {
     harness = await startHarness({
-      webhook: WEBHOOK,
+      webhook: TEST_WEBHOOK,
     });
     const { tg, channel } = harness;
     // A stranger's /start where the bot may not write (muted in a group, a closed topic).
@@ -178,7 +184,7 @@ describe("Telegram channel: webhook mode", () => {
         entities: [{ type: "bot_command", offset: 0, length: 6 }],
       },
     };
-    const answer = await post(channel.webhookPort()!, "/tg/hook", update, SECRET);
+    const answer = await post(channel.webhookPort()!, "/tg/hook", update, WEBHOOK_SECRET);
     expect(answer.status).toBe(200);
     expect(
       harness.logs().some((line) => line.msg === "telegram update failed" && line.updateId === 5002),
@@ -193,7 +199,7 @@ describe("Telegram channel: webhook mode", () => {
     process.on("unhandledRejection", record);
     try {
       harness = await startHarness({
-        webhook: { ...WEBHOOK, answerWithinMs: 100 },
+        webhook: { ...TEST_WEBHOOK, answerWithinMs: 100 },
       });
       const { tg, channel } = harness;
       // A stranger's /start: Telegram asks the bot to wait a second, then refuses (blocked meanwhile).
@@ -211,7 +217,7 @@ describe("Telegram channel: webhook mode", () => {
         },
       };
       const started = Date.now();
-      const answer = await post(channel.webhookPort()!, "/tg/hook", update, SECRET);
+      const answer = await post(channel.webhookPort()!, "/tg/hook", update, WEBHOOK_SECRET);
       expect(answer.status).toBe(200);
       expect(Date.now() - started).toBeLessThan(900);
       const failed = () =>
@@ -232,14 +238,14 @@ describe("Telegram channel: webhook mode", () => {
   });
 
   it("refuses an authenticated body over the limit with 413 without reading it all, and goes on serving", async () => {
-    harness = await startHarness({ webhook: { ...WEBHOOK, maxBodyBytes: 64 * 1024 } });
+    harness = await startHarness({ webhook: { ...TEST_WEBHOOK, maxBodyBytes: 64 * 1024 } });
     const { service, channel } = harness;
     const port = channel.webhookPort()!;
     // Before, grammY's adapter buffered any body that carried the secret, however large.
-    const streamed = await streamPost(port, 64 * 1024 * 1024, { secret: SECRET });
+    const streamed = await streamPost(port, 64 * 1024 * 1024, { secret: WEBHOOK_SECRET });
     expect(streamed.status).toBe(413);
     expect(streamed.written).toBeLessThan(64 * 1024 * 1024);
-    const declared = await streamPost(port, 2 * 1024 * 1024, { secret: SECRET, declare: true });
+    const declared = await streamPost(port, 2 * 1024 * 1024, { secret: WEBHOOK_SECRET, declare: true });
     expect(declared.status).toBe(413);
     // Without the secret nothing of the body is read: 401 as before.
     expect((await streamPost(port, 1024 * 1024, {})).status).toBe(401);
@@ -251,14 +257,14 @@ describe("Telegram channel: webhook mode", () => {
       update_id: 5005,
       message: { message_id: 11, date: 1_700_000_000, chat: ALICE_DM, from: ALICE, text: "small" },
     };
-    expect((await post(port, "/tg/hook", update, SECRET)).status).toBe(200);
+    expect((await post(port, "/tg/hook", update, WEBHOOK_SECRET)).status).toBe(200);
     expect(service.received.map((message) => message.text)).toEqual(["small"]);
   });
 
   it("refuses a body over 1 MiB by default", async () => {
-    harness = await startHarness({ webhook: WEBHOOK });
+    harness = await startHarness({ webhook: TEST_WEBHOOK });
     const port = harness.channel.webhookPort()!;
-    expect((await streamPost(port, 1024 * 1024 + 1, { secret: SECRET })).status).toBe(413);
+    expect((await streamPost(port, 1024 * 1024 + 1, { secret: WEBHOOK_SECRET })).status).toBe(413);
     expect(harness.service.received).toHaveLength(0);
   });
 });
