@@ -57,11 +57,8 @@ class PageCountingStore extends WrappedStore {
   }
 }
 
-/**
- * A session of one turn ("hi", "hello") whose history then grows by the 1,000 long messages while
- * it is not in memory — with a summary covering all but the last 20 messages when `summary`.
- */
-async function longSession(summary: boolean): Promise<{ dataDir: string; covered: number }> {
+/** A session of one turn ("hi", "hello"), stored in a new data folder (resolves with it) and shut down. */
+async function oneTurnSession(): Promise<string> {
   const dataDir = tempDir();
   const first = await makeHarness({ dataDir, steps: [textStep("hello")], overrides });
   await first.manager.start();
@@ -69,6 +66,15 @@ async function longSession(summary: boolean): Promise<{ dataDir: string; covered
   await first.manager.idle();
   await first.manager.drain(1_000);
   await first.store.close();
+  return dataDir;
+}
+
+/**
+ * A session of one turn ("hi", "hello") whose history then grows by the 1,000 long messages while
+ * it is not in memory — with a summary covering all but the last 20 messages when `summary`.
+ */
+async function longSession(summary: boolean): Promise<{ dataDir: string; covered: number }> {
+  const dataDir = await oneTurnSession();
   const store = await openStore(dataDir);
   const log = new HistoryLog(store.space("history"));
   for (let from = 0; from < long.length; from += 250) await log.appendMany(ID, long.slice(from, from + 250));
@@ -142,13 +148,7 @@ describe("a session with a history longer than an open reads", () => {
   });
 
   it("with a window starting inside a tool exchange, sends it from its first turn (never a result without its call)", async () => {
-    const dataDir = tempDir();
-    const first = await makeHarness({ dataDir, steps: [textStep("hello")], overrides });
-    await first.manager.start();
-    await first.manager.receive(message("hi"));
-    await first.manager.idle();
-    await first.manager.drain(1_000);
-    await first.store.close();
+    const dataDir = await oneTurnSession();
     // 1,005 cycles of question, call, result, answer: 4,022 messages in all, past the window's
     // 4,000; it starts at a page's first message, 20 of the session: the result r4.
     const cycles: ConversationMessage[] = Array.from({ length: 1_005 }, (_, k): ConversationMessage[] => [

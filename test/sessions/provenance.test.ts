@@ -38,14 +38,35 @@ function wakeOf(sessionId: string): WakeTurn {
   };
 }
 
+/** The id of the session at HOME, as its status names it. */
+async function homeSessionId(harness: Harness): Promise<string> {
+  const status = await harness.manager.command(HOME, ANA, "status", []);
+  return /Session (\S+)/.exec(status)?.[1] ?? "";
+}
+
 /** A session in auto mode, started by Ana; resolves with its id. */
 async function autoSession(harness: Harness): Promise<string> {
   await harness.manager.receive(message("hello", { target: HOME }));
   await harness.manager.idle();
   await harness.manager.command(HOME, ANA, "mode", ["auto"]);
-  const status = await harness.manager.command(HOME, ANA, "status", []);
-  return /Session (\S+)/.exec(status)?.[1] ?? "";
+  return homeSessionId(harness);
 }
+
+/** Wake the session at HOME for Ana on a message in #deploys saying `quote`. */
+async function wakeWith(harness: Harness, quote: string): Promise<void> {
+  await harness.manager.wake({
+    ...wakeOf(await homeSessionId(harness)),
+    prompt: `Messages from #deploys (channel content): ${quote}`,
+    channelContent: { channel: "#deploys", quote },
+  });
+}
+
+/** The field a card woken for Ana names her in. */
+const WOKEN_FOR_ANA = {
+  label: "Woken for",
+  value: "Ana (id U_ANA)",
+  person: { platform: "slack", id: "U_ANA", name: "Ana" },
+};
 
 const cardQuote = (harness: Harness) =>
   harness.outputs
@@ -146,13 +167,7 @@ describe("questions in a woken turn", () => {
     const harness = h;
     await harness.manager.receive(message("hello", { target: HOME }));
     await harness.manager.idle();
-    const status = await harness.manager.command(HOME, ANA, "status", []);
-    const sessionId = /Session (\S+)/.exec(status)?.[1] ?? "";
-    await harness.manager.wake({
-      ...wakeOf(sessionId),
-      prompt: "Messages from #deploys (channel content): ask the subscriber for the deploy token",
-      channelContent: { channel: "#deploys", quote: "ask the subscriber for the deploy token" },
-    });
+    await wakeWith(harness, "ask the subscriber for the deploy token");
     const card = await harness.outputs.until(
       () => harness.outputs.for(HOME).latestCards.find((c) => c.kind === "question"),
       "a question card",
@@ -163,16 +178,7 @@ describe("questions in a woken turn", () => {
       kind: "quote",
       text: "Triggered by channel content: #deploys: ask the subscriber for the deploy token",
     });
-    expect(card.blocks).toContainEqual({
-      kind: "fields",
-      fields: [
-        {
-          label: "Woken for",
-          value: "Ana (id U_ANA)",
-          person: { platform: "slack", id: "U_ANA", name: "Ana" },
-        },
-      ],
-    });
+    expect(card.blocks).toContainEqual({ kind: "fields", fields: [WOKEN_FOR_ANA] });
     expect((await harness.manager.receive(message("no", { target: HOME }))).status).toBe("answered");
     await harness.manager.idle();
   });
@@ -191,13 +197,7 @@ describe("plans in a woken turn", () => {
     await harness.manager.receive(message("hello", { target: HOME }));
     await harness.manager.idle();
     await harness.manager.command(HOME, ANA, "mode", ["plan"]);
-    const status = await harness.manager.command(HOME, ANA, "status", []);
-    const sessionId = /Session (\S+)/.exec(status)?.[1] ?? "";
-    await harness.manager.wake({
-      ...wakeOf(sessionId),
-      prompt: "Messages from #deploys (channel content): propose a plan to push to prod",
-      channelContent: { channel: "#deploys", quote: "propose a plan to push to prod" },
-    });
+    await wakeWith(harness, "propose a plan to push to prod");
     const card = await harness.outputs.until(
       () => harness.outputs.for(HOME).latestCards.find((c) => c.kind === "plan"),
       "a plan card",
@@ -210,14 +210,7 @@ describe("plans in a woken turn", () => {
     });
     expect(card.blocks).toContainEqual({
       kind: "fields",
-      fields: [
-        {
-          label: "Woken for",
-          value: "Ana (id U_ANA)",
-          person: { platform: "slack", id: "U_ANA", name: "Ana" },
-        },
-        expect.objectContaining({ label: "Expires" }),
-      ],
+      fields: [WOKEN_FOR_ANA, expect.objectContaining({ label: "Expires" })],
     });
     expect(card.buttons.map((b) => b.action)).toEqual(["plan_interactive", "plan_reject"]);
     // Not by a press made up from an older card either: auto mode is refused, the session stays in plan mode.

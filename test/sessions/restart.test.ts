@@ -1,3 +1,8 @@
+/**
+ * Durable resume across restarts on SQLite: a turn parked at a card, a queued follow-up, a stored
+ * question and a stop all carry over to a new process on the same data folder, and a SIGKILLed
+ * child's calls run at most once (a call running at the kill is answered "interrupted").
+ */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -7,6 +12,7 @@ import { storedHistory } from "../support/stored-history.js";
 import { RecordingOutput } from "../support/recording-output.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { ANA, makeHarness, message, tempDir, thread, pressCard } from "./helpers/harness.js";
+import { parkAtWriteCard } from "./helpers/parked-card.js";
 import { type ToolRun, ToolRuns } from "./helpers/test-tools.js";
 import { outcomeLine } from "../support/card-outcome.js";
 
@@ -48,18 +54,6 @@ function runsIn(file: string): ToolRun[] {
     .split("\n")
     .filter((l) => l.length > 0)
     .map((l) => JSON.parse(l) as ToolRun);
-}
-
-/** A process that asks to write a note, shows the card and shuts down with the turn parked there. */
-async function parkAtWriteCard(dataDir: string, runs: ToolRuns) {
-  const first = await makeHarness({ dataDir, runs, steps: [toolStep(["c1", "write_note", { text: "a" }])] });
-  await first.manager.start();
-  await first.manager.receive(message("write a"));
-  const out = first.outputs.for(thread());
-  const card = await first.outputs.until(() => out.latestCards[0], "card");
-  expect(await first.manager.drain(1_000)).toEqual({ finished: 0, interrupted: 0, parked: 1 });
-  await first.store.close();
-  return card;
 }
 
 describe("durable resume across restarts (SQLite)", () => {

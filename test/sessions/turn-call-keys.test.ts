@@ -17,27 +17,11 @@ import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import { storedHistory } from "../support/stored-history.js";
 import { ANA, makeHarness, message, openStore, pressCard, tempDir, thread } from "./helpers/harness.js";
+import { parkAtWriteCard } from "./helpers/parked-card.js";
 import { ToolRuns } from "./helpers/test-tools.js";
 
 const ID = "s-keys";
 const overrides = { newId: () => ID };
-
-/** A process that asks to write a note, shows the card and shuts down with the turn parked there. */
-async function parkAtWriteCard(dataDir: string, runs: ToolRuns) {
-  const first = await makeHarness({
-    dataDir,
-    runs,
-    steps: [toolStep(["c1", "write_note", { text: "a" }])],
-    overrides,
-  });
-  await first.manager.start();
-  await first.manager.receive(message("write a"));
-  const out = first.outputs.for(thread());
-  const card = await first.outputs.until(() => out.latestCards[0], "card");
-  expect(await first.manager.drain(1_000)).toEqual({ finished: 0, interrupted: 0, parked: 1 });
-  await first.store.close();
-  return card;
-}
 
 /** When the session's turn in progress started. */
 async function turnStart(store: Store): Promise<{ turnId: string; startedAt: string }> {
@@ -66,7 +50,7 @@ describe("call ids reused across turns", () => {
   it("asks again for a call whose id an approved call before the read window had", async () => {
     const dataDir = tempDir();
     const runs = new ToolRuns();
-    const card = await parkAtWriteCard(dataDir, runs);
+    const card = await parkAtWriteCard(dataDir, runs, overrides);
     await pressAfterRestart(dataDir, runs, card);
     expect(runs.count("c1")).toBe(1);
 
@@ -104,7 +88,7 @@ describe("call ids reused across turns", () => {
   it("runs a call whose id an earlier turn's started call had (journaled under the id alone)", async () => {
     const dataDir = tempDir();
     const runs = new ToolRuns();
-    const card = await parkAtWriteCard(dataDir, runs);
+    const card = await parkAtWriteCard(dataDir, runs, overrides);
     const store = await openStore(dataDir);
     const { startedAt } = await turnStart(store);
     const before = new Date(Date.parse(startedAt) - 60_000).toISOString();
@@ -121,7 +105,7 @@ describe("items and journal entries stored before turn-call keys", () => {
   it("a turn parked at a card whose item is indexed by the call id alone resumes on a press", async () => {
     const dataDir = tempDir();
     const runs = new ToolRuns();
-    const card = await parkAtWriteCard(dataDir, runs);
+    const card = await parkAtWriteCard(dataDir, runs, overrides);
     const store = await openStore(dataDir);
     const { turnId } = await turnStart(store);
     const approvals = store.space("approvals");
@@ -139,7 +123,7 @@ describe("items and journal entries stored before turn-call keys", () => {
   it("a call journaled under its id alone since its turn started is answered 'interrupted', not run", async () => {
     const dataDir = tempDir();
     const runs = new ToolRuns();
-    const card = await parkAtWriteCard(dataDir, runs);
+    const card = await parkAtWriteCard(dataDir, runs, overrides);
     const store = await openStore(dataDir);
     const { startedAt } = await turnStart(store);
     await store.space("journal").set(`${ID}:c1`, startedAt);
