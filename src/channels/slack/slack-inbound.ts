@@ -22,7 +22,7 @@ import type { InboundMessage } from "../../core/inbound-message.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { LruCache } from "../../sessions/lru.js";
-import { parseTextCommand } from "../../sessions/text-commands.js";
+import { parseTextCommand } from "../../core/text-commands.js";
 import {
   answeredAtOnce,
   droppedNote,

@@ -23,7 +23,7 @@ import type { ChatMigrations } from "./telegram-migrations.js";
 import { parseCallbackData } from "./telegram-card.js";
 import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { errorText } from "./telegram-errors.js";
-import { COMMAND_NAMES } from "../../sessions/text-commands.js";
+import { COMMAND_NAMES } from "../../core/text-commands.js";
 import { type AlbumCollector, albumKey } from "./telegram-albums.js";
 import { type Delivered, type HandOverDeps, handOver, laneOf } from "./telegram-hand-over.js";
 import type { HandOverWaits } from "./telegram-hand-over-waits.js";

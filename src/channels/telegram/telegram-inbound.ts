@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import type { PlatformUser, ThreadTarget } from "../../core/thread-target.js";
-import { isAnotherBotsCommand } from "../../sessions/text-commands.js";
+import { isAnotherBotsCommand } from "../../core/text-commands.js";
 
 const userSchema = z.object({
   id: z.number().int(),
