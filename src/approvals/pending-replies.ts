@@ -12,6 +12,7 @@ import { loosenRefusal, mayDecide, whoMayDecide } from "./authorisation.js";
 import type { PendingSettler } from "./pending-settler.js";
 import type { ParkedLookup, Settled, TextAnswer } from "./pending-hub-types.js";
 import { deliveriesOf, type PendingItem, type PendingPerson } from "./pending-item.js";
+import type { OpenEntry } from "./pending-store.js";
 import { firstUnanswered, parseQuestionAction } from "./question-card.js";
 
 type CardPress = Extract<ButtonPress, { kind: "card" }>;
@@ -73,7 +74,9 @@ export class PendingReplies {
   ): Promise<boolean> {
     const words = sameWords(reply.text);
     if (words === "stop") return false;
-    for await (const item of this.sendersOpenItems(sessionId, reply)) {
+    const open = await this.settler.store.openItems(sessionId);
+    if (open.length === 0) return false;
+    for await (const item of this.sendersOpenItems(open, reply)) {
       if (!(await this.takesReply(item, parkedOf))) continue;
       if (item.kind !== "question") return false;
       const index = firstUnanswered(item);
@@ -84,13 +87,13 @@ export class PendingReplies {
     return false;
   }
 
-  /** The sender's open questions and plans in the session, as stored now, oldest first. */
+  /** The sender's open questions and plans among a session's open entries, as stored now, oldest first. */
   private async *sendersOpenItems(
-    sessionId: string,
+    open: readonly OpenEntry[],
     reply: Pick<TypedReply, "platform" | "user">,
   ): AsyncGenerator<PendingItem> {
     const { settler } = this;
-    for (const entry of await settler.store.openItems(sessionId)) {
+    for (const entry of open) {
       if (entry.kind !== "question" && entry.kind !== "plan") continue;
       const item = await settler.load(entry.id);
       if (item && item.requester.platform === reply.platform && item.requester.userId === reply.user.id)
@@ -117,10 +120,24 @@ export class PendingReplies {
     reply: TypedReply,
     keys: readonly string[],
   ): Promise<Settled<TextAnswer | undefined>> {
+    // The usual case, nothing open in the session, is answered here: a small frame waits on the
+    // read, and the walk over the items (answerOpen) is not started.
+    const open = await this.settler.store.openItems(sessionId);
+    return open.length === 0 ? NOTHING_ANSWERED : this.answerOpen(open, parkedOf, sessionId, reply, keys);
+  }
+
+  /** answerText over the session's open entries (at least one). */
+  private async answerOpen(
+    open: readonly OpenEntry[],
+    parkedOf: ParkedLookup,
+    sessionId: string,
+    reply: TypedReply,
+    keys: readonly string[],
+  ): Promise<Settled<TextAnswer | undefined>> {
     const { settler } = this;
     // An item this reply found past its expiry is expired here; its turn may need resuming.
     let expired = false;
-    for await (const item of this.sendersOpenItems(sessionId, reply)) {
+    for await (const item of this.sendersOpenItems(open, reply)) {
       if (deliveriesOf(item).some((key) => keys.includes(key))) {
         return resumed({ result: "redelivered", ...(await settler.complete(item)) }, sessionId, parkedOf);
       }
@@ -150,6 +167,9 @@ export class PendingReplies {
     return resumed({ result: undefined, resume: expired }, sessionId, parkedOf);
   }
 }
+
+/** A typed reply that answered nothing and resumes nothing. */
+const NOTHING_ANSWERED: Settled<TextAnswer | undefined> = { result: undefined, resume: undefined };
 
 /** Text as compared with an option: trimmed, spaces collapsed, lower case. */
 function sameWords(text: string): string {
