@@ -98,7 +98,8 @@ export function attachmentOf(message: TelegramMessage, maxBytes: number): Attach
       ownVoice: message.voice !== undefined && !isForwarded(message) && message.via_bot === undefined,
     };
   }
-  const sizes = [...(message.photo ?? [])].sort((a, b) => b.width * b.height - a.width * a.height);
+  if (!message.photo) return undefined;
+  const sizes = [...message.photo].sort((a, b) => b.width * b.height - a.width * a.height);
   const photo = sizes.find((size) => (size.file_size ?? 0) <= maxBytes) ?? sizes[0];
   return photo
     ? {
@@ -121,8 +122,10 @@ const UNREADABLE: Readonly<Record<UnreadableKind, readonly [what: string, sort: 
   contact: ["a shared contact", "message"],
 };
 
+const UNREADABLE_KINDS = Object.keys(UNREADABLE) as readonly UnreadableKind[];
+
 function unreadableOf(message: TelegramMessage): readonly [string, string] | undefined {
-  const kind = (Object.keys(UNREADABLE) as UnreadableKind[]).find((name) => message[name] !== undefined);
+  const kind = UNREADABLE_KINDS.find((name) => message[name] !== undefined);
   return kind ? UNREADABLE[kind] : undefined;
 }
 
@@ -142,6 +145,11 @@ export class TelegramFiles {
   /** How the file in `message` is named (its note, when the bot cannot read its kind). */
   nameOf(message: TelegramMessage): string {
     return attachmentOf(message, this.options.maxBytes)?.name ?? unreadableOf(message)?.[0] ?? "a message";
+  }
+
+  /** Whether `download` has anything to do for `message`: a file to save, or a kind it notes as unreadable. */
+  carriesFile(message: TelegramMessage): boolean {
+    return attachmentOf(message, this.options.maxBytes) !== undefined || unreadableOf(message) !== undefined;
   }
 
   async download(message: TelegramMessage, target: ThreadTarget): Promise<Downloaded> {

@@ -26,7 +26,7 @@ import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { HandOverLanes } from "../shared/hand-over-lanes.js";
 import { errorText } from "./telegram-errors.js";
-import type { TelegramFiles } from "./telegram-files.js";
+import type { Downloaded, TelegramFiles } from "./telegram-files.js";
 import {
   type BotIdentity,
   forwardedFrom,
@@ -77,12 +77,15 @@ function ownTextOf(
   return { text: note, forwarded: { kind: "forwarded-text", origin: from.origin, text } };
 }
 
+/** What a hand-over without a file downloads: nothing, and no note. */
+const NOTHING_DOWNLOADED: Downloaded = Object.freeze({ files: Object.freeze([]), notes: Object.freeze([]) });
+
 /** Download the items' files (at most the per-message count), with notes on those not saved. */
 async function downloadAll(
   items: readonly Delivered[],
   target: ThreadTarget,
   deps: HandOverDeps,
-): Promise<{ files: readonly InboundFile[]; notes: readonly string[] }> {
+): Promise<Downloaded> {
   const { kept, notes: overCount } = deps.attachments.limit(
     items.map((item) => item.message),
     (message) => deps.files.nameOf(message),
@@ -110,7 +113,10 @@ export async function handOver(
   signal: AbortSignal,
 ): Promise<void> {
   const [{ message }] = items;
-  const downloaded = await downloadAll(items, target, deps);
+  // Most messages bring no file: nothing to count or download. (Every item of an album brings one.)
+  const downloaded = items.some((item) => deps.files.carriesFile(item.message))
+    ? await downloadAll(items, target, deps)
+    : NOTHING_DOWNLOADED;
   const { files } = downloaded;
   const words = items
     .map((item) => textFor(item.message, deps.bot()) || standInText(item.message))
