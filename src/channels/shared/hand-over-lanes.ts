@@ -72,6 +72,9 @@ interface Lane {
   readonly jobs: Set<AbortController>;
 }
 
+/** The tail of a lane with no job yet: nothing to wait for. */
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** Per-sender ordered hand-over (see module comment). */
 export class HandOverLanes {
   private readonly lanes = new Map<string, Lane>();
@@ -83,23 +86,32 @@ export class HandOverLanes {
    * cancelled). Undefined (nothing queued) when the lane already holds `maxWaiting` jobs.
    */
   enqueue(key: string, job: LaneJob): Promise<void> | undefined {
-    const lane = this.lanes.get(key) ?? { tail: Promise.resolve(), jobs: new Set<AbortController>() };
+    const lane = this.lanes.get(key) ?? { tail: SETTLED, jobs: new Set<AbortController>() };
     if (lane.jobs.size >= this.options.maxWaiting) return undefined;
+    // Each job has its own controller: a stop aborts the running job's signal, and a job queued
+    // after the stop runs with a signal of its own.
     const control = new AbortController();
+    const idle = lane.jobs.size === 0;
     lane.jobs.add(control);
     this.lanes.set(key, lane);
-    const done = lane.tail.then(async () => {
-      try {
-        if (!control.signal.aborted) await job(control.signal);
-      } catch (error) {
-        this.options.logger.error({ err: error }, "message hand-over failed");
-      } finally {
-        lane.jobs.delete(control);
-        if (lane.jobs.size === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
-      }
-    });
+    // An idle lane (the usual case) runs the job at once: there is nothing for it to wait behind.
+    const done = idle
+      ? this.run(key, lane, control, job)
+      : lane.tail.then(() => this.run(key, lane, control, job));
     lane.tail = done;
     return done;
+  }
+
+  /** Run one job of lane `key` unless it was cancelled; the lane is dropped once it holds none. */
+  private async run(key: string, lane: Lane, control: AbortController, job: LaneJob): Promise<void> {
+    try {
+      if (!control.signal.aborted) await job(control.signal);
+    } catch (error) {
+      this.options.logger.error({ err: error }, "message hand-over failed");
+    } finally {
+      lane.jobs.delete(control);
+      if (lane.jobs.size === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
+    }
   }
 
   /** Whether lane `key` holds a job (running or waiting). */
