@@ -46,8 +46,17 @@ export function answeredAtOnce(command: string): boolean {
   return AT_ONCE.has(command);
 }
 
-/** A lane's job: `signal` aborts when the lane is cancelled (hand nothing over then). */
-export type LaneJob = (signal: AbortSignal) => Promise<void>;
+/**
+ * What a job sees of its lane's cancelling: `aborted` is true once the lane was cancelled (hand
+ * nothing over then). A flag, not an AbortSignal: jobs only read it, and a message is not worth an
+ * AbortController and its signal.
+ */
+export interface LaneSignal {
+  readonly aborted: boolean;
+}
+
+/** A lane's job (see LaneSignal). */
+export type LaneJob = (signal: LaneSignal) => Promise<void>;
 
 /** How long a stopping channel waits for its lanes (`drain`), and on what clock. */
 export interface LaneStopOptions {
@@ -68,8 +77,8 @@ export interface HandOverLanesOptions {
 
 interface Lane {
   tail: Promise<void>;
-  /** One per job not yet finished, the running one included. */
-  readonly jobs: Set<AbortController>;
+  /** One per job not yet finished, the running one included: what `cancel` sets. */
+  readonly jobs: Set<{ aborted: boolean }>;
 }
 
 /** The tail of a lane with no job yet: nothing to wait for. */
@@ -86,30 +95,30 @@ export class HandOverLanes {
    * cancelled). Undefined (nothing queued) when the lane already holds `maxWaiting` jobs.
    */
   enqueue(key: string, job: LaneJob): Promise<void> | undefined {
-    const lane = this.lanes.get(key) ?? { tail: SETTLED, jobs: new Set<AbortController>() };
+    const lane: Lane = this.lanes.get(key) ?? { tail: SETTLED, jobs: new Set() };
     if (lane.jobs.size >= this.options.maxWaiting) return undefined;
-    // Each job has its own controller: a stop aborts the running job's signal, and a job queued
-    // after the stop runs with a signal of its own.
-    const control = new AbortController();
+    // Each job has its own signal: a stop aborts the running job's, and a job queued after the
+    // stop runs with one of its own.
+    const signal = { aborted: false };
     const idle = lane.jobs.size === 0;
-    lane.jobs.add(control);
+    lane.jobs.add(signal);
     this.lanes.set(key, lane);
     // An idle lane (the usual case) runs the job at once: there is nothing for it to wait behind.
     const done = idle
-      ? this.run(key, lane, control, job)
-      : lane.tail.then(() => this.run(key, lane, control, job));
+      ? this.run(key, lane, signal, job)
+      : lane.tail.then(() => this.run(key, lane, signal, job));
     lane.tail = done;
     return done;
   }
 
   /** Run one job of lane `key` unless it was cancelled; the lane is dropped once it holds none. */
-  private async run(key: string, lane: Lane, control: AbortController, job: LaneJob): Promise<void> {
+  private async run(key: string, lane: Lane, signal: LaneSignal, job: LaneJob): Promise<void> {
     try {
-      if (!control.signal.aborted) await job(control.signal);
+      if (!signal.aborted) await job(signal);
     } catch (error) {
       this.options.logger.error({ err: error }, "message hand-over failed");
     } finally {
-      lane.jobs.delete(control);
+      lane.jobs.delete(signal);
       if (lane.jobs.size === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
     }
   }
@@ -123,8 +132,8 @@ export class HandOverLanes {
   cancel(key: string): number {
     const lane = this.lanes.get(key);
     if (!lane) return 0;
-    const pending = [...lane.jobs].filter((control) => !control.signal.aborted);
-    for (const control of pending) control.abort();
+    const pending = [...lane.jobs].filter((signal) => !signal.aborted);
+    for (const signal of pending) signal.aborted = true;
     return pending.length;
   }
 

@@ -29,6 +29,7 @@ import {
   HandOverLanes,
   LANE_FULL,
   LANE_MAX_WAITING,
+  type LaneSignal,
   type LaneStopOptions,
 } from "../shared/hand-over-lanes.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
@@ -185,7 +186,7 @@ export class SlackInbound {
     }
     const postKey = `${event.channel}:${event.ts}`;
     const lane = `${target.channel}:${target.thread}:${author}`;
-    const handOver = (signal?: AbortSignal) =>
+    const handOver = (signal?: LaneSignal) =>
       this.process(event, envelope, target, author, signal).catch((error: unknown) =>
         this.unclaim(postKey, error),
       );
@@ -227,7 +228,7 @@ export class SlackInbound {
     envelope: EventEnvelope,
     target: ThreadTarget,
     author: string,
-    signal?: AbortSignal,
+    signal?: LaneSignal,
   ): Promise<void> {
     const user = await this.deps.users.user(author);
     const limited = this.deps.attachments.limit(event.files ?? [], (file) => file.name ?? file.id);

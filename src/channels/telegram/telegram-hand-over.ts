@@ -24,7 +24,7 @@ import { type ForwardedTextAttachment, fileNote } from "../../core/attachment.js
 import type { InboundFile } from "../../core/inbound-message.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ConversationService } from "../../sessions/contracts.js";
-import type { HandOverLanes } from "../shared/hand-over-lanes.js";
+import type { HandOverLanes, LaneSignal } from "../shared/hand-over-lanes.js";
 import { errorText } from "./telegram-errors.js";
 import type { Downloaded, TelegramFiles } from "./telegram-files.js";
 import {
@@ -110,7 +110,7 @@ export async function handOver(
   target: ThreadTarget,
   deps: HandOverDeps,
   tell: (text: string) => Promise<void>,
-  signal: AbortSignal,
+  signal: LaneSignal,
 ): Promise<void> {
   const [{ message }] = items;
   // Most messages bring no file: nothing to count or download. (Every item of an album brings one.)

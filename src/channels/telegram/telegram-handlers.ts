@@ -27,7 +27,7 @@ import { COMMAND_NAMES } from "../../core/text-commands.js";
 import { type AlbumCollector, albumKey } from "./telegram-albums.js";
 import { type Delivered, type HandOverDeps, handOver, laneOf } from "./telegram-hand-over.js";
 import type { HandOverWaits } from "./telegram-hand-over-waits.js";
-import { answeredAtOnce, droppedNote, LANE_FULL } from "../shared/hand-over-lanes.js";
+import { answeredAtOnce, droppedNote, LANE_FULL, type LaneJob } from "../shared/hand-over-lanes.js";
 import {
   commandOf,
   isAddressedToBot,
@@ -203,7 +203,7 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
 async function queue(
   ctx: Context,
   lane: string,
-  job: (signal: AbortSignal) => Promise<void>,
+  job: LaneJob,
   deps: HandlerDeps,
   tell: (text: string) => Promise<void>,
 ): Promise<void> {
