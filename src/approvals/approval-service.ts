@@ -19,9 +19,21 @@ import type { PendingHub } from "./pending-hub.js";
 import type { AskContext } from "./pending-hub-types.js";
 import { PROPOSE_PLAN } from "../tools/interactive-tools.js";
 import type { PendingApproval, PendingItem, PendingPlan } from "./pending-item.js";
+import { notShownError } from "./pending-store.js";
 
-/** What a settled approval means for the engine, with who decided it. */
+/**
+ * What a settled approval means for the engine, with who decided it. An approval whose card could
+ * not be shown was put to nobody: the call does not run and gets an error the model acts on (it
+ * says in its reply what it wanted to do), not a stop.
+ */
 export function approvalVerdictOf(item: PendingItem, signal: AbortSignal): ApprovalVerdict {
+  const notShown = notShownError(
+    item,
+    signal,
+    "The approval card",
+    "so this call did not run. Tell the person in your reply what you wanted to do and why.",
+  );
+  if (notShown) throw notShown;
   const outcome = approvalOutcomeOf(item, signal);
   const decider = item.decision?.by;
   const shown =
@@ -51,9 +63,17 @@ function approvalOutcomeOf(item: PendingItem, signal: AbortSignal): ApprovalOutc
 
 /**
  * What a settled plan proposal means for the engine, with, for an approval, who approved it: the
- * mode switch it makes is theirs (the session records them as the mode's setter).
+ * mode switch it makes is theirs (the session records them as the mode's setter). A plan whose
+ * card could not be shown is an error for the model to act on, not a stop.
  */
 export function planDecisionOf(item: PendingItem, signal: AbortSignal): PlanDecision {
+  const notShown = notShownError(
+    item,
+    signal,
+    "The plan card",
+    "so nobody can approve the plan. Write the plan in your reply and ask the person to approve it there.",
+  );
+  if (notShown) throw notShown;
   if (signal.aborted || item.status === "cancelled") return { interrupted: true };
   if (item.status === "expired") return { approved: false, feedback: "The plan was not approved in time." };
   const action = item.decision?.action;

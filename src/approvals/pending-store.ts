@@ -48,6 +48,21 @@ interface StoredAnswer {
 /** The action of an item cancelled because its card could not be shown (no person saw it). */
 export const NOT_SHOWN = "not_shown";
 
+/**
+ * The error a call gets instead of an answer when its item's card could not be shown and the turn
+ * was not stopped: nobody was asked, which the model must act on (`instead` says how), not a stop.
+ */
+export function notShownError(
+  item: PendingItem,
+  signal: AbortSignal,
+  what: string,
+  instead: string,
+): Error | undefined {
+  if (signal.aborted || item.decision?.action !== NOT_SHOWN) return undefined;
+  const why = item.decision.note ?? "the card could not be posted";
+  return new Error(`${what} could not be shown to the person (${why}), ${instead}`);
+}
+
 /** The status an item takes for a decision action. */
 export function statusFor(action: string): PendingStatus {
   if (action === "expired") return "expired";

@@ -9,7 +9,7 @@ import type { PendingHub } from "./pending-hub.js";
 import type { AskContext } from "./pending-hub-types.js";
 import { ASK_USER } from "../tools/interactive-tools.js";
 import type { PendingItem, PendingQuestion } from "./pending-item.js";
-import { NOT_SHOWN } from "./pending-store.js";
+import { notShownError } from "./pending-store.js";
 import { answerersOf } from "./question-card.js";
 
 export const EXPIRED_ANSWER = "(no answer: the question expired)";
@@ -20,10 +20,13 @@ export const EXPIRED_ANSWER = "(no answer: the question expired)";
  * shorter options), not a stop.
  */
 export function questionAnswersOf(item: PendingItem, signal: AbortSignal): QuestionAnswers {
-  if (!signal.aborted && item.decision?.action === NOT_SHOWN)
-    throw new Error(
-      `The question could not be shown to the person (${item.decision.note ?? "the card could not be posted"}), so nobody can answer it. Ask in your reply instead, or with fewer and shorter options.`,
-    );
+  const notShown = notShownError(
+    item,
+    signal,
+    "The question",
+    "so nobody can answer it. Ask in your reply instead, or with fewer and shorter options.",
+  );
+  if (notShown) throw notShown;
   if (signal.aborted || item.status === "cancelled" || item.kind !== "question") return { interrupted: true };
   const answers: Record<string, string> = {};
   for (const question of item.questions) answers[question.id] = item.answers[question.id] ?? EXPIRED_ANSWER;

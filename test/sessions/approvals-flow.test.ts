@@ -340,4 +340,32 @@ describe("approvals through the session manager", () => {
       });
     }
   });
+
+  it("an approval whose card cannot be posted does not run the call, answers it with an error and the turn completes", async () => {
+    const h = await makeHarness({
+      steps: [toolStep(["c1", "write_note", { text: "hi" }]), textStep("I wanted to write a note.")],
+    });
+    let refused: string | undefined;
+    h.outputs.onPostCard = async (card) => {
+      if (card.kind !== "approval") return;
+      refused = card.pendingId;
+      throw new Error("Bad Request: reply markup is too long");
+    };
+    await h.manager.receive(message("write hi"));
+    await h.manager.idle();
+    expect(h.runs.count("c1")).toBe(0);
+    expect((await new PendingStore(h.store).get(refused ?? ""))?.decision?.action).toBe("not_shown");
+    const result = h.provider.requests
+      .flatMap((r) => r.messages)
+      .find((m) => m.role === "tool" && m.tool_call_id === "c1") as { content: string } | undefined;
+    expect(result?.content).toMatch(
+      /approval card could not be shown to the person .*so this call did not run/,
+    );
+    const done = h.outputs.for(thread()).closedTurns[0]?.events.find((e) => e.type === "turn-completed");
+    expect(done?.type === "turn-completed" && [done.status, done.finalText]).toEqual([
+      "completed",
+      "I wanted to write a note.",
+    ]);
+    h.provider.assertAllConsumed();
+  });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PendingStore } from "../../src/approvals/pending-store.js";
 import { markdownToMrkdwn } from "../../src/channels/slack/slack-markdown.js";
 import { planRejected } from "../../src/engine/tool-results.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
@@ -104,5 +105,37 @@ describe("plan proposals", () => {
     const result = h.provider.lastRequest.messages.find((m) => m.role === "tool");
     expect(result).toMatchObject({ content: planRejected("also add tests") });
     expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: plan/);
+  });
+
+  it("a plan whose card cannot be posted answers propose_plan with an error and the turn completes", async () => {
+    const h = await makeHarness({
+      steps: [
+        toolStep(["p1", "propose_plan", { plan: "1. write a note" }]),
+        textStep("The plan: 1. write a note. OK?"),
+      ],
+    });
+    let refused: string | undefined;
+    h.outputs.onPostCard = async (card) => {
+      if (card.kind !== "plan") return;
+      refused = card.pendingId;
+      throw new Error("Bad Request: reply markup is too long");
+    };
+    await h.manager.command(thread(), ANA, "mode", ["plan"]);
+    await h.manager.receive(message("plan the change"));
+    await h.manager.idle();
+    expect((await new PendingStore(h.store).get(refused ?? ""))?.decision?.action).toBe("not_shown");
+    const result = h.provider.requests
+      .flatMap((r) => r.messages)
+      .find((m) => m.role === "tool" && m.tool_call_id === "p1") as { content: string } | undefined;
+    expect(result?.content).toMatch(
+      /plan card could not be shown to the person .*nobody can approve the plan/,
+    );
+    const done = h.outputs.for(thread()).closedTurns[0]?.events.find((e) => e.type === "turn-completed");
+    expect(done?.type === "turn-completed" && [done.status, done.finalText]).toEqual([
+      "completed",
+      "The plan: 1. write a note. OK?",
+    ]);
+    expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: plan/);
+    h.provider.assertAllConsumed();
   });
 });

@@ -14,7 +14,7 @@ import type { RawToolCall } from "../provider/provider.js";
 import type { Grant } from "../permissions/grants.js";
 import { type Decision, domainOf } from "../permissions/permission-engine.js";
 import { hopCallId } from "../history-calls.js";
-import { preview, TOOL_RESULT } from "../tool-results.js";
+import { failed, preview, TOOL_RESULT } from "../tool-results.js";
 import type { TurnContext } from "../turn-context.js";
 import {
   type ApprovalOutcome,
@@ -131,7 +131,7 @@ export async function requestApproval(
   decision: Decision,
   hop?: string,
 ): Promise<CardPreview | undefined> {
-  const answer = async (status: "denied" | "not_started", content: string, reason?: string) => {
+  const answer = async (status: "denied" | "not_started" | "error", content: string, reason?: string) => {
     if (hop === undefined) await ctx.answer({ callId: call.id, name: tool.name, status, content, reason });
   };
   const notice: PermissionNotice = {
@@ -176,12 +176,16 @@ export async function requestApproval(
     by = typeof verdict === "string" ? undefined : verdict.by;
     if (typeof verdict !== "string" && verdict.shown) shown = verdict.shown;
   } catch (error) {
+    // Nobody decided (the card could not be shown, or the approval failed): the call does not
+    // run, and its result says why so the model can act on it; the turn goes on.
     ctx.emit({
       type: "notice",
       level: "warning",
-      message: `Approval failed, treating it as denied: ${String(error)}`,
+      message: `Approval failed, the call did not run: ${String(error)}`,
     });
-    outcome = "deny";
+    ctx.audit("approval_resolved", call.id, tool.name, { outcome: "error" });
+    await answer("error", failed(String(error)));
+    return undefined;
   }
   if (!OUTCOMES.has(outcome)) outcome = "deny";
   ctx.audit("approval_resolved", call.id, tool.name, {
