@@ -17,7 +17,6 @@ import type { ToolCallRecord, ConversationMessage } from "../core/messages.js";
 import { GrantSet } from "../engine/permissions/grants.js";
 import type { SessionTurnEngine } from "../engine/session-turn-engine.js";
 import type { TurnPersistence } from "../engine/turn-engine.js";
-import { madeInTurn, turnCallKey } from "../engine/turn-call-key.js";
 import type { HistoryLog, SessionHistory } from "../store/history-log.js";
 import type { KeyValueSpace } from "../store/store.js";
 import { type ParkedTurn, parkTurn, unansweredCalls } from "../approvals/parked-turn.js";
@@ -35,9 +34,7 @@ import {
   withStarter,
 } from "./session-record.js";
 import type { SessionRecords } from "./session-records.js";
-
-/** How long a tool-start journal entry is kept. */
-const JOURNAL_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+import { ToolStartJournal } from "./tool-start-journal.js";
 
 export interface LiveSessionStores {
   readonly records: SessionRecords;
@@ -91,6 +88,7 @@ export class LiveSession {
   private readonly recordedKeys = new Set<string>();
 
   private log: SessionHistory;
+  private readonly toolStarts: ToolStartJournal;
 
   private constructor(
     record: SessionRecord,
@@ -99,6 +97,7 @@ export class LiveSession {
     downloadedFiles: DownloadedFiles,
   ) {
     this.facts = { downloadedFiles };
+    this.toolStarts = new ToolStartJournal(stores.journal, record.id);
     this.log = opened.log;
     // A record from before `startedBy` was kept gets its starter here, once per load (see
     // withStarter); it is saved with the session's next write.
@@ -340,14 +339,10 @@ export class LiveSession {
       // once it is, so a crash never leaves a tool's effects with no turn on record to resume.
       await Promise.all([
         this.lastSave,
-        this.stores.journal.set(this.journalKey(callId), this.stores.now().toISOString(), JOURNAL_TTL_MS),
+        this.toolStarts.markStarted(this.current.pendingTurn, callId, this.stores.now().toISOString()),
       ]);
     },
-    startedToolCalls: async () => {
-      const started = new Set<string>();
-      for (const call of this.unansweredCalls()) if (await this.journaled(call.id)) started.add(call.id);
-      return started;
-    },
+    startedToolCalls: () => this.toolStarts.startedCalls(this.current.pendingTurn, this.unansweredCalls()),
   };
 
   /** Steered messages the engine has not taken into the history yet. */
@@ -370,24 +365,6 @@ export class LiveSession {
   parkedTurn(): ParkedTurn | undefined {
     const marker = this.current.pendingTurn;
     return marker && parkTurn(this.id, marker, this.history, this.historyStart);
-  }
-
-  /** A call's journal key: by the turn in progress and the call (turn-call-key.ts). */
-  private journalKey(callId: string): string {
-    const turn = this.current.pendingTurn;
-    return turn ? `${this.id}:${turnCallKey(turn.turnId, callId)}` : `${this.id}:${callId}`;
-  }
-
-  /**
-   * Whether call `callId` of the turn in progress was journaled as started: under its turn's key,
-   * or under the call id alone (entries stored before turn keys) since the turn started.
-   */
-  private async journaled(callId: string): Promise<boolean> {
-    if ((await this.stores.journal.get(this.journalKey(callId))) !== undefined) return true;
-    const turn = this.current.pendingTurn;
-    if (!turn) return false;
-    const at = await this.stores.journal.get<string>(`${this.id}:${callId}`);
-    return typeof at === "string" && madeInTurn(turn, at);
   }
 }
 
