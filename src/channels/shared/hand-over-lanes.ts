@@ -36,11 +36,12 @@ export function droppedNote(count: number): string {
 }
 
 /**
- * Commands answered at once even while the sender's lane is busy: they act on what is running now
- * (stop, a pending approval) or only show it. Any other (new, mode, model, grants revoke, a skill,
+ * Commands answered at once even while the sender's lane is busy: they act on a pending approval
+ * or only show what is running (stop is answered at once too, and first cancels the lane: each
+ * channel handles it before asking this). Any other (new, mode, model, grants revoke, a skill,
  * the modules' commands) may change what the sender's earlier message meets, so it waits its turn.
  */
-const AT_ONCE: ReadonlySet<string> = new Set(["stop", "approve", "deny", "status", "reviewer"]);
+const AT_ONCE: ReadonlySet<string> = new Set(["approve", "deny", "status", "reviewer"]);
 
 export function answeredAtOnce(command: string): boolean {
   return AT_ONCE.has(command);

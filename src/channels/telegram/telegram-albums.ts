@@ -7,7 +7,8 @@
  * message with all its files (addressed to the bot when any item is). Items arriving after their
  * album closed start another. The wait runs on an injected timer, so tests can close albums when they choose.
  */
-import { type TelegramMessage, topicOf } from "./telegram-inbound.js";
+import { laneOf } from "./telegram-hand-over.js";
+import type { TelegramMessage } from "./telegram-inbound.js";
 
 /** Starts a timer; the returned function cancels it. */
 export type AlbumTimer = (callback: () => void, ms: number) => () => void;
@@ -31,9 +32,7 @@ const realTimer: AlbumTimer = (callback, ms) => {
 
 /** The album `message` is an item of, as gathered: one chat, topic and sender, one group id. */
 export function albumKey(message: TelegramMessage & { readonly media_group_id: string }): string {
-  return [message.chat.id, topicOf(message) ?? "-", message.from?.id ?? "-", message.media_group_id].join(
-    ":",
-  );
+  return `${laneOf(message)}:${message.media_group_id}`;
 }
 
 interface OpenAlbum<T> {
