@@ -13,9 +13,9 @@ import { settlesWithin } from "../../core/settles-within.js";
 import { REPLY_TIMEOUT_MS } from "./backend.js";
 
 /** What a call waiting for a connection when the pool closes fails with. */
-export const CLOSED_WHILE_WAITING = "the store closed while the call waited for a connection";
+const CLOSED_WHILE_WAITING = "the store closed while the call waited for a connection";
 /** What a call made after the pool closed fails with. */
-export const CLOSED = "the store is closed";
+const CLOSED = "the store is closed";
 
 /** A `pg` pool whose closing settles every call waiting for one of its connections. */
 export class ClosingPool {
