@@ -17,7 +17,7 @@ import { fromVersioned, toVersioned } from "../store/versioned.js";
 import { type BufferPosition, bufferPositionSchema, laterOf } from "./buffer-entry.js";
 
 export const READ_CURSOR_KIND = "read-cursor";
-export const READ_SCOPES_KIND = "read-scopes";
+const READ_SCOPES_KIND = "read-scopes";
 
 interface CursorRecord {
   readonly sessionId: string;

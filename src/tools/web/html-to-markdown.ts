@@ -24,7 +24,7 @@ export interface ConversionOptions {
 }
 
 /** The page converter's worker slots, process-wide (the PDF reader has its own). */
-export const PAGE_CONVERTERS = new WorkerPool();
+const PAGE_CONVERTERS = new WorkerPool();
 
 const TURNDOWN_PATH = createRequire(import.meta.url).resolve("turndown");
 
