@@ -51,7 +51,7 @@ export function creatorShown(subscription: Subscription): string {
 }
 
 /** One line per subscription: what, since when, by whom (name and user id), and its id. */
-export function subscriptionLine(subscription: Subscription, literal: Literal = markdownLiteral): string {
+function subscriptionLine(subscription: Subscription, literal: Literal = markdownLiteral): string {
   const since = subscription.createdAt.slice(0, 10);
   return `- ${describeSubscription(subscription, literal)} — since ${since} by ${creatorShown(subscription)} [${subscription.id}]`;
 }
