@@ -23,7 +23,7 @@ import type { PendingPerson, PendingQuestion } from "./pending-item.js";
  * How to answer by typing, under an open card: a reply to the card (on Telegram a group's bot sees
  * only messages addressed to it, and a reply to its card is).
  */
-export const REPLY_HINT = "Reply to this message with your answer.";
+const REPLY_HINT = "Reply to this message with your answer.";
 
 /** "q1:o2" → question 1, option 2; undefined for anything else. */
 export function parseQuestionAction(action: string): { question: number; option: number } | undefined {
