@@ -70,7 +70,7 @@ export const SUMMARY_LEAD =
 export const TOOL_IMAGES_LEAD = "The images returned by the tool results above:";
 
 /** The text before what tool results came with besides images (the files sent with an answer). */
-export const TOOL_ATTACHMENTS_LEAD =
+const TOOL_ATTACHMENTS_LEAD =
   "What came with the tool results above (the files a person sent with their answer, images a tool returned):";
 
 /** Build the model-facing message list (see the module header). */
