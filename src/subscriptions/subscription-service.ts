@@ -333,10 +333,15 @@ export class SubscriptionService {
     await this.registry.close();
   }
 
-  private async tell(subscription: Subscription, text: string): Promise<void> {
-    await this.options.notify(subscription.subscriberTarget, text).catch((error: unknown) => {
+  /** Post `text` into the subscriber's thread: whether it was posted (a failure goes to `onError`). */
+  private async tell(subscription: Subscription, text: string): Promise<boolean> {
+    try {
+      await this.options.notify(subscription.subscriberTarget, text);
+      return true;
+    } catch (error) {
       this.onError(error, `telling session ${subscription.sessionId} about subscription ${subscription.id}`);
-    });
+      return false;
+    }
   }
 
   private async close(subscription: Subscription): Promise<void> {

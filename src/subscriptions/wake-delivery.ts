@@ -7,8 +7,9 @@
  * draining) rejects, and the scheduler tries the batch again; nothing after acceptance does. After
  * a wake-up the subscription's wake marker and the session's read cursor move past what was
  * delivered. A batch whose subscription's hand-overs have failed for an hour (wake-failures.ts)
- * tells the subscriber so when it fails too. At open, the batches that were pending when the process stopped are rebuilt from the
- * buffer after the wake marker.
+ * tells the subscriber so when it fails too (a notice that could not be posted is asked for again
+ * by the next failing try). At open, the batches that were pending when the process stopped are
+ * rebuilt from the buffer after the wake marker.
  */
 import { type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
 import type { ChannelBuffer } from "./channel-buffer.js";
@@ -20,7 +21,7 @@ import type { SubscriptionSettings } from "./subscription-settings.js";
 import { channelShown } from "./subscription-text.js";
 import { renderWakeInput } from "./wake-prompt.js";
 import { wakesSubscription } from "./wake-rule.js";
-import type { ReadyBatch, WakeScheduler } from "./wake-scheduler.js";
+import { NoticeNotPostedError, type ReadyBatch, type WakeScheduler } from "./wake-scheduler.js";
 import { SubscriberGoneError, type WakeSink } from "./wake-sink.js";
 
 export interface WakeDeliveryDeps {
@@ -34,8 +35,8 @@ export interface WakeDeliveryDeps {
   readonly sink: WakeSink;
   /** End a subscription: its index entries, pending batch, read cursor and, last in its channel, the buffer. */
   readonly close: (subscription: Subscription) => Promise<void>;
-  /** Tell the subscribing conversation about its subscription (failures go to `onError`). */
-  readonly tell: (subscription: Subscription, text: string) => Promise<void>;
+  /** Tell the subscribing conversation about its subscription: whether it was posted (failures go to `onError`). */
+  readonly tell: (subscription: Subscription, text: string) => Promise<boolean>;
   readonly onError: (error: unknown, context: string) => void;
 }
 
@@ -54,14 +55,13 @@ export class WakeDelivery {
     try {
       await this.handOver(subscription, ready, last.position);
     } catch (error) {
-      if (ready.tellIfFails) {
-        const { id, channelRef } = subscription;
-        await this.deps.tell(
-          subscription,
-          `For over an hour I have not been able to wake this thread for new messages in ${channelShown(channelRef)} (subscription ${id}). I keep trying every few minutes; meanwhile catch_up shows what came.`,
-        );
-      }
-      throw error;
+      if (!ready.tellIfFails) throw error;
+      const { id, channelRef } = subscription;
+      const posted = await this.deps.tell(
+        subscription,
+        `For over an hour I have not been able to wake this thread for new messages in ${channelShown(channelRef)} (subscription ${id}). I keep trying every few minutes; meanwhile catch_up shows what came.`,
+      );
+      throw posted ? error : new NoticeNotPostedError(error);
     }
   }
 

@@ -63,7 +63,8 @@ export interface WakeSchedulerOptions extends WakeTiming {
   /**
    * Wake the session with the batch: resolve once it was accepted (or is no longer wanted), reject
    * when it was not delivered — reported to `onError`, and the batch tries again later. Rejecting
-   * a batch with `tellIfFails`, it tells the subscriber their wake-ups keep failing (taken as told).
+   * a batch with `tellIfFails`, it tells the subscriber their wake-ups keep failing (taken as told,
+   * unless it rejects with a NoticeNotPostedError: then the next failing try tells again).
    */
   readonly deliver: (batch: ReadyBatch) => Promise<void>;
   readonly onError: (error: unknown, subscriptionId: string) => void;
@@ -74,6 +75,18 @@ export interface WakeSchedulerOptions extends WakeTiming {
    * 'budgets' space, so every process on the store counts together and a restart keeps the count.
    */
   readonly budget: SlotBudget;
+}
+
+/**
+ * A hand-over that failed and whose notice to the subscriber (`tellIfFails`) could not be posted
+ * either: not counted as told, so the next failing try tells again. Its cause is the failure.
+ */
+export class NoticeNotPostedError extends Error {
+  constructor(failure: unknown) {
+    const why = failure instanceof Error ? failure.message : String(failure);
+    super(`${why} (telling the subscriber failed too)`, { cause: failure });
+    this.name = "NoticeNotPostedError";
+  }
 }
 
 /** The store key (in 'budgets') under which a subscription's wake-up slots are counted. */
@@ -311,8 +324,8 @@ export class WakeScheduler {
     const flight: Flight = { cancelled: false };
     this.flights.set(subscriptionId, flight);
     /**
-     * The hand-over of `back` failed (`told`: `deliver` told the subscriber so): its messages go
-     * back into the batch (unless it was removed).
+     * The hand-over of `back` failed (`told`: `deliver` posted the subscriber a notice of it): its
+     * messages go back into the batch (unless it was removed).
      */
     const failed = (error: unknown, back: ReadyBatch, told: boolean) => {
       this.options.onError(error, subscriptionId);
@@ -326,7 +339,8 @@ export class WakeScheduler {
         (mine) =>
           handOverClaimed(this.options, mine).then(
             () => this.failures.ended(subscriptionId),
-            (error: unknown) => failed(error, mine, mine.tellIfFails === true),
+            (error: unknown) =>
+              failed(error, mine, mine.tellIfFails === true && !(error instanceof NoticeNotPostedError)),
           ),
         // Not known which were claimed: all go back (a claim this process holds is its own again).
         (error: unknown) => failed(error, ready, false),

@@ -132,6 +132,8 @@ export interface Harness {
   readonly directory: FakeDirectory;
   readonly sink: RecordingSink;
   readonly notices: { target: ThreadTarget; text: string }[];
+  /** How many of the next notices fail to post (the platform refuses them). */
+  unpostableNotices: number;
   readonly errors: { error: unknown; context: string }[];
   service: SubscriptionService;
   /** A new service on the same store (a restart). */
@@ -168,6 +170,10 @@ export async function openHarness(
       directories: [directory],
       sink,
       notify: async (target, text) => {
+        if (harness.unpostableNotices > 0) {
+          harness.unpostableNotices -= 1;
+          throw new Error("the platform refused the notice");
+        }
         notices.push({ target, text });
       },
       settings,
@@ -182,6 +188,7 @@ export async function openHarness(
     directory,
     sink,
     notices,
+    unpostableNotices: 0,
     errors,
     service: await open(),
     async restart() {

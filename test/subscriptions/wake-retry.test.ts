@@ -2,9 +2,9 @@
  * Wake-ups that are not delivered the first time: a hand-over the session layer rejects (draining,
  * a thread switching to "new", the platform not connected yet) is tried again with what came
  * meanwhile, and the wake marker never passes an undelivered message; after an hour of failures
- * the subscriber is told, once per run of them; a batch rebuilt before its
- * platform connects goes once it does; one subscription's hand-overs go one at a time, in order,
- * and the marker only moves forward.
+ * the subscriber is told, once per run of them (a notice that could not be posted is asked for
+ * again); a batch rebuilt before its platform connects goes once it does; one subscription's
+ * hand-overs go one at a time, in order, and the marker only moves forward.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { storeSlotBudget } from "../../src/store/slot-budget.js";
@@ -99,6 +99,27 @@ describe("wake-ups that are not delivered the first time", () => {
     expect(h.notices).toHaveLength(1);
     await settle(h, 5 * 60_000);
     expect(h.notices).toEqual([notice, notice]);
+  });
+
+  it("a failure notice that could not be posted is not taken as told: the next failing try tells", async () => {
+    h.sink.wake = async () => {
+      throw new Error("the session layer is shutting down");
+    };
+    await h.service.subscribe(ALICE, { channel: "#deploys" });
+    await h.service.observe(message("deploy 7 FAILED on web-3"));
+    h.unpostableNotices = 1;
+    // The first try past the hour (at 1:02:45) fails, and so does its notice.
+    await settle(h, DEBOUNCE + HOUR + 5 * 60_000);
+    expect(h.notices).toEqual([]);
+    expect(h.errors.map((e) => String(e.error))).toContain(
+      "NoticeNotPostedError: the session layer is shutting down (telling the subscriber failed too)",
+    );
+    expect(h.unpostableNotices).toBe(0);
+    // The next failing try, 5 min later, tells; and only that once.
+    await settle(h, 5 * 60_000);
+    expect(h.notices).toEqual([{ target: ALICE.target, text: expect.stringMatching(/^For over an hour/) }]);
+    await settle(h, 3 * HOUR);
+    expect(h.notices).toHaveLength(1);
   });
 
   it("a batch rebuilt at start-up before its platform connected goes once the platform registers", async () => {
