@@ -6,12 +6,19 @@
  */
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { Attachment } from "../core/attachment.js";
+import type { QuestionSpec } from "../core/events.js";
 import type { PlatformUser } from "../core/thread-target.js";
 import { validActions } from "./approval-card.js";
 import { loosenRefusal, mayDecide, whoMayDecide } from "./authorisation.js";
 import type { PendingSettler } from "./pending-settler.js";
 import type { ParkedLookup, Settled, TextAnswer } from "./pending-hub-types.js";
-import { deliveriesOf, type PendingItem, type PendingPerson } from "./pending-item.js";
+import {
+  deliveriesOf,
+  type PendingItem,
+  type PendingPerson,
+  type PendingPlan,
+  type PendingQuestion,
+} from "./pending-item.js";
 import type { OpenEntry } from "./pending-store.js";
 import { firstUnanswered, parseQuestionAction } from "./question-card.js";
 
@@ -63,28 +70,47 @@ export class PendingReplies {
 
   /**
    * Whether a typed message is, word for word (case and spacing aside), an option of the open
-   * question it would answer — the one answerText would give it to: the sender's first open
-   * question or plan whose call still waits, at its first unanswered question. A bare command word
-   * ("new") is then that answer, not the command; `stop` never is (it always stops the turn).
+   * question it would answer — the one answerText would give it to (replyPlace). A bare command
+   * word ("new") is then that answer, not the command; one that is always a command (alwaysCommand)
+   * never is, and nothing is read for it.
    */
   async offersOption(
     parkedOf: ParkedLookup,
     sessionId: string,
     reply: Omit<TypedReply, "files">,
   ): Promise<boolean> {
-    const words = sameWords(reply.text);
-    if (words === "stop") return false;
+    if (alwaysCommand(reply.text)) return false;
     const open = await this.settler.store.openItems(sessionId);
     if (open.length === 0) return false;
+    const place = await this.replyPlace(open, parkedOf, reply, []);
+    if (!place || !("question" in place)) return false;
+    const words = sameWords(reply.text);
+    return place.question.options.some((option) => sameWords(option) === words);
+  }
+
+  /**
+   * Where a typed reply goes: the first of the sender's open questions and plans (oldest first) that
+   * takes it — open, its call still waiting — and has a place for it: a plan (the reply revises it)
+   * or a question group's first unanswered question. An item that holds one of `keys` (the reply
+   * was delivered before) ends the walk as a redelivery; `closed` may rule an item out first.
+   */
+  private async replyPlace(
+    open: readonly OpenEntry[],
+    parkedOf: ParkedLookup,
+    reply: Pick<TypedReply, "platform" | "user">,
+    keys: readonly string[],
+    closed?: (item: PendingItem) => Promise<boolean>,
+  ): Promise<ReplyPlace | undefined> {
     for await (const item of this.sendersOpenItems(open, reply)) {
-      if (!(await this.takesReply(item, parkedOf))) continue;
-      if (item.kind !== "question") return false;
+      if (deliveriesOf(item).some((key) => keys.includes(key))) return { redelivered: item };
+      if ((await closed?.(item)) || !(await this.takesReply(item, parkedOf))) continue;
+      if (item.kind === "plan") return { plan: item };
+      if (item.kind !== "question") continue;
       const index = firstUnanswered(item);
       const question = index === undefined ? undefined : item.questions[index];
-      if (!question) continue;
-      return question.options.some((option) => sameWords(option) === words);
+      if (question) return { item, question };
     }
-    return false;
+    return undefined;
   }
 
   /** The sender's open questions and plans among a session's open entries, as stored now, oldest first. */
@@ -137,35 +163,48 @@ export class PendingReplies {
     const { settler } = this;
     // An item this reply found past its expiry is expired here; its turn may need resuming.
     let expired = false;
-    for await (const item of this.sendersOpenItems(open, reply)) {
-      if (deliveriesOf(item).some((key) => keys.includes(key))) {
-        return resumed({ result: "redelivered", ...(await settler.complete(item)) }, sessionId, parkedOf);
-      }
+    const place = await this.replyPlace(open, parkedOf, reply, keys, async (item) => {
       const closed = await settler.closedResult(item);
       if (closed?.resume) expired = true;
-      if (closed || !(await this.takesReply(item, parkedOf))) continue;
-      const by: PendingPerson = { platform: reply.platform, userId: reply.user.id, name: reply.user.name };
-      if (item.kind === "plan") {
-        const decision = {
-          action: "plan_reject",
-          by,
-          at: settler.stamp(),
-          note: reply.text,
-          dedupeKeys: keys,
-        };
-        const { resume } = await settler.decide(item.id, decision, () => settler.recordDeliveries(keys));
-        return resumed({ result: "answered", resume }, sessionId, parkedOf);
-      }
-      if (item.kind !== "question") continue;
-      const index = firstUnanswered(item);
-      const question = index === undefined ? undefined : item.questions[index];
-      if (!question) continue;
-      const typed = { keys, files: reply.files };
-      const { resume } = await settler.answer(item.id, question.id, reply.text, by, typed);
+      return closed !== undefined;
+    });
+    if (!place) return resumed({ result: undefined, resume: expired }, sessionId, parkedOf);
+    if ("redelivered" in place)
+      return resumed(
+        { result: "redelivered", ...(await settler.complete(place.redelivered)) },
+        sessionId,
+        parkedOf,
+      );
+    const by: PendingPerson = { platform: reply.platform, userId: reply.user.id, name: reply.user.name };
+    if ("plan" in place) {
+      const decision = {
+        action: "plan_reject",
+        by,
+        at: settler.stamp(),
+        note: reply.text,
+        dedupeKeys: keys,
+      };
+      const { resume } = await settler.decide(place.plan.id, decision, () => settler.recordDeliveries(keys));
       return resumed({ result: "answered", resume }, sessionId, parkedOf);
     }
-    return resumed({ result: undefined, resume: expired }, sessionId, parkedOf);
+    const typed = { keys, files: reply.files };
+    const { resume } = await settler.answer(place.item.id, place.question.id, reply.text, by, typed);
+    return resumed({ result: "answered", resume }, sessionId, parkedOf);
   }
+}
+
+/** Where a typed reply goes (PendingReplies.replyPlace). */
+type ReplyPlace =
+  | { readonly redelivered: PendingItem }
+  | { readonly plan: PendingPlan }
+  | { readonly item: PendingQuestion; readonly question: QuestionSpec };
+
+/**
+ * Whether typed text is a command whatever is open, so it never answers a question and no open
+ * item need be read for it: a slash form ("/new"), and `stop` (always the brake).
+ */
+export function alwaysCommand(text: string): boolean {
+  return text.trimStart().startsWith("/") || sameWords(text) === "stop";
 }
 
 /** A typed reply that answered nothing and resumes nothing. */

@@ -71,10 +71,10 @@ export class ParkedTurns {
 
   /**
    * Whether a bare command word ("new") is the answer to the sender's open question in the
-   * session: one of the options it offers. The slash form is always the command, and so is `stop`.
+   * session: one of the options it offers. The slash form is always the command, and so is `stop`
+   * (PendingReplies' alwaysCommand: nothing is read for them).
    */
   answersWithOption(sessionId: string, message: InboundMessage): Promise<boolean> {
-    if (message.text.trimStart().startsWith("/")) return Promise.resolve(false);
     const reply = { platform: message.target.platform, user: message.user, text: message.text };
     return this.options.hub.offersOption(() => this.parkedOf(sessionId), sessionId, reply);
   }
