@@ -3,11 +3,18 @@
  * in-memory Map) and exposes it as the Store contract — one KeyValueSpace per namespace.
  */
 import { mkdir } from "node:fs/promises";
+import { messageOf } from "../core/failure.js";
 import { settlesWithin } from "../core/settles-within.js";
 import { type Backend, type ErrorSink, PING_TIMEOUT_MS } from "./backends/backend.js";
 import { KeyedMutex } from "./key-mutex.js";
 import { KeyvSpace } from "./keyv-space.js";
-import { STORE_NAMESPACES, type KeyValueSpace, type Store, type StoreNamespace } from "./store.js";
+import {
+  STORE_NAMESPACES,
+  type KeyValueSpace,
+  type Store,
+  type StoreHealth,
+  type StoreNamespace,
+} from "./store.js";
 import { describeStoreTarget, resolveStoreTarget, type StoreTarget } from "./store-url.js";
 
 /** How long `ping()` waits for the backend before reporting it unhealthy. */
@@ -102,12 +109,14 @@ class KeyvStore implements Store {
     return space;
   }
 
-  async ping(): Promise<boolean> {
-    if (this.closed) return false;
+  async ping(): Promise<StoreHealth> {
+    if (this.closed) return { ok: false, detail: `store ${this.description} is closed` };
     try {
-      return await settlesWithin(this.backend.ping(), PING_TIMEOUT_MS);
-    } catch {
-      return false;
+      return (await settlesWithin(this.backend.ping(), PING_TIMEOUT_MS))
+        ? { ok: true }
+        : { ok: false, detail: `no answer within ${PING_TIMEOUT_MS} ms` };
+    } catch (error) {
+      return { ok: false, detail: messageOf(error) };
     }
   }
 

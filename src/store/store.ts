@@ -66,6 +66,15 @@ export async function setAll(space: KeyValueSpace, entries: readonly SpaceEntry[
   for (const { key, value, ttlMs } of entries) await space.set(key, value, ttlMs);
 }
 
+/**
+ * A health ping's answer: ok, or not with the reason (Redis offline, a Postgres login refused, a
+ * SQLite file locked, no answer in time) — the backend's message, which never holds credentials.
+ */
+export interface StoreHealth {
+  readonly ok: boolean;
+  readonly detail?: string;
+}
+
 export interface Store {
   space(namespace: StoreNamespace): KeyValueSpace;
   /**
@@ -75,8 +84,8 @@ export interface Store {
    * (Postgres: a pool of connections): callers that need an order then wait for each write.
    */
   readonly writesInOrder: boolean;
-  /** Whether the backend answers (for /readyz). */
-  ping(): Promise<boolean>;
+  /** Whether the backend answers and, when it does not, why (for /readyz). */
+  ping(): Promise<StoreHealth>;
   close(): Promise<void>;
   /** "sqlite:/path", "redis://host", … without credentials (for banners and logs). */
   readonly description: string;

@@ -1,9 +1,12 @@
 import { connect } from "node:net";
+import os from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/logger.js";
 import { createMetrics } from "../../src/ops/metrics.js";
 import { type OpsServer, startOpsServer } from "../../src/ops/ops-server.js";
 import { Readiness } from "../../src/ops/readiness.js";
+import { createStore } from "../../src/store/create-store.js";
+import { startRedisServer } from "../support/redis-server.js";
 
 const logger = createLogger({ level: "silent" });
 let server: OpsServer | undefined;
@@ -91,6 +94,28 @@ describe("ops server", () => {
       status: "ready",
       checks: [{ name: "channel:slack", ok: true }, { name: "store" }],
     });
+  });
+
+  it("says why the store is not ready: a real Redis that went away", async () => {
+    const redis = await startRedisServer();
+    const store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
+    try {
+      const readiness = new Readiness();
+      readiness.register("store", () => store.ping());
+      const { url } = await start(readiness);
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+
+      await redis.stop();
+      const red = await fetch(`${url}/readyz`);
+      expect(red.status).toBe(503);
+      expect(await red.json()).toEqual({
+        status: "not ready",
+        checks: [{ name: "store", ok: false, detail: "The client is offline" }],
+      });
+    } finally {
+      await store.close();
+      await redis.stop();
+    }
   });
 
   it("reports a check that does not answer in time as failing", async () => {

@@ -48,10 +48,13 @@ describe("postgres store: bounded calls", () => {
       expect(await settled(store.space("sessions").get("s1"))).toEqual({
         error: expect.stringMatching(named),
       });
-      expect(await store.ping()).toBe(false);
+      // Health is not ready, with a reason that does not carry the URL's password.
+      const health = await store.ping();
+      expect(health).toEqual({ ok: false, detail: expect.any(String) });
+      expect(health.detail).not.toMatch(/s3cret/);
 
       proxy.resume();
-      await eventually(() => store.ping(), "health to recover", 30_000);
+      await eventually(async () => (await store.ping()).ok, "health to recover", 30_000);
       expect(await store.space("sessions").get("s1")).toEqual({ ok: true });
     } finally {
       await proxy.close();
@@ -79,7 +82,7 @@ describe("postgres store: bounded calls", () => {
       }
       expect(calls[0]).toEqual({ error: expect.stringMatching(/lock timeout/) });
       // Health takes the lock writes take on the table, so the lock shows: not ready.
-      expect(await store.ping()).toBe(false);
+      expect(await store.ping()).toEqual({ ok: false, detail: expect.stringMatching(/lock timeout/) });
       // Opening purges expired rows, which waits for the lock: it fails, clearly, and start's
       // advice names the lock, not a server that is down.
       const opening = await createStore({ url: server.url, dataDir: os.tmpdir() }).then(
@@ -97,7 +100,11 @@ describe("postgres store: bounded calls", () => {
 
       await locker.query("ROLLBACK");
       // Polled: one ping has PING_TIMEOUT_MS (2 s) for a new connection, a timed bound on a loaded host.
-      await eventually(() => store.ping(), "health to recover once the lock is released", 30_000);
+      await eventually(
+        async () => (await store.ping()).ok,
+        "health to recover once the lock is released",
+        30_000,
+      );
       expect(await store.space("sessions").get("s1")).toEqual({ ok: true });
     } finally {
       await locker.query("ROLLBACK").catch(() => undefined);

@@ -25,16 +25,23 @@ describe("postgres store: health", () => {
     await locker.connect();
     try {
       await store.space("sessions").set("s1", { ok: true });
-      expect(await store.ping()).toBe(true);
+      expect(await store.ping()).toEqual({ ok: true });
       await locker.query("BEGIN; LOCK TABLE public.keyv IN EXCLUSIVE MODE");
 
       expect(await store.space("sessions").get("s1")).toEqual({ ok: true });
       await expect(backend.ping()).rejects.toThrow(/^Postgres store at test: .*lock timeout/);
-      expect(await store.ping()).toBe(false);
+      expect(await store.ping()).toEqual({
+        ok: false,
+        detail: expect.stringMatching(/^Postgres store at postgres:\/\/.*lock timeout/),
+      });
 
       await locker.query("ROLLBACK");
       // Polled: one ping has PING_TIMEOUT_MS (2 s) for a new connection, a timed bound on a loaded host.
-      await eventually(() => store.ping(), "health to recover once the lock is released", 30_000);
+      await eventually(
+        async () => (await store.ping()).ok,
+        "health to recover once the lock is released",
+        30_000,
+      );
       await store.space("sessions").set("s1", { ok: false });
       expect(await store.space("sessions").get("s1")).toEqual({ ok: false });
     } finally {

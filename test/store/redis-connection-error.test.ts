@@ -39,7 +39,7 @@ describe("an error on the Redis store's connection", () => {
       await store.space("sessions").set("s1", { ok: true });
       // Redis closes every connection but the observer's: the store's one connection.
       await observer.sendCommand(["CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"]);
-      await eventually(() => store.ping(), "the store to reconnect", 10_000);
+      await eventually(async () => (await store.ping()).ok, "the store to reconnect", 10_000);
       expect(await store.space("sessions").get("s1")).toEqual({ ok: true });
       // Give any copies passed on by the adapters time to arrive.
       await new Promise((resolve) => setTimeout(resolve, 200));

@@ -44,7 +44,7 @@ describe("restarting a stalled command link", () => {
         2 * REPLY_TIMEOUT_MS + 10_000,
       );
       proxy.resume();
-      await eventually(() => store.ping(), "the store to answer again", 10_000);
+      await eventually(async () => (await store.ping()).ok, "the store to answer again", 10_000);
       expect(await store.space("sessions").get("s1")).toEqual({ ok: true });
 
       // The links dropped during the stall end once their FIN gets through the proxy; a second

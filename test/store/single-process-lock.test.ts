@@ -107,7 +107,7 @@ describe("single-process lock on SQLite", () => {
     const dataDir = tempDir();
     const held = await take({ dataDir });
     const store = await createStore({ dataDir });
-    expect(await store.ping()).toBe(true);
+    expect(await store.ping()).toEqual({ ok: true });
     await store.close();
     await held.release();
   });

@@ -319,7 +319,7 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
   });
 
   it("answers ping with a round trip while open", async () => {
-    expect(await store.ping()).toBe(true);
+    expect(await store.ping()).toEqual({ ok: true });
   });
 
   it("keeps data across close and reopen (memory starts empty); a closed store refuses work", async () => {
@@ -327,7 +327,7 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     await store.space("sessions").set(key("durable"), { turn: 7 });
     await store.space("dedupe").setIfAbsent(key("seen"), true, 60_000);
     await store.close();
-    expect(await store.ping()).toBe(false);
+    expect(await store.ping()).toEqual({ ok: false, detail: expect.stringMatching(/is closed$/) });
     await expect(store.space("sessions").get(key("durable"))).rejects.toThrow(/is closed/);
     store = await backend.open();
     expect(await store.space("sessions").get(key("durable"))).toEqual(
@@ -475,7 +475,7 @@ describe("store contract: postgresql across connections", () => {
     });
     await Promise.all([1, 2, 3].map((n) => store.space("sessions").set(`idle-${n}`, n)));
     await server.stop(); // the pool's idle connections get "terminating connection due to administrator command"
-    expect(await store.ping()).toBe(false);
+    expect(await store.ping()).toEqual({ ok: false, detail: expect.any(String) });
     await store.close().catch(() => undefined);
     const url = `postgres://bot:s3cret@127.0.0.1:${server.port}/coworker`;
     const opening = createStore({ url, dataDir: os.tmpdir() });

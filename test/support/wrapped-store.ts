@@ -3,7 +3,7 @@
  * once, by `wrap` (which a subclass defines to count, hold, fail or crash calls); everything else
  * goes to the inner store.
  */
-import type { KeyValueSpace, Store, StoreNamespace } from "../../src/store/store.js";
+import type { KeyValueSpace, Store, StoreHealth, StoreNamespace } from "../../src/store/store.js";
 
 /** A Store whose spaces are the inner store's, each wrapped by `wrap`. */
 export abstract class WrappedStore implements Store {
@@ -28,7 +28,7 @@ export abstract class WrappedStore implements Store {
     return space;
   }
 
-  ping(): Promise<boolean> {
+  ping(): Promise<StoreHealth> {
     return this.inner.ping();
   }
 
