@@ -81,16 +81,18 @@ async function fileBytes(file: string): Promise<number> {
 async function measureAppends(dataDir: string) {
   const store = await createStore({ dataDir });
   const log = new HistoryLog(store.space("history"));
+  // Each session held open by its writer, as a live session holds its history (SessionHistory).
+  const writers = new Map(SESSION_SIZES.map((size) => [size, log.openNew(`bench:append:${size}`)]));
   for (const size of SESSION_SIZES) {
     for (let from = 0; from < size; from += 1_000) {
-      await log.appendMany(`bench:append:${size}`, messages(from, Math.min(1_000, size - from)));
+      await writers.get(size)!.append(...messages(from, Math.min(1_000, size - from)));
     }
   }
   const samples = new Map<number, number[]>(SESSION_SIZES.map((size) => [size, []]));
   for (let i = 0; i < WARMUP_APPENDS + MEASURED_APPENDS; i += 1) {
     for (const size of SESSION_SIZES) {
       const started = performance.now();
-      await log.append(`bench:append:${size}`, message(size + i));
+      await writers.get(size)!.append(message(size + i));
       const elapsed = performance.now() - started;
       if (i >= WARMUP_APPENDS) samples.get(size)!.push(elapsed);
     }
@@ -109,7 +111,7 @@ async function measureAppends(dataDir: string) {
 async function measureLoad(dataDir: string) {
   const store = await createStore({ dataDir });
   const log = new HistoryLog(store.space("history"));
-  await log.appendMany("bench:load", messages(0, LOAD_SESSION_SIZE));
+  await log.openNew("bench:load").append(...messages(0, LOAD_SESSION_SIZE));
   const times: number[] = [];
   for (let run = 0; run < LOAD_RUNS; run += 1) {
     const started = performance.now();
@@ -128,10 +130,9 @@ async function measureIdleSessions(dataDir: string) {
   const log = new HistoryLog(store.space("history"));
   const started = performance.now();
   for (let s = 0; s < IDLE_SESSIONS; s += 1) {
-    await log.appendMany(
-      `slack:T0001:C0001:${1_700_000_000 + s}.000100`,
-      messages(s, IDLE_MESSAGES_PER_SESSION),
-    );
+    await log
+      .openNew(`slack:T0001:C0001:${1_700_000_000 + s}.000100`)
+      .append(...messages(s, IDLE_MESSAGES_PER_SESSION));
   }
   const persistSeconds = (performance.now() - started) / 1_000;
   const rssAfterMb = process.memoryUsage().rss / 2 ** 20;

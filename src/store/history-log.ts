@@ -19,7 +19,6 @@ import {
   type HistoryWindowBudget,
   readWindow,
 } from "./history-window.js";
-import { KeyedMutex } from "./key-mutex.js";
 import { conversationMessageSchema } from "./message-schema.js";
 import { getAll, type KeyValueSpace, type SpaceEntry, setAll } from "./store.js";
 import { describeIssues, fromVersioned, StoredDataError, toVersioned } from "./versioned.js";
@@ -46,7 +45,7 @@ export interface HistoryHead {
 }
 
 /** Validates a stored head's `data`. */
-export const historyHeadSchema: z.ZodType<HistoryHead> = z
+const historyHeadSchema: z.ZodType<HistoryHead> = z
   .object({
     count: z.number().int().nonnegative(),
     pageSize: z.number().int().positive(),
@@ -57,10 +56,10 @@ export const historyHeadSchema: z.ZodType<HistoryHead> = z
   });
 
 /** Validates a stored page's `data`. */
-export const historyPageSchema = z.object({ messages: z.array(conversationMessageSchema) });
+const historyPageSchema = z.object({ messages: z.array(conversationMessageSchema) });
 
 /** Validates a stored pruned mark's `data`: the pages before `pages` are deleted. */
-export const historyPrunedSchema = z.object({ pages: z.number().int().nonnegative() });
+const historyPrunedSchema = z.object({ pages: z.number().int().nonnegative() });
 
 /** Storage keys: heads and pages live under distinct prefixes so no session id can collide with a page. */
 export function historyHeadKey(sessionId: string): string {
@@ -77,14 +76,10 @@ export function historyPrunedKey(sessionId: string): string {
   return `pruned:${sessionId}`;
 }
 
-/** Appends from every HistoryLog over the same space are serialised per session. */
-const mutexes = new WeakMap<KeyValueSpace, KeyedMutex>();
-
 /** A paged, append-only message log per session. */
 export class HistoryLog {
   private readonly pageSize: number;
   private readonly window: HistoryWindowBudget;
-  private readonly mutex: KeyedMutex;
 
   /**
    * `pageSize` applies to sessions created from now on; existing sessions keep the size in their
@@ -100,33 +95,6 @@ export class HistoryLog {
       throw new Error(`HistoryLog pageSize must be a positive whole number, got ${pageSize}`);
     }
     this.pageSize = pageSize;
-    let mutex = mutexes.get(space);
-    if (!mutex) {
-      mutex = new KeyedMutex();
-      mutexes.set(space, mutex);
-    }
-    this.mutex = mutex;
-  }
-
-  /** Append one message to the session's history. */
-  async append(sessionId: string, message: ConversationMessage): Promise<void> {
-    await this.appendMany(sessionId, [message]);
-  }
-
-  /**
-   * Append messages in order. Each is validated first; nothing is written when one is invalid.
-   * Touched pages are written before the head, so a crash in between leaves the old history.
-   */
-  async appendMany(sessionId: string, messages: readonly ConversationMessage[]): Promise<void> {
-    checkSessionId(sessionId);
-    const valid = validated(sessionId, messages);
-    if (valid.length === 0) return;
-    await this.mutex.run(sessionId, async () => {
-      const head = (await this.readHead(sessionId)) ?? emptyHead(this.pageSize);
-      const filled = head.count % head.pageSize;
-      const tail = filled === 0 ? [] : (await this.readPages(sessionId, head, [head.pages - 1])).flat();
-      await setAll(this.space, appendWrites(sessionId, head, tail, valid).entries);
-    });
   }
 
   /**
@@ -187,11 +155,6 @@ export class HistoryLog {
   private async readHeadAndMark(sessionId: string): Promise<[HistoryHead | undefined, number]> {
     const [head, mark] = await getAll(this.space, [historyHeadKey(sessionId), historyPrunedKey(sessionId)]);
     return [head === undefined ? undefined : parseHead(sessionId, head), parseMark(sessionId, mark)];
-  }
-
-  private async readHead(sessionId: string): Promise<HistoryHead | undefined> {
-    const raw = await this.space.get(historyHeadKey(sessionId));
-    return raw === undefined ? undefined : parseHead(sessionId, raw);
   }
 }
 

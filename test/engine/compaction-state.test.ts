@@ -59,7 +59,7 @@ async function readBack(messages: readonly ConversationMessage[]): Promise<reado
   const store = await openStore();
   open.push(store);
   const log = new HistoryLog(store.space("history"));
-  await log.appendMany("s1", messages);
+  await log.openNew("s1").append(...messages);
   return storedHistory(store.space("history"), "s1");
 }
 

@@ -89,7 +89,8 @@ describe("fenced turn-state writes", () => {
     const heldA = await leasesA.take("fence1");
     expect(heldA).toBeDefined();
     await a.records.put({ ...record, title: "by A" });
-    await a.history.append("fence1", { role: "user", content: "from A" });
+    const historyOfA = await a.history.open("fence1");
+    await historyOfA.append({ role: "user", content: "from A" });
     expect(await leasesB.take("fence1")).toBeUndefined();
 
     await lapseInRedis("fence1", LEASE_TTL_MS);
@@ -107,7 +108,7 @@ describe("fenced turn-state writes", () => {
     const lateWritesOfA = async (what: string) => {
       expect(leasesA.fenceOf("fence1")).toEqual(heldA!.fence);
       await expect(a.records.put({ ...record, title: `A ${what}` })).rejects.toBeInstanceOf(StaleFenceError);
-      await expect(a.history.append("fence1", { role: "user", content: what })).rejects.toBeInstanceOf(
+      await expect(historyOfA.append({ role: "user", content: what })).rejects.toBeInstanceOf(
         StaleFenceError,
       );
       expect((await b.records.get("fence1"))?.title).toBe("by B");

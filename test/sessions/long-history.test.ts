@@ -77,7 +77,8 @@ async function longSession(summary: boolean): Promise<{ dataDir: string; covered
   const dataDir = await oneTurnSession();
   const store = await openStore(dataDir);
   const log = new HistoryLog(store.space("history"));
-  for (let from = 0; from < long.length; from += 250) await log.appendMany(ID, long.slice(from, from + 250));
+  const writer = await log.open(ID);
+  for (let from = 0; from < long.length; from += 250) await writer.append(...long.slice(from, from + 250));
   // The whole history counts: 2 messages of the first turn, then the 1,000.
   const covered = 2 + long.length - 20;
   const anchor = long[covered - 3] as ConversationMessage;
@@ -163,8 +164,9 @@ describe("a session with a history longer than an open reads", () => {
     ]).flat();
     const store = await openStore(dataDir);
     const log = new HistoryLog(store.space("history"));
+    const writer = await log.open(ID);
     for (let from = 0; from < cycles.length; from += 500)
-      await log.appendMany(ID, cycles.slice(from, from + 500));
+      await writer.append(...cycles.slice(from, from + 500));
     await store.close();
 
     const second = await makeHarness({ dataDir, steps: [textStep("ok")], overrides });

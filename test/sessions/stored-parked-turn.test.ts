@@ -69,7 +69,7 @@ async function parkedSession(anchor: number | undefined) {
   });
   // An open reads at most the newest 40 messages (pages 6 to 9) without an anchor.
   const window = { messages: 40, bytes: 64 * 1024 * 1024 };
-  await new HistoryLog(store.space("history"), { pageSize: 10, window }).appendMany(ID, history);
+  await (await new HistoryLog(store.space("history"), { pageSize: 10, window }).open(ID)).append(...history);
   const pages = countingPages(store.space("history"));
   const cache = new SessionCache({
     stores: {

@@ -62,7 +62,7 @@ describe("call ids reused across turns", () => {
         ? { role: "user", content: `q${i}`, meta: { by: ANA.id } }
         : { role: "assistant", content: `a${i}` },
     );
-    await log.appendMany(ID, filler);
+    await (await log.open(ID)).append(...filler);
     const all = await storedHistory(store.space("history"), ID);
     const covered = all.length - 2;
     const state = { covered, anchorHash: anchorHash(all[covered - 1]), summary: "S", trimmed: false };

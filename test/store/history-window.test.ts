@@ -56,8 +56,9 @@ function metered(space: KeyValueSpace) {
 
 /** Write `count` messages of `bytes` each to a new session, in batches. */
 async function longHistory(log: HistoryLog, sessionId: string, count: number, bytes: number): Promise<void> {
+  const writer = log.openNew(sessionId);
   for (let from = 0; from < count; from += 500) {
-    await log.appendMany(sessionId, messages(from, Math.min(500, count - from), bytes));
+    await writer.append(...messages(from, Math.min(500, count - from), bytes));
   }
 }
 

@@ -62,7 +62,7 @@ describe("stored-shape fixtures", () => {
     expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant"]);
     expect(messages[2]).toMatchObject({ content: null, tool_calls: [{ id: "call_1", type: "function" }] });
     expect(messages[4]?.content).toBe("The repo holds README.md and src.");
-    await history.append(session, { role: "user", content: "thanks" });
+    await (await history.open(session)).append({ role: "user", content: "thanks" });
     const { messages: after } = await history.open(session);
     expect(after).toHaveLength(6);
     expect(after[5]).toEqual({ role: "user", content: "thanks" });
