@@ -127,6 +127,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     },
     ...(holdsSession ? { mayWrite: holdsSession } : {}),
     ...(options.itemMoveRetryMs ? { retryDelaysMs: options.itemMoveRetryMs } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
     logger,
   });
   const records = new SessionRecords(turnSpace("sessions"), multi?.records);
@@ -244,6 +245,7 @@ export function sessionParts(options: SessionManagerOptions): SessionParts {
     parked,
     multi,
     queueCap,
+    moves,
   };
 }
 

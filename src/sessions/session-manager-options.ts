@@ -3,6 +3,7 @@
  * approvals policy, limits, logging and the hooks other modules plug in).
  */
 import type { Logger } from "pino";
+import type { Clock } from "../core/clock.js";
 import type { PermissionMode } from "../core/modes.js";
 import type { Coordination } from "../store/coordination/coordination.js";
 import type { Store } from "../store/store.js";
@@ -73,4 +74,6 @@ export interface SessionManagerOptions {
   readonly onSessionReplaced?: (oldId: string, newId: string) => Promise<void>;
   /** The waits before each retry of a failed `onSessionReplaced` (default 1 s, then 10 s). */
   readonly itemMoveRetryMs?: readonly number[];
+  /** The timers those retries wait on (default: the system clock). */
+  readonly clock?: Clock;
 }

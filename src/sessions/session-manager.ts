@@ -35,6 +35,7 @@ import { QUEUE_FULL_REASON, type QueueCap } from "./queue-cap.js";
 import { queuedMessageOf } from "./session-record.js";
 import type { SessionRecords } from "./session-records.js";
 import type { SessionReviewer } from "./session-reviewer.js";
+import type { StandingItemMoves } from "./standing-item-moves.js";
 import { isAnotherBotsCommand, parseCommand, parseTextCommand } from "../core/text-commands.js";
 import type { ThreadOutputs } from "./thread-outputs.js";
 import type { DrainReport } from "./pump-drain.js";
@@ -67,6 +68,7 @@ export class SessionManager implements ConversationService {
   private readonly moduleCommands: ModuleCommands;
   private readonly parked: ParkedTurns;
   private readonly queueCap: QueueCap;
+  private readonly moves: StandingItemMoves;
 
   /**
    * On collaborators the composition root built from the same `options` (src/app/session-layer.ts
@@ -91,6 +93,7 @@ export class SessionManager implements ConversationService {
     this.parked = parts.parked;
     this.multi = parts.multi;
     this.queueCap = parts.queueCap;
+    this.moves = parts.moves;
   }
 
   /** A channel registers how to reach its threads (also used to resume after a restart). */
@@ -319,9 +322,11 @@ export class SessionManager implements ConversationService {
   /**
    * Shut down: take no new messages, wait up to `graceMs` for running turns, interrupt the rest
    * (their open tool calls are answered, none is orphaned), leave turns parked at a person for
-   * after the restart, stop expiry timers and flush the audit log.
+   * after the restart, stop expiry timers and flush the audit log. Standing-item moves are tried
+   * again no more (their marks stay for the next load).
    */
   async drain(graceMs: number): Promise<DrainReport> {
+    this.moves.stop();
     const report = await this.scheduler.drain(
       graceMs,
       (live) => this.hub.waitingSessions().has(live.id),

@@ -19,6 +19,7 @@ import type { SessionCache } from "./session-cache.js";
 import type { ThreadCommands } from "./session-commands.js";
 import type { SessionRecords } from "./session-records.js";
 import type { SessionReviewer } from "./session-reviewer.js";
+import type { StandingItemMoves } from "./standing-item-moves.js";
 import type { ThreadOutputs } from "./thread-outputs.js";
 import type { TurnScheduler } from "./turn-scheduler.js";
 
@@ -44,4 +45,6 @@ export interface SessionParts {
   readonly multi: MultiProcessSessions | undefined;
   /** At most so many messages wait in a session's queue (checked where the session is held). */
   readonly queueCap: QueueCap;
+  /** The standing-item moves "new" started and session loads finish (stopped by drain). */
+  readonly moves: StandingItemMoves;
 }

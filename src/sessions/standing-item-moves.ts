@@ -11,9 +11,11 @@
  * The modules' moves are safe to repeat, so a move finished twice (two processes, a retry after a
  * partial move) is harmless. The mark is changed only where the session's record may be written
  * (with several processes: by its lease's holder); elsewhere the items are moved all the same and
- * the mark stays.
+ * the mark stays. Shutdown stops the retries (stop): a move cut short keeps its mark and is
+ * finished at the session's next load, like one that failed.
  */
 import type { Logger } from "pino";
+import { type Clock, systemClock } from "../core/clock.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
 import { itemSources, itemsFromOf } from "./session-record.js";
@@ -31,6 +33,8 @@ export interface StandingItemMovesOptions {
   readonly mayWrite?: (sessionId: string) => boolean;
   /** The waits before each retry of a failed move (default 1 s, then 10 s). */
   readonly retryDelaysMs?: readonly number[];
+  /** The timers the retries wait on (default: the system clock). */
+  readonly clock?: Clock;
   readonly logger: Logger;
 }
 
@@ -40,6 +44,8 @@ const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [1_000, 10_000];
 export class StandingItemMoves {
   /** The move under way per new session's id (one at a time per session in this process). */
   private readonly running = new Map<string, Promise<void>>();
+  /** Aborted by stop: no move starts or is tried again, and a retry's pause ends at once. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: StandingItemMovesOptions) {}
 
@@ -48,12 +54,20 @@ export class StandingItemMoves {
    * given up for now (never rejects). A move already under way here is joined.
    */
   finish(live: LiveSession): Promise<void> {
-    if (!live.record.itemsFrom) return Promise.resolve();
+    if (!live.record.itemsFrom || this.stopping.signal.aborted) return Promise.resolve();
     const under = this.running.get(live.id);
     if (under) return under;
     const run = this.run(live).finally(() => this.running.delete(live.id));
     this.running.set(live.id, run);
     return run;
+  }
+
+  /**
+   * Shutdown: start no more moves and try none again (their marks stay for the next load); a
+   * move under way ends on its own.
+   */
+  stop(): void {
+    this.stopping.abort();
   }
 
   private async run(live: LiveSession): Promise<void> {
@@ -67,7 +81,8 @@ export class StandingItemMoves {
         { err: error, oldId, newId: live.id },
         "moving a thread's standing items to its new session failed",
       );
-    const tell = failed.size > 0 && !from.told;
+    // Cut short by shutdown: not a move that keeps failing, so nobody is told yet.
+    const tell = failed.size > 0 && !from.told && !this.stopping.signal.aborted;
     // Nothing to write: not this process's record, or no move worked and nobody is to be told.
     if (!(this.options.mayWrite?.(live.id) ?? true) || (failed.size === sources.length && !tell)) return;
     // Marked first: a thread is told at most once, even when marking and telling race a restart.
@@ -87,8 +102,12 @@ export class StandingItemMoves {
     const delays = this.options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     let failed = new Map<string, unknown>();
     let pending = oldIds;
+    const { signal } = this.stopping;
     for (let attempt = 0; attempt <= delays.length && pending.length > 0; attempt += 1) {
-      if (attempt > 0) await pause(delays[attempt - 1] ?? 0);
+      if (attempt > 0) {
+        await this.pause(delays[attempt - 1] ?? 0);
+        if (signal.aborted) break;
+      }
       failed = new Map();
       for (const oldId of pending) {
         try {
@@ -100,6 +119,24 @@ export class StandingItemMoves {
       pending = [...failed.keys()];
     }
     return failed;
+  }
+
+  /** Wait `ms` on the clock (a retry's pause), or until stop. */
+  private pause(ms: number): Promise<void> {
+    const clock = this.options.clock ?? systemClock;
+    const { signal } = this.stopping;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const stopped = () => {
+        clock.clearTimer(timer);
+        resolve();
+      };
+      const timer = clock.setTimer(() => {
+        signal.removeEventListener("abort", stopped);
+        resolve();
+      }, ms);
+      signal.addEventListener("abort", stopped, { once: true });
+    });
   }
 
   /**
@@ -123,9 +160,4 @@ export class StandingItemMoves {
       return false;
     }
   }
-}
-
-/** Wait `ms` (a retry's pause; never holds the process open). */
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

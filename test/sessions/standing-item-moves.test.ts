@@ -11,6 +11,7 @@ import { MOVE_FAILED_TEXT } from "../../src/sessions/standing-item-moves.js";
 import { itemsFromReplacing, MAX_ITEM_SOURCES } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import type { Store } from "../../src/store/store.js";
+import { manualClock } from "../support/manual-clock.js";
 import { textStep } from "../support/scripted-provider.js";
 import {
   ANA,
@@ -159,6 +160,80 @@ describe("moving a thread's standing items on 'new'", () => {
       [b, c],
     ]);
     expect((await records(store).get(c))?.itemsFrom).toBeUndefined();
+  });
+
+  it("a failed move's retry waits on the injected clock", async () => {
+    const store = await openStore(tempDir());
+    const clock = manualClock();
+    let paused!: (ms: number) => void;
+    const pausing = new Promise<number>((resolve) => {
+      paused = resolve;
+    });
+    let attempts = 0;
+    const h = await makeHarness({
+      store,
+      steps: [textStep("hi")],
+      overrides: {
+        onSessionReplaced: async () => {
+          attempts += 1;
+          if (attempts === 1) throw new Error("store unavailable");
+        },
+        // Real 0 ms pauses if the clock were not used: the command would end without it.
+        itemMoveRetryMs: [0, 0],
+        clock: {
+          ...clock,
+          setTimer: (callback, ms) => {
+            paused(ms);
+            return clock.setTimer(callback, ms);
+          },
+        },
+      },
+    });
+    harnesses.push(h);
+    await h.manager.receive(message("hi", { user: ANA }));
+    await h.manager.idle();
+    const renewed = h.manager.command(thread(), ANA, "new", []);
+    await Promise.race([pausing, renewed]);
+    expect({ attempts, pending: clock.pending() }).toEqual({ attempts: 1, pending: 1 });
+    clock.fire();
+    expect(await renewed).toMatch(/^Started a new session/);
+    expect(attempts).toBe(2);
+    expect((await records(store).get(await currentId(store)))?.itemsFrom).toBeUndefined();
+  });
+
+  it("shutdown stops a failing move's retries: nothing is tried again, nobody is told, the mark stays for the next load", async () => {
+    const store = await openStore(tempDir());
+    const clock = manualClock();
+    let failedOnce!: () => void;
+    const firstFailure = new Promise<void>((resolve) => {
+      failedOnce = resolve;
+    });
+    let attempts = 0;
+    const h = await makeHarness({
+      store,
+      steps: [textStep("hi")],
+      overrides: {
+        onSessionReplaced: async () => {
+          attempts += 1;
+          failedOnce();
+          throw new Error("store unavailable");
+        },
+        itemMoveRetryMs: [0, 0],
+        clock,
+      },
+    });
+    await h.manager.receive(message("hi", { user: ANA }));
+    await h.manager.idle();
+    const oldId = await currentId(store);
+    const renewed = h.manager.command(thread(), ANA, "new", []);
+    await firstFailure;
+    await h.manager.drain(0);
+    expect(await renewed).toMatch(/^Started a new session/);
+    clock.fire();
+    await h.manager.idle();
+    expect({ attempts, pending: clock.pending() }).toEqual({ attempts: 1, pending: 0 });
+    expect(h.outputs.for(thread()).texts.filter((t) => t === MOVE_FAILED_TEXT)).toEqual([]);
+    expect((await records(store).get(await currentId(store)))?.itemsFrom).toEqual({ sessionId: oldId });
   });
 
   it("a carried mark names at most MAX_ITEM_SOURCES sessions: the oldest ones and the one just replaced", () => {
