@@ -82,7 +82,8 @@ export function planDecisionOf(item: PendingItem, signal: AbortSignal): PlanDeci
   if (action === "plan_interactive") return { approved: true, mode: "interactive", ...approver };
   if (action === "plan_auto") return { approved: true, mode: "auto", ...approver };
   const note = item.decision?.note;
-  return note ? { approved: false, feedback: note } : { approved: false };
+  const files = item.decision?.files;
+  return { approved: false, ...(note ? { feedback: note } : {}), ...(files?.length ? { files } : {}) };
 }
 
 /** Builds per-session approvers. */

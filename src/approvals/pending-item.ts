@@ -32,6 +32,11 @@ export interface PendingDecision {
   readonly note?: string;
   /** Dedupe keys of the typed message that made the decision (plan feedback), to spot its redelivery. */
   readonly dedupeKeys?: readonly string[];
+  /**
+   * The files typed plan feedback came with (their attachment records): they reach the model beside
+   * the feedback, as a typed answer's do. Absent: none.
+   */
+  readonly files?: readonly Attachment[];
 }
 
 interface PendingCommon {
@@ -150,6 +155,7 @@ const common = {
       at: z.iso.datetime(),
       note: z.string().optional(),
       dedupeKeys: z.array(z.string()).optional(),
+      files: z.array(attachmentSchema).optional(),
     })
     .optional(),
 };

@@ -183,6 +183,7 @@ export class PendingReplies {
         at: settler.stamp(),
         note: reply.text,
         dedupeKeys: keys,
+        ...(reply.files.length > 0 ? { files: reply.files } : {}),
       };
       const { resume } = await settler.decide(place.plan.id, decision, () => settler.recordDeliveries(keys));
       return resumed({ result: "answered", resume }, sessionId, parkedOf);

@@ -77,8 +77,8 @@ export interface CallAnswer {
   /** Images the result refers to (read_file on an image), adapted per model call. */
   readonly images?: readonly ImageAttachment[] | undefined;
   /**
-   * The files a person's typed answer came with (ask_user only): shown to the model after the
-   * run of tool results, as a person's message's files are.
+   * The files a person's typed answer came with (ask_user's answer, propose_plan's typed
+   * feedback): shown to the model after the run of tool results, as a person's message's files are.
    */
   readonly answerFiles?: readonly Attachment[] | undefined;
   readonly durationMs?: number | undefined;

@@ -107,6 +107,43 @@ describe("plan proposals", () => {
     expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/Mode: plan/);
   });
 
+  it("a revision typed with files attached brings the files to the turn, as a typed answer's do", async () => {
+    const h = await makeHarness({
+      steps: [toolStep(["p1", "propose_plan", { plan: "1. restyle the page" }]), textStep("revising")],
+    });
+    await h.manager.command(thread(), ANA, "mode", ["plan"]);
+    await h.manager.receive(message("plan the restyle"));
+    await planCardOf(h);
+    const withFiles = {
+      ...message("match this mock-up"),
+      files: [{ path: "inbox/mockup.png", name: "mockup.png", bytes: 2048, mediaType: "image/png" }],
+      attachments: [
+        {
+          kind: "file-text" as const,
+          name: "notes.txt",
+          path: "inbox/notes.txt",
+          source: "text" as const,
+          about: "a text file",
+          text: "Use the brand blue",
+        },
+      ],
+    };
+    expect((await h.manager.receive(withFiles)).status).toBe("answered");
+    await h.manager.idle();
+    const sent = h.provider.lastRequest.messages;
+    const at = sent.findIndex((m) => m.role === "tool" && m.tool_call_id === "p1");
+    expect(sent[at]).toMatchObject({ content: planRejected("match this mock-up") });
+    // The files follow the tool result, shown as a person's message's files are.
+    expect(sent[at + 1]?.role).toBe("user");
+    expect(JSON.stringify(sent[at + 1])).toContain("inbox/mockup.png");
+    expect(JSON.stringify(sent[at + 1])).toContain("Use the brand blue");
+    const result = h.engines.at(-1)?.messages.find((m) => m.role === "tool" && m.tool_call_id === "p1");
+    expect(result?.role === "tool" && result.attachments?.map((a) => a.kind)).toEqual([
+      "saved-file",
+      "file-text",
+    ]);
+  });
+
   it("a plan whose card cannot be posted answers propose_plan with an error and the turn completes", async () => {
     const h = await makeHarness({
       steps: [

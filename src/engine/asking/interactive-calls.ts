@@ -120,7 +120,14 @@ async function proposePlan(ctx: TurnContext, call: RawToolCall, plan: string): P
     ctx.setMode(decision.mode, decision.by);
     await answer(ctx, call, PROPOSE_PLAN, "ok", planApproved(decision.mode));
   } else {
-    await answer(ctx, call, PROPOSE_PLAN, "denied", planRejected(decision.feedback));
+    // The files typed feedback came with travel on the result, as a typed answer's do (askUser).
+    await ctx.answer({
+      callId: call.id,
+      name: PROPOSE_PLAN,
+      status: "denied",
+      content: planRejected(decision.feedback),
+      answerFiles: decision.files,
+    });
   }
 }
 

@@ -117,6 +117,11 @@ export type PlanDecision =
       /** Who approved it, when a person did: the mode switch is theirs. */
       readonly by?: PlatformUser;
     }
-  | { readonly approved: false; readonly feedback?: string }
+  | {
+      readonly approved: false;
+      readonly feedback?: string;
+      /** The files typed feedback came with (their attachment records): shown to the model beside it. */
+      readonly files?: readonly Attachment[];
+    }
   | { readonly interrupted: true };
 export type PlanApprover = (proposal: PlanProposal, signal: AbortSignal) => Promise<PlanDecision>;
