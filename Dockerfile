@@ -36,9 +36,9 @@ RUN printf 'ops:\n  host: 0.0.0.0\n  port: 8080\n' > ./config/coworker.yaml \
 USER node
 VOLUME ["/data", "/workspace"]
 EXPOSE 8080
-# The probe asks the port COWORKER_OPS_PORT names (8080 when unset); an ops.port set only in a
-# mounted config file is not seen here, so set the variable too.
+# The probe reads the configuration as `start` does (COWORKER_CONFIG, the file above, .env,
+# COWORKER_OPS_PORT), so it asks the ops port a mounted config file sets.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.COWORKER_OPS_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+  CMD ["node", "dist/cli.js", "healthcheck"]
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/cli.js"]
 CMD ["start"]

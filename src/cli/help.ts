@@ -11,6 +11,9 @@ Commands:
             chat (the console channel) when none are
   doctor    Check the config, Slack / Telegram tokens, model endpoint, store and
             workspace; prints a fix for each failure and exits 1 if any failed
+  healthcheck
+            Ask the running agent's /healthz on the configured ops port; exits 0
+            when healthy, else 1 (the Docker image's HEALTHCHECK)
   help      Show this help
 
 Options:

@@ -1,6 +1,7 @@
 /**
- * Parse the command line and dispatch to `start`, `doctor`, help or version. Returns the exit
- * code. The commands are imported when run, so `--help` and `--version` load almost nothing.
+ * Parse the command line and dispatch to `start`, `doctor`, `healthcheck`, help or version.
+ * Returns the exit code. The commands are imported when run, so `--help` and `--version` load
+ * almost nothing.
  */
 import { parseArgs } from "node:util";
 import type { CliIo } from "./cli-io.js";
@@ -46,8 +47,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return (await import("./start-command.js")).startCommand(argv, io);
     case "doctor":
       return (await import("./doctor-command.js")).doctorCommand(argv, io);
+    case "healthcheck":
+      return (await import("./healthcheck-command.js")).healthcheckCommand(argv, io);
     default:
-      io.stderr.write(`unknown command "${command}" — commands: start, doctor, help\n`);
+      io.stderr.write(`unknown command "${command}" — commands: start, doctor, healthcheck, help\n`);
       return USAGE_ERROR;
   }
 }
