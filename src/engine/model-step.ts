@@ -4,9 +4,10 @@
  * provider is slow to notice) and keeps the partial text the user watched; a context overflow
  * compacts and tries again (a compaction whose summary call failed fails the step with the
  * provider's reason); any other failure stores an error marker (so `retry` works) and
- * emits a friendly `error` event. A call the endpoint refused over an image it was sent is tried
- * once more with no image at all, after an error marker naming the images it may have refused,
- * which no later call sends (refused-images.ts). A finished answer the model did not end itself
+ * emits a friendly `error` event. A call the endpoint refused over the images it was sent is tried
+ * once more with no image at all, after an error marker naming the model and, when it could not
+ * read an image, the images it may have refused: none is sent to that model again, and a model
+ * that takes no image is sent none (refused-images.ts). A finished answer the model did not end itself
  * (its output limit, the provider's content filter) gets a notice saying so (cutOffNotice), so it never passes for
  * complete.
  */
@@ -14,7 +15,8 @@ import { type AbortableReader, abortableReader } from "../core/abort.js";
 import { type Compactor, modelSummariser } from "./compaction.js";
 import { buildOutbound, type OutboundMemo } from "./outbound.js";
 import { type CallImages, prepareMedia } from "./outbound-media.js";
-import { isImageRefusal, REFUSED_IMAGES, refusedImagePaths, suspectImages } from "./refused-images.js";
+import { imageRefusalOf, REFUSED_BY, REFUSED_IMAGES, refusalsFor, suspectImages } from "./refused-images.js";
+import type { ImageRefusal } from "./provider/image-refusal.js";
 import type { ImageAttachment } from "../core/attachment.js";
 import type { FinishReason } from "../core/messages.js";
 import { ProviderError, type ProviderStreamEvent, type RawToolCall } from "./provider/provider.js";
@@ -38,7 +40,9 @@ type Attempt =
   | {
       readonly kind: "image-refused";
       readonly error: ProviderError;
-      /** The images the endpoint may have refused (refused-images.ts). */
+      /** Whether the model takes no image, or the endpoint could not read one (refused-images.ts). */
+      readonly about: ImageRefusal;
+      /** The images the endpoint may have been unable to read (none when the model takes none). */
       readonly suspects: readonly ImageAttachment[];
     };
 
@@ -65,7 +69,7 @@ async function streamOnce(
 ): Promise<Attempt> {
   const { provider, registry } = ctx.deps;
   const view = compactor.view(ctx.history);
-  const images: CallImages = { refused: () => refusedImagePaths(view.messages), withhold };
+  const images: CallImages = { refused: () => refusalsFor(view.messages, ctx.request.model), withhold };
   const media = await prepareMedia(view.messages, ctx.request, ctx.deps.media, images);
   const messages = buildOutbound({
     instructions: ctx.instructions,
@@ -108,8 +112,11 @@ async function streamOnce(
     if (!ctx.aborted) {
       const failure = asProviderError(error);
       if (failure.kind === "context_overflow" && text === "") return { kind: "overflow", error: failure };
-      if (isImageRefusal(failure) && text === "" && media.sent.length > 0)
-        return { kind: "image-refused", error: failure, suspects: suspectImages(view.messages, media.sent) };
+      const refusal = imageRefusalOf(failure);
+      if (refusal && text === "" && media.sent.length > 0) {
+        const suspects = refusal === "image" ? suspectImages(view.messages, media.sent) : [];
+        return { kind: "image-refused", error: failure, about: refusal, suspects };
+      }
       await ctx.append({
         role: "assistant",
         content: text || null,
@@ -201,7 +208,7 @@ export async function runModelStep(
   for (;;) {
     const attempt = await streamOnce(ctx, compactor, memo, withhold);
     if (attempt.kind === "image-refused") {
-      await noteRefusal(ctx, attempt.error, attempt.suspects);
+      await noteRefusal(ctx, attempt);
       withhold = true;
       continue;
     }
@@ -218,27 +225,30 @@ export async function runModelStep(
 }
 
 /**
- * Store the refused attempt as an error marker naming the images it may have refused (never sent
- * again), and tell the person the step goes on without images.
+ * Store the refused attempt as an error marker naming the model, and the images it may have been
+ * unable to read (neither sent to that model again), and tell the person the step goes on without
+ * images.
  */
 async function noteRefusal(
   ctx: TurnContext,
-  error: ProviderError,
-  suspects: readonly ImageAttachment[],
+  { error, about, suspects }: Extract<Attempt, { kind: "image-refused" }>,
 ): Promise<void> {
+  const paths = about === "image" ? { [REFUSED_IMAGES]: suspects.map((image) => image.path) } : {};
   await ctx.append({
     role: "assistant",
     content: null,
-    meta: { at: ctx.stamp(), error: error.message, [REFUSED_IMAGES]: suspects.map((image) => image.path) },
+    meta: { at: ctx.stamp(), error: error.message, [REFUSED_BY]: ctx.request.model, ...paths },
   });
-  // No file name: a name is anyone's choice, and a notice is shown as markdown.
+  // No file or model name: a name is anyone's choice, and a notice is shown as markdown.
   ctx.emit({
     type: "notice",
     level: "warning",
     message:
-      suspects.length === 1
-        ? "The model endpoint refused an image of this conversation: trying again without images. That image is not sent again."
-        : `The model endpoint refused one of ${suspects.length} images of this conversation: trying again without images. None of them is sent again.`,
+      about === "model"
+        ? "The model does not take images: trying again without them. No image is sent to this model again; another model gets them."
+        : suspects.length === 1
+          ? "The model endpoint refused an image of this conversation: trying again without images. That image is not sent again."
+          : `The model endpoint refused one of ${suspects.length} images of this conversation: trying again without images. None of them is sent again.`,
   });
 }
 

@@ -6,7 +6,8 @@
  * bytes (filled newest first: every image of the history rides on every call, and eight 8 MB
  * screenshots made requests of over 80 MB, past what OpenAI takes), one the endpoint refused
  * (refused-images.ts), every image of a call retried after a refusal, or a file gone from the
- * workspace gets a visible one-line placeholder instead. Nothing here is stored: the history
+ * workspace gets a visible one-line placeholder instead; a model the endpoint refused images for
+ * gets a text model's placeholders. Nothing here is stored: the history
  * keeps only the records, so a model switch re-decides on the next call. Images are read as the
  * file tools read, through the asking conversation's view of the workspace: the agent's shell can
  * replace a recorded upload with a link out of the workspace, into another conversation's uploads
@@ -41,13 +42,21 @@ export const DEFAULT_IMAGE_MAX_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_IMAGES_PER_CALL = 8;
 export const DEFAULT_MAX_IMAGE_BYTES_PER_CALL = 20 * 1024 * 1024;
 
+/** What the endpoint refused before on a call's model (refused-images.ts). */
+export interface ImageRefusals {
+  /** The model takes no image: the call is a text model's. */
+  readonly model: boolean;
+  /** Paths of images it could not read: never sent to it again. */
+  readonly paths: ReadonlySet<string>;
+}
+
 /** What one call leaves out besides the options' caps (model-step.ts decides). */
 export interface CallImages {
   /**
-   * Paths of images the endpoint refused before: never sent again. Asked only for a call that
-   * can send images (a text model's call never walks the history for them).
+   * What the endpoint refused before on this call's model. Asked only for a call that can send
+   * images (a text model's call never walks the history for them).
    */
-  readonly refused?: () => ReadonlySet<string>;
+  readonly refused?: () => ImageRefusals;
   /** Send no image at all: the call is retried after the endpoint refused one. */
   readonly withhold?: boolean;
 }
@@ -121,12 +130,14 @@ export async function prepareMedia(
     return textOnlyView();
   const all = imagesIn(messages);
   if (all.length === 0) return textOnlyView();
+  const refusals = call.refused?.();
+  if (refusals?.model) return textOnlyView();
+  const refused = refusals?.paths ?? new Set<string>();
   const maxBytes = options.imageMaxBytes ?? DEFAULT_IMAGE_MAX_BYTES;
   const budget = options.maxImageBytesPerCall ?? DEFAULT_MAX_IMAGE_BYTES_PER_CALL;
   const recent = all.slice(-(options.maxImagesPerCall ?? DEFAULT_MAX_IMAGES_PER_CALL));
   const detail = options.imageDetail ?? "auto";
   const paths = options.workspace.forRequest(request);
-  const refused = call.refused?.() ?? new Set<string>();
   const placeholder = (image: ImageAttachment, why: string): ContentPart => ({
     type: "text",
     text: `[image: ${describeImage(image)} — ${why}]`,

@@ -1,49 +1,68 @@
 /**
- * Images the model endpoint refused. A file can pass the probe (a valid PNG header, garbage after
- * it) and still be one the endpoint cannot decode: it answers the whole call with a 400 about the
- * image (OpenAI "You uploaded an unsupported image…" / "Invalid image", vLLM "cannot identify
- * image file", Ollama "invalid image input" / "image: unknown format"). Every image of the history
- * is sent again on every later call, so without a memory of the refusal one such file made every
- * later turn of a shared conversation fail.
+ * Images the model endpoint refused, remembered so later calls do not send them again. A refusal
+ * is about one of two things (provider/image-refusal.ts):
  *
- * The step that met the refusal stores it in the history: its failed attempt's error marker
- * (never sent to the model) names the refused images in `meta.refusedImages`, so the refusal is
- * kept with the session, survives a restart, and goes when compaction drops the turn (and the
- * image with it). The endpoint does not say which image it refused: the suspects are the images
- * first sent since the last answer the endpoint took, which held every older image it was sent;
- * when there are none (a model switch, an older image first sent now), every image of the call.
+ * - The model takes no image at all (a text-only model that `model.vision` took for a vision
+ *   one: "this model does not support image input", "… is not a multimodal model"). No image is
+ *   at fault, so none is named: the refusal is the model's, and no later call of that model sends
+ *   an image (each is a placeholder saying the model cannot see images), while a switch to another
+ *   model tries them again. Naming images here would mark those of everyone who wrote in the step
+ *   — in a shared conversation, another person's too — as refused, on every model.
+ * - The endpoint could not decode an image (a valid PNG header, garbage after it: the probe takes
+ *   it). Every image of the history is sent again on every later call, so without a memory of the
+ *   refusal one such file made every later turn of a shared conversation fail. The endpoint does
+ *   not say which image it refused: the suspects are the images first sent since the last answer
+ *   the endpoint took, which held every older image it was sent; when there are none (a model
+ *   switch, an older image first sent now), every image of the call. They are not sent again.
+ *
+ * The step that met the refusal stores it in the history: its failed attempt's error marker (never
+ * sent to the model) names the model in `meta.imagesRefusedBy`, and the suspects' paths in
+ * `meta.refusedImages` when an image was refused. So the refusal is kept with the session,
+ * survives a restart, and goes when compaction drops the turn.
  */
 import { type ImageAttachment, isImage } from "../core/attachment.js";
 import type { ConversationMessage } from "../core/messages.js";
 import { isErrorMarker } from "./outbound.js";
+import type { ImageRefusals } from "./outbound-media.js";
+import { type ImageRefusal, imageRefusalIn } from "./provider/image-refusal.js";
 import type { ProviderError } from "./provider/provider.js";
 
-/** The error marker's meta field naming the refused images' paths. */
+/** The error marker's meta field naming the refused images' paths (an image the endpoint could not read). */
 export const REFUSED_IMAGES = "refusedImages";
 
-/** Whether `error` is the endpoint refusing the request over an image it was sent. */
-export function isImageRefusal(error: ProviderError): boolean {
-  return (
+/** The error marker's meta field naming the model the refusal was met on. */
+export const REFUSED_BY = "imagesRefusedBy";
+
+/** What `error` refuses, when it is the endpoint refusing the request over the images it was sent. */
+export function imageRefusalOf(error: ProviderError): ImageRefusal | undefined {
+  // Any provider's 400 or 422 about an image: by its words, else an image it could not read.
+  if (
     error.kind === "bad_request" &&
     (error.status === 400 || error.status === 422) &&
     /image/i.test(error.message)
-  );
+  )
+    return imageRefusalIn(error.message) ?? "image";
+  return undefined;
 }
 
-/** The paths of the images an error marker in `messages` records as refused. */
-export function refusedImagePaths(messages: readonly ConversationMessage[]): ReadonlySet<string> {
-  const refused = new Set<string>();
+/** What the error markers in `messages` record as refused on `model`. */
+export function refusalsFor(messages: readonly ConversationMessage[], model: string): ImageRefusals {
+  let takesNone = false;
+  const paths = new Set<string>();
   for (const message of messages) {
     if (!isErrorMarker(message)) continue;
-    const paths = message.meta?.[REFUSED_IMAGES];
-    if (Array.isArray(paths)) for (const path of paths) if (typeof path === "string") refused.add(path);
+    const by = message.meta?.[REFUSED_BY];
+    const refused = message.meta?.[REFUSED_IMAGES];
+    if (Array.isArray(refused)) {
+      for (const path of refused) if (typeof path === "string") paths.add(path);
+    } else if (by === model) takesNone = true;
   }
-  return refused;
+  return { model: takesNone, paths };
 }
 
 /**
- * Which of the images `sent` in a call over `messages` the endpoint may have refused (see the
- * module header): those in messages after the last answer it took, else all of them.
+ * Which of the images `sent` in a call over `messages` the endpoint may have been unable to read
+ * (see the module header): those in messages after the last answer it took, else all of them.
  */
 export function suspectImages(
   messages: readonly ConversationMessage[],

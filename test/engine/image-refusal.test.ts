@@ -79,6 +79,7 @@ const request = (
   prompt: string,
   messages: readonly ConversationMessage[],
   attachments: ImageAttachment[] = [],
+  overrides: Partial<Parameters<typeof makeRequest>[0]> = {},
 ) =>
   makeRequest({
     prompt,
@@ -87,7 +88,16 @@ const request = (
     metadata: { target: TARGET },
     model: "gpt-4o",
     attachments,
+    ...overrides,
   });
+
+/** A text-only model's refusal of any image (Ollama's words). */
+const noImages = () =>
+  new ProviderError(
+    "bad_request",
+    "The model endpoint rejected the request (HTTP 400): this model does not support image input",
+    400,
+  );
 
 describe("an image the model endpoint refuses", () => {
   it("is left out of one retry of the step, and never sent again, after a restart too", async () => {
@@ -164,5 +174,41 @@ describe("an image the model endpoint refuses", () => {
     expect(completion(events)).toMatchObject({ status: "error" });
     expect(h.provider.requests).toHaveLength(1);
     expect(h.persistence.appended.at(-1)?.meta?.refusedImages).toBeUndefined();
+  });
+
+  it("is the model's when the model takes no image: no one's image is marked, and another model gets them", async () => {
+    const bobs = await image("bob.png", 500);
+    const anns = await image("ann.png", 600);
+    const h = makeHarness({ options: { media } });
+    // Bob's turn in the shared thread failed (the endpoint was down): his image was never answered.
+    h.provider.push({
+      error: new ProviderError("server", "The model endpoint had a server error (HTTP 503).", 503),
+    });
+    const bob = { userId: "U2", displayName: "Bob" };
+    await collect(h.engine.run(request("look at mine", [], [bobs], { requester: bob })));
+    // Ann's turn: the model turns out to take no image at all.
+    h.provider.push({ error: noImages() }, textStep("I cannot see images."));
+    const events = await collect(h.engine.run(request("and mine?", h.persistence.appended, [anns])));
+    expect(completion(events)).toMatchObject({ status: "completed", finalText: "I cannot see images." });
+    expect(imagesSent(h.provider.requests[1]!, [bobs, anns])).toEqual(["bob.png", "ann.png"]);
+    expect(imagesSent(h.provider.requests[2]!, [bobs, anns])).toEqual([]);
+    expect(JSON.stringify(h.provider.requests[2]!.messages)).toContain(
+      "[image: bob.png, 8×6 — this model cannot see images]",
+    );
+    expect(ofType(events, "notice").map((n) => n.message)).toEqual([
+      "The model does not take images: trying again without them. No image is sent to this model again; another model gets them.",
+    ]);
+    // The refusal names the model, and no image: neither Bob's nor Ann's is at fault.
+    const marker = h.persistence.appended.find((m) => m.meta?.imagesRefusedBy);
+    expect(marker?.meta).toMatchObject({ imagesRefusedBy: "gpt-4o" });
+    expect(marker?.meta?.refusedImages).toBeUndefined();
+
+    // The same model is sent no image again; another model (a switch) is sent both.
+    h.provider.push(textStep("Still none."), textStep("A red square and a blue one."));
+    await collect(h.engine.run(request("again?", h.persistence.appended)));
+    expect(h.provider.requests).toHaveLength(4);
+    expect(imagesSent(h.provider.requests[3]!, [bobs, anns])).toEqual([]);
+    await collect(h.engine.run(request("now?", h.persistence.appended, [], { model: "gpt-4.1" })));
+    expect(imagesSent(h.provider.requests[4]!, [bobs, anns])).toEqual(["bob.png", "ann.png"]);
   });
 });
