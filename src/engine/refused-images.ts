@@ -13,12 +13,14 @@
  *   refusal one such file made every later turn of a shared conversation fail. The endpoint does
  *   not say which image it refused: the suspects are the images first sent since the last answer
  *   the endpoint took, which held every older image it was sent; when there are none (a model
- *   switch, an older image first sent now), every image of the call. They are not sent again.
+ *   switch, an older image first sent now), every image of the call. They are not sent again to
+ *   that model; another model, which may read them, tries them again.
  *
  * The step that met the refusal stores it in the history: its failed attempt's error marker (never
  * sent to the model) names the model in `meta.imagesRefusedBy`, and the suspects' paths in
  * `meta.refusedImages` when an image was refused. So the refusal is kept with the session,
- * survives a restart, and goes when compaction drops the turn.
+ * survives a restart, and goes when compaction drops the turn. A marker stored before refusals
+ * named their model holds for every model, as it did.
  */
 import { type ImageAttachment, isImage } from "../core/attachment.js";
 import type { ConversationMessage } from "../core/messages.js";
@@ -52,6 +54,7 @@ export function refusalsFor(messages: readonly ConversationMessage[], model: str
   for (const message of messages) {
     if (!isErrorMarker(message)) continue;
     const by = message.meta?.[REFUSED_BY];
+    if (by !== undefined && by !== model) continue;
     const refused = message.meta?.[REFUSED_IMAGES];
     if (Array.isArray(refused)) {
       for (const path of refused) if (typeof path === "string") paths.add(path);

@@ -211,4 +211,38 @@ describe("an image the model endpoint refuses", () => {
     await collect(h.engine.run(request("now?", h.persistence.appended, [], { model: "gpt-4.1" })));
     expect(imagesSent(h.provider.requests[4]!, [bobs, anns])).toEqual(["bob.png", "ann.png"]);
   });
+
+  it("holds for the model it was met on: after a switch to another model the image is tried again", async () => {
+    const broken = await image("switched.png", 700);
+    const h = makeHarness({ options: { media } });
+    h.provider.push({ error: refused() }, textStep("I could not see it."));
+    await collect(h.engine.run(request("what is this?", [], [broken])));
+    expect(h.persistence.appended.find((m) => m.meta?.refusedImages)?.meta).toMatchObject({
+      refusedImages: [broken.path],
+      imagesRefusedBy: "gpt-4o",
+    });
+    const turn = (model: string) =>
+      collect(h.engine.run(request("and now?", h.persistence.appended, [], { model })));
+    h.provider.push(textStep("Not sent."), textStep("A square."), textStep("Not sent again."));
+    await turn("gpt-4o");
+    expect(imagesSent(h.provider.requests[2]!, [broken])).toEqual([]);
+    await turn("gpt-4.1");
+    expect(imagesSent(h.provider.requests[3]!, [broken])).toEqual(["switched.png"]);
+    await turn("gpt-4o");
+    expect(imagesSent(h.provider.requests[4]!, [broken])).toEqual([]);
+    expect(h.provider.requests).toHaveLength(5);
+  });
+
+  it("keeps a refusal stored before refusals named their model for every model", async () => {
+    const old = await image("old-marker.png", 800);
+    const stored: ConversationMessage[] = [
+      { role: "user", content: "what is this?", attachments: [old] },
+      { role: "assistant", content: null, meta: { error: "refused", refusedImages: [old.path] } },
+      { role: "assistant", content: "I could not see it." },
+    ];
+    const h = makeHarness({ options: { media } });
+    h.provider.push(textStep("Not sent."));
+    await collect(h.engine.run(request("and now?", stored, [], { model: "gpt-4.1" })));
+    expect(imagesSent(h.provider.requests[0]!, [old])).toEqual([]);
+  });
 });
