@@ -81,7 +81,7 @@ async function openingOf(
   if (record.startedBy) return [];
   if (log.start === 0) return log.messages;
   try {
-    return await stores.history.firstPage(record.id);
+    return await log.firstPage();
   } catch (error) {
     stores.logger.warn(
       { err: error, sessionId: record.id },

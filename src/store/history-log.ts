@@ -113,7 +113,7 @@ export class HistoryLog {
       budget: this.window,
       lowest: pruned,
       from,
-      readPages: (indexes) => this.readPages(sessionId, head, indexes),
+      readPages: (indexes) => readPages(this.space, sessionId, head, indexes),
     });
     return new SessionHistory(this.space, sessionId, head, window, pruned);
   }
@@ -125,37 +125,27 @@ export class HistoryLog {
     return new SessionHistory(this.space, sessionId, emptyHead(this.pageSize), window, 0);
   }
 
-  /**
-   * The messages of the session's first page — where its opening is — or none once that page is
-   * pruned (or the session has no history). Reads the head, the pruned mark and the one page.
-   */
-  async firstPage(sessionId: string): Promise<readonly ConversationMessage[]> {
-    checkSessionId(sessionId);
-    const [head, pruned] = await this.readHeadAndMark(sessionId);
-    if (!head || head.pages === 0 || pruned > 0) return [];
-    return deepFreeze((await this.readPages(sessionId, head, [0]))[0] ?? []);
-  }
-
-  /** Pages `indexes` of the history with `head`, in one grouped read, each as the head counts it. */
-  private async readPages(
-    sessionId: string,
-    head: HistoryHead,
-    indexes: readonly number[],
-  ): Promise<ConversationMessage[][]> {
-    const raws = await getAll(
-      this.space,
-      indexes.map((index) => historyPageKey(sessionId, index)),
-    );
-    return indexes.map((index, i) =>
-      pageMessages(sessionId, index, raws[i], Math.min(head.pageSize, head.count - index * head.pageSize)),
-    );
-  }
-
   /** The head and the pruned mark (0 when nothing was pruned), in one grouped read. */
   private async readHeadAndMark(sessionId: string): Promise<[HistoryHead | undefined, number]> {
     const [head, mark] = await getAll(this.space, [historyHeadKey(sessionId), historyPrunedKey(sessionId)]);
     return [head === undefined ? undefined : parseHead(sessionId, head), parseMark(sessionId, mark)];
   }
+}
+
+/** Pages `indexes` of the history with `head`, in one grouped read, each as the head counts it. */
+async function readPages(
+  space: KeyValueSpace,
+  sessionId: string,
+  head: HistoryHead,
+  indexes: readonly number[],
+): Promise<ConversationMessage[][]> {
+  const raws = await getAll(
+    space,
+    indexes.map((index) => historyPageKey(sessionId, index)),
+  );
+  return indexes.map((index, i) =>
+    pageMessages(sessionId, index, raws[i], Math.min(head.pageSize, head.count - index * head.pageSize)),
+  );
 }
 
 function parseHead(sessionId: string, raw: unknown): HistoryHead {
@@ -231,6 +221,16 @@ export class SessionHistory {
   /** How many messages the whole history holds: `start` and the window's. */
   get count(): number {
     return this.start + this.durable.length;
+  }
+
+  /**
+   * The messages of the history's first page — where its opening is — or none once that page is
+   * pruned (or the history is empty). Reads that one page, with the head and the pruned mark the
+   * open read (a prune by another process since then makes the page missing: a StoredDataError).
+   */
+  async firstPage(): Promise<readonly ConversationMessage[]> {
+    if (this.head.pages === 0 || this.pruned > 0) return [];
+    return deepFreeze((await readPages(this.space, this.sessionId, this.head, [0]))[0] ?? []);
   }
 
   /**

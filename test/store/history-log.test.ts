@@ -228,6 +228,20 @@ describe("SessionHistory (a history held open by its only writer)", () => {
     expect((await log.open("s")).messages).toEqual([...users(0, 5), user(6)]);
   });
 
+  it("reads its first page alone (no head or mark again), and none once that page is pruned or the history is empty", async () => {
+    await new HistoryLog(space, { pageSize: 3 }).openNew("s").append(...users(0, 10));
+    const { counts, space: counted } = counting(space);
+    const history = await new HistoryLog(counted, { window: { messages: 4, bytes: 1_000_000 } }).open("s");
+    expect(history.start).toBe(6);
+    const readsToOpen = counts.get;
+    expect(await history.firstPage()).toEqual(users(0, 3));
+    expect(counts.get).toBe(readsToOpen + 1);
+    expect(await history.prune()).toBe(2);
+    expect(await history.firstPage()).toEqual([]);
+    expect(await new HistoryLog(counted).openNew("empty").firstPage()).toEqual([]);
+    expect(counts.get).toBe(readsToOpen + 1);
+  });
+
   it("rejects an invalid message without writing anything", async () => {
     const { counts, space: counted } = counting(space, { setMany: true });
     const history = new HistoryLog(counted).openNew("s");
