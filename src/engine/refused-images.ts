@@ -26,7 +26,7 @@ import { type ImageAttachment, isImage } from "../core/attachment.js";
 import type { ConversationMessage } from "../core/messages.js";
 import { isErrorMarker } from "./outbound.js";
 import type { ImageRefusals } from "./outbound-media.js";
-import { type ImageRefusal, imageRefusalIn } from "./provider/image-refusal.js";
+import { type ImageRefusal, ImageRefusalError, imageRefusalIn } from "./provider/image-refusal.js";
 import type { ProviderError } from "./provider/provider.js";
 
 /** The error marker's meta field naming the refused images' paths (an image the endpoint could not read). */
@@ -37,6 +37,7 @@ export const REFUSED_BY = "imagesRefusedBy";
 
 /** What `error` refuses, when it is the endpoint refusing the request over the images it was sent. */
 export function imageRefusalOf(error: ProviderError): ImageRefusal | undefined {
+  if (error instanceof ImageRefusalError) return error.about;
   // Any provider's 400 or 422 about an image: by its words, else an image it could not read.
   if (
     error.kind === "bad_request" &&

@@ -13,7 +13,9 @@ import type { ImageAttachment } from "../../src/core/attachment.js";
 import type { ConversationMessage, ModelMessage } from "../../src/core/messages.js";
 import { uploadFolderOf } from "../../src/core/upload-folders.js";
 import type { MediaOptions } from "../../src/engine/outbound-media.js";
+import { OpenAIProvider } from "../../src/engine/provider/openai-provider.js";
 import { ProviderError } from "../../src/engine/provider/provider.js";
+import { startFakeOpenAI } from "../fakes/fake-openai.js";
 import { textStep } from "../support/scripted-provider.js";
 import { TARGET } from "../support/engine-fixtures.js";
 import { toolWorkspace } from "../tools/support/tool-workspace.js";
@@ -244,5 +246,43 @@ describe("an image the model endpoint refuses", () => {
     h.provider.push(textStep("Not sent."));
     await collect(h.engine.run(request("and now?", stored, [], { model: "gpt-4.1" })));
     expect(imagesSent(h.provider.requests[0]!, [old])).toEqual([]);
+  });
+
+  it("is met in Ollama's HTTP 500 over real HTTP: one retry without images, no retry of the 500", async () => {
+    const photo = await image("ollama.png", 900);
+    const fake = await startFakeOpenAI(({ body }) =>
+      JSON.stringify(body.messages).includes('"image_url"')
+        ? {
+            status: 500,
+            errorBody: {
+              error: {
+                message:
+                  "Failed to create new sequence: failed to process inputs: this model is missing data required for image input",
+              },
+            },
+          }
+        : { text: "I cannot see images." },
+    );
+    try {
+      const waits: number[] = [];
+      const provider = new OpenAIProvider({
+        baseURL: fake.baseURL,
+        sleep: async (ms) => {
+          waits.push(ms);
+        },
+      });
+      const h = makeHarness({ options: { media, provider } });
+      const events = await collect(
+        h.engine.run(request("what is this?", [], [photo], { model: "llama3.2" })),
+      );
+      expect(completion(events)).toMatchObject({ status: "completed", finalText: "I cannot see images." });
+      expect(fake.requests).toHaveLength(2);
+      expect(waits).toEqual([]);
+      expect(h.persistence.appended.find((m) => m.meta?.imagesRefusedBy)?.meta).toMatchObject({
+        imagesRefusedBy: "llama3.2",
+      });
+    } finally {
+      await fake.close();
+    }
   });
 });

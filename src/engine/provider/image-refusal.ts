@@ -8,8 +8,12 @@
  * unsupported image…" / "Invalid image", vLLM's "cannot identify image file", Ollama's "invalid
  * image input" / "image: unknown format".
  *
- * Only the words tell it: the status does not (Ollama answers 500, OpenRouter 404).
+ * Only the words tell it: the status does not (Ollama answers 500, OpenRouter 404, and a refusal an
+ * OpenAI-compatible server sends inside an already open stream has none), and a 500 or a 404 whose
+ * words are none of these stays a server error or a missing model.
  */
+import { ProviderError } from "./provider.js";
+
 /** What a refusal is about: the model (it takes no image) or one image (it could not be read). */
 export type ImageRefusal = "model" | "image";
 
@@ -40,4 +44,16 @@ export function imageRefusalIn(message: string): ImageRefusal | undefined {
   if (MODEL_TAKES_NO_IMAGES.test(message)) return "model";
   if (IMAGE_UNREADABLE.test(message)) return "image";
   return undefined;
+}
+
+/** The endpoint refused the request over its images (see the module header). */
+export class ImageRefusalError extends ProviderError {
+  constructor(
+    readonly about: ImageRefusal,
+    message: string,
+    status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super("bad_request", message, status, options);
+  }
 }

@@ -4,7 +4,8 @@
  * message, says whether a retry could help, and reads Retry-After. Also normalises error bodies
  * from servers that put the error at the top level (older vLLM) or in an array (Gemini) so the SDK
  * sees the message; an error body is read only up to ERROR_BODY_LIMIT bytes (the rest is never
- * downloaded).
+ * downloaded). A refusal of the request's images (image-refusal.ts) is told by the server's
+ * words, at any status (Ollama's 500, OpenRouter's 404) and inside an open stream, and is final.
  * A failure's message is posted into the thread, so what it quotes of the server (its reason, the
  * endpoint's URL) is scrubbed first: the API key itself wherever it appears (a proxy may echo the
  * key it was sent, in any provider's format), token-shaped text, a URL's password and its query
@@ -12,6 +13,7 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import { REDACTED, scrubSecrets } from "../../logging/redact.js";
+import { ImageRefusalError, imageRefusalIn } from "./image-refusal.js";
 import { ContextOverflowError, ProviderError, type ProviderErrorKind } from "./provider.js";
 
 /** What the error mapping needs to name the failure. */
@@ -71,6 +73,14 @@ export function isContextOverflow(code: unknown, message: string): boolean {
 export function midStreamError(payload: unknown, cause?: unknown): ProviderError {
   const { message, code } = describePayload(payload);
   if (isContextOverflow(code, message)) return new ContextOverflowError(undefined, { cause });
+  const refusal = imageRefusalIn(message);
+  if (refusal)
+    return new ImageRefusalError(
+      refusal,
+      `The model endpoint refused the request mid-response: ${clip(message)}`,
+      undefined,
+      { cause },
+    );
   const kind: ProviderErrorKind = code === 429 || code === "rate_limit_exceeded" ? "rate_limited" : "server";
   return providerError(kind, `The model endpoint reported an error mid-response: ${clip(message)}`, cause);
 }
@@ -114,6 +124,12 @@ function fromStatus(error: APIError, status: number, ctx: FailureContext): Failu
   if (status === 401 || status === 403) {
     const text = `The model endpoint rejected the API key (HTTP ${status}). Check OPENAI_API_KEY and the endpoint's access rules.`;
     return final(new ProviderError("auth", text, status, options));
+  }
+  // Ollama refuses images with a 500 and OpenRouter with a 404: the words say so, not the status.
+  const refusal = imageRefusalIn(message);
+  if (refusal) {
+    const text = `The model endpoint rejected the request (HTTP ${status}): ${clip(message)}`;
+    return final(new ImageRefusalError(refusal, text, status, options));
   }
   if (status === 404) {
     const text = `Model "${ctx.model}" was not found at ${endpoint(ctx)} (HTTP 404). Check the model name and base URL.`;

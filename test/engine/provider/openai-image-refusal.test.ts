@@ -1,0 +1,141 @@
+/**
+ * OpenAIProvider tells an endpoint refusing the request's images by the server's words, whatever
+ * the status and inside an open stream: Ollama's 500 for a text-only model, vLLM's 400 "is not a
+ * multimodal model" (also sent mid-stream), OpenRouter's 404 and its mid-stream error chunk. Such
+ * a refusal is final (no retry could change it); a 500 or a 404 in other words stays what it was.
+ */
+import nock from "nock";
+import { beforeEach, describe, expect, it } from "vitest";
+import { ImageRefusalError } from "../../../src/engine/provider/image-refusal.js";
+import { ProviderError } from "../../../src/engine/provider/provider.js";
+import {
+  chunk,
+  collect,
+  HOST,
+  isolateNetwork,
+  PATH,
+  request,
+  SSE_HEADERS,
+  sse,
+  testProvider,
+} from "./sse-helpers.js";
+
+beforeEach(isolateNetwork);
+
+const OLLAMA_TEXT_ONLY =
+  "Failed to create new sequence: failed to process inputs: this model is missing data required for image input";
+
+describe("OpenAIProvider image refusals", () => {
+  it("takes Ollama's HTTP 500 for an image sent to a text-only model as the model's refusal, without retrying", async () => {
+    const scope = nock(HOST)
+      .post(PATH)
+      .reply(500, { error: { message: OLLAMA_TEXT_ONLY, type: "api_error" } })
+      .post(PATH)
+      .reply(200, sse(chunk({ content: "never asked" }, "stop")), SSE_HEADERS);
+    const { provider, waits } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toBeInstanceOf(ImageRefusalError);
+    expect(error).toMatchObject({ about: "model", kind: "bad_request", status: 500, recoverable: false });
+    expect((error as Error).message).toBe(
+      `The model endpoint rejected the request (HTTP 500): ${OLLAMA_TEXT_ONLY}`,
+    );
+    expect(waits).toEqual([]);
+    expect(scope.pendingMocks()).toHaveLength(1);
+  });
+
+  it("keeps a 500 in other words a server error, retried, even when it mentions an image", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(500, { error: { message: "image preprocessing worker crashed" } })
+      .post(PATH)
+      .reply(200, sse(chunk({ content: "ok" }, "stop")), SSE_HEADERS);
+    const { provider, waits } = testProvider();
+    const { events, error } = await collect(provider.stream(request()));
+    expect(error).toBeUndefined();
+    expect(events.at(-1)).toMatchObject({ type: "step-finished", text: "ok" });
+    expect(waits).toEqual([500]);
+  });
+
+  it("reads vLLM's 400 'is not a multimodal model' and OpenRouter's 404 as the model's refusal", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(400, { object: "error", message: "Qwen/Qwen3-8B is not a multimodal model None", code: 400 })
+      .post(PATH)
+      .reply(404, { error: { code: 404, message: "No endpoints found that support image input" } });
+    const { provider } = testProvider();
+    const vllm = await collect(provider.stream(request()));
+    expect(vllm.error).toMatchObject({ about: "model", status: 400 });
+    const openRouter = await collect(provider.stream(request()));
+    expect(openRouter.error).toMatchObject({ about: "model", status: 404 });
+    expect((openRouter.error as Error).message).toBe(
+      "The model endpoint rejected the request (HTTP 404): No endpoints found that support image input",
+    );
+  });
+
+  it("keeps a 404 in other words a missing model", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(404, { error: { message: "model 'llava' not found" } });
+    const { error } = await collect(testProvider().provider.stream(request()));
+    expect(error).not.toBeInstanceOf(ImageRefusalError);
+    expect((error as Error).message).toMatch(/^Model "test-model" was not found/);
+  });
+
+  it("takes vLLM's error chunk after the stream began as a refusal of an image it could not read", async () => {
+    const scope = nock(HOST)
+      .post(PATH)
+      .reply(
+        200,
+        sse(chunk({ role: "assistant", content: "" }), {
+          error: {
+            object: "error",
+            message: "cannot identify image file <_io.BytesIO object at 0x7f>",
+            type: "BadRequestError",
+            code: 400,
+          },
+        }),
+        SSE_HEADERS,
+      )
+      .post(PATH)
+      .reply(200, sse(chunk({}, "stop")), SSE_HEADERS);
+    const { provider, waits } = testProvider();
+    const { events, error } = await collect(provider.stream(request()));
+    expect(events).toEqual([]);
+    expect(error).toBeInstanceOf(ImageRefusalError);
+    expect(error).toMatchObject({ about: "image", status: undefined, recoverable: false });
+    expect((error as Error).message).toBe(
+      "The model endpoint refused the request mid-response: cannot identify image file <_io.BytesIO object at 0x7f>",
+    );
+    expect(waits).toEqual([]);
+    expect(scope.pendingMocks()).toHaveLength(1);
+  });
+
+  it("takes OpenRouter's mid-stream error chunk about image input as the model's refusal", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(
+        200,
+        sse(chunk({ role: "assistant", content: "" }), {
+          ...chunk({ content: "" }, "error"),
+          error: { code: 400, message: "Provider returned error: this model does not support image input" },
+        }),
+        SSE_HEADERS,
+      );
+    const { error } = await collect(testProvider().provider.stream(request()));
+    expect(error).toMatchObject({ about: "model", kind: "bad_request" });
+  });
+
+  it("keeps a mid-stream error in other words a server error", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(
+        200,
+        sse(chunk({ content: "" }), { error: { code: 502, message: "upstream image cache timeout" } }),
+        SSE_HEADERS,
+      );
+    const { error } = await collect(testProvider().provider.stream(request()));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).not.toBeInstanceOf(ImageRefusalError);
+    expect(error).toMatchObject({ kind: "server" });
+  });
+});
