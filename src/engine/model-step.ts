@@ -247,8 +247,8 @@ async function noteRefusal(
       about === "model"
         ? "The model does not take images: trying again without them. No image is sent to this model again; another model gets them."
         : suspects.length === 1
-          ? "The model endpoint refused an image of this conversation: trying again without images. That image is not sent again."
-          : `The model endpoint refused one of ${suspects.length} images of this conversation: trying again without images. None of them is sent again.`,
+          ? "The model endpoint refused an image of this conversation: trying again without images. That image is not sent to this model again."
+          : `The model endpoint refused one of ${suspects.length} images of this conversation: trying again without images. None of them is sent to this model again.`,
   });
 }
 

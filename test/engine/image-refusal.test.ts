@@ -112,7 +112,7 @@ describe("an image the model endpoint refuses", () => {
       finalText: "I could not see the image.",
     });
     expect(ofType(events, "notice").map((n) => n.message)).toEqual([
-      "The model endpoint refused an image of this conversation: trying again without images. That image is not sent again.",
+      "The model endpoint refused an image of this conversation: trying again without images. That image is not sent to this model again.",
     ]);
     expect(imagesSent(h.provider.requests[0]!, [broken])).toEqual(["broken.png"]);
     expect(imagesSent(h.provider.requests[1]!, [broken])).toEqual([]);
