@@ -16,6 +16,8 @@
  * except those that act on what is running now (answeredAtOnce). Their stop is answered at once
  * and cancels their lane (`cancel`): what waits there is never handed over, and the job running
  * sees its signal aborted and hands nothing over either — a stop stops what was sent before it.
+ * Both channels route what a sender sends through `route`, giving only their own way of handing
+ * it over and answering.
  * A channel stopping gives the lanes a bounded time (`drain`), then cancels what is left.
  */
 import type { Logger } from "pino";
@@ -58,6 +60,36 @@ export interface LaneSignal {
 
 /** A lane's job (see LaneSignal). */
 export type LaneJob = (signal: LaneSignal) => Promise<void>;
+
+/**
+ * What a sender sent, as their lane routes it (`route`), with the channel's part of handing it
+ * over: their stop, `answer`ed once their lane is cancelled (`dropped`: how many of their waiting
+ * entries that cancelled); a command (`name`), handed over at once unless it must wait behind
+ * their earlier messages (answeredAtOnce); one handed over at once whatever it is (a command that
+ * cannot run: its usage text changes nothing); or a message, which always goes through the lane
+ * (its files are read there). Handed over at once, a job gets a signal never aborted.
+ */
+export type LaneEntry =
+  | { readonly kind: "stop"; readonly answer: (dropped: number) => Promise<void> }
+  | { readonly kind: "command"; readonly name: string; readonly handOver: LaneJob }
+  | { readonly kind: "at-once"; readonly handOver: LaneJob }
+  | { readonly kind: "message"; readonly handOver: LaneJob };
+
+/**
+ * How `route` dealt with an entry: answered (handed over, or the stop answered), queued in the
+ * lane (`handedOver` settles once it has run or was cancelled), or refused as the lane is full
+ * (the channel tells the person LANE_FULL).
+ */
+export type Routed =
+  | { readonly kind: "answered" }
+  | { readonly kind: "queued"; readonly handedOver: Promise<void> }
+  | { readonly kind: "full" };
+
+/** The signal of an entry handed over at once: no lane's cancel reaches it. */
+export const NOT_CANCELLED: LaneSignal = Object.freeze({ aborted: false });
+
+const ANSWERED: Routed = Object.freeze({ kind: "answered" });
+const FULL: Routed = Object.freeze({ kind: "full" });
 
 /** How long a stopping channel waits for its lanes (`drain`), and on what clock. */
 export interface LaneStopOptions {
@@ -110,6 +142,28 @@ export class HandOverLanes {
       : lane.tail.then(() => this.run(key, lane, signal, job));
     lane.tail = done;
     return done;
+  }
+
+  /**
+   * Route the sender's `entry` through their lane `key` (see module comment): a stop cancels the
+   * lane, then is answered; a command is answered at once when it may (answeredAtOnce) or the lane
+   * is idle, else it waits there like a message; a message is queued. Both channels route here.
+   */
+  async route(key: string, entry: LaneEntry): Promise<Routed> {
+    if (entry.kind === "stop") {
+      // What the person sent before their stop is stopped too: never handed over after it.
+      await entry.answer(this.cancel(key));
+      return ANSWERED;
+    }
+    const atOnce =
+      entry.kind === "at-once" ||
+      (entry.kind === "command" && (answeredAtOnce(entry.name) || !this.busy(key)));
+    if (atOnce) {
+      await entry.handOver(NOT_CANCELLED);
+      return ANSWERED;
+    }
+    const handedOver = this.enqueue(key, entry.handOver);
+    return handedOver ? { kind: "queued", handedOver } : FULL;
   }
 
   /** Run one job of lane `key` unless it was cancelled; the lane is dropped once it holds none. */

@@ -24,13 +24,15 @@ import type { ObservedMessage } from "../../subscriptions/observed-message.js";
 import { LruCache } from "../../sessions/lru.js";
 import { parseTextCommand } from "../../core/text-commands.js";
 import {
-  answeredAtOnce,
   droppedNote,
   HandOverLanes,
   LANE_FULL,
   LANE_MAX_WAITING,
+  type LaneEntry,
+  type LaneJob,
   type LaneSignal,
   type LaneStopOptions,
+  NOT_CANCELLED,
 } from "../shared/hand-over-lanes.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { AccessPolicy } from "./slack-access.js";
@@ -186,29 +188,36 @@ export class SlackInbound {
     }
     const postKey = `${event.channel}:${event.ts}`;
     const lane = `${target.channel}:${target.thread}:${author}`;
-    const handOver = (signal?: LaneSignal) =>
+    const handOver = (signal: LaneSignal) =>
       this.process(event, envelope, target, author, signal).catch((error: unknown) =>
         this.unclaim(postKey, error),
       );
-    const command = event.files?.length
-      ? undefined
-      : parseTextCommand(messageText(event, this.deps.bot.userId));
-    if (command?.ok && command.command.name === "stop") {
-      // What the person sent before their stop is stopped too: never handed over after it.
-      const dropped = this.lanes.cancel(lane);
-      await handOver();
-      if (dropped > 0) await this.tell(target, [droppedNote(dropped)]);
-      return undefined;
-    }
-    // A command that cannot run (a usage text) changes nothing: answered at once too.
-    if (command && (!command.ok || answeredAtOnce(command.command.name) || !this.lanes.busy(lane))) {
-      await handOver();
-      return undefined;
-    }
-    if (this.lanes.enqueue(lane, handOver)) return undefined;
+    const routed = await this.lanes.route(lane, this.entryOf(event, target, handOver));
+    if (routed.kind !== "full") return undefined;
     this.claimed.delete(postKey);
     this.deps.logger.info({ channel: event.channel }, "slack hand-over lane full");
     return { refusing: this.tell(target, [LANE_FULL]) };
+  }
+
+  /**
+   * The message as its sender's lane routes it: a command typed as a message (no files) — its
+   * stop told what it dropped; one that cannot run (a usage text) changes nothing, so it is
+   * handed over at once — or a message, its files read in the lane.
+   */
+  private entryOf(event: MessageEvent, target: ThreadTarget, handOver: LaneJob): LaneEntry {
+    const command = event.files?.length
+      ? undefined
+      : parseTextCommand(messageText(event, this.deps.bot.userId));
+    if (!command) return { kind: "message", handOver };
+    if (!command.ok) return { kind: "at-once", handOver };
+    if (command.command.name !== "stop") return { kind: "command", name: command.command.name, handOver };
+    return {
+      kind: "stop",
+      answer: async (dropped) => {
+        await handOver(NOT_CANCELLED);
+        if (dropped > 0) await this.tell(target, [droppedNote(dropped)]);
+      },
+    };
   }
 
   private async inOrder(key: string, work: () => Promise<void>): Promise<void> {
@@ -228,7 +237,7 @@ export class SlackInbound {
     envelope: EventEnvelope,
     target: ThreadTarget,
     author: string,
-    signal?: LaneSignal,
+    signal: LaneSignal,
   ): Promise<void> {
     const user = await this.deps.users.user(author);
     const limited = this.deps.attachments.limit(event.files ?? [], (file) => file.name ?? file.id);
@@ -239,7 +248,7 @@ export class SlackInbound {
         })
       : { files: [], notes: [] };
     const intake = await this.deps.attachments.process(downloaded.files, target, author);
-    if (signal?.aborted) {
+    if (signal.aborted) {
       this.deps.logger.info({ channel: target.channel }, "slack hand-over cancelled");
       return;
     }

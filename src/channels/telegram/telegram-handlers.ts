@@ -27,7 +27,7 @@ import { COMMAND_NAMES } from "../../core/text-commands.js";
 import { type AlbumCollector, albumKey } from "./telegram-albums.js";
 import { type Delivered, type HandOverDeps, handOver, laneOf } from "./telegram-hand-over.js";
 import type { HandOverWaits } from "./telegram-hand-over-waits.js";
-import { answeredAtOnce, droppedNote, LANE_FULL, type LaneJob } from "../shared/hand-over-lanes.js";
+import { droppedNote, LANE_FULL, type LaneEntry } from "../shared/hand-over-lanes.js";
 import {
   commandOf,
   isAddressedToBot,
@@ -184,36 +184,37 @@ async function act(ctx: Context, message: TelegramMessage, deps: HandlerDeps): P
   if (command?.name === "unpair") return tell(await deps.access.unpair(admitted.user, command.args[0]));
   if (command?.name === "start") return tell(startText(from.id, deps.access.isAdmin(from.id)));
   const lane = laneOf(message);
-  if (command && SERVICE_COMMANDS.has(command.name)) {
-    const run = async () =>
-      tell(await deps.service.command(target, userOf(from), command.name, command.args));
-    if (command.name === "stop") {
-      // What the person sent before their stop is stopped too: never handed over after it.
-      const dropped = deps.lanes.cancel(lane);
-      const reply = await deps.service.command(target, userOf(from), command.name, command.args);
-      return tell(dropped > 0 ? `${reply}\n\n${droppedNote(dropped)}` : reply);
-    }
-    if (answeredAtOnce(command.name) || !deps.lanes.busy(lane)) return run();
-    return queue(ctx, lane, run, deps, tell);
-  }
-  return queue(ctx, lane, (signal) => handOver([delivered], target, deps, tell, signal), deps, tell);
-}
-
-/** Queue `job` in the sender's lane, noting it for the update; the person is told when it is full. */
-async function queue(
-  ctx: Context,
-  lane: string,
-  job: LaneJob,
-  deps: HandlerDeps,
-  tell: (text: string) => Promise<void>,
-): Promise<void> {
-  const queued = deps.lanes.enqueue(lane, job);
-  if (queued) {
-    deps.waits.note(ctx.update, queued);
-    return;
-  }
+  const routed = await deps.lanes.route(lane, entryOf(delivered, command, target, tell, deps));
+  if (routed.kind === "queued") deps.waits.note(ctx.update, routed.handedOver);
+  if (routed.kind !== "full") return;
   deps.logger.info({ lane }, "telegram: hand-over lane full");
   await tell(LANE_FULL);
+}
+
+/**
+ * The message as its sender's lane routes it: a command the service answers (its stop with what
+ * the stop dropped), or a message handed over with its files.
+ */
+function entryOf(
+  delivered: Delivered,
+  command: { readonly name: string; readonly args: readonly string[] } | undefined,
+  target: ThreadTarget,
+  tell: (text: string) => Promise<void>,
+  deps: HandlerDeps,
+): LaneEntry {
+  if (!command || !SERVICE_COMMANDS.has(command.name))
+    return { kind: "message", handOver: (signal) => handOver([delivered], target, deps, tell, signal) };
+  const answer = () =>
+    deps.service.command(target, userOf(delivered.message.from!), command.name, command.args);
+  if (command.name === "stop")
+    return {
+      kind: "stop",
+      answer: async (dropped) => {
+        const reply = await answer();
+        return tell(dropped > 0 ? `${reply}\n\n${droppedNote(dropped)}` : reply);
+      },
+    };
+  return { kind: "command", name: command.name, handOver: async () => tell(await answer()) };
 }
 
 /**

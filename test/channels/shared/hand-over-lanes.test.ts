@@ -146,4 +146,56 @@ describe("HandOverLanes", () => {
     await lanes.drain();
     expect(lines).toEqual([]);
   });
+
+  it("route() answers a command at once when it may or the lane is idle, queues it otherwise, and refuses past a full lane", async () => {
+    const lanes = new HandOverLanes({ maxWaiting: 2, logger: pino({ level: "silent" }) });
+    const seen: string[] = [];
+    const job = (name: string) => async () => {
+      seen.push(name);
+    };
+    expect(await lanes.route("alice", { kind: "command", name: "new", handOver: job("idle new") })).toEqual({
+      kind: "answered",
+    });
+    const slow = gate();
+    const message = await lanes.route("alice", {
+      kind: "message",
+      handOver: async () => {
+        await slow.promise;
+        seen.push("message");
+      },
+    });
+    expect(message.kind).toBe("queued");
+    await lanes.route("alice", { kind: "command", name: "status", handOver: job("status") });
+    await lanes.route("alice", { kind: "at-once", handOver: job("usage") });
+    const waiting = await lanes.route("alice", { kind: "command", name: "new", handOver: job("busy new") });
+    expect(waiting.kind).toBe("queued");
+    expect(await lanes.route("alice", { kind: "message", handOver: job("too many") })).toEqual({
+      kind: "full",
+    });
+    expect(seen).toEqual(["idle new", "status", "usage"]);
+    slow.open();
+    if (waiting.kind === "queued") await waiting.handedOver;
+    expect(seen).toEqual(["idle new", "status", "usage", "message", "busy new"]);
+  });
+
+  it("route() cancels the sender's lane for their stop and tells it how many it dropped", async () => {
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }) });
+    const slow = gate();
+    const seen: string[] = [];
+    await lanes.route("alice", {
+      kind: "message",
+      handOver: async (signal) => {
+        await slow.promise;
+        seen.push(signal.aborted ? "message aborted" : "message");
+      },
+    });
+    await lanes.route("alice", { kind: "message", handOver: async () => void seen.push("second") });
+    await lanes.route("alice", {
+      kind: "stop",
+      answer: async (dropped) => void seen.push(`stop ${dropped}`),
+    });
+    slow.open();
+    await lanes.idle();
+    expect(seen).toEqual(["stop 2", "message aborted"]);
+  });
 });
