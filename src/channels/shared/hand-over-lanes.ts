@@ -14,8 +14,12 @@
  * A person's own command must not overtake what they sent before it ("voice note, then new" must
  * not put the voice note in the new session): while their lane is busy, a command waits in it,
  * except those that act on what is running now (answeredAtOnce). Their stop is answered at once
- * and cancels their lane (`cancel`): what waits there is never handed over, and the job running
- * sees its signal aborted and hands nothing over either — a stop stops what was sent before it.
+ * and cancels their lane (`cancel`): the messages waiting there are never handed over, and the job
+ * running sees its signal aborted and hands nothing over either — a stop stops what was sent
+ * before it. Their commands waiting there (keptByStop: /new, /mode, …) are not dropped: they ask
+ * for a setting, which a stop does not undo ("/new, then stop" still starts a fresh session), and
+ * run in their turn once the cancelled jobs before them are skipped; a /skill runs a turn, so it is
+ * dropped like a message. The person is told how many were dropped (droppedNote).
  * Both channels route what a sender sends through `route`, giving only their own way of handing
  * it over and answering.
  * A channel stopping gives the lanes a bounded time (`drain`), then cancels what is left.
@@ -47,6 +51,18 @@ const AT_ONCE: ReadonlySet<string> = new Set(["approve", "deny", "status", "revi
 
 export function answeredAtOnce(command: string): boolean {
   return AT_ONCE.has(command);
+}
+
+/** Commands that start a turn: a stop drops them from the lane like a message (see keptByStop). */
+const RUNS_A_TURN: ReadonlySet<string> = new Set(["skill"]);
+
+/**
+ * Whether a command waiting in its sender's lane outlives their stop: any that only changes or
+ * shows a setting (a fresh session, a mode, a model, a grant, a subscription, a task) — what the
+ * person asked for before stopping, which the stop does not undo — not one that runs a turn.
+ */
+export function keptByStop(command: string): boolean {
+  return !RUNS_A_TURN.has(command);
 }
 
 /**
@@ -108,10 +124,16 @@ export interface HandOverLanesOptions {
   readonly stop?: LaneStopOptions | undefined;
 }
 
+/** A job's signal, and whether the sender's stop spares it (keptByStop). */
+interface JobSignal {
+  aborted: boolean;
+  readonly keptByStop: boolean;
+}
+
 interface Lane {
   tail: Promise<void>;
   /** One per job not yet finished, the running one included: what `cancel` sets. */
-  readonly jobs: Set<{ aborted: boolean }>;
+  readonly jobs: Set<JobSignal>;
 }
 
 /** The tail of a lane with no job yet: nothing to wait for. */
@@ -125,14 +147,15 @@ export class HandOverLanes {
 
   /**
    * Queue `job` behind the earlier jobs of lane `key`; resolves once it has run (or was
-   * cancelled). Undefined (nothing queued) when the lane already holds `maxWaiting` jobs.
+   * cancelled). Undefined (nothing queued) when the lane already holds `maxWaiting` jobs. A job
+   * `keptByStop` is spared by `cancel` (the sender's stop), not by `drain`.
    */
-  enqueue(key: string, job: LaneJob): Promise<void> | undefined {
+  enqueue(key: string, job: LaneJob, keptByStop = false): Promise<void> | undefined {
     const lane: Lane = this.lanes.get(key) ?? { tail: SETTLED, jobs: new Set() };
     if (lane.jobs.size >= this.options.maxWaiting) return undefined;
     // Each job has its own signal: a stop aborts the running job's, and a job queued after the
     // stop runs with one of its own.
-    const signal = { aborted: false };
+    const signal: JobSignal = { aborted: false, keptByStop };
     const idle = lane.jobs.size === 0;
     lane.jobs.add(signal);
     this.lanes.set(key, lane);
@@ -162,12 +185,12 @@ export class HandOverLanes {
       await entry.handOver(NOT_CANCELLED);
       return ANSWERED;
     }
-    const handedOver = this.enqueue(key, entry.handOver);
+    const handedOver = this.enqueue(key, entry.handOver, entry.kind === "command" && keptByStop(entry.name));
     return handedOver ? { kind: "queued", handedOver } : FULL;
   }
 
   /** Run one job of lane `key` unless it was cancelled; the lane is dropped once it holds none. */
-  private async run(key: string, lane: Lane, signal: LaneSignal, job: LaneJob): Promise<void> {
+  private async run(key: string, lane: Lane, signal: JobSignal, job: LaneJob): Promise<void> {
     try {
       if (!signal.aborted) await job(signal);
     } catch (error) {
@@ -183,11 +206,19 @@ export class HandOverLanes {
     return (this.lanes.get(key)?.jobs.size ?? 0) > 0;
   }
 
-  /** Cancel every job of lane `key` (see module comment); how many there were. */
+  /**
+   * The sender's stop: cancel the jobs of lane `key` but those kept by a stop (see module
+   * comment); how many it cancelled.
+   */
   cancel(key: string): number {
+    return this.abort(key, (signal) => !signal.keptByStop);
+  }
+
+  /** Abort the jobs of lane `key` not aborted yet that `which` picks; how many. */
+  private abort(key: string, which: (signal: JobSignal) => boolean): number {
     const lane = this.lanes.get(key);
     if (!lane) return 0;
-    const pending = [...lane.jobs].filter((signal) => !signal.aborted);
+    const pending = [...lane.jobs].filter((signal) => !signal.aborted && which(signal));
     for (const signal of pending) signal.aborted = true;
     return pending.length;
   }
@@ -210,7 +241,7 @@ export class HandOverLanes {
     const outcome = await Promise.race([this.idle().then(() => "idle" as const), late]);
     clock.clearTimer(handle);
     if (outcome === "idle") return;
-    const dropped = [...this.lanes.keys()].reduce((sum, key) => sum + this.cancel(key), 0);
+    const dropped = [...this.lanes.keys()].reduce((sum, key) => sum + this.abort(key, () => true), 0);
     this.options.logger.warn({ dropped }, "stopped with messages still being read: not handed over");
   }
 }

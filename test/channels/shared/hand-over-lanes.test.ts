@@ -198,4 +198,33 @@ describe("HandOverLanes", () => {
     await lanes.idle();
     expect(seen).toEqual(["stop 2", "message aborted"]);
   });
+
+  it("route() lets a stop drop the sender's waiting messages and /skill but keep their other commands; drain() drops all", async () => {
+    const clock = manualClock();
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }), stop: { clock } });
+    const slow = gate();
+    const seen: string[] = [];
+    const job = (name: string) => async () => void seen.push(name);
+    await lanes.route("alice", { kind: "message", handOver: async () => slow.promise });
+    await lanes.route("alice", { kind: "command", name: "new", handOver: job("new") });
+    await lanes.route("alice", { kind: "command", name: "skill", handOver: job("skill") });
+    await lanes.route("alice", { kind: "message", handOver: job("message") });
+    await lanes.route("alice", { kind: "command", name: "mode", handOver: job("mode") });
+    await lanes.route("alice", {
+      kind: "stop",
+      answer: async (dropped) => void seen.push(`stop ${dropped}`),
+    });
+    slow.open();
+    await lanes.idle();
+    expect(seen).toEqual(["stop 3", "new", "mode"]);
+    const held = gate();
+    await lanes.route("bob", { kind: "message", handOver: async () => held.promise });
+    await lanes.route("bob", { kind: "command", name: "new", handOver: job("bob's new") });
+    const draining = lanes.drain();
+    clock.fire();
+    held.open();
+    await draining;
+    await lanes.idle();
+    expect(seen).not.toContain("bob's new");
+  });
 });

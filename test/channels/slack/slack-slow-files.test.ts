@@ -4,7 +4,7 @@
  * session layer at once, while the sender's next message still follows their file. The sender's
  * "stop" also drops what they sent before it and is still being read (the recording and the
  * message after it), telling them: a stop stops what came before it. Their "new" sent after a
- * file waits for it, so the file lands in the session it was sent to.
+ * file waits for it, so the file lands in the session it was sent to, and a later "stop" keeps it.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -107,5 +107,22 @@ describe("slack: a slow file", () => {
     // process before running turns got their grace).
     await stopping;
     expect(service.received).toEqual([]);
+  });
+});
+
+describe("slack: a stop after a waiting 'new'", () => {
+  it("drops the message still being read but keeps the 'new', which is still handed over", async () => {
+    const { fake, service, bot, transcribing, release, texts } = await startWithSlowRecording();
+    const { ts } = fake.userPosts({ user: "U1", channel: "C1", text: `${bot} listen`, files: ["FVOICE"] });
+    await transcribing;
+    fake.userPosts({ user: "U1", channel: "C1", threadTs: ts, text: `${bot} new` });
+    fake.userPosts({ user: "U1", channel: "C1", threadTs: ts, text: `${bot} stop` });
+    await fake.waitFor(() => fake.state.messages.some((message) => message.text.includes("dropped")));
+    expect(
+      fake.state.messages.filter((message) => message.text.includes("dropped")).map((m) => m.text),
+    ).toEqual([droppedNote(1)]);
+    release();
+    await service.waitFor(() => service.received.length === 2);
+    expect(texts()).toEqual(["U1: stop", "U1: new"]);
   });
 });
