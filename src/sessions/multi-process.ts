@@ -176,7 +176,7 @@ export class MultiProcessSessions {
 
   /** For /readyz: the coordination answers and lease renewals are going through. */
   async ready(): Promise<boolean> {
-    return this.leases.healthy && (await this.coordination.ping());
+    return this.leases.healthy && (await this.coordination.ping()).ok;
   }
 
   /** Continue a session whose pending item was settled here (see TurnControlDispatch.resume). */

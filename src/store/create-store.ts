@@ -3,9 +3,7 @@
  * in-memory Map) and exposes it as the Store contract — one KeyValueSpace per namespace.
  */
 import { mkdir } from "node:fs/promises";
-import { messageOf } from "../core/failure.js";
-import { settlesWithin } from "../core/settles-within.js";
-import { type Backend, type ErrorSink, PING_TIMEOUT_MS } from "./backends/backend.js";
+import { type Backend, type ErrorSink, pingHealth } from "./backends/backend.js";
 import { KeyedMutex } from "./key-mutex.js";
 import { KeyvSpace } from "./keyv-space.js";
 import {
@@ -16,8 +14,6 @@ import {
   type StoreNamespace,
 } from "./store.js";
 import { describeStoreTarget, resolveStoreTarget, type StoreTarget } from "./store-url.js";
-
-/** How long `ping()` waits for the backend before reporting it unhealthy. */
 
 /** Where the store lives: COWORKER_STORE_URL and COWORKER_DATA_DIR, plus a sink for background errors. */
 export interface CreateStoreOptions {
@@ -111,13 +107,7 @@ class KeyvStore implements Store {
 
   async ping(): Promise<StoreHealth> {
     if (this.closed) return { ok: false, detail: `store ${this.description} is closed` };
-    try {
-      return (await settlesWithin(this.backend.ping(), PING_TIMEOUT_MS))
-        ? { ok: true }
-        : { ok: false, detail: `no answer within ${PING_TIMEOUT_MS} ms` };
-    } catch (error) {
-      return { ok: false, detail: messageOf(error) };
-    }
+    return pingHealth(this.backend.ping());
   }
 
   /** Refuse new calls, let every call already made finish, then close the backend. */

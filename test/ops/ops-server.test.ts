@@ -5,6 +5,7 @@ import { createLogger } from "../../src/logging/logger.js";
 import { createMetrics } from "../../src/ops/metrics.js";
 import { type OpsServer, startOpsServer } from "../../src/ops/ops-server.js";
 import { Readiness } from "../../src/ops/readiness.js";
+import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import { startRedisServer } from "../support/redis-server.js";
 
@@ -96,12 +97,14 @@ describe("ops server", () => {
     });
   });
 
-  it("says why the store is not ready: a real Redis that went away", async () => {
+  it("says why the store and the coordination are not ready: a real Redis that went away", async () => {
     const redis = await startRedisServer();
     const store = await createStore({ url: redis.url, dataDir: os.tmpdir() });
+    const coordination = await createCoordination({ url: redis.url, dataDir: os.tmpdir(), store });
     try {
       const readiness = new Readiness();
       readiness.register("store", () => store.ping());
+      readiness.register("coordination", () => coordination.ping());
       const { url } = await start(readiness);
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
 
@@ -110,9 +113,13 @@ describe("ops server", () => {
       expect(red.status).toBe(503);
       expect(await red.json()).toEqual({
         status: "not ready",
-        checks: [{ name: "store", ok: false, detail: "The client is offline" }],
+        checks: [
+          { name: "store", ok: false, detail: "The client is offline" },
+          { name: "coordination", ok: false, detail: "The client is offline" },
+        ],
       });
     } finally {
+      await coordination.close();
       await store.close();
       await redis.stop();
     }

@@ -3,7 +3,9 @@
  * instance per namespace, an optional atomic insert, a health probe and a close.
  */
 import { type DeserializedData, Keyv, type KeyvOptions, type KeyvStoreAdapter } from "keyv";
-import type { SpaceEntry, StoreNamespace } from "../store.js";
+import { messageOf } from "../../core/failure.js";
+import { settlesWithin } from "../../core/settles-within.js";
+import type { SpaceEntry, StoreHealth, StoreNamespace } from "../store.js";
 import { StoredDataError } from "../versioned.js";
 
 /** One opened storage engine. */
@@ -41,6 +43,17 @@ export const REPLY_TIMEOUT_MS = 5_000;
 
 /** How long a health ping (the store's, the coordination's) waits for an answer before reporting unhealthy. */
 export const PING_TIMEOUT_MS = 2_000;
+
+/** The health `ping` shows: ok when it succeeds within PING_TIMEOUT_MS, else why not (its error, or no answer). */
+export async function pingHealth(ping: Promise<unknown>): Promise<StoreHealth> {
+  try {
+    return (await settlesWithin(ping, PING_TIMEOUT_MS))
+      ? { ok: true }
+      : { ok: false, detail: `no answer within ${PING_TIMEOUT_MS} ms` };
+  } catch (error) {
+    return { ok: false, detail: messageOf(error) };
+  }
+}
 
 /** How often backends without native expiry delete rows past their TTL (reads never return them in between). */
 export const PURGE_INTERVAL_MS = 60 * 60 * 1_000;

@@ -5,7 +5,7 @@
  * implementation gives the single-process default (SQLite, Postgres, memory) the same contract.
  */
 import { randomUUID } from "node:crypto";
-import type { StoreNamespace } from "../store.js";
+import type { StoreHealth, StoreNamespace } from "../store.js";
 
 /** A lease just taken: the token proves ownership, the fence orders holders (strictly increasing per key). */
 export interface LeaseGrant {
@@ -151,8 +151,8 @@ export interface Coordination {
   deleteField(map: string, field: string): Promise<boolean>;
   /** Every field of a shared map now. */
   fields(map: string): Promise<Readonly<Record<string, string>>>;
-  /** Whether the coordination backend answers (for /readyz). */
-  ping(): Promise<boolean>;
+  /** Whether the coordination backend answers and, when it does not, why (for /readyz). */
+  ping(): Promise<StoreHealth>;
   /** Drop every subscription and close the connections; leases are not released. */
   close(): Promise<void>;
 }

@@ -5,7 +5,7 @@
  * the store's spaces after the fence check. Input is checked as on Redis, whole and first
  * (coordination-input.ts), so both refuse the same calls and neither writes half of one.
  */
-import { type SpaceEntry, type Store, type StoreNamespace, setAll } from "../store.js";
+import { type SpaceEntry, type Store, type StoreHealth, type StoreNamespace, setAll } from "../store.js";
 import {
   type Coordination,
   type FencedWrite,
@@ -222,8 +222,8 @@ export class InProcessCoordination implements Coordination {
     return Object.fromEntries(this.maps.get(map) ?? []);
   }
 
-  async ping(): Promise<boolean> {
-    return !this.closed;
+  async ping(): Promise<StoreHealth> {
+    return this.closed ? { ok: false, detail: "the coordination is closed" } : { ok: true };
   }
 
   async close(): Promise<void> {

@@ -11,8 +11,7 @@
  * whose command fails midway keeps the writes made before it. The scripts themselves are in
  * redis-coordination-scripts.ts.
  */
-import { settlesWithin } from "../../core/settles-within.js";
-import { type ErrorSink, PING_TIMEOUT_MS, serializeValue } from "../backends/backend.js";
+import { type ErrorSink, pingHealth, serializeValue } from "../backends/backend.js";
 import { INSERT_IF_ABSENT_LUA } from "../backends/redis-live-entry.js";
 import {
   closeRedisClient,
@@ -45,7 +44,7 @@ import {
   UNLEASED_MEMBERS,
 } from "./redis-coordination-scripts.js";
 import { heartbeatChannel, SubscriberWatch } from "./subscriber-watch.js";
-import type { StoreNamespace } from "../store.js";
+import type { StoreHealth, StoreNamespace } from "../store.js";
 
 /** Every coordination key and channel starts with this (after the deployment's prefix), apart from the store's own keys. */
 const PREFIX = "coord:";
@@ -329,13 +328,12 @@ export class RedisCoordination implements Coordination {
     return { ...(await this.client.hGetAll(this.mapKey(map))) };
   }
 
-  /** False when Redis does not answer within PING_TIMEOUT_MS (a stalled link answers nothing). */
-  async ping(): Promise<boolean> {
-    try {
-      return await settlesWithin(this.client.ping(), PING_TIMEOUT_MS);
-    } catch {
-      return false;
-    }
+  /**
+   * Not ok, with the reason, when Redis fails the PING or does not answer within PING_TIMEOUT_MS
+   * (a stalled link answers nothing).
+   */
+  ping(): Promise<StoreHealth> {
+    return pingHealth(this.client.ping());
   }
 
   async close(): Promise<void> {
