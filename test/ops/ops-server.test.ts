@@ -125,6 +125,21 @@ describe("ops server", () => {
     }
   });
 
+  it("redacts credentials in a not-ready store's reason", async () => {
+    const readiness = new Readiness();
+    readiness.register("store", async () => ({
+      ok: false,
+      detail: "connect to redis://:s3cret@10.0.0.5:6379 failed",
+    }));
+    const { url } = await start(readiness);
+    const red = await fetch(`${url}/readyz`);
+    expect(red.status).toBe(503);
+    expect(await red.json()).toEqual({
+      status: "not ready",
+      checks: [{ name: "store", ok: false, detail: "connect to redis://:[redacted]@10.0.0.5:6379 failed" }],
+    });
+  });
+
   it("reports a check that does not answer in time as failing", async () => {
     const readiness = new Readiness();
     readiness.register("hangs", () => new Promise<boolean>(() => undefined));
