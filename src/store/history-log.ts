@@ -3,7 +3,9 @@
  * A small head `{ count, pageSize, pages }` plus fixed-size pages of messages; an append rewrites
  * only the last page and then the head (the head is the commit point; both go out in one
  * `setMany`, a single commit on SQLite), so the cost of an append does not grow with the session.
- * Pages are validated when read. A session's live writer opens it as a SessionHistory, which
+ * Each page carries the size of its messages' JSON, which an append extends by its new messages'
+ * (each measured once), so an open counts bytes without serialising what it read. Pages are
+ * validated when read. A session's live writer opens it as a SessionHistory, which
  * keeps the head and the open page in memory so appends read nothing back. Opening reads only the
  * newest pages (history-window.ts), so it costs the same however long the session has run; the
  * pages before them are never read again, and `prune` deletes them. Pruning writes no head — so it
@@ -18,6 +20,7 @@ import {
   type HistoryWindow,
   type HistoryWindowBudget,
   readWindow,
+  type WindowPage,
 } from "./history-window.js";
 import { conversationMessageSchema } from "./message-schema.js";
 import { getAll, type KeyValueSpace, type SpaceEntry, setAll } from "./store.js";
@@ -55,8 +58,14 @@ const historyHeadSchema: z.ZodType<HistoryHead> = z
     message: "pages does not match count and pageSize",
   });
 
-/** Validates a stored page's `data`. */
-const historyPageSchema = z.object({ messages: z.array(conversationMessageSchema) });
+/**
+ * Validates a stored page's `data`: its messages and the bytes of their JSON (pages older builds
+ * wrote have none: they are measured when read).
+ */
+const historyPageSchema = z.object({
+  messages: z.array(conversationMessageSchema),
+  bytes: z.number().int().nonnegative().optional(),
+});
 
 /** Validates a stored pruned mark's `data`: the pages before `pages` are deleted. */
 const historyPrunedSchema = z.object({ pages: z.number().int().nonnegative() });
@@ -121,7 +130,7 @@ export class HistoryLog {
   /** A SessionHistory for a session created just now: empty, and nothing is read. */
   openNew(sessionId: string): SessionHistory {
     checkSessionId(sessionId);
-    const window = { start: 0, messages: [], prunable: 0 };
+    const window = { start: 0, messages: [], prunable: 0, newestPageBytes: undefined };
     return new SessionHistory(this.space, sessionId, emptyHead(this.pageSize), window, 0);
   }
 
@@ -138,13 +147,13 @@ async function readPages(
   sessionId: string,
   head: HistoryHead,
   indexes: readonly number[],
-): Promise<ConversationMessage[][]> {
+): Promise<WindowPage[]> {
   const raws = await getAll(
     space,
     indexes.map((index) => historyPageKey(sessionId, index)),
   );
   return indexes.map((index, i) =>
-    pageMessages(sessionId, index, raws[i], Math.min(head.pageSize, head.count - index * head.pageSize)),
+    storedPage(sessionId, index, raws[i], Math.min(head.pageSize, head.count - index * head.pageSize)),
   );
 }
 
@@ -163,24 +172,40 @@ function parseMark(sessionId: string, raw: unknown): number {
 }
 
 /**
- * The first `expected` messages of a stored page. The head's count is authoritative: a page may
- * hold more when a crash hit between writing it and writing the head; those are not part of history.
+ * The first `expected` messages of a stored page, and their bytes. The head's count is
+ * authoritative: a page may hold more when a crash hit between writing it and writing the head;
+ * those are not part of history (and the stored bytes, which count them, are measured again).
  */
-function pageMessages(
-  sessionId: string,
-  index: number,
-  raw: unknown,
-  expected: number,
-): ConversationMessage[] {
+function storedPage(sessionId: string, index: number, raw: unknown, expected: number): WindowPage {
   const where = `session "${sessionId}", page ${index}`;
   if (raw === undefined) throw new StoredDataError(`stored ${HISTORY_PAGE_KIND} (${where}) is missing`);
-  const { messages } = fromVersioned(raw, { kind: HISTORY_PAGE_KIND, schema: historyPageSchema, where });
-  if (messages.length < expected) {
+  const page = fromVersioned(raw, { kind: HISTORY_PAGE_KIND, schema: historyPageSchema, where });
+  if (page.messages.length < expected) {
     throw new StoredDataError(
-      `stored ${HISTORY_PAGE_KIND} (${where}) is truncated: ${messages.length} of ${expected} messages`,
+      `stored ${HISTORY_PAGE_KIND} (${where}) is truncated: ${page.messages.length} of ${expected} messages`,
     );
   }
-  return messages.slice(0, expected);
+  if (page.bytes !== undefined && page.messages.length === expected) {
+    return { messages: page.messages, bytes: page.bytes };
+  }
+  const messages = page.messages.slice(0, expected);
+  return { messages, bytes: jsonBytes(messages) };
+}
+
+/** The bytes of `value`'s JSON: how a page and a message are measured. */
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value));
+}
+
+/** The bytes of a page with no messages: `[]`. */
+const EMPTY_PAGE_BYTES = 2;
+
+/**
+ * The bytes of a page of `length` messages and `bytes` once a message of `messageBytes` joins it:
+ * `[a]` and `b` make `[a,b]`, one comma more.
+ */
+function grown(bytes: number, length: number, messageBytes: number): number {
+  return bytes + messageBytes + (length === 0 ? 0 : 1);
 }
 
 /**
@@ -196,6 +221,8 @@ export class SessionHistory {
   /** How many messages of the whole history come before `messages` (not read). */
   readonly start: number;
   private readonly prunable: number;
+  /** The bytes of the open page's messages, which the next append extends (while that page is not full). */
+  private openPageBytes: number;
 
   /** @internal built by HistoryLog.open / openNew; `pruned`: the stored pruned mark */
   constructor(
@@ -208,6 +235,7 @@ export class SessionHistory {
     this.durable = deepFreeze(window.messages);
     this.start = window.start;
     this.prunable = window.prunable;
+    this.openPageBytes = window.newestPageBytes ?? EMPTY_PAGE_BYTES;
   }
 
   /**
@@ -230,7 +258,7 @@ export class SessionHistory {
    */
   async firstPage(): Promise<readonly ConversationMessage[]> {
     if (this.head.pages === 0 || this.pruned > 0) return [];
-    return deepFreeze((await readPages(this.space, this.sessionId, this.head, [0]))[0] ?? []);
+    return deepFreeze((await readPages(this.space, this.sessionId, this.head, [0]))[0]?.messages ?? []);
   }
 
   /**
@@ -255,20 +283,30 @@ export class SessionHistory {
 
   /** Validate, freeze and persist messages; resolves once they are durable (throws, writing nothing, when one is invalid). */
   append(...messages: ConversationMessage[]): Promise<void> {
-    let valid: ConversationMessage[];
+    let valid: SizedMessage[];
     try {
-      valid = validated(this.sessionId, messages).map((message) => deepFreeze(message));
+      valid = validated(this.sessionId, messages).map((message) => ({
+        message: deepFreeze(message),
+        bytes: jsonBytes(message),
+      }));
     } catch (error) {
       return Promise.reject(error);
     }
     const write = this.writes.then(async () => {
       if (valid.length === 0) return;
       const filled = this.head.count % this.head.pageSize;
-      const tail = this.durable.slice(this.durable.length - filled);
-      const { entries, head } = appendWrites(this.sessionId, this.head, tail, valid);
+      const tail = {
+        messages: this.durable.slice(this.durable.length - filled),
+        bytes: filled === 0 ? EMPTY_PAGE_BYTES : this.openPageBytes,
+      };
+      const { entries, head, openPageBytes } = appendWrites(this.sessionId, this.head, tail, valid);
       await setAll(this.space, entries);
       this.head = head;
-      this.durable = frozenConcat(this.durable, valid);
+      this.openPageBytes = openPageBytes;
+      this.durable = frozenConcat(
+        this.durable,
+        valid.map(({ message }) => message),
+      );
     });
     this.writes = write.catch(() => undefined);
     return write;
@@ -292,37 +330,47 @@ function validated(sessionId: string, messages: readonly ConversationMessage[]):
   });
 }
 
+/** A message to append, and the bytes of its JSON. */
+interface SizedMessage {
+  readonly message: ConversationMessage;
+  readonly bytes: number;
+}
+
 /**
- * The writes that append `messages` to a history whose open page holds `tail`: each touched page,
- * then the new head last (the commit point).
+ * The writes that append `messages` to a history whose open page holds `tail` (its messages and
+ * their bytes): each touched page with its bytes, then the new head last (the commit point).
+ * `openPageBytes`: the bytes of the open page after them (an empty page's when the newest is full).
  */
 function appendWrites(
   sessionId: string,
   head: HistoryHead,
-  tail: readonly ConversationMessage[],
-  messages: readonly ConversationMessage[],
-): { entries: SpaceEntry[]; head: HistoryHead } {
+  tail: { readonly messages: readonly ConversationMessage[]; readonly bytes: number },
+  messages: readonly SizedMessage[],
+): { entries: SpaceEntry[]; head: HistoryHead; openPageBytes: number } {
   const { pageSize } = head;
   const entries: SpaceEntry[] = [];
   let index = Math.floor(head.count / pageSize);
-  let page = [...tail];
+  let page = [...tail.messages];
+  let bytes = tail.bytes;
   for (const message of messages) {
-    page.push(message);
+    bytes = grown(bytes, page.length, message.bytes);
+    page.push(message.message);
     if (page.length === pageSize) {
-      entries.push(pageEntry(sessionId, index, page));
+      entries.push(pageEntry(sessionId, index, { messages: page, bytes }));
       index += 1;
       page = [];
+      bytes = EMPTY_PAGE_BYTES;
     }
   }
-  if (page.length > 0) entries.push(pageEntry(sessionId, index, page));
+  if (page.length > 0) entries.push(pageEntry(sessionId, index, { messages: page, bytes }));
   const count = head.count + messages.length;
   const next: HistoryHead = { count, pageSize, pages: Math.ceil(count / pageSize) };
   entries.push({ key: historyHeadKey(sessionId), value: toVersioned(HISTORY_HEAD_KIND, next) });
-  return { entries, head: next };
+  return { entries, head: next, openPageBytes: bytes };
 }
 
-function pageEntry(sessionId: string, index: number, messages: readonly ConversationMessage[]): SpaceEntry {
-  return { key: historyPageKey(sessionId, index), value: toVersioned(HISTORY_PAGE_KIND, { messages }) };
+function pageEntry(sessionId: string, index: number, page: WindowPage): SpaceEntry {
+  return { key: historyPageKey(sessionId, index), value: toVersioned(HISTORY_PAGE_KIND, page) };
 }
 
 function checkSessionId(sessionId: string): void {

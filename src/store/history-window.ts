@@ -9,7 +9,8 @@
  * how many messages the history holds, and the byte budget's only on pages that never change
  * once full, so both only move forward as the history grows, and a later open — by this process
  * or another — never reads below them (the anchor hint may: it only narrows a read, and pruning
- * never follows it).
+ * never follows it). A page's bytes are the size its writer stored with it (or, on a page an
+ * older build wrote, measured once read), so an open serialises nothing to count them.
  */
 import type { ConversationMessage } from "../core/messages.js";
 
@@ -38,6 +39,12 @@ export interface WindowedHead {
   readonly pages: number;
 }
 
+/** One page as read: its messages, as the head counts them, and the bytes of their JSON. */
+export interface WindowPage {
+  readonly messages: ConversationMessage[];
+  readonly bytes: number;
+}
+
 /** What an open read: the newest pages' messages, where they start, and how far pruning may go. */
 export interface HistoryWindow {
   /** Index of the window's first message in the whole history (a multiple of the page size). */
@@ -45,12 +52,15 @@ export interface HistoryWindow {
   readonly messages: ConversationMessage[];
   /** Pages before this one are never read again by any open: they may be deleted. */
   readonly prunable: number;
+  /** The bytes of the newest page's messages (what the next append extends); none without pages. */
+  readonly newestPageBytes: number | undefined;
 }
 
 /**
  * Read the window of a history with `head`: pages newest first through `readPages` (indexes
- * ascending in each call, each page's messages as the head counts them), never below page
- * `lowest` (what is stored: the pruned mark), and not below the page of message `from` when given.
+ * ascending in each call, each page's messages as the head counts them and their bytes), never
+ * below page `lowest` (what is stored: the pruned mark), nor below the page of message `from`
+ * when given.
  */
 export async function readWindow(
   head: WindowedHead,
@@ -58,7 +68,7 @@ export async function readWindow(
     readonly budget: HistoryWindowBudget;
     readonly lowest: number;
     readonly from?: number | undefined;
-    readonly readPages: (indexes: readonly number[]) => Promise<ConversationMessage[][]>;
+    readonly readPages: (indexes: readonly number[]) => Promise<WindowPage[]>;
   },
 ): Promise<HistoryWindow> {
   const { budget, readPages } = options;
@@ -70,7 +80,7 @@ export async function readWindow(
   const from = options.from === undefined ? 0 : Math.floor(options.from / head.pageSize);
   const stop = Math.min(last, Math.max(floor, from));
   /** The pages read, newest first. */
-  const kept: ConversationMessage[][] = [];
+  const kept: WindowPage[] = [];
   let bytes = 0;
   let full = false;
   let next = last;
@@ -83,22 +93,22 @@ export async function readWindow(
     const first = Math.max(stop, next - size + 1);
     const pages = await readPages(Array.from({ length: next - first + 1 }, (_, i) => first + i));
     for (let i = pages.length - 1; i >= 0; i--) {
-      const page = pages[i] as ConversationMessage[];
-      const pageBytes = Buffer.byteLength(JSON.stringify(page));
+      const page = pages[i] as WindowPage;
       // The newest page is always read: it holds the end of the history, which appends extend.
-      if (kept.length > 0 && bytes + pageBytes > budget.bytes) {
+      if (kept.length > 0 && bytes + page.bytes > budget.bytes) {
         full = true;
         break;
       }
       kept.push(page);
-      bytes += pageBytes;
+      bytes += page.bytes;
     }
     next = first - 1;
   }
   const startPage = last - kept.length + 1;
   return {
     start: startPage * head.pageSize,
-    messages: kept.reverse().flat(),
+    messages: kept.toReversed().flatMap((page) => page.messages),
     prunable: full ? startPage : floor,
+    newestPageBytes: kept[0]?.bytes,
   };
 }

@@ -11,6 +11,8 @@ import { StoredDataError } from "../../src/store/versioned.js";
 
 const user = (n: number): ConversationMessage => ({ role: "user", content: `message ${n}` });
 const users = (from: number, count: number) => Array.from({ length: count }, (_, i) => user(from + i));
+/** The bytes of `value`'s JSON, as a page's are counted. */
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 /** Wraps a space and counts the operations that reach it (with `setMany` only when asked). */
 function counting(space: KeyValueSpace, options: { setMany?: boolean } = {}) {
@@ -69,12 +71,78 @@ describe("HistoryLog", () => {
     expect(await space.get(historyPageKey("s", 1))).toEqual({
       v: 1,
       kind: "history-page",
-      data: { messages: users(3, 3) },
+      data: { messages: users(3, 3), bytes: jsonBytes(users(3, 3)) },
     });
     expect(await space.get(historyPageKey("s", 2))).toEqual({
       v: 1,
       kind: "history-page",
-      data: { messages: [user(6)] },
+      data: { messages: [user(6)], bytes: jsonBytes([user(6)]) },
+    });
+  });
+
+  it("stores each page with the bytes of its messages' JSON, right across appends that fill, cross and start pages", async () => {
+    const log = new HistoryLog(space, { pageSize: 4 });
+    const wide = (n: number): ConversationMessage => ({
+      role: "assistant",
+      content: `é ${"日本".repeat(n)} 🙂`,
+    });
+    const writer = log.openNew("s");
+    await writer.append(wide(1));
+    await writer.append(wide(2), wide(3), wide(4));
+    await writer.append(wide(5), wide(6), wide(7), wide(8), wide(9), wide(10));
+    await (await log.open("s")).append(wide(11));
+    await (await log.open("s")).append(wide(12), wide(13));
+    const stored = async (index: number) =>
+      ((await space.get(historyPageKey("s", index))) as { data: { messages: unknown[]; bytes: number } })
+        .data;
+    for (const index of [0, 1, 2, 3]) {
+      const { messages, bytes } = await stored(index);
+      expect({ index, bytes }).toEqual({ index, bytes: jsonBytes(messages) });
+    }
+    // A page holding more than the head counts (a crash before the head's write): its stored
+    // bytes count them too, so the open measures the page it keeps, and the next append goes on from that.
+    const { messages } = await stored(3);
+    await space.set(historyPageKey("s", 3), {
+      v: 1,
+      kind: "history-page",
+      data: { messages: [...messages, wide(99)], bytes: jsonBytes([...messages, wide(99)]) },
+    });
+    await (await log.open("s")).append(wide(14));
+    expect(await stored(3)).toEqual({
+      messages: [...messages, wide(14)],
+      bytes: jsonBytes([...messages, wide(14)]),
+    });
+  });
+
+  it("counts each page at the bytes stored with it, and measures a page an older build wrote without them", async () => {
+    const seed = new HistoryLog(space, { pageSize: 10 }).openNew("s");
+    await seed.append(
+      ...Array.from({ length: 95 }, (_, i) => ({ role: "user" as const, content: `${i}:`.padEnd(80, "x") })),
+    );
+    const page = async (index: number) =>
+      ((await space.get(historyPageKey("s", index))) as { data: { messages: unknown[]; bytes: number } })
+        .data;
+    const log = new HistoryLog(space, { window: { messages: 1_000, bytes: 3.2 * (await page(8)).bytes } });
+    expect((await log.open("s")).start).toBe(70);
+    // Page 8 says it is larger than the whole budget: the window is the newest page alone.
+    await space.set(historyPageKey("s", 8), {
+      v: 1,
+      kind: "history-page",
+      data: { ...(await page(8)), bytes: 1e9 },
+    });
+    expect((await log.open("s")).start).toBe(90);
+    // Pages as an older build wrote them, without their bytes: measured, the same window as before.
+    for (let index = 0; index < 10; index += 1) {
+      const { messages } = await page(index);
+      await space.set(historyPageKey("s", index), { v: 1, kind: "history-page", data: { messages } });
+    }
+    const history = await log.open("s");
+    expect(history.start).toBe(70);
+    const { messages } = await page(9);
+    await history.append(user(95));
+    expect(await page(9)).toEqual({
+      messages: [...messages, user(95)],
+      bytes: jsonBytes([...messages, user(95)]),
     });
   });
 
