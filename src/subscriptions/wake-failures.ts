@@ -7,6 +7,7 @@
  * subscription that stays broken says so once and again only after it worked in between. Counted
  * per process: the WakeScheduler that holds the batch keeps its run.
  */
+import { backoffMs } from "../core/backoff.js";
 import { HOUR_MS } from "../store/slot-budget.js";
 
 /** How long a subscription's hand-overs fail in a row before its subscriber is told. */
@@ -20,7 +21,7 @@ const MAX_RETRY_MS = 5 * 60_000;
 
 /** The pause before the next try after `failures` failed hand-overs in a row: 15 s, doubling, at most 5 min. */
 export function retryDelayMs(failures: number): number {
-  return Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, failures - 1), MAX_RETRY_MS);
+  return backoffMs(Math.max(0, failures - 1), FIRST_RETRY_MS, MAX_RETRY_MS);
 }
 
 /** A run of failed hand-overs: how many, since when, and whether the subscriber was told. */

@@ -15,6 +15,7 @@
  */
 import { randomBytes } from "node:crypto";
 import OpenAI from "openai";
+import { backoffMs } from "../../core/backoff.js";
 import { formatDuration } from "../../core/duration-text.js";
 import type { ModelMessage } from "../../core/messages.js";
 import type { Logger } from "../../logging/logger.js";
@@ -109,7 +110,7 @@ export class OpenAIProvider implements ProviderClient {
       } catch (error) {
         const failure = classifyFailure(error, ctx);
         if (progress.outputBegan || !failure.retryable || attempt >= this.maxRetries) throw failure.error;
-        const backoff = Math.min(BACKOFF_BASE_MS * 2 ** attempt, BACKOFF_MAX_MS);
+        const backoff = backoffMs(attempt, BACKOFF_BASE_MS, BACKOFF_MAX_MS);
         const wait =
           failure.retryAfterMs === undefined ? backoff : Math.min(failure.retryAfterMs, RETRY_AFTER_CAP_MS);
         await this.sleep(wait, request.signal).catch(() => undefined);

@@ -4,6 +4,7 @@
  * TTLs are Redis expiries), and an atomic write-if-absent script for `setIfAbsent` that holds across processes.
  */
 import KeyvRedis, { createClient } from "@keyv/redis";
+import { backoffMs } from "../../core/backoff.js";
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
 import { REDIS_KEY_PREFIX_PATTERN } from "../store-url.js";
 import { type Backend, type ErrorSink, namespacedKeyv, REPLY_TIMEOUT_MS } from "./backend.js";
@@ -77,7 +78,7 @@ export interface RedisConnection {
  */
 export function newRedisClient(url: string, onError: ErrorSink, connected: () => boolean): RedisConnection {
   const client = createRedisClient(url, (retries, cause) =>
-    connected() && !restart.dropping ? Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS) : cause,
+    connected() && !restart.dropping ? backoffMs(retries, 100, MAX_RECONNECT_DELAY_MS) : cause,
   );
   const restart = new RedisRestart(client, onError);
   client.on("error", (error: unknown) => {

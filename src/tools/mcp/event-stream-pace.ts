@@ -24,6 +24,7 @@
  * Time and timers are the injected clock's.
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { backoffMs } from "../../core/backoff.js";
 import { type Clock, systemClock, type TimerHandle } from "../../core/clock.js";
 
 /** Opens of the standing event stream within a minute past which it is no longer opened. */
@@ -233,7 +234,7 @@ export class EventStreamPace {
    * is armed: an open in flight when the connection closed ends (its abort) without a retry.
    */
   private coolDown(): number {
-    const retryInMs = Math.min(this.pacing.retryInitialMs * 2 ** this.giveUps, this.pacing.retryMaxMs);
+    const retryInMs = backoffMs(this.giveUps, this.pacing.retryInitialMs, this.pacing.retryMaxMs);
     if (this.stopped()) return retryInMs;
     this.giveUps += 1;
     this.standing = "cooling";

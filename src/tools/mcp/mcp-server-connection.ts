@@ -22,6 +22,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/index.js";
 import type { McpServerConfig } from "../../config/schema.js";
 import { formatBytes } from "../../core/attachment.js";
+import { backoffMs } from "../../core/backoff.js";
 import { type Clock, systemClock, type TimerHandle } from "../../core/clock.js";
 import { formatDuration } from "../../core/duration-text.js";
 import { cleanEnv } from "../shell/clean-env.js";
@@ -282,7 +283,7 @@ export class McpServerConnection {
 
   private scheduleRestart(why: string): void {
     this.stateValue = "down";
-    const delay = Math.min(this.timing.restartInitialMs * 2 ** this.attempt, this.timing.restartMaxMs);
+    const delay = backoffMs(this.attempt, this.timing.restartInitialMs, this.timing.restartMaxMs);
     this.attempt += 1;
     const message = `MCP server "${this.name}" ${why}; restarting in ${Math.round(delay / 100) / 10} s.`;
     this.logger?.warn({ server: this.name, attempt: this.attempt, delayMs: delay }, message);
