@@ -7,6 +7,7 @@
  * reason and the fix at once, later ones at growing intervals (attempts 2, 4, 8, …). Its state
  * and reason feed /readyz; how long it has been down feeds /healthz.
  */
+import { backoffMs } from "../core/backoff.js";
 import { messageOf, ServiceFailure } from "../core/failure.js";
 import type { RunningChannel } from "./app-parts.js";
 
@@ -117,8 +118,9 @@ export class ChannelSupervisor {
   }
 
   private async supervise(): Promise<void> {
-    let delay = this.options.backoff.initialMs;
+    const { initialMs, maxMs } = this.options.backoff;
     for (let attempt = 1; !this.stopped; attempt++) {
+      const delay = backoffMs(attempt - 1, initialMs, maxMs);
       try {
         const channel = await this.attempt();
         this.endFirstAttempt();
@@ -154,7 +156,6 @@ export class ChannelSupervisor {
         this.wake = resolve;
         setTimeout(resolve, delay).unref();
       });
-      delay = Math.min(delay * 2, this.options.backoff.maxMs);
     }
   }
 

@@ -21,6 +21,7 @@
  * is what guards the turn's state.
  */
 import type { Logger } from "pino";
+import { backoffMs } from "../core/backoff.js";
 import type { Coordination } from "../store/coordination/coordination.js";
 import { DEFAULT_LEASE_TIMING, type HeldSession, type LeaseTiming, SessionLeases } from "./lease-lock.js";
 import { checkTurnsPerPerson, type TurnSlots } from "./person-turn-slots.js";
@@ -103,17 +104,16 @@ export class SharedTurnSlots implements TurnSlots {
   /** Take one of `person`'s slots once one is free (see the module header). */
   async take(person: string): Promise<void> {
     await this.listen();
-    let backOff = Math.min(this.options.firstRetryMs ?? FIRST_RETRY_MS, this.timing.renewMs);
-    for (;;) {
+    const firstMs = this.options.firstRetryMs ?? FIRST_RETRY_MS;
+    for (let attempt = 0; ; attempt++) {
       // Listening from before the try on, so a release while it is under way is not missed.
       const waiter = this.waiter(person);
       try {
         if (await this.tryTake(person)) return;
-        await waiter.within(backOff);
+        await waiter.within(backoffMs(attempt, firstMs, this.timing.renewMs));
       } finally {
         waiter.stop();
       }
-      backOff = Math.min(backOff * 2, this.timing.renewMs);
     }
   }
 
