@@ -12,7 +12,11 @@
  * Reads are not retried: once open, the connection holds a shared lock on the file for its life
  * (WAL mode), so no other connection can take the whole file, and a reader never waits for a
  * writer; only WAL recovery, which runs while no connection has the file open, locks out readers.
+ * The pauses and deadlines run on a Clock (by default the real one, with timers that hold the
+ * process open: a queued write is tried again, or fails with its error, before the process ends).
  */
+import { backoffMs } from "../../core/backoff.js";
+import type { Clock, TimerHandle } from "../../core/clock.js";
 
 /**
  * How long a statement waits for another connection's lock: SQLite waits on the main thread, so
@@ -20,7 +24,7 @@
  * between loop turns (see the header).
  */
 export const LOCK_WAIT_ON_THREAD_MS = 50;
-/** The first pause before a locked batch is tried again; each pause doubles, up to the next. */
+/** The first pause before a locked batch is tried again; each pause doubles (backoffMs), up to the next. */
 const LOCK_RETRY_FIRST_MS = 10;
 const LOCK_RETRY_MAX_MS = 250;
 /**
@@ -30,11 +34,20 @@ const LOCK_RETRY_MAX_MS = 250;
  */
 const CLOSING_LOCK_WAIT_MS = 3_000;
 
-/** A batch waiting for another connection's write lock: since when, the next pause, and who waits. */
+/**
+ * The real clock, with timers that hold the process open (systemClock's do not): see the header.
+ */
+const HELD_CLOCK: Clock = Object.freeze({
+  now: () => Date.now(),
+  setTimer: (callback: () => void, ms: number): TimerHandle => setTimeout(callback, ms),
+  clearTimer: (handle: TimerHandle): void => clearTimeout(handle as NodeJS.Timeout),
+});
+
+/** A batch waiting for another connection's write lock: since when, its retries so far, and who waits. */
 interface LockWait {
   readonly since: number;
-  delayMs: number;
-  timer: NodeJS.Timeout | undefined;
+  retries: number;
+  timer: TimerHandle | undefined;
   readonly settled: Promise<void>;
   readonly settle: () => void;
 }
@@ -45,13 +58,18 @@ export interface SqliteLockWaitOptions {
   readonly busyTimeoutMs: number;
   /** Try the queued batch again (after a pause). */
   readonly retry: () => void;
+  /** The time and timers of the wait (default: the real clock, holding the process open). */
+  readonly clock?: Clock;
 }
 
 /** The queued batch's wait for another connection's write lock, if it is waiting. */
 export class SqliteLockWait {
   private wait: LockWait | undefined;
+  private readonly clock: Clock;
 
-  constructor(private readonly options: SqliteLockWaitOptions) {}
+  constructor(private readonly options: SqliteLockWaitOptions) {
+    this.clock = options.clock ?? HELD_CLOCK;
+  }
 
   /** Whether the queued batch waits for the lock (its retry timer will commit it). */
   get waiting(): boolean {
@@ -75,14 +93,15 @@ export class SqliteLockWait {
       const settled = new Promise<void>((resolve) => {
         settle = resolve;
       });
-      wait = { since: Date.now(), delayMs: 0, timer: undefined, settled, settle };
+      wait = { since: this.clock.now(), retries: 0, timer: undefined, settled, settle };
       this.wait = wait;
     }
-    const now = Date.now();
+    const now = this.clock.now();
     const closingFor = closingAt === undefined ? 0 : now - closingAt;
     if (now - wait.since >= this.options.busyTimeoutMs || closingFor >= CLOSING_LOCK_WAIT_MS) return false;
-    wait.delayMs = Math.min(Math.max(wait.delayMs * 2, LOCK_RETRY_FIRST_MS), LOCK_RETRY_MAX_MS);
-    wait.timer = setTimeout(() => this.options.retry(), wait.delayMs);
+    const delayMs = backoffMs(wait.retries, LOCK_RETRY_FIRST_MS, LOCK_RETRY_MAX_MS);
+    wait.retries += 1;
+    wait.timer = this.clock.setTimer(() => this.options.retry(), delayMs);
     return true;
   }
 
@@ -91,7 +110,7 @@ export class SqliteLockWait {
     const wait = this.wait;
     if (!wait) return;
     this.wait = undefined;
-    clearTimeout(wait.timer);
+    if (wait.timer !== undefined) this.clock.clearTimer(wait.timer);
     wait.settle();
   }
 
@@ -106,19 +125,25 @@ export class SqliteLockWait {
  * Run `attempt` (its statements wait for a lock LOCK_WAIT_ON_THREAD_MS at most) until it does not
  * find `file` locked by another connection, pausing between tries as a locked batch does (the loop
  * runs meanwhile); once the lock has been held for `busyTimeoutMs`, fail with an error naming the
- * file. Any other error fails at once.
+ * file. Any other error fails at once. The pauses run on `clock`.
  */
-export async function waitOutLock<T>(file: string, busyTimeoutMs: number, attempt: () => T): Promise<T> {
-  const since = Date.now();
-  for (let delayMs = LOCK_RETRY_FIRST_MS; ; delayMs = Math.min(delayMs * 2, LOCK_RETRY_MAX_MS)) {
+export async function waitOutLock<T>(
+  file: string,
+  busyTimeoutMs: number,
+  attempt: () => T,
+  clock: Clock = HELD_CLOCK,
+): Promise<T> {
+  const since = clock.now();
+  for (let retries = 0; ; retries++) {
     try {
       return attempt();
     } catch (error) {
       if (!isLocked(error)) throw error;
-      if (Date.now() - since >= busyTimeoutMs)
+      if (clock.now() - since >= busyTimeoutMs)
         throw lockedError(file, `for ${busyTimeoutMs} ms`, "it could not be opened", error);
     }
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    const delayMs = backoffMs(retries, LOCK_RETRY_FIRST_MS, LOCK_RETRY_MAX_MS);
+    await new Promise<void>((resolve) => clock.setTimer(resolve, delayMs));
   }
 }
 
