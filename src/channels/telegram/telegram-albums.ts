@@ -5,30 +5,22 @@
  * has come for `quietMs`, `maxWaitMs` after the first, or at Telegram's 10 items, whichever is
  * first; the first item's caller gets the whole album then, so the channel hands it over as one
  * message with all its files (addressed to the bot when any item is). Items arriving after their
- * album closed start another. The wait runs on an injected timer, so tests can close albums when they choose.
+ * album closed start another. The wait runs on the channel's injected clock, so tests can close
+ * albums when they choose.
  */
+import type { Clock, TimerHandle } from "../../core/clock.js";
 import { laneOf } from "./telegram-hand-over.js";
 import type { TelegramMessage } from "./telegram-inbound.js";
-
-/** Starts a timer; the returned function cancels it. */
-export type AlbumTimer = (callback: () => void, ms: number) => () => void;
 
 export interface AlbumOptions {
   /** Close an album when no item came for this long (default 800 ms). */
   readonly quietMs?: number;
   /** Close it this long after its first item however items keep coming (default 3 s). */
   readonly maxWaitMs?: number;
-  readonly timer?: AlbumTimer;
 }
 
 /** Telegram's album limit. */
 export const ALBUM_MAX_ITEMS = 10;
-
-const realTimer: AlbumTimer = (callback, ms) => {
-  const handle = setTimeout(callback, ms);
-  handle.unref();
-  return () => clearTimeout(handle);
-};
 
 /** The album `message` is an item of, as gathered: one chat, topic and sender, one group id. */
 export function albumKey(message: TelegramMessage & { readonly media_group_id: string }): string {
@@ -46,12 +38,13 @@ export class AlbumCollector<T> {
   private readonly open = new Map<string, OpenAlbum<T>>();
   private readonly quietMs: number;
   private readonly maxWaitMs: number;
-  private readonly timer: AlbumTimer;
 
-  constructor(options: AlbumOptions = {}) {
+  constructor(
+    private readonly clock: Clock,
+    options: AlbumOptions = {},
+  ) {
     this.quietMs = options.quietMs ?? 800;
     this.maxWaitMs = options.maxWaitMs ?? 3000;
-    this.timer = options.timer ?? realTimer;
   }
 
   /**
@@ -68,24 +61,24 @@ export class AlbumCollector<T> {
     }
     return new Promise((resolve) => {
       const items = [item];
-      let cancelQuiet = () => {};
-      let cancelMax = () => {};
+      let quietTimer: TimerHandle | undefined;
+      let maxTimer: TimerHandle | undefined;
       const album: OpenAlbum<T> = {
         items,
         close: () => {
           if (this.open.get(key) !== album) return;
           this.open.delete(key);
-          cancelQuiet();
-          cancelMax();
+          this.clock.clearTimer(quietTimer);
+          this.clock.clearTimer(maxTimer);
           resolve(items);
         },
         quiet: () => {
-          cancelQuiet();
-          cancelQuiet = this.timer(album.close, this.quietMs);
+          if (quietTimer !== undefined) this.clock.clearTimer(quietTimer);
+          quietTimer = this.clock.setTimer(album.close, this.quietMs);
         },
       };
       this.open.set(key, album);
-      cancelMax = this.timer(album.close, this.maxWaitMs);
+      maxTimer = this.clock.setTimer(album.close, this.maxWaitMs);
       album.quiet();
     });
   }

@@ -20,6 +20,7 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
+import { type Clock, systemClock } from "../../core/clock.js";
 import type { SlotBudget } from "../../store/slot-budget.js";
 import type { KeyValueSpace } from "../../store/store.js";
 import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
@@ -91,6 +92,8 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
   readonly sendLimits?: SendLimits;
   /** How long an album's items are waited for (telegram-albums.ts's defaults otherwise). */
   readonly albums?: AlbumOptions;
+  /** The clock an album's waits run on: the system clock by default. */
+  readonly clock?: Clock;
   /** How long `stop` waits for messages whose files are still being read (hand-over-lanes.ts). */
   readonly laneStop?: LaneStopOptions;
 }
@@ -261,7 +264,7 @@ export class TelegramChannel implements ChannelAdapter {
         files,
         attachments: options.attachments ?? new AttachmentIntake({ workspace, logger }),
         lanes: this.lanes,
-        albums: new AlbumCollector(options.albums),
+        albums: new AlbumCollector(options.clock ?? systemClock, options.albums),
         waits,
         bot: () => ({ id: this.bot.botInfo.id, username: this.bot.botInfo.username }),
         outputFor,

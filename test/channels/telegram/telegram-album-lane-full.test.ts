@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LANE_FULL, LANE_MAX_WAITING } from "../../../src/channels/shared/hand-over-lanes.js";
-import type { AlbumTimer } from "../../../src/channels/telegram/telegram-albums.js";
+import { manualClock } from "../../support/manual-clock.js";
 import { ALICE, ALICE_DM } from "./harness.js";
 import { type SlowRecording, startWithSlowRecording, VOICE } from "./slow-recording.js";
 
@@ -19,27 +19,10 @@ afterEach(async () => {
   s = undefined;
 });
 
-/** Album timers that fire only when the test says so. */
-function manualTimer(): { timer: AlbumTimer; fire: () => void } {
-  const timers = new Set<() => void>();
-  return {
-    timer: (callback) => {
-      timers.add(callback);
-      return () => timers.delete(callback);
-    },
-    fire: () => {
-      for (const callback of [...timers]) {
-        timers.delete(callback);
-        callback();
-      }
-    },
-  };
-}
-
 describe("telegram: an album and a full lane", () => {
   it("is refused with the lane-full reply once it has closed", async () => {
-    const albums = manualTimer();
-    s = await startWithSlowRecording({ albums: { timer: albums.timer } });
+    const albums = manualClock();
+    s = await startWithSlowRecording({ clock: albums });
     const { h } = s;
     const refusals = () => h.tg.state.botMessages(ALICE.id).filter((m) => m.text === LANE_FULL).length;
     h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, voice: VOICE });

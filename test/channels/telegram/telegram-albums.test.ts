@@ -1,8 +1,8 @@
 /**
  * Albums: Telegram sends one message per item, the caption (and the bot's mention) on one at
- * most. The channel gathers them (on a manual timer here) and hands the album over as one message
+ * most. The channel gathers them (on a manual clock here) and hands the album over as one message
  * with every file — in a group when any item addresses the bot, in a private chat always — and
- * nothing when none does. AlbumCollector's own windows are tested on the same kind of timer.
+ * nothing when none does. AlbumCollector's own windows are tested on the same kind of clock.
  */
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,42 +13,17 @@ import {
   AttachmentIntake,
   DEFAULT_ATTACHMENT_SETTINGS,
 } from "../../../src/attachments/inbound-attachments.js";
-import {
-  ALBUM_MAX_ITEMS,
-  AlbumCollector,
-  type AlbumTimer,
-} from "../../../src/channels/telegram/telegram-albums.js";
+import { ALBUM_MAX_ITEMS, AlbumCollector } from "../../../src/channels/telegram/telegram-albums.js";
 import { createWorkspacePaths } from "../../../src/tools/files/workspace-paths.js";
+import { manualClock } from "../../support/manual-clock.js";
 import { ALICE, ALICE_DM, type Harness, OPEN_GROUP, startHarness } from "./harness.js";
 
 const PNG = join(import.meta.dirname, "../../fixtures/attachments/red-4x3.png");
 
-/** A timer that runs callbacks only when told to. */
-class ManualTimer {
-  readonly set: { callback: () => void; ms: number; cancelled: boolean }[] = [];
-  readonly timer: AlbumTimer = (callback, ms) => {
-    const entry = { callback, ms, cancelled: false };
-    this.set.push(entry);
-    return () => {
-      entry.cancelled = true;
-    };
-  };
-  /** Run every pending timer of `ms`. */
-  fire(ms: number): void {
-    for (const entry of this.set.filter((e) => !e.cancelled && e.ms === ms)) {
-      entry.cancelled = true;
-      entry.callback();
-    }
-  }
-  pending(ms: number): number {
-    return this.set.filter((e) => !e.cancelled && e.ms === ms).length;
-  }
-}
-
 describe("AlbumCollector", () => {
   it("closes an album when no item came for the quiet time, with its items in order", async () => {
-    const clock = new ManualTimer();
-    const albums = new AlbumCollector<string>({ quietMs: 100, maxWaitMs: 1000, timer: clock.timer });
+    const clock = manualClock();
+    const albums = new AlbumCollector<string>(clock, { quietMs: 100, maxWaitMs: 1000 });
     const album = albums.add("a", "one");
     expect(albums.add("a", "two")).toBeUndefined();
     const other = albums.add("b", "other");
@@ -61,8 +36,8 @@ describe("AlbumCollector", () => {
   });
 
   it("closes at the longest wait however items keep coming, and at Telegram's item limit", async () => {
-    const clock = new ManualTimer();
-    const albums = new AlbumCollector<number>({ quietMs: 100, maxWaitMs: 1000, timer: clock.timer });
+    const clock = manualClock();
+    const albums = new AlbumCollector<number>(clock, { quietMs: 100, maxWaitMs: 1000 });
     const slow = albums.add("slow", 0);
     albums.add("slow", 1);
     clock.fire(1000);
@@ -81,7 +56,7 @@ afterEach(async () => {
 });
 
 describe("telegram albums", () => {
-  const clock = new ManualTimer();
+  const clock = manualClock();
   /** Send an album of `count` photos, the caption on the first; resolves once all are gathered. */
   async function sendAlbum(
     harness: Harness,
@@ -91,7 +66,7 @@ describe("telegram albums", () => {
     caption?: string,
   ): Promise<void> {
     const png = await readFile(PNG);
-    const before = clock.set.length;
+    const before = clock.setCount();
     for (let i = 0; i < count; i++)
       harness.tg.sendUserMessage({
         chat,
@@ -101,11 +76,11 @@ describe("telegram albums", () => {
         ...(i === 0 && caption !== undefined ? { caption } : {}),
       });
     // The first item sets the longest wait and a quiet time, each later one a quiet time.
-    await harness.tg.waitFor(() => clock.set.length === before + count + 1);
+    await harness.tg.waitFor(() => clock.setCount() === before + count + 1);
   }
 
   it("in a group, an album whose caption mentions the bot reaches it as one message with every photo", async () => {
-    h = await startHarness({ albums: { quietMs: 50, maxWaitMs: 5000, timer: clock.timer } });
+    h = await startHarness({ clock, albums: { quietMs: 50, maxWaitMs: 5000 } });
     await sendAlbum(h, OPEN_GROUP, "album-1", 3, "@coworker_bot compare these three");
     clock.fire(50);
     await h.service.waitFor(() => h!.service.received.length === 1);
@@ -118,7 +93,7 @@ describe("telegram albums", () => {
   });
 
   it("in a group, an album that addresses nobody reaches nobody; the sender's next message does", async () => {
-    h = await startHarness({ albums: { quietMs: 50, maxWaitMs: 5000, timer: clock.timer } });
+    h = await startHarness({ clock, albums: { quietMs: 50, maxWaitMs: 5000 } });
     await sendAlbum(h, OPEN_GROUP, "album-2", 2, "holiday pictures");
     h.tg.sendUserMessage({ chat: OPEN_GROUP, from: ALICE, text: "@coworker_bot hello" });
     clock.fire(50);
@@ -128,7 +103,7 @@ describe("telegram albums", () => {
   });
 
   it("in a private chat, an uncaptioned album is one message with every photo", async () => {
-    h = await startHarness({ albums: { quietMs: 50, maxWaitMs: 5000, timer: clock.timer } });
+    h = await startHarness({ clock, albums: { quietMs: 50, maxWaitMs: 5000 } });
     await sendAlbum(h, ALICE_DM, "album-3", 2);
     clock.fire(50);
     await h.service.waitFor(() => h!.service.received.length === 1);
@@ -139,7 +114,8 @@ describe("telegram albums", () => {
     const root = await mkdtemp(join(tmpdir(), "tg-album-"));
     h = await startHarness({
       workspaceRoot: root,
-      albums: { quietMs: 50, maxWaitMs: 5000, timer: clock.timer },
+      clock,
+      albums: { quietMs: 50, maxWaitMs: 5000 },
       attachments: new AttachmentIntake({
         workspace: createWorkspacePaths({ root }),
         logger: pino({ level: "silent" }),
