@@ -7,7 +7,6 @@
  */
 import type { Card, CardBlock, CardButton, CardOutcome } from "../core/card.js";
 import { oneLine } from "../core/one-line.js";
-import { personText } from "../core/person-text.js";
 import { cutBeforeCharacter } from "../core/surrogate-pairs.js";
 import {
   CHANNEL_CONTENT_QUESTION_WARNING,
@@ -49,8 +48,9 @@ export function answerersOf(item: PendingQuestion): Readonly<Record<string, Pend
 
 /**
  * A settled question group's outcome line: "Answered by Ana: yes · later" when one person gave
- * every answer, else each answer with who gave it ("Answered: prod (Boss (id U2)) · T-1 (Ana (id
- * U1))"); undefined while open.
+ * every answer, else each answer with who gave it ("Answered: prod (Boss) · T-1 (Ana)"), every
+ * person shown as the channel shows people (a Slack mention, a Telegram name with the id); undefined
+ * while open.
  */
 export function questionOutcome(item: PendingQuestion): CardOutcome | undefined {
   if (item.status !== "decided") return settledLine(item, "Answered");
@@ -58,8 +58,17 @@ export function questionOutcome(item: PendingQuestion): CardOutcome | undefined 
   const answerers = answerersOf(item);
   const people = new Set(answered.map((q) => personKey(answerers[q.id])));
   if (people.size > 1) {
-    const parts = answered.map((q) => `${item.answers[q.id]} (${personText(cardPerson(answerers[q.id]!))})`);
-    return Object.freeze({ text: `Answered: ${outcomeAnswers(parts)}` });
+    // Each answer gets its share of the line, so every person who answered is named.
+    const share = Math.floor(OUTCOME_ANSWER_CHARS / answered.length);
+    return answered.reduceRight<CardOutcome | undefined>((next, q, i) => {
+      const answer = cutLine(oneLine(item.answers[q.id] ?? ""), share);
+      const part = decidedOutcome(
+        `${i === 0 ? "Answered: " : " · "}${answer} (`,
+        cardPerson(answerers[q.id]!),
+        ")",
+      );
+      return Object.freeze(next ? { ...part, next } : part);
+    }, undefined);
   }
   const by = answered[0] ? answerers[answered[0].id] : undefined;
   return decidedOutcome(
@@ -85,9 +94,13 @@ export const OUTCOME_ANSWER_CHARS = 300;
  * with "…".
  */
 function outcomeAnswers(answers: readonly string[]): string {
-  const line = oneLine(answers.join(" · "));
-  if (line.length <= OUTCOME_ANSWER_CHARS) return line;
-  return `${line.slice(0, cutBeforeCharacter(line, OUTCOME_ANSWER_CHARS - 1))}…`;
+  return cutLine(oneLine(answers.join(" · ")), OUTCOME_ANSWER_CHARS);
+}
+
+/** `line` cut to `chars` characters at most, ending with "…" when cut. */
+function cutLine(line: string, chars: number): string {
+  if (line.length <= chars) return line;
+  return `${line.slice(0, cutBeforeCharacter(line, chars - 1))}…`;
 }
 
 /** The card for a pending question group, open or settled. */

@@ -61,12 +61,15 @@ export interface CardPerson {
 
 /**
  * A decided card's outcome line: `text`, then, when a person decided, that person and `after`
- * ("Approved by " + Ana + " — Always allow write_file"). System outcomes have `text` alone.
+ * ("Approved by " + Ana + " — Always allow write_file"). System outcomes have `text` alone. A line
+ * naming several people goes on in `next`, part after part ("Answered: prod (" + Boss + ")", then
+ * " · T-1 (" + Ana + ")"), each person shown as the channel shows people.
  */
 export interface CardOutcome {
   readonly text: string;
   readonly by?: CardPerson;
   readonly after?: string;
+  readonly next?: CardOutcome;
 }
 
 /** Where a posted card lives, so it can be updated later (persisted with the pending item). */
@@ -84,6 +87,7 @@ export function formatOutcome(
   escapeText: (text: string) => string,
   person: (by: CardPerson) => string,
 ): string {
-  if (!outcome.by) return escapeText(outcome.text);
-  return `${escapeText(outcome.text)}${person(outcome.by)}${escapeText(outcome.after ?? "")}`;
+  const rest = outcome.next ? formatOutcome(outcome.next, escapeText, person) : "";
+  if (!outcome.by) return `${escapeText(outcome.text)}${rest}`;
+  return `${escapeText(outcome.text)}${person(outcome.by)}${escapeText(outcome.after ?? "")}${rest}`;
 }

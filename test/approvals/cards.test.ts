@@ -12,6 +12,8 @@ import {
   parseQuestionAction,
   questionCard,
 } from "../../src/approvals/question-card.js";
+import { renderCard as renderSlackCard } from "../../src/channels/slack/slack-cards.js";
+import { renderCard as renderTelegramCard } from "../../src/channels/telegram/telegram-card.js";
 import { outcomeLine } from "../support/card-outcome.js";
 import { pendingFields } from "./pending-fields.js";
 
@@ -207,6 +209,38 @@ describe("question card", () => {
     });
     expect(settled.outcome?.after).toBe(`: ${`M · ${answer}`.slice(0, OUTCOME_ANSWER_CHARS - 1)}…`);
     expect(settled.blocks).toContainEqual({ kind: "quote", text: `Answer: ${answer}` });
+  });
+
+  it("a group answered by several people names each as the channel shows people: Slack mentions, Telegram names with ids", () => {
+    const boss = { platform: "slack", userId: "U2", name: "Boss" };
+    const ana = { platform: "slack", userId: "U1", name: "Ana" };
+    const settled = questionCard({
+      ...question,
+      answers: { q1: "M", q2: "red" },
+      answeredBy: { q1: boss, q2: ana },
+      status: "decided",
+      decision: { action: "answered", by: ana, at: "2026-01-02T03:05:00.000Z" },
+    });
+    expect(outcomeLine(settled)).toBe("Answered: M (Boss (id U2)) · red (Ana (id U1))");
+    const slack = renderSlackCard(settled);
+    expect(JSON.stringify(slack.blocks)).toContain("*Answered: M (<@U2>) · red (<@U1>)*");
+    expect(slack.text).toContain("Answered: M (<@U2>) · red (<@U1>)");
+    expect(renderTelegramCard(settled).html).toContain(
+      "<b>Answered: M (Boss (id U2)) · red (Ana (id U1))</b>",
+    );
+  });
+
+  it("shares the outcome line's answer length among several people's answers, naming each", () => {
+    const long = "y".repeat(1_000);
+    const settled = questionCard({
+      ...question,
+      answers: { q1: long, q2: long },
+      answeredBy: { q1: { platform: "slack", userId: "U2", name: "Boss" }, q2: common.requester },
+      status: "decided",
+      decision: { action: "answered", by: common.requester, at: "2026-01-02T03:05:00.000Z" },
+    });
+    const cut = `${"y".repeat(OUTCOME_ANSWER_CHARS / 2 - 1)}…`;
+    expect(outcomeLine(settled)).toBe(`Answered: ${cut} (Boss (id U2)) · ${cut} (Ana (id U1))`);
   });
 
   it("puts a model-written option with line breaks on one line in the outcome, so it forges no line", () => {

@@ -109,9 +109,11 @@ function approvalKeys(card: Card, buttons: readonly CardButton[]): ApprovalKeys 
 
 function viewOutcome(outcome: CardOutcome): CardOutcome {
   const text = revealHidden(outcome.text);
-  if (!outcome.by) return { text };
+  const next = outcome.next === undefined ? {} : { next: viewOutcome(outcome.next) };
+  if (!outcome.by) return { text, ...next };
   const by = viewPerson(outcome.by);
-  return outcome.after === undefined ? { text, by } : { text, by, after: revealHidden(outcome.after) };
+  const after = outcome.after === undefined ? {} : { after: revealHidden(outcome.after) };
+  return { text, by, ...after, ...next };
 }
 
 /** Derive what `card` shows. */
