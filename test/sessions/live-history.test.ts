@@ -26,7 +26,9 @@ function keysRead(space: KeyValueSpace) {
     },
     getMany: (wanted) => {
       keys.push(...wanted);
-      return space.getMany ? space.getMany(wanted) : Promise.all(wanted.map((key) => space.get(key)));
+      return (
+        space.getMany ? space.getMany(wanted) : Promise.all(wanted.map((key) => space.get(key)))
+      ) as never;
     },
     set: (key, value, ttl) => space.set(key, value, ttl),
     delete: (key) => space.delete(key),
