@@ -35,6 +35,7 @@ const directory: PlatformDirectory = {
   workspace: "T1",
   bot: { userId: "UBOT", names: ["coworker"] },
   resolveChannel: async (ref) => ({ ok: true, channel: ref.replace(/^#/, ""), name: ref, broadcast: false }),
+  canonicalChannel: async (channel) => channel,
   isMember: async () => true,
   ensureBotCanRead: async () => ({ ok: true }),
   history: async () => ({ entries: [] }),

@@ -1,8 +1,9 @@
 /**
  * PlatformDirectory: what the subscription code needs to know from a chat platform — find a
  * channel by id or name, whether a person is a member of it, whether the bot can read it (and
- * what a person must do when it cannot), and the channel's history for a rare backfill. One
- * directory per platform workspace; each channel adapter offers its own (…-directory.ts in its folder).
+ * what a person must do when it cannot), the id a stored channel id stands for now, and the
+ * channel's history for a rare backfill. One directory per platform workspace; each channel
+ * adapter offers its own (…-directory.ts in its folder).
  */
 import type { BufferEntryInput } from "./buffer-entry.js";
 
@@ -56,6 +57,12 @@ export interface PlatformDirectory {
   readonly bot: BotIdentity;
   /** Slack: id, <#id|name>, #name or name. Telegram: chat id or @username, a topic as chat:topic. */
   resolveChannel(ref: string): Promise<ResolveResult>;
+  /**
+   * The id a stored channel id stands for now, the one its messages are reported under — only as
+   * the platform itself tells the bot (Telegram: a group upgraded to a supergroup; Slack: the id
+   * itself). Throws when the platform cannot say.
+   */
+  canonicalChannel(channel: string): Promise<string>;
   /** Whether the person is a member of the channel. Throws when the platform cannot say. */
   isMember(channel: string, userId: string): Promise<boolean>;
   /** Make sure the bot sees every message there (Slack joins public channels) or say what to do. */

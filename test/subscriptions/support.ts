@@ -44,6 +44,8 @@ export class FakeDirectory implements PlatformDirectory {
   readonly workspace = "T1";
   readonly bot = { userId: "UBOT", names: ["coworker"] };
   readonly channels = new Map<string, FakeChannel>();
+  /** Stored channel id → the id the platform now says it stands for (canonicalChannel). */
+  readonly renamed = new Map<string, string>();
   readonly calls: string[] = [];
 
   add(id: string, name: string, members: readonly string[]): FakeChannel {
@@ -59,6 +61,11 @@ export class FakeDirectory implements PlatformDirectory {
     return hit
       ? { ok: true, channel: hit.id, name: `#${hit.name}`, broadcast: false }
       : { ok: false, error: `no channel ${ref}` };
+  }
+
+  async canonicalChannel(channel: string): Promise<string> {
+    this.calls.push(`canonical ${channel}`);
+    return this.renamed.get(channel) ?? channel;
   }
 
   async isMember(channel: string, userId: string): Promise<boolean> {

@@ -131,6 +131,11 @@ export class SlackDirectory implements PlatformDirectory {
     return this.resolved(channel);
   }
 
+  /** Slack channel ids never change: the id itself. */
+  async canonicalChannel(channel: string): Promise<string> {
+    return channel;
+  }
+
   /** conversations.members, page by page, until the user turns up. */
   async isMember(channel: string, userId: string): Promise<boolean> {
     let cursor: string | undefined;

@@ -7,7 +7,8 @@
  * Telegram has no history API for bots, so a backfill returns nothing and says so. A supergroup
  * that was a group resolves to the group's id, the id its session and its observed messages keep
  * (telegram-migrations.ts), so its subscriptions are one whichever id is named, and the calls
- * naming that id reach the supergroup through the channel's migration transformer.
+ * naming that id reach the supergroup through the channel's migration transformer; a stored id
+ * is brought to that id the same way (canonicalChannel).
  */
 import { type Api, GrammyError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
@@ -113,6 +114,19 @@ export class TelegramDirectory implements PostingDirectory {
       ...(topic !== undefined ? { thread: topic } : {}),
       broadcast: chat.type === "channel",
     };
+  }
+
+  /**
+   * The chat id a stored one stands for now, as resolveChannel finds it: getChat through the
+   * channel's migration transformer (a group upgraded without the bot hearing of it answers with
+   * the upgrade's 400, and the upgrade is learnt on the way), then a supergroup's former group.
+   * Only Telegram's answers and service messages teach an upgrade, so no one can point a chat id
+   * at another chat. A chat Telegram does not show the bot keeps its id.
+   */
+  async canonicalChannel(channel: string): Promise<string> {
+    if (!/^-\d{1,20}$/.test(channel)) return channel;
+    const resolved = await this.resolveChannel(channel);
+    return resolved.ok ? resolved.channel : channel;
   }
 
   /** getChatMember: owner, admin, member, or restricted but still in the chat. */

@@ -110,6 +110,27 @@ describe("TelegramDirectory", () => {
     expect(asked).toEqual([-1004242, -1004242]);
   });
 
+  it("gives a stored chat id the id its messages are reported under now, only as Telegram answers it", async () => {
+    tg()
+      .post(method("getChat"), (b: Body) => b.chat_id === "-1004242")
+      .reply(...answer(ok({ id: -1004242, type: "supergroup", title: "Plain" })))
+      .post(method("getChat"), (b: Body) => b.chat_id === "-100888")
+      .reply(...answer(ok({ id: -100888, type: "channel", title: "News" })))
+      .post(method("getChat"), (b: Body) => b.chat_id === "-555")
+      .reply(...answer(bad("Bad Request: chat not found"), 400));
+    const dir = new TelegramDirectory(new Api(TOKEN, { apiRoot: HOST }), {
+      botInfo: BOT,
+      originOf: async (chatId) => (chatId === -1004242 ? -4242 : chatId),
+    });
+    // A supergroup upgraded from a group: the group's id, which its session keeps.
+    expect(await dir.canonicalChannel("-1004242")).toBe("-4242");
+    expect(await dir.canonicalChannel("-100888")).toBe("-100888");
+    // A chat Telegram does not show the bot keeps its id; anything but a bare chat id is not looked up.
+    expect(await dir.canonicalChannel("-555")).toBe("-555");
+    expect(await dir.canonicalChannel("@plain")).toBe("@plain");
+    expect(await dir.canonicalChannel("-1004242:5")).toBe("-1004242:5");
+  });
+
   it("says of every chat it resolves whether it is a broadcast channel", async () => {
     tg()
       .post(method("getChat"), (b: Body) => b.chat_id === "@news")
