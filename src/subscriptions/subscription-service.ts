@@ -9,7 +9,8 @@
  * to a new session (the thread's subscriptions follow it). A subscription is removed only at its
  * creator's or a configured approver's request. Subscriptions, buffers, read cursors and
  * wake markers live in the store, and `open` rebuilds the indexes and the batches that were
- * pending when the process stopped.
+ * pending when the process stopped. A subscription stored under a channel id the platform has
+ * since replaced is moved to the current one when its directory registers (canonical-channels.ts).
  *
  * With several processes on one store (`shared`), the catalog of subscriptions is shared and the
  * registry's indexes follow the other processes' changes (subscription-registry.ts). `observe`
@@ -20,6 +21,7 @@
  */
 import { describeProblems } from "../core/schema-problems.js";
 import { mayDecide } from "../approvals/authorisation.js";
+import { type CanonicalChannelsDeps, canonicaliseChannels } from "./canonical-channels.js";
 import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
 import { ChannelBuffer } from "./channel-buffer.js";
 import type { Caller } from "../core/thread-target.js";
@@ -74,6 +76,7 @@ export class SubscriptionService {
   private readonly settings: SubscriptionSettings;
   private readonly clock: Clock;
   private readonly onError: (error: unknown, context: string) => void;
+  private readonly moves: CanonicalChannelsDeps;
 
   private constructor(
     private readonly registry: SubscriptionRegistry,
@@ -104,6 +107,12 @@ export class SubscriptionService {
       ...(options.shared ? { claims: new StoreWakeClaims(options.store.space("dedupe")) } : {}),
       budget: options.wakeBudget,
     });
+    this.moves = {
+      registry,
+      close: (subscription) => this.close(subscription),
+      leave: (subscription) => this.leave(subscription),
+      onError: this.onError,
+    };
     this.delivery = new WakeDelivery({
       registry,
       directories: this.directories,
@@ -141,16 +150,19 @@ export class SubscriptionService {
         : {}),
     });
     service = new SubscriptionService(registry, options);
+    for (const directory of options.directories) await canonicaliseChannels(service.moves, directory);
     for (const subscription of registry.all()) await service.delivery.rebuildPending(subscription);
     return service;
   }
 
   /**
-   * Make a platform workspace's channels usable (its channel adapter has connected): its batches
-   * that could not be handed over meanwhile (rebuilt at open, before it connected) go now.
+   * Make a platform workspace's channels usable (its channel adapter has connected): its
+   * subscriptions move to their channels' current ids (canonical-channels.ts), then its batches
+   * not handed over meanwhile (rebuilt at open, before it connected) go. Never rejects.
    */
-  registerDirectory(directory: PlatformDirectory): void {
+  async registerDirectory(directory: PlatformDirectory): Promise<void> {
     this.directories.add(directory);
+    await canonicaliseChannels(this.moves, directory);
     for (const subscription of this.registry.all()) {
       const ref = subscription.channelRef;
       if (ref.platform === directory.platform && ref.workspace === directory.workspace)
@@ -347,6 +359,11 @@ export class SubscriptionService {
   private async close(subscription: Subscription): Promise<void> {
     await this.registry.remove(subscription.id);
     this.scheduler.cancel(subscription.id);
+    await this.leave(subscription);
+  }
+
+  /** What a subscription ended or moved to a new channel id leaves: read cursor, last watcher's buffer. */
+  private async leave(subscription: Subscription): Promise<void> {
     await this.cursors.delete(subscription.sessionId, scopeKeyOf(subscription.channelRef));
     const key = channelKeyOf(subscription.channelRef);
     await this.registry.refresh();
