@@ -8,6 +8,7 @@
 import { type RunnerHandle, run } from "@grammyjs/runner";
 import type { Bot, Transformer } from "grammy";
 import type { Logger } from "pino";
+import { backoffMs } from "../../core/backoff.js";
 import type { ChannelHealth } from "../channel-adapter.js";
 import { errorText, isConflict, isUnauthorized } from "./telegram-errors.js";
 import type { TelegramReceiver } from "./telegram-receiver.js";
@@ -86,7 +87,9 @@ export class PollingReceiver implements TelegramReceiver {
   }
 
   private async supervise(): Promise<void> {
-    let delay = this.options.backoff.initialMs;
+    const { initialMs, maxMs } = this.options.backoff;
+    // Restarts since the pause was last reset: each one doubles it.
+    let restarts = 0;
     while (!this.stopped) {
       const startedAt = Date.now();
       this.handle = run(this.bot, {
@@ -116,9 +119,9 @@ export class PollingReceiver implements TelegramReceiver {
           this.stopped = true;
           return;
         }
-        if (Date.now() - startedAt > this.options.backoff.maxMs) delay = this.options.backoff.initialMs;
+        if (Date.now() - startedAt > maxMs) restarts = 0;
         this.options.logger.error(
-          { err: errorText(error), retryInMs: delay },
+          { err: errorText(error), retryInMs: backoffMs(restarts, initialMs, maxMs) },
           isConflict(error)
             ? "telegram 409 conflict: another process is polling this bot token (or a webhook is set); retrying"
             : "telegram polling stopped; retrying",
@@ -127,9 +130,9 @@ export class PollingReceiver implements TelegramReceiver {
       this.healthy = false;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
-        setTimeout(resolve, delay);
+        setTimeout(resolve, backoffMs(restarts, initialMs, maxMs));
       });
-      delay = Math.min(delay * 2, this.options.backoff.maxMs);
+      restarts += 1;
     }
   }
 
