@@ -54,6 +54,17 @@ export function isSharedThread(target: Pick<ThreadTarget, "platform" | "channel"
   return false;
 }
 
+/**
+ * The thread or chat itself, as a reply to no message: `target` without `extra.replyTo` (the
+ * message a channel threads replies and cards to: Telegram's), its other details kept.
+ */
+export function replyingToNone(target: ThreadTarget): ThreadTarget {
+  if (target.extra?.replyTo === undefined) return target;
+  const { replyTo: _, ...extra } = target.extra;
+  const { extra: __, ...rest } = target;
+  return Object.keys(extra).length > 0 ? { ...rest, extra } : rest;
+}
+
 /** The session key for a target: platform + workspace + channel + thread. */
 export function sessionKeyOf(target: ThreadTarget): string {
   return [target.platform, target.workspace, target.channel, target.thread ?? "-"].join(":");

@@ -19,7 +19,7 @@ import type { ReviewerDenialReporter } from "../engine/reviewer/reviewer-gate.js
 import type { SessionTurnEngine } from "../engine/session-turn-engine.js";
 import type { TurnPersistence } from "../engine/turn-engine.js";
 import type { SessionFacts } from "../core/tool.js";
-import type { PlatformUser, ThreadTarget } from "../core/thread-target.js";
+import { type PlatformUser, replyingToNone, type ThreadTarget } from "../core/thread-target.js";
 import type { LiveSession } from "./live-session.js";
 
 export interface EngineContext {
@@ -58,10 +58,13 @@ export interface EngineServices {
 export function engineContextOf(live: LiveSession, services: EngineServices): EngineContext {
   const context = (): AskContext => ({
     sessionId: live.id,
-    // Cards thread like the turn's replies: to the message that triggered the turn.
+    // Cards thread like the turn's replies: to the message that triggered the turn. A turn no
+    // message triggered (a wake-up, a scheduled run) replies to none: its card goes to the thread
+    // itself, never to the session's first message — in a group maybe another member's, whom a
+    // Telegram card asking for a typed reply would then ask, though only the requester may answer.
     target: live.activeTurn?.replyTo
       ? { ...live.record.target, extra: live.activeTurn.replyTo }
-      : live.record.target,
+      : replyingToNone(live.record.target),
     requester: live.activeTurn?.requester ?? {
       platform: live.record.target.platform,
       userId: "unknown",

@@ -6,8 +6,9 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, makeHarness, message, tempDir, thread, pressCard } from "./helpers/harness.js";
+import { ANA, BEN, makeHarness, message, tempDir, thread, pressCard } from "./helpers/harness.js";
 import { ToolRuns } from "./helpers/test-tools.js";
+import { outcomeLine } from "../support/card-outcome.js";
 
 const defaults = { model: "m", provider: "scripted", mode: "interactive" as const, maxSteps: 10 };
 const overrides = { defaults: { ...defaults, queueMode: "followup" as const } };
@@ -87,5 +88,54 @@ describe("the trigger of a turn's approval card", () => {
     expect(cardTargets.map((target) => target.extra?.replyTo)).toEqual([12]);
     await pressCard(h, card);
     await h.manager.idle();
+  });
+});
+
+describe("the card of a wake-up turn (no person's message started it)", () => {
+  it("goes to the chat, not as a reply to the session's first message (another member's), and its requester's answer is taken", async () => {
+    const h = await makeHarness({
+      steps: [
+        textStep("hello"),
+        toolStep(["q1", "ask_user", { question: "Deploy now?", options: ["yes", "no"] }]),
+        textStep("deploying"),
+      ],
+    });
+    const cardTargets: ThreadTarget[] = [];
+    h.manager.registerOutput("slack", (target) => {
+      const output = h.outputs.factory(target);
+      return {
+        ...output,
+        beginTurn: (info) => output.beginTurn(info),
+        updateCard: (ref, card) => output.updateCard(ref, card),
+        postText: (text) => output.postText(text),
+        postCard: (card) => {
+          cardTargets.push(target);
+          return output.postCard(card);
+        },
+      };
+    });
+    // Ben's message started the group's session; Ana set up the wake-up.
+    const group = (replyTo: number): ThreadTarget => ({ ...thread(), extra: { replyTo, chatType: "group" } });
+    await h.manager.receive(message("hi all", { user: BEN, target: group(11) }));
+    await h.manager.idle();
+    const sessionId = /Session (\S+)/.exec(await h.manager.command(thread(), ANA, "status", []))?.[1] ?? "";
+    await h.manager.wake({
+      sessionId,
+      target: group(11),
+      prompt: "[Wake-up wak_0123456789ab: you asked to be woken]\n> Ask Ana whether to deploy.",
+      requester: ANA,
+      scheduledRun: { taskId: "wak_0123456789ab", dueAt: "2026-12-01T08:01:00.000Z" },
+      agentNote: true,
+    });
+    const out = h.outputs.for(thread());
+    await h.outputs.until(() => out.latestCards[0], "question card");
+    expect(cardTargets.map((target) => target.extra)).toEqual([{ chatType: "group" }]);
+    // Ben, whose message the card once replied to, does not answer it; Ana, who set the wake-up, does.
+    expect((await h.manager.receive(message("no", { user: BEN, target: group(12) }))).status).not.toBe(
+      "answered",
+    );
+    expect((await h.manager.receive(message("yes", { target: group(13) }))).status).toBe("answered");
+    await h.manager.idle();
+    expect(outcomeLine(out.latestCards[0])).toBe("Answered by Ana (id U_ANA): yes");
   });
 });
