@@ -1,8 +1,9 @@
 /**
  * The Slack platform's part of the app: configured when a bot token and either an app token
  * (Socket Mode) or a signing secret (HTTP Events API) are set; builds the Bolt channel with the
- * config's access lists, mention rule, file limit and HTTP endpoint. How it is started and
- * registered is the same for every platform (channel-starter.ts).
+ * config's access lists, mention rule, file limit and HTTP endpoint — and, with several processes on
+ * one store, shares each person's latest thread per channel (what /coworker acts on) in the store's
+ * sessions space. How it is started and registered is the same for every platform (channel-starter.ts).
  */
 import type { SlackChannel, SlackChannelOptions } from "../channels/slack/slack-channel.js";
 import type { CoworkerConfig } from "../config/schema.js";
@@ -38,6 +39,7 @@ async function create(context: ChannelContext, base: AdapterBase): Promise<Slack
     fileMaxBytes: section.file_max_bytes,
     allowExternal: section.allow_external,
     allowGuests: section.allow_guests,
+    ...(context.coordination.distributed ? { sharedLatestThreads: context.store.space("sessions") } : {}),
   });
 }
 

@@ -15,6 +15,7 @@ import { z } from "zod";
 import { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import type { ConversationService } from "../../sessions/contracts.js";
+import type { KeyValueSpace } from "../../store/store.js";
 import type { ChannelAdapter, ChannelHealth, ChannelHooks, InboundFileOptions } from "../channel-adapter.js";
 import { createWorkspacePaths } from "../../tools/files/workspace-paths.js";
 import type { LaneStopOptions } from "../shared/hand-over-lanes.js";
@@ -27,6 +28,7 @@ import { mayActInSlack } from "./slack-may-act.js";
 import { SlackDirectory } from "./slack-directory.js";
 import type { BotIdentity } from "./slack-events.js";
 import { slackFailure } from "./slack-failure.js";
+import { LatestThreads } from "./slack-latest-threads.js";
 import { HttpReceiver } from "./slack-http-receiver.js";
 import { SlackInbound } from "./slack-inbound.js";
 import type { Installation } from "./slack-intake.js";
@@ -98,6 +100,11 @@ export interface SlackChannelOptions extends InboundFileOptions, ChannelHooks {
   readonly render?: Partial<RenderSettings>;
   /** How long `stop` waits for messages whose files are still being read (hand-over-lanes.ts). */
   readonly laneStop?: LaneStopOptions;
+  /**
+   * Several processes on one store: where each person's latest thread per channel (the target of
+   * /coworker there) is shared, so a command acts on it whichever process saw it. Memory without.
+   */
+  readonly sharedLatestThreads?: KeyValueSpace;
 }
 
 /** The Slack ChannelAdapter (see the module comment). */
@@ -114,6 +121,7 @@ export class SlackChannel implements ChannelAdapter {
   private readonly receiver: SlackReceiver;
   private readonly capabilities = new CapabilityLatch();
   private readonly threads: ThreadRegistry;
+  private readonly latest: LatestThreads;
   private readonly users: UserDirectory;
   private readonly access: AccessPolicy;
   private readonly settings: RenderSettings;
@@ -143,7 +151,12 @@ export class SlackChannel implements ChannelAdapter {
     this.boltApiUrl = withTrailingSlash(slackApiUrl);
     this.receiver = receiverFor(options, this.boltApiUrl, this.logger);
     this.description = `slack (${this.receiver.description})`;
-    this.threads = new ThreadRegistry(options.service);
+    this.latest = new LatestThreads({
+      workspace: () => this.identity?.teamId,
+      ...(options.sharedLatestThreads ? { shared: options.sharedLatestThreads } : {}),
+      logger: this.logger,
+    });
+    this.threads = new ThreadRegistry(options.service, this.latest);
     const users = new UserDirectory(this.clients.api, this.logger, () => this.installation);
     this.users = users;
     this.access = new AccessPolicy(
@@ -246,7 +259,7 @@ export class SlackChannel implements ChannelAdapter {
       bot,
       service: o.service,
       clients: this.clients,
-      threads,
+      latest: this.latest,
       users,
       access,
       logger: this.logger,

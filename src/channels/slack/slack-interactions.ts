@@ -32,7 +32,7 @@ import type { BotIdentity } from "./slack-events.js";
 import { commandKey, pressKey } from "./slack-interaction-keys.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { escapeMrkdwn } from "./slack-limits.js";
-import type { ThreadRegistry } from "./slack-threads.js";
+import type { LatestThreads } from "./slack-latest-threads.js";
 import type { UserDirectory } from "./slack-users.js";
 import { NO_UNFURLS } from "./slack-unfurls.js";
 
@@ -40,7 +40,8 @@ export interface InteractionDeps {
   readonly bot: BotIdentity;
   readonly service: ConversationService;
   readonly clients: SlackClients;
-  readonly threads: ThreadRegistry;
+  /** Each person's latest thread per channel: what a slash command acts on. */
+  readonly latest: Pick<LatestThreads, "latest">;
   readonly users: UserDirectory;
   readonly access: AccessPolicy;
   readonly logger: Logger;
@@ -237,18 +238,18 @@ export class SlackInteractions {
       .split(/\s+/)
       .filter((w) => w.length > 0);
     if (name === undefined) return void (await reply(`Usage: \`/coworker <command>\`\n${COMMAND_HELP}`));
-    const thread = this.deps.threads.latestThread(command.channel_id, command.user_id);
-    // Without a thread, a command in a channel would act on one session shared by the whole channel.
-    if (kind === "channel" && thread === undefined && !PER_PERSON_COMMANDS.has(commandWord(name)))
-      return void (await replyMrkdwn(noThreadRefusal(this.deps.bot.userId, command.text.trim())));
-    const target = slackThreadTarget(this.deps.bot.teamId, {
-      channel: command.channel_id,
-      thread: thread || undefined,
-      user: command.user_id,
-      kind,
-      senderTeam: command.team_id,
-    });
     try {
+      const thread = await this.deps.latest.latest(command.channel_id, command.user_id);
+      // Without a thread, a command in a channel would act on one session shared by the whole channel.
+      if (kind === "channel" && thread === undefined && !PER_PERSON_COMMANDS.has(commandWord(name)))
+        return void (await replyMrkdwn(noThreadRefusal(this.deps.bot.userId, command.text.trim())));
+      const target = slackThreadTarget(this.deps.bot.teamId, {
+        channel: command.channel_id,
+        thread: thread || undefined,
+        user: command.user_id,
+        kind,
+        senderTeam: command.team_id,
+      });
       const user = await this.deps.users.user(command.user_id, command.user_name);
       // The answer is ephemeral: in a channel, a listing of the person's items stays in it too.
       const privately = kind === "channel";

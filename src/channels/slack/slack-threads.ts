@@ -2,25 +2,25 @@
  * ThreadRegistry: which Slack threads the bot is part of, so a thread reply without a mention
  * continues the conversation. Local knowledge first (threads the bot accepted a message in or
  * posted into during this process, bounded), then — for threads it has no record of, as after a
- * restart — the session layer's optional `hasSession`. Also remembers each person's latest
- * thread per channel, the target of slash commands (Slack does not allow them inside threads).
+ * restart — the session layer's optional `hasSession`. A person's accepted message also moves
+ * their latest thread in that channel, which LatestThreads keeps (slack-latest-threads.ts).
  */
 import type { ConversationService } from "../../sessions/contracts.js";
 import type { ThreadTarget } from "../../core/thread-target.js";
 import { LruCache } from "../../sessions/lru.js";
+import type { LatestThreads } from "./slack-latest-threads.js";
 
 export class ThreadRegistry {
   private readonly threads: LruCache<string, true>;
-  private readonly latest: LruCache<string, string>;
   /** Channels the bot left: their threads no longer count (until it takes part again). */
   private readonly left = new Map<string, number>();
 
   constructor(
     private readonly service: Pick<ConversationService, "hasSession">,
+    private readonly latest: Pick<LatestThreads, "record">,
     capacity = 50_000,
   ) {
     this.threads = new LruCache(capacity);
-    this.latest = new LruCache(capacity);
   }
 
   /** The bot takes part in this thread. */
@@ -44,13 +44,11 @@ export class ThreadRegistry {
     return known;
   }
 
-  /** Record the thread a person last talked to the bot in, in this channel. */
+  /**
+   * Record the thread a person last talked to the bot in, in this channel (not awaited: the write
+   * never rejects, and the message does not wait for it).
+   */
   rememberLatest(channel: string, userId: string, threadTs: string): void {
-    this.latest.set(`${channel}:${userId}`, threadTs);
-  }
-
-  /** The thread a person last talked to the bot in, in this channel. */
-  latestThread(channel: string, userId: string): string | undefined {
-    return this.latest.get(`${channel}:${userId}`);
+    void this.latest.record(channel, userId, threadTs);
   }
 }

@@ -8,12 +8,11 @@ import { attachedFile } from "../../../src/channels/shared/card-attachment.js";
 import { DEFAULT_RENDER_SETTINGS } from "../../../src/channels/slack/slack-renderer.js";
 import { CapabilityLatch } from "../../../src/channels/slack/slack-capabilities.js";
 import { SlackThreadOutput } from "../../../src/channels/slack/slack-thread-output.js";
-import { ThreadRegistry } from "../../../src/channels/slack/slack-threads.js";
 import { uploadFile } from "../../../src/channels/slack/slack-upload.js";
 import type { Card } from "../../../src/core/card.js";
 import type { ThreadTarget } from "../../../src/core/thread-target.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
-import { blockTexts, clientsFor, silentLogger } from "./support.js";
+import { blockTexts, clientsFor, silentLogger, threadRegistry } from "./support.js";
 
 let fake: FakeSlack;
 let target: ThreadTarget;
@@ -52,7 +51,7 @@ describe("uploadFile", () => {
       {
         clients,
         capabilities: new CapabilityLatch(),
-        threads: new ThreadRegistry({}),
+        threads: threadRegistry(),
         logger: silentLogger,
         settings: DEFAULT_RENDER_SETTINGS,
         stopTurn: () => {},

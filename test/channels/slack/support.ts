@@ -12,6 +12,7 @@ import { CapabilityLatch } from "../../../src/channels/slack/slack-capabilities.
 import type { SlackChannelOptions } from "../../../src/channels/slack/slack-channel.js";
 import { DEFAULT_RENDER_SETTINGS, type RenderSettings } from "../../../src/channels/slack/slack-renderer.js";
 import { SlackThreadOutput } from "../../../src/channels/slack/slack-thread-output.js";
+import { LatestThreads } from "../../../src/channels/slack/slack-latest-threads.js";
 import { ThreadRegistry } from "../../../src/channels/slack/slack-threads.js";
 import { type FakeSlack, startFakeSlack } from "../../fakes/fake-slack/index.js";
 import { OPEN_UPLOADS } from "../../support/test-upload-gate.js";
@@ -84,6 +85,11 @@ export interface OutputHarness {
   readonly threads: ThreadRegistry;
 }
 
+/** A thread registry as one process keeps it (latest threads in memory), with no session layer behind it. */
+export function threadRegistry(): ThreadRegistry {
+  return new ThreadRegistry({}, new LatestThreads({ workspace: () => "T1", logger: silentLogger }));
+}
+
 export function outputFor(
   fake: FakeSlack,
   target: ThreadTarget,
@@ -91,7 +97,7 @@ export function outputFor(
   capabilities = new CapabilityLatch(),
 ): OutputHarness {
   const stops: { target: ThreadTarget; userId: string }[] = [];
-  const threads = new ThreadRegistry({});
+  const threads = threadRegistry();
   const output = new SlackThreadOutput(
     {
       clients: clientsFor(fake),

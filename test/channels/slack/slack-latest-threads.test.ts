@@ -1,0 +1,161 @@
+/**
+ * A person's latest thread per channel, what /coworker typed there acts on: with two processes on
+ * one Redis (two SlackChannels, each on its own connection) a command acts on the thread the person
+ * last wrote in, whichever process took that message or takes the command; another
+ * person's messages never move it. Then LatestThreads alone: its scoping, in memory and on Redis,
+ * and the stored record as this version writes it.
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
+import { LatestThreads } from "../../../src/channels/slack/slack-latest-threads.js";
+import type { KeyValueSpace } from "../../../src/store/store.js";
+import type { FakeSlack } from "../../fakes/fake-slack/index.js";
+import { withOutputs } from "../../support/adapter-outputs.js";
+import { eventually } from "../../support/eventually.js";
+import { type RedisServer, startRedisServer } from "../../support/redis-server.js";
+import { tempStores } from "../../support/temp-stores.js";
+import { FakeService } from "./fake-service.js";
+import { fakeSlackChannelOptions, silentLogger, startFakeSlackWithAnaAndBo } from "./support.js";
+
+const open = tempStores("slack-latest-threads-");
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+/** `inner`, counting its writes once they have landed (so a test waits for one without sleeping). */
+function countingWrites(inner: KeyValueSpace): {
+  space: KeyValueSpace;
+  writes: () => number;
+  lastKey: () => string;
+} {
+  let writes = 0;
+  let lastKey = "";
+  const space: KeyValueSpace = {
+    get: (key) => inner.get(key),
+    delete: (key) => inner.delete(key),
+    setIfAbsent: (key, value, ttlMs) => inner.setIfAbsent(key, value, ttlMs),
+    set: async (key, value, ttlMs) => {
+      await inner.set(key, value, ttlMs);
+      lastKey = key;
+      writes += 1;
+    },
+  };
+  return { space, writes: () => writes, lastKey: () => lastKey };
+}
+
+/** A process: a SlackChannel on the fake (its connection labelled `label`) sharing latest threads on Redis. */
+async function startProcess(fake: FakeSlack, service: FakeService, label: string) {
+  const shared = countingWrites((await open(redis.url)).space("sessions"));
+  const root = await mkdtemp(join(tmpdir(), `slack-latest-${label}-`));
+  cleanup.push(() => rm(root, { recursive: true, force: true }));
+  const channel = withOutputs(
+    new SlackChannel(
+      fakeSlackChannelOptions(
+        { apiUrl: fake.apiUrlFor(label), state: fake.state },
+        { fileMaxBytes: 1024, workspaceRoot: root, service, sharedLatestThreads: shared.space },
+      ),
+    ),
+    service,
+  );
+  await channel.start();
+  cleanup.push(() => channel.stop());
+  return shared;
+}
+
+describe("/coworker with two processes on one Redis", () => {
+  it("acts on the person's latest thread, whichever process saw it, and no one else moves it", async () => {
+    const fake = await startFakeSlackWithAnaAndBo();
+    cleanup.push(() => fake.close());
+    const service = new FakeService();
+    const p1 = await startProcess(fake, service, "p1");
+    const p2 = await startProcess(fake, service, "p2");
+    await fake.waitFor(() => fake.socket.labels.length === 2, "both processes connected");
+    const bot = `<@${fake.state.botUserId}>`;
+    const post = async (user: string, text: string, to: string, threadTs?: string) => {
+      const before = service.received.length;
+      const writes = (to === "p1" ? p1 : p2).writes();
+      const { ts } = fake.userPosts({ user, channel: "C1", text, to, ...(threadTs ? { threadTs } : {}) });
+      await service.waitFor(() => service.received.length === before + 1);
+      await eventually(
+        () => (to === "p1" ? p1 : p2).writes() > writes,
+        `${to} stored ${user}'s latest thread`,
+      );
+      return ts;
+    };
+    const slash = async (text: string, to: string) => {
+      const before = fake.state.responses.length;
+      await fake.slashCommand({ user: "U1", channel: "C1", text, to }).acked;
+      const answer = await fake.waitFor(
+        () => fake.state.responses[before],
+        `the answer to /coworker ${text}`,
+      );
+      return String(answer.body.text);
+    };
+
+    const t1 = await post("U1", `${bot} first topic`, "p1");
+    const t2 = await post("U1", `${bot} second topic`, "p2");
+    await slash("mode auto", "p1");
+    expect(service.commands[0]).toMatchObject({ name: "mode", target: { channel: "C1", thread: t2 } });
+
+    // Bo's own thread (on p2) does not move Ana's; Ana going back to T1 (on p1) does, though p1
+    // had stored T1 for her before.
+    await post("U2", `${bot} bo's topic`, "p2");
+    await post("U1", `${bot} back to the first`, "p1", t1);
+    await slash("new", "p2");
+    await slash("stop", "p1");
+    expect(service.commands.slice(1).map((c) => [c.name, c.target.thread])).toEqual([
+      ["new", t1],
+      ["stop", t1],
+    ]);
+  });
+});
+
+describe("LatestThreads", () => {
+  it.each([
+    ["in memory", async (): Promise<KeyValueSpace | undefined> => undefined],
+    ["on Redis", async (): Promise<KeyValueSpace | undefined> => (await open(redis.url)).space("sessions")],
+  ])("%s, keeps one per workspace, channel and person", async (_label, shared) => {
+    const space = await shared();
+    const inTeam = (team: string) =>
+      new LatestThreads({ workspace: () => team, logger: silentLogger, ...(space ? { shared: space } : {}) });
+    const t1 = inTeam("T1");
+    await t1.record("C1", "U1", "1700000000.000100");
+    await t1.record("C1", "U2", "1700000000.000200");
+    await t1.record("C2", "U1", "1700000000.000300");
+    expect(await t1.latest("C1", "U1")).toBe("1700000000.000100");
+    expect(await t1.latest("C1", "U2")).toBe("1700000000.000200");
+    expect(await t1.latest("C2", "U1")).toBe("1700000000.000300");
+    expect(await t1.latest("C2", "U2")).toBeUndefined();
+    if (space) expect(await inTeam("T2").latest("C1", "U1")).toBeUndefined();
+    const unstarted = new LatestThreads({ workspace: () => undefined, logger: silentLogger });
+    await unstarted.record("C1", "U1", "1700000000.000100");
+    expect(await unstarted.latest("C1", "U1")).toBeUndefined();
+  });
+
+  it("reads a v1 record as stored, and rejects a corrupt one rather than guess a thread", async () => {
+    const shared = countingWrites((await open(redis.url)).space("sessions"));
+    const latest = new LatestThreads({ workspace: () => "T1", logger: silentLogger, shared: shared.space });
+    await latest.record("C1", "U1", "1700000000.000999");
+    const key = shared.lastKey();
+    const fixture = JSON.parse(
+      await readFile(join(import.meta.dirname, "fixtures/latest-thread.v1.json"), "utf8"),
+    );
+    expect(await shared.space.get(key)).toEqual({ ...fixture, data: { thread: "1700000000.000999" } });
+    await shared.space.set(key, fixture);
+    expect(await latest.latest("C1", "U1")).toBe("1700000000.000100");
+    await shared.space.set(key, { v: 1, kind: "slack-latest-thread", data: { thread: "C1:everyone" } });
+    await expect(latest.latest("C1", "U1")).rejects.toThrow(/slack-latest-thread/);
+  });
+});
