@@ -7,10 +7,9 @@
  * approval card `toRemove`, the choice `remove` acts on; the session layer calls `sessionIdle`
  * after each turn, `listForSession` for `status` and `moveSession` when "new" switches a thread
  * to a new session (the thread's subscriptions follow it). A subscription is removed only at its
- * creator's or a configured approver's request. Subscriptions, buffers, read cursors and
- * wake markers live in the store, and `open` rebuilds the indexes and the batches that were
- * pending when the process stopped. A subscription stored under a channel id the platform has
- * since replaced is moved to the current one when its directory registers (canonical-channels.ts).
+ * creator's or a configured approver's request. Subscriptions, buffers, read cursors and wake
+ * markers live in the store, and `open` rebuilds the indexes and the pending batches. One stored
+ * under a channel id the platform has since replaced moves to the current id (canonical-channels.ts).
  *
  * With several processes on one store (`shared`), the catalog of subscriptions is shared and the
  * registry's indexes follow the other processes' changes (subscription-registry.ts). `observe`
@@ -42,6 +41,7 @@ import {
 } from "./subscription.js";
 import { SharedCatalog } from "./shared-catalog.js";
 import { subscribeChannel } from "./subscribe-channel.js";
+import { FailureNotices } from "./failure-notices.js";
 import { LocalCatalog } from "./subscription-catalog.js";
 import { SubscriptionRegistry } from "./subscription-registry.js";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "./subscription-settings.js";
@@ -121,6 +121,7 @@ export class SubscriptionService {
       settings,
       scheduler: this.scheduler,
       sink: options.sink,
+      notices: new FailureNotices(options.store.space("dedupe")),
       close: (subscription) => this.close(subscription),
       tell: (subscription, text) => this.tell(subscription, text),
       onError: this.onError,
@@ -156,9 +157,8 @@ export class SubscriptionService {
   }
 
   /**
-   * Make a platform workspace's channels usable (its channel adapter has connected): its
-   * subscriptions move to their channels' current ids (canonical-channels.ts), then its batches
-   * not handed over meanwhile (rebuilt at open, before it connected) go. Never rejects.
+   * A platform workspace's channel connected: its subscriptions move to their channels' current
+   * ids (canonical-channels.ts), then its batches rebuilt at open go. Never rejects.
    */
   async registerDirectory(directory: PlatformDirectory): Promise<void> {
     this.directories.add(directory);

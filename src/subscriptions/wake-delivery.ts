@@ -7,13 +7,15 @@
  * draining) rejects, and the scheduler tries the batch again; nothing after acceptance does. After
  * a wake-up the subscription's wake marker and the session's read cursor move past what was
  * delivered. A batch whose subscription's hand-overs have failed for an hour (wake-failures.ts)
- * tells the subscriber so when it fails too (a notice that could not be posted is asked for again
- * by the next failing try). At open, the batches that were pending when the process stopped are
- * rebuilt from the buffer after the wake marker.
+ * tells the subscriber so when it fails too, once per run across processes (failure-notices.ts;
+ * a notice that could not be posted is asked for again by the next failing try). At open, the
+ * batches that were pending when the process stopped are rebuilt from the buffer after the wake
+ * marker.
  */
 import { type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
 import type { ChannelBuffer } from "./channel-buffer.js";
 import type { DirectoryLookup } from "./channel-access.js";
+import type { FailureNotices } from "./failure-notices.js";
 import type { ReadCursors } from "./read-cursors.js";
 import { channelKeyOf, channelLabel, type Subscription, scopeKeyOf, watchedSince } from "./subscription.js";
 import type { SubscriptionRegistry } from "./subscription-registry.js";
@@ -35,7 +37,9 @@ export interface WakeDeliveryDeps {
   readonly sink: WakeSink;
   /** End a subscription: its index entries, pending batch, read cursor and, last in its channel, the buffer. */
   readonly close: (subscription: Subscription) => Promise<void>;
-  /** Tell the subscribing conversation about its subscription: whether it was posted (failures go to `onError`). */
+  /** Whether a subscriber was told their wake-ups keep failing (shared by the processes). */
+  readonly notices: FailureNotices;
+  /** Tell the subscribing conversation about its subscription: whether it was posted (else `onError`). */
   readonly tell: (subscription: Subscription, text: string) => Promise<boolean>;
   readonly onError: (error: unknown, context: string) => void;
 }
@@ -55,14 +59,32 @@ export class WakeDelivery {
     try {
       await this.handOver(subscription, ready, last.position);
     } catch (error) {
-      if (!ready.tellIfFails) throw error;
-      const { id, channelRef } = subscription;
-      const posted = await this.deps.tell(
-        subscription,
-        `For over an hour I have not been able to wake this thread for new messages in ${channelShown(channelRef)} (subscription ${id}). I keep trying every few minutes; meanwhile catch_up shows what came.`,
-      );
-      throw posted ? error : new NoticeNotPostedError(error);
+      if (ready.tellIfFails) await this.tellFailing(subscription, error);
+      throw error;
     }
+    await this.deps.notices.release(subscription.id).catch((error: unknown) => {
+      this.deps.onError(error, `ending the failure notice of subscription ${subscription.id}`);
+    });
+  }
+
+  /**
+   * Hand-overs have failed for an hour: tell the subscriber, unless this run was told already (by
+   * any process: failure-notices.ts). Throws NoticeNotPostedError when the notice could not be posted.
+   */
+  private async tellFailing(subscription: Subscription, failure: unknown): Promise<void> {
+    const { id, channelRef } = subscription;
+    const first = await this.deps.notices.claim(id).catch((error: unknown) => {
+      this.deps.onError(error, `marking the failure notice of subscription ${id}`);
+      return true;
+    });
+    if (!first) return;
+    const posted = await this.deps.tell(
+      subscription,
+      `For over an hour I have not been able to wake this thread for new messages in ${channelShown(channelRef)} (subscription ${id}). I keep trying every few minutes; meanwhile catch_up shows what came.`,
+    );
+    if (posted) return;
+    await this.deps.notices.release(id).catch(() => undefined);
+    throw new NoticeNotPostedError(failure);
   }
 
   /** `deliver` of a subscription that is still there: rejects when the wake-up was not handed over. */

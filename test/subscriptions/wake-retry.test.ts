@@ -2,9 +2,9 @@
  * Wake-ups that are not delivered the first time: a hand-over the session layer rejects (draining,
  * a thread switching to "new", the platform not connected yet) is tried again with what came
  * meanwhile, and the wake marker never passes an undelivered message; after an hour of failures
- * the subscriber is told, once per run of them (a notice that could not be posted is asked for
- * again); a batch rebuilt before its platform connects goes once it does; one subscription's
- * hand-overs go one at a time, in order, and the marker only moves forward.
+ * the subscriber is told, once per run of them across processes (a notice that could not be
+ * posted is asked for again); a batch rebuilt before its platform connects goes once it does;
+ * one subscription's hand-overs go one at a time, in order, and the marker only moves forward.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { storeSlotBudget } from "../../src/store/slot-budget.js";
@@ -120,6 +120,34 @@ describe("wake-ups that are not delivered the first time", () => {
     expect(h.notices).toEqual([{ target: ALICE.target, text: expect.stringMatching(/^For over an hour/) }]);
     await settle(h, 3 * HOUR);
     expect(h.notices).toHaveLength(1);
+  });
+
+  it("two processes whose hand-overs of one subscription keep failing tell its subscriber once", async () => {
+    h.sink.wake = async () => {
+      throw new Error("the session layer is shutting down");
+    };
+    await h.service.subscribe(ALICE, { channel: "#deploys" });
+    // A second process on the same store, which sees other messages of the channel.
+    const other = await SubscriptionService.open({
+      store: h.store,
+      directories: [h.directory],
+      sink: h.sink,
+      notify: async (target, text) => {
+        h.notices.push({ target, text });
+      },
+      settings: DEFAULT_SUBSCRIPTION_SETTINGS,
+      onError: (error, context) => h.errors.push({ error, context }),
+      wakeBudget: storeSlotBudget(h.store.space("budgets")),
+    });
+    try {
+      await h.service.observe(message("deploy 7 FAILED on web-3"));
+      await other.observe(message("deploy 8 FAILED on web-4"));
+      await settle(h, DEBOUNCE + HOUR + 10 * 60_000);
+      await other.settled();
+      expect(h.notices).toEqual([{ target: ALICE.target, text: expect.stringMatching(/^For over an hour/) }]);
+    } finally {
+      await other.shutdown();
+    }
   });
 
   it("a batch rebuilt at start-up before its platform connected goes once the platform registers", async () => {
