@@ -33,6 +33,7 @@ import { commandKey, pressKey } from "./slack-interaction-keys.js";
 import { markdownToMrkdwn } from "./slack-markdown.js";
 import { escapeMrkdwn } from "./slack-limits.js";
 import type { LatestThreads } from "./slack-latest-threads.js";
+import { threadNameLine } from "./slack-thread-name.js";
 import type { UserDirectory } from "./slack-users.js";
 import { NO_UNFURLS } from "./slack-unfurls.js";
 
@@ -241,7 +242,8 @@ export class SlackInteractions {
     try {
       const thread = await this.deps.latest.latest(command.channel_id, command.user_id);
       // Without a thread, a command in a channel would act on one session shared by the whole channel.
-      if (kind === "channel" && thread === undefined && !PER_PERSON_COMMANDS.has(commandWord(name)))
+      const perPerson = PER_PERSON_COMMANDS.has(commandWord(name));
+      if (kind === "channel" && thread === undefined && !perPerson)
         return void (await replyMrkdwn(noThreadRefusal(this.deps.bot.userId, command.text.trim())));
       const target = slackThreadTarget(this.deps.bot.teamId, {
         channel: command.channel_id,
@@ -253,7 +255,17 @@ export class SlackInteractions {
       const user = await this.deps.users.user(command.user_id, command.user_name);
       // The answer is ephemeral: in a channel, a listing of the person's items stays in it too.
       const privately = kind === "channel";
-      await reply(await this.deps.service.command(target, user, name.toLowerCase(), args, { privately }));
+      const answer = await this.deps.service.command(target, user, name.toLowerCase(), args, { privately });
+      const shown = markdownToMrkdwn(answer) || answer;
+      // A command that acted on the thread says which one: the person never saw it chosen.
+      if (!target.thread || perPerson) return void (await replyMrkdwn(shown));
+      const line = await threadNameLine(
+        this.deps.clients.api,
+        command.channel_id,
+        target.thread,
+        this.deps.logger,
+      );
+      await replyMrkdwn(`${line}\n${shown}`);
     } catch (error) {
       this.deps.logger.error({ err: describeError(error) }, "slack command failed");
       await reply("Sorry — that command failed. Please try again.");

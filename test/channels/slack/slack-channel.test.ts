@@ -764,10 +764,13 @@ describe("buttons and commands", () => {
       args: ["auto"],
       target: { channel: "C1", thread: ts },
     });
-    expect(fake.state.responses[0]!.body).toMatchObject({
-      response_type: "ephemeral",
-      text: "Mode is now *auto*.",
-    });
+    expect(fake.state.responses[0]!.body).toMatchObject({ response_type: "ephemeral" });
+    // The answer, after the line naming the thread it acted on.
+    const [named, answer] = String(fake.state.responses[0]!.body.text).split("\n");
+    expect(named).toMatch(
+      new RegExp(`^_In your latest thread here, started <!date\\^${Math.floor(Number(ts))}\\^`),
+    );
+    expect(answer).toBe("Mode is now *auto*.");
     await fake.slashCommand({ user: "U1", channel: "C1", text: "" }).acked;
     await fake.waitFor(() => fake.state.responses[1], "usage");
     expect(String(fake.state.responses[1]!.body.text)).toContain("stop — interrupt the running turn");

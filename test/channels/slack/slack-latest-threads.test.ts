@@ -1,7 +1,7 @@
 /**
  * A person's latest thread per channel, what /coworker typed there acts on: with two processes on
  * one Redis (two SlackChannels, each on its own connection) a command acts on the thread the person
- * last wrote in, whichever process took that message or takes the command; another
+ * last wrote in, whichever process took that message or takes the command — and says which; another
  * person's messages never move it. Then LatestThreads alone: its scoping, in memory and on Redis,
  * and the stored record as this version writes it.
  */
@@ -75,7 +75,7 @@ async function startProcess(fake: FakeSlack, service: FakeService, label: string
 }
 
 describe("/coworker with two processes on one Redis", () => {
-  it("acts on the person's latest thread, whichever process saw it, and no one else moves it", async () => {
+  it("acts on the person's latest thread, whichever process saw it, says which, and no one else moves it", async () => {
     const fake = await startFakeSlackWithAnaAndBo();
     cleanup.push(() => fake.close());
     const service = new FakeService();
@@ -106,8 +106,9 @@ describe("/coworker with two processes on one Redis", () => {
 
     const t1 = await post("U1", `${bot} first topic`, "p1");
     const t2 = await post("U1", `${bot} second topic`, "p2");
-    await slash("mode auto", "p1");
+    const answer = await slash("mode auto", "p1");
     expect(service.commands[0]).toMatchObject({ name: "mode", target: { channel: "C1", thread: t2 } });
+    expect(answer).toContain(`<!date^${Math.floor(Number(t2))}^`);
 
     // Bo's own thread (on p2) does not move Ana's; Ana going back to T1 (on p1) does, though p1
     // had stored T1 for her before.

@@ -1,7 +1,8 @@
 /**
- * The /coworker slash command in a channel acts on the person's latest thread there; without one
- * (nobody's is known after a restart) a command that acts on a session is refused, never run on a
- * session the whole channel would share. In a DM the DM is the session.
+ * The /coworker slash command in a channel acts on the person's latest thread there, and its answer
+ * names that thread; without one (nobody's is known after a restart) a command that acts on a
+ * session is refused, never run on a session the whole channel would share. In a DM the DM is the
+ * session.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { FakeSlack } from "../../fakes/fake-slack/index.js";
@@ -21,6 +22,11 @@ beforeEach(async () => {
 afterEach(async () => {
   await started?.stop();
 });
+
+/** A Slack ts as `YYYY-MM-DD HH:MM UTC`. */
+function utc(ts: string): string {
+  return `${new Date(Math.floor(Number(ts)) * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
 
 /** Send a slash command and wait for its (ephemeral) answer. */
 async function slash(user: string, where: string, text: string) {
@@ -47,7 +53,10 @@ describe("/coworker in a channel without a known thread", () => {
     fake.userPosts({ user: "U2", channel: "C1", threadTs: ts, text: `${BOT} me too` });
     await service.waitFor(() => service.received.length === 2);
     service.commandReply = "Mode set to auto.";
-    expect((await slash("U2", "C1", "mode auto")).text).toBe("Mode set to auto.");
+    // The answer names the thread it acted on (when it started; the fake gives no permalink).
+    expect((await slash("U2", "C1", "mode auto")).text).toBe(
+      `_In your latest thread here, started <!date^${Math.floor(Number(ts))}^{date_short_pretty} at {time}|${utc(ts)}>:_\nMode set to auto.`,
+    );
     expect(service.commands).toHaveLength(1);
     expect(service.commands[0]).toMatchObject({
       name: "mode",
