@@ -141,20 +141,26 @@ export class HistoryLog {
   }
 }
 
-/** Pages `indexes` of the history with `head`, in one grouped read, each as the head counts it. */
+/**
+ * Pages `indexes` of the history with `head`, in one grouped read, each as the head counts it;
+ * none for a missing page below the newest (another open pruned it). The newest page missing is
+ * a StoredDataError: the head, written after it, says it is there, and no open prunes it.
+ */
 async function readPages(
   space: KeyValueSpace,
   sessionId: string,
   head: HistoryHead,
   indexes: readonly number[],
-): Promise<WindowPage[]> {
+): Promise<Array<WindowPage | undefined>> {
   const raws = await getAll(
     space,
     indexes.map((index) => historyPageKey(sessionId, index)),
   );
-  return indexes.map((index, i) =>
-    storedPage(sessionId, index, raws[i], Math.min(head.pageSize, head.count - index * head.pageSize)),
-  );
+  return indexes.map((index, i) => {
+    const raw = raws[i];
+    if (raw === undefined && index < head.pages - 1) return undefined;
+    return storedPage(sessionId, index, raw, Math.min(head.pageSize, head.count - index * head.pageSize));
+  });
 }
 
 function parseHead(sessionId: string, raw: unknown): HistoryHead {
@@ -254,7 +260,7 @@ export class SessionHistory {
   /**
    * The messages of the history's first page — where its opening is — or none once that page is
    * pruned (or the history is empty). Reads that one page, with the head and the pruned mark the
-   * open read (a prune by another process since then makes the page missing: a StoredDataError).
+   * open read (a prune by another process since then makes the page missing: none either).
    */
   async firstPage(): Promise<readonly ConversationMessage[]> {
     if (this.head.pages === 0 || this.pruned > 0) return [];

@@ -9,8 +9,11 @@
  * how many messages the history holds, and the byte budget's only on pages that never change
  * once full, so both only move forward as the history grows, and a later open — by this process
  * or another — never reads below them (the anchor hint may: it only narrows a read, and pruning
- * never follows it). A page's bytes are the size its writer stored with it (or, on a page an
- * older build wrote, measured once read), so an open serialises nothing to count them.
+ * never follows it). An open that finds a page missing below the newest takes it as pruned by
+ * another open (one whose head was newer, or whose mark it read before that prune wrote it): the
+ * window starts after it, and every page up to it may be pruned (that open found them so).
+ * A page's bytes are the size its writer stored with it (or, on a page an older build wrote,
+ * measured once read), so an open serialises nothing to count them.
  */
 import type { ConversationMessage } from "../core/messages.js";
 
@@ -58,9 +61,10 @@ export interface HistoryWindow {
 
 /**
  * Read the window of a history with `head`: pages newest first through `readPages` (indexes
- * ascending in each call, each page's messages as the head counts them and their bytes), never
- * below page `lowest` (what is stored: the pruned mark), nor below the page of message `from`
- * when given.
+ * ascending in each call, each page's messages as the head counts them and their bytes; none
+ * for a page that is missing, which the newest never is: readPages throws then), never below
+ * page `lowest` (what is stored: the pruned mark), nor below the page of message `from` when
+ * given, nor at or below a missing page (pruned by another open since the mark was read).
  */
 export async function readWindow(
   head: WindowedHead,
@@ -68,7 +72,7 @@ export async function readWindow(
     readonly budget: HistoryWindowBudget;
     readonly lowest: number;
     readonly from?: number | undefined;
-    readonly readPages: (indexes: readonly number[]) => Promise<WindowPage[]>;
+    readonly readPages: (indexes: readonly number[]) => Promise<Array<WindowPage | undefined>>;
   },
 ): Promise<HistoryWindow> {
   const { budget, readPages } = options;
@@ -83,8 +87,10 @@ export async function readWindow(
   const kept: WindowPage[] = [];
   let bytes = 0;
   let full = false;
+  /** Whether a page read was missing: the window starts after it. */
+  let gone = false;
   let next = last;
-  while (next >= stop && !full) {
+  while (next >= stop && !full && !gone) {
     // Later batches: as many pages as the bytes left would hold, at the pages' average so far.
     const size =
       kept.length === 0
@@ -93,7 +99,11 @@ export async function readWindow(
     const first = Math.max(stop, next - size + 1);
     const pages = await readPages(Array.from({ length: next - first + 1 }, (_, i) => first + i));
     for (let i = pages.length - 1; i >= 0; i--) {
-      const page = pages[i] as WindowPage;
+      const page = pages[i];
+      if (page === undefined) {
+        gone = true;
+        break;
+      }
       // The newest page is always read: it holds the end of the history, which appends extend.
       if (kept.length > 0 && bytes + page.bytes > budget.bytes) {
         full = true;
@@ -108,7 +118,7 @@ export async function readWindow(
   return {
     start: startPage * head.pageSize,
     messages: kept.toReversed().flatMap((page) => page.messages),
-    prunable: full ? startPage : floor,
+    prunable: full || gone ? startPage : floor,
     newestPageBytes: kept[0]?.bytes,
   };
 }

@@ -179,9 +179,10 @@ describe("HistoryLog", () => {
     }
   });
 
-  it("names the session and page when a page is corrupt or missing", async () => {
+  it("names the session and page when a page is corrupt, truncated, or the newest is missing", async () => {
     const log = new HistoryLog(space, { pageSize: 2 });
     await log.openNew("s").append(...users(0, 3));
+    const page1 = await space.get(historyPageKey("s", 1));
     await space.set(historyPageKey("s", 1), {
       v: 1,
       kind: "history-page",
@@ -191,8 +192,9 @@ describe("HistoryLog", () => {
     await expect(log.open("s")).rejects.toThrow(
       /^stored history-page \(session "s", page 1\) is corrupt: messages\.0/,
     );
-    await space.delete(historyPageKey("s", 0));
-    await expect(log.open("s")).rejects.toThrow('stored history-page (session "s", page 0) is missing');
+    await space.delete(historyPageKey("s", 1));
+    await expect(log.open("s")).rejects.toThrow('stored history-page (session "s", page 1) is missing');
+    await space.set(historyPageKey("s", 1), page1);
     await space.set(historyPageKey("s", 0), { v: 1, kind: "history-page", data: { messages: [user(0)] } });
     await expect(log.open("s")).rejects.toThrow(
       'stored history-page (session "s", page 0) is truncated: 1 of 2 messages',
@@ -296,16 +298,19 @@ describe("SessionHistory (a history held open by its only writer)", () => {
     expect((await log.open("s")).messages).toEqual([...users(0, 5), user(6)]);
   });
 
-  it("reads its first page alone (no head or mark again), and none once that page is pruned or the history is empty", async () => {
+  it("reads its first page alone (no head or mark again), and none once that page is pruned (here or by another open) or the history is empty", async () => {
     await new HistoryLog(space, { pageSize: 3 }).openNew("s").append(...users(0, 10));
     const { counts, space: counted } = counting(space);
-    const history = await new HistoryLog(counted, { window: { messages: 4, bytes: 1_000_000 } }).open("s");
+    const window = { messages: 4, bytes: 1_000_000 };
+    const other = await new HistoryLog(space, { window }).open("s");
+    const history = await new HistoryLog(counted, { window }).open("s");
     expect(history.start).toBe(6);
     const readsToOpen = counts.get;
     expect(await history.firstPage()).toEqual(users(0, 3));
     expect(counts.get).toBe(readsToOpen + 1);
     expect(await history.prune()).toBe(2);
     expect(await history.firstPage()).toEqual([]);
+    expect(await other.firstPage()).toEqual([]);
     expect(await new HistoryLog(counted).openNew("empty").firstPage()).toEqual([]);
     expect(counts.get).toBe(readsToOpen + 1);
   });

@@ -152,6 +152,27 @@ describe.each(BACKENDS)("history window: $name", ({ name, url }) => {
     expect(later.messages).toEqual(messages(820, 205, 100));
   });
 
+  it("still opens after two processes' opens (the older head's last) prune in reverse order", async () => {
+    const [mine, theirs] = await twoProcesses();
+    const id = `s-${randomUUID()}`;
+    // The byte budget alone (about five pages of ten messages) decides where a window starts.
+    const window = { messages: 10_000, bytes: 5_000 };
+    await longHistory(new HistoryLog(theirs), id, 1_000, 100);
+    const older = await new HistoryLog(mine, { window }).open(id);
+    await (await new HistoryLog(theirs, { window }).open(id)).append(...messages(1_000, 20, 100));
+    const newer = await new HistoryLog(theirs, { window }).open(id);
+    expect(newer.start).toBeGreaterThan(older.start);
+    expect(await newer.prune()).toBe(newer.start / 10);
+    // The older open prunes last: it must not send the next open into the pages already deleted.
+    await older.prune();
+    const reopened = await new HistoryLog(mine, { window }).open(id);
+    expect(reopened.count).toBe(1_020);
+    expect(reopened.start).toBe(newer.start);
+    expect(reopened.messages).toEqual(messages(newer.start, 1_020 - newer.start, 100));
+    await reopened.append(message(1_020, 100));
+    expect((await new HistoryLog(theirs, { window }).open(id)).messages.at(-1)).toEqual(message(1_020, 100));
+  });
+
   it("loses none of the newest messages when another process appends while one prunes", async () => {
     const [mine, theirs] = await twoProcesses();
     const id = `s-${randomUUID()}`;
