@@ -6,10 +6,11 @@
  * holds a chat for a whole turn or for one person's slow file, and an approval press is never
  * stuck behind the turn waiting for it. A command is answered at once, unless its sender's lane
  * is busy and it may change what their earlier message meets (/new, /mode, …): then it waits
- * there (hand-over-lanes.ts answeredAtOnce); their /stop cancels their lane, and they are told
- * what it dropped. Each update's hand-over is noted (telegram-hand-over-waits.ts), so webhook mode
- * answers once it is recorded. An album's items are gathered first (telegram-albums.ts) and handed
- * over as one message; one that finds its sender's lane full is refused aloud once it has closed. Every group and channel message
+ * there (hand-over-lanes.ts route); their /stop cancels their lane (its commands spared), and they
+ * are told what it dropped. Each update's hand-over is noted (telegram-hand-over-waits.ts), so
+ * webhook mode answers once it is recorded. An album's items are gathered first
+ * (telegram-albums.ts) and handed over as one message, every item's update noted with it; one that
+ * finds its sender's lane full is refused aloud once it has closed. Every group and channel message
  * (addressed to the bot or not) and the bot's removal from a chat are also reported to the
  * optional observers (channel subscriptions), under the chat's session id (a supergroup's former
  * group, as sessions and access see it); what starts a turn is unchanged by them.
@@ -251,12 +252,22 @@ async function admit(
 /**
  * An album's item: the first reserves its sender's place in their lane, which waits for the
  * album to close and hands it over as one message when any item addresses the bot — answered on
- * the captioned item (the first when none is). When the lane is full, the album is still waited
- * for, and a sender who may use the bot is told it was not taken, as for any message.
+ * the captioned item (the first when none is). Every item's update is noted with that hand-over,
+ * so webhook mode answers each once the album is recorded. When the lane is full, the album is
+ * still waited for, and a sender who may use the bot is told it was not taken, as for any message.
  */
 function gather(ctx: Context, delivered: Delivered, group: string, deps: HandlerDeps): void {
-  const album = deps.albums.add(albumKey({ ...delivered.message, media_group_id: group }), delivered);
-  if (!album) return;
+  const key = albumKey({ ...delivered.message, media_group_id: group });
+  const handedOver = deps.albums.add(key, delivered, (album) => handOverAlbum(album, delivered, deps));
+  if (handedOver) deps.waits.note(ctx.update, handedOver);
+}
+
+/** Queue the album `delivered` is the first item of in its sender's lane (see gather). */
+function handOverAlbum(
+  album: Promise<readonly Delivered[]>,
+  delivered: Delivered,
+  deps: HandlerDeps,
+): Promise<void> | undefined {
   const closed = async () => {
     const items = await album;
     if (!items.some((item) => isAddressedToBot(item.message, deps.bot()))) return undefined;
@@ -268,16 +279,14 @@ function gather(ctx: Context, delivered: Delivered, group: string, deps: Handler
     const ready = await closed();
     if (ready) await handOver(ready.items, ready.admitted.target, deps, ready.admitted.tell, signal);
   });
-  if (queued) {
-    deps.waits.note(ctx.update, queued);
-    return;
-  }
+  if (queued) return queued;
   deps.logger.info({ chatId: delivered.message.chat.id }, "telegram: hand-over lane full, album refused");
   void closed()
     .then((ready) => ready?.admitted.tell(LANE_FULL))
     .catch((error: unknown) =>
       deps.logger.warn({ err: errorText(error) }, "telegram: album refusal could not be delivered"),
     );
+  return undefined;
 }
 
 function alertFor(result: PressResult): { text: string; show_alert: boolean } {

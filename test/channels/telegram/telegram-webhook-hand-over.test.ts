@@ -3,10 +3,16 @@
  * session layer): Telegram never re-sends an update it got a 200 for, so a 200 while the message
  * still waited in its sender's lane would lose it to a crash. A message still being read when the
  * webhook's deadline (answerWithinMs) comes is acknowledged then, as before, and still recorded.
+ * An album comes as one update per item: every item's answer waits for the album's hand-over.
  */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { manualClock } from "../../support/manual-clock.js";
 import { ALICE, ALICE_DM, TEST_WEBHOOK, WEBHOOK_SECRET } from "./harness.js";
 import { type SlowRecording, startWithSlowRecording, VOICE } from "./slow-recording.js";
+
+const PNG = join(import.meta.dirname, "../../fixtures/attachments/red-4x3.png");
 
 let s: SlowRecording | undefined;
 afterEach(async () => {
@@ -51,5 +57,31 @@ describe("telegram webhook: the answer follows the hand-over", () => {
     expect(h.service.received).toHaveLength(0);
     s.release();
     await h.service.waitFor(() => h.service.received.length === 1);
+  });
+
+  it("answers every item of an album only after the album was recorded", async () => {
+    const clock = manualClock();
+    s = await startWithSlowRecording({ webhook: TEST_WEBHOOK, clock });
+    const { h } = s;
+    const events: string[] = [];
+    h.service.onReceive = () => {
+      events.push("recorded");
+    };
+    const photo = { content: await readFile(PNG) };
+    const items = [
+      h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, photo, mediaGroupId: "alb", caption: "look" }),
+      h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, photo, mediaGroupId: "alb" }),
+    ];
+    const answers = items.map(async ({ update }, index) => {
+      const answer = await post(h.channel.webhookPort(), update);
+      events.push(`item ${index + 1} answered ${answer.status}`);
+    });
+    // The first item sets the album's longest wait and a quiet time, the second another quiet time.
+    await h.tg.waitFor(() => clock.setCount() === 3);
+    clock.fire();
+    await Promise.all(answers);
+    expect(events[0]).toBe("recorded");
+    expect(events.slice(1).sort()).toEqual(["item 1 answered 200", "item 2 answered 200"]);
+    expect(h.service.received).toHaveLength(1);
   });
 });
