@@ -6,7 +6,9 @@
  * starter, for a record stored before starters were kept, is looked for in the history's first
  * page (the window, or that page read apart while it is not pruned); a starter found on a page a
  * prune would delete keeps it until a load finds the record saved with it. A record whose first
- * page was pruned before any load found its starter stays ownerless (see withStarter).
+ * page was pruned before any load found its starter stays ownerless (see withStarter). A read by
+ * a process that does not hold the session (a press) prunes nothing: it does not save the record,
+ * so it could not keep that page for it; the holder's next load prunes.
  */
 import type { Logger } from "pino";
 import type { ConversationMessage } from "../core/messages.js";
@@ -33,11 +35,9 @@ export interface OpenedHistory {
   readonly opening: readonly ConversationMessage[];
 }
 
-/** Open session `sessionId`'s history and prune its old pages; a failed prune is logged (the next load tries again). */
-export async function openLiveHistory(sessionId: string, stores: LiveHistoryStores): Promise<SessionHistory> {
-  const log = await openWindow(sessionId, stores);
-  await prune(log, sessionId, stores);
-  return log;
+/** Open session `sessionId`'s history to read it, as a load reads it; nothing is pruned. */
+export function readLiveHistory(sessionId: string, stores: LiveHistoryStores): Promise<SessionHistory> {
+  return openWindow(sessionId, stores);
 }
 
 /**

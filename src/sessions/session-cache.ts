@@ -11,7 +11,7 @@
 import { type ParkedTurn, parkTurn } from "../approvals/parked-turn.js";
 import type { PermissionMode } from "../core/modes.js";
 import { type PlatformUser, type ThreadTarget, sessionKeyOf } from "../core/thread-target.js";
-import { openLiveHistory } from "./live-history.js";
+import { readLiveHistory } from "./live-history.js";
 import { LiveSession, type LiveSessionStores } from "./live-session.js";
 import { LruCache } from "./lru.js";
 import type { TurnEndSaves } from "./turn-end-saves.js";
@@ -159,16 +159,17 @@ export class SessionCache {
 
   /**
    * The session's turn parked at a person as the store has it now (record and history read
-   * afresh, nothing cached or kept); undefined when none is. The history is opened as a load
-   * opens it (live-history.ts: from the summary's anchor on, the pages no open reads again
-   * pruned), its position counted in the whole history: a press on a process that does not hold
-   * the session reads no more than loading the session would.
+   * afresh, nothing cached or kept); undefined when none is. The history is read as a load
+   * reads it (live-history.ts: from the summary's anchor on), its position counted in the whole
+   * history: a press on a process that does not hold the session reads no more than loading the
+   * session would. It prunes nothing: the holder's load does, keeping the page of a starter its
+   * record does not have yet (which this read could not save).
    */
   async storedParkedTurn(id: string): Promise<ParkedTurn | undefined> {
     const { stores } = this.options;
     const record = await stores.records.get(id);
     if (!record?.pendingTurn) return undefined;
-    const log = await openLiveHistory(id, stores);
+    const log = await readLiveHistory(id, stores);
     return parkTurn(id, record.pendingTurn, log.messages, log.start);
   }
 
