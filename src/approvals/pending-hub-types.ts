@@ -20,6 +20,11 @@ export interface AskContext {
   readonly sessionId: string;
   readonly target: ThreadTarget;
   readonly requester: PendingPerson;
+  /**
+   * No person's message started the asking turn (a wake-up, a scheduled run): nothing in the
+   * thread points to its requester, so a question card names them.
+   */
+  readonly woken?: boolean | undefined;
   /** Who started the session; decides who may loosen it in a shared thread without approvers. */
   readonly startedBy?: PendingPerson | undefined;
   /**

@@ -105,6 +105,11 @@ export interface PendingQuestion extends PendingCommon {
   readonly deliveries?: readonly string[];
   /** Set when the question came from a turn woken by channel content (as PendingApproval's). */
   readonly provenanceQuote?: string;
+  /**
+   * Set when no person's message started the asking turn (a wake-up, a scheduled run): the card
+   * names whom it asks (approval and plan cards always name their requester).
+   */
+  readonly woken?: boolean;
 }
 
 export interface PendingPlan extends PendingCommon {
@@ -184,6 +189,7 @@ export const pendingItemSchema = z.discriminatedUnion("kind", [
     answeredBy: z.record(z.string(), person).optional(),
     deliveries: z.array(z.string()).optional(),
     provenanceQuote: z.string().optional(),
+    woken: z.boolean().optional(),
   }),
   z.object({ ...common, kind: z.literal("plan"), plan: z.string(), provenanceQuote: z.string().optional() }),
 ]);

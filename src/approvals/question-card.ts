@@ -3,7 +3,7 @@
  * becomes a button "q<i>:o<j>"; answered questions show their answer; the card settles once every
  * question is answered (or the item expires / is stopped). A question asked in a turn woken by
  * channel content warns of it, quotes that content and names whom the turn was woken for, as an
- * approval card does.
+ * approval card does; one asked in a turn a wake-up or a scheduled run started names them too.
  */
 import type { Card, CardBlock, CardButton, CardOutcome } from "../core/card.js";
 import { oneLine } from "../core/one-line.js";
@@ -124,11 +124,10 @@ export function questionCard(item: PendingQuestion): Card {
         });
       });
   });
-  if (channel.quote)
-    blocks.push(channel.quote, {
-      kind: "fields",
-      fields: [requesterField(item.requester, channel.requesterLabel)],
-    });
+  if (channel.quote) blocks.push(channel.quote);
+  // Whom it asks, when nothing else in the thread points to them: a turn woken without their message.
+  if (channel.quote || item.woken)
+    blocks.push({ kind: "fields", fields: [requesterField(item.requester, "Woken for")] });
   const outcome = questionOutcome(item);
   const title = grouped ? `${item.questions.length} questions` : "Question";
   return {

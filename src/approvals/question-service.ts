@@ -60,6 +60,7 @@ export class QuestionService {
         })),
         answers: {},
         ...provenanceField(request.provenance),
+        ...(ctx.woken ? { woken: true } : {}),
       });
       const fallback = { tool: ASK_USER, args: { questions: request.questions } };
       const item = await this.hub.obtain("question", ctx, request.callId, fallback, build, signal);

@@ -65,6 +65,7 @@ export function engineContextOf(live: LiveSession, services: EngineServices): En
     target: live.activeTurn?.replyTo
       ? { ...live.record.target, extra: live.activeTurn.replyTo }
       : replyingToNone(live.record.target),
+    ...(live.activeTurn?.woken ? { woken: true } : {}),
     requester: live.activeTurn?.requester ?? {
       platform: live.record.target.platform,
       userId: "unknown",

@@ -59,6 +59,8 @@ export interface ActiveTurn {
   readonly requester: PendingPerson;
   /** The triggering message's platform details: the turn's replies and cards thread to it. */
   readonly replyTo?: TargetExtra;
+  /** No person's message started the turn (a wake-up, a scheduled run, a watched channel's batch). */
+  readonly woken?: true;
 }
 
 /** A session in memory. */

@@ -181,6 +181,9 @@ export class TurnExecutor {
         name: request.requester.displayName,
       },
       ...(replyTo === undefined ? {} : { replyTo }),
+      ...(request.metadata.scheduledRun !== undefined || request.metadata.channelContent !== undefined
+        ? { woken: true as const }
+        : {}),
     };
     let outcome: TurnOutcome = { status: "error", usage: undefined, finalText: "" };
     try {

@@ -128,8 +128,19 @@ describe("the card of a wake-up turn (no person's message started it)", () => {
       agentNote: true,
     });
     const out = h.outputs.for(thread());
-    await h.outputs.until(() => out.latestCards[0], "question card");
+    const card = await h.outputs.until(() => out.latestCards[0], "question card");
     expect(cardTargets.map((target) => target.extra)).toEqual([{ chatType: "group" }]);
+    // Nothing in the thread points to Ana: the card names her.
+    expect(card.blocks).toContainEqual({
+      kind: "fields",
+      fields: [
+        {
+          label: "Woken for",
+          value: "Ana (id U_ANA)",
+          person: { platform: "slack", id: "U_ANA", name: "Ana" },
+        },
+      ],
+    });
     // Ben, whose message the card once replied to, does not answer it; Ana, who set the wake-up, does.
     expect((await h.manager.receive(message("no", { user: BEN, target: group(12) }))).status).not.toBe(
       "answered",
