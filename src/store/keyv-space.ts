@@ -1,7 +1,7 @@
 /**
- * KeyvSpace: one namespace of the store as a KeyValueSpace — input checks, TTLs, grouped writes
- * and a write-if-absent that is atomic on Redis and SQLite and serialised per key within this
- * process elsewhere.
+ * KeyvSpace: one namespace of the store as a KeyValueSpace — input checks, TTLs, grouped writes,
+ * a write-if-absent that is atomic on Redis and SQLite and serialised per key within this
+ * process elsewhere, and a compare-and-set that is the backend's own (atomic on every backend).
  */
 import type { Backend } from "./backends/backend.js";
 import { serializeValue } from "./backends/backend.js";
@@ -109,6 +109,32 @@ export class KeyvSpace implements KeyValueSpace {
           await this.write(key, value, ttlMs);
           return true;
         });
+      },
+    );
+  }
+
+  /**
+   * Write `value` only while `key` holds `expected` as stored without a TTL (the text keyv wrote
+   * for it: JSON gives back the same text for a value read from it); true when this call wrote it.
+   * One conditional write on every backend, atomic across processes.
+   */
+  replaceIf(key: string, expected: unknown, value: unknown): Promise<boolean> {
+    return this.guarded(
+      () => {
+        this.check(key, value, undefined);
+        if (expected === undefined)
+          throw new Error(
+            `store: replaceIf at ${this.namespace}/${key} needs the value expected (use setIfAbsent)`,
+          );
+      },
+      () => {
+        const now = Date.now();
+        return this.context.backend.replaceIf(
+          this.namespace,
+          key,
+          serializeValue(expected, undefined, now),
+          serializeValue(value, undefined, now),
+        );
       },
     );
   }

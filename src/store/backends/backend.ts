@@ -1,6 +1,6 @@
 /**
  * Backend: what each storage engine (SQLite, Redis, Postgres, memory) hands the store — one keyv
- * instance per namespace, an optional atomic insert, a health probe and a close.
+ * instance per namespace, an optional atomic insert, a compare-and-set, a health probe and a close.
  */
 import { type DeserializedData, Keyv, type KeyvOptions, type KeyvStoreAdapter } from "keyv";
 import { messageOf } from "../../core/failure.js";
@@ -27,6 +27,11 @@ export interface Backend {
    * or none (SQLite: one statement). Backends without it get ordered one-by-one writes.
    */
   setMany?(namespace: StoreNamespace, entries: readonly SpaceEntry[]): Promise<void>;
+  /**
+   * Write `serialized` at `key` only while the row holds exactly `expected` (both as
+   * `serializeValue` makes them), atomically across processes; true when this call wrote it.
+   */
+  replaceIf(namespace: StoreNamespace, key: string, expected: string, serialized: string): Promise<boolean>;
   /** Whether writes issued one after another are applied in that order (see Store.writesInOrder). */
   readonly writesInOrder: boolean;
   /** One real round trip to the engine; throws when it does not answer. */

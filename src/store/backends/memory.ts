@@ -12,6 +12,13 @@ export function openMemoryBackend(onError: ErrorSink): Backend {
   return {
     keyv: (namespace: StoreNamespace) => spaces.get(namespace)!,
     writesInOrder: true,
+    // The Map holds keyv's serialised rows under its prefixed keys; one process, no await between.
+    replaceIf: async (namespace, key, expected, serialized) => {
+      const row = spaces.get(namespace)!._getKeyPrefix(key);
+      if (map.get(row) !== expected) return false;
+      map.set(row, serialized);
+      return true;
+    },
     // Nothing to reach: the Map lives in this process (a closed store is reported by the store).
     ping: async () => undefined,
     close: async () => {

@@ -155,6 +155,15 @@ export class PostgresTable extends EventEmitter implements KeyvStoreAdapter {
     return rows.length === 1;
   }
 
+  /** Write `value` only while the row of `key` holds exactly `expected`, in one conditional update; true when written. */
+  async replaceIf(key: string, expected: string, value: string): Promise<boolean> {
+    const rows = await this.query(
+      `UPDATE ${this.table} SET value = $3 WHERE key = $1 AND value = $2 RETURNING key`,
+      [key, expected, value],
+    );
+    return rows.length === 1;
+  }
+
   /**
    * Start deleting every row whose envelope has expired by `now`, walking the table in key order
    * one window of rows at a time. Resolves once the first window is done, so a table that cannot

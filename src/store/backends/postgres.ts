@@ -1,7 +1,8 @@
 /**
  * Postgres backend: one `pg` pool and one table (PostgresTable) shared by every namespace; keys
- * are `<namespace>:<key>`. `insertIfAbsent` is one conditional upsert, atomic across connections
- * and processes sharing the database; `setMany` is one statement. Expired rows are purged when the
+ * are `<namespace>:<key>`. `insertIfAbsent` is one conditional upsert and `replaceIf` one
+ * conditional update, atomic across connections and processes sharing the database; `setMany` is
+ * one statement. Expired rows are purged when the
  * store opens and hourly after that (reads never return them in between), a window of rows per
  * statement: opening waits for the first window only, the rest follow in the background. Every
  * call is bounded in time (see boundedPool): a stalled link, a lock held by another
@@ -50,6 +51,8 @@ export async function openPostgresBackend(
     writesInOrder: false,
     insertIfAbsent: (namespace, key, serialized) =>
       table.insertIfAbsent(spaces.get(namespace)!._getKeyPrefix(key), serialized, Date.now()),
+    replaceIf: (namespace, key, expected, serialized) =>
+      table.replaceIf(spaces.get(namespace)!._getKeyPrefix(key), expected, serialized),
     setMany: async (namespace, entries) => {
       await spaces
         .get(namespace)!

@@ -6,7 +6,8 @@
  * from the caller's. Going by the TTL, a read could find a key expired that a write-if-absent then
  * refused to write. A held value that is not an envelope counts as live. The write-if-absent
  * script itself is here too, shared by the store's `setIfAbsent` (one key) and coordination's
- * `insertIfAbsent` (a first key and the keys written with it).
+ * `insertIfAbsent` (a first key and the keys written with it), and so is the store's
+ * compare-and-set (`replaceIf`), which needs no expiry test: it matches entries without one.
  */
 
 /** Lua: `live_entry(key, now)` — true when `key` holds an entry unexpired at `now` (milliseconds). */
@@ -28,4 +29,9 @@ for i = 1, #KEYS do
   if ARGV[i * 2] == '' then redis.call('SET', KEYS[i], ARGV[i * 2 - 1])
   else redis.call('SET', KEYS[i], ARGV[i * 2 - 1], 'PX', ARGV[i * 2]) end
 end
+return 1`;
+
+/** KEYS[1]: the store key; ARGV: the entry it must hold, the entry to write. 1 when written, else 0. */
+export const REPLACE_IF_LUA = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
 return 1`;

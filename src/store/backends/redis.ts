@@ -1,14 +1,14 @@
 /**
  * Redis backend: one node-redis connection shared by a @keyv/redis adapter per namespace (keys
  * are `<namespace>::<key>`, or `<prefix>:<namespace>::<key>` for a deployment with a key prefix;
- * TTLs are Redis expiries), and an atomic write-if-absent script for `setIfAbsent` that holds across processes.
+ * TTLs are Redis expiries), and atomic scripts for `setIfAbsent` and `replaceIf` that hold across processes.
  */
 import KeyvRedis, { createClient } from "@keyv/redis";
 import { backoffMs } from "../../core/backoff.js";
 import { STORE_NAMESPACES, type StoreNamespace } from "../store.js";
 import { REDIS_KEY_PREFIX_PATTERN } from "../store-url.js";
 import { type Backend, type ErrorSink, namespacedKeyv, REPLY_TIMEOUT_MS } from "./backend.js";
-import { INSERT_IF_ABSENT_LUA } from "./redis-live-entry.js";
+import { INSERT_IF_ABSENT_LUA, REPLACE_IF_LUA } from "./redis-live-entry.js";
 import { RedisRestart } from "./redis-restart.js";
 
 /** How long the first connection may take before the store gives up. */
@@ -203,6 +203,13 @@ export async function openRedisBackend(
       const reply = await client.eval(INSERT_IF_ABSENT_LUA, {
         keys: [redisStoreKey(keyspace, namespace, key)],
         arguments: [serialized, ttlMs === undefined ? "" : String(ttlMs), String(Date.now())],
+      });
+      return reply === 1;
+    },
+    replaceIf: async (namespace, key, expected, serialized) => {
+      const reply = await client.eval(REPLACE_IF_LUA, {
+        keys: [redisStoreKey(keyspace, namespace, key)],
+        arguments: [expected, serialized],
       });
       return reply === 1;
     },

@@ -68,6 +68,8 @@ export async function openSqliteBackend(file: string, onError: ErrorSink): Promi
     // keyv's own prefixing, so the row written is exactly the one keyv reads back.
     insertIfAbsent: (namespace, key, serialized) =>
       adapter.insertIfAbsent(spaces.get(namespace)!._getKeyPrefix(key), serialized),
+    replaceIf: (namespace, key, expected, serialized) =>
+      adapter.replaceIf(spaces.get(namespace)!._getKeyPrefix(key), expected, serialized),
     // Rows in keyv's own format and key prefix (what its reads expect), handed to the adapter
     // directly: keyv's set would add its hooks, stats and several promises to every write.
     setMany: (namespace, entries) => {
