@@ -4,9 +4,11 @@
  * read. A scan is asked for first (it reads the disk, so it is asynchronous) and the queries
  * answer from it. A scan is reused for `scanIntervalMs` (default 1 s), so the several model
  * calls of one turn share one while each new message sees skills added, edited or removed since;
- * whoever asks while a scan is being made shares that one. A switch applies at once and a save
- * through save_skill drops the scan (also one still being made, so the next query makes a new
- * one). The catalog text is kept until the scan or the switches change.
+ * whoever asks while a scan is being made shares that one. Each scan re-reads the stored switches
+ * of the skills it found, so a switch made by another process holds from the next scan on; one
+ * made here applies at once. A save through save_skill drops the scan (also one still being made,
+ * so the next query makes a new one). The catalog text is kept until the scan or the switches
+ * change.
  */
 import { COWORKER_FOLDER, SKILLS_FOLDER } from "../core/workspace-layout.js";
 import path from "node:path";
@@ -95,7 +97,8 @@ export class SkillLibrary {
   private startScan(now: number): Promise<SkillScan> {
     const pending: Promise<SkillScan> = this.options.loader
       .scan()
-      .then((scan) => {
+      .then(async (scan) => {
+        await this.options.switches.refresh([...scan.skills.keys()]);
         if (this.pending === pending) this.lastScan = { scan, at: now };
         return scan;
       })

@@ -2,11 +2,17 @@
  * SkillSwitches: which skills are on for the workspace. Config sets the baseline — `skills.enabled`
  * (when non-empty, only these are on) and `skills.disabled` (these are off) — and a configured
  * approver's `/skills enable|disable <name>` overrides it for the workspace, persisted in the
- * store. The overrides are kept in memory once loaded so the per-turn catalog reads them
- * synchronously; every change writes through to the store first.
+ * store as one key per skill (`switch:<name>`), so a switch written by one process never
+ * overwrites another's switch of another skill. Every process re-reads the stored switches of the
+ * skills it found on each scan (`refresh`), so a switch made anywhere holds everywhere from the
+ * next scan on; the per-turn catalog then reads them synchronously. A stored switch that cannot be
+ * read counts as off (and is logged): a damaged store never turns a disabled skill back on.
+ * Switches stored by older versions as one map under `switches` still count where a skill has no
+ * key of its own.
  */
 import { z } from "zod";
-import type { KeyValueSpace } from "../store/store.js";
+import type { Logger } from "../logging/logger.js";
+import { getAll, type KeyValueSpace } from "../store/store.js";
 
 /** The config baseline. */
 export interface SkillSwitchConfig {
@@ -17,28 +23,71 @@ export interface SkillSwitchConfig {
 /** Where a skill's current on/off state comes from. */
 export type SwitchOrigin = "default" | "config" | "override";
 
-const overridesSchema = z.record(z.string(), z.boolean());
-const OVERRIDES_KEY = "switches";
+const legacySchema = z.record(z.string(), z.boolean());
+/** Where older versions kept every override, as one map. */
+const LEGACY_KEY = "switches";
+
+function switchKey(name: string): string {
+  return `switch:${name}`;
+}
 
 /** The per-workspace on/off state of skills (see the module header). */
 export class SkillSwitches {
   private changes = 0;
+  private overrides: ReadonlyMap<string, boolean> = new Map();
 
   private constructor(
     private readonly config: SkillSwitchConfig,
     private readonly space: KeyValueSpace | undefined,
-    private overrides: Readonly<Record<string, boolean>>,
+    private readonly logger: Pick<Logger, "warn"> | undefined,
   ) {}
 
-  /** Load the persisted overrides (unreadable data counts as none). Without a space nothing persists. */
-  static async open(config: SkillSwitchConfig, space?: KeyValueSpace): Promise<SkillSwitches> {
-    const stored = overridesSchema.safeParse(await space?.get(OVERRIDES_KEY));
-    return new SkillSwitches(config, space, Object.freeze(stored.success ? stored.data : {}));
+  /**
+   * Switches over the config and the store's `space` (without one nothing persists); the stored
+   * switches are read by `refresh`.
+   */
+  static async open(
+    config: SkillSwitchConfig,
+    space?: KeyValueSpace,
+    logger?: Pick<Logger, "warn">,
+  ): Promise<SkillSwitches> {
+    return new SkillSwitches(config, space, logger);
+  }
+
+  /**
+   * Read the stored switches of `names` (the skills a scan found) from the store, replacing what
+   * was read before; throws when the store cannot be asked, so the scan fails rather than showing
+   * skills whose switches are unknown.
+   */
+  async refresh(names: readonly string[]): Promise<void> {
+    if (!this.space || names.length === 0) return;
+    const [legacyValue, ...values] = await getAll<unknown>(this.space, [LEGACY_KEY, ...names.map(switchKey)]);
+    const legacy = legacySchema.safeParse(legacyValue ?? {});
+    if (!legacy.success)
+      this.logger?.warn(
+        { key: LEGACY_KEY },
+        "skills: the stored skill switches cannot be read; skills without a switch of their own stay off",
+      );
+    const next = new Map<string, boolean>();
+    names.forEach((name, index) => {
+      const value = values[index];
+      if (typeof value === "boolean") next.set(name, value);
+      else if (value !== undefined) {
+        this.logger?.warn(
+          { skill: name },
+          "skills: a stored skill switch cannot be read; the skill stays off",
+        );
+        next.set(name, false);
+      } else if (!legacy.success) next.set(name, false);
+      else if (Object.hasOwn(legacy.data, name)) next.set(name, legacy.data[name]!);
+    });
+    if (!sameSwitches(this.overrides, next)) this.changes++;
+    this.overrides = next;
   }
 
   /** Whether the skill is on, and why. */
   stateOf(name: string): { readonly enabled: boolean; readonly origin: SwitchOrigin } {
-    const override = Object.hasOwn(this.overrides, name) ? this.overrides[name] : undefined;
+    const override = this.overrides.get(name);
     if (override !== undefined) return { enabled: override, origin: "override" };
     if (this.config.disabled.includes(name)) return { enabled: false, origin: "config" };
     if (this.config.enabled.length > 0)
@@ -58,9 +107,12 @@ export class SkillSwitches {
 
   /** Turn a skill on or off for the workspace; resolves once stored. */
   async set(name: string, enabled: boolean): Promise<void> {
-    const next = Object.freeze({ ...this.overrides, [name]: enabled });
-    await this.space?.set(OVERRIDES_KEY, next);
-    this.overrides = next;
+    await this.space?.set(switchKey(name), enabled);
+    this.overrides = new Map([...this.overrides, [name, enabled]]);
     this.changes++;
   }
+}
+
+function sameSwitches(a: ReadonlyMap<string, boolean>, b: ReadonlyMap<string, boolean>): boolean {
+  return a.size === b.size && [...a].every(([name, value]) => b.get(name) === value);
 }

@@ -44,7 +44,7 @@ export interface SkillsRuntimeOptions {
   readonly scanIntervalMs?: number;
   /** Watch the skill folders between scans (default on; off: every scan opens every SKILL.md). */
   readonly watch?: boolean;
-  /** Where a skill skipped as malformed or refused is logged, with why. */
+  /** Where a skill skipped as malformed or refused, or a stored switch that cannot be read, is logged. */
   readonly logger?: Pick<Logger, "warn">;
   /**
    * The service's own files (AppContext.serviceFiles): neither the workspace's skills nor
@@ -85,6 +85,7 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
   const switches = await SkillSwitches.open(
     { enabled: settings.enabled, disabled: settings.disabled },
     options.space,
+    options.logger,
   );
   const offLimits = options.serviceFiles;
   const loader = new SkillLoader(skillSources(options.workspaceRoot, options.dataDir, settings.dirs), {

@@ -24,6 +24,7 @@ describe("SkillSwitches", () => {
     await switches.set("constructor", true);
     expect(switches.stateOf("constructor")).toEqual({ enabled: true, origin: "override" });
     const reopened = await SkillSwitches.open({ enabled: ["check-deploy"], disabled: [] }, space);
+    await reopened.refresh(["constructor"]);
     expect(reopened.isEnabled("constructor")).toBe(true);
   });
 });
