@@ -16,6 +16,7 @@ import {
   createRequest,
   requestFromJSON,
   withMessages,
+  withMode,
 } from "../core/request.js";
 import type { ThreadTarget } from "../core/thread-target.js";
 import type { QueuedMessage, SessionRecord } from "./session-record.js";
@@ -85,10 +86,14 @@ export function buildTurnRequest(input: {
   });
 }
 
-/** The snapshot of a persisted pending turn, with the session's current history and mode. */
+/**
+ * The snapshot of a persisted pending turn, with the session's current history and mode: the mode
+ * it was stored with is the one the turn started in, and a `/mode` or an approved plan since then
+ * (both saved to the record) decides the resumed turn's calls.
+ */
 export function rebuildTurnRequest(
   stored: Readonly<Record<string, unknown>>,
-  history: readonly ConversationMessage[],
+  session: { readonly history: readonly ConversationMessage[]; readonly record: Pick<SessionRecord, "mode"> },
 ): ConversationExecutionRequest {
-  return withMessages(requestFromJSON(stored), history);
+  return withMode(withMessages(requestFromJSON(stored), session.history), session.record.mode);
 }

@@ -109,7 +109,7 @@ export class TurnExecutor {
       ]);
     let request: ConversationExecutionRequest;
     try {
-      request = rebuildTurnRequest(parked.request, live.history);
+      request = rebuildTurnRequest(parked.request, live);
     } catch (error) {
       this.options.logger.error({ err: error, sessionId: live.id }, "stored turn is unreadable; dropping it");
       this.finish(live, { status: "error", usage: undefined, finalText: "" });

@@ -1,0 +1,104 @@
+/**
+ * The mode a resumed turn decides its calls in: the session's mode now, not the one the turn was
+ * stored with when it started. A `/mode` while the turn waits at a card (here across a restart,
+ * where no turn runs in the process that takes the command) reaches the resumed turn, as the reply
+ * says. A turn still running in the process keeps its mode, and the reply says the switch is from
+ * the next turn.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { PermissionMode } from "../../src/core/modes.js";
+import { textStep, toolStep } from "../support/scripted-provider.js";
+import {
+  ANA,
+  BOSS,
+  type Harness,
+  makeHarness,
+  message,
+  pressCard,
+  tempDir,
+  thread,
+} from "./helpers/harness.js";
+import { ToolRuns } from "./helpers/test-tools.js";
+
+const defaults = (mode: PermissionMode) => ({
+  model: "m",
+  provider: "scripted",
+  mode,
+  maxSteps: 10,
+  queueMode: "followup" as const,
+});
+
+let open: Harness[] = [];
+afterEach(async () => {
+  for (const h of open) {
+    await h.manager.drain(1_000);
+    await h.store.close();
+  }
+  open = [];
+});
+
+describe("the mode of a resumed turn", () => {
+  it("a `/mode interactive` while an auto turn is parked at a card reaches the resumed turn", async () => {
+    const dataDir = tempDir();
+    const runs = new ToolRuns();
+    const first = await makeHarness({
+      dataDir,
+      runs,
+      overrides: { defaults: defaults("auto") },
+      steps: [toolStep(["c1", "steer_note", { text: "a" }])],
+    });
+    await first.manager.start();
+    await first.manager.receive(message("steer a"));
+    const out1 = first.outputs.for(thread());
+    const card = await first.outputs.until(() => out1.latestCards[0], "card");
+    expect(await first.manager.drain(1_000)).toEqual({ finished: 0, interrupted: 0, parked: 1 });
+    await first.store.close();
+
+    const h = await makeHarness({
+      dataDir,
+      runs,
+      overrides: { defaults: defaults("auto") },
+      steps: [toolStep(["c2", "write_note", { text: "b" }]), textStep("done")],
+    });
+    open.push(h);
+    await h.manager.start();
+    // No turn runs in this process: the switch is for the parked turn too, and the reply says so.
+    expect(await h.manager.command(thread(), ANA, "mode", ["interactive"])).toBe("Mode set to interactive.");
+    expect((await pressCard(h, card, "once", BOSS)).status).toBe("accepted");
+    const out2 = h.outputs.for(thread());
+    const asked = await h.outputs.until(
+      () => out2.latestCards.find((c) => c.tool === "write_note"),
+      "write card",
+    );
+    expect(asked.tool).toBe("write_note");
+    expect(runs.count("c2")).toBe(0);
+  });
+
+  it("a turn still running in the process keeps its mode, as the reply says (from the next turn)", async () => {
+    const runs = new ToolRuns();
+    const h = await makeHarness({
+      runs,
+      overrides: { defaults: defaults("auto") },
+      steps: [
+        toolStep(["c1", "steer_note", { text: "a" }]),
+        toolStep(["c2", "write_note", { text: "b" }]),
+        textStep("done"),
+      ],
+    });
+    open.push(h);
+    await h.manager.receive(message("steer a"));
+    const out = h.outputs.for(thread());
+    const card = await h.outputs.until(() => out.latestCards[0], "card");
+    expect(await h.manager.command(thread(), ANA, "mode", ["interactive"])).toBe(
+      "Mode set to interactive (from the next turn).",
+    );
+    expect((await pressCard(h, card, "once", BOSS)).status).toBe("accepted");
+    await h.outputs.until(() => out.closedTurns[0], "turn end");
+    await h.manager.idle();
+    // Auto mode: the write ran unasked.
+    expect({ ran: runs.count("c2"), asked: out.latestCards.some((c) => c.tool === "write_note") }).toEqual({
+      ran: 1,
+      asked: false,
+    });
+  });
+});
