@@ -10,7 +10,9 @@
  * newest pages (history-window.ts), so it costs the same however long the session has run; the
  * pages before them are never read again, and `prune` deletes them. Pruning writes no head — so it
  * cannot race a writer's append, in this process or another — only the deletes and then a mark,
- * `pruned:<session>`, that says which pages are gone (opens never read below it).
+ * `pruned:<session>`, that says which pages are gone (opens never read below it). The mark only
+ * rises (a compare-and-set, atomic across processes): opens that read different heads prune to
+ * different pages, and the one pruning least may finish last.
  */
 import { z } from "zod";
 import { deepFreeze, frozenConcat } from "../core/deep-freeze.js";
@@ -23,7 +25,7 @@ import {
   type WindowPage,
 } from "./history-window.js";
 import { conversationMessageSchema } from "./message-schema.js";
-import { getAll, type KeyValueSpace, type SpaceEntry, setAll } from "./store.js";
+import { getAll, type KeyValueSpace, replaceIf, type SpaceEntry, setAll } from "./store.js";
 import { describeIssues, fromVersioned, StoredDataError, toVersioned } from "./versioned.js";
 
 /**
@@ -282,9 +284,31 @@ export class SessionHistory {
         this.space.delete(historyPageKey(this.sessionId, from + i)),
       ),
     );
-    await this.space.set(historyPrunedKey(this.sessionId), toVersioned(HISTORY_PRUNED_KIND, { pages: to }));
+    await this.raiseMark(to);
     this.pruned = to;
     return to - from;
+  }
+
+  /**
+   * Set the stored pruned mark to `to` unless it is there or higher already: written only over
+   * the mark this history knows (the open's, or none), else over the one read then, until it is
+   * written or found as high — so an open whose head was older, pruning less, never moves it back
+   * below pages another open deleted, in any process.
+   */
+  private async raiseMark(to: number): Promise<void> {
+    const key = historyPrunedKey(this.sessionId);
+    const mark = toVersioned(HISTORY_PRUNED_KIND, { pages: to });
+    let known: unknown =
+      this.pruned === 0 ? undefined : toVersioned(HISTORY_PRUNED_KIND, { pages: this.pruned });
+    for (;;) {
+      const written =
+        known === undefined
+          ? await this.space.setIfAbsent(key, mark)
+          : await replaceIf(this.space, key, known, mark);
+      if (written) return;
+      known = await this.space.get(key);
+      if (parseMark(this.sessionId, known) >= to) return;
+    }
   }
 
   /** Validate, freeze and persist messages; resolves once they are durable (throws, writing nothing, when one is invalid). */

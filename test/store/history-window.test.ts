@@ -165,12 +165,39 @@ describe.each(BACKENDS)("history window: $name", ({ name, url }) => {
     expect(await newer.prune()).toBe(newer.start / 10);
     // The older open prunes last: it must not send the next open into the pages already deleted.
     await older.prune();
+    expect(await mine.get(historyPrunedKey(id))).toEqual({
+      v: 1,
+      kind: "history-pruned",
+      data: { pages: newer.start / 10 },
+    });
     const reopened = await new HistoryLog(mine, { window }).open(id);
     expect(reopened.count).toBe(1_020);
     expect(reopened.start).toBe(newer.start);
     expect(reopened.messages).toEqual(messages(newer.start, 1_020 - newer.start, 100));
     await reopened.append(message(1_020, 100));
     expect((await new HistoryLog(theirs, { window }).open(id)).messages.at(-1)).toEqual(message(1_020, 100));
+  });
+
+  it("keeps the highest mark when opens of several heads, in two processes, prune at once", async () => {
+    const [mine, theirs] = await twoProcesses();
+    const id = `s-${randomUUID()}`;
+    const window = { messages: 10_000, bytes: 5_000 };
+    await longHistory(new HistoryLog(theirs), id, 1_000, 100);
+    const writer = await new HistoryLog(theirs, { window }).open(id);
+    const opens = [];
+    for (let i = 0; i < 6; i++) {
+      opens.push(await new HistoryLog(i % 2 === 0 ? mine : theirs, { window }).open(id));
+      await writer.append(...messages(1_000 + i * 10, 10, 100));
+    }
+    const highest = Math.max(...opens.map((history) => history.start)) / 10;
+    await Promise.all(opens.toReversed().map((history) => history.prune()));
+    expect(await theirs.get(historyPrunedKey(id))).toEqual({
+      v: 1,
+      kind: "history-pruned",
+      data: { pages: highest },
+    });
+    const reopened = await new HistoryLog(mine, { window }).open(id);
+    expect(reopened.messages).toEqual(messages(reopened.start, 1_060 - reopened.start, 100));
   });
 
   it("loses none of the newest messages when another process appends while one prunes", async () => {
