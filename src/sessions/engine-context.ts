@@ -92,10 +92,10 @@ export function engineContextOf(live: LiveSession, services: EngineServices): En
     planApprover: services.approvals.planApproverFor(context),
     persistence: live.persistence,
     audit: services.audit,
-    // A plan approval's switch is its approver's.
-    onModeChange: (mode, by) => {
-      void live.update((r) => ({ ...r, mode, modeSetBy: by }));
-    },
+    // A plan approval's switch is its approver's. Its save is ordered before any later change of
+    // the record (a park included) and before the turn's next tool starts; a failed one is logged.
+    onModeChange: (mode, by) =>
+      live.updateUnawaited((r) => ({ ...r, mode, modeSetBy: by }), `the switch to ${mode} mode`),
     mode: live.record.mode,
     historyStart: live.historyStart,
     reviewerDenials: services.denials.reporterFor(context),

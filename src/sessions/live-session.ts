@@ -120,7 +120,8 @@ export class LiveSession {
   private grantsOf(record: SessionRecord): GrantSet {
     const grants = new GrantSet(record.grants);
     grants.onChange((list) => {
-      if (this.grants === grants) void this.update((r) => ({ ...r, grants: [...list] }));
+      if (this.grants === grants)
+        this.updateUnawaited((r) => ({ ...r, grants: [...list] }), "the session's grants");
     });
     return grants;
   }
@@ -243,6 +244,19 @@ export class LiveSession {
     this.saves = saved.catch(() => undefined);
     this.lastSave = saved;
     return saved.then(() => next);
+  }
+
+  /**
+   * `update` for a change nothing waits on (a grant added or revoked, a plan approval's mode): a
+   * failed save is logged with the session's id, never left as an unhandled rejection (which would
+   * end the process). The change stays in memory and the session's next save carries it (a save
+   * writes the whole record); until a save succeeds no tool of the session starts (`lastSave`), so
+   * a running turn's next call fails with the store's error, shown in the thread.
+   */
+  updateUnawaited(change: (record: SessionRecord) => SessionRecord, what: string): void {
+    this.update(change).catch((error: unknown) =>
+      this.stores.logger.error({ err: error, sessionId: this.id }, `${what} could not be saved`),
+    );
   }
 
   /**
