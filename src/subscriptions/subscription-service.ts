@@ -19,7 +19,6 @@
  * member of the watched channel; one who left it ends the subscription.
  */
 import { describeProblems } from "../core/schema-problems.js";
-import { mayDecide } from "../approvals/authorisation.js";
 import { type CanonicalChannelsDeps, canonicaliseChannels } from "./canonical-channels.js";
 import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
 import { ChannelBuffer } from "./channel-buffer.js";
@@ -35,12 +34,12 @@ import {
   channelLabel,
   inScope,
   isCreatedBy,
-  isNamedBy,
   type Subscription,
   scopeKeyOf,
 } from "./subscription.js";
 import { SharedCatalog } from "./shared-catalog.js";
 import { subscribeChannel } from "./subscribe-channel.js";
+import { findRemoval, type Removal } from "./subscription-removal.js";
 import { FailureNotices } from "./failure-notices.js";
 import { LocalCatalog } from "./subscription-catalog.js";
 import { SubscriptionRegistry } from "./subscription-registry.js";
@@ -58,10 +57,7 @@ import { WakeDelivery } from "./wake-delivery.js";
 import { StoreWakeClaims } from "./wake-claims.js";
 import { WakeScheduler } from "./wake-scheduler.js";
 
-/** What a removal would end: the one subscription, or why it ends none (the reply to give). */
-export type Removal =
-  | { readonly ok: true; readonly subscription: Subscription }
-  | { readonly ok: false; readonly message: string };
+export type { Removal } from "./subscription-removal.js";
 
 /** How often the indexes are reconciled with a shared catalog by default. */
 const DEFAULT_RECONCILE_MS = 15_000;
@@ -238,36 +234,12 @@ export class SubscriptionService {
 
   /**
    * The one subscription `remove(owner, channel)` would end, or its refusal — what the
-   * unsubscribe tool's approval card shows, so the card and the removal cannot disagree. Only its
-   * creator's or a configured approver's request ends one: the asking session's subscription when
-   * it has one of that name (another person's in a shared thread is named, not removed), else one
-   * of the person's own in any of their conversations, or, for an approver, anyone's by its id.
+   * unsubscribe tool's approval card shows, so the card and the removal cannot disagree
+   * (subscription-removal.ts).
    */
   async toRemove(owner: SubscriptionOwner, channel: string): Promise<Removal> {
     const mine = await this.listForPerson(owner);
-    const here = this.registry.forSession(owner.sessionId).filter((s) => isNamedBy(s, channel));
-    const matches = this.removable(owner, channel, here, mine);
-    if (matches.length !== 1)
-      return { ok: false, message: notRemoved(channel, matches.length, here, mine, owner) };
-    return { ok: true, subscription: matches[0]! };
-  }
-
-  /**
-   * Which subscriptions named by `channel` the person may remove: of those in the asking
-   * conversation (`here`), the ones they created (all of them, for an approver); when it has none
-   * of that name, their own anywhere (`mine`) and, for an approver, anyone's by its id.
-   */
-  private removable(
-    owner: SubscriptionOwner,
-    channel: string,
-    here: readonly Subscription[],
-    mine: readonly Subscription[],
-  ): readonly Subscription[] {
-    const approver = mayDecide(this.options.approvers ?? [], owner.platform, owner.userId);
-    if (here.length > 0) return here.filter((s) => approver || isCreatedBy(s, owner));
-    const othersById = (s: Subscription) =>
-      approver && !isCreatedBy(s, owner) && s.id === channel.trim().toLowerCase();
-    return [...mine.filter((s) => isNamedBy(s, channel)), ...this.registry.all().filter(othersById)];
+    return findRemoval(this.registry, this.options.approvers ?? [], owner, channel, mine);
   }
 
   /** The person's own subscriptions across all their conversations, oldest first. */
@@ -369,32 +341,4 @@ export class SubscriptionService {
     await this.registry.refresh();
     if (this.registry.forChannel(key).length === 0) await this.buffer.drop(key);
   }
-}
-
-/**
- * Why `channel` removed nothing (it matched `found` removable subscriptions), with the person's
- * own: all of them, or, asked in a shared conversation, those that wake it and how to see the rest.
- */
-function notRemoved(
-  channel: string,
-  found: number,
-  here: readonly Subscription[],
-  mine: readonly Subscription[],
-  owner: SubscriptionOwner,
-): string {
-  const shown = owner.shared ? mine.filter((s) => s.sessionId === owner.sessionId) : mine;
-  const known =
-    shown
-      .map((s) => `${channelLabel(s.channelRef)} (${s.id}, wakes ${wakesWhere(s, owner.sessionId)})`)
-      .join(", ") || "none";
-  let why = `You have no subscription to ${channel}`;
-  if (found > 1) why = `${channel} matches several of your subscriptions (name one by id)`;
-  else if (here.length > 0) {
-    const theirs = here.map(
-      (s) => `${creatorShown(s)}'s subscription to ${channelLabel(s.channelRef)} (${s.id})`,
-    );
-    why = `${theirs.join(", ")} here can be cancelled only by its creator or a configured approver`;
-  }
-  if (!owner.shared) return `${why}. Your subscriptions: ${known}.`;
-  return `${why}. Yours that wake this conversation: ${known} (ask in a direct message with me to see all of yours).`;
 }
