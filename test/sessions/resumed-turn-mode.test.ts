@@ -3,10 +3,13 @@
  * stored with when it started. A `/mode` while the turn waits at a card (here across a restart,
  * where no turn runs in the process that takes the command) reaches the resumed turn, as the reply
  * says. A turn still running in the process keeps its mode, and the reply says the switch is from
- * the next turn.
+ * the next turn. A plan approved during a turn is saved to the session's record (ordered before
+ * the turn parks at its next card), so the turn resumes in the approved mode.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { PermissionMode } from "../../src/core/modes.js";
+import { sessionKeyOf } from "../../src/core/thread-target.js";
+import { SessionRecords } from "../../src/sessions/session-records.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
 import {
   ANA,
@@ -99,6 +102,60 @@ describe("the mode of a resumed turn", () => {
     expect({ ran: runs.count("c2"), asked: out.latestCards.some((c) => c.tool === "write_note") }).toEqual({
       ran: 1,
       asked: false,
+    });
+  });
+
+  it("a plan approved before the turn parks is saved, and the resumed turn runs in the approved mode", async () => {
+    const dataDir = tempDir();
+    const runs = new ToolRuns();
+    const first = await makeHarness({
+      dataDir,
+      runs,
+      overrides: { defaults: defaults("plan") },
+      steps: [
+        toolStep(["p1", "propose_plan", { plan: "1. steer a. 2. write b." }]),
+        toolStep(["c1", "steer_note", { text: "a" }]),
+      ],
+    });
+    await first.manager.start();
+    await first.manager.receive(message("plan it"));
+    const out1 = first.outputs.for(thread());
+    const plan = await first.outputs.until(
+      () => out1.latestCards.find((c) => c.kind === "plan"),
+      "plan card",
+    );
+    expect((await pressCard(first, plan, "plan_interactive", BOSS)).status).toBe("accepted");
+    const card = await first.outputs.until(
+      () => out1.latestCards.find((c) => c.tool === "steer_note"),
+      "card",
+    );
+    expect(await first.manager.drain(1_000)).toEqual({ finished: 0, interrupted: 0, parked: 1 });
+    const records = new SessionRecords(first.store.space("sessions"));
+    const stored = await records.get((await records.currentId(sessionKeyOf(thread()))) ?? "");
+    expect({ mode: stored?.mode, by: stored?.modeSetBy?.id }).toEqual({ mode: "interactive", by: BOSS.id });
+    await first.store.close();
+
+    const h = await makeHarness({
+      dataDir,
+      runs,
+      overrides: { defaults: defaults("plan") },
+      steps: [toolStep(["c2", "write_note", { text: "b" }]), textStep("done")],
+    });
+    open.push(h);
+    await h.manager.start();
+    expect((await pressCard(h, card, "once", BOSS)).status).toBe("accepted");
+    const out2 = h.outputs.for(thread());
+    // Interactive mode: the approved work asks on a card (plan mode would refuse it and end the turn).
+    await h.outputs.until(
+      () => out2.latestCards.some((c) => c.tool === "write_note") || out2.closedTurns[0],
+      "write card or turn end",
+    );
+    expect({
+      card: out2.latestCards.some((c) => c.tool === "write_note"),
+      ended: out2.closedTurns.length,
+    }).toEqual({
+      card: true,
+      ended: 0,
     });
   });
 });
