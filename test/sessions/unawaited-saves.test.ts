@@ -6,7 +6,7 @@
  * with the store's error, shown in the thread.
  */
 import pino from "pino";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { sessionKeyOf } from "../../src/core/thread-target.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import type { KeyValueSpace, StoreNamespace } from "../../src/store/store.js";
@@ -91,7 +91,6 @@ describe("record saves nothing waits on", () => {
     const out = h.outputs.for(thread());
     const plan = await h.outputs.until(() => out.latestCards.find((c) => c.kind === "plan"), "plan card");
     expect((await pressCard(h, plan, "plan_interactive", BOSS)).status).toBe("accepted");
-    await vi.waitFor(() => expect(store.failed).toBe(true));
     const card = await h.outputs.until(
       () => out.latestCards.find((c) => c.tool === "write_note"),
       "write card",
@@ -100,6 +99,7 @@ describe("record saves nothing waits on", () => {
     const turn = await h.outputs.until(() => out.closedTurns[0], "turn end");
     await h.manager.idle();
     await settled();
+    expect(store.failed).toBe(true);
     expect(unhandled.map(String)).toEqual([]);
     const sessionId = turn.sessionId;
     expect(logged.map((l) => [l.sessionId, l.msg])).toContainEqual([
