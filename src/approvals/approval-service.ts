@@ -92,7 +92,8 @@ export class ApprovalService {
 
   /** An Approver for the session; `context` is read when a request arrives (the turn's requester). */
   approverFor(context: () => AskContext): Approver {
-    return async (request: PermissionRequest, signal: AbortSignal) => {
+    const asked = (callId: string) => this.hub.raised("approval", context(), callId);
+    const approve = async (request: PermissionRequest, signal: AbortSignal) => {
       const ctx = context();
       const build = (argsHash: string): PendingApproval => {
         const base = this.hub.base(ctx, request.callId, argsHash);
@@ -117,6 +118,7 @@ export class ApprovalService {
       const item = await this.hub.obtain("approval", ctx, request.callId, fallback, build, signal);
       return approvalVerdictOf(item, signal);
     };
+    return Object.assign(approve, { asked });
   }
 
   /** A PlanApprover for the session, whose approvals say who approved them. */

@@ -123,6 +123,14 @@ export class PendingHub {
   }
 
   /**
+   * Whether the asking turn raised an item of `kind` for this call id, in any state (as `obtain`
+   * finds them: only the asking turn's items count).
+   */
+  async raised(kind: PendingKind, context: AskContext, callId: string): Promise<boolean> {
+    return (await this.store.forCall(kind, context.sessionId, callId, context.parked)) !== undefined;
+  }
+
+  /**
    * Resolve a card button press; `parkedOf` reads the parked turn of the item's session when no
    * turn here waits for it. Refusals change nothing; a press that settles an item no turn here
    * waits for returns the parked turn to resume.

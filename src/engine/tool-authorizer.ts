@@ -89,13 +89,15 @@ export function callLabel(tool: AnyTool, args: Readonly<Record<string, unknown>>
  * Authorise one call. Returns the cleared call, or undefined when the call was answered here
  * (invalid, denied, not approved, or an interactive tool that already ran). `downloaded`: the
  * downloaded files to decide it against (the session's, and what the step's calls that may run
- * before it would download: step-downloads.ts).
+ * before it would download: step-downloads.ts). `resumed`: the call is a resumed turn's waiting
+ * call, which a person may have been asked about already (see askedBefore).
  */
 export async function authorizeCall(
   ctx: TurnContext,
   call: RawToolCall,
   finishReason: FinishReason | undefined,
   downloaded: ReadonlySet<string>,
+  resumed: boolean,
 ): Promise<ClearedCall | undefined> {
   const { registry } = ctx.deps;
   ctx.audit("proposal", call.id, call.name, { arguments: auditedArguments(call.arguments) });
@@ -147,7 +149,10 @@ export async function authorizeCall(
   }
   let clearedBy: string | undefined;
   let approved: CardPreview | undefined;
-  if (decision.action === "ask") {
+  if (resumed && (await askedBefore(ctx, call))) {
+    approved = await requestApproval(ctx, call, tool, args, decision);
+    if (!approved) return undefined;
+  } else if (decision.action === "ask") {
     const screened = await screenAsk(ctx, call, tool, args, decision, summarizeCall(tool.name, args));
     if (screened.kind === "answered") return undefined;
     if (screened.kind === "run") clearedBy = screened.note;
@@ -171,6 +176,23 @@ export async function authorizeCall(
       ? { stillAsApproved: () => previewStillBound(ctx, tool, args, approved) }
       : {}),
   };
+}
+
+/**
+ * Whether a person was asked about this very call already (its turn parked at the card, then
+ * resumed: after a restart, in another process, after a press, an expiry or a stop). Their card
+ * decides it then — approved, denied, expired, cancelled, or still open and waited on — whatever
+ * the reviewer would say now, a grant or a mode given since. A lookup that fails counts as asked:
+ * the card path decides, and fails closed.
+ */
+async function askedBefore(ctx: TurnContext, call: RawToolCall): Promise<boolean> {
+  const asked = ctx.deps.approver?.asked;
+  if (!asked) return false;
+  try {
+    return await asked(call.id);
+  } catch {
+    return true;
+  }
 }
 
 /** Whether `value` nests objects or arrays more than `max` levels deep (walked without recursion). */

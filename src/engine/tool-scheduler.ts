@@ -259,11 +259,15 @@ function stepCallOf(ctx: TurnContext, call: RawToolCall): StepCall {
   return { command: commandOf(validated.tool, validated.args), concurrent: isConcurrentSafe(validated.tool) };
 }
 
-/** Authorise, then execute, every tool call of one step (see the module header). */
+/**
+ * Authorise, then execute, every tool call of one step (see the module header). `resumed`: the
+ * calls are a resumed turn's waiting calls (a person may have decided them on a card already).
+ */
 export async function runToolCalls(
   ctx: TurnContext,
   all: readonly RawToolCall[],
   finishReason: FinishReason | undefined,
+  resumed = false,
 ): Promise<void> {
   const calls = all.slice(0, MAX_TOOL_CALLS_PER_STEP);
   const downloadedFor = stepDownloadedFiles(
@@ -280,7 +284,7 @@ export async function runToolCalls(
         content: TOOL_RESULT.notStarted,
       });
     else {
-      const ready = await authorizeCall(ctx, call, finishReason, downloadedFor(index));
+      const ready = await authorizeCall(ctx, call, finishReason, downloadedFor(index), resumed);
       if (ready) cleared.push(ready);
     }
   }

@@ -285,7 +285,7 @@ export class TurnEngine implements SessionTurnEngine {
           content: TOOL_RESULT.notStarted,
         });
     }
-    if (open.length > 0) await runToolCalls(ctx, open, undefined);
+    if (open.length > 0) await runToolCalls(ctx, open, undefined, true);
   }
 
   private async loop(ctx: TurnContext): Promise<void> {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
+import type { PermissionMode } from "../../src/core/modes.js";
+import type { Approver, PermissionRequest } from "../../src/engine/asking/ports.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { unansweredToolCalls } from "../../src/engine/history-calls.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
@@ -113,5 +115,53 @@ describe("resume", () => {
     second.broker.approve("w1", "once");
     expect(completion(await resumed).status).toBe("completed");
     expect(second.log.spans.map((s) => s.callId)).toEqual(["w1"]);
+  });
+});
+
+describe("resume: a waiting call already put to a person", () => {
+  const waiting: ConversationMessage[] = [
+    { role: "user", content: "write it" },
+    { role: "assistant", content: null, tool_calls: [call("c1", "write_file", { path: "a", content: "1" })] },
+  ];
+
+  /** An approver holding a denied card for c1 (and none for any other call); `asked` logs the calls asked. */
+  function deniedCardFor(asked: string[]): Approver {
+    const approve = async (request: PermissionRequest) => {
+      asked.push(request.callId);
+      return "deny" as const;
+    };
+    return Object.assign(approve, { asked: async (callId: string) => callId === "c1" });
+  }
+
+  async function resumed(mode: PermissionMode, asked: string[]) {
+    const h = makeHarness({
+      steps: [textStep("ok")],
+      grants: [{ kind: "tool", tool: "write_file" }],
+      options: { approver: deniedCardFor(asked) },
+    });
+    await collect(h.engine.resume(makeRequest({ messages: waiting, prompt: "", mode })));
+    return h;
+  }
+
+  it.each(["interactive", "auto"] as const)(
+    "denied on its card, it stays denied in %s mode though a grant given since allows the tool",
+    async (mode) => {
+      const asked: string[] = [];
+      const h = await resumed(mode, asked);
+      expect(asked).toEqual(["c1"]);
+      expect(h.log.spans).toEqual([]);
+      expect(resultOf(h.engine.messages, "c1")).toBe(TOOL_RESULT.deniedByUser);
+    },
+  );
+
+  it("a call of a new turn is never looked up: the grant lets it run", async () => {
+    const asked: string[] = [];
+    const h = makeHarness({
+      steps: [toolStep(["c9", "write_file", { path: "b", content: "2" }]), textStep("ok")],
+      grants: [{ kind: "tool", tool: "write_file" }],
+      options: { approver: deniedCardFor(asked) },
+    });
+    await collect(h.engine.run(makeRequest({})));
+    expect({ asked, ran: h.log.spans.map((s) => s.callId) }).toEqual({ asked: [], ran: ["c9"] });
   });
 });

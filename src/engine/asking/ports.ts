@@ -75,10 +75,16 @@ export interface ApprovalVerdict {
 }
 
 /** Resolves when a person decided; an interrupted turn resolves it as "interrupted". */
-export type Approver = (
-  request: PermissionRequest,
-  signal: AbortSignal,
-) => Promise<ApprovalOutcome | ApprovalVerdict>;
+export interface Approver {
+  (request: PermissionRequest, signal: AbortSignal): Promise<ApprovalOutcome | ApprovalVerdict>;
+  /**
+   * Whether the asking turn already put this call to a person: a card exists for its id, in any
+   * state (a resumed turn's waiting call). That card's decision is final — asking again returns it,
+   * or waits on the card while it is open — and nothing else may clear the call: not the reviewer,
+   * a grant or a mode given since. Absent: no card outlives the wait that raised it.
+   */
+  readonly asked?: (callId: string) => Promise<boolean>;
+}
 
 export interface QuestionRequest {
   readonly callId: string;
