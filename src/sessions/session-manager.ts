@@ -14,6 +14,7 @@
 import type { Logger } from "pino";
 import type { AuditLog } from "../approvals/audit-log.js";
 import type { PendingHub } from "../approvals/pending-hub.js";
+import { alwaysCommand } from "../approvals/pending-replies.js";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { InboundMessage } from "../core/inbound-message.js";
 import type { ThreadOutputFactory } from "../core/thread-output.js";
@@ -195,8 +196,12 @@ export class SessionManager implements ConversationService {
     }
   }
 
-  /** Whether a bare command word is an option of the sender's open question here (it answers it). */
+  /**
+   * Whether a bare command word is an option of the sender's open question here (it answers it).
+   * A command whatever is open (`stop`, the slash form) reads nothing.
+   */
   private async answersWithOption(message: InboundMessage): Promise<boolean> {
+    if (alwaysCommand(message.text)) return false;
     const sessionId = await this.records.currentId(sessionKeyOf(message.target));
     return sessionId !== undefined && this.parked.answersWithOption(sessionId, message);
   }

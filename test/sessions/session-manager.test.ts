@@ -3,7 +3,8 @@ import { ProviderError } from "../../src/engine/provider/provider.js";
 import { TOOL_RESULT } from "../../src/engine/tool-results.js";
 import { RecordingOutput } from "../support/recording-output.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import type { Store } from "../../src/store/store.js";
+import type { KeyValueSpace, Store, StoreNamespace } from "../../src/store/store.js";
+import { WrappedStore } from "../support/wrapped-store.js";
 import { MAX_QUEUED_MESSAGES } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
 import { type PlatformUser, sessionKeyOf, type ThreadTarget } from "../../src/core/thread-target.js";
@@ -550,5 +551,39 @@ describe("SessionManager record writes", () => {
     expect(await h.manager.command(thread(), ANA, "status", [])).toMatch(/\(idle\)/);
     // The ended turn's message is still known as seen: a redelivery of it is dropped.
     expect((await h.manager.receive(first)).status).toBe("duplicate");
+  });
+});
+
+describe("SessionManager store reads", () => {
+  it("a command whatever is open (`stop`, the slash form) reads no thread's session id to look for a question it answers", async () => {
+    const store = await openStore();
+    const currentReads: string[] = [];
+    const counting = new (class extends WrappedStore {
+      protected wrap(namespace: StoreNamespace, inner: KeyValueSpace): KeyValueSpace {
+        if (namespace !== "sessions") return inner;
+        return new Proxy(inner, {
+          get(target, prop, receiver) {
+            const value = Reflect.get(target, prop, receiver);
+            if (typeof value !== "function") return value;
+            if (prop !== "get") return value.bind(target);
+            return (key: string) => {
+              if (key.startsWith("key:")) currentReads.push(key);
+              return value.call(target, key);
+            };
+          },
+        });
+      }
+    })(store);
+    const h = await makeHarness({ store: counting, steps: [{ text: ["thinking"], hang: true }] });
+    await h.manager.receive(message("long question"));
+    const out = h.outputs.for(thread());
+    await h.outputs.until(() => out.turns[0]?.events.some((e) => e.type === "text-delta"), "streaming");
+    const before = currentReads.length;
+    expect((await h.manager.receive(message("/status"))).status).toBe("command");
+    expect((await h.manager.receive(message("stop"))).status).toBe("command");
+    await h.manager.idle();
+    expect(out.texts.at(-1)).toBe("Stopping the running turn.");
+    // The session is in memory: the commands themselves read nothing either.
+    expect(currentReads.length - before).toBe(0);
   });
 });
