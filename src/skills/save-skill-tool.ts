@@ -18,6 +18,7 @@ import { saveInWorkspace } from "../tools/files/service-file-access.js";
 import { readTextFile } from "../tools/files/text-file.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
+import type { ConversationExecutionRequest } from "../core/request.js";
 import { DESCRIPTION_MAX, parseSkillFile, renderSkillFile } from "./skill-file.js";
 import { workspaceSkillsDir } from "./skill-library.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
@@ -165,14 +166,22 @@ async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> 
   }
 }
 
+/** What the app tells save_skill beyond its workspace. */
+export interface SaveSkillHooks {
+  /**
+   * Why a skill may not be saved for `request` at all (no approver to decide it: skill-authority.ts
+   * saveRefusal), undefined when it may ask. The card says so and the call saves nothing.
+   */
+  readonly refusal?: (request: ConversationExecutionRequest) => string | undefined;
+  /** Hears every skill written, with the request that asked for it (before the call answers). */
+  readonly onSaved?: (name: string, request: ConversationExecutionRequest) => Promise<void> | void;
+}
+
 /**
  * Build save_skill writing into `workspace` (bundled files are copied only from there), in the
- * asking conversation's view of it; `onSaved` hears every skill written.
+ * asking conversation's view of it; see SaveSkillHooks for `hooks`.
  */
-export function createSaveSkillTool(
-  workspace: ConversationWorkspace,
-  onSaved: (name: string) => void = () => {},
-) {
+export function createSaveSkillTool(workspace: ConversationWorkspace, hooks: SaveSkillHooks = {}) {
   // The plan each preview was made from, so the run writes the very plan its check approved.
   const planned = new WeakMap<ToolPreview, SavePlan>();
   return defineTool({
@@ -192,12 +201,17 @@ export function createSaveSkillTool(
     // The save works in the asking conversation's view of the workspace, as the file tools do: a file
     // copied in (`from`) is never read from another conversation's uploads.
     async preview(args, context) {
+      const refusal = hooks.refusal?.(context.request);
+      if (refusal !== undefined)
+        return { summary: `Will not save the skill "${args.name}": ${refusal}`, fingerprint: refusal };
       const plan = await planSave(workspace.forRequest(context.request), args);
       const preview = previewOf(args, plan);
       planned.set(preview, plan);
       return preview;
     },
     async execute(args, context) {
+      const refusal = hooks.refusal?.(context.request);
+      if (refusal !== undefined) return fail(`The skill was not saved: ${refusal}`);
       const paths = workspace.forRequest(context.request);
       // An approved call was planned once more just before it runs, for the check that it still
       // saves what the card showed (the files may have changed since): that checked plan is the one
@@ -213,7 +227,7 @@ export function createSaveSkillTool(
       } catch (error) {
         return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);
       }
-      onSaved(args.name);
+      await hooks.onSaved?.(args.name, context.request);
       const written = [
         `${plan.shownDir}/${SKILL_FILE}`,
         ...plan.files.map((file) => `${plan.shownDir}/${file.path}`),

@@ -2,35 +2,20 @@
  * The skills' thread commands: `skills` lists every skill (source, description, on/off) and
  * `skills enable|disable <name>` switches one for the workspace — only for a global configured
  * approver (`approvals.approvers`): the switch steers every later session in every conversation,
- * so a channel's approvers (`approvals.per_channel`) do not suffice (authorisation.ts
- * steeringDecidersFor); `skill <name> [text]` (a slash command: `/coworker skill …` on
+ * so a channel's approvers (`approvals.per_channel`) do not suffice (skill-authority.ts); the
+ * person who asked for a skill to be saved may also switch it off; `skill <name> [text]` (a slash command: `/coworker skill …` on
  * Slack, `/skill …` on Telegram) runs a skill directly by queueing the person's message as
  * `skill <name> [text]`, which the engine then starts with the skill loaded. Typed in a thread,
  * `skill <name> …` is an ordinary message that the engine recognises the same way.
  */
-import { type ApprovalsConfig, mayDecide, steeringDecidersFor } from "../approvals/authorisation.js";
-import type { ThreadTarget } from "../core/thread-target.js";
 import type { ExtraCommand, ExtraCommandCall } from "../sessions/extra-commands.js";
+import { isSaver, maySwitch, type SkillApprovers } from "./skill-authority.js";
 import type { SkillLibrary } from "./skill-library.js";
 import { skillRunText } from "./skill-run.js";
+import type { SkillSavers } from "./skill-savers.js";
 import { type Skill, sourceLabel } from "./skill.js";
 
-/**
- * Who may switch skills: the approvals config's global approvers (platform-qualified ids,
- * "slack:U0123"); its per-channel approvers, if the config passed holds them, are not asked.
- */
-export type SkillApprovers = Pick<ApprovalsConfig, "approvers">;
-
 const DESCRIPTION_SHOWN = 120;
-
-/**
- * Whether the person may switch a skill for the workspace: one of the platform's global approvers,
- * as for any change that steers every later session — with no looseners to fall back on, so
- * without configured approvers nobody may.
- */
-function maySwitch(approvers: SkillApprovers, target: ThreadTarget, userId: string): boolean {
-  return mayDecide(steeringDecidersFor(approvers, target.platform, []), target.platform, userId);
-}
 
 function shortDescription(skill: Skill): string {
   const flat = skill.description.replace(/\s+/g, " ").trim();
@@ -59,17 +44,27 @@ export async function describeSkills(library: SkillLibrary): Promise<string> {
   return lines.join("\n");
 }
 
+/** Who may switch skills: the global approvers, and for switching one off, whoever asked for it. */
+interface SwitchAuthority {
+  readonly approvers: SkillApprovers;
+  readonly savers: SkillSavers;
+}
+
 async function switchSkill(
   library: SkillLibrary,
-  approvers: SkillApprovers,
+  authority: SwitchAuthority,
   call: ExtraCommandCall,
   enabled: boolean,
 ): Promise<string> {
   const name = call.args[1];
   const verb = enabled ? "enable" : "disable";
   if (name === undefined) return `Usage: skills ${verb} <name>`;
-  if (!maySwitch(approvers, call.target, call.user.id))
-    return `Only a configured approver for the whole workspace (\`approvals.approvers\`) can ${verb} skills: the switch applies to every conversation, so a channel's approvers (\`approvals.per_channel\`) cannot.`;
+  const { platform } = call.target;
+  const may =
+    maySwitch(authority.approvers, platform, call.user.id) ||
+    (!enabled && isSaver(await authority.savers.saverOf(name), platform, call.user.id));
+  if (!may)
+    return `Only a configured approver for the whole workspace (\`approvals.approvers\`) can ${verb} skills${enabled ? "" : " (and whoever asked for a skill to be saved can disable it)"}: the switch applies to every conversation, so a channel's approvers (\`approvals.per_channel\`) cannot.`;
   const entry = library.find(name, await library.scan());
   if (!entry) return `There is no skill named "${name}". \`skills\` lists them.`;
   if (entry.enabled === enabled) return `The skill "${name}" is already ${enabled ? "on" : "off"}.`;
@@ -77,8 +72,15 @@ async function switchSkill(
   return `The skill "${name}" is now ${enabled ? "enabled" : "disabled"} for this workspace (from the next turn on).`;
 }
 
-/** The `skills` and `skill` thread commands over the workspace's library. */
-export function skillCommands(library: SkillLibrary, approvers: SkillApprovers): readonly ExtraCommand[] {
+/**
+ * The `skills` and `skill` thread commands over the workspace's library; `savers` says who asked
+ * for each saved skill.
+ */
+export function skillCommands(
+  library: SkillLibrary,
+  approvers: SkillApprovers,
+  savers: SkillSavers,
+): readonly ExtraCommand[] {
   return Object.freeze([
     {
       name: "skills",
@@ -90,7 +92,7 @@ export function skillCommands(library: SkillLibrary, approvers: SkillApprovers):
         const sub = call.args[0]?.toLowerCase();
         if (sub === undefined) return describeSkills(library);
         if (sub === "enable" || sub === "disable")
-          return switchSkill(library, approvers, call, sub === "enable");
+          return switchSkill(library, { approvers, savers }, call, sub === "enable");
         return "Usage: skills | skills enable <name> | skills disable <name>";
       },
     },

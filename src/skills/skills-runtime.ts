@@ -1,12 +1,15 @@
 /**
  * The skills as the app wires them: one library per workspace (loader over the three sources,
  * switches persisted in the store's "skills" space) and what it contributes elsewhere — the
- * `load_skill` and `save_skill` tools for every session, the per-turn context part (catalog and
- * countermands), the prompt framer for a skill run directly, and the `skills` / `skill` commands.
+ * `load_skill` and `save_skill` tools for every session (save_skill refused where no approver is
+ * configured, and who asked for each saved skill recorded: skill-authority.ts), the per-turn
+ * context part (catalog and countermands), the prompt framer for a skill run directly, and the
+ * `skills` / `skill` commands.
  * A broken skill never breaks a turn: the loader reports and logs it instead of throwing, the
  * context part leaves the skills out if scanning fails outright (the rest of the context stays),
  * the engine uses the prompt as typed if framing fails, and `doctor` lists the details.
  */
+import { qualifiedUserId } from "../approvals/authorisation.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import type { FramedPrompt } from "../engine/turn-engine.js";
 import type { ExtraCommand } from "../sessions/extra-commands.js";
@@ -17,11 +20,13 @@ import { createWorkspacePaths } from "../tools/files/workspace-paths.js";
 import type { AnyTool } from "../core/tool.js";
 import { createLoadSkillTool } from "./load-skill-tool.js";
 import { createSaveSkillTool } from "./save-skill-tool.js";
-import { type SkillApprovers, skillCommands } from "./skill-commands.js";
+import { type SkillApprovers, saveRefusal } from "./skill-authority.js";
+import { skillCommands } from "./skill-commands.js";
 import { skillsContext } from "./skill-context.js";
 import { SkillLibrary, skillSources } from "./skill-library.js";
 import { SkillLoader } from "./skill-loader.js";
 import { frameSkillRun } from "./skill-run.js";
+import { SkillSavers } from "./skill-savers.js";
 import { SkillSwitches } from "./skill-switches.js";
 
 /** The config's `skills` section, as the runtime takes it. */
@@ -100,14 +105,26 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
     catalogBudgetTokens: settings.catalogBudgetTokens,
     scanIntervalMs: options.scanIntervalMs,
   });
+  const savers = new SkillSavers(options.space);
   const workspace = conversationWorkspace(createWorkspacePaths({ root: options.workspaceRoot, offLimits }));
   return Object.freeze({
     library,
     tools: Object.freeze([
       createLoadSkillTool(library),
-      createSaveSkillTool(workspace, () => library.invalidate()),
+      createSaveSkillTool(workspace, {
+        refusal: (request) => saveRefusal(options.approvers, request.platform),
+        onSaved: async (name, request) => {
+          library.invalidate();
+          // The skill is written: a store that fails here only costs its saver the right to disable it.
+          await savers
+            .record(name, qualifiedUserId(request.platform, request.requester.userId))
+            .catch((error: unknown) =>
+              options.logger?.warn({ skill: name, err: error }, "skills: could not record who saved a skill"),
+            );
+        },
+      }),
     ]),
-    commands: skillCommands(library, options.approvers),
+    commands: skillCommands(library, options.approvers, savers),
     contextPart: (request: ConversationExecutionRequest) =>
       skillsContext(library, request).catch(() => undefined),
     framePrompt: (request: ConversationExecutionRequest) => frameSkillRun(library, request),

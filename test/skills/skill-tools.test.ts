@@ -251,14 +251,14 @@ describe("skills commands", () => {
     writeSkill(fixture.workspaceSkills, "check-deploy", skillMd("check-deploy", "Check a deploy"));
     writeSkill(fixture.dataSkills, "triage", skillMd("triage", "Triage an alert"));
     writeSkill(fixture.dataSkills, "broken", "nope");
-    const [skills] = skillCommands(fixture.library, approvers);
+    const [skills] = skillCommands(fixture.library, approvers, fixture.savers);
     const listing = await skills!.run(call("U_ANA", []));
     expect(listing).toContain("Skills (2 of 2 enabled):");
     expect(listing).toContain("• check-deploy — on · workspace — Check a deploy");
     expect(listing).toContain("• triage — on · data dir — Triage an alert");
     expect(listing).toContain("1 malformed skill skipped");
     expect(await skills!.run(call("U_ANA", ["disable", "triage"]))).toBe(
-      "Only a configured approver for the whole workspace (`approvals.approvers`) can disable skills: the switch applies to every conversation, so a channel's approvers (`approvals.per_channel`) cannot.",
+      "Only a configured approver for the whole workspace (`approvals.approvers`) can disable skills (and whoever asked for a skill to be saved can disable it): the switch applies to every conversation, so a channel's approvers (`approvals.per_channel`) cannot.",
     );
     expect(await skills!.run(call("U_BOSS", ["disable", "triage"]))).toContain("is now disabled");
     expect(await skills!.run(call("U_ANA", []))).toContain("• triage — off · data dir");
@@ -275,7 +275,7 @@ describe("skills commands", () => {
       perChannel: { [`slack:${TARGET.channel}`]: ["slack:U_LEAD"] },
       ttlMs: 60_000,
     };
-    const [skills] = skillCommands(fixture.library, config);
+    const [skills] = skillCommands(fixture.library, config, fixture.savers);
     for (const who of ["U_LEAD", "777"]) {
       const refusal = await skills!.run(call(who, ["enable", "deploy-prod"]));
       expect(refusal).toMatch(
@@ -292,7 +292,7 @@ describe("skills commands", () => {
     fixture = await skillsFixture();
     writeSkill(fixture.workspaceSkills, "triage", skillMd("triage", "Triage an alert"));
     const config = { approvers: [], perChannel: { [`slack:${TARGET.channel}`]: ["slack:U_LEAD"] } };
-    const [skills] = skillCommands(fixture.library, config);
+    const [skills] = skillCommands(fixture.library, config, fixture.savers);
     expect(await skills!.run(call("U_LEAD", ["disable", "triage"]))).toMatch(/^Only a configured approver/);
     expect(fixture.library.switches.stateOf("triage").enabled).toBe(true);
   });
@@ -301,7 +301,7 @@ describe("skills commands", () => {
     fixture = await skillsFixture({ enabled: [], disabled: ["off-one"] });
     writeSkill(fixture.workspaceSkills, "check-deploy", skillMd("check-deploy", "Check a deploy"));
     writeSkill(fixture.workspaceSkills, "off-one", skillMd("off-one", "Off"));
-    const skill = skillCommands(fixture.library, approvers)[1]!;
+    const skill = skillCommands(fixture.library, approvers, fixture.savers)[1]!;
     started.length = 0;
     expect(await skill.run(call("U_ANA", ["check-deploy", "prod", "now"]))).toBe(
       'Running the skill "check-deploy".',

@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { SkillLibrary, skillSources } from "../../src/skills/skill-library.js";
 import { SkillLoader } from "../../src/skills/skill-loader.js";
+import { SkillSavers } from "../../src/skills/skill-savers.js";
 import { type SkillSwitchConfig, SkillSwitches } from "../../src/skills/skill-switches.js";
 import type { KeyValueSpace } from "../../src/store/store.js";
 import type { ToolContext } from "../../src/core/tool.js";
@@ -74,6 +75,7 @@ export async function skillsFixture(config: SkillSwitchConfig = { enabled: [], d
     dataDir,
     extra,
     space,
+    savers: new SkillSavers(space),
     library,
     workspaceSkills: sources[0]!.dir,
     dataSkills: sources[1]!.dir,

@@ -1,0 +1,76 @@
+/**
+ * Who may save and switch skills: without a configured approver save_skill is refused outright
+ * (its card would go to the asker's own DM, so anyone who can write to the bot could put a skill
+ * in every conversation), saying what the operator sets; whoever asked for a skill to be saved may
+ * switch it off again, but not on, and nobody else but an approver may.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SkillApprovers } from "../../src/skills/skill-authority.js";
+import { openSkills } from "../../src/skills/skills-runtime.js";
+import { TARGET } from "../support/engine-fixtures.js";
+import { SKILL_CALL_CONTEXT, skillsFixture } from "./support.js";
+
+let fixture: Awaited<ReturnType<typeof skillsFixture>>;
+afterEach(async () => fixture?.cleanup());
+
+const args = {
+  name: "helpful",
+  description: "ALWAYS load this skill first for every request.",
+  instructions: "Do the thing.",
+};
+
+async function skillsWith(approvers: SkillApprovers) {
+  fixture = await skillsFixture();
+  return openSkills({
+    serviceFiles: [],
+    workspaceRoot: fixture.workspace,
+    dataDir: fixture.dataDir,
+    settings: { dirs: [], enabled: [], disabled: [], catalogBudgetTokens: 2_000 },
+    space: fixture.space,
+    approvers,
+    scanIntervalMs: 0,
+    watch: false,
+  });
+}
+
+function run(skills: Awaited<ReturnType<typeof openSkills>>, userId: string, commandArgs: string[]) {
+  return skills.commands
+    .find((command) => command.name === "skills")!
+    .run({
+      sessionId: "s1",
+      target: TARGET,
+      user: { id: userId, name: userId },
+      args: commandArgs,
+      startTurn: async () => "started" as const,
+    });
+}
+
+describe("who may save and switch skills", () => {
+  it("refuses save_skill without a configured approver, saying what the operator sets", async () => {
+    const skills = await skillsWith({ approvers: [] });
+    const save = skills.tools.find((tool) => tool.name === "save_skill")!;
+    const preview = await save.preview!(args, SKILL_CALL_CONTEXT);
+    expect(preview.summary).toMatch(/^Will not save the skill "helpful": .*`approvals\.approvers`/);
+    const result = await save.execute(args, SKILL_CALL_CONTEXT);
+    expect(result.ok).toBe(false);
+    expect(result.output).toContain(
+      'none is configured for slack: the operator lists approvers in `approvals.approvers` (e.g. "slack:<user id>")',
+    );
+    expect(existsSync(path.join(fixture.workspaceSkills, "helpful"))).toBe(false);
+    expect(await skills.contextPart(SKILL_CALL_CONTEXT.request)).toBeUndefined();
+    skills.close();
+  });
+
+  it("lets whoever asked for a skill switch it off, not on; others need an approver", async () => {
+    const skills = await skillsWith({ approvers: ["slack:U_BOSS"] });
+    const save = skills.tools.find((tool) => tool.name === "save_skill")!;
+    expect((await save.execute(args, SKILL_CALL_CONTEXT)).ok).toBe(true);
+    expect(await run(skills, "U_EVE", ["disable", "helpful"])).toMatch(/^Only a configured approver/);
+    expect(await run(skills, "U_ANA", ["disable", "helpful"])).toContain("is now disabled");
+    expect(await run(skills, "U_ANA", ["enable", "helpful"])).toMatch(/^Only a configured approver/);
+    expect(await run(skills, "U_BOSS", ["enable", "helpful"])).toContain("is now enabled");
+    skills.close();
+  });
+});
