@@ -6,7 +6,10 @@
  * deleted, so a crash never leaves a catalog naming a missing record; a shard is re-read before
  * each change so processes sharing a store keep each other's ids. `reload` re-reads one task,
  * for a process that must see another's change (a cancel, a run) before acting on it, and
- * `update` changes one as stored now (a run's result must not write back a cancelled task).
+ * `update` changes one as stored now, by compare-and-set (the store's `replaceIf`): a task another
+ * process cancelled or changed meanwhile is never written back over that (a run's result, "new"
+ * re-pointing a thread's tasks), and an update never writes a catalog, so it cannot list again a
+ * task whose cancel took it out.
  *
  * Several processes on one store: each loads every task at start and then changes its indexes
  * only by its own writes, so before it counts a person's or a workspace's active tasks (the
@@ -17,7 +20,7 @@
 import { z } from "zod";
 import { IdIndex } from "../core/id-index.js";
 import { KeyedMutex } from "../store/key-mutex.js";
-import { getAll, type KeyValueSpace, setAll } from "../store/store.js";
+import { getAll, type KeyValueSpace, replaceIf, setAll } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import {
   freezeTask,
@@ -31,6 +34,8 @@ export const TASK_KIND = "scheduled-task";
 export const TASK_CATALOG_KIND = "scheduled-task-catalog";
 /** Catalog shards: a task's shard is picked by the last hex digit of its id. */
 const SHARDS = 16;
+/** Reads and compare-and-sets an update makes before it gives up on a task others keep changing. */
+const MAX_UPDATE_ATTEMPTS = 16;
 
 const catalogSchema = z.object({ ids: z.array(z.string()) });
 
@@ -118,11 +123,12 @@ export class TaskRegistry {
 
   /**
    * Change a task as it is stored now, not as this process last saw it: `change` gets the record
-   * re-read from the store (under this process's lock of its shard, so a `remove` or `put` here
-   * cannot fall between the read and the write) and returns the record to write, or undefined to
-   * leave it. A task no longer stored is forgotten and left alone. Returns what was written.
-   * Another process's write can still land between the read and the write (the store has no
-   * compare-and-set); the window is one store round trip.
+   * read from the store and returns the record to write, or undefined to leave it. The write is a
+   * compare-and-set: when another process changed the record since it was read, it is read again
+   * and `change` asked again; when it removed it, the task is forgotten and left alone (a cancel
+   * on any process between the read and the write stays a cancel). The catalog is not written:
+   * a task is listed from its `put` until its `remove`. This process's own `put` and `remove` of
+   * the shard wait for it (its lock). Returns what was written.
    */
   async update(
     id: string,
@@ -130,14 +136,26 @@ export class TaskRegistry {
   ): Promise<ScheduledTask | undefined> {
     const shard = shardOf(id);
     return this.mutex.run(shardKey(shard), async () => {
-      const current = await this.read(id);
-      this.unindex(id);
-      if (!current) return undefined;
-      this.index(current);
-      const changed = change(current);
-      if (changed === undefined) return undefined;
-      if (changed.id !== id) throw new Error(`updating task ${id} cannot turn it into ${changed.id}`);
-      return this.write(shard, changed);
+      for (let attempt = 1; ; attempt++) {
+        const raw = await this.space.get(taskKey(id));
+        this.unindex(id);
+        if (raw === undefined) return undefined;
+        const current = this.parse(raw, id);
+        this.index(current);
+        const changed = change(current);
+        if (changed === undefined) return undefined;
+        if (changed.id !== id) throw new Error(`updating task ${id} cannot turn it into ${changed.id}`);
+        const valid = freezeTask(scheduledTaskSchema.parse(changed));
+        if (await replaceIf(this.space, taskKey(id), raw, toVersioned(TASK_KIND, valid))) {
+          this.unindex(id);
+          this.index(valid);
+          return valid;
+        }
+        if (attempt === MAX_UPDATE_ATTEMPTS)
+          throw new Error(
+            `scheduled task ${id} was changed by other processes ${attempt} times while this one updated it; left as they wrote it`,
+          );
+      }
     });
   }
 

@@ -8,55 +8,15 @@
 import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
-import type { KeyValueSpace, Store } from "../../src/store/store.js";
+import { holdingStore } from "./support-holding.js";
 import { ANA_ACTOR, advance, closeAfterEach, stored } from "./support-processes.js";
 import { ANA_HOME, flush, type Harness, MIN, openHarness } from "./support.js";
 
 const closeLater = closeAfterEach();
 
-/** A memory store whose next read of a task record, once asked to, waits (after reading) for `release`. */
-async function holdingStore(): Promise<{
-  store: Store;
-  holdNextTaskRead(): { reached: Promise<void>; release(): void };
-}> {
-  const inner = await createStore({ url: "memory:", dataDir: os.tmpdir() });
-  let held: { gate: Promise<void>; reached(): void } | undefined;
-  const store: Store = Object.assign(Object.create(inner) as Store, {
-    space: (namespace: Parameters<Store["space"]>[0]): KeyValueSpace => {
-      const space = inner.space(namespace);
-      return {
-        get: async (key) => {
-          const value = await space.get(key);
-          const hold = key.startsWith("task:") ? held : undefined;
-          if (hold) {
-            held = undefined;
-            hold.reached();
-            await hold.gate;
-          }
-          return value;
-        },
-        delete: (key) => space.delete(key),
-        setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-        set: (key, value, ttl) => space.set(key, value, ttl),
-      } as KeyValueSpace;
-    },
-    close: () => inner.close(),
-  });
-  return {
-    store,
-    holdNextTaskRead() {
-      let release!: () => void;
-      let reached!: () => void;
-      const gate = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      const reachedP = new Promise<void>((resolve) => {
-        reached = resolve;
-      });
-      held = { gate, reached };
-      return { reached: reachedP, release };
-    },
-  };
+/** A memory store whose task-record reads can be held (support-holding.ts). */
+async function memoryHoldingStore() {
+  return holdingStore(await createStore({ url: "memory:", dataDir: os.tmpdir() }));
 }
 
 async function created(h: Harness): Promise<string> {
@@ -72,7 +32,7 @@ async function created(h: Harness): Promise<string> {
 
 describe("a cancel landing while a task is being changed stays a cancel", () => {
   it("a task cancelled while its due run is starting (after the run re-read it) is not written back nor run", async () => {
-    const { store, holdNextTaskRead } = await holdingStore();
+    const { store, holdNextTaskRead } = await memoryHoldingStore();
     const h = await openHarness({ store });
     closeLater(h);
     const id = await created(h);
@@ -89,7 +49,7 @@ describe("a cancel landing while a task is being changed stays a cancel", () => 
   });
 
   it("a task cancelled on another process while its due run is starting here stays cancelled on both, and does not run", async () => {
-    const { store, holdNextTaskRead } = await holdingStore();
+    const { store, holdNextTaskRead } = await memoryHoldingStore();
     const a = await openHarness({ store });
     const b = await openHarness({ store, clock: a.clock });
     closeLater(a, { ...b, close: () => b.service.shutdown() });
@@ -109,7 +69,7 @@ describe("a cancel landing while a task is being changed stays a cancel", () => 
   });
 
   it("a task cancelled while a thread switch re-points its tasks stays cancelled", async () => {
-    const { store, holdNextTaskRead } = await holdingStore();
+    const { store, holdNextTaskRead } = await memoryHoldingStore();
     const h = await openHarness({ store });
     closeLater(h);
     const id = await created(h);

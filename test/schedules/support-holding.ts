@@ -1,0 +1,63 @@
+/**
+ * A store (any backend) whose next read of a task record, once asked to, waits after reading for
+ * the test to let it go: a change made by another process (a cancel, a run's result) then falls
+ * exactly between that read and the write it leads to. Every other call, the store's
+ * compare-and-set among them, goes straight to the store.
+ */
+import type { KeyValueSpace, Store } from "../../src/store/store.js";
+
+/** A held read: `reached` once the record was read, and `release` to let the reader go on. */
+export interface HeldRead {
+  readonly reached: Promise<void>;
+  release(): void;
+}
+
+export interface HoldingStore {
+  readonly store: Store;
+  /** Hold the next read of a task record (`task:…`) made through `store`. */
+  holdNextTaskRead(): HeldRead;
+}
+
+/** `inner` with task-record reads that can be held (see the module comment). */
+export function holdingStore(inner: Store): HoldingStore {
+  let held: { gate: Promise<void>; reached(): void } | undefined;
+  const store: Store = Object.assign(Object.create(inner) as Store, {
+    space: (namespace: Parameters<Store["space"]>[0]): KeyValueSpace => {
+      const space = inner.space(namespace);
+      return {
+        get: async <T>(key: string) => {
+          const value = await space.get<T>(key);
+          const hold = key.startsWith("task:") ? held : undefined;
+          if (hold) {
+            held = undefined;
+            hold.reached();
+            await hold.gate;
+          }
+          return value;
+        },
+        getMany: (keys) => space.getMany!(keys),
+        set: (key, value, ttl) => space.set(key, value, ttl),
+        setMany: (entries) => space.setMany!(entries),
+        delete: (key) => space.delete(key),
+        setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+        replaceIf: (key, expected, value) => space.replaceIf!(key, expected, value),
+      };
+    },
+    close: () => inner.close(),
+  });
+  return {
+    store,
+    holdNextTaskRead() {
+      let release!: () => void;
+      let reached!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const reachedP = new Promise<void>((resolve) => {
+        reached = resolve;
+      });
+      held = { gate, reached };
+      return { reached: reachedP, release };
+    },
+  };
+}
