@@ -61,7 +61,10 @@ async function moveAll(deps: CanonicalChannelsDeps, directory: PlatformDirectory
   }
 }
 
-/** Rewrite the subscription from channel `from` to `to`, as stored now (unless it changed meanwhile). */
+/**
+ * Rewrite the subscription from channel `from` to `to`, as stored now (unless it changed meanwhile:
+ * a compare-and-set, so one removed or moved elsewhere in between stays as that left it).
+ */
 async function move(deps: CanonicalChannelsDeps, id: string, from: string, to: string): Promise<void> {
   const subscription = await deps.registry.current(id);
   if (subscription?.channelRef.channel !== from) return;
@@ -71,6 +74,10 @@ async function move(deps: CanonicalChannelsDeps, id: string, from: string, to: s
     await deps.close(subscription);
     return;
   }
-  await deps.registry.put({ ...subscription, channelRef: ref });
-  await deps.leave(subscription);
+  const moved = await deps.registry.update(id, (now) =>
+    now.channelRef.channel === from && now.sessionId === subscription.sessionId
+      ? { ...now, channelRef: { ...now.channelRef, channel: to } }
+      : undefined,
+  );
+  if (moved) await deps.leave(subscription);
 }

@@ -2,7 +2,8 @@
  * SubscriptionCatalog: which subscriptions exist — the store has no key listing — each with a
  * revision that changes whenever its record is rewritten, so a copy of the indexes can be checked
  * against it in one read. The registry writes a record before the catalog names it and has the
- * catalog forget an id before its record is deleted, so the catalog never names a missing record.
+ * catalog forget an id before its record is deleted, so the catalog names a missing record only
+ * while an update races a removal (each then forgets the id again once the record is gone).
  *
  * `LocalCatalog` is the single-process one: one record in the "subscriptions" space listing the
  * ids, rewritten whole — only this process writes it, so its copy is never stale and revisions

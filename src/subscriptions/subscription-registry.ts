@@ -10,11 +10,13 @@
  * against the catalog's revisions in one read and re-reads only what changed — the person-facing
  * reads call it first, and it runs periodically, so a lost announcement is repaired within the
  * reconciliation interval. Every change to the indexes runs one at a time, so a re-read finished
- * late never undoes a later one.
+ * late never undoes a later one. A change to an existing subscription (`update`: "new" moving it,
+ * a channel's new id) is a compare-and-set of its record as stored now, so it never undoes what
+ * another process wrote or removed in between.
  */
 import { IdIndex } from "../core/id-index.js";
 import { KeyedMutex } from "../store/key-mutex.js";
-import { getAll, type KeyValueSpace } from "../store/store.js";
+import { getAll, type KeyValueSpace, replaceIf } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import { type BufferPosition, bufferPositionSchema, laterOf } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "../core/clock.js";
@@ -34,6 +36,9 @@ export const WOKEN_KIND = "subscription-woken";
 export const subscriptionKey = (id: string) => `sub:${id}`;
 /** Store key of a subscription's "woken through" marker. */
 export const wokenKey = (id: string) => `woken:${id}`;
+
+/** How many times an update is tried on a fresh read while other writers keep changing the record. */
+const MAX_UPDATE_ATTEMPTS = 5;
 
 /** The one key every change to the indexes is serialised on. */
 const INDEXES = "indexes";
@@ -145,7 +150,64 @@ export class SubscriptionRegistry {
     );
   }
 
-  /** Create or replace a subscription (validated; the catalog names it after its record is written). */
+  /**
+   * Rewrite the stored subscription `id` as `change` makes it from its record as stored now
+   * (`change` answering undefined leaves it be): a compare-and-set of the record, tried again on a
+   * fresh read when another writer changed it meanwhile, so nothing written elsewhere in between
+   * is undone. A subscription removed meanwhile stays removed — an update never names an id in the
+   * catalog again — and comes back undefined, as does one left be.
+   */
+  async update(
+    id: string,
+    change: (current: Subscription) => Subscription | undefined,
+  ): Promise<Subscription | undefined> {
+    for (let attempt = 1; ; attempt += 1) {
+      const raw = await this.space.get(subscriptionKey(id));
+      if (raw === undefined) {
+        await this.serially(async () => this.drop(id));
+        return undefined;
+      }
+      const current = freezeSubscription(
+        fromVersioned(raw, { kind: SUBSCRIPTION_KIND, schema: subscriptionSchema, where: id }),
+      );
+      const wanted = change(current);
+      if (wanted === undefined) return undefined;
+      const next = freezeSubscription(subscriptionSchema.parse({ ...wanted, id }));
+      const outcome = await this.serially(() => this.replace(raw, next));
+      if (outcome !== "changed") return outcome === "written" ? next : undefined;
+      if (attempt >= MAX_UPDATE_ATTEMPTS)
+        throw new Error(`subscription ${id} kept changing while it was being updated`);
+    }
+  }
+
+  /**
+   * Write `next` over the record while it still holds `expected`, then give it its new revision
+   * in the catalog: "changed" when the record was rewritten meanwhile, "gone" when it was removed
+   * (before the write, or while the revision was being set: then the id is forgotten again).
+   */
+  private async replace(expected: unknown, next: Subscription): Promise<"written" | "changed" | "gone"> {
+    const key = subscriptionKey(next.id);
+    // With one process every removal runs under this lock, and one already done is not indexed.
+    if (!this.catalog.shared && !this.byId.has(next.id)) return "gone";
+    if (!(await replaceIf(this.space, key, expected, toVersioned(SUBSCRIPTION_KIND, next)))) {
+      if ((await this.space.get(key)) !== undefined) return "changed";
+      this.drop(next.id);
+      return "gone";
+    }
+    const revision = await this.catalog.add(next.id);
+    // A removal elsewhere may have forgotten the id just before it was named again: it deletes the
+    // record before forgetting the id a second time, so one of the two sees the other.
+    if (this.catalog.shared && (await this.space.get(key)) === undefined) {
+      await this.catalog.remove(next.id);
+      this.drop(next.id);
+      return "gone";
+    }
+    this.unindex(next.id);
+    this.index(next, revision);
+    return "written";
+  }
+
+  /** Create a subscription, or replace one outright (validated; the catalog names it after its record is written). */
   async put(subscription: Subscription): Promise<Subscription> {
     const valid = freezeSubscription(subscriptionSchema.parse(subscription));
     return this.serially(async () => {
@@ -166,6 +228,8 @@ export class SubscriptionRegistry {
       this.unindex(id);
       await this.space.delete(subscriptionKey(id));
       await this.space.delete(wokenKey(id));
+      // An update elsewhere that wrote the record before it was deleted may have named the id again.
+      if (this.catalog.shared) await this.catalog.remove(id);
       return existing;
     });
   }

@@ -282,7 +282,8 @@ export class SubscriptionService {
    * "new" switched a thread from session `oldId` to `newId`: the read cursors of the channels
    * `oldId` read by catch_up become `newId`'s, and the subscriptions made in `oldId` (the
    * thread's: a session belongs to one thread) too — read cursor first, then the record, each as
-   * stored now — and their pending batches wait for `newId`. So catch_up goes on where it was, and
+   * stored now (the record compare-and-set: one removed meanwhile stays removed) — and their
+   * pending batches wait for `newId`. So catch_up goes on where it was, and
    * "already watched", the per-session limit, `status` and unsubscribe see them in the new session.
    * Safe to repeat (what was moved is no longer `oldId`'s).
    */
@@ -293,8 +294,10 @@ export class SubscriptionService {
       const subscription = await this.registry.current(known.id);
       if (subscription?.sessionId !== oldId) continue;
       await this.cursors.move(oldId, newId, scopeKeyOf(subscription.channelRef));
-      await this.registry.put({ ...subscription, sessionId: newId });
-      this.scheduler.moveSession(subscription.id, newId);
+      const moved = await this.registry.update(known.id, (now) =>
+        now.sessionId === oldId ? { ...now, sessionId: newId } : undefined,
+      );
+      if (moved) this.scheduler.moveSession(moved.id, newId);
     }
   }
 
