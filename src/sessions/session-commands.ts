@@ -23,6 +23,7 @@ import type { SessionCache } from "./session-cache.js";
 import { describeGrants, describeStatus, shownPerson } from "./session-status.js";
 import type { ThreadCommand } from "../core/text-commands.js";
 import type { TurnScheduler } from "./turn-scheduler.js";
+import { withTurnFinished } from "./turn-record-changes.js";
 
 export interface ThreadCommandsDeps {
   readonly cache: SessionCache;
@@ -302,7 +303,8 @@ export class ThreadCommands {
   }
 
   /**
-   * Retire the thread's session `old` — its queue dropped, its turn stopped, its cards closed —
+   * Retire the thread's session `old` — its queue dropped, its turn stopped (a suspended one's
+   * marker cleared), its cards closed —
    * and make a fresh one the thread's (in `old`'s mode with `keepMode`); undefined when this
    * process may not (does not hold `old`, or lost it meanwhile: `old` is still the thread's
    * session then).
@@ -319,6 +321,9 @@ export class ThreadCommands {
       old.discardSteering = true;
       if (old.record.queue.length > 0) await old.update((r) => ({ ...r, queue: [] }));
       if (old.activeTurn) old.engine.interrupt();
+      // A turn suspended in the store (a restart, an eviction) ends here as stopped: nothing of
+      // the session the person threw away is left to resume, by this process or the next.
+      else if (old.record.pendingTurn) await old.update((r) => withTurnFinished(r, undefined));
       await this.deps.hub.cancelSession(old.id, "a new session was started");
       return await cache.renew(target, old, keepMode);
     } catch (error) {

@@ -225,21 +225,43 @@ export class SessionRecords {
   }
 
   /**
-   * Ids of sessions with a turn in progress or queued messages (read at start). Entries of the
-   * stored index whose record has no pending work — sessions that left it shortly before the
-   * process stopped — are dropped from it; an unreadable record keeps its entry (start reports it).
+   * Ids of sessions with a turn in progress or queued messages (read at start), each still its
+   * thread's current session: one "new" retired has nothing to continue, whatever its record
+   * still holds. Entries of the stored index whose record has no pending work — sessions that
+   * left it shortly before the process stopped — or whose session was retired are dropped from it
+   * (with several processes the shared index is left as it is); an unreadable record keeps its
+   * entry (start reports it).
    */
   async activeIds(): Promise<readonly string[]> {
-    if (this.shared) return this.shared.activeIds();
+    if (this.shared) {
+      const listed = await this.shared.activeIds();
+      const records = await this.readAll(listed);
+      const retired = await Promise.all(records.map((record) => this.retired(record)));
+      return listed.filter((_, index) => !retired[index]);
+    }
     const ids = await this.activeSet();
     const listed = [...ids];
-    const records = await Promise.all(listed.map((id) => this.get(id).catch(() => "unreadable" as const)));
+    const records = await this.readAll(listed);
+    const retired = await Promise.all(records.map((record) => this.retired(record)));
     listed.forEach((id, index) => {
       const record = records[index];
-      if (record !== "unreadable" && (record === undefined || !hasPendingWork(record))) ids.delete(id);
+      if (record === "unreadable") return;
+      if (record === undefined || !hasPendingWork(record) || retired[index]) ids.delete(id);
     });
     if (ids.size < listed.length) this.dropStaleEntriesSoon(ids);
     return [...ids];
+  }
+
+  /** The records of `ids`, in order: undefined when unknown, "unreadable" when a read fails. */
+  private readAll(ids: readonly string[]): Promise<Array<SessionRecord | undefined | "unreadable">> {
+    return Promise.all(ids.map((id) => this.get(id).catch(() => "unreadable" as const)));
+  }
+
+  /** Whether `record`'s thread names another session as its current one ("new" retired it). */
+  private async retired(record: SessionRecord | undefined | "unreadable"): Promise<boolean> {
+    if (record === undefined || record === "unreadable") return false;
+    const current = await this.currentId(record.key);
+    return current !== undefined && current !== record.id;
   }
 
   /** The id of the thread's current session. */
