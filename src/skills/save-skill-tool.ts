@@ -2,7 +2,9 @@
  * save_skill {name, description, instructions, files?}: write a skill into the workspace's
  * `.coworker/skills/<name>/`. It always asks a person first — in every mode, over any grant — and
  * the card shows the whole SKILL.md and each bundled file; over an existing skill the card says
- * "Replace the existing skill", never just "Save". Bundled files are given inline or copied from the
+ * "Replace the existing skill", never just "Save", and under a name the data dir or `skills.dirs`
+ * holds it says the saved skill will be hidden by that one; the result says whether the saved
+ * skill is in the catalog, hidden or switched off. Bundled files are given inline or copied from the
  * workspace (never from outside it). The folder is written beside its destination and renamed
  * into place, so a failed save leaves no half-written skill.
  */
@@ -20,7 +22,8 @@ import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { DESCRIPTION_MAX, parseSkillFile, renderSkillFile } from "./skill-file.js";
-import { workspaceSkillsDir } from "./skill-library.js";
+import { type SkillStanding, workspaceSkillsDir } from "./skill-library.js";
+import { sourceLabel } from "./skill.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
 import { skillNameSchema } from "./skill-name.js";
 
@@ -118,14 +121,14 @@ async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<Sav
 }
 
 /** The card of a save: the whole SKILL.md and every bundled file. */
-function previewOf(args: SaveSkillArgs, plan: SavePlan): ToolPreview {
+function previewOf(args: SaveSkillArgs, plan: SavePlan, standing: SkillStanding | undefined): ToolPreview {
   const verb = plan.exists
     ? `Replace the existing skill "${args.name}"`
     : `Save the new skill "${args.name}"`;
   const sections = [`${plan.shownDir}/${SKILL_FILE}\n${plan.skillFile}`];
   for (const file of plan.files) sections.push(`${plan.shownDir}/${file.path}\n${file.content}`);
   return {
-    summary: `${verb} in ${plan.shownDir}/ (${plan.files.length + 1} file${plan.files.length === 0 ? "" : "s"})`,
+    summary: `${verb} in ${plan.shownDir}/ (${plan.files.length + 1} file${plan.files.length === 0 ? "" : "s"})${hiddenNote(args.name, standing)}`,
     detail: { kind: "code", text: sections.join("\n\n") },
     fingerprint: fingerprintOf(plan),
   };
@@ -175,6 +178,34 @@ export interface SaveSkillHooks {
   readonly refusal?: (request: ConversationExecutionRequest) => string | undefined;
   /** Hears every skill written, with the request that asked for it (before the call answers). */
   readonly onSaved?: (name: string, request: ConversationExecutionRequest) => Promise<void> | void;
+  /**
+   * Where a skill of the name stands (SkillLibrary.standingOf): the card says when another source's
+   * skill of the name would hide the saved one, and the result says whether the saved one is on.
+   */
+  readonly standing?: (name: string) => Promise<SkillStanding>;
+}
+
+/** What the card adds when the saved skill would not be the one used. */
+function hiddenNote(name: string, standing: SkillStanding | undefined): string {
+  return standing?.kind === "operator"
+    ? ` — it will be hidden: the ${sourceLabel(standing.source)}'s skill "${name}" is the one listed and loaded`
+    : "";
+}
+
+/** What the result says of the saved skill's place in the catalog. */
+function standingText(name: string, standing: SkillStanding | undefined): string {
+  switch (standing?.kind) {
+    case undefined:
+      return "It is in the catalog from the next turn.";
+    case "operator":
+      return `It is hidden: the ${sourceLabel(standing.source)}'s skill "${name}" is the one listed and loaded, as long as that one is there.`;
+    case "missing":
+      return "It does not load (`coworker doctor` says why).";
+    case "workspace":
+      return standing.enabled
+        ? "It is in the catalog from the next turn."
+        : `It is switched off for this workspace: a configured approver turns it on with \`skills enable ${name}\`.`;
+  }
 }
 
 /**
@@ -205,7 +236,7 @@ export function createSaveSkillTool(workspace: ConversationWorkspace, hooks: Sav
       if (refusal !== undefined)
         return { summary: `Will not save the skill "${args.name}": ${refusal}`, fingerprint: refusal };
       const plan = await planSave(workspace.forRequest(context.request), args);
-      const preview = previewOf(args, plan);
+      const preview = previewOf(args, plan, await hooks.standing?.(args.name));
       planned.set(preview, plan);
       return preview;
     },
@@ -233,7 +264,7 @@ export function createSaveSkillTool(workspace: ConversationWorkspace, hooks: Sav
         ...plan.files.map((file) => `${plan.shownDir}/${file.path}`),
       ];
       return ok(
-        `${plan.exists ? "Replaced" : "Saved"} the skill "${args.name}" in ${plan.shownDir}/ (${written.length} file${written.length === 1 ? "" : "s"}). It is in the catalog from the next turn.`,
+        `${plan.exists ? "Replaced" : "Saved"} the skill "${args.name}" in ${plan.shownDir}/ (${written.length} file${written.length === 1 ? "" : "s"}). ${standingText(args.name, await hooks.standing?.(args.name))}`,
         written,
       );
     },

@@ -36,6 +36,13 @@ export async function describeSkills(library: SkillLibrary): Promise<string> {
               `• ${skill.name} — ${enabled ? "on" : "off"} · ${sourceLabel(skill.source.kind)} — ${shortDescription(skill)}`,
           ),
         ];
+  for (const { name, hidden } of scan.shadowed) {
+    const where = library.inWorkspace({ dir: hidden }) ? "The workspace's" : "Another";
+    const winner = scan.skills.get(name);
+    lines.push(
+      `• ${name} — hidden: ${where} skill "${name}" is shadowed by the ${winner ? sourceLabel(winner.source.kind) : "later"} one`,
+    );
+  }
   if (scan.problems.length > 0)
     lines.push(
       `${scan.problems.length} malformed skill${scan.problems.length === 1 ? "" : "s"} skipped (\`coworker doctor\` lists the files and reasons).`,

@@ -14,7 +14,7 @@ import { COWORKER_FOLDER, SKILLS_FOLDER } from "../core/workspace-layout.js";
 import path from "node:path";
 import type { SkillLoader, SkillScan } from "./skill-loader.js";
 import type { SkillSwitches } from "./skill-switches.js";
-import type { Skill, SkillSource } from "./skill.js";
+import type { Skill, SkillSource, SkillSourceKind } from "./skill.js";
 import { catalogText, DEFAULT_CATALOG_BUDGET_TOKENS } from "./skill-catalog.js";
 
 /** A skill with its current switch state. */
@@ -22,6 +22,16 @@ export interface SkillEntry {
   readonly skill: Skill;
   readonly enabled: boolean;
 }
+
+/**
+ * Where a skill of some name stands for the workspace: no source has a usable one, the one used
+ * comes from the data dir or `skills.dirs` (hiding any workspace skill of that name), or the
+ * workspace's own is used, on or off.
+ */
+export type SkillStanding =
+  | { readonly kind: "missing" }
+  | { readonly kind: "operator"; readonly source: SkillSourceKind }
+  | { readonly kind: "workspace"; readonly enabled: boolean };
 
 /** What a library is built from. */
 export interface SkillLibraryOptions {
@@ -136,6 +146,14 @@ export class SkillLibrary {
   find(name: string, scan: SkillScan): SkillEntry | undefined {
     const skill = scan.skills.get(name);
     return skill && { skill, enabled: this.options.switches.isEnabled(name) };
+  }
+
+  /** Where the skill `name` stands now (see SkillStanding), from the current scan. */
+  async standingOf(name: string): Promise<SkillStanding> {
+    const entry = this.find(name, await this.scan());
+    if (!entry) return { kind: "missing" };
+    if (entry.skill.source.kind !== "workspace") return { kind: "operator", source: entry.skill.source.kind };
+    return { kind: "workspace", enabled: entry.enabled };
   }
 
   /** The files beside a skill's SKILL.md, relative to its folder (see SkillSourceAccess.filesBeside). */

@@ -113,6 +113,7 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
       createLoadSkillTool(library),
       createSaveSkillTool(workspace, {
         refusal: (request) => saveRefusal(options.approvers, request.platform),
+        standing: (name) => library.standingOf(name),
         onSaved: async (name, request) => {
           library.invalidate();
           // The skill is written: a store that fails here only costs its saver the right to disable it.

@@ -8,9 +8,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SkillApprovers } from "../../src/skills/skill-authority.js";
-import { openSkills } from "../../src/skills/skills-runtime.js";
-import { TARGET } from "../support/engine-fixtures.js";
-import { SKILL_CALL_CONTEXT, skillsFixture } from "./support.js";
+import { fixtureSkills, runSkillsCommand, SKILL_CALL_CONTEXT, skillsFixture } from "./support.js";
 
 let fixture: Awaited<ReturnType<typeof skillsFixture>>;
 afterEach(async () => fixture?.cleanup());
@@ -23,29 +21,10 @@ const args = {
 
 async function skillsWith(approvers: SkillApprovers) {
   fixture = await skillsFixture();
-  return openSkills({
-    serviceFiles: [],
-    workspaceRoot: fixture.workspace,
-    dataDir: fixture.dataDir,
-    settings: { dirs: [], enabled: [], disabled: [], catalogBudgetTokens: 2_000 },
-    space: fixture.space,
-    approvers,
-    scanIntervalMs: 0,
-    watch: false,
-  });
+  return fixtureSkills(fixture, approvers);
 }
 
-function run(skills: Awaited<ReturnType<typeof openSkills>>, userId: string, commandArgs: string[]) {
-  return skills.commands
-    .find((command) => command.name === "skills")!
-    .run({
-      sessionId: "s1",
-      target: TARGET,
-      user: { id: userId, name: userId },
-      args: commandArgs,
-      startTurn: async () => "started" as const,
-    });
-}
+const run = runSkillsCommand;
 
 describe("who may save and switch skills", () => {
   it("refuses save_skill without a configured approver, saying what the operator sets", async () => {

@@ -6,11 +6,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { SkillLibrary, skillSources } from "../../src/skills/skill-library.js";
 import { SkillLoader } from "../../src/skills/skill-loader.js";
+import type { SkillApprovers } from "../../src/skills/skill-authority.js";
 import { SkillSavers } from "../../src/skills/skill-savers.js";
+import { openSkills, type SkillsRuntime } from "../../src/skills/skills-runtime.js";
 import { type SkillSwitchConfig, SkillSwitches } from "../../src/skills/skill-switches.js";
 import type { KeyValueSpace } from "../../src/store/store.js";
 import type { ToolContext } from "../../src/core/tool.js";
-import { request, tempDir } from "../support/engine-fixtures.js";
+import { request, TARGET, tempDir } from "../support/engine-fixtures.js";
 
 /** The text of a valid SKILL.md. */
 export function skillMd(name: string, description: string, body = `Steps for ${name}.`): string {
@@ -81,6 +83,38 @@ export async function skillsFixture(config: SkillSwitchConfig = { enabled: [], d
     dataSkills: sources[1]!.dir,
     cleanup,
   };
+}
+
+/** The app's wiring of skills (tools, commands, context) over a fixture's folders and space. */
+export function fixtureSkills(fixture: Awaited<ReturnType<typeof skillsFixture>>, approvers: SkillApprovers) {
+  return openSkills({
+    serviceFiles: [],
+    workspaceRoot: fixture.workspace,
+    dataDir: fixture.dataDir,
+    settings: { dirs: [fixture.extra], enabled: [], disabled: [], catalogBudgetTokens: 2_000 },
+    space: fixture.space,
+    approvers,
+    scanIntervalMs: 0,
+    watch: false,
+  });
+}
+
+/** Run `skills <args>` as `userId` in engine-fixtures' TARGET thread; the reply's text. */
+export async function runSkillsCommand(
+  skills: SkillsRuntime,
+  userId: string,
+  args: string[],
+): Promise<string> {
+  const reply = await skills.commands
+    .find((command) => command.name === "skills")!
+    .run({
+      sessionId: "s1",
+      target: TARGET,
+      user: { id: userId, name: userId },
+      args,
+      startTurn: async () => "started" as const,
+    });
+  return typeof reply === "string" ? reply : reply.text;
 }
 
 /** The context of a skill tool's call in a turn of Ana's in engine-fixtures' TARGET thread. */
