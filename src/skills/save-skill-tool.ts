@@ -23,6 +23,7 @@ import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { DESCRIPTION_MAX, parseSkillFile, renderSkillFile } from "./skill-file.js";
 import { type SkillStanding, workspaceSkillsDir } from "./skill-library.js";
+import { SKILL_FILE_MAX_BYTES } from "./skill-loader.js";
 import { sourceLabel } from "./skill.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
 import { skillNameSchema } from "./skill-name.js";
@@ -90,6 +91,11 @@ async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<Sav
     description: args.description,
     body: args.instructions,
   });
+  const size = Buffer.byteLength(skillFile);
+  if (size > SKILL_FILE_MAX_BYTES)
+    throw new Error(
+      `its ${SKILL_FILE} would be ${Math.ceil(size / 1024)} KB, over the ${SKILL_FILE_MAX_BYTES / 1024} KB a skill may have (move long material into bundled files)`,
+    );
   const check = parseSkillFile(skillFile, args.name);
   if (!check.ok) throw new Error(`the skill would not load: ${check.reason}`);
   const files: { path: string; content: string }[] = [];

@@ -27,8 +27,8 @@ import { SKILL_FILE } from "../core/workspace-layout.js";
 import type { Skill, SkillProblem, SkillSource } from "./skill.js";
 import { workspaceSkillAccess } from "./workspace-skill-access.js";
 
-/** Largest SKILL.md read, in bytes. */
-const SKILL_FILE_MAX_BYTES = 256 * 1024;
+/** Largest SKILL.md read, in bytes (a larger one is skipped; save_skill refuses to write one). */
+export const SKILL_FILE_MAX_BYTES = 256 * 1024;
 
 /** One scan's outcome: the usable skills by name, and what could not be used. */
 export interface SkillScan {

@@ -20,6 +20,7 @@ import { GrantSet } from "../../src/engine/permissions/grants.js";
 import { PermissionEngine } from "../../src/engine/permissions/permission-engine.js";
 import { createLoadSkillTool } from "../../src/skills/load-skill-tool.js";
 import { createSaveSkillTool } from "../../src/skills/save-skill-tool.js";
+import { SKILL_FILE_MAX_BYTES } from "../../src/skills/skill-loader.js";
 import { skillCommands } from "../../src/skills/skill-commands.js";
 import { frameSkillRun, parseSkillRun } from "../../src/skills/skill-run.js";
 import { conversationWorkspace } from "../../src/tools/files/conversation-workspace.js";
@@ -202,6 +203,16 @@ describe("save_skill", () => {
     const saved = await createSaveSkillTool(conversationWorkspace(swapping)).execute(args, context);
     expect(saved).toMatchObject({ ok: false, output: expect.stringMatching(/^The skill was not saved: /) });
     expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it("refuses instructions that would make a SKILL.md over the loader's limit, writing nothing", async () => {
+    fixture = await skillsFixture();
+    const tool = createSaveSkillTool(toolWorkspace({ root: fixture.workspace }));
+    const big = { name: "big", description: "d", instructions: "x".repeat(SKILL_FILE_MAX_BYTES) };
+    const result = await tool.execute(big, context);
+    expect(result.ok).toBe(false);
+    expect(result.output).toMatch(/^The skill was not saved: its SKILL\.md would be 257 KB, over the 256 KB/);
+    expect(existsSync(path.join(fixture.workspaceSkills, "big"))).toBe(false);
   });
 
   it("validates names and file paths", () => {
