@@ -3,8 +3,8 @@
  * owner and workspace. The store has no key listing, so catalog records list the ids — split
  * into shards by id, so adding a task rewrites a small list even with many thousands of tasks.
  * A record is written before a catalog names it and forgotten by its catalog before it is
- * deleted, so a crash never leaves a catalog naming a missing record; a shard is re-read before
- * each change so processes sharing a store keep each other's ids. `reload` re-reads one task,
+ * deleted, so a crash never leaves a catalog naming a missing record; a shard is changed by
+ * compare-and-set, so processes sharing a store keep each other's ids. `reload` re-reads one task,
  * for a process that must see another's change (a cancel, a run) before acting on it, and
  * `update` changes one as stored now, by compare-and-set (the store's `replaceIf`): a task another
  * process cancelled or changed meanwhile is never written back over that (a run's result, "new"
@@ -20,7 +20,7 @@
 import { z } from "zod";
 import { IdIndex } from "../core/id-index.js";
 import { KeyedMutex } from "../store/key-mutex.js";
-import { getAll, type KeyValueSpace, replaceIf, setAll } from "../store/store.js";
+import { getAll, type KeyValueSpace, replaceIf } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import {
   freezeTask,
@@ -34,7 +34,7 @@ export const TASK_KIND = "scheduled-task";
 export const TASK_CATALOG_KIND = "scheduled-task-catalog";
 /** Catalog shards: a task's shard is picked by the last hex digit of its id. */
 const SHARDS = 16;
-/** Reads and compare-and-sets an update makes before it gives up on a task others keep changing. */
+/** Reads and compare-and-sets a change makes before it gives up on a record others keep changing. */
 const MAX_UPDATE_ATTEMPTS = 16;
 
 const catalogSchema = z.object({ ids: z.array(z.string()) });
@@ -118,7 +118,14 @@ export class TaskRegistry {
   /** Create or replace a task (validated; its catalog shard is written after the record). */
   async put(task: ScheduledTask): Promise<ScheduledTask> {
     const shard = shardOf(task.id);
-    return this.mutex.run(shardKey(shard), () => this.write(shard, task));
+    return this.mutex.run(shardKey(shard), async () => {
+      const valid = freezeTask(scheduledTaskSchema.parse(task));
+      await this.space.set(taskKey(valid.id), toVersioned(TASK_KIND, valid));
+      await this.changeShard(shard, (ids) => (ids.includes(valid.id) ? undefined : [...ids, valid.id]));
+      this.unindex(valid.id);
+      this.index(valid);
+      return valid;
+    });
   }
 
   /**
@@ -164,12 +171,9 @@ export class TaskRegistry {
     const shard = shardOf(id);
     return this.mutex.run(shardKey(shard), async () => {
       const existing = this.byId.get(id);
-      const ids = await this.shard(shard);
-      if (ids.includes(id))
-        await this.writeShard(
-          shard,
-          ids.filter((other) => other !== id),
-        );
+      await this.changeShard(shard, (ids) =>
+        ids.includes(id) ? ids.filter((other) => other !== id) : undefined,
+      );
       this.unindex(id);
       await this.space.delete(taskKey(id));
       return existing;
@@ -231,20 +235,30 @@ export class TaskRegistry {
     return { changed, removed };
   }
 
-  /** Write a task's record, and its shard when the shard does not name it yet (shard lock held). */
-  private async write(shard: number, task: ScheduledTask): Promise<ScheduledTask> {
-    const valid = freezeTask(scheduledTaskSchema.parse(task));
-    const ids = await this.shard(shard);
-    // One commit where the backend can; else the record first, then the shard naming it.
-    await setAll(this.space, [
-      { key: taskKey(valid.id), value: toVersioned(TASK_KIND, valid) },
-      ...(ids.includes(valid.id)
-        ? []
-        : [{ key: shardKey(shard), value: toVersioned(TASK_CATALOG_KIND, { ids: [...ids, valid.id] }) }]),
-    ]);
-    this.unindex(valid.id);
-    this.index(valid);
-    return valid;
+  /**
+   * Change a catalog shard as it is stored now (`edit` returns its new ids, or undefined to leave
+   * it), by compare-and-set like `update`: an id another process added or took out meanwhile is
+   * kept so, never written back over (a cancelled task listed again, a created one dropped).
+   */
+  private async changeShard(
+    shard: number,
+    edit: (ids: readonly string[]) => string[] | undefined,
+  ): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const raw = await this.space.get(shardKey(shard));
+      const ids = edit(this.parseShard(shard, raw));
+      if (ids === undefined) return;
+      const next = toVersioned(TASK_CATALOG_KIND, { ids });
+      const written =
+        raw === undefined
+          ? await this.space.setIfAbsent(shardKey(shard), next)
+          : await replaceIf(this.space, shardKey(shard), raw, next);
+      if (written) return;
+      if (attempt === MAX_UPDATE_ATTEMPTS)
+        throw new Error(
+          `${shardKey(shard)} of the scheduled tasks was changed by other processes ${attempt} times while this one changed it`,
+        );
+    }
   }
 
   private async read(id: string): Promise<ScheduledTask | undefined> {
@@ -264,10 +278,6 @@ export class TaskRegistry {
   private parseShard(shard: number, raw: unknown): string[] {
     if (raw === undefined) return [];
     return fromVersioned(raw, { kind: TASK_CATALOG_KIND, schema: catalogSchema, where: shardKey(shard) }).ids;
-  }
-
-  private async writeShard(shard: number, ids: readonly string[]): Promise<void> {
-    await this.space.set(shardKey(shard), toVersioned(TASK_CATALOG_KIND, { ids }));
   }
 
   private countActive(ids: ReadonlySet<string> | undefined): number {

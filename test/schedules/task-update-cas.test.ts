@@ -3,6 +3,8 @@
  * it standing for two processes): it writes only over the record it read, asks its change again
  * when the other connection wrote the record meanwhile, leaves a task the other removed meanwhile
  * removed, never writes a catalog, and gives up with an error when others keep changing the task.
+ * A catalog shard is changed the same way by `put` and `remove`: a create and a cancel of two
+ * tasks of one shard on the two connections keep both changes, whichever reads the shard first.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -38,9 +40,9 @@ const reportError = (error: unknown) => {
   throw error;
 };
 
-function aTask(): ScheduledTask {
+function aTask(id = newTaskId("task")): ScheduledTask {
   return {
-    id: newTaskId("task"),
+    id,
     kind: "task",
     sessionId: "s-home",
     target: HOME,
@@ -140,5 +142,46 @@ describe("TaskRegistry.update: compare-and-set on SQLite", () => {
       `scheduled task ${task.id} was changed by other processes 16 times`,
     );
     expect(await space.get(taskKey(task.id))).toEqual(toVersioned(TASK_KIND, { ...task, runs: 16 }));
+  });
+});
+
+describe("TaskRegistry catalog shards: compare-and-set on SQLite", () => {
+  /** Two ids of one shard (their last hex digit). */
+  const [X, Z] = ["tsk_00000000000a", "tsk_00000000001a"];
+
+  async function twoConnections() {
+    const holding = holdingStore(await connection());
+    const here = await TaskRegistry.load(holding.store.space("schedules"), reportError);
+    const there = await TaskRegistry.load((await connection()).space("schedules"), reportError);
+    return { holding, here, there, space: holding.store.space("schedules") };
+  }
+
+  it("a task removed on the other connection while a create here read the shard is not listed again", async () => {
+    const { holding, here, there, space } = await twoConnections();
+    await there.put(aTask(X));
+    const hold = holding.holdNextRead("catalog:");
+    const creating = here.put(aTask(Z));
+    await hold.reached;
+    await there.remove(X);
+    hold.release();
+    await creating;
+    expect(await catalogOf(space, X)).toMatchObject({ data: { ids: [Z] } });
+    const reloaded = await TaskRegistry.load(space, reportError);
+    expect(reloaded.all().map((t) => t.id)).toEqual([Z]);
+  });
+
+  it("a task created on the other connection while a remove here read the shard stays listed", async () => {
+    const { holding, here, there, space } = await twoConnections();
+    await here.put(aTask(X));
+    const hold = holding.holdNextRead("catalog:");
+    const removing = here.remove(X);
+    await hold.reached;
+    await there.put(aTask(Z));
+    hold.release();
+    await removing;
+    expect(await catalogOf(space, X)).toMatchObject({ data: { ids: [Z] } });
+    expect(await space.get(taskKey(X))).toBeUndefined();
+    const reloaded = await TaskRegistry.load(space, reportError);
+    expect(reloaded.all().map((t) => t.id)).toEqual([Z]);
   });
 });
