@@ -15,14 +15,20 @@
  * not put the voice note in the new session): while their lane is busy, a command waits in it,
  * except those that act on what is running now (answeredAtOnce). Their stop is answered at once
  * and cancels their lane (`cancel`): the messages waiting there are never handed over, and the job
- * running sees its signal aborted and hands nothing over either — a stop stops what was sent
+ * running, unless already handing over, hands nothing over either — a stop stops what was sent
  * before it. Their commands waiting there (keptByStop: /new, /mode, …) are not dropped: they ask
  * for a setting, which a stop does not undo ("/new, then stop" still starts a fresh session), and
  * run in their turn once the cancelled jobs before them are skipped; a /skill runs a turn, so it is
  * dropped like a message. The person is told how many were dropped (droppedNote).
  * Both channels route what a sender sends through `route`, giving only their own way of handing
  * it over and answering.
- * A channel stopping gives the lanes a bounded time (`drain`), then cancels what is left.
+ * A channel stopping gives the lanes a bounded time (`drain`), then cancels what is left: the
+ * platform took those messages as delivered long before (Slack acknowledged, Telegram's update
+ * confirmed), so no other process gets them, and each one's sender is told in its conversation
+ * that it was not taken and should be sent again (STOPPED_NOTE, through the channel's own way of
+ * answering, for a bounded time too, so a slow platform cannot hold the shutdown). A job that has
+ * started handing its message over (LaneSignal.handingOver) is out of reach of any cancel: it is
+ * never counted as dropped, nor its sender told so.
  */
 import type { Logger } from "pino";
 import { type Clock, systemClock } from "../../core/clock.js";
@@ -40,6 +46,10 @@ export function droppedNote(count: number): string {
     ? "Your earlier message still being read was dropped."
     : `Your ${count} earlier messages still being read were dropped.`;
 }
+
+/** What a person is told about each of their messages a stopping channel dropped (`drain`). */
+export const STOPPED_NOTE =
+  "I was restarting and could not take this message while its files were being read. Please send it again.";
 
 /**
  * Commands answered at once even while the sender's lane is busy: they act on a pending approval
@@ -66,16 +76,21 @@ export function keptByStop(command: string): boolean {
 }
 
 /**
- * What a job sees of its lane's cancelling: `aborted` is true once the lane was cancelled (hand
- * nothing over then). A flag, not an AbortSignal: jobs only read it, and a message is not worth an
- * AbortController and its signal.
+ * What a job sees of its lane's cancelling: once its message is ready (files read), it asks
+ * `handingOver()`. False: the lane was cancelled meanwhile (the sender's stop, the channel
+ * stopping), so it hands nothing over. True: it hands over now, and no later cancel reaches it —
+ * it is not counted as dropped, nor its sender told so. Not an AbortSignal: jobs only ask this
+ * once, and a message is not worth an AbortController.
  */
 export interface LaneSignal {
-  readonly aborted: boolean;
+  handingOver(): boolean;
 }
 
 /** A lane's job (see LaneSignal). */
 export type LaneJob = (signal: LaneSignal) => Promise<void>;
+
+/** How the channel tells a sender something in the conversation of their message. */
+export type TellSender = (text: string) => Promise<void>;
 
 /**
  * What a sender sent, as their lane routes it (`route`), with the channel's part of handing it
@@ -83,13 +98,15 @@ export type LaneJob = (signal: LaneSignal) => Promise<void>;
  * entries that cancelled); a command (`name`), handed over at once unless it must wait behind
  * their earlier messages (answeredAtOnce); one handed over at once whatever it is (a command that
  * cannot run: its usage text changes nothing); or a message, which always goes through the lane
- * (its files are read there). Handed over at once, a job gets a signal never aborted.
+ * (its files are read there). Handed over at once, a job is never cancelled (NOT_CANCELLED).
+ * What may wait in the lane comes with the channel's way of telling its sender (`tell`), which a
+ * stopping channel uses for STOPPED_NOTE when it drops it (`drain`).
  */
 export type LaneEntry =
   | { readonly kind: "stop"; readonly answer: (dropped: number) => Promise<void> }
-  | { readonly kind: "command"; readonly name: string; readonly handOver: LaneJob }
+  | { readonly kind: "command"; readonly name: string; readonly handOver: LaneJob; readonly tell: TellSender }
   | { readonly kind: "at-once"; readonly handOver: LaneJob }
-  | { readonly kind: "message"; readonly handOver: LaneJob };
+  | { readonly kind: "message"; readonly handOver: LaneJob; readonly tell: TellSender };
 
 /**
  * How `route` dealt with an entry: answered (handed over, or the stop answered), queued in the
@@ -102,7 +119,7 @@ export type Routed =
   | { readonly kind: "full" };
 
 /** The signal of an entry handed over at once: no lane's cancel reaches it. */
-export const NOT_CANCELLED: LaneSignal = Object.freeze({ aborted: false });
+export const NOT_CANCELLED: LaneSignal = Object.freeze({ handingOver: () => true });
 
 const ANSWERED: Routed = Object.freeze({ kind: "answered" });
 const FULL: Routed = Object.freeze({ kind: "full" });
@@ -111,11 +128,22 @@ const FULL: Routed = Object.freeze({ kind: "full" });
 export interface LaneStopOptions {
   /** 5 s by default: the shutdown's watchdog must still leave running turns their grace. */
   readonly withinMs?: number;
+  /** How long the notes to the senders of what was dropped may take (2 s by default). */
+  readonly tellWithinMs?: number;
   /** The system clock by default. */
   readonly clock?: Clock;
 }
 
 const DEFAULT_STOP_WITHIN_MS = 5000;
+const DEFAULT_TELL_WITHIN_MS = 2000;
+
+/** What `enqueue` knows of a job besides its work. */
+export interface JobOptions {
+  /** Spared by the sender's stop (`cancel`), not by `drain`. */
+  readonly keptByStop?: boolean;
+  /** How its sender is told STOPPED_NOTE if `drain` drops it; nobody is told without it. */
+  readonly tell?: TellSender | undefined;
+}
 
 export interface HandOverLanesOptions {
   /** Messages one lane may hold (the running one included). */
@@ -124,10 +152,29 @@ export interface HandOverLanesOptions {
   readonly stop?: LaneStopOptions | undefined;
 }
 
-/** A job's signal, and whether the sender's stop spares it (keptByStop). */
-interface JobSignal {
+/**
+ * A job's state: cancelled (`aborted`), or out of reach of a cancel as it hands over (`taken`);
+ * whether the sender's stop spares it (keptByStop), and how its sender is told it was dropped.
+ */
+interface JobSignal extends LaneSignal {
   aborted: boolean;
+  taken: boolean;
   readonly keptByStop: boolean;
+  readonly tell: TellSender | undefined;
+}
+
+function jobSignal(options: JobOptions): JobSignal {
+  const signal: JobSignal = {
+    aborted: false,
+    taken: false,
+    keptByStop: options.keptByStop ?? false,
+    tell: options.tell,
+    handingOver: () => {
+      signal.taken = !signal.aborted;
+      return signal.taken;
+    },
+  };
+  return signal;
 }
 
 interface Lane {
@@ -147,15 +194,14 @@ export class HandOverLanes {
 
   /**
    * Queue `job` behind the earlier jobs of lane `key`; resolves once it has run (or was
-   * cancelled). Undefined (nothing queued) when the lane already holds `maxWaiting` jobs. A job
-   * `keptByStop` is spared by `cancel` (the sender's stop), not by `drain`.
+   * cancelled). Undefined (nothing queued) when the lane already holds `maxWaiting` jobs.
    */
-  enqueue(key: string, job: LaneJob, keptByStop = false): Promise<void> | undefined {
+  enqueue(key: string, job: LaneJob, options: JobOptions = {}): Promise<void> | undefined {
     const lane: Lane = this.lanes.get(key) ?? { tail: SETTLED, jobs: new Set() };
     if (lane.jobs.size >= this.options.maxWaiting) return undefined;
     // Each job has its own signal: a stop aborts the running job's, and a job queued after the
     // stop runs with one of its own.
-    const signal: JobSignal = { aborted: false, keptByStop };
+    const signal = jobSignal(options);
     const idle = lane.jobs.size === 0;
     lane.jobs.add(signal);
     this.lanes.set(key, lane);
@@ -185,7 +231,14 @@ export class HandOverLanes {
       await entry.handOver(NOT_CANCELLED);
       return ANSWERED;
     }
-    const handedOver = this.enqueue(key, entry.handOver, entry.kind === "command" && keptByStop(entry.name));
+    // A command is handed over as soon as its turn comes (nothing to read first).
+    const handedOver =
+      entry.kind === "command"
+        ? this.enqueue(key, (signal) => (signal.handingOver() ? entry.handOver(signal) : SETTLED), {
+            keptByStop: keptByStop(entry.name),
+            tell: entry.tell,
+          })
+        : this.enqueue(key, entry.handOver, { tell: entry.tell });
     return handedOver ? { kind: "queued", handedOver } : FULL;
   }
 
@@ -211,16 +264,16 @@ export class HandOverLanes {
    * comment); how many it cancelled.
    */
   cancel(key: string): number {
-    return this.abort(key, (signal) => !signal.keptByStop);
+    return this.abort(key, (signal) => !signal.keptByStop).length;
   }
 
-  /** Abort the jobs of lane `key` not aborted yet that `which` picks; how many. */
-  private abort(key: string, which: (signal: JobSignal) => boolean): number {
+  /** Abort the jobs of lane `key` neither aborted nor handing over yet that `which` picks. */
+  private abort(key: string, which: (signal: JobSignal) => boolean): readonly JobSignal[] {
     const lane = this.lanes.get(key);
-    if (!lane) return 0;
-    const pending = [...lane.jobs].filter((signal) => !signal.aborted && which(signal));
+    if (!lane) return [];
+    const pending = [...lane.jobs].filter((signal) => !signal.aborted && !signal.taken && which(signal));
     for (const signal of pending) signal.aborted = true;
-    return pending.length;
+    return pending;
   }
 
   /** Resolves once every lane is empty, jobs queued meanwhile included. */
@@ -230,18 +283,40 @@ export class HandOverLanes {
 
   /**
    * A channel stopping: wait for the lanes to empty, at most the stop options' time, then cancel
-   * every job left, logging how many (they are never handed over).
+   * every job left (never handed over) and tell each one's sender so, for at most `tellWithinMs`;
+   * logs how many were dropped and how many senders were told.
    */
   async drain(): Promise<void> {
+    const stop = this.options.stop;
+    const outcome = await this.within(this.idle(), stop?.withinMs ?? DEFAULT_STOP_WITHIN_MS);
+    if (outcome === "done") return;
+    const dropped = [...this.lanes.keys()].flatMap((key) => this.abort(key, () => true));
+    let told = 0;
+    const telling = dropped.map(async (signal) => {
+      if (!signal.tell) return;
+      try {
+        await signal.tell(STOPPED_NOTE);
+        told += 1;
+      } catch (error) {
+        this.options.logger.warn({ err: error }, "a dropped message's sender could not be told");
+      }
+    });
+    const tellOutcome = await this.within(Promise.all(telling), stop?.tellWithinMs ?? DEFAULT_TELL_WITHIN_MS);
+    this.options.logger.warn(
+      { dropped: dropped.length, told, allTold: tellOutcome === "done" },
+      "stopped with messages still being read: not handed over, their senders told to send them again",
+    );
+  }
+
+  /** Whether `work` settles within `ms` on the stop options' clock ("late" otherwise). */
+  private async within(work: Promise<unknown>, ms: number): Promise<"done" | "late"> {
     const clock = this.options.stop?.clock ?? systemClock;
     let handle: unknown;
     const late = new Promise<"late">((resolve) => {
-      handle = clock.setTimer(() => resolve("late"), this.options.stop?.withinMs ?? DEFAULT_STOP_WITHIN_MS);
+      handle = clock.setTimer(() => resolve("late"), ms);
     });
-    const outcome = await Promise.race([this.idle().then(() => "idle" as const), late]);
+    const outcome = await Promise.race([work.then(() => "done" as const), late]);
     clock.clearTimer(handle);
-    if (outcome === "idle") return;
-    const dropped = [...this.lanes.keys()].reduce((sum, key) => sum + this.abort(key, () => true), 0);
-    this.options.logger.warn({ dropped }, "stopped with messages still being read: not handed over");
+    return outcome;
   }
 }

@@ -11,7 +11,9 @@
  * messages in the thread. A command typed as a message (no files) is handed over at once, unless
  * its sender's lane is busy and it may change what their earlier message meets ("new", "mode
  * …"): then it waits there (answeredAtOnce); their "stop" cancels their lane, and they are told
- * what it dropped. `stop` gives the lanes a bounded time, then drops what is left (logged).
+ * what it dropped. `stop` gives the lanes a bounded time, then drops what is left: Slack was
+ * acknowledged long before, so no other process gets it, and each dropped message's sender is
+ * told in its thread to send it again (hand-over-lanes.ts STOPPED_NOTE).
  * A reply dropped by the thread check is not claimed: when its author edits the mention in soon
  * after (EDIT_WINDOW_MS), Slack's app_mention for the edit, with the same ts, is still heard.
  */
@@ -33,6 +35,7 @@ import {
   type LaneSignal,
   type LaneStopOptions,
   NOT_CANCELLED,
+  type TellSender,
 } from "../shared/hand-over-lanes.js";
 import type { AttachmentIntake } from "../../attachments/inbound-attachments.js";
 import type { AccessPolicy } from "./slack-access.js";
@@ -106,7 +109,10 @@ export class SlackInbound {
     });
   }
 
-  /** The channel stopping: messages still being read get a bounded time, then are dropped. */
+  /**
+   * The channel stopping: messages still being read get a bounded time, then are dropped, each
+   * one's sender told in its thread to send it again.
+   */
   stop(): Promise<void> {
     return this.lanes.drain();
   }
@@ -192,7 +198,8 @@ export class SlackInbound {
       this.process(event, envelope, target, author, signal).catch((error: unknown) =>
         this.unclaim(postKey, error),
       );
-    const routed = await this.lanes.route(lane, this.entryOf(event, target, handOver));
+    const tell = (text: string) => this.tell(target, [text]);
+    const routed = await this.lanes.route(lane, this.entryOf(event, handOver, tell));
     if (routed.kind !== "full") return undefined;
     this.claimed.delete(postKey);
     this.deps.logger.info({ channel: event.channel }, "slack hand-over lane full");
@@ -202,20 +209,21 @@ export class SlackInbound {
   /**
    * The message as its sender's lane routes it: a command typed as a message (no files) — its
    * stop told what it dropped; one that cannot run (a usage text) changes nothing, so it is
-   * handed over at once — or a message, its files read in the lane.
+   * handed over at once — or a message, its files read in the lane. `tell` answers in its thread.
    */
-  private entryOf(event: MessageEvent, target: ThreadTarget, handOver: LaneJob): LaneEntry {
+  private entryOf(event: MessageEvent, handOver: LaneJob, tell: TellSender): LaneEntry {
     const command = event.files?.length
       ? undefined
       : parseTextCommand(messageText(event, this.deps.bot.userId));
-    if (!command) return { kind: "message", handOver };
+    if (!command) return { kind: "message", handOver, tell };
     if (!command.ok) return { kind: "at-once", handOver };
-    if (command.command.name !== "stop") return { kind: "command", name: command.command.name, handOver };
+    if (command.command.name !== "stop")
+      return { kind: "command", name: command.command.name, handOver, tell };
     return {
       kind: "stop",
       answer: async (dropped) => {
         await handOver(NOT_CANCELLED);
-        if (dropped > 0) await this.tell(target, [droppedNote(dropped)]);
+        if (dropped > 0) await tell(droppedNote(dropped));
       },
     };
   }
@@ -230,7 +238,7 @@ export class SlackInbound {
 
   /**
    * Download and read the message's files, tell the person about them, and hand it over — unless
-   * `signal` aborted meanwhile (its lane cancelled): then nothing is told nor handed over.
+   * its lane was cancelled meanwhile (`signal`): then nothing is told nor handed over.
    */
   private async process(
     event: MessageEvent,
@@ -248,7 +256,7 @@ export class SlackInbound {
         })
       : { files: [], notes: [] };
     const intake = await this.deps.attachments.process(downloaded.files, target, author);
-    if (signal.aborted) {
+    if (!signal.handingOver()) {
       this.deps.logger.info({ channel: target.channel }, "slack hand-over cancelled");
       return;
     }

@@ -103,7 +103,7 @@ async function downloadAll(
 /**
  * Hand over one message, or one album's items (the first is the one answered), to the session
  * layer: files downloaded and read, the person told about those not taken. Runs in a lane; once
- * `signal` has aborted (the lane cancelled), nothing more is told nor handed over.
+ * the lane was cancelled (`signal`), nothing more is told nor handed over.
  */
 export async function handOver(
   items: readonly [Delivered, ...Delivered[]],
@@ -124,7 +124,7 @@ export async function handOver(
     .join("\n\n");
   const { text, forwarded } = ownTextOf(message, words, files.length > 0);
   const intake = await deps.attachments.process(files, target, String(message.from!.id));
-  if (signal.aborted) {
+  if (!signal.handingOver()) {
     deps.logger.info({ updateIds: items.map((item) => item.updateId) }, "telegram: hand-over cancelled");
     return;
   }

@@ -7,10 +7,13 @@
  * stuck behind the turn waiting for it. A command is answered at once, unless its sender's lane
  * is busy and it may change what their earlier message meets (/new, /mode, …): then it waits
  * there (hand-over-lanes.ts route); their /stop cancels their lane (its commands spared), and they
- * are told what it dropped. Each update's hand-over is noted (telegram-hand-over-waits.ts), so
- * webhook mode answers once it is recorded. An album's items are gathered first
- * (telegram-albums.ts) and handed over as one message, every item's update noted with it; one that
- * finds its sender's lane full is refused aloud once it has closed. Every group and channel message
+ * are told what it dropped. When the channel stops before a message (an album, a command waiting
+ * behind one) is handed over, its sender is told to send it again (hand-over-lanes.ts drain):
+ * polling confirmed its update long before, so Telegram never sends it again. Each update's
+ * hand-over is noted (telegram-hand-over-waits.ts), so webhook mode answers once it is recorded.
+ * An album's items are gathered first (telegram-albums.ts) and handed over as one message, every
+ * item's update noted with it; one that finds its sender's lane full is refused aloud once it has
+ * closed. Every group and channel message
  * (addressed to the bot or not) and the bot's removal from a chat are also reported to the
  * optional observers (channel subscriptions), under the chat's session id (a supergroup's former
  * group, as sessions and access see it); what starts a turn is unchanged by them.
@@ -204,7 +207,11 @@ function entryOf(
   deps: HandlerDeps,
 ): LaneEntry {
   if (!command || !SERVICE_COMMANDS.has(command.name))
-    return { kind: "message", handOver: (signal) => handOver([delivered], target, deps, tell, signal) };
+    return {
+      kind: "message",
+      handOver: (signal) => handOver([delivered], target, deps, tell, signal),
+      tell,
+    };
   const answer = () =>
     deps.service.command(target, userOf(delivered.message.from!), command.name, command.args);
   if (command.name === "stop")
@@ -215,7 +222,7 @@ function entryOf(
         return tell(dropped > 0 ? `${reply}\n\n${droppedNote(dropped)}` : reply);
       },
     };
-  return { kind: "command", name: command.name, handOver: async () => tell(await answer()) };
+  return { kind: "command", name: command.name, handOver: async () => tell(await answer()), tell };
 }
 
 /**
@@ -254,7 +261,8 @@ async function admit(
  * album to close and hands it over as one message when any item addresses the bot — answered on
  * the captioned item (the first when none is). Every item's update is noted with that hand-over,
  * so webhook mode answers each once the album is recorded. When the lane is full, the album is
- * still waited for, and a sender who may use the bot is told it was not taken, as for any message.
+ * still waited for, and a sender who may use the bot is told it was not taken, as for any message;
+ * so are they when the channel stops before the album is handed over.
  */
 function gather(ctx: Context, delivered: Delivered, group: string, deps: HandlerDeps): void {
   const key = albumKey({ ...delivered.message, media_group_id: group });
@@ -262,23 +270,47 @@ function gather(ctx: Context, delivered: Delivered, group: string, deps: Handler
   if (handedOver) deps.waits.note(ctx.update, handedOver);
 }
 
-/** Queue the album `delivered` is the first item of in its sender's lane (see gather). */
+/** A closed album addressed to the bot, its sender admitted: its items, the answered one first. */
+interface Ready {
+  readonly admitted: NonNullable<Awaited<ReturnType<typeof admit>>>;
+  readonly items: readonly [Delivered, ...Delivered[]];
+}
+
+/** Once the album `delivered` is the first item of has closed: ready to hand over, or nothing. */
+async function readyAlbum(
+  album: Promise<readonly Delivered[]>,
+  delivered: Delivered,
+  deps: HandlerDeps,
+): Promise<Ready | undefined> {
+  const items = await album;
+  if (!items.some((item) => isAddressedToBot(item.message, deps.bot()))) return undefined;
+  const main = items.find((item) => item.message.caption !== undefined) ?? delivered;
+  const admitted = await admit(main.message, deps);
+  return admitted && { admitted, items: [main, ...items.filter((item) => item !== main)] };
+}
+
+/**
+ * Queue the album `delivered` is the first item of in its sender's lane (see gather); its closing
+ * is read once, by whichever of the hand-over, the full lane's refusal or the stop's note asks first.
+ */
 function handOverAlbum(
   album: Promise<readonly Delivered[]>,
   delivered: Delivered,
   deps: HandlerDeps,
 ): Promise<void> | undefined {
-  const closed = async () => {
-    const items = await album;
-    if (!items.some((item) => isAddressedToBot(item.message, deps.bot()))) return undefined;
-    const main = items.find((item) => item.message.caption !== undefined) ?? delivered;
-    const admitted = await admit(main.message, deps);
-    return admitted && { admitted, items: [main, ...items.filter((item) => item !== main)] as const };
+  let closing: Promise<Ready | undefined> | undefined;
+  const closed = () => {
+    closing ??= readyAlbum(album, delivered, deps);
+    return closing;
   };
-  const queued = deps.lanes.enqueue(laneOf(delivered.message), async (signal) => {
-    const ready = await closed();
-    if (ready) await handOver(ready.items, ready.admitted.target, deps, ready.admitted.tell, signal);
-  });
+  const queued = deps.lanes.enqueue(
+    laneOf(delivered.message),
+    async (signal) => {
+      const ready = await closed();
+      if (ready) await handOver(ready.items, ready.admitted.target, deps, ready.admitted.tell, signal);
+    },
+    { tell: async (text) => (await closed())?.admitted.tell(text) },
+  );
   if (queued) return queued;
   deps.logger.info({ chatId: delivered.message.chat.id }, "telegram: hand-over lane full, album refused");
   void closed()

@@ -1,13 +1,17 @@
 /**
  * HandOverLanes: one sender's jobs run one at a time in order, other lanes beside them, a full
  * lane refuses, a failing job is logged and its lane goes on, and idle() waits for them all; a
- * cancelled lane runs none of its waiting jobs and aborts the running one's signal; drain() waits
- * at most its deadline (on an injected clock), then cancels what is left.
+ * cancelled lane runs none of its waiting jobs and aborts the running one's signal (not one
+ * already handing over); drain() waits at most its deadline (on an injected clock), then cancels
+ * what is left and tells each dropped job's sender, for a bounded time.
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { HandOverLanes } from "../../../src/channels/shared/hand-over-lanes.js";
+import { HandOverLanes, STOPPED_NOTE } from "../../../src/channels/shared/hand-over-lanes.js";
 import { manualClock } from "../../support/manual-clock.js";
+
+/** A sender nobody needs to tell anything. */
+const quiet = async (): Promise<void> => {};
 
 function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;
@@ -90,7 +94,7 @@ describe("HandOverLanes", () => {
     lanes.enqueue("alice", async (signal) => {
       started.open();
       await slow.promise;
-      seen.push(signal.aborted ? "first aborted" : "first handed over");
+      seen.push(signal.handingOver() ? "first handed over" : "first aborted");
     });
     lanes.enqueue("alice", async () => {
       seen.push("second ran");
@@ -117,7 +121,7 @@ describe("HandOverLanes", () => {
     let aborted: boolean | undefined;
     lanes.enqueue("alice", async (signal) => {
       await slow.promise;
-      aborted = signal.aborted;
+      aborted = !signal.handingOver();
     });
     let waitingRan = false;
     lanes.enqueue("alice", async () => {
@@ -138,6 +142,98 @@ describe("HandOverLanes", () => {
     expect(waitingRan).toBe(false);
   });
 
+  it("drain() tells the sender of each job it dropped, waiting or running, but not of one already handing over", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
+    const clock = manualClock();
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger, stop: { withinMs: 5000, clock } });
+    const told: string[] = [];
+    const tell = (who: string) => async (text: string) => void told.push(`${who}: ${text}`);
+    const reading = gate();
+    const receiving = gate();
+    const inReceive = gate();
+    let received = false;
+    // Alice's file is still being read; her next message waits behind it.
+    await lanes.route("alice", {
+      kind: "message",
+      tell: tell("alice 1"),
+      handOver: async (signal) => {
+        await reading.promise;
+        if (signal.handingOver()) received = true;
+      },
+    });
+    await lanes.route("alice", { kind: "message", tell: tell("alice 2"), handOver: quiet });
+    await lanes.route("alice", { kind: "command", name: "new", tell: tell("alice new"), handOver: quiet });
+    // Bob's message is being recorded already: the stop cannot take it back.
+    await lanes.route("bob", {
+      kind: "message",
+      tell: tell("bob"),
+      handOver: async (signal) => {
+        if (!signal.handingOver()) return;
+        inReceive.open();
+        await receiving.promise;
+      },
+    });
+    await inReceive.promise;
+    // Carol stopped before the channel did: she was told by her stop, not again.
+    await lanes.route("carol", { kind: "message", tell: tell("carol"), handOver: () => reading.promise });
+    await lanes.route("carol", { kind: "stop", answer: async () => {} });
+    const draining = lanes.drain();
+    clock.fire();
+    await draining;
+    expect(told.sort()).toEqual([
+      `alice 1: ${STOPPED_NOTE}`,
+      `alice 2: ${STOPPED_NOTE}`,
+      `alice new: ${STOPPED_NOTE}`,
+    ]);
+    expect(lines.join("")).toContain('"dropped":3,"told":3');
+    reading.open();
+    receiving.open();
+    await lanes.idle();
+    expect(received).toBe(false);
+  });
+
+  it("drain() stops waiting for the senders' notes after tellWithinMs", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
+    const clock = manualClock();
+    const lanes = new HandOverLanes({
+      maxWaiting: 5,
+      logger,
+      stop: { withinMs: 5000, tellWithinMs: 2000, clock },
+    });
+    const held = gate();
+    const telling = gate();
+    const never = (): Promise<void> => {
+      telling.open();
+      return new Promise<void>(() => {});
+    };
+    await lanes.route("alice", { kind: "message", tell: never, handOver: () => held.promise });
+    const draining = lanes.drain();
+    clock.fire(5000);
+    await telling.promise;
+    expect(clock.pending(2000)).toBe(1);
+    clock.fire(2000);
+    await draining;
+    expect(lines.join("")).toContain('"dropped":1,"told":0,"allTold":false');
+    held.open();
+  });
+
+  it("cancel() does not count a job already handing over", async () => {
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }) });
+    const recording = gate();
+    const inReceive = gate();
+    lanes.enqueue("alice", async (signal) => {
+      if (!signal.handingOver()) return;
+      inReceive.open();
+      await recording.promise;
+    });
+    await inReceive.promise;
+    expect(lanes.cancel("alice")).toBe(0);
+    recording.open();
+    await lanes.idle();
+  });
+
   it("drain() returns as soon as the lanes are empty, logging nothing", async () => {
     const lines: string[] = [];
     const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
@@ -153,23 +249,31 @@ describe("HandOverLanes", () => {
     const job = (name: string) => async () => {
       seen.push(name);
     };
-    expect(await lanes.route("alice", { kind: "command", name: "new", handOver: job("idle new") })).toEqual({
+    expect(
+      await lanes.route("alice", { kind: "command", name: "new", tell: quiet, handOver: job("idle new") }),
+    ).toEqual({
       kind: "answered",
     });
     const slow = gate();
     const message = await lanes.route("alice", {
       kind: "message",
+      tell: quiet,
       handOver: async () => {
         await slow.promise;
         seen.push("message");
       },
     });
     expect(message.kind).toBe("queued");
-    await lanes.route("alice", { kind: "command", name: "status", handOver: job("status") });
+    await lanes.route("alice", { kind: "command", name: "status", tell: quiet, handOver: job("status") });
     await lanes.route("alice", { kind: "at-once", handOver: job("usage") });
-    const waiting = await lanes.route("alice", { kind: "command", name: "new", handOver: job("busy new") });
+    const waiting = await lanes.route("alice", {
+      kind: "command",
+      name: "new",
+      tell: quiet,
+      handOver: job("busy new"),
+    });
     expect(waiting.kind).toBe("queued");
-    expect(await lanes.route("alice", { kind: "message", handOver: job("too many") })).toEqual({
+    expect(await lanes.route("alice", { kind: "message", tell: quiet, handOver: job("too many") })).toEqual({
       kind: "full",
     });
     expect(seen).toEqual(["idle new", "status", "usage"]);
@@ -184,12 +288,17 @@ describe("HandOverLanes", () => {
     const seen: string[] = [];
     await lanes.route("alice", {
       kind: "message",
+      tell: quiet,
       handOver: async (signal) => {
         await slow.promise;
-        seen.push(signal.aborted ? "message aborted" : "message");
+        seen.push(signal.handingOver() ? "message" : "message aborted");
       },
     });
-    await lanes.route("alice", { kind: "message", handOver: async () => void seen.push("second") });
+    await lanes.route("alice", {
+      kind: "message",
+      tell: quiet,
+      handOver: async () => void seen.push("second"),
+    });
     await lanes.route("alice", {
       kind: "stop",
       answer: async (dropped) => void seen.push(`stop ${dropped}`),
@@ -205,11 +314,11 @@ describe("HandOverLanes", () => {
     const slow = gate();
     const seen: string[] = [];
     const job = (name: string) => async () => void seen.push(name);
-    await lanes.route("alice", { kind: "message", handOver: async () => slow.promise });
-    await lanes.route("alice", { kind: "command", name: "new", handOver: job("new") });
-    await lanes.route("alice", { kind: "command", name: "skill", handOver: job("skill") });
-    await lanes.route("alice", { kind: "message", handOver: job("message") });
-    await lanes.route("alice", { kind: "command", name: "mode", handOver: job("mode") });
+    await lanes.route("alice", { kind: "message", tell: quiet, handOver: async () => slow.promise });
+    await lanes.route("alice", { kind: "command", name: "new", tell: quiet, handOver: job("new") });
+    await lanes.route("alice", { kind: "command", name: "skill", tell: quiet, handOver: job("skill") });
+    await lanes.route("alice", { kind: "message", tell: quiet, handOver: job("message") });
+    await lanes.route("alice", { kind: "command", name: "mode", tell: quiet, handOver: job("mode") });
     await lanes.route("alice", {
       kind: "stop",
       answer: async (dropped) => void seen.push(`stop ${dropped}`),
@@ -218,8 +327,8 @@ describe("HandOverLanes", () => {
     await lanes.idle();
     expect(seen).toEqual(["stop 3", "new", "mode"]);
     const held = gate();
-    await lanes.route("bob", { kind: "message", handOver: async () => held.promise });
-    await lanes.route("bob", { kind: "command", name: "new", handOver: job("bob's new") });
+    await lanes.route("bob", { kind: "message", tell: quiet, handOver: async () => held.promise });
+    await lanes.route("bob", { kind: "command", name: "new", tell: quiet, handOver: job("bob's new") });
     const draining = lanes.drain();
     clock.fire();
     held.open();

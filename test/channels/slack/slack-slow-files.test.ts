@@ -5,13 +5,19 @@
  * "stop" also drops what they sent before it and is still being read (the recording and the
  * message after it), telling them: a stop stops what came before it. Their "new" sent after a
  * file waits for it, so the file lands in the session it was sent to, and a later "stop" keeps it.
+ * The channel stopping waits for a slow file only so long, then drops it and what waits behind it,
+ * telling the sender in the thread to send each again (Slack acknowledged them long before).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
-import { droppedNote, type LaneStopOptions } from "../../../src/channels/shared/hand-over-lanes.js";
+import {
+  droppedNote,
+  type LaneStopOptions,
+  STOPPED_NOTE,
+} from "../../../src/channels/shared/hand-over-lanes.js";
 import { withOutputs } from "../../support/adapter-outputs.js";
 import { gatedTranscription } from "../../support/gated-transcription.js";
 import { manualClock } from "../../support/manual-clock.js";
@@ -92,21 +98,29 @@ describe("slack: a slow file", () => {
     expect(texts()).toEqual(["U1: status", "U1: listen", "U1: new"]);
   });
 
-  it("is waited for by stop only until the deadline (on the injected clock), then dropped", async () => {
+  it("is waited for by stop only until the deadline (on the injected clock), then dropped, its sender told in the thread", async () => {
     const clock = manualClock();
-    const { fake, service, channel, bot, transcribing } = await startWithSlowRecording({
+    const { fake, service, channel, bot, transcribing, texts } = await startWithSlowRecording({
       withinMs: 5000,
       clock,
     });
-    fake.userPosts({ user: "U1", channel: "C1", text: `${bot} listen`, files: ["FVOICE"] });
+    const { ts } = fake.userPosts({ user: "U1", channel: "C1", text: `${bot} listen`, files: ["FVOICE"] });
     await transcribing;
+    fake.userPosts({ user: "U1", channel: "C1", threadTs: ts, text: `${bot} and summarise it` });
+    // Handed over at once, after the thread's earlier messages: the one before waits in the lane.
+    fake.userPosts({ user: "U1", channel: "C1", threadTs: ts, text: `${bot} status` });
+    await service.waitFor(() => service.received.length === 1);
     const stopping = channel.stop();
-    await fake.waitFor(() => clock.pending() === 1, "the stop's deadline set");
-    clock.fire();
+    await fake.waitFor(() => clock.pending(5000) === 1, "the stop's deadline set");
+    clock.fire(5000);
     // Before, stop waited for the transcription, however long (the shutdown's watchdog ended the
     // process before running turns got their grace).
     await stopping;
-    expect(service.received).toEqual([]);
+    expect(texts()).toEqual(["U1: status"]);
+    // Slack acknowledged both long before: no other process gets them. Before, nobody was told.
+    expect(fake.state.botMessages("C1", ts).filter((message) => message.text === STOPPED_NOTE)).toHaveLength(
+      2,
+    );
   });
 });
 

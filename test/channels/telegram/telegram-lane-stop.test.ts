@@ -2,9 +2,12 @@
  * Stopping the channel (the shutdown's stop-intake step, before running turns get their grace)
  * waits for messages whose files are still being read only until its deadline: a transcription can
  * take minutes, and the shutdown's watchdog would end the process first. What is left then is
- * dropped, never handed over, and logged. The deadline runs on an injected clock here.
+ * dropped, never handed over, and logged — and, since polling confirmed those updates long before
+ * (Telegram never sends them again, to this process or another), each one's sender is told in its
+ * chat to send it again. The deadlines run on an injected clock here.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { STOPPED_NOTE } from "../../../src/channels/shared/hand-over-lanes.js";
 import { manualClock } from "../../support/manual-clock.js";
 import { ALICE, ALICE_DM } from "./harness.js";
 import { type SlowRecording, startWithSlowRecording, VOICE } from "./slow-recording.js";
@@ -15,26 +18,40 @@ afterEach(async () => {
   s = undefined;
 });
 
+const DROPPED_LOG =
+  "stopped with messages still being read: not handed over, their senders told to send them again";
+
 describe("telegram: stopping with a message still being read", () => {
-  it("waits for it until the deadline, then drops it and logs so", async () => {
+  it("waits for it until the deadline, then drops it and what waits behind it, telling the sender of each", async () => {
     const clock = manualClock();
     s = await startWithSlowRecording({ laneStop: { withinMs: 5000, clock } });
     const { h } = s;
     h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, voice: VOICE });
     await s.transcribing;
+    h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "and summarise it" });
+    h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/new" });
+    // Answered at once, after the chat's earlier updates: those wait in Alice's lane by then.
+    h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/status" });
+    await h.service.waitFor(() => h.service.commands.length === 1);
     let stopped = false;
     const stopping = h.channel.stop().then(() => {
       stopped = true;
     });
-    await h.tg.waitFor(() => clock.pending() === 1);
+    await h.tg.waitFor(() => clock.pending(5000) === 1);
     expect(stopped).toBe(false);
-    clock.fire();
+    clock.fire(5000);
     await stopping;
+    // Before, the three were dropped with only a log line: Alice never heard of them again.
     expect(
-      h.logs().find((line) => line.msg === "stopped with messages still being read: not handed over"),
-    ).toMatchObject({ dropped: 1 });
+      h.tg.state
+        .botMessages(ALICE.id)
+        .map((message) => message.text)
+        .filter((text) => text === STOPPED_NOTE),
+    ).toHaveLength(3);
+    expect(h.logs().find((line) => line.msg === DROPPED_LOG)).toMatchObject({ dropped: 3, told: 3 });
     s.release();
     await h.tg.waitFor(() => h.logs().some((line) => line.msg === "telegram: hand-over cancelled"));
     expect(h.service.received).toHaveLength(0);
+    expect(h.service.commands.map((command) => command.name)).toEqual(["status"]);
   });
 });
