@@ -2,10 +2,17 @@
  * How a loaded skill reads to the model, shared by `load_skill` and a skill run directly: its
  * name, source and description, the instructions, and the files beside it — as workspace paths
  * for `read_file` when the skill lives in the workspace, else as names to pass to `load_skill`.
+ * The instructions are framed by `<skill-instructions>` tags; a tag of that name inside them is
+ * neutralised (its `<` written `&lt;`), so a body cannot close the frame and speak outside it.
  */
 import path from "node:path";
 import type { Skill } from "./skill.js";
 import { sourceLabel } from "./skill.js";
+
+/** `text` with every `<skill-instructions` or `</skill-instructions` tag made inert. */
+function neutralisedFrameTags(text: string): string {
+  return text.replace(/<(\s*\/?\s*skill-instructions)/gi, "&lt;$1");
+}
 
 /** The full text of a loaded skill. */
 export function loadedSkillText(
@@ -18,7 +25,7 @@ export function loadedSkillText(
     `Skill "${skill.name}" (${sourceLabel(skill.source.kind)}): ${skill.description}`,
     "",
     `<skill-instructions name="${skill.name}">`,
-    skill.body,
+    neutralisedFrameTags(skill.body),
     "</skill-instructions>",
   ];
   if (files.length > 0) {
