@@ -333,8 +333,8 @@ export class SlackChannel implements ChannelAdapter {
 
   /**
    * Disconnect and wait for in-flight handlers, and for messages whose files are still being read
-   * for a few seconds at most (those left are dropped, logged); turns keep running in the session
-   * layer.
+   * for a few seconds at most (those left are dropped, each one's sender told in its thread to send
+   * it again); turns keep running in the session layer.
    */
   async stop(): Promise<void> {
     const app = this.app;

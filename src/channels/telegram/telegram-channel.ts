@@ -5,8 +5,9 @@
  * concurrent across chats, ordered per chat and topic only around the handlers that check access,
  * answer commands and record or hand over (a message's files are read in its sender's lane
  * after; a webhook update is answered once its message is handed over, within the webhook's
- * deadline). Stopping gives the lanes a few seconds, then drops and logs what is left, so the
- * turns' own grace still comes within the shutdown's watchdog. Every Bot API call has a deadline by kind (telegram-deadlines.ts); network failures,
+ * deadline). Stopping gives the lanes a few seconds, then drops what is left, telling each
+ * sender to send it again (hand-over-lanes.ts drain), so the turns' own grace still comes within
+ * the shutdown's watchdog. Every Bot API call has a deadline by kind (telegram-deadlines.ts); network failures,
  * timeouts among them, are retried a few times, 429s by @grammyjs/auto-retry within set bounds
  * (not the membership lookups of allowed_chats, which run inside a chat's ordered section: a 429
  * there refuses for now); outgoing traffic is throttled per chat, per group and overall. Its thread
@@ -340,8 +341,8 @@ export class TelegramChannel implements ChannelAdapter {
 
   /**
    * Stop receiving, and hand over the messages whose files are still being read, for a few seconds
-   * at most: those left then are dropped, and logged (the shutdown's watchdog must still leave the
-   * turns their grace). Turns already running finish through the session layer.
+   * at most: those left then are dropped, each one's sender told to send it again (the shutdown's
+   * watchdog must still leave the turns their grace). Turns already running finish through the session layer.
    */
   async stop(): Promise<void> {
     await this.receiver.stop();
