@@ -47,9 +47,12 @@ export function droppedNote(count: number): string {
     : `Your ${count} earlier messages still being read were dropped.`;
 }
 
-/** What a person is told about each of their messages a stopping channel dropped (`drain`). */
+/**
+ * What a person is told about each of their messages (or commands) a stopping channel dropped
+ * (`drain`): its own files, or an earlier message's it waited behind, were still being read.
+ */
 export const STOPPED_NOTE =
-  "I was restarting and could not take this message while its files were being read. Please send it again.";
+  "I was restarting before I could take one of your messages here (a file was still being read). Please send it again.";
 
 /**
  * Commands answered at once even while the sender's lane is busy: they act on a pending approval
