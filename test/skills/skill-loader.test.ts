@@ -18,6 +18,27 @@ let fixture: Awaited<ReturnType<typeof skillsFixture>>;
 afterEach(async () => fixture?.cleanup());
 
 describe("SKILL.md parsing", () => {
+  it("refuses front matter too deep or too large before parsing it", () => {
+    const deep = `---\nname: x\ndescription: d\nmetadata:\n  k: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n---\nbody`;
+    expect(parseSkillFile(deep, "x")).toEqual({
+      ok: false,
+      reason: "the front matter is over 16 KB (keep long text in the body)",
+    });
+    const nested = `---\nname: x\ndescription: d\nmetadata:\n  k: ${"[".repeat(40)}${"]".repeat(40)}\n---\nbody`;
+    expect(parseSkillFile(nested, "x")).toEqual({
+      ok: false,
+      reason: "the front matter is nested deeper than 32 levels",
+    });
+    const indented = ["---", "name: x", "description: d", "metadata:"];
+    for (let level = 1; level <= 40; level++) indented.push(`${"  ".repeat(level)}k${level}:`);
+    expect(parseSkillFile([...indented, "---", "body"].join("\n"), "x")).toEqual({
+      ok: false,
+      reason: "the front matter is nested deeper than 32 levels",
+    });
+    const fine = `---\nname: x\ndescription: d\nmetadata:\n  k: ${"[".repeat(8)}${"]".repeat(8)}\n---\n${"{[".repeat(500)}`;
+    expect(parseSkillFile(fine, "x").ok).toBe(true);
+  });
+
   it("reads name, description, license, allowed-tools, metadata and the body", () => {
     const text = [
       "---",
