@@ -14,6 +14,7 @@ import type { CardPreview } from "./asking/ports.js";
 import { runInteractiveCall } from "./asking/interactive-calls.js";
 import type { Decision } from "./permissions/permission-engine.js";
 import type { FinishReason } from "../core/messages.js";
+import type { PermissionMode } from "../core/modes.js";
 import type { RawToolCall } from "./provider/provider.js";
 import { allowsTool } from "../core/request.js";
 import { screenAsk } from "./reviewer/reviewed-ask.js";
@@ -85,19 +86,30 @@ export function callLabel(tool: AnyTool, args: Readonly<Record<string, unknown>>
   return compactArgs(args);
 }
 
+/** What every call of one step is decided in, fixed when the step's authorisation begins. */
+export interface StepScope {
+  /**
+   * The mode the step's calls were proposed in. A plan one of them proposes (propose_plan) and a
+   * person approves switches the mode for the steps after it: a call made beside the proposal is
+   * still decided as a call of the mode it was made in, never of the mode the plan went into.
+   */
+  readonly mode: PermissionMode;
+  /** The calls are a resumed turn's waiting calls: a person may have been asked about them already (askedBefore). */
+  readonly resumed: boolean;
+}
+
 /**
  * Authorise one call. Returns the cleared call, or undefined when the call was answered here
  * (invalid, denied, not approved, or an interactive tool that already ran). `downloaded`: the
  * downloaded files to decide it against (the session's, and what the step's calls that may run
- * before it would download: step-downloads.ts). `resumed`: the call is a resumed turn's waiting
- * call, which a person may have been asked about already (see askedBefore).
+ * before it would download: step-downloads.ts); `step`: what every call of its step is decided in.
  */
 export async function authorizeCall(
   ctx: TurnContext,
   call: RawToolCall,
   finishReason: FinishReason | undefined,
   downloaded: ReadonlySet<string>,
-  resumed: boolean,
+  step: StepScope,
 ): Promise<ClearedCall | undefined> {
   const { registry } = ctx.deps;
   ctx.audit("proposal", call.id, call.name, { arguments: auditedArguments(call.arguments) });
@@ -136,7 +148,7 @@ export async function authorizeCall(
     });
     return undefined;
   }
-  const decision = decideAndAudit(ctx, call, tool, args, downloaded);
+  const decision = decideAndAudit(ctx, call, tool, args, downloaded, step.mode);
   if (decision.action === "deny") {
     await ctx.answer({
       callId: call.id,
@@ -149,11 +161,12 @@ export async function authorizeCall(
   }
   let clearedBy: string | undefined;
   let approved: CardPreview | undefined;
-  if (resumed && (await askedBefore(ctx, call))) {
+  if (step.resumed && (await askedBefore(ctx, call))) {
     approved = await requestApproval(ctx, call, tool, args, decision);
     if (!approved) return undefined;
   } else if (decision.action === "ask") {
-    const screened = await screenAsk(ctx, call, tool, args, decision, summarizeCall(tool.name, args));
+    const summary = summarizeCall(tool.name, args);
+    const screened = await screenAsk(ctx, call, tool, args, decision, summary, step.mode);
     if (screened.kind === "answered") return undefined;
     if (screened.kind === "run") clearedBy = screened.note;
     else {
@@ -208,8 +221,9 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
 }
 
 /**
- * Put a changed target of a running call (a redirect hop) to the permission engine again: allow
- * goes on, deny stops, ask raises a card of its own. True when the call may go on.
+ * Put a changed target of a running call (a redirect hop) to the permission engine again, in the
+ * `mode` its step was decided in: allow goes on, deny stops, ask raises a card of its own. True
+ * when the call may go on.
  */
 export async function reauthorizeCall(
   ctx: TurnContext,
@@ -217,15 +231,17 @@ export async function reauthorizeCall(
   tool: AnyTool,
   args: Record<string, unknown>,
   hop: string,
+  mode: PermissionMode,
 ): Promise<boolean> {
-  const decision = decideAndAudit(ctx, call, tool, args, ctx.deps.facts.downloadedFiles, { hop });
+  const downloaded = ctx.deps.facts.downloadedFiles;
+  const decision = decideAndAudit(ctx, call, tool, args, downloaded, mode, { hop });
   if (decision.action === "ask")
     return (await requestApproval(ctx, call, tool, args, decision, hop)) !== undefined;
   return decision.action === "allow";
 }
 
 /**
- * The permission engine's decision, or a denial when a check throws on arguments it cannot read
+ * The permission engine's decision in `mode`, or a denial when a check throws on arguments it cannot read
  * (a model-written command is as odd as the model likes): a check that fails must not run the call,
  * nor end the whole turn.
  */
@@ -234,11 +250,12 @@ function decideFailingClosed(
   tool: AnyTool,
   args: Record<string, unknown>,
   downloaded: ReadonlySet<string>,
+  mode: PermissionMode,
 ): Decision {
   const { permissions, grants } = ctx.deps;
   try {
     return permissions.decide(tool, args, {
-      mode: ctx.mode,
+      mode,
       grants,
       facts: { downloadedFiles: downloaded },
       provenance: ctx.provenance,
@@ -255,16 +272,17 @@ function decideFailingClosed(
   }
 }
 
-/** The permission engine's decision on a call in this turn, written to the audit log. */
+/** The permission engine's decision on a call in this turn, in `mode`, written to the audit log. */
 function decideAndAudit(
   ctx: TurnContext,
   call: RawToolCall,
   tool: AnyTool,
   args: Record<string, unknown>,
   downloaded: ReadonlySet<string>,
+  mode: PermissionMode,
   extra: Record<string, unknown> = {},
 ): Decision {
-  const decision = decideFailingClosed(ctx, tool, args, downloaded);
+  const decision = decideFailingClosed(ctx, tool, args, downloaded, mode);
   ctx.audit("decision", call.id, tool.name, {
     action: decision.action,
     rule: decision.rule,

@@ -5,7 +5,8 @@
  *    time), so nothing runs before every call of the step has a decision. Each call is decided
  *    against the session's downloaded files plus those the step's calls that may run before it
  *    or beside it would download (step-downloads.ts), so `curl -o x.sh …` and `sh x.sh` in one
- *    step ask as they would in two.
+ *    step ask as they would in two; and every call in the mode the step began in (StepScope), so
+ *    a plan approved by one of them changes nothing for the calls beside it.
  * 2. Execute the cleared calls in call order: a run of consecutive low-risk, concurrent-safe calls
  *    executes together, at most MAX_CONCURRENT_CALLS at a time (a longer run is split into
  *    batches in call order); every other call runs alone, after everything before it finished. An
@@ -32,7 +33,7 @@ import type { ConversationMessage, FinishReason } from "../core/messages.js";
 import { downloadRunOf, commandOf } from "./permissions/permission-engine.js";
 import { type StepCall, stepDownloadedFiles } from "./permissions/step-downloads.js";
 import type { RawToolCall } from "./provider/provider.js";
-import { authorizeCall, type ClearedCall, reauthorizeCall } from "./tool-authorizer.js";
+import { authorizeCall, type ClearedCall, reauthorizeCall, type StepScope } from "./tool-authorizer.js";
 import { droppedCallsNote, failed, TOOL_RESULT, tooManyCalls } from "./tool-results.js";
 import type { CallAnswer, TurnContext } from "./turn-context.js";
 
@@ -173,7 +174,7 @@ function runsStepDownload(ctx: TurnContext, cleared: ClearedCall, why: string): 
   };
 }
 
-async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnswer> {
+async function execute(ctx: TurnContext, cleared: ClearedCall, step: StepScope): Promise<CallAnswer> {
   const { call, tool, args } = cleared;
   if (ctx.aborted) return notStarted(cleared);
   const runsDownload = cleared.approvedByPerson
@@ -204,7 +205,7 @@ async function execute(ctx: TurnContext, cleared: ClearedCall): Promise<CallAnsw
     emitOutput: (line) => {
       if (live) ctx.emit({ type: "tool-output-delta", callId: call.id, name: tool.name, delta: line });
     },
-    reauthorize: (changed, hop) => reauthorizeCall(ctx, call, tool, { ...args, ...changed }, hop),
+    reauthorize: (changed, hop) => reauthorizeCall(ctx, call, tool, { ...args, ...changed }, hop, step.mode),
   };
   let answer: Omit<CallAnswer, "callId" | "name" | "durationMs">;
   try {
@@ -270,6 +271,7 @@ export async function runToolCalls(
   resumed = false,
 ): Promise<void> {
   const calls = all.slice(0, MAX_TOOL_CALLS_PER_STEP);
+  const step: StepScope = { mode: ctx.mode, resumed };
   const downloadedFor = stepDownloadedFiles(
     calls.map((call) => stepCallOf(ctx, call)),
     ctx.deps.facts.downloadedFiles,
@@ -284,7 +286,7 @@ export async function runToolCalls(
         content: TOOL_RESULT.notStarted,
       });
     else {
-      const ready = await authorizeCall(ctx, call, finishReason, downloadedFor(index), resumed);
+      const ready = await authorizeCall(ctx, call, finishReason, downloadedFor(index), step);
       if (ready) cleared.push(ready);
     }
   }
@@ -293,7 +295,7 @@ export async function runToolCalls(
       for (const call of batch) await ctx.answer(notStarted(call));
       continue;
     }
-    const answers = await Promise.all(batch.map((call) => execute(ctx, call)));
+    const answers = await Promise.all(batch.map((call) => execute(ctx, call, step)));
     for (const answer of answers) {
       if (answer.status === "not_started") ctx.emitFinished(answer);
       await ctx.storeResult(answer);

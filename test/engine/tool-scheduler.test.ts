@@ -381,7 +381,7 @@ describe("interactive tools", () => {
     });
   });
 
-  it("an approved plan switches the mode for the rest of the turn", async () => {
+  it("an approved plan switches the mode for the steps after its own: a call beside it stays a plan-mode call", async () => {
     const h = makeHarness({
       steps: [
         toolStep(
@@ -399,10 +399,30 @@ describe("interactive tools", () => {
     const events = await turn;
     expect(h.modes).toEqual(["auto"]);
     expect(resultOf(h.engine.messages, "p1")).toMatch(/Plan approved\. The session is now in auto mode/);
-    expect(h.log.spans.map((s) => s.callId)).toEqual(["w0", "w1"]);
+    expect(h.log.spans.map((s) => s.callId)).toEqual(["w1"]);
+    expect(ofType(events, "tool-call-finished").find((e) => e.callId === "w0")?.status).toBe("denied");
     expect(h.provider.requests[0]?.tools.map((t) => t.name)).not.toContain("write_file");
     expect(h.provider.requests[1]?.tools.map((t) => t.name)).toContain("write_file");
     expect(completion(events).status).toBe("completed");
+  });
+
+  it("a command made beside a plan approved into auto is decided in plan mode, not run in auto", async () => {
+    const h = makeHarness({
+      steps: [
+        toolStep(
+          ["p1", "propose_plan", { plan: "1. Read the README.\n2. Summarise it." }],
+          ["c1", "run_command", { command: "git push --force origin main" }],
+        ),
+        textStep("done"),
+      ],
+    });
+    const turn = collect(h.engine.run(makeRequest({ mode: "plan" })));
+    await h.broker.next("p1");
+    h.broker.decidePlan("p1", { approved: true, mode: "auto" });
+    const events = await turn;
+    expect(h.modes).toEqual(["auto"]);
+    expect(h.log.spans.map((s) => s.callId)).toEqual([]);
+    expect(ofType(events, "tool-call-finished").find((e) => e.callId === "c1")?.status).toBe("denied");
   });
 
   it("a rejected plan keeps plan mode and passes the feedback on", async () => {

@@ -19,6 +19,7 @@
  *    audited next to it (joined to the person's decision by call id); it never changes anything.
  */
 import type { AnyTool } from "../../core/tool.js";
+import type { PermissionMode } from "../../core/modes.js";
 import { trustedCategory } from "../../tools/trusted-category.js";
 import { cardPreview } from "../asking/approval-request.js";
 import { canonicalJson } from "../call-identity.js";
@@ -102,7 +103,10 @@ function auditVerdict(
   });
 }
 
-/** Decide what becomes of an "ask" before any card (see the module header). */
+/**
+ * Decide what becomes of an "ask" before any card (see the module header), in `mode`: the mode
+ * the call's step was decided in (tool-authorizer.ts StepScope).
+ */
 export async function screenAsk(
   ctx: TurnContext,
   call: RawToolCall,
@@ -110,11 +114,12 @@ export async function screenAsk(
   args: Record<string, unknown>,
   decision: Decision,
   summary: string,
+  mode: PermissionMode,
 ): Promise<ScreenOutcome> {
   const gate = ctx.deps.reviewer;
   const floor = humanFloor(ctx, tool, args, decision);
   if (floor !== undefined) {
-    if (gate && ctx.mode === "reviewed") ctx.audit("reviewer_skipped", call.id, tool.name, { reason: floor });
+    if (gate && mode === "reviewed") ctx.audit("reviewer_skipped", call.id, tool.name, { reason: floor });
     return CARD;
   }
   const wanted = { tool: tool.name, args: canonicalJson(args), requester: ctx.requesterId };
@@ -123,12 +128,12 @@ export async function screenAsk(
     return { kind: "run", note: "allowed anyway by a person (one time, this exact call)" };
   }
   if (!gate) return CARD;
-  if (ctx.mode === "interactive" && gate.shadow) {
+  if (mode === "interactive" && gate.shadow) {
     const input = inputOf(ctx, tool, args);
     gate.track(gate.reviewer.review(input, "shadow").then((v) => auditVerdict(ctx, call, tool, "shadow", v)));
     return CARD;
   }
-  if (ctx.mode !== "reviewed") return CARD;
+  if (mode !== "reviewed") return CARD;
   if (!gate.mayDecide(ctx.request.turnId)) {
     ctx.audit("reviewer_skipped", call.id, tool.name, {
       reason: "retry guard: the reviewer denied twice in this turn",
