@@ -4,13 +4,18 @@
  * take minutes, and the shutdown's watchdog would end the process first. What is left then is
  * dropped, never handed over, and logged — and, since polling confirmed those updates long before
  * (Telegram never sends them again, to this process or another), each one's sender is told in its
- * chat to send it again. The deadlines run on an injected clock here.
+ * chat to send it again — once for an album, however many items it has. The deadlines (and the
+ * album's window) run on an injected clock here.
  */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { STOPPED_NOTE } from "../../../src/channels/shared/hand-over-lanes.js";
 import { manualClock } from "../../support/manual-clock.js";
 import { ALICE, ALICE_DM } from "./harness.js";
 import { type SlowRecording, startWithSlowRecording, VOICE } from "./slow-recording.js";
+
+const PNG = join(import.meta.dirname, "../../fixtures/attachments/red-4x3.png");
 
 let s: SlowRecording | undefined;
 afterEach(async () => {
@@ -53,5 +58,30 @@ describe("telegram: stopping with a message still being read", () => {
     await h.tg.waitFor(() => h.logs().some((line) => line.msg === "telegram: hand-over cancelled"));
     expect(h.service.received).toHaveLength(0);
     expect(h.service.commands.map((command) => command.name)).toEqual(["status"]);
+  });
+
+  it("tells the sender of an album waiting behind the file once, as for a message", async () => {
+    const clock = manualClock();
+    s = await startWithSlowRecording({ clock, laneStop: { withinMs: 5000, clock } });
+    const { h } = s;
+    h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, voice: VOICE });
+    await s.transcribing;
+    const png = await readFile(PNG);
+    const photo = { chat: ALICE_DM, from: ALICE, photo: { content: png }, mediaGroupId: "alb" } as const;
+    h.tg.sendUserMessage({ ...photo, caption: "look" });
+    h.tg.sendUserMessage(photo);
+    h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, text: "/status" });
+    await h.service.waitFor(() => h.service.commands.length === 1);
+    clock.fire(); // the album closes, waiting behind the recording
+    const stopping = h.channel.stop();
+    await h.tg.waitFor(() => clock.pending(5000) === 1);
+    clock.fire(5000);
+    await stopping;
+    const notes = h.tg.state.botMessages(ALICE.id).filter((message) => message.text === STOPPED_NOTE);
+    expect(notes).toHaveLength(2);
+    expect(h.logs().find((line) => line.msg === DROPPED_LOG)).toMatchObject({ dropped: 2, told: 2 });
+    s.release();
+    await h.tg.waitFor(() => h.logs().some((line) => line.msg === "telegram: hand-over cancelled"));
+    expect(h.service.received).toHaveLength(0);
   });
 });
