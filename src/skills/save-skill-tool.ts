@@ -23,7 +23,7 @@ import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
 import { DESCRIPTION_MAX, parseSkillFile, renderSkillFile } from "./skill-file.js";
 import { type SkillStanding, workspaceSkillsDir } from "./skill-library.js";
-import { SKILL_FILE_MAX_BYTES } from "./skill-loader.js";
+import { asideSkillFolder, SKILL_FILE_MAX_BYTES } from "./skill-loader.js";
 import { sourceLabel } from "./skill.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
 import { skillNameSchema } from "./skill-name.js";
@@ -164,7 +164,8 @@ async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> 
     for (const file of plan.files)
       await saveInWorkspace(paths, path.join(skillsDir, staging, file.path), file.content);
     if (plan.exists) {
-      const old = `.${name}.old-${tag}`;
+      // Until the new folder is in place the loader reads the old one under its aside name.
+      const old = asideSkillFolder(name, tag);
       await rename(parent.child(name), parent.child(old));
       await rename(parent.child(staging), parent.child(name));
       await rm(parent.child(old), { recursive: true, force: true });

@@ -10,7 +10,9 @@
  * result without touching the disk beyond one stat per missing source; a watcher that fails falls
  * back to scanning. Scans run one at a time, in the order they were asked for. A malformed or
  * refused skill never throws: it is reported (and logged once) with its file and reason, and does
- * not shadow a valid skill of the same name from an earlier source.
+ * not shadow a valid skill of the same name from an earlier source. While save_skill replaces a
+ * skill, the old folder moved aside stands for it until the new one is in place, so a scan between
+ * the two renames never finds the skill gone.
  */
 import { type Dirent, type FSWatcher, type Stats, statSync, watch } from "node:fs";
 import { stat } from "node:fs/promises";
@@ -22,6 +24,7 @@ import { CredentialFileError } from "../tools/files/credential-paths.js";
 import { PathOutsideWorkspaceError } from "../tools/files/workspace-paths.js";
 import { operatorSkillAccess } from "./operator-skill-access.js";
 import { parseSkillFile, type ParsedSkillFile } from "./skill-file.js";
+import { skillNameSchema } from "./skill-name.js";
 import { isLinkRefusal, type SkillFolder, type SkillSourceAccess } from "./skill-source-access.js";
 import { SKILL_FILE } from "../core/workspace-layout.js";
 import type { Skill, SkillProblem, SkillSource } from "./skill.js";
@@ -29,6 +32,17 @@ import { workspaceSkillAccess } from "./workspace-skill-access.js";
 
 /** Largest SKILL.md read, in bytes (a larger one is skipped; save_skill refuses to write one). */
 export const SKILL_FILE_MAX_BYTES = 256 * 1024;
+
+/** The folder a skill is moved aside to while save_skill renames its replacement into place. */
+export function asideSkillFolder(name: string, tag: string): string {
+  return `.${name}.old-${tag}`;
+}
+
+/** The skill a folder moved aside by save_skill (asideSkillFolder) stands for; undefined for any other name. */
+function asideSkillName(folderName: string): string | undefined {
+  const match = /^\.(.+)\.old-[0-9a-f]{8}$/.exec(folderName);
+  return match && skillNameSchema.safeParse(match[1]).success ? match[1] : undefined;
+}
 
 /** One scan's outcome: the usable skills by name, and what could not be used. */
 export interface SkillScan {
@@ -91,13 +105,20 @@ function failureReason(error: unknown, unreadable: string): string {
   return `${unreadable}: ${String(error)}`;
 }
 
-async function parseOutcome(dir: string, source: SkillSource, stats: Stats, text: () => Promise<string>) {
+/** `dir`'s SKILL.md, whose front matter must name the skill `name` (its folder's, or the one it stands for). */
+async function parseOutcome(
+  dir: string,
+  name: string,
+  source: SkillSource,
+  stats: Stats,
+  text: () => Promise<string>,
+) {
   if (!stats.isFile()) return { ok: false as const, reason: `${SKILL_FILE} is not a regular file` };
   if (stats.size > SKILL_FILE_MAX_BYTES)
     return { ok: false as const, reason: `${SKILL_FILE} is larger than ${SKILL_FILE_MAX_BYTES / 1024} KB` };
   let parsed: ParsedSkillFile;
   try {
-    parsed = parseSkillFile(await text(), path.basename(dir));
+    parsed = parseSkillFile(await text(), name);
   } catch (error) {
     return { ok: false as const, reason: `unreadable: ${String(error)}` };
   }
@@ -260,13 +281,20 @@ export class SkillLoader {
     return this.last;
   }
 
-  /** The skill folders in the open source folder, each with its SKILL.md's cache entry. */
+  /**
+   * The skill folders in the open source folder, each with its SKILL.md's cache entry; a skill
+   * save_skill is replacing, moved aside while its new folder is renamed into place, counts under
+   * its own name (asideSkillName).
+   */
   private async readFolder(folder: SkillFolder, source: SkillSource): Promise<FoundSkill[]> {
     const found: FoundSkill[] = [];
+    const present = new Set(folder.entries.map((item) => item.name));
     for (const item of folder.entries) {
-      if (item.name.startsWith(".") || !(item.isDirectory() || item.isSymbolicLink())) continue;
+      if (!(item.isDirectory() || item.isSymbolicLink())) continue;
+      const name = item.name.startsWith(".") ? asideSkillName(item.name) : item.name;
+      if (name === undefined || (name !== item.name && present.has(name))) continue;
       const file = path.join(source.dir, item.name, SKILL_FILE);
-      const entry = await this.read(file, source, folder, item);
+      const entry = await this.read(file, name, source, folder, item);
       if (entry === undefined && !(await folder.isFolder(item))) continue;
       found.push({ file, entry, source });
     }
@@ -301,6 +329,7 @@ export class SkillLoader {
    */
   private async read(
     file: string,
+    name: string,
     source: SkillSource,
     folder: SkillFolder,
     item: Dirent,
@@ -311,7 +340,10 @@ export class SkillLoader {
     try {
       return await folder.withSkillFile(item, async (stats, text) => {
         if (cached && isSameFile(stats, cached)) return cached;
-        return { key: keyOf(stats), outcome: await parseOutcome(path.dirname(file), source, stats, text) };
+        return {
+          key: keyOf(stats),
+          outcome: await parseOutcome(path.dirname(file), name, source, stats, text),
+        };
       });
     } catch (error) {
       const reason = failureReason(error, "unreadable");
