@@ -352,6 +352,30 @@ describe("a skill run directly", () => {
     expect(framed?.meta).toEqual({ display: "skill check-deploy prod", skill: "check-deploy" });
     expect(framed?.content).toContain("STEP ONE");
     expect(framed?.content).toMatch(/Request: prod$/);
-    expect(await frameSkillRun(fixture.library, request({ prompt: "skill issues again" }))).toBeUndefined();
+    expect(
+      await frameSkillRun(fixture.library, request({ prompt: "hello skill check-deploy" })),
+    ).toBeUndefined();
+  });
+
+  it("notes a typed skill run of a switched-off or unknown skill, keeping the message as typed", async () => {
+    fixture = await skillsFixture();
+    writeSkill(
+      fixture.workspaceSkills,
+      "check-deploy",
+      skillMd("check-deploy", "Check a deploy", "STEP ONE"),
+    );
+    writeSkill(fixture.workspaceSkills, "off-one", skillMd("off-one", "Switched off"));
+    await fixture.switches.set("off-one", false);
+    const off = await frameSkillRun(fixture.library, request({ prompt: "skill off-one now" }));
+    expect(off?.meta).toEqual({ display: "skill off-one now" });
+    expect(off?.content).toContain(
+      'the skill "off-one" is switched off for this workspace, so no skill was loaded',
+    );
+    expect(off?.content).toContain("The enabled skills: check-deploy.");
+    expect(off?.content).toMatch(/\n\nskill off-one now$/);
+    expect(off?.content).not.toContain("Steps for off-one");
+    const misspelt = await frameSkillRun(fixture.library, request({ prompt: "skill chek-deploy prod" }));
+    expect(misspelt?.content).toContain('there is no skill named "chek-deploy"');
+    expect(misspelt?.meta).toEqual({ display: "skill chek-deploy prod" });
   });
 });
