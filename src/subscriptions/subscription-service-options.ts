@@ -25,9 +25,15 @@ export interface SubscriptionServiceOptions {
   /**
    * Several processes on one store: the coordination they share. The subscription catalog is
    * then shared (every process's indexes follow its changes, and are reconciled with it every
-   * `reconcileMs`, default 15 s), and each matched message's wake-up is claimed so it fires once.
+   * `reconcileMs`, default 15 s), each matched message's wake-up is claimed so it fires once, and
+   * every `sweepMs` (default 60 s) the overdue batches of a process that stopped are taken over
+   * (pending-sweep.ts).
    */
-  readonly shared?: { readonly coordination: Coordination; readonly reconcileMs?: number };
+  readonly shared?: {
+    readonly coordination: Coordination;
+    readonly reconcileMs?: number;
+    readonly sweepMs?: number;
+  };
   /** Platform-qualified approver ids ("slack:U0123"): they may cancel anyone's subscription. */
   readonly approvers?: readonly string[];
   /**

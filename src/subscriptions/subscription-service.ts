@@ -10,6 +10,7 @@
  * creator's or a configured approver's request. Subscriptions, buffers, read cursors and wake
  * markers live in the store, and `open` rebuilds the indexes and the pending batches. One stored
  * under a channel id the platform has since replaced moves to the current id (canonical-channels.ts).
+ * With several processes, each also takes over the overdue batches of one that stopped (pending-sweep.ts).
  *
  * With several processes on one store (`shared`), the catalog of subscriptions is shared and the
  * registry's indexes follow the other processes' changes (subscription-registry.ts). `observe`
@@ -22,6 +23,7 @@ import { describeProblems } from "../core/schema-problems.js";
 import { type CanonicalChannelsDeps, canonicaliseChannels } from "./canonical-channels.js";
 import { catchUp as runCatchUp, type CatchUpArgs } from "./catch-up.js";
 import { ChannelBuffer } from "./channel-buffer.js";
+import { PendingSweep } from "./pending-sweep.js";
 import type { Caller } from "../core/thread-target.js";
 import { DirectoryLookup, type Outcome } from "./channel-access.js";
 import { type Clock, systemClock } from "../core/clock.js";
@@ -62,6 +64,9 @@ export type { Removal } from "./subscription-removal.js";
 /** How often the indexes are reconciled with a shared catalog by default. */
 const DEFAULT_RECONCILE_MS = 15_000;
 
+/** How often, by default, each of several processes takes over overdue batches of one that stopped. */
+const DEFAULT_SWEEP_MS = 60_000;
+
 /** Channel subscriptions: buffering, triggers, wake-ups, tools' requests and lifecycle. */
 export class SubscriptionService {
   private readonly buffer: ChannelBuffer;
@@ -73,6 +78,8 @@ export class SubscriptionService {
   private readonly clock: Clock;
   private readonly onError: (error: unknown, context: string) => void;
   private readonly moves: CanonicalChannelsDeps;
+  /** With several processes: the periodic take-over of a stopped process's batches. */
+  private readonly sweep: PendingSweep | undefined;
 
   private constructor(
     private readonly registry: SubscriptionRegistry,
@@ -122,6 +129,16 @@ export class SubscriptionService {
       tell: (subscription, text) => this.tell(subscription, text),
       onError: this.onError,
     });
+    const { shared } = options;
+    this.sweep = shared
+      ? new PendingSweep({
+          clock: this.clock,
+          intervalMs: shared.sweepMs ?? DEFAULT_SWEEP_MS,
+          settings,
+          subscriptions: () => registry.all(),
+          rebuild: (subscription, sentBy) => this.delivery.rebuildPending(subscription, sentBy),
+        })
+      : undefined;
   }
 
   /** Load subscriptions and re-arm the wake-ups that were pending when the process stopped. */
@@ -306,16 +323,18 @@ export class SubscriptionService {
     this.scheduler.sessionIdle(sessionId);
   }
 
-  /** Resolves once wake-ups already started have been handed to the sink. */
+  /** Resolves once a take-over sweep under way has finished and wake-ups started were handed to the sink. */
   async settled(): Promise<void> {
+    await this.sweep?.settled();
     await this.scheduler.settled();
   }
 
   /**
    * Stop timers and following other processes' changes, and wait for deliveries in flight
-   * (pending batches are rebuilt by the next `open`).
+   * (pending batches are rebuilt by the next `open`, and by the other processes' sweeps).
    */
   async shutdown(): Promise<void> {
+    await this.sweep?.close();
     await this.scheduler.close();
     await this.registry.close();
   }

@@ -10,7 +10,8 @@
  * tells the subscriber so when it fails too, once per run across processes (failure-notices.ts;
  * a notice that could not be posted is asked for again by the next failing try). At open, the
  * batches that were pending when the process stopped are rebuilt from the buffer after the wake
- * marker.
+ * marker; with several processes, overdue ones left by a process that stopped are rebuilt
+ * periodically too (pending-sweep.ts).
  */
 import { type BufferPosition, isAfter, positionOf } from "./buffer-entry.js";
 import type { ChannelBuffer } from "./channel-buffer.js";
@@ -121,8 +122,11 @@ export class WakeDelivery {
     }
   }
 
-  /** Re-schedule matches buffered after the last delivered wake-up (or after subscribing). */
-  async rebuildPending(subscription: Subscription): Promise<void> {
+  /**
+   * Re-schedule matches buffered after the last delivered wake-up (or after subscribing); with
+   * `sentBy` (ms), only those sent at or before it. Never rejects: failures go to `onError`.
+   */
+  async rebuildPending(subscription: Subscription, sentBy?: number): Promise<void> {
     const ref = subscription.channelRef;
     try {
       const woken = await this.deps.registry.wokenThrough(subscription.id);
@@ -131,6 +135,7 @@ export class WakeDelivery {
       const bot = this.deps.directories.find(ref.platform, ref.workspace)?.bot;
       for (const entry of read.entries) {
         if (!isAfter(entry, read.epoch, woken) || !wakesSubscription(subscription, entry, bot)) continue;
+        if (sentBy !== undefined && Date.parse(entry.at) > sentBy) continue;
         this.deps.scheduler.add(subscription.id, subscription.sessionId, {
           entry,
           position: positionOf(entry, read.epoch),

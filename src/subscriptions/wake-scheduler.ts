@@ -95,8 +95,9 @@ export const subscriptionWakeBudgetKey = (subscriptionId: string): string => `wa
 /** How soon a batch whose wake-up count could not be checked (or frees at an unknown time) tries again. */
 const RATE_RETRY_MS = 15_000;
 
-/** A hand-over under way: `cancelled` once its subscription was removed meanwhile. */
+/** A hand-over under way: the ids of its messages; `cancelled` once its subscription was removed meanwhile. */
 interface Flight {
+  readonly entryIds: ReadonlySet<string>;
   cancelled: boolean;
 }
 
@@ -147,10 +148,11 @@ export class WakeScheduler {
 
   /**
    * Add a matched message to the subscription's batch (ignored when that message is already in
-   * it); `sessionId` is the subscription's session now, which the batch then waits for.
+   * it, or being handed over by this process: rebuilt from the buffer by a sweep); `sessionId` is
+   * the subscription's session now, which the batch then waits for.
    */
   add(subscriptionId: string, sessionId: string, item: WakeItem): void {
-    if (this.closed) return;
+    if (this.closed || this.flights.get(subscriptionId)?.entryIds.has(item.entry.id)) return;
     const now = this.options.clock.now();
     let batch = this.pending.get(subscriptionId);
     if (!batch) {
@@ -321,7 +323,7 @@ export class WakeScheduler {
       omitted: batch.omitted,
       tellIfFails: this.failures.tellIfFails(subscriptionId, this.options.clock.now()),
     };
-    const flight: Flight = { cancelled: false };
+    const flight: Flight = { entryIds: new Set(ready.items.map((item) => item.entry.id)), cancelled: false };
     this.flights.set(subscriptionId, flight);
     /**
      * The hand-over of `back` failed (`told`: `deliver` posted the subscriber a notice of it): its

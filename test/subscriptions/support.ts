@@ -157,7 +157,7 @@ export async function openHarness(
   options: {
     store?: Store;
     settings?: Partial<SubscriptionSettings>;
-    shared?: { coordination: Coordination; reconcileMs?: number };
+    shared?: { coordination: Coordination; reconcileMs?: number; sweepMs?: number };
     approvers?: readonly string[];
     clock?: Clock;
   } = {},

@@ -1,0 +1,133 @@
+/**
+ * A matched message's batch waits in the memory of the process that saw it. With two processes on
+ * one Redis, when that one stops before the batch goes — cleanly or by crashing — the one still
+ * running takes the batch over once it is overdue (pending-sweep.ts), and wakes the subscriber
+ * for it once; a batch not overdue yet is left to the process that holds it.
+ */
+import os from "node:os";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Clock, TimerHandle } from "../../src/core/clock.js";
+import type { Coordination } from "../../src/store/coordination/coordination.js";
+import { createCoordination } from "../../src/store/coordination/create-coordination.js";
+import { createStore } from "../../src/store/create-store.js";
+import { type RedisServer, startRedisServer } from "../support/redis-server.js";
+import { ALICE, type Harness, message, openHarness } from "./support.js";
+
+/** Real time moved on by `advance`, whose timers fire only when it brings them due. */
+class SteppedClock implements Clock {
+  private skew = 0;
+  private next = 0;
+  private readonly timers = new Map<number, { readonly due: number; readonly callback: () => void }>();
+
+  now(): number {
+    return Date.now() + this.skew;
+  }
+
+  setTimer(callback: () => void, ms: number): TimerHandle {
+    this.next += 1;
+    this.timers.set(this.next, { due: this.now() + ms, callback });
+    return this.next;
+  }
+
+  clearTimer(handle: TimerHandle): void {
+    this.timers.delete(handle as number);
+  }
+
+  /** Move time on by `ms` and fire the timers due by then, once each, in order of due time. */
+  advance(ms: number): void {
+    this.skew += ms;
+    const due = [...this.timers].filter(([, t]) => t.due <= this.now()).sort(([, a], [, b]) => a.due - b.due);
+    for (const [handle, timer] of due) {
+      this.timers.delete(handle);
+      timer.callback();
+    }
+  }
+}
+
+const SETTINGS = { debounceMs: 8_000, maxWaitMs: 30_000, maxBatch: 1_000 };
+/** Shorter than the age at which a batch is overdue, so a sweep can find it not overdue yet. */
+const SWEEP_MS = 20_000;
+/** Past the longest wait and its grace (one debounce): a batch this old is overdue. */
+const OVERDUE_MS = SETTINGS.maxWaitMs + SETTINGS.debounceMs + 1_000;
+
+let redis: RedisServer | undefined;
+const open: { harness: Harness; coordination: Coordination; stopped: boolean }[] = [];
+
+afterEach(async () => {
+  for (const process of open.splice(0)) {
+    if (!process.stopped) await process.harness.close().catch(() => undefined);
+    await process.coordination.close().catch(() => undefined);
+  }
+  await redis?.stop();
+  redis = undefined;
+});
+
+async function openProcess(url: string, clock: SteppedClock) {
+  const store = await createStore({ url, dataDir: os.tmpdir() });
+  const coordination = await createCoordination({ url, dataDir: os.tmpdir(), store });
+  const harness = await openHarness({
+    store,
+    settings: SETTINGS,
+    shared: { coordination, reconcileMs: 3_600_000, sweepMs: SWEEP_MS },
+    clock,
+  });
+  const process = { harness, coordination, stopped: false };
+  open.push(process);
+  return process;
+}
+
+/** A (whose timers run only when the test moves its clock) has a match waiting; B runs on. */
+async function matchWaitingInA() {
+  redis = await startRedisServer();
+  const clockA = new SteppedClock();
+  const clockB = new SteppedClock();
+  const a = await openProcess(redis.url, clockA);
+  const b = await openProcess(redis.url, clockB);
+  expect(await a.harness.service.subscribe(ALICE, { channel: "#deploys" })).toMatchObject({ ok: true });
+  expect(await b.harness.service.listFor(ALICE.sessionId)).toHaveLength(1);
+  expect(await a.harness.service.observe(message("deploy 9 failed"))).toEqual({
+    status: "buffered",
+    matched: 1,
+  });
+  return { a, b, clockB };
+}
+
+/** Move B's clock by `ms`, then wait for what that started. */
+async function runB(b: { harness: Harness }, clock: SteppedClock, ms: number): Promise<void> {
+  clock.advance(ms);
+  await b.harness.service.settled();
+}
+
+const texts = (h: Harness) => h.sink.wakes.map((w) => w.batch.entries.map((e) => e.text));
+
+describe("a wake-up waiting in a process that stops", () => {
+  it("is delivered once by the process still running after a clean stop, once overdue", async () => {
+    const { a, b, clockB } = await matchWaitingInA();
+    await a.harness.service.shutdown();
+    a.stopped = true;
+
+    // Not overdue at B's first sweep: left to A (which could still be delivering it).
+    await runB(b, clockB, SWEEP_MS);
+    await runB(b, clockB, SETTINGS.debounceMs);
+    expect(texts(b.harness)).toEqual([]);
+
+    await runB(b, clockB, SWEEP_MS); // overdue now: taken over
+    await runB(b, clockB, SETTINGS.debounceMs);
+    expect(texts(b.harness)).toEqual([["deploy 9 failed"]]);
+
+    // Later sweeps find it woken for.
+    await runB(b, clockB, SWEEP_MS);
+    await runB(b, clockB, SETTINGS.maxWaitMs);
+    expect(texts(b.harness)).toEqual([["deploy 9 failed"]]);
+    expect(a.harness.sink.wakes).toEqual([]);
+  });
+
+  it("is delivered by the process still running when the one holding it crashed", async () => {
+    const { a, b, clockB } = await matchWaitingInA();
+    // A crashed: its timers never run again (its clock is never moved), its batch is lost with it.
+    await runB(b, clockB, OVERDUE_MS);
+    await runB(b, clockB, SETTINGS.debounceMs);
+    expect(texts(b.harness)).toEqual([["deploy 9 failed"]]);
+    expect(a.harness.sink.wakes).toEqual([]);
+  });
+});
