@@ -4,8 +4,10 @@
  * after a growing pause — 15 s, doubling, at most 5 min — until one goes, which ends the run. A
  * run that lasts an hour is not left to the logs alone: the next try that fails tells the
  * subscriber (wake-delivery.ts posts the notice into their thread), once per run, so a
- * subscription that stays broken says so once and again only after it worked in between. Counted
- * per process: the WakeScheduler that holds the batch keeps its run.
+ * subscription that stays broken says so once and again only after it worked in between. The run
+ * (its failures, since when, the pause) is counted per process, by the WakeScheduler that holds
+ * the batch; whether the subscriber was told is shared by the processes (failure-notices.ts), so
+ * of several processes whose runs reach the hour only the first to get there tells them.
  */
 import { backoffMs } from "../core/backoff.js";
 import { HOUR_MS } from "../store/slot-budget.js";
