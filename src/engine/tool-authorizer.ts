@@ -98,18 +98,28 @@ export interface StepScope {
   readonly resumed: boolean;
 }
 
+/** What a step's calls before this one (and beside it) will have done when it runs, foreseen from their arguments. */
+export interface StepBefore {
+  /**
+   * The downloaded files to decide it against: the session's, and what the step's calls that may
+   * run before it or beside it would download (step-downloads.ts).
+   */
+  readonly downloaded: ReadonlySet<string>;
+  /** The files the step's calls before it write, nearest first (step-writes.ts): the reviewer is told. */
+  readonly written: readonly string[];
+}
+
 /**
  * Authorise one call. Returns the cleared call, or undefined when the call was answered here
- * (invalid, denied, not approved, or an interactive tool that already ran). `downloaded`: the
- * downloaded files to decide it against (the session's, and what the step's calls that may run
- * before it would download: step-downloads.ts); `step`: what every call of its step is decided in.
+ * (invalid, denied, not approved, or an interactive tool that already ran). `step`: what every
+ * call of its step is decided in; `before`: what the step's calls before it will have done.
  */
 export async function authorizeCall(
   ctx: TurnContext,
   call: RawToolCall,
   finishReason: FinishReason | undefined,
-  downloaded: ReadonlySet<string>,
   step: StepScope,
+  before: StepBefore,
 ): Promise<ClearedCall | undefined> {
   const { registry } = ctx.deps;
   ctx.audit("proposal", call.id, call.name, { arguments: auditedArguments(call.arguments) });
@@ -148,7 +158,7 @@ export async function authorizeCall(
     });
     return undefined;
   }
-  const decision = decideAndAudit(ctx, call, tool, args, downloaded, step.mode);
+  const decision = decideAndAudit(ctx, call, tool, args, before.downloaded, step.mode);
   if (decision.action === "deny") {
     await ctx.answer({
       callId: call.id,
@@ -166,7 +176,7 @@ export async function authorizeCall(
     if (!approved) return undefined;
   } else if (decision.action === "ask") {
     const summary = summarizeCall(tool.name, args);
-    const screened = await screenAsk(ctx, call, tool, args, decision, summary, step.mode);
+    const screened = await screenAsk(ctx, call, tool, args, decision, summary, step.mode, before.written);
     if (screened.kind === "answered") return undefined;
     if (screened.kind === "run") clearedBy = screened.note;
     else {

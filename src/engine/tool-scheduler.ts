@@ -5,7 +5,8 @@
  *    time), so nothing runs before every call of the step has a decision. Each call is decided
  *    against the session's downloaded files plus those the step's calls that may run before it
  *    or beside it would download (step-downloads.ts), so `curl -o x.sh …` and `sh x.sh` in one
- *    step ask as they would in two; and every call in the mode the step began in (StepScope), so
+ *    step ask as they would in two (and the reviewer is told which files the calls before it
+ *    write: step-writes.ts); and every call in the mode the step began in (StepScope), so
  *    a plan approved by one of them changes nothing for the calls beside it.
  * 2. Execute the cleared calls in call order: a run of consecutive low-risk, concurrent-safe calls
  *    executes together, at most MAX_CONCURRENT_CALLS at a time (a longer run is split into
@@ -34,6 +35,7 @@ import { downloadRunOf, commandOf } from "./permissions/permission-engine.js";
 import { type StepCall, stepDownloadedFiles } from "./permissions/step-downloads.js";
 import type { RawToolCall } from "./provider/provider.js";
 import { authorizeCall, type ClearedCall, reauthorizeCall, type StepScope } from "./tool-authorizer.js";
+import { stepWrittenFiles, writtenPathOf } from "./reviewer/step-writes.js";
 import { droppedCallsNote, failed, TOOL_RESULT, tooManyCalls } from "./tool-results.js";
 import type { CallAnswer, TurnContext } from "./turn-context.js";
 
@@ -253,11 +255,22 @@ async function answerExcess(ctx: TurnContext, excess: readonly RawToolCall[]): P
     await ctx.storeResult({ callId: call.id, name: call.name, status: "not_started", content });
 }
 
-/** What foreseeing the step's downloads needs of a call (step-downloads.ts), from its arguments. */
-function stepCallOf(ctx: TurnContext, call: RawToolCall): StepCall {
+/**
+ * What foreseeing the step needs of a call, from its arguments: what its downloads need
+ * (step-downloads.ts) and the file it writes (step-writes.ts).
+ */
+function foreseenOf(
+  ctx: TurnContext,
+  call: RawToolCall,
+): { readonly run: StepCall; readonly writes?: string } {
   const validated = ctx.deps.registry.validate(call.name, call.arguments, ctx.request);
-  if (!validated.ok) return { command: undefined, concurrent: false };
-  return { command: commandOf(validated.tool, validated.args), concurrent: isConcurrentSafe(validated.tool) };
+  if (!validated.ok) return { run: { command: undefined, concurrent: false } };
+  const { tool, args } = validated;
+  const writes = writtenPathOf(tool, args);
+  return {
+    run: { command: commandOf(tool, args), concurrent: isConcurrentSafe(tool) },
+    ...(writes === undefined ? {} : { writes }),
+  };
 }
 
 /**
@@ -272,10 +285,12 @@ export async function runToolCalls(
 ): Promise<void> {
   const calls = all.slice(0, MAX_TOOL_CALLS_PER_STEP);
   const step: StepScope = { mode: ctx.mode, resumed };
+  const foreseen = calls.map((call) => foreseenOf(ctx, call));
   const downloadedFor = stepDownloadedFiles(
-    calls.map((call) => stepCallOf(ctx, call)),
+    foreseen.map((f) => f.run),
     ctx.deps.facts.downloadedFiles,
   );
+  const writtenFor = stepWrittenFiles(foreseen.map((f) => f.writes));
   const cleared: ClearedCall[] = [];
   for (const [index, call] of calls.entries()) {
     if (ctx.aborted)
@@ -286,7 +301,8 @@ export async function runToolCalls(
         content: TOOL_RESULT.notStarted,
       });
     else {
-      const ready = await authorizeCall(ctx, call, finishReason, downloadedFor(index), step);
+      const before = { downloaded: downloadedFor(index), written: writtenFor(index) };
+      const ready = await authorizeCall(ctx, call, finishReason, step, before);
       if (ready) cleared.push(ready);
     }
   }

@@ -159,18 +159,27 @@ function mentions(args: Readonly<Record<string, unknown>>, file: string): boolea
 }
 
 /**
- * Facts about the files this call mentions: written by the agent N tool calls ago (from the
- * results' file lists in history), or downloaded by it this session. Fixed wording only — never a
- * file's contents.
+ * Facts about the files this call mentions: written by a call of its own step that runs before it
+ * (`stepWritten`, step-writes.ts: not written yet, so no result says so), written by the agent N
+ * tool calls ago (from the results' file lists in history), or downloaded by it this session.
+ * Fixed wording only — never a file's contents.
  */
 export function callFacts(
   history: readonly ConversationMessage[],
   facts: SessionFacts,
   args: Readonly<Record<string, unknown>>,
+  stepWritten: readonly string[],
 ): string[] {
   const out: string[] = [];
   const results = history.filter((m) => m.role === "tool");
   const seen = new Set<string>();
+  for (const file of stepWritten)
+    if (!seen.has(file) && mentions(args, file)) {
+      seen.add(file);
+      out.push(
+        `${quoted(file)} was written by the agent in this same step: an earlier call of the step writes it just before this call runs.`,
+      );
+    }
   for (let i = results.length - 1; i >= 0; i--) {
     const files = results[i]?.meta?.files;
     if (!Array.isArray(files)) continue;

@@ -72,7 +72,12 @@ export function humanFloor(
   return command === undefined ? undefined : downloadExecution(command, ctx.deps.facts.downloadedFiles);
 }
 
-function inputOf(ctx: TurnContext, tool: AnyTool, args: Record<string, unknown>): ReviewInput {
+function inputOf(
+  ctx: TurnContext,
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  written: readonly string[],
+): ReviewInput {
   const requester = ctx.request.requester.userId;
   const outside = [outsideReadsFact(ctx.outsideReads()), attachedFilesFact(ctx.attachedFiles())].filter(
     (fact): fact is string => fact !== undefined,
@@ -81,7 +86,7 @@ function inputOf(ctx: TurnContext, tool: AnyTool, args: Record<string, unknown>)
     ...reviewLinesOf(ctx.history, requester),
     tool: { name: tool.name, description: tool.description, category: trustedCategory(tool, args) },
     args,
-    facts: [...callFacts(ctx.history, ctx.deps.facts, args), ...outside],
+    facts: [...callFacts(ctx.history, ctx.deps.facts, args, written), ...outside],
   };
 }
 
@@ -105,7 +110,8 @@ function auditVerdict(
 
 /**
  * Decide what becomes of an "ask" before any card (see the module header), in `mode`: the mode
- * the call's step was decided in (tool-authorizer.ts StepScope).
+ * the call's step was decided in (tool-authorizer.ts StepScope). `written`: the files the step's
+ * calls before this one write (step-writes.ts), for the reviewer's facts.
  */
 export async function screenAsk(
   ctx: TurnContext,
@@ -115,6 +121,7 @@ export async function screenAsk(
   decision: Decision,
   summary: string,
   mode: PermissionMode,
+  written: readonly string[],
 ): Promise<ScreenOutcome> {
   const gate = ctx.deps.reviewer;
   const floor = humanFloor(ctx, tool, args, decision);
@@ -129,7 +136,7 @@ export async function screenAsk(
   }
   if (!gate) return CARD;
   if (mode === "interactive" && gate.shadow) {
-    const input = inputOf(ctx, tool, args);
+    const input = inputOf(ctx, tool, args, written);
     gate.track(gate.reviewer.review(input, "shadow").then((v) => auditVerdict(ctx, call, tool, "shadow", v)));
     return CARD;
   }
@@ -140,7 +147,7 @@ export async function screenAsk(
     });
     return CARD;
   }
-  const verdict = await gate.reviewer.review(inputOf(ctx, tool, args), "live", ctx.signal);
+  const verdict = await gate.reviewer.review(inputOf(ctx, tool, args, written), "live", ctx.signal);
   auditVerdict(ctx, call, tool, "live", verdict);
   if (ctx.aborted) {
     await ctx.answer({

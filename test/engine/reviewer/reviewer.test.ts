@@ -180,6 +180,7 @@ describe("what the reviewer sees", () => {
       history,
       { downloadedFiles: new Set(["payload.bin"]) },
       { command: "bash scripts/clean.sh" },
+      [],
     );
     expect(facts).toEqual(['"scripts/clean.sh" was written by the agent 1 tool call ago.']);
     const text = reviewMessages({ ...INPUT, userLines: lines, facts })

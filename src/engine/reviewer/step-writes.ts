@@ -1,0 +1,31 @@
+/**
+ * The files one step's calls will write, foreseen before any of them runs, for the reviewer's
+ * facts. Every call of a step is authorised before the first one runs (tool-scheduler.ts), so when
+ * the reviewer judges `bash build.sh`, the call just before it that writes build.sh has no result
+ * in the history yet: callFacts (review-input.ts), which reads written files from results, would
+ * say nothing, and the agent's own fresh script would read as the project's. What a call writes is
+ * read from its arguments: a path tool's write (grant key "path": write_file, edit_file) names its
+ * file in `path`. step-downloads.ts does the same for what a step's commands download.
+ */
+import { type AnyTool, callCategory } from "../../core/tool.js";
+
+/** The file a call writes, as its arguments name it, or undefined when it writes none by path. */
+export function writtenPathOf(tool: AnyTool, args: Readonly<Record<string, unknown>>): string | undefined {
+  if (tool.grantKey !== "path" || callCategory(tool, args) !== "write") return undefined;
+  return typeof args.path === "string" ? args.path : undefined;
+}
+
+/**
+ * For the step's call at each index, the files the calls before it write (they run before it:
+ * writes never run beside other calls), the nearest first. `written`: what each call of the step
+ * writes (writtenPathOf), undefined for none.
+ */
+export function stepWrittenFiles(
+  written: readonly (string | undefined)[],
+): (index: number) => readonly string[] {
+  return (index) =>
+    written
+      .slice(0, index)
+      .filter((path): path is string => path !== undefined)
+      .reverse();
+}
