@@ -54,10 +54,10 @@ async function parkedAtCard(mode: PermissionMode, dataDir: string, runs: ToolRun
   return card;
 }
 
-/** The next process, its reviewer ready to allow anything. */
-async function nextProcess(mode: PermissionMode, dataDir: string, runs: ToolRuns) {
+/** The next process, its reviewer ready to allow anything; `now`: its clock, when not the real one. */
+async function nextProcess(mode: PermissionMode, dataDir: string, runs: ToolRuns, now?: () => Date) {
   const two = overridesFor(mode, runs, [textStep("carrying on")], [verdict("allow", "looks routine")]);
-  const h = await makeHarness({ dataDir, runs, overrides: two.overrides });
+  const h = await makeHarness({ dataDir, runs, overrides: { ...two.overrides, ...(now ? { now } : {}) } });
   harnesses.push(h);
   await h.manager.start();
   return { h, reviewer: two.model };
@@ -95,6 +95,25 @@ describe("a resumed turn's call decided on its card", () => {
     expect({ reviewerAsked: reviewer.requests.length, ran: runs.count("c1") }).toEqual({
       reviewerAsked: 0,
       ran: 0,
+    });
+  });
+
+  it("its card expired while the service was down: the call does not run though the reviewer would allow it", async () => {
+    const dataDir = tempDir();
+    const runs = new ToolRuns();
+    const card = await parkedAtCard("reviewed", dataDir, runs, verdict("unsure", "not sure"));
+    const later = () => new Date(Date.now() + 2 * 60 * 60 * 1000);
+    const { h, reviewer } = await nextProcess("reviewed", dataDir, runs, later);
+    await vi.waitFor(() => expect(h.outputs.for(thread()).closedTurns.length).toBeGreaterThan(0));
+    const shown = JSON.stringify(h.outputs.for(thread()).card(card.pendingId) ?? null);
+    expect({
+      reviewerAsked: reviewer.requests.length,
+      ran: runs.count("c1"),
+      expired: /xpired/.test(shown),
+    }).toEqual({
+      reviewerAsked: 0,
+      ran: 0,
+      expired: true,
     });
   });
 
