@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
-import { SessionRecords } from "../../src/sessions/session-records.js";
+import { SessionRecords, type SharedRecords } from "../../src/sessions/session-records.js";
 import { ScriptedProvider, textStep, toolStep } from "../support/scripted-provider.js";
 import { engineFactory } from "../support/session-stack.js";
 import {
@@ -100,6 +100,10 @@ describe("a retired session's suspended turn", () => {
     const other = { ...sessionRecord("other"), pendingTurn: { turnId: "t2", request: {}, startedAt } };
     await records.put(other);
     expect(await new SessionRecords(store.space("sessions")).activeIds()).toEqual(["other"]);
+    // With several processes the shared index still lists it: start passes over it all the same.
+    const listed = async () => ["old", "other"];
+    const shared = { activeIds: listed } as unknown as SharedRecords;
+    expect(await new SessionRecords(store.space("sessions"), shared).activeIds()).toEqual(["other"]);
     await store.close();
   });
 });
