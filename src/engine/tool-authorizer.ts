@@ -1,9 +1,11 @@
 /**
  * The authorisation phase for one tool call: allowed-tools check, argument validation (the tool's
  * schema and a nesting limit), the permission decision and, when it says "ask", the reviewer's
- * screen and then the approval round trip (asking/approval-request.ts). Calls that cannot run are
- * answered here with their own wording; interactive tools (ask_user, propose_plan, update_plan)
- * are handled in place once allowed.
+ * screen and then the approval round trip (asking/approval-request.ts). A resumed turn's call a
+ * person was already asked about is decided by that card alone (askedBefore). Every call of a step
+ * is decided in the mode the step began in (StepScope). Calls that cannot run are answered here
+ * with their own wording; interactive tools (ask_user, propose_plan, update_plan) are handled in
+ * place once allowed.
  */
 import { type AnyTool, compactArgs, labelText, type ToolPreview } from "../core/tool.js";
 import { redactDeep } from "../logging/redact.js";
@@ -251,9 +253,9 @@ export async function reauthorizeCall(
 }
 
 /**
- * The permission engine's decision in `mode`, or a denial when a check throws on arguments it cannot read
- * (a model-written command is as odd as the model likes): a check that fails must not run the call,
- * nor end the whole turn.
+ * The permission engine's decision in `mode`, or a denial when a check throws on arguments it
+ * cannot read (a model-written command is as odd as the model likes): a check that fails must not
+ * run the call, nor end the whole turn.
  */
 function decideFailingClosed(
   ctx: TurnContext,
