@@ -8,42 +8,72 @@
  * unsupported image…" / "Invalid image", vLLM's "cannot identify image file", Ollama's "invalid
  * image input" / "image: unknown format".
  *
- * Only the words tell it: the status does not (Ollama answers 500, OpenRouter 404, and a refusal an
- * OpenAI-compatible server sends inside an already open stream has none), and a 500 or a 404 whose
- * words are none of these stays a server error or a missing model.
+ * A refusal is final and remembered (those images are not sent to that model again), so the words
+ * count only where a refusal can be: a 400 or 422 in any such wording; Ollama's 500 and
+ * OpenRouter's 404 only in the known servers' exact phrases; an error sent inside an already open
+ * stream (no status) only in those phrases too. A 429 or another 5xx is never a refusal whatever
+ * it says ("unable to process image batch: worker overloaded, retry" is a transient failure, kept
+ * retryable), and a 500 or a 404 in other words stays a server error or a missing model.
  */
 import { ProviderError } from "./provider.js";
 
 /** What a refusal is about: the model (it takes no image) or one image (it could not be read). */
 export type ImageRefusal = "model" | "image";
 
-const MODEL_TAKES_NO_IMAGES = new RegExp(
-  [
-    "(?:does not|doesn't|do not|cannot) (?:support|accept|take) (?:image|vision|multi-?modal)",
-    "(?:image|vision|multi-?modal)(?: input| inputs| content)? (?:is |are )?not supported",
-    "not a multi-?modal model",
-    "missing data required for image input",
-    "no endpoints found that support image",
-  ].join("|"),
-  "i",
-);
+/** The known servers' exact phrases for a model that takes no image (see the module header). */
+const KNOWN_MODEL_REFUSAL = anyOf([
+  "does not support image input",
+  "missing data required for image input",
+  "is not a multi-?modal model",
+  "no endpoints found that support image input",
+]);
 
-const IMAGE_UNREADABLE = new RegExp(
-  [
-    "unsupported image",
-    "invalid image",
-    "cannot identify image file",
-    "image: unknown format",
-    "(?:failed to|could not|cannot|unable to) (?:decode|load|read|process) (?:the )?image",
-  ].join("|"),
-  "i",
-);
+/** The known servers' exact phrases for an image they could not decode (see the module header). */
+const KNOWN_IMAGE_REFUSAL = anyOf([
+  "you uploaded an unsupported image",
+  "invalid image",
+  "cannot identify image file",
+  "image: unknown format",
+]);
 
-/** What `message` (a server's error text) refuses, if it refuses images. */
+/** Other servers' wording of a model that takes no image, taken at a 400 or 422 only. */
+const OTHER_MODEL_REFUSAL = anyOf([
+  "(?:does not|doesn't|do not|cannot) (?:support|accept|take) (?:image|vision|multi-?modal)",
+  "(?:image|vision|multi-?modal)(?: input| inputs| content)? (?:is |are )?not supported",
+]);
+
+/** Other servers' wording of an image they could not decode, taken at a 400 or 422 only. */
+const OTHER_IMAGE_REFUSAL = anyOf([
+  "unsupported image",
+  "(?:failed to|could not|cannot|unable to) (?:decode|load|read|process) (?:the )?image",
+]);
+
+/** Statuses of a request refused for what it holds, where any refusal's wording counts. */
+const BAD_REQUEST = new Set([400, 422]);
+/** Statuses a text-only model is refused with besides (Ollama's 500, OpenRouter's 404). */
+const MODEL_REFUSAL_ELSEWHERE = new Set([404, 500]);
+
+/** What a 400 or 422's message (a server's error text) refuses, if it refuses images, in any wording. */
 export function imageRefusalIn(message: string): ImageRefusal | undefined {
-  if (MODEL_TAKES_NO_IMAGES.test(message)) return "model";
-  if (IMAGE_UNREADABLE.test(message)) return "image";
+  if (KNOWN_MODEL_REFUSAL.test(message) || OTHER_MODEL_REFUSAL.test(message)) return "model";
+  if (KNOWN_IMAGE_REFUSAL.test(message) || OTHER_IMAGE_REFUSAL.test(message)) return "image";
   return undefined;
+}
+
+/**
+ * What an error the endpoint answered with `status` (undefined: sent inside an open stream), in
+ * the words `message`, refuses, if it refuses images (see the module header).
+ */
+export function imageRefusalAt(status: number | undefined, message: string): ImageRefusal | undefined {
+  if (status !== undefined && BAD_REQUEST.has(status)) return imageRefusalIn(message);
+  if (KNOWN_MODEL_REFUSAL.test(message)) {
+    return status === undefined || MODEL_REFUSAL_ELSEWHERE.has(status) ? "model" : undefined;
+  }
+  return status === undefined && KNOWN_IMAGE_REFUSAL.test(message) ? "image" : undefined;
+}
+
+function anyOf(patterns: readonly string[]): RegExp {
+  return new RegExp(patterns.join("|"), "i");
 }
 
 /** The endpoint refused the request over its images (see the module header). */

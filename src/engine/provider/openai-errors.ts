@@ -5,7 +5,8 @@
  * from servers that put the error at the top level (older vLLM) or in an array (Gemini) so the SDK
  * sees the message; an error body is read only up to ERROR_BODY_LIMIT bytes (the rest is never
  * downloaded). A refusal of the request's images (image-refusal.ts) is told by the server's
- * words, at any status (Ollama's 500, OpenRouter's 404) and inside an open stream, and is final.
+ * words where a refusal can be (a 400 or 422; Ollama's 500 and OpenRouter's 404 and an error inside
+ * an open stream in known phrases only), and is final; a 429 or another 5xx stays retryable.
  * A failure's message is posted into the thread, so what it quotes of the server (its reason, the
  * endpoint's URL) is scrubbed first: the API key itself wherever it appears (a proxy may echo the
  * key it was sent, in any provider's format), token-shaped text, a URL's password and its query
@@ -13,7 +14,7 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import { REDACTED, scrubSecrets } from "../../logging/redact.js";
-import { ImageRefusalError, imageRefusalIn } from "./image-refusal.js";
+import { ImageRefusalError, imageRefusalAt } from "./image-refusal.js";
 import { ContextOverflowError, ProviderError, type ProviderErrorKind } from "./provider.js";
 
 /** What the error mapping needs to name the failure. */
@@ -73,7 +74,7 @@ export function isContextOverflow(code: unknown, message: string): boolean {
 export function midStreamError(payload: unknown, cause?: unknown): ProviderError {
   const { message, code } = describePayload(payload);
   if (isContextOverflow(code, message)) return new ContextOverflowError(undefined, { cause });
-  const refusal = imageRefusalIn(message);
+  const refusal = imageRefusalAt(undefined, message);
   if (refusal)
     return new ImageRefusalError(
       refusal,
@@ -125,8 +126,8 @@ function fromStatus(error: APIError, status: number, ctx: FailureContext): Failu
     const text = `The model endpoint rejected the API key (HTTP ${status}). Check OPENAI_API_KEY and the endpoint's access rules.`;
     return final(new ProviderError("auth", text, status, options));
   }
-  // Ollama refuses images with a 500 and OpenRouter with a 404: the words say so, not the status.
-  const refusal = imageRefusalIn(message);
+  // Ollama refuses images with a 500 and OpenRouter with a 404: their words say so, not the status.
+  const refusal = imageRefusalAt(status, message);
   if (refusal) {
     const text = `The model endpoint rejected the request (HTTP ${status}): ${clip(message)}`;
     return final(new ImageRefusalError(refusal, text, status, options));

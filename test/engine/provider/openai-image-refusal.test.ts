@@ -3,6 +3,8 @@
  * the status and inside an open stream: Ollama's 500 for a text-only model, vLLM's 400 "is not a
  * multimodal model" (also sent mid-stream), OpenRouter's 404 and its mid-stream error chunk. Such
  * a refusal is final (no retry could change it); a 500 or a 404 in other words stays what it was.
+ * Only where a refusal can be: a 429 or a 503 that mentions an image keeps its retries, a 500 is
+ * the model's refusal only in a known server's exact words, and so is an error inside a stream.
  */
 import nock from "nock";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -135,6 +137,93 @@ describe("OpenAIProvider image refusals", () => {
       );
     const { error } = await collect(testProvider().provider.stream(request()));
     expect(error).toBeInstanceOf(ProviderError);
+    expect(error).not.toBeInstanceOf(ImageRefusalError);
+    expect(error).toMatchObject({ kind: "server" });
+  });
+
+  it("retries a 503 that mentions processing an image, as the transient server error it is", async () => {
+    const scope = nock(HOST)
+      .post(PATH)
+      .reply(503, {
+        error: { message: "unable to process image batch: vision worker overloaded, please retry" },
+      })
+      .post(PATH)
+      .reply(200, sse(chunk({ content: "ok" }, "stop")), SSE_HEADERS);
+    const { provider, waits } = testProvider();
+    const { events, error } = await collect(provider.stream(request()));
+    expect(error).toBeUndefined();
+    expect(events.at(-1)).toMatchObject({ type: "step-finished", text: "ok" });
+    expect(waits).toHaveLength(1);
+    expect(scope.pendingMocks()).toEqual([]);
+  });
+
+  it("retries a 429 that mentions an image after its Retry-After", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(
+        429,
+        { error: { message: "Too many requests: could not load image quota" } },
+        { "retry-after": "1" },
+      )
+      .post(PATH)
+      .reply(200, sse(chunk({ content: "ok" }, "stop")), SSE_HEADERS);
+    const { provider, waits } = testProvider();
+    const { events, error } = await collect(provider.stream(request()));
+    expect(error).toBeUndefined();
+    expect(events.at(-1)).toMatchObject({ type: "step-finished", text: "ok" });
+    expect(waits).toEqual([1000]);
+  });
+
+  it("never takes a 502 or 504 in a known server's words as a refusal", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(502, { error: { message: OLLAMA_TEXT_ONLY } })
+      .post(PATH)
+      .reply(504, { error: { message: "cannot identify image file" } })
+      .post(PATH)
+      .reply(200, sse(chunk({ content: "ok" }, "stop")), SSE_HEADERS);
+    const { provider, waits } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toBeUndefined();
+    expect(waits).toHaveLength(2);
+  });
+
+  it("keeps a 500 about an image it could not decode a retried server error: only a 400 or 422 says that", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(500, { error: { message: "failed to decode image: worker crashed" } })
+      .post(PATH)
+      .reply(500, { error: { message: "vision input is not supported right now" } })
+      .post(PATH)
+      .reply(200, sse(chunk({ content: "ok" }, "stop")), SSE_HEADERS);
+    const { provider, waits } = testProvider();
+    const { error } = await collect(provider.stream(request()));
+    expect(error).toBeUndefined();
+    expect(waits).toHaveLength(2);
+  });
+
+  it("still takes a 400 or 422 in any wording about an image as a refusal", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(400, { error: { message: "failed to decode image: not a PNG" } })
+      .post(PATH)
+      .reply(422, { error: { message: "vision input is not supported for this model" } });
+    const { provider } = testProvider();
+    expect((await collect(provider.stream(request()))).error).toMatchObject({ about: "image", status: 400 });
+    expect((await collect(provider.stream(request()))).error).toMatchObject({ about: "model", status: 422 });
+  });
+
+  it("keeps a mid-stream error in no known server's words a server error, even when it mentions an image", async () => {
+    nock(HOST)
+      .post(PATH)
+      .reply(
+        200,
+        sse(chunk({ content: "" }), {
+          error: { message: "unable to process image batch: worker overloaded" },
+        }),
+        SSE_HEADERS,
+      );
+    const { error } = await collect(testProvider().provider.stream(request()));
     expect(error).not.toBeInstanceOf(ImageRefusalError);
     expect(error).toMatchObject({ kind: "server" });
   });
