@@ -4,19 +4,21 @@
  * the card shows the whole SKILL.md and each bundled file; over an existing skill the card says
  * "Replace the existing skill", never just "Save", and under a name the data dir or `skills.dirs`
  * holds it says the saved skill will be hidden by that one; the result says whether the saved
- * skill is in the catalog, hidden or switched off. Bundled files are given inline or copied from the
- * workspace (never from outside it). The folder is written beside its destination and renamed
- * into place, so a failed save leaves no half-written skill.
+ * skill is in the catalog, hidden or switched off. Bundled files are given inline or copied from
+ * the workspace (never from outside it); a copied file keeps its executable bit (the card says
+ * so). The folder is written beside its destination and renamed into place, so a failed save
+ * leaves no half-written skill.
  */
 import { randomBytes } from "node:crypto";
-import { rename, rm } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { openCheckedDir } from "../tools/files/anchored-fs.js";
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { contentFingerprint } from "../tools/files/content-fingerprint.js";
 import { exists } from "../tools/files/path-exists.js";
-import { saveInWorkspace } from "../tools/files/service-file-access.js";
+import { saveInWorkspace, withWorkspaceFile } from "../tools/files/service-file-access.js";
 import { readTextFile } from "../tools/files/text-file.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
@@ -82,7 +84,14 @@ interface SavePlan {
   readonly shownDir: string;
   readonly exists: boolean;
   readonly skillFile: string;
-  readonly files: readonly { readonly path: string; readonly content: string }[];
+  readonly files: readonly BundledFile[];
+}
+
+/** A file bundled with a saved skill; `executable` when copied from an executable file. */
+interface BundledFile {
+  readonly path: string;
+  readonly content: string;
+  readonly executable: boolean;
 }
 
 async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<SavePlan> {
@@ -98,18 +107,19 @@ async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<Sav
     );
   const check = parseSkillFile(skillFile, args.name);
   if (!check.ok) throw new Error(`the skill would not load: ${check.reason}`);
-  const files: { path: string; content: string }[] = [];
+  const files: BundledFile[] = [];
   const seen = new Set<string>();
   for (const file of args.files ?? []) {
     if (seen.has(file.path)) throw new Error(`the file ${file.path} is listed twice`);
     seen.add(file.path);
-    if (file.content !== undefined) files.push({ path: file.path, content: file.content });
+    if (file.content !== undefined) files.push({ path: file.path, content: file.content, executable: false });
     else {
-      const source = await paths.resolve(file.from ?? "");
-      files.push({
-        path: file.path,
-        content: await readTextFile(source, SAVED_FILE_MAX_BYTES),
-      });
+      // A script keeps its owner's x bit: `.coworker/` is read-only for commands, so none could set it.
+      const copied = await withWorkspaceFile(paths, file.from ?? "", async (_opened, stats, resolved) => ({
+        content: await readTextFile(resolved, SAVED_FILE_MAX_BYTES),
+        executable: (stats.mode & 0o100) !== 0,
+      }));
+      files.push({ path: file.path, ...copied });
     }
   }
   // Confined like a file tool's path: the agent's shell may have made .coworker/skills a link to
@@ -132,7 +142,8 @@ function previewOf(args: SaveSkillArgs, plan: SavePlan, standing: SkillStanding 
     ? `Replace the existing skill "${args.name}"`
     : `Save the new skill "${args.name}"`;
   const sections = [`${plan.shownDir}/${SKILL_FILE}\n${plan.skillFile}`];
-  for (const file of plan.files) sections.push(`${plan.shownDir}/${file.path}\n${file.content}`);
+  for (const file of plan.files)
+    sections.push(`${plan.shownDir}/${file.path}${file.executable ? " (executable)" : ""}\n${file.content}`);
   return {
     summary: `${verb} in ${plan.shownDir}/ (${plan.files.length + 1} file${plan.files.length === 0 ? "" : "s"})${hiddenNote(args.name, standing)}`,
     detail: { kind: "code", text: sections.join("\n\n") },
@@ -142,8 +153,19 @@ function previewOf(args: SaveSkillArgs, plan: SavePlan, standing: SkillStanding 
 
 /** The fingerprint of exactly what a save writes, and where (ToolPreview.fingerprint). */
 function fingerprintOf(plan: SavePlan): string {
-  const files = plan.files.flatMap((file) => [file.path, file.content]);
+  const files = plan.files.flatMap((file) => [file.path, file.executable ? 1 : 0, file.content]);
   return contentFingerprint(["save_skill", plan.dir, plan.exists ? 1 : 0, plan.skillFile, ...files]);
+}
+
+/** Add the x bits where `file` (in the staging folder, written just now) has r bits; no link followed. */
+async function makeExecutable(file: string): Promise<void> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const { mode } = await handle.stat();
+    await handle.chmod((mode & 0o777) | ((mode & 0o444) >> 2));
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -161,8 +183,10 @@ async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> 
   await saveInWorkspace(paths, path.join(skillsDir, staging, SKILL_FILE), plan.skillFile);
   const parent = await openCheckedDir(await paths.resolve(skillsDir));
   try {
-    for (const file of plan.files)
+    for (const file of plan.files) {
       await saveInWorkspace(paths, path.join(skillsDir, staging, file.path), file.content);
+      if (file.executable) await makeExecutable(path.join(parent.child(staging), file.path));
+    }
     if (plan.exists) {
       // Until the new folder is in place the loader reads the old one under its aside name.
       const old = asideSkillFolder(name, tag);

@@ -11,9 +11,11 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GrantSet } from "../../src/engine/permissions/grants.js";
@@ -153,6 +155,33 @@ describe("save_skill", () => {
     );
     expect(outside.ok).toBe(false);
     expect(existsSync(path.join(fixture.workspaceSkills, "other"))).toBe(false);
+  });
+
+  it("keeps the executable bit of a file copied in, and says so on the card", async () => {
+    fixture = await skillsFixture();
+    mkdirSync(path.join(fixture.workspace, "tools"));
+    writeFileSync(path.join(fixture.workspace, "tools", "check.sh"), "#!/bin/sh\necho CHECKED\n", {
+      mode: 0o755,
+    });
+    writeFileSync(path.join(fixture.workspace, "tools", "notes.md"), "plain", { mode: 0o644 });
+    const tool = createSaveSkillTool(toolWorkspace({ root: fixture.workspace }));
+    const bundled = {
+      name: "checker",
+      description: "Run the checker",
+      instructions: "Run scripts/check.sh.",
+      files: [
+        { path: "scripts/check.sh", from: "tools/check.sh" },
+        { path: "notes.md", from: "tools/notes.md" },
+      ],
+    };
+    const card = (await tool.preview!(bundled, context)).detail?.text;
+    expect(card).toContain(".coworker/skills/checker/scripts/check.sh (executable)\n#!/bin/sh");
+    expect(card).toContain(".coworker/skills/checker/notes.md\nplain");
+    expect((await tool.execute(bundled, context)).ok).toBe(true);
+    const saved = path.join(fixture.workspaceSkills, "checker");
+    expect(statSync(path.join(saved, "scripts", "check.sh")).mode & 0o111).not.toBe(0);
+    expect(execFileSync(path.join(saved, "scripts", "check.sh"), { encoding: "utf8" })).toBe("CHECKED\n");
+    expect(statSync(path.join(saved, "notes.md")).mode & 0o111).toBe(0);
   });
 
   it("copies from the uploads of the asking conversation only, as the file tools read", async () => {
