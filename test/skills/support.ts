@@ -50,6 +50,11 @@ export function memorySpace(): KeyValueSpace {
       data.set(key, value);
       return true;
     },
+    replaceIf: async (key, expected, value) => {
+      if (!data.has(key) || JSON.stringify(data.get(key)) !== JSON.stringify(expected)) return false;
+      data.set(key, structuredClone(value));
+      return true;
+    },
   };
 }
 
