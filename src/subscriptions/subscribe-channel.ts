@@ -6,7 +6,8 @@
  * the bot able to read the channel. Wake-ups then run as the caller, whose membership was just checked. Another
  * person's subscription to the same channel in a shared thread stays theirs: the call is refused
  * (its wake-ups already come to this conversation; only its creator changes it, and they or an
- * approver cancel it), never taken over.
+ * approver cancel it), never taken over. An update rewrites the subscription as it is stored then,
+ * so one cancelled or moved ("new") meanwhile, through any process, is not brought back.
  */
 import type { Caller } from "../core/thread-target.js";
 import { accessChannel, type DirectoryLookup, isOwnConversation, type Outcome } from "./channel-access.js";
@@ -18,6 +19,7 @@ import {
   MAX_INSTRUCTIONS_CHARS,
   newSubscriptionId,
   scopeKeyOf,
+  type Subscription,
 } from "./subscription.js";
 import type { SubscriptionRegistry } from "./subscription-registry.js";
 import type { SubscribeArgs } from "./subscription-service-options.js";
@@ -75,7 +77,7 @@ export async function subscribeChannel(
     whatToDo: `checking my access failed: ${failureText(error)}`,
   }));
   if (!canRead.ok) return { ok: false, message: `I can't watch ${label} yet: ${canRead.whatToDo}` };
-  const subscription = await deps.registry.put({
+  const wanted: Subscription = {
     id: existing?.id ?? newSubscriptionId(),
     sessionId: caller.sessionId,
     subscriberTarget: caller.target,
@@ -85,7 +87,19 @@ export async function subscribeChannel(
     createdAt: existing?.createdAt ?? new Date(deps.clock.now()).toISOString(),
     // Wake-ups run as the person the membership check was just made for (an update's is its creator).
     createdBy: caller.requester,
-  });
+  };
+  // An update rewrites the subscription only as it still is (compare-and-set): one cancelled or
+  // moved elsewhere meanwhile is not brought back.
+  const subscription = existing
+    ? await deps.registry.update(existing.id, (now) =>
+        now.sessionId === caller.sessionId && isCreatedBy(now, person) ? wanted : undefined,
+      )
+    : await deps.registry.put(wanted);
+  if (!subscription)
+    return {
+      ok: false,
+      message: `Your subscription to ${label} (${existing?.id}) was cancelled or moved while I was updating it, so nothing changed; ask again to subscribe.`,
+    };
   const verb = existing ? "Updated the subscription to" : "Subscribed to";
   return {
     ok: true,

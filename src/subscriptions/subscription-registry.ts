@@ -16,7 +16,7 @@
  */
 import { IdIndex } from "../core/id-index.js";
 import { KeyedMutex } from "../store/key-mutex.js";
-import { getAll, type KeyValueSpace, replaceIf } from "../store/store.js";
+import { getAll, type KeyValueSpace } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import { type BufferPosition, bufferPositionSchema, laterOf } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "../core/clock.js";
@@ -189,7 +189,7 @@ export class SubscriptionRegistry {
     const key = subscriptionKey(next.id);
     // With one process every removal runs under this lock, and one already done is not indexed.
     if (!this.catalog.shared && !this.byId.has(next.id)) return "gone";
-    if (!(await replaceIf(this.space, key, expected, toVersioned(SUBSCRIPTION_KIND, next)))) {
+    if (!(await this.space.replaceIf!(key, expected, toVersioned(SUBSCRIPTION_KIND, next)))) {
       if ((await this.space.get(key)) !== undefined) return "changed";
       this.drop(next.id);
       return "gone";

@@ -1,9 +1,11 @@
 /**
- * "new" moves a thread's subscriptions to its new session (SubscriptionService.moveSession): it
- * reads each one, moves its read cursor (store round trips), then rewrites the record. With two
- * processes on one Redis, whatever another process did to the subscription in between — an
- * unsubscribe, an updated trigger — must survive the move: the rewrite is a compare-and-set of
- * the record as stored now, and never names a removed subscription in the catalog again.
+ * Rewriting a subscription takes store round trips between reading it and writing it: "new" moves
+ * a thread's subscriptions to its new session (SubscriptionService.moveSession: each one's read
+ * cursor, then its record), and subscribe_channel on one the caller has updates it after checking
+ * the bot can read the channel. With two processes on one Redis, whatever another process did to
+ * the subscription in between — an unsubscribe, an updated trigger — must survive: the rewrite is
+ * a compare-and-set of the record as stored now, and never names a removed subscription in the
+ * catalog again.
  */
 import os from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
@@ -128,5 +130,36 @@ describe("moving a thread's subscriptions while another process changes them", (
     expect(others).toEqual([]);
     expect(moved?.trigger).toEqual({ type: "keywords", keywords: ["rollback"] });
     expect(await c.service.listFor(ALICE.sessionId)).toEqual([]);
+  });
+
+  it("a subscription removed through B while A updates it stays removed, and A says nothing changed", async () => {
+    const { a, b } = await twoProcesses();
+    expect(await a.service.subscribe(ALICE, { channel: "#deploys" })).toMatchObject({ ok: true });
+    let reached!: () => void;
+    const checking = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let go!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      go = resolve;
+    });
+    const canRead = a.directory.ensureBotCanRead.bind(a.directory);
+    a.directory.ensureBotCanRead = async (channel) => {
+      reached();
+      await gate;
+      return canRead(channel);
+    };
+    const updating = a.service.subscribe(ALICE, {
+      channel: "#deploys",
+      trigger: { type: "keywords", keywords: ["rollback"] },
+    });
+    await checking; // A found the subscription and is checking the bot can read the channel
+    expect(await b.service.remove(ALICE_OWNER, "#deploys")).toMatchObject({ ok: true });
+    go();
+    expect(await updating).toMatchObject({ ok: false, message: expect.stringContaining("nothing changed") });
+
+    const c = await openProcess(redis!.url);
+    expect(await c.service.listFor(ALICE.sessionId)).toEqual([]);
+    expect(await c.service.observe(message("rollback of deploy 8"))).toEqual({ status: "ignored" });
   });
 });
