@@ -22,11 +22,14 @@
  * dropped like a message. The person is told how many were dropped (droppedNote).
  * Both channels route what a sender sends through `route`, giving only their own way of handing
  * it over and answering.
- * A channel stopping gives the lanes a bounded time (`drain`), then cancels what is left: the
- * platform took those messages as delivered long before (Slack acknowledged, Telegram's update
- * confirmed), so no other process gets them, and each one's sender is told in its conversation
- * that it was not taken and should be sent again (STOPPED_NOTE, through the channel's own way of
- * answering, for a bounded time too, so a slow platform cannot hold the shutdown). A job that has
+ * A channel stopping gives the lanes a bounded time (`drain`), then cancels what is left. Where
+ * the platform took a message as delivered already (Slack acknowledged, a polled Telegram update
+ * confirmed, a webhook update answered at its deadline), no other process gets it, so its sender
+ * is told in its conversation that it was not taken and should be sent again (STOPPED_NOTE,
+ * through the channel's own way of answering, for a bounded time too, so a slow platform cannot
+ * hold the shutdown). Where the platform will deliver it again (a webhook update not answered yet:
+ * `redelivered`), its sender is not told: their resend would come besides the redelivery, a
+ * second turn. A note that fails counts as not told (a TellSender rejects). A job that has
  * started handing its message over (LaneSignal.handingOver) is out of reach of any cancel: it is
  * never counted as dropped, nor its sender told so.
  */
@@ -92,8 +95,14 @@ export interface LaneSignal {
 /** A lane's job (see LaneSignal). */
 export type LaneJob = (signal: LaneSignal) => Promise<void>;
 
-/** How the channel tells a sender something in the conversation of their message. */
+/** How the channel tells a sender something in the conversation of their message; rejects when it could not. */
 export type TellSender = (text: string) => Promise<void>;
+
+/**
+ * Asked by `drain` once the channel has stopped receiving: whether the platform will deliver the
+ * dropped message again (a Telegram webhook update left unanswered), so its sender is not told.
+ */
+export type Redelivered = () => boolean;
 
 /**
  * What a sender sent, as their lane routes it (`route`), with the channel's part of handing it
@@ -103,13 +112,21 @@ export type TellSender = (text: string) => Promise<void>;
  * cannot run: its usage text changes nothing); or a message, which always goes through the lane
  * (its files are read there). Handed over at once, a job is never cancelled (NOT_CANCELLED).
  * What may wait in the lane comes with the channel's way of telling its sender (`tell`), which a
- * stopping channel uses for STOPPED_NOTE when it drops it (`drain`).
+ * stopping channel uses for STOPPED_NOTE when it drops it (`drain`) unless the platform will
+ * deliver it again (`redelivered`).
  */
 export type LaneEntry =
   | { readonly kind: "stop"; readonly answer: (dropped: number) => Promise<void> }
-  | { readonly kind: "command"; readonly name: string; readonly handOver: LaneJob; readonly tell: TellSender }
+  | ({ readonly kind: "command"; readonly name: string; readonly handOver: LaneJob } & Telling)
   | { readonly kind: "at-once"; readonly handOver: LaneJob }
-  | { readonly kind: "message"; readonly handOver: LaneJob; readonly tell: TellSender };
+  | ({ readonly kind: "message"; readonly handOver: LaneJob } & Telling);
+
+/** How a stopping channel's `drain` tells the sender of an entry it dropped (see LaneEntry). */
+export interface Telling {
+  readonly tell: TellSender;
+  /** Never redelivered when unset. */
+  readonly redelivered?: Redelivered | undefined;
+}
 
 /**
  * How `route` dealt with an entry: answered (handed over, or the stop answered), queued in the
@@ -146,6 +163,8 @@ export interface JobOptions {
   readonly keptByStop?: boolean;
   /** How its sender is told STOPPED_NOTE if `drain` drops it; nobody is told without it. */
   readonly tell?: TellSender | undefined;
+  /** Whether the platform delivers it again after the stop: then nobody is told (never by default). */
+  readonly redelivered?: Redelivered | undefined;
 }
 
 export interface HandOverLanesOptions {
@@ -164,6 +183,7 @@ interface JobSignal extends LaneSignal {
   taken: boolean;
   readonly keptByStop: boolean;
   readonly tell: TellSender | undefined;
+  readonly redelivered: Redelivered | undefined;
 }
 
 function jobSignal(options: JobOptions): JobSignal {
@@ -172,6 +192,7 @@ function jobSignal(options: JobOptions): JobSignal {
     taken: false,
     keptByStop: options.keptByStop ?? false,
     tell: options.tell,
+    redelivered: options.redelivered,
     handingOver: () => {
       signal.taken = !signal.aborted;
       return signal.taken;
@@ -240,8 +261,9 @@ export class HandOverLanes {
         ? this.enqueue(key, (signal) => (signal.handingOver() ? entry.handOver(signal) : SETTLED), {
             keptByStop: keptByStop(entry.name),
             tell: entry.tell,
+            redelivered: entry.redelivered,
           })
-        : this.enqueue(key, entry.handOver, { tell: entry.tell });
+        : this.enqueue(key, entry.handOver, { tell: entry.tell, redelivered: entry.redelivered });
     return handedOver ? { kind: "queued", handedOver } : FULL;
   }
 
@@ -285,20 +307,24 @@ export class HandOverLanes {
   }
 
   /**
-   * A channel stopping: wait for the lanes to empty, at most the stop options' time, then cancel
-   * every job left (never handed over) and tell each one's sender so, for at most `tellWithinMs`;
-   * logs how many were dropped and how many senders were told.
+   * A channel stopping (called once it receives no more): wait for the lanes to empty, at most the
+   * stop options' time, then cancel every job left (never handed over) and tell each one's sender
+   * so, unless the platform delivers it again, for at most `tellWithinMs`; logs how many were
+   * dropped, how many of those the platform redelivers, and how many senders were told.
    */
   async drain(): Promise<void> {
     const stop = this.options.stop;
     const outcome = await this.within(this.idle(), stop?.withinMs ?? DEFAULT_STOP_WITHIN_MS);
     if (outcome === "done") return;
     const dropped = [...this.lanes.keys()].flatMap((key) => this.abort(key, () => true));
+    const redelivered = dropped.filter((signal) => signal.redelivered?.() === true);
+    const tells = dropped.flatMap((signal) =>
+      signal.tell && !redelivered.includes(signal) ? [signal.tell] : [],
+    );
     let told = 0;
-    const telling = dropped.map(async (signal) => {
-      if (!signal.tell) return;
+    const telling = tells.map(async (tell) => {
       try {
-        await signal.tell(STOPPED_NOTE);
+        await tell(STOPPED_NOTE);
         told += 1;
       } catch (error) {
         this.options.logger.warn({ err: error }, "a dropped message's sender could not be told");
@@ -306,8 +332,13 @@ export class HandOverLanes {
     });
     const tellOutcome = await this.within(Promise.all(telling), stop?.tellWithinMs ?? DEFAULT_TELL_WITHIN_MS);
     this.options.logger.warn(
-      { dropped: dropped.length, told, allTold: tellOutcome === "done" },
-      "stopped with messages still being read: not handed over, their senders told to send them again",
+      {
+        dropped: dropped.length,
+        redelivered: redelivered.length,
+        told,
+        allTold: tellOutcome === "done",
+      },
+      "stopped with messages still being read: not handed over, their senders told to send them again unless redelivered",
     );
   }
 

@@ -6,7 +6,8 @@
  * answer commands and record or hand over (a message's files are read in its sender's lane
  * after; a webhook update is answered once its message is handed over, within the webhook's
  * deadline). Stopping gives the lanes a few seconds, then drops what is left, telling each
- * sender to send it again (hand-over-lanes.ts drain), so the turns' own grace still comes within
+ * sender to send it again unless Telegram delivers it again (a webhook update the stop left
+ * unanswered: hand-over-lanes.ts drain), so the turns' own grace still comes within
  * the shutdown's watchdog. Every Bot API call has a deadline by kind (telegram-deadlines.ts); network failures,
  * timeouts among them, are retried a few times, 429s by @grammyjs/auto-retry within set bounds
  * (not the membership lookups of allowed_chats, which run inside a chat's ordered section: a 429
@@ -267,6 +268,8 @@ export class TelegramChannel implements ChannelAdapter {
         lanes: this.lanes,
         albums: new AlbumCollector(options.clock ?? systemClock, options.albums),
         waits,
+        // Asked only once the channel has stopped, long after the receiver is set below.
+        redelivers: (updateId) => this.receiver.redelivers?.(updateId) ?? false,
         bot: () => ({ id: this.bot.botInfo.id, username: this.bot.botInfo.username }),
         outputFor,
         logger,
@@ -341,8 +344,10 @@ export class TelegramChannel implements ChannelAdapter {
 
   /**
    * Stop receiving, and hand over the messages whose files are still being read, for a few seconds
-   * at most: those left then are dropped, each one's sender told to send it again (the shutdown's
-   * watchdog must still leave the turns their grace). Turns already running finish through the session layer.
+   * at most (the shutdown's watchdog must still leave the turns their grace): those left then are
+   * dropped, each one's sender told to send it again unless Telegram delivers its update again (a
+   * webhook update not answered when the receiver stopped, which is settled by then). Turns
+   * already running finish through the session layer.
    */
   async stop(): Promise<void> {
     await this.receiver.stop();

@@ -8,9 +8,13 @@
  * is busy and it may change what their earlier message meets (/new, /mode, …): then it waits
  * there (hand-over-lanes.ts route); their /stop cancels their lane (its commands spared), and they
  * are told what it dropped. When the channel stops before a message (an album, a command waiting
- * behind one) is handed over, its sender is told to send it again (hand-over-lanes.ts drain):
- * polling confirmed its update long before, so Telegram never sends it again. Each update's
- * hand-over is noted (telegram-hand-over-waits.ts), so webhook mode answers once it is recorded.
+ * behind one) is handed over, it is dropped, and its sender is told to send it again
+ * (hand-over-lanes.ts drain) when Telegram will not deliver it again: polling confirmed its update
+ * as it fetched it, and a webhook update may have been answered at the webhook's deadline. A
+ * webhook update the stop left unanswered (the receiver's `redelivers`) comes again, to the next
+ * process behind the URL: its sender is not told, or their resend would be a second turn. Each
+ * update's hand-over is noted (telegram-hand-over-waits.ts), so webhook mode answers once it is
+ * recorded.
  * An album's items are gathered first (telegram-albums.ts) and handed over as one message, every
  * item's update noted with it; one that finds its sender's lane full is refused aloud once it has
  * closed. Every group and channel message
@@ -87,6 +91,8 @@ export interface HandlerDeps extends HandOverDeps {
   readonly albums: AlbumCollector<Delivered>;
   /** Where each update's hand-over is noted, for webhook mode to answer after it. */
   readonly waits: HandOverWaits;
+  /** Whether Telegram delivers update `updateId` again after the channel stopped (see module comment). */
+  readonly redelivers: (updateId: number) => boolean;
   readonly outputFor: (target: ThreadTarget) => ThreadOutput;
   /** Told about every group, supergroup and channel message seen (channel subscriptions). */
   readonly observe?: ((message: ObservedMessage) => Promise<unknown> | undefined) | undefined;
@@ -206,11 +212,13 @@ function entryOf(
   tell: (text: string) => Promise<void>,
   deps: HandlerDeps,
 ): LaneEntry {
+  const redelivered = () => deps.redelivers(delivered.updateId);
   if (!command || !SERVICE_COMMANDS.has(command.name))
     return {
       kind: "message",
       handOver: (signal) => handOver([delivered], target, deps, tell, signal),
       tell,
+      redelivered,
     };
   const answer = () =>
     deps.service.command(target, userOf(delivered.message.from!), command.name, command.args);
@@ -222,7 +230,13 @@ function entryOf(
         return tell(dropped > 0 ? `${reply}\n\n${droppedNote(dropped)}` : reply);
       },
     };
-  return { kind: "command", name: command.name, handOver: async () => tell(await answer()), tell };
+  return {
+    kind: "command",
+    name: command.name,
+    handOver: async () => tell(await answer()),
+    tell,
+    redelivered,
+  };
 }
 
 /**
@@ -262,7 +276,8 @@ async function admit(
  * the captioned item (the first when none is). Every item's update is noted with that hand-over,
  * so webhook mode answers each once the album is recorded. When the lane is full, the album is
  * still waited for, and a sender who may use the bot is told it was not taken, as for any message;
- * so are they when the channel stops before the album is handed over.
+ * so are they when the channel stops before the album is handed over, unless Telegram delivers
+ * every item of it again (its first alone while it is still open).
  */
 function gather(ctx: Context, delivered: Delivered, group: string, deps: HandlerDeps): void {
   const key = albumKey({ ...delivered.message, media_group_id: group });
@@ -303,13 +318,20 @@ function handOverAlbum(
     closing ??= readyAlbum(album, delivered, deps);
     return closing;
   };
+  let items: readonly Delivered[] = [delivered];
+  void album.then((all) => {
+    items = all;
+  });
   const queued = deps.lanes.enqueue(
     laneOf(delivered.message),
     async (signal) => {
       const ready = await closed();
       if (ready) await handOver(ready.items, ready.admitted.target, deps, ready.admitted.tell, signal);
     },
-    { tell: async (text) => (await closed())?.admitted.tell(text) },
+    {
+      tell: async (text) => (await closed())?.admitted.tell(text),
+      redelivered: () => items.every((item) => deps.redelivers(item.updateId)),
+    },
   );
   if (queued) return queued;
   deps.logger.info({ chatId: delivered.message.chat.id }, "telegram: hand-over lane full, album refused");

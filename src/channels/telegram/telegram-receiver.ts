@@ -16,6 +16,11 @@ export interface TelegramReceiver {
   /** Stop receiving; resolves once no update is being fetched any more. */
   stop(): Promise<void>;
   health(): ChannelHealth;
+  /**
+   * Whether Telegram will deliver update `updateId` again, asked once `stop` has resolved: a
+   * webhook update its stop cut unanswered. Never when unset (polling confirms what it fetched).
+   */
+  redelivers?(updateId: number): boolean;
   /** The local port it listens on, when it listens on one. */
   port(): number | undefined;
 }

@@ -9,7 +9,10 @@
  * poller does) and acknowledged all the same; one still running after `answerWithinMs` (9 s by
  * default; a long file still being read) is acknowledged then and left to finish, so Telegram
  * does not re-send it meanwhile, and a later failure of it is logged
- * the same way. The deadline is this module's, not grammY's: on its own timeout grammY leaves an
+ * the same way. When the server stops, it closes every connection: an update still running then
+ * and not acknowledged yet gets no answer, so Telegram will deliver it again (to this process once
+ * it listens again, or to another behind the same URL); `redelivers` names those, so a stopping
+ * channel does not also ask their senders to send them again. The deadline is this module's, not grammY's: on its own timeout grammY leaves an
  * unhandled `task.finally(...)` on the running update, so that update's later failure would be an
  * unhandled rejection, which ends the process (ops/fatal-errors.ts). A request for another path
  * or method gets 404, one whose target cannot be read at all 400 (never a throw in the server's
@@ -103,14 +106,18 @@ function readUpdate(request: IncomingMessage, response: ServerResponse, limit: n
 
 /**
  * grammY's node:http adapter with a bounded body: grammY reads `update` only once the secret
- * header matched, so a request without it is refused before any of its body is read.
+ * header matched, so a request without it is refused before any of its body is read. `onRead`
+ * gets the update before any handler runs.
  */
 function boundedHttpAdapter(limit: number) {
-  return (request: IncomingMessage, response: ServerResponse) => {
+  return (request: IncomingMessage, response: ServerResponse, onRead: (update: Update) => void) => {
     const header = request.headers[SECRET_HEADER];
     return {
       get update() {
-        return readUpdate(request, response, limit);
+        return readUpdate(request, response, limit).then((update) => {
+          onRead(update);
+          return update;
+        });
       },
       header: Array.isArray(header) ? header[0] : header,
       end: () => {
@@ -143,6 +150,10 @@ export class WebhookReceiver implements TelegramReceiver {
   readonly mode = "webhook";
   readonly description: string;
   private server: Server | undefined;
+  /** The ids of the updates being handled, by the response that answers each. */
+  private readonly handling = new Map<ServerResponse, number>();
+  /** The updates left unanswered when the server last stopped: Telegram delivers them again. */
+  private cut: ReadonlySet<number> = new Set();
 
   constructor(
     private readonly bot: Bot,
@@ -156,6 +167,7 @@ export class WebhookReceiver implements TelegramReceiver {
   async start(): Promise<void> {
     // No grammY timeout (see module comment): the timer below answers in time instead, and the
     // update's promise has just the one handler here, however late it settles.
+    this.cut = new Set();
     const maxBodyBytes = this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const handle = webhookCallback(this.bot, boundedHttpAdapter(maxBodyBytes), {
       secretToken: this.options.secret,
@@ -178,14 +190,17 @@ export class WebhookReceiver implements TelegramReceiver {
         response.writeHead(200).end();
       }, answerWithinMs);
       timer.unref();
+      const read = (update: Update) => this.handling.set(response, update.update_id);
       // The callback is async; grammY's type for a custom adapter does not say so.
-      Promise.resolve(handle(request, response)).then(
-        () => clearTimeout(timer),
-        (error: unknown) => {
-          clearTimeout(timer);
-          this.failed(error, response);
-        },
-      );
+      Promise.resolve(handle(request, response, read))
+        .then(
+          () => clearTimeout(timer),
+          (error: unknown) => {
+            clearTimeout(timer);
+            this.failed(error, response);
+          },
+        )
+        .finally(() => this.handling.delete(response));
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -234,10 +249,19 @@ export class WebhookReceiver implements TelegramReceiver {
     return { ready: listening, state: listening ? "listening" : "stopped" };
   }
 
+  /** Whether Telegram delivers update `updateId` again: it was cut unanswered by the last `stop`. */
+  redelivers(updateId: number): boolean {
+    return this.cut.has(updateId);
+  }
+
+  /** Closes every connection, so the updates not answered yet are Telegram's to send again. */
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
     if (!server) return;
+    this.cut = new Set(
+      [...this.handling].filter(([response]) => !response.writableFinished).map(([, updateId]) => updateId),
+    );
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }

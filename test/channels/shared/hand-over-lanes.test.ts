@@ -3,7 +3,8 @@
  * lane refuses, a failing job is logged and its lane goes on, and idle() waits for them all; a
  * cancelled lane runs none of its waiting jobs and aborts the running one's signal (not one
  * already handing over); drain() waits at most its deadline (on an injected clock), then cancels
- * what is left and tells each dropped job's sender, for a bounded time.
+ * what is left and tells each dropped job's sender, for a bounded time, unless the platform
+ * delivers the job's message again.
  */
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -186,11 +187,40 @@ describe("HandOverLanes", () => {
       `alice 2: ${STOPPED_NOTE}`,
       `alice new: ${STOPPED_NOTE}`,
     ]);
-    expect(lines.join("")).toContain('"dropped":3,"told":3');
+    expect(lines.join("")).toContain('"dropped":3,"redelivered":0,"told":3');
     reading.open();
     receiving.open();
     await lanes.idle();
     expect(received).toBe(false);
+  });
+
+  it("drain() does not tell the sender of a message the platform delivers again", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
+    const clock = manualClock();
+    const lanes = new HandOverLanes({ maxWaiting: 5, logger, stop: { withinMs: 5000, clock } });
+    const told: string[] = [];
+    const tell = (who: string) => async (text: string) => void told.push(`${who}: ${text}`);
+    const held = gate();
+    await lanes.route("alice", {
+      kind: "message",
+      tell: tell("alice"),
+      redelivered: () => true,
+      handOver: () => held.promise,
+    });
+    await lanes.route("alice", {
+      kind: "command",
+      name: "new",
+      tell: tell("alice new"),
+      redelivered: () => false,
+      handOver: quiet,
+    });
+    const draining = lanes.drain();
+    clock.fire(5000);
+    await draining;
+    expect(told).toEqual([`alice new: ${STOPPED_NOTE}`]);
+    expect(lines.join("")).toContain('"dropped":2,"redelivered":1,"told":1,"allTold":true');
+    held.open();
   });
 
   it("drain() stops waiting for the senders' notes after tellWithinMs", async () => {
@@ -215,7 +245,7 @@ describe("HandOverLanes", () => {
     expect(clock.pending(2000)).toBe(1);
     clock.fire(2000);
     await draining;
-    expect(lines.join("")).toContain('"dropped":1,"told":0,"allTold":false');
+    expect(lines.join("")).toContain('"dropped":1,"redelivered":0,"told":0,"allTold":false');
     held.open();
   });
 

@@ -4,15 +4,17 @@
  * take minutes, and the shutdown's watchdog would end the process first. What is left then is
  * dropped, never handed over, and logged — and, since polling confirmed those updates long before
  * (Telegram never sends them again, to this process or another), each one's sender is told in its
- * chat to send it again — once for an album, however many items it has. The deadlines (and the
- * album's window) run on an injected clock here.
+ * chat to send it again — once for an album, however many items it has. In webhook mode an update
+ * the stop cut unanswered comes again from Telegram: its sender is not told (their resend would be
+ * a second turn); one answered at the webhook's deadline is not, so its sender is told. The
+ * deadlines (and the album's window) run on an injected clock here.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { STOPPED_NOTE } from "../../../src/channels/shared/hand-over-lanes.js";
 import { manualClock } from "../../support/manual-clock.js";
-import { ALICE, ALICE_DM } from "./harness.js";
+import { ALICE, ALICE_DM, TEST_WEBHOOK, WEBHOOK_SECRET } from "./harness.js";
 import { type SlowRecording, startWithSlowRecording, VOICE } from "./slow-recording.js";
 
 const PNG = join(import.meta.dirname, "../../fixtures/attachments/red-4x3.png");
@@ -24,7 +26,19 @@ afterEach(async () => {
 });
 
 const DROPPED_LOG =
-  "stopped with messages still being read: not handed over, their senders told to send them again";
+  "stopped with messages still being read: not handed over, their senders told to send them again unless redelivered";
+
+/** Post `update` to the harness's webhook: its status, or "no answer" when the connection was cut. */
+function postToWebhook(port: number | undefined, update: unknown): Promise<string> {
+  return fetch(`http://127.0.0.1:${port}${TEST_WEBHOOK.path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": WEBHOOK_SECRET },
+    body: JSON.stringify(update),
+  }).then(
+    (response) => `status ${response.status}`,
+    () => "no answer",
+  );
+}
 
 describe("telegram: stopping with a message still being read", () => {
   it("waits for it until the deadline, then drops it and what waits behind it, telling the sender of each", async () => {
@@ -83,5 +97,53 @@ describe("telegram: stopping with a message still being read", () => {
     s.release();
     await h.tg.waitFor(() => h.logs().some((line) => line.msg === "telegram: hand-over cancelled"));
     expect(h.service.received).toHaveLength(0);
+  });
+
+  it("webhook: does not tell the sender of an update the stop left unanswered, which Telegram sends again", async () => {
+    const clock = manualClock();
+    s = await startWithSlowRecording({ webhook: TEST_WEBHOOK, laneStop: { withinMs: 5000, clock } });
+    const { h } = s;
+    const { update } = h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, voice: VOICE });
+    const answer = postToWebhook(h.channel.webhookPort(), update);
+    await s.transcribing;
+    const stopping = h.channel.stop();
+    await h.tg.waitFor(() => clock.pending(5000) === 1);
+    clock.fire(5000);
+    await stopping;
+    // Telegram got no 200, so it delivers the update again: a note too would make two turns of it.
+    expect(await answer).toBe("no answer");
+    expect(h.tg.state.botMessages(ALICE.id).map((message) => message.text)).not.toContain(STOPPED_NOTE);
+    expect(h.logs().find((line) => line.msg === DROPPED_LOG)).toMatchObject({
+      dropped: 1,
+      redelivered: 1,
+      told: 0,
+      allTold: true,
+    });
+    expect(h.service.received).toHaveLength(0);
+  });
+
+  it("webhook: tells the sender of an update answered at the webhook's deadline, which Telegram never sends again", async () => {
+    const clock = manualClock();
+    s = await startWithSlowRecording({
+      webhook: { ...TEST_WEBHOOK, answerWithinMs: 1 },
+      laneStop: { withinMs: 5000, clock },
+    });
+    const { h } = s;
+    const { update } = h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, voice: VOICE });
+    const answer = postToWebhook(h.channel.webhookPort(), update);
+    await s.transcribing;
+    // The recording waits on its gate: only the deadline can have answered.
+    expect(await answer).toBe("status 200");
+    const stopping = h.channel.stop();
+    await h.tg.waitFor(() => clock.pending(5000) === 1);
+    clock.fire(5000);
+    await stopping;
+    expect(h.tg.state.botMessages(ALICE.id).map((message) => message.text)).toContain(STOPPED_NOTE);
+    expect(h.logs().find((line) => line.msg === DROPPED_LOG)).toMatchObject({
+      dropped: 1,
+      redelivered: 0,
+      told: 1,
+      allTold: true,
+    });
   });
 });
