@@ -17,8 +17,8 @@
  * (wake-claims.ts), each matched message is claimed before a wake-up delivers it
  * (wake-hand-over.ts), so it wakes its subscription once across processes. A message delivered
  * elsewhere leaves the batch; one being handed over elsewhere is looked at again once that claim
- * could have lapsed (one timer per subscription), and a failed hand-over puts back only the
- * messages this process claimed.
+ * could have lapsed (one timer per subscription), a batch left with none of its messages gives its
+ * wake-up slot back, and a failed hand-over puts back only the messages this process claimed.
  */
 import type { BufferEntry, BufferPosition } from "./buffer-entry.js";
 import type { Clock, TimerHandle } from "../core/clock.js";
@@ -338,12 +338,17 @@ export class WakeScheduler {
       this.recheckLater(ready, elsewhere),
     )
       .then(
-        (mine) =>
-          handOverClaimed(this.options, mine).then(
+        (mine) => {
+          // None of its messages is this process's to hand over (woken for, or being handed over,
+          // elsewhere): no wake-up goes, so its slot goes back.
+          if (mine.items.length === 0)
+            slot.release().catch((error: unknown) => this.options.onError(error, subscriptionId));
+          return handOverClaimed(this.options, mine).then(
             () => this.failures.ended(subscriptionId),
             (error: unknown) =>
               failed(error, mine, mine.tellIfFails === true && !(error instanceof NoticeNotPostedError)),
-          ),
+          );
+        },
         // Not known which were claimed: all go back (a claim this process holds is its own again).
         (error: unknown) => failed(error, ready, false),
       )

@@ -6,43 +6,12 @@
  */
 import os from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Clock, TimerHandle } from "../../src/core/clock.js";
 import type { Coordination } from "../../src/store/coordination/coordination.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { ALICE, type Harness, message, openHarness } from "./support.js";
-
-/** Real time moved on by `advance`, whose timers fire only when it brings them due. */
-class SteppedClock implements Clock {
-  private skew = 0;
-  private next = 0;
-  private readonly timers = new Map<number, { readonly due: number; readonly callback: () => void }>();
-
-  now(): number {
-    return Date.now() + this.skew;
-  }
-
-  setTimer(callback: () => void, ms: number): TimerHandle {
-    this.next += 1;
-    this.timers.set(this.next, { due: this.now() + ms, callback });
-    return this.next;
-  }
-
-  clearTimer(handle: TimerHandle): void {
-    this.timers.delete(handle as number);
-  }
-
-  /** Move time on by `ms` and fire the timers due by then, once each, in order of due time. */
-  advance(ms: number): void {
-    this.skew += ms;
-    const due = [...this.timers].filter(([, t]) => t.due <= this.now()).sort(([, a], [, b]) => a.due - b.due);
-    for (const [handle, timer] of due) {
-      this.timers.delete(handle);
-      timer.callback();
-    }
-  }
-}
+import { SteppedClock } from "./support-stepped-clock.js";
 
 const SETTINGS = { debounceMs: 8_000, maxWaitMs: 30_000, maxBatch: 1_000 };
 /** Shorter than the age at which a batch is overdue, so a sweep can find it not overdue yet. */
@@ -62,12 +31,12 @@ afterEach(async () => {
   redis = undefined;
 });
 
-async function openProcess(url: string, clock: SteppedClock) {
+async function openProcess(url: string, clock: SteppedClock, wakesPerHour = 12) {
   const store = await createStore({ url, dataDir: os.tmpdir() });
   const coordination = await createCoordination({ url, dataDir: os.tmpdir(), store });
   const harness = await openHarness({
     store,
-    settings: SETTINGS,
+    settings: { ...SETTINGS, wakesPerHour },
     shared: { coordination, reconcileMs: 3_600_000, sweepMs: SWEEP_MS },
     clock,
   });
@@ -77,19 +46,19 @@ async function openProcess(url: string, clock: SteppedClock) {
 }
 
 /** A (whose timers run only when the test moves its clock) has a match waiting; B runs on. */
-async function matchWaitingInA() {
+async function matchWaitingInA(wakesPerHour?: number) {
   redis = await startRedisServer();
   const clockA = new SteppedClock();
   const clockB = new SteppedClock();
-  const a = await openProcess(redis.url, clockA);
-  const b = await openProcess(redis.url, clockB);
+  const a = await openProcess(redis.url, clockA, wakesPerHour);
+  const b = await openProcess(redis.url, clockB, wakesPerHour);
   expect(await a.harness.service.subscribe(ALICE, { channel: "#deploys" })).toMatchObject({ ok: true });
   expect(await b.harness.service.listFor(ALICE.sessionId)).toHaveLength(1);
   expect(await a.harness.service.observe(message("deploy 9 failed"))).toEqual({
     status: "buffered",
     matched: 1,
   });
-  return { a, b, clockB };
+  return { a, b, clockA, clockB };
 }
 
 /** Move B's clock by `ms`, then wait for what that started. */
@@ -129,5 +98,22 @@ describe("a wake-up waiting in a process that stops", () => {
     await runB(b, clockB, SETTINGS.debounceMs);
     expect(texts(b.harness)).toEqual([["deploy 9 failed"]]);
     expect(a.harness.sink.wakes).toEqual([]);
+  });
+
+  it("a process only slow, whose batch was taken over meanwhile, gives its wake-up slot back", async () => {
+    const { a, b, clockA, clockB } = await matchWaitingInA(2);
+    await runB(b, clockB, OVERDUE_MS);
+    await runB(b, clockB, SETTINGS.debounceMs);
+    expect(texts(b.harness)).toEqual([["deploy 9 failed"]]);
+
+    // A's batch goes at last: its message was woken for by B, so no wake-up, and no slot used.
+    clockA.advance(SETTINGS.maxWaitMs);
+    await a.harness.service.settled();
+    expect(a.harness.sink.wakes).toEqual([]);
+
+    // The second of the two wake-ups an hour is still there for the next message.
+    expect(await b.harness.service.observe(message("deploy 10 failed"))).toMatchObject({ matched: 1 });
+    await runB(b, clockB, SETTINGS.debounceMs);
+    expect(texts(b.harness)).toEqual([["deploy 9 failed"], ["deploy 10 failed"]]);
   });
 });
