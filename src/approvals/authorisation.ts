@@ -8,8 +8,9 @@
  * loosens too (it leaves read-only plan mode), so whoever may loosen the session may decide a plan
  * too. A card its requester may not approve says who may, in the words a refused press gets.
  * A platform no access rule checks, running beside ones that do (the console beside Slack or
- * Telegram: whoever types at the terminal), decides for its own sessions only: a change that steers
- * every later session goes to an approver of that platform named in `approvers`, else to nobody.
+ * Telegram: whoever types at the terminal), decides for its own sessions only. A change that steers
+ * every later session goes to an approver of the platform named in `approvers`, else to nobody
+ * (only the console's person running alone, who owns the deployment, decides it then).
  */
 import { z } from "zod";
 import type { CardPerson } from "../core/card.js";
@@ -156,16 +157,26 @@ export function loosenRefusal(
 /** The refusal for a person who may not loosen the session. */
 export const LOOSEN_REFUSAL = `Standing permissions and auto mode are for the session's owner — in a shared thread, ${LOOSENERS}. You can still approve this once.`;
 
-/** Why only those who may loosen the session decide a call that steers every later session. */
-const STEERING_LOOSENERS_ONLY =
-  "This changes what steers every later session, in every conversation, so only a configured approver (or, without one, whoever may loosen this session) can decide it.";
+/** The one platform whose person, running alone, owns the deployment (see steeringDecidersFor). */
+const OWNER_PLATFORM = "console";
+
+/** Why only a configured approver decides a call that steers every later session. */
+const STEERING_APPROVERS_ONLY =
+  "This changes what steers every later session, in every conversation, so only a configured approver can decide it.";
+
+/** Why nobody may decide such a call on `platform`: no approver is configured there. */
+function noSteeringApprovers(platform: string): string {
+  const example = platform === OWNER_PLATFORM ? `${OWNER_PLATFORM}:local` : `${platform}:<user id>`;
+  return `This changes what steers every later session, in every conversation, so a configured approver must decide it, and none is configured for ${platform}: nobody can approve it. The operator lists approvers in \`approvals.approvers\` (e.g. "${example}").`;
+}
 
 /**
  * Who may approve a change that steers every later session (a skill, AGENTS.md): the configured
- * approvers of the platform when there are any — the change reaches every conversation, not only
- * this one, so the looseners of this one (a DM's owner, a thread's starter) do not suffice — else
- * `looseners`, whoever may loosen this session; on an unchecked platform beside checked ones
- * (`unchecked`: the console beside Slack), nobody — its person decides for their own sessions only.
+ * approvers of the platform — the change reaches every conversation, not only this one, so the
+ * looseners of this one (a DM's owner, a thread's starter) do not suffice, and without an approver
+ * nobody may: else anyone who can write to the bot could approve their own change in their own DM
+ * (as save_skill, skill-authority.ts). The console's person running alone owns the deployment and
+ * decides through `looseners`; beside checked platforms (`unchecked`) they too need naming.
  */
 export function steeringDecidersFor(
   config: Pick<ApprovalsConfig, "approvers" | "unchecked">,
@@ -174,7 +185,8 @@ export function steeringDecidersFor(
 ): readonly string[] {
   const approvers = config.approvers.filter((id) => id.startsWith(`${platform}:`));
   if (approvers.length > 0) return Object.freeze([...new Set(approvers)]);
-  return Object.freeze(config.unchecked?.includes(platform) ? [] : [...looseners]);
+  const ownsDeployment = platform === OWNER_PLATFORM && !config.unchecked?.includes(platform);
+  return Object.freeze(ownsDeployment ? [...looseners] : []);
 }
 
 /**
@@ -231,10 +243,12 @@ export function whoMayDecide(
 /** The note on who may decide `item` when its requester may not approve it; see WhoMayDecide. */
 function requesterMayNotNote(item: PendingItem, literal: (name: string) => string): string | undefined {
   const { requester } = item;
-  if (item.kind === "approval")
-    return mayDecide(item.allowedApprovers, requester.platform, requester.userId)
-      ? undefined
-      : STEERING_LOOSENERS_ONLY;
+  if (item.kind === "approval") {
+    if (mayDecide(item.allowedApprovers, requester.platform, requester.userId)) return undefined;
+    return item.allowedApprovers.length === 0
+      ? noSteeringApprovers(requester.platform)
+      : STEERING_APPROVERS_ONLY;
+  }
   if (item.kind === "plan")
     return mayDecide(loosenersOf(item), requester.platform, requester.userId)
       ? undefined

@@ -69,11 +69,11 @@ describe("the console's person and changes that steer every session", () => {
     expect(consoleMaySteer("console: { enabled: true }\n")).toBe(true);
   });
 
-  it("leaves Slack's own rule alone: a DM's owner decides without approvers", () => {
+  it("gives Slack no decider without approvers: a DM's owner may not approve a change to every session", () => {
     const loaded = load("console: { enabled: true }\n", SLACK_ENV);
     if (!loaded.ok) throw new Error(loaded.problems.join("\n"));
     const approvals = approvalsOf(loaded.config, [slack]);
-    expect(steeringDecidersFor(approvals, "slack", ["slack:U1"])).toEqual(["slack:U1"]);
+    expect(steeringDecidersFor(approvals, "slack", ["slack:U1"])).toEqual([]);
   });
 
   it("refuses a console approver other than console:local, which would name no one", () => {

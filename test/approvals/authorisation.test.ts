@@ -157,10 +157,39 @@ describe("who may decide, when the requester's name is markdown", () => {
 });
 
 describe("steeringDecidersFor", () => {
-  it("is the platform's configured approvers when there are any, else whoever may loosen the session", () => {
+  it("is the platform's configured approvers when there are any", () => {
     const config = { approvers: ["slack:U_BOSS", "telegram:42"] };
     expect(steeringDecidersFor(config, "slack", ["slack:U_ANA"])).toEqual(["slack:U_BOSS"]);
-    expect(steeringDecidersFor(config, "console", ["console:me"])).toEqual(["console:me"]);
-    expect(steeringDecidersFor({ approvers: [] }, "slack", ["slack:U_ANA"])).toEqual(["slack:U_ANA"]);
+  });
+
+  it("is nobody without a configured approver: a DM's owner may not approve their own AGENTS.md edit", () => {
+    expect(steeringDecidersFor({ approvers: [] }, "slack", ["slack:U_ANA"])).toEqual([]);
+    expect(steeringDecidersFor({ approvers: ["slack:U_BOSS"] }, "telegram", ["telegram:42"])).toEqual([]);
+    expect(
+      steeringDecidersFor({ approvers: [], unchecked: ["console"] }, "console", ["console:local"]),
+    ).toEqual([]);
+  });
+
+  it("leaves the console's person running alone, who owns the deployment, to decide", () => {
+    expect(steeringDecidersFor({ approvers: ["slack:U_BOSS"] }, "console", ["console:local"])).toEqual([
+      "console:local",
+    ]);
+  });
+
+  it("tells everyone, on the card and when refused, to configure approvals.approvers when nobody may decide", () => {
+    const deciders = steeringDecidersFor({ approvers: [] }, "slack", ["slack:U_ANA"]);
+    const item: PendingApproval = {
+      ...pendingFields({ id: "p2", target, requester: { platform: "slack", userId: "U_ANA", name: "Ana" } }),
+      kind: "approval",
+      tool: "edit_file",
+      argSummary: "edit_file AGENTS.md",
+      reason: "steers every session",
+      alwaysOptions: [],
+      allowedApprovers: deciders,
+    };
+    const { note, refusal } = whoMayDecide(item);
+    expect(note).toContain("none is configured for slack: nobody can approve it");
+    expect(note).toContain("`approvals.approvers`");
+    expect(refusal).toBe(note);
   });
 });

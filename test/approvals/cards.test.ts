@@ -61,11 +61,11 @@ describe("approval card", () => {
     expect(card.outcome).toBeUndefined();
   });
 
-  it("a call only those who may loosen the session decide says so, while it is open", () => {
+  it("a call only a configured approver decides says so, while it is open", () => {
     const steering: PendingApproval = { ...approval, allowedApprovers: ["slack:U_BOSS"], alwaysOptions: [] };
     expect(approvalCard(steering).blocks).toContainEqual({
       kind: "text",
-      text: "This changes what steers every later session, in every conversation, so only a configured approver (or, without one, whoever may loosen this session) can decide it.",
+      text: "This changes what steers every later session, in every conversation, so only a configured approver can decide it.",
     });
     const at = "2026-01-02T03:05:00.000Z";
     const decided = approvalCard({ ...steering, status: "decided", decision: { action: "once", at } });
