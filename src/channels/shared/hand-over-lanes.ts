@@ -336,7 +336,7 @@ export class HandOverLanes {
         dropped: dropped.length,
         redelivered: redelivered.length,
         told,
-        allTold: tellOutcome === "done",
+        allTold: tellOutcome === "done" && told === tells.length,
       },
       "stopped with messages still being read: not handed over, their senders told to send them again unless redelivered",
     );

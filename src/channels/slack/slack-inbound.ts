@@ -198,8 +198,7 @@ export class SlackInbound {
       this.process(event, envelope, target, author, signal).catch((error: unknown) =>
         this.unclaim(postKey, error),
       );
-    const tell = (text: string) => this.tell(target, [text]);
-    const routed = await this.lanes.route(lane, this.entryOf(event, handOver, tell));
+    const routed = await this.lanes.route(lane, this.entryOf(event, target, handOver));
     if (routed.kind !== "full") return undefined;
     this.claimed.delete(postKey);
     this.deps.logger.info({ channel: event.channel }, "slack hand-over lane full");
@@ -209,9 +208,12 @@ export class SlackInbound {
   /**
    * The message as its sender's lane routes it: a command typed as a message (no files) — its
    * stop told what it dropped; one that cannot run (a usage text) changes nothing, so it is
-   * handed over at once — or a message, its files read in the lane. `tell` answers in its thread.
+   * handed over at once — or a message, its files read in the lane. What waits in the lane is told
+   * STOPPED_NOTE in its thread if a stopping channel drops it, a failed post rejecting (`drain`
+   * counts it not told).
    */
-  private entryOf(event: MessageEvent, handOver: LaneJob, tell: TellSender): LaneEntry {
+  private entryOf(event: MessageEvent, target: ThreadTarget, handOver: LaneJob): LaneEntry {
+    const tell: TellSender = (text) => this.post(target, text);
     const command = event.files?.length
       ? undefined
       : parseTextCommand(messageText(event, this.deps.bot.userId));
@@ -223,7 +225,7 @@ export class SlackInbound {
       kind: "stop",
       answer: async (dropped) => {
         await handOver(NOT_CANCELLED);
-        if (dropped > 0) await tell(droppedNote(dropped));
+        if (dropped > 0) await this.tell(target, [droppedNote(dropped)]);
       },
     };
   }
@@ -314,21 +316,29 @@ export class SlackInbound {
   }
 
   /**
-   * Tell the person, in the thread, what happened to their files (notes and hints). The notes
-   * name the files as their sender named them: escaped, so a name cannot ping or link.
+   * Tell the person, in the thread, best effort (a failure is logged): what happened to their files
+   * (notes and hints), that their lane is full, what their stop dropped.
    */
   private async tell(target: ThreadTarget, lines: readonly string[]): Promise<void> {
     if (lines.length === 0) return;
     try {
-      await this.deps.clients.api.chat.postMessage({
-        channel: target.channel,
-        text: escapeMrkdwn(lines.join("\n")),
-        ...(target.thread ? { thread_ts: target.thread } : {}),
-        ...NO_UNFURLS,
-      });
+      await this.post(target, lines.join("\n"));
     } catch (error) {
-      this.deps.logger.warn({ err: describeError(error) }, "slack file notes could not be delivered");
+      this.deps.logger.warn({ err: describeError(error) }, "slack note to a sender could not be delivered");
     }
+  }
+
+  /**
+   * Post `text` in the target's thread; rejects when Slack refuses it. Escaped: the notes name
+   * the files as their sender named them, so a name cannot ping or link.
+   */
+  private async post(target: ThreadTarget, text: string): Promise<void> {
+    await this.deps.clients.api.chat.postMessage({
+      channel: target.channel,
+      text: escapeMrkdwn(text),
+      ...(target.thread ? { thread_ts: target.thread } : {}),
+      ...NO_UNFURLS,
+    });
   }
 
   private async refuse(target: ThreadTarget, userId: string, text: string): Promise<void> {

@@ -6,11 +6,13 @@
  * message after it), telling them: a stop stops what came before it. Their "new" sent after a
  * file waits for it, so the file lands in the session it was sent to, and a later "stop" keeps it.
  * The channel stopping waits for a slow file only so long, then drops it and what waits behind it,
- * telling the sender in the thread to send each again (Slack acknowledged them long before).
+ * telling the sender in the thread to send each again (Slack acknowledged them long before); a
+ * note Slack refuses is logged as not told.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pino, { type Logger } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { SlackChannel } from "../../../src/channels/slack/slack-channel.js";
 import {
@@ -30,7 +32,7 @@ afterEach(async () => {
 });
 
 /** A Slack channel on the fake whose transcriptions wait until `release`. */
-async function startWithSlowRecording(laneStop?: LaneStopOptions) {
+async function startWithSlowRecording(laneStop?: LaneStopOptions, logger?: Logger) {
   const fake = await startFakeSlackWithAnaAndBo();
   cleanup.push(() => fake.close());
   const root = await mkdtemp(join(tmpdir(), "slack-slow-"));
@@ -39,15 +41,16 @@ async function startWithSlowRecording(laneStop?: LaneStopOptions) {
   cleanup.push(close);
   const service = new FakeService();
   const channel = withOutputs(
-    new SlackChannel(
-      fakeSlackChannelOptions(fake, {
+    new SlackChannel({
+      ...fakeSlackChannelOptions(fake, {
         fileMaxBytes: 1024 * 1024,
         workspaceRoot: root,
         service,
         ...(laneStop ? { laneStop } : {}),
         attachments,
       }),
-    ),
+      ...(logger ? { logger } : {}),
+    }),
     service,
   );
   await channel.start();
@@ -121,6 +124,30 @@ describe("slack: a slow file", () => {
     expect(fake.state.botMessages("C1", ts).filter((message) => message.text === STOPPED_NOTE)).toHaveLength(
       2,
     );
+  });
+
+  it("counts a note Slack refused at the stop as not told", async () => {
+    const clock = manualClock();
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const { fake, channel, bot, transcribing } = await startWithSlowRecording(
+      { withinMs: 5000, clock },
+      logger,
+    );
+    fake.userPosts({ user: "U1", channel: "C1", text: `${bot} listen`, files: ["FVOICE"] });
+    await transcribing;
+    fake.state.fail("chat.postMessage", "channel_not_found");
+    const stopping = channel.stop();
+    await fake.waitFor(() => clock.pending(5000) === 1, "the stop's deadline set");
+    clock.fire(5000);
+    await stopping;
+    // Before, the refused post was logged as a file-notes failure and the sender counted as told.
+    expect(lines.find((line) => String(line.msg).startsWith("stopped with messages"))).toMatchObject({
+      dropped: 1,
+      told: 0,
+      allTold: false,
+    });
+    expect(lines.some((line) => line.msg === "a dropped message's sender could not be told")).toBe(true);
   });
 });
 
