@@ -3,7 +3,9 @@
  * under the fence of the session's lease when this process holds it. The write is refused — and
  * fails with a StaleFenceError — once a later holder took the session, so a process that paused
  * past its lease cannot overwrite its successor's work. Keys of sessions this process does not
- * hold (a brand-new session, the thread index) are written as they are.
+ * hold (a brand-new session, the thread index, a history's pruned mark) are written as they are,
+ * a compare-and-set of them too (the store's own, atomic across processes); a compare-and-set of
+ * a held session's key is refused, as no fence can carry it.
  */
 import {
   type Coordination,
@@ -57,6 +59,12 @@ export function fencedSpace(
       const existed = (await space.get(key)) !== undefined;
       await write(fence, [{ op: "delete", namespace, key }]);
       return existed;
+    },
+    replaceIf(key, expected, value) {
+      if (!fenceFor(key)) return space.replaceIf(key, expected, value);
+      return Promise.reject(
+        new Error(`fenced space: a compare-and-set of ${namespace}/${key} cannot carry its session's fence`),
+      );
     },
     async setMany(entries) {
       const fences = new Set(entries.map((e) => fenceFor(e.key)));

@@ -2,7 +2,8 @@
  * Fencing of turn-state writes: a process whose session lease lapsed (it paused past the TTL) and
  * was taken by another process cannot write the session's record or history any more — its writes
  * are refused with a StaleFenceError and the new holder's state stays — while writes of sessions
- * nobody here holds pass through unchanged. Runs on a real redis-server with two coordinations.
+ * nobody here holds pass through unchanged, a compare-and-set too (atomic: the store's own). Runs
+ * on a real redis-server with two coordinations.
  */
 import os from "node:os";
 import { createClient } from "@keyv/redis";
@@ -159,6 +160,26 @@ describe("fenced turn-state writes", () => {
     const again = await leases.take("gone0");
     expect(leases.mayBeStale(again!)).toBe(true);
     await again!.release();
+  });
+
+  it("passes a compare-and-set of a key no fence covers (a history's pruned mark) to the store's atomic one, and refuses one of a held session's key", async () => {
+    const leases = leasesFor(coordA, "A");
+    const held = await leases.take("fence3");
+    const space = fencedSpace(store.space("history"), "history", coordA, (id) => leases.fenceOf(id));
+    await space.set("pruned:fence3", { v: 1, data: { pages: 1 } });
+    const read = await space.get("pruned:fence3");
+    const won = await Promise.all(
+      Array.from({ length: 20 }, (_, caller) =>
+        space.replaceIf("pruned:fence3", read, { v: 1, data: { pages: 2 + caller } }),
+      ),
+    );
+    expect(won.filter(Boolean)).toHaveLength(1);
+    expect(await space.get("pruned:fence3")).toEqual({ v: 1, data: { pages: 2 + won.indexOf(true) } });
+    await expect(space.replaceIf("head:fence3", read, { v: 1 })).rejects.toThrow(
+      "fenced space: a compare-and-set of history/head:fence3 cannot carry its session's fence",
+    );
+    expect(await space.get("head:fence3")).toBeUndefined();
+    await held!.release();
   });
 
   it("maps turn-state keys to their session", () => {
