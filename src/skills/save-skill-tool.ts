@@ -23,7 +23,7 @@ import { readTextFile } from "../tools/files/text-file.js";
 import type { WorkspacePaths } from "../tools/files/workspace-paths.js";
 import { defineTool, fail, ok, type ToolPreview } from "../core/tool.js";
 import type { ConversationExecutionRequest } from "../core/request.js";
-import { DESCRIPTION_MAX, parseSkillFile, renderSkillFile } from "./skill-file.js";
+import { DESCRIPTION_MAX, parseSkillFile, renderSkillFile, type SkillDocument } from "./skill-file.js";
 import { type SkillStanding, workspaceSkillsDir } from "./skill-library.js";
 import { asideSkillFolder, SKILL_FILE_MAX_BYTES } from "./skill-loader.js";
 import { sourceLabel } from "./skill.js";
@@ -84,6 +84,8 @@ interface SavePlan {
   readonly shownDir: string;
   readonly exists: boolean;
   readonly skillFile: string;
+  /** The SKILL.md as it loads. */
+  readonly document: SkillDocument;
   readonly files: readonly BundledFile[];
 }
 
@@ -132,6 +134,7 @@ async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<Sav
     shownDir: resolved.display,
     exists: await exists(resolved.absolute),
     skillFile,
+    document: check.document,
     files,
   };
 }
@@ -207,8 +210,8 @@ export interface SaveSkillHooks {
    * saveRefusal), undefined when it may ask. The card says so and the call saves nothing.
    */
   readonly refusal?: (request: ConversationExecutionRequest) => string | undefined;
-  /** Hears every skill written, with the request that asked for it (before the call answers). */
-  readonly onSaved?: (name: string, request: ConversationExecutionRequest) => Promise<void> | void;
+  /** Hears every skill written (its SKILL.md as it loads), with the request that asked for it (before the call answers). */
+  readonly onSaved?: (document: SkillDocument, request: ConversationExecutionRequest) => Promise<void> | void;
   /**
    * Where a skill of the name stands (SkillLibrary.standingOf): the card says when another source's
    * skill of the name would hide the saved one, and the result says whether the saved one is on.
@@ -289,7 +292,7 @@ export function createSaveSkillTool(workspace: ConversationWorkspace, hooks: Sav
       } catch (error) {
         return fail(`The skill was not saved: ${error instanceof Error ? error.message : String(error)}`);
       }
-      await hooks.onSaved?.(args.name, context.request);
+      await hooks.onSaved?.(plan.document, context.request);
       const written = [
         `${plan.shownDir}/${SKILL_FILE}`,
         ...plan.files.map((file) => `${plan.shownDir}/${file.path}`),

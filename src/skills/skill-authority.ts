@@ -5,14 +5,10 @@
  * channel's approvers, nor a DM's owner or a thread's starter. Without a configured approver
  * save_skill is refused outright (its card would otherwise go to the asker's own DM, letting anyone
  * who can write to the bot put a skill in every conversation), telling the operator what to set.
- * Switching a skill off is also open to the person who asked for it to be saved (SkillSavers).
+ * Switching a skill off is also open to the person who asked for it to be saved, while it is the
+ * workspace skill they saved (SkillSavers).
  */
-import {
-  type ApprovalsConfig,
-  mayDecide,
-  qualifiedUserId,
-  steeringDecidersFor,
-} from "../approvals/authorisation.js";
+import { type ApprovalsConfig, mayDecide, steeringDecidersFor } from "../approvals/authorisation.js";
 
 /**
  * Who may switch skills and approve saving them: the approvals config's global approvers
@@ -29,11 +25,6 @@ function skillDeciders(approvers: SkillApprovers, platform: string): readonly st
 /** Whether the person may switch a skill on or off for the workspace (a global approver). */
 export function maySwitch(approvers: SkillApprovers, platform: string, userId: string): boolean {
   return mayDecide(skillDeciders(approvers, platform), platform, userId);
-}
-
-/** Whether the person asked for the skill to be saved (`saver`, as SkillSavers records it). */
-export function isSaver(saver: string | undefined, platform: string, userId: string): boolean {
-  return saver !== undefined && saver === qualifiedUserId(platform, userId);
 }
 
 /** Why save_skill may not save from `platform` (no approver there to decide it); undefined: it may ask. */

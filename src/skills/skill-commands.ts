@@ -3,16 +3,18 @@
  * `skills enable|disable <name>` switches one for the workspace — only for a global configured
  * approver (`approvals.approvers`): the switch steers every later session in every conversation,
  * so a channel's approvers (`approvals.per_channel`) do not suffice (skill-authority.ts); the
- * person who asked for a skill to be saved may also switch it off; `skill <name> [text]` (a slash command: `/coworker skill …` on
+ * person who asked for a skill to be saved may also switch it off while it is the workspace skill
+ * they saved (skill-savers.ts); `skill <name> [text]` (a slash command: `/coworker skill …` on
  * Slack, `/skill …` on Telegram) runs a skill directly by queueing the person's message as
  * `skill <name> [text]`, which the engine then starts with the skill loaded. Typed in a thread,
  * `skill <name> …` is an ordinary message that the engine recognises the same way.
  */
 import type { ExtraCommand, ExtraCommandCall } from "../sessions/extra-commands.js";
-import { isSaver, maySwitch, type SkillApprovers } from "./skill-authority.js";
+import { qualifiedUserId } from "../approvals/authorisation.js";
+import { maySwitch, type SkillApprovers } from "./skill-authority.js";
 import type { SkillLibrary } from "./skill-library.js";
 import { skillRunText } from "./skill-run.js";
-import type { SkillSavers } from "./skill-savers.js";
+import { type SkillSavers, savedSkillOf } from "./skill-savers.js";
 import { type Skill, sourceLabel } from "./skill.js";
 
 const DESCRIPTION_SHOWN = 120;
@@ -66,14 +68,17 @@ async function switchSkill(
   const name = call.args[1];
   const verb = enabled ? "enable" : "disable";
   if (name === undefined) return `Usage: skills ${verb} <name>`;
+  const missing = `There is no skill named "${name}". \`skills\` lists them.`;
   const { platform } = call.target;
+  // Read before the scan, so the skill the record is checked against is the one switched.
+  const savedBy = enabled ? undefined : await authority.savers.savedBy(name);
+  const entry = library.find(name, await library.scan());
+  if (!entry) return missing;
   const may =
     maySwitch(authority.approvers, platform, call.user.id) ||
-    (!enabled && isSaver(await authority.savers.saverOf(name), platform, call.user.id));
+    savedSkillOf(savedBy, qualifiedUserId(platform, call.user.id), entry);
   if (!may)
-    return `Only a configured approver for the whole workspace (\`approvals.approvers\`) can ${verb} skills${enabled ? "" : " (and whoever asked for a skill to be saved can disable it)"}: the switch applies to every conversation, so a channel's approvers (\`approvals.per_channel\`) cannot.`;
-  const entry = library.find(name, await library.scan());
-  if (!entry) return `There is no skill named "${name}". \`skills\` lists them.`;
+    return `Only a configured approver for the whole workspace (\`approvals.approvers\`) can ${verb} skills${enabled ? "" : " (and whoever asked for a workspace skill to be saved can disable it while it is the one they saved)"}: the switch applies to every conversation, so a channel's approvers (\`approvals.per_channel\`) cannot.`;
   if (entry.enabled === enabled) return `The skill "${name}" is already ${enabled ? "on" : "off"}.`;
   await library.switches.set(name, enabled);
   return `The skill "${name}" is now ${enabled ? "enabled" : "disabled"} for this workspace (from the next turn on).`;

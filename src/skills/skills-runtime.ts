@@ -114,13 +114,16 @@ export async function openSkills(options: SkillsRuntimeOptions): Promise<SkillsR
       createSaveSkillTool(workspace, {
         refusal: (request) => saveRefusal(options.approvers, request.platform),
         standing: (name) => library.standingOf(name),
-        onSaved: async (name, request) => {
+        onSaved: async (document, request) => {
           library.invalidate();
           // The skill is written: a store that fails here only costs its saver the right to disable it.
           await savers
-            .record(name, qualifiedUserId(request.platform, request.requester.userId))
+            .record(document, qualifiedUserId(request.platform, request.requester.userId))
             .catch((error: unknown) =>
-              options.logger?.warn({ skill: name, err: error }, "skills: could not record who saved a skill"),
+              options.logger?.warn(
+                { skill: document.name, err: error },
+                "skills: could not record who saved a skill",
+              ),
             );
         },
       }),

@@ -2,13 +2,22 @@
  * Who may save and switch skills: without a configured approver save_skill is refused outright
  * (its card would go to the asker's own DM, so anyone who can write to the bot could put a skill
  * in every conversation), saying what the operator sets; whoever asked for a skill to be saved may
- * switch it off again, but not on, and nobody else but an approver may.
+ * switch it off again, but not on, and nobody else but an approver may — and only while the skill
+ * of that name is the workspace skill they saved, never the operator's of that name nor one written
+ * since.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SkillApprovers } from "../../src/skills/skill-authority.js";
-import { fixtureSkills, runSkillsCommand, SKILL_CALL_CONTEXT, skillsFixture } from "./support.js";
+import {
+  fixtureSkills,
+  runSkillsCommand,
+  SKILL_CALL_CONTEXT,
+  skillMd,
+  skillsFixture,
+  writeSkill,
+} from "./support.js";
 
 let fixture: Awaited<ReturnType<typeof skillsFixture>>;
 afterEach(async () => fixture?.cleanup());
@@ -50,6 +59,28 @@ describe("who may save and switch skills", () => {
     expect(await run(skills, "U_ANA", ["disable", "helpful"])).toContain("is now disabled");
     expect(await run(skills, "U_ANA", ["enable", "helpful"])).toMatch(/^Only a configured approver/);
     expect(await run(skills, "U_BOSS", ["enable", "helpful"])).toContain("is now enabled");
+    skills.close();
+  });
+
+  it("does not let the saver of a hidden workspace skill switch off the data dir's skill of that name", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.dataSkills, "helpful", skillMd("helpful", "Operator's", "OPERATOR STEPS"));
+    const skills = await fixtureSkills(fixture, { approvers: ["slack:U_BOSS"] });
+    const save = skills.tools.find((tool) => tool.name === "save_skill")!;
+    expect((await save.execute(args, SKILL_CALL_CONTEXT)).ok).toBe(true);
+    expect(await run(skills, "U_ANA", ["disable", "helpful"])).toMatch(/^Only a configured approver/);
+    const entry = skills.library.find("helpful", await skills.library.scan())!;
+    expect(entry.skill.source.kind).toBe("data");
+    expect(entry.enabled).toBe(true);
+    skills.close();
+  });
+
+  it("does not let the saver switch off a skill rewritten since under the name", async () => {
+    const skills = await skillsWith({ approvers: ["slack:U_BOSS"] });
+    const save = skills.tools.find((tool) => tool.name === "save_skill")!;
+    expect((await save.execute(args, SKILL_CALL_CONTEXT)).ok).toBe(true);
+    writeSkill(fixture.workspaceSkills, "helpful", skillMd("helpful", "The team's own", "TEAM STEPS"));
+    expect(await run(skills, "U_ANA", ["disable", "helpful"])).toMatch(/^Only a configured approver/);
     skills.close();
   });
 });

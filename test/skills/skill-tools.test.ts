@@ -309,7 +309,7 @@ describe("skills commands", () => {
     expect(listing).toContain("• triage — on · data dir — Triage an alert");
     expect(listing).toContain("1 malformed skill skipped");
     expect(await skills!.run(call("U_ANA", ["disable", "triage"]))).toBe(
-      "Only a configured approver for the whole workspace (`approvals.approvers`) can disable skills (and whoever asked for a skill to be saved can disable it): the switch applies to every conversation, so a channel's approvers (`approvals.per_channel`) cannot.",
+      "Only a configured approver for the whole workspace (`approvals.approvers`) can disable skills (and whoever asked for a workspace skill to be saved can disable it while it is the one they saved): the switch applies to every conversation, so a channel's approvers (`approvals.per_channel`) cannot.",
     );
     expect(await skills!.run(call("U_BOSS", ["disable", "triage"]))).toContain("is now disabled");
     expect(await skills!.run(call("U_ANA", []))).toContain("• triage — off · data dir");
