@@ -15,6 +15,7 @@ import { maySwitch, type SkillApprovers } from "./skill-authority.js";
 import type { SkillLibrary } from "./skill-library.js";
 import { skillRunText } from "./skill-run.js";
 import { type SkillSavers, savedSkillOf } from "./skill-savers.js";
+import { skillNameSchema } from "./skill-name.js";
 import { type Skill, sourceLabel } from "./skill.js";
 
 const DESCRIPTION_SHOWN = 120;
@@ -69,6 +70,7 @@ async function switchSkill(
   const verb = enabled ? "enable" : "disable";
   if (name === undefined) return `Usage: skills ${verb} <name>`;
   const missing = `There is no skill named "${name}". \`skills\` lists them.`;
+  if (!skillNameSchema.safeParse(name).success) return missing;
   const { platform } = call.target;
   // Read before the scan, so the skill the record is checked against is the one switched.
   const savedBy = enabled ? undefined : await authority.savers.savedBy(name);

@@ -10,6 +10,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SkillApprovers } from "../../src/skills/skill-authority.js";
+import { openSkills } from "../../src/skills/skills-runtime.js";
+import { createStore } from "../../src/store/create-store.js";
 import {
   fixtureSkills,
   runSkillsCommand,
@@ -82,5 +84,26 @@ describe("who may save and switch skills", () => {
     writeSkill(fixture.workspaceSkills, "helpful", skillMd("helpful", "The team's own", "TEAM STEPS"));
     expect(await run(skills, "U_ANA", ["disable", "helpful"])).toMatch(/^Only a configured approver/);
     skills.close();
+  });
+
+  it("answers a name no skill can have plainly, before asking the store (whose keys it would break)", async () => {
+    fixture = await skillsFixture();
+    const store = await createStore({ url: "memory:", dataDir: fixture.dataDir });
+    const skills = await openSkills({
+      serviceFiles: [],
+      workspaceRoot: fixture.workspace,
+      dataDir: fixture.dataDir,
+      settings: { dirs: [], enabled: [], disabled: [], catalogBudgetTokens: 2_000 },
+      space: store.space("skills"),
+      approvers: { approvers: ["slack:U_BOSS"] },
+      scanIntervalMs: 0,
+      watch: false,
+    });
+    const long = "x".repeat(201);
+    expect(await run(skills, "U_ANA", ["disable", long])).toBe(
+      `There is no skill named "${long}". \`skills\` lists them.`,
+    );
+    skills.close();
+    await store.close();
   });
 });
