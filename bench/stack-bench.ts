@@ -62,6 +62,7 @@ class CountingStore extends WrappedStore {
         : {}),
       delete: (key) => count("delete", () => inner.delete(key)),
       setIfAbsent: (key, value, ttl) => count("setIfAbsent", () => inner.setIfAbsent(key, value, ttl)),
+      replaceIf: (key, expected, value) => inner.replaceIf(key, expected, value),
     };
   }
 }

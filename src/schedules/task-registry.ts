@@ -20,7 +20,7 @@
 import { z } from "zod";
 import { IdIndex } from "../core/id-index.js";
 import { KeyedMutex } from "../store/key-mutex.js";
-import { getAll, type KeyValueSpace, replaceIf } from "../store/store.js";
+import { getAll, type KeyValueSpace } from "../store/store.js";
 import { fromVersioned, toVersioned } from "../store/versioned.js";
 import {
   freezeTask,
@@ -153,7 +153,7 @@ export class TaskRegistry {
         if (changed === undefined) return undefined;
         if (changed.id !== id) throw new Error(`updating task ${id} cannot turn it into ${changed.id}`);
         const valid = freezeTask(scheduledTaskSchema.parse(changed));
-        if (await replaceIf(this.space, taskKey(id), raw, toVersioned(TASK_KIND, valid))) {
+        if (await this.space.replaceIf(taskKey(id), raw, toVersioned(TASK_KIND, valid))) {
           this.unindex(id);
           this.index(valid);
           return valid;
@@ -252,7 +252,7 @@ export class TaskRegistry {
       const written =
         raw === undefined
           ? await this.space.setIfAbsent(shardKey(shard), next)
-          : await replaceIf(this.space, shardKey(shard), raw, next);
+          : await this.space.replaceIf(shardKey(shard), raw, next);
       if (written) return;
       if (attempt === MAX_UPDATE_ATTEMPTS)
         throw new Error(

@@ -25,7 +25,7 @@ import {
   type WindowPage,
 } from "./history-window.js";
 import { conversationMessageSchema } from "./message-schema.js";
-import { getAll, type KeyValueSpace, replaceIf, type SpaceEntry, setAll } from "./store.js";
+import { getAll, type KeyValueSpace, type SpaceEntry, setAll } from "./store.js";
 import { describeIssues, fromVersioned, StoredDataError, toVersioned } from "./versioned.js";
 
 /**
@@ -304,7 +304,7 @@ export class SessionHistory {
       const written =
         known === undefined
           ? await this.space.setIfAbsent(key, mark)
-          : await replaceIf(this.space, key, known, mark);
+          : await this.space.replaceIf(key, known, mark);
       if (written) return;
       known = await this.space.get(key);
       if (parseMark(this.sessionId, known) >= to) return;

@@ -57,10 +57,9 @@ export interface KeyValueSpace {
    * and handed back as it came, compared as the JSON the store holds — atomically across every
    * process on the store; true when this call wrote it. False (nothing written) when the key is
    * absent (deleted meanwhile) or holds anything else (written meanwhile). For keys written
-   * without a TTL: an entry with an expiry never matches. Optional (spaces built elsewhere may
-   * lack it): call it through `replaceIf`.
+   * without a TTL: an entry with an expiry never matches.
    */
-  replaceIf?(key: string, expected: unknown, value: unknown): Promise<boolean>;
+  replaceIf(key: string, expected: unknown, value: unknown): Promise<boolean>;
 }
 
 /** `space.getMany(keys)` when the space has it, else one `get` per key. */
@@ -73,24 +72,6 @@ export function getAll<T>(space: KeyValueSpace, keys: readonly string[]): Promis
 export async function setAll(space: KeyValueSpace, entries: readonly SpaceEntry[]): Promise<void> {
   if (space.setMany) return space.setMany(entries);
   for (const { key, value, ttlMs } of entries) await space.set(key, value, ttlMs);
-}
-
-/**
- * `space.replaceIf(key, expected, value)` when the space has it (every store backend does), else
- * a read, a comparison of the JSON and a write: atomic only against callers that hold a lock of
- * their own around it (one process).
- */
-export async function replaceIf(
-  space: KeyValueSpace,
-  key: string,
-  expected: unknown,
-  value: unknown,
-): Promise<boolean> {
-  if (space.replaceIf) return space.replaceIf(key, expected, value);
-  const current = await space.get(key);
-  if (current === undefined || JSON.stringify(current) !== JSON.stringify(expected)) return false;
-  await space.set(key, value);
-  return true;
 }
 
 /**

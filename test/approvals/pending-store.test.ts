@@ -197,6 +197,7 @@ function watchedStore(inner: Store) {
     },
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
   });
   const store: Store = {
     description: inner.description,

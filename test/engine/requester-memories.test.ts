@@ -25,6 +25,7 @@ function counted(space: KeyValueSpace) {
     set: (key, value, ttlMs) => space.set(key, value, ttlMs),
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttlMs) => space.setIfAbsent(key, value, ttlMs),
+    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
   };
   return { wrapped, reads };
 }
@@ -110,6 +111,7 @@ describe("RequesterMemories", () => {
       set: async () => undefined,
       delete: async () => false,
       setIfAbsent: async () => true,
+      replaceIf: async () => false,
     };
     const sections = new RequesterMemories(new MemoryStore(broken));
     expect(await sections.sectionFor(request())).toEqual({

@@ -103,17 +103,19 @@ describe("a run's end is written on the task as stored now", () => {
     const store: Store = Object.assign(Object.create(inner) as Store, {
       space: (namespace: Parameters<Store["space"]>[0]): KeyValueSpace => {
         const space = inner.space(namespace);
+        const held = async <R>(key: string, write: () => Promise<R>): Promise<R> => {
+          if (hold && key.startsWith("catalog:")) {
+            holding?.();
+            await hold;
+          }
+          return write();
+        };
         return {
           get: (key) => space.get(key),
           delete: (key) => space.delete(key),
           setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-          set: async (key, value, ttl) => {
-            if (hold && key.startsWith("catalog:")) {
-              holding?.();
-              await hold;
-            }
-            return space.set(key, value, ttl);
-          },
+          replaceIf: (key, expected, value) => held(key, () => space.replaceIf(key, expected, value)),
+          set: (key, value, ttl) => held(key, () => space.set(key, value, ttl)),
         };
       },
       close: () => inner.close(),

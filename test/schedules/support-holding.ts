@@ -42,7 +42,7 @@ export function holdingStore(inner: Store): HoldingStore {
         setMany: (entries) => space.setMany!(entries),
         delete: (key) => space.delete(key),
         setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
-        replaceIf: (key, expected, value) => space.replaceIf!(key, expected, value),
+        replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
       };
     },
     close: () => inner.close(),

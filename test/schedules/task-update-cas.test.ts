@@ -133,7 +133,7 @@ describe("TaskRegistry.update: compare-and-set on SQLite", () => {
       replaceIf: async (key, expected, value) => {
         changes += 1;
         await other.set(key, toVersioned(TASK_KIND, { ...task, runs: changes }));
-        return space.replaceIf!(key, expected, value);
+        return space.replaceIf(key, expected, value);
       },
     };
     const registry = await TaskRegistry.load(contested, reportError);

@@ -60,6 +60,7 @@ describe("inbound dedupe", () => {
         ttls.push(ttl);
         return true;
       },
+      replaceIf: async () => false,
     };
     const store = { space: () => space } as unknown as Store;
     expect(await new InboundDedupe(store, 1_000).firstSeen(["a", "b", "a", " "])).toBe(true);
@@ -84,6 +85,12 @@ function heldSpace() {
     setIfAbsent: async (key, value) => {
       await state.hold;
       if (data.has(key)) return false;
+      data.set(key, value);
+      return true;
+    },
+    replaceIf: async (key, expected, value) => {
+      await state.hold;
+      if (!data.has(key) || JSON.stringify(data.get(key)) !== JSON.stringify(expected)) return false;
       data.set(key, value);
       return true;
     },

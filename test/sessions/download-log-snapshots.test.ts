@@ -40,6 +40,7 @@ function counting(space: KeyValueSpace) {
     set: (key, value, ttl) => space.set(key, value, ttl),
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
   };
   return { space: wrapped, seen };
 }
@@ -66,6 +67,7 @@ function holdingSnapshots(space: KeyValueSpace) {
       }
       return space.setIfAbsent(key, value, ttl);
     },
+    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
   };
   return { space: wrapped, reached, release };
 }
@@ -201,6 +203,7 @@ describe("a session's download log, compacted", () => {
         if (key.startsWith("dlsnap:")) throw new Error("store full");
         return space.setIfAbsent(key, value, ttl);
       },
+      replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
     };
     const lines: Array<{ msg?: string; pages?: number }> = [];
     const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line)) });

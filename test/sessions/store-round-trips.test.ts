@@ -39,6 +39,10 @@ function recording(space: KeyValueSpace) {
       log.push(`setIfAbsent ${key}`);
       return space.setIfAbsent(key, value, ttl);
     },
+    replaceIf: (key, expected, value) => {
+      log.push(`replaceIf ${key}`);
+      return space.replaceIf(key, expected, value);
+    },
     setMany: async (entries: readonly SpaceEntry[]) => {
       log.push(`setMany ${entries.map((e) => e.key).join(",")}`);
       inFlight += 1;

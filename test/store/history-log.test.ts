@@ -32,6 +32,7 @@ function counting(space: KeyValueSpace, options: { setMany?: boolean } = {}) {
       return space.delete(key);
     },
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
     ...(options.setMany
       ? {
           setMany: (entries: readonly SpaceEntry[]) => {
@@ -278,6 +279,7 @@ describe("SessionHistory (a history held open by its only writer)", () => {
       set: (key, value, ttl) => space.set(key, value, ttl),
       delete: (key) => space.delete(key),
       setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+      replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
       setMany: async (entries) => {
         if (failNext) {
           failNext = false;

@@ -49,6 +49,7 @@ function metered(space: KeyValueSpace) {
     set: (key, value, ttl) => space.set(key, value, ttl),
     delete: (key) => space.delete(key),
     setIfAbsent: (key, value, ttl) => space.setIfAbsent(key, value, ttl),
+    replaceIf: (key, expected, value) => space.replaceIf(key, expected, value),
     ...(space.setMany ? { setMany: (entries) => space.setMany!(entries) } : {}),
   };
   return { read, space: wrapped };

@@ -10,7 +10,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createStore } from "../../src/store/create-store.js";
-import { type KeyValueSpace, type Store, getAll, replaceIf, setAll } from "../../src/store/store.js";
+import { type KeyValueSpace, type Store, getAll, setAll } from "../../src/store/store.js";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.js";
 import { type RedisServer, startRedisServer } from "../support/redis-server.js";
 import { eventually } from "../support/eventually.js";
@@ -218,25 +218,25 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     run += 1;
     const space = store.space("schedules");
     const read = { v: 1, data: { id: "t1", runs: 0, note: 'é \u2028 "q"', at: 1.5e-7 } };
-    expect(await space.replaceIf!(key("task"), read, { v: 1, data: { runs: 1 } })).toBe(false);
+    expect(await space.replaceIf(key("task"), read, { v: 1, data: { runs: 1 } })).toBe(false);
     expect(await space.get(key("task"))).toBeUndefined();
     await space.set(key("task"), read);
     const asRead = await space.get(key("task"));
-    expect(await space.replaceIf!(key("task"), asRead, { v: 1, data: { runs: 1 } })).toBe(true);
+    expect(await space.replaceIf(key("task"), asRead, { v: 1, data: { runs: 1 } })).toBe(true);
     expect(await space.get(key("task"))).toEqual({ v: 1, data: { runs: 1 } });
     // Written meanwhile: the value read before is no longer there.
-    expect(await space.replaceIf!(key("task"), asRead, { v: 1, data: { runs: 2 } })).toBe(false);
+    expect(await space.replaceIf(key("task"), asRead, { v: 1, data: { runs: 2 } })).toBe(false);
     expect(await space.get(key("task"))).toEqual({ v: 1, data: { runs: 1 } });
     // Deleted meanwhile: nothing comes back.
     await space.delete(key("task"));
-    expect(
-      await space.replaceIf!(key("task"), { v: 1, data: { runs: 1 } }, { v: 1, data: { runs: 3 } }),
-    ).toBe(false);
+    expect(await space.replaceIf(key("task"), { v: 1, data: { runs: 1 } }, { v: 1, data: { runs: 3 } })).toBe(
+      false,
+    );
     expect(await space.get(key("task"))).toBeUndefined();
     await space.set(key("ttl"), "kept", 60_000);
-    expect(await space.replaceIf!(key("ttl"), "kept", "other")).toBe(false);
+    expect(await space.replaceIf(key("ttl"), "kept", "other")).toBe(false);
     expect(await space.get(key("ttl"))).toBe("kept");
-    await expect(space.replaceIf!(key("task"), undefined, 1)).rejects.toThrow(/needs the value expected/);
+    await expect(space.replaceIf(key("task"), undefined, 1)).rejects.toThrow(/needs the value expected/);
   });
 
   it("replaceIf: of 20 concurrent callers over one value read exactly one wins", async () => {
@@ -245,7 +245,7 @@ describe.each(BACKENDS)("store contract: $name", (backend) => {
     await space.set(key("count"), { n: 0 });
     const read = await space.get(key("count"));
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, caller) => space.replaceIf!(key("count"), read, { n: 1, caller })),
+      Array.from({ length: 20 }, (_, caller) => space.replaceIf(key("count"), read, { n: 1, caller })),
     );
     const winners = results.flatMap((won, caller) => (won ? [caller] : []));
     expect(winners).toHaveLength(1);
@@ -410,12 +410,12 @@ describe("store contract: redis-server across connections", () => {
       const read = await second.space("schedules").get("task:shared");
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, caller) =>
-          (caller % 2 === 0 ? first : second).space("schedules").replaceIf!("task:shared", read, { caller }),
+          (caller % 2 === 0 ? first : second).space("schedules").replaceIf("task:shared", read, { caller }),
         ),
       );
       expect(results.filter(Boolean)).toHaveLength(1);
       await first.space("schedules").delete("task:shared");
-      expect(await second.space("schedules").replaceIf!("task:shared", read, { caller: 99 })).toBe(false);
+      expect(await second.space("schedules").replaceIf("task:shared", read, { caller: 99 })).toBe(false);
       expect(await second.space("schedules").get("task:shared")).toBeUndefined();
     } finally {
       await first.close();
@@ -556,6 +556,7 @@ describe("getAll", () => {
       set: async () => undefined,
       delete: async () => false,
       setIfAbsent: async () => true,
+      replaceIf: async () => false,
     };
     expect(await getAll(plain, ["a", "b"])).toEqual([1, undefined]);
     const many = { ...plain, getMany: async <T>(keys: readonly string[]) => keys.map(() => 7 as T) };
@@ -574,6 +575,7 @@ describe("setAll", () => {
       },
       delete: async () => false,
       setIfAbsent: async () => true,
+      replaceIf: async () => false,
     };
     const entries = [
       { key: "page", value: 1 },
@@ -582,26 +584,5 @@ describe("setAll", () => {
     await setAll(plain, entries);
     await setAll({ ...plain, setMany: async (all) => void calls.push(`setMany ${all.length}`) }, entries);
     expect(calls).toEqual(["set page", "set head", "setMany 2"]);
-  });
-});
-
-describe("replaceIf", () => {
-  it("uses the space's replaceIf when it has one, else reads, compares the JSON and writes", async () => {
-    const values = new Map<string, unknown>([["task", { runs: 0 }]]);
-    const plain: KeyValueSpace = {
-      get: async <T>(key: string) => values.get(key) as T | undefined,
-      set: async (key, value) => {
-        values.set(key, value);
-      },
-      delete: async () => false,
-      setIfAbsent: async () => true,
-    };
-    expect(await replaceIf(plain, "task", { runs: 1 }, { runs: 2 })).toBe(false);
-    expect(await replaceIf(plain, "absent", { runs: 0 }, { runs: 2 })).toBe(false);
-    expect(await replaceIf(plain, "task", { runs: 0 }, { runs: 1 })).toBe(true);
-    expect(values.get("task")).toEqual({ runs: 1 });
-    const own = { ...plain, replaceIf: async () => false };
-    expect(await replaceIf(own, "task", { runs: 1 }, { runs: 2 })).toBe(false);
-    expect(values.get("task")).toEqual({ runs: 1 });
   });
 });

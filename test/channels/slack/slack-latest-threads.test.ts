@@ -46,6 +46,7 @@ function countingWrites(inner: KeyValueSpace): {
     get: (key) => inner.get(key),
     delete: (key) => inner.delete(key),
     setIfAbsent: (key, value, ttlMs) => inner.setIfAbsent(key, value, ttlMs),
+    replaceIf: (key, expected, value) => inner.replaceIf(key, expected, value),
     set: async (key, value, ttlMs) => {
       await inner.set(key, value, ttlMs);
       lastKey = key;

@@ -425,6 +425,7 @@ function holdingWritesAfterARead(inner: KeyValueSpace) {
     set: (key, value, ttlMs) => afterHold(() => inner.set(key, value, ttlMs)),
     delete: (key) => afterHold(() => inner.delete(key)),
     setIfAbsent: (key, value, ttlMs) => afterHold(() => inner.setIfAbsent(key, value, ttlMs)),
+    replaceIf: (key, expected, value) => afterHold(() => inner.replaceIf(key, expected, value)),
   };
   return { space, holding: heldWrite, release };
 }

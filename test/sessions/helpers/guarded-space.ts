@@ -16,6 +16,7 @@ export function guardWrites(inner: KeyValueSpace, guard: () => void | Promise<vo
     set: (key, value, ttlMs) => write(() => inner.set(key, value, ttlMs)),
     delete: (key) => write(() => inner.delete(key)),
     setIfAbsent: (key, value, ttlMs) => write(() => inner.setIfAbsent(key, value, ttlMs)),
+    replaceIf: (key, expected, value) => write(() => inner.replaceIf(key, expected, value)),
     setMany: (entries: readonly SpaceEntry[]) => write(() => setAll(inner, entries)),
   };
 }

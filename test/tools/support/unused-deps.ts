@@ -11,6 +11,7 @@ export const unusedSpace: KeyValueSpace = {
   set: async () => undefined,
   delete: async () => false,
   setIfAbsent: async () => true,
+  replaceIf: async () => false,
 };
 
 /** A messenger that reports every send as done. */
