@@ -2,8 +2,11 @@
  * How a loaded skill reads to the model, shared by `load_skill` and a skill run directly: its
  * name, source and description, the instructions, and the files beside it — as workspace paths
  * for `read_file` when the skill lives in the workspace, else as names to pass to `load_skill`.
- * The instructions are framed by `<skill-instructions>` tags; a tag of that name inside them is
- * neutralised (its `<` written `&lt;`), so a body cannot close the frame and speak outside it.
+ * The instructions are framed by `<skill-instructions>` tags; a tag of that name inside them or in
+ * the description just above is neutralised (its `<` written `&lt;`), so neither can close or open
+ * a frame and speak outside it. The description is one line (its whitespace collapsed), and a file
+ * whose name holds a control character (a line break) is left out of the list, so neither can add
+ * lines of their own outside the frame.
  */
 import path from "node:path";
 import type { Skill } from "./skill.js";
@@ -14,6 +17,16 @@ function neutralisedFrameTags(text: string): string {
   return text.replace(/<(\s*\/?\s*skill-instructions)/gi, "&lt;$1");
 }
 
+/** A skill's description on one line, its frame tags made inert. */
+function shownDescription(description: string): string {
+  return neutralisedFrameTags(description.replace(/\s+/g, " ").trim());
+}
+
+/** Whether a file name holds a control character (a line break, a tab, an escape). */
+function hasControlCharacter(name: string): boolean {
+  return /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name);
+}
+
 /** The full text of a loaded skill. */
 export function loadedSkillText(
   skill: Skill,
@@ -22,16 +35,17 @@ export function loadedSkillText(
   inWorkspace: boolean,
 ): string {
   const lines = [
-    `Skill "${skill.name}" (${sourceLabel(skill.source.kind)}): ${skill.description}`,
+    `Skill "${skill.name}" (${sourceLabel(skill.source.kind)}): ${shownDescription(skill.description)}`,
     "",
     `<skill-instructions name="${skill.name}">`,
     neutralisedFrameTags(skill.body),
     "</skill-instructions>",
   ];
-  if (files.length > 0) {
+  const listed = files.filter((file) => !hasControlCharacter(file));
+  if (listed.length > 0) {
     const shown = inWorkspace
-      ? files.map((file) => `- ${path.relative(workspaceRoot, path.join(skill.dir, file))}`)
-      : files.map((file) => `- ${file}`);
+      ? listed.map((file) => `- ${path.relative(workspaceRoot, path.join(skill.dir, file))}`)
+      : listed.map((file) => `- ${file}`);
     lines.push(
       "",
       inWorkspace
