@@ -41,6 +41,8 @@ export const MAX_HISTORY_SESSION_ID_LENGTH = 180;
 export const HISTORY_HEAD_KIND = "history-head";
 export const HISTORY_PAGE_KIND = "history-page";
 export const HISTORY_PRUNED_KIND = "history-pruned";
+/** Writes of the pruned mark a prune tries, each over the mark read last, before it gives up. */
+const MAX_MARK_ATTEMPTS = 16;
 
 /** The head record: how many messages, in pages of what size. */
 export interface HistoryHead {
@@ -293,14 +295,15 @@ export class SessionHistory {
    * Set the stored pruned mark to `to` unless it is there or higher already: written only over
    * the mark this history knows (the open's, or none), else over the one read then, until it is
    * written or found as high — so an open whose head was older, pruning less, never moves it back
-   * below pages another open deleted, in any process.
+   * below pages another open deleted, in any process. After MAX_MARK_ATTEMPTS writes lost to other
+   * processes' it fails, the mark left as they wrote it (the next prune tries again).
    */
   private async raiseMark(to: number): Promise<void> {
     const key = historyPrunedKey(this.sessionId);
     const mark = toVersioned(HISTORY_PRUNED_KIND, { pages: to });
     let known: unknown =
       this.pruned === 0 ? undefined : toVersioned(HISTORY_PRUNED_KIND, { pages: this.pruned });
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       const written =
         known === undefined
           ? await this.space.setIfAbsent(key, mark)
@@ -308,6 +311,10 @@ export class SessionHistory {
       if (written) return;
       known = await this.space.get(key);
       if (parseMark(this.sessionId, known) >= to) return;
+      if (attempt === MAX_MARK_ATTEMPTS)
+        throw new Error(
+          `the pruned mark of session ${this.sessionId}'s history was changed by other processes ${attempt} times while this one raised it to ${to} pages; left as they wrote it`,
+        );
     }
   }
 

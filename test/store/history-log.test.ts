@@ -1,11 +1,11 @@
-/** HistoryLog: paged append-only session history — shape on disk, appends without reads, ordering, failures. */
+/** HistoryLog: paged append-only session history — shape on disk, appends without reads, ordering, failures (a pruned mark other processes keep changing too). */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ConversationMessage } from "../../src/core/messages.js";
 import { createStore } from "../../src/store/create-store.js";
-import { HistoryLog, historyHeadKey, historyPageKey } from "../../src/store/history-log.js";
+import { HistoryLog, historyHeadKey, historyPageKey, historyPrunedKey } from "../../src/store/history-log.js";
 import type { KeyValueSpace, SpaceEntry, Store } from "../../src/store/store.js";
 import { StoredDataError } from "../../src/store/versioned.js";
 
@@ -315,6 +315,28 @@ describe("SessionHistory (a history held open by its only writer)", () => {
     expect(await other.firstPage()).toEqual([]);
     expect(await new HistoryLog(counted).openNew("empty").firstPage()).toEqual([]);
     expect(counts.get).toBe(readsToOpen + 1);
+  });
+
+  it("gives up raising the pruned mark with a clear error after 16 writes lost to other processes, the mark left as they wrote it", async () => {
+    await new HistoryLog(space).openNew("s").append(...users(0, 100));
+    const theirs = { v: 1, kind: "history-pruned", data: { pages: 1 } };
+    await space.set(historyPrunedKey("s"), theirs);
+    let lost = 0;
+    const contested: KeyValueSpace = {
+      ...counting(space).space,
+      // Another process changes the mark before each write: this one's compare-and-set never wins.
+      replaceIf: async () => {
+        lost += 1;
+        if (lost > 100) throw new Error("still trying after 100 lost writes");
+        return false;
+      },
+    };
+    const history = await new HistoryLog(contested, { window: { messages: 20, bytes: 1_000_000 } }).open("s");
+    await expect(history.prune()).rejects.toThrow(
+      "the pruned mark of session s's history was changed by other processes 16 times while this one raised it to 8 pages; left as they wrote it",
+    );
+    expect(lost).toBe(16);
+    expect(await space.get(historyPrunedKey("s"))).toEqual(theirs);
   });
 
   it("rejects an invalid message without writing anything", async () => {
