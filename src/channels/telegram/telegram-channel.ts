@@ -94,10 +94,13 @@ export interface TelegramChannelOptions extends InboundFileOptions, ChannelHooks
   readonly sendLimits?: SendLimits;
   /** How long an album's items are waited for (telegram-albums.ts's defaults otherwise). */
   readonly albums?: AlbumOptions;
-  /** The clock an album's waits run on: the system clock by default. */
+  /**
+   * The clock the channel's own waits run on — an album's items, and `stop`'s wait for the
+   * messages still being read and for the notes to their senders: the system clock by default.
+   */
   readonly clock?: Clock;
   /** How long `stop` waits for messages whose files are still being read (hand-over-lanes.ts). */
-  readonly laneStop?: LaneStopOptions;
+  readonly laneStop?: Omit<LaneStopOptions, "clock">;
 }
 
 /** 429 / 5xx retries unless the options say otherwise. */
@@ -196,7 +199,12 @@ export class TelegramChannel implements ChannelAdapter {
     const apiRoot = options.apiRoot ?? DEFAULT_API_ROOT;
     const logger = options.logger.child({ channel: "telegram" });
     this.logger = logger;
-    this.lanes = new HandOverLanes({ maxWaiting: LANE_MAX_WAITING, logger, stop: options.laneStop });
+    const clock = options.clock ?? systemClock;
+    this.lanes = new HandOverLanes({
+      maxWaiting: LANE_MAX_WAITING,
+      logger,
+      stop: { ...options.laneStop, clock },
+    });
     this.bot = new Bot(options.botToken, {
       client: { apiRoot, fetch: telegramFetch },
       ...(options.botInfo ? { botInfo: options.botInfo } : {}),
@@ -266,7 +274,7 @@ export class TelegramChannel implements ChannelAdapter {
         files,
         attachments: options.attachments ?? new AttachmentIntake({ workspace, logger }),
         lanes: this.lanes,
-        albums: new AlbumCollector(options.clock ?? systemClock, options.albums),
+        albums: new AlbumCollector(clock, options.albums),
         waits,
         // Asked only once the channel has stopped, long after the receiver is set below.
         redelivers: (updateId) => this.receiver.redelivers?.(updateId) ?? false,

@@ -7,7 +7,7 @@
  * chat to send it again — once for an album, however many items it has. In webhook mode an update
  * the stop cut unanswered comes again from Telegram: its sender is not told (their resend would be
  * a second turn); one answered at the webhook's deadline is not, so its sender is told. The
- * deadlines (and the album's window) run on an injected clock here.
+ * deadlines and the album's window run on the channel's one injected clock here.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -43,7 +43,7 @@ function postToWebhook(port: number | undefined, update: unknown): Promise<strin
 describe("telegram: stopping with a message still being read", () => {
   it("waits for it until the deadline, then drops it and what waits behind it, telling the sender of each", async () => {
     const clock = manualClock();
-    s = await startWithSlowRecording({ laneStop: { withinMs: 5000, clock } });
+    s = await startWithSlowRecording({ clock, laneStop: { withinMs: 5000 } });
     const { h } = s;
     h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, voice: VOICE });
     await s.transcribing;
@@ -76,7 +76,7 @@ describe("telegram: stopping with a message still being read", () => {
 
   it("tells the sender of an album waiting behind the file once, as for a message", async () => {
     const clock = manualClock();
-    s = await startWithSlowRecording({ clock, laneStop: { withinMs: 5000, clock } });
+    s = await startWithSlowRecording({ clock, laneStop: { withinMs: 5000 } });
     const { h } = s;
     h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, voice: VOICE });
     await s.transcribing;
@@ -101,7 +101,7 @@ describe("telegram: stopping with a message still being read", () => {
 
   it("webhook: does not tell the sender of an update the stop left unanswered, which Telegram sends again", async () => {
     const clock = manualClock();
-    s = await startWithSlowRecording({ webhook: TEST_WEBHOOK, laneStop: { withinMs: 5000, clock } });
+    s = await startWithSlowRecording({ webhook: TEST_WEBHOOK, clock, laneStop: { withinMs: 5000 } });
     const { h } = s;
     const { update } = h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, voice: VOICE });
     const answer = postToWebhook(h.channel.webhookPort(), update);
@@ -126,7 +126,8 @@ describe("telegram: stopping with a message still being read", () => {
     const clock = manualClock();
     s = await startWithSlowRecording({
       webhook: { ...TEST_WEBHOOK, answerWithinMs: 1 },
-      laneStop: { withinMs: 5000, clock },
+      clock,
+      laneStop: { withinMs: 5000 },
     });
     const { h } = s;
     const { update } = h.tg.sendUserMessage({ chat: ALICE_DM, from: ALICE, voice: VOICE });
