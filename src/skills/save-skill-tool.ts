@@ -4,7 +4,7 @@
  * the card shows the whole SKILL.md and each bundled file; over an existing skill the card says
  * "Replace the existing skill", never just "Save", and under a name the data dir or `skills.dirs`
  * holds it says the saved skill will be hidden by that one; the result says whether the saved
- * skill is in the catalog, hidden or switched off. Bundled files are given inline or copied from
+ * skill is in the catalog, hidden or switched off (or that this cannot be read now: it is saved). Bundled files are given inline or copied from
  * the workspace (never from outside it); a copied file keeps its executable bit (the card says
  * so). The folder is written beside its destination and renamed into place, so a failed save
  * leaves no half-written skill.
@@ -140,7 +140,7 @@ async function planSave(paths: WorkspacePaths, args: SaveSkillArgs): Promise<Sav
 }
 
 /** The card of a save: the whole SKILL.md and every bundled file. */
-function previewOf(args: SaveSkillArgs, plan: SavePlan, standing: SkillStanding | undefined): ToolPreview {
+function previewOf(args: SaveSkillArgs, plan: SavePlan, standing: ReadStanding): ToolPreview {
   const verb = plan.exists
     ? `Replace the existing skill "${args.name}"`
     : `Save the new skill "${args.name}"`;
@@ -219,18 +219,37 @@ export interface SaveSkillHooks {
   readonly standing?: (name: string) => Promise<SkillStanding>;
 }
 
-/** What the card adds when the saved skill would not be the one used. */
-function hiddenNote(name: string, standing: SkillStanding | undefined): string {
+/** Where a skill stands, none when no hook asks, or "unknown" when it could not be read now. */
+type ReadStanding = SkillStanding | { readonly kind: "unknown" } | undefined;
+
+/**
+ * Where the skill `name` stands, through `hooks`: a scan reads the switches from the store, and a
+ * store out of reach must not make a written skill read as unsaved, nor break its card.
+ */
+async function readStanding(hooks: SaveSkillHooks, name: string): Promise<ReadStanding> {
+  try {
+    return await hooks.standing?.(name);
+  } catch {
+    return { kind: "unknown" };
+  }
+}
+
+/** What the card adds when the saved skill would not be the one used, or that this is unknown. */
+function hiddenNote(name: string, standing: ReadStanding): string {
+  if (standing?.kind === "unknown")
+    return " — whether another source's skill of the name would hide it could not be read now";
   return standing?.kind === "operator"
     ? ` — it will be hidden: the ${sourceLabel(standing.source)}'s skill "${name}" is the one listed and loaded`
     : "";
 }
 
 /** What the result says of the saved skill's place in the catalog. */
-function standingText(name: string, standing: SkillStanding | undefined): string {
+function standingText(name: string, standing: ReadStanding): string {
   switch (standing?.kind) {
     case undefined:
       return "It is in the catalog from the next turn.";
+    case "unknown":
+      return "It is saved; its place in the catalog could not be read now.";
     case "operator":
       return `It is hidden: the ${sourceLabel(standing.source)}'s skill "${name}" is the one listed and loaded, as long as that one is there.`;
     case "missing":
@@ -270,7 +289,7 @@ export function createSaveSkillTool(workspace: ConversationWorkspace, hooks: Sav
       if (refusal !== undefined)
         return { summary: `Will not save the skill "${args.name}": ${refusal}`, fingerprint: refusal };
       const plan = await planSave(workspace.forRequest(context.request), args);
-      const preview = previewOf(args, plan, await hooks.standing?.(args.name));
+      const preview = previewOf(args, plan, await readStanding(hooks, args.name));
       planned.set(preview, plan);
       return preview;
     },
@@ -298,7 +317,7 @@ export function createSaveSkillTool(workspace: ConversationWorkspace, hooks: Sav
         ...plan.files.map((file) => `${plan.shownDir}/${file.path}`),
       ];
       return ok(
-        `${plan.exists ? "Replaced" : "Saved"} the skill "${args.name}" in ${plan.shownDir}/ (${written.length} file${written.length === 1 ? "" : "s"}). ${standingText(args.name, await hooks.standing?.(args.name))}`,
+        `${plan.exists ? "Replaced" : "Saved"} the skill "${args.name}" in ${plan.shownDir}/ (${written.length} file${written.length === 1 ? "" : "s"}). ${standingText(args.name, await readStanding(hooks, args.name))}`,
         written,
       );
     },

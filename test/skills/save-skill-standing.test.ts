@@ -1,8 +1,11 @@
 /**
  * What save_skill says of where the saved skill stands: under a name the data dir or `skills.dirs`
  * holds, the card and the result say the operator's skill hides it (and `skills` lists it as
- * hidden); over a name an approver switched off, the result says it is off.
+ * hidden); over a name an approver switched off, the result says it is off; with the store out of
+ * reach, the card is still shown and the result says the skill is saved, its standing unknown.
  */
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   fixtureSkills,
@@ -78,6 +81,25 @@ describe("save_skill's word on where the skill stands", () => {
       SKILL_CALL_CONTEXT,
     );
     expect(result.output).toContain("It is in the catalog from the next turn.");
+    skills.close();
+  });
+
+  it("says a skill is saved when the store cannot be reached for its place in the catalog", async () => {
+    fixture = await skillsFixture();
+    writeSkill(fixture.dataSkills, "triage", skillMd("triage", "Operator triage"));
+    const skills = await fixtureSkills(fixture, BOSS);
+    const save = skills.tools.find((tool) => tool.name === "save_skill")!;
+    const args = { name: "weekly", description: "d", instructions: "x" };
+    fixture.space.get = async () => {
+      throw new Error("store unreachable");
+    };
+    expect((await save.preview!(args, SKILL_CALL_CONTEXT)).summary).toContain(
+      "whether another source's skill of the name would hide it could not be read now",
+    );
+    const result = await save.execute(args, SKILL_CALL_CONTEXT);
+    expect(result.ok).toBe(true);
+    expect(result.output).toContain("It is saved; its place in the catalog could not be read now.");
+    expect(existsSync(path.join(fixture.workspaceSkills, "weekly", "SKILL.md"))).toBe(true);
     skills.close();
   });
 });
