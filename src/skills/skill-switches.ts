@@ -6,7 +6,9 @@
  * overwrites another's switch of another skill. Every process re-reads the stored switches of the
  * skills it found on each scan (`refresh`), so a switch made anywhere holds everywhere from the
  * next scan on; the per-turn catalog then reads them synchronously. A stored switch that cannot be
- * read counts as off (and is logged): a damaged store never turns a disabled skill back on.
+ * read counts as off (and is logged): a damaged store never turns a disabled skill back on. A
+ * refresh whose read began before this process's own later switch keeps that switch: what it read
+ * is older.
  * Switches stored by older versions as one map under `switches` still count where a skill has no
  * key of its own.
  */
@@ -35,6 +37,9 @@ function switchKey(name: string): string {
 export class SkillSwitches {
   private changes = 0;
   private overrides: ReadonlyMap<string, boolean> = new Map();
+  /** How many switches `set` has stored, and at which of those counts each skill was last set. */
+  private sets = 0;
+  private readonly lastSet = new Map<string, number>();
 
   private constructor(
     private readonly config: SkillSwitchConfig,
@@ -61,6 +66,7 @@ export class SkillSwitches {
    */
   async refresh(names: readonly string[]): Promise<void> {
     if (!this.space || names.length === 0) return;
+    const startedAt = this.sets;
     const [legacyValue, ...values] = await getAll<unknown>(this.space, [LEGACY_KEY, ...names.map(switchKey)]);
     const legacy = legacySchema.safeParse(legacyValue ?? {});
     if (!legacy.success)
@@ -81,6 +87,10 @@ export class SkillSwitches {
       } else if (!legacy.success) next.set(name, false);
       else if (Object.hasOwn(legacy.data, name)) next.set(name, legacy.data[name]!);
     });
+    for (const [name, at] of this.lastSet) {
+      const local = this.overrides.get(name);
+      if (at > startedAt && local !== undefined && names.includes(name)) next.set(name, local);
+    }
     if (!sameSwitches(this.overrides, next)) this.changes++;
     this.overrides = next;
   }
@@ -109,6 +119,8 @@ export class SkillSwitches {
   async set(name: string, enabled: boolean): Promise<void> {
     await this.space?.set(switchKey(name), enabled);
     this.overrides = new Map([...this.overrides, [name, enabled]]);
+    this.sets++;
+    this.lastSet.set(name, this.sets);
     this.changes++;
   }
 }
