@@ -8,6 +8,7 @@ import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { Attachment } from "../core/attachment.js";
 import type { QuestionSpec } from "../core/events.js";
 import type { PlatformUser } from "../core/thread-target.js";
+import { alwaysCommand } from "../core/text-commands.js";
 import { validActions } from "./approval-card.js";
 import { loosenRefusal, mayDecide, whoMayDecide } from "./authorisation.js";
 import type { PendingSettler } from "./pending-settler.js";
@@ -72,7 +73,10 @@ export class PendingReplies {
    * Whether a typed message is, word for word (case and spacing aside), an option of the open
    * question it would answer — the one answerText would give it to (replyPlace). A bare command
    * word ("new") is then that answer, not the command; one that is always a command (alwaysCommand)
-   * never is, and nothing is read for it.
+   * never is, and nothing is read for it. SessionManager asks alwaysCommand too, before it reads the
+   * session's record to come here; this check stays so the hub's own answer holds for any caller
+   * (a question stored with a "stop" option, from before ask_user refused command words, never
+   * takes the brake).
    */
   async offersOption(
     parkedOf: ParkedLookup,
@@ -199,14 +203,6 @@ type ReplyPlace =
   | { readonly redelivered: PendingItem }
   | { readonly plan: PendingPlan }
   | { readonly item: PendingQuestion; readonly question: QuestionSpec };
-
-/**
- * Whether typed text is a command whatever is open, so it never answers a question and no open
- * item need be read for it: a slash form ("/new"), and `stop` (always the brake).
- */
-export function alwaysCommand(text: string): boolean {
-  return text.trimStart().startsWith("/") || sameWords(text) === "stop";
-}
 
 /** A typed reply that answered nothing and resumes nothing. */
 const NOTHING_ANSWERED: Settled<TextAnswer | undefined> = { result: undefined, resume: undefined };

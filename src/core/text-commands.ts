@@ -110,6 +110,15 @@ export function isAnotherBotsCommand(text: string, ownName: string | undefined):
 }
 
 /**
+ * Whether typed text is a command whatever is open, so it never answers a question and no open
+ * item need be read for it: a slash form ("/new"), and `stop` (always the brake), case and
+ * spacing aside.
+ */
+export function alwaysCommand(text: string): boolean {
+  return text.trimStart().startsWith("/") || text.trim().toLowerCase() === "stop";
+}
+
+/**
  * Recognise a command typed as a thread message. Plain words count only when they form a complete,
  * valid command ("stop", "mode auto"), so ordinary sentences that start with a command word stay
  * messages; with a slash ("/mode@MyBot banana") a known command word is a command even when its

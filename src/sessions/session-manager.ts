@@ -14,7 +14,6 @@
 import type { Logger } from "pino";
 import type { AuditLog } from "../approvals/audit-log.js";
 import type { PendingHub } from "../approvals/pending-hub.js";
-import { alwaysCommand } from "../approvals/pending-replies.js";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { InboundMessage } from "../core/inbound-message.js";
 import type { ThreadOutputFactory } from "../core/thread-output.js";
@@ -37,7 +36,12 @@ import { queuedMessageOf } from "./session-record.js";
 import type { SessionRecords } from "./session-records.js";
 import type { SessionReviewer } from "./session-reviewer.js";
 import type { StandingItemMoves } from "./standing-item-moves.js";
-import { isAnotherBotsCommand, parseCommand, parseTextCommand } from "../core/text-commands.js";
+import {
+  alwaysCommand,
+  isAnotherBotsCommand,
+  parseCommand,
+  parseTextCommand,
+} from "../core/text-commands.js";
 import type { ThreadOutputs } from "./thread-outputs.js";
 import type { DrainReport } from "./pump-drain.js";
 import type { TurnScheduler } from "./turn-scheduler.js";
