@@ -65,7 +65,7 @@ export const STOPPED_NOTE =
  */
 const AT_ONCE: ReadonlySet<string> = new Set(["approve", "deny", "status", "reviewer"]);
 
-export function answeredAtOnce(command: string): boolean {
+function answeredAtOnce(command: string): boolean {
   return AT_ONCE.has(command);
 }
 
@@ -77,7 +77,7 @@ const RUNS_A_TURN: ReadonlySet<string> = new Set(["skill"]);
  * shows a setting (a fresh session, a mode, a model, a grant, a subscription, a task) — what the
  * person asked for before stopping, which the stop does not undo — not one that runs a turn.
  */
-export function keptByStop(command: string): boolean {
+function keptByStop(command: string): boolean {
   return !RUNS_A_TURN.has(command);
 }
 

@@ -6,10 +6,13 @@
  * explained privately with chat.postEphemeral — as plain text, escaped: a refusal names people
  * (the requester, whoever decided), and a display name like `<https://…|Approve>` or `<!channel>`
  * must neither link nor ping. The slash command
- * (Slack does not allow them inside threads) acts on the person's latest thread in that channel,
- * under the same access rules as a message there; in a channel where that thread is not known
- * (nobody's is after a restart), only the commands about the person's own items run — the others
- * are refused with where to type them, never run on a session the whole channel would share.
+ * (Slack does not allow them inside threads) acts on the person's latest thread in that channel
+ * (slack-latest-threads.ts), under the same access rules as a message there, and its answer starts
+ * with a line naming that thread, since the person never saw it chosen. In a channel where that
+ * thread is not known — the person has not talked to the bot there, with one process none is
+ * known after its restart, and with several on one store none after 7 days of silence — only the
+ * commands about the person's own items run; the others are refused with where to type them,
+ * never run on a session the whole channel would share.
  * Each interaction runs once: its ids (slack-interaction-keys.ts) are recorded where the session
  * layer records messages, and a repeat — a Socket Mode redelivery, a replayed signed HTTP request —
  * is acknowledged like any other but does nothing; a command without a trigger id, which could

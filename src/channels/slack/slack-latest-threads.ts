@@ -20,7 +20,7 @@ import type { KeyValueSpace } from "../../store/store.js";
 import { fromVersioned, toVersioned } from "../../store/versioned.js";
 
 /** How long a shared record lasts after the person's last message in that channel. */
-export const LATEST_THREAD_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const LATEST_THREAD_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 const KIND = "slack-latest-thread";
 /** A Slack message ts: seconds, a dot, microseconds. */
