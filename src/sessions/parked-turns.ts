@@ -72,7 +72,7 @@ export class ParkedTurns {
   /**
    * Whether a bare command word ("new") is the answer to the sender's open question in the
    * session: one of the options it offers. The slash form is always the command, and so is `stop`
-   * (PendingReplies' alwaysCommand: nothing is read for them).
+   * (core/text-commands.ts' alwaysCommand: nothing is read for them).
    */
   answersWithOption(sessionId: string, message: InboundMessage): Promise<boolean> {
     const reply = { platform: message.target.platform, user: message.user, text: message.text };
