@@ -6,7 +6,16 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadTarget } from "../../src/core/thread-target.js";
 import { textStep, toolStep } from "../support/scripted-provider.js";
-import { ANA, BEN, makeHarness, message, tempDir, thread, pressCard } from "./helpers/harness.js";
+import {
+  ANA,
+  BEN,
+  type Harness,
+  makeHarness,
+  message,
+  tempDir,
+  thread,
+  pressCard,
+} from "./helpers/harness.js";
 import { ToolRuns } from "./helpers/test-tools.js";
 import { outcomeLine } from "../support/card-outcome.js";
 
@@ -15,6 +24,25 @@ const overrides = { defaults: { ...defaults, queueMode: "followup" as const } };
 
 /** The session's thread, as a message with its own platform details arrives in it. */
 const from = (replyTo: number): ThreadTarget => ({ ...thread(), extra: { replyTo, chatType: "private" } });
+
+/** The targets the harness's channel output was opened for, one per card it posted. */
+function recordCardTargets(h: Harness): ThreadTarget[] {
+  const cardTargets: ThreadTarget[] = [];
+  h.manager.registerOutput("slack", (target) => {
+    const output = h.outputs.factory(target);
+    return {
+      ...output,
+      beginTurn: (info) => output.beginTurn(info),
+      updateCard: (ref, card) => output.updateCard(ref, card),
+      postText: (text) => output.postText(text),
+      postCard: (card) => {
+        cardTargets.push(target);
+        return output.postCard(card);
+      },
+    };
+  });
+  return cardTargets;
+}
 
 describe("the trigger of a turn", () => {
   it("reaches beginTurn for the first turn, a queued follow-up and a turn resumed after a restart", async () => {
@@ -66,20 +94,7 @@ describe("the trigger of a turn's approval card", () => {
     const h = await makeHarness({
       steps: [textStep("hello"), toolStep(["c1", "write_note", { text: "b" }]), textStep("done")],
     });
-    const cardTargets: ThreadTarget[] = [];
-    h.manager.registerOutput("slack", (target) => {
-      const output = h.outputs.factory(target);
-      return {
-        ...output,
-        beginTurn: (info) => output.beginTurn(info),
-        updateCard: (ref, card) => output.updateCard(ref, card),
-        postText: (text) => output.postText(text),
-        postCard: (card) => {
-          cardTargets.push(target);
-          return output.postCard(card);
-        },
-      };
-    });
+    const cardTargets = recordCardTargets(h);
     await h.manager.receive(message("hi", { target: from(11) }));
     await h.manager.idle();
     await h.manager.receive(message("write b", { target: from(12) }));
@@ -100,20 +115,7 @@ describe("the card of a wake-up turn (no person's message started it)", () => {
         textStep("deploying"),
       ],
     });
-    const cardTargets: ThreadTarget[] = [];
-    h.manager.registerOutput("slack", (target) => {
-      const output = h.outputs.factory(target);
-      return {
-        ...output,
-        beginTurn: (info) => output.beginTurn(info),
-        updateCard: (ref, card) => output.updateCard(ref, card),
-        postText: (text) => output.postText(text),
-        postCard: (card) => {
-          cardTargets.push(target);
-          return output.postCard(card);
-        },
-      };
-    });
+    const cardTargets = recordCardTargets(h);
     // Ben's message started the group's session; Ana set up the wake-up.
     const group = (replyTo: number): ThreadTarget => ({ ...thread(), extra: { replyTo, chatType: "group" } });
     await h.manager.receive(message("hi all", { user: BEN, target: group(11) }));
