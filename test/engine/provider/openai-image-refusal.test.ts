@@ -27,6 +27,34 @@ beforeEach(isolateNetwork);
 const OLLAMA_TEXT_ONLY =
   "Failed to create new sequence: failed to process inputs: this model is missing data required for image input";
 
+/** A failed answer: its HTTP status, the error message in its body, and any headers. */
+interface Failure {
+  readonly status: number;
+  readonly message: string;
+  readonly headers?: Record<string, string>;
+}
+
+/**
+ * Answers each failure in turn, then a stream saying "ok"; streams one request and returns what
+ * came back, the backoff waits, and the answers never asked for.
+ */
+async function streamAfterFailures(...failures: Failure[]) {
+  const scope = nock(HOST);
+  for (const { status, message, headers } of failures) {
+    scope.post(PATH).reply(status, { error: { message } }, headers);
+  }
+  scope.post(PATH).reply(200, sse(chunk({ content: "ok" }, "stop")), SSE_HEADERS);
+  const { provider, waits } = testProvider();
+  const { events, error } = await collect(provider.stream(request()));
+  return { events, error, waits, unasked: scope.pendingMocks() };
+}
+
+/** The error a stream ends with when it opens with `opening` and then sends `errorEvent`. */
+async function midStreamError(errorEvent: object, opening: object = chunk({ content: "" })) {
+  nock(HOST).post(PATH).reply(200, sse(opening, errorEvent), SSE_HEADERS);
+  return (await collect(testProvider().provider.stream(request()))).error;
+}
+
 describe("OpenAIProvider image refusals", () => {
   it("takes Ollama's HTTP 500 for an image sent to a text-only model as the model's refusal, without retrying", async () => {
     const scope = nock(HOST)
@@ -46,13 +74,10 @@ describe("OpenAIProvider image refusals", () => {
   });
 
   it("keeps a 500 in other words a server error, retried, even when it mentions an image", async () => {
-    nock(HOST)
-      .post(PATH)
-      .reply(500, { error: { message: "image preprocessing worker crashed" } })
-      .post(PATH)
-      .reply(200, sse(chunk({ content: "ok" }, "stop")), SSE_HEADERS);
-    const { provider, waits } = testProvider();
-    const { events, error } = await collect(provider.stream(request()));
+    const { events, error, waits } = await streamAfterFailures({
+      status: 500,
+      message: "image preprocessing worker crashed",
+    });
     expect(error).toBeUndefined();
     expect(events.at(-1)).toMatchObject({ type: "step-finished", text: "ok" });
     expect(waits).toEqual([500]);
@@ -113,91 +138,59 @@ describe("OpenAIProvider image refusals", () => {
   });
 
   it("takes OpenRouter's mid-stream error chunk about image input as the model's refusal", async () => {
-    nock(HOST)
-      .post(PATH)
-      .reply(
-        200,
-        sse(chunk({ role: "assistant", content: "" }), {
-          ...chunk({ content: "" }, "error"),
-          error: { code: 400, message: "Provider returned error: this model does not support image input" },
-        }),
-        SSE_HEADERS,
-      );
-    const { error } = await collect(testProvider().provider.stream(request()));
+    const error = await midStreamError(
+      {
+        ...chunk({ content: "" }, "error"),
+        error: { code: 400, message: "Provider returned error: this model does not support image input" },
+      },
+      chunk({ role: "assistant", content: "" }),
+    );
     expect(error).toMatchObject({ about: "model", kind: "bad_request" });
   });
 
   it("keeps a mid-stream error in other words a server error", async () => {
-    nock(HOST)
-      .post(PATH)
-      .reply(
-        200,
-        sse(chunk({ content: "" }), { error: { code: 502, message: "upstream image cache timeout" } }),
-        SSE_HEADERS,
-      );
-    const { error } = await collect(testProvider().provider.stream(request()));
+    const error = await midStreamError({ error: { code: 502, message: "upstream image cache timeout" } });
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).not.toBeInstanceOf(ImageRefusalError);
     expect(error).toMatchObject({ kind: "server" });
   });
 
   it("retries a 503 that mentions processing an image, as the transient server error it is", async () => {
-    const scope = nock(HOST)
-      .post(PATH)
-      .reply(503, {
-        error: { message: "unable to process image batch: vision worker overloaded, please retry" },
-      })
-      .post(PATH)
-      .reply(200, sse(chunk({ content: "ok" }, "stop")), SSE_HEADERS);
-    const { provider, waits } = testProvider();
-    const { events, error } = await collect(provider.stream(request()));
+    const { events, error, waits, unasked } = await streamAfterFailures({
+      status: 503,
+      message: "unable to process image batch: vision worker overloaded, please retry",
+    });
     expect(error).toBeUndefined();
     expect(events.at(-1)).toMatchObject({ type: "step-finished", text: "ok" });
     expect(waits).toHaveLength(1);
-    expect(scope.pendingMocks()).toEqual([]);
+    expect(unasked).toEqual([]);
   });
 
   it("retries a 429 that mentions an image after its Retry-After", async () => {
-    nock(HOST)
-      .post(PATH)
-      .reply(
-        429,
-        { error: { message: "Too many requests: could not load image quota" } },
-        { "retry-after": "1" },
-      )
-      .post(PATH)
-      .reply(200, sse(chunk({ content: "ok" }, "stop")), SSE_HEADERS);
-    const { provider, waits } = testProvider();
-    const { events, error } = await collect(provider.stream(request()));
+    const { events, error, waits } = await streamAfterFailures({
+      status: 429,
+      message: "Too many requests: could not load image quota",
+      headers: { "retry-after": "1" },
+    });
     expect(error).toBeUndefined();
     expect(events.at(-1)).toMatchObject({ type: "step-finished", text: "ok" });
     expect(waits).toEqual([1000]);
   });
 
   it("never takes a 502 or 504 in a known server's words as a refusal", async () => {
-    nock(HOST)
-      .post(PATH)
-      .reply(502, { error: { message: OLLAMA_TEXT_ONLY } })
-      .post(PATH)
-      .reply(504, { error: { message: "cannot identify image file" } })
-      .post(PATH)
-      .reply(200, sse(chunk({ content: "ok" }, "stop")), SSE_HEADERS);
-    const { provider, waits } = testProvider();
-    const { error } = await collect(provider.stream(request()));
+    const { error, waits } = await streamAfterFailures(
+      { status: 502, message: OLLAMA_TEXT_ONLY },
+      { status: 504, message: "cannot identify image file" },
+    );
     expect(error).toBeUndefined();
     expect(waits).toHaveLength(2);
   });
 
   it("keeps a 500 about an image it could not decode a retried server error: only a 400 or 422 says that", async () => {
-    nock(HOST)
-      .post(PATH)
-      .reply(500, { error: { message: "failed to decode image: worker crashed" } })
-      .post(PATH)
-      .reply(500, { error: { message: "vision input is not supported right now" } })
-      .post(PATH)
-      .reply(200, sse(chunk({ content: "ok" }, "stop")), SSE_HEADERS);
-    const { provider, waits } = testProvider();
-    const { error } = await collect(provider.stream(request()));
+    const { error, waits } = await streamAfterFailures(
+      { status: 500, message: "failed to decode image: worker crashed" },
+      { status: 500, message: "vision input is not supported right now" },
+    );
     expect(error).toBeUndefined();
     expect(waits).toHaveLength(2);
   });
@@ -214,16 +207,9 @@ describe("OpenAIProvider image refusals", () => {
   });
 
   it("keeps a mid-stream error in no known server's words a server error, even when it mentions an image", async () => {
-    nock(HOST)
-      .post(PATH)
-      .reply(
-        200,
-        sse(chunk({ content: "" }), {
-          error: { message: "unable to process image batch: worker overloaded" },
-        }),
-        SSE_HEADERS,
-      );
-    const { error } = await collect(testProvider().provider.stream(request()));
+    const error = await midStreamError({
+      error: { message: "unable to process image batch: worker overloaded" },
+    });
     expect(error).not.toBeInstanceOf(ImageRefusalError);
     expect(error).toMatchObject({ kind: "server" });
   });
