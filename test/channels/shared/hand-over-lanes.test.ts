@@ -22,6 +22,20 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
+/**
+ * Lanes that drain within 5 s on a manual clock (telling senders within `tellWithinMs`, if given),
+ * their warnings as written, and what each sender was told through `tell(who)`.
+ */
+function drainingLanes(tellWithinMs?: number) {
+  const lines: string[] = [];
+  const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
+  const clock = manualClock();
+  const lanes = new HandOverLanes({ maxWaiting: 5, logger, stop: { withinMs: 5000, tellWithinMs, clock } });
+  const told: string[] = [];
+  const tell = (who: string) => async (text: string) => void told.push(`${who}: ${text}`);
+  return { lanes, lines, clock, told, tell };
+}
+
 describe("HandOverLanes", () => {
   it("runs a lane's jobs in order, one at a time, and other lanes beside it", async () => {
     const lanes = new HandOverLanes({ maxWaiting: 5, logger: pino({ level: "silent" }) });
@@ -114,10 +128,7 @@ describe("HandOverLanes", () => {
   });
 
   it("drain() waits for the lanes until its deadline, then cancels and logs what is left", async () => {
-    const lines: string[] = [];
-    const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
-    const clock = manualClock();
-    const lanes = new HandOverLanes({ maxWaiting: 5, logger, stop: { withinMs: 5000, clock } });
+    const { lanes, lines, clock } = drainingLanes();
     const slow = gate();
     let aborted: boolean | undefined;
     lanes.enqueue("alice", async (signal) => {
@@ -144,12 +155,7 @@ describe("HandOverLanes", () => {
   });
 
   it("drain() tells the sender of each job it dropped, waiting or running, but not of one already handing over", async () => {
-    const lines: string[] = [];
-    const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
-    const clock = manualClock();
-    const lanes = new HandOverLanes({ maxWaiting: 5, logger, stop: { withinMs: 5000, clock } });
-    const told: string[] = [];
-    const tell = (who: string) => async (text: string) => void told.push(`${who}: ${text}`);
+    const { lanes, lines, clock, told, tell } = drainingLanes();
     const reading = gate();
     const receiving = gate();
     const inReceive = gate();
@@ -195,12 +201,7 @@ describe("HandOverLanes", () => {
   });
 
   it("drain() does not tell the sender of a message the platform delivers again", async () => {
-    const lines: string[] = [];
-    const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
-    const clock = manualClock();
-    const lanes = new HandOverLanes({ maxWaiting: 5, logger, stop: { withinMs: 5000, clock } });
-    const told: string[] = [];
-    const tell = (who: string) => async (text: string) => void told.push(`${who}: ${text}`);
+    const { lanes, lines, clock, told, tell } = drainingLanes();
     const held = gate();
     await lanes.route("alice", {
       kind: "message",
@@ -224,14 +225,7 @@ describe("HandOverLanes", () => {
   });
 
   it("drain() stops waiting for the senders' notes after tellWithinMs", async () => {
-    const lines: string[] = [];
-    const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
-    const clock = manualClock();
-    const lanes = new HandOverLanes({
-      maxWaiting: 5,
-      logger,
-      stop: { withinMs: 5000, tellWithinMs: 2000, clock },
-    });
+    const { lanes, lines, clock } = drainingLanes(2000);
     const held = gate();
     const telling = gate();
     const never = (): Promise<void> => {
