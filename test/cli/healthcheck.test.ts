@@ -10,10 +10,8 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logging/logger.js";
-import { createMetrics } from "../../src/ops/metrics.js";
-import { type OpsServer, startOpsServer } from "../../src/ops/ops-server.js";
-import { Readiness } from "../../src/ops/readiness.js";
+import type { OpsServer } from "../../src/ops/ops-server.js";
+import { startTestOpsServer } from "../support/test-ops-server.js";
 import { tempProject } from "./io.js";
 
 const CLI = fileURLToPath(new URL("../../src/cli.ts", import.meta.url));
@@ -60,14 +58,7 @@ function projectWithOpsPort(port: number): { cwd: string; env: Record<string, st
 describe("coworker healthcheck", () => {
   it("asks the ops port set only in the config file: 0 while healthy, 1 with the problems when not", async () => {
     let problems: string[] = [];
-    server = await startOpsServer({
-      host: "127.0.0.1",
-      port: 0,
-      metrics: createMetrics({ processMetrics: false }),
-      readiness: new Readiness(),
-      logger: createLogger({ level: "silent" }),
-      health: async () => problems,
-    });
+    server = await startTestOpsServer({ health: async () => problems });
     const { cwd, env } = projectWithOpsPort(server.port);
 
     const healthy = await healthcheck(cwd, env);
@@ -85,13 +76,7 @@ describe("coworker healthcheck", () => {
   }, 30_000);
 
   it("fails when nothing listens on that port", async () => {
-    server = await startOpsServer({
-      host: "127.0.0.1",
-      port: 0,
-      metrics: createMetrics({ processMetrics: false }),
-      readiness: new Readiness(),
-      logger: createLogger({ level: "silent" }),
-    });
+    server = await startTestOpsServer();
     const { cwd, env } = projectWithOpsPort(server.port);
     await server.close();
     server = undefined;

@@ -1,15 +1,14 @@
 import { connect } from "node:net";
 import os from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logging/logger.js";
 import { createMetrics } from "../../src/ops/metrics.js";
-import { type OpsServer, startOpsServer } from "../../src/ops/ops-server.js";
+import type { OpsServer } from "../../src/ops/ops-server.js";
 import { Readiness } from "../../src/ops/readiness.js";
 import { createCoordination } from "../../src/store/coordination/create-coordination.js";
 import { createStore } from "../../src/store/create-store.js";
 import { startRedisServer } from "../support/redis-server.js";
+import { startTestOpsServer } from "../support/test-ops-server.js";
 
-const logger = createLogger({ level: "silent" });
 let server: OpsServer | undefined;
 
 afterEach(async () => {
@@ -18,7 +17,7 @@ afterEach(async () => {
 });
 
 async function start(readiness = new Readiness(), metrics = createMetrics({ processMetrics: false })) {
-  server = await startOpsServer({ host: "127.0.0.1", port: 0, metrics, readiness, logger });
+  server = await startTestOpsServer({ metrics, readiness });
   return { url: server.url, readiness, metrics };
 }
 
@@ -33,14 +32,7 @@ describe("ops server", () => {
 
   it("fails /healthz with the problems its health check reports (a channel down too long)", async () => {
     let problems: string[] = [];
-    server = await startOpsServer({
-      host: "127.0.0.1",
-      port: 0,
-      metrics: createMetrics({ processMetrics: false }),
-      readiness: new Readiness(),
-      logger,
-      health: async () => problems,
-    });
+    server = await startTestOpsServer({ health: async () => problems });
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     problems = ["telegram down for 301 s"];
     const sick = await fetch(`${server.url}/healthz`);
@@ -51,15 +43,7 @@ describe("ops server", () => {
   it("refuses a port in use with one classified line, not an EADDRINUSE stack", async () => {
     const first = await start();
     const port = Number(new URL(first.url).port);
-    await expect(
-      startOpsServer({
-        host: "127.0.0.1",
-        port,
-        metrics: createMetrics({ processMetrics: false }),
-        readiness: new Readiness(),
-        logger,
-      }),
-    ).rejects.toMatchObject({
+    await expect(startTestOpsServer({ port })).rejects.toMatchObject({
       kind: "misconfigured",
       message: `the ops server is misconfigured: port ${port} on 127.0.0.1 is already in use`,
     });
