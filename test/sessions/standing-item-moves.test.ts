@@ -10,6 +10,7 @@ import { sessionKeyOf } from "../../src/core/thread-target.js";
 import { MOVE_FAILED_TEXT } from "../../src/sessions/standing-item-moves.js";
 import { itemsFromReplacing, MAX_ITEM_SOURCES } from "../../src/sessions/session-record.js";
 import { SessionRecords } from "../../src/sessions/session-records.js";
+import type { Clock } from "../../src/core/clock.js";
 import type { Store } from "../../src/store/store.js";
 import { manualClock } from "../support/manual-clock.js";
 import { textStep } from "../support/scripted-provider.js";
@@ -32,19 +33,37 @@ afterEach(async () => {
 const records = (store: Store) => new SessionRecords(store.space("sessions"));
 const currentId = async (store: Store) => (await records(store).currentId(sessionKeyOf(thread())))!;
 
-/** A session manager on `store` whose modules' move is `move`. */
+/** A session manager on `store` whose modules' move is `move`, its retries timed on `clock` if given. */
 async function open(
   store: Store,
   move: (oldId: string, newId: string) => Promise<void>,
-  steps = [textStep("hi")],
+  clock?: Clock,
 ): Promise<Harness> {
   const h = await makeHarness({
     store,
-    steps,
-    overrides: { onSessionReplaced: move, itemMoveRetryMs: [0, 0] },
+    steps: [textStep("hi")],
+    overrides: { onSessionReplaced: move, itemMoveRetryMs: [0, 0], ...(clock ? { clock } : {}) },
   });
   harnesses.push(h);
   return h;
+}
+
+/** A move failing on each attempt `fails` names: it counts its attempts and tells the first failure. */
+function flakyMove(fails: (attempt: number) => boolean) {
+  let failed!: () => void;
+  const flaky = {
+    attempts: 0,
+    firstFailure: new Promise<void>((resolve) => {
+      failed = resolve;
+    }),
+    move: async (): Promise<void> => {
+      flaky.attempts += 1;
+      if (!fails(flaky.attempts)) return;
+      failed();
+      throw new Error("store unavailable");
+    },
+  };
+  return flaky;
 }
 
 describe("moving a thread's standing items on 'new'", () => {
@@ -169,69 +188,41 @@ describe("moving a thread's standing items on 'new'", () => {
     const pausing = new Promise<number>((resolve) => {
       paused = resolve;
     });
-    let attempts = 0;
-    const h = await makeHarness({
-      store,
-      steps: [textStep("hi")],
-      overrides: {
-        onSessionReplaced: async () => {
-          attempts += 1;
-          if (attempts === 1) throw new Error("store unavailable");
-        },
-        // Real 0 ms pauses if the clock were not used: the command would end without it.
-        itemMoveRetryMs: [0, 0],
-        clock: {
-          ...clock,
-          setTimer: (callback, ms) => {
-            paused(ms);
-            return clock.setTimer(callback, ms);
-          },
-        },
+    const flaky = flakyMove((attempt) => attempt === 1);
+    // Real 0 ms pauses if the clock were not used: the command would end without it.
+    const h = await open(store, flaky.move, {
+      ...clock,
+      setTimer: (callback, ms) => {
+        paused(ms);
+        return clock.setTimer(callback, ms);
       },
     });
-    harnesses.push(h);
     await h.manager.receive(message("hi", { user: ANA }));
     await h.manager.idle();
     const renewed = h.manager.command(thread(), ANA, "new", []);
     await Promise.race([pausing, renewed]);
-    expect({ attempts, pending: clock.pending() }).toEqual({ attempts: 1, pending: 1 });
+    expect({ attempts: flaky.attempts, pending: clock.pending() }).toEqual({ attempts: 1, pending: 1 });
     clock.fire();
     expect(await renewed).toMatch(/^Started a new session/);
-    expect(attempts).toBe(2);
+    expect(flaky.attempts).toBe(2);
     expect((await records(store).get(await currentId(store)))?.itemsFrom).toBeUndefined();
   });
 
   it("shutdown stops a failing move's retries: nothing is tried again, nobody is told, the mark stays for the next load", async () => {
     const store = await openStore(tempDir());
     const clock = manualClock();
-    let failedOnce!: () => void;
-    const firstFailure = new Promise<void>((resolve) => {
-      failedOnce = resolve;
-    });
-    let attempts = 0;
-    const h = await makeHarness({
-      store,
-      steps: [textStep("hi")],
-      overrides: {
-        onSessionReplaced: async () => {
-          attempts += 1;
-          failedOnce();
-          throw new Error("store unavailable");
-        },
-        itemMoveRetryMs: [0, 0],
-        clock,
-      },
-    });
+    const flaky = flakyMove(() => true);
+    const h = await open(store, flaky.move, clock);
     await h.manager.receive(message("hi", { user: ANA }));
     await h.manager.idle();
     const oldId = await currentId(store);
     const renewed = h.manager.command(thread(), ANA, "new", []);
-    await firstFailure;
+    await flaky.firstFailure;
     await h.manager.drain(0);
     expect(await renewed).toMatch(/^Started a new session/);
     clock.fire();
     await h.manager.idle();
-    expect({ attempts, pending: clock.pending() }).toEqual({ attempts: 1, pending: 0 });
+    expect({ attempts: flaky.attempts, pending: clock.pending() }).toEqual({ attempts: 1, pending: 0 });
     expect(h.outputs.for(thread()).texts.filter((t) => t === MOVE_FAILED_TEXT)).toEqual([]);
     expect((await records(store).get(await currentId(store)))?.itemsFrom).toEqual({ sessionId: oldId });
   });
