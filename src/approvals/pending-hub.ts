@@ -9,7 +9,13 @@
 import type { Logger } from "pino";
 import type { ButtonPress, PressResult } from "../core/button-press.js";
 import type { ThreadTarget } from "../core/thread-target.js";
-import { allowedApproversFor, loosenersFor, steeringDecidersFor } from "./authorisation.js";
+import {
+  allowedApproversFor,
+  decidersOf,
+  loosenersFor,
+  steeringDecidersFor,
+  whoMayDecide,
+} from "./authorisation.js";
 import { CardDisplay } from "./card-display.js";
 import { InflightWork } from "./inflight-work.js";
 import { waitingCallOf } from "./parked-turn.js";
@@ -96,6 +102,9 @@ export class PendingHub {
    * different arguments is cancelled as superseded first. Only the asking turn's items count
    * (PendingStore.forCall): a model reusing an earlier turn's call id is asked again. The call is identified by the hash of
    * its tool name and arguments as the parked turn's history holds them (`asked` when it does not).
+   * A new item nobody may decide (a steering change without a configured approver) is raised to
+   * nobody: no card nobody can press, no turn parked until it expires — the call gets why at once,
+   * as an error the model acts on (it tells the person), like a card that could not be shown.
    */
   async obtain(
     kind: PendingKind,
@@ -119,7 +128,12 @@ export class PendingHub {
         note: "superseded by a newer request",
         at: this.settler.stamp(),
       });
-    return this.raise(build(argsHash), signal);
+    const item = build(argsHash);
+    if (decidersOf(item).length === 0)
+      throw new Error(
+        `Nobody may decide this, so nobody was asked and the call did not run: ${whoMayDecide(item).refusal} Tell the person in your reply what you wanted to do and why.`,
+      );
+    return this.raise(item, signal);
   }
 
   /**

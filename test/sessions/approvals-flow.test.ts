@@ -89,7 +89,7 @@ describe("approvals through the session manager", () => {
     expect(h.runs.count("c1")).toBe(1);
   });
 
-  it("a call that steers every later session is decided by a configured approver, even in its requester's DM; without one, by the DM's owner", async () => {
+  it("a call that steers every later session is decided by a configured approver, even in its requester's DM; without one, by nobody, and is refused at once", async () => {
     const dm = thread("1700000000.000100", "D1");
     const steer = async (harness: Harness) => {
       await harness.manager.receive(message("steer x", { target: dm }));
@@ -108,13 +108,31 @@ describe("approvals through the session manager", () => {
     await h.manager.idle();
     expect(h.runs.count("c1")).toBe(1);
 
+    // Without a configured approver nobody may decide it: no card, no wait until it expires — the
+    // call is refused at once with why (the operator sets approvals.approvers), and the turn ends.
     const alone = await makeHarness({
-      steps: [toolStep(["c2", "steer_note", { text: "x" }]), textStep("ok")],
-      overrides: { approvals: { approvers: [], ttlMs: 60_000 } },
+      steps: [toolStep(["c2", "steer_note", { text: "x" }]), textStep("I wanted to steer.")],
+      overrides: { approvals: { approvers: [], ttlMs: 3_600_000 } },
     });
-    expect(await pressCard(alone, await steer(alone), "once", ANA)).toMatchObject({ status: "accepted" });
+    await alone.manager.receive(message("steer x", { target: dm }));
     await alone.manager.idle();
-    expect(alone.runs.count("c2")).toBe(1);
+    expect(alone.runs.count("c2")).toBe(0);
+    const out = alone.outputs.for(dm);
+    expect(out.cards).toEqual([]);
+    expect(await new PendingStore(alone.store).openItems()).toEqual([]);
+    const result = alone.provider.requests
+      .flatMap((r) => r.messages)
+      .find((m) => m.role === "tool" && m.tool_call_id === "c2") as { content: string } | undefined;
+    expect(result?.content).toMatch(
+      /Nobody may decide this, .*none is configured for slack: nobody can approve it/,
+    );
+    expect(result?.content).toContain("`approvals.approvers`");
+    const done = out.closedTurns[0]?.events.find((e) => e.type === "turn-completed");
+    expect(done?.type === "turn-completed" && [done.status, done.finalText]).toEqual([
+      "completed",
+      "I wanted to steer.",
+    ]);
+    alone.provider.assertAllConsumed();
   });
 
   it("refuses a press by someone who is neither the requester nor an approver", async () => {
