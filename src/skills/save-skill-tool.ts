@@ -10,11 +10,10 @@
  * leaves no half-written skill.
  */
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { open, rename, rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { openCheckedDir } from "../tools/files/anchored-fs.js";
+import { NotRegularFileError, openChecked, openCheckedDir } from "../tools/files/anchored-fs.js";
 import type { ConversationWorkspace } from "../tools/files/conversation-workspace.js";
 import { contentFingerprint } from "../tools/files/content-fingerprint.js";
 import { exists } from "../tools/files/path-exists.js";
@@ -160,12 +159,17 @@ function fingerprintOf(plan: SavePlan): string {
   return contentFingerprint(["save_skill", plan.dir, plan.exists ? 1 : 0, plan.skillFile, ...files]);
 }
 
-/** Add the x bits where `file` (in the staging folder, written just now) has r bits; no link followed. */
-async function makeExecutable(file: string): Promise<void> {
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+/**
+ * Add the x bits where the file at workspace-relative `relative` (in the staging folder, written
+ * just now) has r bits: opened by the anchored walk, so no folder on the way swapped for a link
+ * is followed, and its mode set on that open file, never by path.
+ */
+async function makeExecutable(paths: WorkspacePaths, relative: string): Promise<void> {
+  const resolved = await paths.resolve(relative);
+  const { handle, stats } = await openChecked(resolved);
   try {
-    const { mode } = await handle.stat();
-    await handle.chmod((mode & 0o777) | ((mode & 0o444) >> 2));
+    if (!stats.isFile()) throw new NotRegularFileError(`${resolved.display} is not a regular file`);
+    await handle.chmod((stats.mode & 0o777) | ((stats.mode & 0o444) >> 2));
   } finally {
     await handle.close();
   }
@@ -187,8 +191,9 @@ async function writeSkill(paths: WorkspacePaths, plan: SavePlan): Promise<void> 
   const parent = await openCheckedDir(await paths.resolve(skillsDir));
   try {
     for (const file of plan.files) {
-      await saveInWorkspace(paths, path.join(skillsDir, staging, file.path), file.content);
-      if (file.executable) await makeExecutable(path.join(parent.child(staging), file.path));
+      const relative = path.join(skillsDir, staging, file.path);
+      await saveInWorkspace(paths, relative, file.content);
+      if (file.executable) await makeExecutable(paths, relative);
     }
     if (plan.exists) {
       // Until the new folder is in place the loader reads the old one under its aside name.

@@ -1,0 +1,63 @@
+/**
+ * save_skill against a command of another session swapping things in the workspace while the
+ * save runs: a folder inside the staging folder swapped for a link must not send the executable
+ * bit of a copied script onto a file outside the workspace.
+ */
+import { chmodSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, expect, it, vi } from "vitest";
+
+/** Runs once, just after a rename whose destination ends with `after.suffix`. */
+const after: { suffix?: string; run?: () => void } = {};
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const real = await importOriginal<typeof import("node:fs/promises")>();
+  const rename: typeof real.rename = async (from, to) => {
+    await real.rename(from, to);
+    if (after.run && after.suffix && String(to).endsWith(after.suffix)) {
+      const run = after.run;
+      after.run = undefined;
+      run();
+    }
+  };
+  return { ...real, default: { ...real, rename }, rename };
+});
+
+const { createSaveSkillTool } = await import("../../src/skills/save-skill-tool.js");
+const { toolWorkspace } = await import("../tools/support/tool-workspace.js");
+const { skillsFixture, SKILL_CALL_CONTEXT } = await import("./support.js");
+
+let fixture: Awaited<ReturnType<typeof skillsFixture>> | undefined;
+afterEach(async () => {
+  after.run = undefined;
+  await fixture?.cleanup();
+});
+
+it("a folder of the staging folder swapped for a link after a script is written: the x bit lands on nothing outside", async () => {
+  fixture = await skillsFixture();
+  const skills = fixture.workspaceSkills;
+  const outside = path.join(fixture.root, "outside");
+  mkdirSync(outside);
+  writeFileSync(path.join(outside, "run.sh"), "not the workspace's\n");
+  chmodSync(path.join(outside, "run.sh"), 0o644);
+  writeFileSync(path.join(fixture.workspace, "tool.sh"), "#!/bin/sh\necho hi\n");
+  chmodSync(path.join(fixture.workspace, "tool.sh"), 0o755);
+  after.suffix = "/run.sh";
+  after.run = () => {
+    const staging = readdirSync(skills).find((name) => name.includes(".saving-")) ?? "";
+    const scripts = path.join(skills, staging, "scripts");
+    rmSync(scripts, { recursive: true, force: true });
+    symlinkSync(outside, scripts);
+  };
+  const saved = await createSaveSkillTool(toolWorkspace({ root: fixture.workspace })).execute(
+    {
+      name: "tooling",
+      description: "d",
+      instructions: "steps",
+      files: [{ path: "scripts/run.sh", from: "tool.sh" }],
+    },
+    SKILL_CALL_CONTEXT,
+  );
+  expect(after.run).toBeUndefined();
+  expect(statSync(path.join(outside, "run.sh")).mode & 0o777).toBe(0o644);
+  expect(saved.ok).toBe(false);
+});
