@@ -42,6 +42,11 @@ export interface ChannelBufferOptions {
   readonly pageSize?: number;
   readonly maxEntryChars?: number;
   readonly clock?: Clock;
+  /**
+   * Several processes append to and read the same buffers: each read and write starts from the
+   * head as stored, not from this process's copy (which another process may have moved on).
+   */
+  readonly shared?: boolean;
 }
 
 interface PageInfo {
@@ -119,7 +124,18 @@ export const bufferHeadKey = (channelKey: string) => `head:${channelKey}`;
 /** Store key of page `index` of a channel's buffer. */
 export const bufferPageKey = (channelKey: string, index: number) => `page:${channelKey}:${index}`;
 
-/** The per-channel message buffers. One instance per store; it caches each channel's head and last page. */
+/** Whether two heads describe the same stored buffer (same incarnation, entries and pages). */
+function sameHead(a: BufferHead, b: BufferHead): boolean {
+  return (
+    a.epoch === b.epoch &&
+    a.lastSeq === b.lastSeq &&
+    a.floorSeq === b.floorSeq &&
+    a.pages.length === b.pages.length &&
+    a.pages.every((page, i) => page.index === b.pages[i]?.index && page.maxAt === b.pages[i]?.maxAt)
+  );
+}
+
+/** The per-channel message buffers. One instance per store per process; it caches each channel's head and last page. */
 export class ChannelBuffer {
   private readonly mutex = new KeyedMutex();
   private readonly states = new Map<string, ChannelState | null>();
@@ -328,15 +344,20 @@ export class ChannelBuffer {
     return { ...head, floorSeq, pages };
   }
 
+  /**
+   * The channel's head and last page: this process's copy when it is the only writer, else as
+   * stored now (the copy reused while the stored head is the one it was built from).
+   */
   private async state(channelKey: string): Promise<ChannelState | null> {
     const cached = this.states.get(channelKey);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined && !this.options.shared) return cached;
     const raw = await this.space.get(bufferHeadKey(channelKey));
     if (raw === undefined) {
       this.states.set(channelKey, null);
       return null;
     }
     const head = fromVersioned(raw, { kind: BUFFER_HEAD_KIND, schema: headSchema, where: channelKey });
+    if (cached && sameHead(cached.head, head)) return cached;
     const last = head.pages.at(-1);
     const previous = head.pages.at(-2);
     const tail = last ? await this.readPage(channelKey, head, last.index) : [];

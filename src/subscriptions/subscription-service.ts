@@ -95,6 +95,7 @@ export class SubscriptionService {
       maxEntries: settings.bufferMaxMessages,
       maxAgeMs: settings.bufferMaxAgeMs,
       clock: this.clock,
+      shared: options.shared !== undefined,
     });
     this.cursors = new ReadCursors(buffers, settings.bufferMaxAgeMs + 86_400_000);
     this.scheduler = new WakeScheduler({

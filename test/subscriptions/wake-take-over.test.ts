@@ -100,6 +100,27 @@ describe("a wake-up waiting in a process that stops", () => {
     expect(a.harness.sink.wakes).toEqual([]);
   });
 
+  it("is delivered by the process still running when that one had swept the channel before the message came", async () => {
+    redis = await startRedisServer();
+    const clockA = new SteppedClock();
+    const clockB = new SteppedClock();
+    const a = await openProcess(redis.url, clockA);
+    const b = await openProcess(redis.url, clockB);
+    expect(await a.harness.service.subscribe(ALICE, { channel: "#deploys" })).toMatchObject({ ok: true });
+    expect(await b.harness.service.listFor(ALICE.sessionId)).toHaveLength(1);
+    // B sweeps while nothing is buffered: it must not keep believing the channel empty.
+    await runB(b, clockB, SWEEP_MS);
+    const at = new Date(clockA.now()).toISOString();
+    expect(await a.harness.service.observe(message("deploy 9 failed", { at }))).toMatchObject({ matched: 1 });
+
+    // A crashes (its clock never moves again); B's later sweeps find the batch overdue.
+    await runB(b, clockB, OVERDUE_MS);
+    await runB(b, clockB, SETTINGS.debounceMs);
+    await runB(b, clockB, SWEEP_MS);
+    await runB(b, clockB, SETTINGS.debounceMs);
+    expect(texts(b.harness)).toEqual([["deploy 9 failed"]]);
+  });
+
   it("a process only slow, whose batch was taken over meanwhile, gives its wake-up slot back", async () => {
     const { a, b, clockA, clockB } = await matchWaitingInA(2);
     await runB(b, clockB, OVERDUE_MS);
