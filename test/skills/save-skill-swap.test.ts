@@ -1,25 +1,44 @@
 /**
  * save_skill against a command of another session swapping things in the workspace while the
  * save runs: a folder inside the staging folder swapped for a link must not send the executable
- * bit of a copied script onto a file outside the workspace.
+ * bit of a copied script onto a file outside the workspace, and a copied file swapped once opened
+ * does not mix its text and executable bit with those of the file put in its place.
  */
-import { chmodSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterEach, expect, it, vi } from "vitest";
 
-/** Runs once, just after a rename whose destination ends with `after.suffix`. */
-const after: { suffix?: string; run?: () => void } = {};
+/** Runs once, just after a rename (or an open) of a path ending with `after.suffix`. */
+const after: { call?: "rename" | "open"; suffix?: string; run?: () => void } = {};
+function runAfter(call: "rename" | "open", file: unknown): void {
+  if (after.call === call && after.run && after.suffix && String(file).endsWith(after.suffix)) {
+    const run = after.run;
+    after.run = undefined;
+    run();
+  }
+}
 vi.mock("node:fs/promises", async (importOriginal) => {
   const real = await importOriginal<typeof import("node:fs/promises")>();
   const rename: typeof real.rename = async (from, to) => {
     await real.rename(from, to);
-    if (after.run && after.suffix && String(to).endsWith(after.suffix)) {
-      const run = after.run;
-      after.run = undefined;
-      run();
-    }
+    runAfter("rename", to);
   };
-  return { ...real, default: { ...real, rename }, rename };
+  const open: typeof real.open = async (file, flags, mode) => {
+    const handle = await real.open(file, flags, mode);
+    runAfter("open", file);
+    return handle;
+  };
+  return { ...real, default: { ...real, rename, open }, rename, open };
 });
 
 const { createSaveSkillTool } = await import("../../src/skills/save-skill-tool.js");
@@ -41,6 +60,7 @@ it("a folder of the staging folder swapped for a link after a script is written:
   chmodSync(path.join(outside, "run.sh"), 0o644);
   writeFileSync(path.join(fixture.workspace, "tool.sh"), "#!/bin/sh\necho hi\n");
   chmodSync(path.join(fixture.workspace, "tool.sh"), 0o755);
+  after.call = "rename";
   after.suffix = "/run.sh";
   after.run = () => {
     const staging = readdirSync(skills).find((name) => name.includes(".saving-")) ?? "";
@@ -60,4 +80,31 @@ it("a folder of the staging folder swapped for a link after a script is written:
   expect(after.run).toBeUndefined();
   expect(statSync(path.join(outside, "run.sh")).mode & 0o777).toBe(0o644);
   expect(saved.ok).toBe(false);
+});
+
+it("a copied script swapped for another file once opened: the saved file is the opened one's text and x bit", async () => {
+  fixture = await skillsFixture();
+  const script = path.join(fixture.workspace, "tool.sh");
+  writeFileSync(script, "#!/bin/sh\necho opened\n");
+  chmodSync(script, 0o755);
+  const other = path.join(fixture.workspace, "other.sh");
+  writeFileSync(other, "echo put in its place\n");
+  chmodSync(other, 0o644);
+  after.call = "open";
+  after.suffix = "/tool.sh";
+  after.run = () => renameSync(other, script);
+  const saved = await createSaveSkillTool(toolWorkspace({ root: fixture.workspace })).execute(
+    {
+      name: "tooling",
+      description: "d",
+      instructions: "steps",
+      files: [{ path: "run.sh", from: "tool.sh" }],
+    },
+    SKILL_CALL_CONTEXT,
+  );
+  expect(after.run).toBeUndefined();
+  expect(saved.ok).toBe(true);
+  const written = path.join(fixture.workspaceSkills, "tooling", "run.sh");
+  expect(readFileSync(written, "utf8")).toBe("#!/bin/sh\necho opened\n");
+  expect(statSync(written).mode & 0o100).toBe(0o100);
 });
